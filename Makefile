@@ -1,0 +1,39 @@
+# The two commands of the contract: `make run` and `make test`.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+DB     := $(CURDIR)/.docmentor-demo
+
+.PHONY: run test lint typecheck unit bench eval clean
+
+$(BIN)/docmentor: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+	$(BIN)/pip install -q -e '.[test]'
+	@touch $@
+
+run: $(BIN)/docmentor
+	$(BIN)/docmentor --db $(DB) add docs --name docmentor-docs
+	$(BIN)/docmentor --db $(DB) search "how do I connect Claude Code to the MCP server" --limit 3
+	$(BIN)/docmentor --db $(DB) get "$$($(BIN)/docmentor --db $(DB) search 'how do I connect Claude Code to the MCP server' --limit 1 --json | $(BIN)/python -c 'import json,sys; r=json.load(sys.stdin)["results"][0]; print(r["source"]+":"+r["path"])')" --limit 1500
+
+lint: $(BIN)/docmentor
+	$(BIN)/ruff check src tests benchmarks
+
+typecheck: $(BIN)/docmentor
+	$(BIN)/mypy
+
+unit: $(BIN)/docmentor
+	$(BIN)/pytest -q
+
+test: lint typecheck unit
+
+eval: $(BIN)/docmentor
+	$(BIN)/python ../shared/eval/evaluate.py --corpus ../shared/corpora/httpx --queries ../shared/eval/httpx.jsonl --cmd "$(BIN)/docmentor"
+
+bench: $(BIN)/docmentor
+	bash benchmarks/setup_llmdoc.sh
+	$(BIN)/python benchmarks/bench_vs_llmdoc.py
+
+clean:
+	rm -rf $(VENV) $(DB) .mypy_cache .pytest_cache .ruff_cache

@@ -1,0 +1,318 @@
+"""The command line: parse → call the library → format. Nothing else lives here."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import os
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import click
+import typer
+
+from docmentor import __version__
+from docmentor.errors import DocmentorError, UsageError
+
+if TYPE_CHECKING:
+    from docmentor.engine import Docmentor, RefreshReport
+
+app = typer.Typer(
+    name="docmentor",
+    help="Index documentation, search it by section, and serve it to AI coding agents over MCP.",
+    add_completion=False,
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+
+
+class State:
+    db: Path | None = None
+    debug: bool = False
+
+
+STATE = State()
+
+
+def _version(value: bool) -> None:
+    if value:
+        print(f"docmentor {__version__}")
+        raise typer.Exit(0)
+
+
+@app.callback()
+def _main(
+    db: Annotated[Path | None, typer.Option("--db", help="Index folder (env DOCMENTOR_DB; default ~/.docmentor).",
+                                            show_default=False)] = None,
+    debug: Annotated[bool, typer.Option("--debug", help="Show tracebacks and debug logs.")] = False,
+    version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True,
+                                          help="Print the version and exit.")] = False,
+) -> None:
+    STATE.db = db
+    STATE.debug = debug
+    logging.basicConfig(
+        level=logging.DEBUG if debug else logging.WARNING, stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s"
+    )
+
+
+def _db_path() -> Path | None:
+    if STATE.db is not None:
+        return STATE.db
+    from docmentor.config import load_config
+
+    with contextlib.suppress(DocmentorError):
+        cfg = load_config()
+        if cfg.db is not None:
+            return cfg.db
+    return None
+
+
+def _open(*, create: bool) -> Docmentor:
+    from docmentor.engine import Docmentor
+
+    return Docmentor(_db_path(), create=create)
+
+
+@contextlib.contextmanager
+def _progress(enabled: bool) -> Iterator[Any]:
+    """A rich progress bar on a terminal; a no-op callback otherwise."""
+    if not enabled or not sys.stderr.isatty():
+        yield None
+        return
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  console=Console(stderr=True), transient=True) as bar:
+        tasks: dict[str, Any] = {}
+
+        def update(done: int, total: int, label: str) -> None:
+            if label not in tasks:
+                tasks[label] = bar.add_task(f"fetching {label}", total=total)
+            bar.update(tasks[label], completed=done, total=total)
+
+        yield update
+
+
+def _emit(data: Any) -> None:
+    print(json.dumps(data, ensure_ascii=False, indent=2))
+
+
+def _report_line(r: RefreshReport) -> str:
+    parts = [f"{r.source}: {r.documents} documents, {r.sections} sections"]
+    parts.append(f"(+{r.added} new, {r.updated} updated, {r.unchanged} unchanged, -{r.removed} removed")
+    if r.failed:
+        parts[-1] += f", {len(r.failed)} failed"
+    parts[-1] += f") in {r.seconds:.2f}s"
+    return " ".join(parts)
+
+
+def _warn(report: RefreshReport) -> None:
+    for w in report.warnings:
+        print(f"warning: {w}", file=sys.stderr)
+    for path, err in report.failed:
+        if not any(path in w for w in report.warnings):
+            print(f"warning: {path}: {err}", file=sys.stderr)
+
+
+@app.command()
+def add(
+    target: Annotated[str, typer.Argument(help="A docs folder, an llms.txt / llms-full.txt URL, or a local llms.txt.")],
+    name: Annotated[str | None, typer.Option("--name", "-n", help="Source name (default: from the folder or host).")] = None,
+    base_path: Annotated[list[Path] | None, typer.Option("--base-path", help="Extra folder includes may read from (repeatable).")] = None,
+    allow_host: Annotated[list[str] | None, typer.Option("--allow-host", help="Another host (or URL prefix) an llms.txt may link to (repeatable).")] = None,
+    max_bytes: Annotated[int | None, typer.Option("--max-bytes", help="Skip files / responses larger than this.")] = None,
+    no_optional: Annotated[bool, typer.Option("--no-optional", help="Skip the llms.txt '## Optional' links.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
+) -> None:
+    """Register a documentation source and index it now (adding an existing name re-indexes it)."""
+    from docmentor.config import split_named
+
+    if name is None:
+        name, target = split_named(target)
+    options: dict[str, Any] = {}
+    if base_path:
+        options["base_paths"] = [str(p.expanduser().resolve()) for p in base_path]
+    if allow_host:
+        options["allowed_hosts"] = list(allow_host)
+    if max_bytes is not None:
+        if max_bytes < 1:
+            raise UsageError("--max-bytes must be positive")
+        options["max_bytes"] = max_bytes
+    if no_optional:
+        options["include_optional"] = False
+    engine = _open(create=True)
+    with _progress(not as_json) as cb:
+        report = engine.add(target, name=name, options=options, progress=cb)
+    if as_json:
+        _emit(report.to_dict())
+    else:
+        _warn(report)
+        print(_report_line(report))
+
+
+@app.command()
+def refresh(
+    name: Annotated[str | None, typer.Argument(help="Source to refresh (default: all).")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the reports as JSON.")] = False,
+) -> None:
+    """Re-read sources: unchanged documents are skipped, vanished ones removed, failures keep the old copy."""
+    from docmentor.config import load_config
+
+    engine = _open(create=True)
+    reports: list[RefreshReport] = []
+    with _progress(not as_json) as cb:
+        if name is None:
+            known = {s["name"] for s in engine.sources()}
+            for src in load_config().sources:
+                if src.name not in known:
+                    reports.append(engine.add(src.target, name=src.name, options=src.options, progress=cb))
+        reports.extend(engine.refresh(name, progress=cb))
+    if as_json:
+        _emit({"sources": [r.to_dict() for r in reports]})
+    else:
+        for r in reports:
+            _warn(r)
+            print(_report_line(r))
+        if not reports:
+            print("no sources: add one with `docmentor add PATH_OR_URL`")
+
+
+@app.command()
+def sources(as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False) -> None:
+    """List the indexed sources."""
+    rows = _open(create=False).sources() if _index_exists() else []
+    if as_json:
+        _emit({"sources": rows})
+        return
+    if not rows:
+        print("no sources: add one with `docmentor add PATH_OR_URL`")
+    for s in rows:
+        stale = f", {s['stale_documents']} stale" if s["stale_documents"] else ""
+        err = f"  [error: {s['error']}]" if s["error"] else ""
+        print(f"{s['name']}\t{s['kind']}\t{s['documents']} documents, {s['sections']} sections{stale}\t"
+              f"{s['target']}\trefreshed {s['refreshed_at']}{err}")
+
+
+def _index_exists() -> bool:
+    from docmentor.config import default_db
+
+    db = _db_path() or default_db()
+    return (db / "index.sqlite3").exists()
+
+
+@app.command()
+def remove(name: Annotated[str, typer.Argument(help="Source to remove.")]) -> None:
+    """Remove a source and everything indexed from it."""
+    _open(create=False).remove(name)
+    print(f"removed {name}")
+
+
+@app.command()
+def reindex() -> None:
+    """Rebuild the search index from the stored documents."""
+    n = _open(create=False).reindex()
+    print(f"reindexed {n} sections")
+
+
+@app.command()
+def search(
+    query: Annotated[str, typer.Argument(help="What to look for: words, identifiers or a whole question.")],
+    source: Annotated[str | None, typer.Option("--source", "-s", help="Only this source.")] = None,
+    limit: Annotated[int, typer.Option("--limit", "-l", help="How many sections.")] = 10,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the contract's JSON.")] = False,
+) -> None:
+    """Search the indexed documentation; results are sections, best first."""
+    hits = _open(create=False).search(query, source=source, limit=limit)
+    if as_json:
+        _emit({"query": query, "results": [h.to_dict() for h in hits]})
+        return
+    if not hits:
+        print(f"no results for {query!r}")
+    for h in hits:
+        where = " › ".join(h.heading_path) or h.title
+        print(f"{h.rank}. {where}  [{h.source}] {h.path}:{h.line_start}-{h.line_end}  (score {h.score:.2f})")
+        for line in h.snippet.splitlines()[:6]:
+            print(f"   {line}")
+        print()
+
+
+@app.command()
+def get(
+    ref: Annotated[str, typer.Argument(help="A document URL, SOURCE:PATH, a path with --source, or an indexed file.")],
+    source: Annotated[str | None, typer.Option("--source", "-s", help="Source the path is relative to.")] = None,
+    offset: Annotated[int, typer.Option("--offset", help="First character.")] = 0,
+    limit: Annotated[int, typer.Option("--limit", help="How many characters.")] = 50_000,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON with pagination fields.")] = False,
+) -> None:
+    """Print a stored document (Markdown after includes are resolved)."""
+    page = _open(create=False).get(ref, source=source, offset=offset, limit=limit)
+    if as_json:
+        _emit(page.to_dict())
+        return
+    sys.stdout.write(page.content)
+    if not page.content.endswith("\n"):
+        sys.stdout.write("\n")
+    if page.has_more:
+        print(f"\n… {page.total_length - page.offset - page.length} more characters: --offset {page.offset + page.length}",
+              file=sys.stderr)
+
+
+@app.command()
+def serve(
+    transport: Annotated[str, typer.Option("--transport", "-t", help="stdio or http (streamable HTTP at /mcp).")] = "stdio",
+    host: Annotated[str, typer.Option("--host", help="HTTP host.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option("--port", help="HTTP port.")] = 8765,
+    tools: Annotated[str, typer.Option("--tools", help="Tool groups to expose.")] = "docs",
+    refresh_interval: Annotated[float, typer.Option("--refresh-interval", help="Refresh all sources every N hours in the background (0 = off).")] = 0.0,
+) -> None:
+    """Run the MCP server (stdio for Claude Code / Cursor, or stateless streamable HTTP)."""
+    from docmentor.server import run_server
+
+    if transport not in ("stdio", "http"):
+        raise UsageError(f"unknown transport {transport!r}", hint="use stdio or http")
+    groups = [t.strip() for t in tools.split(",") if t.strip()]
+    run_server(db=_db_path(), transport=transport, host=host, port=port, tools=groups,
+               refresh_interval_hours=refresh_interval)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the CLI; returns the exit code (1 for errors, 2 for usage errors)."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    debug = "--debug" in args or os.environ.get("DOCMENTOR_DEBUG") == "1"
+    try:
+        app(args=args, prog_name="docmentor", standalone_mode=False)
+    except click.exceptions.Exit as exc:
+        return int(exc.exit_code or 0)
+    except click.exceptions.Abort:
+        print("error: aborted", file=sys.stderr)
+        return 1
+    except click.UsageError as exc:
+        where = f" (see: {exc.ctx.command_path} --help)" if exc.ctx is not None else ""
+        print(f"error: {exc.format_message()}{where}", file=sys.stderr)
+        return 2
+    except DocmentorError as exc:
+        if debug:
+            raise
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("error: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0
+    except Exception as exc:
+        if debug:
+            raise
+        print(f"error: unexpected {type(exc).__name__}: {exc} (run with --debug for the traceback)", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

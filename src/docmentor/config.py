@@ -1,0 +1,135 @@
+"""Where the index lives and which sources are configured (docmentor.toml, llmdoc.json, env)."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from docmentor.errors import UsageError
+
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+
+
+def home() -> Path:
+    return Path(os.environ.get("DOCMENTOR_HOME") or Path.home() / ".docmentor").expanduser()
+
+
+def default_db() -> Path:
+    env = os.environ.get("DOCMENTOR_DB")
+    return Path(env).expanduser() if env else home()
+
+
+def is_url(target: str) -> bool:
+    return target.startswith(("http://", "https://"))
+
+
+def validate_name(name: str) -> str:
+    if not _NAME.match(name):
+        raise UsageError(
+            f"invalid source name {name!r}",
+            hint="use letters, digits, '_', '-' or '.', starting with a letter or digit (at most 64)",
+        )
+    return name
+
+
+def split_named(spec: str) -> tuple[str | None, str]:
+    """LLMDoc's ``name:url`` form; a bare URL or path has no name."""
+    spec = spec.strip()
+    if is_url(spec):
+        return None, spec
+    head, sep, rest = spec.partition(":")
+    if sep and rest and _NAME.match(head) and not rest.startswith("//") and len(head) > 1:
+        return head, rest
+    return None, spec
+
+
+def auto_name(target: str) -> str:
+    """A source name derived from a URL's host or a folder's name."""
+    if is_url(target):
+        parts = urlsplit(target)
+        host = (parts.hostname or "docs").removeprefix("www.")
+        if parts.port:
+            host = f"{host}_{parts.port}"
+        base = host
+    else:
+        p = Path(target).expanduser().resolve()
+        base = p.stem if p.is_file() else p.name
+        if base.lower() in {"docs", "doc", "documentation", "src", "site"} and p.parent.name:
+            base = p.parent.name
+    name = re.sub(r"[^A-Za-z0-9_.-]+", "_", base).strip("_.-")[:64]
+    return name or "docs"
+
+
+@dataclass
+class ConfiguredSource:
+    name: str
+    target: str
+    options: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class Config:
+    sources: list[ConfiguredSource] = field(default_factory=list)
+    db: Path | None = None
+    fetch: dict[str, Any] = field(default_factory=dict)
+    max_bytes: int | None = None
+    refresh_interval_hours: float | None = None
+    origin: str | None = None
+
+
+def _source_from(item: Any, origin: str, base: Path) -> ConfiguredSource:
+    if isinstance(item, str):
+        name, target = split_named(item)
+        options: dict[str, Any] = {}
+    elif isinstance(item, dict) and ("url" in item or "target" in item or "path" in item):
+        target = str(item.get("url") or item.get("target") or item.get("path"))
+        name = item.get("name")
+        options = {k: v for k, v in item.items() if k not in {"name", "url", "target", "path"}}
+    else:
+        raise UsageError(f"{origin}: a source must be 'name:url' or a table with name and url/path, got {item!r}")
+    if not is_url(target):
+        target = str((base / Path(target).expanduser()).resolve())
+    return ConfiguredSource(name=validate_name(name) if name else auto_name(target), target=target, options=options)
+
+
+def load_config(cwd: Path | None = None) -> Config:
+    """Read ``docmentor.toml`` (or ``llmdoc.json``) in ``cwd`` and ``DOCMENTOR_SOURCES``."""
+    cwd = cwd or Path.cwd()
+    cfg = Config()
+    toml_path, json_path = cwd / "docmentor.toml", cwd / "llmdoc.json"
+    if toml_path.is_file():
+        try:
+            data = tomllib.loads(toml_path.read_text(encoding="utf-8"))
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+            raise UsageError(f"{toml_path}: not valid TOML: {exc}") from exc
+        cfg.origin = str(toml_path)
+        cfg.sources = [_source_from(s, str(toml_path), cwd) for s in data.get("sources", [])]
+        if "db" in data:
+            cfg.db = (cwd / Path(str(data["db"])).expanduser()).resolve()
+        cfg.fetch = dict(data.get("fetch", {}))
+        cfg.max_bytes = data.get("max_bytes")
+        cfg.refresh_interval_hours = data.get("refresh_interval_hours")
+    elif json_path.is_file():
+        try:
+            data = json.loads(json_path.read_text(encoding="utf-8"))
+        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+            raise UsageError(f"{json_path}: not valid JSON: {exc}") from exc
+        if not isinstance(data, dict):
+            raise UsageError(f"{json_path}: expected a JSON object")
+        cfg.origin = str(json_path)
+        cfg.sources = [_source_from(s, str(json_path), cwd) for s in data.get("sources", [])]
+        if data.get("db_path"):
+            cfg.db = Path(str(data["db_path"])).expanduser()
+        if data.get("max_concurrent_fetches"):
+            cfg.fetch["concurrency"] = int(data["max_concurrent_fetches"])
+        cfg.refresh_interval_hours = data.get("refresh_interval_hours")
+    env = os.environ.get("DOCMENTOR_SOURCES", "").strip()
+    if env:
+        cfg.sources.extend(_source_from(s, "DOCMENTOR_SOURCES", cwd) for s in env.split(",") if s.strip())
+    return cfg

@@ -1,0 +1,425 @@
+"""The library API: one facade over sources → parse → store → search.
+
+The CLI, the MCP server and the tests all call :class:`Docmentor`; nothing else writes
+the index.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from docmentor.config import auto_name, default_db, is_url, validate_name
+from docmentor.errors import NotFoundError, SourceUnavailableError, StoreError, UsageError
+from docmentor.models import RawDocument, SearchHit, SourceSpec
+from docmentor.parse import parse_document
+from docmentor.search.analyzer import ANALYZER_VERSION, analyze_query
+from docmentor.search.lexical import LexicalIndex
+from docmentor.search.ranking import excerpts, rank_hits
+from docmentor.store.db import DocChange, SourceRow, Store
+
+log = logging.getLogger(__name__)
+
+Progress = Callable[[int, int, str], None]
+DEFAULT_MAX_BYTES = 5_000_000
+
+
+@dataclass
+class RefreshReport:
+    """What one refresh of one source did."""
+
+    source: str
+    kind: str
+    added: int = 0
+    updated: int = 0
+    unchanged: int = 0
+    removed: int = 0
+    failed: list[tuple[str, str]] = field(default_factory=list)
+    skipped: list[tuple[str, str]] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    documents: int = 0
+    sections: int = 0
+    seconds: float = 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "source": self.source, "kind": self.kind, "added": self.added, "updated": self.updated,
+            "unchanged": self.unchanged, "removed": self.removed,
+            "failed": [{"path": p, "error": e} for p, e in self.failed],
+            "skipped": [{"path": p, "reason": r} for p, r in self.skipped],
+            "warnings": self.warnings, "documents": self.documents, "sections": self.sections,
+            "seconds": round(self.seconds, 3),
+        }
+
+
+@dataclass(frozen=True)
+class DocPage:
+    source: str
+    path: str
+    url: str
+    title: str
+    content: str
+    offset: int
+    length: int
+    total_length: int
+    has_more: bool
+    stale: bool
+    error: str | None
+    indexed_at: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "source": self.source, "path": self.path, "url": self.url, "title": self.title,
+            "content": self.content, "offset": self.offset, "length": self.length,
+            "total_length": self.total_length, "has_more": self.has_more, "stale": self.stale,
+            "error": self.error, "indexed_at": self.indexed_at,
+        }
+
+
+def content_hash(doc: RawDocument) -> str:
+    return hashlib.sha256(f"{doc.fmt}\0{doc.content}".encode()).hexdigest()
+
+
+class Docmentor:
+    """An index of documentation sources.
+
+    Args:
+        db: the index folder (``--db``); default ``$DOCMENTOR_DB`` or ``~/.docmentor``.
+        create: create the index if it does not exist (writers); readers get
+            :class:`NotFoundError` instead.
+    """
+
+    def __init__(self, db: str | Path | None = None, *, create: bool = True) -> None:
+        root = Path(db).expanduser() if db else default_db()
+        if root.exists() and not root.is_dir():
+            raise UsageError(f"--db {root} is a file; it must be a folder docmentor owns")
+        self.root = root
+        self.store = Store(root / "index.sqlite3", readonly=not create)
+        self._lexical: LexicalIndex | None = None
+        self._check_analyzer(writer=create)
+
+    # -- plumbing ------------------------------------------------------------------
+    @property
+    def lexical(self) -> LexicalIndex:
+        if self._lexical is None:
+            self._lexical = LexicalIndex(self.root / "lexical")
+        return self._lexical
+
+    def _check_analyzer(self, *, writer: bool) -> None:
+        stored = self.store.get_setting("analyzer")
+        if stored == ANALYZER_VERSION:
+            return
+        if not writer:
+            raise StoreError(
+                f"the index was built with analyzer {stored!r}, this docmentor uses {ANALYZER_VERSION!r}",
+                hint="run: docmentor reindex",
+            )
+        with self.store.write_lock():
+            if self.store.get_setting("analyzer") != ANALYZER_VERSION:
+                if stored is not None:
+                    log.warning("analyzer changed (%s → %s): rebuilding the lexical index", stored, ANALYZER_VERSION)
+                self._rebuild_lexical()
+                self.store.set_setting("analyzer", ANALYZER_VERSION)
+
+    def _rebuild_lexical(self) -> int:
+        ids = [i for row in self.store.sources() for i in self.store.document_ids(row.name)]
+        n = self.lexical.replace(drop_document_ids=(), rows=self.store.lexical_rows(ids), drop_all=True)
+        for row in self.store.sources():
+            self.store.mark_lexical(row.name, row.generation)
+        return n
+
+    def _repair(self) -> None:
+        """Bring the lexical index up to the store where a writer died between the two commits."""
+        for row in self.store.sources():
+            if row.lexical_generation != row.generation:
+                log.warning("re-indexing source %s: lexical index behind the store", row.name)
+                self.lexical.replace(
+                    drop_document_ids=(), drop_sources=[row.name],
+                    rows=self.store.lexical_rows(self.store.document_ids(row.name)),
+                )
+                self.store.mark_lexical(row.name, row.generation)
+
+    def close(self) -> None:
+        self.store.close()
+
+    # -- sources ---------------------------------------------------------------------
+    def add(
+        self,
+        target: str,
+        *,
+        name: str | None = None,
+        options: dict[str, Any] | None = None,
+        progress: Progress | None = None,
+    ) -> RefreshReport:
+        """Register a source (folder, llms.txt URL or local llms.txt file) and index it now."""
+        spec = self.make_spec(target, name=name, options=options)
+        return self._refresh_spec(spec, progress=progress)
+
+    @staticmethod
+    def make_spec(target: str, *, name: str | None = None, options: dict[str, Any] | None = None) -> SourceSpec:
+        target = target.strip()
+        if not target:
+            raise UsageError("empty target", hint="give a docs folder, an llms.txt URL or a local llms.txt file")
+        opts = dict(options or {})
+        if is_url(target):
+            fname = target.rstrip("/").rsplit("/", 1)[-1].lower()
+            kind = "llms_full" if fname.startswith("llms-full") else "llms_txt"
+        elif "://" in target:
+            raise UsageError(f"unsupported URL scheme in {target!r}", hint="use http(s):// or a local path")
+        else:
+            path = Path(target).expanduser().resolve()
+            if not path.exists():
+                raise SourceUnavailableError(f"no such file or folder: {target}")
+            if path.is_dir():
+                kind = "folder"
+                if "base_paths" in opts:
+                    opts["base_paths"] = [str((path / str(b)).resolve()) for b in opts["base_paths"]]
+            elif path.name.lower().endswith(".txt"):
+                kind = "llms_full" if path.name.lower().startswith("llms-full") else "llms_txt"
+            else:
+                raise UsageError(f"{target} is a file; add its folder, or an llms.txt file")
+            target = str(path)
+        return SourceSpec(name=validate_name(name) if name else auto_name(target), kind=kind, target=target,  # type: ignore[arg-type]
+                          options=opts)
+
+    def refresh(self, name: str | None = None, *, progress: Progress | None = None) -> list[RefreshReport]:
+        """Re-read one source, or all. A source that cannot be read is left as it was."""
+        rows = [self.store.source(name)] if name else self.store.sources()
+        reports: list[RefreshReport] = []
+        errors: list[str] = []
+        for row in rows:
+            try:
+                reports.append(self._refresh_spec(row.spec, progress=progress))
+            except SourceUnavailableError as exc:
+                self.store.set_source_status(row.name, status="error", error=str(exc))
+                if name:
+                    raise
+                errors.append(f"{row.name}: {exc}")
+                reports.append(RefreshReport(source=row.name, kind=row.kind, warnings=[str(exc)],
+                                             failed=[(row.target, str(exc))]))
+        return reports
+
+    def sources(self) -> list[dict[str, Any]]:
+        return [_source_dict(r) for r in self.store.sources()]
+
+    def remove(self, name: str) -> None:
+        self.store.source(name)  # raises NotFoundError
+        with self.store.write_lock():
+            self.store.delete_source(name)
+            self.lexical.replace(drop_document_ids=(), rows=(), drop_sources=[name])
+
+    def reindex(self) -> int:
+        """Rebuild the lexical index from the store; returns the number of sections."""
+        with self.store.write_lock():
+            n = self._rebuild_lexical()
+            self.store.set_setting("analyzer", ANALYZER_VERSION)
+        return n
+
+    # -- the refresh itself -------------------------------------------------------------
+    def _refresh_spec(self, spec: SourceSpec, *, progress: Progress | None) -> RefreshReport:
+        t0 = time.perf_counter()
+        report = RefreshReport(source=spec.name, kind=spec.kind)
+        existing = self.store.documents(spec.name) if self.store.has_source(spec.name) else {}
+        if existing:
+            old = self.store.source(spec.name)
+            if old.target != spec.target:
+                raise UsageError(
+                    f"source {spec.name!r} already points at {old.target}",
+                    hint="remove it first, or choose another --name",
+                )
+        if spec.kind == "folder":
+            docs, stale, fresh, ok_paths = self._read_folder(spec, report)
+            version, title = None, None
+        else:
+            docs, stale, fresh, ok_paths, version, title = self._read_llms(spec, existing, report, progress)
+
+        changes: list[DocChange] = []
+        for raw in docs:
+            h = content_hash(raw)
+            prev = existing.get(raw.path)
+            if prev is not None and prev.content_hash == h:
+                report.unchanged += 1
+                if prev.stale:
+                    fresh.append(raw.path)
+                continue
+            changes.append(DocChange(raw=raw, parsed=parse_document(raw), content_hash=h))
+            if prev is None:
+                report.added += 1
+            else:
+                report.updated += 1
+        listed = set(ok_paths) | set(stale)
+        delete_paths = [p for p in existing if p not in listed]
+        report.removed = len(delete_paths)
+        stale = {p: e for p, e in stale.items() if p in existing}
+        needs_write = bool(changes or delete_paths or stale or fresh) or not existing
+        if needs_write or self.store.source(spec.name).lexical_generation != self.store.source(spec.name).generation:
+            with self.store.write_lock():
+                self._repair()
+                gen, written, dropped = self.store.apply(
+                    spec, changes=changes, delete_paths=delete_paths, stale=stale, fresh_paths=fresh,
+                    version=version, title=title,
+                )
+                self.lexical.replace(drop_document_ids=dropped, rows=self.store.lexical_rows(written))
+                self.store.mark_lexical(spec.name, gen)
+        else:
+            self.store.set_source_status(spec.name, status="ok", error=None)
+        row = self.store.source(spec.name)
+        report.documents, report.sections = row.documents, row.sections
+        report.seconds = time.perf_counter() - t0
+        return report
+
+    def _read_folder(
+        self, spec: SourceSpec, report: RefreshReport
+    ) -> tuple[list[RawDocument], dict[str, str], list[str], list[str]]:
+        from docmentor.sources.local import scan_folder
+
+        root = Path(spec.target)
+        if not root.is_dir():
+            raise SourceUnavailableError(f"the folder {root} is gone", hint="nothing was changed")
+        opts = spec.options
+        scan = scan_folder(
+            root,
+            max_bytes=int(opts.get("max_bytes", DEFAULT_MAX_BYTES)),  # type: ignore[call-overload]
+            base_dirs=[Path(str(b)) for b in opts.get("base_paths", [])],  # type: ignore[attr-defined]
+            use_gitignore=bool(opts.get("use_gitignore", True)),
+        )
+        report.skipped = list(scan.skipped)
+        report.warnings = list(scan.warnings)
+        return scan.documents, {}, [], [d.path for d in scan.documents]
+
+    def _read_llms(
+        self, spec: SourceSpec, existing: dict[str, Any], report: RefreshReport, progress: Progress | None
+    ) -> tuple[list[RawDocument], dict[str, str], list[str], list[str], str | None, str | None]:
+        from docmentor.sources.llmstxt import FetchSettings, PriorDoc, load_llms_source
+
+        opts = spec.options
+        settings = FetchSettings(
+            concurrency=int(opts.get("concurrency", 8)),  # type: ignore[call-overload]
+            timeout=float(opts.get("timeout", 20.0)),  # type: ignore[arg-type]
+            max_bytes=int(opts.get("max_bytes", DEFAULT_MAX_BYTES)),  # type: ignore[call-overload]
+            retries=int(opts.get("retries", 2)),  # type: ignore[call-overload]
+            allowed_hosts=tuple(str(h) for h in opts.get("allowed_hosts", ())),  # type: ignore[attr-defined]
+            include_optional=bool(opts.get("include_optional", True)),
+        )
+        prior = {d.url: PriorDoc(etag=d.etag, last_modified=d.last_modified) for d in existing.values()}
+        cb = (lambda done, total: progress(done, total, spec.name)) if progress else None
+        listing = load_llms_source(spec.target, prior=prior, settings=settings, progress=cb)
+        by_url = {d.url: d for d in existing.values()}
+        docs: list[RawDocument] = [listing.index_document]
+        ok_paths = [listing.index_document.path]
+        stale: dict[str, str] = {}
+        fresh: list[str] = []
+        seen: set[str] = {listing.index_document.path}
+        for out in listing.outcomes:
+            if out.status == "ok" and out.document is not None:
+                doc = out.document
+                if doc.path in seen:
+                    doc.path = doc.url
+                seen.add(doc.path)
+                docs.append(doc)
+                ok_paths.append(doc.path)
+            elif out.status == "not_modified":
+                prev = by_url.get(out.url)
+                if prev is not None:
+                    ok_paths.append(prev.path)
+                    report.unchanged += 1
+                    if prev.stale:
+                        fresh.append(prev.path)
+            else:
+                prev = by_url.get(out.url)
+                report.failed.append((out.url, out.error or out.status))
+                if prev is not None:
+                    stale[prev.path] = out.error or out.status
+        report.warnings.extend(listing.warnings)
+        return docs, stale, fresh, ok_paths, None, listing.title
+
+    # -- reading ---------------------------------------------------------------------------
+    def _known_source(self, source: str | None) -> None:
+        if source is not None and not self.store.has_source(source):
+            known = ", ".join(r.name for r in self.store.sources()) or "none"
+            raise NotFoundError(f"unknown source {source!r}", hint=f"known sources: {known}")
+
+    def search(self, query: str, *, source: str | None = None, limit: int = 10, per_document: int = 3) -> list[SearchHit]:
+        """Rank sections for a query. Any string is accepted; an empty list when nothing matches."""
+        if limit < 1:
+            raise UsageError("--limit must be at least 1")
+        limit = min(limit, 100)
+        self._known_source(source)
+        terms = analyze_query(query)
+        if not terms:
+            return []
+        hits = self.lexical.search(terms, source=source, limit=max(limit * 4, 40))
+        versions = {r.name: r.version for r in self.store.sources()}
+        return rank_hits(hits, terms, limit=limit, per_document=per_document, versions=versions)
+
+    def find(self, ref: str, *, source: str | None = None) -> Any:
+        """The stored document a reference names (URL, ``source:path``, path or absolute file)."""
+        self._known_source(source)
+        ref = ref.strip()
+        st = self.store
+        doc = None
+        if source is not None:
+            doc = st.find_document(source=source, path=ref) or st.find_document(source=source, path=ref.lstrip("./"))
+            if doc is None and (is_url(ref) or ref.startswith("file://")):
+                doc = st.find_document(url=ref)
+        else:
+            head, sep, rest = ref.partition(":")
+            if sep and not rest.startswith("//") and st.has_source(head):
+                doc = st.find_document(source=head, path=rest) or st.find_document(source=head, path=rest.lstrip("./"))
+            if doc is None and (is_url(ref) or ref.startswith("file://")):
+                doc = st.find_document(url=ref)
+            if doc is None and ref.startswith("/"):
+                doc = st.find_document(url=Path(ref).resolve().as_uri())
+            if doc is None:
+                doc = st.find_document(path=ref) or st.find_document(path=ref.lstrip("./"))
+        if doc is None:
+            raise NotFoundError(
+                f"no indexed document {ref!r}" + (f" in source {source!r}" if source else ""),
+                hint="use a URL or a path from search results, e.g. SOURCE:docs/page.md",
+            )
+        return doc
+
+    def get(self, ref: str, *, source: str | None = None, offset: int = 0, limit: int = 50_000) -> DocPage:
+        """A stored document (Markdown after includes), paginated by characters."""
+        if offset < 0 or limit < 1:
+            raise UsageError("offset must be ≥ 0 and limit ≥ 1")
+        doc = self.find(ref, source=source)
+        text = self.store.content(doc.id)
+        part = text[offset : offset + limit]
+        return DocPage(
+            source=doc.source, path=doc.path, url=doc.url, title=doc.title, content=part, offset=offset,
+            length=len(part), total_length=len(text), has_more=offset + len(part) < len(text), stale=doc.stale,
+            error=doc.error, indexed_at=doc.indexed_at,
+        )
+
+    def excerpt(self, ref: str, query: str, *, source: str | None = None, max_chunks: int = 5,
+                context_chars: int = 500) -> dict[str, Any]:
+        """The passages of one document that best match a query."""
+        doc = self.find(ref, source=source)
+        sections = self.store.sections_of(doc.id)
+        chunks = excerpts(sections, analyze_query(query), max_chunks=max(1, min(max_chunks, 20)),
+                          context_chars=max(50, min(context_chars, 5000)))
+        return {"source": doc.source, "path": doc.path, "url": doc.url, "title": doc.title, "query": query,
+                "excerpts": chunks}
+
+
+def _source_dict(r: SourceRow) -> dict[str, Any]:
+    return {
+        "name": r.name, "kind": r.kind, "target": r.target, "title": r.title, "version": r.version,
+        "documents": r.documents, "sections": r.sections, "stale_documents": r.stale,
+        "status": r.status, "error": r.error, "created_at": r.created_at, "refreshed_at": r.refreshed_at,
+        "options": r.options,
+    }
+
+
+def dumps(obj: Any) -> str:
+    return json.dumps(obj, ensure_ascii=False, indent=2)
+
+
+__all__: Sequence[str] = ["DocPage", "Docmentor", "RefreshReport"]

@@ -1,0 +1,43 @@
+"""The one exception hierarchy. Boundaries (CLI, MCP) convert these once."""
+
+from __future__ import annotations
+
+
+class DocmentorError(Exception):
+    """Base class for every error docmentor raises on purpose.
+
+    ``hint`` says what the user (or the model) can try next.
+    """
+
+    def __init__(self, message: str, *, hint: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.hint = hint
+
+    def __str__(self) -> str:
+        return self.message if not self.hint else f"{self.message} ({self.hint})"
+
+
+class UsageError(DocmentorError):
+    """The caller asked for something malformed (bad target, bad option value)."""
+
+
+class NotFoundError(DocmentorError):
+    """A named source, document or index does not exist."""
+
+
+class SourceUnavailableError(DocmentorError):
+    """A source could not be read (unreachable URL, missing folder); nothing stored was changed."""
+
+
+class FetchError(DocmentorError):
+    """One remote document could not be fetched (after retries)."""
+
+    def __init__(self, message: str, *, url: str, status: int | None = None) -> None:
+        super().__init__(message)
+        self.url = url
+        self.status = status
+
+
+class StoreError(DocmentorError):
+    """The index on disk is unusable (corrupt, newer schema, locked for too long)."""

@@ -1,0 +1,92 @@
+"""Helpers shared by the Markdown and reST sectioners."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+from docmentor.models import Section
+
+_SLUG_DROP = re.compile(r"[^\w\- ]", re.UNICODE)
+
+
+def slugify(text: str) -> str:
+    """Heading anchor as GitHub and MkDocs (toc) compute it, near enough for links."""
+    text = unicodedata.normalize("NFKC", text).strip().lower()
+    text = re.sub(r"`|\*\*|__", "", text)
+    text = _SLUG_DROP.sub("", text)
+    return re.sub(r"\s+", "-", text).strip("-")
+
+
+def map_line(line_map: list[int] | None, line: int) -> int:
+    """Original-file line for a 1-based line of the served text."""
+    if not line_map:
+        return line
+    idx = min(max(line, 1), len(line_map)) - 1
+    return line_map[idx]
+
+
+def build_sections(
+    lines: list[str],
+    heads: list[tuple[int, int, str]],
+    *,
+    line_map: list[int] | None,
+    title: str,
+) -> list[Section]:
+    """Cut ``lines`` into sections at ``heads`` (0-based line, level, text).
+
+    A section's own text runs from its heading to the next heading of any level; the
+    preamble (text before the first heading) is a section with an empty heading when
+    it holds any text.
+    """
+    sections: list[Section] = []
+    stack: list[tuple[int, str]] = []
+    bounds = [*heads, (len(lines), 0, "")]
+    first = heads[0][0] if heads else len(lines)
+    pre = lines[:first]
+    if any(s.strip() for s in pre):
+        start, end = _trim(pre, 0)
+        sections.append(
+            Section(
+                heading="",
+                heading_path=[],
+                level=0,
+                line_start=map_line(line_map, start + 1),
+                line_end=map_line(line_map, end + 1),
+                text="\n".join(lines[start : end + 1]),
+            )
+        )
+    seen: dict[str, int] = {}
+    for i, (lineno, level, text) in enumerate(heads):
+        nxt = bounds[i + 1][0]
+        while stack and stack[-1][0] >= level:
+            stack.pop()
+        stack.append((level, text))
+        body = lines[lineno:nxt]
+        _, end = _trim(body, lineno)
+        slug = slugify(text)
+        n = seen.get(slug, 0)
+        seen[slug] = n + 1
+        sections.append(
+            Section(
+                heading=text,
+                heading_path=[h for _, h in stack],
+                level=level,
+                line_start=map_line(line_map, lineno + 1),
+                line_end=map_line(line_map, end + 1),
+                text="\n".join(lines[lineno : end + 1]),
+                anchor=slug if n == 0 else f"{slug}_{n}",
+            )
+        )
+    del title
+    return sections
+
+
+def _trim(block: list[str], offset: int) -> tuple[int, int]:
+    """First and last non-blank 0-based line numbers of a block (offset added)."""
+    start, end = 0, len(block) - 1
+    while start < end and not block[start].strip():
+        start += 1
+    while end > start and not block[end].strip():
+        end -= 1
+    return offset + start, offset + max(end, start)

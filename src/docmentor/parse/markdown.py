@@ -1,0 +1,189 @@
+"""Markdown (and MDX) → sections, code blocks and links, with exact line ranges.
+
+markdown-it-py finds the structure (its tokens carry line maps), so a heading-shaped
+line inside a fenced block, an HTML comment or front matter is never a heading. Before
+parsing, a *structure view* of the text is made that keeps every line in place:
+front matter and MDX ``import``/``export`` lines are blanked, and the bodies of MkDocs
+containers (``=== "Tab"``, ``!!! note``, ``??? tip``) are dedented so that headings and
+fences inside them are seen as such. Section text is always cut from the real text.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from functools import lru_cache
+from typing import Any
+
+import yaml
+from markdown_it import MarkdownIt
+
+from docmentor.models import CodeBlock, Link, ParsedDocument
+from docmentor.parse.common import build_sections, map_line
+
+log = logging.getLogger(__name__)
+
+_CONTAINER = re.compile(r"^(\s*)(===|!!!|\?\?\?\+?)\s")
+_FENCE = re.compile(r"^\s*(`{3,}|~{3,})")
+_MDX_IMPORT = re.compile(r"^(import|export)\s")
+_JSX_TAG = re.compile(r"</?[A-Z][\w.]*(\s[^<>]*)?/?>|\{/\*.*?\*/\}")
+
+
+@lru_cache(maxsize=1)
+def _md() -> MarkdownIt:
+    return MarkdownIt("commonmark", {"html": True}).enable("table")
+
+
+class _TolerantLoader(yaml.SafeLoader):
+    """SafeLoader that turns unknown tags (``!!python/name:…``) into plain values."""
+
+
+def _unknown(loader: yaml.SafeLoader, suffix: str, node: yaml.Node) -> Any:
+    if isinstance(node, yaml.ScalarNode):
+        return loader.construct_scalar(node)
+    if isinstance(node, yaml.SequenceNode):
+        return loader.construct_sequence(node)
+    return loader.construct_mapping(node)  # type: ignore[arg-type]
+
+
+_TolerantLoader.add_multi_constructor("", _unknown)
+
+
+def load_yaml(text: str) -> Any:
+    """YAML that never raises: ``None`` when it does not parse."""
+    try:
+        return yaml.load(text, Loader=_TolerantLoader)  # noqa: S506 - SafeLoader subclass
+    except yaml.YAMLError:
+        return None
+
+
+def split_front_matter(lines: list[str]) -> tuple[dict[str, object], int]:
+    """Front matter as a dict and the number of lines it takes (0 when absent)."""
+    if not lines or lines[0].strip() != "---":
+        return {}, 0
+    for i in range(1, min(len(lines), 500)):
+        if lines[i].strip() in ("---", "..."):
+            data = load_yaml("\n".join(lines[1:i]))
+            return (data if isinstance(data, dict) else {}), i + 1
+    return {}, 0
+
+
+def structure_view(lines: list[str], *, skip: int, mdx: bool) -> tuple[list[str], dict[int, str]]:
+    """A copy of ``lines`` for structure detection only; line count is unchanged.
+
+    Also returns the MDX rewrites (line index → served text) that apply to the text too.
+    """
+    view = ["" if i < skip else line for i, line in enumerate(lines)]
+    mdx_lines: dict[int, str] = {}
+    n = len(view)
+    fence: str | None = None
+    i = 0
+    while i < n:
+        line = view[i]
+        m = _FENCE.match(line)
+        if fence is not None:
+            if m and m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence):
+                fence = None
+            i += 1
+            continue
+        if m:
+            fence = m.group(1)
+            i += 1
+            continue
+        if mdx:
+            if _MDX_IMPORT.match(line):
+                j = i
+                while j < n and not (view[j].rstrip().endswith(";") or " from " in view[j]):
+                    if j > i and not view[j].strip():
+                        break
+                    j += 1
+                for k in range(i, min(j + 1, n)):
+                    view[k] = ""
+                    mdx_lines[k] = ""
+                i = j + 1
+                continue
+            stripped = _JSX_TAG.sub("", line)
+            if stripped != line:
+                view[i] = mdx_lines[i] = stripped
+        c = _CONTAINER.match(view[i])
+        if c:
+            indent = len(c.group(1))
+            j = i + 1
+            while j < n and (not view[j].strip() or _indent(view[j]) >= indent + 4):
+                j += 1
+            for k in range(i + 1, j):
+                if view[k].strip():
+                    view[k] = view[k][:indent] + view[k][indent + 4 :]
+        i += 1
+    return view, mdx_lines
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip(" "))
+
+
+def parse_markdown(
+    text: str, *, line_map: list[int] | None = None, fallback_title: str = "", mdx: bool = False
+) -> ParsedDocument:
+    """Parse Markdown into sections. ``line_map`` maps served lines to original ones."""
+    lines = text.split("\n")
+    meta, skip = split_front_matter(lines)
+    view, mdx_lines = structure_view(lines, skip=skip, mdx=mdx)
+    tokens = _md().parse("\n".join(view))
+
+    heads: list[tuple[int, int, str]] = []
+    fences: list[tuple[int, str, str]] = []
+    links: list[Link] = []
+    for idx, tok in enumerate(tokens):
+        if tok.type == "heading_open" and tok.map:
+            inline = tokens[idx + 1]
+            heading = " ".join(inline.content.split())
+            if heading:
+                heads.append((tok.map[0], int(tok.tag[1]), heading))
+        elif tok.type == "fence" and tok.map:
+            lang = tok.info.strip().split(maxsplit=1)[0].strip("{}.") if tok.info.strip() else ""
+            fences.append((tok.map[0], lang, tok.content))
+        elif tok.type == "inline" and tok.map and tok.children:
+            for child in tok.children:
+                if child.type == "link_open":
+                    href = str(child.attrs.get("href", ""))
+                    target, _, anchor = href.partition("#")
+                    links.append(
+                        Link(
+                            target=target,
+                            anchor=anchor or None,
+                            text="",
+                            line=map_line(line_map, tok.map[0] + 1),
+                        )
+                    )
+
+    title = ""
+    fm_title = meta.get("title")
+    if isinstance(fm_title, str | int | float) and str(fm_title).strip():
+        title = str(fm_title).strip()
+    if not title:
+        title = next((h for _, lvl, h in heads if lvl == 1), "")
+    if not title:
+        title = fallback_title
+
+    for i, served in mdx_lines.items():
+        lines[i] = served  # MDX import/export lines and JSX tags are not text
+    if skip:
+        lines = [""] * skip + lines[skip:]
+    sections = build_sections(lines, heads, line_map=line_map, title=title)
+    _attach_code(sections, fences, line_map)
+    return ParsedDocument(title=title, meta=meta, sections=sections, links=links)
+
+
+def _attach_code(sections: list[Any], fences: list[tuple[int, str, str]], line_map: list[int] | None) -> None:
+    if not sections or not fences:
+        return
+    for line0, lang, code in fences:
+        line = map_line(line_map, line0 + 1)
+        owner = sections[0]
+        for sec in sections:
+            if sec.line_start <= line:
+                owner = sec
+            else:
+                break
+        owner.code_blocks.append(CodeBlock(language=lang, code=code, line=line))

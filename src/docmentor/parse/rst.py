@@ -1,0 +1,112 @@
+"""reStructuredText → sections, with the same guarantees as Markdown.
+
+A title is a line of text at column 0 underlined (and optionally overlined) by a
+repeated punctuation character at least as long as the text. Levels follow the order
+in which adornment styles first appear, as docutils does. Indented lines (literal
+blocks, directive bodies) are never titles.
+"""
+
+from __future__ import annotations
+
+import re
+
+from docmentor.models import CodeBlock, Link, ParsedDocument
+from docmentor.parse.common import build_sections, map_line
+
+_ADORN = re.compile(r"^([!-/:-@\[-`{-~])\1{2,}\s*$")
+_FIELD = re.compile(r"^:(\w[\w-]*):\s*(.*)$")
+_CODE_DIRECTIVE = re.compile(r"^(\s*)\.\.\s+(code-block|code|sourcecode)::\s*(\S*)")
+_LINK = re.compile(r"`[^`<]*<([^>]+)>`_")
+
+
+def parse_rst(text: str, *, line_map: list[int] | None = None, fallback_title: str = "") -> ParsedDocument:
+    lines = text.split("\n")
+    styles: list[tuple[str, bool]] = []
+    heads: list[tuple[int, int, str]] = []
+    meta: dict[str, object] = {}
+    n = len(lines)
+    i = 0
+    # docinfo-style field list at the very top (":title: …") is metadata
+    while i < n and _FIELD.match(lines[i]):
+        m = _FIELD.match(lines[i])
+        assert m is not None
+        meta[m.group(1)] = m.group(2)
+        i += 1
+    skip = i
+    while i < n:
+        line = lines[i]
+        over = _ADORN.match(line)
+        if over and i + 2 < n and lines[i + 1].strip() and _ADORN.match(lines[i + 2]):
+            title = lines[i + 1].strip()
+            if lines[i + 2].strip()[0] == line.strip()[0] and len(line.rstrip()) >= len(title):
+                level = _level(styles, (line.strip()[0], True))
+                heads.append((i, level, title))
+                i += 3
+                continue
+        if (
+            line.strip()
+            and not line[0].isspace()
+            and i + 1 < n
+            and _ADORN.match(lines[i + 1])
+            and len(lines[i + 1].rstrip()) >= len(line.rstrip())
+            and not _ADORN.match(line)
+        ):
+            level = _level(styles, (lines[i + 1].strip()[0], False))
+            heads.append((i, level, line.strip()))
+            i += 2
+            continue
+        i += 1
+
+    title = str(meta.get("title") or "") or (heads[0][2] if heads else "") or fallback_title
+    body = [""] * skip + lines[skip:]
+    sections = build_sections(body, heads, line_map=line_map, title=title)
+    for sec in sections:
+        sec.code_blocks.extend(_code_blocks(sec.text, sec.line_start, line_map))
+    links = [
+        Link(target=m.group(1).partition("#")[0], anchor=m.group(1).partition("#")[2] or None, text="",
+             line=map_line(line_map, no + 1))
+        for no, ln in enumerate(lines)
+        for m in _LINK.finditer(ln)
+    ]
+    return ParsedDocument(title=title, meta=meta, sections=sections, links=links)
+
+
+def _level(styles: list[tuple[str, bool]], style: tuple[str, bool]) -> int:
+    if style not in styles:
+        styles.append(style)
+    return min(styles.index(style) + 1, 6)
+
+
+def _code_blocks(text: str, first_line: int, line_map: list[int] | None) -> list[CodeBlock]:
+    """``.. code-block:: lang`` bodies and ``::`` literal blocks of one section."""
+    del line_map
+    out: list[CodeBlock] = []
+    lines = text.split("\n")
+    i = 0
+    while i < len(lines):
+        m = _CODE_DIRECTIVE.match(lines[i])
+        literal = lines[i].rstrip().endswith("::") and not m and not lines[i].lstrip().startswith("..")
+        if m or literal:
+            base = len(lines[i]) - len(lines[i].lstrip())
+            j = i + 1
+            while j < len(lines) and (lines[j].lstrip().startswith(":") and m):
+                j += 1
+            body: list[str] = []
+            while j < len(lines) and (not lines[j].strip() or len(lines[j]) - len(lines[j].lstrip()) > base):
+                body.append(lines[j])
+                j += 1
+            code = "\n".join(body).strip("\n")
+            if code.strip():
+                import textwrap
+
+                out.append(
+                    CodeBlock(
+                        language=(m.group(3) if m else "") or "",
+                        code=textwrap.dedent(code) + "\n",
+                        line=first_line + i,
+                    )
+                )
+            i = j
+            continue
+        i += 1
+    return out

@@ -1,0 +1,122 @@
+"""The one analyzer: text → index terms. Stored with the index; every reader uses it.
+
+Code-aware: an identifier is kept whole *and* split into its parts, so a query for
+``max_connections``, ``maxConnections`` or ``max connections`` finds the same text.
+
+* ``httpx.AsyncClient``  → ``httpx.asyncclient``, ``httpx``, ``asyncclient``, ``async``, ``client``
+* ``max_connections``    → ``maxconnections`` (the compact form), ``max``, ``connect``
+* ``create_fts_index()`` → ``createftsindex``, ``creat``, ``fts``, ``index``
+
+Word parts are lower-cased, stemmed with Snowball English, and English stopwords are
+dropped, except words that mean something in code (``get``, ``set``, ``with``, ``not``,
+``from``, ``none``, ``true`` …). Whole identifiers are never stemmed.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from functools import lru_cache
+
+import Stemmer
+
+ANALYZER_VERSION = "code-bm25-v1"
+
+# An identifier with optional dotted / ``::`` / ``->`` parts, or a number, or any other word.
+_TOKEN = re.compile(r"[^\W\d_][\w]*(?:(?:\.|::|->)[^\W\d_][\w]*)*|\d+(?:\.\d+)*|[^\W_]+", re.UNICODE)
+_CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
+_SPLIT = re.compile(r"[._:\->]+")
+
+_ENGLISH_STOP = """
+a about above after again against am an and are aren't as at be because been before being below between
+both but by can can't cannot could couldn't did didn't do does doesn't doing don't down during each few
+further had hadn't has hasn't have haven't having he he'd he'll he's her here here's hers herself him
+himself his how how's i i'd i'll i'm i've if in into is isn't it it's its itself let's me more most
+mustn't my myself no nor of off on once only or other ought our ours ourselves out over own same shan't
+she she'd she'll she's should shouldn't so some such than that that's the their theirs them themselves
+then there there's these they they'd they'll they're they've this those through to too under until up
+very was wasn't we we'd we'll we're we've were weren't what what's when when's where where's which while
+who who's whom why why's will won't would wouldn't you you'd you'll you're you've your yours yourself
+yourselves also just want wants need needs way ways possible instead like e g eg ie etc
+""".split()
+
+# Words of the stop list that carry meaning in code or API questions: never dropped.
+CODE_WORDS = frozenset(
+    "get set put post delete head patch options with not no from in is as if for while all any "
+    "none null true false self this new default return import class def async await do up down off "
+    "on out over under only same other own each more most few before after between into through".split()
+)
+
+STOPWORDS = frozenset(w.replace("'", "") for w in _ENGLISH_STOP) - CODE_WORDS
+
+
+@lru_cache(maxsize=1)
+def _stemmer() -> Stemmer.Stemmer:
+    return Stemmer.Stemmer("english")
+
+
+@lru_cache(maxsize=200_000)
+def _stem(word: str) -> str:
+    return str(_stemmer().stemWord(word))
+
+
+def _unaccent(text: str) -> str:
+    """Strip accents (café → cafe), keeping other scripts as they are."""
+    if text.isascii():
+        return text
+    text = unicodedata.normalize("NFKD", text)
+    return unicodedata.normalize("NFC", "".join(c for c in text if not unicodedata.combining(c)))
+
+
+def _fold(text: str) -> str:
+    return _unaccent(text).lower()
+
+
+@lru_cache(maxsize=200_000)
+def analyze_token(raw: str) -> tuple[str, ...]:
+    """Index terms for one raw token (an identifier, a number or a word)."""
+    parts: list[str] = []
+    segments = [c for c in re.split(r"\.|::|->", raw) if c]
+    seg_compacts: list[str] = []
+    for seg in segments:
+        seg_parts: list[str] = []
+        for chunk in seg.split("_"):
+            if not chunk:
+                continue
+            plain = _unaccent(chunk)
+            seg_parts.extend((_CAMEL.findall(plain) or [plain]) if plain.isascii() else [plain])
+        if len(seg_parts) > 1 and len(segments) > 1:
+            seg_compacts.append("".join(seg_parts).lower())
+        parts.extend(seg_parts)
+    words = [p.lower() for p in parts if p]
+    out: list[str] = []
+    compound = len(words) > 1
+    if compound:
+        whole = _fold(raw).replace("::", ".").replace("->", ".")
+        if len(segments) > 1:
+            out.append(whole)
+        out.append("".join(w for w in _SPLIT.split(whole) if w))  # compact: maxconnections
+        out.extend(seg_compacts)
+    for w in words:
+        if w in STOPWORDS and not compound:
+            continue
+        if len(w) == 1 and not w.isdigit() and compound:
+            continue
+        out.append(_stem(w) if w.isalpha() and len(w) > 2 else w)
+    return tuple(out)
+
+
+def analyze(text: str) -> list[str]:
+    """All index terms of a text, in order."""
+    out: list[str] = []
+    for m in _TOKEN.finditer(text):
+        out.extend(analyze_token(m.group(0)))
+    return out
+
+
+def analyze_query(text: str) -> list[str]:
+    """Distinct terms of a query, in order; any string is accepted."""
+    seen: dict[str, None] = {}
+    for term in analyze(text):
+        seen.setdefault(term, None)
+    return list(seen)

@@ -1,0 +1,172 @@
+"""The lexical index: BM25 over sections with tantivy, derived from the store.
+
+Terms come from :mod:`docmentor.search.analyzer` (pre-analysed, whitespace-joined), so
+the index and every query use the same analyzer. Each section is one tantivy document
+that also stores what a search result shows, so a search reads only this index and sees
+one committed state: tantivy commits are atomic, and readers reload when a writer in any
+process has committed.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import threading
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import tantivy
+
+from docmentor.errors import StoreError
+from docmentor.search.analyzer import analyze
+
+log = logging.getLogger(__name__)
+
+# Field boosts: a match in the title or a heading says more than one in the body.
+BOOSTS: Mapping[str, float] = {"title": 2.0, "heading": 3.0, "path": 1.0, "body": 1.0}
+MAX_TERM = 80
+
+
+@dataclass(frozen=True, slots=True)
+class LexicalHit:
+    score: float
+    fields: dict[str, Any]
+
+
+def _schema() -> tantivy.Schema:
+    sb = tantivy.SchemaBuilder()
+    sb.add_text_field("doc_key", stored=False, tokenizer_name="raw", index_option="basic")
+    sb.add_text_field("source", stored=True, tokenizer_name="raw", index_option="basic")
+    for name in BOOSTS:
+        sb.add_text_field(name, stored=False, tokenizer_name="whitespace", index_option="freq")
+    sb.add_integer_field("section_id", stored=True)
+    sb.add_integer_field("document_id", stored=True)
+    sb.add_integer_field("line_start", stored=True)
+    sb.add_integer_field("line_end", stored=True)
+    for name in ("path", "url", "title", "heading", "heading_path", "text", "indexed_at"):
+        sb.add_text_field(f"s_{name}", stored=True, tokenizer_name="raw", index_option="basic")
+    return sb.build()
+
+
+def _terms(text: str) -> str:
+    return " ".join(t[:MAX_TERM] for t in analyze(text))
+
+
+def doc_key(document_id: int) -> str:
+    return str(document_id)
+
+
+class LexicalIndex:
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        path.mkdir(parents=True, exist_ok=True)
+        self._lock = threading.Lock()
+        try:
+            self.index = tantivy.Index(_schema(), path=str(path), reuse=True)
+        except ValueError as exc:
+            raise StoreError(f"the lexical index at {path} is unusable: {exc}", hint="run: docmentor reindex") from exc
+        self._meta_stamp = self._stamp()
+        self._searcher = self.index.searcher()
+
+    def _stamp(self) -> tuple[float, int]:
+        try:
+            st = os.stat(self.path / "meta.json")
+        except FileNotFoundError:
+            return (0.0, 0)
+        return (st.st_mtime, st.st_size)
+
+    def searcher(self) -> tantivy.Searcher:
+        """A searcher on the newest committed state (reloaded when another process committed)."""
+        stamp = self._stamp()
+        if stamp != self._meta_stamp:
+            with self._lock:
+                if stamp != self._meta_stamp:
+                    self.index.reload()
+                    self._searcher = self.index.searcher()
+                    self._meta_stamp = stamp
+        return self._searcher
+
+    # -- writing (the caller holds the store's write lock) -------------------------
+    def replace(self, *, drop_document_ids: Iterable[int], rows: Iterable[Mapping[str, Any]],
+                drop_sources: Iterable[str] = (), drop_all: bool = False) -> int:
+        """Drop documents (and whole sources), add sections, and commit once."""
+        writer = self.index.writer(heap_size=64_000_000, num_threads=1)
+        try:
+            if drop_all:
+                writer.delete_all_documents()
+            for name in drop_sources:
+                writer.delete_documents_by_term("source", name)
+            for doc_id in drop_document_ids:
+                writer.delete_documents_by_term("doc_key", doc_key(doc_id))
+            n = 0
+            for row in rows:
+                writer.add_document(self._document(row))
+                n += 1
+            writer.commit()
+            writer.wait_merging_threads()
+        except BaseException:
+            try:
+                writer.rollback()
+            finally:
+                del writer
+            raise
+        self.index.reload()
+        self._searcher = self.index.searcher()
+        self._meta_stamp = self._stamp()
+        return n
+
+    @staticmethod
+    def _document(row: Mapping[str, Any]) -> tantivy.Document:
+        heading_path = json.loads(row["heading_path"]) if isinstance(row["heading_path"], str) else row["heading_path"]
+        path = str(row["path"])
+        doc = tantivy.Document()
+        doc.add_text("doc_key", doc_key(int(row["document_id"])))
+        doc.add_text("source", str(row["source"]))
+        doc.add_text("title", _terms(str(row["title"])))
+        doc.add_text("heading", _terms(" ".join(heading_path[1:] if heading_path and heading_path[0] == row["title"]
+                                                else heading_path)))
+        doc.add_text("path", _terms(path.rsplit("/", 2)[-1].rsplit(".", 1)[0].replace("-", " ").replace("_", " ")))
+        doc.add_text("body", _terms(str(row["text"])))
+        doc.add_integer("section_id", int(row["section_id"]))
+        doc.add_integer("document_id", int(row["document_id"]))
+        doc.add_integer("line_start", int(row["line_start"]))
+        doc.add_integer("line_end", int(row["line_end"]))
+        doc.add_text("s_path", path)
+        doc.add_text("s_url", str(row["url"]))
+        doc.add_text("s_title", str(row["title"]))
+        doc.add_text("s_heading", str(row["heading"]))
+        doc.add_text("s_heading_path", json.dumps(heading_path))
+        doc.add_text("s_text", str(row["text"]))
+        doc.add_text("s_indexed_at", str(row["indexed_at"]))
+        return doc
+
+    # -- reading -----------------------------------------------------------------------
+    def search(self, terms: list[str], *, source: str | None = None, limit: int = 10) -> list[LexicalHit]:
+        if not terms:
+            return []
+        clauses: list[tuple[tantivy.Occur, tantivy.Query]] = []
+        schema = self.index.schema
+        for term in terms:
+            t = term[:MAX_TERM]
+            for field, boost in BOOSTS.items():
+                q = tantivy.Query.term_query(schema, field, t)
+                clauses.append((tantivy.Occur.Should, tantivy.Query.boost_query(q, boost) if boost != 1.0 else q))
+        query = tantivy.Query.boolean_query(clauses)
+        if source is not None:
+            query = tantivy.Query.boolean_query(
+                [(tantivy.Occur.Must, query),
+                 (tantivy.Occur.Must, tantivy.Query.term_query(schema, "source", source))]
+            )
+        searcher = self.searcher()
+        result = searcher.search(query, limit=limit, count=False)
+        hits: list[LexicalHit] = []
+        for score, address in result.hits:
+            d = searcher.doc(address)
+            hits.append(LexicalHit(score=float(score), fields={k: v[0] for k, v in d.to_dict().items() if v}))
+        return hits
+
+    def num_docs(self) -> int:
+        return int(self.searcher().num_docs)

@@ -1,0 +1,129 @@
+"""From raw BM25 hits to results: de-duplication, per-document caps, snippets."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from docmentor.models import SearchHit
+from docmentor.search.analyzer import analyze
+from docmentor.search.lexical import LexicalHit
+
+SNIPPET_CHARS = 320
+_FENCE_LINE = re.compile(r"^\s*(```|~~~)")
+
+
+def rank_hits(
+    hits: Sequence[LexicalHit],
+    terms: Sequence[str],
+    *,
+    limit: int,
+    per_document: int,
+    versions: Mapping[str, str | None],
+) -> list[SearchHit]:
+    """Best first; identical section texts once; at most ``per_document`` sections of a
+    document before every other matching document had its turn."""
+    seen_text: set[str] = set()
+    picked: list[LexicalHit] = []
+    overflow: list[LexicalHit] = []
+    per_doc: dict[int, int] = {}
+    for hit in hits:
+        f = hit.fields
+        digest = hashlib.sha1(str(f.get("s_text", "")).strip().encode()).hexdigest()
+        if digest in seen_text:
+            continue
+        seen_text.add(digest)
+        doc = int(f["document_id"])
+        if per_doc.get(doc, 0) >= per_document:
+            overflow.append(hit)
+            continue
+        per_doc[doc] = per_doc.get(doc, 0) + 1
+        picked.append(hit)
+    ordered = (picked + overflow)[:limit]
+    term_set = set(terms)
+    out: list[SearchHit] = []
+    for rank, hit in enumerate(ordered, 1):
+        f = hit.fields
+        source = str(f.get("source", ""))
+        out.append(
+            SearchHit(
+                rank=rank,
+                source=source,
+                path=str(f.get("s_path", "")),
+                url=str(f.get("s_url", "")),
+                title=str(f.get("s_title", "")),
+                heading=str(f.get("s_heading", "")),
+                heading_path=list(json.loads(str(f.get("s_heading_path", "[]")))),
+                line_start=int(f.get("line_start", 1)),
+                line_end=int(f.get("line_end", 1)),
+                score=hit.score,
+                snippet=snippet(str(f.get("s_text", "")), term_set),
+                indexed_at=str(f.get("s_indexed_at", "")),
+                source_version=versions.get(source),
+            )
+        )
+    return out
+
+
+def snippet(text: str, terms: set[str], *, size: int = SNIPPET_CHARS) -> str:
+    """The window of a section's text with the most query terms, on line boundaries."""
+    lines = text.split("\n")
+    if len(text) <= size:
+        return text.strip()
+    best, best_score = 0, -1.0
+    for i, line in enumerate(lines):
+        if not line.strip():
+            continue
+        toks = analyze(line)
+        score = sum(1.0 for t in set(toks) if t in terms) + (0.5 if line.lstrip().startswith("#") else 0.0)
+        if score > best_score:
+            best, best_score = i, score
+    start = best
+    # one line of context before, when it is prose
+    if start > 0 and lines[start - 1].strip() and not _FENCE_LINE.match(lines[start - 1]):
+        start -= 1
+    out: list[str] = []
+    length = 0
+    for line in lines[start:]:
+        if length + len(line) > size and out:
+            break
+        out.append(line)
+        length += len(line) + 1
+    result = "\n".join(out).strip()
+    if len(result) > size:
+        result = result[: size - 1].rstrip() + "…"
+    return result
+
+
+def excerpts(sections: Sequence[Any], terms: Sequence[str], *, max_chunks: int, context_chars: int) -> list[dict[str, Any]]:
+    """The best passages of one document's sections for a query (term overlap, IDF-free)."""
+    term_set = set(terms)
+    scored: list[tuple[float, int, Any]] = []
+    for i, sec in enumerate(sections):
+        toks = analyze(str(sec["text"]))
+        if not toks:
+            continue
+        hits = sum(1 for t in toks if t in term_set)
+        distinct = len(term_set.intersection(toks))
+        head = analyze(str(sec["heading"]))
+        score = distinct * 2.0 + hits / (len(toks) ** 0.5) + 2.0 * len(term_set.intersection(head))
+        if score > 0 or not term_set:
+            scored.append((score, i, sec))
+    scored.sort(key=lambda t: (-t[0], t[1]))
+    out: list[dict[str, Any]] = []
+    for score, _, sec in scored[:max_chunks]:
+        text = str(sec["text"])
+        out.append(
+            {
+                "heading": sec["heading"],
+                "heading_path": json.loads(sec["heading_path"]),
+                "line_start": sec["line_start"],
+                "line_end": sec["line_end"],
+                "score": round(score, 3),
+                "text": text if len(text) <= 2 * context_chars else snippet(text, term_set, size=2 * context_chars),
+            }
+        )
+    return out

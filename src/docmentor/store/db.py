@@ -1,0 +1,375 @@
+"""The store of record: one SQLite file in WAL mode.
+
+Many readers (other processes included) and one writer at a time. Every change to a
+source is one transaction, so a reader sees a source either before or after a refresh,
+never half of it. Writers also hold an advisory file lock (``write.lock``) for the whole
+write, which orders them with the lexical index's commit.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import logging
+import sqlite3
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from docmentor.errors import NotFoundError, StoreError
+from docmentor.models import ParsedDocument, RawDocument, SourceSpec
+from docmentor.store.migrations import MIGRATIONS
+
+log = logging.getLogger(__name__)
+
+
+def now_iso() -> str:
+    return datetime.now(UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z")
+
+
+@dataclass(frozen=True, slots=True)
+class StoredDoc:
+    id: int
+    source: str
+    path: str
+    url: str
+    title: str
+    fmt: str
+    content_hash: str
+    etag: str | None
+    last_modified: str | None
+    fetched_at: str
+    indexed_at: str
+    stale: bool
+    error: str | None
+
+
+@dataclass(slots=True)
+class DocChange:
+    """A new or changed document, parsed, ready to be written."""
+
+    raw: RawDocument
+    parsed: ParsedDocument
+    content_hash: str
+
+
+@dataclass(frozen=True, slots=True)
+class SourceRow:
+    name: str
+    kind: str
+    target: str
+    options: dict[str, Any]
+    version: str | None
+    title: str | None
+    created_at: str
+    refreshed_at: str | None
+    status: str
+    error: str | None
+    generation: int
+    lexical_generation: int
+    documents: int
+    sections: int
+    stale: int
+
+    @property
+    def spec(self) -> SourceSpec:
+        return SourceSpec(name=self.name, kind=self.kind, target=self.target, options=self.options)  # type: ignore[arg-type]
+
+
+_DOC_COLS = (
+    "id, source, path, url, title, fmt, content_hash, etag, last_modified, fetched_at, indexed_at, stale, error"
+)
+
+
+class Store:
+    """SQLite access. One connection per thread; safe to share across threads."""
+
+    def __init__(self, path: Path, *, readonly: bool = False) -> None:
+        self.path = path
+        self.readonly = readonly
+        self._local = threading.local()
+        self._lock_path = path.parent / "write.lock"
+        if not readonly:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self._migrate()
+        elif not path.exists():
+            raise NotFoundError(f"no index at {path.parent}", hint="add a source first: docmentor add PATH")
+
+    # -- connections -------------------------------------------------------------
+    def conn(self) -> sqlite3.Connection:
+        db: sqlite3.Connection | None = getattr(self._local, "db", None)
+        if db is None:
+            try:
+                db = sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=False)
+                db.row_factory = sqlite3.Row
+                db.execute("PRAGMA journal_mode=WAL")
+                db.execute("PRAGMA synchronous=NORMAL")
+                db.execute("PRAGMA foreign_keys=ON")
+                db.execute("PRAGMA busy_timeout=30000")
+            except sqlite3.DatabaseError as exc:
+                raise StoreError(f"cannot open the index {self.path}: {exc}") from exc
+            self._local.db = db
+        return db
+
+    def close(self) -> None:
+        db = getattr(self._local, "db", None)
+        if db is not None:
+            db.close()
+            self._local.db = None
+
+    @contextlib.contextmanager
+    def write_lock(self, timeout: float = 600.0) -> Iterator[None]:
+        """Exclusive across processes: one writer at a time for SQLite and the lexical index."""
+        self._lock_path.parent.mkdir(parents=True, exist_ok=True)
+        with open(self._lock_path, "a+") as fh:
+            deadline = time.monotonic() + timeout
+            while True:
+                try:
+                    fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    break
+                except BlockingIOError:
+                    if time.monotonic() > deadline:
+                        raise StoreError("another docmentor process is writing this index") from None
+                    time.sleep(0.05)
+            try:
+                yield
+            finally:
+                fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
+
+    @contextlib.contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        db = self.conn()
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            yield db
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        else:
+            db.execute("COMMIT")
+
+    def _migrate(self) -> None:
+        db = self.conn()
+        with self.write_lock():
+            db.execute("CREATE TABLE IF NOT EXISTS _migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)")
+            done = {r[0] for r in db.execute("SELECT name FROM _migrations")}
+            known = {name for name, _ in MIGRATIONS}
+            if done - known:
+                raise StoreError(
+                    f"the index {self.path} was written by a newer docmentor ({sorted(done - known)[-1]})",
+                    hint="upgrade docmentor",
+                )
+            for name, fn in MIGRATIONS:
+                if name in done:
+                    continue
+                log.info("applying migration %s", name)
+                db.execute("BEGIN IMMEDIATE")
+                try:
+                    fn(db)
+                    db.execute("INSERT INTO _migrations VALUES (?, ?)", (name, now_iso()))
+                except BaseException:
+                    db.execute("ROLLBACK")
+                    raise
+                db.execute("COMMIT")
+
+    # -- settings ----------------------------------------------------------------
+    def get_setting(self, key: str) -> str | None:
+        row = self.conn().execute("SELECT value FROM settings WHERE key = ?", (key,)).fetchone()
+        return None if row is None else str(row[0])
+
+    def set_setting(self, key: str, value: str) -> None:
+        self.conn().execute(
+            "INSERT INTO settings VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value", (key, value)
+        )
+
+    # -- sources -----------------------------------------------------------------
+    def sources(self) -> list[SourceRow]:
+        rows = self.conn().execute(
+            """SELECT s.*,
+                   (SELECT count(*) FROM documents d WHERE d.source = s.name) AS documents,
+                   (SELECT count(*) FROM sections x JOIN documents d ON d.id = x.document_id
+                     WHERE d.source = s.name) AS sections,
+                   (SELECT count(*) FROM documents d WHERE d.source = s.name AND d.stale) AS stale
+               FROM sources s ORDER BY s.name"""
+        ).fetchall()
+        return [_source_row(r) for r in rows]
+
+    def source(self, name: str) -> SourceRow:
+        for row in self.sources():
+            if row.name == name:
+                return row
+        known = ", ".join(r.name for r in self.sources()) or "none"
+        raise NotFoundError(f"unknown source {name!r}", hint=f"known sources: {known}")
+
+    def has_source(self, name: str) -> bool:
+        return self.conn().execute("SELECT 1 FROM sources WHERE name = ?", (name,)).fetchone() is not None
+
+    def set_source_status(self, name: str, *, status: str, error: str | None) -> None:
+        with self.transaction() as db:
+            db.execute("UPDATE sources SET status = ?, error = ? WHERE name = ?", (status, error, name))
+
+    def mark_lexical(self, name: str, generation: int) -> None:
+        self.conn().execute("UPDATE sources SET lexical_generation = ? WHERE name = ?", (generation, name))
+
+    def delete_source(self, name: str) -> None:
+        with self.transaction() as db:
+            db.execute("DELETE FROM sources WHERE name = ?", (name,))
+
+    # -- documents ---------------------------------------------------------------
+    def documents(self, source: str) -> dict[str, StoredDoc]:
+        rows = self.conn().execute(f"SELECT {_DOC_COLS} FROM documents WHERE source = ?", (source,))
+        return {r["path"]: _doc(r) for r in rows}
+
+    def document_ids(self, source: str) -> list[int]:
+        return [r[0] for r in self.conn().execute("SELECT id FROM documents WHERE source = ?", (source,))]
+
+    def find_document(self, *, source: str | None = None, path: str | None = None, url: str | None = None,
+                      doc_id: int | None = None) -> StoredDoc | None:
+        db = self.conn()
+        if doc_id is not None:
+            row = db.execute(f"SELECT {_DOC_COLS} FROM documents WHERE id = ?", (doc_id,)).fetchone()
+        elif url is not None:
+            row = db.execute(f"SELECT {_DOC_COLS} FROM documents WHERE url = ? ORDER BY id LIMIT 1", (url,)).fetchone()
+        elif source is not None and path is not None:
+            row = db.execute(
+                f"SELECT {_DOC_COLS} FROM documents WHERE source = ? AND path = ?", (source, path)
+            ).fetchone()
+        elif path is not None:
+            row = db.execute(f"SELECT {_DOC_COLS} FROM documents WHERE path = ? ORDER BY id LIMIT 1", (path,)).fetchone()
+        else:
+            row = None
+        return None if row is None else _doc(row)
+
+    def content(self, doc_id: int) -> str:
+        row = self.conn().execute("SELECT content FROM documents WHERE id = ?", (doc_id,)).fetchone()
+        if row is None:
+            raise NotFoundError(f"document {doc_id} is gone")
+        return str(row[0])
+
+    def sections_of(self, doc_id: int) -> list[sqlite3.Row]:
+        return self.conn().execute(
+            "SELECT * FROM sections WHERE document_id = ? ORDER BY ord", (doc_id,)
+        ).fetchall()
+
+    def lexical_rows(self, doc_ids: list[int]) -> Iterator[sqlite3.Row]:
+        """Everything the lexical index stores for the sections of these documents."""
+        db = self.conn()
+        for i in range(0, len(doc_ids), 500):
+            chunk = doc_ids[i : i + 500]
+            marks = ",".join("?" * len(chunk))
+            yield from db.execute(
+                f"""SELECT x.id AS section_id, x.heading, x.heading_path, x.level, x.line_start, x.line_end,
+                           x.text, d.id AS document_id, d.source, d.path, d.url, d.title, d.indexed_at
+                    FROM sections x JOIN documents d ON d.id = x.document_id
+                    WHERE d.id IN ({marks}) ORDER BY d.id, x.ord""",
+                chunk,
+            )
+
+    # -- the one write path ------------------------------------------------------
+    def apply(
+        self,
+        spec: SourceSpec,
+        *,
+        changes: list[DocChange],
+        delete_paths: list[str],
+        stale: dict[str, str],
+        fresh_paths: list[str],
+        version: str | None = None,
+        title: str | None = None,
+    ) -> tuple[int, list[int], list[int]]:
+        """Write one refresh of one source atomically.
+
+        Returns the new generation, the ids of documents written (to index) and the ids
+        of documents removed or replaced (to drop from the lexical index).
+        """
+        stamp = now_iso()
+        written: list[int] = []
+        dropped: list[int] = []
+        with self.transaction() as db:
+            db.execute(
+                """INSERT INTO sources (name, kind, target, options, version, title, created_at, refreshed_at,
+                                        status, error)
+                   VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'ok', NULL)
+                   ON CONFLICT(name) DO UPDATE SET kind = excluded.kind, target = excluded.target,
+                       options = excluded.options, version = COALESCE(excluded.version, sources.version),
+                       title = COALESCE(excluded.title, sources.title), refreshed_at = excluded.refreshed_at,
+                       status = 'ok', error = NULL""",
+                (spec.name, spec.kind, spec.target, json.dumps(spec.options, sort_keys=True), version, title,
+                 stamp, stamp),
+            )
+            for path in delete_paths:
+                row = db.execute("SELECT id FROM documents WHERE source = ? AND path = ?", (spec.name, path)).fetchone()
+                if row is not None:
+                    dropped.append(int(row[0]))
+                    db.execute("DELETE FROM documents WHERE id = ?", (row[0],))
+            for path, error in stale.items():
+                db.execute(
+                    "UPDATE documents SET stale = 1, error = ? WHERE source = ? AND path = ?", (error, spec.name, path)
+                )
+            if fresh_paths:
+                db.executemany(
+                    "UPDATE documents SET stale = 0, error = NULL, fetched_at = ? WHERE source = ? AND path = ?",
+                    [(stamp, spec.name, p) for p in fresh_paths],
+                )
+            for ch in changes:
+                written.append(self._write_doc(db, spec.name, ch, stamp, dropped))
+            db.execute("UPDATE sources SET generation = generation + 1 WHERE name = ?", (spec.name,))
+            gen = int(db.execute("SELECT generation FROM sources WHERE name = ?", (spec.name,)).fetchone()[0])
+        return gen, written, dropped
+
+    def _write_doc(self, db: sqlite3.Connection, source: str, ch: DocChange, stamp: str, dropped: list[int]) -> int:
+        raw, parsed = ch.raw, ch.parsed
+        old = db.execute("SELECT id FROM documents WHERE source = ? AND path = ?", (source, raw.path)).fetchone()
+        if old is not None:
+            dropped.append(int(old[0]))
+            db.execute("DELETE FROM documents WHERE id = ?", (old[0],))
+        cur = db.execute(
+            """INSERT INTO documents (source, path, url, title, fmt, content, content_hash, line_map, meta, etag,
+                                      last_modified, fetched_at, indexed_at)
+               VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+            (source, raw.path, raw.url, parsed.title, raw.fmt, raw.content, ch.content_hash,
+             json.dumps(raw.line_map) if raw.line_map else None, json.dumps(parsed.meta, default=str),
+             raw.etag, raw.last_modified, stamp, stamp),
+        )
+        doc_id = int(cur.lastrowid or 0)
+        for ord_, sec in enumerate(parsed.sections):
+            scur = db.execute(
+                """INSERT INTO sections (document_id, ord, heading, heading_path, level, anchor, line_start,
+                                         line_end, text) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+                (doc_id, ord_, sec.heading, json.dumps(sec.heading_path), sec.level, sec.anchor, sec.line_start,
+                 sec.line_end, sec.text),
+            )
+            sid = scur.lastrowid
+            if sec.code_blocks:
+                db.executemany(
+                    "INSERT INTO code_blocks (section_id, document_id, language, code, line) VALUES (?, ?, ?, ?, ?)",
+                    [(sid, doc_id, cb.language, cb.code, cb.line) for cb in sec.code_blocks],
+                )
+        if parsed.links:
+            db.executemany(
+                "INSERT INTO links (document_id, target, anchor, line) VALUES (?, ?, ?, ?)",
+                [(doc_id, ln.target, ln.anchor, ln.line) for ln in parsed.links],
+            )
+        return doc_id
+
+
+def _source_row(r: sqlite3.Row) -> SourceRow:
+    return SourceRow(
+        name=r["name"], kind=r["kind"], target=r["target"], options=json.loads(r["options"] or "{}"),
+        version=r["version"], title=r["title"], created_at=r["created_at"], refreshed_at=r["refreshed_at"],
+        status=r["status"], error=r["error"], generation=r["generation"], lexical_generation=r["lexical_generation"],
+        documents=r["documents"], sections=r["sections"], stale=r["stale"],
+    )
+
+
+def _doc(r: sqlite3.Row) -> StoredDoc:
+    return StoredDoc(
+        id=r["id"], source=r["source"], path=r["path"], url=r["url"], title=r["title"], fmt=r["fmt"],
+        content_hash=r["content_hash"], etag=r["etag"], last_modified=r["last_modified"], fetched_at=r["fetched_at"],
+        indexed_at=r["indexed_at"], stale=bool(r["stale"]), error=r["error"],
+    )

@@ -1,0 +1,98 @@
+"""Named, append-only schema migrations. Never edit one that has shipped; add a new one."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable
+
+Migration = Callable[[sqlite3.Connection], None]
+MIGRATIONS: list[tuple[str, Migration]] = []
+
+
+def _script(db: sqlite3.Connection, sql: str) -> None:
+    # not executescript(): it commits first, and a migration must run inside our transaction
+    for statement in sql.split(";"):
+        if statement.strip():
+            db.execute(statement)
+
+
+def migration(fn: Migration) -> Migration:
+    MIGRATIONS.append((fn.__name__, fn))
+    return fn
+
+
+@migration
+def m001_initial(db: sqlite3.Connection) -> None:
+    _script(
+        db,
+        """
+        CREATE TABLE sources (
+            name TEXT PRIMARY KEY,
+            kind TEXT NOT NULL,
+            target TEXT NOT NULL,
+            options TEXT NOT NULL DEFAULT '{}',
+            version TEXT,
+            title TEXT,
+            created_at TEXT NOT NULL,
+            refreshed_at TEXT,
+            status TEXT NOT NULL DEFAULT 'new',
+            error TEXT,
+            generation INTEGER NOT NULL DEFAULT 0,
+            lexical_generation INTEGER NOT NULL DEFAULT -1
+        );
+        CREATE TABLE documents (
+            id INTEGER PRIMARY KEY,
+            source TEXT NOT NULL REFERENCES sources(name) ON DELETE CASCADE,
+            path TEXT NOT NULL,
+            url TEXT NOT NULL,
+            title TEXT NOT NULL,
+            fmt TEXT NOT NULL,
+            content TEXT NOT NULL,
+            content_hash TEXT NOT NULL,
+            line_map TEXT,
+            meta TEXT NOT NULL DEFAULT '{}',
+            etag TEXT,
+            last_modified TEXT,
+            fetched_at TEXT NOT NULL,
+            indexed_at TEXT NOT NULL,
+            stale INTEGER NOT NULL DEFAULT 0,
+            error TEXT,
+            UNIQUE (source, path)
+        );
+        CREATE INDEX documents_url ON documents(url);
+        CREATE TABLE sections (
+            id INTEGER PRIMARY KEY,
+            document_id INTEGER NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
+            ord INTEGER NOT NULL,
+            heading TEXT NOT NULL,
+            heading_path TEXT NOT NULL,
+            level INTEGER NOT NULL,
+            anchor TEXT NOT NULL,
+            line_start INTEGER NOT NULL,
+            line_end INTEGER NOT NULL,
+            text TEXT NOT NULL
+        );
+        CREATE INDEX sections_document ON sections(document_id);
+        CREATE TABLE code_blocks (
+            id INTEGER PRIMARY KEY,
+            section_id INTEGER NOT NULL REFERENCES sections(id) ON DELETE CASCADE,
+            document_id INTEGER NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
+            language TEXT NOT NULL,
+            code TEXT NOT NULL,
+            line INTEGER NOT NULL
+        );
+        CREATE INDEX code_blocks_document ON code_blocks(document_id);
+        CREATE TABLE links (
+            id INTEGER PRIMARY KEY,
+            document_id INTEGER NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
+            target TEXT NOT NULL,
+            anchor TEXT,
+            line INTEGER NOT NULL
+        );
+        CREATE INDEX links_document ON links(document_id);
+        CREATE TABLE settings (
+            key TEXT PRIMARY KEY,
+            value TEXT NOT NULL
+        );
+        """
+    )
