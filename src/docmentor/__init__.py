@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
-__all__ = ["DocmentorError", "Docmentor", "RefreshReport", "SearchHit", "__version__"]
+__all__ = ["Docmentor", "DocmentorError", "RefreshReport", "SearchHit", "__version__"]
 
 if TYPE_CHECKING:
     from docmentor.engine import Docmentor, RefreshReport

@@ -47,16 +47,23 @@ def _version(value: bool) -> None:
 
 @app.callback()
 def _main(
-    db: Annotated[Path | None, typer.Option("--db", help="Index folder (env DOCMENTOR_DB; default ~/.docmentor).",
-                                            show_default=False)] = None,
+    db: Annotated[
+        Path | None,
+        typer.Option(
+            "--db", help="Index folder (env DOCMENTOR_DB; default ~/.docmentor).", show_default=False
+        ),
+    ] = None,
     debug: Annotated[bool, typer.Option("--debug", help="Show tracebacks and debug logs.")] = False,
-    version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True,
-                                          help="Print the version and exit.")] = False,
+    version: Annotated[
+        bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version and exit.")
+    ] = False,
 ) -> None:
     STATE.db = db
     STATE.debug = debug
     logging.basicConfig(
-        level=logging.DEBUG if debug else logging.WARNING, stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s"
+        level=logging.DEBUG if debug else logging.WARNING,
+        stream=sys.stderr,
+        format="%(levelname)s %(name)s: %(message)s",
     )
 
 
@@ -87,8 +94,14 @@ def _progress(enabled: bool) -> Iterator[Any]:
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                  console=Console(stderr=True), transient=True) as bar:
+    with Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=Console(stderr=True),
+        transient=True,
+    ) as bar:
         tasks: dict[str, Any] = {}
 
         def update(done: int, total: int, label: str) -> None:
@@ -122,12 +135,28 @@ def _warn(report: RefreshReport) -> None:
 
 @app.command()
 def add(
-    target: Annotated[str, typer.Argument(help="A docs folder, an llms.txt / llms-full.txt URL, or a local llms.txt.")],
-    name: Annotated[str | None, typer.Option("--name", "-n", help="Source name (default: from the folder or host).")] = None,
-    base_path: Annotated[list[Path] | None, typer.Option("--base-path", help="Extra folder includes may read from (repeatable).")] = None,
-    allow_host: Annotated[list[str] | None, typer.Option("--allow-host", help="Another host (or URL prefix) an llms.txt may link to (repeatable).")] = None,
-    max_bytes: Annotated[int | None, typer.Option("--max-bytes", help="Skip files / responses larger than this.")] = None,
-    no_optional: Annotated[bool, typer.Option("--no-optional", help="Skip the llms.txt '## Optional' links.")] = False,
+    target: Annotated[
+        str, typer.Argument(help="A docs folder, an llms.txt / llms-full.txt URL, or a local llms.txt.")
+    ],
+    name: Annotated[
+        str | None, typer.Option("--name", "-n", help="Source name (default: from the folder or host).")
+    ] = None,
+    base_path: Annotated[
+        list[Path] | None,
+        typer.Option("--base-path", help="Extra folder includes may read from (repeatable)."),
+    ] = None,
+    allow_host: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--allow-host", help="Another host (or URL prefix) an llms.txt may link to (repeatable)."
+        ),
+    ] = None,
+    max_bytes: Annotated[
+        int | None, typer.Option("--max-bytes", help="Skip files / responses larger than this.")
+    ] = None,
+    no_optional: Annotated[
+        bool, typer.Option("--no-optional", help="Skip the llms.txt '## Optional' links.")
+    ] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
 ) -> None:
     """Register a documentation source and index it now (adding an existing name re-indexes it)."""
@@ -195,8 +224,17 @@ def sources(as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")]
     for s in rows:
         stale = f", {s['stale_documents']} stale" if s["stale_documents"] else ""
         err = f"  [error: {s['error']}]" if s["error"] else ""
-        print(f"{s['name']}\t{s['kind']}\t{s['documents']} documents, {s['sections']} sections{stale}\t"
-              f"{s['target']}\trefreshed {s['refreshed_at']}{err}")
+        print(
+            f"{s['name']}\t{s['kind']}\t{s['documents']} documents, {s['sections']} sections{stale}\t"
+            f"{s['target']}\trefreshed {s['refreshed_at']}{err}"
+        )
+
+
+def _require_index() -> None:
+    if not _index_exists():
+        from docmentor.errors import NotFoundError
+
+        raise NotFoundError("no index here yet", hint="add a source first: docmentor add PATH_OR_URL")
 
 
 def _index_exists() -> bool:
@@ -209,14 +247,16 @@ def _index_exists() -> bool:
 @app.command()
 def remove(name: Annotated[str, typer.Argument(help="Source to remove.")]) -> None:
     """Remove a source and everything indexed from it."""
-    _open(create=False).remove(name)
+    _require_index()
+    _open(create=True).remove(name)
     print(f"removed {name}")
 
 
 @app.command()
 def reindex() -> None:
     """Rebuild the search index from the stored documents."""
-    n = _open(create=False).reindex()
+    _require_index()
+    n = _open(create=True).reindex()
     print(f"reindexed {n} sections")
 
 
@@ -244,8 +284,12 @@ def search(
 
 @app.command()
 def get(
-    ref: Annotated[str, typer.Argument(help="A document URL, SOURCE:PATH, a path with --source, or an indexed file.")],
-    source: Annotated[str | None, typer.Option("--source", "-s", help="Source the path is relative to.")] = None,
+    ref: Annotated[
+        str, typer.Argument(help="A document URL, SOURCE:PATH, a path with --source, or an indexed file.")
+    ],
+    source: Annotated[
+        str | None, typer.Option("--source", "-s", help="Source the path is relative to.")
+    ] = None,
     offset: Annotated[int, typer.Option("--offset", help="First character.")] = 0,
     limit: Annotated[int, typer.Option("--limit", help="How many characters.")] = 50_000,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON with pagination fields.")] = False,
@@ -259,17 +303,26 @@ def get(
     if not page.content.endswith("\n"):
         sys.stdout.write("\n")
     if page.has_more:
-        print(f"\n… {page.total_length - page.offset - page.length} more characters: --offset {page.offset + page.length}",
-              file=sys.stderr)
+        print(
+            f"\n… {page.total_length - page.offset - page.length} more characters: --offset {page.offset + page.length}",
+            file=sys.stderr,
+        )
 
 
 @app.command()
 def serve(
-    transport: Annotated[str, typer.Option("--transport", "-t", help="stdio or http (streamable HTTP at /mcp).")] = "stdio",
+    transport: Annotated[
+        str, typer.Option("--transport", "-t", help="stdio or http (streamable HTTP at /mcp).")
+    ] = "stdio",
     host: Annotated[str, typer.Option("--host", help="HTTP host.")] = "127.0.0.1",
     port: Annotated[int, typer.Option("--port", help="HTTP port.")] = 8765,
     tools: Annotated[str, typer.Option("--tools", help="Tool groups to expose.")] = "docs",
-    refresh_interval: Annotated[float, typer.Option("--refresh-interval", help="Refresh all sources every N hours in the background (0 = off).")] = 0.0,
+    refresh_interval: Annotated[
+        float,
+        typer.Option(
+            "--refresh-interval", help="Refresh all sources every N hours in the background (0 = off)."
+        ),
+    ] = 0.0,
 ) -> None:
     """Run the MCP server (stdio for Claude Code / Cursor, or stateless streamable HTTP)."""
     from docmentor.server import run_server
@@ -277,8 +330,14 @@ def serve(
     if transport not in ("stdio", "http"):
         raise UsageError(f"unknown transport {transport!r}", hint="use stdio or http")
     groups = [t.strip() for t in tools.split(",") if t.strip()]
-    run_server(db=_db_path(), transport=transport, host=host, port=port, tools=groups,
-               refresh_interval_hours=refresh_interval)
+    run_server(
+        db=_db_path(),
+        transport=transport,
+        host=host,
+        port=port,
+        tools=groups,
+        refresh_interval_hours=refresh_interval,
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -309,7 +368,10 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as exc:
         if debug:
             raise
-        print(f"error: unexpected {type(exc).__name__}: {exc} (run with --debug for the traceback)", file=sys.stderr)
+        print(
+            f"error: unexpected {type(exc).__name__}: {exc} (run with --debug for the traceback)",
+            file=sys.stderr,
+        )
         return 1
     return 0
 

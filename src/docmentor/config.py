@@ -92,10 +92,14 @@ def _source_from(item: Any, origin: str, base: Path) -> ConfiguredSource:
         name = item.get("name")
         options = {k: v for k, v in item.items() if k not in {"name", "url", "target", "path"}}
     else:
-        raise UsageError(f"{origin}: a source must be 'name:url' or a table with name and url/path, got {item!r}")
+        raise UsageError(
+            f"{origin}: a source must be 'name:url' or a table with name and url/path, got {item!r}"
+        )
     if not is_url(target):
         target = str((base / Path(target).expanduser()).resolve())
-    return ConfiguredSource(name=validate_name(name) if name else auto_name(target), target=target, options=options)
+    return ConfiguredSource(
+        name=validate_name(name) if name else auto_name(target), target=target, options=options
+    )
 
 
 def load_config(cwd: Path | None = None) -> Config:

@@ -49,11 +49,17 @@ class RefreshReport:
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "source": self.source, "kind": self.kind, "added": self.added, "updated": self.updated,
-            "unchanged": self.unchanged, "removed": self.removed,
+            "source": self.source,
+            "kind": self.kind,
+            "added": self.added,
+            "updated": self.updated,
+            "unchanged": self.unchanged,
+            "removed": self.removed,
             "failed": [{"path": p, "error": e} for p, e in self.failed],
             "skipped": [{"path": p, "reason": r} for p, r in self.skipped],
-            "warnings": self.warnings, "documents": self.documents, "sections": self.sections,
+            "warnings": self.warnings,
+            "documents": self.documents,
+            "sections": self.sections,
             "seconds": round(self.seconds, 3),
         }
 
@@ -75,10 +81,18 @@ class DocPage:
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "source": self.source, "path": self.path, "url": self.url, "title": self.title,
-            "content": self.content, "offset": self.offset, "length": self.length,
-            "total_length": self.total_length, "has_more": self.has_more, "stale": self.stale,
-            "error": self.error, "indexed_at": self.indexed_at,
+            "source": self.source,
+            "path": self.path,
+            "url": self.url,
+            "title": self.title,
+            "content": self.content,
+            "offset": self.offset,
+            "length": self.length,
+            "total_length": self.total_length,
+            "has_more": self.has_more,
+            "stale": self.stale,
+            "error": self.error,
+            "indexed_at": self.indexed_at,
         }
 
 
@@ -123,11 +137,14 @@ class Docmentor:
         with self.store.write_lock():
             if self.store.get_setting("analyzer") != ANALYZER_VERSION:
                 if stored is not None:
-                    log.warning("analyzer changed (%s → %s): rebuilding the lexical index", stored, ANALYZER_VERSION)
+                    log.warning(
+                        "analyzer changed (%s → %s): rebuilding the lexical index", stored, ANALYZER_VERSION
+                    )
                 self._rebuild_lexical()
                 self.store.set_setting("analyzer", ANALYZER_VERSION)
 
     def _rebuild_lexical(self) -> int:
+        self._lexical = LexicalIndex(self.root / "lexical", recreate=True)
         ids = [i for row in self.store.sources() for i in self.store.document_ids(row.name)]
         n = self.lexical.replace(drop_document_ids=(), rows=self.store.lexical_rows(ids), drop_all=True)
         for row in self.store.sources():
@@ -140,7 +157,8 @@ class Docmentor:
             if row.lexical_generation != row.generation:
                 log.warning("re-indexing source %s: lexical index behind the store", row.name)
                 self.lexical.replace(
-                    drop_document_ids=(), drop_sources=[row.name],
+                    drop_document_ids=(),
+                    drop_sources=[row.name],
                     rows=self.store.lexical_rows(self.store.document_ids(row.name)),
                 )
                 self.store.mark_lexical(row.name, row.generation)
@@ -162,10 +180,14 @@ class Docmentor:
         return self._refresh_spec(spec, progress=progress)
 
     @staticmethod
-    def make_spec(target: str, *, name: str | None = None, options: dict[str, Any] | None = None) -> SourceSpec:
+    def make_spec(
+        target: str, *, name: str | None = None, options: dict[str, Any] | None = None
+    ) -> SourceSpec:
         target = target.strip()
         if not target:
-            raise UsageError("empty target", hint="give a docs folder, an llms.txt URL or a local llms.txt file")
+            raise UsageError(
+                "empty target", hint="give a docs folder, an llms.txt URL or a local llms.txt file"
+            )
         opts = dict(options or {})
         if is_url(target):
             fname = target.rstrip("/").rsplit("/", 1)[-1].lower()
@@ -185,8 +207,12 @@ class Docmentor:
             else:
                 raise UsageError(f"{target} is a file; add its folder, or an llms.txt file")
             target = str(path)
-        return SourceSpec(name=validate_name(name) if name else auto_name(target), kind=kind, target=target,  # type: ignore[arg-type]
-                          options=opts)
+        return SourceSpec(
+            name=validate_name(name) if name else auto_name(target),
+            kind=kind,  # type: ignore[arg-type]
+            target=target,
+            options=opts,
+        )
 
     def refresh(self, name: str | None = None, *, progress: Progress | None = None) -> list[RefreshReport]:
         """Re-read one source, or all. A source that cannot be read is left as it was."""
@@ -201,8 +227,11 @@ class Docmentor:
                 if name:
                     raise
                 errors.append(f"{row.name}: {exc}")
-                reports.append(RefreshReport(source=row.name, kind=row.kind, warnings=[str(exc)],
-                                             failed=[(row.target, str(exc))]))
+                reports.append(
+                    RefreshReport(
+                        source=row.name, kind=row.kind, warnings=[str(exc)], failed=[(row.target, str(exc))]
+                    )
+                )
         return reports
 
     def sources(self) -> list[dict[str, Any]]:
@@ -258,12 +287,20 @@ class Docmentor:
         report.removed = len(delete_paths)
         stale = {p: e for p, e in stale.items() if p in existing}
         needs_write = bool(changes or delete_paths or stale or fresh) or not existing
-        if needs_write or self.store.source(spec.name).lexical_generation != self.store.source(spec.name).generation:
+        if (
+            needs_write
+            or self.store.source(spec.name).lexical_generation != self.store.source(spec.name).generation
+        ):
             with self.store.write_lock():
                 self._repair()
                 gen, written, dropped = self.store.apply(
-                    spec, changes=changes, delete_paths=delete_paths, stale=stale, fresh_paths=fresh,
-                    version=version, title=title,
+                    spec,
+                    changes=changes,
+                    delete_paths=delete_paths,
+                    stale=stale,
+                    fresh_paths=fresh,
+                    version=version,
+                    title=title,
                 )
                 self.lexical.replace(drop_document_ids=dropped, rows=self.store.lexical_rows(written))
                 self.store.mark_lexical(spec.name, gen)
@@ -345,7 +382,9 @@ class Docmentor:
             known = ", ".join(r.name for r in self.store.sources()) or "none"
             raise NotFoundError(f"unknown source {source!r}", hint=f"known sources: {known}")
 
-    def search(self, query: str, *, source: str | None = None, limit: int = 10, per_document: int = 3) -> list[SearchHit]:
+    def search(
+        self, query: str, *, source: str | None = None, limit: int = 10, per_document: int = 3
+    ) -> list[SearchHit]:
         """Rank sections for a query. Any string is accepted; an empty list when nothing matches."""
         if limit < 1:
             raise UsageError("--limit must be at least 1")
@@ -365,13 +404,17 @@ class Docmentor:
         st = self.store
         doc = None
         if source is not None:
-            doc = st.find_document(source=source, path=ref) or st.find_document(source=source, path=ref.lstrip("./"))
+            doc = st.find_document(source=source, path=ref) or st.find_document(
+                source=source, path=ref.lstrip("./")
+            )
             if doc is None and (is_url(ref) or ref.startswith("file://")):
                 doc = st.find_document(url=ref)
         else:
             head, sep, rest = ref.partition(":")
             if sep and not rest.startswith("//") and st.has_source(head):
-                doc = st.find_document(source=head, path=rest) or st.find_document(source=head, path=rest.lstrip("./"))
+                doc = st.find_document(source=head, path=rest) or st.find_document(
+                    source=head, path=rest.lstrip("./")
+                )
             if doc is None and (is_url(ref) or ref.startswith("file://")):
                 doc = st.find_document(url=ref)
             if doc is None and ref.startswith("/"):
@@ -393,27 +436,62 @@ class Docmentor:
         text = self.store.content(doc.id)
         part = text[offset : offset + limit]
         return DocPage(
-            source=doc.source, path=doc.path, url=doc.url, title=doc.title, content=part, offset=offset,
-            length=len(part), total_length=len(text), has_more=offset + len(part) < len(text), stale=doc.stale,
-            error=doc.error, indexed_at=doc.indexed_at,
+            source=doc.source,
+            path=doc.path,
+            url=doc.url,
+            title=doc.title,
+            content=part,
+            offset=offset,
+            length=len(part),
+            total_length=len(text),
+            has_more=offset + len(part) < len(text),
+            stale=doc.stale,
+            error=doc.error,
+            indexed_at=doc.indexed_at,
         )
 
-    def excerpt(self, ref: str, query: str, *, source: str | None = None, max_chunks: int = 5,
-                context_chars: int = 500) -> dict[str, Any]:
+    def excerpt(
+        self,
+        ref: str,
+        query: str,
+        *,
+        source: str | None = None,
+        max_chunks: int = 5,
+        context_chars: int = 500,
+    ) -> dict[str, Any]:
         """The passages of one document that best match a query."""
         doc = self.find(ref, source=source)
         sections = self.store.sections_of(doc.id)
-        chunks = excerpts(sections, analyze_query(query), max_chunks=max(1, min(max_chunks, 20)),
-                          context_chars=max(50, min(context_chars, 5000)))
-        return {"source": doc.source, "path": doc.path, "url": doc.url, "title": doc.title, "query": query,
-                "excerpts": chunks}
+        chunks = excerpts(
+            sections,
+            analyze_query(query),
+            max_chunks=max(1, min(max_chunks, 20)),
+            context_chars=max(50, min(context_chars, 5000)),
+        )
+        return {
+            "source": doc.source,
+            "path": doc.path,
+            "url": doc.url,
+            "title": doc.title,
+            "query": query,
+            "excerpts": chunks,
+        }
 
 
 def _source_dict(r: SourceRow) -> dict[str, Any]:
     return {
-        "name": r.name, "kind": r.kind, "target": r.target, "title": r.title, "version": r.version,
-        "documents": r.documents, "sections": r.sections, "stale_documents": r.stale,
-        "status": r.status, "error": r.error, "created_at": r.created_at, "refreshed_at": r.refreshed_at,
+        "name": r.name,
+        "kind": r.kind,
+        "target": r.target,
+        "title": r.title,
+        "version": r.version,
+        "documents": r.documents,
+        "sections": r.sections,
+        "stale_documents": r.stale,
+        "status": r.status,
+        "error": r.error,
+        "created_at": r.created_at,
+        "refreshed_at": r.refreshed_at,
         "options": r.options,
     }
 

@@ -52,7 +52,7 @@ _TolerantLoader.add_multi_constructor("", _unknown)
 def load_yaml(text: str) -> Any:
     """YAML that never raises: ``None`` when it does not parse."""
     try:
-        return yaml.load(text, Loader=_TolerantLoader)  # noqa: S506 - SafeLoader subclass
+        return yaml.load(text, Loader=_TolerantLoader)
     except yaml.YAMLError:
         return None
 

@@ -63,8 +63,12 @@ def parse_rst(text: str, *, line_map: list[int] | None = None, fallback_title: s
     for sec in sections:
         sec.code_blocks.extend(_code_blocks(sec.text, sec.line_start, line_map))
     links = [
-        Link(target=m.group(1).partition("#")[0], anchor=m.group(1).partition("#")[2] or None, text="",
-             line=map_line(line_map, no + 1))
+        Link(
+            target=m.group(1).partition("#")[0],
+            anchor=m.group(1).partition("#")[2] or None,
+            text="",
+            line=map_line(line_map, no + 1),
+        )
         for no, ln in enumerate(lines)
         for m in _LINK.finditer(ln)
     ]

@@ -14,37 +14,26 @@ dropped, except words that mean something in code (``get``, ``set``, ``with``, `
 
 from __future__ import annotations
 
+import itertools
 import re
 import unicodedata
 from functools import lru_cache
 
 import Stemmer
 
-ANALYZER_VERSION = "code-bm25-v1"
+# Bump when the analyzer or the lexical schema changes: writers then rebuild the index.
+ANALYZER_VERSION = "code-bm25-v2"
 
 # An identifier with optional dotted / ``::`` / ``->`` parts, or a number, or any other word.
 _TOKEN = re.compile(r"[^\W\d_][\w]*(?:(?:\.|::|->)[^\W\d_][\w]*)*|\d+(?:\.\d+)*|[^\W_]+", re.UNICODE)
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 _SPLIT = re.compile(r"[._:\->]+")
 
-_ENGLISH_STOP = """
-a about above after again against am an and are aren't as at be because been before being below between
-both but by can can't cannot could couldn't did didn't do does doesn't doing don't down during each few
-further had hadn't has hasn't have haven't having he he'd he'll he's her here here's hers herself him
-himself his how how's i i'd i'll i'm i've if in into is isn't it it's its itself let's me more most
-mustn't my myself no nor of off on once only or other ought our ours ourselves out over own same shan't
-she she'd she'll she's should shouldn't so some such than that that's the their theirs them themselves
-then there there's these they they'd they'll they're they've this those through to too under until up
-very was wasn't we we'd we'll we're we've were weren't what what's when when's where where's which while
-who who's whom why why's will won't would wouldn't you you'd you'll you're you've your yours yourself
-yourselves also just want wants need needs way ways possible instead like e g eg ie etc
-""".split()
+_ENGLISH_STOP = ["a", "about", "above", "after", "again", "against", "am", "an", "and", "are", "aren't", "as", "at", "be", "because", "been", "before", "being", "below", "between", "both", "but", "by", "can", "can't", "cannot", "could", "couldn't", "did", "didn't", "do", "does", "doesn't", "doing", "don't", "down", "during", "each", "few", "further", "had", "hadn't", "has", "hasn't", "have", "haven't", "having", "he", "he'd", "he'll", "he's", "her", "here", "here's", "hers", "herself", "him", "himself", "his", "how", "how's", "i", "i'd", "i'll", "i'm", "i've", "if", "in", "into", "is", "isn't", "it", "it's", "its", "itself", "let's", "me", "more", "most", "mustn't", "my", "myself", "no", "nor", "of", "off", "on", "once", "only", "or", "other", "ought", "our", "ours", "ourselves", "out", "over", "own", "same", "shan't", "she", "she'd", "she'll", "she's", "should", "shouldn't", "so", "some", "such", "than", "that", "that's", "the", "their", "theirs", "them", "themselves", "then", "there", "there's", "these", "they", "they'd", "they'll", "they're", "they've", "this", "those", "through", "to", "too", "under", "until", "up", "very", "was", "wasn't", "we", "we'd", "we'll", "we're", "we've", "were", "weren't", "what", "what's", "when", "when's", "where", "where's", "which", "while", "who", "who's", "whom", "why", "why's", "will", "won't", "would", "wouldn't", "you", "you'd", "you'll", "you're", "you've", "your", "yours", "yourself", "yourselves", "also", "just", "want", "wants", "need", "needs", "way", "ways", "possible", "instead", "like", "e", "g", "eg", "ie", "etc"]
 
 # Words of the stop list that carry meaning in code or API questions: never dropped.
 CODE_WORDS = frozenset(
-    "get set put post delete head patch options with not no from in is as if for while all any "
-    "none null true false self this new default return import class def async await do up down off "
-    "on out over under only same other own each more most few before after between into through".split()
+    ["get", "set", "put", "post", "delete", "head", "patch", "options", "with", "not", "no", "from", "in", "is", "as", "if", "for", "while", "all", "any", "none", "null", "true", "false", "self", "this", "new", "default", "return", "import", "class", "def", "async", "await", "do", "up", "down", "off", "on", "out", "over", "under", "only", "same", "other", "own", "each", "more", "most", "few", "before", "after", "between", "into", "through"]
 )
 
 STOPWORDS = frozenset(w.replace("'", "") for w in _ENGLISH_STOP) - CODE_WORDS
@@ -114,9 +103,40 @@ def analyze(text: str) -> list[str]:
     return out
 
 
-def analyze_query(text: str) -> list[str]:
-    """Distinct terms of a query, in order; any string is accepted."""
-    seen: dict[str, None] = {}
-    for term in analyze(text):
-        seen.setdefault(term, None)
-    return list(seen)
+# Function words kept in the index (they matter in code: ``async with``, ``is not``) but
+# dropped from a query written as an English sentence, where they only add noise.
+QUESTION_NOISE = frozenset(
+    ["is", "in", "as", "if", "for", "with", "not", "no", "do", "on", "out", "all", "any", "each", "more", "most", "few", "before", "after", "between", "into", "through", "over", "under", "only", "same", "other", "own", "up", "down", "off", "from"]
+)
+_CODEISH = re.compile(r"[`()\[\]{}=<>]|\w[._:]\w|\w(?:_|[a-z][A-Z])")
+
+
+def analyze_query(text: str) -> list[tuple[str, float]]:
+    """Distinct query terms with weights, in order; any string is accepted.
+
+    An identifier's parts share its weight, so ``httpx.get`` counts about as much as
+    one plain word instead of four. In a sentence-like query, function words go.
+    """
+    words = _TOKEN.findall(text)
+    sentence = len(words) >= 4 and not all(_CODEISH.search(w) for w in words)
+    weights: dict[str, float] = {}
+    for raw in words:
+        terms = analyze_token(raw)
+        if sentence and len(terms) == 1 and terms[0] in QUESTION_NOISE and not _CODEISH.search(raw):
+            continue
+        if not terms:
+            continue
+        w = 1.0 if len(terms) == 1 else 1.5 / len(terms)
+        for term in terms:
+            weights[term] = max(weights.get(term, 0.0), w)
+    # "time out" also asks for "timeout", "base url" for base_url / baseUrl (compact form)
+    for a, b in itertools.pairwise(words):
+        if a.isalpha() and b.isalpha() and len(a) > 1 and len(b) > 1:
+            joined = _fold(a + b)
+            if joined not in STOPWORDS:
+                weights.setdefault(joined, 0.5)
+    if not weights:  # a query of nothing but function words: search them after all
+        for raw in words:
+            for term in analyze_token(raw):
+                weights.setdefault(term, 1.0)
+    return list(weights.items())

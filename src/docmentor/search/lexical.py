@@ -12,8 +12,9 @@ from __future__ import annotations
 import json
 import logging
 import os
+import shutil
 import threading
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -26,7 +27,7 @@ from docmentor.search.analyzer import analyze
 log = logging.getLogger(__name__)
 
 # Field boosts: a match in the title or a heading says more than one in the body.
-BOOSTS: Mapping[str, float] = {"title": 2.0, "heading": 3.0, "path": 1.0, "body": 1.0}
+BOOSTS: Mapping[str, float] = {"title": 1.0, "heading": 1.0, "path": 1.0, "body": 1.0}
 MAX_TERM = 80
 
 
@@ -40,6 +41,9 @@ def _schema() -> tantivy.Schema:
     sb = tantivy.SchemaBuilder()
     sb.add_text_field("doc_key", stored=False, tokenizer_name="raw", index_option="basic")
     sb.add_text_field("source", stored=True, tokenizer_name="raw", index_option="basic")
+    sb.add_text_field(
+        "kind", stored=False, tokenizer_name="raw", index_option="basic"
+    )  # "s"ection | "d"ocument
     for name in BOOSTS:
         sb.add_text_field(name, stored=False, tokenizer_name="whitespace", index_option="freq")
     sb.add_integer_field("section_id", stored=True)
@@ -55,19 +59,29 @@ def _terms(text: str) -> str:
     return " ".join(t[:MAX_TERM] for t in analyze(text))
 
 
+def _path_terms(path: str) -> str:
+    """The file name's words (``resource-limits.md`` → resource, limit)."""
+    name = path.rstrip("/").rsplit("/", 1)[-1].rsplit(".", 1)[0]
+    return _terms(name.replace("-", " ").replace("_", " "))
+
+
 def doc_key(document_id: int) -> str:
     return str(document_id)
 
 
 class LexicalIndex:
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, *, recreate: bool = False) -> None:
         self.path = path
+        if recreate and path.exists():
+            shutil.rmtree(path)
         path.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
         try:
             self.index = tantivy.Index(_schema(), path=str(path), reuse=True)
         except ValueError as exc:
-            raise StoreError(f"the lexical index at {path} is unusable: {exc}", hint="run: docmentor reindex") from exc
+            raise StoreError(
+                f"the lexical index at {path} is unusable: {exc}", hint="run: docmentor reindex"
+            ) from exc
         self._meta_stamp = self._stamp()
         self._searcher = self.index.searcher()
 
@@ -90,8 +104,14 @@ class LexicalIndex:
         return self._searcher
 
     # -- writing (the caller holds the store's write lock) -------------------------
-    def replace(self, *, drop_document_ids: Iterable[int], rows: Iterable[Mapping[str, Any]],
-                drop_sources: Iterable[str] = (), drop_all: bool = False) -> int:
+    def replace(
+        self,
+        *,
+        drop_document_ids: Iterable[int],
+        rows: Iterable[Any],
+        drop_sources: Iterable[str] = (),
+        drop_all: bool = False,
+    ) -> int:
         """Drop documents (and whole sources), add sections, and commit once."""
         writer = self.index.writer(heap_size=64_000_000, num_threads=1)
         try:
@@ -102,9 +122,16 @@ class LexicalIndex:
             for doc_id in drop_document_ids:
                 writer.delete_documents_by_term("doc_key", doc_key(doc_id))
             n = 0
+            group: list[Any] = []
             for row in rows:
+                if group and group[0]["document_id"] != row["document_id"]:
+                    writer.add_document(self._doc_entry(group))
+                    group = []
+                group.append(row)
                 writer.add_document(self._document(row))
                 n += 1
+            if group:
+                writer.add_document(self._doc_entry(group))
             writer.commit()
             writer.wait_merging_threads()
         except BaseException:
@@ -119,16 +146,40 @@ class LexicalIndex:
         return n
 
     @staticmethod
+    def _doc_entry(rows: list[Mapping[str, Any]]) -> tantivy.Document:
+        """One entry per document: the whole text, for the document-level half of the score."""
+        first = rows[0]
+        doc = tantivy.Document()
+        doc.add_text("doc_key", doc_key(int(first["document_id"])))
+        doc.add_text("source", str(first["source"]))
+        doc.add_text("kind", "d")
+        doc.add_text("title", _terms(str(first["title"])))
+        doc.add_text("heading", _terms(" ".join(str(r["heading"]) for r in rows)))
+        doc.add_text("path", _path_terms(str(first["path"])))
+        doc.add_text("body", _terms("\n".join(str(r["text"]) for r in rows)))
+        doc.add_integer("document_id", int(first["document_id"]))
+        return doc
+
+    @staticmethod
     def _document(row: Mapping[str, Any]) -> tantivy.Document:
-        heading_path = json.loads(row["heading_path"]) if isinstance(row["heading_path"], str) else row["heading_path"]
+        heading_path = (
+            json.loads(row["heading_path"]) if isinstance(row["heading_path"], str) else row["heading_path"]
+        )
         path = str(row["path"])
         doc = tantivy.Document()
         doc.add_text("doc_key", doc_key(int(row["document_id"])))
         doc.add_text("source", str(row["source"]))
+        doc.add_text("kind", "s")
         doc.add_text("title", _terms(str(row["title"])))
-        doc.add_text("heading", _terms(" ".join(heading_path[1:] if heading_path and heading_path[0] == row["title"]
-                                                else heading_path)))
-        doc.add_text("path", _terms(path.rsplit("/", 2)[-1].rsplit(".", 1)[0].replace("-", " ").replace("_", " ")))
+        doc.add_text(
+            "heading",
+            _terms(
+                " ".join(
+                    heading_path[1:] if heading_path and heading_path[0] == row["title"] else heading_path
+                )
+            ),
+        )
+        doc.add_text("path", _path_terms(path))
         doc.add_text("body", _terms(str(row["text"])))
         doc.add_integer("section_id", int(row["section_id"]))
         doc.add_integer("document_id", int(row["document_id"]))
@@ -144,28 +195,43 @@ class LexicalIndex:
         return doc
 
     # -- reading -----------------------------------------------------------------------
-    def search(self, terms: list[str], *, source: str | None = None, limit: int = 10) -> list[LexicalHit]:
-        if not terms:
-            return []
-        clauses: list[tuple[tantivy.Occur, tantivy.Query]] = []
+    def _query(self, terms: Sequence[tuple[str, float]], *, kind: str, source: str | None) -> tantivy.Query:
         schema = self.index.schema
-        for term in terms:
+        clauses: list[tuple[tantivy.Occur, tantivy.Query]] = []
+        for term, weight in terms:
             t = term[:MAX_TERM]
             for field, boost in BOOSTS.items():
                 q = tantivy.Query.term_query(schema, field, t)
-                clauses.append((tantivy.Occur.Should, tantivy.Query.boost_query(q, boost) if boost != 1.0 else q))
-        query = tantivy.Query.boolean_query(clauses)
+                b = boost * weight
+                clauses.append((tantivy.Occur.Should, tantivy.Query.boost_query(q, b) if b != 1.0 else q))
+        must = [
+            (tantivy.Occur.Must, tantivy.Query.boolean_query(clauses)),
+            (tantivy.Occur.Must, tantivy.Query.term_query(schema, "kind", kind)),
+        ]
         if source is not None:
-            query = tantivy.Query.boolean_query(
-                [(tantivy.Occur.Must, query),
-                 (tantivy.Occur.Must, tantivy.Query.term_query(schema, "source", source))]
-            )
+            must.append((tantivy.Occur.Must, tantivy.Query.term_query(schema, "source", source)))
+        return tantivy.Query.boolean_query(must)
+
+    def search(
+        self, terms: Sequence[tuple[str, float]], *, source: str | None = None, limit: int = 10
+    ) -> list[LexicalHit]:
+        """Sections by BM25, each with ``doc_score``: its document's BM25 over the whole text."""
+        if not terms:
+            return []
         searcher = self.searcher()
-        result = searcher.search(query, limit=limit, count=False)
+        doc_scores: dict[int, float] = {}
+        for score, address in searcher.search(
+            self._query(terms, kind="d", source=source), limit=50, count=False
+        ).hits:
+            doc_scores[int(searcher.doc(address)["document_id"][0])] = float(score)
         hits: list[LexicalHit] = []
-        for score, address in result.hits:
+        for score, address in searcher.search(
+            self._query(terms, kind="s", source=source), limit=limit, count=False
+        ).hits:
             d = searcher.doc(address)
-            hits.append(LexicalHit(score=float(score), fields={k: v[0] for k, v in d.to_dict().items() if v}))
+            fields = {k: v[0] for k, v in d.to_dict().items() if v}
+            fields["doc_score"] = doc_scores.get(int(fields["document_id"]), 0.0)
+            hits.append(LexicalHit(score=float(score), fields=fields))
         return hits
 
     def num_docs(self) -> int:

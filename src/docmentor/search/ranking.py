@@ -18,7 +18,7 @@ _FENCE_LINE = re.compile(r"^\s*(```|~~~)")
 
 def rank_hits(
     hits: Sequence[LexicalHit],
-    terms: Sequence[str],
+    terms: Sequence[tuple[str, float]],
     *,
     limit: int,
     per_document: int,
@@ -26,6 +26,7 @@ def rank_hits(
 ) -> list[SearchHit]:
     """Best first; identical section texts once; at most ``per_document`` sections of a
     document before every other matching document had its turn."""
+    hits = fuse(hits)
     seen_text: set[str] = set()
     picked: list[LexicalHit] = []
     overflow: list[LexicalHit] = []
@@ -43,7 +44,7 @@ def rank_hits(
         per_doc[doc] = per_doc.get(doc, 0) + 1
         picked.append(hit)
     ordered = (picked + overflow)[:limit]
-    term_set = set(terms)
+    term_set = {t for t, _ in terms}
     out: list[SearchHit] = []
     for rank, hit in enumerate(ordered, 1):
         f = hit.fields
@@ -66,6 +67,30 @@ def rank_hits(
             )
         )
     return out
+
+
+DOC_WEIGHT = 0.3
+
+
+def fuse(hits: Sequence[LexicalHit]) -> list[LexicalHit]:
+    """Section score, normalised per query, plus its document's normalised score.
+
+    The document half lets a section of the page that is about the question outrank a
+    lucky short section elsewhere.
+    """
+    if not hits:
+        return []
+    top_s = max(h.score for h in hits) or 1.0
+    top_d = max(float(h.fields.get("doc_score", 0.0)) for h in hits) or 1.0
+    fused = [
+        LexicalHit(
+            score=h.score / top_s + DOC_WEIGHT * float(h.fields.get("doc_score", 0.0)) / top_d,
+            fields=h.fields,
+        )
+        for h in hits
+    ]
+    fused.sort(key=lambda h: -h.score)
+    return fused
 
 
 def snippet(text: str, terms: set[str], *, size: int = SNIPPET_CHARS) -> str:
@@ -98,9 +123,11 @@ def snippet(text: str, terms: set[str], *, size: int = SNIPPET_CHARS) -> str:
     return result
 
 
-def excerpts(sections: Sequence[Any], terms: Sequence[str], *, max_chunks: int, context_chars: int) -> list[dict[str, Any]]:
+def excerpts(
+    sections: Sequence[Any], terms: Sequence[tuple[str, float]], *, max_chunks: int, context_chars: int
+) -> list[dict[str, Any]]:
     """The best passages of one document's sections for a query (term overlap, IDF-free)."""
-    term_set = set(terms)
+    term_set = {t for t, _ in terms}
     scored: list[tuple[float, int, Any]] = []
     for i, sec in enumerate(sections):
         toks = analyze(str(sec["text"]))
@@ -123,7 +150,9 @@ def excerpts(sections: Sequence[Any], terms: Sequence[str], *, max_chunks: int, 
                 "line_start": sec["line_start"],
                 "line_end": sec["line_end"],
                 "score": round(score, 3),
-                "text": text if len(text) <= 2 * context_chars else snippet(text, term_set, size=2 * context_chars),
+                "text": text
+                if len(text) <= 2 * context_chars
+                else snippet(text, term_set, size=2 * context_chars),
             }
         )
     return out

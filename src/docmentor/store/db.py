@@ -81,9 +81,7 @@ class SourceRow:
         return SourceSpec(name=self.name, kind=self.kind, target=self.target, options=self.options)  # type: ignore[arg-type]
 
 
-_DOC_COLS = (
-    "id, source, path, url, title, fmt, content_hash, etag, last_modified, fetched_at, indexed_at, stale, error"
-)
+_DOC_COLS = "id, source, path, url, title, fmt, content_hash, etag, last_modified, fetched_at, indexed_at, stale, error"
 
 
 class Store:
@@ -156,7 +154,9 @@ class Store:
     def _migrate(self) -> None:
         db = self.conn()
         with self.write_lock():
-            db.execute("CREATE TABLE IF NOT EXISTS _migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)")
+            db.execute(
+                "CREATE TABLE IF NOT EXISTS _migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)"
+            )
             done = {r[0] for r in db.execute("SELECT name FROM _migrations")}
             known = {name for name, _ in MIGRATIONS}
             if done - known:
@@ -184,19 +184,24 @@ class Store:
 
     def set_setting(self, key: str, value: str) -> None:
         self.conn().execute(
-            "INSERT INTO settings VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value", (key, value)
+            "INSERT INTO settings VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+            (key, value),
         )
 
     # -- sources -----------------------------------------------------------------
     def sources(self) -> list[SourceRow]:
-        rows = self.conn().execute(
-            """SELECT s.*,
+        rows = (
+            self.conn()
+            .execute(
+                """SELECT s.*,
                    (SELECT count(*) FROM documents d WHERE d.source = s.name) AS documents,
                    (SELECT count(*) FROM sections x JOIN documents d ON d.id = x.document_id
                      WHERE d.source = s.name) AS sections,
                    (SELECT count(*) FROM documents d WHERE d.source = s.name AND d.stale) AS stale
                FROM sources s ORDER BY s.name"""
-        ).fetchall()
+            )
+            .fetchall()
+        )
         return [_source_row(r) for r in rows]
 
     def source(self, name: str) -> SourceRow:
@@ -228,19 +233,29 @@ class Store:
     def document_ids(self, source: str) -> list[int]:
         return [r[0] for r in self.conn().execute("SELECT id FROM documents WHERE source = ?", (source,))]
 
-    def find_document(self, *, source: str | None = None, path: str | None = None, url: str | None = None,
-                      doc_id: int | None = None) -> StoredDoc | None:
+    def find_document(
+        self,
+        *,
+        source: str | None = None,
+        path: str | None = None,
+        url: str | None = None,
+        doc_id: int | None = None,
+    ) -> StoredDoc | None:
         db = self.conn()
         if doc_id is not None:
             row = db.execute(f"SELECT {_DOC_COLS} FROM documents WHERE id = ?", (doc_id,)).fetchone()
         elif url is not None:
-            row = db.execute(f"SELECT {_DOC_COLS} FROM documents WHERE url = ? ORDER BY id LIMIT 1", (url,)).fetchone()
+            row = db.execute(
+                f"SELECT {_DOC_COLS} FROM documents WHERE url = ? ORDER BY id LIMIT 1", (url,)
+            ).fetchone()
         elif source is not None and path is not None:
             row = db.execute(
                 f"SELECT {_DOC_COLS} FROM documents WHERE source = ? AND path = ?", (source, path)
             ).fetchone()
         elif path is not None:
-            row = db.execute(f"SELECT {_DOC_COLS} FROM documents WHERE path = ? ORDER BY id LIMIT 1", (path,)).fetchone()
+            row = db.execute(
+                f"SELECT {_DOC_COLS} FROM documents WHERE path = ? ORDER BY id LIMIT 1", (path,)
+            ).fetchone()
         else:
             row = None
         return None if row is None else _doc(row)
@@ -252,9 +267,11 @@ class Store:
         return str(row[0])
 
     def sections_of(self, doc_id: int) -> list[sqlite3.Row]:
-        return self.conn().execute(
-            "SELECT * FROM sections WHERE document_id = ? ORDER BY ord", (doc_id,)
-        ).fetchall()
+        return (
+            self.conn()
+            .execute("SELECT * FROM sections WHERE document_id = ? ORDER BY ord", (doc_id,))
+            .fetchall()
+        )
 
     def lexical_rows(self, doc_ids: list[int]) -> Iterator[sqlite3.Row]:
         """Everything the lexical index stores for the sections of these documents."""
@@ -299,17 +316,28 @@ class Store:
                        options = excluded.options, version = COALESCE(excluded.version, sources.version),
                        title = COALESCE(excluded.title, sources.title), refreshed_at = excluded.refreshed_at,
                        status = 'ok', error = NULL""",
-                (spec.name, spec.kind, spec.target, json.dumps(spec.options, sort_keys=True), version, title,
-                 stamp, stamp),
+                (
+                    spec.name,
+                    spec.kind,
+                    spec.target,
+                    json.dumps(spec.options, sort_keys=True),
+                    version,
+                    title,
+                    stamp,
+                    stamp,
+                ),
             )
             for path in delete_paths:
-                row = db.execute("SELECT id FROM documents WHERE source = ? AND path = ?", (spec.name, path)).fetchone()
+                row = db.execute(
+                    "SELECT id FROM documents WHERE source = ? AND path = ?", (spec.name, path)
+                ).fetchone()
                 if row is not None:
                     dropped.append(int(row[0]))
                     db.execute("DELETE FROM documents WHERE id = ?", (row[0],))
             for path, error in stale.items():
                 db.execute(
-                    "UPDATE documents SET stale = 1, error = ? WHERE source = ? AND path = ?", (error, spec.name, path)
+                    "UPDATE documents SET stale = 1, error = ? WHERE source = ? AND path = ?",
+                    (error, spec.name, path),
                 )
             if fresh_paths:
                 db.executemany(
@@ -322,9 +350,13 @@ class Store:
             gen = int(db.execute("SELECT generation FROM sources WHERE name = ?", (spec.name,)).fetchone()[0])
         return gen, written, dropped
 
-    def _write_doc(self, db: sqlite3.Connection, source: str, ch: DocChange, stamp: str, dropped: list[int]) -> int:
+    def _write_doc(
+        self, db: sqlite3.Connection, source: str, ch: DocChange, stamp: str, dropped: list[int]
+    ) -> int:
         raw, parsed = ch.raw, ch.parsed
-        old = db.execute("SELECT id FROM documents WHERE source = ? AND path = ?", (source, raw.path)).fetchone()
+        old = db.execute(
+            "SELECT id FROM documents WHERE source = ? AND path = ?", (source, raw.path)
+        ).fetchone()
         if old is not None:
             dropped.append(int(old[0]))
             db.execute("DELETE FROM documents WHERE id = ?", (old[0],))
@@ -332,17 +364,38 @@ class Store:
             """INSERT INTO documents (source, path, url, title, fmt, content, content_hash, line_map, meta, etag,
                                       last_modified, fetched_at, indexed_at)
                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
-            (source, raw.path, raw.url, parsed.title, raw.fmt, raw.content, ch.content_hash,
-             json.dumps(raw.line_map) if raw.line_map else None, json.dumps(parsed.meta, default=str),
-             raw.etag, raw.last_modified, stamp, stamp),
+            (
+                source,
+                raw.path,
+                raw.url,
+                parsed.title,
+                raw.fmt,
+                raw.content,
+                ch.content_hash,
+                json.dumps(raw.line_map) if raw.line_map else None,
+                json.dumps(parsed.meta, default=str),
+                raw.etag,
+                raw.last_modified,
+                stamp,
+                stamp,
+            ),
         )
         doc_id = int(cur.lastrowid or 0)
         for ord_, sec in enumerate(parsed.sections):
             scur = db.execute(
                 """INSERT INTO sections (document_id, ord, heading, heading_path, level, anchor, line_start,
                                          line_end, text) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)""",
-                (doc_id, ord_, sec.heading, json.dumps(sec.heading_path), sec.level, sec.anchor, sec.line_start,
-                 sec.line_end, sec.text),
+                (
+                    doc_id,
+                    ord_,
+                    sec.heading,
+                    json.dumps(sec.heading_path),
+                    sec.level,
+                    sec.anchor,
+                    sec.line_start,
+                    sec.line_end,
+                    sec.text,
+                ),
             )
             sid = scur.lastrowid
             if sec.code_blocks:
@@ -360,16 +413,37 @@ class Store:
 
 def _source_row(r: sqlite3.Row) -> SourceRow:
     return SourceRow(
-        name=r["name"], kind=r["kind"], target=r["target"], options=json.loads(r["options"] or "{}"),
-        version=r["version"], title=r["title"], created_at=r["created_at"], refreshed_at=r["refreshed_at"],
-        status=r["status"], error=r["error"], generation=r["generation"], lexical_generation=r["lexical_generation"],
-        documents=r["documents"], sections=r["sections"], stale=r["stale"],
+        name=r["name"],
+        kind=r["kind"],
+        target=r["target"],
+        options=json.loads(r["options"] or "{}"),
+        version=r["version"],
+        title=r["title"],
+        created_at=r["created_at"],
+        refreshed_at=r["refreshed_at"],
+        status=r["status"],
+        error=r["error"],
+        generation=r["generation"],
+        lexical_generation=r["lexical_generation"],
+        documents=r["documents"],
+        sections=r["sections"],
+        stale=r["stale"],
     )
 
 
 def _doc(r: sqlite3.Row) -> StoredDoc:
     return StoredDoc(
-        id=r["id"], source=r["source"], path=r["path"], url=r["url"], title=r["title"], fmt=r["fmt"],
-        content_hash=r["content_hash"], etag=r["etag"], last_modified=r["last_modified"], fetched_at=r["fetched_at"],
-        indexed_at=r["indexed_at"], stale=bool(r["stale"]), error=r["error"],
+        id=r["id"],
+        source=r["source"],
+        path=r["path"],
+        url=r["url"],
+        title=r["title"],
+        fmt=r["fmt"],
+        content_hash=r["content_hash"],
+        etag=r["etag"],
+        last_modified=r["last_modified"],
+        fetched_at=r["fetched_at"],
+        indexed_at=r["indexed_at"],
+        stale=bool(r["stale"]),
+        error=r["error"],
     )

@@ -94,5 +94,5 @@ def m001_initial(db: sqlite3.Connection) -> None:
             key TEXT PRIMARY KEY,
             value TEXT NOT NULL
         );
-        """
+        """,
     )

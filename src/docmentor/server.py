@@ -1,0 +1,193 @@
+"""The MCP server: tools over the library API, for Claude Code, Cursor and any MCP client.
+
+Thin: each tool parses its arguments, calls :class:`docmentor.engine.Docmentor` in a
+worker thread, and returns structured content (the SDK mirrors it as JSON text).
+Errors become tool errors written for the model: what went wrong and what to try.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import anyio
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp_types import ToolAnnotations
+
+from docmentor import __version__
+from docmentor.engine import Docmentor
+from docmentor.errors import DocmentorError
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+
+MAX_SEARCH_LIMIT = 20
+MAX_DOC_CHARS = 100_000
+TOOL_GROUPS = ("docs", "api", "assemble", "clarity", "feedback")
+READ_ONLY = ToolAnnotations(
+    read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False
+)
+REFRESH = ToolAnnotations(
+    read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=True
+)
+
+
+def instructions(engine: Docmentor) -> str:
+    """Server instructions (< 2 KB): what is indexed and when to use which tool."""
+    rows = engine.sources()
+    names = ", ".join(f"{r['name']} ({r['documents']} docs)" for r in rows[:12]) or "none yet"
+    if len(rows) > 12:
+        names += f", and {len(rows) - 12} more"
+    text = (
+        "docmentor serves indexed documentation. Indexed sources: "
+        f"{names}.\n"
+        "Use search_docs before writing code against a library or answering a question about these docs: "
+        "it returns the best-matching sections with path, line range and a snippet. "
+        "Then read more with get_doc_excerpt (passages of one document matching a query) or get_doc "
+        "(the whole document, paginated: pass offset while has_more is true). "
+        "Pass source=NAME to search one source. list_sources shows what is indexed; refresh_sources "
+        "re-reads sources when the docs changed. Quote the path and lines you relied on."
+    )
+    return text[:2000]
+
+
+async def _run(fn: Callable[[], T]) -> T:
+    try:
+        return await anyio.to_thread.run_sync(fn)
+    except DocmentorError as exc:
+        hint = f" Try: {exc.hint}." if exc.hint else ""
+        raise ToolError(f"{exc.message}.{hint}") from exc
+
+
+def build_server(engine: Docmentor, *, tools: list[str] | None = None) -> MCPServer:
+    """An MCP server over ``engine`` with the requested tool groups."""
+    groups = tools or ["docs"]
+    unknown = [g for g in groups if g not in TOOL_GROUPS]
+    if unknown:
+        raise DocmentorError(
+            f"unknown tool group(s): {', '.join(unknown)}", hint=f"choose from {', '.join(TOOL_GROUPS)}"
+        )
+    unavailable = [g for g in groups if g != "docs"]
+    if unavailable:
+        log.warning("tool groups not available in this version, skipped: %s", ", ".join(unavailable))
+    server: MCPServer = MCPServer(
+        name="docmentor", version=__version__, instructions=instructions(engine), log_level="WARNING"
+    )
+
+    @server.tool(annotations=READ_ONLY, title="Search documentation")
+    async def search_docs(query: str, limit: int = 5, source: str | None = None) -> dict[str, Any]:
+        """Search the indexed documentation and return the best-matching sections, best first.
+
+        Each result has source, path, url, title, heading, heading_path, line_start/line_end
+        (1-based, in the original file), score and a snippet. Ask in words or with identifiers
+        (`httpx.AsyncClient`, `max_connections`). Use get_doc_excerpt or get_doc to read more.
+
+        Args:
+            query: what to look for: a question, keywords or API names.
+            limit: how many sections (1-20).
+            source: only this source (see list_sources).
+        """
+        n = max(1, min(int(limit), MAX_SEARCH_LIMIT))
+        hits = await _run(lambda: engine.search(query, source=source or None, limit=n))
+        return {"query": query, "results": [h.to_dict() for h in hits]}
+
+    @server.tool(annotations=READ_ONLY, title="Read a document")
+    async def get_doc(url_or_path: str, offset: int = 0, limit: int = 50_000) -> dict[str, Any]:
+        """Return one indexed document's Markdown, paginated by characters.
+
+        url_or_path is a URL or path from search results (also SOURCE:PATH). When has_more
+        is true, call again with offset = offset + length. limit is at most 100000.
+        """
+        n = max(1, min(int(limit), MAX_DOC_CHARS))
+        page = await _run(lambda: engine.get(url_or_path, offset=max(0, int(offset)), limit=n))
+        return page.to_dict()
+
+    @server.tool(annotations=READ_ONLY, title="Excerpts of a document")
+    async def get_doc_excerpt(
+        url_or_path: str, query: str, max_chunks: int = 5, context_chars: int = 500
+    ) -> dict[str, Any]:
+        """Return the passages of one document that best match a query (cheaper than get_doc).
+
+        Each excerpt has heading, heading_path, line_start/line_end and text of about
+        2 x context_chars characters.
+        """
+        return await _run(
+            lambda: engine.excerpt(
+                url_or_path, query, max_chunks=int(max_chunks), context_chars=int(context_chars)
+            )
+        )
+
+    @server.tool(annotations=READ_ONLY, title="List sources")
+    async def list_sources() -> dict[str, Any]:
+        """List the indexed documentation sources with document counts, status and last refresh."""
+        return {"sources": await _run(engine.sources)}
+
+    @server.tool(annotations=REFRESH, title="Refresh sources")
+    async def refresh_sources(source: str | None = None) -> dict[str, Any]:
+        """Re-read one source (or all): changed documents are re-indexed, unchanged ones skipped.
+
+        A document that fails to fetch keeps its last good copy. Takes seconds for large sources.
+        """
+        reports = await _run(lambda: engine.refresh(source or None))
+        return {"sources": [r.to_dict() for r in reports]}
+
+    @server.resource("doc://sources", name="sources", mime_type="application/json")
+    def sources_resource() -> str:
+        """The indexed sources as JSON."""
+        import json
+
+        return json.dumps({"sources": engine.sources()}, ensure_ascii=False)
+
+    return server
+
+
+def _background(engine: Docmentor, *, configured: bool, interval_hours: float) -> None:
+    """Index configured sources that are missing; then refresh every ``interval_hours``."""
+    import time
+
+    from docmentor.config import load_config
+
+    def loop() -> None:
+        if configured:
+            try:
+                known = {s["name"] for s in engine.sources()}
+                for src in load_config().sources:
+                    if src.name not in known:
+                        log.info("indexing configured source %s", src.name)
+                        engine.add(src.target, name=src.name, options=src.options)
+            except Exception:
+                log.exception("indexing configured sources failed")
+        while interval_hours > 0:
+            time.sleep(interval_hours * 3600)
+            try:
+                engine.refresh()
+            except Exception:
+                log.exception("background refresh failed")
+
+    threading.Thread(target=loop, name="docmentor-refresh", daemon=True).start()
+
+
+def run_server(
+    *,
+    db: Path | None,
+    transport: str = "stdio",
+    host: str = "127.0.0.1",
+    port: int = 8765,
+    tools: list[str] | None = None,
+    refresh_interval_hours: float = 0.0,
+) -> None:
+    """Run until the client goes away (stdio) or the process is stopped (http)."""
+    # stdout belongs to the protocol in stdio mode: logs go to stderr only.
+    logging.basicConfig(stream=sys.stderr, level=logging.WARNING, force=False)
+    engine = Docmentor(db, create=True)
+    server = build_server(engine, tools=tools)
+    _background(engine, configured=True, interval_hours=refresh_interval_hours)
+    if transport == "stdio":
+        server.run("stdio")
+    else:
+        server.run("streamable-http", host=host, port=port, stateless_http=True, json_response=True)

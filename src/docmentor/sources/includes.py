@@ -1,0 +1,659 @@
+"""Expand include directives in documentation files, confined to the docs root.
+
+Supported forms:
+
+* MkDocs ``pymdownx.snippets``: ``--8<-- "path"``, ``"path:section"``, ``"path:3:10"``,
+  single quotes, any number of dashes, the block form, ``;`` escapes.
+* MkDocs ``markdown-include``: ``{!path!}`` and ``{!path!lines=1 3-5}``.
+* Sphinx ``.. literalinclude::`` and ``.. include::`` (reST files, ``{eval-rst}`` fences)
+  and their MyST fence forms (```` ```{literalinclude} path ````).
+
+Deviations from the tools, chosen for indexing: section markers (``--8<-- [start:x]``)
+are dropped from every included text, not only from extracted sections; a target that
+cannot be read leaves the directive line in place and adds a warning. No path is ever
+opened unless it resolves (symlinks included) inside the root or a base folder.
+"""
+
+from __future__ import annotations
+
+import ast
+import logging
+import re
+import textwrap
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal, NamedTuple
+
+logger = logging.getLogger(__name__)
+
+Fmt = Literal["markdown", "rst"]
+DEFAULT_MAX_BYTES = 5_000_000
+_TAB_WIDTH = 4
+_QUICK = ("8<", "{!", "include::", "{literalinclude}", "{include}", "{eval-rst}")
+
+_SNIPPET_INLINE = re.compile(
+    r"""^(?P<space>[ \t]*)(?P<escape>;*)-+8<-+[ \t]+"""
+    r"""(?P<target>"(?:\\"|[^"])+?"|'(?:\\'|[^'])+?')[ \t]*$"""
+)
+_SNIPPET_BLOCK = re.compile(r"^[ \t]*(?P<escape>;*)-+8<-+[ \t]*$")
+_SECTION_MARKER = re.compile(
+    r"^.*?(?P<escape>;*)-+8<-+[ \t]+\[[ \t]*(?P<type>start|end)[ \t]*:[ \t]*"
+    r"(?P<name>[a-z][-_0-9a-z]*)[ \t]*\].*$",
+    re.IGNORECASE,
+)
+_SNIPPET_FILE = re.compile(
+    r"^(?P<path>.*?)(?:(?P<start>:[0-9]*)?(?P<end>:[0-9]*)?|(?P<section>:[a-z][-_0-9a-z]*)?)$",
+    re.IGNORECASE,
+)
+_MD_INCLUDE = re.compile(r"\{!\s*(?P<path>.+?)\s*!(?:lines=(?P<lines>[0-9 -]+))?\}")
+_RST_DIRECTIVE = re.compile(
+    r"^(?P<indent>[ \t]*)\.\.[ \t]+(?P<name>literalinclude|include)::[ \t]*(?P<arg>.*?)[ \t]*$"
+)
+_OPTION = re.compile(r"^[ \t]*:(?P<key>[A-Za-z0-9_-]+):(?:[ \t]+(?P<value>.*?))?[ \t]*$")
+_MYST_OPEN = re.compile(
+    r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,}|:{3,})\{(?P<name>literalinclude|include|eval-rst)\}"
+    r"[ \t]*(?P<arg>.*?)[ \t]*$"
+)
+_BACKTICKS = re.compile(r"^[ \t]*(`{3,})")
+
+_LANGUAGES = {
+    ".py": "python", ".pyi": "python", ".js": "javascript", ".mjs": "javascript",
+    ".jsx": "jsx", ".ts": "typescript", ".tsx": "tsx", ".rs": "rust", ".go": "go",
+    ".java": "java", ".kt": "kotlin", ".scala": "scala", ".c": "c", ".h": "c",
+    ".cc": "cpp", ".cpp": "cpp", ".hpp": "cpp", ".cs": "csharp", ".rb": "ruby",
+    ".php": "php", ".swift": "swift", ".sh": "bash", ".bash": "bash", ".zsh": "bash",
+    ".ps1": "powershell", ".sql": "sql", ".yaml": "yaml", ".yml": "yaml", ".json": "json",
+    ".toml": "toml", ".ini": "ini", ".cfg": "ini", ".xml": "xml", ".html": "html",
+    ".css": "css", ".md": "markdown", ".rst": "rst", ".r": "r", ".lua": "lua",
+    ".proto": "protobuf", ".dockerfile": "docker",
+}  # fmt: skip
+
+
+@dataclass
+class IncludeResult:
+    """A document with its includes expanded.
+
+    ``line_map[i]`` is the 1-based line of the original file that output line ``i + 1``
+    came from; lines produced by an include map to the directive's line.
+    """
+
+    text: str
+    line_map: list[int]
+    warnings: list[str] = field(default_factory=list)
+    included_files: list[Path] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class _Loaded:
+    lines: tuple[str, ...]
+    markers: dict[int, tuple[str, str, bool]]  # line index -> (start|end, name, escaped)
+    replaced: bool  # decoded with replacement characters
+
+
+class IncludeCache:
+    """Include targets read (and paths resolved) once, shared by all documents of a scan."""
+
+    def __init__(self) -> None:
+        self._files: dict[tuple[Path, int], _Loaded | str] = {}
+        self.paths: dict[tuple[str, str, Path], Path | str] = {}
+        self.conf_dirs: dict[Path, Path | None] = {}
+
+    def load(self, path: Path, max_bytes: int) -> _Loaded | str:
+        """The decoded lines of ``path``, or the reason it cannot be included."""
+        key = (path, max_bytes)
+        if key not in self._files:
+            self._files[key] = _load(path, max_bytes)
+        return self._files[key]
+
+
+def _load(path: Path, max_bytes: int) -> _Loaded | str:
+    try:
+        if path.stat().st_size > max_bytes:
+            return f"over the size cap of {max_bytes / 1e6:.1f} MB"
+        data = path.read_bytes()
+    except OSError as exc:
+        return f"cannot read ({exc.strerror or exc})"
+    if b"\0" in data:
+        return "binary file"
+    replaced = False
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        text, replaced = data.decode("utf-8", errors="replace"), True
+    lines, _ = split_lines(text.removeprefix("\ufeff"))
+    markers: dict[int, tuple[str, str, bool]] = {}
+    for idx, line in enumerate(lines):
+        if "8<" in line and (m := _SECTION_MARKER.match(line)):
+            markers[idx] = (m["type"].lower(), m["name"], bool(m["escape"]))
+    return _Loaded(tuple(lines), markers, replaced)
+
+
+def split_lines(text: str) -> tuple[list[str], bool]:
+    """Split on any newline convention; also report whether ``text`` ended with one."""
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    if not text:
+        return [], False
+    lines = text.split("\n")
+    if lines[-1] == "":
+        lines.pop()
+        return lines, True
+    return lines, False
+
+
+class _OptionError(ValueError):
+    pass
+
+
+class _At(NamedTuple):
+    """Where a directive is: its file and line, the include depth, the files above it."""
+
+    file: Path
+    num: int
+    depth: int
+    stack: tuple[Path, ...]
+
+
+_Kind = Literal["snippet", "sphinx"]
+_Opened = tuple[Path, "_Loaded"]
+
+
+def _indent(lines: Sequence[str], space: str) -> list[str]:
+    space = space.expandtabs(_TAB_WIDTH)
+    return [space + line if line.strip() else "" for line in lines]
+
+
+def _dedent(lines: list[str]) -> list[str]:
+    return textwrap.dedent("\n".join(lines)).split("\n") if lines else []
+
+
+def _strip_markers(loaded: _Loaded, lo: int, hi: int) -> tuple[list[str], list[int]]:
+    """Lines ``lo..hi-1`` without section markers (escaped markers lose one ``;``)."""
+    lines: list[str] = []
+    nums: list[int] = []
+    for idx in range(lo, hi):
+        line = loaded.lines[idx]
+        marker = loaded.markers.get(idx)
+        if marker is not None:
+            if not marker[2]:
+                continue
+            line = line.replace(";", "", 1)
+        lines.append(line)
+        nums.append(idx + 1)
+    return lines, nums
+
+
+def _section(loaded: _Loaded, name: str) -> tuple[list[str], list[int]] | None:
+    start: int | None = None
+    stop = len(loaded.lines)
+    for idx, (kind, marker_name, escaped) in loaded.markers.items():
+        if escaped or marker_name != name:
+            continue
+        if start is None:
+            if kind == "end":
+                return None
+            start = idx
+        elif kind == "end":
+            stop = idx
+            break
+    if start is None:
+        return None
+    return _strip_markers(loaded, start + 1, stop)
+
+
+def _parse_linenos(spec: str, total: int) -> list[int]:
+    """0-based indexes for a Sphinx ``:lines:`` spec such as ``1,3,5-10,20-``."""
+    picked: list[int] = []
+    for part in spec.split(","):
+        part = part.strip()
+        try:
+            if "-" in part:
+                first, last = part.split("-", 1)
+                begin, end = int(first or 1), int(last or total)
+            else:
+                begin = end = int(part)
+        except ValueError:
+            raise _OptionError(f"invalid :lines: value {spec!r}") from None
+        if begin < 1 or end < begin:
+            raise _OptionError(f"invalid :lines: value {spec!r}")
+        picked.extend(k - 1 for k in range(begin, min(end, total) + 1))
+    if not picked:
+        raise _OptionError(f":lines: {spec!r} selects no line")
+    return picked
+
+
+def _pyobject(lines: list[str], dotted: str) -> list[str]:
+    try:
+        body: list[ast.stmt] = ast.parse("\n".join(lines)).body
+    except SyntaxError:
+        raise _OptionError(f"pyobject {dotted!r}: the file is not valid Python") from None
+    node: ast.stmt | None = None
+    for part in dotted.split("."):
+        defs = (n for n in body if isinstance(n, ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef))
+        node = next((n for n in defs if n.name == part), None)
+        if node is None:
+            raise _OptionError(f"pyobject {dotted!r} not found")
+        body = getattr(node, "body", [])
+    assert node is not None
+    decorators: list[ast.expr] = getattr(node, "decorator_list", [])
+    first = min([node.lineno, *(d.lineno for d in decorators)])
+    return lines[first - 1 : node.end_lineno or node.lineno]
+
+
+def _filter(lines: list[str], opts: dict[str, str]) -> list[str]:
+    """Sphinx/docutils option filters, in Sphinx's order."""
+    if "pyobject" in opts:
+        lines = _pyobject(lines, opts["pyobject"])
+    if "start-line" in opts or "end-line" in opts:
+        try:
+            lo = int(opts.get("start-line") or 0)
+            hi = int(opts["end-line"]) if opts.get("end-line") else None
+        except ValueError:
+            raise _OptionError("invalid :start-line:/:end-line:") from None
+        lines = lines[lo:hi]
+    for key, skip in (("start-at", 0), ("start-after", 1)):
+        if key in opts:
+            hit = next((k for k, line in enumerate(lines) if opts[key] in line), None)
+            if hit is None:
+                raise _OptionError(f"{key} pattern not found: {opts[key]!r}")
+            lines = lines[hit + skip :]
+    for key, keep in (("end-at", 1), ("end-before", 0)):
+        if key in opts:
+            hit = next((k for k, line in enumerate(lines) if opts[key] in line), None)
+            if hit is None:
+                raise _OptionError(f"{key} pattern not found: {opts[key]!r}")
+            lines = lines[: hit + keep]
+    if "lines" in opts:
+        lines = [lines[k] for k in _parse_linenos(opts["lines"], len(lines))]
+    if "dedent" in opts:
+        if not opts["dedent"]:
+            lines = _dedent(lines)
+        else:
+            try:
+                width = int(opts["dedent"])
+            except ValueError:
+                raise _OptionError(f"invalid :dedent: {opts['dedent']!r}") from None
+            lines = [line[width:] if not line[:width].strip() else line.lstrip() for line in lines]
+    if opts.get("prepend"):
+        lines = [opts["prepend"], *lines]
+    if opts.get("append"):
+        lines = [*lines, opts["append"]]
+    return lines
+
+
+def _rst_code(lines: Sequence[str], lang: str, indent: str, caption: str | None) -> list[str]:
+    out = [f"{indent}.. code-block:: {lang}"]
+    if caption:
+        out.append(f"{indent}   :caption: {caption}")
+    out.append("")
+    out.extend(_indent(lines, indent + "   "))
+    return out
+
+
+def _md_code(lines: Sequence[str], lang: str, indent: str) -> list[str]:
+    longest = max((len(m[1]) for line in lines if (m := _BACKTICKS.match(line))), default=0)
+    fence = "`" * max(3, longest + 1)
+    return [f"{indent}{fence}{lang}", *_indent(lines, indent), f"{indent}{fence}"]
+
+
+def _language(opts: dict[str, str], target: Path) -> str:
+    return opts.get("language") or opts.get("code") or _LANGUAGES.get(target.suffix.lower(), "text")
+
+
+@dataclass(slots=True)
+class _Expander:
+    root: Path
+    shown_root: Path
+    allowed: tuple[Path, ...]
+    base_dirs: tuple[Path, ...]
+    max_depth: int
+    max_bytes: int
+    dedent: bool
+    cache: IncludeCache
+    warnings: list[str] = field(default_factory=list)
+    included: dict[Path, None] = field(default_factory=dict)
+
+    def name(self, path: Path) -> str:
+        for base in (self.shown_root, self.root, *self.base_dirs):
+            if path.is_relative_to(base):
+                return path.relative_to(base).as_posix()
+        return path.as_posix()
+
+    def warn(self, at: _At, message: str) -> None:
+        self.warnings.append(f"{self.name(at.file)}:{at.num}: {message}")
+
+    # -- locating and opening -------------------------------------------------------
+
+    def _conf_dir(self, folder: Path) -> Path | None:
+        """The nearest folder at or above ``folder`` (inside the root) holding Sphinx's conf.py."""
+        if folder not in self.cache.conf_dirs:
+            found: Path | None = None
+            for candidate in (folder, *folder.parents):
+                if not candidate.is_relative_to(self.shown_root):
+                    break
+                if (candidate / "conf.py").is_file():
+                    found = candidate
+                    break
+            self.cache.conf_dirs[folder] = found
+        return self.cache.conf_dirs[folder]
+
+    def locate(self, raw: str, file: Path, kind: _Kind) -> Path | str:
+        key = (kind, raw, file.parent)
+        if key not in self.cache.paths:
+            self.cache.paths[key] = self._locate(raw, file, kind)
+        return self.cache.paths[key]
+
+    def _locate(self, raw: str, file: Path, kind: _Kind) -> Path | str:
+        rel = raw.strip()
+        here = file.parent
+        bases: list[Path]
+        if rel.startswith("/"):
+            rel = rel.lstrip("/")
+            conf = self._conf_dir(here) if kind == "sphinx" else None
+            bases = [*([conf] if conf else []), self.shown_root, *self.base_dirs]
+        elif kind == "sphinx":
+            bases = [here]
+        elif rel.startswith(("./", "../")):
+            bases = [here, *self.base_dirs, self.shown_root]
+        else:
+            bases = [*self.base_dirs, self.shown_root, here]
+        escaped = False
+        for base in dict.fromkeys(bases):
+            target = (base / rel).resolve()
+            # Check confinement before touching the file at all.
+            if not any(target.is_relative_to(a) for a in self.allowed):
+                escaped = True
+                continue
+            if target.is_file():
+                return target
+        return "include refused: path escapes the docs root" if escaped else "include not found"
+
+    def open(self, raw: str, at: _At, kind: _Kind, *, check_cycle: bool = True) -> _Opened | None:
+        target = self.locate(raw, at.file, kind)
+        problem: str | None = None
+        if isinstance(target, str):
+            problem = target
+        elif check_cycle and target in at.stack:
+            problem = "include cycle"
+        elif at.depth >= self.max_depth:
+            problem = f"include depth limit of {self.max_depth} reached"
+        else:
+            loaded = self.cache.load(target, self.max_bytes)
+            if isinstance(loaded, str):
+                problem = f"include refused: {loaded}"
+            else:
+                if loaded.replaced:
+                    self.warn(at, f"include is not valid UTF-8, decoded with replacements: {raw}")
+                self.included.setdefault(target, None)
+                return target, loaded
+        self.warn(at, f"{problem}: {raw}")
+        return None
+
+    def nested(self, lines: list[str], nums: list[int], target: Path, fmt: Fmt, at: _At) -> list[str]:
+        return self.expand(lines, nums, _At(target, 0, at.depth + 1, (*at.stack, target)), fmt)[0]
+
+    # -- the directive forms ----------------------------------------------------------
+
+    def snippet(self, spec: str, at: _At) -> list[str] | None:
+        if spec.lower().startswith(("http://", "https://")):
+            self.warn(at, f"remote include not fetched: {spec}")
+            return None
+        m = _SNIPPET_FILE.match(spec)
+        if not m or not m["path"].strip():
+            self.warn(at, f"include has no path: {spec}")
+            return None
+        opened = self.open(m["path"].strip(), at, "snippet")
+        if opened is None:
+            return None
+        target, loaded = opened
+        start = int(m["start"][1:]) if m["start"] and len(m["start"]) > 1 else None
+        end = int(m["end"][1:]) if m["end"] and len(m["end"]) > 1 else None
+        total = len(loaded.lines)
+        if m["section"]:
+            got = _section(loaded, m["section"][1:])
+            if got is None:
+                self.warn(at, f"include section not found: {spec}")
+                return None
+            lines, nums = got
+        else:
+            lo = max(0, (start or 1) - 1)
+            lines, nums = _strip_markers(loaded, lo, total if end is None else min(end, total))
+        if self.dedent and (m["section"] or start is not None or end is not None):
+            lines = _dedent(lines)
+        return self.nested(lines, nums, target, "markdown", at)
+
+    def md_include(self, m: re.Match[str], at: _At) -> list[str] | None:
+        opened = self.open(m["path"], at, "snippet")
+        if opened is None:
+            return None
+        target, loaded = opened
+        lines, nums = _strip_markers(loaded, 0, len(loaded.lines))
+        if m["lines"]:
+            picked: list[int] = []
+            for part in m["lines"].split():
+                first, _, last = part.partition("-")
+                lo = int(first or 1)
+                hi = int(last) if last else (len(lines) if part.endswith("-") else lo)
+                picked.extend(range(max(lo, 1) - 1, min(hi, len(lines))))
+            lines, nums = [lines[k] for k in picked], [nums[k] for k in picked]
+        return self.nested(lines, nums, target, "markdown", at)
+
+    def directive(
+        self, name: str, arg: str, opts: dict[str, str], indent: str, fmt: Fmt, at: _At
+    ) -> list[str] | None:
+        """Sphinx/MyST ``literalinclude`` or ``include``, rendered in ``fmt``."""
+        literal = name == "literalinclude" or "literal" in opts or "code" in opts
+        opened = self.open(arg, at, "sphinx", check_cycle=not literal)
+        if opened is None:
+            return None
+        target, loaded = opened
+        # Literal text is shown as is; an included document loses its section markers.
+        if literal:
+            kept, nums = list(loaded.lines), list(range(1, len(loaded.lines) + 1))
+        else:
+            kept, nums = _strip_markers(loaded, 0, len(loaded.lines))
+        try:
+            lines = _filter(kept, opts)
+        except _OptionError as exc:
+            self.warn(at, f"{name} {arg}: {exc}")
+            return None
+        if literal:
+            if fmt == "rst":
+                return _rst_code(lines, _language(opts, target), indent, opts.get("caption"))
+            return _md_code(lines, _language(opts, target), indent)
+        if lines != kept:  # filtered: number nested warnings by position in the kept text
+            nums = list(range(1, len(lines) + 1))
+        return _indent(self.nested(lines, nums, target, fmt, at), indent)
+
+    # -- the line loop ----------------------------------------------------------------
+
+    def expand(
+        self, lines: Sequence[str], nums: Sequence[int], doc: _At, fmt: Fmt
+    ) -> tuple[list[str], list[int]]:
+        """Expand ``lines`` of ``doc.file`` (numbered ``nums``); also return each output line's source."""
+        out: list[str] = []
+        src: list[int] = []
+        eval_rst: tuple[str, int] | None = None  # fence char and length of an open {eval-rst}
+        i, n = 0, len(lines)
+        while i < n:
+            line = lines[i]
+            if eval_rst is not None:
+                stripped = line.strip()
+                if len(stripped) >= eval_rst[1] and stripped == eval_rst[0] * len(stripped):
+                    eval_rst = None
+            if not any(q in line for q in _QUICK):
+                out.append(line)
+                src.append(nums[i])
+                i += 1
+                continue
+            at = doc._replace(num=nums[i])
+            got: list[str] | None = None
+            consumed = 1
+            if fmt == "markdown" and eval_rst is None and "8<" in line:
+                if m := _SNIPPET_INLINE.match(line):
+                    if m["escape"]:
+                        got = [line.replace(";", "", 1)]
+                    elif (inc := self.snippet(m["target"][1:-1].strip(), at)) is not None:
+                        got = _indent(inc, m["space"])
+                elif _SNIPPET_BLOCK.match(line):
+                    got, consumed = self._block(lines, nums, i, doc)
+            elif (fmt == "rst" or eval_rst) and (m := _RST_DIRECTIVE.match(line)):
+                got, consumed = self._rst(lines, i, m, fmt if eval_rst is None else "rst", at)
+            elif fmt == "markdown" and (m := _MYST_OPEN.match(line)):
+                if m["name"] == "eval-rst":
+                    eval_rst = (m["fence"][0], len(m["fence"]))
+                else:
+                    got, consumed = self._myst(lines, i, m, at)
+            elif fmt == "markdown" and eval_rst is None and "{!" in line:
+                got = self._md_line(line, at)
+            if got is None:
+                out.extend(lines[i : i + consumed])
+                src.extend(nums[i : i + consumed])
+            else:
+                out.extend(got)
+                src.extend([nums[i]] * len(got))
+            i += consumed
+        return out, src
+
+    def _block(
+        self, lines: Sequence[str], nums: Sequence[int], i: int, doc: _At
+    ) -> tuple[list[str] | None, int]:
+        if lines[i].lstrip().startswith(";"):
+            return [lines[i].replace(";", "", 1)], 1
+        close = None
+        for j in range(i + 1, len(lines)):
+            if "8<" in lines[j] and (c := _SNIPPET_BLOCK.match(lines[j])) and not c["escape"]:
+                close = j
+                break
+        if close is None:  # an unclosed marker is text, not a block eating the document
+            return None, 1
+        got: list[str] = []
+        for j in range(i + 1, close):
+            spec = lines[j].strip()
+            if not spec:
+                got.append("")
+                continue
+            if spec.startswith(";"):
+                continue
+            if spec[0] in "\"'" and spec[-1] == spec[0] and len(spec) > 1:
+                spec = spec[1:-1]
+            inc = self.snippet(spec, doc._replace(num=nums[j]))
+            space = lines[j][: len(lines[j]) - len(lines[j].lstrip())]
+            got.extend(_indent(inc, space) if inc is not None else [lines[j]])
+        return got, close - i + 1
+
+    def _md_line(self, line: str, at: _At) -> list[str] | None:
+        matches = list(_MD_INCLUDE.finditer(line))
+        if len(matches) == 1 and line.strip() == matches[0][0]:
+            inc = self.md_include(matches[0], at)
+            return None if inc is None else _indent(inc, line[: matches[0].start()])
+        pieces: list[str] = []
+        pos = 0
+        changed = False
+        for m in matches:
+            inc = self.md_include(m, at)
+            pieces += [line[pos : m.start()], m[0] if inc is None else "\n".join(inc)]
+            changed = changed or inc is not None
+            pos = m.end()
+        pieces.append(line[pos:])
+        return "".join(pieces).split("\n") if changed else None
+
+    def _rst(
+        self, lines: Sequence[str], i: int, m: re.Match[str], fmt: Fmt, at: _At
+    ) -> tuple[list[str] | None, int]:
+        indent = m["indent"]
+        opts: dict[str, str] = {}
+        j = i + 1
+        while j < len(lines):
+            o = _OPTION.match(lines[j])
+            if not o or len(lines[j]) - len(lines[j].lstrip()) <= len(indent):
+                break
+            opts[o["key"]] = o["value"] or ""
+            j += 1
+        arg = m["arg"]
+        if not arg or arg.startswith("<"):  # docutils' standard includes: nothing to read
+            return None, j - i
+        return self.directive(m["name"], arg, opts, indent, fmt, at), j - i
+
+    def _myst(self, lines: Sequence[str], i: int, m: re.Match[str], at: _At) -> tuple[list[str] | None, int]:
+        fence = m["fence"]
+        close = None
+        for j in range(i + 1, len(lines)):
+            stripped = lines[j].strip()
+            if len(stripped) >= len(fence) and stripped == fence[0] * len(stripped):
+                close = j
+                break
+        if close is None or not m["arg"]:
+            return None, 1
+        opts: dict[str, str] = {}
+        body = [line.strip() for line in lines[i + 1 : close]]
+        if body and body[0] == "---":  # MyST's YAML option block
+            end = body.index("---", 1) if "---" in body[1:] else len(body)
+            for entry in body[1:end]:
+                key, _, value = entry.partition(":")
+                opts[key.strip()] = value.strip().strip("\"'")
+        else:
+            for entry in body:
+                if o := _OPTION.match(entry):
+                    opts[o["key"]] = o["value"] or ""
+        return self.directive(m["name"], m["arg"], opts, m["indent"], "markdown", at), close - i + 1
+
+
+def resolve_includes(
+    text: str,
+    *,
+    path: Path,
+    root: Path,
+    base_dirs: Sequence[Path] = (),
+    fmt: Fmt = "markdown",
+    max_depth: int = 10,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+    cache: IncludeCache | None = None,
+    dedent_subsections: bool = True,
+) -> IncludeResult:
+    """Expand the include directives of one document.
+
+    Args:
+        text: The document's text.
+        path: The document's file (absolute, or relative to ``root``); relative include
+            paths and warnings are based on it.
+        root: The docs root. No file outside it (or ``base_dirs``) is ever opened.
+        base_dirs: Extra folders snippet paths are resolved against (MkDocs ``base_path``),
+            tried before ``root``.
+        fmt: ``"markdown"`` (snippets, ``{!…!}``, MyST fences, ``{eval-rst}``) or ``"rst"``.
+        max_depth: How deep nested includes are followed.
+        max_bytes: Include targets larger than this are refused.
+        cache: Shares read files between documents of one scan.
+        dedent_subsections: Dedent sections and line ranges before re-indenting
+            (pymdownx ``dedent_subsections``).
+
+    Returns:
+        The expanded text, its line map, the warnings and the files read.
+    """
+    lines, trailing = split_lines(text)
+    identity = list(range(1, len(lines) + 1))
+    if not any(q in text for q in _QUICK):
+        return IncludeResult("\n".join(lines) + ("\n" if trailing else ""), identity)
+    shown_root = root.absolute()
+    real_root = root.resolve()
+    bases = tuple(dict.fromkeys(b.resolve() for b in base_dirs))
+    file = path if path.is_absolute() else shown_root / path
+    expander = _Expander(
+        root=real_root,
+        shown_root=shown_root,
+        allowed=(real_root, *bases),
+        base_dirs=bases,
+        max_depth=max_depth,
+        max_bytes=max_bytes,
+        dedent=dedent_subsections,
+        cache=cache if cache is not None else IncludeCache(),
+    )
+    out, line_map = expander.expand(lines, identity, _At(file, 0, 0, (file.resolve(),)), fmt)
+    for warning in expander.warnings:
+        logger.debug("%s", warning)
+    return IncludeResult(
+        text="\n".join(out) + ("\n" if trailing and out else ""),
+        line_map=line_map,
+        warnings=expander.warnings,
+        included_files=list(expander.included),
+    )

@@ -1,0 +1,292 @@
+"""Read a local folder of documentation into ``RawDocument``s.
+
+Walks the folder in a deterministic order, honours ``.gitignore`` files (root and
+nested) and a root ``.docmentorignore``, skips hidden and tool folders, binary and
+oversized files, and expands includes confined to the folder (see ``includes``).
+Symlinked folders are not followed; symlinked files are read when they point inside
+the folder.
+
+Encoding policy: files are read as UTF-8 (a BOM is dropped). A file that is not valid
+UTF-8 is decoded with replacement characters and kept with a warning, unless more than
+1% of its characters had to be replaced: then it is most likely in another encoding and
+is skipped, with the reason.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pathspec import GitIgnoreSpec
+
+from docmentor.errors import SourceUnavailableError
+from docmentor.models import RawDocument
+from docmentor.sources.includes import DEFAULT_MAX_BYTES, IncludeCache, resolve_includes, split_lines
+
+logger = logging.getLogger(__name__)
+
+DOC_SUFFIXES = (".md", ".mdx", ".markdown", ".rst", ".txt")
+SKIP_DIRS = frozenset({"node_modules", "__pycache__", "site-packages", "_build"})
+IGNORE_FILE = ".docmentorignore"
+_BINARY_PROBE = 8192
+_MAX_REPLACED = 0.01
+_MKDOCS_FILES = ("mkdocs.yml", "mkdocs.yaml", "docs/mkdocs.yml", "docs/mkdocs.yaml")
+_BASE_PATH_EXTENSIONS = ("pymdownx.snippets", "markdown_include.include")
+
+_Rules = tuple[tuple[str, GitIgnoreSpec], ...]
+
+
+@dataclass
+class LocalScan:
+    """What a folder scan produced.
+
+    ``skipped`` holds ``(relative path, reason)``; ``warnings`` every include warning
+    and skip, one line each.
+    """
+
+    documents: list[RawDocument] = field(default_factory=list)
+    skipped: list[tuple[str, str]] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+    def skip(self, rel: str, reason: str) -> None:
+        self.skipped.append((rel, reason))
+        self.warnings.append(f"{rel}: skipped: {reason}")
+
+
+def scan_folder(
+    root: Path,
+    *,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+    base_dirs: Sequence[Path] = (),
+    use_gitignore: bool = True,
+    suffixes: Sequence[str] = DOC_SUFFIXES,
+) -> LocalScan:
+    """Read every document of a folder, with includes expanded.
+
+    Args:
+        root: The folder. Documents' ``path`` is relative to it; no file outside it
+            (or ``base_dirs``) is read.
+        max_bytes: Files (and include targets) larger than this are skipped.
+        base_dirs: Extra folders for snippet paths; MkDocs ``base_path`` settings found
+            in ``mkdocs.yml`` are added when they lie inside ``root``.
+        use_gitignore: Honour ``.gitignore`` files (``.docmentorignore`` always is).
+        suffixes: File name endings that are documents (case-insensitive).
+
+    Raises:
+        SourceUnavailableError: ``root`` is not a readable folder.
+    """
+    if not root.is_dir():
+        raise SourceUnavailableError(
+            f"not a folder: {root}", hint="pass the path of a folder of documentation"
+        )
+    real_root = root.resolve()
+    bases = list(dict.fromkeys([*(b.resolve() for b in base_dirs), *mkdocs_base_dirs(real_root)]))
+    scan = LocalScan()
+    files = _walk(real_root, scan, use_gitignore=use_gitignore, suffixes=suffixes)
+    cache = IncludeCache()
+    for rel in files:
+        doc = _read_document(real_root, rel, scan, max_bytes=max_bytes, bases=bases, cache=cache)
+        if doc is not None:
+            scan.documents.append(doc)
+    return scan
+
+
+def _fmt(rel: str) -> Literal["markdown", "rst", "text"]:
+    suffix = os.path.splitext(rel)[1].lower()
+    return "rst" if suffix == ".rst" else "text" if suffix == ".txt" else "markdown"
+
+
+def _read_document(
+    root: Path,
+    rel: str,
+    scan: LocalScan,
+    *,
+    max_bytes: int,
+    bases: Sequence[Path],
+    cache: IncludeCache,
+) -> RawDocument | None:
+    path = root / rel
+    try:
+        size = path.stat().st_size
+        if size > max_bytes:
+            scan.skip(rel, f"over the size cap of {max_bytes / 1e6:.1f} MB")
+            return None
+        data = path.read_bytes()
+    except OSError as exc:
+        scan.skip(rel, f"cannot read ({exc.strerror or exc})")
+        return None
+    if b"\0" in data[:_BINARY_PROBE]:
+        scan.skip(rel, "binary file")
+        return None
+    warnings: list[str] = []
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        text = data.decode("utf-8", errors="replace")
+        bad = text.count("\ufffd")
+        if bad > _MAX_REPLACED * max(len(text), 1):
+            scan.skip(rel, f"not valid UTF-8 ({bad} undecodable characters, first at byte {exc.start})")
+            return None
+        warnings.append(f"{rel}: not valid UTF-8, decoded with {bad} replacement character(s)")
+    text = text.removeprefix("\ufeff")
+    fmt = _fmt(rel)
+    line_map: list[int] | None = None
+    if fmt == "text":
+        lines, trailing = split_lines(text)
+        text = "\n".join(lines) + ("\n" if trailing else "")
+    else:
+        result = resolve_includes(
+            text, path=path, root=root, base_dirs=bases, fmt=fmt, max_bytes=max_bytes, cache=cache
+        )
+        text = result.text
+        warnings.extend(result.warnings)
+        if result.line_map != list(range(1, len(result.line_map) + 1)):
+            line_map = result.line_map
+    scan.warnings.extend(warnings)
+    return RawDocument(
+        path=rel, url=path.as_uri(), content=text, fmt=fmt, line_map=line_map, warnings=warnings
+    )
+
+
+# -- walking ----------------------------------------------------------------------------
+
+
+def _load_spec(path: Path) -> GitIgnoreSpec | None:
+    try:
+        lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError as exc:
+        logger.warning("cannot read %s: %s", path, exc)
+        return None
+    return GitIgnoreSpec.from_lines(lines)
+
+
+def _ignored(rel: str, rules: _Rules) -> bool:
+    """Git's precedence: the deepest ignore file with a matching pattern decides."""
+    for prefix, spec in reversed(rules):
+        verdict = spec.check_file(rel[len(prefix) :]).include
+        if verdict is not None:
+            return verdict
+    return False
+
+
+def _walk(root: Path, scan: LocalScan, *, use_gitignore: bool, suffixes: Sequence[str]) -> list[str]:
+    wanted = tuple(s.lower() for s in suffixes)
+    found: list[str] = []
+    base_rules: _Rules = ()
+    own = root / IGNORE_FILE
+    own_spec = _load_spec(own) if own.is_file() else None
+    pending: list[tuple[Path, str, _Rules]] = [(root, "", base_rules)]
+    while pending:
+        folder, prefix, rules = pending.pop()
+        if use_gitignore and (folder / ".gitignore").is_file():
+            spec = _load_spec(folder / ".gitignore")
+            if spec is not None:
+                rules = (*rules, (prefix, spec))
+        # .docmentorignore (root-relative) outranks every .gitignore.
+        active = (*rules, ("", own_spec)) if own_spec is not None else rules
+        try:
+            with os.scandir(folder) as it:
+                entries = list(it)
+        except OSError as exc:
+            scan.skip(prefix or ".", f"cannot list folder ({exc.strerror or exc})")
+            continue
+        for entry in entries:
+            name = entry.name
+            if name.startswith("."):
+                continue
+            rel = prefix + name
+            try:
+                is_dir = entry.is_dir()
+                is_link = entry.is_symlink()
+            except OSError:
+                continue
+            if is_dir:
+                if name in SKIP_DIRS or _ignored(rel + "/", active):
+                    continue
+                if os.path.exists(os.path.join(entry.path, "pyvenv.cfg")):
+                    continue  # a virtual environment
+                if is_link:
+                    # Never followed: inside the root its files are read by their real path
+                    # (no duplicates, no loops); outside, they are not ours to read.
+                    if not Path(entry.path).resolve().is_relative_to(root):
+                        scan.skip(rel, "symlinked folder points outside the root")
+                    continue
+                pending.append((Path(entry.path), rel + "/", rules))
+            elif name.lower().endswith(wanted) and not _ignored(rel, active):
+                if is_link and not Path(entry.path).resolve().is_relative_to(root):
+                    scan.skip(rel, "symlink points outside the root")
+                    continue
+                if not is_link or entry.is_file():
+                    found.append(rel)
+    found.sort()
+    return found
+
+
+# -- MkDocs settings ---------------------------------------------------------------------
+
+
+class _TolerantLoader(yaml.SafeLoader):
+    """Safe YAML that turns unknown tags (``!!python/name:``, ``!ENV``) into plain values."""
+
+
+def _any_tag(loader: yaml.SafeLoader, suffix: str, node: yaml.Node) -> Any:
+    if isinstance(node, yaml.MappingNode):
+        return loader.construct_mapping(node)
+    if isinstance(node, yaml.SequenceNode):
+        return loader.construct_sequence(node)
+    return loader.construct_scalar(node)  # type: ignore[arg-type]
+
+
+_TolerantLoader.add_multi_constructor("", _any_tag)
+
+
+def _extensions(config: object) -> list[tuple[str, dict[Any, Any]]]:
+    found: list[tuple[str, dict[Any, Any]]] = []
+    entries = config.get("markdown_extensions") if isinstance(config, dict) else None
+    if isinstance(entries, dict):
+        entries = [{k: v} for k, v in entries.items()]
+    for entry in entries if isinstance(entries, list) else []:
+        if isinstance(entry, str):
+            found.append((entry, {}))
+        elif isinstance(entry, dict):
+            found.extend((str(name), conf if isinstance(conf, dict) else {}) for name, conf in entry.items())
+    return found
+
+
+def mkdocs_base_dirs(root: Path) -> list[Path]:
+    """Snippet base folders configured in ``mkdocs.yml`` (root or ``docs/``), inside ``root``.
+
+    Reads the ``base_path`` of ``pymdownx.snippets`` and ``markdown_include.include``
+    (a string or a list, relative to the mkdocs.yml folder; default ``.``).
+    """
+    real_root = root.resolve()
+    found: dict[Path, None] = {}
+    for name in _MKDOCS_FILES:
+        config_file = root / name
+        if not config_file.is_file():
+            continue
+        try:
+            config = yaml.load(
+                config_file.read_text(encoding="utf-8", errors="replace"), Loader=_TolerantLoader
+            )
+        except (OSError, yaml.YAMLError) as exc:
+            logger.warning("cannot read %s: %s", config_file, exc)
+            continue
+        for ext, conf in _extensions(config):
+            if ext not in _BASE_PATH_EXTENSIONS:
+                continue
+            raw = conf.get("base_path", ".")
+            for base in raw if isinstance(raw, list) else [raw]:
+                if not isinstance(base, str):
+                    continue
+                folder = (config_file.parent / base).resolve()
+                if folder.is_relative_to(real_root) and folder.is_dir():
+                    found.setdefault(folder, None)
+                else:
+                    logger.info("ignoring snippet base_path outside the root: %s", base)
+    return list(found)

@@ -1,0 +1,457 @@
+"""Include resolution: snippets, markdown-include, Sphinx/MyST includes, confinement."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from docmentor.sources import includes
+from docmentor.sources.includes import IncludeCache, IncludeResult, resolve_includes
+
+CODE = textwrap.dedent(
+    """\
+    import os
+
+    def f():
+        # --8<-- [start:body]
+        x = 1
+        # --8<-- [start:inner]
+        y = 2
+        # --8<-- [end:inner]
+        return x + y
+        # --8<-- [end:body]
+    """
+)
+
+TS = textwrap.dedent(
+    """\
+    // --8<-- [start:import]
+    import * as lancedb from "@lancedb/lancedb";
+    // --8<-- [end:import]
+    async function main() {
+      // --8<--  [start:connect]
+      const db = await lancedb.connect("data");
+      // --8<-- [end:connect]
+    }
+    """
+)
+
+
+def write(root: Path, rel: str, text: str) -> Path:
+    path = root / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def run(root: Path, rel: str, text: str, **kwargs: object) -> IncludeResult:
+    path = write(root, rel, text)
+    return resolve_includes(text, path=path, root=root, **kwargs)  # type: ignore[arg-type]
+
+
+def rows(result: IncludeResult) -> list[tuple[int, str]]:
+    lines = result.text.split("\n")
+    if result.text.endswith("\n"):
+        lines.pop()
+    assert len(lines) == len(result.line_map)
+    return list(zip(result.line_map, lines, strict=True))
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    write(tmp_path, "src/ex.py", CODE)
+    write(tmp_path, "src/ex.ts", TS)
+    return tmp_path
+
+
+# -- pymdownx.snippets -----------------------------------------------------------------
+
+
+def test_whole_file_include_maps_lines_to_the_directive(root: Path) -> None:
+    write(root, "docs/part.md", "Part one\n\nPart two\n")
+    result = run(root, "docs/a.md", 'Intro\n--8<-- "docs/part.md"\nOutro\n')
+    assert rows(result) == [(1, "Intro"), (2, "Part one"), (2, ""), (2, "Part two"), (3, "Outro")]
+    assert result.text.endswith("Outro\n")
+    assert result.warnings == []
+    assert result.included_files == [(root / "docs/part.md").resolve()]
+
+
+def test_section_inside_tabs_and_fence_is_dedented_then_indented(root: Path) -> None:
+    doc = '=== "Python"\n\n    ```python\n    --8<-- "src/ex.py:body"\n    ```\nEnd\n'
+    result = run(root, "docs/a.md", doc)
+    assert rows(result) == [
+        (1, '=== "Python"'),
+        (2, ""),
+        (3, "    ```python"),
+        (4, "    x = 1"),  # markers of the nested section are stripped
+        (4, "    y = 2"),
+        (4, "    return x + y"),
+        (5, "    ```"),
+        (6, "End"),
+    ]
+
+
+def test_section_markers_with_slash_comments_and_extra_spaces(root: Path) -> None:
+    result = run(root, "a.md", '```ts\n--8<-- "src/ex.ts:import"\n--8<-- "src/ex.ts:connect"\n```\n')
+    assert result.text == (
+        '```ts\nimport * as lancedb from "@lancedb/lancedb";\n'
+        'const db = await lancedb.connect("data");\n```\n'
+    )
+
+
+def test_dedent_can_be_turned_off(root: Path) -> None:
+    result = run(root, "a.md", '--8<-- "src/ex.py:inner"\n', dedent_subsections=False)
+    assert result.text == "    y = 2\n"
+
+
+@pytest.mark.parametrize(
+    "directive",
+    [
+        '--8<-- "src/ex.py:inner"',
+        '--8<--- "src/ex.py:inner"',
+        '--8<---- "src/ex.py:inner"',
+        "--8<-- 'src/ex.py:inner'",
+        '-8<- "src/ex.py:inner"',
+        '--8<-- "src/ex.py:inner"   ',
+    ],
+)
+def test_marker_variants(root: Path, directive: str) -> None:
+    assert run(root, "a.md", directive + "\n").text == "y = 2\n"
+
+
+def test_line_ranges_follow_pymdownx(root: Path) -> None:
+    write(root, "n.txt", "".join(f"line {k}\n" for k in range(1, 13)))
+    assert run(root, "a.md", '--8<-- "n.txt:3:5"\n').text == "line 3\nline 4\nline 5\n"
+    assert run(root, "b.md", '--8<-- "n.txt:11"\n').text == "line 11\nline 12\n"
+    assert run(root, "c.md", '--8<-- "n.txt::2"\n').text == "line 1\nline 2\n"
+
+
+def test_line_range_is_dedented(root: Path) -> None:
+    assert run(root, "a.md", '  --8<-- "src/ex.py:5:5"\n').text == "  x = 1\n"
+
+
+def test_escaped_directive_is_text(root: Path) -> None:
+    result = run(root, "a.md", ';--8<-- "src/ex.py:inner"\n')
+    assert result.text == '--8<-- "src/ex.py:inner"\n'
+    assert result.included_files == []
+
+
+def test_block_form(root: Path) -> None:
+    write(root, "docs/b.md", "B\n")
+    doc = 'x\n--8<--\nsrc/ex.py:inner\n;src/ignored.py\n\n  "docs/b.md"\n--8<--\ny\n'
+    result = run(root, "a.md", doc)
+    assert rows(result) == [(1, "x"), (2, "y = 2"), (2, ""), (2, "  B"), (8, "y")]
+
+
+def test_unclosed_block_marker_is_plain_text(root: Path) -> None:
+    doc = "text\n--8<--\nsrc/ex.py\nmore\n"
+    assert run(root, "a.md", doc).text == doc
+
+
+def test_missing_file_and_section_warn_and_keep_the_line(root: Path) -> None:
+    doc = 'a\n--8<-- "src/missing.py"\n  --8<-- "src/ex.py:nope"\n'
+    result = run(root, "docs/a.md", doc)
+    assert result.text == doc
+    assert result.warnings == [
+        "docs/a.md:2: include not found: src/missing.py",
+        "docs/a.md:3: include section not found: src/ex.py:nope",
+    ]
+
+
+def test_end_marker_before_start_means_no_section(root: Path) -> None:
+    write(root, "w.py", "# --8<-- [end:s]\nx\n# --8<-- [start:s]\ny\n")
+    result = run(root, "a.md", '--8<-- "w.py:s"\n')
+    assert result.warnings == ["a.md:1: include section not found: w.py:s"]
+
+
+def test_remote_snippets_are_not_fetched(root: Path) -> None:
+    result = run(root, "a.md", '--8<-- "https://example.com/x.md"\n')
+    assert result.warnings == ["a.md:1: remote include not fetched: https://example.com/x.md"]
+
+
+def test_relative_paths_base_dirs_and_root(root: Path) -> None:
+    write(root, "docs/sub/near.md", "near\n")
+    write(root, "snips/x.md", "from base\n")
+    write(root, "x.md", "from root\n")
+    doc = '--8<-- "./near.md"\n--8<-- "../sub/near.md"\n--8<-- "x.md"\n'
+    result = run(root, "docs/sub/a.md", doc, base_dirs=[root / "snips"])
+    assert result.text == "near\nnear\nfrom base\n"
+    assert run(root, "docs/sub/b.md", '--8<-- "x.md"\n').text == "from root\n"
+
+
+def test_nested_includes_and_warnings_name_the_nested_file(root: Path) -> None:
+    write(root, "one.md", 'one\n  --8<-- "two.md"\n--8<-- "gone.md"\n')
+    write(root, "two.md", "two\n")
+    result = run(root, "a.md", 'top\n--8<-- "one.md"\n')
+    assert rows(result) == [(1, "top"), (2, "one"), (2, "  two"), (2, '--8<-- "gone.md"')]
+    assert result.warnings == ["one.md:3: include not found: gone.md"]
+    assert [p.name for p in result.included_files] == ["one.md", "two.md"]
+
+
+def test_cycles_are_detected(root: Path) -> None:
+    write(root, "b.md", 'b\n--8<-- "a.md"\n')
+    result = run(root, "a.md", 'a\n--8<-- "b.md"\n')
+    assert result.text == 'a\nb\n--8<-- "a.md"\n'
+    assert result.warnings == ["b.md:2: include cycle: a.md"]
+
+
+def test_self_include_is_a_cycle(root: Path) -> None:
+    result = run(root, "a.md", 'x\n--8<-- "a.md"\n')
+    assert result.warnings == ["a.md:2: include cycle: a.md"]
+
+
+def test_max_depth(root: Path) -> None:
+    for k in range(5):
+        write(root, f"d{k}.md", f'd{k}\n--8<-- "d{k + 1}.md"\n')
+    write(root, "d5.md", "d5\n")
+    assert run(root, "a.md", '--8<-- "d0.md"\n').text == "d0\nd1\nd2\nd3\nd4\nd5\n"
+    result = run(root, "b.md", '--8<-- "d0.md"\n', max_depth=2)
+    assert result.text == 'd0\nd1\n--8<-- "d2.md"\n'
+    assert result.warnings == ["d1.md:2: include depth limit of 2 reached: d2.md"]
+
+
+# -- confinement ---------------------------------------------------------------------
+
+
+@pytest.fixture
+def opened(monkeypatch: pytest.MonkeyPatch) -> list[Path]:
+    """Every path the include code reads."""
+    calls: list[Path] = []
+    real = includes._load
+
+    def spy(path: Path, max_bytes: int) -> object:
+        calls.append(path)
+        return real(path, max_bytes)
+
+    monkeypatch.setattr(includes, "_load", spy)
+    return calls
+
+
+def test_paths_escaping_the_root_are_refused_unopened(tmp_path: Path, opened: list[Path]) -> None:
+    root = tmp_path / "root"
+    write(tmp_path, "secret.txt", "secret\n")
+    doc = '--8<-- "../../etc/passwd"\n--8<-- "../secret.txt"\n{!../secret.txt!}\n--8<-- "/../secret.txt"\n'
+    result = run(root, "docs/a.md", doc)
+    assert result.text == doc
+    assert all("include refused: path escapes the docs root" in w for w in result.warnings)
+    assert result.warnings[0] == (
+        "docs/a.md:1: include refused: path escapes the docs root: ../../etc/passwd"
+    )
+    assert len(result.warnings) == 4
+    assert opened == []
+
+
+def test_rst_literalinclude_escape_is_refused(tmp_path: Path, opened: list[Path]) -> None:
+    root = tmp_path / "root"
+    write(tmp_path, "secret.py", "x = 1\n")
+    result = run(root, "a.rst", ".. literalinclude:: ../secret.py\n", fmt="rst")
+    assert result.warnings == ["a.rst:1: include refused: path escapes the docs root: ../secret.py"]
+    assert opened == []
+
+
+def test_symlink_pointing_outside_is_refused(tmp_path: Path, opened: list[Path]) -> None:
+    root = tmp_path / "root"
+    outside = write(tmp_path, "outside/secret.md", "secret\n")
+    root.mkdir()
+    (root / "link.md").symlink_to(outside)
+    (root / "linkdir").symlink_to(outside.parent, target_is_directory=True)
+    result = run(root, "a.md", '--8<-- "link.md"\n--8<-- "linkdir/secret.md"\n')
+    assert "secret" not in result.text.replace('secret.md"', "")
+    assert len(result.warnings) == 2
+    assert all("path escapes the docs root" in w for w in result.warnings)
+    assert opened == []
+
+
+def test_symlink_inside_the_root_is_followed(root: Path) -> None:
+    (root / "alias.py").symlink_to(root / "src/ex.py")
+    assert run(root, "a.md", '--8<-- "alias.py:inner"\n').text == "y = 2\n"
+
+
+def test_base_dir_outside_root_is_allowed_when_given(tmp_path: Path) -> None:
+    write(tmp_path, "shared/s.md", "shared\n")
+    result = run(tmp_path / "root", "a.md", '--8<-- "s.md"\n', base_dirs=[tmp_path / "shared"])
+    assert result.text == "shared\n"
+
+
+# -- awkward targets -------------------------------------------------------------------
+
+
+def test_binary_oversized_and_non_utf8_targets(root: Path) -> None:
+    (root / "bin.dat").write_bytes(b"abc\0def")
+    (root / "big.md").write_text("x" * 200)
+    (root / "latin.md").write_bytes("caf\xe9\n".encode("latin-1"))
+    doc = '--8<-- "bin.dat"\n--8<-- "big.md"\n--8<-- "latin.md"\n'
+    result = run(root, "a.md", doc, max_bytes=100)
+    assert result.text == '--8<-- "bin.dat"\n--8<-- "big.md"\ncaf\ufffd\n'
+    assert result.warnings == [
+        "a.md:1: include refused: binary file: bin.dat",
+        "a.md:2: include refused: over the size cap of 0.0 MB: big.md",
+        "a.md:3: include is not valid UTF-8, decoded with replacements: latin.md",
+    ]
+
+
+def test_cache_reads_each_target_once(root: Path, opened: list[Path]) -> None:
+    cache = IncludeCache()
+    doc = '--8<-- "src/ex.py:inner"\n' * 50
+    for name in ("a.md", "b.md"):
+        result = run(root, name, doc, cache=cache)
+        assert result.text == "y = 2\n" * 50
+    assert opened == [(root / "src/ex.py").resolve()]
+
+
+def test_crlf_and_no_trailing_newline(root: Path) -> None:
+    result = run(root, "a.md", 'a\r\n--8<-- "src/ex.py:inner"\r\nb')
+    assert result.text == "a\ny = 2\nb"
+    assert result.line_map == [1, 2, 3]
+
+
+def test_text_without_directives_is_untouched(root: Path) -> None:
+    result = run(root, "a.md", "# Hi\n\ntext\n")
+    assert result.text == "# Hi\n\ntext\n"
+    assert result.line_map == [1, 2, 3]
+
+
+# -- markdown-include ----------------------------------------------------------------
+
+
+def test_markdown_include_alone_indented_and_inline(root: Path) -> None:
+    write(root, "docs/b.md", "B1\nB2\n")
+    doc = "- item\n\n    {!docs/b.md!}\n\nBefore {!docs/b.md!} after\n{!docs/b.md!lines=2}\n"
+    result = run(root, "a.md", doc)
+    assert rows(result) == [
+        (1, "- item"),
+        (2, ""),
+        (3, "    B1"),
+        (3, "    B2"),
+        (4, ""),
+        (5, "Before B1"),
+        (5, "B2 after"),
+        (6, "B2"),
+    ]
+
+
+def test_markdown_include_missing_keeps_text(root: Path) -> None:
+    result = run(root, "a.md", "see {!nope.md!} here\n")
+    assert result.text == "see {!nope.md!} here\n"
+    assert result.warnings == ["a.md:1: include not found: nope.md"]
+
+
+# -- Sphinx and MyST -------------------------------------------------------------------
+
+
+def test_rst_literalinclude_renders_a_code_block(root: Path) -> None:
+    doc = "Intro\n\n.. literalinclude:: src/ex.py\n   :lines: 1,3-4\n   :emphasize-lines: 2\n\nAfter\n"
+    result = run(root, "a.rst", doc, fmt="rst")
+    assert rows(result) == [
+        (1, "Intro"),
+        (2, ""),
+        (3, ".. code-block:: python"),
+        (3, ""),
+        (3, "   import os"),
+        (3, "   def f():"),
+        (3, "       # --8<-- [start:body]"),
+        (6, ""),
+        (7, "After"),
+    ]
+
+
+def test_rst_literalinclude_options(root: Path) -> None:
+    doc = (
+        "  .. literalinclude:: ../src/ex.py\n"
+        "     :language: py3\n"
+        "     :start-after: [start:body]\n"
+        "     :end-before: return\n"
+        "     :dedent:\n"
+        "     :caption: Body\n"
+    )
+    result = run(root, "docs/a.rst", doc, fmt="rst")
+    assert result.text.split("\n") == [
+        "  .. code-block:: py3",
+        "     :caption: Body",
+        "",
+        "     x = 1",
+        "     # --8<-- [start:inner]",
+        "     y = 2",
+        "     # --8<-- [end:inner]",
+        "",
+    ]
+
+
+def test_rst_literalinclude_lines_open_ended_and_absolute_path(root: Path) -> None:
+    write(root, "docs/conf.py", "")
+    write(root, "docs/code/n.txt", "".join(f"n{k}\n" for k in range(1, 7)))
+    doc = ".. literalinclude:: /code/n.txt\n   :lines: -2,5-\n"
+    result = run(root, "docs/guide/a.rst", doc, fmt="rst")
+    assert result.text == ".. code-block:: text\n\n   n1\n   n2\n   n5\n   n6\n"
+
+
+def test_rst_literalinclude_pyobject(root: Path) -> None:
+    write(root, "m.py", "x = 1\n\nclass A:\n    @property\n    def g(self):\n        return 1\n")
+    result = run(root, "a.rst", ".. literalinclude:: m.py\n   :pyobject: A.g\n", fmt="rst")
+    assert result.text == (
+        ".. code-block:: python\n\n       @property\n       def g(self):\n           return 1\n"
+    )
+
+
+def test_rst_literalinclude_bad_options_warn(root: Path) -> None:
+    doc = ".. literalinclude:: src/ex.py\n   :start-after: NOPE\n"
+    result = run(root, "a.rst", doc, fmt="rst")
+    assert result.text == doc
+    assert result.warnings == ["a.rst:1: literalinclude src/ex.py: start-after pattern not found: 'NOPE'"]
+
+
+def test_rst_include_of_a_document(root: Path) -> None:
+    write(root, "docs/part.rst", "Part\n----\n\n.. literalinclude:: ../src/ex.py\n   :lines: 1\n")
+    result = run(root, "docs/index.rst", "Top\n\n.. include:: part.rst\n", fmt="rst")
+    assert result.text == "Top\n\nPart\n----\n\n.. code-block:: python\n\n   import os\n"
+    assert result.line_map == [1, 2, 3, 3, 3, 3, 3, 3]
+
+
+def test_rst_standard_include_is_left_alone(root: Path) -> None:
+    doc = ".. include:: <isonum.txt>\n"
+    result = run(root, "a.rst", doc, fmt="rst")
+    assert (result.text, result.warnings) == (doc, [])
+
+
+def test_rst_directives_are_ignored_in_plain_markdown(root: Path) -> None:
+    doc = ".. literalinclude:: src/ex.py\n"
+    assert run(root, "a.md", doc).text == doc
+
+
+def test_myst_literalinclude_fence(root: Path) -> None:
+    write(root, "docs/tick.md", "````\ncode\n````\n")
+    doc = "```{literalinclude} ../src/ex.ts\n:lines: 2\n```\n- item\n\n  ```{literalinclude} tick.md\n  ```\n"
+    result = run(root, "docs/a.md", doc)
+    assert rows(result) == [
+        (1, "```typescript"),
+        (1, 'import * as lancedb from "@lancedb/lancedb";'),
+        (1, "```"),
+        (4, "- item"),
+        (5, ""),
+        (6, "  `````markdown"),
+        (6, "  ````"),
+        (6, "  code"),
+        (6, "  ````"),
+        (6, "  `````"),
+    ]
+
+
+def test_myst_include_and_eval_rst(root: Path) -> None:
+    write(root, "docs/part.md", "Part\n")
+    doc = (
+        "```{include} part.md\n```\n"
+        "```{eval-rst}\n.. literalinclude:: ../src/ex.py\n   :lines: 1\n```\n"
+        ".. literalinclude:: ../src/ex.py\n"
+    )
+    result = run(root, "docs/a.md", doc)
+    assert rows(result) == [
+        (1, "Part"),
+        (3, "```{eval-rst}"),
+        (4, ".. code-block:: python"),
+        (4, ""),
+        (4, "   import os"),
+        (6, "```"),
+        (7, ".. literalinclude:: ../src/ex.py"),
+    ]
