@@ -12,10 +12,15 @@ $(BIN)/docmentor: pyproject.toml
 	$(BIN)/pip install -q -e '.[test]'
 	@touch $@
 
+QUERY  ?= how do I connect Claude Code to the MCP server
+
 run: $(BIN)/docmentor
 	$(BIN)/docmentor --db $(DB) add docs --name docmentor-docs
-	$(BIN)/docmentor --db $(DB) search "how do I connect Claude Code to the MCP server" --limit 3
-	$(BIN)/docmentor --db $(DB) get "$$($(BIN)/docmentor --db $(DB) search 'how do I connect Claude Code to the MCP server' --limit 1 --json | $(BIN)/python -c 'import json,sys; r=json.load(sys.stdin)["results"][0]; print(r["source"]+":"+r["path"])')" --limit 1500
+	$(BIN)/docmentor --db $(DB) search "$(QUERY)" --limit 3
+	@echo "--- the section found first:"
+	@$(BIN)/docmentor --db $(DB) search "$(QUERY)" --limit 1 --json \
+	  | $(BIN)/python -c 'import json,sys; r=json.load(sys.stdin)["results"][0]; print(r["source"]+":"+r["path"], str(r["line_start"])+"-"+str(r["line_end"]))' \
+	  | { read ref span; $(BIN)/docmentor --db $(DB) get "$$ref" --lines "$$span"; }
 
 lint: $(BIN)/docmentor
 	$(BIN)/ruff check src tests benchmarks

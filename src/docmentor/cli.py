@@ -17,6 +17,13 @@ import typer
 from docmentor import __version__
 from docmentor.errors import DocmentorError, UsageError
 
+try:  # typer ≥ 0.22 vendors click: its usage errors are not click's classes
+    from typer._click.exceptions import NoArgsIsHelpError as _TyperNoArgs
+    from typer._click.exceptions import UsageError as _TyperUsageError
+except ImportError:  # pragma: no cover - older typer raises click's own
+    _TyperNoArgs = click.exceptions.NoArgsIsHelpError  # type: ignore[misc,assignment]
+    _TyperUsageError = click.UsageError  # type: ignore[misc,assignment]
+
 if TYPE_CHECKING:
     from docmentor.engine import Docmentor, RefreshReport
 
@@ -196,12 +203,14 @@ def refresh(
     engine = _open(create=True)
     reports: list[RefreshReport] = []
     with _progress(not as_json) as cb:
+        added: set[str] = set()
         if name is None:
             known = {s["name"] for s in engine.sources()}
             for src in load_config().sources:
-                if src.name not in known:
+                if src.name not in known | added:
                     reports.append(engine.add(src.target, name=src.name, options=src.options, progress=cb))
-        reports.extend(engine.refresh(name, progress=cb))
+                    added.add(src.name)
+        reports.extend(engine.refresh(name, progress=cb, exclude=added))
     if as_json:
         _emit({"sources": [r.to_dict() for r in reports]})
     else:
@@ -240,7 +249,9 @@ def _require_index() -> None:
 def _index_exists() -> bool:
     from docmentor.config import default_db
 
-    db = _db_path() or default_db()
+    db = (_db_path() or default_db()).expanduser()
+    if db.exists() and not db.is_dir():
+        raise UsageError(f"--db {db} is a file; it must be a folder docmentor owns")
     return (db / "index.sqlite3").exists()
 
 
@@ -292,10 +303,19 @@ def get(
     ] = None,
     offset: Annotated[int, typer.Option("--offset", help="First character.")] = 0,
     limit: Annotated[int, typer.Option("--limit", help="How many characters.")] = 50_000,
+    lines: Annotated[
+        str | None, typer.Option("--lines", help="Only lines START-END of the original file (as in search results).")
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON with pagination fields.")] = False,
 ) -> None:
     """Print a stored document (Markdown after includes are resolved)."""
-    page = _open(create=False).get(ref, source=source, offset=offset, limit=limit)
+    span: tuple[int, int] | None = None
+    if lines is not None:
+        a, sep, b = lines.partition("-")
+        if not (a.strip().isdigit() and (not sep or b.strip().isdigit())):
+            raise UsageError(f"--lines {lines!r}: expected START-END, e.g. 12-40")
+        span = (int(a), int(b) if sep else int(a))
+    page = _open(create=False).get(ref, source=source, offset=offset, limit=limit, lines=span)
     if as_json:
         _emit(page.to_dict())
         return
@@ -345,13 +365,16 @@ def main(argv: list[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     debug = "--debug" in args or os.environ.get("DOCMENTOR_DEBUG") == "1"
     try:
-        app(args=args, prog_name="docmentor", standalone_mode=False)
-    except click.exceptions.Exit as exc:
+        rc = app(args=args, prog_name="docmentor", standalone_mode=False)
+    except (click.exceptions.Exit, typer.Exit) as exc:
         return int(exc.exit_code or 0)
-    except click.exceptions.Abort:
+    except (click.exceptions.Abort, typer.Abort):
         print("error: aborted", file=sys.stderr)
         return 1
-    except click.UsageError as exc:
+    except (click.exceptions.NoArgsIsHelpError, _TyperNoArgs) as exc:
+        print(exc.format_message(), file=sys.stderr)
+        return 2
+    except (click.UsageError, _TyperUsageError) as exc:
         where = f" (see: {exc.ctx.command_path} --help)" if exc.ctx is not None else ""
         print(f"error: {exc.format_message()}{where}", file=sys.stderr)
         return 2
@@ -373,7 +396,7 @@ def main(argv: list[str] | None = None) -> int:
             file=sys.stderr,
         )
         return 1
-    return 0
+    return rc if isinstance(rc, int) else 0
 
 
 if __name__ == "__main__":

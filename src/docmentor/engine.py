@@ -10,7 +10,7 @@ import hashlib
 import json
 import logging
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -214,9 +214,15 @@ class Docmentor:
             options=opts,
         )
 
-    def refresh(self, name: str | None = None, *, progress: Progress | None = None) -> list[RefreshReport]:
-        """Re-read one source, or all. A source that cannot be read is left as it was."""
-        rows = [self.store.source(name)] if name else self.store.sources()
+    def refresh(
+        self,
+        name: str | None = None,
+        *,
+        progress: Progress | None = None,
+        exclude: Collection[str] = (),
+    ) -> list[RefreshReport]:
+        """Re-read one source, or all but ``exclude``. A source that cannot be read is left as it was."""
+        rows = [self.store.source(name)] if name else [r for r in self.store.sources() if r.name not in exclude]
         reports: list[RefreshReport] = []
         errors: list[str] = []
         for row in rows:
@@ -428,12 +434,35 @@ class Docmentor:
             )
         return doc
 
-    def get(self, ref: str, *, source: str | None = None, offset: int = 0, limit: int = 50_000) -> DocPage:
-        """A stored document (Markdown after includes), paginated by characters."""
+    def get(
+        self,
+        ref: str,
+        *,
+        source: str | None = None,
+        offset: int = 0,
+        limit: int = 50_000,
+        lines: tuple[int, int] | None = None,
+    ) -> DocPage:
+        """A stored document (Markdown after includes), paginated by characters.
+
+        ``lines=(start, end)`` first narrows it to the lines of the original file a search
+        result points at (1-based, inclusive; included text counts as its directive's line).
+        """
         if offset < 0 or limit < 1:
             raise UsageError("offset must be ≥ 0 and limit ≥ 1")
         doc = self.find(ref, source=source)
         text = self.store.content(doc.id)
+        if lines is not None:
+            start, end = lines
+            if start < 1 or end < start:
+                raise UsageError(f"bad line range {start}-{end}", hint="use START-END, 1-based, START <= END")
+            line_map = self.store.line_map(doc.id)
+            kept = [
+                ln
+                for i, ln in enumerate(text.split("\n"), 1)
+                if start <= (line_map[i - 1] if line_map and i <= len(line_map) else i) <= end
+            ]
+            text = "\n".join(kept)
         part = text[offset : offset + limit]
         return DocPage(
             source=doc.source,

@@ -266,6 +266,10 @@ class Store:
             raise NotFoundError(f"document {doc_id} is gone")
         return str(row[0])
 
+    def line_map(self, doc_id: int) -> list[int] | None:
+        row = self.conn().execute("SELECT line_map FROM documents WHERE id = ?", (doc_id,)).fetchone()
+        return None if row is None or not row[0] else list(json.loads(row[0]))
+
     def sections_of(self, doc_id: int) -> list[sqlite3.Row]:
         return (
             self.conn()

@@ -1,0 +1,260 @@
+"""Fetched bytes → text: charset decoding, text/HTML sniffing, and HTML → Markdown.
+
+``decode_body`` turns a response body (or a local file's bytes) into the text we
+store: Markdown and plain text are decoded as served (declared charset, else UTF-8;
+whitespace untouched); HTML is converted to Markdown. Only the page's main content
+is converted: ``<main>``, else ``<article>``, else ``[role=main]``, else ``<body>``.
+Navigation, page chrome, scripts and styles are dropped; headings become ATX (``#``)
+headings, code blocks become fenced blocks carrying the language from
+``class="language-xxx"`` / ``lang-xxx`` / ``highlight-xxx`` (Sphinx) / ``data-lang``,
+and tables become pipe tables.
+"""
+
+from __future__ import annotations
+
+import codecs
+import re
+from dataclasses import dataclass, field
+from email.message import Message
+from typing import Literal
+
+from bs4 import BeautifulSoup, Tag
+from markdownify import ATX, MarkdownConverter
+
+__all__ = [
+    "HTML_TYPES",
+    "MARKDOWN_TYPES",
+    "DecodedBody",
+    "HtmlPage",
+    "NotTextError",
+    "decode_body",
+    "decode_text",
+    "html_to_markdown",
+    "is_text",
+    "looks_like_html",
+    "parse_content_type",
+]
+
+HTML_TYPES = frozenset({"text/html", "application/xhtml+xml"})
+MARKDOWN_TYPES = frozenset({"text/markdown", "text/x-markdown"})
+_MD_SUFFIXES = (".md", ".mdx", ".markdown")
+_HTML_SUFFIXES = (".html", ".htm", ".xhtml")
+_MD_HEADING = re.compile(r"^#{1,6}\s+\S", re.M)
+_TEXT_APP = re.compile(r"^application/(?:.*[+/])?(?:json|xml|yaml|x-yaml|toml|javascript|x-sh)$")
+
+# Always removed, wherever they appear inside the main element.
+_DROP_TAGS = (
+    "script",
+    "style",
+    "noscript",
+    "template",
+    "nav",
+    "iframe",
+    "svg",
+    "form",
+    "button",
+    "link",
+    "meta",
+)
+# Removed unless they hold a heading (an <article><header><h1> keeps its title).
+_CHROME_TAGS = ("header", "footer")
+# Permalink anchors next to headings ("¶", "#") that would pollute heading text.
+_ANCHOR_CLASSES = frozenset({"headerlink", "anchor-link", "hash-link", "anchor", "heading-anchor"})
+_HEADINGS = ("h1", "h2", "h3", "h4", "h5", "h6")
+_LANG_CLASS = re.compile(r"^(?:language|lang|highlight|sourceCode)-([\w+#.-]+)$")
+_NO_LANGUAGE = frozenset({"default", "none", "text", "plain", "plaintext", "nohighlight"})
+_HTML_START = re.compile(rb"^\s*(?:<!--.*?-->\s*)*<(?:!doctype\s+html|html|head|body)[\s>]", re.I | re.S)
+
+
+@dataclass(frozen=True, slots=True)
+class HtmlPage:
+    """The Markdown of a page's main content and the page's ``<title>`` (if any)."""
+
+    markdown: str
+    title: str | None
+
+
+class NotTextError(ValueError):
+    """The bytes are not a text document (an image, a PDF, binary data)."""
+
+
+@dataclass(frozen=True, slots=True)
+class DecodedBody:
+    """A body as stored text: ``fmt`` is "markdown" for Markdown and converted HTML."""
+
+    text: str
+    fmt: Literal["markdown", "text"]
+    title: str | None = None  # the HTML <title>, when the body was HTML
+    warnings: list[str] = field(default_factory=list)
+
+
+def parse_content_type(value: str | None) -> tuple[str, str | None]:
+    """``"text/html; charset=UTF-8"`` → ``("text/html", "UTF-8")``; ``("", None)`` when absent."""
+    if not value or not value.strip():
+        return "", None
+    msg = Message()
+    msg["content-type"] = value
+    charset = msg.get_param("charset")
+    return msg.get_content_type(), charset if isinstance(charset, str) and charset else None
+
+
+def is_text(ctype: str, charset: str | None, data: bytes) -> bool:
+    """True for text/*, textual application/* types, or untyped bytes without NULs."""
+    known = not ctype or ctype == "application/octet-stream"
+    if not (known or ctype.startswith("text/") or _TEXT_APP.match(ctype)):
+        return False
+    wide = charset is not None and charset.lower().replace("-", "").startswith(("utf16", "utf32"))
+    return wide or b"\x00" not in data[:8192]
+
+
+def decode_text(data: bytes, charset: str | None, warnings: list[str]) -> str:
+    """Decode exactly (declared charset, else UTF-8; a BOM is dropped); bad bytes → U+FFFD."""
+    codec = "utf-8"
+    if charset:
+        try:
+            codec = codecs.lookup(charset).name
+        except LookupError:
+            warnings.append(f"unknown charset {charset!r}, decoded as UTF-8")
+    if codec == "utf-8":
+        codec = "utf-8-sig"
+    try:
+        return data.decode(codec)
+    except UnicodeDecodeError:
+        warnings.append(f"invalid {codec} bytes replaced")
+        return data.decode(codec, errors="replace")
+
+
+def decode_body(data: bytes, content_type: str | None, *, name: str = "") -> DecodedBody:
+    """Turn fetched bytes into stored text (HTML → Markdown, text kept as served).
+
+    Args:
+        data: The body.
+        content_type: The ``Content-Type`` header, or None (a local file).
+        name: The URL path or file name; its suffix helps when the type is vague.
+
+    Raises:
+        NotTextError: The body is not text.
+    """
+    ctype, charset = parse_content_type(content_type)
+    lower = name.lower().split("?", 1)[0]
+    if not ctype and lower.endswith(_HTML_SUFFIXES):
+        ctype = "text/html"
+    if ctype in HTML_TYPES or (ctype not in MARKDOWN_TYPES and looks_like_html(data)):
+        page = html_to_markdown(data, encoding=charset)
+        return DecodedBody(page.markdown, "markdown", page.title)
+    if not is_text(ctype, charset, data):
+        raise NotTextError(f"not a text document ({ctype or 'binary content'})")
+    warnings: list[str] = []
+    text = decode_text(data, charset, warnings)
+    markdown = ctype in MARKDOWN_TYPES or lower.endswith(_MD_SUFFIXES) or _MD_HEADING.search(text)
+    return DecodedBody(text, "markdown" if markdown else "text", None, warnings)
+
+
+def looks_like_html(data: bytes) -> bool:
+    """Return True when ``data`` starts like an HTML document (``<!doctype html``, ``<html``...)."""
+    head = data[:2048].lstrip(b"\xef\xbb\xbf")
+    return bool(_HTML_START.match(head))
+
+
+def _classes(tag: Tag) -> list[str]:
+    value = tag.get("class")
+    if value is None:
+        return []
+    if isinstance(value, str):
+        return value.split()
+    return [str(v) for v in value]
+
+
+def _language_of(pre: Tag) -> str | None:
+    """Find a code language on the <pre>, its <code> child, or a few ancestors."""
+    candidates: list[Tag] = []
+    code = pre.find("code")
+    if isinstance(code, Tag):
+        candidates.append(code)
+    candidates.append(pre)
+    parent = pre.parent
+    for _ in range(3):
+        if not isinstance(parent, Tag):
+            break
+        candidates.append(parent)
+        parent = parent.parent
+    for tag in candidates:
+        for attr in ("data-lang", "data-language"):
+            value = tag.get(attr)
+            if isinstance(value, str) and value.strip():
+                lang = value.strip().lower()
+                return None if lang in _NO_LANGUAGE else lang
+        for cls in _classes(tag):
+            match = _LANG_CLASS.match(cls)
+            if match:
+                lang = match.group(1).lower()
+                return None if lang in _NO_LANGUAGE else lang
+    return None
+
+
+def _main_element(soup: BeautifulSoup) -> Tag:
+    found = soup.find("main") or soup.find("article") or soup.find(True, attrs={"role": "main"})
+    if isinstance(found, Tag):
+        return found
+    return soup.body if isinstance(soup.body, Tag) else soup
+
+
+def _strip_chrome(root: Tag) -> None:
+    for tag in root.find_all(_DROP_TAGS):
+        tag.decompose()
+    for tag in root.find_all(_CHROME_TAGS):
+        if not tag.decomposed and tag.find(_HEADINGS) is None:
+            tag.decompose()
+    for tag in root.find_all("a"):
+        if not tag.decomposed and _ANCHOR_CLASSES.intersection(_classes(tag)):
+            tag.decompose()
+    # Sphinx/Pygments line-number columns would be glued into the code.
+    for tag in root.find_all(class_=("linenos", "linenodiv", "lineno")):
+        if not tag.decomposed:
+            tag.decompose()
+
+
+def _collapse_blank_lines(text: str) -> str:
+    """Squeeze runs of blank lines to one, except inside fenced code blocks."""
+    out: list[str] = []
+    in_fence = False
+    for line in text.split("\n"):
+        if line.lstrip().startswith("```"):
+            in_fence = not in_fence
+        elif not in_fence and not line.strip() and out and not out[-1].strip():
+            continue
+        out.append(line.rstrip() if not in_fence else line)
+    return "\n".join(out)
+
+
+def html_to_markdown(html: str | bytes, *, encoding: str | None = None) -> HtmlPage:
+    """Convert an HTML page to Markdown, keeping only its main content.
+
+    Args:
+        html: The page, as text or raw bytes.
+        encoding: The charset declared by the server, used when ``html`` is bytes
+            (otherwise the page's ``<meta charset>`` or detection decides).
+
+    Returns:
+        The Markdown and the page title.
+    """
+    if isinstance(html, bytes):
+        soup = BeautifulSoup(html, "html.parser", from_encoding=encoding)
+    else:
+        soup = BeautifulSoup(html, "html.parser")
+    title: str | None = None
+    if soup.title is not None:
+        title = " ".join(soup.title.get_text().split()) or None
+    root = _main_element(soup)
+    _strip_chrome(root)
+    converter = MarkdownConverter(
+        heading_style=ATX,
+        bullets="-",
+        code_language_callback=_language_of,
+        escape_underscores=False,
+        escape_asterisks=False,
+        table_infer_header=True,
+    )
+    markdown = converter.convert_soup(root)
+    markdown = _collapse_blank_lines(markdown).strip()
+    return HtmlPage(markdown=markdown + "\n" if markdown else "", title=title)

@@ -1,0 +1,780 @@
+"""llms.txt sources: parse an ``llms.txt`` (https://llmstxt.org) and fetch what it links.
+
+An ``llms.txt`` has an H1 title, an optional blockquote summary, free-text details
+and H2 sections, each a list of ``- [title](url): notes`` links. Links under
+``## Optional`` are marked optional (``FetchSettings.include_optional=False`` skips
+them). An ``llms-full.txt`` (or ``llms-ctx.txt`` / ``llms-ctx-full.txt``) is one
+document: nothing is fetched from it. A local llms.txt file works too.
+
+Linked documents are fetched concurrently through one shared ``httpx.AsyncClient``
+with a concurrency limit, a per-request time limit, a response size cap, retries
+with exponential backoff (5xx, 429, time-outs, connection errors; never other 4xx)
+and conditional requests (``If-None-Match`` / ``If-Modified-Since``) on refresh.
+HTML pages are converted to Markdown; Markdown and text are kept as served.
+A per-document problem never raises: it is reported as a ``FetchOutcome``.
+
+Which addresses are refused, and why
+------------------------------------
+An llms.txt is written by someone else, so it may not send docmentor anywhere it likes:
+
+* **Other hosts.** A link (and every redirect hop) must stay on the llms.txt's own
+  origin: same scheme, host and port (an ``http`` llms.txt may also upgrade to
+  ``https`` on the same host). ``127.0.0.1`` and ``localhost`` are different hosts.
+  Other hosts are fetched only when listed in ``allowed_hosts``, as a host
+  (``docs.example.com``, ``docs.example.com:8443``, ``*.example.com``) or a URL
+  prefix (``https://cdn.example.com/docs/``).
+* **Other paths.** Links must stay inside the llms.txt's folder:
+  ``https://h/docs/llms.txt`` admits ``https://h/docs/...`` but not ``https://h/blog/x``.
+  Dot segments and percent-encoded dots are resolved before the check.
+* **Other schemes.** Only ``http`` and ``https`` are fetched; ``file:``, ``ftp:``,
+  ``javascript:``, ``data:``, ``mailto:`` links are refused, as are URLs carrying
+  credentials (``https://user:pass@host/``).
+* **Redirects** are followed by hand (at most 5 hops) and each hop is checked by the
+  same rules, so a redirect to another host is refused and reported, not followed.
+* **Local llms.txt files.** Relative links are files in the llms.txt's folder or
+  below; anything resolving outside it (``../../etc/passwd``, an absolute path, a
+  symlink pointing out) is refused with a warning and never read. Absolute
+  ``http(s)`` links in a local file are fetched with the link's own host as scope.
+
+The llms.txt itself follows redirects on its own host (any path) or to allowed hosts;
+if it cannot be fetched, or is not text, ``SourceUnavailableError`` is raised.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import posixpath
+import re
+from collections.abc import Callable, Coroutine, Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, Literal
+from urllib.parse import unquote, urldefrag, urljoin, urlsplit
+from urllib.request import url2pathname
+
+import httpx
+
+from docmentor.errors import SourceUnavailableError, UsageError
+from docmentor.models import RawDocument
+from docmentor.sources.html import (
+    HTML_TYPES,
+    NotTextError,
+    decode_body,
+    decode_text,
+    is_text,
+    looks_like_html,
+    parse_content_type,
+)
+
+__all__ = [
+    "FetchOutcome",
+    "FetchSettings",
+    "LlmsLink",
+    "LlmsListing",
+    "LlmsSection",
+    "ParsedLlmsTxt",
+    "PriorDoc",
+    "detect_kind",
+    "load_llms_source",
+    "parse_llms_txt",
+]
+
+logger = logging.getLogger(__name__)
+
+MAX_REDIRECTS = 5
+_REDIRECTS = frozenset({301, 302, 303, 307, 308})
+_FULL_NAME = re.compile(r"llms(?:-ctx)?-full\.txt$|llms-ctx\.txt$", re.I)
+_H1 = re.compile(r"^#\s+(.+?)\s*#*\s*$")
+_H2 = re.compile(r"^##\s+(.+?)\s*#*\s*$")
+_LINK = re.compile(
+    r"^\s*(?:[-*+]|\d+[.)])?\s*\[(?P<title>[^\]]*)\]"
+    r"\(\s*(?P<url><[^>]*>|[^)\s]*)(?:\s+(?:\"[^\"]*\"|'[^']*'))?\s*\)(?P<rest>.*)$"
+)
+_LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
+_FENCE = re.compile(r"^\s*(```+|~~~+)")
+_NOTES_SEP = re.compile(r"^\s*[:\-\u2013\u2014]\s*")
+_ACCEPT = "text/markdown, text/plain;q=0.9, text/html;q=0.8, */*;q=0.5"
+
+Kind = Literal["llms_txt", "llms_full"]
+_Progress = Callable[[int, int], None] | None
+Status = Literal["ok", "not_modified", "failed", "refused"]
+
+
+# --------------------------------------------------------------------- public data
+
+
+@dataclass(frozen=True)
+class FetchSettings:
+    """Limits and policy for fetching an llms.txt and its documents."""
+
+    concurrency: int = 8
+    timeout: float = 20.0  # seconds, per request (whole request, body included)
+    max_bytes: int = 5_000_000
+    retries: int = 2  # extra attempts after the first
+    backoff: float = 0.5  # seconds, doubled per retry
+    allowed_hosts: tuple[str, ...] = ()
+    include_optional: bool = True
+    user_agent: str = "docmentor"
+
+
+@dataclass(frozen=True)
+class PriorDoc:
+    """What the store already has for a link URL (``FetchOutcome.url``), for conditional GETs."""
+
+    etag: str | None
+    last_modified: str | None
+
+
+@dataclass
+class FetchOutcome:
+    """What happened to one linked document."""
+
+    url: str  # the link URL (before redirects, without #fragment)
+    status: Status
+    document: RawDocument | None
+    error: str | None = None
+    title: str | None = None
+    section: str | None = None
+    optional: bool = False
+
+
+@dataclass
+class LlmsListing:
+    """An llms.txt (or llms-full.txt), its own document and one outcome per distinct link."""
+
+    index_url: str
+    kind: Kind
+    title: str
+    summary: str | None
+    index_document: RawDocument
+    outcomes: list[FetchOutcome]
+    warnings: list[str]
+
+
+@dataclass(frozen=True, slots=True)
+class LlmsLink:
+    title: str
+    url: str  # absolute, fragment removed
+    notes: str | None
+    optional: bool
+    section: str
+    line: int
+
+
+@dataclass(frozen=True, slots=True)
+class LlmsSection:
+    name: str
+    links: tuple[LlmsLink, ...]
+
+    @property
+    def optional(self) -> bool:
+        return self.name.strip().lower() == "optional"
+
+
+@dataclass(frozen=True, slots=True)
+class ParsedLlmsTxt:
+    title: str | None
+    summary: str | None
+    details: str
+    sections: tuple[LlmsSection, ...]
+    warnings: tuple[str, ...] = ()
+
+    @property
+    def links(self) -> list[LlmsLink]:
+        return [link for section in self.sections for link in section.links]
+
+
+# ------------------------------------------------------------------------- parsing
+
+
+def parse_llms_txt(text: str, base_url: str) -> ParsedLlmsTxt:
+    """Parse llms.txt Markdown; relative link URLs are resolved against ``base_url``.
+
+    Lenient where real files are: links may sit in nested or numbered lists, text in
+    fenced code is ignored, and a file without any H2 keeps its list links in a
+    section named ``""``. Lines that look like broken links become warnings.
+    """
+    title: str | None = None
+    summary: list[str] = []
+    details: list[str] = []
+    warnings: list[str] = []
+    sections: list[tuple[str, list[LlmsLink]]] = []
+    preamble: list[LlmsLink] = []
+    in_summary = False  # just after the H1, where the blockquote summary may be
+    fence: str | None = None
+    for lineno, line in enumerate(text.splitlines(), 1):
+        fence_match = _FENCE.match(line)
+        if fence is not None or fence_match:
+            if fence is None and fence_match:
+                fence = fence_match.group(1)[0] * 3
+            elif fence is not None and line.strip().startswith(fence):
+                fence = None
+            if not sections:
+                details.append(line)
+            in_summary = False
+            continue
+        if (h2 := _H2.match(line)) is not None:
+            sections.append((h2.group(1).strip(), []))
+            in_summary = False
+            continue
+        if not sections and title is None and (h1 := _H1.match(line)) is not None:
+            title = h1.group(1).strip()
+            in_summary = True
+            continue
+        if in_summary:
+            if line.lstrip().startswith(">"):
+                summary.append(line.lstrip()[1:].strip())
+                continue
+            if not line.strip() and not summary:
+                continue
+            in_summary = False
+        if not sections:
+            details.append(line)
+        section_name = sections[-1][0] if sections else ""
+        link = _parse_link_line(line, lineno, base_url, section_name, warnings)
+        if link is not None:
+            (sections[-1][1] if sections else preamble).append(link)
+    if title is None:
+        warnings.append("no H1 title")
+    built = [LlmsSection(name, tuple(links)) for name, links in sections]
+    if not built and preamble:
+        built = [LlmsSection("", tuple(preamble))]
+    return ParsedLlmsTxt(
+        title=title,
+        summary=" ".join(s for s in summary if s) or None,
+        details="\n".join(details).strip(),
+        sections=tuple(built),
+        warnings=tuple(warnings),
+    )
+
+
+def _parse_link_line(
+    line: str, lineno: int, base_url: str, section: str, warnings: list[str]
+) -> LlmsLink | None:
+    match = _LINK.match(line)
+    if match is None:
+        if _LIST_ITEM.match(line) and ("](" in line or line.split(maxsplit=1)[-1].startswith("[")):
+            warnings.append(f"line {lineno}: malformed link skipped: {line.strip()[:80]}")
+        return None
+    raw = match.group("url").strip()
+    if raw.startswith("<") and raw.endswith(">"):
+        raw = raw[1:-1].strip().replace(" ", "%20")
+    if not raw or raw.startswith("#"):
+        warnings.append(f"line {lineno}: link without a document URL skipped: {line.strip()[:80]}")
+        return None
+    url = urldefrag(urljoin(base_url, raw)).url
+    notes = _NOTES_SEP.sub("", match.group("rest"), count=1).strip() or None
+    return LlmsLink(
+        title=match.group("title").strip(),
+        url=url,
+        notes=notes,
+        optional=section.strip().lower() == "optional",
+        section=section,
+        line=lineno,
+    )
+
+
+def detect_kind(target: str) -> Kind:
+    """``llms_full`` for ``llms-full.txt`` / ``llms-ctx(-full).txt`` names, else ``llms_txt``."""
+    name = urlsplit(target).path if _is_url(target) else target
+    return "llms_full" if _FULL_NAME.search(name.rstrip("/")) else "llms_txt"
+
+
+# --------------------------------------------------------------------------- scope
+
+
+def _clean_path(path: str) -> str:
+    """The path a server will see: percent-decoded, backslashes as '/', dot segments gone."""
+    raw = unquote(path or "/").replace("\\", "/")
+    clean = posixpath.normpath(raw)
+    if raw.endswith(("/", "/.", "/..")) and not clean.endswith("/"):
+        clean += "/"
+    return "/" + clean.lstrip("/")
+
+
+def _within(path: str, prefix: str) -> bool:
+    if prefix.endswith("/"):
+        return path.startswith(prefix) or path == prefix[:-1]
+    return path == prefix or path.startswith(prefix + "/")
+
+
+def _default_port(scheme: str) -> int:
+    return 443 if scheme == "https" else 80
+
+
+@dataclass(frozen=True, slots=True)
+class _Prefix:
+    scheme: str | None  # None: http or https
+    host: str  # lower case; "*.example.com" for subdomains
+    port: int | None  # None: any port
+    path: str
+
+    @classmethod
+    def of_url(cls, url: str, *, folder: bool) -> _Prefix:
+        parts = urlsplit(url)
+        scheme = parts.scheme.lower()
+        path = _clean_path(parts.path)
+        if folder:
+            path = path[: path.rfind("/") + 1]
+        return cls(scheme, (parts.hostname or "").lower(), parts.port or _default_port(scheme), path)
+
+    @classmethod
+    def of_entry(cls, entry: str) -> _Prefix:
+        entry = entry.strip()
+        if "://" in entry:
+            return cls.of_url(entry, folder=False)
+        parts = urlsplit("//" + entry)
+        return cls(None, (parts.hostname or "").lower(), parts.port, "/")
+
+    def same_origin(self, scheme: str, host: str, port: int) -> bool:
+        if self.host.startswith("*."):
+            if not host.endswith(self.host[1:]):
+                return False
+        elif host != self.host:
+            return False
+        if self.scheme is None:  # an allowed_hosts host entry: http or https, port if given
+            return self.port is None or port == self.port
+        if scheme == self.scheme:
+            return port == self.port
+        # An http origin may upgrade to https on the default ports.
+        return (self.scheme, self.port, scheme, port) == ("http", 80, "https", 443)
+
+    def admits(self, scheme: str, host: str, port: int, path: str) -> bool:
+        return self.same_origin(scheme, host, port) and _within(path, self.path)
+
+
+@dataclass(frozen=True, slots=True)
+class _Scope:
+    own: tuple[_Prefix, ...]
+    allowed: tuple[_Prefix, ...]
+
+    def refusal(self, url: str) -> str | None:
+        """None when ``url`` may be fetched, else why not (e.g. "to another host")."""
+        parts = urlsplit(url)
+        scheme = parts.scheme.lower()
+        if scheme not in ("http", "https"):
+            return f"with scheme '{scheme or '(none)'}:'"
+        if parts.username is not None or parts.password is not None:
+            return "with credentials in the URL"
+        try:
+            port = parts.port or _default_port(scheme)
+        except ValueError:
+            return "with an invalid port"
+        host = (parts.hostname or "").lower()
+        if not host:
+            return "without a host"
+        path = _clean_path(parts.path)
+        if any(p.admits(scheme, host, port, path) for p in self.own + self.allowed):
+            return None
+        for prefix in self.own:
+            if prefix.same_origin(scheme, host, port):
+                return f"outside {prefix.path}"
+        return "to another host"
+
+
+def _scope(own_urls: list[str], settings: FetchSettings, *, folder: bool = True) -> _Scope:
+    own = tuple(_Prefix.of_url(u, folder=folder) for u in own_urls)
+    if not folder:
+        own = tuple(replace(p, path="/") for p in own)
+    try:
+        allowed = tuple(_Prefix.of_entry(e) for e in settings.allowed_hosts if e.strip())
+    except ValueError as exc:  # e.g. a port that is not a number
+        raise UsageError(f"bad allowed_hosts entry: {exc}") from None
+    return _Scope(own, allowed)
+
+
+# ------------------------------------------------------------------------ fetching
+
+
+class _Problem(Exception):
+    def __init__(self, status: Literal["failed", "refused"], reason: str) -> None:
+        super().__init__(reason)
+        self.status: Literal["failed", "refused"] = status
+        self.reason = reason
+
+
+def _size(n: int) -> str:
+    if n >= 1_000_000:
+        return f"{n / 1_000_000:.1f} MB"
+    return f"{n / 1000:.1f} KB" if n >= 1000 else f"{n} bytes"
+
+
+def _document(
+    data: bytes, headers: httpx.Headers | None, *, path: str, url: str, title: str | None
+) -> RawDocument:
+    try:
+        body = decode_body(data, headers.get("content-type") if headers else None, name=path)
+    except NotTextError as exc:
+        raise _Problem("failed", str(exc)) from None
+    return RawDocument(
+        path=path,
+        url=url,
+        content=body.text,
+        fmt=body.fmt,
+        etag=headers.get("etag") if headers else None,
+        last_modified=headers.get("last-modified") if headers else None,
+        title_hint=title or body.title,
+        warnings=body.warnings,
+    )
+
+
+def _outcome(link: LlmsLink) -> FetchOutcome:
+    return FetchOutcome(link.url, "failed", None, None, link.title or None, link.section, link.optional)
+
+
+@dataclass(slots=True)
+class _Response:
+    url: str  # final URL
+    status: int
+    headers: httpx.Headers
+    content: bytes = b""
+
+
+@dataclass
+class _Fetcher:
+    client: httpx.AsyncClient
+    settings: FetchSettings
+    prior: Mapping[str, PriorDoc]
+    semaphore: asyncio.Semaphore
+    warnings: list[str] = field(default_factory=list)
+
+    async def fetch(self, url: str, scope: _Scope, headers: dict[str, str]) -> _Response:
+        """GET ``url``, following redirects that stay in ``scope``."""
+        current = url
+        for _ in range(MAX_REDIRECTS + 1):
+            response = await self._with_retries(current, headers)
+            if response.status not in _REDIRECTS:
+                return response
+            location = response.headers.get("location")
+            if not location:
+                raise _Problem("failed", f"HTTP {response.status} without a Location header")
+            target = urldefrag(urljoin(current, location.strip())).url
+            reason = scope.refusal(target)
+            if reason is not None:
+                raise _Problem("refused", f"redirect {reason} refused: {target}")
+            logger.debug("redirect %s -> %s", current, target)
+            current = target
+        raise _Problem("failed", f"too many redirects (more than {MAX_REDIRECTS})")
+
+    async def _with_retries(self, url: str, headers: dict[str, str]) -> _Response:
+        attempts = max(self.settings.retries, 0) + 1
+        problem = ""
+        for attempt in range(attempts):
+            wait = self.settings.backoff * (2**attempt)
+            try:
+                async with asyncio.timeout(self.settings.timeout):
+                    response = await self._once(url, headers)
+            except (TimeoutError, httpx.TimeoutException):
+                problem = "timed out"
+            except httpx.TransportError as exc:
+                detail = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+                problem = f"connection failed ({detail})"
+            except (httpx.HTTPError, httpx.InvalidURL, ValueError) as exc:
+                raise _Problem("failed", f"request failed ({type(exc).__name__}: {exc})") from exc
+            else:
+                status = response.status
+                if status < 400 or status in _REDIRECTS:
+                    return response
+                if status != 429 and status < 500:
+                    raise _Problem("failed", f"HTTP {status}")
+                problem = f"HTTP {status}"
+                retry_after = response.headers.get("retry-after", "")
+                if retry_after.strip().isdigit():
+                    wait = max(wait, min(float(retry_after), 30.0))
+            if attempt + 1 < attempts:
+                logger.debug("%s: %s, retrying in %.2fs", url, problem, wait)
+                await asyncio.sleep(wait)
+        raise _Problem("failed", f"{problem} after {attempts} attempt{'s' if attempts > 1 else ''}")
+
+    async def _once(self, url: str, headers: dict[str, str]) -> _Response:
+        cap = self.settings.max_bytes
+        async with self.client.stream("GET", url, headers=headers) as response:
+            result = _Response(url, response.status_code, response.headers)
+            if not 200 <= response.status_code < 300:
+                return result
+            length = response.headers.get("content-length", "")
+            if length.isdigit() and int(length) > cap:
+                raise _Problem("failed", f"over the size cap of {_size(cap)} ({_size(int(length))})")
+            chunks: list[bytes] = []
+            total = 0
+            async for chunk in response.aiter_bytes():
+                total += len(chunk)
+                if total > cap:
+                    raise _Problem("failed", f"over the size cap of {_size(cap)}")
+                chunks.append(chunk)
+            result.content = b"".join(chunks)
+            return result
+
+    async def fetch_link(self, link: LlmsLink, scope: _Scope | None, index_origin: str) -> FetchOutcome:
+        """Fetch one linked document; never raises."""
+        outcome = _outcome(link)
+        try:
+            if scope is None:  # a link in a local llms.txt that is not http(s)
+                scope = _scope([link.url], self.settings, folder=False)
+            reason = scope.refusal(link.url)
+            if reason is not None:
+                raise _Problem("refused", f"link {reason} refused")
+            prior = self.prior.get(link.url)
+            headers: dict[str, str] = {}
+            if prior is not None and prior.etag:
+                headers["If-None-Match"] = prior.etag
+            if prior is not None and prior.last_modified:
+                headers["If-Modified-Since"] = prior.last_modified
+            async with self.semaphore:
+                response = await self.fetch(link.url, scope, headers)
+            if response.status == 304 and headers:
+                outcome.status = "not_modified"
+                return outcome
+            if not 200 <= response.status < 300:
+                raise _Problem("failed", f"HTTP {response.status}")
+            path = _url_doc_path(link.url, index_origin)
+            outcome.document = _document(
+                response.content, response.headers, path=path, url=response.url, title=link.title
+            )
+            outcome.status = "ok"
+        except _Problem as problem:
+            outcome.status, outcome.error = problem.status, problem.reason
+        except Exception as exc:  # a per-document failure must never abort the listing
+            logger.exception("unexpected error fetching %s", link.url)
+            outcome.error = f"unexpected error ({type(exc).__name__}: {exc})"
+        return outcome
+
+
+def _origin(url: str) -> str:
+    parts = urlsplit(url)
+    scheme = parts.scheme.lower()
+    return f"{scheme}://{(parts.hostname or '').lower()}:{parts.port or _default_port(scheme)}"
+
+
+def _url_doc_path(url: str, index_origin: str) -> str:
+    """The URL's path (and query); ``//host:port/path`` for a host other than the index's."""
+    parts = urlsplit(url)
+    path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+    return path if _origin(url) == index_origin else f"//{parts.netloc.lower()}{path}"
+
+
+# --------------------------------------------------------------------- local files
+
+
+def _read_local(link: LlmsLink, folder: Path, max_bytes: int, warnings: list[str]) -> FetchOutcome:
+    outcome = _outcome(link)
+    parts = urlsplit(link.url)
+    if parts.netloc not in ("", "localhost"):
+        outcome.status, outcome.error = "refused", "link to a file on another machine refused"
+        return outcome
+    try:
+        resolved = Path(url2pathname(unquote(parts.path))).resolve()
+    except (OSError, RuntimeError, ValueError) as exc:
+        outcome.error = f"bad path ({exc})"
+        return outcome
+    if not resolved.is_relative_to(folder):
+        outcome.status = "refused"
+        outcome.error = f"link outside the llms.txt folder refused: {link.url}"
+        warnings.append(f"line {link.line}: refused {link.url!r}: outside {folder}")
+        return outcome
+    try:
+        if not resolved.is_file():
+            outcome.error = "file not found"
+            return outcome
+        size = resolved.stat().st_size
+        if size > max_bytes:
+            outcome.error = f"over the size cap of {_size(max_bytes)} ({_size(size)})"
+            return outcome
+        data = resolved.read_bytes()
+        rel = resolved.relative_to(folder).as_posix()
+        outcome.document = _document(data, None, path=rel, url=link.url, title=link.title)
+        outcome.status = "ok"
+    except _Problem as problem:
+        outcome.status, outcome.error = problem.status, problem.reason
+    except OSError as exc:
+        outcome.error = f"cannot read file ({exc.strerror or exc})"
+    return outcome
+
+
+# ----------------------------------------------------------------------- the index
+
+
+def _is_url(target: str) -> bool:
+    return bool(re.match(r"^[a-zA-Z][a-zA-Z0-9+.-]*://", target))
+
+
+def _index_text(data: bytes, content_type: str | None, where: str, kind: Kind) -> str:
+    ctype, charset = parse_content_type(content_type)
+    if looks_like_html(data) or (kind == "llms_txt" and ctype in HTML_TYPES and b"](" not in data):
+        raise SourceUnavailableError(
+            f"{where} is an HTML page, not an llms.txt", hint="check the address of the llms.txt"
+        )
+    if not is_text("text/plain" if ctype in HTML_TYPES else ctype, charset, data):
+        raise SourceUnavailableError(f"{where} is not a text file ({ctype or 'binary content'})")
+    warnings: list[str] = []
+    text = decode_text(data, charset, warnings)
+    if warnings:
+        logger.warning("%s: %s", where, "; ".join(warnings))
+    return text
+
+
+async def _load_remote(url: str, kind: Kind, fetcher: _Fetcher, progress: _Progress) -> LlmsListing:
+    # The llms.txt itself may redirect anywhere on its own host (or to allowed hosts).
+    index_scope = _scope([url], fetcher.settings, folder=False)
+    reason = index_scope.refusal(url)
+    if reason is not None:
+        raise UsageError(f"cannot fetch {url}: a URL {reason} is not supported")
+    try:
+        response = await fetcher.fetch(url, index_scope, {})
+    except _Problem as problem:
+        hint = "add the host to allowed_hosts" if problem.status == "refused" else None
+        raise SourceUnavailableError(f"cannot fetch {url}: {problem.reason}", hint=hint) from None
+    if not 200 <= response.status < 300:
+        raise SourceUnavailableError(f"cannot fetch {url}: unexpected HTTP {response.status}")
+    headers = response.headers
+    text = _index_text(response.content, headers.get("content-type"), url, kind)
+    index_doc = RawDocument(
+        path=_url_doc_path(url, _origin(url)),
+        url=response.url,
+        content=text,
+        etag=headers.get("etag"),
+        last_modified=headers.get("last-modified"),
+    )
+    parsed = parse_llms_txt(text, response.url)
+    scope, origin = _scope([url, response.url], fetcher.settings), _origin(response.url)
+
+    async def one(link: LlmsLink) -> FetchOutcome:
+        return await fetcher.fetch_link(link, scope, origin)
+
+    return await _finish(url, kind, parsed, index_doc, {url, response.url}, one, fetcher, progress)
+
+
+async def _load_local(path: Path, kind: Kind, fetcher: _Fetcher, progress: _Progress) -> LlmsListing:
+    cap = fetcher.settings.max_bytes
+    try:
+        path = path.expanduser().resolve()
+        if path.is_dir():
+            raise SourceUnavailableError(f"{path} is a folder, not an llms.txt file")
+        if path.stat().st_size > cap:
+            raise SourceUnavailableError(f"{path} is over the size cap of {_size(cap)}")
+        data = path.read_bytes()
+    except OSError as exc:
+        raise SourceUnavailableError(f"cannot read {path}: {exc.strerror or exc}") from None
+    text = _index_text(data, None, str(path), kind)
+    index_url = path.as_uri()
+    index_doc = RawDocument(path=path.name, url=index_url, content=text)
+    parsed = parse_llms_txt(text, index_url)
+
+    async def one(link: LlmsLink) -> FetchOutcome:
+        if urlsplit(link.url).scheme.lower() == "file":
+            return _read_local(link, path.parent, cap, fetcher.warnings)
+        return await fetcher.fetch_link(link, None, "file://")
+
+    return await _finish(index_url, kind, parsed, index_doc, {index_url}, one, fetcher, progress)
+
+
+async def _finish(
+    index_url: str,
+    kind: Kind,
+    parsed: ParsedLlmsTxt,
+    index_doc: RawDocument,
+    self_urls: set[str],
+    fetch_one: Callable[[LlmsLink], Coroutine[Any, Any, FetchOutcome]],
+    fetcher: _Fetcher,
+    progress: _Progress,
+) -> LlmsListing:
+    outcomes: list[FetchOutcome] = []
+    if kind == "llms_txt":
+        links = _select_links(parsed, fetcher.settings, self_urls)
+        outcomes = await _run_all([fetch_one(link) for link in links], progress)
+    title = parsed.title or _fallback_title(index_url)
+    index_doc.title_hint = title
+    warnings = list(dict.fromkeys([*parsed.warnings, *fetcher.warnings]))
+    return LlmsListing(index_url, kind, title, parsed.summary, index_doc, outcomes, warnings)
+
+
+def _select_links(parsed: ParsedLlmsTxt, settings: FetchSettings, index_urls: set[str]) -> list[LlmsLink]:
+    """Distinct links in file order; a URL listed outside ``Optional`` too is not optional."""
+    chosen: dict[str, LlmsLink] = {}
+    for link in parsed.links:
+        if link.url in index_urls:
+            continue
+        first = chosen.get(link.url)
+        if first is None:
+            chosen[link.url] = link
+        elif first.optional and not link.optional:
+            chosen[link.url] = replace(first, optional=False, section=link.section)
+    return [link for link in chosen.values() if settings.include_optional or not link.optional]
+
+
+async def _run_all(jobs: list[Coroutine[Any, Any, FetchOutcome]], progress: _Progress) -> list[FetchOutcome]:
+    tasks = [asyncio.create_task(job) for job in jobs]
+    total = len(tasks)
+    if progress is not None:
+        progress(0, total)
+    for done, future in enumerate(asyncio.as_completed(tasks), 1):
+        await future
+        if progress is not None:
+            progress(done, total)
+    return [task.result() for task in tasks]
+
+
+def _fallback_title(index_url: str) -> str:
+    parts = urlsplit(index_url)
+    if parts.scheme == "file":
+        return Path(url2pathname(parts.path)).parent.name or parts.path
+    return parts.hostname or index_url
+
+
+async def _load(
+    target: str,
+    kind: Kind,
+    prior: Mapping[str, PriorDoc],
+    settings: FetchSettings,
+    progress: _Progress,
+    transport: httpx.AsyncBaseTransport | None,
+) -> LlmsListing:
+    concurrency = max(settings.concurrency, 1)
+    limits = httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency)
+    headers = {"User-Agent": settings.user_agent, "Accept": _ACCEPT}
+    async with httpx.AsyncClient(
+        transport=transport,
+        timeout=httpx.Timeout(settings.timeout),
+        limits=limits,
+        headers=headers,
+        follow_redirects=False,
+    ) as client:
+        fetcher = _Fetcher(client, settings, prior, asyncio.Semaphore(concurrency))
+        if _is_url(target) and not target.lower().startswith("file://"):
+            return await _load_remote(target, kind, fetcher, progress)
+        local = Path(url2pathname(urlsplit(target).path)) if _is_url(target) else Path(target)
+        return await _load_local(local, kind, fetcher, progress)
+
+
+def load_llms_source(
+    target: str,
+    *,
+    prior: Mapping[str, PriorDoc] | None = None,
+    settings: FetchSettings = FetchSettings(),
+    progress: Callable[[int, int], None] | None = None,
+    transport: httpx.AsyncBaseTransport | None = None,
+    kind: Kind | None = None,
+) -> LlmsListing:
+    """Read an llms.txt (URL or local file) and fetch the documents it links.
+
+    Synchronous: runs its own event loop, so call it from a thread without a running loop.
+
+    Args:
+        target: An http(s) URL, a ``file://`` URL or a filesystem path.
+        prior: What the store has per link URL; used for conditional requests.
+        settings: Limits and scope policy.
+        progress: Called with ``(done, total)`` as linked documents finish.
+        transport: An httpx transport to use instead of the network (tests).
+        kind: Force ``llms_txt`` or ``llms_full``; by default decided by the file name.
+
+    Raises:
+        SourceUnavailableError: The llms.txt itself could not be read or is not text.
+        UsageError: ``target`` has an unsupported scheme.
+    """
+    if _is_url(target) and urlsplit(target).scheme.lower() not in ("http", "https", "file"):
+        raise UsageError(
+            f"unsupported llms.txt address {target!r}", hint="use an http(s) URL or a local path"
+        )
+    chosen: Kind = kind or detect_kind(target)
+    return asyncio.run(_load(target, chosen, prior or {}, settings, progress, transport))
