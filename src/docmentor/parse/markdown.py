@@ -26,12 +26,16 @@ log = logging.getLogger(__name__)
 _CONTAINER = re.compile(r"^(\s*)(===|!!!|\?\?\?\+?)\s")
 _FENCE = re.compile(r"^\s*(`{3,}|~{3,})")
 _MDX_IMPORT = re.compile(r"^(import|export)\s")
+_LINK = re.compile(r"(?<!!)\[([^\]\n]*)\]\(\s*<?([^)\s>]+)>?(?:\s+[\"'(][^)]*)?\)")
 _JSX_TAG = re.compile(r"</?[A-Z][\w.]*(\s[^<>]*)?/?>|\{/\*.*?\*/\}")
+_JSX_OPEN = re.compile(r"^\s*<[A-Z][\w.]*(\s[^<>]*)?$")  # a tag left open at the line's end
+_TAG_END = re.compile(r"(?<!=)>")
 
 
 @lru_cache(maxsize=1)
 def _md() -> MarkdownIt:
-    return MarkdownIt("commonmark", {"html": True}).enable("table")
+    # Block structure only: inline parsing is half the cost and links are found by regex.
+    return MarkdownIt("commonmark", {"html": True}).enable("table").disable("inline")
 
 
 class _TolerantLoader(yaml.SafeLoader):
@@ -92,16 +96,24 @@ def structure_view(lines: list[str], *, skip: int, mdx: bool) -> tuple[list[str]
             continue
         if mdx:
             if _MDX_IMPORT.match(line):
-                j = i
-                while j < n and not (view[j].rstrip().endswith(";") or " from " in view[j]):
-                    if j > i and not view[j].strip():
-                        break
-                    j += 1
-                for k in range(i, min(j + 1, n)):
+                j = _esm_end(view, i)
+                for k in range(i, j + 1):
                     view[k] = ""
                     mdx_lines[k] = ""
                 i = j + 1
                 continue
+            if _JSX_OPEN.match(line):
+                # a component tag whose attributes run over several lines: drop up to its ``>``
+                j = i + 1
+                while j < n and view[j].strip() and not _TAG_END.search(view[j]):
+                    j += 1
+                if j < n and view[j].strip():
+                    for k in range(i, j):
+                        view[k] = mdx_lines[k] = ""
+                    rest = _TAG_END.split(view[j], maxsplit=1)[1]
+                    view[j] = mdx_lines[j] = _JSX_TAG.sub("", rest)
+                    i = j + 1
+                    continue
             stripped = _JSX_TAG.sub("", line)
             if stripped != line:
                 view[i] = mdx_lines[i] = stripped
@@ -116,6 +128,25 @@ def structure_view(lines: list[str], *, skip: int, mdx: bool) -> tuple[list[str]
                     view[k] = view[k][:indent] + view[k][indent + 4 :]
         i += 1
     return view, mdx_lines
+
+
+def _esm_end(view: list[str], i: int) -> int:
+    """Last line of the MDX ``import``/``export`` block starting at line ``i``.
+
+    The block ends where its brackets are balanced and the statement is complete (a
+    ``;``, a ``from`` clause, or a blank line / the end of the text next); unbalanced
+    brackets (a brace in a string) fall back to the first blank line.
+    """
+    n = len(view)
+    depth = 0
+    for j in range(i, n):
+        if j > i and not view[j].strip() and depth <= 0:
+            return j - 1
+        depth += sum(view[j].count(c) for c in "{([") - sum(view[j].count(c) for c in ")]}")
+        done = view[j].rstrip().endswith(";") or " from " in view[j]
+        if depth <= 0 and (done or j + 1 == n or not view[j + 1].strip()):
+            return j
+    return next((j - 1 for j in range(i + 1, n) if not view[j].strip()), n - 1)
 
 
 def _indent(line: str) -> int:
@@ -143,17 +174,16 @@ def parse_markdown(
         elif tok.type == "fence" and tok.map:
             lang = tok.info.strip().split(maxsplit=1)[0].strip("{}.") if tok.info.strip() else ""
             fences.append((tok.map[0], lang, tok.content))
-        elif tok.type == "inline" and tok.map and tok.children:
-            for child in tok.children:
-                if child.type == "link_open":
-                    href = str(child.attrs.get("href", ""))
-                    target, _, anchor = href.partition("#")
+        elif tok.type == "inline" and tok.map and "](" in tok.content:
+            for off, line in enumerate(tok.content.split("\n")):
+                for m in _LINK.finditer(line):
+                    target, _, anchor = m.group(2).partition("#")
                     links.append(
                         Link(
                             target=target,
                             anchor=anchor or None,
-                            text="",
-                            line=map_line(line_map, tok.map[0] + 1),
+                            text=m.group(1),
+                            line=map_line(line_map, tok.map[0] + 1 + off),
                         )
                     )
 

@@ -9,6 +9,7 @@ blocks, directive bodies) are never titles.
 from __future__ import annotations
 
 import re
+import textwrap
 
 from docmentor.models import CodeBlock, Link, ParsedDocument
 from docmentor.parse.common import build_sections, map_line
@@ -59,9 +60,12 @@ def parse_rst(text: str, *, line_map: list[int] | None = None, fallback_title: s
 
     title = str(meta.get("title") or "") or (heads[0][2] if heads else "") or fallback_title
     body = [""] * skip + lines[skip:]
-    sections = build_sections(body, heads, line_map=line_map, title=title)
+    # cut with served line numbers, so code lines can be mapped like the section bounds
+    sections = build_sections(body, heads, line_map=None, title=title)
     for sec in sections:
         sec.code_blocks.extend(_code_blocks(sec.text, sec.line_start, line_map))
+        sec.line_start = map_line(line_map, sec.line_start)
+        sec.line_end = map_line(line_map, sec.line_end)
     links = [
         Link(
             target=m.group(1).partition("#")[0],
@@ -82,8 +86,10 @@ def _level(styles: list[tuple[str, bool]], style: tuple[str, bool]) -> int:
 
 
 def _code_blocks(text: str, first_line: int, line_map: list[int] | None) -> list[CodeBlock]:
-    """``.. code-block:: lang`` bodies and ``::`` literal blocks of one section."""
-    del line_map
+    """``.. code-block:: lang`` bodies and ``::`` literal blocks of one section.
+
+    ``first_line`` is the section's first line in the served text.
+    """
     out: list[CodeBlock] = []
     lines = text.split("\n")
     i = 0
@@ -101,13 +107,11 @@ def _code_blocks(text: str, first_line: int, line_map: list[int] | None) -> list
                 j += 1
             code = "\n".join(body).strip("\n")
             if code.strip():
-                import textwrap
-
                 out.append(
                     CodeBlock(
                         language=(m.group(3) if m else "") or "",
                         code=textwrap.dedent(code) + "\n",
-                        line=first_line + i,
+                        line=map_line(line_map, first_line + i),
                     )
                 )
             i = j

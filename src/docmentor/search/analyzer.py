@@ -22,7 +22,7 @@ from functools import lru_cache
 import Stemmer
 
 # Bump when the analyzer or the lexical schema changes: writers then rebuild the index.
-ANALYZER_VERSION = "code-bm25-v2"
+ANALYZER_VERSION = "code-bm25-v3"
 
 # An identifier with optional dotted / ``::`` / ``->`` parts, or a number, or any other word.
 _TOKEN = re.compile(r"[^\W\d_][\w]*(?:(?:\.|::|->)[^\W\d_][\w]*)*|\d+(?:\.\d+)*|[^\W_]+", re.UNICODE)
@@ -49,12 +49,25 @@ def _stem(word: str) -> str:
     return str(_stemmer().stemWord(word))
 
 
+def _latin(c: str) -> bool:
+    o = ord(c)
+    return o < 0x0250 or 0x1E00 <= o < 0x1F00
+
+
 def _unaccent(text: str) -> str:
-    """Strip accents (café → cafe), keeping other scripts as they are."""
+    """Strip accents from Latin letters (café → cafe), keeping other scripts as they are.
+
+    Marks on other scripts are letters' parts, not accents: プ is not フ, й is not и,
+    and a Devanagari virama is part of the word.
+    """
     if text.isascii():
         return text
-    text = unicodedata.normalize("NFKD", text)
-    return unicodedata.normalize("NFC", "".join(c for c in text if not unicodedata.combining(c)))
+    out: list[str] = []
+    for c in unicodedata.normalize("NFKD", text):
+        if out and unicodedata.combining(c) and _latin(out[-1]):
+            continue
+        out.append(c)
+    return unicodedata.normalize("NFC", "".join(out))
 
 
 def _fold(text: str) -> str:

@@ -123,15 +123,18 @@ class LexicalIndex:
                 writer.delete_documents_by_term("doc_key", doc_key(doc_id))
             n = 0
             group: list[Any] = []
+            bodies: list[str] = []
             for row in rows:
                 if group and group[0]["document_id"] != row["document_id"]:
-                    writer.add_document(self._doc_entry(group))
-                    group = []
+                    writer.add_document(self._doc_entry(group, bodies))
+                    group, bodies = [], []
                 group.append(row)
-                writer.add_document(self._document(row))
+                body = _terms(str(row["text"]))
+                bodies.append(body)
+                writer.add_document(self._document(row, body))
                 n += 1
             if group:
-                writer.add_document(self._doc_entry(group))
+                writer.add_document(self._doc_entry(group, bodies))
             writer.commit()
             writer.wait_merging_threads()
         except BaseException:
@@ -146,7 +149,7 @@ class LexicalIndex:
         return n
 
     @staticmethod
-    def _doc_entry(rows: list[Mapping[str, Any]]) -> tantivy.Document:
+    def _doc_entry(rows: list[Mapping[str, Any]], bodies: list[str]) -> tantivy.Document:
         """One entry per document: the whole text, for the document-level half of the score."""
         first = rows[0]
         doc = tantivy.Document()
@@ -156,12 +159,12 @@ class LexicalIndex:
         doc.add_text("title", _terms(str(first["title"])))
         doc.add_text("heading", _terms(" ".join(str(r["heading"]) for r in rows)))
         doc.add_text("path", _path_terms(str(first["path"])))
-        doc.add_text("body", _terms("\n".join(str(r["text"]) for r in rows)))
+        doc.add_text("body", " ".join(bodies))
         doc.add_integer("document_id", int(first["document_id"]))
         return doc
 
     @staticmethod
-    def _document(row: Mapping[str, Any]) -> tantivy.Document:
+    def _document(row: Mapping[str, Any], body: str) -> tantivy.Document:
         heading_path = (
             json.loads(row["heading_path"]) if isinstance(row["heading_path"], str) else row["heading_path"]
         )
@@ -180,7 +183,7 @@ class LexicalIndex:
             ),
         )
         doc.add_text("path", _path_terms(path))
-        doc.add_text("body", _terms(str(row["text"])))
+        doc.add_text("body", body)
         doc.add_integer("section_id", int(row["section_id"]))
         doc.add_integer("document_id", int(row["document_id"]))
         doc.add_integer("line_start", int(row["line_start"]))
