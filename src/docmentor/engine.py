@@ -354,6 +354,8 @@ class Docmentor:
         cb = (lambda done, total: progress(done, total, spec.name)) if progress else None
         listing = load_llms_source(spec.target, prior=prior, settings=settings, progress=cb)
         by_url = {d.url: d for d in existing.values()}
+        if listing.kind == "llms_txt" and listing.outcomes:
+            listing.index_document.searchable = False  # a table of contents: `get` serves it, search skips it
         docs: list[RawDocument] = [listing.index_document]
         ok_paths = [listing.index_document.path]
         stale: dict[str, str] = {}
@@ -399,8 +401,8 @@ class Docmentor:
         terms = analyze_query(query)
         if not terms:
             return []
-        hits = self.lexical.search(terms, source=source, limit=max(limit * 4, 40))
-        versions = {r.name: r.version for r in self.store.sources()}
+        hits = self.lexical.search(terms, source=source, limit=max(limit * 4, 20))
+        versions = self.store.source_versions()
         return rank_hits(hits, terms, limit=limit, per_document=per_document, versions=versions)
 
     def find(self, ref: str, *, source: str | None = None) -> Any:

@@ -37,6 +37,7 @@ class RawDocument:
     last_modified: str | None = None
     title_hint: str | None = None  # e.g. the link title from llms.txt
     warnings: list[str] = field(default_factory=list)
+    searchable: bool = True  # False: kept for `get`, left out of search (an llms.txt's table of contents)
 
 
 @dataclass(frozen=True, slots=True)

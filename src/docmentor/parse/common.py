@@ -10,6 +10,11 @@ from docmentor.models import Section
 _SLUG_DROP = re.compile(r"[^\w\- ]", re.UNICODE)
 
 
+def normalize_newlines(text: str) -> str:
+    """CRLF and lone CR are line breaks too (markdown-it and editors count them so)."""
+    return text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text
+
+
 def slugify(text: str) -> str:
     """Heading anchor as GitHub and MkDocs (toc) compute it, near enough for links."""
     text = unicodedata.normalize("NFKC", text).strip().lower()

@@ -19,7 +19,7 @@ import yaml
 from markdown_it import MarkdownIt
 
 from docmentor.models import CodeBlock, Link, ParsedDocument
-from docmentor.parse.common import build_sections, map_line
+from docmentor.parse.common import build_sections, map_line, normalize_newlines
 
 log = logging.getLogger(__name__)
 
@@ -30,6 +30,8 @@ _LINK = re.compile(r"(?<!!)\[([^\]\n]*)\]\(\s*<?([^)\s>]+)>?(?:\s+[\"'(][^)]*)?\
 _JSX_TAG = re.compile(r"</?[A-Z][\w.]*(\s[^<>]*)?/?>|\{/\*.*?\*/\}")
 _JSX_OPEN = re.compile(r"^\s*<[A-Z][\w.]*(\s[^<>]*)?$")  # a tag left open at the line's end
 _TAG_END = re.compile(r"(?<!=)>")
+# ``[text](url)``, ``![alt](src)`` and ``[text][ref]`` in a heading read as their text
+_HEADING_LINK = re.compile(r"!?\[([^\]\n]*)\](?:\([^)\n]*\)|\[[^\]\n]*\])")
 
 
 @lru_cache(maxsize=1)
@@ -157,6 +159,7 @@ def parse_markdown(
     text: str, *, line_map: list[int] | None = None, fallback_title: str = "", mdx: bool = False
 ) -> ParsedDocument:
     """Parse Markdown into sections. ``line_map`` maps served lines to original ones."""
+    text = normalize_newlines(text)
     lines = text.split("\n")
     meta, skip = split_front_matter(lines)
     view, mdx_lines = structure_view(lines, skip=skip, mdx=mdx)
@@ -168,7 +171,7 @@ def parse_markdown(
     for idx, tok in enumerate(tokens):
         if tok.type == "heading_open" and tok.map:
             inline = tokens[idx + 1]
-            heading = " ".join(inline.content.split())
+            heading = " ".join(_HEADING_LINK.sub(r"\1", inline.content).split())
             if heading:
                 heads.append((tok.map[0], int(tok.tag[1]), heading))
         elif tok.type == "fence" and tok.map:

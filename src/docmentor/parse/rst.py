@@ -12,7 +12,7 @@ import re
 import textwrap
 
 from docmentor.models import CodeBlock, Link, ParsedDocument
-from docmentor.parse.common import build_sections, map_line
+from docmentor.parse.common import build_sections, map_line, normalize_newlines
 
 _ADORN = re.compile(r"^([!-/:-@\[-`{-~])\1{2,}\s*$")
 _FIELD = re.compile(r"^:(\w[\w-]*):\s*(.*)$")
@@ -21,6 +21,7 @@ _LINK = re.compile(r"`[^`<]*<([^>]+)>`_")
 
 
 def parse_rst(text: str, *, line_map: list[int] | None = None, fallback_title: str = "") -> ParsedDocument:
+    text = normalize_newlines(text)
     lines = text.split("\n")
     styles: list[tuple[str, bool]] = []
     heads: list[tuple[int, int, str]] = []

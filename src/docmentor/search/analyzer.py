@@ -22,10 +22,13 @@ from functools import lru_cache
 import Stemmer
 
 # Bump when the analyzer or the lexical schema changes: writers then rebuild the index.
-ANALYZER_VERSION = "code-bm25-v3"
+ANALYZER_VERSION = "code-bm25-v4"
 
 # An identifier with optional dotted / ``::`` / ``->`` parts, or a number, or any other word.
-_TOKEN = re.compile(r"[^\W\d_][\w]*(?:(?:\.|::|->)[^\W\d_][\w]*)*|\d+(?:\.\d+)*|[^\W_]+", re.UNICODE)
+_TOKEN_PATTERN = r"[^\W\d_][\w{marks}]*(?:(?:\.|::|->)[^\W\d_][\w{marks}]*)*|\d+(?:\.\d+)*|[^\W_]+"
+# The same pattern without the (long) combining-mark class: ASCII text has no marks and this
+# one runs ~2.5× faster, which is most of indexing time on real docs.
+_ASCII_TOKEN = re.compile(_TOKEN_PATTERN.replace("{marks}", ""))
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 _SPLIT = re.compile(r"[._:\->]+")
 
@@ -37,6 +40,36 @@ CODE_WORDS = frozenset(
 )
 
 STOPWORDS = frozenset(w.replace("'", "") for w in _ENGLISH_STOP) - CODE_WORDS
+
+
+@lru_cache(maxsize=1)
+def _token_re() -> re.Pattern[str]:
+    """The token pattern, with combining marks inside words: they are parts of letters
+    in Devanagari, Thai, Hebrew… (``\\w`` alone would cut हिन्दी into pieces)."""
+    return re.compile(_TOKEN_PATTERN.replace("{marks}", _marks()), re.UNICODE)
+
+
+@lru_cache(maxsize=1)
+def _marks() -> str:
+    """A regex character-class body of every combining mark (Unicode category M)."""
+    ranges: list[list[int]] = []
+    for cp in range(0x0300, 0x20000):
+        if unicodedata.category(chr(cp))[0] == "M":
+            if ranges and ranges[-1][1] == cp - 1:
+                ranges[-1][1] = cp
+            else:
+                ranges.append([cp, cp])
+    return "".join(re.escape(chr(a)) + (f"-{re.escape(chr(b))}" if b > a else "") for a, b in ranges)
+
+
+@lru_cache(maxsize=1)
+def _mark_re() -> re.Pattern[str]:
+    return re.compile(f"[{_marks()}]")
+
+
+def _nfkc(text: str) -> str:
+    """Compatibility forms folded first: ｍａｘ＿ｉｄ is max_id, a decomposed é is é."""
+    return text if text.isascii() else unicodedata.normalize("NFKC", text)
 
 
 @lru_cache(maxsize=1)
@@ -110,10 +143,9 @@ def analyze_token(raw: str) -> tuple[str, ...]:
 
 def analyze(text: str) -> list[str]:
     """All index terms of a text, in order."""
-    out: list[str] = []
-    for m in _TOKEN.finditer(text):
-        out.extend(analyze_token(m.group(0)))
-    return out
+    text = _nfkc(text)
+    pattern = _ASCII_TOKEN if text.isascii() or not _mark_re().search(text) else _token_re()
+    return [t for raw in pattern.findall(text) for t in analyze_token(raw)]
 
 
 # Function words kept in the index (they matter in code: ``async with``, ``is not``) but
@@ -130,7 +162,7 @@ def analyze_query(text: str) -> list[tuple[str, float]]:
     An identifier's parts share its weight, so ``httpx.get`` counts about as much as
     one plain word instead of four. In a sentence-like query, function words go.
     """
-    words = _TOKEN.findall(text)
+    words = _token_re().findall(_nfkc(text))
     sentence = len(words) >= 4 and not all(_CODEISH.search(w) for w in words)
     weights: dict[str, float] = {}
     for raw in words:

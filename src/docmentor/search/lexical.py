@@ -16,6 +16,7 @@ import shutil
 import threading
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -59,10 +60,16 @@ def _terms(text: str) -> str:
     return " ".join(t[:MAX_TERM] for t in analyze(text))
 
 
+@lru_cache(maxsize=4096)
+def _short_terms(text: str) -> str:
+    """Titles, heading paths and file names repeat across a document's sections."""
+    return _terms(text)
+
+
 def _path_terms(path: str) -> str:
     """The file name's words (``resource-limits.md`` → resource, limit)."""
     name = path.rstrip("/").rsplit("/", 1)[-1].rsplit(".", 1)[0]
-    return _terms(name.replace("-", " ").replace("_", " "))
+    return _short_terms(name.replace("-", " ").replace("_", " "))
 
 
 def doc_key(document_id: int) -> str:
@@ -173,10 +180,10 @@ class LexicalIndex:
         doc.add_text("doc_key", doc_key(int(row["document_id"])))
         doc.add_text("source", str(row["source"]))
         doc.add_text("kind", "s")
-        doc.add_text("title", _terms(str(row["title"])))
+        doc.add_text("title", _short_terms(str(row["title"])))
         doc.add_text(
             "heading",
-            _terms(
+            _short_terms(
                 " ".join(
                     heading_path[1:] if heading_path and heading_path[0] == row["title"] else heading_path
                 )
@@ -224,7 +231,7 @@ class LexicalIndex:
         searcher = self.searcher()
         doc_scores: dict[int, float] = {}
         for score, address in searcher.search(
-            self._query(terms, kind="d", source=source), limit=50, count=False
+            self._query(terms, kind="d", source=source), limit=30, count=False
         ).hits:
             doc_scores[int(searcher.doc(address)["document_id"][0])] = float(score)
         hits: list[LexicalHit] = []

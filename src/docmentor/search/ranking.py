@@ -6,6 +6,7 @@ import hashlib
 import json
 import re
 from collections.abc import Mapping, Sequence
+from functools import lru_cache
 from typing import Any
 
 from docmentor.models import SearchHit
@@ -93,17 +94,22 @@ def fuse(hits: Sequence[LexicalHit]) -> list[LexicalHit]:
     return fused
 
 
+@lru_cache(maxsize=50_000)
+def _line_terms(line: str) -> frozenset[str]:
+    return frozenset(analyze(line))
+
+
 def snippet(text: str, terms: set[str], *, size: int = SNIPPET_CHARS) -> str:
     """The window of a section's text with the most query terms, on line boundaries."""
     lines = text.split("\n")
     if len(text) <= size:
         return text.strip()
     best, best_score = 0, -1.0
-    for i, line in enumerate(lines):
+    for i, line in enumerate(lines[:400]):
         if not line.strip():
             continue
-        toks = analyze(line)
-        score = sum(1.0 for t in set(toks) if t in terms) + (0.5 if line.lstrip().startswith("#") else 0.0)
+        toks = _line_terms(line)
+        score = float(len(toks & terms)) + (0.5 if line.lstrip().startswith("#") else 0.0)
         if score > best_score:
             best, best_score = i, score
     start = best

@@ -16,10 +16,10 @@ import codecs
 import re
 from dataclasses import dataclass, field
 from email.message import Message
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-from bs4 import BeautifulSoup, Tag
-from markdownify import ATX, MarkdownConverter
+if TYPE_CHECKING:  # bs4 and markdownify load only when a page is HTML (they cost ~70 ms)
+    from bs4 import BeautifulSoup, Tag
 
 __all__ = [
     "HTML_TYPES",
@@ -167,6 +167,8 @@ def _classes(tag: Tag) -> list[str]:
 
 def _language_of(pre: Tag) -> str | None:
     """Find a code language on the <pre>, its <code> child, or a few ancestors."""
+    from bs4 import Tag
+
     candidates: list[Tag] = []
     code = pre.find("code")
     if isinstance(code, Tag):
@@ -193,6 +195,8 @@ def _language_of(pre: Tag) -> str | None:
 
 
 def _main_element(soup: BeautifulSoup) -> Tag:
+    from bs4 import Tag
+
     found = soup.find("main") or soup.find("article") or soup.find(True, attrs={"role": "main"})
     if isinstance(found, Tag):
         return found
@@ -238,6 +242,9 @@ def html_to_markdown(html: str | bytes, *, encoding: str | None = None) -> HtmlP
     Returns:
         The Markdown and the page title.
     """
+    from bs4 import BeautifulSoup
+    from markdownify import ATX, MarkdownConverter
+
     if isinstance(html, bytes):
         soup = BeautifulSoup(html, "html.parser", from_encoding=encoding)
     else:

@@ -695,6 +695,9 @@ def _select_links(parsed: ParsedLlmsTxt, settings: FetchSettings, index_urls: se
     for link in parsed.links:
         if link.url in index_urls:
             continue
+        if detect_kind(link.url) == "llms_full":
+            # the same documents again, concatenated: fetching it would double every hit
+            continue
         first = chosen.get(link.url)
         if first is None:
             chosen[link.url] = link

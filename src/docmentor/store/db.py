@@ -211,6 +211,9 @@ class Store:
         known = ", ".join(r.name for r in self.sources()) or "none"
         raise NotFoundError(f"unknown source {name!r}", hint=f"known sources: {known}")
 
+    def source_versions(self) -> dict[str, str | None]:
+        return {r[0]: r[1] for r in self.conn().execute("SELECT name, version FROM sources")}
+
     def has_source(self, name: str) -> bool:
         return self.conn().execute("SELECT 1 FROM sources WHERE name = ?", (name,)).fetchone() is not None
 
@@ -287,7 +290,7 @@ class Store:
                 f"""SELECT x.id AS section_id, x.heading, x.heading_path, x.level, x.line_start, x.line_end,
                            x.text, d.id AS document_id, d.source, d.path, d.url, d.title, d.indexed_at
                     FROM sections x JOIN documents d ON d.id = x.document_id
-                    WHERE d.id IN ({marks}) ORDER BY d.id, x.ord""",
+                    WHERE d.id IN ({marks}) AND d.searchable ORDER BY d.id, x.ord""",
                 chunk,
             )
 
@@ -366,8 +369,8 @@ class Store:
             db.execute("DELETE FROM documents WHERE id = ?", (old[0],))
         cur = db.execute(
             """INSERT INTO documents (source, path, url, title, fmt, content, content_hash, line_map, meta, etag,
-                                      last_modified, fetched_at, indexed_at)
-               VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+                                      last_modified, fetched_at, indexed_at, searchable)
+               VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
             (
                 source,
                 raw.path,
@@ -382,6 +385,7 @@ class Store:
                 raw.last_modified,
                 stamp,
                 stamp,
+                int(raw.searchable),
             ),
         )
         doc_id = int(cur.lastrowid or 0)

@@ -96,3 +96,9 @@ def m001_initial(db: sqlite3.Connection) -> None:
         );
         """,
     )
+
+
+@migration
+def m002_searchable(db: sqlite3.Connection) -> None:
+    # An llms.txt's own table of contents is served by `get` but kept out of search.
+    db.execute("ALTER TABLE documents ADD COLUMN searchable INTEGER NOT NULL DEFAULT 1")

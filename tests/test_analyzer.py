@@ -1,0 +1,127 @@
+"""The analyzer: code-aware terms, stopwords, folding, query weights."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from docmentor.search.analyzer import CODE_WORDS, STOPWORDS, analyze, analyze_query
+
+
+@pytest.mark.parametrize(
+    ("text", "terms"),
+    [
+        ("max_connections", ["maxconnections", "max", "connect"]),
+        ("maxConnections", ["maxconnections", "max", "connect"]),
+        ("MAX_CONNECTIONS", ["maxconnections", "max", "connect"]),
+        ("create_fts_index()", ["createftsindex", "creat", "fts", "index"]),
+        ("createFtsIndex", ["createftsindex", "creat", "fts", "index"]),
+        ("HTTPXClient", ["httpxclient", "httpx", "client"]),
+        (
+            "httpx.AsyncClient",
+            ["httpx.asyncclient", "httpxasyncclient", "asyncclient", "httpx", "async", "client"],
+        ),
+        ("std::vector", ["std.vector", "stdvector", "std", "vector"]),
+        ("__init__", ["init"]),
+    ],
+)
+def test_identifiers_give_compact_form_and_parts(text: str, terms: list[str]) -> None:
+    assert analyze(text) == terms
+
+
+@pytest.mark.parametrize(
+    ("query", "document", "shared"),
+    [
+        ("maxConnections", "Set max_connections=20 on the pool.", "maxconnections"),
+        ("max_connections", "createClient({ maxConnections: 20 })", "maxconnections"),
+        ("max connections", "the max_connections setting", "maxconnections"),
+        ("createFtsIndex", "call create_fts_index() first", "createftsindex"),
+        ("AsyncClient", "use httpx.AsyncClient as a context manager", "asyncclient"),
+        ("async client", "use httpx.AsyncClient as a context manager", "asyncclient"),
+        ("base url", "pass base_url= to the client", "baseurl"),
+        ("HTTPX client", "an HTTPXClient instance", "httpxclient"),
+    ],
+)
+def test_one_form_of_an_identifier_finds_the_other(query: str, document: str, shared: str) -> None:
+    assert shared in dict(analyze_query(query))
+    assert shared in analyze(document)
+
+
+def test_stopwords_are_dropped_but_code_words_kept() -> None:
+    terms = analyze("The client is not ready: call it with a timeout, or get the None value")
+    assert "the" not in terms
+    assert "a" not in terms
+    assert "or" not in terms
+    for kept in ("is", "not", "with", "get", "none", "client", "readi", "timeout"):
+        assert kept in terms, kept
+    assert {"get", "set", "with", "not", "from", "none", "true", "async", "import"} <= CODE_WORDS
+    assert not (STOPWORDS & CODE_WORDS)
+    # inside an identifier a stopword is a part like any other
+    assert analyze("the_answer") == ["theanswer", "the", "answer"]
+
+
+def test_words_are_stemmed_but_identifiers_are_not() -> None:
+    assert analyze("connections connecting connected") == ["connect", "connect", "connect"]
+    assert analyze("keepalive_connections")[0] == "keepaliveconnections"
+
+
+def test_accents_are_folded_and_other_scripts_kept() -> None:
+    assert analyze("Café CRÈME naïve résumé ÅNGSTRÖM") == ["cafe", "creme", "naiv", "resum", "angstrom"]
+    assert analyze("cafe\u0301") == ["cafe"]  # decomposed é
+    assert analyze("délai d'attente") == analyze("delai d'attente")
+    assert analyze("连接池 配置") == ["连接池", "配置"]
+    assert analyze("接続プール") == ["接続プール"]  # a kana's sound mark is not an accent
+    assert analyze("Ёлка йод") == ["ёлка", "йод"]  # nor is й's breve
+    assert analyze("हिन्दी भाषा") == ["हिन्दी", "भाषा"]  # vowel signs stay in the word
+    assert analyze("ｍａｘ＿ｃｏｎｎｅｃｔｉｏｎｓ") == analyze("max_connections")  # full-width forms
+
+
+def test_query_terms_carry_weights() -> None:
+    q = analyze_query("timeout")
+    assert q == [("timeout", 1.0)]
+    ident = dict(analyze_query("httpx.get"))
+    assert set(ident) == {"httpx.get", "httpxget", "httpx", "get"}
+    # an identifier's parts share the weight of about one word
+    assert all(w == pytest.approx(1.5 / 4) for w in ident.values())
+    both = dict(analyze_query("configure max_connections"))
+    assert both["configur"] == 1.0
+    assert both["maxconnections"] == pytest.approx(0.5)
+    # adjacent words also ask for their compact form, at a lower weight
+    assert dict(analyze_query("time out"))["timeout"] == 0.5
+
+
+def test_question_noise_is_dropped_from_sentences_only() -> None:
+    sentence = dict(analyze_query("How do I set a timeout for a request?"))
+    assert {"set", "timeout", "request"} <= set(sentence)
+    assert "for" not in sentence
+    assert "do" not in sentence
+    short = dict(analyze_query("is not"))
+    assert {"is", "not"} <= set(short)  # a short query of function words searches them
+
+
+def test_query_and_index_agree() -> None:
+    text = "Pass timeout=None to httpx.Client; see HTTPXClient and max_keepalive_connections."
+    index_terms = set(analyze(text))
+    for term, weight in analyze_query(text):
+        assert weight > 0
+        assert term in index_terms or weight == 0.5, term  # 0.5: a joined pair of words
+
+
+@pytest.mark.parametrize("text", ["", "   ", "?!...;", "🚀🎉", "\x00\x01", "—–·•"])
+def test_nothing_to_search(text: str) -> None:
+    assert analyze(text) == []
+    assert analyze_query(text) == []
+
+
+_CODEY = st.text(alphabet=st.sampled_from(list("aZ_.:->()9 éß连🚀\u0301\u093f\n\t`'\"")), max_size=60)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(text=st.one_of(st.text(max_size=200), _CODEY))
+def test_analyzer_never_raises(text: str) -> None:
+    terms = analyze(text)
+    assert all(t and " " not in t and t == t.lower() for t in terms)
+    pairs = analyze_query(text)
+    assert all(isinstance(t, str) and t and w > 0 for t, w in pairs)
+    assert len({t for t, _ in pairs}) == len(pairs)

@@ -1,0 +1,461 @@
+"""Parsing: sections with exact line ranges, titles, code blocks, MDX, reST, line maps."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from docmentor.models import ParsedDocument, RawDocument, Section
+from docmentor.parse import parse_document
+from docmentor.parse.common import normalize_newlines
+from docmentor.parse.markdown import parse_markdown
+from docmentor.parse.rst import parse_rst
+from docmentor.sources.local import scan_folder
+
+CORPUS = Path(__file__).parent / "fixtures" / "corpus"
+HTTPX = Path(__file__).resolve().parents[2] / "shared" / "corpora" / "httpx"
+
+
+def outline(doc: ParsedDocument) -> list[tuple[int, int, int, list[str]]]:
+    """(level, line_start, line_end, heading_path) of every section."""
+    return [(s.level, s.line_start, s.line_end, s.heading_path) for s in doc.sections]
+
+
+def section(doc: ParsedDocument, heading: str) -> Section:
+    return next(s for s in doc.sections if s.heading == heading)
+
+
+def fixture(rel: str) -> tuple[RawDocument, list[str]]:
+    text = (CORPUS / rel).read_text(encoding="utf-8")
+    fmt = "rst" if rel.endswith(".rst") else "markdown"
+    return RawDocument(path=rel, url=f"file:///{rel}", content=text, fmt=fmt), text.split("\n")
+
+
+# -- Markdown sections -----------------------------------------------------------------
+
+
+def test_atx_sections_have_exact_inclusive_ranges_and_paths() -> None:
+    text = "# Guide\n\nIntro.\n\n## Install\n\npip install x\n\n\n### From source\n\nBuild it.\n\n## Use\n\nCall it.\n"
+    doc = parse_markdown(text)
+    assert outline(doc) == [
+        (1, 1, 3, ["Guide"]),
+        (2, 5, 7, ["Guide", "Install"]),  # trailing blank lines are not part of a section
+        (3, 10, 12, ["Guide", "Install", "From source"]),
+        (2, 14, 16, ["Guide", "Use"]),
+    ]
+    assert section(doc, "Install").text == "## Install\n\npip install x"
+    assert doc.title == "Guide"
+
+
+def test_setext_sections_and_closing_hashes() -> None:
+    text = "Timeouts\n========\n\nIntro.\n\nSetting one\n-----------\n\nText.\n\n## Closed ##\n\nEnd.\n"
+    doc = parse_markdown(text)
+    assert outline(doc) == [
+        (1, 1, 4, ["Timeouts"]),
+        (2, 6, 9, ["Timeouts", "Setting one"]),
+        (2, 11, 13, ["Timeouts", "Closed"]),
+    ]
+    assert doc.title == "Timeouts"
+
+
+def test_text_before_the_first_heading_is_a_preamble_section() -> None:
+    doc = parse_markdown("\n\nSome words.\nMore.\n\n# Title\n\nBody\n")
+    assert outline(doc) == [(0, 3, 4, []), (1, 6, 8, ["Title"])]
+    assert doc.sections[0].heading == ""
+
+
+def test_deeper_heading_after_shallower_pops_the_path() -> None:
+    doc = parse_markdown("## A\n\n#### A.1\n\n### A.2\n\n# B\n\n### B.1\n")
+    assert [s.heading_path for s in doc.sections] == [
+        ["A"],
+        ["A", "A.1"],
+        ["A", "A.2"],
+        ["B"],
+        ["B", "B.1"],
+    ]
+
+
+@pytest.mark.parametrize(
+    ("text", "headings"),
+    [
+        ("# Real\n\n```python\n# comment\n## also code\n```\n", ["Real"]),
+        ("# Real\n\n~~~\n# comment\n~~~\n", ["Real"]),
+        ("# Real\n\n````md\n```\n# inner\n```\n# still code\n````\n", ["Real"]),
+        ("# Real\n\n    # indented code\n", ["Real"]),
+        ("---\nauthor: T\n# yaml comment\n---\n\n# Real\n", ["Real"]),
+        ("<!--\n# commented out\n-->\n\n# Real\n", ["Real"]),
+        ("# Real\n\n```\n# unclosed fence runs to the end\n\n## not a heading\n", ["Real"]),
+        ("# Real\n\nParagraph\n\n---\n\nAfter a rule.\n", ["Real"]),
+    ],
+    ids=["backtick", "tilde", "nested-fence", "indented", "front-matter", "html-comment", "unclosed", "hr"],
+)
+def test_heading_shaped_lines_that_are_not_headings(text: str, headings: list[str]) -> None:
+    doc = parse_markdown(text)
+    assert [s.heading for s in doc.sections if s.heading] == headings
+    assert doc.title == "Real"
+
+
+def test_fenced_code_stays_whole_in_its_section_with_language_and_line() -> None:
+    doc, lines = fixture("guide/connection-pool.md")
+    parsed = parse_document(doc)
+    limits = section(parsed, "Pool limits")
+    fence_start = lines.index("```python") + 1
+    assert (limits.line_start, limits.line_end) == (5, 17)
+    assert [(c.language, c.line) for c in limits.code_blocks] == [("python", fence_start)]
+    code = limits.code_blocks[0].code
+    assert code.startswith("import acme\n\n# Allow at most 20 open connections")
+    assert code.endswith("client = acme.Client(limits=limits)\n")
+    # the whole fence, opening and closing lines included, is in the section's text
+    fence_end = lines.index("```", fence_start)
+    assert "\n".join(lines[fence_start - 1 : fence_end + 1]) in limits.text
+    assert all(not s.code_blocks for s in parsed.sections if s.heading != "Pool limits")
+
+
+def test_fence_info_string_gives_the_language() -> None:
+    text = '# A\n\n```{.python}\nx\n```\n\n```ts title="a.ts"\ny\n```\n\n```\nz\n```\n'
+    blocks = parse_markdown(text).sections[0].code_blocks
+    assert [(b.language, b.line, b.code) for b in blocks] == [
+        ("python", 3, "x\n"),
+        ("ts", 7, "y\n"),
+        ("", 11, "z\n"),
+    ]
+
+
+def test_mkdocs_tabs_and_admonitions_expose_indented_headings_and_fences() -> None:
+    doc, lines = fixture("tutorials/tabs.md")
+    parsed = parse_document(doc)
+    assert outline(parsed) == [
+        (1, 1, 5, ["Configuring the client"]),
+        (3, 7, 14, ["Configuring the client", "Configure the client in code"]),
+        (3, 16, 24, ["Configuring the client", "Configure the client from the shell"]),
+        (2, 26, 28, ["Configuring the client", "Next steps"]),
+    ]
+    for sec in parsed.sections[1:]:
+        assert lines[sec.line_start - 1].strip() == f"### {sec.heading}" or sec.level == 2
+    code = section(parsed, "Configure the client in code").code_blocks
+    assert [(c.language, c.line) for c in code] == [("python", 9)]
+    assert code[0].code.startswith("# Not a heading: this comment is code\n")
+    shell = section(parsed, "Configure the client from the shell")
+    assert [(c.language, c.line) for c in shell.code_blocks] == [("shell", 18)]
+    assert "HTTPS_PROXY" in shell.text  # the admonition body belongs to the section above it
+
+
+def test_heading_links_read_as_their_text() -> None:
+    doc = parse_markdown(
+        "# Guide\n\n## [AsyncIO](https://docs.python.org/3/library/asyncio.html)\n\n## `Client.send()` ![icon](i.png)\n"
+    )
+    assert [s.heading for s in doc.sections] == ["Guide", "AsyncIO", "`Client.send()` icon"]
+    assert doc.sections[1].anchor == "asyncio"
+
+
+# -- titles and front matter ---------------------------------------------------------------
+
+
+def test_title_rules() -> None:
+    fm = parse_markdown("---\ntitle: From Front Matter\n---\n# Heading One\n")
+    assert fm.title == "From Front Matter"
+    assert fm.meta == {"title": "From Front Matter"}
+    h1 = parse_markdown("## Second\n\n```py\n# comment\n```\n\n# First Real\n", fallback_title="f.md")
+    assert h1.title == "First Real"
+    none = parse_markdown("## Only a level two\n\n```sh\n# looks like a title\n```\n", fallback_title="f.md")
+    assert none.title == "f.md"
+    empty_fm = parse_markdown("---\ntitle: ''\n---\n# H\n")
+    assert empty_fm.title == "H"
+
+
+def test_fixture_titles() -> None:
+    titles = {}
+    for raw in scan_folder(CORPUS).documents:
+        titles[raw.path] = parse_document(raw).title
+    assert titles == {
+        "changelog.md": "changelog.md",  # no H1: the file name
+        "faq.md": "Frequently asked questions",
+        "guide/async.md": "Async support",
+        "guide/connection-pool.md": "Connection pooling",
+        "guide/timeouts.md": "Timeouts",  # setext
+        "i18n/demarrage.md": "Démarrage rapide",
+        "i18n/zh.md": "连接池",
+        "index.md": "Acme HTTP Client",  # front matter wins over the H1
+        "reference/javascript.mdx": "JavaScript SDK",
+        "reference/search-index.rst": "Search index",
+        "tutorials/tabs.md": "Configuring the client",
+    }
+
+
+_ATX_H1 = re.compile(r"^ {0,3}#[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*$")
+_FENCE_OPEN = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+
+
+def first_h1(text: str) -> str | None:
+    """The first ATX level-1 heading outside fences, indented code and HTML comments."""
+    fence = None
+    comment = False
+    for line in text.split("\n"):
+        if fence:
+            if line.strip().startswith(fence) and set(line.strip()) == {fence[0]}:
+                fence = None
+            continue
+        if comment:
+            comment = "-->" not in line
+            continue
+        if line.lstrip().startswith("<!--") and "-->" not in line:
+            comment = True
+            continue
+        m = _FENCE_OPEN.match(line)
+        if m:
+            fence = m.group(1)
+            continue
+        h = _ATX_H1.match(line)
+        if h and h.group(1):
+            return h.group(1)
+    return None
+
+
+def test_httpx_titles_are_the_first_real_h1_or_the_file_name() -> None:
+    assert HTTPX.is_dir(), f"the httpx corpus is missing: expected it at {HTTPX}"
+    docs = scan_folder(HTTPX).documents
+    assert len(docs) >= 20
+    mismatches = {}
+    for raw in docs:
+        expected = first_h1(raw.content) or Path(raw.path).name
+        got = parse_document(raw).title
+        if got != expected:
+            mismatches[raw.path] = (got, expected)
+    assert mismatches == {}
+    # pages whose only '# ' lines are Python comments in code are titled by their file name
+    by_path = {d.path: parse_document(d).title for d in docs}
+    assert by_path["docs/advanced/ssl.md"] == "ssl.md"
+    assert by_path["docs/advanced/timeouts.md"] == "timeouts.md"
+    assert by_path["docs/quickstart.md"] == "QuickStart"
+
+
+def test_front_matter_is_metadata_not_text() -> None:
+    doc, _ = fixture("index.md")
+    parsed = parse_document(doc)
+    assert parsed.meta["description"] == "A friendly HTTP client for Python."
+    every_text = "\n".join(s.text for s in parsed.sections)
+    assert "description:" not in every_text
+    assert "title: Acme" not in every_text
+    assert "Not a heading" not in every_text
+    assert [s.heading for s in parsed.sections] == ["", "Welcome to Acme", "Installation", "Features"]
+    # the HTML comment before the H1 is the preamble; its '# TODO' is no heading
+    assert outline(parsed)[0] == (0, 7, 9, [])
+
+
+def test_broken_front_matter_never_raises() -> None:
+    doc = parse_markdown("---\ntitle: [unclosed\n: : :\n---\n# H\n")
+    assert (doc.title, doc.meta) == ("H", {})
+    unclosed = parse_markdown("---\ntitle: x\n# H\n")  # no closing '---': not front matter
+    assert unclosed.title == "H"
+
+
+# -- MDX -----------------------------------------------------------------------------------
+
+
+def test_mdx_drops_esm_and_jsx_but_keeps_their_text() -> None:
+    doc, lines = fixture("reference/javascript.mdx")
+    parsed = parse_document(doc)
+    assert parsed.title == "JavaScript SDK"
+    assert [s.heading for s in parsed.sections] == ["JavaScript client", "Request hooks"]
+    text = "\n".join(s.text for s in parsed.sections)
+    for gone in ("import Tabs", "import TabItem", "ApiTable", "} from '../components'", "export const", "draft:", "owner:",
+                 "<Tabs", "</Tabs>", "<TabItem", "</TabItem>", 'value="deno"', 'label="Deno"',
+                 "<Badge", "<Note>", "</Note>", "{/*"):  # fmt: skip
+        assert gone not in text, gone
+    for kept in ("The JavaScript SDK mirrors", "Configure the pool with the `maxConnections` option",
+                 "Deno uses the same `createClient()` call.", "Hooks run before every request is sent."):  # fmt: skip
+        assert kept in text, kept
+    js = section(parsed, "JavaScript client")
+    assert js.line_start == lines.index("# JavaScript client") + 1
+    # the ESM import inside a code fence is code, kept whole
+    assert [(c.language, c.line) for c in js.code_blocks] == [("ts", lines.index("```ts") + 1)]
+    assert "import { createClient } from '@acme/sdk';" in js.code_blocks[0].code
+    assert "import { createClient }" in js.text
+
+
+def test_mdx_multiline_export_block_is_dropped_whole() -> None:
+    text = (
+        "import A from './a'\n"
+        "# Title\n\n"
+        "Body.\n\n"
+        "export default function Layout({ children }) {\n"
+        "  return <div>{children}</div>;\n"
+        "}\n"
+    )
+    doc = parse_markdown(text, mdx=True)
+    assert outline(doc) == [(1, 2, 4, ["Title"])]
+    assert doc.sections[0].text == "# Title\n\nBody."
+
+
+def test_mdx_is_chosen_by_extension_only() -> None:
+    text = "import x from 'y'\n\n# T\n"
+    mdx = parse_document(RawDocument(path="a.mdx", url="u", content=text))
+    md = parse_document(RawDocument(path="a.md", url="u", content=text))
+    assert "import" not in "\n".join(s.text for s in mdx.sections)
+    assert md.sections[0].text == "import x from 'y'"
+
+
+# -- reStructuredText ------------------------------------------------------------------------
+
+
+def test_rst_fixture_sections_levels_and_code() -> None:
+    doc, lines = fixture("reference/search-index.rst")
+    parsed = parse_document(doc)
+    assert parsed.title == "Search index"
+    assert outline(parsed) == [
+        (0, 1, 1, []),  # the '.. _search-index:' label
+        (1, 3, 7, ["Search index"]),  # overline + underline: line_start is the overline
+        (2, 9, 18, ["Search index", "Creating an index"]),
+        (3, 20, 27, ["Search index", "Creating an index", "Tokenizers"]),
+        (2, 29, 32, ["Search index", "Rebuilding the index"]),
+    ]
+    creating = section(parsed, "Creating an index")
+    assert [(c.language, c.line) for c in creating.code_blocks] == [
+        ("python", lines.index(".. code-block:: python") + 1)
+    ]
+    assert creating.code_blocks[0].code == 'table = db.open_table("pages")\ntable.create_fts_index("text")\n'
+    tok = section(parsed, "Tokenizers")
+    # the underlined line inside the literal block is not a title
+    assert [(c.language, c.line) for c in tok.code_blocks] == [
+        ("", next(i for i, ln in enumerate(lines, 1) if ln.endswith("not a title::")))
+    ]
+    assert tok.code_blocks[0].code == 'Not a title\n===========\ntokenizer = "simple"\n'
+
+
+def test_rst_levels_follow_order_of_appearance() -> None:
+    text = "Top\n---\n\nA\n~~~\n\nB\n~~~\n\nDeeper\n******\n\nSecond\n------\n\nOther\n~~~~~\n"
+    doc = parse_rst(text)
+    assert [(s.level, s.heading, s.line_start, s.line_end) for s in doc.sections] == [
+        (1, "Top", 1, 2),
+        (2, "A", 4, 5),
+        (2, "B", 7, 8),
+        (3, "Deeper", 10, 11),
+        (1, "Second", 13, 14),
+        (2, "Other", 16, 17),
+    ]
+    assert doc.sections[3].heading_path == ["Top", "B", "Deeper"]
+
+
+def test_rst_overline_style_differs_from_underline_only() -> None:
+    doc = parse_rst("=====\nTitle\n=====\n\nSub\n===\n\nx\n")
+    assert [(s.level, s.heading) for s in doc.sections] == [(1, "Title"), (2, "Sub")]
+
+
+def test_rst_indented_text_and_short_underlines_are_not_titles() -> None:
+    text = (
+        "Title\n=====\n\n"
+        ".. note::\n\n   Inside\n   ------\n\n"
+        "Too long a line\n===\n\n"
+        "::\n\n    Literal\n    =======\n"
+    )
+    doc = parse_rst(text, fallback_title="f.rst")
+    assert [s.heading for s in doc.sections] == ["Title"]
+    assert [c.code for c in doc.sections[0].code_blocks] == ["Literal\n=======\n"]
+
+
+def test_rst_field_list_is_metadata() -> None:
+    doc = parse_rst(":title: Field Title\n:orphan:\n\nHello\n=====\n\nx\n", fallback_title="f.rst")
+    assert doc.title == "Field Title"
+    assert doc.meta == {"title": "Field Title", "orphan": ""}
+    assert outline(doc) == [(1, 4, 7, ["Hello"])]
+
+
+# -- line maps -----------------------------------------------------------------------------------
+
+
+def test_line_map_maps_sections_and_code_back_to_original_lines() -> None:
+    # served lines 3-5 came from one include directive on original line 3
+    served = "# Title\n\n## Included\n\nincluded text\n\n## After\n\n```py\nx\n```\n"
+    line_map = [1, 2, 3, 3, 3, 4, 5, 6, 7, 8, 9, 10]
+    doc = parse_document(RawDocument(path="a.md", url="u", content=served, line_map=line_map))
+    assert outline(doc) == [
+        (1, 1, 1, ["Title"]),
+        (2, 3, 3, ["Title", "Included"]),
+        (2, 5, 9, ["Title", "After"]),
+    ]
+    assert [(c.language, c.line) for c in doc.sections[2].code_blocks] == [("py", 7)]
+
+
+def test_line_map_for_rst_code_blocks() -> None:
+    served = "Title\n=====\n\n.. code-block:: python\n\n   a = 1\n\nMore\n----\n\nText::\n\n   b = 2\n"
+    # two extra served lines (an include on original line 3) shift everything after it
+    line_map = [1, 2, 3, 3, 3, *range(4, 12)]
+    raw = RawDocument(path="a.rst", url="u", content=served, fmt="rst", line_map=line_map)
+    doc = parse_document(raw)
+    assert outline(doc) == [(1, 1, 4, ["Title"]), (2, 6, 11, ["Title", "More"])]
+    assert [(c.language, c.line) for c in doc.sections[0].code_blocks] == [("python", 3)]
+    assert [(c.language, c.line) for c in doc.sections[1].code_blocks] == [("", 9)]
+
+
+def test_line_ranges_match_the_original_files_of_the_corpus() -> None:
+    for raw in scan_folder(CORPUS).documents:
+        lines = (CORPUS / raw.path).read_text(encoding="utf-8").split("\n")
+        for sec in parse_document(raw).sections:
+            assert 1 <= sec.line_start <= sec.line_end <= len(lines), (raw.path, sec.heading)
+            if sec.heading:
+                window = " ".join(lines[sec.line_start - 1 : sec.line_start + 1])
+                assert sec.heading.split(" <")[0] in window, (raw.path, sec.heading)
+            # every non-blank line of the section's text is the original line at its position
+            original = lines[sec.line_start - 1 : sec.line_end]
+            for got, want in zip(sec.text.split("\n"), original, strict=True):
+                assert got in ("", want) or want.startswith(got.rstrip()) or got.strip() in want
+
+
+# -- never raises ------------------------------------------------------------------------------------
+
+_PIECES = [
+    "# h", "## h2 ##", "Title", "=====", "-----", "~~~~", "```", "```python", "~~~", "    code",
+    "---", "title: x", "<!--", "-->", "import A from 'a'", "export const x = {", "}", "<Tabs>",
+    "<TabItem", "  value='x'", ">", "</TabItem>", '=== "Tab"', '    ## inner', "!!! note", "::",
+    ".. code-block:: py", "   :caption: c", ":field: v", "> # quote", "- ## item", "", " ", "\t# t",
+    "{/* c */}", "<Badge />", "[link](a.md#x)", "é", "连接池", "🚀", "\r", "\x00", "\u2028",
+]  # fmt: skip
+
+documents = st.one_of(
+    st.text(max_size=400),
+    st.lists(st.sampled_from(_PIECES) | st.text(max_size=12), max_size=40).map("\n".join),
+)
+
+
+def check_invariants(doc: ParsedDocument, text: str, line_map: list[int] | None = None) -> None:
+    n = len(normalize_newlines(text).split("\n"))  # CR and CRLF end lines too
+    top = max(line_map) if line_map else n
+    assert isinstance(doc.title, str)
+    previous = 0
+    for sec in doc.sections:
+        assert 1 <= sec.line_start <= sec.line_end <= top, (sec.line_start, sec.line_end, top)
+        assert sec.line_start >= previous
+        previous = sec.line_start
+        assert sec.level == 0 or sec.heading
+        for block in sec.code_blocks:
+            assert 1 <= block.line <= top
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(text=documents, mdx=st.booleans())
+def test_parse_markdown_never_raises(text: str, mdx: bool) -> None:
+    check_invariants(parse_markdown(text, mdx=mdx, fallback_title="f.md"), text)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(text=documents)
+def test_parse_rst_never_raises(text: str) -> None:
+    check_invariants(parse_rst(text, fallback_title="f.rst"), text)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(text=documents, data=st.data())
+def test_parse_with_a_line_map_stays_in_range(text: str, data: st.DataObject) -> None:
+    n = len(text.split("\n"))
+    steps = data.draw(st.lists(st.integers(0, 2), min_size=n, max_size=n))
+    line_map, line = [], 1
+    for step in steps:  # non-decreasing, as includes produce
+        line += step
+        line_map.append(line)
+    for fmt in ("markdown", "rst"):
+        raw = RawDocument(path="x", url="u", content=text, fmt=fmt, line_map=line_map)  # type: ignore[arg-type]
+        check_invariants(parse_document(raw), text, line_map)

@@ -1,0 +1,381 @@
+"""Search through the library API: golden queries on a fixture corpus, result fields and
+line ranges, per-document caps, de-duplication, sources, round trips, refresh, a real corpus."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from urllib.parse import unquote, urlparse
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from docmentor.engine import Docmentor
+from docmentor.errors import NotFoundError, UsageError
+from docmentor.models import SearchHit
+
+CORPUS = Path(__file__).parent / "fixtures" / "corpus"
+HTTPX = Path(__file__).resolve().parents[2] / "shared" / "corpora" / "httpx"
+N_CORPUS = 11
+
+# What the contract's `search --json` promises for every result ...
+CONTRACT_KEYS = {
+    "rank", "source", "path", "url", "title", "heading", "heading_path",
+    "line_start", "line_end", "score", "snippet",
+}  # fmt: skip
+# ... and what the project adds to it (freshness information).
+EXTRA_KEYS = {"indexed_at", "source_version"}
+
+NOTES = {
+    "proxy-notes.md": "# Proxy notes\n\nOur office proxy needs a proxy password.\n",
+    "timeouts.md": "# Team timeouts\n\nWe set every timeout to 30 seconds.\n",
+}
+
+
+@pytest.fixture(scope="module")
+def folders(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    root = tmp_path_factory.mktemp("search")
+    notes = root / "notes"
+    notes.mkdir()
+    for name, text in NOTES.items():
+        (notes / name).write_text(text, encoding="utf-8")
+    return root / "db", notes
+
+
+@pytest.fixture(scope="module")
+def dm(folders: tuple[Path, Path]) -> Iterator[Docmentor]:
+    db, notes = folders
+    engine = Docmentor(db)
+    report = engine.add(str(CORPUS), name="acme")
+    assert (report.added, report.failed, report.skipped) == (N_CORPUS, [], [])
+    engine.add(str(notes), name="notes")
+    yield engine
+    engine.close()
+
+
+def top(hits: list[SearchHit], n: int = 3) -> list[tuple[str, str]]:
+    return [(h.path, h.heading) for h in hits[:n]]
+
+
+def lines_of(hit: SearchHit) -> list[str]:
+    root = CORPUS if hit.source == "acme" else None
+    path = root / hit.path if root else Path(unquote(urlparse(hit.url).path))
+    return path.read_text(encoding="utf-8").split("\n")
+
+
+# -- golden queries ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("query", "path", "heading"),
+    [
+        ("max_keepalive_connections", "guide/connection-pool.md", "Pool limits"),
+        ("maxConnections", "guide/connection-pool.md", "Pool limits"),  # camelCase finds snake_case
+        ("acme.AsyncClient", "guide/async.md", "Opening an AsyncClient"),
+        ("create_fts_index()", "reference/search-index.rst", "Creating an index"),
+        ("createFtsIndex", "reference/search-index.rst", "Creating an index"),
+        ("How do I set a timeout for a request?", "guide/timeouts.md", "Setting a timeout"),
+        ("Rebuilding the index", "reference/search-index.rst", "Rebuilding the index"),
+        ("Keep-alive expiry", "guide/connection-pool.md", "Keep-alive expiry"),
+        ("Configure the client from the shell", "tutorials/tabs.md", "Configure the client from the shell"),
+        ('"connection pool"', "guide/connection-pool.md", "Pool limits"),
+        ("délai d'attente", "i18n/demarrage.md", "Délai d'attente"),
+        ("DELAI", "i18n/demarrage.md", "Délai d'attente"),  # accents and case folded
+        ("连接池", "i18n/zh.md", "连接池"),
+        ("🚀 AsyncClient", "guide/async.md", "Opening an AsyncClient"),
+        ("socks proxy", "faq.md", "Does Acme support SOCKS proxy servers?"),
+        ("stream large downloads", "guide/async.md", "Streaming responses"),
+    ],
+)
+def test_golden_queries_rank_one(dm: Docmentor, query: str, path: str, heading: str) -> None:
+    hits = dm.search(query, source="acme")
+    assert hits, query
+    assert (hits[0].path, hits[0].heading) == (path, heading), top(hits, 5)
+
+
+def test_snake_and_camel_case_queries_are_one_query(dm: Docmentor) -> None:
+    forms = ["max_connections", "maxConnections", "MAX_CONNECTIONS"]
+    results = [[(h.path, h.heading) for h in dm.search(q, source="acme")] for q in forms]
+    assert results[0] == results[1] == results[2]
+    paths = [p for p, _ in results[0]]
+    # both spellings are found: the snake_case page first, the camelCase page among the rest
+    assert paths[0] == "guide/connection-pool.md"
+    assert "reference/javascript.mdx" in paths[:5]
+    assert "i18n/zh.md" in paths[:5]
+
+
+def test_a_long_query_works(dm: Docmentor) -> None:
+    hits = dm.search("create_fts_index() " * 500)
+    assert top(hits, 1) == [("reference/search-index.rst", "Creating an index")]
+    words = (CORPUS / "guide" / "connection-pool.md").read_text(encoding="utf-8").split()
+    hits = dm.search(" ".join(words * 20), limit=5)  # ~2,000 words
+    assert hits[0].path == "guide/connection-pool.md"
+
+
+@pytest.mark.parametrize(
+    "query", ["", "   ", "\n\t", "?!...;", "the of and", "🚀", "🚀🎉✨", "—", "() [] {}"]
+)
+def test_queries_with_nothing_to_search_return_nothing(dm: Docmentor, query: str) -> None:
+    assert dm.search(query) == []
+
+
+def test_function_words_alone_are_still_searched(dm: Docmentor) -> None:
+    hits = dm.search("is not")  # code words: `is not None`
+    assert all(isinstance(h, SearchHit) for h in hits)
+
+
+# -- result shape and line ranges ------------------------------------------------------------
+
+
+def test_result_fields(dm: Docmentor) -> None:
+    hits = dm.search("timeout", limit=7)
+    assert [h.rank for h in hits] == list(range(1, len(hits) + 1))
+    assert len(hits) == 7
+    for hit in hits:
+        d = hit.to_dict()
+        assert set(d) == CONTRACT_KEYS | EXTRA_KEYS
+        assert isinstance(d["score"], float)
+        assert d["score"] > 0
+        assert isinstance(d["heading_path"], list)
+        assert all(isinstance(h, str) for h in d["heading_path"])
+        assert d["heading"] == (d["heading_path"][-1] if d["heading_path"] else "")
+        assert d["source"] in ("acme", "notes")
+        assert not d["path"].startswith("/")
+        assert "\\" not in d["path"]
+        assert d["url"].startswith("file:///")
+        root = CORPUS if d["source"] == "acme" else None
+        if root:
+            assert Path(unquote(urlparse(d["url"]).path)) == (root / d["path"]).resolve()
+        assert d["title"]
+        assert d["snippet"]
+        assert d["indexed_at"]
+        assert d["source_version"] is None  # a folder has no version
+
+
+@pytest.mark.parametrize(
+    "query",
+    ["timeout", "proxy", "max_connections", "create_fts_index", "AsyncClient", "client", "JavaScript"],
+)
+def test_line_ranges_point_at_the_original_file(dm: Docmentor, query: str) -> None:
+    hits = dm.search(query, limit=20)
+    assert hits
+    for hit in hits:
+        lines = lines_of(hit)
+        assert 1 <= hit.line_start <= hit.line_end <= len(lines)
+        head = lines[hit.line_start - 1]
+        if hit.heading:
+            if hit.path.endswith(".rst") and set(head.strip()) == {"="}:
+                head = lines[hit.line_start]  # an overlined title starts at its overline
+            assert hit.heading.split(" <")[0] in head.lstrip("#").strip(), (hit.path, hit.heading, head)
+        else:
+            assert head.strip(), (hit.path, hit.line_start)
+        assert lines[hit.line_end - 1].strip(), "a section ends on a line with text"
+        span = "\n".join(lines[hit.line_start - 1 : hit.line_end])
+        for line in hit.snippet.split("\n"):
+            assert line.rstrip("…").strip() in span, (hit.path, line)
+
+
+# -- ranking rules ---------------------------------------------------------------------------
+
+
+def test_at_most_three_sections_of_a_document_before_the_others(dm: Docmentor) -> None:
+    hits = dm.search("proxy", source="acme", limit=10)
+    paths = [h.path for h in hits]
+    assert paths[:3] == ["faq.md"] * 3
+    assert paths.count("faq.md") == 5  # the rest come after every other matching document
+    others = [p for p in paths if p != "faq.md"]
+    assert len(others) >= 2
+    assert max(paths.index(p) for p in others) < [i for i, p in enumerate(paths) if p == "faq.md"][3]
+    assert_per_document_rule(hits, per_document=3)
+
+
+def assert_per_document_rule(hits: list[SearchHit], *, per_document: int) -> None:
+    docs = {h.path for h in hits}
+    seen: dict[str, int] = {}
+    for i, hit in enumerate(hits):
+        seen[hit.path] = seen.get(hit.path, 0) + 1
+        if seen[hit.path] > per_document:
+            assert docs <= {h.path for h in hits[:i]}, f"{hit.path} over the cap at rank {hit.rank}"
+
+
+@pytest.mark.parametrize("query", ["client", "timeout", "the connection", "acme", "index"])
+def test_per_document_rule_on_more_queries(dm: Docmentor, query: str) -> None:
+    assert_per_document_rule(dm.search(query, limit=30), per_document=3)
+    assert_per_document_rule(dm.search(query, limit=30, per_document=1), per_document=1)
+
+
+def test_identical_section_texts_are_shown_once(dm: Docmentor) -> None:
+    def support(rel: str) -> str:
+        text = (CORPUS / rel).read_text(encoding="utf-8")
+        return text[text.index("## Support") :].strip()
+
+    assert support("guide/async.md") == support("guide/connection-pool.md")  # the precondition
+    hits = dm.search("community forum support email", limit=20)
+    assert hits[0].heading == "Support"
+    assert [h.heading for h in hits].count("Support") == 1
+    assert len({h.snippet for h in hits}) == len(hits)
+
+
+# -- sources ------------------------------------------------------------------------------------
+
+
+def test_source_filter(dm: Docmentor) -> None:
+    everywhere = {h.source for h in dm.search("proxy password", limit=20)}
+    assert everywhere == {"acme", "notes"}
+    notes = dm.search("proxy", source="notes")
+    assert [(h.source, h.path, h.heading) for h in notes] == [("notes", "proxy-notes.md", "Proxy notes")]
+    assert all(h.source == "acme" for h in dm.search("proxy", source="acme", limit=20))
+    team = dm.search("timeout", source="notes")
+    assert [(h.path, h.line_start, h.line_end) for h in team] == [("timeouts.md", 1, 3)]
+
+
+def test_unknown_source_is_not_found(dm: Docmentor) -> None:
+    with pytest.raises(NotFoundError, match="unknown source 'nope'") as err:
+        dm.search("proxy", source="nope")
+    assert err.value.hint is not None
+    assert "acme" in err.value.hint
+
+
+def test_limit(dm: Docmentor) -> None:
+    assert len(dm.search("client", limit=2)) == 2
+    assert len(dm.search("a the client of", limit=1)) == 1
+    with pytest.raises(UsageError):
+        dm.search("client", limit=0)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(query=st.one_of(st.text(max_size=120), st.sampled_from(["max_connections", "proxy", "連接", "é"])))
+def test_search_never_raises(dm: Docmentor, query: str) -> None:
+    hits = dm.search(query, limit=5)
+    assert len(hits) <= 5
+    assert [h.rank for h in hits] == list(range(1, len(hits) + 1))
+
+
+# -- persistence and refresh ----------------------------------------------------------------------
+
+
+QUERIES = ["timeout", "maxConnections", "proxy", "连接池", "How do I set a timeout for a request?"]
+
+
+def test_save_and_load_round_trip(tmp_path: Path) -> None:
+    db = tmp_path / "db"
+    first = Docmentor(db)
+    first.add(str(CORPUS), name="acme")
+    before = {q: [h.to_dict() for h in first.search(q)] for q in QUERIES}
+    first.close()
+
+    reader = Docmentor(db, create=False)
+    try:
+        after = {q: [h.to_dict() for h in reader.search(q)] for q in QUERIES}
+        assert after == before
+        assert all(before.values())
+        assert [s["name"] for s in reader.sources()] == ["acme"]
+    finally:
+        reader.close()
+
+
+def test_a_missing_index_is_not_found_for_readers(tmp_path: Path) -> None:
+    with pytest.raises(NotFoundError):
+        Docmentor(tmp_path / "nothing-here", create=False)
+
+
+def test_re_adding_an_unchanged_folder_changes_nothing(tmp_path: Path) -> None:
+    engine = Docmentor(tmp_path / "db")
+    engine.add(str(CORPUS), name="acme")
+    before = [h.to_dict() for h in engine.search("timeout")]
+    report = engine.add(str(CORPUS), name="acme")
+    assert (report.added, report.updated, report.unchanged, report.removed) == (0, 0, N_CORPUS, 0)
+    assert report.documents == N_CORPUS
+    assert report.seconds < 1.0
+    assert [h.to_dict() for h in engine.search("timeout")] == before  # same indexed_at: nothing rewritten
+    engine.close()
+
+
+def test_re_adding_a_thousand_unchanged_files(tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    for i in range(1000):
+        folder = docs / f"part{i // 100}"
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / f"page{i:04}.md").write_text(
+            f"# Page {i}\n\nAbout topic{i} and the max_connections setting.\n\n## Details\n\nMore on {i}.\n",
+            encoding="utf-8",
+        )
+    engine = Docmentor(tmp_path / "db")
+    first = engine.add(str(docs), name="gen")
+    assert (first.added, first.documents, first.sections) == (1000, 1000, 2000)
+    # re-reading 1,000 unchanged files takes ~0.1 s here: hashes, no parsing, no index write
+    again = engine.add(str(docs), name="gen")
+    assert (again.added, again.updated, again.unchanged, again.removed) == (0, 0, 1000, 0)
+    assert top(engine.search("topic512"), 1) == [("part5/page0512.md", "Page 512")]
+    engine.close()
+
+
+def test_refresh_reindexes_changed_and_removes_deleted_files(tmp_path: Path) -> None:
+    docs = tmp_path / "corpus"
+    shutil.copytree(CORPUS, docs)
+    engine = Docmentor(tmp_path / "db")
+    engine.add(str(docs), name="acme")
+    assert engine.search("SOCKS", source="acme")[0].path == "faq.md"
+    assert engine.search("2024-05-01")[0].path == "changelog.md"
+
+    faq = docs / "faq.md"
+    faq.write_text(
+        "# Frequently asked questions\n\nIntro.\n\n## Can I pin a zebra certificate?\n\nYes, with `verify=`.\n",
+        encoding="utf-8",
+    )
+    (docs / "changelog.md").unlink()
+    (docs / "guide" / "new-page.md").write_text("# Retries\n\nSet `retries=3` on the transport.\n")
+
+    (report,) = engine.refresh("acme")
+    assert (report.added, report.updated, report.removed, report.unchanged) == (1, 1, 1, N_CORPUS - 2)
+    assert report.documents == N_CORPUS
+
+    zebra = engine.search("zebra certificate")
+    assert top(zebra, 1) == [("faq.md", "Can I pin a zebra certificate?")]
+    assert (zebra[0].line_start, zebra[0].line_end) == (5, 7)
+    assert faq.read_text().split("\n")[4] == "## Can I pin a zebra certificate?"
+    assert all(h.path != "faq.md" or "SOCKS" not in h.snippet for h in engine.search("SOCKS"))
+    assert all(h.path != "changelog.md" for h in engine.search("2024-05-01 changelog", limit=50))
+    with pytest.raises(NotFoundError):
+        engine.get("acme:changelog.md")
+    assert top(engine.search("retries transport"), 1) == [("guide/new-page.md", "Retries")]
+    engine.close()
+
+
+# -- a real corpus -------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def httpx_dm(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Docmentor]:
+    assert HTTPX.is_dir(), f"the httpx docs corpus is missing: expected it at {HTTPX}"
+    engine = Docmentor(tmp_path_factory.mktemp("httpx") / "db")
+    report = engine.add(str(HTTPX), name="httpx")
+    assert report.documents >= 20
+    assert report.failed == []
+    yield engine
+    engine.close()
+
+
+@pytest.mark.parametrize(
+    ("query", "path"),
+    [
+        ("How do I set a timeout?", "docs/advanced/timeouts.md"),
+        ("proxies", "docs/advanced/proxies.md"),
+        ("max_connections", "docs/advanced/resource-limits.md"),
+        ("HTTP/2", "docs/http2.md"),
+        ("client side certificates", "docs/advanced/ssl.md"),
+    ],
+)
+def test_httpx_smoke(httpx_dm: Docmentor, query: str, path: str) -> None:
+    hits = httpx_dm.search(query, source="httpx")
+    assert hits[0].path == path, top(hits, 5)
+    lines = (HTTPX / hits[0].path).read_text(encoding="utf-8").split("\n")
+    if hits[0].heading:
+        assert hits[0].heading in lines[hits[0].line_start - 1]
+
+
+def test_httpx_async_client(httpx_dm: Docmentor) -> None:
+    paths = [h.path for h in httpx_dm.search("AsyncClient", limit=5)]
+    assert {"docs/async.md", "docs/api.md"} <= set(paths[:3])
