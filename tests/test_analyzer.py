@@ -6,7 +6,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from docmentor.search.analyzer import CODE_WORDS, STOPWORDS, analyze, analyze_query
+from docmentor.search.analyzer import CODE_WORDS, PART_WEIGHT, STOPWORDS, WHOLE_WEIGHT, analyze, analyze_query
 
 
 @pytest.mark.parametrize(
@@ -82,11 +82,13 @@ def test_query_terms_carry_weights() -> None:
     assert q == [("timeout", 1.0)]
     ident = dict(analyze_query("httpx.get"))
     assert set(ident) == {"httpx.get", "httpxget", "httpx", "get"}
-    # an identifier's parts share the weight of about one word
-    assert all(w == pytest.approx(1.5 / 4) for w in ident.values())
+    # the identifier's whole forms count most; its parts share about half a word
+    assert ident["httpx.get"] == ident["httpxget"] == pytest.approx(WHOLE_WEIGHT)
+    assert ident["httpx"] == ident["get"] == pytest.approx(PART_WEIGHT / 2)
     both = dict(analyze_query("configure max_connections"))
     assert both["configur"] == 1.0
-    assert both["maxconnections"] == pytest.approx(0.5)
+    assert both["maxconnections"] == pytest.approx(WHOLE_WEIGHT)
+    assert both["max"] + both["connect"] == pytest.approx(PART_WEIGHT)
     # adjacent words also ask for their compact form, at a lower weight
     assert dict(analyze_query("time out"))["timeout"] == 0.5
 

@@ -14,6 +14,7 @@ from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import urljoin
 
 from docmentor.config import auto_name, default_db, is_url, validate_name
 from docmentor.errors import NotFoundError, SourceUnavailableError, StoreError, UsageError
@@ -350,10 +351,15 @@ class Docmentor:
             allowed_hosts=tuple(str(h) for h in opts.get("allowed_hosts", ())),  # type: ignore[attr-defined]
             include_optional=bool(opts.get("include_optional", True)),
         )
-        prior = {d.url: PriorDoc(etag=d.etag, last_modified=d.last_modified) for d in existing.values()}
+        # Outcomes are keyed by the link URL, the store keeps the final URL (after redirects):
+        # look stored documents up by both, or a redirected document that fails is dropped.
+        by_url = {d.url: d for d in existing.values()}
+        if is_url(spec.target):
+            for d in existing.values():
+                by_url.setdefault(urljoin(spec.target, d.path), d)
+        prior = {u: PriorDoc(etag=d.etag, last_modified=d.last_modified) for u, d in by_url.items()}
         cb = (lambda done, total: progress(done, total, spec.name)) if progress else None
         listing = load_llms_source(spec.target, prior=prior, settings=settings, progress=cb)
-        by_url = {d.url: d for d in existing.values()}
         if listing.kind == "llms_txt" and listing.outcomes:
             listing.index_document.searchable = False  # a table of contents: `get` serves it, search skips it
         docs: list[RawDocument] = [listing.index_document]

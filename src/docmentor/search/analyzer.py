@@ -110,6 +110,13 @@ def _fold(text: str) -> str:
 @lru_cache(maxsize=200_000)
 def analyze_token(raw: str) -> tuple[str, ...]:
     """Index terms for one raw token (an identifier, a number or a word)."""
+    wholes, parts = token_forms(raw)
+    return wholes + parts
+
+
+@lru_cache(maxsize=200_000)
+def token_forms(raw: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """A token's whole-identifier forms (dotted, compact) and its word parts."""
     parts: list[str] = []
     segments = [c for c in re.split(r"\.|::|->", raw) if c]
     seg_compacts: list[str] = []
@@ -124,21 +131,22 @@ def analyze_token(raw: str) -> tuple[str, ...]:
             seg_compacts.append("".join(seg_parts).lower())
         parts.extend(seg_parts)
     words = [p.lower() for p in parts if p]
-    out: list[str] = []
+    wholes: list[str] = []
     compound = len(words) > 1
     if compound:
         whole = _fold(raw).replace("::", ".").replace("->", ".")
         if len(segments) > 1:
-            out.append(whole)
-        out.append("".join(w for w in _SPLIT.split(whole) if w))  # compact: maxconnections
-        out.extend(seg_compacts)
+            wholes.append(whole)
+        wholes.append("".join(w for w in _SPLIT.split(whole) if w))  # compact: maxconnections
+        wholes.extend(seg_compacts)
+    out: list[str] = []
     for w in words:
         if w in STOPWORDS and not compound:
             continue
         if len(w) == 1 and not w.isdigit() and compound:
             continue
         out.append(_stem(w) if w.isalpha() and len(w) > 2 else w)
-    return tuple(out)
+    return tuple(wholes), tuple(out)
 
 
 def analyze(text: str) -> list[str]:
@@ -156,6 +164,10 @@ QUESTION_NOISE = frozenset(
 _CODEISH = re.compile(r"[`()\[\]{}=<>]|\w[._:]\w|\w(?:_|[a-z][A-Z])")
 
 
+WHOLE_WEIGHT = 0.8
+PART_WEIGHT = 0.6
+
+
 def analyze_query(text: str) -> list[tuple[str, float]]:
     """Distinct query terms with weights, in order; any string is accepted.
 
@@ -171,8 +183,10 @@ def analyze_query(text: str) -> list[tuple[str, float]]:
             continue
         if not terms:
             continue
-        w = 1.0 if len(terms) == 1 else 1.5 / len(terms)
-        for term in terms:
+        n_whole = len(token_forms(raw)[0])
+        for i, term in enumerate(terms):
+            # the identifier itself counts most; its parts together about half a word
+            w = 1.0 if len(terms) == 1 else (WHOLE_WEIGHT if i < n_whole else PART_WEIGHT / (len(terms) - n_whole))
             weights[term] = max(weights.get(term, 0.0), w)
     # "time out" also asks for "timeout", "base url" for base_url / baseUrl (compact form)
     for a, b in itertools.pairwise(words):
