@@ -164,6 +164,12 @@ def add(
     no_optional: Annotated[
         bool, typer.Option("--no-optional", help="Skip the llms.txt '## Optional' links.")
     ] = False,
+    concurrency: Annotated[
+        int | None, typer.Option("--concurrency", help="llms.txt: documents fetched at once (default 8).")
+    ] = None,
+    timeout: Annotated[
+        float | None, typer.Option("--timeout", help="llms.txt: seconds per request (default 20).")
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
 ) -> None:
     """Register a documentation source and index it now (adding an existing name re-indexes it)."""
@@ -182,6 +188,14 @@ def add(
         options["max_bytes"] = max_bytes
     if no_optional:
         options["include_optional"] = False
+    if concurrency is not None:
+        if not 1 <= concurrency <= 64:
+            raise UsageError("--concurrency must be between 1 and 64")
+        options["concurrency"] = concurrency
+    if timeout is not None:
+        if timeout <= 0:
+            raise UsageError("--timeout must be positive")
+        options["timeout"] = timeout
     engine = _open(create=True)
     with _progress(not as_json) as cb:
         report = engine.add(target, name=name, options=options, progress=cb)

@@ -44,7 +44,8 @@ def split_named(spec: str) -> tuple[str | None, str]:
     if is_url(spec):
         return None, spec
     head, sep, rest = spec.partition(":")
-    if sep and rest and _NAME.match(head) and not rest.startswith("//") and len(head) > 1:
+    windows_drive = len(head) == 1 and rest.startswith(("\\", "/"))
+    if sep and rest and _NAME.match(head) and not rest.startswith("//") and not windows_drive:
         return head, rest
     return None, spec
 
@@ -136,4 +137,11 @@ def load_config(cwd: Path | None = None) -> Config:
     env = os.environ.get("DOCMENTOR_SOURCES", "").strip()
     if env:
         cfg.sources.extend(_source_from(s, "DOCMENTOR_SOURCES", cwd) for s in env.split(",") if s.strip())
+    for src in cfg.sources:  # file-wide defaults; a source's own options win
+        if is_url(src.target) or src.target.endswith(".txt"):
+            for key in ("concurrency", "timeout", "retries", "allowed_hosts", "include_optional"):
+                if key in cfg.fetch:
+                    src.options.setdefault(key, cfg.fetch[key])
+        if cfg.max_bytes is not None:
+            src.options.setdefault("max_bytes", cfg.max_bytes)
     return cfg

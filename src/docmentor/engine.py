@@ -145,7 +145,14 @@ class Docmentor:
                 self.store.set_setting("analyzer", ANALYZER_VERSION)
 
     def _rebuild_lexical(self) -> int:
-        self._lexical = LexicalIndex(self.root / "lexical", recreate=True)
+        # Mark every source behind first (a writer that dies here is repaired by the next one),
+        # and rebuild in one commit over the old index, so searches never see it empty.
+        for row in self.store.sources():
+            self.store.mark_lexical(row.name, -1)
+        try:
+            self._lexical = LexicalIndex(self.root / "lexical")
+        except StoreError:  # unreadable (e.g. another schema): start afresh
+            self._lexical = LexicalIndex(self.root / "lexical", recreate=True)
         ids = [i for row in self.store.sources() for i in self.store.document_ids(row.name)]
         n = self.lexical.replace(drop_document_ids=(), rows=self.store.lexical_rows(ids), drop_all=True)
         for row in self.store.sources():
@@ -236,7 +243,12 @@ class Docmentor:
                 errors.append(f"{row.name}: {exc}")
                 reports.append(
                     RefreshReport(
-                        source=row.name, kind=row.kind, warnings=[str(exc)], failed=[(row.target, str(exc))]
+                        source=row.name,
+                        kind=row.kind,
+                        warnings=[str(exc)],
+                        failed=[(row.target, str(exc))],
+                        documents=row.documents,  # what is still indexed from it
+                        sections=row.sections,
                     )
                 )
         return reports
@@ -247,8 +259,11 @@ class Docmentor:
     def remove(self, name: str) -> None:
         self.store.source(name)  # raises NotFoundError
         with self.store.write_lock():
-            self.store.delete_source(name)
+            # lexical first, marked behind: a writer dying in between leaves a source the next
+            # writer re-indexes, never search results from a source the store no longer has
+            self.store.mark_lexical(name, -1)
             self.lexical.replace(drop_document_ids=(), rows=(), drop_sources=[name])
+            self.store.delete_source(name)
 
     def reindex(self) -> int:
         """Rebuild the lexical index from the store; returns the number of sections."""

@@ -1,0 +1,48 @@
+"""The README and docs/ cannot go stale: their config examples load, their commands exist."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from docmentor.cli import main
+from docmentor.config import load_config
+
+ROOT = Path(__file__).resolve().parents[1]
+PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+
+
+def blocks(lang: str) -> list[tuple[Path, str]]:
+    pattern = re.compile(rf"^```{lang}\n(.*?)^```", re.S | re.M)
+    return [(p, m.group(1)) for p in PAGES for m in pattern.finditer(p.read_text(encoding="utf-8"))]
+
+
+@pytest.mark.parametrize(("page", "text"), blocks("toml"))
+def test_toml_examples_load(page: Path, text: str, tmp_path: Path) -> None:
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docmentor.toml").write_text(text, encoding="utf-8")
+    cfg = load_config(tmp_path)
+    assert cfg.sources, f"{page.name}: example configures no source"
+
+
+@pytest.mark.parametrize(("page", "text"), [b for b in blocks("json") if "mcpServers" in b[1] or "servers" in b[1]])
+def test_mcp_client_configs_are_json_and_run_serve(page: Path, text: str) -> None:
+    data = json.loads(text)
+    servers = data.get("mcpServers") or data.get("servers")
+    entry = servers["docmentor"]
+    assert entry["command"] == "docmentor" and entry["args"][0] == "serve"
+
+
+def test_every_documented_command_exists(capsys: pytest.CaptureFixture[str]) -> None:
+    documented = {
+        m.group(1)
+        for _, text in blocks("bash")
+        for m in re.finditer(r"^docmentor (?:--db \S+ )?([a-z-]+)", text, re.M)
+    }
+    assert documented >= {"add", "search", "get", "refresh", "sources", "serve"}
+    for command in sorted(documented):
+        assert main([command, "--help"]) == 0, command
+    capsys.readouterr()
