@@ -230,7 +230,9 @@ class Docmentor:
         exclude: Collection[str] = (),
     ) -> list[RefreshReport]:
         """Re-read one source, or all but ``exclude``. A source that cannot be read is left as it was."""
-        rows = [self.store.source(name)] if name else [r for r in self.store.sources() if r.name not in exclude]
+        rows = (
+            [self.store.source(name)] if name else [r for r in self.store.sources() if r.name not in exclude]
+        )
         reports: list[RefreshReport] = []
         errors: list[str] = []
         for row in rows:
@@ -309,10 +311,8 @@ class Docmentor:
         report.removed = len(delete_paths)
         stale = {p: e for p, e in stale.items() if p in existing}
         needs_write = bool(changes or delete_paths or stale or fresh) or not existing
-        if (
-            needs_write
-            or self.store.source(spec.name).lexical_generation != self.store.source(spec.name).generation
-        ):
+        # a writer that died between the two commits left some source behind: repair it now
+        if needs_write or any(r.lexical_generation != r.generation for r in self.store.sources()):
             with self.store.write_lock():
                 self._repair()
                 gen, written, dropped = self.store.apply(

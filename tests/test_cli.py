@@ -1,0 +1,563 @@
+"""The command line, run in-process through ``main(argv)`` with exact-output asserts."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import httpserver
+from docmentor.cli import main
+from httpserver import HttpServer, Reply
+
+http_server = httpserver.http_server
+
+GUIDE = """\
+# Widget Guide
+
+Widgets are small reusable parts.
+
+## Install
+
+Run `pip install widget` to get the frobnicator.
+
+## Configure
+
+Set `WIDGET_COLOR` before starting.
+"""
+
+FAQ = """\
+# FAQ
+
+## Why widgets?
+
+Because gadgets were taken.
+"""
+
+SEARCH_KEYS = [
+    "rank",
+    "source",
+    "path",
+    "url",
+    "title",
+    "heading",
+    "heading_path",
+    "line_start",
+    "line_end",
+    "score",
+    "snippet",
+    "indexed_at",
+    "source_version",
+]
+REPORT = re.compile(
+    r"^(?P<name>\S+): (?P<docs>\d+) documents, (?P<secs>\d+) sections \(\+(?P<added>\d+) new, "
+    r"(?P<updated>\d+) updated, (?P<unchanged>\d+) unchanged, -(?P<removed>\d+) removed\) in \d+\.\d\ds$"
+)
+
+
+class Cli:
+    """Run ``docmentor --db DB ...`` in-process; returns (exit code, stdout, stderr)."""
+
+    def __init__(self, db: Path, capsys: pytest.CaptureFixture[str]) -> None:
+        self.db = db
+        self.capsys = capsys
+
+    def raw(self, *args: str) -> tuple[int, str, str]:
+        self.capsys.readouterr()
+        rc = main(list(args))
+        out, err = self.capsys.readouterr()
+        return rc, out, err
+
+    def __call__(self, *args: str) -> tuple[int, str, str]:
+        return self.raw("--db", str(self.db), *args)
+
+    def ok(self, *args: str) -> str:
+        rc, out, err = self(*args)
+        assert (rc, err) == (0, ""), err
+        return out
+
+    def json(self, *args: str) -> Any:
+        return json.loads(self.ok(*args, "--json"))
+
+    def state(self) -> Any:
+        rc, out, _ = self("sources", "--json")
+        return json.loads(out) if rc == 0 else None
+
+
+@pytest.fixture
+def docs(tmp_path: Path) -> Path:
+    root = tmp_path / "widgets"
+    (root / "sub").mkdir(parents=True)
+    (root / "guide.md").write_text(GUIDE, encoding="utf-8")
+    (root / "sub" / "faq.md").write_text(FAQ, encoding="utf-8")
+    return root
+
+
+@pytest.fixture
+def cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Cli:
+    return Cli(tmp_path / "index", capsys)
+
+
+@pytest.fixture
+def indexed(cli: Cli, docs: Path) -> Cli:
+    cli.ok("add", str(docs), "--name", "w")
+    return cli
+
+
+def one_error(err: str) -> str:
+    lines = err.splitlines()
+    assert len(lines) == 1, err
+    assert lines[0].startswith("error: "), err
+    return lines[0]
+
+
+# ----------------------------------------------------------------------------- sources
+
+
+def test_add_prints_one_report_line(cli: Cli, docs: Path) -> None:
+    out = cli.ok("add", str(docs), "--name", "w")
+    m = REPORT.match(out.rstrip("\n"))
+    assert m, out
+    assert out.count("\n") == 1
+    assert m.groupdict() == {
+        "name": "w",
+        "docs": "2",
+        "secs": "5",
+        "added": "2",
+        "updated": "0",
+        "unchanged": "0",
+        "removed": "0",
+    }
+
+
+def test_add_without_name_uses_the_folder_name(cli: Cli, docs: Path) -> None:
+    out = cli.ok("add", str(docs))
+    assert out.startswith("widgets: 2 documents, 5 sections")
+    assert [s["name"] for s in cli.state()["sources"]] == ["widgets"]
+
+
+def test_add_json_report(cli: Cli, docs: Path) -> None:
+    report = cli.json("add", str(docs), "--name", "w")
+    assert {k: v for k, v in report.items() if k != "seconds"} == {
+        "source": "w",
+        "kind": "folder",
+        "added": 2,
+        "updated": 0,
+        "unchanged": 0,
+        "removed": 0,
+        "failed": [],
+        "skipped": [],
+        "warnings": [],
+        "documents": 2,
+        "sections": 5,
+    }
+
+
+def test_sources_text_and_json(indexed: Cli, docs: Path) -> None:
+    out = indexed.ok("sources")
+    assert re.fullmatch(
+        rf"w\tfolder\t2 documents, 5 sections\t{re.escape(str(docs))}\trefreshed \d{{4}}-\d\d-\d\dT[\d:]+Z\n",
+        out,
+    ), out
+    data = indexed.json("sources")
+    assert list(data) == ["sources"]
+    (src,) = data["sources"]
+    assert list(src) == [
+        "name",
+        "kind",
+        "target",
+        "title",
+        "version",
+        "documents",
+        "sections",
+        "stale_documents",
+        "status",
+        "error",
+        "created_at",
+        "refreshed_at",
+        "options",
+    ]
+    assert (src["name"], src["kind"], src["target"], src["documents"], src["sections"]) == (
+        "w",
+        "folder",
+        str(docs),
+        2,
+        5,
+    )
+    assert (src["stale_documents"], src["status"], src["error"]) == (0, "ok", None)
+
+
+def test_sources_without_an_index(cli: Cli) -> None:
+    assert cli.ok("sources") == "no sources: add one with `docmentor add PATH_OR_URL`\n"
+    assert cli.json("sources") == {"sources": []}
+    assert not cli.db.exists()
+
+
+def test_remove_and_reindex(indexed: Cli, docs: Path) -> None:
+    assert indexed.ok("reindex") == "reindexed 5 sections\n"
+    assert indexed.json("search", "frobnicator")["results"][0]["path"] == "guide.md"
+    assert indexed.ok("remove", "w") == "removed w\n"
+    assert indexed.json("sources") == {"sources": []}
+    assert indexed.json("search", "frobnicator")["results"] == []
+
+
+def test_refresh_reports_changes(indexed: Cli, docs: Path) -> None:
+    out = indexed.ok("refresh")
+    m = REPORT.match(out.rstrip("\n"))
+    assert m and m["unchanged"] == "2" and m["added"] == m["updated"] == m["removed"] == "0", out
+    (docs / "guide.md").write_text(GUIDE.replace("frobnicator", "quuxinator"), encoding="utf-8")
+    (docs / "sub" / "faq.md").unlink()
+    (docs / "new.md").write_text("# New\n\nfresh page\n", encoding="utf-8")
+    out = indexed.ok("refresh", "w")
+    m = REPORT.match(out.rstrip("\n"))
+    assert m, out
+    assert (m["docs"], m["added"], m["updated"], m["unchanged"], m["removed"]) == ("2", "1", "1", "0", "1")
+    assert indexed.json("search", "frobnicator")["results"] == []
+    hits = indexed.json("search", "quuxinator")["results"]
+    assert [(h["path"], h["heading"]) for h in hits] == [("guide.md", "Install")]
+    assert indexed.json("search", "gadgets")["results"] == []
+
+
+def test_refresh_all_with_a_vanished_folder_warns_and_keeps_it(indexed: Cli, docs: Path) -> None:
+    before = indexed.state()["sources"][0]
+    docs.rename(docs.with_name("moved"))
+    rc, out, err = indexed("refresh")
+    assert err == f"warning: the folder {docs} is gone (nothing was changed)\n"
+    m = REPORT.match(out.rstrip("\n").replace(", 1 failed)", ")"))
+    assert m and (m["docs"], m["secs"], m["removed"]) == ("2", "5", "0"), out
+    assert ", 1 failed) in " in out
+    after = indexed.state()["sources"][0]
+    assert (after["documents"], after["sections"], after["status"]) == (2, 5, "error")
+    assert {k: v for k, v in after.items() if k not in ("status", "error")} == {
+        k: v for k, v in before.items() if k not in ("status", "error")
+    }
+    rc, out, err = indexed("refresh", "w")
+    assert (rc, out) == (1, "")
+    assert one_error(err) == f"error: the folder {docs} is gone (nothing was changed)"
+
+
+def test_add_and_get_an_llms_txt_site(cli: Cli, http_server: HttpServer) -> None:
+    http_server.add("/docs/llms.txt", "# Site\n\n- [A](a.md)\n- [B](b.md)\n")
+    http_server.add("/docs/a.md", "# A\n\nThe okapi.\n", content_type="text/markdown")
+    http_server.add("/docs/b.md", Reply(status=404))
+    rc, out, err = cli("add", http_server.url("/docs/llms.txt"), "--name", "site")
+    assert rc == 0
+    assert err == f"warning: {http_server.url('/docs/b.md')}: HTTP 404\n"
+    assert out.startswith("site: 2 documents, ") and out.rstrip().endswith("s") and ", 1 failed) in " in out
+    hit = cli.json("search", "okapi")["results"][0]
+    assert (hit["path"], hit["url"]) == ("/docs/a.md", http_server.url("/docs/a.md"))
+    assert cli.ok("get", http_server.url("/docs/a.md")) == "# A\n\nThe okapi.\n"
+    assert cli.ok("get", "site:/docs/a.md") == "# A\n\nThe okapi.\n"
+    (src,) = cli.json("sources")["sources"]
+    assert (src["kind"], src["title"], src["documents"]) == ("llms_txt", "Site", 2)
+
+
+# ------------------------------------------------------------------------------ search
+
+
+def test_search_json_shape(indexed: Cli, docs: Path) -> None:
+    data = indexed.json("search", "frobnicator install")
+    assert list(data) == ["query", "results"]
+    assert data["query"] == "frobnicator install"
+    first = data["results"][0]
+    assert list(first) == SEARCH_KEYS
+    assert {k: first[k] for k in SEARCH_KEYS if k not in ("score", "indexed_at")} == {
+        "rank": 1,
+        "source": "w",
+        "path": "guide.md",
+        "url": (docs / "guide.md").as_uri(),
+        "title": "Widget Guide",
+        "heading": "Install",
+        "heading_path": ["Widget Guide", "Install"],
+        "line_start": 5,
+        "line_end": 7,
+        "snippet": "## Install\n\nRun `pip install widget` to get the frobnicator.",
+        "source_version": None,
+    }
+    assert isinstance(first["score"], float) and first["score"] > 0
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", first["indexed_at"])
+    assert [r["rank"] for r in data["results"]] == list(range(1, len(data["results"]) + 1))
+    scores = [r["score"] for r in data["results"]]
+    assert scores == sorted(scores, reverse=True)
+
+
+def test_search_limit_source_and_text(indexed: Cli, docs: Path) -> None:
+    other = docs.parent / "other"
+    other.mkdir()
+    (other / "w.md").write_text("# Widgets elsewhere\n\nwidget widget widget\n", encoding="utf-8")
+    indexed.ok("add", str(other), "--name", "o")
+    assert {r["source"] for r in indexed.json("search", "widget")["results"]} == {"w", "o"}
+    assert {r["source"] for r in indexed.json("search", "widget", "--source", "o")["results"]} == {"o"}
+    assert len(indexed.json("search", "widget", "--limit", "1")["results"]) == 1
+    out = indexed.ok("search", "frobnicator", "--source", "w")
+    assert out.splitlines()[0].startswith("1. Widget Guide › Install  [w] guide.md:5-7  (score ")
+    assert "   Run `pip install widget` to get the frobnicator." in out.splitlines()
+    assert indexed.ok("search", "zzzyzzx") == "no results for 'zzzyzzx'\n"
+
+
+# --------------------------------------------------------------------------------- get
+
+
+def test_get_by_every_kind_of_reference(indexed: Cli, docs: Path) -> None:
+    abs_path = docs / "sub" / "faq.md"
+    for ref in (
+        ["w:sub/faq.md"],
+        ["sub/faq.md", "--source", "w"],
+        ["./sub/faq.md", "--source", "w"],
+        [str(abs_path)],
+        [abs_path.as_uri()],
+        ["sub/faq.md"],
+    ):
+        assert indexed.ok("get", *ref) == FAQ, ref
+
+
+def test_get_paginates(indexed: Cli) -> None:
+    page = indexed.json("get", "w:guide.md", "--limit", "10")
+    assert {k: v for k, v in page.items() if k != "indexed_at"} == {
+        "source": "w",
+        "path": "guide.md",
+        "url": page["url"],
+        "title": "Widget Guide",
+        "content": GUIDE[:10],
+        "offset": 0,
+        "length": 10,
+        "total_length": len(GUIDE),
+        "has_more": True,
+        "stale": False,
+        "error": None,
+    }
+    text = ""
+    offset = 0
+    while True:
+        page = indexed.json("get", "w:guide.md", "--offset", str(offset), "--limit", "37")
+        text += page["content"]
+        offset = page["offset"] + page["length"]
+        if not page["has_more"]:
+            break
+    assert text == GUIDE
+    assert offset == len(GUIDE)
+    rc, out, err = indexed("get", "w:guide.md", "--limit", "10")
+    assert (rc, out) == (0, GUIDE[:10] + "\n")
+    assert err == f"\n… {len(GUIDE) - 10} more characters: --offset 10\n"
+
+
+# ------------------------------------------------------------------------------ errors
+
+
+def _failures(docs: Path, tmp_path: Path) -> list[tuple[list[str], str]]:
+    a_file = tmp_path / "plain.md"
+    a_file.write_text("# x\n", encoding="utf-8")
+    return [
+        (["search", "widget", "--source", "nope"], "error: unknown source 'nope'"),
+        (["get", "guide.md", "--source", "nope"], "error: unknown source 'nope'"),
+        (["remove", "nope"], "error: unknown source 'nope'"),
+        (["refresh", "nope"], "error: unknown source 'nope'"),
+        (["get", "w:missing.md"], "error: no indexed document 'w:missing.md'"),
+        (["get", "missing.md", "--source", "w"], "error: no indexed document 'missing.md' in source 'w'"),
+        (["add", str(tmp_path / "missing")], "error: no such file or folder:"),
+        (["add", str(a_file)], f"error: {a_file} is a file; add its folder, or an llms.txt file"),
+        (["search", "widget", "--limit", "0"], "error: --limit must be at least 1"),
+        (["get", "w:guide.md", "--limit", "0"], "error: offset must be ≥ 0 and limit ≥ 1"),
+        (["get", "w:guide.md", "--offset", "-1"], "error: offset must be ≥ 0 and limit ≥ 1"),
+        (
+            ["add", "ftp://example.com/llms.txt"],
+            "error: unsupported URL scheme in 'ftp://example.com/llms.txt'",
+        ),
+        (["add", str(docs), "--name", "bad name"], "error: invalid source name 'bad name'"),
+        (["add", str(docs), "--name", "-x"], "error: invalid source name '-x'"),
+        (["add", str(tmp_path), "--name", "w"], "error: source 'w' already points at"),
+        (["add", str(docs), "--max-bytes", "0"], "error: --max-bytes must be positive"),
+        (["serve", "--transport", "carrier-pigeon"], "error: unknown transport 'carrier-pigeon'"),
+    ]
+
+
+def test_each_error_is_one_line_exit_1_and_changes_nothing(indexed: Cli, docs: Path, tmp_path: Path) -> None:
+    before = indexed.state()
+    hits_before = indexed.json("search", "widget")
+    for argv, prefix in _failures(docs, tmp_path):
+        rc, out, err = indexed(*argv)
+        assert rc == 1, (argv, err)
+        assert out == "", argv
+        assert one_error(err).startswith(prefix), (argv, err)
+        assert "Traceback" not in err
+        assert indexed.state() == before, argv
+    assert indexed.json("search", "widget") == hits_before
+
+
+@pytest.mark.parametrize(
+    ("argv", "prefix"),
+    [
+        (["bogus"], "error: No such command 'bogus'."),
+        (["search"], "error: Missing argument 'query'."),
+        (["search", "x", "--limit", "many"], "error: Invalid value for '--limit'"),
+        (["search", "x", "--frobnicate"], "error: No such option: --frobnicate"),
+        (["get"], "error: Missing argument 'ref'."),
+        (["--db"], "error: Option '--db' requires an argument."),
+    ],
+)
+def test_usage_errors_exit_2(indexed: Cli, argv: list[str], prefix: str) -> None:
+    before = indexed.state()
+    rc, out, err = indexed(*argv) if argv != ["--db"] else indexed.raw(*argv)
+    assert (rc, out) == (2, "")
+    assert one_error(err).startswith(prefix), err
+    assert indexed.state() == before
+
+
+def test_no_arguments_prints_help_exit_2(cli: Cli) -> None:
+    rc, out, err = cli.raw()
+    assert (rc, out) == (2, "")
+    assert err.startswith("Usage: docmentor [OPTIONS] COMMAND [ARGS]...")
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [["search", "widget"], ["get", "w:guide.md"], ["remove", "w"], ["reindex"]],
+)
+def test_no_index_yet(cli: Cli, argv: list[str]) -> None:
+    rc, out, err = cli(*argv)
+    assert (rc, out) == (1, "")
+    assert one_error(err).startswith("error: no index"), err
+    assert not cli.db.exists()
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [["sources"], ["search", "widget"], ["add", "."], ["get", "x"], ["refresh"], ["reindex"]],
+)
+def test_db_pointing_at_a_file(tmp_path: Path, capsys: pytest.CaptureFixture[str], argv: list[str]) -> None:
+    db = tmp_path / "not-a-folder"
+    db.write_text("precious", encoding="utf-8")
+    rc, out, err = Cli(db, capsys)(*argv)
+    assert (rc, out) == (1, "")
+    assert one_error(err) == f"error: --db {db} is a file; it must be a folder docmentor owns"
+    assert db.read_text(encoding="utf-8") == "precious"
+
+
+def test_env_db_is_used(
+    docs: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("DOCMENTOR_DB", str(tmp_path / "envdb"))
+    cli = Cli(tmp_path / "unused", capsys)
+    assert cli.raw("add", str(docs), "--name", "w")[0] == 0
+    assert (tmp_path / "envdb" / "index.sqlite3").is_file()
+    assert not (tmp_path / "unused").exists()
+
+
+# ----------------------------------------------------------------------- config sources
+
+
+def _configured(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, write: Callable[[Path, Path], None]) -> Path:
+    work = tmp_path / "project"
+    docs = work / "manual"
+    docs.mkdir(parents=True)
+    (docs / "intro.md").write_text("# Intro\n\nThe zeppelin manual.\n", encoding="utf-8")
+    write(work, docs)
+    monkeypatch.chdir(work)
+    return work
+
+
+@pytest.mark.parametrize(
+    ("kind", "write"),
+    [
+        (
+            "toml",
+            lambda work, docs: (work / "docmentor.toml").write_text(
+                '[[sources]]\nname = "cfg"\npath = "manual"\n', encoding="utf-8"
+            ),
+        ),
+        (
+            "toml-string",
+            lambda work, docs: (work / "docmentor.toml").write_text(
+                'sources = ["cfg:manual"]\n', encoding="utf-8"
+            ),
+        ),
+        (
+            "llmdoc",
+            lambda work, docs: (work / "llmdoc.json").write_text(
+                json.dumps({"sources": ["cfg:manual"]}), encoding="utf-8"
+            ),
+        ),
+    ],
+)
+def test_refresh_picks_up_configured_sources(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    kind: str,
+    write: Callable[[Path, Path], None],
+) -> None:
+    work = _configured(tmp_path, monkeypatch, write)
+    cli = Cli(tmp_path / "index", capsys)
+    out = cli.ok("refresh")
+    assert len(out.splitlines()) == 1, out  # added once, not added and then refreshed again
+    m = REPORT.match(out.rstrip("\n"))
+    assert m and (m["name"], m["docs"], m["added"]) == ("cfg", "1", "1"), out
+    (src,) = cli.json("sources")["sources"]
+    assert src["target"] == str((work / "manual").resolve())
+    assert cli.json("search", "zeppelin")["results"][0]["path"] == "intro.md"
+    out = cli.ok("refresh")
+    m = REPORT.match(out.rstrip("\n"))
+    assert m and (m["name"], m["added"], m["unchanged"]) == ("cfg", "0", "1"), out
+
+
+def test_refresh_picks_up_env_sources(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, docs: Path
+) -> None:
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "o.md").write_text("# O\n\nocelot\n", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("DOCMENTOR_SOURCES", f"envw:{docs},envo:{other}")
+    cli = Cli(tmp_path / "index", capsys)
+    out = cli.ok("refresh")
+    assert [REPORT.match(line)["name"] for line in out.splitlines()] == ["envw", "envo"]  # type: ignore[index]
+    assert [s["name"] for s in cli.json("sources")["sources"]] == ["envo", "envw"]
+    assert cli.json("search", "ocelot", "--source", "envo")["results"][0]["path"] == "o.md"
+
+
+def test_bad_config_is_one_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "docmentor.toml").write_text("sources = [", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    rc, out, err = Cli(tmp_path / "index", capsys)("refresh")
+    assert (rc, out) == (1, "")
+    assert one_error(err).startswith(f"error: {tmp_path / 'docmentor.toml'}: not valid TOML")
+
+
+# ------------------------------------------------------------------------- entry points
+
+
+def test_python_m_help() -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "docmentor", "--help"], capture_output=True, text=True, timeout=60
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("Usage: docmentor [OPTIONS] COMMAND [ARGS]...")
+    for command in ("add", "refresh", "sources", "remove", "reindex", "search", "get", "serve"):
+        assert re.search(rf"^  {command}\s", proc.stdout, re.M), command
+    assert proc.stderr == ""
+
+
+def test_console_script(tmp_path: Path, docs: Path) -> None:
+    script = Path(sys.executable).parent / "docmentor"
+    assert script.is_file()
+    db = str(tmp_path / "index")
+    proc = subprocess.run(
+        [str(script), "--db", db, "add", str(docs), "--name", "w"], capture_output=True, text=True, timeout=60
+    )
+    assert (proc.returncode, proc.stderr) == (0, "")
+    assert REPORT.match(proc.stdout.rstrip("\n"))
+    proc = subprocess.run(
+        [str(script), "--db", db, "search", "frobnicator", "--limit", "0"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert (proc.returncode, proc.stdout, proc.stderr) == (1, "", "error: --limit must be at least 1\n")

@@ -1,0 +1,527 @@
+"""The MCP server through the official client: in-process, over stdio, and over HTTP."""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Awaitable, Callable, Iterator
+from pathlib import Path
+from typing import Any, TypeVar
+
+import anyio
+import pytest
+from mcp import Client, StdioServerParameters
+from mcp_types import CallToolResult, TextContent
+
+from docmentor.engine import Docmentor
+from docmentor.server import build_server
+
+T = TypeVar("T")
+
+GUIDE = """\
+# Widget Guide
+
+Widgets are small reusable parts.
+
+## Install
+
+Run `pip install widget` to get the frobnicator.
+
+## Configure
+
+Set `WIDGET_COLOR` before starting. The colour must be a hex triple.
+
+## Troubleshooting
+
+If the frobnicator stalls, restart it. Restarting clears the cache.
+"""
+
+FAQ = "# FAQ\n\n## Why widgets?\n\nBecause gadgets were taken.\n"
+READ_TOOLS = ("search_docs", "get_doc", "get_doc_excerpt", "list_sources")
+
+
+def run(fn: Callable[[], Awaitable[T]]) -> T:
+    return anyio.run(fn)
+
+
+@pytest.fixture
+def docs(tmp_path: Path) -> Path:
+    root = tmp_path / "widgets"
+    root.mkdir()
+    (root / "guide.md").write_text(GUIDE, encoding="utf-8")
+    (root / "faq.md").write_text(FAQ, encoding="utf-8")
+    return root
+
+
+@pytest.fixture
+def engine(tmp_path: Path, docs: Path) -> Iterator[Docmentor]:
+    eng = Docmentor(tmp_path / "index")
+    eng.add(str(docs), name="w")
+    yield eng
+    eng.close()
+
+
+def structured(result: CallToolResult) -> Any:
+    """The structured content, after checking the text mirror says the same."""
+    assert not result.is_error, result.content
+    assert result.structured_content is not None
+    (text,) = result.content
+    assert isinstance(text, TextContent)
+    assert json.loads(text.text) == result.structured_content
+    return result.structured_content
+
+
+def error_text(result: CallToolResult) -> str:
+    assert result.is_error
+    assert result.structured_content is None
+    (text,) = result.content
+    assert isinstance(text, TextContent)
+    return text.text
+
+
+def call(engine: Docmentor, name: str, args: dict[str, Any] | None = None) -> CallToolResult:
+    async def go() -> CallToolResult:
+        async with Client(build_server(engine)) as client:
+            return await client.call_tool(name, args or {})
+
+    return run(go)
+
+
+# ----------------------------------------------------------------------- in-process
+
+
+def test_tools_annotations_and_instructions(engine: Docmentor) -> None:
+    async def go() -> tuple[Any, str | None]:
+        async with Client(build_server(engine)) as client:
+            return await client.list_tools(), client.instructions
+
+    tools, instructions = run(go)
+    by_name = {t.name: t for t in tools.tools}
+    assert sorted(by_name) == sorted([*READ_TOOLS, "refresh_sources"])
+    for name in READ_TOOLS:
+        ann = by_name[name].annotations
+        assert ann is not None and ann.read_only_hint is True and ann.destructive_hint is False, name
+    ann = by_name["refresh_sources"].annotations
+    assert ann is not None and ann.read_only_hint is False
+    assert set(by_name["search_docs"].input_schema["properties"]) == {"query", "limit", "source"}
+    assert by_name["search_docs"].input_schema["required"] == ["query"]
+    assert set(by_name["get_doc"].input_schema["properties"]) == {"url_or_path", "offset", "limit"}
+    assert {"url_or_path", "query"} <= set(by_name["get_doc_excerpt"].input_schema["properties"])
+    for tool in tools.tools:
+        assert tool.description and len(tool.description) > 40, tool.name
+    assert instructions is not None
+    assert len(instructions.encode()) < 2048
+    assert "w (2 docs)" in instructions
+    assert "search_docs" in instructions
+
+
+def test_instructions_stay_small_with_many_sources(tmp_path: Path) -> None:
+    eng = Docmentor(tmp_path / "index")
+    for i in range(30):
+        folder = tmp_path / f"src{i}"
+        folder.mkdir()
+        (folder / "a.md").write_text(f"# Page {i}\n\ntext\n", encoding="utf-8")
+        eng.add(str(folder), name=f"source-with-a-rather-long-name-{i:02d}")
+
+    async def go() -> str | None:
+        async with Client(build_server(eng)) as client:
+            return client.instructions
+
+    instructions = run(go)
+    assert instructions is not None and len(instructions.encode()) < 2048
+    assert "and 18 more" in instructions
+
+
+def test_search_docs_equals_the_library(engine: Docmentor) -> None:
+    for query, args in (
+        ("frobnicator", {}),
+        ("widget colour", {"limit": 2}),
+        ("gadgets", {"source": "w"}),
+    ):
+        data = structured(call(engine, "search_docs", {"query": query, **args}))
+        expected = engine.search(query, limit=int(args.get("limit", 5)), source=args.get("source"))
+        assert data == {"query": query, "results": [h.to_dict() for h in expected]}
+        assert data["results"], query
+    data = structured(call(engine, "search_docs", {"query": "frobnicator"}))
+    assert (data["results"][0]["path"], data["results"][0]["heading"]) in {
+        ("guide.md", "Install"),
+        ("guide.md", "Troubleshooting"),
+    }
+    assert structured(call(engine, "search_docs", {"query": "zzqqxx"})) == {"query": "zzqqxx", "results": []}
+
+
+def test_search_docs_limit_is_clamped(tmp_path: Path) -> None:
+    folder = tmp_path / "many"
+    folder.mkdir()
+    for i in range(30):
+        (folder / f"p{i:02d}.md").write_text(f"# Page {i}\n\nthe walrus {i}\n", encoding="utf-8")
+    eng = Docmentor(tmp_path / "index")
+    eng.add(str(folder), name="many")
+    assert len(structured(call(eng, "search_docs", {"query": "walrus", "limit": 500}))["results"]) == 20
+    assert len(structured(call(eng, "search_docs", {"query": "walrus", "limit": 0}))["results"]) == 1
+
+
+def test_get_doc_paginates(engine: Docmentor, docs: Path) -> None:
+    async def go() -> list[dict[str, Any]]:
+        pages = []
+        async with Client(build_server(engine)) as client:
+            offset = 0
+            while True:
+                page = structured(
+                    await client.call_tool(
+                        "get_doc", {"url_or_path": "w:guide.md", "offset": offset, "limit": 50}
+                    )
+                )
+                pages.append(page)
+                if not page["has_more"]:
+                    return pages
+                offset = page["offset"] + page["length"]
+
+    pages = run(go)
+    assert "".join(p["content"] for p in pages) == GUIDE
+    assert len(pages) == -(-len(GUIDE) // 50)
+    assert [p["offset"] for p in pages] == list(range(0, len(GUIDE), 50))
+    assert {p["total_length"] for p in pages} == {len(GUIDE)}
+    assert [p["has_more"] for p in pages] == [True] * (len(pages) - 1) + [False]
+    first = pages[0]
+    assert (first["source"], first["path"], first["url"], first["title"]) == (
+        "w",
+        "guide.md",
+        (docs / "guide.md").as_uri(),
+        "Widget Guide",
+    )
+    by_url = structured(call(engine, "get_doc", {"url_or_path": (docs / "faq.md").as_uri()}))
+    assert (by_url["content"], by_url["has_more"], by_url["offset"]) == (FAQ, False, 0)
+
+
+def test_get_doc_excerpt(engine: Docmentor) -> None:
+    data = structured(
+        call(engine, "get_doc_excerpt", {"url_or_path": "w:guide.md", "query": "frobnicator stalls restart"})
+    )
+    assert (data["source"], data["path"], data["query"]) == ("w", "guide.md", "frobnicator stalls restart")
+    assert data["excerpts"]
+    best = data["excerpts"][0]
+    assert best["heading"] == "Troubleshooting"
+    assert (best["line_start"], best["line_end"]) == (13, 15)
+    assert "restart it" in best["text"]
+
+
+def test_list_sources_and_resource(engine: Docmentor) -> None:
+    assert structured(call(engine, "list_sources")) == {"sources": engine.sources()}
+
+    async def go() -> Any:
+        async with Client(build_server(engine)) as client:
+            listed = await client.list_resources()
+            return listed, await client.read_resource("doc://sources")
+
+    listed, read = run(go)
+    assert [str(r.uri) for r in listed.resources] == ["doc://sources"]
+    (content,) = read.contents
+    assert content.mime_type == "application/json"
+    assert json.loads(content.text) == {"sources": engine.sources()}
+    assert engine.sources()[0]["documents"] == 2
+
+
+def test_refresh_sources(engine: Docmentor, docs: Path) -> None:
+    (docs / "faq.md").write_text(FAQ.replace("gadgets", "gizmos"), encoding="utf-8")
+    (docs / "new.md").write_text("# New\n\nThe yak shaver.\n", encoding="utf-8")
+    data = structured(call(engine, "refresh_sources", {"source": "w"}))
+    (report,) = data["sources"]
+    assert (report["source"], report["added"], report["updated"], report["unchanged"], report["removed"]) == (
+        "w",
+        1,
+        1,
+        1,
+        0,
+    )
+    assert report["documents"] == 3
+    assert structured(call(engine, "search_docs", {"query": "gadgets"}))["results"] == []
+    assert structured(call(engine, "search_docs", {"query": "gizmos"}))["results"][0]["path"] == "faq.md"
+    data = structured(call(engine, "refresh_sources"))
+    assert [(r["source"], r["unchanged"]) for r in data["sources"]] == [("w", 3)]
+
+
+def test_tool_errors_are_results_written_for_the_model(engine: Docmentor, docs: Path) -> None:
+    before = engine.sources()
+
+    async def go() -> list[tuple[str, CallToolResult]]:
+        out = []
+        async with Client(build_server(engine)) as client:
+            for name, args in (
+                ("search_docs", {"query": "widget", "source": "nope"}),
+                ("get_doc", {"url_or_path": "w:missing.md"}),
+                ("get_doc", {"url_or_path": "missing.md"}),
+                ("get_doc_excerpt", {"url_or_path": "nowhere", "query": "x"}),
+                ("refresh_sources", {"source": "nope"}),
+                ("search_docs", {"query": 5}),
+                ("search_docs", {}),
+                ("no_such_tool", {}),
+            ):
+                out.append((name, await client.call_tool(name, args)))
+            # the session survives every error
+            out.append(("search_docs", await client.call_tool("search_docs", {"query": "widget"})))
+        return out
+
+    results = run(go)
+    texts = [error_text(r) for _, r in results[:-1]]
+    assert "unknown source 'nope'" in texts[0] and "known sources: w" in texts[0]
+    assert "no indexed document 'w:missing.md'" in texts[1] and "Try: use a URL or a path" in texts[1]
+    assert "no indexed document 'missing.md'" in texts[2]
+    assert "no indexed document 'nowhere'" in texts[3]
+    assert "unknown source 'nope'" in texts[4]
+    assert "query" in texts[5] and "string" in texts[5]
+    assert "query" in texts[6]
+    assert "no_such_tool" in texts[7]
+    for text in texts:
+        assert "Traceback" not in text
+    assert structured(results[-1][1])["results"]
+    assert engine.sources() == before
+
+
+def test_refresh_of_a_vanished_folder_is_a_tool_error(engine: Docmentor, docs: Path) -> None:
+    for f in docs.iterdir():
+        f.unlink()
+    docs.rmdir()
+    text = error_text(call(engine, "refresh_sources", {"source": "w"}))
+    assert "is gone" in text and "nothing was changed" in text
+    (src,) = engine.sources()
+    assert (src["documents"], src["status"]) == (2, "error")
+    assert structured(call(engine, "search_docs", {"query": "gadgets"}))["results"][0]["path"] == "faq.md"
+
+
+# ----------------------------------------------------------------- real processes
+
+
+def _env(tmp_path: Path) -> dict[str, str]:
+    env = dict(os.environ)
+    env["DOCMENTOR_HOME"] = str(tmp_path / "home")
+    env.pop("DOCMENTOR_DB", None)
+    env.pop("DOCMENTOR_SOURCES", None)
+    return env
+
+
+def test_stdio_server(engine: Docmentor, tmp_path: Path) -> None:
+    db = str(engine.root)
+    problems: list[Any] = []
+
+    async def on_message(message: Any) -> None:
+        if isinstance(message, Exception):
+            problems.append(message)
+
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "docmentor", "--db", db, "serve"],
+        env=_env(tmp_path),
+        cwd=tmp_path,
+    )
+
+    async def go() -> Any:
+        async with Client(params, message_handler=on_message) as client:
+            tools = await client.list_tools()
+            hits = await client.call_tool("search_docs", {"query": "frobnicator"})
+            bad = await client.call_tool("get_doc", {"url_or_path": "nope"})
+            return tools, hits, bad
+
+    tools, hits, bad = run(go)
+    assert "search_docs" in {t.name for t in tools.tools}
+    assert structured(hits) == {
+        "query": "frobnicator",
+        "results": [h.to_dict() for h in engine.search("frobnicator", limit=5)],
+    }
+    assert "no indexed document 'nope'" in error_text(bad)
+    assert problems == []  # every stdout line was a JSON-RPC message
+
+
+def test_stdio_stdout_is_only_protocol(engine: Docmentor, tmp_path: Path) -> None:
+    """Raw pipes: every line the server writes to stdout is a JSON-RPC message."""
+    messages = [
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-06-18",
+                "capabilities": {},
+                "clientInfo": {"name": "raw", "version": "0"},
+            },
+        },
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {
+            "jsonrpc": "2.0",
+            "id": 2,
+            "method": "tools/call",
+            "params": {"name": "search_docs", "arguments": {"query": "frobnicator"}},
+        },
+        {
+            "jsonrpc": "2.0",
+            "id": 3,
+            "method": "tools/call",
+            "params": {"name": "get_doc", "arguments": {"url_or_path": "nope"}},
+        },
+        {
+            "jsonrpc": "2.0",
+            "id": 4,
+            "method": "tools/call",
+            "params": {"name": "refresh_sources", "arguments": {}},
+        },
+    ]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "docmentor", "--db", str(engine.root), "serve"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=_env(tmp_path),
+        cwd=tmp_path,
+    )
+    assert proc.stdin is not None and proc.stdout is not None
+    try:
+        proc.stdin.write("".join(json.dumps(m) + "\n" for m in messages).encode())
+        proc.stdin.flush()
+        # keep stdin open until every reply is in: EOF ends the session
+        lines = []
+        pending = {1, 2, 3, 4}
+        deadline = time.monotonic() + 30
+        while pending and time.monotonic() < deadline:
+            ready, _, _ = select.select([proc.stdout], [], [], 0.5)
+            if ready:
+                line = proc.stdout.readline().decode()
+                assert line, "the server closed stdout early"
+                lines.append(line)
+                pending.discard(json.loads(line).get("id"))
+        rest, stderr = proc.communicate(timeout=30)  # closes stdin: the server exits
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        for stream in (proc.stdin, proc.stdout, proc.stderr):
+            if stream is not None:
+                stream.close()
+    lines += rest.decode().splitlines()
+    replies = [json.loads(line) for line in lines]  # raises on anything but JSON
+    assert all(r.get("jsonrpc") == "2.0" for r in replies)
+    by_id = {r["id"]: r for r in replies if "id" in r}
+    assert set(by_id) == {1, 2, 3, 4}
+    assert by_id[2]["result"]["structuredContent"]["results"][0]["path"] == "guide.md"
+    assert by_id[3]["result"]["isError"] is True
+    assert by_id[4]["result"]["structuredContent"]["sources"][0]["unchanged"] == 2
+    assert proc.returncode == 0
+    assert "Traceback" not in stderr.decode()
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class HttpServerProcess:
+    def __init__(self, db: Path, tmp_path: Path) -> None:
+        self.port = _free_port()
+        self.url = f"http://127.0.0.1:{self.port}/mcp"
+        self.log = (tmp_path / f"server-{self.port}.log").open("w")
+        self.proc = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "docmentor",
+                "--db",
+                str(db),
+                "serve",
+                "--transport",
+                "http",
+                "--port",
+                str(self.port),
+            ],
+            stdout=self.log,
+            stderr=subprocess.STDOUT,
+            env=_env(tmp_path),
+            cwd=tmp_path,
+        )
+
+    def wait_ready(self, timeout: float = 30.0) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            assert self.proc.poll() is None, Path(self.log.name).read_text()
+            try:
+                with socket.create_connection(("127.0.0.1", self.port), timeout=0.2):
+                    return
+            except OSError:
+                time.sleep(0.05)
+        raise AssertionError(f"server on {self.port} did not start")
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self.log.close()
+
+
+@pytest.fixture
+def http_servers(tmp_path: Path) -> Iterator[Callable[[Path], HttpServerProcess]]:
+    started: list[HttpServerProcess] = []
+
+    def start(db: Path) -> HttpServerProcess:
+        server = HttpServerProcess(db, tmp_path)
+        started.append(server)
+        return server
+
+    yield start
+    for server in started:
+        server.stop()
+
+
+def test_http_server(engine: Docmentor, http_servers: Callable[[Path], HttpServerProcess]) -> None:
+    server = http_servers(engine.root)
+    server.wait_ready()
+
+    async def go() -> CallToolResult:
+        async with Client(server.url) as client:
+            return await client.call_tool("search_docs", {"query": "frobnicator", "limit": 3})
+
+    data = structured(run(go))
+    assert data == {
+        "query": "frobnicator",
+        "results": [h.to_dict() for h in engine.search("frobnicator", limit=3)],
+    }
+    server.stop()
+    assert server.proc.returncode in (0, -signal.SIGTERM)
+    log = Path(server.log.name).read_text()
+    assert "Traceback" not in log and "ERROR" not in log, log
+
+
+def test_two_servers_share_one_index(
+    engine: Docmentor, docs: Path, http_servers: Callable[[Path], HttpServerProcess]
+) -> None:
+    one, two = http_servers(engine.root), http_servers(engine.root)
+    one.wait_ready()
+    two.wait_ready()
+
+    async def search(server: HttpServerProcess, query: str) -> list[str]:
+        async with Client(server.url) as client:
+            data = structured(await client.call_tool("search_docs", {"query": query}))
+            return [r["path"] for r in data["results"]]
+
+    async def go() -> None:
+        assert await search(two, "gadgets") == ["faq.md"]
+        assert await search(two, "hovercraft") == []
+        (docs / "faq.md").write_text(FAQ.replace("gadgets", "hovercraft"), encoding="utf-8")
+        async with Client(one.url) as client:
+            data = structured(await client.call_tool("refresh_sources", {"source": "w"}))
+        assert data["sources"][0]["updated"] == 1
+        assert await search(two, "hovercraft") == ["faq.md"]
+        assert await search(two, "gadgets") == []
+        async with Client(two.url) as client:
+            sources = structured(await client.call_tool("list_sources"))["sources"]
+        assert sources[0]["documents"] == 2
+
+    run(go)

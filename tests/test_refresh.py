@@ -1,0 +1,300 @@
+"""Refreshing sources through the engine: llms.txt sites on a real local HTTP server, and folders."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Callable, Iterator
+from contextlib import closing
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import httpserver
+from docmentor.engine import Docmentor
+from docmentor.errors import NotFoundError, SourceUnavailableError
+from httpserver import HttpServer, Reply
+
+http_server = httpserver.http_server
+http_server_factory = httpserver.http_server_factory
+
+MD = "text/markdown; charset=utf-8"
+FAST: dict[str, Any] = {"retries": 0, "timeout": 5.0}
+PAGES = {
+    "intro.md": "# Intro\n\nThe aardvark digs.\n",
+    "install.md": "# Install\n\n## Pip\n\nThe bandicoot installs with pip.\n",
+    "api.md": "# API\n\nThe capybara function returns widgets.\n",
+}
+WORDS = {"intro.md": "aardvark", "install.md": "bandicoot", "api.md": "capybara"}
+
+
+def set_index(server: HttpServer, names: list[str], **reply: Any) -> str:
+    body = "# Widget Docs\n\n> Widgets, documented.\n\n## Docs\n\n" + "".join(
+        f"- [{n.removesuffix('.md').title()}]({n}): about {n}\n" for n in names
+    )
+    server.add("/docs/llms.txt", body, content_type="text/plain; charset=utf-8", **reply)
+    return server.url("/docs/llms.txt")
+
+
+def serve_site(server: HttpServer, pages: dict[str, str] = PAGES, **reply: Any) -> str:
+    for name, text in pages.items():
+        server.add(f"/docs/{name}", text, content_type=MD, **reply)
+    return set_index(server, list(pages))
+
+
+@pytest.fixture
+def engine(tmp_path: Path) -> Iterator[Docmentor]:
+    with closing(Docmentor(tmp_path / "index")) as eng:
+        yield eng
+
+
+def snapshot(eng: Docmentor, source: str) -> dict[str, tuple[str, str, bool]]:
+    """path → (content hash, content, stale) for every stored document of a source."""
+    return {
+        path: (doc.content_hash, eng.store.content(doc.id), doc.stale)
+        for path, doc in eng.store.documents(source).items()
+    }
+
+
+def found(eng: Docmentor, word: str) -> list[str]:
+    return [h.path for h in eng.search(word, limit=10)]
+
+
+def the_source(eng: Docmentor) -> dict[str, Any]:
+    (src,) = eng.sources()
+    return src
+
+
+# ---------------------------------------------------------------------------- llms.txt
+
+
+def test_first_add_indexes_every_linked_doc(engine: Docmentor, http_server: HttpServer) -> None:
+    url = serve_site(http_server)
+    report = engine.add(url, name="site", options=FAST)
+    assert (report.kind, report.added, report.failed, report.documents) == ("llms_txt", 4, [], 4)
+    src = the_source(engine)
+    assert (src["name"], src["kind"], src["target"], src["title"], src["status"]) == (
+        "site",
+        "llms_txt",
+        url,
+        "Widget Docs",
+        "ok",
+    )
+    assert sorted(snapshot(engine, "site")) == [
+        "/docs/api.md",
+        "/docs/install.md",
+        "/docs/intro.md",
+        "/docs/llms.txt",
+    ]
+    for name, word in WORDS.items():
+        hits = engine.search(word)
+        assert [(h.path, h.url) for h in hits] == [(f"/docs/{name}", http_server.url(f"/docs/{name}"))], word
+        page = engine.get(http_server.url(f"/docs/{name}"))
+        assert (page.content, page.stale, page.error) == (PAGES[name], False, None)
+        assert engine.get(f"site:/docs/{name}").content == PAGES[name]
+    assert engine.search("bandicoot")[0].heading_path == ["Install", "Pip"]
+    assert http_server.errors == []
+
+
+def test_unchanged_refresh_writes_nothing(engine: Docmentor, http_server: HttpServer) -> None:
+    engine.add(serve_site(http_server), name="site", options=FAST)
+    before = snapshot(engine, "site")
+    (report,) = engine.refresh("site")
+    assert (report.added, report.updated, report.unchanged, report.removed, report.failed) == (0, 0, 4, 0, [])
+    assert snapshot(engine, "site") == before
+
+
+def test_a_failing_doc_keeps_its_last_good_copy(engine: Docmentor, http_server: HttpServer) -> None:
+    engine.add(serve_site(http_server), name="site", options=FAST)
+    http_server.add("/docs/install.md", Reply(status=500, body="boom"))
+    http_server.add("/docs/api.md", PAGES["api.md"].replace("capybara", "dugong"), content_type=MD)
+    (report,) = engine.refresh("site")
+    assert report.failed == [(http_server.url("/docs/install.md"), "HTTP 500 after 1 attempt")]
+    assert (report.updated, report.unchanged, report.removed, report.documents) == (1, 2, 0, 4)
+    page = engine.get("site:/docs/install.md")
+    assert (page.content, page.stale, page.error) == (PAGES["install.md"], True, "HTTP 500 after 1 attempt")
+    assert found(engine, "bandicoot") == ["/docs/install.md"]
+    assert found(engine, "dugong") == ["/docs/api.md"]
+    assert found(engine, "capybara") == []
+    src = the_source(engine)
+    assert (src["documents"], src["stale_documents"], src["status"]) == (4, 1, "ok")
+
+    http_server.add("/docs/install.md", PAGES["install.md"], content_type=MD)
+    (report,) = engine.refresh("site")
+    assert (report.failed, report.unchanged) == ([], 4)
+    page = engine.get("site:/docs/install.md")
+    assert (page.stale, page.error) == (False, None)
+    assert the_source(engine)["stale_documents"] == 0
+
+
+def test_a_doc_failing_on_first_add_is_reported_not_stored(
+    engine: Docmentor, http_server: HttpServer
+) -> None:
+    url = serve_site(http_server)
+    http_server.add("/docs/api.md", Reply(status=404))
+    report = engine.add(url, name="site", options=FAST)
+    assert report.failed == [(http_server.url("/docs/api.md"), "HTTP 404")]
+    assert (report.added, report.documents) == (3, 3)
+    with pytest.raises(NotFoundError):
+        engine.get("site:/docs/api.md")
+
+
+def test_llms_txt_unavailable_leaves_the_source_untouched(engine: Docmentor, http_server: HttpServer) -> None:
+    engine.add(serve_site(http_server), name="site", options=FAST)
+    before = snapshot(engine, "site")
+    set_index(http_server, ["intro.md"], status=503)  # would drop two documents, if it were served
+    http_server.add("/docs/intro.md", "# Intro\n\nchanged\n", content_type=MD)
+    with pytest.raises(SourceUnavailableError, match="HTTP 503"):
+        engine.refresh("site")
+    assert snapshot(engine, "site") == before
+    src = the_source(engine)
+    assert (src["documents"], src["status"]) == (4, "error")
+    assert "HTTP 503" in src["error"]
+    assert found(engine, "aardvark") == ["/docs/intro.md"]
+    assert http_server.hits("/docs/intro.md") == 1  # nothing was fetched without a listing
+
+    # refreshing every source reports the failure instead of raising
+    (report,) = engine.refresh()
+    assert report.source == "site" and "HTTP 503" in report.failed[0][1]
+    assert snapshot(engine, "site") == before
+
+
+def test_server_gone_is_source_unavailable(engine: Docmentor, tmp_path: Path) -> None:
+    with HttpServer() as server:
+        url = serve_site(server)
+        engine.add(url, name="site", options=FAST)
+    before = snapshot(engine, "site")
+    with pytest.raises(SourceUnavailableError, match="connection failed"):
+        engine.refresh("site")
+    assert snapshot(engine, "site") == before
+
+
+def test_a_doc_dropped_from_the_listing_is_removed(engine: Docmentor, http_server: HttpServer) -> None:
+    engine.add(serve_site(http_server), name="site", options=FAST)
+    set_index(http_server, ["intro.md", "install.md"])
+    (report,) = engine.refresh("site")
+    assert (report.removed, report.updated, report.unchanged, report.documents) == (1, 1, 2, 3)
+    assert found(engine, "capybara") == []
+    with pytest.raises(NotFoundError):
+        engine.get("site:/docs/api.md")
+    assert sorted(snapshot(engine, "site")) == ["/docs/install.md", "/docs/intro.md", "/docs/llms.txt"]
+
+
+def test_etag_304_counts_as_unchanged(engine: Docmentor, http_server: HttpServer) -> None:
+    url = serve_site(http_server, etag='"v1"')
+    engine.add(url, name="site", options=FAST)
+    # a new body behind the same ETag: only a conditional request gets the old copy kept
+    http_server.add("/docs/api.md", "# API\n\nsomething else\n", content_type=MD, etag='"v1"')
+    (report,) = engine.refresh("site")
+    assert (report.added, report.updated, report.unchanged, report.failed) == (0, 0, 4, [])
+    assert [r.headers.get("if-none-match") for r in http_server.requests_for("/docs/api.md")] == [
+        None,
+        '"v1"',
+    ]
+    assert engine.get("site:/docs/api.md").content == PAGES["api.md"]
+    http_server.add("/docs/api.md", "# API\n\nThe dugong.\n", content_type=MD, etag='"v2"')
+    (report,) = engine.refresh("site")
+    assert (report.updated, report.unchanged) == (1, 3)
+    assert found(engine, "dugong") == ["/docs/api.md"]
+    (report,) = engine.refresh("site")
+    assert http_server.requests_for("/docs/api.md")[-1].headers.get("if-none-match") == '"v2"'
+    assert report.unchanged == 4
+
+
+def test_last_modified_304(engine: Docmentor, http_server: HttpServer) -> None:
+    stamp = "Wed, 21 Oct 2015 07:28:00 GMT"
+    engine.add(serve_site(http_server, last_modified=stamp), name="site", options=FAST)
+    (report,) = engine.refresh("site")
+    assert report.unchanged == 4
+    assert http_server.requests_for("/docs/intro.md")[-1].headers.get("if-modified-since") == stamp
+
+
+def test_a_redirect_to_another_host_is_refused(
+    engine: Docmentor, http_server: HttpServer, http_server_factory: Callable[..., HttpServer]
+) -> None:
+    other = http_server_factory(url_host="localhost")
+    other.add("/docs/install.md", "# Install\n\nThe evil eel.\n", content_type=MD)
+    engine.add(serve_site(http_server), name="site", options=FAST)
+    http_server.redirect("/docs/install.md", other.url("/docs/install.md"))
+    (report,) = engine.refresh("site")
+    ((failed_url, error),) = report.failed
+    assert failed_url == http_server.url("/docs/install.md")
+    assert "refused" in error and other.url("/docs/install.md") in error
+    assert other.hits("/docs/install.md") == 0
+    page = engine.get("site:/docs/install.md")
+    assert (page.content, page.stale) == (PAGES["install.md"], True)
+    assert found(engine, "eel") == []
+
+
+def test_a_redirect_on_the_same_host_is_followed(engine: Docmentor, http_server: HttpServer) -> None:
+    url = serve_site(http_server)
+    http_server.redirect("/docs/api.md", "/docs/v2/api.md")
+    http_server.add("/docs/v2/api.md", PAGES["api.md"], content_type=MD, etag='"r1"')
+    engine.add(url, name="site", options=FAST)
+    assert found(engine, "capybara") == ["/docs/api.md"]
+    (report,) = engine.refresh("site")
+    assert (report.unchanged, report.removed) == (4, 0)
+    assert http_server.requests_for("/docs/api.md")[-1].headers.get("if-none-match") == '"r1"'
+    # the redirect target now fails: the document must be kept (stale), not dropped
+    http_server.add("/docs/v2/api.md", Reply(status=500))
+    (report,) = engine.refresh("site")
+    assert len(report.failed) == 1 and report.removed == 0
+    page = engine.get("site:/docs/api.md")
+    assert (page.content, page.stale) == (PAGES["api.md"], True)
+    assert found(engine, "capybara") == ["/docs/api.md"]
+
+
+def test_an_oversize_doc_fails_and_keeps_the_previous_copy(
+    engine: Docmentor, http_server: HttpServer
+) -> None:
+    engine.add(serve_site(http_server), name="site", options={**FAST, "max_bytes": 2000})
+    http_server.add("/docs/intro.md", "# Intro\n\n" + "aardvark " * 500, content_type=MD)
+    http_server.add("/docs/api.md", "# API\n\n" + "capybara " * 500, content_type=MD, chunked=True)
+    (report,) = engine.refresh("site")
+    errors = dict(report.failed)
+    assert set(errors) == {http_server.url("/docs/intro.md"), http_server.url("/docs/api.md")}
+    assert all("over the size cap" in e for e in errors.values()), errors
+    for name in ("intro.md", "api.md"):
+        page = engine.get(f"site:/docs/{name}")
+        assert (page.content, page.stale) == (PAGES[name], True)
+    assert the_source(engine)["documents"] == 4
+
+
+# ------------------------------------------------------------------------------ folders
+
+
+def test_a_vanished_folder_is_an_error_and_nothing_is_removed(engine: Docmentor, tmp_path: Path) -> None:
+    folder = tmp_path / "manual"
+    folder.mkdir()
+    (folder / "a.md").write_text("# A\n\nThe axolotl.\n", encoding="utf-8")
+    (folder / "b.md").write_text("# B\n\nThe bison.\n", encoding="utf-8")
+    engine.add(str(folder), name="manual")
+    before = snapshot(engine, "manual")
+    moved = tmp_path / "elsewhere"
+    shutil.move(folder, moved)
+    with pytest.raises(SourceUnavailableError, match="is gone"):
+        engine.refresh("manual")
+    assert snapshot(engine, "manual") == before
+    src = the_source(engine)
+    assert (src["documents"], src["status"]) == (2, "error")
+    assert found(engine, "axolotl") == ["a.md"]
+    (report,) = engine.refresh()
+    assert report.failed and report.removed == 0
+    assert snapshot(engine, "manual") == before
+
+    shutil.move(moved, folder)
+    (report,) = engine.refresh("manual")
+    assert (report.unchanged, report.removed, report.failed) == (2, 0, [])
+    src = the_source(engine)
+    assert (src["status"], src["error"]) == ("ok", None)
+
+
+def test_an_emptied_folder_removes_its_documents(engine: Docmentor, tmp_path: Path) -> None:
+    folder = tmp_path / "manual"
+    folder.mkdir()
+    (folder / "a.md").write_text("# A\n\nThe axolotl.\n", encoding="utf-8")
+    engine.add(str(folder), name="manual")
+    (folder / "a.md").unlink()
+    (report,) = engine.refresh("manual")
+    assert (report.removed, report.documents) == (1, 0)
+    assert found(engine, "axolotl") == []
