@@ -146,6 +146,7 @@ def test_add_json_report(cli: Cli, docs: Path) -> None:
     report = cli.json("add", str(docs), "--name", "w")
     assert {k: v for k, v in report.items() if k != "seconds"} == {
         "source": "w",
+        "error": None,
         "kind": "folder",
         "added": 2,
         "updated": 0,
@@ -228,7 +229,13 @@ def test_refresh_all_with_a_vanished_folder_warns_and_keeps_it(indexed: Cli, doc
     before = indexed.state()["sources"][0]
     docs.rename(docs.with_name("moved"))
     rc, out, err = indexed("refresh")
-    assert err == f"warning: the folder {docs} is gone (nothing was changed)\n"
+    # the other sources are refreshed; the failure is reported and the exit code says so
+    assert rc == 1
+    assert err == (
+        f"warning: the folder {docs} is gone (nothing was changed)\n"
+        "error: 1 of 1 sources could not be refreshed: w"
+        " (they keep their previous content; see the warnings above)\n"
+    )
     m = REPORT.match(out.rstrip("\n").replace(", 1 failed)", ")"))
     assert m and (m["docs"], m["secs"], m["removed"]) == ("2", "5", "0"), out
     assert ", 1 failed) in " in out

@@ -298,3 +298,26 @@ def test_an_emptied_folder_removes_its_documents(engine: Docmentor, tmp_path: Pa
     (report,) = engine.refresh("manual")
     assert (report.removed, report.documents) == (1, 0)
     assert found(engine, "axolotl") == []
+
+
+def test_a_symlinked_folder_is_followed_anew_at_each_refresh(tmp_path: Path) -> None:
+    for version, word in (("v1", "alphaword"), ("v2", "bravoword")):
+        (tmp_path / version).mkdir()
+        (tmp_path / version / "page.md").write_text(f"# Page\n\nAbout {word}.\n", encoding="utf-8")
+    current = tmp_path / "current"
+    current.symlink_to(tmp_path / "v1", target_is_directory=True)
+    dm = Docmentor(tmp_path / "db")
+    dm.add(str(current), name="site")
+    assert [h.path for h in dm.search("alphaword")] == ["page.md"]
+    tmp = tmp_path / "next"
+    tmp.symlink_to(tmp_path / "v2", target_is_directory=True)
+    tmp.replace(current)
+    report = dm.refresh("site")[0]
+    assert report.updated == 1
+    assert dm.search("alphaword") == []
+    assert [h.path for h in dm.search("bravoword")] == ["page.md"]
+    assert dm.sources()[0]["target"] == str(current)
+    dm.store.conn().execute("UPDATE sources SET refreshed_at = '2000-01-01T00:00:00Z'")
+    report = dm.refresh("site")[0]  # unchanged: still a refresh
+    assert report.unchanged == 1
+    assert dm.sources()[0]["refreshed_at"] > "2000-01-01T00:00:00Z"

@@ -15,7 +15,7 @@ import click
 import typer
 
 from docmentor import __version__
-from docmentor.errors import DocmentorError, UsageError
+from docmentor.errors import DocmentorError, SourceUnavailableError, UsageError
 
 try:  # typer ≥ 0.22 vendors click: its usage errors are not click's classes
     from typer._click.exceptions import NoArgsIsHelpError as _TyperNoArgs
@@ -233,6 +233,12 @@ def refresh(
             print(_report_line(r))
         if not reports:
             print("no sources: add one with `docmentor add PATH_OR_URL`")
+    failed = [r.source for r in reports if r.error]
+    if failed:  # the others were refreshed; these were left as they were
+        raise SourceUnavailableError(
+            f"{len(failed)} of {len(reports)} sources could not be refreshed: {', '.join(failed)}",
+            hint="they keep their previous content; see the warnings above",
+        )
 
 
 @app.command()

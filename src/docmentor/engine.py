@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import os
 import time
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
@@ -47,10 +48,12 @@ class RefreshReport:
     documents: int = 0
     sections: int = 0
     seconds: float = 0.0
+    error: str | None = None  # the whole source could not be read; it was left as it was
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "source": self.source,
+            "error": self.error,
             "kind": self.kind,
             "added": self.added,
             "updated": self.updated,
@@ -203,7 +206,8 @@ class Docmentor:
         elif "://" in target:
             raise UsageError(f"unsupported URL scheme in {target!r}", hint="use http(s):// or a local path")
         else:
-            path = Path(target).expanduser().resolve()
+            # absolute but not resolved: a `docs -> v2` symlink is followed anew at each refresh
+            path = Path(os.path.abspath(Path(target).expanduser()))
             if not path.exists():
                 raise SourceUnavailableError(f"no such file or folder: {target}")
             if path.is_dir():
@@ -234,7 +238,6 @@ class Docmentor:
             [self.store.source(name)] if name else [r for r in self.store.sources() if r.name not in exclude]
         )
         reports: list[RefreshReport] = []
-        errors: list[str] = []
         for row in rows:
             try:
                 reports.append(self._refresh_spec(row.spec, progress=progress))
@@ -242,11 +245,11 @@ class Docmentor:
                 self.store.set_source_status(row.name, status="error", error=str(exc))
                 if name:
                     raise
-                errors.append(f"{row.name}: {exc}")
                 reports.append(
                     RefreshReport(
                         source=row.name,
                         kind=row.kind,
+                        error=str(exc),
                         warnings=[str(exc)],
                         failed=[(row.target, str(exc))],
                         documents=row.documents,  # what is still indexed from it
@@ -327,7 +330,7 @@ class Docmentor:
                 self.lexical.replace(drop_document_ids=dropped, rows=self.store.lexical_rows(written))
                 self.store.mark_lexical(spec.name, gen)
         else:
-            self.store.set_source_status(spec.name, status="ok", error=None)
+            self.store.set_source_status(spec.name, status="ok", error=None, refreshed=True)
         row = self.store.source(spec.name)
         report.documents, report.sections = row.documents, row.sections
         report.seconds = time.perf_counter() - t0

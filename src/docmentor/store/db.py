@@ -217,9 +217,11 @@ class Store:
     def has_source(self, name: str) -> bool:
         return self.conn().execute("SELECT 1 FROM sources WHERE name = ?", (name,)).fetchone() is not None
 
-    def set_source_status(self, name: str, *, status: str, error: str | None) -> None:
+    def set_source_status(self, name: str, *, status: str, error: str | None, refreshed: bool = False) -> None:
         with self.transaction() as db:
             db.execute("UPDATE sources SET status = ?, error = ? WHERE name = ?", (status, error, name))
+            if refreshed:  # an unchanged refresh is a refresh too
+                db.execute("UPDATE sources SET refreshed_at = ? WHERE name = ?", (now_iso(), name))
 
     def mark_lexical(self, name: str, generation: int) -> None:
         self.conn().execute("UPDATE sources SET lexical_generation = ? WHERE name = ?", (generation, name))
