@@ -19,7 +19,7 @@ from urllib.parse import urljoin
 
 from docmentor.config import auto_name, default_db, is_url, validate_name
 from docmentor.errors import NotFoundError, SourceUnavailableError, StoreError, UsageError
-from docmentor.models import RawDocument, SearchHit, SourceSpec
+from docmentor.models import RawDocument, SearchHit, SourceKind, SourceSpec
 from docmentor.parse import parse_document
 from docmentor.search.analyzer import ANALYZER_VERSION, analyze_query
 from docmentor.search.lexical import LexicalIndex
@@ -199,10 +199,12 @@ class Docmentor:
             raise UsageError(
                 "empty target", hint="give a docs folder, an llms.txt URL or a local llms.txt file"
             )
+        from docmentor.sources.llmstxt import detect_kind
+
         opts = dict(options or {})
+        kind: SourceKind
         if is_url(target):
-            fname = target.rstrip("/").rsplit("/", 1)[-1].lower()
-            kind = "llms_full" if fname.startswith("llms-full") else "llms_txt"
+            kind = detect_kind(target)
         elif "://" in target:
             raise UsageError(f"unsupported URL scheme in {target!r}", hint="use http(s):// or a local path")
         else:
@@ -215,13 +217,13 @@ class Docmentor:
                 if "base_paths" in opts:
                     opts["base_paths"] = [str((path / str(b)).resolve()) for b in opts["base_paths"]]
             elif path.name.lower().endswith(".txt"):
-                kind = "llms_full" if path.name.lower().startswith("llms-full") else "llms_txt"
+                kind = detect_kind(str(path))
             else:
                 raise UsageError(f"{target} is a file; add its folder, or an llms.txt file")
             target = str(path)
         return SourceSpec(
             name=validate_name(name) if name else auto_name(target),
-            kind=kind,  # type: ignore[arg-type]
+            kind=kind,
             target=target,
             options=opts,
         )

@@ -1,0 +1,262 @@
+"""Fetching for llms.txt sources: which addresses may be fetched, and a scoped HTTP fetcher.
+
+``_scope`` builds the address rules for an llms.txt (its origin and folder plus
+``FetchSettings.allowed_hosts``); ``_Fetcher`` GETs through one shared
+``httpx.AsyncClient`` with a per-request time limit, a response size cap, retries with
+exponential backoff and redirects followed by hand, every hop checked against the scope.
+The rules themselves, and why they exist, are described once, in the module docstring
+of ``docmentor.sources.llmstxt`` ("Which addresses are refused, and why").
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import posixpath
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from typing import Literal
+from urllib.parse import unquote, urldefrag, urljoin, urlsplit
+
+import httpx
+
+from docmentor.errors import UsageError
+
+logger = logging.getLogger(__name__)
+
+MAX_REDIRECTS = 5
+_REDIRECTS = frozenset({301, 302, 303, 307, 308})
+
+
+# ------------------------------------------------------------------------ settings
+
+
+@dataclass(frozen=True)
+class FetchSettings:
+    """Limits and policy for fetching an llms.txt and its documents."""
+
+    concurrency: int = 8
+    timeout: float = 20.0  # seconds, per request (whole request, body included)
+    max_bytes: int = 5_000_000
+    retries: int = 2  # extra attempts after the first
+    backoff: float = 0.5  # seconds, doubled per retry
+    allowed_hosts: tuple[str, ...] = ()
+    include_optional: bool = True
+    user_agent: str = "docmentor"
+
+
+@dataclass(frozen=True)
+class PriorDoc:
+    """What the store already has for a link URL (``FetchOutcome.url``), for conditional GETs."""
+
+    etag: str | None
+    last_modified: str | None
+
+
+# --------------------------------------------------------------------------- scope
+
+
+def _clean_path(path: str) -> str:
+    """The path a server will see: percent-decoded, backslashes as '/', dot segments gone."""
+    raw = unquote(path or "/").replace("\\", "/")
+    clean = posixpath.normpath(raw)
+    if raw.endswith(("/", "/.", "/..")) and not clean.endswith("/"):
+        clean += "/"
+    return "/" + clean.lstrip("/")
+
+
+def _within(path: str, prefix: str) -> bool:
+    if prefix.endswith("/"):
+        return path.startswith(prefix) or path == prefix[:-1]
+    return path == prefix or path.startswith(prefix + "/")
+
+
+def _default_port(scheme: str) -> int:
+    return 443 if scheme == "https" else 80
+
+
+@dataclass(frozen=True, slots=True)
+class _Prefix:
+    scheme: str | None  # None: http or https
+    host: str  # lower case; "*.example.com" for subdomains
+    port: int | None  # None: any port
+    path: str
+
+    @classmethod
+    def of_url(cls, url: str, *, folder: bool) -> _Prefix:
+        parts = urlsplit(url)
+        scheme = parts.scheme.lower()
+        path = _clean_path(parts.path)
+        if folder:
+            path = path[: path.rfind("/") + 1]
+        return cls(scheme, (parts.hostname or "").lower(), parts.port or _default_port(scheme), path)
+
+    @classmethod
+    def of_entry(cls, entry: str) -> _Prefix:
+        entry = entry.strip()
+        if "://" in entry:
+            return cls.of_url(entry, folder=False)
+        parts = urlsplit("//" + entry)
+        return cls(None, (parts.hostname or "").lower(), parts.port, "/")
+
+    def same_origin(self, scheme: str, host: str, port: int) -> bool:
+        if self.host.startswith("*."):
+            if not host.endswith(self.host[1:]):
+                return False
+        elif host != self.host:
+            return False
+        if self.scheme is None:  # an allowed_hosts host entry: http or https, port if given
+            return self.port is None or port == self.port
+        if scheme == self.scheme:
+            return port == self.port
+        # An http origin may upgrade to https on the default ports.
+        return (self.scheme, self.port, scheme, port) == ("http", 80, "https", 443)
+
+    def admits(self, scheme: str, host: str, port: int, path: str) -> bool:
+        return self.same_origin(scheme, host, port) and _within(path, self.path)
+
+
+@dataclass(frozen=True, slots=True)
+class _Scope:
+    own: tuple[_Prefix, ...]
+    allowed: tuple[_Prefix, ...]
+
+    def refusal(self, url: str) -> str | None:
+        """None when ``url`` may be fetched, else why not (e.g. "to another host")."""
+        parts = urlsplit(url)
+        scheme = parts.scheme.lower()
+        if scheme not in ("http", "https"):
+            return f"with scheme '{scheme or '(none)'}:'"
+        if parts.username is not None or parts.password is not None:
+            return "with credentials in the URL"
+        try:
+            port = parts.port or _default_port(scheme)
+        except ValueError:
+            return "with an invalid port"
+        host = (parts.hostname or "").lower()
+        if not host:
+            return "without a host"
+        path = _clean_path(parts.path)
+        if any(p.admits(scheme, host, port, path) for p in self.own + self.allowed):
+            return None
+        for prefix in self.own:
+            if prefix.same_origin(scheme, host, port):
+                return f"outside {prefix.path}"
+        return "to another host"
+
+
+def _scope(own_urls: list[str], settings: FetchSettings, *, folder: bool = True) -> _Scope:
+    own = tuple(_Prefix.of_url(u, folder=folder) for u in own_urls)
+    if not folder:
+        own = tuple(replace(p, path="/") for p in own)
+    try:
+        allowed = tuple(_Prefix.of_entry(e) for e in settings.allowed_hosts if e.strip())
+    except ValueError as exc:  # e.g. a port that is not a number
+        raise UsageError(f"bad allowed_hosts entry: {exc}") from None
+    return _Scope(own, allowed)
+
+
+# ------------------------------------------------------------------------ fetching
+
+
+class _Problem(Exception):
+    def __init__(self, status: Literal["failed", "refused"], reason: str) -> None:
+        super().__init__(reason)
+        self.status: Literal["failed", "refused"] = status
+        self.reason = reason
+
+
+def _size(n: int) -> str:
+    if n >= 1_000_000:
+        return f"{n / 1_000_000:.1f} MB"
+    return f"{n / 1000:.1f} KB" if n >= 1000 else f"{n} bytes"
+
+
+@dataclass(slots=True)
+class _Response:
+    url: str  # final URL
+    status: int
+    headers: httpx.Headers
+    content: bytes = b""
+
+
+@dataclass
+class _Fetcher:
+    client: httpx.AsyncClient
+    settings: FetchSettings
+    prior: Mapping[str, PriorDoc]
+    semaphore: asyncio.Semaphore
+    warnings: list[str] = field(default_factory=list)
+
+    async def fetch(self, url: str, scope: _Scope, headers: dict[str, str]) -> _Response:
+        """GET ``url``, following redirects that stay in ``scope``."""
+        current = url
+        for _ in range(MAX_REDIRECTS + 1):
+            response = await self._with_retries(current, headers)
+            if response.status not in _REDIRECTS:
+                return response
+            location = response.headers.get("location")
+            if not location:
+                raise _Problem("failed", f"HTTP {response.status} without a Location header")
+            target = urldefrag(urljoin(current, location.strip())).url
+            reason = scope.refusal(target)
+            if reason is not None:
+                raise _Problem("refused", f"redirect {reason} refused: {target}")
+            logger.debug("redirect %s -> %s", current, target)
+            current = target
+        raise _Problem("failed", f"too many redirects (more than {MAX_REDIRECTS})")
+
+    async def _with_retries(self, url: str, headers: dict[str, str]) -> _Response:
+        attempts = max(self.settings.retries, 0) + 1
+        problem = ""
+        for attempt in range(attempts):
+            wait = self.settings.backoff * (2**attempt)
+            try:
+                async with asyncio.timeout(self.settings.timeout):
+                    response = await self._once(url, headers)
+            except (TimeoutError, httpx.TimeoutException):
+                problem = "timed out"
+            except httpx.TransportError as exc:
+                detail = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+                problem = f"connection failed ({detail})"
+            except (httpx.HTTPError, httpx.InvalidURL, ValueError) as exc:
+                raise _Problem("failed", f"request failed ({type(exc).__name__}: {exc})") from exc
+            else:
+                status = response.status
+                if status < 400 or status in _REDIRECTS:
+                    return response
+                if status != 429 and status < 500:
+                    raise _Problem("failed", f"HTTP {status}")
+                problem = f"HTTP {status}"
+                retry_after = response.headers.get("retry-after", "")
+                if retry_after.strip().isdigit():
+                    wait = max(wait, min(float(retry_after), 30.0))
+            if attempt + 1 < attempts:
+                logger.debug("%s: %s, retrying in %.2fs", url, problem, wait)
+                await asyncio.sleep(wait)
+        raise _Problem("failed", f"{problem} after {attempts} attempt{'s' if attempts > 1 else ''}")
+
+    async def _once(self, url: str, headers: dict[str, str]) -> _Response:
+        cap = self.settings.max_bytes
+        async with self.client.stream("GET", url, headers=headers) as response:
+            result = _Response(url, response.status_code, response.headers)
+            if not 200 <= response.status_code < 300:
+                return result
+            length = response.headers.get("content-length", "")
+            if length.isdigit() and int(length) > cap:
+                raise _Problem("failed", f"over the size cap of {_size(cap)} ({_size(int(length))})")
+            chunks: list[bytes] = []
+            total = 0
+            async for chunk in response.aiter_bytes():
+                total += len(chunk)
+                if total > cap:
+                    raise _Problem("failed", f"over the size cap of {_size(cap)}")
+                chunks.append(chunk)
+            result.content = b"".join(chunks)
+            return result
+
+
+def _origin(url: str) -> str:
+    parts = urlsplit(url)
+    scheme = parts.scheme.lower()
+    return f"{scheme}://{(parts.hostname or '').lower()}:{parts.port or _default_port(scheme)}"
