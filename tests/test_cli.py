@@ -400,19 +400,20 @@ def test_each_error_is_one_line_exit_1_and_changes_nothing(indexed: Cli, docs: P
 @pytest.mark.parametrize(
     ("argv", "prefix"),
     [
-        (["bogus"], "error: No such command 'bogus'."),
-        (["search"], "error: Missing argument 'query'."),
-        (["search", "x", "--limit", "many"], "error: Invalid value for '--limit'"),
-        (["search", "x", "--frobnicate"], "error: No such option: --frobnicate"),
-        (["get"], "error: Missing argument 'ref'."),
-        (["--db"], "error: Option '--db' requires an argument."),
+        # click's wording varies a little between releases: match the substance
+        (["bogus"], r"error: No such command '?bogus'?\."),
+        (["search"], r"error: Missing argument '(query|QUERY)'\."),
+        (["search", "x", "--limit", "many"], r"error: Invalid value for '--limit'"),
+        (["search", "x", "--frobnicate"], r"error: No such option:? '?--frobnicate'?"),
+        (["get"], r"error: Missing argument '(ref|REF)'\."),
+        (["--db"], r"error: Option '--db' requires an argument\."),
     ],
 )
 def test_usage_errors_exit_2(indexed: Cli, argv: list[str], prefix: str) -> None:
     before = indexed.state()
     rc, out, err = indexed(*argv) if argv != ["--db"] else indexed.raw(*argv)
     assert (rc, out) == (2, "")
-    assert one_error(err).startswith(prefix), err
+    assert re.match(prefix, one_error(err)), err
     assert indexed.state() == before
 
 

@@ -17,13 +17,6 @@ import typer
 from docmentor import __version__
 from docmentor.errors import DocmentorError, SourceUnavailableError, UsageError
 
-try:  # typer ≥ 0.22 vendors click: its usage errors are not click's classes
-    from typer._click.exceptions import NoArgsIsHelpError as _TyperNoArgs
-    from typer._click.exceptions import UsageError as _TyperUsageError
-except ImportError:  # pragma: no cover - older typer raises click's own
-    _TyperNoArgs = click.exceptions.NoArgsIsHelpError  # type: ignore[misc,assignment]
-    _TyperUsageError = click.UsageError  # type: ignore[misc,assignment]
-
 if TYPE_CHECKING:
     from docmentor.engine import Docmentor, RefreshReport
 
@@ -391,10 +384,10 @@ def main(argv: list[str] | None = None) -> int:
     except (click.exceptions.Abort, typer.Abort):
         print("error: aborted", file=sys.stderr)
         return 1
-    except (click.exceptions.NoArgsIsHelpError, _TyperNoArgs) as exc:
+    except click.exceptions.NoArgsIsHelpError as exc:
         print(exc.format_message(), file=sys.stderr)
         return 2
-    except (click.UsageError, _TyperUsageError) as exc:
+    except click.UsageError as exc:
         where = f" (see: {exc.ctx.command_path} --help)" if exc.ctx is not None else ""
         print(f"error: {exc.format_message()}{where}", file=sys.stderr)
         return 2

@@ -52,14 +52,9 @@ def _token_re() -> re.Pattern[str]:
 @lru_cache(maxsize=1)
 def _marks() -> str:
     """A regex character-class body of every combining mark (Unicode category M)."""
-    ranges: list[list[int]] = []
-    for cp in range(0x0300, 0x20000):
-        if unicodedata.category(chr(cp))[0] == "M":
-            if ranges and ranges[-1][1] == cp - 1:
-                ranges[-1][1] = cp
-            else:
-                ranges.append([cp, cp])
-    return "".join(re.escape(chr(a)) + (f"-{re.escape(chr(b))}" if b > a else "") for a, b in ranges)
+    from docmentor.search._marks import MARK_RANGES
+
+    return "".join(re.escape(chr(a)) + (f"-{re.escape(chr(b))}" if b > a else "") for a, b in MARK_RANGES)
 
 
 @lru_cache(maxsize=1)
@@ -174,7 +169,8 @@ def analyze_query(text: str) -> list[tuple[str, float]]:
     An identifier's parts share its weight, so ``httpx.get`` counts about as much as
     one plain word instead of four. In a sentence-like query, function words go.
     """
-    words = _token_re().findall(_nfkc(text))
+    text = _nfkc(text)
+    words = (_ASCII_TOKEN if text.isascii() or not _mark_re().search(text) else _token_re()).findall(text)
     sentence = len(words) >= 4 and not all(_CODEISH.search(w) for w in words)
     weights: dict[str, float] = {}
     for raw in words:
@@ -192,7 +188,7 @@ def analyze_query(text: str) -> list[tuple[str, float]]:
     for a, b in itertools.pairwise(words):
         if a.isalpha() and b.isalpha() and len(a) > 1 and len(b) > 1:
             joined = _fold(a + b)
-            if joined not in STOPWORDS:
+            if _fold(a) not in STOPWORDS and _fold(b) not in STOPWORDS:
                 weights.setdefault(joined, 0.5)
     if not weights:  # a query of nothing but function words: search them after all
         for raw in words:
