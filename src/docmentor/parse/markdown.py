@@ -15,9 +15,9 @@ import re
 from functools import lru_cache
 from typing import Any
 
-import yaml
 from markdown_it import MarkdownIt
 
+from docmentor._yaml import load_yaml
 from docmentor.models import CodeBlock, Link, ParsedDocument
 from docmentor.parse.common import build_sections, map_line, normalize_newlines
 
@@ -38,29 +38,6 @@ _HEADING_LINK = re.compile(r"!?\[([^\]\n]*)\](?:\([^)\n]*\)|\[[^\]\n]*\])")
 def _md() -> MarkdownIt:
     # Block structure only: inline parsing is half the cost and links are found by regex.
     return MarkdownIt("commonmark", {"html": True}).enable("table").disable("inline")
-
-
-class _TolerantLoader(yaml.SafeLoader):
-    """SafeLoader that turns unknown tags (``!!python/name:…``) into plain values."""
-
-
-def _unknown(loader: yaml.SafeLoader, suffix: str, node: yaml.Node) -> Any:
-    if isinstance(node, yaml.ScalarNode):
-        return loader.construct_scalar(node)
-    if isinstance(node, yaml.SequenceNode):
-        return loader.construct_sequence(node)
-    return loader.construct_mapping(node)  # type: ignore[arg-type]
-
-
-_TolerantLoader.add_multi_constructor("", _unknown)
-
-
-def load_yaml(text: str) -> Any:
-    """YAML that never raises: ``None`` when it does not parse."""
-    try:
-        return yaml.load(text, Loader=_TolerantLoader)
-    except yaml.YAMLError:
-        return None
 
 
 def split_front_matter(lines: list[str]) -> tuple[dict[str, object], int]:

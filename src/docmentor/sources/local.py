@@ -21,9 +21,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-import yaml
 from pathspec import GitIgnoreSpec
 
+from docmentor._yaml import load_yaml
 from docmentor.errors import SourceUnavailableError
 from docmentor.models import RawDocument
 from docmentor.sources.includes import DEFAULT_MAX_BYTES, IncludeCache, resolve_includes, split_lines
@@ -230,21 +230,6 @@ def _walk(root: Path, scan: LocalScan, *, use_gitignore: bool, suffixes: Sequenc
 # -- MkDocs settings ---------------------------------------------------------------------
 
 
-class _TolerantLoader(yaml.SafeLoader):
-    """Safe YAML that turns unknown tags (``!!python/name:``, ``!ENV``) into plain values."""
-
-
-def _any_tag(loader: yaml.SafeLoader, suffix: str, node: yaml.Node) -> Any:
-    if isinstance(node, yaml.MappingNode):
-        return loader.construct_mapping(node)
-    if isinstance(node, yaml.SequenceNode):
-        return loader.construct_sequence(node)
-    return loader.construct_scalar(node)  # type: ignore[arg-type]
-
-
-_TolerantLoader.add_multi_constructor("", _any_tag)
-
-
 def _extensions(config: object) -> list[tuple[str, dict[Any, Any]]]:
     found: list[tuple[str, dict[Any, Any]]] = []
     entries = config.get("markdown_extensions") if isinstance(config, dict) else None
@@ -271,11 +256,12 @@ def mkdocs_base_dirs(root: Path) -> list[Path]:
         if not config_file.is_file():
             continue
         try:
-            config = yaml.load(
-                config_file.read_text(encoding="utf-8", errors="replace"), Loader=_TolerantLoader
-            )
-        except (OSError, yaml.YAMLError) as exc:
+            config = load_yaml(config_file.read_text(encoding="utf-8", errors="replace"))
+        except OSError as exc:
             logger.warning("cannot read %s: %s", config_file, exc)
+            continue
+        if config is None:
+            logger.warning("cannot read %s: not valid YAML", config_file)
             continue
         for ext, conf in _extensions(config):
             if ext not in _BASE_PATH_EXTENSIONS:
