@@ -151,7 +151,18 @@ class Store:
         else:
             db.execute("COMMIT")
 
+    def _applied(self) -> set[str] | None:
+        """Migrations already applied, read without the writer lock (None: a new index)."""
+        try:
+            return {r[0] for r in self.conn().execute("SELECT name FROM _migrations")}
+        except sqlite3.OperationalError:
+            return None
+
     def _migrate(self) -> None:
+        # Fast path: an up-to-date index is opened without waiting for a writer that may be
+        # in the middle of a long refresh (a new MCP server must be ready at once).
+        if self._applied() == {name for name, _ in MIGRATIONS}:
+            return
         db = self.conn()
         with self.write_lock():
             db.execute(

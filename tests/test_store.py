@@ -1,0 +1,62 @@
+"""The store of record: migrations, and opening an index while another process writes."""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from docmentor.engine import Docmentor
+from docmentor.errors import NotFoundError, StoreError
+from docmentor.store.db import Store
+from docmentor.store.migrations import MIGRATIONS
+
+
+def test_migrations_are_recorded_in_order(tmp_path: Path) -> None:
+    store = Store(tmp_path / "index.sqlite3")
+    names = [r[0] for r in store.conn().execute("SELECT name FROM _migrations ORDER BY rowid")]
+    assert names == [name for name, _ in MIGRATIONS]
+    assert names[0] == "m001_initial"
+    mode = store.conn().execute("PRAGMA journal_mode").fetchone()[0]
+    assert mode == "wal"
+
+
+def test_an_index_from_a_newer_docmentor_is_refused(tmp_path: Path) -> None:
+    Store(tmp_path / "index.sqlite3").close()
+    db = sqlite3.connect(tmp_path / "index.sqlite3")
+    db.execute("INSERT INTO _migrations VALUES ('m999_future', 'x')")
+    db.commit()
+    db.close()
+    with pytest.raises(StoreError, match="newer docmentor"):
+        Store(tmp_path / "index.sqlite3")
+
+
+def test_a_reader_never_creates_an_index(tmp_path: Path) -> None:
+    with pytest.raises(NotFoundError, match="no index"):
+        Docmentor(tmp_path / "nothing", create=False)
+    assert not (tmp_path / "nothing" / "index.sqlite3").exists()
+
+
+def test_opening_an_up_to_date_index_does_not_wait_for_a_writer(tmp_path: Path) -> None:
+    Docmentor(tmp_path / "db").close()
+    writer = Store(tmp_path / "db" / "index.sqlite3")
+    holding, release = threading.Event(), threading.Event()
+
+    def hold() -> None:
+        with writer.write_lock():
+            holding.set()
+            release.wait(30)
+
+    thread = threading.Thread(target=hold)
+    thread.start()
+    try:
+        assert holding.wait(5)
+        start = time.monotonic()
+        Docmentor(tmp_path / "db").close()  # a new MCP server while a long refresh runs
+        assert time.monotonic() - start < 5  # without the fast path it waits for the lock
+    finally:
+        release.set()
+        thread.join()
