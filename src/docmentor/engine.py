@@ -13,6 +13,7 @@ import os
 import time
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
+from email.utils import parsedate_to_datetime
 from pathlib import Path
 from typing import Any
 from urllib.parse import urljoin
@@ -100,8 +101,13 @@ class DocPage:
         }
 
 
+# Part of every content hash: bump it when parsing changes (sections, links …), so the next
+# refresh re-parses documents whose text did not change.
+PARSE_VERSION = "p2"
+
+
 def content_hash(doc: RawDocument) -> str:
-    return hashlib.sha256(f"{doc.fmt}\0{doc.content}".encode()).hexdigest()
+    return hashlib.sha256(f"{PARSE_VERSION}\0{doc.fmt}\0{doc.content}".encode()).hexdigest()
 
 
 class Docmentor:
@@ -311,6 +317,7 @@ class Docmentor:
                 report.added += 1
             else:
                 report.updated += 1
+        _set_updated_times(spec, [c.raw for c in changes])
         listed = set(ok_paths) | set(stale)
         delete_paths = [p for p in existing if p not in listed]
         report.removed = len(delete_paths)
@@ -533,6 +540,27 @@ class Docmentor:
             "query": query,
             "excerpts": chunks,
         }
+
+
+def _set_updated_times(spec: SourceSpec, docs: list[RawDocument]) -> None:
+    """When each new or changed document last changed at its origin (for recency)."""
+    if not docs:
+        return
+    if spec.kind == "folder":
+        from docmentor.sources.gitdates import updated_times
+
+        times = updated_times(Path(spec.target), [d.path for d in docs])
+        for d in docs:
+            d.updated_at = times.get(d.path)
+        return
+    from docmentor.sources.gitdates import iso
+
+    for d in docs:
+        if d.last_modified and d.updated_at is None:
+            try:
+                d.updated_at = iso(parsedate_to_datetime(d.last_modified).timestamp())
+            except (TypeError, ValueError, IndexError, OverflowError):
+                pass
 
 
 def _source_dict(r: SourceRow) -> dict[str, Any]:

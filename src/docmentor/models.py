@@ -38,6 +38,7 @@ class RawDocument:
     title_hint: str | None = None  # e.g. the link title from llms.txt
     warnings: list[str] = field(default_factory=list)
     searchable: bool = True  # False: kept for `get`, left out of search (an llms.txt's table of contents)
+    updated_at: str | None = None  # ISO time of the last change: git commit, mtime or Last-Modified
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,6 +93,8 @@ class SearchHit:
     snippet: str
     indexed_at: str = ""
     source_version: str | None = None
+    document_id: int = 0  # internal handles for the library (not in the JSON contract)
+    section_id: int = 0
 
     def to_dict(self) -> dict[str, object]:
         return {

@@ -27,6 +27,14 @@ _CONTAINER = re.compile(r"^(\s*)(===|!!!|\?\?\?\+?)\s")
 _FENCE = re.compile(r"^\s*(`{3,}|~{3,})")
 _MDX_IMPORT = re.compile(r"^(import|export)\s")
 _LINK = re.compile(r"(?<!!)\[([^\]\n]*)\]\(\s*<?([^)\s>]+)>?(?:\s+[\"'(][^)]*)?\)")
+_REF_USE = re.compile(r"(?<![!\]])\[([^\]\n]+)\](?:\[([^\]\n]*)\])?(?![(:\[])")
+
+
+def _ref_label(label: str) -> str:
+    """A reference label as markdown-it keys it: case-folded, whitespace collapsed."""
+    return " ".join(label.split()).upper()
+
+
 _JSX_TAG = re.compile(r"</?[A-Z][\w.]*(\s[^<>]*)?/?>|\{/\*.*?\*/\}")
 _JSX_OPEN = re.compile(r"^\s*<[A-Z][\w.]*(\s[^<>]*)?$")  # a tag left open at the line's end
 _TAG_END = re.compile(r"(?<!=)>")
@@ -140,7 +148,9 @@ def parse_markdown(
     lines = text.split("\n")
     meta, skip = split_front_matter(lines)
     view, mdx_lines = structure_view(lines, skip=skip, mdx=mdx)
-    tokens = _md().parse("\n".join(view))
+    env: dict[str, Any] = {}
+    tokens = _md().parse("\n".join(view), env)
+    refs: dict[str, Any] = env.get("references") or {}
 
     heads: list[tuple[int, int, str]] = []
     fences: list[tuple[int, str, str]] = []
@@ -154,15 +164,22 @@ def parse_markdown(
         elif tok.type == "fence" and tok.map:
             lang = tok.info.strip().split(maxsplit=1)[0].strip("{}.") if tok.info.strip() else ""
             fences.append((tok.map[0], lang, tok.content))
-        elif tok.type == "inline" and tok.map and "](" in tok.content:
+        elif tok.type == "inline" and tok.map and ("](" in tok.content or (refs and "[" in tok.content)):
             for off, line in enumerate(tok.content.split("\n")):
-                for m in _LINK.finditer(line):
-                    target, _, anchor = m.group(2).partition("#")
+                found = [(m.group(1), m.group(2)) for m in _LINK.finditer(line)]
+                if refs:  # reference-style: [text][label], [label][] and [label]
+                    for m in _REF_USE.finditer(line):
+                        label = _ref_label(m.group(2) or m.group(1))
+                        ref = refs.get(label)
+                        if ref and ref.get("href"):
+                            found.append((m.group(1), str(ref["href"])))
+                for text_, href in found:
+                    target, _, anchor = href.partition("#")
                     links.append(
                         Link(
                             target=target,
                             anchor=anchor or None,
-                            text=m.group(1),
+                            text=text_,
                             line=map_line(line_map, tok.map[0] + 1 + off),
                         )
                     )

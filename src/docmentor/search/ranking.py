@@ -65,6 +65,8 @@ def rank_hits(
                 snippet=snippet(str(f.get("s_text", "")), term_set),
                 indexed_at=str(f.get("s_indexed_at", "")),
                 source_version=versions.get(source),
+                document_id=int(f.get("document_id", 0)),
+                section_id=int(f.get("section_id", 0)),
             )
         )
     return out

@@ -286,6 +286,30 @@ class Store:
         row = self.conn().execute("SELECT line_map FROM documents WHERE id = ?", (doc_id,)).fetchone()
         return None if row is None or not row[0] else list(json.loads(row[0]))
 
+    def document_facts(self, sources: list[str] | None = None) -> list[sqlite3.Row]:
+        """What assembly needs of every document: path, title, front matter, times."""
+        sql = "SELECT id, source, path, url, title, meta, updated_at, fetched_at FROM documents"
+        if sources:
+            sql += f" WHERE source IN ({','.join('?' * len(sources))})"
+        return self.conn().execute(sql, sources or []).fetchall()
+
+    def links(self, sources: list[str] | None = None) -> list[sqlite3.Row]:
+        """Every stored link (document_id, target, anchor, line), for the link graph."""
+        sql = "SELECT l.document_id, l.target, l.anchor, l.line FROM links l"
+        if sources:
+            sql += f" JOIN documents d ON d.id = l.document_id WHERE d.source IN ({','.join('?' * len(sources))})"
+        return self.conn().execute(sql, sources or []).fetchall()
+
+    def sections_by_id(self, ids: list[int]) -> dict[int, sqlite3.Row]:
+        out: dict[int, sqlite3.Row] = {}
+        for i in range(0, len(ids), 500):
+            chunk = ids[i : i + 500]
+            rows = self.conn().execute(
+                f"SELECT * FROM sections WHERE id IN ({','.join('?' * len(chunk))})", chunk
+            )
+            out.update({int(r["id"]): r for r in rows})
+        return out
+
     def sections_of(self, doc_id: int) -> list[sqlite3.Row]:
         return (
             self.conn()
@@ -382,8 +406,8 @@ class Store:
             db.execute("DELETE FROM documents WHERE id = ?", (old[0],))
         cur = db.execute(
             """INSERT INTO documents (source, path, url, title, fmt, content, content_hash, line_map, meta, etag,
-                                      last_modified, fetched_at, indexed_at, searchable)
-               VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+                                      last_modified, fetched_at, indexed_at, searchable, updated_at)
+               VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
             (
                 source,
                 raw.path,
@@ -399,6 +423,7 @@ class Store:
                 stamp,
                 stamp,
                 int(raw.searchable),
+                raw.updated_at,
             ),
         )
         doc_id = int(cur.lastrowid or 0)

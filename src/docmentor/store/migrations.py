@@ -102,3 +102,10 @@ def m001_initial(db: sqlite3.Connection) -> None:
 def m002_searchable(db: sqlite3.Connection) -> None:
     # An llms.txt's own table of contents is served by `get` but kept out of search.
     db.execute("ALTER TABLE documents ADD COLUMN searchable INTEGER NOT NULL DEFAULT 1")
+
+
+@migration
+def m003_updated_at(db: sqlite3.Connection) -> None:
+    # When the document last changed at its origin (git commit time, mtime, Last-Modified),
+    # for recency in canonicality; NULL when unknown.
+    db.execute("ALTER TABLE documents ADD COLUMN updated_at TEXT")
