@@ -43,7 +43,7 @@ If the frobnicator stalls, restart it. Restarting clears the cache.
 """
 
 FAQ = "# FAQ\n\n## Why widgets?\n\nBecause gadgets were taken.\n"
-READ_TOOLS = ("search_docs", "get_doc", "get_doc_excerpt", "list_sources")
+READ_TOOLS = ("search_docs", "get_doc", "get_doc_excerpt", "list_sources", "assemble_context")
 
 
 def run(fn: Callable[[], Awaitable[T]]) -> T:

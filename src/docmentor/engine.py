@@ -103,7 +103,7 @@ class DocPage:
 
 # Part of every content hash: bump it when parsing changes (sections, links …), so the next
 # refresh re-parses documents whose text did not change.
-PARSE_VERSION = "p2"
+PARSE_VERSION = "p3"
 
 
 def content_hash(doc: RawDocument) -> str:
@@ -437,6 +437,24 @@ class Docmentor:
         hits = self.lexical.search(terms, source=source, limit=max(limit * 4, 20))
         versions = self.store.source_versions()
         return rank_hits(hits, terms, limit=limit, per_document=per_document, versions=versions)
+
+    def candidates(self, query: str, *, source: str | None = None, limit: int = 200) -> list[SearchHit]:
+        """Every section matching a query, best first, with no per-document cap (for assembly).
+
+        The same analyzer, index and scoring as :meth:`search`.
+        """
+        self._known_source(source)
+        terms = analyze_query(query)
+        if not terms:
+            return []
+        hits = self.lexical.search(terms, source=source, limit=max(1, min(limit, 1000)))
+        return rank_hits(hits, terms, limit=len(hits), per_document=len(hits), versions={})
+
+    def assemble(self, query: str, **options: Any) -> Any:
+        """A token-budgeted digest for one question: see :func:`docmentor.assemble.assemble`."""
+        from docmentor.assemble import assemble
+
+        return assemble(self, query, **options)
 
     def find(self, ref: str, *, source: str | None = None) -> Any:
         """The stored document a reference names (URL, ``source:path``, path or absolute file)."""

@@ -7,6 +7,7 @@ Errors become tool errors written for the model: what went wrong and what to try
 
 from __future__ import annotations
 
+import json
 import logging
 import sys
 import threading
@@ -17,7 +18,7 @@ from typing import Any, TypeVar
 import anyio
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
-from mcp_types import ToolAnnotations
+from mcp_types import CallToolResult, TextContent, ToolAnnotations
 
 from docmentor import __version__
 from docmentor.engine import Docmentor
@@ -29,6 +30,8 @@ T = TypeVar("T")
 MAX_SEARCH_LIMIT = 20
 MAX_DOC_CHARS = 100_000
 TOOL_GROUPS = ("docs", "api", "assemble", "clarity", "feedback")
+AVAILABLE_GROUPS = ("docs", "assemble")
+MAX_DIGEST_TOKENS = 20_000  # a hard cap, whatever the client asks: tool results must stay usable
 READ_ONLY = ToolAnnotations(
     read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False
 )
@@ -66,19 +69,74 @@ async def _run(fn: Callable[[], T]) -> T:
 
 def build_server(engine: Docmentor, *, tools: list[str] | None = None) -> MCPServer:
     """An MCP server over ``engine`` with the requested tool groups."""
-    groups = tools or ["docs"]
+    groups = tools or list(AVAILABLE_GROUPS)
     unknown = [g for g in groups if g not in TOOL_GROUPS]
     if unknown:
         raise DocmentorError(
             f"unknown tool group(s): {', '.join(unknown)}", hint=f"choose from {', '.join(TOOL_GROUPS)}"
         )
-    unavailable = [g for g in groups if g != "docs"]
+    unavailable = [g for g in groups if g not in AVAILABLE_GROUPS]
     if unavailable:
         log.warning("tool groups not available in this version, skipped: %s", ", ".join(unavailable))
     server: MCPServer = MCPServer(
         name="docmentor", version=__version__, instructions=instructions(engine), log_level="WARNING"
     )
 
+    if "docs" in groups:
+        _docs_tools(server, engine)
+    if "assemble" in groups:
+        _assemble_tools(server, engine)
+    return server
+
+
+def _background(engine: Docmentor, *, configured: bool, interval_hours: float) -> None:
+    """Index configured sources that are missing; then refresh every ``interval_hours``."""
+    import time
+
+    from docmentor.config import load_config
+
+    def loop() -> None:
+        if configured:
+            try:
+                known = {s["name"] for s in engine.sources()}
+                for src in load_config().sources:
+                    if src.name not in known:
+                        log.info("indexing configured source %s", src.name)
+                        engine.add(src.target, name=src.name, options=src.options)
+            except Exception:
+                log.exception("indexing configured sources failed")
+        while interval_hours > 0:
+            time.sleep(interval_hours * 3600)
+            try:
+                engine.refresh()
+            except Exception:
+                log.exception("background refresh failed")
+
+    threading.Thread(target=loop, name="docmentor-refresh", daemon=True).start()
+
+
+def run_server(
+    *,
+    db: Path | None,
+    transport: str = "stdio",
+    host: str = "127.0.0.1",
+    port: int = 8765,
+    tools: list[str] | None = None,
+    refresh_interval_hours: float = 0.0,
+) -> None:
+    """Run until the client goes away (stdio) or the process is stopped (http)."""
+    # stdout belongs to the protocol in stdio mode: logs go to stderr only.
+    logging.basicConfig(stream=sys.stderr, level=logging.WARNING, force=False)
+    engine = Docmentor(db, create=True)
+    server = build_server(engine, tools=tools)
+    _background(engine, configured=True, interval_hours=refresh_interval_hours)
+    if transport == "stdio":
+        server.run("stdio")
+    else:
+        server.run("streamable-http", host=host, port=port, stateless_http=True, json_response=True)
+
+
+def _docs_tools(server: MCPServer, engine: Docmentor) -> None:
     @server.tool(annotations=READ_ONLY, title="Search documentation")
     async def search_docs(query: str, limit: int = 5, source: str | None = None) -> dict[str, Any]:
         """Search the indexed documentation and return the best-matching sections, best first.
@@ -139,55 +197,48 @@ def build_server(engine: Docmentor, *, tools: list[str] | None = None) -> MCPSer
     @server.resource("doc://sources", name="sources", mime_type="application/json")
     def sources_resource() -> str:
         """The indexed sources as JSON."""
-        import json
-
         return json.dumps({"sources": engine.sources()}, ensure_ascii=False)
 
-    return server
 
+def _assemble_tools(server: MCPServer, engine: Docmentor) -> None:
+    @server.tool(annotations=READ_ONLY, title="Assemble context for a question")
+    async def assemble_context(
+        query: str,
+        max_tokens: int = 8000,
+        depth: int = 1,
+        sections: int = 20,
+        source: str | None = None,
+        format: str = "markdown",
+    ) -> CallToolResult:
+        """Assemble the best documentation for one question into a single digest within a token budget.
 
-def _background(engine: Docmentor, *, configured: bool, interval_hours: float) -> None:
-    """Index configured sources that are missing; then refresh every ``interval_hours``."""
-    import time
+        Use it before answering a how-to or design question, instead of many search_docs calls:
+        canonical sources come first, linked sections (and ADRs) are followed, every passage
+        says its source path and lines. max_tokens is capped at 20000. format is "markdown"
+        (read it directly) or "json" (structured: documents with scores, sections).
+        """
+        if format not in ("markdown", "json"):
+            raise ToolError('format must be "markdown" or "json"')
+        budget = max(200, min(int(max_tokens), MAX_DIGEST_TOKENS))
+        digest = await _run(
+            lambda: engine.assemble(
+                query,
+                max_tokens=budget,
+                depth=max(0, min(int(depth), 2)),
+                sections=max(1, min(int(sections), 100)),
+                source=source or None,
+                allow_empty=True,
+            )
+        )
+        from docmentor.assemble.render import render_json
 
-    from docmentor.config import load_config
-
-    def loop() -> None:
-        if configured:
-            try:
-                known = {s["name"] for s in engine.sources()}
-                for src in load_config().sources:
-                    if src.name not in known:
-                        log.info("indexing configured source %s", src.name)
-                        engine.add(src.target, name=src.name, options=src.options)
-            except Exception:
-                log.exception("indexing configured sources failed")
-        while interval_hours > 0:
-            time.sleep(interval_hours * 3600)
-            try:
-                engine.refresh()
-            except Exception:
-                log.exception("background refresh failed")
-
-    threading.Thread(target=loop, name="docmentor-refresh", daemon=True).start()
-
-
-def run_server(
-    *,
-    db: Path | None,
-    transport: str = "stdio",
-    host: str = "127.0.0.1",
-    port: int = 8765,
-    tools: list[str] | None = None,
-    refresh_interval_hours: float = 0.0,
-) -> None:
-    """Run until the client goes away (stdio) or the process is stopped (http)."""
-    # stdout belongs to the protocol in stdio mode: logs go to stderr only.
-    logging.basicConfig(stream=sys.stderr, level=logging.WARNING, force=False)
-    engine = Docmentor(db, create=True)
-    server = build_server(engine, tools=tools)
-    _background(engine, configured=True, interval_hours=refresh_interval_hours)
-    if transport == "stdio":
-        server.run("stdio")
-    else:
-        server.run("streamable-http", host=host, port=port, stateless_http=True, json_response=True)
+        data = render_json(digest)
+        if format == "json":
+            text = json.dumps(data, ensure_ascii=False)
+        else:
+            text = digest.markdown
+            if not digest.sections:
+                text += "\n\nNothing in the index matched this question: try search_docs with other words.\n"
+        summary = {k: data[k] for k in ("query", "token_budget", "actual_tokens", "sections_selected")}
+        summary["documents"] = [{"path": d["path"], "score": d["score"]} for d in data["documents"]]
+        return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=summary)

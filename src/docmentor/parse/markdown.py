@@ -26,7 +26,7 @@ log = logging.getLogger(__name__)
 _CONTAINER = re.compile(r"^(\s*)(===|!!!|\?\?\?\+?)\s")
 _FENCE = re.compile(r"^\s*(`{3,}|~{3,})")
 _MDX_IMPORT = re.compile(r"^(import|export)\s")
-_LINK = re.compile(r"(?<!!)\[([^\]\n]*)\]\(\s*<?([^)\s>]+)>?(?:\s+[\"'(][^)]*)?\)")
+_LINK = re.compile(r"(?<!!)\[([^\]\n]*)\]\(\s*(?:<([^>\n]+)>|([^)\s]+))(?:\s+[\"'(][^)]*)?\)")
 _REF_USE = re.compile(r"(?<![!\]])\[([^\]\n]+)\](?:\[([^\]\n]*)\])?(?![(:\[])")
 
 
@@ -166,7 +166,7 @@ def parse_markdown(
             fences.append((tok.map[0], lang, tok.content))
         elif tok.type == "inline" and tok.map and ("](" in tok.content or (refs and "[" in tok.content)):
             for off, line in enumerate(tok.content.split("\n")):
-                found = [(m.group(1), m.group(2)) for m in _LINK.finditer(line)]
+                found = [(m.group(1), m.group(2) or m.group(3)) for m in _LINK.finditer(line)]
                 if refs:  # reference-style: [text][label], [label][] and [label]
                     for m in _REF_USE.finditer(line):
                         label = _ref_label(m.group(2) or m.group(1))

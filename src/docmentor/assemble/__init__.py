@@ -1,0 +1,248 @@
+"""Context assembly: one question in, one token-budgeted digest out.
+
+The steps (each in its own module):
+
+1. retrieval — the engine's own search (same analyzer, same index) returns every matching
+   section; relevance is normalised per query (the best hit is 1.0) and hits under the
+   threshold are dropped;
+2. canonicality (``canonical.py``) — path, file name, recency, front-matter status and
+   link authority (``links.py``) give each document a score in [0, 1]; documents rank by
+   ``0.7 · relevance + 0.3 · canonicality``, and their best sections are taken in that order;
+3. cross-references (``crossrefs.py``) — links and ADR mentions in the chosen sections
+   pull in the sections they point at, to ``depth`` 1 or 2;
+4. distillation (``render.py``) — sections are added, trimmed at paragraph or sentence
+   boundaries when needed, while the whole digest, counted exactly (``tokens.py``), fits
+   the budget.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from collections import Counter
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
+
+from docmentor.assemble.models import Candidate, Digest, DocumentScore
+from docmentor.errors import NotFoundError, UsageError
+
+if TYPE_CHECKING:
+    from docmentor.assemble.links import LinkGraph
+    from docmentor.engine import Docmentor
+
+__all__ = ["RELEVANCE_THRESHOLD", "WEIGHTS", "Digest", "assemble"]
+
+WEIGHTS = {"relevance": 0.7, "canonicality": 0.3}
+RELEVANCE_THRESHOLD = 0.15  # share of the best hit's score a section needs to be considered
+MAX_PER_DOCUMENT = 4  # sections of one document before the next document gets its turn
+MAX_TOKENS_RANGE = (200, 200_000)
+_GENERIC = {"docs", "doc", "src", "documentation", "index", "readme", "guide", "guides", "site", "content", "pages"}
+_GRAPHS: dict[tuple[str, tuple[tuple[str, int], ...]], LinkGraph] = {}
+
+
+def assemble(
+    engine: Docmentor,
+    query: str,
+    *,
+    max_tokens: int = 8000,
+    depth: int = 1,
+    sections: int = 20,
+    source: str | None = None,
+    encoding: str = "o200k_base",
+    allow_empty: bool = False,
+    now: datetime | None = None,
+) -> Digest:
+    """Build the digest for ``query``.
+
+    Raises:
+        UsageError: an option is out of range.
+        NotFoundError: unknown ``source``, or nothing matched (unless ``allow_empty``).
+    """
+    from docmentor.assemble.canonical import canonicality
+    from docmentor.assemble.crossrefs import expand
+    from docmentor.assemble.render import distill
+    from docmentor.assemble.tokens import ENCODINGS
+
+    if not query.strip():
+        raise UsageError("empty question", hint="ask something, e.g. docmentor assemble 'how do I set a timeout?'")
+    lo, hi = MAX_TOKENS_RANGE
+    if not lo <= max_tokens <= hi:
+        raise UsageError(f"--max-tokens must be between {lo} and {hi}")
+    if not 0 <= depth <= 2:
+        raise UsageError("--depth must be 0, 1 or 2")
+    if not 1 <= sections <= 100:
+        raise UsageError("--sections must be between 1 and 100")
+    if encoding not in ENCODINGS:
+        raise UsageError(f"unknown encoding {encoding!r}", hint=f"choose from {', '.join(ENCODINGS)}")
+    now = now or datetime.now(UTC)
+    started = time.perf_counter()
+
+    store = engine.store
+    rows = store.sources()
+    names = [source] if source else [r.name for r in rows]
+    hits = engine.candidates(query, source=source, limit=max(sections * 10, 200))
+    facts = {int(r["id"]): r for r in store.document_facts(names)}
+    if not hits and not allow_empty:
+        scope = f" in source {source!r}" if source else ""
+        raise NotFoundError(
+            f"nothing in the index matches {query!r}{scope}",
+            hint="try other words or an API name, check `docmentor sources`, or pass --allow-empty",
+        )
+
+    top = hits[0].score if hits else 1.0
+    by_section = store.sections_by_id([h.section_id for h in hits])
+    pool: list[Candidate] = []
+    for h in hits:
+        rel = h.score / top if top > 0 else 0.0
+        row = by_section.get(h.section_id)
+        if rel < RELEVANCE_THRESHOLD or row is None:
+            continue
+        pool.append(
+            Candidate(
+                section_id=h.section_id,
+                document_id=h.document_id,
+                source=h.source,
+                path=h.path,
+                url=h.url,
+                title=h.title,
+                heading=h.heading,
+                heading_path=list(h.heading_path),
+                anchor=str(row["anchor"]),
+                line_start=int(row["line_start"]),
+                line_end=int(row["line_end"]),
+                text=str(row["text"]),
+                relevance=rel,
+            )
+        )
+
+    graph = _graph(engine, names, rows)
+    scores: dict[int, DocumentScore] = {}
+
+    def score_of(c: Candidate) -> DocumentScore:
+        doc = scores.get(c.document_id)
+        if doc is None:
+            fact = facts.get(c.document_id)
+            meta = _meta(fact)
+            canon = canonicality(
+                path=c.path,
+                title=c.title,
+                meta=meta,
+                updated_at=fact["updated_at"] if fact is not None else None,
+                authority=graph.authority(c.document_id),
+                now=now,
+            )
+            doc = DocumentScore(
+                document_id=c.document_id,
+                source=c.source,
+                path=c.path,
+                url=c.url,
+                title=c.title,
+                relevance=c.relevance,
+                canonicality=canon.score,
+                combined=0.0,
+                status=canon.status,
+                updated_at=fact["updated_at"] if fact is not None else None,
+                factors=dict(canon.factors),
+                inlinks=graph.inlinks(c.document_id),
+            )
+            scores[c.document_id] = doc
+        doc.relevance = max(doc.relevance, c.relevance)
+        doc.combined = WEIGHTS["relevance"] * doc.relevance + WEIGHTS["canonicality"] * doc.canonicality
+        return doc
+
+    by_doc: dict[int, list[Candidate]] = {}
+    for c in pool:
+        score_of(c)
+        by_doc.setdefault(c.document_id, []).append(c)
+    order = sorted(by_doc, key=lambda d: (-scores[d].combined, scores[d].path))
+    chosen: dict[int, list[Candidate]] = {}
+    taken = 0
+    for doc_id in order:  # top documents, then their best sections
+        if taken >= sections:
+            break
+        best = sorted(by_doc[doc_id], key=lambda c: -c.relevance)[: min(MAX_PER_DOCUMENT, sections - taken)]
+        chosen[doc_id] = sorted(best, key=lambda c: c.line_start)  # reading order within a document
+        taken += len(best)
+    selected = [c for doc_id in order if doc_id in chosen for c in chosen[doc_id]]
+
+    expansions: list[Candidate] = []
+    if depth > 0 and selected:
+        expansions = expand(
+            selected,
+            graph=graph,
+            store=store,
+            depth=depth,
+            max_expansions=min(10, max(2, sections // 2)),
+            already={c.key for c in selected},
+        )
+        for c in expansions:
+            score_of(c)
+    documents = [scores[d] for d in order if d in chosen]
+    documents += [scores[d] for d in dict.fromkeys(c.document_id for c in expansions) if d not in chosen]
+
+    stats: dict[str, Any] = {
+        "candidate_sections": len(hits),
+        "relevance_threshold": RELEVANCE_THRESHOLD,
+        "above_threshold": len(pool),
+        "selected": len(selected),
+        "cross_references": len(expansions),
+        "depth": depth,
+        "weights": dict(WEIGHTS),
+        "source": source,
+        "seconds": 0.0,
+    }
+    digest = distill(
+        query=query,
+        documents=documents,
+        candidates=selected + expansions,
+        max_tokens=max_tokens,
+        encoding=encoding,
+        documents_scanned=len(facts),
+        stats=stats,
+        generated_at=now.replace(microsecond=0).isoformat().replace("+00:00", "Z"),
+        primary_areas=primary_areas(documents),
+    )
+    digest.stats["seconds"] = round(time.perf_counter() - started, 4)
+    return digest
+
+
+def primary_areas(documents: list[DocumentScore], n: int = 3) -> list[str]:
+    """A few words for what the digest is about: the most telling path parts of the top documents."""
+    counts: Counter[str] = Counter()
+    first: dict[str, int] = {}
+    for rank, doc in enumerate(documents[:8]):
+        parts = [p for p in re.split(r"[/\\]", doc.path.strip("/")) if p]
+        stem = re.sub(r"\.(md|mdx|markdown|rst|txt)$", "", parts[-1], flags=re.I) if parts else ""
+        stem = re.sub(r"^(adr[-_]?\d+[-_]?)", "", stem, flags=re.I)
+        candidates = [stem, *reversed(parts[:-1])]
+        area = next((p.replace("_", "-").lower() for p in candidates if p and p.lower() not in _GENERIC), "")
+        if area:
+            counts[area] += 1
+            first.setdefault(area, rank)
+    return sorted(counts, key=lambda a: (-counts[a], first[a]))[:n]
+
+
+def _meta(fact: Any) -> dict[str, Any]:
+    if fact is None or not fact["meta"]:
+        return {}
+    try:
+        meta = json.loads(fact["meta"])
+    except (TypeError, ValueError):
+        return {}
+    return meta if isinstance(meta, dict) else {}
+
+
+def _graph(engine: Docmentor, names: list[str], rows: list[Any]) -> LinkGraph:
+    """The link graph of these sources, cached per process while their generations hold."""
+    from docmentor.assemble.links import LinkGraph
+
+    gens = {r.name: r.generation for r in rows}
+    key = (str(engine.root), tuple((n, gens.get(n, -1)) for n in sorted(names)))
+    graph = _GRAPHS.get(key)
+    if graph is None:
+        graph = LinkGraph.build(engine.store, names)
+        if len(_GRAPHS) > 16:
+            _GRAPHS.clear()
+        _GRAPHS[key] = graph
+    return graph

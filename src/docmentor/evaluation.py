@@ -1,0 +1,135 @@
+"""Evaluation harnesses users can run on their own corpus (`docmentor eval …`).
+
+Question files are JSON Lines in the format of ``shared/eval/*.jsonl``:
+``{"id", "query", "relevant": [{"path", "heading" | null, "grade": 1|2}], "expected_contains": [...]}``.
+
+* search: document- and section-level MRR@10, Recall@k and nDCG@10 (needs ``relevant``);
+  a section hit matches a labelled heading when it is that section, lies inside it, or
+  contains it — the rules of ``shared/eval/evaluate.py``.
+* assemble: per question, the share of ``expected_contains`` strings found in the digest
+  (case-insensitive, whitespace-normalised); a question passes at coverage ≥ 0.8.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import statistics
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from docmentor.errors import UsageError
+
+PASS_COVERAGE = 0.8
+
+
+def load_questions(path: Path) -> list[dict[str, Any]]:
+    """Questions from a JSONL file; a clear error names the bad line."""
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except OSError as exc:
+        raise UsageError(f"cannot read {path}: {exc.strerror or exc}") from None
+    out: list[dict[str, Any]] = []
+    for no, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            q = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise UsageError(f"{path}:{no}: not JSON: {exc.msg}") from None
+        if not isinstance(q, dict) or not isinstance(q.get("query"), str):
+            raise UsageError(f'{path}:{no}: each line needs a "query" string')
+        q.setdefault("id", str(no))
+        out.append(q)
+    if not out:
+        raise UsageError(f"{path}: no questions")
+    return out
+
+
+def _norm(text: str | None) -> str:
+    return " ".join((text or "").lower().replace("`", "").strip("# ").split())
+
+
+def _dcg(gains: Iterable[float]) -> float:
+    return sum(g / math.log2(i + 2) for i, g in enumerate(gains))
+
+
+def _section_match(hit: dict[str, Any], label: dict[str, Any], read_lines: Callable[[str], list[str]]) -> bool:
+    if hit.get("path") != label.get("path"):
+        return False
+    want = _norm(label.get("heading"))
+    if not want:
+        return True
+    if _norm(hit.get("heading")) == want or want in {_norm(h) for h in hit.get("heading_path") or []}:
+        return True
+    start, end = hit.get("line_start"), hit.get("line_end")
+    if isinstance(start, int) and isinstance(end, int):
+        lines = read_lines(str(hit["path"]))[max(start - 1, 0) : max(end, start)]
+        return want in {_norm(ln.lstrip().lstrip("#")) for ln in lines if ln.lstrip().startswith("#")}
+    return False
+
+
+@dataclass
+class SearchEval:
+    rows: list[dict[str, Any]] = field(default_factory=list)
+
+    def mean(self, level: str, key: str) -> float:
+        return statistics.fmean(r[level][key] for r in self.rows) if self.rows else 0.0
+
+    def summary(self) -> dict[str, Any]:
+        return {
+            "questions": len(self.rows),
+            "document": {k: round(self.mean("doc", k), 4) for k in ("mrr", "r@1", "r@5", "r@10", "ndcg")},
+            "section": {k: round(self.mean("section", k), 4) for k in ("mrr", "r@5", "ndcg")},
+        }
+
+
+def score_search(q: dict[str, Any], hits: list[dict[str, Any]], read_lines: Callable[[str], list[str]]) -> dict[str, Any]:
+    """Document- and section-level metrics of one ranked hit list (best first)."""
+    labels = [lab for lab in q.get("relevant") or [] if isinstance(lab, dict) and "path" in lab]
+    doc_grade: dict[str, int] = {}
+    for lab in labels:
+        doc_grade[lab["path"]] = max(doc_grade.get(lab["path"], 0), int(lab.get("grade", 1)))
+    docs: list[str] = []
+    for h in hits:
+        if h.get("path") not in docs:
+            docs.append(str(h.get("path")))
+    answers = {p for p, g in doc_grade.items() if g == 2} or set(doc_grade)
+    first = next((i + 1 for i, p in enumerate(docs[:10]) if p in answers), None)
+    ideal = sorted((2**g - 1 for g in doc_grade.values()), reverse=True)[:10]
+    doc = {
+        "mrr": 1 / first if first else 0.0,
+        **{f"r@{k}": len(answers & set(docs[:k])) / len(answers) if answers else 0.0 for k in (1, 5, 10)},
+        "ndcg": _dcg(2 ** doc_grade.get(p, 0) - 1 for p in docs[:10]) / _dcg(ideal) if ideal else 0.0,
+    }
+    used: set[int] = set()
+    found_at: dict[int, int] = {}
+    sec_first, gains = None, []
+    for rank, h in enumerate(hits[:10], 1):
+        gain = 0
+        for i, lab in enumerate(labels):
+            if i not in used and _section_match(h, lab, read_lines):
+                used.add(i)
+                gain = 2 ** int(lab.get("grade", 1)) - 1
+                if int(lab.get("grade", 1)) == 2:
+                    found_at[i] = rank
+                    sec_first = sec_first or rank
+                break
+        gains.append(gain)
+    answer_ids = [i for i, lab in enumerate(labels) if int(lab.get("grade", 1)) == 2]
+    sec_ideal = sorted((2 ** int(lab.get("grade", 1)) - 1 for lab in labels), reverse=True)[:10]
+    sec = {
+        "mrr": 1 / sec_first if sec_first else 0.0,
+        "r@5": len([i for i in answer_ids if found_at.get(i, 99) <= 5]) / len(answer_ids) if answer_ids else 0.0,
+        "ndcg": _dcg(gains) / _dcg(sec_ideal) if sec_ideal else 0.0,
+    }
+    return {"id": q.get("id"), "query": q["query"], "doc": doc, "section": sec, "top": docs[:3]}
+
+
+def coverage(text: str, expected: list[str]) -> tuple[float, list[str]]:
+    """Share of expected strings found in ``text`` (case-insensitive, whitespace-normalised)."""
+    hay = " ".join(text.lower().split())
+    missing = [e for e in expected if " ".join(e.lower().split()) not in hay]
+    return ((len(expected) - len(missing)) / len(expected) if expected else 1.0), missing
