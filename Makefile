@@ -21,6 +21,8 @@ run: $(BIN)/docmentor
 	@$(BIN)/docmentor --db $(DB) search "$(QUERY)" --limit 1 --json \
 	  | $(BIN)/python -c 'import json,sys; r=json.load(sys.stdin)["results"][0]; print(r["source"]+":"+r["path"], str(r["line_start"])+"-"+str(r["line_end"]))' \
 	  | { read ref span; $(BIN)/docmentor --db $(DB) get "$$ref" --lines "$$span"; }
+	@echo "--- a digest for the same question (1,500-token budget):"
+	$(BIN)/docmentor --db $(DB) assemble "$(QUERY)" --max-tokens 1500
 
 lint: $(BIN)/docmentor
 	$(BIN)/ruff check src tests benchmarks

@@ -201,6 +201,8 @@ def _docs_tools(server: MCPServer, engine: Docmentor) -> None:
 
 
 def _assemble_tools(server: MCPServer, engine: Docmentor) -> None:
+    # The tokenizer tables (~60 MB, ~0.3 s to load, holding the GIL) load on the first
+    # assemble_context call, not at start: a server used only for search stays small.
     @server.tool(annotations=READ_ONLY, title="Assemble context for a question")
     async def assemble_context(
         query: str,
