@@ -239,7 +239,9 @@ def _assemble_tools(server: MCPServer, engine: Docmentor) -> None:
             text = json.dumps(data, ensure_ascii=False)
         else:
             text = digest.markdown
-            if not digest.sections:
+            if not digest.sections and digest.stats.get("candidate_sections"):
+                text += "\n\nNo matching section fit within max_tokens: raise it, or use search_docs.\n"
+            elif not digest.sections:
                 text += "\n\nNothing in the index matched this question: try search_docs with other words.\n"
         summary = {k: data[k] for k in ("query", "token_budget", "actual_tokens", "sections_selected")}
         summary["documents"] = [{"path": d["path"], "score": d["score"]} for d in data["documents"]]

@@ -35,7 +35,7 @@ __all__ = ["RELEVANCE_THRESHOLD", "WEIGHTS", "Digest", "assemble"]
 
 WEIGHTS = {"relevance": 0.7, "canonicality": 0.3}
 RELEVANCE_THRESHOLD = 0.15  # share of the best hit's score a section needs to be considered
-MAX_PER_DOCUMENT = 4  # sections of one document before the next document gets its turn
+MAX_PER_DOCUMENT = 6  # sections of one document before the next document gets its turn
 MAX_TOKENS_RANGE = (200, 200_000)
 _GENERIC = {"docs", "doc", "src", "documentation", "index", "readme", "guide", "guides", "site", "content", "pages"}
 _GRAPHS: dict[tuple[str, tuple[tuple[str, int], ...]], LinkGraph] = {}
@@ -177,7 +177,8 @@ def assemble(
             already={c.key for c in selected},
         )
         for c in expansions:
-            score_of(c)
+            if c.document_id not in chosen:  # a link must not re-rank a document already ranked by search
+                score_of(c)
     documents = [scores[d] for d in order if d in chosen]
     documents += [scores[d] for d in dict.fromkeys(c.document_id for c in expansions) if d not in chosen]
 

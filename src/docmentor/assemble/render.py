@@ -243,6 +243,7 @@ def _fmt_threshold(value: Any) -> str:
 
 def _render(d: Digest, actual: int) -> str:
     query = _one_line(d.query)
+    nothing_matched = d.stats.get("candidate_sections") == 0
     parts = [
         f'# Context Digest for: "{query}"\n\n'
         f"**Generated:** {d.generated_at}\n"
@@ -259,7 +260,8 @@ def _render(d: Digest, actual: int) -> str:
         parts += [_doc_entry(i, doc) for i, doc in enumerate(d.documents, 1)]
         parts.append("---\n\n")
     elif d.layout == "full":
-        parts.append(f"{_DOCS_HEADING}_No document fit within the token budget._\n\n---\n\n")
+        none = "matched the question" if nothing_matched else "fit within the token budget"
+        parts.append(f"{_DOCS_HEADING}_No document {none}._\n\n---\n\n")
     parts.append("## Distilled Content\n\n")
     canon = {doc.document_id: doc.canonicality for doc in d.documents}
     if d.sections:
@@ -267,6 +269,8 @@ def _render(d: Digest, actual: int) -> str:
             _section_block(s.candidate, canon.get(s.candidate.document_id), s.text, s.line_start, s.line_end)
             for s in d.sections
         ]
+    elif nothing_matched:
+        parts.append("_Nothing in the index matched this question._\n\n---\n\n")
     else:
         parts.append("_No section fit within the token budget._\n\n---\n\n")
     if d.layout == "full":

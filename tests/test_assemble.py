@@ -1,0 +1,829 @@
+"""Context assembly end to end: golden digests, canonicality in JSON, budget honesty, the
+httpx dev set, the CLI (``assemble``, ``eval``) and the ``assemble_context`` MCP tool.
+
+Golden digests live in ``tests/fixtures/assemble_golden/``; rewrite them with
+``DOCMENTOR_UPDATE_GOLDEN=1 pytest tests/test_assemble.py`` and read the diff.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import itertools
+import json
+import os
+import random
+import re
+import shutil
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import anyio
+import pytest
+import toktok
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from mcp import Client
+from mcp_types import CallToolResult, TextContent
+
+from docmentor.assemble import RELEVANCE_THRESHOLD
+from docmentor.assemble.canonical import FACTOR_KEYS
+from docmentor.assemble.render import render_json
+from docmentor.cli import main
+from docmentor.engine import Docmentor
+from docmentor.server import MAX_DIGEST_TOKENS, build_server
+
+HERE = Path(__file__).resolve().parent
+FIXTURE = HERE / "fixtures" / "assemble"
+GOLDEN = HERE / "fixtures" / "assemble_golden"
+SHARED = Path(__file__).resolve().parents[2] / "shared"
+HTTPX = SHARED / "corpora" / "httpx"
+DEV_SET = SHARED / "eval" / "httpx.jsonl"
+UPDATE_GOLDEN = os.environ.get("DOCMENTOR_UPDATE_GOLDEN") == "1"
+
+NOW = datetime(2026, 1, 1, tzinfo=UTC)
+# Update times of the fixture files (mtime; the copy is not a git work tree), fixed so that the
+# recency factor — and so the ranking — is the same on every machine: most pages changed within
+# 90 days of NOW (+0.1), ADR-0001 within the year (0), the stale pages long ago (−0.1).
+MTIMES = {
+    "docs/adr/ADR-0001-use-postgres.md": datetime(2025, 6, 2, 12, tzinfo=UTC),
+    "docs/adr/ADR-0002-retry-policy.md": datetime(2023, 6, 12, 12, tzinfo=UTC),
+    "docs/guides/legacy-deploy.md": datetime(2023, 1, 16, 12, tzinfo=UTC),
+    "docs/scratch/old-notes.md": datetime(2022, 9, 1, 12, tzinfo=UTC),
+}
+DEFAULT_MTIME = datetime(2025, 12, 1, 12, tzinfo=UTC)
+
+GOLDEN_QUESTIONS = {
+    "deploy": "how do we deploy a new service",
+    "retry": "what is our retry policy",
+    "restart": "how do I restart the worker",
+}
+JSON_KEYS = {
+    "query",
+    "generated_at",
+    "token_budget",
+    "actual_tokens",
+    "actual_tokens_of",
+    "encoding",
+    "primary_areas",
+    "documents_scanned",
+    "sections_selected",
+    "documents",
+    "sections",
+    "metadata",
+}
+DOC_KEYS = {
+    "path",
+    "source",
+    "url",
+    "title",
+    "score",
+    "relevance",
+    "canonicality",
+    "status",
+    "updated_at",
+    "inlinks",
+    "factors",
+    "sections_included",
+}
+SOURCE_LINE = re.compile(
+    r"^\*\*Source:\*\* (?P<path>\S+):(?P<a>\d+)-(?P<b>\d+)(?: \(canonical: [01]\.\d\d\))?$", re.M
+)
+ACTUAL = re.compile(r"^\*\*Actual Tokens:\*\* (\d+)$", re.M)
+SELECTED = re.compile(r"^\*\*Sections Selected:\*\* (\d+)$", re.M)
+DOC_ENTRY = re.compile(
+    r"^\d+\. \*\*(?P<path>\S+)\*\* \(score: (?P<score>\d\.\d\d), canonical: (?P<canon>\d\.\d\d)\)$", re.M
+)
+WORD = re.compile(r"[A-Za-z][A-Za-z0-9_]{2,}")
+
+
+# ----------------------------------------------------------------------------- fixtures
+
+
+@pytest.fixture(scope="module")
+def module_tmp(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    path = tmp_path_factory.mktemp("assemble")
+    with pytest.MonkeyPatch.context() as mp:  # module fixtures run before the autouse home
+        mp.setenv("DOCMENTOR_HOME", str(path / "home"))
+        mp.delenv("DOCMENTOR_DB", raising=False)
+        mp.delenv("DOCMENTOR_SOURCES", raising=False)
+        yield path
+
+
+@pytest.fixture(scope="module")
+def fx_dir(module_tmp: Path) -> Path:
+    """A copy of the fixture corpus with fixed update times."""
+    root = module_tmp / "fx"
+    shutil.copytree(FIXTURE, root)
+    for f in root.rglob("*.md"):
+        when = MTIMES.get(f.relative_to(root).as_posix(), DEFAULT_MTIME).timestamp()
+        os.utime(f, (when, when))
+    return root
+
+
+def _index(db: Path, **sources: Path) -> Path:
+    eng = Docmentor(db)
+    for name, folder in sources.items():
+        eng.add(str(folder), name=name)
+    eng.close()
+    return db
+
+
+@pytest.fixture(scope="module")
+def fx_db(module_tmp: Path, fx_dir: Path) -> Path:
+    return _index(module_tmp / "fx-index", fx=fx_dir)
+
+
+@pytest.fixture(scope="module")
+def httpx_db(module_tmp: Path) -> Path:
+    return _index(module_tmp / "httpx-index", httpx=HTTPX)
+
+
+@pytest.fixture(scope="module")
+def two_db(module_tmp: Path, fx_dir: Path) -> Path:
+    """The fixture corpus and a second, unrelated source that also talks about deploying."""
+    other = module_tmp / "ops"
+    other.mkdir()
+    (other / "deploy-notes.md").write_text(
+        "# Deploy notes\n\nTo deploy a new service to the edge cluster, run `edge push`.\n", encoding="utf-8"
+    )
+    return _index(module_tmp / "two-index", fx=fx_dir, ops=other)
+
+
+@pytest.fixture(scope="module")
+def fx_engine(fx_db: Path) -> Iterator[Docmentor]:
+    eng = Docmentor(fx_db, create=False)
+    yield eng
+    eng.close()
+
+
+@pytest.fixture(scope="module")
+def httpx_engine(httpx_db: Path) -> Iterator[Docmentor]:
+    eng = Docmentor(httpx_db, create=False)
+    yield eng
+    eng.close()
+
+
+# ----------------------------------------------------------------------------- helpers
+
+
+def recount(text: str) -> int:
+    return int(toktok.batch_count([text], "o200k_base")[0])
+
+
+def cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    capsys.readouterr()
+    rc = main([str(a) for a in args])
+    out, err = capsys.readouterr()
+    return rc, out, err
+
+
+def one_error(err: str) -> str:
+    lines = err.splitlines()
+    assert len(lines) == 1, err
+    assert lines[0].startswith("error: "), err
+    return lines[0]
+
+
+def file_lines(root: Path, path: str) -> int:
+    return len((root / path).read_text(encoding="utf-8").splitlines())
+
+
+def check_digest(md: str, budget: int, roots: dict[str, Path]) -> list[tuple[str, int, int]]:
+    """The invariants every digest keeps; returns its (path, start, end) sources."""
+    assert md.startswith("# Context Digest for: ")
+    real = recount(md)
+    assert real <= budget, (real, budget)  # we aim at the budget itself …
+    assert real <= budget * 1.1  # … and the spec allows 10% more
+    (printed,) = ACTUAL.findall(md)
+    assert int(printed) == real
+    sources = [(m["path"], int(m["a"]), int(m["b"])) for m in SOURCE_LINE.finditer(md)]
+    selected = SELECTED.findall(md)
+    assert selected == [str(len(sources))]
+    assert len(set(sources)) == len(sources), "a section appears twice"
+    by_path: dict[str, list[tuple[int, int]]] = {}
+    for path, a, b in sources:
+        assert 1 <= a <= b, (path, a, b)
+        root = next(r for r in roots.values() if (r / path).is_file())
+        assert b <= file_lines(root, path), (path, a, b)
+        by_path.setdefault(path, []).append((a, b))
+    for path, spans in by_path.items():  # sections never overlap either (trimmed ones included)
+        spans.sort()
+        for (_, b1), (a2, _) in itertools.pairwise(spans):
+            assert b1 < a2, (path, spans)
+    return sources
+
+
+def vocabulary(*roots: Path) -> list[str]:
+    words: set[str] = set()
+    for root in roots:
+        for f in sorted(root.rglob("*.md")):
+            words.update(w.lower() for w in WORD.findall(f.read_text(encoding="utf-8", errors="replace")))
+    return sorted(words)
+
+
+VOCAB = vocabulary(FIXTURE, HTTPX) if HTTPX.is_dir() else vocabulary(FIXTURE)
+
+
+# ----------------------------------------------------------------------------- golden digests
+
+
+@pytest.mark.parametrize("name", sorted(GOLDEN_QUESTIONS))
+def test_golden_digest(fx_engine: Docmentor, fx_dir: Path, name: str) -> None:
+    digest = fx_engine.assemble(GOLDEN_QUESTIONS[name], depth=1, now=NOW)
+    md = digest.markdown
+    snapshot = GOLDEN / f"{name}.md"
+    if UPDATE_GOLDEN:
+        GOLDEN.mkdir(parents=True, exist_ok=True)
+        snapshot.write_text(md, encoding="utf-8")
+    assert snapshot.is_file(), f"no snapshot {snapshot}: run with DOCMENTOR_UPDATE_GOLDEN=1"
+    assert md == snapshot.read_text(encoding="utf-8"), (
+        f"{name}: the digest changed; if on purpose, rerun with DOCMENTOR_UPDATE_GOLDEN=1 and review the diff"
+    )
+    check_digest(md, 8000, {"fx": fx_dir})
+    # the layout, in the spec's order
+    heads = [line for line in md.splitlines() if line.startswith("## ")]
+    assert heads == ["## Top Relevant Documents", "## Distilled Content", "## Metadata", "## Usage with LLM"]
+    assert "**Generated:** 2026-01-01T00:00:00Z\n**Token Budget:** 8000\n" in md
+    # documents found by search come first, best combined score first (cross-reference-only ones after)
+    data = render_json(digest)
+    primary = {s["path"] for s in data["sections"] if s["origin"] == "search"}
+    docs = data["documents"]
+    flags = [d["path"] in primary for d in docs]
+    assert flags == sorted(flags, reverse=True)
+    scores = [d["score"] for d in docs if d["path"] in primary]
+    assert scores == sorted(scores, reverse=True)
+    assert [(m["path"], float(m["score"])) for m in DOC_ENTRY.finditer(md)] == [
+        (d["path"], round(d["score"], 2)) for d in docs
+    ]
+
+
+def test_golden_deploy_reads_as_a_reader_expects(fx_engine: Docmentor) -> None:
+    data = render_json(fx_engine.assemble(GOLDEN_QUESTIONS["deploy"], depth=1, now=NOW))
+    docs = {d["path"]: d for d in data["documents"]}
+    order = list(docs)
+    assert order[0] == "docs/guides/deploy.md"
+    # the deprecated Capistrano page is the last document search found, below every canonical one
+    primary = {s["path"] for s in data["sections"] if s["origin"] == "search"}
+    ranked = [p for p in order if p in primary]
+    assert ranked[-1] == "docs/guides/legacy-deploy.md"
+    assert docs["docs/guides/legacy-deploy.md"]["status"] == "deprecated"
+    assert docs["docs/guides/legacy-deploy.md"]["canonicality"] < 0.5
+    crossrefs = {(s["path"], s["heading"]): s for s in data["sections"] if s["origin"] == "crossref"}
+    # a link with an anchor brings in that section, and says which line referenced it
+    assert crossrefs[("docs/architecture/overview.md", "Data flow")]["referenced_by"] == [
+        "docs/guides/deploy.md:15"
+    ]
+    # an ADR link without an anchor brings in the ADR's introduction (its first section with text)
+    assert crossrefs[("docs/adr/ADR-0001-use-postgres.md", "Context")]["referenced_by"] == [
+        "docs/guides/deploy.md:14"
+    ]
+    # a link from the root (/docs/...) and a plain link to the same page: one section, both referrers
+    runbook = crossrefs[("docs/runbooks/RUNBOOK.md", "Operations runbook")]
+    assert runbook["referenced_by"] == ["docs/guides/deploy.md:41", "docs/index.md:15"]
+    # links that leave the index (https:, mailto:, a page not written yet) bring nothing in
+    assert {p for p, _ in crossrefs} <= {d["path"] for d in data["documents"]}
+    assert all(s["path"].startswith("docs/") for s in data["sections"])
+
+
+def test_golden_retry_resolves_adr_mentions(fx_engine: Docmentor) -> None:
+    data = render_json(fx_engine.assemble(GOLDEN_QUESTIONS["retry"], depth=1, now=NOW))
+    docs = {d["path"]: d for d in data["documents"]}
+    old, new = docs["docs/adr/ADR-0002-retry-policy.md"], docs["docs/adr/ADR-0003-retry-budgets.md"]
+    assert (old["status"], new["status"]) == ("superseded", "accepted")
+    assert old["factors"]["status"] == -0.3 and new["factors"]["status"] == 0.0
+    assert new["canonicality"] > old["canonicality"]
+    assert docs["docs/scratch/old-notes.md"]["canonicality"] < 0.5
+    assert list(docs).index("docs/scratch/old-notes.md") > list(docs).index(
+        "docs/adr/ADR-0003-retry-budgets.md"
+    )
+    texts = " ".join(s["text"] for s in data["sections"])
+    assert "exponential backoff and full jitter" in texts  # the current policy is in the digest
+    # a reference-style link ([operations runbook][runbook] → RUNBOOK.md#rollback) is followed
+    (rollback,) = [s for s in data["sections"] if s["heading"] == "Rollback"]
+    assert (rollback["origin"], rollback["referenced_by"]) == ("crossref", ["docs/guides/deploy.md:34"])
+
+
+def test_plain_adr_mention_is_followed(fx_engine: Docmentor) -> None:
+    # configuration.md:17 says "see the retry policy in ADR-0003" without a link
+    data = render_json(fx_engine.assemble("environment variables timeout", depth=1, now=NOW))
+    refs = [s for s in data["sections"] if s["origin"] == "crossref" and "ADR-0003" in s["path"]]
+    assert refs, [s["path"] for s in data["sections"]]
+    assert "docs/guides/configuration.md:17" in refs[0]["referenced_by"]
+
+
+def test_depth_two_goes_further_than_depth_one(fx_engine: Docmentor) -> None:
+    q = GOLDEN_QUESTIONS["deploy"]
+    one = render_json(fx_engine.assemble(q, depth=1, now=NOW))["sections"]
+    two = render_json(fx_engine.assemble(q, depth=2, max_tokens=16000, now=NOW))["sections"]
+    zero = render_json(fx_engine.assemble(q, depth=0, now=NOW))["sections"]
+    assert {s["origin"] for s in zero} == {"search"}
+    assert any(s["origin"] == "crossref" for s in one)
+    keys = lambda secs: {(s["path"], s["section_line_start"]) for s in secs}  # noqa: E731
+    assert keys(zero) < keys(one) <= keys(two)
+
+
+# ----------------------------------------------------------------------------- canonicality in JSON
+
+
+def test_json_shows_every_canonicality_factor(
+    capsys: pytest.CaptureFixture[str], fx_db: Path, fx_dir: Path
+) -> None:
+    for q in GOLDEN_QUESTIONS.values():
+        rc, out, err = cli(capsys, "--db", fx_db, "assemble", q, "--format", "json")
+        assert (rc, err) == (0, ""), err
+        data = json.loads(out)
+        assert set(data) == JSON_KEYS
+        assert data["query"] == q
+        assert data["token_budget"] == 8000 and data["encoding"] == "o200k_base"
+        assert data["actual_tokens_of"] == "markdown"
+        assert data["sections_selected"] == len(data["sections"]) > 0
+        assert data["documents_scanned"] == 11
+        for doc in data["documents"]:
+            assert set(doc) == DOC_KEYS
+            assert tuple(doc["factors"]) == FACTOR_KEYS
+            assert 0.0 <= doc["relevance"] <= 1.0 and 0.0 <= doc["canonicality"] <= 1.0
+            assert doc["score"] == pytest.approx(0.7 * doc["relevance"] + 0.3 * doc["canonicality"], abs=2e-4)
+            total = min(max(sum(doc["factors"].values()), 0.0), 1.0)
+            assert doc["canonicality"] == pytest.approx(total, abs=5e-4)
+            assert doc["factors"]["baseline"] == 0.5
+            assert doc["factors"]["recency"] in (-0.1, 0.0, 0.1)
+            assert 0.0 <= doc["factors"]["links"] <= 0.15
+            assert doc["sections_included"] >= 1
+        for sec in data["sections"]:
+            assert sec["line_start"] <= sec["line_end"] <= file_lines(fx_dir, sec["path"])
+    # the factors say why: status and path of the fixture's pages
+    rc, out, _ = cli(
+        capsys,
+        "--db",
+        fx_db,
+        "assemble",
+        "deploy configuration retry restart notes",
+        "--format",
+        "json",
+        "--sections",
+        "40",
+        "--max-tokens",
+        "20000",
+    )
+    docs = {d["path"]: d for d in json.loads(out)["documents"]}
+    assert docs["docs/guides/legacy-deploy.md"]["factors"]["status"] == -0.3
+    assert docs["docs/guides/configuration.md"]["factors"]["status"] == -0.2
+    assert docs["docs/guides/configuration.md"]["status"] == "draft"
+    assert docs["docs/architecture/overview.md"]["factors"]["status"] == 0.2
+    assert docs["docs/architecture/overview.md"]["factors"]["path"] == 0.2
+    assert docs["docs/scratch/old-notes.md"]["factors"]["path"] == -0.3
+    assert docs["docs/runbooks/RUNBOOK.md"]["factors"]["filename"] == 0.1
+    assert docs["docs/guides/deploy.md"]["factors"]["links"] > 0.0  # four pages link to it
+
+
+# ----------------------------------------------------------------------------- budget honesty
+
+
+@pytest.fixture(scope="module")
+def corpora(fx_engine: Docmentor, httpx_engine: Docmentor, fx_dir: Path) -> dict[str, tuple[Docmentor, Path]]:
+    return {"fx": (fx_engine, fx_dir), "httpx": (httpx_engine, HTTPX)}
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    corpus=st.sampled_from(["fx", "httpx"]),
+    words=st.lists(st.sampled_from(VOCAB), min_size=1, max_size=8),
+    budget=st.one_of(st.sampled_from([1000, 4000, 8000, 16000]), st.integers(200, 20000)),
+    depth=st.sampled_from([0, 1, 2]),
+)
+def test_budget_is_honest_for_random_queries(
+    corpora: dict[str, tuple[Docmentor, Path]], corpus: str, words: list[str], budget: int, depth: int
+) -> None:
+    engine, root = corpora[corpus]
+    digest = engine.assemble(" ".join(words), max_tokens=budget, depth=depth, allow_empty=True)
+    sources = check_digest(digest.markdown, budget, {corpus: root})
+    assert digest.actual_tokens == recount(digest.markdown)
+    assert [(s.candidate.path, s.line_start, s.line_end) for s in digest.sections] == sources
+    if depth == 0:
+        assert all(s.candidate.origin == "search" for s in digest.sections)
+
+
+@pytest.mark.skipif(not DEV_SET.is_file(), reason="no shared/eval/httpx.jsonl")
+def test_budget_is_honest_on_every_dev_question(httpx_engine: Docmentor) -> None:
+    questions = [
+        json.loads(line)["query"] for line in DEV_SET.read_text(encoding="utf-8").splitlines() if line.strip()
+    ]
+    assert len(questions) == 30
+    worst = 0.0
+    for q in questions:
+        for budget in (1000, 4000, 8000, 16000):
+            digest = httpx_engine.assemble(q, max_tokens=budget)
+            check_digest(digest.markdown, budget, {"httpx": HTTPX})
+            worst = max(worst, recount(digest.markdown) / budget)
+    assert worst <= 1.0
+
+
+def test_other_encodings_count_exactly(fx_engine: Docmentor) -> None:
+    digest = fx_engine.assemble(GOLDEN_QUESTIONS["deploy"], max_tokens=1000, encoding="cl100k_base", now=NOW)
+    real = int(toktok.batch_count([digest.markdown], "cl100k_base")[0])
+    assert digest.actual_tokens == real <= 1000
+    assert "**Encoding:** cl100k_base" in digest.markdown
+
+
+# ----------------------------------------------------------------------------- the httpx dev set
+
+
+@pytest.mark.skipif(not DEV_SET.is_file(), reason="no shared/eval/httpx.jsonl")
+def test_eval_assemble_on_the_httpx_dev_set(capsys: pytest.CaptureFixture[str], httpx_db: Path) -> None:
+    rc, out, err = cli(capsys, "--db", httpx_db, "eval", "assemble", DEV_SET, "--max-tokens", "8000")
+    assert (rc, err) == (0, ""), err
+    lines = out.splitlines()
+    assert len(lines) == 31
+    row = re.compile(r"^httpx-\d{3}\t[01]\.\d\d\t(pass|FAIL)\t\d+ tokens(\tmissing: .+)?$")
+    for line in lines[:-1]:
+        assert row.match(line), line
+        assert int(line.split("\t")[3].split()[0]) <= 8000
+    m = re.fullmatch(r"passed (\d+)/(\d+) \(\d+%\), mean coverage (\d\.\d\d)", lines[-1])
+    assert m, lines[-1]
+    passed, total = int(m[1]), int(m[2])
+    assert total == 30
+    assert passed / total >= 0.9, out
+    assert passed == sum("\tpass\t" in line for line in lines[:-1])
+
+
+def _evaluate_py() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("shared_evaluate", SHARED / "eval" / "evaluate.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.skipif(not DEV_SET.is_file(), reason="no shared/eval/httpx.jsonl")
+def test_eval_search_matches_the_shared_evaluator(
+    capsys: pytest.CaptureFixture[str], httpx_db: Path, httpx_engine: Docmentor
+) -> None:
+    rc, out, err = cli(capsys, "--db", httpx_db, "eval", "search", DEV_SET)
+    assert (rc, err) == (0, ""), err
+    lines = out.splitlines()
+    assert lines[-3] == "questions=30"
+    doc_line = re.fullmatch(
+        r"document mrr=(\d\.\d{3}) r@1=(\d\.\d{3}) r@5=(\d\.\d{3}) r@10=(\d\.\d{3}) ndcg=(\d\.\d{3})",
+        lines[-2],
+    )
+    sec_line = re.fullmatch(r"section  mrr=(\d\.\d{3}) r@5=(\d\.\d{3}) ndcg=(\d\.\d{3})", lines[-1])
+    assert doc_line and sec_line, lines[-2:]
+    # the shared evaluator's scoring on the same hits (as `search --source httpx --limit 10 --json`)
+    ev = _evaluate_py()
+    questions = [
+        json.loads(line) for line in DEV_SET.read_text(encoding="utf-8").splitlines() if line.strip()
+    ]
+    rows = [
+        ev.score_query(
+            q, [h.to_dict() for h in httpx_engine.search(q["query"], source="httpx", limit=10)], HTTPX
+        )
+        for q in questions
+    ]
+
+    def mean(level: str, key: str) -> float:
+        return sum(r[level][key] for r in rows) / len(rows)
+
+    ours = [float(x) for x in doc_line.groups()]
+    theirs = [mean("doc", k) for k in ("mrr", "r@1", "r@5", "r@10", "ndcg")]
+    assert ours == pytest.approx(theirs, abs=1e-3)
+    assert [float(x) for x in sec_line.groups()] == pytest.approx(
+        [mean("section", k) for k in ("mrr", "r@5", "ndcg")], abs=1e-3
+    )
+    assert ours[0] >= 0.88
+    # the JSON form says the same
+    rc, out, _ = cli(capsys, "--db", httpx_db, "eval", "search", DEV_SET, "--json")
+    data = json.loads(out)
+    assert data["summary"]["document"]["mrr"] == pytest.approx(theirs[0], abs=1e-3)
+    assert len(data["questions"]) == 30
+
+
+# ----------------------------------------------------------------------------- CLI
+
+
+def test_cli_assemble_prints_the_markdown(
+    capsys: pytest.CaptureFixture[str], fx_db: Path, fx_dir: Path
+) -> None:
+    rc, out, err = cli(capsys, "--db", fx_db, "assemble", GOLDEN_QUESTIONS["deploy"], "--max-tokens", "4000")
+    assert (rc, err) == (0, ""), err
+    assert out.startswith(f'# Context Digest for: "{GOLDEN_QUESTIONS["deploy"]}"\n')
+    assert "**Token Budget:** 4000\n" in out
+    check_digest(out, 4000, {"fx": fx_dir})
+    assert "### Cross-Reference: " in out
+
+
+def test_cli_output_file(
+    capsys: pytest.CaptureFixture[str], fx_db: Path, fx_dir: Path, tmp_path: Path
+) -> None:
+    target = tmp_path / "context.md"
+    rc, out, err = cli(capsys, "--db", fx_db, "assemble", "retry policy", "--output", target)
+    assert rc == 0 and out == ""
+    md = target.read_text(encoding="utf-8")
+    n = len(SOURCE_LINE.findall(md))
+    assert err == f"wrote {target} ({recount(md)} tokens, {n} sections)\n"
+    check_digest(md, 8000, {"fx": fx_dir})
+    target_json = tmp_path / "context.json"
+    rc, out, _ = cli(capsys, "--db", fx_db, "assemble", "retry policy", "-f", "json", "-o", target_json)
+    assert rc == 0 and out == ""
+    assert set(json.loads(target_json.read_text(encoding="utf-8"))) == JSON_KEYS
+
+
+def test_cli_source_filter(capsys: pytest.CaptureFixture[str], two_db: Path) -> None:
+    q = "deploy a new service"
+    paths: dict[str | None, set[str]] = {}
+    for source in (None, "fx", "ops"):
+        extra = ["--source", source] if source else []
+        rc, out, err = cli(capsys, "--db", two_db, "assemble", q, "--format", "json", *extra)
+        assert (rc, err) == (0, ""), err
+        data = json.loads(out)
+        assert data["metadata"]["source"] == source
+        paths[source] = {s["path"] for s in data["sections"]}
+        assert {d["source"] for d in data["documents"]} == ({source} if source else {"fx", "ops"})
+    assert paths["ops"] == {"deploy-notes.md"}
+    assert "deploy-notes.md" not in paths["fx"] and "docs/guides/deploy.md" in paths["fx"]
+    assert paths[None] >= {"deploy-notes.md", "docs/guides/deploy.md"}
+
+
+def test_cli_sections_and_depth(capsys: pytest.CaptureFixture[str], fx_db: Path) -> None:
+    q = GOLDEN_QUESTIONS["deploy"]
+    rc, out, _ = cli(capsys, "--db", fx_db, "assemble", q, "--format", "json", "--sections", "1")
+    assert rc == 0
+    secs = json.loads(out)["sections"]
+    assert [s["origin"] for s in secs].count("search") == 1
+    assert secs[0]["path"] == "docs/guides/deploy.md"
+    rc, out, _ = cli(capsys, "--db", fx_db, "assemble", q, "--sections", "3")
+    assert rc == 0 and len([b for b in re.findall(r"^### (?!Cross-Reference)", out, re.M)]) == 3
+    rc, out, _ = cli(capsys, "--db", fx_db, "assemble", q, "--depth", "0")
+    assert rc == 0
+    assert "Cross-Reference" not in out and "Referenced by" not in out
+    assert "- Cross-references followed: 0\n" in out
+    rc, out, _ = cli(capsys, "--db", fx_db, "assemble", q, "--depth", "1")
+    assert rc == 0 and "### Cross-Reference: " in out and "**Referenced by:** " in out
+
+
+def test_cli_allow_empty(capsys: pytest.CaptureFixture[str], fx_db: Path) -> None:
+    q = "zyxwvut quaggaflux"
+    rc, out, err = cli(capsys, "--db", fx_db, "assemble", q)
+    assert rc == 1 and out == ""
+    line = one_error(err)
+    assert "nothing in the index matches" in line and "--allow-empty" in line
+    rc, out, err = cli(capsys, "--db", fx_db, "assemble", q, "--allow-empty")
+    assert (rc, err) == (0, "")
+    assert "**Sections Selected:** 0\n" in out and "**Source:**" not in out
+    assert "_Nothing in the index matched this question._" in out
+    assert int(ACTUAL.findall(out)[0]) == recount(out) <= 8000
+    rc, out, _ = cli(capsys, "--db", fx_db, "assemble", q, "--allow-empty", "--format", "json")
+    data = json.loads(out)
+    assert (data["sections"], data["documents"], data["sections_selected"]) == ([], [], 0)
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--source", "nope"], "unknown source 'nope'"),
+        (["--format", "yaml"], "unknown --format 'yaml'"),
+        (["--depth", "3"], "--depth must be 0, 1 or 2"),
+        (["--depth", "-1"], "--depth must be 0, 1 or 2"),
+        (["--max-tokens", "50"], "--max-tokens must be between 200 and 200000"),
+        (["--sections", "0"], "--sections must be between 1 and 100"),
+        (["--encoding", "p50k_base"], "unknown encoding 'p50k_base'"),
+    ],
+)
+def test_cli_assemble_errors(
+    capsys: pytest.CaptureFixture[str], fx_db: Path, args: list[str], message: str
+) -> None:
+    rc, out, err = cli(capsys, "--db", fx_db, "assemble", "deploy", *args)
+    assert (rc, out) == (1, "")
+    assert message in one_error(err)
+
+
+def test_cli_assemble_error_no_index_and_unwritable_output(
+    capsys: pytest.CaptureFixture[str], fx_db: Path, tmp_path: Path
+) -> None:
+    rc, out, err = cli(capsys, "--db", tmp_path / "none", "assemble", "deploy")
+    assert (rc, out) == (1, "")
+    assert "no index here yet" in one_error(err)
+    assert not (tmp_path / "none" / "index.sqlite3").exists()
+    bad = tmp_path / "missing-dir" / "out.md"
+    rc, out, err = cli(capsys, "--db", fx_db, "assemble", "deploy", "--output", bad)
+    assert (rc, out) == (1, "")
+    assert f"cannot write {bad}" in one_error(err)
+    rc, out, err = cli(capsys, "--db", fx_db, "assemble", "deploy", "--output", tmp_path)  # a folder
+    assert (rc, out) == (1, "")
+    assert "cannot write" in one_error(err)
+
+
+def test_cli_usage_errors_exit_2(capsys: pytest.CaptureFixture[str], fx_db: Path) -> None:
+    for args in (["assemble"], ["assemble", "deploy", "--max-tokens", "many"], ["eval", "assemble"]):
+        rc, out, err = cli(capsys, "--db", fx_db, *args)
+        assert (rc, out) == (2, ""), args
+        one_error(err)
+
+
+def test_cli_eval_errors(capsys: pytest.CaptureFixture[str], fx_db: Path, tmp_path: Path) -> None:
+    missing = tmp_path / "nope.jsonl"
+    for kind in ("search", "assemble"):
+        rc, out, err = cli(capsys, "--db", fx_db, "eval", kind, missing)
+        assert (rc, out) == (1, "")
+        assert f"cannot read {missing}" in one_error(err)
+    broken = tmp_path / "broken.jsonl"
+    broken.write_text('{"query": "deploy", "expected_contains": ["deploy"]}\n{not json\n', encoding="utf-8")
+    for kind in ("search", "assemble"):
+        rc, out, err = cli(capsys, "--db", fx_db, "eval", kind, broken)
+        assert (rc, out) == (1, "")
+        assert f"{broken}:2: not JSON" in one_error(err)
+    no_query = tmp_path / "no-query.jsonl"
+    no_query.write_text('{"question": "deploy"}\n', encoding="utf-8")
+    rc, _, err = cli(capsys, "--db", fx_db, "eval", "assemble", no_query)
+    assert rc == 1 and f'{no_query}:1: each line needs a "query" string' in one_error(err)
+    unlabelled = tmp_path / "plain.jsonl"
+    unlabelled.write_text('{"query": "deploy"}\n\n{"query": "retry"}\n', encoding="utf-8")
+    rc, out, err = cli(capsys, "--db", fx_db, "eval", "search", unlabelled)
+    assert (rc, out) == (1, "") and 'no question has "relevant" labels' in one_error(err)
+    rc, out, err = cli(capsys, "--db", fx_db, "eval", "assemble", unlabelled)
+    assert (rc, out) == (1, "") and 'no question has "expected_contains"' in one_error(err)
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("\n", encoding="utf-8")
+    rc, _, err = cli(capsys, "--db", fx_db, "eval", "assemble", empty)
+    assert rc == 1 and "no questions" in one_error(err)
+    # labelled questions but no index
+    ok = tmp_path / "ok.jsonl"
+    ok.write_text('{"query": "deploy", "expected_contains": ["deploy"]}\n', encoding="utf-8")
+    rc, _, err = cli(capsys, "--db", tmp_path / "none", "eval", "assemble", ok)
+    assert rc == 1 and "no index here yet" in one_error(err)
+
+
+def test_cli_eval_assemble_on_the_fixture(
+    capsys: pytest.CaptureFixture[str], fx_db: Path, tmp_path: Path
+) -> None:
+    questions = tmp_path / "q.jsonl"
+    questions.write_text(
+        json.dumps(
+            {
+                "id": "a",
+                "query": "what is our retry policy",
+                "expected_contains": ["full jitter", "Idempotency-Key"],
+            }
+        )
+        + "\n"
+        + json.dumps(
+            {
+                "id": "b",
+                "query": "retry policy",
+                "expected_contains": ["full jitter", "no such phrase at all"],
+            }
+        )
+        + "\n",
+        encoding="utf-8",
+    )
+    rc, out, err = cli(capsys, "--db", fx_db, "eval", "assemble", questions, "--json")
+    assert (rc, err) == (0, ""), err
+    data = json.loads(out)
+    by_id = {r["id"]: r for r in data["questions"]}
+    assert (by_id["a"]["coverage"], by_id["a"]["passed"], by_id["a"]["missing"]) == (1.0, True, [])
+    assert (by_id["b"]["coverage"], by_id["b"]["passed"]) == (0.5, False)
+    assert by_id["b"]["missing"] == ["no such phrase at all"]
+    assert data["summary"] == {
+        "questions": 2,
+        "passed": 1,
+        "pass_rate": 0.5,
+        "mean_coverage": 0.75,
+        "max_tokens": 8000,
+    }
+
+
+# ----------------------------------------------------------------------------- MCP
+
+
+def call(engine: Docmentor, args: dict[str, Any]) -> CallToolResult:
+    async def go() -> CallToolResult:
+        async with Client(build_server(engine)) as client:
+            return await client.call_tool("assemble_context", args)
+
+    return anyio.run(go)
+
+
+def text_of(result: CallToolResult) -> str:
+    (content,) = result.content
+    assert isinstance(content, TextContent)
+    return content.text
+
+
+def test_mcp_tool_is_listed_read_only(fx_engine: Docmentor) -> None:
+    async def go() -> Any:
+        async with Client(build_server(fx_engine)) as client:
+            return await client.list_tools()
+
+    tools = {t.name: t for t in anyio.run(go).tools}
+    tool = tools["assemble_context"]
+    assert tool.annotations is not None
+    assert tool.annotations.read_only_hint is True and tool.annotations.destructive_hint is False
+    props = tool.input_schema["properties"]
+    assert set(props) == {"query", "max_tokens", "depth", "sections", "source", "format"}
+    assert tool.input_schema["required"] == ["query"]
+    assert props["max_tokens"]["default"] == 8000 and props["format"]["default"] == "markdown"
+
+
+def test_mcp_markdown_and_json(fx_engine: Docmentor, fx_dir: Path) -> None:
+    q = GOLDEN_QUESTIONS["deploy"]
+    result = call(fx_engine, {"query": q, "max_tokens": 4000})
+    assert not result.is_error
+    md = text_of(result)
+    assert md.startswith(f'# Context Digest for: "{q}"')
+    check_digest(md, 4000, {"fx": fx_dir})
+    summary = result.structured_content
+    assert summary is not None
+    assert summary["query"] == q and summary["token_budget"] == 4000
+    assert summary["actual_tokens"] == recount(md) <= summary["token_budget"]
+    assert summary["sections_selected"] == len(SOURCE_LINE.findall(md))
+    assert summary["documents"][0]["path"] == "docs/guides/deploy.md"
+    # the same library call as the CLI: the same digest but for the generation time in its header
+    body = lambda text: text.split("\n---\n", 1)[1]  # noqa: E731
+    assert body(md) == body(fx_engine.assemble(q, max_tokens=4000).markdown)
+
+    result = call(fx_engine, {"query": q, "format": "json", "depth": 0, "source": "fx"})
+    assert not result.is_error
+    data = json.loads(text_of(result))
+    assert set(data) == JSON_KEYS
+    assert {s["origin"] for s in data["sections"]} == {"search"}
+    assert result.structured_content is not None
+    assert result.structured_content["actual_tokens"] == data["actual_tokens"] <= 8000
+
+
+def test_mcp_nothing_matched_and_errors(fx_engine: Docmentor) -> None:
+    result = call(fx_engine, {"query": "zyxwvut quaggaflux"})
+    assert not result.is_error
+    text = text_of(result)
+    assert text.startswith("# Context Digest for:")
+    assert "Nothing in the index matched" in text and "search_docs" in text
+    assert result.structured_content is not None and result.structured_content["sections_selected"] == 0
+
+    async def go() -> list[CallToolResult]:
+        async with Client(build_server(fx_engine)) as client:
+            return [
+                await client.call_tool("assemble_context", {"query": "deploy", "format": "yaml"}),
+                await client.call_tool("assemble_context", {"query": "deploy", "source": "nope"}),
+                await client.call_tool("assemble_context", {"query": "   "}),
+                await client.call_tool("assemble_context", {"query": "deploy"}),  # the session survives
+            ]
+
+    bad_format, bad_source, blank, fine = anyio.run(go)
+    for r in (bad_format, bad_source, blank):
+        assert r.is_error and "Traceback" not in text_of(r)
+    assert "format" in text_of(bad_format) and "markdown" in text_of(bad_format)
+    assert "unknown source 'nope'" in text_of(bad_source)
+    assert "empty question" in text_of(blank)
+    assert not fine.is_error
+
+
+@pytest.fixture(scope="module")
+def big_engine(module_tmp: Path) -> Iterator[Docmentor]:
+    """Many long sections that all match "widget calibration": more than 20k tokens of them."""
+    rng = random.Random(7)
+    filler = ["gear", "spring", "lever", "dial", "torque", "sensor", "offset", "drift", "sample", "bench"]
+    root = module_tmp / "widgets"
+    root.mkdir()
+    for i in range(30):
+        parts = [f"# Widget calibration part {i}\n"]
+        for j in range(4):
+            para = " ".join(rng.choice(filler) for _ in range(220))
+            parts.append(f"## Widget calibration step {i}.{j}\n\nWidget calibration: {para}.\n")
+        (root / f"part-{i:02d}.md").write_text("\n".join(parts), encoding="utf-8")
+    eng = Docmentor(module_tmp / "widgets-index")
+    eng.add(str(root), name="widgets")
+    yield eng
+    eng.close()
+
+
+def test_mcp_caps_the_budget_at_20k(big_engine: Docmentor) -> None:
+    q = "widget calibration"
+    uncapped = big_engine.assemble(q, max_tokens=100_000, sections=100)
+    assert uncapped.actual_tokens > MAX_DIGEST_TOKENS  # so the cap below is what keeps it small
+    result = call(big_engine, {"query": q, "max_tokens": 100_000, "sections": 100})
+    assert not result.is_error
+    summary = result.structured_content
+    assert summary is not None
+    assert summary["token_budget"] == MAX_DIGEST_TOKENS
+    md = text_of(result)
+    assert summary["actual_tokens"] == recount(md)
+    assert MAX_DIGEST_TOKENS * 0.8 < summary["actual_tokens"] <= MAX_DIGEST_TOKENS
+
+
+def test_mcp_small_budget_is_not_reported_as_nothing_matched(big_engine: Docmentor) -> None:
+    # every section is one long sentence: none can be trimmed into the smallest budget
+    result = call(big_engine, {"query": "widget calibration", "max_tokens": 1})
+    assert not result.is_error
+    summary = result.structured_content
+    assert summary is not None
+    assert summary["token_budget"] == 200 and summary["sections_selected"] == 0
+    text = text_of(result)
+    assert recount(text.split("\n\nNo matching section")[0]) == summary["actual_tokens"] <= 200
+    assert "Nothing in the index matched" not in text
+    assert "No matching section fit within max_tokens" in text
+
+
+def test_relevance_threshold_is_reported(fx_engine: Docmentor) -> None:
+    md = fx_engine.assemble("retry", now=NOW).markdown
+    assert f"- Relevance threshold: {RELEVANCE_THRESHOLD:.2f}\n" in md
