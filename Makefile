@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 DB     := $(CURDIR)/.docmentor-demo
 
-.PHONY: run test lint typecheck unit bench eval clean
+.PHONY: run test lint typecheck unit browser bench eval clean
 
 $(BIN)/docmentor: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -33,7 +33,13 @@ typecheck: $(BIN)/docmentor
 unit: $(BIN)/docmentor
 	$(BIN)/pytest -q
 
-test: lint typecheck unit
+# The HTML clarity report is checked in a real headless browser: Debian's chromium.
+browser:
+	@command -v chromium >/dev/null 2>&1 || { \
+	  echo "installing chromium (Debian package) for the HTML report test"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
+
+test: lint typecheck browser unit
 
 eval: $(BIN)/docmentor
 	$(BIN)/python ../shared/eval/evaluate.py --corpus ../shared/corpora/httpx --queries ../shared/eval/httpx.jsonl --cmd "$(BIN)/docmentor"

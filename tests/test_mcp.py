@@ -44,6 +44,14 @@ If the frobnicator stalls, restart it. Restarting clears the cache.
 
 FAQ = "# FAQ\n\n## Why widgets?\n\nBecause gadgets were taken.\n"
 READ_TOOLS = ("search_docs", "get_doc", "get_doc_excerpt", "list_sources", "assemble_context")
+CLARITY_TOOLS = (
+    "get_rubric",
+    "calculate_clarity_score",
+    "calculate_dimension_score",
+    "get_improvement_roadmap",
+    "explain_score",
+    "score_document",
+)
 
 
 def run(fn: Callable[[], Awaitable[T]]) -> T:
@@ -103,7 +111,7 @@ def test_tools_annotations_and_instructions(engine: Docmentor) -> None:
 
     tools, instructions = run(go)
     by_name = {t.name: t for t in tools.tools}
-    assert sorted(by_name) == sorted([*READ_TOOLS, "refresh_sources"])
+    assert sorted(by_name) == sorted([*READ_TOOLS, *CLARITY_TOOLS, "refresh_sources"])
     for name in READ_TOOLS:
         ann = by_name[name].annotations
         assert ann is not None and ann.read_only_hint is True and ann.destructive_hint is False, name

@@ -30,7 +30,7 @@ T = TypeVar("T")
 MAX_SEARCH_LIMIT = 20
 MAX_DOC_CHARS = 100_000
 TOOL_GROUPS = ("docs", "api", "assemble", "clarity", "feedback")
-AVAILABLE_GROUPS = ("docs", "assemble")
+AVAILABLE_GROUPS = ("docs", "assemble", "clarity")
 MAX_DIGEST_TOKENS = 20_000  # a hard cap, whatever the client asks: tool results must stay usable
 READ_ONLY = ToolAnnotations(
     read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False
@@ -86,6 +86,8 @@ def build_server(engine: Docmentor, *, tools: list[str] | None = None) -> MCPSer
         _docs_tools(server, engine)
     if "assemble" in groups:
         _assemble_tools(server, engine)
+    if "clarity" in groups:
+        _clarity_tools(server, engine)
     return server
 
 
@@ -246,3 +248,114 @@ def _assemble_tools(server: MCPServer, engine: Docmentor) -> None:
         summary = {k: data[k] for k in ("query", "token_budget", "actual_tokens", "sections_selected")}
         summary["documents"] = [{"path": d["path"], "score": d["score"]} for d in data["documents"]]
         return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=summary)
+
+
+def _clarity_tools(server: MCPServer, engine: Docmentor) -> None:
+    from docmentor.clarity import scoring
+    from docmentor.clarity.explain import explain_score as _explain
+    from docmentor.clarity.roadmap import get_improvement_roadmap as _roadmap
+    from docmentor.clarity.rubric import default_rubric
+
+    @server.tool(annotations=READ_ONLY, title="Clarity rubric")
+    async def get_rubric() -> dict[str, Any]:
+        """The clarity scoring rubric: score tiers with grades, descriptions, criteria and characteristics."""
+        return default_rubric().tiers_dict()
+
+    @server.tool(annotations=READ_ONLY, title="Calculate a clarity score")
+    async def calculate_clarity_score(
+        critical_issues: int = 0,
+        warning_issues: int = 0,
+        info_issues: int = 0,
+        total_code_blocks: int | None = None,
+        successful_examples: int | None = None,
+        failed_examples: int | None = None,
+        skipped_examples: int | None = None,
+        total_api_signatures: int | None = None,
+        valid_api_signatures: int | None = None,
+        invalid_api_signatures: int | None = None,
+        missing_api_signatures: int | None = None,
+        api_accuracy_score: float | None = None,
+        broken_links: int = 0,
+        missing_alt_text: int = 0,
+    ) -> dict[str, Any]:
+        """Overall clarity score (0-10), grade, rubric tier and the penalty breakdown, from issue
+        counts and content metrics. Deterministic: the same counts always give the same score."""
+        inputs = {k: v for k, v in locals().items() if v is not None}
+        return await _run(lambda: scoring.calculate_clarity_score(inputs))
+
+    @server.tool(annotations=READ_ONLY, title="Calculate a dimension score")
+    async def calculate_dimension_score(
+        dimension: str,
+        critical_issues_for_dimension: int = 0,
+        warning_issues_for_dimension: int = 0,
+        info_issues_for_dimension: int = 0,
+    ) -> dict[str, Any]:
+        """Score of one dimension (instruction_clarity, logical_flow, completeness, consistency,
+        prerequisite_coverage) from the issues tagged with it, with the calculation as text."""
+        return await _run(
+            lambda: scoring.calculate_dimension_score(
+                dimension,
+                critical_issues_for_dimension,
+                warning_issues_for_dimension,
+                info_issues_for_dimension,
+            )
+        )
+
+    @server.tool(annotations=READ_ONLY, title="Improvement roadmap")
+    async def get_improvement_roadmap(
+        current_score: float, target_score: float, issues: list[dict[str, Any]]
+    ) -> dict[str, Any]:
+        """Prioritised fixes to reach target_score: critical first, then low effort; stops when the
+        target is reached. Each issue: type, severity, line, section, message."""
+        return await _run(lambda: _roadmap(current_score, target_score, issues))
+
+    @server.tool(annotations=READ_ONLY, title="Explain a score")
+    async def explain_score(
+        score: float | None = None,
+        critical_issues: int = 0,
+        warning_issues: int = 0,
+        info_issues: int = 0,
+        penalties_applied: list[dict[str, Any]] | None = None,
+    ) -> dict[str, Any]:
+        """How a clarity score is calculated: the formula with the actual numbers, the breakdown,
+        a human explanation and the tier's characteristics."""
+        return await _run(
+            lambda: _explain(
+                score,
+                critical_issues=critical_issues,
+                warning_issues=warning_issues,
+                info_issues=info_issues,
+                penalties_applied=penalties_applied or [],
+            )
+        )
+
+    @server.tool(annotations=READ_ONLY, title="Score a document")
+    async def score_document(path_or_url: str, target_score: float = 8.0) -> dict[str, Any]:
+        """Run the clarity checks on one document and return its full result: score, grade, dimensions,
+        explanation, roadmap and every issue with its line. path_or_url is a local file or an
+        indexed document (URL or SOURCE:PATH)."""
+        return await _run(lambda: _score_one(engine, path_or_url, target_score))
+
+
+def _score_one(engine: Docmentor, ref: str, target: float) -> dict[str, Any]:
+    from pathlib import Path as _Path
+
+    from docmentor.clarity import score_paths
+
+    local = _Path(ref).expanduser()
+    if not ref.startswith(("http://", "https://", "file://")) and local.is_file():
+        return dict(score_paths([local], target=target)["documents"][0])
+    doc = engine.find(ref)
+    row = engine.store.source(doc.source)
+    root = _Path(row.target) if row.kind == "folder" else None
+    from docmentor.clarity import score_raw
+    from docmentor.models import RawDocument
+
+    raw = RawDocument(
+        path=doc.path,
+        url=doc.url,
+        content=engine.store.content(doc.id),
+        fmt=doc.fmt,
+        line_map=engine.store.line_map(doc.id),
+    )
+    return score_raw(raw, root=root if root is not None and root.is_dir() else None, target=target)

@@ -1,0 +1,290 @@
+"""Deterministic documentation clarity scoring.
+
+Issues are found by the checks in ``checks/`` (and, when asked, by an LLM that only finds
+issues, never scores); the score, dimensions, explanation and roadmap are pure functions of
+those issues and the page's content metrics (``scoring.py``, ``explain.py``,
+``roadmap.py``), so the same page gives the same result every time.
+
+Formula (the design's, followed even where its own worked example disagrees):
+``10.0 − 2.0·critical − 0.5·warning − 0.1·info − content penalties − 0.3·broken links −
+0.1·missing alt text``, floored at 0 and capped at 10.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import Counter
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from docmentor.clarity.models import DIMENSIONS, CheckResult, Issue
+from docmentor.errors import NotFoundError, UsageError
+from docmentor.models import RawDocument
+
+if TYPE_CHECKING:
+    from docmentor.clarity.rubric import Rubric
+    from docmentor.engine import Docmentor
+    from docmentor.llm import LLMClient
+
+log = logging.getLogger(__name__)
+__all__ = ["score_paths", "score_raw", "score_source", "score_text"]
+
+DOC_SUFFIXES = (".md", ".mdx", ".markdown", ".rst", ".txt")
+
+
+def score_text(
+    text: str,
+    *,
+    path: str,
+    root: Path | None = None,
+    url: str | None = None,
+    rubric: Rubric | None = None,
+    target: float = 8.0,
+    llm: LLMClient | None = None,
+) -> dict[str, Any]:
+    """Check and score one document's text (includes resolved against ``root`` when given)."""
+    from docmentor.clarity.checks import check_document
+
+    result = check_document(text, path=path, root=root)
+    return _finish(
+        result, text=text, line_map=None, path=path, url=url, rubric=rubric, target=target, llm=llm
+    )
+
+
+def score_raw(
+    raw: RawDocument,
+    *,
+    root: Path | None,
+    files: Any = None,
+    rubric: Rubric | None = None,
+    target: float = 8.0,
+    llm: LLMClient | None = None,
+) -> dict[str, Any]:
+    """Check and score a document as a source produced it (includes resolved, line map kept)."""
+    from docmentor.clarity.checks import checked_document, run_checks
+
+    result = run_checks(checked_document(raw, root=root, files=files))
+    return _finish(
+        result,
+        text=raw.content,
+        line_map=raw.line_map,
+        path=raw.path,
+        url=raw.url,
+        rubric=rubric,
+        target=target,
+        llm=llm,
+    )
+
+
+def _finish(
+    result: CheckResult,
+    *,
+    text: str,
+    line_map: list[int] | None,
+    path: str,
+    url: str | None,
+    rubric: Rubric | None,
+    target: float,
+    llm: LLMClient | None,
+) -> dict[str, Any]:
+    if llm is not None:
+        from docmentor.clarity.llm_detector import detect_issues
+
+        found = detect_issues(llm, path=path, text=text, existing=result.issues)
+        if line_map:  # the model saw the text with includes expanded: report original lines
+            for issue in found:
+                if 1 <= issue.line <= len(line_map):
+                    issue.line = line_map[issue.line - 1]
+        result.issues.extend(found)
+        result.issues.sort(key=lambda i: (i.line, i.type, i.message))
+    return document_result(result, path=path, url=url, rubric=rubric, target=target)
+
+
+def document_result(
+    result: CheckResult, *, path: str, url: str | None, rubric: Rubric | None, target: float
+) -> dict[str, Any]:
+    """The design's "After" shape for one document (plus its path and content metrics)."""
+    from docmentor.clarity.explain import explain_calculation
+    from docmentor.clarity.roadmap import get_improvement_roadmap
+    from docmentor.clarity.scoring import (
+        calculate_clarity_score,
+        dashboard_metrics,
+        dimension_scores,
+        issue_counts,
+    )
+
+    issues = result.issues
+    inputs: dict[str, Any] = {**issue_counts(issues), **result.metrics.to_dict()}
+    inputs["executable_examples"] = result.metrics.executable_examples
+    inputs["broken_links"] = max(inputs.get("broken_links", 0), result.metrics.broken_links)
+    inputs["missing_alt_text"] = max(inputs.get("missing_alt_text", 0), result.metrics.missing_alt_text)
+    score = calculate_clarity_score(inputs, rubric)
+    dims = dimension_scores(issues, rubric=rubric)
+    explanation = explain_calculation(inputs, rubric=rubric)
+    roadmap = get_improvement_roadmap(score["overall_score"], target, issues, rubric=rubric)
+    clarity = {
+        "overall_score": score["overall_score"],
+        "grade": score["grade"],
+        "rubric_tier": score["rubric_tier"],
+        "rubric_description": score["rubric_description"],
+        **dims,
+        "evaluation_criteria": _criteria(issues, dims, result),
+        "scoring_rationale": f"Score calculated: {score['calculation']}",
+        "quality_rating": score["quality_rating"],
+        "meets_criteria": score["meets_criteria"],
+        "calculation_breakdown": score["calculation_breakdown"],
+        "scoring_version": score["scoring_version"],
+        "rubric_hash": score["rubric_hash"],
+    }
+    counted = [i for i in issues if i.counts_as is None]
+    sev = Counter(i.severity for i in counted)
+    return {
+        "path": path,
+        "url": url,
+        "clarity_score": clarity,
+        "score_explanation": explanation,
+        "improvement_roadmap": roadmap,
+        "dashboard_metrics": dashboard_metrics(inputs, result=score, rubric=rubric),
+        "dimension_scores": dims,
+        "metrics": result.metrics.to_dict(),
+        "issues": [i.to_dict() for i in issues],
+        "clarity_issues": [i.to_dict() for i in counted],
+        "structural_issues": [i.to_dict() for i in issues if i.counts_as is not None],
+        "summary": {
+            "total_clarity_issues": len(counted),
+            "critical_clarity_issues": sev.get("critical", 0),
+            "warning_clarity_issues": sev.get("warning", 0),
+            "info_clarity_issues": sev.get("info", 0),
+            "broken_links": inputs["broken_links"],
+            "missing_alt_text": inputs["missing_alt_text"],
+            "overall_quality_rating": score["quality_rating"],
+        },
+    }
+
+
+def _criteria(issues: Sequence[Issue], dims: dict[str, float], result: CheckResult) -> dict[str, Any]:
+    """Per dimension: its score, what was measured, and the key issues (first three)."""
+    m = result.metrics
+    out: dict[str, Any] = {}
+    for dim in DIMENSIONS:
+        tagged = [i for i in issues if dim in i.dimensions and i.counts_as is None]
+        c = Counter(i.severity for i in tagged)
+        measured = [
+            f"{c.get('critical', 0)} critical, {c.get('warning', 0)} warning, {c.get('info', 0)} info issues"
+        ]
+        if dim == "instruction_clarity":
+            measured.append(
+                f"Found {m.total_code_blocks} code examples, {m.executable_examples} complete and runnable"
+            )
+        out[dim] = {
+            "score": dims[dim],
+            "measured_by": measured,
+            "key_issues": [f"Line {i.line}: {i.message}" for i in tagged[:3]],
+        }
+    return out
+
+
+def score_paths(
+    paths: Sequence[Path],
+    *,
+    rubric: Rubric | None = None,
+    target: float = 8.0,
+    llm: LLMClient | None = None,
+    now: datetime | None = None,
+) -> dict[str, Any]:
+    """Score every document under the given files and folders (includes resolved first)."""
+    from docmentor.clarity.checks import SiteFiles, check_document
+    from docmentor.sources.local import scan_folder
+
+    docs: list[dict[str, Any]] = []
+    for p in paths:
+        if p.is_dir():
+            files = SiteFiles(p)
+            for raw in scan_folder(p).documents:
+                docs.append(score_raw(raw, root=p, files=files, rubric=rubric, target=target, llm=llm))
+        elif p.is_file():
+            if p.suffix.lower() not in DOC_SUFFIXES:
+                raise UsageError(
+                    f"{p} is not a documentation file", hint=f"expected one of {', '.join(DOC_SUFFIXES)}"
+                )
+            result = check_document(p, path=str(p))
+            text = p.read_text(encoding="utf-8", errors="replace")
+            docs.append(
+                _finish(
+                    result,
+                    text=text,
+                    line_map=None,
+                    path=str(p),
+                    url=p.resolve().as_uri(),
+                    rubric=rubric,
+                    target=target,
+                    llm=llm,
+                )
+            )
+        else:
+            raise NotFoundError(f"no such file or folder: {p}")
+    return results(docs, rubric=rubric, target=target, now=now)
+
+
+def score_source(
+    engine: Docmentor,
+    name: str,
+    *,
+    rubric: Rubric | None = None,
+    target: float = 8.0,
+    llm: LLMClient | None = None,
+    now: datetime | None = None,
+) -> dict[str, Any]:
+    """Score the stored documents of an indexed source (links checked on disk for folders)."""
+    from docmentor.clarity.checks import SiteFiles
+
+    row = engine.store.source(name)
+    root = Path(row.target) if row.kind == "folder" and Path(row.target).is_dir() else None
+    files = SiteFiles(root) if root is not None else None
+    docs: list[dict[str, Any]] = []
+    for path, stored in sorted(engine.store.documents(name).items()):
+        raw = RawDocument(
+            path=path,
+            url=stored.url,
+            content=engine.store.content(stored.id),
+            fmt=stored.fmt,  # type: ignore[arg-type]
+            line_map=engine.store.line_map(stored.id),
+        )
+        docs.append(score_raw(raw, root=root, files=files, rubric=rubric, target=target, llm=llm))
+    return results(docs, rubric=rubric, target=target, now=now)
+
+
+def results(
+    docs: list[dict[str, Any]], *, rubric: Rubric | None, target: float, now: datetime | None
+) -> dict[str, Any]:
+    """``{"documents", "summary", "generated_at"}`` for a set of scored documents."""
+    from docmentor.clarity.rubric import SCORING_VERSION, default_rubric
+
+    rb = rubric or default_rubric()
+    if not docs:
+        raise NotFoundError(
+            "no documentation files to score", hint="give .md, .mdx, .markdown, .rst or .txt files"
+        )
+    scores = [d["clarity_score"]["overall_score"] for d in docs]
+    avg = round(sum(scores) / len(scores), 1)
+    grades = Counter(d["clarity_score"]["grade"] for d in docs)
+    summary = {
+        "documents": len(docs),
+        "average_score": avg,
+        "average_grade": rb.tier_for(avg).grade,
+        "min_score": min(scores),
+        "max_score": max(scores),
+        "grade_distribution": {g: grades.get(g, 0) for g in ("A+", "A", "B", "C", "D", "F")},
+        "critical_issues": sum(d["summary"]["critical_clarity_issues"] for d in docs),
+        "warning_issues": sum(d["summary"]["warning_clarity_issues"] for d in docs),
+        "info_issues": sum(d["summary"]["info_clarity_issues"] for d in docs),
+        "broken_links": sum(d["summary"]["broken_links"] for d in docs),
+        "target_score": target,
+        "below_target": sum(1 for s in scores if s < target),
+        "scoring_version": SCORING_VERSION,
+        "rubric_hash": rb.hash,
+    }
+    stamp = (now or datetime.now(UTC)).replace(microsecond=0).isoformat().replace("+00:00", "Z")
+    return {"generated_at": stamp, "documents": docs, "summary": summary}

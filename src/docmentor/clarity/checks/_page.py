@@ -1,0 +1,249 @@
+"""One page as the checks see it: what each line is, where the fences sit, whose section a line is in.
+
+The text the checks get is the *served* text (includes expanded); ``line_map`` maps
+its lines to the original file, and every issue carries an original line. The line
+classification runs markdown-it (block level only) over the same structure view the
+parser uses, so MkDocs tabs and admonitions are dedented and their fences are fences.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+import threading
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any, Literal
+
+from markdown_it import MarkdownIt
+
+from docmentor.clarity.models import CheckedDocument, Issue, Severity
+from docmentor.models import CodeBlock
+from docmentor.parse.common import map_line, normalize_newlines
+from docmentor.parse.markdown import split_front_matter, structure_view
+
+Kind = Literal["blank", "prose", "heading", "code", "comment", "html", "front"]
+Effort = Literal["low", "medium", "high"]
+
+_HEADING_LINK = re.compile(r"!?\[([^\]\n]*)\](?:\([^)\n]*\)|\[[^\]\n]*\])")
+_INLINE_CODE = re.compile(r"(`+)(?!`)(.+?)(?<!`)\1(?!`)")
+_HTML_COMMENT = re.compile(r"<!--.*?(?:-->|$)")
+_HTML_TAG = re.compile(r"</?[A-Za-z][^<>]*>")
+_LINK_TARGET = re.compile(r"\]\([^)]*\)")
+_URL = re.compile(r"\b(?:https?|ftp|file)://\S+|\bwww\.\S+|<[^<>\s]+@[^<>\s]+>|\S+@\S+\.\w+")
+_REF_DEF = re.compile(r"^\s{0,3}\[[^\]]+\]:\s*\S")
+_ATTR_LIST = re.compile(r"\{[:#.][^{}]*\}|\{![^{}]*!\}|\[\^[^\]]+\]")
+# Lines that are MkDocs machinery, not text: snippet includes, mkdocstrings / mkautodoc
+# directives and their options, ``{!file!}`` includes, tab markers.
+_MACHINERY = re.compile(
+    r"^\s*(?:;*-+8<-+|:::\s|:[a-z_]+:|\{!.*!\}\s*$|\[TOC\]\s*$|===\s+\"|\?\?\?\+?\s|!!!\s)"
+)
+_ADMONITION_TITLE = re.compile(r"^\s*(?:!!!|\?\?\?\+?)\s+[\w-]+(?:\s+[\w-]+)*\s*(?:\"([^\"]*)\")?")
+SNIPPET_LINE = re.compile(r"^\s*;*-+8<-+|\{!.*?!\}")
+
+
+@dataclass(frozen=True, slots=True)
+class Fence:
+    """A fenced block as markdown-it saw it in the served text."""
+
+    start: int  # 0-based served line of the opening fence
+    end: int  # 0-based served line after the closing fence (exclusive)
+    info: str
+    language: str
+    code: str
+    line: int  # original 1-based line of the opening fence (as ``CodeBlock.line``)
+
+
+@lru_cache(maxsize=1)
+def _md() -> MarkdownIt:
+    return MarkdownIt("commonmark", {"html": True}).enable("table").disable("inline")
+
+
+def fence_language(info: str) -> str:
+    """The language of a fence's info string, as the parser computes it."""
+    info = info.strip()
+    return info.split(maxsplit=1)[0].strip("{}.") if info else ""
+
+
+def strip_inline_code(line: str) -> str:
+    """The line with backtick code spans blanked (same length)."""
+    if "`" not in line:
+        return line
+    return _INLINE_CODE.sub(lambda m: " " * len(m.group(0)), line)
+
+
+def clean_prose(line: str) -> str:
+    """A prose line without code spans, URLs, link targets, HTML, attribute lists."""
+    if _MACHINERY.match(line):
+        m = _ADMONITION_TITLE.match(line)
+        return m.group(1) or "" if m else ""
+    if _REF_DEF.match(line):
+        return ""
+    line = strip_inline_code(line)
+    if "<" in line:
+        line = _HTML_COMMENT.sub(" ", line)
+        line = _HTML_TAG.sub(" ", line)
+    if "](" in line:
+        line = _LINK_TARGET.sub("] ", line)
+    if "{" in line or "[^" in line:
+        line = _ATTR_LIST.sub(" ", line)
+    if "/" in line or "@" in line or "www." in line:
+        line = _URL.sub(" ", line)
+    return line
+
+
+def shorten(text: str, limit: int = 80) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+class Page:
+    """Everything the checks need to know about one document, computed once."""
+
+    def __init__(self, doc: CheckedDocument) -> None:
+        self.doc = doc
+        self.source = doc.text
+        self.text = normalize_newlines(doc.text)
+        self.lines = self.text.split("\n")
+        self.line_map: list[int] | None = getattr(doc, "line_map", None)
+        suffix = doc.path.lower().rsplit(".", 1)[-1] if "." in doc.path else "md"
+        self.markdown = suffix not in ("rst", "txt")
+        self.kinds: list[Kind] = ["blank" if not s.strip() else "prose" for s in self.lines]
+        self.fences: list[Fence] = []
+        self.headings: list[tuple[int, int, str]] = []  # (served 0-based line, level, text)
+        self.comments: list[str] = []  # HTML comment blocks' text
+        self.cache: dict[str, Any] = {}
+        if self.markdown:
+            self._classify()
+        self._sections = sorted(
+            ((s.line_start, " > ".join(s.heading_path)) for s in doc.parsed.sections if s.level > 0),
+            key=lambda t: t[0],
+        )
+        self._section_lines = [start for start, _ in self._sections]
+        self.code_blocks: list[CodeBlock] = [b for s in doc.parsed.sections for b in s.code_blocks]
+        self._block_fences = self._pair_fences()
+
+    # -- classification -----------------------------------------------------------------
+
+    def _classify(self) -> None:
+        lines = self.lines
+        _, skip = split_front_matter(lines)
+        view, _ = structure_view(lines, skip=skip, mdx=self.doc.path.lower().endswith(".mdx"))
+        tokens = _md().parse("\n".join(view))
+        n = len(lines)
+        for i in range(min(skip, n)):
+            self.kinds[i] = "front"
+        for idx, tok in enumerate(tokens):
+            if not tok.map:
+                continue
+            a, b = tok.map[0], min(tok.map[1], n)
+            if tok.type in ("fence", "code_block"):
+                for i in range(a, b):
+                    self.kinds[i] = "code"
+                if tok.type == "fence":
+                    self.fences.append(
+                        Fence(a, b, tok.info, fence_language(tok.info), tok.content, self.orig(a))
+                    )
+            elif tok.type == "html_block":
+                comment = tok.content.lstrip().startswith("<!--")
+                for i in range(a, b):
+                    if self.kinds[i] != "blank":
+                        self.kinds[i] = "comment" if comment else "html"
+                if comment:
+                    self.comments.append(tok.content)
+            elif tok.type == "heading_open":
+                text = " ".join(_HEADING_LINK.sub(r"\1", tokens[idx + 1].content).split())
+                for i in range(a, b):
+                    self.kinds[i] = "heading"
+                if text:
+                    self.headings.append((a, int(tok.tag[1]), text))
+
+    def _pair_fences(self) -> dict[int, Fence]:
+        """Index of each code block (in ``code_blocks``) → its fence in the served text."""
+        pairs: dict[int, Fence] = {}
+        pool: dict[int, list[Fence]] = {}
+        for f in self.fences:
+            pool.setdefault(f.line, []).append(f)
+        for i, block in enumerate(self.code_blocks):
+            candidates = pool.get(block.line)
+            if not candidates:
+                continue
+            pick = next((f for f in candidates if f.code == block.code), candidates[0])
+            candidates.remove(pick)
+            pairs[i] = pick
+        return pairs
+
+    # -- positions ----------------------------------------------------------------------
+
+    def orig(self, idx0: int) -> int:
+        """Original 1-based line of the served 0-based line ``idx0``."""
+        return map_line(self.line_map, idx0 + 1)
+
+    def fence_of(self, index: int) -> Fence | None:
+        return self._block_fences.get(index)
+
+    def code_line(self, index: int, offset: int) -> int:
+        """Original line of line ``offset`` (0-based) of code block ``index``'s content."""
+        block = self.code_blocks[index]
+        fence = self._block_fences.get(index)
+        if fence is None:
+            return block.line + 1 + offset
+        served = min(fence.start + 1 + max(offset, 0), max(fence.end - 2, fence.start + 1))
+        return self.orig(served)
+
+    def section_at(self, line: int) -> str:
+        """Heading path (``A > B``) of the section holding original line ``line``."""
+        k = bisect.bisect_right(self._section_lines, line) - 1
+        return self._sections[k][1] if k >= 0 else ""
+
+    def prose_lines(self) -> list[tuple[int, str]]:
+        """(served 0-based line, cleaned text) of every prose and heading line."""
+        cached = self.cache.get("prose")
+        if cached is None:
+            cached = [
+                (i, clean_prose(line))
+                for i, line in enumerate(self.lines)
+                if self.kinds[i] in ("prose", "heading")
+            ]
+            self.cache["prose"] = cached
+        return cached
+
+    def issue(
+        self,
+        *,
+        type: str,
+        severity: Severity,
+        dimensions: list[str],
+        line: int,
+        message: str,
+        suggested_fix: str = "",
+        quote: str = "",
+        effort: Effort = "medium",
+        counts_as: str | None = None,
+        section: str | None = None,
+    ) -> Issue:
+        return Issue(
+            type=type,
+            severity=severity,
+            dimensions=dimensions,
+            line=line,
+            section=self.section_at(line) if section is None else section,
+            message=message,
+            suggested_fix=suggested_fix,
+            context_quote=shorten(quote),
+            counts_as=counts_as,
+            effort=effort,
+        )
+
+
+_LAST = threading.local()
+
+
+def page_of(doc: CheckedDocument) -> Page:
+    """The page view of ``doc``, shared by all checks of one run (one entry per thread)."""
+    page: Page | None = getattr(_LAST, "page", None)
+    if page is not None and page.doc is doc and page.source is doc.text:
+        return page
+    page = Page(doc)
+    _LAST.page = page
+    return page

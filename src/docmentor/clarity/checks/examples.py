@@ -1,0 +1,196 @@
+"""Checks across a page's Python examples: undefined names, forward references, prerequisites.
+
+Also the content metric *executable examples*: a Python block counts when it parses,
+does something (has an import or a call), and every name it uses is a builtin or is
+defined or imported in it or in an earlier block of the page (or in setup code hidden
+in an HTML comment, or after a ``from x import *``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from docmentor.clarity.checks._page import Page, page_of
+from docmentor.clarity.checks._registry import check
+from docmentor.clarity.checks.python import PyExample, analyse, hidden_definitions, third_party
+from docmentor.clarity.models import CheckedDocument, Issue
+
+_TUTORIAL = re.compile(
+    r"tutorial|getting[-_ ]?started|get[-_ ]started|quick[-_ ]?start|first[-_ ]steps", re.IGNORECASE
+)
+_INSTALL = re.compile(
+    r"\b(?:pip3?|pipx|uv|poetry|conda|mamba|pdm|hatch|rye)\s+(?:pip\s+)?(?:install|add)\b"
+    r"|\brequirements?\b|\bprerequisites?\b|\binstall(?:ed|ation|ing)\b|\bdependenc(?:y|ies)\b",
+    re.IGNORECASE,
+)
+_FRAGMENT_NAMES_SHOWN = 5
+
+
+@dataclass(slots=True)
+class NameFinding:
+    name: str
+    example: PyExample
+    source_line: int
+    forward: bool  # defined in a later block
+
+
+def name_findings(page: Page) -> list[NameFinding]:
+    """First use of each name that no earlier block defines (cached on the page)."""
+    cached = page.cache.get("names")
+    if cached is not None:
+        return cached
+    examples = [ex for ex in analyse(page) if not ex.skipped]
+    defined = hidden_definitions(page)
+    later: list[set[str]] = [set() for _ in examples]
+    acc: set[str] = set()
+    for k in range(len(examples) - 1, -1, -1):
+        later[k] = set(acc)
+        acc |= examples[k].defines
+    findings: list[NameFinding] = []
+    seen: set[str] = set()
+    wildcard = False
+    for k, ex in enumerate(examples):
+        if not (wildcard or ex.opaque or ex.wildcard):  # after ``import *`` anything may be defined
+            for name, line in sorted(ex.uses.items(), key=lambda t: (t[1], t[0])):
+                if name in defined or name in seen:
+                    continue
+                seen.add(name)
+                findings.append(NameFinding(name, ex, line, forward=name in later[k]))
+        defined |= ex.defines
+        wildcard = wildcard or ex.wildcard
+    page.cache["names"] = findings
+    return findings
+
+
+def executable_examples(page: Page) -> int:
+    """How many Python blocks are complete programs (see the module docstring)."""
+    defined = hidden_definitions(page)
+    wildcard = False
+    count = 0
+    for ex in analyse(page):
+        if ex.skipped:
+            continue
+        does_something = ex.tree is not None and (ex.imports or ex.has_call)
+        if does_something and (wildcard or all(n in defined for n in ex.uses)):
+            count += 1
+        defined |= ex.defines
+        wildcard = wildcard or ex.wildcard
+    return count
+
+
+@check("undefined-names")
+def undefined_names(doc: CheckedDocument) -> Iterator[Issue]:
+    """Python examples that use a name the page never defines or imports, or defines only later.
+
+    The page's Python blocks are read in order; a name is fine when it is a builtin, or is
+    bound (assigned, imported, def/class, loop or ``with`` target) in the block itself or
+    in an earlier one. Names defined only in a later block are forward references
+    (``logical_flow``); names never defined are ``completeness`` problems. One issue per
+    name per page, at its first use. ``self``, ``cls``, ``_``, dunders and REPL helpers
+    (``display``) are ignored. A page whose examples import nothing at all is a page of
+    fragments: it gets one issue that lists the names instead of one per name.
+    """
+    page = page_of(doc)
+    findings = name_findings(page)
+    if not findings:
+        return
+    fragments = not any(ex.imports or ex.wildcard for ex in analyse(page))
+    forward = [f for f in findings if f.forward]
+    undefined = [f for f in findings if not f.forward]
+    for f in forward:
+        yield _name_issue(page, f, forward=True)
+    if fragments and len(undefined) > 1:
+        first = undefined[0]
+        names = [f.name for f in undefined]
+        shown = ", ".join(f"`{n}`" for n in names[:_FRAGMENT_NAMES_SHOWN])
+        more = f" and {len(names) - _FRAGMENT_NAMES_SHOWN} more" if len(names) > _FRAGMENT_NAMES_SHOWN else ""
+        line = page.code_line(first.example.index, first.example.content_offset(first.source_line))
+        yield page.issue(
+            type="undefined_name",
+            severity="warning",
+            dimensions=["completeness"],
+            line=line,
+            message=(
+                f"The examples are fragments: {shown}{more} are used but never defined or "
+                "imported on this page"
+            ),
+            suggested_fix="Add one complete example with the imports and setup the fragments rely on.",
+            quote=_quote(page, first),
+            effort="medium",
+        )
+        return
+    for f in undefined:
+        yield _name_issue(page, f, forward=False)
+
+
+def _quote(page: Page, f: NameFinding) -> str:
+    offset = f.example.content_offset(f.source_line)
+    lines = page.code_blocks[f.example.index].code.split("\n")
+    return lines[offset] if 0 <= offset < len(lines) else ""
+
+
+def _name_issue(page: Page, f: NameFinding, *, forward: bool) -> Issue:
+    line = page.code_line(f.example.index, f.example.content_offset(f.source_line))
+    if forward:
+        return page.issue(
+            type="forward_reference",
+            severity="warning",
+            dimensions=["logical_flow"],
+            line=line,
+            message=f"`{f.name}` is used before the example that defines it (it is defined further down)",
+            suggested_fix=f"Move the code that defines `{f.name}` before its first use, or reorder the steps.",
+            quote=_quote(page, f),
+            effort="medium",
+        )
+    return page.issue(
+        type="undefined_name",
+        severity="warning",
+        dimensions=["completeness"],
+        line=line,
+        message=f"`{f.name}` is used but never defined or imported in this page's examples",
+        suggested_fix=f"Show where `{f.name}` comes from (its import or the code that creates it).",
+        quote=_quote(page, f),
+        effort="low",
+    )
+
+
+def is_tutorial(doc: CheckedDocument) -> bool:
+    """A tutorial, getting-started or quickstart page, by its path or title."""
+    return bool(_TUTORIAL.search(doc.path) or _TUTORIAL.search(doc.parsed.title or ""))
+
+
+@check("prerequisites")
+def missing_prerequisites(doc: CheckedDocument) -> Iterator[Issue]:
+    """Tutorial / getting-started / quickstart pages whose Python code imports third-party
+    packages while the page says nothing about installing anything.
+
+    Install instructions are any ``pip``/``uv``/``poetry``/``conda`` … ``install``/``add``
+    command, or the words requirements, prerequisites, installed, installation or
+    dependencies anywhere on the page (a link to an installation page counts).
+    """
+    if not is_tutorial(doc):
+        return
+    page = page_of(doc)
+    packages: dict[str, tuple[int, int]] = {}  # module → (block index, source line)
+    for ex in analyse(page):
+        for module, line in ex.imports.items():
+            if third_party(module):
+                packages.setdefault(module, (ex.index, ex.content_offset(line)))
+    if not packages or _INSTALL.search(page.text):
+        return
+    first_module = min(packages, key=lambda m: packages[m])
+    index, offset = packages[first_module]
+    names = ", ".join(f"`{m}`" for m in sorted(packages))
+    lines = page.code_blocks[index].code.split("\n")
+    yield page.issue(
+        type="missing_prerequisites",
+        severity="warning",
+        dimensions=["prerequisite_coverage"],
+        line=page.code_line(index, offset),
+        message=f"The examples import {names} but the page never says how to install them",
+        suggested_fix="Add a Prerequisites section at the top: Python version and the install command.",
+        quote=lines[offset] if 0 <= offset < len(lines) else "",
+        effort="low",
+    )

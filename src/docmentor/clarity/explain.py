@@ -1,0 +1,194 @@
+"""Explain a clarity score: the formula, the numbers in it, and what the tier means. Pure.
+
+``final_score`` is always what the formula gives. When the caller passes a ``score`` that
+differs (the design's own examples do: 3 critical + 5 warnings "= 5.5"), ``rubric_match``
+is false and ``note`` says so; docmentor never reports a score the formula does not give.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from decimal import Decimal
+from typing import Any
+
+from docmentor.clarity.rubric import SCORING_VERSION, STARTING_SCORE, Rubric, dec, default_rubric, fmt
+from docmentor.clarity.scoring import (
+    ISSUE_PENALTY_TYPES,
+    calculate_clarity_score,
+    calculation_text,
+    finish,
+    normalize_inputs,
+    quality_rating,
+)
+from docmentor.errors import UsageError
+
+CONTENT_PENALTY_EXPLANATIONS: dict[str, str] = {
+    "no_code_blocks": "No code blocks in the document",
+    "no_executable_examples": "No complete executable examples found",
+    "failed_examples": "Code examples that fail when run",
+    "invalid_api_signatures": "Documented API signatures that do not match the library",
+    "missing_api_signatures": "Documented APIs missing from the library",
+    "low_api_accuracy": "API accuracy below the threshold",
+    "broken_links": "Links that lead nowhere",
+    "missing_alt_text": "Images without alt text",
+}
+
+
+def _counts_phrase(critical: int, warning: int, info: int) -> str:
+    parts = [
+        f"{n} {label}" for n, label in ((critical, "critical"), (warning, "warning"), (info, "info")) if n
+    ]
+    if not parts:
+        return "no issues"
+    joined = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+    return f"{joined} {'issue' if critical + warning + info == 1 else 'issues'}"
+
+
+def _human(score: float, critical: int, warning: int, info: int, content: list[dict[str, Any]]) -> str:
+    phrase = _counts_phrase(critical, warning, info)
+    rating = quality_rating(score)
+    if score >= 10.0:
+        text = f"Production-ready documentation: {phrase}."
+    elif rating == "excellent":
+        text = f"Excellent documentation with only minor polish needed: {phrase}."
+    elif rating == "good":
+        text = f"Good documentation but has {phrase} that should be addressed for better user experience."
+    elif rating == "needs_improvement":
+        if critical:
+            lead = f"{critical} critical {'issue blocks' if critical == 1 else 'issues block'} user progress"
+        elif warning:
+            lead = f"{warning} {'warning causes' if warning == 1 else 'warnings cause'} confusion"
+        else:
+            lead = phrase
+        text = f"Acceptable documentation with notable gaps: {lead}. Requires substantial improvements."
+    elif rating == "poor":
+        text = f"Poor documentation that blocks understanding: {phrase}. Needs a major rewrite."
+    else:
+        text = f"Unusable documentation that cannot be followed: {phrase}. A complete rewrite is required."
+    if content:
+        total = sum((dec(p["penalty"]) for p in content), Decimal(0))
+        kinds = ", ".join(str(p["type"]).replace("_", " ") for p in content)
+        text += f" Content penalties cost {fmt(total)} points ({kinds})."
+    return text
+
+
+def _content_penalties(penalties_applied: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    out = []
+    for i, p in enumerate(penalties_applied):
+        if not isinstance(p, Mapping) or not isinstance(p.get("type"), str):
+            raise UsageError(f"penalties_applied[{i}] must be an object with a 'type' string")
+        kind = p["type"]
+        if kind in ISSUE_PENALTY_TYPES:
+            raise UsageError(
+                f"penalties_applied[{i}] is {kind!r}",
+                hint="pass issue counts as critical_issues/warning_issues/info_issues; "
+                "penalties_applied is for content penalties only",
+            )
+        amount = p.get("penalty")
+        if isinstance(amount, bool) or not isinstance(amount, int | float) or amount < 0:
+            raise UsageError(f"penalties_applied[{i}].penalty must be a non-negative number, got {amount!r}")
+        explanation = p.get("explanation") or CONTENT_PENALTY_EXPLANATIONS.get(kind) or kind.replace("_", " ")
+        out.append({"type": kind, "penalty": float(dec(amount)), "explanation": str(explanation)})
+    return out
+
+
+def explain_score(
+    score: float | None = None,
+    *,
+    critical_issues: int = 0,
+    warning_issues: int = 0,
+    info_issues: int = 0,
+    penalties_applied: Iterable[Mapping[str, Any]] = (),
+    rubric: Rubric | None = None,
+) -> dict[str, Any]:
+    """How a score follows from issue counts and content penalties.
+
+    Args:
+        score: the score to explain; optional. When it differs from the formula's result,
+            ``rubric_match`` is false and ``note`` says so.
+        critical_issues: number of critical issues.
+        warning_issues: number of warnings.
+        info_issues: number of info issues.
+        penalties_applied: content penalties, ``[{"type", "penalty", "explanation"?}]``.
+        rubric: weights and tiers (the default rubric when omitted).
+
+    Returns:
+        The design's explanation (``final_score``, ``grade``, ``tier_description``,
+        ``formula``, ``breakdown``, ``human_explanation``, ``rubric_match``,
+        ``characteristics_of_tier``) plus ``calculation`` (the formula with the numbers),
+        ``rubric_tier``, ``meets_criteria``, ``scoring_version``, ``rubric_hash`` and, when
+        ``score`` was given, ``given_score`` (and ``note`` when it does not match).
+    """
+    rubric = rubric or default_rubric()
+    counts = normalize_inputs(
+        {"critical_issues": critical_issues, "warning_issues": warning_issues, "info_issues": info_issues}
+    )
+    c, w, i = counts["critical_issues"], counts["warning_issues"], counts["info_issues"]
+    content = _content_penalties(penalties_applied)
+    wc, ww, wi = rubric.weight("critical_issue"), rubric.weight("warning_issue"), rubric.weight("info_issue")
+    content_total = sum((dec(p["penalty"]) for p in content), Decimal(0))
+    raw = dec(STARTING_SCORE) - c * wc - w * ww - i * wi - content_total
+    final = finish(raw)
+    tier = rubric.tier_for(final)
+
+    terms = [f"({c} × {fmt(wc)})", f"({w} × {fmt(ww)})"]
+    if i:
+        terms.append(f"({i} × {fmt(wi)})")
+    terms += [fmt(p["penalty"]) for p in content if p["penalty"] > 0]
+
+    out: dict[str, Any] = {
+        "final_score": final,
+        "grade": tier.grade,
+        "rubric_tier": tier.label,
+        "tier_description": tier.description,
+        "formula": (
+            f"{fmt(STARTING_SCORE)} - (critical × {fmt(wc)}) - (warnings × {fmt(ww)}) "
+            f"- (info × {fmt(wi)}) - content_penalties"
+        ),
+        "calculation": calculation_text(terms, raw, final),
+        "breakdown": {
+            "starting_score": STARTING_SCORE,
+            "critical_penalty": float(c * wc),
+            "warning_penalty": float(w * ww),
+            "info_penalty": float(i * wi),
+            "content_penalties": content,
+        },
+        "human_explanation": _human(final, c, w, i, content),
+        "rubric_match": True,
+        "meets_criteria": tier.meets_criteria(counts),
+        "characteristics_of_tier": list(tier.characteristics),
+        "scoring_version": SCORING_VERSION,
+        "rubric_hash": rubric.hash,
+    }
+    if score is not None:
+        if isinstance(score, bool) or not isinstance(score, int | float):
+            raise UsageError(f"'score' must be a number, got {score!r}")
+        out["given_score"] = float(score)
+        if dec(score) != dec(final):
+            out["rubric_match"] = False
+            out["note"] = (
+                f"The given score {fmt(score)} does not follow from the formula, which gives "
+                f"{fmt(final)}; docmentor reports the formula's result."
+            )
+    return out
+
+
+def explain_calculation(inputs: Mapping[str, Any], *, rubric: Rubric | None = None) -> dict[str, Any]:
+    """``explain_score`` for ``calculate_clarity_score`` inputs (every non-issue penalty is a
+    content penalty), so the explanation always matches the computed score."""
+    result = calculate_clarity_score(inputs, rubric)
+    values = normalize_inputs(inputs)
+    content = [
+        {"type": p["type"], "penalty": p["penalty"], "explanation": p["explanation"]}
+        for p in result["calculation_breakdown"]["penalties"]
+        if p["type"] not in ISSUE_PENALTY_TYPES
+    ]
+    out = explain_score(
+        critical_issues=values["critical_issues"],
+        warning_issues=values["warning_issues"],
+        info_issues=values["info_issues"],
+        penalties_applied=content,
+        rubric=rubric,
+    )
+    out["calculation"] = result["calculation"]  # per-item terms: "(2 × 0.3)" rather than "0.6"
+    return out

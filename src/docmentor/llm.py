@@ -1,0 +1,451 @@
+"""One client for OpenAI-compatible chat endpoints (OpenAI, Anthropic, Ollama, vLLM, llama.cpp).
+
+Configured from the environment::
+
+    DOCMENTOR_LLM_BASE_URL   e.g. http://127.0.0.1:11434/v1 (Ollama), https://api.openai.com/v1
+    DOCMENTOR_LLM_MODEL      the model name the server expects
+    DOCMENTOR_LLM_API_KEY    optional; sent as ``Authorization: Bearer …``
+    DOCMENTOR_LLM_TIMEOUT    optional; seconds per request (default 60)
+    DOCMENTOR_LLM_MAX_ATTEMPTS  optional; attempts per request (default 3)
+
+``LLMClient.chat`` POSTs to ``{base_url}/chat/completions`` through one ``httpx.Client``
+and returns the reply text. Rate limits (429, ``Retry-After`` honoured up to a cap),
+5xx answers, time-outs and connection errors are retried with exponential backoff; other
+4xx answers are not. ``chat_json`` asks for a JSON object (``response_format`` json_object,
+dropped for servers that reject it), finds the object even inside ```` ```json ```` fences
+or prose, validates it with pydantic, and asks once more with the validation error when
+the reply does not fit. Every failure is an ``LLMError``; the API key never appears in
+messages or logs.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+import os
+import re
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from email.utils import parsedate_to_datetime
+from typing import Any, TypeVar
+
+import httpx
+from pydantic import BaseModel, ValidationError
+
+from docmentor.errors import DocmentorError, UsageError
+
+__all__ = ["ChatMessage", "LLMClient", "LLMConfig", "LLMError", "extract_json"]
+
+logger = logging.getLogger(__name__)
+
+T = TypeVar("T", bound=BaseModel)
+ChatMessage = Mapping[str, Any]  # {"role": "system" | "user" | "assistant", "content": "..."}
+
+_EXCERPT = 300  # characters of an error body kept in LLMError
+# Parameters some servers refuse (e.g. response_format on older llama.cpp/vLLM builds,
+# temperature on reasoning models); dropped and remembered when a 400/422 names them.
+_DROPPABLE = ("response_format", "temperature")
+
+
+class LLMError(DocmentorError):
+    """A chat request failed, or the model's reply was unusable.
+
+    ``status`` is the last HTTP status (``None`` for time-outs, connection errors and
+    unusable replies); ``body`` a short excerpt of the server's answer or the reply.
+    """
+
+    def __init__(
+        self, message: str, *, status: int | None = None, body: str = "", hint: str | None = None
+    ) -> None:
+        super().__init__(message, hint=hint)
+        self.status = status
+        self.body = body
+
+
+@dataclass(frozen=True)
+class LLMConfig:
+    """Where the chat endpoint is and how patiently to talk to it."""
+
+    base_url: str  # ends in /v1 for most servers; a trailing /chat/completions is accepted
+    model: str
+    api_key: str | None = field(default=None, repr=False)
+    timeout: float = 60.0  # seconds per request (connect, each read, write)
+    max_attempts: int = 3  # attempts per request, the first included
+    backoff: float = 1.0  # seconds before the first retry, doubled per retry ...
+    max_backoff: float = 20.0  # ... up to this
+    max_retry_after: float = 30.0  # a server's Retry-After is honoured up to this many seconds
+    user_agent: str = "docmentor"
+
+    def __post_init__(self) -> None:
+        url = self.base_url.strip().rstrip("/")
+        url = url.removesuffix("/chat/completions")
+        if not url.startswith(("http://", "https://")):
+            raise UsageError(
+                f"invalid LLM base URL {self.base_url!r}",
+                hint="set DOCMENTOR_LLM_BASE_URL to an http(s) URL such as http://127.0.0.1:11434/v1",
+            )
+        object.__setattr__(self, "base_url", url)
+        if not self.model.strip():
+            raise UsageError("empty LLM model name", hint="set DOCMENTOR_LLM_MODEL")
+        if not (self.timeout > 0 and math.isfinite(self.timeout)):
+            raise UsageError(f"invalid LLM timeout {self.timeout!r}", hint="use a positive number of seconds")
+        if self.max_attempts < 1:
+            raise UsageError(f"invalid LLM max_attempts {self.max_attempts!r}", hint="use 1 or more")
+
+    @property
+    def endpoint(self) -> str:
+        return f"{self.base_url}/chat/completions"
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None) -> LLMConfig | None:
+        """The configuration in ``DOCMENTOR_LLM_*`` variables, or ``None`` when none is set.
+
+        Raises:
+            UsageError: only one of the base URL and the model is set, or a number is malformed.
+        """
+        env = os.environ if env is None else env
+        base_url = env.get("DOCMENTOR_LLM_BASE_URL", "").strip()
+        model = env.get("DOCMENTOR_LLM_MODEL", "").strip()
+        if not base_url and not model:
+            return None
+        if not base_url or not model:
+            missing = "DOCMENTOR_LLM_MODEL" if base_url else "DOCMENTOR_LLM_BASE_URL"
+            raise UsageError(
+                f"{missing} is not set", hint="set both DOCMENTOR_LLM_BASE_URL and DOCMENTOR_LLM_MODEL"
+            )
+        return cls(
+            base_url=base_url,
+            model=model,
+            api_key=env.get("DOCMENTOR_LLM_API_KEY", "").strip() or None,
+            timeout=_env_number(env, "DOCMENTOR_LLM_TIMEOUT", 60.0),
+            max_attempts=int(_env_number(env, "DOCMENTOR_LLM_MAX_ATTEMPTS", 3)),
+        )
+
+
+def _env_number(env: Mapping[str, str], name: str, default: float) -> float:
+    raw = env.get(name, "").strip()
+    if not raw:
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        value = math.nan
+    if not (value > 0 and math.isfinite(value)):
+        raise UsageError(f"invalid {name}={raw!r}", hint="use a positive number")
+    return value
+
+
+class LLMClient:
+    """A synchronous client for one OpenAI-compatible chat endpoint.
+
+    Use as a context manager (or call ``close()``) to release the connection pool.
+    """
+
+    def __init__(self, config: LLMConfig, *, transport: httpx.BaseTransport | None = None) -> None:
+        self.config = config
+        headers = {"User-Agent": config.user_agent, "Accept": "application/json"}
+        if config.api_key:
+            headers["Authorization"] = f"Bearer {config.api_key}"
+        self._http = httpx.Client(
+            headers=headers,
+            timeout=httpx.Timeout(config.timeout),
+            follow_redirects=False,
+            transport=transport,
+        )
+        self._dropped: set[str] = set()  # parameters this server refused; not sent again
+
+    def close(self) -> None:
+        self._http.close()
+
+    def __enter__(self) -> LLMClient:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # ------------------------------------------------------------------------- chat
+
+    def chat(
+        self,
+        messages: Sequence[ChatMessage],
+        *,
+        json_schema: type[BaseModel] | None = None,
+        temperature: float = 0.0,
+        max_tokens: int | None = None,
+    ) -> str:
+        """Send ``messages`` and return the reply's text ("" when the model said nothing).
+
+        With ``json_schema`` the model is told to answer with one JSON object matching
+        the model class's JSON Schema, and JSON mode is requested.
+
+        Raises:
+            LLMError: the request failed after the retries, or the answer was not a chat completion.
+        """
+        msgs = [dict(m) for m in messages]
+        if json_schema is not None:
+            msgs = _with_instruction(msgs, _schema_instruction(json_schema))
+        payload: dict[str, Any] = {"model": self.config.model, "messages": msgs, "temperature": temperature}
+        if max_tokens is not None:
+            payload["max_tokens"] = max_tokens
+        if json_schema is not None:
+            payload["response_format"] = {"type": "json_object"}
+        while True:
+            for name in self._dropped:
+                payload.pop(name, None)
+            response = self._send(payload)
+            if response.status_code < 300:
+                return self._content(response)
+            refused = _refused_param(response, payload)
+            if refused is None:
+                raise self._status_error(response)
+            logger.info("%s refused %r; retrying without it", self.config.endpoint, refused)
+            self._dropped.add(refused)
+
+    def chat_json(
+        self,
+        messages: Sequence[ChatMessage],
+        model_cls: type[T],
+        *,
+        temperature: float = 0.0,
+        max_tokens: int | None = None,
+    ) -> T:
+        """Ask for a JSON object and return it validated as ``model_cls``.
+
+        A reply that holds no JSON object or does not validate is answered once with
+        the error and a request to fix it.
+
+        Raises:
+            LLMError: the request failed, or the second reply was unusable too.
+        """
+        msgs = [dict(m) for m in messages]
+        problem = ""
+        reply = ""
+        for attempt in range(2):
+            reply = self.chat(msgs, json_schema=model_cls, temperature=temperature, max_tokens=max_tokens)
+            try:
+                return model_cls.model_validate(extract_json(reply))
+            except (ValueError, ValidationError) as exc:
+                problem = _describe(exc)
+            logger.debug("unusable JSON reply (attempt %d): %s", attempt + 1, problem)
+            msgs += [
+                {"role": "assistant", "content": reply},
+                {
+                    "role": "user",
+                    "content": (
+                        f"That reply could not be used: {problem}\n"
+                        "Answer again with only one JSON object that matches the schema: "
+                        "no prose, no Markdown code fences, no comments."
+                    ),
+                },
+            ]
+        raise LLMError(
+            f"the model's reply was not a valid {model_cls.__name__} after 2 attempts: {problem}",
+            body=self._redact(_squeeze(reply)[:_EXCERPT]),
+            hint="try a larger or instruction-tuned model",
+        )
+
+    # ------------------------------------------------------------------- internals
+
+    def _send(self, payload: dict[str, Any]) -> httpx.Response:
+        """POST with retries; returns a 2xx answer or a 4xx answer that retrying cannot fix."""
+        cfg = self.config
+        problem = ""
+        status: int | None = None
+        body = ""
+        for attempt in range(cfg.max_attempts):
+            wait = min(cfg.backoff * (2**attempt), cfg.max_backoff)
+            try:
+                response = self._http.post(cfg.endpoint, json=payload)
+            except httpx.TimeoutException:
+                problem, status, body = f"timed out after {cfg.timeout:g} s", None, ""
+            except httpx.TransportError as exc:
+                problem, status, body = f"connection failed ({type(exc).__name__})", None, ""
+            except httpx.HTTPError as exc:
+                raise LLMError(f"LLM request to {cfg.endpoint} failed: {type(exc).__name__}") from None
+            else:
+                code = response.status_code
+                if code != 429 and code < 500:
+                    return response
+                status, body = code, self._excerpt(response)
+                problem = f"HTTP {code}" + (f": {body}" if body else "")
+                retry_after = _retry_after(response.headers.get("retry-after"))
+                if retry_after is not None:
+                    wait = min(retry_after, cfg.max_retry_after)
+            if attempt + 1 < cfg.max_attempts:
+                logger.debug(
+                    "%s: %s; retry %d/%d in %.2f s",
+                    cfg.endpoint,
+                    problem,
+                    attempt + 1,
+                    cfg.max_attempts - 1,
+                    wait,
+                )
+                time.sleep(wait)
+        n = cfg.max_attempts
+        hint = None
+        if status is None and problem.startswith("timed out"):
+            hint = "raise DOCMENTOR_LLM_TIMEOUT or use a smaller model"
+        elif status is None:
+            hint = "is the server running? check DOCMENTOR_LLM_BASE_URL"
+        raise LLMError(
+            f"LLM request to {cfg.endpoint} failed after {n} attempt{'s' if n > 1 else ''}: {problem}",
+            status=status,
+            body=body,
+            hint=hint,
+        )
+
+    def _content(self, response: httpx.Response) -> str:
+        try:
+            data = response.json()
+            choice = data["choices"][0]
+            message = choice.get("message") or {}
+            content = message.get("content")
+        except (ValueError, KeyError, IndexError, TypeError, AttributeError):
+            excerpt = self._excerpt(response)
+            raise LLMError(
+                f"{self.config.endpoint} did not answer with a chat completion",
+                status=response.status_code,
+                body=excerpt,
+                hint="DOCMENTOR_LLM_BASE_URL should point at an OpenAI-compatible API (usually ending in /v1)",
+            ) from None
+        if choice.get("finish_reason") == "length":
+            logger.warning("the model's reply was cut off at the token limit")
+        if isinstance(content, list):  # content parts
+            content = "".join(p.get("text", "") for p in content if isinstance(p, dict))
+        return content if isinstance(content, str) else ""
+
+    def _status_error(self, response: httpx.Response) -> LLMError:
+        code = response.status_code
+        body = self._excerpt(response)
+        hint = None
+        if code in (401, 403):
+            hint = "check DOCMENTOR_LLM_API_KEY"
+        elif code == 404:
+            hint = "check DOCMENTOR_LLM_BASE_URL (usually ending in /v1) and DOCMENTOR_LLM_MODEL"
+        return LLMError(
+            f"LLM request to {self.config.endpoint} failed: HTTP {code}" + (f": {body}" if body else ""),
+            status=code,
+            body=body,
+            hint=hint,
+        )
+
+    def _excerpt(self, response: httpx.Response) -> str:
+        """A short, single-line, key-free excerpt of an answer (the error message when JSON)."""
+        try:
+            text = response.text
+        except (UnicodeDecodeError, httpx.HTTPError):
+            return ""
+        try:
+            data = json.loads(text)
+            err = data.get("error") if isinstance(data, dict) else None
+            msg = err.get("message") if isinstance(err, dict) else err
+            if isinstance(msg, str) and msg.strip():
+                text = msg
+        except ValueError:
+            pass
+        text = _squeeze(self._redact(text))
+        return text if len(text) <= _EXCERPT else text[: _EXCERPT - 1] + "…"
+
+    def _redact(self, text: str) -> str:
+        key = self.config.api_key
+        return text.replace(key, "***") if key else text
+
+
+# ---------------------------------------------------------------------- helpers
+
+
+def _squeeze(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _retry_after(value: str | None) -> float | None:
+    """Seconds from a Retry-After header (delta-seconds or an HTTP date)."""
+    if not value or not value.strip():
+        return None
+    value = value.strip()
+    try:
+        seconds = float(value)
+    except ValueError:
+        try:
+            seconds = parsedate_to_datetime(value).timestamp() - time.time()
+        except (TypeError, ValueError, IndexError):
+            return None
+    return max(seconds, 0.0) if math.isfinite(seconds) else None
+
+
+def _refused_param(response: httpx.Response, payload: Mapping[str, Any]) -> str | None:
+    """The optional parameter a 400/422 answer complains about, if any and if it was sent."""
+    if response.status_code not in (400, 422):
+        return None
+    try:
+        text = response.text.lower()
+    except (UnicodeDecodeError, httpx.HTTPError):
+        return None
+    for name in _DROPPABLE:
+        if name in payload and (name in text or name.replace("_", " ") in text):
+            return name
+    if "response_format" in payload and ("json_object" in text or "json mode" in text):
+        return "response_format"
+    return None
+
+
+def _schema_instruction(model_cls: type[BaseModel]) -> str:
+    schema = json.dumps(model_cls.model_json_schema(), separators=(",", ":"), ensure_ascii=False)
+    return (
+        "Reply with exactly one JSON object and nothing else (no prose, no Markdown code fences). "
+        f"It must validate against this JSON Schema: {schema}"
+    )
+
+
+def _with_instruction(messages: list[dict[str, Any]], instruction: str) -> list[dict[str, Any]]:
+    # Appended to the leading system message, because some chat templates (llama.cpp,
+    # Anthropic's endpoint) accept a system message only at the start.
+    if messages and messages[0].get("role") == "system" and isinstance(messages[0].get("content"), str):
+        first = {**messages[0], "content": f"{messages[0]['content']}\n\n{instruction}"}
+        return [first, *messages[1:]]
+    return [{"role": "system", "content": instruction}, *messages]
+
+
+_THINK = re.compile(r"<think>.*?</think>", re.DOTALL | re.IGNORECASE)
+_FENCE = re.compile(r"```[ \t]*(?:json5?|JSON)?[ \t]*\n?(.*?)```", re.DOTALL)
+
+
+def extract_json(text: str) -> dict[str, Any]:
+    """The JSON object in a model's reply: the whole text, a fenced block, or the first ``{…}``.
+
+    Raises:
+        ValueError: the reply holds no JSON object.
+    """
+    text = _THINK.sub("", text).strip()
+    if not text:
+        raise ValueError("the reply was empty")
+    candidates = [text, *(m.group(1).strip() for m in _FENCE.finditer(text))]
+    for candidate in candidates:
+        try:
+            value = json.loads(candidate)
+        except ValueError:
+            continue
+        if isinstance(value, dict):
+            return value
+    decoder = json.JSONDecoder()
+    for match in re.finditer(r"\{", text):
+        try:
+            value, _ = decoder.raw_decode(text, match.start())
+        except ValueError:
+            continue
+        if isinstance(value, dict):
+            return value
+    raise ValueError("the reply holds no valid JSON object")
+
+
+def _describe(exc: Exception) -> str:
+    if isinstance(exc, ValidationError):
+        parts = []
+        for err in exc.errors(include_url=False)[:8]:
+            loc = ".".join(str(p) for p in err["loc"]) or "(root)"
+            parts.append(f"{loc}: {err['msg']}")
+        more = exc.error_count() - len(parts)
+        return "; ".join(parts) + (f"; and {more} more" if more > 0 else "")
+    return str(exc)
