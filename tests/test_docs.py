@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from docmentor.clarity.rubric import default_rubric, load_rubric
 from docmentor.cli import main
 from docmentor.config import load_config
 
@@ -22,6 +23,10 @@ def blocks(lang: str) -> list[tuple[Path, str]]:
 
 @pytest.mark.parametrize(("page", "text"), blocks("toml"))
 def test_toml_examples_load(page: Path, text: str, tmp_path: Path) -> None:
+    if "[weights]" in text or "[tiers]" in text:  # a clarity rubric file, not docmentor.toml
+        (tmp_path / "rubric.toml").write_text(text, encoding="utf-8")
+        assert load_rubric(tmp_path / "rubric.toml").hash != default_rubric().hash
+        return
     (tmp_path / "docs").mkdir()
     (tmp_path / "docmentor.toml").write_text(text, encoding="utf-8")
     cfg = load_config(tmp_path)
