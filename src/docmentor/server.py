@@ -280,7 +280,8 @@ def _clarity_tools(server: MCPServer, engine: Docmentor) -> None:
     ) -> dict[str, Any]:
         """Overall clarity score (0-10), grade, rubric tier and the penalty breakdown, from issue
         counts and content metrics. Deterministic: the same counts always give the same score."""
-        inputs = {k: v for k, v in locals().items() if v is not None}
+        # locals() also holds the closure's names (``scoring``): keep the scoring inputs only
+        inputs = {k: v for k, v in locals().items() if k in scoring.INPUT_KEYS and v is not None}
         return await _run(lambda: scoring.calculate_clarity_score(inputs))
 
     @server.tool(annotations=READ_ONLY, title="Calculate a dimension score")

@@ -122,7 +122,8 @@ _SCRIPT = r"""
 
 def render_html(result: dict[str, Any], *, title: str = "Documentation clarity report") -> str:
     """The whole report as one HTML page (the results embedded as JSON and rendered inline)."""
-    data = json.dumps(result, ensure_ascii=False, sort_keys=True).replace("</", "<\\/")
+    # Every "<" escaped: "</script>" and "<!--<script>" in a quoted line must not end or swallow the element.
+    data = json.dumps(result, ensure_ascii=False, sort_keys=True).replace("<", "\\u003c")
     return (
         '<!doctype html>\n<html lang="en"><head><meta charset="utf-8">'
         f'<meta name="viewport" content="width=device-width, initial-scale=1"><title>{html.escape(title)}</title>'
