@@ -360,7 +360,7 @@ def _effort(raw: LLMIssueReply) -> Effort:
 
 
 def _relocate(quote: str, line: int, lines: list[str], lo: int, hi: int) -> int:
-    """The line holding ``quote``: ``line`` when it is there (±1), else its only occurrence in the part."""
+    """The line holding ``quote``: ``line`` or its neighbour when one holds it, else its only occurrence."""
     needle = " ".join(quote.split()).lower()
     if len(needle) < 8:
         return line
@@ -368,8 +368,11 @@ def _relocate(quote: str, line: int, lines: list[str], lo: int, hi: int) -> int:
     def holds(n: int) -> bool:
         return needle in " ".join(lines[n - 1].split()).lower()
 
-    if any(holds(n) for n in range(max(lo, line - 1), min(hi, line + 1) + 1)):
+    if holds(line) if lo <= line <= hi else False:
         return line
+    for n in (line - 1, line + 1):  # models are often one line off: point at the quoted line
+        if lo <= n <= hi and holds(n):
+            return n
     hits = [n for n in range(lo, hi + 1) if holds(n)]
     return hits[0] if len(hits) == 1 else line
 
