@@ -207,13 +207,16 @@ def refresh(
     """Re-read sources: unchanged documents are skipped, vanished ones removed, failures keep the old copy."""
     from docmentor.config import load_config
 
+    configured = load_config().sources
+    if not _index_exists() and (name is not None or not configured):
+        _require_index()  # nothing to refresh: say so without creating an index
     engine = _open(create=True)
     reports: list[RefreshReport] = []
     with _progress(not as_json) as cb:
         added: set[str] = set()
         if name is None:
             known = {s["name"] for s in engine.sources()}
-            for src in load_config().sources:
+            for src in configured:
                 if src.name not in known | added:
                     reports.append(engine.add(src.target, name=src.name, options=src.options, progress=cb))
                     added.add(src.name)
@@ -366,11 +369,10 @@ def assemble(
     """Assemble the best documentation for one question into a digest that fits a token budget."""
     if fmt not in ("markdown", "json"):
         raise UsageError(f"unknown --format {fmt!r}", hint="use markdown or json")
-    from docmentor.assemble.render import render_json
-
     _require_index()
     digest = _open(create=False).assemble(
         query,
+        fmt=fmt,
         max_tokens=max_tokens,
         depth=depth,
         sections=sections,
@@ -378,11 +380,7 @@ def assemble(
         encoding=encoding,
         allow_empty=allow_empty,
     )
-    text = (
-        digest.markdown
-        if fmt == "markdown"
-        else json.dumps(render_json(digest), ensure_ascii=False, indent=2)
-    )
+    text = digest.markdown if fmt == "markdown" else digest.json_text
     if output is not None:
         try:
             output.write_text(text if text.endswith("\n") else text + "\n", encoding="utf-8")

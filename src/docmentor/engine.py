@@ -362,7 +362,16 @@ class Docmentor:
         )
         report.skipped = list(scan.skipped)
         report.warnings = list(scan.warnings)
-        return scan.documents, {}, [], [d.path for d in scan.documents]
+        # A file or folder that could not be read this time keeps what the index has of it.
+        stale: dict[str, str] = {}
+        if scan.unreadable:
+            known = self.store.documents(spec.name) if self.store.has_source(spec.name) else {}
+            for path in known:
+                for prefix, error in scan.unreadable.items():
+                    if path == prefix or ((prefix == "" or prefix.endswith("/")) and path.startswith(prefix)):
+                        stale[path] = error
+                        break
+        return scan.documents, stale, [], [d.path for d in scan.documents]
 
     def _read_llms(
         self, spec: SourceSpec, existing: dict[str, Any], report: RefreshReport, progress: Progress | None
@@ -387,6 +396,14 @@ class Docmentor:
         prior = {u: PriorDoc(etag=d.etag, last_modified=d.last_modified) for u, d in by_url.items()}
         cb = (lambda done, total: progress(done, total, spec.name)) if progress else None
         listing = load_llms_source(spec.target, prior=prior, settings=settings, progress=cb)
+        linked_before = [d for d in existing.values() if d.path != listing.index_document.path]
+        if listing.kind == "llms_txt" and not listing.outcomes and linked_before:
+            # An llms.txt that suddenly lists nothing is far more likely a broken page (an empty
+            # body, an error text served with 200) than a site that deleted all its docs.
+            raise SourceUnavailableError(
+                f"{spec.target} lists no documents any more (it had {len(linked_before)})",
+                hint="the source was left as it was; remove it if the site really is gone",
+            )
         if listing.kind == "llms_txt" and listing.outcomes:
             listing.index_document.searchable = False  # a table of contents: `get` serves it, search skips it
         docs: list[RawDocument] = [listing.index_document]
@@ -479,7 +496,16 @@ class Docmentor:
             if doc is None and ref.startswith("/"):
                 doc = st.find_document(url=Path(ref).resolve().as_uri())
             if doc is None:
-                doc = st.find_document(path=ref) or st.find_document(path=ref.lstrip("./"))
+                for candidate in dict.fromkeys((ref, ref.lstrip("./"))):
+                    owners = st.sources_with_path(candidate)
+                    if len(owners) > 1:
+                        choices = ", ".join(f"{o}:{candidate}" for o in owners)
+                        raise UsageError(
+                            f"{ref!r} is in several sources", hint=f"name one: {choices}, or pass --source"
+                        )
+                    if owners:
+                        doc = st.find_document(source=owners[0], path=candidate)
+                        break
         if doc is None:
             raise NotFoundError(
                 f"no indexed document {ref!r}" + (f" in source {source!r}" if source else ""),
@@ -503,13 +529,14 @@ class Docmentor:
         """
         if offset < 0 or limit < 1:
             raise UsageError("offset must be ≥ 0 and limit ≥ 1")
-        doc = self.find(ref, source=source)
-        text = self.store.content(doc.id)
+        with self.store.snapshot():  # the document, its text and line map from one state
+            doc = self.find(ref, source=source)
+            text = self.store.content(doc.id)
+            line_map = self.store.line_map(doc.id) if lines is not None else None
         if lines is not None:
             start, end = lines
             if start < 1 or end < start:
                 raise UsageError(f"bad line range {start}-{end}", hint="use START-END, 1-based, START <= END")
-            line_map = self.store.line_map(doc.id)
             kept = [
                 ln
                 for i, ln in enumerate(text.split("\n"), 1)
@@ -542,8 +569,9 @@ class Docmentor:
         context_chars: int = 500,
     ) -> dict[str, Any]:
         """The passages of one document that best match a query."""
-        doc = self.find(ref, source=source)
-        sections = self.store.sections_of(doc.id)
+        with self.store.snapshot():
+            doc = self.find(ref, source=source)
+            sections = self.store.sections_of(doc.id)
         chunks = excerpts(
             sections,
             analyze_query(query),

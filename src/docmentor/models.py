@@ -95,6 +95,7 @@ class SearchHit:
     source_version: str | None = None
     document_id: int = 0  # internal handles for the library (not in the JSON contract)
     section_id: int = 0
+    text: str = ""  # the whole section text as the index stored it (not in the JSON contract)
 
     def to_dict(self) -> dict[str, object]:
         return {

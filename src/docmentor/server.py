@@ -67,14 +67,20 @@ async def _run(fn: Callable[[], T]) -> T:
         raise ToolError(f"{exc.message}.{hint}") from exc
 
 
-def build_server(engine: Docmentor, *, tools: list[str] | None = None) -> MCPServer:
-    """An MCP server over ``engine`` with the requested tool groups."""
+def check_groups(tools: list[str] | None) -> list[str]:
+    """The requested tool groups (all available ones by default); unknown names are an error."""
     groups = tools or list(AVAILABLE_GROUPS)
     unknown = [g for g in groups if g not in TOOL_GROUPS]
     if unknown:
         raise DocmentorError(
             f"unknown tool group(s): {', '.join(unknown)}", hint=f"choose from {', '.join(TOOL_GROUPS)}"
         )
+    return groups
+
+
+def build_server(engine: Docmentor, *, tools: list[str] | None = None) -> MCPServer:
+    """An MCP server over ``engine`` with the requested tool groups."""
+    groups = check_groups(tools)
     unavailable = [g for g in groups if g not in AVAILABLE_GROUPS]
     if unavailable:
         log.warning("tool groups not available in this version, skipped: %s", ", ".join(unavailable))
@@ -129,6 +135,7 @@ def run_server(
     """Run until the client goes away (stdio) or the process is stopped (http)."""
     # stdout belongs to the protocol in stdio mode: logs go to stderr only.
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING, force=False)
+    check_groups(tools)  # before anything is created on disk
     engine = Docmentor(db, create=True)
     server = build_server(engine, tools=tools)
     _background(engine, configured=True, interval_hours=refresh_interval_hours)
@@ -232,13 +239,14 @@ def _assemble_tools(server: MCPServer, engine: Docmentor) -> None:
                 sections=max(1, min(int(sections), 100)),
                 source=source or None,
                 allow_empty=True,
+                fmt=format,
             )
         )
         from docmentor.assemble.render import render_json
 
         data = render_json(digest)
         if format == "json":
-            text = json.dumps(data, ensure_ascii=False)
+            text = digest.json_text  # fitted to the budget, like the markdown
         else:
             text = digest.markdown
             if not digest.sections and digest.stats.get("candidate_sections"):
@@ -345,18 +353,30 @@ def _score_one(engine: Docmentor, ref: str, target: float) -> dict[str, Any]:
 
     local = _Path(ref).expanduser()
     if not ref.startswith(("http://", "https://", "file://")) and local.is_file():
+        # A model may ask for any path: read only files under an indexed folder or the
+        # server's working folder, never the rest of the machine.
+        real = local.resolve()
+        allowed = [_Path.cwd().resolve()] + [
+            _Path(r["target"]).resolve() for r in engine.sources() if r["kind"] == "folder"
+        ]
+        if not any(real.is_relative_to(root) for root in allowed):
+            raise DocmentorError(
+                f"{ref} is outside the indexed folders and the working folder",
+                hint="score an indexed document (SOURCE:PATH) or a file under an indexed folder",
+            )
         return dict(score_paths([local], target=target)["documents"][0])
-    doc = engine.find(ref)
-    row = engine.store.source(doc.source)
-    root = _Path(row.target) if row.kind == "folder" else None
     from docmentor.clarity import score_raw
     from docmentor.models import RawDocument
 
-    raw = RawDocument(
-        path=doc.path,
-        url=doc.url,
-        content=engine.store.content(doc.id),
-        fmt=doc.fmt,
-        line_map=engine.store.line_map(doc.id),
-    )
+    with engine.store.snapshot():
+        doc = engine.find(ref)
+        row = engine.store.source(doc.source)
+        raw = RawDocument(
+            path=doc.path,
+            url=doc.url,
+            content=engine.store.content(doc.id),
+            fmt=doc.fmt,
+            line_map=engine.store.line_map(doc.id),
+        )
+    root = _Path(row.target) if row.kind == "folder" else None
     return score_raw(raw, root=root if root is not None and root.is_dir() else None, target=target)

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from docmentor.assemble.models import Candidate, Digest, DocumentScore
 from docmentor.errors import NotFoundError, UsageError
+from docmentor.parse.common import slugify
 
 if TYPE_CHECKING:
     from docmentor.assemble.links import LinkGraph
@@ -52,6 +53,7 @@ def assemble(
     encoding: str = "o200k_base",
     allow_empty: bool = False,
     now: datetime | None = None,
+    fmt: str = "markdown",
 ) -> Digest:
     """Build the digest for ``query``.
 
@@ -95,9 +97,11 @@ def assemble(
     pool: list[Candidate] = []
     for h in hits:
         rel = h.score / top if top > 0 else 0.0
-        row = by_section.get(h.section_id)
-        if rel < RELEVANCE_THRESHOLD or row is None:
+        if rel < RELEVANCE_THRESHOLD:
             continue
+        # The hit carries the section as the index committed it: a refresh running in another
+        # process may already have replaced the store's rows (new ids), so they are optional.
+        row = by_section.get(h.section_id)
         pool.append(
             Candidate(
                 section_id=h.section_id,
@@ -108,10 +112,10 @@ def assemble(
                 title=h.title,
                 heading=h.heading,
                 heading_path=list(h.heading_path),
-                anchor=str(row["anchor"]),
-                line_start=int(row["line_start"]),
-                line_end=int(row["line_end"]),
-                text=str(row["text"]),
+                anchor=str(row["anchor"]) if row is not None else slugify(h.heading),
+                line_start=h.line_start,
+                line_end=h.line_end,
+                text=h.text or (str(row["text"]) if row is not None else h.snippet),
                 relevance=rel,
             )
         )
@@ -193,19 +197,41 @@ def assemble(
         "source": source,
         "seconds": 0.0,
     }
-    digest = distill(
-        query=query,
-        documents=documents,
-        candidates=selected + expansions,
-        max_tokens=max_tokens,
-        encoding=encoding,
-        documents_scanned=len(facts),
-        stats=stats,
-        generated_at=now.replace(microsecond=0).isoformat().replace("+00:00", "Z"),
-        primary_areas=primary_areas(documents),
-    )
+    def build(budget: int) -> Digest:
+        return distill(
+            query=query,
+            documents=documents,
+            candidates=selected + expansions,
+            max_tokens=budget,
+            encoding=encoding,
+            documents_scanned=len(facts),
+            stats=stats,
+            generated_at=now.replace(microsecond=0).isoformat().replace("+00:00", "Z"),
+            primary_areas=primary_areas(documents),
+        )
+
+    digest = build(max_tokens)
+    if fmt == "json":  # the JSON repeats texts with escapes and keys: fit it to the budget too
+        from docmentor.assemble.tokens import count_tokens
+
+        budget = max_tokens
+        for _ in range(6):
+            digest.json_text = json_text(digest)
+            used = count_tokens(digest.json_text, encoding)
+            if used <= max_tokens or budget <= 100:
+                break
+            budget = max(100, int(budget * max_tokens / used * 0.97))
+            digest = build(budget)
+        digest.json_text = json_text(digest)
     digest.stats["seconds"] = round(time.perf_counter() - started, 4)
     return digest
+
+
+def json_text(digest: Digest) -> str:
+    """The digest as the JSON text that ``--format json`` prints."""
+    from docmentor.assemble.render import render_json
+
+    return json.dumps(render_json(digest), ensure_ascii=False, indent=2)
 
 
 def primary_areas(documents: list[DocumentScore], n: int = 3) -> list[str]:

@@ -114,4 +114,5 @@ class Digest:
     sections: list[DistilledSection]
     stats: dict[str, Any]  # candidates, threshold, selected, expansions, tokens per section …
     markdown: str = ""  # the rendered markdown digest (what --format markdown prints)
+    json_text: str = ""  # the JSON rendering, when asked for (fitted to the budget itself)
     layout: Literal["full", "compact"] = "full"  # "compact" leaves out metadata and usage note (tiny budgets)

@@ -204,6 +204,14 @@ def _one_line(text: str) -> str:
     return " ".join(text.split())
 
 
+QUERY_SHOWN_CHARS = 300
+
+
+def _clip_query(query: str) -> str:
+    """A question pasted whole (a log, a file) must not eat the budget twice in the header."""
+    return query if len(query) <= QUERY_SHOWN_CHARS else query[: QUERY_SHOWN_CHARS - 1].rstrip() + "…"
+
+
 def _section_title(c: Candidate) -> str:
     return _one_line(c.heading) or _one_line(c.title) or c.path
 
@@ -242,7 +250,7 @@ def _fmt_threshold(value: Any) -> str:
 
 
 def _render(d: Digest, actual: int) -> str:
-    query = _one_line(d.query)
+    query = _clip_query(_one_line(d.query))
     nothing_matched = d.stats.get("candidate_sections") == 0
     parts = [
         f'# Context Digest for: "{query}"\n\n'

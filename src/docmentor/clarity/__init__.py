@@ -243,15 +243,20 @@ def score_source(
     row = engine.store.source(name)
     root = Path(row.target) if row.kind == "folder" and Path(row.target).is_dir() else None
     files = SiteFiles(root) if root is not None else None
+    raws: list[RawDocument] = []
+    with engine.store.snapshot():  # every document from one committed state of the source
+        for path, stored in sorted(engine.store.documents(name).items()):
+            raws.append(
+                RawDocument(
+                    path=path,
+                    url=stored.url,
+                    content=engine.store.content(stored.id),
+                    fmt=stored.fmt,  # type: ignore[arg-type]
+                    line_map=engine.store.line_map(stored.id),
+                )
+            )
     docs: list[dict[str, Any]] = []
-    for path, stored in sorted(engine.store.documents(name).items()):
-        raw = RawDocument(
-            path=path,
-            url=stored.url,
-            content=engine.store.content(stored.id),
-            fmt=stored.fmt,  # type: ignore[arg-type]
-            line_map=engine.store.line_map(stored.id),
-        )
+    for raw in raws:
         docs.append(score_raw(raw, root=root, files=files, rubric=rubric, target=target, llm=llm))
     return results(docs, rubric=rubric, target=target, now=now)
 

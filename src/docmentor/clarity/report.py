@@ -44,7 +44,8 @@ _SCRIPT = r"""
   const data = JSON.parse(document.getElementById("clarity-data").textContent);
   const esc = (s) => String(s == null ? "" : s).replace(/[&<>"']/g, (c) => (
     {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;"}[c]));
-  const gradeClass = (g) => "g-" + String(g).replace("+", "p");
+  // grades come from a rubric file: only [A-Za-z0-9-] may reach a class attribute
+  const gradeClass = (g) => "g-" + String(g).replace("+", "p").replace(/[^A-Za-z0-9-]/g, "");
   function gauge(score) {
     const r = 36, c = 2 * Math.PI * r, frac = Math.max(0, Math.min(1, score / 10));
     const color = score >= 8 ? "#1a7f37" : score >= 6 ? "#4d8b31" : score >= 4 ? "#9a6700" : "#cf222e";

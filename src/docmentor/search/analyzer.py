@@ -159,6 +159,9 @@ QUESTION_NOISE = frozenset(
 _CODEISH = re.compile(r"[`()\[\]{}=<>]|\w[._:]\w|\w(?:_|[a-z][A-Z])")
 
 
+# A pasted document is not a query: beyond these, more words only cost time.
+MAX_QUERY_CHARS = 10_000
+MAX_QUERY_TERMS = 64
 WHOLE_WEIGHT = 0.8
 PART_WEIGHT = 0.6
 
@@ -169,7 +172,7 @@ def analyze_query(text: str) -> list[tuple[str, float]]:
     An identifier's parts share its weight, so ``httpx.get`` counts about as much as
     one plain word instead of four. In a sentence-like query, function words go.
     """
-    text = _nfkc(text)
+    text = _nfkc(text[:MAX_QUERY_CHARS])
     words = (_ASCII_TOKEN if text.isascii() or not _mark_re().search(text) else _token_re()).findall(text)
     sentence = len(words) >= 4 and not all(_CODEISH.search(w) for w in words)
     weights: dict[str, float] = {}
@@ -194,4 +197,4 @@ def analyze_query(text: str) -> list[tuple[str, float]]:
         for raw in words:
             for term in analyze_token(raw):
                 weights.setdefault(term, 1.0)
-    return list(weights.items())
+    return list(weights.items())[:MAX_QUERY_TERMS]

@@ -67,6 +67,7 @@ def rank_hits(
                 source_version=versions.get(source),
                 document_id=int(f.get("document_id", 0)),
                 section_id=int(f.get("section_id", 0)),
+                text=str(f.get("s_text", "")),
             )
         )
     return out

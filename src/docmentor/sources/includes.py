@@ -47,9 +47,11 @@ _SNIPPET_INLINE = re.compile(
     r"""(?P<target>"(?:\\"|[^"])+?"|'(?:\\'|[^'])+?')[ \t]*$"""
 )
 _SNIPPET_BLOCK = re.compile(r"^[ \t]*(?P<escape>;*)-+8<-+[ \t]*$")
+# Searched (not matched from ^ with a lazy prefix, which is quadratic on long lines of dashes):
+# the dashes before 8< are bounded so a backtrack cannot run away.
 _SECTION_MARKER = re.compile(
-    r"^.*?(?P<escape>;*)-+8<-+[ \t]+\[[ \t]*(?P<type>start|end)[ \t]*:[ \t]*"
-    r"(?P<name>[a-z][-_0-9a-z]*)[ \t]*\].*$",
+    r"(?P<escape>;*)-{1,32}8<-+[ \t]+\[[ \t]*(?P<type>start|end)[ \t]*:[ \t]*"
+    r"(?P<name>[a-z][-_0-9a-z]*)[ \t]*\]",
     re.IGNORECASE,
 )
 _SNIPPET_FILE = re.compile(
@@ -120,7 +122,7 @@ def _load(path: Path, max_bytes: int) -> _Loaded | str:
     lines, _ = split_lines(text.removeprefix("\ufeff"))
     markers: dict[int, tuple[str, str, bool]] = {}
     for idx, line in enumerate(lines):
-        if "8<" in line and (m := _SECTION_MARKER.match(line)):
+        if "8<" in line and (m := _SECTION_MARKER.search(line)):
             markers[idx] = (m["type"].lower(), m["name"], bool(m["escape"]))
     return _Loaded(tuple(lines), markers, replaced)
 
@@ -196,6 +198,9 @@ class _Expander:
     cache: IncludeCache
     warnings: list[str] = field(default_factory=list)
     included: dict[Path, None] = field(default_factory=dict)
+    # Text pulled in so far for this document: a few small files including each other many
+    # times must not grow one page without bound (10 files × 10 includes each, 8 deep …).
+    pulled: int = 0
 
     def name(self, path: Path) -> str:
         for base in (self.shown_root, self.root, *self.base_dirs):
@@ -265,7 +270,10 @@ class _Expander:
             loaded = self.cache.load(target, self.max_bytes)
             if isinstance(loaded, str):
                 problem = f"include refused: {loaded}"
+            elif self.pulled + (size := sum(len(x) + 1 for x in loaded.lines)) > self.max_bytes:
+                problem = f"include refused: the page would grow over the size cap of {self.max_bytes / 1e6:.1f} MB"
             else:
+                self.pulled += size
                 if loaded.replaced:
                     self.warn(at, f"include is not valid UTF-8, decoded with replacements: {raw}")
                 self.included.setdefault(target, None)

@@ -52,6 +52,9 @@ class LocalScan:
     documents: list[RawDocument] = field(default_factory=list)
     skipped: list[tuple[str, str]] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    # Files (and folder prefixes ending in "/", "" for the root) that could not be read this
+    # time: what the index has of them is kept, marked stale, not removed.
+    unreadable: dict[str, str] = field(default_factory=dict)
 
     def skip(self, rel: str, reason: str) -> None:
         self.skipped.append((rel, reason))
@@ -119,6 +122,7 @@ def _read_document(
         data = path.read_bytes()
     except OSError as exc:
         scan.skip(rel, f"cannot read ({exc.strerror or exc})")
+        scan.unreadable[rel] = f"cannot read ({exc.strerror or exc})"
         return None
     if b"\0" in data[:_BINARY_PROBE]:
         scan.skip(rel, "binary file")
@@ -194,6 +198,7 @@ def _walk(root: Path, scan: LocalScan, *, use_gitignore: bool, suffixes: Sequenc
                 entries = list(it)
         except OSError as exc:
             scan.skip(prefix or ".", f"cannot list folder ({exc.strerror or exc})")
+            scan.unreadable[prefix] = f"cannot list folder ({exc.strerror or exc})"
             continue
         for entry in entries:
             name = entry.name
@@ -221,7 +226,11 @@ def _walk(root: Path, scan: LocalScan, *, use_gitignore: bool, suffixes: Sequenc
                 if is_link and not Path(entry.path).resolve().is_relative_to(root):
                     scan.skip(rel, "symlink points outside the root")
                     continue
-                if not is_link or entry.is_file():
+                try:
+                    regular = entry.is_file()  # never a FIFO, socket or device: reading one would hang
+                except OSError:
+                    regular = False
+                if regular:
                     found.append(rel)
     found.sort()
     return found

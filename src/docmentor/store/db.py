@@ -151,6 +151,19 @@ class Store:
         else:
             db.execute("COMMIT")
 
+    @contextlib.contextmanager
+    def snapshot(self) -> Iterator[sqlite3.Connection]:
+        """A read transaction: every read inside sees one committed state (WAL snapshot)."""
+        db = self.conn()
+        if db.in_transaction:
+            yield db
+            return
+        db.execute("BEGIN")
+        try:
+            yield db
+        finally:
+            db.execute("COMMIT")
+
     def _applied(self) -> set[str] | None:
         """Migrations already applied, read without the writer lock (None: a new index)."""
         try:
@@ -275,6 +288,11 @@ class Store:
         else:
             row = None
         return None if row is None else _doc(row)
+
+    def sources_with_path(self, path: str) -> list[str]:
+        """The sources that hold a document at ``path`` (sorted)."""
+        rows = self.conn().execute("SELECT source FROM documents WHERE path = ? ORDER BY source", (path,))
+        return [str(r[0]) for r in rows]
 
     def content(self, doc_id: int) -> str:
         row = self.conn().execute("SELECT content FROM documents WHERE id = ?", (doc_id,)).fetchone()

@@ -43,11 +43,10 @@ def name_findings(page: Page) -> list[NameFinding]:
         return cached
     examples = [ex for ex in analyse(page) if not ex.skipped]
     defined = hidden_definitions(page)
-    later: list[set[str]] = [set() for _ in examples]
-    acc: set[str] = set()
-    for k in range(len(examples) - 1, -1, -1):
-        later[k] = set(acc)
-        acc |= examples[k].defines
+    last_def: dict[str, int] = {}  # the last block defining each name (linear, not a set per block)
+    for k, ex in enumerate(examples):
+        for name in ex.defines:
+            last_def[name] = k
     findings: list[NameFinding] = []
     seen: set[str] = set()
     wildcard = False
@@ -57,7 +56,7 @@ def name_findings(page: Page) -> list[NameFinding]:
                 if name in defined or name in seen:
                     continue
                 seen.add(name)
-                findings.append(NameFinding(name, ex, line, forward=name in later[k]))
+                findings.append(NameFinding(name, ex, line, forward=last_def.get(name, -1) > k))
         defined |= ex.defines
         wildcard = wildcard or ex.wildcard
     page.cache["names"] = findings

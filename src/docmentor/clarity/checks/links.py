@@ -213,8 +213,10 @@ def _in_code(page: Page, link: Link) -> bool:
     needle = link.target or (f"#{link.anchor}" if link.anchor else "")
     if not needle:
         return False
-    lines = [page.lines[i] for i in _served_lines(page, link.line)]
-    visible = any(needle in strip_inline_code(s) for s in lines)
+    idx = _served_lines(page, link.line)
+    lines = [page.lines[i] for i in idx]
+    stripped = page.cache.setdefault("stripped", {})  # one strip per line, not one per link on it
+    visible = any(needle in stripped.setdefault(i, strip_inline_code(page.lines[i])) for i in idx)
     return not visible and any(needle in s for s in lines)
 
 

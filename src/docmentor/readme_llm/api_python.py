@@ -1,0 +1,733 @@
+"""The real API surface of an installed Python package.
+
+Static analysis with griffe: signatures, annotations as written, docstrings parsed
+(Google, then NumPy, then Sphinx). Public API = what users can import: a module's
+``__all__`` when it has one, else its non-underscore names; re-exports are followed
+to the object's definition. Every object is named where it is DEFINED
+(``api_id``: defining module + ``__qualname__``), every public import path is an alias:
+``httpx.Client`` is ``httpx._client.Client``; the inherited ``httpx.Client.build_request``
+is ``httpx._client.BaseClient.build_request``.
+
+``python=`` reads another environment: its ``sys.path`` and the package's version come
+from a subprocess of that interpreter, griffe (static, nothing imported) reads its
+site-packages from here. Compiled modules without stubs are inspected at run time:
+by griffe in this process for the current environment, by a small stdlib dumper run
+with the other interpreter otherwise.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+import logging
+import re
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+import griffe
+
+from docmentor.errors import NotFoundError, SourceUnavailableError, UsageError
+from docmentor.readme_llm.models import ApiEntry, ApiParameter, ApiReturn
+
+logger = logging.getLogger(__name__)
+
+__all__ = ["ApiSurface", "load_api"]
+
+_KINDS = {
+    "positional-only": "positional-only",
+    "positional or keyword": "positional or keyword",
+    "variadic positional": "var-positional",
+    "keyword-only": "keyword-only",
+    "variadic keyword": "var-keyword",
+}
+_WRAPPERS = {"Optional", "Annotated", "Final", "ClassVar", "Required", "NotRequired", "ReadOnly"}
+_SELF_RE = re.compile(r"(?<![\w.])(?:typing(?:_extensions)?\.)?Self\b")
+_SUBPROCESS_TIMEOUT = 60
+_TEST_MODULES = {"conftest", "tests", "test"}  # shipped by some wheels, never meant to be imported
+
+
+@dataclass
+class ApiSurface:
+    """The public API of one library, as installed in one environment."""
+
+    library: str
+    version: str | None
+    entries: list[ApiEntry]
+    by_id: dict[str, ApiEntry] = field(init=False, repr=False)
+    by_alias: dict[str, ApiEntry] = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self.by_id = {entry.api_id: entry for entry in self.entries}
+        self.by_alias = {}
+        for entry in self.entries:
+            for alias in entry.aliases:
+                self.by_alias.setdefault(alias, entry)
+
+    def resolve(self, name: str) -> ApiEntry | None:
+        """The entry for an api_id or a public alias (``httpx.Client.get``), or None.
+
+        A member reached through its class's definition path also resolves
+        (``httpx._client.Client.build_request`` → ``httpx._client.BaseClient.build_request``).
+        """
+        entry = self.by_id.get(name) or self.by_alias.get(name)
+        if entry is None and "." in name:
+            owner, member = name.rsplit(".", 1)
+            entry = self.member(owner, member)
+        return entry
+
+    def member(self, owner: str, name: str) -> ApiEntry | None:
+        """Member ``name`` of the class ``owner`` (api_id or alias), inherited members included."""
+        cls = self.by_id.get(owner) or self.by_alias.get(owner)
+        if cls is None or cls.kind != "class":
+            return None
+        for path in (cls.api_id, *cls.aliases):
+            found = self.by_id.get(f"{path}.{name}") or self.by_alias.get(f"{path}.{name}")
+            if found is not None:
+                return found
+        return None
+
+    def return_class(self, name: str) -> str | None:
+        """api_id of the public class that calling (or reading) ``name`` gives, when known.
+
+        A class gives an instance of itself; a function, method or property gives the class
+        of its return annotation (``Optional[X]``, ``X | None`` and string annotations
+        unwrapped). ``Self`` is the class the member was reached through:
+        ``return_class("pkg.Sub.clone")`` is ``Sub`` even when ``clone`` is defined on ``Base``.
+        """
+        entry = self.resolve(name)
+        if entry is None:
+            return None
+        if entry.kind == "class":
+            return entry.api_id
+        if entry.returns is None or entry.returns.class_id is None:
+            return None
+        if entry.returns.type and _SELF_RE.search(entry.returns.type) and "." in name:
+            owner = self.resolve(name.rsplit(".", 1)[0])
+            if owner is not None and owner.kind == "class":
+                return owner.api_id
+        return entry.returns.class_id
+
+
+def load_api(
+    package: str, *, python: str | None = None, search_paths: list[Path] | None = None
+) -> ApiSurface:
+    """Introspect ``package`` and return its public API surface.
+
+    Args:
+        package: The import name (``httpx``, ``lancedb``).
+        python: Interpreter of the environment to read (a venv's ``bin/python``);
+            the current environment when None.
+        search_paths: Where to look for the package instead of (or, with ``python``,
+            before) the environment's ``sys.path``.
+
+    Raises:
+        NotFoundError: The package is not installed there.
+        UsageError: ``python`` is not a working interpreter.
+    """
+    extra = [str(p) for p in search_paths or []]
+    paths = list(extra)
+    if python is not None:
+        info = _interpreter_info(python, package)
+        paths += [p for p in info["sys_path"] if p not in paths]
+    where = f"the environment of {python}" if python else "the current environment"
+    loader = griffe.GriffeLoader(
+        search_paths=paths or None,
+        docstring_parser=None,
+        store_source=False,
+        allow_inspection=python is None,  # in-process import only of our own environment
+    )
+    try:
+        root: Any = loader.load(package)
+    except ImportError as error:  # ModuleNotFoundError, or griffe's failed dynamic import
+        root = _foreign_root(python, package, loader, extra) if python else None
+        if root is None:
+            raise NotFoundError(
+                f"Python package {package!r} is not installed in {where}",
+                hint="pip install it, or pass --python with the interpreter of the environment that has it",
+            ) from error
+    except griffe.LoadingError as error:
+        raise SourceUnavailableError(f"could not analyse {package!r}: {error}") from error
+    if python is not None:
+        _inspect_foreign_compiled(python, root, loader, extra)
+    version: str | None = (
+        info["version"] if python is not None else _dist_version(package, paths or [p for p in sys.path if p])
+    )
+    if version is None:
+        version = _static_version(root)
+    builder = _Builder(root, loader.modules_collection)
+    builder.build()
+    return ApiSurface(library=package, version=version, entries=builder.finish())
+
+
+# --- the walk -------------------------------------------------------------------------------
+
+
+class _Builder:
+    def __init__(self, root: Any, collection: Any) -> None:
+        self.root = root
+        self.top = root.path.split(".")[0]
+        self.collection = collection
+        self.entries: dict[str, ApiEntry] = {}
+        self.aliases: dict[str, set[str]] = {}
+        self.annotations: dict[str, tuple[Any, Any]] = {}  # api_id -> (return annotation, scope)
+        self.class_paths: dict[str, str] = {}  # any path seen for a public class -> its api_id
+        self.seen: set[tuple[str, str]] = set()
+
+    def build(self) -> None:
+        self.module(self.root, self.root.path)
+
+    def finish(self) -> list[ApiEntry]:
+        for api_id, entry in self.entries.items():
+            entry.aliases = sorted(self.aliases[api_id] - {api_id}, key=lambda a: (a.count("."), len(a), a))
+        for api_id, (annotation, scope) in self.annotations.items():
+            entry = self.entries[api_id]
+            if entry.returns is not None:
+                entry.returns.class_id = self._class_of(annotation, scope, entry.parent)
+        return list(self.entries.values())
+
+    def _inside(self, obj: Any) -> bool:
+        return bool(obj.path.split(".")[0] == self.top)
+
+    def _add(self, obj: Any, public: str) -> bool:
+        """Record ``public`` as a path to ``obj``; True the first time this pair is seen."""
+        key = (obj.path, public)
+        if key in self.seen:
+            return False
+        self.seen.add(key)
+        if obj.path not in self.entries:
+            self.entries[obj.path] = _entry(obj)
+            self.aliases[obj.path] = set()
+        self.aliases[obj.path].add(public)
+        return True
+
+    def module(self, mod: Any, public: str) -> None:
+        if not self._add(mod, public):
+            return
+        exports = _exports(mod)
+        names = list(exports) if exports is not None else [n for n in mod.members if not n.startswith("_")]
+        # Submodules are importable whatever __all__ says.
+        names += [n for n, m in mod.members.items() if not m.is_alias and m.is_module and n not in names]
+        for name in names:
+            member = mod.members.get(name)
+            if member is None or name.startswith("_") or name in _TEST_MODULES or name.startswith("test_"):
+                continue
+            # Without __all__, imported names are part of the API only in __init__ modules.
+            if member.is_alias and exports is None and not _is_init(mod):
+                continue
+            target = _target(member)
+            if target is None or not self._inside(target):
+                continue
+            path = f"{public}.{name}"
+            if target.is_module:
+                self.module(target, path)
+            elif target.is_class:
+                self.cls(target, path)
+            elif target.is_function or exports is not None or name.isupper() or target.docstring:
+                self._add(target, path)
+                self._note_returns(target)
+
+    def cls(self, cls: Any, public: str) -> None:
+        self.class_paths[cls.path] = self.class_paths[public] = cls.path
+        if not self._add(cls, public):
+            return
+        try:
+            members = dict(cls.all_members)
+        except (griffe.AliasResolutionError, griffe.CyclicAliasError):
+            members = dict(cls.members)
+        for name, member in members.items():
+            if name.startswith("_"):
+                continue
+            target = _target(member)
+            if target is None or not self._inside(target):
+                continue
+            if target.is_class:
+                self.cls(target, f"{public}.{name}")
+            elif target.is_function or target.is_attribute:
+                self._add(target, f"{public}.{name}")
+                self._note_returns(target)
+
+    def _note_returns(self, obj: Any) -> None:
+        entry = self.entries[obj.path]
+        if entry.returns is not None and obj.path not in self.annotations:
+            self.annotations[obj.path] = (obj.returns if obj.is_function else obj.annotation, obj.parent)
+
+    def _class_of(self, annotation: Any, scope: Any, parent: str | None) -> str | None:
+        """api_id of the public class an annotation names, unwrapping Optional/Union/None."""
+        if annotation is None:
+            return None
+        if isinstance(annotation, str):
+            text = annotation.strip().strip("'\"")
+            if _SELF_RE.fullmatch(text):
+                return parent
+            candidates = [text, f"{scope.path}.{text}" if scope is not None else text]
+            if scope is not None and scope.is_class and scope.parent is not None:
+                candidates.append(f"{scope.parent.path}.{text}")
+            return next((c for c in map(self._class_id, candidates) if c), None)
+        if isinstance(annotation, griffe.ExprName | griffe.ExprAttribute):
+            path = annotation.canonical_path
+            if _SELF_RE.fullmatch(path) or (isinstance(annotation, griffe.ExprName) and path == "Self"):
+                return parent
+            return self._class_id(path)
+        if isinstance(annotation, griffe.ExprSubscript):
+            head = str(annotation.left).rsplit(".", 1)[-1]
+            inner = annotation.slice
+            elements = list(inner.elements) if isinstance(inner, griffe.ExprTuple) else [inner]
+            if head in _WRAPPERS:
+                return self._class_of(elements[0], scope, parent)
+            if head == "Union":
+                rest = [e for e in elements if str(e) != "None"]
+                return self._class_of(rest[0], scope, parent) if len(rest) == 1 else None
+            return None
+        if isinstance(annotation, griffe.ExprBinOp) and annotation.operator == "|":
+            rest = [e for e in _union_members(annotation) if str(e) != "None"]
+            return self._class_of(rest[0], scope, parent) if len(rest) == 1 else None
+        return None
+
+    def _class_id(self, path: str) -> str | None:
+        if path in self.class_paths:
+            return self.class_paths[path]
+        try:
+            obj = self.collection[path]
+            target = obj.final_target if obj.is_alias else obj
+        except (KeyError, ValueError, griffe.AliasResolutionError, griffe.CyclicAliasError):
+            return None
+        return self.class_paths.get(target.path)
+
+
+def _is_init(mod: Any) -> bool:
+    try:
+        return bool(mod.is_init_module)
+    except griffe.BuiltinModuleError:  # inspected at run time: no file
+        return False
+
+
+def _union_members(expr: Any) -> list[Any]:
+    if isinstance(expr, griffe.ExprBinOp) and expr.operator == "|":
+        return _union_members(expr.left) + _union_members(expr.right)
+    return [expr]
+
+
+def _exports(mod: Any) -> list[str] | None:
+    exports = mod.exports
+    if exports is None:
+        return None
+    return [e if isinstance(e, str) else getattr(e, "name", str(e)) for e in exports]
+
+
+def _target(member: Any) -> Any:
+    """The object an alias finally points at; None when it cannot be resolved (external)."""
+    if not member.is_alias:
+        return member
+    try:
+        return member.final_target
+    except (griffe.AliasResolutionError, griffe.CyclicAliasError):
+        return None
+
+
+def _static_version(root: Any) -> str | None:
+    """``__version__ = "1.2.3"`` in the package (or its ``__version__`` module), when literal."""
+    attr = _target(root.members["__version__"]) if "__version__" in root.members else None
+    if attr is not None and attr.is_module:
+        attr = attr.members.get("__version__")
+    value = getattr(attr, "value", None) if attr is not None and attr.is_attribute else None
+    if isinstance(value, str) and len(value) > 2 and value[0] == value[-1] and value[0] in "'\"":
+        return value[1:-1]
+    return None
+
+
+# --- one entry --------------------------------------------------------------------------------
+
+
+def _entry(obj: Any) -> ApiEntry:
+    docstring = obj.docstring.value if obj.docstring else ""
+    descriptions, returns_doc = _parse_docstring(obj.docstring)
+    try:
+        source_file: str | None = str(obj.relative_package_filepath)
+    except (ValueError, griffe.BuiltinModuleError, AttributeError):
+        source_file = None
+    common: dict[str, Any] = {
+        "api_id": obj.path,
+        "name": obj.name,
+        "docstring": docstring,
+        "source_file": source_file,
+        "line": obj.lineno,
+    }
+    parent = obj.parent.path if obj.parent is not None and obj.parent.is_class else None
+    if obj.is_module:
+        return ApiEntry(kind="module", description=_summary(docstring), **common)
+    if obj.is_class:
+        init = obj.all_members.get("__init__") if "__init__" in obj.all_members else None
+        init = _target(init) if init is not None else None
+        if init is not None and init.is_function and len(init.parameters):
+            params = list(init.parameters)[1:]
+            init_descriptions, _ = _parse_docstring(init.docstring)
+            descriptions = {**init_descriptions, **descriptions}
+            docstring = docstring or (init.docstring.value if init.docstring else "")
+            signature = _signature(obj.name, params, None)
+        else:  # unknown when inherited from outside the package or compiled without a signature
+            params = []
+            signature = f"{obj.name}()" if init is None and not obj.bases else f"{obj.name}(...)"
+        common["docstring"] = docstring
+        return ApiEntry(
+            kind="class",
+            parent=parent,
+            signature=signature,
+            parameters=_parameters(params, descriptions),
+            description=_summary(docstring),
+            bases=[str(base) for base in obj.bases],
+            **common,
+        )
+    if obj.is_function and "property" not in obj.labels:
+        params = list(obj.parameters)
+        returns = str(obj.returns) if obj.returns is not None else None
+        bound = parent is not None and "staticmethod" not in obj.labels
+        if bound and params and params[0].kind.value in ("positional-only", "positional or keyword"):
+            shown = params[1:]
+        else:
+            shown = params
+        return ApiEntry(
+            kind="method" if parent else "function",
+            parent=parent,
+            signature=_signature(obj.name, params, returns),
+            parameters=_parameters(shown, descriptions),
+            returns=ApiReturn(type=returns, description=returns_doc),
+            description=_summary(docstring),
+            **common,
+        )
+    # Properties (griffe: attributes, or functions in older versions, labelled "property"),
+    # attributes and type aliases.
+    annotation = obj.returns if obj.is_function else getattr(obj, "annotation", None)
+    type_text = str(annotation) if annotation is not None else None
+    kind: Literal["property", "attribute"] = "property" if "property" in obj.labels else "attribute"
+    signature = f"{obj.name}: {type_text}" if type_text else obj.name
+    value = getattr(obj, "value", None)
+    if kind == "attribute" and value is not None and len(str(value)) <= 80:
+        signature += f" = {value}"
+    return ApiEntry(
+        kind=kind,
+        parent=parent,
+        signature=signature,
+        returns=ApiReturn(type=type_text, description=returns_doc),
+        description=_summary(docstring),
+        **common,
+    )
+
+
+def _parameters(params: list[Any], descriptions: dict[str, str]) -> list[ApiParameter]:
+    out = []
+    for param in params:
+        kind = _KINDS.get(param.kind.value, "positional or keyword")
+        default = _default(param)
+        out.append(
+            ApiParameter(
+                name=param.name,
+                type=str(param.annotation) if param.annotation is not None else None,
+                default=default,
+                required=default is None and kind not in ("var-positional", "var-keyword"),
+                kind=kind,  # type: ignore[arg-type]
+                description=descriptions.get(param.name, ""),
+            )
+        )
+    return out
+
+
+def _default(param: Any) -> str | None:
+    # griffe gives *args and **kwargs the defaults "()" and "{}"; Python source has none.
+    if param.default is None or param.kind.value in ("variadic positional", "variadic keyword"):
+        return None
+    return str(param.default)
+
+
+def _signature(name: str, params: list[Any], returns: str | None) -> str:
+    """``name(a, /, b: int = 1, *, c, **kw) -> T`` from griffe parameters."""
+    parts: list[str] = []
+    star = False
+    for i, param in enumerate(params):
+        kind = param.kind.value
+        if kind == "keyword-only" and not star:
+            parts.append("*")
+        star = star or kind in ("keyword-only", "variadic positional")
+        prefix = {"variadic positional": "*", "variadic keyword": "**"}.get(kind, "")
+        text = prefix + param.name
+        if param.annotation is not None:
+            text += f": {param.annotation}"
+        default = _default(param)
+        if default is not None:
+            text += f" = {default}" if param.annotation is not None else f"={default}"
+        parts.append(text)
+        if kind == "positional-only" and (i + 1 == len(params) or params[i + 1].kind.value != kind):
+            parts.append("/")
+    return f"{name}({', '.join(parts)})" + (f" -> {returns}" if returns else "")
+
+
+def _summary(docstring: str) -> str:
+    return " ".join(docstring.strip().split("\n\n", 1)[0].split())
+
+
+_STRUCTURED = {"parameters", "other parameters", "returns", "yields", "raises", "receives"}
+_PARSER_OPTIONS: dict[str, Any] = {"warnings": False, "warn_unknown_params": False}
+
+
+def _sections(docstring: griffe.Docstring, parser: griffe.Parser) -> list[Any]:
+    global _PARSER_OPTIONS
+    try:
+        try:
+            return list(griffe.parse(docstring, parser, **_PARSER_OPTIONS))
+        except TypeError:  # an older griffe without these options
+            if not _PARSER_OPTIONS:
+                raise
+            _PARSER_OPTIONS = {}
+            return list(griffe.parse(docstring, parser))
+    except Exception as error:  # a parser choking on odd markup must not lose the whole API
+        logger.debug("docstring parse failed (%s): %s", parser, error)
+        return []
+
+
+def _parse_docstring(docstring: griffe.Docstring | None) -> tuple[dict[str, str], str]:
+    """Parameter descriptions and the returns description; Google, then NumPy, then Sphinx."""
+    if docstring is None or "\n" not in docstring.value.strip():
+        return {}, ""
+    text = docstring.value
+    parsers = [griffe.Parser.google]
+    if "--" in text:
+        parsers.append(griffe.Parser.numpy)
+    if re.search(r":(param|returns?|rtype|type|raises)\b", text):
+        parsers.append(griffe.Parser.sphinx)
+    for parser in parsers:
+        sections = _sections(docstring, parser)
+        if any(str(getattr(s.kind, "value", s.kind)) in _STRUCTURED for s in sections):
+            break
+    else:
+        return {}, ""
+    params: dict[str, str] = {}
+    returns: list[str] = []
+    for section in sections:
+        kind = str(getattr(section.kind, "value", section.kind))
+        if kind in ("parameters", "other parameters"):
+            for item in section.value:
+                params.setdefault(item.name.lstrip("*"), " ".join(item.description.split()))
+        elif kind == "returns":
+            returns += [" ".join(item.description.split()) for item in section.value if item.description]
+    return params, " ".join(returns)
+
+
+# --- other environments -------------------------------------------------------------------------
+
+
+def _dist_version(package: str, paths: list[str]) -> str | None:
+    """Version of the distribution providing ``package`` in ``paths`` (stdlib only: also runs elsewhere)."""
+    import importlib.metadata as md
+    import re
+
+    def norm(text: str) -> str:
+        return re.sub(r"[-_.]+", "-", text).lower()
+
+    top = package.split(".")[0]
+    dists = list(md.distributions(path=list(paths)))
+    for dist in dists:
+        if norm(dist.metadata["Name"] or "") == norm(top):
+            return dist.version
+    for dist in dists:
+        names = (dist.read_text("top_level.txt") or "").split()
+        if top in names or any(f.parts and f.parts[0].split(".")[0] == top for f in dist.files or ()):
+            return dist.version
+    return None
+
+
+def _run(python: str, script: str, *args: str) -> Any:
+    """Run ``python -c script args`` and return the JSON its last output line holds."""
+    if not Path(python).exists() and shutil.which(python) is None:
+        raise UsageError(f"no Python interpreter at {python}", hint="pass the path of a venv's bin/python")
+    try:
+        proc = subprocess.run(
+            [python, "-c", script, *args],
+            capture_output=True,
+            text=True,
+            timeout=_SUBPROCESS_TIMEOUT,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired) as error:
+        raise UsageError(
+            f"cannot run {python}: {error}", hint="pass the path of a venv's bin/python"
+        ) from error
+    lines = proc.stdout.strip().splitlines()
+    if proc.returncode != 0 or not lines:
+        detail = (proc.stderr.strip().splitlines() or ["no output"])[-1]
+        raise UsageError(f"{python} is not a working Python interpreter: {detail}")
+    try:
+        return json.loads(lines[-1])
+    except ValueError as error:
+        raise UsageError(f"{python} printed something unexpected: {lines[-1][:200]}") from error
+
+
+def _interpreter_info(python: str, package: str) -> dict[str, Any]:
+    script = (
+        "from __future__ import annotations\nimport json, sys\n"
+        + inspect.getsource(_dist_version)
+        + "\npaths = [p for p in sys.path if p]\n"
+        "print(json.dumps({'sys_path': paths, 'version': _dist_version(sys.argv[1], paths)}))\n"
+    )
+    info = _run(python, script, package)
+    info["sys_path"] = [p for p in info.get("sys_path", []) if Path(p).is_dir()]
+    return dict(info)
+
+
+# A pure-stdlib dumper of compiled modules, run by the other interpreter: it imports each
+# module there and prints what ``inspect`` sees, in a shape _griffe_object() rebuilds.
+_DUMPER = r"""
+import importlib, inspect, json, sys
+KINDS = ["positional-only", "positional or keyword", "variadic positional", "keyword-only", "variadic keyword"]
+def ann(a):
+    if a is inspect.Parameter.empty:
+        return None
+    if isinstance(a, type):
+        return a.__qualname__ if a.__module__ == "builtins" else a.__module__ + "." + a.__qualname__
+    return a if isinstance(a, str) else str(a)
+def doc(o):
+    d = getattr(o, "__doc__", None)
+    return inspect.cleandoc(d) if isinstance(d, str) and d.strip() else None
+def sig(o):
+    try:
+        s = inspect.signature(o)
+    except (TypeError, ValueError):
+        return None
+    return {"params": [{"name": p.name, "kind": KINDS[int(p.kind)], "annotation": ann(p.annotation),
+                        "default": None if p.default is p.empty else repr(p.default)} for p in s.parameters.values()],
+            "returns": ann(s.return_annotation)}
+def elsewhere(o, home, mod):
+    # Defined in another module that really holds it (pyo3 classes often claim "builtins").
+    if not isinstance(home, str) or home == mod or home not in sys.modules:
+        return False
+    target = sys.modules[home]
+    for part in getattr(o, "__qualname__", "?").split("."):
+        target = getattr(target, part, None)
+    return target is o
+def dump(name, o, mod, method):
+    home = getattr(o, "__module__", None)
+    if not method and elsewhere(o, home, mod):
+        return {"kind": "alias", "name": name, "target": "%s.%s" % (home, o.__qualname__)}
+    if inspect.isclass(o):
+        members = {}
+        for n, v in vars(o).items():
+            if not n.startswith("_"):
+                members[n] = dump(n, v, mod, True)
+        init = sig(o)
+        if init is not None:
+            init["params"].insert(0, {"name": "self", "kind": "positional or keyword", "annotation": None, "default": None})
+        else:
+            init = {"params": [], "returns": None}
+        return {"kind": "class", "name": name, "doc": doc(o), "init": init, "members": members,
+                "bases": [b.__qualname__ for b in o.__bases__ if b is not object]}
+    if isinstance(o, property) or inspect.isgetsetdescriptor(o) or inspect.ismemberdescriptor(o):
+        return {"kind": "property", "name": name, "doc": doc(o)}
+    labels = []
+    if isinstance(o, (staticmethod, classmethod)):
+        labels, o = [type(o).__name__], o.__func__
+    if callable(o):
+        return {"kind": "function", "name": name, "doc": doc(o), "sig": sig(o), "labels": labels}
+    return {"kind": "attribute", "name": name, "value": repr(o)[:80]}
+sys.path[:0] = json.loads(sys.argv[1])
+out = {}
+for modname in sys.argv[2:]:
+    try:
+        m = importlib.import_module(modname)
+    except Exception as e:
+        out[modname] = {"error": "%s: %s" % (type(e).__name__, e)}
+        continue
+    names = getattr(m, "__all__", None) or [n for n in vars(m) if not n.startswith("_")]
+    members = {n: dump(n, getattr(m, n), modname, False) for n in names if hasattr(m, n)}
+    out[modname] = {"kind": "module", "name": modname.rsplit(".", 1)[-1], "doc": doc(m), "members": members,
+                    "exports": list(names) if hasattr(m, "__all__") else None}
+print(json.dumps(out))
+"""
+
+
+def _griffe_object(data: dict[str, Any], collection: Any = None) -> Any:
+    kind, name = data["kind"], data["name"]
+    docstring = griffe.Docstring(data["doc"]) if data.get("doc") else None
+    if kind == "alias":
+        return griffe.Alias(name, data["target"])
+    if kind in ("module", "class"):
+        obj: Any = (
+            griffe.Module(name, docstring=docstring, modules_collection=collection)
+            if kind == "module"
+            else griffe.Class(name, docstring=docstring, bases=data.get("bases", []))
+        )
+        members = dict(data["members"])
+        if kind == "class" and data.get("init"):
+            members["__init__"] = {"kind": "function", "name": "__init__", "sig": data["init"]}
+        for member_name, member in members.items():
+            obj.set_member(member_name, _griffe_object(member))
+        if kind == "module":
+            obj.exports = data.get("exports")
+        return obj
+    if kind == "function":
+        sig = data.get("sig") or {"params": [], "returns": None}
+        params = [
+            griffe.Parameter(
+                p["name"],
+                annotation=p["annotation"],
+                kind=griffe.ParameterKind(p["kind"]),
+                default=p["default"],
+            )
+            for p in sig["params"]
+        ]
+        func = griffe.Function(
+            name, parameters=griffe.Parameters(*params), returns=sig["returns"], docstring=docstring
+        )
+        func.labels.update(data.get("labels", []))
+        return func
+    attribute = griffe.Attribute(name, value=data.get("value"), docstring=docstring)
+    if kind == "property":
+        attribute.labels.add("property")
+    return attribute
+
+
+def _compiled_modules(root: Any, collection: Any) -> list[str]:
+    """Compiled submodules of ``root``'s package that static analysis could not read."""
+    try:
+        filepath = root.filepath
+    except griffe.BuiltinModuleError:
+        return []
+    if not isinstance(filepath, Path) or filepath.name not in ("__init__.py", "__init__.pyi"):
+        return []
+    found = []
+    for path in sorted(filepath.parent.rglob("*")):
+        if path.suffix not in (".so", ".pyd"):
+            continue
+        parts = [*path.relative_to(filepath.parent).parent.parts, path.name.split(".")[0]]
+        name = ".".join([root.path, *parts])
+        if name not in collection and not path.with_name(parts[-1] + ".pyi").exists():
+            found.append(name)
+    return found
+
+
+def _attach(dumped: dict[str, Any], collection: Any) -> None:
+    for modname, data in dumped.items():
+        if "error" in data:
+            logger.info("could not inspect %s: %s", modname, data["error"])
+            continue
+        parent_path, _, name = modname.rpartition(".")
+        if parent_path and parent_path in collection:
+            collection[parent_path].set_member(name, _griffe_object(data))
+        else:
+            collection.set_member(modname, _griffe_object(data, collection))
+
+
+def _inspect_foreign_compiled(python: str, root: Any, loader: griffe.GriffeLoader, paths: list[str]) -> None:
+    names = _compiled_modules(root, loader.modules_collection)
+    if names:
+        _attach(_run(python, _DUMPER, json.dumps(paths), *names), loader.modules_collection)
+
+
+def _foreign_root(python: str, package: str, loader: griffe.GriffeLoader, paths: list[str]) -> Any:
+    """A compiled top-level module of another environment, inspected there; None when absent."""
+    dumped = _run(python, _DUMPER, json.dumps(paths), package)
+    if "error" in dumped.get(package, {"error": ""}):
+        return None
+    _attach(dumped, loader.modules_collection)
+    return loader.modules_collection[package]

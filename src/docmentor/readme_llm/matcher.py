@@ -1,0 +1,695 @@
+"""Which APIs each example uses: real analysis of the code, not substrings.
+
+Python is read with ``ast``; TypeScript/JavaScript with the tokenizer of
+:mod:`docmentor.readme_llm.examples`. Both follow the same rules:
+
+* **Imports bind names.** ``import lib as l`` / ``from lib.mod import f as g`` /
+  ``import * as l from "lib"`` / ``const { f } = require("lib")``. Only the library's
+  own modules (JS: its npm package) bind anything; every other name is unknown.
+* **Values carry a type.** A call returns an instance of the class the surface says it
+  returns (``surface.return_class``); calling a class makes an instance of it; ``Self``
+  is the receiver's class. An attribute of an instance is the class's member
+  (``surface.resolve(f"{cls}.{name}")``, with the class's bases walked when the surface
+  does not list an inherited member), a property gives its type.
+* **Types propagate** through assignments, ``with … as``, ``await``, chained calls, and
+  across the blocks of a page in order. Blocks in sibling content tabs (``=== "Sync API"``
+  / ``=== "Async API"``) do not see each other's names; among the earlier blocks an async
+  block prefers names bound by async blocks, a sync one those bound by sync blocks.
+* **Nothing is invented.** A name with no known type matches nothing; words in strings
+  and comments are never looked at.
+
+``match_examples`` fills ``Example.apis_used`` and the reverse ``ApiEntry.examples``, and
+refines each matched example's complexity with its API count.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Literal, Protocol
+
+from docmentor.readme_llm.examples import (
+    JS_GLOBALS,
+    JS_KEYWORDS,
+    JS_LANGUAGES,
+    Token,
+    complexity_of,
+    js_tokens,
+    python_is_async,
+    python_tree,
+)
+from docmentor.readme_llm.models import ApiEntry, Example
+
+__all__ = ["ApiSurfaceLike", "match_examples"]
+
+
+class ApiSurfaceLike(Protocol):
+    """What the matcher needs of an API surface."""
+
+    @property
+    def entries(self) -> Sequence[ApiEntry]: ...
+
+    def resolve(self, name: str) -> ApiEntry | None:
+        """The entry for an ``api_id`` or any of its aliases (inherited members included)."""
+        ...
+
+    def return_class(self, api_id: str) -> str | None:
+        """The class a function or method returns (a property: its type), or None."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class _Value:
+    kind: Literal["module", "api", "instance"]
+    name: str  # module path / api_id / class name
+    receiver: str | None = None  # for a method reached through an instance: the instance's class
+
+
+_SELF = frozenset({"Self", "typing.Self", "typing_extensions.Self"})
+_WRAPPER = re.compile(r"^(?:Promise|Awaitable|typing\.Awaitable|Optional|typing\.Optional)\s*[<\[](.*)[>\]]$")
+_STATEMENT = frozenset({"const", "let", "var", "import", "export", "function", "class", "return", "await"})
+_DOTTED = re.compile(r"^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*$")
+
+
+class _Resolver:
+    """The surface seen by one language family, with caches."""
+
+    def __init__(self, surface: ApiSurfaceLike, languages: frozenset[str], *, library: str) -> None:
+        self.surface = surface
+        self.languages = languages
+        self.entries = [e for e in surface.entries if e.language in languages]
+        self.prefixes: set[str] = set()  # every dotted prefix of a known name: modules, namespaces
+        self.by_module: dict[str, list[tuple[str, str]]] = {}  # module → (name, api_id), for `import *`
+        for e in self.entries:
+            for name in (e.api_id, *e.aliases):
+                parts = name.split(".")
+                self.prefixes.update(".".join(parts[:i]) for i in range(1, len(parts)))
+                self.by_module.setdefault(".".join(parts[:-1]), []).append((parts[-1], e.api_id))
+        # the library's top-level names, known on a page even when it never imports them:
+        # Python's top-level packages, the JS namespace
+        self.roots = (
+            {name.split(".")[0] for e in self.entries for name in (e.api_id, *e.aliases)}
+            if "python" in languages
+            else {library}
+        )
+        self._entry: dict[str, ApiEntry | None] = {}
+        self._member: dict[tuple[str, str], ApiEntry | None] = {}
+
+    def entry(self, name: str) -> ApiEntry | None:
+        if name not in self._entry:
+            e = self.surface.resolve(name)
+            self._entry[name] = e if e is not None and e.language in self.languages else None
+        return self._entry[name]
+
+    def member(self, cls: str, attr: str, _depth: int = 0) -> ApiEntry | None:
+        key = (cls, attr)
+        if key in self._member:
+            return self._member[key]
+        self._member[key] = None  # guards against inheritance cycles
+        owner = self.entry(cls)
+        names = [cls] if owner is None else list(dict.fromkeys([cls, owner.api_id, *owner.aliases]))
+        found = next((e for n in names if (e := self.entry(f"{n}.{attr}")) is not None), None)
+        if found is None and owner is not None and _depth < 8:
+            module = owner.api_id.rpartition(".")[0]
+            for base in owner.bases:
+                base_entry = self.entry(base) or self.entry(f"{module}.{base}")
+                if base_entry is not None and base_entry.kind == "class":
+                    found = self.member(base_entry.api_id, attr, _depth + 1)
+                    if found is not None:
+                        break
+        self._member[key] = found
+        return found
+
+    def returns(self, entry: ApiEntry, receiver: str | None) -> str | None:
+        # Asked as reached (`Sub.clone`, not `Base.clone`): the surface can then answer
+        # `Self` with the receiver's class.
+        rc = self.surface.return_class(f"{receiver}.{entry.name}") if receiver else None
+        rc = rc or self.surface.return_class(entry.api_id)
+        while rc:
+            m = _WRAPPER.match(rc.strip())
+            if m is None:
+                break
+            rc = m.group(1)
+        if not rc:
+            return None
+        rc = rc.strip().split("|")[0].strip()
+        if rc in _SELF:
+            return receiver or entry.parent
+        if not _DOTTED.match(rc):
+            return None
+        cls = self.entry(rc)
+        return cls.api_id if cls is not None and cls.kind == "class" else rc
+
+
+@dataclass
+class _Block:
+    tabs: tuple[str, ...]
+    is_async: bool
+    env: dict[str, _Value | None] = field(default_factory=dict)
+
+
+def _compatible(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
+    # One tab path within the other (`Sync API` within `Python › Sync API`); sibling tabs
+    # (`Sync API` / `Async API`, `Python` / `TypeScript`) never are.
+    return set(a) <= set(b) or set(b) <= set(a)
+
+
+class _Analysis:
+    """Shared by both languages: names, values, member lookup, and the page's earlier blocks."""
+
+    def __init__(self, resolver: _Resolver) -> None:
+        self.r = resolver
+        self.page: list[_Block] = []
+        self.block = _Block((), False)
+        self.used: dict[str, None] = {}
+
+    def run(self, example: Example) -> list[str]:
+        """The api_ids the example uses, in order of first use; its names stay for the next block."""
+        raise NotImplementedError
+
+    def start(self, example: Example, is_async: bool) -> None:
+        self.block = _Block(tuple(example.tabs), is_async)
+        self.used = {}
+
+    def finish(self) -> list[str]:
+        self.page.append(self.block)
+        return list(self.used)
+
+    def lookup(self, name: str) -> _Value | None:
+        if name in self.block.env:
+            return self.block.env[name]
+        visible = [b for b in reversed(self.page) if _compatible(b.tabs, self.block.tabs) and name in b.env]
+        for b in visible:
+            if b.is_async == self.block.is_async:
+                return b.env[name]
+        if visible:
+            return visible[0].env[name]
+        return _Value("module", name) if name in self.r.roots else None
+
+    def bind(self, name: str, value: _Value | None) -> None:
+        self.block.env[name] = value
+
+    def use(self, entry: ApiEntry) -> None:
+        if entry.kind != "module":
+            self.used.setdefault(entry.api_id, None)
+
+    def load(self, name: str) -> _Value | None:
+        value = self.lookup(name)
+        if value is not None and value.kind == "api":
+            e = self.r.entry(value.name)
+            if e is not None:
+                self.use(e)
+        return value
+
+    def attr(self, value: _Value | None, name: str, *, record: bool = True) -> _Value | None:
+        if value is None:
+            return None
+        if value.kind == "module":
+            q = f"{value.name}.{name}"
+            e = self.r.entry(q)
+            if e is None:
+                return _Value("module", q) if q in self.r.prefixes else None
+            if e.kind == "module":
+                return _Value("module", q)
+            return self._reached(e, None, record=record)
+        e = self.r.entry(value.name) if value.kind == "api" else None
+        if value.kind == "api" and e is not None and e.kind == "class":
+            m = self.r.member(e.api_id, name)
+            return None if m is None else self._reached(m, None, record=record)
+        if value.kind == "instance":
+            m = self.r.member(value.name, name)
+            return None if m is None else self._reached(m, value.name, record=record)
+        return None
+
+    def _reached(self, e: ApiEntry, receiver: str | None, *, record: bool) -> _Value | None:
+        if record:
+            self.use(e)
+        if e.kind in ("property", "attribute"):
+            rc = self.r.returns(e, receiver)
+            return _Value("instance", rc) if rc else None
+        return _Value("api", e.api_id, receiver)
+
+    def call(self, value: _Value | None) -> _Value | None:
+        if value is None or value.kind != "api":
+            return None
+        e = self.r.entry(value.name)
+        if e is None:
+            return None
+        if e.kind == "class":
+            return _Value("instance", e.api_id)
+        rc = self.r.returns(e, value.receiver)
+        return _Value("instance", rc) if rc else None
+
+    def known_root(self, module: str) -> bool:
+        return module.split(".")[0] in self.r.prefixes or self.r.entry(module) is not None
+
+
+# -- Python --------------------------------------------------------------------------------
+
+
+class _Python(_Analysis):
+    def run(self, example: Example) -> list[str]:
+        tree = python_tree(example.code)
+        self.start(example, tree is not None and python_is_async(tree))
+        if tree is not None:
+            for stmt in tree.body:
+                self.stmt(stmt)
+        return self.finish()
+
+    def stmt(self, node: ast.stmt) -> None:
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.asname:
+                    self.bind(alias.asname, self.module(alias.name))
+                else:
+                    root = alias.name.split(".")[0]
+                    self.bind(root, self.module(root))
+        elif isinstance(node, ast.ImportFrom):
+            self.import_from(node)
+        elif isinstance(node, ast.Assign):
+            value = self.ev(node.value)
+            for target in node.targets:
+                self.target(target, value)
+        elif isinstance(node, ast.AnnAssign):
+            value = self.ev(node.value) if node.value is not None else None
+            self.target(node.target, value or self.annotation(node.annotation))
+        elif isinstance(node, ast.With | ast.AsyncWith):
+            for item in node.items:
+                value = self.ev(item.context_expr)
+                if item.optional_vars is not None:
+                    self.target(item.optional_vars, value if value and value.kind == "instance" else None)
+            self.body(node.body)
+        elif isinstance(node, ast.For | ast.AsyncFor):
+            self.ev(node.iter)
+            self.target(node.target, None)
+            self.body(node.body)
+            self.body(node.orelse)
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            for deco in node.decorator_list:
+                self.ev(deco)
+            args = node.args
+            for a in (*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg):
+                if a is not None:
+                    self.bind(a.arg, self.annotation(a.annotation) if a.annotation else None)
+            for default in (*args.defaults, *args.kw_defaults):
+                if default is not None:
+                    self.ev(default)
+            if node.returns is not None:
+                self.ev(node.returns)
+            self.body(node.body)
+            self.bind(node.name, None)
+        elif isinstance(node, ast.ClassDef):
+            for expr in (*node.decorator_list, *node.bases, *(k.value for k in node.keywords)):
+                self.ev(expr)
+            self.body(node.body)
+            self.bind(node.name, None)
+        else:
+            self.generic(node)
+
+    def body(self, stmts: Iterable[ast.stmt]) -> None:
+        for s in stmts:
+            self.stmt(s)
+
+    def generic(self, node: ast.AST) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.stmt):
+                self.stmt(child)
+            elif isinstance(child, ast.expr):
+                self.ev(child)
+            elif isinstance(child, ast.ExceptHandler):
+                if child.type is not None:
+                    self.ev(child.type)
+                if child.name:
+                    self.bind(child.name, None)
+                self.body(child.body)
+            else:
+                self.generic(child)
+
+    def module(self, name: str) -> _Value | None:
+        return _Value("module", name) if self.known_root(name) else None
+
+    def import_from(self, node: ast.ImportFrom) -> None:
+        mod = node.module or ""
+        known = node.level == 0 and bool(mod) and self.known_root(mod)
+        for alias in node.names:
+            if alias.name == "*":
+                for name, api_id in self.r.by_module.get(mod, []) if known else []:
+                    self.bind(name, _Value("api", api_id))
+                continue
+            local = alias.asname or alias.name
+            self.bind(local, self.attr(_Value("module", mod), alias.name, record=False) if known else None)
+
+    def annotation(self, node: ast.expr) -> _Value | None:
+        value = self.ev(node)
+        if value is not None and value.kind == "api":
+            e = self.r.entry(value.name)
+            if e is not None and e.kind == "class":
+                return _Value("instance", e.api_id)
+        return None
+
+    def target(self, node: ast.expr, value: _Value | None) -> None:
+        if isinstance(node, ast.Name):
+            self.bind(node.id, value)
+        elif isinstance(node, ast.Tuple | ast.List):
+            for elt in node.elts:
+                self.target(elt, None)
+        elif isinstance(node, ast.Starred):
+            self.target(node.value, None)
+        else:  # obj.attr = … / obj[k] = …: nothing bound, but the receiver is a use
+            self.generic(node)
+
+    def ev(self, node: ast.expr | None) -> _Value | None:
+        if node is None:
+            return None
+        if isinstance(node, ast.Name):
+            return self.load(node.id) if isinstance(node.ctx, ast.Load) else None
+        if isinstance(node, ast.Attribute):
+            return self.attr(self.ev(node.value), node.attr)
+        if isinstance(node, ast.Call):
+            func = self.ev(node.func)
+            for arg in node.args:
+                self.ev(arg)
+            for kw in node.keywords:
+                self.ev(kw.value)
+            return self.call(func)
+        if isinstance(node, ast.Await):
+            return self.ev(node.value)
+        if isinstance(node, ast.NamedExpr):
+            value = self.ev(node.value)
+            self.bind(node.target.id, value)
+            return value
+        if isinstance(node, ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp):
+            for gen in node.generators:
+                self.ev(gen.iter)
+                self.target(gen.target, None)
+                for cond in gen.ifs:
+                    self.ev(cond)
+        elif isinstance(node, ast.Lambda):
+            for a in (*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs):
+                self.bind(a.arg, None)
+        self.generic(node)
+        return None
+
+
+# -- TypeScript / JavaScript -------------------------------------------------------------
+
+
+class _Js(_Analysis):
+    def __init__(self, resolver: _Resolver, library: str, packages: Iterable[str]) -> None:
+        super().__init__(resolver)
+        self.library = library
+        self.packages = set(packages)
+        self.t: tuple[Token, ...] = ()
+        self.close: dict[int, int] = {}
+
+    def package(self, spec: str) -> bool:
+        spec = spec.strip("\"'`")
+        if spec in self.packages:
+            return True
+        parts = spec.split("/")
+        if spec.startswith("@") and len(parts) >= 2:
+            return self.library in (parts[0][1:], parts[1])
+        return parts[0] == self.library
+
+    def namespace(self, spec: str) -> _Value | None:
+        return _Value("module", self.library) if self.package(spec) else None
+
+    def run(self, example: Example) -> list[str]:
+        self.t = js_tokens(example.code)
+        texts = [tok.text for tok in self.t]
+        self.start(example, "await" in texts or "async" in texts)
+        self.close = {}
+        stack: list[int] = []
+        for k, text in enumerate(texts):
+            if text in ("(", "[", "{"):
+                stack.append(k)
+            elif text in (")", "]", "}") and stack:
+                self.close[stack.pop()] = k
+        self.scan(0, len(self.t))
+        return self.finish()
+
+    def tx(self, i: int) -> str:
+        return self.t[i].text if 0 <= i < len(self.t) else ""
+
+    def match(self, i: int, hi: int) -> int:
+        return min(self.close.get(i, hi), hi)
+
+    def scan(self, i: int, hi: int) -> None:
+        while i < hi:
+            tok = self.t[i]
+            text = tok.text
+            if tok.kind == "name" and text == "import" and self.tx(i + 1) not in ("(", "."):
+                i = self.imports(i + 1, hi)
+            elif tok.kind == "name" and text in ("const", "let", "var"):
+                i = self.declaration(i + 1, hi)
+            elif tok.kind == "name" and text not in JS_KEYWORDS and self.tx(i + 1) == "=":
+                value, i = self.expr(i + 2, hi)
+                self.bind(text, value)
+            elif (tok.kind == "name" and text not in JS_KEYWORDS) or text in ("new", "await", "("):
+                _, i = self.expr(i, hi)
+            else:
+                i += 1
+
+    def imports(self, i: int, hi: int) -> int:
+        if self.tx(i) == "type":
+            i += 1
+        named: list[tuple[str, str]] = []  # (exported, local)
+        whole: list[str] = []  # namespace and default imports
+        while i < hi and self.t[i].kind != "str" and self.tx(i) not in (";", "from", "="):
+            text = self.tx(i)
+            if text == "*" and self.tx(i + 1) == "as":
+                whole.append(self.tx(i + 2))
+                i += 3
+            elif text == "{":
+                end = self.match(i, hi)
+                k = i + 1
+                while k < end:
+                    if self.tx(k) == "type":
+                        k += 1
+                    name = self.tx(k)
+                    if self.tx(k + 1) == "as":
+                        named.append((name, self.tx(k + 2)))
+                        k += 3
+                    else:
+                        named.append((name, name))
+                        k += 1
+                    k += self.tx(k) == ","
+                i = end + 1
+            elif self.t[i].kind == "name":
+                whole.append(text)
+                i += 1
+            else:
+                i += 1
+        if self.tx(i) == "=":  # import x = require("pkg")
+            value, i = self.expr(i + 1, hi)
+            for local in whole:
+                self.bind(local, value)
+            return i
+        i += self.tx(i) == "from"
+        spec = self.tx(i) if i < hi and self.t[i].kind == "str" else ""
+        ns = self.namespace(spec) if spec else None
+        for local in whole:
+            self.bind(local, ns)
+        for exported, local in named:
+            self.bind(local, self.attr(ns, exported, record=False))
+        return i + 1
+
+    def declaration(self, i: int, hi: int) -> int:
+        """``const a = …, { b, c: d } = …, [e] = …`` after the keyword."""
+        while i < hi:
+            text = self.tx(i)
+            name = ""
+            pattern: list[tuple[str, str]] = []  # destructured (key, local); key "" for arrays
+            if text in ("{", "["):
+                end = self.match(i, hi)
+                for k in range(i + 1, end):
+                    if self.t[k].kind == "name" and self.tx(k - 1) in ("{", "[", ","):
+                        key = self.tx(k) if text == "{" else ""
+                        local = (
+                            self.tx(k + 2)
+                            if self.tx(k + 1) == ":" and self.t[k + 2].kind == "name"
+                            else self.tx(k)
+                        )
+                        pattern.append((key, local))
+                i = end + 1
+            elif self.t[i].kind == "name":
+                name, i = text, i + 1
+            else:
+                return i
+            if self.tx(i) == "!":
+                i += 1
+            if self.tx(i) == ":":  # a type annotation
+                i += 1
+                while i < hi and self.tx(i) not in ("=", ";", ",") and self.tx(i) not in _STATEMENT:
+                    i = self.match(i, hi) + 1 if self.tx(i) in ("(", "[", "{") else i + 1
+            value: _Value | None = None
+            if self.tx(i) == "=":
+                value, i = self.expr(i + 1, hi)
+            if name:
+                self.bind(name, value)
+            for key, local in pattern:
+                self.bind(local, self.attr(value, key, record=False) if key else None)
+            if self.tx(i) != ",":
+                return i
+            i += 1
+        return i
+
+    def expr(self, i: int, hi: int) -> tuple[_Value | None, int]:
+        start = i
+        while i < hi and self.tx(i) in ("await", "void", "typeof", "!", "-", "+", "...", "yield"):
+            i += 1
+        value: _Value | None = None
+        tok = self.t[i] if i < hi else None
+        if tok is None:
+            return None, max(i, start + 1)
+        if tok.text == "new":
+            value, i = self.chain(i + 1, hi)
+            if self.tx(i) == "(":
+                end = self.match(i, hi)
+                self.scan(i + 1, end)
+                i = end + 1
+            value = self.call(value) if value and self.r.entry(value.name) else None
+            if value is not None and value.kind != "instance":
+                value = None
+        elif tok.text == "(":
+            end = self.match(i, hi)
+            inner, k = self.expr(i + 1, end)
+            if k < end:
+                self.scan(k, end)
+                inner = None
+            i = end + 1
+            if self.tx(i) == "=>":
+                return None, i + 1
+            value = inner
+        elif tok.kind == "name" and tok.text == "require" and self.tx(i + 1) == "(":
+            end = self.match(i + 1, hi)
+            spec = self.tx(i + 2)
+            value = self.namespace(spec) if self.t[i + 2].kind == "str" else None
+            i = end + 1
+        elif tok.kind == "name" and tok.text not in JS_KEYWORDS:
+            if self.tx(i + 1) == "=>":
+                self.bind(tok.text, None)
+                return None, i + 2
+            value = None if tok.text in JS_GLOBALS else self.load(tok.text)
+            i += 1
+        else:
+            return None, max(i, start + 1)
+        return self.postfix(value, i, hi)
+
+    def chain(self, i: int, hi: int) -> tuple[_Value | None, int]:
+        """``a.b.c`` after ``new``: names and dots only."""
+        if i >= hi or self.t[i].kind != "name":
+            return None, i
+        value = self.load(self.tx(i))
+        i += 1
+        while self.tx(i) in (".", "?.") and i + 1 < hi and self.t[i + 1].kind == "name":
+            value = self.attr(value, self.tx(i + 1))
+            i += 2
+        return value, i
+
+    def postfix(self, value: _Value | None, i: int, hi: int) -> tuple[_Value | None, int]:
+        while i < hi:
+            text = self.tx(i)
+            if text in (".", "?.") and i + 1 < hi and self.t[i + 1].kind == "name":
+                value = self.attr(value, self.tx(i + 1))
+                i += 2
+            elif text == "!" and self.tx(i + 1) != "=":
+                i += 1
+            elif text == "(":
+                end = self.match(i, hi)
+                self.scan(i + 1, end)
+                value = self.call(value)
+                i = end + 1
+            elif text == "[":
+                end = self.match(i, hi)
+                self.scan(i + 1, end)
+                value = None
+                i = end + 1
+            elif text == "<" and value is not None and (after := self.generic_end(i, hi)) is not None:
+                i = after
+            else:
+                break
+        return value, i
+
+    def generic_end(self, i: int, hi: int) -> int | None:
+        """After ``f<T, U>`` when it is followed by a call: the index of the ``(``."""
+        depth = 0
+        for k in range(i, min(hi, i + 40)):
+            text = self.tx(k)
+            if text == "<":
+                depth += 1
+            elif text == ">":
+                depth -= 1
+                if depth == 0:
+                    return k + 1 if self.tx(k + 1) == "(" else None
+            elif text in (";", "=", "(", ")", "&&", "||"):
+                return None
+        return None
+
+
+# -- the entry point ----------------------------------------------------------------------
+
+
+def match_examples(
+    examples: Sequence[Example],
+    surface: ApiSurfaceLike,
+    *,
+    library: str,
+    js_packages: Iterable[str] = (),
+) -> None:
+    """Link examples and APIs both ways, in place.
+
+    Fills ``Example.apis_used`` (api_ids, in order of first use) and appends the example's
+    id to ``ApiEntry.examples`` of each API used. Only examples in the surface's languages
+    are analysed (a Python surface: Python examples; a TS/JS surface: TypeScript and
+    JavaScript ones). Matching again replaces the earlier links of these examples.
+
+    Args:
+        examples: as :func:`~docmentor.readme_llm.examples.extract_examples` returns them;
+            the blocks of one page are read in order, so propagation crosses blocks.
+        surface: the library's API surface.
+        library: the library name: for JS/TS, the namespace of module-level names
+            (``lancedb.connect``) and the npm package matched in imports
+            (``lancedb``, ``@lancedb/lancedb``).
+        js_packages: further npm package names that are this library (``vectordb``).
+    """
+    by_id: dict[str, ApiEntry] = {}
+    for e in surface.entries:
+        by_id.setdefault(e.api_id, e)
+    ids = {ex.example_id for ex in examples}
+    for e in by_id.values():
+        if ids.intersection(e.examples):
+            e.examples = [x for x in e.examples if x not in ids]
+    families = {e.language for e in by_id.values()}
+    resolvers: dict[str, _Resolver] = {}
+
+    def analysis(family: str) -> _Analysis:
+        if family not in resolvers:
+            languages = frozenset({"python"}) if family == "python" else JS_LANGUAGES
+            resolvers[family] = _Resolver(surface, languages, library=library)
+        if family == "python":
+            return _Python(resolvers[family])
+        return _Js(resolvers[family], library, js_packages)
+
+    analyses: dict[str, _Analysis] = {}  # fresh per page and family
+    page: tuple[str, str] | None = None
+    for ex in sorted(examples, key=lambda x: (x.source, x.path, x.line)):
+        if (ex.source, ex.path) != page:
+            page, analyses = (ex.source, ex.path), {}
+        if ex.language == "python" and "python" in families:
+            family = "python"
+        elif ex.language in JS_LANGUAGES and families & JS_LANGUAGES:
+            family = "js"
+        else:
+            continue
+        if family not in analyses:
+            analyses[family] = analysis(family)
+        ex.apis_used = analyses[family].run(ex)
+        if ex.apis_used:
+            ex.complexity = complexity_of(ex.code, ex.language, api_count=len(ex.apis_used))
+        for api_id in ex.apis_used:
+            entry = by_id.get(api_id)
+            if entry is not None and ex.example_id not in entry.examples:
+                entry.examples.append(ex.example_id)

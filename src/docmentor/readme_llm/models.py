@@ -1,0 +1,85 @@
+"""The knowledge-base records (the plan's API catalog and examples database schemas).
+
+pydantic models, validated when written and when loaded.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class ApiParameter(_Model):
+    name: str
+    type: str | None = None  # annotation as written in the source, e.g. "str | None"
+    default: str | None = None  # the default's source text; None when required
+    required: bool = True
+    kind: Literal[
+        "positional-only", "positional or keyword", "var-positional", "keyword-only", "var-keyword"
+    ] = "positional or keyword"
+    description: str = ""
+
+
+class ApiReturn(_Model):
+    type: str | None = None
+    description: str = ""
+    class_id: str | None = None  # api_id of the public class `type` names (Optional/X | None unwrapped)
+
+
+class ApiEntry(_Model):
+    """One public API object: a function, class, method, property or attribute."""
+
+    api_id: str  # fully qualified name where the object is DEFINED, e.g. "httpx._client.Client.get"
+    aliases: list[str] = Field(default_factory=list)  # public import paths, e.g. ["httpx.Client.get"]
+    kind: Literal["function", "class", "method", "property", "attribute", "module"]
+    name: str  # the short name, e.g. "get"
+    parent: str | None = None  # api_id of the enclosing class, for methods and properties
+    signature: str = ""  # e.g. "get(self, url: URL | str, *, params: QueryParamTypes | None = None) -> Response"
+    parameters: list[ApiParameter] = Field(default_factory=list)
+    returns: ApiReturn | None = None
+    description: str = ""  # the docstring's summary (first paragraph)
+    docstring: str = ""  # the whole docstring
+    bases: list[str] = Field(default_factory=list)  # for classes: base classes as written
+    language: str = "python"
+    source_file: str | None = None
+    line: int | None = None
+    examples: list[str] = Field(default_factory=list)  # example_ids that use it
+    importance_score: float = 0.0
+    importance_factors: dict[str, float] = Field(default_factory=dict)
+    tags: list[str] = Field(default_factory=list)
+    related_apis: list[str] = Field(default_factory=list)
+    search_keywords: list[str] = Field(default_factory=list)
+
+
+class ExecutionContext(_Model):
+    works_on_version: str | None = None
+    validated_at: str | None = None
+    error: str | None = None
+
+
+class Example(_Model):
+    """One code example from the docs, matched to the APIs it uses."""
+
+    example_id: str
+    title: str
+    code: str
+    language: str
+    source: str  # the indexed source name
+    path: str  # the document path within the source
+    line: int  # 1-based line of the opening fence in the original file
+    heading_path: list[str] = Field(default_factory=list)  # enclosing headings, outermost first
+    tabs: list[str] = Field(default_factory=list)  # enclosing content tabs (=== "Async API")
+    apis_used: list[str] = Field(default_factory=list)  # api_ids
+    complete: bool = False  # a whole program (imports what it uses) rather than a snippet
+    use_case: str = ""
+    complexity: Literal["beginner", "intermediate", "advanced"] = "beginner"
+    tags: list[str] = Field(default_factory=list)
+    prerequisites: list[str] = Field(default_factory=list)  # e.g. ["pip install lancedb"]
+    expected_output: str | None = None
+    validated: bool | None = None  # None: not run; True/False: ran with --validate
+    execution_context: ExecutionContext = Field(default_factory=ExecutionContext)

@@ -1,0 +1,460 @@
+"""The Python API surface: throwaway packages (as griffe's own tests build them), another venv, real httpx."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from docmentor.errors import NotFoundError, UsageError
+from docmentor.readme_llm import api_python
+from docmentor.readme_llm.api_python import ApiSurface, load_api
+
+HTTPX_API = Path(__file__).resolve().parents[2] / "shared" / "eval" / "httpx_api.jsonl"
+
+
+def make_package(root: Path, files: dict[str, str], *, version: str | None = None) -> Path:
+    """Write a package (``{"pkg/__init__.py": source}``) under ``root``, optionally with dist metadata."""
+    for rel, text in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text).lstrip(), encoding="utf-8")
+    if version is not None:
+        name = next(iter(files)).split("/")[0]
+        info = root / f"{name}-{version}.dist-info"
+        info.mkdir()
+        (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n")
+    return root
+
+
+def surface(tmp_path: Path, files: dict[str, str], package: str = "pkg") -> ApiSurface:
+    make_package(tmp_path, files)
+    return load_api(package, search_paths=[tmp_path])
+
+
+def test_all_decides_what_a_module_exports(tmp_path: Path) -> None:
+    api = surface(
+        tmp_path,
+        {
+            "pkg/__init__.py": """
+                __all__ = ["listed", "Listed"]
+                def listed(): ...
+                def unlisted(): ...
+                class Listed: ...
+                def _private(): ...
+            """,
+        },
+    )
+    assert api.resolve("pkg.listed") is not None
+    assert api.resolve("pkg.Listed") is not None
+    assert api.resolve("pkg.unlisted") is None
+    assert api.resolve("pkg._private") is None
+    assert [e.api_id for e in api.entries] == ["pkg", "pkg.listed", "pkg.Listed"]
+
+
+def test_without_all_underscore_names_and_foreign_imports_are_left_out(tmp_path: Path) -> None:
+    api = surface(
+        tmp_path,
+        {
+            "pkg/__init__.py": """
+                from os import path
+                from typing import Any
+                from ._impl import Thing
+                def public(x: Any) -> None: ...
+                def _hidden(): ...
+                class _Secret:
+                    def method(self): ...
+            """,
+            "pkg/_impl.py": """
+                class Thing:
+                    def run(self) -> None: ...
+                    def _internal(self): ...
+                    def __repr__(self): ...
+            """,
+            "pkg/util.py": """
+                from pkg._impl import Thing
+                LIMIT = 10
+                logger = object()
+                documented = 3
+                '''A documented module attribute.'''
+                def helper(): ...
+            """,
+            "pkg/conftest.py": "def fixture(): ...\n",
+        },
+    )
+    ids = {e.api_id for e in api.entries}
+    assert ids == {
+        "pkg",
+        "pkg.public",
+        "pkg._impl.Thing",
+        "pkg._impl.Thing.run",
+        "pkg.util",
+        "pkg.util.LIMIT",
+        "pkg.util.documented",
+        "pkg.util.helper",
+    }
+    # An imported name in a plain module (no __all__) is not a public path to it.
+    assert api.by_id["pkg._impl.Thing"].aliases == ["pkg.Thing"]
+    assert api.resolve("pkg.util.Thing") is None
+    assert api.by_id["pkg.util"].kind == "module"
+    assert api.by_id["pkg.util.LIMIT"].signature == "LIMIT = 10"
+
+
+def test_reexports_are_named_where_defined_with_public_aliases(tmp_path: Path) -> None:
+    api = surface(
+        tmp_path,
+        {
+            "pkg/__init__.py": """
+                from ._impl import Conn
+                from .sub import helper
+                from . import sub
+                __all__ = ["Conn", "helper", "sub"]
+            """,
+            "pkg/_impl.py": "class Conn:\n    def close(self) -> None: ...\n",
+            "pkg/sub/__init__.py": 'from ._core import helper\n__all__ = ["helper"]\n',
+            "pkg/sub/_core.py": "def helper(n: int) -> int:\n    return n\n",
+        },
+    )
+    conn = api.resolve("pkg.Conn")
+    assert conn is not None and conn.api_id == "pkg._impl.Conn" and conn.aliases == ["pkg.Conn"]
+    assert conn.kind == "class" and conn.source_file == "pkg/_impl.py" and conn.line == 1
+    helper = api.resolve("pkg.helper")
+    assert helper is not None and helper.api_id == "pkg.sub._core.helper"
+    assert helper.aliases == ["pkg.helper", "pkg.sub.helper"]
+    assert api.resolve("pkg.sub._core.helper") is helper  # the api_id resolves too
+    assert api.by_alias["pkg.Conn.close"].api_id == "pkg._impl.Conn.close"
+    for entry in api.entries:
+        for alias in entry.aliases:
+            assert not any(part.startswith("_") for part in alias.split(".")), alias
+
+
+def test_inherited_methods_are_named_on_the_defining_class(tmp_path: Path) -> None:
+    api = surface(
+        tmp_path,
+        {
+            "pkg/__init__.py": "from ._clients import Sync, Async\n",
+            "pkg/_clients.py": """
+                class Base:
+                    def build(self, url: str) -> str:
+                        '''Build a request.'''
+                    def send(self) -> None: ...
+                    def _merge(self): ...
+                    @property
+                    def hooks(self) -> dict: ...
+                class Sync(Base):
+                    def send(self) -> None: ...
+                class Async(Base):
+                    async def send(self) -> None: ...
+            """,
+        },
+    )
+    build = api.by_id["pkg._clients.Base.build"]
+    assert build.kind == "method" and build.parent == "pkg._clients.Base"
+    assert build.aliases == ["pkg.Sync.build", "pkg.Async.build"]
+    assert api.resolve("pkg.Async.build") is build
+    assert api.resolve("pkg._clients.Sync.build") is build  # through the class's definition path
+    assert api.member("pkg._clients.Async", "build") is build
+    assert api.by_id["pkg._clients.Base.hooks"].kind == "property"
+    # Overrides are their own APIs; the private base class itself is not public.
+    assert api.by_alias["pkg.Sync.send"].api_id == "pkg._clients.Sync.send"
+    assert api.by_alias["pkg.Async.send"].api_id == "pkg._clients.Async.send"
+    assert "pkg._clients.Base.send" not in api.by_id
+    assert "pkg._clients.Base" not in api.by_id
+    assert api.resolve("pkg.Sync._merge") is None
+
+
+def test_signatures_keep_every_parameter_kind(tmp_path: Path) -> None:
+    api = surface(
+        tmp_path,
+        {
+            "pkg/__init__.py": """
+                from typing import Any
+                def f(a, b: int, /, c: str = "x", *args: int, d: bool, e=None, **kw: Any) -> dict[str, int]: ...
+                def g(a, *, b: "list[int] | None" = None): ...
+                class K:
+                    def __init__(self, size: int, *, name: str = "k") -> None: ...
+                    def m(self, x: int) -> None: ...
+                    @staticmethod
+                    def s(x: int) -> int: ...
+                    @classmethod
+                    def c(cls, y: int) -> "K": ...
+            """,
+        },
+    )
+    f = api.by_id["pkg.f"]
+    assert f.signature == (
+        "f(a, b: int, /, c: str = 'x', *args: int, d: bool, e=None, **kw: Any) -> dict[str, int]"
+    )
+    got = [(p.name, p.kind, p.type, p.default, p.required) for p in f.parameters]
+    assert got == [
+        ("a", "positional-only", None, None, True),
+        ("b", "positional-only", "int", None, True),
+        ("c", "positional or keyword", "str", "'x'", False),
+        ("args", "var-positional", "int", None, False),
+        ("d", "keyword-only", "bool", None, True),
+        ("e", "keyword-only", None, "None", False),
+        ("kw", "var-keyword", "Any", None, False),
+    ]
+    assert f.returns is not None and f.returns.type == "dict[str, int]"
+    assert api.by_id["pkg.g"].signature == "g(a, *, b: list[int] | None = None)"
+    k = api.by_id["pkg.K"]
+    assert k.signature == "K(size: int, *, name: str = 'k')"
+    assert [p.name for p in k.parameters] == ["size", "name"]
+    assert api.by_id["pkg.K.m"].signature == "m(self, x: int) -> None"
+    assert [p.name for p in api.by_id["pkg.K.m"].parameters] == ["x"]  # self is bound
+    assert [p.name for p in api.by_id["pkg.K.s"].parameters] == ["x"]
+    assert [p.name for p in api.by_id["pkg.K.c"].parameters] == ["y"]
+
+
+DOCSTRINGS = {
+    "pkg/__init__.py": '''
+        def google(uri: str, limit: int = 10) -> list[str]:
+            """Search the index.
+
+            More words here.
+
+            Args:
+                uri: Where the index lives.
+                limit: How many hits,
+                    at most.
+
+            Returns:
+                The matching ids.
+            """
+
+        def numpy(uri, limit=10):
+            """Search the index.
+
+            Parameters
+            ----------
+            uri : str
+                Where the index lives.
+            limit : int
+                How many hits.
+
+            Returns
+            -------
+            list of str
+                The matching ids.
+            """
+
+        def sphinx(uri, limit=10):
+            """Search the index.
+
+            :param uri: Where the index lives.
+            :param limit: How many hits.
+            :returns: The matching ids.
+            """
+
+        def plain(uri, limit=10):
+            """Search the index: one line, no sections."""
+
+        class Conn:
+            """A connection.
+
+            Args:
+                uri: Where the database lives.
+            """
+
+            def __init__(self, uri: str, timeout: float = 1.0) -> None:
+                """Open it.
+
+                Args:
+                    timeout: Seconds to wait.
+                """
+    ''',
+}
+
+
+@pytest.mark.parametrize("style", ["google", "numpy", "sphinx"])
+def test_docstring_styles_fill_parameter_and_return_descriptions(tmp_path: Path, style: str) -> None:
+    entry = surface(tmp_path, DOCSTRINGS).by_id[f"pkg.{style}"]
+    assert entry.description == "Search the index."
+    assert entry.docstring.startswith("Search the index.")
+    descriptions = {p.name: p.description for p in entry.parameters}
+    limit = "How many hits, at most." if style == "google" else "How many hits."
+    assert descriptions == {"uri": "Where the index lives.", "limit": limit}
+    assert entry.returns is not None and entry.returns.description == "The matching ids."
+
+
+def test_plain_docstrings_and_class_docstrings(tmp_path: Path) -> None:
+    api = surface(tmp_path, DOCSTRINGS)
+    plain = api.by_id["pkg.plain"]
+    assert plain.description == "Search the index: one line, no sections."
+    assert [p.description for p in plain.parameters] == ["", ""]
+    conn = api.by_id["pkg.Conn"]
+    assert conn.description == "A connection."
+    assert {p.name: p.description for p in conn.parameters} == {
+        "uri": "Where the database lives.",
+        "timeout": "Seconds to wait.",
+    }
+
+
+RETURNS = {
+    "pkg/__init__.py": """
+        from ._db import Base, Conn, Pool, connect, maybe, either, quoted, many, number
+        __all__ = ["Base", "Conn", "Pool", "connect", "maybe", "either", "quoted", "many", "number"]
+    """,
+    "pkg/_db.py": """
+        from __future__ import annotations
+        from typing import Optional, Union
+        from typing_extensions import Self
+
+        class Base:
+            def clone(self) -> Self: ...
+            @property
+            def pool(self) -> Pool: ...
+
+        class Conn(Base):
+            def table(self, name: str) -> "Conn": ...
+
+        class Pool(Base):
+            def get(self) -> Union[Conn, None]: ...
+
+        def connect(uri: str) -> Conn: ...
+        def maybe() -> Optional[Conn]: ...
+        def either() -> Conn | None: ...
+        def quoted() -> "Pool": ...
+        def many() -> list[Conn]: ...
+        def number() -> int: ...
+    """,
+}
+
+
+def test_return_class_resolves_annotations_to_public_classes(tmp_path: Path) -> None:
+    api = surface(tmp_path, RETURNS)
+    conn, pool = "pkg._db.Conn", "pkg._db.Pool"
+    assert api.return_class("pkg.connect") == conn
+    assert api.return_class("pkg._db.connect") == conn
+    assert api.return_class("pkg.maybe") == conn
+    assert api.return_class("pkg.either") == conn
+    assert api.return_class("pkg.quoted") == pool
+    assert api.return_class("pkg.Pool.get") == conn
+    assert api.return_class("pkg.Conn.table") == conn
+    assert api.return_class("pkg.Conn.pool") == pool  # a property, inherited from Base
+    assert api.return_class("pkg.Conn") == conn  # calling a class gives an instance of it
+    assert api.return_class("pkg.many") is None
+    assert api.return_class("pkg.number") is None
+    assert api.return_class("pkg.nothing") is None
+    # Self is the class the method is reached through.
+    assert api.return_class("pkg.Conn.clone") == conn
+    assert api.return_class("pkg.Pool.clone") == pool
+    assert api.return_class("pkg._db.Base.clone") == "pkg._db.Base"
+    entry = api.by_alias["pkg.connect"]
+    assert entry.returns is not None and entry.returns.type == "Conn" and entry.returns.class_id == conn
+
+
+def test_version_comes_from_the_package_metadata(tmp_path: Path) -> None:
+    make_package(tmp_path, {"verpkg/__init__.py": "def f(): ...\n"}, version="1.4.2")
+    assert load_api("verpkg", search_paths=[tmp_path]).version == "1.4.2"
+    # No metadata: a literal __version__ in the package; otherwise unknown.
+    other = tmp_path / "other"
+    make_package(other, {"litpkg/__init__.py": '__version__ = "0.3"\n', "nopkg/__init__.py": ""})
+    assert load_api("litpkg", search_paths=[other]).version == "0.3"
+    assert load_api("nopkg", search_paths=[other]).version is None
+
+
+def test_unknown_package_and_bad_interpreter(tmp_path: Path) -> None:
+    with pytest.raises(NotFoundError) as error:
+        load_api("no_such_package_here", search_paths=[tmp_path])
+    assert "pip install" in str(error.value) and "--python" in str(error.value)
+    with pytest.raises(UsageError):
+        load_api("httpx", python=str(tmp_path / "missing" / "python"))
+    not_python = tmp_path / "not-python"
+    not_python.write_text("#!/bin/sh\necho nope >&2\nexit 3\n")
+    not_python.chmod(0o755)
+    with pytest.raises(UsageError, match="not a working Python interpreter"):
+        load_api("httpx", python=str(not_python))
+
+
+def test_python_option_reads_another_environment(tmp_path: Path) -> None:
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    python = venv / "bin" / "python"
+    purelib = subprocess.run(
+        [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
+    src = make_package(
+        tmp_path / "src",
+        {"elsewhere/__init__.py": "from ._core import Db, open_db\n", "elsewhere/_core.py": RETURN_DB},
+        version="2.5.0",
+    )
+    (Path(purelib) / "elsewhere.pth").write_text(f"{src}\n")
+
+    api = load_api("elsewhere", python=str(python))
+    assert api.version == "2.5.0"
+    assert api.by_alias["elsewhere.open_db"].api_id == "elsewhere._core.open_db"
+    assert api.return_class("elsewhere.open_db") == "elsewhere._core.Db"
+    with pytest.raises(NotFoundError):  # not installed here, only there
+        load_api("elsewhere")
+
+
+RETURN_DB = """
+class Db:
+    def close(self) -> None: ...
+
+def open_db(path: str) -> "Db":
+    '''Open a database.'''
+"""
+
+
+def test_compiled_module_without_stubs_is_inspected_at_run_time() -> None:
+    # PyStemmer is a compiled extension without stubs: griffe inspects it here, and with
+    # --python a stdlib dumper inspects it inside that interpreter.
+    for python in (None, sys.executable):
+        api = load_api("Stemmer", python=python)
+        stem = api.by_id["Stemmer.Stemmer.stemWord"]
+        assert stem.kind == "method" and [p.name for p in stem.parameters] == ["word"]
+        assert api.by_id["Stemmer.algorithms"].kind == "function"
+        assert api.by_id["Stemmer.Stemmer"].signature == "Stemmer(...)"
+        assert api.version is not None
+
+
+def test_compiled_submodule_of_another_environment_is_inspected_there() -> None:
+    # toktok re-exports names from its compiled `_toktok` (no stubs). With --python, griffe reads
+    # the Python files without importing anything; the dumper fills in `_toktok` from the child.
+    import griffe
+
+    loader = griffe.GriffeLoader(allow_inspection=False, store_source=False)
+    root = loader.load("toktok")
+    assert api_python._compiled_modules(root, loader.modules_collection) == ["toktok._toktok"]
+    api_python._inspect_foreign_compiled(sys.executable, root, loader, [])
+    tokenizer = root["_Tokenizer"].final_target
+    assert tokenizer.path == "toktok._toktok.Tokenizer" and tokenizer.is_class
+    assert "count" in tokenizer.members
+
+
+def test_httpx_surface_matches_the_eval_ids() -> None:
+    started = time.perf_counter()
+    api = load_api("httpx")
+    elapsed = time.perf_counter() - started
+    assert api.library == "httpx" and api.version == "0.28.1"
+    assert api.by_alias["httpx.Client"].api_id == "httpx._client.Client"
+    build = api.by_id["httpx._client.BaseClient.build_request"]
+    assert {"httpx.Client.build_request", "httpx.AsyncClient.build_request"} <= set(build.aliases)
+    assert "httpx.Timeout" in api.by_id["httpx._config.Timeout"].aliases
+    assert api.by_id["httpx._api.get"].aliases == ["httpx.get"]
+    assert api.return_class("httpx.get") == "httpx._models.Response"
+    assert api.return_class("httpx.Client.build_request") == "httpx._models.Request"
+    for entry in api.entries:
+        assert not any(p.startswith("_") for a in entry.aliases for p in a.split(".")), entry.aliases
+
+    tasks = [json.loads(line) for line in HTTPX_API.read_text().splitlines() if line.strip()]
+    defining = [task["expected_api"][0] for task in tasks]
+    covered = [api_id for api_id in defining if api_id in api.by_id]
+    print(f"httpx_api.jsonl coverage: {len(covered)}/{len(defining)} defining ids, {elapsed:.2f} s")
+    assert covered == defining
+    for task in tasks:  # every listed name (ids and public paths) resolves, public paths to the id
+        for name in task["expected_api"]:
+            entry = api.resolve(name)
+            assert entry is not None, name
+            assert name == entry.api_id or name in entry.aliases, name
+    assert elapsed < 5  # ~0.3 s here; generous for a loaded CI machine

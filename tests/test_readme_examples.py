@@ -1,0 +1,749 @@
+"""Examples of a source and their links to APIs (readme_llm.examples / readme_llm.matcher).
+
+Pages are real files indexed by the real engine; the API surface is a small fake built
+from our own ``ApiEntry`` records (the introspection has its own tests).
+"""
+
+from __future__ import annotations
+
+import textwrap
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+from docmentor.engine import Docmentor
+from docmentor.errors import NotFoundError
+from docmentor.readme_llm.examples import (
+    complexity_of,
+    detect_languages,
+    extract_examples,
+    is_complete,
+    normalize_language,
+    prerequisites,
+)
+from docmentor.readme_llm.matcher import match_examples
+from docmentor.readme_llm.models import ApiEntry, ApiReturn, Example
+
+CORPORA = Path(__file__).resolve().parents[2] / "shared" / "corpora"
+
+# -- a fake surface ---------------------------------------------------------------------
+
+
+@dataclass
+class FakeSurface:
+    entries: list[ApiEntry]
+    _by_name: dict[str, ApiEntry] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        for e in self.entries:
+            for name in (e.api_id, *e.aliases):
+                self._by_name.setdefault(name, e)
+
+    def resolve(self, name: str) -> ApiEntry | None:
+        return self._by_name.get(name)
+
+    def return_class(self, api_id: str) -> str | None:
+        e = self._by_name.get(api_id)
+        return e.returns.type if e is not None and e.returns is not None else None
+
+
+def api(
+    api_id: str,
+    kind: str = "method",
+    returns: str | None = None,
+    *,
+    aliases: tuple[str, ...] = (),
+    bases: tuple[str, ...] = (),
+    language: str = "python",
+) -> ApiEntry:
+    parent = api_id.rpartition(".")[0] if kind in ("method", "property") else None
+    return ApiEntry(
+        api_id=api_id,
+        aliases=list(aliases),
+        kind=kind,
+        name=api_id.rpartition(".")[2],
+        parent=parent,
+        returns=ApiReturn(type=returns) if returns else None,
+        bases=list(bases),
+        language=language,
+    )
+
+
+def lancedb_surface() -> FakeSurface:
+    """The shape of lancedb's API: module functions, connection and table classes, builders."""
+    q = "lancedb.query"
+    return FakeSurface(
+        [
+            api("lancedb", "module"),
+            api("lancedb.connect", "function", "lancedb.db.DBConnection"),
+            api("lancedb.connect_async", "function", "lancedb.db.AsyncConnection"),
+            api("lancedb.db.DBConnection", "class", aliases=("lancedb.DBConnection",)),
+            api(
+                "lancedb.db.DBConnection.create_table",
+                returns="lancedb.table.Table",
+                # the surface lists inherited members under the subclass too
+                aliases=("lancedb.DBConnection.create_table", "lancedb.db.LanceDBConnection.create_table"),
+            ),
+            api("lancedb.db.DBConnection.open_table", returns="lancedb.table.Table"),
+            api("lancedb.db.DBConnection.table_names"),
+            # a subclass whose inherited open_table the surface does NOT alias: found via bases
+            api("lancedb.db.LanceDBConnection", "class", bases=("DBConnection",)),
+            api("lancedb.db.AsyncConnection", "class"),
+            api("lancedb.db.AsyncConnection.create_table", returns="lancedb.table.AsyncTable"),
+            api("lancedb.db.AsyncConnection.open_table", returns="lancedb.table.AsyncTable"),
+            api("lancedb.table.Table", "class", aliases=("lancedb.Table",)),
+            api("lancedb.table.Table.search", returns=f"{q}.LanceQueryBuilder"),
+            api("lancedb.table.Table.add"),
+            api("lancedb.table.Table.create_index"),
+            api("lancedb.table.Table.schema", "property", "pyarrow.Schema"),
+            api("lancedb.table.Table.embeddings", "property", "lancedb.embeddings.Registry"),
+            api("lancedb.embeddings.Registry", "class"),
+            api("lancedb.embeddings.Registry.get", returns="lancedb.embeddings.Registry"),
+            api("lancedb.table.AsyncTable", "class"),
+            api("lancedb.table.AsyncTable.query", returns=f"{q}.AsyncQuery"),
+            api("lancedb.table.AsyncTable.add"),
+            api(f"{q}.LanceQueryBuilder", "class"),
+            api(f"{q}.LanceQueryBuilder.limit", returns="Self"),
+            api(f"{q}.LanceQueryBuilder.where", returns="Self"),
+            api(f"{q}.LanceQueryBuilder.to_pandas", returns="pandas.DataFrame"),
+            api(f"{q}.LanceVectorQueryBuilder", "class", bases=("LanceQueryBuilder",)),
+            api(f"{q}.LanceVectorQueryBuilder.nprobes", returns="Self"),
+            api("lancedb.table.Table.vector_search", returns=f"{q}.LanceVectorQueryBuilder"),
+            api(f"{q}.AsyncQuery", "class"),
+            api(f"{q}.AsyncQuery.limit", returns="Self"),
+            api(f"{q}.AsyncQuery.to_list"),
+            api("lancedb.pydantic.LanceModel", "class", aliases=("lancedb.LanceModel",)),
+            api("lancedb.pydantic.Vector", "function"),
+        ]
+    )
+
+
+def lancedb_ts_surface() -> FakeSurface:
+    """TypeScript names: module-level exports under the library, methods under their class."""
+    return FakeSurface(
+        [
+            api("lancedb.connect", "function", "Connection", language="typescript"),
+            api("lancedb.Index", "class", language="typescript"),
+            api("Connection", "class", language="typescript"),
+            api("Connection.createTable", returns="Promise<Table>", language="typescript"),
+            api("Connection.openTable", returns="Table", language="typescript"),
+            api("Connection.tableNames", language="typescript"),
+            api("Table", "class", language="typescript"),
+            api("Table.search", returns="VectorQuery", language="typescript"),
+            api("Table.add", language="typescript"),
+            api("Table.createIndex", language="typescript"),
+            api("VectorQuery", "class", language="typescript"),
+            api("VectorQuery.limit", returns="VectorQuery", language="typescript"),
+            api("VectorQuery.toArray", language="typescript"),
+        ]
+    )
+
+
+def httpx_surface() -> FakeSurface:
+    return FakeSurface(
+        [
+            api("httpx._client.Client", "class", aliases=("httpx.Client",)),
+            api("httpx._client.Client.get", returns="httpx._models.Response", aliases=("httpx.Client.get",)),
+            api("httpx._client.AsyncClient", "class", aliases=("httpx.AsyncClient",)),
+            api("httpx._client.AsyncClient.get", returns="httpx._models.Response"),
+            api("httpx._models.Response", "class", aliases=("httpx.Response",)),
+            api("httpx._models.Response.json", aliases=("httpx.Response.json",)),
+            api("httpx._models.Response.raise_for_status"),
+            api("httpx._api.get", "function", "httpx._models.Response", aliases=("httpx.get",)),
+        ]
+    )
+
+
+def ex(
+    code: str, language: str = "python", n: int = 1, *, tabs: tuple[str, ...] = (), path: str = "p.md"
+) -> Example:
+    return Example(
+        example_id=f"p-{n}",
+        title="t",
+        code=textwrap.dedent(code),
+        language=language,
+        source="lib",
+        path=path,
+        line=n * 10,
+        tabs=list(tabs),
+    )
+
+
+def used(*examples: Example, surface: FakeSurface | None = None, **kw: object) -> list[list[str]]:
+    if surface is None:
+        surface = lancedb_surface() if examples[0].language == "python" else lancedb_ts_surface()
+    match_examples(list(examples), surface, library="lancedb", **kw)
+    return [e.apis_used for e in examples]
+
+
+# -- Python matching ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "import lancedb\ndb = lancedb.connect('x')",
+        "import lancedb as ldb\ndb = ldb.connect('x')",
+        "from lancedb import connect\ndb = connect('x')",
+        "from lancedb import connect as c\ndb = c('x')",
+        "from lancedb import *\ndb = connect('x')",
+        "import lancedb.db\ndb = lancedb.connect('x')",
+    ],
+)
+def test_python_import_forms(code: str) -> None:
+    assert used(ex(code)) == [["lancedb.connect"]]
+
+
+def test_python_from_submodule_and_dotted_paths() -> None:
+    code = """
+        from lancedb.table import Table
+        import lancedb.pydantic
+        Table.search
+        lancedb.pydantic.Vector(3)
+        """
+    assert used(ex(code)) == [
+        ["lancedb.table.Table", "lancedb.table.Table.search", "lancedb.pydantic.Vector"]
+    ]
+
+
+def test_python_return_type_propagation_across_statements() -> None:
+    code = """
+        import lancedb
+        db = lancedb.connect("data")
+        tbl = db.create_table("t", data=[{"vector": [1.0]}])
+        res = tbl.search([1.0]).limit(5).to_pandas()
+        """
+    assert used(ex(code)) == [
+        [
+            "lancedb.connect",
+            "lancedb.db.DBConnection.create_table",
+            "lancedb.table.Table.search",
+            "lancedb.query.LanceQueryBuilder.limit",  # returns Self: the chain goes on
+            "lancedb.query.LanceQueryBuilder.to_pandas",
+        ]
+    ]
+
+
+def test_python_self_keeps_the_receivers_class_through_inherited_methods() -> None:
+    code = (
+        "tbl = lancedb.connect('x').open_table('t')\ntbl.vector_search([1]).limit(3).nprobes(8).to_pandas()"
+    )
+    assert used(ex(code))[0][-4:] == [
+        "lancedb.table.Table.vector_search",
+        "lancedb.query.LanceQueryBuilder.limit",  # inherited, returns Self: still the subclass
+        "lancedb.query.LanceVectorQueryBuilder.nprobes",
+        "lancedb.query.LanceQueryBuilder.to_pandas",
+    ]
+
+
+def test_python_propagation_across_blocks_of_a_page() -> None:
+    a = ex("import lancedb\ndb = lancedb.connect('x')", n=1)
+    b = ex("tbl = db.open_table('t')", n=2)
+    c = ex("tbl.add([{'a': 1}])\ntbl.schema", n=3)
+    other_page = ex("tbl.add([])", n=4, path="other.md")
+    assert used(a, b, c, other_page) == [
+        ["lancedb.connect"],
+        ["lancedb.db.DBConnection.open_table"],
+        ["lancedb.table.Table.add", "lancedb.table.Table.schema"],
+        [],  # another page does not see this page's names
+    ]
+
+
+def test_python_with_as_await_and_chained_calls() -> None:
+    code = """
+        import lancedb
+
+        async def main():
+            db = await lancedb.connect_async("x")
+            tbl = await db.open_table("t")
+            rows = await tbl.query().limit(3).to_list()
+
+        with lancedb.connect("y") as db2:
+            db2.table_names()
+        """
+    assert used(ex(code)) == [
+        [
+            "lancedb.connect_async",
+            "lancedb.db.AsyncConnection.open_table",
+            "lancedb.table.AsyncTable.query",
+            "lancedb.query.AsyncQuery.limit",
+            "lancedb.query.AsyncQuery.to_list",
+            "lancedb.connect",
+            "lancedb.db.DBConnection.table_names",
+        ]
+    ]
+
+
+def test_python_inherited_methods_via_alias_and_via_bases() -> None:
+    code = """
+        from lancedb.db import LanceDBConnection
+        conn = LanceDBConnection("x")
+        conn.create_table("a")
+        conn.open_table("b").add([])
+        """
+    assert used(ex(code)) == [
+        [
+            "lancedb.db.LanceDBConnection",
+            "lancedb.db.DBConnection.create_table",  # the surface's alias
+            "lancedb.db.DBConnection.open_table",  # our walk of `bases`
+            "lancedb.table.Table.add",
+        ]
+    ]
+
+
+def test_python_instantiation_types_the_instance() -> None:
+    code = """
+        import httpx
+        client = httpx.Client()
+        r = client.get("https://example.org")
+        r.raise_for_status()
+        data = httpx.get("https://example.org").json()
+        async def f():
+            async with httpx.AsyncClient() as ac:
+                (await ac.get("/")).json()
+        """
+    assert used(ex(code), surface=httpx_surface()) == [
+        [
+            "httpx._client.Client",
+            "httpx._client.Client.get",
+            "httpx._models.Response.raise_for_status",
+            "httpx._api.get",
+            "httpx._models.Response.json",
+            "httpx._client.AsyncClient",
+            "httpx._client.AsyncClient.get",
+        ]
+    ]
+
+
+def test_python_annotations_classes_and_properties() -> None:
+    code = """
+        import lancedb
+        from lancedb.pydantic import LanceModel, Vector
+
+        class Item(LanceModel):
+            vector: Vector(2)
+
+        def top(tbl: lancedb.table.Table):
+            return tbl.search([1, 2])
+
+        t: lancedb.Table = make()
+        t.embeddings.get("openai")
+        """
+    assert used(ex(code)) == [
+        [
+            "lancedb.pydantic.LanceModel",
+            "lancedb.pydantic.Vector",
+            "lancedb.table.Table",
+            "lancedb.table.Table.search",
+            "lancedb.table.Table.embeddings",  # a property: its type carries the chain
+            "lancedb.embeddings.Registry.get",
+        ]
+    ]
+
+
+def test_python_names_in_strings_comments_and_unknown_receivers_match_nothing() -> None:
+    code = '''
+        # db = lancedb.connect("x"); tbl.search(q)
+        print("lancedb.connect and create_table")
+        """tbl.search(q).limit(5)"""
+        db = get_db()
+        db.create_table("t")
+        connect("x")
+        '''
+    assert used(ex(code)) == [[]]
+
+
+def test_the_library_namespace_needs_no_import_unless_rebound() -> None:
+    assert used(ex("db = lancedb.connect('x')\ndb.table_names()")) == [
+        ["lancedb.connect", "lancedb.db.DBConnection.table_names"]
+    ]
+    assert used(ex("lancedb = make()\nlancedb.connect('x')")) == [[]]
+    assert used(ex('const db = await lancedb.connect("x");', "typescript")) == [["lancedb.connect"]]
+    assert used(ex('const lancedb = require("vectordb");\nlancedb.connect("x");', "typescript")) == [[]]
+    # only the library's own namespace: TS class names are not free-standing globals
+    assert used(ex('Table.search("x");', "typescript")) == [[]]
+
+
+def test_python_rebinding_forgets_the_type_and_other_libraries_are_ignored() -> None:
+    code = """
+        import lancedb
+        import pandas as pd
+        db = lancedb.connect("x")
+        db = pd.DataFrame()
+        db.create_table("t")
+        lancedb.not_an_api()
+        """
+    assert used(ex(code)) == [["lancedb.connect"]]
+
+
+def test_python_sync_and_async_tabs_do_not_mix() -> None:
+    sync1 = ex("import lancedb\ndb = lancedb.connect('x')", n=1, tabs=("Python", "Sync API"))
+    async1 = ex("import lancedb\ndb = await lancedb.connect_async('x')", n=2, tabs=("Python", "Async API"))
+    sync2 = ex("tbl = db.create_table('t')", n=3, tabs=("Python", "Sync API"))
+    async2 = ex("tbl = await db.create_table('t')", n=4, tabs=("Python", "Async API"))
+    # no tabs: an async block prefers names bound by async blocks, a sync one the others
+    untabbed = ex("tbl = db.create_table('t')", n=5)
+    assert used(sync1, async1, sync2, async2, untabbed) == [
+        ["lancedb.connect"],
+        ["lancedb.connect_async"],
+        ["lancedb.db.DBConnection.create_table"],
+        ["lancedb.db.AsyncConnection.create_table"],
+        ["lancedb.db.DBConnection.create_table"],
+    ]
+
+
+def test_python_doctest_sessions_and_placeholders() -> None:
+    code = """
+        >>> import lancedb
+        >>> db = lancedb.connect("x")
+        >>> db.table_names()
+        ['t']
+        >>> db.open_table(...).search(...)
+        """
+    assert used(ex(code, language="python")) == [
+        [
+            "lancedb.connect",
+            "lancedb.db.DBConnection.table_names",
+            "lancedb.db.DBConnection.open_table",
+            "lancedb.table.Table.search",
+        ]
+    ]
+
+
+# -- TypeScript / JavaScript matching ---------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        'import * as lancedb from "@lancedb/lancedb";\nconst db = await lancedb.connect("x");',
+        'import lancedb from "@lancedb/lancedb";\nconst db = await lancedb.connect("x");',
+        'import { connect } from "@lancedb/lancedb";\nconst db = await connect("x");',
+        'import { connect as open } from "@lancedb/lancedb";\nconst db = await open("x");',
+        'const lancedb = require("@lancedb/lancedb");\nconst db = await lancedb.connect("x");',
+        'const { connect } = require("lancedb");\nconst db = await connect("x");',
+        'import lancedb = require("@lancedb/lancedb");\nconst db = await lancedb.connect("x");',
+    ],
+)
+def test_ts_import_forms(code: str) -> None:
+    assert used(ex(code, "typescript")) == [["lancedb.connect"]]
+
+
+def test_ts_member_calls_with_propagation_and_chains() -> None:
+    code = """
+        import * as lancedb from "@lancedb/lancedb";
+        // db.tableNames() in a comment, and "Table.search" in a string
+        const db: lancedb.Connection = await lancedb.connect(`${dir}/data`);
+        const tbl = await db.createTable("t", [{ vector: [1, 2] }], { mode: "overwrite" });
+        await tbl.add([{ vector: [3, 4] }]);
+        const rows = await (await db.openTable("t")).search([1, 2]).limit(5).toArray();
+        await tbl.createIndex("vector", { config: new lancedb.Index() });
+        """
+    assert used(ex(code, "typescript")) == [
+        [
+            "lancedb.connect",
+            "Connection.createTable",  # returns Promise<Table>: awaited, tbl is a Table
+            "Table.add",
+            "Connection.openTable",
+            "Table.search",
+            "VectorQuery.limit",
+            "VectorQuery.toArray",
+            "Table.createIndex",
+            "lancedb.Index",
+        ]
+    ]
+
+
+def test_js_propagation_across_blocks_and_other_packages() -> None:
+    a = ex(
+        'const lancedb = require("@lancedb/lancedb");\nconst db = await lancedb.connect("x");',
+        "javascript",
+        1,
+    )
+    b = ex('const names = await db.tableNames();\nconsole.log("db.openTable");', "javascript", 2)
+    legacy = ex('const vdb = require("vectordb");\nconst c = await vdb.connect("x");', "javascript", 3)
+    assert used(a, b, legacy) == [["lancedb.connect"], ["Connection.tableNames"], []]
+    # the caller can say another package is this library
+    again = ex('const vdb = require("vectordb");\nconst c = await vdb.connect("x");', "javascript", 3)
+    assert used(again, js_packages=["vectordb"]) == [["lancedb.connect"]]
+
+
+def test_surfaces_only_match_their_own_languages() -> None:
+    ts = ex('import * as lancedb from "@lancedb/lancedb";\nlancedb.connect("x");', "typescript")
+    py = ex("import lancedb\nlancedb.connect('x')")
+    assert used(ts, py, surface=lancedb_surface()) == [[], ["lancedb.connect"]]
+    ts2, py2 = ts.model_copy(update={"apis_used": []}), py.model_copy(update={"apis_used": []})
+    assert used(ts2, py2, surface=lancedb_ts_surface()) == [["lancedb.connect"], []]
+
+
+def test_links_are_bidirectional_and_rematching_replaces_them() -> None:
+    surface = lancedb_surface()
+    a = ex("import lancedb\ndb = lancedb.connect('x')", n=1)
+    b = ex("db.open_table('t')", n=2)
+    match_examples([a, b], surface, library="lancedb")
+    assert surface.resolve("lancedb.connect") is not None
+    connect = next(e for e in surface.entries if e.api_id == "lancedb.connect" and e.language == "python")
+    open_table = surface.resolve("lancedb.db.DBConnection.open_table")
+    assert connect.examples == ["p-1"] and open_table is not None and open_table.examples == ["p-2"]
+    b.code = "db.table_names()"
+    match_examples([a, b], surface, library="lancedb")
+    assert open_table.examples == [] and connect.examples == ["p-1"]
+    assert b.apis_used == ["lancedb.db.DBConnection.table_names"]
+
+
+# -- extraction through the real engine ---------------------------------------------------------
+
+
+PAGE = """\
+# Quick start
+
+Install it with `pip install lancedb` (or `uv add lancedb`); for Node: `npm install @lancedb/lancedb`.
+
+## Connect to a database
+
+```py
+import lancedb
+db = lancedb.connect("data")
+```
+
+```pycon
+>>> tbl = db.open_table("t")
+```
+
+```shell
+pip install pandas
+```
+
+=== "Sync API"
+
+    ```python
+    tbl = db.create_table("t", data=[])
+    ```
+
+=== "Async API"
+
+    ```python
+    tbl = await db.create_table("t", data=[])
+    ```
+
+## Search the table
+
+```ts
+import * as lancedb from "@lancedb/lancedb";
+const db = await lancedb.connect("data");
+```
+
+```jsx
+const rows = await tbl.search([1, 2]).limit(5).toArray();
+```
+
+```mjs
+console.log("hello")
+```
+"""
+
+ADVANCED = '''\
+# Building a search service
+
+## Ingest in batches
+
+```python
+import asyncio
+import lancedb
+
+
+class Ingestor:
+    """Loads documents in batches."""
+
+    def __init__(self, uri: str) -> None:
+        self.uri = uri
+
+    async def run(self, batches):
+        db = await lancedb.connect_async(self.uri)
+        tbl = await db.open_table("docs")
+        for batch in batches:
+            try:
+                await tbl.add(batch)
+            except ValueError as exc:
+                print("skipped", exc)
+        return await tbl.query().limit(10).to_list()
+
+
+async def main():
+    ingestor = Ingestor("data")
+    rows = await ingestor.run([[{"a": 1}], [{"a": 2}]])
+    for row in rows:
+        print(row)
+    with open("out.txt", "w") as fh:
+        fh.write(str(rows))
+
+
+asyncio.run(main())
+```
+'''
+
+
+def index(tmp_path: Path, files: dict[str, str]) -> Docmentor:
+    docs = tmp_path / "docs"
+    for name, text in files.items():
+        (docs / name).parent.mkdir(parents=True, exist_ok=True)
+        (docs / name).write_text(text)
+    engine = Docmentor(tmp_path / "db")
+    engine.add(str(docs), name="lib")
+    return engine
+
+
+def test_extract_examples_from_an_indexed_page(tmp_path: Path) -> None:
+    engine = index(tmp_path, {"guide/quick-start.md": PAGE})
+    examples = extract_examples(engine, "lib")
+    assert [(e.example_id, e.language, e.line) for e in examples] == [
+        ("guide-quick-start-1", "python", 7),
+        ("guide-quick-start-2", "python", 12),
+        # 3 is the shell block
+        ("guide-quick-start-4", "python", 22),
+        ("guide-quick-start-5", "python", 28),
+        ("guide-quick-start-6", "typescript", 34),
+        ("guide-quick-start-7", "javascript", 39),
+        ("guide-quick-start-8", "javascript", 43),
+    ]
+    first, _session, sync, async_, ts, jsx, _hello = examples
+    assert first.title == "Connect to a database" and first.heading_path == [
+        "Quick start",
+        "Connect to a database",
+    ]
+    assert first.path == "guide/quick-start.md" and first.source == "lib"
+    assert sync.tabs == ["Sync API"] and sync.title == "Connect to a database (Sync API)"
+    assert async_.tabs == ["Async API"] and first.tabs == []
+    assert [e.complete for e in examples] == [True, False, False, False, True, False, True]
+    assert first.prerequisites == ["pip install lancedb", "uv add lancedb", "pip install pandas"]
+    assert ts.prerequisites == ["npm install @lancedb/lancedb"]
+    assert first.tags == ["quick", "start", "connect", "database"]
+    assert "async" in async_.tags and "search" in jsx.tags
+    assert all(e.complexity == "beginner" for e in examples)
+
+    assert [e.example_id for e in extract_examples(engine, "lib", languages=["ts"])] == [
+        "guide-quick-start-6"
+    ]
+    everything = extract_examples(engine, "lib", languages=None)
+    assert [e.language for e in everything].count("shell") == 1
+
+    match_examples(examples, lancedb_surface(), library="lancedb")
+    match_examples(examples, lancedb_ts_surface(), library="lancedb")
+    assert [e.apis_used for e in examples] == [
+        ["lancedb.connect"],
+        ["lancedb.db.DBConnection.open_table"],
+        ["lancedb.db.DBConnection.create_table"],
+        ["lancedb.db.DBConnection.create_table"],  # the page's only `db`, awaited or not
+        ["lancedb.connect"],
+        [],  # `tbl` is never bound by a TS/JS block: nothing is guessed
+        [],
+    ]
+
+
+def test_complexity_levels_from_a_page(tmp_path: Path) -> None:
+    engine = index(tmp_path, {"service.md": ADVANCED})
+    (example,) = extract_examples(engine, "lib")
+    assert example.complete and example.complexity == "advanced"
+    assert example.tags[:3] == ["building", "search", "service"] and "async" in example.tags
+    assert complexity_of("import lancedb\ndb = lancedb.connect('x')", "python") == "beginner"
+    medium = "\n".join(
+        ["import lancedb", "db = lancedb.connect('x')"] + [f"x{i} = db.f{i}()" for i in range(12)]
+    )
+    assert complexity_of(medium, "python") == "intermediate"
+    assert complexity_of("for x in y:\n    z(x)", "python", api_count=12) == "intermediate"
+
+
+def test_complete_versus_snippet() -> None:
+    assert is_complete("import lancedb\ndb = lancedb.connect('x')\nprint(db)", "python")
+    assert not is_complete("db.open_table('t')", "python")
+    assert not is_complete("def broken(:\n", "python")
+    assert not is_complete("import lancedb\nx = 1 +\nlancedb.connect('x')", "python")  # repaired: a snippet
+    assert is_complete(
+        'import { connect } from "@lancedb/lancedb";\nconst db = await connect("x");', "typescript"
+    )
+    assert not is_complete('const tbl = await db.openTable("t");', "typescript")
+    assert is_complete("const f = (a, b) => a.concat(b);\nf([1], [2]);", "javascript")
+    assert not is_complete("optional poolIdleTimeout: number;", "typescript")
+
+
+def test_prerequisites_are_commands_not_prose() -> None:
+    page = """Install with `pip install lancedb` (or `uv add lancedb`).
+Then run pip install pandas to get it.
+$ pip install -U "lancedb[embeddings]"  # with extras
+%pip install tantivy
+    npm install @lancedb/lancedb && npm test
+"""
+    assert prerequisites(page) == [
+        "pip install lancedb",
+        "uv add lancedb",
+        'pip install -U "lancedb[embeddings]"',
+        "pip install tantivy",
+        "npm install @lancedb/lancedb",
+    ]
+
+
+def test_language_names_and_detection() -> None:
+    assert [
+        normalize_language(x) for x in ("py", "Python3", "pycon", "ts", "tsx", "js", "jsx", "mjs", "go")
+    ] == [
+        "python",
+        "python",
+        "python",
+        "typescript",
+        "typescript",
+        "javascript",
+        "javascript",
+        "javascript",
+        "go",
+    ]
+    examples = [ex("x", "python", i) for i in range(7)] + [ex("x", "typescript", i) for i in range(5)]
+    examples += [ex("x", "shell", i) for i in range(9)]
+    assert detect_languages(examples) == ["python"]
+    assert detect_languages(examples, min_examples=4) == ["python", "typescript"]
+    assert detect_languages(examples, supported=None) == ["shell", "python"]
+
+
+def test_unknown_source(tmp_path: Path) -> None:
+    engine = index(tmp_path, {"a.md": "# A\n"})
+    with pytest.raises(NotFoundError):
+        extract_examples(engine, "nope")
+
+
+# -- a real corpus --------------------------------------------------------------------------------
+
+
+LANCEDB = CORPORA / "lancedb"
+
+
+@pytest.mark.skipif(not (LANCEDB / "docs" / "src").is_dir(), reason="lancedb corpus not present")
+def test_lancedb_corpus_smoke(tmp_path: Path) -> None:
+    t0 = time.perf_counter()
+    engine = Docmentor(tmp_path / "db")
+    engine.add(str(LANCEDB / "docs" / "src"), name="lancedb", options={"base_paths": [str(LANCEDB)]})
+    examples = extract_examples(engine, "lancedb", languages=None)
+    counts = Counter(e.language for e in examples)
+    detected = detect_languages(examples)
+    print("examples per language:", dict(counts.most_common()))
+    print("detected languages:", detected)
+    assert {"python", "typescript"} <= set(detected)
+    assert counts["python"] > 200 and counts["typescript"] > 200
+    assert len({e.example_id for e in examples}) == len(examples)
+
+    wanted = [e for e in examples if e.language in ("python", "typescript", "javascript")]
+    surface, ts_surface = lancedb_surface(), lancedb_ts_surface()
+    match_examples(wanted, surface, library="lancedb")
+    match_examples(wanted, ts_surface, library="lancedb")
+    matched = Counter(e.language for e in wanted if e.apis_used)
+    print("matched to the fake core surface:", dict(matched))
+    assert matched["python"] > 50 and matched["typescript"] > 50
+    connect = surface.resolve("lancedb.db.DBConnection.create_table")
+    assert connect is not None and len(connect.examples) > 10
+    # every link points both ways
+    by_id = {e.example_id: e for e in wanted}
+    for entry in (*surface.entries, *ts_surface.entries):
+        for example_id in entry.examples:
+            assert entry.api_id in by_id[example_id].apis_used
+    assert time.perf_counter() - t0 < 20
