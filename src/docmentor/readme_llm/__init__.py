@@ -1,0 +1,440 @@
+"""Library knowledge: README.LLM and the knowledge base, generated from docs and the real API.
+
+:func:`generate` runs the whole pipeline — index the docs, introspect the installed API,
+extract the docs' examples and match them to APIs, score importance, optionally run the
+examples (``validate``) and report drift, then write ``README.LLM`` and/or
+``knowledge_base/`` and register the knowledge base in the index, so the MCP server and
+``docmentor api`` serve it at once. The stages live in the modules of this package.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+import tempfile
+import time
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+if TYPE_CHECKING:
+    from docmentor.engine import Docmentor
+    from docmentor.readme_llm.knowledge_base import DocSection
+    from docmentor.readme_llm.models import ApiEntry
+
+__all__ = ["OUTPUT_FORMATS", "GenerationResult", "generate", "mkdocs_bases"]
+
+log = logging.getLogger(__name__)
+
+OutputFormat = Literal["monolithic", "knowledge_base", "both"]
+OUTPUT_FORMATS: tuple[str, ...] = ("monolithic", "knowledge_base", "both")
+_INDEX_PAGES = ("index.md", "readme.md", "index.rst", "readme.rst", "index.mdx")
+
+
+@dataclass(frozen=True)
+class GenerationResult:
+    """What one generation wrote and found."""
+
+    library: str
+    version: str | None
+    docs_source: str | None
+    readme_path: Path | None
+    kb_path: Path | None
+    api_count: int
+    example_count: int
+    matched_examples: int
+    readme_sections: int
+    readme_tokens: int | None
+    languages: list[str]
+    generation: int | None  # the knowledge base's registration generation in the index
+    validation: dict[str, Any] | None
+    drift: dict[str, int] | None
+    timings: dict[str, float] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "library": self.library,
+            "version": self.version,
+            "docs_source": self.docs_source,
+            "readme_path": str(self.readme_path) if self.readme_path else None,
+            "kb_path": str(self.kb_path) if self.kb_path else None,
+            "api_count": self.api_count,
+            "example_count": self.example_count,
+            "matched_examples": self.matched_examples,
+            "readme_sections": self.readme_sections,
+            "readme_tokens": self.readme_tokens,
+            "languages": self.languages,
+            "generation": self.generation,
+            "validation": self.validation,
+            "drift": self.drift,
+            "timings": {k: round(v, 3) for k, v in self.timings.items()},
+            "warnings": self.warnings,
+        }
+
+
+def mkdocs_bases(docs_path: Path, *, levels: int = 4) -> list[Path]:
+    """Snippet base folders for docs inside a MkDocs project (``mkdocs.yml`` above ``docs_path``).
+
+    The project root is the folder of the nearest ``mkdocs.yml`` (its parent when that
+    folder is ``docs/``); its configured ``base_path`` settings are resolved from there,
+    and the root itself is the base when none is configured.
+    """
+    from docmentor.sources.local import mkdocs_base_dirs
+
+    start = docs_path.resolve()
+    for folder in [start, *start.parents][: levels + 1]:
+        if any((folder / n).is_file() for n in ("mkdocs.yml", "mkdocs.yaml")):
+            root = folder.parent if folder.name == "docs" else folder
+            return mkdocs_base_dirs(root) or [root]
+    return []
+
+
+def _source_name(library: str) -> str:
+    name = re.sub(r"[^A-Za-z0-9_.-]+", "-", library).strip("-._") or "library"
+    return f"{name[:58]}-docs"
+
+
+def _doc_sections(engine: Docmentor, source: str) -> list[DocSection]:
+    from docmentor.readme_llm.knowledge_base import DocSection
+
+    rows = (
+        engine.store.conn()
+        .execute(
+            """SELECT d.path, d.title, x.heading, x.level, x.anchor, x.text FROM sections x
+               JOIN documents d ON d.id = x.document_id WHERE d.source = ? ORDER BY d.path, x.ord""",
+            (source,),
+        )
+        .fetchall()
+    )
+    return [DocSection(r[0], r[1] or "", r[2] or "", int(r[3]), r[4] or "", r[5] or "") for r in rows]
+
+
+def _purpose(library: str, entries: Sequence[ApiEntry], sections: Sequence[DocSection]) -> str:
+    """What the library is for: its package docstring, else the docs' index page."""
+    from docmentor.readme_llm.knowledge_base import first_sentences
+
+    package = next((e for e in entries if e.kind == "module" and e.api_id == library), None)
+    if package is not None and package.docstring.strip():
+        return " ".join(package.docstring.strip().split("\n\n", 1)[0].split())
+    index = [s for s in sections if s.path.rsplit("/", 1)[-1].lower() in _INDEX_PAGES]
+    index.sort(key=lambda s: s.path.count("/"))
+    for s in index:
+        text = first_sentences(s.text, limit=400)
+        if text:
+            return text
+    return ""
+
+
+def _write_text(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}-", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def generate(
+    engine: Docmentor,
+    *,
+    library: str,
+    docs_path: Path | str | None = None,
+    source: Path | str | None = None,
+    python: str | None = None,
+    version: str | None = None,
+    languages: Sequence[str] | None = None,
+    output_format: str = "both",
+    out: Path | str,
+    max_apis: int = 50,
+    max_tokens: int | None = None,
+    encoding: str = "o200k_base",
+    validate: bool = False,
+    validate_timeout: float = 20.0,
+    search_paths: Sequence[Path] | None = None,
+) -> GenerationResult:
+    """Generate README.LLM and/or the knowledge base of ``library`` and register it.
+
+    Args:
+        engine: the index; the docs are indexed into it as the source ``<library>-docs``.
+        library: the Python import name (or the name of the ``source`` library).
+        docs_path: the documentation folder; when None, the already indexed
+            ``<library>-docs`` source is used (if any). Inside a MkDocs project, snippet
+            includes resolve from the project's ``base_path`` settings.
+        source: a TypeScript/JavaScript, Go or Rust source folder to read the API from.
+        python: the interpreter of the environment the library is installed in.
+        version: overrides the detected version.
+        languages: the example languages to use; None: every supported language.
+        output_format: ``monolithic`` (README.LLM), ``knowledge_base`` or ``both``.
+        out: the output folder (``out/README.LLM``, ``out/knowledge_base/``).
+        max_apis: README.LLM sections at most.
+        max_tokens: README.LLM token budget (exact count in ``encoding``).
+        encoding: tokenizer for ``max_tokens``.
+        validate: run the complete Python examples; README.LLM then shows only passed ones.
+        validate_timeout: seconds per example when validating.
+        search_paths: extra folders to find the Python package in (before ``sys.path``).
+
+    Raises:
+        NotFoundError: the library is not installed (or ``source`` has no API).
+        UsageError: a bad option.
+    """
+    from docmentor.assemble.tokens import check_encoding, count_tokens
+    from docmentor.errors import UsageError
+    from docmentor.readme_llm.examples import SUPPORTED_LANGUAGES, detect_languages, normalize_language
+
+    if output_format not in OUTPUT_FORMATS:
+        raise UsageError(
+            f"unknown output format {output_format!r}", hint=f"use one of: {', '.join(OUTPUT_FORMATS)}"
+        )
+    if max_apis < 0 or (max_tokens is not None and max_tokens < 1):
+        raise UsageError("--max-apis must be ≥ 0 and --max-tokens ≥ 1")
+    check_encoding(encoding)
+    wanted = [normalize_language(x) for x in languages] if languages else None
+    out = Path(out)
+    timings: dict[str, float] = {}
+    warnings: list[str] = []
+    t0 = time.perf_counter()
+
+    # 1. the API: what is really installed (fails early, before anything is written)
+    entries, surfaces, detected_version = _load_surfaces(
+        library, python=python, source=source, wanted=wanted, search_paths=search_paths, warnings=warnings
+    )
+    version = version or detected_version
+    timings["api"] = time.perf_counter() - t0
+
+    # 2. the docs, indexed by the engine (includes resolved)
+    t = time.perf_counter()
+    docs_source: str | None = _source_name(library)
+    if docs_path is not None:
+        _index_docs(engine, Path(docs_path), _source_name(library), warnings)
+    elif not engine.store.has_source(_source_name(library)):
+        warnings.append(f"no documentation: pass docs_path (no source {docs_source!r} is indexed)")
+        docs_source = None
+    timings["docs"] = time.perf_counter() - t
+
+    # 3. examples, matched to APIs
+    t = time.perf_counter()
+    from docmentor.readme_llm.examples import extract_examples
+    from docmentor.readme_llm.matcher import match_examples
+
+    examples = (
+        extract_examples(engine, docs_source, languages=wanted or SUPPORTED_LANGUAGES) if docs_source else []
+    )
+    for surface in surfaces:
+        match_examples(examples, surface, library=library)
+    detected = detect_languages(examples)
+    sections = _doc_sections(engine, docs_source) if docs_source else []
+    timings["examples"] = time.perf_counter() - t
+
+    # 4. importance
+    t = time.perf_counter()
+    from docmentor.readme_llm.importance import count_mentions, prose_text, score_importance
+
+    mentions = count_mentions((prose_text(s.text) for s in sections), entries)
+    score_importance(entries, examples, mentions, package=library.split(".")[0])
+    timings["importance"] = time.perf_counter() - t
+
+    # 5. validation and drift (beyond the plan), when their modules are there
+    t = time.perf_counter()
+    validation: dict[str, Any] | None = None
+    validated = False
+    if validate:
+        try:
+            from docmentor.readme_llm.validate import validate_examples
+        except ImportError:
+            warnings.append("validation is not available in this docmentor; examples were not run")
+        else:
+            report = validate_examples(examples, python=python, version=version, timeout=validate_timeout)
+            validated = True
+            validation = {k: v for k, v in report.to_dict().items() if k != "results"}
+            if report.failed:
+                warnings.append(f"{report.failed} example(s) failed validation; README.LLM leaves them out")
+    timings["validation"] = time.perf_counter() - t
+    t = time.perf_counter()
+    drift_data: dict[str, Any] | None = None
+    try:
+        from docmentor.readme_llm.drift import drift_report
+    except ImportError:
+        pass
+    else:
+        if surfaces:
+            drift_data = drift_report(examples, surfaces[0], library=library, version=version).to_dict()
+    timings["drift"] = time.perf_counter() - t
+
+    # 6. outputs
+    t = time.perf_counter()
+    purpose = _purpose(library, entries, sections)
+    readme_path: Path | None = None
+    readme_tokens: int | None = None
+    readme_sections = 0
+    if output_format in ("monolithic", "both"):
+        from docmentor.readme_llm.readme import render_readme
+
+        text = render_readme(
+            library,
+            version,
+            entries,
+            examples,
+            max_apis=max_apis,
+            max_tokens=max_tokens,
+            encoding=encoding,
+            validated=validated,
+            purpose=purpose,
+        )
+        readme_path = out / "README.LLM"
+        _write_text(readme_path, text)
+        readme_tokens = count_tokens(text, encoding)
+        readme_sections = len(re.findall(r"^<context_\d+>$", text, flags=re.M))
+    timings["readme"] = time.perf_counter() - t
+
+    matched = sum(1 for ex in examples if ex.apis_used)
+    kinds = Counter(e.kind for e in entries)
+    stats: dict[str, Any] = {
+        "apis": len(entries),
+        "apis_by_kind": dict(sorted(kinds.items())),
+        "apis_with_examples": sum(1 for e in entries if e.examples),
+        "examples": len(examples),
+        "examples_by_language": dict(Counter(ex.language for ex in examples).most_common()),
+        "examples_matched": matched,
+        "examples_complete": sum(1 for ex in examples if ex.complete),
+        "documents_sections": len(sections),
+        "languages_detected": detected,
+        "validation": validation,
+        "drift": drift_data["counts"] if drift_data else None,
+        "readme_sections": readme_sections,
+        "readme_tokens": readme_tokens,
+    }
+    kb_path: Path | None = None
+    generation: int | None = None
+    if output_format in ("knowledge_base", "both"):
+        t = time.perf_counter()
+        from docmentor.readme_llm.knowledge_base import build_overview, write_kb
+        from docmentor.store.kb import register_kb
+
+        overview = build_overview(
+            library=library,
+            version=version,
+            purpose=purpose,
+            entries=entries,
+            examples=examples,
+            sections=sections,
+        )
+        settings = {
+            "library": library,
+            "docs_path": str(Path(docs_path).resolve()) if docs_path is not None else None,
+            "docs_source": docs_source,
+            "source": str(Path(source).resolve()) if source is not None else None,
+            "python": python,
+            "version_override": version if version != detected_version else None,
+            "languages": wanted,
+            "output_format": output_format,
+            "max_apis": max_apis,
+            "max_tokens": max_tokens,
+            "encoding": encoding,
+            "validate": validate,
+        }
+        stats["timings"] = {k: round(v, 3) for k, v in timings.items()}
+        kb = write_kb(
+            out / "knowledge_base",
+            library=library,
+            version=version,
+            overview=overview,
+            entries=entries,
+            examples=examples,
+            settings=settings,
+            stats=stats,
+            drift=drift_data,
+        )
+        generation = register_kb(engine.store, kb)
+        kb_path = kb.path
+        timings["knowledge_base"] = time.perf_counter() - t
+    timings["total"] = time.perf_counter() - t0
+    return GenerationResult(
+        library=library,
+        version=version,
+        docs_source=docs_source,
+        readme_path=readme_path,
+        kb_path=kb_path,
+        api_count=len(entries),
+        example_count=len(examples),
+        matched_examples=matched,
+        readme_sections=readme_sections,
+        readme_tokens=readme_tokens,
+        languages=detected,
+        generation=generation,
+        validation=validation,
+        drift=drift_data["counts"] if drift_data else None,
+        timings=timings,
+        warnings=warnings,
+    )
+
+
+def _load_surfaces(
+    library: str,
+    *,
+    python: str | None,
+    source: Path | str | None,
+    wanted: list[str] | None,
+    search_paths: Sequence[Path] | None,
+    warnings: list[str],
+) -> tuple[list[ApiEntry], list[Any], str | None]:
+    from docmentor.errors import NotFoundError
+
+    entries: list[ApiEntry] = []
+    surfaces: list[Any] = []
+    version: str | None = None
+    if source is not None:
+        try:
+            from docmentor.readme_llm import api_treesitter
+        except ImportError as exc:
+            raise NotFoundError(
+                "reading a source folder needs the tree-sitter grammars",
+                hint="pip install 'docmentor[treesitter]'",
+            ) from exc
+        language = next((x for x in wanted or () if x != "python"), None)
+        surface: Any = api_treesitter.load_source_surface(Path(source), language=language, library=library)
+        if not surface.entries:
+            raise NotFoundError(f"no exported API found in {source}")
+        surfaces.append(surface)
+        entries += list(surface.entries)
+        version = getattr(surface, "version", None)
+    if source is None or (wanted is not None and "python" in wanted):
+        from docmentor.readme_llm.api_python import load_api
+
+        surface = load_api(library, python=python, search_paths=list(search_paths or []) or None)
+        surfaces.insert(0, surface)
+        entries = list(surface.entries) + entries
+        version = surface.version or version
+    if version is None:
+        warnings.append(f"the version of {library} is unknown; pass version to name it")
+    return entries, surfaces, version
+
+
+def _index_docs(engine: Docmentor, docs_path: Path, name: str, warnings: list[str]) -> None:
+    from docmentor.errors import SourceUnavailableError
+
+    if not docs_path.is_dir():
+        raise SourceUnavailableError(f"no documentation folder at {docs_path}")
+    options: dict[str, Any] = {}
+    bases = mkdocs_bases(docs_path)
+    if bases:
+        options["base_paths"] = [str(b) for b in bases]
+    target = os.path.abspath(docs_path.expanduser())
+    if engine.store.has_source(name) and engine.store.source(name).target != target:
+        warnings.append(
+            f"source {name!r} pointed at {engine.store.source(name).target}; re-indexed from {target}"
+        )
+        engine.remove(name)
+    report = engine.add(str(docs_path), name=name, options=options)
+    if report.failed:
+        warnings.append(f"{len(report.failed)} documentation file(s) could not be read")
+    if report.warnings:
+        warnings.append(
+            f"{len(report.warnings)} warning(s) while indexing the docs (includes, skipped files)"
+        )

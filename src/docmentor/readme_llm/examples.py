@@ -488,7 +488,7 @@ def extract_examples(
             slug = f"{slug}-{hashlib.sha1(doc['path'].encode()).hexdigest()[:6]}"
         slugs.add(slug)
         blocks = db.execute(
-            """SELECT c.language, c.code, c.line, s.heading, s.heading_path FROM code_blocks c
+            """SELECT c.language, c.code, c.line, s.heading, s.heading_path, s.text FROM code_blocks c
                JOIN sections s ON s.id = c.section_id WHERE c.document_id = ? ORDER BY c.line, c.id""",
             (doc["id"],),
         ).fetchall()
@@ -530,9 +530,20 @@ def extract_examples(
                     complexity=complexity_of(block["code"], lang),
                     tags=tags_of([doc["title"], *heading_path], is_async=facts.is_async),
                     prerequisites=_for_language(installs, lang),
+                    context=_prose(block["text"]),
                 )
             )
     return examples
+
+
+_CODE_FENCE_BLOCK = re.compile(r"^[ \t]*(```|~~~).*?^[ \t]*\1[ \t]*$", re.S | re.M)
+CONTEXT_CHARS = 1500
+
+
+def _prose(section_text: str) -> str:
+    """The words around an example: its section without code blocks (for finding APIs by task)."""
+    text = _CODE_FENCE_BLOCK.sub(" ", section_text or "")
+    return " ".join(text.split())[:CONTEXT_CHARS]
 
 
 def _fence_lines(lines: list[str], line_map: list[int] | None) -> dict[int, int]:

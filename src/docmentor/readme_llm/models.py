@@ -81,5 +81,6 @@ class Example(_Model):
     tags: list[str] = Field(default_factory=list)
     prerequisites: list[str] = Field(default_factory=list)  # e.g. ["pip install lancedb"]
     expected_output: str | None = None
+    context: str = ""  # the prose of the example's section (code removed), for finding APIs by task
     validated: bool | None = None  # None: not run; True/False: ran with --validate
     execution_context: ExecutionContext = Field(default_factory=ExecutionContext)

@@ -109,3 +109,40 @@ def m003_updated_at(db: sqlite3.Connection) -> None:
     # When the document last changed at its origin (git commit time, mtime, Last-Modified),
     # for recency in canonicality; NULL when unknown.
     db.execute("ALTER TABLE documents ADD COLUMN updated_at TEXT")
+
+
+@migration
+def m004_knowledge_bases(db: sqlite3.Connection) -> None:
+    # Registered README.LLM knowledge bases, one per library, with their records, so the MCP
+    # server and `docmentor api` read them from the index. `generation` bumps on every
+    # registration (readers cache by it).
+    _script(
+        db,
+        """
+        CREATE TABLE knowledge_bases (
+            library TEXT PRIMARY KEY,
+            version TEXT,
+            path TEXT NOT NULL,
+            generated_at TEXT NOT NULL,
+            api_count INTEGER NOT NULL,
+            example_count INTEGER NOT NULL,
+            generation INTEGER NOT NULL DEFAULT 1,
+            overview TEXT NOT NULL DEFAULT '{}',
+            metadata TEXT NOT NULL DEFAULT '{}'
+        );
+        CREATE TABLE kb_entries (
+            library TEXT NOT NULL REFERENCES knowledge_bases(library) ON DELETE CASCADE,
+            api_id TEXT NOT NULL,
+            ord INTEGER NOT NULL,
+            data TEXT NOT NULL,
+            PRIMARY KEY (library, api_id)
+        );
+        CREATE TABLE kb_examples (
+            library TEXT NOT NULL REFERENCES knowledge_bases(library) ON DELETE CASCADE,
+            example_id TEXT NOT NULL,
+            ord INTEGER NOT NULL,
+            data TEXT NOT NULL,
+            PRIMARY KEY (library, example_id)
+        );
+        """,
+    )

@@ -1,0 +1,499 @@
+"""Drift between the docs and the installed library: calls the real API does not accept.
+
+The examples are read exactly as :mod:`~docmentor.readme_llm.matcher` reads them
+(imports, aliases, return-type propagation across the blocks of a page); on top of it
+every attribute and call is checked against the surface:
+
+* ``missing_api`` — a name looked up on a module or class of the library that the
+  installed version does not have (``lancedb.connect_old``, ``db.create_tabel(...)`` with
+  ``db`` a known ``DBConnection``, ``from lancedb import gone``). Only asked where the
+  answer is certain: never for private names, nor on classes with a base from outside the
+  library (their inherited members are unknown), nor when a subclass has the member (the
+  value may well be that subclass).
+* ``invalid_api_signature`` — a call with a keyword the signature does not accept (no
+  ``**kwargs``, not a parameter name, or a positional-only one), or with more positional
+  arguments than it takes (no ``*args``). Signatures read from compiled code, and classes
+  whose ``__init__`` is unknown, are not checked.
+
+Only Python examples are read.
+"""
+
+from __future__ import annotations
+
+import ast
+import difflib
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from docmentor.clarity.checks.python import parse_python, placeholders_filled, prepare
+from docmentor.readme_llm.matcher import ApiSurfaceLike, _Python, _Resolver, _Value
+from docmentor.readme_llm.models import ApiEntry, Example
+
+__all__ = ["DriftFinding", "DriftReport", "clarity_counts", "drift_report"]
+
+Kind = Literal["missing_api", "invalid_api_signature"]
+
+# Bases that add no public members worth knowing: a class with only these is "closed".
+_TRANSPARENT_BASES = frozenset(
+    {
+        "object",
+        "ABC",
+        "abc.ABC",
+        "Generic",
+        "typing.Generic",
+        "Protocol",
+        "typing.Protocol",
+        "typing_extensions.Protocol",
+    }
+)
+_TEST_MODULES = frozenset({"conftest", "tests", "test"})
+_POSITIONAL = ("positional-only", "positional or keyword")
+_KEYWORD = ("positional or keyword", "keyword-only")
+
+
+@dataclass(frozen=True, slots=True)
+class DriftFinding:
+    """One documented use of the API that the installed version does not support."""
+
+    kind: Kind
+    api: str  # as written in the example: "db.create_tabel", "pkg.connect"
+    api_id: str | None  # the resolved API (invalid signatures), None for a missing one
+    owner: str | None  # api_id of the module or class the name was looked up on
+    example_id: str
+    source: str
+    path: str
+    line: int  # line in the original file
+    message: str
+    suggestion: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind,
+            "api": self.api,
+            "api_id": self.api_id,
+            "owner": self.owner,
+            "example_id": self.example_id,
+            "source": self.source,
+            "path": self.path,
+            "line": self.line,
+            "message": self.message,
+            "suggestion": self.suggestion,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class DriftReport:
+    """Every drift finding of a library's examples."""
+
+    library: str
+    version: str | None
+    examples_checked: int
+    findings: tuple[DriftFinding, ...]
+
+    @property
+    def missing(self) -> int:
+        return sum(f.kind == "missing_api" for f in self.findings)
+
+    @property
+    def invalid(self) -> int:
+        return sum(f.kind == "invalid_api_signature" for f in self.findings)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "library": self.library,
+            "version": self.version,
+            "examples_checked": self.examples_checked,
+            "counts": {"missing_api": self.missing, "invalid_api_signature": self.invalid},
+            "findings": [f.to_dict() for f in self.findings],
+        }
+
+    def to_text(self) -> str:
+        name = f"{self.library} {self.version}" if self.version else self.library
+        head = (
+            f"Drift report for {name}: {self.examples_checked} Python examples checked, "
+            f"{self.missing} missing API{'s' if self.missing != 1 else ''}, "
+            f"{self.invalid} invalid signature{'s' if self.invalid != 1 else ''}"
+        )
+        if not self.findings:
+            return head + "\n\nNo drift: every documented call matches the installed API.\n"
+        out = [head]
+        page: tuple[str, str] | None = None
+        for f in self.findings:
+            if (f.source, f.path) != page:
+                page = (f.source, f.path)
+                out += ["", f"{f.path} ({f.source})" if f.source else f.path]
+            out.append(f"  line {f.line}: {f.kind}: {f.message}")
+            if f.suggestion:
+                out.append(f"      → {f.suggestion}")
+        return "\n".join(out) + "\n"
+
+
+def clarity_counts(report: DriftReport) -> dict[str, dict[str, int]]:
+    """Per document path, the clarity score's inputs: ``missing_api_signatures`` and ``invalid_api_signatures``."""
+    counts: dict[str, dict[str, int]] = {}
+    for f in report.findings:
+        c = counts.setdefault(f.path, {"missing_api_signatures": 0, "invalid_api_signatures": 0})
+        c["missing_api_signatures" if f.kind == "missing_api" else "invalid_api_signatures"] += 1
+    return counts
+
+
+def drift_report(
+    examples: Sequence[Example],
+    surface: ApiSurfaceLike,
+    *,
+    library: str,
+    version: str | None = None,
+) -> DriftReport:
+    """Find the documented calls the installed API does not support.
+
+    Args:
+        examples: every example of the docs (only Python ones are read); the blocks of a
+            page are read in order, so a name bound in one block is known in the next.
+        surface: the library's API surface, as installed.
+        library: the library name, for the report.
+        version: the installed version; the surface's ``version`` when None.
+    """
+    resolver = _Resolver(surface, frozenset({"python"}), library=library)
+    checker = _Checker(resolver, library)
+    findings: list[DriftFinding] = []
+    checked = 0
+    page: tuple[str, str] | None = None
+    analysis: _DriftPython | None = None
+    for ex in sorted(examples, key=lambda x: (x.source, x.path, x.line)):
+        if ex.language != "python":
+            continue
+        if (ex.source, ex.path) != page or analysis is None:
+            page, analysis = (ex.source, ex.path), _DriftPython(resolver, checker)
+        analysis.check(ex)
+        findings += analysis.found
+        checked += 1
+    if version is None:
+        version = getattr(surface, "version", None)
+    return DriftReport(library=library, version=version, examples_checked=checked, findings=tuple(findings))
+
+
+class _Checker:
+    """Questions about the surface, asked many times: class closure, subclasses, member names."""
+
+    def __init__(self, resolver: _Resolver, library: str) -> None:
+        self.r = resolver
+        self.library = library
+        classes = [e for e in resolver.entries if e.kind == "class"]
+        self.by_short: dict[str, list[ApiEntry]] = {}
+        for e in classes:
+            self.by_short.setdefault(e.name, []).append(e)
+        self.children: dict[str, list[str]] = {}
+        self._closed: dict[str, bool] = {}
+        self.bases: dict[str, list[str]] = {}
+        for e in classes:
+            resolved = [b for b in (self.base(e, text) for text in e.bases) if b]
+            self.bases[e.api_id] = resolved
+            for b in resolved:
+                self.children.setdefault(b, []).append(e.api_id)
+
+    def base(self, cls: ApiEntry, text: str) -> str | None:
+        """api_id of a base class as written in ``cls``'s definition, when it is in the surface."""
+        text = text.split("[", 1)[0].strip()
+        module = cls.api_id.rpartition(".")[0]
+        found = self.r.entry(text) or self.r.entry(f"{module}.{text}")
+        if found is None:  # imported under its short name from elsewhere in the library
+            same = self.by_short.get(text.rpartition(".")[2], [])
+            found = same[0] if len(same) == 1 else None
+        return found.api_id if found is not None and found.kind == "class" else None
+
+    def closed(self, api_id: str, depth: int = 0) -> bool:
+        """True when every base of the class is known, so its member list is complete."""
+        if api_id in self._closed:
+            return self._closed[api_id]
+        self._closed[api_id] = False  # guards against cycles
+        cls = self.r.entry(api_id)
+        ok = cls is not None and depth < 10
+        for text in cls.bases if cls is not None else []:
+            plain = text.split("[", 1)[0].strip()
+            if plain in _TRANSPARENT_BASES or plain.rpartition(".")[2].startswith("_"):
+                continue  # private bases are in the library: griffe merged their members
+            b = self.base(cls, text) if cls is not None else None
+            if b is None or not self.closed(b, depth + 1):
+                ok = False
+                break
+        self._closed[api_id] = ok
+        return ok
+
+    def in_subclass(self, api_id: str, name: str) -> bool:
+        seen: set[str] = set()
+        todo = list(self.children.get(api_id, []))
+        while todo:
+            sub = todo.pop()
+            if sub in seen:
+                continue
+            seen.add(sub)
+            if self.r.member(sub, name) is not None:
+                return True
+            todo += self.children.get(sub, [])
+        return False
+
+    def member_names(self, api_id: str) -> list[str]:
+        names: list[str] = []
+        todo, seen = [api_id], set()
+        while todo:
+            cls = todo.pop()
+            if cls in seen:
+                continue
+            seen.add(cls)
+            entry = self.r.entry(cls)
+            for path in [cls, *(entry.aliases if entry else [])]:
+                names += [n for n, _ in self.r.by_module.get(path, [])]
+            todo += self.bases.get(cls, [])
+        return list(dict.fromkeys(names))
+
+    def module_names(self, module: str) -> list[str]:
+        names = [n for n, _ in self.r.by_module.get(module, [])]
+        prefix = module + "."
+        names += [
+            p[len(prefix) :] for p in self.r.prefixes if p.startswith(prefix) and "." not in p[len(prefix) :]
+        ]
+        return list(dict.fromkeys(names))
+
+
+def _signature_known(entry: ApiEntry) -> bool:
+    if entry.kind not in ("function", "method", "class"):
+        return False
+    if entry.kind == "class" and entry.signature.endswith("(...)"):
+        return False  # __init__ inherited from outside the library, or not introspectable
+    # Read from source or stubs; compiled code inspected at run time may show no parameters.
+    return entry.source_file is not None and entry.source_file.endswith((".py", ".pyi"))
+
+
+def _closest(name: str, candidates: list[str]) -> str | None:
+    matches = difflib.get_close_matches(
+        name, [c for c in candidates if not c.startswith("_")], n=1, cutoff=0.6
+    )
+    return matches[0] if matches else None
+
+
+def _written(node: ast.AST) -> str:
+    text = ast.unparse(node)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+class _DriftPython(_Python):
+    """The matcher's Python analysis, with every attribute and call checked on the way."""
+
+    def __init__(self, resolver: _Resolver, checker: _Checker) -> None:
+        super().__init__(resolver)
+        self.checker = checker
+        self.example: Example | None = None
+        self.offsets: list[int] = []
+        self.found: list[DriftFinding] = []
+
+    def check(self, example: Example) -> None:
+        self.example = example
+        source, self.offsets, _session, skipped = prepare(example.code, "python")
+        # The matcher blanks lines that do not parse; what follows them is read out of
+        # context (a name bound by a broken statement), so such an example only lends its
+        # names to the next blocks and reports nothing.
+        trusted = not skipped and (
+            parse_python(source)[0] is not None or parse_python(placeholders_filled(source))[0] is not None
+        )
+        self.found = []
+        self.run(example)
+        if not trusted:
+            self.found = []
+
+    # -- reporting
+
+    def line(self, node: ast.AST) -> int:
+        assert self.example is not None
+        lineno = getattr(node, "lineno", 1)
+        offset = self.offsets[min(max(lineno, 1), len(self.offsets)) - 1] if self.offsets else lineno - 1
+        return self.example.line + 1 + offset
+
+    def report(
+        self,
+        kind: Kind,
+        node: ast.AST,
+        *,
+        api: str,
+        api_id: str | None,
+        owner: str | None,
+        message: str,
+        suggestion: str | None,
+    ) -> None:
+        assert self.example is not None
+        ex = self.example
+        self.found.append(
+            DriftFinding(
+                kind=kind,
+                api=api,
+                api_id=api_id,
+                owner=owner,
+                example_id=ex.example_id,
+                source=ex.source,
+                path=ex.path,
+                line=self.line(node),
+                message=message,
+                suggestion=suggestion,
+            )
+        )
+
+    # -- the hooks into the matcher's walk
+
+    def ev(self, node: ast.expr | None) -> _Value | None:
+        if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load):
+            base = self.ev(node.value)
+            self.check_attribute(base, node)
+            return self.attr(base, node.attr)
+        if isinstance(node, ast.Call):
+            func = self.ev(node.func)
+            for arg in node.args:
+                self.ev(arg)
+            for kw in node.keywords:
+                self.ev(kw.value)
+            self.check_call(func, node)
+            return self.call(func)
+        return super().ev(node)
+
+    def stmt(self, node: ast.stmt) -> None:
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if not self.module_exists(alias.name):
+                    self.missing_module(alias.name, node)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            if not self.module_exists(node.module):
+                self.missing_module(node.module, node)
+            elif self.known_root(node.module):
+                module = _Value("module", node.module)
+                for alias in node.names:
+                    if alias.name != "*":
+                        self.check_name(
+                            module, alias.name, node, written=f"from {node.module} import {alias.name}"
+                        )
+        super().stmt(node)
+
+    # -- the checks
+
+    def module_exists(self, name: str) -> bool:
+        """False only for a module path inside the library that the surface does not know."""
+        parts = name.split(".")
+        if parts[0] not in self.r.roots or len(parts) == 1:
+            return True
+        if any(p.startswith("_") or p in _TEST_MODULES or p.startswith("test_") for p in parts):
+            return True  # private and test modules are not in the surface
+        return self.r.entry(name) is not None or name in self.r.prefixes
+
+    def missing_module(self, name: str, node: ast.stmt) -> None:
+        parent, _, last = name.rpartition(".")
+        while parent and not self.module_exists(parent):  # report the first part that is missing
+            parent, _, last = parent.rpartition(".")
+        full = f"{parent}.{last}"
+        near = _closest(last, self.checker.module_names(parent))
+        self.report(
+            "missing_api",
+            node,
+            api=name,
+            api_id=None,
+            owner=parent,
+            message=f"module {full} does not exist in the installed {self.checker.library}",
+            suggestion=f"did you mean {parent}.{near}?" if near else None,
+        )
+
+    def check_attribute(self, base: _Value | None, node: ast.Attribute) -> None:
+        written = _written(node)
+        self.check_name(base, node.attr, node, written=written)
+
+    def check_name(self, base: _Value | None, name: str, node: ast.AST, *, written: str) -> None:
+        if base is None or name.startswith("_"):
+            return
+        if base.kind == "module":
+            q = f"{base.name}.{name}"
+            if (
+                base.name.split(".")[0] not in self.r.roots
+                or self.r.entry(q) is not None
+                or q in self.r.prefixes
+            ):
+                return
+            owner, what, candidates = base.name, f"module {base.name}", self.checker.module_names(base.name)
+        else:
+            entry = self.r.entry(base.name)
+            if entry is None or entry.kind != "class":
+                return
+            cls = entry.api_id
+            if self.r.member(cls, name) is not None or not self.checker.closed(cls):
+                return
+            if self.checker.in_subclass(cls, name):
+                return
+            owner, what, candidates = cls, f"class {cls}", self.checker.member_names(cls)
+        near = _closest(name, candidates)
+        suggestion = None
+        if near is not None:
+            fixed = written[: len(written) - len(name)] + near if written.endswith(name) else near
+            suggestion = f"did you mean {fixed}?"
+        self.report(
+            "missing_api",
+            node,
+            api=written,
+            api_id=None,
+            owner=owner,
+            message=f"{written}: {what} has no {name!r} in the installed {self.checker.library}",
+            suggestion=suggestion,
+        )
+
+    def check_call(self, func: _Value | None, node: ast.Call) -> None:
+        if func is None or func.kind != "api":
+            return
+        entry = self.r.entry(func.name)
+        if entry is None or not _signature_known(entry):
+            return
+        params = entry.parameters
+        kinds = {p.kind for p in params}
+        written = _written(node.func)
+        accepted = [p.name for p in params if p.kind in _KEYWORD]
+        shown = entry.signature or entry.name
+        if "var-keyword" not in kinds:
+            for kw in node.keywords:
+                if kw.arg is None or kw.arg in accepted:
+                    continue
+                positional_only = any(p.name == kw.arg and p.kind == "positional-only" for p in params)
+                problem = (
+                    f"{kw.arg!r} is positional-only" if positional_only else f"no parameter named {kw.arg!r}"
+                )
+                near = None if positional_only else _closest(kw.arg, accepted)
+                hint = (
+                    f"accepted keywords: {', '.join(accepted)}"
+                    if accepted
+                    else "it takes no keyword arguments"
+                )
+                self.report(
+                    "invalid_api_signature",
+                    kw,
+                    api=written,
+                    api_id=entry.api_id,
+                    owner=entry.parent,
+                    message=f"{written}(..., {kw.arg}=...): {problem} in {shown}",
+                    suggestion=f"did you mean {near}=? {hint}" if near else hint,
+                )
+        # A method reached through its class (``Cls.method(obj, ...)``, a classmethod) may
+        # take the receiver explicitly: its positional count is not checked.
+        bound = entry.kind != "method" or func.receiver is not None
+        if "var-positional" not in kinds and bound:
+            positional = [a for a in node.args if not isinstance(a, ast.Starred)]
+            takes = [p.name for p in params if p.kind in _POSITIONAL]
+            placeholder = any(isinstance(a, ast.Constant) and a.value is Ellipsis for a in positional)
+            if len(positional) > len(takes) and not placeholder:
+                self.report(
+                    "invalid_api_signature",
+                    node,
+                    api=written,
+                    api_id=entry.api_id,
+                    owner=entry.parent,
+                    message=(
+                        f"{written}(...) is given {len(positional)} positional arguments "
+                        f"but takes {len(takes)}: {shown}"
+                    ),
+                    suggestion=(
+                        f"positional parameters: {', '.join(takes)}; pass the rest by keyword"
+                        if takes
+                        else "pass the arguments by keyword"
+                    ),
+                )

@@ -1,0 +1,244 @@
+"""The feedback loop: agents report where they got stuck; owners see what to fix.
+
+``report_issue`` stores a structured report in the index (SQLite, so several server
+processes can write at once without losing one); an identical report — same library,
+query, type, APIs tried and error — is counted rather than stored twice. The report
+carries the last few tool calls of the reporting server process as session context.
+``analyze`` turns the reports into the plan's feedback report: summary, top failing
+queries, missing examples, unclear APIs, search-quality issues and recommendations.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections import Counter, deque
+from datetime import UTC, datetime
+from typing import Any, Literal
+
+from docmentor.errors import UsageError
+from docmentor.store.db import Store
+
+IssueType = Literal["error", "unclear_docs", "missing_example", "wrong_signature"]
+ISSUE_TYPES: tuple[str, ...] = ("error", "unclear_docs", "missing_example", "wrong_signature")
+MAX_TEXT = 20_000
+
+
+class SessionLog:
+    """The last tool calls of this process, attached to reports as session context."""
+
+    def __init__(self, size: int = 8) -> None:
+        self._calls: deque[dict[str, Any]] = deque(maxlen=size)
+
+    def record(self, tool: str, arguments: dict[str, Any]) -> None:
+        args = {k: (v[:300] if isinstance(v, str) else v) for k, v in arguments.items()}
+        self._calls.append({"tool": tool, "arguments": args, "at": _now()})
+
+    def recent(self) -> list[dict[str, Any]]:
+        return list(self._calls)
+
+
+def _now() -> str:
+    return datetime.now(UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z")
+
+
+def report_issue(
+    store: Store,
+    *,
+    query: str,
+    issue_type: str,
+    library: str | None = None,
+    apis_tried: list[str] | None = None,
+    error_message: str | None = None,
+    code_attempted: str | None = None,
+    session_context: list[dict[str, Any]] | None = None,
+) -> dict[str, Any]:
+    """Store one report (or count a repeat) and answer with suggestions."""
+    if not query.strip():
+        raise UsageError("report_issue needs the query: what you were trying to do")
+    if issue_type not in ISSUE_TYPES:
+        raise UsageError(f"unknown issue_type {issue_type!r}", hint=f"use one of {', '.join(ISSUE_TYPES)}")
+    apis = sorted({a.strip() for a in apis_tried or [] if a and a.strip()})
+    error = (error_message or "")[:MAX_TEXT] or None
+    code = (code_attempted or "")[:MAX_TEXT] or None
+    key = hashlib.sha256(
+        json.dumps(
+            [library, " ".join(query.split()).lower(), issue_type, apis, error], sort_keys=True
+        ).encode()
+    ).hexdigest()
+    stamp = _now()
+    with store.transaction() as db:
+        db.execute(
+            """INSERT INTO feedback (key, library, query, issue_type, apis_tried, error_message, code_attempted,
+                                     session_context, first_seen, last_seen, count)
+               VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1)
+               ON CONFLICT(key) DO UPDATE SET count = count + 1, last_seen = excluded.last_seen,
+                   session_context = excluded.session_context""",
+            (
+                key,
+                library,
+                query[:MAX_TEXT],
+                issue_type,
+                json.dumps(apis),
+                error,
+                code,
+                json.dumps(session_context or []),
+                stamp,
+                stamp,
+            ),
+        )
+        count = int(db.execute("SELECT count FROM feedback WHERE key = ?", (key,)).fetchone()[0])
+    return {
+        "status": "logged",
+        "issue_type": issue_type,
+        "query": query,
+        "library": library,
+        "times_reported": count,
+        "suggestions": suggestions(issue_type, query=query, apis=apis, error=error, library=library),
+    }
+
+
+def suggestions(
+    issue_type: str, *, query: str, apis: list[str], error: str | None, library: str | None
+) -> list[str]:
+    """The plan's immediate suggestions for a report."""
+    lib = library or "<library>"
+    out: list[str] = []
+    if issue_type == "error" and error:
+        if "ModuleNotFoundError" in error or "No module named" in error:
+            out.append(f"Ensure the library is installed: `pip install {lib}`")
+        elif "AttributeError" in error or "TypeError" in error:
+            out.append("Use find_api to check the API's real name and signature in the installed version")
+        else:
+            out.append(
+                "Check that the installed library version matches the documentation (get_library_overview)"
+            )
+    elif issue_type == "missing_example":
+        out.append(f"Try find_api with: {query}")
+        out.append("Look at related APIs that have examples (get_examples with apis_involved)")
+    elif issue_type == "unclear_docs" and apis:
+        out.append(f"Try get_examples for these APIs: {', '.join(apis)}")
+    elif issue_type == "wrong_signature":
+        out.append(
+            "find_api shows the signature introspected from the installed package; trust it over the prose"
+        )
+    out.append("Use get_library_overview to understand the library's architecture")
+    return out
+
+
+def load_reports(store: Store, library: str | None = None) -> list[dict[str, Any]]:
+    sql = "SELECT * FROM feedback" + (" WHERE library = ?" if library else "") + " ORDER BY first_seen, key"
+    rows = store.conn().execute(sql, (library,) if library else ())
+    out = []
+    for r in rows:
+        out.append(
+            {
+                "library": r["library"],
+                "query": r["query"],
+                "issue_type": r["issue_type"],
+                "apis_tried": json.loads(r["apis_tried"] or "[]"),
+                "error_message": r["error_message"],
+                "code_attempted": r["code_attempted"],
+                "count": int(r["count"]),
+                "first_seen": r["first_seen"],
+                "last_seen": r["last_seen"],
+                "session_context": json.loads(r["session_context"] or "[]"),
+            }
+        )
+    return out
+
+
+def analyze(store: Store, library: str | None = None) -> dict[str, Any]:
+    """The feedback report: summary, top failing queries, gaps, search quality, recommendations."""
+    reports = load_reports(store, library)
+    total = sum(r["count"] for r in reports)
+    by_query: Counter[str] = Counter()
+    types_of: dict[str, Counter[str]] = {}
+    apis_of: dict[str, set[str]] = {}
+    for r in reports:
+        q = " ".join(r["query"].split())
+        by_query[q] += r["count"]
+        types_of.setdefault(q, Counter())[r["issue_type"]] += r["count"]
+        apis_of.setdefault(q, set()).update(r["apis_tried"])
+    top = []
+    for q, n in sorted(by_query.items(), key=lambda t: (-t[1], t[0]))[:10]:
+        kind = types_of[q].most_common(1)[0][0]
+        if kind == "missing_example":
+            fix = f"Add an example for: {q}"
+        elif kind == "unclear_docs":
+            fix = f"Improve the description of: {', '.join(sorted(apis_of[q])) or q}"
+        elif kind in ("error", "wrong_signature"):
+            fix = f"Validate the documentation for: {q}"
+        else:
+            fix = "Investigate further"
+        top.append({"query": q, "count": n, "issue_types": dict(types_of[q]), "recommendation": fix})
+    missing = sorted({" ".join(r["query"].split()) for r in reports if r["issue_type"] == "missing_example"})
+    unclear: Counter[str] = Counter()
+    for r in reports:
+        if r["issue_type"] in ("unclear_docs", "wrong_signature"):
+            for api in r["apis_tried"]:
+                unclear[api] += r["count"]
+    # A report whose session ran find_api (or get_examples) and still ended stuck points at search.
+    searched = [
+        r
+        for r in reports
+        if any(c.get("tool") in ("find_api", "get_examples", "search_docs") for c in r["session_context"])
+    ]
+    search_quality = {
+        "reports_after_a_search": sum(r["count"] for r in searched),
+        "queries": sorted({" ".join(r["query"].split()) for r in searched})[:20],
+    }
+    recs = []
+    if missing:
+        recs.append(f"Add {len(missing)} missing example(s) to the documentation")
+    if unclear:
+        recs.append(
+            f"Improve the descriptions of {len(unclear)} API(s): {', '.join(a for a, _ in unclear.most_common(5))}"
+        )
+    wrong = sum(r["count"] for r in reports if r["issue_type"] == "wrong_signature")
+    if wrong:
+        recs.append(
+            f"Re-validate signatures: {wrong} report(s) of a wrong signature (docmentor readme-llm drift)"
+        )
+    if search_quality["reports_after_a_search"]:
+        recs.append(
+            "Review find_api results for the queries that failed after a search (importance weights, examples)"
+        )
+    firsts = [r["first_seen"] for r in reports]
+    lasts = [r["last_seen"] for r in reports]
+    return {
+        "summary": {
+            "total_issues": total,
+            "distinct_reports": len(reports),
+            "unique_queries": len(by_query),
+            "by_type": {t: sum(r["count"] for r in reports if r["issue_type"] == t) for t in ISSUE_TYPES},
+            "time_period": [min(firsts), max(lasts)] if reports else None,
+            "library": library,
+        },
+        "top_failing_queries": top,
+        "missing_examples": missing,
+        "unclear_apis": [{"api": a, "count": n} for a, n in unclear.most_common(20)],
+        "search_quality": search_quality,
+        "recommendations": recs,
+    }
+
+
+def report_text(analysis: dict[str, Any]) -> str:
+    """The feedback report as text, in the plan's layout."""
+    s = analysis["summary"]
+    lines = ["Feedback Analysis Report", "========================", "", "Summary:"]
+    lines.append(f"- Total issues: {s['total_issues']}")
+    lines.append(f"- Unique queries: {s['unique_queries']}")
+    if s["time_period"]:
+        lines.append(f"- Time period: {s['time_period'][0]} to {s['time_period'][1]}")
+    lines += ["", "Top Failing Queries:"]
+    for i, q in enumerate(analysis["top_failing_queries"], 1):
+        lines.append(f'{i}. "{q["query"]}" ({q["count"]} failure{"s" if q["count"] != 1 else ""})')
+        lines.append(f"   → Recommendation: {q['recommendation']}")
+    lines += ["", f"Missing Examples ({len(analysis['missing_examples'])} gaps identified):"]
+    lines += [f"- {m}" for m in analysis["missing_examples"]]
+    lines += ["", "Unclear APIs:"] + [f"- {u['api']} ({u['count']})" for u in analysis["unclear_apis"]]
+    sq = analysis["search_quality"]
+    lines += ["", "Search Quality Issues:", f"- {sq['reports_after_a_search']} report(s) came after a search"]
+    lines += ["", "Recommendations:"] + [f"✓ {r}" for r in analysis["recommendations"]]
+    return "\n".join(lines) + "\n"

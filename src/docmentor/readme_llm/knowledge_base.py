@@ -1,0 +1,547 @@
+"""The ``knowledge_base/`` folder: the plan's structured output for the MCP tools.
+
+::
+
+    knowledge_base/
+    ├── index.json             library, version, counts, the file map
+    ├── library_overview.json  description, key modules/classes, quickstart, concepts, and
+    │                          the text get_library_overview(aspect) answers with
+    ├── api_catalog/<group>.json   a list of ApiEntry: one file per class (the class and its
+    │                              members) or module (its functions and attributes)
+    ├── examples_db/<page>.json    a list of Example: one file per documentation page
+    ├── drift.json             (when given) the drift report
+    └── metadata.json          stats, generation settings, generated_at, scoring, versions
+
+Every file is validated with pydantic when written and when loaded. A knowledge base is
+written into a temporary sibling folder and renamed over the old one only when complete,
+so a failed generation leaves the previous knowledge base as it was.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import re
+import shutil
+import sys
+import tempfile
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from docmentor.errors import NotFoundError, StoreError
+from docmentor.readme_llm.importance import SCORING, WEIGHTS, prose_text, public_path
+from docmentor.readme_llm.models import ApiEntry, Example
+
+log = logging.getLogger(__name__)
+
+__all__ = [
+    "ASPECTS",
+    "Concept",
+    "DocSection",
+    "KbIndex",
+    "KbMetadata",
+    "KnowledgeBase",
+    "LibraryOverview",
+    "build_overview",
+    "first_sentences",
+    "load_kb",
+    "write_kb",
+]
+
+Aspect = Literal["architecture", "quickstart", "concepts"]
+ASPECTS: tuple[Aspect, ...] = ("architecture", "quickstart", "concepts")
+KB_FORMAT = 1
+_QUICKSTART = re.compile(
+    r"quick\s*-?\s*start|getting[\s_-]*started|get[\s_-]*started|install|tutorial|basic|intro", re.I
+)
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class KbFiles(_Model):
+    overview: str = "library_overview.json"
+    metadata: str = "metadata.json"
+    api_catalog: dict[str, str] = Field(default_factory=dict)  # group -> relative path
+    examples_db: dict[str, str] = Field(default_factory=dict)  # group -> relative path
+    drift: str | None = None
+
+
+class KbIndex(_Model):
+    format: int = KB_FORMAT
+    library: str
+    version: str | None
+    generated_at: str
+    counts: dict[str, int]
+    files: KbFiles
+
+
+class NamedText(_Model):
+    name: str
+    description: str = ""
+
+
+class Concept(_Model):
+    name: str  # a heading
+    description: str = ""  # the first sentences under it
+    page: str = ""  # the title of its page
+    source: str = ""  # document path#anchor
+
+
+class LibraryOverview(_Model):
+    library: str
+    version: str | None
+    description: str = ""
+    key_modules: list[NamedText] = Field(default_factory=list)
+    key_classes: list[NamedText] = Field(default_factory=list)
+    install: list[str] = Field(default_factory=list)
+    quickstart_examples: list[str] = Field(default_factory=list)  # example_ids
+    concepts: list[Concept] = Field(default_factory=list)
+    aspects: dict[Aspect, str] = Field(default_factory=dict)  # what get_library_overview(aspect) returns
+
+
+class KbMetadata(_Model):
+    library: str
+    version: str | None
+    generated_at: str
+    stats: dict[str, Any]
+    settings: dict[str, Any]
+    scoring: dict[str, Any]
+    versions: dict[str, str | None]
+
+
+@dataclass(frozen=True)
+class KnowledgeBase:
+    """A knowledge base as loaded (every file validated)."""
+
+    path: Path
+    index: KbIndex
+    overview: LibraryOverview
+    entries: list[ApiEntry]
+    examples: list[Example]
+    metadata: KbMetadata
+    drift: Any = None
+
+    @property
+    def library(self) -> str:
+        return self.index.library
+
+    @property
+    def version(self) -> str | None:
+        return self.index.version
+
+
+@dataclass(frozen=True)
+class DocSection:
+    """One stored section of the docs, for the overview's concepts and prose mentions."""
+
+    path: str
+    title: str
+    heading: str
+    level: int
+    anchor: str
+    text: str
+
+
+# -- the overview ------------------------------------------------------------------------
+
+
+def first_sentences(text: str, limit: int = 240) -> str:
+    """The first sentences of a section's prose (headings, admonitions and code left out)."""
+    body = [
+        ln
+        for ln in prose_text(text).split("\n")
+        if ln.strip() and not ln.lstrip().startswith(("#", "!!!", "==="))
+    ]
+    flat = " ".join(" ".join(body).split())
+    if len(flat) <= limit:
+        return flat
+    cut = flat[:limit]
+    end = cut.rfind(". ")
+    return cut[: end + 1] if end > limit // 3 else cut.rstrip() + "…"
+
+
+def build_overview(
+    *,
+    library: str,
+    version: str | None,
+    purpose: str,
+    entries: Sequence[ApiEntry],
+    examples: Sequence[Example],
+    sections: Sequence[DocSection],
+    max_concepts: int = 40,
+) -> LibraryOverview:
+    """The library overview: architecture (modules, classes), quickstart, concepts from headings."""
+    modules = sorted(
+        (e for e in entries if e.kind == "module" and e.api_id != library),
+        key=lambda e: (-e.importance_score, e.api_id),
+    )
+    # a module's importance is that of its best member
+    best: dict[str, float] = {}
+    for e in entries:
+        mod = next((m.api_id for m in modules if e.api_id.startswith(m.api_id + ".")), None)
+        if mod is not None:
+            best[mod] = max(best.get(mod, 0.0), e.importance_score)
+    modules.sort(key=lambda m: (-best.get(m.api_id, 0.0), m.api_id))
+    key_modules = [NamedText(name=m.api_id, description=m.description) for m in modules[:12]]
+    classes = sorted((e for e in entries if e.kind == "class"), key=lambda e: (-e.importance_score, e.api_id))
+    key_classes = [NamedText(name=public_path(c), description=c.description) for c in classes[:12]]
+
+    install = list(dict.fromkeys(p for ex in examples for p in ex.prerequisites))[:5]
+
+    def quick_rank(ex: Example) -> tuple[bool, bool, bool, int]:
+        where = " ".join([ex.path, ex.title, *ex.heading_path, *ex.tags])
+        return (not bool(_QUICKSTART.search(where)), not ex.complete, ex.validated is False, len(ex.code))
+
+    usable = [ex for ex in examples if ex.apis_used and ex.validated is not False]
+    quick = sorted(usable, key=quick_rank)[:3]
+
+    concepts: list[Concept] = []
+    seen: set[tuple[str, str]] = set()
+    for s in sections:
+        if s.level < 1 or s.level > 2 or not s.heading.strip():
+            continue
+        key = (s.path, s.heading.strip().lower())
+        if key in seen:
+            continue
+        seen.add(key)
+        concepts.append(
+            Concept(
+                name=s.heading.strip(),
+                description=first_sentences(s.text),
+                page=s.title or s.path,
+                source=f"{s.path}#{s.anchor}" if s.anchor else s.path,
+            )
+        )
+        if len(concepts) >= max_concepts:
+            break
+
+    arch = [f"## Library Architecture ({library} {version or ''})".replace(" )", ")")]
+    if purpose:
+        arch += ["", purpose]
+    if key_modules:
+        arch += ["", "### Key Modules:"]
+        arch += [f"- **{m.name}**" + (f": {m.description}" if m.description else "") for m in key_modules]
+    if key_classes:
+        arch += ["", "### Key Classes:"]
+        arch += [f"- **{c.name}**" + (f": {c.description}" if c.description else "") for c in key_classes]
+    top = [e for e in sorted(entries, key=lambda e: -e.importance_score) if e.kind in ("function", "method")][
+        :8
+    ]
+    if top:
+        arch += ["", "### Most used functions and methods:"]
+        arch += [f"- `{public_path(e)}`" + (f": {e.description}" if e.description else "") for e in top]
+
+    qs = ["## Quick Start"]
+    if install:
+        qs += ["", "Install:"] + [f"- `{cmd}`" for cmd in install]
+    for ex in quick:
+        qs += ["", f"### {ex.title}", f"```{ex.language}", ex.code.strip("\n"), "```"]
+        if ex.validated:
+            qs.append(f"✓ Validated on version {version}")
+    if len(qs) == 1:
+        qs += ["", "The documentation has no example of this library's API."]
+
+    cs = ["## Core Concepts"]
+    page: str | None = None
+    for c in concepts:
+        if c.page != page:
+            page = c.page
+            cs += ["", f"### {page}"]
+        if c.name == page:
+            if c.description:
+                cs.append(c.description)
+            continue
+        cs.append(f"- **{c.name}**" + (f": {c.description}" if c.description else "") + f" ({c.source})")
+    if len(cs) == 1:
+        cs += ["", "The documentation has no headings to take concepts from."]
+
+    return LibraryOverview(
+        library=library,
+        version=version,
+        description=purpose,
+        key_modules=key_modules,
+        key_classes=key_classes,
+        install=install,
+        quickstart_examples=[ex.example_id for ex in quick],
+        concepts=concepts,
+        aspects={"architecture": "\n".join(arch), "quickstart": "\n".join(qs), "concepts": "\n".join(cs)},
+    )
+
+
+# -- grouping ----------------------------------------------------------------------------------
+
+
+def api_group(entry: ApiEntry, by_id: Mapping[str, ApiEntry]) -> str:
+    """The catalog file an API goes in: its class (a class and its members) or its module."""
+    owner = entry
+    while owner.parent is not None and owner.parent in by_id:
+        owner = by_id[owner.parent]
+    path = public_path(owner)
+    if owner.kind in ("class", "module"):
+        return path
+    return path.rsplit(".", 1)[0] if "." in path else path
+
+
+def example_group(example: Example) -> str:
+    """The examples_db file an example goes in: its documentation page."""
+    stem = re.sub(r"\.(md|mdx|markdown|rst|txt|ipynb)$", "", example.path, flags=re.I)
+    return stem or "examples"
+
+
+def _file_names(groups: Sequence[str], folder: str) -> dict[str, str]:
+    """group -> ``folder/<safe name>.json``, unique even on case-insensitive file systems."""
+    out: dict[str, str] = {}
+    taken: set[str] = set()
+    for g in sorted(groups):
+        safe = re.sub(r"[^A-Za-z0-9._-]+", "_", g).strip("._") or "group"
+        if len(safe) > 100 or safe.lower() in taken:
+            safe = f"{safe[:80]}-{hashlib.sha1(g.encode()).hexdigest()[:8]}"
+        taken.add(safe.lower())
+        out[g] = f"{folder}/{safe}.json"
+    return out
+
+
+# -- writing -------------------------------------------------------------------------------------
+
+
+def _now() -> str:
+    return datetime.now(UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z")
+
+
+def _dump(path: Path, data: Any) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    # allow_nan=False: NaN is not JSON; a value json cannot write fails here (TypeError/ValueError)
+    text = json.dumps(data, ensure_ascii=False, indent=2, allow_nan=False)
+    path.write_text(text + "\n", encoding="utf-8")
+
+
+def write_kb(
+    directory: Path,
+    *,
+    library: str,
+    version: str | None,
+    overview: LibraryOverview,
+    entries: Sequence[ApiEntry],
+    examples: Sequence[Example],
+    settings: Mapping[str, Any],
+    stats: Mapping[str, Any],
+    drift: Any = None,
+) -> KnowledgeBase:
+    """Write ``directory`` (a ``knowledge_base`` folder), replacing what was there atomically.
+
+    Args:
+        directory: the knowledge base folder; its parent is created when missing.
+        library, version: what it describes.
+        overview: from :func:`build_overview`.
+        entries: the API catalog (importance scored, examples linked).
+        examples: the examples database.
+        settings: the generation settings (recorded in metadata.json).
+        stats: generation statistics (recorded in metadata.json).
+        drift: a JSON-able drift report, written as drift.json when given.
+
+    Returns:
+        The knowledge base as written (validated).
+
+    Raises:
+        StoreError: a record does not validate or cannot be written; the old folder is intact.
+    """
+    directory = Path(directory)
+    directory.parent.mkdir(parents=True, exist_ok=True)
+    stamp = _now()
+    try:
+        # validate on write: re-build every record from its data (in-place edits skip pydantic)
+        checked_entries = [ApiEntry.model_validate(e.model_dump(warnings=False)) for e in entries]
+        checked_examples = [Example.model_validate(x.model_dump(warnings=False)) for x in examples]
+        checked_overview = LibraryOverview.model_validate(overview.model_dump(warnings=False))
+    except ValidationError as exc:
+        raise StoreError(f"invalid knowledge base record: {exc}") from exc
+    checked_entries.sort(key=lambda e: (-e.importance_score, e.api_id))
+    by_id = {e.api_id: e for e in checked_entries}
+    api_groups: dict[str, list[ApiEntry]] = {}
+    for e in checked_entries:
+        api_groups.setdefault(api_group(e, by_id), []).append(e)
+    ex_groups: dict[str, list[Example]] = {}
+    for x in checked_examples:
+        ex_groups.setdefault(example_group(x), []).append(x)
+    files = KbFiles(
+        api_catalog=_file_names(list(api_groups), "api_catalog"),
+        examples_db=_file_names(list(ex_groups), "examples_db"),
+        drift="drift.json" if drift is not None else None,
+    )
+    index = KbIndex(
+        library=library,
+        version=version,
+        generated_at=stamp,
+        counts={
+            "apis": len(checked_entries),
+            "examples": len(checked_examples),
+            "api_files": len(api_groups),
+            "example_files": len(ex_groups),
+        },
+        files=files,
+    )
+    try:
+        from docmentor import __version__ as docmentor_version
+
+        metadata = KbMetadata(
+            library=library,
+            version=version,
+            generated_at=stamp,
+            stats=dict(stats),
+            settings=dict(settings),
+            scoring={"name": SCORING, "weights": dict(WEIGHTS), "range": [0.0, 1.0]},
+            versions={
+                "library": version,
+                "docmentor": docmentor_version,
+                "python": ".".join(map(str, sys.version_info[:3])),
+                "kb_format": str(KB_FORMAT),
+            },
+        )
+    except ValidationError as exc:
+        raise StoreError(f"invalid knowledge base metadata: {exc}") from exc
+
+    tmp = Path(tempfile.mkdtemp(prefix=f".{directory.name}-new-", dir=directory.parent))
+    try:
+        for group, rel in files.api_catalog.items():
+            _dump(tmp / rel, [e.model_dump(mode="json") for e in api_groups[group]])
+        for group, rel in files.examples_db.items():
+            _dump(tmp / rel, [x.model_dump(mode="json") for x in ex_groups[group]])
+        _dump(tmp / files.overview, checked_overview.model_dump(mode="json"))
+        if drift is not None:
+            _dump(tmp / "drift.json", drift)
+        _dump(tmp / files.metadata, metadata.model_dump(mode="json"))
+        _dump(tmp / "index.json", index.model_dump(mode="json"))  # last: its presence marks a whole KB
+        written = load_kb(tmp)  # validate on write: what readers will load
+        _swap(tmp, directory)
+    except (TypeError, ValueError, OSError) as exc:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise StoreError(
+            f"could not write the knowledge base {directory}: {exc}",
+            hint="the previous knowledge base (if any) was left as it was",
+        ) from exc
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return KnowledgeBase(
+        path=directory,
+        index=written.index,
+        overview=written.overview,
+        entries=written.entries,
+        examples=written.examples,
+        metadata=written.metadata,
+        drift=written.drift,
+    )
+
+
+def _swap(new: Path, target: Path) -> None:
+    """Put the complete folder ``new`` at ``target``; the old one goes only once ``new`` is in place."""
+    if not target.exists() and not target.is_symlink():
+        os.rename(new, target)
+        return
+    old = Path(tempfile.mkdtemp(prefix=f".{target.name}-old-", dir=target.parent))
+    os.rmdir(old)
+    os.rename(target, old)
+    try:
+        os.rename(new, target)
+    except OSError:
+        os.rename(old, target)
+        raise
+    shutil.rmtree(old, ignore_errors=True)
+
+
+# -- loading ----------------------------------------------------------------------------------------
+
+
+def _read(path: Path, kb: Path) -> Any:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise StoreError(
+            f"knowledge base {kb} is incomplete: {path.relative_to(kb)} is missing",
+            hint="regenerate it: docmentor readme-llm generate",
+        ) from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise StoreError(
+            f"knowledge base file {path} is not readable JSON: {exc}",
+            hint="regenerate it: docmentor readme-llm generate",
+        ) from exc
+
+
+def _valid(model: Any, data: Any, path: Path) -> Any:
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(x) for x in first.get("loc", ()))
+        raise StoreError(
+            f"knowledge base file {path} does not match its schema"
+            f" ({exc.error_count()} error(s); first at {where or 'top level'}: {first.get('msg')})",
+            hint="regenerate it: docmentor readme-llm generate",
+        ) from exc
+
+
+def load_kb(directory: Path) -> KnowledgeBase:
+    """Load and validate a knowledge base folder.
+
+    Raises:
+        NotFoundError: there is no knowledge base there.
+        StoreError: a file is missing, is not JSON or does not match its schema.
+    """
+    directory = Path(directory)
+    if not (directory / "index.json").is_file():
+        raise NotFoundError(
+            f"no knowledge base at {directory}", hint="generate one: docmentor readme-llm generate"
+        )
+    index: KbIndex = _valid(KbIndex, _read(directory / "index.json", directory), directory / "index.json")
+    if index.format > KB_FORMAT:
+        raise StoreError(
+            f"knowledge base {directory} has format {index.format}, newer than this docmentor's {KB_FORMAT}",
+            hint="upgrade docmentor or regenerate it",
+        )
+    files = index.files
+    for rel in [files.overview, files.metadata, *files.api_catalog.values(), *files.examples_db.values()]:
+        if Path(rel).is_absolute() or ".." in Path(rel).parts:
+            raise StoreError(f"knowledge base {directory}: file map entry {rel!r} points outside it")
+    overview = _valid(
+        LibraryOverview, _read(directory / files.overview, directory), directory / files.overview
+    )
+    metadata = _valid(KbMetadata, _read(directory / files.metadata, directory), directory / files.metadata)
+    entries: list[ApiEntry] = []
+    for rel in files.api_catalog.values():
+        data = _read(directory / rel, directory)
+        if not isinstance(data, list):
+            raise StoreError(f"knowledge base file {directory / rel} must hold a list of APIs")
+        entries += [_valid(ApiEntry, item, directory / rel) for item in data]
+    examples: list[Example] = []
+    for rel in files.examples_db.values():
+        data = _read(directory / rel, directory)
+        if not isinstance(data, list):
+            raise StoreError(f"knowledge base file {directory / rel} must hold a list of examples")
+        examples += [_valid(Example, item, directory / rel) for item in data]
+    drift = _read(directory / files.drift, directory) if files.drift else None
+    if len(entries) != index.counts.get("apis", len(entries)) or len(examples) != index.counts.get(
+        "examples", len(examples)
+    ):
+        raise StoreError(
+            f"knowledge base {directory} is inconsistent: index.json counts differ from its files",
+            hint="regenerate it: docmentor readme-llm generate",
+        )
+    entries.sort(key=lambda e: (-e.importance_score, e.api_id))
+    return KnowledgeBase(
+        path=directory,
+        index=index,
+        overview=overview,
+        entries=entries,
+        examples=examples,
+        metadata=metadata,
+        drift=drift,
+    )

@@ -1,0 +1,275 @@
+"""The monolithic README.LLM, in the paper's XML layout (Wijaya et al. 2025, Appendix B/C).
+
+::
+
+    <ReadMe.LLM>
+    <rules> the paper's three rules, the version described, whether examples were run </rules>
+    <context_description> library, purpose, how the context is organised </context_description>
+    <context_N>
+    <context_N_description> what the API is and does </context_N_description>
+    <context_N_function> public path + signature, Parameters:, Returns: </context_N_function>
+    <context_N_example> the best example using it </context_N_example>
+    </context_N>
+    ...
+    </ReadMe.LLM>
+
+Sections are the APIs by importance (modules are left out: they have no signature), at
+most ``max_apis`` of them, fewer when ``max_tokens`` (exact, offline count) is reached.
+The function block's first line is the API's shortest public path up to its name followed
+by the introspected signature verbatim (``minidb.Database.insert(self, table: str) -> int``).
+
+Nothing is escaped (the reader is an LLM), but text taken from the library or its docs
+can never open or close one of our tags: the ``<`` of ``</context_``, ``</rules``,
+``</ReadMe.LLM`` (and of their opening forms) becomes ``&lt;``, which keeps code inside a
+string literal or comment valid.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import textwrap
+import warnings
+from collections.abc import Sequence
+from functools import lru_cache
+
+from docmentor.assemble.tokens import DEFAULT_ENCODING, check_encoding, count_tokens
+from docmentor.errors import UsageError
+from docmentor.readme_llm.importance import public_path
+from docmentor.readme_llm.models import ApiEntry, Example
+
+__all__ = ["best_example", "example_code", "ranked_entries", "render_readme"]
+
+_STRAY = re.compile(r"<(/?)(?=context_|rules\b|ReadMe\.LLM\b)", re.IGNORECASE)
+_SECTION = re.compile(
+    r"^\s*(Args|Arguments|Parameters|Params|Returns?|Yields?|Raises|Examples?|Notes?|Attributes)\s*:?\s*$",
+    re.M,
+)
+_MAX_DESCRIPTION = 700
+
+
+def _safe(text: str) -> str:
+    """User text that cannot open or close one of our tags."""
+    return _STRAY.sub(lambda m: "&lt;" + m.group(1), text)
+
+
+def example_code(example: Example) -> str:
+    """The example's code as README.LLM shows it: dedented, without blank edges."""
+    return textwrap.dedent(example.code).strip("\n")
+
+
+@lru_cache(maxsize=4096)
+def _parses(code: str) -> bool:
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # invalid escapes and the like are not our business
+            ast.parse(code)
+    except (SyntaxError, ValueError):
+        return False
+    return True
+
+
+def ranked_entries(entries: Sequence[ApiEntry]) -> list[ApiEntry]:
+    """The entries README.LLM may show, most important first (ties: shorter public path)."""
+    shown = [e for e in entries if e.kind != "module"]
+    return sorted(shown, key=lambda e: (-e.importance_score, public_path(e).count("."), public_path(e)))
+
+
+def best_example(
+    entry: ApiEntry, examples: Sequence[Example], *, validated: bool, shown: set[str] | None = None
+) -> Example | None:
+    """The example to show for ``entry``.
+
+    Validated (passed) first, then complete programs, then one not shown yet for another
+    API, then the shortest. When validation ran, only passed examples qualify; a Python
+    example qualifies only when it parses (``ast``) once dedented.
+    """
+    candidates = [
+        ex
+        for ex in examples
+        if entry.api_id in ex.apis_used
+        and ex.code.strip()
+        and (not validated or ex.validated is True)
+        and (ex.language != "python" or _parses(example_code(ex)))
+    ]
+    if not candidates:
+        return None
+    seen = shown or set()
+    return min(
+        candidates,
+        key=lambda ex: (
+            ex.validated is not True,
+            not ex.complete,
+            ex.example_id in seen,
+            len(ex.code),
+            ex.example_id,
+        ),
+    )
+
+
+def _description(entry: ApiEntry, by_id: dict[str, ApiEntry]) -> str:
+    path = public_path(entry)
+    kind = entry.kind
+    article = "an" if kind[0] in "aeiou" else "a"
+    if entry.parent and entry.parent in by_id:
+        owner = public_path(by_id[entry.parent])
+        lead = f"{path} is {article} {kind} of {owner}."
+    else:
+        lead = f"{path} is {article} {kind}."
+    body = entry.description.strip()
+    # the docstring's prose after the summary, up to its first section (Args:, Returns: …)
+    rest = entry.docstring.strip().split("\n\n", 1)
+    if len(rest) == 2:
+        more = _SECTION.split(rest[1], maxsplit=1)[0].strip()
+        more = " ".join(more.split())
+        if more and len(body) + len(more) < _MAX_DESCRIPTION:
+            body = f"{body} {more}"
+    return f"{lead} {body}".strip()
+
+
+def _function(entry: ApiEntry) -> str:
+    path = public_path(entry)
+    prefix = path.rsplit(".", 1)[0] + "." if "." in path else ""
+    lines = [prefix + (entry.signature or entry.name)]
+    if entry.parameters:
+        lines += ["", "Parameters:"]
+        for p in entry.parameters:
+            name = {"var-positional": "*", "var-keyword": "**"}.get(p.kind, "") + p.name
+            facts = [p.type] if p.type else []
+            if p.kind in ("var-positional", "var-keyword"):
+                facts.append("optional")
+            elif p.required:
+                facts.append("required")
+            else:
+                facts.append("optional")
+                facts.append(f"default: {p.default}")
+            if p.kind == "keyword-only":
+                facts.append("keyword-only")
+            elif p.kind == "positional-only":
+                facts.append("positional-only")
+            line = f"- {name} ({', '.join(facts)})"
+            if p.description.strip():
+                line += ": " + " ".join(p.description.split())
+            lines.append(line)
+    r = entry.returns
+    if entry.kind == "class":
+        lines += ["", "Returns:", f"{entry.name} - a new instance"]
+    elif r is not None and (r.type or r.description.strip()):
+        text = r.type or ""
+        if r.description.strip():
+            text = f"{text} - {' '.join(r.description.split())}" if text else " ".join(r.description.split())
+        lines += ["", "Returns:", text]
+    return "\n".join(lines)
+
+
+def _context(n: int, entry: ApiEntry, by_id: dict[str, ApiEntry], example: Example | None) -> str:
+    parts = [
+        f"<context_{n}>",
+        f"<context_{n}_description>",
+        _safe(_description(entry, by_id)),
+        f"</context_{n}_description>",
+        "",
+        f"<context_{n}_function>",
+        _safe(_function(entry)),
+        f"</context_{n}_function>",
+    ]
+    if example is not None:
+        parts += ["", f"<context_{n}_example>", _safe(example_code(example)), f"</context_{n}_example>"]
+    parts.append(f"</context_{n}>")
+    return "\n".join(parts)
+
+
+def _header(library: str, version: str | None, purpose: str, *, validated: bool) -> str:
+    described = f"{library} {version}" if version else f"{library} (version unknown)"
+    rule4 = f"Rule number 4: This context describes {described}."
+    if validated and version:
+        rule4 += f" Examples were validated on version {version}."
+    elif validated:
+        rule4 += " Examples were validated on the installed version."
+    intro = f"The context will be for the {library} library."
+    if purpose.strip():
+        intro += " " + " ".join(purpose.split())
+    intro += (
+        " The context is organized into numbered sections using XML tags. Within each section,"
+        " there is a description, a function signature with its parameters and return value,"
+        " and, when the documentation has one, an example"
+        + (" validated on this version." if validated else ".")
+    )
+    return "\n".join(
+        [
+            "<ReadMe.LLM>",
+            "<rules>",
+            "Rule number 1: When you are unsure about something, ask the user what information you need.",
+            f"Rule number 2: Reuse {library} functions and code when applicable.",
+            "Rule number 3: Consider library dependencies when generating code solutions.",
+            _safe(rule4),
+            "</rules>",
+            "",
+            "<context_description>",
+            _safe(intro),
+            "</context_description>",
+        ]
+    )
+
+
+_FOOTER = "</ReadMe.LLM>\n"
+
+
+def render_readme(
+    library: str,
+    version: str | None,
+    entries: Sequence[ApiEntry],
+    examples: Sequence[Example],
+    *,
+    max_apis: int = 50,
+    max_tokens: int | None = None,
+    encoding: str = DEFAULT_ENCODING,
+    validated: bool,
+    purpose: str = "",
+) -> str:
+    """README.LLM for ``library``.
+
+    Args:
+        library: the library's name, as users import it.
+        version: the version described (None: unknown).
+        entries: the API surface, importance scored.
+        examples: the docs' examples, matched (and validated when ``validated``).
+        max_apis: at most this many ``<context_N>`` sections.
+        max_tokens: the whole file stays within this many tokens of ``encoding``.
+        encoding: the tokenizer for ``max_tokens``.
+        validated: validation ran: only passed examples are shown, and the rules say so.
+        purpose: what the library is for (package docstring or the docs' index page).
+
+    Raises:
+        UsageError: ``max_apis`` < 0, or ``max_tokens`` too small for the rules and description.
+    """
+    if max_apis < 0:
+        raise UsageError("--max-apis must be ≥ 0")
+    check_encoding(encoding)
+    by_id = {e.api_id: e for e in entries}
+    head = _header(library, version, purpose, validated=validated)
+    sections: list[str] = []
+    shown: set[str] = set()
+    if max_tokens is not None:
+        base = count_tokens(_join(head, [], _FOOTER), encoding)
+        if base > max_tokens:
+            raise UsageError(
+                f"--max-tokens {max_tokens} is below the {base} tokens of the rules and description alone",
+                hint=f"use at least {base}",
+            )
+    for entry in ranked_entries(entries)[:max_apis]:
+        example = best_example(entry, examples, validated=validated, shown=shown)
+        section = _context(len(sections) + 1, entry, by_id, example)
+        if (
+            max_tokens is not None
+            and count_tokens(_join(head, [*sections, section], _FOOTER), encoding) > max_tokens
+        ):
+            break
+        sections.append(section)
+        if example is not None:
+            shown.add(example.example_id)
+    return _join(head, sections, _FOOTER)
+
+
+def _join(head: str, sections: list[str], footer: str) -> str:
+    return "\n\n".join([head, *sections]) + "\n\n" + footer

@@ -1,0 +1,218 @@
+"""Run the complete Python examples of the docs and record which ones work.
+
+Each example runs as its own program (``python example.py``) with the target
+interpreter — the user's environment, where the library is installed — in a fresh
+temporary folder that is also its ``HOME`` and ``TMPDIR``, with stdin closed, a minimal
+environment and a timeout after which its whole process group is killed. The outcome
+goes into ``Example.validated`` and ``Example.execution_context``; a failing, crashing
+or hanging example is a result, never an exception.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Literal
+
+from docmentor.errors import UsageError
+from docmentor.readme_llm.models import Example, ExecutionContext
+
+logger = logging.getLogger(__name__)
+
+__all__ = ["ExampleResult", "ValidationReport", "validate_examples"]
+
+Status = Literal["passed", "failed", "skipped"]
+
+# Variables a program may need to start at all; everything else of ours stays out.
+_KEPT_ENV = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "SYSTEMROOT", "TZ")
+_STDERR_TAIL = 64 * 1024
+
+
+@dataclass(frozen=True, slots=True)
+class ExampleResult:
+    """What happened to one example."""
+
+    example_id: str
+    status: Status
+    error: str | None = None  # "ValueError: boom (exit code 1)", "timed out after 20s"
+    exit_code: int | None = None
+    duration: float = 0.0  # seconds
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "example_id": self.example_id,
+            "status": self.status,
+            "error": self.error,
+            "exit_code": self.exit_code,
+            "duration": round(self.duration, 3),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class ValidationReport:
+    """Counts and per-example results of one validation run."""
+
+    python: str
+    version: str | None
+    results: tuple[ExampleResult, ...]
+
+    @property
+    def passed(self) -> int:
+        return sum(r.status == "passed" for r in self.results)
+
+    @property
+    def failed(self) -> int:
+        return sum(r.status == "failed" for r in self.results)
+
+    @property
+    def skipped(self) -> int:
+        return sum(r.status == "skipped" for r in self.results)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "python": self.python,
+            "version": self.version,
+            "passed": self.passed,
+            "failed": self.failed,
+            "skipped": self.skipped,
+            "results": [r.to_dict() for r in self.results],
+        }
+
+
+def validate_examples(
+    examples: Sequence[Example],
+    *,
+    python: str | None = None,
+    version: str | None = None,
+    timeout: float = 20.0,
+    jobs: int = 2,
+) -> ValidationReport:
+    """Run each complete Python example and record whether it works.
+
+    Only examples with ``complete`` set and language ``python`` run; the others are
+    reported as skipped and keep ``validated = None``. A run passes when the program exits
+    with status 0 within ``timeout``. Each run sets ``example.validated`` and
+    ``example.execution_context`` (``works_on_version``, ``validated_at``, ``error``).
+
+    Args:
+        examples: the examples, updated in place.
+        python: the interpreter of the environment where the library is installed
+            (a venv's ``bin/python``); this interpreter when None.
+        version: the library version being validated, recorded as ``works_on_version``.
+        timeout: seconds one example may run before its process group is killed.
+        jobs: how many examples run at the same time.
+
+    Raises:
+        UsageError: ``python`` is not an interpreter that exists, or an option is out of range.
+    """
+    interpreter = python or sys.executable
+    if not Path(interpreter).is_file() and shutil.which(interpreter) is None:
+        raise UsageError(
+            f"no Python interpreter at {interpreter}", hint="pass the path of a venv's bin/python"
+        )
+    if timeout <= 0 or jobs < 1:
+        raise UsageError("timeout must be positive and jobs at least 1")
+    today = datetime.now(UTC).date().isoformat()
+
+    def one(example: Example) -> ExampleResult:
+        if not example.complete or example.language != "python":
+            return ExampleResult(example.example_id, "skipped")
+        result = _run_one(example, interpreter, timeout)
+        example.validated = result.status == "passed"
+        example.execution_context = ExecutionContext(
+            works_on_version=version, validated_at=today, error=result.error
+        )
+        return result
+
+    with ThreadPoolExecutor(max_workers=jobs) as pool:
+        results = tuple(pool.map(one, examples))
+    report = ValidationReport(python=interpreter, version=version, results=results)
+    logger.info(
+        "validated %d examples: %d passed, %d failed",
+        report.passed + report.failed,
+        report.passed,
+        report.failed,
+    )
+    return report
+
+
+def _run_one(example: Example, python: str, timeout: float) -> ExampleResult:
+    started = time.monotonic()
+    with tempfile.TemporaryDirectory(prefix="docmentor-validate-", ignore_cleanup_errors=True) as tmp:
+        work = Path(tmp) / "work"
+        work.mkdir()
+        script = work / "example.py"
+        script.write_text(example.code, encoding="utf-8")
+        env = {k: os.environ[k] for k in _KEPT_ENV if k in os.environ}
+        env.update(
+            HOME=str(work),
+            USERPROFILE=str(work),
+            TMPDIR=str(work),
+            PYTHONDONTWRITEBYTECODE="1",
+            PYTHONIOENCODING="utf-8",
+            PYTHONUNBUFFERED="1",
+        )
+        stderr_path = Path(tmp) / "stderr.txt"
+        with stderr_path.open("wb") as stderr:
+            try:
+                proc = subprocess.Popen(
+                    [python, script.name],
+                    cwd=work,
+                    env=env,
+                    stdin=subprocess.DEVNULL,
+                    stdout=subprocess.DEVNULL,
+                    stderr=stderr,
+                    start_new_session=True,  # its own process group, killed as a whole
+                )
+            except OSError as error:
+                return ExampleResult(example.example_id, "failed", error=f"could not start {python}: {error}")
+            try:
+                code = proc.wait(timeout=timeout)
+            except subprocess.TimeoutExpired:
+                _kill_group(proc)
+                proc.wait()
+                return ExampleResult(
+                    example.example_id,
+                    "failed",
+                    error=f"timed out after {timeout:g}s",
+                    duration=time.monotonic() - started,
+                )
+            finally:
+                _kill_group(proc)  # whatever it left running in the background
+        duration = time.monotonic() - started
+        if code == 0:
+            return ExampleResult(example.example_id, "passed", exit_code=0, duration=duration)
+        last = _last_line(stderr_path)
+        message = f"{last} (exit code {code})" if last else f"exit code {code}"
+        return ExampleResult(example.example_id, "failed", error=message, exit_code=code, duration=duration)
+
+
+def _kill_group(proc: subprocess.Popen[bytes]) -> None:
+    if os.name != "posix":
+        proc.kill()
+        return
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def _last_line(path: Path) -> str:
+    with path.open("rb") as f:
+        f.seek(0, os.SEEK_END)
+        size = f.tell()
+        f.seek(max(0, size - _STDERR_TAIL))
+        text = f.read().decode("utf-8", "replace")
+    lines = [s.strip() for s in text.splitlines() if s.strip()]
+    return lines[-1][:500] if lines else ""

@@ -1,0 +1,179 @@
+"""Registered knowledge bases in the index (tables of migration ``m004_knowledge_bases``).
+
+Registering copies a knowledge base's records into the index in one transaction, replacing
+the library's previous rows, so readers (the MCP server, ``docmentor api``) see the old
+knowledge base or the new one, never a mix. Each registration bumps the library's
+``generation``; readers that cache per library compare it.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from pydantic import ValidationError
+
+from docmentor.errors import NotFoundError, StoreError
+from docmentor.readme_llm.models import ApiEntry, Example
+
+if TYPE_CHECKING:
+    from docmentor.readme_llm.knowledge_base import KnowledgeBase
+    from docmentor.store.db import Store
+
+__all__ = [
+    "KbRow",
+    "kb_generation",
+    "list_kbs",
+    "load_entries",
+    "load_examples",
+    "load_metadata",
+    "load_overview",
+    "register_kb",
+    "unregister_kb",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class KbRow:
+    library: str
+    version: str | None
+    path: str
+    generated_at: str
+    api_count: int
+    example_count: int
+    generation: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "library": self.library,
+            "version": self.version,
+            "path": self.path,
+            "generated_at": self.generated_at,
+            "api_count": self.api_count,
+            "example_count": self.example_count,
+            "generation": self.generation,
+        }
+
+
+_NO_TABLES = "no such table"
+
+
+def register_kb(store: Store, kb: KnowledgeBase) -> int:
+    """Register ``kb`` for its library, replacing the library's rows; returns the new generation."""
+    library = kb.index.library
+    entries = [(library, e.api_id, i, e.model_dump_json()) for i, e in enumerate(kb.entries)]
+    examples = [(library, x.example_id, i, x.model_dump_json()) for i, x in enumerate(kb.examples)]
+    with store.transaction() as db:
+        db.execute("DELETE FROM kb_entries WHERE library = ?", (library,))
+        db.execute("DELETE FROM kb_examples WHERE library = ?", (library,))
+        db.execute(
+            """INSERT INTO knowledge_bases (library, version, path, generated_at, api_count, example_count,
+                                            generation, overview, metadata)
+               VALUES (?, ?, ?, ?, ?, ?, 1, ?, ?)
+               ON CONFLICT(library) DO UPDATE SET version = excluded.version, path = excluded.path,
+                   generated_at = excluded.generated_at, api_count = excluded.api_count,
+                   example_count = excluded.example_count, overview = excluded.overview,
+                   metadata = excluded.metadata, generation = knowledge_bases.generation + 1""",
+            (
+                library,
+                kb.index.version,
+                str(kb.path.resolve()),
+                kb.index.generated_at,
+                len(kb.entries),
+                len(kb.examples),
+                kb.overview.model_dump_json(),
+                kb.metadata.model_dump_json(),
+            ),
+        )
+        db.executemany("INSERT OR REPLACE INTO kb_entries VALUES (?, ?, ?, ?)", entries)
+        db.executemany("INSERT OR REPLACE INTO kb_examples VALUES (?, ?, ?, ?)", examples)
+        row = db.execute("SELECT generation FROM knowledge_bases WHERE library = ?", (library,)).fetchone()
+    return int(row[0])
+
+
+def unregister_kb(store: Store, library: str) -> None:
+    """Remove a library's knowledge base from the index (the folder on disk is left alone)."""
+    _require(store, library)
+    with store.transaction() as db:
+        db.execute("DELETE FROM knowledge_bases WHERE library = ?", (library,))
+
+
+def list_kbs(store: Store) -> list[KbRow]:
+    """Every registered knowledge base, by library name (an index without the tables: none)."""
+    try:
+        rows = store.conn().execute(
+            """SELECT library, version, path, generated_at, api_count, example_count, generation
+               FROM knowledge_bases ORDER BY library"""
+        )
+        return [KbRow(*tuple(r)) for r in rows]
+    except sqlite3.OperationalError as exc:
+        if _NO_TABLES in str(exc):
+            return []
+        raise StoreError(f"cannot read the knowledge bases: {exc}") from exc
+
+
+def kb_generation(store: Store, library: str) -> int:
+    """The library's registration generation (raises NotFoundError when not registered)."""
+    return _require(store, library).generation
+
+
+def _require(store: Store, library: str) -> KbRow:
+    rows = list_kbs(store)
+    for row in rows:
+        if row.library == library:
+            return row
+    known = ", ".join(r.library for r in rows) or "none"
+    raise NotFoundError(
+        f"no knowledge base for library {library!r}",
+        hint=f"known: {known}; generate one with: docmentor readme-llm generate --library {library}",
+    )
+
+
+def _column(store: Store, library: str, column: str) -> Any:
+    _require(store, library)
+    row = (
+        store.conn().execute(f"SELECT {column} FROM knowledge_bases WHERE library = ?", (library,)).fetchone()
+    )
+    return json.loads(row[0]) if row is not None else {}
+
+
+def load_entries(store: Store, library: str) -> list[ApiEntry]:
+    """The library's API catalog, most important first (validated)."""
+    with store.snapshot() as db:
+        _require(store, library)
+        rows = db.execute("SELECT data FROM kb_entries WHERE library = ? ORDER BY ord", (library,)).fetchall()
+    try:
+        return [ApiEntry.model_validate_json(r[0]) for r in rows]
+    except ValidationError as exc:
+        raise StoreError(
+            f"the index's API catalog of {library!r} is invalid: {exc.error_count()} error(s)",
+            hint=f"regenerate it: docmentor readme-llm generate --library {library}",
+        ) from exc
+
+
+def load_examples(store: Store, library: str) -> list[Example]:
+    """The library's examples database, in document order (validated)."""
+    with store.snapshot() as db:
+        _require(store, library)
+        rows = db.execute(
+            "SELECT data FROM kb_examples WHERE library = ? ORDER BY ord", (library,)
+        ).fetchall()
+    try:
+        return [Example.model_validate_json(r[0]) for r in rows]
+    except ValidationError as exc:
+        raise StoreError(
+            f"the index's examples of {library!r} are invalid: {exc.error_count()} error(s)",
+            hint=f"regenerate it: docmentor readme-llm generate --library {library}",
+        ) from exc
+
+
+def load_overview(store: Store, library: str) -> dict[str, Any]:
+    """The library's overview (library_overview.json) as a dict."""
+    return dict(_column(store, library, "overview"))
+
+
+def load_metadata(store: Store, library: str) -> dict[str, Any]:
+    """The library's metadata.json as a dict."""
+    return dict(_column(store, library, "metadata"))

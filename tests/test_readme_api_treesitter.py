@@ -1,0 +1,357 @@
+"""The TypeScript/JavaScript, Go and Rust API surfaces read with tree-sitter (fixtures in readme_ts/)."""
+
+from __future__ import annotations
+
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from docmentor.errors import SourceUnavailableError, UsageError
+from docmentor.readme_llm.api_treesitter import (
+    SourceApiSurface,
+    detect_source_language,
+    load_source_api,
+    load_source_surface,
+)
+from docmentor.readme_llm.matcher import match_examples
+from docmentor.readme_llm.models import ApiEntry, Example
+
+FIXTURES = Path(__file__).parent / "fixtures" / "readme_ts"
+LANCEDB = Path(__file__).resolve().parents[2] / "shared" / "corpora" / "lancedb"
+
+
+def by_id(entries: list[ApiEntry]) -> dict[str, ApiEntry]:
+    return {e.api_id: e for e in entries}
+
+
+@pytest.fixture(scope="module")
+def ts() -> dict[str, ApiEntry]:
+    return by_id(load_source_api(FIXTURES / "ts", library="lib"))
+
+
+@pytest.fixture(scope="module")
+def js() -> dict[str, ApiEntry]:
+    return by_id(load_source_api(FIXTURES / "js", library="lib"))
+
+
+@pytest.fixture(scope="module")
+def go() -> dict[str, ApiEntry]:
+    return by_id(load_source_api(FIXTURES / "go", library="lib"))
+
+
+@pytest.fixture(scope="module")
+def rust() -> dict[str, ApiEntry]:
+    return by_id(load_source_api(FIXTURES / "rust", library="lib"))
+
+
+# -- TypeScript ---------------------------------------------------------------------------------
+
+
+def test_ts_exports_only_exported_names(ts: dict[str, ApiEntry]) -> None:
+    assert set(ts) == {
+        "lib.connection.ConnectOptions",
+        "lib.connection.ConnectOptions.timeout",
+        "lib.connection.ConnectOptions.retry",
+        "lib.connection.connect",
+        "lib.connection.Connection",
+        "lib.connection.Connection.uri",
+        "lib.connection.Connection.openTable",
+        "lib.connection.Connection.tableNames",
+        "lib.connection.Connection.inMemory",
+        "lib.connection.Connection.isOpen",
+        "lib.connection.embed",
+        "lib.connection.Mode",
+        "lib.connection.VERSION",
+        "lib.table.Table",
+        "lib.table.Table.add",
+        "lib.table.Table.search",
+        "lib.table.Query",
+        "lib.table.Query.limit",
+        "lib.table.Query.toArray",
+        "lib.table.openDefault",
+    }  # not: helper, Base, private/protected/#/_/@internal members, *.test.ts, node_modules
+    assert {e.language for e in ts.values()} == {"typescript"}
+
+
+def test_ts_function_signature_parameters_and_docs(ts: dict[str, ApiEntry]) -> None:
+    connect = ts["lib.connection.connect"]
+    assert connect.kind == "function"
+    assert connect.signature == (
+        "async function connect(uri: string, options?: ConnectOptions, retries = 3): Promise<Connection>"
+    )
+    assert [(p.name, p.type, p.default, p.required) for p in connect.parameters] == [
+        ("uri", "string", None, True),
+        ("options", "ConnectOptions", None, False),
+        ("retries", None, "3", False),
+    ]
+    assert connect.parameters[0].description == "where the database lives"
+    assert connect.description == "Connect to a database."
+    assert "Opens the folder at `uri`." in connect.docstring
+    assert connect.returns is not None
+    assert connect.returns.type == "Promise<Connection>"
+    assert connect.returns.class_id == "lib.connection.Connection"
+    assert connect.returns.description == "the open connection"
+    assert connect.source_file == "src/connection.ts" and connect.line == 18
+
+
+def test_ts_classes_methods_and_visibility(ts: dict[str, ApiEntry]) -> None:
+    conn = ts["lib.connection.Connection"]
+    assert conn.kind == "class" and conn.signature == "class Connection extends Base"
+    assert conn.description == "A connection to a database."
+    assert [(p.name, p.type, p.description) for p in conn.parameters] == [("uri", "string", "the folder")]
+    open_table = ts["lib.connection.Connection.openTable"]
+    assert open_table.kind == "method" and open_table.parent == "lib.connection.Connection"
+    assert (
+        open_table.signature
+        == "async openTable(name: string, { mode }: { mode?: string } = {}): Promise<Table>"
+    )
+    assert [(p.name, p.default, p.required) for p in open_table.parameters] == [
+        ("name", None, True),
+        ("{ mode }", "{}", False),
+    ]
+    assert open_table.returns is not None and open_table.returns.class_id == "lib.table.Table"
+    rest = ts["lib.connection.Connection.tableNames"].parameters[0]
+    assert (rest.name, rest.kind, rest.required) == ("prefixes", "var-positional", False)
+    assert ts["lib.connection.Connection.inMemory"].signature == "static inMemory(): Connection"
+    assert ts["lib.connection.Connection.isOpen"].kind == "property"
+    assert ts["lib.connection.Connection.uri"].kind == "property"
+    assert ts["lib.table.Query.limit"].returns.class_id == "lib.table.Query"
+
+
+def test_ts_interfaces_type_aliases_arrow_functions_and_default(ts: dict[str, ApiEntry]) -> None:
+    options = ts["lib.connection.ConnectOptions"]
+    assert options.kind == "class" and options.description == "Options for connect."
+    assert ts["lib.connection.ConnectOptions.timeout"].description == "Seconds before giving up."
+    assert ts["lib.connection.ConnectOptions.retry"].kind == "method"
+    mode = ts["lib.connection.Mode"]
+    assert mode.kind == "attribute" and mode.returns is not None
+    assert mode.returns.type == '"create" | "overwrite"'
+    embed = ts["lib.connection.embed"]
+    assert embed.kind == "function" and embed.description == "Turn text into a vector."
+    assert [(p.name, p.type, p.default) for p in embed.parameters] == [
+        ("text", "string", None),
+        ("dims", "number", "384"),
+    ]
+    assert embed.returns is not None and embed.returns.type == "Promise<number[]>"
+    assert ts["lib.table.openDefault"].kind == "function"  # export default function openDefault
+
+
+def test_ts_reexports_become_aliases(ts: dict[str, ApiEntry]) -> None:
+    assert ts["lib.connection.Connection"].aliases == ["lib.Connection"]
+    assert ts["lib.connection.Connection.openTable"].aliases == ["lib.Connection.openTable"]
+    assert ts["lib.connection.connect"].aliases == ["lib.connect"]
+    assert ts["lib.connection.ConnectOptions"].aliases == ["lib.ConnectOptions"]  # export type {…}
+    assert ts["lib.table.Query"].aliases == ["lib.Query"]  # export *
+    assert ts["lib.connection.embed"].aliases == []  # not re-exported by index.ts
+
+
+# -- JavaScript ---------------------------------------------------------------------------------
+
+
+def test_js_jsdoc_types_and_commonjs_exports(js: dict[str, ApiEntry]) -> None:
+    assert set(js) == {
+        "lib.greet",
+        "lib.welcome",
+        "lib.farewell",
+        "lib.Greeting",
+        "lib.Greeting.shout",
+        "lib.esm.add",
+        "lib.esm.twice",
+    }
+    greet = js["lib.greet"]
+    assert greet.language == "javascript"
+    assert greet.signature == "function greet(name, times = 1)"
+    assert [(p.name, p.type, p.default, p.required, p.description) for p in greet.parameters] == [
+        ("name", "string", None, True, "who to greet"),
+        ("times", "number", "1", False, "how often"),
+    ]
+    assert greet.returns is not None and greet.returns.class_id == "lib.Greeting"
+    assert js["lib.Greeting.shout"].returns.type == "Promise<string>"
+    assert js["lib.farewell"].signature == "exports.farewell = function (name)"
+    add = js["lib.esm.add"]
+    assert [(p.name, p.kind) for p in add.parameters][-1] == ("more", "var-positional")
+
+
+# -- Go -----------------------------------------------------------------------------------------
+
+
+def test_go_exported_functions_types_and_methods(go: dict[str, ApiEntry]) -> None:
+    assert set(go) == {
+        "lib.db.Connect",
+        "lib.db.Option",
+        "lib.db.Conn",
+        "lib.db.Conn.URI",
+        "lib.db.Conn.OpenTable",
+        "lib.db.Base",
+        "lib.db.Base.Close",
+        "lib.db.Table",
+        "lib.db.Store",
+        "lib.db.Store.Get",
+        "lib.db.Rows",
+    }  # not: helper, config, reset, config.Apply, put, _test.go, internal/, package main
+    connect = go["lib.db.Connect"]
+    assert connect.language == "go"
+    assert connect.signature == "func Connect(ctx context.Context, uri string, opts ...Option) (*Conn, error)"
+    assert connect.description == "Connect opens a connection to the database at uri."
+    assert connect.docstring == "Connect opens a connection to the database at uri.\n\nIt never blocks."
+    assert [(p.name, p.type, p.kind) for p in connect.parameters] == [
+        ("ctx", "context.Context", "positional or keyword"),
+        ("uri", "string", "positional or keyword"),
+        ("opts", "...Option", "var-positional"),
+    ]
+    assert connect.returns is not None and connect.returns.class_id == "lib.db.Conn"
+    open_table = go["lib.db.Conn.OpenTable"]
+    assert open_table.parent == "lib.db.Conn" and open_table.kind == "method"
+    assert [p.name for p in open_table.parameters] == ["name", "a", "b"]
+    assert open_table.returns is not None and open_table.returns.class_id == "lib.db.Table"
+    assert go["lib.db.Conn"].bases == ["lib.db.Base"]  # embedded
+    assert go["lib.db.Conn.URI"].description == "URI is where the database lives."
+    assert go["lib.db.Table"].description == "Table is a table."  # inside a `type (…)` group
+    assert go["lib.db.Rows"].kind == "attribute"
+
+
+# -- Rust ---------------------------------------------------------------------------------------
+
+
+def test_rust_pub_items_impl_methods_and_docs(rust: dict[str, ApiEntry]) -> None:
+    assert set(rust) == {
+        "lib.connection.connect",
+        "lib.connection.Connection",
+        "lib.connection.Connection.uri",
+        "lib.connection.Connection.open_table",
+        "lib.connection.Connection.new",
+        "lib.Store",
+        "lib.Store.get",
+        "lib.Result",
+        "lib.Error",
+        "lib.table.Table",
+        "lib.table.Table.count_rows",
+    }  # not: private fns, pub(crate), private mod, trait impl methods
+    connect = rust["lib.connection.connect"]
+    assert connect.language == "rust"
+    assert (
+        connect.signature == "pub async fn connect(uri: &str, options: Option<Options>) -> Result<Connection>"
+    )
+    assert connect.docstring == "Connect to a database.\n\nOpens `uri`."  # past #[must_use]
+    assert connect.returns is not None and connect.returns.class_id == "lib.connection.Connection"
+    open_table = rust["lib.connection.Connection.open_table"]
+    assert [(p.name, p.type) for p in open_table.parameters] == [("name", "impl Into<String>")]  # no &self
+    assert open_table.returns is not None and open_table.returns.class_id == "lib.table.Table"
+    new = rust["lib.connection.Connection.new"]
+    assert new.description == "Make one." and new.parameters[0].name == "uri"
+    assert new.returns is not None and new.returns.class_id == "lib.connection.Connection"  # Self
+    assert rust["lib.table.Table"].bases == ["lib.Store"]  # impl crate::Store for Table
+    assert rust["lib.Store.get"].kind == "method"
+    assert rust["lib.Result"].kind == "attribute"
+
+
+def test_rust_pub_use_becomes_aliases(rust: dict[str, ApiEntry]) -> None:
+    assert rust["lib.table.Table"].aliases == ["lib.Table"]
+    assert rust["lib.table.Table.count_rows"].aliases == ["lib.Table.count_rows"]
+    assert rust["lib.connection.connect"].aliases == ["lib.connect"]
+    assert rust["lib.connection.Connection"].aliases == ["lib.Conn"]  # `Connection as Conn`
+
+
+# -- the surface --------------------------------------------------------------------------------
+
+
+def test_surface_resolves_aliases_members_through_bases_and_return_classes() -> None:
+    s = load_source_surface(FIXTURES / "ts", library="lib", version="1.0")
+    assert isinstance(s, SourceApiSurface) and s.language == "typescript" and s.version == "1.0"
+    assert s.resolve("lib.Connection.openTable") is s.by_id["lib.connection.Connection.openTable"]
+    assert s.return_class("lib.connect") == "lib.connection.Connection"  # Promise<> unwrapped
+    assert s.return_class("lib.Connection") == "lib.connection.Connection"
+    assert s.return_class("lib.Connection.tableNames") is None
+    assert s.resolve("lib.nothing") is None
+    g = load_source_surface(FIXTURES / "go", library="lib")
+    close = g.resolve("lib.db.Conn.Close")  # promoted from the embedded Base
+    assert close is not None and close.api_id == "lib.db.Base.Close"
+    r = load_source_surface(FIXTURES / "rust", library="lib")
+    get = r.resolve("lib.Table.get")  # from the trait Table implements
+    assert get is not None and get.api_id == "lib.Store.get"
+
+
+def test_matcher_propagates_ts_return_types() -> None:
+    s = load_source_surface(FIXTURES / "ts", library="lib")
+    code = """\
+        import * as lib from "lib";
+        const db = await lib.connect("data");
+        const table = await db.openTable("t");
+        const rows = await table.search([1, 2]).limit(5).toArray();
+        """
+    example = Example(
+        example_id="p-1",
+        title="t",
+        code=textwrap.dedent(code),
+        language="typescript",
+        source="s",
+        path="p.md",
+        line=1,
+    )
+    match_examples([example], s, library="lib")
+    assert example.apis_used == [
+        "lib.connection.connect",
+        "lib.connection.Connection.openTable",
+        "lib.table.Table.search",
+        "lib.table.Query.limit",
+        "lib.table.Query.toArray",
+    ]
+    assert s.by_id["lib.connection.connect"].examples == ["p-1"]
+
+
+# -- languages, files, errors -------------------------------------------------------------------
+
+
+def test_language_detection_and_names(tmp_path: Path) -> None:
+    assert detect_source_language(FIXTURES / "ts") == "typescript"
+    assert detect_source_language(FIXTURES / "js") == "javascript"
+    assert detect_source_language(FIXTURES / "go") == "go"
+    assert detect_source_language(FIXTURES / "rust") == "rust"
+    assert detect_source_language(tmp_path) is None
+    assert load_source_api(tmp_path, library="lib") == []
+    assert {e.language for e in load_source_api(FIXTURES / "ts", language="TS", library="lib")} == {
+        "typescript"
+    }
+    assert load_source_api(FIXTURES / "ts", language="go", library="lib") == []
+    with pytest.raises(UsageError):
+        load_source_api(FIXTURES / "ts", language="cobol", library="lib")
+    with pytest.raises(SourceUnavailableError):
+        load_source_api(tmp_path / "missing", library="lib")
+
+
+def test_one_file_tests_and_broken_sources(tmp_path: Path) -> None:
+    one = load_source_api(FIXTURES / "ts" / "src" / "table.ts", library="lib")
+    assert "lib.table.Table" in by_id(one)
+    with_tests = by_id(load_source_api(FIXTURES / "ts", library="lib", include_tests=True))
+    assert "lib.table.testOnly" in with_tests  # table.test.ts
+    (tmp_path / "broken.ts").write_bytes(
+        b"export function ok(a: string): void {}\nexport class {{{ \xff\xfe\n"
+    )
+    (tmp_path / "index.tsx").write_text("export const App = (p: Props): JSX.Element => <div>{p.x}</div>;\n")
+    entries = by_id(load_source_api(tmp_path, library="lib"))
+    assert "lib.broken.ok" in entries and "lib.App" in entries
+
+
+def test_speed_a_few_ms_per_file(tmp_path: Path) -> None:
+    source = (FIXTURES / "ts" / "src" / "connection.ts").read_text()
+    for i in range(40):
+        (tmp_path / f"m{i}.ts").write_text(source)
+    load_source_api(FIXTURES / "ts", library="lib")  # grammars loaded
+    start = time.perf_counter()
+    entries = load_source_api(tmp_path, library="lib")
+    per_file = (time.perf_counter() - start) / 40
+    assert len(entries) == 40 * 13
+    assert per_file < 0.015, f"{per_file * 1000:.1f} ms per file"
+
+
+@pytest.mark.skipif(not LANCEDB.exists(), reason="the lancedb corpus is not here")
+def test_smoke_lancedb_examples() -> None:
+    examples = LANCEDB / "nodejs" / "examples"
+    assert load_source_api(examples, library="lancedb") == []  # only *.test.ts files
+    ts_entries = load_source_api(examples, library="lancedb", include_tests=True)
+    assert len(ts_entries) < 10
+    assert load_source_api(LANCEDB / "rust" / "lancedb" / "examples", library="lancedb") == []  # no pub items
+    docs = load_source_api(LANCEDB / "docs" / "src", language="typescript", library="lancedb")
+    assert all(e.language == "typescript" for e in docs)

@@ -1,0 +1,282 @@
+"""Validation (running the complete examples) and the drift report, on throwaway packages."""
+
+from __future__ import annotations
+
+import json
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from docmentor.errors import UsageError
+from docmentor.readme_llm.api_python import ApiSurface, load_api
+from docmentor.readme_llm.drift import DriftReport, clarity_counts, drift_report
+from docmentor.readme_llm.models import Example
+from docmentor.readme_llm.validate import validate_examples
+
+
+def example(
+    code: str, *, example_id: str = "ex", path: str = "guide.md", line: int = 10, complete: bool = True
+) -> Example:
+    return Example(
+        example_id=example_id,
+        title=example_id,
+        code=textwrap.dedent(code).lstrip(),
+        language="python",
+        source="docs",
+        path=path,
+        line=line,
+        complete=complete,
+    )
+
+
+# -- validation -------------------------------------------------------------------------
+
+
+def test_validation_records_pass_fail_timeout_and_runs_in_a_temporary_folder(tmp_path: Path) -> None:
+    passing = example("print('hello')\n", example_id="pass")
+    failing = example("raise ValueError('boom')\n", example_id="fail")
+    hanging = example("import time\ntime.sleep(100)\n", example_id="hang")
+    writer = example(
+        """
+        import os
+        from pathlib import Path
+        Path("out.txt").write_text("x")
+        assert os.path.samefile(os.environ["HOME"], os.getcwd())
+        assert "DOCMENTOR_HOME" not in os.environ
+        """,
+        example_id="write",
+    )
+    snippet = example("db.create_table('t')\n", example_id="snippet", complete=False)
+    examples = [passing, failing, hanging, writer, snippet]
+
+    started = time.monotonic()
+    report = validate_examples(examples, timeout=2, jobs=4, version="1.2.3")
+    assert time.monotonic() - started < 10
+
+    assert (report.passed, report.failed, report.skipped) == (2, 2, 1), report.results
+    by_id = {r.example_id: r for r in report.results}
+    assert by_id["pass"].status == "passed"
+    assert by_id["write"].status == "passed", by_id["write"].error
+    assert by_id["fail"].error == "ValueError: boom (exit code 1)"
+    assert by_id["fail"].exit_code == 1
+    assert by_id["hang"].error == "timed out after 2s"
+    assert by_id["snippet"].status == "skipped"
+    assert not (Path.cwd() / "out.txt").exists()
+
+    assert passing.validated is True and failing.validated is False and hanging.validated is False
+    assert snippet.validated is None and snippet.execution_context.validated_at is None
+    ctx = failing.execution_context
+    assert ctx.works_on_version == "1.2.3"
+    assert ctx.error == "ValueError: boom (exit code 1)"
+    assert ctx.validated_at is not None and len(ctx.validated_at) == 10  # ISO date
+    assert passing.execution_context.error is None
+    assert json.loads(json.dumps(report.to_dict()))["failed"] == 2
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="reads /proc")
+def test_a_timeout_kills_the_whole_process_group(tmp_path: Path) -> None:
+    pid_file = tmp_path / "child.pid"
+    code = f"""
+        import subprocess, sys, time
+        child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(100)"])
+        open({str(pid_file)!r}, "w").write(str(child.pid))
+        time.sleep(100)
+    """
+    report = validate_examples([example(code)], timeout=1.5, jobs=1)
+    assert report.results[0].error == "timed out after 1.5s"
+    pid = int(pid_file.read_text())
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:
+        status = Path(f"/proc/{pid}/status")
+        if not status.exists() or "\nState:\tZ" in status.read_text():
+            break
+        time.sleep(0.05)
+    else:
+        pytest.fail("the example's child process survived the timeout")
+
+
+def test_validation_uses_the_given_interpreter(tmp_path: Path) -> None:
+    marker = tmp_path / "interpreter.txt"
+    code = f"import sys\nopen({str(marker)!r}, 'w').write(sys.executable)\n"
+    report = validate_examples([example(code)], python=sys.executable, jobs=1)
+    assert report.passed == 1 and report.python == sys.executable
+    assert Path(marker.read_text()).resolve() == Path(sys.executable).resolve()
+
+
+def test_validation_refuses_a_missing_interpreter(tmp_path: Path) -> None:
+    with pytest.raises(UsageError, match="no Python interpreter"):
+        validate_examples([example("pass\n")], python=str(tmp_path / "nope" / "python"))
+
+
+# -- drift --------------------------------------------------------------------------------
+
+PACKAGE = {
+    "pkg/__init__.py": """
+        from pkg.core import Connection, Settings, Table, connect
+        __all__ = ["Connection", "Settings", "Table", "connect", "helper"]
+
+        def helper(a, b=1, /, c=2, *, flag: bool = False) -> None:
+            '''A helper.'''
+    """,
+    "pkg/core.py": """
+        class Table:
+            def search(self, query: str, limit: int = 10) -> "Table": ...
+            def to_list(self) -> list: ...
+
+        class Connection:
+            def __init__(self, uri: str) -> None:
+                self.uri = uri
+            def create_table(self, name: str, data=None, *, mode: str = "create") -> Table: ...
+            def open_table(self, name: str, **kwargs) -> Table: ...
+            def table_names(self, *names: str) -> list[str]: ...
+            @classmethod
+            def from_env(cls, prefix: str = "PKG") -> "Connection": ...
+
+        class Settings(dict):
+            '''Members inherited from dict are not in the surface.'''
+
+        def connect(uri: str, *, read_consistency: float | None = None) -> Connection:
+            '''Connect.'''
+    """,
+}
+
+
+@pytest.fixture(scope="module")
+def surface(tmp_path_factory: pytest.TempPathFactory) -> ApiSurface:
+    root = tmp_path_factory.mktemp("drift")
+    for rel, text in PACKAGE.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text).lstrip(), encoding="utf-8")
+    return load_api("pkg", search_paths=[root])
+
+
+def drift(surface: ApiSurface, *codes: str) -> DriftReport:
+    examples = [example(code, example_id=f"ex{i}", line=10 * (i + 1)) for i, code in enumerate(codes)]
+    return drift_report(examples, surface, library="pkg", version="0.1")
+
+
+def test_correct_calls_and_flexible_signatures_are_not_drift(surface: ApiSurface) -> None:
+    report = drift(
+        surface,
+        """
+        import pkg
+        db = pkg.connect("memory://", read_consistency=0.5)
+        tbl = db.create_table("t", [1, 2], mode="overwrite")
+        rows = tbl.search("q", 5).to_list()
+        other = db.open_table("t", index_cache_size=10, storage_options={})  # **kwargs
+        db.table_names("a", "b", "c", "d")  # *args
+        print(db.uri)  # an instance attribute
+        pkg.Connection.from_env("X")
+        pkg.helper(1, 2, 3, flag=True)
+        pkg.helper(1, 2, 3, ...)  # a placeholder, not a fourth argument
+        s = pkg.Settings()
+        s.items(); s.setdefault("k", 1)  # inherited from dict: unknown, never reported
+        """,
+    )
+    assert report.findings == (), report.to_text()
+    assert report.examples_checked == 1
+    assert "No drift" in report.to_text()
+
+
+def test_missing_apis_are_found_with_suggestions_and_original_lines(surface: ApiSurface) -> None:
+    report = drift(
+        surface,
+        """
+        import pkg
+        from pkg import conect
+        db = pkg.connect_old("memory://")
+        """,
+        """
+        # a later block of the same page: `db` is still known
+        db = pkg.connect("memory://")
+        db.create_tabel("t")
+        """,
+    )
+    found = [(f.kind, f.api, f.owner, f.line, f.suggestion) for f in report.findings]
+    assert found == [
+        ("missing_api", "from pkg import conect", "pkg", 12, "did you mean from pkg import connect?"),
+        ("missing_api", "pkg.connect_old", "pkg", 13, "did you mean pkg.connect?"),
+        ("missing_api", "db.create_tabel", "pkg.core.Connection", 23, "did you mean db.create_table?"),
+    ]
+    assert all(f.api_id is None and f.example_id.startswith("ex") for f in report.findings)
+    assert "class pkg.core.Connection has no 'create_tabel'" in report.findings[2].message
+
+
+def test_an_example_that_needed_repairs_reports_nothing(surface: ApiSurface) -> None:
+    # The broken chain is blanked by the parser: `cohere` would be read as the class itself.
+    report = drift(
+        surface,
+        """
+        import pkg
+        cohere = pkg.Connection
+            .from_env()
+        cohere.create_tabel("t")
+        """,
+    )
+    assert report.findings == ()
+
+
+def test_the_first_block_defines_names_for_the_second(surface: ApiSurface) -> None:
+    first = example("import pkg\ndb = pkg.connect('x')\n", example_id="a", line=5)
+    second = example("tbl = db.open_table('t')\ntbl.serch('q')\n", example_id="b", line=40)
+    report = drift_report([second, first], surface, library="pkg")
+    assert [(f.example_id, f.api, f.line, f.suggestion) for f in report.findings] == [
+        ("b", "tbl.serch", 42, "did you mean tbl.search?")
+    ]
+    assert report.version is None  # the throwaway package has no metadata
+
+
+def test_bad_keywords_and_too_many_positional_arguments(surface: ApiSurface) -> None:
+    report = drift(
+        surface,
+        """
+        import pkg
+        db = pkg.connect("x", read_consistancy=1)
+        db.create_table("t", [1], "overwrite")
+        pkg.Connection(url="x")
+        pkg.helper(a=1)
+        """,
+    )
+    found = [(f.kind, f.api, f.api_id, f.line) for f in report.findings]
+    assert found == [
+        ("invalid_api_signature", "pkg.connect", "pkg.core.connect", 12),
+        ("invalid_api_signature", "db.create_table", "pkg.core.Connection.create_table", 13),
+        ("invalid_api_signature", "pkg.Connection", "pkg.core.Connection", 14),
+        ("invalid_api_signature", "pkg.helper", "pkg.helper", 15),
+    ]
+    bad_kw, positional, ctor, posonly = report.findings
+    assert bad_kw.suggestion == "did you mean read_consistency=? accepted keywords: uri, read_consistency"
+    assert "no parameter named 'read_consistancy'" in bad_kw.message
+    assert "given 3 positional arguments but takes 2" in positional.message
+    assert positional.suggestion == "positional parameters: name, data; pass the rest by keyword"
+    assert ctor.suggestion == "did you mean uri=? accepted keywords: uri"
+    assert "'a' is positional-only" in posonly.message
+
+
+def test_report_formats_and_clarity_counts(surface: ApiSurface) -> None:
+    report = drift(
+        surface,
+        """
+        import pkg
+        db = pkg.connect("x", timeout=3)
+        db.create_tabel("t")
+        db.drop_everything()
+        """,
+    )
+    assert (report.missing, report.invalid) == (2, 1)
+    data = report.to_dict()
+    assert data["counts"] == {"missing_api": 2, "invalid_api_signature": 1}
+    assert data["library"] == "pkg" and data["version"] == "0.1"
+    assert json.loads(json.dumps(data))["findings"][0]["line"] == 12
+    text = report.to_text()
+    assert text.startswith(
+        "Drift report for pkg 0.1: 1 Python examples checked, 2 missing APIs, 1 invalid signature"
+    )
+    assert "guide.md (docs)" in text
+    assert "  line 13: missing_api: db.create_tabel" in text
+    assert "      → did you mean db.create_table?" in text
+    assert clarity_counts(report) == {"guide.md": {"missing_api_signatures": 2, "invalid_api_signatures": 1}}
