@@ -30,7 +30,7 @@ T = TypeVar("T")
 MAX_SEARCH_LIMIT = 20
 MAX_DOC_CHARS = 100_000
 TOOL_GROUPS = ("docs", "api", "assemble", "clarity", "feedback")
-AVAILABLE_GROUPS = ("docs", "assemble", "clarity")
+AVAILABLE_GROUPS = ("docs", "api", "assemble", "clarity", "feedback")
 MAX_DIGEST_TOKENS = 20_000  # a hard cap, whatever the client asks: tool results must stay usable
 READ_ONLY = ToolAnnotations(
     read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False
@@ -94,6 +94,8 @@ def build_server(engine: Docmentor, *, tools: list[str] | None = None) -> MCPSer
         _assemble_tools(server, engine)
     if "clarity" in groups:
         _clarity_tools(server, engine)
+    if "api" in groups or "feedback" in groups:
+        _api_tools(server, engine, api="api" in groups, feedback="feedback" in groups)
     return server
 
 
@@ -380,3 +382,87 @@ def _score_one(engine: Docmentor, ref: str, target: float) -> dict[str, Any]:
         )
     root = _Path(row.target) if row.kind == "folder" else None
     return score_raw(raw, root=root if root is not None and root.is_dir() else None, target=target)
+
+
+def _api_tools(server: MCPServer, engine: Docmentor, *, api: bool, feedback: bool) -> None:
+    from docmentor.readme_llm.feedback import SessionLog
+    from docmentor.readme_llm.feedback import report_issue as _report
+    from docmentor.readme_llm.service import LibraryKnowledge
+
+    knowledge = LibraryKnowledge(engine)
+    session = SessionLog()
+
+    if api:
+
+        @server.tool(annotations=READ_ONLY, title="Library overview")
+        async def get_library_overview(aspect: str = "all", library: str | None = None) -> dict[str, Any]:
+            """Overview of a library from its generated knowledge base: aspect is "architecture"
+            (key modules and classes), "quickstart" (install and first example), "concepts" or "all".
+            States the library version it describes."""
+            session.record("get_library_overview", {"aspect": aspect, "library": library})
+            return await _run(lambda: knowledge.overview(library, aspect=aspect))
+
+        @server.tool(annotations=READ_ONLY, title="Find an API")
+        async def find_api(query: str, max_results: int = 5, library: str | None = None) -> dict[str, Any]:
+            """Find the library functions, classes and methods that do a task, with their real
+            signatures (introspected from the installed package), parameters, return types and
+            ids of examples that use them. Describe the task in words ("stream a large download").
+            Use it before writing code against a library, instead of guessing names."""
+            session.record("find_api", {"query": query, "max_results": max_results, "library": library})
+            n = max(1, min(int(max_results), 20))
+            return await _run(lambda: knowledge.find_api(query, max_results=n, library=library or None))
+
+        @server.tool(annotations=READ_ONLY, title="Get examples")
+        async def get_examples(
+            task_description: str,
+            apis_involved: list[str] | None = None,
+            complexity: str = "any",
+            library: str | None = None,
+        ) -> dict[str, Any]:
+            """Working code examples from the library's documentation for a task; examples using
+            apis_involved (api ids or names from find_api) come first. complexity: beginner,
+            intermediate, advanced or any."""
+            session.record(
+                "get_examples", {"task_description": task_description, "apis_involved": apis_involved}
+            )
+            return await _run(
+                lambda: knowledge.get_examples(
+                    task_description,
+                    apis_involved=apis_involved,
+                    complexity=complexity,
+                    library=library or None,
+                )
+            )
+
+    if feedback:
+
+        @server.tool(
+            annotations=ToolAnnotations(
+                read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False
+            ),
+            title="Report an issue",
+        )
+        async def report_issue(
+            query: str,
+            issue_type: str,
+            apis_tried: list[str] | None = None,
+            error_message: str | None = None,
+            code_attempted: str | None = None,
+            library: str | None = None,
+        ) -> dict[str, Any]:
+            """Report when you are stuck, got an error, or the documentation seems wrong: it is logged
+            so the docs get fixed, and you get suggestions now. issue_type: error, unclear_docs,
+            missing_example or wrong_signature."""
+            context = session.recent()
+            return await _run(
+                lambda: _report(
+                    engine.store,
+                    query=query,
+                    issue_type=issue_type,
+                    library=library,
+                    apis_tried=apis_tried,
+                    error_message=error_message,
+                    code_attempted=code_attempted,
+                    session_context=context,
+                )
+            )

@@ -154,14 +154,20 @@ class DocSection:
 # -- the overview ------------------------------------------------------------------------
 
 
+_HTML_TAG = re.compile(r"<[^<>\n]{1,400}>")
+_IMAGE = re.compile(r"!\[[^\]]*\]\([^)]*\)|\[!\[[^\]]*\]\([^)]*\)\]\([^)]*\)")
+
+
 def first_sentences(text: str, limit: int = 240) -> str:
     """The first sentences of a section's prose (headings, admonitions and code left out)."""
     body = [
         ln
         for ln in prose_text(text).split("\n")
-        if ln.strip() and not ln.lstrip().startswith(("#", "!!!", "==="))
+        if ln.strip() and not ln.lstrip().startswith(("#", "!!!", "===")) and ln.strip() not in ("---", "***")
     ]
     flat = " ".join(" ".join(body).split())
+    # README-style banners: HTML tags, images and badges are not prose
+    flat = " ".join(_HTML_TAG.sub(" ", _IMAGE.sub(" ", flat)).split())
     if len(flat) <= limit:
         return flat
     cut = flat[:limit]

@@ -146,3 +146,27 @@ def m004_knowledge_bases(db: sqlite3.Connection) -> None:
         );
         """,
     )
+
+
+@migration
+def m005_feedback(db: sqlite3.Connection) -> None:
+    # report_issue: identical reports share a key and are counted, not stored twice.
+    _script(
+        db,
+        """
+        CREATE TABLE feedback (
+            key TEXT PRIMARY KEY,
+            library TEXT,
+            query TEXT NOT NULL,
+            issue_type TEXT NOT NULL,
+            apis_tried TEXT NOT NULL DEFAULT '[]',
+            error_message TEXT,
+            code_attempted TEXT,
+            session_context TEXT NOT NULL DEFAULT '[]',
+            first_seen TEXT NOT NULL,
+            last_seen TEXT NOT NULL,
+            count INTEGER NOT NULL DEFAULT 1
+        );
+        CREATE INDEX feedback_library ON feedback(library)
+        """,
+    )

@@ -1,0 +1,215 @@
+"""The library-knowledge answers behind `docmentor api …` and the `api` MCP tools.
+
+Knowledge bases registered in the index (by `readme-llm generate`) are loaded once per
+process and cached by their generation, so a regeneration is seen at the next call.
+Every answer states the library version it describes, and warns when the user's project
+(pyproject.toml, uv.lock, requirements*.txt in the working folder) pins another one.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+import tomllib
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from docmentor.errors import NotFoundError, UsageError
+from docmentor.readme_llm.retrieval import ApiIndex
+
+if TYPE_CHECKING:
+    from docmentor.engine import Docmentor
+
+ASPECTS = ("architecture", "quickstart", "concepts", "all")
+COMPLEXITIES = ("beginner", "intermediate", "advanced", "any")
+
+
+class LibraryKnowledge:
+    """find_api / get_examples / get_library_overview over the registered knowledge bases."""
+
+    def __init__(self, engine: Docmentor, *, cwd: Path | None = None) -> None:
+        self.engine = engine
+        self.cwd = cwd or Path.cwd()
+        self._lock = threading.Lock()
+        self._key: tuple[tuple[str, int], ...] = ()
+        self._index: ApiIndex | None = None
+        self._versions: dict[str, str | None] = {}
+
+    # -- loading ------------------------------------------------------------------------
+    def libraries(self) -> list[dict[str, Any]]:
+        from docmentor.store.kb import list_kbs
+
+        return [row.to_dict() for row in list_kbs(self.engine.store)]
+
+    def index(self) -> ApiIndex:
+        from docmentor.store.kb import list_kbs, load_entries, load_examples
+
+        rows = list_kbs(self.engine.store)
+        key = tuple(sorted((r.library, r.generation) for r in rows))
+        with self._lock:
+            if self._index is None or key != self._key:
+                libs = {
+                    r.library: (
+                        load_entries(self.engine.store, r.library),
+                        load_examples(self.engine.store, r.library),
+                    )
+                    for r in rows
+                }
+                self._index = ApiIndex(libs)
+                self._versions = {r.library: r.version for r in rows}
+                self._key = key
+            return self._index
+
+    def _library(self, library: str | None) -> str | None:
+        self.index()
+        if library is None:
+            return None
+        if library not in self._versions:
+            known = ", ".join(sorted(self._versions)) or "none"
+            raise NotFoundError(
+                f"no knowledge base for {library!r}",
+                hint=f"known: {known}; generate one with: docmentor readme-llm generate --library {library}",
+            )
+        return library
+
+    def _require_any(self) -> None:
+        if not self._versions:
+            raise NotFoundError(
+                "no library knowledge base is registered",
+                hint="generate one: docmentor readme-llm generate --library NAME --docs-path DOCS",
+            )
+
+    # -- answers ------------------------------------------------------------------------
+    def find_api(self, query: str, *, max_results: int = 5, library: str | None = None) -> dict[str, Any]:
+        index = self.index()
+        lib = self._library(library)
+        self._require_any()
+        hits = index.find(query, limit=max_results, library=lib)
+        libs = sorted({h.library for h in hits})
+        return {
+            "query": query,
+            "results": [h.to_dict(rank) for rank, h in enumerate(hits, 1)],
+            **self._version_info(libs or ([lib] if lib else sorted(self._versions))),
+        }
+
+    def get_examples(
+        self,
+        task_description: str,
+        *,
+        apis_involved: list[str] | None = None,
+        complexity: str = "any",
+        library: str | None = None,
+        limit: int = 3,
+    ) -> dict[str, Any]:
+        if complexity not in COMPLEXITIES:
+            raise UsageError(
+                f"unknown complexity {complexity!r}", hint=f"use one of {', '.join(COMPLEXITIES)}"
+            )
+        index = self.index()
+        lib = self._library(library)
+        self._require_any()
+        found = index.examples_for(
+            task_description, apis=apis_involved or [], complexity=complexity, library=lib, limit=limit
+        )
+        examples: list[dict[str, Any]] = [
+            {
+                "example_id": ex.example_id,
+                "library": name,
+                "title": ex.title,
+                "code": ex.code,
+                "language": ex.language,
+                "apis_used": list(ex.apis_used),
+                "complexity": ex.complexity,
+                "prerequisites": list(ex.prerequisites),
+                "validated": ex.validated,
+                "source": f"{ex.path}:{ex.line}",
+                "relevance": round(score, 4),
+            }
+            for name, ex, score in found
+        ]
+        libs = sorted({e["library"] for e in examples})
+        return {
+            "task": task_description,
+            "examples": examples,
+            **self._version_info(libs or sorted(self._versions)),
+        }
+
+    def overview(self, library: str | None = None, *, aspect: str = "all") -> dict[str, Any]:
+        from docmentor.store.kb import load_overview
+
+        if aspect not in ASPECTS:
+            raise UsageError(f"unknown aspect {aspect!r}", hint=f"use one of {', '.join(ASPECTS)}")
+        self.index()
+        self._require_any()
+        if library is None:
+            if len(self._versions) > 1:
+                raise UsageError(
+                    "several libraries are registered", hint=f"name one: {', '.join(sorted(self._versions))}"
+                )
+            library = next(iter(self._versions))
+        lib = self._library(library)
+        assert lib is not None
+        data = load_overview(self.engine.store, lib)
+        aspects = data.get("aspects", {})
+        if aspect == "all":
+            text = "\n\n".join(f"## {k.title()}\n\n{v}" for k, v in aspects.items() if v)
+        else:
+            text = aspects.get(aspect, "")
+        return {
+            "library": lib,
+            "aspect": aspect,
+            "overview": text,
+            "description": data.get("description", ""),
+            **self._version_info([lib]),
+        }
+
+    # -- versions -----------------------------------------------------------------------
+    def _version_info(self, libraries: list[str]) -> dict[str, Any]:
+        versions = {lib: self._versions.get(lib) for lib in libraries}
+        warnings = []
+        for lib, version in versions.items():
+            pinned = pinned_version(self.cwd, lib)
+            if pinned and version and pinned != version:
+                warnings.append(
+                    f"this describes {lib} {version}, but your project pins {lib} {pinned}: check the differences"
+                )
+        return {"versions": versions, "warnings": warnings}
+
+
+_REQ = re.compile(r"^\s*([A-Za-z0-9_.\-]+)\s*(?:\[[^\]]*\])?\s*==\s*([A-Za-z0-9_.+!\-]+)")
+
+
+def _norm(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def pinned_version(folder: Path, library: str) -> str | None:
+    """The exact version of ``library`` the project in ``folder`` pins, if any (== pins only)."""
+    want = _norm(library)
+    lock = folder / "uv.lock"
+    if lock.is_file():
+        try:
+            data = tomllib.loads(lock.read_text(encoding="utf-8"))
+            for pkg in data.get("package", []):
+                if _norm(str(pkg.get("name", ""))) == want and pkg.get("version"):
+                    return str(pkg["version"])
+        except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError):
+            pass
+    candidates: list[str] = []
+    pyproject = folder / "pyproject.toml"
+    if pyproject.is_file():
+        try:
+            data = tomllib.loads(pyproject.read_text(encoding="utf-8"))
+            candidates += [str(d) for d in data.get("project", {}).get("dependencies", [])]
+        except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError):
+            pass
+    for req in sorted(folder.glob("requirements*.txt")):
+        try:
+            candidates += req.read_text(encoding="utf-8").splitlines()
+        except (OSError, UnicodeDecodeError):
+            continue
+    for line in candidates:
+        m = _REQ.match(line)
+        if m and _norm(m.group(1)) == want:
+            return m.group(2)
+    return None
