@@ -52,6 +52,7 @@ CLARITY_TOOLS = (
     "explain_score",
     "score_document",
 )
+API_TOOLS = ("find_api", "get_examples", "get_library_overview", "report_issue")
 
 
 def run(fn: Callable[[], Awaitable[T]]) -> T:
@@ -111,7 +112,7 @@ def test_tools_annotations_and_instructions(engine: Docmentor) -> None:
 
     tools, instructions = run(go)
     by_name = {t.name: t for t in tools.tools}
-    assert sorted(by_name) == sorted([*READ_TOOLS, *CLARITY_TOOLS, "refresh_sources"])
+    assert sorted(by_name) == sorted([*READ_TOOLS, *CLARITY_TOOLS, *API_TOOLS, "refresh_sources"])
     for name in READ_TOOLS:
         ann = by_name[name].annotations
         assert ann is not None and ann.read_only_hint is True and ann.destructive_hint is False, name
