@@ -188,12 +188,14 @@ def analyze(store: Store, library: str | None = None) -> dict[str, Any]:
         "reports_after_a_search": sum(r["count"] for r in searched),
         "queries": sorted({" ".join(r["query"].split()) for r in searched})[:20],
     }
+    # ties by name, so the report does not depend on which writer came first
+    unclear_ranked = sorted(unclear.items(), key=lambda t: (-t[1], t[0]))
     recs = []
     if missing:
         recs.append(f"Add {len(missing)} missing example(s) to the documentation")
     if unclear:
         recs.append(
-            f"Improve the descriptions of {len(unclear)} API(s): {', '.join(a for a, _ in unclear.most_common(5))}"
+            f"Improve the descriptions of {len(unclear)} API(s): {', '.join(a for a, _ in unclear_ranked[:5])}"
         )
     wrong = sum(r["count"] for r in reports if r["issue_type"] == "wrong_signature")
     if wrong:
@@ -217,7 +219,7 @@ def analyze(store: Store, library: str | None = None) -> dict[str, Any]:
         },
         "top_failing_queries": top,
         "missing_examples": missing,
-        "unclear_apis": [{"api": a, "count": n} for a, n in unclear.most_common(20)],
+        "unclear_apis": [{"api": a, "count": n} for a, n in unclear_ranked[:20]],
         "search_quality": search_quality,
         "recommendations": recs,
     }

@@ -169,18 +169,34 @@ class LibraryKnowledge:
         warnings = []
         for lib, version in versions.items():
             pinned = pinned_version(self.cwd, lib)
-            if pinned and version and pinned != version:
+            if pinned and version and not _same_version(pinned, version):
                 warnings.append(
                     f"this describes {lib} {version}, but your project pins {lib} {pinned}: check the differences"
                 )
         return {"versions": versions, "warnings": warnings}
 
 
-_REQ = re.compile(r"^\s*([A-Za-z0-9_.\-]+)\s*(?:\[[^\]]*\])?\s*==\s*([A-Za-z0-9_.+!\-]+)")
+_REQ = re.compile(r"^\s*([A-Za-z0-9_.\-]+)\s*(?:\[[^\]]*\])?\s*==\s*([A-Za-z0-9_.+!\-]+)(?=\s*(?:[;,#\\]|$))")
+_RELEASE = re.compile(r"v?(\d+(?:\.\d+)*)(.*)")
 
 
 def _norm(name: str) -> str:
     return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def _same_version(a: str, b: str) -> bool:
+    """PEP 440 equality for the usual cases: ``1.2`` is ``1.2.0``, ``V1.2`` is ``1.2``."""
+
+    def key(v: str) -> tuple[tuple[int, ...], str] | str:
+        m = _RELEASE.fullmatch(v.strip().lower())
+        if m is None:
+            return v.strip().lower()
+        release = [int(x) for x in m.group(1).split(".")]
+        while len(release) > 1 and release[-1] == 0:
+            release.pop()
+        return tuple(release), m.group(2)
+
+    return key(a) == key(b)
 
 
 def pinned_version(folder: Path, library: str) -> str | None:

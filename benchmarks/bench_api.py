@@ -1,0 +1,321 @@
+#!/usr/bin/env python3
+"""Library knowledge (issue 5): find_api quality and latency, README.LLM generation.
+
+a. Quality: generate the httpx knowledge base (httpx as installed in this venv, which
+   must be 0.28.1; docs from ../shared/corpora/httpx/docs) into a temporary index and
+   score ``find_api`` (10 results) on ../shared/eval/httpx_api.jsonl: top-1, top-3 and
+   MRR — a hit is a returned id or alias equal to any expected id, as `docmentor eval api`.
+   Targets: 70% / 90% / 0.80.
+b. Latency: ``find_api`` through the official MCP client over stdio, against
+   ``python -m docmentor --db TMP serve``: one warm-up pass over the 30 queries, then
+   30 queries x 5, each call timed at the client. Target: p50 < 5 ms.
+c. Generation time for httpx: ``docmentor readme-llm generate`` as a fresh process (wall).
+d. lancedb, when a venv with it can be had quickly (``python -m venv`` + ``pip install
+   --no-deps lancedb``; reused when it exists; skipped with a message otherwise):
+   generation with ``--python`` that venv and ``--docs-path ../shared/corpora/lancedb/docs/src``
+   (target < 60 s), every README.LLM example parses (ast), and the drift counts.
+
+Usage: .venv/bin/python benchmarks/bench_api.py [--json OUT] [--lancedb-venv DIR] [--skip-lancedb]
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED = ROOT.parent / "shared"
+sys.path.insert(0, str(ROOT / "src"))
+
+import anyio  # noqa: E402
+from mcp import Client, StdioServerParameters  # noqa: E402
+
+from docmentor.engine import Docmentor  # noqa: E402
+from docmentor.evaluation import load_questions  # noqa: E402
+from docmentor.readme_llm.service import LibraryKnowledge  # noqa: E402
+
+PYTHON = sys.executable
+HTTPX_VERSION = "0.28.1"
+TARGETS = {"top1": 0.70, "top3": 0.90, "mrr": 0.80, "mcp_p50_ms": 5.0, "lancedb_seconds": 60.0}
+
+
+def env(tmp: Path) -> dict[str, str]:
+    """This environment with a private DOCMENTOR_HOME: no user config or sources leak in."""
+    out = dict(os.environ, DOCMENTOR_HOME=str(tmp / "home"))
+    out.pop("DOCMENTOR_DB", None)
+    out.pop("DOCMENTOR_SOURCES", None)
+    return out
+
+
+EXAMPLE_TAG = re.compile(r"^<context_(\d+)_example>\n(.*?)\n</context_\1_example>$", re.M | re.S)
+
+
+def cli(db: Path, *args: str, timeout: float = 600) -> tuple[dict[str, Any], float]:
+    """Run ``docmentor --db DB ARGS --json`` as a fresh process; (its JSON, wall seconds)."""
+    t = time.perf_counter()
+    proc = subprocess.run(
+        [PYTHON, "-m", "docmentor", "--db", str(db), *args, "--json"],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        cwd=db.parent,
+        env=env(db.parent),
+    )
+    wall = time.perf_counter() - t
+    if proc.returncode != 0:
+        raise RuntimeError(f"docmentor {' '.join(args)} failed ({proc.returncode}): {proc.stderr.strip()}")
+    return json.loads(proc.stdout), wall
+
+
+def score(knowledge: LibraryKnowledge, questions: list[dict[str, Any]]) -> dict[str, Any]:
+    rows = []
+    for q in questions:
+        data = knowledge.find_api(q["query"], max_results=10)
+        want = set(q["expected_api"])
+        rank = next((r["rank"] for r in data["results"] if want & {r["api_id"], *r["aliases"]}), None)
+        rows.append(
+            {"id": q["id"], "rank": rank, "top1": data["results"][0]["api_id"] if data["results"] else None}
+        )
+    n = len(rows)
+    return {
+        "questions": n,
+        "top1": sum(1 for r in rows if r["rank"] == 1) / n,
+        "top3": sum(1 for r in rows if r["rank"] and r["rank"] <= 3) / n,
+        "mrr": sum(1 / r["rank"] for r in rows if r["rank"]) / n,
+        "misses": [r for r in rows if r["rank"] != 1],
+    }
+
+
+def mcp_latency(db: Path, queries: list[str], repeat: int) -> dict[str, Any]:
+    params = StdioServerParameters(
+        command=PYTHON,
+        args=["-m", "docmentor", "--db", str(db), "serve"],
+        cwd=str(db.parent),
+        env=env(db.parent),
+    )
+    times: list[float] = []
+    errors = 0
+
+    async def go() -> None:
+        nonlocal errors
+        async with Client(params) as client:
+            for q in queries:  # warm-up: imports, knowledge base load, index build
+                await client.call_tool("find_api", {"query": q})
+            for _ in range(repeat):
+                for q in queries:
+                    t = time.perf_counter()
+                    result = await client.call_tool("find_api", {"query": q})
+                    times.append(time.perf_counter() - t)
+                    errors += bool(result.is_error)
+
+    anyio.run(go)
+    ms = sorted(x * 1000 for x in times)
+    return {
+        "calls": len(ms),
+        "errors": errors,
+        "p50_ms": statistics.median(ms),
+        "p95_ms": ms[max(0, round(0.95 * len(ms)) - 1)],
+        "max_ms": ms[-1],
+    }
+
+
+def lancedb_venv(path: Path) -> tuple[Path | None, str]:
+    """A venv with lancedb (no dependencies: griffe reads it statically); (python, note)."""
+    python = path / "bin" / "python"
+    check = [str(python), "-c", "import importlib.metadata as m; print(m.version('lancedb'))"]
+    if python.exists():
+        ok = subprocess.run(check, capture_output=True, text=True)
+        if ok.returncode == 0:
+            return python, f"reused {path} (lancedb {ok.stdout.strip()})"
+    try:
+        t = time.perf_counter()
+        subprocess.run(
+            [sys.executable, "-m", "venv", str(path)], check=True, capture_output=True, timeout=120
+        )
+        subprocess.run(
+            [str(python), "-m", "pip", "install", "-q", "--no-deps", "lancedb"],
+            check=True,
+            capture_output=True,
+            timeout=300,
+        )
+        version = subprocess.run(check, check=True, capture_output=True, text=True).stdout.strip()
+    except (subprocess.SubprocessError, OSError) as exc:
+        err = getattr(exc, "stderr", None)
+        tail = (err.decode(errors="replace") if isinstance(err, bytes) else str(err or exc)).strip()[-300:]
+        return None, f"skipped: could not create a lancedb venv at {path}: {tail}"
+    return python, f"created {path} in {time.perf_counter() - t:.1f}s (lancedb {version})"
+
+
+def bench_lancedb(tmp: Path, venv: Path) -> dict[str, Any]:
+    python, note = lancedb_venv(venv)
+    out: dict[str, Any] = {"venv": note}
+    if python is None:
+        return out
+    docs = SHARED / "corpora" / "lancedb" / "docs" / "src"
+    db = tmp / "lancedb-index"
+    result, wall = cli(
+        db,
+        "readme-llm", "generate", "--library", "lancedb", "--python", str(python),
+        "--docs-path", str(docs), "--out", str(tmp / "lancedb-out"),
+    )  # fmt: skip
+    readme = Path(result["readme_path"]).read_text(encoding="utf-8")
+    examples = [m.group(2) for m in EXAMPLE_TAG.finditer(readme)]
+    bad = []
+    for n, code in enumerate(examples, 1):
+        try:
+            ast.parse(code)
+        except SyntaxError as exc:
+            bad.append(f"example {n}: {exc.msg} (line {exc.lineno})")
+    drift, _ = cli(db, "readme-llm", "drift", "--library", "lancedb")
+    out.update(
+        {
+            "version": result["version"],
+            "seconds": wall,
+            "seconds_in_process": result["timings"]["total"],
+            "apis": result["api_count"],
+            "examples": result["example_count"],
+            "matched_examples": result["matched_examples"],
+            "readme_sections": result["readme_sections"],
+            "readme_tokens": result["readme_tokens"],
+            "readme_examples": len(examples),
+            "readme_examples_parsing": len(examples) - len(bad),
+            "unparsable": bad,
+            "drift": drift["counts"],
+            "drift_findings": [
+                f"{f['path']}:{f['line']}: {f['kind']}: {f['message']}" for f in drift["findings"][:5]
+            ],
+            "warnings": result["warnings"],
+        }
+    )
+    return out
+
+
+def status(ok: bool) -> str:
+    return "ok" if ok else "MISS"
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--json", type=Path, help="Write the raw numbers here.")
+    ap.add_argument("--repeat", type=int, default=5, help="MCP latency passes over the queries.")
+    ap.add_argument(
+        "--lancedb-venv", type=Path, default=Path(tempfile.gettempdir()) / "docmentor-bench-lancedb"
+    )
+    ap.add_argument("--skip-lancedb", action="store_true")
+    args = ap.parse_args()
+
+    import httpx
+
+    if httpx.__version__ != HTTPX_VERSION:
+        print(f"warning: httpx {httpx.__version__} is installed; the eval set describes {HTTPX_VERSION}")
+    questions = [q for q in load_questions(SHARED / "eval" / "httpx_api.jsonl") if q.get("expected_api")]
+    report: dict[str, Any] = {"httpx_version": httpx.__version__}
+    with tempfile.TemporaryDirectory(prefix="bench-api-") as name:
+        tmp = Path(name)
+        db = tmp / "httpx-index"
+        gen, wall = cli(
+            db,
+            "readme-llm", "generate", "--library", "httpx",
+            "--docs-path", str(SHARED / "corpora" / "httpx" / "docs"), "--out", str(tmp / "httpx-out"),
+        )  # fmt: skip
+        report["httpx_generation"] = {
+            "seconds": wall,
+            "seconds_in_process": gen["timings"]["total"],
+            "apis": gen["api_count"],
+            "examples": gen["example_count"],
+            "matched_examples": gen["matched_examples"],
+            "drift": gen["drift"],
+        }
+        engine = Docmentor(db, create=False)
+        knowledge = LibraryKnowledge(engine, cwd=tmp)
+        report["quality"] = score(knowledge, questions)
+        lat = []
+        for q in questions:
+            t = time.perf_counter()
+            knowledge.find_api(q["query"])
+            lat.append((time.perf_counter() - t) * 1000)
+        report["in_process_p50_ms"] = statistics.median(lat)
+        engine.close()
+        report["mcp"] = mcp_latency(db, [q["query"] for q in questions], args.repeat)
+        report["lancedb"] = {"venv": "skipped (--skip-lancedb)"}
+        if not args.skip_lancedb:
+            try:
+                report["lancedb"] = bench_lancedb(tmp, args.lancedb_venv)
+            except (RuntimeError, subprocess.SubprocessError, OSError) as exc:
+                report["lancedb"] = {"venv": "failed", "error": str(exc)[-500:]}
+
+    q, m, g, lx = report["quality"], report["mcp"], report["httpx_generation"], report["lancedb"]
+    rows = [
+        (
+            "find_api top-1 (httpx_api.jsonl, 30)",
+            f"{q['top1']:.1%}",
+            "≥ 70%",
+            status(q["top1"] >= TARGETS["top1"]),
+        ),
+        ("find_api top-3", f"{q['top3']:.1%}", "≥ 90%", status(q["top3"] >= TARGETS["top3"])),
+        ("find_api MRR (10 results)", f"{q['mrr']:.3f}", "≥ 0.80", status(q["mrr"] >= TARGETS["mrr"])),
+        (
+            f"find_api over MCP stdio, p50 / p95 ({m['calls']} calls)",
+            f"{m['p50_ms']:.2f} / {m['p95_ms']:.2f} ms",
+            "p50 < 5 ms",
+            status(m["p50_ms"] < TARGETS["mcp_p50_ms"] and m["errors"] == 0),
+        ),
+        ("find_api in-process, p50", f"{report['in_process_p50_ms']:.2f} ms", "", ""),
+        (
+            f"httpx generation ({g['apis']} APIs, {g['examples']} examples)",
+            f"{g['seconds']:.2f} s ({g['seconds_in_process']:.2f} s in process)",
+            "",
+            "",
+        ),
+    ]
+    if "seconds" in lx:
+        rows += [
+            (
+                f"lancedb {lx['version']} generation ({lx['apis']} APIs, {lx['examples']} examples)",
+                f"{lx['seconds']:.2f} s ({lx['seconds_in_process']:.2f} s in process)",
+                "< 60 s",
+                status(lx["seconds"] < TARGETS["lancedb_seconds"]),
+            ),
+            (
+                "lancedb README.LLM examples that parse",
+                f"{lx['readme_examples_parsing']} / {lx['readme_examples']}",
+                "all",
+                status(lx["readme_examples_parsing"] == lx["readme_examples"]),
+            ),
+            (
+                "lancedb drift",
+                f"{lx['drift']['missing_api']} missing APIs, {lx['drift']['invalid_api_signature']} invalid signatures",
+                "listed",
+                "",
+            ),
+        ]
+    else:
+        rows.append(("lancedb generation", lx.get("error") or lx["venv"], "< 60 s", "skipped"))
+    print("| metric | value | target | |")
+    print("|---|---|---|---|")
+    for row in rows:
+        print("| " + " | ".join(row) + " |")
+    print()
+    print("find_api misses (rank != 1): " + ", ".join(f"{r['id']}:{r['rank'] or '-'}" for r in q["misses"]))
+    if "venv" in lx:
+        print(f"lancedb venv: {lx['venv']}")
+    for line in lx.get("drift_findings", []):
+        print(f"  drift: {line}")
+    for line in lx.get("unparsable", []):
+        print(f"  unparsable: {line}")
+    if args.json:
+        args.json.write_text(json.dumps(report, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()

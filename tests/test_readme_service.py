@@ -1,0 +1,639 @@
+"""Library knowledge served: `readme-llm generate|drift`, `api find|examples|overview`, `eval api`,
+the `api`/`feedback` MCP tools through the official client, version warnings, the feedback
+store under concurrent writers, and regeneration seen by a running reader.
+
+The fixture library ``tests/fixtures/readme_lib`` (package ``minidb`` + MkDocs docs) is
+copied per test so pages and code can be changed; the CLI finds the package on ``sys.path``
+(as a user's environment would), the library API through ``search_paths``. Nothing is mocked.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from mcp import Client
+from mcp_types import CallToolResult, TextContent
+
+from docmentor.cli import main
+from docmentor.engine import Docmentor
+from docmentor.readme_llm import generate
+from docmentor.readme_llm.feedback import analyze
+from docmentor.readme_llm.service import LibraryKnowledge, pinned_version
+from docmentor.server import build_server
+from docmentor.store.kb import list_kbs, load_entries
+
+LIB = Path(__file__).parent / "fixtures" / "readme_lib"
+CONTRACT_KEYS = {"rank", "api_id", "signature", "description", "relevance", "importance"}
+FIND_LINE = re.compile(
+    r"^(?P<rank>\d+)\. (?P<api>\S+)  \[minidb\]  relevance (?P<rel>\d\.\d\d), importance (?P<imp>\d\.\d\d)$"
+)
+# a page whose examples the installed minidb does not support
+DRIFT_PAGE = """\
+# Pitfalls
+
+## Read-only access
+
+```python
+import minidb
+
+db = minidb.connect("app.db", readonly=True)
+db.truncate("users")
+```
+"""
+NEW_API = '''
+    def snapshot(self, target: str) -> str:
+        """Write a consistent point-in-time backup copy of every table to ``target``.
+
+        Args:
+            target: Where the backup file goes.
+
+        Returns:
+            The path of the backup.
+        """
+        return target
+'''
+
+
+class Cli:
+    """``docmentor --db DB ...`` in-process; returns (exit code, stdout, stderr)."""
+
+    def __init__(self, db: Path, capsys: pytest.CaptureFixture[str]) -> None:
+        self.db = db
+        self.capsys = capsys
+
+    def __call__(self, *args: str) -> tuple[int, str, str]:
+        self.capsys.readouterr()
+        rc = main(["--db", str(self.db), *args])
+        out, err = self.capsys.readouterr()
+        return rc, out, err
+
+    def ok(self, *args: str) -> str:
+        rc, out, err = self(*args)
+        assert (rc, err) == (0, ""), err
+        return out
+
+    def json(self, *args: str) -> Any:
+        return json.loads(self.ok(*args, "--json"))
+
+    def fails(self, *args: str) -> str:
+        rc, out, err = self(*args)
+        assert rc == 1 and out == "", (rc, out, err)
+        assert err.startswith("error: ") and err.count("\n") == 1, err
+        return err
+
+
+def run(fn: Any) -> Any:
+    return anyio.run(fn)
+
+
+def structured(result: CallToolResult) -> Any:
+    assert not result.is_error, result.content
+    assert result.structured_content is not None
+    (text,) = result.content
+    assert isinstance(text, TextContent)
+    assert json.loads(text.text) == result.structured_content
+    return result.structured_content
+
+
+@pytest.fixture
+def lib(tmp_path: Path) -> Path:
+    """A private copy of the fixture library (package, docs, mkdocs.yml, included snippets)."""
+    root = tmp_path / "lib"
+    shutil.copytree(LIB, root, ignore=shutil.ignore_patterns("__pycache__"))
+    return root
+
+
+@pytest.fixture
+def work(tmp_path: Path, lib: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The user's working folder (no pins), with minidb importable in the current environment."""
+    folder = tmp_path / "work"
+    folder.mkdir()
+    monkeypatch.chdir(folder)
+    monkeypatch.syspath_prepend(str(lib))
+    return folder
+
+
+@pytest.fixture
+def cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Cli:
+    return Cli(tmp_path / "index", capsys)
+
+
+@pytest.fixture
+def generated(cli: Cli, work: Path, lib: Path) -> Cli:
+    out = cli.ok("readme-llm", "generate", "--library", "minidb", "--docs-path", str(lib / "docs"))
+    assert "(registered, generation 1)" in out
+    return cli
+
+
+@pytest.fixture
+def engine(tmp_path: Path, lib: Path) -> Iterator[Docmentor]:
+    eng = Docmentor(tmp_path / "engine")
+    generate(eng, library="minidb", docs_path=lib / "docs", out=tmp_path / "gen", search_paths=[lib])
+    yield eng
+    eng.close()
+
+
+# -- readme-llm generate / drift ---------------------------------------------------------------
+
+
+def test_generate_cli_text_and_outputs(cli: Cli, work: Path, lib: Path) -> None:
+    out = cli.ok("readme-llm", "generate", "--library", "minidb", "--docs-path", str(lib / "docs"))
+    readme = work / "readme_llm" / "README.LLM"
+    tokens = re.search(r"\(14 sections, (\d+) tokens\)", out)
+    assert tokens is not None and int(tokens.group(1)) > 500
+    assert out.splitlines() == [
+        "minidb 1.2.0: 18 APIs, 8 examples (8 matched to APIs)",
+        f"README.LLM: {Path('readme_llm') / 'README.LLM'} (14 sections, {tokens.group(1)} tokens)",
+        f"knowledge base: {Path('readme_llm') / 'knowledge_base'} (registered, generation 1)",
+        "drift: 0 missing APIs, 0 invalid signatures (docmentor readme-llm drift)",
+    ]
+    assert readme.read_text(encoding="utf-8").startswith("<ReadMe.LLM>\n<rules>\n")
+    kb = work / "readme_llm" / "knowledge_base"
+    assert {p.name for p in kb.iterdir()} >= {
+        "index.json",
+        "library_overview.json",
+        "api_catalog",
+        "examples_db",
+        "metadata.json",
+        "drift.json",
+    }
+    # registered: `api` answers at once, from the same index
+    assert cli.json("api", "find", "open a database")["results"][0]["api_id"] == "minidb.core.connect"
+
+
+def test_generate_cli_json_formats_and_errors(cli: Cli, work: Path, lib: Path, tmp_path: Path) -> None:
+    docs = str(lib / "docs")
+    data = cli.json("readme-llm", "generate", "-l", "minidb", "--docs-path", docs, "--out", "o1")
+    assert data["library"] == "minidb" and data["version"] == "1.2.0"
+    assert (data["api_count"], data["example_count"], data["readme_sections"]) == (18, 8, 14)
+    assert data["generation"] == 1 and data["drift"] == {"missing_api": 0, "invalid_api_signature": 0}
+    assert Path(data["readme_path"]) == Path("o1/README.LLM") and (work / "o1" / "README.LLM").is_file()
+    assert data["warnings"] == []
+
+    # monolithic: README.LLM only, nothing registered in a fresh index
+    mono = Cli(tmp_path / "mono-index", cli.capsys)
+    out = mono.ok(
+        "readme-llm", "generate", "-l", "minidb", "--docs-path", docs, "--out", "o2", "--output-format",
+        "monolithic",
+    )  # fmt: skip
+    assert "knowledge base:" not in out and "README.LLM: o2" in out
+    assert sorted(p.name for p in (work / "o2").iterdir()) == ["README.LLM"]
+    assert list_kbs(Docmentor(tmp_path / "mono-index", create=False).store) == []
+    err = mono.fails("api", "find", "open a database")
+    assert "no library knowledge base is registered" in err and "readme-llm generate" in err
+
+    err = cli.fails("readme-llm", "generate", "-l", "minidb", "--out", "o3", "--output-format", "html")
+    assert "unknown output format 'html'" in err and "monolithic, knowledge_base, both" in err
+    err = cli.fails("readme-llm", "generate", "-l", "no_such_lib_xyz", "--docs-path", docs, "--out", "o4")
+    assert "'no_such_lib_xyz' is not installed" in err and "pip install" in err
+    assert not (work / "o3").exists() and not (work / "o4").exists()
+    # the failed runs left the registered knowledge base alone
+    assert cli.json("readme-llm", "drift", "--library", "minidb")["counts"]["missing_api"] == 0
+
+
+def test_drift_cli_text_and_json(cli: Cli, work: Path, lib: Path) -> None:
+    (lib / "docs" / "pitfalls.md").write_text(DRIFT_PAGE, encoding="utf-8")
+    out = cli.ok("readme-llm", "generate", "-l", "minidb", "--docs-path", str(lib / "docs"))
+    assert "drift: 1 missing APIs, 1 invalid signatures" in out
+    data = cli.json("readme-llm", "drift", "--library", "minidb")
+    assert data["library"] == "minidb" and data["version"] == "1.2.0"
+    assert data["examples_checked"] == 9
+    assert data["counts"] == {"missing_api": 1, "invalid_api_signature": 1}
+    by_kind = {f["kind"]: f for f in data["findings"]}
+    assert by_kind["missing_api"]["api"].endswith("truncate")
+    assert by_kind["invalid_api_signature"]["api_id"] == "minidb.core.connect"
+    assert "readonly" in by_kind["invalid_api_signature"]["message"]
+    assert {f["path"] for f in data["findings"]} == {"pitfalls.md"}
+    # the lines in the original page
+    assert (by_kind["invalid_api_signature"]["line"], by_kind["missing_api"]["line"]) == (8, 9)
+
+    text = cli.ok("readme-llm", "drift", "--library", "minidb").splitlines()
+    assert text[0] == (
+        "Drift report for minidb 1.2.0: 9 examples checked, 1 missing APIs, 1 invalid signatures"
+    )
+    assert len(text) == 3
+    for line, finding in zip(text[1:], data["findings"], strict=True):
+        assert line.startswith(f"pitfalls.md:{finding['line']}: {finding['kind']}: {finding['message']}")
+
+    err = cli.fails("readme-llm", "drift", "--library", "nope")
+    assert "no knowledge base for 'nope'" in err
+
+
+# -- api find / examples / overview --------------------------------------------------------------
+
+
+def test_api_find_text_and_json(generated: Cli) -> None:
+    cli = generated
+    data = cli.json("api", "find", "insert rows into a table", "--limit", "3")
+    assert data["query"] == "insert rows into a table"
+    assert data["versions"] == {"minidb": "1.2.0"} and data["warnings"] == []
+    results = data["results"]
+    assert [r["rank"] for r in results] == [1, 2, 3]
+    for r in results:
+        assert set(r) >= CONTRACT_KEYS
+        assert 0.0 <= r["relevance"] <= 1.0 and 0.0 <= r["importance"] <= 1.0
+    assert results[0]["api_id"] == "minidb.core.Database.insert"
+    assert results[0]["signature"] == "insert(self, table: str, rows: list[dict[str, Any]]) -> int"
+    assert results[0]["description"] == "Insert rows into a table, creating the table on first use."
+    scores = [r["score"] for r in results]
+    assert scores == sorted(scores, reverse=True)
+
+    # the same answer as the library (the CLI only formats it)
+    direct = LibraryKnowledge(Docmentor(cli.db, create=False)).find_api(
+        "insert rows into a table", max_results=3
+    )
+    assert direct == data
+
+    lines = cli.ok("api", "find", "insert rows into a table", "--limit", "3").splitlines()
+    heads = [FIND_LINE.match(line) for line in lines if not line.startswith("   ")]
+    assert all(heads) and len(heads) == 3
+    for m, r in zip(heads, results, strict=True):
+        assert m is not None
+        assert (int(m["rank"]), m["api"]) == (r["rank"], r["api_id"])
+        assert float(m["rel"]) == pytest.approx(r["relevance"], abs=0.005)
+    assert lines[1] == "   insert(self, table: str, rows: list[dict[str, Any]]) -> int"
+    assert lines[2] == "   Insert rows into a table, creating the table on first use."
+
+    assert cli.ok("api", "find", "zzzqqq") == "no API matches 'zzzqqq'\n"
+    err = cli.fails("api", "find", "x", "--library", "nope")
+    assert "no knowledge base for 'nope'" in err and "known: minidb" in err
+
+
+def test_api_examples_and_overview(generated: Cli) -> None:
+    cli = generated
+    data = cli.json(
+        "api", "examples", "filter rows", "--api", "minidb.query.Query.where", "--complexity", "beginner"
+    )
+    assert data["task"] == "filter rows" and data["versions"] == {"minidb": "1.2.0"}
+    examples = data["examples"]
+    assert examples and len(examples) <= 3
+    assert "minidb.query.Query.where" in examples[0]["apis_used"]
+    for ex in examples:
+        assert ex["complexity"] == "beginner" and ex["library"] == "minidb" and ex["language"] == "python"
+        assert re.fullmatch(r"\w+\.md:\d+", ex["source"])
+    text = cli.ok(
+        "api", "examples", "filter rows", "--api", "minidb.query.Query.where", "--complexity", "beginner"
+    )
+    first = examples[0]
+    assert text.startswith(f"### {first['title']}  ({first['source']}, beginner)\n```python\n")
+    assert first["code"].rstrip() in text
+    assert text.count("### ") == len(examples)
+
+    # a complexity nobody has: nothing, said plainly
+    assert cli.json("api", "examples", "filter rows", "--complexity", "advanced")["examples"] == []
+    assert "no example matches 'filter rows'" in cli.ok(
+        "api", "examples", "filter rows", "--complexity", "advanced"
+    )
+
+    out = cli.ok("api", "overview", "minidb", "--aspect", "quickstart")
+    assert out.startswith("# minidb 1.2.0\n")
+    assert "pip install minidb" in out and "minidb.connect(" in out
+    ov = cli.json("api", "overview", "minidb", "--aspect", "quickstart")
+    assert ov["library"] == "minidb" and ov["aspect"] == "quickstart"
+    assert ov["versions"] == {"minidb": "1.2.0"} and ov["warnings"] == []
+    assert out == f"# minidb 1.2.0\n{ov['overview']}\n"
+    full = cli.json("api", "overview", "minidb")["overview"]
+    assert ov["overview"] in full and len(full) > len(ov["overview"])
+
+    assert "unknown complexity 'hard'" in cli.fails("api", "examples", "x", "--complexity", "hard")
+    assert "unknown aspect 'usage'" in cli.fails("api", "overview", "minidb", "--aspect", "usage")
+    assert "no knowledge base for 'nope'" in cli.fails("api", "overview", "nope")
+
+
+def test_api_without_an_index_or_a_knowledge_base(cli: Cli, work: Path, lib: Path) -> None:
+    assert "no index here yet" in cli.fails("api", "find", "open a database")
+    assert "no index here yet" in cli.fails("api", "overview", "minidb")
+    assert cli("add", str(lib / "docs"), "--name", "docs")[0] == 0
+    for args in (("api", "find", "x"), ("api", "examples", "x"), ("api", "overview", "minidb")):
+        err = cli.fails(*args)
+        assert "no library knowledge base is registered" in err or "no knowledge base for 'minidb'" in err
+
+
+def test_eval_api_prints_top1_top3_mrr(generated: Cli, tmp_path: Path) -> None:
+    qs = tmp_path / "minidb_api.jsonl"
+    rows = [
+        {"id": "m-1", "query": "open a database stored at a path", "expected_api": ["minidb.core.connect", "minidb.connect"]},
+        {"id": "m-2", "query": "add rows to a table", "expected_api": ["minidb.core.Database.insert"]},
+        {"id": "m-3", "query": "zzzqqq", "expected_api": ["minidb.core.Database.close"]},
+        {"id": "m-4", "query": "no label here"},
+    ]  # fmt: skip
+    qs.write_text("\n".join(json.dumps(r) for r in rows) + "\n", encoding="utf-8")
+    out = generated.ok("eval", "api", str(qs), "--library", "minidb").splitlines()
+    assert out[0].startswith("m-1\t1\t") and out[1].startswith("m-2\t2\t") and out[2].startswith("m-3\t-\t")
+    assert out[-1] == "questions=3 top1=0.333 top3=0.667 mrr=0.500"
+    data = generated.json("eval", "api", str(qs))
+    assert data["summary"] == {"questions": 3, "top1": 0.3333, "top3": 0.6667, "mrr": 0.5}
+    assert [q["rank"] for q in data["questions"]] == [1, 2, None]
+    bad = tmp_path / "nolabels.jsonl"
+    bad.write_text('{"query": "x"}\n', encoding="utf-8")
+    assert 'no question has "expected_api"' in generated.fails("eval", "api", str(bad))
+
+
+# -- version warnings -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("name", "content", "pinned"),
+    [
+        (
+            "pyproject.toml",
+            '[project]\nname = "app"\ndependencies = ["MiniDB[fast] == 1.1.0", "x>=1"]\n',
+            "1.1.0",
+        ),
+        ("requirements.txt", "httpx>=0.27\nminidb==0.9.3 \\\n    --hash=sha256:abc\n", "0.9.3"),
+        ("uv.lock", 'version = 1\n\n[[package]]\nname = "minidb"\nversion = "2.0.1"\n', "2.0.1"),
+    ],
+)
+def test_version_warning_when_the_project_pins_another_version(
+    engine: Docmentor, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str, content: str, pinned: str
+) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / name).write_text(content, encoding="utf-8")
+    monkeypatch.chdir(project)
+    assert pinned_version(project, "minidb") == pinned
+    data = LibraryKnowledge(engine).find_api("open a database")
+    assert data["results"] and data["versions"] == {"minidb": "1.2.0"}
+    (warning,) = data["warnings"]
+    assert "minidb 1.2.0" in warning and f"minidb {pinned}" in warning
+    # every answer carries it
+    assert LibraryKnowledge(engine).overview("minidb", aspect="quickstart")["warnings"] == [warning]
+
+
+@pytest.mark.parametrize(
+    ("name", "content"),
+    [
+        ("requirements.txt", "minidb==1.2.0\n"),
+        ("requirements-dev.txt", "minidb==1.2  # same version, PEP 440\n"),
+        ("pyproject.toml", '[project]\nname = "app"\ndependencies = ["minidb==1.2.0"]\n'),
+        ("uv.lock", 'version = 1\n\n[[package]]\nname = "minidb"\nversion = "1.2.0"\n'),
+        ("requirements.txt", "minidb>=1.0\nminidb==1.*\n"),  # ranges are not pins
+    ],
+)
+def test_no_version_warning_for_the_same_version(
+    engine: Docmentor, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str, content: str
+) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / name).write_text(content, encoding="utf-8")
+    monkeypatch.chdir(project)
+    data = LibraryKnowledge(engine).find_api("open a database")
+    assert data["results"] and data["warnings"] == []
+
+
+def test_version_warning_in_the_cli(generated: Cli, work: Path) -> None:
+    (work / "requirements.txt").write_text("minidb==1.0.0\n", encoding="utf-8")
+    rc, out, err = generated("api", "find", "open a database")
+    assert rc == 0 and out.startswith("1. minidb.core.connect  [minidb]")
+    assert (
+        err
+        == "warning: this describes minidb 1.2.0, but your project pins minidb 1.0.0: check the differences\n"
+    )
+    assert generated.json("api", "find", "open a database")["warnings"] == [err[len("warning: ") : -1]]
+
+
+# -- MCP tools through the official client ---------------------------------------------------------
+
+
+def test_mcp_api_tools(engine: Docmentor, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)  # no project pins here
+
+    async def go() -> dict[str, Any]:
+        async with Client(build_server(engine)) as client:
+            tools = {t.name: t for t in (await client.list_tools()).tools}
+            found = await client.call_tool(
+                "find_api", {"query": "insert rows into a table", "max_results": 3}
+            )
+            examples = await client.call_tool(
+                "get_examples",
+                {"task_description": "filter rows", "apis_involved": ["minidb.query.Query.where"]},
+            )
+            overview = await client.call_tool("get_library_overview", {"aspect": "architecture"})
+            bad_aspect = await client.call_tool("get_library_overview", {"aspect": "usage"})
+            unknown = await client.call_tool("find_api", {"query": "x", "library": "nope"})
+            report = {
+                "query": "compact the database file",
+                "issue_type": "missing_example",
+                "apis_tried": ["minidb.core.Database.vacuum"],
+                "library": "minidb",
+            }
+            first = await client.call_tool("report_issue", report)
+            second = await client.call_tool("report_issue", report)
+            bad = await client.call_tool("report_issue", {"query": "x", "issue_type": "bug"})
+            return {
+                "tools": tools,
+                "found": found,
+                "examples": examples,
+                "overview": overview,
+                "bad_aspect": bad_aspect,
+                "unknown": unknown,
+                "first": first,
+                "second": second,
+                "bad": bad,
+            }
+
+    r = run(go)
+    assert set(r["tools"]) >= {"find_api", "get_examples", "get_library_overview", "report_issue"}
+    assert set(r["tools"]["find_api"].input_schema["properties"]) == {"query", "max_results", "library"}
+    assert set(r["tools"]["report_issue"].input_schema["required"]) == {"query", "issue_type"}
+
+    found = structured(r["found"])
+    assert found["versions"] == {"minidb": "1.2.0"} and found["warnings"] == []
+    assert len(found["results"]) == 3 and found["results"][0]["api_id"] == "minidb.core.Database.insert"
+    for res in found["results"]:
+        assert set(res) >= CONTRACT_KEYS | {"library", "parameters", "returns", "aliases"}
+    assert found == LibraryKnowledge(engine).find_api("insert rows into a table", max_results=3)
+
+    examples = structured(r["examples"])
+    assert "minidb.query.Query.where" in examples["examples"][0]["apis_used"]
+    overview = structured(r["overview"])
+    assert overview["library"] == "minidb" and overview["aspect"] == "architecture" and overview["overview"]
+    for name in ("bad_aspect", "unknown", "bad"):
+        assert r[name].is_error, name
+    (text,) = r["bad"].content
+    assert isinstance(text, TextContent) and "unknown issue_type 'bug'" in text.text
+    (text,) = r["unknown"].content
+    assert isinstance(text, TextContent) and "no knowledge base for 'nope'" in text.text
+
+    first, second = structured(r["first"]), structured(r["second"])
+    assert first["status"] == "logged" and first["times_reported"] == 1 and second["times_reported"] == 2
+    assert any("find_api" in s for s in first["suggestions"])
+    rows = engine.store.conn().execute("SELECT count, session_context FROM feedback").fetchall()
+    assert len(rows) == 1 and rows[0]["count"] == 2
+    context = json.loads(rows[0]["session_context"])
+    calls = [(c["tool"], c["arguments"]) for c in context]
+    assert ("find_api", {"query": "insert rows into a table", "max_results": 3, "library": None}) in calls
+    assert [c[0] for c in calls] == [
+        "find_api",
+        "get_examples",
+        "get_library_overview",
+        "get_library_overview",
+        "find_api",
+    ]
+
+
+# -- feedback: concurrent writers and the report ------------------------------------------------------
+
+WRITER = """
+import sys, time
+from pathlib import Path
+from docmentor.readme_llm.feedback import report_issue
+from docmentor.store.db import Store
+
+db, w, go = Path(sys.argv[1]), int(sys.argv[2]), Path(sys.argv[3])
+store = Store(db / "index.sqlite3")
+while not go.exists():
+    time.sleep(0.002)
+seen = []
+for i in range(50):
+    if i % 2 == 0:
+        r = report_issue(store, query="how do I  compact the database", issue_type="missing_example",
+                         library="minidb")
+        seen.append(r["times_reported"])
+    else:
+        r = report_issue(store, query=f"writer {w} question {i}", issue_type="unclear_docs", library="minidb",
+                         apis_tried=["minidb.core.Database.drop", f"minidb.w{w}"], error_message=None)
+        assert r["times_reported"] == 1, r
+print(" ".join(map(str, seen)))
+"""
+
+
+def test_feedback_concurrent_writers_and_analyze(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    db = tmp_path / "index"
+    go = tmp_path / "go"
+    env = dict(os.environ)
+    env.pop("DOCMENTOR_DB", None)
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", WRITER, str(db), str(w), str(go)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env,
+        )
+        for w in range(4)
+    ]
+    time.sleep(0.3)  # let them open (and migrate) the index, then start together
+    go.touch()
+    outputs = [p.communicate(timeout=60) for p in procs]
+    for p, (_, err) in zip(procs, outputs, strict=True):
+        assert p.returncode == 0, err
+    # every increment of the shared report was seen by exactly one writer: none lost, none doubled
+    seen = sorted(int(x) for out, _ in outputs for x in out.split())
+    assert seen == list(range(1, 101))
+
+    monkeypatch.chdir(tmp_path)
+    cli = Cli(db, capsys)
+    data = cli.json("feedback", "analyze")
+    assert data["summary"]["total_issues"] == 200
+    assert data["summary"]["distinct_reports"] == 101
+    assert data["summary"]["unique_queries"] == 101
+    assert data["summary"]["by_type"] == {
+        "error": 0,
+        "unclear_docs": 100,
+        "missing_example": 100,
+        "wrong_signature": 0,
+    }
+    top = data["top_failing_queries"]
+    assert len(top) == 10
+    assert top[0] == {
+        "query": "how do I compact the database",
+        "count": 100,
+        "issue_types": {"missing_example": 100},
+        "recommendation": "Add an example for: how do I compact the database",
+    }
+    assert all(
+        q["count"] == 1 and q["recommendation"].startswith("Improve the description of: ") for q in top[1:]
+    )
+    assert data["missing_examples"] == ["how do I compact the database"]
+    assert data["unclear_apis"][0] == {"api": "minidb.core.Database.drop", "count": 100}
+    assert sorted(u["api"] for u in data["unclear_apis"][1:]) == [f"minidb.w{w}" for w in range(4)]
+    assert all(u["count"] == 25 for u in data["unclear_apis"][1:])
+    assert data["recommendations"][:2] == [
+        "Add 1 missing example(s) to the documentation",
+        "Improve the descriptions of 5 API(s): minidb.core.Database.drop, "
+        + ", ".join(f"minidb.w{w}" for w in range(4)),
+    ]
+    assert data == analyze(Docmentor(db, create=False).store)
+
+    text = cli.ok("feedback", "analyze")
+    assert text.startswith(
+        "Feedback Analysis Report\n========================\n\nSummary:\n- Total issues: 200\n"
+    )
+    assert '1. "how do I compact the database" (100 failures)\n' in text
+    assert "   → Recommendation: Add an example for: how do I compact the database\n" in text
+    assert "Missing Examples (1 gaps identified):\n- how do I compact the database\n" in text
+    assert "Unclear APIs:\n- minidb.core.Database.drop (100)\n" in text
+    assert "✓ Add 1 missing example(s) to the documentation" in text
+
+    report = tmp_path / "feedback.json"
+    assert cli.ok("feedback", "analyze", "--library", "minidb", "--output-report", str(report)) == text
+    assert json.loads(report.read_text(encoding="utf-8")) == {
+        **data,
+        "summary": {**data["summary"], "library": "minidb"},
+    }
+    assert cli.json("feedback", "analyze", "--library", "other")["summary"]["total_issues"] == 0
+    err = cli.fails("feedback", "analyze", "--output-report", str(tmp_path / "missing" / "r.json"))
+    assert "cannot write" in err
+
+
+# -- regeneration -------------------------------------------------------------------------------------
+
+
+def test_regeneration_is_atomic_and_seen_by_a_running_reader(
+    engine: Docmentor, lib: Path, tmp_path: Path
+) -> None:
+    knowledge = LibraryKnowledge(engine, cwd=tmp_path)
+    query = "write a point-in-time backup copy of every table"
+    before = knowledge.find_api(query)
+    assert all("snapshot" not in r["api_id"] for r in before["results"])
+    old_ids = frozenset(e.api_id for e in load_entries(engine.store, "minidb"))
+    (gen1,) = [r.generation for r in list_kbs(engine.store)]
+
+    core = lib / "minidb" / "core.py"
+    text = core.read_text(encoding="utf-8")
+    anchor = "    @property\n    def tables(self)"
+    assert text.count(anchor) == 1
+    core.write_text(text.replace(anchor, NEW_API.lstrip("\n") + "\n" + anchor), encoding="utf-8")
+
+    # a reader polling while the knowledge base is replaced sees the old entries or the new, never a mix
+    seen: list[frozenset[str]] = []
+    stop = threading.Event()
+
+    def reader() -> None:
+        while not stop.is_set():
+            seen.append(frozenset(e.api_id for _, e in knowledge.index().entries))
+
+    thread = threading.Thread(target=reader)
+    thread.start()
+    try:
+        result = generate(
+            engine, library="minidb", docs_path=lib / "docs", out=tmp_path / "gen2", search_paths=[lib]
+        )
+    finally:
+        stop.set()
+        thread.join(timeout=30)
+    assert result.generation is not None and result.generation == gen1 + 1
+    new_ids = frozenset(e.api_id for e in load_entries(engine.store, "minidb"))
+    assert new_ids == old_ids | {"minidb.core.Database.snapshot"}
+    assert seen and set(seen) <= {old_ids, new_ids}
+
+    # the same LibraryKnowledge instance sees the new generation on its next call
+    after = knowledge.find_api(query)
+    assert after["results"][0]["api_id"] == "minidb.core.Database.snapshot"
+    assert after["results"][0]["signature"] == "snapshot(self, target: str) -> str"
+    assert [r.generation for r in list_kbs(engine.store)] == [gen1 + 1]
