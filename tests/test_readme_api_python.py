@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from docmentor.errors import NotFoundError, UsageError
-from docmentor.readme_llm import api_python
+from docmentor.readme_llm import api_python_env
 from docmentor.readme_llm.api_python import ApiSurface, load_api
 
 HTTPX_API = Path(__file__).resolve().parents[2] / "shared" / "eval" / "httpx_api.jsonl"
@@ -425,8 +425,8 @@ def test_compiled_submodule_of_another_environment_is_inspected_there() -> None:
 
     loader = griffe.GriffeLoader(allow_inspection=False, store_source=False)
     root = loader.load("toktok")
-    assert api_python._compiled_modules(root, loader.modules_collection) == ["toktok._toktok"]
-    api_python._inspect_foreign_compiled(sys.executable, root, loader, [])
+    assert api_python_env._compiled_modules(root, loader.modules_collection) == ["toktok._toktok"]
+    api_python_env._inspect_foreign_compiled(sys.executable, root, loader, [])
     tokenizer = root["_Tokenizer"].final_target
     assert tokenizer.path == "toktok._toktok.Tokenizer" and tokenizer.is_class
     assert "count" in tokenizer.members

@@ -230,6 +230,13 @@ def test_drift_cli_text_and_json(cli: Cli, work: Path, lib: Path) -> None:
     err = cli.fails("readme-llm", "drift", "--library", "nope")
     assert "no knowledge base for 'nope'" in err
 
+    # the clarity score of the docs counts the drift: 1 missing API (1.2) + 1 invalid signature (0.8)
+    page = next(d for d in cli.json("clarity", "score", "--source", "minidb-docs", "--json")["documents"]
+                if d["path"] == "pitfalls.md")
+    penalties = {p["type"]: p["penalty"] for p in page["clarity_score"]["calculation_breakdown"]["penalties"]}
+    assert penalties.get("missing_api_signatures") == 1.2
+    assert penalties.get("invalid_api_signatures") == 0.8
+
 
 # -- api find / examples / overview --------------------------------------------------------------
 

@@ -61,8 +61,13 @@ def score_raw(
     rubric: Rubric | None = None,
     target: float = 8.0,
     llm: LLMClient | None = None,
+    api_counts: dict[str, int] | None = None,
 ) -> dict[str, Any]:
-    """Check and score a document as a source produced it (includes resolved, line map kept)."""
+    """Check and score a document as a source produced it (includes resolved, line map kept).
+
+    ``api_counts`` adds the drift report's ``missing_api_signatures`` /
+    ``invalid_api_signatures`` of this page to the formula.
+    """
     from docmentor.clarity.checks import checked_document, run_checks
 
     result = run_checks(checked_document(raw, root=root, files=files))
@@ -75,6 +80,7 @@ def score_raw(
         rubric=rubric,
         target=target,
         llm=llm,
+        api_counts=api_counts,
     )
 
 
@@ -88,6 +94,7 @@ def _finish(
     rubric: Rubric | None,
     target: float,
     llm: LLMClient | None,
+    api_counts: dict[str, int] | None = None,
 ) -> dict[str, Any]:
     if llm is not None:
         from docmentor.clarity.llm_detector import detect_issues
@@ -99,11 +106,17 @@ def _finish(
                     issue.line = line_map[issue.line - 1]
         result.issues.extend(found)
         result.issues.sort(key=lambda i: (i.line, i.type, i.message))
-    return document_result(result, path=path, url=url, rubric=rubric, target=target)
+    return document_result(result, path=path, url=url, rubric=rubric, target=target, api_counts=api_counts)
 
 
 def document_result(
-    result: CheckResult, *, path: str, url: str | None, rubric: Rubric | None, target: float
+    result: CheckResult,
+    *,
+    path: str,
+    url: str | None,
+    rubric: Rubric | None,
+    target: float,
+    api_counts: dict[str, int] | None = None,
 ) -> dict[str, Any]:
     """The design's "After" shape for one document (plus its path and content metrics)."""
     from docmentor.clarity.explain import explain_calculation
@@ -120,6 +133,9 @@ def document_result(
     inputs["executable_examples"] = result.metrics.executable_examples
     inputs["broken_links"] = max(inputs.get("broken_links", 0), result.metrics.broken_links)
     inputs["missing_alt_text"] = max(inputs.get("missing_alt_text", 0), result.metrics.missing_alt_text)
+    if api_counts and any(api_counts.values()):  # from `readme-llm generate`'s drift report
+        inputs["missing_api_signatures"] = int(api_counts.get("missing_api_signatures", 0))
+        inputs["invalid_api_signatures"] = int(api_counts.get("invalid_api_signatures", 0))
     score = calculate_clarity_score(inputs, rubric)
     dims = dimension_scores(issues, rubric=rubric)
     explanation = explain_calculation(inputs, rubric=rubric)
@@ -255,10 +271,46 @@ def score_source(
                     line_map=engine.store.line_map(stored.id),
                 )
             )
+    drift = drift_counts(engine, name)
     docs: list[dict[str, Any]] = []
     for raw in raws:
-        docs.append(score_raw(raw, root=root, files=files, rubric=rubric, target=target, llm=llm))
+        docs.append(
+            score_raw(
+                raw,
+                root=root,
+                files=files,
+                rubric=rubric,
+                target=target,
+                llm=llm,
+                api_counts=drift.get(raw.path),
+            )
+        )
     return results(docs, rubric=rubric, target=target, now=now)
+
+
+def drift_counts(engine: Docmentor, source: str) -> dict[str, dict[str, int]]:
+    """Per document of ``source``: drift findings of the knowledge base generated from it."""
+    import json
+
+    from docmentor.store.kb import list_kbs, load_metadata
+
+    out: dict[str, dict[str, int]] = {}
+    for row in list_kbs(engine.store):
+        settings = load_metadata(engine.store, row.library).get("settings", {})
+        path = Path(row.path) / "drift.json"
+        if settings.get("docs_source") != source or not path.is_file():
+            continue
+        try:
+            findings = json.loads(path.read_text(encoding="utf-8")).get("findings", [])
+        except (OSError, ValueError):
+            continue
+        for f in findings:
+            key = "missing_api_signatures" if f.get("kind") == "missing_api" else "invalid_api_signatures"
+            counts = out.setdefault(
+                str(f.get("path")), {"missing_api_signatures": 0, "invalid_api_signatures": 0}
+            )
+            counts[key] += 1
+    return out
 
 
 def results(

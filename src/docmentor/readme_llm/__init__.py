@@ -391,14 +391,14 @@ def _load_surfaces(
     version: str | None = None
     if source is not None:
         try:
-            from docmentor.readme_llm import api_treesitter
+            from docmentor.readme_llm import treesitter
         except ImportError as exc:
             raise NotFoundError(
                 "reading a source folder needs the tree-sitter grammars",
                 hint="pip install 'docmentor[treesitter]'",
             ) from exc
         language = next((x for x in wanted or () if x != "python"), None)
-        surface: Any = api_treesitter.load_source_surface(Path(source), language=language, library=library)
+        surface: Any = treesitter.load_source_surface(Path(source), language=language, library=library)
         if not surface.entries:
             raise NotFoundError(f"no exported API found in {source}")
         surfaces.append(surface)

@@ -48,13 +48,16 @@ class LibraryKnowledge:
         key = tuple(sorted((r.library, r.generation) for r in rows))
         with self._lock:
             if self._index is None or key != self._key:
-                libs = {
-                    r.library: (
-                        load_entries(self.engine.store, r.library),
-                        load_examples(self.engine.store, r.library),
-                    )
-                    for r in rows
-                }
+                with self.engine.store.snapshot():  # registry, entries and examples of one generation
+                    rows = list_kbs(self.engine.store)
+                    key = tuple(sorted((r.library, r.generation) for r in rows))
+                    libs = {
+                        r.library: (
+                            load_entries(self.engine.store, r.library),
+                            load_examples(self.engine.store, r.library),
+                        )
+                        for r in rows
+                    }
                 self._index = ApiIndex(libs)
                 self._versions = {r.library: r.version for r in rows}
                 self._key = key

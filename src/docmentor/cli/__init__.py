@@ -1,0 +1,20 @@
+"""The command line: parse → call the library → format. Nothing else lives here.
+
+`app.py` holds the typer app, the shared helpers and `main()`; the command modules register
+on it when imported, and `docmentor --help` lists commands in registration order.
+"""
+
+from __future__ import annotations
+
+# isort: off
+from docmentor.cli.app import app, main
+from docmentor.cli import sources  # add, refresh, sources, remove, reindex, search, get
+from docmentor.cli import assemble  # noqa: F401  assemble, the eval sub-app
+from docmentor.cli import clarity  # noqa: F401  the clarity sub-app
+from docmentor.cli import library  # noqa: F401  the readme-llm, api and feedback sub-apps
+
+# isort: on
+
+app.command()(sources.serve)  # after assemble, so --help lists serve where it always was
+
+__all__ = ["app", "main"]

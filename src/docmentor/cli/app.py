@@ -1,0 +1,183 @@
+"""The shared typer app: global options, the index helpers every command uses, and `main()`."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import os
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import click
+import typer
+
+from docmentor import __version__
+from docmentor.errors import DocmentorError, UsageError
+
+if TYPE_CHECKING:
+    from docmentor.engine import Docmentor
+
+
+app = typer.Typer(
+    name="docmentor",
+    help="Index documentation, search it by section, and serve it to AI coding agents over MCP.",
+    add_completion=False,
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+
+
+class State:
+    db: Path | None = None
+    debug: bool = False
+
+
+STATE = State()
+
+
+def _version(value: bool) -> None:
+    if value:
+        print(f"docmentor {__version__}")
+        raise typer.Exit(0)
+
+
+@app.callback()
+def _main(
+    db: Annotated[
+        Path | None,
+        typer.Option(
+            "--db", help="Index folder (env DOCMENTOR_DB; default ~/.docmentor).", show_default=False
+        ),
+    ] = None,
+    debug: Annotated[bool, typer.Option("--debug", help="Show tracebacks and debug logs.")] = False,
+    version: Annotated[
+        bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version and exit.")
+    ] = False,
+) -> None:
+    STATE.db = db
+    STATE.debug = debug
+    logging.basicConfig(
+        level=logging.DEBUG if debug else logging.WARNING,
+        stream=sys.stderr,
+        format="%(levelname)s %(name)s: %(message)s",
+    )
+
+
+def _db_path() -> Path | None:
+    if STATE.db is not None:
+        return STATE.db
+    from docmentor.config import load_config
+
+    with contextlib.suppress(DocmentorError):
+        cfg = load_config()
+        if cfg.db is not None:
+            return cfg.db
+    return None
+
+
+def _open(*, create: bool) -> Docmentor:
+    from docmentor.engine import Docmentor
+
+    return Docmentor(_db_path(), create=create)
+
+
+@contextlib.contextmanager
+def _progress(enabled: bool) -> Iterator[Any]:
+    """A rich progress bar on a terminal; a no-op callback otherwise."""
+    if not enabled or not sys.stderr.isatty():
+        yield None
+        return
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    with Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=Console(stderr=True),
+        transient=True,
+    ) as bar:
+        tasks: dict[str, Any] = {}
+
+        def update(done: int, total: int, label: str) -> None:
+            if label not in tasks:
+                tasks[label] = bar.add_task(f"fetching {label}", total=total)
+            bar.update(tasks[label], completed=done, total=total)
+
+        yield update
+
+
+def _emit(data: Any) -> None:
+    print(json.dumps(data, ensure_ascii=False, indent=2))
+
+
+def _require_index() -> None:
+    if not _index_exists():
+        from docmentor.errors import NotFoundError
+
+        raise NotFoundError("no index here yet", hint="add a source first: docmentor add PATH_OR_URL")
+
+
+def _index_exists() -> bool:
+    from docmentor.config import default_db
+
+    db = (_db_path() or default_db()).expanduser()
+    if db.exists() and not db.is_dir():
+        raise UsageError(f"--db {db} is a file; it must be a folder docmentor owns")
+    return (db / "index.sqlite3").exists()
+
+
+def _knowledge() -> Any:
+    from docmentor.readme_llm.service import LibraryKnowledge
+
+    _require_index()
+    return LibraryKnowledge(_open(create=False))
+
+
+class GateFailed(DocmentorError):
+    """A clarity gate (--min-score, --fail-on-critical) failed; the report was still printed."""
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the CLI; returns the exit code (1 for errors, 2 for usage errors)."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    debug = "--debug" in args or os.environ.get("DOCMENTOR_DEBUG") == "1"
+    try:
+        rc = app(args=args, prog_name="docmentor", standalone_mode=False)
+    except (click.exceptions.Exit, typer.Exit) as exc:
+        return int(exc.exit_code or 0)
+    except (click.exceptions.Abort, typer.Abort):
+        print("error: aborted", file=sys.stderr)
+        return 1
+    except click.exceptions.NoArgsIsHelpError as exc:
+        print(exc.format_message(), file=sys.stderr)
+        return 2
+    except click.UsageError as exc:
+        where = f" (see: {exc.ctx.command_path} --help)" if exc.ctx is not None else ""
+        print(f"error: {exc.format_message()}{where}", file=sys.stderr)
+        return 2
+    except DocmentorError as exc:
+        if debug:
+            raise
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("error: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0
+    except Exception as exc:
+        if debug:
+            raise
+        print(
+            f"error: unexpected {type(exc).__name__}: {exc} (run with --debug for the traceback)",
+            file=sys.stderr,
+        )
+        return 1
+    return rc if isinstance(rc, int) else 0

@@ -1,0 +1,231 @@
+"""The assemble command and the eval sub-app (eval search, eval assemble, eval api)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+
+from docmentor.cli.app import _emit, _knowledge, _open, _require_index, app
+from docmentor.errors import UsageError
+
+if TYPE_CHECKING:
+    from docmentor.engine import Docmentor
+
+
+@app.command()
+def assemble(
+    query: Annotated[str, typer.Argument(help="The question or task to assemble documentation for.")],
+    max_tokens: Annotated[int, typer.Option("--max-tokens", help="Token budget of the whole digest.")] = 8000,
+    fmt: Annotated[str, typer.Option("--format", "-f", help="markdown or json.")] = "markdown",
+    output: Annotated[
+        Path | None, typer.Option("--output", "-o", help="Write to this file instead of stdout.")
+    ] = None,
+    depth: Annotated[int, typer.Option("--depth", help="Cross-reference depth: 0, 1 or 2.")] = 1,
+    sections: Annotated[
+        int, typer.Option("--sections", help="At most this many sections (before cross-references).")
+    ] = 20,
+    source: Annotated[str | None, typer.Option("--source", "-s", help="Only this source.")] = None,
+    encoding: Annotated[
+        str, typer.Option("--encoding", help="Tokenizer: o200k_base or cl100k_base.")
+    ] = "o200k_base",
+    allow_empty: Annotated[
+        bool, typer.Option("--allow-empty", help="Exit 0 with an empty digest when nothing matches.")
+    ] = False,
+) -> None:
+    """Assemble the best documentation for one question into a digest that fits a token budget."""
+    if fmt not in ("markdown", "json"):
+        raise UsageError(f"unknown --format {fmt!r}", hint="use markdown or json")
+    _require_index()
+    digest = _open(create=False).assemble(
+        query,
+        fmt=fmt,
+        max_tokens=max_tokens,
+        depth=depth,
+        sections=sections,
+        source=source,
+        encoding=encoding,
+        allow_empty=allow_empty,
+    )
+    text = digest.markdown if fmt == "markdown" else digest.json_text
+    if output is not None:
+        try:
+            output.write_text(text if text.endswith("\n") else text + "\n", encoding="utf-8")
+        except OSError as exc:
+            raise UsageError(f"cannot write {output}: {exc.strerror or exc}") from None
+        print(
+            f"wrote {output} ({digest.actual_tokens} tokens, {len(digest.sections)} sections)",
+            file=sys.stderr,
+        )
+    else:
+        sys.stdout.write(text if text.endswith("\n") else text + "\n")
+
+
+eval_app = typer.Typer(
+    help="Measure search and assembly on your own labelled questions (JSONL).", no_args_is_help=True
+)
+app.add_typer(eval_app, name="eval")
+
+
+@eval_app.command("search")
+def eval_search(
+    questions: Annotated[
+        Path, typer.Argument(help='JSONL: {"query", "relevant": [{"path", "heading", "grade"}]} per line.')
+    ],
+    source: Annotated[str | None, typer.Option("--source", "-s", help="Only this source.")] = None,
+    root: Annotated[
+        Path | None,
+        typer.Option(
+            "--root", help="The corpus folder (to check line ranges); default: the source's folder."
+        ),
+    ] = None,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Per-question results and the summary as JSON.")
+    ] = False,
+) -> None:
+    """Search quality: document- and section-level MRR@10, Recall@k and nDCG@10."""
+    from docmentor.evaluation import SearchEval, load_questions, score_search
+
+    qs = [q for q in load_questions(questions) if q.get("relevant")]
+    if not qs:
+        raise UsageError(f'{questions}: no question has "relevant" labels')
+    _require_index()
+    engine = _open(create=False)
+    folder = root or _source_folder(engine, source)
+    cache: dict[str, list[str]] = {}
+
+    def read_lines(path: str) -> list[str]:
+        if path not in cache:
+            try:
+                cache[path] = (
+                    (folder / path).read_text(encoding="utf-8", errors="replace").splitlines()
+                    if folder
+                    else []
+                )
+            except OSError:
+                cache[path] = []
+        return cache[path]
+
+    ev = SearchEval()
+    for q in qs:
+        hits = [h.to_dict() for h in engine.search(q["query"], source=source, limit=10)]
+        ev.rows.append(score_search(q, hits, read_lines))
+    summary = ev.summary()
+    if as_json:
+        _emit({"summary": summary, "questions": ev.rows})
+        return
+    for r in ev.rows:
+        print(
+            f"{r['id']}\tdoc MRR {r['doc']['mrr']:.2f}\tsection MRR {r['section']['mrr']:.2f}\t{r['query'][:70]}"
+        )
+    d, s_ = summary["document"], summary["section"]
+    print(f"questions={summary['questions']}")
+    print("document " + " ".join(f"{k}={v:.3f}" for k, v in d.items()))
+    print("section  " + " ".join(f"{k}={v:.3f}" for k, v in s_.items()))
+
+
+@eval_app.command("assemble")
+def eval_assemble(
+    questions: Annotated[Path, typer.Argument(help='JSONL: {"query", "expected_contains": [...]} per line.')],
+    max_tokens: Annotated[int, typer.Option("--max-tokens", help="Token budget per digest.")] = 8000,
+    source: Annotated[str | None, typer.Option("--source", "-s", help="Only this source.")] = None,
+    depth: Annotated[int, typer.Option("--depth", help="Cross-reference depth.")] = 1,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Per-question results and the summary as JSON.")
+    ] = False,
+) -> None:
+    """Assembly quality: share of expected strings in each digest; a question passes at ≥ 0.8."""
+    from docmentor.evaluation import PASS_COVERAGE, coverage, load_questions
+
+    qs = [q for q in load_questions(questions) if q.get("expected_contains")]
+    if not qs:
+        raise UsageError(f'{questions}: no question has "expected_contains"')
+    _require_index()
+    engine = _open(create=False)
+    rows: list[dict[str, Any]] = []
+    for q in qs:
+        digest = engine.assemble(
+            q["query"], max_tokens=max_tokens, source=source, depth=depth, allow_empty=True
+        )
+        cov, missing = coverage(digest.markdown, list(q["expected_contains"]))
+        rows.append(
+            {
+                "id": q["id"],
+                "query": q["query"],
+                "coverage": round(cov, 4),
+                "passed": cov >= PASS_COVERAGE,
+                "missing": missing,
+                "tokens": digest.actual_tokens,
+            }
+        )
+    passed = sum(r["passed"] for r in rows)
+    summary = {
+        "questions": len(rows),
+        "passed": passed,
+        "pass_rate": round(passed / len(rows), 4),
+        "mean_coverage": round(sum(r["coverage"] for r in rows) / len(rows), 4),
+        "max_tokens": max_tokens,
+    }
+    if as_json:
+        _emit({"summary": summary, "questions": rows})
+        return
+    for r in rows:
+        miss = f"\tmissing: {', '.join(r['missing'])}" if r["missing"] else ""
+        print(
+            f"{r['id']}\t{r['coverage']:.2f}\t{'pass' if r['passed'] else 'FAIL'}\t{r['tokens']} tokens{miss}"
+        )
+    print(
+        f"passed {passed}/{len(rows)} ({summary['pass_rate']:.0%}), mean coverage {summary['mean_coverage']:.2f}"
+    )
+
+
+def _source_folder(engine: Docmentor, source: str | None) -> Path | None:
+    rows = [r for r in engine.sources() if source is None or r["name"] == source]
+    folders = [Path(r["target"]) for r in rows if r["kind"] == "folder"]
+    return folders[0] if len(folders) == 1 else None
+
+
+@eval_app.command("api")
+def eval_api(
+    questions: Annotated[Path, typer.Argument(help='JSONL: {"query", "expected_api": [...]} per line.')],
+    library: Annotated[str | None, typer.Option("--library", "-l", help="Only this library.")] = None,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Per-question results and the summary as JSON.")
+    ] = False,
+) -> None:
+    """API lookup quality: top-1, top-3 and MRR of find_api (a hit equals any expected id or alias)."""
+    from docmentor.evaluation import load_questions
+
+    qs = [q for q in load_questions(questions) if q.get("expected_api")]
+    if not qs:
+        raise UsageError(f'{questions}: no question has "expected_api"')
+    knowledge = _knowledge()
+    rows = []
+    for q in qs:
+        data = knowledge.find_api(q["query"], max_results=10, library=library)
+        expected = q["expected_api"]
+        want = {expected} if isinstance(expected, str) else set(expected)  # one id or a list of ids
+        rank = next((r["rank"] for r in data["results"] if want & {r["api_id"], *r["aliases"]}), None)
+        rows.append(
+            {
+                "id": q["id"],
+                "query": q["query"],
+                "rank": rank,
+                "top": [r["api_id"] for r in data["results"][:3]],
+            }
+        )
+    n = len(rows)
+    summary = {
+        "questions": n,
+        "top1": round(sum(1 for r in rows if r["rank"] == 1) / n, 4),
+        "top3": round(sum(1 for r in rows if r["rank"] and r["rank"] <= 3) / n, 4),
+        "mrr": round(sum(1 / r["rank"] for r in rows if r["rank"]) / n, 4),
+    }
+    if as_json:
+        _emit({"summary": summary, "questions": rows})
+        return
+    for r in rows:
+        print(f"{r['id']}\t{r['rank'] or '-'}\t{r['query'][:70]}")
+    print(f"questions={n} top1={summary['top1']:.3f} top3={summary['top3']:.3f} mrr={summary['mrr']:.3f}")

@@ -1,0 +1,191 @@
+"""The clarity sub-app: clarity score and clarity rubric."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from docmentor.cli.app import GateFailed, _emit, _open, _require_index, app
+from docmentor.errors import UsageError
+
+clarity_app = typer.Typer(
+    help="Deterministic documentation clarity scores, explanations and roadmaps.", no_args_is_help=True
+)
+app.add_typer(clarity_app, name="clarity")
+
+
+@clarity_app.command("score")
+def clarity_score(
+    paths: Annotated[list[Path] | None, typer.Argument(help="Documentation files or folders.")] = None,
+    source: Annotated[
+        str | None, typer.Option("--source", "-s", help="Score an indexed source instead of paths.")
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the full results as JSON.")] = False,
+    html_out: Annotated[
+        Path | None, typer.Option("--html", help="Write a self-contained HTML report here.")
+    ] = None,
+    rubric_file: Annotated[
+        Path | None, typer.Option("--rubric", help="A TOML file overriding weights and tiers.")
+    ] = None,
+    target: Annotated[float, typer.Option("--target", help="Score the roadmap aims at.")] = 8.0,
+    min_score: Annotated[
+        float | None, typer.Option("--min-score", help="Exit 1 when a document scores below this.")
+    ] = None,
+    fail_on_critical: Annotated[
+        bool, typer.Option("--fail-on-critical", help="Exit 1 when any critical issue is found.")
+    ] = False,
+    history: Annotated[
+        Path | None,
+        typer.Option("--history", help="Append one JSON line per document here; the report shows the trend."),
+    ] = None,
+    use_llm: Annotated[
+        bool, typer.Option("--llm", help="Also ask the configured LLM (DOCMENTOR_LLM_*) to find issues.")
+    ] = False,
+) -> None:
+    """Score documentation clarity: the same pages always get the same score, with the why and what to fix."""
+    from docmentor.clarity import score_paths, score_source
+    from docmentor.clarity.report import append_history, git_commit, read_history, write_html
+    from docmentor.clarity.rubric import default_rubric, load_rubric
+
+    if not 0.0 <= target <= 10.0:
+        raise UsageError("--target must be between 0 and 10")
+    if min_score is not None and not 0.0 <= min_score <= 10.0:
+        raise UsageError("--min-score must be between 0 and 10")
+    if bool(paths) == bool(source):
+        raise UsageError("give documentation paths or --source NAME (one of them)")
+    rubric = load_rubric(rubric_file) if rubric_file else default_rubric()
+    llm = _llm_client() if use_llm else None
+    try:
+        if source:
+            _require_index()
+            result = score_source(_open(create=False), source, rubric=rubric, target=target, llm=llm)
+        else:
+            result = score_paths(list(paths or []), rubric=rubric, target=target, llm=llm)
+    finally:
+        if llm is not None:
+            llm.close()
+    if history is not None:
+        earlier = read_history(history)
+        for doc in result["documents"]:
+            past = [
+                {"date": e.get("date"), "score": e.get("score"), "commit": e.get("commit")}
+                for e in earlier.get(doc["path"], [])
+            ]
+            doc["trend"] = [
+                *past,
+                {"date": result["generated_at"], "score": doc["clarity_score"]["overall_score"]},
+            ]
+        folder = Path(
+            (source and _open(create=False).store.source(source).target) or (paths or [Path.cwd()])[0]
+        )
+        append_history(
+            history, result["documents"], commit=git_commit(folder if folder.is_dir() else folder.parent)
+        )
+    if html_out is not None:
+        write_html(result, html_out)
+    if as_json:
+        _emit(result)
+    else:
+        _print_clarity(result)
+    _clarity_gates(result, min_score=min_score, fail_on_critical=fail_on_critical)
+
+
+def _llm_client() -> Any:
+    from docmentor.llm import LLMClient, LLMConfig
+
+    config = LLMConfig.from_env()
+    if config is None:
+        raise UsageError(
+            "--llm needs an OpenAI-compatible endpoint",
+            hint="set DOCMENTOR_LLM_BASE_URL and DOCMENTOR_LLM_MODEL (and DOCMENTOR_LLM_API_KEY if needed)",
+        )
+    return LLMClient(config)
+
+
+def _print_clarity(result: dict[str, Any]) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console(soft_wrap=True, highlight=False, width=None if sys.stdout.isatty() else 160)
+    table = Table(title="Documentation clarity", show_lines=False)
+    for col in ("document", "score", "grade", "critical", "warning", "info", "broken links"):
+        table.add_column(col, justify="left" if col == "document" else "right")
+    for d in result["documents"]:
+        cs, sm = d["clarity_score"], d["summary"]
+        table.add_row(
+            d["path"],
+            f"{cs['overall_score']:.1f}",
+            cs["grade"],
+            str(sm["critical_clarity_issues"]),
+            str(sm["warning_clarity_issues"]),
+            str(sm["info_clarity_issues"]),
+            str(sm["broken_links"]),
+        )
+    console.print(table)
+    s = result["summary"]
+    dist = ", ".join(f"{g} {n}" for g, n in s["grade_distribution"].items() if n)
+    console.print(
+        f"{s['documents']} documents, average {s['average_score']:.1f} ({s['average_grade']}); grades: {dist}"
+    )
+    console.print(
+        f"issues: {s['critical_issues']} critical, {s['warning_issues']} warning, {s['info_issues']} info; "
+        f"{s['below_target']} below the target {s['target_score']}; scoring {s['scoring_version']}, rubric {s['rubric_hash']}"
+    )
+
+
+def _clarity_gates(result: dict[str, Any], *, min_score: float | None, fail_on_critical: bool) -> None:
+    docs = result["documents"]
+    if min_score is not None:
+        low = [d for d in docs if d["clarity_score"]["overall_score"] < min_score]
+        if low:
+            names = ", ".join(f"{d['path']} ({d['clarity_score']['overall_score']:.1f})" for d in low[:5])
+            more = f" and {len(low) - 5} more" if len(low) > 5 else ""
+            raise GateFailed(f"{len(low)} document(s) below --min-score {min_score:g}: {names}{more}")
+    if fail_on_critical:
+        crit = [
+            (d["path"], i)
+            for d in docs
+            for i in d["issues"]
+            if i["severity"] == "critical" and not i["counts_as"]
+        ]
+        if crit:
+            path, first = crit[0]
+            raise GateFailed(
+                f"{len(crit)} critical issue(s), first {path}:{first['line']} {first['type']}: {first['message']}"
+            )
+
+
+@clarity_app.command("rubric")
+def clarity_rubric(
+    rubric_file: Annotated[
+        Path | None, typer.Option("--rubric", help="A TOML file overriding weights and tiers.")
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """Print the scoring rubric: tiers, grades, criteria, characteristics and weights."""
+    from docmentor.clarity.rubric import SCORING_VERSION, default_rubric, load_rubric
+
+    rubric = load_rubric(rubric_file) if rubric_file else default_rubric()
+    if as_json:
+        _emit(
+            {
+                "scoring_version": SCORING_VERSION,
+                "rubric_hash": rubric.hash,
+                "tiers": rubric.tiers_dict(),
+                "weights": dict(rubric.to_dict().get("weights", {})),
+            }
+        )
+        return
+    print(f"scoring {SCORING_VERSION}, rubric {rubric.hash}")
+    for key, tier in rubric.tiers_dict().items():
+        print(f"\n{key}  {tier['grade']}  {tier['description']}")
+        crit = ", ".join(f"{k} {v}" for k, v in tier["criteria"].items())
+        print(f"  criteria: {crit}")
+        for c in tier["characteristics"]:
+            print(f"  - {c}")
+    print("\nweights:")
+    for k, v in rubric.to_dict().get("weights", {}).items():
+        print(f"  {k}: {v}")

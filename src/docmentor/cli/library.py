@@ -1,0 +1,239 @@
+"""Library knowledge sub-apps: readme-llm (generate, drift), api (find, examples, overview), feedback."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from docmentor.cli.app import _emit, _knowledge, _open, _progress, _require_index, app
+from docmentor.errors import UsageError
+
+readme_app = typer.Typer(
+    help="Generate README.LLM and a library knowledge base from docs and the real API.", no_args_is_help=True
+)
+app.add_typer(readme_app, name="readme-llm")
+api_app = typer.Typer(
+    help="Ask a generated library knowledge base: APIs, examples, overview.", no_args_is_help=True
+)
+app.add_typer(api_app, name="api")
+feedback_app = typer.Typer(
+    help="What agents reported through report_issue, and what to fix.", no_args_is_help=True
+)
+app.add_typer(feedback_app, name="feedback")
+
+
+@readme_app.command("generate")
+def readme_generate(
+    library: Annotated[str, typer.Option("--library", "-l", help="The library (its Python import name).")],
+    docs_path: Annotated[
+        Path | None, typer.Option("--docs-path", help="The library's documentation folder.")
+    ] = None,
+    source_path: Annotated[
+        Path | None,
+        typer.Option("--source-path", help="A TS/JS, Go or Rust source folder to read the API from."),
+    ] = None,
+    python: Annotated[
+        str | None,
+        typer.Option("--python", help="Interpreter of the environment the library is installed in."),
+    ] = None,
+    version: Annotated[
+        str | None, typer.Option("--version", help="Override the detected library version.")
+    ] = None,
+    languages: Annotated[
+        list[str] | None, typer.Option("--languages", help="Example languages to use (repeatable).")
+    ] = None,
+    output_format: Annotated[
+        str, typer.Option("--output-format", help="monolithic, knowledge_base or both.")
+    ] = "both",
+    out: Annotated[Path, typer.Option("--out", help="Output folder (README.LLM, knowledge_base/).")] = Path(
+        "readme_llm"
+    ),
+    max_apis: Annotated[int, typer.Option("--max-apis", help="README.LLM sections at most.")] = 50,
+    max_tokens: Annotated[
+        int | None, typer.Option("--max-tokens", help="README.LLM token budget (exact count).")
+    ] = None,
+    validate: Annotated[
+        bool, typer.Option("--validate", help="Run the complete Python examples; keep only those that pass.")
+    ] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
+) -> None:
+    """Generate README.LLM (the paper's layout) and the knowledge base, and register it in the index."""
+    from docmentor.readme_llm import generate
+
+    with _progress(False):
+        result = generate(
+            _open(create=True),
+            library=library,
+            docs_path=docs_path,
+            source=source_path,
+            python=python,
+            version=version,
+            languages=languages,
+            output_format=output_format,
+            out=out,
+            max_apis=max_apis,
+            max_tokens=max_tokens,
+            validate=validate,
+        )
+    if as_json:
+        _emit(result.to_dict())
+        return
+    for w in result.warnings:
+        print(f"warning: {w}", file=sys.stderr)
+    print(
+        f"{result.library} {result.version or '(version unknown)'}: {result.api_count} APIs, "
+        f"{result.example_count} examples ({result.matched_examples} matched to APIs)"
+    )
+    if result.readme_path:
+        print(
+            f"README.LLM: {result.readme_path} ({result.readme_sections} sections, {result.readme_tokens} tokens)"
+        )
+    if result.kb_path:
+        print(f"knowledge base: {result.kb_path} (registered, generation {result.generation})")
+    if result.drift:
+        print(
+            f"drift: {result.drift.get('missing_api', 0)} missing APIs, "
+            f"{result.drift.get('invalid_api_signature', 0)} invalid signatures (docmentor readme-llm drift)"
+        )
+    if result.validation:
+        v = result.validation
+        print(
+            f"validation: {v.get('passed', 0)} passed, {v.get('failed', 0)} failed, {v.get('skipped', 0)} skipped"
+        )
+
+
+@readme_app.command("drift")
+def readme_drift(
+    library: Annotated[
+        str, typer.Option("--library", "-l", help="A library with a generated knowledge base.")
+    ],
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """Documented calls that the installed version does not have or accept (from the last generation)."""
+    from docmentor.store.kb import list_kbs
+
+    _require_index()
+    rows = {r.library: r for r in list_kbs(_open(create=False).store)}
+    if library not in rows:
+        raise UsageError(
+            f"no knowledge base for {library!r}",
+            hint=f"run: docmentor readme-llm generate --library {library}",
+        )
+    path = Path(rows[library].path) / "drift.json"
+    if not path.is_file():
+        raise UsageError(
+            f"no drift report for {library!r}",
+            hint="regenerate with Python examples and the package installed",
+        )
+    data = json.loads(path.read_text(encoding="utf-8"))
+    if as_json:
+        _emit(data)
+        return
+    counts = data.get("counts", {})
+    print(
+        f"Drift report for {data.get('library')} {data.get('version') or ''}: {data.get('examples_checked', 0)} examples "
+        f"checked, {counts.get('missing_api', 0)} missing APIs, {counts.get('invalid_api_signature', 0)} invalid signatures"
+    )
+    for f in data.get("findings", []):
+        hint = f" (did you mean {f['suggestion']}?)" if f.get("suggestion") else ""
+        print(f"{f['path']}:{f['line']}: {f['kind']}: {f['message']}{hint}")
+
+
+@api_app.command("find")
+def api_find(
+    query: Annotated[str, typer.Argument(help="The task, in words.")],
+    library: Annotated[str | None, typer.Option("--library", "-l", help="Only this library.")] = None,
+    limit: Annotated[int, typer.Option("--limit", help="How many APIs.")] = 5,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """Find the APIs that do a task, with their real signatures."""
+    if not 1 <= limit <= 50:
+        raise UsageError("--limit must be between 1 and 50")
+    data = _knowledge().find_api(query, max_results=limit, library=library)
+    if as_json:
+        _emit(data)
+        return
+    for w in data["warnings"]:
+        print(f"warning: {w}", file=sys.stderr)
+    if not data["results"]:
+        print(f"no API matches {query!r}")
+    for r in data["results"]:
+        print(
+            f"{r['rank']}. {r['api_id']}  [{r['library']}]  relevance {r['relevance']:.2f}, importance {r['importance']:.2f}"
+        )
+        print(f"   {r['signature']}")
+        if r["description"]:
+            print(f"   {r['description']}")
+
+
+@api_app.command("examples")
+def api_examples(
+    task: Annotated[str, typer.Argument(help="The task, in words.")],
+    api: Annotated[
+        list[str] | None, typer.Option("--api", help="An API the example should use (repeatable).")
+    ] = None,
+    complexity: Annotated[
+        str, typer.Option("--complexity", help="beginner, intermediate, advanced or any.")
+    ] = "any",
+    library: Annotated[str | None, typer.Option("--library", "-l", help="Only this library.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """Code examples from the documentation for a task."""
+    data = _knowledge().get_examples(task, apis_involved=api, complexity=complexity, library=library)
+    if as_json:
+        _emit(data)
+        return
+    for w in data["warnings"]:
+        print(f"warning: {w}", file=sys.stderr)
+    if not data["examples"]:
+        print(f"no example matches {task!r}")
+    for ex in data["examples"]:
+        print(f"### {ex['title']}  ({ex['source']}, {ex['complexity']})")
+        print(f"```{ex['language']}\n{ex['code'].rstrip()}\n```\n")
+
+
+@api_app.command("overview")
+def api_overview(
+    library: Annotated[str, typer.Argument(help="The library.")],
+    aspect: Annotated[
+        str, typer.Option("--aspect", help="architecture, quickstart, concepts or all.")
+    ] = "all",
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """The library's overview from its knowledge base."""
+    data = _knowledge().overview(library, aspect=aspect)
+    if as_json:
+        _emit(data)
+        return
+    print(f"# {data['library']} {data['versions'].get(data['library']) or ''}".rstrip())
+    print(data["overview"])
+
+
+@feedback_app.command("analyze")
+def feedback_analyze(
+    library: Annotated[
+        str | None, typer.Option("--library", "-l", help="Only this library's reports.")
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    output_report: Annotated[
+        Path | None, typer.Option("--output-report", help="Also write the report (JSON) here.")
+    ] = None,
+) -> None:
+    """Summary, top failing queries, missing examples, unclear APIs and recommendations."""
+    from docmentor.readme_llm.feedback import analyze, report_text
+
+    _require_index()
+    data = analyze(_open(create=True).store, library)
+    if output_report is not None:
+        try:
+            output_report.write_text(json.dumps(data, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+        except OSError as exc:
+            raise UsageError(f"cannot write {output_report}: {exc.strerror or exc}") from None
+    if as_json:
+        _emit(data)
+    else:
+        sys.stdout.write(report_text(data))

@@ -1,0 +1,262 @@
+"""Commands on sources and the index: add, refresh, sources, remove, reindex, search, get, serve."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+
+from docmentor.cli.app import _db_path, _emit, _index_exists, _open, _progress, _require_index, app
+from docmentor.errors import SourceUnavailableError, UsageError
+
+if TYPE_CHECKING:
+    from docmentor.engine import RefreshReport
+
+
+def _report_line(r: RefreshReport) -> str:
+    parts = [f"{r.source}: {r.documents} documents, {r.sections} sections"]
+    parts.append(f"(+{r.added} new, {r.updated} updated, {r.unchanged} unchanged, -{r.removed} removed")
+    if r.failed:
+        parts[-1] += f", {len(r.failed)} failed"
+    parts[-1] += f") in {r.seconds:.2f}s"
+    return " ".join(parts)
+
+
+def _warn(report: RefreshReport) -> None:
+    for w in report.warnings:
+        print(f"warning: {w}", file=sys.stderr)
+    for path, err in report.failed:
+        if not any(path in w for w in report.warnings):
+            print(f"warning: {path}: {err}", file=sys.stderr)
+
+
+@app.command()
+def add(
+    target: Annotated[
+        str, typer.Argument(help="A docs folder, an llms.txt / llms-full.txt URL, or a local llms.txt.")
+    ],
+    name: Annotated[
+        str | None, typer.Option("--name", "-n", help="Source name (default: from the folder or host).")
+    ] = None,
+    base_path: Annotated[
+        list[Path] | None,
+        typer.Option("--base-path", help="Extra folder includes may read from (repeatable)."),
+    ] = None,
+    allow_host: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--allow-host", help="Another host (or URL prefix) an llms.txt may link to (repeatable)."
+        ),
+    ] = None,
+    max_bytes: Annotated[
+        int | None, typer.Option("--max-bytes", help="Skip files / responses larger than this.")
+    ] = None,
+    no_optional: Annotated[
+        bool, typer.Option("--no-optional", help="Skip the llms.txt '## Optional' links.")
+    ] = False,
+    concurrency: Annotated[
+        int | None, typer.Option("--concurrency", help="llms.txt: documents fetched at once (default 8).")
+    ] = None,
+    timeout: Annotated[
+        float | None, typer.Option("--timeout", help="llms.txt: seconds per request (default 20).")
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
+) -> None:
+    """Register a documentation source and index it now (adding an existing name re-indexes it)."""
+    from docmentor.config import split_named
+
+    if name is None:
+        name, target = split_named(target)
+    options: dict[str, Any] = {}
+    if base_path:
+        options["base_paths"] = [str(p.expanduser().resolve()) for p in base_path]
+    if allow_host:
+        options["allowed_hosts"] = list(allow_host)
+    if max_bytes is not None:
+        if max_bytes < 1:
+            raise UsageError("--max-bytes must be positive")
+        options["max_bytes"] = max_bytes
+    if no_optional:
+        options["include_optional"] = False
+    if concurrency is not None:
+        if not 1 <= concurrency <= 64:
+            raise UsageError("--concurrency must be between 1 and 64")
+        options["concurrency"] = concurrency
+    if timeout is not None:
+        if timeout <= 0:
+            raise UsageError("--timeout must be positive")
+        options["timeout"] = timeout
+    engine = _open(create=True)
+    with _progress(not as_json) as cb:
+        report = engine.add(target, name=name, options=options, progress=cb)
+    if as_json:
+        _emit(report.to_dict())
+    else:
+        _warn(report)
+        print(_report_line(report))
+
+
+@app.command()
+def refresh(
+    name: Annotated[str | None, typer.Argument(help="Source to refresh (default: all).")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the reports as JSON.")] = False,
+) -> None:
+    """Re-read sources: unchanged documents are skipped, vanished ones removed, failures keep the old copy."""
+    from docmentor.config import load_config
+
+    configured = load_config().sources
+    if not _index_exists() and (name is not None or not configured):
+        _require_index()  # nothing to refresh: say so without creating an index
+    engine = _open(create=True)
+    reports: list[RefreshReport] = []
+    with _progress(not as_json) as cb:
+        added: set[str] = set()
+        if name is None:
+            known = {s["name"] for s in engine.sources()}
+            for src in configured:
+                if src.name not in known | added:
+                    reports.append(engine.add(src.target, name=src.name, options=src.options, progress=cb))
+                    added.add(src.name)
+        reports.extend(engine.refresh(name, progress=cb, exclude=added))
+    if as_json:
+        _emit({"sources": [r.to_dict() for r in reports]})
+    else:
+        for r in reports:
+            _warn(r)
+            print(_report_line(r))
+        if not reports:
+            print("no sources: add one with `docmentor add PATH_OR_URL`")
+    failed = [r.source for r in reports if r.error]
+    if failed:  # the others were refreshed; these were left as they were
+        raise SourceUnavailableError(
+            f"{len(failed)} of {len(reports)} sources could not be refreshed: {', '.join(failed)}",
+            hint="they keep their previous content; see the warnings above",
+        )
+
+
+@app.command()
+def sources(as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False) -> None:
+    """List the indexed sources."""
+    rows = _open(create=False).sources() if _index_exists() else []
+    if as_json:
+        _emit({"sources": rows})
+        return
+    if not rows:
+        print("no sources: add one with `docmentor add PATH_OR_URL`")
+    for s in rows:
+        stale = f", {s['stale_documents']} stale" if s["stale_documents"] else ""
+        err = f"  [error: {s['error']}]" if s["error"] else ""
+        print(
+            f"{s['name']}\t{s['kind']}\t{s['documents']} documents, {s['sections']} sections{stale}\t"
+            f"{s['target']}\trefreshed {s['refreshed_at']}{err}"
+        )
+
+
+@app.command()
+def remove(name: Annotated[str, typer.Argument(help="Source to remove.")]) -> None:
+    """Remove a source and everything indexed from it."""
+    _require_index()
+    _open(create=True).remove(name)
+    print(f"removed {name}")
+
+
+@app.command()
+def reindex() -> None:
+    """Rebuild the search index from the stored documents."""
+    _require_index()
+    n = _open(create=True).reindex()
+    print(f"reindexed {n} sections")
+
+
+@app.command()
+def search(
+    query: Annotated[str, typer.Argument(help="What to look for: words, identifiers or a whole question.")],
+    source: Annotated[str | None, typer.Option("--source", "-s", help="Only this source.")] = None,
+    limit: Annotated[int, typer.Option("--limit", "-l", help="How many sections.")] = 10,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the contract's JSON.")] = False,
+) -> None:
+    """Search the indexed documentation; results are sections, best first."""
+    hits = _open(create=False).search(query, source=source, limit=limit)
+    if as_json:
+        _emit({"query": query, "results": [h.to_dict() for h in hits]})
+        return
+    if not hits:
+        print(f"no results for {query!r}")
+    for h in hits:
+        where = " › ".join(h.heading_path) or h.title
+        print(f"{h.rank}. {where}  [{h.source}] {h.path}:{h.line_start}-{h.line_end}  (score {h.score:.2f})")
+        for line in h.snippet.splitlines()[:6]:
+            print(f"   {line}")
+        print()
+
+
+@app.command()
+def get(
+    ref: Annotated[
+        str, typer.Argument(help="A document URL, SOURCE:PATH, a path with --source, or an indexed file.")
+    ],
+    source: Annotated[
+        str | None, typer.Option("--source", "-s", help="Source the path is relative to.")
+    ] = None,
+    offset: Annotated[int, typer.Option("--offset", help="First character.")] = 0,
+    limit: Annotated[int, typer.Option("--limit", help="How many characters.")] = 50_000,
+    lines: Annotated[
+        str | None,
+        typer.Option("--lines", help="Only lines START-END of the original file (as in search results)."),
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON with pagination fields.")] = False,
+) -> None:
+    """Print a stored document (Markdown after includes are resolved)."""
+    span: tuple[int, int] | None = None
+    if lines is not None:
+        a, sep, b = lines.partition("-")
+        if not (a.strip().isdigit() and (not sep or b.strip().isdigit())):
+            raise UsageError(f"--lines {lines!r}: expected START-END, e.g. 12-40")
+        span = (int(a), int(b) if sep else int(a))
+    page = _open(create=False).get(ref, source=source, offset=offset, limit=limit, lines=span)
+    if as_json:
+        _emit(page.to_dict())
+        return
+    sys.stdout.write(page.content)
+    if not page.content.endswith("\n"):
+        sys.stdout.write("\n")
+    if page.has_more:
+        print(
+            f"\n… {page.total_length - page.offset - page.length} more characters: --offset {page.offset + page.length}",
+            file=sys.stderr,
+        )
+
+
+# Registered on `app` in `docmentor.cli.__init__`, after `assemble`, to keep the --help order.
+def serve(
+    transport: Annotated[
+        str, typer.Option("--transport", "-t", help="stdio or http (streamable HTTP at /mcp).")
+    ] = "stdio",
+    host: Annotated[str, typer.Option("--host", help="HTTP host.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option("--port", help="HTTP port.")] = 8765,
+    tools: Annotated[
+        str, typer.Option("--tools", help="Tool groups to expose (docs, api, assemble, clarity, feedback).")
+    ] = "docs,api,assemble,clarity,feedback",
+    refresh_interval: Annotated[
+        float,
+        typer.Option(
+            "--refresh-interval", help="Refresh all sources every N hours in the background (0 = off)."
+        ),
+    ] = 0.0,
+) -> None:
+    """Run the MCP server (stdio for Claude Code / Cursor, or stateless streamable HTTP)."""
+    from docmentor.server import run_server
+
+    if transport not in ("stdio", "http"):
+        raise UsageError(f"unknown transport {transport!r}", hint="use stdio or http")
+    groups = [t.strip() for t in tools.split(",") if t.strip()]
+    run_server(
+        db=_db_path(),
+        transport=transport,
+        host=host,
+        port=port,
+        tools=groups,
+        refresh_interval_hours=refresh_interval,
+    )

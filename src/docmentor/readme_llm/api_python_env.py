@@ -1,0 +1,241 @@
+"""Another Python environment, asked through its interpreter.
+
+``load_api(python=…)`` reads that environment's ``sys.path`` and the package's version
+from a subprocess (:func:`_interpreter_info`). Compiled modules that static analysis cannot
+read are imported there by a small stdlib dumper (``_DUMPER``), whose JSON is rebuilt into
+griffe objects and attached to the loader's modules. :func:`_dist_version` is stdlib only:
+it also runs in the other interpreter.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+import logging
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import griffe
+
+from docmentor.errors import UsageError
+
+logger = logging.getLogger(__name__)
+
+_SUBPROCESS_TIMEOUT = 60
+
+
+def _dist_version(package: str, paths: list[str]) -> str | None:
+    """Version of the distribution providing ``package`` in ``paths`` (stdlib only: also runs elsewhere)."""
+    import importlib.metadata as md
+    import re
+
+    def norm(text: str) -> str:
+        return re.sub(r"[-_.]+", "-", text).lower()
+
+    top = package.split(".")[0]
+    dists = list(md.distributions(path=list(paths)))
+    for dist in dists:
+        if norm(dist.metadata["Name"] or "") == norm(top):
+            return dist.version
+    for dist in dists:
+        names = (dist.read_text("top_level.txt") or "").split()
+        if top in names or any(f.parts and f.parts[0].split(".")[0] == top for f in dist.files or ()):
+            return dist.version
+    return None
+
+
+def _run(python: str, script: str, *args: str) -> Any:
+    """Run ``python -c script args`` and return the JSON its last output line holds."""
+    if not Path(python).exists() and shutil.which(python) is None:
+        raise UsageError(f"no Python interpreter at {python}", hint="pass the path of a venv's bin/python")
+    try:
+        proc = subprocess.run(
+            [python, "-c", script, *args],
+            capture_output=True,
+            text=True,
+            timeout=_SUBPROCESS_TIMEOUT,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired) as error:
+        raise UsageError(
+            f"cannot run {python}: {error}", hint="pass the path of a venv's bin/python"
+        ) from error
+    lines = proc.stdout.strip().splitlines()
+    if proc.returncode != 0 or not lines:
+        detail = (proc.stderr.strip().splitlines() or ["no output"])[-1]
+        raise UsageError(f"{python} is not a working Python interpreter: {detail}")
+    try:
+        return json.loads(lines[-1])
+    except ValueError as error:
+        raise UsageError(f"{python} printed something unexpected: {lines[-1][:200]}") from error
+
+
+def _interpreter_info(python: str, package: str) -> dict[str, Any]:
+    script = (
+        "from __future__ import annotations\nimport json, sys\n"
+        + inspect.getsource(_dist_version)
+        + "\npaths = [p for p in sys.path if p]\n"
+        "print(json.dumps({'sys_path': paths, 'version': _dist_version(sys.argv[1], paths)}))\n"
+    )
+    info = _run(python, script, package)
+    info["sys_path"] = [p for p in info.get("sys_path", []) if Path(p).is_dir()]
+    return dict(info)
+
+
+# A pure-stdlib dumper of compiled modules, run by the other interpreter: it imports each
+# module there and prints what ``inspect`` sees, in a shape _griffe_object() rebuilds.
+_DUMPER = r"""
+import importlib, inspect, json, sys
+KINDS = ["positional-only", "positional or keyword", "variadic positional", "keyword-only", "variadic keyword"]
+def ann(a):
+    if a is inspect.Parameter.empty:
+        return None
+    if isinstance(a, type):
+        return a.__qualname__ if a.__module__ == "builtins" else a.__module__ + "." + a.__qualname__
+    return a if isinstance(a, str) else str(a)
+def doc(o):
+    d = getattr(o, "__doc__", None)
+    return inspect.cleandoc(d) if isinstance(d, str) and d.strip() else None
+def sig(o):
+    try:
+        s = inspect.signature(o)
+    except (TypeError, ValueError):
+        return None
+    return {"params": [{"name": p.name, "kind": KINDS[int(p.kind)], "annotation": ann(p.annotation),
+                        "default": None if p.default is p.empty else repr(p.default)} for p in s.parameters.values()],
+            "returns": ann(s.return_annotation)}
+def elsewhere(o, home, mod):
+    # Defined in another module that really holds it (pyo3 classes often claim "builtins").
+    if not isinstance(home, str) or home == mod or home not in sys.modules:
+        return False
+    target = sys.modules[home]
+    for part in getattr(o, "__qualname__", "?").split("."):
+        target = getattr(target, part, None)
+    return target is o
+def dump(name, o, mod, method):
+    home = getattr(o, "__module__", None)
+    if not method and elsewhere(o, home, mod):
+        return {"kind": "alias", "name": name, "target": "%s.%s" % (home, o.__qualname__)}
+    if inspect.isclass(o):
+        members = {}
+        for n, v in vars(o).items():
+            if not n.startswith("_"):
+                members[n] = dump(n, v, mod, True)
+        init = sig(o)
+        if init is not None:
+            init["params"].insert(0, {"name": "self", "kind": "positional or keyword", "annotation": None, "default": None})
+        else:
+            init = {"params": [], "returns": None}
+        return {"kind": "class", "name": name, "doc": doc(o), "init": init, "members": members,
+                "bases": [b.__qualname__ for b in o.__bases__ if b is not object]}
+    if isinstance(o, property) or inspect.isgetsetdescriptor(o) or inspect.ismemberdescriptor(o):
+        return {"kind": "property", "name": name, "doc": doc(o)}
+    labels = []
+    if isinstance(o, (staticmethod, classmethod)):
+        labels, o = [type(o).__name__], o.__func__
+    if callable(o):
+        return {"kind": "function", "name": name, "doc": doc(o), "sig": sig(o), "labels": labels}
+    return {"kind": "attribute", "name": name, "value": repr(o)[:80]}
+sys.path[:0] = json.loads(sys.argv[1])
+out = {}
+for modname in sys.argv[2:]:
+    try:
+        m = importlib.import_module(modname)
+    except Exception as e:
+        out[modname] = {"error": "%s: %s" % (type(e).__name__, e)}
+        continue
+    names = getattr(m, "__all__", None) or [n for n in vars(m) if not n.startswith("_")]
+    members = {n: dump(n, getattr(m, n), modname, False) for n in names if hasattr(m, n)}
+    out[modname] = {"kind": "module", "name": modname.rsplit(".", 1)[-1], "doc": doc(m), "members": members,
+                    "exports": list(names) if hasattr(m, "__all__") else None}
+print(json.dumps(out))
+"""
+
+
+def _griffe_object(data: dict[str, Any], collection: Any = None) -> Any:
+    kind, name = data["kind"], data["name"]
+    docstring = griffe.Docstring(data["doc"]) if data.get("doc") else None
+    if kind == "alias":
+        return griffe.Alias(name, data["target"])
+    if kind in ("module", "class"):
+        obj: Any = (
+            griffe.Module(name, docstring=docstring, modules_collection=collection)
+            if kind == "module"
+            else griffe.Class(name, docstring=docstring, bases=data.get("bases", []))
+        )
+        members = dict(data["members"])
+        if kind == "class" and data.get("init"):
+            members["__init__"] = {"kind": "function", "name": "__init__", "sig": data["init"]}
+        for member_name, member in members.items():
+            obj.set_member(member_name, _griffe_object(member))
+        if kind == "module":
+            obj.exports = data.get("exports")
+        return obj
+    if kind == "function":
+        sig = data.get("sig") or {"params": [], "returns": None}
+        params = [
+            griffe.Parameter(
+                p["name"],
+                annotation=p["annotation"],
+                kind=griffe.ParameterKind(p["kind"]),
+                default=p["default"],
+            )
+            for p in sig["params"]
+        ]
+        func = griffe.Function(
+            name, parameters=griffe.Parameters(*params), returns=sig["returns"], docstring=docstring
+        )
+        func.labels.update(data.get("labels", []))
+        return func
+    attribute = griffe.Attribute(name, value=data.get("value"), docstring=docstring)
+    if kind == "property":
+        attribute.labels.add("property")
+    return attribute
+
+
+def _compiled_modules(root: Any, collection: Any) -> list[str]:
+    """Compiled submodules of ``root``'s package that static analysis could not read."""
+    try:
+        filepath = root.filepath
+    except griffe.BuiltinModuleError:
+        return []
+    if not isinstance(filepath, Path) or filepath.name not in ("__init__.py", "__init__.pyi"):
+        return []
+    found = []
+    for path in sorted(filepath.parent.rglob("*")):
+        if path.suffix not in (".so", ".pyd"):
+            continue
+        parts = [*path.relative_to(filepath.parent).parent.parts, path.name.split(".")[0]]
+        name = ".".join([root.path, *parts])
+        if name not in collection and not path.with_name(parts[-1] + ".pyi").exists():
+            found.append(name)
+    return found
+
+
+def _attach(dumped: dict[str, Any], collection: Any) -> None:
+    for modname, data in dumped.items():
+        if "error" in data:
+            logger.info("could not inspect %s: %s", modname, data["error"])
+            continue
+        parent_path, _, name = modname.rpartition(".")
+        if parent_path and parent_path in collection:
+            collection[parent_path].set_member(name, _griffe_object(data))
+        else:
+            collection.set_member(modname, _griffe_object(data, collection))
+
+
+def _inspect_foreign_compiled(python: str, root: Any, loader: griffe.GriffeLoader, paths: list[str]) -> None:
+    names = _compiled_modules(root, loader.modules_collection)
+    if names:
+        _attach(_run(python, _DUMPER, json.dumps(paths), *names), loader.modules_collection)
+
+
+def _foreign_root(python: str, package: str, loader: griffe.GriffeLoader, paths: list[str]) -> Any:
+    """A compiled top-level module of another environment, inspected there; None when absent."""
+    dumped = _run(python, _DUMPER, json.dumps(paths), package)
+    if "error" in dumped.get(package, {"error": ""}):
+        return None
+    _attach(dumped, loader.modules_collection)
+    return loader.modules_collection[package]
