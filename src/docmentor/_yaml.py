@@ -7,7 +7,7 @@ from typing import Any
 import yaml
 
 
-class _TolerantLoader(yaml.SafeLoader):
+class TolerantLoader(yaml.SafeLoader):
     """SafeLoader that turns unknown tags (``!!python/name:…``, ``!ENV``) into plain values."""
 
 
@@ -19,12 +19,13 @@ def _any_tag(loader: yaml.SafeLoader, suffix: str, node: yaml.Node) -> Any:
     return loader.construct_scalar(node)  # type: ignore[arg-type]
 
 
-_TolerantLoader.add_multi_constructor("", _any_tag)
+TolerantLoader.add_multi_constructor("", _any_tag)
+TolerantLoader.add_multi_constructor("!", _any_tag)
 
 
 def load_yaml(text: str) -> Any:
     """Parsed YAML, or ``None`` when it does not parse."""
     try:
-        return yaml.load(text, Loader=_TolerantLoader)
+        return yaml.load(text, Loader=TolerantLoader)
     except yaml.YAMLError:
         return None

@@ -7,10 +7,10 @@ import json
 import re
 import tomllib
 from collections.abc import Iterator
-from typing import Any
 
 import yaml
 
+from docmentor._yaml import TolerantLoader
 from docmentor.clarity.checks._page import SNIPPET_LINE, clean_prose, page_of
 from docmentor.clarity.checks._registry import check
 from docmentor.clarity.checks.python import analyse
@@ -27,22 +27,6 @@ _SELF_EXPLAINED = re.compile(
     re.IGNORECASE,
 )
 _SYNTAX_FIX = "Fix the example so that it parses; readers copy it as it is."
-
-
-class _AnyTagLoader(yaml.SafeLoader):
-    """SafeLoader that accepts any tag (``!!python/name:…``, ``!ENV``, ``!Ref``) as a plain value."""
-
-
-def _any_tag(loader: yaml.SafeLoader, suffix: str, node: yaml.Node) -> Any:
-    if isinstance(node, yaml.MappingNode):
-        return loader.construct_mapping(node)
-    if isinstance(node, yaml.SequenceNode):
-        return loader.construct_sequence(node)
-    return loader.construct_scalar(node)  # type: ignore[arg-type]
-
-
-_AnyTagLoader.add_multi_constructor("", _any_tag)
-_AnyTagLoader.add_multi_constructor("!", _any_tag)
 
 
 def _quote_at(lines: list[str], offset: int) -> str:
@@ -71,7 +55,7 @@ def _data_error(language: str, code: str) -> tuple[str, int] | None:
         return None
     if language in ("yaml", "yml"):
         try:
-            for _ in yaml.load_all(code, Loader=_AnyTagLoader):
+            for _ in yaml.load_all(code, Loader=TolerantLoader):
                 pass
         except yaml.MarkedYAMLError as exc:
             mark = exc.problem_mark or exc.context_mark
