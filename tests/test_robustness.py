@@ -132,7 +132,9 @@ def test_a_huge_query_is_cheap(engine: Docmentor, tmp_path: Path) -> None:
 
 
 def test_assembly_json_and_long_questions_stay_in_budget(engine: Docmentor, tmp_path: Path) -> None:
-    pages = {f"p{i}.md": f"# Page {i}\n\n" + ("Timeouts and proxies and pools. " * 80) + "\n" for i in range(12)}
+    pages = {
+        f"p{i}.md": f"# Page {i}\n\n" + ("Timeouts and proxies and pools. " * 80) + "\n" for i in range(12)
+    }
     engine.add(str(write(tmp_path / "docs", pages)), name="s")
     for budget in (1000, 4000):
         d = engine.assemble("timeouts proxies pools", max_tokens=budget, fmt="json")
@@ -168,11 +170,80 @@ def test_report_grades_cannot_inject_markup(tmp_path: Path) -> None:
         "generated_at": "x",
         "documents": [],
         "summary": {
-            "documents": 0, "average_score": 5.0, "average_grade": 'A" onmouseover="alert(1)',
-            "critical_issues": 0, "warning_issues": 0, "info_issues": 0, "scoring_version": "v",
-            "rubric_hash": "h", "target_score": 8.0,
+            "documents": 0,
+            "average_score": 5.0,
+            "average_grade": 'A" onmouseover="alert(1)',
+            "critical_issues": 0,
+            "warning_issues": 0,
+            "info_issues": 0,
+            "scoring_version": "v",
+            "rubric_hash": "h",
+            "target_score": 8.0,
         },
     }
     page = render_html(result)
     assert '.replace(/[^A-Za-z0-9-]/g, "")' in page  # the class name is sanitised in the renderer
     assert 'onmouseover="alert(1)' not in page.split('<script type="application/json"')[0]
+
+
+# -- library knowledge ----------------------------------------------------------------------
+
+LIB = Path(__file__).parent / "fixtures" / "readme_lib"
+
+
+def test_introspecting_another_environment_never_runs_modules_from_the_cwd(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import sys
+
+    from docmentor.readme_llm.api_python import load_api
+
+    trap = tmp_path / "trap"
+    trap.mkdir()
+    marker = tmp_path / "PWNED"
+    (trap / "json.py").write_text(f"open({str(marker)!r}, 'w').close()\n", encoding="utf-8")
+    monkeypatch.chdir(trap)
+    surface = load_api("minidb", python=sys.executable, search_paths=[LIB])
+    assert surface.resolve("minidb.connect") is not None
+    assert not marker.exists()
+
+
+def test_generate_refuses_to_overwrite_what_it_did_not_write(tmp_path: Path) -> None:
+    from docmentor.readme_llm import generate
+
+    out = tmp_path / "out"
+    (out / "knowledge_base").mkdir(parents=True)
+    (out / "knowledge_base" / "thesis.txt").write_text("years of work", encoding="utf-8")
+    eng = Docmentor(tmp_path / "db")
+    with pytest.raises(UsageError, match="not a docmentor knowledge base"):
+        generate(eng, library="minidb", docs_path=LIB / "docs", out=out, search_paths=[LIB])
+    assert (out / "knowledge_base" / "thesis.txt").read_text(encoding="utf-8") == "years of work"
+    with pytest.raises(UsageError, match="is a file"):
+        generate(
+            eng,
+            library="minidb",
+            docs_path=LIB / "docs",
+            out=out / "knowledge_base" / "thesis.txt",
+            search_paths=[LIB],
+        )
+
+
+def test_a_pathological_example_does_not_abort_generation(tmp_path: Path) -> None:
+    import shutil as _shutil
+
+    from docmentor.readme_llm import generate
+
+    lib = tmp_path / "lib"
+    _shutil.copytree(LIB, lib)
+    deep = " + ".join(["1"] * 600)
+    (lib / "docs" / "deep.md").write_text(
+        f"# Deep\n\n```python\nimport minidb\nx = minidb.connect('a') + {deep}\n```\n", encoding="utf-8"
+    )
+    result = generate(
+        Docmentor(tmp_path / "db"),
+        library="minidb",
+        docs_path=lib / "docs",
+        out=tmp_path / "out",
+        search_paths=[lib],
+    )
+    assert result.api_count > 0 and result.readme_path is not None

@@ -20,6 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from docmentor.errors import UsageError
+
 if TYPE_CHECKING:
     from docmentor.engine import Docmentor
     from docmentor.readme_llm.knowledge_base import DocSection
@@ -129,6 +131,25 @@ def _purpose(library: str, entries: Sequence[ApiEntry], sections: Sequence[DocSe
     return ""
 
 
+def _check_out(out: Path) -> None:
+    """Refuse to overwrite what generation did not write (``--out`` pointed at the wrong place)."""
+    if out.exists() and not out.is_dir():
+        raise UsageError(f"--out {out} is a file", hint="give a folder for README.LLM and knowledge_base/")
+    kb = out / "knowledge_base"
+    if kb.is_dir() and any(kb.iterdir()) and not (kb / "index.json").is_file():
+        raise UsageError(
+            f"{kb} holds files that are not a docmentor knowledge base", hint="choose another --out folder"
+        )
+    readme = out / "README.LLM"
+    if readme.is_file():
+        try:
+            head = readme.read_text(encoding="utf-8", errors="replace")[:200].lstrip()
+        except OSError:
+            head = ""
+        if not head.startswith("<ReadMe.LLM>"):
+            raise UsageError(f"{readme} was not written by docmentor", hint="choose another --out folder")
+
+
 def _write_text(path: Path, text: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}-", dir=path.parent)
@@ -185,7 +206,6 @@ def generate(
         UsageError: a bad option.
     """
     from docmentor.assemble.tokens import check_encoding, count_tokens
-    from docmentor.errors import UsageError
     from docmentor.readme_llm.examples import SUPPORTED_LANGUAGES, detect_languages, normalize_language
 
     if output_format not in OUTPUT_FORMATS:
@@ -197,6 +217,7 @@ def generate(
     check_encoding(encoding)
     wanted = [normalize_language(x) for x in languages] if languages else None
     out = Path(out)
+    _check_out(out)
     timings: dict[str, float] = {}
     warnings: list[str] = []
     t0 = time.perf_counter()

@@ -465,8 +465,17 @@ def _signature(name: str, params: list[Any], returns: str | None) -> str:
     return f"{name}({', '.join(parts)})" + (f" -> {returns}" if returns else "")
 
 
+SUMMARY_CHARS = 400
+
+
 def _summary(docstring: str) -> str:
-    return " ".join(docstring.strip().split("\n\n", 1)[0].split())
+    """The docstring's first paragraph, at most ~400 characters (cut at a sentence when it can)."""
+    text = " ".join(docstring.strip().split("\n\n", 1)[0].split())
+    if len(text) <= SUMMARY_CHARS:
+        return text
+    cut = text[:SUMMARY_CHARS]
+    end = cut.rfind(". ")
+    return cut[: end + 1] if end > SUMMARY_CHARS // 3 else cut.rstrip() + "…"
 
 
 _STRUCTURED = {"parameters", "other parameters", "returns", "yields", "raises", "receives"}

@@ -14,6 +14,7 @@ import json
 import logging
 import shutil
 import subprocess
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -50,14 +51,19 @@ def _run(python: str, script: str, *args: str) -> Any:
     """Run ``python -c script args`` and return the JSON its last output line holds."""
     if not Path(python).exists() and shutil.which(python) is None:
         raise UsageError(f"no Python interpreter at {python}", hint="pass the path of a venv's bin/python")
+    python = str(Path(python).absolute()) if "/" in python else shutil.which(python) or python
     try:
-        proc = subprocess.run(
-            [python, "-c", script, *args],
-            capture_output=True,
-            text=True,
-            timeout=_SUBPROCESS_TIMEOUT,
-            check=False,
-        )
+        # In an empty folder: `python -c` puts the cwd first on sys.path, and a json.py (or
+        # any module) lying in the user's folder must not run in place of the real one.
+        with tempfile.TemporaryDirectory(prefix="docmentor-introspect-") as empty:
+            proc = subprocess.run(
+                [python, "-c", script, *args],
+                capture_output=True,
+                text=True,
+                timeout=_SUBPROCESS_TIMEOUT,
+                check=False,
+                cwd=empty,
+            )
     except (OSError, subprocess.TimeoutExpired) as error:
         raise UsageError(
             f"cannot run {python}: {error}", hint="pass the path of a venv's bin/python"

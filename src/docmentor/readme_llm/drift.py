@@ -165,7 +165,10 @@ def drift_report(
             continue
         if (ex.source, ex.path) != page or analysis is None:
             page, analysis = (ex.source, ex.path), _DriftPython(resolver, checker)
-        analysis.check(ex)
+        try:
+            analysis.check(ex)
+        except RecursionError:  # too deeply nested to analyse: not checked rather than wrong
+            continue
         findings += analysis.found
         checked += 1
     if version is None:

@@ -448,7 +448,11 @@ def match_examples(
             continue
         if family not in analyses:
             analyses[family] = analysis(family)
-        ex.apis_used = analyses[family].run(ex)
+        try:
+            ex.apis_used = analyses[family].run(ex)
+        except RecursionError:  # a pathological expression (hundreds of chained operators): skip it
+            ex.apis_used = []
+            continue
         if ex.apis_used:
             ex.complexity = complexity_of(ex.code, ex.language, api_count=len(ex.apis_used))
         for api_id in ex.apis_used:

@@ -39,7 +39,9 @@ class ApiEntry(_Model):
     kind: Literal["function", "class", "method", "property", "attribute", "module"]
     name: str  # the short name, e.g. "get"
     parent: str | None = None  # api_id of the enclosing class, for methods and properties
-    signature: str = ""  # e.g. "get(self, url: URL | str, *, params: QueryParamTypes | None = None) -> Response"
+    signature: str = (
+        ""  # e.g. "get(self, url: URL | str, *, params: QueryParamTypes | None = None) -> Response"
+    )
     parameters: list[ApiParameter] = Field(default_factory=list)
     returns: ApiReturn | None = None
     description: str = ""  # the docstring's summary (first paragraph)

@@ -129,8 +129,13 @@ def _description(entry: ApiEntry, by_id: dict[str, ApiEntry]) -> str:
 
 def _function(entry: ApiEntry) -> str:
     path = public_path(entry)
-    prefix = path.rsplit(".", 1)[0] + "." if "." in path else ""
-    lines = [prefix + (entry.signature or entry.name)]
+    sig = entry.signature or entry.name
+    if sig == entry.name or sig.startswith((entry.name + "(", entry.name + ":", entry.name + " =")):
+        # the signature names the object as defined; show it under its public path
+        first = path + sig[len(entry.name) :]
+    else:  # another language's declaration ("function ok(a)"), or a re-export under another name
+        first = f"{path}\n{sig}"
+    lines = [first]
     if entry.parameters:
         lines += ["", "Parameters:"]
         for p in entry.parameters:

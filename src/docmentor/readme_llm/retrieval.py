@@ -158,7 +158,10 @@ class ApiIndex:
             uses = len(wanted & set(ex.apis_used)) + sum(
                 1 for w in wanted for a in ex.apis_used if a.endswith("." + w.rsplit(".", 1)[-1])
             )
-            bonus = (0.3 if ex.validated else 0.0) + (0.1 if ex.complete else 0.0)
+            # an example that failed validation is a last resort: it says how NOT to do it
+            bonus = (0.3 if ex.validated else -2.5 if ex.validated is False else 0.0) + (
+                0.1 if ex.complete else 0.0
+            )
             score = 2.0 * min(uses, 3) + overlap + bonus
             if score > 0.15:
                 scored.append((score, lib, ex))

@@ -202,8 +202,31 @@ def _same_version(a: str, b: str) -> bool:
     return key(a) == key(b)
 
 
+_PIN_CACHE: dict[tuple[str, str], tuple[tuple[tuple[str, int, int], ...], str | None]] = {}
+
+
 def pinned_version(folder: Path, library: str) -> str | None:
-    """The exact version of ``library`` the project in ``folder`` pins, if any (== pins only)."""
+    """The exact version of ``library`` the project in ``folder`` pins (cached while its files stay)."""
+    files = [folder / "uv.lock", folder / "pyproject.toml", *sorted(folder.glob("requirements*.txt"))]
+    stamp = []
+    for f in files:
+        try:
+            st = f.stat()
+        except OSError:
+            continue
+        stamp.append((str(f), st.st_mtime_ns, st.st_size))
+    key = (str(folder), library)
+    cached = _PIN_CACHE.get(key)
+    if cached is not None and cached[0] == tuple(stamp):
+        return cached[1]
+    if len(_PIN_CACHE) > 64:
+        _PIN_CACHE.clear()
+    found = _pinned_version(folder, library)
+    _PIN_CACHE[key] = (tuple(stamp), found)
+    return found
+
+
+def _pinned_version(folder: Path, library: str) -> str | None:
     want = _norm(library)
     lock = folder / "uv.lock"
     if lock.is_file():

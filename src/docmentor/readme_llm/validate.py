@@ -116,7 +116,11 @@ def validate_examples(
     Raises:
         UsageError: ``python`` is not an interpreter that exists, or an option is out of range.
     """
+    # absolute: each example runs with its own temporary folder as the working directory
     interpreter = python or sys.executable
+    interpreter = (
+        os.path.abspath(interpreter) if os.sep in interpreter else shutil.which(interpreter) or interpreter
+    )
     if not Path(interpreter).is_file() and shutil.which(interpreter) is None:
         raise UsageError(
             f"no Python interpreter at {interpreter}", hint="pass the path of a venv's bin/python"
