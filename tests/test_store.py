@@ -60,3 +60,27 @@ def test_opening_an_up_to_date_index_does_not_wait_for_a_writer(tmp_path: Path) 
     finally:
         release.set()
         thread.join()
+
+
+def test_processes_opening_a_new_index_together_all_succeed(tmp_path: Path) -> None:
+    """Switching a new file to WAL answers BUSY without waiting: the store must retry."""
+    import subprocess
+    import sys
+
+    script = (
+        "import sys, time\n"
+        "from pathlib import Path\n"
+        "from docmentor.store.db import Store\n"
+        "time.sleep(max(0.0, float(sys.argv[2]) - time.time()))\n"
+        "Store(Path(sys.argv[1])).conn().execute('SELECT 1')\n"
+    )
+    for round_ in range(4):
+        path = tmp_path / f"r{round_}" / "index.sqlite3"
+        start = time.time() + 1.0
+        procs = [
+            subprocess.Popen([sys.executable, "-c", script, str(path), str(start)], stderr=subprocess.PIPE, text=True)
+            for _ in range(6)
+        ]
+        results = [(p.communicate(timeout=60)[1], p.returncode) for p in procs]
+        errors = [err for err, code in results if code != 0]
+        assert errors == [], errors[0]

@@ -105,7 +105,7 @@ class Store:
             try:
                 db = sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=False)
                 db.row_factory = sqlite3.Row
-                db.execute("PRAGMA journal_mode=WAL")
+                _wal(db)
                 db.execute("PRAGMA synchronous=NORMAL")
                 db.execute("PRAGMA foreign_keys=ON")
                 db.execute("PRAGMA busy_timeout=30000")
@@ -473,6 +473,23 @@ class Store:
                 [(doc_id, ln.target, ln.anchor, ln.line) for ln in parsed.links],
             )
         return doc_id
+
+
+def _wal(db: sqlite3.Connection) -> None:
+    """Switch to WAL (persistent in the file). Switching needs an exclusive lock, and SQLite
+    answers BUSY at once — without the busy handler — when processes open a new index
+    together, so retry for a while."""
+    if str(db.execute("PRAGMA journal_mode").fetchone()[0]).lower() == "wal":
+        return
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            db.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if ("locked" not in str(exc) and "busy" not in str(exc)) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.02)
 
 
 def _source_row(r: sqlite3.Row) -> SourceRow:
