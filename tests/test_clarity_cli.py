@@ -19,8 +19,8 @@ import pytest
 from mcp import Client
 from mcp_types import CallToolResult, TextContent
 
+from clitool import Cli
 from docmentor.clarity.models import DIMENSIONS
-from docmentor.cli import main
 from docmentor.engine import Docmentor
 from docmentor.server import build_server
 from openai_server import OpenAIServer, completion, fenced
@@ -59,28 +59,6 @@ CLARITY_TOOLS = (
 )
 SCORE_DOCS_JSON = ("clarity", "score", str(DOCS), "--json")
 STAMP = re.compile(r'"generated_at": "\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ"')
-
-
-class Cli:
-    """``docmentor --db DB ...`` in-process; returns (exit code, stdout, stderr)."""
-
-    def __init__(self, db: Path, capsys: pytest.CaptureFixture[str]) -> None:
-        self.db = db
-        self.capsys = capsys
-
-    def __call__(self, *args: str) -> tuple[int, str, str]:
-        self.capsys.readouterr()
-        rc = main(["--db", str(self.db), *args])
-        out, err = self.capsys.readouterr()
-        return rc, out, err
-
-    def ok(self, *args: str) -> str:
-        rc, out, err = self(*args)
-        assert (rc, err) == (0, ""), err
-        return out
-
-    def json(self, *args: str) -> Any:
-        return json.loads(self.ok(*args, "--json"))
 
 
 @pytest.fixture

@@ -8,12 +8,11 @@ import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 import httpserver
-from docmentor.cli import main
+from clitool import Cli
 from httpserver import HttpServer, Reply
 
 http_server = httpserver.http_server
@@ -59,35 +58,6 @@ REPORT = re.compile(
     r"^(?P<name>\S+): (?P<docs>\d+) documents, (?P<secs>\d+) sections \(\+(?P<added>\d+) new, "
     r"(?P<updated>\d+) updated, (?P<unchanged>\d+) unchanged, -(?P<removed>\d+) removed\) in \d+\.\d\ds$"
 )
-
-
-class Cli:
-    """Run ``docmentor --db DB ...`` in-process; returns (exit code, stdout, stderr)."""
-
-    def __init__(self, db: Path, capsys: pytest.CaptureFixture[str]) -> None:
-        self.db = db
-        self.capsys = capsys
-
-    def raw(self, *args: str) -> tuple[int, str, str]:
-        self.capsys.readouterr()
-        rc = main(list(args))
-        out, err = self.capsys.readouterr()
-        return rc, out, err
-
-    def __call__(self, *args: str) -> tuple[int, str, str]:
-        return self.raw("--db", str(self.db), *args)
-
-    def ok(self, *args: str) -> str:
-        rc, out, err = self(*args)
-        assert (rc, err) == (0, ""), err
-        return out
-
-    def json(self, *args: str) -> Any:
-        return json.loads(self.ok(*args, "--json"))
-
-    def state(self) -> Any:
-        rc, out, _ = self("sources", "--json")
-        return json.loads(out) if rc == 0 else None
 
 
 @pytest.fixture

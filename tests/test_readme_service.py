@@ -26,7 +26,7 @@ import pytest
 from mcp import Client
 from mcp_types import CallToolResult, TextContent
 
-from docmentor.cli import main
+from clitool import Cli
 from docmentor.engine import Docmentor
 from docmentor.readme_llm import generate
 from docmentor.readme_llm.feedback import analyze
@@ -64,34 +64,6 @@ NEW_API = '''
         """
         return target
 '''
-
-
-class Cli:
-    """``docmentor --db DB ...`` in-process; returns (exit code, stdout, stderr)."""
-
-    def __init__(self, db: Path, capsys: pytest.CaptureFixture[str]) -> None:
-        self.db = db
-        self.capsys = capsys
-
-    def __call__(self, *args: str) -> tuple[int, str, str]:
-        self.capsys.readouterr()
-        rc = main(["--db", str(self.db), *args])
-        out, err = self.capsys.readouterr()
-        return rc, out, err
-
-    def ok(self, *args: str) -> str:
-        rc, out, err = self(*args)
-        assert (rc, err) == (0, ""), err
-        return out
-
-    def json(self, *args: str) -> Any:
-        return json.loads(self.ok(*args, "--json"))
-
-    def fails(self, *args: str) -> str:
-        rc, out, err = self(*args)
-        assert rc == 1 and out == "", (rc, out, err)
-        assert err.startswith("error: ") and err.count("\n") == 1, err
-        return err
 
 
 def run(fn: Any) -> Any:
@@ -231,8 +203,11 @@ def test_drift_cli_text_and_json(cli: Cli, work: Path, lib: Path) -> None:
     assert "no knowledge base for 'nope'" in err
 
     # the clarity score of the docs counts the drift: 1 missing API (1.2) + 1 invalid signature (0.8)
-    page = next(d for d in cli.json("clarity", "score", "--source", "minidb-docs", "--json")["documents"]
-                if d["path"] == "pitfalls.md")
+    page = next(
+        d
+        for d in cli.json("clarity", "score", "--source", "minidb-docs", "--json")["documents"]
+        if d["path"] == "pitfalls.md"
+    )
     penalties = {p["type"]: p["penalty"] for p in page["clarity_score"]["calculation_breakdown"]["penalties"]}
     assert penalties.get("missing_api_signatures") == 1.2
     assert penalties.get("invalid_api_signatures") == 0.8

@@ -1,0 +1,49 @@
+"""Run the CLI in-process against one index, for the CLI tests (``main(argv) -> int`` + capsys)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from docmentor.cli import main
+
+
+class Cli:
+    """``docmentor --db DB ...`` in-process; calls return (exit code, stdout, stderr)."""
+
+    def __init__(self, db: Path, capsys: pytest.CaptureFixture[str]) -> None:
+        self.db = db
+        self.capsys = capsys
+
+    def raw(self, *args: str) -> tuple[int, str, str]:
+        """Without ``--db``: exactly the given arguments."""
+        self.capsys.readouterr()
+        rc = main(list(args))
+        out, err = self.capsys.readouterr()
+        return rc, out, err
+
+    def __call__(self, *args: str) -> tuple[int, str, str]:
+        return self.raw("--db", str(self.db), *args)
+
+    def ok(self, *args: str) -> str:
+        rc, out, err = self(*args)
+        assert (rc, err) == (0, ""), err
+        return out
+
+    def json(self, *args: str) -> Any:
+        return json.loads(self.ok(*args, "--json"))
+
+    def fails(self, *args: str) -> str:
+        """A command that must fail with one ``error:`` line on stderr and nothing on stdout."""
+        rc, out, err = self(*args)
+        assert rc == 1 and out == "", (rc, out, err)
+        assert err.startswith("error: ") and err.count("\n") == 1, err
+        return err
+
+    def state(self) -> Any:
+        """What is stored, as `sources --json` shows it (None when there is no index)."""
+        rc, out, _ = self("sources", "--json")
+        return json.loads(out) if rc == 0 else None
