@@ -11,7 +11,7 @@ import pytest
 
 import httpserver
 from docmentor.errors import SourceUnavailableError
-from docmentor.sources import llmstxt
+from docmentor.sources import client, llmstxt
 from docmentor.sources.llmstxt import (
     FetchOutcome,
     FetchSettings,
@@ -486,14 +486,14 @@ def test_conditional_requests(http_server: HttpServer) -> None:
 def test_concurrency_limit_and_one_shared_client(
     http_server: HttpServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    created: list[httpx.AsyncClient] = []
+    created: list[client.H11Client] = []
 
-    class CountingClient(httpx.AsyncClient):
+    class CountingClient(client.H11Client):
         def __init__(self, **kwargs: Any) -> None:
             super().__init__(**kwargs)
             created.append(self)
 
-    monkeypatch.setattr(httpx, "AsyncClient", CountingClient)
+    monkeypatch.setattr(client, "H11Client", CountingClient)
     names = [f"d{i}.md" for i in range(12)]
     for name in names:
         http_server.add(f"/docs/{name}", f"# {name}", delay=0.1)

@@ -1,9 +1,10 @@
 """Fetching for llms.txt sources: which addresses may be fetched, and a scoped HTTP fetcher.
 
 ``_scope`` builds the address rules for an llms.txt (its origin and folder plus
-``FetchSettings.allowed_hosts``); ``_Fetcher`` GETs through one shared
-``httpx.AsyncClient`` with a per-request time limit, a response size cap, retries with
-exponential backoff and redirects followed by hand, every hop checked against the scope.
+``FetchSettings.allowed_hosts``); ``_Fetcher`` GETs through one shared client
+(``docmentor.sources.client``) with a per-request time limit, a response size cap,
+retries with exponential backoff and redirects followed by hand, every hop checked
+against the scope.
 The rules themselves, and why they exist, are described once, in the module docstring
 of ``docmentor.sources.llmstxt`` ("Which addresses are refused, and why").
 """
@@ -18,9 +19,8 @@ from dataclasses import dataclass, field, replace
 from typing import Literal
 from urllib.parse import unquote, urldefrag, urljoin, urlsplit
 
-import httpx
-
 from docmentor.errors import UsageError
+from docmentor.sources.client import BodyTooLarge, Client, RequestFailure, Response, TransportFailure
 
 logger = logging.getLogger(__name__)
 
@@ -172,17 +172,12 @@ def _size(n: int) -> str:
     return f"{n / 1000:.1f} KB" if n >= 1000 else f"{n} bytes"
 
 
-@dataclass(slots=True)
-class _Response:
-    url: str  # final URL
-    status: int
-    headers: httpx.Headers
-    content: bytes = b""
+_Response = Response  # url is the final URL (after redirects)
 
 
 @dataclass
 class _Fetcher:
-    client: httpx.AsyncClient
+    client: Client
     settings: FetchSettings
     prior: Mapping[str, PriorDoc]
     semaphore: asyncio.Semaphore
@@ -214,12 +209,11 @@ class _Fetcher:
             try:
                 async with asyncio.timeout(self.settings.timeout):
                     response = await self._once(url, headers)
-            except (TimeoutError, httpx.TimeoutException):
+            except TimeoutError:
                 problem = "timed out"
-            except httpx.TransportError as exc:
-                detail = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
-                problem = f"connection failed ({detail})"
-            except (httpx.HTTPError, httpx.InvalidURL, ValueError) as exc:
+            except TransportFailure as exc:
+                problem = f"connection failed ({exc})"
+            except (RequestFailure, ValueError) as exc:
                 raise _Problem("failed", f"request failed ({type(exc).__name__}: {exc})") from exc
             else:
                 status = response.status
@@ -238,22 +232,11 @@ class _Fetcher:
 
     async def _once(self, url: str, headers: dict[str, str]) -> _Response:
         cap = self.settings.max_bytes
-        async with self.client.stream("GET", url, headers=headers) as response:
-            result = _Response(url, response.status_code, response.headers)
-            if not 200 <= response.status_code < 300:
-                return result
-            length = response.headers.get("content-length", "")
-            if length.isdigit() and int(length) > cap:
-                raise _Problem("failed", f"over the size cap of {_size(cap)} ({_size(int(length))})")
-            chunks: list[bytes] = []
-            total = 0
-            async for chunk in response.aiter_bytes():
-                total += len(chunk)
-                if total > cap:
-                    raise _Problem("failed", f"over the size cap of {_size(cap)}")
-                chunks.append(chunk)
-            result.content = b"".join(chunks)
-            return result
+        try:
+            return await self.client.get(url, headers, cap)
+        except BodyTooLarge as exc:
+            size = f" ({_size(exc.declared)})" if exc.declared is not None else ""
+            raise _Problem("failed", f"over the size cap of {_size(cap)}{size}") from None
 
 
 def _origin(url: str) -> str:

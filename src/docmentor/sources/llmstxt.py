@@ -6,8 +6,9 @@ and H2 sections, each a list of ``- [title](url): notes`` links. Links under
 them). An ``llms-full.txt`` (or ``llms-ctx.txt`` / ``llms-ctx-full.txt``) is one
 document: nothing is fetched from it. A local llms.txt file works too.
 
-Linked documents are fetched concurrently through one shared ``httpx.AsyncClient``
-with a concurrency limit, a per-request time limit, a response size cap, retries
+Linked documents are fetched concurrently through one shared HTTP/1.1 client
+(``docmentor.sources.client``; httpx when a proxy is set) with a concurrency limit,
+a per-request time limit, a response size cap, retries
 with exponential backoff (5xx, 429, time-outs, connection errors; never other 4xx)
 and conditional requests (``If-None-Match`` / ``If-Modified-Since``) on refresh.
 HTML pages are converted to Markdown; Markdown and text are kept as served.
@@ -49,14 +50,12 @@ import re
 from collections.abc import Callable, Coroutine, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import unquote, urldefrag, urljoin, urlsplit
-from urllib.request import url2pathname
-
-import httpx
 
 from docmentor.errors import SourceUnavailableError, UsageError
 from docmentor.models import RawDocument
+from docmentor.sources.client import make_client
 from docmentor.sources.fetch import MAX_REDIRECTS as MAX_REDIRECTS
 from docmentor.sources.fetch import (
     FetchSettings,
@@ -77,6 +76,9 @@ from docmentor.sources.html import (
     looks_like_html,
     parse_content_type,
 )
+
+if TYPE_CHECKING:
+    import httpx
 
 __all__ = [
     "FetchOutcome",
@@ -273,7 +275,7 @@ def detect_kind(target: str) -> Kind:
 
 
 def _document(
-    data: bytes, headers: httpx.Headers | None, *, path: str, url: str, title: str | None
+    data: bytes, headers: Mapping[str, str] | None, *, path: str, url: str, title: str | None
 ) -> RawDocument:
     try:
         body = decode_body(data, headers.get("content-type") if headers else None, name=path)
@@ -349,7 +351,7 @@ def _read_local(link: LlmsLink, folder: Path, max_bytes: int, warnings: list[str
         outcome.status, outcome.error = "refused", "link to a file on another machine refused"
         return outcome
     try:
-        resolved = Path(url2pathname(unquote(parts.path))).resolve()
+        resolved = Path(_url2pathname(unquote(parts.path))).resolve()
     except (OSError, RuntimeError, ValueError) as exc:
         outcome.error = f"bad path ({exc})"
         return outcome
@@ -378,6 +380,12 @@ def _read_local(link: LlmsLink, folder: Path, max_bytes: int, warnings: list[str
 
 
 # ----------------------------------------------------------------------- the index
+
+
+def _url2pathname(path: str) -> str:
+    from urllib.request import url2pathname  # urllib.request costs ~6 ms to import
+
+    return str(url2pathname(path))
 
 
 def _is_url(target: str) -> bool:
@@ -506,7 +514,7 @@ async def _run_all(jobs: list[Coroutine[Any, Any, FetchOutcome]], progress: _Pro
 def _fallback_title(index_url: str) -> str:
     parts = urlsplit(index_url)
     if parts.scheme == "file":
-        return Path(url2pathname(parts.path)).parent.name or parts.path
+        return Path(_url2pathname(parts.path)).parent.name or parts.path
     return parts.hostname or index_url
 
 
@@ -519,20 +527,16 @@ async def _load(
     transport: httpx.AsyncBaseTransport | None,
 ) -> LlmsListing:
     concurrency = max(settings.concurrency, 1)
-    limits = httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency)
     headers = {"User-Agent": settings.user_agent, "Accept": _ACCEPT}
-    async with httpx.AsyncClient(
-        transport=transport,
-        timeout=httpx.Timeout(settings.timeout),
-        limits=limits,
-        headers=headers,
-        follow_redirects=False,
-    ) as client:
+    client = make_client(headers=headers, max_connections=concurrency, transport=transport)
+    try:
         fetcher = _Fetcher(client, settings, prior, asyncio.Semaphore(concurrency))
         if _is_url(target) and not target.lower().startswith("file://"):
             return await _load_remote(target, kind, fetcher, progress)
-        local = Path(url2pathname(urlsplit(target).path)) if _is_url(target) else Path(target)
+        local = Path(_url2pathname(urlsplit(target).path)) if _is_url(target) else Path(target)
         return await _load_local(local, kind, fetcher, progress)
+    finally:
+        await client.aclose()
 
 
 def load_llms_source(
