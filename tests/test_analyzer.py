@@ -127,3 +127,27 @@ def test_analyzer_never_raises(text: str) -> None:
     pairs = analyze_query(text)
     assert all(isinstance(t, str) and t and w > 0 for t, w in pairs)
     assert len({t for t, _ in pairs}) == len(pairs)
+
+
+@given(st.text(alphabet=st.characters(max_codepoint=0x7F, categories=["L"]), min_size=1, max_size=12))
+@settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
+def test_the_plain_word_fast_path_gives_the_general_forms(word: str) -> None:
+    from docmentor.search.analyzer import _token_forms, token_forms
+
+    assert token_forms(word) == _token_forms(word)
+
+
+@given(st.text(max_size=300))
+@settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
+def test_joined_index_terms_are_the_analyzed_terms(text: str) -> None:
+    from docmentor.search.analyzer import analyze_joined
+
+    assert analyze_joined(text, 5) == " ".join(t[:5] for t in analyze(text))
+
+
+def test_marks_are_looked_for_only_among_non_ascii_characters() -> None:
+    from docmentor.search.analyzer import _token_re, _tokens
+
+    text = "plain words, then हिन्दी and café ñ"
+    assert _tokens(text) == _token_re().findall(text)
+    assert _tokens("just ascii_words.here 1.2.3") == ["just", "ascii_words.here", "1.2.3"]

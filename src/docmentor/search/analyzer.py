@@ -29,6 +29,9 @@ _TOKEN_PATTERN = r"[^\W\d_][\w{marks}]*(?:(?:\.|::|->)[^\W\d_][\w{marks}]*)*|\d+
 # The same pattern without the (long) combining-mark class: ASCII text has no marks and this
 # one runs ~2.5× faster, which is most of indexing time on real docs.
 _ASCII_TOKEN = re.compile(_TOKEN_PATTERN.replace("{marks}", ""))
+# On ASCII text the same tokens again, twice as fast with ASCII-only classes.
+_ASCII_ONLY_TOKEN = re.compile(_TOKEN_PATTERN.replace("{marks}", ""), re.ASCII)
+_ASCII_RUNS = re.compile(r"[\x00-\x7f]+")
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 _SPLIT = re.compile(r"[._:\->]+")
 
@@ -60,6 +63,15 @@ def _marks() -> str:
 @lru_cache(maxsize=1)
 def _mark_re() -> re.Pattern[str]:
     return re.compile(f"[{_marks()}]")
+
+
+def _tokens(text: str) -> list[str]:
+    """Raw tokens of an NFKC-folded text (identifiers, numbers, words)."""
+    if text.isascii():
+        return _ASCII_ONLY_TOKEN.findall(text)
+    # the mark class is long: look for marks among the non-ASCII characters only
+    marked = _mark_re().search(_ASCII_RUNS.sub("", text)) is not None
+    return (_token_re() if marked else _ASCII_TOKEN).findall(text)
 
 
 def _nfkc(text: str) -> str:
@@ -112,6 +124,16 @@ def analyze_token(raw: str) -> tuple[str, ...]:
 @lru_cache(maxsize=200_000)
 def token_forms(raw: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """A token's whole-identifier forms (dotted, compact) and its word parts."""
+    if raw.isascii() and raw.isalpha() and (raw.islower() or raw.isupper() or raw[1:].islower()):
+        # one plain word (most tokens of prose): what _token_forms gives, faster
+        w = raw.lower()
+        if w in STOPWORDS:
+            return (), ()
+        return (), (_stem(w) if len(w) > 2 else w,)
+    return _token_forms(raw)
+
+
+def _token_forms(raw: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     parts: list[str] = []
     segments = [c for c in re.split(r"\.|::|->", raw) if c]
     seg_compacts: list[str] = []
@@ -146,9 +168,33 @@ def token_forms(raw: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
 
 def analyze(text: str) -> list[str]:
     """All index terms of a text, in order."""
-    text = _nfkc(text)
-    pattern = _ASCII_TOKEN if text.isascii() or not _mark_re().search(text) else _token_re()
-    return [t for raw in pattern.findall(text) for t in analyze_token(raw)]
+    return [t for raw in _tokens(_nfkc(text)) for t in analyze_token(raw)]
+
+
+class _JoinedTerms(dict[str, str]):
+    """raw token → its index terms, cut to ``max_term`` and joined by spaces ("" for none)."""
+
+    def __init__(self, max_term: int) -> None:
+        super().__init__()
+        self.max_term = max_term
+
+    def __missing__(self, raw: str) -> str:
+        if len(self) >= 200_000:  # a long-lived server indexes many texts: stay bounded
+            self.clear()
+        joined = " ".join(t[: self.max_term] for t in analyze_token(raw))
+        self[raw] = joined
+        return joined
+
+
+@lru_cache(maxsize=4)
+def _joined_terms(max_term: int) -> _JoinedTerms:
+    return _JoinedTerms(max_term)
+
+
+def analyze_joined(text: str, max_term: int) -> str:
+    """``" ".join(t[:max_term] for t in analyze(text))``, several times faster (indexing)."""
+    terms = _joined_terms(max_term)
+    return " ".join(filter(None, map(terms.__getitem__, _tokens(_nfkc(text)))))
 
 
 # Function words kept in the index (they matter in code: ``async with``, ``is not``) but
@@ -173,7 +219,7 @@ def analyze_query(text: str) -> list[tuple[str, float]]:
     one plain word instead of four. In a sentence-like query, function words go.
     """
     text = _nfkc(text[:MAX_QUERY_CHARS])
-    words = (_ASCII_TOKEN if text.isascii() or not _mark_re().search(text) else _token_re()).findall(text)
+    words = _tokens(text)
     sentence = len(words) >= 4 and not all(_CODEISH.search(w) for w in words)
     weights: dict[str, float] = {}
     for raw in words:

@@ -23,7 +23,7 @@ from typing import Any
 import tantivy
 
 from docmentor.errors import StoreError
-from docmentor.search.analyzer import analyze
+from docmentor.search.analyzer import analyze_joined
 
 log = logging.getLogger(__name__)
 
@@ -57,7 +57,7 @@ def _schema() -> tantivy.Schema:
 
 
 def _terms(text: str) -> str:
-    return " ".join(t[:MAX_TERM] for t in analyze(text))
+    return analyze_joined(text, MAX_TERM)
 
 
 @lru_cache(maxsize=4096)
