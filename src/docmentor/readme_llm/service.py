@@ -14,8 +14,9 @@ import tomllib
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from docmentor.embeddings import MODEL_ID, query_embedder
 from docmentor.errors import NotFoundError, UsageError
-from docmentor.readme_llm.retrieval import ApiIndex
+from docmentor.readme_llm.retrieval import SECTIONS, ApiIndex
 
 if TYPE_CHECKING:
     from docmentor.engine import Docmentor
@@ -42,7 +43,7 @@ class LibraryKnowledge:
         return [row.to_dict() for row in list_kbs(self.engine.store)]
 
     def index(self) -> ApiIndex:
-        from docmentor.store.kb import list_kbs, load_entries, load_examples
+        from docmentor.store.kb import list_kbs, load_entries, load_examples, load_metadata, load_vectors
 
         rows = list_kbs(self.engine.store)
         key = tuple(sorted((r.library, r.generation) for r in rows))
@@ -58,10 +59,30 @@ class LibraryKnowledge:
                         )
                         for r in rows
                     }
-                self._index = ApiIndex(libs)
+                    vectors = {r.library: load_vectors(self.engine.store, r.library) for r in rows}
+                    docs = {
+                        r.library: load_metadata(self.engine.store, r.library)
+                        .get("settings", {})
+                        .get("docs_source")
+                        for r in rows
+                    }
+                self._index = ApiIndex(
+                    libs,
+                    vectors={lib: v for lib, v in vectors.items() if v is not None and v.model == MODEL_ID},
+                    docs_sources={lib: src for lib, src in docs.items() if src and self.engine.store.has_source(src)},
+                    section_search=self._section_search,
+                    embedder=query_embedder,
+                )
                 self._versions = {r.library: r.version for r in rows}
                 self._key = key
             return self._index
+
+    def _section_search(self, query: str, source: str) -> list[Any]:
+        """The engine's search over one docs source (nothing when the source went away)."""
+        try:
+            return list(self.engine.search(query, source=source, limit=SECTIONS, per_document=3))
+        except NotFoundError:
+            return []
 
     def _library(self, library: str | None) -> str | None:
         self.index()

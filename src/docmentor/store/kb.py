@@ -19,6 +19,7 @@ from docmentor.errors import NotFoundError, StoreError
 from docmentor.readme_llm.models import ApiEntry, Example
 
 if TYPE_CHECKING:
+    from docmentor.embeddings import LibraryVectors
     from docmentor.readme_llm.knowledge_base import KnowledgeBase
     from docmentor.store.db import Store
 
@@ -30,6 +31,7 @@ __all__ = [
     "load_examples",
     "load_metadata",
     "load_overview",
+    "load_vectors",
     "register_kb",
     "unregister_kb",
 ]
@@ -68,6 +70,7 @@ def register_kb(store: Store, kb: KnowledgeBase) -> int:
     with store.transaction() as db:
         db.execute("DELETE FROM kb_entries WHERE library = ?", (library,))
         db.execute("DELETE FROM kb_examples WHERE library = ?", (library,))
+        db.execute("DELETE FROM kb_vectors WHERE library = ?", (library,))
         db.execute(
             """INSERT INTO knowledge_bases (library, version, path, generated_at, api_count, example_count,
                                             generation, overview, metadata)
@@ -89,6 +92,12 @@ def register_kb(store: Store, kb: KnowledgeBase) -> int:
         )
         db.executemany("INSERT OR REPLACE INTO kb_entries VALUES (?, ?, ?, ?)", entries)
         db.executemany("INSERT OR REPLACE INTO kb_examples VALUES (?, ?, ?, ?)", examples)
+        if kb.vectors is not None:
+            v = kb.vectors
+            db.execute(
+                "INSERT INTO kb_vectors VALUES (?, ?, ?, ?, ?)",
+                (library, v.model, int(v.matrix.shape[1]), json.dumps(v.api_ids), v.matrix.astype("<f4").tobytes()),
+            )
         row = db.execute("SELECT generation FROM knowledge_bases WHERE library = ?", (library,)).fetchone()
     return int(row[0])
 
@@ -167,6 +176,30 @@ def load_examples(store: Store, library: str) -> list[Example]:
             f"the index's examples of {library!r} are invalid: {exc.error_count()} error(s)",
             hint=f"regenerate it: docmentor readme-llm generate --library {library}",
         ) from exc
+
+
+def load_vectors(store: Store, library: str) -> LibraryVectors | None:
+    """The library's API embeddings, or None when it was generated without them."""
+    import numpy as np
+
+    from docmentor.embeddings import LibraryVectors
+
+    with store.snapshot() as db:
+        _require(store, library)
+        row = db.execute(
+            "SELECT model, dimensions, api_ids, data FROM kb_vectors WHERE library = ?", (library,)
+        ).fetchone()
+    if row is None:
+        return None
+    model, dimensions, ids_json, data = row
+    api_ids = json.loads(ids_json)
+    matrix = np.frombuffer(data, dtype="<f4").astype(np.float32)
+    if not isinstance(api_ids, list) or matrix.size != len(api_ids) * int(dimensions):
+        raise StoreError(
+            f"the index's embeddings of {library!r} are damaged",
+            hint=f"regenerate them: docmentor readme-llm generate --library {library}",
+        )
+    return LibraryVectors(model=str(model), api_ids=[str(a) for a in api_ids], matrix=matrix.reshape(len(api_ids), int(dimensions)))
 
 
 def load_overview(store: Store, library: str) -> dict[str, Any]:

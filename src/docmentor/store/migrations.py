@@ -170,3 +170,20 @@ def m005_feedback(db: sqlite3.Connection) -> None:
         CREATE INDEX feedback_library ON feedback(library)
         """,
     )
+
+
+@migration
+def m006_kb_vectors(db: sqlite3.Connection) -> None:
+    # find_api's semantic ranking: one float32 matrix per library, rows in api_ids order.
+    _script(
+        db,
+        """
+        CREATE TABLE kb_vectors (
+            library TEXT PRIMARY KEY REFERENCES knowledge_bases(library) ON DELETE CASCADE,
+            model TEXT NOT NULL,
+            dimensions INTEGER NOT NULL,
+            api_ids TEXT NOT NULL,
+            data BLOB NOT NULL
+        )
+        """,
+    )

@@ -1,0 +1,171 @@
+"""Which APIs a documentation section is about: its examples, its code spans, its headings.
+
+``find_api`` ranks documentation sections for the task with the engine's search and credits
+the APIs each found section names. A section names an API
+
+- in a mkdocstrings directive (``::: httpx.Client``) or its own heading (``## `Client```):
+  weight 1.0 — the section documents that API;
+- in a code example that the matcher linked to the API (imports, aliases, return types):
+  weight 0.6;
+- in an inline code span of its prose (```response.iter_lines()```, ```.aclose()```,
+  ```DigestAuth```): weight 0.6, shared when the name is ambiguous.
+
+A code span is resolved against the library's names: a full path or alias
+(``httpx.Client.send``), ``Class.member`` (``Response.json``), a receiver named after a
+class (``response.json()`` → ``Response.json``), a leading-dot member (``.aclose()``) of a
+class named in the heading path, or a short name that is distinctive (a capital, ``_``)
+or unique in the library. Ambiguous names (more than three candidates) credit nothing.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from typing import Protocol
+
+from docmentor.readme_llm.importance import prose_text
+from docmentor.readme_llm.models import ApiEntry, Example
+
+__all__ = ["MentionResolver", "SectionRef"]
+
+DOCUMENTS = 1.0  # a directive or the section's heading names it
+USES = 0.6  # a linked example uses it, or the prose names it
+MAX_CANDIDATES = 3
+CACHE_SIZE = 20_000  # sections whose APIs are remembered
+
+_INLINE = re.compile(r"`([^`\n]+)`")
+_DIRECTIVE = re.compile(r"^\s*:::\s*([A-Za-z_][\w.]*)", re.M)
+_LEADING = re.compile(r"^(?:async\s+def|def|class|await|from|import)\s+")
+_DOTTED = re.compile(r"\.?[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
+
+
+class SectionRef(Protocol):
+    """What the resolver needs of a found section (an engine :class:`SearchHit` fits)."""
+
+    source: str
+    path: str
+    heading_path: list[str]
+    line_start: int
+    line_end: int
+    text: str
+
+
+class MentionResolver:
+    """Resolves names written in documentation to the ``api_id`` of one or more libraries."""
+
+    def __init__(self, entries: Iterable[ApiEntry], examples: Iterable[Example] = ()) -> None:
+        self._full: dict[str, str] = {}
+        self._qualified: dict[str, set[str]] = defaultdict(set)
+        self._short: dict[str, set[str]] = defaultdict(set)
+        self._classes: dict[str, set[str]] = defaultdict(set)  # lower-case class name → ids
+        self._members: dict[str, dict[str, str]] = defaultdict(dict)  # class id → name → id
+        self._kind: dict[str, str] = {}
+        for e in entries:
+            if e.kind == "module":
+                continue
+            self._kind[e.api_id] = e.kind
+            for path in (e.api_id, *e.aliases):
+                self._full.setdefault(path, e.api_id)
+                parts = path.split(".")
+                if len(parts) >= 2:
+                    self._qualified[".".join(parts[-2:])].add(e.api_id)
+            self._short[e.name].add(e.api_id)
+            if e.kind == "class":
+                self._classes[e.name.lower()].add(e.api_id)
+            if e.parent:
+                self._members[e.parent][e.name] = e.api_id
+        self._cache: dict[tuple[str, str, int, int, int], dict[str, float]] = {}
+        self._examples: dict[tuple[str, str], list[Example]] = defaultdict(list)
+        for ex in examples:
+            self._examples[(ex.source, ex.path)].append(ex)
+
+    # -- names ----------------------------------------------------------------------------
+    def resolve(self, name: str, context: Iterable[str] = ()) -> set[str]:
+        """The APIs ``name`` may denote (empty when unknown or too ambiguous).
+
+        ``context``: class ids in scope (from the heading path) for ``.member`` names.
+        """
+        relative = name.startswith(".")
+        name = name.strip(".")
+        if not name:
+            return set()
+        if name in self._full:
+            return {self._full[name]}
+        parts = name.split(".")
+        last = parts[-1]
+        if len(parts) >= 2:
+            found = self._qualified.get(".".join(parts[-2:]), set())
+            if 0 < len(found) <= MAX_CANDIDATES:
+                return set(found)
+            # a receiver named after a class: response.json() → Response.json
+            owners = self._classes.get(parts[-2].lower(), set())
+            members = {self._members[c][last] for c in owners if last in self._members[c]}
+            if members:
+                return members
+        for cls in context:
+            member = self._members.get(cls, {}).get(last)
+            if member is not None:
+                return {member}
+        candidates = self._short.get(last, set())
+        distinctive = any(c.isupper() or c.isdigit() or c == "_" for c in last.lstrip("_"))
+        if len(parts) == 1 and not relative and not distinctive:
+            return set(candidates) if len(candidates) == 1 else set()  # a plain word: unique only
+        return set(candidates) if 0 < len(candidates) <= MAX_CANDIDATES else set()
+
+    def _spans(self, text: str) -> list[str]:
+        out: list[str] = []
+        for m in _INLINE.finditer(text):
+            span = _LEADING.sub("", m.group(1).strip())
+            d = _DOTTED.match(span)
+            if d is not None:
+                out.append(d.group(0))
+        return out
+
+    # -- sections -------------------------------------------------------------------------
+    def section_apis(self, section: SectionRef) -> dict[str, float]:
+        """``api_id`` → weight in (0, 1] for the APIs a section names (see the module doc)."""
+        key = (section.source, section.path, section.line_start, section.line_end, len(section.text))
+        cached = self._cache.get(key)
+        if cached is None:
+            if len(self._cache) >= CACHE_SIZE:
+                self._cache.clear()
+            cached = self._cache[key] = self._section_apis(section)
+        return cached
+
+    def _section_apis(self, section: SectionRef) -> dict[str, float]:
+        credit: dict[str, float] = {}
+
+        def give(ids: set[str], weight: float) -> None:
+            for api in ids:
+                if weight > credit.get(api, 0.0):
+                    credit[api] = weight
+
+        headings = list(section.heading_path)
+        context: set[str] = set()
+        for heading in headings:
+            for name in [*self._spans(heading), *_DOTTED.findall(heading)]:
+                context.update(a for a in self.resolve(name) if self._kind.get(a) == "class")
+        if headings:
+            for name in self._spans(headings[-1]):
+                give(self.resolve(name, context), DOCUMENTS)
+        for name in _DIRECTIVE.findall(section.text):
+            give(self.resolve(name, context), DOCUMENTS)
+        for name in self._spans(prose_text(section.text)):
+            found = self.resolve(name, context)
+            if found:
+                give(found, USES / len(found))
+        for ex in self._examples.get((section.source, section.path), ()):
+            if section.line_start <= ex.line <= section.line_end:
+                give(set(ex.apis_used), USES)
+        return credit
+
+    def rank(self, sections: Sequence[SectionRef], scores: Sequence[float]) -> dict[str, float]:
+        """API → best ``section score × weight`` over the found sections (scores in [0, 1])."""
+        out: dict[str, float] = {}
+        for section, score in zip(sections, scores, strict=True):
+            for api, weight in self.section_apis(section).items():
+                value = score * weight
+                if value > out.get(api, 0.0):
+                    out[api] = value
+        return out

@@ -1,0 +1,141 @@
+"""find_api's hybrid retrieval: lexical, documentation sections and embeddings, fused.
+
+On the fixture library (tests/fixtures/readme_lib), generated with the real embedding model.
+"""
+
+from __future__ import annotations
+
+import shutil
+import sqlite3
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from docmentor.embeddings import MODEL_ID, EmbeddingUnavailable
+from docmentor.engine import Docmentor
+from docmentor.errors import StoreError
+from docmentor.readme_llm import generate
+from docmentor.readme_llm.knowledge_base import load_kb
+from docmentor.readme_llm.service import LibraryKnowledge
+from docmentor.store.kb import load_entries, load_vectors
+
+LIB = Path(__file__).parent / "fixtures" / "readme_lib"
+SIGNALS = {"lexical", "sections", "semantic"}
+PARAPHRASE = "shut down when finished"  # no word in common with Database.close ("Close the database.")
+
+
+@pytest.fixture
+def lib(tmp_path: Path) -> Path:
+    root = tmp_path / "lib"
+    shutil.copytree(LIB, root, ignore=shutil.ignore_patterns("__pycache__"))
+    return root
+
+
+def _generate(tmp_path: Path, lib: Path, name: str, **options: object) -> Docmentor:
+    eng = Docmentor(tmp_path / name)
+    generate(eng, library="minidb", docs_path=lib / "docs", out=tmp_path / f"{name}-out", search_paths=[lib], **options)  # type: ignore[arg-type]
+    return eng
+
+
+@pytest.fixture
+def engine(tmp_path: Path, lib: Path) -> Iterator[Docmentor]:
+    eng = _generate(tmp_path, lib, "with")
+    yield eng
+    eng.close()
+
+
+def test_every_result_shows_its_rank_in_each_ranking(engine: Docmentor, tmp_path: Path) -> None:
+    data = LibraryKnowledge(engine, cwd=tmp_path).find_api("insert rows into a table", max_results=5)
+    results = data["results"]
+    assert results[0]["api_id"] == "minidb.core.Database.insert"
+    assert results[0]["signals"] == {"lexical": 1, "sections": results[0]["signals"]["sections"], "semantic": 1}
+    for r in results:
+        assert set(r["signals"]) == SIGNALS
+        assert any(r["signals"].values())  # every result comes from at least one ranking
+    assert [r["relevance"] for r in results] == sorted((r["relevance"] for r in results), reverse=True)
+    assert results[0]["relevance"] == 1.0
+
+
+def test_a_paraphrase_is_found_by_meaning(engine: Docmentor, tmp_path: Path) -> None:
+    (hit, *_) = LibraryKnowledge(engine, cwd=tmp_path).find_api(PARAPHRASE)["results"]
+    assert hit["api_id"] == "minidb.core.Database.close"
+    assert hit["signals"] == {"lexical": None, "sections": None, "semantic": 1}
+
+
+def test_nonsense_finds_nothing(engine: Docmentor, tmp_path: Path) -> None:
+    assert LibraryKnowledge(engine, cwd=tmp_path).find_api("zzzqqq xkcd")["results"] == []
+
+
+def test_a_section_that_explains_the_task_credits_its_api(engine: Docmentor, tmp_path: Path) -> None:
+    index = LibraryKnowledge(engine, cwd=tmp_path).index()
+    ranking = index._sections("narrow the rows of one table", None)
+    ids = [index.entries[i][1].api_id for i, _ in ranking]
+    assert "minidb.query.Query" in ids[:3]  # querying.md: "A `Query` narrows the rows of one table"
+    assert all(0.0 < s <= 1.0 for _, s in ranking) and ranking[0][1] == 1.0
+
+
+def test_vectors_are_written_registered_and_loaded(engine: Docmentor, tmp_path: Path) -> None:
+    kb = load_kb(tmp_path / "with-out" / "knowledge_base")
+    assert kb.vectors is not None and kb.vectors.model == MODEL_ID
+    assert (tmp_path / "with-out" / "knowledge_base" / "embeddings" / "api_embeddings.npy").is_file()
+    assert kb.metadata.settings["embeddings"] == MODEL_ID
+    stored = load_vectors(engine.store, "minidb")
+    assert stored is not None and stored.api_ids == kb.vectors.api_ids
+    assert np.array_equal(stored.matrix, kb.vectors.matrix)
+    assert set(stored.api_ids) == {e.api_id for e in load_entries(engine.store, "minidb")}
+    assert np.allclose(np.linalg.norm(stored.matrix, axis=1), 1.0, atol=1e-5)
+
+
+def test_without_embeddings_find_api_ranks_lexically(tmp_path: Path, lib: Path) -> None:
+    eng = _generate(tmp_path, lib, "without", embeddings=False)
+    try:
+        assert not (tmp_path / "without-out" / "knowledge_base" / "embeddings").exists()
+        assert load_vectors(eng.store, "minidb") is None
+        knowledge = LibraryKnowledge(eng, cwd=tmp_path)
+        results = knowledge.find_api("insert rows into a table")["results"]
+        assert results[0]["api_id"] == "minidb.core.Database.insert"
+        assert all(set(r["signals"]) == {"lexical", "sections"} for r in results)
+        assert knowledge.find_api(PARAPHRASE)["results"] == []  # meaning alone is out of reach
+    finally:
+        eng.close()
+
+
+def test_vectors_of_another_model_are_not_used(engine: Docmentor, tmp_path: Path) -> None:
+    with sqlite3.connect(engine.store.path) as db:
+        db.execute("UPDATE kb_vectors SET model = 'some-other-model'")
+        db.execute("UPDATE knowledge_bases SET generation = generation + 1")  # readers reload
+    results = LibraryKnowledge(engine, cwd=tmp_path).find_api("insert rows into a table")["results"]
+    assert results and all("semantic" not in r["signals"] for r in results)
+
+
+def test_an_embedder_that_fails_at_query_time_degrades_to_lexical(
+    engine: Docmentor, tmp_path: Path
+) -> None:
+    knowledge = LibraryKnowledge(engine, cwd=tmp_path)
+    index = knowledge.index()
+
+    def broken() -> object:
+        raise EmbeddingUnavailable("the embedding model cannot be loaded: gone")
+
+    index.embedder = broken  # type: ignore[assignment]
+    results = knowledge.find_api("insert rows into a table")["results"]
+    assert results[0]["api_id"] == "minidb.core.Database.insert"
+    assert index.semantic_error and "gone" in index.semantic_error
+    assert not index.semantic  # later calls do not retry
+
+
+@pytest.mark.parametrize("damage", ["truncate", "shape", "pickle"])
+def test_a_damaged_embeddings_file_is_a_clear_error(engine: Docmentor, tmp_path: Path, damage: str) -> None:
+    kb_dir = tmp_path / "with-out" / "knowledge_base"
+    npy = kb_dir / "embeddings" / "api_embeddings.npy"
+    if damage == "truncate":
+        npy.write_bytes(npy.read_bytes()[:100])
+    elif damage == "shape":
+        np.save(npy, np.zeros((3, 7), dtype=np.float32))
+    else:
+        np.save(npy, np.array([{"x": 1}], dtype=object), allow_pickle=True)
+    with pytest.raises(StoreError, match=r"api_embeddings\.npy") as info:
+        load_kb(kb_dir)
+    assert info.value.hint and "regenerate" in info.value.hint

@@ -1,0 +1,94 @@
+"""Which APIs a documentation section names (find_api's ``sections`` ranking)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from docmentor.readme_llm.mentions import DOCUMENTS, USES, MentionResolver
+from docmentor.readme_llm.models import ApiEntry, Example
+
+
+def api(api_id: str, kind: str, *aliases: str, parent: str | None = None) -> ApiEntry:
+    return ApiEntry(api_id=api_id, aliases=list(aliases), kind=kind, name=api_id.rsplit(".", 1)[-1], parent=parent)  # type: ignore[arg-type]
+
+
+ENTRIES = [
+    api("pkg", "module"),
+    api("pkg._client.Client", "class", "pkg.Client"),
+    api("pkg._client.Client.send", "method", "pkg.Client.send", parent="pkg._client.Client"),
+    api("pkg._client.Client.close", "method", "pkg.Client.close", parent="pkg._client.Client"),
+    api("pkg._models.Response", "class", "pkg.Response"),
+    api("pkg._models.Response.iter_lines", "method", "pkg.Response.iter_lines", parent="pkg._models.Response"),
+    api("pkg._models.Response.close", "method", "pkg.Response.close", parent="pkg._models.Response"),
+    api("pkg._models.Response.json", "method", "pkg.Response.json", parent="pkg._models.Response"),
+    api("pkg._api.get", "function", "pkg.get"),
+    api("pkg._auth.DigestAuth", "class", "pkg.DigestAuth"),
+    api("pkg._util.unique_helper", "function"),
+]
+
+
+@dataclass
+class Section:
+    text: str
+    heading_path: list[str] = field(default_factory=list)
+    source: str = "pkg-docs"
+    path: str = "guide.md"
+    line_start: int = 1
+    line_end: int = 20
+
+
+def resolver(examples: list[Example] | None = None) -> MentionResolver:
+    return MentionResolver(ENTRIES, examples or [])
+
+
+def test_names_resolve_by_path_alias_member_receiver_and_short_name() -> None:
+    r = resolver()
+    assert r.resolve("pkg.Client.send") == {"pkg._client.Client.send"}  # an alias
+    assert r.resolve("pkg._models.Response.json") == {"pkg._models.Response.json"}  # the id
+    assert r.resolve("Response.iter_lines") == {"pkg._models.Response.iter_lines"}  # Class.member
+    assert r.resolve("response.json") == {"pkg._models.Response.json"}  # a receiver named after its class
+    assert r.resolve("DigestAuth") == {"pkg._auth.DigestAuth"}  # distinctive short name
+    assert r.resolve("unique_helper") == {"pkg._util.unique_helper"}
+    assert r.resolve(".iter_lines") == {"pkg._models.Response.iter_lines"}  # unique member
+    # ambiguous without context, resolved with the class in scope
+    assert r.resolve(".close") == {"pkg._client.Client.close", "pkg._models.Response.close"}
+    assert r.resolve(".close", ["pkg._client.Client"]) == {"pkg._client.Client.close"}
+    # a plain word only when unique: `get` is, `close` (two) and unknown words are not
+    assert r.resolve("get") == {"pkg._api.get"}
+    assert r.resolve("close") == set()
+    assert r.resolve("nothing.here") == set() and r.resolve("") == set() and r.resolve("pkg") == set()
+
+
+def test_section_credit_by_how_the_section_names_an_api() -> None:
+    text = """\
+Call `response.iter_lines()` to read the body line by line, or use `def .close()`.
+
+::: pkg.DigestAuth
+
+```python
+client.send(request)
+```
+"""
+    credit = resolver().section_apis(Section(text, heading_path=["API", "`Response`"]))
+    assert credit == {
+        "pkg._models.Response.iter_lines": USES,
+        "pkg._models.Response.close": USES,  # the heading path puts Response in scope
+        "pkg._models.Response": DOCUMENTS,  # the section's own heading names it
+        "pkg._auth.DigestAuth": DOCUMENTS,  # a mkdocstrings directive
+    }  # code blocks count only through the examples the matcher linked (none here)
+
+
+def test_linked_examples_inside_the_section_credit_their_apis() -> None:
+    inside = Example(
+        example_id="e1", title="t", code="x", language="python", source="pkg-docs", path="guide.md", line=5,
+        apis_used=["pkg._client.Client.send"],
+    )  # fmt: skip
+    outside = inside.model_copy(update={"example_id": "e2", "line": 40, "apis_used": ["pkg._api.get"]})
+    other_doc = inside.model_copy(update={"example_id": "e3", "path": "other.md", "apis_used": ["pkg._api.get"]})
+    r = resolver([inside, outside, other_doc])
+    assert r.section_apis(Section("Some prose.")) == {"pkg._client.Client.send": USES}
+    # best score x weight over the found sections
+    ranked = r.rank(
+        [Section("Use `DigestAuth`.", path="a.md"), Section("::: pkg.DigestAuth", path="b.md")], [1.0, 0.5]
+    )
+    assert ranked == {"pkg._auth.DigestAuth": max(1.0 * USES, 0.5 * DOCUMENTS)}
