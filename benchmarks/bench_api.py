@@ -96,6 +96,34 @@ def score(knowledge: LibraryKnowledge, questions: list[dict[str, Any]]) -> dict[
     }
 
 
+def ablation(knowledge: LibraryKnowledge, questions: list[dict[str, Any]]) -> dict[str, Any]:
+    """Quality with each ranking of find_api's fusion switched off (the same knowledge base)."""
+    index = knowledge.index()
+    sections, embedder = index.section_search, index.embedder
+    variants = {
+        "lexical": (None, None),
+        "lexical+sections": (sections, None),
+        "lexical+semantic": (None, embedder),
+        "semantic": "semantic-only",
+    }
+    out: dict[str, Any] = {}
+    try:
+        for name, parts in variants.items():
+            if parts == "semantic-only":
+                fields, index.fields = index.fields, {k: type(v)() for k, v in index.fields.items()}
+                index.section_search, index.embedder = None, embedder
+                try:
+                    out[name] = score(knowledge, questions)
+                finally:
+                    index.fields = fields
+                continue
+            index.section_search, index.embedder = parts  # type: ignore[misc]
+            out[name] = score(knowledge, questions)
+    finally:
+        index.section_search, index.embedder = sections, embedder
+    return {k: {m: v[m] for m in ("top1", "top3", "mrr")} for k, v in out.items()}
+
+
 def mcp_latency(db: Path, queries: list[str], repeat: int) -> dict[str, Any]:
     params = StdioServerParameters(
         command=PYTHON,
@@ -239,6 +267,7 @@ def main() -> None:
         engine = Docmentor(db, create=False)
         knowledge = LibraryKnowledge(engine, cwd=tmp)
         report["quality"] = score(knowledge, questions)
+        report["ablation"] = ablation(knowledge, questions)
         lat = []
         for q in questions:
             t = time.perf_counter()
@@ -306,6 +335,9 @@ def main() -> None:
     for row in rows:
         print("| " + " | ".join(row) + " |")
     print()
+    print("find_api with parts of the fusion switched off (top-1 / top-3 / MRR):")
+    for name, v in report["ablation"].items():
+        print(f"  {name:18} {v['top1']:.3f} / {v['top3']:.3f} / {v['mrr']:.3f}")
     print("find_api misses (rank != 1): " + ", ".join(f"{r['id']}:{r['rank'] or '-'}" for r in q["misses"]))
     if "venv" in lx:
         print(f"lancedb venv: {lx['venv']}")
