@@ -321,3 +321,40 @@ def test_a_symlinked_folder_is_followed_anew_at_each_refresh(tmp_path: Path) -> 
     report = dm.refresh("site")[0]  # unchanged: still a refresh
     assert report.unchanged == 1
     assert dm.sources()[0]["refreshed_at"] > "2000-01-01T00:00:00Z"
+
+
+# ---------------------------------------------------------------------------- details
+
+
+@pytest.mark.parametrize(
+    ("value", "iso"),
+    [
+        ("Wed, 21 Oct 2015 07:28:00 GMT", "2015-10-21T07:28:00Z"),
+        ("Sunday, 06-Nov-94 08:49:37 GMT", "1994-11-06T08:49:37Z"),  # RFC 850, via email.utils
+        ("Wed, 21 Oct 2015 07:28:00 +0200", "2015-10-21T05:28:00Z"),
+        ("Mon, 31 Feb 2015 07:28:00 GMT", None),
+        ("yesterday", None),
+    ],
+)
+def test_last_modified_dates(value: str, iso: str | None) -> None:
+    from docmentor.engine import http_date_iso
+
+    assert http_date_iso(value) == iso
+
+
+def test_a_lexical_index_left_without_its_store_is_cleared(tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "a.md").write_text("# A\n\nThe aardvark digs.\n")
+    with closing(Docmentor(tmp_path / "index")) as eng:
+        eng.add(str(docs), name="docs")
+        assert found(eng, "aardvark") == ["a.md"]
+    for f in (tmp_path / "index").glob("index.sqlite3*"):
+        f.unlink()
+    with closing(Docmentor(tmp_path / "index")) as eng:  # a new store over the old lexical index
+        assert eng.sources() == [] and found(eng, "aardvark") == []
+    fresh = tmp_path / "fresh"
+    with closing(Docmentor(fresh)) as eng:
+        assert eng.lexical.num_docs() == 0 and (fresh / "lexical" / "meta.json").exists()
+        eng.add(str(docs), name="docs")
+        assert found(eng, "aardvark") == ["a.md"]

@@ -10,10 +10,11 @@ import hashlib
 import json
 import logging
 import os
+import re
 import time
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
-from email.utils import parsedate_to_datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 from urllib.parse import urljoin
@@ -150,7 +151,11 @@ class Docmentor:
                     log.warning(
                         "analyzer changed (%s → %s): rebuilding the lexical index", stored, ANALYZER_VERSION
                     )
-                self._rebuild_lexical()
+                lexical = self.root / "lexical"
+                if not self.store.sources() and not (lexical.is_dir() and any(lexical.iterdir())):
+                    self._lexical = LexicalIndex(lexical)  # a new index: made here, nothing to rebuild
+                else:
+                    self._rebuild_lexical()
                 self.store.set_setting("analyzer", ANALYZER_VERSION)
 
     def _rebuild_lexical(self) -> int:
@@ -599,14 +604,36 @@ def _set_updated_times(spec: SourceSpec, docs: list[RawDocument]) -> None:
         for d in docs:
             d.updated_at = times.get(d.path)
         return
-    from docmentor.sources.gitdates import iso
-
     for d in docs:
         if d.last_modified and d.updated_at is None:
-            try:
-                d.updated_at = iso(parsedate_to_datetime(d.last_modified).timestamp())
-            except (TypeError, ValueError, IndexError, OverflowError):
-                pass
+            d.updated_at = http_date_iso(d.last_modified)
+
+
+_MONTH_NAMES = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+_MONTHS = {m: i for i, m in enumerate(_MONTH_NAMES, 1)}
+_IMF_FIXDATE = re.compile(
+    r"(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun), (\d\d) ([A-Z][a-z]{2}) (\d{4}) (\d\d):(\d\d):(\d\d) GMT"
+)
+
+
+def http_date_iso(value: str) -> str | None:
+    """An HTTP date (``Last-Modified``) as ISO 8601 UTC, or None when it is not a date."""
+    m = _IMF_FIXDATE.fullmatch(value.strip())
+    if m and m.group(2) in _MONTHS:  # the one format servers send today, without email.utils
+        day, _, year, hh, mm, ss = m.groups()
+        try:
+            stamp = datetime(int(year), _MONTHS[m.group(2)], int(day), int(hh), int(mm), int(ss), tzinfo=UTC)
+        except ValueError:
+            return None
+        return stamp.isoformat().replace("+00:00", "Z")
+    from email.utils import parsedate_to_datetime  # obsolete formats (RFC 850, asctime)
+
+    from docmentor.sources.gitdates import iso
+
+    try:
+        return iso(parsedate_to_datetime(value).timestamp())
+    except (TypeError, ValueError, IndexError, OverflowError):
+        return None
 
 
 def _source_dict(r: SourceRow) -> dict[str, Any]:

@@ -17,7 +17,6 @@ from typing import Any
 
 from markdown_it import MarkdownIt
 
-from docmentor._yaml import load_yaml
 from docmentor.models import CodeBlock, Link, ParsedDocument
 from docmentor.parse.common import build_sections, map_line, normalize_newlines
 
@@ -54,6 +53,8 @@ def split_front_matter(lines: list[str]) -> tuple[dict[str, object], int]:
         return {}, 0
     for i in range(1, min(len(lines), 500)):
         if lines[i].strip() in ("---", "..."):
+            from docmentor._yaml import load_yaml  # PyYAML costs ~10 ms to import
+
             data = load_yaml("\n".join(lines[1:i]))
             return (data if isinstance(data, dict) else {}), i + 1
     return {}, 0

@@ -15,7 +15,7 @@ from __future__ import annotations
 import codecs
 import re
 from dataclasses import dataclass, field
-from email.message import Message
+from functools import lru_cache
 from typing import TYPE_CHECKING, Literal
 
 if TYPE_CHECKING:  # bs4 and markdownify load only when a page is HTML (they cost ~70 ms)
@@ -88,10 +88,13 @@ class DecodedBody:
     warnings: list[str] = field(default_factory=list)
 
 
+@lru_cache(maxsize=256)  # a site sends the same few values for all its pages
 def parse_content_type(value: str | None) -> tuple[str, str | None]:
     """``"text/html; charset=UTF-8"`` → ``("text/html", "UTF-8")``; ``("", None)`` when absent."""
     if not value or not value.strip():
         return "", None
+    from email.message import Message
+
     msg = Message()
     msg["content-type"] = value
     charset = msg.get_param("charset")
