@@ -139,3 +139,10 @@ def test_a_damaged_embeddings_file_is_a_clear_error(engine: Docmentor, tmp_path:
     with pytest.raises(StoreError, match=r"api_embeddings\.npy") as info:
         load_kb(kb_dir)
     assert info.value.hint and "regenerate" in info.value.hint
+
+
+def test_catalog_fields_of_the_plan_are_filled(engine: Docmentor) -> None:
+    by_id = {e.api_id: e for e in load_entries(engine.store, "minidb")}
+    insert = by_id["minidb.core.Database.insert"]
+    assert "minidb.core.connect" in insert.related_apis and insert.tags
+    assert insert.search_keywords[:3] == ["insert", "rows", "table"]

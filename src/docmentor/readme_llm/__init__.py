@@ -262,6 +262,9 @@ def generate(
 
     mentions = count_mentions((prose_text(s.text) for s in sections), entries)
     score_importance(entries, examples, mentions, package=library.split(".")[0])
+    from docmentor.readme_llm.enrich import enrich_entries
+
+    enrich_entries(entries, examples)  # related_apis, tags, search_keywords
     timings["importance"] = time.perf_counter() - t
 
     # 4b. embeddings for find_api's semantic ranking
