@@ -1,0 +1,291 @@
+"""Exact o200k_base / cl100k_base token counts in plain Python, for short-lived processes.
+
+toktok builds its o200k_base tables on first use: ~0.3 s holding the GIL, more than the rest
+of a `docmentor assemble` call. This counter gives the same numbers without that start-up:
+
+- **Pre-tokenization** runs the encoding's own split pattern, rewritten over a *class string*:
+  ASCII stays itself and every other character becomes a stand-in of its Unicode class
+  (upper/lower/other letter, mark, number, white space, other), so Python's ``re`` splits
+  exactly where the tokenizer's Unicode-aware pattern does, with a pattern that compiles in
+  about a millisecond.
+- **BPE** merges each piece's UTF-8 bytes by rank, lowest first and leftmost on ties, as
+  tiktoken and toktok do; pieces seen before in this process are not merged again.
+- **The vocabulary** (token bytes → rank) is read from a cache file derived once from
+  toktok's own tables (:func:`build`), checked whole by CRC-32 (~1 ms). Its 2¹⁶ buckets are
+  unmarshalled only when a lookup needs them: an assemble call touches ~4,000 of them, a few
+  percent of the vocabulary, where building the whole dict would take ~45 ms.
+
+Characters whose class could differ between Python's Unicode tables and toktok's (unassigned
+here, or re-categorised since Unicode 3.2) make :meth:`Counter.count_many` answer ``None``,
+and so do very long pieces; the caller then counts with toktok itself.
+"""
+
+from __future__ import annotations
+
+import array
+import marshal
+import re
+import struct
+import sys
+import zlib
+from collections.abc import Callable, Sequence
+from itertools import pairwise
+from typing import Final
+
+FORMAT: Final = 1
+MAGIC: Final = b"DMBPE\x00\r\n"  # the CR LF catches a text-mode copy
+ENCODINGS: Final = ("o200k_base", "cl100k_base")
+_BUCKETS: Final = 1 << 16
+_MASK: Final = _BUCKETS - 1
+_HEAD = struct.Struct("<8sII")  # magic, length and CRC of the marshalled header
+_MAX_PIECE: Final = 4096  # bytes; merging is quadratic in a piece's length
+_MEMO_MAX: Final = 500_000  # pieces remembered per encoding before the memo starts over
+
+# ------------------------------------------------------------------ pre-tokenization
+
+# Stand-ins in the class string. Only non-ASCII characters are replaced, by one character each,
+# so positions (and so pieces of the original text) line up.
+_UPPER = "A"  # Lu, Lt: upper side of o200k's letter classes
+_LOWER = "a"  # Ll: lower side
+_LETTER = "\u01bb"  # Lm, Lo: both sides
+_MARK = "\u0301"  # Mn, Mc, Me: both sides in o200k; not a letter (\p{L}) in either encoding
+_NUMBER = "0"  # Nd, Nl, No
+_SPACE = "\t"  # White_Space other than ASCII (NBSP, NEL, U+2000…, ideographic space …)
+_OTHER = "#"  # symbols, punctuation, format and control characters, private use
+_UNSAFE = "\uffff"  # a character this counter does not vouch for
+
+_S = "\t\n\x0b\x0c\r "  # \s: White_Space, which excludes \x1c-\x1f (Python's \s does not)
+_L = "A-Za-z" + _LETTER
+_UP = "A-Z" + _LETTER + _MARK
+_LO = "a-z" + _LETTER + _MARK
+_CONTRACTION = "(?i:'s|'t|'re|'ve|'m|'ll|'d)?"
+
+# tiktoken's patterns with \p{…} and \s spelt over the class string ($ is \Z: end of text only).
+_PATTERNS: Final = {
+    "o200k_base": "|".join(
+        [
+            f"[^\r\n{_L}0-9]?[{_UP}]*[{_LO}]+{_CONTRACTION}",
+            f"[^\r\n{_L}0-9]?[{_UP}]+[{_LO}]*{_CONTRACTION}",
+            "[0-9]{1,3}",
+            f" ?[^{_S}{_L}0-9]+[\r\n/]*",
+            f"[{_S}]*[\r\n]+",
+            f"[{_S}]+(?![^{_S}])",
+            f"[{_S}]+",
+        ]
+    ),
+    "cl100k_base": "|".join(
+        [
+            "'(?i:[sdmt]|ll|ve|re)",
+            f"[^\r\n{_L}0-9]?+[{_L}]++",
+            "[0-9]{1,3}+",
+            f" ?[^{_S}{_L}0-9]++[\r\n]*+",
+            f"[{_S}]++\\Z",
+            f"[{_S}]*[\r\n]",
+            f"[{_S}]+(?![^{_S}])",
+            f"[{_S}]",
+        ]
+    ),
+}
+
+
+def _class_of(char: str) -> str:
+    """The stand-in of one non-ASCII character, or ``_UNSAFE``."""
+    import unicodedata
+
+    cat = unicodedata.category(char)
+    then = unicodedata.ucd_3_2_0.category(char)
+    # Trust a class only if Unicode has not moved the character since 3.2 (2002): then
+    # toktok's tables, of whatever version, agree. Symbols and punctuation added since are
+    # "other" whether a table knows them or not. ſ folds to s, so "'ſ" is a contraction.
+    stable = cat == then or (then == "Cn" and cat[0] in "SP")
+    if not stable or cat in ("Cn", "Cs") or char == "\u017f":
+        return _UNSAFE
+    if cat in ("Zs", "Zl", "Zp") or char == "\x85":
+        return _SPACE
+    if cat[0] == "L":
+        return _LOWER if cat == "Ll" else _UPPER if cat in ("Lu", "Lt") else _LETTER
+    return {"M": _MARK, "N": _NUMBER}.get(cat[0], _OTHER)
+
+
+class _Classes(dict[int, str]):
+    """A ``str.translate`` table filled on demand (a text uses a few dozen non-ASCII characters)."""
+
+    def __missing__(self, code: int) -> str:
+        stand_in = chr(code) if code < 128 else _class_of(chr(code))
+        self[code] = stand_in
+        return stand_in
+
+
+_CLASSES = _Classes()
+
+
+def class_string(text: str) -> str:
+    """``text`` with each non-ASCII character replaced by its class stand-in (for tests)."""
+    return text if text.isascii() else text.translate(_CLASSES)
+
+
+# ------------------------------------------------------------------ the vocabulary file
+
+
+class CacheError(Exception):
+    """The vocabulary file is stale or damaged; count with toktok instead."""
+
+
+def build(encoding: str, tokens: Sequence[bytes], source: str) -> bytes:
+    """The vocabulary file for ``tokens`` (token bytes, indexed by rank).
+
+    ``source`` names where the ranks came from (e.g. ``toktok-rs 0.3.0``); :func:`load`
+    accepts the file only for the same encoding and source.
+    """
+    buckets: list[dict[bytes, int]] = [{} for _ in range(_BUCKETS)]
+    crc32 = zlib.crc32
+    for rank, token in enumerate(tokens):
+        buckets[crc32(token) & _MASK][token] = rank
+    blobs = [marshal.dumps(b, 4) for b in buckets]
+    offsets = array.array("I", [0])
+    if offsets.itemsize != 4:
+        raise CacheError("no 32-bit array type on this platform")
+    for blob in blobs:
+        offsets.append(offsets[-1] + len(blob))
+    if sys.byteorder == "big":
+        offsets.byteswap()
+    body = offsets.tobytes() + b"".join(blobs)
+    header = marshal.dumps(
+        {
+            "format": FORMAT,
+            "encoding": encoding,
+            "source": source,
+            "buckets": _BUCKETS,
+            "tokens": len(tokens),
+            "size": len(body),
+            "crc": zlib.crc32(body),
+        },
+        4,
+    )
+    return _HEAD.pack(MAGIC, len(header), zlib.crc32(header)) + header + body
+
+
+def load(data: bytes, encoding: str, source: str) -> Callable[[bytes], int | None]:
+    """A ``rank(token_bytes)`` lookup over a file made by :func:`build`, checked whole (CRC-32).
+
+    Raises:
+        CacheError: the file is not for this encoding and source, or is damaged.
+    """
+    if len(data) < _HEAD.size:
+        raise CacheError("truncated")
+    magic, head_len, head_crc = _HEAD.unpack_from(data)
+    body_at = _HEAD.size + head_len
+    if magic != MAGIC or zlib.crc32(data[_HEAD.size : body_at]) != head_crc:
+        raise CacheError("bad header")
+    header = marshal.loads(data[_HEAD.size : body_at])  # its CRC matched: it is what build wrote
+    want = {"format": FORMAT, "encoding": encoding, "source": source, "buckets": _BUCKETS}
+    if not isinstance(header, dict) or any(header.get(k) != v for k, v in want.items()):
+        raise CacheError("made for another encoding, format or tokenizer version")
+    body = memoryview(data)[body_at:]
+    if len(body) != header.get("size") or zlib.crc32(body) != header.get("crc"):
+        raise CacheError("damaged")
+    offsets = array.array("I")
+    if offsets.itemsize != 4:
+        raise CacheError("no 32-bit array type on this platform")
+    base = 4 * (_BUCKETS + 1)
+    offsets.frombytes(body[:base])
+    if sys.byteorder == "big":
+        offsets.byteswap()
+    ranks: dict[bytes, int] = {}
+    loaded = bytearray(_BUCKETS)
+    get = ranks.get
+    crc32 = zlib.crc32
+
+    def rank(token: bytes) -> int | None:
+        r = get(token)
+        if r is not None:
+            return r
+        b = crc32(token) & _MASK
+        if loaded[b]:
+            return None
+        bucket = marshal.loads(body[base + offsets[b] : base + offsets[b + 1]])
+        if not isinstance(bucket, dict):
+            raise CacheError(f"bad bucket {b}")
+        ranks.update(bucket)
+        loaded[b] = 1  # after the update: another thread that sees the flag finds the ranks
+        return bucket.get(token)
+
+    return rank
+
+
+# ------------------------------------------------------------------ counting
+
+
+class Counter:
+    """Exact token counts for one encoding from a vocabulary file's ``rank`` lookup."""
+
+    def __init__(self, encoding: str, rank: Callable[[bytes], int | None]) -> None:
+        self.encoding = encoding
+        self._rank = rank
+        self._split = re.compile(_PATTERNS[encoding], re.ASCII).finditer
+        self._memo: dict[str, int] = {}
+
+    def count_many(self, texts: Sequence[str]) -> list[int] | None:
+        """Exact counts, or ``None`` if a text needs toktok (see the module docstring).
+
+        Raises:
+            CacheError: a bucket of the vocabulary file does not unmarshal to a dict.
+        """
+        memo = self._memo
+        if len(memo) > _MEMO_MAX:
+            memo.clear()
+        out = []
+        for text in texts:
+            classes = class_string(text)
+            if _UNSAFE in classes:
+                return None
+            n = 0
+            for m in self._split(classes):
+                piece = text[m.start() : m.end()]
+                c = memo.get(piece)
+                if c is None:
+                    parts = self._merge(piece.encode())
+                    if parts is None:
+                        return None
+                    c = memo[piece] = len(parts)
+                n += c
+            out.append(n)
+        return out
+
+    def tokens(self, text: str) -> list[bytes] | None:
+        """The tokens of ``text`` as byte strings, or ``None`` as :meth:`count_many` (for tests)."""
+        classes = class_string(text)
+        if _UNSAFE in classes:
+            return None
+        out: list[bytes] = []
+        for m in self._split(classes):
+            parts = self._merge(text[m.start() : m.end()].encode())
+            if parts is None:
+                return None
+            out += parts
+        return out
+
+    def _merge(self, piece: bytes) -> list[bytes] | None:
+        """What byte-pair merging leaves of ``piece``: one token if it is one, else merges by rank."""
+        rank = self._rank
+        if len(piece) == 1 or rank(piece) is not None:
+            return [piece]
+        if len(piece) > _MAX_PIECE:
+            return None
+        parts = [piece[i : i + 1] for i in range(len(piece))]  # every byte is a token
+        never = sys.maxsize
+        pairs = [never if (r := rank(a + b)) is None else r for a, b in pairwise(parts)]
+        while len(parts) > 1:
+            low = min(pairs)
+            if low == never:
+                break
+            i = pairs.index(low)  # the leftmost of equal ranks, as tiktoken
+            parts[i : i + 2] = [parts[i] + parts[i + 1]]
+            del pairs[i]
+            if i > 0:
+                r = rank(parts[i - 1] + parts[i])
+                pairs[i - 1] = never if r is None else r
+            if i < len(pairs):
+                r = rank(parts[i] + parts[i + 1])
+                pairs[i] = never if r is None else r
+        return parts
