@@ -7,8 +7,10 @@
 2. Budget honesty: for every dev question and budgets 1k, 4k, 8k, 16k, recount the digest's
    tokens independently (toktok, o200k_base) and report the worst ratio to the budget.
 3. Speed: a 1,000-file corpus (the three corpora combined with path prefixes, replicated),
-   assemble the dev questions in-process (p50, max) and through the CLI (p50), reported as
-   the ratio to the spec's budget (< 15 s for 1,000 files).
+   assemble the dev questions in-process (p50, max) and through the CLI (a new process per
+   call, with a fresh DOCMENTOR_HOME: the first call, which derives the token cache, then
+   p50 and max of the next ten), reported as the ratio to the spec's budget (< 15 s for
+   1,000 files).
 
 Usage: .venv/bin/python benchmarks/bench_assemble.py [--json OUT]
 """
@@ -17,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -46,6 +49,7 @@ def main() -> None:
     questions = load_questions(SHARED / "eval" / "httpx.jsonl")
     out: dict[str, object] = {}
     with tempfile.TemporaryDirectory() as tmp:
+        os.environ["DOCMENTOR_HOME"] = str(Path(tmp) / "home")  # nothing under ~
         engine = Docmentor(Path(tmp) / "httpx")
         engine.add(str(SHARED / "corpora" / "httpx"), name="httpx")
         passed, covs, fails = 0, [], []
@@ -78,13 +82,19 @@ def main() -> None:
             lat.append(time.perf_counter() - t)
         out["inproc_p50_s"] = statistics.median(lat)
         out["inproc_max_s"] = max(lat)
-        cli = []
-        for q in questions[:10]:
+        # A fresh home: the first call derives the token cache (docs/assemble.md), the rest read it.
+        env = {**os.environ, "DOCMENTOR_HOME": str(Path(tmp) / "cli-home")}
+
+        def cli_call(query: str) -> float:
             t = time.perf_counter()
-            subprocess.run([CLI, "--db", str(db), "assemble", q["query"], "--allow-empty"], check=True,
-                           capture_output=True)
-            cli.append(time.perf_counter() - t)
+            subprocess.run([CLI, "--db", str(db), "assemble", query, "--allow-empty"], check=True,
+                           capture_output=True, env=env)
+            return time.perf_counter() - t
+
+        out["cli_first_call_s"] = cli_call(questions[0]["query"])
+        cli = [cli_call(q["query"]) for q in questions[:10]]
         out["cli_p50_s"] = statistics.median(cli)
+        out["cli_max_s"] = max(cli)
         out["ratio_to_spec_inproc"] = SPEC_SECONDS_1000 / out["inproc_p50_s"]  # type: ignore[operator]
         out["ratio_to_spec_cli"] = SPEC_SECONDS_1000 / out["cli_p50_s"]  # type: ignore[operator]
     for k, v in out.items():
