@@ -22,7 +22,7 @@ from functools import lru_cache
 import Stemmer
 
 # Bump when the analyzer or the lexical schema changes: writers then rebuild the index.
-ANALYZER_VERSION = "code-bm25-v4"
+ANALYZER_VERSION = "code-bm25-v5"
 
 # An identifier with optional dotted / ``::`` / ``->`` parts, or a number, or any other word.
 _TOKEN_PATTERN = r"[^\W\d_][\w{marks}]*(?:(?:\.|::|->)[^\W\d_][\w{marks}]*)*|\d+(?:\.\d+)*|[^\W_]+"

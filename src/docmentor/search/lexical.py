@@ -51,9 +51,14 @@ def _schema() -> tantivy.Schema:
     sb.add_integer_field("document_id", stored=True)
     sb.add_integer_field("line_start", stored=True)
     sb.add_integer_field("line_end", stored=True)
-    for name in ("path", "url", "title", "heading", "heading_path", "text", "indexed_at"):
-        sb.add_text_field(f"s_{name}", stored=True, tokenizer_name="raw", index_option="basic")
+    # What a result shows: stored only, as UTF-8 bytes. A stored text field would be indexed
+    # too (each whole section text one "raw" term), which was most of the indexing time.
+    for name in STORED:
+        sb.add_bytes_field(name, stored=True, indexed=False)
     return sb.build()
+
+
+STORED = ("s_path", "s_url", "s_title", "s_heading", "s_heading_path", "s_text", "s_indexed_at")
 
 
 def _terms(text: str) -> str:
@@ -172,9 +177,8 @@ class LexicalIndex:
 
     @staticmethod
     def _document(row: Mapping[str, Any], body: str) -> tantivy.Document:
-        heading_path = (
-            json.loads(row["heading_path"]) if isinstance(row["heading_path"], str) else row["heading_path"]
-        )
+        stored_path = row["heading_path"]  # JSON from the store (or a list)
+        heading_path = json.loads(stored_path) if isinstance(stored_path, str) else stored_path
         path = str(row["path"])
         doc = tantivy.Document()
         doc.add_text("doc_key", doc_key(int(row["document_id"])))
@@ -195,13 +199,16 @@ class LexicalIndex:
         doc.add_integer("document_id", int(row["document_id"]))
         doc.add_integer("line_start", int(row["line_start"]))
         doc.add_integer("line_end", int(row["line_end"]))
-        doc.add_text("s_path", path)
-        doc.add_text("s_url", str(row["url"]))
-        doc.add_text("s_title", str(row["title"]))
-        doc.add_text("s_heading", str(row["heading"]))
-        doc.add_text("s_heading_path", json.dumps(heading_path))
-        doc.add_text("s_text", str(row["text"]))
-        doc.add_text("s_indexed_at", str(row["indexed_at"]))
+        doc.add_bytes("s_path", path.encode())
+        doc.add_bytes("s_url", str(row["url"]).encode())
+        doc.add_bytes("s_title", str(row["title"]).encode())
+        doc.add_bytes("s_heading", str(row["heading"]).encode())
+        doc.add_bytes(
+            "s_heading_path",
+            (stored_path if isinstance(stored_path, str) else json.dumps(heading_path)).encode(),
+        )
+        doc.add_bytes("s_text", str(row["text"]).encode())
+        doc.add_bytes("s_indexed_at", str(row["indexed_at"]).encode())
         return doc
 
     # -- reading -----------------------------------------------------------------------
@@ -239,7 +246,9 @@ class LexicalIndex:
             self._query(terms, kind="s", source=source), limit=limit, count=False
         ).hits:
             d = searcher.doc(address)
-            fields = {k: v[0] for k, v in d.to_dict().items() if v}
+            fields = {
+                k: v[0].decode() if isinstance(v[0], bytes) else v[0] for k, v in d.to_dict().items() if v
+            }
             fields["doc_score"] = doc_scores.get(int(fields["document_id"]), 0.0)
             hits.append(LexicalHit(score=float(score), fields=fields))
         return hits
