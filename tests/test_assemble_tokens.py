@@ -45,7 +45,6 @@ def fresh(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
     monkeypatch.setattr(tokens, "_counters", {})
     monkeypatch.setattr(tokens, "_files", {})
     monkeypatch.setattr(tokens, "_toktok_loaded", set())
-    monkeypatch.setattr(tokens, "_light_chars", 0)
     asked: list[str] = []
     real = tokens._toktok_count
 
@@ -59,7 +58,7 @@ def fresh(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
 
 def forget(monkeypatch: pytest.MonkeyPatch) -> None:
     """A next process: nothing loaded, the cache file as it is on disk."""
-    for name, value in (("_counters", {}), ("_files", {}), ("_toktok_loaded", set()), ("_light_chars", 0)):
+    for name, value in (("_counters", {}), ("_files", {}), ("_toktok_loaded", set())):
         monkeypatch.setattr(tokens, name, value)
 
 
@@ -94,6 +93,20 @@ def test_tokens_equal_toktok_around_every_class_of_character(counter: bpe.Counte
         expected = toktok_tokens(probes, counter.encoding)
         wrong = [p for p, e in zip(probes, expected, strict=True) if counter.tokens(p) != e]
         assert not wrong, [(p, [hex(ord(c)) for c in p]) for p in wrong[:5]]
+
+
+def test_lines_counted_apart_add_up(counter: bpe.Counter) -> None:
+    """count_many sums lines cut after a newline: every ASCII character on both sides of the cut."""
+    ascii_ = [chr(c) for c in range(128)]
+    texts = [
+        f"{pre}{a}\n{b}{post}"
+        for a in ascii_
+        for b in ascii_
+        for pre, post in (("x", "y"), (" *", "/\n"))
+        if a.isprintable() or b.isprintable()
+    ]
+    texts += [f"{a}{ws}\n{b}z" for a in "a.*/ " for ws in ("", " ", "\t", "  \n", "\r") for b in ascii_]
+    assert counter.count_many(texts) == toktok.batch_count(texts, counter.encoding)
 
 
 TRICKY = [
@@ -211,7 +224,11 @@ def test_a_process_that_counted_a_lot_moves_to_toktok(
     text = "x y z " * 100
     for _ in range(3):
         assert tokens.count_tokens(text) == toktok.batch_count([text], "o200k_base")[0]
-    assert fresh == ["o200k_base"]  # the third call found the allowance spent
+    assert fresh == []  # a text seen before is free
+    for n in range(3):
+        text = f"{n} x y z" * 100
+        assert tokens.count_tokens(text) == toktok.batch_count([text], "o200k_base")[0]
+    assert fresh == ["o200k_base", "o200k_base"]  # 600 + 700 new characters: the rest goes to toktok
 
 
 def damage_body(data: bytes) -> bytes:

@@ -8,8 +8,8 @@ Two counters, the same numbers:
   kept in ``DOCMENTOR_HOME/cache/``. Nothing to build at start-up; ~10 ms for a digest.
 
 A batch goes to bpe.py while this process has not loaded toktok, the batch is under a million
-characters and the process has counted less than a few million with it; otherwise, or when
-bpe.py declines a text (see its docstring), toktok counts. The first call without the cache
+characters and bpe.py has counted less than three million afresh (lines it has seen are
+free); otherwise, or when bpe.py declines a text (see its docstring), toktok counts. The first call without the cache
 file loads toktok, derives the file, checks it against toktok and writes it atomically; a
 damaged or stale file is rebuilt the same way.
 """
@@ -32,15 +32,15 @@ ENCODINGS: tuple[str, ...] = ("o200k_base", "cl100k_base", "o200k_harmony", "qwe
 
 # Worker threads cost more than they save on the small texts a digest is made of.
 _PARALLEL_CHARS = 1_000_000
-# Characters bpe.py may count per process; past that, loading toktok has paid for itself.
-_LIGHT_CHARS = 5_000_000
+# Characters bpe.py may count afresh per process (lines seen before are free); past that,
+# loading toktok (~0.3 s) has paid for itself.
+_LIGHT_CHARS = 3_000_000
 
 _log = logging.getLogger(__name__)
 _lock = threading.Lock()
 _counters: dict[str, bpe.Counter | None] = {}  # None: count this encoding with toktok
 _files: dict[str, Path] = {}  # the cache file each counter reads
 _toktok_loaded: set[str] = set()
-_light_chars = 0
 
 # Checked against toktok before a vocabulary file is written: every class of character.
 _PROBE = (
@@ -73,14 +73,13 @@ def count_tokens(text: str, encoding: str = DEFAULT_ENCODING) -> int:
 
 def count_many(texts: Sequence[str], encoding: str = DEFAULT_ENCODING) -> list[int]:
     """Exact token count of each text, in order."""
-    global _light_chars
     check_encoding(encoding)
     if not texts:
         return []
     size = sum(map(len, texts))
-    if encoding not in _toktok_loaded and size < _PARALLEL_CHARS and _light_chars < _LIGHT_CHARS:
+    if encoding not in _toktok_loaded and size < _PARALLEL_CHARS:
         counter = _light_counter(encoding)
-        if counter is not None:
+        if counter is not None and counter.work < _LIGHT_CHARS:
             try:
                 counts = counter.count_many(texts)
             except bpe.CacheError as exc:
@@ -89,7 +88,6 @@ def count_many(texts: Sequence[str], encoding: str = DEFAULT_ENCODING) -> list[i
                 _discard(_files.pop(encoding, None))
                 counts = None
             if counts is not None:
-                _light_chars += size
                 return counts
     return _toktok_count(texts, encoding, size)
 
