@@ -39,7 +39,7 @@ _BUCKETS: Final = 1 << 16
 _MASK: Final = _BUCKETS - 1
 _HEAD = struct.Struct("<8sII")  # magic, length and CRC of the marshalled header
 _MAX_PIECE: Final = 4096  # bytes; merging is quadratic in a piece's length
-_MEMO_MAX: Final = 500_000  # pieces remembered per encoding before the memo starts over
+_MEMO_MAX: Final = 500_000  # pieces and lines remembered per encoding before starting over
 
 # ------------------------------------------------------------------ pre-tokenization
 
@@ -211,7 +211,10 @@ def load(data: bytes, encoding: str, source: str) -> Callable[[bytes], int | Non
         b = crc32(token) & _MASK
         if loaded[b]:
             return None
-        bucket = marshal.loads(body[base + offsets[b] : base + offsets[b + 1]])
+        try:
+            bucket = marshal.loads(body[base + offsets[b] : base + offsets[b + 1]])
+        except (ValueError, EOFError, TypeError):
+            bucket = None
         if not isinstance(bucket, dict):
             raise CacheError(f"bad bucket {b}")
         ranks.update(bucket)
