@@ -17,10 +17,22 @@ Measured, per tool:
   * server RSS (process + descendants, /proc VmRSS) after the queries; peak (VmHWM).
   * ``--help`` wall time, best of 5.
 
+Indexing alone can be repeated: ``--index-runs N`` indexes N times per tool, alternating
+llmdoc and docmentor, each time into a new, empty index (llmdoc also gets a new HOME),
+against the same server; the table gives each tool's median (min–max) and the ratio of
+the medians. ``--index-only`` skips the search, local-folder and server phases.
+
+Bytecode: llmdoc runs from a pip-installed venv (its ``.pyc`` files were written at install)
+and without ``PYTHONDONTWRITEBYTECODE``. docmentor usually runs from a source checkout, where
+that variable (if set in the shell) would leave stale ``.pyc`` files to be recompiled at every
+start. So docmentor also runs without the variable, and its package is byte-compiled once
+before anything is timed, as ``pip install`` would have done.
+
 Run with the project venv (it has the ``mcp`` client)::
 
     bash benchmarks/setup_llmdoc.sh            # once: llmdoc venv + offline DuckDB FTS
     .venv/bin/python benchmarks/bench_vs_llmdoc.py [--json out.json]
+    .venv/bin/python benchmarks/bench_vs_llmdoc.py --index-only --index-runs 7
 
 Only the project's CLI is used for docmentor (``--docmentor-cmd``), never its modules.
 """
@@ -521,24 +533,11 @@ def bench_llmdoc(a: argparse.Namespace, llms_url: str, tmp: Path) -> dict[str, A
     tmp.mkdir(parents=True, exist_ok=True)
     if not exe.exists():
         return {"error": f"{exe} not found: run benchmarks/setup_llmdoc.sh"}
-    home = tmp / "llmdoc-home"
     if not (a.llmdoc_home / ".duckdb").is_dir():
         return {
             "error": f"{a.llmdoc_home}/.duckdb missing (FTS extension not pre-installed): run setup_llmdoc.sh"
         }
-    shutil.copytree(a.llmdoc_home / ".duckdb", home / ".duckdb")  # fresh HOME with the offline FTS extension
-    db = tmp / "llmdoc" / "index.db"
-    db.parent.mkdir(parents=True)
-    env = {
-        "HOME": str(home),
-        "LLMDOC_SOURCES": f"{a.name}:{llms_url}",
-        "LLMDOC_DB_PATH": str(db),
-        # No PyPI "update available" check or banner from FastMCP at start (no network here).
-        "FASTMCP_CHECK_FOR_UPDATES": "off",
-        "FASTMCP_SHOW_SERVER_BANNER": "false",
-        "NO_PROXY": LOOPBACK_NO_PROXY,
-        "no_proxy": LOOPBACK_NO_PROXY,
-    }
+    env, _, db = llmdoc_fresh(a, llms_url, tmp)
     v = run_cmd(
         [
             str(venv / "bin" / "python"),
@@ -563,11 +562,11 @@ def bench_llmdoc(a: argparse.Namespace, llms_url: str, tmp: Path) -> dict[str, A
     res["help"] = {**h, "note": "no --help flag: starts the server, exits at stdin EOF"}
 
     print(f"[llmdoc] indexing {llms_url} at server start ...", file=sys.stderr, flush=True)
-    run = ServerRun("llmdoc", str(exe), [], env, tmp, tmp / "llmdoc-index.stderr.log")
-    res["index"] = anyio.run(llmdoc_index_phase, run, a.index_timeout)
-    res["index"]["db_mib"] = path_size_mib(db)
+    res["index"] = llmdoc_index_once(a, tmp, env, db)
     if "error" in res["index"] and not res["index"].get("documents"):
         res["error"] = res["index"]["error"]
+        return res
+    if a.index_only:
         return res
 
     print(f"[llmdoc] search: {len(a.queries)} queries x {a.repeat} ...", file=sys.stderr, flush=True)
@@ -585,12 +584,130 @@ def bench_llmdoc(a: argparse.Namespace, llms_url: str, tmp: Path) -> dict[str, A
     return res
 
 
+def llmdoc_index_once(a: argparse.Namespace, tmp: Path, env: dict[str, str], db: Path) -> dict[str, Any]:
+    """One llmdoc start on an empty DB (``db`` and the HOME in ``env`` from :func:`llmdoc_fresh`)."""
+    run = ServerRun(
+        "llmdoc", str(a.llmdoc_venv / "bin" / "llmdoc"), [], env, tmp, tmp / "llmdoc-index.stderr.log"
+    )
+    out = anyio.run(llmdoc_index_phase, run, a.index_timeout)
+    out["db_mib"] = path_size_mib(db)
+    return out
+
+
+def llmdoc_fresh(a: argparse.Namespace, llms_url: str, tmp: Path) -> tuple[dict[str, str], Path, Path]:
+    """A new HOME (with the offline FTS extension) and an empty DB path for one llmdoc run."""
+    home = tmp / "llmdoc-home"
+    shutil.copytree(a.llmdoc_home / ".duckdb", home / ".duckdb")  # fresh HOME with the offline FTS extension
+    db = tmp / "llmdoc" / "index.db"
+    db.parent.mkdir(parents=True)
+    env = {
+        "HOME": str(home),
+        "LLMDOC_SOURCES": f"{a.name}:{llms_url}",
+        "LLMDOC_DB_PATH": str(db),
+        # No PyPI "update available" check or banner from FastMCP at start (no network here).
+        "FASTMCP_CHECK_FOR_UPDATES": "off",
+        "FASTMCP_SHOW_SERVER_BANNER": "false",
+        "NO_PROXY": LOOPBACK_NO_PROXY,
+        "no_proxy": LOOPBACK_NO_PROXY,
+    }
+    return env, home, db
+
+
+def docmentor_env(tmp: Path) -> dict[str, str]:
+    env = _base_env(DOCMENTOR_HOME=str(tmp / "docmentor-home"))
+    env.pop("DOCMENTOR_DB", None)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)  # as llmdoc, which gets a clean environment
+    return env
+
+
+def docmentor_python(cmd: list[str]) -> str | None:
+    """The interpreter behind ``--docmentor-cmd`` (a python, or a script with a python shebang)."""
+    exe = shutil.which(cmd[0]) or cmd[0]
+    if os.path.basename(exe).startswith("python"):
+        return exe
+    with contextlib.suppress(OSError):
+        with open(exe, "rb") as f:
+            first = f.readline().decode(errors="replace").strip()
+        if first.startswith("#!") and "python" in first:
+            return first[2:].strip().split()[0]
+    return None
+
+
+def precompile_docmentor(cmd: list[str], env: dict[str, str]) -> dict[str, Any]:
+    """Byte-compile docmentor's package, as pip does at install (nothing of it is imported)."""
+    py = docmentor_python(cmd)
+    if py is None:
+        return {"skipped": "cannot tell the interpreter of --docmentor-cmd"}
+    code = (
+        "import compileall, importlib.util, os, sys;"
+        "spec = importlib.util.find_spec('docmentor');"
+        "sys.exit(0 if compileall.compile_dir(os.path.dirname(spec.origin), quiet=1) else 1)"
+    )
+    r = run_cmd([py, "-c", code], env, 300)
+    return {"python": py, "seconds": round(r.wall_s, 2), **({"error": r.failure()} if r.failure() else {})}
+
+
+def docmentor_index_once(a: argparse.Namespace, llms_url: str, tmp: Path, db: Path) -> dict[str, Any]:
+    """One ``docmentor add URL`` into ``db`` (which must not exist yet), as a new process."""
+    cmd = shlex.split(a.docmentor_cmd)
+    tmp.mkdir(parents=True, exist_ok=True)
+    r = run_cmd(
+        [*cmd, "--db", str(db), "add", llms_url, "--name", a.name], docmentor_env(tmp), a.index_timeout, tmp
+    )
+    out: dict[str, Any] = {"index_s": round(r.wall_s, 3), "db_mib": path_size_mib(db)}
+    if r.failure():
+        out["error"] = r.failure()
+    return out
+
+
+def index_rounds(a: argparse.Namespace, llms_url: str, tmp: Path, report: dict[str, Any]) -> dict[str, Any]:
+    """Rounds 2..N of the indexing: llmdoc then docmentor, each into a new empty index."""
+    times: dict[str, list[float]] = {"llmdoc": [], "docmentor": []}
+    for tool in times:
+        first = _get(report[tool], "index", "index_s")
+        if isinstance(first, int | float) and "error" not in report[tool].get("index", {}):
+            times[tool].append(first)
+    errors: list[str] = []
+    for i in range(2, a.index_runs + 1):
+        t = tmp / f"round-{i}"
+        if a.only in ("both", "llmdoc"):
+            print(f"[round {i}/{a.index_runs}] llmdoc index ...", file=sys.stderr, flush=True)
+            env, _, db = llmdoc_fresh(a, llms_url, t / "llmdoc")
+            r = llmdoc_index_once(a, t / "llmdoc", env, db)
+            if r.get("error") or r.get("index_s") is None:
+                errors.append(f"llmdoc round {i}: {r.get('error')}")
+            else:
+                times["llmdoc"].append(r["index_s"])
+        if a.only in ("both", "docmentor"):
+            print(f"[round {i}/{a.index_runs}] docmentor add ...", file=sys.stderr, flush=True)
+            r = docmentor_index_once(a, llms_url, t / "docmentor", t / "docmentor" / "docmentor-llms")
+            if r.get("error"):
+                errors.append(f"docmentor round {i}: {r['error']}")
+            else:
+                times["docmentor"].append(r["index_s"])
+        shutil.rmtree(t, ignore_errors=True)
+    out: dict[str, Any] = {"runs": a.index_runs}
+    for tool, ts in times.items():
+        if ts:
+            out[tool] = {
+                "runs_s": ts,
+                "median_s": round(statistics.median(ts), 3),
+                "min_s": min(ts),
+                "max_s": max(ts),
+            }
+    if out.get("llmdoc") and out.get("docmentor"):
+        out["ratio_of_medians"] = round(out["llmdoc"]["median_s"] / out["docmentor"]["median_s"], 2)
+    if errors:
+        out["error"] = "\n".join(errors)
+    return out
+
+
 def bench_docmentor(a: argparse.Namespace, llms_url: str, tmp: Path) -> dict[str, Any]:
     cmd = shlex.split(a.docmentor_cmd)
     res: dict[str, Any] = {"command": a.docmentor_cmd}
     tmp.mkdir(parents=True, exist_ok=True)
-    env = _base_env(DOCMENTOR_HOME=str(tmp / "docmentor-home"))
-    env.pop("DOCMENTOR_DB", None)
+    env = docmentor_env(tmp)
+    res["precompile"] = precompile_docmentor(cmd, env)
 
     h = best_wall([*cmd, "--help"], env, a.help_runs, 60, tmp)
     res["help"] = h
@@ -608,10 +725,13 @@ def bench_docmentor(a: argparse.Namespace, llms_url: str, tmp: Path) -> dict[str
 
     db_llms, db_local = tmp / "docmentor-llms", tmp / "docmentor-local"
     print(f"[docmentor] add {llms_url} ...", file=sys.stderr, flush=True)
-    r = run_cmd([*cmd, "--db", str(db_llms), "add", llms_url, "--name", a.name], env, a.index_timeout, tmp)
-    res["index"] = {"index_s": round(r.wall_s, 3), "db_mib": path_size_mib(db_llms)}
-    if r.failure():
-        res["index"]["error"] = r.failure()
+    res["index"] = docmentor_index_once(a, llms_url, tmp, db_llms)
+    s = run_cmd([*cmd, "--db", str(db_llms), "sources", "--json"], env, 60, tmp)
+    if s.rc == 0:
+        with contextlib.suppress(ValueError):
+            res["index"]["sources"] = json.loads(s.stdout)
+    if a.index_only:
+        return res
     print(f"[docmentor] add {a.corpus} (local, cold) ...", file=sys.stderr, flush=True)
     r2 = run_cmd(
         [*cmd, "--db", str(db_local), "add", str(a.corpus), "--name", a.name], env, a.index_timeout, tmp
@@ -619,15 +739,15 @@ def bench_docmentor(a: argparse.Namespace, llms_url: str, tmp: Path) -> dict[str
     res["index_local"] = {"index_s": round(r2.wall_s, 3), "db_mib": path_size_mib(db_local)}
     if r2.failure():
         res["index_local"]["error"] = r2.failure()
-    for key, db in (("index", db_llms), ("index_local", db_local)):
-        s = run_cmd([*cmd, "--db", str(db), "sources", "--json"], env, 60, tmp)
-        if s.rc == 0:
-            with contextlib.suppress(ValueError):
-                res[key]["sources"] = json.loads(s.stdout)
+    s = run_cmd([*cmd, "--db", str(db_local), "sources", "--json"], env, 60, tmp)
+    if s.rc == 0:
+        with contextlib.suppress(ValueError):
+            res["index_local"]["sources"] = json.loads(s.stdout)
 
     serve_db = db_llms if a.serve_db == "llms" else db_local
-    if (a.serve_db == "llms" and r.failure()) or (a.serve_db == "local" and r2.failure()):
-        res["error"] = (res["index"] if a.serve_db == "llms" else res["index_local"])["error"]
+    failed = res["index"] if a.serve_db == "llms" else res["index_local"]
+    if "error" in failed:
+        res["error"] = failed["error"]
         return res
     print(f"[docmentor] search: {len(a.queries)} queries x {a.repeat} ...", file=sys.stderr, flush=True)
     run = ServerRun(
@@ -759,12 +879,33 @@ def render(report: dict[str, Any]) -> str:
         if isinstance(lv, (int, float)) and isinstance(dv, (int, float)) and dv:
             ratio = f"{lv / dv:.2f}×"
         out.append(f"| {label} | {_fmt(lv, nd)} | {_fmt(dv, nd)} | {ratio} |")
+    rounds = report.get("index_rounds")
+    if rounds:
+        lr, dr = rounds.get("llmdoc") or {}, rounds.get("docmentor") or {}
+
+        def spread(r: dict[str, Any]) -> str:
+            if not r:
+                return "—"
+            return f"{r['median_s']:.2f} ({r['min_s']:.2f}–{r['max_s']:.2f}, n={len(r['runs_s'])})"
+
+        ratio = rounds.get("ratio_of_medians")
+        out += [
+            "",
+            f"Indexing via llms.txt, {rounds['runs']} alternating runs, each into a new empty index "
+            "(median, min–max, in seconds):",
+            "",
+            "| | llmdoc | docmentor | llmdoc / docmentor |",
+            "|---|---:|---:|---:|",
+            f"| Index via llms.txt (s) | {spread(lr)} | {spread(dr)} | {f'{ratio:.2f}×' if ratio else '—'} |",
+            "",
+            f"runs, llmdoc: {lr.get('runs_s', [])}; docmentor: {dr.get('runs_s', [])}",
+        ]
     out += [
         "",
         "¹ llmdoc has no `--help`: it ignores its arguments, starts the MCP server "
         "and exits when stdin closes.",
     ]
-    errs = [(k, e) for k in ("llmdoc", "docmentor") for e in _errors(report[k])]
+    errs = [(k, e) for k in ("llmdoc", "docmentor", "index_rounds") for e in _errors(report.get(k, {}))]
     if errs:
         out += ["", "### Failures", ""]
         for k, e in errs:
@@ -816,6 +957,17 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--index-timeout", type=float, default=900)
     ap.add_argument("--ready-timeout", type=float, default=120)
     ap.add_argument("--search-timeout", type=float, default=900)
+    ap.add_argument(
+        "--index-runs",
+        type=int,
+        default=1,
+        help="index N times per tool (alternating, new empty index each time); report median (min–max)",
+    )
+    ap.add_argument(
+        "--index-only",
+        action="store_true",
+        help="only the llms.txt indexing: no search, local or serve phases",
+    )
     ap.add_argument("--json", type=Path, help="write raw numbers here")
     ap.add_argument("--keep-tmp", action="store_true", help="keep the temporary indexes and logs")
     a = ap.parse_args(argv)
@@ -836,6 +988,8 @@ def main(argv: list[str] | None = None) -> int:
             "warmup": a.warmup,
             "limit": a.limit,
             "serve_db": a.serve_db,
+            "index_runs": a.index_runs,
+            "index_only": a.index_only,
         },
         "queries": QUERIES,
         "llmdoc": {},
@@ -858,6 +1012,8 @@ def main(argv: list[str] | None = None) -> int:
                         }
                 else:
                     report[tool] = {"skipped": True}
+            if a.index_runs > 1:
+                report["index_rounds"] = index_rounds(a, llms_url, tmp, report)
     finally:
         _cleanup_all()
         if not a.keep_tmp:
@@ -867,7 +1023,8 @@ def main(argv: list[str] | None = None) -> int:
     if a.json:
         a.json.write_text(json.dumps(report, indent=2, default=str))
         print(f"\nraw numbers: {a.json}", file=sys.stderr)
-    return 0 if not _errors(report["llmdoc"]) and not _errors(report["docmentor"]) else 1
+    bad = _errors(report["llmdoc"]) or _errors(report["docmentor"]) or _errors(report.get("index_rounds", {}))
+    return 0 if not bad else 1
 
 
 if __name__ == "__main__":
