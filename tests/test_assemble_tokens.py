@@ -204,6 +204,15 @@ def test_first_call_writes_the_cache_then_processes_read_it(
     assert tokens.cache_path("cl100k_base").is_file()
 
 
+def test_prepare_writes_the_file_ahead(fresh: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    assert tokens.prepare("cl100k_base") and tokens.cache_path("cl100k_base").is_file()
+    assert tokens.prepare("cl100k_base")  # already there
+    assert not tokens.prepare("qwen3.5") and not tokens.cache_path("qwen3.5").exists()
+    forget(monkeypatch)
+    assert tokens.count_tokens("hello world", "cl100k_base") == 2
+    assert fresh == []
+
+
 def test_other_encodings_and_large_batches_use_toktok(fresh: list[str]) -> None:
     assert tokens.count_many(["hello world"], "o200k_harmony") == [2]
     assert tokens.count_many(["hello world"], "qwen3.5") == toktok.batch_count(["hello world"], "qwen3.5")

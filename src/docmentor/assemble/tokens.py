@@ -92,6 +92,23 @@ def count_many(texts: Sequence[str], encoding: str = DEFAULT_ENCODING) -> list[i
     return _toktok_count(texts, encoding, size)
 
 
+def prepare(encoding: str = DEFAULT_ENCODING) -> bool:
+    """Write ``encoding``'s vocabulary file now if it is missing or stale.
+
+    For the end of a slow command (indexing), so that the first ``assemble`` is as quick as
+    the rest. Returns whether bpe.py can count ``encoding`` from the file.
+    """
+    check_encoding(encoding)
+    if encoding not in bpe.ENCODINGS:
+        return False
+    path = cache_path(encoding)
+    try:
+        bpe.load(path.read_bytes(), encoding, _source())
+        return True
+    except (OSError, bpe.CacheError):
+        return _write_cache(encoding, path)
+
+
 def cache_path(encoding: str) -> Path:
     """The vocabulary file bpe.py reads for ``encoding`` (one per toktok version)."""
     import toktok
