@@ -355,6 +355,9 @@ def test_a_lexical_index_left_without_its_store_is_cleared(tmp_path: Path) -> No
         assert eng.sources() == [] and found(eng, "aardvark") == []
     fresh = tmp_path / "fresh"
     with closing(Docmentor(fresh)) as eng:
-        assert eng.lexical.num_docs() == 0 and (fresh / "lexical" / "meta.json").exists()
+        assert found(eng, "aardvark") == []
+        assert not (fresh / "lexical").exists()  # made by the first writer, never by a search
         eng.add(str(docs), name="docs")
         assert found(eng, "aardvark") == ["a.md"]
+    with closing(Docmentor(fresh, create=False)) as reader:
+        assert found(reader, "aardvark") == ["a.md"]

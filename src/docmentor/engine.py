@@ -22,9 +22,9 @@ from urllib.parse import urljoin
 from docmentor.config import auto_name, default_db, is_url, validate_name
 from docmentor.errors import NotFoundError, SourceUnavailableError, StoreError, UsageError
 from docmentor.models import RawDocument, SearchHit, SourceKind, SourceSpec
-from docmentor.parse import parse_document
+from docmentor.parse.batch import parse_many
 from docmentor.search.analyzer import ANALYZER_VERSION, analyze_query
-from docmentor.search.lexical import LexicalIndex
+from docmentor.search.lexical import LexicalIndex, section_terms
 from docmentor.search.ranking import excerpts, rank_hits
 from docmentor.store.db import DocChange, SourceRow, Store
 
@@ -132,9 +132,16 @@ class Docmentor:
     # -- plumbing ------------------------------------------------------------------
     @property
     def lexical(self) -> LexicalIndex:
+        """The lexical index, opened (made, for a writer holding the write lock) on first use."""
         if self._lexical is None:
             self._lexical = LexicalIndex(self.root / "lexical")
         return self._lexical
+
+    def _lexical_to_read(self) -> LexicalIndex | None:
+        """The lexical index for a search; None while no writer has made it (nothing indexed)."""
+        if self._lexical is None and not (self.root / "lexical" / "meta.json").exists():
+            return None
+        return self.lexical
 
     def _check_analyzer(self, *, writer: bool) -> None:
         stored = self.store.get_setting("analyzer")
@@ -152,9 +159,10 @@ class Docmentor:
                         "analyzer changed (%s → %s): rebuilding the lexical index", stored, ANALYZER_VERSION
                     )
                 lexical = self.root / "lexical"
-                if not self.store.sources() and not (lexical.is_dir() and any(lexical.iterdir())):
-                    self._lexical = LexicalIndex(lexical)  # a new index: made here, nothing to rebuild
-                else:
+                # A new index has nothing to rebuild: the first writer makes the lexical index, under
+                # the write lock (readers never make it). Making it here would also start tantivy's
+                # reader thread, and a process with threads must not fork (see parse.batch).
+                if self.store.sources() or (lexical.is_dir() and any(lexical.iterdir())):
                     self._rebuild_lexical()
                 self.store.set_setting("analyzer", ANALYZER_VERSION)
 
@@ -308,7 +316,7 @@ class Docmentor:
         else:
             docs, stale, fresh, ok_paths, version, title = self._read_llms(spec, existing, report, progress)
 
-        changes: list[DocChange] = []
+        to_parse: list[tuple[RawDocument, str]] = []
         for raw in docs:
             h = content_hash(raw)
             prev = existing.get(raw.path)
@@ -317,11 +325,16 @@ class Docmentor:
                 if prev.stale:
                     fresh.append(raw.path)
                 continue
-            changes.append(DocChange(raw=raw, parsed=parse_document(raw), content_hash=h))
+            to_parse.append((raw, h))
             if prev is None:
                 report.added += 1
             else:
                 report.updated += 1
+        # parsed, and each section's index terms computed, on two cores when it pays
+        parsed, body_terms = parse_many([raw for raw, _ in to_parse], analyze=section_terms)
+        changes = [
+            DocChange(raw=raw, parsed=p, content_hash=h) for (raw, h), p in zip(to_parse, parsed, strict=True)
+        ]
         _set_updated_times(spec, [c.raw for c in changes])
         listed = set(ok_paths) | set(stale)
         delete_paths = [p for p in existing if p not in listed]
@@ -341,7 +354,9 @@ class Docmentor:
                     version=version,
                     title=title,
                 )
-                self.lexical.replace(drop_document_ids=dropped, rows=self.store.lexical_rows(written))
+                self.lexical.replace(
+                    drop_document_ids=dropped, rows=self.store.lexical_rows(written), body_terms=body_terms
+                )
                 self.store.mark_lexical(spec.name, gen)
         else:
             self.store.set_source_status(spec.name, status="ok", error=None, refreshed=True)
@@ -454,9 +469,10 @@ class Docmentor:
         limit = min(limit, 100)
         self._known_source(source)
         terms = analyze_query(query)
-        if not terms:
+        index = self._lexical_to_read()
+        if not terms or index is None:
             return []
-        hits = self.lexical.search(terms, source=source, limit=max(limit * 4, 20))
+        hits = index.search(terms, source=source, limit=max(limit * 4, 20))
         versions = self.store.source_versions()
         return rank_hits(hits, terms, limit=limit, per_document=per_document, versions=versions)
 
@@ -467,9 +483,10 @@ class Docmentor:
         """
         self._known_source(source)
         terms = analyze_query(query)
-        if not terms:
+        index = self._lexical_to_read()
+        if not terms or index is None:
             return []
-        hits = self.lexical.search(terms, source=source, limit=max(1, min(limit, 1000)))
+        hits = index.search(terms, source=source, limit=max(1, min(limit, 1000)))
         return rank_hits(hits, terms, limit=len(hits), per_document=len(hits), versions={})
 
     def assemble(self, query: str, **options: Any) -> Any:

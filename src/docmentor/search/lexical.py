@@ -65,6 +65,12 @@ def _terms(text: str) -> str:
     return analyze_joined(text, MAX_TERM)
 
 
+def section_terms(text: str) -> str:
+    """What the index stores of a section's text (its terms, space-joined): computed ahead of
+    :meth:`LexicalIndex.replace` (``body_terms``) when parsing runs elsewhere."""
+    return _terms(text)
+
+
 @lru_cache(maxsize=4096)
 def _short_terms(text: str) -> str:
     """Titles, heading paths and file names repeat across a document's sections."""
@@ -123,8 +129,12 @@ class LexicalIndex:
         rows: Iterable[Any],
         drop_sources: Iterable[str] = (),
         drop_all: bool = False,
+        body_terms: Mapping[str, str] | None = None,
     ) -> int:
-        """Drop documents (and whole sources), add sections, and commit once."""
+        """Drop documents (and whole sources), add sections, and commit once.
+
+        ``body_terms`` maps section texts to :func:`section_terms` already computed.
+        """
         writer = self.index.writer(heap_size=64_000_000, num_threads=1)
         try:
             if drop_all:
@@ -141,7 +151,10 @@ class LexicalIndex:
                     writer.add_document(self._doc_entry(group, bodies))
                     group, bodies = [], []
                 group.append(row)
-                body = _terms(str(row["text"]))
+                text = str(row["text"])
+                body = body_terms.get(text) if body_terms else None
+                if body is None:
+                    body = _terms(text)
                 bodies.append(body)
                 writer.add_document(self._document(row, body))
                 n += 1
