@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from docmentor.cli.app import _db_path, _emit, _index_exists, _open, _progress, _require_index, app
+from docmentor.cli.app import STATE, _db_path, _emit, _index_exists, _open, _progress, _require_index, app
 from docmentor.errors import SourceUnavailableError, UsageError
 
 if TYPE_CHECKING:
@@ -91,11 +91,13 @@ def add(
     engine = _open(create=True)
     with _progress(not as_json) as cb:
         report = engine.add(target, name=name, options=options, progress=cb)
+    engine.close()
     if as_json:
         _emit(report.to_dict())
     else:
         _warn(report)
         print(_report_line(report))
+    STATE.finished = True
 
 
 @app.command()
@@ -120,6 +122,7 @@ def refresh(
                     reports.append(engine.add(src.target, name=src.name, options=src.options, progress=cb))
                     added.add(src.name)
         reports.extend(engine.refresh(name, progress=cb, exclude=added))
+    engine.close()
     if as_json:
         _emit({"sources": [r.to_dict() for r in reports]})
     else:
@@ -128,6 +131,7 @@ def refresh(
             print(_report_line(r))
         if not reports:
             print("no sources: add one with `docmentor add PATH_OR_URL`")
+    STATE.finished = True
     failed = [r.source for r in reports if r.error]
     if failed:  # the others were refreshed; these were left as they were
         raise SourceUnavailableError(

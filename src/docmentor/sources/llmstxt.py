@@ -569,4 +569,13 @@ def load_llms_source(
             f"unsupported llms.txt address {target!r}", hint="use an http(s) URL or a local path"
         )
     chosen: Kind = kind or detect_kind(target)
-    return asyncio.run(_load(target, chosen, prior or {}, settings, progress, transport))
+    # The listing is handed back through a list, not as the task's result: at its end
+    # asyncio.run looks up the SIGINT handler, and Python 3.11 then builds repr() of that
+    # handler, its task and so the result (all documents: ~1 MB of text, ~13 ms).
+    out: list[LlmsListing] = []
+
+    async def run() -> None:
+        out.append(await _load(target, chosen, prior or {}, settings, progress, transport))
+
+    asyncio.run(run())
+    return out[0]
