@@ -1,7 +1,9 @@
 """Finding APIs and examples for a task, in memory.
 
-``find_api`` fuses up to three rankings of the library's APIs by reciprocal rank fusion
-(``Σ 1 / (60 + rank)``, each ranking cut at its best 50), as the plan's hybrid retrieval:
+``find_api`` fuses up to three rankings of the library's APIs by reciprocal rank fusion,
+as the plan's hybrid retrieval, each contribution weighted by its score relative to the best
+of its ranking (``Σ score / (60 + rank)``, each ranking cut at its best 50), so a weak match
+far down one ranking adds little.
 
 ``lexical``
     BM25 with the engine's analyzer over four fields of each API: its names (short name,
@@ -48,7 +50,6 @@ FIELD_WEIGHTS = {"name": 2.0, "signature": 0.5, "doc": 1.5, "examples": 1.5}
 IMPORTANCE_SHARE = 0.15
 K1, B = 1.2, 0.75
 RRF_K = 60
-WEIGHTED = True
 DEPTH = 50  # each ranking contributes its best 50
 SECTIONS = 20  # documentation sections asked of the engine per library
 SEMANTIC_FLOOR = 0.25  # cosine below which an API is not similar at all (nonsense scores < 0.2)
@@ -160,8 +161,7 @@ def _fuse(rankings: Mapping[str, Ranking]) -> dict[int, float]:
     fused: dict[int, float] = {}
     for ranking in rankings.values():
         for rank, (i, score) in enumerate(ranking[:DEPTH]):
-            weight = score if WEIGHTED else 1.0
-            fused[i] = fused.get(i, 0.0) + weight / (RRF_K + rank + 1)
+            fused[i] = fused.get(i, 0.0) + score / (RRF_K + rank + 1)
     return fused
 
 
