@@ -18,6 +18,7 @@ from docmentor.engine import Docmentor
 from docmentor.errors import StoreError
 from docmentor.readme_llm import generate
 from docmentor.readme_llm.knowledge_base import load_kb
+from docmentor.readme_llm.retrieval import passage_texts
 from docmentor.readme_llm.service import LibraryKnowledge
 from docmentor.store.kb import load_entries, load_vectors
 
@@ -84,8 +85,30 @@ def test_vectors_are_written_registered_and_loaded(engine: Docmentor, tmp_path: 
     stored = load_vectors(engine.store, "minidb")
     assert stored is not None and stored.api_ids == kb.vectors.api_ids
     assert np.array_equal(stored.matrix, kb.vectors.matrix)
-    assert set(stored.api_ids) == {e.api_id for e in load_entries(engine.store, "minidb")}
+    ids = [e.api_id for e in load_entries(engine.store, "minidb")]
+    # one row per API first, then docstring passages (connect has a summary and two parameters)
+    assert stored.primary == kb.vectors.primary == len(ids) and sorted(stored.api_ids[: len(ids)]) == sorted(ids)
+    kb_connect = next(e for e in kb.entries if e.api_id == "minidb.core.connect")
+    assert stored.api_ids[len(ids) :].count("minidb.core.connect") == len(passage_texts(kb_connect)) >= 3
+    assert set(stored.api_ids) == set(ids)
     assert np.allclose(np.linalg.norm(stored.matrix, axis=1), 1.0, atol=1e-5)
+
+
+def test_vectors_registered_by_an_earlier_version_still_load(engine: Docmentor) -> None:
+    import json
+
+    with sqlite3.connect(engine.store.path) as db:
+        (raw,) = db.execute("SELECT api_ids FROM kb_vectors").fetchone()
+        rows = json.loads(raw)["rows"]
+        data = db.execute("SELECT data FROM kb_vectors").fetchone()[0]
+        primary = json.loads(raw)["primary"]
+        # the first format: a plain list of ids, one row each
+        db.execute(
+            "UPDATE kb_vectors SET api_ids = ?, data = ?",
+            (json.dumps(rows[:primary]), data[: primary * 384 * 4]),
+        )
+    old = load_vectors(engine.store, "minidb")
+    assert old is not None and old.primary == len(old.api_ids) == primary
 
 
 def test_without_embeddings_find_api_ranks_lexically(tmp_path: Path, lib: Path) -> None:
@@ -139,6 +162,22 @@ def test_a_damaged_embeddings_file_is_a_clear_error(engine: Docmentor, tmp_path:
     with pytest.raises(StoreError, match=r"api_embeddings\.npy") as info:
         load_kb(kb_dir)
     assert info.value.hint and "regenerate" in info.value.hint
+
+
+def test_docstring_passages() -> None:
+    from docmentor.readme_llm.models import ApiEntry, ApiParameter
+
+    entry = ApiEntry(
+        api_id="pkg._api.request", aliases=["pkg.request"], kind="function", name="request",
+        docstring="Sends an HTTP request.\n\n**Parameters:**\n\n* **method** - HTTP method for the new request: GET, POST.\n"
+        "* **url** - the URL\n\nShort.",
+        parameters=[ApiParameter(name="timeout", description="The timeout configuration to use when sending.")],
+    )  # fmt: skip
+    assert passage_texts(entry) == [
+        "pkg.request: **method** - HTTP method for the new request: GET, POST.",
+        "pkg.request: timeout: The timeout configuration to use when sending.",
+    ]
+    assert passage_texts(entry.model_copy(update={"kind": "module"})) == []
 
 
 def test_catalog_fields_of_the_plan_are_filled(engine: Docmentor) -> None:

@@ -307,7 +307,7 @@ def test_eval_api_prints_top1_top3_mrr(generated: Cli, tmp_path: Path) -> None:
     qs = tmp_path / "minidb_api.jsonl"
     rows = [
         {"id": "m-1", "query": "open a database stored at a path", "expected_api": ["minidb.core.connect", "minidb.connect"]},
-        {"id": "m-2", "query": "open a database", "expected_api": ["minidb.core.connect"]},  # Database first
+        {"id": "m-2", "query": "open a database", "expected_api": ["minidb.core.Database"]},  # second, after connect
         {"id": "m-3", "query": "zzzqqq", "expected_api": ["minidb.core.Database.close"]},
         {"id": "m-4", "query": "no label here"},
     ]  # fmt: skip

@@ -37,11 +37,21 @@ BATCH_TOKENS = 1024
 
 @dataclass(slots=True)
 class LibraryVectors:
-    """A knowledge base's API embeddings: one unit-length row per ``api_id``."""
+    """A knowledge base's API embeddings, unit-length float32 rows.
+
+    Row ``k`` belongs to ``api_ids[k]``. The first ``primary`` rows hold one vector per API
+    (its description); the rest hold passages of docstrings (paragraphs, bullet items,
+    parameter descriptions), several per API.
+    """
 
     model: str
     api_ids: list[str]
     matrix: np.ndarray  # (len(api_ids), dimensions), float32
+    primary: int = -1  # rows that are one-per-API vectors; -1: all of them
+
+    def __post_init__(self) -> None:
+        if self.primary < 0 or self.primary > len(self.api_ids):
+            self.primary = len(self.api_ids)
 
 
 class EmbeddingUnavailable(DocmentorError):

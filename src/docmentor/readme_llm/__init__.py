@@ -412,16 +412,22 @@ def generate(
 def _embed_apis(entries: Sequence[ApiEntry], examples: Sequence[Any], warnings: list[str]) -> Any:
     """The APIs' embeddings (:class:`~docmentor.embeddings.LibraryVectors`), or None with a warning."""
     from docmentor.embeddings import EmbeddingUnavailable, LibraryVectors, get_embedder
-    from docmentor.readme_llm.retrieval import embedding_text
+    from docmentor.readme_llm.retrieval import embedding_text, passage_texts
 
     by_id = {ex.example_id: ex for ex in examples}
+    texts = [embedding_text(e, by_id) for e in entries]  # one per API first
+    owners = [e.api_id for e in entries]
+    for e in entries:  # then the docstring passages
+        for passage in passage_texts(e):
+            texts.append(passage)
+            owners.append(e.api_id)
     try:
         embedder = get_embedder()
-        matrix = embedder.embed([embedding_text(e, by_id) for e in entries])
+        matrix = embedder.embed(texts)
     except EmbeddingUnavailable as exc:
         warnings.append(f"no embeddings ({exc}); find_api ranks without them")
         return None
-    return LibraryVectors(model=embedder.model_id, api_ids=[e.api_id for e in entries], matrix=matrix)
+    return LibraryVectors(model=embedder.model_id, api_ids=owners, matrix=matrix, primary=len(entries))
 
 
 def _load_surfaces(

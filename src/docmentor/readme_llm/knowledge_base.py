@@ -80,7 +80,8 @@ class KbFiles(_Model):
 class KbEmbeddings(_Model):
     model: str
     dimensions: int
-    api_ids: list[str]
+    api_ids: list[str]  # the API each row belongs to
+    primary: int | None = None  # the first rows are one per API; after them, docstring passages
     matrix: str = "api_embeddings.npy"  # relative to this file's folder
 
 
@@ -472,7 +473,12 @@ def _dump_vectors(folder: Path, vectors: LibraryVectors) -> None:
 
     if vectors.matrix.ndim != 2 or vectors.matrix.shape[0] != len(vectors.api_ids):
         raise ValueError(f"embeddings: {vectors.matrix.shape} does not fit {len(vectors.api_ids)} APIs")
-    meta = KbEmbeddings(model=vectors.model, dimensions=int(vectors.matrix.shape[1]), api_ids=vectors.api_ids)
+    meta = KbEmbeddings(
+        model=vectors.model,
+        dimensions=int(vectors.matrix.shape[1]),
+        api_ids=vectors.api_ids,
+        primary=vectors.primary,
+    )
     target = folder / _EMBEDDINGS
     target.parent.mkdir(parents=True, exist_ok=True)
     np.save(target.parent / meta.matrix, np.ascontiguousarray(vectors.matrix, dtype=np.float32))
@@ -500,7 +506,8 @@ def _load_vectors(directory: Path, rel: str) -> LibraryVectors:
             f" not float32 ({len(meta.api_ids)}, {meta.dimensions})",
             hint="regenerate it: docmentor readme-llm generate",
         )
-    return LibraryVectors(model=meta.model, api_ids=list(meta.api_ids), matrix=matrix)
+    primary = meta.primary if meta.primary is not None else len(meta.api_ids)
+    return LibraryVectors(model=meta.model, api_ids=list(meta.api_ids), matrix=matrix, primary=primary)
 
 
 def _swap(new: Path, target: Path) -> None:

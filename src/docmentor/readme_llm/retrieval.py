@@ -53,10 +53,28 @@ RRF_K = 60
 DEPTH = 50  # each ranking contributes its best 50
 SECTIONS = 20  # documentation sections asked of the engine per library
 SEMANTIC_FLOOR = 0.25  # cosine below which an API is not similar at all (nonsense scores < 0.2)
+PASSAGE_WEIGHT = 0.9  # a docstring passage is weaker evidence than the API's own description
+MAX_PASSAGES = 8  # per API
+_PASSAGE_SPLIT = re.compile(r"\n\s*\n|\n\s*[*-]\s+")
+_BULLET = re.compile(r"^[*-]\s+")
 _WORDS = re.compile(r"[A-Za-z][a-z]+|[A-Z]+(?![a-z])")
 
 #: (query, docs source) → the engine's ranked sections of that source
 SectionSearch = Callable[[str, str], Sequence[SectionRef]]
+
+
+def passage_texts(entry: ApiEntry) -> list[str]:
+    """Docstring passages embedded besides the API's description: paragraphs and bullet
+    items of 25 characters or more (the first six), then parameter descriptions; each
+    prefixed with the API's public path. A task often matches one passage ("a custom HTTP
+    verb" ~ "method: HTTP method for the new Request") better than the whole API."""
+    if entry.kind == "module":
+        return []
+    public = entry.aliases[0] if entry.aliases else entry.api_id
+    pieces = (_BULLET.sub("", c.strip()) for c in _PASSAGE_SPLIT.split(entry.docstring or ""))
+    chunks = [c for c in pieces if len(c) >= 25][:6]
+    chunks += [f"{p.name}: {p.description}" for p in entry.parameters if p.description.strip()]
+    return [f"{public}: {' '.join(c.split())}"[:500] for c in chunks[:MAX_PASSAGES]]
 
 
 @dataclass(slots=True)
@@ -278,15 +296,21 @@ class ApiIndex:
         return embedder.embed_one(query)
 
     def _semantic(self, vector: Any, library: str | None) -> Ranking:
+        """Per API: the best of its description's cosine and PASSAGE_WEIGHT × its best passage's."""
         sims: dict[int, float] = {}
         for lib, (lv, rows) in self.vectors.items():
             if library is not None and lib != library:
                 continue
             values = lv.matrix @ vector
-            best = values.argsort()[::-1][: DEPTH * 2]
-            sims.update(
-                (rows[k], float(values[k])) for k in best if rows[k] >= 0 and values[k] >= SEMANTIC_FLOOR
-            )
+            primary = values[: lv.primary]
+            for k in primary.argsort()[::-1][: DEPTH * 2]:
+                if rows[k] >= 0 and primary[k] >= SEMANTIC_FLOOR:
+                    sims[rows[k]] = float(primary[k])
+            passages = values[lv.primary :] * PASSAGE_WEIGHT
+            for k in passages.argsort()[::-1][: DEPTH * 4]:
+                i = rows[lv.primary + k]
+                if i >= 0 and passages[k] >= SEMANTIC_FLOOR and passages[k] > sims.get(i, 0.0):
+                    sims[i] = float(passages[k])
         return _ranked(sims, self.entries)[:DEPTH]
 
     def find(self, query: str, *, limit: int = 5, library: str | None = None) -> list[ApiHit]:

@@ -96,7 +96,13 @@ def register_kb(store: Store, kb: KnowledgeBase) -> int:
             v = kb.vectors
             db.execute(
                 "INSERT INTO kb_vectors VALUES (?, ?, ?, ?, ?)",
-                (library, v.model, int(v.matrix.shape[1]), json.dumps(v.api_ids), v.matrix.astype("<f4").tobytes()),
+                (
+                    library,
+                    v.model,
+                    int(v.matrix.shape[1]),
+                    json.dumps({"rows": v.api_ids, "primary": v.primary}),
+                    v.matrix.astype("<f4").tobytes(),
+                ),
             )
         row = db.execute("SELECT generation FROM knowledge_bases WHERE library = ?", (library,)).fetchone()
     return int(row[0])
@@ -192,14 +198,20 @@ def load_vectors(store: Store, library: str) -> LibraryVectors | None:
     if row is None:
         return None
     model, dimensions, ids_json, data = row
-    api_ids = json.loads(ids_json)
+    ids = json.loads(ids_json)
+    api_ids, primary = (ids.get("rows"), ids.get("primary")) if isinstance(ids, dict) else (ids, None)
     matrix = np.frombuffer(data, dtype="<f4").astype(np.float32)
     if not isinstance(api_ids, list) or matrix.size != len(api_ids) * int(dimensions):
         raise StoreError(
             f"the index's embeddings of {library!r} are damaged",
             hint=f"regenerate them: docmentor readme-llm generate --library {library}",
         )
-    return LibraryVectors(model=str(model), api_ids=[str(a) for a in api_ids], matrix=matrix.reshape(len(api_ids), int(dimensions)))
+    return LibraryVectors(
+        model=str(model),
+        api_ids=[str(a) for a in api_ids],
+        matrix=matrix.reshape(len(api_ids), int(dimensions)),
+        primary=primary if isinstance(primary, int) else -1,
+    )
 
 
 def load_overview(store: Store, library: str) -> dict[str, Any]:
