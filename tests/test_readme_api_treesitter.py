@@ -9,14 +9,14 @@ from pathlib import Path
 import pytest
 
 from docmentor.errors import SourceUnavailableError, UsageError
-from docmentor.readme_llm.api_treesitter import (
+from docmentor.readme_llm.matcher import match_examples
+from docmentor.readme_llm.models import ApiEntry, Example
+from docmentor.readme_llm.treesitter import (
     SourceApiSurface,
     detect_source_language,
     load_source_api,
     load_source_surface,
 )
-from docmentor.readme_llm.matcher import match_examples
-from docmentor.readme_llm.models import ApiEntry, Example
 
 FIXTURES = Path(__file__).parent / "fixtures" / "readme_ts"
 LANCEDB = Path(__file__).resolve().parents[2] / "shared" / "corpora" / "lancedb"
