@@ -23,6 +23,7 @@ from clitool import Cli
 from docmentor.clarity.models import DIMENSIONS
 from docmentor.engine import Docmentor
 from docmentor.server import build_server
+from mcptool import CLARITY_TOOLS, structured
 from openai_server import OpenAIServer, completion, fenced
 from openai_server import openai_server as openai_server  # the fixture
 
@@ -49,14 +50,6 @@ EXPECTED_ISSUES = {
         (18, "missing_code_language", "info"),
     ],
 }
-CLARITY_TOOLS = (
-    "get_rubric",
-    "calculate_clarity_score",
-    "calculate_dimension_score",
-    "get_improvement_roadmap",
-    "explain_score",
-    "score_document",
-)
 SCORE_DOCS_JSON = ("clarity", "score", str(DOCS), "--json")
 STAMP = re.compile(r'"generated_at": "\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ"')
 
@@ -736,14 +729,6 @@ def test_llm_without_configuration_is_an_error(cli: Cli, monkeypatch: pytest.Mon
 
 # -------------------------------------------------------------------------------------------- 9. MCP
 
-
-def structured(result: CallToolResult) -> Any:
-    assert not result.is_error, result.content
-    assert result.structured_content is not None
-    (text,) = result.content
-    assert isinstance(text, TextContent)
-    assert json.loads(text.text) == result.structured_content
-    return result.structured_content
 
 
 @pytest.fixture

@@ -21,6 +21,7 @@ from mcp_types import CallToolResult, TextContent
 
 from docmentor.engine import Docmentor
 from docmentor.server import build_server
+from mcptool import CLARITY_TOOLS, structured
 
 T = TypeVar("T")
 
@@ -44,14 +45,6 @@ If the frobnicator stalls, restart it. Restarting clears the cache.
 
 FAQ = "# FAQ\n\n## Why widgets?\n\nBecause gadgets were taken.\n"
 READ_TOOLS = ("search_docs", "get_doc", "get_doc_excerpt", "list_sources", "assemble_context")
-CLARITY_TOOLS = (
-    "get_rubric",
-    "calculate_clarity_score",
-    "calculate_dimension_score",
-    "get_improvement_roadmap",
-    "explain_score",
-    "score_document",
-)
 API_TOOLS = ("find_api", "get_examples", "get_library_overview", "report_issue")
 
 
@@ -75,15 +68,6 @@ def engine(tmp_path: Path, docs: Path) -> Iterator[Docmentor]:
     yield eng
     eng.close()
 
-
-def structured(result: CallToolResult) -> Any:
-    """The structured content, after checking the text mirror says the same."""
-    assert not result.is_error, result.content
-    assert result.structured_content is not None
-    (text,) = result.content
-    assert isinstance(text, TextContent)
-    assert json.loads(text.text) == result.structured_content
-    return result.structured_content
 
 
 def error_text(result: CallToolResult) -> str:

@@ -24,7 +24,7 @@ from typing import Any
 import anyio
 import pytest
 from mcp import Client
-from mcp_types import CallToolResult, TextContent
+from mcp_types import TextContent
 
 from clitool import Cli
 from docmentor.engine import Docmentor
@@ -33,6 +33,7 @@ from docmentor.readme_llm.feedback import analyze
 from docmentor.readme_llm.service import LibraryKnowledge, pinned_version
 from docmentor.server import build_server
 from docmentor.store.kb import list_kbs, load_entries
+from mcptool import structured
 
 LIB = Path(__file__).parent / "fixtures" / "readme_lib"
 CONTRACT_KEYS = {"rank", "api_id", "signature", "description", "relevance", "importance"}
@@ -69,14 +70,6 @@ NEW_API = '''
 def run(fn: Any) -> Any:
     return anyio.run(fn)
 
-
-def structured(result: CallToolResult) -> Any:
-    assert not result.is_error, result.content
-    assert result.structured_content is not None
-    (text,) = result.content
-    assert isinstance(text, TextContent)
-    assert json.loads(text.text) == result.structured_content
-    return result.structured_content
 
 
 @pytest.fixture
