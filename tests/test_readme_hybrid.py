@@ -185,3 +185,17 @@ def test_catalog_fields_of_the_plan_are_filled(engine: Docmentor) -> None:
     insert = by_id["minidb.core.Database.insert"]
     assert "minidb.core.connect" in insert.related_apis and insert.tags
     assert insert.search_keywords[:3] == ["insert", "rows", "table"]
+
+
+@pytest.mark.parametrize(
+    ("table", "message"),
+    [("kb_entries", "API catalog of 'minidb' is invalid"), ("kb_examples", "examples of 'minidb' are invalid")],
+)
+def test_damaged_records_in_the_index_are_a_clear_error(engine: Docmentor, table: str, message: str) -> None:
+    from docmentor.store.kb import load_examples
+
+    with sqlite3.connect(engine.store.path) as db:
+        db.execute(f"UPDATE {table} SET data = '{{}}'")
+    with pytest.raises(StoreError, match=message) as info:
+        (load_entries if table == "kb_entries" else load_examples)(engine.store, "minidb")
+    assert info.value.hint == "regenerate it: docmentor readme-llm generate --library minidb"

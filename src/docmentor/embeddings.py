@@ -24,7 +24,7 @@ from docmentor.errors import DocmentorError
 if TYPE_CHECKING:
     import numpy as np
 
-__all__ = ["DIMENSIONS", "MODEL_ID", "Embedder", "EmbeddingUnavailable", "LibraryVectors", "get_embedder", "query_embedder"]
+__all__ = ["DIMENSIONS", "MODEL_ID", "Embedder", "EmbeddingUnavailable", "LibraryVectors", "get_embedder"]
 
 MODEL_ID = "all-MiniLM-L6-v2-onnx-int8"
 DIMENSIONS = 384
@@ -165,8 +165,3 @@ def get_embedder(*, threads: int | None = None) -> Embedder:
         if embedder is None:
             embedder = _shared[threads] = Embedder(threads=threads)
         return embedder
-
-
-def query_embedder() -> Embedder:
-    """The embedder for queries (shared with batch embedding: one model in memory)."""
-    return get_embedder()

@@ -14,7 +14,7 @@ import tomllib
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from docmentor.embeddings import MODEL_ID, query_embedder
+from docmentor.embeddings import MODEL_ID, get_embedder
 from docmentor.errors import NotFoundError, UsageError
 from docmentor.readme_llm.retrieval import SECTIONS, ApiIndex
 
@@ -71,7 +71,7 @@ class LibraryKnowledge:
                     vectors={lib: v for lib, v in vectors.items() if v is not None and v.model == MODEL_ID},
                     docs_sources={lib: src for lib, src in docs.items() if src and self.engine.store.has_source(src)},
                     section_search=self._section_search,
-                    embedder=query_embedder,
+                    embedder=get_embedder,
                 )
                 self._versions = {r.library: r.version for r in rows}
                 self._key = key

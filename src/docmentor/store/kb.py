@@ -11,9 +11,9 @@ from __future__ import annotations
 import json
 import sqlite3
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from docmentor.errors import NotFoundError, StoreError
 from docmentor.readme_llm.models import ApiEntry, Example
@@ -60,6 +60,7 @@ class KbRow:
 
 
 _NO_TABLES = "no such table"
+M = TypeVar("M", bound=BaseModel)
 
 
 def register_kb(store: Store, kb: KnowledgeBase) -> int:
@@ -156,30 +157,23 @@ def _column(store: Store, library: str, column: str) -> Any:
 
 def load_entries(store: Store, library: str) -> list[ApiEntry]:
     """The library's API catalog, most important first (validated)."""
-    with store.snapshot() as db:
-        _require(store, library)
-        rows = db.execute("SELECT data FROM kb_entries WHERE library = ? ORDER BY ord", (library,)).fetchall()
-    try:
-        return [ApiEntry.model_validate_json(r[0]) for r in rows]
-    except ValidationError as exc:
-        raise StoreError(
-            f"the index's API catalog of {library!r} is invalid: {exc.error_count()} error(s)",
-            hint=f"regenerate it: docmentor readme-llm generate --library {library}",
-        ) from exc
+    return _load_records(store, library, "kb_entries", ApiEntry, "API catalog of {} is")
 
 
 def load_examples(store: Store, library: str) -> list[Example]:
     """The library's examples database, in document order (validated)."""
+    return _load_records(store, library, "kb_examples", Example, "examples of {} are")
+
+
+def _load_records(store: Store, library: str, table: str, model: type[M], what: str) -> list[M]:
     with store.snapshot() as db:
         _require(store, library)
-        rows = db.execute(
-            "SELECT data FROM kb_examples WHERE library = ? ORDER BY ord", (library,)
-        ).fetchall()
+        rows = db.execute(f"SELECT data FROM {table} WHERE library = ? ORDER BY ord", (library,)).fetchall()
     try:
-        return [Example.model_validate_json(r[0]) for r in rows]
+        return [model.model_validate_json(r[0]) for r in rows]
     except ValidationError as exc:
         raise StoreError(
-            f"the index's examples of {library!r} are invalid: {exc.error_count()} error(s)",
+            f"the index's {what.format(repr(library))} invalid: {exc.error_count()} error(s)",
             hint=f"regenerate it: docmentor readme-llm generate --library {library}",
         ) from exc
 
