@@ -612,3 +612,14 @@ def test_regeneration_is_atomic_and_seen_by_a_running_reader(
     assert after["results"][0]["api_id"] == "minidb.core.Database.snapshot"
     assert after["results"][0]["signature"] == "snapshot(self, target: str) -> str"
     assert [r.generation for r in list_kbs(engine.store)] == [gen1 + 1]
+
+
+def test_generate_cli_no_embeddings(cli: Cli, work: Path, lib: Path) -> None:
+    out = cli.ok("readme-llm", "generate", "-l", "minidb", "--docs-path", str(lib / "docs"), "--no-embeddings")
+    assert "(registered, generation 1)" in out
+    assert not (work / "readme_llm" / "knowledge_base" / "embeddings").exists()
+    meta = json.loads((work / "readme_llm" / "knowledge_base" / "metadata.json").read_text(encoding="utf-8"))
+    assert meta["settings"]["embeddings"] is None and "embeddings" in meta["stats"]["timings"]
+    results = cli.json("api", "find", "insert rows into a table")["results"]
+    assert results[0]["api_id"] == "minidb.core.Database.insert"
+    assert set(results[0]["signals"]) == {"lexical", "sections"}
