@@ -66,7 +66,9 @@ def forget(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def corpus_texts() -> list[str]:
-    files = sorted(p for p in CORPORA.rglob("*") if p.is_file() and p.suffix in {".md", ".mdx", ".rst", ".txt"})
+    files = sorted(
+        p for p in CORPORA.rglob("*") if p.is_file() and p.suffix in {".md", ".mdx", ".rst", ".txt"}
+    )
     texts = [p.read_text(encoding="utf-8", errors="replace") for p in files]
     sections = [s for t in texts for s in t.split("\n#")]  # roughly the indexed sections
     lines = [line for t in texts[:40] for line in t.splitlines(keepends=True)]
@@ -305,7 +307,9 @@ def test_a_bad_bucket_falls_back_and_discards_the_file(
     assert fresh == ["o200k_base"] and not path.exists()
 
 
-def test_unwritable_home_still_counts(fresh: list[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+def test_unwritable_home_still_counts(
+    fresh: list[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     blocker = tmp_path / "not-a-folder"
     blocker.write_text("x")
     monkeypatch.setenv("DOCMENTOR_HOME", str(blocker))
@@ -344,7 +348,11 @@ def test_assembly_with_a_warm_cache_never_loads_toktok(
     fresh.clear()
     by_bpe = engine.assemble(query, max_tokens=4000)
     assert fresh == []
-    assert by_bpe.actual_tokens == by_toktok.actual_tokens == toktok.batch_count([by_bpe.markdown], "o200k_base")[0]
+    assert (
+        by_bpe.actual_tokens
+        == by_toktok.actual_tokens
+        == toktok.batch_count([by_bpe.markdown], "o200k_base")[0]
+    )
     strip = lambda md: "\n".join(line for line in md.splitlines() if not line.startswith("**Generated"))  # noqa: E731
     assert strip(by_bpe.markdown) == strip(by_toktok.markdown)
     engine.close()

@@ -27,7 +27,9 @@ def test_vectors_are_unit_rows_in_input_order(embedder: Embedder) -> None:
 
 
 def test_similar_meanings_are_closer_than_unrelated_ones(embedder: Embedder) -> None:
-    a, b, c = embedder.embed(["open a database connection", "connect to the database", "bake a loaf of bread"])
+    a, b, c = embedder.embed(
+        ["open a database connection", "connect to the database", "bake a loaf of bread"]
+    )
     assert float(a @ b) > 0.6 > 0.2 > float(a @ c)
 
 

@@ -120,9 +120,11 @@ class Embedder:
         start = 0
         while start < len(order):
             end = start + 1
-            while end < len(order) and end - start < BATCH and (end + 1 - start) * len(
-                encoded[order[end]].ids
-            ) <= BATCH_TOKENS:
+            while (
+                end < len(order)
+                and end - start < BATCH
+                and (end + 1 - start) * len(encoded[order[end]].ids) <= BATCH_TOKENS
+            ):
                 end += 1
             chunk = order[start:end]
             start = end

@@ -69,7 +69,9 @@ class LibraryKnowledge:
                 self._index = ApiIndex(
                     libs,
                     vectors={lib: v for lib, v in vectors.items() if v is not None and v.model == MODEL_ID},
-                    docs_sources={lib: src for lib, src in docs.items() if src and self.engine.store.has_source(src)},
+                    docs_sources={
+                        lib: src for lib, src in docs.items() if src and self.engine.store.has_source(src)
+                    },
                     section_search=self._section_search,
                     embedder=get_embedder,
                 )
