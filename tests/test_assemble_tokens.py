@@ -41,7 +41,9 @@ def toktok_tokens(texts: list[str], encoding: str) -> list[list[bytes]]:
 
 @pytest.fixture
 def fresh(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
-    """tokens.py as in a new process; yields the encodings toktok was asked to count."""
+    """tokens.py as in a new process, with an empty cache folder (DOCMENTOR_HOME/cache);
+    yields the encodings toktok was asked to count."""
+    monkeypatch.delenv("DOCMENTOR_CACHE", raising=False)
     monkeypatch.setattr(tokens, "_counters", {})
     monkeypatch.setattr(tokens, "_files", {})
     monkeypatch.setattr(tokens, "_toktok_loaded", set())

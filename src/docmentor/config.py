@@ -20,6 +20,13 @@ def home() -> Path:
     return Path(os.environ.get("DOCMENTOR_HOME") or Path.home() / ".docmentor").expanduser()
 
 
+def cache_dir() -> Path:
+    """Files derived once and reused (token vocabularies, the quantized embedding model):
+    ``DOCMENTOR_CACHE``, else ``DOCMENTOR_HOME/cache``. Deleting it is always safe."""
+    env = os.environ.get("DOCMENTOR_CACHE")
+    return Path(env).expanduser() if env else home() / "cache"
+
+
 def default_db() -> Path:
     env = os.environ.get("DOCMENTOR_DB")
     return Path(env).expanduser() if env else home()

@@ -5,7 +5,7 @@ Two counters, the same numbers:
 - **toktok** (``toktok-rs``; its BPE tables are compiled in). Fast per text, but building the
   o200k_base tables on first use takes ~0.3 s and holds the GIL — most of a CLI call.
 - **bpe.py**, plain Python over a vocabulary file derived once from toktok's own tables and
-  kept in ``DOCMENTOR_HOME/cache/``. Nothing to build at start-up; 3–9 ms for a digest.
+  kept in the cache folder (``DOCMENTOR_CACHE``, else ``DOCMENTOR_HOME/cache/``). Nothing to build at start-up; 3–9 ms for a digest.
 
 A batch goes to bpe.py while this process has not loaded toktok, the batch is under a million
 characters and bpe.py has counted less than three million afresh (lines it has seen are
@@ -113,9 +113,9 @@ def cache_path(encoding: str) -> Path:
     """The vocabulary file bpe.py reads for ``encoding`` (one per toktok version)."""
     import toktok
 
-    from docmentor.config import home
+    from docmentor.config import cache_dir
 
-    return home() / "cache" / f"{encoding}.toktok-{toktok.__version__}.bpe{bpe.FORMAT}"
+    return cache_dir() / f"{encoding}.toktok-{toktok.__version__}.bpe{bpe.FORMAT}"
 
 
 def _toktok_count(texts: Sequence[str], encoding: str, size: int) -> list[int]:
