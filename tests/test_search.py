@@ -245,6 +245,19 @@ def test_limit(dm: Docmentor) -> None:
         dm.search("client", limit=0)
 
 
+def test_sections_only_search_skips_snippets_and_reads_a_smaller_pool(dm: Docmentor) -> None:
+    query = "connection pool limits keep-alive"
+    full = dm.search(query, limit=10)
+    lean = dm.search(query, limit=10, snippets=False)
+    assert [(h.path, h.line_start) for h in lean] == [(h.path, h.line_start) for h in full]
+    assert all(h.snippet for h in full) and not any(h.snippet for h in lean)
+    assert [h.text for h in lean] == [h.text for h in full]
+    # a pool of 20 instead of 40: the same best sections lead
+    small = dm.search(query, limit=10, snippets=False, pool=20)
+    assert len(small) == 10 and small[0].path == full[0].path
+    assert dm.search(query, limit=10, pool=3) == dm.search(query, limit=10, pool=10)  # never below limit
+
+
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(query=st.one_of(st.text(max_size=120), st.sampled_from(["max_connections", "proxy", "連接", "é"])))
 def test_search_never_raises(dm: Docmentor, query: str) -> None:

@@ -461,9 +461,21 @@ class Docmentor:
             raise NotFoundError(f"unknown source {source!r}", hint=f"known sources: {known}")
 
     def search(
-        self, query: str, *, source: str | None = None, limit: int = 10, per_document: int = 3
+        self,
+        query: str,
+        *,
+        source: str | None = None,
+        limit: int = 10,
+        per_document: int = 3,
+        snippets: bool = True,
+        pool: int | None = None,
     ) -> list[SearchHit]:
-        """Rank sections for a query. Any string is accepted; an empty list when nothing matches."""
+        """Rank sections for a query. Any string is accepted; an empty list when nothing matches.
+
+        ``snippets=False``: results without their ``snippet``; ``pool``: how many of the best
+        sections are read before de-duplication and the per-document cap pick ``limit`` of
+        them (default ``4 × limit``, at least 20). Both for callers that only need which
+        sections match, fast (find_api's section ranking)."""
         if limit < 1:
             raise UsageError("--limit must be at least 1")
         limit = min(limit, 100)
@@ -472,9 +484,11 @@ class Docmentor:
         index = self._lexical_to_read()
         if not terms or index is None:
             return []
-        hits = index.search(terms, source=source, limit=max(limit * 4, 20))
+        hits = index.search(terms, source=source, limit=max(limit, pool) if pool else max(limit * 4, 20))
         versions = self.store.source_versions()
-        return rank_hits(hits, terms, limit=limit, per_document=per_document, versions=versions)
+        return rank_hits(
+            hits, terms, limit=limit, per_document=per_document, versions=versions, snippets=snippets
+        )
 
     def candidates(self, query: str, *, source: str | None = None, limit: int = 200) -> list[SearchHit]:
         """Every section matching a query, best first, with no per-document cap (for assembly).

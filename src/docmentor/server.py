@@ -67,6 +67,13 @@ async def _run(fn: Callable[[], T]) -> T:
         raise ToolError(f"{exc.message}.{hint}") from exc
 
 
+def _structured(data: dict[str, Any]) -> CallToolResult:
+    """Structured content mirrored as compact JSON text (the SDK's own mirror is indented:
+    half again as many bytes to write, read and parse for find_api's answers)."""
+    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+    return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=data)
+
+
 def check_groups(tools: list[str] | None) -> list[str]:
     """The requested tool groups (all available ones by default); unknown names are an error."""
     groups = tools or list(AVAILABLE_GROUPS)
@@ -403,14 +410,15 @@ def _api_tools(server: MCPServer, engine: Docmentor, *, api: bool, feedback: boo
             return await _run(lambda: knowledge.overview(library, aspect=aspect))
 
         @server.tool(annotations=READ_ONLY, title="Find an API")
-        async def find_api(query: str, max_results: int = 5, library: str | None = None) -> dict[str, Any]:
+        async def find_api(query: str, max_results: int = 5, library: str | None = None) -> CallToolResult:
             """Find the library functions, classes and methods that do a task, with their real
             signatures (introspected from the installed package), parameters, return types and
             ids of examples that use them. Describe the task in words ("stream a large download").
             Use it before writing code against a library, instead of guessing names."""
             session.record("find_api", {"query": query, "max_results": max_results, "library": library})
             n = max(1, min(int(max_results), 20))
-            return await _run(lambda: knowledge.find_api(query, max_results=n, library=library or None))
+            found = await _run(lambda: knowledge.find_api(query, max_results=n, library=library or None))
+            return _structured(found)
 
         @server.tool(annotations=READ_ONLY, title="Get examples")
         async def get_examples(

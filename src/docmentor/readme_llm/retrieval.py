@@ -29,12 +29,13 @@ so it is rebuilt per process from the knowledge base and cached by generation.
 
 from __future__ import annotations
 
+import heapq
 import math
 import re
 import threading
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -110,9 +111,11 @@ class ApiHit:
     relevance: float  # in [0, 1], normalised per query
     score: float  # the ranking key
     signals: dict[str, int | None] = field(default_factory=dict)  # rank in each ranking (1-based)
+    details: dict[str, Any] | None = None  # the entry's parameters and returns, dumped once per index
 
     def to_dict(self, rank: int) -> dict[str, Any]:
         e = self.entry
+        details = self.details if self.details is not None else _details(e)
         return {
             "rank": rank,
             "api_id": e.api_id,
@@ -125,10 +128,17 @@ class ApiHit:
             "signals": dict(self.signals),
             "aliases": list(e.aliases),
             "kind": e.kind,
-            "parameters": [p.model_dump() for p in e.parameters],
-            "returns": e.returns.model_dump() if e.returns else None,
+            "parameters": [dict(p) for p in details["parameters"]],
+            "returns": dict(details["returns"]) if details["returns"] else None,
             "examples": list(e.examples[:3]),
         }
+
+
+def _details(e: ApiEntry) -> dict[str, Any]:
+    return {
+        "parameters": [p.model_dump() for p in e.parameters],
+        "returns": e.returns.model_dump() if e.returns else None,
+    }
 
 
 def _name_terms(e: ApiEntry) -> list[str]:
@@ -237,6 +247,7 @@ class ApiIndex:
                     )
                 )
             self._resolvers[library] = MentionResolver(entries, examples)
+        self._details: dict[int, dict[str, Any]] = {}  # entry position → _details(entry), on first use
         self.docs_sources = dict(docs_sources or {})
         self.section_search = section_search
         self.embedder = embedder
@@ -290,10 +301,11 @@ class ApiIndex:
 
     def _query_vector(self, query: str, started: threading.Event | None = None) -> Any:
         assert self.embedder is not None
-        embedder = self.embedder()
-        if started is not None:
-            started.set()
-        return embedder.embed_one(query)
+        try:
+            return self.embedder().embed_one(query, ready=started)
+        finally:
+            if started is not None:
+                started.set()  # also when loading the model failed
 
     def _semantic(self, vector: Any, library: str | None) -> Ranking:
         """Per API: the best of its description's cosine and PASSAGE_WEIGHT × its best passage's."""
@@ -313,25 +325,33 @@ class ApiIndex:
                     sims[i] = float(passages[k])
         return _ranked(sims, self.entries)[:DEPTH]
 
+    def embed_query(self, query: str) -> Future[Any] | None:
+        """Start embedding ``query`` in the worker thread (None: no semantic ranking).
+
+        The query's embedding runs there while the two lexical rankings run in the caller's
+        thread: onnxruntime releases the GIL while it computes. The worker tokenizes first,
+        holding the GIL, and signals before the model runs (else each of its steps would
+        wait for the other thread's switch interval, 5 ms), hence the handshake.
+        """
+        if not self.semantic or not query.strip():
+            return None
+        started = threading.Event()
+        pending = _worker().submit(self._query_vector, query, started)
+        started.wait(1.0)
+        return pending
+
     def find(self, query: str, *, limit: int = 5, library: str | None = None) -> list[ApiHit]:
         """The APIs that best match a task description, best first."""
         terms = analyze_query(query)
         if not self.entries or not query.strip():
             return []
-        # The query's embedding runs in a worker thread while the two lexical rankings run
-        # here: onnxruntime releases the GIL while it computes. The worker must get the GIL
-        # first (else it waits for this thread's switch interval, 5 ms), hence the handshake.
-        pending = None
-        if self.semantic:
-            started = threading.Event()
-            pending = _worker().submit(self._query_vector, query, started)
-            started.wait(1.0)
+        pending = self.embed_query(query)
         rankings: dict[str, Ranking] = {
             "lexical": self._lexical(terms, library) if terms else [],
             "sections": self._sections(query, library) if terms else [],
             "semantic": [],
         }
-        if pending is not None:
+        if pending is not None and self.semantic:
             try:
                 rankings["semantic"] = self._semantic(pending.result(), library)
             except EmbeddingUnavailable as exc:  # rank without vectors rather than fail
@@ -349,13 +369,20 @@ class ApiIndex:
             active.append("sections")
         if self.semantic:
             active.append("semantic")
+        best = heapq.nsmallest(
+            max(1, min(limit, 50)),
+            fused,
+            key=lambda i: (-fused[i], -self.entries[i][1].importance_score, self.entries[i][1].api_id),
+        )
         hits = []
-        for i, value in fused.items():
+        for i in best:
             lib, e = self.entries[i]
-            rel = value / top
-            hits.append(ApiHit(e, lib, rel, rel, {name: positions[name].get(i) for name in active}))
-        hits.sort(key=lambda h: (-h.score, -h.entry.importance_score, h.entry.api_id))
-        return hits[: max(1, min(limit, 50))]
+            if i not in self._details:
+                self._details[i] = _details(e)
+            rel = fused[i] / top
+            signals = {name: positions[name].get(i) for name in active}
+            hits.append(ApiHit(e, lib, rel, rel, signals, self._details[i]))
+        return hits
 
     def examples_for(
         self,

