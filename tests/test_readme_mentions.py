@@ -92,3 +92,23 @@ def test_linked_examples_inside_the_section_credit_their_apis() -> None:
         [Section("Use `DigestAuth`.", path="a.md"), Section("::: pkg.DigestAuth", path="b.md")], [1.0, 0.5]
     )
     assert ranked == {"pkg._auth.DigestAuth": max(1.0 * USES, 0.5 * DOCUMENTS)}
+
+
+def test_sphinx_directives_and_cross_references_name_apis() -> None:
+    text = """\
+.. autoclass:: pkg.DigestAuth
+   :members:
+
+.. py:method:: Client.send(request)
+
+Read it with :meth:`~pkg.Response.iter_lines`, or see :func:`the shortcut <pkg.get>` and
+``pkg.Response.json``.
+"""
+    credit = resolver().section_apis(Section(text, path="api.rst"))
+    assert credit == {
+        "pkg._auth.DigestAuth": DOCUMENTS,  # autodoc directive
+        "pkg._client.Client.send": DOCUMENTS,  # Python-domain directive
+        "pkg._models.Response.iter_lines": USES,  # role, ~ shortens the title only
+        "pkg._api.get": USES,  # role with a title
+        "pkg._models.Response.json": USES,  # rST inline literal
+    }

@@ -3,12 +3,14 @@
 ``find_api`` ranks documentation sections for the task with the engine's search and credits
 the APIs each found section names. A section names an API
 
-- in a mkdocstrings directive (``::: httpx.Client``) or its own heading (``## `Client```):
-  weight 1.0 — the section documents that API;
+- in a mkdocstrings directive (``::: httpx.Client``), a Sphinx autodoc or Python-domain
+  directive (``.. autoclass:: httpx.Client``, ``.. py:method:: Client.send(request)``) or
+  its own heading (``## `Client```): weight 1.0 — the section documents that API;
 - in a code example that the matcher linked to the API (imports, aliases, return types):
   weight 0.6;
 - in an inline code span of its prose (```response.iter_lines()```, ```.aclose()```,
-  ```DigestAuth```): weight 0.6, shared when the name is ambiguous.
+  ```DigestAuth```) or a Sphinx cross-reference (``:meth:`~httpx.Response.iter_lines```,
+  ``:class:`the client <httpx.Client>```): weight 0.6, shared when the name is ambiguous.
 
 A code span is resolved against the library's names: a full path or alias
 (``httpx.Client.send``), ``Class.member`` (``Response.json``), a receiver named after a
@@ -35,7 +37,12 @@ MAX_CANDIDATES = 3
 CACHE_SIZE = 20_000  # sections whose APIs are remembered
 
 _INLINE = re.compile(r"`([^`\n]+)`")
-_DIRECTIVE = re.compile(r"^\s*:::\s*([A-Za-z_][\w.]*)", re.M)
+_DIRECTIVE = re.compile(
+    r"^\s*(?::::|\.\.\s+(?:auto|py:)(?:class|function|method|attribute|property|exception|data|decorator)::)"
+    r"\s*([A-Za-z_][\w.]*)",
+    re.M,
+)
+_TARGET = re.compile(r"<([^<>]+)>\s*$")  # a Sphinx reference with a title: `the client <httpx.Client>`
 _LEADING = re.compile(r"^(?:async\s+def|def|class|await|from|import)\s+")
 _DOTTED = re.compile(r"\.?[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
 
@@ -116,7 +123,9 @@ class MentionResolver:
     def _spans(self, text: str) -> list[str]:
         out: list[str] = []
         for m in _INLINE.finditer(text):
-            span = _LEADING.sub("", m.group(1).strip())
+            span = m.group(1).strip()
+            target = _TARGET.search(span)
+            span = _LEADING.sub("", (target.group(1) if target else span).strip().lstrip("~!"))
             d = _DOTTED.match(span)
             if d is not None:
                 out.append(d.group(0))
