@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import sys
 from pathlib import Path
 
@@ -64,8 +65,10 @@ def _cache_files(folder: Path) -> list[str]:
 
 def test_quantized_model_is_built_once_then_reused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("DOCMENTOR_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setattr(logging.getLogger(), "handlers", [])  # as in a process that set up no logging
     built = embeddings.runnable_model(_source())
     assert built is not None and built.parent == tmp_path / "cache"
+    assert logging.getLogger().handlers == []  # the quantizer's chatter installed no stderr handler
     assert _cache_files(tmp_path / "cache") == [built.name]  # the build folder is gone
     # a second process finds the file and does not build again
     monkeypatch.setattr(embeddings, "_quantize", lambda *a: pytest.fail("rebuilt"))

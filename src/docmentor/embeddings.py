@@ -147,13 +147,21 @@ def runnable_model(source: Path) -> Path | None:
 def _quantize(folded: Path, out: Path) -> None:
     from onnxruntime.quantization import QuantType, quantize_dynamic
 
-    # quantize_dynamic advises pre-processing through the root logger; it is not needed here
-    previous = logging.root.manager.disable
+    # quantize_dynamic advises pre-processing through the root logger (not needed here);
+    # logging through a root logger without handlers would also install a stderr handler
+    # for the rest of the process (logging.basicConfig), hence the temporary NullHandler
+    root = logging.getLogger()
+    guard = logging.NullHandler() if not root.handlers else None
+    if guard is not None:
+        root.addHandler(guard)
+    previous = root.manager.disable
     logging.disable(logging.WARNING)
     try:
         quantize_dynamic(folded, out, weight_type=QuantType.QInt8, per_channel=True)
     finally:
         logging.disable(previous)
+        if guard is not None:
+            root.removeHandler(guard)
 
 
 def _tokenizer() -> Any:
