@@ -27,6 +27,9 @@ def test_vectors_are_unit_rows_in_input_order(embedder: Embedder) -> None:
     for i, text in enumerate(texts):
         assert np.allclose(embedder.embed_one(text), matrix[i], atol=1e-4)
     assert embedder.embed([]).shape == (0, DIMENSIONS)
+    # several texts at once, on three threads: the same rows in the same order
+    many = [f"{t} #{i}" for i in range(7) for t in texts]
+    assert np.array_equal(Embedder(threads=3).embed(many), embedder.embed(many))
 
 
 def test_similar_meanings_are_closer_than_unrelated_ones(embedder: Embedder) -> None:

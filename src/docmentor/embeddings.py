@@ -74,7 +74,7 @@ class EmbeddingUnavailable(DocmentorError):
 
 
 def default_threads() -> int:
-    """``DOCMENTOR_EMBED_THREADS``, else up to 2 (what pays for short texts on 2 cores)."""
+    """``DOCMENTOR_EMBED_THREADS``, else up to 2: how many texts are embedded at once."""
     value = os.environ.get("DOCMENTOR_EMBED_THREADS", "").strip()
     if value.isdigit() and int(value) > 0:
         return int(value)
@@ -199,7 +199,14 @@ def _run(session: Any, ids: list[int]) -> np.ndarray:
 
 
 class Embedder:
-    """Turns texts into normalised vectors (one row per text, float32)."""
+    """Turns texts into normalised vectors (one row per text, float32).
+
+    The model runs on one thread per text; ``threads`` texts run at once (onnxruntime's
+    session is safe to call from several threads and releases the GIL while it computes).
+    Measured on 1,200 docstrings with two cores: 3.0 s with two texts at once, 6.0 s one at
+    a time, 5.8–7.1 s one at a time on two intra-op threads (too little work per product to
+    split). A single query is one text: it runs on one thread whatever ``threads`` says.
+    """
 
     model_id = MODEL_ID
 
@@ -219,10 +226,11 @@ class Embedder:
             raise EmbeddingUnavailable(f"the embedding model file is missing: {source}")
         self._np = numpy
         self._tokenizer = _tokenizer()
+        self.threads = max(1, threads or default_threads())
         quantized = runnable_model(source)
         #: whether the re-quantized model runs (else the wheel's, with float32 products)
         self.quantized = quantized is not None
-        options = _session_options(onnxruntime, threads or default_threads())
+        options = _session_options(onnxruntime, 1)
         if quantized is not None:
             try:
                 self._session = onnxruntime.InferenceSession(
@@ -239,19 +247,31 @@ class Embedder:
                 )
             except Exception as exc:  # onnxruntime raises its own exception types
                 raise EmbeddingUnavailable(f"the embedding model cannot be loaded: {exc}") from exc
-        self._lock = threading.Lock()
 
     def embed(self, texts: list[str]) -> np.ndarray:
         """Vectors for ``texts``: shape ``(len(texts), 384)``, float32, unit length.
 
         Each text runs on its own (see the module docstring), so a text's vector does not
-        depend on the others.
+        depend on the others nor on the thread that computed it.
         """
         np = self._np
         out = np.zeros((len(texts), DIMENSIONS), dtype=np.float32)
-        for row, encoding in enumerate(self._tokenizer.encode_batch([t or " " for t in texts])):
-            with self._lock:  # one run at a time: the session already uses its threads
-                out[row] = _run(self._session, encoding.ids)
+        encoded = [e.ids for e in self._tokenizer.encode_batch([t or " " for t in texts])]
+
+        def run(rows: range) -> None:
+            for row in rows:
+                out[row] = _run(self._session, encoded[row])
+
+        workers = min(self.threads, len(texts))
+        if workers <= 1:
+            run(range(len(texts)))
+            return out
+        from concurrent.futures import ThreadPoolExecutor
+
+        with ThreadPoolExecutor(workers, thread_name_prefix="docmentor-embed-batch") as pool:
+            # every workers-th text to each: lengths mix, so the shares take about as long
+            for done in [pool.submit(run, range(k, len(texts), workers)) for k in range(workers)]:
+                done.result()
         return out
 
     def embed_one(self, text: str, *, ready: threading.Event | None = None) -> np.ndarray:
@@ -264,8 +284,7 @@ class Embedder:
         feeds = _feeds(self._tokenizer.encode(text or " ").ids)
         if ready is not None:
             ready.set()
-        with self._lock:
-            return _pooled(self._session, feeds).astype(self._np.float32, copy=False)
+        return _pooled(self._session, feeds).astype(self._np.float32, copy=False)
 
 
 _shared: dict[int | None, Embedder] = {}
@@ -273,10 +292,8 @@ _shared_lock = threading.Lock()
 
 
 def get_embedder(*, threads: int | None = None) -> Embedder:
-    """The process's embedder for a thread count (default: up to 2), loaded on first use.
-
-    Threads sleep instead of spinning while idle, so two threads pay off even for one short
-    query on a busy 2-core machine (measured: 4.0 ms p50 against 4.9 ms with one).
+    """The process's embedder, loaded on first use (one per ``threads``: how many texts
+    :meth:`Embedder.embed` runs at once; default :func:`default_threads`).
 
     Raises:
         EmbeddingUnavailable: a package is missing or the model cannot be loaded.
