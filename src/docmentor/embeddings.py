@@ -14,7 +14,8 @@ kept in the cache folder): 1.8–2.3 ms per query, 23 MB of weights, vectors wit
 
 Each text runs through the model on its own, never padded into a batch: with dynamically
 quantized activations a padded batch would change a text's vector, and single runs were as
-fast here (6.0 s for 1,500 docstrings against 6.5 s batched) with flat memory.
+fast here (6.0 s for 1,500 docstrings against 6.5 s batched) with flat memory. Many texts
+run two at a time on one single-threaded session (:class:`Embedder`), twice as fast.
 
 The heavy imports happen on the first :func:`get_embedder` call, and the embedder is
 shared by the process.
