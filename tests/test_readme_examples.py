@@ -23,6 +23,7 @@ from docmentor.readme_llm.examples import (
     is_complete,
     normalize_language,
     prerequisites,
+    untagged_language,
 )
 from docmentor.readme_llm.matcher import match_examples
 from docmentor.readme_llm.models import ApiEntry, ApiReturn, Example
@@ -747,3 +748,48 @@ def test_lancedb_corpus_smoke(tmp_path: Path) -> None:
         for example_id in entry.examples:
             assert entry.api_id in by_id[example_id].apis_used
     assert time.perf_counter() - t0 < 20
+
+
+@pytest.mark.parametrize(
+    ("code", "language"),
+    [
+        ("value = store.get('a')\n", "python"),  # an assignment
+        ("tbl.create_index(\n    num_partitions=256,\n)\n", "python"),  # a call
+        (">>> import lancedb\n>>> lancedb.connect('data')\n", "python"),  # a doctest session
+        ("with open(p) as f:\n    pass\n", "python"),
+        ("pip install lancedb\n", ""),  # a shell command
+        ("$ docmentor add docs\n", ""),
+        ("{'id': 1, 'vector': [0.1, 0.2]}\n", ""),  # printed output: a bare literal
+        ("result\n", ""),  # a bare name
+        ("machine example.org\nlogin someone\n", ""),  # a .netrc file
+        ("ssl.SSLCertVerificationError: [SSL] certificate verify failed\n", ""),  # a traceback line
+        ("", ""),
+    ],
+)
+def test_untagged_blocks_are_python_when_they_parse_and_do_something(code: str, language: str) -> None:
+    assert untagged_language(code) == language
+
+
+def test_rst_literal_blocks_and_untagged_fences_become_python_examples(tmp_path: Path) -> None:
+    rst = textwrap.dedent(
+        """\
+        Reading
+        =======
+
+        Read a value back::
+
+           value = store.get("a")
+
+        The output looks like this::
+
+           {'a': 1}
+        """
+    )
+    md = "# Wipe\n\n```\nstore.purge()\n```\n\n```\nmachine example.org\n```\n"
+    engine = index(tmp_path, {"reading.rst": rst, "wipe.md": md})
+    examples = extract_examples(engine, "lib")
+    assert [(e.path, e.language, e.code.strip()) for e in examples] == [
+        ("reading.rst", "python", 'value = store.get("a")'),
+        ("wipe.md", "python", "store.purge()"),
+    ]
+    assert [e.example_id for e in examples] == ["reading-1", "wipe-1"]  # ids count every block

@@ -452,6 +452,26 @@ def _tabs(lines: list[str], k: int) -> list[str]:
     return labels[::-1]
 
 
+_STATEMENTS = (ast.Call, ast.Assign, ast.AnnAssign, ast.AugAssign, ast.Import, ast.ImportFrom, ast.With)
+
+
+def untagged_language(code: str) -> str:
+    """The language of a code block that names none: ``"python"`` when it parses as Python
+    and does something (a call, an assignment, an import, a ``with``), else ``""``.
+
+    Sphinx highlights reST ``::`` literal blocks as Python when they parse (its default
+    ``highlight_language``), and many Markdown docs leave Python fences untagged. Output,
+    shell commands and prose do not parse, or parse to bare names and literals.
+    """
+    source, _, _, skipped = prepare(code, "python")
+    if skipped or not source.strip():
+        return ""
+    tree, _ = parse_python(source)
+    if tree is None or not any(isinstance(node, _STATEMENTS) for node in ast.walk(tree)):
+        return ""
+    return "python"
+
+
 def _slug(path: str) -> str:
     stem = re.sub(r"\.(md|mdx|markdown|rst|txt|ipynb)$", "", path, flags=re.I)
     return re.sub(r"[^a-z0-9]+", "-", stem.lower()).strip("-") or "doc"
@@ -494,7 +514,7 @@ def extract_examples(
         ).fetchall()
         picked: list[tuple[int, sqlite3.Row, str]] = []
         for n, b in enumerate(blocks, 1):
-            lang = normalize_language(b["language"])
+            lang = normalize_language(b["language"]) or untagged_language(b["code"])
             if lang and (wanted is None or lang in wanted) and b["code"].strip():
                 picked.append((n, b, lang))
         if not picked:
