@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import logging
+import os
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -85,6 +87,20 @@ def test_quantized_model_is_built_once_then_reused(tmp_path: Path, monkeypatch: 
     texts = ["send a POST request with a JSON body", "which exception is raised on a timeout", "x"]
     agreement = (fast.embed(texts) * slow.embed(texts)).sum(axis=1)
     assert agreement.min() > 0.98
+
+
+def test_a_build_left_by_a_killed_process_is_removed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("DOCMENTOR_CACHE", str(cache))
+    stale, fresh = cache / ".minilm-build-dead", cache / ".minilm-build-running"
+    for folder in (stale, fresh):
+        folder.mkdir(parents=True)
+        (folder / "folded.onnx").write_bytes(b"x" * 100)
+    old = time.time() - 3600
+    os.utime(stale, (old, old))
+    built = embeddings.runnable_model(_source())
+    assert built is not None
+    assert _cache_files(cache) == sorted([".minilm-build-running", built.name])  # another build may be live
 
 
 def test_a_failed_build_falls_back_to_the_wheels_model(

@@ -26,8 +26,10 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
+import shutil
 import tempfile
 import threading
+import time
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -121,8 +123,9 @@ def runnable_model(source: Path) -> Path | None:
         if target.is_file():
             return target
         target.parent.mkdir(parents=True, exist_ok=True)
+        _remove_stale_builds(target.parent)
         _log.info("building the quantized embedding model %s (once)", target)
-        with tempfile.TemporaryDirectory(dir=target.parent, prefix=".minilm-build-") as tmp:
+        with tempfile.TemporaryDirectory(dir=target.parent, prefix=_BUILD_PREFIX) as tmp:
             folded, quantized = Path(tmp) / "folded.onnx", Path(tmp) / "model.onnx"
             options = _session_options(onnxruntime, 1)
             options.optimized_model_filepath = str(folded)
@@ -143,6 +146,21 @@ def runnable_model(source: Path) -> Path | None:
     except Exception as exc:  # any failure: fall back to the wheel's own model
         _log.warning("using the embedding model unquantized (slower): %s", exc)
         return None
+
+
+_BUILD_PREFIX = ".minilm-build-"
+_STALE_BUILD_SECONDS = 600  # a build takes ~3 s; older folders are left by killed processes
+
+
+def _remove_stale_builds(folder: Path) -> None:
+    """Build folders (~110 MB) that a killed process left behind."""
+    now = time.time()
+    for leftover in folder.glob(_BUILD_PREFIX + "*"):
+        try:
+            if now - leftover.stat().st_mtime > _STALE_BUILD_SECONDS:
+                shutil.rmtree(leftover, ignore_errors=True)
+        except OSError:
+            continue
 
 
 def _quantize(folded: Path, out: Path) -> None:
