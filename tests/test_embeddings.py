@@ -70,13 +70,13 @@ def _cache_files(folder: Path) -> list[str]:
 
 def test_quantized_model_is_built_once_then_reused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("DOCMENTOR_CACHE", str(tmp_path / "cache"))
-    monkeypatch.setattr(logging.getLogger(), "handlers", [])  # as in a process that set up no logging
+    # the build runs in a child interpreter: this process never does the work itself
+    monkeypatch.setattr(embeddings, "build_quantized", lambda *a: pytest.fail("built in this process"))
     built = embeddings.runnable_model(_source())
     assert built is not None and built.parent == tmp_path / "cache"
-    assert logging.getLogger().handlers == []  # the quantizer's chatter installed no stderr handler
     assert _cache_files(tmp_path / "cache") == [built.name]  # the build folder is gone
     # a second process finds the file and does not build again
-    monkeypatch.setattr(embeddings, "_quantize", lambda *a: pytest.fail("rebuilt"))
+    monkeypatch.setattr(embeddings, "_spawn_build", lambda *a: pytest.fail("rebuilt"))
     assert embeddings.runnable_model(_source()) == built
     fast = Embedder(threads=1)
     assert fast.quantized
@@ -87,6 +87,15 @@ def test_quantized_model_is_built_once_then_reused(tmp_path: Path, monkeypatch: 
     texts = ["send a POST request with a JSON body", "which exception is raised on a timeout", "x"]
     agreement = (fast.embed(texts) * slow.embed(texts)).sum(axis=1)
     assert agreement.min() > 0.98
+
+
+def test_building_in_process_leaves_logging_alone(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(logging.getLogger(), "handlers", [])  # as in a process that set up no logging
+    target = tmp_path / "model.onnx"
+    embeddings.build_quantized(_source(), target)
+    assert target.is_file()
+    assert logging.getLogger().handlers == []  # the quantizer's chatter installed no stderr handler
+    assert logging.root.manager.disable == logging.NOTSET
 
 
 def test_a_build_left_by_a_killed_process_is_removed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -101,28 +110,44 @@ def test_a_build_left_by_a_killed_process_is_removed(tmp_path: Path, monkeypatch
     built = embeddings.runnable_model(_source())
     assert built is not None
     assert _cache_files(cache) == sorted([".minilm-build-running", built.name])  # another build may be live
+    # also when the model is already there: a later killed build is swept by the next process
+    stale.mkdir()
+    os.utime(stale, (old, old))
+    assert embeddings.runnable_model(_source()) == built and not stale.exists()
 
 
-def test_a_failed_build_falls_back_to_the_wheels_model(
+def test_a_failed_build_falls_back_and_is_not_retried_for_a_day(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("DOCMENTOR_CACHE", str(tmp_path / "cache"))
-
-    def broken(folded: Path, out: Path) -> None:
-        raise RuntimeError("quantizer exploded")
-
-    monkeypatch.setattr(embeddings, "_quantize", broken)
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("DOCMENTOR_CACHE", str(cache))
+    garbage = tmp_path / "model.onnx"
+    garbage.write_bytes(b"not an onnx model")
+    assert embeddings.runnable_model(garbage) is None  # the child's error, caught
+    (marker,) = cache.glob("*.failed")
+    assert "the build failed" in marker.read_text()
+    # the next processes do not try again ...
+    monkeypatch.setattr(embeddings, "_spawn_build", lambda *a: pytest.fail("retried"))
+    assert embeddings.runnable_model(garbage) is None
+    # ... and the wheel's model serves meanwhile
+    monkeypatch.setattr(embeddings, "_model_name", lambda source: marker.name.removesuffix(".failed"))
     embedder = Embedder(threads=1)
     assert not embedder.quantized
     assert embedder.embed(["still works"]).shape == (1, DIMENSIONS)
-    assert _cache_files(tmp_path / "cache") == []  # nothing half-built is left
+    # a day later (or once the marker is deleted) it tries again
+    old = time.time() - 2 * 86_400
+    os.utime(marker, (old, old))
+    calls: list[Path] = []
+    monkeypatch.setattr(embeddings, "_spawn_build", lambda source, target: calls.append(target) or "boom")
+    assert embeddings.runnable_model(garbage) is None and len(calls) == 1
+    assert marker.read_text().strip() == "boom"
 
 
-def test_a_model_that_disagrees_is_not_used(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("DOCMENTOR_CACHE", str(tmp_path / "cache"))
+def test_a_model_that_disagrees_is_not_written(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(embeddings, "_MIN_AGREEMENT", 1.01)  # no model can agree this well
-    assert embeddings.runnable_model(_source()) is None
-    assert _cache_files(tmp_path / "cache") == []
+    with pytest.raises(ValueError, match="disagrees"):
+        embeddings.build_quantized(_source(), tmp_path / "model.onnx")
+    assert _cache_files(tmp_path) == []  # nor is its build folder left
 
 
 def test_a_damaged_cache_file_is_removed_then_rebuilt(

@@ -753,7 +753,7 @@ def test_lancedb_corpus_smoke(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("code", "language"),
     [
-        ("value = store.get('a')\n", "python"),  # an assignment
+        ("value = store.get('a')\n", "python"),  # a call
         ("tbl.create_index(\n    num_partitions=256,\n)\n", "python"),  # a call
         (">>> import lancedb\n>>> lancedb.connect('data')\n", "python"),  # a doctest session
         ("with open(p) as f:\n    pass\n", "python"),
@@ -763,6 +763,10 @@ def test_lancedb_corpus_smoke(tmp_path: Path) -> None:
         ("result\n", ""),  # a bare name
         ("machine example.org\nlogin someone\n", ""),  # a .netrc file
         ("ssl.SSLCertVerificationError: [SSL] certificate verify failed\n", ""),  # a traceback line
+        ("key: value\nother: 2\n", ""),  # YAML
+        ('[tool.poetry]\nname = "x"\n', ""),  # TOML
+        ("API_KEY=sk-abc\n", ""),  # .env
+        ("x = 1\n", ""),  # an assignment alone does nothing worth showing
         ("", ""),
     ],
 )

@@ -112,3 +112,5 @@ Read it with :meth:`~pkg.Response.iter_lines`, or see :func:`the shortcut <pkg.g
         "pkg._api.get": USES,  # role with a title
         "pkg._models.Response.json": USES,  # rST inline literal
     }
+    # outside a role, angle brackets are code (generics, JSX), not a reference's target
+    assert resolver().section_apis(Section("Returns `List<DigestAuth>` or `<Client />`.")) == {}

@@ -423,6 +423,12 @@ def test_mcp_api_tools(engine: Docmentor, tmp_path: Path, monkeypatch: pytest.Mo
     assert set(r["tools"]) >= {"find_api", "get_examples", "get_library_overview", "report_issue"}
     assert set(r["tools"]["find_api"].input_schema["properties"]) == {"query", "max_results", "library"}
     assert set(r["tools"]["report_issue"].input_schema["required"]) == {"query", "issue_type"}
+    for name in ("find_api", "get_examples", "get_library_overview"):  # each says it returns an object
+        assert r["tools"][name].output_schema["type"] == "object", name
+
+    # find_api's text mirror is the structured content as compact JSON
+    (mirror,) = r["found"].content
+    assert json.loads(mirror.text) == structured(r["found"]) and "\n" not in mirror.text  # not indented
 
     found = structured(r["found"])
     assert found["versions"] == {"minidb": "1.2.0"} and found["warnings"] == []

