@@ -458,3 +458,26 @@ def test_httpx_surface_matches_the_eval_ids() -> None:
             assert entry is not None, name
             assert name == entry.api_id or name in entry.aliases, name
     assert elapsed < 5  # ~0.3 s here; generous for a loaded CI machine
+
+
+@pytest.mark.parametrize(
+    ("docstring", "summary"),
+    [
+        ("Send a request.\n\nArgs:\n    request: the request.", "Send a request."),
+        # mkdocs-material admonitions and their indented bodies are markup, not what it does
+        (
+            '!!! abstract "Usage Documentation"\n    [Models](../concepts/models.md)\n\n'
+            "A base class for creating models.\n\nMore.",
+            "A base class for creating models.",
+        ),
+        ("??? tip\n    Collapsed.\n\n    Still the tip.\n\nWhat it does.", "What it does."),
+        (".. deprecated:: 2.0\n   Use ``other``.\n\nOpen a table.", "Open a table."),
+        ("![badge](b.svg)\n\nThe client.", "The client."),
+        ("!!! warning\n    Only a warning.", "!!! warning Only a warning."),  # nothing else: keep it
+        ("", ""),
+    ],
+)
+def test_the_summary_is_the_first_prose_paragraph(docstring: str, summary: str) -> None:
+    from docmentor.readme_llm.api_python import _summary
+
+    assert _summary(docstring) == summary

@@ -468,9 +468,28 @@ def _signature(name: str, params: list[Any], returns: str | None) -> str:
 SUMMARY_CHARS = 400
 
 
+# a paragraph that is markup, not prose: an admonition (``!!! note``, ``??? tip``), a reST
+# directive (``.. note::``), an HTML comment, an image or badge
+_MARKUP = re.compile(r"^(?:!!!|\?\?\?|\.\.\s|<!--|!\[|\[!\[)")
+_PARAGRAPHS = re.compile(r"\n[ \t]*\n")
+
+
 def _summary(docstring: str) -> str:
-    """The docstring's first paragraph, at most ~400 characters (cut at a sentence when it can)."""
-    text = " ".join(docstring.strip().split("\n\n", 1)[0].split())
+    """The docstring's first prose paragraph, at most ~400 characters (cut at a sentence when
+    it can). Leading markup paragraphs are skipped with their indented bodies: ``!!! abstract
+    "Usage Documentation"`` over a link is not what an API does. Only markup: the first one."""
+    paragraphs = [p for p in _PARAGRAPHS.split(docstring.strip()) if p.strip()]
+    chosen = paragraphs[0] if paragraphs else ""
+    in_block = False
+    for para in paragraphs:
+        if _MARKUP.match(para.lstrip()):
+            in_block = True
+            continue
+        if in_block and para[:1] in (" ", "\t"):  # the block's indented body
+            continue
+        chosen = para
+        break
+    text = " ".join(chosen.split())
     if len(text) <= SUMMARY_CHARS:
         return text
     cut = text[:SUMMARY_CHARS]
