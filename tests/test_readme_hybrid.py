@@ -178,6 +178,16 @@ def test_docstring_passages() -> None:
         "pkg.request: timeout: The timeout configuration to use when sending.",
     ]
     assert passage_texts(entry.model_copy(update={"kind": "module"})) == []
+    # markup paragraphs are not passages: admonitions with their bodies, directives, lone links
+    marked = entry.model_copy(
+        update={
+            "parameters": [],
+            "docstring": '!!! abstract "Usage Documentation"\n    [Requests](../concepts/requests.md)\n\n'
+            ".. versionadded:: 1.2 with a long enough explanation\n\n[Requests](../concepts/requests.md)\n\n"
+            "Sends an HTTP request and returns the response it got back.",
+        }
+    )
+    assert passage_texts(marked) == ["pkg.request: Sends an HTTP request and returns the response it got back."]
 
 
 def test_catalog_fields_of_the_plan_are_filled(engine: Docmentor) -> None:
