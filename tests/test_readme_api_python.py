@@ -481,3 +481,94 @@ def test_the_summary_is_the_first_prose_paragraph(docstring: str, summary: str) 
     from docmentor.readme_llm.api_python import _summary
 
     assert _summary(docstring) == summary
+
+
+def test_deprecated_apis_are_marked_with_the_reason(tmp_path: Path) -> None:
+    api = surface(
+        tmp_path,
+        {
+            "pkg/__init__.py": '''
+                import warnings
+                from typing_extensions import deprecated
+
+                __all__ = ["Store", "old_open", "open_store", "legacy", "sunset", "fine", "Config"]
+
+                @deprecated("use open_store instead")
+                def old_open(path): ...
+
+                def open_store(path, *, cache=None):
+                    """Open a store.
+
+                    Args:
+                        path: where.
+                        cache: deprecated: ignored since 2.0.
+                    """
+                    if cache is not None:  # a deprecated parameter, not a deprecated function
+                        warnings.warn("cache is deprecated", DeprecationWarning)
+
+                def legacy():
+                    """Do the old thing.
+
+                    .. deprecated:: 2.0
+                       Use :func:`open_store`.
+                    """
+
+                def sunset():
+                    """Close everything."""
+                    warnings.warn("sunset() is deprecated; use Store.close", DeprecationWarning, stacklevel=2)
+
+                def fine():
+                    """Nothing deprecated about it, though it mentions the deprecated API."""
+
+                class Config:
+                    """Settings.
+
+                    !!! warning "Deprecated"
+                        Pass keyword arguments to open_store.
+                    """
+
+                class Store:
+                    def close(self):
+                        """The store is closed. This method is now deprecated."""
+            ''',
+        },
+    )
+    marked = {e.api_id: e.deprecated for e in api.entries if e.deprecated}
+    assert marked == {
+        "pkg.old_open": "use open_store instead",
+        "pkg.legacy": "2.0 Use :func:`open_store`.",  # the version and the directive's body
+        "pkg.sunset": "sunset() is deprecated; use Store.close",
+        "pkg.Config": "Pass keyword arguments to open_store.",  # the admonition's body
+        "pkg.Store.close": "This method is now deprecated.",
+    }
+
+
+def test_the_reason_comes_from_the_decorator_packages_arguments(tmp_path: Path) -> None:
+    api = surface(
+        tmp_path,
+        {
+            "pkg/__init__.py": """
+                import deprecation
+                import deprecated as dep
+
+                __all__ = ["a", "b", "c", "deprecated_stuff"]
+
+                @deprecation.deprecated(deprecated_in="0.25.0", current_version="1.0", details="Use create_index() instead.")
+                def a(): ...
+
+                @dep.deprecated(version="1.2", reason="Use b2.")
+                def b(): ...
+
+                @dep.deprecated
+                def c(): ...
+
+                def deprecated_stuff(): ...
+            """,
+        },
+    )
+    assert {e.api_id: e.deprecated for e in api.entries if e.kind == "function"} == {
+        "pkg.a": "Use create_index() instead.",
+        "pkg.b": "Use b2.",
+        "pkg.c": "deprecated",
+        "pkg.deprecated_stuff": None,  # a name, not a mark
+    }

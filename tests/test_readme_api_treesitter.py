@@ -355,3 +355,22 @@ def test_smoke_lancedb_examples() -> None:
     assert load_source_api(LANCEDB / "rust" / "lancedb" / "examples", library="lancedb") == []  # no pub items
     docs = load_source_api(LANCEDB / "docs" / "src", language="typescript", library="lancedb")
     assert all(e.language == "typescript" for e in docs)
+
+
+def test_deprecated_tags_in_doc_comments(tmp_path: Path) -> None:
+    (tmp_path / "index.ts").write_text(
+        "/**\n * Open a table.\n * @deprecated use openTable instead\n */\n"
+        "export function open(name: string): void {}\n"
+        "/** Open a table by name. */\nexport function openTable(name: string): void {}\n"
+    )
+    (tmp_path / "go").mkdir()
+    (tmp_path / "go" / "db.go").write_text(
+        "package db\n\n// Connect opens a connection.\n//\n// Deprecated: use Open.\nfunc Connect() {}\n\n"
+        "// Open opens a connection.\nfunc Open() {}\n"
+    )
+    ts_entries = by_id(load_source_api(tmp_path, library="lib", language="typescript"))
+    assert ts_entries["lib.open"].deprecated == "use openTable instead"
+    assert ts_entries["lib.openTable"].deprecated is None
+    go_entries = by_id(load_source_api(tmp_path / "go", library="lib", language="go"))
+    deprecated = {k: v.deprecated for k, v in go_entries.items() if v.deprecated}
+    assert deprecated == {next(k for k in go_entries if k.endswith(".Connect")): "use Open."}

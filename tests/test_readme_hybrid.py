@@ -209,3 +209,30 @@ def test_damaged_records_in_the_index_are_a_clear_error(engine: Docmentor, table
     with pytest.raises(StoreError, match=message) as info:
         (load_entries if table == "kb_entries" else load_examples)(engine.store, "minidb")
     assert info.value.hint == "regenerate it: docmentor readme-llm generate --library minidb"
+
+
+def test_deprecated_apis_rank_after_what_replaces_them_and_leave_readme_llm() -> None:
+    from docmentor.readme_llm.importance import DEPRECATED_SHARE, score_importance
+    from docmentor.readme_llm.models import ApiEntry
+    from docmentor.readme_llm.readme import ranked_entries
+    from docmentor.readme_llm.retrieval import ApiIndex
+
+    old = ApiEntry(
+        api_id="pkg.dict", aliases=[], kind="function", name="dict",
+        description="Convert the model to a dict. Convert the model to a python dict of fields.",
+        deprecated="use model_dump instead",
+    )  # fmt: skip
+    new = ApiEntry(api_id="pkg.model_dump", kind="function", name="model_dump", description="Dump the model to a dict.")
+    # the deprecated one matches the task better, word for word
+    index = ApiIndex({"pkg": ([old, new], [])})
+    hits = index.find("convert the model to a python dict", limit=2)
+    assert [h.entry.api_id for h in hits] == ["pkg.model_dump", "pkg.dict"]
+    assert hits[1].to_dict(2)["deprecated"] == "use model_dump instead" and hits[0].to_dict(1)["deprecated"] is None
+    # without the mark it would have come first
+    plain = ApiIndex({"pkg": ([old.model_copy(update={"deprecated": None}), new], [])})
+    assert plain.find("convert the model to a python dict", limit=1)[0].entry.api_id == "pkg.dict"
+
+    twin = old.model_copy(update={"deprecated": None, "api_id": "pkg.dict2", "name": "dict2"})
+    score_importance([old, twin, new], [], {}, package="pkg")
+    assert old.importance_score == pytest.approx(twin.importance_score * DEPRECATED_SHARE, abs=1e-3)
+    assert [e.api_id for e in ranked_entries([old, twin, new])] == ["pkg.dict2", "pkg.model_dump"]

@@ -174,6 +174,8 @@ def api_find(
             f"{r['rank']}. {r['api_id']}  [{r['library']}]  relevance {r['relevance']:.2f}, importance {r['importance']:.2f}"
         )
         print(f"   {r['signature']}")
+        if r.get("deprecated"):
+            print(f"   deprecated: {r['deprecated']}")
         if r["description"]:
             print(f"   {r['description']}")
 

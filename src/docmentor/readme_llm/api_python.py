@@ -17,10 +17,13 @@ with the other interpreter otherwise (:mod:`docmentor.readme_llm.api_python_env`
 
 from __future__ import annotations
 
+import ast
 import logging
 import re
 import sys
+import textwrap
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal
 
@@ -343,7 +346,93 @@ def _static_version(root: Any) -> str | None:
 # --- one entry --------------------------------------------------------------------------------
 
 
+_DEPRECATED_CALL = re.compile(r"(?:^|\.)deprecated\s*(?:\((?P<args>.*)\))?\s*$", re.S)
+# the reason: a keyword the decorator packages use (``deprecation``: details; ``deprecated``:
+# reason; ``warnings.deprecated``: the first argument), else the first string argument
+_REASON_ARG = re.compile(r"\b(?:details|reason|message|msg)\s*=\s*[rbuf]*(['\"])(?P<text>.*?)\1", re.S)
+_FIRST_STRING = re.compile(r"^\s*[rbuf]*(['\"])(?P<text>.*?)\1", re.S)
+_DEPRECATED_DOC = re.compile(
+    r"^(?:\.\.\s+deprecated::\s*(?P<rst>.*)|!!!\s+\w+\s+['\"]?deprecated\b.*|deprecated\s*:(?P<google>.*))$",
+    re.I | re.M,
+)
+_DEPRECATED_PROSE = re.compile(r"[^.\n]*\b(?:is|are|now|was been|been|has been) deprecated\b[^.\n]*\.?", re.I)
+_DEPRECATION_WARNING = re.compile(r"warnings\.warn\((?:[^()]|\([^()]*\))*?Deprecat", re.S)
+_STRING = re.compile(r"(['\"])(.+?)\1")
+
+
+def _deprecation(obj: Any, docstring: str) -> str | None:
+    """Why ``obj`` is deprecated, when the library says so: a ``@deprecated(...)`` decorator
+    (``warnings``, ``typing_extensions``, the ``deprecated`` package), a ``.. deprecated::``
+    directive, a "Deprecated" admonition or section, a summary saying it is deprecated, or
+    a ``warnings.warn(..., DeprecationWarning)`` in its own body. ``None`` otherwise."""
+    for decorator in getattr(obj, "decorators", None) or ():
+        m = _DEPRECATED_CALL.search(str(decorator.value))
+        if m is not None:
+            args = m.group("args") or ""
+            said = _REASON_ARG.search(args) or _FIRST_STRING.search(args)
+            return (said.group("text") if said else "deprecated")[:200]
+    m = _DEPRECATED_DOC.search(docstring)
+    if m is not None:
+        # the directive's argument (a version) and its indented body, or the section's text
+        body = []
+        for line in docstring[m.end() :].split("\n")[1:]:
+            if not line.strip() or not line[:1].isspace():
+                break
+            body.append(line.strip())
+        reason = " ".join(p for p in ((m.group("rst") or m.group("google") or "").strip(), *body) if p)
+        return (reason or "deprecated")[:200]
+    first = _PARAGRAPHS.split(docstring.strip(), 1)[0]
+    m = _DEPRECATED_PROSE.search(first)
+    if m is not None:
+        return " ".join(m.group(0).split())[:200]
+    if obj.is_function:
+        return _warns_first(obj)
+    return None
+
+
+@lru_cache(maxsize=64)
+def _file_lines(path: str, mtime_ns: int) -> list[str]:  # the time keys the cache only
+    return Path(path).read_text(encoding="utf-8", errors="replace").splitlines(keepends=True)
+
+
+def _warns_first(obj: Any) -> str | None:
+    """The message when the function's first statement (after its docstring) is a
+    ``warnings.warn(...)`` about deprecation: the whole function is deprecated, not one of
+    its parameters (those warnings sit under an ``if``)."""
+    try:  # the loader keeps no source (store_source=False): read the lines from the file
+        path = Path(obj.filepath)
+        lines = _file_lines(str(path), path.stat().st_mtime_ns)
+        source = textwrap.dedent("".join(lines[obj.lineno - 1 : obj.endlineno]))
+    except Exception:  # compiled, or the file is gone: no body to read
+        return None
+    if "Deprecat" not in source:
+        return None
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return None
+    func = next((n for n in tree.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)), None)
+    if func is None:
+        return None
+    body = func.body
+    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+        body = body[1:]  # the docstring
+    if not body or not isinstance(body[0], ast.Expr):
+        return None
+    statement = ast.get_source_segment(source, body[0]) or ""
+    if not _DEPRECATION_WARNING.match(statement):
+        return None
+    said = _STRING.search(statement)
+    return (said.group(2) if said else "deprecated")[:200]
+
+
 def _entry(obj: Any) -> ApiEntry:
+    entry = _plain_entry(obj)
+    entry.deprecated = _deprecation(obj, entry.docstring)
+    return entry
+
+
+def _plain_entry(obj: Any) -> ApiEntry:
     docstring = obj.docstring.value if obj.docstring else ""
     descriptions, returns_doc = _parse_docstring(obj.docstring)
     try:

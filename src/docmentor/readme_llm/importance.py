@@ -25,8 +25,10 @@ factor                    weight  value
                                   nothing from it.
 ========================  ======  ==========================================================
 
-The factors are stored per API (``ApiEntry.importance_factors``), rounded to 4 places,
-so the knowledge base shows why an API ranks where it does.
+A deprecated API (``ApiEntry.deprecated``) keeps a quarter of its score
+(:data:`DEPRECATED_SHARE`): the docs may still use it everywhere, but it is not what to
+learn. The factors are stored per API (``ApiEntry.importance_factors``), rounded to 4
+places, so the knowledge base shows why an API ranks where it does.
 """
 
 from __future__ import annotations
@@ -50,7 +52,8 @@ WEIGHTS: dict[str, float] = {
 MEMBER_OF_EXPORTED = 0.6
 MIN_EXAMPLE_SCALE = 3
 MIN_MENTION_SCALE = 5
-SCORING = "importance-v1"  # bump when the formula changes; recorded in the knowledge base
+DEPRECATED_SHARE = 0.25
+SCORING = "importance-v2"  # bump when the formula changes; recorded in the knowledge base
 
 _FENCE = re.compile(r"^\s*(`{3,}|~{3,})")
 _INLINE_CODE = re.compile(r"`([^`\n]+)`")
@@ -214,5 +217,7 @@ def score_importance(
         f = factors[e.api_id]
         f["propagation"] = propagated.get(e.api_id, 0.0)
         score = sum(WEIGHTS[k] * v for k, v in f.items())
+        if e.deprecated:
+            score *= DEPRECATED_SHARE
         e.importance_factors = {k: round(v, 4) for k, v in f.items()}
         e.importance_score = round(min(1.0, max(0.0, score)), 4)

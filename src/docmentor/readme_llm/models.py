@@ -56,6 +56,7 @@ class ApiEntry(_Model):
     tags: list[str] = Field(default_factory=list)
     related_apis: list[str] = Field(default_factory=list)
     search_keywords: list[str] = Field(default_factory=list)
+    deprecated: str | None = None  # why, when the library marks it deprecated (decorator, docstring, warning)
 
 
 class ExecutionContext(_Model):

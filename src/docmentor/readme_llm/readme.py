@@ -70,8 +70,9 @@ def _parses(code: str) -> bool:
 
 
 def ranked_entries(entries: Sequence[ApiEntry]) -> list[ApiEntry]:
-    """The entries README.LLM may show, most important first (ties: shorter public path)."""
-    shown = [e for e in entries if e.kind != "module"]
+    """The entries README.LLM may show, most important first (ties: shorter public path).
+    Deprecated APIs are not shown: README.LLM teaches how to use the library today."""
+    shown = [e for e in entries if e.kind != "module" and not e.deprecated]
     return sorted(shown, key=lambda e: (-e.importance_score, public_path(e).count("."), public_path(e)))
 
 

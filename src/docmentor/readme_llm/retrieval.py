@@ -56,6 +56,7 @@ SECTIONS = 20  # documentation sections asked of the engine per library
 SEMANTIC_FLOOR = 0.25  # cosine below which an API is not similar at all (nonsense scores < 0.2)
 PASSAGE_WEIGHT = 0.9  # a docstring passage is weaker evidence than the API's own description
 MAX_PASSAGES = 8  # per API
+DEPRECATED_WEIGHT = 0.5  # a deprecated API's fused score is halved
 _PASSAGE_SPLIT = re.compile(r"\n\s*\n|\n\s*[*-]\s+")
 _BULLET = re.compile(r"^[*-]\s+")
 _WORDS = re.compile(r"[A-Za-z][a-z]+|[A-Z]+(?![a-z])")
@@ -133,6 +134,7 @@ class ApiHit:
             "parameters": [dict(p) for p in details["parameters"]],
             "returns": dict(details["returns"]) if details["returns"] else None,
             "examples": list(e.examples[:3]),
+            "deprecated": e.deprecated,
         }
 
 
@@ -362,6 +364,9 @@ class ApiIndex:
         fused = _fuse(rankings)
         if not fused:
             return []
+        for i in fused:
+            if self.entries[i][1].deprecated:  # still found, but after what replaces it
+                fused[i] *= DEPRECATED_WEIGHT
         top = max(fused.values())
         positions = {
             name: {i: r for r, (i, _) in enumerate(ranking[:DEPTH], 1)} for name, ranking in rankings.items()

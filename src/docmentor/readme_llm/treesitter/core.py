@@ -256,6 +256,7 @@ class _Collector:
                     "line": node.start_point[0] + 1,
                     "docstring": doc,
                     "description": _summary(summary),
+                    "deprecated": _deprecated(doc),
                     **fields,
                 }
             )
@@ -263,6 +264,20 @@ class _Collector:
             if parent is None:
                 self.names.setdefault(f.module, {}).setdefault(name, api_id)
         return api_id
+
+
+# JSDoc/TSDoc `@deprecated reason`, Go's "Deprecated: reason" paragraph (Rust's #[deprecated]
+# attribute is not read)
+_DEPRECATED = re.compile(r"(?:^|\n)\s*(?:@deprecated\b|Deprecated:)[ \t]*([^\n]*)")
+
+
+def _deprecated(doc: str) -> str | None:
+    """Why the API is deprecated, when its doc comment says so (``@deprecated …``,
+    ``Deprecated: …``); ``None`` otherwise."""
+    m = _DEPRECATED.search(doc)
+    if m is None:
+        return None
+    return (m.group(1).strip() or "deprecated")[:200]
 
 
 def _returns(type_text: str | None, description: str = "") -> ApiReturn:
