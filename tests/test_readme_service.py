@@ -122,7 +122,7 @@ def test_generate_cli_text_and_outputs(cli: Cli, work: Path, lib: Path) -> None:
         "minidb 1.2.0: 18 APIs, 8 examples (8 matched to APIs)",
         f"README.LLM: {Path('readme_llm') / 'README.LLM'} (14 sections, {tokens.group(1)} tokens)",
         f"knowledge base: {Path('readme_llm') / 'knowledge_base'} (registered, generation 1)",
-        "drift: 0 missing APIs, 0 invalid signatures (docmentor readme-llm drift)",
+        "drift: 0 missing APIs, 0 invalid signatures, 0 uses of deprecated APIs (docmentor readme-llm drift)",
     ]
     assert readme.read_text(encoding="utf-8").startswith("<ReadMe.LLM>\n<rules>\n")
     kb = work / "readme_llm" / "knowledge_base"
@@ -143,7 +143,7 @@ def test_generate_cli_json_formats_and_errors(cli: Cli, work: Path, lib: Path, t
     data = cli.json("readme-llm", "generate", "-l", "minidb", "--docs-path", docs, "--out", "o1")
     assert data["library"] == "minidb" and data["version"] == "1.2.0"
     assert (data["api_count"], data["example_count"], data["readme_sections"]) == (18, 8, 14)
-    assert data["generation"] == 1 and data["drift"] == {"missing_api": 0, "invalid_api_signature": 0}
+    assert data["generation"] == 1 and data["drift"] == {"missing_api": 0, "invalid_api_signature": 0, "deprecated_api": 0}
     assert Path(data["readme_path"]) == Path("o1/README.LLM") and (work / "o1" / "README.LLM").is_file()
     assert data["warnings"] == []
 
@@ -175,7 +175,7 @@ def test_drift_cli_text_and_json(cli: Cli, work: Path, lib: Path) -> None:
     data = cli.json("readme-llm", "drift", "--library", "minidb")
     assert data["library"] == "minidb" and data["version"] == "1.2.0"
     assert data["examples_checked"] == 9
-    assert data["counts"] == {"missing_api": 1, "invalid_api_signature": 1}
+    assert data["counts"] == {"missing_api": 1, "invalid_api_signature": 1, "deprecated_api": 0}
     by_kind = {f["kind"]: f for f in data["findings"]}
     assert by_kind["missing_api"]["api"].endswith("truncate")
     assert by_kind["invalid_api_signature"]["api_id"] == "minidb.core.connect"
@@ -186,7 +186,7 @@ def test_drift_cli_text_and_json(cli: Cli, work: Path, lib: Path) -> None:
 
     text = cli.ok("readme-llm", "drift", "--library", "minidb").splitlines()
     assert text[0] == (
-        "Drift report for minidb 1.2.0: 9 examples checked, 1 missing APIs, 1 invalid signatures"
+        "Drift report for minidb 1.2.0: 9 examples checked, 1 missing APIs, 1 invalid signatures, 0 uses of deprecated APIs"
     )
     assert len(text) == 3
     for line, finding in zip(text[1:], data["findings"], strict=True):

@@ -134,6 +134,12 @@ PACKAGE = {
             def table_names(self, *names: str) -> list[str]: ...
             @classmethod
             def from_env(cls, prefix: str = "PKG") -> "Connection": ...
+            def legacy_sync(self) -> None:
+                '''Synchronise.
+
+                .. deprecated:: 0.2
+                   Use open_table.
+                '''
 
         class Settings(dict):
             '''Members inherited from dict are not in the surface.'''
@@ -269,7 +275,7 @@ def test_report_formats_and_clarity_counts(surface: ApiSurface) -> None:
     )
     assert (report.missing, report.invalid) == (2, 1)
     data = report.to_dict()
-    assert data["counts"] == {"missing_api": 2, "invalid_api_signature": 1}
+    assert data["counts"] == {"missing_api": 2, "invalid_api_signature": 1, "deprecated_api": 0}
     assert data["library"] == "pkg" and data["version"] == "0.1"
     assert json.loads(json.dumps(data))["findings"][0]["line"] == 12
     text = report.to_text()
@@ -280,3 +286,17 @@ def test_report_formats_and_clarity_counts(surface: ApiSurface) -> None:
     assert "  line 13: missing_api: db.create_tabel" in text
     assert "      → did you mean db.create_table?" in text
     assert clarity_counts(report) == {"guide.md": {"missing_api_signatures": 2, "invalid_api_signatures": 1}}
+
+
+def test_uses_of_deprecated_apis_are_reported_but_not_scored(surface: ApiSurface) -> None:
+    used = example("db.legacy_sync()", example_id="ex0", line=10).model_copy(
+        update={"apis_used": ["pkg.core.Connection.legacy_sync", "pkg.core.connect"]}
+    )
+    report = drift_report([used], surface, library="pkg", version="0.1")
+    assert [(f.kind, f.api, f.api_id, f.line) for f in report.findings] == [
+        ("deprecated_api", "pkg.Connection.legacy_sync", "pkg.core.Connection.legacy_sync", 10)
+    ]
+    assert report.findings[0].message == "pkg.Connection.legacy_sync is deprecated in the installed pkg: 0.2 Use open_table."
+    assert report.to_dict()["counts"] == {"missing_api": 0, "invalid_api_signature": 0, "deprecated_api": 1}
+    assert "0 invalid signatures, 1 use of deprecated APIs" in report.to_text()
+    assert clarity_counts(report) == {}  # the example still runs: not a clarity issue

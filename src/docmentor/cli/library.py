@@ -105,7 +105,8 @@ def readme_generate(
     if result.drift:
         print(
             f"drift: {result.drift.get('missing_api', 0)} missing APIs, "
-            f"{result.drift.get('invalid_api_signature', 0)} invalid signatures (docmentor readme-llm drift)"
+            f"{result.drift.get('invalid_api_signature', 0)} invalid signatures, "
+            f"{result.drift.get('deprecated_api', 0)} uses of deprecated APIs (docmentor readme-llm drift)"
         )
     if result.validation:
         v = result.validation
@@ -144,7 +145,8 @@ def readme_drift(
     counts = data.get("counts", {})
     print(
         f"Drift report for {data.get('library')} {data.get('version') or ''}: {data.get('examples_checked', 0)} examples "
-        f"checked, {counts.get('missing_api', 0)} missing APIs, {counts.get('invalid_api_signature', 0)} invalid signatures"
+        f"checked, {counts.get('missing_api', 0)} missing APIs, {counts.get('invalid_api_signature', 0)} invalid signatures, "
+        f"{counts.get('deprecated_api', 0)} uses of deprecated APIs"
     )
     for f in data.get("findings", []):
         hint = f" (did you mean {f['suggestion']}?)" if f.get("suggestion") else ""

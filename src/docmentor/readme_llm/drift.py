@@ -14,6 +14,10 @@ every attribute and call is checked against the surface:
   ``**kwargs``, not a parameter name, or a positional-only one), or with more positional
   arguments than it takes (no ``*args``). Signatures read from compiled code, and classes
   whose ``__init__`` is unknown, are not checked.
+* ``deprecated_api`` — an example uses (the matcher linked it to) an API the installed
+  version marks deprecated (``ApiEntry.deprecated``); the message gives the library's
+  reason, which usually names the replacement. The example still runs, so the clarity
+  score does not count these.
 
 Only Python examples are read.
 """
@@ -32,7 +36,7 @@ from docmentor.readme_llm.models import ApiEntry, Example
 
 __all__ = ["DriftFinding", "DriftReport", "clarity_counts", "drift_report"]
 
-Kind = Literal["missing_api", "invalid_api_signature"]
+Kind = Literal["missing_api", "invalid_api_signature", "deprecated_api"]
 
 # Bases that add no public members worth knowing: a class with only these is "closed".
 _TRANSPARENT_BASES = frozenset(
@@ -99,12 +103,20 @@ class DriftReport:
     def invalid(self) -> int:
         return sum(f.kind == "invalid_api_signature" for f in self.findings)
 
+    @property
+    def deprecated(self) -> int:
+        return sum(f.kind == "deprecated_api" for f in self.findings)
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "library": self.library,
             "version": self.version,
             "examples_checked": self.examples_checked,
-            "counts": {"missing_api": self.missing, "invalid_api_signature": self.invalid},
+            "counts": {
+                "missing_api": self.missing,
+                "invalid_api_signature": self.invalid,
+                "deprecated_api": self.deprecated,
+            },
             "findings": [f.to_dict() for f in self.findings],
         }
 
@@ -113,7 +125,8 @@ class DriftReport:
         head = (
             f"Drift report for {name}: {self.examples_checked} Python examples checked, "
             f"{self.missing} missing API{'s' if self.missing != 1 else ''}, "
-            f"{self.invalid} invalid signature{'s' if self.invalid != 1 else ''}"
+            f"{self.invalid} invalid signature{'s' if self.invalid != 1 else ''}, "
+            f"{self.deprecated} use{'s' if self.deprecated != 1 else ''} of deprecated APIs"
         )
         if not self.findings:
             return head + "\n\nNo drift: every documented call matches the installed API.\n"
@@ -133,6 +146,8 @@ def clarity_counts(report: DriftReport) -> dict[str, dict[str, int]]:
     """Per document path, the clarity score's inputs: ``missing_api_signatures`` and ``invalid_api_signatures``."""
     counts: dict[str, dict[str, int]] = {}
     for f in report.findings:
+        if f.kind == "deprecated_api":
+            continue
         c = counts.setdefault(f.path, {"missing_api_signatures": 0, "invalid_api_signatures": 0})
         c["missing_api_signatures" if f.kind == "missing_api" else "invalid_api_signatures"] += 1
     return counts
@@ -170,10 +185,34 @@ def drift_report(
         except RecursionError:  # too deeply nested to analyse: not checked rather than wrong
             continue
         findings += analysis.found
+        findings += _deprecated_uses(ex, resolver)
         checked += 1
     if version is None:
         version = getattr(surface, "version", None)
     return DriftReport(library=library, version=version, examples_checked=checked, findings=tuple(findings))
+
+
+def _deprecated_uses(ex: Example, resolver: _Resolver) -> list[DriftFinding]:
+    out = []
+    for api_id in dict.fromkeys(ex.apis_used):
+        entry = resolver.entry(api_id)
+        if entry is None or not entry.deprecated:
+            continue
+        public = entry.aliases[0] if entry.aliases else entry.api_id
+        out.append(
+            DriftFinding(
+                kind="deprecated_api",
+                api=public,
+                api_id=entry.api_id,
+                owner=entry.parent,
+                example_id=ex.example_id,
+                source=ex.source,
+                path=ex.path,
+                line=ex.line,
+                message=f"{public} is deprecated in the installed {public.split('.')[0]}: {entry.deprecated}",
+            )
+        )
+    return out
 
 
 class _Checker:
