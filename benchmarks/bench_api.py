@@ -387,7 +387,8 @@ def main() -> None:
             ),
             (
                 "lancedb drift",
-                f"{lx['drift']['missing_api']} missing APIs, {lx['drift']['invalid_api_signature']} invalid signatures",
+                f"{lx['drift']['missing_api']} missing APIs, {lx['drift']['invalid_api_signature']} invalid signatures, "
+                f"{lx['drift'].get('deprecated_api', 0)} uses of deprecated APIs",
                 "listed",
                 "",
             ),
