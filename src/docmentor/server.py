@@ -416,7 +416,9 @@ def _api_tools(server: MCPServer, engine: Docmentor, *, api: bool, feedback: boo
             """Find the library functions, classes and methods that do a task, with their real
             signatures (introspected from the installed package), parameters, return types and
             ids of examples that use them. Describe the task in words ("stream a large download").
-            Use it before writing code against a library, instead of guessing names."""
+            Use it before writing code against a library, instead of guessing names. An API
+            the library marks deprecated says so ("deprecated": the reason, often the
+            replacement) and comes after what replaces it."""
             session.record("find_api", {"query": query, "max_results": max_results, "library": library})
             n = max(1, min(int(max_results), 20))
             found = await _run(lambda: knowledge.find_api(query, max_results=n, library=library or None))
