@@ -71,8 +71,14 @@ def env(tmp: Path) -> dict[str, str]:
 EXAMPLE_TAG = re.compile(r"^<context_(\d+)_example>\n(.*?)\n</context_\1_example>$", re.M | re.S)
 
 
-def cli(db: Path, *args: str, timeout: float = 600) -> tuple[dict[str, Any], float]:
-    """Run ``docmentor --db DB ARGS --json`` as a fresh process; (its JSON, wall seconds)."""
+def cli(
+    db: Path, *args: str, timeout: float = 600, src: Path | None = None
+) -> tuple[dict[str, Any], float]:
+    """Run ``docmentor --db DB ARGS --json`` as a fresh process (the code in ``src`` when
+    given); (its JSON, wall seconds)."""
+    environment = env(db.parent)
+    if src is not None:
+        environment["PYTHONPATH"] = str(src)
     t = time.perf_counter()
     proc = subprocess.run(
         [PYTHON, "-m", "docmentor", "--db", str(db), *args, "--json"],
@@ -80,7 +86,7 @@ def cli(db: Path, *args: str, timeout: float = 600) -> tuple[dict[str, Any], flo
         text=True,
         timeout=timeout,
         cwd=db.parent,
-        env=env(db.parent),
+        env=environment,
     )
     wall = time.perf_counter() - t
     if proc.returncode != 0:
@@ -156,14 +162,15 @@ def _summary(times: list[float], errors: int) -> dict[str, Any]:
 
 
 def mcp_latency(
-    db: Path, queries: list[str], repeat: int, baseline: Path | None = None
+    db: Path, queries: list[str], repeat: int, baseline: tuple[Path, Path] | None = None
 ) -> dict[str, Any]:
-    """find_api round trips through the official client. With ``baseline`` (a source tree),
-    a second server runs that code on the same index and the passes alternate between the
-    two, so both see the same machine (this VM's speed drifts by ±40% within an hour)."""
+    """find_api round trips through the official client. With ``baseline`` (a source tree
+    and an index that code generated: older versions may not read a newer knowledge base), a
+    second server runs that code and the passes alternate between the two, so both see the
+    same machine (this VM's speed drifts by ±40% within an hour)."""
     servers = {"docmentor": _server(db, None)}
     if baseline is not None:
-        servers["baseline"] = _server(db, baseline)
+        servers["baseline"] = _server(baseline[1], baseline[0])
     times: dict[str, list[float]] = {name: [] for name in servers}
     errors = dict.fromkeys(servers, 0)
 
@@ -184,7 +191,7 @@ def mcp_latency(
     anyio.run(go)
     out = _summary(times["docmentor"], errors["docmentor"])
     if baseline is not None:
-        out["baseline"] = {"src": str(baseline), **_summary(times["baseline"], errors["baseline"])}
+        out["baseline"] = {"src": str(baseline[0]), **_summary(times["baseline"], errors["baseline"])}
     return out
 
 
@@ -321,7 +328,18 @@ def main() -> None:
             lat.append((time.perf_counter() - t) * 1000)
         report["in_process_p50_ms"] = statistics.median(lat)
         engine.close()
-        report["mcp"] = mcp_latency(db, [q["query"] for q in questions], args.repeat, args.baseline_src)
+        baseline = None
+        if args.baseline_src is not None:  # the baseline reads the knowledge base its own code wrote
+            base_db = tmp / "baseline" / "httpx-index"
+            base_db.parent.mkdir()
+            cli(
+                base_db,
+                "readme-llm", "generate", "--library", "httpx",
+                "--docs-path", str(SHARED / "corpora" / "httpx" / "docs"), "--out", str(base_db.parent / "out"),
+                src=args.baseline_src,
+            )  # fmt: skip
+            baseline = (args.baseline_src, base_db)
+        report["mcp"] = mcp_latency(db, [q["query"] for q in questions], args.repeat, baseline)
         report["lancedb"] = {"venv": "skipped (--skip-lancedb)"}
         if not args.skip_lancedb:
             try:
@@ -347,7 +365,9 @@ def main() -> None:
         ),
         ("find_api in-process, p50", f"{report['in_process_p50_ms']:.2f} ms", "", ""),
     ]
-    if "baseline" in m:
+    if "baseline" in m and m["baseline"]["errors"]:
+        rows.append((f"find_api over MCP, baseline {m['baseline']['src']}", "errors: no comparison", "", ""))
+    elif "baseline" in m:
         b = m["baseline"]
         rows.append(
             (
