@@ -572,3 +572,42 @@ def test_the_reason_comes_from_the_decorator_packages_arguments(tmp_path: Path) 
         "pkg.c": "deprecated",
         "pkg.deprecated_stuff": None,  # a name, not a mark
     }
+
+
+def test_a_method_every_override_of_which_is_deprecated_is_deprecated(tmp_path: Path) -> None:
+    api = surface(
+        tmp_path,
+        {
+            "pkg/__init__.py": """
+                from pkg.base import Table
+                from pkg.impl import LocalTable, RemoteTable
+                __all__ = ["Table", "LocalTable", "RemoteTable"]
+            """,
+            "pkg/base.py": """
+                class Table:
+                    def create_fts_index(self, column): '''Index a column for keywords.'''
+                    def create_index(self, column, config=None): '''Index a column.'''
+                    def search(self, query): '''Search.'''
+            """,
+            "pkg/impl.py": """
+                import deprecation
+                from pkg.base import Table
+
+                class LocalTable(Table):
+                    @deprecation.deprecated(deprecated_in="0.25", details="Use create_index(config=FTS()).")
+                    def create_fts_index(self, column): ...
+                    @deprecation.deprecated(details="gone")
+                    def create_index(self, column, config=None): ...
+                    def search(self, query): ...
+
+                class RemoteTable(Table):
+                    @deprecation.deprecated(details="Use create_index(config=FTS()).")
+                    def create_fts_index(self, column): ...
+                    def create_index(self, column, config=None): ...  # still fine here
+            """,
+        },
+    )
+    marked = {e.api_id: e.deprecated for e in api.entries if e.deprecated}
+    assert marked["pkg.base.Table.create_fts_index"] == "Use create_index(config=FTS())."
+    assert "pkg.base.Table.create_index" not in marked  # one implementation is not deprecated
+    assert "pkg.base.Table.search" not in marked

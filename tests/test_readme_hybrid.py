@@ -231,6 +231,17 @@ def test_deprecated_apis_rank_after_what_replaces_them_and_leave_readme_llm() ->
     # without the mark it would have come first
     plain = ApiIndex({"pkg": ([old.model_copy(update={"deprecated": None}), new], [])})
     assert plain.find("convert the model to a python dict", limit=1)[0].entry.api_id == "pkg.dict"
+    # the replacement its reason names takes its place, even when the task's words miss it
+    other = ApiEntry(api_id="pkg.serialize", kind="function", name="serialize", description="Walk the fields.")
+    moved = ApiIndex({"pkg": ([old.model_copy(update={"deprecated": "Use `serialize()`."}), new, other], [])})
+    found = [h.entry.api_id for h in moved.find("convert the model to a python dict", limit=3)]
+    assert found[:2] == ["pkg.serialize", "pkg.dict"]
+    # no replacement named: a fifth off its score, so an equally good current API comes first
+    same = new.model_copy(update={"description": old.description, "name": "dict_", "api_id": "pkg.dict_"})
+    vague = ApiIndex({"pkg": ([old.model_copy(update={"deprecated": "deprecated"}), same], [])})
+    ranked = vague.find("convert the model to a python dict", limit=2)
+    assert [h.entry.api_id for h in ranked] == ["pkg.dict_", "pkg.dict"]
+    assert ranked[1].score == pytest.approx(0.8, abs=0.05)
 
     twin = old.model_copy(update={"deprecated": None, "api_id": "pkg.dict2", "name": "dict2"})
     score_importance([old, twin, new], [], {}, package="pkg")

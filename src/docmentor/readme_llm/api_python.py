@@ -164,7 +164,57 @@ def load_api(
         version = _static_version(root)
     builder = _Builder(root, loader.modules_collection)
     builder.build()
-    return ApiSurface(library=package, version=version, entries=builder.finish())
+    entries = builder.finish()
+    inherit_deprecation(entries)
+    return ApiSurface(library=package, version=version, entries=entries)
+
+
+def inherit_deprecation(entries: list[ApiEntry]) -> None:
+    """Mark a method deprecated when every override of it in the library's subclasses is.
+
+    A base class often declares the method (``Table.create_fts_index``, abstract) and only
+    the implementations carry the ``@deprecated`` mark; code calls it through the base
+    type, so the base's entry takes the first override's reason. In place.
+    """
+    classes = {e.api_id: e for e in entries if e.kind == "class"}
+    names = {**{a: e.api_id for e in classes.values() for a in e.aliases}, **{k: k for k in classes}}
+    short: dict[str, list[str]] = {}
+    for e in classes.values():
+        short.setdefault(e.name, []).append(e.api_id)
+
+    def base_id(cls: ApiEntry, text: str) -> str | None:
+        text = text.split("[", 1)[0].strip()
+        module = cls.api_id.rpartition(".")[0]
+        found = names.get(text) or names.get(f"{module}.{text}")
+        if found is None and len(short.get(text.rpartition(".")[2], [])) == 1:
+            found = short[text.rpartition(".")[2]][0]
+        return found
+
+    children: dict[str, list[str]] = {}
+    for cls in classes.values():
+        for text in cls.bases:
+            b = base_id(cls, text)
+            if b is not None and b != cls.api_id:
+                children.setdefault(b, []).append(cls.api_id)
+    members: dict[tuple[str, str], ApiEntry] = {
+        (e.parent, e.name): e for e in entries if e.parent is not None and e.kind in ("method", "property")
+    }
+    for (parent, name), entry in members.items():
+        if entry.deprecated or parent not in children:
+            continue
+        overrides: list[ApiEntry] = []
+        todo, seen = list(children[parent]), {parent}
+        while todo:
+            sub = todo.pop()
+            if sub in seen:
+                continue
+            seen.add(sub)
+            override = members.get((sub, name))
+            if override is not None:
+                overrides.append(override)
+            todo += children.get(sub, [])
+        if overrides and all(o.deprecated for o in overrides):
+            entry.deprecated = overrides[0].deprecated
 
 
 # --- the walk -------------------------------------------------------------------------------

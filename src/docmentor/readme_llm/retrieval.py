@@ -56,7 +56,9 @@ SECTIONS = 20  # documentation sections asked of the engine per library
 SEMANTIC_FLOOR = 0.25  # cosine below which an API is not similar at all (nonsense scores < 0.2)
 PASSAGE_WEIGHT = 0.9  # a docstring passage is weaker evidence than the API's own description
 MAX_PASSAGES = 8  # per API
-DEPRECATED_WEIGHT = 0.5  # a deprecated API's fused score is halved
+DEPRECATED_WEIGHT = 0.8  # a deprecated API whose reason names no replacement we know
+# names a deprecation reason may point at: `code`, :role:`target`, call(), "use name"
+_REASON_NAMES = re.compile(r"`(?::\w+:`)?~?([A-Za-z_][\w.]*)|([A-Za-z_][\w.]*)\(|\b[Uu]se\s+([A-Za-z_][\w.]*)")
 _PASSAGE_SPLIT = re.compile(r"\n\s*\n|\n\s*[*-]\s+")
 _BULLET = re.compile(r"^[*-]\s+")
 _WORDS = re.compile(r"[A-Za-z][a-z]+|[A-Z]+(?![a-z])")
@@ -251,6 +253,13 @@ class ApiIndex:
                     )
                 )
             self._resolvers[library] = MentionResolver(entries, examples)
+        # deprecated API → the APIs its reason names (its replacements), by position
+        self._replaced_by: dict[int, list[int]] = {}
+        for i, (library, e) in enumerate(self.entries):
+            if e.deprecated:
+                found = self._replacements(library, e)
+                if found:
+                    self._replaced_by[i] = found
         self._details: dict[int, dict[str, Any]] = {}  # entry position → _details(entry), on first use
         self.docs_sources = dict(docs_sources or {})
         self.section_search = section_search
@@ -261,6 +270,20 @@ class ApiIndex:
             rows = [self._position.get((library, a), -1) for a in lv.api_ids]
             if library in self._resolvers and len(rows) == len(lv.matrix):
                 self.vectors[library] = (lv, rows)
+
+    def _replacements(self, library: str, e: ApiEntry) -> list[int]:
+        """Positions of the current APIs a deprecation reason names (``Use create_index()
+        with config=FTS()`` → ``Table.create_index``, ``FTS``), siblings of the class first."""
+        resolver = self._resolvers[library]
+        context = [e.parent] if e.parent else []
+        out: list[int] = []
+        for m in _REASON_NAMES.finditer(e.deprecated or ""):
+            name = next(g for g in m.groups() if g)
+            for api in sorted(resolver.resolve(name, context)):
+                i = self._position.get((library, api))
+                if i is not None and i not in out and api != e.api_id and not self.entries[i][1].deprecated:
+                    out.append(i)
+        return out
 
     @property
     def semantic(self) -> bool:
@@ -364,8 +387,16 @@ class ApiIndex:
         fused = _fuse(rankings)
         if not fused:
             return []
-        for i in fused:
-            if self.entries[i][1].deprecated:  # still found, but after what replaces it
+        # A deprecated API is still found, but after what replaces it: of the replacements
+        # its reason names, the best-ranked one, takes its place if it ranked lower, and the
+        # deprecated one comes right after it.
+        for i in sorted((i for i in fused if self.entries[i][1].deprecated), key=lambda i: -fused[i]):
+            replacements = self._replaced_by.get(i)
+            if replacements:
+                lead = max(replacements, key=lambda j: fused.get(j, 0.0))
+                fused[lead] = max(fused.get(lead, 0.0), fused[i])
+                fused[i] = min(fused[i], fused[lead] * 0.999)
+            else:
                 fused[i] *= DEPRECATED_WEIGHT
         top = max(fused.values())
         positions = {
