@@ -611,3 +611,68 @@ def test_a_method_every_override_of_which_is_deprecated_is_deprecated(tmp_path: 
     assert marked["pkg.base.Table.create_fts_index"] == "Use create_index(config=FTS())."
     assert "pkg.base.Table.create_index" not in marked  # one implementation is not deprecated
     assert "pkg.base.Table.search" not in marked
+
+
+def test_deprecation_of_a_parameter_or_a_flag_is_not_the_apis(tmp_path: Path) -> None:
+    api = surface(
+        tmp_path,
+        {
+            "pkg/__init__.py": '''
+                import warnings
+                __all__ = ["define", "flags", "is_deprecated", "spaced", "joined", "warned", "Base", "Impl"]
+
+                def define(maybe_cls=None, *, hash=None, unsafe_hash=None):
+                    """Define a class.
+
+                    .. deprecated:: 24.1.0
+                       *hash* is deprecated in favor of *unsafe_hash*.
+                    """
+
+                def flags(deprecated=False):
+                    """Options.
+
+                    Parameters
+                    ----------
+                    deprecated : bool
+                        Mark the thing.
+                    """
+
+                def is_deprecated():
+                    """Whether this object is deprecated."""
+
+                def spaced():
+                    """Spaced out.
+
+                    .. deprecated:: v4.0.0
+
+                       Use ``define`` instead.
+                    """
+
+                @warnings.deprecated("Use define, "
+                                     "which does more.")
+                def joined(): ...
+
+                def warned():
+                    warnings.warn(
+                        "warned() is going away; "
+                        "call define()",
+                        DeprecationWarning,
+                    )
+
+                class Base:
+                    def run(self):
+                        return 1  # concrete: its subclasses' deprecations are theirs
+
+                class Impl(Base):
+                    @warnings.deprecated("no")
+                    def run(self): ...
+            ''',
+        },
+    )
+    marked = {e.api_id: e.deprecated for e in api.entries if e.deprecated}
+    assert marked == {
+        "pkg.spaced": "v4.0.0 Use ``define`` instead.",  # the body after a blank line
+        "pkg.joined": "Use define, which does more.",  # adjacent literals are one string
+        "pkg.warned": "warned() is going away; call define()",
+        "pkg.Impl.run": "no",
+    }

@@ -247,3 +247,21 @@ def test_deprecated_apis_rank_after_what_replaces_them_and_leave_readme_llm() ->
     score_importance([old, twin, new], [], {}, package="pkg")
     assert old.importance_score == pytest.approx(twin.importance_score * DEPRECATED_SHARE, abs=1e-3)
     assert [e.api_id for e in ranked_entries([old, twin, new])] == ["pkg.dict2", "pkg.model_dump"]
+
+
+def test_a_deprecations_replacement_is_what_it_says_to_use_not_a_same_named_copy() -> None:
+    from docmentor.readme_llm.models import ApiEntry
+    from docmentor.readme_llm.retrieval import ApiIndex
+
+    old = ApiEntry(
+        api_id="pkg.tools.parse_as", kind="function", name="parse_as", description="Parse data as a type.",
+        deprecated="`parse_as` is deprecated. Use `Adapter.validate` instead.",
+    )  # fmt: skip
+    legacy = ApiEntry(api_id="pkg.v1.tools.parse_as", kind="function", name="parse_as", description="Legacy.")
+    adapter = ApiEntry(api_id="pkg.Adapter", kind="class", name="Adapter", description="Types.")
+    validate = ApiEntry(
+        api_id="pkg.Adapter.validate", kind="method", name="validate", parent="pkg.Adapter", description="Check."
+    )
+    index = ApiIndex({"pkg": ([old, legacy, adapter, validate], [])})
+    hits = [h.entry.api_id for h in index.find("parse data as a type", limit=4)]
+    assert hits.index("pkg.Adapter.validate") + 1 == hits.index("pkg.tools.parse_as")

@@ -205,6 +205,18 @@ def test_drift_cli_text_and_json(cli: Cli, work: Path, lib: Path) -> None:
     assert penalties.get("missing_api_signatures") == 1.2
     assert penalties.get("invalid_api_signatures") == 0.8
 
+    # a use of a deprecated API is reported, not scored: the example still runs
+    (drift_file,) = work.rglob("knowledge_base/drift.json")
+    report = json.loads(drift_file.read_text())
+    report["findings"].append({**report["findings"][0], "kind": "deprecated_api", "message": "x is deprecated"})
+    drift_file.write_text(json.dumps(report))
+    again = next(
+        d
+        for d in cli.json("clarity", "score", "--source", "minidb-docs", "--json")["documents"]
+        if d["path"] == "pitfalls.md"
+    )
+    assert again["clarity_score"] == page["clarity_score"]
+
 
 # -- api find / examples / overview --------------------------------------------------------------
 

@@ -17,19 +17,17 @@ with the other interpreter otherwise (:mod:`docmentor.readme_llm.api_python_env`
 
 from __future__ import annotations
 
-import ast
 import logging
 import re
 import sys
-import textwrap
 from dataclasses import dataclass, field
-from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal
 
 import griffe
 
 from docmentor.errors import NotFoundError, SourceUnavailableError
+from docmentor.readme_llm import deprecation
 from docmentor.readme_llm.api_python_env import (
     _dist_version,
     _foreign_root,
@@ -163,58 +161,13 @@ def load_api(
     if version is None:
         version = _static_version(root)
     builder = _Builder(root, loader.modules_collection)
-    builder.build()
-    entries = builder.finish()
-    inherit_deprecation(entries)
+    try:
+        builder.build()
+        entries = builder.finish()
+        deprecation.inherit(entries, lambda api_id: api_id in builder.methods and deprecation.is_stub(builder.methods[api_id]))
+    finally:
+        deprecation.clear_cache()
     return ApiSurface(library=package, version=version, entries=entries)
-
-
-def inherit_deprecation(entries: list[ApiEntry]) -> None:
-    """Mark a method deprecated when every override of it in the library's subclasses is.
-
-    A base class often declares the method (``Table.create_fts_index``, abstract) and only
-    the implementations carry the ``@deprecated`` mark; code calls it through the base
-    type, so the base's entry takes the first override's reason. In place.
-    """
-    classes = {e.api_id: e for e in entries if e.kind == "class"}
-    names = {**{a: e.api_id for e in classes.values() for a in e.aliases}, **{k: k for k in classes}}
-    short: dict[str, list[str]] = {}
-    for e in classes.values():
-        short.setdefault(e.name, []).append(e.api_id)
-
-    def base_id(cls: ApiEntry, text: str) -> str | None:
-        text = text.split("[", 1)[0].strip()
-        module = cls.api_id.rpartition(".")[0]
-        found = names.get(text) or names.get(f"{module}.{text}")
-        if found is None and len(short.get(text.rpartition(".")[2], [])) == 1:
-            found = short[text.rpartition(".")[2]][0]
-        return found
-
-    children: dict[str, list[str]] = {}
-    for cls in classes.values():
-        for text in cls.bases:
-            b = base_id(cls, text)
-            if b is not None and b != cls.api_id:
-                children.setdefault(b, []).append(cls.api_id)
-    members: dict[tuple[str, str], ApiEntry] = {
-        (e.parent, e.name): e for e in entries if e.parent is not None and e.kind in ("method", "property")
-    }
-    for (parent, name), entry in members.items():
-        if entry.deprecated or parent not in children:
-            continue
-        overrides: list[ApiEntry] = []
-        todo, seen = list(children[parent]), {parent}
-        while todo:
-            sub = todo.pop()
-            if sub in seen:
-                continue
-            seen.add(sub)
-            override = members.get((sub, name))
-            if override is not None:
-                overrides.append(override)
-            todo += children.get(sub, [])
-        if overrides and all(o.deprecated for o in overrides):
-            entry.deprecated = overrides[0].deprecated
 
 
 # --- the walk -------------------------------------------------------------------------------
@@ -230,6 +183,7 @@ class _Builder:
         self.annotations: dict[str, tuple[Any, Any]] = {}  # api_id -> (return annotation, scope)
         self.class_paths: dict[str, str] = {}  # any path seen for a public class -> its api_id
         self.seen: set[tuple[str, str]] = set()
+        self.methods: dict[str, Any] = {}  # api_id → griffe object, for deprecation.inherit
 
     def build(self) -> None:
         self.module(self.root, self.root.path)
@@ -255,6 +209,8 @@ class _Builder:
         if obj.path not in self.entries:
             self.entries[obj.path] = _entry(obj)
             self.aliases[obj.path] = set()
+            if obj.is_function and obj.parent is not None and obj.parent.is_class:
+                self.methods[obj.path] = obj
         self.aliases[obj.path].add(public)
         return True
 
@@ -396,89 +352,9 @@ def _static_version(root: Any) -> str | None:
 # --- one entry --------------------------------------------------------------------------------
 
 
-_DEPRECATED_CALL = re.compile(r"(?:^|\.)deprecated\s*(?:\((?P<args>.*)\))?\s*$", re.S)
-# the reason: a keyword the decorator packages use (``deprecation``: details; ``deprecated``:
-# reason; ``warnings.deprecated``: the first argument), else the first string argument
-_REASON_ARG = re.compile(r"\b(?:details|reason|message|msg)\s*=\s*[rbuf]*(['\"])(?P<text>.*?)\1", re.S)
-_FIRST_STRING = re.compile(r"^\s*[rbuf]*(['\"])(?P<text>.*?)\1", re.S)
-_DEPRECATED_DOC = re.compile(
-    r"^(?:\.\.\s+deprecated::\s*(?P<rst>.*)|!!!\s+\w+\s+['\"]?deprecated\b.*|deprecated\s*:(?P<google>.*))$",
-    re.I | re.M,
-)
-_DEPRECATED_PROSE = re.compile(r"[^.\n]*\b(?:is|are|now|was been|been|has been) deprecated\b[^.\n]*\.?", re.I)
-_DEPRECATION_WARNING = re.compile(r"warnings\.warn\((?:[^()]|\([^()]*\))*?Deprecat", re.S)
-_STRING = re.compile(r"(['\"])(.+?)\1")
-
-
-def _deprecation(obj: Any, docstring: str) -> str | None:
-    """Why ``obj`` is deprecated, when the library says so: a ``@deprecated(...)`` decorator
-    (``warnings``, ``typing_extensions``, the ``deprecated`` package), a ``.. deprecated::``
-    directive, a "Deprecated" admonition or section, a summary saying it is deprecated, or
-    a ``warnings.warn(..., DeprecationWarning)`` in its own body. ``None`` otherwise."""
-    for decorator in getattr(obj, "decorators", None) or ():
-        m = _DEPRECATED_CALL.search(str(decorator.value))
-        if m is not None:
-            args = m.group("args") or ""
-            said = _REASON_ARG.search(args) or _FIRST_STRING.search(args)
-            return (said.group("text") if said else "deprecated")[:200]
-    m = _DEPRECATED_DOC.search(docstring)
-    if m is not None:
-        # the directive's argument (a version) and its indented body, or the section's text
-        body = []
-        for line in docstring[m.end() :].split("\n")[1:]:
-            if not line.strip() or not line[:1].isspace():
-                break
-            body.append(line.strip())
-        reason = " ".join(p for p in ((m.group("rst") or m.group("google") or "").strip(), *body) if p)
-        return (reason or "deprecated")[:200]
-    first = _PARAGRAPHS.split(docstring.strip(), 1)[0]
-    m = _DEPRECATED_PROSE.search(first)
-    if m is not None:
-        return " ".join(m.group(0).split())[:200]
-    if obj.is_function:
-        return _warns_first(obj)
-    return None
-
-
-@lru_cache(maxsize=64)
-def _file_lines(path: str, mtime_ns: int) -> list[str]:  # the time keys the cache only
-    return Path(path).read_text(encoding="utf-8", errors="replace").splitlines(keepends=True)
-
-
-def _warns_first(obj: Any) -> str | None:
-    """The message when the function's first statement (after its docstring) is a
-    ``warnings.warn(...)`` about deprecation: the whole function is deprecated, not one of
-    its parameters (those warnings sit under an ``if``)."""
-    try:  # the loader keeps no source (store_source=False): read the lines from the file
-        path = Path(obj.filepath)
-        lines = _file_lines(str(path), path.stat().st_mtime_ns)
-        source = textwrap.dedent("".join(lines[obj.lineno - 1 : obj.endlineno]))
-    except Exception:  # compiled, or the file is gone: no body to read
-        return None
-    if "Deprecat" not in source:
-        return None
-    try:
-        tree = ast.parse(source)
-    except (SyntaxError, ValueError):
-        return None
-    func = next((n for n in tree.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)), None)
-    if func is None:
-        return None
-    body = func.body
-    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
-        body = body[1:]  # the docstring
-    if not body or not isinstance(body[0], ast.Expr):
-        return None
-    statement = ast.get_source_segment(source, body[0]) or ""
-    if not _DEPRECATION_WARNING.match(statement):
-        return None
-    said = _STRING.search(statement)
-    return (said.group(2) if said else "deprecated")[:200]
-
-
 def _entry(obj: Any) -> ApiEntry:
     entry = _plain_entry(obj)
-    entry.deprecated = _deprecation(obj, entry.docstring)
+    entry.deprecated = deprecation.reason(obj, entry.docstring, (p.name for p in entry.parameters))
     return entry
 
 

@@ -57,8 +57,9 @@ SEMANTIC_FLOOR = 0.25  # cosine below which an API is not similar at all (nonsen
 PASSAGE_WEIGHT = 0.9  # a docstring passage is weaker evidence than the API's own description
 MAX_PASSAGES = 8  # per API
 DEPRECATED_WEIGHT = 0.8  # a deprecated API whose reason names no replacement we know
-# names a deprecation reason may point at: `code`, :role:`target`, call(), "use name"
-_REASON_NAMES = re.compile(r"`(?::\w+:`)?~?([A-Za-z_][\w.]*)|([A-Za-z_][\w.]*)\(|\b[Uu]se\s+([A-Za-z_][\w.]*)")
+# names a deprecation reason may point at: "use name" first, then `code`, :role:`target`, call()
+_USE_NAME = re.compile(r"\b(?:[Uu]se|[Cc]all|[Ss]ee)\s+(?::\w+:)?[`'\"]*~?([A-Za-z_][\w.]*)")
+_REASON_NAMES = re.compile(r"`(?::\w+:`)?~?([A-Za-z_][\w.]*)|([A-Za-z_][\w.]*)\(")
 _PASSAGE_SPLIT = re.compile(r"\n\s*\n|\n\s*[*-]\s+")
 _BULLET = re.compile(r"^[*-]\s+")
 _WORDS = re.compile(r"[A-Za-z][a-z]+|[A-Z]+(?![a-z])")
@@ -276,12 +277,18 @@ class ApiIndex:
         with config=FTS()`` → ``Table.create_index``, ``FTS``), siblings of the class first."""
         resolver = self._resolvers[library]
         context = [e.parent] if e.parent else []
+        reason = e.deprecated or ""
+        names = [m.group(1) for m in _USE_NAME.finditer(reason)]
+        names += [next(g for g in m.groups() if g) for m in _REASON_NAMES.finditer(reason)]
         out: list[int] = []
-        for m in _REASON_NAMES.finditer(e.deprecated or ""):
-            name = next(g for g in m.groups() if g)
+        for name in names:
             for api in sorted(resolver.resolve(name, context)):
                 i = self._position.get((library, api))
-                if i is not None and i not in out and api != e.api_id and not self.entries[i][1].deprecated:
+                if i is None or i in out:
+                    continue
+                other = self.entries[i][1]
+                # not itself, nor a same-named copy of it (pydantic.v1's), nor deprecated
+                if other.name != e.name and not other.deprecated:
                     out.append(i)
         return out
 
