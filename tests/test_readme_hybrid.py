@@ -265,3 +265,30 @@ def test_a_deprecations_replacement_is_what_it_says_to_use_not_a_same_named_copy
     index = ApiIndex({"pkg": ([old, legacy, adapter, validate], [])})
     hits = [h.entry.api_id for h in index.find("parse data as a type", limit=4)]
     assert hits.index("pkg.Adapter.validate") + 1 == hits.index("pkg.tools.parse_as")
+
+
+def test_examples_that_use_deprecated_apis_come_after_current_ones() -> None:
+    from docmentor.readme_llm.models import ApiEntry, Example
+    from docmentor.readme_llm.readme import best_example
+    from docmentor.readme_llm.retrieval import ApiIndex
+
+    old = ApiEntry(api_id="pkg.t.old_index", kind="function", name="old_index", deprecated="Use `index`.")
+    new = ApiEntry(api_id="pkg.t.index", kind="function", name="index")
+    table = ApiEntry(api_id="pkg.t.open", kind="function", name="open")
+
+    def ex(i: int, code: str, apis: list[str]) -> Example:
+        return Example(
+            example_id=f"e{i}", title="Index a column", code=code, language="python", source="d", path="p.md",
+            line=i, apis_used=apis, complete=True,
+        )  # fmt: skip
+
+    dated = ex(1, "t = open()\nt.old_index('c')\n", ["pkg.t.open", "pkg.t.old_index"])
+    current = ex(2, "t = open()\nt.index('c')\nprint(t)\n", ["pkg.t.open", "pkg.t.index"])
+    index = ApiIndex({"pkg": ([old, new, table], [dated, current])})
+    found = index.examples_for("index a column", apis=["pkg.t.open"], limit=2)
+    assert [e.example_id for _, e, _ in found] == ["e2", "e1"]  # the shorter one loses its lead
+    assert index.deprecated_in("pkg", dated) == {"pkg.t.old_index": "Use `index`."}
+    assert index.deprecated_in("pkg", current) == {}
+    # README.LLM shows open() with the current example, though the other is shorter
+    assert best_example(table, [dated, current], validated=False, deprecated={"pkg.t.old_index"}) is current
+    assert best_example(table, [dated, current], validated=False) is dated

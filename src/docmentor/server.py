@@ -433,7 +433,8 @@ def _api_tools(server: MCPServer, engine: Docmentor, *, api: bool, feedback: boo
         ) -> dict[str, Any]:
             """Working code examples from the library's documentation for a task; examples using
             apis_involved (api ids or names from find_api) come first. complexity: beginner,
-            intermediate, advanced or any."""
+            intermediate, advanced or any. An example that uses an API the installed version
+            deprecates lists it in deprecated_apis (with the reason) and comes after the others."""
             session.record(
                 "get_examples", {"task_description": task_description, "apis_involved": apis_involved}
             )

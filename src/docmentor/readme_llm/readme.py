@@ -30,7 +30,7 @@ import ast
 import re
 import textwrap
 import warnings
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from functools import lru_cache
 
 from docmentor.assemble.tokens import DEFAULT_ENCODING, check_encoding, count_tokens
@@ -77,13 +77,19 @@ def ranked_entries(entries: Sequence[ApiEntry]) -> list[ApiEntry]:
 
 
 def best_example(
-    entry: ApiEntry, examples: Sequence[Example], *, validated: bool, shown: set[str] | None = None
+    entry: ApiEntry,
+    examples: Sequence[Example],
+    *,
+    validated: bool,
+    shown: set[str] | None = None,
+    deprecated: Collection[str] = (),
 ) -> Example | None:
     """The example to show for ``entry``.
 
-    Validated (passed) first, then complete programs, then one not shown yet for another
-    API, then the shortest. When validation ran, only passed examples qualify; a Python
-    example qualifies only when it parses (``ast``) once dedented.
+    Validated (passed) first, then one that uses no ``deprecated`` API, then complete
+    programs, then one not shown yet for another API, then the shortest. When validation
+    ran, only passed examples qualify; a Python example qualifies only when it parses
+    (``ast``) once dedented.
     """
     candidates = [
         ex
@@ -100,6 +106,7 @@ def best_example(
         candidates,
         key=lambda ex: (
             ex.validated is not True,
+            any(a in deprecated for a in ex.apis_used),
             not ex.complete,
             ex.example_id in seen,
             len(ex.code),
@@ -263,8 +270,9 @@ def render_readme(
                 f"--max-tokens {max_tokens} is below the {base} tokens of the rules and description alone",
                 hint=f"use at least {base}",
             )
+    deprecated = {e.api_id for e in entries if e.deprecated}
     for entry in ranked_entries(entries)[:max_apis]:
-        example = best_example(entry, examples, validated=validated, shown=shown)
+        example = best_example(entry, examples, validated=validated, shown=shown, deprecated=deprecated)
         section = _context(len(sections) + 1, entry, by_id, example)
         if (
             max_tokens is not None

@@ -272,6 +272,16 @@ class ApiIndex:
             if library in self._resolvers and len(rows) == len(lv.matrix):
                 self.vectors[library] = (lv, rows)
 
+    def deprecated_in(self, library: str, ex: Example) -> dict[str, str]:
+        """The deprecated APIs an example uses: api_id → the library's reason."""
+        out = {}
+        for api in ex.apis_used:
+            i = self._position.get((library, api))
+            reason = self.entries[i][1].deprecated if i is not None else None
+            if reason:
+                out[api] = reason
+        return out
+
     def _replacements(self, library: str, e: ApiEntry) -> list[int]:
         """Positions of the current APIs a deprecation reason names (``Use create_index()
         with config=FTS()`` → ``Table.create_index``, ``FTS``), siblings of the class first."""
@@ -452,10 +462,13 @@ class ApiIndex:
             uses = len(wanted & set(ex.apis_used)) + sum(
                 1 for w in wanted for a in ex.apis_used if a.endswith("." + w.rsplit(".", 1)[-1])
             )
-            # an example that failed validation is a last resort: it says how NOT to do it
+            # an example that failed validation is a last resort: it says how NOT to do it;
+            # one that uses a deprecated API comes after those that do the same without
             bonus = (0.3 if ex.validated else -2.5 if ex.validated is False else 0.0) + (
                 0.1 if ex.complete else 0.0
             )
+            if self.deprecated_in(lib, ex):
+                bonus -= 0.5
             score = 2.0 * min(uses, 3) + overlap + bonus
             if score > 0.15:
                 scored.append((score, lib, ex))

@@ -152,6 +152,7 @@ class LibraryKnowledge:
                 "complexity": ex.complexity,
                 "prerequisites": list(ex.prerequisites),
                 "validated": ex.validated,
+                "deprecated_apis": index.deprecated_in(name, ex),
                 "source": f"{ex.path}:{ex.line}",
                 "relevance": round(score, 4),
             }
