@@ -34,6 +34,7 @@ from docmentor.readme_llm.api_python_env import (
     _inspect_foreign_compiled,
     _interpreter_info,
 )
+from docmentor.readme_llm.docstrings import summary as _summary
 from docmentor.readme_llm.models import ApiEntry, ApiParameter, ApiReturn
 
 logger = logging.getLogger(__name__)
@@ -478,38 +479,6 @@ def _signature(name: str, params: list[Any], returns: str | None) -> str:
         if kind == "positional-only" and (i + 1 == len(params) or params[i + 1].kind.value != kind):
             parts.append("/")
     return f"{name}({', '.join(parts)})" + (f" -> {returns}" if returns else "")
-
-
-SUMMARY_CHARS = 400
-
-
-# a paragraph that is markup, not prose: an admonition (``!!! note``, ``??? tip``), a reST
-# directive (``.. note::``), an HTML comment, an image or badge
-_MARKUP = re.compile(r"^(?:!!!|\?\?\?|\.\.\s|<!--|!\[|\[!\[)")
-_PARAGRAPHS = re.compile(r"\n[ \t]*\n")
-
-
-def _summary(docstring: str) -> str:
-    """The docstring's first prose paragraph, at most ~400 characters (cut at a sentence when
-    it can). Leading markup paragraphs are skipped with their indented bodies: ``!!! abstract
-    "Usage Documentation"`` over a link is not what an API does. Only markup: the first one."""
-    paragraphs = [p for p in _PARAGRAPHS.split(docstring.strip()) if p.strip()]
-    chosen = paragraphs[0] if paragraphs else ""
-    in_block = False
-    for para in paragraphs:
-        if _MARKUP.match(para.lstrip()):
-            in_block = True
-            continue
-        if in_block and para[:1] in (" ", "\t"):  # the block's indented body
-            continue
-        chosen = para
-        break
-    text = " ".join(chosen.split())
-    if len(text) <= SUMMARY_CHARS:
-        return text
-    cut = text[:SUMMARY_CHARS]
-    end = cut.rfind(". ")
-    return cut[: end + 1] if end > SUMMARY_CHARS // 3 else cut.rstrip() + "…"
 
 
 _STRUCTURED = {"parameters", "other parameters", "returns", "yields", "raises", "receives"}

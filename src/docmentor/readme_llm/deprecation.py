@@ -24,6 +24,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
+from docmentor.readme_llm.docstrings import PARAGRAPHS
 from docmentor.readme_llm.models import ApiEntry
 
 __all__ = ["inherit", "is_stub", "reason"]
@@ -41,7 +42,6 @@ _NAMED = re.compile(
 )
 _PROSE = re.compile(r"[^.\n]*\b(?:is|are|now|was|has been|have been) deprecated\b[^.\n]*\.?", re.I)
 _NOT_A_CLAIM = re.compile(r"^\s*(?:whether|true if|if|returns?|check|flag)\b", re.I)
-_PARAGRAPHS = re.compile(r"\n[ \t]*\n")
 
 
 def reason(obj: Any, docstring: str, parameters: Iterable[str] = ()) -> str | None:
@@ -103,7 +103,7 @@ def _docstring_reason(docstring: str, parameters: set[str]) -> str | None:
         if _about_parameter(text, parameters):
             continue
         return text or "deprecated"
-    first = _PARAGRAPHS.split(docstring.strip(), 1)[0]
+    first = PARAGRAPHS.split(docstring.strip(), 1)[0]
     for sentence in _PROSE.finditer(first):
         claim = " ".join(sentence.group(0).split())
         if not _NOT_A_CLAIM.match(claim) and not _about_parameter(claim, parameters):

@@ -40,6 +40,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from docmentor.embeddings import EmbeddingUnavailable
+from docmentor.readme_llm.docstrings import MARKUP
 from docmentor.readme_llm.mentions import MentionResolver, SectionRef
 from docmentor.readme_llm.models import ApiEntry, Example
 from docmentor.search.analyzer import analyze, analyze_query
@@ -63,8 +64,7 @@ _REASON_NAMES = re.compile(r"`(?::\w+:`)?~?([A-Za-z_][\w.]*)|([A-Za-z_][\w.]*)\(
 _PASSAGE_SPLIT = re.compile(r"\n\s*\n|\n\s*[*-]\s+")
 _BULLET = re.compile(r"^[*-]\s+")
 _WORDS = re.compile(r"[A-Za-z][a-z]+|[A-Z]+(?![a-z])")
-# markup, not prose: admonitions, reST directives, images, a lone link
-_MARKUP_PASSAGE = re.compile(r"^(?:!!!|\?\?\?|\.\.\s|<!--|!\[|\[!\[|\[[^\]]*\]\([^)]*\)\s*$)")
+_LONE_LINK = re.compile(r"^\[[^\]]*\]\([^)]*\)\s*$")  # like markup, not a passage
 
 #: (query, docs source) → the engine's ranked sections of that source
 SectionSearch = Callable[[str, str], Sequence[SectionRef]]
@@ -79,7 +79,7 @@ def passage_texts(entry: ApiEntry) -> list[str]:
         return []
     public = entry.aliases[0] if entry.aliases else entry.api_id
     pieces = (_BULLET.sub("", c.strip()) for c in _PASSAGE_SPLIT.split(entry.docstring or ""))
-    chunks = [c for c in pieces if len(c) >= 25 and not _MARKUP_PASSAGE.match(c)][:6]
+    chunks = [c for c in pieces if len(c) >= 25 and not MARKUP.match(c) and not _LONE_LINK.match(c)][:6]
     chunks += [f"{p.name}: {p.description}" for p in entry.parameters if p.description.strip()]
     return [f"{public}: {' '.join(c.split())}"[:500] for c in chunks[:MAX_PASSAGES]]
 
