@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from docmentor.readme_llm.docstrings import PARAGRAPHS
+from docmentor.readme_llm.hierarchy import ClassTree
 from docmentor.readme_llm.models import ApiEntry
 
 __all__ = ["inherit", "is_stub", "reason"]
@@ -208,41 +209,11 @@ def inherit(entries: list[ApiEntry], stub: Callable[[str], bool]) -> None:
     """Mark a method deprecated when every override of it in the library's subclasses is
     and it only declares (``stub(api_id)``, asked of those alone); it takes the first
     override's reason. In place."""
-    classes = {e.api_id: e for e in entries if e.kind == "class"}
-    names = {**{a: e.api_id for e in classes.values() for a in e.aliases}, **{k: k for k in classes}}
-    short: dict[str, list[str]] = {}
-    for e in classes.values():
-        short.setdefault(e.name, []).append(e.api_id)
-
-    def base_id(cls: ApiEntry, text: str) -> str | None:
-        text = text.split("[", 1)[0].strip()
-        module = cls.api_id.rpartition(".")[0]
-        found = names.get(text) or names.get(f"{module}.{text}")
-        candidates = short.get(text.rpartition(".")[2], [])
-        if found is None and len(candidates) == 1:
-            found = candidates[0]
-        return found
-
-    children: dict[str, list[str]] = {}
-    for cls in classes.values():
-        for text in cls.bases:
-            b = base_id(cls, text)
-            if b is not None and b != cls.api_id:
-                children.setdefault(b, []).append(cls.api_id)
+    tree = ClassTree(entries)
     members = {(e.parent, e.name): e for e in entries if e.parent is not None and e.kind == "method"}
     for (parent, name), entry in members.items():
-        if entry.deprecated or parent not in children:
+        if entry.deprecated or parent not in tree.children:
             continue
-        overrides: list[ApiEntry] = []
-        todo, seen = list(children[parent]), {parent}
-        while todo:
-            sub = todo.pop()
-            if sub in seen:
-                continue
-            seen.add(sub)
-            override = members.get((sub, name))
-            if override is not None:
-                overrides.append(override)
-            todo += children.get(sub, [])
+        overrides = [o for sub in tree.subclasses(parent) if (o := members.get((sub, name))) is not None]
         if overrides and all(o.deprecated for o in overrides) and stub(entry.api_id):
             entry.deprecated = overrides[0].deprecated

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from docmentor.clarity.checks.python import parse_python, placeholders_filled, prepare
+from docmentor.readme_llm.hierarchy import ClassTree
 from docmentor.readme_llm.matcher import ApiSurfaceLike, _Python, _Resolver, _Value
 from docmentor.readme_llm.models import ApiEntry, Example
 
@@ -221,28 +222,13 @@ class _Checker:
     def __init__(self, resolver: _Resolver, library: str) -> None:
         self.r = resolver
         self.library = library
-        classes = [e for e in resolver.entries if e.kind == "class"]
-        self.by_short: dict[str, list[ApiEntry]] = {}
-        for e in classes:
-            self.by_short.setdefault(e.name, []).append(e)
-        self.children: dict[str, list[str]] = {}
+        self.tree = ClassTree(resolver.entries, resolver.entry)
+        self.bases = self.tree.bases
         self._closed: dict[str, bool] = {}
-        self.bases: dict[str, list[str]] = {}
-        for e in classes:
-            resolved = [b for b in (self.base(e, text) for text in e.bases) if b]
-            self.bases[e.api_id] = resolved
-            for b in resolved:
-                self.children.setdefault(b, []).append(e.api_id)
 
     def base(self, cls: ApiEntry, text: str) -> str | None:
         """api_id of a base class as written in ``cls``'s definition, when it is in the surface."""
-        text = text.split("[", 1)[0].strip()
-        module = cls.api_id.rpartition(".")[0]
-        found = self.r.entry(text) or self.r.entry(f"{module}.{text}")
-        if found is None:  # imported under its short name from elsewhere in the library
-            same = self.by_short.get(text.rpartition(".")[2], [])
-            found = same[0] if len(same) == 1 else None
-        return found.api_id if found is not None and found.kind == "class" else None
+        return self.tree.base(cls, text)
 
     def closed(self, api_id: str, depth: int = 0) -> bool:
         """True when every base of the class is known, so its member list is complete."""
@@ -263,17 +249,7 @@ class _Checker:
         return ok
 
     def in_subclass(self, api_id: str, name: str) -> bool:
-        seen: set[str] = set()
-        todo = list(self.children.get(api_id, []))
-        while todo:
-            sub = todo.pop()
-            if sub in seen:
-                continue
-            seen.add(sub)
-            if self.r.member(sub, name) is not None:
-                return True
-            todo += self.children.get(sub, [])
-        return False
+        return any(self.r.member(sub, name) is not None for sub in self.tree.subclasses(api_id))
 
     def member_names(self, api_id: str) -> list[str]:
         names: list[str] = []
