@@ -93,6 +93,20 @@ def test_query_terms_carry_weights() -> None:
     assert dict(analyze_query("time out"))["timeout"] == 0.5
 
 
+def test_a_compound_the_index_holds_counts_as_a_word() -> None:
+    held = {"timeout", "databas"}
+    q = dict(analyze_query("make requests never time out", held.__contains__))
+    assert q["timeout"] == 1.0
+    assert q["time"] == 1.0  # the split words keep their weight
+    assert q["request"] == 1.0
+    # in the form the index holds it: "database" is stemmed
+    q = dict(analyze_query("reset the data base", held.__contains__))
+    assert q["databas"] == 1.0 and "database" not in q
+    # one the index does not hold stays a weak guess; stopwords never join
+    assert dict(analyze_query("base url", held.__contains__))["baseurl"] == 0.5
+    assert "outthe" not in dict(analyze_query("time out the door", lambda t: True))
+
+
 def test_question_noise_is_dropped_from_sentences_only() -> None:
     sentence = dict(analyze_query("How do I set a timeout for a request?"))
     assert {"set", "timeout", "request"} <= set(sentence)

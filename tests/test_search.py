@@ -106,6 +106,21 @@ def test_snake_and_camel_case_queries_are_one_query(dm: Docmentor) -> None:
     assert "i18n/zh.md" in paths[:5]
 
 
+def test_words_written_apart_find_the_compound(tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "clock.md").write_text(
+        "# Clock\n\nThe time of day. Time zones. Out of time, time again, time after time.\n"
+    )
+    (docs / "limits.md").write_text("# Limits\n\nEach call has a timeout of five seconds.\n")
+    (docs / "setup.md").write_text("# Install\n\nThe setup takes a minute.\n")
+    (docs / "sets.md").write_text("# Notes\n\nA set of values; set it once, set it again.\n")
+    dm = Docmentor(tmp_path / "index")
+    dm.add(docs, name="d")
+    assert dm.search("why does my call time out", limit=1)[0].path == "limits.md"
+    assert dm.search("how long does set up take", limit=1)[0].path == "setup.md"
+
+
 def test_a_long_query_works(dm: Docmentor) -> None:
     hits = dm.search("create_fts_index() " * 500)
     assert top(hits, 1) == [("reference/search-index.rst", "Creating an index")]

@@ -199,7 +199,7 @@ class Docmentor:
     # -- sources ---------------------------------------------------------------------
     def add(
         self,
-        target: str,
+        target: str | os.PathLike[str],
         *,
         name: str | None = None,
         options: dict[str, Any] | None = None,
@@ -211,9 +211,9 @@ class Docmentor:
 
     @staticmethod
     def make_spec(
-        target: str, *, name: str | None = None, options: dict[str, Any] | None = None
+        target: str | os.PathLike[str], *, name: str | None = None, options: dict[str, Any] | None = None
     ) -> SourceSpec:
-        target = target.strip()
+        target = os.fspath(target).strip()
         if not target:
             raise UsageError(
                 "empty target", hint="give a docs folder, an llms.txt URL or a local llms.txt file"
@@ -480,8 +480,8 @@ class Docmentor:
             raise UsageError("--limit must be at least 1")
         limit = min(limit, 100)
         self._known_source(source)
-        terms = analyze_query(query)
         index = self._lexical_to_read()
+        terms = analyze_query(query, index.knows if index is not None else None)
         if not terms or index is None:
             return []
         hits = index.search(terms, source=source, limit=max(limit, pool) if pool else max(limit * 4, 20))
@@ -496,8 +496,8 @@ class Docmentor:
         The same analyzer, index and scoring as :meth:`search`.
         """
         self._known_source(source)
-        terms = analyze_query(query)
         index = self._lexical_to_read()
+        terms = analyze_query(query, index.knows if index is not None else None)
         if not terms or index is None:
             return []
         hits = index.search(terms, source=source, limit=max(1, min(limit, 1000)))

@@ -17,6 +17,7 @@ from __future__ import annotations
 import itertools
 import re
 import unicodedata
+from collections.abc import Callable
 from functools import lru_cache
 
 import Stemmer
@@ -212,11 +213,21 @@ WHOLE_WEIGHT = 0.8
 PART_WEIGHT = 0.6
 
 
-def analyze_query(text: str) -> list[tuple[str, float]]:
+JOINED_WEIGHT = 0.5  # "time out" → "timeout", unless the index is known to hold it
+
+
+def analyze_query(text: str, known: Callable[[str], bool] | None = None) -> list[tuple[str, float]]:
     """Distinct query terms with weights, in order; any string is accepted.
 
     An identifier's parts share its weight, so ``httpx.get`` counts about as much as
     one plain word instead of four. In a sentence-like query, function words go.
+
+    Two adjacent words also ask for their compound ("time out" → ``timeout``, "base url"
+    → ``baseurl``, the compact form of ``base_url``), at half a word's weight. ``known``
+    says whether the index holds a term: a compound it holds counts as a whole word, in
+    the form the index holds it ("data base" → ``databas``, stemmed). The two words keep
+    their own weight: lowering it measured worse on API questions ("status code" is
+    ``status_code`` and also a status and a code).
     """
     text = _nfkc(text[:MAX_QUERY_CHARS])
     words = _tokens(text)
@@ -235,10 +246,17 @@ def analyze_query(text: str) -> list[tuple[str, float]]:
             weights[term] = max(weights.get(term, 0.0), w)
     # "time out" also asks for "timeout", "base url" for base_url / baseUrl (compact form)
     for a, b in itertools.pairwise(words):
-        if a.isalpha() and b.isalpha() and len(a) > 1 and len(b) > 1:
-            joined = _fold(a + b)
-            if _fold(a) not in STOPWORDS and _fold(b) not in STOPWORDS:
-                weights.setdefault(joined, 0.5)
+        if not (a.isalpha() and b.isalpha() and len(a) > 1 and len(b) > 1):
+            continue
+        if _fold(a) in STOPWORDS or _fold(b) in STOPWORDS:
+            continue
+        joined = _fold(a + b)
+        held = [t for t in dict.fromkeys((joined, _stem(joined))) if known(t)] if known else []
+        if not held:
+            weights.setdefault(joined, JOINED_WEIGHT)
+            continue
+        for term in held:
+            weights[term] = 1.0
     if not weights:  # a query of nothing but function words: search them after all
         for raw in words:
             for term in analyze_token(raw):

@@ -266,5 +266,9 @@ class LexicalIndex:
             hits.append(LexicalHit(score=float(score), fields=fields))
         return hits
 
+    def knows(self, term: str) -> bool:
+        """Whether any section's text holds ``term`` (an analysed term)."""
+        return bool(self.searcher().doc_freq("body", term[:MAX_TERM]))
+
     def num_docs(self) -> int:
         return int(self.searcher().num_docs)
