@@ -608,9 +608,10 @@ class Docmentor:
         with self.store.snapshot():
             doc = self.find(ref, source=source)
             sections = self.store.sections_of(doc.id)
+        index = self._lexical_to_read()
         chunks = excerpts(
             sections,
-            analyze_query(query),
+            analyze_query(query, index.knows if index is not None else None),
             max_chunks=max(1, min(max_chunks, 20)),
             context_chars=max(50, min(context_chars, 5000)),
         )
