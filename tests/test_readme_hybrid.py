@@ -292,3 +292,57 @@ def test_examples_that_use_deprecated_apis_come_after_current_ones() -> None:
     # README.LLM shows open() with the current example, though the other is shorter
     assert best_example(table, [dated, current], validated=False, deprecated={"pkg.t.old_index"}) is current
     assert best_example(table, [dated, current], validated=False) is dated
+
+
+def test_an_api_is_scored_by_its_best_matching_example_not_diluted_by_the_others() -> None:
+    from docmentor.readme_llm.models import ApiEntry, Example
+    from docmentor.readme_llm.retrieval import ApiIndex
+
+    def ex(i: int, title: str, code: str, apis: list[str]) -> Example:
+        return Example(
+            example_id=f"e{i}", title=title, code=code, language="python", source="d", path="p.md",
+            line=i, apis_used=apis, complete=True,
+        )  # fmt: skip
+
+    hub = ApiEntry(api_id="pkg.Transport", kind="class", name="Transport", description="A transport.")
+    niche = ApiEntry(api_id="pkg.Pool", kind="class", name="Pool", description="A pool.")
+    # the transport has one short example about failed connections among nine others; the pool
+    # one longer example that says the same words
+    examples = [ex(0, "Retries", "Transport(retries=3)  # retry failed connections", ["pkg.Transport"])]
+    other = "\n".join(f"Transport(option{{i}}_{k}=True)  # setting {k} of topic {{i}}" for k in range(8))
+    examples += [ex(i, f"Topic {i}", other.format(i=i), ["pkg.Transport"]) for i in range(1, 10)]
+    examples.append(ex(10, "Pool", "Pool()  # keeps open connections for reuse; a failed one is dropped and replaced later", ["pkg.Pool"]))
+    hub.examples = [x.example_id for x in examples[:10]]
+    niche.examples = ["e10"]
+    index = ApiIndex({"pkg": ([hub, niche], examples)})
+    ranking = index._lexical([("fail", 1.0), ("connect", 1.0)], None)
+    assert [index.entries[i][1].api_id for i, _ in ranking] == ["pkg.Transport", "pkg.Pool"]
+    # (all of a transport's examples as one text: 0.4 of the pool's score, on length alone)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_the_lexical_field_scores_are_bm25(seed: int) -> None:
+    import math
+    import random
+
+    from docmentor.readme_llm.retrieval import K1, B, _Field
+
+    rng = random.Random(seed)
+    words = [f"w{i}" for i in range(12)]
+    docs = [[rng.choice(words) for _ in range(rng.randint(0, 9))] for _ in range(15)]
+    f = _Field()
+    for d in docs:
+        f.add(d)
+    f.freeze()
+    query = [(w, rng.choice([0.5, 1.0])) for w in rng.sample(words, 4)]
+    got = np.zeros(len(docs))
+    f.add_scores(query, got, 2.0)
+    avg = sum(map(len, docs)) / len(docs)
+    for i, d in enumerate(docs):
+        want = 0.0
+        for term, w in query:
+            tf, df = d.count(term), sum(term in x for x in docs)
+            if tf:
+                idf = math.log(1 + (len(docs) - df + 0.5) / (df + 0.5))
+                want += 2.0 * w * idf * tf * (K1 + 1) / (tf + K1 * (1 - B + B * len(d) / avg))
+        assert got[i] == pytest.approx(want)

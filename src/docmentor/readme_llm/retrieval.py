@@ -6,11 +6,13 @@ of its ranking (``Σ score / (60 + rank)``, each ranking cut at its best 50), so
 far down one ranking adds little.
 
 ``lexical``
-    BM25 with the engine's analyzer over four fields of each API: its names (short name,
-    aliases and id, split into parts), its signature, its docstring, and the text of the
-    documentation examples that use it. Field scores are added with weights, normalised
-    per query and re-ranked with the API's importance (``0.85 · relevance + 0.15 ·
-    importance``).
+    BM25 with the engine's analyzer over each API's names (short name, aliases and id,
+    split into parts), its signature and its docstring, plus the best-matching of the
+    documentation examples that use it (each example one BM25 document: its title,
+    headings, prose and code). An API matches a task when one of its examples does; a
+    single document of all its examples would let an API used in ten places lose on
+    length to one used once. Field scores are added with weights, normalised per query and
+    re-ranked with the API's importance (``0.85 · relevance + 0.15 · importance``).
 ``sections``
     The engine's own section search over the library's indexed docs; every found section
     credits the APIs it names (:mod:`docmentor.readme_llm.mentions`): best ``section
@@ -30,7 +32,6 @@ so it is rebuilt per process from the knowledge base and cached by generation.
 from __future__ import annotations
 
 import heapq
-import math
 import re
 import threading
 from collections import Counter
@@ -46,9 +47,12 @@ from docmentor.readme_llm.models import ApiEntry, Example
 from docmentor.search.analyzer import analyze, analyze_query
 
 if TYPE_CHECKING:
+    import numpy as np
+
     from docmentor.embeddings import Embedder, LibraryVectors
 
 FIELD_WEIGHTS = {"name": 2.0, "signature": 0.5, "doc": 1.5, "examples": 1.5}
+MAX_LINKED_EXAMPLES = 10  # an API's examples that count for its "examples" score (its first ones)
 IMPORTANCE_SHARE = 0.15
 K1, B = 1.2, 0.75
 RRF_K = 60
@@ -84,30 +88,59 @@ def passage_texts(entry: ApiEntry) -> list[str]:
     return [f"{public}: {' '.join(c.split())}"[:500] for c in chunks[:MAX_PASSAGES]]
 
 
-@dataclass(slots=True)
 class _Field:
-    postings: dict[str, list[tuple[int, int]]] = field(default_factory=dict)
-    lengths: list[int] = field(default_factory=list)
+    """One BM25 field over a fixed set of documents (APIs or examples).
+
+    Built with :meth:`add`, then :meth:`freeze` turns each term's postings into two arrays:
+    document numbers and their BM25 weights (idf × the saturated, length-normalised term
+    frequency), so a query adds a few arrays instead of looping over postings in Python.
+    """
+
+    __slots__ = ("_docs", "_terms", "_tfs", "lengths", "postings", "vocabulary")
+
+    def __init__(self) -> None:
+        self.vocabulary: dict[str, int] = {}
+        self._terms: list[int] = []
+        self._docs: list[int] = []
+        self._tfs: list[int] = []
+        self.lengths: list[int] = []
+        self.postings: dict[str, tuple[np.ndarray, np.ndarray]] = {}
 
     def add(self, terms: list[str]) -> None:
         i = len(self.lengths)
         for term, tf in Counter(terms).items():
-            self.postings.setdefault(term, []).append((i, tf))
+            self._terms.append(self.vocabulary.setdefault(term, len(self.vocabulary)))
+            self._docs.append(i)
+            self._tfs.append(tf)
         self.lengths.append(len(terms))
 
-    def scores(self, terms: Sequence[tuple[str, float]], n: int) -> dict[int, float]:
-        avg = (sum(self.lengths) / len(self.lengths)) if self.lengths else 1.0
-        out: dict[int, float] = {}
-        for term, weight in terms:
+    def freeze(self) -> None:
+        import numpy
+
+        n = len(self.lengths)
+        lengths = numpy.asarray(self.lengths, dtype=numpy.float64)
+        avg = max(float(lengths.mean()) if n else 1.0, 1e-9)
+        terms = numpy.asarray(self._terms, dtype=numpy.intp)
+        order = numpy.argsort(terms, kind="stable")
+        terms = terms[order]
+        docs = numpy.asarray(self._docs, dtype=numpy.intp)[order]
+        tf = numpy.asarray(self._tfs, dtype=numpy.float64)[order]
+        df = numpy.bincount(terms, minlength=len(self.vocabulary)).astype(numpy.float64)
+        idf = numpy.log(1 + (n - df + 0.5) / (df + 0.5))
+        weights = idf[terms] * tf * (K1 + 1) / (tf + K1 * (1 - B + B * lengths[docs] / avg))
+        ends = numpy.cumsum(df.astype(numpy.intp)).tolist()
+        start = 0
+        for term, end in zip(self.vocabulary, ends, strict=True):  # ids follow insertion order
+            self.postings[term] = (docs[start:end], weights[start:end])
+            start = end
+        self._terms, self._docs, self._tfs = [], [], []
+
+    def add_scores(self, terms: Sequence[tuple[str, float]], out: np.ndarray, weight: float) -> None:
+        """``out[doc] += weight × term weight × BM25`` for every query term the field holds."""
+        for term, w in terms:
             posting = self.postings.get(term)
-            if not posting:
-                continue
-            df = len(posting)
-            idf = math.log(1 + (n - df + 0.5) / (df + 0.5))
-            for i, tf in posting:
-                norm = tf * (K1 + 1) / (tf + K1 * (1 - B + B * self.lengths[i] / max(avg, 1e-9)))
-                out[i] = out.get(i, 0.0) + weight * idf * norm
-        return out
+            if posting is not None:
+                out[posting[0]] += (weight * w) * posting[1]  # a term's documents are distinct
 
 
 @dataclass(slots=True)
@@ -231,29 +264,46 @@ class ApiIndex:
         """
         self.entries: list[tuple[str, ApiEntry]] = []
         self.examples: dict[str, tuple[str, Example]] = {}
-        self.fields = {name: _Field() for name in FIELD_WEIGHTS}
+        self.fields = {name: _Field() for name in FIELD_WEIGHTS if name != "examples"}
+        # one BM25 document per example; an API's "examples" score is its best example's
+        self.example_field = _Field()
+        self._example_apis: list[list[int]] = []  # example position → the entries it is linked to
         self._position: dict[tuple[str, str], int] = {}
         self._resolvers: dict[str, MentionResolver] = {}
         for library, (entries, examples) in sorted(libraries.items()):
-            by_id = {ex.example_id: ex for ex in examples}
+            example_at: dict[str, int] = {}
             for ex in examples:
                 self.examples[f"{library}:{ex.example_id}"] = (library, ex)
+                example_at[ex.example_id] = len(self._example_apis)
+                self._example_apis.append([])
+                self.example_field.add(
+                    analyze(f"{ex.title} {' '.join(ex.heading_path)} {ex.context} {ex.code[:2000]}")
+                )
             for e in entries:
-                linked = [by_id[x] for x in e.examples if x in by_id][:10]
-                self._position[(library, e.api_id)] = len(self.entries)
+                i = len(self.entries)
+                self._position[(library, e.api_id)] = i
                 self.entries.append((library, e))
                 self.fields["name"].add(_name_terms(e))
                 self.fields["signature"].add(analyze(e.signature))
                 self.fields["doc"].add(analyze(e.docstring or e.description))
-                self.fields["examples"].add(
-                    analyze(
-                        " ".join(
-                            f"{x.title} {' '.join(x.heading_path)} {x.context} {x.code[:2000]}"
-                            for x in linked
-                        )
-                    )
-                )
+                for x in dict.fromkeys(e.examples[:MAX_LINKED_EXAMPLES]):
+                    if x in example_at:
+                        self._example_apis[example_at[x]].append(i)
             self._resolvers[library] = MentionResolver(entries, examples)
+        import numpy
+
+        for f in (*self.fields.values(), self.example_field):
+            f.freeze()
+        pairs = [(i, x) for x, apis in enumerate(self._example_apis) for i in apis]
+        self._link_api = numpy.fromiter((i for i, _ in pairs), dtype=numpy.intp, count=len(pairs))
+        self._link_example = numpy.fromiter((x for _, x in pairs), dtype=numpy.intp, count=len(pairs))
+        self._importance = numpy.fromiter(
+            (e.importance_score for _, e in self.entries), dtype=numpy.float64, count=len(self.entries)
+        )
+        self._library_number = {lib: k for k, lib in enumerate(sorted(libraries))}
+        self._library_of = numpy.fromiter(
+            (self._library_number[lib] for lib, _ in self.entries), dtype=numpy.intp, count=len(self.entries)
+        )
         # deprecated API → the APIs its reason names (its replacements), by position
         self._replaced_by: dict[int, list[int]] = {}
         for i, (library, e) in enumerate(self.entries):
@@ -309,21 +359,31 @@ class ApiIndex:
 
     # -- the three rankings -------------------------------------------------------------
     def _lexical(self, terms: Sequence[tuple[str, float]], library: str | None) -> Ranking:
+        import numpy
+
         n = len(self.entries)
-        total: dict[int, float] = {}
-        for name, weight in FIELD_WEIGHTS.items():
-            for i, s in self.fields[name].scores(terms, n).items():
-                total[i] = total.get(i, 0.0) + weight * s
+        total = numpy.zeros(n)
+        for name, f in self.fields.items():
+            f.add_scores(terms, total, FIELD_WEIGHTS[name])
+        if self._link_api.size:
+            per_example = numpy.zeros(len(self._example_apis))
+            self.example_field.add_scores(terms, per_example, 1.0)
+            best = numpy.zeros(n)
+            numpy.maximum.at(best, self._link_api, per_example[self._link_example])
+            total += FIELD_WEIGHTS["examples"] * best
         if library is not None:
-            total = {i: s for i, s in total.items() if self.entries[i][0] == library}
-        if not total:
+            total[self._library_of != self._library_number.get(library, -1)] = 0.0
+        matched = numpy.flatnonzero(total > 0)
+        if not matched.size:
             return []
-        top = max(total.values()) or 1.0
-        scored = {
-            i: (1 - IMPORTANCE_SHARE) * s / top + IMPORTANCE_SHARE * self.entries[i][1].importance_score
-            for i, s in total.items()
-        }
-        return _ranked(scored, self.entries)
+        top = float(total[matched].max())
+        scored = (1 - IMPORTANCE_SHARE) * total[matched] / top + IMPORTANCE_SHARE * self._importance[matched]
+        keep = 2 * DEPTH  # the fusion reads the best DEPTH: keep those (and any tied with the last)
+        if matched.size > keep:
+            cut = numpy.partition(scored, -keep)[-keep]
+            chosen = scored >= cut
+            matched, scored = matched[chosen], scored[chosen]
+        return _ranked(dict(zip(matched.tolist(), scored.tolist(), strict=True)), self.entries)
 
     def _sections(self, query: str, library: str | None) -> Ranking:
         if self.section_search is None:
