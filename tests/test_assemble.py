@@ -827,3 +827,18 @@ def test_mcp_small_budget_is_not_reported_as_nothing_matched(big_engine: Docment
 def test_relevance_threshold_is_reported(fx_engine: Docmentor) -> None:
     md = fx_engine.assemble("retry", now=NOW).markdown
     assert f"- Relevance threshold: {RELEVANCE_THRESHOLD:.2f}\n" in md
+
+
+def test_json_fitted_to_a_small_budget_reports_the_budget_asked_for(
+    capsys: pytest.CaptureFixture[str], fx_db: Path
+) -> None:
+    from docmentor.assemble.tokens import count_tokens
+
+    q = GOLDEN_QUESTIONS["deploy"]
+    rc, md, _ = cli(capsys, "--db", fx_db, "assemble", q, "--max-tokens", "700")
+    rc2, out, _ = cli(capsys, "--db", fx_db, "assemble", q, "--format", "json", "--max-tokens", "700")
+    assert rc == rc2 == 0
+    assert "**Token Budget:** 700" in md
+    data = json.loads(out)
+    assert data["token_budget"] == 700
+    assert count_tokens(out.rstrip("\n"), "o200k_base") <= 700

@@ -303,6 +303,8 @@ def test_min_score_gate_fails_with_one_line_and_still_reports(cli: Cli, tmp_path
     report = tmp_path / "report.html"
     rc, out, err = cli("clarity", "score", howto, "--min-score", "9.5", "--json", "--html", str(report))
     assert rc == 1
+    wrote, err = err.split("\n", 1)
+    assert wrote == f"wrote {report} (1 documents)"
     assert one_error(err) == f"error: 1 document(s) below --min-score 9.5: {howto} (7.3)"
     assert json.loads(out)["documents"][0]["clarity_score"]["overall_score"] == 7.3
     assert 'id="clarity-data"' in report.read_text(encoding="utf-8")
@@ -320,7 +322,8 @@ def test_fail_on_critical_gate(cli: Cli, tmp_path: Path) -> None:
     report = tmp_path / "report.html"
     rc, out, err = cli("clarity", "score", broken, "--fail-on-critical", "--html", str(report))
     assert rc == 1
-    line = one_error(err)
+    assert err.startswith(f"wrote {report} (1 documents)\n")
+    line = one_error(err.split("\n", 1)[1])
     assert line.startswith(f"error: 1 critical issue(s), first {broken}:10 syntax_error: ")
     assert "broken.md" in out and "7.6" in out
     assert report.is_file()
@@ -550,7 +553,7 @@ def test_html_report_renders_in_a_real_browser(cli: Cli, docs: Path, tmp_path: P
         "clarity", "score", str(docs), "--history", str(history), "--html", str(report), "--json",
         "--min-score", "9.5",
     )  # fmt: skip
-    assert rc == 1 and one_error(err).startswith("error: 3 document(s) below --min-score 9.5")
+    assert rc == 1 and one_error(err.split("\n", 1)[1]).startswith("error: 3 document(s) below --min-score 9.5")
     result = json.loads(out)
     html_text = report.read_text(encoding="utf-8")
     self_contained(html_text)
@@ -596,7 +599,8 @@ def test_html_report_renders_in_a_real_browser(cli: Cli, docs: Path, tmp_path: P
 def test_browser_check_catches_a_javascript_error(cli: Cli, tmp_path: Path, where: str, inject: str) -> None:
     chromium()
     report = tmp_path / "report.html"
-    cli.ok("clarity", "score", str(DOCS / "guide.md"), "--html", str(report))
+    rc, _, err = cli("clarity", "score", str(DOCS / "guide.md"), "--html", str(report))
+    assert (rc, err) == (0, f"wrote {report} (1 documents)\n")
     page = report.read_text(encoding="utf-8")
     marker = "<script>\n(function () {"
     assert page.count(marker) == 1

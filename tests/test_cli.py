@@ -231,6 +231,9 @@ def test_add_and_get_an_llms_txt_site(cli: Cli, http_server: HttpServer) -> None
     assert (hit["path"], hit["url"]) == ("/docs/a.md", http_server.url("/docs/a.md"))
     assert cli.ok("get", http_server.url("/docs/a.md")) == "# A\n\nThe okapi.\n"
     assert cli.ok("get", "site:/docs/a.md") == "# A\n\nThe okapi.\n"
+    # the URL path without its leading slash, as one would type it
+    assert cli.ok("get", "site:docs/a.md") == cli.ok("get", "docs/a.md", "--source", "site") == "# A\n\nThe okapi.\n"
+    assert cli.ok("get", "docs/a.md") == "# A\n\nThe okapi.\n"
     (src,) = cli.json("sources")["sources"]
     assert (src["kind"], src["title"], src["documents"]) == ("llms_txt", "Site", 2)
 
@@ -507,6 +510,27 @@ def test_bad_config_is_one_error(
     rc, out, err = Cli(tmp_path / "index", capsys)("refresh")
     assert (rc, out) == (1, "")
     assert one_error(err).startswith(f"error: {tmp_path / 'docmentor.toml'}: not valid TOML")
+    # also for commands that only read the index: not a silent switch to the default index
+    monkeypatch.setenv("DOCMENTOR_HOME", str(tmp_path / "home"))
+    for args in (["sources"], ["search", "zeppelin"], ["get", "intro.md"]):
+        rc, out, err = Cli(tmp_path / "index", capsys).raw(*args)
+        assert (rc, out) == (1, ""), args
+        assert one_error(err).startswith(f"error: {tmp_path / 'docmentor.toml'}: not valid TOML"), args
+
+
+def test_env_db_beats_the_config_files_db(
+    docs: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "docmentor.toml").write_text('db = "fromfile"\n', encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("DOCMENTOR_DB", str(tmp_path / "envdb"))
+    cli = Cli(tmp_path / "unused", capsys)
+    assert cli.raw("add", str(docs), "--name", "w")[0] == 0
+    assert (tmp_path / "envdb" / "index.sqlite3").is_file()
+    assert not (tmp_path / "fromfile").exists()
+    monkeypatch.delenv("DOCMENTOR_DB")
+    assert cli.raw("add", str(docs), "--name", "w")[0] == 0
+    assert (tmp_path / "fromfile" / "index.sqlite3").is_file()
 
 
 # ------------------------------------------------------------------------- entry points

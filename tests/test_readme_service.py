@@ -641,3 +641,21 @@ def test_generate_cli_no_embeddings(cli: Cli, work: Path, lib: Path) -> None:
     results = cli.json("api", "find", "insert rows into a table")["results"]
     assert results[0]["api_id"] == "minidb.core.Database.insert"
     assert set(results[0]["signals"]) == {"lexical", "sections"}
+
+
+def test_a_report_without_a_library_is_filed_under_the_one_it_is_about(engine: Docmentor) -> None:
+    from docmentor.readme_llm.feedback import analyze, report_issue
+
+    report_issue(engine.store, query="compact the file", issue_type="missing_example")
+    assert analyze(engine.store, library="minidb")["summary"]["total_issues"] == 1
+    # with several libraries registered: the one its APIs or the session's last call name
+    from docmentor.readme_llm.feedback import _inferred_library
+    from docmentor.store.kb import KbRow
+
+    rows = [KbRow(lib, "1", "p", "t", 1, 1, 1) for lib in ("minidb", "other")]
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr("docmentor.store.kb.list_kbs", lambda store: rows)
+        assert _inferred_library(engine.store, ["other.Thing.run"], []) == "other"
+        assert _inferred_library(engine.store, [], [{"tool": "find_api", "arguments": {"library": "minidb"}}]) == "minidb"
+        assert _inferred_library(engine.store, ["minidb.x", "other.y"], []) is None
+        assert _inferred_library(engine.store, [], []) is None

@@ -515,24 +515,29 @@ class Docmentor:
         ref = ref.strip()
         st = self.store
         doc = None
+
+        def paths(p: str) -> tuple[str, ...]:
+            # as given, without ./, and with the leading / of an llms.txt source's URL paths
+            bare = p.lstrip("./")
+            return tuple(dict.fromkeys((p, bare, "/" + bare)))
+
+        def in_source(name: str, p: str) -> Any:
+            return next((d for d in (st.find_document(source=name, path=c) for c in paths(p)) if d), None)
+
         if source is not None:
-            doc = st.find_document(source=source, path=ref) or st.find_document(
-                source=source, path=ref.lstrip("./")
-            )
+            doc = in_source(source, ref)
             if doc is None and (is_url(ref) or ref.startswith("file://")):
                 doc = st.find_document(url=ref)
         else:
             head, sep, rest = ref.partition(":")
             if sep and not rest.startswith("//") and st.has_source(head):
-                doc = st.find_document(source=head, path=rest) or st.find_document(
-                    source=head, path=rest.lstrip("./")
-                )
+                doc = in_source(head, rest)
             if doc is None and (is_url(ref) or ref.startswith("file://")):
                 doc = st.find_document(url=ref)
             if doc is None and ref.startswith("/"):
                 doc = st.find_document(url=Path(ref).resolve().as_uri())
             if doc is None:
-                for candidate in dict.fromkeys((ref, ref.lstrip("./"))):
+                for candidate in paths(ref):
                     owners = st.sources_with_path(candidate)
                     if len(owners) > 1:
                         choices = ", ".join(f"{o}:{candidate}" for o in owners)
@@ -545,7 +550,7 @@ class Docmentor:
         if doc is None:
             raise NotFoundError(
                 f"no indexed document {ref!r}" + (f" in source {source!r}" if source else ""),
-                hint="use a URL or a path from search results, e.g. SOURCE:docs/page.md",
+                hint="use a URL or a path as search results show it, e.g. SOURCE:docs/page.md",
             )
         return doc
 

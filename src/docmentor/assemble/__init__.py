@@ -222,6 +222,7 @@ def assemble(
                 break
             budget = max(100, int(budget * max_tokens / used * 0.97))
             digest = build(budget)
+            digest.max_tokens = max_tokens  # the budget asked for, not the one fitted to
         digest.json_text = json_text(digest)
     digest.stats["seconds"] = round(time.perf_counter() - started, 4)
     return digest

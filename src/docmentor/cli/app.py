@@ -72,15 +72,17 @@ def _main(
 
 
 def _db_path() -> Path | None:
+    """``--db``, else ``DOCMENTOR_DB``, else ``db`` in the config file; None: the default.
+
+    A config file that cannot be read is an error for every command that opens the index,
+    not a silent fall-back to another index."""
     if STATE.db is not None:
         return STATE.db
+    if os.environ.get("DOCMENTOR_DB"):
+        return None  # the engine's default reads it
     from docmentor.config import load_config
 
-    with contextlib.suppress(DocmentorError):
-        cfg = load_config()
-        if cfg.db is not None:
-            return cfg.db
-    return None
+    return load_config().db
 
 
 def _open(*, create: bool) -> Docmentor:

@@ -86,6 +86,7 @@ def clarity_score(
         )
     if html_out is not None:
         write_html(result, html_out)
+        print(f"wrote {html_out} ({len(result['documents'])} documents)", file=sys.stderr)
     if as_json:
         _emit(result)
     else:

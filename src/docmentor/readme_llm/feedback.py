@@ -42,6 +42,24 @@ def _now() -> str:
     return datetime.now(UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z")
 
 
+def _inferred_library(store: Store, apis: list[str], context: list[dict[str, Any]]) -> str | None:
+    """The library a report without one is about: the only one registered, else the one its
+    APIs (``httpx.Client.send``) or this session's latest call named; None when unclear."""
+    from docmentor.store.kb import list_kbs
+
+    known = [row.library for row in list_kbs(store)]
+    if len(known) == 1:
+        return known[0]
+    named = {lib for lib in known for a in apis if a == lib or a.startswith(lib + ".")}
+    if len(named) == 1:
+        return named.pop()
+    for call in reversed(context):
+        lib = (call.get("arguments") or {}).get("library")
+        if lib in known:
+            return str(lib)
+    return None
+
+
 def report_issue(
     store: Store,
     *,
@@ -59,6 +77,8 @@ def report_issue(
     if issue_type not in ISSUE_TYPES:
         raise UsageError(f"unknown issue_type {issue_type!r}", hint=f"use one of {', '.join(ISSUE_TYPES)}")
     apis = sorted({a.strip() for a in apis_tried or [] if a and a.strip()})
+    if library is None:
+        library = _inferred_library(store, apis, session_context or [])
     error = (error_message or "")[:MAX_TEXT] or None
     code = (code_attempted or "")[:MAX_TEXT] or None
     key = hashlib.sha256(
