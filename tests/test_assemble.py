@@ -500,6 +500,52 @@ def test_eval_search_matches_the_shared_evaluator(
     assert len(data["questions"]) == 30
 
 
+@pytest.mark.skipif(not DEV_SET.is_file(), reason="no shared/eval/httpx.jsonl")
+def test_eval_search_labels_relative_to_the_folder_above_the_source(
+    capsys: pytest.CaptureFixture[str], httpx_db: Path, module_tmp: Path, tmp_path: Path
+) -> None:
+    # the labels say docs/advanced/x.md; a source added at docs/ stores advanced/x.md
+    docs_db = _index(module_tmp / "httpx-docs-index", httpx=HTTPX / "docs")
+    rc, root_out, _ = cli(capsys, "--db", httpx_db, "eval", "search", DEV_SET, "--json")
+    rc2, docs_out, err = cli(capsys, "--db", docs_db, "eval", "search", DEV_SET, "--json")
+    assert (rc, rc2, err) == (0, 0, "")
+    ours, theirs = json.loads(docs_out)["summary"], json.loads(root_out)["summary"]
+    assert ours["document"] == pytest.approx(theirs["document"], abs=0.01)  # the root also has README.md
+    assert ours["section"] == pytest.approx(theirs["section"], abs=0.01)
+    # labels that name nothing indexed: one clear error, not zeros
+    foreign = tmp_path / "foreign.jsonl"
+    foreign.write_text(
+        json.dumps({"query": "timeouts", "relevant": [{"path": "elsewhere/x.md", "grade": 2}]}) + "\n",
+        encoding="utf-8",
+    )
+    rc, out, err = cli(capsys, "--db", docs_db, "eval", "search", foreign)
+    assert (rc, out) == (1, "")
+    assert one_error(err).startswith("error: none of the 1 labelled documents is indexed (first: elsewhere/x.md)")
+    # some missing: scored as misses, with a warning
+    foreign.write_text(
+        json.dumps({"query": "timeouts", "relevant": [{"path": "elsewhere/x.md", "grade": 2},
+                                                     {"path": "docs/advanced/timeouts.md", "grade": 2}]}) + "\n",
+        encoding="utf-8",
+    )  # fmt: skip
+    rc, out, err = cli(capsys, "--db", docs_db, "eval", "search", foreign)
+    assert rc == 0
+    assert err == "warning: 1 labelled document(s) not indexed, scored as misses: elsewhere/x.md\n"
+
+
+def test_align_labels_renames_by_the_common_folder_only() -> None:
+    from docmentor.evaluation import align_labels
+
+    qs = [
+        {"query": "a", "relevant": [{"path": "docs/a/x.md"}, {"path": "docs/b.md"}]},
+        {"query": "b", "relevant": [{"path": "other/index.md"}, {"path": "c.md"}]},
+    ]
+    out, renamed, unmatched = align_labels(qs, {"a/x.md", "b.md", "z/index.md", "c.md"})
+    assert [[lab["path"] for lab in q["relevant"]] for q in out] == [["a/x.md", "b.md"], ["other/index.md", "c.md"]]
+    assert renamed == {"a/x.md": "docs/a/x.md", "b.md": "docs/b.md"}
+    assert unmatched == ["other/index.md"]  # "index.md" elsewhere is a coincidence of names
+    assert qs[0]["relevant"][0]["path"] == "docs/a/x.md"  # the input is not changed
+
+
 # ----------------------------------------------------------------------------- CLI
 
 

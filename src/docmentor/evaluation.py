@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import math
 import statistics
+from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -46,6 +47,64 @@ def load_questions(path: Path) -> list[dict[str, Any]]:
     if not out:
         raise UsageError(f"{path}: no questions")
     return out
+
+
+def align_labels(
+    questions: list[dict[str, Any]], indexed: set[str]
+) -> tuple[list[dict[str, Any]], dict[str, str], list[str]]:
+    """Labels written relative to another folder than the indexed source's, made to match.
+
+    A labelled path that is not indexed but ends with exactly one indexed path
+    (``docs/advanced/x.md`` for a source added at ``docs/``: ``advanced/x.md``) is renamed to
+    it. Returns the questions with renamed labels, the renames (new → labelled) and the
+    labelled paths that match nothing (scored as misses)."""
+    renamed: dict[str, str] = {}
+    unmatched: list[str] = []
+    by_tail: dict[str, list[str]] = {}
+    for path in indexed:
+        parts = path.strip("/").split("/")
+        for k in range(len(parts)):
+            by_tail.setdefault("/".join(parts[k:]), []).append(path)
+
+    def indexed_as(path: str) -> str | None:
+        if path in indexed:
+            return path
+        parts = path.strip("/").split("/")
+        for k in range(len(parts)):  # the longest tail that names one indexed document
+            found = by_tail.get("/".join(parts[k:]), [])
+            if len(found) == 1 and (k > 0 or found[0] != path):
+                return found[0]
+            if len(found) > 1:
+                return None
+        return None
+
+    def prefix(path: str, target: str) -> str:
+        return path.strip("/")[: len(path.strip("/")) - len(target.strip("/"))]
+
+    # the labels' folder is one: renames that strip another prefix are coincidences of names
+    guesses = {
+        p: indexed_as(p) for q in questions for p in (str(lab.get("path", "")) for lab in q.get("relevant") or [])
+    }
+    prefixes = Counter(prefix(p, t) for p, t in guesses.items() if t is not None and t != p)
+    common = prefixes.most_common(1)[0][0] if prefixes else ""
+    out: list[dict[str, Any]] = []
+    for q in questions:
+        labels = []
+        for label in q.get("relevant") or []:
+            path = str(label.get("path", ""))
+            target = guesses[path]
+            if target is not None and target != path and prefix(path, target) != common:
+                target = None
+            if target is None:
+                if path not in unmatched:
+                    unmatched.append(path)
+                labels.append(label)
+                continue
+            if target != path:
+                renamed[target] = path
+            labels.append({**label, "path": target})
+        out.append({**q, "relevant": labels})
+    return out, renamed, unmatched
 
 
 def _norm(text: str | None) -> str:

@@ -86,26 +86,45 @@ def eval_search(
     ] = False,
 ) -> None:
     """Search quality: document- and section-level MRR@10, Recall@k and nDCG@10."""
-    from docmentor.evaluation import SearchEval, load_questions, score_search
+    from docmentor.evaluation import SearchEval, align_labels, load_questions, score_search
 
     qs = [q for q in load_questions(questions) if q.get("relevant")]
     if not qs:
         raise UsageError(f'{questions}: no question has "relevant" labels')
     _require_index()
     engine = _open(create=False)
+    names = [r["name"] for r in engine.sources() if source is None or r["name"] == source]
+    indexed = {path for name in names for path in engine.store.documents(name)}
+    qs, renamed, unmatched = align_labels(qs, indexed)
+    labelled = {str(lab.get("path")) for q in qs for lab in q["relevant"]}
+    if labelled and len(unmatched) == len(labelled):
+        raise UsageError(
+            f"none of the {len(labelled)} labelled documents is indexed"
+            + (f" in source {source!r}" if source else "")
+            + f" (first: {unmatched[0]})",
+            hint="label paths are relative to the folder that was added; add that folder, or pass --source",
+        )
+    if unmatched:
+        print(
+            f"warning: {len(unmatched)} labelled document(s) not indexed, scored as misses: "
+            + ", ".join(unmatched[:3])
+            + (" …" if len(unmatched) > 3 else ""),
+            file=sys.stderr,
+        )
     folder = root or _source_folder(engine, source)
     cache: dict[str, list[str]] = {}
 
     def read_lines(path: str) -> list[str]:
         if path not in cache:
-            try:
-                cache[path] = (
-                    (folder / path).read_text(encoding="utf-8", errors="replace").splitlines()
-                    if folder
-                    else []
-                )
-            except OSError:
-                cache[path] = []
+            cache[path] = []
+            for name in dict.fromkeys((path, renamed.get(path, path))):
+                try:
+                    if folder:
+                        text = (folder / name).read_text(encoding="utf-8", errors="replace")
+                        cache[path] = text.splitlines()
+                        break
+                except OSError:
+                    continue
         return cache[path]
 
     ev = SearchEval()
