@@ -563,3 +563,28 @@ def test_console_script(tmp_path: Path, docs: Path) -> None:
         timeout=60,
     )
     assert (proc.returncode, proc.stdout, proc.stderr) == (1, "", "error: --limit must be at least 1\n")
+
+
+def test_many_missing_includes_are_summed_up_with_what_to_do(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    project = tmp_path / "project"
+    (project / "docs" / "src").mkdir(parents=True)
+    (project / "snippets").mkdir()
+    (project / "snippets" / "a.py").write_text("print('a')\n", encoding="utf-8")
+    (project / "mkdocs.yml").write_text("docs_dir: docs/src\n", encoding="utf-8")
+    lines = "".join(f'--8<-- "snippets/a.py"\n\ntext {i}\n\n' for i in range(8))
+    (project / "docs" / "src" / "page.md").write_text("# Page\n\n" + lines, encoding="utf-8")
+    cli = Cli(tmp_path / "index", capsys)
+    rc, out, err = cli("add", str(project / "docs" / "src"), "--name", "p")
+    assert rc == 0 and out.startswith("p: 1 documents")
+    warnings = err.splitlines()
+    assert len(warnings) == 6
+    assert all(w.startswith("warning: page.md:") and w.endswith("include not found: snippets/a.py") for w in warnings[:5])
+    assert warnings[5] == (
+        "warning: … and 3 more includes not found; this folder is inside a MkDocs project: "
+        f"add it with --base-path {project.resolve()}"
+    )
+    rc, out, err = cli("add", str(project / "docs" / "src"), "--name", "p", "--base-path", str(project))
+    assert (rc, err) == (0, "")
+    assert "print('a')" in cli.ok("get", "p:page.md")

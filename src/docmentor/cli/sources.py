@@ -24,12 +24,34 @@ def _report_line(r: RefreshReport) -> str:
     return " ".join(parts)
 
 
-def _warn(report: RefreshReport) -> None:
+SHOWN_MISSING_INCLUDES = 5  # then one line with the count and what to do
+
+
+def _warn(report: RefreshReport, target: str | None = None) -> None:
+    missing = [w for w in report.warnings if ": include not found: " in w]
     for w in report.warnings:
+        if w in missing[SHOWN_MISSING_INCLUDES:]:
+            continue
         print(f"warning: {w}", file=sys.stderr)
+    if len(missing) > SHOWN_MISSING_INCLUDES:
+        more = len(missing) - SHOWN_MISSING_INCLUDES
+        print(f"warning: … and {more} more includes not found{_base_hint(target)}", file=sys.stderr)
     for path, err in report.failed:
         if not any(path in w for w in report.warnings):
             print(f"warning: {path}: {err}", file=sys.stderr)
+
+
+def _base_hint(target: str | None) -> str:
+    """What to pass when a folder's includes name paths relative to a folder above it."""
+    folder = Path(target) if target else None
+    if folder is None or not folder.is_dir():
+        return " (includes are read from the docs folder and the --base-path folders)"
+    from docmentor.readme_llm import mkdocs_bases
+
+    bases = [b for b in mkdocs_bases(folder) if b != folder.resolve()]
+    if bases:
+        return f"; this folder is inside a MkDocs project: add it with --base-path {bases[0]}"
+    return "; if they are relative to another folder, add the source again with --base-path FOLDER"
 
 
 @app.command()
@@ -95,7 +117,7 @@ def add(
     if as_json:
         _emit(report.to_dict())
     else:
-        _warn(report)
+        _warn(report, target)
         print(_report_line(report))
     STATE.finished = True
 
@@ -113,6 +135,7 @@ def refresh(
         _require_index()  # nothing to refresh: say so without creating an index
     engine = _open(create=True)
     reports: list[RefreshReport] = []
+    targets = {str(s["name"]): str(s["target"]) for s in engine.sources()}
     with _progress(not as_json) as cb:
         added: set[str] = set()
         if name is None:
@@ -127,7 +150,7 @@ def refresh(
         _emit({"sources": [r.to_dict() for r in reports]})
     else:
         for r in reports:
-            _warn(r)
+            _warn(r, targets.get(r.source))
             print(_report_line(r))
         if not reports:
             print("no sources: add one with `docmentor add PATH_OR_URL`")
