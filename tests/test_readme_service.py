@@ -659,3 +659,17 @@ def test_a_report_without_a_library_is_filed_under_the_one_it_is_about(engine: D
         assert _inferred_library(engine.store, [], [{"tool": "find_api", "arguments": {"library": "minidb"}}]) == "minidb"
         assert _inferred_library(engine.store, ["minidb.x", "other.y"], []) is None
         assert _inferred_library(engine.store, [], []) is None
+
+
+def test_warming_loads_the_index_and_the_query_model(engine: Docmentor, tmp_path: Path) -> None:
+    from docmentor import embeddings
+
+    knowledge = LibraryKnowledge(engine, cwd=tmp_path)
+    assert knowledge._index is None
+    knowledge.warm()
+    index = knowledge._index
+    assert index is not None and index.entries and index.semantic
+    assert embeddings._shared  # the query model is loaded
+    knowledge.find_api("insert rows")
+    assert knowledge._index is index  # the warmed index is the one used
+    LibraryKnowledge(Docmentor(tmp_path / "empty")).warm()  # nothing registered: nothing to do, no error

@@ -398,6 +398,9 @@ def _api_tools(server: MCPServer, engine: Docmentor, *, api: bool, feedback: boo
 
     knowledge = LibraryKnowledge(engine)
     session = SessionLog()
+    if api and knowledge.libraries():
+        # the first find_api would otherwise load the index and the query model (~0.5 s)
+        threading.Thread(target=knowledge.warm, name="docmentor-warm", daemon=True).start()
 
     if api:
 

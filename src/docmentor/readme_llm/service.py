@@ -8,6 +8,7 @@ Every answer states the library version it describes, and warns when the user's 
 
 from __future__ import annotations
 
+import logging
 import re
 import threading
 import tomllib
@@ -20,6 +21,8 @@ from docmentor.readme_llm.retrieval import SECTIONS, ApiIndex
 
 if TYPE_CHECKING:
     from docmentor.engine import Docmentor
+
+log = logging.getLogger(__name__)
 
 ASPECTS = ("architecture", "quickstart", "concepts", "all")
 COMPLEXITIES = ("beginner", "intermediate", "advanced", "any")
@@ -78,6 +81,16 @@ class LibraryKnowledge:
                 self._versions = {r.library: r.version for r in rows}
                 self._key = key
             return self._index
+
+    def warm(self) -> None:
+        """Load what the first find_api needs (the index, the query model), so it does not wait:
+        for a server, in the background at start. Nothing when no knowledge base is registered."""
+        try:
+            index = self.index()
+            if index.entries:
+                index.find("warm up", limit=1)
+        except Exception as exc:  # the first real call reports it the usual way
+            log.debug("warming the library knowledge failed: %s", exc)
 
     def _section_search(self, query: str, source: str) -> list[Any]:
         """The engine's search over one docs source (nothing when the source went away)."""
