@@ -474,6 +474,11 @@ def test_httpx_surface_matches_the_eval_ids() -> None:
         (".. deprecated:: 2.0\n   Use ``other``.\n\nOpen a table.", "Open a table."),
         ("![badge](b.svg)\n\nThe client.", "The client."),
         ("!!! warning\n    Only a warning.", "!!! warning Only a warning."),  # nothing else: keep it
+        # a code example first (httpx.URL's docstring) is not what it is
+        ('url = URL("https://h/p")\nassert url.host == "h"\n\nA parsed URL.', "A parsed URL."),
+        (">>> client.get(url)\n<Response [200]>\n\nThe client.", "The client."),
+        ("foo(bar)", "foo(bar)"),  # nothing else: keep it
+        ("Note that x = 1 here.\n\nMore.", "Note that x = 1 here."),
         ("", ""),
     ],
 )

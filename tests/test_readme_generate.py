@@ -526,3 +526,43 @@ def test_readme_examples_dedented_and_unparsable_ones_skipped() -> None:
     b = blocks(render_readme("p", "1", [entry], [broken, indented], validated=False))
     assert b["context_1_example"] == "import p\n\np.f()\np.f()"
     assert "context_1_example" not in blocks(render_readme("p", "1", [entry], [broken], validated=False))
+
+
+def test_a_library_description_leaves_out_lead_ins_banners_and_link_targets() -> None:
+    from docmentor.readme_llm.knowledge_base import first_sentences
+
+    page = (
+        '<h1 align="center">\nHTTPX\n</h1>\n\n<em>A next-generation HTTP client.</em>\n\n'
+        "HTTPX is a fully featured [HTTP client](https://example.org/x) for Python 3.\n\n"
+        "Install HTTPX using pip:\n\n```shell\n$ pip install httpx\n```\n\n"
+        "Or, using the command-line client.\n\n```shell\n$ pip install 'httpx[cli]'\n```\n\n"
+        "Which now allows us to use HTTPX directly...\n\n![help](img/help.png)\n\n"
+        "It is fast.\n"
+    )
+    assert first_sentences(page, limit=400) == (
+        "A next-generation HTTP client. HTTPX is a fully featured HTTP client for Python 3. It is fast."
+    )
+
+
+def test_install_commands_are_the_librarys_own_first() -> None:
+    from docmentor.readme_llm.knowledge_base import install_commands
+    from docmentor.readme_llm.models import Example
+
+    def ex(path: str, title: str, installs: list[str]) -> Example:
+        return Example(
+            example_id=f"{path}-{title}", title=title, code="x = 1\n", language="python", source="d",
+            path=path, line=1, prerequisites=installs,
+        )  # fmt: skip
+
+    examples = [
+        ex("advanced/proxies.md", "SOCKS", ["pip install my_lib[socks]"]),
+        ex("advanced/debugging.md", "Proxy", ["pip install mitmproxy"]),
+        ex("quickstart.md", "Install", ["pip install my-lib", "pip install chardet"]),
+        ex("advanced/ssl.md", "Certs", ["pip install trustme-cli"]),
+        ex("other.md", "Alike", ["pip install my-libx"]),
+    ]
+    assert install_commands("my_lib", examples) == [
+        "pip install my-lib", "pip install my_lib[socks]", "pip install chardet",
+    ]  # fmt: skip
+    # a library whose docs never install it: what the docs do install
+    assert install_commands("other", examples[:2]) == ["pip install my_lib[socks]", "pip install mitmproxy"]

@@ -33,7 +33,6 @@ log = logging.getLogger(__name__)
 
 OutputFormat = Literal["monolithic", "knowledge_base", "both"]
 OUTPUT_FORMATS: tuple[str, ...] = ("monolithic", "knowledge_base", "both")
-_INDEX_PAGES = ("index.md", "readme.md", "index.rst", "readme.rst", "index.mdx")
 
 
 @dataclass(frozen=True)
@@ -117,12 +116,12 @@ def _doc_sections(engine: Docmentor, source: str) -> list[DocSection]:
 
 def _purpose(library: str, entries: Sequence[ApiEntry], sections: Sequence[DocSection]) -> str:
     """What the library is for: its package docstring, else the docs' index page."""
-    from docmentor.readme_llm.knowledge_base import first_sentences
+    from docmentor.readme_llm.knowledge_base import INDEX_PAGES, first_sentences
 
     package = next((e for e in entries if e.kind == "module" and e.api_id == library), None)
     if package is not None and package.docstring.strip():
         return " ".join(package.docstring.strip().split("\n\n", 1)[0].split())
-    index = [s for s in sections if s.path.rsplit("/", 1)[-1].lower() in _INDEX_PAGES]
+    index = [s for s in sections if s.path.rsplit("/", 1)[-1].lower() in INDEX_PAGES]
     index.sort(key=lambda s: s.path.count("/"))
     for s in index:
         text = first_sentences(s.text, limit=400)

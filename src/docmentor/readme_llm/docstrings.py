@@ -6,9 +6,11 @@ paragraph) and find_api's embedded passages (markup is not a passage).
 
 from __future__ import annotations
 
+import ast
 import re
+import textwrap
 
-__all__ = ["MARKUP", "PARAGRAPHS", "SUMMARY_CHARS", "summary"]
+__all__ = ["MARKUP", "PARAGRAPHS", "SUMMARY_CHARS", "is_code", "summary"]
 
 SUMMARY_CHARS = 400
 
@@ -19,10 +21,34 @@ MARKUP = re.compile(r"^(?:!!!|\?\?\?|\.\.\s|<!--|!\[|\[!\[)")
 PARAGRAPHS = re.compile(r"\n[ \t]*\n")
 
 
+_STATEMENTS = (
+    ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Assert, ast.Import, ast.ImportFrom, ast.With,
+    ast.AsyncWith, ast.For, ast.AsyncFor, ast.While, ast.If, ast.FunctionDef, ast.AsyncFunctionDef,
+    ast.ClassDef, ast.Return, ast.Raise, ast.Try,
+)  # fmt: skip
+
+
+def is_code(paragraph: str) -> bool:
+    """Whether a docstring paragraph is a code example (``url = httpx.URL(...)``, a doctest),
+    not prose: it parses as Python and does something (assigns, asserts, imports, calls)."""
+    text = textwrap.dedent(paragraph).strip()
+    if text.startswith(">>>"):
+        return True
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return False
+    return any(
+        isinstance(node, _STATEMENTS) or (isinstance(node, ast.Expr) and isinstance(node.value, ast.Call))
+        for node in tree.body
+    )
+
+
 def summary(docstring: str) -> str:
     """The docstring's first prose paragraph, at most ~400 characters (cut at a sentence when
     it can). Leading markup paragraphs are skipped with their indented bodies: ``!!! abstract
-    "Usage Documentation"`` over a link is not what an API does. Only markup: the first one."""
+    "Usage Documentation"`` over a link is not what an API does; so are leading code
+    examples. Only markup and code: the first paragraph."""
     paragraphs = [p for p in PARAGRAPHS.split(docstring.strip()) if p.strip()]
     chosen = paragraphs[0] if paragraphs else ""
     in_block = False
@@ -31,6 +57,8 @@ def summary(docstring: str) -> str:
             in_block = True
             continue
         if in_block and para[:1] in (" ", "\t"):  # the block's indented body
+            continue
+        if is_code(para):
             continue
         chosen = para
         break

@@ -62,6 +62,7 @@ KB_FORMAT = 1
 _QUICKSTART = re.compile(
     r"quick\s*-?\s*start|getting[\s_-]*started|get[\s_-]*started|install|tutorial|basic|intro", re.I
 )
+INDEX_PAGES = ("index.md", "readme.md", "index.rst", "readme.rst", "index.mdx")  # a docs home page
 
 
 class _Model(BaseModel):
@@ -169,21 +170,83 @@ _HTML_TAG = re.compile(r"<[^<>\n]{1,400}>")
 _IMAGE = re.compile(r"!\[[^\]]*\]\([^)]*\)|\[!\[[^\]]*\]\([^)]*\)\]\([^)]*\)")
 
 
-def first_sentences(text: str, limit: int = 240) -> str:
-    """The first sentences of a section's prose (headings, admonitions and code left out)."""
-    body = [
-        ln
-        for ln in prose_text(text).split("\n")
-        if ln.strip() and not ln.lstrip().startswith(("#", "!!!", "===")) and ln.strip() not in ("---", "***")
+_FENCE_LINE = re.compile(r"^\s*(```|~~~)")
+_LINK = re.compile(r"\[([^\]\n]+)\]\([^)\s]*\)")  # [text](url) → text
+_LEAD_IN = (":", "...", "…")  # "Install it with pip:", "Sending a request..." introduce what follows
+
+
+def _paragraphs(text: str) -> list[tuple[str, bool]]:
+    """A section's paragraphs outside code fences, each with whether a code block follows it."""
+    blocks: list[tuple[str, str]] = []
+    current: list[str] = []
+    in_code = False
+    for line in text.split("\n"):
+        if _FENCE_LINE.match(line):
+            if not in_code:
+                if current:
+                    blocks.append(("p", "\n".join(current)))
+                    current = []
+                blocks.append(("code", ""))
+            in_code = not in_code
+        elif not in_code:
+            if line.strip():
+                current.append(line)
+            elif current:
+                blocks.append(("p", "\n".join(current)))
+                current = []
+    if current and not in_code:
+        blocks.append(("p", "\n".join(current)))
+    return [
+        (body, k + 1 < len(blocks) and blocks[k + 1][0] == "code")
+        for k, (kind, body) in enumerate(blocks)
+        if kind == "p"
     ]
-    flat = " ".join(" ".join(body).split())
-    # README-style banners: HTML tags, images and badges are not prose
-    flat = " ".join(_HTML_TAG.sub(" ", _IMAGE.sub(" ", flat)).split())
+
+
+def first_sentences(text: str, limit: int = 240) -> str:
+    """The first sentences of a section's prose: headings, admonitions, code, HTML banners and
+    badges left out, and so are the lines that only lead in to what follows (a paragraph
+    before a code block, or ending in ``:`` or ``...``) and one- or two-word banner lines."""
+    kept: list[str] = []
+    for body, before_code in _paragraphs(text):
+        lines = [
+            ln
+            for ln in prose_text(body).split("\n")
+            if ln.strip()
+            and not ln.lstrip().startswith(("#", "!!!", "===", "???"))
+            and ln.strip() not in ("---", "***")
+        ]
+        flat = " ".join(_LINK.sub(r"\1", _HTML_TAG.sub(" ", _IMAGE.sub(" ", " ".join(lines)))).split())
+        if before_code or flat.endswith(_LEAD_IN) or len(flat.split()) < 3:
+            continue
+        kept.append(flat)
+        if sum(map(len, kept)) > limit:
+            break
+    flat = " ".join(kept)
     if len(flat) <= limit:
         return flat
     cut = flat[:limit]
     end = cut.rfind(". ")
     return cut[: end + 1] if end > limit // 3 else cut.rstrip() + "…"
+
+
+def install_commands(library: str, examples: Sequence[Example], limit: int = 5) -> list[str]:
+    """How to install the library, from the docs' install commands: those that install the
+    library itself first (plain before extras), then others seen on its quickstart and install
+    pages; commands for other tools elsewhere in the docs (``pip install mitmproxy``) are not."""
+    name = re.escape(library.replace("_", "-"))
+    own = re.compile(rf"(?:^|\s)['\"]?{name}(?:\[[^\]]*\])?(?:[<>=!~ ;'\"]|$)", re.I)
+    seen = list(dict.fromkeys(p for ex in examples for p in ex.prerequisites))
+    mine = sorted((p for p in seen if own.search(p.replace("_", "-"))), key=lambda p: ("[" in p, seen.index(p)))
+    near = [
+        p
+        for ex in examples
+        if _QUICKSTART.search(" ".join([ex.path, ex.title, *ex.heading_path]))
+        for p in ex.prerequisites
+        if p not in mine
+    ]
+    found = list(dict.fromkeys(mine + near))
+    return (found or seen)[:limit]
 
 
 def build_overview(
@@ -212,14 +275,37 @@ def build_overview(
     classes = sorted((e for e in entries if e.kind == "class"), key=lambda e: (-e.importance_score, e.api_id))
     key_classes = [NamedText(name=public_path(c), description=c.description) for c in classes[:12]]
 
-    install = list(dict.fromkeys(p for ex in examples for p in ex.prerequisites))[:5]
+    install = install_commands(library, examples)
 
-    def quick_rank(ex: Example) -> tuple[bool, bool, bool, int]:
-        where = " ".join([ex.path, ex.title, *ex.heading_path, *ex.tags])
-        return (not bool(_QUICKSTART.search(where)), not ex.complete, ex.validated is False, len(ex.code))
+    def where(ex: Example) -> int:
+        """0: a quickstart, install or tutorial page, or the docs' home page; 1: a section
+        so named; 2: elsewhere."""
+        page = ex.path.rsplit("/", 1)[-1].lower()
+        if _QUICKSTART.search(ex.path) or ("/" not in ex.path and page in INDEX_PAGES):
+            return 0
+        return 1 if _QUICKSTART.search(" ".join([ex.title, *ex.heading_path, *ex.tags])) else 2
+
+    mentions_library = re.compile(rf"\b(?:import|from)\s+{re.escape(library)}\b|\b{re.escape(library)}\.")
+
+    def quick_rank(ex: Example) -> tuple[int, bool, bool, bool, str, int]:
+        # a first example shows the library from the start (import, or library.call()), whole;
+        # then the docs' own order: a quickstart's first examples are its canonical ones
+        return (
+            where(ex),
+            not mentions_library.search(ex.code),
+            not ex.complete,
+            ex.validated is False,
+            ex.path,
+            ex.line,
+        )
 
     usable = [ex for ex in examples if ex.apis_used and ex.validated is not False]
-    quick = sorted(usable, key=quick_rank)[:3]
+    quick: list[Example] = []
+    for ex in sorted(usable, key=quick_rank):
+        if all(ex.title != q.title for q in quick):  # one example per heading
+            quick.append(ex)
+        if len(quick) == 3:
+            break
 
     concepts: list[Concept] = []
     seen: set[tuple[str, str]] = set()

@@ -195,10 +195,8 @@ class LibraryKnowledge:
         assert lib is not None
         data = load_overview(self.engine.store, lib)
         aspects = data.get("aspects", {})
-        if aspect == "all":
-            text = "\n\n".join(f"## {k.title()}\n\n{v}" for k, v in aspects.items() if v)
-        else:
-            text = aspects.get(aspect, "")
+        # each aspect starts with its own heading
+        text = "\n\n".join(v for v in aspects.values() if v) if aspect == "all" else aspects.get(aspect, "")
         return {
             "library": lib,
             "aspect": aspect,
