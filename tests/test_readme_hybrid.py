@@ -346,3 +346,25 @@ def test_the_lexical_field_scores_are_bm25(seed: int) -> None:
                 idf = math.log(1 + (len(docs) - df + 0.5) / (df + 0.5))
                 want += 2.0 * w * idf * tf * (K1 + 1) / (tf + K1 * (1 - B + B * len(d) / avg))
         assert got[i] == pytest.approx(want)
+
+
+def test_examples_for_a_task_rank_by_how_well_their_text_matches() -> None:
+    from docmentor.readme_llm.models import ApiEntry, Example
+    from docmentor.readme_llm.retrieval import ApiIndex
+
+    def ex(i: int, title: str, code: str) -> Example:
+        return Example(
+            example_id=f"e{i}", title=title, code=code, language="python", source="d", path="p.md",
+            line=i, apis_used=["pkg.get"], complete=True,
+        )  # fmt: skip
+
+    logging = ex(1, "Logging", '# a large config\nLOG = {"stream": "ext://sys.stderr"}\n')
+    streaming = ex(
+        2, "Streaming downloads",
+        "# stream the download instead of reading it at once\nwith stream('GET', url) as r:\n"
+        "    for chunk in r.iter_bytes():  # the download, streamed\n        save(chunk)\n",
+    )  # fmt: skip
+    others = [ex(i, f"Topic {i}", f"get('/{i}')\n") for i in range(3, 8)]
+    index = ApiIndex({"pkg": ([ApiEntry(api_id="pkg.get", kind="function", name="get")], [logging, streaming, *others])})
+    found = index.examples_for("stream a large download", limit=2)
+    assert [e.example_id for _, e, _ in found] == ["e2", "e1"]

@@ -268,12 +268,14 @@ class ApiIndex:
         # one BM25 document per example; an API's "examples" score is its best example's
         self.example_field = _Field()
         self._example_apis: list[list[int]] = []  # example position → the entries it is linked to
+        self._example_position: dict[str, int] = {}  # "library:example_id" → its position
         self._position: dict[tuple[str, str], int] = {}
         self._resolvers: dict[str, MentionResolver] = {}
         for library, (entries, examples) in sorted(libraries.items()):
             example_at: dict[str, int] = {}
             for ex in examples:
                 self.examples[f"{library}:{ex.example_id}"] = (library, ex)
+                self._example_position[f"{library}:{ex.example_id}"] = len(self._example_apis)
                 example_at[ex.example_id] = len(self._example_apis)
                 self._example_apis.append([])
                 self.example_field.add(
@@ -509,16 +511,22 @@ class ApiIndex:
         limit: int = 3,
     ) -> list[tuple[str, Example, float]]:
         """Examples for a task: those using the named APIs first, then by text match."""
+        import numpy
+
         wanted = {a for a in apis if a}
-        task_terms = {t for t, _ in analyze_query(task)}
+        # the task's match with each example: BM25 over its title, headings, prose and code,
+        # relative to the best example's
+        match = numpy.zeros(len(self._example_apis))
+        self.example_field.add_scores(analyze_query(task), match, 1.0)
+        if match.size and match.max() > 0:
+            match /= match.max()
         scored: list[tuple[float, str, Example]] = []
-        for lib, ex in self.examples.values():
+        for key, (lib, ex) in self.examples.items():
             if library is not None and lib != library:
                 continue
             if complexity != "any" and ex.complexity != complexity:
                 continue
-            text_terms = set(analyze(f"{ex.title} {' '.join(ex.heading_path)} {ex.code}"))
-            overlap = len(task_terms & text_terms) / max(len(task_terms), 1)
+            overlap = float(match[self._example_position[key]])
             uses = len(wanted & set(ex.apis_used)) + sum(
                 1 for w in wanted for a in ex.apis_used if a.endswith("." + w.rsplit(".", 1)[-1])
             )
