@@ -105,6 +105,14 @@ def test_human_output_table_and_summary(cli: Cli) -> None:
     }
     assert "3 documents, average 8.3 (A); grades: A+ 1, B 2" in out
     assert "issues: 1 critical, 2 warning, 2 info; 2 below the target 8.0; scoring clarity-1, rubric " in out
+    # then, for those below the target, worst first: why, and the first fixes of the roadmap
+    tail = out.split("rubric ", 1)[1].splitlines()[1:]
+    assert tail[1].startswith("howto.md: Good documentation but has 2 warning and 2 info issues")
+    assert tail[2] == "  - Deploying the service > Build (line 7): Leftover placeholder “TODO” (+0.5 points)"
+    broken = tail.index(next(t for t in tail if t.startswith("broken.md: ")))
+    assert tail[broken + 1].startswith("  - Configuration > Settings file (line 10): JSON does not parse")
+    assert len(tail) == broken + 2  # the quick win that repeats that fix is not shown twice
+    assert "guide.md:" not in out  # at the target: nothing to explain
 
 
 def opening_fences(lines: list[str]) -> set[int]:

@@ -106,6 +106,10 @@ def _llm_client() -> Any:
     return LLMClient(config)
 
 
+EXPLAINED_DOCUMENTS = 10  # documents below the target explained after the table
+FIXES_SHOWN = 3  # of each one's roadmap
+
+
 def _print_clarity(result: dict[str, Any]) -> None:
     from rich.console import Console
     from rich.table import Table
@@ -135,6 +139,20 @@ def _print_clarity(result: dict[str, Any]) -> None:
         f"issues: {s['critical_issues']} critical, {s['warning_issues']} warning, {s['info_issues']} info; "
         f"{s['below_target']} below the target {s['target_score']}; scoring {s['scoring_version']}, rubric {s['rubric_hash']}"
     )
+    # why, and what to fix first: for the documents below the target (the worst first)
+    below = [d for d in result["documents"] if d["clarity_score"]["overall_score"] < s["target_score"]]
+    below.sort(key=lambda d: (d["clarity_score"]["overall_score"], d["path"]))
+    for d in below[:EXPLAINED_DOCUMENTS]:
+        explanation, roadmap = d.get("score_explanation") or {}, d.get("improvement_roadmap") or {}
+        console.print(f"\n{d['path']}: {explanation.get('human_explanation', '')}".rstrip())
+        priority = roadmap.get("priority_fixes", [])
+        fixes = [f"{f['location']}: {f['message']} ({f['impact']})" for f in priority]
+        # quick wins that are not one of those fixes again
+        fixes += [q for q in roadmap.get("quick_wins", []) if not any(f["location"] in q for f in priority)]
+        for fix in fixes[:FIXES_SHOWN]:
+            console.print(f"  - {fix}")
+    if len(below) > EXPLAINED_DOCUMENTS:
+        console.print(f"\n… and {len(below) - EXPLAINED_DOCUMENTS} more below the target (--json or --html for all)")
 
 
 def _clarity_gates(result: dict[str, Any], *, min_score: float | None, fail_on_critical: bool) -> None:
