@@ -128,11 +128,12 @@ def ablation(knowledge: LibraryKnowledge, questions: list[dict[str, Any]]) -> di
         for name, parts in variants.items():
             if parts == "semantic-only":
                 fields, index.fields = index.fields, {k: type(v)() for k, v in index.fields.items()}
+                per_example, index.example_field = index.example_field, type(index.example_field)()
                 index.section_search, index.embedder = None, embedder
                 try:
                     out[name] = score(knowledge, questions)
                 finally:
-                    index.fields = fields
+                    index.fields, index.example_field = fields, per_example
                 continue
             index.section_search, index.embedder = parts  # type: ignore[misc]
             out[name] = score(knowledge, questions)
