@@ -544,6 +544,12 @@ def test_align_labels_renames_by_the_common_folder_only() -> None:
     assert renamed == {"a/x.md": "docs/a/x.md", "b.md": "docs/b.md"}
     assert unmatched == ["other/index.md"]  # "index.md" elsewhere is a coincidence of names
     assert qs[0]["relevant"][0]["path"] == "docs/a/x.md"  # the input is not changed
+    # a label is renamed only to an indexed path it ends with, never to a same-named page
+    one = [{"query": "q", "relevant": [{"path": "guide/install.md"}, {"path": "x.md"}]}]
+    assert align_labels(one, {"admin/install.md", "sub/x.md"})[2] == ["guide/install.md", "x.md"]
+    # an llms.txt source's leading slash
+    out, renamed, _ = align_labels([{"query": "q", "relevant": [{"path": "docs/x.md"}]}], {"/docs/x.md"})
+    assert out[0]["relevant"][0]["path"] == "/docs/x.md" and renamed == {"/docs/x.md": "docs/x.md"}
 
 
 # ----------------------------------------------------------------------------- CLI

@@ -872,3 +872,15 @@ def test_mcp_clarity_tools(engine: Docmentor, docs: Path, cli: Cli, tmp_path: Pa
     assert isinstance(text, TextContent)
     assert "missing.md" in text.text and "Try:" in text.text, text.text
     assert bad_dim.is_error
+
+
+def test_terminal_output_prints_paths_and_headings_as_they_are(cli: Cli, tmp_path: Path) -> None:
+    pages = tmp_path / "pages"
+    pages.mkdir()
+    (pages / "[slug].md").write_text(
+        "# Options [deprecated]\n\nTODO write [/path] this.\n\n```python\nprint(x)\n```\n", encoding="utf-8"
+    )
+    out = cli.ok("clarity", "score", str(pages))
+    assert "│ [slug].md │" in out  # not read as rich markup (which would drop it, or fail on [/path])
+    assert "\n[slug].md: " in out
+    assert "  - Options [deprecated] (line 6): `x` is used but never defined" in out

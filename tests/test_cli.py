@@ -219,7 +219,7 @@ def test_refresh_all_with_a_vanished_folder_warns_and_keeps_it(indexed: Cli, doc
     assert one_error(err) == f"error: the folder {docs} is gone (nothing was changed)"
 
 
-def test_add_and_get_an_llms_txt_site(cli: Cli, http_server: HttpServer) -> None:
+def test_add_and_get_an_llms_txt_site(cli: Cli, http_server: HttpServer, tmp_path: Path) -> None:
     http_server.add("/docs/llms.txt", "# Site\n\n- [A](a.md)\n- [B](b.md)\n")
     http_server.add("/docs/a.md", "# A\n\nThe okapi.\n", content_type="text/markdown")
     http_server.add("/docs/b.md", Reply(status=404))
@@ -236,6 +236,14 @@ def test_add_and_get_an_llms_txt_site(cli: Cli, http_server: HttpServer) -> None
     assert cli.ok("get", "docs/a.md") == "# A\n\nThe okapi.\n"
     (src,) = cli.json("sources")["sources"]
     assert (src["kind"], src["title"], src["documents"]) == ("llms_txt", "Site", 2)
+    # a local folder with docs/a.md too: the bare reference is ambiguous, and says so
+    local = tmp_path / "local"
+    (local / "docs").mkdir(parents=True)
+    (local / "docs" / "a.md").write_text("# Local A\n", encoding="utf-8")
+    assert cli("add", str(local), "--name", "loc")[0] == 0
+    err = cli.fails("get", "docs/a.md")
+    assert err.startswith("error: 'docs/a.md' is in several sources (name one: loc:docs/a.md, site:/docs/a.md")
+    assert cli.ok("get", "loc:docs/a.md") == "# Local A\n"
 
 
 # ------------------------------------------------------------------------------ search

@@ -681,3 +681,12 @@ def test_deprecation_of_a_parameter_or_a_flag_is_not_the_apis(tmp_path: Path) ->
         "pkg.warned": "warned() is going away; call define()",
         "pkg.Impl.run": "no",
     }
+
+
+def test_pathological_docstrings_do_not_break_the_summary() -> None:
+    from docmentor.readme_llm.docstrings import is_code, summary
+
+    deep = "a" + ".a" * 100_000
+    assert is_code(deep) is False  # too long to parse: prose as far as the summary goes
+    assert summary("-" * 5000 + "x\n\nThe real text.") != ""
+    assert is_code("(" * 300 + ")" * 300) in (True, False)  # parses or not, never raises

@@ -566,3 +566,14 @@ def test_install_commands_are_the_librarys_own_first() -> None:
     ]  # fmt: skip
     # a library whose docs never install it: what the docs do install
     assert install_commands("other", examples[:2]) == ["pip install my_lib[socks]", "pip install mitmproxy"]
+
+
+def test_a_section_whose_only_prose_leads_in_to_its_example_keeps_it() -> None:
+    from docmentor.readme_llm.knowledge_base import first_sentences
+
+    assert first_sentences("Often responses are encoded as JSON.\n\n```pycon\n>>> r.json()\n```\n") == (
+        "Often responses are encoded as JSON."
+    )
+    assert first_sentences("Install it:\n\n```\npip install x\n```\n\nThen run it with the CLI.\n") == (
+        "Then run it with the CLI."
+    )

@@ -368,3 +368,25 @@ def test_examples_for_a_task_rank_by_how_well_their_text_matches() -> None:
     index = ApiIndex({"pkg": ([ApiEntry(api_id="pkg.get", kind="function", name="get")], [logging, streaming, *others])})
     found = index.examples_for("stream a large download", limit=2)
     assert [e.example_id for _, e, _ in found] == ["e2", "e1"]
+
+
+def test_examples_of_one_library_are_not_measured_against_another_librarys() -> None:
+    from docmentor.readme_llm.models import ApiEntry, Example
+    from docmentor.readme_llm.retrieval import ApiIndex
+
+    def ex(i: int, code: str, api: str, complexity: str = "beginner") -> Example:
+        return Example(
+            example_id=f"e{i}", title=f"Example {i}", code=code, language="python", source="d", path="p.md",
+            line=i, apis_used=[api], complete=True, complexity=complexity,
+        )  # fmt: skip
+
+    strong = "# upload the file, upload it in parts, upload resumes\nupload(f)\n"
+    weak = "# an upload\nsend(f)\n"
+    index = ApiIndex({
+        "a": ([ApiEntry(api_id="a.upload", kind="function", name="upload")], [ex(1, strong, "a.upload")]),
+        "b": ([ApiEntry(api_id="b.send", kind="function", name="send")],
+              [ex(2, weak, "b.send"), ex(3, weak + "# more\n", "b.send", "advanced")]),
+    })  # fmt: skip
+    assert [e.example_id for _, e, _ in index.examples_for("upload a file", library="b")] == ["e2", "e3"]
+    found = index.examples_for("upload a file", library="b", complexity="advanced")
+    assert [(e.example_id, round(s, 2)) for _, e, s in found] == [("e3", 1.1)]  # its own best: full marks

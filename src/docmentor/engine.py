@@ -519,7 +519,7 @@ class Docmentor:
         def paths(p: str) -> tuple[str, ...]:
             # as given, without ./, and with the leading / of an llms.txt source's URL paths
             bare = p.lstrip("./")
-            return tuple(dict.fromkeys((p, bare, "/" + bare)))
+            return tuple(dict.fromkeys((p, bare, "/" + bare) if bare else (p,)))
 
         def in_source(name: str, p: str) -> Any:
             return next((d for d in (st.find_document(source=name, path=c) for c in paths(p)) if d), None)
@@ -537,16 +537,13 @@ class Docmentor:
             if doc is None and ref.startswith("/"):
                 doc = st.find_document(url=Path(ref).resolve().as_uri())
             if doc is None:
-                for candidate in paths(ref):
-                    owners = st.sources_with_path(candidate)
-                    if len(owners) > 1:
-                        choices = ", ".join(f"{o}:{candidate}" for o in owners)
-                        raise UsageError(
-                            f"{ref!r} is in several sources", hint=f"name one: {choices}, or pass --source"
-                        )
-                    if owners:
-                        doc = st.find_document(source=owners[0], path=candidate)
-                        break
+                # every source holding the reference in any of its forms: one, or ask which
+                owners = [(o, c) for c in paths(ref) for o in st.sources_with_path(c)]
+                if len({o for o, _ in owners}) > 1:
+                    choices = ", ".join(f"{o}:{c}" for o, c in owners)
+                    raise UsageError(f"{ref!r} is in several sources", hint=f"name one: {choices}, or pass --source")
+                if owners:
+                    doc = st.find_document(source=owners[0][0], path=owners[0][1])
         if doc is None:
             raise NotFoundError(
                 f"no indexed document {ref!r}" + (f" in source {source!r}" if source else ""),

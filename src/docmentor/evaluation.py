@@ -54,56 +54,46 @@ def align_labels(
 ) -> tuple[list[dict[str, Any]], dict[str, str], list[str]]:
     """Labels written relative to another folder than the indexed source's, made to match.
 
-    A labelled path that is not indexed but ends with exactly one indexed path
-    (``docs/advanced/x.md`` for a source added at ``docs/``: ``advanced/x.md``) is renamed to
-    it. Returns the questions with renamed labels, the renames (new → labelled) and the
-    labelled paths that match nothing (scored as misses)."""
-    renamed: dict[str, str] = {}
-    unmatched: list[str] = []
-    by_tail: dict[str, list[str]] = {}
-    for path in indexed:
-        parts = path.strip("/").split("/")
-        for k in range(len(parts)):
-            by_tail.setdefault("/".join(parts[k:]), []).append(path)
+    A labelled path that is not indexed but ends with an indexed path (``docs/advanced/x.md``
+    for a source added at ``docs/``: ``advanced/x.md``) is renamed to it, when the part it
+    drops (``docs/``) is the same for every renamed label. A leading ``/`` (an llms.txt
+    source's URL paths) does not count. Returns the questions with renamed labels, the
+    renames (new → labelled) and the labelled paths that match nothing (scored as misses)."""
+    by_bare = {path.strip("/"): path for path in indexed}
 
-    def indexed_as(path: str) -> str | None:
-        if path in indexed:
-            return path
+    def guess(path: str) -> tuple[str, str] | None:
+        """(indexed path, the folder part dropped) for a label, or None."""
         parts = path.strip("/").split("/")
-        for k in range(len(parts)):  # the longest tail that names one indexed document
-            found = by_tail.get("/".join(parts[k:]), [])
-            if len(found) == 1 and (k > 0 or found[0] != path):
-                return found[0]
-            if len(found) > 1:
-                return None
+        for k in range(len(parts)):  # the label itself, then ever shorter tails of it
+            found = by_bare.get("/".join(parts[k:]))
+            if found is not None:
+                return found, "/".join(parts[:k])
         return None
 
-    def prefix(path: str, target: str) -> str:
-        return path.strip("/")[: len(path.strip("/")) - len(target.strip("/"))]
-
-    # the labels' folder is one: renames that strip another prefix are coincidences of names
-    guesses = {
-        p: indexed_as(p) for q in questions for p in (str(lab.get("path", "")) for lab in q.get("relevant") or [])
-    }
-    prefixes = Counter(prefix(p, t) for p, t in guesses.items() if t is not None and t != p)
-    common = prefixes.most_common(1)[0][0] if prefixes else ""
-    out: list[dict[str, Any]] = []
-    for q in questions:
-        labels = []
-        for label in q.get("relevant") or []:
-            path = str(label.get("path", ""))
-            target = guesses[path]
-            if target is not None and target != path and prefix(path, target) != common:
-                target = None
-            if target is None:
-                if path not in unmatched:
-                    unmatched.append(path)
-                labels.append(label)
-                continue
-            if target != path:
-                renamed[target] = path
-            labels.append({**label, "path": target})
-        out.append({**q, "relevant": labels})
+    labelled = list(dict.fromkeys(str(lab.get("path", "")) for q in questions for lab in q.get("relevant") or []))
+    guesses = {p: guess(p) for p in labelled}
+    dropped = Counter(g[1] for g in guesses.values() if g is not None and g[1])
+    common = dropped.most_common(1)[0][0] if dropped else ""
+    renamed: dict[str, str] = {}
+    unmatched: list[str] = []
+    target_of: dict[str, str] = {}
+    for path, g in guesses.items():
+        if g is None or (g[1] and g[1] != common):
+            unmatched.append(path)
+            continue
+        target_of[path] = g[0]
+        if g[0] != path:
+            renamed[g[0]] = path
+    out = [
+        {
+            **q,
+            "relevant": [
+                {**lab, "path": target_of.get(str(lab.get("path", "")), lab.get("path"))}
+                for lab in q.get("relevant") or []
+            ],
+        }
+        for q in questions
+    ]
     return out, renamed, unmatched
 
 

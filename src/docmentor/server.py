@@ -398,7 +398,12 @@ def _api_tools(server: MCPServer, engine: Docmentor, *, api: bool, feedback: boo
 
     knowledge = LibraryKnowledge(engine)
     session = SessionLog()
-    if api and knowledge.libraries():
+    try:
+        registered = api and bool(knowledge.libraries())
+    except DocmentorError as exc:  # the first call reports it; the server still starts
+        log.warning("cannot list the knowledge bases: %s", exc)
+        registered = False
+    if registered:
         # the first find_api would otherwise load the index and the query model (~0.5 s)
         threading.Thread(target=knowledge.warm, name="docmentor-warm", daemon=True).start()
 

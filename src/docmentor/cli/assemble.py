@@ -93,6 +93,7 @@ def eval_search(
         raise UsageError(f'{questions}: no question has "relevant" labels')
     _require_index()
     engine = _open(create=False)
+    engine._known_source(source)  # an unknown --source says so, before any label is looked up
     names = [r["name"] for r in engine.sources() if source is None or r["name"] == source]
     indexed = {path for name in names for path in engine.store.documents(name)}
     qs, renamed, unmatched = align_labels(qs, indexed)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 from typing import Annotated, Any
@@ -107,11 +108,13 @@ def _llm_client() -> Any:
 
 
 EXPLAINED_DOCUMENTS = 10  # documents below the target explained after the table
+_QUICK_WIN = re.compile(r"Fix (?P<what>.+?)(?: in .*?)?(?: \(line (?P<line>\d+)\))? - ")
 FIXES_SHOWN = 3  # of each one's roadmap
 
 
 def _print_clarity(result: dict[str, Any]) -> None:
     from rich.console import Console
+    from rich.markup import escape
     from rich.table import Table
 
     console = Console(soft_wrap=True, highlight=False, width=None if sys.stdout.isatty() else 160)
@@ -121,7 +124,7 @@ def _print_clarity(result: dict[str, Any]) -> None:
     for d in result["documents"]:
         cs, sm = d["clarity_score"], d["summary"]
         table.add_row(
-            d["path"],
+            escape(d["path"]),  # a path such as pages/[slug].md is not rich markup
             f"{cs['overall_score']:.1f}",
             cs["grade"],
             str(sm["critical_clarity_issues"]),
@@ -144,15 +147,23 @@ def _print_clarity(result: dict[str, Any]) -> None:
     below.sort(key=lambda d: (d["clarity_score"]["overall_score"], d["path"]))
     for d in below[:EXPLAINED_DOCUMENTS]:
         explanation, roadmap = d.get("score_explanation") or {}, d.get("improvement_roadmap") or {}
-        console.print(f"\n{d['path']}: {explanation.get('human_explanation', '')}".rstrip())
+        console.print(f"\n{d['path']}: {explanation.get('human_explanation', '')}".rstrip(), markup=False)
         priority = roadmap.get("priority_fixes", [])
         fixes = [f"{f['location']}: {f['message']} ({f['impact']})" for f in priority]
-        # quick wins that are not one of those fixes again
-        fixes += [q for q in roadmap.get("quick_wins", []) if not any(f["location"] in q for f in priority)]
+        # quick wins ("Fix syntax error in S (line 10) - 30 min, +2.0 impact") that are not
+        # one of those fixes again: the same kind of issue on the same line
+        listed = {(str(f.get("issue_type", "")).replace("_", " "), f.get("line")) for f in priority}
+        for win in roadmap.get("quick_wins", []):
+            m = _QUICK_WIN.match(win)
+            if m is None or (m["what"], int(m["line"]) if m["line"] else None) not in listed:
+                fixes.append(win)
         for fix in fixes[:FIXES_SHOWN]:
-            console.print(f"  - {fix}")
+            console.print(f"  - {fix}", markup=False)
     if len(below) > EXPLAINED_DOCUMENTS:
-        console.print(f"\n… and {len(below) - EXPLAINED_DOCUMENTS} more below the target (--json or --html for all)")
+        console.print(
+            f"\n… and {len(below) - EXPLAINED_DOCUMENTS} more below the target (--json or --html for all)",
+            markup=False,
+        )
 
 
 def _clarity_gates(result: dict[str, Any], *, min_score: float | None, fail_on_critical: bool) -> None:

@@ -13,6 +13,7 @@ import textwrap
 __all__ = ["MARKUP", "PARAGRAPHS", "SUMMARY_CHARS", "is_code", "summary"]
 
 SUMMARY_CHARS = 400
+MAX_CODE_CHARS = 2000  # longer paragraphs are not parsed to tell code from prose
 
 
 # a paragraph that is markup, not prose: an admonition (``!!! note``, ``??? tip``), a reST
@@ -34,9 +35,11 @@ def is_code(paragraph: str) -> bool:
     text = textwrap.dedent(paragraph).strip()
     if text.startswith(">>>"):
         return True
+    if len(text) > MAX_CODE_CHARS:
+        return False  # not parsed: a summary is looked for in the first paragraphs only
     try:
         tree = ast.parse(text)
-    except (SyntaxError, ValueError):
+    except (SyntaxError, ValueError, RecursionError, MemoryError):  # deeply nested text too
         return False
     return any(
         isinstance(node, _STATEMENTS) or (isinstance(node, ast.Expr) and isinstance(node.value, ast.Call))

@@ -206,8 +206,10 @@ def _paragraphs(text: str) -> list[tuple[str, bool]]:
 def first_sentences(text: str, limit: int = 240) -> str:
     """The first sentences of a section's prose: headings, admonitions, code, HTML banners and
     badges left out, and so are the lines that only lead in to what follows (a paragraph
-    before a code block, or ending in ``:`` or ``...``) and one- or two-word banner lines."""
+    before a code block, or ending in ``:`` or ``...``) and one- or two-word banner lines —
+    unless the section has nothing else: then its first lead-in."""
     kept: list[str] = []
+    lead_ins: list[str] = []  # the fall-back when the section has nothing else to say
     for body, before_code in _paragraphs(text):
         lines = [
             ln
@@ -217,12 +219,15 @@ def first_sentences(text: str, limit: int = 240) -> str:
             and ln.strip() not in ("---", "***")
         ]
         flat = " ".join(_LINK.sub(r"\1", _HTML_TAG.sub(" ", _IMAGE.sub(" ", " ".join(lines)))).split())
-        if before_code or flat.endswith(_LEAD_IN) or len(flat.split()) < 3:
+        if len(flat.split()) < 3:
+            continue
+        if before_code or flat.endswith(_LEAD_IN):
+            lead_ins.append(flat)
             continue
         kept.append(flat)
         if sum(map(len, kept)) > limit:
             break
-    flat = " ".join(kept)
+    flat = " ".join(kept or lead_ins[:1])
     if len(flat) <= limit:
         return flat
     cut = flat[:limit]

@@ -518,15 +518,16 @@ class ApiIndex:
         # relative to the best example's
         match = numpy.zeros(len(self._example_apis))
         self.example_field.add_scores(analyze_query(task), match, 1.0)
-        if match.size and match.max() > 0:
-            match /= match.max()
+        candidates = [
+            (key, lib, ex)
+            for key, (lib, ex) in self.examples.items()
+            if (library is None or lib == library) and (complexity == "any" or ex.complexity == complexity)
+        ]
+        best = max((match[self._example_position[key]] for key, _, _ in candidates), default=0.0)
         scored: list[tuple[float, str, Example]] = []
-        for key, (lib, ex) in self.examples.items():
-            if library is not None and lib != library:
-                continue
-            if complexity != "any" and ex.complexity != complexity:
-                continue
-            overlap = float(match[self._example_position[key]])
+        for key, lib, ex in candidates:
+            # relative to the best of the examples asked about (this library, this complexity)
+            overlap = float(match[self._example_position[key]] / best) if best > 0 else 0.0
             uses = len(wanted & set(ex.apis_used)) + sum(
                 1 for w in wanted for a in ex.apis_used if a.endswith("." + w.rsplit(".", 1)[-1])
             )
