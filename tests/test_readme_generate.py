@@ -539,8 +539,9 @@ def test_a_library_description_leaves_out_lead_ins_banners_and_link_targets() ->
         "Which now allows us to use HTTPX directly...\n\n![help](img/help.png)\n\n"
         "It is fast.\n"
     )
+    # ("...": what follows is what it leads in to, so the description ends there)
     assert first_sentences(page, limit=400) == (
-        "A next-generation HTTP client. HTTPX is a fully featured HTTP client for Python 3. It is fast."
+        "A next-generation HTTP client. HTTPX is a fully featured HTTP client for Python 3."
     )
 
 
@@ -576,4 +577,11 @@ def test_a_section_whose_only_prose_leads_in_to_its_example_keeps_it() -> None:
     )
     assert first_sentences("Install it:\n\n```\npip install x\n```\n\nThen run it with the CLI.\n") == (
         "Then run it with the CLI."
+    )
+    # a paragraph whose last sentence leads in keeps the sentences before it, and ends there
+    assert first_sentences(
+        "Use a `Client` as a context manager. It closes the pool. For example:\n\n```\nx\n```\n\nMore.\n"
+    ) == "Use a `Client` as a context manager. It closes the pool."
+    assert first_sentences("The argument may be one of the following...\n\n* a tuple\n* an `Auth`\n") == (
+        "The argument may be one of the following..."
     )

@@ -172,7 +172,8 @@ _IMAGE = re.compile(r"!\[[^\]]*\]\([^)]*\)|\[!\[[^\]]*\]\([^)]*\)\]\([^)]*\)")
 
 _FENCE_LINE = re.compile(r"^\s*(```|~~~)")
 _LINK = re.compile(r"\[([^\]\n]+)\]\([^)\s]*\)")  # [text](url) → text
-_LEAD_IN = (":", "...", "…")  # "Install it with pip:", "Sending a request..." introduce what follows
+_LEAD_IN = (":", "...", "…")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z`*_\[(])")  # "Install it with pip:", "Sending a request..." introduce what follows
 
 
 def _paragraphs(text: str) -> list[tuple[str, bool]]:
@@ -222,8 +223,15 @@ def first_sentences(text: str, limit: int = 240) -> str:
         if len(flat.split()) < 3:
             continue
         if before_code or flat.endswith(_LEAD_IN):
-            lead_ins.append(flat)
-            continue
+            # its last sentence leads in ("For example:"); the ones before it may not
+            head = " ".join(_SENTENCE_END.split(flat)[:-1])
+            if len(head.split()) < 3:
+                lead_ins.append(flat)
+                if before_code:
+                    continue  # prose may go on after the example
+                break  # what follows is what it leads in to: a list, a table
+            kept.append(head)
+            break  # what follows is what it leads in to: a list, an example
         kept.append(flat)
         if sum(map(len, kept)) > limit:
             break
