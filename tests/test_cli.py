@@ -495,6 +495,30 @@ def test_refresh_picks_up_configured_sources(
     assert m and (m["name"], m["added"], m["unchanged"]) == ("cfg", "0", "1"), out
 
 
+def test_one_configured_source_that_fails_does_not_stop_the_others(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, http_server: HttpServer
+) -> None:
+    http_server.add("/gone/llms.txt", Reply(status=404))
+    url = http_server.url("/gone/llms.txt")
+    _configured(
+        tmp_path,
+        monkeypatch,
+        lambda work, docs: (work / "docmentor.toml").write_text(
+            f'sources = ["bad:{url}", "cfg:manual"]\n', encoding="utf-8"
+        ),
+    )
+    cli = Cli(tmp_path / "index", capsys)
+    rc, out, err = cli("refresh")
+    assert rc == 1
+    assert REPORT.match(out.splitlines()[-1]) and out.splitlines()[-1].startswith("cfg: 1 documents")
+    lines = err.splitlines()
+    assert lines == [
+        f"warning: cannot fetch {url}: HTTP 404",
+        "error: 1 of 2 sources could not be refreshed: bad (they keep their previous content; see the warnings above)",
+    ]
+    assert cli.json("search", "zeppelin")["results"][0]["source"] == "cfg"
+
+
 def test_refresh_picks_up_env_sources(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, docs: Path
 ) -> None:

@@ -518,3 +518,26 @@ def test_two_servers_share_one_index(
         assert sources[0]["documents"] == 2
 
     run(go)
+
+
+def test_configured_sources_are_indexed_one_by_one_and_named_in_new_sessions(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from docmentor.server import _background
+
+    work = tmp_path / "project"
+    (work / "manual").mkdir(parents=True)
+    (work / "manual" / "intro.md").write_text("# Intro\n\nThe zeppelin manual.\n", encoding="utf-8")
+    # the first one cannot be read (nothing listens there): the second is indexed all the same
+    (work / "docmentor.toml").write_text('sources = ["bad:http://127.0.0.1:9/llms.txt", "cfg:manual"]\n')
+    monkeypatch.chdir(work)
+    engine = Docmentor(tmp_path / "index", create=True)
+    server = build_server(engine, tools=["docs"])
+    assert "Indexed sources: none yet" in (server.instructions or "")
+    _background(engine, server, configured=True, interval_hours=0)
+    deadline = time.monotonic() + 30
+    while "cfg (1 docs)" not in (server.instructions or "") and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert [s["name"] for s in engine.sources()] == ["cfg"]
+    assert "Indexed sources: cfg (1 docs)." in (server.instructions or "")
+    engine.close()

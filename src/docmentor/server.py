@@ -106,8 +106,12 @@ def build_server(engine: Docmentor, *, tools: list[str] | None = None) -> MCPSer
     return server
 
 
-def _background(engine: Docmentor, *, configured: bool, interval_hours: float) -> None:
-    """Index configured sources that are missing; then refresh every ``interval_hours``."""
+def _background(engine: Docmentor, server: MCPServer | None, *, configured: bool, interval_hours: float) -> None:
+    """Index configured sources that are missing; then refresh every ``interval_hours``.
+
+    Each configured source on its own: one that cannot be read is one warning line, and the
+    others are still indexed. The server's instructions then name what is indexed (new
+    sessions see them)."""
     import time
 
     from docmentor.config import load_config
@@ -116,20 +120,38 @@ def _background(engine: Docmentor, *, configured: bool, interval_hours: float) -
         if configured:
             try:
                 known = {s["name"] for s in engine.sources()}
-                for src in load_config().sources:
-                    if src.name not in known:
-                        log.info("indexing configured source %s", src.name)
-                        engine.add(src.target, name=src.name, options=src.options)
-            except Exception:
-                log.exception("indexing configured sources failed")
+                wanted = [src for src in load_config().sources if src.name not in known]
+            except DocmentorError as exc:
+                log.warning("cannot read the configured sources: %s", exc)
+                wanted = []
+            for src in wanted:
+                log.info("indexing configured source %s", src.name)
+                try:
+                    engine.add(src.target, name=src.name, options=src.options)
+                except DocmentorError as exc:
+                    log.warning("configured source %s not indexed: %s", src.name, exc)
+                except Exception:
+                    log.exception("indexing configured source %s failed", src.name)
+            _update_instructions(server, engine)
         while interval_hours > 0:
             time.sleep(interval_hours * 3600)
             try:
                 engine.refresh()
             except Exception:
                 log.exception("background refresh failed")
+            _update_instructions(server, engine)
 
     threading.Thread(target=loop, name="docmentor-refresh", daemon=True).start()
+
+
+def _update_instructions(server: MCPServer | None, engine: Docmentor) -> None:
+    """Name the sources indexed now in the instructions that new sessions receive."""
+    if server is None:
+        return
+    try:
+        server._lowlevel_server.instructions = instructions(engine)
+    except Exception as exc:  # never worth failing a refresh for
+        log.debug("instructions not updated: %s", exc)
 
 
 def run_server(
@@ -147,7 +169,7 @@ def run_server(
     check_groups(tools)  # before anything is created on disk
     engine = Docmentor(db, create=True)
     server = build_server(engine, tools=tools)
-    _background(engine, configured=True, interval_hours=refresh_interval_hours)
+    _background(engine, server, configured=True, interval_hours=refresh_interval_hours)
     if transport == "stdio":
         server.run("stdio")
     else:
@@ -210,6 +232,7 @@ def _docs_tools(server: MCPServer, engine: Docmentor) -> None:
         A document that fails to fetch keeps its last good copy. Takes seconds for large sources.
         """
         reports = await _run(lambda: engine.refresh(source or None))
+        _update_instructions(server, engine)
         return {"sources": [r.to_dict() for r in reports]}
 
     @server.resource("doc://sources", name="sources", mime_type="application/json")

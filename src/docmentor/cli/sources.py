@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from docmentor.cli.app import STATE, _db_path, _emit, _index_exists, _open, _progress, _require_index, app
-from docmentor.errors import SourceUnavailableError, UsageError
+from docmentor.errors import DocmentorError, SourceUnavailableError, UsageError
 
 if TYPE_CHECKING:
     from docmentor.engine import RefreshReport
@@ -142,8 +142,15 @@ def refresh(
             known = {s["name"] for s in engine.sources()}
             for src in configured:
                 if src.name not in known | added:
-                    reports.append(engine.add(src.target, name=src.name, options=src.options, progress=cb))
                     added.add(src.name)
+                    try:
+                        reports.append(engine.add(src.target, name=src.name, options=src.options, progress=cb))
+                    except DocmentorError as exc:  # this one is not indexed; the others still are
+                        from docmentor.engine import RefreshReport as Report
+
+                        reports.append(
+                            Report(source=src.name, kind="configured", error=str(exc), warnings=[str(exc)])
+                        )
         reports.extend(engine.refresh(name, progress=cb, exclude=added))
     engine.close()
     if as_json:
