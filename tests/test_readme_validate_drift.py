@@ -76,6 +76,36 @@ def test_validation_records_pass_fail_timeout_and_runs_in_a_temporary_folder(tmp
     assert json.loads(json.dumps(report.to_dict()))["failed"] == 2
 
 
+def test_sessions_run_as_programs_and_what_this_machine_lacks_is_not_a_failure(tmp_path: Path) -> None:
+    session = example(">>> import json\n>>> json.dumps([1])\n'[1]'\n>>> for x in [1]:\n...     print(x)\n1\n", example_id="session")
+    offline = example(
+        "import socket\nsocket.create_connection(('127.0.0.1', 9), timeout=2)\n", example_id="offline"
+    )  # nothing listens on the discard port: ConnectionRefusedError, as with no network
+    optional = example("import some_optional_dependency_xyz\n", example_id="optional")
+    own = example("import mylib_that_is_missing\n", example_id="own")
+    broken = example("raise RuntimeError('the docs are wrong')\n", example_id="broken")
+    report = validate_examples([session, offline, optional, own, broken], library="mylib_that_is_missing")
+    by_id = {r.example_id: r for r in report.results}
+    assert by_id["session"].status == "passed", by_id["session"].error
+    assert session.validated is True
+    for name, ex, why in (("offline", offline, "needs the network"), ("optional", optional, "needs the module")):
+        assert by_id[name].status == "skipped" and ex.validated is None, by_id[name]
+        assert by_id[name].error is not None and by_id[name].error.startswith(f"not run here: {why}")
+        assert ex.execution_context.error == by_id[name].error
+    # the library itself missing, or a plain error: the example failed
+    assert by_id["own"].status == by_id["broken"].status == "failed"
+    assert (report.passed, report.failed, report.skipped) == (1, 2, 2)
+
+
+def test_an_example_with_placeholders_is_not_complete() -> None:
+    from docmentor.readme_llm.examples import is_complete
+
+    assert not is_complete("import httpx\nhttpx.get(...)\n", "python")
+    assert not is_complete("import httpx\nconfig = ...\n", "python")
+    assert is_complete("import httpx\nclass A:\n    def f(self): ...\nhttpx.get('u')\n", "python")
+    assert is_complete("import httpx\nx: tuple[int, ...] = (1,)\n", "python")
+
+
 @pytest.mark.skipif(sys.platform != "linux", reason="reads /proc")
 def test_a_timeout_kills_the_whole_process_group(tmp_path: Path) -> None:
     pid_file = tmp_path / "child.pid"

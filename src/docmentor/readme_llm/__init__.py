@@ -281,11 +281,26 @@ def generate(
         except ImportError:
             warnings.append("validation is not available in this docmentor; examples were not run")
         else:
-            report = validate_examples(examples, python=python, version=version, timeout=validate_timeout)
+            report = validate_examples(
+                examples, python=python, version=version, library=library, timeout=validate_timeout
+            )
             validated = True
             validation = {k: v for k, v in report.to_dict().items() if k != "results"}
-            if report.failed:
-                warnings.append(f"{report.failed} example(s) failed validation; README.LLM leaves them out")
+            where = {ex.example_id: f"{ex.path}:{ex.line}" for ex in examples}
+            failed = [r for r in report.results if r.status == "failed"]
+            not_here = [r for r in report.results if r.status == "skipped" and r.error]
+            validation["not_run_here"] = len(not_here)
+            if failed:
+                warnings.append(
+                    f"{len(failed)} example(s) failed validation; README.LLM leaves them out: "
+                    + "; ".join(f"{where.get(r.example_id, r.example_id)}: {r.error}" for r in failed[:5])
+                    + ("; … (all in knowledge_base/examples_db, execution_context.error)" if len(failed) > 5 else "")
+                )
+            if not_here:
+                warnings.append(
+                    f"{len(not_here)} example(s) not run here (they need the network or modules this "
+                    "environment lacks); README.LLM leaves them out too"
+                )
     timings["validation"] = time.perf_counter() - t
     t = time.perf_counter()
     drift_data: dict[str, Any] | None = None

@@ -116,6 +116,23 @@ def _python_parse(code: str) -> tuple[ast.Module | None, bool]:
     return tree, False
 
 
+def _python_placeholders(tree: ast.Module) -> bool:
+    """Whether ``...`` stands in for something (an argument, a value), not a stub's body."""
+    stubs = {
+        id(stmt.value)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
+        for stmt in node.body
+        if isinstance(stmt, ast.Expr)
+    }
+    # nor inside a subscript: ``tuple[int, ...]``, ``array[..., 0]``
+    stubs |= {id(n) for node in ast.walk(tree) if isinstance(node, ast.Subscript) for n in ast.walk(node.slice)}
+    return any(
+        isinstance(node, ast.Constant) and node.value is Ellipsis and id(node) not in stubs
+        for node in ast.walk(tree)
+    )
+
+
 def _python_free_names(tree: ast.Module) -> set[str]:
     """Names read but never bound in the example (one flat scope: good enough for docs)."""
     bound: set[str] = set()
@@ -293,10 +310,17 @@ def _js_free_names(tokens: Sequence[Token]) -> set[str]:
 
 
 def is_complete(code: str, language: str) -> bool:
-    """A whole program: it parses and defines or imports every name it uses."""
+    """A whole program: it parses, defines or imports every name it uses, and leaves no
+    ``...`` for the reader to fill in (``httpx.get(...)``; a stub's ``...`` body is fine)."""
     if language == "python":
         tree, as_written = _python_parse(code)
-        return tree is not None and as_written and bool(tree.body) and not _python_free_names(tree)
+        return (
+            tree is not None
+            and as_written
+            and bool(tree.body)
+            and not _python_free_names(tree)
+            and not _python_placeholders(tree)
+        )
     if language in JS_LANGUAGES:
         tokens = js_tokens(code)
         acts = any(t.text in ("(", "import", "require") for t in tokens)  # not a bare declaration

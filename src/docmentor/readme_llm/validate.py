@@ -6,12 +6,18 @@ temporary folder that is also its ``HOME`` and ``TMPDIR``, with stdin closed, a 
 environment and a timeout after which its whole process group is killed. The outcome
 goes into ``Example.validated`` and ``Example.execution_context``; a failing, crashing
 or hanging example is a result, never an exception.
+
+A doctest session (``>>> import httpx``) runs as the program its prompts spell. An example
+that fails only for want of what this machine lacks — the network, or a module other than
+the library's — is not counted as broken: it is *not run here*, with the reason
+(``skipped`` with an ``error``, ``validated`` left unset).
 """
 
 from __future__ import annotations
 
 import logging
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -25,6 +31,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
+from docmentor.clarity.checks.python import prepare
 from docmentor.errors import UsageError
 from docmentor.readme_llm.models import Example, ExecutionContext
 
@@ -37,6 +44,15 @@ Status = Literal["passed", "failed", "skipped"]
 # Variables a program may need to start at all; everything else of ours stays out.
 _KEPT_ENV = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "SYSTEMROOT", "TZ")
 _STDERR_TAIL = 64 * 1024
+_MISSING_MODULE = re.compile(r"ModuleNotFoundError: No module named '([\w.]+)'")
+# a library saying an optional dependency is missing: "Backend 'trio' is not available. Install it with: pip install …"
+_OPTIONAL_PACKAGE = re.compile(r"[Ii]nstall it with:? *`?pip install|requires? the \S+ package|pip install \S+\[")
+# what a program prints when it could not reach another host: this machine, not the example
+_NO_NETWORK = re.compile(
+    r"ConnectError|ConnectTimeout|ConnectionRefusedError|ConnectionError|gaierror|NameResolutionError"
+    r"|Name or service not known|Temporary failure in name resolution|nodename nor servname"
+    r"|Network is unreachable|No route to host|getaddrinfo failed|Max retries exceeded"
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,6 +111,7 @@ def validate_examples(
     *,
     python: str | None = None,
     version: str | None = None,
+    library: str | None = None,
     timeout: float = 20.0,
     jobs: int = 2,
 ) -> ValidationReport:
@@ -110,6 +127,7 @@ def validate_examples(
         python: the interpreter of the environment where the library is installed
             (a venv's ``bin/python``); this interpreter when None.
         version: the library version being validated, recorded as ``works_on_version``.
+        library: its import name: a missing module other than it is this machine's lack.
         timeout: seconds one example may run before its process group is killed.
         jobs: how many examples run at the same time.
 
@@ -132,8 +150,17 @@ def validate_examples(
     def one(example: Example) -> ExampleResult:
         if not example.complete or example.language != "python":
             return ExampleResult(example.example_id, "skipped")
-        result = _run_one(example, interpreter, timeout)
-        example.validated = result.status == "passed"
+        source = runnable_source(example.code)
+        if source is None:
+            return ExampleResult(example.example_id, "skipped")
+        result = _run_one(example.example_id, source, interpreter, timeout)
+        if result.status == "failed" and (reason := not_run_here(result.error, library)):
+            result = ExampleResult(
+                example.example_id, "skipped", error=reason, exit_code=result.exit_code, duration=result.duration
+            )
+            example.validated = None
+        else:
+            example.validated = result.status == "passed"
         example.execution_context = ExecutionContext(
             works_on_version=version, validated_at=today, error=result.error
         )
@@ -151,13 +178,39 @@ def validate_examples(
     return report
 
 
-def _run_one(example: Example, python: str, timeout: float) -> ExampleResult:
+def runnable_source(code: str) -> str | None:
+    """The program an example spells: a doctest session's statements without their prompts
+    and output, other code dedented; None when there is nothing to run (a template, a
+    ``# doctest: +SKIP``)."""
+    source, _offsets, _session, skipped = prepare(code, "python")
+    return None if skipped or not source.strip() else source
+
+
+def not_run_here(error: str | None, library: str | None) -> str | None:
+    """Why a failure is this machine's, not the example's: a module other than the library's
+    is not installed, or another host could not be reached. None: the example failed."""
+    if not error:
+        return None
+    missing = _MISSING_MODULE.search(error)
+    if missing:
+        top = missing.group(1).split(".")[0]
+        if library is None or top != library.split(".")[0]:
+            return f"not run here: needs the module {missing.group(1)!r}, not installed ({error})"
+        return None
+    if _NO_NETWORK.search(error):
+        return f"not run here: needs the network ({error})"
+    if _OPTIONAL_PACKAGE.search(error):
+        return f"not run here: needs a package this environment lacks ({error})"
+    return None
+
+
+def _run_one(example_id: str, source: str, python: str, timeout: float) -> ExampleResult:
     started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="docmentor-validate-", ignore_cleanup_errors=True) as tmp:
         work = Path(tmp) / "work"
         work.mkdir()
         script = work / "example.py"
-        script.write_text(example.code, encoding="utf-8")
+        script.write_text(source, encoding="utf-8")
         env = {k: os.environ[k] for k in _KEPT_ENV if k in os.environ}
         env.update(
             HOME=str(work),
@@ -180,14 +233,14 @@ def _run_one(example: Example, python: str, timeout: float) -> ExampleResult:
                     start_new_session=True,  # its own process group, killed as a whole
                 )
             except OSError as error:
-                return ExampleResult(example.example_id, "failed", error=f"could not start {python}: {error}")
+                return ExampleResult(example_id, "failed", error=f"could not start {python}: {error}")
             try:
                 code = proc.wait(timeout=timeout)
             except subprocess.TimeoutExpired:
                 _kill_group(proc)
                 proc.wait()
                 return ExampleResult(
-                    example.example_id,
+                    example_id,
                     "failed",
                     error=f"timed out after {timeout:g}s",
                     duration=time.monotonic() - started,
@@ -196,10 +249,10 @@ def _run_one(example: Example, python: str, timeout: float) -> ExampleResult:
                 _kill_group(proc)  # whatever it left running in the background
         duration = time.monotonic() - started
         if code == 0:
-            return ExampleResult(example.example_id, "passed", exit_code=0, duration=duration)
+            return ExampleResult(example_id, "passed", exit_code=0, duration=duration)
         last = _last_line(stderr_path)
         message = f"{last} (exit code {code})" if last else f"exit code {code}"
-        return ExampleResult(example.example_id, "failed", error=message, exit_code=code, duration=duration)
+        return ExampleResult(example_id, "failed", error=message, exit_code=code, duration=duration)
 
 
 def _kill_group(proc: subprocess.Popen[bytes]) -> None:
