@@ -191,6 +191,8 @@ def test_drift_cli_text_and_json(cli: Cli, work: Path, lib: Path) -> None:
     assert len(text) == 3
     for line, finding in zip(text[1:], data["findings"], strict=True):
         assert line.startswith(f"pitfalls.md:{finding['line']}: {finding['kind']}: {finding['message']}")
+        if finding["suggestion"]:  # a whole sentence, shown as it is
+            assert line.endswith(f" ({finding['suggestion']})") and "did you mean did you mean" not in line
 
     err = cli.fails("readme-llm", "drift", "--library", "nope")
     assert "no knowledge base for 'nope'" in err

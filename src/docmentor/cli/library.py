@@ -149,7 +149,7 @@ def readme_drift(
         f"{counts.get('deprecated_api', 0)} uses of deprecated APIs"
     )
     for f in data.get("findings", []):
-        hint = f" (did you mean {f['suggestion']}?)" if f.get("suggestion") else ""
+        hint = f" ({f['suggestion']})" if f.get("suggestion") else ""  # a whole sentence already
         print(f"{f['path']}:{f['line']}: {f['kind']}: {f['message']}{hint}")
 
 
