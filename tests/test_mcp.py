@@ -490,6 +490,21 @@ def test_http_server(engine: Docmentor, http_servers: Callable[[Path], HttpServe
     assert server.proc.returncode in (0, -signal.SIGTERM)
     log = Path(server.log.name).read_text()
     assert "Traceback" not in log and "ERROR" not in log, log
+    assert log.startswith(f"docmentor: MCP over streamable HTTP at {server.url}\n"), log
+
+
+def test_http_server_on_a_port_in_use_is_one_error(engine: Docmentor, tmp_path: Path) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        proc = subprocess.run(
+            [sys.executable, "-m", "docmentor", "--db", str(engine.root), "serve", "--transport", "http",
+             "--port", str(port)],
+            capture_output=True, text=True, env=_env(tmp_path), cwd=tmp_path, timeout=60,
+        )  # fmt: skip
+    assert (proc.returncode, proc.stdout) == (1, "")
+    assert proc.stderr == f"error: cannot serve on 127.0.0.1:{port}: Address already in use (pass another --port)\n"
 
 
 def test_two_servers_share_one_index(

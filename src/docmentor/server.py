@@ -22,7 +22,7 @@ from mcp_types import CallToolResult, TextContent, ToolAnnotations
 
 from docmentor import __version__
 from docmentor.engine import Docmentor
-from docmentor.errors import DocmentorError
+from docmentor.errors import DocmentorError, UsageError
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -173,7 +173,31 @@ def run_server(
     if transport == "stdio":
         server.run("stdio")
     else:
+        _check_port(host, port)
+        shown = f"[{host}]" if ":" in host else host
+        sys.stderr.write(f"docmentor: MCP over streamable HTTP at http://{shown}:{port}/mcp\n")
+        sys.stderr.flush()
         server.run("streamable-http", host=host, port=port, stateless_http=True, json_response=True)
+
+
+def _check_port(host: str, port: int) -> None:
+    """A clear error when the address cannot be served (in use, not this machine's), before
+    the HTTP server would print its own and exit."""
+    import socket
+
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except OSError as exc:
+        raise UsageError(f"cannot serve on {host}: {exc}", hint="pass --host 127.0.0.1") from None
+    family, kind, proto, _, address = infos[0]
+    with socket.socket(family, kind, proto) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind(address)
+        except OSError as exc:
+            raise UsageError(
+                f"cannot serve on {host}:{port}: {exc.strerror or exc}", hint="pass another --port"
+            ) from None
 
 
 def _docs_tools(server: MCPServer, engine: Docmentor) -> None:
