@@ -730,6 +730,26 @@ def test_llm_adds_issues_from_a_real_openai_compatible_server(
     assert openai_server.errors == []
 
 
+def test_a_page_the_model_answers_badly_is_scored_by_the_checks_alone(
+    cli: Cli, openai_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    openai_server.script(completion("I looked and it seems fine to me."))  # twice: no JSON
+    monkeypatch.setenv("DOCMENTOR_LLM_BASE_URL", openai_server.base_url)
+    monkeypatch.setenv("DOCMENTOR_LLM_MODEL", "test-model")
+    monkeypatch.delenv("DOCMENTOR_LLM_API_KEY", raising=False)
+    howto = str(DOCS / "howto.md")
+    plain = cli.json("clarity", "score", howto)["documents"][0]
+    with caplog.at_level("WARNING", logger="docmentor.clarity"):
+        rc, out, _ = cli("clarity", "score", howto, "--llm", "--json")
+    assert rc == 0
+    assert json.loads(out)["documents"][0]["clarity_score"] == plain["clarity_score"]
+    (record,) = [r for r in caplog.records if r.name == "docmentor.clarity"]
+    message = record.getMessage()
+    assert message.startswith(f"{howto}: the model's reply was not the JSON asked for, twice")
+    assert message.endswith("; scored by the checks alone")
+    assert len(openai_server.requests) == 2
+
+
 def test_llm_without_configuration_is_an_error(cli: Cli, monkeypatch: pytest.MonkeyPatch) -> None:
     for name in ("BASE_URL", "MODEL", "API_KEY"):
         monkeypatch.delenv(f"DOCMENTOR_LLM_{name}", raising=False)

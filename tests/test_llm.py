@@ -17,7 +17,7 @@ from pydantic import BaseModel
 from docmentor.clarity.llm_detector import SYSTEM_PROMPT, _parts, detect_issues
 from docmentor.clarity.models import Issue
 from docmentor.errors import UsageError
-from docmentor.llm import LLMClient, LLMConfig, LLMError, _retry_after, extract_json
+from docmentor.llm import LLMClient, LLMConfig, LLMError, LLMReplyError, _retry_after, extract_json
 from openai_server import (
     ChatRequest,
     OpenAIServer,
@@ -137,7 +137,7 @@ def test_malformed_json_twice_raises(server: OpenAIServer) -> None:
         client.chat_json(ASK, Answer)
     assert len(server.requests) == 2
     err = info.value
-    assert "not a valid Answer after 2 attempts" in str(err)
+    assert "not the JSON asked for, twice" in str(err) and isinstance(err, LLMReplyError)
     assert err.status is None
     assert "the answer is 42" in err.body
 
@@ -478,7 +478,7 @@ def test_detect_issues_unusable_reply_is_corrected_once_then_fails(server: OpenA
     assert 'expected an object with an "issues" list' in server.requests[1].messages[-1]["content"]
 
     server.script(completion('{"issues": [{"description": "x"}]}'))
-    with make_client(server) as client, pytest.raises(LLMError, match="not a valid LLMIssueList"):
+    with make_client(server) as client, pytest.raises(LLMReplyError, match="not the JSON asked for, twice"):
         detect_issues(client, path="a.md", text=DOC, existing=[])
 
 

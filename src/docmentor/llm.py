@@ -64,6 +64,10 @@ class LLMError(DocmentorError):
         self.body = body
 
 
+class LLMReplyError(LLMError):
+    """The service answered, but not with what was asked (no usable JSON after a correction)."""
+
+
 @dataclass(frozen=True)
 class LLMConfig:
     """Where the chat endpoint is and how patiently to talk to it."""
@@ -240,8 +244,8 @@ class LLMClient:
                     ),
                 },
             ]
-        raise LLMError(
-            f"the model's reply was not a valid {model_cls.__name__} after 2 attempts: {problem}",
+        raise LLMReplyError(
+            f"the model's reply was not the JSON asked for, twice: {problem}",
             body=self._redact(_squeeze(reply)[:_EXCERPT]),
             hint="try a larger or instruction-tuned model",
         )
