@@ -556,3 +556,19 @@ def test_configured_sources_are_indexed_one_by_one_and_named_in_new_sessions(
     assert [s["name"] for s in engine.sources()] == ["cfg"]
     assert "Indexed sources: cfg (1 docs)." in (server.instructions or "")
     engine.close()
+
+
+def test_an_argument_a_tool_does_not_take_is_an_error(engine: Docmentor) -> None:
+    async def go() -> tuple[CallToolResult, CallToolResult, dict[str, Any]]:
+        async with Client(build_server(engine)) as client:
+            schema = {t.name: t.input_schema for t in (await client.list_tools()).tools}
+            wrong = await client.call_tool("calculate_clarity_score", {"document": "print(x)"})
+            right = await client.call_tool("search_docs", {"query": "frobnicator", "limit": 1})
+            return wrong, right, schema
+
+    wrong, right, schema = run(go)
+    assert wrong.is_error
+    text = wrong.content[0].text if isinstance(wrong.content[0], TextContent) else ""
+    assert "document" in text and "Extra inputs are not permitted" in text, text
+    assert not right.is_error
+    assert all(s.get("additionalProperties") is False for s in schema.values())

@@ -103,7 +103,22 @@ def build_server(engine: Docmentor, *, tools: list[str] | None = None) -> MCPSer
         _clarity_tools(server, engine)
     if "api" in groups or "feedback" in groups:
         _api_tools(server, engine, api="api" in groups, feedback="feedback" in groups)
+    _strict_arguments(server)
     return server
+
+
+def _strict_arguments(server: MCPServer) -> None:
+    """An argument a tool does not take is an error, not silently dropped: an agent that
+    guesses a name (``calculate_clarity_score(document=...)``) learns it, instead of an
+    answer computed without it. The input schemas say so too (``additionalProperties``)."""
+    from pydantic import ConfigDict
+
+    for tool in server._tool_manager.list_tools():
+        model = tool.fn_metadata.arg_model
+        tool.fn_metadata.arg_model = type(
+            model.__name__, (model,), {"model_config": ConfigDict(extra="forbid"), "__module__": model.__module__}
+        )
+        tool.parameters = {**tool.parameters, "additionalProperties": False}
 
 
 def _background(engine: Docmentor, server: MCPServer | None, *, configured: bool, interval_hours: float) -> None:
