@@ -389,4 +389,28 @@ def test_examples_of_one_library_are_not_measured_against_another_librarys() -> 
     })  # fmt: skip
     assert [e.example_id for _, e, _ in index.examples_for("upload a file", library="b")] == ["e2", "e3"]
     found = index.examples_for("upload a file", library="b", complexity="advanced")
-    assert [(e.example_id, round(s, 2)) for _, e, s in found] == [("e3", 1.1)]  # its own best: full marks
+    # its own best: full marks for the text (1.0), + complete 0.1, its library's API 0.2, its language 0.2
+    assert [(e.example_id, round(s, 2)) for _, e, s in found] == [("e3", 1.5)]
+
+
+def test_examples_for_a_task_are_those_of_the_apis_that_do_it_in_the_librarys_language() -> None:
+    from docmentor.readme_llm.models import ApiEntry, Example
+    from docmentor.readme_llm.retrieval import ApiIndex
+
+    def ex(i: int, title: str, code: str, apis: list[str], language: str = "python") -> Example:
+        return Example(
+            example_id=f"e{i}", title=title, code=code, language=language, source="d", path="p.md",
+            line=i, apis_used=apis, complete=True,
+        )  # fmt: skip
+
+    add = ApiEntry(api_id="db.Table.add", kind="method", name="add", parent="db.Table", description="Add rows.")
+    delete = ApiEntry(api_id="db.Table.delete", kind="method", name="delete", parent="db.Table", description="Delete.")
+    adding = ex(1, "Add data", "tbl.add([{'x': 1}])\n", ["db.Table.add"])
+    deleting = ex(2, "Delete rows from a table", "tbl.delete('x = 1')  # rows of a table\n", ["db.Table.delete"])
+    reference = ex(3, "add rows to a table", "add(rows: Row[]): Promise<void>\n", [], language="typescript")
+    add.examples, delete.examples = ["e1"], ["e2"]
+    index = ApiIndex({"db": ([add, delete], [adding, deleting, reference])})
+    assert [h.entry.api_id for h in index.find("add rows to a table", limit=1)] == ["db.Table.add"]
+    found = [e.example_id for _, e, _ in index.examples_for("add rows to a table", limit=3)]
+    assert found[0] == "e1"  # the example of the API that adds, though others share more words
+    assert found.index("e2") < found.index("e3")  # a TypeScript signature is no answer for a Python library

@@ -53,6 +53,8 @@ if TYPE_CHECKING:
 
 FIELD_WEIGHTS = {"name": 2.0, "signature": 0.5, "doc": 1.5, "examples": 1.5}
 MAX_LINKED_EXAMPLES = 10  # an API's examples that count for its "examples" score (its first ones)
+HEADING_WEIGHT = 1.0  # get_examples: a match in an example's title or headings, on top of its text
+IMPLIED_WEIGHT = 1.0  # get_examples: an example of an API find_api ranks for the task (× its relevance)
 IMPORTANCE_SHARE = 0.15
 K1, B = 1.2, 0.75
 RRF_K = 60
@@ -267,6 +269,7 @@ class ApiIndex:
         self.fields = {name: _Field() for name in FIELD_WEIGHTS if name != "examples"}
         # one BM25 document per example; an API's "examples" score is its best example's
         self.example_field = _Field()
+        self.example_heads = _Field()  # an example's title and headings alone (get_examples)
         self._example_apis: list[list[int]] = []  # example position → the entries it is linked to
         self._example_position: dict[str, int] = {}  # "library:example_id" → its position
         self._position: dict[tuple[str, str], int] = {}
@@ -281,6 +284,7 @@ class ApiIndex:
                 self.example_field.add(
                     analyze(f"{ex.title} {' '.join(ex.heading_path)} {ex.context} {ex.code[:2000]}")
                 )
+                self.example_heads.add(analyze(f"{ex.title} {' '.join(ex.heading_path)}"))
             for e in entries:
                 i = len(self.entries)
                 self._position[(library, e.api_id)] = i
@@ -294,8 +298,13 @@ class ApiIndex:
             self._resolvers[library] = MentionResolver(entries, examples)
         import numpy
 
-        for f in (*self.fields.values(), self.example_field):
+        for f in (*self.fields.values(), self.example_field, self.example_heads):
             f.freeze()
+        # the language of each library's API (the examples in it come first in get_examples)
+        self._api_language = {
+            lib: Counter(e.language for lb, e in self.entries if lb == lib).most_common(1)[0][0]
+            for lib in {lb for lb, _ in self.entries}
+        }
         pairs = [(i, x) for x, apis in enumerate(self._example_apis) for i in apis]
         self._link_api = numpy.fromiter((i for i, _ in pairs), dtype=numpy.intp, count=len(pairs))
         self._link_example = numpy.fromiter((x for _, x in pairs), dtype=numpy.intp, count=len(pairs))
@@ -510,20 +519,26 @@ class ApiIndex:
         library: str | None = None,
         limit: int = 3,
     ) -> list[tuple[str, Example, float]]:
-        """Examples for a task: those using the named APIs first, then by text match."""
+        """Examples for a task: those using the named APIs first, then those of the APIs that
+        find_api ranks for the task, then by how well their text matches it."""
         import numpy
 
         wanted = {a for a in apis if a}
         # the task's match with each example: BM25 over its title, headings, prose and code,
+        # plus over its title and headings alone ("Add data to a table" says what it does),
         # relative to the best example's
+        terms = analyze_query(task)
         match = numpy.zeros(len(self._example_apis))
-        self.example_field.add_scores(analyze_query(task), match, 1.0)
+        self.example_field.add_scores(terms, match, 1.0)
+        self.example_heads.add_scores(terms, match, HEADING_WEIGHT)
         candidates = [
             (key, lib, ex)
             for key, (lib, ex) in self.examples.items()
             if (library is None or lib == library) and (complexity == "any" or ex.complexity == complexity)
         ]
         best = max((match[self._example_position[key]] for key, _, _ in candidates), default=0.0)
+        # the APIs that do the task (find_api's best three): their examples are the answer
+        implied = {h.entry.api_id: h.relevance for h in self.find(task, limit=3, library=library)} if task.strip() else {}
         scored: list[tuple[float, str, Example]] = []
         for key, lib, ex in candidates:
             # relative to the best of the examples asked about (this library, this complexity)
@@ -538,7 +553,14 @@ class ApiIndex:
             )
             if self.deprecated_in(lib, ex):
                 bonus -= 0.5
-            score = 2.0 * min(uses, 3) + overlap + bonus
+            # one that shows the library's own API, in the language it was read from, first
+            # (a TypeScript reference snippet is no answer for a Python library)
+            if ex.apis_used:
+                bonus += 0.2
+            if ex.language == self._api_language.get(lib, ex.language):
+                bonus += 0.2
+            shows = max((implied.get(a, 0.0) for a in ex.apis_used), default=0.0)
+            score = 2.0 * min(uses, 3) + IMPLIED_WEIGHT * shows + overlap + bonus
             if score > 0.15:
                 scored.append((score, lib, ex))
         scored.sort(key=lambda t: (-t[0], len(t[2].code), t[2].example_id))
