@@ -414,3 +414,22 @@ def test_examples_for_a_task_are_those_of_the_apis_that_do_it_in_the_librarys_la
     found = [e.example_id for _, e, _ in index.examples_for("add rows to a table", limit=3)]
     assert found[0] == "e1"  # the example of the API that adds, though others share more words
     assert found.index("e2") < found.index("e3")  # a TypeScript signature is no answer for a Python library
+
+
+def test_every_replacement_a_deprecation_names_comes_before_it() -> None:
+    from docmentor.readme_llm.models import ApiEntry
+    from docmentor.readme_llm.retrieval import ApiIndex
+
+    old = ApiEntry(
+        api_id="db.Table.create_fts_index", kind="method", name="create_fts_index", parent="db.Table",
+        description="Create a full text search index on a text column.",
+        deprecated="Use create_index() with config=FTS() instead.",
+    )  # fmt: skip
+    create = ApiEntry(api_id="db.Table.create_index", kind="method", name="create_index", parent="db.Table",
+                      description="Create an index.")  # fmt: skip
+    fts = ApiEntry(api_id="db.FTS", kind="class", name="FTS", description="Options.")
+    other = ApiEntry(api_id="db.Table.search", kind="method", name="search", parent="db.Table",
+                     description="Search the text column with a full text query.")  # fmt: skip
+    index = ApiIndex({"db": ([old, create, fts, other], [])})
+    found = [h.entry.api_id for h in index.find("create a full text search index on a text column", limit=4)]
+    assert found.index("db.Table.create_fts_index") > max(found.index("db.Table.create_index"), found.index("db.FTS"))

@@ -64,6 +64,7 @@ SEMANTIC_FLOOR = 0.25  # cosine below which an API is not similar at all (nonsen
 PASSAGE_WEIGHT = 0.9  # a docstring passage is weaker evidence than the API's own description
 MAX_PASSAGES = 8  # per API
 DEPRECATED_WEIGHT = 0.8  # a deprecated API whose reason names no replacement we know
+MAX_REPLACEMENTS = 3  # of those its reason names, lifted above a deprecated API
 # names a deprecation reason may point at: "use name" first, then `code`, :role:`target`, call()
 _USE_NAME = re.compile(r"\b(?:[Uu]se|[Cc]all|[Ss]ee)\s+(?::\w+:)?[`'\"]*~?([A-Za-z_][\w.]*)")
 _REASON_NAMES = re.compile(r"`(?::\w+:`)?~?([A-Za-z_][\w.]*)|([A-Za-z_][\w.]*)\(")
@@ -481,9 +482,13 @@ class ApiIndex:
         for i in sorted((i for i in fused if self.entries[i][1].deprecated), key=lambda i: -fused[i]):
             replacements = self._replaced_by.get(i)
             if replacements:
-                lead = max(replacements, key=lambda j: fused.get(j, 0.0))
-                fused[lead] = max(fused.get(lead, 0.0), fused[i])
-                fused[i] = min(fused[i], fused[lead] * 0.999)
+                # every replacement it names ("Use create_index() with config=FTS()": both),
+                # best-ranked first, takes a place at least as high; then the deprecated one
+                ordered = sorted(replacements, key=lambda j: -fused.get(j, 0.0))[:MAX_REPLACEMENTS]
+                step = fused[i] * 0.001
+                for k, j in enumerate(ordered):
+                    fused[j] = max(fused.get(j, 0.0), fused[i] - k * step)
+                fused[i] = min(fused[i], min(fused[j] for j in ordered) - step)
             else:
                 fused[i] *= DEPRECATED_WEIGHT
         top = max(fused.values())
