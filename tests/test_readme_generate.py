@@ -567,6 +567,17 @@ def test_install_commands_are_the_librarys_own_first() -> None:
     ]  # fmt: skip
     # a library whose docs never install it: what the docs do install
     assert install_commands("other", examples[:2]) == ["pip install my_lib[socks]", "pip install mitmproxy"]
+    # with other packages on one integration's page: not how to install the library; an index
+    # URL is an option's value, not a package; another language's quickstart is not ours
+    more = [
+        ex("integrations/phi.md", "Phi", ["pip install my-lib phidata openai"]),
+        ex("install.md", "Pre-releases", ["pip install --pre --extra-index-url https://x.org/s/ my-lib"]),
+        ex("quickstart.md", "JS", ["npm install my-lib"]),
+    ]
+    more[2] = more[2].model_copy(update={"language": "typescript"})
+    assert install_commands("my_lib", more, language="python") == [
+        "pip install --pre --extra-index-url https://x.org/s/ my-lib",
+    ]
 
 
 def test_a_section_whose_only_prose_leads_in_to_its_example_keeps_it() -> None:

@@ -27,6 +27,7 @@ import re
 import shutil
 import sys
 import tempfile
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -243,18 +244,31 @@ def first_sentences(text: str, limit: int = 240) -> str:
     return cut[: end + 1] if end > limit // 3 else cut.rstrip() + "…"
 
 
-def install_commands(library: str, examples: Sequence[Example], limit: int = 5) -> list[str]:
-    """How to install the library, from the docs' install commands: those that install the
-    library itself first (plain before extras), then others seen on its quickstart and install
-    pages; commands for other tools elsewhere in the docs (``pip install mitmproxy``) are not."""
-    name = re.escape(library.replace("_", "-"))
-    own = re.compile(rf"(?:^|\s)['\"]?{name}(?:\[[^\]]*\])?(?:[<>=!~ ;'\"]|$)", re.I)
+def install_commands(
+    library: str, examples: Sequence[Example], limit: int = 5, *, language: str | None = None
+) -> list[str]:
+    """How to install the library, from the docs' install commands: those that install only
+    the library itself first (plain before extras), then others seen on its quickstart and
+    install pages; commands for other tools elsewhere in the docs (``pip install mitmproxy``,
+    ``pip install lancedb phidata openai …`` for one integration's page) are not."""
+    name = re.escape(library.replace("_", "-").lower())
+    own = re.compile(rf"{name}(?:\[[^\]]*\])?(?:[<>=!~;].*)?")
+
+    def only_the_library(command: str) -> bool:
+        words = [w.strip("'\"") for w in command.replace("_", "-").lower().split()]
+        # the packages: not options, nor an option's value (an index URL, a path)
+        packages = [w for w in words[2:] if w and not w.startswith("-") and "/" not in w]
+        if words[:2] != ["pip", "install"]:
+            packages = []
+        return bool(packages) and all(own.fullmatch(p) for p in packages)
+
     seen = list(dict.fromkeys(p for ex in examples for p in ex.prerequisites))
-    mine = sorted((p for p in seen if own.search(p.replace("_", "-"))), key=lambda p: ("[" in p, seen.index(p)))
+    mine = sorted((p for p in seen if only_the_library(p)), key=lambda p: ("[" in p, seen.index(p)))
     near = [
         p
         for ex in examples
         if _QUICKSTART.search(" ".join([ex.path, ex.title, *ex.heading_path]))
+        and (language is None or ex.language == language)  # npm for a Python library's page: no
         for p in ex.prerequisites
         if p not in mine
     ]
@@ -288,7 +302,8 @@ def build_overview(
     classes = sorted((e for e in entries if e.kind == "class"), key=lambda e: (-e.importance_score, e.api_id))
     key_classes = [NamedText(name=public_path(c), description=c.description) for c in classes[:12]]
 
-    install = install_commands(library, examples)
+    language = Counter(e.language for e in entries).most_common(1)[0][0] if entries else None
+    install = install_commands(library, examples, language=language)
 
     def where(ex: Example) -> int:
         """0: a quickstart, install or tutorial page, or the docs' home page; 1: a section
