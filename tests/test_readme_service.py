@@ -675,3 +675,15 @@ def test_warming_loads_the_index_and_the_query_model(engine: Docmentor, tmp_path
     knowledge.find_api("insert rows")
     assert knowledge._index is index  # the warmed index is the one used
     LibraryKnowledge(Docmentor(tmp_path / "empty")).warm()  # nothing registered: nothing to do, no error
+
+
+def test_generate_lists_the_docs_indexing_warnings(cli: Cli, work: Path, lib: Path) -> None:
+    (lib / "docs" / "broken.md").write_text(
+        "# Broken\n\n" + "".join(f'--8<-- "missing{i}.py"\n\n' for i in range(7)), encoding="utf-8"
+    )
+    rc, _, err = cli("readme-llm", "generate", "--library", "minidb", "--docs-path", str(lib / "docs"))
+    assert rc == 0
+    (line,) = [w for w in err.splitlines() if "while indexing the docs" in w]
+    assert line.startswith("warning: 7 warning(s) while indexing the docs: broken.md:3: include not found: missing0.py;")
+    assert line.count("include not found") == 5
+    assert line.endswith(f"; … (all of them: docmentor add {lib / 'docs'} --name minidb-docs)")

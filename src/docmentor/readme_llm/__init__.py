@@ -33,6 +33,7 @@ log = logging.getLogger(__name__)
 
 OutputFormat = Literal["monolithic", "knowledge_base", "both"]
 OUTPUT_FORMATS: tuple[str, ...] = ("monolithic", "knowledge_base", "both")
+SHOWN_DOC_WARNINGS = 5  # of the docs' indexing warnings, in generation's own warning
 
 
 @dataclass(frozen=True)
@@ -502,8 +503,15 @@ def _index_docs(engine: Docmentor, docs_path: Path, name: str, warnings: list[st
         engine.remove(name)
     report = engine.add(str(docs_path), name=name, options=options)
     if report.failed:
-        warnings.append(f"{len(report.failed)} documentation file(s) could not be read")
-    if report.warnings:
         warnings.append(
-            f"{len(report.warnings)} warning(s) while indexing the docs (includes, skipped files)"
+            f"{len(report.failed)} documentation file(s) could not be read: "
+            + "; ".join(f"{path}: {error}" for path, error in report.failed[:3])
+            + (" …" if len(report.failed) > 3 else "")
+        )
+    if report.warnings:
+        shown = report.warnings[:SHOWN_DOC_WARNINGS]
+        warnings.append(
+            f"{len(report.warnings)} warning(s) while indexing the docs: "
+            + "; ".join(shown)
+            + (f"; … (all of them: docmentor add {docs_path} --name {name})" if len(report.warnings) > len(shown) else "")
         )
