@@ -403,6 +403,14 @@ def test_history_appends_and_the_report_shows_the_trend_with_the_commit(
         assert [t["score"] for t in trend] == [before, doc["clarity_score"]["overall_score"]]
         assert trend[0]["commit"] == head
     assert [t["score"] for t in by_path(second)["howto.md"]["trend"]] == [7.3, 7.8]
+    # on a terminal, one line says how the scores moved since the previous run
+    out = cli.ok("clarity", "score", str(docs), "--history", str(history))
+    assert "trend: 3 documents scored before, average 8.5 → 8.5 (+0.0); no score changed" in out
+    (docs / "howto.md").write_text(
+        (docs / "howto.md").read_text(encoding="utf-8") + "\nTODO: more.\n", encoding="utf-8"
+    )
+    out = cli.ok("clarity", "score", str(docs), "--history", str(history))
+    assert "trend: 3 documents scored before, average 8.5 → 8.3 (-0.2); most changed: howto.md 7.8 → 7.3" in out
 
 
 def test_history_outside_git_records_no_commit(

@@ -142,6 +142,22 @@ def _print_clarity(result: dict[str, Any]) -> None:
         f"issues: {s['critical_issues']} critical, {s['warning_issues']} warning, {s['info_issues']} info; "
         f"{s['below_target']} below the target {s['target_score']}; scoring {s['scoring_version']}, rubric {s['rubric_hash']}"
     )
+    # the trend, with --history: against each document's previous run
+    compared = [d for d in result["documents"] if len(d.get("trend") or []) >= 2]
+    if compared:
+        before = sum(d["trend"][-2]["score"] for d in compared) / len(compared)
+        now = sum(d["trend"][-1]["score"] for d in compared) / len(compared)
+        moved = sorted(compared, key=lambda d: -abs(d["trend"][-1]["score"] - d["trend"][-2]["score"]))
+        changes = ", ".join(
+            f"{d['path']} {d['trend'][-2]['score']:.1f} → {d['trend'][-1]['score']:.1f}"
+            for d in moved[:3]
+            if d["trend"][-1]["score"] != d["trend"][-2]["score"]
+        )
+        console.print(
+            f"trend: {len(compared)} documents scored before, average {before:.1f} → {now:.1f} "
+            f"({now - before:+.1f})" + (f"; most changed: {changes}" if changes else "; no score changed"),
+            markup=False,
+        )
     # why, and what to fix first: for the documents below the target (the worst first)
     below = [d for d in result["documents"] if d["clarity_score"]["overall_score"] < s["target_score"]]
     below.sort(key=lambda d: (d["clarity_score"]["overall_score"], d["path"]))
