@@ -236,6 +236,10 @@ def test_add_and_get_an_llms_txt_site(cli: Cli, http_server: HttpServer, tmp_pat
     assert cli.ok("get", "docs/a.md") == "# A\n\nThe okapi.\n"
     (src,) = cli.json("sources")["sources"]
     assert (src["kind"], src["title"], src["documents"]) == ("llms_txt", "Site", 2)
+    # the link that failed is not forgotten once the command is over
+    assert src["status"] == "ok"
+    assert src["error"] == f"1 document(s) could not be read, first {http_server.url('/docs/b.md')}: HTTP 404"
+    assert "[error: 1 document(s) could not be read" in cli.ok("sources")
     # a local folder with docs/a.md too: the bare reference is ambiguous, and says so
     local = tmp_path / "local"
     (local / "docs").mkdir(parents=True)

@@ -360,6 +360,13 @@ class Docmentor:
                 self.store.mark_lexical(spec.name, gen)
         else:
             self.store.set_source_status(spec.name, status="ok", error=None, refreshed=True)
+        if report.failed:  # the source is fine; some of its documents are not (a 404 link)
+            first_path, first_error = report.failed[0]
+            self.store.set_source_status(
+                spec.name,
+                status="ok",
+                error=f"{len(report.failed)} document(s) could not be read, first {first_path}: {first_error}",
+            )
         row = self.store.source(spec.name)
         report.documents, report.sections = row.documents, row.sections
         report.seconds = time.perf_counter() - t0
