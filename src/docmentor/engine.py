@@ -11,6 +11,7 @@ import json
 import logging
 import os
 import re
+import threading
 import time
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
@@ -127,6 +128,7 @@ class Docmentor:
         self.root = root
         self.store = Store(root / "index.sqlite3", readonly=not create)
         self._lexical: LexicalIndex | None = None
+        self._open_lock = threading.Lock()
         self._check_analyzer(writer=create)
 
     # -- plumbing ------------------------------------------------------------------
@@ -134,7 +136,9 @@ class Docmentor:
     def lexical(self) -> LexicalIndex:
         """The lexical index, opened (made, for a writer holding the write lock) on first use."""
         if self._lexical is None:
-            self._lexical = LexicalIndex(self.root / "lexical")
+            with self._open_lock:  # threads of one server: one LexicalIndex, not two
+                if self._lexical is None:
+                    self._lexical = LexicalIndex(self.root / "lexical")
         return self._lexical
 
     def _lexical_to_read(self) -> LexicalIndex | None:
