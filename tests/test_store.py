@@ -24,6 +24,21 @@ def test_migrations_are_recorded_in_order(tmp_path: Path) -> None:
     assert mode == "wal"
 
 
+def test_every_cascading_reference_is_indexed(tmp_path: Path) -> None:
+    """A delete that cascades through an unindexed column scans the whole child table for
+    each parent row (a refresh of 1,500 changed files took 13 s instead of 3)."""
+    conn = Store(tmp_path / "index.sqlite3").conn()
+    tables = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+    for table in tables:
+        indexed = {
+            tuple(col[2] for col in conn.execute(f"PRAGMA index_info('{ix[1]}')"))
+            for ix in conn.execute(f"PRAGMA index_list('{table}')")
+        }
+        for fk in conn.execute(f"PRAGMA foreign_key_list('{table}')"):
+            column = fk[3]
+            assert any(cols and cols[0] == column for cols in indexed), f"{table}.{column} has no index"
+
+
 def test_an_index_from_a_newer_docmentor_is_refused(tmp_path: Path) -> None:
     Store(tmp_path / "index.sqlite3").close()
     db = sqlite3.connect(tmp_path / "index.sqlite3")

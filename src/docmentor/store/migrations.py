@@ -187,3 +187,10 @@ def m006_kb_vectors(db: sqlite3.Connection) -> None:
         )
         """,
     )
+
+
+@migration
+def m007_code_blocks_section_index(db: sqlite3.Connection) -> None:
+    # Deleting a section cascades to its code blocks: without this index, each deleted
+    # section scanned every code block (a refresh of 1,500 changed files: 13 s, not 3).
+    _script(db, "CREATE INDEX IF NOT EXISTS code_blocks_section ON code_blocks(section_id)")
