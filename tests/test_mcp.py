@@ -572,3 +572,24 @@ def test_an_argument_a_tool_does_not_take_is_an_error(engine: Docmentor) -> None
     assert "document" in text and "Extra inputs are not permitted" in text, text
     assert not right.is_error
     assert all(s.get("additionalProperties") is False for s in schema.values())
+
+
+def test_refresh_sources_indexes_configured_sources_and_reports_the_ones_it_cannot_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    work = tmp_path / "project"
+    (work / "manual").mkdir(parents=True)
+    (work / "manual" / "intro.md").write_text("# Intro\n\nThe zeppelin manual.\n", encoding="utf-8")
+    (work / "docmentor.toml").write_text('sources = ["bad:http://127.0.0.1:9/llms.txt", "cfg:manual"]\n')
+    monkeypatch.chdir(work)
+    engine = Docmentor(tmp_path / "index", create=True)
+
+    async def go() -> dict[str, Any]:
+        async with Client(build_server(engine, tools=["docs"])) as client:
+            return structured(await client.call_tool("refresh_sources", {}))
+
+    data = run(go)
+    by_name = {r["source"]: r for r in data["sources"]}
+    assert by_name["cfg"]["error"] is None and by_name["cfg"]["documents"] == 1
+    assert by_name["bad"]["kind"] == "configured" and "127.0.0.1:9" in by_name["bad"]["error"]
+    engine.close()

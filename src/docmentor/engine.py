@@ -21,7 +21,7 @@ from typing import Any
 from urllib.parse import urljoin
 
 from docmentor.config import auto_name, default_db, is_url, validate_name
-from docmentor.errors import NotFoundError, SourceUnavailableError, StoreError, UsageError
+from docmentor.errors import DocmentorError, NotFoundError, SourceUnavailableError, StoreError, UsageError
 from docmentor.models import RawDocument, SearchHit, SourceKind, SourceSpec
 from docmentor.parse.batch import parse_many
 from docmentor.search.analyzer import ANALYZER_VERSION, analyze_query
@@ -250,6 +250,27 @@ class Docmentor:
             target=target,
             options=opts,
         )
+
+    def refresh_with_config(
+        self, configured: Sequence[Any], *, progress: Progress | None = None
+    ) -> list[RefreshReport]:
+        """Index the configured sources that are not in the index yet, each on its own (one
+        that cannot be read is a report with its ``error``, kind ``configured``), then
+        refresh every other source. ``configured``: :class:`docmentor.config.ConfiguredSource`."""
+        known = {r.name for r in self.store.sources()}
+        reports: list[RefreshReport] = []
+        added: set[str] = set()
+        for src in configured:
+            if src.name in known or src.name in added:
+                continue
+            added.add(src.name)
+            try:
+                reports.append(self.add(src.target, name=src.name, options=src.options, progress=progress))
+            except DocmentorError as exc:  # this one is not indexed; the others still are
+                failed = RefreshReport(source=src.name, kind="configured", error=str(exc), warnings=[str(exc)])
+                reports.append(failed)
+        reports.extend(self.refresh(progress=progress, exclude=added))
+        return reports
 
     def refresh(
         self,

@@ -151,7 +151,12 @@ def _background(engine: Docmentor, server: MCPServer | None, *, configured: bool
         while interval_hours > 0:
             time.sleep(interval_hours * 3600)
             try:
-                engine.refresh()
+                reports = engine.refresh_with_config(load_config().sources if configured else [])
+                for r in reports:
+                    if r.error:
+                        log.warning("source %s not refreshed: %s", r.source, r.error)
+            except DocmentorError as exc:
+                log.warning("background refresh failed: %s", exc)
             except Exception:
                 log.exception("background refresh failed")
             _update_instructions(server, engine)
@@ -266,11 +271,19 @@ def _docs_tools(server: MCPServer, engine: Docmentor) -> None:
 
     @server.tool(annotations=REFRESH, title="Refresh sources")
     async def refresh_sources(source: str | None = None) -> dict[str, Any]:
-        """Re-read one source (or all): changed documents are re-indexed, unchanged ones skipped.
+        """Re-read one source (or all, and index the configured ones not indexed yet): changed
+        documents are re-indexed, unchanged ones skipped.
 
         A document that fails to fetch keeps its last good copy. Takes seconds for large sources.
         """
-        reports = await _run(lambda: engine.refresh(source or None))
+        def refresh() -> list[Any]:
+            if source:
+                return engine.refresh(source)
+            from docmentor.config import load_config
+
+            return engine.refresh_with_config(load_config().sources)  # configured ones not yet indexed too
+
+        reports = await _run(refresh)
         _update_instructions(server, engine)
         return {"sources": [r.to_dict() for r in reports]}
 

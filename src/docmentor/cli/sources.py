@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from docmentor.cli.app import STATE, _db_path, _emit, _index_exists, _open, _progress, _require_index, app
-from docmentor.errors import DocmentorError, SourceUnavailableError, UsageError
+from docmentor.errors import SourceUnavailableError, UsageError
 
 if TYPE_CHECKING:
     from docmentor.engine import RefreshReport
@@ -134,31 +134,22 @@ def refresh(
     if not _index_exists() and (name is not None or not configured):
         _require_index()  # nothing to refresh: say so without creating an index
     engine = _open(create=True)
-    reports: list[RefreshReport] = []
     targets = {str(s["name"]): str(s["target"]) for s in engine.sources()}
+    targets.update({src.name: src.target for src in configured if src.name not in targets})
+    reports: list[RefreshReport]
     with _progress(not as_json) as cb:
-        added: set[str] = set()
-        if name is None:
-            known = {s["name"] for s in engine.sources()}
-            for src in configured:
-                if src.name not in known | added:
-                    added.add(src.name)
-                    try:
-                        reports.append(engine.add(src.target, name=src.name, options=src.options, progress=cb))
-                    except DocmentorError as exc:  # this one is not indexed; the others still are
-                        from docmentor.engine import RefreshReport as Report
-
-                        reports.append(
-                            Report(source=src.name, kind="configured", error=str(exc), warnings=[str(exc)])
-                        )
-        reports.extend(engine.refresh(name, progress=cb, exclude=added))
+        if name is None:  # the configured sources not indexed yet too
+            reports = engine.refresh_with_config(configured, progress=cb)
+        else:
+            reports = engine.refresh(name, progress=cb)
     engine.close()
     if as_json:
         _emit({"sources": [r.to_dict() for r in reports]})
     else:
         for r in reports:
             _warn(r, targets.get(r.source))
-            print(_report_line(r))
+            if not (r.error and r.kind == "configured"):  # a configured source never read: nothing to count
+                print(_report_line(r))
         if not reports:
             print("no sources: add one with `docmentor add PATH_OR_URL`")
     STATE.finished = True
