@@ -101,6 +101,7 @@ def test_binary_oversized_and_undecodable_files(tmp_path: Path, monkeypatch: pyt
     write(tmp_path, "big.md", "x" * 2_000)
     write(tmp_path, "mostly-latin1.md", "caf\xe9 na\xefve \xe0 la cr\xe8me\n".encode("latin-1"))
     write(tmp_path, "one-bad-byte.md", b"# Title\n" + b"ok text " * 40 + b"\xff\n")
+    write(tmp_path, "shift-jis.md", "あいうえお\n".encode("shift_jis"))  # another encoding: skipped
     write(tmp_path, "bom.md", "\ufeff# Bom\n".encode())
     read: list[str] = []
     real = Path.read_bytes
@@ -112,21 +113,24 @@ def test_binary_oversized_and_undecodable_files(tmp_path: Path, monkeypatch: pyt
     monkeypatch.setattr(Path, "read_bytes", spy)
     scan = scan_folder(tmp_path, max_bytes=1_000)
     assert "big.md" not in read  # the size is checked before reading
-    assert paths(scan) == ["bom.md", "one-bad-byte.md"]
+    assert paths(scan) == ["bom.md", "mostly-latin1.md", "one-bad-byte.md"]
     assert by_path(scan, "bom.md").content == "# Bom\n"
     kept = by_path(scan, "one-bad-byte.md")
     assert kept.content.endswith("\ufffd\n")
     assert kept.warnings == ["one-bad-byte.md: not valid UTF-8, decoded with 1 replacement character(s)"]
+    # a Western page saved as Latin-1 is read as such, not lost
+    assert by_path(scan, "mostly-latin1.md").content == "café naïve à la crème\n"
     assert scan.skipped == [
         ("big.md", "over the size cap of 0.0 MB"),
         ("bin.md", "binary file"),
-        ("mostly-latin1.md", "not valid UTF-8 (4 undecodable characters, first at byte 3)"),
+        ("shift-jis.md", "not valid UTF-8 (10 undecodable characters, first at byte 0)"),
     ]
     assert scan.warnings == [
         "big.md: skipped: over the size cap of 0.0 MB",
         "bin.md: skipped: binary file",
-        "mostly-latin1.md: skipped: not valid UTF-8 (4 undecodable characters, first at byte 3)",
+        "mostly-latin1.md: not valid UTF-8, read as Windows-1252 (Latin-1)",
         "one-bad-byte.md: not valid UTF-8, decoded with 1 replacement character(s)",
+        "shift-jis.md: skipped: not valid UTF-8 (10 undecodable characters, first at byte 0)",
     ]
 
 

@@ -8,8 +8,10 @@ the folder.
 
 Encoding policy: files are read as UTF-8 (a BOM is dropped). A file that is not valid
 UTF-8 is decoded with replacement characters and kept with a warning, unless more than
-1% of its characters had to be replaced: then it is most likely in another encoding and
-is skipped, with the reason.
+1% of its characters had to be replaced: then it is most likely in another encoding. If its
+non-ASCII characters read as Windows-1252 are mostly letters, it is a Western page saved as
+Windows-1252 / Latin-1 and read as such (with a warning); otherwise it is skipped, with the
+reason.
 """
 
 from __future__ import annotations
@@ -35,6 +37,21 @@ SKIP_DIRS = frozenset({"node_modules", "__pycache__", "site-packages", "_build"}
 IGNORE_FILE = ".docmentorignore"
 _BINARY_PROBE = 8192
 _MAX_REPLACED = 0.01
+_MIN_WESTERN_LETTERS = 0.7  # of the non-ASCII characters, read as Windows-1252
+
+
+def _western(data: bytes) -> str | None:
+    """The text of a page saved as Windows-1252 / Latin-1, or None when it is not one: its
+    non-ASCII characters, read so, are mostly letters (é, ï, ß), not the symbols another
+    encoding's bytes turn into (Shift-JIS ``\x82\xa0`` → ``‚\xa0``)."""
+    try:
+        text = data.decode("cp1252")
+    except UnicodeDecodeError:
+        text = data.decode("latin-1")
+    high = [c for c in text if ord(c) > 0x7F]
+    if not high or sum(c.isalpha() for c in high) < _MIN_WESTERN_LETTERS * len(high):
+        return None
+    return text
 _MKDOCS_FILES = ("mkdocs.yml", "mkdocs.yaml", "docs/mkdocs.yml", "docs/mkdocs.yaml")
 _BASE_PATH_EXTENSIONS = ("pymdownx.snippets", "markdown_include.include")
 
@@ -134,9 +151,14 @@ def _read_document(
         text = data.decode("utf-8", errors="replace")
         bad = text.count("\ufffd")
         if bad > _MAX_REPLACED * max(len(text), 1):
-            scan.skip(rel, f"not valid UTF-8 ({bad} undecodable characters, first at byte {exc.start})")
-            return None
-        warnings.append(f"{rel}: not valid UTF-8, decoded with {bad} replacement character(s)")
+            western = _western(data)
+            if western is None:
+                scan.skip(rel, f"not valid UTF-8 ({bad} undecodable characters, first at byte {exc.start})")
+                return None
+            text = western  # a page saved as Windows-1252 / Latin-1 ("caf\xe9")
+            warnings.append(f"{rel}: not valid UTF-8, read as Windows-1252 (Latin-1)")
+        else:
+            warnings.append(f"{rel}: not valid UTF-8, decoded with {bad} replacement character(s)")
     text = text.removeprefix("\ufeff")
     fmt = _fmt(rel)
     line_map: list[int] | None = None
