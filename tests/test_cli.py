@@ -309,6 +309,17 @@ def test_get_by_every_kind_of_reference(indexed: Cli, docs: Path) -> None:
         assert indexed.ok("get", *ref) == FAQ, ref
 
 
+def test_get_lines_past_the_end_says_how_many_there_are(indexed: Cli) -> None:
+    n = len(FAQ.splitlines())
+    err = indexed.fails("get", "w:sub/faq.md", "--lines", f"{n + 1}-{n + 50}")
+    assert err == f"error: lines {n + 1}-{n + 50}: sub/faq.md has {n} lines (ask for lines up to {n})\n"
+
+
+def test_a_long_query_with_no_results_is_not_echoed_whole(indexed: Cli) -> None:
+    out = indexed.ok("search", "zzqx " * 2000)
+    assert out.startswith("no results for 'zzqx zzqx") and len(out) < 100
+
+
 def test_get_paginates(indexed: Cli) -> None:
     page = indexed.json("get", "w:guide.md", "--limit", "10")
     assert {k: v for k, v in page.items() if k != "indexed_at"} == {

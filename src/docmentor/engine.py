@@ -607,12 +607,16 @@ class Docmentor:
             start, end = lines
             if start < 1 or end < start:
                 raise UsageError(f"bad line range {start}-{end}", hint="use START-END, 1-based, START <= END")
-            kept = [
-                ln
-                for i, ln in enumerate(text.split("\n"), 1)
-                if start <= (line_map[i - 1] if line_map and i <= len(line_map) else i) <= end
+            numbered = [
+                (line_map[i - 1] if line_map and i <= len(line_map) else i, ln)
+                for i, ln in enumerate(text.removesuffix("\n").split("\n"), 1)
             ]
-            text = "\n".join(kept)
+            last = max((n for n, _ in numbered), default=0)
+            if start > last:
+                raise UsageError(
+                    f"lines {start}-{end}: {doc.path} has {last} lines", hint=f"ask for lines up to {last}"
+                )
+            text = "\n".join(ln for n, ln in numbered if start <= n <= end)
         part = text[offset : offset + limit]
         return DocPage(
             source=doc.source,

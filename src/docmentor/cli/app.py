@@ -69,6 +69,8 @@ def _main(
         stream=sys.stderr,
         format="%(levelname)s %(name)s: %(message)s",
     )
+    for chatty in ("markdown_it", "httpcore", "asyncio"):  # a debug line per token or byte: not ours
+        logging.getLogger(chatty).setLevel(logging.INFO if debug else logging.WARNING)
 
 
 def _db_path() -> Path | None:

@@ -208,7 +208,8 @@ def search(
         _emit({"query": query, "results": [h.to_dict() for h in hits]})
         return
     if not hits:
-        print(f"no results for {query!r}")
+        shown = query if len(query) <= 80 else query[:77] + "…"
+        print(f"no results for {shown!r}")
     for h in hits:
         where = " › ".join(h.heading_path) or h.title
         print(f"{h.rank}. {where}  [{h.source}] {h.path}:{h.line_start}-{h.line_end}  (score {h.score:.2f})")
