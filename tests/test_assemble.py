@@ -894,3 +894,25 @@ def test_json_fitted_to_a_small_budget_reports_the_budget_asked_for(
     data = json.loads(out)
     assert data["token_budget"] == 700
     assert count_tokens(out.rstrip("\n"), "o200k_base") <= 700
+
+
+def test_a_tight_budget_takes_a_documents_best_sections_first_and_shows_them_in_reading_order(
+    tmp_path: Path,
+) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    filler = "\n\n".join(f"Paragraph {k} about the widget in general, its colour and its size." for k in range(12))
+    (docs / "guide.md").write_text(
+        "# Guide\n\n"
+        f"## Colours\n\nThe widget timeout is rarely mentioned here. {filler}\n\n"
+        f"## Sizes\n\nWidget sizes and one timeout. {filler}\n\n"
+        "## Timeouts\n\nSet the widget timeout with `timeout=5`: the widget timeout applies to every call.\n",
+        encoding="utf-8",
+    )
+    eng = Docmentor(tmp_path / "index")
+    eng.add(str(docs), name="d")
+    digest = eng.assemble("how do I set the widget timeout", max_tokens=700, depth=0)
+    headings = [s.candidate.heading for s in digest.sections]
+    assert "Timeouts" in headings  # the best section, though it comes last in the file
+    lines = [s.line_start for s in digest.sections]
+    assert lines == sorted(lines)  # shown in the page's order

@@ -388,6 +388,20 @@ class _Distiller:
         wide = max(len(prepared), 1)
         entries = [_doc_entry(len(documents), replace(doc, sections_included=wide)) for doc in documents]
         self.entry_tokens = dict(zip(self.order, count_many(entries, encoding), strict=True))
+        # Which sections a budget takes first: search hits by their document's rank, then the
+        # more relevant sections of a document before the less (they are shown in reading
+        # order); cross-references after every search hit, in their order.
+        first_of: dict[int, int] = {}
+        for i, p in enumerate(prepared):
+            first_of.setdefault(p.candidate.document_id, i)
+        self.priority = sorted(
+            range(len(prepared)),
+            key=lambda i: (
+                (0, first_of[prepared[i].candidate.document_id], -prepared[i].candidate.relevance, i)
+                if prepared[i].candidate.origin == "search"
+                else (1, i, 0.0, i)
+            ),
+        )
 
     def count(self, text: str) -> int:
         return count_tokens(text, self.encoding)
@@ -401,11 +415,13 @@ class _Distiller:
         return self.count(_render(d, max(n, 10 * n))) + extra
 
     def select(self, budget: int) -> tuple[list[_Pick], int]:
-        """Sections in order while they fit ``budget``; also the estimated tokens they use."""
-        picks: list[_Pick] = []
+        """Sections by priority while they fit ``budget``, returned in reading order; also the
+        estimated tokens they use."""
+        chosen: list[tuple[int, _Pick]] = []
         listed: set[int] = set()
         remaining = budget
-        for i, p in enumerate(self.prepared):
+        for i in self.priority:
+            p = self.prepared[i]
             if remaining < STOP_ROOM:
                 break
             if not p.blocks:
@@ -425,11 +441,11 @@ class _Distiller:
                 pick = trimmed
             else:
                 continue
-            picks.append(pick)
+            chosen.append((i, pick))
             remaining -= pick.tokens + _JOIN_SLACK + doc_cost
             if doc_id in self.docs:
                 listed.add(doc_id)
-        return picks, budget - remaining
+        return [pick for _, pick in sorted(chosen, key=lambda t: t[0])], budget - remaining
 
     def trim(self, p: _Prepared, room: int) -> _Pick | None:
         """The longest start of the section (whole blocks, then whole sentences) that fits ``room``."""
