@@ -299,6 +299,8 @@ def _render(d: Digest, actual: int) -> str:
 
 def _metadata(d: Digest) -> str:
     s = d.stats
+    followed = s.get("cross_references", 0)
+    included = sum(x.candidate.origin == "crossref" for x in d.sections)
     lines = [
         "## Metadata\n",
         CANONICALITY_LEGEND,
@@ -307,7 +309,7 @@ def _metadata(d: Digest) -> str:
         f"- Relevance threshold: {_fmt_threshold(s.get('relevance_threshold'))}",
         f"- Selected after filtering: {len(d.sections)}",
         f"- Token allocation per section: ~{s.get('tokens_per_section_avg', 0)} tokens avg",
-        f"- Cross-references followed: {s.get('cross_references', 0)}",
+        f"- Cross-references followed: {followed}" + (f" ({included} fit the budget)" if included != followed else ""),
     ]
     if s.get("sections_trimmed"):
         lines.append(f"- Trimmed to fit the budget: {s['sections_trimmed']}")
