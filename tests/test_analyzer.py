@@ -70,8 +70,10 @@ def test_accents_are_folded_and_other_scripts_kept() -> None:
     assert analyze("Café CRÈME naïve résumé ÅNGSTRÖM") == ["cafe", "creme", "naiv", "resum", "angstrom"]
     assert analyze("cafe\u0301") == ["cafe"]  # decomposed é
     assert analyze("délai d'attente") == analyze("delai d'attente")
-    assert analyze("连接池 配置") == ["连接池", "配置"]
-    assert analyze("接続プール") == ["接続プール"]  # a kana's sound mark is not an accent
+    # Chinese and Japanese: runs kept whole (3+) and as character pairs
+    assert analyze("连接池 配置") == ["连接池", "连接", "接池", "配置"]
+    assert analyze("接続プール")[0] == "接続プール"  # a kana's sound mark is not an accent
+    assert "プー" in analyze("接続プール")
     assert analyze("Ёлка йод") == ["ёлка", "йод"]  # nor is й's breve
     assert analyze("हिन्दी भाषा") == ["हिन्दी", "भाषा"]  # vowel signs stay in the word
     assert analyze("ｍａｘ＿ｃｏｎｎｅｃｔｉｏｎｓ") == analyze("max_connections")  # full-width forms
@@ -165,3 +167,10 @@ def test_marks_are_looked_for_only_among_non_ascii_characters() -> None:
     text = "plain words, then हिन्दी and café ñ"
     assert _tokens(text) == _token_re().findall(text)
     assert _tokens("just ascii_words.here 1.2.3") == ["just", "ascii_words.here", "1.2.3"]
+
+
+def test_a_word_inside_a_chinese_or_japanese_run_is_found() -> None:
+    index = set(analyze("中文内容 日本語の見出し Python中文"))
+    for query in ("中文", "内容", "日本語", "見出し", "python 中文"):
+        assert {t for t, _ in analyze_query(query)} & index, query
+    assert analyze("한국어 단어") == ["한국어", "단어"]  # Korean separates words with spaces

@@ -407,3 +407,16 @@ def test_httpx_smoke(httpx_dm: Docmentor, query: str, path: str) -> None:
 def test_httpx_async_client(httpx_dm: Docmentor) -> None:
     paths = [h.path for h in httpx_dm.search("AsyncClient", limit=5)]
     assert {"docs/async.md", "docs/api.md"} <= set(paths[:3])
+
+
+def test_chinese_and_japanese_words_inside_runs_are_found(tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "zh.md").write_text("# 连接池配置\n\n这里是中文内容，关于超时设置。\n", encoding="utf-8")
+    (docs / "ja.md").write_text("# 日本語の見出し\n\n接続プールの設定について。\n", encoding="utf-8")
+    dm = Docmentor(tmp_path / "index")
+    dm.add(docs, name="d")
+    assert dm.search("中文", limit=1)[0].path == "zh.md"
+    assert dm.search("超时", limit=1)[0].path == "zh.md"
+    assert dm.search("見出し", limit=1)[0].path == "ja.md"
+    assert dm.search("接続プール", limit=1)[0].path == "ja.md"

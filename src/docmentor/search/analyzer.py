@@ -6,6 +6,7 @@ Code-aware: an identifier is kept whole *and* split into its parts, so a query f
 * ``httpx.AsyncClient``  → ``httpx.asyncclient``, ``httpx``, ``asyncclient``, ``async``, ``client``
 * ``max_connections``    → ``maxconnections`` (the compact form), ``max``, ``connect``
 * ``create_fts_index()`` → ``createftsindex``, ``creat``, ``fts``, ``index``
+* ``中文内容`` → ``中文内容``, ``中文``, ``文内``, ``内容`` (Chinese and Japanese: character pairs)
 
 Word parts are lower-cased, stemmed with Snowball English, and English stopwords are
 dropped, except words that mean something in code (``get``, ``set``, ``with``, ``not``,
@@ -23,7 +24,7 @@ from functools import lru_cache
 import Stemmer
 
 # Bump when the analyzer or the lexical schema changes: writers then rebuild the index.
-ANALYZER_VERSION = "code-bm25-v5"
+ANALYZER_VERSION = "code-bm25-v6"
 
 # An identifier with optional dotted / ``::`` / ``->`` parts, or a number, or any other word.
 _TOKEN_PATTERN = r"[^\W\d_][\w{marks}]*(?:(?:\.|::|->)[^\W\d_][\w{marks}]*)*|\d+(?:\.\d+)*|[^\W_]+"
@@ -131,7 +132,37 @@ def token_forms(raw: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
         if w in STOPWORDS:
             return (), ()
         return (), (_stem(w) if len(w) > 2 else w,)
+    if not raw.isascii() and _CJK.search(raw):
+        return _cjk_forms(raw)
     return _token_forms(raw)
+
+
+# Han ideographs, kana: scripts written without spaces between words
+_CJK = re.compile("[\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
+
+
+def _cjk_forms(raw: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """Chinese and Japanese runs as overlapping character pairs (中文内容 → 中文, 文内, 内容),
+    so a word inside a run is found; a run of three or more is also kept whole. Other runs
+    of the token as usual."""
+    wholes: list[str] = []
+    parts: list[str] = []
+    at = 0
+    for m in _CJK.finditer(raw):
+        if m.start() > at:
+            w, p = token_forms(raw[at : m.start()])
+            wholes.extend(w)
+            parts.extend(p)
+        run = m.group(0)
+        if len(run) > 2:
+            wholes.append(run)
+        parts.extend([run] if len(run) == 1 else [run[k : k + 2] for k in range(len(run) - 1)])
+        at = m.end()
+    if at < len(raw):
+        w, p = token_forms(raw[at:])
+        wholes.extend(w)
+        parts.extend(p)
+    return tuple(dict.fromkeys(wholes)), tuple(parts)
 
 
 def _token_forms(raw: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
