@@ -912,3 +912,13 @@ def test_terminal_output_prints_paths_and_headings_as_they_are(cli: Cli, tmp_pat
     assert "│ [slug].md │" in out  # not read as rich markup (which would drop it, or fail on [/path])
     assert "\n[slug].md: " in out
     assert "  - Options [deprecated] (line 6): `x` is used but never defined" in out
+
+
+def test_a_history_line_without_a_score_is_no_point_of_the_trend(cli: Cli, tmp_path: Path) -> None:
+    history = tmp_path / "h.jsonl"
+    guide = str(DOCS / "guide.md")
+    history.write_text(json.dumps({"path": guide, "date": "2026-01-01"}) + "\n", encoding="utf-8")
+    doc = cli.json("clarity", "score", guide, "--history", str(history))["documents"][0]
+    assert [t["score"] for t in doc["trend"]] == [10.0]
+    out = cli.ok("clarity", "score", guide, "--history", str(history))
+    assert "trend: 1 documents scored before, average 10.0 → 10.0 (+0.0); no score changed" in out

@@ -220,13 +220,17 @@ def test_refresh_all_with_a_vanished_folder_warns_and_keeps_it(indexed: Cli, doc
 
 
 def test_add_and_get_an_llms_txt_site(cli: Cli, http_server: HttpServer, tmp_path: Path) -> None:
-    http_server.add("/docs/llms.txt", "# Site\n\n- [A](a.md)\n- [B](b.md)\n")
+    # another host's link is refused by policy: warned about, not a failing document
+    http_server.add("/docs/llms.txt", "# Site\n\n- [A](a.md)\n- [B](b.md)\n- [GitHub](https://github.com/x/y)\n")
     http_server.add("/docs/a.md", "# A\n\nThe okapi.\n", content_type="text/markdown")
     http_server.add("/docs/b.md", Reply(status=404))
     rc, out, err = cli("add", http_server.url("/docs/llms.txt"), "--name", "site")
     assert rc == 0
-    assert err == f"warning: {http_server.url('/docs/b.md')}: HTTP 404\n"
-    assert out.startswith("site: 2 documents, ") and out.rstrip().endswith("s") and ", 1 failed) in " in out
+    assert sorted(err.splitlines()) == sorted([
+        f"warning: {http_server.url('/docs/b.md')}: HTTP 404",
+        "warning: https://github.com/x/y: link to another host refused",
+    ])
+    assert out.startswith("site: 2 documents, ") and out.rstrip().endswith("s") and ", 2 failed) in " in out
     hit = cli.json("search", "okapi")["results"][0]
     assert (hit["path"], hit["url"]) == ("/docs/a.md", http_server.url("/docs/a.md"))
     assert cli.ok("get", http_server.url("/docs/a.md")) == "# A\n\nThe okapi.\n"

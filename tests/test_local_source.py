@@ -281,3 +281,12 @@ def test_lancedb_corpus() -> None:
             assert text == original[n - 1]
     # Rust section from a `//` comment marker, kept inside the fence's indentation.
     assert "        let db = connect(uri).execute().await?;" in lines
+
+
+def test_a_cyrillic_page_in_a_single_byte_encoding_is_skipped_not_read_as_latin1(tmp_path: Path) -> None:
+    write(tmp_path, "ru.md", "# Установка\n\nУстановите пакет и запустите его.\n".encode("cp1251"))
+    write(tmp_path, "de.md", "# Größe\n\nDie Größe der Datei ist über dem Limit.\n".encode("cp1252"))
+    scan = scan_folder(tmp_path)
+    assert paths(scan) == ["de.md"]
+    assert by_path(scan, "de.md").content.startswith("# Größe")
+    assert [p for p, _ in scan.skipped] == ["ru.md"]

@@ -593,3 +593,13 @@ def test_refresh_sources_indexes_configured_sources_and_reports_the_ones_it_cann
     assert by_name["cfg"]["error"] is None and by_name["cfg"]["documents"] == 1
     assert by_name["bad"]["kind"] == "configured" and "127.0.0.1:9" in by_name["bad"]["error"]
     engine.close()
+
+
+def test_serving_on_an_address_of_another_machine_says_which_option_to_change() -> None:
+    from docmentor.errors import UsageError
+    from docmentor.server import _check_port
+
+    with pytest.raises(UsageError) as info:
+        _check_port("192.0.2.1", 8765)  # TEST-NET-1: never this machine's
+    assert str(info.value).startswith("cannot serve on 192.0.2.1:8765: ")
+    assert info.value.hint == "pass a --host of this machine, e.g. 127.0.0.1"

@@ -596,3 +596,17 @@ def test_a_section_whose_only_prose_leads_in_to_its_example_keeps_it() -> None:
     assert first_sentences("The argument may be one of the following...\n\n* a tuple\n* an `Auth`\n") == (
         "The argument may be one of the following..."
     )
+
+
+def test_install_commands_in_every_common_form() -> None:
+    from docmentor.readme_llm.knowledge_base import install_commands
+    from docmentor.readme_llm.models import Example
+
+    forms = ["python -m pip install lancedb", "pip3 install lancedb", "uv pip install lancedb", "uv add lancedb",
+             "pip install -c constraints.txt lancedb", "pip install lancedb phidata"]  # fmt: skip
+    examples = [
+        Example(example_id=f"e{i}", title="t", code="x = 1\n", language="python", source="d", path="guides/x.md",
+                line=i, prerequisites=[form])
+        for i, form in enumerate(forms)
+    ]  # fmt: skip
+    assert install_commands("lancedb", examples) == forms[:5]

@@ -433,3 +433,16 @@ def test_every_replacement_a_deprecation_names_comes_before_it() -> None:
     index = ApiIndex({"db": ([old, create, fts, other], [])})
     found = [h.entry.api_id for h in index.find("create a full text search index on a text column", limit=4)]
     assert found.index("db.Table.create_fts_index") > max(found.index("db.Table.create_index"), found.index("db.FTS"))
+
+
+def test_a_task_nothing_matches_gets_no_examples() -> None:
+    from docmentor.readme_llm.models import ApiEntry, Example
+    from docmentor.readme_llm.retrieval import ApiIndex
+
+    example = Example(
+        example_id="e1", title="Add data", code="tbl.add([1])\n", language="python", source="d", path="p.md",
+        line=1, apis_used=["db.add"], complete=True,
+    )  # fmt: skip
+    index = ApiIndex({"db": ([ApiEntry(api_id="db.add", kind="function", name="add", examples=["e1"])], [example])})
+    assert index.examples_for("zzqx frobnicate quux") == []
+    assert [e.example_id for _, e, _ in index.examples_for("add data")] == ["e1"]

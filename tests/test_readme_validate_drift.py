@@ -330,3 +330,30 @@ def test_uses_of_deprecated_apis_are_reported_but_not_scored(surface: ApiSurface
     assert report.to_dict()["counts"] == {"missing_api": 0, "invalid_api_signature": 0, "deprecated_api": 1}
     assert "0 invalid signatures, 1 use of deprecated APIs" in report.to_text()
     assert clarity_counts(report) == {}  # the example still runs: not a clarity issue
+
+
+def test_top_level_await_runs_and_only_real_network_or_module_failures_are_not_run_here() -> None:
+    from docmentor.readme_llm.validate import not_run_here
+
+    awaiting = example(">>> import asyncio\n>>> await asyncio.sleep(0)\n>>> print('done')\ndone\n", example_id="await")
+    report = validate_examples([awaiting])
+    assert report.results[0].status == "passed", report.results[0].error
+    for error in (
+        "lancedb.LanceConnectionError: bad uri (exit code 1)",  # the library's own error: a failure
+        "ModuleNotFoundError: No module named 'lancdb' (exit code 1)",  # a misspelt import of it
+        "ValueError: Max retries exceeded, the docs say (exit code 1)",
+    ):
+        assert not_run_here(error, "lancedb") is None, error
+    assert not_run_here("httpx.ConnectError: [Errno -3] Try again (exit code 1)", "httpx")
+    assert not_run_here("ModuleNotFoundError: No module named 'pandas' (exit code 1)", "lancedb")
+
+
+def test_placeholders_are_what_the_reader_fills_in_not_valid_uses_of_ellipsis() -> None:
+    from docmentor.readme_llm.examples import is_complete
+
+    assert is_complete(
+        "from pydantic import BaseModel, Field\nclass M(BaseModel):\n    x: int = Field(..., description='d')\nM(x=1)\n",
+        "python",
+    )
+    assert is_complete("import json\ntry:\n    json.loads('1')\nexcept ValueError:\n    ...\n", "python")
+    assert is_complete("import json\ndef f(x=...):\n    return x\nf()\n", "python")

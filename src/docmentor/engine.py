@@ -52,6 +52,7 @@ class RefreshReport:
     sections: int = 0
     seconds: float = 0.0
     error: str | None = None  # the whole source could not be read; it was left as it was
+    refused: set[str] = field(default_factory=set)  # of ``failed``, links refused by policy
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -385,12 +386,13 @@ class Docmentor:
                 self.store.mark_lexical(spec.name, gen)
         else:
             self.store.set_source_status(spec.name, status="ok", error=None, refreshed=True)
-        if report.failed:  # the source is fine; some of its documents are not (a 404 link)
-            first_path, first_error = report.failed[0]
+        unread = [(p, e) for p, e in report.failed if p not in report.refused]
+        if unread:  # the source is fine; some of its documents are not (a 404 link)
+            first_path, first_error = unread[0]
             self.store.set_source_status(
                 spec.name,
                 status="ok",
-                error=f"{len(report.failed)} document(s) could not be read, first {first_path}: {first_error}",
+                error=f"{len(unread)} document(s) could not be read, first {first_path}: {first_error}",
             )
         row = self.store.source(spec.name)
         report.documents, report.sections = row.documents, row.sections
@@ -481,6 +483,8 @@ class Docmentor:
             else:
                 prev = by_url.get(out.url)
                 report.failed.append((out.url, out.error or out.status))
+                if out.status == "refused":  # by policy (another host …): not a failing source
+                    report.refused.add(out.url)
                 if prev is not None:
                     stale[prev.path] = out.error or out.status
         report.warnings.extend(listing.warnings)

@@ -129,16 +129,14 @@ def _background(engine: Docmentor, server: MCPServer | None, *, configured: bool
     sessions see them)."""
     import time
 
-    from docmentor.config import load_config
-
     def loop() -> None:
         if configured:
             try:
                 known = {s["name"] for s in engine.sources()}
-                wanted = [src for src in load_config().sources if src.name not in known]
             except DocmentorError as exc:
-                log.warning("cannot read the configured sources: %s", exc)
-                wanted = []
+                log.warning("cannot list the indexed sources: %s", exc)
+                known = set()
+            wanted = [src for src in _configured_sources() if src.name not in known]
             for src in wanted:
                 log.info("indexing configured source %s", src.name)
                 try:
@@ -151,7 +149,7 @@ def _background(engine: Docmentor, server: MCPServer | None, *, configured: bool
         while interval_hours > 0:
             time.sleep(interval_hours * 3600)
             try:
-                reports = engine.refresh_with_config(load_config().sources if configured else [])
+                reports = engine.refresh_with_config(_configured_sources() if configured else [])
                 for r in reports:
                     if r.error:
                         log.warning("source %s not refreshed: %s", r.source, r.error)
@@ -162,6 +160,18 @@ def _background(engine: Docmentor, server: MCPServer | None, *, configured: bool
             _update_instructions(server, engine)
 
     threading.Thread(target=loop, name="docmentor-refresh", daemon=True).start()
+
+
+def _configured_sources() -> list[Any]:
+    """The sources the working folder's config names; none (with a warning) when the config
+    cannot be read: the indexed sources are still refreshed."""
+    from docmentor.config import load_config
+
+    try:
+        return list(load_config().sources)
+    except Exception as exc:  # a broken docmentor.toml must not stop a server's refreshes
+        log.warning("the configured sources cannot be read: %s", exc)
+        return []
 
 
 def _update_instructions(server: MCPServer | None, engine: Docmentor) -> None:
@@ -187,13 +197,15 @@ def run_server(
     # stdout belongs to the protocol in stdio mode: logs go to stderr only.
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING, force=False)
     check_groups(tools)  # before anything is created on disk
+    if transport != "stdio":
+        host = host.strip("[]")  # [::1] as in a URL
+        _check_port(host, port)  # before anything starts writing
     engine = Docmentor(db, create=True)
     server = build_server(engine, tools=tools)
     _background(engine, server, configured=True, interval_hours=refresh_interval_hours)
     if transport == "stdio":
         server.run("stdio")
     else:
-        _check_port(host, port)
         shown = f"[{host}]" if ":" in host else host
         sys.stderr.write(f"docmentor: MCP over streamable HTTP at http://{shown}:{port}/mcp\n")
         sys.stderr.flush()
@@ -203,6 +215,7 @@ def run_server(
 def _check_port(host: str, port: int) -> None:
     """A clear error when the address cannot be served (in use, not this machine's), before
     the HTTP server would print its own and exit."""
+    import errno
     import socket
 
     try:
@@ -215,8 +228,11 @@ def _check_port(host: str, port: int) -> None:
         try:
             probe.bind(address)
         except OSError as exc:
+            in_use = exc.errno == errno.EADDRINUSE
+            shown = f"[{host}]" if ":" in host else host
             raise UsageError(
-                f"cannot serve on {host}:{port}: {exc.strerror or exc}", hint="pass another --port"
+                f"cannot serve on {shown}:{port}: {exc.strerror or exc}",
+                hint="pass another --port" if in_use else "pass a --host of this machine, e.g. 127.0.0.1",
             ) from None
 
 
@@ -279,9 +295,7 @@ def _docs_tools(server: MCPServer, engine: Docmentor) -> None:
         def refresh() -> list[Any]:
             if source:
                 return engine.refresh(source)
-            from docmentor.config import load_config
-
-            return engine.refresh_with_config(load_config().sources)  # configured ones not yet indexed too
+            return engine.refresh_with_config(_configured_sources())  # configured ones not yet indexed too
 
         reports = await _run(refresh)
         _update_instructions(server, engine)

@@ -74,7 +74,8 @@ def clarity_score(
             past = [
                 {"date": e.get("date"), "score": e.get("score"), "commit": e.get("commit")}
                 for e in earlier.get(doc["path"], [])
-            ]
+                if isinstance(e.get("score"), int | float) and not isinstance(e.get("score"), bool)
+            ]  # a line without a score (hand-edited, another tool's) is not a point of the trend
             doc["trend"] = [
                 *past,
                 {"date": result["generated_at"], "score": doc["clarity_score"]["overall_score"]},

@@ -117,20 +117,18 @@ def _python_parse(code: str) -> tuple[ast.Module | None, bool]:
 
 
 def _python_placeholders(tree: ast.Module) -> bool:
-    """Whether ``...`` stands in for something (an argument, a value), not a stub's body."""
-    stubs = {
-        id(stmt.value)
-        for node in ast.walk(tree)
-        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
-        for stmt in node.body
-        if isinstance(stmt, ast.Expr)
-    }
-    # nor inside a subscript: ``tuple[int, ...]``, ``array[..., 0]``
-    stubs |= {id(n) for node in ast.walk(tree) if isinstance(node, ast.Subscript) for n in ast.walk(node.slice)}
-    return any(
-        isinstance(node, ast.Constant) and node.value is Ellipsis and id(node) not in stubs
-        for node in ast.walk(tree)
-    )
+    """Whether ``...`` stands in for something the reader must fill in: the only argument of
+    a call (``httpx.get(...)``) or an assigned value (``config = ...``). Not a block's
+    ``...`` statement, a default, a subscript, nor pydantic's ``Field(..., description=…)``."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and not node.keywords and len(node.args) == 1:
+            arg = node.args[0]
+            if isinstance(arg, ast.Constant) and arg.value is Ellipsis:
+                return True
+        value = node.value if isinstance(node, ast.Assign | ast.AnnAssign) else None
+        if isinstance(value, ast.Constant) and value.value is Ellipsis:
+            return True
+    return False
 
 
 def _python_free_names(tree: ast.Module) -> set[str]:

@@ -244,6 +244,17 @@ def first_sentences(text: str, limit: int = 240) -> str:
     return cut[: end + 1] if end > limit // 3 else cut.rstrip() + "…"
 
 
+# how a command installs packages: what comes after it are packages and options
+_INSTALLER = re.compile(
+    r"^(?:\$\s*)?(?:(?:python3?|py)\s+-m\s+)?(?:pip3?\s+install|uv\s+pip\s+install|uv\s+add|poetry\s+add"
+    r"|pipx\s+install|conda\s+install|mamba\s+install)\s+"
+)
+_OPTIONS_WITH_VALUE = frozenset(
+    ["-c", "--constraint", "-r", "--requirement", "-i", "--index-url", "--extra-index-url", "-f",
+     "--find-links", "-t", "--target", "--prefix", "--root", "--python", "-e", "--editable"]
+)  # fmt: skip
+
+
 def install_commands(
     library: str, examples: Sequence[Example], limit: int = 5, *, language: str | None = None
 ) -> list[str]:
@@ -255,11 +266,19 @@ def install_commands(
     own = re.compile(rf"{name}(?:\[[^\]]*\])?(?:[<>=!~;].*)?")
 
     def only_the_library(command: str) -> bool:
-        words = [w.strip("'\"") for w in command.replace("_", "-").lower().split()]
-        # the packages: not options, nor an option's value (an index URL, a path)
-        packages = [w for w in words[2:] if w and not w.startswith("-") and "/" not in w]
-        if words[:2] != ["pip", "install"]:
-            packages = []
+        rest = _INSTALLER.sub("", command.strip().replace("_", "-").lower(), count=1)
+        if rest == command.strip().replace("_", "-").lower():
+            return False  # not an install command we know
+        words = [w.strip("'\"") for w in rest.split()]
+        packages: list[str] = []
+        skip = False
+        for w in words:  # the packages: not options, nor an option's value (-c file, an index URL)
+            if skip:
+                skip = False
+            elif w in _OPTIONS_WITH_VALUE:
+                skip = True
+            elif w and not w.startswith("-") and "/" not in w:
+                packages.append(w)
         return bool(packages) and all(own.fullmatch(p) for p in packages)
 
     seen = list(dict.fromkeys(p for ex in examples for p in ex.prerequisites))
@@ -273,7 +292,8 @@ def install_commands(
         if p not in mine
     ]
     found = list(dict.fromkeys(mine + near))
-    return (found or seen)[:limit]
+    mentioning = [p for p in seen if re.search(rf"\b{name}\b", p.replace("_", "-").lower())]
+    return (found or mentioning or seen)[:limit]
 
 
 def build_overview(

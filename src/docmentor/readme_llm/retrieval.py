@@ -543,7 +543,11 @@ class ApiIndex:
         ]
         best = max((match[self._example_position[key]] for key, _, _ in candidates), default=0.0)
         # the APIs that do the task (find_api's best three): their examples are the answer
-        implied = {h.entry.api_id: h.relevance for h in self.find(task, limit=3, library=library)} if task.strip() else {}
+        implied = (
+            {(h.library, h.entry.api_id): h.relevance for h in self.find(task, limit=3, library=library)}
+            if task.strip()
+            else {}
+        )
         scored: list[tuple[float, str, Example]] = []
         for key, lib, ex in candidates:
             # relative to the best of the examples asked about (this library, this complexity)
@@ -564,7 +568,9 @@ class ApiIndex:
                 bonus += 0.2
             if ex.language == self._api_language.get(lib, ex.language):
                 bonus += 0.2
-            shows = max((implied.get(a, 0.0) for a in ex.apis_used), default=0.0)
+            shows = max((implied.get((lib, a), 0.0) for a in ex.apis_used), default=0.0)
+            if not (uses or shows or overlap):
+                continue  # nothing ties it to the task: its bonuses alone do not make it an answer
             score = 2.0 * min(uses, 3) + IMPLIED_WEIGHT * shows + overlap + bonus
             if score > 0.15:
                 scored.append((score, lib, ex))

@@ -15,6 +15,8 @@ the library's — is not counted as broken: it is *not run here*, with the reaso
 
 from __future__ import annotations
 
+import ast
+import difflib
 import logging
 import os
 import re
@@ -44,15 +46,15 @@ Status = Literal["passed", "failed", "skipped"]
 # Variables a program may need to start at all; everything else of ours stays out.
 _KEPT_ENV = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "SYSTEMROOT", "TZ")
 _STDERR_TAIL = 64 * 1024
-_MISSING_MODULE = re.compile(r"ModuleNotFoundError: No module named '([\w.]+)'")
-# a library saying an optional dependency is missing: "Backend 'trio' is not available. Install it with: pip install …"
-_OPTIONAL_PACKAGE = re.compile(r"[Ii]nstall it with:? *`?pip install|requires? the \S+ package|pip install \S+\[")
-# what a program prints when it could not reach another host: this machine, not the example
+_MISSING_MODULE = re.compile(r"^ModuleNotFoundError: No module named '([\w.]+)'")
+# what a program's last line says when it could not reach another host: the exception's own
+# class (``httpx.ConnectError: …``), not one that merely ends so (``LanceConnectionError``)
 _NO_NETWORK = re.compile(
-    r"ConnectError|ConnectTimeout|ConnectionRefusedError|ConnectionError|gaierror|NameResolutionError"
-    r"|Name or service not known|Temporary failure in name resolution|nodename nor servname"
-    r"|Network is unreachable|No route to host|getaddrinfo failed|Max retries exceeded"
+    r"^(?:[\w.]*\.)?(?:ConnectError|ConnectTimeout|ConnectionRefusedError|ConnectionError|gaierror"
+    r"|NameResolutionError|NewConnectionError|MaxRetryError|URLError)(?::|\s|$)"
 )
+# a library saying an optional dependency is missing: "… is not available. Install it with: pip install anyio[trio]"
+_OPTIONAL_PACKAGE = re.compile(r"[Ii]nstall it with:? *`?pip install")
 
 
 @dataclass(frozen=True, slots=True)
@@ -180,10 +182,31 @@ def validate_examples(
 
 def runnable_source(code: str) -> str | None:
     """The program an example spells: a doctest session's statements without their prompts
-    and output, other code dedented; None when there is nothing to run (a template, a
-    ``# doctest: +SKIP``)."""
+    and output, other code dedented; code that awaits at the top level (as an asyncio REPL
+    or a notebook allows) run inside ``asyncio.run``; None when there is nothing to run (a
+    template, a ``# doctest: +SKIP``)."""
     source, _offsets, _session, skipped = prepare(code, "python")
-    return None if skipped or not source.strip() else source
+    if skipped or not source.strip():
+        return None
+    if _awaits_at_top_level(source):
+        body = "\n".join("    " + line if line.strip() else line for line in source.split("\n"))
+        return f"import asyncio\n\n\nasync def _docmentor_example():\n{body}\n\nasyncio.run(_docmentor_example())\n"
+    return source
+
+
+def _awaits_at_top_level(source: str) -> bool:
+    """Whether the code only compiles with ``await`` allowed outside a function."""
+    try:
+        compile(source, "<example>", "exec", dont_inherit=True)
+    except SyntaxError:
+        try:
+            compile(source, "<example>", "exec", flags=ast.PyCF_ALLOW_TOP_LEVEL_AWAIT, dont_inherit=True)
+        except (SyntaxError, ValueError):
+            return False
+        return True
+    except ValueError:  # a NUL byte and the like
+        return False
+    return False
 
 
 def not_run_here(error: str | None, library: str | None) -> str | None:
@@ -191,13 +214,15 @@ def not_run_here(error: str | None, library: str | None) -> str | None:
     is not installed, or another host could not be reached. None: the example failed."""
     if not error:
         return None
-    missing = _MISSING_MODULE.search(error)
+    missing = _MISSING_MODULE.match(error)
     if missing:
         top = missing.group(1).split(".")[0]
-        if library is None or top != library.split(".")[0]:
-            return f"not run here: needs the module {missing.group(1)!r}, not installed ({error})"
-        return None
-    if _NO_NETWORK.search(error):
+        own = (library or "").split(".")[0]
+        # the library itself, or a misspelling of it (``import lancdb``): the example is wrong
+        if own and (top == own or difflib.SequenceMatcher(None, top.lower(), own.lower()).ratio() >= 0.8):
+            return None
+        return f"not run here: needs the module {missing.group(1)!r}, not installed ({error})"
+    if _NO_NETWORK.match(error):
         return f"not run here: needs the network ({error})"
     if _OPTIONAL_PACKAGE.search(error):
         return f"not run here: needs a package this environment lacks ({error})"

@@ -38,6 +38,7 @@ IGNORE_FILE = ".docmentorignore"
 _BINARY_PROBE = 8192
 _MAX_REPLACED = 0.01
 _MIN_WESTERN_LETTERS = 0.7  # of the non-ASCII characters, read as Windows-1252
+_MAX_ACCENTED_SHARE = 0.3  # of all letters: more, and it is not a Western page
 
 
 def _western(data: bytes) -> str | None:
@@ -50,6 +51,11 @@ def _western(data: bytes) -> str | None:
         text = data.decode("latin-1")
     high = [c for c in text if ord(c) > 0x7F]
     if not high or sum(c.isalpha() for c in high) < _MIN_WESTERN_LETTERS * len(high):
+        return None
+    # a Western language has a few accented letters among plain ones; a Cyrillic or Greek
+    # page in its own single-byte encoding read this way is all "accented" (Óñòàíîâêà)
+    letters = sum(c.isalpha() for c in text)
+    if len(high) > _MAX_ACCENTED_SHARE * max(letters, 1):
         return None
     return text
 _MKDOCS_FILES = ("mkdocs.yml", "mkdocs.yaml", "docs/mkdocs.yml", "docs/mkdocs.yaml")
