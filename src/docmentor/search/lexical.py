@@ -225,7 +225,8 @@ class LexicalIndex:
         return doc
 
     # -- reading -----------------------------------------------------------------------
-    def _query(self, terms: Sequence[tuple[str, float]], *, kind: str, source: str | None) -> tantivy.Query:
+    def _terms_query(self, terms: Sequence[tuple[str, float]]) -> tantivy.Query:
+        """Any of the terms in any field, each weighted (built once per search, used twice)."""
         schema = self.index.schema
         clauses: list[tuple[tantivy.Occur, tantivy.Query]] = []
         for term, weight in terms:
@@ -234,8 +235,12 @@ class LexicalIndex:
                 q = tantivy.Query.term_query(schema, field, t)
                 b = boost * weight
                 clauses.append((tantivy.Occur.Should, tantivy.Query.boost_query(q, b) if b != 1.0 else q))
+        return tantivy.Query.boolean_query(clauses)
+
+    def _query(self, matching: tantivy.Query, *, kind: str, source: str | None) -> tantivy.Query:
+        schema = self.index.schema
         must = [
-            (tantivy.Occur.Must, tantivy.Query.boolean_query(clauses)),
+            (tantivy.Occur.Must, matching),
             (tantivy.Occur.Must, tantivy.Query.term_query(schema, "kind", kind)),
         ]
         if source is not None:
@@ -249,14 +254,15 @@ class LexicalIndex:
         if not terms:
             return []
         searcher = self.searcher()
+        matching = self._terms_query(terms)
         doc_scores: dict[int, float] = {}
         for score, address in searcher.search(
-            self._query(terms, kind="d", source=source), limit=30, count=False
+            self._query(matching, kind="d", source=source), limit=30, count=False
         ).hits:
             doc_scores[int(searcher.doc(address)["document_id"][0])] = float(score)
         hits: list[LexicalHit] = []
         for score, address in searcher.search(
-            self._query(terms, kind="s", source=source), limit=limit, count=False
+            self._query(matching, kind="s", source=source), limit=limit, count=False
         ).hits:
             d = searcher.doc(address)
             fields = {
