@@ -477,9 +477,10 @@ def test_detect_issues_unusable_reply_is_corrected_once_then_fails(server: OpenA
         assert detect_issues(client, path="a.md", text=DOC, existing=[]) == []
     assert 'expected an object with an "issues" list' in server.requests[1].messages[-1]["content"]
 
+    # unusable twice: that part is left to the rules, with a warning (no exception)
     server.script(completion('{"issues": [{"description": "x"}]}'))
-    with make_client(server) as client, pytest.raises(LLMReplyError, match="not the JSON asked for, twice"):
-        detect_issues(client, path="a.md", text=DOC, existing=[])
+    with make_client(server) as client:
+        assert detect_issues(client, path="a.md", text=DOC, existing=[]) == []
 
 
 def test_detect_issues_empty_document_sends_nothing(server: OpenAIServer) -> None:
@@ -541,3 +542,17 @@ def test_parts_cut_an_oversized_section_at_lines() -> None:
     parts = _parts(numbered, [1, 91], budget=500)
     assert parts == [*((n, n + 9) for n in range(1, 90, 10)), (91, 100)]  # the short last section stays whole
     assert all(sum(len(line) + 1 for line in numbered[lo - 1 : hi]) <= 500 for lo, hi in parts)
+
+
+def test_a_part_the_model_answers_badly_keeps_the_issues_of_the_others(
+    server: OpenAIServer, caplog: pytest.LogCaptureFixture
+) -> None:
+    sections = "\n".join(f"## Section {n}\n\n" + "Step: do something with the widget.\n" * 30 for n in range(1, 5))
+    text = "# Guide\n\n" + sections
+    good = {"issues": [{"type": "unclear_instruction", "severity": "warning", "line": 5, "dimensions": ["completeness"],
+                        "message": "Which widget?", "context_quote": "Step: do something with the widget."}]}  # fmt: skip
+    server.script(completion(json.dumps(good)), completion("no json"), completion("still none"), completion('{"issues": []}'))
+    with make_client(server) as client, caplog.at_level("WARNING"):
+        found = detect_issues(client, path="g.md", text=text, existing=[], chunk_chars=1500)
+    assert [i.line for i in found] == [5]
+    assert any("checked by the rules alone" in r.getMessage() for r in caplog.records)

@@ -35,7 +35,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from docmentor.clarity.models import DIMENSIONS, SEVERITIES, Issue, Severity
-from docmentor.llm import LLMClient
+from docmentor.llm import LLMClient, LLMReplyError
 from docmentor.models import RawDocument
 from docmentor.parse import parse_document
 
@@ -200,8 +200,11 @@ def detect_issues(
     Returns:
         The model's new issues only (``check="llm"``), by line; add them to ``existing``.
 
+    A part whose reply stays unusable after the corrective retry is skipped with a warning
+    (the issues found in the other parts are kept).
+
     Raises:
-        LLMError: a request failed, or a reply stayed unusable after the corrective retry.
+        LLMError: a request failed (the endpoint cannot be reached, refuses, times out).
     """
     lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
     if not text.strip():
@@ -220,7 +223,11 @@ def detect_issues(
                 "content": _user_prompt(path, numbered, heads, known, lo, hi, index, len(parts)),
             },
         ]
-        reply = client.chat_json(messages, LLMIssueList)
+        try:
+            reply = client.chat_json(messages, LLMIssueList)
+        except LLMReplyError as exc:  # this part goes unread by the model; the others still count
+            logger.warning("%s lines %d-%d: %s; checked by the rules alone", path, lo, hi, exc.message)
+            continue
         kept = 0
         for raw in reply.issues:
             issue = _to_issue(raw, lines=lines, heads=heads, lo=lo, hi=hi)
