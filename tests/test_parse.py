@@ -459,3 +459,15 @@ def test_parse_with_a_line_map_stays_in_range(text: str, data: st.DataObject) ->
     for fmt in ("markdown", "rst"):
         raw = RawDocument(path="x", url="u", content=text, fmt=fmt, line_map=line_map)  # type: ignore[arg-type]
         check_invariants(parse_document(raw), text, line_map)
+
+
+def test_rst_titles_are_read_without_their_inline_markup() -> None:
+    text = (
+        "The ``Client`` *guide*\n======================\n\nText.\n\n"
+        "Using :class:`~pkg.Table`\n-------------------------\n\nMore.\n\n"
+        "See `the docs <https://x.org>`_\n-------------------------------\n\nEnd.\n"
+    )
+    doc = parse_rst(text)
+    assert doc.title == "The `Client` guide"
+    assert [s.heading for s in doc.sections] == ["The `Client` guide", "Using `pkg.Table`", "See the docs"]
+    assert doc.sections[1].line_start == 6  # lines are those of the file, as before

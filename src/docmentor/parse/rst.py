@@ -42,7 +42,7 @@ def parse_rst(text: str, *, line_map: list[int] | None = None, fallback_title: s
             title = lines[i + 1].strip()
             if lines[i + 2].strip()[0] == line.strip()[0] and len(line.rstrip()) >= len(title):
                 level = _level(styles, (line.strip()[0], True))
-                heads.append((i, level, title))
+                heads.append((i, level, _plain(title)))
                 i += 3
                 continue
         if (
@@ -54,7 +54,7 @@ def parse_rst(text: str, *, line_map: list[int] | None = None, fallback_title: s
             and not _ADORN.match(line)
         ):
             level = _level(styles, (lines[i + 1].strip()[0], False))
-            heads.append((i, level, line.strip()))
+            heads.append((i, level, _plain(line.strip())))
             i += 2
             continue
         i += 1
@@ -78,6 +78,21 @@ def parse_rst(text: str, *, line_map: list[int] | None = None, fallback_title: s
         for m in _LINK.finditer(ln)
     ]
     return ParsedDocument(title=title, meta=meta, sections=sections, links=links)
+
+
+_ROLE = re.compile(r":[\w:.+-]+:`([^`]+)`")  # :class:`Client` → `Client`
+_LINK = re.compile(r"`([^`<]+?)\s*(?:<[^>]*>)?`__?")  # `text <url>`_ → text
+_LITERAL = re.compile(r"``([^`]+)``")  # ``code`` → `code`
+_EMPHASIS = re.compile(r"(\*\*?)(\S(?:.*?\S)?)\1")  # *em*, **strong** → em, strong
+
+
+def _plain(title: str) -> str:
+    """A title as read, not as marked up: reST inline markup is kept only as Markdown's
+    code spans (``Sub *Section*`` → ``Sub Section``; ````connect()```` → ```connect()```)."""
+    title = _ROLE.sub(lambda m: f"`{m.group(1).lstrip('~!')}`", title)
+    title = _LITERAL.sub(r"`\1`", title)
+    title = _LINK.sub(r"\1", title)
+    return _EMPHASIS.sub(r"\2", title)
 
 
 def _level(styles: list[tuple[str, bool]], style: tuple[str, bool]) -> int:
