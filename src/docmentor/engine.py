@@ -130,6 +130,8 @@ class Docmentor:
         self.store = Store(root / "index.sqlite3", readonly=not create)
         self._lexical: LexicalIndex | None = None
         self._open_lock = threading.Lock()
+        #: held while configured sources are added (a server's start-up and its refresh tool)
+        self.adding_configured = threading.Lock()
         self._check_analyzer(writer=create)
 
     # -- plumbing ------------------------------------------------------------------
@@ -258,18 +260,19 @@ class Docmentor:
         """Index the configured sources that are not in the index yet, each on its own (one
         that cannot be read is a report with its ``error``, kind ``configured``), then
         refresh every other source. ``configured``: :class:`docmentor.config.ConfiguredSource`."""
-        known = {r.name for r in self.store.sources()}
         reports: list[RefreshReport] = []
         added: set[str] = set()
-        for src in configured:
-            if src.name in known or src.name in added:
-                continue
-            added.add(src.name)
-            try:
-                reports.append(self.add(src.target, name=src.name, options=src.options, progress=progress))
-            except DocmentorError as exc:  # this one is not indexed; the others still are
-                failed = RefreshReport(source=src.name, kind="configured", error=str(exc), warnings=[str(exc)])
-                reports.append(failed)
+        with self.adding_configured:  # one thread of this process adds them, the others wait
+            known = {r.name for r in self.store.sources()}
+            for src in configured:
+                if src.name in known or src.name in added:
+                    continue
+                added.add(src.name)
+                try:
+                    reports.append(self.add(src.target, name=src.name, options=src.options, progress=progress))
+                except DocmentorError as exc:  # this one is not indexed; the others still are
+                    failed = RefreshReport(source=src.name, kind="configured", error=str(exc), warnings=[str(exc)])
+                    reports.append(failed)
         reports.extend(self.refresh(progress=progress, exclude=added))
         return reports
 

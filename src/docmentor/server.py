@@ -141,20 +141,21 @@ def _background(engine: Docmentor, server: MCPServer | None, *, configured: bool
 
     def loop() -> None:
         if configured:
-            try:
-                known = {s["name"] for s in engine.sources()}
-            except DocmentorError as exc:
-                log.warning("cannot list the indexed sources: %s", exc)
-                known = set()
-            wanted = [src for src in _configured_sources() if src.name not in known]
-            for src in wanted:
-                log.info("indexing configured source %s", src.name)
+            with engine.adding_configured:  # not twice, with a refresh_sources call meanwhile
                 try:
-                    engine.add(src.target, name=src.name, options=src.options)
+                    known = {s["name"] for s in engine.sources()}
                 except DocmentorError as exc:
-                    log.warning("configured source %s not indexed: %s", src.name, exc)
-                except Exception:
-                    log.exception("indexing configured source %s failed", src.name)
+                    log.warning("cannot list the indexed sources: %s", exc)
+                    known = set()
+                wanted = [src for src in _configured_sources() if src.name not in known]
+                for src in wanted:
+                    log.info("indexing configured source %s", src.name)
+                    try:
+                        engine.add(src.target, name=src.name, options=src.options)
+                    except DocmentorError as exc:
+                        log.warning("configured source %s not indexed: %s", src.name, exc)
+                    except Exception:
+                        log.exception("indexing configured source %s failed", src.name)
             _update_instructions(server, engine)
         while interval_hours > 0:
             time.sleep(interval_hours * 3600)
