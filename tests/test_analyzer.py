@@ -174,3 +174,19 @@ def test_a_word_inside_a_chinese_or_japanese_run_is_found() -> None:
     for query in ("中文", "内容", "日本語", "見出し", "python 中文"):
         assert {t for t, _ in analyze_query(query)} & index, query
     assert analyze("한국어 단어") == ["한국어", "단어"]  # Korean separates words with spaces
+
+
+def test_chinese_query_terms_weigh_as_words_and_come_after_the_others() -> None:
+    from docmentor.search import analyzer
+
+    q = analyze_query("如何设置超时时间 httpx")
+    terms = [t for t, _ in q]
+    assert terms[0] == "httpx" and dict(q)["httpx"] == 1.0  # not drowned by the Chinese run
+    pairs = ["如何", "何设", "设置", "置超", "超时", "时时", "时间"]
+    assert all(dict(q)[p] == pytest.approx(1 / 7**0.5) for p in pairs)
+    assert dict(analyze_query("時間時間"))["時間"] == pytest.approx(1 / 2**0.5)  # repeats count once
+    assert not any(t.startswith("httpx") and t != "httpx" for t in terms)  # no "httpx如何…" compound
+    # long runs are analysed each time, not kept in the caches
+    before = analyzer._analyze_token.cache_info().currsize
+    analyze("一二三四五六七八九十百千万")
+    assert analyzer._analyze_token.cache_info().currsize == before

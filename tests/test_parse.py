@@ -471,3 +471,10 @@ def test_rst_titles_are_read_without_their_inline_markup() -> None:
     assert doc.title == "The `Client` guide"
     assert [s.heading for s in doc.sections] == ["The `Client` guide", "Using `pkg.Table`", "See the docs"]
     assert doc.sections[1].line_start == 6  # lines are those of the file, as before
+
+
+def test_rst_links_keep_their_targets_and_literal_asterisks_stay() -> None:
+    doc = parse_rst("T\n=\n\nSee `the guide <https://example.org/guide>`_ and `foo`_.\n")
+    assert [link.target for link in doc.links] == ["https://example.org/guide"]
+    for title in ("a*b*c", "x**2 + y**2", "f(*args, **kwargs)"):
+        assert parse_rst(f"{title}\n{'=' * len(title)}\n\nText.\n").title == title

@@ -80,19 +80,29 @@ def parse_rst(text: str, *, line_map: list[int] | None = None, fallback_title: s
     return ParsedDocument(title=title, meta=meta, sections=sections, links=links)
 
 
-_ROLE = re.compile(r":[\w:.+-]+:`([^`]+)`")  # :class:`Client` → `Client`
-_LINK = re.compile(r"`([^`<]+?)\s*(?:<[^>]*>)?`__?")  # `text <url>`_ → text
-_LITERAL = re.compile(r"``([^`]+)``")  # ``code`` → `code`
-_EMPHASIS = re.compile(r"(\*\*?)(\S(?:.*?\S)?)\1")  # *em*, **strong** → em, strong
+_TITLE_ROLE = re.compile(r":[\w:.+-]+:`([^`<]+?)\s*(?:<[^>]*>)?`")  # :ref:`text <t>` → `text`
+_TITLE_LINK = re.compile(r"`([^`<]+?)\s*(?:<[^>]*>)?`__?(?!\w)")  # `text <url>`_ → text
+_TITLE_LITERAL = re.compile(r"``([^`]+)``")  # ``code`` → `code`
+# *em*, **strong**: reST's rules: not inside a word, no space just inside the asterisks
+_TITLE_EMPHASIS = re.compile(r"(?<![\w*])(\*\*?)(?=\S)(.+?)(?<=\S)\1(?![\w*])")
+_SPAN = re.compile(r"`[^`]*`")
 
 
 def _plain(title: str) -> str:
     """A title as read, not as marked up: reST inline markup is kept only as Markdown's
     code spans (``Sub *Section*`` → ``Sub Section``; ````connect()```` → ```connect()```)."""
-    title = _ROLE.sub(lambda m: f"`{m.group(1).lstrip('~!')}`", title)
-    title = _LITERAL.sub(r"`\1`", title)
-    title = _LINK.sub(r"\1", title)
-    return _EMPHASIS.sub(r"\2", title)
+    title = _TITLE_ROLE.sub(lambda m: f"`{m.group(1).lstrip('~!')}`", title)
+    title = _TITLE_LITERAL.sub(r"`\1`", title)
+    title = _TITLE_LINK.sub(r"\1", title)
+    # emphasis outside code spans only
+    spans: list[str] = []
+
+    def keep(m: re.Match[str]) -> str:
+        spans.append(m.group(0))
+        return f"\x00{len(spans) - 1}\x00"
+
+    title = _TITLE_EMPHASIS.sub(r"\2", _SPAN.sub(keep, title))
+    return re.sub("\x00(\\d+)\x00", lambda m: spans[int(m.group(1))], title)
 
 
 def _level(styles: list[tuple[str, bool]], style: tuple[str, bool]) -> int:

@@ -117,17 +117,30 @@ def _python_parse(code: str) -> tuple[ast.Module | None, bool]:
 
 
 def _python_placeholders(tree: ast.Module) -> bool:
-    """Whether ``...`` stands in for something the reader must fill in: the only argument of
-    a call (``httpx.get(...)``) or an assigned value (``config = ...``). Not a block's
-    ``...`` statement, a default, a subscript, nor pydantic's ``Field(..., description=…)``."""
+    """Whether ``...`` stands in for something the reader must fill in: a call's argument or
+    keyword value (``httpx.get(...)``, ``Client(api_key=...)``), an assigned value
+    (``config = ...``) or a container's item (``[...]``). Not a block's ``...`` statement, a
+    default, a subscript (``tuple[int, ...]``), nor the leading "required" marker of
+    ``Field(..., description=…)``-style calls."""
+    exempt = {id(n) for node in ast.walk(tree) if isinstance(node, ast.Subscript) for n in ast.walk(node.slice)}
     for node in ast.walk(tree):
-        if isinstance(node, ast.Call) and not node.keywords and len(node.args) == 1:
-            arg = node.args[0]
-            if isinstance(arg, ast.Constant) and arg.value is Ellipsis:
+        if isinstance(node, ast.Call) and len(node.args) + len(node.keywords) > 1:
+            first = node.args[0] if node.args else None
+            if isinstance(first, ast.Constant) and first.value is Ellipsis:
+                exempt.add(id(first))  # Field(..., description="…"): "required", not a blank
+    for node in ast.walk(tree):
+        values: list[ast.expr] = []
+        if isinstance(node, ast.Call):
+            values = [*node.args, *(k.value for k in node.keywords)]
+        elif isinstance(node, ast.Assign | ast.AnnAssign | ast.AugAssign) and node.value is not None:
+            values = [node.value]
+        elif isinstance(node, ast.List | ast.Tuple | ast.Set):
+            values = list(node.elts)
+        elif isinstance(node, ast.Dict):
+            values = [v for v in node.values if v is not None]
+        for v in values:
+            if isinstance(v, ast.Constant) and v.value is Ellipsis and id(v) not in exempt:
                 return True
-        value = node.value if isinstance(node, ast.Assign | ast.AnnAssign) else None
-        if isinstance(value, ast.Constant) and value.value is Ellipsis:
-            return True
     return False
 
 

@@ -51,10 +51,12 @@ _MISSING_MODULE = re.compile(r"^ModuleNotFoundError: No module named '([\w.]+)'"
 # class (``httpx.ConnectError: …``), not one that merely ends so (``LanceConnectionError``)
 _NO_NETWORK = re.compile(
     r"^(?:[\w.]*\.)?(?:ConnectError|ConnectTimeout|ConnectionRefusedError|ConnectionError|gaierror"
-    r"|NameResolutionError|NewConnectionError|MaxRetryError|URLError)(?::|\s|$)"
+    r"|NameResolutionError|NewConnectionError|MaxRetryError|URLError|APIConnectionError"
+    r"|ClientConnectorError)(?::|\s|$)"
+    r"|^OSError: \[Errno (?:101|113|-2|-3|-5)\]"  # network unreachable, no route, name lookup
 )
 # a library saying an optional dependency is missing: "… is not available. Install it with: pip install anyio[trio]"
-_OPTIONAL_PACKAGE = re.compile(r"[Ii]nstall it with:? *`?pip install")
+_OPTIONAL_PACKAGE = re.compile(r"[Ii]nstall it with:? *`?pip install|^ImportError: .*pip install \S+\[")
 
 
 @dataclass(frozen=True, slots=True)
@@ -189,8 +191,15 @@ def runnable_source(code: str) -> str | None:
     if skipped or not source.strip():
         return None
     if _awaits_at_top_level(source):
-        body = "\n".join("    " + line if line.strip() else line for line in source.split("\n"))
-        return f"import asyncio\n\n\nasync def _docmentor_example():\n{body}\n\nasyncio.run(_docmentor_example())\n"
+        # compiled as a module that may await (as the asyncio REPL does) and run to its end:
+        # no re-indenting, so strings, `global` and `from __future__` stay what they were
+        return (
+            "import ast as _ast, asyncio as _asyncio\n"
+            f"_code = compile({source!r}, 'example.py', 'exec', flags=_ast.PyCF_ALLOW_TOP_LEVEL_AWAIT)\n"
+            "_result = eval(_code, {'__name__': '__main__'})\n"
+            "if _asyncio.iscoroutine(_result):\n"
+            "    _asyncio.run(_result)\n"
+        )
     return source
 
 
@@ -218,8 +227,15 @@ def not_run_here(error: str | None, library: str | None) -> str | None:
     if missing:
         top = missing.group(1).split(".")[0]
         own = (library or "").split(".")[0]
-        # the library itself, or a misspelling of it (``import lancdb``): the example is wrong
-        if own and (top == own or difflib.SequenceMatcher(None, top.lower(), own.lower()).ratio() >= 0.8):
+        # the library itself, or a misspelling of it (``import lancdb``): the example is wrong;
+        # a name one is the start of the other (``lance`` for ``lancedb``) is another package
+        a, b = top.lower(), own.lower()
+        misspelt = (
+            abs(len(a) - len(b)) <= 2
+            and not (a.startswith(b) or b.startswith(a))
+            and difflib.SequenceMatcher(None, a, b).ratio() >= 0.8
+        )
+        if own and (a == b or misspelt):
             return None
         return f"not run here: needs the module {missing.group(1)!r}, not installed ({error})"
     if _NO_NETWORK.match(error):

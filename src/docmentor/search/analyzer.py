@@ -16,6 +16,7 @@ dropped, except words that mean something in code (``get``, ``set``, ``with``, `
 from __future__ import annotations
 
 import itertools
+import math
 import re
 import unicodedata
 from collections.abc import Callable
@@ -116,16 +117,34 @@ def _fold(text: str) -> str:
     return _unaccent(text).lower()
 
 
-@lru_cache(maxsize=200_000)
 def analyze_token(raw: str) -> tuple[str, ...]:
     """Index terms for one raw token (an identifier, a number or a word)."""
+    if _long_cjk(raw):  # not cached: a CJK text's runs are many, long and rarely repeated
+        wholes, parts = _cjk_forms(raw)
+        return wholes + parts
+    return _analyze_token(raw)
+
+
+@lru_cache(maxsize=200_000)
+def _analyze_token(raw: str) -> tuple[str, ...]:
     wholes, parts = token_forms(raw)
     return wholes + parts
 
 
-@lru_cache(maxsize=200_000)
+CJK_CACHED_CHARS = 8  # longer Chinese or Japanese runs are analysed each time, not cached
+
+
+def _long_cjk(raw: str) -> bool:
+    return len(raw) > CJK_CACHED_CHARS and not raw.isascii() and _CJK.search(raw) is not None
+
+
 def token_forms(raw: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """A token's whole-identifier forms (dotted, compact) and its word parts."""
+    return _cjk_forms(raw) if _long_cjk(raw) else _token_forms_cached(raw)
+
+
+@lru_cache(maxsize=200_000)
+def _token_forms_cached(raw: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     if raw.isascii() and raw.isalpha() and (raw.islower() or raw.isupper() or raw[1:].islower()):
         # one plain word (most tokens of prose): what _token_forms gives, faster
         w = raw.lower()
@@ -214,7 +233,8 @@ class _JoinedTerms(dict[str, str]):
         if len(self) >= 200_000:  # a long-lived server indexes many texts: stay bounded
             self.clear()
         joined = " ".join(t[: self.max_term] for t in analyze_token(raw))
-        self[raw] = joined
+        if not _long_cjk(raw):
+            self[raw] = joined
         return joined
 
 
@@ -264,11 +284,23 @@ def analyze_query(text: str, known: Callable[[str], bool] | None = None) -> list
     words = _tokens(text)
     sentence = len(words) >= 4 and not all(_CODEISH.search(w) for w in words)
     weights: dict[str, float] = {}
+    cjk: dict[str, float] = {}  # Chinese and Japanese terms: after the others (the 64 cut)
     for raw in words:
         terms = analyze_token(raw)
         if sentence and len(terms) == 1 and terms[0] in QUESTION_NOISE and not _CODEISH.search(raw):
             continue
         if not terms:
+            continue
+        if not raw.isascii() and _CJK.search(raw):
+            # each character pair is a word of its own (1/√n: a long run does not drown the
+            # rest of the question, nor fade to nothing); the whole run, when the text has it
+            # as a run too (a heading), counts as a word
+            wholes, parts = token_forms(raw)
+            distinct = list(dict.fromkeys(parts))
+            for term in wholes:
+                cjk[term] = 1.0
+            for term in distinct:
+                cjk[term] = max(cjk.get(term, 0.0), 1.0 / math.sqrt(len(distinct)))
             continue
         n_whole = len(token_forms(raw)[0])
         for i, term in enumerate(terms):
@@ -281,6 +313,8 @@ def analyze_query(text: str, known: Callable[[str], bool] | None = None) -> list
             continue
         if _fold(a) in STOPWORDS or _fold(b) in STOPWORDS:
             continue
+        if _CJK.search(a) or _CJK.search(b):  # those are already cut into character pairs
+            continue
         joined = _fold(a + b)
         held = [t for t in dict.fromkeys((joined, _stem(joined))) if known(t)] if known else []
         if not held:
@@ -288,6 +322,8 @@ def analyze_query(text: str, known: Callable[[str], bool] | None = None) -> list
             continue
         for term in held:
             weights[term] = 1.0
+    for term, w in cjk.items():
+        weights.setdefault(term, w)
     if not weights:  # a query of nothing but function words: search them after all
         for raw in words:
             for term in analyze_token(raw):

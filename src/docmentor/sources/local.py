@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -38,7 +39,7 @@ IGNORE_FILE = ".docmentorignore"
 _BINARY_PROBE = 8192
 _MAX_REPLACED = 0.01
 _MIN_WESTERN_LETTERS = 0.7  # of the non-ASCII characters, read as Windows-1252
-_MAX_ACCENTED_SHARE = 0.3  # of all letters: more, and it is not a Western page
+_WORD = re.compile(r"[^\W\d_]+")
 
 
 def _western(data: bytes) -> str | None:
@@ -52,10 +53,10 @@ def _western(data: bytes) -> str | None:
     high = [c for c in text if ord(c) > 0x7F]
     if not high or sum(c.isalpha() for c in high) < _MIN_WESTERN_LETTERS * len(high):
         return None
-    # a Western language has a few accented letters among plain ones; a Cyrillic or Greek
-    # page in its own single-byte encoding read this way is all "accented" (Óñòàíîâêà)
-    letters = sum(c.isalpha() for c in text)
-    if len(high) > _MAX_ACCENTED_SHARE * max(letters, 1):
+    # a Western word has an accented letter or two among plain ones (été, Größe); a Cyrillic
+    # or Greek word read this way is accented throughout (Óñòàíîâêà)
+    words = [w for w in _WORD.findall(text) if len(w) >= 3 and not w.isascii()]
+    if words and sum(all(ord(c) > 0x7F for c in w) for w in words) > 0.5 * len(words):
         return None
     return text
 _MKDOCS_FILES = ("mkdocs.yml", "mkdocs.yaml", "docs/mkdocs.yml", "docs/mkdocs.yaml")
