@@ -478,3 +478,12 @@ def test_rst_links_keep_their_targets_and_literal_asterisks_stay() -> None:
     assert [link.target for link in doc.links] == ["https://example.org/guide"]
     for title in ("a*b*c", "x**2 + y**2", "f(*args, **kwargs)"):
         assert parse_rst(f"{title}\n{'=' * len(title)}\n\nText.\n").title == title
+
+
+def test_a_page_of_nothing_but_front_matter_is_one_section_about_itself() -> None:
+    doc = parse_markdown("---\ntitle: Only Front Matter\ndescription: Moved to the new guide.\n---\n")
+    assert doc.title == "Only Front Matter"
+    (section,) = doc.sections
+    assert (section.heading, section.line_start, section.line_end) == ("Only Front Matter", 1, 4)
+    assert section.text == "Only Front Matter\n\nMoved to the new guide."
+    assert parse_markdown("---\nlayout: x\n---\n").sections == []  # nothing to say: nothing to find

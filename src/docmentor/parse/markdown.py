@@ -17,7 +17,7 @@ from typing import Any
 
 from markdown_it import MarkdownIt
 
-from docmentor.models import CodeBlock, Link, ParsedDocument
+from docmentor.models import CodeBlock, Link, ParsedDocument, Section
 from docmentor.parse.common import build_sections, map_line, normalize_newlines
 
 log = logging.getLogger(__name__)
@@ -199,6 +199,20 @@ def parse_markdown(
     if skip:
         lines = [""] * skip + lines[skip:]
     sections = build_sections(lines, heads, line_map=line_map, title=title)
+    if not sections and skip and meta.get("title"):
+        # a page of nothing but front matter (a stub, a redirect): findable by what it says
+        # of itself, pointing at its front matter's lines
+        about = [str(meta.get(k)).strip() for k in ("title", "description", "summary") if meta.get(k)]
+        sections = [
+            Section(
+                heading=title,
+                heading_path=[title],
+                level=1,
+                line_start=map_line(line_map, 1),
+                line_end=map_line(line_map, skip),
+                text="\n\n".join(dict.fromkeys(about)),
+            )
+        ]
     _attach_code(sections, fences, line_map)
     return ParsedDocument(title=title, meta=meta, sections=sections, links=links)
 
