@@ -106,7 +106,7 @@ class DocPage:
 
 # Part of every content hash: bump it when parsing changes (sections, links …), so the next
 # refresh re-parses documents whose text did not change.
-PARSE_VERSION = "p3"
+PARSE_VERSION = "p4"  # p4: reST titles without inline markup; front-matter-only pages
 
 
 def content_hash(doc: RawDocument) -> str:
