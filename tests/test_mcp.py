@@ -535,18 +535,23 @@ def test_two_servers_share_one_index(
     run(go)
 
 
+def _project_with_configured_sources(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Docmentor:
+    """A working folder whose docmentor.toml names an unreachable source, then a folder."""
+    work = tmp_path / "project"
+    (work / "manual").mkdir(parents=True)
+    (work / "manual" / "intro.md").write_text("# Intro\n\nThe zeppelin manual.\n", encoding="utf-8")
+    (work / "docmentor.toml").write_text('sources = ["bad:http://127.0.0.1:9/llms.txt", "cfg:manual"]\n')
+    monkeypatch.chdir(work)
+    return Docmentor(tmp_path / "index", create=True)
+
+
 def test_configured_sources_are_indexed_one_by_one_and_named_in_new_sessions(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from docmentor.server import _background
 
-    work = tmp_path / "project"
-    (work / "manual").mkdir(parents=True)
-    (work / "manual" / "intro.md").write_text("# Intro\n\nThe zeppelin manual.\n", encoding="utf-8")
-    # the first one cannot be read (nothing listens there): the second is indexed all the same
-    (work / "docmentor.toml").write_text('sources = ["bad:http://127.0.0.1:9/llms.txt", "cfg:manual"]\n')
-    monkeypatch.chdir(work)
-    engine = Docmentor(tmp_path / "index", create=True)
+    # the first configured source cannot be read (nothing listens there); the second can
+    engine = _project_with_configured_sources(tmp_path, monkeypatch)
     server = build_server(engine, tools=["docs"])
     assert "Indexed sources: none yet" in (server.instructions or "")
     _background(engine, server, configured=True, interval_hours=0)
@@ -577,12 +582,8 @@ def test_an_argument_a_tool_does_not_take_is_an_error(engine: Docmentor) -> None
 def test_refresh_sources_indexes_configured_sources_and_reports_the_ones_it_cannot_read(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    work = tmp_path / "project"
-    (work / "manual").mkdir(parents=True)
-    (work / "manual" / "intro.md").write_text("# Intro\n\nThe zeppelin manual.\n", encoding="utf-8")
-    (work / "docmentor.toml").write_text('sources = ["bad:http://127.0.0.1:9/llms.txt", "cfg:manual"]\n')
-    monkeypatch.chdir(work)
-    engine = Docmentor(tmp_path / "index", create=True)
+    # the first configured source cannot be read (nothing listens there); the second can
+    engine = _project_with_configured_sources(tmp_path, monkeypatch)
 
     async def go() -> dict[str, Any]:
         async with Client(build_server(engine, tools=["docs"])) as client:

@@ -59,12 +59,17 @@ def instructions(engine: Docmentor) -> str:
     return text[:2000]
 
 
+def _tool_error(exc: DocmentorError) -> ToolError:
+    """Our error as the model reads it: the message, then what to try."""
+    hint = f" Try: {exc.hint}." if exc.hint else ""
+    return ToolError(f"{exc.message}.{hint}")
+
+
 async def _run(fn: Callable[[], T]) -> T:
     try:
         return await anyio.to_thread.run_sync(fn)
     except DocmentorError as exc:
-        hint = f" Try: {exc.hint}." if exc.hint else ""
-        raise ToolError(f"{exc.message}.{hint}") from exc
+        raise _tool_error(exc) from exc
 
 
 def _now(fn: Callable[[], T]) -> T:
@@ -73,8 +78,7 @@ def _now(fn: Callable[[], T]) -> T:
     try:
         return fn()
     except DocmentorError as exc:
-        hint = f" Try: {exc.hint}." if exc.hint else ""
-        raise ToolError(f"{exc.message}.{hint}") from exc
+        raise _tool_error(exc) from exc
 
 
 def _structured(data: dict[str, Any]) -> CallToolResult:

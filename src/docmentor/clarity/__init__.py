@@ -96,15 +96,11 @@ def _finish(
     llm: LLMClient | None,
     api_counts: dict[str, int] | None = None,
 ) -> dict[str, Any]:
-    found: list[Any] = []
     if llm is not None:
         from docmentor.clarity.llm_detector import detect_issues
-        from docmentor.llm import LLMReplyError
 
-        try:
-            found = detect_issues(llm, path=path, text=text, existing=result.issues)
-        except LLMReplyError as exc:  # this page is scored by the checks alone; the others still ask
-            log.warning("%s: %s; scored by the checks alone", path, exc.message)
+        # a part whose reply stays unusable is left to the checks (detect_issues warns)
+        found = detect_issues(llm, path=path, text=text, existing=result.issues)
         if line_map:  # the model saw the text with includes expanded: report original lines
             for issue in found:
                 if 1 <= issue.line <= len(line_map):
