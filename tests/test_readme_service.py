@@ -596,6 +596,9 @@ def test_regeneration_is_atomic_and_seen_by_a_running_reader(
     query = "write a point-in-time backup copy of every table"
     before = knowledge.find_api(query)
     assert all("snapshot" not in r["api_id"] for r in before["results"])
+    idle = LibraryKnowledge(engine, cwd=tmp_path)  # no call during the regeneration
+    idle.find_api(query)
+    assert idle.ready()
     old_ids = frozenset(e.api_id for e in load_entries(engine.store, "minidb"))
     (gen1,) = [r.generation for r in list_kbs(engine.store)]
 
@@ -623,12 +626,15 @@ def test_regeneration_is_atomic_and_seen_by_a_running_reader(
         stop.set()
         thread.join(timeout=30)
     assert result.generation is not None and result.generation == gen1 + 1
+    # a server runs find_api in its event loop only while its index is current
+    assert not idle.ready()
     new_ids = frozenset(e.api_id for e in load_entries(engine.store, "minidb"))
     assert new_ids == old_ids | {"minidb.core.Database.snapshot"}
     assert seen and set(seen) <= {old_ids, new_ids}
 
     # the same LibraryKnowledge instance sees the new generation on its next call
     after = knowledge.find_api(query)
+    assert knowledge.ready()
     assert after["results"][0]["api_id"] == "minidb.core.Database.snapshot"
     assert after["results"][0]["signature"] == "snapshot(self, target: str) -> str"
     assert [r.generation for r in list_kbs(engine.store)] == [gen1 + 1]
@@ -667,8 +673,9 @@ def test_warming_loads_the_index_and_the_query_model(engine: Docmentor, tmp_path
     from docmentor import embeddings
 
     knowledge = LibraryKnowledge(engine, cwd=tmp_path)
-    assert knowledge._index is None
+    assert knowledge._index is None and not knowledge.ready()
     knowledge.warm()
+    assert knowledge.ready()  # find_api now answers in milliseconds
     index = knowledge._index
     assert index is not None and index.entries and index.semantic
     assert embeddings._shared  # the query model is loaded

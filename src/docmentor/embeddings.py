@@ -361,21 +361,20 @@ class Embedder:
                 done.result()
         return out
 
-    def embed_one(self, text: str, *, ready: threading.Event | None = None) -> np.ndarray:
-        """The vector of one text (shape ``(384,)``).
-
-        ``ready`` is set once the text is tokenized, just before the model runs: a caller
-        overlapping this with Python work in another thread waits for it, so that this
-        thread's remaining steps need the GIL only once more (to return the model's output).
-        """
+    def embed_one(self, text: str) -> np.ndarray:
+        """The vector of one text (shape ``(384,)``). The model runs without the GIL, so
+        another thread's Python work goes on meanwhile (find_api's word rankings)."""
         feeds = _feeds(self._tokenizer.encode(text or " ").ids)
-        if ready is not None:
-            ready.set()
         return _pooled(self._session, feeds).astype(self._np.float32, copy=False)
 
 
 _shared: dict[int | None, Embedder] = {}
 _shared_lock = threading.Lock()
+
+
+def embedder_loaded(*, threads: int | None = None) -> bool:
+    """Whether :func:`get_embedder` would answer at once (the model is loaded)."""
+    return threads in _shared
 
 
 def get_embedder(*, threads: int | None = None) -> Embedder:

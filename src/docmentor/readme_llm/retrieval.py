@@ -36,7 +36,7 @@ import re
 import threading
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -245,6 +245,18 @@ def _ranked(scores: Mapping[int, float], entries: Sequence[tuple[str, ApiEntry]]
     return [(i, scores[i] / top) for i in order]
 
 
+def _ranked_arrays(positions: np.ndarray, scores: np.ndarray, tiebreak: np.ndarray, limit: int) -> Ranking:
+    """:func:`_ranked` over arrays, the best ``limit`` only (``tiebreak``: each entry's place
+    among all by importance, then id)."""
+    import numpy
+
+    if not positions.size:
+        return []
+    order = numpy.lexsort((tiebreak[positions], -scores))[:limit]
+    top = float(scores[order[0]]) or 1.0
+    return list(zip(positions[order].tolist(), (scores[order] / top).tolist(), strict=True))
+
+
 class ApiIndex:
     """Hybrid retrieval over one or more libraries' APIs (see the module docstring)."""
 
@@ -312,6 +324,13 @@ class ApiIndex:
         self._importance = numpy.fromiter(
             (e.importance_score for _, e in self.entries), dtype=numpy.float64, count=len(self.entries)
         )
+        # each entry's place among all when scores tie: the more important, then by id
+        ties = sorted(
+            range(len(self.entries)),
+            key=lambda i: (-self.entries[i][1].importance_score, self.entries[i][1].api_id),
+        )
+        self._tiebreak = numpy.empty(len(self.entries), dtype=numpy.intp)
+        self._tiebreak[numpy.asarray(ties, dtype=numpy.intp)] = numpy.arange(len(ties), dtype=numpy.intp)
         self._library_number = {lib: k for k, lib in enumerate(sorted(libraries))}
         self._library_of = numpy.fromiter(
             (self._library_number[lib] for lib, _ in self.entries), dtype=numpy.intp, count=len(self.entries)
@@ -328,11 +347,11 @@ class ApiIndex:
         self.section_search = section_search
         self.embedder = embedder
         self.semantic_error: str | None = None
-        self.vectors: dict[str, tuple[LibraryVectors, list[int]]] = {}
+        self.vectors: dict[str, tuple[LibraryVectors, np.ndarray]] = {}  # row → entry position (-1: none)
         for library, lv in (vectors or {}).items():
             rows = [self._position.get((library, a), -1) for a in lv.api_ids]
             if library in self._resolvers and len(rows) == len(lv.matrix):
-                self.vectors[library] = (lv, rows)
+                self.vectors[library] = (lv, numpy.asarray(rows, dtype=numpy.intp))
 
     def deprecated_in(self, library: str, ex: Example) -> dict[str, str]:
         """The deprecated APIs an example uses: api_id → the library's reason."""
@@ -395,7 +414,7 @@ class ApiIndex:
             cut = numpy.partition(scored, -keep)[-keep]
             chosen = scored >= cut
             matched, scored = matched[chosen], scored[chosen]
-        return _ranked(dict(zip(matched.tolist(), scored.tolist(), strict=True)), self.entries)
+        return _ranked_arrays(matched, scored, self._tiebreak, len(matched))
 
     def _sections(self, query: str, library: str | None) -> Ranking:
         if self.section_search is None:
@@ -415,64 +434,65 @@ class ApiIndex:
                     credit[i] = value
         return _ranked(credit, self.entries)
 
-    def _query_vector(self, query: str, started: threading.Event | None = None) -> Any:
+    def _query_vector(self, query: str) -> Any:
         assert self.embedder is not None
-        try:
-            return self.embedder().embed_one(query, ready=started)
-        finally:
-            if started is not None:
-                started.set()  # also when loading the model failed
+        return self.embedder().embed_one(query)
 
     def _semantic(self, vector: Any, library: str | None) -> Ranking:
-        """Per API: the best of its description's cosine and PASSAGE_WEIGHT × its best passage's."""
-        sims: dict[int, float] = {}
+        """Per API: the best of its description's cosine and PASSAGE_WEIGHT × its best passage's
+        (of the best 2·DEPTH descriptions and 4·DEPTH passages at or above SEMANTIC_FLOOR)."""
+        import numpy
+
+        best = numpy.full(len(self.entries), -1.0)
         for lib, (lv, rows) in self.vectors.items():
             if library is not None and lib != library:
                 continue
             values = lv.matrix @ vector
-            primary = values[: lv.primary]
-            for k in primary.argsort()[::-1][: DEPTH * 2]:
-                if rows[k] >= 0 and primary[k] >= SEMANTIC_FLOOR:
-                    sims[rows[k]] = float(primary[k])
-            passages = values[lv.primary :] * PASSAGE_WEIGHT
-            for k in passages.argsort()[::-1][: DEPTH * 4]:
-                i = rows[lv.primary + k]
-                if i >= 0 and passages[k] >= SEMANTIC_FLOOR and passages[k] > sims.get(i, 0.0):
-                    sims[i] = float(passages[k])
-        return _ranked(sims, self.entries)[:DEPTH]
+            for part, weight, depth in (
+                (slice(0, lv.primary), 1.0, 2 * DEPTH),
+                (slice(lv.primary, len(rows)), PASSAGE_WEIGHT, 4 * DEPTH),
+            ):
+                sims = values[part] * weight if weight != 1.0 else values[part]
+                owner = rows[part]
+                if sims.size > depth:
+                    top = numpy.argpartition(sims, sims.size - depth)[sims.size - depth :]
+                    sims, owner = sims[top], owner[top]
+                keep = (owner >= 0) & (sims >= SEMANTIC_FLOOR)
+                numpy.maximum.at(best, owner[keep], sims[keep])
+        found = numpy.flatnonzero(best >= SEMANTIC_FLOOR)
+        return _ranked_arrays(found, best[found], self._tiebreak, DEPTH)
 
-    def embed_query(self, query: str) -> Future[Any] | None:
-        """Start embedding ``query`` in the worker thread (None: no semantic ranking).
-
-        The query's embedding runs there while the two lexical rankings run in the caller's
-        thread: onnxruntime releases the GIL while it computes. The worker tokenizes first,
-        holding the GIL, and signals before the model runs (else each of its steps would
-        wait for the other thread's switch interval, 5 ms), hence the handshake.
-        """
-        if not self.semantic or not query.strip():
-            return None
-        started = threading.Event()
-        pending = _worker().submit(self._query_vector, query, started)
-        started.wait(1.0)
-        return pending
+    def _word_rankings(
+        self, terms: Sequence[tuple[str, float]], query: str, library: str | None
+    ) -> dict[str, Ranking]:
+        return {
+            "lexical": self._lexical(terms, library) if terms else [],
+            "sections": self._sections(query, library) if terms else [],
+        }
 
     def find(self, query: str, *, limit: int = 5, library: str | None = None) -> list[ApiHit]:
-        """The APIs that best match a task description, best first."""
+        """The APIs that best match a task description, best first.
+
+        With vectors, the two word rankings run in a worker thread while this one embeds the
+        query: onnxruntime releases the GIL while the model runs, so the worker's Python
+        work goes on beside it, and it is done before the model (1.5 against ~2 ms): this
+        thread then never waits for a wake-up or for the GIL.
+        """
         terms = analyze_query(query)
         if not self.entries or not query.strip():
             return []
-        pending = self.embed_query(query)
-        rankings: dict[str, Ranking] = {
-            "lexical": self._lexical(terms, library) if terms else [],
-            "sections": self._sections(query, library) if terms else [],
-            "semantic": [],
-        }
-        if pending is not None and self.semantic:
+        semantic: Ranking = []
+        if self.semantic:
+            words = _worker().submit(self._word_rankings, terms, query, library)
             try:
-                rankings["semantic"] = self._semantic(pending.result(), library)
+                semantic = self._semantic(self._query_vector(query), library)
             except EmbeddingUnavailable as exc:  # rank without vectors rather than fail
                 self.semantic_error = str(exc)
                 self.embedder = None
+            rankings = words.result()
+        else:
+            rankings = self._word_rankings(terms, query, library)
+        rankings["semantic"] = semantic
         fused = _fuse(rankings)
         if not fused:
             return []

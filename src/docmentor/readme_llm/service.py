@@ -15,8 +15,8 @@ import tomllib
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from docmentor.embeddings import MODEL_ID, get_embedder
-from docmentor.errors import NotFoundError, UsageError
+from docmentor.embeddings import MODEL_ID, embedder_loaded, get_embedder
+from docmentor.errors import DocmentorError, NotFoundError, UsageError
 from docmentor.readme_llm.retrieval import SECTIONS, ApiIndex
 
 if TYPE_CHECKING:
@@ -81,6 +81,20 @@ class LibraryKnowledge:
                 self._versions = {r.library: r.version for r in rows}
                 self._key = key
             return self._index
+
+    def ready(self) -> bool:
+        """Whether find_api would answer in milliseconds: the index is built and current, and
+        the query model loaded (a server runs such calls in its event loop; else in a thread)."""
+        from docmentor.store.kb import list_kbs
+
+        index = self._index
+        if index is None or self._lock.locked() or (index.semantic and not embedder_loaded()):
+            return False
+        try:
+            rows = list_kbs(self.engine.store)
+        except DocmentorError:
+            return False
+        return tuple(sorted((r.library, r.generation) for r in rows)) == self._key
 
     def warm(self) -> None:
         """Load what the first find_api needs (the index, the query model), so it does not wait:

@@ -1,0 +1,188 @@
+"""The stdio transport served by the event loop (docmentor.stdio_pipes): pipes only, the
+descriptors claimed while serving and restored after, the SDK's transport otherwise."""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+from typing import Any
+
+from docmentor.engine import Docmentor
+from docmentor.stdio_pipes import pipes_usable
+
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "clientInfo": {"name": "raw", "version": "0"},
+    },
+}
+INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+
+
+def _env(tmp_path: Path) -> dict[str, str]:
+    env = dict(os.environ)
+    env["DOCMENTOR_HOME"] = str(tmp_path / "home")
+    env.pop("DOCMENTOR_DB", None)
+    return env
+
+
+def _engine(tmp_path: Path) -> Docmentor:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "guide.md").write_text("# Guide\n\nThe frobnicator turns widgets.\n")
+    engine = Docmentor(tmp_path / "db", create=True)
+    engine.add(str(docs), name="guide")
+    return engine
+
+
+def _converse(command: list[str], messages: list[dict[str, Any]], tmp_path: Path) -> dict[int, Any]:
+    """Write every message to the server's stdin pipe, read replies until each request has
+    one, then close stdin (EOF ends the session: requests still running would be cancelled)."""
+    proc = subprocess.Popen(
+        command,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=_env(tmp_path),
+        cwd=tmp_path,
+    )
+    assert proc.stdin is not None and proc.stdout is not None
+    pending = {m["id"] for m in messages if "id" in m}
+    replies: dict[int, Any] = {}
+    try:
+        proc.stdin.write("".join(json.dumps(m) + "\n" for m in messages).encode())
+        proc.stdin.flush()
+        deadline = time.monotonic() + 60
+        while pending and time.monotonic() < deadline:
+            ready, _, _ = select.select([proc.stdout], [], [], 0.5)
+            if ready:
+                line = proc.stdout.readline()
+                assert line, "the server closed stdout early"
+                reply = json.loads(line)
+                replies[reply.get("id")] = reply
+                pending.discard(reply.get("id"))
+        _, stderr = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        for stream in (proc.stdin, proc.stdout, proc.stderr):
+            if stream is not None:
+                stream.close()
+    assert proc.returncode == 0, stderr.decode()
+    replies.pop(None, None)
+    return replies
+
+
+def test_only_pipes_and_sockets_are_served_by_the_loop(tmp_path: Path) -> None:
+    read, write = os.pipe()
+    master, slave = os.openpty()
+    with open(tmp_path / "f", "w") as regular:
+        try:
+            assert pipes_usable(read, write)
+            assert not pipes_usable(read, regular.fileno())  # a file cannot be polled
+            assert not pipes_usable(slave)  # a terminal: non-blocking would reach the shell
+            assert not pipes_usable(9999)  # not open
+        finally:
+            for fd in (read, write, master, slave):
+                os.close(fd)
+
+
+def test_claimed_descriptors_divert_stray_output_and_are_restored(tmp_path: Path) -> None:
+    script = textwrap.dedent(
+        """
+        import asyncio, os, sys
+        from docmentor.stdio_pipes import claimed_stdio, pipe_streams
+
+        async def main():
+            with claimed_stdio() as (wire_in, wire_out):
+                print("stray print", flush=True)
+                os.write(1, b"stray write\\n")
+                assert os.read(0, 10) == b""  # fd 0 reads the null device meanwhile
+                async with pipe_streams(wire_in, wire_out) as (lines, out):
+                    got = [line async for line in lines]
+                    await out.write(f"wire {len(got)} {len(got[0])}\\n")
+                    await out.flush()
+                assert not os.get_blocking(wire_in)
+            assert os.get_blocking(0) and os.get_blocking(1)
+            print("after", flush=True)
+
+        asyncio.run(main())
+        """
+    )
+    big = "x" * 300_000  # one message far above asyncio's default line limit (64 KiB)
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        input=f"{big}\nsecond\n".encode(),
+        capture_output=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr.decode()
+    assert done.stdout.decode() == "wire 2 300001\nafter\n"
+    assert "stray print" in done.stderr.decode() and "stray write" in done.stderr.decode()
+
+
+def test_a_server_reading_a_file_uses_the_sdk_transport(tmp_path: Path) -> None:
+    engine = _engine(tmp_path)
+    requests = tmp_path / "requests.jsonl"
+    messages = [
+        INITIALIZE,
+        INITIALIZED,
+        {
+            "jsonrpc": "2.0",
+            "id": 2,
+            "method": "tools/call",
+            "params": {"name": "search_docs", "arguments": {"query": "frobnicator"}},
+        },
+    ]
+    requests.write_text("".join(json.dumps(m) + "\n" for m in messages))
+    with requests.open("rb") as stdin:
+        done = subprocess.run(
+            [sys.executable, "-m", "docmentor", "--db", str(engine.root), "serve"],
+            stdin=stdin,
+            capture_output=True,
+            env=_env(tmp_path),
+            cwd=tmp_path,
+            timeout=60,
+        )
+    assert done.returncode == 0, done.stderr.decode()
+    replies = {r["id"]: r for r in map(json.loads, done.stdout.decode().splitlines()) if "id" in r}
+    assert set(replies) == {1, 2}
+    assert replies[2]["result"]["structuredContent"]["results"][0]["path"] == "guide.md"
+
+
+def test_a_message_larger_than_a_pipe_buffer_crosses_both_ways(tmp_path: Path) -> None:
+    engine = _engine(tmp_path)
+    long_query = "frobnicator " + "widget " * 40_000  # ~280 KB request
+    messages = [
+        INITIALIZE,
+        INITIALIZED,
+        {
+            "jsonrpc": "2.0",
+            "id": 2,
+            "method": "tools/call",
+            "params": {"name": "search_docs", "arguments": {"query": long_query}},
+        },
+        {
+            "jsonrpc": "2.0",
+            "id": 3,
+            "method": "tools/call",
+            "params": {"name": "get_doc", "arguments": {"url_or_path": "guide:guide.md"}},
+        },
+    ]
+    replies = _converse(
+        [sys.executable, "-m", "docmentor", "--db", str(engine.root), "serve"], messages, tmp_path
+    )
+    assert set(replies) == {1, 2, 3}
+    assert "result" in replies[2]  # answered (a result or a tool error), the session went on
+    assert "frobnicator" in json.dumps(replies[3]["result"]), replies[3]
