@@ -111,7 +111,7 @@ class LibraryKnowledge:
         try:
             return list(
                 self.engine.search(
-                    query, source=source, limit=SECTIONS, per_document=3, snippets=False, pool=2 * SECTIONS
+                    query, source=source, limit=SECTIONS, per_document=3, snippets=False, pool=SECTIONS
                 )
             )
         except NotFoundError:
