@@ -3,6 +3,7 @@ descriptors claimed while serving and restored after, the SDK's transport otherw
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import select
@@ -186,3 +187,45 @@ def test_a_message_larger_than_a_pipe_buffer_crosses_both_ways(tmp_path: Path) -
     assert set(replies) == {1, 2, 3}
     assert "result" in replies[2]  # answered (a result or a tool error), the session went on
     assert "frobnicator" in json.dumps(replies[3]["result"]), replies[3]
+
+
+def test_a_client_that_stops_reading_ends_the_server_quietly(tmp_path: Path) -> None:
+    engine = _engine(tmp_path)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "docmentor", "--db", str(engine.root), "serve"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=_env(tmp_path),
+        cwd=tmp_path,
+    )
+    assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
+    try:
+        proc.stdin.write((json.dumps(INITIALIZE) + "\n").encode())
+        proc.stdin.flush()
+        assert json.loads(proc.stdout.readline())["id"] == 1
+        proc.stdout.close()  # the client goes away without closing stdin
+        call = {
+            "jsonrpc": "2.0",
+            "id": 2,
+            "method": "tools/call",
+            "params": {"name": "list_sources", "arguments": {}},
+        }
+        try:
+            for _ in range(20):
+                proc.stdin.write((json.dumps(call) + "\n").encode())
+                proc.stdin.flush()
+                if proc.poll() is not None:
+                    break
+                time.sleep(0.2)
+        except BrokenPipeError:
+            pass  # the server is gone
+        assert proc.wait(timeout=30) == 0
+        assert proc.stderr.read().decode() == ""  # no "error:" line, no traceback
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        for stream in (proc.stdin, proc.stderr):
+            with contextlib.suppress(BrokenPipeError):
+                stream.close()

@@ -221,10 +221,13 @@ def run_server(
     if transport == "stdio":
         from docmentor.stdio_pipes import pipes_usable
 
-        if pipes_usable(0, 1):
-            anyio.run(_serve_pipes, server)
-        else:  # a terminal or a file: the SDK's own transport
-            server.run("stdio")
+        try:
+            if pipes_usable(0, 1):
+                anyio.run(_serve_pipes, server)
+            else:  # a terminal or a file: the SDK's own transport
+                server.run("stdio")
+        except* (BrokenPipeError, ConnectionResetError):  # the client stopped reading: done
+            log.info("the client closed the connection")
     else:
         shown = f"[{host}]" if ":" in host else host
         sys.stderr.write(f"docmentor: MCP over streamable HTTP at http://{shown}:{port}/mcp\n")
