@@ -7,6 +7,8 @@ import contextlib
 import json
 import os
 import select
+import signal
+import socket
 import subprocess
 import sys
 import textwrap
@@ -15,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from docmentor.engine import Docmentor
-from docmentor.stdio_pipes import pipes_usable
+from docmentor.stdio_pipes import kind
 
 INITIALIZE = {
     "jsonrpc": "2.0",
@@ -37,10 +39,13 @@ def _env(tmp_path: Path) -> dict[str, str]:
     return env
 
 
-def _engine(tmp_path: Path) -> Docmentor:
+def _engine(tmp_path: Path, *, big: bool = False) -> Docmentor:
     docs = tmp_path / "docs"
     docs.mkdir()
     (docs / "guide.md").write_text("# Guide\n\nThe frobnicator turns widgets.\n")
+    if big:  # a page whose get_doc reply is larger than a pipe's buffer (64 KiB)
+        body = "".join(f"Paragraph {i} about widgets and frobnicators.\n\n" for i in range(2500))
+        (docs / "big.md").write_text(f"# Big\n\n{body}last line of the big page\n")
     engine = Docmentor(tmp_path / "db", create=True)
     engine.add(str(docs), name="guide")
     return engine
@@ -85,21 +90,25 @@ def _converse(command: list[str], messages: list[dict[str, Any]], tmp_path: Path
     return replies
 
 
-def test_only_pipes_and_sockets_are_served_by_the_loop(tmp_path: Path) -> None:
+def test_pipes_and_files_are_served_by_the_loop_terminals_and_sockets_are_not(tmp_path: Path) -> None:
     read, write = os.pipe()
     master, slave = os.openpty()
+    left, right = socket.socketpair()
     with open(tmp_path / "f", "w") as regular:
         try:
-            assert pipes_usable(read, write)
-            assert not pipes_usable(read, regular.fileno())  # a file cannot be polled
-            assert not pipes_usable(slave)  # a terminal: non-blocking would reach the shell
-            assert not pipes_usable(9999)  # not open
+            assert kind(read) == kind(write) == "pipe"
+            assert kind(regular.fileno()) == "file"
+            assert kind(slave) is None  # a terminal: non-blocking would reach the shell
+            assert kind(left.fileno()) is None  # one socket for both ends looks closed to a pipe transport
+            assert kind(9999) is None  # not open
         finally:
             for fd in (read, write, master, slave):
                 os.close(fd)
+            left.close()
+            right.close()
 
 
-def test_claimed_descriptors_divert_stray_output_and_are_restored(tmp_path: Path) -> None:
+def test_claimed_descriptors_divert_stray_output_and_share_no_flags(tmp_path: Path) -> None:
     script = textwrap.dedent(
         """
         import asyncio, os, sys
@@ -111,10 +120,13 @@ def test_claimed_descriptors_divert_stray_output_and_are_restored(tmp_path: Path
                 os.write(1, b"stray write\\n")
                 assert os.read(0, 10) == b""  # fd 0 reads the null device meanwhile
                 async with pipe_streams(wire_in, wire_out) as (lines, out):
+                    assert os.get_blocking(wire_in) is False  # our own file description
                     got = [line async for line in lines]
-                    await out.write(f"wire {len(got)} {len(got[0])}\\n")
+                    await out.write(f"wire {len(got)} {[len(x) for x in got]}\\n")
                     await out.flush()
-                assert not os.get_blocking(wire_in)
+                    print("unflushed print")  # left in Python's buffer: goes to stderr too
+                # the descriptions fd 0 and 1 share with our parent were never made non-blocking
+                assert os.get_blocking(wire_in) is False
             assert os.get_blocking(0) and os.get_blocking(1)
             print("after", flush=True)
 
@@ -124,16 +136,17 @@ def test_claimed_descriptors_divert_stray_output_and_are_restored(tmp_path: Path
     big = "x" * 300_000  # one message far above asyncio's default line limit (64 KiB)
     done = subprocess.run(
         [sys.executable, "-c", script],
-        input=f"{big}\nsecond\n".encode(),
+        input=f"{big}\nsecond\r\nthird\rfourth".encode(),  # \n, \r\n, \r, none at the end
         capture_output=True,
         timeout=60,
     )
     assert done.returncode == 0, done.stderr.decode()
-    assert done.stdout.decode() == "wire 2 300001\nafter\n"
-    assert "stray print" in done.stderr.decode() and "stray write" in done.stderr.decode()
+    assert done.stdout.decode() == "wire 4 [300000, 6, 5, 6]\nafter\n"
+    stderr = done.stderr.decode()
+    assert "stray print" in stderr and "stray write" in stderr and "unflushed print" in stderr
 
 
-def test_a_server_reading_a_file_uses_the_sdk_transport(tmp_path: Path) -> None:
+def test_a_server_reading_a_file_answers_every_request_before_it_ends(tmp_path: Path) -> None:
     engine = _engine(tmp_path)
     requests = tmp_path / "requests.jsonl"
     messages = [
@@ -229,3 +242,119 @@ def test_a_client_that_stops_reading_ends_the_server_quietly(tmp_path: Path) -> 
         for stream in (proc.stdin, proc.stderr):
             with contextlib.suppress(BrokenPipeError):
                 stream.close()
+
+
+def _serve_command(engine: Docmentor) -> list[str]:
+    return [sys.executable, "-m", "docmentor", "--db", str(engine.root), "serve"]
+
+
+def test_replies_to_requests_sent_before_the_input_ends_arrive_whole(tmp_path: Path) -> None:
+    """`printf ... | docmentor serve`: the client writes, closes stdin, and only then reads.
+    Every request read is answered, and a reply larger than the pipe leaves in full."""
+    engine = _engine(tmp_path, big=True)
+    messages = [
+        INITIALIZE,
+        INITIALIZED,
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
+        {
+            "jsonrpc": "2.0",
+            "id": 3,
+            "method": "tools/call",
+            "params": {"name": "get_doc", "arguments": {"url_or_path": "guide:big.md"}},
+        },
+        {
+            "jsonrpc": "2.0",
+            "id": 4,
+            "method": "tools/call",
+            "params": {"name": "list_sources", "arguments": {}},
+        },
+    ]
+    proc = subprocess.Popen(
+        _serve_command(engine),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=_env(tmp_path),
+        cwd=tmp_path,
+    )
+    assert proc.stdin is not None
+    proc.stdin.write("".join(json.dumps(m) + "\n" for m in messages).encode())
+    proc.stdin.close()  # end of input before reading anything
+    proc.stdin = None
+    time.sleep(1.0)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0, err.decode()
+    replies = {r["id"]: r for r in map(json.loads, out.decode().splitlines()) if "id" in r}
+    assert set(replies) == {1, 2, 3, 4}
+    assert "result" in replies[2] and "result" in replies[4]
+    text = json.dumps(replies[3]["result"])  # parsed whole above: the line was not cut short
+    assert len(text) > 100_000 and "Paragraph 999 about widgets" in text
+
+
+def test_one_socket_for_both_ends_is_served_by_the_sdk_transport(tmp_path: Path) -> None:
+    engine = _engine(tmp_path)
+    ours, theirs = socket.socketpair()
+    proc = subprocess.Popen(
+        _serve_command(engine),
+        stdin=theirs.fileno(),
+        stdout=theirs.fileno(),
+        stderr=subprocess.PIPE,
+        env=_env(tmp_path),
+        cwd=tmp_path,
+    )
+    theirs.close()
+    wire = ours.makefile("rwb")
+    ours.settimeout(30)
+    try:
+        got = []
+        for message in (
+            INITIALIZE,
+            INITIALIZED,
+            *[{"jsonrpc": "2.0", "id": i, "method": "ping"} for i in (2, 3)],
+        ):
+            wire.write((json.dumps(message) + "\n").encode())
+            wire.flush()
+            if "id" in message:
+                got.append(json.loads(wire.readline())["id"])
+        assert got == [1, 2, 3]
+        ours.shutdown(socket.SHUT_WR)
+        assert proc.wait(timeout=30) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        wire.close()
+        ours.close()
+        assert proc.stderr is not None
+        proc.stderr.close()
+
+
+def test_a_killed_server_leaves_the_pipes_it_shared_blocking(tmp_path: Path) -> None:
+    """A wrapper shell that keeps the same stdin and stdout (as clients often start servers)
+    finds them as they were after the server is terminated."""
+    engine = _engine(tmp_path)
+    check = "import os, sys; print('blocking', os.get_blocking(0), os.get_blocking(1), file=sys.stderr)"
+    script = " ".join(_serve_command(engine)) + f'; {sys.executable} -c "{check}"'
+    proc = subprocess.Popen(
+        ["sh", "-c", script],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=_env(tmp_path),
+        cwd=tmp_path,
+    )
+    assert proc.stdin is not None and proc.stdout is not None
+    try:
+        proc.stdin.write((json.dumps(INITIALIZE) + "\n").encode())
+        proc.stdin.flush()
+        assert json.loads(proc.stdout.readline())["id"] == 1  # serving, by the event loop
+        children = Path(f"/proc/{proc.pid}/task/{proc.pid}/children").read_text().split()
+        os.kill(int(children[0]), signal.SIGTERM)
+        proc.stdin.close()
+        proc.stdin = None
+        _, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert "blocking True True" in err.decode()

@@ -26,6 +26,7 @@ from docmentor.errors import DocmentorError, UsageError
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
+_WARMING: list[threading.Thread] = []  # background warm-ups, joined before a server exits
 
 MAX_SEARCH_LIMIT = 20
 MAX_DOC_CHARS = 100_000
@@ -219,15 +220,13 @@ def run_server(
     server = build_server(engine, tools=tools)
     _background(engine, server, configured=True, interval_hours=refresh_interval_hours)
     if transport == "stdio":
-        from docmentor.stdio_pipes import pipes_usable
-
         try:
-            if pipes_usable(0, 1):
-                anyio.run(_serve_pipes, server)
-            else:  # a terminal or a file: the SDK's own transport
-                server.run("stdio")
+            _serve_stdio(server)
         except* (BrokenPipeError, ConnectionResetError):  # the client stopped reading: done
             log.info("the client closed the connection")
+        finally:
+            for thread in _WARMING:  # an interpreter exiting under onnxruntime's start can abort
+                thread.join(timeout=10)
     else:
         shown = f"[{host}]" if ":" in host else host
         sys.stderr.write(f"docmentor: MCP over streamable HTTP at http://{shown}:{port}/mcp\n")
@@ -235,19 +234,37 @@ def run_server(
         server.run("streamable-http", host=host, port=port, stateless_http=True, json_response=True)
 
 
-async def _serve_pipes(server: MCPServer) -> None:
-    """stdio served by the event loop (:mod:`docmentor.stdio_pipes`), the SDK's session on top."""
+def _serve_stdio(server: MCPServer) -> None:
+    """stdio served by the event loop (:mod:`docmentor.stdio_pipes`) when stdin and stdout are
+    pipes or files, else (a terminal, a socket) by the SDK's transport."""
+    from contextlib import ExitStack
+
+    from docmentor.stdio_pipes import claimed_stdio, servable
+
+    with ExitStack() as stack:
+        wires = None
+        if servable():
+            try:
+                wires = stack.enter_context(claimed_stdio())
+            except OSError as exc:  # e.g. the client closed its end already
+                log.debug("stdio served by the SDK's transport: %s", exc)
+        if wires is None:
+            server.run("stdio")
+        else:
+            anyio.run(_serve_pipes, server, *wires)
+
+
+async def _serve_pipes(server: MCPServer, wire_in: int, wire_out: int) -> None:
     from mcp.server.stdio import stdio_server
 
-    from docmentor.stdio_pipes import claimed_stdio, pipe_streams
+    from docmentor.stdio_pipes import pipe_streams
 
     low = server._lowlevel_server
-    with claimed_stdio() as (wire_in, wire_out):
-        async with (
-            pipe_streams(wire_in, wire_out) as (lines, out),
-            stdio_server(stdin=lines, stdout=out) as (read, write),  # type: ignore[arg-type]
-        ):
-            await low.run(read, write, low.create_initialization_options())
+    async with (
+        pipe_streams(wire_in, wire_out) as (lines, out),
+        stdio_server(stdin=lines, stdout=out) as (read, write),  # type: ignore[arg-type]
+    ):
+        await low.run(read, write, low.create_initialization_options())
 
 
 def _check_port(host: str, port: int) -> None:
@@ -532,7 +549,9 @@ def _api_tools(server: MCPServer, engine: Docmentor, *, api: bool, feedback: boo
         registered = False
     if registered:
         # the first find_api would otherwise load the index and the query model (~0.5 s)
-        threading.Thread(target=knowledge.warm, name="docmentor-warm", daemon=True).start()
+        warming = threading.Thread(target=knowledge.warm, name="docmentor-warm", daemon=True)
+        warming.start()
+        _WARMING.append(warming)
 
     if api:
 

@@ -1,51 +1,94 @@
-"""MCP over stdin/stdout pipes, served by the event loop itself.
+"""MCP over stdin/stdout, read and written by the event loop itself.
 
 The SDK's stdio transport reads and writes through ``anyio.wrap_file``: every line read and
 every reply written is handed to a worker thread and back. On this kind of machine a thread
 that has slept for the length of a tool call takes long to wake, and a round trip wakes
-four of them; served by the event loop (``connect_read_pipe`` / ``connect_write_pipe``), a
-request wakes only the loop. ``find_api`` round trips: ~0.5 ms less (BENCHMARKS.md).
+four of them; served by the event loop, a request wakes only the loop. ``find_api`` round
+trips: 0.88–0.95× (BENCHMARKS.md).
 
-Only pipes and sockets are served this way (what MCP clients give a server). A terminal
-or a regular file falls back to the SDK's transport: the loop would set a terminal
-non-blocking for the shell too, and cannot poll a file.
+What is served this way: stdin and stdout that are each a pipe or a regular file (what MCP
+clients and ``serve < requests.jsonl`` give). Pipes are re-opened through
+``/proc/self/fd`` into descriptions of our own, so making them non-blocking never reaches
+the client, a wrapper shell or a ``2>&1`` stderr — not even when the server is killed.
+Terminals, sockets (one socket for both ends would look closed to asyncio's pipe
+transport) and systems without ``/proc`` keep the SDK's transport.
 
-The descriptors are claimed as the SDK does: while serving, fd 0 reads the null device and
-fd 1 writes to stderr, so a stray ``print`` or a child process cannot corrupt the protocol;
-both are restored on exit. The SDK's ``stdio_server`` then runs its own reader and writer
-tasks over our two streams.
+Like the SDK's: fd 0 reads the null device and fd 1 writes to stderr while serving, so a
+stray ``print`` or a child process cannot corrupt the protocol (restored on exit); lines
+end at ``\\n``, ``\\r\\n`` or ``\\r`` and have no length limit; bytes that are not UTF-8 are
+replaced. Unlike the SDK's: at end of input, the requests already read are answered
+before the session ends (within :data:`EOF_GRACE` seconds), and every reply is written out
+in full before the server exits.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import os
+import re
 import stat
 import sys
 from collections.abc import AsyncIterator, Iterator
-from contextlib import asynccontextmanager, contextmanager
+from contextlib import asynccontextmanager, contextmanager, suppress
 from typing import Any
 
-MAX_LINE = 64 * 1024 * 1024  # one JSON-RPC message; the SDK's transport has no limit either
+__all__ = ["EOF_GRACE", "claimed_stdio", "kind", "pipe_streams", "servable"]
+
+EOF_GRACE = 30.0  # seconds the requests read before end of input may take to be answered
+FLUSH_TIMEOUT = 10.0  # seconds the last replies may take to leave at exit (a client not reading)
+CHUNK = 1 << 16
+_ENDS = re.compile(rb"\r\n|\r|\n")
+# the SDK writes {"jsonrpc":"2.0","id":ID,"result"|"error":...}: the id of a response, cheaply
+_RESPONSE = re.compile(r'\{"jsonrpc":"2\.0","id":(-?\d+|"(?:[^"\\]|\\.)*"),"(?:result|error)"')
 
 
-def pipes_usable(*fds: int) -> bool:
-    """Whether every descriptor is a pipe or a socket (else: the SDK's transport)."""
-    if sys.platform == "win32":
-        return False
+def kind(fd: int) -> str | None:
+    """``"pipe"``, ``"file"`` or None (a terminal, a socket, closed, anything else)."""
     try:
-        return all(stat.S_ISFIFO(m) or stat.S_ISSOCK(m) for m in (os.fstat(fd).st_mode for fd in fds))
+        mode = os.fstat(fd).st_mode
     except OSError:
-        return False
+        return None
+    if stat.S_ISFIFO(mode):
+        return "pipe"
+    if stat.S_ISREG(mode):
+        return "file"
+    return None
+
+
+def servable() -> bool:
+    """Whether stdin and stdout can be served by the loop (else: the SDK's transport)."""
+    return sys.platform == "linux" and kind(0) is not None and kind(1) is not None and os.path.isdir("/proc/self/fd")
+
+
+def _private(fd: int, flags: int) -> int:
+    """A descriptor of our own for fd: a pipe re-opened (its own file description, made
+    non-blocking without touching anyone else's), a regular file duplicated."""
+    if kind(fd) == "pipe":
+        return os.open(f"/proc/self/fd/{fd}", flags | os.O_NONBLOCK | os.O_CLOEXEC)
+    return os.dup(fd)
 
 
 @contextmanager
 def claimed_stdio() -> Iterator[tuple[int, int]]:
-    """Private duplicates of fd 0 and 1 for the protocol; fd 0 → /dev/null, fd 1 → stderr
-    meanwhile (flushing Python's own stdout first), restored afterwards."""
+    """Descriptors of our own for the protocol's input and output; meanwhile fd 0 reads the
+    null device and fd 1 writes to stderr (Python's stdout flushed first); both restored.
+
+    Raises:
+        OSError: the descriptors cannot be re-opened (nothing is changed then).
+    """
+    opened: list[int] = []
+    try:
+        opened.append(_private(0, os.O_RDONLY))
+        opened.append(_private(1, os.O_WRONLY))
+        opened.append(os.dup(0))  # to restore fd 0 and 1 from
+        opened.append(os.dup(1))
+    except OSError:
+        for fd in opened:
+            os.close(fd)
+        raise
+    wire_in, wire_out, saved_in, saved_out = opened
     sys.stdout.flush()
-    wire_in = os.dup(0)  # not inherited by children; above 2, as 0-2 are open
-    wire_out = os.dup(1)
     null = os.open(os.devnull, os.O_RDONLY)
     try:
         os.dup2(null, 0)
@@ -55,63 +98,180 @@ def claimed_stdio() -> Iterator[tuple[int, int]]:
     try:
         yield wire_in, wire_out
     finally:
-        for wire, fd in ((wire_in, 0), (wire_out, 1)):
-            os.set_blocking(wire, True)  # the loop made the shared file description non-blocking
-            os.dup2(wire, fd)
-            os.close(wire)
+        with suppress(Exception):  # what a handler printed goes to stderr, not to the wire
+            sys.stdout.flush()
+        for saved, fd in ((saved_in, 0), (saved_out, 1)):
+            with suppress(OSError):
+                os.dup2(saved, fd)
+            os.close(saved)
+        for wire in (wire_in, wire_out):
+            with suppress(OSError):
+                os.close(wire)
 
 
-class PipeLines:
-    """Text lines from a pipe, read by the event loop (the ``async for line in stdin`` side
-    of the SDK's transport)."""
+class _Pending:
+    """Requests read and not answered yet (by JSON-RPC id), to answer them before the end."""
 
-    def __init__(self, reader: asyncio.StreamReader) -> None:
-        self._reader = reader
+    def __init__(self) -> None:
+        self.ids: set[str] = set()
+        self.settled = asyncio.Event()
+        self.settled.set()
+        self.ended = asyncio.Event()  # the input ended and its requests are answered (or late)
+
+    def read(self, line: bytes) -> None:
+        try:
+            message = json.loads(line)
+        except ValueError:
+            return  # the SDK reports it
+        if not isinstance(message, dict) or "method" not in message:
+            return
+        if "id" in message:
+            self.ids.add(json.dumps(message["id"]))
+            self.settled.clear()
+        elif message["method"] == "notifications/cancelled":  # no reply will come
+            params = message.get("params")
+            if isinstance(params, dict):
+                self._answered(json.dumps(params.get("requestId")))
+
+    def written(self, text: str) -> None:
+        if not self.ids:
+            return
+        m = _RESPONSE.match(text)
+        if m is not None:
+            self._answered(json.dumps(json.loads(m.group(1))))
+            return
+        with suppress(ValueError):  # another layout than the SDK's usual one
+            message = json.loads(text)
+            if isinstance(message, dict) and "method" not in message and "id" in message:
+                self._answered(json.dumps(message["id"]))
+
+    def _answered(self, key: str) -> None:
+        self.ids.discard(key)
+        if not self.ids:
+            self.settled.set()
+
+
+class Lines:
+    """The ``async for line in stdin`` side of the SDK's transport."""
+
+    def __init__(self, source: asyncio.StreamReader | int, pending: _Pending) -> None:
+        self._source = source  # a pipe's reader, or a regular file's descriptor
+        self._pending = pending
 
     def __aiter__(self) -> AsyncIterator[str]:
         return self._lines()
 
+    async def _chunk(self) -> bytes:
+        if isinstance(self._source, int):
+            await asyncio.sleep(0)  # a file never blocks; let the session run between chunks
+            return os.read(self._source, CHUNK)
+        return await self._source.read(CHUNK)
+
     async def _lines(self) -> AsyncIterator[str]:
+        buffer = bytearray()
+        scanned = 0  # where to look for the next line end (a long line is scanned once)
         while True:
-            line = await self._reader.readline()
-            if not line:
+            chunk = await self._chunk()
+            buffer += chunk
+            start, pos = 0, scanned
+            while (m := _ENDS.search(buffer, pos)) is not None:
+                if m.end() == len(buffer) and m.group() == b"\r" and chunk:
+                    break  # maybe the first half of \r\n: look again with the next chunk
+                line = bytes(buffer[start : m.start()])
+                start = pos = m.end()
+                if line.strip():
+                    self._pending.read(line)
+                    yield line.decode("utf-8", errors="replace")
+            del buffer[:start]
+            scanned = max(0, len(buffer) - 1)
+            if not chunk:
+                if buffer.strip():  # a last line without its end
+                    self._pending.read(bytes(buffer))
+                    yield bytes(buffer).decode("utf-8", errors="replace")
+                with suppress(TimeoutError):  # answer what was asked before the input ended
+                    await asyncio.wait_for(self._pending.settled.wait(), EOF_GRACE)
+                self._pending.ended.set()
                 return
-            yield line.decode("utf-8", errors="replace")
 
 
-class PipeWriter:
-    """Text written to a pipe by the event loop: ``write`` sends at once when the pipe has
-    room (else the rest is buffered), ``flush`` waits until the pipe took it all."""
+class Replies:
+    """The ``await stdout.write(...); await stdout.flush()`` side: ``flush`` returns once the
+    whole reply is out (in the pipe, or in the file)."""
 
-    def __init__(self, writer: asyncio.StreamWriter) -> None:
-        self._writer = writer
+    def __init__(self, sink: asyncio.StreamWriter | int, pending: _Pending) -> None:
+        self._sink = sink  # a pipe's writer, or a regular file's descriptor
+        self._pending = pending
 
     async def write(self, text: str) -> None:
-        self._writer.write(text.encode("utf-8"))
+        data = text.encode("utf-8")
+        if isinstance(self._sink, int):
+            view = memoryview(data)
+            while view:
+                view = view[os.write(self._sink, view) :]
+        else:
+            self._check()
+            self._sink.write(data)
+        self._pending.written(text)
+
+    def _check(self) -> None:
+        """asyncio's pipe transport drops writes silently once the reader is gone: say so."""
+        assert not isinstance(self._sink, int)
+        if self._sink.transport.is_closing():
+            raise BrokenPipeError("the client closed its end of the replies")
 
     async def flush(self) -> None:
-        await self._writer.drain()
+        """Wait until the pipe took every byte; once the input has ended, FLUSH_TIMEOUT more
+        at most (a client that closed its input and reads no more must not keep us)."""
+        if isinstance(self._sink, int):
+            return
+        self._check()
+        if not self._sink.transport.get_write_buffer_size():
+            return  # all written at once (a reply smaller than the pipe's free space)
+        drained = asyncio.ensure_future(self._sink.drain())
+        ended = asyncio.ensure_future(self._pending.ended.wait())
+        try:
+            await asyncio.wait({drained, ended}, return_when=asyncio.FIRST_COMPLETED)
+            if not drained.done():
+                await asyncio.wait({drained}, timeout=FLUSH_TIMEOUT)
+            if not drained.done():
+                self._sink.transport.abort()
+                raise BrokenPipeError("the client reads no more replies")
+            drained.result()
+        finally:
+            for task in (drained, ended):
+                task.cancel()
 
 
 @asynccontextmanager
-async def pipe_streams(wire_in: int, wire_out: int) -> AsyncIterator[tuple[PipeLines, PipeWriter]]:
-    """Stream objects for the SDK's ``stdio_server(stdin=, stdout=)`` over duplicates of two
-    descriptors (the duplicates are closed on exit, the descriptors stay open)."""
+async def pipe_streams(wire_in: int, wire_out: int) -> AsyncIterator[tuple[Lines, Replies]]:
+    """Stream objects for the SDK's ``stdio_server(stdin=, stdout=)`` over the descriptors of
+    :func:`claimed_stdio` (closed by it; the transports here use duplicates)."""
     loop = asyncio.get_running_loop()
-    reader = asyncio.StreamReader(limit=MAX_LINE, loop=loop)
-    read_transport, _ = await loop.connect_read_pipe(
-        lambda: asyncio.StreamReaderProtocol(reader, loop=loop), os.fdopen(os.dup(wire_in), "rb", 0)
-    )
-    write_transport: Any
+    pending = _Pending()
+    transports: list[asyncio.BaseTransport] = []
     try:
-        write_transport, protocol = await loop.connect_write_pipe(
-            lambda: asyncio.streams.FlowControlMixin(loop=loop), os.fdopen(os.dup(wire_out), "wb", 0)
-        )
-    except BaseException:
-        read_transport.close()
-        raise
-    try:
-        yield PipeLines(reader), PipeWriter(asyncio.StreamWriter(write_transport, protocol, None, loop))
+        source: asyncio.StreamReader | int = wire_in
+        if kind(wire_in) == "pipe":
+            source = asyncio.StreamReader(loop=loop)
+            reader = source
+            read_transport, _ = await loop.connect_read_pipe(
+                lambda: asyncio.StreamReaderProtocol(reader, loop=loop), os.fdopen(os.dup(wire_in), "rb", 0)
+            )
+            transports.append(read_transport)
+        sink: asyncio.StreamWriter | int = wire_out
+        if kind(wire_out) == "pipe":
+            write_transport: Any
+            write_transport, protocol = await loop.connect_write_pipe(
+                lambda: asyncio.streams.FlowControlMixin(loop=loop), os.fdopen(os.dup(wire_out), "wb", 0)
+            )
+            transports.append(write_transport)
+            write_transport.set_write_buffer_limits(high=0)  # drain() waits for every byte
+            sink = asyncio.StreamWriter(write_transport, protocol, None, loop)
+        yield Lines(source, pending), Replies(sink, pending)
+        if isinstance(sink, asyncio.StreamWriter):  # the last replies leave before we close
+            with suppress(TimeoutError, ConnectionError):
+                await asyncio.wait_for(sink.drain(), FLUSH_TIMEOUT)
     finally:
-        read_transport.close()
-        write_transport.close()
+        for transport in transports:
+            transport.close()
+        await asyncio.sleep(0)  # let the transports release their descriptors

@@ -94,7 +94,10 @@ class LibraryKnowledge:
             rows = list_kbs(self.engine.store)
         except DocmentorError:
             return False
-        return tuple(sorted((r.library, r.generation) for r in rows)) == self._key
+        if tuple(sorted((r.library, r.generation) for r in rows)) != self._key:
+            return False
+        # the project's pins are read again after its files change (a large uv.lock: ~0.2 s)
+        return all(pin_cached(self.cwd, lib) for lib in self._versions)
 
     def warm(self) -> None:
         """Load what the first find_api needs (the index, the query model), so it does not wait:
@@ -103,6 +106,7 @@ class LibraryKnowledge:
             index = self.index()
             if index.entries:
                 index.find("warm up", limit=1)
+                self._version_info(sorted(self._versions))  # reads the project's pins
         except Exception as exc:  # the first real call reports it the usual way
             log.debug("warming the library knowledge failed: %s", exc)
 
@@ -258,8 +262,7 @@ def _same_version(a: str, b: str) -> bool:
 _PIN_CACHE: dict[tuple[str, str], tuple[tuple[tuple[str, int, int], ...], str | None]] = {}
 
 
-def pinned_version(folder: Path, library: str) -> str | None:
-    """The exact version of ``library`` the project in ``folder`` pins (cached while its files stay)."""
+def _pin_stamp(folder: Path) -> tuple[tuple[str, int, int], ...]:
     files = [folder / "uv.lock", folder / "pyproject.toml", *sorted(folder.glob("requirements*.txt"))]
     stamp = []
     for f in files:
@@ -268,14 +271,26 @@ def pinned_version(folder: Path, library: str) -> str | None:
         except OSError:
             continue
         stamp.append((str(f), st.st_mtime_ns, st.st_size))
+    return tuple(stamp)
+
+
+def pin_cached(folder: Path, library: str) -> bool:
+    """Whether :func:`pinned_version` would answer from its cache (no file to parse)."""
+    cached = _PIN_CACHE.get((str(folder), library))
+    return cached is not None and cached[0] == _pin_stamp(folder)
+
+
+def pinned_version(folder: Path, library: str) -> str | None:
+    """The exact version of ``library`` the project in ``folder`` pins (cached while its files stay)."""
+    stamp = _pin_stamp(folder)
     key = (str(folder), library)
     cached = _PIN_CACHE.get(key)
-    if cached is not None and cached[0] == tuple(stamp):
+    if cached is not None and cached[0] == stamp:
         return cached[1]
     if len(_PIN_CACHE) > 64:
         _PIN_CACHE.clear()
     found = _pinned_version(folder, library)
-    _PIN_CACHE[key] = (tuple(stamp), found)
+    _PIN_CACHE[key] = (stamp, found)
     return found
 
 
