@@ -358,3 +358,30 @@ def test_a_killed_server_leaves_the_pipes_it_shared_blocking(tmp_path: Path) -> 
             proc.kill()
             proc.wait()
     assert "blocking True True" in err.decode()
+
+
+def test_end_of_input_waits_only_for_requests_the_sdk_answers(tmp_path: Path) -> None:
+    """Reused ids are each answered; ids the SDK rejects (a float, null) are not waited for
+    (EOF_GRACE is 30 s); a request cancelled by its string id is not either."""
+    engine = _engine(tmp_path)
+    lines = [
+        json.dumps(INITIALIZE),
+        json.dumps(INITIALIZED),
+        *[json.dumps({"jsonrpc": "2.0", "id": 2, "method": "ping"})] * 3,  # a hand-written file may reuse ids
+        '{"jsonrpc": "2.0", "id": 3.5, "method": "ping"}',
+        '{"jsonrpc": "2.0", "id": null, "method": "ping"}',
+        '{"jsonrpc": "2.0", "id": 4, "method": "ping", "params": 5}',
+    ]
+    started = time.monotonic()
+    done = subprocess.run(
+        _serve_command(engine),
+        input="\n".join(lines).encode(),
+        capture_output=True,
+        env=_env(tmp_path),
+        cwd=tmp_path,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr.decode()
+    ids = [json.loads(line).get("id") for line in done.stdout.decode().splitlines()]
+    assert ids.count(2) == 3 and 1 in ids
+    assert time.monotonic() - started < 20  # not the 30 s grace

@@ -224,9 +224,6 @@ def run_server(
             _serve_stdio(server)
         except* (BrokenPipeError, ConnectionResetError):  # the client stopped reading: done
             log.info("the client closed the connection")
-        finally:
-            for thread in _WARMING:  # an interpreter exiting under onnxruntime's start can abort
-                thread.join(timeout=10)
     else:
         shown = f"[{host}]" if ":" in host else host
         sys.stderr.write(f"docmentor: MCP over streamable HTTP at http://{shown}:{port}/mcp\n")
@@ -248,10 +245,17 @@ def _serve_stdio(server: MCPServer) -> None:
                 wires = stack.enter_context(claimed_stdio())
             except OSError as exc:  # e.g. the client closed its end already
                 log.debug("stdio served by the SDK's transport: %s", exc)
+        # before stdout is given back: an interpreter exiting under onnxruntime's start can abort
+        stack.callback(_join_warming)
         if wires is None:
             server.run("stdio")
         else:
             anyio.run(_serve_pipes, server, *wires)
+
+
+def _join_warming() -> None:
+    for thread in _WARMING:
+        thread.join(timeout=10)
 
 
 async def _serve_pipes(server: MCPServer, wire_in: int, wire_out: int) -> None:

@@ -18,17 +18,20 @@ stray ``print`` or a child process cannot corrupt the protocol (restored on exit
 end at ``\\n``, ``\\r\\n`` or ``\\r`` and have no length limit; bytes that are not UTF-8 are
 replaced. Unlike the SDK's: at end of input, the requests already read are answered
 before the session ends (within :data:`EOF_GRACE` seconds), and every reply is written out
-in full before the server exits.
+in full before the server exits — unless, after the input ended, the client takes nothing
+for :data:`FLUSH_TIMEOUT` seconds (it is gone then; the rest is dropped with a warning).
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import os
 import re
 import stat
 import sys
+from collections import Counter
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager, suppress
 from typing import Any
@@ -36,8 +39,9 @@ from typing import Any
 __all__ = ["EOF_GRACE", "claimed_stdio", "kind", "pipe_streams", "servable"]
 
 EOF_GRACE = 30.0  # seconds the requests read before end of input may take to be answered
-FLUSH_TIMEOUT = 10.0  # seconds the last replies may take to leave at exit (a client not reading)
+FLUSH_TIMEOUT = 60.0  # after the input ended: seconds without a byte taken before the client counts as gone
 CHUNK = 1 << 16
+_log = logging.getLogger(__name__)
 _ENDS = re.compile(rb"\r\n|\r|\n")
 # the SDK writes {"jsonrpc":"2.0","id":ID,"result"|"error":...}: the id of a response, cheaply
 _RESPONSE = re.compile(r'\{"jsonrpc":"2\.0","id":(-?\d+|"(?:[^"\\]|\\.)*"),"(?:result|error)"')
@@ -88,14 +92,15 @@ def claimed_stdio() -> Iterator[tuple[int, int]]:
             os.close(fd)
         raise
     wire_in, wire_out, saved_in, saved_out = opened
-    sys.stdout.flush()
-    null = os.open(os.devnull, os.O_RDONLY)
     try:
-        os.dup2(null, 0)
-        os.dup2(2, 1)
-    finally:
-        os.close(null)
-    try:
+        with suppress(Exception):
+            sys.stdout.flush()
+        null = os.open(os.devnull, os.O_RDONLY)
+        try:
+            os.dup2(null, 0)
+            os.dup2(2, 1)
+        finally:
+            os.close(null)
         yield wire_in, wire_out
     finally:
         with suppress(Exception):  # what a handler printed goes to stderr, not to the wire
@@ -109,11 +114,24 @@ def claimed_stdio() -> Iterator[tuple[int, int]]:
                 os.close(wire)
 
 
+def _request_key(value: object) -> int | str | None:
+    """A JSON-RPC id as the SDK correlates it (an int, or a str; "7" and 7 are one id), or
+    None for what the SDK would not take as an id (a float, a bool, null)."""
+    if isinstance(value, bool) or not isinstance(value, int | str):
+        return None
+    if isinstance(value, str):
+        with suppress(ValueError):
+            return int(value)
+    return value
+
+
 class _Pending:
-    """Requests read and not answered yet (by JSON-RPC id), to answer them before the end."""
+    """Requests read and not answered yet (by JSON-RPC id, counted: a file of requests may
+    reuse one), to answer them before the session ends. Only what the SDK accepts as a
+    request counts: it never answers the rest."""
 
     def __init__(self) -> None:
-        self.ids: set[str] = set()
+        self.ids: Counter[int | str] = Counter()
         self.settled = asyncio.Event()
         self.settled.set()
         self.ended = asyncio.Event()  # the input ended and its requests are answered (or late)
@@ -123,30 +141,40 @@ class _Pending:
             message = json.loads(line)
         except ValueError:
             return  # the SDK reports it
-        if not isinstance(message, dict) or "method" not in message:
+        if not isinstance(message, dict) or message.get("jsonrpc") != "2.0":
+            return
+        method = message.get("method")
+        if not isinstance(method, str) or not isinstance(message.get("params", {}), dict | None):
             return
         if "id" in message:
-            self.ids.add(json.dumps(message["id"]))
-            self.settled.clear()
-        elif message["method"] == "notifications/cancelled":  # no reply will come
-            params = message.get("params")
-            if isinstance(params, dict):
-                self._answered(json.dumps(params.get("requestId")))
+            key = _request_key(message["id"])
+            if key is not None:
+                self.ids[key] += 1
+                self.settled.clear()
+        elif method == "notifications/cancelled":  # no reply will come
+            params = message.get("params") or {}
+            key = _request_key(params.get("requestId"))
+            if key is not None:
+                self._answered(key)
 
     def written(self, text: str) -> None:
         if not self.ids:
             return
         m = _RESPONSE.match(text)
         if m is not None:
-            self._answered(json.dumps(json.loads(m.group(1))))
+            self._answered(_request_key(json.loads(m.group(1))))
             return
         with suppress(ValueError):  # another layout than the SDK's usual one
             message = json.loads(text)
             if isinstance(message, dict) and "method" not in message and "id" in message:
-                self._answered(json.dumps(message["id"]))
+                self._answered(_request_key(message["id"]))
 
-    def _answered(self, key: str) -> None:
-        self.ids.discard(key)
+    def _answered(self, key: int | str | None) -> None:
+        if key is None or key not in self.ids:
+            return
+        self.ids[key] -= 1
+        if self.ids[key] <= 0:
+            del self.ids[key]
         if not self.ids:
             self.settled.set()
 
@@ -220,22 +248,28 @@ class Replies:
             raise BrokenPipeError("the client closed its end of the replies")
 
     async def flush(self) -> None:
-        """Wait until the pipe took every byte; once the input has ended, FLUSH_TIMEOUT more
-        at most (a client that closed its input and reads no more must not keep us)."""
+        """Wait until the pipe took every byte. Once the input has ended, a client that
+        takes nothing for FLUSH_TIMEOUT seconds is gone: the rest is dropped, with a warning
+        (a slow reader still gets everything)."""
         if isinstance(self._sink, int):
             return
         self._check()
-        if not self._sink.transport.get_write_buffer_size():
+        transport = self._sink.transport
+        if not transport.get_write_buffer_size():
             return  # all written at once (a reply smaller than the pipe's free space)
         drained = asyncio.ensure_future(self._sink.drain())
         ended = asyncio.ensure_future(self._pending.ended.wait())
         try:
             await asyncio.wait({drained, ended}, return_when=asyncio.FIRST_COMPLETED)
-            if not drained.done():
+            left = transport.get_write_buffer_size()
+            while not drained.done():
                 await asyncio.wait({drained}, timeout=FLUSH_TIMEOUT)
-            if not drained.done():
-                self._sink.transport.abort()
-                raise BrokenPipeError("the client reads no more replies")
+                now = transport.get_write_buffer_size()
+                if not drained.done() and now >= left:  # nothing taken meanwhile
+                    _log.warning("the client reads no more: %d bytes of a reply dropped", now)
+                    transport.abort()
+                    raise BrokenPipeError("the client reads no more replies")
+                left = now
             drained.result()
         finally:
             for task in (drained, ended):
