@@ -236,18 +236,9 @@ def _fuse(rankings: Mapping[str, Ranking]) -> dict[int, float]:
     return fused
 
 
-def _ranked(scores: Mapping[int, float], entries: Sequence[tuple[str, ApiEntry]]) -> Ranking:
-    """Best first (ties: the more important API), scores divided by the best."""
-    if not scores:
-        return []
-    top = max(scores.values()) or 1.0
-    order = sorted(scores, key=lambda i: (-scores[i], -entries[i][1].importance_score, entries[i][1].api_id))
-    return [(i, scores[i] / top) for i in order]
-
-
-def _ranked_arrays(positions: np.ndarray, scores: np.ndarray, tiebreak: np.ndarray, limit: int) -> Ranking:
-    """:func:`_ranked` over arrays, the best ``limit`` only (``tiebreak``: each entry's place
-    among all by importance, then id)."""
+def _ranked(positions: np.ndarray, scores: np.ndarray, tiebreak: np.ndarray, limit: int) -> Ranking:
+    """The best ``limit`` entries, best first, scores divided by the best; ties go to the more
+    important API, then by id (``tiebreak``: each entry's place among all in that order)."""
     import numpy
 
     if not positions.size:
@@ -414,7 +405,7 @@ class ApiIndex:
             cut = numpy.partition(scored, -keep)[-keep]
             chosen = scored >= cut
             matched, scored = matched[chosen], scored[chosen]
-        return _ranked_arrays(matched, scored, self._tiebreak, len(matched))
+        return _ranked(matched, scored, self._tiebreak, len(matched))
 
     def _sections(self, query: str, library: str | None) -> Ranking:
         if self.section_search is None:
@@ -432,7 +423,11 @@ class ApiIndex:
                 i = self._position.get((lib, api))
                 if i is not None and value > credit.get(i, 0.0):
                     credit[i] = value
-        return _ranked(credit, self.entries)
+        import numpy
+
+        positions = numpy.fromiter(credit, dtype=numpy.intp, count=len(credit))
+        values = numpy.fromiter(credit.values(), dtype=numpy.float64, count=len(credit))
+        return _ranked(positions, values, self._tiebreak, len(credit))
 
     def _query_vector(self, query: str) -> Any:
         assert self.embedder is not None
@@ -460,7 +455,7 @@ class ApiIndex:
                 keep = (owner >= 0) & (sims >= SEMANTIC_FLOOR)
                 numpy.maximum.at(best, owner[keep], sims[keep])
         found = numpy.flatnonzero(best >= SEMANTIC_FLOOR)
-        return _ranked_arrays(found, best[found], self._tiebreak, DEPTH)
+        return _ranked(found, best[found], self._tiebreak, DEPTH)
 
     def _word_rankings(
         self, terms: Sequence[tuple[str, float]], query: str, library: str | None
