@@ -4,7 +4,8 @@ The SDK's stdio transport reads and writes through ``anyio.wrap_file``: every li
 every reply written is handed to a worker thread and back. On this kind of machine a thread
 that has slept for the length of a tool call takes long to wake, and a round trip wakes
 four of them; served by the event loop, a request wakes only the loop. ``find_api`` round
-trips: 0.88–0.97× the SDK transport's, in the same runs (BENCHMARKS.md).
+trips, with find_api run in the loop too: 0.88–0.97× the previous code's in the same runs
+(BENCHMARKS.md).
 
 What is served this way: stdin and stdout that are each a pipe or a regular file (what MCP
 clients and ``serve < requests.jsonl`` give). Pipes are re-opened through
