@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import select
 import signal
 import socket
 import subprocess
@@ -21,7 +20,7 @@ from mcp_types import CallToolResult, TextContent
 
 from docmentor.engine import Docmentor
 from docmentor.server import build_server
-from mcptool import CLARITY_TOOLS, structured
+from mcptool import CLARITY_TOOLS, converse, structured
 
 T = TypeVar("T")
 
@@ -67,7 +66,6 @@ def engine(tmp_path: Path, docs: Path) -> Iterator[Docmentor]:
     eng.add(str(docs), name="w")
     yield eng
     eng.close()
-
 
 
 def error_text(result: CallToolResult) -> str:
@@ -364,47 +362,19 @@ def test_stdio_stdout_is_only_protocol(engine: Docmentor, tmp_path: Path) -> Non
             "params": {"name": "refresh_sources", "arguments": {}},
         },
     ]
-    proc = subprocess.Popen(
+    replies, stderr = converse(
         [sys.executable, "-m", "docmentor", "--db", str(engine.root), "serve"],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
+        messages,
         env=_env(tmp_path),
         cwd=tmp_path,
-    )
-    assert proc.stdin is not None and proc.stdout is not None
-    try:
-        proc.stdin.write("".join(json.dumps(m) + "\n" for m in messages).encode())
-        proc.stdin.flush()
-        # keep stdin open until every reply is in: EOF ends the session
-        lines = []
-        pending = {1, 2, 3, 4}
-        deadline = time.monotonic() + 30
-        while pending and time.monotonic() < deadline:
-            ready, _, _ = select.select([proc.stdout], [], [], 0.5)
-            if ready:
-                line = proc.stdout.readline().decode()
-                assert line, "the server closed stdout early"
-                lines.append(line)
-                pending.discard(json.loads(line).get("id"))
-        rest, stderr = proc.communicate(timeout=30)  # closes stdin: the server exits
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-        for stream in (proc.stdin, proc.stdout, proc.stderr):
-            if stream is not None:
-                stream.close()
-    lines += rest.decode().splitlines()
-    replies = [json.loads(line) for line in lines]  # raises on anything but JSON
+    )  # every stdout line parsed as JSON, exit status 0
     assert all(r.get("jsonrpc") == "2.0" for r in replies)
     by_id = {r["id"]: r for r in replies if "id" in r}
     assert set(by_id) == {1, 2, 3, 4}
     assert by_id[2]["result"]["structuredContent"]["results"][0]["path"] == "guide.md"
     assert by_id[3]["result"]["isError"] is True
     assert by_id[4]["result"]["structuredContent"]["sources"][0]["unchanged"] == 2
-    assert proc.returncode == 0
-    assert "Traceback" not in stderr.decode()
+    assert "Traceback" not in stderr
 
 
 def _free_port() -> int:
@@ -504,7 +474,10 @@ def test_http_server_on_a_port_in_use_is_one_error(engine: Docmentor, tmp_path: 
             capture_output=True, text=True, env=_env(tmp_path), cwd=tmp_path, timeout=60,
         )  # fmt: skip
     assert (proc.returncode, proc.stdout) == (1, "")
-    assert proc.stderr == f"error: cannot serve on 127.0.0.1:{port}: Address already in use (pass another --port)\n"
+    assert (
+        proc.stderr
+        == f"error: cannot serve on 127.0.0.1:{port}: Address already in use (pass another --port)\n"
+    )
 
 
 def test_two_servers_share_one_index(

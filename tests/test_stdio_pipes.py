@@ -6,7 +6,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import select
 import signal
 import socket
 import subprocess
@@ -18,6 +17,7 @@ from typing import Any
 
 from docmentor.engine import Docmentor
 from docmentor.stdio_pipes import kind
+from mcptool import converse
 
 INITIALIZE = {
     "jsonrpc": "2.0",
@@ -52,42 +52,15 @@ def _engine(tmp_path: Path, *, big: bool = False) -> Docmentor:
 
 
 def _converse(command: list[str], messages: list[dict[str, Any]], tmp_path: Path) -> dict[int, Any]:
-    """Write every message to the server's stdin pipe, read replies until each request has
-    one, then close stdin (EOF ends the session: requests still running would be cancelled)."""
-    proc = subprocess.Popen(
-        command,
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        env=_env(tmp_path),
-        cwd=tmp_path,
-    )
-    assert proc.stdin is not None and proc.stdout is not None
-    pending = {m["id"] for m in messages if "id" in m}
-    replies: dict[int, Any] = {}
-    try:
-        proc.stdin.write("".join(json.dumps(m) + "\n" for m in messages).encode())
-        proc.stdin.flush()
-        deadline = time.monotonic() + 60
-        while pending and time.monotonic() < deadline:
-            ready, _, _ = select.select([proc.stdout], [], [], 0.5)
-            if ready:
-                line = proc.stdout.readline()
-                assert line, "the server closed stdout early"
-                reply = json.loads(line)
-                replies[reply.get("id")] = reply
-                pending.discard(reply.get("id"))
-        _, stderr = proc.communicate(timeout=30)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-        for stream in (proc.stdin, proc.stdout, proc.stderr):
-            if stream is not None:
-                stream.close()
-    assert proc.returncode == 0, stderr.decode()
-    replies.pop(None, None)
-    return replies
+    """The replies to requests, by id (see :func:`mcptool.converse`)."""
+    replies, _ = converse(command, messages, env=_env(tmp_path), cwd=tmp_path)
+    return {r["id"]: r for r in replies if r.get("id") is not None}
+
+
+def _spawn(command: list[str], tmp_path: Path, **pipes: Any) -> subprocess.Popen[bytes]:
+    """The server (or a wrapper) with pipes for stdin, stdout and stderr unless given."""
+    streams = {name: pipes.get(name, subprocess.PIPE) for name in ("stdin", "stdout", "stderr")}
+    return subprocess.Popen(command, env=_env(tmp_path), cwd=tmp_path, **streams)
 
 
 def test_pipes_and_files_are_served_by_the_loop_terminals_and_sockets_are_not(tmp_path: Path) -> None:
@@ -204,14 +177,7 @@ def test_a_message_larger_than_a_pipe_buffer_crosses_both_ways(tmp_path: Path) -
 
 def test_a_client_that_stops_reading_ends_the_server_quietly(tmp_path: Path) -> None:
     engine = _engine(tmp_path)
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "docmentor", "--db", str(engine.root), "serve"],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        env=_env(tmp_path),
-        cwd=tmp_path,
-    )
+    proc = _spawn(_serve_command(engine), tmp_path)
     assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
     try:
         proc.stdin.write((json.dumps(INITIALIZE) + "\n").encode())
@@ -269,14 +235,7 @@ def test_replies_to_requests_sent_before_the_input_ends_arrive_whole(tmp_path: P
             "params": {"name": "list_sources", "arguments": {}},
         },
     ]
-    proc = subprocess.Popen(
-        _serve_command(engine),
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        env=_env(tmp_path),
-        cwd=tmp_path,
-    )
+    proc = _spawn(_serve_command(engine), tmp_path)
     assert proc.stdin is not None
     proc.stdin.write("".join(json.dumps(m) + "\n" for m in messages).encode())
     proc.stdin.close()  # end of input before reading anything
@@ -294,14 +253,7 @@ def test_replies_to_requests_sent_before_the_input_ends_arrive_whole(tmp_path: P
 def test_one_socket_for_both_ends_is_served_by_the_sdk_transport(tmp_path: Path) -> None:
     engine = _engine(tmp_path)
     ours, theirs = socket.socketpair()
-    proc = subprocess.Popen(
-        _serve_command(engine),
-        stdin=theirs.fileno(),
-        stdout=theirs.fileno(),
-        stderr=subprocess.PIPE,
-        env=_env(tmp_path),
-        cwd=tmp_path,
-    )
+    proc = _spawn(_serve_command(engine), tmp_path, stdin=theirs.fileno(), stdout=theirs.fileno())
     theirs.close()
     wire = ours.makefile("rwb")
     ours.settimeout(30)
@@ -335,14 +287,7 @@ def test_a_killed_server_leaves_the_pipes_it_shared_blocking(tmp_path: Path) -> 
     engine = _engine(tmp_path)
     check = "import os, sys; print('blocking', os.get_blocking(0), os.get_blocking(1), file=sys.stderr)"
     script = " ".join(_serve_command(engine)) + f'; {sys.executable} -c "{check}"'
-    proc = subprocess.Popen(
-        ["sh", "-c", script],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        env=_env(tmp_path),
-        cwd=tmp_path,
-    )
+    proc = _spawn(["sh", "-c", script], tmp_path)
     assert proc.stdin is not None and proc.stdout is not None
     try:
         proc.stdin.write((json.dumps(INITIALIZE) + "\n").encode())
