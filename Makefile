@@ -25,7 +25,7 @@ run: $(BIN)/docmentor
 	$(BIN)/docmentor --db $(DB) assemble "$(QUERY)" --max-tokens 1500
 
 lint: $(BIN)/docmentor
-	$(BIN)/ruff check src tests benchmarks
+	$(BIN)/ruff check src tests benchmarks scripts
 
 typecheck: $(BIN)/docmentor
 	$(BIN)/mypy

@@ -24,7 +24,7 @@ from docmentor.store.kb import load_entries, load_vectors
 
 LIB = Path(__file__).parent / "fixtures" / "readme_lib"
 SIGNALS = {"lexical", "sections", "semantic"}
-PARAPHRASE = "shut down when finished"  # no word in common with Database.close ("Close the database.")
+PARAPHRASE = "terminate when finished"  # no word in common with Database.close ("Close the database.")
 
 
 @pytest.fixture
@@ -63,6 +63,10 @@ def test_a_paraphrase_is_found_by_meaning(engine: Docmentor, tmp_path: Path) -> 
     (hit, *_) = LibraryKnowledge(engine, cwd=tmp_path).find_api(PARAPHRASE)["results"]
     assert hit["api_id"] == "minidb.core.Database.close"
     assert hit["signals"] == {"lexical": None, "sections": None, "semantic": 1}
+    # "shut" is no API's word, but its WordNet synonym "close" is: found by words too
+    (hit, *_) = LibraryKnowledge(engine, cwd=tmp_path).find_api("shut down when finished")["results"]
+    assert hit["api_id"] == "minidb.core.Database.close"
+    assert hit["signals"] == {"lexical": 1, "sections": None, "semantic": 1}
 
 
 def test_nonsense_finds_nothing(engine: Docmentor, tmp_path: Path) -> None:
@@ -446,3 +450,39 @@ def test_a_task_nothing_matches_gets_no_examples() -> None:
     index = ApiIndex({"db": ([ApiEntry(api_id="db.add", kind="function", name="add", examples=["e1"])], [example])})
     assert index.examples_for("zzqx frobnicate quux") == []
     assert [e.example_id for _, e, _ in index.examples_for("add data")] == ["e1"]
+
+
+def test_a_task_verb_the_library_does_not_use_finds_the_api_named_with_its_synonym() -> None:
+    from docmentor.readme_llm.models import ApiEntry
+    from docmentor.readme_llm.retrieval import ApiIndex
+    from docmentor.search.analyzer import analyze_query
+
+    get = ApiEntry(api_id="pkg.get", kind="function", name="get", description="Issue a request.")
+    close = ApiEntry(api_id="pkg.close", kind="function", name="close", description="Release the pool.")
+    index = ApiIndex({"pkg": ([get, close], [])})
+    # WordNet: fetch (first sense) = bring, get, convey
+    assert [h.entry.api_id for h in index.find("fetch a document", limit=2)] == ["pkg.get"]
+    assert index.query_terms("fetch a document") == [*analyze_query("fetch a document"), ("get", 1.0)]
+    # a library that names an API with the task's own word keeps it: no synonym is added
+    fetch = ApiEntry(api_id="pkg.fetch", kind="function", name="fetch", description="Fetch something.")
+    own = ApiIndex({"pkg": ([get, close, fetch], [])})
+    assert ("get", 1.0) not in own.query_terms("fetch a document")
+    assert [h.entry.api_id for h in own.find("fetch a document", limit=2)] == ["pkg.fetch"]
+
+
+def test_synonyms_join_only_for_words_no_api_name_holds_and_only_as_written() -> None:
+    from docmentor.readme_llm.synonyms import synonym_terms, verb_synonyms
+
+    table = verb_synonyms()
+    assert table["dispatch"] == ("despatch", "send") and table["append"] == ("add", "supplement", "affix")
+    names = {"send", "add", "get", "request", "build"}
+    assert synonym_terms("dispatch a request by hand", names) == {"dispatch": ["send"]}
+    assert synonym_terms("append rows to the table", names) == {"append": ["add"]}
+    # a participle describes the thing involved, not the wanted action: not looked up
+    assert synonym_terms("send the request I constructed", names) == {}
+    assert synonym_terms("create a request without dispatching it", names) == {}
+    # a synonym no API name holds adds nothing; neither do function words
+    assert synonym_terms("combine two tables", names) == {}  # combine = unite
+    assert synonym_terms("do it", {"make"}) == {}
+    # a synonym already among the query's terms is not added twice
+    assert synonym_terms("fetch and get", names, [("fetch", 1.0), ("get", 1.0)]) == {}

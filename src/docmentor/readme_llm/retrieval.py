@@ -12,7 +12,9 @@ far down one ranking adds little.
     headings, prose and code). An API matches a task when one of its examples does; a
     single document of all its examples would let an API used in ten places lose on
     length to one used once. Field scores are added with weights, normalised per query and
-    re-ranked with the API's importance (``0.85 · relevance + 0.15 · importance``).
+    re-ranked with the API's importance (``0.85 · relevance + 0.15 · importance``). A
+    task's word that no API name holds also asks for its WordNet synonyms that API names
+    do hold (:mod:`docmentor.readme_llm.synonyms`: "fetch" → ``get``).
 ``sections``
     The engine's own section search over the library's indexed docs; every found section
     credits the APIs it names (:mod:`docmentor.readme_llm.mentions`): best ``section
@@ -44,6 +46,7 @@ from docmentor.embeddings import EmbeddingUnavailable
 from docmentor.readme_llm.docstrings import MARKUP
 from docmentor.readme_llm.mentions import MentionResolver, SectionRef
 from docmentor.readme_llm.models import ApiEntry, Example
+from docmentor.readme_llm.synonyms import SYNONYM_WEIGHT, synonym_terms, verb_synonyms
 from docmentor.search.analyzer import analyze, analyze_query
 
 if TYPE_CHECKING:
@@ -339,6 +342,7 @@ class ApiIndex:
         self.embedder = embedder
         self.semantic_error: str | None = None
         self.vectors: dict[str, tuple[LibraryVectors, np.ndarray]] = {}  # row → entry position (-1: none)
+        verb_synonyms()  # loaded with the index, not by the first query (~5 ms)
         for library, lv in (vectors or {}).items():
             rows = [self._position.get((library, a), -1) for a in lv.api_ids]
             if library in self._resolvers and len(rows) == len(lv.matrix):
@@ -465,6 +469,15 @@ class ApiIndex:
             "sections": self._sections(query, library) if terms else [],
         }
 
+    def query_terms(self, query: str) -> list[tuple[str, float]]:
+        """The query's terms for the lexical ranking, with the WordNet synonyms of its words
+        that no API name holds but whose synonym one does (:mod:`.synonyms`)."""
+        terms = analyze_query(query)
+        extra = synonym_terms(query, self.fields["name"].postings, terms)
+        if extra:
+            terms += [(t, SYNONYM_WEIGHT) for found in extra.values() for t in found]
+        return terms
+
     def find(self, query: str, *, limit: int = 5, library: str | None = None) -> list[ApiHit]:
         """The APIs that best match a task description, best first.
 
@@ -473,7 +486,7 @@ class ApiIndex:
         work goes on beside it, and it is done before the model (1.5 against ~2 ms): this
         thread then never waits for a wake-up or for the GIL.
         """
-        terms = analyze_query(query)
+        terms = self.query_terms(query)
         if not self.entries or not query.strip():
             return []
         semantic: Ranking = []

