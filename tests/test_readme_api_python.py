@@ -349,6 +349,52 @@ def test_return_class_resolves_annotations_to_public_classes(tmp_path: Path) -> 
     assert entry.returns is not None and entry.returns.type == "Conn" and entry.returns.class_id == conn
 
 
+ITEMS = {
+    "pkg/__init__.py": """
+        from ._db import Conn, Row, session, asession, rows, tables, maybe, pairs, number
+        __all__ = ["Conn", "Row", "session", "asession", "rows", "tables", "maybe", "pairs", "number"]
+    """,
+    "pkg/_db.py": """
+        from __future__ import annotations
+        import contextlib
+        import typing
+        from collections.abc import AsyncIterator, Generator, Iterator
+        from typing import Optional
+
+        class Conn: ...
+        class Row: ...
+
+        @contextlib.contextmanager
+        def session() -> Iterator[Conn]: ...
+        @contextlib.asynccontextmanager
+        async def asession() -> AsyncIterator[Conn]: ...
+        def rows() -> Generator[Row, None, None]: ...
+        def tables() -> typing.List[Conn]: ...
+        def maybe() -> Optional[Iterator[Row]]: ...
+        def pairs() -> dict[str, Conn]: ...
+        def number() -> Iterator[int]: ...
+    """,
+}
+
+
+def test_iterators_context_managers_and_sequences_name_their_items_class(tmp_path: Path) -> None:
+    api = surface(tmp_path, ITEMS)
+    conn, row = "pkg._db.Conn", "pkg._db.Row"
+
+    def items(name: str) -> str | None:
+        returns = api.by_alias[name].returns
+        assert returns is not None and returns.class_id is None  # not an instance of the class itself
+        return returns.item_class_id
+
+    assert items("pkg.session") == conn  # `with pkg.session() as c` gives a Conn
+    assert items("pkg.asession") == conn
+    assert items("pkg.rows") == row  # Generator's first argument: what it yields
+    assert items("pkg.tables") == conn
+    assert items("pkg.maybe") == row
+    assert items("pkg.pairs") is None  # a mapping's iteration gives its keys
+    assert items("pkg.number") is None  # not a class of the library
+
+
 def test_version_comes_from_the_package_metadata(tmp_path: Path) -> None:
     make_package(tmp_path, {"verpkg/__init__.py": "def f(): ...\n"}, version="1.4.2")
     assert load_api("verpkg", search_paths=[tmp_path]).version == "1.4.2"

@@ -240,6 +240,43 @@ def test_python_self_keeps_the_receivers_class_through_inherited_methods() -> No
     ]
 
 
+def test_python_iterators_and_context_managers_give_their_items_class() -> None:
+    conn, row = "pkg.Conn", "pkg.Row"
+    items = FakeSurface(
+        [
+            api("pkg", "module"),
+            api("pkg.session", "function"),  # @contextmanager -> Iterator[Conn]
+            api("pkg.rows", "function"),  # -> Generator[Row, None, None]
+            api("pkg.connect", "function", conn),  # a Conn, whose __enter__ gives itself
+            api(conn, "class"),
+            api(f"{conn}.query", returns=None),
+            api(f"{conn}.rows"),
+            api(row, "class"),
+            api(f"{row}.values"),
+        ]
+    )
+    for name, cls in (("pkg.session", conn), ("pkg.rows", row), (f"{conn}.rows", row)):
+        entry = items.resolve(name)
+        assert entry is not None
+        entry.returns = ApiReturn(type=f"Iterator[{cls}]", item_class_id=cls)
+    code = """
+        import pkg
+        with pkg.session() as c:
+            c.query()
+        for r in pkg.rows():
+            r.values()
+        with pkg.connect() as c2:
+            firsts = [r2.values() for r2 in c2.rows()]
+        for wrong in pkg.connect():
+            wrong.query()
+        """
+    assert used(ex(code), surface=items) == [
+        [
+            "pkg.session", f"{conn}.query", "pkg.rows", f"{row}.values", "pkg.connect", f"{conn}.rows",
+        ]  # iterating a Conn itself gives nothing known: `wrong.query()` is not linked
+    ]  # fmt: skip
+
+
 def test_python_propagation_across_blocks_of_a_page() -> None:
     a = ex("import lancedb\ndb = lancedb.connect('x')", n=1)
     b = ex("tbl = db.open_table('t')", n=2)

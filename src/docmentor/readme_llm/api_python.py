@@ -49,6 +49,12 @@ _KINDS = {
     "variadic keyword": "var-keyword",
 }
 _WRAPPERS = {"Optional", "Annotated", "Final", "ClassVar", "Required", "NotRequired", "ReadOnly"}
+# return types that give instances of their first argument to `with … as` or `for`
+_CONTAINERS = {
+    "Iterator", "Iterable", "Generator", "AsyncIterator", "AsyncIterable", "AsyncGenerator",
+    "ContextManager", "AbstractContextManager", "AsyncContextManager", "AbstractAsyncContextManager",
+    "Sequence", "MutableSequence", "Collection", "list", "List", "set", "Set", "frozenset", "FrozenSet",
+}  # fmt: skip
 _SELF_RE = re.compile(r"(?<![\w.])(?:typing(?:_extensions)?\.)?Self\b")
 _TEST_MODULES = {"conftest", "tests", "test"}  # shipped by some wheels, never meant to be imported
 
@@ -196,6 +202,8 @@ class _Builder:
             entry = self.entries[api_id]
             if entry.returns is not None:
                 entry.returns.class_id = self._class_of(annotation, scope, entry.parent)
+                if entry.returns.class_id is None:
+                    entry.returns.item_class_id = self._item_class_of(annotation, scope, entry.parent)
         return list(self.entries.values())
 
     def _inside(self, obj: Any) -> bool:
@@ -296,6 +304,27 @@ class _Builder:
         if isinstance(annotation, griffe.ExprBinOp) and annotation.operator == "|":
             rest = [e for e in _union_members(annotation) if str(e) != "None"]
             return self._class_of(rest[0], scope, parent) if len(rest) == 1 else None
+        return None
+
+    def _item_class_of(self, annotation: Any, scope: Any, parent: str | None) -> str | None:
+        """api_id of the public class whose instances an annotation's iterator, generator,
+        context manager or sequence gives (``Iterator[Response]`` → ``Response``), unwrapping
+        Optional/Union/None around it."""
+        if isinstance(annotation, griffe.ExprBinOp) and annotation.operator == "|":
+            rest = [e for e in _union_members(annotation) if str(e) != "None"]
+            return self._item_class_of(rest[0], scope, parent) if len(rest) == 1 else None
+        if not isinstance(annotation, griffe.ExprSubscript):
+            return None
+        head = str(annotation.left).rsplit(".", 1)[-1]
+        inner = annotation.slice
+        elements = list(inner.elements) if isinstance(inner, griffe.ExprTuple) else [inner]
+        if head in _WRAPPERS:
+            return self._item_class_of(elements[0], scope, parent)
+        if head == "Union":
+            rest = [e for e in elements if str(e) != "None"]
+            return self._item_class_of(rest[0], scope, parent) if len(rest) == 1 else None
+        if head in _CONTAINERS:
+            return self._class_of(elements[0], scope, parent)
         return None
 
     def _class_id(self, path: str) -> str | None:

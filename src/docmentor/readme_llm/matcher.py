@@ -13,7 +13,11 @@ the same rules:
   (``surface.resolve(f"{cls}.{name}")``, with the class's bases walked when the surface
   does not list an inherited member), a property gives its type.
 * **Types propagate** through assignments, ``with … as``, ``await``, chained calls, and
-  across the blocks of a page in order. Blocks in sibling content tabs (``=== "Sync API"``
+  across the blocks of a page in order. A call typed as an iterator, generator, context
+  manager or sequence of a class (``Iterator[Response]``: a ``@contextmanager`` function,
+  ``Generator[Row, None, None]``, ``list[Table]``; ``ApiReturn.item_class_id``, Python)
+  gives that class's instances to ``with … as`` and to the target of ``for`` and
+  comprehensions (``with httpx.stream(…) as r: r.iter_lines()`` → ``Response.iter_lines``). Blocks in sibling content tabs (``=== "Sync API"``
   / ``=== "Async API"``) do not see each other's names; among the earlier blocks an async
   block prefers names bound by async blocks, a sync one those bound by sync blocks.
 * **Nothing is invented.** A name with no known type matches nothing; words in strings
@@ -59,7 +63,8 @@ class ApiSurfaceLike(Protocol):
 
 @dataclass(frozen=True, slots=True)
 class _Value:
-    kind: Literal["module", "api", "instance"]
+    # "items": an iterator, generator, context manager or sequence of instances of ``name``
+    kind: Literal["module", "api", "instance", "items"]
     name: str  # module path / api_id / class name
     receiver: str | None = None  # for a method reached through an instance: the instance's class
 
@@ -118,11 +123,20 @@ class _Resolver:
         self._member[key] = found
         return found
 
-    def returns(self, entry: ApiEntry, receiver: str | None) -> str | None:
+    def returns(self, entry: ApiEntry, receiver: str | None) -> _Value | None:
+        """What calling (or reading, for a property) ``entry`` gives: an instance of a
+        class, else ``items`` of one (``Iterator[Response]``, ``list[Table]``)."""
         # Asked as reached (`Sub.clone`, not `Base.clone`): the surface can then answer
         # `Self` with the receiver's class.
         rc = self.surface.return_class(f"{receiver}.{entry.name}") if receiver else None
-        rc = rc or self.surface.return_class(entry.api_id)
+        cls = self._class(rc or self.surface.return_class(entry.api_id), entry, receiver)
+        if cls is not None:
+            return _Value("instance", cls)
+        items = entry.returns.item_class_id if entry.returns is not None else None
+        cls = self._class(items, entry, receiver)
+        return _Value("items", cls) if cls is not None else None
+
+    def _class(self, rc: str | None, entry: ApiEntry, receiver: str | None) -> str | None:
         while rc:
             m = _WRAPPER.match(rc.strip())
             if m is None:
@@ -223,8 +237,7 @@ class _Analysis:
         if record:
             self.use(e)
         if e.kind in ("property", "attribute"):
-            rc = self.r.returns(e, receiver)
-            return _Value("instance", rc) if rc else None
+            return self.r.returns(e, receiver)
         return _Value("api", e.api_id, receiver)
 
     def call(self, value: _Value | None) -> _Value | None:
@@ -235,8 +248,7 @@ class _Analysis:
             return None
         if e.kind == "class":
             return _Value("instance", e.api_id)
-        rc = self.r.returns(e, value.receiver)
-        return _Value("instance", rc) if rc else None
+        return self.r.returns(e, value.receiver)
 
     def known_root(self, module: str) -> bool:
         return module.split(".")[0] in self.r.prefixes or self.r.entry(module) is not None
@@ -275,11 +287,11 @@ class _Python(_Analysis):
             for item in node.items:
                 value = self.ev(item.context_expr)
                 if item.optional_vars is not None:
-                    self.target(item.optional_vars, value if value and value.kind == "instance" else None)
+                    # a client's `__enter__` gives itself; a context manager its item
+                    self.target(item.optional_vars, value if value and value.kind == "instance" else _item(value))
             self.body(node.body)
         elif isinstance(node, ast.For | ast.AsyncFor):
-            self.ev(node.iter)
-            self.target(node.target, None)
+            self.target(node.target, _item(self.ev(node.iter)))
             self.body(node.body)
             self.body(node.orelse)
         elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
@@ -378,8 +390,7 @@ class _Python(_Analysis):
             return value
         if isinstance(node, ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp):
             for gen in node.generators:
-                self.ev(gen.iter)
-                self.target(gen.target, None)
+                self.target(gen.target, _item(self.ev(gen.iter)))
                 for cond in gen.ifs:
                     self.ev(cond)
         elif isinstance(node, ast.Lambda):
@@ -387,6 +398,12 @@ class _Python(_Analysis):
                 self.bind(a.arg, None)
         self.generic(node)
         return None
+
+
+def _item(value: _Value | None) -> _Value | None:
+    """What ``for`` (or a context manager's ``with … as``) takes from a value: an instance,
+    when the value is ``items`` of a class."""
+    return _Value("instance", value.name) if value is not None and value.kind == "items" else None
 
 
 # -- the entry point ----------------------------------------------------------------------

@@ -29,6 +29,9 @@ class ApiReturn(_Model):
     type: str | None = None
     description: str = ""
     class_id: str | None = None  # api_id of the public class `type` names (Optional/X | None unwrapped)
+    # api_id of the public class whose instances an iterator, generator, context manager or
+    # sequence `type` gives (`Iterator[Response]`, `Generator[Row, None, None]`, `list[Table]`)
+    item_class_id: str | None = None
 
 
 class ApiEntry(_Model):
