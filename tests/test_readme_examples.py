@@ -834,3 +834,46 @@ def test_rst_literal_blocks_and_untagged_fences_become_python_examples(tmp_path:
         ("wipe.md", "python", "store.purge()"),
     ]
     assert [e.example_id for e in examples] == ["reading-1", "wipe-1"]  # ids count every block
+
+
+def test_python_subclass_methods_and_caught_exceptions() -> None:
+    items = FakeSurface(
+        [
+            api("pkg", "module"),
+            api("pkg.get", "function", "pkg.Response"),
+            api("pkg.Transport", "class"),
+            api("pkg.Transport.handle_request", returns="pkg.Response"),
+            api("pkg.Transport.close"),
+            api("pkg.Transport.shutdown"),
+            api("pkg.Response", "class"),
+            api("pkg.Response.status_code", "property"),
+            api("pkg.StatusError", "class"),
+            api("pkg.StatusError.response", "property", "pkg.Response"),
+        ]
+    )
+    code = """
+        import pkg
+
+        class Logging(pkg.Transport):
+            def handle_request(self, request):
+                def shutdown():  # a function inside a method is not a method
+                    ...
+                self.close()
+                return request
+
+        try:
+            pkg.get("/")
+        except pkg.StatusError as exc:
+            exc.response.status_code
+        """
+    assert used(ex(code), surface=items) == [
+        [
+            "pkg.Transport",
+            "pkg.Transport.handle_request",  # the override shows how to implement it
+            "pkg.Transport.close",  # self: the base's members
+            "pkg.get",
+            "pkg.StatusError",
+            "pkg.StatusError.response",
+            "pkg.Response.status_code",
+        ]
+    ]

@@ -17,7 +17,11 @@ the same rules:
   manager or sequence of a class (``Iterator[Response]``: a ``@contextmanager`` function,
   ``Generator[Row, None, None]``, ``list[Table]``; ``ApiReturn.item_class_id``, Python)
   gives that class's instances to ``with … as`` and to the target of ``for`` and
-  comprehensions (``with httpx.stream(…) as r: r.iter_lines()`` → ``Response.iter_lines``). Blocks in sibling content tabs (``=== "Sync API"``
+  comprehensions (``with httpx.stream(…) as r: r.iter_lines()`` → ``Response.iter_lines``).
+* **Subclasses and handlers.** A method defined in a subclass of a library class uses the
+  member it overrides (``class T(httpx.BaseTransport): def handle_request(self, …)`` shows
+  ``BaseTransport.handle_request``), and its ``self`` reaches the base's members;
+  ``except httpx.HTTPStatusError as exc`` makes ``exc`` an instance of that class. Blocks in sibling content tabs (``=== "Sync API"``
   / ``=== "Async API"``) do not see each other's names; among the earlier blocks an async
   block prefers names bound by async blocks, a sync one those bound by sync blocks.
 * **Nothing is invented.** A name with no known type matches nothing; words in strings
@@ -258,6 +262,12 @@ class _Analysis:
 
 
 class _Python(_Analysis):
+    def __init__(self, resolver: _Resolver) -> None:
+        super().__init__(resolver)
+        # for each class being read: the library class it derives from (None: none, or a
+        # nested scope that is not one of its methods)
+        self.bases: list[str | None] = []
+
     def run(self, example: Example) -> list[str]:
         tree = python_tree(example.code)
         self.start(example, tree is not None and python_is_async(tree))
@@ -301,17 +311,41 @@ class _Python(_Analysis):
             for a in (*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg):
                 if a is not None:
                     self.bind(a.arg, self.annotation(a.annotation) if a.annotation else None)
+            base = self.bases[-1] if self.bases else None
+            if base is not None:  # a method of a subclass of a library class
+                overridden = self.r.member(base, node.name)
+                if overridden is not None:
+                    self.use(overridden)  # the example shows how to implement it
+                positional = (*args.posonlyargs, *args.args)
+                if positional and positional[0].annotation is None and not _is_static(node):
+                    self.bind(positional[0].arg, _Value("instance", base))  # self: inherited members
             for default in (*args.defaults, *args.kw_defaults):
                 if default is not None:
                     self.ev(default)
             if node.returns is not None:
                 self.ev(node.returns)
-            self.body(node.body)
+            self.bases.append(None)  # a function defined in it is no method of the class
+            try:
+                self.body(node.body)
+            finally:
+                self.bases.pop()
             self.bind(node.name, None)
         elif isinstance(node, ast.ClassDef):
-            for expr in (*node.decorator_list, *node.bases, *(k.value for k in node.keywords)):
+            for expr in (*node.decorator_list, *(k.value for k in node.keywords)):
                 self.ev(expr)
-            self.body(node.body)
+            bases = [self.annotation(b) for b in node.bases]  # a library class among them: its id
+            base = next((b.name for b in bases if b is not None), None)
+            self.bases.append(base)
+            try:
+                for stmt in node.body:  # methods see the base; functions nested in them do not
+                    if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef):
+                        self.stmt(stmt)
+                    else:
+                        self.bases.append(None)
+                        self.stmt(stmt)
+                        self.bases.pop()
+            finally:
+                self.bases.pop()
             self.bind(node.name, None)
         else:
             self.generic(node)
@@ -327,10 +361,9 @@ class _Python(_Analysis):
             elif isinstance(child, ast.expr):
                 self.ev(child)
             elif isinstance(child, ast.ExceptHandler):
-                if child.type is not None:
-                    self.ev(child.type)
-                if child.name:
-                    self.bind(child.name, None)
+                caught = self.annotation(child.type) if child.type is not None else None
+                if child.name:  # `except httpx.HTTPStatusError as exc`: an instance of it
+                    self.bind(child.name, caught)
                 self.body(child.body)
             else:
                 self.generic(child)
@@ -398,6 +431,10 @@ class _Python(_Analysis):
                 self.bind(a.arg, None)
         self.generic(node)
         return None
+
+
+def _is_static(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    return any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in node.decorator_list)
 
 
 def _item(value: _Value | None) -> _Value | None:
