@@ -66,7 +66,8 @@ def test_a_paraphrase_is_found_by_meaning(engine: Docmentor, tmp_path: Path) -> 
     # "shut" is no API's word, but its WordNet synonym "close" is: found by words too
     (hit, *_) = LibraryKnowledge(engine, cwd=tmp_path).find_api("shut down when finished")["results"]
     assert hit["api_id"] == "minidb.core.Database.close"
-    assert hit["signals"] == {"lexical": 1, "sections": None, "semantic": 1}
+    assert hit["signals"]["lexical"] == 1 and hit["signals"]["semantic"] == 1
+    assert hit["signals"]["sections"] is not None  # the section search is asked "close" too
 
 
 def test_nonsense_finds_nothing(engine: Docmentor, tmp_path: Path) -> None:
@@ -463,6 +464,15 @@ def test_a_task_verb_the_library_does_not_use_finds_the_api_named_with_its_synon
     # WordNet: fetch (first sense) = bring, get, convey
     assert [h.entry.api_id for h in index.find("fetch a document", limit=2)] == ["pkg.get"]
     assert index.query_terms("fetch a document") == [*analyze_query("fetch a document"), ("get", 1.0)]
+    # the section search is asked the synonyms too: the docs say what the API names say
+    asked: list[str] = []
+    searching = ApiIndex(
+        {"pkg": ([get, close], [])},
+        docs_sources={"pkg": "pkg-docs"},
+        section_search=lambda query, source: asked.append(query) or [],
+    )
+    searching.find("fetch a document")
+    assert asked == ["fetch a document get"]
     # a library that names an API with the task's own word keeps it: no synonym is added
     fetch = ApiEntry(api_id="pkg.fetch", kind="function", name="fetch", description="Fetch something.")
     own = ApiIndex({"pkg": ([get, close, fetch], [])})

@@ -14,7 +14,8 @@ far down one ranking adds little.
     length to one used once. Field scores are added with weights, normalised per query and
     re-ranked with the API's importance (``0.85 · relevance + 0.15 · importance``). A
     task's word that no API name holds also asks for its WordNet synonyms that API names
-    do hold (:mod:`docmentor.readme_llm.synonyms`: "fetch" → ``get``).
+    do hold (:mod:`docmentor.readme_llm.synonyms`: "fetch" → ``get``); the section search
+    below is asked them too.
 ``sections``
     The engine's own section search over the library's indexed docs; every found section
     credits the APIs it names (:mod:`docmentor.readme_llm.mentions`): best ``section
@@ -472,11 +473,17 @@ class ApiIndex:
     def query_terms(self, query: str) -> list[tuple[str, float]]:
         """The query's terms for the lexical ranking, with the WordNet synonyms of its words
         that no API name holds but whose synonym one does (:mod:`.synonyms`)."""
+        return self._expanded(query)[0]
+
+    def _expanded(self, query: str) -> tuple[list[tuple[str, float]], str]:
+        """:meth:`query_terms`, and the query the section search is asked: the task with
+        those synonyms after it ("append rows to a table add" finds "Add data to a table")."""
         terms = analyze_query(query)
         extra = synonym_terms(query, self.fields["name"].postings, terms)
-        if extra:
-            terms += [(t, SYNONYM_WEIGHT) for found in extra.values() for t in found]
-        return terms
+        if not extra:
+            return terms, query
+        found = [t for words in extra.values() for t in words]
+        return terms + [(t, SYNONYM_WEIGHT) for t in found], f"{query} {' '.join(found)}"
 
     def find(self, query: str, *, limit: int = 5, library: str | None = None) -> list[ApiHit]:
         """The APIs that best match a task description, best first.
@@ -486,12 +493,12 @@ class ApiIndex:
         work goes on beside it, and it is done before the model (1.5 against ~2 ms): this
         thread then never waits for a wake-up or for the GIL.
         """
-        terms = self.query_terms(query)
+        terms, expanded = self._expanded(query)
         if not self.entries or not query.strip():
             return []
         semantic: Ranking = []
         if self.semantic:
-            words = _worker().submit(self._word_rankings, terms, query, library)
+            words = _worker().submit(self._word_rankings, terms, expanded, library)
             try:
                 semantic = self._semantic(self._query_vector(query), library)
             except EmbeddingUnavailable as exc:  # rank without vectors rather than fail
@@ -499,7 +506,7 @@ class ApiIndex:
                 self.embedder = None
             rankings = words.result()
         else:
-            rankings = self._word_rankings(terms, query, library)
+            rankings = self._word_rankings(terms, expanded, library)
         rankings["semantic"] = semantic
         fused = _fuse(rankings)
         if not fused:
