@@ -357,7 +357,7 @@ def main() -> None:
             status(q["top1"] >= TARGETS["top1"]),
         ),
         ("find_api top-3", f"{q['top3']:.1%}", "≥ 90%", status(q["top3"] >= TARGETS["top3"])),
-        ("find_api MRR (10 results)", f"{q['mrr']:.3f}", "≥ 0.80", status(q["mrr"] >= TARGETS["mrr"])),
+        ("find_api MRR (10 results)", f"{q['mrr']:.4f}", "≥ 0.80", status(q["mrr"] >= TARGETS["mrr"])),
         (
             f"find_api over MCP stdio, p50 / p95 ({m['calls']} calls)",
             f"{m['p50_ms']:.2f} / {m['p95_ms']:.2f} ms",

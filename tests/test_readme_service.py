@@ -321,7 +321,7 @@ def test_eval_api_prints_top1_top3_mrr(generated: Cli, tmp_path: Path) -> None:
     qs.write_text("\n".join(json.dumps(r) for r in rows) + "\n", encoding="utf-8")
     out = generated.ok("eval", "api", str(qs), "--library", "minidb").splitlines()
     assert out[0].startswith("m-1\t1\t") and out[1].startswith("m-2\t2\t") and out[2].startswith("m-3\t-\t")
-    assert out[-1] == "questions=3 top1=0.333 top3=0.667 mrr=0.500"
+    assert out[-1] == "questions=3 top1=0.333 top3=0.667 mrr=0.5000"
     data = generated.json("eval", "api", str(qs))
     assert data["summary"] == {"questions": 3, "top1": 0.3333, "top3": 0.6667, "mrr": 0.5}
     assert [q["rank"] for q in data["questions"]] == [1, 2, None]

@@ -248,4 +248,4 @@ def eval_api(
         return
     for r in rows:
         print(f"{r['id']}\t{r['rank'] or '-'}\t{r['query'][:70]}")
-    print(f"questions={n} top1={summary['top1']:.3f} top3={summary['top3']:.3f} mrr={summary['mrr']:.3f}")
+    print(f"questions={n} top1={summary['top1']:.3f} top3={summary['top3']:.3f} mrr={summary['mrr']:.4f}")
