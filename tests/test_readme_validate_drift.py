@@ -212,9 +212,24 @@ def test_correct_calls_and_flexible_signatures_are_not_drift(surface: ApiSurface
         s = pkg.Settings()
         s.items(); s.setdefault("k", 1)  # inherited from dict: unknown, never reported
         """,
+        """
+        import pkg
+
+        class Logged(pkg.Connection):
+            def open_table(self, name, cache=True):  # an override with its own signature
+                self.log(name)  # the subclass's own method: not the base's to have
+                self.table_names("a")
+                return self.open_table(name, cache=False)  # its own signature, not the base's
+
+            def log(self, name):
+                print(self.uri, name)
+
+        for name in pkg.connect("x").table_names():
+            name.upper()
+        """,
     )
     assert report.findings == (), report.to_text()
-    assert report.examples_checked == 1
+    assert report.examples_checked == 2
     assert "No drift" in report.to_text()
 
 
@@ -275,6 +290,10 @@ def test_bad_keywords_and_too_many_positional_arguments(surface: ApiSurface) -> 
         db.create_table("t", [1], "overwrite")
         pkg.Connection(url="x")
         pkg.helper(a=1)
+
+        class Mine(pkg.Connection):
+            def refresh(self):
+                self.create_table("t", cache=True)  # inherited, not its own: checked
         """,
     )
     found = [(f.kind, f.api, f.api_id, f.line) for f in report.findings]
@@ -283,8 +302,9 @@ def test_bad_keywords_and_too_many_positional_arguments(surface: ApiSurface) -> 
         ("invalid_api_signature", "db.create_table", "pkg.core.Connection.create_table", 13),
         ("invalid_api_signature", "pkg.Connection", "pkg.core.Connection", 14),
         ("invalid_api_signature", "pkg.helper", "pkg.helper", 15),
+        ("invalid_api_signature", "self.create_table", "pkg.core.Connection.create_table", 19),
     ]
-    bad_kw, positional, ctor, posonly = report.findings
+    bad_kw, positional, ctor, posonly, _inherited = report.findings
     assert bad_kw.suggestion == "did you mean read_consistency=? accepted keywords: uri, read_consistency"
     assert "no parameter named 'read_consistancy'" in bad_kw.message
     assert "given 3 positional arguments but takes 2" in positional.message

@@ -433,6 +433,8 @@ class _DriftPython(_Python):
                 return
             owner, what, candidates = base.name, f"module {base.name}", self.checker.module_names(base.name)
         else:
+            if base.kind not in ("api", "instance"):
+                return  # an iterator of instances, or `self` in the example's own subclass
             entry = self.r.entry(base.name)
             if entry is None or entry.kind != "class":
                 return

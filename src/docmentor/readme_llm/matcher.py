@@ -67,10 +67,12 @@ class ApiSurfaceLike(Protocol):
 
 @dataclass(frozen=True, slots=True)
 class _Value:
-    # "items": an iterator, generator, context manager or sequence of instances of ``name``
-    kind: Literal["module", "api", "instance", "items"]
+    # "items": an iterator, generator, context manager or sequence of instances of ``name``;
+    # "subclass": ``self`` in a method of the example's own subclass of library class ``name``
+    kind: Literal["module", "api", "instance", "items", "subclass"]
     name: str  # module path / api_id / class name
     receiver: str | None = None  # for a method reached through an instance: the instance's class
+    own: frozenset[str] = frozenset()  # "subclass": the names its class body defines itself
 
 
 _SELF = frozenset({"Self", "typing.Self", "typing_extensions.Self"})
@@ -232,7 +234,9 @@ class _Analysis:
         if value.kind == "api" and e is not None and e.kind == "class":
             m = self.r.member(e.api_id, name)
             return None if m is None else self._reached(m, None, record=record)
-        if value.kind == "instance":
+        if value.kind in ("instance", "subclass"):
+            if name in value.own:
+                return None  # the example's own method or attribute, not the library's
             m = self.r.member(value.name, name)
             return None if m is None else self._reached(m, value.name, record=record)
         return None
@@ -264,9 +268,9 @@ class _Analysis:
 class _Python(_Analysis):
     def __init__(self, resolver: _Resolver) -> None:
         super().__init__(resolver)
-        # for each class being read: the library class it derives from (None: none, or a
-        # nested scope that is not one of its methods)
-        self.bases: list[str | None] = []
+        # for each class being read: ``self`` in its methods, when it derives from a library
+        # class (None: it does not, or a nested scope that is not one of its methods)
+        self.bases: list[_Value | None] = []
 
     def run(self, example: Example) -> list[str]:
         tree = python_tree(example.code)
@@ -311,14 +315,14 @@ class _Python(_Analysis):
             for a in (*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg):
                 if a is not None:
                     self.bind(a.arg, self.annotation(a.annotation) if a.annotation else None)
-            base = self.bases[-1] if self.bases else None
-            if base is not None:  # a method of a subclass of a library class
-                overridden = self.r.member(base, node.name)
+            this = self.bases[-1] if self.bases else None
+            if this is not None:  # a method of a subclass of a library class
+                overridden = self.r.member(this.name, node.name)
                 if overridden is not None:
                     self.use(overridden)  # the example shows how to implement it
                 positional = (*args.posonlyargs, *args.args)
                 if positional and positional[0].annotation is None and not _is_static(node):
-                    self.bind(positional[0].arg, _Value("instance", base))  # self: inherited members
+                    self.bind(positional[0].arg, this)  # self: the base's members, not its own
             for default in (*args.defaults, *args.kw_defaults):
                 if default is not None:
                     self.ev(default)
@@ -335,7 +339,7 @@ class _Python(_Analysis):
                 self.ev(expr)
             bases = [self.annotation(b) for b in node.bases]  # a library class among them: its id
             base = next((b.name for b in bases if b is not None), None)
-            self.bases.append(base)
+            self.bases.append(None if base is None else _Value("subclass", base, own=_defined(node)))
             try:
                 for stmt in node.body:  # methods see the base; functions nested in them do not
                     if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef):
@@ -431,6 +435,18 @@ class _Python(_Analysis):
                 self.bind(a.arg, None)
         self.generic(node)
         return None
+
+
+def _defined(node: ast.ClassDef) -> frozenset[str]:
+    """The methods and class attributes a class body defines."""
+    names: set[str] = set()
+    for stmt in node.body:
+        if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            names.add(stmt.name)
+        elif isinstance(stmt, ast.Assign | ast.AnnAssign):
+            targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+            names.update(t.id for t in targets if isinstance(t, ast.Name))
+    return frozenset(names)
 
 
 def _is_static(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
