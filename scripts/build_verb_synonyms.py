@@ -1,7 +1,9 @@
 """Build ``src/docmentor/data/verb-synonyms.tsv`` from WordNet 3.0 (run by hand, rarely).
 
 For every single-word verb in WordNet, the other words of its first (most frequent) sense:
-single words as they are, phrasal verbs by their head ("send off" → "send"). ``find_api``
+single words as they are, phrasal verbs by their head ("send off" → "send") unless it is a
+light verb ("set about" says nothing of "set"). Words WordNet knows better as nouns
+("table": 6 noun senses, 2 verb senses) are left out. ``find_api``
 reads the table to match a task's verb that the library does not use in its API names with
 a synonym that it does use ("fetch a page" → ``get``; :mod:`docmentor.readme_llm.synonyms`).
 
@@ -26,15 +28,35 @@ OUT = Path(__file__).resolve().parent.parent / "src" / "docmentor" / "data" / "v
 _WORD = re.compile(r"^[a-z]+$")
 
 
-def first_sense_synonyms(index_verb: str, data_verb: bytes) -> dict[str, list[str]]:
-    """lemma → the other words of its first sense (single words; heads of phrasal verbs)."""
+# English light verbs: as the head of a phrasal verb they carry little of its meaning
+# ("set about", "get down" mean to start), so such a phrase gives no synonym
+LIGHT_VERBS = frozenset({"be", "do", "get", "give", "go", "have", "make", "put", "set", "take"})
+
+
+def sense_counts(index: str) -> dict[str, int]:
+    """lemma → its number of senses, from a WordNet ``index.*`` file."""
+    counts: dict[str, int] = {}
+    for line in index.splitlines():
+        if line and not line.startswith(" "):
+            fields = line.split()
+            counts[fields[0]] = int(fields[2])
+    return counts
+
+
+def first_sense_synonyms(
+    index_verb: str, data_verb: bytes, noun_senses: dict[str, int] | None = None
+) -> dict[str, list[str]]:
+    """lemma → the other words of its first sense: single words, and the heads of phrasal
+    verbs that are not light verbs ("send off" → "send"). Words with more senses as a noun
+    than as a verb ("table", "key", "class") are left out: in a task they name things."""
     table: dict[str, list[str]] = {}
+    nouns = noun_senses or {}
     for line in index_verb.splitlines():
         if not line or line.startswith(" "):  # the licence header is indented
             continue
         fields = line.split()
         lemma, pointer_count = fields[0], int(fields[3])
-        if not _WORD.match(lemma):
+        if not _WORD.match(lemma) or nouns.get(lemma, 0) > int(fields[2]):
             continue
         offsets = fields[4 + pointer_count + 2 :]  # after the pointer symbols, sense_cnt, tagsense_cnt
         if not offsets:
@@ -44,7 +66,9 @@ def first_sense_synonyms(index_verb: str, data_verb: bytes) -> dict[str, list[st
         words = [record[4 + 2 * i].lower() for i in range(int(record[3], 16))]
         synonyms: list[str] = []
         for word in words:
-            head = word.split("_")[0]
+            head, _, rest = word.partition("_")
+            if rest and head in LIGHT_VERBS:
+                continue
             if head != lemma and _WORD.match(head) and head not in synonyms:
                 synonyms.append(head)
         if synonyms:
@@ -59,7 +83,8 @@ def main() -> None:
     args = parser.parse_args()
     index_verb = (args.dict_folder / "index.verb").read_text(encoding="ascii")
     data_verb = (args.dict_folder / "data.verb").read_bytes()
-    table = first_sense_synonyms(index_verb, data_verb)
+    nouns = sense_counts((args.dict_folder / "index.noun").read_text(encoding="ascii"))
+    table = first_sense_synonyms(index_verb, data_verb, nouns)
     lines = [f"{lemma}\t{' '.join(words)}" for lemma, words in sorted(table.items())]
     header = "# verb<TAB>synonyms of its first WordNet 3.0 sense; built by scripts/build_verb_synonyms.py\n"
     args.out.write_text(header + "\n".join(lines) + "\n", encoding="utf-8")

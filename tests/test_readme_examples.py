@@ -877,3 +877,50 @@ def test_python_subclass_methods_and_caught_exceptions() -> None:
             "pkg.Response.status_code",
         ]
     ]
+
+
+def test_python_names_bound_in_a_scope_end_with_it() -> None:
+    items = FakeSurface(
+        [
+            api("pkg", "module"),
+            api("pkg.connect", "function", "pkg.Conn"),
+            api("pkg.tables", "function"),
+            api("pkg.Conn", "class"),
+            api("pkg.Conn.query"),
+            api("pkg.Conn.close"),
+            api("pkg.Table", "class"),
+            api("pkg.Table.search"),
+            api("pkg.Error", "class"),
+            api("pkg.Error.detail", "property"),
+        ]
+    )
+    tables = items.resolve("pkg.tables")
+    assert tables is not None
+    tables.returns = ApiReturn(type="list[Table]", item_class_id="pkg.Table")
+    first = """
+        import pkg
+        db = pkg.connect("x")
+        found = [db.search("q") for db in pkg.tables()]  # this db is a Table, here only
+        db.query()
+
+        class Mixin:
+            def close(self): ...
+
+        class Both(Mixin, pkg.Conn):  # its own class first: close may be Mixin's
+            def query(self):
+                self.close()
+
+        try:
+            db.query()
+        except pkg.Error as e:
+            e.detail
+        """
+    later = """
+        self.close()  # a method body shown alone: this self is nobody's
+        e.detail
+        """
+    assert used(ex(first, n=1), ex(later, n=2), surface=items) == [
+        # pkg.Conn as a base is a use; neither Both.query nor self.close() is taken for Conn's
+        ["pkg.connect", "pkg.tables", "pkg.Table.search", "pkg.Conn.query", "pkg.Conn", "pkg.Error", "pkg.Error.detail"],
+        [],
+    ]

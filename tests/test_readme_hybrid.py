@@ -481,18 +481,44 @@ def test_a_task_verb_the_library_does_not_use_finds_the_api_named_with_its_synon
 
 
 def test_synonyms_join_only_for_words_no_api_name_holds_and_only_as_written() -> None:
-    from docmentor.readme_llm.synonyms import synonym_terms, verb_synonyms
+    from docmentor.readme_llm.synonyms import synonyms, verb_synonyms
+
+    def found(query: str, names: set[str], present: list[tuple[str, float]] | None = None) -> list[tuple[str, ...]]:
+        return [(s.word, s.synonym, *s.terms) for s in synonyms(query, names, present or [])]
 
     table = verb_synonyms()
     assert table["dispatch"] == ("despatch", "send") and table["append"] == ("add", "supplement", "affix")
-    names = {"send", "add", "get", "request", "build"}
-    assert synonym_terms("dispatch a request by hand", names) == {"dispatch": ["send"]}
-    assert synonym_terms("append rows to the table", names) == {"append": ["add"]}
+    names = {"send", "add", "get", "request", "build", "releas", "put", "set", "found"}
+    assert found("dispatch a request by hand", names) == [("dispatch", "send", "send")]
+    assert found("append rows to the table", names) == [("append", "add", "add")]
+    # the synonym as WordNet writes it, for the section search; its stem for the API names
+    assert found("free the pool", names) == [("free", "release", "releas")]
     # a participle describes the thing involved, not the wanted action: not looked up
-    assert synonym_terms("send the request I constructed", names) == {}
-    assert synonym_terms("create a request without dispatching it", names) == {}
+    assert found("send the request I constructed", names) == []
+    assert found("create a request without dispatching it", names) == []
+    # nor identifiers, numbers or accented words ("base64" is no "base" to found)
+    assert found("decode base64 from open_table with résumé 2", names) == []
+    # a word WordNet knows better as a noun is no verb here ("table": put off, set back)
+    assert "table" not in table and "key" not in table
+    # a light verb heading a phrase says nothing of it: "start" is begin, get, commence
+    assert "set" not in table["start"] and "get" in table["start"]
     # a synonym no API name holds adds nothing; neither do function words
-    assert synonym_terms("combine two tables", names) == {}  # combine = unite
-    assert synonym_terms("do it", {"make"}) == {}
+    assert found("combine two tables", names) == []  # combine = unite
+    assert found("do it", {"make"}) == []
     # a synonym already among the query's terms is not added twice
-    assert synonym_terms("fetch and get", names, [("fetch", 1.0), ("get", 1.0)]) == {}
+    assert found("fetch and get", names, [("fetch", 1.0), ("get", 1.0)]) == []
+    # never more terms than an analysed query may have
+    many = [(f"t{i}", 1.0) for i in range(64)]
+    assert found("fetch it", names, many) == []
+
+
+def test_synonyms_follow_the_names_of_the_library_asked_about() -> None:
+    from docmentor.readme_llm.models import ApiEntry
+    from docmentor.readme_llm.retrieval import ApiIndex
+
+    fetching = ApiEntry(api_id="a.fetch", kind="function", name="fetch", description="Fetch.")
+    get = ApiEntry(api_id="b.get", kind="function", name="get", description="Issue a request.")
+    index = ApiIndex({"a": ([fetching], []), "b": ([get], [])})
+    # library a says "fetch": asked about b alone, b's own names decide
+    assert [h.entry.api_id for h in index.find("fetch a document", library="b")] == ["b.get"]
+    assert ("get", 1.0) not in index.query_terms("fetch a document")  # across both: a has "fetch"

@@ -145,8 +145,8 @@ def test_validation_refuses_a_missing_interpreter(tmp_path: Path) -> None:
 
 PACKAGE = {
     "pkg/__init__.py": """
-        from pkg.core import Connection, Settings, Table, connect
-        __all__ = ["Connection", "Settings", "Table", "connect", "helper"]
+        from pkg.core import Connection, PkgError, Settings, Table, connect, tables
+        __all__ = ["Connection", "PkgError", "Settings", "Table", "connect", "helper", "tables"]
 
         def helper(a, b=1, /, c=2, *, flag: bool = False) -> None:
             '''A helper.'''
@@ -176,6 +176,13 @@ PACKAGE = {
 
         def connect(uri: str, *, read_consistency: float | None = None) -> Connection:
             '''Connect.'''
+
+        def tables() -> list[Table]: ...
+
+        class _Base(Exception): ...
+
+        class PkgError(_Base):
+            code: int
     """,
 }
 
@@ -227,9 +234,19 @@ def test_correct_calls_and_flexible_signatures_are_not_drift(surface: ApiSurface
         for name in pkg.connect("x").table_names():
             name.upper()
         """,
+        """
+        import pkg
+        found = pkg.tables()
+        found.append(1)  # a list's own members, not Table's
+        firsts = [t.search("q", 3) for t in found]
+        try:
+            pkg.connect("x")
+        except pkg.PkgError as e:
+            print(e.args, e.code)  # Exception's members are not in the surface
+        """,
     )
     assert report.findings == (), report.to_text()
-    assert report.examples_checked == 2
+    assert report.examples_checked == 3
     assert "No drift" in report.to_text()
 
 

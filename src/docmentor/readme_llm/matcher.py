@@ -18,10 +18,13 @@ the same rules:
   ``Generator[Row, None, None]``, ``list[Table]``; ``ApiReturn.item_class_id``, Python)
   gives that class's instances to ``with … as`` and to the target of ``for`` and
   comprehensions (``with httpx.stream(…) as r: r.iter_lines()`` → ``Response.iter_lines``).
-* **Subclasses and handlers.** A method defined in a subclass of a library class uses the
-  member it overrides (``class T(httpx.BaseTransport): def handle_request(self, …)`` shows
-  ``BaseTransport.handle_request``), and its ``self`` reaches the base's members;
-  ``except httpx.HTTPStatusError as exc`` makes ``exc`` an instance of that class. Blocks in sibling content tabs (``=== "Sync API"``
+* **Subclasses and handlers.** A method defined in a subclass of library classes only
+  uses the member it overrides (``class T(httpx.BaseTransport): def handle_request(self,
+  …)`` shows ``BaseTransport.handle_request``), and its ``self`` reaches the base's members
+  except those the class body defines itself; with a class of the example's own among its
+  bases, nothing is assumed. ``except httpx.HTTPStatusError as exc`` makes ``exc`` an
+  instance of that class (``except*``: a group, unknown). Parameters, comprehension
+  targets and ``except … as`` names end with their scope. Blocks in sibling content tabs (``=== "Sync API"``
   / ``=== "Async API"``) do not see each other's names; among the earlier blocks an async
   block prefers names bound by async blocks, a sync one those bound by sync blocks.
 * **Nothing is invented.** A name with no known type matches nothing; words in strings
@@ -35,7 +38,8 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
@@ -68,8 +72,9 @@ class ApiSurfaceLike(Protocol):
 @dataclass(frozen=True, slots=True)
 class _Value:
     # "items": an iterator, generator, context manager or sequence of instances of ``name``;
-    # "subclass": ``self`` in a method of the example's own subclass of library class ``name``
-    kind: Literal["module", "api", "instance", "items", "subclass"]
+    # "subclass": ``self`` in a method of the example's own subclass of library class ``name``;
+    # "caught": ``e`` in ``except name as e`` (its builtin members are not the surface's)
+    kind: Literal["module", "api", "instance", "items", "subclass", "caught"]
     name: str  # module path / api_id / class name
     receiver: str | None = None  # for a method reached through an instance: the instance's class
     own: frozenset[str] = frozenset()  # "subclass": the names its class body defines itself
@@ -234,7 +239,7 @@ class _Analysis:
         if value.kind == "api" and e is not None and e.kind == "class":
             m = self.r.member(e.api_id, name)
             return None if m is None else self._reached(m, None, record=record)
-        if value.kind in ("instance", "subclass"):
+        if value.kind in ("instance", "subclass", "caught"):
             if name in value.own:
                 return None  # the example's own method or attribute, not the library's
             m = self.r.member(value.name, name)
@@ -272,6 +277,30 @@ class _Python(_Analysis):
         # class (None: it does not, or a nested scope that is not one of its methods)
         self.bases: list[_Value | None] = []
 
+    @contextmanager
+    def in_class(self, this: _Value | None) -> Iterator[None]:
+        """Read a class body (``this``: its methods' ``self``), or a scope that is no class."""
+        self.bases.append(this)
+        try:
+            yield
+        finally:
+            self.bases.pop()
+
+    @contextmanager
+    def scoped(self, names: Iterable[str]) -> Iterator[None]:
+        """Names bound inside are unbound after (parameters, comprehension targets, ``except
+        … as``): what they were before comes back, or earlier blocks' again."""
+        env = self.block.env
+        names = list(names)
+        saved = {n: env[n] for n in names if n in env}
+        fresh = [n for n in names if n not in env]
+        try:
+            yield
+        finally:
+            for n in fresh:
+                env.pop(n, None)
+            env.update(saved)
+
     def run(self, example: Example) -> list[str]:
         tree = python_tree(example.code)
         self.start(example, tree is not None and python_is_async(tree))
@@ -302,7 +331,9 @@ class _Python(_Analysis):
                 value = self.ev(item.context_expr)
                 if item.optional_vars is not None:
                     # a client's `__enter__` gives itself; a context manager its item
-                    self.target(item.optional_vars, value if value and value.kind == "instance" else _item(value))
+                    self.target(
+                        item.optional_vars, value if value and value.kind == "instance" else _item(value)
+                    )
             self.body(node.body)
         elif isinstance(node, ast.For | ast.AsyncFor):
             self.target(node.target, _item(self.ev(node.iter)))
@@ -312,44 +343,43 @@ class _Python(_Analysis):
             for deco in node.decorator_list:
                 self.ev(deco)
             args = node.args
-            for a in (*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg):
-                if a is not None:
-                    self.bind(a.arg, self.annotation(a.annotation) if a.annotation else None)
-            this = self.bases[-1] if self.bases else None
-            if this is not None:  # a method of a subclass of a library class
-                overridden = self.r.member(this.name, node.name)
-                if overridden is not None:
-                    self.use(overridden)  # the example shows how to implement it
-                positional = (*args.posonlyargs, *args.args)
-                if positional and positional[0].annotation is None and not _is_static(node):
-                    self.bind(positional[0].arg, this)  # self: the base's members, not its own
             for default in (*args.defaults, *args.kw_defaults):
                 if default is not None:
                     self.ev(default)
             if node.returns is not None:
                 self.ev(node.returns)
-            self.bases.append(None)  # a function defined in it is no method of the class
-            try:
+            params = [
+                a for a in (*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg) if a
+            ]
+            this = self.bases[-1] if self.bases else None
+            with self.scoped(a.arg for a in params), self.in_class(None):  # its own functions are no methods
+                for a in params:
+                    self.bind(a.arg, self.annotation(a.annotation) if a.annotation else None)
+                if this is not None:  # a method of a subclass of a library class
+                    overridden = self.r.member(this.name, node.name)
+                    if overridden is not None:
+                        self.use(overridden)  # the example shows how to implement it
+                    positional = (*args.posonlyargs, *args.args)
+                    if positional and positional[0].annotation is None and not _is_static(node):
+                        self.bind(positional[0].arg, this)  # self: the base's members, not its own
                 self.body(node.body)
-            finally:
-                self.bases.pop()
             self.bind(node.name, None)
         elif isinstance(node, ast.ClassDef):
             for expr in (*node.decorator_list, *(k.value for k in node.keywords)):
                 self.ev(expr)
-            bases = [self.annotation(b) for b in node.bases]  # a library class among them: its id
-            base = next((b.name for b in bases if b is not None), None)
-            self.bases.append(None if base is None else _Value("subclass", base, own=_defined(node)))
-            try:
-                for stmt in node.body:  # methods see the base; functions nested in them do not
+            # a subclass of library classes only (the first comes first in its MRO); with a
+            # class of the example's own among its bases, its members could be anyone's
+            bases = [None if _is_object(b) else self.annotation(b) for b in node.bases]
+            known = [b for b in bases if b is not None]
+            own = len(known) == len([b for b in node.bases if not _is_object(b)]) and bool(known)
+            this = _Value("subclass", known[0].name, own=_defined(node)) if own else None
+            with self.in_class(this):
+                for stmt in node.body:  # its methods see the base; other statements do not
                     if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef):
                         self.stmt(stmt)
                     else:
-                        self.bases.append(None)
-                        self.stmt(stmt)
-                        self.bases.pop()
-            finally:
-                self.bases.pop()
+                        with self.in_class(None):
+                            self.stmt(stmt)
             self.bind(node.name, None)
         else:
             self.generic(node)
@@ -366,9 +396,11 @@ class _Python(_Analysis):
                 self.ev(child)
             elif isinstance(child, ast.ExceptHandler):
                 caught = self.annotation(child.type) if child.type is not None else None
-                if child.name:  # `except httpx.HTTPStatusError as exc`: an instance of it
-                    self.bind(child.name, caught)
-                self.body(child.body)
+                with self.scoped([child.name] if child.name else []):  # unbound after the handler
+                    if child.name:  # `except httpx.HTTPStatusError as exc`: an instance of it
+                        group = isinstance(node, ast.TryStar)  # `except*`: an ExceptionGroup
+                        self.bind(child.name, _Value("caught", caught.name) if caught and not group else None)
+                    self.body(child.body)
             else:
                 self.generic(child)
 
@@ -426,31 +458,54 @@ class _Python(_Analysis):
             self.bind(node.target.id, value)
             return value
         if isinstance(node, ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp):
-            for gen in node.generators:
-                self.target(gen.target, _item(self.ev(gen.iter)))
-                for cond in gen.ifs:
-                    self.ev(cond)
-        elif isinstance(node, ast.Lambda):
-            for a in (*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs):
-                self.bind(a.arg, None)
+            targets = [n.id for g in node.generators for n in ast.walk(g.target) if isinstance(n, ast.Name)]
+            with self.scoped(targets):  # a comprehension's names are its own
+                for gen in node.generators:
+                    self.target(gen.target, _item(self.ev(gen.iter)))
+                    for cond in gen.ifs:
+                        self.ev(cond)
+                self.generic(node)
+            return None
+        if isinstance(node, ast.Lambda):
+            args = [a.arg for a in (*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs)]
+            with self.scoped(args):
+                for name in args:
+                    self.bind(name, None)
+                self.generic(node)
+            return None
         self.generic(node)
         return None
 
 
 def _defined(node: ast.ClassDef) -> frozenset[str]:
-    """The methods and class attributes a class body defines."""
+    """The methods and class attributes a class body defines (also under ``if``/``try``)."""
     names: set[str] = set()
-    for stmt in node.body:
+    todo: list[ast.AST] = list(node.body)
+    while todo:
+        stmt = todo.pop()
         if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-            names.add(stmt.name)
-        elif isinstance(stmt, ast.Assign | ast.AnnAssign):
+            names.add(stmt.name)  # not inside: its body is its own scope
+        elif isinstance(stmt, ast.Assign | ast.AnnAssign | ast.AugAssign):
             targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
-            names.update(t.id for t in targets if isinstance(t, ast.Name))
+            names.update(n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name))
+        elif isinstance(stmt, ast.stmt):
+            todo.extend(c for c in ast.iter_child_nodes(stmt) if isinstance(c, ast.stmt | ast.ExceptHandler))
+        elif isinstance(stmt, ast.ExceptHandler):
+            todo.extend(stmt.body)
     return frozenset(names)
 
 
 def _is_static(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
-    return any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in node.decorator_list)
+    """``@staticmethod`` (or ``@builtins.staticmethod``): no ``self``."""
+    return any(
+        (isinstance(d, ast.Name) and d.id == "staticmethod")
+        or (isinstance(d, ast.Attribute) and d.attr == "staticmethod")
+        for d in node.decorator_list
+    )
+
+
+def _is_object(node: ast.expr) -> bool:
+    return isinstance(node, ast.Name) and node.id == "object"
 
 
 def _item(value: _Value | None) -> _Value | None:

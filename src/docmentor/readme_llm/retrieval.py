@@ -47,7 +47,7 @@ from docmentor.embeddings import EmbeddingUnavailable
 from docmentor.readme_llm.docstrings import MARKUP
 from docmentor.readme_llm.mentions import MentionResolver, SectionRef
 from docmentor.readme_llm.models import ApiEntry, Example
-from docmentor.readme_llm.synonyms import SYNONYM_WEIGHT, synonym_terms, verb_synonyms
+from docmentor.readme_llm.synonyms import SYNONYM_WEIGHT, synonyms, verb_synonyms
 from docmentor.search.analyzer import analyze, analyze_query
 
 if TYPE_CHECKING:
@@ -282,6 +282,7 @@ class ApiIndex:
         self._example_position: dict[str, int] = {}  # "library:example_id" → its position
         self._position: dict[tuple[str, str], int] = {}
         self._resolvers: dict[str, MentionResolver] = {}
+        self._names: dict[str, frozenset[str]] = {}
         for library, (entries, examples) in sorted(libraries.items()):
             example_at: dict[str, int] = {}
             for ex in examples:
@@ -293,17 +294,21 @@ class ApiIndex:
                     analyze(f"{ex.title} {' '.join(ex.heading_path)} {ex.context} {ex.code[:2000]}")
                 )
                 self.example_heads.add(analyze(f"{ex.title} {' '.join(ex.heading_path)}"))
+            names: set[str] = set()
             for e in entries:
                 i = len(self.entries)
                 self._position[(library, e.api_id)] = i
                 self.entries.append((library, e))
-                self.fields["name"].add(_name_terms(e))
+                name_terms = _name_terms(e)
+                names.update(name_terms)
+                self.fields["name"].add(name_terms)
                 self.fields["signature"].add(analyze(e.signature))
                 self.fields["doc"].add(analyze(e.docstring or e.description))
                 for x in dict.fromkeys(e.examples[:MAX_LINKED_EXAMPLES]):
                     if x in example_at:
                         self._example_apis[example_at[x]].append(i)
             self._resolvers[library] = MentionResolver(entries, examples)
+            self._names[library] = frozenset(names)  # what its API names say (synonyms)
         import numpy
 
         for f in (*self.fields.values(), self.example_field, self.example_heads):
@@ -470,20 +475,22 @@ class ApiIndex:
             "sections": self._sections(query, library) if terms else [],
         }
 
-    def query_terms(self, query: str) -> list[tuple[str, float]]:
+    def query_terms(self, query: str, library: str | None = None) -> list[tuple[str, float]]:
         """The query's terms for the lexical ranking, with the WordNet synonyms of its words
-        that no API name holds but whose synonym one does (:mod:`.synonyms`)."""
-        return self._expanded(query)[0]
+        that no API name (of ``library``, else of any) holds but whose synonym one does
+        (:mod:`.synonyms`)."""
+        return self._expanded(query, library)[0]
 
-    def _expanded(self, query: str) -> tuple[list[tuple[str, float]], str]:
+    def _expanded(self, query: str, library: str | None) -> tuple[list[tuple[str, float]], str]:
         """:meth:`query_terms`, and the query the section search is asked: the task with
-        those synonyms after it ("append rows to a table add" finds "Add data to a table")."""
+        those synonyms after it, as written ("append rows to a table add" finds "Add data")."""
         terms = analyze_query(query)
-        extra = synonym_terms(query, self.fields["name"].postings, terms)
-        if not extra:
+        names = self.fields["name"].postings if library is None else self._names.get(library, frozenset())
+        found = synonyms(query, names, terms)
+        if not found:
             return terms, query
-        found = [t for words in extra.values() for t in words]
-        return terms + [(t, SYNONYM_WEIGHT) for t in found], f"{query} {' '.join(found)}"
+        terms += [(t, SYNONYM_WEIGHT) for s in found for t in s.terms]
+        return terms, f"{query} {' '.join(s.synonym for s in found)}"
 
     def find(self, query: str, *, limit: int = 5, library: str | None = None) -> list[ApiHit]:
         """The APIs that best match a task description, best first.
@@ -493,7 +500,7 @@ class ApiIndex:
         work goes on beside it, and it is done before the model (1.5 against ~2 ms): this
         thread then never waits for a wake-up or for the GIL.
         """
-        terms, expanded = self._expanded(query)
+        terms, expanded = self._expanded(query, library)
         if not self.entries or not query.strip():
             return []
         semantic: Ranking = []

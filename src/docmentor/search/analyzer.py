@@ -77,6 +77,12 @@ def _tokens(text: str) -> list[str]:
     return (_token_re() if marked else _ASCII_TOKEN).findall(text)
 
 
+def query_words(text: str) -> list[str]:
+    """The raw tokens :func:`analyze_query` reads from a query (identifiers whole:
+    ``open_table``, ``base64``), up to ``MAX_QUERY_CHARS``."""
+    return _tokens(_nfkc(text[:MAX_QUERY_CHARS]))
+
+
 def _nfkc(text: str) -> str:
     """Compatibility forms folded first: ｍａｘ＿ｉｄ is max_id, a decomposed é is é."""
     return text if text.isascii() else unicodedata.normalize("NFKC", text)
