@@ -18,15 +18,16 @@ the same rules:
   ``Generator[Row, None, None]``, ``list[Table]``; ``ApiReturn.item_class_id``, Python)
   gives that class's instances to ``with … as`` and to the target of ``for`` and
   comprehensions (``with httpx.stream(…) as r: r.iter_lines()`` → ``Response.iter_lines``).
+  Blocks in sibling content tabs (``=== "Sync API"`` / ``=== "Async API"``) do not see
+  each other's names; among the earlier blocks an async block prefers names bound by async
+  blocks, a sync one those bound by sync blocks. Parameters, comprehension targets and
+  ``except … as`` names end with their scope.
 * **Subclasses and handlers.** A method defined in a subclass of library classes only
   uses the member it overrides (``class T(httpx.BaseTransport): def handle_request(self,
   …)`` shows ``BaseTransport.handle_request``), and its ``self`` reaches the base's members
   except those the class body defines itself; with a class of the example's own among its
   bases, nothing is assumed. ``except httpx.HTTPStatusError as exc`` makes ``exc`` an
-  instance of that class (``except*``: a group, unknown). Parameters, comprehension
-  targets and ``except … as`` names end with their scope. Blocks in sibling content tabs (``=== "Sync API"``
-  / ``=== "Async API"``) do not see each other's names; among the earlier blocks an async
-  block prefers names bound by async blocks, a sync one those bound by sync blocks.
+  instance of that class (``except*``: a group, unknown).
 * **Nothing is invented.** A name with no known type matches nothing; words in strings
   and comments are never looked at.
 
