@@ -522,3 +522,38 @@ def test_synonyms_follow_the_names_of_the_library_asked_about() -> None:
     # library a says "fetch": asked about b alone, b's own names decide
     assert [h.entry.api_id for h in index.find("fetch a document", library="b")] == ["b.get"]
     assert ("get", 1.0) not in index.query_terms("fetch a document")  # across both: a has "fetch"
+
+
+def test_apis_of_a_namespace_that_mirrors_the_root_rank_after_the_roots_own(monkeypatch: pytest.MonkeyPatch) -> None:
+    from docmentor.readme_llm import retrieval
+    from docmentor.readme_llm.models import ApiEntry
+    from docmentor.readme_llm.retrieval import MIRROR_WEIGHT, ApiIndex, mirrored
+
+    words = ["parse", "dump", "copy", "load", "merge", "split", "check", "build", "clear", "close", "open"]
+
+    def fn(api_id: str, alias: str) -> ApiEntry:
+        name = api_id.rsplit(".", 1)[-1]
+        return ApiEntry(api_id=api_id, aliases=[alias], kind="function", name=name, description=f"{name.title()} it.")
+
+    root = [fn(f"pkg.zcore.{w}", f"pkg.{w}") for w in words]
+    # pkg.compat repeats ten of the root's names (a v1 kept for old code); pkg.tools only two
+    compat = [fn(f"pkg.compat._core.{w}", f"pkg.compat.{w}") for w in words[:10]]
+    tools = [fn(f"pkg.tools._t.{w}", f"pkg.tools.{w}") for w in [*words[:2], *(f"util{i}" for i in range(9))]]
+    assert mirrored([*root, *compat, *tools], "pkg") == {e.api_id for e in compat}
+    def scores(index: ApiIndex) -> dict[str, float]:
+        return {h.entry.api_id: h.score for h in index.find("copy it", limit=20)}
+
+    index = ApiIndex({"pkg": ([*compat, *root, *tools], [])})
+    found = scores(index)
+    assert next(iter(found)) == "pkg.zcore.copy"  # the root's copy first, the compatibility one after
+    monkeypatch.setattr(retrieval, "mirrored", lambda entries, root: set())
+    plain = scores(ApiIndex({"pkg": ([*compat, *root, *tools], [])}))
+    ratio, plain_ratio = (s["pkg.compat._core.copy"] / s["pkg.zcore.copy"] for s in (found, plain))
+    assert ratio < plain_ratio and ratio == pytest.approx(MIRROR_WEIGHT * plain_ratio)
+    # a class's members are no namespace: Client.get next to pkg.get mirrors nothing
+    client = ApiEntry(api_id="pkg._c.Client", aliases=["pkg.Client"], kind="class", name="Client")
+    members = [
+        ApiEntry(api_id=f"pkg._c.Client.{w}", aliases=[f"pkg.Client.{w}"], kind="method", name=w, parent="pkg._c.Client")
+        for w in words
+    ]
+    assert mirrored([*root, client, *members], "pkg") == set()

@@ -45,6 +45,7 @@ from typing import TYPE_CHECKING, Any
 
 from docmentor.embeddings import EmbeddingUnavailable
 from docmentor.readme_llm.docstrings import MARKUP
+from docmentor.readme_llm.importance import public_path
 from docmentor.readme_llm.mentions import MentionResolver, SectionRef
 from docmentor.readme_llm.models import ApiEntry, Example
 from docmentor.readme_llm.synonyms import SYNONYM_WEIGHT, synonyms, verb_synonyms
@@ -68,6 +69,11 @@ SEMANTIC_FLOOR = 0.25  # cosine below which an API is not similar at all (nonsen
 PASSAGE_WEIGHT = 0.9  # a docstring passage is weaker evidence than the API's own description
 MAX_PASSAGES = 8  # per API
 DEPRECATED_WEIGHT = 0.8  # a deprecated API whose reason names no replacement we know
+# a subpackage whose public names are mostly the root's again is a second copy of the API
+# (a compatibility namespace like pydantic.v1): its APIs weigh as a deprecated one
+MIRROR_WEIGHT = DEPRECATED_WEIGHT
+MIRROR_SHARE = 0.5  # of its names the root has too
+MIRROR_MIN_NAMES = 10
 MAX_REPLACEMENTS = 3  # of those its reason names, lifted above a deprecated API
 # names a deprecation reason may point at: "use name" first, then `code`, :role:`target`, call()
 _USE_NAME = re.compile(r"\b(?:[Uu]se|[Cc]all|[Ss]ee)\s+(?::\w+:)?[`'\"]*~?([A-Za-z_][\w.]*)")
@@ -192,6 +198,33 @@ def _name_terms(e: ApiEntry) -> list[str]:
     names = [e.name, e.api_id, *e.aliases]
     words = " ".join(" ".join(_WORDS.findall(n)) for n in names)
     return analyze(" ".join(names) + " " + words)
+
+
+def mirrored(entries: Sequence[ApiEntry], root: str) -> set[str]:
+    """The APIs of a library's mirror namespaces: subpackages (not classes) at least
+    ``MIRROR_SHARE`` of whose public names the root package has too, from
+    ``MIRROR_MIN_NAMES`` names on (``pydantic.v1`` repeats 62 of its 93 names; lancedb's
+    and httpx's subpackages at most 13 %). By public path: ``pydantic.v1.BaseModel.copy``."""
+    children: dict[str, set[str]] = {}
+    paths: dict[str, str] = {}
+    classes: set[str] = set()
+    for e in entries:
+        path = public_path(e)
+        paths[e.api_id] = path
+        parent, _, name = path.rpartition(".")
+        children.setdefault(parent, set()).add(name)
+        if e.kind == "class":
+            classes.update((e.api_id, *e.aliases))
+    at_root = children.get(root, set())
+    mirrors = [
+        ns
+        for ns, names in children.items()
+        if ns.startswith(root + ".")
+        and ns not in classes
+        and len(names) >= MIRROR_MIN_NAMES
+        and len(names & at_root) >= MIRROR_SHARE * len(names)
+    ]
+    return {api for api, path in paths.items() if any(path.startswith(ns + ".") for ns in mirrors)}
 
 
 def name_words(name: str) -> str:
@@ -349,6 +382,11 @@ class ApiIndex:
         self.semantic_error: str | None = None
         self.vectors: dict[str, tuple[LibraryVectors, np.ndarray]] = {}  # row → entry position (-1: none)
         verb_synonyms()  # loaded with the index, not by the first query (~5 ms)
+        self._mirrored = {
+            self._position[(lib, api)]
+            for lib, (entries, _) in libraries.items()
+            for api in mirrored(entries, lib)
+        }
         for library, lv in (vectors or {}).items():
             rows = [self._position.get((library, a), -1) for a in lv.api_ids]
             if library in self._resolvers and len(rows) == len(lv.matrix):
@@ -518,6 +556,8 @@ class ApiIndex:
         fused = _fuse(rankings)
         if not fused:
             return []
+        for i in self._mirrored.intersection(fused):
+            fused[i] *= MIRROR_WEIGHT
         # A deprecated API is still found, but after what replaces it: of the replacements
         # its reason names, the best-ranked one, takes its place if it ranked lower, and the
         # deprecated one comes right after it.
