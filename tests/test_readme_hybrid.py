@@ -557,3 +557,41 @@ def test_apis_of_a_namespace_that_mirrors_the_root_rank_after_the_roots_own(monk
         for w in words
     ]
     assert mirrored([*root, client, *members], "pkg") == set()
+
+
+def test_apis_the_root_package_does_not_lead_to_rank_after_those_it_does(monkeypatch: pytest.MonkeyPatch) -> None:
+    from docmentor.readme_llm import retrieval
+    from docmentor.readme_llm.models import ApiEntry, ApiReturn
+    from docmentor.readme_llm.retrieval import UNREACHED_WEIGHT, ApiIndex, unreached
+
+    connect = ApiEntry(
+        api_id="pkg._db.connect", aliases=["pkg.connect"], kind="function", name="connect",
+        returns=ApiReturn(type="Conn", class_id="pkg._db.Conn"), description="Open a connection.",
+    )  # fmt: skip
+    conn = ApiEntry(api_id="pkg._db.Conn", kind="class", name="Conn", bases=["Base"])  # not exported
+    # inherited: named on the base that is no export either, with the subclass's path as alias
+    tables = ApiEntry(
+        api_id="pkg._db.Base.tables", aliases=["pkg._db.Conn.tables"], kind="method", name="tables",
+        parent="pkg._db.Base", returns=ApiReturn(type="Iterator[Table]", item_class_id="pkg._t.Table"),
+        description="Walk the tables.",
+    )  # fmt: skip
+    table = ApiEntry(api_id="pkg._t.Table", kind="class", name="Table", description="A table.")
+    rename = ApiEntry(api_id="pkg._t.Table.rename", kind="method", name="rename", parent="pkg._t.Table")
+    # a hook class only its submodule exports: an extension point
+    hook = ApiEntry(api_id="pkg.hooks.Hook", kind="class", name="Hook", description="Rename a table on load.")
+    on_load = ApiEntry(
+        api_id="pkg.hooks.Hook.on_load", kind="method", name="on_load", parent="pkg.hooks.Hook",
+        description="Rename a table on load.",
+    )  # fmt: skip
+    rename.description = "Rename a table."
+    entries = [connect, conn, tables, table, rename, hook, on_load]
+    assert [e.api_id for e in unreached(entries, "pkg")] == ["pkg.hooks.Hook", "pkg.hooks.Hook.on_load"]
+
+    def scores(index: ApiIndex) -> dict[str, float]:
+        return {h.entry.api_id: h.score for h in index.find("rename a table", limit=10)}
+
+    found = scores(ApiIndex({"pkg": (entries, [])}))
+    monkeypatch.setattr(retrieval, "unreached", lambda entries, root: [])
+    plain = scores(ApiIndex({"pkg": (entries, [])}))
+    ratio, plain_ratio = (s["pkg.hooks.Hook"] / s["pkg._t.Table.rename"] for s in (found, plain))
+    assert ratio < plain_ratio and ratio == pytest.approx(UNREACHED_WEIGHT * plain_ratio)

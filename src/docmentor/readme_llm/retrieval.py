@@ -74,6 +74,10 @@ DEPRECATED_WEIGHT = 0.8  # a deprecated API whose reason names no replacement we
 MIRROR_WEIGHT = DEPRECATED_WEIGHT
 MIRROR_SHARE = 0.5  # of its names the root has too
 MIRROR_MIN_NAMES = 10
+# a Python API the root package does not lead to (not exported there, nor a member of a class
+# it leads to, nor returned by one) is reached by importing a submodule: an extension point
+# or an internal more often than the answer, so it weighs as a deprecated one too
+UNREACHED_WEIGHT = DEPRECATED_WEIGHT
 MAX_REPLACEMENTS = 3  # of those its reason names, lifted above a deprecated API
 # names a deprecation reason may point at: "use name" first, then `code`, :role:`target`, call()
 _USE_NAME = re.compile(r"\b(?:[Uu]se|[Cc]all|[Ss]ee)\s+(?::\w+:)?[`'\"]*~?([A-Za-z_][\w.]*)")
@@ -225,6 +229,34 @@ def mirrored(entries: Sequence[ApiEntry], root: str) -> set[str]:
         and len(names & at_root) >= MIRROR_SHARE * len(names)
     ]
     return {api for api, path in paths.items() if any(path.startswith(ns + ".") for ns in mirrors)}
+
+
+def unreached(entries: Sequence[ApiEntry], root: str) -> list[ApiEntry]:
+    """The Python APIs ``import root`` does not lead to: not exported by the root package
+    (``httpx.get``, ``httpx.Client``), not a member of a class it leads to (by any of the
+    class's paths, so inherited members count), not a class that such an API returns or
+    yields (``lancedb.connect`` → ``DBConnection`` → ``open_table`` → ``Table``).
+    ``pydantic.json_schema.GenerateJsonSchema`` and ``pydantic.mypy`` are such APIs; of
+    httpx's 320 only the module itself. Other languages' surfaces: none."""
+    python = [e for e in entries if e.language == "python"]
+    by_id = {e.api_id: e for e in python}
+    under: dict[str, list[ApiEntry]] = {}  # a path → the entries directly under it
+    for e in python:
+        for path in (e.api_id, *e.aliases):
+            under.setdefault(path.rpartition(".")[0], []).append(e)
+    todo = list(under.get(root, []))
+    seen: set[str] = set()
+    while todo:
+        e = todo.pop()
+        if e.api_id in seen:
+            continue
+        seen.add(e.api_id)
+        if e.kind == "class":
+            for path in (e.api_id, *e.aliases):
+                todo.extend(under.get(path, []))
+        if e.returns is not None:
+            todo.extend(by_id[c] for c in (e.returns.class_id, e.returns.item_class_id) if c in by_id)
+    return [e for e in python if e.api_id not in seen and e.kind != "module"]
 
 
 def name_words(name: str) -> str:
@@ -386,6 +418,11 @@ class ApiIndex:
             self._position[(lib, api)]
             for lib, (entries, _) in libraries.items()
             for api in mirrored(entries, lib)
+        }
+        self._unreached = {
+            self._position[(lib, e.api_id)]
+            for lib, (entries, _) in libraries.items()
+            for e in unreached(entries, lib)
         }
         for library, lv in (vectors or {}).items():
             rows = [self._position.get((library, a), -1) for a in lv.api_ids]
@@ -558,6 +595,8 @@ class ApiIndex:
             return []
         for i in self._mirrored.intersection(fused):
             fused[i] *= MIRROR_WEIGHT
+        for i in self._unreached.intersection(fused):
+            fused[i] *= UNREACHED_WEIGHT
         # A deprecated API is still found, but after what replaces it: of the replacements
         # its reason names, the best-ranked one, takes its place if it ranked lower, and the
         # deprecated one comes right after it.
