@@ -586,6 +586,8 @@ def test_apis_the_root_package_does_not_lead_to_rank_after_those_it_does(monkeyp
     rename.description = "Rename a table."
     entries = [connect, conn, tables, table, rename, hook, on_load]
     assert [e.api_id for e in unreached(entries, "pkg")] == ["pkg.hooks.Hook", "pkg.hooks.Hook.on_load"]
+    # a library registered under its distribution's name: its package is what its paths share
+    assert [e.api_id for e in unreached(entries, "py-pkg")] == ["pkg.hooks.Hook", "pkg.hooks.Hook.on_load"]
 
     def scores(index: ApiIndex) -> dict[str, float]:
         return {h.entry.api_id: h.score for h in index.find("rename a table", limit=10)}

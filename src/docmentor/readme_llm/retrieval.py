@@ -209,6 +209,7 @@ def mirrored(entries: Sequence[ApiEntry], root: str) -> set[str]:
     ``MIRROR_SHARE`` of whose public names the root package has too, from
     ``MIRROR_MIN_NAMES`` names on (``pydantic.v1`` repeats 62 of its 93 names; lancedb's
     and httpx's subpackages at most 13 %). By public path: ``pydantic.v1.BaseModel.copy``."""
+    root = _root_package(entries, root)
     children: dict[str, set[str]] = {}
     paths: dict[str, str] = {}
     classes: set[str] = set()
@@ -231,6 +232,13 @@ def mirrored(entries: Sequence[ApiEntry], root: str) -> set[str]:
     return {api for api, path in paths.items() if any(path.startswith(ns + ".") for ns in mirrors)}
 
 
+def _root_package(entries: Sequence[ApiEntry], library: str) -> str:
+    """The package the library's APIs live in: its name, or else the first part most of
+    their public paths share (a distribution named ``Pillow`` imports as ``PIL``)."""
+    firsts = Counter(public_path(e).split(".", 1)[0] for e in entries)
+    return library if library in firsts or not firsts else firsts.most_common(1)[0][0]
+
+
 def unreached(entries: Sequence[ApiEntry], root: str) -> list[ApiEntry]:
     """The Python APIs ``import root`` does not lead to: not exported by the root package
     (``httpx.get``, ``httpx.Client``), not a member of a class it leads to (by any of the
@@ -239,6 +247,7 @@ def unreached(entries: Sequence[ApiEntry], root: str) -> list[ApiEntry]:
     ``pydantic.json_schema.GenerateJsonSchema`` and ``pydantic.mypy`` are such APIs; of
     httpx's 320 only the module itself. Other languages' surfaces: none."""
     python = [e for e in entries if e.language == "python"]
+    root = _root_package(python, root)
     by_id = {e.api_id: e for e in python}
     under: dict[str, list[ApiEntry]] = {}  # a path → the entries directly under it
     for e in python:
