@@ -18,7 +18,8 @@ from docmentor.engine import Docmentor
 from docmentor.errors import StoreError
 from docmentor.readme_llm import generate
 from docmentor.readme_llm.knowledge_base import load_kb
-from docmentor.readme_llm.retrieval import passage_texts
+from docmentor.readme_llm.models import ApiEntry
+from docmentor.readme_llm.retrieval import ApiIndex, passage_texts
 from docmentor.readme_llm.service import LibraryKnowledge
 from docmentor.store.kb import load_entries, load_vectors
 
@@ -524,50 +525,60 @@ def test_synonyms_follow_the_names_of_the_library_asked_about() -> None:
     assert ("get", 1.0) not in index.query_terms("fetch a document")  # across both: a has "fetch"
 
 
+def _fn(api_id: str, *aliases: str, **fields: object) -> ApiEntry:
+    name = api_id.rsplit(".", 1)[-1]
+    values: dict[str, object] = {"kind": "function", "name": name, "description": f"{name.title()} it.", **fields}
+    return ApiEntry(api_id=api_id, aliases=list(aliases), **values)  # type: ignore[arg-type]
+
+
+WORDS = ["parse", "dump", "copy", "load", "merge", "split", "check", "build", "clear", "close", "open"]
+
+
+def _scores(index: ApiIndex, query: str) -> dict[str, float]:
+    return {h.entry.api_id: h.score for h in index.find(query, limit=30)}
+
+
 def test_apis_of_a_namespace_that_mirrors_the_root_rank_after_the_roots_own(monkeypatch: pytest.MonkeyPatch) -> None:
     from docmentor.readme_llm import retrieval
     from docmentor.readme_llm.models import ApiEntry
-    from docmentor.readme_llm.retrieval import MIRROR_WEIGHT, ApiIndex, mirrored
+    from docmentor.readme_llm.priors import mirrored, secondary
+    from docmentor.readme_llm.retrieval import SECONDARY_WEIGHT, ApiIndex
 
-    words = ["parse", "dump", "copy", "load", "merge", "split", "check", "build", "clear", "close", "open"]
-
-    def fn(api_id: str, alias: str) -> ApiEntry:
-        name = api_id.rsplit(".", 1)[-1]
-        return ApiEntry(api_id=api_id, aliases=[alias], kind="function", name=name, description=f"{name.title()} it.")
-
-    root = [fn(f"pkg.zcore.{w}", f"pkg.{w}") for w in words]
+    root = [_fn(f"pkg.zcore.{w}", f"pkg.{w}") for w in WORDS]
     # pkg.compat repeats ten of the root's names (a v1 kept for old code); pkg.tools only two
-    compat = [fn(f"pkg.compat._core.{w}", f"pkg.compat.{w}") for w in words[:10]]
-    tools = [fn(f"pkg.tools._t.{w}", f"pkg.tools.{w}") for w in [*words[:2], *(f"util{i}" for i in range(9))]]
-    assert mirrored([*root, *compat, *tools], "pkg") == {e.api_id for e in compat}
-    def scores(index: ApiIndex) -> dict[str, float]:
-        return {h.entry.api_id: h.score for h in index.find("copy it", limit=20)}
-
-    index = ApiIndex({"pkg": ([*compat, *root, *tools], [])})
-    found = scores(index)
+    compat = [_fn(f"pkg.compat._core.{w}", f"pkg.compat.{w}") for w in WORDS[:10]]
+    tools = [_fn(f"pkg.tools._t.{w}", f"pkg.tools.{w}") for w in [*WORDS[:2], *(f"util{i}" for i in range(9))]]
+    entries = [*compat, *root, *tools]
+    assert mirrored(entries, "pkg") == {e.api_id for e in compat}
+    # the compatibility copies are off the root's path too: they weigh 0.8 once, not 0.8²
+    assert secondary(entries, "pkg") >= {e.api_id for e in compat}
+    found = _scores(ApiIndex({"pkg": (entries, [])}), "copy it")
     assert next(iter(found)) == "pkg.zcore.copy"  # the root's copy first, the compatibility one after
-    monkeypatch.setattr(retrieval, "mirrored", lambda entries, root: set())
-    plain = scores(ApiIndex({"pkg": ([*compat, *root, *tools], [])}))
+    monkeypatch.setattr(retrieval, "secondary", lambda entries, library: set())
+    plain = _scores(ApiIndex({"pkg": (entries, [])}), "copy it")
     ratio, plain_ratio = (s["pkg.compat._core.copy"] / s["pkg.zcore.copy"] for s in (found, plain))
-    assert ratio < plain_ratio and ratio == pytest.approx(MIRROR_WEIGHT * plain_ratio)
+    assert ratio < plain_ratio and ratio == pytest.approx(SECONDARY_WEIGHT * plain_ratio)
     # a class's members are no namespace: Client.get next to pkg.get mirrors nothing
     client = ApiEntry(api_id="pkg._c.Client", aliases=["pkg.Client"], kind="class", name="Client")
     members = [
         ApiEntry(api_id=f"pkg._c.Client.{w}", aliases=[f"pkg.Client.{w}"], kind="method", name=w, parent="pkg._c.Client")
-        for w in words
+        for w in WORDS
     ]
     assert mirrored([*root, client, *members], "pkg") == set()
+    # the root's own API with a longer alias into a mirror is judged by its shortest path
+    own = _fn("pkg.helper", "pkg.compat.helper")
+    assert "pkg.helper" not in mirrored([*root, *compat, own], "pkg")
 
 
-def test_apis_the_root_package_does_not_lead_to_rank_after_those_it_does(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_apis_neither_the_root_package_nor_the_docs_lead_to_rank_after_those_they_do(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     from docmentor.readme_llm import retrieval
     from docmentor.readme_llm.models import ApiEntry, ApiReturn
-    from docmentor.readme_llm.retrieval import UNREACHED_WEIGHT, ApiIndex, unreached
+    from docmentor.readme_llm.priors import unreached
+    from docmentor.readme_llm.retrieval import SECONDARY_WEIGHT, ApiIndex
 
-    connect = ApiEntry(
-        api_id="pkg._db.connect", aliases=["pkg.connect"], kind="function", name="connect",
-        returns=ApiReturn(type="Conn", class_id="pkg._db.Conn"), description="Open a connection.",
-    )  # fmt: skip
+    connect = _fn("pkg._db.connect", "pkg.connect", returns=ApiReturn(type="Conn", class_id="pkg._db.Conn"))
     conn = ApiEntry(api_id="pkg._db.Conn", kind="class", name="Conn", bases=["Base"])  # not exported
     # inherited: named on the base that is no export either, with the subclass's path as alias
     tables = ApiEntry(
@@ -576,24 +587,44 @@ def test_apis_the_root_package_does_not_lead_to_rank_after_those_it_does(monkeyp
         description="Walk the tables.",
     )  # fmt: skip
     table = ApiEntry(api_id="pkg._t.Table", kind="class", name="Table", description="A table.")
-    rename = ApiEntry(api_id="pkg._t.Table.rename", kind="method", name="rename", parent="pkg._t.Table")
+    rename = ApiEntry(api_id="pkg._t.Table.rename", kind="method", name="rename", parent="pkg._t.Table",
+                      description="Rename a table.")  # fmt: skip
     # a hook class only its submodule exports: an extension point
     hook = ApiEntry(api_id="pkg.hooks.Hook", kind="class", name="Hook", description="Rename a table on load.")
-    on_load = ApiEntry(
-        api_id="pkg.hooks.Hook.on_load", kind="method", name="on_load", parent="pkg.hooks.Hook",
-        description="Rename a table on load.",
-    )  # fmt: skip
-    rename.description = "Rename a table."
-    entries = [connect, conn, tables, table, rename, hook, on_load]
-    assert [e.api_id for e in unreached(entries, "pkg")] == ["pkg.hooks.Hook", "pkg.hooks.Hook.on_load"]
+    on_load = ApiEntry(api_id="pkg.hooks.Hook.on_load", kind="method", name="on_load", parent="pkg.hooks.Hook",
+                       description="Rename a table on load.")  # fmt: skip
+    # a strategies module the docs import from (an example uses one of its functions)
+    ints = _fn("pkg.strategies.integers", examples=["e1"])
+    floats = _fn("pkg.strategies.floats")
+    entries = [connect, conn, tables, table, rename, hook, on_load, ints, floats]
+    gone = ["pkg.hooks.Hook", "pkg.hooks.Hook.on_load"]
+    assert [e.api_id for e in unreached(entries, "pkg")] == gone
     # a library registered under its distribution's name: its package is what its paths share
-    assert [e.api_id for e in unreached(entries, "py-pkg")] == ["pkg.hooks.Hook", "pkg.hooks.Hook.on_load"]
+    assert [e.api_id for e in unreached(entries, "py-pkg")] == gone
+    # a dotted package is its own root; with no export known, nothing is taken for unreached
+    dotted = [_fn("az.blob._c.upload", "az.blob.upload"), _fn("az.blob._x.hook")]
+    assert [e.api_id for e in unreached(dotted, "az.blob")] == ["az.blob._x.hook"]
+    assert unreached([_fn("az.blob._x.hook")], "az.blob") == []
+    # another language's entry with the same id is never weighed down
+    ts_hook = hook.model_copy(update={"language": "typescript"})
+    index = ApiIndex({"pkg": ([*entries, ts_hook], [])})
+    assert {index.entries[i][1].language for i in index._secondary} == {"python"}
 
-    def scores(index: ApiIndex) -> dict[str, float]:
-        return {h.entry.api_id: h.score for h in index.find("rename a table", limit=10)}
-
-    found = scores(ApiIndex({"pkg": (entries, [])}))
-    monkeypatch.setattr(retrieval, "unreached", lambda entries, root: [])
-    plain = scores(ApiIndex({"pkg": (entries, [])}))
+    found = _scores(ApiIndex({"pkg": (entries, [])}), "rename a table")
+    monkeypatch.setattr(retrieval, "secondary", lambda entries, library: set())
+    plain = _scores(ApiIndex({"pkg": (entries, [])}), "rename a table")
     ratio, plain_ratio = (s["pkg.hooks.Hook"] / s["pkg._t.Table.rename"] for s in (found, plain))
-    assert ratio < plain_ratio and ratio == pytest.approx(UNREACHED_WEIGHT * plain_ratio)
+    assert ratio < plain_ratio and ratio == pytest.approx(SECONDARY_WEIGHT * plain_ratio)
+
+
+def test_a_replacement_keeps_its_place_when_what_it_replaces_is_off_the_path() -> None:
+    from docmentor.readme_llm.retrieval import ApiIndex
+
+    fetch = _fn("pkg._io.fetch", "pkg.fetch", description="Get a resource.")
+    old = _fn("pkg.legacy.download_file", description="Download a file from a url to disk.",
+              deprecated="Use pkg.fetch instead.")  # fmt: skip
+    # nearly as good a match as the deprecated one: the replacement must not fall below it
+    other = _fn("pkg._io.download_file_async", "pkg.download_file_async", description="Download a file from a url.")
+    found = [h.entry.api_id for h in ApiIndex({"pkg": ([fetch, old, other], [])}).find("download a file from a url to disk")]
+    assert found.index("pkg._io.fetch") < found.index("pkg.legacy.download_file")
+    assert found[0] == "pkg._io.fetch"  # lifted to the deprecated one's place, not to 0.8 of it

@@ -45,9 +45,9 @@ from typing import TYPE_CHECKING, Any
 
 from docmentor.embeddings import EmbeddingUnavailable
 from docmentor.readme_llm.docstrings import MARKUP
-from docmentor.readme_llm.importance import public_path
 from docmentor.readme_llm.mentions import MentionResolver, SectionRef
 from docmentor.readme_llm.models import ApiEntry, Example
+from docmentor.readme_llm.priors import secondary
 from docmentor.readme_llm.synonyms import SYNONYM_WEIGHT, synonyms, verb_synonyms
 from docmentor.search.analyzer import analyze, analyze_query
 
@@ -69,15 +69,9 @@ SEMANTIC_FLOOR = 0.25  # cosine below which an API is not similar at all (nonsen
 PASSAGE_WEIGHT = 0.9  # a docstring passage is weaker evidence than the API's own description
 MAX_PASSAGES = 8  # per API
 DEPRECATED_WEIGHT = 0.8  # a deprecated API whose reason names no replacement we know
-# a subpackage whose public names are mostly the root's again is a second copy of the API
-# (a compatibility namespace like pydantic.v1): its APIs weigh as a deprecated one
-MIRROR_WEIGHT = DEPRECATED_WEIGHT
-MIRROR_SHARE = 0.5  # of its names the root has too
-MIRROR_MIN_NAMES = 10
-# a Python API the root package does not lead to (not exported there, nor a member of a class
-# it leads to, nor returned by one) is reached by importing a submodule: an extension point
-# or an internal more often than the answer, so it weighs as a deprecated one too
-UNREACHED_WEIGHT = DEPRECATED_WEIGHT
+# an API of a mirror namespace (pydantic.v1), or one neither the root package nor the docs
+# lead to (:mod:`.priors`), weighs as a deprecated one: once, whichever of these it is
+SECONDARY_WEIGHT = DEPRECATED_WEIGHT
 MAX_REPLACEMENTS = 3  # of those its reason names, lifted above a deprecated API
 # names a deprecation reason may point at: "use name" first, then `code`, :role:`target`, call()
 _USE_NAME = re.compile(r"\b(?:[Uu]se|[Cc]all|[Ss]ee)\s+(?::\w+:)?[`'\"]*~?([A-Za-z_][\w.]*)")
@@ -202,70 +196,6 @@ def _name_terms(e: ApiEntry) -> list[str]:
     names = [e.name, e.api_id, *e.aliases]
     words = " ".join(" ".join(_WORDS.findall(n)) for n in names)
     return analyze(" ".join(names) + " " + words)
-
-
-def mirrored(entries: Sequence[ApiEntry], root: str) -> set[str]:
-    """The APIs of a library's mirror namespaces: subpackages (not classes) at least
-    ``MIRROR_SHARE`` of whose public names the root package has too, from
-    ``MIRROR_MIN_NAMES`` names on (``pydantic.v1`` repeats 62 of its 93 names; lancedb's
-    and httpx's subpackages at most 13 %). By public path: ``pydantic.v1.BaseModel.copy``."""
-    root = _root_package(entries, root)
-    children: dict[str, set[str]] = {}
-    paths: dict[str, str] = {}
-    classes: set[str] = set()
-    for e in entries:
-        path = public_path(e)
-        paths[e.api_id] = path
-        parent, _, name = path.rpartition(".")
-        children.setdefault(parent, set()).add(name)
-        if e.kind == "class":
-            classes.update((e.api_id, *e.aliases))
-    at_root = children.get(root, set())
-    mirrors = [
-        ns
-        for ns, names in children.items()
-        if ns.startswith(root + ".")
-        and ns not in classes
-        and len(names) >= MIRROR_MIN_NAMES
-        and len(names & at_root) >= MIRROR_SHARE * len(names)
-    ]
-    return {api for api, path in paths.items() if any(path.startswith(ns + ".") for ns in mirrors)}
-
-
-def _root_package(entries: Sequence[ApiEntry], library: str) -> str:
-    """The package the library's APIs live in: its name, or else the first part most of
-    their public paths share (a distribution named ``Pillow`` imports as ``PIL``)."""
-    firsts = Counter(public_path(e).split(".", 1)[0] for e in entries)
-    return library if library in firsts or not firsts else firsts.most_common(1)[0][0]
-
-
-def unreached(entries: Sequence[ApiEntry], root: str) -> list[ApiEntry]:
-    """The Python APIs ``import root`` does not lead to: not exported by the root package
-    (``httpx.get``, ``httpx.Client``), not a member of a class it leads to (by any of the
-    class's paths, so inherited members count), not a class that such an API returns or
-    yields (``lancedb.connect`` → ``DBConnection`` → ``open_table`` → ``Table``).
-    ``pydantic.json_schema.GenerateJsonSchema`` and ``pydantic.mypy`` are such APIs; of
-    httpx's 320 only the module itself. Other languages' surfaces: none."""
-    python = [e for e in entries if e.language == "python"]
-    root = _root_package(python, root)
-    by_id = {e.api_id: e for e in python}
-    under: dict[str, list[ApiEntry]] = {}  # a path → the entries directly under it
-    for e in python:
-        for path in (e.api_id, *e.aliases):
-            under.setdefault(path.rpartition(".")[0], []).append(e)
-    todo = list(under.get(root, []))
-    seen: set[str] = set()
-    while todo:
-        e = todo.pop()
-        if e.api_id in seen:
-            continue
-        seen.add(e.api_id)
-        if e.kind == "class":
-            for path in (e.api_id, *e.aliases):
-                todo.extend(under.get(path, []))
-        if e.returns is not None:
-            todo.extend(by_id[c] for c in (e.returns.class_id, e.returns.item_class_id) if c in by_id)
-    return [e for e in python if e.api_id not in seen and e.kind != "module"]
 
 
 def name_words(name: str) -> str:
@@ -423,15 +353,9 @@ class ApiIndex:
         self.semantic_error: str | None = None
         self.vectors: dict[str, tuple[LibraryVectors, np.ndarray]] = {}  # row → entry position (-1: none)
         verb_synonyms()  # loaded with the index, not by the first query (~5 ms)
-        self._mirrored = {
-            self._position[(lib, api)]
-            for lib, (entries, _) in libraries.items()
-            for api in mirrored(entries, lib)
-        }
-        self._unreached = {
-            self._position[(lib, e.api_id)]
-            for lib, (entries, _) in libraries.items()
-            for e in unreached(entries, lib)
+        second = {lib: secondary(entries, lib) for lib, (entries, _) in libraries.items()}
+        self._secondary = {
+            i for i, (lib, e) in enumerate(self.entries) if e.language == "python" and e.api_id in second[lib]
         }
         for library, lv in (vectors or {}).items():
             rows = [self._position.get((library, a), -1) for a in lv.api_ids]
@@ -602,10 +526,6 @@ class ApiIndex:
         fused = _fuse(rankings)
         if not fused:
             return []
-        for i in self._mirrored.intersection(fused):
-            fused[i] *= MIRROR_WEIGHT
-        for i in self._unreached.intersection(fused):
-            fused[i] *= UNREACHED_WEIGHT
         # A deprecated API is still found, but after what replaces it: of the replacements
         # its reason names, the best-ranked one, takes its place if it ranked lower, and the
         # deprecated one comes right after it.
@@ -621,6 +541,10 @@ class ApiIndex:
                 fused[i] = min(fused[i], min(fused[j] for j in ordered) - step)
             else:
                 fused[i] *= DEPRECATED_WEIGHT
+        # after the replacements are lifted: a replacement keeps its place even when what
+        # it replaces is a second copy or off the path (and is judged by its own standing)
+        for i in self._secondary.intersection(fused):
+            fused[i] *= SECONDARY_WEIGHT
         top = max(fused.values())
         positions = {
             name: {i: r for r, (i, _) in enumerate(ranking[:DEPTH], 1)} for name, ranking in rankings.items()
