@@ -168,6 +168,29 @@ def test_inherited_methods_are_named_on_the_defining_class(tmp_path: Path) -> No
     assert api.resolve("pkg.Sync._merge") is None
 
 
+def test_coroutine_functions_say_async_as_their_definition_does(tmp_path: Path) -> None:
+    api = surface(
+        tmp_path,
+        {
+            "pkg/__init__.py": """
+                from typing import AsyncIterator
+                async def fetch(url: str) -> bytes: ...
+                async def lines(url: str) -> AsyncIterator[str]:
+                    yield url
+                def plain(url: str) -> bytes: ...
+                class Client:
+                    async def get(self, url: str) -> bytes: ...
+                    def close(self) -> None: ...
+            """,
+        },
+    )
+    assert api.by_id["pkg.fetch"].signature == "async fetch(url: str) -> bytes"
+    assert api.by_id["pkg.lines"].signature == "async lines(url: str) -> AsyncIterator[str]"
+    assert api.by_id["pkg.plain"].signature == "plain(url: str) -> bytes"
+    assert api.by_id["pkg.Client.get"].signature == "async get(self, url: str) -> bytes"
+    assert api.by_id["pkg.Client.close"].signature == "close(self) -> None"
+
+
 def test_signatures_keep_every_parameter_kind(tmp_path: Path) -> None:
     api = surface(
         tmp_path,

@@ -610,3 +610,13 @@ def test_install_commands_in_every_common_form() -> None:
         for i, form in enumerate(forms)
     ]  # fmt: skip
     assert install_commands("lancedb", examples) == forms[:5]
+
+
+def test_a_coroutine_is_shown_async_under_its_public_path() -> None:
+    from docmentor.readme_llm.readme import _function
+
+    entry = ApiEntry(
+        api_id="pkg._c.Client.get", aliases=["pkg.Client.get"], kind="method", name="get", parent="pkg._c.Client",
+        signature="async get(self, url: str) -> bytes",
+    )  # fmt: skip
+    assert _function(entry).split("\n", 1)[0] == "async pkg.Client.get(self, url: str) -> bytes"

@@ -565,6 +565,9 @@ def test_apis_of_a_namespace_that_mirrors_the_root_rank_after_the_roots_own(monk
         for w in WORDS
     ]
     assert mirrored([*root, client, *members], "pkg") == set()
+    # an async edition repeating the root's names as coroutines is no compatibility copy
+    aio = [_fn(f"pkg.aio._core.{w}", f"pkg.aio.{w}", signature=f"async {w}() -> None") for w in WORDS[:10]]
+    assert mirrored([*root, *aio], "pkg") == set()
     # the root's own API with a longer alias into a mirror is judged by its shortest path
     own = _fn("pkg.helper", "pkg.compat.helper")
     assert "pkg.helper" not in mirrored([*root, *compat, own], "pkg")

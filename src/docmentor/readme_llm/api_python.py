@@ -435,10 +435,13 @@ def _plain_entry(obj: Any) -> ApiEntry:
             shown = params[1:]
         else:
             shown = params
+        # `async def` says so, as the definition does: a coroutine is awaited, an async
+        # generator iterated with `async for`
+        prefix = "async " if "async" in obj.labels else ""
         return ApiEntry(
             kind="method" if parent else "function",
             parent=parent,
-            signature=_signature(obj.name, params, returns),
+            signature=prefix + _signature(obj.name, params, returns),
             parameters=_parameters(shown, descriptions),
             returns=ApiReturn(type=returns, description=returns_doc),
             description=_summary(docstring),

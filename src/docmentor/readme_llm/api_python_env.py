@@ -142,6 +142,8 @@ def dump(name, o, mod, method):
     if isinstance(o, (staticmethod, classmethod)):
         labels, o = [type(o).__name__], o.__func__
     if callable(o):
+        if inspect.iscoroutinefunction(o) or inspect.isasyncgenfunction(o):
+            labels.append("async")
         return {"kind": "function", "name": name, "doc": doc(o), "sig": sig(o), "labels": labels}
     return {"kind": "attribute", "name": name, "value": repr(o)[:80]}
 sys.path[:0] = json.loads(sys.argv[1])

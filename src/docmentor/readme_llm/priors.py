@@ -7,7 +7,8 @@ a task matches both, the user-facing API comes first:
     APIs of a mirror namespace: a subpackage (not a class) that repeats at least half of
     its ten or more public names from the root package — a compatibility copy such as
     ``pydantic.v1`` (62 of its 93 names are pydantic's own again). The subpackages of
-    lancedb and httpx share at most 13 %.
+    lancedb and httpx share at most 13 %. An async edition (``redis.asyncio``: mostly
+    ``async def`` where the root's are not) is no copy.
 ``unreached``
     APIs neither ``import root`` nor the docs lead to. Leading to are the root package's
     exports and the exports of every module the docs' examples use an API of
@@ -25,7 +26,7 @@ Only Python surfaces: their public paths come from ``__all__`` and re-exports.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from docmentor.readme_llm.models import ApiEntry
 
@@ -82,8 +83,21 @@ def mirrored(entries: Sequence[ApiEntry], library: str) -> set[str]:
         and ns not in classes
         and len(names) >= MIRROR_MIN_NAMES
         and len(names & at_root) >= MIRROR_SHARE * len(names)
+        and not _async_twin(python, shortest, ns)
     ]
     return {api for api, path in shortest.items() if any(path.startswith(ns + ".") for ns in mirrors)}
+
+
+def _async_twin(entries: Sequence[ApiEntry], shortest: dict[str, str], ns: str) -> bool:
+    """Whether a namespace repeats the root's names as coroutines (``redis.asyncio``): an
+    async edition, not a compatibility copy — most of its functions and methods are
+    ``async def``, most of the root's are not."""
+
+    def share(inside: Callable[[str], bool]) -> float:
+        calls = [e for e in entries if e.kind in ("function", "method") and inside(shortest[e.api_id])]
+        return sum(e.signature.startswith("async ") for e in calls) / len(calls) if calls else 0.0
+
+    return share(lambda p: p.startswith(ns + ".")) >= 0.5 > share(lambda p: not p.startswith(ns + "."))
 
 
 def _namespaces(e: ApiEntry) -> Iterable[str]:

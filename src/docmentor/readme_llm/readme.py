@@ -138,9 +138,11 @@ def _description(entry: ApiEntry, by_id: dict[str, ApiEntry]) -> str:
 def _function(entry: ApiEntry) -> str:
     path = public_path(entry)
     sig = entry.signature or entry.name
-    if sig == entry.name or sig.startswith((entry.name + "(", entry.name + ":", entry.name + " =")):
+    is_async = sig.startswith("async ") and entry.language == "python"
+    bare = sig[len("async ") :] if is_async else sig
+    if bare == entry.name or bare.startswith((entry.name + "(", entry.name + ":", entry.name + " =")):
         # the signature names the object as defined; show it under its public path
-        first = path + sig[len(entry.name) :]
+        first = ("async " if is_async else "") + path + bare[len(entry.name) :]
     else:  # another language's declaration ("function ok(a)"), or a re-export under another name
         first = f"{path}\n{sig}"
     lines = [first]
