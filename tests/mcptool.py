@@ -32,6 +32,12 @@ def structured(result: CallToolResult) -> Any:
     return result.structured_content
 
 
+def tool_call(request_id: int, name: str, arguments: dict[str, Any] | None = None) -> dict[str, Any]:
+    """A raw JSON-RPC ``tools/call`` request."""
+    params = {"name": name, "arguments": arguments or {}}
+    return {"jsonrpc": "2.0", "id": request_id, "method": "tools/call", "params": params}
+
+
 def converse(
     command: list[str], messages: list[dict[str, Any]], *, env: dict[str, str], cwd: Path
 ) -> tuple[list[dict[str, Any]], str]:

@@ -20,7 +20,7 @@ from mcp_types import CallToolResult, TextContent
 
 from docmentor.engine import Docmentor
 from docmentor.server import build_server
-from mcptool import CLARITY_TOOLS, converse, structured
+from mcptool import CLARITY_TOOLS, converse, structured, tool_call
 
 T = TypeVar("T")
 
@@ -343,24 +343,9 @@ def test_stdio_stdout_is_only_protocol(engine: Docmentor, tmp_path: Path) -> Non
             },
         },
         {"jsonrpc": "2.0", "method": "notifications/initialized"},
-        {
-            "jsonrpc": "2.0",
-            "id": 2,
-            "method": "tools/call",
-            "params": {"name": "search_docs", "arguments": {"query": "frobnicator"}},
-        },
-        {
-            "jsonrpc": "2.0",
-            "id": 3,
-            "method": "tools/call",
-            "params": {"name": "get_doc", "arguments": {"url_or_path": "nope"}},
-        },
-        {
-            "jsonrpc": "2.0",
-            "id": 4,
-            "method": "tools/call",
-            "params": {"name": "refresh_sources", "arguments": {}},
-        },
+        tool_call(2, "search_docs", {"query": "frobnicator"}),
+        tool_call(3, "get_doc", {"url_or_path": "nope"}),
+        tool_call(4, "refresh_sources"),
     ]
     replies, stderr = converse(
         [sys.executable, "-m", "docmentor", "--db", str(engine.root), "serve"],

@@ -17,7 +17,7 @@ from typing import Any
 
 from docmentor.engine import Docmentor
 from docmentor.stdio_pipes import kind
-from mcptool import converse
+from mcptool import converse, tool_call
 
 INITIALIZE = {
     "jsonrpc": "2.0",
@@ -125,12 +125,7 @@ def test_a_server_reading_a_file_answers_every_request_before_it_ends(tmp_path: 
     messages = [
         INITIALIZE,
         INITIALIZED,
-        {
-            "jsonrpc": "2.0",
-            "id": 2,
-            "method": "tools/call",
-            "params": {"name": "search_docs", "arguments": {"query": "frobnicator"}},
-        },
+        tool_call(2, "search_docs", {"query": "frobnicator"}),
     ]
     requests.write_text("".join(json.dumps(m) + "\n" for m in messages))
     with requests.open("rb") as stdin:
@@ -154,18 +149,8 @@ def test_a_message_larger_than_a_pipe_buffer_crosses_both_ways(tmp_path: Path) -
     messages = [
         INITIALIZE,
         INITIALIZED,
-        {
-            "jsonrpc": "2.0",
-            "id": 2,
-            "method": "tools/call",
-            "params": {"name": "search_docs", "arguments": {"query": long_query}},
-        },
-        {
-            "jsonrpc": "2.0",
-            "id": 3,
-            "method": "tools/call",
-            "params": {"name": "get_doc", "arguments": {"url_or_path": "guide:guide.md"}},
-        },
+        tool_call(2, "search_docs", {"query": long_query}),
+        tool_call(3, "get_doc", {"url_or_path": "guide:guide.md"}),
     ]
     replies = _converse(
         [sys.executable, "-m", "docmentor", "--db", str(engine.root), "serve"], messages, tmp_path
@@ -184,12 +169,7 @@ def test_a_client_that_stops_reading_ends_the_server_quietly(tmp_path: Path) -> 
         proc.stdin.flush()
         assert json.loads(proc.stdout.readline())["id"] == 1
         proc.stdout.close()  # the client goes away without closing stdin
-        call = {
-            "jsonrpc": "2.0",
-            "id": 2,
-            "method": "tools/call",
-            "params": {"name": "list_sources", "arguments": {}},
-        }
+        call = tool_call(2, "list_sources")
         try:
             for _ in range(20):
                 proc.stdin.write((json.dumps(call) + "\n").encode())
@@ -222,18 +202,8 @@ def test_replies_to_requests_sent_before_the_input_ends_arrive_whole(tmp_path: P
         INITIALIZE,
         INITIALIZED,
         {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
-        {
-            "jsonrpc": "2.0",
-            "id": 3,
-            "method": "tools/call",
-            "params": {"name": "get_doc", "arguments": {"url_or_path": "guide:big.md"}},
-        },
-        {
-            "jsonrpc": "2.0",
-            "id": 4,
-            "method": "tools/call",
-            "params": {"name": "list_sources", "arguments": {}},
-        },
+        tool_call(3, "get_doc", {"url_or_path": "guide:big.md"}),
+        tool_call(4, "list_sources"),
     ]
     proc = _spawn(_serve_command(engine), tmp_path)
     assert proc.stdin is not None
