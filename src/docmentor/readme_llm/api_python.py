@@ -276,6 +276,7 @@ class _Builder:
 
     def _class_of(self, annotation: Any, scope: Any, parent: str | None) -> str | None:
         """api_id of the public class an annotation names, unwrapping Optional/Union/None."""
+        annotation = _core(annotation)
         if annotation is None:
             return None
         if isinstance(annotation, str):
@@ -291,40 +292,17 @@ class _Builder:
             if _SELF_RE.fullmatch(path) or (isinstance(annotation, griffe.ExprName) and path == "Self"):
                 return parent
             return self._class_id(path)
-        if isinstance(annotation, griffe.ExprSubscript):
-            head = str(annotation.left).rsplit(".", 1)[-1]
-            inner = annotation.slice
-            elements = list(inner.elements) if isinstance(inner, griffe.ExprTuple) else [inner]
-            if head in _WRAPPERS:
-                return self._class_of(elements[0], scope, parent)
-            if head == "Union":
-                rest = [e for e in elements if str(e) != "None"]
-                return self._class_of(rest[0], scope, parent) if len(rest) == 1 else None
-            return None
-        if isinstance(annotation, griffe.ExprBinOp) and annotation.operator == "|":
-            rest = [e for e in _union_members(annotation) if str(e) != "None"]
-            return self._class_of(rest[0], scope, parent) if len(rest) == 1 else None
         return None
 
     def _item_class_of(self, annotation: Any, scope: Any, parent: str | None) -> str | None:
         """api_id of the public class whose instances an annotation's iterator, generator,
         context manager or sequence gives (``Iterator[Response]`` → ``Response``), unwrapping
         Optional/Union/None around it."""
-        if isinstance(annotation, griffe.ExprBinOp) and annotation.operator == "|":
-            rest = [e for e in _union_members(annotation) if str(e) != "None"]
-            return self._item_class_of(rest[0], scope, parent) if len(rest) == 1 else None
-        if not isinstance(annotation, griffe.ExprSubscript):
-            return None
-        head = str(annotation.left).rsplit(".", 1)[-1]
-        inner = annotation.slice
-        elements = list(inner.elements) if isinstance(inner, griffe.ExprTuple) else [inner]
-        if head in _WRAPPERS:
-            return self._item_class_of(elements[0], scope, parent)
-        if head == "Union":
-            rest = [e for e in elements if str(e) != "None"]
-            return self._item_class_of(rest[0], scope, parent) if len(rest) == 1 else None
-        if head in _CONTAINERS:
-            return self._class_of(elements[0], scope, parent)
+        annotation = _core(annotation)
+        if isinstance(annotation, griffe.ExprSubscript):
+            head, elements = _subscript(annotation)
+            if head in _CONTAINERS:
+                return self._class_of(elements[0], scope, parent)
         return None
 
     def _class_id(self, path: str) -> str | None:
@@ -343,6 +321,34 @@ def _is_init(mod: Any) -> bool:
         return bool(mod.is_init_module)
     except griffe.BuiltinModuleError:  # inspected at run time: no file
         return False
+
+
+def _subscript(expr: Any) -> tuple[str, list[Any]]:
+    """``typing.Optional[X]`` → ``("Optional", [X])``; ``dict[str, int]`` → ``("dict", [str, int])``."""
+    inner = expr.slice
+    elements = list(inner.elements) if isinstance(inner, griffe.ExprTuple) else [inner]
+    return str(expr.left).rsplit(".", 1)[-1], elements
+
+
+def _core(annotation: Any) -> Any:
+    """The annotation inside Optional/Annotated/Final/… and a union with None (``X | None``,
+    ``Union[X, None]``); None for a union of several types."""
+    while True:
+        if isinstance(annotation, griffe.ExprBinOp) and annotation.operator == "|":
+            rest = [e for e in _union_members(annotation) if str(e) != "None"]
+        elif isinstance(annotation, griffe.ExprSubscript):
+            head, elements = _subscript(annotation)
+            if head in _WRAPPERS:
+                annotation = elements[0]
+                continue
+            if head != "Union":
+                return annotation
+            rest = [e for e in elements if str(e) != "None"]
+        else:
+            return annotation
+        if len(rest) != 1:
+            return None
+        annotation = rest[0]
 
 
 def _union_members(expr: Any) -> list[Any]:
