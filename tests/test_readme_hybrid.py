@@ -631,3 +631,65 @@ def test_a_replacement_keeps_its_place_when_what_it_replaces_is_off_the_path() -
     found = [h.entry.api_id for h in ApiIndex({"pkg": ([fetch, old, other], [])}).find("download a file from a url to disk")]
     assert found.index("pkg._io.fetch") < found.index("pkg.legacy.download_file")
     assert found[0] == "pkg._io.fetch"  # lifted to the deprecated one's place, not to 0.8 of it
+
+
+def _member(cls: str, name: str, **fields: object) -> ApiEntry:
+    values: dict[str, object] = {"description": f"{name.title()} it.", **fields}
+    return ApiEntry(api_id=f"pkg._t.{cls}.{name}", aliases=[f"pkg.{cls}.{name}"], kind="method", name=name,
+                    parent=f"pkg._t.{cls}", **values)  # type: ignore[arg-type]  # fmt: skip
+
+
+def test_sync_and_async_editions_of_an_api_are_found_by_name() -> None:
+    from docmentor.readme_llm.twins import editions
+
+    table, atable = (ApiEntry(api_id=f"pkg._t.{c}", kind="class", name=c) for c in ("Table", "AsyncTable"))
+    entries = [
+        table, atable,
+        _member("Table", "delete"), _member("AsyncTable", "delete", signature="async delete(self) -> None"),
+        _member("Table", "read"), _member("Table", "aread", signature="async aread(self) -> bytes"),
+        _member("Table", "add"),  # starts with "a" but no coroutine: not an edition of "dd"
+        _member("Table", "dd"),
+        _fn("pkg._t.connect"), _fn("pkg._t.connect_async", signature="async connect_async() -> None"),
+        # an Asyncio class is no async edition of "io"; one in another module is another class
+        ApiEntry(api_id="pkg._t.Asyncio", kind="class", name="Asyncio"),
+        ApiEntry(api_id="pkg._t.io", kind="class", name="io"),
+        ApiEntry(api_id="pkg.other.Table", kind="class", name="Table"),
+    ]  # fmt: skip
+    assert sorted(editions(entries)) == [
+        ["pkg._t.AsyncTable", "pkg._t.Table"],
+        ["pkg._t.AsyncTable.delete", "pkg._t.Table.delete"],
+        ["pkg._t.Table.aread", "pkg._t.Table.read"],
+        ["pkg._t.connect", "pkg._t.connect_async"],
+    ]
+
+
+def test_an_apis_second_edition_comes_after_the_next_distinct_answer(monkeypatch: pytest.MonkeyPatch) -> None:
+    from docmentor.readme_llm import retrieval
+    from docmentor.readme_llm.twins import TWIN_WEIGHT
+
+    table, atable = (ApiEntry(api_id=f"pkg._t.{c}", kind="class", name=c) for c in ("Table", "AsyncTable"))
+    delete = _member("Table", "delete", description="Delete rows from the table.")
+    adelete = _member("AsyncTable", "delete", description="Delete rows from the table.",
+                      signature="async delete(self, where: str) -> None")  # fmt: skip
+    purge = _fn("pkg._t.purge_rows", "pkg.purge_rows", description="Remove the rows that match a filter.")
+    entries = [table, atable, delete, adelete, purge]
+    hits = ApiIndex({"pkg": (entries, [])}).find("delete rows from the table", limit=5)
+    ids = [h.entry.api_id for h in hits]
+    first = ids[0]
+    assert first in {delete.api_id, adelete.api_id}
+    twin = ({delete.api_id, adelete.api_id} - {first}).pop()
+    # the second edition matches better than the other answer, yet comes after it
+    assert ids[1:3] == [purge.api_id, twin]
+    by_id = {h.entry.api_id: h for h in hits}
+    assert by_id[twin].relevance > by_id[purge.api_id].relevance
+    # the relevance is its own, the score the place it was listed at
+    assert by_id[twin].score == pytest.approx(TWIN_WEIGHT * by_id[twin].relevance)
+    assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
+    # each result names its other editions
+    assert by_id[first].variants == [twin] and by_id[twin].variants == [first]
+    assert by_id[purge.api_id].variants == []
+    assert by_id[first].to_dict(1)["variants"] == [twin]
+    # without the rule, the two editions come first
+    monkeypatch.setattr(retrieval, "TWIN_WEIGHT", 1.0)
+    plain = [h.entry.api_id for h in ApiIndex({"pkg": (entries, [])}).find("delete rows from the table", limit=5)]
+    assert plain[:3] == [first, twin, purge.api_id]

@@ -694,3 +694,40 @@ def test_generate_lists_the_docs_indexing_warnings(cli: Cli, work: Path, lib: Pa
     assert line.startswith("warning: 7 warning(s) while indexing the docs: broken.md:3: include not found: missing0.py;")
     assert line.count("include not found") == 5
     assert line.endswith(f"; … (all of them: docmentor add {lib / 'docs'} --name minidb-docs)")
+
+
+ASYNC_EDITION = '''
+
+class AsyncDatabase:
+    """A database for asyncio programs: the same tables as :class:`Database`."""
+
+    async def insert(self, table: str, rows: list[dict[str, Any]]) -> int:
+        """Insert rows into a table, creating the table on first use."""
+        return len(rows)
+'''
+
+
+def test_api_find_names_the_other_editions_of_an_api(cli: Cli, work: Path, lib: Path) -> None:
+    core = lib / "minidb" / "core.py"
+    core.write_text(core.read_text(encoding="utf-8") + ASYNC_EDITION, encoding="utf-8")
+    init = lib / "minidb" / "__init__.py"
+    text = init.read_text(encoding="utf-8").replace("import Database,", "import AsyncDatabase, Database,")
+    init.write_text(
+        text.replace('__all__ = ["Database",', '__all__ = ["AsyncDatabase", "Database",'), encoding="utf-8"
+    )
+    cli.ok("readme-llm", "generate", "--library", "minidb", "--docs-path", str(lib / "docs"))
+
+    data = cli.json("api", "find", "insert rows into a table", "--limit", "3")
+    by_id = {r["api_id"]: r for r in data["results"]}
+    sync, coro = "minidb.core.Database.insert", "minidb.core.AsyncDatabase.insert"
+    assert data["results"][0]["api_id"] == sync  # the documented edition first
+    assert by_id[sync]["variants"] == [coro]
+    assert by_id.get(coro, {"variants": [sync]})["variants"] == [sync]
+    lines = cli.ok("api", "find", "insert rows into a table", "--limit", "3").splitlines()
+    assert lines[:4] == [
+        lines[0],
+        "   insert(self, table: str, rows: list[dict[str, Any]]) -> int",
+        "   Insert rows into a table, creating the table on first use.",
+        f"   also as: {coro}",
+    ]
+    assert lines[0].startswith(f"1. {sync}  [minidb]")

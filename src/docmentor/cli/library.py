@@ -180,6 +180,8 @@ def api_find(
             print(f"   deprecated: {r['deprecated']}")
         if r["description"]:
             print(f"   {r['description']}")
+        if r.get("variants"):
+            print(f"   also as: {', '.join(r['variants'])}")
 
 
 @api_app.command("examples")

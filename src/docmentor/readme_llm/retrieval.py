@@ -49,6 +49,7 @@ from docmentor.readme_llm.mentions import MentionResolver, SectionRef
 from docmentor.readme_llm.models import ApiEntry, Example
 from docmentor.readme_llm.priors import secondary
 from docmentor.readme_llm.synonyms import SYNONYM_WEIGHT, synonyms, verb_synonyms
+from docmentor.readme_llm.twins import TWIN_WEIGHT, editions
 from docmentor.search.analyzer import analyze, analyze_query
 
 if TYPE_CHECKING:
@@ -162,6 +163,7 @@ class ApiHit:
     score: float  # the ranking key
     signals: dict[str, int | None] = field(default_factory=dict)  # rank in each ranking (1-based)
     details: dict[str, Any] | None = None  # the entry's parameters and returns, dumped once per index
+    variants: list[str] = field(default_factory=list)  # its sync/async editions (:mod:`.twins`)
 
     def to_dict(self, rank: int) -> dict[str, Any]:
         e = self.entry
@@ -177,6 +179,7 @@ class ApiHit:
             "score": round(self.score, 4),
             "signals": dict(self.signals),
             "aliases": list(e.aliases),
+            "variants": list(self.variants),
             "kind": e.kind,
             "parameters": [dict(p) for p in details["parameters"]],
             "returns": dict(details["returns"]) if details["returns"] else None,
@@ -357,6 +360,13 @@ class ApiIndex:
         self._secondary = {
             i for i, (lib, e) in enumerate(self.entries) if e.language == "python" and e.api_id in second[lib]
         }
+        # entry position → the positions of its other editions (sync/async twins)
+        self._twins: dict[int, tuple[int, ...]] = {}
+        for lib, (entries, _) in libraries.items():
+            for group in editions(entries):
+                at = tuple(self._position[(lib, a)] for a in group)
+                for i in at:
+                    self._twins[i] = tuple(j for j in at if j != i)
         for library, lv in (vectors or {}).items():
             rows = [self._position.get((library, a), -1) for a in lv.api_ids]
             if library in self._resolvers and len(rows) == len(lv.matrix):
@@ -554,20 +564,40 @@ class ApiIndex:
             active.append("sections")
         if self.semantic:
             active.append("semantic")
-        best = heapq.nsmallest(
-            max(1, min(limit, 50)),
-            fused,
-            key=lambda i: (-fused[i], -self.entries[i][1].importance_score, self.entries[i][1].api_id),
-        )
+        best = self._distinct(fused, max(1, min(limit, 50)))
         hits = []
-        for i in best:
+        for i, score in best:
             lib, e = self.entries[i]
             if i not in self._details:
                 self._details[i] = _details(e)
-            rel = fused[i] / top
             signals = {name: positions[name].get(i) for name in active}
-            hits.append(ApiHit(e, lib, rel, rel, signals, self._details[i]))
+            variants = [self.entries[j][1].api_id for j in self._twins.get(i, ())]
+            hits.append(ApiHit(e, lib, fused[i] / top, score / top, signals, self._details[i], variants))
         return hits
+
+    def _distinct(self, fused: dict[int, float], limit: int) -> list[tuple[int, float]]:
+        """The best ``limit`` positions by fused score, where an API whose twin is already
+        listed counts at ``TWIN_WEIGHT`` of its score (once per listed twin): the next
+        distinct answer comes before a second edition of the first (:mod:`.twins`).
+        (position, the score it is listed with), best first."""
+
+        def key(i: int, score: float) -> tuple[float, float, str]:
+            return (-score, -self.entries[i][1].importance_score, self.entries[i][1].api_id)
+
+        heap = [(*key(i, s), 0, i) for i, s in fused.items()]
+        heapq.heapify(heap)
+        listed: dict[int, int] = {}  # position → how many of its twins are listed
+        out: list[tuple[int, float]] = []
+        while heap and len(out) < limit:
+            score, *_, seen, i = heapq.heappop(heap)
+            now = listed.get(i, 0)
+            if now != seen:  # a twin got listed since: its score went down
+                heapq.heappush(heap, (*key(i, fused[i] * TWIN_WEIGHT**now), now, i))
+                continue
+            out.append((i, -score))
+            for j in self._twins.get(i, ()):
+                listed[j] = listed.get(j, 0) + 1
+        return out
 
     def examples_for(
         self,
