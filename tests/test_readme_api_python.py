@@ -428,6 +428,74 @@ def test_version_comes_from_the_package_metadata(tmp_path: Path) -> None:
     assert load_api("nopkg", search_paths=[other]).version is None
 
 
+def _distribution(root: Path, name: str, version: str, files: dict[str, str]) -> None:
+    """Install ``files`` under ``root`` as the distribution ``name`` (its RECORD lists them)."""
+    make_package(root, files)
+    info = root / f"{name}-{version}.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n")
+    (info / "RECORD").write_text("".join(f"{rel},,\n" for rel in files) + f"{info.name}/METADATA,,\n")
+
+
+OLD_MAKE = '''
+def field(x):
+    """Define a field."""
+
+class Thing:
+    def go(self) -> None: ...
+'''
+# re-exports from a second package, with stubs whose overloads griffe merges while loading
+NEW_INIT = "from oldattr import field, Thing\n__all__ = ['field', 'Thing']\n"
+NEW_STUB = """
+from typing import overload
+from oldattr import Thing
+@overload
+def field(x: int) -> int: ...
+@overload
+def field(x: str) -> str: ...
+"""
+ATTR_FILES = {
+    "newattr/__init__.py": NEW_INIT,
+    "newattr/__init__.pyi": NEW_STUB,
+    "oldattr/__init__.py": "from oldattr._make import field, Thing\n",
+    "oldattr/_make.py": OLD_MAKE,
+}
+
+
+def test_what_a_package_reexports_from_its_distributions_other_package_is_its_api(tmp_path: Path) -> None:
+    # attrs installs attr and attrs; attrs re-exports attr's functions and stubs them
+    _distribution(tmp_path, "newattr", "3.0", ATTR_FILES)
+    api = load_api("newattr", search_paths=[tmp_path])
+    assert api.version == "3.0"
+    assert api.by_alias["newattr.field"].api_id == "oldattr._make.field"
+    assert api.by_alias["newattr.Thing.go"].api_id == "oldattr._make.Thing.go"
+    assert api.by_alias["newattr.field"].description == "Define a field."
+
+
+def test_a_reexport_into_a_package_not_loaded_yet_is_loaded_not_a_crash(tmp_path: Path) -> None:
+    # the same packages without distribution metadata: griffe's stub merge meets the alias
+    # first; the package it points into is loaded and the load tried again
+    make_package(tmp_path, ATTR_FILES)
+    api = load_api("newattr", search_paths=[tmp_path])
+    # another distribution's objects are not this library's API
+    assert [e.api_id for e in api.entries] == ["newattr"]
+
+
+def test_a_distribution_name_reads_the_package_it_installs(tmp_path: Path) -> None:
+    # PyYAML installs yaml (and _yaml), beautifulsoup4 bs4
+    files = {"thing/__init__.py": "def load(text: str) -> dict:\n    '''Parse a document.'''\n", "_thing.py": ""}
+    _distribution(tmp_path, "PyThing", "6.0.1", files)
+    api = load_api("PyThing", search_paths=[tmp_path])
+    assert (api.library, api.version) == ("thing", "6.0.1")
+    assert api.resolve("thing.load") is not None
+    # two packages: which one is meant is the user's to say
+    other = tmp_path / "other"
+    _distribution(other, "twopack", "1.0", {"alpha/__init__.py": "", "beta/__init__.py": ""})
+    with pytest.raises(NotFoundError) as error:
+        load_api("twopack", search_paths=[other])
+    assert "its distribution installs alpha, beta" in str(error.value.hint)
+
+
 def test_unknown_package_and_bad_interpreter(tmp_path: Path) -> None:
     with pytest.raises(NotFoundError) as error:
         load_api("no_such_package_here", search_paths=[tmp_path])

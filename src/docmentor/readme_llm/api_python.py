@@ -20,6 +20,7 @@ from __future__ import annotations
 import logging
 import re
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -29,7 +30,7 @@ import griffe
 from docmentor.errors import NotFoundError, SourceUnavailableError
 from docmentor.readme_llm import deprecation
 from docmentor.readme_llm.api_python_env import (
-    _dist_version,
+    _dist_info,
     _foreign_root,
     _inspect_foreign_compiled,
     _interpreter_info,
@@ -142,48 +143,105 @@ def load_api(
     if python is not None:
         info = _interpreter_info(python, package)
         paths += [p for p in info["sys_path"] if p not in paths]
+    else:
+        info = _dist_info(package, paths or [p for p in sys.path if p])
     where = f"the environment of {python}" if python else "the current environment"
-    loader = griffe.GriffeLoader(
-        search_paths=paths or None,
-        docstring_parser=None,
-        store_source=False,
-        allow_inspection=python is None,  # in-process import only of our own environment
-    )
+    installed = [p for p in info.get("packages") or [] if p not in _TEST_MODULES]
+    name = _import_name(package, installed)
+    # the distribution's other packages (attrs re-exports attr's classes): loaded alongside,
+    # so that what the package re-exports from them resolves and counts as its own
+    siblings = [p for p in installed if p != name.split(".")[0] and not p.startswith("_")]
     try:
-        root: Any = loader.load(package)
+        loader, root = _load(name, siblings, paths, python)
     except ImportError as error:  # ModuleNotFoundError, or griffe's failed dynamic import
-        root = _foreign_root(python, package, loader, extra) if python else None
+        loader = _loader(paths, python)
+        root = _foreign_root(python, name, loader, extra) if python else None
         if root is None:
+            public = [p for p in installed if not p.startswith("_")]
             raise NotFoundError(
                 f"Python package {package!r} is not installed in {where}",
-                hint="pip install it, or pass --python with the interpreter of the environment that has it",
+                hint=(
+                    f"its distribution installs {', '.join(public)}: pass one of them as the library"
+                    if len(public) > 1 and name == package
+                    else "pip install it, or pass --python with the interpreter of the environment that has it"
+                ),
             ) from error
     except griffe.LoadingError as error:
         raise SourceUnavailableError(f"could not analyse {package!r}: {error}") from error
     if python is not None:
         _inspect_foreign_compiled(python, root, loader, extra)
-    version: str | None = (
-        info["version"] if python is not None else _dist_version(package, paths or [p for p in sys.path if p])
-    )
+    version: str | None = info.get("version")
     if version is None:
         version = _static_version(root)
-    builder = _Builder(root, loader.modules_collection)
+    builder = _Builder(root, loader.modules_collection, siblings)
     try:
         builder.build()
         entries = builder.finish()
         deprecation.inherit(entries, lambda api_id: api_id in builder.methods and deprecation.is_stub(builder.methods[api_id]))
     finally:
         deprecation.clear_cache()
-    return ApiSurface(library=package, version=version, entries=entries)
+    return ApiSurface(library=name, version=version, entries=entries)
+
+
+MAX_ALIAS_RETRIES = 5  # packages loaded to resolve what a stub or re-export points at
+
+
+def _import_name(package: str, installed: list[str]) -> str:
+    """The name to import: ``package`` itself, or for a distribution name (``PyYAML``,
+    ``beautifulsoup4``) the one public package it installs (``yaml``, ``bs4``)."""
+    if not installed or package.split(".")[0] in installed:
+        return package
+    public = [p for p in installed if not p.startswith("_")]
+    return public[0] if len(public) == 1 else package
+
+
+def _loader(paths: list[str], python: str | None) -> griffe.GriffeLoader:
+    return griffe.GriffeLoader(
+        search_paths=paths or None,
+        docstring_parser=None,
+        store_source=False,
+        allow_inspection=python is None,  # in-process import only of our own environment
+    )
+
+
+def _load(name: str, siblings: list[str], paths: list[str], python: str | None) -> tuple[griffe.GriffeLoader, Any]:
+    """A loader with ``siblings`` loaded (when they load), then ``name``.
+
+    griffe resolves some re-exports while it loads, merging a package's ``.pyi`` stubs with
+    its overloads: one that points into a package not loaded yet fails the whole load. That
+    package is then loaded first and ``name`` again, with a new loader (up to
+    MAX_ALIAS_RETRIES packages).
+
+    Raises:
+        ImportError: ``name`` is not found.
+        SourceUnavailableError: a re-export still cannot be resolved.
+    """
+    first = list(siblings)
+    while True:
+        loader = _loader(paths, python)
+        for other in first:
+            try:
+                loader.load(other)
+            except (ImportError, griffe.LoadingError, griffe.AliasResolutionError, griffe.CyclicAliasError) as error:
+                logger.debug("could not load %s beside %s: %s", other, name, error)
+        try:
+            return loader, loader.load(name)
+        except (griffe.AliasResolutionError, griffe.CyclicAliasError) as error:
+            alias = getattr(error, "alias", None)
+            top = str(getattr(alias, "target_path", "")).split(".")[0]
+            if not top or top in first or top == name.split(".")[0] or len(first) >= len(siblings) + MAX_ALIAS_RETRIES:
+                raise SourceUnavailableError(f"could not analyse {name!r}: {error}") from error
+            first.append(top)
 
 
 # --- the walk -------------------------------------------------------------------------------
 
 
 class _Builder:
-    def __init__(self, root: Any, collection: Any) -> None:
+    def __init__(self, root: Any, collection: Any, siblings: Sequence[str] = ()) -> None:
         self.root = root
         self.top = root.path.split(".")[0]
+        self.tops = {self.top, *siblings}  # the distribution's packages: APIs defined there count
         self.collection = collection
         self.entries: dict[str, ApiEntry] = {}
         self.aliases: dict[str, set[str]] = {}
@@ -207,7 +265,7 @@ class _Builder:
         return list(self.entries.values())
 
     def _inside(self, obj: Any) -> bool:
-        return bool(obj.path.split(".")[0] == self.top)
+        return bool(obj.path.split(".")[0] in self.tops)
 
     def _add(self, obj: Any, public: str) -> bool:
         """Record ``public`` as a path to ``obj``; True the first time this pair is seen."""

@@ -3,7 +3,7 @@
 ``load_api(python=…)`` reads that environment's ``sys.path`` and the package's version
 from a subprocess (:func:`_interpreter_info`). Compiled modules that static analysis cannot
 read are imported there by a small stdlib dumper (``_DUMPER``), whose JSON is rebuilt into
-griffe objects and attached to the loader's modules. :func:`_dist_version` is stdlib only:
+griffe objects and attached to the loader's modules. :func:`_dist_info` is stdlib only:
 it also runs in the other interpreter.
 """
 
@@ -27,24 +27,40 @@ logger = logging.getLogger(__name__)
 _SUBPROCESS_TIMEOUT = 60
 
 
-def _dist_version(package: str, paths: list[str]) -> str | None:
-    """Version of the distribution providing ``package`` in ``paths`` (stdlib only: also runs elsewhere)."""
+def _dist_info(package: str, paths: list[str]) -> dict[str, Any]:
+    """The distribution that provides ``package`` in ``paths`` — or is named so (``PyYAML``,
+    ``beautifulsoup4``): its ``version`` and the top-level ``packages`` it installs (``attrs``
+    installs ``attr`` and ``attrs``; ``PyYAML`` ``_yaml`` and ``yaml``). Empty when none is
+    found. Stdlib only: it also runs in the other interpreter."""
     import importlib.metadata as md
     import re
 
     def norm(text: str) -> str:
         return re.sub(r"[-_.]+", "-", text).lower()
 
+    def tops(dist: Any) -> list[str]:
+        names = (dist.read_text("top_level.txt") or "").split()
+        if not names:
+            for f in dist.files or ():
+                first = f.parts[0] if f.parts else ""
+                if first in ("..", "__pycache__") or first.endswith((".dist-info", ".data", ".egg-info")):
+                    continue
+                if len(f.parts) > 1 and f.parts[-1].endswith((".py", ".pyi", ".so", ".pyd")):
+                    names.append(first)
+                elif len(f.parts) == 1 and first.endswith((".py", ".so", ".pyd")):
+                    names.append(first.split(".")[0])
+        return sorted({n for n in names if n.isidentifier()})
+
     top = package.split(".")[0]
     dists = list(md.distributions(path=list(paths)))
     for dist in dists:
         if norm(dist.metadata["Name"] or "") == norm(top):
-            return dist.version
+            return {"version": dist.version, "packages": tops(dist)}
     for dist in dists:
         names = (dist.read_text("top_level.txt") or "").split()
         if top in names or any(f.parts and f.parts[0].split(".")[0] == top for f in dist.files or ()):
-            return dist.version
-    return None
+            return {"version": dist.version, "packages": tops(dist)}
+    return {}
 
 
 def _run(python: str, script: str, *args: str) -> Any:
@@ -81,9 +97,10 @@ def _run(python: str, script: str, *args: str) -> Any:
 def _interpreter_info(python: str, package: str) -> dict[str, Any]:
     script = (
         "from __future__ import annotations\nimport json, sys\n"
-        + inspect.getsource(_dist_version)
+        + "from typing import Any\n"
+        + inspect.getsource(_dist_info)
         + "\npaths = [p for p in sys.path if p]\n"
-        "print(json.dumps({'sys_path': paths, 'version': _dist_version(sys.argv[1], paths)}))\n"
+        "print(json.dumps({'sys_path': paths, **_dist_info(sys.argv[1], paths)}))\n"
     )
     info = _run(python, script, package)
     info["sys_path"] = [p for p in info.get("sys_path", []) if Path(p).is_dir()]
