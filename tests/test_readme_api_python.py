@@ -483,7 +483,10 @@ def test_a_reexport_into_a_package_not_loaded_yet_is_loaded_not_a_crash(tmp_path
 
 def test_a_distribution_name_reads_the_package_it_installs(tmp_path: Path) -> None:
     # PyYAML installs yaml (and _yaml), beautifulsoup4 bs4
-    files = {"thing/__init__.py": "def load(text: str) -> dict:\n    '''Parse a document.'''\n", "_thing.py": ""}
+    files = {
+        "thing/__init__.py": "def load(text: str) -> dict:\n    '''Parse a document.'''\n",
+        "_thing.py": "",
+    }
     _distribution(tmp_path, "PyThing", "6.0.1", files)
     api = load_api("PyThing", search_paths=[tmp_path])
     assert (api.library, api.version) == ("thing", "6.0.1")
