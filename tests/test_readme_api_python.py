@@ -428,6 +428,31 @@ def test_version_comes_from_the_package_metadata(tmp_path: Path) -> None:
     assert load_api("nopkg", search_paths=[other]).version is None
 
 
+def test_modules_that_import_each_other_are_walked_once_each(tmp_path: Path) -> None:
+    # SQLAlchemy's modules re-export each other: pkg.a.b.a.b… must not be walked without end
+    api = surface(
+        tmp_path,
+        {
+            "pkg/__init__.py": "from pkg import a, b\n__all__ = ['a', 'b']\n",
+            "pkg/a.py": "from pkg import b\n__all__ = ['b', 'run']\ndef run() -> None: ...\n",
+            "pkg/b.py": "from pkg import a\n__all__ = ['a', 'stop']\ndef stop() -> None: ...\n",
+            "pkg/m.py": """
+                __all__ = ["Outer"]
+                class Outer:
+                    class Inner:
+                        from pkg.m import Outer
+                        def go(self) -> None: ...
+            """,
+        },
+    )
+    # the second path is the module's; its members are named by the first
+    assert api.by_id["pkg.a"].aliases == ["pkg.b.a"] and api.by_id["pkg.b"].aliases == ["pkg.a.b"]
+    assert api.by_id["pkg.a.run"].aliases == [] and api.by_id["pkg.b.stop"].aliases == []
+    # a class inside itself is one more path to it, not another walk
+    assert api.by_id["pkg.m.Outer"].aliases == ["pkg.m.Outer.Inner.Outer"]
+    assert api.by_id["pkg.m.Outer.Inner.go"].aliases == []
+
+
 def _distribution(root: Path, name: str, version: str, files: dict[str, str]) -> None:
     """Install ``files`` under ``root`` as the distribution ``name`` (its RECORD lists them)."""
     make_package(root, files)

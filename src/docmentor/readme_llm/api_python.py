@@ -20,6 +20,7 @@ from __future__ import annotations
 import logging
 import re
 import sys
+from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -249,9 +250,20 @@ class _Builder:
         self.class_paths: dict[str, str] = {}  # any path seen for a public class -> its api_id
         self.seen: set[tuple[str, str]] = set()
         self.methods: dict[str, Any] = {}  # api_id → griffe object, for deprecation.inherit
+        self.walked: set[str] = set()  # modules whose members were walked
+        self.todo: deque[tuple[Any, str]] = deque()  # (module, public path) to walk
+        self.open_classes: set[str] = set()  # classes being walked (nested classes, cycles)
 
     def build(self) -> None:
-        self.module(self.root, self.root.path)
+        """Walk the modules breadth first: each one once, by its shortest public path.
+
+        A module re-exported by another (``from pkg import sub``) is one more path to the
+        module, not another walk of its members: packages whose modules import each other
+        (SQLAlchemy) would otherwise give every member one alias per path, without end.
+        """
+        self.todo.append((self.root, self.root.path))
+        while self.todo:
+            self.module(*self.todo.popleft())
 
     def finish(self) -> list[ApiEntry]:
         for api_id, entry in self.entries.items():
@@ -282,8 +294,9 @@ class _Builder:
         return True
 
     def module(self, mod: Any, public: str) -> None:
-        if not self._add(mod, public):
+        if not self._add(mod, public) or mod.path in self.walked:
             return
+        self.walked.add(mod.path)
         exports = _exports(mod)
         names = list(exports) if exports is not None else [n for n in mod.members if not n.startswith("_")]
         # Submodules are importable whatever __all__ says.
@@ -300,7 +313,7 @@ class _Builder:
                 continue
             path = f"{public}.{name}"
             if target.is_module:
-                self.module(target, path)
+                self.todo.append((target, path))
             elif target.is_class:
                 self.cls(target, path)
             elif target.is_function or exports is not None or name.isupper() or target.docstring:
@@ -309,23 +322,27 @@ class _Builder:
 
     def cls(self, cls: Any, public: str) -> None:
         self.class_paths[cls.path] = self.class_paths[public] = cls.path
-        if not self._add(cls, public):
-            return
+        if not self._add(cls, public) or cls.path in self.open_classes:
+            return  # seen by this path, or a class inside itself (Outer.Inner.Outer…)
         try:
             members = dict(cls.all_members)
-        except (griffe.AliasResolutionError, griffe.CyclicAliasError):
-            members = dict(cls.members)
-        for name, member in members.items():
-            if name.startswith("_"):
-                continue
-            target = _target(member)
-            if target is None or not self._inside(target):
-                continue
-            if target.is_class:
-                self.cls(target, f"{public}.{name}")
-            elif target.is_function or target.is_attribute:
-                self._add(target, f"{public}.{name}")
-                self._note_returns(target)
+        except (griffe.AliasResolutionError, griffe.CyclicAliasError, RecursionError, ValueError):
+            members = dict(cls.members)  # bases that cannot be ordered (c3 fails, cycles)
+        self.open_classes.add(cls.path)
+        try:
+            for name, member in members.items():
+                if name.startswith("_"):
+                    continue
+                target = _target(member)
+                if target is None or not self._inside(target):
+                    continue
+                if target.is_class:
+                    self.cls(target, f"{public}.{name}")
+                elif target.is_function or target.is_attribute:
+                    self._add(target, f"{public}.{name}")
+                    self._note_returns(target)
+        finally:
+            self.open_classes.discard(cls.path)
 
     def _note_returns(self, obj: Any) -> None:
         entry = self.entries[obj.path]
