@@ -178,7 +178,9 @@ def load_api(
     try:
         builder.build()
         entries = builder.finish()
-        deprecation.inherit(entries, lambda api_id: api_id in builder.methods and deprecation.is_stub(builder.methods[api_id]))
+        deprecation.inherit(
+            entries, lambda api_id: api_id in builder.methods and deprecation.is_stub(builder.methods[api_id])
+        )
     finally:
         deprecation.clear_cache()
     return ApiSurface(library=name, version=version, entries=entries)
@@ -205,7 +207,9 @@ def _loader(paths: list[str], python: str | None) -> griffe.GriffeLoader:
     )
 
 
-def _load(name: str, siblings: list[str], paths: list[str], python: str | None) -> tuple[griffe.GriffeLoader, Any]:
+def _load(
+    name: str, siblings: list[str], paths: list[str], python: str | None
+) -> tuple[griffe.GriffeLoader, Any]:
     """A loader with ``siblings`` loaded (when they load), then ``name``.
 
     griffe resolves some re-exports while it loads, merging a package's ``.pyi`` stubs with
@@ -223,14 +227,24 @@ def _load(name: str, siblings: list[str], paths: list[str], python: str | None) 
         for other in first:
             try:
                 loader.load(other)
-            except (ImportError, griffe.LoadingError, griffe.AliasResolutionError, griffe.CyclicAliasError) as error:
+            except (
+                ImportError,
+                griffe.LoadingError,
+                griffe.AliasResolutionError,
+                griffe.CyclicAliasError,
+            ) as error:
                 logger.debug("could not load %s beside %s: %s", other, name, error)
         try:
             return loader, loader.load(name)
         except (griffe.AliasResolutionError, griffe.CyclicAliasError) as error:
             alias = getattr(error, "alias", None)
             top = str(getattr(alias, "target_path", "")).split(".")[0]
-            if not top or top in first or top == name.split(".")[0] or len(first) >= len(siblings) + MAX_ALIAS_RETRIES:
+            if (
+                not top
+                or top in first
+                or top == name.split(".")[0]
+                or len(first) >= len(siblings) + MAX_ALIAS_RETRIES
+            ):
                 raise SourceUnavailableError(f"could not analyse {name!r}: {error}") from error
             first.append(top)
 
