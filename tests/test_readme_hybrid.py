@@ -693,3 +693,16 @@ def test_an_apis_second_edition_comes_after_the_next_distinct_answer(monkeypatch
     monkeypatch.setattr(retrieval, "TWIN_WEIGHT", 1.0)
     plain = [h.entry.api_id for h in ApiIndex({"pkg": (entries, [])}).find("delete rows from the table", limit=5)]
     assert plain[:3] == [first, twin, purge.api_id]
+
+
+def test_generation_reports_its_progress(tmp_path: Path, lib: Path) -> None:
+    calls: list[tuple[str, int, int]] = []
+    _generate(tmp_path, lib, "progress", progress=lambda done, total, step: calls.append((step, done, total)))
+    steps = list(dict.fromkeys(step for step, _, _ in calls))
+    assert steps == ["reading the API", "indexing the docs", "matching examples", "embedding APIs", "writing outputs"]
+    for name in steps:  # each starts at 0 and ends done
+        mine = [(done, total) for step, done, total in calls if step == name]
+        assert mine[0][0] == 0 and mine[-1][0] == mine[-1][1] > 0
+        assert [d for d, _ in mine] == sorted(d for d, _ in mine)
+    texts = next(total for step, _, total in calls if step == "embedding APIs")
+    assert texts >= 18  # every API, then its docstring passages

@@ -53,8 +53,10 @@ def test_validation_records_pass_fail_timeout_and_runs_in_a_temporary_folder(tmp
     examples = [passing, failing, hanging, writer, snippet]
 
     started = time.monotonic()
-    report = validate_examples(examples, timeout=2, jobs=4, version="1.2.3")
+    seen: list[tuple[int, int]] = []
+    report = validate_examples(examples, timeout=2, jobs=4, version="1.2.3", progress=lambda *a: seen.append(a))
     assert time.monotonic() - started < 10
+    assert seen == [(n, 5) for n in range(1, 6)]  # one call as each example ends
 
     assert (report.passed, report.failed, report.skipped) == (2, 2, 1), report.results
     by_id = {r.example_id: r for r in report.results}

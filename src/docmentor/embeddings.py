@@ -32,6 +32,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from contextlib import suppress
 from dataclasses import dataclass
 from importlib import resources
@@ -284,6 +285,9 @@ def _run(session: Any, ids: list[int]) -> np.ndarray:
     return _pooled(session, _feeds(ids))
 
 
+PROGRESS_STEP = 50  # texts between two progress calls of Embedder.embed
+
+
 class Embedder:
     """Turns texts into normalised vectors (one row per text, float32).
 
@@ -335,19 +339,27 @@ class Embedder:
             except Exception as exc:  # onnxruntime raises its own exception types
                 raise EmbeddingUnavailable(f"the embedding model cannot be loaded: {exc}") from exc
 
-    def embed(self, texts: list[str]) -> np.ndarray:
+    def embed(self, texts: list[str], *, progress: Callable[[int], None] | None = None) -> np.ndarray:
         """Vectors for ``texts``: shape ``(len(texts), 384)``, float32, unit length.
 
         Each text runs on its own (see the module docstring), so a text's vector does not
-        depend on the others nor on the thread that computed it.
+        depend on the others nor on the thread that computed it. ``progress`` is called
+        with the number of texts done, every PROGRESS_STEP texts and at the end.
         """
         np = self._np
         out = np.zeros((len(texts), DIMENSIONS), dtype=np.float32)
         encoded = [e.ids for e in self._tokenizer.encode_batch([t or " " for t in texts])]
+        done = [0]
+        lock = threading.Lock()
 
         def run(rows: range) -> None:
             for row in rows:
                 out[row] = _run(self._session, encoded[row])
+                if progress is not None:
+                    with lock:
+                        done[0] += 1
+                        if done[0] % PROGRESS_STEP == 0 or done[0] == len(texts):
+                            progress(done[0])
 
         workers = min(self.threads, len(texts))
         if workers <= 1:
@@ -357,8 +369,8 @@ class Embedder:
 
         with ThreadPoolExecutor(workers, thread_name_prefix="docmentor-embed-batch") as pool:
             # every workers-th text to each: lengths mix, so the shares take about as long
-            for done in [pool.submit(run, range(k, len(texts), workers)) for k in range(workers)]:
-                done.result()
+            for future in [pool.submit(run, range(k, len(texts), workers)) for k in range(workers)]:
+                future.result()
         return out
 
     def embed_one(self, text: str) -> np.ndarray:

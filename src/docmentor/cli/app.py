@@ -7,7 +7,7 @@ import json
 import logging
 import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -94,8 +94,9 @@ def _open(*, create: bool) -> Docmentor:
 
 
 @contextlib.contextmanager
-def _progress(enabled: bool) -> Iterator[Any]:
-    """A rich progress bar on a terminal; a no-op callback otherwise."""
+def _progress(enabled: bool, describe: Callable[[str], str] = "fetching {}".format) -> Iterator[Any]:
+    """A rich progress bar on a terminal (one row per label, named by ``describe``); a no-op
+    callback otherwise."""
     if not enabled or not sys.stderr.isatty():
         yield None
         return
@@ -114,7 +115,7 @@ def _progress(enabled: bool) -> Iterator[Any]:
 
         def update(done: int, total: int, label: str) -> None:
             if label not in tasks:
-                tasks[label] = bar.add_task(f"fetching {label}", total=total)
+                tasks[label] = bar.add_task(describe(label), total=total)
             bar.update(tasks[label], completed=done, total=total)
 
         yield update

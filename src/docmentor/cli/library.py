@@ -71,7 +71,7 @@ def readme_generate(
     """Generate README.LLM (the paper's layout) and the knowledge base, and register it in the index."""
     from docmentor.readme_llm import generate
 
-    with _progress(False):
+    with _progress(not as_json, describe=str) as update:
         result = generate(
             _open(create=True),
             library=library,
@@ -86,6 +86,7 @@ def readme_generate(
             max_tokens=max_tokens,
             validate=validate,
             embeddings=embeddings,
+            progress=update,
         )
     if as_json:
         _emit(result.to_dict())

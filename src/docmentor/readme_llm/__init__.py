@@ -15,7 +15,7 @@ import re
 import tempfile
 import time
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -180,6 +180,7 @@ def generate(
     validate_timeout: float = 20.0,
     search_paths: Sequence[Path] | None = None,
     embeddings: bool = True,
+    progress: Callable[[int, int, str], None] | None = None,
 ) -> GenerationResult:
     """Generate README.LLM and/or the knowledge base of ``library`` and register it.
 
@@ -203,6 +204,9 @@ def generate(
         search_paths: extra folders to find the Python package in (before ``sys.path``).
         embeddings: embed every API (all-MiniLM-L6-v2, offline) for ``find_api``'s
             semantic ranking; without, ``find_api`` ranks lexically only.
+        progress: called with (done, total, step) as the work goes: ``reading the API``,
+            ``indexing the docs``, ``matching examples``, ``embedding APIs`` (per text),
+            ``validating examples`` (per example), ``writing outputs``.
 
     Raises:
         NotFoundError: the library is not installed (or ``source`` has no API).
@@ -225,18 +229,28 @@ def generate(
     warnings: list[str] = []
     t0 = time.perf_counter()
 
+    def step(label: str, done: int = 0, total: int = 1) -> None:
+        if progress is not None:
+            progress(done, total, label)
+
     # 1. the API: what is really installed (fails early, before anything is written)
+    step("reading the API")
     entries, surfaces, detected_version = _load_surfaces(
         library, python=python, source=source, wanted=wanted, search_paths=search_paths, warnings=warnings
     )
     version = version or detected_version
+    # the import name (PyYAML's is yaml): what "exported at top level" and a missing module mean
+    package = (surfaces[0].library if surfaces else library).split(".")[0]
+    step("reading the API", 1)
     timings["api"] = time.perf_counter() - t0
 
     # 2. the docs, indexed by the engine (includes resolved)
     t = time.perf_counter()
     docs_source: str | None = _source_name(library)
     if docs_path is not None:
+        step("indexing the docs")
         _index_docs(engine, Path(docs_path), _source_name(library), warnings)
+        step("indexing the docs", 1)
     elif not engine.store.has_source(_source_name(library)):
         warnings.append(f"no documentation: pass docs_path (no source {docs_source!r} is indexed)")
         docs_source = None
@@ -247,6 +261,7 @@ def generate(
     from docmentor.readme_llm.examples import extract_examples
     from docmentor.readme_llm.matcher import match_examples
 
+    step("matching examples")
     examples = (
         extract_examples(engine, docs_source, languages=wanted or SUPPORTED_LANGUAGES) if docs_source else []
     )
@@ -254,6 +269,7 @@ def generate(
         match_examples(examples, surface, library=library)
     detected = detect_languages(examples)
     sections = _doc_sections(engine, docs_source) if docs_source else []
+    step("matching examples", 1)
     timings["examples"] = time.perf_counter() - t
 
     # 4. importance
@@ -261,7 +277,7 @@ def generate(
     from docmentor.readme_llm.importance import count_mentions, prose_text, score_importance
 
     mentions = count_mentions((prose_text(s.text) for s in sections), entries)
-    score_importance(entries, examples, mentions, package=library.split(".")[0])
+    score_importance(entries, examples, mentions, package=package)
     from docmentor.readme_llm.enrich import enrich_entries
 
     enrich_entries(entries, examples)  # related_apis, tags, search_keywords
@@ -269,7 +285,7 @@ def generate(
 
     # 4b. embeddings for find_api's semantic ranking
     t = time.perf_counter()
-    vectors = _embed_apis(entries, examples, warnings) if embeddings and entries else None
+    vectors = _embed_apis(entries, examples, warnings, step) if embeddings and entries else None
     timings["embeddings"] = time.perf_counter() - t
 
     # 5. validation and drift (beyond the plan), when their modules are there
@@ -283,7 +299,12 @@ def generate(
             warnings.append("validation is not available in this docmentor; examples were not run")
         else:
             report = validate_examples(
-                examples, python=python, version=version, library=library, timeout=validate_timeout
+                examples,
+                python=python,
+                version=version,
+                library=package,
+                timeout=validate_timeout,
+                progress=lambda done, total: step("validating examples", done, total),
             )
             validated = True
             validation = {k: v for k, v in report.to_dict().items() if k != "results"}
@@ -316,6 +337,7 @@ def generate(
 
     # 6. outputs
     t = time.perf_counter()
+    step("writing outputs")
     purpose = _purpose(library, entries, sections)
     readme_path: Path | None = None
     readme_tokens: int | None = None
@@ -403,6 +425,7 @@ def generate(
         generation = register_kb(engine.store, kb)
         kb_path = kb.path
         timings["knowledge_base"] = time.perf_counter() - t
+    step("writing outputs", 1)
     timings["total"] = time.perf_counter() - t0
     return GenerationResult(
         library=library,
@@ -424,7 +447,12 @@ def generate(
     )
 
 
-def _embed_apis(entries: Sequence[ApiEntry], examples: Sequence[Any], warnings: list[str]) -> Any:
+def _embed_apis(
+    entries: Sequence[ApiEntry],
+    examples: Sequence[Any],
+    warnings: list[str],
+    step: Callable[[str, int, int], None],
+) -> Any:
     """The APIs' embeddings (:class:`~docmentor.embeddings.LibraryVectors`), or None with a warning."""
     from docmentor.embeddings import EmbeddingUnavailable, LibraryVectors, get_embedder
     from docmentor.readme_llm.retrieval import embedding_text, passage_texts
@@ -437,8 +465,9 @@ def _embed_apis(entries: Sequence[ApiEntry], examples: Sequence[Any], warnings: 
             texts.append(passage)
             owners.append(e.api_id)
     try:
+        step("embedding APIs", 0, len(texts))
         embedder = get_embedder()
-        matrix = embedder.embed(texts)
+        matrix = embedder.embed(texts, progress=lambda done: step("embedding APIs", done, len(texts)))
     except EmbeddingUnavailable as exc:
         warnings.append(f"no embeddings ({exc}); find_api ranks without them")
         return None

@@ -25,8 +25,9 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -118,6 +119,7 @@ def validate_examples(
     library: str | None = None,
     timeout: float = 20.0,
     jobs: int = 2,
+    progress: Callable[[int, int], None] | None = None,
 ) -> ValidationReport:
     """Run each complete Python example and record whether it works.
 
@@ -134,6 +136,7 @@ def validate_examples(
         library: its import name: a missing module other than it is this machine's lack.
         timeout: seconds one example may run before its process group is killed.
         jobs: how many examples run at the same time.
+        progress: called with (examples done, all examples) as each one ends.
 
     Raises:
         UsageError: ``python`` is not an interpreter that exists, or an option is out of range.
@@ -170,8 +173,19 @@ def validate_examples(
         )
         return result
 
+    done = [0]
+    lock = threading.Lock()
+
+    def counted(example: Example) -> ExampleResult:
+        result = one(example)
+        if progress is not None:
+            with lock:
+                done[0] += 1
+                progress(done[0], len(examples))
+        return result
+
     with ThreadPoolExecutor(max_workers=jobs) as pool:
-        results = tuple(pool.map(one, examples))
+        results = tuple(pool.map(counted, examples))
     report = ValidationReport(python=interpreter, version=version, results=results)
     logger.info(
         "validated %d examples: %d passed, %d failed",
