@@ -453,6 +453,47 @@ def test_modules_that_import_each_other_are_walked_once_each(tmp_path: Path) -> 
     assert api.by_id["pkg.m.Outer.Inner.go"].aliases == []
 
 
+def test_a_packages_init_imports_of_values_are_its_api_and_other_names_still_exist(tmp_path: Path) -> None:
+    # flask: `from .globals import request as request`, where request is a proxy with no docstring
+    api = surface(
+        tmp_path,
+        {
+            "pkg/__init__.py": "from .globals import request as request\nfrom .wrappers import Request\n",
+            "pkg/globals.py": "from .wrappers import Request\nrequest: Request = object()  # a proxy\nhidden = 1\n",
+            "pkg/wrappers.py": "class Request:\n    args: dict\n",
+            "pkg/logs.py": "import logging\ndefault_handler = logging.StreamHandler()\n",
+        },
+    )
+    request = api.by_alias["pkg.request"]
+    assert (request.api_id, request.kind) == ("pkg.globals.request", "attribute")
+    assert api.return_class("pkg.request") == "pkg.wrappers.Request"
+    # a value a module defines without a docstring is no API, but it exists
+    assert api.resolve("pkg.logs.default_handler") is None and api.resolve("pkg.globals.hidden") is None
+    assert {"pkg.logs.default_handler", "pkg.logs.logging", "pkg.globals.hidden"} <= api.present
+    assert "pkg.logs.nothing" not in api.present
+
+
+def test_a_folder_without_init_that_the_package_imports_from_is_read(tmp_path: Path) -> None:
+    # flask/sansio has no __init__.py; Flask's base class App lives there
+    api = surface(
+        tmp_path,
+        {
+            "pkg/__init__.py": "from .app import Flask\n__all__ = ['Flask']\n",
+            "pkg/app.py": "from .sansio.app import App\n\nclass Flask(App):\n    def run(self) -> None: ...\n",
+            "pkg/sansio/app.py": '''
+                class App:
+                    def route(self, rule: str) -> None:
+                        """Register a view for a URL rule."""
+            ''',
+            "pkg/scripts/manage.py": "def main() -> None: ...\n",  # imported by nothing: not read
+        },
+    )
+    route = api.resolve("pkg.Flask.route")
+    assert route is not None and route.api_id == "pkg.sansio.app.App.route"
+    assert route.description == "Register a view for a URL rule."
+    assert not any("scripts" in e.api_id for e in api.entries)
+
+
 def _distribution(root: Path, name: str, version: str, files: dict[str, str]) -> None:
     """Install ``files`` under ``root`` as the distribution ``name`` (its RECORD lists them)."""
     make_package(root, files)

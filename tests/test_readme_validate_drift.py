@@ -396,3 +396,68 @@ def test_placeholders_are_what_the_reader_fills_in_not_valid_uses_of_ellipsis() 
     )
     assert is_complete("import json\ntry:\n    json.loads('1')\nexcept ValueError:\n    ...\n", "python")
     assert is_complete("import json\ndef f(x=...):\n    return x\nf()\n", "python")
+
+
+WEB = {
+    # flask's shape: the app's methods on a base class, proxies imported in __init__
+    "web/__init__.py": "from .app import Flask as Flask\nfrom .globals import request as request\n",
+    "web/app.py": """
+        class App:
+            def route(self, rule: str, *, methods: list[str] | None = None): ...
+
+        class Flask(App):
+            def run(self) -> None: ...
+
+        class List:
+            def append(self, item: str) -> None: ...
+    """,
+    "web/globals.py": """
+        class Request:
+            def get_json(self) -> dict: ...
+
+        request: Request = object()
+    """,
+    "web/logs.py": "default_handler = object()\n",
+}
+
+
+@pytest.fixture(scope="module")
+def web(tmp_path_factory: pytest.TempPathFactory) -> ApiSurface:
+    root = tmp_path_factory.mktemp("web")
+    for rel, text in WEB.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text).lstrip(), encoding="utf-8")
+    return load_api("web", search_paths=[root])
+
+
+def test_names_the_docs_never_bind_are_typed_by_convention_for_links_not_for_drift(web: ApiSurface) -> None:
+    from docmentor.readme_llm.matcher import match_examples
+
+    view = example(
+        """
+        @app.route("/", methods=["GET"])
+        def index():
+            data = request.get_json()
+            list.append(1)  # the builtin, though the library has a class List
+            return data
+        """
+    )
+    match_examples([view], web, library="web")
+    assert view.apis_used == ["web.app.App.route", "web.globals.Request.get_json"]
+
+    guessed = drift_report(
+        [example("app.rote('/')\napp.route('/', bogus=1)\nrequest.get_jsn()\n")], web, library="web"
+    )
+    assert guessed.findings == ()  # `app` may be any object: nothing certain to report
+    bound = drift_report(
+        [example("from web import Flask\napp = Flask()\napp.rote('/')\napp.route('/', bogus=1)\n")], web, library="web"
+    )
+    assert [f.kind for f in bound.findings] == ["missing_api", "invalid_api_signature"]
+
+
+def test_a_name_a_module_has_is_not_missing_though_it_is_no_api(web: ApiSurface) -> None:
+    report = drift_report(
+        [example("from web.logs import default_handler\nfrom web.logs import nothere\n")], web, library="web"
+    )
+    assert [(f.kind, f.api) for f in report.findings] == [("missing_api", "from web.logs import nothere")]

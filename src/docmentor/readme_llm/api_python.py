@@ -21,7 +21,7 @@ import logging
 import re
 import sys
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -70,6 +70,9 @@ class ApiSurface:
     entries: list[ApiEntry]
     by_id: dict[str, ApiEntry] = field(init=False, repr=False)
     by_alias: dict[str, ApiEntry] = field(init=False, repr=False)
+    #: every ``module.name`` the walked modules define or import, public API or not (a
+    #: module-level value without a docstring, another package's class): what exists
+    present: frozenset[str] = frozenset()
 
     def __post_init__(self) -> None:
         self.by_id = {entry.api_id: entry for entry in self.entries}
@@ -183,7 +186,7 @@ def load_api(
         )
     finally:
         deprecation.clear_cache()
-    return ApiSurface(library=name, version=version, entries=entries)
+    return ApiSurface(library=name, version=version, entries=entries, present=frozenset(builder.present))
 
 
 MAX_ALIAS_RETRIES = 5  # packages loaded to resolve what a stub or re-export points at
@@ -235,7 +238,7 @@ def _load(
             ) as error:
                 logger.debug("could not load %s beside %s: %s", other, name, error)
         try:
-            return loader, loader.load(name)
+            root = loader.load(name)
         except (griffe.AliasResolutionError, griffe.CyclicAliasError) as error:
             alias = getattr(error, "alias", None)
             top = str(getattr(alias, "target_path", "")).split(".")[0]
@@ -247,6 +250,70 @@ def _load(
             ):
                 raise SourceUnavailableError(f"could not analyse {name!r}: {error}") from error
             first.append(top)
+            continue
+        _load_folders_without_init(root, loader)
+        return loader, root
+
+
+def _modules(mod: Any) -> Iterator[Any]:
+    """``mod`` and every module below it (not through aliases)."""
+    yield mod
+    for member in list(mod.members.values()):
+        if not member.is_alias and member.is_module:
+            yield from _modules(member)
+
+
+def _load_folders_without_init(root: Any, loader: griffe.GriffeLoader) -> None:
+    """Read the folders without ``__init__.py`` inside the package that its modules import
+    from (``flask/sansio``: ``from .sansio.app import App``, the base of ``Flask``).
+
+    griffe leaves such folders out (they are often scripts), so the classes there were
+    unknown: a subclass's inherited members (``Flask.route``, ``Flask.errorhandler``) went
+    missing. Python imports them as implicit namespace packages; only those the package's
+    own imports name are read, each module statically, as griffe reads the others.
+    """
+    targets = {
+        m.target_path for mod in _modules(root) for m in mod.members.values() if m.is_alias and m.target_path
+    }
+    for mod in list(_modules(root)):
+        try:
+            path = mod.filepath
+        except griffe.BuiltinModuleError:  # compiled, inspected at run time: no folder to read
+            continue
+        if not isinstance(path, Path) or path.name not in ("__init__.py", "__init__.pyi"):
+            continue
+        folder = path.parent
+        for sub in sorted(folder.iterdir()):
+            name = sub.name
+            if not sub.is_dir() or not name.isidentifier() or name in mod.members or (sub / "__init__.py").exists():
+                continue
+            if not any(t.startswith(f"{mod.path}.{name}.") for t in targets):
+                continue
+            package = griffe.Module(
+                name,
+                filepath=[sub],
+                parent=mod,
+                lines_collection=loader.lines_collection,
+                modules_collection=loader.modules_collection,
+            )
+            mod.set_member(name, package)
+            for file in sorted(sub.glob("*.py")):
+                if not file.stem.isidentifier():
+                    continue
+                try:
+                    code = file.read_text(encoding="utf-8-sig")
+                    module = griffe.visit(
+                        file.stem,
+                        file,
+                        code,
+                        parent=package,
+                        lines_collection=loader.lines_collection,
+                        modules_collection=loader.modules_collection,
+                    )
+                except (OSError, UnicodeDecodeError, SyntaxError, ValueError) as error:
+                    logger.debug("could not read %s: %s", file, error)
+                    continue
+                package.set_member(file.stem, module)
 
 
 # --- the walk -------------------------------------------------------------------------------
@@ -267,6 +334,7 @@ class _Builder:
         self.walked: set[str] = set()  # modules whose members were walked
         self.todo: deque[tuple[Any, str]] = deque()  # (module, public path) to walk
         self.open_classes: set[str] = set()  # classes being walked (nested classes, cycles)
+        self.present: set[str] = set()  # module.name for every name a walked module has
 
     def build(self) -> None:
         """Walk the modules breadth first: each one once, by its shortest public path.
@@ -311,6 +379,7 @@ class _Builder:
         if not self._add(mod, public) or mod.path in self.walked:
             return
         self.walked.add(mod.path)
+        self.present.update(f"{public}.{n}" for n in mod.members)
         exports = _exports(mod)
         names = list(exports) if exports is not None else [n for n in mod.members if not n.startswith("_")]
         # Submodules are importable whatever __all__ says.
@@ -330,7 +399,9 @@ class _Builder:
                 self.todo.append((target, path))
             elif target.is_class:
                 self.cls(target, path)
-            elif target.is_function or exports is not None or name.isupper() or target.docstring:
+            # a value is public when __all__ lists it, it is a constant or documented, or a
+            # package's __init__ imports it (`from .globals import request as request`)
+            elif target.is_function or exports is not None or name.isupper() or target.docstring or member.is_alias:
                 self._add(target, path)
                 self._note_returns(target)
 

@@ -9,7 +9,9 @@ every attribute and call is checked against the surface:
   ``db`` a known ``DBConnection``, ``from lancedb import gone``). Only asked where the
   answer is certain: never for private names, nor on classes with a base from outside the
   library (their inherited members are unknown), nor when a subclass has the member (the
-  value may well be that subclass).
+  value may well be that subclass), nor for a name the module has that is no public API
+  (``from flask.logging import default_handler``: a value without a docstring), nor on a
+  name the page never binds and the matcher typed by convention (``app`` → ``App``).
 * ``invalid_api_signature`` — a call with a keyword the signature does not accept (no
   ``**kwargs``, not a parameter name, or a positional-only one), or with more positional
   arguments than it takes (no ``*args``). Signatures read from compiled code, and classes
@@ -171,7 +173,7 @@ def drift_report(
         version: the installed version; the surface's ``version`` when None.
     """
     resolver = _Resolver(surface, frozenset({"python"}), library=library)
-    checker = _Checker(resolver, library)
+    checker = _Checker(resolver, library, getattr(surface, "present", frozenset()))
     findings: list[DriftFinding] = []
     checked = 0
     page: tuple[str, str] | None = None
@@ -219,9 +221,10 @@ def _deprecated_uses(ex: Example, resolver: _Resolver) -> list[DriftFinding]:
 class _Checker:
     """Questions about the surface, asked many times: class closure, subclasses, member names."""
 
-    def __init__(self, resolver: _Resolver, library: str) -> None:
+    def __init__(self, resolver: _Resolver, library: str, present: frozenset[str] = frozenset()) -> None:
         self.r = resolver
         self.library = library
+        self.present = present  # module.name paths that exist though not public API
         self.tree = ClassTree(resolver.entries, resolver.entry)
         self.bases = self.tree.bases
         self._closed: dict[str, bool] = {}
@@ -421,7 +424,7 @@ class _DriftPython(_Python):
         self.check_name(base, node.attr, node, written=written)
 
     def check_name(self, base: _Value | None, name: str, node: ast.AST, *, written: str) -> None:
-        if base is None or name.startswith("_"):
+        if base is None or name.startswith("_") or base.guessed:
             return
         if base.kind == "module":
             q = f"{base.name}.{name}"
@@ -429,6 +432,7 @@ class _DriftPython(_Python):
                 base.name.split(".")[0] not in self.r.roots
                 or self.r.entry(q) is not None
                 or q in self.r.prefixes
+                or q in self.checker.present
             ):
                 return
             owner, what, candidates = base.name, f"module {base.name}", self.checker.module_names(base.name)
@@ -460,7 +464,7 @@ class _DriftPython(_Python):
         )
 
     def check_call(self, func: _Value | None, node: ast.Call) -> None:
-        if func is None or func.kind != "api":
+        if func is None or func.kind != "api" or func.guessed:
             return
         entry = self.r.entry(func.name)
         if entry is None or not _signature_known(entry):

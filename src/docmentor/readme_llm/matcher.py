@@ -38,10 +38,11 @@ refines each matched example's complexity with its API count.
 from __future__ import annotations
 
 import ast
+import builtins
 import re
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Literal, Protocol
 
 from docmentor.readme_llm.examples import (
@@ -79,9 +80,19 @@ class _Value:
     name: str  # module path / api_id / class name
     receiver: str | None = None  # for a method reached through an instance: the instance's class
     own: frozenset[str] = frozenset()  # "subclass": the names its class body defines itself
+    # reached through a name the example never binds, typed by convention (`app` → App):
+    # good enough to link an example to an API, not certain enough for drift
+    guessed: bool = False
 
 
 _SELF = frozenset({"Self", "typing.Self", "typing_extensions.Self"})
+_BUILTINS = frozenset(dir(builtins))
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
+
+
+def _snake(name: str) -> str:
+    """``QueryParams`` → ``query_params``, ``HTTPTransport`` → ``http_transport``."""
+    return _CAMEL.sub("_", name).lower()
 _WRAPPER = re.compile(r"^(?:Promise|Awaitable|typing\.Awaitable|Optional|typing\.Optional)\s*[<\[](.*)[>\]]$")
 _DOTTED = re.compile(r"^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*$")
 
@@ -109,6 +120,24 @@ class _Resolver:
         )
         self._entry: dict[str, ApiEntry | None] = {}
         self._member: dict[tuple[str, str], ApiEntry | None] = {}
+        self._conventional: dict[str, str] | None = None
+
+    def conventional(self, name: str) -> _Value | None:
+        """An instance of the one public class a never-bound name is named after (``app`` →
+        ``App``, ``response`` → ``Response``, ``query_params`` → ``QueryParams``): docs write
+        ``@app.route(...)`` or ``response.json()`` and leave the object's making to the
+        page's prose. Builtins (``list``, ``type``) are never taken for one."""
+        if self._conventional is None:
+            found: dict[str, set[str]] = {}
+            for e in self.entries:
+                if e.kind == "class" and e.language == "python" and not e.name.startswith("_"):
+                    for key in {e.name.lower(), _snake(e.name)}:
+                        found.setdefault(key, set()).add(e.api_id)
+            self._conventional = {
+                k: next(iter(v)) for k, v in found.items() if len(v) == 1 and k not in _BUILTINS
+            }
+        cls = self._conventional.get(name)
+        return _Value("instance", cls, guessed=True) if cls is not None else None
 
     def entry(self, name: str) -> ApiEntry | None:
         if name not in self._entry:
@@ -172,6 +201,11 @@ class _Block:
     env: dict[str, _Value | None] = field(default_factory=dict)
 
 
+def _guess(value: _Value | None, guessed: bool) -> _Value | None:
+    """``value``, marked guessed when what it came from was."""
+    return replace(value, guessed=True) if guessed and value is not None else value
+
+
 def _compatible(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
     # One tab path within the other (`Sync API` within `Python › Sync API`); sibling tabs
     # (`Sync API` / `Async API`, `Python` / `TypeScript`) never are.
@@ -186,6 +220,7 @@ class _Analysis:
         self.page: list[_Block] = []
         self.block = _Block((), False)
         self.used: dict[str, None] = {}
+        self.conventions = False  # type never-bound names after the library's classes
 
     def run(self, example: Example) -> list[str]:
         """The api_ids the example uses, in order of first use; its names stay for the next block."""
@@ -208,7 +243,9 @@ class _Analysis:
                 return b.env[name]
         if visible:
             return visible[0].env[name]
-        return _Value("module", name) if name in self.r.roots else None
+        if name in self.r.roots:
+            return _Value("module", name)
+        return self.r.conventional(name) if self.conventions and name not in _BUILTINS else None
 
     def bind(self, name: str, value: _Value | None) -> None:
         self.block.env[name] = value
@@ -244,15 +281,17 @@ class _Analysis:
             if name in value.own:
                 return None  # the example's own method or attribute, not the library's
             m = self.r.member(value.name, name)
-            return None if m is None else self._reached(m, value.name, record=record)
+            return None if m is None else self._reached(m, value.name, record=record, guessed=value.guessed)
         return None
 
-    def _reached(self, e: ApiEntry, receiver: str | None, *, record: bool) -> _Value | None:
+    def _reached(
+        self, e: ApiEntry, receiver: str | None, *, record: bool, guessed: bool = False
+    ) -> _Value | None:
         if record:
             self.use(e)
         if e.kind in ("property", "attribute"):
-            return self.r.returns(e, receiver)
-        return _Value("api", e.api_id, receiver)
+            return _guess(self.r.returns(e, receiver), guessed)
+        return _Value("api", e.api_id, receiver, guessed=guessed)
 
     def call(self, value: _Value | None) -> _Value | None:
         if value is None or value.kind != "api":
@@ -261,8 +300,8 @@ class _Analysis:
         if e is None:
             return None
         if e.kind == "class":
-            return _Value("instance", e.api_id)
-        return self.r.returns(e, value.receiver)
+            return _Value("instance", e.api_id, guessed=value.guessed)
+        return _guess(self.r.returns(e, value.receiver), value.guessed)
 
     def known_root(self, module: str) -> bool:
         return module.split(".")[0] in self.r.prefixes or self.r.entry(module) is not None
@@ -274,6 +313,7 @@ class _Analysis:
 class _Python(_Analysis):
     def __init__(self, resolver: _Resolver) -> None:
         super().__init__(resolver)
+        self.conventions = True
         # for each class being read: ``self`` in its methods, when it derives from a library
         # class (None: it does not, or a nested scope that is not one of its methods)
         self.bases: list[_Value | None] = []
