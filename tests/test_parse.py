@@ -487,3 +487,81 @@ def test_a_page_of_nothing_but_front_matter_is_one_section_about_itself() -> Non
     assert (section.heading, section.line_start, section.line_end) == ("Only Front Matter", 1, 4)
     assert section.text == "Only Front Matter\n\nMoved to the new guide."
     assert parse_markdown("---\nlayout: x\n---\n").sections == []  # nothing to say: nothing to find
+
+
+MYST = """\
+# Page
+
+```{code-block} python
+:caption: one
+import click
+```
+
+```{eval-rst}
+Some reST.
+
+.. code-block:: python
+
+    click.echo("two")
+
+.. click:example::
+
+    @click.command()
+    def cli():
+        click.echo("three")
+
+.. click:run::
+
+    invoke(cli)
+```
+
+```{jupyter-execute}
+click.echo("four")
+```
+
+```{note}
+Not code.
+```
+"""
+
+
+def test_myst_directive_fences_and_eval_rst_give_their_code_blocks() -> None:
+    blocks = parse_markdown(MYST).sections[0].code_blocks
+    lines = MYST.split("\n")
+
+    def at(line: str) -> int:  # 1-based
+        return lines.index(line) + 1
+
+    found = [(b.language, b.line, b.code.strip()) for b in blocks]
+    assert found == [
+        ("python", at("```{code-block} python"), "import click"),  # the option line is no code
+        ("python", at(".. code-block:: python"), 'click.echo("two")'),  # the directive's own line
+        ("", at(".. click:example::"), '@click.command()\ndef cli():\n    click.echo("three")'),  # told by parsing
+        ("python", at("```{jupyter-execute}"), 'click.echo("four")'),
+        ("note", at("```{note}"), "Not code."),
+    ]
+
+
+def test_rst_doctest_jupyter_and_extension_example_directives_are_code() -> None:
+    text = """\
+Title
+=====
+
+.. testcode::
+
+    import pkg
+
+.. doctest:: group
+
+    >>> pkg.run()
+
+.. pkg:example::
+
+    pkg.go()
+
+.. note::
+
+    Prose, not code.
+"""
+    found = [(b.language, b.line, b.code.strip()) for b in parse_rst(text).sections[0].code_blocks]
+    assert found == [("python", 4, "import pkg"), ("python", 8, ">>> pkg.run()"), ("", 12, "pkg.go()")]

@@ -163,8 +163,7 @@ def parse_markdown(
             if heading:
                 heads.append((tok.map[0], int(tok.tag[1]), heading))
         elif tok.type == "fence" and tok.map:
-            lang = tok.info.strip().split(maxsplit=1)[0].strip("{}.") if tok.info.strip() else ""
-            fences.append((tok.map[0], lang, tok.content))
+            fences += _fence_blocks(tok.map[0], tok.info, tok.content)
         elif tok.type == "inline" and tok.map and ("](" in tok.content or (refs and "[" in tok.content)):
             for off, line in enumerate(tok.content.split("\n")):
                 found = [(m.group(1), m.group(2) or m.group(3)) for m in _LINK.finditer(line)]
@@ -215,6 +214,35 @@ def parse_markdown(
         ]
     _attach_code(sections, fences, line_map)
     return ParsedDocument(title=title, meta=meta, sections=sections, links=links)
+
+
+# MyST directives (```{name} argument) whose content is code in the language the argument
+# names; those whose content is Python; and {eval-rst}, whose content is reStructuredText
+_MYST_CODE = frozenset({"code-block", "code", "sourcecode", "code-cell"})
+_MYST_PYTHON = frozenset({"testcode", "testsetup", "doctest", "jupyter-execute", "ipython"})
+_MYST_OPTION = re.compile(r"^:[\w-]+:")
+
+
+def _fence_blocks(line0: int, info: str, content: str) -> list[tuple[int, str, str]]:
+    """(0-based line, language, code) of a fence: itself, or the code blocks inside a MyST
+    ``{eval-rst}`` fence (``.. code-block:: python``, ``.. click:example::``)."""
+    words = info.strip().split(maxsplit=1)
+    first = words[0] if words else ""
+    if not (first.startswith("{") and first.endswith("}")) or first.startswith("{."):  # {.python}: pandoc's
+        return [(line0, first.strip("{}."), content)]
+    name = first[1:-1]
+    argument = words[1].split()[0] if len(words) > 1 and words[1].split() else ""
+    if name == "eval-rst":
+        from docmentor.parse.rst import code_blocks
+
+        return [(line0 + b.line, b.language, b.code) for b in code_blocks(content)]
+    if name in _MYST_CODE or name in _MYST_PYTHON:
+        body = content.split("\n")
+        while body and _MYST_OPTION.match(body[0]):  # :linenos:, :caption: …
+            body.pop(0)
+        lang = "python" if name in _MYST_PYTHON else argument
+        return [(line0, lang, "\n".join(body))]
+    return [(line0, name, content)]
 
 
 def _attach_code(sections: list[Any], fences: list[tuple[int, str, str]], line_map: list[int] | None) -> None:

@@ -16,7 +16,15 @@ from docmentor.parse.common import build_sections, map_line, normalize_newlines
 
 _ADORN = re.compile(r"^([!-/:-@\[-`{-~])\1{2,}\s*$")
 _FIELD = re.compile(r"^:(\w[\w-]*):\s*(.*)$")
-_CODE_DIRECTIVE = re.compile(r"^(\s*)\.\.\s+(code-block|code|sourcecode)::\s*(\S*)")
+# directives whose body is code: ``code-block:: lang``; Sphinx's doctest and Jupyter ones
+# (Python); a documentation extension's example (``click:example``: its language is told by
+# whether it parses, as for a literal block)
+_CODE_DIRECTIVE = re.compile(
+    r"^(\s*)\.\.\s+(code-block|code|sourcecode|testcode|testsetup|doctest|jupyter-execute|ipython"
+    r"|(?:[\w-]+:)?example)::\s*(\S*)"
+)
+_PYTHON_DIRECTIVES = frozenset({"testcode", "testsetup", "doctest", "jupyter-execute", "ipython"})
+_LANGUAGE_ARGUMENT = frozenset({"code-block", "code", "sourcecode"})
 _LINK = re.compile(r"`[^`<]*<([^>]+)>`_")
 
 
@@ -111,6 +119,22 @@ def _level(styles: list[tuple[str, bool]], style: tuple[str, bool]) -> int:
     return min(styles.index(style) + 1, 6)
 
 
+def _language(m: re.Match[str] | None) -> str:
+    """A code directive's language: its argument (``code-block:: python``), Python for the
+    doctest and Jupyter directives, else none (a literal block, an extension's example)."""
+    if m is None:
+        return ""
+    if m.group(2) in _PYTHON_DIRECTIVES:
+        return "python"
+    return m.group(3) if m.group(2) in _LANGUAGE_ARGUMENT else ""
+
+
+def code_blocks(text: str) -> list[CodeBlock]:
+    """The code blocks of a piece of reStructuredText (a MyST ``{eval-rst}`` fence's), each
+    ``line`` its directive's 1-based line in ``text``."""
+    return _code_blocks(normalize_newlines(text), 1, None)
+
+
 def _code_blocks(text: str, first_line: int, line_map: list[int] | None) -> list[CodeBlock]:
     """``.. code-block:: lang`` bodies and ``::`` literal blocks of one section.
 
@@ -135,7 +159,7 @@ def _code_blocks(text: str, first_line: int, line_map: list[int] | None) -> list
             if code.strip():
                 out.append(
                     CodeBlock(
-                        language=(m.group(3) if m else "") or "",
+                        language=_language(m),
                         code=textwrap.dedent(code) + "\n",
                         line=map_line(line_map, first_line + i),
                     )
