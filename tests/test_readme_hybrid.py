@@ -706,3 +706,19 @@ def test_generation_reports_its_progress(tmp_path: Path, lib: Path) -> None:
         assert [d for d, _ in mine] == sorted(d for d, _ in mine)
     texts = next(total for step, _, total in calls if step == "embedding APIs")
     assert texts >= 18  # every API, then its docstring passages
+
+
+def test_sphinx_roles_are_read_as_the_words_they_name() -> None:
+    from docmentor.readme_llm.docstrings import plain
+    from docmentor.readme_llm.retrieval import embedding_text
+
+    text = "Raise an :exc:`~werkzeug.exceptions.HTTPException`; see :doc:`/testing`, :ref:`the guide <guide>`."
+    assert plain(text) == "Raise an HTTPException; see testing, the guide."
+    assert plain(":py:meth:`Flask.route` and :class:`!Foo`, not `code`: 3:4") == "Flask.route and Foo, not `code`: 3:4"
+    entry = ApiEntry(api_id="pkg.abort", kind="function", name="abort", description=text,
+                     docstring=f"{text}\n\nThe :func:`~pkg.redirect` twin, for a :class:`pkg.Response`.")  # fmt: skip
+    assert "Raise an HTTPException; see testing" in embedding_text(entry, {})
+    assert passage_texts(entry)[-1] == "pkg.abort: The redirect twin, for a pkg.Response."
+    # the BM25 doc field reads the words too: "httpexception" is a term, "exc" is not
+    index = ApiIndex({"pkg": ([entry], [])})
+    assert "httpexception" in index.fields["doc"].postings and "exc" not in index.fields["doc"].postings

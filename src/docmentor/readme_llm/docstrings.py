@@ -10,7 +10,7 @@ import ast
 import re
 import textwrap
 
-__all__ = ["MARKUP", "PARAGRAPHS", "SUMMARY_CHARS", "is_code", "summary"]
+__all__ = ["MARKUP", "PARAGRAPHS", "SUMMARY_CHARS", "is_code", "plain", "summary"]
 
 SUMMARY_CHARS = 400
 MAX_CODE_CHARS = 2000  # longer paragraphs are not parsed to tell code from prose
@@ -45,6 +45,28 @@ def is_code(paragraph: str) -> bool:
         isinstance(node, _STATEMENTS) or (isinstance(node, ast.Expr) and isinstance(node.value, ast.Call))
         for node in tree.body
     )
+
+
+_ROLE = re.compile(r":(?:[\w-]+:)+`([^`]+)`")
+_TITLED = re.compile(r"^(.*?)\s*<([^<>]+)>$")
+
+
+def _role_text(m: re.Match[str]) -> str:
+    inner = m.group(1).strip()
+    titled = _TITLED.match(inner)
+    if titled and titled.group(1):
+        return titled.group(1)  # :doc:`the testing guide </testing>`
+    target = (titled.group(2) if titled else inner).lstrip("!")
+    if target.startswith("~"):  # :exc:`~werkzeug.exceptions.HTTPException`: its last part
+        return target[1:].rsplit(".", 1)[-1]
+    return target.strip("/")
+
+
+def plain(text: str) -> str:
+    """Text with Sphinx roles read as their words: ``:exc:`~pkg.errors.HTTPError``` →
+    ``HTTPError``, ``:doc:`/testing``` → ``testing``, ``:ref:`the guide <guide>``` → ``the
+    guide``. What a role names matters to a reader; its markup does not."""
+    return _ROLE.sub(_role_text, text) if ":" in text else text
 
 
 def summary(docstring: str) -> str:

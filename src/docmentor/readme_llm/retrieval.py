@@ -44,7 +44,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from docmentor.embeddings import EmbeddingUnavailable
-from docmentor.readme_llm.docstrings import MARKUP
+from docmentor.readme_llm.docstrings import MARKUP, plain
 from docmentor.readme_llm.mentions import MentionResolver, SectionRef
 from docmentor.readme_llm.models import ApiEntry, Example
 from docmentor.readme_llm.priors import secondary
@@ -97,7 +97,7 @@ def passage_texts(entry: ApiEntry) -> list[str]:
     pieces = (_BULLET.sub("", c.strip()) for c in _PASSAGE_SPLIT.split(entry.docstring or ""))
     chunks = [c for c in pieces if len(c) >= 25 and not MARKUP.match(c) and not _LONE_LINK.match(c)][:6]
     chunks += [f"{p.name}: {p.description}" for p in entry.parameters if p.description.strip()]
-    return [f"{public}: {' '.join(c.split())}"[:500] for c in chunks[:MAX_PASSAGES]]
+    return [f"{public}: {' '.join(plain(c).split())}"[:500] for c in chunks[:MAX_PASSAGES]]
 
 
 class _Field:
@@ -220,7 +220,7 @@ def embedding_text(entry: ApiEntry, examples: Mapping[str, Example]) -> str:
             headings.append(heading)
     first = next((examples[x] for x in entry.examples[:1] if x in examples), None)
     context = first.context[:200] if first is not None else ""
-    text = f"{public} ({name_words(entry.name)}) {entry.kind}. {entry.description} "
+    text = f"{public} ({name_words(entry.name)}) {entry.kind}. {plain(entry.description)} "
     return (text + "; ".join(headings[:3]) + " " + context).strip()[:800]
 
 
@@ -310,7 +310,7 @@ class ApiIndex:
                 names.update(name_terms)
                 self.fields["name"].add(name_terms)
                 self.fields["signature"].add(analyze(e.signature))
-                self.fields["doc"].add(analyze(e.docstring or e.description))
+                self.fields["doc"].add(analyze(plain(e.docstring or e.description)))
                 for x in dict.fromkeys(e.examples[:MAX_LINKED_EXAMPLES]):
                     if x in example_at:
                         self._example_apis[example_at[x]].append(i)
