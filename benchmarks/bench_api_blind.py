@@ -1,0 +1,110 @@
+#!/usr/bin/env python3
+"""find_api on libraries nobody tuned for: Flask 3.1.3 and click 8.5.1 (issue 5).
+
+The task sets (benchmarks/flask_api.jsonl, 20 tasks; click_api.jsonl, 15) were written by a
+helper session that saw the libraries and their docs but never docmentor's results, in the
+format of ../shared/eval/httpx_api.jsonl, and pass ../shared/eval/check_api_set.py.
+
+For each library: a venv with it (``pip install LIB==VERSION``, reused when it exists), its
+documentation from the sdist on PyPI (``pip download --no-binary :all:``; Flask's docs are
+reStructuredText, click's MyST Markdown with ``{eval-rst}`` fences), ``docmentor readme-llm
+generate --python VENV --docs-path DOCS`` into a temporary index, then ``find_api`` (10
+results) scored as ``docmentor eval api``: top-1, top-3, MRR. Needs the package index.
+
+Usage: .venv/bin/python benchmarks/bench_api_blind.py [--json OUT] [--work DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tarfile
+import tempfile
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "src"))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from bench_api import cli, score  # noqa: E402
+
+from docmentor.engine import Docmentor  # noqa: E402
+from docmentor.evaluation import load_questions  # noqa: E402
+from docmentor.readme_llm.service import LibraryKnowledge  # noqa: E402
+
+LIBRARIES = [("flask", "3.1.3", "flask_api.jsonl"), ("click", "8.5.1", "click_api.jsonl")]
+
+
+def venv_with(path: Path, requirement: str) -> Path:
+    python = path / "bin" / "python"
+    if not python.exists():
+        subprocess.run([sys.executable, "-m", "venv", str(path)], check=True, capture_output=True)
+    subprocess.run([str(python), "-m", "pip", "install", "-q", requirement], check=True, capture_output=True)
+    return python
+
+
+def sdist_docs(work: Path, name: str, version: str) -> Path:
+    folder = work / f"{name}-{version}"
+    if not (folder / "docs").is_dir():
+        subprocess.run(
+            [sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--no-binary", ":all:",
+             f"{name}=={version}", "-d", str(work)],
+            check=True, capture_output=True,
+        )  # fmt: skip
+        with tarfile.open(work / f"{name}-{version}.tar.gz") as archive:
+            archive.extractall(work, filter="data")
+    return folder / "docs"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--json", type=Path, help="write the figures here")
+    parser.add_argument("--work", type=Path, default=Path(tempfile.gettempdir()) / "docmentor-bench-blind",
+                        help="venvs and sdists (reused)")  # fmt: skip
+    args = parser.parse_args()
+    args.work.mkdir(parents=True, exist_ok=True)
+    results: dict[str, Any] = {}
+    for name, version, tasks in LIBRARIES:
+        python = venv_with(args.work / f"venv-{name}", f"{name}=={version}")
+        docs = sdist_docs(args.work, name, version)
+        with tempfile.TemporaryDirectory(prefix=f"bench-{name}-") as tmp:
+            db = Path(tmp) / "index"
+            generated, seconds = cli(db, "readme-llm", "generate", "--library", name, "--python", str(python),
+                                     "--docs-path", str(docs), "--out", str(Path(tmp) / "out"))  # fmt: skip
+            os.environ["DOCMENTOR_HOME"] = str(Path(tmp) / "home")
+            engine = Docmentor(db, create=False)
+            try:
+                scored = score(LibraryKnowledge(engine), load_questions(ROOT / "benchmarks" / tasks))
+            finally:
+                engine.close()
+        results[name] = {
+            "version": version,
+            "apis": generated["api_count"],
+            "examples": generated["example_count"],
+            "matched_examples": generated["matched_examples"],
+            "drift": generated["drift"],
+            "generation_seconds": round(seconds, 2),
+            **{k: scored[k] for k in ("questions", "top1", "top3", "mrr")},
+            "misses": {m["id"]: m["rank"] for m in scored["misses"]},
+        }
+    print("| library | APIs | examples (matched) | generation | tasks | top-1 | top-3 | MRR |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|")
+    for name, r in results.items():
+        print(
+            f"| {name} {r['version']} | {r['apis']} | {r['examples']} ({r['matched_examples']}) | "
+            f"{r['generation_seconds']:.1f} s | {r['questions']} | {r['top1']:.3f} | {r['top3']:.3f} | {r['mrr']:.4f} |"
+        )
+    for name, r in results.items():
+        print(f"{name} misses (rank != 1): " + ", ".join(f"{k}:{v or '-'}" for k, v in r["misses"].items()))
+    if args.json:
+        args.json.write_text(json.dumps(results, indent=2))
+
+
+if __name__ == "__main__":
+    main()
