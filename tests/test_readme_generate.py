@@ -620,3 +620,20 @@ def test_a_coroutine_is_shown_async_under_its_public_path() -> None:
         signature="async get(self, url: str) -> bytes",
     )  # fmt: skip
     assert _function(entry).split("\n", 1)[0] == "async pkg.Client.get(self, url: str) -> bytes"
+
+
+def test_a_rest_index_page_is_read_as_prose_not_markup() -> None:
+    from docmentor.readme_llm.knowledge_base import first_sentences
+
+    page = """\
+.. rst-class:: hide-header
+
+Welcome to Minidb
+=================
+
+.. image:: _static/logo.svg
+    :align: center
+
+Minidb is a tiny table store. Start with :doc:`quickstart`, then read :ref:`the API <api>`.
+"""
+    assert first_sentences(page) == "Minidb is a tiny table store. Start with quickstart, then read the API."

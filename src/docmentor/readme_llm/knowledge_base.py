@@ -38,6 +38,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from docmentor.embeddings import LibraryVectors
 from docmentor.errors import NotFoundError, StoreError
+from docmentor.readme_llm.docstrings import plain
 from docmentor.readme_llm.importance import SCORING, WEIGHTS, prose_text, public_path
 from docmentor.readme_llm.models import ApiEntry, Example
 
@@ -205,6 +206,10 @@ def _paragraphs(text: str) -> list[tuple[str, bool]]:
     ]
 
 
+_DIRECTIVE_OPTION = re.compile(r"^\s*:[\w-]+:(?:\s|$)")
+_ADORNMENT = re.compile(r"^([=\-~^\"'`#*+.:_])\1{2,}\s*$")
+
+
 def first_sentences(text: str, limit: int = 240) -> str:
     """The first sentences of a section's prose: headings, admonitions, code, HTML banners and
     badges left out, and so are the lines that only lead in to what follows (a paragraph
@@ -213,14 +218,19 @@ def first_sentences(text: str, limit: int = 240) -> str:
     kept: list[str] = []
     lead_ins: list[str] = []  # the fall-back when the section has nothing else to say
     for body, before_code in _paragraphs(text):
+        raw = prose_text(body).split("\n")
+        # a reST title is the line over its adornment (====); both go
+        titled = {k for k in range(len(raw) - 1) if _ADORNMENT.match(raw[k + 1]) and raw[k].strip()}
         lines = [
             ln
-            for ln in prose_text(body).split("\n")
+            for k, ln in enumerate(raw)
+            if k not in titled and not _ADORNMENT.match(ln)
             if ln.strip()
-            and not ln.lstrip().startswith(("#", "!!!", "===", "???"))
+            and not ln.lstrip().startswith(("#", "!!!", "===", "???", ".. "))  # .. reST directives
+            and not _DIRECTIVE_OPTION.match(ln)  # and their options (:align: center)
             and ln.strip() not in ("---", "***")
         ]
-        flat = " ".join(_LINK.sub(r"\1", _HTML_TAG.sub(" ", _IMAGE.sub(" ", " ".join(lines)))).split())
+        flat = " ".join(plain(_LINK.sub(r"\1", _HTML_TAG.sub(" ", _IMAGE.sub(" ", " ".join(lines))))).split())
         if len(flat.split()) < 3:
             continue
         if before_code or flat.endswith(_LEAD_IN):
