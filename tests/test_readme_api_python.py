@@ -494,6 +494,21 @@ def test_a_folder_without_init_that_the_package_imports_from_is_read(tmp_path: P
     assert not any("scripts" in e.api_id for e in api.entries)
 
 
+def test_a_module_named_test_is_api_a_package_of_tests_is_not(tmp_path: Path) -> None:
+    # werkzeug.test holds the test client and EnvironBuilder; pkg/tests is a test suite
+    api = surface(
+        tmp_path,
+        {
+            "pkg/__init__.py": "",
+            "pkg/test.py": "class EnvironBuilder:\n    def get_environ(self) -> dict: ...\n",
+            "pkg/tests/__init__.py": "",
+            "pkg/tests/test_core.py": "def test_it() -> None: ...\n",
+        },
+    )
+    assert api.resolve("pkg.test.EnvironBuilder.get_environ") is not None
+    assert not any(".tests" in e.api_id for e in api.entries)
+
+
 def _distribution(root: Path, name: str, version: str, files: dict[str, str]) -> None:
     """Install ``files`` under ``root`` as the distribution ``name`` (its RECORD lists them)."""
     make_package(root, files)
@@ -536,6 +551,8 @@ def test_what_a_package_reexports_from_its_distributions_other_package_is_its_ap
     assert api.by_alias["newattr.field"].api_id == "oldattr._make.field"
     assert api.by_alias["newattr.Thing.go"].api_id == "oldattr._make.Thing.go"
     assert api.by_alias["newattr.field"].description == "Define a field."
+    # what the other package has exists for drift, API of newattr or not (attr.s, attr.ib)
+    assert {"oldattr.field", "oldattr._make", "oldattr._make.Thing"} <= api.present
 
 
 def test_a_reexport_into_a_package_not_loaded_yet_is_loaded_not_a_crash(tmp_path: Path) -> None:
@@ -830,7 +847,14 @@ def test_deprecation_of_a_parameter_or_a_flag_is_not_the_apis(tmp_path: Path) ->
         {
             "pkg/__init__.py": '''
                 import warnings
-                __all__ = ["define", "flags", "is_deprecated", "spaced", "joined", "warned", "Base", "Impl"]
+                __all__ = ["define", "flags", "is_deprecated", "spaced", "joined", "warned", "Base", "Impl", "evolve"]
+
+                def evolve(*args, **changes):
+                    """Copy an instance with changes.
+
+                    .. deprecated:: 23.1.0
+                       It is now deprecated to pass the instance using the keyword argument *inst*.
+                    """
 
                 def define(maybe_cls=None, *, hash=None, unsafe_hash=None):
                     """Define a class.

@@ -59,6 +59,7 @@ _CONTAINERS = {
 }  # fmt: skip
 _SELF_RE = re.compile(r"(?<![\w.])(?:typing(?:_extensions)?\.)?Self\b")
 _TEST_MODULES = {"conftest", "tests", "test"}  # shipped by some wheels, never meant to be imported
+# ... except a plain module named `test` (werkzeug.test: the test client, EnvironBuilder)
 
 
 @dataclass
@@ -180,6 +181,7 @@ def load_api(
     builder = _Builder(root, loader.modules_collection, siblings)
     try:
         builder.build()
+        builder.note_present(loader.modules_collection, siblings)
         entries = builder.finish()
         deprecation.inherit(
             entries, lambda api_id: api_id in builder.methods and deprecation.is_stub(builder.methods[api_id])
@@ -347,6 +349,20 @@ class _Builder:
         while self.todo:
             self.module(*self.todo.popleft())
 
+    def note_present(self, collection: Any, packages: Sequence[str]) -> None:
+        """Every name the distribution's other packages' modules have (``attr.s``, ``attr.ib``
+        when reading ``attrs``): they exist, API of this package or not."""
+        for top in packages:
+            try:
+                root = collection[top]
+            except (KeyError, ValueError):
+                continue
+            if root.is_alias or not root.is_module:
+                continue
+            for mod in _modules(root):
+                self.present.add(mod.path)
+                self.present.update(f"{mod.path}.{n}" for n in mod.members)
+
     def finish(self) -> list[ApiEntry]:
         for api_id, entry in self.entries.items():
             entry.aliases = sorted(self.aliases[api_id] - {api_id}, key=lambda a: (a.count("."), len(a), a))
@@ -386,7 +402,9 @@ class _Builder:
         names += [n for n, m in mod.members.items() if not m.is_alias and m.is_module and n not in names]
         for name in names:
             member = mod.members.get(name)
-            if member is None or name.startswith("_") or name in _TEST_MODULES or name.startswith("test_"):
+            if member is None or name.startswith("_") or name.startswith("test_"):
+                continue
+            if name in _TEST_MODULES and not (name == "test" and _plain_module(member)):
                 continue
             # Without __all__, imported names are part of the API only in __init__ modules.
             if member.is_alias and exports is None and not _is_init(mod):
@@ -474,6 +492,16 @@ class _Builder:
         except (KeyError, ValueError, griffe.AliasResolutionError, griffe.CyclicAliasError):
             return None
         return self.class_paths.get(target.path)
+
+
+def _plain_module(member: Any) -> bool:
+    """A module that is one file, not a package (of tests)."""
+    if member.is_alias or not member.is_module:
+        return False
+    try:
+        return not member.is_package
+    except griffe.BuiltinModuleError:
+        return True
 
 
 def _is_init(mod: Any) -> bool:

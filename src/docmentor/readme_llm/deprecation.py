@@ -41,6 +41,10 @@ _NAMED = re.compile(
     r"[*`]{1,2}([A-Za-z_]\w*)[*`]{1,2}|\b([A-Za-z_]\w*)\s+(?:parameter|argument)\b|\b(?:parameter|argument)\s+([A-Za-z_]\w*)",
     re.I,
 )
+_CALLED_ARGUMENT = re.compile(
+    r"\b(?:argument|parameter|kwarg)s?\s+[*`]{1,2}[A-Za-z_]\w*[*`]{1,2}|[*`]{1,2}[A-Za-z_]\w*[*`]{1,2}\s+(?:argument|parameter|kwarg)s?\b",
+    re.I,
+)
 _PROSE = re.compile(r"[^.\n]*\b(?:is|are|now|was|has been|have been) deprecated\b[^.\n]*\.?", re.I)
 _NOT_A_CLAIM = re.compile(r"^\s*(?:whether|true if|if|returns?|check|flag)\b", re.I)
 
@@ -114,9 +118,10 @@ def _docstring_reason(docstring: str, parameters: set[str]) -> str | None:
 
 def _about_parameter(text: str, parameters: set[str]) -> bool:
     """The text is about one of the API's parameters: it names one as ``*p*``, ``p``,
-    `p`, "the p parameter" or "argument p"."""
+    `p`, "the p parameter" or "argument p" — or calls a name an argument or parameter
+    outright ("the keyword argument *inst*" of ``evolve(*args, **changes)``)."""
     named = {w for m in _NAMED.finditer(text) for w in m.groups() if w}
-    return bool(named & parameters)
+    return bool(named & parameters) or bool(_CALLED_ARGUMENT.search(text))
 
 
 def _function_source(obj: Any) -> str | None:

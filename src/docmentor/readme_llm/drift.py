@@ -401,7 +401,7 @@ class _DriftPython(_Python):
             return True
         if any(p.startswith("_") or p in _TEST_MODULES or p.startswith("test_") for p in parts):
             return True  # private and test modules are not in the surface
-        return self.r.entry(name) is not None or name in self.r.prefixes
+        return self.r.entry(name) is not None or name in self.r.prefixes or name in self.checker.present
 
     def missing_module(self, name: str, node: ast.stmt) -> None:
         parent, _, last = name.rpartition(".")
