@@ -509,6 +509,49 @@ def test_a_module_named_test_is_api_a_package_of_tests_is_not(tmp_path: Path) ->
     assert not any(".tests" in e.api_id for e in api.entries)
 
 
+def test_a_class_a_decorator_makes_has_its_fields_or_an_unknown_signature(tmp_path: Path) -> None:
+    api = surface(
+        tmp_path,
+        {
+            "pkg/__init__.py": '''
+                import dataclasses
+                import attr
+                __all__ = ["Timeout", "Point", "Plain"]
+
+                @attr.s(auto_attribs=True, frozen=True)
+                class Timeout:
+                    total: float | None = None
+
+                @dataclasses.dataclass
+                class Point:
+                    x: int
+                    y: int = 0
+
+                class Plain:
+                    pass
+            ''',
+        },
+    )
+    assert api.by_id["pkg.Timeout"].signature == "Timeout(...)"  # attrs makes __init__: unknown
+    assert api.by_id["pkg.Point"].signature == "Point(x: int, y: int = 0)"  # griffe reads dataclasses
+    assert api.by_id["pkg.Plain"].signature == "Plain()"
+
+
+def test_a_test_named_module_is_api_unless_it_holds_tests(tmp_path: Path) -> None:
+    # aiohttp.test_utils holds TestClient and TestServer; test_core.py holds tests
+    api = surface(
+        tmp_path,
+        {
+            "pkg/__init__.py": "",
+            "pkg/test_utils.py": "class TestClient:\n    def get(self, path: str) -> None: ...\n",
+            "pkg/test_core.py": "def test_it() -> None: ...\n",
+            "pkg/test_more.py": "class TestThing:\n    def test_one(self) -> None: ...\n",
+        },
+    )
+    assert api.resolve("pkg.test_utils.TestClient.get") is not None
+    assert not any("test_core" in e.api_id or "test_more" in e.api_id for e in api.entries)
+
+
 def _distribution(root: Path, name: str, version: str, files: dict[str, str]) -> None:
     """Install ``files`` under ``root`` as the distribution ``name`` (its RECORD lists them)."""
     make_package(root, files)

@@ -402,7 +402,7 @@ class _Builder:
         names += [n for n, m in mod.members.items() if not m.is_alias and m.is_module and n not in names]
         for name in names:
             member = mod.members.get(name)
-            if member is None or name.startswith("_") or name.startswith("test_"):
+            if member is None or name.startswith("_") or (name.startswith("test_") and _holds_tests(member)):
                 continue
             if name in _TEST_MODULES and not (name == "test" and _plain_module(member)):
                 continue
@@ -492,6 +492,21 @@ class _Builder:
         except (KeyError, ValueError, griffe.AliasResolutionError, griffe.CyclicAliasError):
             return None
         return self.class_paths.get(target.path)
+
+
+def _holds_tests(member: Any) -> bool:
+    """A ``test_*`` name that is a test file (``test_*`` functions, or classes with ``test_*``
+    methods), or no module at all; ``aiohttp.test_utils`` (TestClient, TestServer) is API."""
+    if member.is_alias or not member.is_module:
+        return True
+    for name, obj in member.members.items():
+        if obj.is_alias:
+            continue
+        if name.startswith("test") and obj.is_function:
+            return True
+        if obj.is_class and any(n.startswith("test") for n in obj.members):
+            return True
+    return False
 
 
 def _plain_module(member: Any) -> bool:
@@ -608,9 +623,11 @@ def _plain_entry(obj: Any) -> ApiEntry:
             descriptions = {**init_descriptions, **descriptions}
             docstring = docstring or (init.docstring.value if init.docstring else "")
             signature = _signature(obj.name, params, None)
-        else:  # unknown when inherited from outside the package or compiled without a signature
+        else:  # unknown when inherited from outside the package, compiled without a signature,
+            # or made by a class decorator (@attr.s, @dataclass: the fields are its parameters)
             params = []
-            signature = f"{obj.name}()" if init is None and not obj.bases else f"{obj.name}(...)"
+            plain = init is None and not obj.bases and not obj.decorators
+            signature = f"{obj.name}()" if plain else f"{obj.name}(...)"
         common["docstring"] = docstring
         return ApiEntry(
             kind="class",
