@@ -543,8 +543,10 @@ def extract_examples(
         if slug in slugs:
             slug = f"{slug}-{hashlib.sha1(doc['path'].encode()).hexdigest()[:6]}"
         slugs.add(slug)
+        # the section's text once per section, not once per block (a long page with many
+        # examples in one section repeated it per block: SQLAlchemy's docs, 20 s of 70)
         blocks = db.execute(
-            """SELECT c.language, c.code, c.line, s.heading, s.heading_path, s.text FROM code_blocks c
+            """SELECT c.language, c.code, c.line, c.section_id, s.heading, s.heading_path FROM code_blocks c
                JOIN sections s ON s.id = c.section_id WHERE c.document_id = ? ORDER BY c.line, c.id""",
             (doc["id"],),
         ).fetchall()
@@ -559,6 +561,7 @@ def extract_examples(
         lines = content.split("\n")
         fence_at = _fence_lines(lines, engine.store.line_map(doc["id"]))
         installs = prerequisites(content)
+        prose_of: dict[int, str] = {}  # section id → its prose
         for n, block, lang in picked:
             if lang == "python" and prepare(block["code"], "python")[3] in ("empty", "shell session"):
                 continue
@@ -586,7 +589,7 @@ def extract_examples(
                     complexity=complexity_of(block["code"], lang),
                     tags=tags_of([doc["title"], *heading_path], is_async=facts.is_async),
                     prerequisites=_for_language(installs, lang),
-                    context=_prose(block["text"]),
+                    context=_section_prose(db, block["section_id"], prose_of),
                 )
             )
     return examples
@@ -594,6 +597,14 @@ def extract_examples(
 
 _CODE_FENCE_BLOCK = re.compile(r"^[ \t]*(```|~~~).*?^[ \t]*\1[ \t]*$", re.S | re.M)
 CONTEXT_CHARS = 1500
+
+
+def _section_prose(db: sqlite3.Connection, section_id: int, cache: dict[int, str]) -> str:
+    """:func:`_prose` of a stored section, read and computed once per section."""
+    if section_id not in cache:
+        row = db.execute("SELECT text FROM sections WHERE id = ?", (section_id,)).fetchone()
+        cache[section_id] = _prose(row["text"] if row is not None else "")
+    return cache[section_id]
 
 
 def _prose(section_text: str) -> str:
