@@ -461,3 +461,36 @@ def test_a_name_a_module_has_is_not_missing_though_it_is_no_api(web: ApiSurface)
         [example("from web.logs import default_handler\nfrom web.logs import nothere\n")], web, library="web"
     )
     assert [(f.kind, f.api) for f in report.findings] == [("missing_api", "from web.logs import nothere")]
+
+
+def test_members_of_protocols_and_classes_with_getattr_are_never_missing(tmp_path: Path) -> None:
+    root = tmp_path / "lib"
+    (root / "dyn").mkdir(parents=True)
+    (root / "dyn" / "__init__.py").write_text(
+        textwrap.dedent(
+            """
+            from typing import Any, Protocol
+            __all__ = ["Cursor", "Proxy", "SubProxy", "Closed", "cursor", "proxy", "closed"]
+
+            class Cursor(Protocol):
+                def execute(self, sql: str) -> None: ...
+
+            class Proxy:
+                def __getattr__(self, key: str) -> Any: ...
+
+            class SubProxy(Proxy): ...
+
+            class Closed:
+                def run(self) -> None: ...
+
+            def cursor() -> Cursor: ...
+            def proxy() -> SubProxy: ...
+            def closed() -> Closed: ...
+            """
+        )
+    )
+    surface = load_api("dyn", search_paths=[root])
+    assert [surface.by_id[c].open_members for c in ("dyn.Cursor", "dyn.Proxy", "dyn.Closed")] == [True, True, False]
+    code = "import dyn\ndyn.cursor().mogrify('x')\ndyn.proxy().anything()\ndyn.closed().walk()\n"
+    report = drift_report([example(code)], surface, library="dyn")
+    assert [f.api for f in report.findings] == ["dyn.closed().walk"]

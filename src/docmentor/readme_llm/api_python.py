@@ -629,13 +629,20 @@ def _plain_entry(obj: Any) -> ApiEntry:
             plain = init is None and not obj.bases and not obj.decorators
             signature = f"{obj.name}()" if plain else f"{obj.name}(...)"
         common["docstring"] = docstring
+        bases = [str(base) for base in obj.bases]
+        try:
+            dynamic = any(name in obj.all_members for name in ("__getattr__", "__getattribute__"))
+        except (griffe.AliasResolutionError, griffe.CyclicAliasError, RecursionError, ValueError):
+            dynamic = any(name in obj.members for name in ("__getattr__", "__getattribute__"))
+        protocol = any(b.split("[", 1)[0].rsplit(".", 1)[-1] == "Protocol" for b in bases)
         return ApiEntry(
             kind="class",
             parent=parent,
             signature=signature,
             parameters=_parameters(params, descriptions),
             description=_summary(docstring),
-            bases=[str(base) for base in obj.bases],
+            bases=bases,
+            open_members=dynamic or protocol,
             **common,
         )
     if obj.is_function and "property" not in obj.labels:

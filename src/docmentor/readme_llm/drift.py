@@ -239,8 +239,8 @@ class _Checker:
             return self._closed[api_id]
         self._closed[api_id] = False  # guards against cycles
         cls = self.r.entry(api_id)
-        ok = cls is not None and depth < 10
-        for text in cls.bases if cls is not None else []:
+        ok = cls is not None and depth < 10 and not cls.open_members
+        for text in cls.bases if cls is not None and ok else []:
             plain = text.split("[", 1)[0].strip()
             if plain in _TRANSPARENT_BASES or plain.rpartition(".")[2].startswith("_"):
                 continue  # private bases are in the library: griffe merged their members

@@ -50,6 +50,9 @@ class ApiEntry(_Model):
     description: str = ""  # the docstring's summary (first paragraph)
     docstring: str = ""  # the whole docstring
     bases: list[str] = Field(default_factory=list)  # for classes: base classes as written
+    # for classes: its instances may have members it does not list (it defines __getattr__,
+    # or is a Protocol: a minimum that implementations exceed); drift never calls one missing
+    open_members: bool = False
     language: str = "python"
     source_file: str | None = None
     line: int | None = None
