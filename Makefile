@@ -48,5 +48,9 @@ bench: $(BIN)/docmentor
 	bash benchmarks/setup_llmdoc.sh
 	$(BIN)/python benchmarks/bench_vs_llmdoc.py
 
+bench-api: $(BIN)/docmentor
+	$(BIN)/python benchmarks/bench_api.py
+	$(BIN)/python benchmarks/bench_api_blind.py
+
 clean:
 	rm -rf $(VENV) $(DB) .mypy_cache .pytest_cache .ruff_cache
