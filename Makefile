@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 DB     := $(CURDIR)/.docmentor-demo
 
-.PHONY: run test lint typecheck unit browser bench eval clean
+.PHONY: run test lint typecheck unit browser bench bench-api eval clean
 
 $(BIN)/docmentor: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
