@@ -445,9 +445,11 @@ def test_modules_that_import_each_other_are_walked_once_each(tmp_path: Path) -> 
             """,
         },
     )
-    # the second path is the module's; its members are named by the first
+    # a module's second path names what is under it too, one step deep (not pkg.a.b.a.run)
     assert api.by_id["pkg.a"].aliases == ["pkg.b.a"] and api.by_id["pkg.b"].aliases == ["pkg.a.b"]
-    assert api.by_id["pkg.a.run"].aliases == [] and api.by_id["pkg.b.stop"].aliases == []
+    assert api.by_id["pkg.a.run"].aliases == ["pkg.b.a.run"]
+    assert api.by_id["pkg.b.stop"].aliases == ["pkg.a.b.stop"]
+    assert "pkg.b.a.run" in api.present and "pkg.a.b.a.run" not in api.present
     # a class inside itself is one more path to it, not another walk
     assert api.by_id["pkg.m.Outer"].aliases == ["pkg.m.Outer.Inner.Outer"]
     assert api.by_id["pkg.m.Outer.Inner.go"].aliases == []
@@ -550,6 +552,25 @@ def test_a_test_named_module_is_api_unless_it_holds_tests(tmp_path: Path) -> Non
     )
     assert api.resolve("pkg.test_utils.TestClient.get") is not None
     assert not any("test_core" in e.api_id or "test_more" in e.api_id for e in api.entries)
+
+
+def test_a_private_module_reexported_twice_is_found_under_both_paths(tmp_path: Path) -> None:
+    from docmentor.readme_llm.drift import drift_report
+    from docmentor.readme_llm.models import Example
+
+    api = surface(
+        tmp_path,
+        {
+            "pkg/__init__.py": "from ._impl import mod\nfrom . import api\n",
+            "pkg/api/__init__.py": "from .._impl import mod\n",
+            "pkg/_impl/__init__.py": "",
+            "pkg/_impl/mod.py": "def func():\n    '''Do it.'''\n",
+        },
+    )
+    assert api.by_id["pkg._impl.mod.func"].aliases == ["pkg.mod.func", "pkg.api.mod.func"]
+    ex = Example(example_id="e", title="e", code="from pkg.api.mod import func\nfunc()\n", language="python",
+                 source="docs", path="a.md", line=1, complete=True)  # fmt: skip
+    assert drift_report([ex], api, library="pkg").findings == ()
 
 
 def _distribution(root: Path, name: str, version: str, files: dict[str, str]) -> None:
@@ -890,13 +911,22 @@ def test_deprecation_of_a_parameter_or_a_flag_is_not_the_apis(tmp_path: Path) ->
         {
             "pkg/__init__.py": '''
                 import warnings
-                __all__ = ["define", "flags", "is_deprecated", "spaced", "joined", "warned", "Base", "Impl", "evolve"]
+                __all__ = [
+                    "define", "flags", "is_deprecated", "spaced", "joined", "warned", "Base", "Impl", "evolve", "fetch"
+                ]
 
                 def evolve(*args, **changes):
                     """Copy an instance with changes.
 
                     .. deprecated:: 23.1.0
                        It is now deprecated to pass the instance using the keyword argument *inst*.
+                    """
+
+                def fetch(url, **options):
+                    """Fetch a URL.
+
+                    .. deprecated:: 2.0
+                        Use ``define`` with the ``stream`` argument instead.
                     """
 
                 def define(maybe_cls=None, *, hash=None, unsafe_hash=None):
@@ -953,6 +983,8 @@ def test_deprecation_of_a_parameter_or_a_flag_is_not_the_apis(tmp_path: Path) ->
         "pkg.joined": "Use define, which does more.",  # adjacent literals are one string
         "pkg.warned": "warned() is going away; call define()",
         "pkg.Impl.run": "no",
+        # advice naming an argument of another API: the whole API is deprecated
+        "pkg.fetch": "2.0 Use ``define`` with the ``stream`` argument instead.",
     }
 
 

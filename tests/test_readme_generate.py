@@ -637,3 +637,14 @@ Welcome to Minidb
 Minidb is a tiny table store. Start with :doc:`quickstart`, then read :ref:`the API <api>`.
 """
     assert first_sentences(page) == "Minidb is a tiny table store. Start with quickstart, then read the API."
+
+
+def test_prose_that_looks_like_markup_is_kept() -> None:
+    from docmentor.readme_llm.knowledge_base import first_sentences
+
+    # an emoji shortcode is no directive option; a short line over *** is no title
+    line = ":zap: A blazing fast HTTP client for Python, with sync and async APIs."
+    assert first_sentences(line) == line
+    assert first_sentences("Requests is an HTTP library for humans.\n***\n") == "Requests is an HTTP library for humans."
+    # a Markdown setext title goes, as a reST one does
+    assert first_sentences("Minidb\n------\n\nA tiny table store for scripts.\n") == "A tiny table store for scripts."

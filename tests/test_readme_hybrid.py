@@ -722,3 +722,11 @@ def test_sphinx_roles_are_read_as_the_words_they_name() -> None:
     # the BM25 doc field reads the words too: "httpexception" is a term, "exc" is not
     index = ApiIndex({"pkg": ([entry], [])})
     assert "httpexception" in index.fields["doc"].postings and "exc" not in index.fields["doc"].postings
+
+
+@pytest.mark.timeout(30)  # a hang guard: quadratic backtracking took ~14 s, minutes at 4× the size
+def test_reading_roles_is_linear_on_long_colon_runs() -> None:
+    from docmentor.readme_llm.docstrings import plain
+
+    assert plain(":a" * 128_000) == ":a" * 128_000
+    assert plain("(:class:`B`) and :py:meth:`~x.C.d`") == "(B) and d"

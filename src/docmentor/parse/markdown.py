@@ -238,6 +238,8 @@ def _fence_blocks(line0: int, info: str, content: str) -> list[tuple[int, str, s
         return [(line0 + b.line, b.language, b.code) for b in code_blocks(content)]
     if name in _MYST_CODE or name in _MYST_PYTHON:
         body = content.split("\n")
+        if body and body[0].strip() == "---" and "---" in (b.strip() for b in body[1:]):
+            body = body[[b.strip() for b in body].index("---", 1) + 1 :]  # a YAML options block
         while body and _MYST_OPTION.match(body[0]):  # :linenos:, :caption: …
             body.pop(0)
         lang = "python" if name in _MYST_PYTHON else argument

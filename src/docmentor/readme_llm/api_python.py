@@ -334,6 +334,7 @@ class _Builder:
         self.seen: set[tuple[str, str]] = set()
         self.methods: dict[str, Any] = {}  # api_id → griffe object, for deprecation.inherit
         self.walked: set[str] = set()  # modules whose members were walked
+        self.module_paths: dict[str, list[str]] = {}  # module → its public paths, walked one first
         self.todo: deque[tuple[Any, str]] = deque()  # (module, public path) to walk
         self.open_classes: set[str] = set()  # classes being walked (nested classes, cycles)
         self.present: set[str] = set()  # module.name for every name a walked module has
@@ -363,7 +364,30 @@ class _Builder:
                 self.present.add(mod.path)
                 self.present.update(f"{mod.path}.{n}" for n in mod.members)
 
+    def _other_paths(self) -> None:
+        """A module's second paths, given to what was found under its first: with
+        ``pkg.api.mod`` re-exporting ``pkg.mod``, ``pkg.mod.func`` is also
+        ``pkg.api.mod.func`` (in aliases and in ``present``). One step: the new paths are
+        not rewritten again, so modules importing each other stay finite."""
+        redirect = {paths[0]: paths[1:] for paths in self.module_paths.values() if len(paths) > 1}
+        if not redirect:
+            return
+
+        def others(path: str) -> list[str]:
+            parts = path.split(".")
+            out = []
+            for k in range(1, len(parts)):
+                for other in redirect.get(".".join(parts[:k]), ()):
+                    out.append(".".join([other, *parts[k:]]))
+            return out
+
+        for api_id, paths in self.aliases.items():
+            if self.entries[api_id].kind != "module":  # a module has each of its own paths already
+                paths.update([o for p in list(paths) for o in others(p)])
+        self.present.update([o for p in list(self.present) for o in others(p)])
+
     def finish(self) -> list[ApiEntry]:
+        self._other_paths()
         for api_id, entry in self.entries.items():
             entry.aliases = sorted(self.aliases[api_id] - {api_id}, key=lambda a: (a.count("."), len(a), a))
         for api_id, (annotation, scope) in self.annotations.items():
@@ -392,9 +416,13 @@ class _Builder:
         return True
 
     def module(self, mod: Any, public: str) -> None:
-        if not self._add(mod, public) or mod.path in self.walked:
+        if not self._add(mod, public):
+            return
+        if mod.path in self.walked:  # one more path to a module walked by a shorter one
+            self.module_paths[mod.path].append(public)
             return
         self.walked.add(mod.path)
+        self.module_paths[mod.path] = [public]
         self.present.update(f"{public}.{n}" for n in mod.members)
         exports = _exports(mod)
         names = list(exports) if exports is not None else [n for n in mod.members if not n.startswith("_")]
@@ -593,7 +621,12 @@ def _static_version(root: Any) -> str | None:
 
 def _entry(obj: Any) -> ApiEntry:
     entry = _plain_entry(obj)
-    entry.deprecated = deprecation.reason(obj, entry.docstring, (p.name for p in entry.parameters))
+    entry.deprecated = deprecation.reason(
+        obj,
+        entry.docstring,
+        (p.name for p in entry.parameters),
+        takes_kwargs=any(p.kind == "var-keyword" for p in entry.parameters),
+    )
     return entry
 
 

@@ -45,17 +45,20 @@ _CALLED_ARGUMENT = re.compile(
     r"\b(?:argument|parameter|kwarg)s?\s+[*`]{1,2}[A-Za-z_]\w*[*`]{1,2}|[*`]{1,2}[A-Za-z_]\w*[*`]{1,2}\s+(?:argument|parameter|kwarg)s?\b",
     re.I,
 )
+_ADVICE = re.compile(r"^\s*(?:v?[\d.]+\s+)?(?:use|call|see|prefer|instead)\b", re.I)
 _PROSE = re.compile(r"[^.\n]*\b(?:is|are|now|was|has been|have been) deprecated\b[^.\n]*\.?", re.I)
 _NOT_A_CLAIM = re.compile(r"^\s*(?:whether|true if|if|returns?|check|flag)\b", re.I)
 
 
-def reason(obj: Any, docstring: str, parameters: Iterable[str] = ()) -> str | None:
-    """Why ``obj`` (a griffe object) is deprecated, or ``None``; see the module doc."""
+def reason(obj: Any, docstring: str, parameters: Iterable[str] = (), *, takes_kwargs: bool = False) -> str | None:
+    """Why ``obj`` (a griffe object) is deprecated, or ``None``; see the module doc.
+    ``takes_kwargs``: it has ``**kwargs``, so an argument a deprecation names need not be
+    among ``parameters``."""
     for decorator in getattr(obj, "decorators", None) or ():
         said = _decorator_reason(str(decorator.value))
         if said is not None:
             return said[:REASON_CHARS]
-    said = _docstring_reason(docstring, set(parameters))
+    said = _docstring_reason(docstring, set(parameters), takes_kwargs)
     if said is not None:
         return said[:REASON_CHARS]
     if getattr(obj, "is_function", False):
@@ -94,7 +97,7 @@ def _text(node: ast.AST) -> str:
     return " ".join(node.value.split()) if isinstance(node, ast.Constant) and isinstance(node.value, str) else ""
 
 
-def _docstring_reason(docstring: str, parameters: set[str]) -> str | None:
+def _docstring_reason(docstring: str, parameters: set[str], takes_kwargs: bool = False) -> str | None:
     for m in _DOC_MARK.finditer(docstring):
         lines = docstring[m.end() :].split("\n")[1:]
         while lines and not lines[0].strip():  # reST puts a blank line before the body
@@ -105,23 +108,27 @@ def _docstring_reason(docstring: str, parameters: set[str]) -> str | None:
                 break
             body.append(line.strip())
         text = " ".join(p for p in ((m.group("rst") or m.group("google") or "").strip(), *body) if p)
-        if _about_parameter(text, parameters):
+        if _about_parameter(text, parameters, takes_kwargs):
             continue
         return text or "deprecated"
     first = PARAGRAPHS.split(docstring.strip(), 1)[0]
     for sentence in _PROSE.finditer(first):
         claim = " ".join(sentence.group(0).split())
-        if not _NOT_A_CLAIM.match(claim) and not _about_parameter(claim, parameters):
+        if not _NOT_A_CLAIM.match(claim) and not _about_parameter(claim, parameters, takes_kwargs):
             return claim
     return None
 
 
-def _about_parameter(text: str, parameters: set[str]) -> bool:
+def _about_parameter(text: str, parameters: set[str], takes_kwargs: bool = False) -> bool:
     """The text is about one of the API's parameters: it names one as ``*p*``, ``p``,
-    `p`, "the p parameter" or "argument p" — or calls a name an argument or parameter
-    outright ("the keyword argument *inst*" of ``evolve(*args, **changes)``)."""
+    `p`, "the p parameter" or "argument p" — or, for an API with ``**kwargs``, calls a name
+    an argument or parameter outright ("… using the keyword argument *inst*" of
+    ``evolve(*args, **changes)``), unless it is advice ("Use get with the ``stream``
+    argument instead": the whole API is deprecated)."""
     named = {w for m in _NAMED.finditer(text) for w in m.groups() if w}
-    return bool(named & parameters) or bool(_CALLED_ARGUMENT.search(text))
+    if named & parameters:
+        return True
+    return takes_kwargs and not _ADVICE.match(text) and bool(_CALLED_ARGUMENT.search(text))
 
 
 def _function_source(obj: Any) -> str | None:

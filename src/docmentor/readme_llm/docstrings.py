@@ -47,7 +47,7 @@ def is_code(paragraph: str) -> bool:
     )
 
 
-_ROLE = re.compile(r":(?:[\w-]+:)+`([^`]+)`")
+_ROLE = re.compile(r"(?<![\w:-]):(?:[\w-]+:)+`([^`]+)`")  # the lookbehind: linear on ":a:a:a…"
 _TITLED = re.compile(r"^(.*?)\s*<([^<>]+)>$")
 
 

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import ast
 import difflib
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -188,16 +188,17 @@ def drift_report(
         except RecursionError:  # too deeply nested to analyse: not checked rather than wrong
             continue
         findings += analysis.found
-        findings += _deprecated_uses(ex, resolver)
+        findings += _deprecated_uses(ex, resolver, analysis.certain)
         checked += 1
     if version is None:
         version = getattr(surface, "version", None)
     return DriftReport(library=library, version=version, examples_checked=checked, findings=tuple(findings))
 
 
-def _deprecated_uses(ex: Example, resolver: _Resolver) -> list[DriftFinding]:
+def _deprecated_uses(ex: Example, resolver: _Resolver, used: Iterable[str]) -> list[DriftFinding]:
+    """The deprecated APIs the example certainly uses (not through a name typed by convention)."""
     out = []
-    for api_id in dict.fromkeys(ex.apis_used):
+    for api_id in dict.fromkeys(used):
         entry = resolver.entry(api_id)
         if entry is None or not entry.deprecated:
             continue

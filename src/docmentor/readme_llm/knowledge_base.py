@@ -210,6 +210,15 @@ _DIRECTIVE_OPTION = re.compile(r"^\s*:[\w-]+:(?:\s|$)")
 _ADORNMENT = re.compile(r"^([=\-~^\"'`#*+.:_])\1{2,}\s*$")
 
 
+def _underlines(title: str, line: str) -> bool:
+    """``line`` underlines ``title``: Markdown's ``===`` / ``---``, or a reST adornment at
+    least as long as the title (``***`` under a short line is a thematic break)."""
+    m = _ADORNMENT.match(line)
+    if m is None:
+        return False
+    return m.group(1) in "=-" or len(line.rstrip()) >= len(title.rstrip())
+
+
 def first_sentences(text: str, limit: int = 240) -> str:
     """The first sentences of a section's prose: headings, admonitions, code, HTML banners and
     badges left out, and so are the lines that only lead in to what follows (a paragraph
@@ -219,15 +228,16 @@ def first_sentences(text: str, limit: int = 240) -> str:
     lead_ins: list[str] = []  # the fall-back when the section has nothing else to say
     for body, before_code in _paragraphs(text):
         raw = prose_text(body).split("\n")
-        # a reST title is the line over its adornment (====); both go
-        titled = {k for k in range(len(raw) - 1) if _ADORNMENT.match(raw[k + 1]) and raw[k].strip()}
+        # a title is the line over its adornment (reST ====, ~~~~ at least as long; a
+        # Markdown setext === or ---); both go
+        titled = {k for k in range(len(raw) - 1) if raw[k].strip() and _underlines(raw[k], raw[k + 1])}
         lines = [
             ln
             for k, ln in enumerate(raw)
-            if k not in titled and not _ADORNMENT.match(ln)
+            if k not in titled and not (k > 0 and k - 1 in titled)
             if ln.strip()
             and not ln.lstrip().startswith(("#", "!!!", "===", "???", ".. "))  # .. reST directives
-            and not _DIRECTIVE_OPTION.match(ln)  # and their options (:align: center)
+            and not (_DIRECTIVE_OPTION.match(ln) and ln[:1].isspace())  # and their options
             and ln.strip() not in ("---", "***")
         ]
         flat = " ".join(plain(_LINK.sub(r"\1", _HTML_TAG.sub(" ", _IMAGE.sub(" ", " ".join(lines))))).split())

@@ -220,6 +220,7 @@ class _Analysis:
         self.page: list[_Block] = []
         self.block = _Block((), False)
         self.used: dict[str, None] = {}
+        self.certain: dict[str, None] = {}  # of those, the ones not reached through a guess
         self.conventions = False  # type never-bound names after the library's classes
 
     def run(self, example: Example) -> list[str]:
@@ -229,6 +230,7 @@ class _Analysis:
     def start(self, example: Example, is_async: bool) -> None:
         self.block = _Block(tuple(example.tabs), is_async)
         self.used = {}
+        self.certain = {}
 
     def finish(self) -> list[str]:
         self.page.append(self.block)
@@ -250,9 +252,11 @@ class _Analysis:
     def bind(self, name: str, value: _Value | None) -> None:
         self.block.env[name] = value
 
-    def use(self, entry: ApiEntry) -> None:
+    def use(self, entry: ApiEntry, *, guessed: bool = False) -> None:
         if entry.kind != "module":
             self.used.setdefault(entry.api_id, None)
+            if not guessed:
+                self.certain.setdefault(entry.api_id, None)
 
     def load(self, name: str) -> _Value | None:
         value = self.lookup(name)
@@ -288,7 +292,7 @@ class _Analysis:
         self, e: ApiEntry, receiver: str | None, *, record: bool, guessed: bool = False
     ) -> _Value | None:
         if record:
-            self.use(e)
+            self.use(e, guessed=guessed)
         if e.kind in ("property", "attribute"):
             return _guess(self.r.returns(e, receiver), guessed)
         return _Value("api", e.api_id, receiver, guessed=guessed)
@@ -552,7 +556,9 @@ def _is_object(node: ast.expr) -> bool:
 def _item(value: _Value | None) -> _Value | None:
     """What ``for`` (or a context manager's ``with … as``) takes from a value: an instance,
     when the value is ``items`` of a class."""
-    return _Value("instance", value.name) if value is not None and value.kind == "items" else None
+    if value is None or value.kind != "items":
+        return None
+    return _Value("instance", value.name, guessed=value.guessed)
 
 
 # -- the entry point ----------------------------------------------------------------------
