@@ -455,10 +455,7 @@ class _Builder:
         self.class_paths[cls.path] = self.class_paths[public] = cls.path
         if not self._add(cls, public) or cls.path in self.open_classes:
             return  # seen by this path, or a class inside itself (Outer.Inner.Outer…)
-        try:
-            members = dict(cls.all_members)
-        except (griffe.AliasResolutionError, griffe.CyclicAliasError, RecursionError, ValueError):
-            members = dict(cls.members)  # bases that cannot be ordered (c3 fails, cycles)
+        members = _class_members(cls)
         self.open_classes.add(cls.path)
         try:
             for name, member in members.items():
@@ -520,6 +517,15 @@ class _Builder:
         except (KeyError, ValueError, griffe.AliasResolutionError, griffe.CyclicAliasError):
             return None
         return self.class_paths.get(target.path)
+
+
+def _class_members(cls: Any) -> dict[str, Any]:
+    """A class's members with the inherited ones; its own when the bases cannot be ordered
+    (c3 fails, cycles)."""
+    try:
+        return dict(cls.all_members)
+    except (griffe.AliasResolutionError, griffe.CyclicAliasError, RecursionError, ValueError):
+        return dict(cls.members)
 
 
 def _holds_tests(member: Any) -> bool:
@@ -648,7 +654,8 @@ def _plain_entry(obj: Any) -> ApiEntry:
     if obj.is_module:
         return ApiEntry(kind="module", description=_summary(docstring), **common)
     if obj.is_class:
-        init = obj.all_members.get("__init__") if "__init__" in obj.all_members else None
+        members = _class_members(obj)
+        init = members.get("__init__")
         init = _target(init) if init is not None else None
         if init is not None and init.is_function and len(init.parameters):
             params = list(init.parameters)[1:]
@@ -663,10 +670,7 @@ def _plain_entry(obj: Any) -> ApiEntry:
             signature = f"{obj.name}()" if plain else f"{obj.name}(...)"
         common["docstring"] = docstring
         bases = [str(base) for base in obj.bases]
-        try:
-            dynamic = any(name in obj.all_members for name in ("__getattr__", "__getattribute__"))
-        except (griffe.AliasResolutionError, griffe.CyclicAliasError, RecursionError, ValueError):
-            dynamic = any(name in obj.members for name in ("__getattr__", "__getattribute__"))
+        dynamic = "__getattr__" in members or "__getattribute__" in members
         protocol = any(b.split("[", 1)[0].rsplit(".", 1)[-1] == "Protocol" for b in bases)
         return ApiEntry(
             kind="class",
