@@ -189,14 +189,18 @@ PACKAGE = {
 }
 
 
-@pytest.fixture(scope="module")
-def surface(tmp_path_factory: pytest.TempPathFactory) -> ApiSurface:
-    root = tmp_path_factory.mktemp("drift")
-    for rel, text in PACKAGE.items():
+def installed(root: Path, files: dict[str, str], package: str) -> ApiSurface:
+    """The surface of a package written under ``root`` (``{"pkg/__init__.py": source}``)."""
+    for rel, text in files.items():
         path = root / rel
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(textwrap.dedent(text).lstrip(), encoding="utf-8")
-    return load_api("pkg", search_paths=[root])
+    return load_api(package, search_paths=[root])
+
+
+@pytest.fixture(scope="module")
+def surface(tmp_path_factory: pytest.TempPathFactory) -> ApiSurface:
+    return installed(tmp_path_factory.mktemp("drift"), PACKAGE, "pkg")
 
 
 def drift(surface: ApiSurface, *codes: str) -> DriftReport:
@@ -433,12 +437,7 @@ WEB = {
 
 @pytest.fixture(scope="module")
 def web(tmp_path_factory: pytest.TempPathFactory) -> ApiSurface:
-    root = tmp_path_factory.mktemp("web")
-    for rel, text in WEB.items():
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(textwrap.dedent(text).lstrip(), encoding="utf-8")
-    return load_api("web", search_paths=[root])
+    return installed(tmp_path_factory.mktemp("web"), WEB, "web")
 
 
 def test_names_the_docs_never_bind_are_typed_by_convention_for_links_not_for_drift(web: ApiSurface) -> None:
@@ -479,32 +478,26 @@ def test_a_name_a_module_has_is_not_missing_though_it_is_no_api(web: ApiSurface)
 
 
 def test_members_of_protocols_and_classes_with_getattr_are_never_missing(tmp_path: Path) -> None:
-    root = tmp_path / "lib"
-    (root / "dyn").mkdir(parents=True)
-    (root / "dyn" / "__init__.py").write_text(
-        textwrap.dedent(
-            """
-            from typing import Any, Protocol
-            __all__ = ["Cursor", "Proxy", "SubProxy", "Closed", "cursor", "proxy", "closed"]
+    source = """
+        from typing import Any, Protocol
+        __all__ = ["Cursor", "Proxy", "SubProxy", "Closed", "cursor", "proxy", "closed"]
 
-            class Cursor(Protocol):
-                def execute(self, sql: str) -> None: ...
+        class Cursor(Protocol):
+            def execute(self, sql: str) -> None: ...
 
-            class Proxy:
-                def __getattr__(self, key: str) -> Any: ...
+        class Proxy:
+            def __getattr__(self, key: str) -> Any: ...
 
-            class SubProxy(Proxy): ...
+        class SubProxy(Proxy): ...
 
-            class Closed:
-                def run(self) -> None: ...
+        class Closed:
+            def run(self) -> None: ...
 
-            def cursor() -> Cursor: ...
-            def proxy() -> SubProxy: ...
-            def closed() -> Closed: ...
-            """
-        )
-    )
-    surface = load_api("dyn", search_paths=[root])
+        def cursor() -> Cursor: ...
+        def proxy() -> SubProxy: ...
+        def closed() -> Closed: ...
+    """
+    surface = installed(tmp_path, {"dyn/__init__.py": source}, "dyn")
     assert [surface.by_id[c].open_members for c in ("dyn.Cursor", "dyn.Proxy", "dyn.Closed")] == [True, True, False]
     code = "import dyn\ndyn.cursor().mogrify('x')\ndyn.proxy().anything()\ndyn.closed().walk()\n"
     report = drift_report([example(code)], surface, library="dyn")
