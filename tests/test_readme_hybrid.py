@@ -620,6 +620,34 @@ def test_apis_neither_the_root_package_nor_the_docs_lead_to_rank_after_those_the
     assert ratio < plain_ratio and ratio == pytest.approx(SECONDARY_WEIGHT * plain_ratio)
 
 
+def test_a_data_attribute_comes_after_a_callable_that_matches_the_task_as_well(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from docmentor.readme_llm import retrieval
+    from docmentor.readme_llm.models import ApiEntry
+    from docmentor.readme_llm.retrieval import ATTRIBUTE_WEIGHT, ApiIndex
+
+    cls = ApiEntry(api_id="pkg._r.Result", aliases=["pkg.Result"], kind="class", name="Result")
+    member = {"parent": "pkg._r.Result", "description": "The exit code of the command."}
+    # the same words: the value a run leaves, and the method that checks it
+    code = ApiEntry(api_id="pkg._r.Result.exit_code", kind="attribute", name="exit_code", **member)
+    check = ApiEntry(api_id="pkg._r.Result.check_exit_code", kind="method", name="check_exit_code", **member)
+    prop = ApiEntry(api_id="pkg._r.Result.exit_status", kind="property", name="exit_status", **member)
+    entries = [cls, code, check, prop]
+    found = _scores(ApiIndex({"pkg": (entries, [])}), "exit code of the command")
+    monkeypatch.setattr(retrieval, "ATTRIBUTE_WEIGHT", 1.0)
+    plain = _scores(ApiIndex({"pkg": (entries, [])}), "exit code of the command")
+    # unweighted, the attribute's exact name wins; weighted, the method that does the task
+    assert next(iter(plain)) == "pkg._r.Result.exit_code"
+    assert next(iter(found)) == "pkg._r.Result.check_exit_code"
+    ratio, plain_ratio = (s["pkg._r.Result.exit_code"] / s["pkg._r.Result.check_exit_code"] for s in (found, plain))
+    assert ratio == pytest.approx(ATTRIBUTE_WEIGHT * plain_ratio)
+    # a property is not data here (it is often set to act): not weighed down
+    assert found["pkg._r.Result.exit_status"] / found["pkg._r.Result.check_exit_code"] == pytest.approx(
+        plain["pkg._r.Result.exit_status"] / plain["pkg._r.Result.check_exit_code"]
+    )
+
+
 def test_a_replacement_keeps_its_place_when_what_it_replaces_is_off_the_path() -> None:
     from docmentor.readme_llm.retrieval import ApiIndex
 

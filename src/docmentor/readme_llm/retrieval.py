@@ -73,6 +73,10 @@ DEPRECATED_WEIGHT = 0.8  # a deprecated API whose reason names no replacement we
 # an API of a mirror namespace (pydantic.v1), or one neither the root package nor the docs
 # lead to (:mod:`.priors`), weighs as a deprecated one: once, whichever of these it is
 SECONDARY_WEIGHT = DEPRECATED_WEIGHT
+# a data attribute (a class variable, an enum member, a module constant, a field): a task
+# asks what to call or make far more often than which value to read, so on a near-tie the
+# callable comes first (properties are not data here: `Client.event_hooks` is set to act)
+ATTRIBUTE_WEIGHT = 0.7
 MAX_REPLACEMENTS = 3  # of those its reason names, lifted above a deprecated API
 # names a deprecation reason may point at: "use name" first, then `code`, :role:`target`, call()
 _USE_NAME = re.compile(r"\b(?:[Uu]se|[Cc]all|[Ss]ee)\s+(?::\w+:)?[`'\"]*~?([A-Za-z_][\w.]*)")
@@ -360,6 +364,7 @@ class ApiIndex:
         self._secondary = {
             i for i, (lib, e) in enumerate(self.entries) if e.language == "python" and e.api_id in second[lib]
         }
+        self._attributes = {i for i, (_, e) in enumerate(self.entries) if e.kind == "attribute"}
         # entry position → the positions of its other editions (sync/async twins)
         self._twins: dict[int, tuple[int, ...]] = {}
         for lib, (entries, _) in libraries.items():
@@ -555,6 +560,8 @@ class ApiIndex:
         # it replaces is a second copy or off the path (and is judged by its own standing)
         for i in self._secondary.intersection(fused):
             fused[i] *= SECONDARY_WEIGHT
+        for i in self._attributes.intersection(fused):
+            fused[i] *= ATTRIBUTE_WEIGHT
         top = max(fused.values())
         positions = {
             name: {i: r for r, (i, _) in enumerate(ranking[:DEPTH], 1)} for name, ranking in rankings.items()
