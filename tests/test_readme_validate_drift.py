@@ -409,7 +409,18 @@ WEB = {
         class Item:
             def run(self, x: int) -> None: ...
 
+        class Config(dict):
+            def from_envvar(self, name: str) -> bool: ...
+            def load(self, path: str) -> bool: ...
+
         class App:
+            def __init__(self) -> None:
+                self.config = self.make_config()  # no annotation: the attribute has no type
+                self.loader = self.make_config()
+
+            def make_config(self):
+                return Config()
+
             def route(self, rule: str, *, methods: list[str] | None = None): ...
             def items(self) -> Iterator[Item]: ...
             def old(self) -> None:
@@ -424,6 +435,9 @@ WEB = {
 
         class List:
             def append(self, item: str) -> None: ...
+
+        class Loader:
+            def load(self, path: str) -> bool: ...
     """,
     "web/globals.py": """
         class Request:
@@ -468,6 +482,38 @@ def test_names_the_docs_never_bind_are_typed_by_convention_for_links_not_for_dri
         library="web",
     )
     assert [f.kind for f in bound.findings] == ["missing_api", "invalid_api_signature", "deprecated_api"]
+
+
+def test_a_class_the_page_never_imports_and_a_member_only_one_class_has_link_as_guesses(web: ApiSurface) -> None:
+    from docmentor.readme_llm.matcher import match_examples
+
+    # `Flask` is never imported (the page before did), and `app.config` has no type (set
+    # in __init__ from an unannotated call): `from_envvar` can only be Config's
+    config = example(
+        """
+        app = Flask(__name__)
+        app.config.from_envvar('SETTINGS')
+        app.config.load('x.cfg')  # Config.load and Loader.load: anyone's
+        app.config.update(DEBUG=True)  # a dict's method as much as anyone's
+        app.route('/')
+        """
+    )
+    match_examples([config], web, library="web")
+    # the class named in passing is not credited: its members are what the block shows
+    assert config.apis_used == [
+        "web.app.App.config",
+        "web.app.Config.from_envvar",
+        "web.app.App.route",
+    ]
+    # guesses: drift reports nothing, not even the misspelt member of the guessed instance
+    report = drift_report(
+        [example("app = Flask()\napp.config.from_envvar(nope=1)\napp.rote('/')\n")], web, library="web"
+    )
+    assert report.findings == ()
+    # a name the page binds itself is its own, not the library's class
+    own = example("class Flask:\n    pass\n\napp = Flask()\napp.route('/')\n")
+    match_examples([own], web, library="web")
+    assert own.apis_used == []
 
 
 def test_a_name_a_module_has_is_not_missing_though_it_is_no_api(web: ApiSurface) -> None:
