@@ -318,6 +318,55 @@ def test_plain_docstrings_and_class_docstrings(tmp_path: Path) -> None:
     }
 
 
+def test_a_class_without_a_docstring_reads_its_same_named_base_s_a_method_keeps_its_own(tmp_path: Path) -> None:
+    api = surface(
+        tmp_path,
+        {
+            "pkg/__init__.py": "from ._b import Blueprint, Plain, Sub, Made, Other\n"
+            "__all__ = ['Blueprint', 'Plain', 'Sub', 'Made', 'Other']\n",
+            "pkg/_sansio.py": """
+                class Blueprint:
+                    '''Represents a blueprint, a collection of routes.
+
+                    :param name: The name of the blueprint.
+                    '''
+
+                    def __init__(self, name: str) -> None: ...
+
+                    def register(self, app: object) -> None:
+                        '''Register the blueprint on an app.'''
+            """,
+            "pkg/_b.py": """
+                from . import _sansio
+
+                class Blueprint(_sansio.Blueprint):  # no docstring: the base's is what it is
+                    def register(self, app: object) -> None:  # an override without one
+                        pass
+
+                class Plain:
+                    pass
+
+                class Sub(Plain):
+                    pass
+
+                class Made(_sansio.Blueprint):
+                    def __init__(self, name: str) -> None:
+                        '''Make one from a name.'''
+
+                class Other(_sansio.Blueprint):  # another name: the base's text is the base's
+                    pass
+            """,
+        },
+    )
+    blueprint = api.by_id["pkg._b.Blueprint"]
+    assert blueprint.description == "Represents a blueprint, a collection of routes."
+    assert [(p.name, p.description) for p in blueprint.parameters] == [("name", "The name of the blueprint.")]
+    assert api.by_id["pkg._b.Blueprint.register"].description == ""  # methods keep their own
+    assert api.by_id["pkg._b.Sub"].description == ""  # no base has one
+    assert api.by_id["pkg._b.Made"].description == "Make one from a name."  # its __init__'s first
+    assert api.by_id["pkg._b.Other"].description == ""
+
+
 RETURNS = {
     "pkg/__init__.py": """
         from ._db import Base, Conn, Pool, connect, maybe, either, quoted, many, number

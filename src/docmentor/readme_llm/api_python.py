@@ -629,11 +629,25 @@ def _entry(obj: Any) -> ApiEntry:
     entry = _plain_entry(obj)
     entry.deprecated = deprecation.reason(
         obj,
-        entry.docstring,
+        obj.docstring.value if obj.docstring else "",  # its own: an inherited note is its base's
         (p.name for p in entry.parameters),
         takes_kwargs=any(p.kind == "var-keyword" for p in entry.parameters),
     )
     return entry
+
+
+def _inherited_docstring(obj: Any) -> Any:
+    """A class's docstring when neither it nor its ``__init__`` has one: that of its nearest
+    base of the same name in the package, the same thing at another layer (Flask's
+    ``flask.Blueprint`` subclasses ``flask.sansio.blueprints.Blueprint``, where the text and
+    the parameter descriptions are). A base of another name describes the base (httpx's
+    ``DigestAuth`` would read "Base class for all authentication schemes"); so would an
+    override's base method (lancedb's query builders: each override counted the one text
+    again, find_api MRR 0.788 → 0.738). None when there is no such base."""
+    try:
+        return next((b.docstring for b in obj.mro() if b.name == obj.name and b.docstring), None)
+    except Exception:  # bases griffe cannot order or resolve (outside the package, cyclic)
+        return None
 
 
 def _plain_entry(obj: Any) -> ApiEntry:
@@ -668,6 +682,11 @@ def _plain_entry(obj: Any) -> ApiEntry:
             params = []
             plain = init is None and not obj.bases and not obj.decorators
             signature = f"{obj.name}()" if plain else f"{obj.name}(...)"
+        if not docstring:  # nor its __init__: its same-named base's
+            inherited = _inherited_docstring(obj)
+            if inherited is not None:
+                docstring = inherited.value
+                descriptions = {**_parse_docstring(inherited)[0], **descriptions}
         common["docstring"] = docstring
         bases = [str(base) for base in obj.bases]
         dynamic = "__getattr__" in members or "__getattribute__" in members
