@@ -105,11 +105,11 @@ def test_readme_golden_structure(readme: str, generated: tuple[Docmentor, Genera
     assert top_level >= {"ReadMe.LLM", "rules", "context_description", "context_1"}
     for n in numbers:
         assert f"context_{n}_description" in b and f"context_{n}_function" in b
-    assert b["context_1_description"] == "minidb.connect is a function. Open the database stored at ``path``."
+    assert b["context_1_description"] == "minidb.connect is a function. Open the database stored at `path`."
     assert b["context_1_function"] == (
         "minidb.connect(path: str, *, create: bool = True) -> Database\n\n"
         "Parameters:\n"
-        '- path (str, required): Where the database lives; ``":memory:"`` keeps it in memory.\n'
+        '- path (str, required): Where the database lives; `":memory:"` keeps it in memory.\n'
         "- create (bool, optional, default: True, keyword-only): Create the database when it does not exist.\n\n"
         "Returns:\n"
         "Database - The open database."
@@ -648,3 +648,92 @@ def test_prose_that_looks_like_markup_is_kept() -> None:
     assert first_sentences("Requests is an HTTP library for humans.\n***\n") == "Requests is an HTTP library for humans."
     # a Markdown setext title goes, as a reST one does
     assert first_sentences("Minidb\n------\n\nA tiny table store for scripts.\n") == "A tiny table store for scripts."
+
+
+SPHINX_DOC = '''Raise an :exc:`~werkzeug.exceptions.HTTPException` for the given
+status code.
+
+If :data:`~flask.current_app` is available, it will call its
+:attr:`~flask.Flask.aborter` object; see :doc:`the errors page </errorhandling>`.
+
+.. code-block:: python
+
+    abort(404)
+
+Example::
+
+    abort(403)
+
+.. versionadded:: 2.2
+    Calls ``current_app.aborter`` if available.
+
+:param code: The status code, registered in ``app.aborter``.
+:param args: Passed to the exception.
+:return: Never: it raises.
+'''
+
+
+def test_readme_shows_sphinx_docstrings_as_prose_without_fields_directives_or_code() -> None:
+    from docmentor.readme_llm.docstrings import display, prose, prose_paragraphs, summary
+    from docmentor.readme_llm.models import ApiEntry, ApiParameter, ApiReturn
+    from docmentor.readme_llm.readme import render_readme
+
+    assert display(":meth:`Flask.route`, :class:`the client <pkg.Client>`, ``x``, :ref:`errors`") == (
+        "`Flask.route`, the client, `x`, errors"
+    )
+    entry = ApiEntry(
+        api_id="web.helpers.abort", aliases=["web.abort"], kind="function", name="abort",
+        signature="abort(code: int, *args: t.Any) -> t.NoReturn", docstring=SPHINX_DOC,
+        description=summary(SPHINX_DOC), importance_score=1.0,
+        parameters=[ApiParameter(name="code", type="int", required=True,
+                                 description="The status code, registered in ``app.aborter``.\n\n"
+                                             ".. versionchanged:: 2.2\n    Registered there.")],
+        returns=ApiReturn(type="t.NoReturn", description="Never: it raises, see :func:`abort`."),
+    )  # fmt: skip
+    assert prose(SPHINX_DOC) == (
+        "If `current_app` is available, it will call its `aborter` object; see the errors page."
+    )
+    readme = render_readme("web", "1.0", [entry], [], validated=False)
+    description = readme.split("<context_1_description>\n", 1)[1].split("\n</context_1_description>", 1)[0]
+    assert description == (
+        "web.abort is a function. Raise an `HTTPException` for the given status code. If `current_app` "
+        "is available, it will call its `aborter` object; see the errors page."
+    )
+    function = readme.split("<context_1_function>\n", 1)[1].split("\n</context_1_function>", 1)[0]
+    assert "- code (int, required): The status code, registered in `app.aborter`." in function
+    assert function.endswith("t.NoReturn - Never: it raises, see `abort`.")
+    # as many whole paragraphs as fit in a description, not all or nothing
+    long = "Open it.\n\n" + "\n\n".join(f"Paragraph {i} " + "word " * 30 for i in range(20))
+    shown = render_readme("web", "1.0", [entry.model_copy(update={"docstring": long})], [], validated=False)
+    assert "Paragraph 0 word" in shown and "Paragraph 19" not in shown
+    # Markdown docstrings: fences, their lead-ins, diagrams, bold sections, cross-references
+    markdown = (
+        "An HTTP client.\n\nIt can be shared between threads. For example:\n```python\n"
+        "client = Client()\n```\n\nSee [Table.add][pkg.Table.add] and [the guide][].\n\n"
+        "Also [Streaming Responses][0].\n\n[0]: /quickstart#streaming\n\n"
+        "Usage:\n\n    client.get(url)\n\nscheme   host   port\n\n**Parameters:**\n\n* **url** - where"
+    )
+    assert prose_paragraphs(markdown) == [
+        "It can be shared between threads.",
+        "See `Table.add` and the guide.",
+        "Also Streaming Responses.",
+    ]
+    assert prose_paragraphs("Stream it.\n\n**Parameters**: See `request`.") == []
+    assert display("An active connection, as stored:: with std::vector") == (
+        "An active connection, as stored: with std::vector"
+    )
+    assert display(r"all decorated :func:`option`\s and :func:`argument`\ s") == "all decorated `option`s and `argument`s"
+    # a sentence that announced a literal block says nothing without it, however long
+    assert prose_paragraphs("Open it.\n\nIt reads. If the file is next, open it with::\n\n    open(x)\n") == [
+        "It reads."
+    ]
+    # a summary announcing code left out loses that sentence; one announcing a list keeps it
+    for doc, shown in (
+        ("Combine both. The two calls are the same:\n\n    a()\n    b()\n", "Combine both."),
+        ("Fill it. It takes two kinds:\n\n- a string\n- an object\n", "Fill it. It takes two kinds: - a string - an object"),
+    ):  # fmt: skip
+        lead = entry.model_copy(update={"docstring": doc, "description": summary(doc)})
+        text = render_readme("web", "1.0", [lead], [], validated=False)
+        assert f"web.abort is a function. {shown}\n</context_1_description>" in text
+    # a docstring without any of it keeps every paragraph after its summary
+    assert prose("Open it.\n\nThen read it.\n\nAnd close it.") == "Then read it. And close it."

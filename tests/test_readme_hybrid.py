@@ -18,7 +18,7 @@ from docmentor.engine import Docmentor
 from docmentor.errors import StoreError
 from docmentor.readme_llm import generate
 from docmentor.readme_llm.knowledge_base import load_kb
-from docmentor.readme_llm.models import ApiEntry
+from docmentor.readme_llm.models import ApiEntry, ApiParameter
 from docmentor.readme_llm.retrieval import ApiIndex, passage_texts
 from docmentor.readme_llm.service import LibraryKnowledge
 from docmentor.store.kb import load_entries, load_vectors
@@ -750,6 +750,12 @@ def test_sphinx_roles_are_read_as_the_words_they_name() -> None:
     # the BM25 doc field reads the words too: "httpexception" is a term, "exc" is not
     index = ApiIndex({"pkg": ([entry], [])})
     assert "httpexception" in index.fields["doc"].postings and "exc" not in index.fields["doc"].postings
+    # an answer shows them as Sphinx renders them: code as inline code, references as words
+    param = ApiParameter(name="code", description="Registered in :attr:`~pkg.App.aborter`.")
+    shown = ApiIndex({"pkg": ([entry.model_copy(update={"parameters": [param]})], [])})
+    hit = shown.find("raise an http exception", limit=1)[0].to_dict(1)
+    assert hit["description"] == "Raise an `HTTPException`; see testing, the guide."
+    assert hit["parameters"][0]["description"] == "Registered in `aborter`."
 
 
 @pytest.mark.timeout(30)  # a hang guard: quadratic backtracking took ~14 s, minutes at 4× the size

@@ -10,7 +10,19 @@ import ast
 import re
 import textwrap
 
-__all__ = ["MARKUP", "PARAGRAPHS", "SUMMARY_CHARS", "is_code", "plain", "summary"]
+__all__ = [
+    "MARKUP",
+    "PARAGRAPHS",
+    "SUMMARY_CHARS",
+    "display",
+    "field_text",
+    "is_code",
+    "plain",
+    "prose",
+    "prose_paragraphs",
+    "summary",
+    "without_lead_in",
+]
 
 SUMMARY_CHARS = 400
 MAX_CODE_CHARS = 2000  # longer paragraphs are not parsed to tell code from prose
@@ -67,6 +79,146 @@ def plain(text: str) -> str:
     ``HTTPError``, ``:doc:`/testing``` → ``testing``, ``:ref:`the guide <guide>``` → ``the
     guide``. What a role names matters to a reader; its markup does not."""
     return _ROLE.sub(_role_text, text) if ":" in text else text
+
+
+# roles that name a page, a label or a term, not code: their words are shown as prose
+_PROSE_ROLES = frozenset(
+    {"doc", "ref", "term", "abbr", "download", "numref", "keyword", "option", "envvar", "pep", "rfc"}
+)
+
+
+def _display_role(m: re.Match[str]) -> str:
+    role = m.group(0)[1:].split("`", 1)[0].rstrip(":").rsplit(":", 1)[-1]
+    text = _role_text(m)
+    titled = _TITLED.match(m.group(1).strip())
+    if role in _PROSE_ROLES or (titled and titled.group(1)):
+        return text
+    return f"`{text}`"
+
+
+def display(text: str) -> str:
+    """Text for a reader, with Sphinx roles shown as Sphinx shows them: code as inline code
+    (``:exc:`~pkg.errors.HTTPError``` → ```HTTPError```, ``:meth:`Flask.route``` →
+    ```Flask.route```), references by their words (``:doc:`/testing``` → ``testing``,
+    ``:ref:`the guide <guide>``` → ``the guide``); reST inline literals as inline code, a
+    literal block's ``::`` as the colon it renders, mkdocstrings cross-references
+    (``[Table.add][lancedb.table.Table.add]``) as their title."""
+    if ":" in text:
+        text = _ROLE.sub(_display_role, text)
+        text = _LITERAL_INTRO.sub(":", text)
+    if "`\\" in text:  # `option`\s: reST's escaped space joins a role to its plural
+        text = _ESCAPED_SPACE.sub("", text)
+    if "][" in text:
+        text = _AUTOREF.sub(_autoref, text)
+    return _LITERAL.sub(r"`\1`", text) if "``" in text else text
+
+
+_LITERAL = re.compile(r"(?<!`)``([^`\n]+)``(?!`)")  # reST inline literal → inline code
+_ESCAPED_SPACE = re.compile(r"(?<=`)\\ ?")
+_LITERAL_INTRO = re.compile(r"(?<=\w)::(?=\s|$)")  # "as stored::" before a literal block
+_AUTOREF = re.compile(r"\[([^\[\]\n]+)\]\[([\w.]*)\]")  # [title][target], [title][]
+_IDENTIFIER = re.compile(r"^[A-Za-z_][\w.]*(?:\(\))?$")
+
+
+def _autoref(m: re.Match[str]) -> str:
+    """``[Table.add][lancedb.table.Table.add]`` → ```Table.add```; a Markdown reference
+    link (``[Streaming Responses][0]``, ``[the guide][]``) → its words."""
+    title, target = m.group(1).strip().strip("`"), m.group(2)
+    named = any(c in target for c in "._") or (not target and any(c in title for c in "._("))
+    return f"`{title}`" if named and _IDENTIFIER.match(title) else title
+
+
+# where a docstring's prose ends: a Google / NumPy section heading or a reST field list
+_SECTION = re.compile(
+    r"^\s*(?:(?:Args|Arguments|Parameters|Params|Returns?|Yields?|Raises|Examples?|Notes?|Attributes"
+    r"|See Also|Warns?|Other Parameters)\s*:?\s*$"
+    r"|:(?:param|parameter|arg|argument|key|keyword|type|raises?|except|exception|returns?|rtype"
+    r"|yields?|ytype|var|ivar|cvar|vartype)\b[^:\n]*:"
+    r"|\*\*[A-Z][\w ]*:\*\*\s*$|\*\*[A-Z][\w ]*\*\*:\s*$"
+    r"|\*\*(?:Args|Arguments|Parameters|Params|Returns?|Yields?|Raises|Attributes)\*\*\s*:)",
+    re.M,
+)
+
+
+def prose(docstring: str, *, skip_summary: bool = True) -> str:
+    """The docstring's prose as one paragraph of :func:`display` text (see
+    :func:`prose_paragraphs`)."""
+    return " ".join(prose_paragraphs(docstring, skip_summary=skip_summary))
+
+
+def prose_paragraphs(docstring: str, *, skip_summary: bool = True) -> list[str]:
+    """The docstring's prose paragraphs as :func:`display` text, each on one line, up to its
+    first section (``Args:``, a NumPy heading, a reST field list such as ``:param x:``, a
+    bold ``**Parameters:**``): without its summary (the first prose paragraph) unless
+    asked, and without what a reader of prose does not read as such — directives with
+    their bodies (``.. versionchanged::``, ``.. code-block::``), admonitions, code
+    examples, Markdown fences, ``::`` literal blocks and text laid out in columns, nor the
+    short lead-in that announced them ("Usage:", "For example::"). Parameters, returns and
+    examples have their own places."""
+    text = _LINK_DEFINITION.sub("", _FENCE.sub(f"\n\n{_CODE}\n\n", docstring.strip()))
+    end = _SECTION.search(text)
+    if end is not None:
+        text = text[: end.start()]
+    kept: list[str] = []
+    in_block = False  # inside a directive's, an admonition's or a literal block's body
+    for para in PARAGRAPHS.split(text):
+        if not para.strip():
+            continue
+        indented = para[:1] in (" ", "\t")
+        if in_block and indented:
+            continue
+        in_block = False
+        stripped = para.strip()
+        if stripped == _CODE or MARKUP.match(stripped) or is_code(para) or _preformatted(para):
+            in_block = stripped != _CODE
+            if kept:  # "Usage:" announced what is left out
+                kept[-1] = without_lead_in(kept[-1])
+                if not kept[-1]:
+                    kept.pop()
+            continue
+        literal = stripped.endswith("::")  # a literal block follows: the code is left out
+        line = " ".join(stripped.split())
+        if literal:
+            in_block = True
+            line = without_lead_in(line[:-1])
+        if line:
+            kept.append(line)
+    if skip_summary and kept:
+        kept = kept[1:]
+    return [display(p) for p in kept]
+
+
+def _preformatted(paragraph: str) -> bool:
+    """Laid out rather than written: indented as a Markdown code block, or aligned in
+    columns (a diagram, a table: three spaces or more between words)."""
+    return paragraph.startswith("    ") or _ALIGNED.search(paragraph) is not None
+
+
+_ALIGNED = re.compile(r"\S {3,}\S")
+_CODE = "\x00code\x00"  # where a Markdown fence was
+_LINK_DEFINITION = re.compile(r"^[ \t]*\[[^\]\n]+\]:[ \t]+\S+[ \t]*$", re.M)  # "[0]: /quickstart#…"
+_FENCE = re.compile(r"^[ \t]*(```|~~~)[^\n]*\n.*?^[ \t]*\1[ \t]*$", re.M | re.S)
+
+
+def without_lead_in(text: str) -> str:
+    """A paragraph without its last sentence when that announced code left out ("… issuing
+    a request. For example:", "it can be opened with::"): without what it announces it
+    says nothing."""
+    if not text.endswith(":"):
+        return text
+    head, _, _ = text.rstrip(":").rpartition(". ")
+    return f"{head}." if head else ""
+
+
+_DIRECTIVE_IN_FIELD = re.compile(r"(?:^|\s)\.\.\s+[\w:-]+::")
+
+
+def field_text(text: str) -> str:
+    """A parameter's or a return's description for a reader: on one line, as
+    :func:`display` shows it, without the directives a reST field list lets trail into its
+    last field (``:param x: … .. versionchanged:: 2.0 …``)."""
+    cut = _DIRECTIVE_IN_FIELD.search(text)
+    return display(" ".join((text[: cut.start()] if cut else text).split()))
 
 
 def summary(docstring: str) -> str:

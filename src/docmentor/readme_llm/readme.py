@@ -35,6 +35,7 @@ from functools import lru_cache
 
 from docmentor.assemble.tokens import DEFAULT_ENCODING, check_encoding, count_tokens
 from docmentor.errors import UsageError
+from docmentor.readme_llm.docstrings import display, field_text, prose_paragraphs, without_lead_in
 from docmentor.readme_llm.importance import public_path
 from docmentor.readme_llm.models import ApiEntry, Example
 
@@ -46,6 +47,7 @@ _SECTION = re.compile(
     re.M,
 )
 _MAX_DESCRIPTION = 700
+_ITEM = re.compile(r"^(?:[-*+]|\d+[.)])\s")  # a list item: what a colon may announce
 
 
 def _safe(text: str) -> str:
@@ -124,14 +126,17 @@ def _description(entry: ApiEntry, by_id: dict[str, ApiEntry]) -> str:
         lead = f"{path} is {article} {kind} of {owner}."
     else:
         lead = f"{path} is {article} {kind}."
-    body = entry.description.strip()
-    # the docstring's prose after the summary, up to its first section (Args:, Returns: …)
-    rest = entry.docstring.strip().split("\n\n", 1)
-    if len(rest) == 2:
-        more = _SECTION.split(rest[1], maxsplit=1)[0].strip()
-        more = " ".join(more.split())
-        if more and len(body) + len(more) < _MAX_DESCRIPTION:
-            body = f"{body} {more}"
+    body = display(entry.description.strip())
+    # the docstring's prose after the summary, up to its first section (Args:, :param x: …),
+    # without directives, code and literal blocks: whole paragraphs, as many as fit
+    paragraphs = prose_paragraphs(entry.docstring)
+    if body.endswith(":") and not (paragraphs and _ITEM.match(paragraphs[0])):
+        body = without_lead_in(body) or body  # it announced code left out ("… are the same:")
+    for paragraph in paragraphs:
+        if len(body) + len(paragraph) >= _MAX_DESCRIPTION:
+            break
+        # a summary without its full stop ("An active LanceDB connection") ends before the next
+        body = f"{body}{'' if body[-1:] in '.!?:' else '.'} {paragraph}" if body else paragraph
     return f"{lead} {body}".strip()
 
 
@@ -164,7 +169,7 @@ def _function(entry: ApiEntry) -> str:
                 facts.append("positional-only")
             line = f"- {name} ({', '.join(facts)})"
             if p.description.strip():
-                line += ": " + " ".join(p.description.split())
+                line += ": " + field_text(p.description)
             lines.append(line)
     r = entry.returns
     if entry.kind == "class":
@@ -172,7 +177,8 @@ def _function(entry: ApiEntry) -> str:
     elif r is not None and (r.type or r.description.strip()):
         text = r.type or ""
         if r.description.strip():
-            text = f"{text} - {' '.join(r.description.split())}" if text else " ".join(r.description.split())
+            said = field_text(r.description)
+            text = f"{text} - {said}" if text else said
         lines += ["", "Returns:", text]
     return "\n".join(lines)
 

@@ -44,7 +44,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from docmentor.embeddings import EmbeddingUnavailable
-from docmentor.readme_llm.docstrings import MARKUP, plain
+from docmentor.readme_llm.docstrings import MARKUP, display, field_text, plain
 from docmentor.readme_llm.mentions import MentionResolver, SectionRef
 from docmentor.readme_llm.models import ApiEntry, Example
 from docmentor.readme_llm.priors import secondary
@@ -177,7 +177,7 @@ class ApiHit:
             "api_id": e.api_id,
             "library": self.library,
             "signature": e.signature,
-            "description": e.description,
+            "description": display(e.description),
             "relevance": round(self.relevance, 4),
             "importance": round(e.importance_score, 4),
             "score": round(self.score, 4),
@@ -193,9 +193,13 @@ class ApiHit:
 
 
 def _details(e: ApiEntry) -> dict[str, Any]:
+    """An API's parameters and return for an answer, their descriptions as a reader sees them."""
+    returns = e.returns.model_dump() if e.returns else None
+    if returns is not None:
+        returns["description"] = field_text(returns["description"])
     return {
-        "parameters": [p.model_dump() for p in e.parameters],
-        "returns": e.returns.model_dump() if e.returns else None,
+        "parameters": [{**p.model_dump(), "description": field_text(p.description)} for p in e.parameters],
+        "returns": returns,
     }
 
 
