@@ -512,6 +512,20 @@ def test_build_overview_without_docs() -> None:
     assert "no example" in ov.aspects["quickstart"] and "no headings" in ov.aspects["concepts"]
 
 
+def test_overview_shows_summaries_as_a_reader_sees_them_and_each_class_once() -> None:
+    app = ApiEntry(api_id="p.app.App", aliases=["p.App"], kind="class", name="App", importance_score=0.9,
+                   description="The application object. Calls :meth:`~p.App.route` for you.")
+    layer = ApiEntry(api_id="p.core.App", kind="class", name="App", importance_score=0.5,
+                     description="The application object. Calls :meth:`~p.App.route` for you.")
+    echo = ApiEntry(api_id="p.secho", kind="function", name="secho", importance_score=0.8,
+                    description="Echo and style in one call. The two calls are the same:")
+    ov = build_overview(library="p", version=None, purpose="", entries=[app, layer, echo], examples=[], sections=[])  # fmt: skip
+    assert [(c.name, c.description) for c in ov.key_classes] == [
+        ("p.App", "The application object. Calls `route` for you.")
+    ]
+    assert "- `p.secho`: Echo and style in one call.\n" in ov.aspects["architecture"] + "\n"
+
+
 def test_readme_examples_dedented_and_unparsable_ones_skipped() -> None:
     entry = ApiEntry(api_id="p.f", kind="function", name="f", signature="f() -> None", importance_score=1.0)
 

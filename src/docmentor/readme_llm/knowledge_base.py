@@ -38,7 +38,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from docmentor.embeddings import LibraryVectors
 from docmentor.errors import NotFoundError, StoreError
-from docmentor.readme_llm.docstrings import plain
+from docmentor.readme_llm.docstrings import display, plain, without_lead_in
 from docmentor.readme_llm.importance import SCORING, WEIGHTS, prose_text, public_path
 from docmentor.readme_llm.models import ApiEntry, Example
 
@@ -316,6 +316,13 @@ def install_commands(
     return (found or mentioning or seen)[:limit]
 
 
+def shown(description: str) -> str:
+    """A summary for the overview: Sphinx markup as a reader sees it, without a last
+    sentence that only announced code (:func:`~.docstrings.without_lead_in`)."""
+    text = display(description.strip())
+    return (without_lead_in(text) or text) if text.endswith(":") else text
+
+
 def build_overview(
     *,
     library: str,
@@ -338,9 +345,17 @@ def build_overview(
         if mod is not None:
             best[mod] = max(best.get(mod, 0.0), e.importance_score)
     modules.sort(key=lambda m: (-best.get(m.api_id, 0.0), m.api_id))
-    key_modules = [NamedText(name=m.api_id, description=m.description) for m in modules[:12]]
+    key_modules = [NamedText(name=m.api_id, description=shown(m.description)) for m in modules[:12]]
     classes = sorted((e for e in entries if e.kind == "class"), key=lambda e: (-e.importance_score, e.api_id))
-    key_classes = [NamedText(name=public_path(c), description=c.description) for c in classes[:12]]
+    # a class described word for word as one listed before is that one at another layer
+    # (flask.sansio.app.App under flask.Flask): listed once
+    described: set[str] = set()
+    key_classes: list[NamedText] = []
+    for cls in classes:
+        text = shown(cls.description)
+        if len(key_classes) < 12 and not (text and text in described):
+            key_classes.append(NamedText(name=public_path(cls), description=text))
+            described.add(text)
 
     language = Counter(e.language for e in entries).most_common(1)[0][0] if entries else None
     install = install_commands(library, examples, language=language)
@@ -409,7 +424,9 @@ def build_overview(
     ]
     if top:
         arch += ["", "### Most used functions and methods:"]
-        arch += [f"- `{public_path(e)}`" + (f": {e.description}" if e.description else "") for e in top]
+        arch += [
+            f"- `{public_path(e)}`" + (f": {shown(e.description)}" if e.description else "") for e in top
+        ]
 
     qs = ["## Quick Start"]
     if install:
