@@ -367,6 +367,33 @@ def test_a_class_without_a_docstring_reads_its_same_named_base_s_a_method_keeps_
     assert api.by_id["pkg._b.Other"].description == ""
 
 
+def test_parameters_described_in_a_markdown_list_of_bold_names(tmp_path: Path) -> None:
+    api = surface(
+        tmp_path,
+        {
+            "pkg/__init__.py": '''
+                def request(method: str, url: str, *, verify: bool = True) -> None:
+                    """Sends an HTTP request.
+
+                    **Parameters:**
+
+                    * **method** - HTTP method for the new `Request` object: `GET`,
+                    `POST`.
+                    * **url** - URL for the new `Request` object.
+                    * **verify** - *(optional)* Either `True` to use an SSL context with
+                    the default CA bundle, or `False`.
+                    * **Note** - not a parameter.
+                    """
+            ''',
+        },
+    )
+    assert {p.name: p.description for p in api.by_id["pkg.request"].parameters} == {
+        "method": "HTTP method for the new `Request` object: `GET`, `POST`.",
+        "url": "URL for the new `Request` object.",
+        "verify": "Either `True` to use an SSL context with the default CA bundle, or `False`.",
+    }
+
+
 RETURNS = {
     "pkg/__init__.py": """
         from ._db import Base, Conn, Pool, connect, maybe, either, quoted, many, number

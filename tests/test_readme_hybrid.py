@@ -183,6 +183,9 @@ def test_docstring_passages() -> None:
         "pkg.request: **method** - HTTP method for the new request: GET, POST.",
         "pkg.request: timeout: The timeout configuration to use when sending.",
     ]
+    # a parameter read from that list (api_python) is not embedded a second time
+    read = ApiParameter(name="method", description="HTTP method for the new request: GET, POST.")
+    assert passage_texts(entry.model_copy(update={"parameters": [read, *entry.parameters]})) == passage_texts(entry)
     assert passage_texts(entry.model_copy(update={"kind": "module"})) == []
     # markup paragraphs are not passages: admonitions with their bodies, directives, lone links
     marked = entry.model_copy(

@@ -806,6 +806,26 @@ def _sections(docstring: griffe.Docstring, parser: griffe.Parser) -> list[Any]:
         return []
 
 
+# a Markdown parameter list: "* **auth** - *(optional)* An authentication class …" (httpx)
+_MD_PARAMETER = re.compile(
+    r"^[ \t]*[*-][ \t]+\*\*`?(\w+)`?\*\*[ \t]*(?:[-–—:][ \t]*)?(.*?)(?=^[ \t]*[*-][ \t]|\n[ \t]*\n|\Z)",
+    re.M | re.S,
+)
+_OPTIONAL_MARK = re.compile(r"^\*?\(optional\)\*?[ \t]*", re.I)
+
+
+def _markdown_parameters(text: str) -> dict[str, str]:
+    """Parameter descriptions from a Markdown list of bold names, which none of griffe's
+    parsers reads (httpx: ``* **verify** - *(optional)* Either `True` to use …``). Names
+    that are no parameter are dropped by the caller."""
+    if "**" not in text:
+        return {}
+    out: dict[str, str] = {}
+    for m in _MD_PARAMETER.finditer(text):
+        out.setdefault(m.group(1), _OPTIONAL_MARK.sub("", " ".join(m.group(2).split())))
+    return out
+
+
 def _parse_docstring(docstring: griffe.Docstring | None) -> tuple[dict[str, str], str]:
     """Parameter descriptions and the returns description; Google, then NumPy, then Sphinx."""
     if docstring is None or "\n" not in docstring.value.strip():
@@ -821,7 +841,7 @@ def _parse_docstring(docstring: griffe.Docstring | None) -> tuple[dict[str, str]
         if any(str(getattr(s.kind, "value", s.kind)) in _STRUCTURED for s in sections):
             break
     else:
-        return {}, ""
+        return _markdown_parameters(text), ""
     params: dict[str, str] = {}
     returns: list[str] = []
     for section in sections:

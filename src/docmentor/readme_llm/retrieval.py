@@ -84,6 +84,7 @@ _REASON_NAMES = re.compile(r"`(?::\w+:`)?~?([A-Za-z_][\w.]*)|([A-Za-z_][\w.]*)\(
 _PASSAGE_SPLIT = re.compile(r"\n\s*\n|\n\s*[*-]\s+")
 _BULLET = re.compile(r"^[*-]\s+")
 _WORDS = re.compile(r"[A-Za-z][a-z]+|[A-Z]+(?![a-z])")
+_NAMED_ITEM = re.compile(r"^[*`]*(\w+)[*`]*\s*[-–—:]")  # "**auth** - …", "`auth`: …"
 _LONE_LINK = re.compile(r"^\[[^\]]*\]\([^)]*\)\s*$")  # like markup, not a passage
 
 #: (query, docs source) → the engine's ranked sections of that source
@@ -100,7 +101,11 @@ def passage_texts(entry: ApiEntry) -> list[str]:
     public = entry.aliases[0] if entry.aliases else entry.api_id
     pieces = (_BULLET.sub("", c.strip()) for c in _PASSAGE_SPLIT.split(entry.docstring or ""))
     chunks = [c for c in pieces if len(c) >= 25 and not MARKUP.match(c) and not _LONE_LINK.match(c)][:6]
-    chunks += [f"{p.name}: {p.description}" for p in entry.parameters if p.description.strip()]
+    # a parameter with a chunk of its own already (a Markdown list item "**auth** - …") once
+    own = {m.group(1) for c in chunks if (m := _NAMED_ITEM.match(c))}
+    chunks += [
+        f"{p.name}: {p.description}" for p in entry.parameters if p.description.strip() and p.name not in own
+    ]
     return [f"{public}: {' '.join(plain(c).split())}"[:500] for c in chunks[:MAX_PASSAGES]]
 
 
