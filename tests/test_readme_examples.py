@@ -924,3 +924,46 @@ def test_python_names_bound_in_a_scope_end_with_it() -> None:
         ["pkg.connect", "pkg.tables", "pkg.Table.search", "pkg.Conn.query", "pkg.Conn", "pkg.Error", "pkg.Error.detail"],
         [],
     ]
+
+
+def test_ts_values_of_no_known_class_reach_no_member_by_its_name_alone() -> None:
+    # Python's "a member only one class has" rule is not for JS: an array's forEach or map
+    # is the language's, though the library has a class with such methods
+    surface = lancedb_ts_surface()
+    surface = FakeSurface(
+        [
+            *surface.entries,
+            api("RecordStream", "class", language="typescript"),
+            api("RecordStream.forEach", language="typescript"),
+            api("RecordStream.map", language="typescript"),
+        ]
+    )
+    code = """
+        import * as lancedb from "@lancedb/lancedb";
+        const db = await lancedb.connect("data");
+        const names = await db.tableNames();
+        names.forEach((n) => console.log(n));
+        const upper = names.map((n) => n.toUpperCase());
+        """
+    assert used(ex(code, "typescript"), surface=surface) == [["lancedb.connect", "Connection.tableNames"]]
+
+
+def test_python_values_of_no_known_class_reach_only_a_member_one_class_has() -> None:
+    surface = FakeSurface(
+        [
+            *lancedb_surface().entries,
+            api("lancedb.table.Table.stats"),  # no return type: what it gives is unknown
+            api("lancedb.table.TableStatistics", "class"),
+            api("lancedb.table.TableStatistics.fragment_sizes"),  # a name only it has
+            api("lancedb.table.TableStatistics.get"),  # a dict's name too
+        ]
+    )
+    code = "import lancedb\ns = lancedb.connect('x').open_table('t').stats()\ns.fragment_sizes()\ns.get('n')\n"
+    assert used(ex(code), surface=surface) == [
+        [
+            "lancedb.connect",
+            "lancedb.db.DBConnection.open_table",
+            "lancedb.table.Table.stats",
+            "lancedb.table.TableStatistics.fragment_sizes",
+        ]
+    ]

@@ -751,3 +751,62 @@ def test_readme_shows_sphinx_docstrings_as_prose_without_fields_directives_or_co
         assert f"web.abort is a function. {shown}\n</context_1_description>" in text
     # a docstring without any of it keeps every paragraph after its summary
     assert prose("Open it.\n\nThen read it.\n\nAnd close it.") == "Then read it. And close it."
+
+
+@pytest.mark.parametrize(
+    ("text", "shown"),
+    [
+        ("Use `:memory:` for an in-memory database, or `path` for a file.",) * 2,  # Markdown code, no role
+        (r"Lines end with ``\r\n`` by default.", r"Lines end with `\r\n` by default."),
+        (r"The separator, ``\t`` by default.", r"The separator, `\t` by default."),
+        (r"Escape it with `\`.",) * 2,
+        ("Read a cell with ``table[row][col]``.", "Read a cell with `table[row][col]`."),
+        ("array[0][1] indexing, a[i][j]",) * 2,  # subscripts, not reference links
+        ("Use `self[a][b]` and `x::y`, std::vector, fe80::1",) * 2,
+    ],
+)
+def test_display_leaves_code_spans_subscripts_and_escapes_as_written(text: str, shown: str) -> None:
+    from docmentor.readme_llm.docstrings import display
+
+    assert display(text) == shown
+
+
+@pytest.mark.parametrize(
+    ("doc", "summary_text", "rest"),
+    [
+        # a summary that led in to code is still the summary: the prose after it is kept
+        ("Return a copy with parts replaced:\n\n>>> url.copy_with(path='/x')\n\nThe query is kept.",
+         "Return a copy with parts replaced:", ["The query is kept."]),
+        ("Create one like so::\n\n    c = Client()\n\nIt pools connections.", "Create one like so::",
+         ["It pools connections."]),
+        # a fence first is no summary
+        ("```python\nc = Client()\n```\n\nIt pools connections.\n\nIt is thread-safe.", "It pools connections.",
+         ["It is thread-safe."]),
+        # an abbreviation ends no sentence
+        ("Open a table.\n\nPass options, e.g. a timeout:\n\n    db.open_table('t', timeout=3)\n\nIt is cached.",
+         "Open a table.", ["It is cached."]),
+        # JSDoc tags and Markdown headings end the prose; so does Keyword Args alone
+        ("Open it.\n\nOpens `uri`.\n@param uri - where\n@returns the connection", "Open it.", ["Opens `uri`."]),
+        ("Open it.\n\nIt must exist.\n\n# Examples\n\n```\nlet x = 1;\n```", "Open it.", ["It must exist."]),
+        ("Sum.\n\nMore.\n\nKeyword Args:\n    timeout (float): The timeout.", "Sum.", ["More."]),
+        # an unclosed fence runs to the end; a longer fence closes only on as many backticks
+        ("Sum.\n\n```python\nimport foo\nfoo.bar()", "Sum.", []),
+        ("Sum.\n\n````python\nx = 1\n```\ny = 2\n````\n\nAfter.", "Sum.", ["After."]),
+        # a decorator or a comment inside an indented example ends nothing
+        ("Decorate.\n\n.. code-block:: python\n\n    @app.route('/')\n    # a comment\n    def index(): ...\n\n"
+         "The endpoint defaults to the name.", "Decorate.", ["The endpoint defaults to the name."]),
+    ],
+)  # fmt: skip
+def test_prose_after_the_summary(doc: str, summary_text: str, rest: list[str]) -> None:
+    from docmentor.readme_llm.docstrings import prose_paragraphs, summary
+
+    assert summary(doc) == summary_text
+    assert prose_paragraphs(doc) == rest
+
+
+@pytest.mark.timeout(30)  # a hang guard: quadratic scans took ~70 s and ~280 s on these
+def test_prose_is_linear_on_adversarial_docstrings() -> None:
+    from docmentor.readme_llm.docstrings import prose_paragraphs
+
+    assert prose_paragraphs("a" + "\n" * 80_000 + "b") == ["b"]
+    assert prose_paragraphs("Sum.\n\n" + "```python\n" * 40_000) == []

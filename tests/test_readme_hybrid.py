@@ -645,6 +645,14 @@ def test_a_data_attribute_comes_after_a_callable_that_matches_the_task_as_well(
     assert next(iter(found)) == "pkg._r.Result.check_exit_code"
     ratio, plain_ratio = (s["pkg._r.Result.exit_code"] / s["pkg._r.Result.check_exit_code"] for s in (found, plain))
     assert ratio == pytest.approx(ATTRIBUTE_WEIGHT * plain_ratio)
+    # an attribute a deprecated API names as its replacement still takes its place
+    old = ApiEntry(api_id="pkg._r.Result.overwrite_mode", kind="method", name="overwrite_mode",
+                   parent="pkg._r.Result", description="Set the mode to overwrite the rows.",
+                   deprecated="Use `pkg._r.Mode.OVERWRITE`.")  # fmt: skip
+    mode = ApiEntry(api_id="pkg._r.Mode.OVERWRITE", kind="attribute", name="OVERWRITE", parent="pkg._r.Mode",
+                    description="Replace the rows.")  # fmt: skip
+    lifted = [h.entry.api_id for h in ApiIndex({"pkg": ([old, mode], [])}).find("overwrite the rows", limit=2)]
+    assert lifted == ["pkg._r.Mode.OVERWRITE", "pkg._r.Result.overwrite_mode"]
     # a property is not data here (it is often set to act): not weighed down
     assert found["pkg._r.Result.exit_status"] / found["pkg._r.Result.check_exit_code"] == pytest.approx(
         plain["pkg._r.Result.exit_status"] / plain["pkg._r.Result.check_exit_code"]

@@ -510,6 +510,19 @@ def test_a_class_the_page_never_imports_and_a_member_only_one_class_has_link_as_
         [example("app = Flask()\napp.config.from_envvar(nope=1)\napp.rote('/')\n")], web, library="web"
     )
     assert report.findings == ()
+    # whatever is reached through the guessed class stays a guess: its class attributes,
+    # annotations, subclasses and `except` clauses (each would be reported were it imported)
+    through = [
+        "Flask.old()\nFlask.route('/', nope=1)\n",
+        "def handler(app: Flask):\n    app.old()\n    app.rote('/')\n",
+        "class Mine(Flask):\n    def old(self):\n        self.rote('/')\n",
+        "try:\n    pass\nexcept Flask as exc:\n    exc.old()\n",
+    ]
+    assert [drift_report([example(code)], web, library="web").findings for code in through] == [(), (), (), ()]
+    imported = drift_report(
+        [example("from web import Flask\n" + code) for code in through[:2]], web, library="web"
+    )
+    assert {f.kind for f in imported.findings} == {"deprecated_api", "invalid_api_signature", "missing_api"}
     # a name the page binds itself is its own, not the library's class
     own = example("class Flask:\n    pass\n\napp = Flask()\napp.route('/')\n")
     match_examples([own], web, library="web")

@@ -9,6 +9,8 @@ from __future__ import annotations
 import ast
 import re
 import textwrap
+from collections.abc import Callable
+from typing import Any
 
 __all__ = [
     "MARKUP",
@@ -85,6 +87,8 @@ def plain(text: str) -> str:
 _PROSE_ROLES = frozenset(
     {"doc", "ref", "term", "abbr", "download", "numref", "keyword", "option", "envvar", "pep", "rfc"}
 )
+# a role as display() reads it: not inside a code span (``Use `:memory:` …``), and with text
+_DISPLAY_ROLE = re.compile(r"(?<![\w:`-]):(?:[\w-]+:)+`([^`\s][^`]*)`")
 
 
 def _display_role(m: re.Match[str]) -> str:
@@ -102,21 +106,35 @@ def display(text: str) -> str:
     ```Flask.route```), references by their words (``:doc:`/testing``` → ``testing``,
     ``:ref:`the guide <guide>``` → ``the guide``); reST inline literals as inline code, a
     literal block's ``::`` as the colon it renders, mkdocstrings cross-references
-    (``[Table.add][lancedb.table.Table.add]``) as their title."""
+    (``[Table.add][lancedb.table.Table.add]``) as their title. Code spans stay as written."""
     if ":" in text:
-        text = _ROLE.sub(_display_role, text)
-        text = _LITERAL_INTRO.sub(":", text)
+        text = _DISPLAY_ROLE.sub(_display_role, text)
     if "`\\" in text:  # `option`\s: reST's escaped space joins a role to its plural
         text = _ESCAPED_SPACE.sub("", text)
-    if "][" in text:
-        text = _AUTOREF.sub(_autoref, text)
+    text = _outside_code(text, _prose_markup)
     return _LITERAL.sub(r"`\1`", text) if "``" in text else text
 
 
+def _prose_markup(text: str) -> str:
+    if "::" in text:
+        text = _LITERAL_INTRO.sub(":", text)
+    return _AUTOREF.sub(_autoref, text) if "][" in text else text
+
+
+def _outside_code(text: str, change: Callable[[str], str]) -> str:
+    """``change`` applied to the text between code spans (```…```, ````…````)."""
+    if "`" not in text:
+        return change(text)
+    parts = _CODE_SPAN.split(text)  # odd positions: the spans
+    return "".join(p if k % 2 else change(p) for k, p in enumerate(parts))
+
+
+_CODE_SPAN = re.compile(r"(``[^`\n]+``|`[^`\n]+`)")
 _LITERAL = re.compile(r"(?<!`)``([^`\n]+)``(?!`)")  # reST inline literal → inline code
-_ESCAPED_SPACE = re.compile(r"(?<=`)\\ ?")
-_LITERAL_INTRO = re.compile(r"(?<=\w)::(?=\s|$)")  # "as stored::" before a literal block
-_AUTOREF = re.compile(r"\[([^\[\]\n]+)\]\[([\w.]*)\]")  # [title][target], [title][]
+_ESCAPED_SPACE = re.compile(r"(?<=[^\s`]`)\\ ?(?=\w)")  # only after a closing backtick
+_LITERAL_INTRO = re.compile(r"(?<=[A-Za-z])::(?=\s|$)")  # "as stored::" before a literal block
+# [title][target], [title][]; not a subscript (table[row][col])
+_AUTOREF = re.compile(r"(?<![\w\])])\[([^\[\]\n]+)\]\[([\w.]*)\]")
 _IDENTIFIER = re.compile(r"^[A-Za-z_][\w.]*(?:\(\))?$")
 
 
@@ -128,14 +146,18 @@ def _autoref(m: re.Match[str]) -> str:
     return f"`{title}`" if named and _IDENTIFIER.match(title) else title
 
 
-# where a docstring's prose ends: a Google / NumPy section heading or a reST field list
+# where a docstring's prose ends: a Google / NumPy section heading, a reST field list, a
+# bold section title, a JSDoc tag, a Markdown heading (Rust's "# Examples")
 _SECTION = re.compile(
-    r"^\s*(?:(?:Args|Arguments|Parameters|Params|Returns?|Yields?|Raises|Examples?|Notes?|Attributes"
-    r"|See Also|Warns?|Other Parameters)\s*:?\s*$"
+    r"^[ \t]*(?:(?:Args|Arguments|Keyword Args|Keyword Arguments|Parameters|Params|Returns?|Yields?"
+    r"|Raises|Examples?|Notes?|Attributes|See Also|Warns?|Other Parameters)[ \t]*:?[ \t]*$"
     r"|:(?:param|parameter|arg|argument|key|keyword|type|raises?|except|exception|returns?|rtype"
     r"|yields?|ytype|var|ivar|cvar|vartype)\b[^:\n]*:"
-    r"|\*\*[A-Z][\w ]*:\*\*\s*$|\*\*[A-Z][\w ]*\*\*:\s*$"
-    r"|\*\*(?:Args|Arguments|Parameters|Params|Returns?|Yields?|Raises|Attributes)\*\*\s*:)",
+    r"|\*\*[A-Z][\w ]*:\*\*[ \t]*$|\*\*[A-Z][\w ]*\*\*:[ \t]*$"
+    r"|\*\*(?:Args|Arguments|Parameters|Params|Returns?|Yields?|Raises|Attributes)\*\*[ \t]*:)"
+    # unindented only: a decorator or a comment in an indented example is no section
+    r"|^(?:@(?:param|returns?|throws|example|see|since|typeParam|template|remarks|deprecated)\b"
+    r"|#{1,3}[ \t]+\S)",
     re.M,
 )
 
@@ -149,17 +171,18 @@ def prose(docstring: str, *, skip_summary: bool = True) -> str:
 def prose_paragraphs(docstring: str, *, skip_summary: bool = True) -> list[str]:
     """The docstring's prose paragraphs as :func:`display` text, each on one line, up to its
     first section (``Args:``, a NumPy heading, a reST field list such as ``:param x:``, a
-    bold ``**Parameters:**``): without its summary (the first prose paragraph) unless
-    asked, and without what a reader of prose does not read as such — directives with
-    their bodies (``.. versionchanged::``, ``.. code-block::``), admonitions, code
-    examples, Markdown fences, ``::`` literal blocks and text laid out in columns, nor the
-    short lead-in that announced them ("Usage:", "For example::"). Parameters, returns and
-    examples have their own places."""
-    text = _LINK_DEFINITION.sub("", _FENCE.sub(f"\n\n{_CODE}\n\n", docstring.strip()))
+    bold ``**Parameters:**``, a JSDoc ``@param``, a Markdown heading): without its summary
+    (the paragraph :func:`summary` reads) unless asked, and without what a reader of prose
+    does not read as such — directives with their bodies (``.. versionchanged::``,
+    ``.. code-block::``), admonitions, code examples, Markdown fences, ``::`` literal
+    blocks and text laid out in columns, nor the short lead-in that announced them
+    ("Usage:", "For example::"). Parameters, returns and examples have their own places."""
+    text = _LINK_DEFINITION.sub("", _without_fences(docstring.strip()))
     end = _SECTION.search(text)
     if end is not None:
         text = text[: end.start()]
-    kept: list[str] = []
+    kept: list[list[Any]] = []  # [text, whether it is the summary]
+    seen_summary = False
     in_block = False  # inside a directive's, an admonition's or a literal block's body
     for para in PARAGRAPHS.split(text):
         if not para.strip():
@@ -172,8 +195,8 @@ def prose_paragraphs(docstring: str, *, skip_summary: bool = True) -> list[str]:
         if stripped == _CODE or MARKUP.match(stripped) or is_code(para) or _preformatted(para):
             in_block = stripped != _CODE
             if kept:  # "Usage:" announced what is left out
-                kept[-1] = without_lead_in(kept[-1])
-                if not kept[-1]:
+                kept[-1][0] = without_lead_in(kept[-1][0])
+                if not kept[-1][0]:
                     kept.pop()
             continue
         literal = stripped.endswith("::")  # a literal block follows: the code is left out
@@ -181,11 +204,14 @@ def prose_paragraphs(docstring: str, *, skip_summary: bool = True) -> list[str]:
         if literal:
             in_block = True
             line = without_lead_in(line[:-1])
-        if line:
-            kept.append(line)
-    if skip_summary and kept:
-        kept = kept[1:]
-    return [display(p) for p in kept]
+        if not seen_summary:  # summary() reads this paragraph, lead-in or not
+            seen_summary = True
+            kept.append([line, True])
+        elif line:
+            kept.append([line, False])
+        if kept and not kept[-1][0]:
+            kept.pop()
+    return [display(t) for t, is_summary in kept if t and not (skip_summary and is_summary)]
 
 
 def _preformatted(paragraph: str) -> bool:
@@ -197,17 +223,44 @@ def _preformatted(paragraph: str) -> bool:
 _ALIGNED = re.compile(r"\S {3,}\S")
 _CODE = "\x00code\x00"  # where a Markdown fence was
 _LINK_DEFINITION = re.compile(r"^[ \t]*\[[^\]\n]+\]:[ \t]+\S+[ \t]*$", re.M)  # "[0]: /quickstart#…"
-_FENCE = re.compile(r"^[ \t]*(```|~~~)[^\n]*\n.*?^[ \t]*\1[ \t]*$", re.M | re.S)
+_FENCE_OPEN = re.compile(r"^[ \t]*(`{3,}|~{3,})")
+
+
+def _without_fences(text: str) -> str:
+    """The text with each Markdown fence (three or more backticks or tildes, closed by as
+    many or more of the same, or by the end of the text, as CommonMark reads it) replaced
+    by a paragraph of its own that says code was there. One pass over the lines."""
+    if "```" not in text and "~~~" not in text:
+        return text
+    out: list[str] = []
+    fence = ""
+    for line in text.split("\n"):
+        if fence:
+            stripped = line.strip()
+            if stripped.startswith(fence) and stripped.strip(fence[0]) == "":
+                fence = ""
+            continue
+        m = _FENCE_OPEN.match(line)
+        if m is not None:
+            fence = m.group(1)
+            out += ["", _CODE, ""]
+            continue
+        out.append(line)
+    return "\n".join(out)
+
+
+_SENTENCE = re.compile(r"(?<!\be\.g)(?<!\bi\.e)(?<!\betc)(?<!\bvs)(?<!\bcf)\.\s+")
 
 
 def without_lead_in(text: str) -> str:
     """A paragraph without its last sentence when that announced code left out ("… issuing
     a request. For example:", "it can be opened with::"): without what it announces it
-    says nothing."""
+    says nothing. Sentences end at a full stop that closes no abbreviation (``e.g.``)."""
     if not text.endswith(":"):
         return text
-    head, _, _ = text.rstrip(":").rpartition(". ")
-    return f"{head}." if head else ""
+    body = text.rstrip(":")
+    ends = [m.start() for m in _SENTENCE.finditer(body)]
+    return f"{body[: ends[-1]]}." if ends else ""
 
 
 _DIRECTIVE_IN_FIELD = re.compile(r"(?:^|\s)\.\.\s+[\w:-]+::")
@@ -226,10 +279,12 @@ def summary(docstring: str) -> str:
     it can). Leading markup paragraphs are skipped with their indented bodies: ``!!! abstract
     "Usage Documentation"`` over a link is not what an API does; so are leading code
     examples. Only markup and code: the first paragraph."""
-    paragraphs = [p for p in PARAGRAPHS.split(docstring.strip()) if p.strip()]
+    paragraphs = [p for p in PARAGRAPHS.split(_without_fences(docstring.strip())) if p.strip()]
     chosen = paragraphs[0] if paragraphs else ""
     in_block = False
     for para in paragraphs:
+        if para.strip() == _CODE:  # a Markdown fence
+            continue
         if MARKUP.match(para.lstrip()):
             in_block = True
             continue

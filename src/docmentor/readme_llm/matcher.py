@@ -265,6 +265,9 @@ class _Analysis:
         self.used: dict[str, None] = {}
         self.certain: dict[str, None] = {}  # of those, the ones not reached through a guess
         self.conventions = False  # type never-bound names after the library's classes
+        # what a library call or attribute of no known class gives is a value still (Python:
+        # builtin members are known to leave out; a JS value's could be anything's)
+        self.unknowns = False
 
     def run(self, example: Example) -> list[str]:
         """The api_ids the example uses, in order of first use; its names stay for the next block."""
@@ -328,7 +331,7 @@ class _Analysis:
         e = self.r.entry(value.name) if value.kind == "api" else None
         if value.kind == "api" and e is not None and e.kind == "class":
             m = self.r.member(e.api_id, name)
-            return None if m is None else self._reached(m, None, record=record)
+            return None if m is None else self._reached(m, None, record=record, guessed=value.guessed)
         if value.kind in ("instance", "subclass", "caught"):
             if name in value.own:
                 return None  # the example's own method or attribute, not the library's
@@ -345,9 +348,7 @@ class _Analysis:
         if record:
             self.use(e, guessed=guessed)
         if e.kind in ("property", "attribute"):
-            return _guess(self.r.returns(e, receiver), guessed) or _Value(
-                "unknown", e.api_id, guessed=guessed
-            )
+            return _guess(self.r.returns(e, receiver), guessed) or self._unknown(e, guessed)
         return _Value("api", e.api_id, receiver, guessed=guessed)
 
     def call(self, value: _Value | None) -> _Value | None:
@@ -358,9 +359,10 @@ class _Analysis:
             return None
         if e.kind == "class":
             return _Value("instance", e.api_id, guessed=value.guessed)
-        return _guess(self.r.returns(e, value.receiver), value.guessed) or _Value(
-            "unknown", e.api_id, guessed=value.guessed
-        )
+        return _guess(self.r.returns(e, value.receiver), value.guessed) or self._unknown(e, value.guessed)
+
+    def _unknown(self, e: ApiEntry, guessed: bool) -> _Value | None:
+        return _Value("unknown", e.api_id, guessed=guessed) if self.unknowns else None
 
     def known_root(self, module: str) -> bool:
         return module.split(".")[0] in self.r.prefixes or self.r.entry(module) is not None
@@ -373,6 +375,7 @@ class _Python(_Analysis):
     def __init__(self, resolver: _Resolver) -> None:
         super().__init__(resolver)
         self.conventions = True
+        self.unknowns = True
         # for each class being read: ``self`` in its methods, when it derives from a library
         # class (None: it does not, or a nested scope that is not one of its methods)
         self.bases: list[_Value | None] = []
@@ -457,8 +460,8 @@ class _Python(_Analysis):
                     self.bind(a.arg, self.annotation(a.annotation) if a.annotation else None)
                 if this is not None:  # a method of a subclass of a library class
                     overridden = self.r.member(this.name, node.name)
-                    if overridden is not None:
-                        self.use(overridden)  # the example shows how to implement it
+                    if overridden is not None:  # the example shows how to implement it
+                        self.use(overridden, guessed=this.guessed)
                     positional = (*args.posonlyargs, *args.args)
                     if positional and positional[0].annotation is None and not _is_static(node):
                         self.bind(positional[0].arg, this)  # self: the base's members, not its own
@@ -472,7 +475,11 @@ class _Python(_Analysis):
             bases = [None if _is_object(b) else self.annotation(b) for b in node.bases]
             known = [b for b in bases if b is not None]
             own = len(known) == len([b for b in node.bases if not _is_object(b)]) and bool(known)
-            this = _Value("subclass", known[0].name, own=_defined(node)) if own else None
+            this = (
+                _Value("subclass", known[0].name, own=_defined(node), guessed=known[0].guessed)
+                if own
+                else None
+            )
             with self.in_class(this):
                 for stmt in node.body:  # its methods see the base; other statements do not
                     if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef):
@@ -499,7 +506,12 @@ class _Python(_Analysis):
                 with self.scoped([child.name] if child.name else []):  # unbound after the handler
                     if child.name:  # `except httpx.HTTPStatusError as exc`: an instance of it
                         group = isinstance(node, ast.TryStar)  # `except*`: an ExceptionGroup
-                        self.bind(child.name, _Value("caught", caught.name) if caught and not group else None)
+                        self.bind(
+                            child.name,
+                            _Value("caught", caught.name, guessed=caught.guessed)
+                            if caught and not group
+                            else None,
+                        )
                     self.body(child.body)
             else:
                 self.generic(child)
@@ -523,7 +535,7 @@ class _Python(_Analysis):
         if value is not None and value.kind == "api":
             e = self.r.entry(value.name)
             if e is not None and e.kind == "class":
-                return _Value("instance", e.api_id)
+                return _Value("instance", e.api_id, guessed=value.guessed)
         return None
 
     def target(self, node: ast.expr, value: _Value | None) -> None:

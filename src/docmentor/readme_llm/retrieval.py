@@ -550,6 +550,10 @@ class ApiIndex:
         fused = _fuse(rankings)
         if not fused:
             return []
+        # before the replacements of deprecated APIs are lifted: one that is an attribute
+        # (`Mode.OVERWRITE`) keeps the place it is lifted to
+        for i in self._attributes.intersection(fused):
+            fused[i] *= ATTRIBUTE_WEIGHT
         # A deprecated API is still found, but after what replaces it: of the replacements
         # its reason names, the best-ranked one, takes its place if it ranked lower, and the
         # deprecated one comes right after it.
@@ -569,8 +573,6 @@ class ApiIndex:
         # it replaces is a second copy or off the path (and is judged by its own standing)
         for i in self._secondary.intersection(fused):
             fused[i] *= SECONDARY_WEIGHT
-        for i in self._attributes.intersection(fused):
-            fused[i] *= ATTRIBUTE_WEIGHT
         top = max(fused.values())
         positions = {
             name: {i: r for r, (i, _) in enumerate(ranking[:DEPTH], 1)} for name, ranking in rankings.items()
