@@ -455,6 +455,22 @@ def test_generate_unknown_library(tmp_path: Path) -> None:
     assert not engine.store.has_source("no_such_lib_xyz-docs")
 
 
+def test_generate_with_a_missing_docs_folder_fails_before_reading_the_api(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from docmentor.errors import SourceUnavailableError
+    from docmentor.readme_llm import api_python
+
+    def never(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the API was read")
+
+    monkeypatch.setattr(api_python, "load_api", never)
+    engine = Docmentor(tmp_path / "db")
+    with pytest.raises(SourceUnavailableError, match="no documentation folder"):
+        generate(engine, library="minidb", docs_path=tmp_path / "nope", out=tmp_path / "out", search_paths=[LIB])
+    assert not (tmp_path / "out").exists()
+
+
 def test_generate_output_formats_and_version(tmp_path: Path) -> None:
     engine = Docmentor(tmp_path / "db")
     with pytest.raises(UsageError, match="output format"):

@@ -225,6 +225,10 @@ def generate(
     wanted = [normalize_language(x) for x in languages] if languages else None
     out = Path(out)
     _check_out(out)
+    if docs_path is not None and not Path(docs_path).expanduser().is_dir():  # before the API is read
+        from docmentor.errors import SourceUnavailableError
+
+        raise SourceUnavailableError(f"no documentation folder at {docs_path}")
     timings: dict[str, float] = {}
     warnings: list[str] = []
     t0 = time.perf_counter()
