@@ -775,3 +775,15 @@ def test_reading_roles_is_linear_on_long_colon_runs() -> None:
 
     assert plain(":a" * 128_000) == ":a" * 128_000
     assert plain("(:class:`B`) and :py:meth:`~x.C.d`") == "(B) and d"
+
+
+def test_a_deprecation_reason_is_shown_as_a_reader_sees_it() -> None:
+    from docmentor.readme_llm.retrieval import ApiIndex
+
+    old = ApiEntry(api_id="pkg.Conn.table_names", kind="method", name="table_names", parent="pkg.Conn",
+                   description="List the tables.", deprecated="Use :meth:`list_tables` instead.")  # fmt: skip
+    new = ApiEntry(api_id="pkg.Conn.list_tables", kind="method", name="list_tables", parent="pkg.Conn",
+                   description="List the tables, page by page.")  # fmt: skip
+    hits = ApiIndex({"pkg": ([old, new], [])}).find("list the tables", limit=2)
+    shown = {h.entry.api_id: h.to_dict(1)["deprecated"] for h in hits}
+    assert shown == {"pkg.Conn.list_tables": None, "pkg.Conn.table_names": "Use `list_tables` instead."}

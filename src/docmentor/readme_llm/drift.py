@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from docmentor.clarity.checks.python import parse_python, placeholders_filled, prepare
+from docmentor.readme_llm.docstrings import display
 from docmentor.readme_llm.hierarchy import ClassTree
 from docmentor.readme_llm.matcher import ApiSurfaceLike, _Python, _Resolver, _Value
 from docmentor.readme_llm.models import ApiEntry, Example
@@ -213,7 +214,7 @@ def _deprecated_uses(ex: Example, resolver: _Resolver, used: Iterable[str]) -> l
                 source=ex.source,
                 path=ex.path,
                 line=ex.line,
-                message=f"{public} is deprecated in the installed {public.split('.')[0]}: {entry.deprecated}",
+                message=f"{public} is deprecated in the installed {public.split('.')[0]}: {display(entry.deprecated)}",
             )
         )
     return out

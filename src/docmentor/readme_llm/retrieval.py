@@ -193,7 +193,7 @@ class ApiHit:
             "parameters": [dict(p) for p in details["parameters"]],
             "returns": dict(details["returns"]) if details["returns"] else None,
             "examples": list(e.examples[:3]),
-            "deprecated": e.deprecated,
+            "deprecated": display(e.deprecated) if e.deprecated else None,
         }
 
 

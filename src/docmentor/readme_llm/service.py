@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from docmentor.embeddings import MODEL_ID, embedder_loaded, get_embedder
 from docmentor.errors import DocmentorError, NotFoundError, UsageError
+from docmentor.readme_llm.docstrings import display
 from docmentor.readme_llm.retrieval import SECTIONS, ApiIndex
 
 if TYPE_CHECKING:
@@ -183,7 +184,7 @@ class LibraryKnowledge:
                 "complexity": ex.complexity,
                 "prerequisites": list(ex.prerequisites),
                 "validated": ex.validated,
-                "deprecated_apis": index.deprecated_in(name, ex),
+                "deprecated_apis": {a: display(r) for a, r in index.deprecated_in(name, ex).items()},
                 "source": f"{ex.path}:{ex.line}",
                 "relevance": round(score, 4),
             }
