@@ -394,6 +394,32 @@ def test_parameters_described_in_a_markdown_list_of_bold_names(tmp_path: Path) -
     }
 
 
+def test_a_property_says_whether_it_has_a_setter(tmp_path: Path) -> None:
+    api = surface(
+        tmp_path,
+        {
+            "pkg/__init__.py": """
+                class Client:
+                    timeout: float = 5.0
+
+                    @property
+                    def hooks(self) -> dict:
+                        ...
+
+                    @hooks.setter
+                    def hooks(self, value: dict) -> None:
+                        ...
+
+                    @property
+                    def closed(self) -> bool:
+                        ...
+            """,
+        },
+    )
+    writable = {e.name: e.writable for e in api.entries if e.parent == "pkg.Client"}
+    assert writable == {"hooks": True, "closed": False, "timeout": None}
+
+
 RETURNS = {
     "pkg/__init__.py": """
         from ._db import Base, Conn, Pool, connect, maybe, either, quoted, many, number

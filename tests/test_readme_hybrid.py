@@ -653,10 +653,16 @@ def test_a_data_attribute_comes_after_a_callable_that_matches_the_task_as_well(
                     description="Replace the rows.")  # fmt: skip
     lifted = [h.entry.api_id for h in ApiIndex({"pkg": ([old, mode], [])}).find("overwrite the rows", limit=2)]
     assert lifted == ["pkg._r.Mode.OVERWRITE", "pkg._r.Result.overwrite_mode"]
-    # a property is not data here (it is often set to act): not weighed down
-    assert found["pkg._r.Result.exit_status"] / found["pkg._r.Result.check_exit_code"] == pytest.approx(
-        plain["pkg._r.Result.exit_status"] / plain["pkg._r.Result.check_exit_code"]
-    )
+    # a property with a setter is a setting one changes to act, and one whose setter is not
+    # known (an older knowledge base) is left alone too: not weighed down; a read-only one is data
+    for writable, weight in ((True, 1.0), (None, 1.0), (False, ATTRIBUTE_WEIGHT)):
+        entries = [cls, code, check, prop.model_copy(update={"writable": writable})]
+        monkeypatch.setattr(retrieval, "ATTRIBUTE_WEIGHT", ATTRIBUTE_WEIGHT)
+        weighed = _scores(ApiIndex({"pkg": (entries, [])}), "exit code of the command")
+        monkeypatch.setattr(retrieval, "ATTRIBUTE_WEIGHT", 1.0)
+        unweighed = _scores(ApiIndex({"pkg": (entries, [])}), "exit code of the command")
+        ratio, plain_ratio = (s["pkg._r.Result.exit_status"] / s["pkg._r.Result.check_exit_code"] for s in (weighed, unweighed))
+        assert ratio == pytest.approx(weight * plain_ratio), writable
 
 
 def test_a_replacement_keeps_its_place_when_what_it_replaces_is_off_the_path() -> None:

@@ -736,6 +736,7 @@ def _plain_entry(obj: Any) -> ApiEntry:
         signature=signature,
         returns=ApiReturn(type=type_text, description=returns_doc),
         description=_summary(docstring),
+        writable="writable" in obj.labels if kind == "property" else None,
         **common,
     )
 

@@ -53,6 +53,9 @@ class ApiEntry(_Model):
     # for classes: its instances may have members it does not list (it defines __getattr__,
     # or is a Protocol: a minimum that implementations exceed); drift never calls one missing
     open_members: bool = False
+    # a Python property: whether it has a setter (`Client.timeout = …`); None: not known
+    # (another kind, another language, a knowledge base from before it was recorded)
+    writable: bool | None = None
     language: str = "python"
     source_file: str | None = None
     line: int | None = None

@@ -73,9 +73,10 @@ DEPRECATED_WEIGHT = 0.8  # a deprecated API whose reason names no replacement we
 # an API of a mirror namespace (pydantic.v1), or one neither the root package nor the docs
 # lead to (:mod:`.priors`), weighs as a deprecated one: once, whichever of these it is
 SECONDARY_WEIGHT = DEPRECATED_WEIGHT
-# a data attribute (a class variable, an enum member, a module constant, a field): a task
-# asks what to call or make far more often than which value to read, so on a near-tie the
-# callable comes first (properties are not data here: `Client.event_hooks` is set to act)
+# data: an attribute (a class variable, an enum member, a module constant, a field) or a
+# read-only property (`URL.password`): a task asks what to call or make far more often than
+# which value to read, so on a near-tie the callable comes first. A property with a setter
+# is a setting one changes to act (`Client.event_hooks`): not weighed
 ATTRIBUTE_WEIGHT = 0.7
 MAX_REPLACEMENTS = 3  # of those its reason names, lifted above a deprecated API
 # names a deprecation reason may point at: "use name" first, then `code`, :role:`target`, call()
@@ -373,7 +374,11 @@ class ApiIndex:
         self._secondary = {
             i for i, (lib, e) in enumerate(self.entries) if e.language == "python" and e.api_id in second[lib]
         }
-        self._attributes = {i for i, (_, e) in enumerate(self.entries) if e.kind == "attribute"}
+        self._attributes = {
+            i
+            for i, (_, e) in enumerate(self.entries)
+            if e.kind == "attribute" or (e.kind == "property" and e.writable is False)
+        }
         # entry position → the positions of its other editions (sync/async twins)
         self._twins: dict[int, tuple[int, ...]] = {}
         for lib, (entries, _) in libraries.items():
