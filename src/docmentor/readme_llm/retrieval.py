@@ -183,7 +183,7 @@ class ApiHit:
             "api_id": e.api_id,
             "library": self.library,
             "signature": e.signature,
-            "description": display(e.description),
+            "description": details["description"],
             "relevance": round(self.relevance, 4),
             "importance": round(e.importance_score, 4),
             "score": round(self.score, 4),
@@ -194,16 +194,19 @@ class ApiHit:
             "parameters": [dict(p) for p in details["parameters"]],
             "returns": dict(details["returns"]) if details["returns"] else None,
             "examples": list(e.examples[:3]),
-            "deprecated": display(e.deprecated) if e.deprecated else None,
+            "deprecated": details["deprecated"],
         }
 
 
 def _details(e: ApiEntry) -> dict[str, Any]:
-    """An API's parameters and return for an answer, their descriptions as a reader sees them."""
+    """What an answer shows of an API beyond its names, the texts as a reader sees them
+    (worked out once per API: an index keeps them)."""
     returns = e.returns.model_dump() if e.returns else None
     if returns is not None:
         returns["description"] = field_text(returns["description"])
     return {
+        "description": display(e.description),
+        "deprecated": display(e.deprecated) if e.deprecated else None,
         "parameters": [{**p.model_dump(), "description": field_text(p.description)} for p in e.parameters],
         "returns": returns,
     }
