@@ -387,6 +387,14 @@ def test_parameters_described_in_a_markdown_list_of_bold_names(tmp_path: Path) -
             ''',
         },
     )
+    from docmentor.readme_llm.api_python import _markdown_parameters
+
+    # a sub-list belongs to its item; an indented list is read too
+    assert _markdown_parameters("* **mode** - one of:\n    * `r` read\n    * `w` write\n* **x** - the x.") == {
+        "mode": "one of: * `r` read * `w` write",
+        "x": "the x.",
+    }
+    assert _markdown_parameters("Args:\n\n    * **a** - first\n    * **b** - second\n") == {"a": "first", "b": "second"}
     assert {p.name: p.description for p in api.by_id["pkg.request"].parameters} == {
         "method": "HTTP method for the new `Request` object: `GET`, `POST`.",
         "url": "URL for the new `Request` object.",
@@ -418,6 +426,9 @@ def test_a_property_says_whether_it_has_a_setter(tmp_path: Path) -> None:
     )
     writable = {e.name: e.writable for e in api.entries if e.parent == "pkg.Client"}
     assert writable == {"hooks": True, "closed": False, "timeout": None}
+    # a compiled module is inspected at run time, where griffe sees no setter: unknown
+    compiled = load_api("Stemmer")
+    assert {e.writable for e in compiled.entries if e.kind == "property"} == {None}
 
 
 RETURNS = {

@@ -529,15 +529,19 @@ def test_build_overview_without_docs() -> None:
 
 
 def test_overview_shows_summaries_as_a_reader_sees_them_and_each_class_once() -> None:
-    app = ApiEntry(api_id="p.app.App", aliases=["p.App"], kind="class", name="App", importance_score=0.9,
-                   description="The application object. Calls :meth:`~p.App.route` for you.")
-    layer = ApiEntry(api_id="p.core.App", kind="class", name="App", importance_score=0.5,
-                     description="The application object. Calls :meth:`~p.App.route` for you.")
+    said = "The application object. Calls :meth:`~p.App.route` for you."
+    app = ApiEntry(api_id="p.app.Flask", aliases=["p.Flask"], kind="class", name="Flask", importance_score=0.9,
+                   description=said, bases=["App"])
+    layer = ApiEntry(api_id="p.core.App", kind="class", name="App", importance_score=0.5, description=said)
+    # the same words on a class of no relation (an async edition elsewhere) are no layer
+    other = ApiEntry(api_id="p.aio.Flask", kind="class", name="Flask", importance_score=0.4, description=said)
     echo = ApiEntry(api_id="p.secho", kind="function", name="secho", importance_score=0.8,
                     description="Echo and style in one call. The two calls are the same:")
-    ov = build_overview(library="p", version=None, purpose="", entries=[app, layer, echo], examples=[], sections=[])  # fmt: skip
+    entries = [app, layer, other, echo]
+    ov = build_overview(library="p", version=None, purpose="", entries=entries, examples=[], sections=[])
     assert [(c.name, c.description) for c in ov.key_classes] == [
-        ("p.App", "The application object. Calls `route` for you.")
+        ("p.Flask", "The application object. Calls `route` for you."),
+        ("p.aio.Flask", "The application object. Calls `route` for you."),
     ]
     assert "- `p.secho`: Echo and style in one call.\n" in ov.aspects["architecture"] + "\n"
 
@@ -826,3 +830,27 @@ def test_prose_is_linear_on_adversarial_docstrings() -> None:
 
     assert prose_paragraphs("a" + "\n" * 80_000 + "b") == ["b"]
     assert prose_paragraphs("Sum.\n\n" + "```python\n" * 40_000) == []
+
+
+def test_summaries_skip_fences_and_rest_titles_and_numbered_roles_read_as_sphinx_shows_them() -> None:
+    from docmentor.readme_llm.docstrings import display, plain, prose_paragraphs, summary
+
+    assert summary("```python\nx = 1\n```") == ""  # only code: no summary, never a marker
+    assert summary("```\ncode") == ""
+    assert summary("```foo``` is a thing.\n\nMore.") == "```foo``` is a thing."  # inline code, no fence
+    module = "requests.sessions\n~~~~~~~~~~~~~~~~~\n\nThis module provides a Session.\n\nIt persists cookies."
+    assert summary(module) == "This module provides a Session."
+    assert prose_paragraphs(module) == ["It persists cookies."]
+    assert display("See :rfc:`7230#section-3.2`, :pep:`8` and :pep:`the style guide <8>`.") == (
+        "See RFC 7230, PEP 8 and the style guide."
+    )
+    assert plain(":doc:`the testing guide </testing>`") == "the testing guide"
+
+
+@pytest.mark.timeout(30)  # a hang guard: the titled-role regex backtracked (~5 s at 40,000 spaces)
+def test_roles_with_long_runs_of_spaces_are_read_in_linear_time() -> None:
+    from docmentor.readme_llm.docstrings import display, plain
+
+    spaces = " " * 400_000
+    assert display(f":x:`a{spaces}b`") == f"`a{spaces}b`"
+    assert plain(f":x:`a{spaces}b <c>`") == f"a{spaces}b"

@@ -225,10 +225,12 @@ def generate(
     wanted = [normalize_language(x) for x in languages] if languages else None
     out = Path(out)
     _check_out(out)
-    if docs_path is not None and not Path(docs_path).expanduser().is_dir():  # before the API is read
-        from docmentor.errors import SourceUnavailableError
+    if docs_path is not None:
+        docs_path = Path(docs_path).expanduser()
+        if not docs_path.is_dir():  # said before the API is read
+            from docmentor.errors import SourceUnavailableError
 
-        raise SourceUnavailableError(f"no documentation folder at {docs_path}")
+            raise SourceUnavailableError(f"no documentation folder at {docs_path}")
     timings: dict[str, float] = {}
     warnings: list[str] = []
     t0 = time.perf_counter()

@@ -736,9 +736,15 @@ def _plain_entry(obj: Any) -> ApiEntry:
         signature=signature,
         returns=ApiReturn(type=type_text, description=returns_doc),
         description=_summary(docstring),
-        writable="writable" in obj.labels if kind == "property" else None,
+        # griffe labels a setter only when it reads the source: inspected (compiled) ones unknown
+        writable=("writable" in obj.labels) if kind == "property" and _static(obj) else None,
         **common,
     )
+
+
+def _static(obj: Any) -> bool:
+    """Whether griffe read the object from source (not by inspecting it at run time)."""
+    return getattr(obj, "analysis", None) == "static"
 
 
 def _parameters(params: list[Any], descriptions: dict[str, str]) -> list[ApiParameter]:
@@ -808,8 +814,10 @@ def _sections(docstring: griffe.Docstring, parser: griffe.Parser) -> list[Any]:
 
 
 # a Markdown parameter list: "* **auth** - *(optional)* An authentication class …" (httpx)
+# an item ends at the next item of the same indentation (a deeper one is a sub-list), a
+# blank line or the end
 _MD_PARAMETER = re.compile(
-    r"^[ \t]*[*-][ \t]+\*\*`?(\w+)`?\*\*[ \t]*(?:[-–—:][ \t]*)?(.*?)(?=^[ \t]*[*-][ \t]|\n[ \t]*\n|\Z)",
+    r"^([ \t]*)[*-][ \t]+\*\*`?(\w+)`?\*\*[ \t]*(?:[-–—:][ \t]*)?(.*?)(?=^\1[*-][ \t]|\n[ \t]*\n|\Z)",
     re.M | re.S,
 )
 _OPTIONAL_MARK = re.compile(r"^\*?\(optional\)\*?[ \t]*", re.I)
@@ -823,7 +831,7 @@ def _markdown_parameters(text: str) -> dict[str, str]:
         return {}
     out: dict[str, str] = {}
     for m in _MD_PARAMETER.finditer(text):
-        out.setdefault(m.group(1), _OPTIONAL_MARK.sub("", " ".join(m.group(2).split())))
+        out.setdefault(m.group(2), _OPTIONAL_MARK.sub("", " ".join(m.group(3).split())))
     return out
 
 

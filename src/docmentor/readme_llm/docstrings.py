@@ -62,15 +62,26 @@ def is_code(paragraph: str) -> bool:
 
 
 _ROLE = re.compile(r"(?<![\w:-]):(?:[\w-]+:)+`([^`]+)`")  # the lookbehind: linear on ":a:a:a…"
-_TITLED = re.compile(r"^(.*?)\s*<([^<>]+)>$")
+
+
+def _titled(inner: str) -> tuple[str, str] | None:
+    """(title, target) of a role's text ``title <target>`` (the title may be empty), else
+    None. Read from the right, once: a regex for it backtracked on long runs of spaces."""
+    if not inner.endswith(">"):
+        return None
+    start = inner.rfind("<")
+    target = inner[start + 1 : -1]
+    if start < 0 or not target or ">" in target:
+        return None
+    return inner[:start].strip(), target
 
 
 def _role_text(m: re.Match[str]) -> str:
     inner = m.group(1).strip()
-    titled = _TITLED.match(inner)
-    if titled and titled.group(1):
-        return titled.group(1)  # :doc:`the testing guide </testing>`
-    target = (titled.group(2) if titled else inner).lstrip("!")
+    titled = _titled(inner)
+    if titled and titled[0]:
+        return titled[0]  # :doc:`the testing guide </testing>`
+    target = (titled[1] if titled else inner).lstrip("!")
     if target.startswith("~"):  # :exc:`~werkzeug.exceptions.HTTPException`: its last part
         return target[1:].rsplit(".", 1)[-1]
     return target.strip("/")
@@ -94,10 +105,15 @@ _DISPLAY_ROLE = re.compile(r"(?<![\w:`-]):(?:[\w-]+:)+`([^`\s][^`]*)`")
 def _display_role(m: re.Match[str]) -> str:
     role = m.group(0)[1:].split("`", 1)[0].rstrip(":").rsplit(":", 1)[-1]
     text = _role_text(m)
-    titled = _TITLED.match(m.group(1).strip())
-    if role in _PROSE_ROLES or (titled and titled.group(1)):
+    titled = _titled(m.group(1).strip())
+    if role in _NUMBERED and not (titled and titled[0]):  # :pep:`8` → PEP 8, as Sphinx shows it
+        return f"{_NUMBERED[role]} {text.split('#', 1)[0]}"
+    if role in _PROSE_ROLES or (titled and titled[0]):
         return text
     return f"`{text}`"
+
+
+_NUMBERED = {"pep": "PEP", "rfc": "RFC"}
 
 
 def display(text: str) -> str:
@@ -192,6 +208,8 @@ def prose_paragraphs(docstring: str, *, skip_summary: bool = True) -> list[str]:
             continue
         in_block = False
         stripped = para.strip()
+        if _is_title(para):
+            continue
         if stripped == _CODE or MARKUP.match(stripped) or is_code(para) or _preformatted(para):
             in_block = stripped != _CODE
             if kept:  # "Usage:" announced what is left out
@@ -212,6 +230,23 @@ def prose_paragraphs(docstring: str, *, skip_summary: bool = True) -> list[str]:
         if kept and not kept[-1][0]:
             kept.pop()
     return [display(t) for t, is_summary in kept if t and not (skip_summary and is_summary)]
+
+
+def _is_title(paragraph: str) -> bool:
+    """A reST title: a line of text under (and maybe over) a run of one punctuation
+    character at least as long (``requests.sessions`` over ``~~~~~~~~~~~~~~~~~``)."""
+    lines = [ln.strip() for ln in paragraph.strip().split("\n")]
+    if len(lines) == 3 and lines[0] == lines[2]:
+        lines = lines[1:]
+    if len(lines) != 2 or not lines[0]:
+        return False
+    rule = lines[1]
+    return (
+        len(rule) >= max(3, len(lines[0]))
+        and len(set(rule)) == 1
+        and not rule[0].isalnum()
+        and not rule[0].isspace()
+    )
 
 
 def _preformatted(paragraph: str) -> bool:
@@ -241,7 +276,11 @@ def _without_fences(text: str) -> str:
                 fence = ""
             continue
         m = _FENCE_OPEN.match(line)
-        if m is not None:
+        info = line[m.end() :] if m is not None else ""
+        # not a fence: a reST title's underline (a bare run right under a line of text:
+        # "requests.sessions" over "~~~~~~~~~~~~~~~~~"), or inline code ("```x``` is …")
+        underline = not info.strip() and bool(out) and bool(out[-1].strip())
+        if m is not None and not underline and not (m.group(1)[0] == "`" and "`" in info):
             fence = m.group(1)
             out += ["", _CODE, ""]
             continue
@@ -280,10 +319,10 @@ def summary(docstring: str) -> str:
     "Usage Documentation"`` over a link is not what an API does; so are leading code
     examples. Only markup and code: the first paragraph."""
     paragraphs = [p for p in PARAGRAPHS.split(_without_fences(docstring.strip())) if p.strip()]
-    chosen = paragraphs[0] if paragraphs else ""
+    chosen = next((p for p in paragraphs if p.strip() != _CODE), "")
     in_block = False
     for para in paragraphs:
-        if para.strip() == _CODE:  # a Markdown fence
+        if para.strip() == _CODE or _is_title(para):  # a Markdown fence, a reST title
             continue
         if MARKUP.match(para.lstrip()):
             in_block = True

@@ -316,6 +316,16 @@ def install_commands(
     return (found or mentioning or seen)[:limit]
 
 
+def _layered(a: ApiEntry, b: ApiEntry) -> bool:
+    """Whether one of two classes names the other among its bases (as written: ``App``,
+    ``sansio.App``, ``App[T]``)."""
+
+    def names(e: ApiEntry) -> set[str]:
+        return {base.split("[", 1)[0].rsplit(".", 1)[-1] for base in e.bases}
+
+    return a.name in names(b) or b.name in names(a)
+
+
 def shown(description: str) -> str:
     """A summary for the overview: Sphinx markup as a reader sees it, without a last
     sentence that only announced code (:func:`~.docstrings.without_lead_in`)."""
@@ -347,15 +357,19 @@ def build_overview(
     modules.sort(key=lambda m: (-best.get(m.api_id, 0.0), m.api_id))
     key_modules = [NamedText(name=m.api_id, description=shown(m.description)) for m in modules[:12]]
     classes = sorted((e for e in entries if e.kind == "class"), key=lambda e: (-e.importance_score, e.api_id))
-    # a class described word for word as one listed before is that one at another layer
-    # (flask.sansio.app.App under flask.Flask): listed once
-    described: set[str] = set()
+    # a class described word for word as a base or subclass of one listed before is that
+    # one at another layer (flask.sansio.app.App under flask.Flask): listed once. The same
+    # words alone are not enough (redis.Redis and redis.asyncio.Redis are two classes)
+    listed: dict[str, list[ApiEntry]] = {}
     key_classes: list[NamedText] = []
     for cls in classes:
         text = shown(cls.description)
-        if len(key_classes) < 12 and not (text and text in described):
-            key_classes.append(NamedText(name=public_path(cls), description=text))
-            described.add(text)
+        if len(key_classes) >= 12:
+            break
+        if text and any(_layered(cls, other) for other in listed.get(text, ())):
+            continue
+        key_classes.append(NamedText(name=public_path(cls), description=text))
+        listed.setdefault(text, []).append(cls)
 
     language = Counter(e.language for e in entries).most_common(1)[0][0] if entries else None
     install = install_commands(library, examples, language=language)
