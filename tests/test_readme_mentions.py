@@ -114,3 +114,36 @@ Read it with :meth:`~pkg.Response.iter_lines`, or see :func:`the shortcut <pkg.g
     }
     # outside a role, angle brackets are code (generics, JSX), not a reference's target
     assert resolver().section_apis(Section("Returns `List<DigestAuth>` or `<Client />`.")) == {}
+
+
+def test_default_domain_directives_document_apis_and_their_bodies_describe_undocumented_ones() -> None:
+    from docmentor.readme_llm.enrich import describe_from_docs, docs_summary
+
+    text = ".. data:: unique_helper\n\n    Helps, once.\n\n.. class:: Response\n\n    An HTTP response.\n"
+    assert resolver().section_apis(Section(text, path="api.rst")) == {
+        "pkg._util.unique_helper": DOCUMENTS,
+        "pkg._models.Response": DOCUMENTS,
+    }
+
+    @dataclass
+    class Doc:
+        heading: str
+        text: str
+
+    entries = [e.model_copy() for e in ENTRIES]
+    by_id = {e.api_id: e for e in entries}
+    by_id["pkg._client.Client"].description = "Its own docstring."
+    sections = [
+        # an API page's heading names one API: its first paragraph of prose, emphasis unwrapped;
+        # the list of members after it is no description
+        Doc("`DigestAuth`", "*Digest authentication, for servers that ask.*\n\n* `def __init__(user)`\n"),
+        Doc("`Client`", "A page's words on the client."),  # it has its own: kept
+        Doc("Globals", ".. data:: unique_helper\n\n    A helper for the globals.\n\n    More of it.\n"),
+        Doc("`Response`", "* `.status_code` - **int**\n* `.json()`\n"),  # only a list: nothing
+    ]
+    assert describe_from_docs(entries, sections, MentionResolver(entries), package="pkg") == 2
+    assert by_id["pkg._auth.DigestAuth"].description == "Digest authentication, for servers that ask."
+    assert by_id["pkg._util.unique_helper"].description == "A helper for the globals."
+    assert by_id["pkg._client.Client"].description == "Its own docstring."
+    assert by_id["pkg._models.Response"].description == ""
+    assert docs_summary("## Title\n\n```python\nx = 1\n```\n\n| a | b |\n\nTwo words") == ""

@@ -16,12 +16,17 @@ All three are deterministic and computed from what generation already knows.
 from __future__ import annotations
 
 import re
+import textwrap
 from collections import Counter
 from collections.abc import Sequence
+from typing import TYPE_CHECKING, Protocol
 
 from docmentor.readme_llm.models import ApiEntry, Example
 
-__all__ = ["enrich_entries"]
+if TYPE_CHECKING:
+    from docmentor.readme_llm.mentions import MentionResolver
+
+__all__ = ["describe_from_docs", "docs_summary", "enrich_entries"]
 
 MAX_RELATED = 5
 MAX_TAGS = 5
@@ -63,3 +68,98 @@ def enrich_entries(entries: Sequence[ApiEntry], examples: Sequence[Example]) -> 
         counts = tags.get(e.api_id, Counter())
         e.tags = sorted(counts, key=lambda t: (-counts[t], t))[:MAX_TAGS]
         e.search_keywords = _words(f"{e.name} {e.description}")[:MAX_KEYWORDS]
+
+
+class _Section(Protocol):
+    @property
+    def heading(self) -> str: ...
+
+    @property
+    def text(self) -> str: ...
+
+
+def describe_from_docs(
+    entries: Sequence[ApiEntry], sections: Sequence[_Section], resolver: MentionResolver, *, package: str = ""
+) -> int:
+    """Give an API without a description (no docstring: httpx's ``Response``, Flask's
+    ``request``) the first paragraph of prose of the docs that document it
+    (:func:`docs_summary`): the body of a directive naming it (``.. data:: request``; a
+    short name is also read under ``package``), or a section whose own heading names it and
+    only it (``## `Response```). Docs order: the first such place wins. Returns how many
+    got one."""
+    wanting = {e.api_id: e for e in entries if not e.description.strip() and e.kind != "module"}
+    filled = 0
+    for section in sections:
+        if not wanting:
+            break
+        headings = [section.heading] if section.heading else []
+        for name, body in _directive_bodies(section.text):
+            # a name as the page's ``.. currentmodule::`` has it (``request`` is flask.request)
+            found = resolver.resolve(name)
+            if len(found) != 1 and package:
+                found = resolver.resolve(f"{package}.{name}") or found
+            for api in found & wanting.keys():
+                text = docs_summary(body)
+                if text:
+                    wanting.pop(api).description = text
+                    filled += 1
+        named = resolver.documented(headings, "") & wanting.keys()
+        if len(named) == 1:
+            text = docs_summary(section.text)
+            if text:
+                wanting.pop(named.pop()).description = text
+                filled += 1
+    return filled
+
+
+_LIST_OR_TABLE = re.compile(r"^\s*(?:[*+-]\s|\d+[.)]\s|\|)")
+_EMPHASIS = re.compile(r"^([*_]{1,2})(\S(?:.*\S)?)\1$", re.S)
+
+
+def docs_summary(text: str) -> str:
+    """The first paragraph of prose in a piece of the docs, as one line: not a heading, a
+    list (an API page's list of members is no description), a table, a directive, an
+    admonition or code; whole-paragraph emphasis unwrapped (``*An HTTP response.*``); at
+    most ~400 characters; "" when there is none of three words or more."""
+    from docmentor.readme_llm.docstrings import MARKUP, PARAGRAPHS, is_code, summary
+
+    for para in PARAGRAPHS.split(text.strip()):
+        stripped = para.strip()
+        first = stripped.split("\n", 1)[0]
+        if (
+            not stripped
+            or first.startswith(("#", "```", "~~~", ":::"))
+            or MARKUP.match(stripped)
+            or _LIST_OR_TABLE.match(first)
+            or para[:1] in (" ", "\t")  # a directive's body or a literal block
+            or is_code(para)
+        ):
+            continue
+        line = " ".join(stripped.split())
+        emphasis = _EMPHASIS.match(line)
+        if emphasis is not None:
+            line = emphasis.group(2)
+        if len(line.split()) >= 3:
+            return summary(line)
+    return ""
+
+
+def _directive_bodies(text: str) -> list[tuple[str, str]]:
+    """(the name, its indented body, dedented) of each API directive in a section's text."""
+    from docmentor.readme_llm.mentions import directive_names
+
+    lines = text.split("\n")
+    out: list[tuple[str, str]] = []
+    for k, line in enumerate(lines):
+        names = directive_names(line) if line.lstrip().startswith("..") else []  # reST: a body of prose
+        if not names:
+            continue
+        indent = len(line) - len(line.lstrip())
+        body: list[str] = []
+        for nxt in lines[k + 1 :]:
+            if nxt.strip() and len(nxt) - len(nxt.lstrip()) <= indent:
+                break
+            body.append(nxt)
+        if any(b.strip() for b in body):
+            out.append((names[0], textwrap.dedent("\n".join(body))))
+    return out

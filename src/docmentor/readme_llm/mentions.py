@@ -4,8 +4,9 @@
 the APIs each found section names. A section names an API
 
 - in a mkdocstrings directive (``::: httpx.Client``), a Sphinx autodoc or Python-domain
-  directive (``.. autoclass:: httpx.Client``, ``.. py:method:: Client.send(request)``) or
-  its own heading (``## `Client```): weight 1.0 — the section documents that API;
+  directive (``.. autoclass:: httpx.Client``, ``.. py:method:: Client.send(request)``, the
+  default domain's ``.. data:: request``) or its own heading (``## `Client```): weight
+  1.0 — the section documents that API (:meth:`MentionResolver.documented`);
 - in a code example that the matcher linked to the API (imports, aliases, return types):
   weight 0.6;
 - in an inline code span of its prose (```response.iter_lines()```, ```.aclose()```,
@@ -29,7 +30,7 @@ from typing import Protocol
 from docmentor.readme_llm.importance import prose_text
 from docmentor.readme_llm.models import ApiEntry, Example
 
-__all__ = ["MentionResolver", "SectionRef"]
+__all__ = ["MentionResolver", "SectionRef", "directive_names"]
 
 DOCUMENTS = 1.0  # a directive or the section's heading names it
 USES = 0.6  # a linked example uses it, or the prose names it
@@ -38,11 +39,19 @@ CACHE_SIZE = 20_000  # sections whose APIs are remembered
 
 _INLINE = re.compile(r"(:[\w.:+-]+:)?`([^`\n]+)`")  # with the Sphinx role before it, if any
 _DIRECTIVE = re.compile(
-    r"^\s*(?::::|\.\.\s+(?:auto|py:)(?:class|function|method|classmethod|staticmethod|attribute|property"
+    r"^\s*(?::::|\.\.\s+(?:auto|py:)?(?:class|function|method|classmethod|staticmethod|attribute|property"
     r"|exception|data|decorator)::)"
     r"\s*([A-Za-z_][\w.]*)",
     re.M,
 )
+
+
+def directive_names(text: str) -> list[str]:
+    """The APIs that mkdocstrings and Sphinx directives in ``text`` name (``::: httpx.Client``,
+    ``.. autoclass:: httpx.Client``, ``.. data:: request``), as written."""
+    return _DIRECTIVE.findall(text)
+
+
 _TARGET = re.compile(r"<([^<>]+)>\s*$")  # a Sphinx reference with a title: `the client <httpx.Client>`
 _LEADING = re.compile(r"^(?:async\s+def|def|class|await|from|import)\s+")
 _DOTTED = re.compile(r"\.?[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
@@ -154,15 +163,8 @@ class MentionResolver:
                     credit[api] = weight
 
         headings = list(section.heading_path)
-        context: set[str] = set()
-        for heading in headings:
-            for name in [*self._spans(heading), *_DOTTED.findall(heading)]:
-                context.update(a for a in self.resolve(name) if self._kind.get(a) == "class")
-        if headings:
-            for name in self._spans(headings[-1]):
-                give(self.resolve(name, context), DOCUMENTS)
-        for name in _DIRECTIVE.findall(section.text):
-            give(self.resolve(name, context), DOCUMENTS)
+        context = self._context(headings)
+        give(self.documented(headings, section.text, context), DOCUMENTS)
         for name in self._spans(prose_text(section.text)):
             found = self.resolve(name, context)
             if found:
@@ -171,6 +173,26 @@ class MentionResolver:
             if section.line_start <= ex.line <= section.line_end:
                 give(set(ex.apis_used), USES)
         return credit
+
+    def _context(self, headings: Sequence[str]) -> set[str]:
+        """The classes the headings name: a ``.member`` below them is theirs."""
+        context: set[str] = set()
+        for heading in headings:
+            for name in [*self._spans(heading), *_DOTTED.findall(heading)]:
+                context.update(a for a in self.resolve(name) if self._kind.get(a) == "class")
+        return context
+
+    def documented(self, headings: Sequence[str], text: str, context: set[str] | None = None) -> set[str]:
+        """The APIs a section documents: named in code in its own (last) heading, or by a
+        mkdocstrings / Sphinx directive in its text."""
+        scope = self._context(headings) if context is None else context
+        out: set[str] = set()
+        if headings:
+            for name in self._spans(headings[-1]):
+                out |= self.resolve(name, scope)
+        for name in _DIRECTIVE.findall(text):
+            out |= self.resolve(name, scope)
+        return out
 
     def rank(self, sections: Sequence[SectionRef], scores: Sequence[float]) -> dict[str, float]:
         """API → best ``section score × weight`` over the found sections (scores in [0, 1])."""
