@@ -143,6 +143,18 @@ def test_default_domain_directives_document_apis_and_their_bodies_describe_undoc
     ]
     assert describe_from_docs(entries, sections, MentionResolver(entries), package="pkg") == 2
     assert by_id["pkg._auth.DigestAuth"].description == "Digest authentication, for servers that ask."
+    # a heading that spells a class's name in words, each word of the name starting the
+    # heading's ("Digest authentication" is DigestAuth), describes it too; other headings not
+    spelled = [e.model_copy(update={"description": ""}) for e in ENTRIES]
+    words = [
+        Doc("Authentication", "How to log in, in general terms."),
+        Doc("Digest authentication", "A challenge-response scheme: the password never travels."),
+        Doc("Client side", "Words about no class at all, on a client."),
+    ]
+    assert describe_from_docs(spelled, words, MentionResolver(spelled), package="pkg") == 1
+    read = {e.api_id: e for e in spelled}
+    assert read["pkg._auth.DigestAuth"].description == "A challenge-response scheme: the password never travels."
+    assert read["pkg._client.Client"].description == ""  # one word: too common to be spelled
     assert by_id["pkg._util.unique_helper"].description == "A helper for the globals."
     assert by_id["pkg._client.Client"].description == "Its own docstring."
     assert by_id["pkg._models.Response"].description == ""

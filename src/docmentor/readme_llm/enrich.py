@@ -34,11 +34,59 @@ MAX_KEYWORDS = 10
 _WORD = re.compile(r"[A-Za-z][a-z]+|[A-Z]+(?![a-z])|[a-z]+")
 _STOP = frozenset(
     [
-        "a", "an", "and", "are", "as", "at", "be", "by", "can", "for", "from", "has", "have", "if", "in",
-        "into", "is", "it", "its", "of", "on", "or", "that", "the", "their", "then", "this", "to", "was",
-        "were", "when", "which", "will", "with", "without", "you", "your", "return", "returns", "given",
-        "new", "object", "instance", "value", "values", "default", "optional", "none", "true", "false",
-        "use", "used", "using"
+        "a",
+        "an",
+        "and",
+        "are",
+        "as",
+        "at",
+        "be",
+        "by",
+        "can",
+        "for",
+        "from",
+        "has",
+        "have",
+        "if",
+        "in",
+        "into",
+        "is",
+        "it",
+        "its",
+        "of",
+        "on",
+        "or",
+        "that",
+        "the",
+        "their",
+        "then",
+        "this",
+        "to",
+        "was",
+        "were",
+        "when",
+        "which",
+        "will",
+        "with",
+        "without",
+        "you",
+        "your",
+        "return",
+        "returns",
+        "given",
+        "new",
+        "object",
+        "instance",
+        "value",
+        "values",
+        "default",
+        "optional",
+        "none",
+        "true",
+        "false",
+        "use",
+        "used",
+        "using",
     ]
 )
 
@@ -88,6 +136,7 @@ def describe_from_docs(
     only it (``## `Response```). Docs order: the first such place wins. Returns how many
     got one."""
     wanting = {e.api_id: e for e in entries if not e.description.strip() and e.kind != "module"}
+    spelled = _Spelled(_spelled_classes(entries))
     filled = 0
     for section in sections:
         if not wanting:
@@ -104,12 +153,38 @@ def describe_from_docs(
                     wanting.pop(api).description = text
                     filled += 1
         named = resolver.documented(headings, "") & wanting.keys()
+        if len(named) != 1 and section.heading:  # "Digest authentication" is DigestAuth
+            named = {api for api in spelled.find(_heading_key(section.heading)) if api in wanting}
         if len(named) == 1:
             text = docs_summary(section.text)
             if text:
                 wanting.pop(named.pop()).description = text
                 filled += 1
     return filled
+
+
+_NAME_WORDS = re.compile(r"[A-Z]+(?=[A-Z][a-z]|\d|\b)|[A-Z]?[a-z]+|\d+")
+
+
+def _words_of(name: str) -> tuple[str, ...]:
+    return tuple(w.lower() for w in _NAME_WORDS.findall(name))
+
+
+def _heading_key(heading: str) -> tuple[str, ...]:
+    return tuple(w.lower() for w in re.findall(r"[A-Za-z]+|\d+", heading))
+
+
+def _spelled_classes(entries: Sequence[ApiEntry]) -> dict[tuple[str, ...], set[str]]:
+    """Heading words → the classes whose name they spell, word for word, each word of the
+    name the start of the heading's ("Digest authentication": ``DigestAuth``; "Mock
+    transports": ``MockTransport``). Keyed by the name's words; :func:`_spelled` matches."""
+    out: dict[tuple[str, ...], set[str]] = {}
+    for e in entries:
+        if e.kind == "class" and not e.description.strip():
+            words = _words_of(e.name)
+            if len(words) >= 2:
+                out.setdefault(words, set()).add(e.api_id)
+    return out
 
 
 _LIST_OR_TABLE = re.compile(r"^\s*(?:[*+-]\s|\d+[.)]\s|\|)")
@@ -163,3 +238,25 @@ def _directive_bodies(text: str) -> list[tuple[str, str]]:
         if any(b.strip() for b in body):
             out.append((names[0], textwrap.dedent("\n".join(body))))
     return out
+
+
+class _Spelled:
+    """Finds the classes a heading spells (see :func:`_spelled_classes`)."""
+
+    def __init__(self, by_words: dict[tuple[str, ...], set[str]]) -> None:
+        self._by_first: dict[str, list[tuple[tuple[str, ...], set[str]]]] = {}
+        for words, ids in by_words.items():
+            self._by_first.setdefault(words[0], []).append((words, ids))
+
+    def find(self, heading: tuple[str, ...]) -> set[str]:
+        out: set[str] = set()
+        if not heading:
+            return out
+        first = heading[0]
+        for k in range(1, len(first) + 1):  # each start of the heading's first word
+            for words, ids in self._by_first.get(first[:k], ()):
+                if len(words) == len(heading) and all(
+                    h.startswith(w) for w, h in zip(words, heading, strict=True)
+                ):
+                    out |= ids
+        return out
