@@ -27,6 +27,11 @@ far down one ranking adds little.
     headings and prose of its first examples. Only when the knowledge base carries vectors
     of the same model (``readme-llm generate`` writes them unless ``--no-embeddings``).
 
+After fusion some APIs weigh less, so that on a near-tie the one a user calls comes
+first: data (attributes, read-only properties: :data:`ATTRIBUTE_WEIGHT`), deprecated APIs
+(after what replaces them), second copies and APIs off the user's path (:mod:`.priors`),
+and the second edition of a sync/async pair already listed (:mod:`.twins`).
+
 The fused score, normalised by the best, is the reported ``relevance``; each result
 shows its rank in every ranking (``signals``). The index is small (a few thousand APIs),
 so it is rebuilt per process from the knowledge base and cached by generation.
