@@ -854,3 +854,29 @@ def test_roles_with_long_runs_of_spaces_are_read_in_linear_time() -> None:
     spaces = " " * 400_000
     assert display(f":x:`a{spaces}b`") == f"`a{spaces}b`"
     assert plain(f":x:`a{spaces}b <c>`") == f"a{spaces}b"
+
+
+def test_a_knowledge_base_of_the_previous_format_loads_and_a_newer_one_is_refused(kb, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    from docmentor.readme_llm.knowledge_base import KB_FORMAT
+
+    # format 1: no `writable`, `open_members` or `item_class_id` in the catalog
+    old = copy_kb(kb, tmp_path / "old")
+    index = json.loads((old / "index.json").read_text())
+    index["format"] = 1
+    (old / "index.json").write_text(json.dumps(index))
+    for rel in index["files"]["api_catalog"].values():
+        records = json.loads((old / rel).read_text())
+        for record in records:
+            record.pop("writable", None)
+            record.pop("open_members", None)
+            if record.get("returns"):
+                record["returns"].pop("item_class_id", None)
+        (old / rel).write_text(json.dumps(records))
+    loaded = load_kb(old)
+    assert {e.writable for e in loaded.entries} == {None} and len(loaded.entries) == len(kb.entries)
+    # a format this docmentor does not know yet: said so, not a schema error
+    new = copy_kb(kb, tmp_path / "new")
+    index["format"] = KB_FORMAT + 1
+    (new / "index.json").write_text(json.dumps(index))
+    with pytest.raises(StoreError, match="newer than this docmentor"):
+        load_kb(new)

@@ -60,7 +60,10 @@ __all__ = [
 
 Aspect = Literal["architecture", "quickstart", "concepts"]
 ASPECTS: tuple[Aspect, ...] = ("architecture", "quickstart", "concepts")
-KB_FORMAT = 1
+# bumped when a catalog field is added: an older docmentor then says the knowledge base is
+# newer than it, instead of failing its schema (2: open_members, item_class_id, writable);
+# this one reads every format up to its own (new fields have defaults)
+KB_FORMAT = 2
 _QUICKSTART = re.compile(
     r"quick\s*-?\s*start|getting[\s_-]*started|get[\s_-]*started|install|tutorial|basic|intro", re.I
 )
