@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import pytest
+
 from docmentor.readme_llm.mentions import DOCUMENTS, USES, MentionResolver
 from docmentor.readme_llm.models import ApiEntry, Example
 
@@ -129,6 +131,7 @@ def test_default_domain_directives_document_apis_and_their_bodies_describe_undoc
     class Doc:
         heading: str
         text: str
+        path: str = "api.rst"
 
     entries = [e.model_copy() for e in ENTRIES]
     by_id = {e.api_id: e for e in entries}
@@ -159,3 +162,64 @@ def test_default_domain_directives_document_apis_and_their_bodies_describe_undoc
     assert by_id["pkg._client.Client"].description == "Its own docstring."
     assert by_id["pkg._models.Response"].description == ""
     assert docs_summary("## Title\n\n```python\nx = 1\n```\n\n| a | b |\n\nTwo words") == ""
+
+
+
+def test_descriptions_from_the_docs_are_only_taken_where_they_surely_describe_the_api() -> None:
+    from docmentor.readme_llm.enrich import describe_from_docs
+
+    @dataclass
+    class Doc:
+        heading: str
+        text: str
+        path: str = "api.rst"
+
+    def described(*docs: Doc) -> dict[str, str]:
+        entries = [e.model_copy(update={"description": ""}) for e in ENTRIES]
+        describe_from_docs(entries, list(docs), MentionResolver(entries), package="pkg")
+        return {e.api_id: e.description for e in entries if e.description}
+
+    # a directive's options are no description; its first paragraph of prose is
+    assert described(Doc("API", ".. autoclass:: pkg.DigestAuth\n   :members:\n   :show-inheritance:\n")) == {}
+    assert described(Doc("API", ".. autoclass:: pkg.DigestAuth\n   :members:\n\n   Digest it, the slow way.\n")) == {
+        "pkg._auth.DigestAuth": "Digest it, the slow way."
+    }
+    # a reST title in the section's text is no description
+    assert described(Doc("Digest Auth", "Digest Auth\n-----------\n\nA challenge, then a response.")) == {
+        "pkg._auth.DigestAuth": "A challenge, then a response."
+    }
+    # a heading naming two APIs, or an expression, or another package's name: nothing
+    assert described(Doc("How `pkg.get` and `DigestAuth` meet", "They meet at the door.")) == {}
+    assert described(Doc('`get="x"` (default)', "The default value, as it is.")) == {}
+    assert described(Doc("Migrating from `requests.Response`", "A requests response holds it all.")) == {}
+    # another package's directives, or the page's current module being another package's
+    assert described(Doc("API", ".. class:: werkzeug.Response\n\n    Werkzeug's own response.\n")) == {}
+    assert described(Doc("API", ".. currentmodule:: werkzeug\n\n.. class:: Response\n\n    Werkzeug's.\n")) == {}
+    # a member inside a class directive is that class's, and only if the class is the library's
+    nested = ".. class:: Client\n\n   .. method:: close()\n\n      Close the client for good.\n"
+    assert described(Doc("API", nested)) == {"pkg._client.Client.close": "Close the client for good."}
+    foreign = ".. class:: PoolLimits\n\n   .. method:: close()\n\n      Close the pool.\n"
+    assert described(Doc("API", foreign)) == {}
+    # nor in a code sample or a literal block
+    fenced = "```rst\n.. function:: unique_helper()\n\n    TODO describe it here.\n```\n"
+    literal = "For example::\n\n    .. function:: unique_helper()\n\n       TODO describe it here.\n"
+    assert described(Doc("API", fenced), Doc("API", literal)) == {}
+    # a short name under the page's current module (Sphinx's default domain: `.. class::`)
+    short = ".. currentmodule:: pkg\n\n.. class:: get\n\n    Get it, from the module.\n"
+    assert described(Doc("API", short)) == {"pkg._api.get": "Get it, from the module."}
+
+
+@pytest.mark.timeout(60)  # a hang guard: quadratic (and cubic when nested) before
+def test_directive_bodies_are_read_in_linear_time() -> None:
+    from docmentor.readme_llm.enrich import describe_from_docs
+
+    @dataclass
+    class Doc:
+        heading: str
+        text: str
+        path: str = "api.rst"
+
+    many = "".join(f".. data:: x{i}\n   Body {i}.\n" for i in range(80_000))
+    stairs = "".join(" " * i + f".. class:: C{i}\n" for i in range(4_000))
+    entries = [e.model_copy(update={"description": ""}) for e in ENTRIES]
+    assert describe_from_docs(entries, [Doc("A", many), Doc("B", stairs)], MentionResolver(entries), package="pkg") == 0

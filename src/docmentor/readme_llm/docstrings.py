@@ -19,6 +19,7 @@ __all__ = [
     "display",
     "field_text",
     "is_code",
+    "is_title",
     "plain",
     "prose",
     "prose_paragraphs",
@@ -208,7 +209,7 @@ def prose_paragraphs(docstring: str, *, skip_summary: bool = True) -> list[str]:
             continue
         in_block = False
         stripped = para.strip()
-        if _is_title(para):
+        if is_title(para):
             continue
         if stripped == _CODE or MARKUP.match(stripped) or is_code(para) or _preformatted(para):
             in_block = stripped != _CODE
@@ -232,7 +233,7 @@ def prose_paragraphs(docstring: str, *, skip_summary: bool = True) -> list[str]:
     return [display(t) for t, is_summary in kept if t and not (skip_summary and is_summary)]
 
 
-def _is_title(paragraph: str) -> bool:
+def is_title(paragraph: str) -> bool:
     """A reST title: a line of text under (and maybe over) a run of one punctuation
     character at least as long (``requests.sessions`` over ``~~~~~~~~~~~~~~~~~``)."""
     lines = [ln.strip() for ln in paragraph.strip().split("\n")]
@@ -322,7 +323,7 @@ def summary(docstring: str) -> str:
     chosen = next((p for p in paragraphs if p.strip() != _CODE), "")
     in_block = False
     for para in paragraphs:
-        if para.strip() == _CODE or _is_title(para):  # a Markdown fence, a reST title
+        if para.strip() == _CODE or is_title(para):  # a Markdown fence, a reST title
             continue
         if MARKUP.match(para.lstrip()):
             in_block = True

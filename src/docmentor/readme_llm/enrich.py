@@ -16,9 +16,9 @@ All three are deterministic and computed from what generation already knows.
 from __future__ import annotations
 
 import re
-import textwrap
 from collections import Counter
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
 from docmentor.readme_llm.models import ApiEntry, Example
@@ -120,6 +120,9 @@ def enrich_entries(entries: Sequence[ApiEntry], examples: Sequence[Example]) -> 
 
 class _Section(Protocol):
     @property
+    def path(self) -> str: ...
+
+    @property
     def heading(self) -> str: ...
 
     @property
@@ -131,36 +134,213 @@ def describe_from_docs(
 ) -> int:
     """Give an API without a description (no docstring: httpx's ``Response``, Flask's
     ``request``) the first paragraph of prose of the docs that document it
-    (:func:`docs_summary`): the body of a directive naming it (``.. data:: request``; a
-    short name is also read under ``package``), or a section whose own heading names it and
-    only it (``## `Response```). Docs order: the first such place wins. Returns how many
-    got one."""
+    (:func:`docs_summary`):
+
+    - the body of a reST directive naming it (``.. data:: request``), read as Sphinx does:
+      under the page's ``.. currentmodule::`` (none of another package's), a member inside
+      a ``.. class::`` as that class's (none when the class is not the library's), never
+      in a code sample or a literal block;
+    - a section whose heading names it and only it in code (``## `Response```; every code
+      span a bare name, all the same API; a dotted name only when exactly the library's);
+    - a section whose heading spells a class's name of two words or more ("Digest
+      authentication": ``DigestAuth``).
+
+    Docs order: the first such place wins. Returns how many got one."""
     wanting = {e.api_id: e for e in entries if not e.description.strip() and e.kind != "module"}
     spelled = _Spelled(_spelled_classes(entries))
     filled = 0
+    module: dict[str, str] = {}  # page → its current module (``.. currentmodule::``)
+
+    def give(api: str, text: str) -> None:
+        nonlocal filled
+        if api in wanting and text:
+            wanting.pop(api).description = text
+            filled += 1
+
     for section in sections:
         if not wanting:
             break
-        headings = [section.heading] if section.heading else []
-        for name, body in _directive_bodies(section.text):
-            # a name as the page's ``.. currentmodule::`` has it (``request`` is flask.request)
-            found = resolver.resolve(name)
-            if len(found) != 1 and package:
-                found = resolver.resolve(f"{package}.{name}") or found
-            for api in found & wanting.keys():
-                text = docs_summary(body)
-                if text:
-                    wanting.pop(api).description = text
-                    filled += 1
-        named = resolver.documented(headings, "") & wanting.keys()
-        if len(named) != 1 and section.heading:  # "Digest authentication" is DigestAuth
-            named = {api for api in spelled.find(_heading_key(section.heading)) if api in wanting}
-        if len(named) == 1:
-            text = docs_summary(section.text)
-            if text:
-                wanting.pop(named.pop()).description = text
-                filled += 1
+        current = module.get(section.path, package)
+        for found in _directives(section.text, current):
+            if found.module is not None:
+                current = module[section.path] = found.module
+                continue
+            if package and current.split(".")[0] != package.split(".")[0]:
+                continue  # another package's API, documented here
+            api = _directive_api(resolver, found, package, current)
+            if api in wanting:
+                give(api, docs_summary(found.body))
+        named = _heading_api(resolver, section.heading, package)
+        if named is None and section.heading:  # "Digest authentication" is DigestAuth
+            spelt = spelled.find(_heading_key(section.heading))
+            named = next(iter(spelt)) if len(spelt) == 1 else None
+        if named in wanting:
+            give(named, docs_summary(section.text))
     return filled
+
+
+_HEADING_SPAN = re.compile(r"`([^`\n]+)`")
+_BARE_NAME = re.compile(r"^[A-Za-z_][\w.]*(?:\(\))?$")
+
+
+def _exact(resolver: MentionResolver, name: str, package: str) -> set[str]:
+    """What a name written in the docs denotes, when it surely is the library's: a dotted
+    name is a full path or alias of it, or starts with the package or one of its classes
+    (``requests.Session`` in httpx's docs is not ``httpx.Session``)."""
+    if "." in name:
+        first = name.split(".")[0]
+        if package and first != package.split(".")[0] and not resolver.is_class(first):
+            exact = resolver.full(name)
+            return {exact} if exact is not None else set()
+    return resolver.resolve(name)
+
+
+def _heading_api(resolver: MentionResolver, heading: str, package: str) -> str | None:
+    spans = _HEADING_SPAN.findall(heading)
+    if not spans or not all(_BARE_NAME.match(s.strip()) for s in spans):
+        return None  # no code, or an expression (`capture="sys"`): about a value, not an API
+    found = [_exact(resolver, s.strip().removesuffix("()"), package) for s in spans]
+    ids = set().union(*found)
+    return next(iter(ids)) if len(ids) == 1 and all(found) else None
+
+
+def _directive_api(resolver: MentionResolver, found: _Directive, package: str, module: str) -> str | None:
+    if found.enclosing is not None:  # a member documented inside its class's directive
+        owner = _exact(resolver, found.enclosing, package)
+        if len(owner) != 1:
+            return None  # not the library's class (or not known): its members are not either
+        return resolver.member(next(iter(owner)), found.name.rsplit(".", 1)[-1])
+    ids = _exact(resolver, found.name, package)
+    if len(ids) != 1 and module:  # `.. data:: request` under `.. currentmodule:: flask`
+        exact = resolver.full(f"{module}.{found.name}")
+        ids = {exact} if exact is not None else ids
+    return next(iter(ids)) if len(ids) == 1 else None
+
+
+_LIST_OR_TABLE = re.compile(r"^\s*(?:[*+-]\s|\d+[.)]\s|\|)")
+_EMPHASIS = re.compile(r"^([*_]{1,2})(\S(?:.*\S)?)\1$", re.S)
+_FIELD_LINE = re.compile(r"^\s*:[\w -]+:")  # a directive's option or a field list's line
+
+
+def docs_summary(text: str) -> str:
+    """The first paragraph of prose in a piece of the docs, as one line: not a heading or a
+    reST title, a list (an API page's list of members is no description), a table, a
+    directive or its options, a field list, an admonition or code; whole-paragraph emphasis
+    unwrapped (``*An HTTP response.*``); without a last sentence that announced code
+    ("Here an example::"); at most ~400 characters; "" when there is none of three words."""
+    from docmentor.readme_llm.docstrings import (
+        MARKUP,
+        PARAGRAPHS,
+        is_code,
+        is_title,
+        summary,
+        without_lead_in,
+    )
+
+    for para in PARAGRAPHS.split(text.strip()):
+        stripped = para.strip()
+        lines = stripped.split("\n")
+        if (
+            not stripped
+            or lines[0].startswith(("#", "```", "~~~", ":::"))
+            or is_title(stripped)
+            or MARKUP.match(stripped)
+            or _LIST_OR_TABLE.match(lines[0])
+            or all(_FIELD_LINE.match(line) for line in lines)
+            or para[:1] in (" ", "\t")  # a directive's body or a literal block
+            or is_code(para)
+        ):
+            continue
+        line = " ".join(stripped.split())
+        emphasis = _EMPHASIS.match(line)
+        if emphasis is not None:
+            line = emphasis.group(2)
+        if line.endswith(":"):
+            line = without_lead_in(line)
+        if len(line.split()) >= 3:
+            return summary(line)
+    return ""
+
+
+@dataclass
+class _Directive:
+    name: str  # as written
+    body: str = ""  # the first paragraph of prose of its body, dedented
+    enclosing: str | None = None  # the ``.. class::`` it is inside of
+    module: str | None = None  # a ``.. currentmodule::`` / ``.. module::`` line: the module
+
+
+_DIRECTIVE_HEAD = re.compile(r"^([ \t]*)\.\.[ \t]+(?:(py|auto):)?([\w-]+)::[ \t]*(.*)$")
+_CLASSLIKE = frozenset({"class", "exception", "autoclass", "autoexception"})
+_MAX_BODY_LINES = 40
+
+
+def _directives(text: str, module: str) -> list[_Directive]:
+    """The reST API directives of a section's text in order, each with the first paragraph
+    of its body, the class directive it is nested in, and the module lines among them;
+    none inside a Markdown fence or a ``::`` literal block. One pass, each body read up to
+    its first paragraph of prose (at most :data:`_MAX_BODY_LINES` lines)."""
+    from docmentor.readme_llm.mentions import directive_names
+
+    lines = text.split("\n")
+    out: list[_Directive] = []
+    classes: list[tuple[int, str]] = []  # (indent, name) of the enclosing class directives
+    fence = ""
+    literal = -1  # the indentation of a "::" paragraph whose literal block we are in
+    for k, line in enumerate(lines):
+        stripped = line.strip()
+        indent = len(line) - len(line.lstrip())
+        if fence:
+            if stripped.startswith(fence):
+                fence = ""
+            continue
+        if stripped.startswith(("```", "~~~")):
+            fence = stripped[:3]
+            continue
+        if literal >= 0:
+            if not stripped or indent > literal:
+                continue
+            literal = -1
+        m = _DIRECTIVE_HEAD.match(line)
+        if m is None:
+            if stripped.endswith("::"):
+                literal = indent
+            continue
+        kind, argument = m.group(3), m.group(4).strip()
+        if kind in ("currentmodule", "module"):
+            if argument:
+                out.append(_Directive(argument, module=argument))
+            continue
+        while classes and classes[-1][0] >= indent:
+            classes.pop()
+        names = directive_names(line)
+        if not names:
+            continue
+        name = names[0]
+        out.append(_Directive(name, _body(lines, k, indent), classes[-1][1] if classes else None))
+        if kind in _CLASSLIKE or (m.group(2) == "py" and kind in ("class", "exception")):
+            classes.append((indent, name))
+    return out
+
+
+def _body(lines: list[str], k: int, indent: int) -> str:
+    """The first paragraph of prose of the directive on line ``k``: its options skipped."""
+    body: list[str] = []
+    for j in range(k + 1, min(len(lines), k + 1 + _MAX_BODY_LINES)):
+        line = lines[j]
+        stripped = line.strip()
+        if stripped and len(line) - len(line.lstrip()) <= indent:
+            break  # dedented: the body is over
+        if not stripped:
+            if body:
+                break
+            continue
+        if not body and (_FIELD_LINE.match(line) or stripped.startswith("..")):
+            if stripped.startswith(".."):
+                break  # a nested directive first: no prose of its own
+            continue  # an option
+        body.append(stripped)
+    return "\n".join(body)
 
 
 _NAME_WORDS = re.compile(r"[A-Z]+(?=[A-Z][a-z]|\d|\b)|[A-Z]?[a-z]+|\d+")
@@ -184,59 +364,6 @@ def _spelled_classes(entries: Sequence[ApiEntry]) -> dict[tuple[str, ...], set[s
             words = _words_of(e.name)
             if len(words) >= 2:
                 out.setdefault(words, set()).add(e.api_id)
-    return out
-
-
-_LIST_OR_TABLE = re.compile(r"^\s*(?:[*+-]\s|\d+[.)]\s|\|)")
-_EMPHASIS = re.compile(r"^([*_]{1,2})(\S(?:.*\S)?)\1$", re.S)
-
-
-def docs_summary(text: str) -> str:
-    """The first paragraph of prose in a piece of the docs, as one line: not a heading, a
-    list (an API page's list of members is no description), a table, a directive, an
-    admonition or code; whole-paragraph emphasis unwrapped (``*An HTTP response.*``); at
-    most ~400 characters; "" when there is none of three words or more."""
-    from docmentor.readme_llm.docstrings import MARKUP, PARAGRAPHS, is_code, summary
-
-    for para in PARAGRAPHS.split(text.strip()):
-        stripped = para.strip()
-        first = stripped.split("\n", 1)[0]
-        if (
-            not stripped
-            or first.startswith(("#", "```", "~~~", ":::"))
-            or MARKUP.match(stripped)
-            or _LIST_OR_TABLE.match(first)
-            or para[:1] in (" ", "\t")  # a directive's body or a literal block
-            or is_code(para)
-        ):
-            continue
-        line = " ".join(stripped.split())
-        emphasis = _EMPHASIS.match(line)
-        if emphasis is not None:
-            line = emphasis.group(2)
-        if len(line.split()) >= 3:
-            return summary(line)
-    return ""
-
-
-def _directive_bodies(text: str) -> list[tuple[str, str]]:
-    """(the name, its indented body, dedented) of each API directive in a section's text."""
-    from docmentor.readme_llm.mentions import directive_names
-
-    lines = text.split("\n")
-    out: list[tuple[str, str]] = []
-    for k, line in enumerate(lines):
-        names = directive_names(line) if line.lstrip().startswith("..") else []  # reST: a body of prose
-        if not names:
-            continue
-        indent = len(line) - len(line.lstrip())
-        body: list[str] = []
-        for nxt in lines[k + 1 :]:
-            if nxt.strip() and len(nxt) - len(nxt.lstrip()) <= indent:
-                break
-            body.append(nxt)
-        if any(b.strip() for b in body):
-            out.append((names[0], textwrap.dedent("\n".join(body))))
     return out
 
 

@@ -98,6 +98,18 @@ class MentionResolver:
             self._examples[(ex.source, ex.path)].append(ex)
 
     # -- names ----------------------------------------------------------------------------
+    def full(self, name: str) -> str | None:
+        """The api_id a full path or public alias denotes, exactly; else None."""
+        return self._full.get(name)
+
+    def is_class(self, name: str) -> bool:
+        """Whether a short name is one of the library's classes' (any case)."""
+        return name.lower() in self._classes
+
+    def member(self, cls: str, name: str) -> str | None:
+        """The api_id of class ``cls``'s member ``name`` (as listed under it), or None."""
+        return self._members.get(cls, {}).get(name)
+
     def resolve(self, name: str, context: Iterable[str] = ()) -> set[str]:
         """The APIs ``name`` may denote (empty when unknown or too ambiguous).
 
