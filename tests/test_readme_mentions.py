@@ -30,6 +30,15 @@ ENTRIES = [
 
 
 @dataclass
+class Doc:
+    """A stored docs section as describe_from_docs reads it."""
+
+    heading: str
+    text: str
+    path: str = "api.rst"
+
+
+@dataclass
 class Section:
     text: str
     heading_path: list[str] = field(default_factory=list)
@@ -127,12 +136,6 @@ def test_default_domain_directives_document_apis_and_their_bodies_describe_undoc
         "pkg._models.Response": DOCUMENTS,
     }
 
-    @dataclass
-    class Doc:
-        heading: str
-        text: str
-        path: str = "api.rst"
-
     entries = [e.model_copy() for e in ENTRIES]
     by_id = {e.api_id: e for e in entries}
     by_id["pkg._client.Client"].description = "Its own docstring."
@@ -167,12 +170,6 @@ def test_default_domain_directives_document_apis_and_their_bodies_describe_undoc
 
 def test_descriptions_from_the_docs_are_only_taken_where_they_surely_describe_the_api() -> None:
     from docmentor.readme_llm.enrich import describe_from_docs
-
-    @dataclass
-    class Doc:
-        heading: str
-        text: str
-        path: str = "api.rst"
 
     def described(*docs: Doc) -> dict[str, str]:
         entries = [e.model_copy(update={"description": ""}) for e in ENTRIES]
@@ -212,12 +209,6 @@ def test_descriptions_from_the_docs_are_only_taken_where_they_surely_describe_th
 @pytest.mark.timeout(60)  # a hang guard: quadratic (and cubic when nested) before
 def test_directive_bodies_are_read_in_linear_time() -> None:
     from docmentor.readme_llm.enrich import describe_from_docs
-
-    @dataclass
-    class Doc:
-        heading: str
-        text: str
-        path: str = "api.rst"
 
     many = "".join(f".. data:: x{i}\n   Body {i}.\n" for i in range(80_000))
     stairs = "".join(" " * i + f".. class:: C{i}\n" for i in range(4_000))
