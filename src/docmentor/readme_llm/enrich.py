@@ -161,7 +161,7 @@ def describe_from_docs(
         if not wanting:
             break
         current = module.get(section.path, package)
-        for found in _directives(section.text, current):
+        for found in _directives(section.text):
             if found.module is not None:
                 current = module[section.path] = found.module
                 continue
@@ -275,7 +275,7 @@ _CLASSLIKE = frozenset({"class", "exception", "autoclass", "autoexception"})
 _MAX_BODY_LINES = 40
 
 
-def _directives(text: str, module: str) -> list[_Directive]:
+def _directives(text: str) -> list[_Directive]:
     """The reST API directives of a section's text in order, each with the first paragraph
     of its body, the class directive it is nested in, and the module lines among them;
     none inside a Markdown fence or a ``::`` literal block. One pass, each body read up to
