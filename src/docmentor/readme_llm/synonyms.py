@@ -4,8 +4,9 @@ APIs are named with short verbs (``get``, ``send``, ``add``) and tasks are writt
 others ("fetch a page", "dispatch a request", "append rows"). A word of the task that no
 API name contains is looked up in WordNet 3.0's verbs: the other words of its first, most
 frequent sense (``data/verb-synonyms.tsv``, built by ``scripts/build_verb_synonyms.py``;
-words WordNet knows better as nouns are not in it). Those synonyms that API names do
-contain join the query at a word's weight ("fetch" → ``get``). Words the library uses
+words WordNet knows better as nouns are not in it, nor verbs of several senses whose first
+is less than half of their sense-tagged uses: "call an endpoint" is no "name"). Those
+synonyms that API names do contain join the query at a word's weight ("fetch" → ``get``). Words the library uses
 itself are never expanded, so a library that says "fetch" keeps it, and a synonym no API
 name holds adds nothing.
 
@@ -39,7 +40,7 @@ class Synonym:
 
 @cache
 def verb_synonyms() -> dict[str, tuple[str, ...]]:
-    """verb → the other words of its first WordNet sense (4,647 verbs, loaded once)."""
+    """verb → the other words of its first WordNet sense (3,440 verbs, loaded once)."""
     text = (resources.files("docmentor") / "data" / "verb-synonyms.tsv").read_text(encoding="utf-8")
     table: dict[str, tuple[str, ...]] = {}
     for line in text.splitlines():
