@@ -799,3 +799,52 @@ def test_a_deprecation_reason_is_shown_as_a_reader_sees_it() -> None:
     hits = ApiIndex({"pkg": ([old, new], [])}).find("list the tables", limit=2)
     shown = {h.entry.api_id: h.to_dict(1)["deprecated"] for h in hits}
     assert shown == {"pkg.Conn.list_tables": None, "pkg.Conn.table_names": "Use `list_tables` instead."}
+
+
+def test_readme_example_is_about_the_api_and_needs_no_other_package() -> None:
+    from docmentor.readme_llm.models import ApiEntry, Example
+    from docmentor.readme_llm.readme import best_example
+
+    client = ApiEntry(api_id="pkg._client.Client", aliases=["pkg.Client"], kind="class", name="Client")
+    table = ApiEntry(api_id="pkg.db.Table", kind="class", name="Table")
+
+    def ex(i: int, code: str, apis: list[str], headings: list[str], complete: bool = True) -> Example:
+        return Example(
+            example_id=f"e{i}", title=headings[-1], code=code, language="python", source="d", path="p.md",
+            line=i, apis_used=apis, complete=complete, heading_path=headings,
+        )  # fmt: skip
+
+    # the shortest complete one imports a third-party package: a recipe, not the API's example
+    recipe = ex(1, "import truststore\nimport pkg\nc = pkg.Client(verify=truststore.X())\n",
+                ["pkg._client.Client"], ["SSL", "System certificates"])  # fmt: skip
+    stdlib = ex(2, "import ssl\nimport pkg\n\nctx = ssl.create_default_context()\nc = pkg.Client(verify=ctx)\n",
+                ["pkg._client.Client"], ["SSL", "Custom context"])  # fmt: skip
+    assert best_example(client, [recipe, stdlib], validated=False) is stdlib
+    # the library's own submodules and relative imports are no other package
+    own = ex(3, "import pkg.auth\nfrom . import helpers\nfrom pkg import Client\n\nc = Client(auth=pkg.auth.A())\n",
+             ["pkg._client.Client"], ["Auth"])  # fmt: skip
+    assert best_example(client, [recipe, own], validated=False) is own
+    # under a heading that names it (plural or not) before a shorter one elsewhere
+    named = ex(4, "import pkg\n\nwith pkg.Client() as client:\n    client.get('https://example.org')\n",
+               ["pkg._client.Client"], ["Clients", "Usage"])  # fmt: skip
+    assert best_example(client, [stdlib, named], validated=False) is named
+    # all of a name's words, in order: "Async clients" names AsyncClient, "Clients" does not
+    aclient = ApiEntry(api_id="pkg._client.AsyncClient", kind="class", name="AsyncClient")
+    uses = ["pkg._client.AsyncClient"]
+    plain = ex(5, "import pkg\n\npkg.AsyncClient()\n", uses, ["Clients"])
+    asynchronous = ex(
+        9, "import pkg\n\nasync with pkg.AsyncClient() as c:\n    await c.get('/')\n", uses, ["Async clients"]
+    )
+    assert best_example(aclient, [plain, asynchronous], validated=False) is asynchronous
+    # a class no example uses by name is shown with one that uses its members
+    search = ex(6, "tbl.search([1, 2]).limit(2)\n", ["pkg.db.Table.search"], ["Search"], complete=False)
+    assert best_example(table, [search], validated=False) is search
+    # but one that uses the class itself comes first; a function takes no member's example
+    direct = ex(7, "import pkg\n\nt = pkg.db.Table('x')\nt.search([1])\n",
+                ["pkg.db.Table", "pkg.db.Table.search"], ["Tables"])  # fmt: skip
+    assert best_example(table, [search, direct], validated=False) is direct
+    connect = ApiEntry(api_id="pkg.db.connect", kind="function", name="connect")
+    assert (
+        best_example(connect, [ex(8, "pkg.db.connect.x()\n", ["pkg.db.connect.x"], ["C"])], validated=False)
+        is None
+    )

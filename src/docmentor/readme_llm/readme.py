@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import ast
 import re
+import sys
 import textwrap
 import warnings
 from collections.abc import Collection, Sequence
@@ -48,6 +49,7 @@ _SECTION = re.compile(
 )
 _MAX_DESCRIPTION = 700
 _ITEM = re.compile(r"^(?:[-*+]|\d+[.)])\s")  # a list item: what a colon may announce
+_WORD = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
 
 
 def _safe(text: str) -> str:
@@ -88,15 +90,20 @@ def best_example(
 ) -> Example | None:
     """The example to show for ``entry``.
 
-    Validated (passed) first, then one that uses no ``deprecated`` API, then complete
-    programs, then one not shown yet for another API, then the shortest. When validation
-    ran, only passed examples qualify; a Python example qualifies only when it parses
-    (``ast``) once dedented.
+    Validated (passed) first, then one that uses no ``deprecated`` API, then one that
+    imports no third-party package (neither the library nor the standard library: the
+    truststore recipe is no example of ``Client``), then one that uses the API itself (a
+    class's example may use only its members: ``tbl.search(...)`` shows ``Table``), then one
+    under a heading that names it, then complete programs, then one not shown yet for
+    another API, then the shortest. When validation ran, only passed examples qualify; a
+    Python example qualifies only when it parses (``ast``) once dedented.
     """
+    member = entry.api_id + "."
+    members = entry.kind == "class"
     candidates = [
         ex
         for ex in examples
-        if entry.api_id in ex.apis_used
+        if (entry.api_id in ex.apis_used or (members and any(a.startswith(member) for a in ex.apis_used)))
         and ex.code.strip()
         and (not validated or ex.validated is True)
         and (ex.language != "python" or _parses(example_code(ex)))
@@ -104,17 +111,70 @@ def best_example(
     if not candidates:
         return None
     seen = shown or set()
+    own = _roots(entry)
+    words = _heading_words(entry.name)
     return min(
         candidates,
         key=lambda ex: (
             ex.validated is not True,
             any(a in deprecated for a in ex.apis_used),
+            ex.language == "python" and bool(_imported(example_code(ex)) - own - _STDLIB),
+            entry.api_id not in ex.apis_used,
+            not _names(ex, words),
             not ex.complete,
             ex.example_id in seen,
             len(ex.code),
             ex.example_id,
         ),
     )
+
+
+_STDLIB = frozenset(sys.stdlib_module_names) | {"__future__"}
+
+
+def _roots(entry: ApiEntry) -> frozenset[str]:
+    """The top-level packages the API is imported from (``lancedb`` for ``lancedb.db.DBConnection``)."""
+    return frozenset(path.split(".", 1)[0] for path in (entry.api_id, *entry.aliases))
+
+
+@lru_cache(maxsize=4096)
+def _imported(code: str) -> frozenset[str]:
+    """The top-level packages a Python example imports (absolute imports only)."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            tree = ast.parse(code)
+    except (SyntaxError, ValueError):
+        return frozenset()
+    out: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            out.update(alias.name.split(".", 1)[0] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            out.add(node.module.split(".", 1)[0])
+    return frozenset(out)
+
+
+def _heading_words(name: str) -> tuple[str, ...]:
+    """The words a heading names an API with: ``iter_lines`` → ("iter", "line"),
+    ``AsyncClient`` → ("async", "client")."""
+    return _words(name) or (name.lower(),)
+
+
+def _words(text: str) -> tuple[str, ...]:
+    """Lower-case words, camel case split, a plural's "s" dropped ("Clients" → "client")."""
+    found = (w.lower() for w in _WORD.findall(text))
+    return tuple(w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w for w in found)
+
+
+def _names(example: Example, words: tuple[str, ...]) -> bool:
+    """Whether the example's title or a heading above it names the API (its words in order)."""
+    n = len(words)
+    for heading in (example.title, *example.heading_path):
+        found = _words(heading)
+        if any(tuple(found[i : i + n]) == words for i in range(len(found) - n + 1)):
+            return True
+    return False
 
 
 def _description(entry: ApiEntry, by_id: dict[str, ApiEntry]) -> str:
