@@ -848,3 +848,39 @@ def test_readme_example_is_about_the_api_and_needs_no_other_package() -> None:
         best_example(connect, [ex(8, "pkg.db.connect.x()\n", ["pkg.db.connect.x"], ["C"])], validated=False)
         is None
     )
+
+
+def test_readme_example_most_about_the_api_and_doctest_sessions_as_programs() -> None:
+    import ast
+
+    from docmentor.readme_llm.models import ApiEntry, Example
+    from docmentor.readme_llm.readme import best_example, example_code, render_readme
+
+    client = ApiEntry(api_id="pkg.AsyncClient", kind="class", name="AsyncClient", signature="AsyncClient()")
+
+    def ex(i: int, code: str, apis: list[str]) -> Example:
+        return Example(
+            example_id=f"e{i}", title="Usage", code=code, language="python", source="d", path="p.md",
+            line=i, apis_used=apis, complete=True,
+        )  # fmt: skip
+
+    # the one most about the API before a shorter one that configures something else for it
+    transport = ex(1, "import pkg\nt = pkg.Transport(retries=1)\nc = pkg.AsyncClient(transport=t)\n",
+                   ["pkg.Transport", "pkg.AsyncClient"])  # fmt: skip
+    program = ex(2, "import asyncio\nimport pkg\n\nasync def main():\n    async with pkg.AsyncClient() as c:\n"
+                    "        print(await c.get('/'))\n\nasyncio.run(main())\n",
+                 ["pkg.AsyncClient", "pkg.AsyncClient.get"])  # fmt: skip
+    assert best_example(client, [transport, program], validated=False) is program
+    # a doctest session (not valid Python as written) is shown as the program it spells,
+    # its output as comments: it qualifies, and what README.LLM shows parses
+    session = ex(3, "    >>> import pkg\n    >>> c = pkg.AsyncClient()\n    >>> for k in c.keys():\n"
+                    "    ...     if k:\n    ...         print(k)\n    ...\n    a\n    >>> c.url\n    URL('/x')\n",
+                 ["pkg.AsyncClient"])  # fmt: skip
+    shown = example_code(session)
+    assert shown == (
+        "import pkg\nc = pkg.AsyncClient()\nfor k in c.keys():\n    if k:\n        print(k)\n\n# a\nc.url\n# URL('/x')"
+    )
+    ast.parse(shown)
+    assert best_example(client, [session], validated=False) is session
+    text = render_readme("pkg", "1.0", [client], [session], validated=False)
+    assert "<context_1_example>\nimport pkg\nc = pkg.AsyncClient()" in text and ">>>" not in text

@@ -58,8 +58,33 @@ def _safe(text: str) -> str:
 
 
 def example_code(example: Example) -> str:
-    """The example's code as README.LLM shows it: dedented, without blank edges."""
-    return textwrap.dedent(example.code).strip("\n")
+    """The example's code as README.LLM shows it: dedented, without blank edges; a doctest
+    session (``>>> r = httpx.get(url)``) as the program its prompts spell, each output
+    line a comment below the statement that printed it."""
+    code = textwrap.dedent(example.code).strip("\n")
+    if example.language == "python" and code.lstrip().startswith(">>>"):
+        return _session_program(code)
+    return code
+
+
+def _session_program(code: str) -> str:
+    out: list[str] = []
+    statement = False
+    for raw in code.split("\n"):
+        line = raw.strip()
+        prompt = line[:3]
+        if prompt == ">>>" and line[3:4] in ("", " "):
+            out.append(line[4:])
+            statement = True
+        elif statement and prompt == "..." and line[3:4] in ("", " "):
+            out.append(raw.lstrip()[4:])  # the statement's own indentation after "... "
+        elif line:
+            out.append("# " + raw.rstrip())  # output, as printed
+            statement = False
+        else:
+            out.append("")
+            statement = False
+    return "\n".join(out).strip("\n")
 
 
 @lru_cache(maxsize=4096)
@@ -91,11 +116,12 @@ def best_example(
     """The example to show for ``entry``.
 
     Validated (passed) first, then one that uses no ``deprecated`` API, then one that
-    imports no third-party package (neither the library nor the standard library: the
-    truststore recipe is no example of ``Client``), then one that uses the API itself (a
+    imports no package beyond the library and the standard library (the truststore
+    recipe is no example of ``Client``), then one that uses the API itself (a
     class's example may use only its members: ``tbl.search(...)`` shows ``Table``), then one
     under a heading that names it, then complete programs, then one not shown yet for
-    another API, then the shortest. When validation ran, only passed examples qualify; a
+    another API, then the one most about it (the largest part of its API uses are the API
+    or its members), then the shortest. When validation ran, only passed examples qualify; a
     Python example qualifies only when it parses (``ast``) once dedented.
     """
     member = entry.api_id + "."
@@ -123,10 +149,19 @@ def best_example(
             not _names(ex, words),
             not ex.complete,
             ex.example_id in seen,
+            -_share(ex, entry.api_id, member),
             len(ex.code),
             ex.example_id,
         ),
     )
+
+
+def _share(example: Example, api_id: str, member: str) -> float:
+    """The part of the example's API uses that are the API or its members: how much it is
+    about it (the asyncio program that opens an ``AsyncClient`` and calls ``get`` on it, not
+    the one that configures a transport for it)."""
+    ours = sum(1 for a in example.apis_used if a == api_id or a.startswith(member))
+    return ours / max(1, len(example.apis_used))
 
 
 _STDLIB = frozenset(sys.stdlib_module_names) | {"__future__"}
