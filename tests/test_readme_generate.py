@@ -740,6 +740,19 @@ def test_readme_shows_sphinx_docstrings_as_prose_without_fields_directives_or_co
     long = "Open it.\n\n" + "\n\n".join(f"Paragraph {i} " + "word " * 30 for i in range(20))
     shown = render_readme("web", "1.0", [entry.model_copy(update={"docstring": long})], [], validated=False)
     assert "Paragraph 0 word" in shown and "Paragraph 19" not in shown
+    # a summary that is all lead-in to code left out gives way to the paragraphs after it
+    lead_in = "The parts of a URL are broken down like this:\n\n    url.scheme\n\nHosts are lowercased."
+    shown = render_readme("web", "1.0", [entry.model_copy(update={"docstring": lead_in, "description": lead_in.split("\n")[0]})], [], validated=False)
+    assert "like this" not in shown and "is a function. Hosts are lowercased." in shown
+    # with nothing after it, it stays, ended: it is all there is
+    alone = "The parts of a URL are broken down like this:"
+    shown = render_readme("web", "1.0", [entry.model_copy(update={"docstring": alone, "description": alone})], [], validated=False)
+    assert "is a function. The parts of a URL are broken down like this.\n" in shown
+    # one that says what the API is, then announces code, keeps what it says
+    stored = "The query that defines a view, as stored::\n\n    SELECT x\n\nA function yields rows."
+    update = {"docstring": stored, "description": stored.split("\n")[0]}
+    shown = render_readme("web", "1.0", [entry.model_copy(update=update)], [], validated=False)
+    assert "is a function. The query that defines a view, as stored. A function yields rows." in shown
     # Markdown docstrings: fences, their lead-ins, diagrams, bold sections, cross-references
     markdown = (
         "An HTTP client.\n\nIt can be shared between threads. For example:\n```python\n"

@@ -49,6 +49,8 @@ _SECTION = re.compile(
 )
 _MAX_DESCRIPTION = 700
 _ITEM = re.compile(r"^(?:[-*+]|\d+[.)])\s")  # a list item: what a colon may announce
+# words by which a sentence points at what follows it
+_POINTS_AT = re.compile(r"\b(?:like (?:this|so)|as follows|following|below|these|this way|here)\b", re.I)
 _WORD = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
 
 
@@ -226,7 +228,13 @@ def _description(entry: ApiEntry, by_id: dict[str, ApiEntry]) -> str:
     # without directives, code and literal blocks: whole paragraphs, as many as fit
     paragraphs = prose_paragraphs(entry.docstring)
     if body.endswith(":") and not (paragraphs and _ITEM.match(paragraphs[0])):
-        body = without_lead_in(body) or body  # it announced code left out ("… are the same:")
+        # it announced code left out ("… are the same:"): its other sentences stay. One that
+        # is all lead-in gives way to the paragraphs after it when it only points at what
+        # followed ("The components of a URL are broken down like this:"), else it ends
+        # there ("The query that defines a materialized view, as stored.")
+        body = without_lead_in(body) or (
+            "" if paragraphs and _POINTS_AT.search(body) else body.rstrip(":") + "."
+        )
     for paragraph in paragraphs:
         if len(body) + len(paragraph) >= _MAX_DESCRIPTION:
             break
