@@ -395,11 +395,111 @@ def test_parameters_described_in_a_markdown_list_of_bold_names(tmp_path: Path) -
         "x": "the x.",
     }
     assert _markdown_parameters("Args:\n\n    * **a** - first\n    * **b** - second\n") == {"a": "first", "b": "second"}
+    # code names with a dash or a colon after them (httpx's transports: "* `app` - The ASGI
+    # application."), continued on indented lines; a bullet that only starts with code is none
+    assert _markdown_parameters(
+        "Arguments:\n\n* `app` - The ASGI application.\n* `raise_app_exceptions` - Boolean indicating\n"
+        "   if exceptions should be raised.\n* `root_path`: The root path.\n* `x` is not described like that\n"
+    ) == {
+        "app": "The ASGI application.",
+        "raise_app_exceptions": "Boolean indicating if exceptions should be raised.",
+        "root_path": "The root path.",
+    }
     assert {p.name: p.description for p in api.by_id["pkg.request"].parameters} == {
         "method": "HTTP method for the new `Request` object: `GET`, `POST`.",
         "url": "URL for the new `Request` object.",
         "verify": "Either `True` to use an SSL context with the default CA bundle, or `False`.",
     }
+
+
+def test_parameters_described_where_the_docstring_sends_the_reader(tmp_path: Path) -> None:
+    from docmentor.readme_llm.enrich import parameters_by_reference
+    from docmentor.readme_llm.mentions import MentionResolver
+
+    api = surface(
+        tmp_path,
+        {
+            "pkg/__init__.py": '''
+                from pkg._api import get, head, request, stream
+                from pkg._client import Client, Other
+                __all__ = ["Client", "Other", "get", "head", "request", "stream"]
+            ''',
+            "pkg/_api.py": '''
+                def request(method: str, url: str, *, params: dict | None = None) -> None:
+                    """Sends a request.
+
+                    Args:
+                        method: The HTTP method.
+                        url: Where to send it.
+                        params: Query parameters.
+                    """
+
+                def get(url: str, *, params: dict | None = None, timeout: float = 5.0) -> None:
+                    """Sends a GET request.
+
+                    **Parameters**: See `pkg.request`.
+                    """
+
+                def head(url: str) -> None:
+                    """Sends a HEAD request.
+
+                    Args: same as :func:`get`.
+                    """
+
+                def stream(url: str) -> None:
+                    """Streams a response.
+
+                    Parameters: see `close`.
+                    """
+            ''',
+            "pkg/_client.py": '''
+                class Client:
+                    def get(self, url: str, *, params: dict | None = None) -> None:
+                        """Send a GET request.
+
+                        **Parameters**: See `request`.
+                        """
+
+                    def request(self, method: str, url: str) -> None:
+                        """Send a request.
+
+                        Args:
+                            method: Its method.
+                            url: Its URL.
+                        """
+
+                    def close(self, url: str) -> None:
+                        """Close it.
+
+                        Args:
+                            url: Another description of url.
+                        """
+
+                class Other:
+                    def close(self, url: str) -> None:
+                        """Close that.
+
+                        Args:
+                            url: Yet another description of url.
+                        """
+            ''',
+        },
+    )
+    entries = list(api.entries)
+    filled = parameters_by_reference(entries, MentionResolver(entries))
+
+    def described(api_id: str) -> dict[str, str]:
+        return {p.name: p.description for p in api.by_id[api_id].parameters}
+
+    # a full path: the same-named parameters; one it does not have stays undescribed
+    assert described("pkg._api.get") == {"url": "Where to send it.", "params": "Query parameters.", "timeout": ""}
+    # a chain (head → get → request) is followed
+    assert described("pkg._api.head") == {"url": "Where to send it."}
+    # a bare name that may denote several: the one describing the most wanted parameters
+    assert described("pkg._client.Client.get") == {"url": "Where to send it.", "params": "Query parameters."}
+    # two that describe as many, differently: neither is guessed
+    assert described("pkg._api.stream") == {"url": ""}
+    assert filled == 5
 
 
 def test_a_property_says_whether_it_has_a_setter(tmp_path: Path) -> None:

@@ -280,13 +280,16 @@ def generate(
 
     # 4. importance
     t = time.perf_counter()
-    from docmentor.readme_llm.enrich import describe_from_docs
+    from docmentor.readme_llm.enrich import describe_from_docs, parameters_by_reference
     from docmentor.readme_llm.importance import count_mentions, prose_text, score_importance
     from docmentor.readme_llm.mentions import MentionResolver
 
+    # "Parameters: see `request`": those parameters are described as they are there
+    resolver = MentionResolver(entries)
+    parameters_by_reference(entries, resolver)
     # an API with no docstring is described by the docs that document it, when they do
     if sections:
-        describe_from_docs(entries, sections, MentionResolver(entries), package=package)
+        describe_from_docs(entries, sections, resolver, package=package)
     mentions = count_mentions((prose_text(s.text) for s in sections), entries)
     score_importance(entries, examples, mentions, package=package)
     from docmentor.readme_llm.enrich import enrich_entries

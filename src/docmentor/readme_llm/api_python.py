@@ -817,21 +817,23 @@ def _sections(docstring: griffe.Docstring, parser: griffe.Parser) -> list[Any]:
 # an item ends at the next item of the same indentation (a deeper one is a sub-list), a
 # blank line or the end
 _MD_PARAMETER = re.compile(
-    r"^([ \t]*)[*-][ \t]+\*\*`?(\w+)`?\*\*[ \t]*(?:[-–—:][ \t]*)?(.*?)(?=^\1[*-][ \t]|\n[ \t]*\n|\Z)",
+    r"^([ \t]*)[*-][ \t]+(?:\*\*`?(\w+)`?\*\*[ \t]*(?:[-–—:][ \t]*)?|`(\w+)`[ \t]*[-–—:][ \t]*)"
+    r"(.*?)(?=^\1[*-][ \t]|\n[ \t]*\n|\Z)",
     re.M | re.S,
 )
 _OPTIONAL_MARK = re.compile(r"^\*?\(optional\)\*?[ \t]*", re.I)
 
 
 def _markdown_parameters(text: str) -> dict[str, str]:
-    """Parameter descriptions from a Markdown list of bold names, which none of griffe's
-    parsers reads (httpx: ``* **verify** - *(optional)* Either `True` to use …``). Names
+    """Parameter descriptions from a Markdown list of bold names or of code names with a
+    dash or colon after them, which none of griffe's parsers reads (httpx: ``* **verify** -
+    *(optional)* Either `True` to use …``, ``* `app` - The ASGI application.``). Names
     that are no parameter are dropped by the caller."""
-    if "**" not in text:
+    if "**" not in text and "`" not in text:
         return {}
     out: dict[str, str] = {}
     for m in _MD_PARAMETER.finditer(text):
-        out.setdefault(m.group(2), _OPTIONAL_MARK.sub("", " ".join(m.group(3).split())))
+        out.setdefault(m.group(2) or m.group(3), _OPTIONAL_MARK.sub("", " ".join(m.group(4).split())))
     return out
 
 

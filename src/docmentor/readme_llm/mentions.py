@@ -110,6 +110,10 @@ class MentionResolver:
         """The api_id of class ``cls``'s member ``name`` (as listed under it), or None."""
         return self._members.get(cls, {}).get(name)
 
+    def named(self, name: str) -> set[str]:
+        """Every API whose short name is ``name`` (``get``: the function and each method)."""
+        return set(self._short.get(name, ()))
+
     def resolve(self, name: str, context: Iterable[str] = ()) -> set[str]:
         """The APIs ``name`` may denote (empty when unknown or too ambiguous).
 
