@@ -544,6 +544,16 @@ def test_overview_shows_summaries_as_a_reader_sees_them_and_each_class_once() ->
         ("p.aio.Flask", "The application object. Calls `route` for you."),
     ]
     assert "- `p.secho`: Echo and style in one call.\n" in ov.aspects["architecture"] + "\n"
+    # a summary that is all lead-in: nothing when it only pointed at the code, else ended
+    url = ApiEntry(api_id="p.URL", kind="class", name="URL", importance_score=0.7,
+                   description="The components of a URL are broken down like this:")
+    view = ApiEntry(api_id="p.View", kind="class", name="View", importance_score=0.6,
+                    description="The query that defines a view, as stored:")
+    ov = build_overview(library="p", version=None, purpose="", entries=[url, view], examples=[], sections=[])
+    assert [(c.name, c.description) for c in ov.key_classes] == [
+        ("p.URL", ""),
+        ("p.View", "The query that defines a view, as stored."),
+    ]
 
 
 def test_readme_examples_dedented_and_unparsable_ones_skipped() -> None:

@@ -292,6 +292,17 @@ def _without_fences(text: str) -> str:
 _SENTENCE = re.compile(r"(?<!\be\.g)(?<!\bi\.e)(?<!\betc)(?<!\bvs)(?<!\bcf)\.\s+")
 
 
+# words by which a sentence points at what follows it ("broken down like this:")
+_POINTS_AT = re.compile(r"\b(?:like (?:this|so)|as follows|following|below|these|this way|here)\b", re.I)
+
+
+def points_ahead(sentence: str) -> bool:
+    """Whether a lead-in only points at what followed it ("The components of a URL are
+    broken down like this:") rather than saying something ("The query that defines a
+    view, as stored:")."""
+    return bool(_POINTS_AT.search(sentence))
+
+
 def without_lead_in(text: str) -> str:
     """A paragraph without its last sentence when that announced code left out ("… issuing
     a request. For example:", "it can be opened with::"): without what it announces it

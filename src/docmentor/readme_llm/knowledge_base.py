@@ -38,7 +38,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from docmentor.embeddings import LibraryVectors
 from docmentor.errors import NotFoundError, StoreError
-from docmentor.readme_llm.docstrings import display, plain, without_lead_in
+from docmentor.readme_llm.docstrings import display, plain, points_ahead, without_lead_in
 from docmentor.readme_llm.importance import SCORING, WEIGHTS, prose_text, public_path
 from docmentor.readme_llm.models import ApiEntry, Example
 
@@ -331,9 +331,13 @@ def _layered(a: ApiEntry, b: ApiEntry) -> bool:
 
 def shown(description: str) -> str:
     """A summary for the overview: Sphinx markup as a reader sees it, without a last
-    sentence that only announced code (:func:`~.docstrings.without_lead_in`)."""
+    sentence that only announced code (:func:`~.docstrings.without_lead_in`). One that is
+    all lead-in says nothing when it only pointed at the code ("… broken down like this:"),
+    else it ends there ("The query that defines a view, as stored.")."""
     text = display(description.strip())
-    return (without_lead_in(text) or text) if text.endswith(":") else text
+    if not text.endswith(":"):
+        return text
+    return without_lead_in(text) or ("" if points_ahead(text) else text.rstrip(":") + ".")
 
 
 def build_overview(

@@ -36,7 +36,13 @@ from functools import lru_cache
 
 from docmentor.assemble.tokens import DEFAULT_ENCODING, check_encoding, count_tokens
 from docmentor.errors import UsageError
-from docmentor.readme_llm.docstrings import display, field_text, prose_paragraphs, without_lead_in
+from docmentor.readme_llm.docstrings import (
+    display,
+    field_text,
+    points_ahead,
+    prose_paragraphs,
+    without_lead_in,
+)
 from docmentor.readme_llm.importance import public_path
 from docmentor.readme_llm.models import ApiEntry, Example
 
@@ -49,8 +55,6 @@ _SECTION = re.compile(
 )
 _MAX_DESCRIPTION = 700
 _ITEM = re.compile(r"^(?:[-*+]|\d+[.)])\s")  # a list item: what a colon may announce
-# words by which a sentence points at what follows it
-_POINTS_AT = re.compile(r"\b(?:like (?:this|so)|as follows|following|below|these|this way|here)\b", re.I)
 _WORD = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
 
 
@@ -232,9 +236,7 @@ def _description(entry: ApiEntry, by_id: dict[str, ApiEntry]) -> str:
         # is all lead-in gives way to the paragraphs after it when it only points at what
         # followed ("The components of a URL are broken down like this:"), else it ends
         # there ("The query that defines a materialized view, as stored.")
-        body = without_lead_in(body) or (
-            "" if paragraphs and _POINTS_AT.search(body) else body.rstrip(":") + "."
-        )
+        body = without_lead_in(body) or ("" if paragraphs and points_ahead(body) else body.rstrip(":") + ".")
     for paragraph in paragraphs:
         if len(body) + len(paragraph) >= _MAX_DESCRIPTION:
             break
