@@ -1208,3 +1208,57 @@ def test_pathological_docstrings_do_not_break_the_summary() -> None:
     assert is_code(deep) is False  # too long to parse: prose as far as the summary goes
     assert summary("-" * 5000 + "x\n\nThe real text.") != ""
     assert is_code("(" * 300 + ")" * 300) in (True, False)  # parses or not, never raises
+
+
+def test_review_of_the_late_session_parameter_references_and_lists() -> None:
+    import time
+
+    from docmentor.readme_llm.api_python import _markdown_parameters
+    from docmentor.readme_llm.enrich import _SEE_PARAMETERS, parameters_by_reference
+    from docmentor.readme_llm.mentions import MentionResolver
+    from docmentor.readme_llm.models import ApiEntry, ApiParameter
+
+    forms = {
+        "**Parameters**: See `pkg.g`.": "pkg.g",
+        "Args:\n    See `pkg.g`.": "pkg.g",  # Google layout: on the next line
+        "Args:\n    Same as :func:`pkg.g`.": "pkg.g",
+        "Parameters: see :py:func:`pkg.g`.": "pkg.g",
+        "**Parameters**: See [`pkg.g`][pkg.g].": "pkg.g",  # mkdocstrings
+        "Parameters: same as for `pkg.g`": "pkg.g",
+    }
+    for text, name in forms.items():
+        found = _SEE_PARAMETERS.search(text)
+        assert found is not None and found.group(1) == name, text
+    assert _SEE_PARAMETERS.search("Args:\n    x: see `y` for details") is None
+    # one run of blanks however long: no retrying its splits (was cubic: 57 s at 2,000)
+    started = time.perf_counter()
+    for text in ("Args" + " " * 200_000 + "x", "Args**" + " " * 100_000 + ":" + " " * 100_000 + "x"):
+        assert _SEE_PARAMETERS.search(text) is None
+    assert time.perf_counter() - started < 5
+
+    def entry(api_id: str, params: dict[str, str], docstring: str = "") -> ApiEntry:
+        name = api_id.rsplit(".", 1)[1]
+        parameters = [ApiParameter(name=n, description=d) for n, d in params.items()]
+        return ApiEntry(api_id=api_id, kind="function", name=name, parameters=parameters, docstring=docstring)
+
+    # two candidates that agree on the wanted parameters are no tie, whatever else they describe
+    target_a = entry("h.get", {"url": "The URL.", "params": "Query.", "verify": "Check TLS."})
+    target_b = entry("h.aio.get", {"url": "The URL.", "params": "Query.", "extensions": "More."})
+    asking = entry("h.client.fetch", {"url": "", "params": ""}, "Fetch it.\n\nArgs: same as :func:`get`.")
+    entries = [target_a, target_b, asking]
+    assert parameters_by_reference(entries, MentionResolver(entries)) == 2
+    assert [p.description for p in asking.parameters] == ["The URL.", "Query."]
+    # a chain of any length is followed (f0 → f1 → … → f5), whatever the order of the entries
+    chain = [entry(f"c.f{i}", {"x": ""}, f"F{i}.\n\nArgs: see `c.f{i + 1}`.") for i in range(5)]
+    chain.append(entry("c.f5", {"x": "The x."}))
+    assert parameters_by_reference(chain, MentionResolver(chain)) == 5
+    assert all(e.parameters[0].description == "The x." for e in chain)
+
+    # a list of code names outside the parameters (a returned dict's keys) describes none
+    returned = "Fetch a page.\n\nReturns a dict with:\n\n* `url` - the final URL.\n* `status` - the code.\n"
+    assert _markdown_parameters(returned) == {}
+    args = "Fetch.\n\nArguments:\n\n* `url` - where.\n\nReturns:\n\n* `url` - the final URL.\n"
+    assert _markdown_parameters(args) == {"url": "where."}
+    # ``double`` backticks, `**kwargs` and a type in parentheses
+    more = "Arguments:\n\n* ``app`` - The app.\n* `**kwargs` - Passed on.\n* `timeout` (float) - Seconds.\n"
+    assert _markdown_parameters(more) == {"app": "The app.", "kwargs": "Passed on.", "timeout": "Seconds."}

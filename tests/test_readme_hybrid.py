@@ -884,3 +884,75 @@ def test_readme_example_most_about_the_api_and_doctest_sessions_as_programs() ->
     assert best_example(client, [session], validated=False) is session
     text = render_readme("pkg", "1.0", [client], [session], validated=False)
     assert "<context_1_example>\nimport pkg\nc = pkg.AsyncClient()" in text and ">>>" not in text
+
+
+def test_review_of_the_late_session_examples_headings_and_sessions() -> None:
+    from docmentor.readme_llm.models import ApiEntry, Example
+    from docmentor.readme_llm.readme import api_words, best_example, example_code
+
+    client = ApiEntry(api_id="pkg.Client", kind="class", name="Client")
+    aclient = ApiEntry(api_id="pkg.AsyncClient", kind="class", name="AsyncClient")
+
+    def ex(i: int, code: str, apis: list[str], headings: list[str]) -> Example:
+        return Example(
+            example_id=f"e{i}", title=headings[-1], code=code, language="python", source="d", path="p.md",
+            line=i, apis_used=apis, complete=True, heading_path=headings,
+        )  # fmt: skip
+
+    both = ex(1, "import pkg\nc = pkg.Client()\na = pkg.AsyncClient()\n", ["pkg.Client", "pkg.AsyncClient"], ["Async clients"])
+    alone = ex(2, "import pkg\n\nwith pkg.Client() as c:\n    c.close()\n", ["pkg.Client"], ["Transports"])
+    names = api_words([client, aclient])
+    # "Async clients" names AsyncClient, which the library has: not Client
+    assert best_example(client, [both, alone], validated=False, names=names) is alone
+    assert best_example(aclient, [both], validated=False, names=names) is both
+    # plurals as headings write them: "Aliases" names Alias, "Queries" Query; "Status" stays
+    alias = ApiEntry(api_id="pkg.Alias", kind="class", name="Alias")
+    plural = ex(3, "import pkg\npkg.Alias('a')\npkg.Client()\n", ["pkg.Alias", "pkg.Client"], ["Aliases"])
+    other = ex(4, "import pkg\npkg.Alias('b')\n", ["pkg.Alias"], ["Other things"])
+    assert best_example(alias, [other, plural], validated=False) is plural
+    # IPython sessions and a session under a comment of its own are programs too
+    ipy = ex(5, "In [1]: import pkg\n\nIn [2]: for x in pkg.Client():\n   ...:     print(x)\n   ...:\n0\n\n"
+                "In [3]: x\nOut[3]: 0", ["pkg.Client"], ["Use"])  # fmt: skip
+    assert example_code(ipy) == "import pkg\n\nfor x in pkg.Client():\n    print(x)\n\n# 0\n\nx\n# 0"
+    commented = ex(6, "# make one\n>>> import pkg\n>>> pkg.Client()\n<Client>", ["pkg.Client"], ["Use"])
+    assert example_code(commented) == "# make one\nimport pkg\npkg.Client()\n# <Client>"
+
+
+def test_review_of_the_late_session_lead_ins() -> None:
+    from docmentor.readme_llm.docstrings import says_nothing
+    from docmentor.readme_llm.knowledge_base import build_overview
+    from docmentor.readme_llm.models import ApiEntry
+    from docmentor.readme_llm.readme import render_readme
+
+    # labels and sentences that only point ahead say nothing; sentences that say something do
+    assert says_nothing("Usage:") and says_nothing("For example:") and says_nothing("Example usage::")
+    assert says_nothing("The components of a URL are broken down like this:")
+    assert says_nothing("It works as follows:") and says_nothing("The options are shown below:")
+    for said in (
+        "Return rows below the given distance threshold:",
+        "Send a request with the following options:",
+        "Add these rows to the table:",
+        "The query that defines a view, as stored:",
+    ):
+        assert not says_nothing(said), said
+
+    def readme(description: str, docstring: str) -> str:
+        entry = ApiEntry(api_id="pkg.f", kind="function", name="f", signature="f()", importance_score=1.0,
+                         description=description, docstring=docstring)  # fmt: skip
+        text = render_readme("pkg", "1", [entry], [], validated=False)
+        return text.split("<context_1_description>\n", 1)[1].split("\n</context_1_description>", 1)[0]
+
+    assert readme("Usage:", "Usage:\n\n    f()\n\nIt does things.") == "pkg.f is a function. It does things."
+    kept = "Send a request with the following options:"
+    assert readme(kept, kept + "\n\n    f(a=1)\n\nIt sends.") == "pkg.f is a function. Send a request with the following options. It sends."
+    # a paragraph too long to show does not replace a sentence: it ends there instead; a
+    # label goes anyway
+    long = "word " * 200
+    pointing = "The parts are broken down like this:"
+    assert readme(pointing, f"{pointing}\n\n    f()\n\n{long}") == "pkg.f is a function. The parts are broken down like this."
+    assert readme("Usage:", f"Usage:\n\n    f()\n\n{long}") == "pkg.f is a function."
+    # the overview never shows a name with a colon and nothing after it
+    f = ApiEntry(api_id="pkg.f", kind="function", name="f", importance_score=0.9,
+                 description="The components of a URL are broken down like this:")  # fmt: skip
+    ov = build_overview(library="pkg", version=None, purpose="", entries=[f], examples=[], sections=[])
+    assert "- `pkg.f`\n" in ov.aspects["architecture"] + "\n" and "`pkg.f`:" not in ov.aspects["architecture"]

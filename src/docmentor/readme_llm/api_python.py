@@ -817,22 +817,39 @@ def _sections(docstring: griffe.Docstring, parser: griffe.Parser) -> list[Any]:
 # an item ends at the next item of the same indentation (a deeper one is a sub-list), a
 # blank line or the end
 _MD_PARAMETER = re.compile(
-    r"^([ \t]*)[*-][ \t]+(?:\*\*`?(\w+)`?\*\*[ \t]*(?:[-–—:][ \t]*)?|`(\w+)`[ \t]*[-–—:][ \t]*)"
+    r"^([ \t]*)[*-][ \t]+(?:\*\*`?(\w+)`?\*\*[ \t]*(?:[-–—:][ \t]*)?"
+    r"|`{1,2}\*{0,2}(\w+)`{1,2}[ \t]*(?:\([^)\n]*\)[ \t]*)?[-–—:][ \t]*)"
     r"(.*?)(?=^\1[*-][ \t]|\n[ \t]*\n|\Z)",
     re.M | re.S,
 )
 _OPTIONAL_MARK = re.compile(r"^\*?\(optional\)\*?[ \t]*", re.I)
+# a line that opens the parameters (``Arguments:``, ``**Parameters:**``) or another section
+_PARAMETERS_HEAD = re.compile(
+    r"^[ \t]*\**(?:Parameters|Params|Arguments|Args|Keyword [Aa]rguments|Other [Pp]arameters)\**[ \t]*:?\**[ \t]*$",
+    re.M,
+)
+_OTHER_HEAD = re.compile(
+    r"^[ \t]*\**(?:Returns?|Yields?|Raises|Attributes|Examples?|Notes?|Warnings?|See [Aa]lso|Usage)\**[ \t]*:?\**[ \t]*$",
+    re.M,
+)
 
 
 def _markdown_parameters(text: str) -> dict[str, str]:
-    """Parameter descriptions from a Markdown list of bold names or of code names with a
-    dash or colon after them, which none of griffe's parsers reads (httpx: ``* **verify** -
-    *(optional)* Either `True` to use …``, ``* `app` - The ASGI application.``). Names
-    that are no parameter are dropped by the caller."""
+    """Parameter descriptions from a Markdown list of bold names (httpx: ``* **verify** -
+    *(optional)* Either `True` to use …``), or of code names with a dash or colon after them
+    under a parameters heading (``Arguments:`` then ``* `app` - The ASGI application.``; such
+    a list elsewhere may describe a returned dict's keys), which none of griffe's parsers
+    reads. Names that are no parameter are dropped by the caller."""
     if "**" not in text and "`" not in text:
         return {}
+    head = _PARAMETERS_HEAD.search(text)
+    begin = head.end() if head else len(text)
+    other = _OTHER_HEAD.search(text, begin)
+    end = other.start() if other else len(text)
     out: dict[str, str] = {}
     for m in _MD_PARAMETER.finditer(text):
+        if m.group(2) is None and not begin <= m.start() < end:
+            continue  # a code-name item outside the parameters
         out.setdefault(m.group(2) or m.group(3), _OPTIONAL_MARK.sub("", " ".join(m.group(4).split())))
     return out
 

@@ -292,15 +292,25 @@ def _without_fences(text: str) -> str:
 _SENTENCE = re.compile(r"(?<!\be\.g)(?<!\bi\.e)(?<!\betc)(?<!\bvs)(?<!\bcf)\.\s+")
 
 
-# words by which a sentence points at what follows it ("broken down like this:")
-_POINTS_AT = re.compile(r"\b(?:like (?:this|so)|as follows|following|below|these|this way|here)\b", re.I)
+# how a lead-in ends when it only points at what follows ("broken down like this:")
+_POINTS_AHEAD = re.compile(
+    r"\b(?:like (?:this|so)|as follows|the following|(?:is |are )?(?:shown )?below|here|these)\W*$", re.I
+)
+_LABEL_WORDS = 3  # "Usage:", "For example:", "Example usage:": a label, not a sentence
 
 
-def points_ahead(sentence: str) -> bool:
-    """Whether a lead-in only points at what followed it ("The components of a URL are
-    broken down like this:") rather than saying something ("The query that defines a
-    view, as stored:")."""
-    return bool(_POINTS_AT.search(sentence))
+def says_nothing(lead_in: str) -> bool:
+    """Whether a lead-in ending in a colon says nothing once what it announced is left out:
+    a label ("Usage:", "For example:") or a sentence that only points ahead ("The
+    components of a URL are broken down like this:"), not one that says what something is
+    ("The query that defines a view, as stored:", "Send a request with the following
+    options:")."""
+    return is_label(lead_in) or bool(_POINTS_AHEAD.search(lead_in.strip().rstrip(":").strip()))
+
+
+def is_label(lead_in: str) -> bool:
+    """Whether a lead-in is a label ("Usage:", "For example:"), not a sentence."""
+    return len(lead_in.strip().rstrip(":").split()) <= _LABEL_WORDS
 
 
 def without_lead_in(text: str) -> str:

@@ -129,53 +129,58 @@ class _Section(Protocol):
     def text(self) -> str: ...
 
 
-# "**Parameters**: See `httpx.request`.", "Args: see :func:`request`", "Parameters are the same as
-# ``open``": where a docstring sends the reader for its parameters
+# "**Parameters**: See `httpx.request`.", "Args:\n    See :py:func:`request`", "Parameters are
+# the same as for ``open``", "See [`open`][pkg.open]": where a docstring sends the reader for
+# its parameters. One whitespace run, possessive: a failed match cannot retry its splits
 _SEE_PARAMETERS = re.compile(
-    r"\b(?:Parameters|Params|Arguments|Args)\b(?:\*\*)?[ \t]*:?(?:\*\*)?[ \t]*:?[ \t]*"
-    r"(?:are[ \t]+)?(?:[Ss]ee|(?:the[ \t]+)?[Ss]ame[ \t]+as)[ \t]+(?::\w+:)?`{1,2}~?([A-Za-z_][\w.]*?)(?:\(\))?`{1,2}"
+    r"\b(?:Parameters|Params|Arguments|Args)\b\**+:?\**+:?\s*+"
+    r"(?:are\s++)?(?i:see|(?:the\s++)?same\s++as(?:\s++(?:for|in|of))?)\s++"
+    r"\[?(?::[\w:]+:)?`{1,2}~?([A-Za-z_][\w.]*?)(?:\(\))?`{1,2}"
 )
-MAX_REFERENCE_HOPS = 3  # Client.get → httpx.request → …: how far a chain of "see X" is followed
 
 
 def parameters_by_reference(entries: Sequence[ApiEntry], resolver: MentionResolver) -> int:
     """Describe the parameters of an API whose docstring sends the reader elsewhere for them
     ("**Parameters**: See `httpx.request`." on ``httpx.get`` and ``Client.get``) with the
-    descriptions the same-named parameters have there. The reference is resolved as the docs'
-    names are (:class:`MentionResolver`); when it may denote several APIs, the one that
-    describes the most of the wanted parameters, if one does. Parameters that have a
-    description keep it. Returns how many parameters got one."""
+    descriptions the same-named parameters have there, through chains of such references
+    (until nothing changes). The reference is resolved as the docs' names are
+    (:class:`MentionResolver`); when it may denote several APIs, the one that describes the
+    most of the wanted parameters, if one does (two that describe them differently: none).
+    Parameters that have a description keep it. Returns how many parameters got one."""
     by_id = {e.api_id: e for e in entries}
+    referring: list[tuple[ApiEntry, str]] = []
+    for entry in entries:
+        found = _SEE_PARAMETERS.search(entry.docstring) if entry.parameters and entry.docstring else None
+        if found is not None:
+            referring.append((entry, found.group(1)))
     filled = 0
-    for _ in range(MAX_REFERENCE_HOPS):
-        before = filled
-        for entry in entries:
+    changed = True
+    while changed:  # each round fills at least one parameter, or it is the last
+        changed = False
+        for entry, name in referring:
             wanted = {p.name for p in entry.parameters if not p.description.strip()}
-            found = _SEE_PARAMETERS.search(entry.docstring) if wanted and entry.docstring else None
-            if found is None:
+            if not wanted:
                 continue
             best: dict[str, str] = {}
             tied = False
             # written as code, so a plain word ("`get`") may name any of the APIs so named
-            name = found.group(1)
             for api in sorted(resolver.resolve(name) or ("." not in name and resolver.named(name)) or ()):
                 target = by_id.get(api)
                 if target is None or target is entry:
                     continue
-                described = {p.name: p.description for p in target.parameters if p.description.strip()}
-                n = len(wanted & described.keys())
-                if n > len(wanted & best.keys()):
+                described = {p.name: p.description for p in target.parameters if p.name in wanted}
+                described = {k: v for k, v in described.items() if v.strip()}
+                if len(described) > len(best):
                     best, tied = described, False
-                elif n and n == len(wanted & best.keys()):
+                elif described and len(described) == len(best):
                     tied = tied or described != best
             if tied:
                 continue
             for p in entry.parameters:
-                if p.name in wanted and p.name in best:
+                if p.name in best:
                     p.description = best[p.name]
                     filled += 1
-        if filled == before:
-            break
+                    changed = True
     return filled
 
 

@@ -38,7 +38,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from docmentor.embeddings import LibraryVectors
 from docmentor.errors import NotFoundError, StoreError
-from docmentor.readme_llm.docstrings import display, plain, points_ahead, without_lead_in
+from docmentor.readme_llm.docstrings import display, plain, says_nothing, without_lead_in
 from docmentor.readme_llm.importance import SCORING, WEIGHTS, prose_text, public_path
 from docmentor.readme_llm.models import ApiEntry, Example
 
@@ -337,7 +337,7 @@ def shown(description: str) -> str:
     text = display(description.strip())
     if not text.endswith(":"):
         return text
-    return without_lead_in(text) or ("" if points_ahead(text) else text.rstrip(":") + ".")
+    return without_lead_in(text) or ("" if says_nothing(text) else text.rstrip(":") + ".")
 
 
 def build_overview(
@@ -445,9 +445,8 @@ def build_overview(
     ]
     if top:
         arch += ["", "### Most used functions and methods:"]
-        arch += [
-            f"- `{public_path(e)}`" + (f": {shown(e.description)}" if e.description else "") for e in top
-        ]
+        said = [(public_path(e), shown(e.description)) for e in top]
+        arch += [f"- `{path}`" + (f": {text}" if text else "") for path, text in said]
 
     qs = ["## Quick Start"]
     if install:

@@ -39,14 +39,15 @@ from docmentor.errors import UsageError
 from docmentor.readme_llm.docstrings import (
     display,
     field_text,
-    points_ahead,
+    is_label,
     prose_paragraphs,
+    says_nothing,
     without_lead_in,
 )
 from docmentor.readme_llm.importance import public_path
 from docmentor.readme_llm.models import ApiEntry, Example
 
-__all__ = ["best_example", "example_code", "ranked_entries", "render_readme"]
+__all__ = ["api_words", "best_example", "example_code", "ranked_entries", "render_readme"]
 
 _STRAY = re.compile(r"<(/?)(?=context_|rules\b|ReadMe\.LLM\b)", re.IGNORECASE)
 _SECTION = re.compile(
@@ -65,12 +66,26 @@ def _safe(text: str) -> str:
 
 def example_code(example: Example) -> str:
     """The example's code as README.LLM shows it: dedented, without blank edges; a doctest
-    session (``>>> r = httpx.get(url)``) as the program its prompts spell, each output
-    line a comment below the statement that printed it."""
+    or IPython session (``>>> r = httpx.get(url)``, ``In [1]: …``) as the program its
+    prompts spell, each output line a comment below the statement that printed it."""
     code = textwrap.dedent(example.code).strip("\n")
-    if example.language == "python" and code.lstrip().startswith(">>>"):
+    if example.language == "python" and _is_session(code):
         return _session_program(code)
     return code
+
+
+_IN = re.compile(r"In \[\d*\]: ?")  # IPython's prompt
+_IN_MORE = re.compile(r"[ \t]*\.\.\.+: ?")  # …and its continuation, "   ...: "
+_OUT = re.compile(r"Out\[\d*\]: ?")
+
+
+def _is_session(code: str) -> bool:
+    """Whether the first line that is no comment is a doctest or IPython prompt."""
+    for raw in code.split("\n"):
+        line = raw.strip()
+        if line and not line.startswith("#"):
+            return (line[:3] == ">>>" and line[3:4] in ("", " ")) or bool(_IN.match(line))
+    return False
 
 
 def _session_program(code: str) -> str:
@@ -79,13 +94,22 @@ def _session_program(code: str) -> str:
     for raw in code.split("\n"):
         line = raw.strip()
         prompt = line[:3]
+        more = _IN_MORE.match(raw) if statement else None
         if prompt == ">>>" and line[3:4] in ("", " "):
             out.append(line[4:])
             statement = True
+        elif (m := _IN.match(line)) is not None:
+            out.append(line[m.end() :])
+            statement = True
         elif statement and prompt == "..." and line[3:4] in ("", " "):
             out.append(raw.lstrip()[4:])  # the statement's own indentation after "... "
+        elif more is not None:
+            out.append(raw[more.end() :])
+        elif line.startswith("#") and not statement:
+            out.append(line)  # a comment of the session's own (a title above it)
         elif line:
-            out.append("# " + raw.rstrip())  # output, as printed
+            shown = line[o.end() :] if (o := _OUT.match(line)) else raw.rstrip()
+            out.append("# " + shown)  # output, as printed
             statement = False
         else:
             out.append("")
@@ -118,6 +142,7 @@ def best_example(
     validated: bool,
     shown: set[str] | None = None,
     deprecated: Collection[str] = (),
+    names: Collection[tuple[str, ...]] = (),
 ) -> Example | None:
     """The example to show for ``entry``.
 
@@ -128,7 +153,9 @@ def best_example(
     under a heading that names it, then complete programs, then one not shown yet for
     another API, then the one most about it (the largest part of its API uses are the API
     or its members), then the shortest. When validation ran, only passed examples qualify; a
-    Python example qualifies only when it parses (``ast``) once dedented.
+    Python example qualifies only when it parses (``ast``) once dedented. ``names``: the
+    words of the library's API names (:func:`api_words`), so that a heading naming a longer
+    one ("Async clients") does not name a shorter one in it (``Client``).
     """
     member = entry.api_id + "."
     members = entry.kind == "class"
@@ -152,7 +179,7 @@ def best_example(
             any(a in deprecated for a in ex.apis_used),
             ex.language == "python" and bool(_imported(example_code(ex)) - own - _STDLIB),
             entry.api_id not in ex.apis_used,
-            not _names(ex, words),
+            not _names(ex, words, names),
             not ex.complete,
             ex.example_id in seen,
             -_share(ex, entry.api_id, member),
@@ -196,6 +223,12 @@ def _imported(code: str) -> frozenset[str]:
     return frozenset(out)
 
 
+def api_words(entries: Sequence[ApiEntry]) -> frozenset[tuple[str, ...]]:
+    """The words each API's name is written with in headings (``AsyncClient`` → ("async",
+    "client")), for :func:`best_example`."""
+    return frozenset(_heading_words(e.name) for e in entries)
+
+
 def _heading_words(name: str) -> tuple[str, ...]:
     """The words a heading names an API with: ``iter_lines`` → ("iter", "line"),
     ``AsyncClient`` → ("async", "client")."""
@@ -203,17 +236,39 @@ def _heading_words(name: str) -> tuple[str, ...]:
 
 
 def _words(text: str) -> tuple[str, ...]:
-    """Lower-case words, camel case split, a plural's "s" dropped ("Clients" → "client")."""
-    found = (w.lower() for w in _WORD.findall(text))
-    return tuple(w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w for w in found)
+    """Lower-case words, camel case split, plurals made singular ("Clients" → "client",
+    "Aliases" → "alias", "Queries" → "query"; "Status" stays)."""
+    return tuple(_singular(w.lower()) for w in _WORD.findall(text))
 
 
-def _names(example: Example, words: tuple[str, ...]) -> bool:
-    """Whether the example's title or a heading above it names the API (its words in order)."""
+def _singular(word: str) -> str:
+    if len(word) <= 3:
+        return word
+    if word.endswith("ies"):
+        return word[:-3] + "y"
+    if word.endswith(("sses", "shes", "ches", "xes", "ses")):
+        return word[:-2]
+    if word.endswith("s") and not word.endswith(("ss", "us", "is", "as")):
+        return word[:-1]
+    return word
+
+
+def _names(example: Example, words: tuple[str, ...], longer: Collection[tuple[str, ...]] = ()) -> bool:
+    """Whether the example's title or a heading above it names the API: its words in order,
+    and not as part of another API's longer name there ("Async clients" names
+    ``AsyncClient``, not ``Client``, when the library has both)."""
     n = len(words)
+    others = [w for w in longer if len(w) > n]
     for heading in (example.title, *example.heading_path):
         found = _words(heading)
-        if any(tuple(found[i : i + n]) == words for i in range(len(found) - n + 1)):
+        spans = [(i, i + n) for i in range(len(found) - n + 1) if found[i : i + n] == words]
+        covered = [
+            (j, j + len(w))
+            for w in others
+            for j in range(len(found) - len(w) + 1)
+            if found[j : j + len(w)] == w
+        ]
+        if any(not any(a <= i and k <= b for a, b in covered) for i, k in spans):
             return True
     return False
 
@@ -233,10 +288,13 @@ def _description(entry: ApiEntry, by_id: dict[str, ApiEntry]) -> str:
     paragraphs = prose_paragraphs(entry.docstring)
     if body.endswith(":") and not (paragraphs and _ITEM.match(paragraphs[0])):
         # it announced code left out ("… are the same:"): its other sentences stay. One that
-        # is all lead-in gives way to the paragraphs after it when it only points at what
-        # followed ("The components of a URL are broken down like this:"), else it ends
-        # there ("The query that defines a materialized view, as stored.")
-        body = without_lead_in(body) or ("" if paragraphs and points_ahead(body) else body.rstrip(":") + ".")
+        # is all lead-in is left out when it is a label ("Usage:"), and gives way to the
+        # paragraphs after it when it only points ahead ("… broken down like this:") and
+        # one fits; else it ends there ("The query that defines a view, as stored.")
+        fits = bool(paragraphs) and len(paragraphs[0]) < _MAX_DESCRIPTION
+        body = without_lead_in(body) or body
+        if body.endswith(":"):
+            body = "" if is_label(body) or (fits and says_nothing(body)) else body.rstrip(":") + "."
     for paragraph in paragraphs:
         if len(body) + len(paragraph) >= _MAX_DESCRIPTION:
             break
@@ -384,8 +442,11 @@ def render_readme(
                 hint=f"use at least {base}",
             )
     deprecated = {e.api_id for e in entries if e.deprecated}
+    names = api_words(entries)
     for entry in ranked_entries(entries)[:max_apis]:
-        example = best_example(entry, examples, validated=validated, shown=shown, deprecated=deprecated)
+        example = best_example(
+            entry, examples, validated=validated, shown=shown, deprecated=deprecated, names=names
+        )
         section = _context(len(sections) + 1, entry, by_id, example)
         if (
             max_tokens is not None
