@@ -31,7 +31,7 @@ import re
 import sys
 import textwrap
 import warnings
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from functools import lru_cache
 
 from docmentor.assemble.tokens import DEFAULT_ENCODING, check_encoding, count_tokens
@@ -47,7 +47,7 @@ from docmentor.readme_llm.docstrings import (
 from docmentor.readme_llm.importance import public_path
 from docmentor.readme_llm.models import ApiEntry, Example
 
-__all__ = ["api_words", "best_example", "example_code", "ranked_entries", "render_readme"]
+__all__ = ["HeadingNames", "api_words", "best_example", "example_code", "ranked_entries", "render_readme"]
 
 _STRAY = re.compile(r"<(/?)(?=context_|rules\b|ReadMe\.LLM\b)", re.IGNORECASE)
 _SECTION = re.compile(
@@ -142,7 +142,7 @@ def best_example(
     validated: bool,
     shown: set[str] | None = None,
     deprecated: Collection[str] = (),
-    names: Collection[tuple[str, ...]] = (),
+    names: HeadingNames | None = None,
 ) -> Example | None:
     """The example to show for ``entry``.
 
@@ -223,10 +223,37 @@ def _imported(code: str) -> frozenset[str]:
     return frozenset(out)
 
 
-def api_words(entries: Sequence[ApiEntry]) -> frozenset[tuple[str, ...]]:
+class HeadingNames:
+    """Where a library's API names of two words or more occur in headings (``AsyncClient``
+    in "Async clients"), each heading read once: for :func:`best_example`, a heading naming
+    a longer name does not name a shorter one inside it."""
+
+    def __init__(self, names: Iterable[tuple[str, ...]]) -> None:
+        self._by_first: dict[str, list[tuple[str, ...]]] = {}
+        for words in set(names):
+            if len(words) >= 2:
+                self._by_first.setdefault(words[0], []).append(words)
+        self._seen: dict[str, tuple[tuple[str, ...], list[tuple[int, int]]]] = {}
+
+    def read(self, heading: str) -> tuple[tuple[str, ...], list[tuple[int, int]]]:
+        """The heading's words, and the spans (start, end) where an API name of 2+ words is."""
+        seen = self._seen.get(heading)
+        if seen is None:
+            found = _words(heading)
+            spans = [
+                (j, j + len(w))
+                for j, first in enumerate(found)
+                for w in self._by_first.get(first, ())
+                if found[j : j + len(w)] == w
+            ]
+            seen = self._seen[heading] = (found, spans)
+        return seen
+
+
+def api_words(entries: Sequence[ApiEntry]) -> HeadingNames:
     """The words each API's name is written with in headings (``AsyncClient`` → ("async",
     "client")), for :func:`best_example`."""
-    return frozenset(_heading_words(e.name) for e in entries)
+    return HeadingNames(_heading_words(e.name) for e in entries)
 
 
 def _heading_words(name: str) -> tuple[str, ...]:
@@ -253,23 +280,16 @@ def _singular(word: str) -> str:
     return word
 
 
-def _names(example: Example, words: tuple[str, ...], longer: Collection[tuple[str, ...]] = ()) -> bool:
+def _names(example: Example, words: tuple[str, ...], names: HeadingNames | None = None) -> bool:
     """Whether the example's title or a heading above it names the API: its words in order,
     and not as part of another API's longer name there ("Async clients" names
     ``AsyncClient``, not ``Client``, when the library has both)."""
     n = len(words)
-    others = [w for w in longer if len(w) > n]
     for heading in (example.title, *example.heading_path):
-        found = _words(heading)
-        spans = [(i, i + n) for i in range(len(found) - n + 1) if found[i : i + n] == words]
-        covered = [
-            (j, j + len(w))
-            for w in others
-            for j in range(len(found) - len(w) + 1)
-            if found[j : j + len(w)] == w
-        ]
-        if any(not any(a <= i and k <= b for a, b in covered) for i, k in spans):
-            return True
+        found, longer = names.read(heading) if names is not None else (_words(heading), [])
+        for i in range(len(found) - n + 1):
+            if found[i : i + n] == words and not any(a <= i and i + n <= b and b - a > n for a, b in longer):
+                return True
     return False
 
 
