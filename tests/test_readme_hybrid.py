@@ -956,3 +956,23 @@ def test_review_of_the_late_session_lead_ins() -> None:
                  description="The components of a URL are broken down like this:")  # fmt: skip
     ov = build_overview(library="pkg", version=None, purpose="", entries=[f], examples=[], sections=[])
     assert "- `pkg.f`\n" in ov.aspects["architecture"] + "\n" and "`pkg.f`:" not in ov.aspects["architecture"]
+
+
+def test_readme_example_complete_program_imports_the_library() -> None:
+    from docmentor.readme_llm.models import ApiEntry, Example
+    from docmentor.readme_llm.readme import best_example
+
+    get = ApiEntry(api_id="pkg.client.Session.get", aliases=["pkg.Session.get"], kind="method", name="get",
+                   parent="pkg.client.Session")  # fmt: skip
+
+    def ex(i: int, code: str) -> Example:
+        return Example(
+            example_id=f"e{i}", title="Tracing", code=code, language="python", source="d", path="p.md",
+            line=i, apis_used=["pkg.client.Session.get"], complete=True,
+        )  # fmt: skip
+
+    # a callback that needs no import is "complete", but no program of the library
+    callback = ex(1, "async def on_start(session, ctx, params):\n    print(params)\n")
+    program = ex(2, "import asyncio\nimport pkg\n\nasync def main():\n    async with pkg.Session() as s:\n"
+                    "        await s.get('/')\n\nasyncio.run(main())\n")  # fmt: skip
+    assert best_example(get, [callback, program], validated=False) is program

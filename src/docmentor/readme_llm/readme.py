@@ -150,7 +150,8 @@ def best_example(
     imports no package beyond the library and the standard library (the truststore
     recipe is no example of ``Client``), then one that uses the API itself (a
     class's example may use only its members: ``tbl.search(...)`` shows ``Table``), then one
-    under a heading that names it, then complete programs, then one not shown yet for
+    under a heading that names it, then complete programs that import the library (a
+    callback that names nothing is no program of it), then one not shown yet for
     another API, then the one most about it (the largest part of its API uses are the API
     or its members), then the shortest. When validation ran, only passed examples qualify; a
     Python example qualifies only when it parses (``ast``) once dedented. ``names``: the
@@ -180,7 +181,7 @@ def best_example(
             ex.language == "python" and bool(_imported(example_code(ex)) - own - _STDLIB),
             entry.api_id not in ex.apis_used,
             not _names(ex, words, names),
-            not ex.complete,
+            not (ex.complete and (ex.language != "python" or bool(_imported(example_code(ex)) & own))),
             ex.example_id in seen,
             -_share(ex, entry.api_id, member),
             len(ex.code),
