@@ -1262,3 +1262,44 @@ def test_review_of_the_late_session_parameter_references_and_lists() -> None:
     # ``double`` backticks, `**kwargs` and a type in parentheses
     more = "Arguments:\n\n* ``app`` - The app.\n* `**kwargs` - Passed on.\n* `timeout` (float) - Seconds.\n"
     assert _markdown_parameters(more) == {"app": "The app.", "kwargs": "Passed on.", "timeout": "Seconds."}
+
+
+def test_parameters_listed_plainly_under_the_summary(tmp_path: Path) -> None:
+    from docmentor.readme_llm.docstrings import prose_paragraphs
+    from docmentor.readme_llm.readme import render_readme
+
+    api = surface(
+        tmp_path,
+        {
+            "pkg/__init__.py": '''
+                class Connector:
+                    """TCP connector.
+
+                    verify_ssl - Set to True to check ssl certifications.
+                    fingerprint - Pass the binary sha256
+                        digest of the expected certificate.
+                    note - not a parameter, dropped.
+
+                    limit - (optional) The total number of connections.
+                    """
+
+                    def __init__(self, verify_ssl: bool = True, fingerprint: bytes | None = None, limit: int = 100) -> None:
+                        ...
+            ''',
+        },
+    )
+    connector = api.by_id["pkg.Connector"]
+    assert {p.name: p.description for p in connector.parameters} == {
+        "verify_ssl": "Set to True to check ssl certifications.",
+        "fingerprint": "Pass the binary sha256 digest of the expected certificate.",
+        "limit": "The total number of connections.",
+    }
+    # such a list is no prose: the description stops at it
+    assert prose_paragraphs(connector.docstring, skip_summary=False) == ["TCP connector."]
+    readme = render_readme("pkg", "1", [connector.model_copy(update={"importance_score": 1.0})], [], validated=False)
+    assert "pkg.Connector is a class. TCP connector.\n" in readme
+    # prose with a dash, or one such line, is no list
+    assert prose_paragraphs("Sum.\n\nIt is fast - very fast.\n\na - b\nand more words here.") == [
+        "It is fast - very fast.",
+        "a - b and more words here.",
+    ]

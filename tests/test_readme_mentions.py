@@ -214,3 +214,22 @@ def test_directive_bodies_are_read_in_linear_time() -> None:
     stairs = "".join(" " * i + f".. class:: C{i}\n" for i in range(4_000))
     entries = [e.model_copy(update={"description": ""}) for e in ENTRIES]
     assert describe_from_docs(entries, [Doc("A", many), Doc("B", stairs)], MentionResolver(entries), package="pkg") == 0
+
+
+def test_a_directive_signature_on_several_lines_is_no_description() -> None:
+    from docmentor.readme_llm.enrich import describe_from_docs
+
+    entries = [e.model_copy(update={"description": ""}) for e in ENTRIES]
+    by_id = {e.api_id: e for e in entries}
+    text = (
+        ".. class:: Client(*, auth=None, params=None, \\\n"
+        "                  headers=None, timeout=5.0)\n"
+        "   :noindex:\n\n"
+        "   The client, as aiohttp documents its Application.\n\n"
+        ".. function:: get(url)\n"
+        "              get(url, params)\n\n"
+        "   Fetch a page.\n"
+    )
+    assert describe_from_docs(entries, [Doc("Reference", text)], MentionResolver(entries), package="pkg") == 2
+    assert by_id["pkg._client.Client"].description == "The client, as aiohttp documents its Application."
+    assert by_id["pkg._api.get"].description == "Fetch a page."

@@ -20,6 +20,7 @@ from __future__ import annotations
 import logging
 import re
 import sys
+import textwrap
 from collections import deque
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
@@ -36,6 +37,7 @@ from docmentor.readme_llm.api_python_env import (
     _inspect_foreign_compiled,
     _interpreter_info,
 )
+from docmentor.readme_llm.docstrings import PARAGRAPHS, is_name_list
 from docmentor.readme_llm.docstrings import summary as _summary
 from docmentor.readme_llm.models import ApiEntry, ApiParameter, ApiReturn
 
@@ -854,6 +856,38 @@ def _markdown_parameters(text: str) -> dict[str, str]:
     return out
 
 
+_ITEM_HEAD = re.compile(r"^[*-]?[ \t]*\**`{0,2}\*{0,2}(\w+)`{0,2}\**[ \t]+[-–—][ \t]+(.*)$")
+
+
+def _listed_parameters(text: str) -> dict[str, str]:
+    """Parameter descriptions from a paragraph that lists names plainly, each with a dash
+    and what it is, deeper lines continuing an item (aiohttp's ``TCPConnector``:
+    ``verify_ssl - Set to True to check ssl certifications.``; see
+    :func:`~docmentor.readme_llm.docstrings.is_name_list`), and the one-item paragraphs that
+    continue such a list. Names that are no parameter are dropped by the caller."""
+    out: dict[str, str] = {}
+    listing = False  # a paragraph of one item continues a list before it
+    for para in PARAGRAPHS.split(textwrap.dedent(text)):
+        lines = [line for line in para.split("\n") if line.strip()]
+        listing = bool(lines) and (is_name_list(para) or (listing and bool(_ITEM_HEAD.match(lines[0].strip()))))
+        if not listing:
+            continue
+        base = min(len(line) - len(line.lstrip()) for line in lines)
+        name = ""
+        words: list[str] = []
+        for line in lines:
+            head = _ITEM_HEAD.match(line.strip()) if len(line) - len(line.lstrip()) == base else None
+            if head is not None:
+                if name:
+                    out.setdefault(name, " ".join(words))
+                name, words = head.group(1), [head.group(2).strip()]
+            elif name:
+                words.append(line.strip())
+        if name:
+            out.setdefault(name, " ".join(words))
+    return {k: _OPTIONAL_MARK.sub("", " ".join(v.split())) for k, v in out.items()}
+
+
 def _parse_docstring(docstring: griffe.Docstring | None) -> tuple[dict[str, str], str]:
     """Parameter descriptions and the returns description; Google, then NumPy, then Sphinx."""
     if docstring is None or "\n" not in docstring.value.strip():
@@ -869,7 +903,7 @@ def _parse_docstring(docstring: griffe.Docstring | None) -> tuple[dict[str, str]
         if any(str(getattr(s.kind, "value", s.kind)) in _STRUCTURED for s in sections):
             break
     else:
-        return _markdown_parameters(text), ""
+        return {**_listed_parameters(text), **_markdown_parameters(text)}, ""
     params: dict[str, str] = {}
     returns: list[str] = []
     for section in sections:

@@ -211,6 +211,8 @@ def prose_paragraphs(docstring: str, *, skip_summary: bool = True) -> list[str]:
         stripped = para.strip()
         if is_title(para):
             continue
+        if is_name_list(para):
+            break  # "verify_ssl - Set to True to check …": the parameters, listed without a heading
         if stripped == _CODE or MARKUP.match(stripped) or is_code(para) or _preformatted(para):
             in_block = stripped != _CODE
             if kept:  # "Usage:" announced what is left out
@@ -231,6 +233,22 @@ def prose_paragraphs(docstring: str, *, skip_summary: bool = True) -> list[str]:
         if kept and not kept[-1][0]:
             kept.pop()
     return [display(t) for t, is_summary in kept if t and not (skip_summary and is_summary)]
+
+
+# "verify_ssl - Set to True to check ssl certifications.": a name, a dash, what it is
+_NAME_ITEM = re.compile(r"^[ \t]*[*-]?[ \t]*\**`{0,2}\*{0,2}\w+`{0,2}\**[ \t]+[-–—][ \t]+\S")
+
+
+def is_name_list(paragraph: str) -> bool:
+    """Whether a paragraph lists names, each with a dash and what it is, one a line (at
+    its own indentation; deeper lines continue an item): a field list written plainly, as
+    older docstrings list their parameters under the summary."""
+    lines = [line for line in paragraph.split("\n") if line.strip()]
+    if len(lines) < 2:
+        return False
+    base = min(len(line) - len(line.lstrip()) for line in lines)
+    items = [line for line in lines if len(line) - len(line.lstrip()) == base]
+    return len(items) >= 2 and all(_NAME_ITEM.match(line) for line in items)
 
 
 def is_title(paragraph: str) -> bool:

@@ -379,17 +379,24 @@ def _directives(text: str) -> list[_Directive]:
 
 
 def _body(lines: list[str], k: int, indent: int) -> str:
-    """The first paragraph of prose of the directive on line ``k``: its options skipped."""
+    """The first paragraph of prose of the directive on line ``k``: its options skipped, and
+    the lines that continue its arguments (a signature broken with ``\\``, more signatures:
+    what follows the directive line before a blank line or an option)."""
     body: list[str] = []
+    arguments = True
     for j in range(k + 1, min(len(lines), k + 1 + _MAX_BODY_LINES)):
         line = lines[j]
         stripped = line.strip()
         if stripped and len(line) - len(line.lstrip()) <= indent:
             break  # dedented: the body is over
         if not stripped:
+            arguments = False
             if body:
                 break
             continue
+        if arguments and not _FIELD_LINE.match(line):
+            continue  # "handler_args=None, client_max_size=1024**2, \": still the signature
+        arguments = False
         if not body and (_FIELD_LINE.match(line) or stripped.startswith("..")):
             if stripped.startswith(".."):
                 break  # a nested directive first: no prose of its own
