@@ -639,6 +639,14 @@ def test_version_comes_from_the_package_metadata(tmp_path: Path) -> None:
     make_package(other, {"litpkg/__init__.py": '__version__ = "0.3"\n', "nopkg/__init__.py": ""})
     assert load_api("litpkg", search_paths=[other]).version == "0.3"
     assert load_api("nopkg", search_paths=[other]).version is None
+    # the distribution's one-line summary comes along (the README's purpose when the docs
+    # have none); none without metadata
+    summed = tmp_path / "summed"
+    make_package(summed, {"sumpkg/__init__.py": "def f(): ...\n"}, version="2.0")
+    metadata = summed / "sumpkg-2.0.dist-info" / "METADATA"
+    metadata.write_text(metadata.read_text() + "Summary: Classes   Without Boilerplate\n")
+    assert load_api("sumpkg", search_paths=[summed]).summary == "Classes Without Boilerplate"
+    assert load_api("nopkg", search_paths=[other]).summary == ""
 
 
 def test_modules_that_import_each_other_are_walked_once_each(tmp_path: Path) -> None:

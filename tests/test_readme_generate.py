@@ -903,3 +903,46 @@ def test_a_knowledge_base_of_the_previous_format_loads_and_a_newer_one_is_refuse
     (new / "index.json").write_text(json.dumps(index))
     with pytest.raises(StoreError, match="newer than this docmentor"):
         load_kb(new)
+
+
+def test_the_library_purpose_is_read_where_it_is_prose() -> None:
+    from docmentor.readme_llm import _purpose
+    from docmentor.readme_llm.knowledge_base import DocSection, first_sentences
+
+    def page(path: str, text: str, level: int = 1, heading: str = "Title") -> DocSection:
+        return DocSection(path, "t", heading, level, "a", text)
+
+    # what is written for the build, not the reader, is no prose: reST comments and
+    # directives with what is indented under them (blank lines too), HTML comments over
+    # several lines; a fence keeps what looks like a comment in it
+    sphinx = (
+        ".. pkg documentation master file, created by\n   sphinx-quickstart on Thu Nov 20 2014.\n\n"
+        ".. toctree::\n   :maxdepth: 1\n\n   Overview <self>\n   Changelog <changelog>\n\n"
+        "Pkg parses dates in every format people write them in.\n"
+    )
+    assert first_sentences(sphinx) == "Pkg parses dates in every format people write them in."
+    cog = (
+        "<!-- [[[cog\nimport pathlib, tomllib\n\nfor s in sponsors:\n    print(s)\n]]] -->\n"
+        "<!-- [[[end]]] -->\n\nPkg makes classes without boilerplate, for everyone.\n"
+    )
+    assert first_sentences(cog) == "Pkg makes classes without boilerplate, for everyone."
+    fenced = "```{include} ../README.md\n:end-before: '<!-- teaser'\n```\n\nPkg is a library for making things.\n"
+    assert first_sentences(fenced) == "Pkg is a library for making things."
+    # the package docstring first; then the landing page's opening when it is prose; the
+    # distribution's summary when it is not (a toctree, a release banner) or absent
+    module = ApiEntry(api_id="pkg", kind="module", name="pkg", docstring="Pkg does X.\n\nMore.")
+    assert _purpose("pkg", [module], [], "Summary.") == "Pkg does X."
+    landing = [
+        page("index.rst", ".. comment\n\n", level=0, heading=""),
+        page("index.rst", "Pkg is a library for parsing the dates people write.\n"),
+        page("index.rst", "Pkg is a Python-only package hosted on PyPI.\n", level=2),
+    ]
+    assert _purpose("pkg", [], landing, "Parse dates") == "Pkg is a library for parsing the dates people write."
+    banner = [page("index.md", "Release **26.1** (What's new?)\n\n* genindex\n* modindex\n")]
+    nested = [page("exercises/index.rst", "It is often useful to work through some examples in order to learn.\n")]
+    assert _purpose("pkg", [], banner + nested, "Classes Without Boilerplate") == "Classes Without Boilerplate"
+    later = [page("index.md", "Nothing here\n"), page("index.md", "Pkg is a package hosted on PyPI for you.\n", level=2)]
+    assert _purpose("pkg", [], later, "") == ""
+    # a summary without its full stop gets one in the README's description
+    readme = render_readme("pkg", "1.0", [], [], validated=False, purpose="Classes Without Boilerplate")
+    assert "the pkg library. Classes Without Boilerplate. The context is organized" in readme

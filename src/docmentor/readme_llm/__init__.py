@@ -115,20 +115,38 @@ def _doc_sections(engine: Docmentor, source: str) -> list[DocSection]:
     return [DocSection(r[0], r[1] or "", r[2] or "", int(r[3]), r[4] or "", r[5] or "") for r in rows]
 
 
-def _purpose(library: str, entries: Sequence[ApiEntry], sections: Sequence[DocSection]) -> str:
-    """What the library is for: its package docstring, else the docs' index page."""
+def _purpose(package: str, entries: Sequence[ApiEntry], sections: Sequence[DocSection], summary: str = "") -> str:
+    """What the library is for: its package docstring, else the first sentences of the
+    opening section of the docs' landing page when they read as prose (not "Overview Changelog Examples", a toctree,
+    nor "Release 26.1.0 (What's new?)"), else its distribution's one-line summary."""
     from docmentor.readme_llm.knowledge_base import INDEX_PAGES, first_sentences
 
-    package = next((e for e in entries if e.kind == "module" and e.api_id == library), None)
-    if package is not None and package.docstring.strip():
-        return " ".join(package.docstring.strip().split("\n\n", 1)[0].split())
+    module = next((e for e in entries if e.kind == "module" and e.api_id == package), None)
+    if module is not None and module.docstring.strip():
+        return " ".join(module.docstring.strip().split("\n\n", 1)[0].split())
     index = [s for s in sections if s.path.rsplit("/", 1)[-1].lower() in INDEX_PAGES]
-    index.sort(key=lambda s: s.path.count("/"))
-    for s in index:
+    top = min((s.path.count("/") for s in index), default=0)
+    # the landing page's opening only (before its title, and under it): a folder's index
+    # page is about that part (the exercises), a later section about something else
+    # ("… is a Python-only package hosted on PyPI")
+    for s in (s for s in index if s.path.count("/") == top and s.level <= 1):
         text = first_sentences(s.text, limit=400)
-        if text:
+        if _reads_as_prose(text):
             return text
-    return ""
+    return summary
+
+
+_SENTENCE_END = re.compile(r"[.!?](?=\s|$)")
+
+
+def _reads_as_prose(text: str) -> bool:
+    """Whether the text has a sentence: six words or more ended by a full stop (or ! ?)."""
+    start = 0
+    for end in _SENTENCE_END.finditer(text):
+        if len(re.findall(r"\w+", text[start : end.start()])) >= 6:
+            return True
+        start = end.end()
+    return False
 
 
 def _check_out(out: Path) -> None:
@@ -352,7 +370,8 @@ def generate(
     # 6. outputs
     t = time.perf_counter()
     step("writing outputs")
-    purpose = _purpose(library, entries, sections)
+    summary = getattr(surfaces[0], "summary", "") if surfaces else ""
+    purpose = _purpose(package, entries, sections, summary)
     readme_path: Path | None = None
     readme_tokens: int | None = None
     readme_sections = 0

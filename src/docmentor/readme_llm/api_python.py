@@ -73,6 +73,8 @@ class ApiSurface:
     entries: list[ApiEntry]
     by_id: dict[str, ApiEntry] = field(init=False, repr=False)
     by_alias: dict[str, ApiEntry] = field(init=False, repr=False)
+    #: the distribution's one-line summary (its metadata's ``Summary``), when it has one
+    summary: str = ""
     #: every ``module.name`` the walked modules define or import, public API or not (a
     #: module-level value without a docstring, another package's class): what exists
     present: frozenset[str] = frozenset()
@@ -190,7 +192,10 @@ def load_api(
         )
     finally:
         deprecation.clear_cache()
-    return ApiSurface(library=name, version=version, entries=entries, present=frozenset(builder.present))
+    summary = " ".join(str(info.get("summary") or "").split())
+    return ApiSurface(
+        library=name, version=version, entries=entries, present=frozenset(builder.present), summary=summary
+    )
 
 
 MAX_ALIAS_RETRIES = 5  # packages loaded to resolve what a stub or re-export points at

@@ -29,9 +29,9 @@ _SUBPROCESS_TIMEOUT = 60
 
 def _dist_info(package: str, paths: list[str]) -> dict[str, Any]:
     """The distribution that provides ``package`` in ``paths`` — or is named so (``PyYAML``,
-    ``beautifulsoup4``): its ``version`` and the top-level ``packages`` it installs (``attrs``
-    installs ``attr`` and ``attrs``; ``PyYAML`` ``_yaml`` and ``yaml``). Empty when none is
-    found. Stdlib only: it also runs in the other interpreter."""
+    ``beautifulsoup4``): its ``version``, its one-line ``summary`` and the top-level
+    ``packages`` it installs (``attrs`` installs ``attr`` and ``attrs``; ``PyYAML`` ``_yaml``
+    and ``yaml``). Empty when none is found. Stdlib only: it also runs in the other interpreter."""
     import importlib.metadata as md
     import re
 
@@ -55,11 +55,11 @@ def _dist_info(package: str, paths: list[str]) -> dict[str, Any]:
     dists = list(md.distributions(path=list(paths)))
     for dist in dists:
         if norm(dist.metadata["Name"] or "") == norm(top):
-            return {"version": dist.version, "packages": tops(dist)}
+            return {"version": dist.version, "packages": tops(dist), "summary": dist.metadata["Summary"] or ""}
     for dist in dists:
         names = (dist.read_text("top_level.txt") or "").split()
         if top in names or any(f.parts and f.parts[0].split(".")[0] == top for f in dist.files or ()):
-            return {"version": dist.version, "packages": tops(dist)}
+            return {"version": dist.version, "packages": tops(dist), "summary": dist.metadata["Summary"] or ""}
     return {}
 
 

@@ -222,6 +222,49 @@ def _underlines(title: str, line: str) -> bool:
     return m.group(1) in "=-" or len(line.rstrip()) >= len(title.rstrip())
 
 
+def _without_comments(text: str) -> str:
+    """The text without what is written for the docs' build, not its reader, outside code
+    fences: HTML comments (``<!-- [[[cog … ]]] -->``, over several lines too) and reST
+    explicit markup blocks — a ``..`` line (a comment: "created by sphinx-quickstart on
+    …", a directive such as ``.. toctree::``, a target) with the lines indented under it,
+    blank lines between them included."""
+    out: list[str] = []
+    fence = False
+    comment = False
+    under = -1  # the indentation of the ".." line whose block we are in
+    for line in text.split("\n"):
+        if not comment and _FENCE_LINE.match(line):
+            fence = not fence
+        if fence or (not comment and _FENCE_LINE.match(line)):
+            out.append(line)
+            continue
+        kept = ""
+        rest = line
+        while rest:
+            if comment:
+                end = rest.find("-->")
+                if end < 0:
+                    break
+                rest, comment = rest[end + 3 :], False
+            else:
+                start = rest.find("<!--")
+                if start < 0:
+                    kept += rest
+                    break
+                kept, rest, comment = kept + rest[:start], rest[start + 4 :], True
+        indent = len(kept) - len(kept.lstrip())
+        if under >= 0:
+            if not kept.strip() or indent > under:
+                continue
+            under = -1
+            out.append("")  # the block ended a paragraph
+        if kept.lstrip().startswith(".. ") or kept.strip() == "..":
+            under = indent
+            continue
+        out.append(kept)
+    return "\n".join(out)
+
+
 def first_sentences(text: str, limit: int = 240) -> str:
     """The first sentences of a section's prose: headings, admonitions, code, HTML banners and
     badges left out, and so are the lines that only lead in to what follows (a paragraph
@@ -229,7 +272,7 @@ def first_sentences(text: str, limit: int = 240) -> str:
     unless the section has nothing else: then its first lead-in."""
     kept: list[str] = []
     lead_ins: list[str] = []  # the fall-back when the section has nothing else to say
-    for body, before_code in _paragraphs(text):
+    for body, before_code in _paragraphs(_without_comments(text)):
         raw = prose_text(body).split("\n")
         # a title is the line over its adornment (reST ====, ~~~~ at least as long; a
         # Markdown setext === or ---); both go

@@ -392,8 +392,9 @@ def _header(library: str, version: str | None, purpose: str, *, validated: bool)
     elif validated:
         rule4 += " Examples were validated on the installed version."
     intro = f"The context will be for the {library} library."
-    if purpose.strip():
-        intro += " " + " ".join(purpose.split())
+    said = " ".join(purpose.split())
+    if said:  # a distribution's summary has no full stop ("Classes Without Boilerplate")
+        intro += " " + said + ("" if said[-1] in ".!?" else ".")
     intro += (
         " The context is organized into numbered sections using XML tags. Within each section,"
         " there is a description, a function signature with its parameters and return value,"
