@@ -1311,3 +1311,33 @@ def test_parameters_listed_plainly_under_the_summary(tmp_path: Path) -> None:
         "It is fast - very fast.",
         "a - b and more words here.",
     ]
+
+
+def test_review_two_summary_of_the_right_distribution_and_plain_lists(tmp_path: Path) -> None:
+    from docmentor.readme_llm.api_python import _listed_parameters
+    from docmentor.readme_llm.docstrings import is_name_list, prose_paragraphs
+
+    # two distributions share the namespace nsp: each sub-package reads its own's summary
+    for name, version, summary in (("nsp-alpha", "1.0", "Alpha things."), ("nsp-beta", "2.0", "UNKNOWN")):
+        sub = name.split("-")[1]
+        make_package(tmp_path, {f"nsp/{sub}/__init__.py": f'"""The {sub} part."""\ndef f(): ...\n'})
+        info = tmp_path / f"{name.replace('-', '_')}-{version}.dist-info"
+        info.mkdir()
+        (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\nSummary: {summary}\n")
+        (info / "RECORD").write_text(f"nsp/{sub}/__init__.py,,\n{info.name}/METADATA,,\n")
+        (info / "top_level.txt").write_text("nsp\n")
+    alpha, beta = load_api("nsp.alpha", search_paths=[tmp_path]), load_api("nsp.beta", search_paths=[tmp_path])
+    assert (alpha.version, alpha.summary) == ("1.0", "Alpha things.")
+    assert (beta.version, beta.summary) == ("2.0", "")  # old setuptools' "UNKNOWN" says nothing
+
+    # a plain list after a lead-in that says what it lists is no parameter list
+    assert _listed_parameters("Fetch.\n\nReturns a dict with:\n\n    url - the final URL\n    status - the code\n") == {}
+    assert _listed_parameters("Fetch.\n\nParameters:\n\n    url - the URL\n    status - the code\n") == {
+        "url": "the URL",
+        "status": "the code",
+    }
+    assert _listed_parameters("Fetch.\n\n* `url` - the URL\n* `status` - the code\n") == {}  # code names: a heading's
+    # prose with dashes is no list; a list ends the prose, its lead-in with it
+    assert not is_name_list("Note - the connections are not closed\nimmediately - call wait() for that.")
+    doc = "Return a list.\n\nEach member is a dict. It has these fields:\n\n    name - the name\n    schema - the schema\n"
+    assert prose_paragraphs(doc) == ["Each member is a dict."]

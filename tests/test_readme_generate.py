@@ -946,3 +946,49 @@ def test_the_library_purpose_is_read_where_it_is_prose() -> None:
     # a summary without its full stop gets one in the README's description
     readme = render_readme("pkg", "1.0", [], [], validated=False, purpose="Classes Without Boilerplate")
     assert "the pkg library. Classes Without Boilerplate. The context is organized" in readme
+
+
+def test_review_two_purpose_comments_and_plurals() -> None:
+    import time
+
+    from docmentor.readme_llm import _purpose
+    from docmentor.readme_llm.knowledge_base import DocSection, first_sentences
+    from docmentor.readme_llm.readme import _words
+
+    def page(path: str, text: str, level: int = 1) -> DocSection:
+        return DocSection(path, "t", "Heading", level, "a", text)
+
+    # the sub-package's own docstring, its first prose paragraph (not a reST title)
+    module = ApiEntry(api_id="nsp.alpha", kind="module", name="alpha",
+                      docstring="Requests HTTP Library\n~~~~~~~~~~~~~~~~~~~~~\n\nAlpha does things for you.\n")  # fmt: skip
+    assert _purpose("nsp.alpha", [module], [], "Beta.") == "Alpha does things for you."
+    # only the opening of a landing page: the title's section, not the later ones at its level
+    readme = [
+        page("README.md", "[![badge](x.svg)](y)\n"),
+        page("README.md", "This project is licensed under the terms of the MIT license.\n"),
+    ]
+    landing = [page("docs/index.md", "Widgets draws widgets on any screen you own, fast.\n")]
+    folder = [page("examples/README.md", "These examples show how to use the library in anger.\n")]
+    assert _purpose("pkg", [], readme + folder + landing, "Widgets") == "Widgets draws widgets on any screen you own, fast."
+    # a sentence with an unresolved substitution goes
+    release = [page("index.rst", "Asynchronous HTTP Client/Server for asyncio and Python. Current version is |release|.\n")]
+    assert _purpose("pkg", [], release, "") == "Asynchronous HTTP Client/Server for asyncio and Python."
+    # the README's description ends a summary with a full stop, turns a colon into one, and
+    # adds none after an ellipsis
+    for purpose, shown in (("It provides:", "It provides."), ("Does things…", "Does things…")):
+        text = render_readme("pkg", "1.0", [], [], validated=False, purpose=purpose)
+        assert f"the pkg library. {shown} The context" in text
+    # "<!--" in running text is prose; in a code block's body it is code; an empty ".." is one line
+    assert first_sentences("Write `<!--` to open a comment in a page.\n\nIt renders pages for you.") == (
+        "Write `<!--` to open a comment in a page. It renders pages for you."
+    )
+    assert first_sentences(".. code-block:: html\n\n   <!-- open\n\nThe library renders pages well.") == (
+        "The library renders pages well."
+    )
+    assert first_sentences("..\n\n   A block quote stays in the page.\n") == "A block quote stays in the page."
+    started = time.perf_counter()  # one long line of comments: linear (was 4 s at 1.4 MB)
+    first_sentences("<!--a-->b" * 300_000)
+    assert time.perf_counter() - started < 10
+    # plurals as headings write them
+    assert _words("Reading Multipart Responses") == ("reading", "multipart", "respons") == _words("Reading Multipart Response")
+    assert _words("Caches") == _words("Cache") and _words("Classes") == _words("Class") and _words("Alias") == ("alias",)

@@ -116,24 +116,52 @@ def _doc_sections(engine: Docmentor, source: str) -> list[DocSection]:
 
 
 def _purpose(package: str, entries: Sequence[ApiEntry], sections: Sequence[DocSection], summary: str = "") -> str:
-    """What the library is for: its package docstring, else the first sentences of the
-    opening section of the docs' landing page when they read as prose (not "Overview Changelog Examples", a toctree,
-    nor "Release 26.1.0 (What's new?)"), else its distribution's one-line summary."""
+    """What the library is for: the first prose paragraph of its package's docstring (not
+    a title such as "Requests HTTP Library ~~~~"), of three words or more; else the first
+    of these that reads as prose (a sentence of six words or more; not a toctree, nor
+    "Release 26.1.0 (What's new?)"): the opening of the docs' landing page (before its first heading's section ends: a later
+    section is about something else, "… is a Python-only package hosted on PyPI"), an
+    ``index`` or ``README`` page at the docs' root or in its ``docs``/``src`` folders,
+    shallowest first (a folder's index page is about that part: the exercises); else the
+    distribution's one-line summary. Sentences with an unresolved reST substitution
+    ("Current version is |release|.") are left out."""
+    from docmentor.readme_llm.docstrings import prose_paragraphs
     from docmentor.readme_llm.knowledge_base import INDEX_PAGES, first_sentences
 
     module = next((e for e in entries if e.kind == "module" and e.api_id == package), None)
     if module is not None and module.docstring.strip():
-        return " ".join(module.docstring.strip().split("\n\n", 1)[0].split())
-    index = [s for s in sections if s.path.rsplit("/", 1)[-1].lower() in INDEX_PAGES]
-    top = min((s.path.count("/") for s in index), default=0)
-    # the landing page's opening only (before its title, and under it): a folder's index
-    # page is about that part (the exercises), a later section about something else
-    # ("… is a Python-only package hosted on PyPI")
-    for s in (s for s in index if s.path.count("/") == top and s.level <= 1):
-        text = first_sentences(s.text, limit=400)
-        if _reads_as_prose(text):
+        paragraphs = prose_paragraphs(module.docstring, skip_summary=False)
+        text = _without_substitutions(paragraphs[0]) if paragraphs else ""
+        if len(text.split()) >= 3:  # the package says it in its own words, however briefly
             return text
+    pages: dict[str, list[DocSection]] = {}
+    for s in sections:
+        folders, _, name = s.path.rpartition("/")
+        if name.lower() in INDEX_PAGES and all(f.lower() in _DOCS_FOLDERS for f in folders.split("/") if f):
+            pages.setdefault(s.path, []).append(s)
+    for path in sorted(pages, key=lambda p: (p.count("/"), p)):
+        opening: list[DocSection] = []
+        for s in pages[path]:  # in the page's order
+            opening.append(s)
+            if s.level >= 1:
+                break
+        for s in opening:
+            text = _without_substitutions(first_sentences(s.text, limit=400))
+            if _reads_as_prose(text):
+                return text
     return summary
+
+
+_DOCS_FOLDERS = frozenset({"docs", "doc", "documentation", "src", "source", "en"})
+_SUBSTITUTION = re.compile(r"\|[\w-]+\|")
+
+
+def _without_substitutions(text: str) -> str:
+    """The text without its sentences that hold a reST substitution (``|release|``)."""
+    if not _SUBSTITUTION.search(text):
+        return text
+    sentences = re.split(r"(?<=[.!?])\s+", text)
+    return " ".join(x for x in sentences if not _SUBSTITUTION.search(x))
 
 
 _SENTENCE_END = re.compile(r"[.!?](?=\s|$)")
@@ -371,7 +399,8 @@ def generate(
     t = time.perf_counter()
     step("writing outputs")
     summary = getattr(surfaces[0], "summary", "") if surfaces else ""
-    purpose = _purpose(package, entries, sections, summary)
+    # the library's own module (``nsp.alpha``, not the namespace ``nsp``)
+    purpose = _purpose(surfaces[0].library if surfaces else library, entries, sections, summary)
     readme_path: Path | None = None
     readme_tokens: int | None = None
     readme_sections = 0

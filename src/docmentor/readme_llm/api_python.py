@@ -861,21 +861,29 @@ def _markdown_parameters(text: str) -> dict[str, str]:
     return out
 
 
-_ITEM_HEAD = re.compile(r"^[*-]?[ \t]*\**`{0,2}\*{0,2}(\w+)`{0,2}\**[ \t]+[-–—][ \t]+(.*)$")
+_ITEM_HEAD = re.compile(r"^[*-]?[ \t]*([a-z_][a-z0-9_]*)[ \t]+[-–—][ \t]+(.*)$")  # "verify_ssl - Set to …"
+_NOT_PARAMETERS = re.compile(r"^\W*(?:returns?|yields?|raises?)\b|:\s*$", re.I | re.M)
 
 
 def _listed_parameters(text: str) -> dict[str, str]:
-    """Parameter descriptions from a paragraph that lists names plainly, each with a dash
-    and what it is, deeper lines continuing an item (aiohttp's ``TCPConnector``:
-    ``verify_ssl - Set to True to check ssl certifications.``; see
+    """Parameter descriptions from the first paragraph after the summary that lists plain
+    names, each with a dash and what it is, deeper lines continuing an item (aiohttp's
+    ``TCPConnector``: ``verify_ssl - Set to True to check ssl certifications.``; see
     :func:`~docmentor.readme_llm.docstrings.is_name_list`), and the one-item paragraphs that
-    continue such a list. Names that are no parameter are dropped by the caller."""
+    continue it — unless a paragraph before it says what it lists ("Returns a dict with:"
+    lists keys) or a section began. Names that are no parameter are dropped by the caller."""
     out: dict[str, str] = {}
-    listing = False  # a paragraph of one item continues a list before it
-    for para in PARAGRAPHS.split(textwrap.dedent(text)):
+    listing = False  # a paragraph of one item continues the list before it
+    for k, para in enumerate(PARAGRAPHS.split(textwrap.dedent(text).strip())):
         lines = [line for line in para.split("\n") if line.strip()]
-        listing = bool(lines) and (is_name_list(para) or (listing and bool(_ITEM_HEAD.match(lines[0].strip()))))
-        if not listing:
+        if not lines:
+            continue
+        starts = is_name_list(para) and all(_ITEM_HEAD.match(line.strip()) for line in lines[:1])
+        if starts and not out:
+            listing = True
+        elif not (listing and _ITEM_HEAD.match(lines[0].strip())):
+            if out or (k > 0 and _NOT_PARAMETERS.search(para) and not _PARAMETERS_HEAD.search(para)):
+                break  # the list is over, or what comes announces something else
             continue
         base = min(len(line) - len(line.lstrip()) for line in lines)
         name = ""

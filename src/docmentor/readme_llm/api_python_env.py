@@ -51,15 +51,29 @@ def _dist_info(package: str, paths: list[str]) -> dict[str, Any]:
                     names.append(first.split(".")[0])
         return sorted({n for n in names if n.isidentifier()})
 
+    def found(dist: Any) -> dict[str, Any]:
+        # a missing field: None, a warning or KeyError as Python versions go; "in" works everywhere
+        summary = (dist.metadata["Summary"] or "") if "Summary" in dist.metadata else ""
+        return {
+            "version": dist.version,
+            "packages": tops(dist),
+            "summary": "" if summary.strip().upper() == "UNKNOWN" else summary,  # old setuptools
+        }
+
     top = package.split(".")[0]
     dists = list(md.distributions(path=list(paths)))
+    if "." in package:  # a sub-package (nsp.alpha): the distribution that has its files
+        parts = tuple(package.split("."))
+        for dist in dists:
+            if any(tuple(f.parts[: len(parts)]) == parts for f in dist.files or ()):
+                return found(dist)
     for dist in dists:
         if norm(dist.metadata["Name"] or "") == norm(top):
-            return {"version": dist.version, "packages": tops(dist), "summary": dist.metadata["Summary"] or ""}
+            return found(dist)
     for dist in dists:
         names = (dist.read_text("top_level.txt") or "").split()
         if top in names or any(f.parts and f.parts[0].split(".")[0] == top for f in dist.files or ()):
-            return {"version": dist.version, "packages": tops(dist), "summary": dist.metadata["Summary"] or ""}
+            return found(dist)
     return {}
 
 

@@ -212,6 +212,10 @@ def prose_paragraphs(docstring: str, *, skip_summary: bool = True) -> list[str]:
         if is_title(para):
             continue
         if is_name_list(para):
+            if kept:  # "… containing these fields:" announced the list
+                kept[-1][0] = without_lead_in(kept[-1][0])
+                if not kept[-1][0]:
+                    kept.pop()
             break  # "verify_ssl - Set to True to check …": the parameters, listed without a heading
         if stripped == _CODE or MARKUP.match(stripped) or is_code(para) or _preformatted(para):
             in_block = stripped != _CODE
@@ -235,8 +239,11 @@ def prose_paragraphs(docstring: str, *, skip_summary: bool = True) -> list[str]:
     return [display(t) for t, is_summary in kept if t and not (skip_summary and is_summary)]
 
 
-# "verify_ssl - Set to True to check ssl certifications.": a name, a dash, what it is
-_NAME_ITEM = re.compile(r"^[ \t]*[*-]?[ \t]*\**`{0,2}\*{0,2}\w+`{0,2}\**[ \t]+[-–—][ \t]+\S")
+# "verify_ssl - Set to True to check ssl certifications.": a name, a dash, what it is; a
+# plain name is written as Python names are, in lower case ("Note - the connections …" is prose)
+_NAME_ITEM = re.compile(
+    r"^[ \t]*[*-]?[ \t]*(?:\*\*`?\w+`?\*\*|`{1,2}\*{0,2}\w+`{1,2}|[a-z_][a-z0-9_]*)[ \t]+[-–—][ \t]+\S"
+)
 
 
 def is_name_list(paragraph: str) -> bool:

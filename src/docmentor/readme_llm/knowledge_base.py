@@ -224,10 +224,11 @@ def _underlines(title: str, line: str) -> bool:
 
 def _without_comments(text: str) -> str:
     """The text without what is written for the docs' build, not its reader, outside code
-    fences: HTML comments (``<!-- [[[cog … ]]] -->``, over several lines too) and reST
-    explicit markup blocks — a ``..`` line (a comment: "created by sphinx-quickstart on
-    …", a directive such as ``.. toctree::``, a target) with the lines indented under it,
-    blank lines between them included."""
+    fences: HTML comments (``<!-- [[[cog … ]]] -->``: one that is not closed on its line
+    only when it opens the line — ``Write `<!--` to open one`` is prose) and reST explicit
+    markup blocks — a ``..`` line (a comment: "created by sphinx-quickstart on …", a
+    directive such as ``.. toctree::``, a target) with the lines indented under it, blank
+    lines between them included (an empty ``..`` comment is one line)."""
     out: list[str] = []
     fence = False
     comment = False
@@ -235,34 +236,49 @@ def _without_comments(text: str) -> str:
     for line in text.split("\n"):
         if not comment and _FENCE_LINE.match(line):
             fence = not fence
-        if fence or (not comment and _FENCE_LINE.match(line)):
             out.append(line)
             continue
-        kept = ""
-        rest = line
-        while rest:
-            if comment:
-                end = rest.find("-->")
-                if end < 0:
-                    break
-                rest, comment = rest[end + 3 :], False
-            else:
-                start = rest.find("<!--")
-                if start < 0:
-                    kept += rest
-                    break
-                kept, rest, comment = kept + rest[:start], rest[start + 4 :], True
-        indent = len(kept) - len(kept.lstrip())
-        if under >= 0:
-            if not kept.strip() or indent > under:
-                continue
+        if fence:
+            out.append(line)
+            continue
+        if under >= 0 and not comment:
+            if not line.strip() or len(line) - len(line.lstrip()) > under:
+                continue  # inside the block (a code-block's "<!--" too)
             under = -1
             out.append("")  # the block ended a paragraph
-        if kept.lstrip().startswith(".. ") or kept.strip() == "..":
-            under = indent
+        kept, comment = _uncommented(line, comment)
+        if kept.lstrip().startswith(".. "):
+            under = len(kept) - len(kept.lstrip())
+            continue
+        if kept.strip() == "..":
             continue
         out.append(kept)
     return "\n".join(out)
+
+
+def _uncommented(line: str, comment: bool) -> tuple[str, bool]:
+    """The line without its HTML comments, and whether one is still open at its end
+    (``comment``: one was open at its start). Linear: positions, no re-slicing."""
+    parts: list[str] = []
+    at = 0
+    while at <= len(line):
+        if comment:
+            end = line.find("-->", at)
+            if end < 0:
+                return "".join(parts), True
+            at, comment = end + 3, False
+            continue
+        start = line.find("<!--", at)
+        if start < 0:
+            parts.append(line[at:])
+            break
+        closed = line.find("-->", start + 4)
+        if closed < 0 and line[:start].strip():
+            parts.append(line[at:])  # "<!--" in running text, never closed here: prose
+            break
+        parts.append(line[at:start])
+        at, comment = (closed + 3, False) if closed >= 0 else (len(line) + 1, True)
+    return "".join(parts), comment
 
 
 def first_sentences(text: str, limit: int = 240) -> str:

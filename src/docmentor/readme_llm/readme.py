@@ -264,21 +264,24 @@ def _heading_words(name: str) -> tuple[str, ...]:
 
 
 def _words(text: str) -> tuple[str, ...]:
-    """Lower-case words, camel case split, plurals made singular ("Clients" → "client",
-    "Aliases" → "alias", "Queries" → "query"; "Status" stays)."""
-    return tuple(_singular(w.lower()) for w in _WORD.findall(text))
+    """Lower-case words, camel case split, each as its :func:`_key` (so that "Clients",
+    "Responses", "Aliases" and "Caches" name ``Client``, ``Response``, ``Alias``, ``Cache``)."""
+    return tuple(_key(w.lower()) for w in _WORD.findall(text))
 
 
-def _singular(word: str) -> str:
+def _key(word: str) -> str:
+    """A word without its plural ending and a final "e": the singular and the plural get
+    the same key ("response"/"responses" → "respons", "cache"/"caches" → "cach",
+    "class"/"classes" → "class", "query"/"queries" → "query"; "status", "alias" stay)."""
     if len(word) <= 3:
         return word
     if word.endswith("ies"):
-        return word[:-3] + "y"
-    if word.endswith(("sses", "shes", "ches", "xes", "ses")):
-        return word[:-2]
-    if word.endswith("s") and not word.endswith(("ss", "us", "is", "as")):
-        return word[:-1]
-    return word
+        word = word[:-3] + "y"
+    elif word.endswith("es") and word[:-2].endswith(("s", "sh", "ch", "x", "z")):
+        word = word[:-2]
+    elif word.endswith("s") and not word.endswith(("ss", "us", "is", "as")):
+        word = word[:-1]
+    return word[:-1] if len(word) > 3 and word.endswith("e") else word
 
 
 def _names(example: Example, words: tuple[str, ...], names: HeadingNames | None = None) -> bool:
@@ -393,8 +396,10 @@ def _header(library: str, version: str | None, purpose: str, *, validated: bool)
         rule4 += " Examples were validated on the installed version."
     intro = f"The context will be for the {library} library."
     said = " ".join(purpose.split())
+    if said.endswith(":"):  # it led in to what is not shown
+        said = said.rstrip(":").rstrip() + "."
     if said:  # a distribution's summary has no full stop ("Classes Without Boilerplate")
-        intro += " " + said + ("" if said[-1] in ".!?" else ".")
+        intro += " " + said + ("" if said.endswith((".", "!", "?", "…")) else ".")
     intro += (
         " The context is organized into numbered sections using XML tags. Within each section,"
         " there is a description, a function signature with its parameters and return value,"
