@@ -976,3 +976,14 @@ def test_readme_example_complete_program_imports_the_library() -> None:
     program = ex(2, "import asyncio\nimport pkg\n\nasync def main():\n    async with pkg.Session() as s:\n"
                     "        await s.get('/')\n\nasyncio.run(main())\n")  # fmt: skip
     assert best_example(get, [callback, program], validated=False) is program
+
+
+def test_find_api_shows_a_summary_as_a_reader_sees_it() -> None:
+    from docmentor.readme_llm.models import ApiEntry
+    from docmentor.readme_llm.retrieval import ApiIndex
+
+    url = ApiEntry(api_id="pkg.URL", kind="class", name="URL", description="The components of a URL are broken down like this:")
+    view = ApiEntry(api_id="pkg.View", kind="class", name="View", description="The query that defines a view, as stored:")
+    index = ApiIndex({"pkg": ([url, view], [])})
+    shown = {h.entry.api_id: h.to_dict(1)["description"] for h in index.find("url components view query", limit=5)}
+    assert shown == {"pkg.URL": "", "pkg.View": "The query that defines a view, as stored."}

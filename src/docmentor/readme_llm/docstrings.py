@@ -338,6 +338,17 @@ def is_label(lead_in: str) -> bool:
     return len(lead_in.strip().rstrip(":").split()) <= _LABEL_WORDS
 
 
+def readable_summary(summary: str) -> str:
+    """A summary as a reader sees it (:func:`display`), without a last sentence that only
+    announced code (:func:`without_lead_in`). One that is all lead-in is nothing when it
+    says nothing without the code ("Usage:", "… broken down like this:"), else it ends
+    there ("The query that defines a view, as stored.")."""
+    text = display(summary.strip())
+    if not text.endswith(":"):
+        return text
+    return without_lead_in(text) or ("" if says_nothing(text) else text.rstrip(":") + ".")
+
+
 def without_lead_in(text: str) -> str:
     """A paragraph without its last sentence when that announced code left out ("… issuing
     a request. For example:", "it can be opened with::"): without what it announces it

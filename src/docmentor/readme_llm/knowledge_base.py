@@ -38,7 +38,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from docmentor.embeddings import LibraryVectors
 from docmentor.errors import NotFoundError, StoreError
-from docmentor.readme_llm.docstrings import display, plain, says_nothing, without_lead_in
+from docmentor.readme_llm.docstrings import plain, readable_summary
 from docmentor.readme_llm.importance import SCORING, WEIGHTS, prose_text, public_path
 from docmentor.readme_llm.models import ApiEntry, Example
 
@@ -389,14 +389,8 @@ def _layered(a: ApiEntry, b: ApiEntry) -> bool:
 
 
 def shown(description: str) -> str:
-    """A summary for the overview: Sphinx markup as a reader sees it, without a last
-    sentence that only announced code (:func:`~.docstrings.without_lead_in`). One that is
-    all lead-in says nothing when it only pointed at the code ("… broken down like this:"),
-    else it ends there ("The query that defines a view, as stored.")."""
-    text = display(description.strip())
-    if not text.endswith(":"):
-        return text
-    return without_lead_in(text) or ("" if says_nothing(text) else text.rstrip(":") + ".")
+    """A summary for the overview (:func:`~.docstrings.readable_summary`)."""
+    return readable_summary(description)
 
 
 def build_overview(

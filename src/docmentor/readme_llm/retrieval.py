@@ -49,7 +49,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from docmentor.embeddings import EmbeddingUnavailable
-from docmentor.readme_llm.docstrings import MARKUP, display, field_text, plain
+from docmentor.readme_llm.docstrings import MARKUP, display, field_text, plain, readable_summary
 from docmentor.readme_llm.mentions import MentionResolver, SectionRef
 from docmentor.readme_llm.models import ApiEntry, Example
 from docmentor.readme_llm.priors import secondary
@@ -210,7 +210,7 @@ def _details(e: ApiEntry) -> dict[str, Any]:
     if returns is not None:
         returns["description"] = field_text(returns["description"])
     return {
-        "description": display(e.description),
+        "description": readable_summary(e.description),
         "deprecated": display(e.deprecated) if e.deprecated else None,
         "parameters": [{**p.model_dump(), "description": field_text(p.description)} for p in e.parameters],
         "returns": returns,
