@@ -1336,8 +1336,39 @@ def test_review_two_summary_of_the_right_distribution_and_plain_lists(tmp_path: 
         "url": "the URL",
         "status": "the code",
     }
-    assert _listed_parameters("Fetch.\n\n* `url` - the URL\n* `status` - the code\n") == {}  # code names: a heading's
+    # code names too (pyparsing: "- ``match_string`` - string to be matched"), and a colon
+    # lead-in that speaks of them; one that speaks of something else announces no parameters
+    assert _listed_parameters("Match.\n\n- ``match_string`` - the string\n- ``limit`` - how many\n") == {
+        "match_string": "the string",
+        "limit": "how many",
+    }
+    accepted = "Make.\n\nThe following arguments are accepted:\n\nverify_ssl - Set it.\nlimit - The limit.\n"
+    assert _listed_parameters(accepted) == {"verify_ssl": "Set it.", "limit": "The limit."}
+    assert _listed_parameters("Rows.\n\nEach row has these fields:\n\n    url - the URL\n    status - the code\n") == {}
+    # a wrapped line of prose starting with "returns" is no announcement
+    wrapped = "Keep it\nalive and\nreturns it to the pool.\n\nverify_ssl - Set.\nlimit - The limit.\n"
+    assert _listed_parameters(wrapped) == {"verify_ssl": "Set.", "limit": "The limit."}
     # prose with dashes is no list; a list ends the prose, its lead-in with it
     assert not is_name_list("Note - the connections are not closed\nimmediately - call wait() for that.")
     doc = "Return a list.\n\nEach member is a dict. It has these fields:\n\n    name - the name\n    schema - the schema\n"
     assert prose_paragraphs(doc) == ["Each member is a dict."]
+
+
+def test_review_three_a_sub_package_never_takes_its_namespace_s_first_distribution(tmp_path: Path) -> None:
+    # nsp-alpha installed editable (its RECORD lists only a .pth): found by its name; a
+    # module nsp/gamma.py by its file; never nsp-beta, the first to list "nsp"
+    make_package(tmp_path, {"nsp/alpha/__init__.py": "def f(): ...\n", "nsp/gamma.py": "def g(): ...\n"})
+    for name, version, record in (
+        ("nsp-beta", "2.0", "nsp/beta/__init__.py,,\n"),
+        ("nsp-alpha", "1.0", "__editable__.nsp_alpha-1.0.pth,,\n"),
+        ("nsp-gamma", "3.0", "nsp/gamma.py,,\n"),
+    ):
+        info = tmp_path / f"{name.replace('-', '_')}-{version}.dist-info"
+        info.mkdir()
+        (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\nSummary: {name}\n")
+        (info / "RECORD").write_text(record + f"{info.name}/METADATA,,\n")
+        (info / "top_level.txt").write_text("nsp\n")
+    paths = [str(tmp_path)]
+    assert api_python_env._dist_info("nsp.alpha", paths)["version"] == "1.0"
+    assert api_python_env._dist_info("nsp.gamma", paths)["version"] == "3.0"
+    assert api_python_env._dist_info("nsp.delta", paths) == {}

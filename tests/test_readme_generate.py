@@ -953,7 +953,7 @@ def test_review_two_purpose_comments_and_plurals() -> None:
 
     from docmentor.readme_llm import _purpose
     from docmentor.readme_llm.knowledge_base import DocSection, first_sentences
-    from docmentor.readme_llm.readme import _words
+    from docmentor.readme_llm.readme import _heading_forms, _heading_words, _spells
 
     def page(path: str, text: str, level: int = 1) -> DocSection:
         return DocSection(path, "t", "Heading", level, "a", text)
@@ -989,6 +989,52 @@ def test_review_two_purpose_comments_and_plurals() -> None:
     started = time.perf_counter()  # one long line of comments: linear (was 4 s at 1.4 MB)
     first_sentences("<!--a-->b" * 300_000)
     assert time.perf_counter() - started < 10
-    # plurals as headings write them
-    assert _words("Reading Multipart Responses") == ("reading", "multipart", "respons") == _words("Reading Multipart Response")
-    assert _words("Caches") == _words("Cache") and _words("Classes") == _words("Class") and _words("Alias") == ("alias",)
+    # plurals as headings write them, and no more: "Notes" does not name `not_`, "Uses" not `us`
+    def names(heading: str, api: str) -> bool:
+        found, words = _heading_forms(heading), _heading_words(api)
+        return any(_spells(found, i, words) for i in range(len(found)))
+
+    for heading, api in (("Reading Multipart Responses", "Response"), ("Caches", "Cache"), ("Classes", "Class"),
+                         ("Aliases", "Alias"), ("Queries", "Query"), ("Buses", "Bus"), ("Async clients", "AsyncClient")):  # fmt: skip
+        assert names(heading, api), (heading, api)
+    for heading, api in (("Notes on legacy behaviour", "not_"), ("Non-ORM use", "none"), ("Saving state", "stat"),
+                         ("Uses", "us")):  # fmt: skip
+        assert not names(heading, api), (heading, api)
+
+
+def test_review_three_purpose_fences_and_lead_ins() -> None:
+    from docmentor.readme_llm import _purpose
+    from docmentor.readme_llm.docstrings import readable_summary
+    from docmentor.readme_llm.knowledge_base import DocSection, first_sentences
+
+    def page(path: str, text: str, level: int = 1) -> DocSection:
+        return DocSection(path, "t", "Heading", level, "a", text)
+
+    # a page without a top-level title: its preamble only, not the "## Installation" after it
+    readme = [page("README.md", "Foo is the best.\n", 0), page("README.md", "Install it with pip and make sure you have Python 3.9.\n", 2)]
+    assert _purpose("pkg", [], readme, "Summary") == "Summary"
+    # docs/README.md tells how to build the docs: docs/index.md describes the library
+    docs = [
+        page("docs/README.md", "To build the documentation, install the requirements and run make html.\n"),
+        page("docs/index.md", "Foo draws widgets on any screen you own, fast.\n"),
+    ]
+    assert _purpose("pkg", [], docs, "Summary") == "Foo draws widgets on any screen you own, fast."
+    # substitutions go, not the sentence they stand in; nor "x|y|z"
+    badges = [page("index.rst", "|pypi| |ci| The dateutil module provides powerful extensions to datetime.\n")]
+    assert _purpose("pkg", [], badges, "") == "The dateutil module provides powerful extensions to datetime."
+    pipes = [page("index.rst", "Foo parses x|y|z expressions and int|str|None types well.\n")]
+    assert _purpose("pkg", [], pipes, "") == "Foo parses x|y|z expressions and int|str|None types well."
+    # a docstring's title with no blank line under it
+    module = ApiEntry(api_id="pkg", kind="module", name="pkg",
+                      docstring="Charset-Normalizer\n~~~~~~~~~~~~~~\nThe Real First Universal Charset Detector.\n")  # fmt: skip
+    assert _purpose("pkg", [module], [], "") == "The Real First Universal Charset Detector."
+    # a reST title's ~~~~ underline is no fence; a fence closes with its own characters only
+    assert first_sentences("Pytest\n~~~~~~\n\nThe test client works with pytest fixtures.") == (
+        "The test client works with pytest fixtures."
+    )
+    assert first_sentences("```\n~~~\ncode\n```\n\nAfter the fence comes prose for you.") == "After the fence comes prose for you."
+    # a fence inside a reST code block does not swallow the page
+    block = "Intro text for all.\n\n.. code-block:: markdown\n\n   ```python\n   x = 1\n\nThe library does things well.\n"
+    assert "The library does things well." in first_sentences(block)
+    # a colon after an abbreviation ends it, no second full stop
+    assert readable_summary("Set the options for the whole client, e.g.:") == "Set the options for the whole client, e.g."

@@ -117,51 +117,69 @@ def _doc_sections(engine: Docmentor, source: str) -> list[DocSection]:
 
 def _purpose(package: str, entries: Sequence[ApiEntry], sections: Sequence[DocSection], summary: str = "") -> str:
     """What the library is for: the first prose paragraph of its package's docstring (not
-    a title such as "Requests HTTP Library ~~~~"), of three words or more; else the first
-    of these that reads as prose (a sentence of six words or more; not a toctree, nor
-    "Release 26.1.0 (What's new?)"): the opening of the docs' landing page (before its first heading's section ends: a later
-    section is about something else, "… is a Python-only package hosted on PyPI"), an
-    ``index`` or ``README`` page at the docs' root or in its ``docs``/``src`` folders,
-    shallowest first (a folder's index page is about that part: the exercises); else the
-    distribution's one-line summary. Sentences with an unresolved reST substitution
-    ("Current version is |release|.") are left out."""
+    a title such as "Requests HTTP Library ~~~~"), of three words or more; else the opening
+    of the docs' landing page when it reads as prose (a sentence of six words or more; not a
+    toctree, nor "Release 26.1.0 (What's new?)") — what comes before its first heading and
+    under a top-level one, not a later section ("## Installation", "… hosted on PyPI") — an
+    ``index`` page at the docs' root or in its ``docs``/``src`` folders, or a ``README`` at
+    the root, shallowest first (a folder's index page is about that part: the exercises;
+    ``docs/README.md`` tells how to build the docs); else the distribution's one-line
+    summary. reST substitutions (``|pypi|``) are left out, and so is a short sentence that
+    is nothing without one ("Current version is |release|.")."""
     from docmentor.readme_llm.docstrings import prose_paragraphs
     from docmentor.readme_llm.knowledge_base import INDEX_PAGES, first_sentences
 
     module = next((e for e in entries if e.kind == "module" and e.api_id == package), None)
     if module is not None and module.docstring.strip():
-        paragraphs = prose_paragraphs(module.docstring, skip_summary=False)
-        text = _without_substitutions(paragraphs[0]) if paragraphs else ""
+        paragraphs = prose_paragraphs(_without_title(module.docstring), skip_summary=False)
+        text = paragraphs[0] if paragraphs else ""
         if len(text.split()) >= 3:  # the package says it in its own words, however briefly
             return text
     pages: dict[str, list[DocSection]] = {}
     for s in sections:
         folders, _, name = s.path.rpartition("/")
-        if name.lower() in INDEX_PAGES and all(f.lower() in _DOCS_FOLDERS for f in folders.split("/") if f):
+        name = name.lower()
+        in_docs = all(f.lower() in _DOCS_FOLDERS for f in folders.split("/") if f)
+        if name in INDEX_PAGES and in_docs and (not folders or name.startswith("index")):
             pages.setdefault(s.path, []).append(s)
-    for path in sorted(pages, key=lambda p: (p.count("/"), p)):
-        opening: list[DocSection] = []
-        for s in pages[path]:  # in the page's order
-            opening.append(s)
-            if s.level >= 1:
+    order = sorted(pages, key=lambda p: (p.count("/"), not p.rsplit("/", 1)[-1].lower().startswith("index"), p))
+    for path in order:
+        for s in pages[path]:  # in the page's order: the preamble, then its top-level title
+            if s.level > 1:
                 break
-        for s in opening:
             text = _without_substitutions(first_sentences(s.text, limit=400))
             if _reads_as_prose(text):
                 return text
+            if s.level == 1:
+                break
     return summary
 
 
 _DOCS_FOLDERS = frozenset({"docs", "doc", "documentation", "src", "source", "en"})
-_SUBSTITUTION = re.compile(r"\|[\w-]+\|")
+# |pypi|, |release|: a reST substitution, standing as a word (not int|str|None, x|y|z)
+_SUBSTITUTION = re.compile(r"(?<!\S)\|[\w-]+\|(?=[\s.,;:!?)]|$)")
+_ADORNED_TITLE = re.compile(r"^\s*(\S[^\n]*)\n\s*([=\-~^\"'`#*+.:_])\2{2,}\s*(?:\n|$)")
+
+
+def _without_title(docstring: str) -> str:
+    """A docstring without the reST title it opens with ("Foo\n---\nFoo parses things.")."""
+    m = _ADORNED_TITLE.match(docstring.strip("\n"))
+    return docstring.strip("\n")[m.end() :] if m else docstring
 
 
 def _without_substitutions(text: str) -> str:
-    """The text without its sentences that hold a reST substitution (``|release|``)."""
+    """The text without its reST substitutions; a sentence left with fewer than four words
+    goes too ("Current version is |release|.")."""
     if not _SUBSTITUTION.search(text):
         return text
-    sentences = re.split(r"(?<=[.!?])\s+", text)
-    return " ".join(x for x in sentences if not _SUBSTITUTION.search(x))
+    kept = []
+    for sentence in re.split(r"(?<=[.!?])\s+", text):
+        if _SUBSTITUTION.search(sentence):
+            sentence = " ".join(_SUBSTITUTION.sub(" ", sentence).split())
+            if len(re.findall(r"\w+", sentence)) < 4:
+                continue
+        kept.append(sentence)
+    return " ".join(kept)
 
 
 _SENTENCE_END = re.compile(r"[.!?](?=\s|$)")

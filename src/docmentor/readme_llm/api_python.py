@@ -861,29 +861,43 @@ def _markdown_parameters(text: str) -> dict[str, str]:
     return out
 
 
-_ITEM_HEAD = re.compile(r"^[*-]?[ \t]*([a-z_][a-z0-9_]*)[ \t]+[-–—][ \t]+(.*)$")  # "verify_ssl - Set to …"
-_NOT_PARAMETERS = re.compile(r"^\W*(?:returns?|yields?|raises?)\b|:\s*$", re.I | re.M)
+# "verify_ssl - Set to …", "- ``match_string`` - string to be matched", "**limit** - …"
+_ITEM_HEAD = re.compile(
+    r"^[*-]?[ \t]*(?:\*\*`?(\w+)`?\*\*|`{1,2}\*{0,2}(\w+)`{1,2}|([a-z_][a-z0-9_]*))[ \t]+[-–—][ \t]+(.*)$"
+)
+# what a list that follows says it lists, when not the parameters: "Returns a dict with:"
+_RETURNS_LEAD = re.compile(r"^\W*(?:returns?|yields?|raises?)\b", re.I)
+_PARAMETER_WORDS = re.compile(r"\b(?:param|arg|option|input|keyword|accept|take)", re.I)
+
+
+def _announces_other(paragraph: str) -> bool:
+    """Whether a paragraph announces a list of something other than parameters."""
+    text = paragraph.strip()
+    if _RETURNS_LEAD.match(text):
+        return True
+    return text.endswith(":") and not text.endswith("::") and not _PARAMETER_WORDS.search(text)
 
 
 def _listed_parameters(text: str) -> dict[str, str]:
-    """Parameter descriptions from the first paragraph after the summary that lists plain
-    names, each with a dash and what it is, deeper lines continuing an item (aiohttp's
+    """Parameter descriptions from the first paragraph after the summary that lists names,
+    each with a dash and what it is, deeper lines continuing an item (aiohttp's
     ``TCPConnector``: ``verify_ssl - Set to True to check ssl certifications.``; see
     :func:`~docmentor.readme_llm.docstrings.is_name_list`), and the one-item paragraphs that
-    continue it — unless a paragraph before it says what it lists ("Returns a dict with:"
-    lists keys) or a section began. Names that are no parameter are dropped by the caller."""
+    continue it — not a list the paragraph before it announces as something else ("Returns
+    a dict with:", "Each row has these fields:"; "The following arguments are accepted:"
+    is the parameters). Names that are no parameter are dropped by the caller."""
+    paragraphs = [p for p in PARAGRAPHS.split(textwrap.dedent(text).strip()) if p.strip()]
     out: dict[str, str] = {}
     listing = False  # a paragraph of one item continues the list before it
-    for k, para in enumerate(PARAGRAPHS.split(textwrap.dedent(text).strip())):
+    for k, para in enumerate(paragraphs):
         lines = [line for line in para.split("\n") if line.strip()]
-        if not lines:
-            continue
-        starts = is_name_list(para) and all(_ITEM_HEAD.match(line.strip()) for line in lines[:1])
-        if starts and not out:
+        if not listing and is_name_list(para) and _ITEM_HEAD.match(lines[0].strip()):
+            if k == 0 or (k > 1 and _announces_other(paragraphs[k - 1])):
+                continue  # the summary itself, or the keys of what it returns
             listing = True
         elif not (listing and _ITEM_HEAD.match(lines[0].strip())):
-            if out or (k > 0 and _NOT_PARAMETERS.search(para) and not _PARAMETERS_HEAD.search(para)):
-                break  # the list is over, or what comes announces something else
+            if out:
+                break  # the list is over
             continue
         base = min(len(line) - len(line.lstrip()) for line in lines)
         name = ""
@@ -893,7 +907,7 @@ def _listed_parameters(text: str) -> dict[str, str]:
             if head is not None:
                 if name:
                     out.setdefault(name, " ".join(words))
-                name, words = head.group(1), [head.group(2).strip()]
+                name, words = head.group(1) or head.group(2) or head.group(3), [head.group(4).strip()]
             elif name:
                 words.append(line.strip())
         if name:

@@ -62,11 +62,17 @@ def _dist_info(package: str, paths: list[str]) -> dict[str, Any]:
 
     top = package.split(".")[0]
     dists = list(md.distributions(path=list(paths)))
-    if "." in package:  # a sub-package (nsp.alpha): the distribution that has its files
+    if "." in package:  # a sub-package (nsp.alpha): the distribution that has its files,
+        # or is named so (an editable install lists no files); never its namespace's first
         parts = tuple(package.split("."))
+        module = (*parts[:-1], parts[-1] + ".py")
         for dist in dists:
-            if any(tuple(f.parts[: len(parts)]) == parts for f in dist.files or ()):
+            if any(tuple(f.parts[: len(parts)]) in (parts, module) for f in dist.files or ()):
                 return found(dist)
+        for dist in dists:
+            if norm(dist.metadata["Name"] or "") == norm(package):
+                return found(dist)
+        return {}
     for dist in dists:
         if norm(dist.metadata["Name"] or "") == norm(top):
             return found(dist)

@@ -338,6 +338,13 @@ def is_label(lead_in: str) -> bool:
     return len(lead_in.strip().rstrip(":").split()) <= _LABEL_WORDS
 
 
+def ended(lead_in: str) -> str:
+    """A lead-in ended where it stands: its colon a full stop ("… as stored:" → "… as
+    stored."), none added after one that closes an abbreviation ("e.g.:" → "e.g.")."""
+    text = lead_in.rstrip().rstrip(":").rstrip()
+    return text if text.endswith((".", "!", "?", "…")) else text + "."
+
+
 def readable_summary(summary: str) -> str:
     """A summary as a reader sees it (:func:`display`), without a last sentence that only
     announced code (:func:`without_lead_in`). One that is all lead-in is nothing when it
@@ -346,7 +353,7 @@ def readable_summary(summary: str) -> str:
     text = display(summary.strip())
     if not text.endswith(":"):
         return text
-    return without_lead_in(text) or ("" if says_nothing(text) else text.rstrip(":") + ".")
+    return without_lead_in(text) or ("" if says_nothing(text) else ended(text))
 
 
 def without_lead_in(text: str) -> str:

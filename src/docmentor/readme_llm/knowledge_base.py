@@ -176,6 +176,15 @@ _IMAGE = re.compile(r"!\[[^\]]*\]\([^)]*\)|\[!\[[^\]]*\]\([^)]*\)\]\([^)]*\)")
 
 
 _FENCE_LINE = re.compile(r"^\s*(```|~~~)")
+_TILDES = re.compile(r"^~{3,}\s*$")
+
+
+def _fences(line: str, previous: str) -> bool:
+    """Whether a line opens or closes a code fence: not a reST title's ``~~~~`` underline
+    (a run of tildes right under a text line at least as long as it)."""
+    if not _FENCE_LINE.match(line):
+        return False
+    return not (_TILDES.match(line) and previous.strip() and len(line.strip()) >= len(previous.strip()))
 _LINK = re.compile(r"\[([^\]\n]+)\]\([^)\s]*\)")  # [text](url) → text
 _LEAD_IN = (":", "...", "…")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z`*_\[(])")  # "Install it with pip:", "Sending a request..." introduce what follows
@@ -186,8 +195,16 @@ def _paragraphs(text: str) -> list[tuple[str, bool]]:
     blocks: list[tuple[str, str]] = []
     current: list[str] = []
     in_code = False
+    previous = ""
+    opener = ""  # the fence's characters: only the same closes it
     for line in text.split("\n"):
-        if _FENCE_LINE.match(line):
+        if in_code:
+            fence = line.strip().startswith(opener)
+        else:
+            fence = _fences(line, previous)
+            opener = line.strip()[:3] if fence else opener
+        previous = line
+        if fence:
             if not in_code:
                 if current:
                     blocks.append(("p", "\n".join(current)))
@@ -231,21 +248,26 @@ def _without_comments(text: str) -> str:
     lines between them included (an empty ``..`` comment is one line)."""
     out: list[str] = []
     fence = False
+    opener = ""  # the open fence's characters: only the same close it
     comment = False
     under = -1  # the indentation of the ".." line whose block we are in
+    previous = ""
     for line in text.split("\n"):
-        if not comment and _FENCE_LINE.match(line):
+        if under >= 0 and not comment and not fence:
+            if not line.strip() or len(line) - len(line.lstrip()) > under:
+                continue  # inside the block (a code-block's "<!--" or "```" too)
+            under = -1
+            out.append("")  # the block ended a paragraph
+        opens = not comment and (line.strip().startswith(opener) if fence else _fences(line, previous))
+        previous = line
+        if opens:
+            opener = line.strip()[:3]
             fence = not fence
             out.append(line)
             continue
         if fence:
             out.append(line)
             continue
-        if under >= 0 and not comment:
-            if not line.strip() or len(line) - len(line.lstrip()) > under:
-                continue  # inside the block (a code-block's "<!--" too)
-            under = -1
-            out.append("")  # the block ended a paragraph
         kept, comment = _uncommented(line, comment)
         if kept.lstrip().startswith(".. "):
             under = len(kept) - len(kept.lstrip())

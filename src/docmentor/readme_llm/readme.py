@@ -38,6 +38,7 @@ from docmentor.assemble.tokens import DEFAULT_ENCODING, check_encoding, count_to
 from docmentor.errors import UsageError
 from docmentor.readme_llm.docstrings import (
     display,
+    ended,
     field_text,
     is_label,
     prose_paragraphs,
@@ -234,18 +235,20 @@ class HeadingNames:
         for words in set(names):
             if len(words) >= 2:
                 self._by_first.setdefault(words[0], []).append(words)
-        self._seen: dict[str, tuple[tuple[str, ...], list[tuple[int, int]]]] = {}
+        self._seen: dict[str, tuple[tuple[frozenset[str], ...], list[tuple[int, int]]]] = {}
 
-    def read(self, heading: str) -> tuple[tuple[str, ...], list[tuple[int, int]]]:
-        """The heading's words, and the spans (start, end) where an API name of 2+ words is."""
+    def read(self, heading: str) -> tuple[tuple[frozenset[str], ...], list[tuple[int, int]]]:
+        """The heading's words (each as the singulars it may be, :func:`_forms`), and the
+        spans (start, end) where an API name of 2+ words is."""
         seen = self._seen.get(heading)
         if seen is None:
-            found = _words(heading)
+            found = _heading_forms(heading)
             spans = [
                 (j, j + len(w))
-                for j, first in enumerate(found)
+                for j, forms in enumerate(found)
+                for first in forms
                 for w in self._by_first.get(first, ())
-                if found[j : j + len(w)] == w
+                if _spells(found, j, w)
             ]
             seen = self._seen[heading] = (found, spans)
         return seen
@@ -258,41 +261,44 @@ def api_words(entries: Sequence[ApiEntry]) -> HeadingNames:
 
 
 def _heading_words(name: str) -> tuple[str, ...]:
-    """The words a heading names an API with: ``iter_lines`` → ("iter", "line"),
+    """The words of an API's name, lower case: ``iter_lines`` → ("iter", "lines"),
     ``AsyncClient`` → ("async", "client")."""
-    return _words(name) or (name.lower(),)
+    return tuple(w.lower() for w in _WORD.findall(name)) or (name.lower(),)
 
 
-def _words(text: str) -> tuple[str, ...]:
-    """Lower-case words, camel case split, each as its :func:`_key` (so that "Clients",
-    "Responses", "Aliases" and "Caches" name ``Client``, ``Response``, ``Alias``, ``Cache``)."""
-    return tuple(_key(w.lower()) for w in _WORD.findall(text))
+def _heading_forms(text: str) -> tuple[frozenset[str], ...]:
+    return tuple(_forms(w.lower()) for w in _WORD.findall(text))
 
 
-def _key(word: str) -> str:
-    """A word without its plural ending and a final "e": the singular and the plural get
-    the same key ("response"/"responses" → "respons", "cache"/"caches" → "cach",
-    "class"/"classes" → "class", "query"/"queries" → "query"; "status", "alias" stay)."""
-    if len(word) <= 3:
-        return word
-    if word.endswith("ies"):
-        word = word[:-3] + "y"
-    elif word.endswith("es") and word[:-2].endswith(("s", "sh", "ch", "x", "z")):
-        word = word[:-2]
-    elif word.endswith("s") and not word.endswith(("ss", "us", "is", "as")):
-        word = word[:-1]
-    return word[:-1] if len(word) > 3 and word.endswith("e") else word
+def _forms(word: str) -> frozenset[str]:
+    """The word, and the singulars it may be the plural of: "clients" → client, "responses"
+    → response, "caches" → cache, "classes" → class, "queries" → query, "aliases" →
+    alias; "notes" is no plural of "not", nor "uses" of "us"."""
+    out = {word}
+    if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
+        out.add(word[:-1])
+        if word.endswith("ies"):
+            out.add(word[:-3] + "y")
+        elif len(word) > 4 and word[:-2].endswith(("ss", "sh", "ch", "x", "z", "as", "us", "is")):
+            out.add(word[:-2])
+    return frozenset(out)
+
+
+def _spells(found: tuple[frozenset[str], ...], at: int, words: tuple[str, ...]) -> bool:
+    """Whether the heading's words from ``at`` on are ``words``."""
+    return at + len(words) <= len(found) and all(w in found[at + t] for t, w in enumerate(words))
 
 
 def _names(example: Example, words: tuple[str, ...], names: HeadingNames | None = None) -> bool:
-    """Whether the example's title or a heading above it names the API: its words in order,
-    and not as part of another API's longer name there ("Async clients" names
-    ``AsyncClient``, not ``Client``, when the library has both)."""
+    """Whether the example's title or a heading above it names the API: its words in order
+    (a plural for the last: "Clients" names ``Client``), and not as part of another API's
+    longer name there ("Async clients" names ``AsyncClient``, not ``Client``, when the
+    library has both)."""
     n = len(words)
     for heading in (example.title, *example.heading_path):
-        found, longer = names.read(heading) if names is not None else (_words(heading), [])
+        found, longer = names.read(heading) if names is not None else (_heading_forms(heading), [])
         for i in range(len(found) - n + 1):
-            if found[i : i + n] == words and not any(a <= i and i + n <= b and b - a > n for a, b in longer):
+            if _spells(found, i, words) and not any(a <= i and i + n <= b and b - a > n for a, b in longer):
                 return True
     return False
 
@@ -318,7 +324,7 @@ def _description(entry: ApiEntry, by_id: dict[str, ApiEntry]) -> str:
         fits = bool(paragraphs) and len(paragraphs[0]) < _MAX_DESCRIPTION
         body = without_lead_in(body) or body
         if body.endswith(":"):
-            body = "" if is_label(body) or (fits and says_nothing(body)) else body.rstrip(":") + "."
+            body = "" if is_label(body) or (fits and says_nothing(body)) else ended(body)
     for paragraph in paragraphs:
         if len(body) + len(paragraph) >= _MAX_DESCRIPTION:
             break
@@ -397,7 +403,7 @@ def _header(library: str, version: str | None, purpose: str, *, validated: bool)
     intro = f"The context will be for the {library} library."
     said = " ".join(purpose.split())
     if said.endswith(":"):  # it led in to what is not shown
-        said = said.rstrip(":").rstrip() + "."
+        said = ended(said)
     if said:  # a distribution's summary has no full stop ("Classes Without Boilerplate")
         intro += " " + said + ("" if said.endswith((".", "!", "?", "…")) else ".")
     intro += (
