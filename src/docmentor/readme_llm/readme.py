@@ -69,8 +69,14 @@ def example_code(example: Example) -> str:
     """The example's code as README.LLM shows it: dedented, without blank edges; a doctest
     or IPython session (``>>> r = httpx.get(url)``, ``In [1]: …``) as the program its
     prompts spell, each output line a comment below the statement that printed it."""
-    code = textwrap.dedent(example.code).strip("\n")
-    if example.language == "python" and _is_session(code):
+    return _shown_code(example.code, example.language)
+
+
+@lru_cache(maxsize=4096)
+def _shown_code(code: str, language: str) -> str:
+    """:func:`example_code`'s work, once per code (ranking asks for it several times)."""
+    code = textwrap.dedent(code).strip("\n")
+    if language == "python" and _is_session(code):
         return _session_program(code)
     return code
 
@@ -402,10 +408,8 @@ def _header(library: str, version: str | None, purpose: str, *, validated: bool)
         rule4 += " Examples were validated on the installed version."
     intro = f"The context will be for the {library} library."
     said = " ".join(purpose.split())
-    if said.endswith(":"):  # it led in to what is not shown
-        said = ended(said)
-    if said:  # a distribution's summary has no full stop ("Classes Without Boilerplate")
-        intro += " " + said + ("" if said.endswith((".", "!", "?", "…")) else ".")
+    if said:  # ended: a summary has no full stop ("Classes Without Boilerplate"), a lead-in a colon
+        intro += " " + ended(said)
     intro += (
         " The context is organized into numbered sections using XML tags. Within each section,"
         " there is a description, a function signature with its parameters and return value,"
