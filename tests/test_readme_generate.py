@@ -718,13 +718,19 @@ Example::
 
 
 def test_readme_shows_sphinx_docstrings_as_prose_without_fields_directives_or_code() -> None:
-    from docmentor.readme_llm.docstrings import display, prose, prose_paragraphs, summary
+    from docmentor.readme_llm.docstrings import display, plain, prose, prose_paragraphs, summary
     from docmentor.readme_llm.models import ApiEntry, ApiParameter, ApiReturn
     from docmentor.readme_llm.readme import render_readme
 
     assert display(":meth:`Flask.route`, :class:`the client <pkg.Client>`, ``x``, :ref:`errors`") == (
         "`Flask.route`, the client, `x`, errors"
     )
+    # MyST writes the same roles as {meth}`…`; a template's ${x} or a set literal stays
+    assert display("{meth}`~pkg.Client.send`, {py:class}`the client <pkg.Client>`, {ref}`errors`") == (
+        "`send`, the client, errors"
+    )
+    assert display("Use `${name}` and `{x}`.") == "Use `${name}` and `{x}`."
+    assert plain("See {class}`~click.Choice` and {doc}`/testing`.") == "See Choice and testing."
     entry = ApiEntry(
         api_id="web.helpers.abort", aliases=["web.abort"], kind="function", name="abort",
         signature="abort(code: int, *args: t.Any) -> t.NoReturn", docstring=SPHINX_DOC,

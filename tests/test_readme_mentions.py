@@ -127,6 +127,23 @@ Read it with :meth:`~pkg.Response.iter_lines`, or see :func:`the shortcut <pkg.g
     assert resolver().section_apis(Section("Returns `List<DigestAuth>` or `<Client />`.")) == {}
 
 
+
+def test_myst_roles_and_directives_name_apis_as_sphinx_ones_do() -> None:
+    text = """\
+```{autoclass} pkg.DigestAuth
+```
+
+Read it with {meth}`~pkg.Response.iter_lines`, or see {func}`the shortcut <pkg.get>` and
+{py:meth}`!pkg.Client.close`. The {ref}`unique_helper` page and :doc:`unique_helper` are pages.
+"""
+    credit = resolver().section_apis(Section(text))
+    assert credit == {
+        "pkg._auth.DigestAuth": DOCUMENTS,  # a MyST directive fence
+        "pkg._models.Response.iter_lines": USES,  # ~ shortens the title only
+        "pkg._api.get": USES,  # a titled reference
+        "pkg._client.Client.close": USES,  # ! only turns the link off
+    }  # {ref} and :doc: name a label or a page, even when it is spelled like an API
+
 def test_default_domain_directives_document_apis_and_their_bodies_describe_undocumented_ones() -> None:
     from docmentor.readme_llm.enrich import describe_from_docs, docs_summary
 

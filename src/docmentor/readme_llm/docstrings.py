@@ -62,7 +62,8 @@ def is_code(paragraph: str) -> bool:
     )
 
 
-_ROLE = re.compile(r"(?<![\w:-]):(?:[\w-]+:)+`([^`]+)`")  # the lookbehind: linear on ":a:a:a…"
+# a Sphinx role (``:meth:`x` ``; the lookbehind: linear on ":a:a:a…") or a MyST one (``{meth}`x` ``)
+_ROLE = re.compile(r"(?:(?<![\w:-]):(?:[\w-]+:)+|(?<![\w{$])\{[\w:-]+\})`([^`]+)`")
 
 
 def _titled(inner: str) -> tuple[str, str] | None:
@@ -92,24 +93,29 @@ def plain(text: str) -> str:
     """Text with Sphinx roles read as their words: ``:exc:`~pkg.errors.HTTPError``` →
     ``HTTPError``, ``:doc:`/testing``` → ``testing``, ``:ref:`the guide <guide>``` → ``the
     guide``. What a role names matters to a reader; its markup does not."""
-    return _ROLE.sub(_role_text, text) if ":" in text else text
+    return _ROLE.sub(_role_text, text) if ":" in text or "}`" in text else text
 
 
 # roles that name a page, a label or a term, not code: their words are shown as prose
-_PROSE_ROLES = frozenset(
+PROSE_ROLES = frozenset(
     {"doc", "ref", "term", "abbr", "download", "numref", "keyword", "option", "envvar", "pep", "rfc"}
 )
 # a role as display() reads it: not inside a code span (``Use `:memory:` …``), and with text
-_DISPLAY_ROLE = re.compile(r"(?<![\w:`-]):(?:[\w-]+:)+`([^`\s][^`]*)`")
+_DISPLAY_ROLE = re.compile(r"(?:(?<![\w:`-]):(?:[\w-]+:)+|(?<![\w{$`])\{[\w:-]+\})`([^`\s][^`]*)`")
+
+
+def role_name(markup: str) -> str:
+    """``ref`` of ``:ref:``, ``:py:ref:`` or ``{ref}``: the role a prefix spells."""
+    return markup.split("`", 1)[0].strip(":{}").rsplit(":", 1)[-1]
 
 
 def _display_role(m: re.Match[str]) -> str:
-    role = m.group(0)[1:].split("`", 1)[0].rstrip(":").rsplit(":", 1)[-1]
+    role = role_name(m.group(0))
     text = _role_text(m)
     titled = _titled(m.group(1).strip())
     if role in _NUMBERED and not (titled and titled[0]):  # :pep:`8` → PEP 8, as Sphinx shows it
         return f"{_NUMBERED[role]} {text.split('#', 1)[0]}"
-    if role in _PROSE_ROLES or (titled and titled[0]):
+    if role in PROSE_ROLES or (titled and titled[0]):
         return text
     return f"`{text}`"
 
@@ -124,7 +130,7 @@ def display(text: str) -> str:
     ``:ref:`the guide <guide>``` → ``the guide``); reST inline literals as inline code, a
     literal block's ``::`` as the colon it renders, mkdocstrings cross-references
     (``[Table.add][lancedb.table.Table.add]``) as their title. Code spans stay as written."""
-    if ":" in text:
+    if ":" in text or "}`" in text:
         text = _DISPLAY_ROLE.sub(_display_role, text)
     if "`\\" in text:  # `option`\s: reST's escaped space joins a role to its plural
         text = _ESCAPED_SPACE.sub("", text)

@@ -27,6 +27,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from typing import Protocol
 
+from docmentor.readme_llm.docstrings import PROSE_ROLES, role_name
 from docmentor.readme_llm.importance import prose_text
 from docmentor.readme_llm.models import ApiEntry, Example
 
@@ -37,10 +38,12 @@ USES = 0.6  # a linked example uses it, or the prose names it
 MAX_CANDIDATES = 3
 CACHE_SIZE = 20_000  # sections whose APIs are remembered
 
-_INLINE = re.compile(r"(:[\w.:+-]+:)?`([^`\n]+)`")  # with the Sphinx role before it, if any
+# with the role before it, if any: Sphinx's ``:meth:`x` `` or MyST's ``{meth}`x` ``
+_INLINE = re.compile(r"(:[\w.:+-]+:|\{[\w.:+-]+\})?`([^`\n]+)`")
 _DIRECTIVE = re.compile(
-    r"^\s*(?::::|\.\.\s+(?:auto|py:)?(?:class|function|method|classmethod|staticmethod|attribute|property"
-    r"|exception|data|decorator)::)"
+    r"^\s*(?::::|(?:\.\.\s+|(?:```+|~~~+)\{)"  # reST ``.. autoclass::``, MyST ```` ```{autoclass} ````
+    r"(?:auto|py:)?(?:class|function|method|classmethod|staticmethod|attribute|property"
+    r"|exception|data|decorator)(?:::|\}))"
     r"\s*([A-Za-z_][\w.]*)",
     re.M,
 )
@@ -150,7 +153,9 @@ class MentionResolver:
         out: list[str] = []
         for m in _INLINE.finditer(text):
             span = m.group(2).strip()
-            if m.group(1):  # a Sphinx role: `title <target>`, ~ and ! only change the title
+            if m.group(1):  # a role: `title <target>`, ~ and ! only change the title
+                if role_name(m.group(1)) in PROSE_ROLES:
+                    continue  # {ref}`choice-opts`, :doc:`/testing`: a page or a label, not code
                 target = _TARGET.search(span)
                 span = (target.group(1) if target else span).strip().lstrip("~!")
             span = _LEADING.sub("", span)
