@@ -127,13 +127,13 @@ def ablation(knowledge: LibraryKnowledge, questions: list[dict[str, Any]]) -> di
     try:
         for name, parts in variants.items():
             if parts == "semantic-only":
-                fields, index.fields = index.fields, {k: type(v)() for k, v in index.fields.items()}
+                text, index.text = index.text, type(index.text)()  # no postings: no word matches
                 per_example, index.example_field = index.example_field, type(index.example_field)()
                 index.section_search, index.embedder = None, embedder
                 try:
                     out[name] = score(knowledge, questions)
                 finally:
-                    index.fields, index.example_field = fields, per_example
+                    index.text, index.example_field = text, per_example
                 continue
             index.section_search, index.embedder = parts  # type: ignore[misc]
             out[name] = score(knowledge, questions)

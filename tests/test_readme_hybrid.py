@@ -357,6 +357,62 @@ def test_the_lexical_field_scores_are_bm25(seed: int) -> None:
         assert got[i] == pytest.approx(want)
 
 
+@pytest.mark.parametrize("seed", range(5))
+def test_weighted_fields_are_bm25f(seed: int) -> None:
+    """Each field's frequency normalised by its own length, weighted, added, saturated once."""
+    import math
+    import random
+
+    from docmentor.readme_llm.retrieval import K1, B, _Field
+
+    rng = random.Random(seed)
+    words = [f"w{i}" for i in range(10)]
+    weights = {"name": 2.0, "signature": 0.5, "doc": 1.5}
+    docs = [
+        {f: [rng.choice(words) for _ in range(rng.randint(0, 6 if f == "name" else 12))] for f in weights}
+        for _ in range(12)
+    ]
+    f = _Field(weights)
+    for d in docs:
+        f.add(d)
+    f.freeze()
+    query = [(w, rng.choice([0.5, 1.0])) for w in rng.sample(words, 4)]
+    got = np.zeros(len(docs))
+    f.add_scores(query, got, 1.0)
+    avg = {name: sum(len(d[name]) for d in docs) / len(docs) for name in weights}
+    for i, d in enumerate(docs):
+        want = 0.0
+        for term, w in query:
+            tf = sum(
+                weights[name] * d[name].count(term) / (1 - B + B * len(d[name]) / avg[name]) for name in weights
+            )
+            df = sum(any(term in x[name] for name in weights) for x in docs)
+            if tf:
+                idf = math.log(1 + (len(docs) - df + 0.5) / (df + 0.5))
+                want += w * idf * tf * (K1 + 1) / (tf + K1)
+        assert got[i] == pytest.approx(want)
+
+
+def test_a_word_in_every_field_of_an_api_counts_once() -> None:
+    """An API whose name, signature and docstring hold one of a task's words does not outrank
+    the one whose docstring holds several (summed per-field scores did)."""
+    entries = [
+        ApiEntry(api_id="cli.Option.value_from_envvar", kind="method", name="value_from_envvar",
+                 signature="value_from_envvar(self, ctx: Context) -> str | None",
+                 docstring="Reads the value of the option from the environment variable."),
+        ApiEntry(api_id="cli.Choice", kind="class", name="Choice", signature="Choice(choices: Sequence[str])",
+                 docstring="The choice type allows a value to be checked against a fixed set of supported "
+                           "values. All of these values have to be strings. See the guide for an example."),
+    ] + [
+        ApiEntry(api_id=f"cli.Thing{i}", kind="class", name=f"Thing{i}", signature=f"Thing{i}()",
+                 docstring=f"Thing number {i} of the library, for option parsing.")
+        for i in range(6)
+    ]  # fmt: skip
+    index = ApiIndex({"cli": (entries, [])})
+    found = index.find("restrict an option's value to one of a fixed set of strings", limit=2)
+    assert [h.entry.api_id for h in found] == ["cli.Choice", "cli.Option.value_from_envvar"]
+
+
 def test_examples_for_a_task_rank_by_how_well_their_text_matches() -> None:
     from docmentor.readme_llm.models import ApiEntry, Example
     from docmentor.readme_llm.retrieval import ApiIndex
@@ -642,7 +698,12 @@ def test_a_data_attribute_comes_after_a_callable_that_matches_the_task_as_well(
     code = ApiEntry(api_id="pkg._r.Result.exit_code", kind="attribute", name="exit_code", **member)
     check = ApiEntry(api_id="pkg._r.Result.check_exit_code", kind="method", name="check_exit_code", **member)
     prop = ApiEntry(api_id="pkg._r.Result.exit_status", kind="property", name="exit_status", **member)
-    entries = [cls, code, check, prop]
+    # and the rest of a library, so that the words' idf are a library's, not three APIs'
+    others = [
+        ApiEntry(api_id=f"pkg._r.Other{i}", kind="class", name=f"Other{i}", description=f"Something else, number {i}.")
+        for i in range(8)
+    ]
+    entries = [cls, code, check, prop, *others]
     found = _scores(ApiIndex({"pkg": (entries, [])}), "exit code of the command")
     monkeypatch.setattr(retrieval, "ATTRIBUTE_WEIGHT", 1.0)
     plain = _scores(ApiIndex({"pkg": (entries, [])}), "exit code of the command")
@@ -722,8 +783,12 @@ def test_an_apis_second_edition_comes_after_the_next_distinct_answer(monkeypatch
     delete = _member("Table", "delete", description="Delete rows from the table.")
     adelete = _member("AsyncTable", "delete", description="Delete rows from the table.",
                       signature="async delete(self, where: str) -> None")  # fmt: skip
-    purge = _fn("pkg._t.purge_rows", "pkg.purge_rows", description="Remove the rows that match a filter.")
-    entries = [table, atable, delete, adelete, purge]
+    purge = _fn("pkg._t.purge_rows", "pkg.purge_rows", description="Remove the rows of the table that match a filter.")
+    others = [  # the rest of a library: a library's idf, not five APIs'
+        ApiEntry(api_id=f"pkg._t.Other{i}", kind="class", name=f"Other{i}", description=f"Something else, number {i}.")
+        for i in range(8)
+    ]
+    entries = [table, atable, delete, adelete, purge, *others]
     hits = ApiIndex({"pkg": (entries, [])}).find("delete rows from the table", limit=5)
     ids = [h.entry.api_id for h in hits]
     first = ids[0]
@@ -772,7 +837,7 @@ def test_sphinx_roles_are_read_as_the_words_they_name() -> None:
     assert passage_texts(entry)[-1] == "pkg.abort: The redirect twin, for a pkg.Response."
     # the BM25 doc field reads the words too: "httpexception" is a term, "exc" is not
     index = ApiIndex({"pkg": ([entry], [])})
-    assert "httpexception" in index.fields["doc"].postings and "exc" not in index.fields["doc"].postings
+    assert "httpexception" in index.text.postings and "exc" not in index.text.postings
     # an answer shows them as Sphinx renders them: code as inline code, references as words
     param = ApiParameter(name="code", description="Registered in :attr:`~pkg.App.aborter`.")
     shown = ApiIndex({"pkg": ([entry.model_copy(update={"parameters": [param]})], [])})

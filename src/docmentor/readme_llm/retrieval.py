@@ -6,13 +6,15 @@ of its ranking (``Σ score / (60 + rank)``, each ranking cut at its best 50), so
 far down one ranking adds little.
 
 ``lexical``
-    BM25 with the engine's analyzer over each API's names (short name, aliases and id,
-    split into parts), its signature and its docstring, plus the best-matching of the
-    documentation examples that use it (each example one BM25 document: its title,
-    headings, prose and code). An API matches a task when one of its examples does; a
-    single document of all its examples would let an API used in ten places lose on
-    length to one used once. Field scores are added with weights, normalised per query and
-    re-ranked with the API's importance (``0.85 · relevance + 0.15 · importance``). A
+    BM25F with the engine's analyzer over each API's names (short name, aliases and id,
+    split into parts), its signature and its docstring as three weighted fields of one
+    document (a word counts once however many of them hold it: :class:`_Field`), plus the
+    best-matching of the documentation examples that use it (each example one BM25
+    document: its title, headings, prose and code). An API matches a task when one of its
+    examples does; a single document of all its examples would let an API used in ten
+    places lose on length to one used once. The two scores are added with weights,
+    normalised per query and re-ranked with the API's importance (``0.85 · relevance +
+    0.15 · importance``). A
     task's word that no API name holds also asks for its WordNet synonyms that API names
     do hold (:mod:`docmentor.readme_llm.synonyms`: "fetch" → ``get``); the section search
     below is asked them too.
@@ -62,6 +64,7 @@ if TYPE_CHECKING:
 
     from docmentor.embeddings import Embedder, LibraryVectors
 
+# BM25F field weights of an API's text, and the weight of its best example's BM25 score
 FIELD_WEIGHTS = {"name": 2.0, "signature": 0.5, "doc": 1.5, "examples": 1.5}
 MAX_LINKED_EXAMPLES = 10  # an API's examples that count for its "examples" score (its first ones)
 HEADING_WEIGHT = 1.0  # get_examples: a match in an example's title or headings, on top of its text
@@ -116,54 +119,79 @@ def passage_texts(entry: ApiEntry) -> list[str]:
 
 
 class _Field:
-    """One BM25 field over a fixed set of documents (APIs or examples).
+    """BM25F over one or more weighted fields of a fixed set of documents (APIs or examples).
+
+    As Robertson, Zaragoza and Taylor's "Simple BM25 extension to multiple weighted fields"
+    (2004): a term's frequency in each field is normalised by that field's length, the
+    fields' frequencies are added with their weights, and the sum is saturated once (``K1``)
+    and multiplied by the term's idf over the documents. A word found in an API's name, its
+    signature and its docstring therefore counts as one strong match, not three: summed
+    per-field scores let an API whose name happens to hold two of a task's words
+    (``Option.value_from_envvar`` for "restrict an option's value to …") outrank the one
+    whose docstring speaks of the task (``Choice``: "a fixed set of supported values").
+    One field of weight 1 is plain BM25.
 
     Built with :meth:`add`, then :meth:`freeze` turns each term's postings into two arrays:
-    document numbers and their BM25 weights (idf × the saturated, length-normalised term
-    frequency), so a query adds a few arrays instead of looping over postings in Python.
+    document numbers and their weights, so a query adds a few arrays instead of looping over
+    postings in Python.
     """
 
-    __slots__ = ("_docs", "_terms", "_tfs", "lengths", "postings", "vocabulary")
+    __slots__ = ("_docs", "_lengths", "_terms", "_tfs", "count", "postings", "vocabulary", "weights")
 
-    def __init__(self) -> None:
+    def __init__(self, weights: Mapping[str, float] | None = None) -> None:
+        self.weights = dict(weights or {"text": 1.0})
         self.vocabulary: dict[str, int] = {}
-        self._terms: list[int] = []
-        self._docs: list[int] = []
-        self._tfs: list[int] = []
-        self.lengths: list[int] = []
+        self._terms: dict[str, list[int]] = {f: [] for f in self.weights}
+        self._docs: dict[str, list[int]] = {f: [] for f in self.weights}
+        self._tfs: dict[str, list[int]] = {f: [] for f in self.weights}
+        self._lengths: dict[str, list[int]] = {f: [] for f in self.weights}
+        self.count = 0  # documents added
         self.postings: dict[str, tuple[np.ndarray, np.ndarray]] = {}
 
-    def add(self, terms: list[str]) -> None:
-        i = len(self.lengths)
-        for term, tf in Counter(terms).items():
-            self._terms.append(self.vocabulary.setdefault(term, len(self.vocabulary)))
-            self._docs.append(i)
-            self._tfs.append(tf)
-        self.lengths.append(len(terms))
+    def add(self, fields: list[str] | Mapping[str, list[str]]) -> None:
+        """One document: its terms (one field), or each field's terms."""
+        by_field = {next(iter(self.weights)): fields} if isinstance(fields, list) else fields
+        i = self.count
+        for name in self.weights:
+            terms = by_field.get(name, [])
+            for term, tf in Counter(terms).items():
+                self._terms[name].append(self.vocabulary.setdefault(term, len(self.vocabulary)))
+                self._docs[name].append(i)
+                self._tfs[name].append(tf)
+            self._lengths[name].append(len(terms))
+        self.count += 1
 
     def freeze(self) -> None:
         import numpy
 
-        n = len(self.lengths)
-        lengths = numpy.asarray(self.lengths, dtype=numpy.float64)
-        avg = max(float(lengths.mean()) if n else 1.0, 1e-9)
-        terms = numpy.asarray(self._terms, dtype=numpy.intp)
-        order = numpy.argsort(terms, kind="stable")
-        terms = terms[order]
-        docs = numpy.asarray(self._docs, dtype=numpy.intp)[order]
-        tf = numpy.asarray(self._tfs, dtype=numpy.float64)[order]
+        n = max(self.count, 1)
+        keys, values = [], []
+        for name, weight in self.weights.items():
+            lengths = numpy.asarray(self._lengths[name], dtype=numpy.float64)
+            avg = max(float(lengths.mean()) if lengths.size else 1.0, 1e-9)
+            in_field = numpy.asarray(self._docs[name], dtype=numpy.int64)
+            counts = numpy.asarray(self._tfs[name], dtype=numpy.float64)
+            keys.append(numpy.asarray(self._terms[name], dtype=numpy.int64) * n + in_field)
+            values.append(weight * counts / (1 - B + B * lengths[in_field] / avg))
+        # a (term, document) pair once, its fields' normalised frequencies added; sorted by
+        # term (ids follow the vocabulary's insertion order), then document
+        pairs, where = numpy.unique(numpy.concatenate(keys), return_inverse=True)
+        tf = numpy.bincount(where, weights=numpy.concatenate(values), minlength=pairs.size)
+        terms, owners = numpy.divmod(pairs, n)
         df = numpy.bincount(terms, minlength=len(self.vocabulary)).astype(numpy.float64)
-        idf = numpy.log(1 + (n - df + 0.5) / (df + 0.5))
-        weights = idf[terms] * tf * (K1 + 1) / (tf + K1 * (1 - B + B * lengths[docs] / avg))
+        idf = numpy.log(1 + (self.count - df + 0.5) / (df + 0.5))
+        weights = idf[terms] * tf * (K1 + 1) / (tf + K1)
+        docs = owners.astype(numpy.intp)
         ends = numpy.cumsum(df.astype(numpy.intp)).tolist()
         start = 0
-        for term, end in zip(self.vocabulary, ends, strict=True):  # ids follow insertion order
+        for term, end in zip(self.vocabulary, ends, strict=True):
             self.postings[term] = (docs[start:end], weights[start:end])
             start = end
-        self._terms, self._docs, self._tfs = [], [], []
+        for store in (self._terms, self._docs, self._tfs, self._lengths):
+            store.clear()
 
     def add_scores(self, terms: Sequence[tuple[str, float]], out: np.ndarray, weight: float) -> None:
-        """``out[doc] += weight × term weight × BM25`` for every query term the field holds."""
+        """``out[doc] += weight × term weight × BM25F`` for every query term the field holds."""
         for term, w in terms:
             posting = self.postings.get(term)
             if posting is not None:
@@ -303,7 +331,8 @@ class ApiIndex:
         """
         self.entries: list[tuple[str, ApiEntry]] = []
         self.examples: dict[str, tuple[str, Example]] = {}
-        self.fields = {name: _Field() for name in FIELD_WEIGHTS if name != "examples"}
+        # an API's name, signature and docstring: one BM25F document
+        self.text = _Field({name: w for name, w in FIELD_WEIGHTS.items() if name != "examples"})
         # one BM25 document per example; an API's "examples" score is its best example's
         self.example_field = _Field()
         self.example_heads = _Field()  # an example's title and headings alone (get_examples)
@@ -330,9 +359,13 @@ class ApiIndex:
                 self.entries.append((library, e))
                 name_terms = _name_terms(e)
                 names.update(name_terms)
-                self.fields["name"].add(name_terms)
-                self.fields["signature"].add(analyze(e.signature))
-                self.fields["doc"].add(analyze(plain(e.docstring or e.description)))
+                self.text.add(
+                    {
+                        "name": name_terms,
+                        "signature": analyze(e.signature),
+                        "doc": analyze(plain(e.docstring or e.description)),
+                    }
+                )
                 for x in dict.fromkeys(e.examples[:MAX_LINKED_EXAMPLES]):
                     if x in example_at:
                         self._example_apis[example_at[x]].append(i)
@@ -340,7 +373,8 @@ class ApiIndex:
             self._names[library] = frozenset(names)  # what its API names say (synonyms)
         import numpy
 
-        for f in (*self.fields.values(), self.example_field, self.example_heads):
+        self._all_names = frozenset().union(*self._names.values())
+        for f in (self.text, self.example_field, self.example_heads):
             f.freeze()
         # the language of each library's API (the examples in it come first in get_examples)
         self._api_language = {
@@ -440,8 +474,7 @@ class ApiIndex:
 
         n = len(self.entries)
         total = numpy.zeros(n)
-        for name, f in self.fields.items():
-            f.add_scores(terms, total, FIELD_WEIGHTS[name])
+        self.text.add_scores(terms, total, 1.0)
         if self._link_api.size:
             per_example = numpy.zeros(len(self._example_apis))
             self.example_field.add_scores(terms, per_example, 1.0)
@@ -530,7 +563,7 @@ class ApiIndex:
         """:meth:`query_terms`, and the query the section search is asked: the task with
         those synonyms after it, as written ("append rows to a table add" finds "Add data")."""
         terms = analyze_query(query)
-        names = self.fields["name"].postings if library is None else self._names.get(library, frozenset())
+        names = self._all_names if library is None else self._names.get(library, frozenset())
         found = synonyms(query, names, terms)
         if not found:
             return terms, query
