@@ -879,6 +879,54 @@ def test_python_subclass_methods_and_caught_exceptions() -> None:
     ]
 
 
+def test_python_the_examples_own_subclass_reaches_the_library_bases_members() -> None:
+    items = FakeSurface(
+        [
+            api("pkg", "module"),
+            api("pkg.Model", "class"),
+            api("pkg.Model.validate", "method", "Self"),
+            api("pkg.Model.dump_json", "method", "str"),
+            api("pkg.Model.copy", "method", "Self"),
+            api("pkg.Model.fields", "property"),
+            api("pkg.Model.title", "method"),
+        ]
+    )
+    code = """
+        from pkg import Model
+
+        class User(Model):
+            id: int
+            def title(self):  # an override: it shows how to implement Model.title
+                return "x"
+
+        class Admin(User):
+            level: int
+
+        user = User.validate({"id": 1})
+        print(user.dump_json(), user.id, user.title())
+        admin = Admin(id=1, level=2)
+        admin.copy().fields
+        admin.level
+
+        def show(u: User) -> None:
+            u.dump_json()
+        """
+    assert used(ex(code), surface=items) == [
+        [
+            "pkg.Model",
+            "pkg.Model.title",
+            "pkg.Model.validate",  # a classmethod through the example's own class
+            "pkg.Model.dump_json",  # Self: still a User, whose `id` and `title` are its own
+            "pkg.Model.copy",  # a subclass of the subclass: the library's base still
+            "pkg.Model.fields",
+        ]
+    ]
+    # the classes' own names are no drift, and neither is a library member they reach
+    from docmentor.readme_llm.drift import drift_report
+
+    assert drift_report([ex(code)], items, library="pkg").findings == ()
+
+
 def test_python_names_bound_in_a_scope_end_with_it() -> None:
     items = FakeSurface(
         [

@@ -25,8 +25,12 @@ the same rules:
 * **Subclasses and handlers.** A method defined in a subclass of library classes only
   uses the member it overrides (``class T(httpx.BaseTransport): def handle_request(self,
   …)`` shows ``BaseTransport.handle_request``), and its ``self`` reaches the base's members
-  except those the class body defines itself; with a class of the example's own among its
-  bases, nothing is assumed. ``except httpx.HTTPStatusError as exc`` makes ``exc`` an
+  except those the class body defines itself. So does the class itself and what it makes:
+  ``class User(BaseModel)`` then ``User.model_validate(…)`` is ``BaseModel.model_validate``,
+  and its ``Self`` a ``User`` whose fields (``user.id``) are its own, not the library's
+  (nor drift); a subclass of that subclass keeps both bodies' names. With a class of the
+  example's own not derived from the library among its bases, nothing is assumed.
+  ``except httpx.HTTPStatusError as exc`` makes ``exc`` an
   instance of that class (``except*``: a group, unknown).
 * **Nothing is invented.** A name with no known type matches nothing; words in strings
   and comments are never looked at.
@@ -74,14 +78,18 @@ class ApiSurfaceLike(Protocol):
 @dataclass(frozen=True, slots=True)
 class _Value:
     # "items": an iterator, generator, context manager or sequence of instances of ``name``;
-    # "subclass": ``self`` in a method of the example's own subclass of library class ``name``;
+    # "subclass": ``self`` in a method of the example's own subclass of library class ``name``,
+    # or an instance of that subclass; "derived": that subclass itself (``class User(BaseModel)``
+    # makes ``User``: ``User.model_validate`` is ``BaseModel.model_validate``);
     # "caught": ``e`` in ``except name as e`` (its builtin members are not the surface's);
     # "unknown": what a library attribute holds or a library call gives, of no known class
     # (``app.config`` when ``Flask.config`` has no type): ``name`` is the API it came from
-    kind: Literal["module", "api", "instance", "items", "subclass", "caught", "unknown"]
+    kind: Literal["module", "api", "instance", "items", "subclass", "derived", "caught", "unknown"]
     name: str  # module path / api_id / class name
     receiver: str | None = None  # for a method reached through an instance: the instance's class
-    own: frozenset[str] = frozenset()  # "subclass": the names its class body defines itself
+    # "subclass", "derived": the names its class body defines itself; "api" reached through
+    # one of those: the same, for what a call to it returns as ``Self``
+    own: frozenset[str] = frozenset()
     # reached through a name the example never binds, typed by convention (`app` → App):
     # good enough to link an example to an API, not certain enough for drift
     guessed: bool = False
@@ -332,26 +340,36 @@ class _Analysis:
         if value.kind == "api" and e is not None and e.kind == "class":
             m = self.r.member(e.api_id, name)
             return None if m is None else self._reached(m, None, record=record, guessed=value.guessed)
-        if value.kind in ("instance", "subclass", "caught"):
+        if value.kind in ("instance", "subclass", "derived", "caught"):
             if name in value.own:
                 return None  # the example's own method or attribute, not the library's
             m = self.r.member(value.name, name)
-            return None if m is None else self._reached(m, value.name, record=record, guessed=value.guessed)
+            if m is None:
+                return None
+            return self._reached(m, value.name, record=record, guessed=value.guessed, own=value.own)
         if value.kind == "unknown":  # a library value of no known class: a member only it has
             m = self.r.unique_member(name)
             return None if m is None else self._reached(m, None, record=record, guessed=True)
         return None
 
     def _reached(
-        self, e: ApiEntry, receiver: str | None, *, record: bool, guessed: bool = False
+        self,
+        e: ApiEntry,
+        receiver: str | None,
+        *,
+        record: bool,
+        guessed: bool = False,
+        own: frozenset[str] = frozenset(),
     ) -> _Value | None:
         if record:
             self.use(e, guessed=guessed)
         if e.kind in ("property", "attribute"):
             return _guess(self.r.returns(e, receiver), guessed) or self._unknown(e, guessed)
-        return _Value("api", e.api_id, receiver, guessed=guessed)
+        return _Value("api", e.api_id, receiver, own=own, guessed=guessed)
 
     def call(self, value: _Value | None) -> _Value | None:
+        if value is not None and value.kind == "derived":  # User(…): an instance of the subclass
+            return _Value("subclass", value.name, own=value.own, guessed=value.guessed)
         if value is None or value.kind != "api":
             return None
         e = self.r.entry(value.name)
@@ -359,7 +377,12 @@ class _Analysis:
             return None
         if e.kind == "class":
             return _Value("instance", e.api_id, guessed=value.guessed)
-        return _guess(self.r.returns(e, value.receiver), value.guessed) or self._unknown(e, value.guessed)
+        out = _guess(self.r.returns(e, value.receiver), value.guessed)
+        if out is not None and value.own and out.kind == "instance" and out.name == value.receiver:
+            # Self through the example's own subclass (``User.model_validate(…)``): still its
+            # instance, whose own fields (``user.id``) are not the library's
+            return _Value("subclass", out.name, own=value.own, guessed=out.guessed)
+        return out or self._unknown(e, value.guessed)
 
     def _unknown(self, e: ApiEntry, guessed: bool) -> _Value | None:
         return _Value("unknown", e.api_id, guessed=guessed) if self.unknowns else None
@@ -435,7 +458,8 @@ class _Python(_Analysis):
                 if item.optional_vars is not None:
                     # a client's `__enter__` gives itself; a context manager its item
                     self.target(
-                        item.optional_vars, value if value and value.kind == "instance" else _item(value)
+                        item.optional_vars,
+                        value if value and value.kind in ("instance", "subclass") else _item(value),
                     )
             self.body(node.body)
         elif isinstance(node, ast.For | ast.AsyncFor):
@@ -476,7 +500,13 @@ class _Python(_Analysis):
             known = [b for b in bases if b is not None]
             own = len(known) == len([b for b in node.bases if not _is_object(b)]) and bool(known)
             this = (
-                _Value("subclass", known[0].name, own=_defined(node), guessed=known[0].guessed)
+                # a base of the example's own (derived from the library's) keeps its names
+                _Value(
+                    "subclass",
+                    known[0].name,
+                    own=_defined(node).union(*(b.own for b in known)),
+                    guessed=known[0].guessed,
+                )
                 if own
                 else None
             )
@@ -487,7 +517,8 @@ class _Python(_Analysis):
                     else:
                         with self.in_class(None):
                             self.stmt(stmt)
-            self.bind(node.name, None)
+            # the class itself: its own names are its own, the rest the library base's
+            self.bind(node.name, None if this is None else replace(this, kind="derived"))
         else:
             self.generic(node)
 
@@ -532,6 +563,8 @@ class _Python(_Analysis):
 
     def annotation(self, node: ast.expr) -> _Value | None:
         value = self.ev(node)
+        if value is not None and value.kind == "derived":  # `u: User`: an instance of the subclass
+            return replace(value, kind="subclass")
         if value is not None and value.kind == "api":
             e = self.r.entry(value.name)
             if e is not None and e.kind == "class":
