@@ -730,6 +730,21 @@ def test_readme_shows_sphinx_docstrings_as_prose_without_fields_directives_or_co
         "`send`, the client, errors"
     )
     assert display("Use `${name}` and `{x}`.") == "Use `${name}` and `{x}`."
+    # braces inside code spans are code, not roles (a review found these rewritten)
+    for text in (
+        "Call `/users/{id}`, then `GET`.",
+        "Ruby: `#{name}`, or `x`.",
+        "Use `{name}`, then call `render`.",
+        "Pass `{key}` or `{value}` here.",
+        "A dict `d = {a}` and `b`.",
+        "Use `:memory:`, then call `render`.",
+        "A ``{x}`` literal and :meth:`y`.",
+    ):
+        assert plain(text) == text or text.endswith(":meth:`y`.")
+        assert display(text) == text or text.startswith("A ``")
+    assert plain("A ``{x}`` literal and :meth:`y`.") == "A ``{x}`` literal and y."
+    assert display("A ``{x}`` literal and :meth:`y`.") == "A `{x}` literal and `y`."
+    assert display("{external+python:ref}`the guide <x>` and {kbd}`Ctrl+C`") == "the guide and Ctrl+C"
     assert plain("See {class}`~click.Choice` and {doc}`/testing`.") == "See Choice and testing."
     entry = ApiEntry(
         api_id="web.helpers.abort", aliases=["web.abort"], kind="function", name="abort",

@@ -379,6 +379,16 @@ def test_weighted_fields_are_bm25f(seed: int) -> None:
     query = [(w, rng.choice([0.5, 1.0])) for w in rng.sample(words, 4)]
     got = np.zeros(len(docs))
     f.add_scores(query, got, 1.0)
+    f.freeze()  # again: nothing changes
+    again = np.zeros(len(docs))
+    f.add_scores(query, again, 1.0)
+    assert (again == got).all()
+    with pytest.raises(RuntimeError, match="frozen"):
+        f.add({"name": ["w1"]})
+    with pytest.raises(ValueError, match="unknown fields"):
+        _Field(weights).add({"nmae": ["w1"]})
+    with pytest.raises(ValueError, match="name the fields"):
+        _Field(weights).add(["w1"])
     avg = {name: sum(len(d[name]) for d in docs) / len(docs) for name in weights}
     for i, d in enumerate(docs):
         want = 0.0

@@ -143,6 +143,24 @@ Read it with {meth}`~pkg.Response.iter_lines`, or see {func}`the shortcut <pkg.g
         "pkg._api.get": USES,  # a titled reference
         "pkg._client.Client.close": USES,  # ! only turns the link off
     }  # {ref} and :doc: name a label or a page, even when it is spelled like an API
+    # a MyST colon fence too; and braces inside a code span are no role
+    assert resolver().section_apis(Section(":::{autoclass} pkg.DigestAuth\n:::\n")) == {
+        "pkg._auth.DigestAuth": DOCUMENTS
+    }
+    assert resolver().section_apis(Section("A dict `d = {a}` and `DigestAuth`.")) == {"pkg._auth.DigestAuth": USES}
+
+
+def test_names_in_prose_are_read_in_linear_time() -> None:
+    import time
+
+    from docmentor.readme_llm.mentions import directive_names
+
+    r = resolver()
+    start = time.perf_counter()
+    r.section_apis(Section(":" * 100_000))
+    r.section_apis(Section(":a" * 50_000, path="other.md"))
+    directive_names("\n" * 100_000 + "x")
+    assert time.perf_counter() - start < 2.0  # quadratic: ~100 s
 
 def test_default_domain_directives_document_apis_and_their_bodies_describe_undocumented_ones() -> None:
     from docmentor.readme_llm.enrich import describe_from_docs, docs_summary

@@ -62,8 +62,25 @@ def is_code(paragraph: str) -> bool:
     )
 
 
-# a Sphinx role (``:meth:`x` ``; the lookbehind: linear on ":a:a:a…") or a MyST one (``{meth}`x` ``)
-_ROLE = re.compile(r"(?:(?<![\w:-]):(?:[\w-]+:)+|(?<![\w{$])\{[\w:-]+\})`([^`]+)`")
+# a code span, after a Sphinx role (``:meth:`x` ``, ``:external+py:ref:`x` ``; the
+# lookbehind keeps it linear on ":a:a:a…") or a MyST one (``{meth}`x` ``), if any. Read left
+# to right, a code span is consumed whole: "{id}" in ```/users/{id}``` is no role
+_ROLE_OR_CODE = re.compile(
+    r"(?P<role>(?<![\w:.+-]):(?:[\w.+-]+:)+|(?<![\w{$])\{[\w.:+-]+\})?(?P<ticks>``?)(?P<body>[^`]+)(?P=ticks)"
+)
+
+
+def _roles(text: str, change: Callable[[str, str], str]) -> str:
+    """``text`` with each role replaced by ``change(role prefix, its text)``; code spans and
+    everything else as written."""
+
+    def one(m: re.Match[str]) -> str:
+        role = m.group("role")
+        if not role or m.group("ticks") != "`":
+            return m.group(0)
+        return change(role, m.group("body"))
+
+    return _ROLE_OR_CODE.sub(one, text)
 
 
 def _titled(inner: str) -> tuple[str, str] | None:
@@ -78,8 +95,8 @@ def _titled(inner: str) -> tuple[str, str] | None:
     return inner[:start].strip(), target
 
 
-def _role_text(m: re.Match[str]) -> str:
-    inner = m.group(1).strip()
+def _role_text(inner: str) -> str:
+    inner = inner.strip()
     titled = _titled(inner)
     if titled and titled[0]:
         return titled[0]  # :doc:`the testing guide </testing>`
@@ -90,29 +107,33 @@ def _role_text(m: re.Match[str]) -> str:
 
 
 def plain(text: str) -> str:
-    """Text with Sphinx roles read as their words: ``:exc:`~pkg.errors.HTTPError``` →
-    ``HTTPError``, ``:doc:`/testing``` → ``testing``, ``:ref:`the guide <guide>``` → ``the
-    guide``. What a role names matters to a reader; its markup does not."""
-    return _ROLE.sub(_role_text, text) if ":" in text or "}`" in text else text
+    """Text with Sphinx and MyST roles read as their words: ``:exc:`~pkg.errors.HTTPError```
+    → ``HTTPError``, ``{doc}`/testing``` → ``testing``, ``:ref:`the guide <guide>``` →
+    ``the guide``. What a role names matters to a reader; its markup does not."""
+    if ":" not in text and "}`" not in text:
+        return text
+    return _roles(text, lambda _role, inner: _role_text(inner))
 
 
 # roles that name a page, a label or a term, not code: their words are shown as prose
 PROSE_ROLES = frozenset(
     {"doc", "ref", "term", "abbr", "download", "numref", "keyword", "option", "envvar", "pep", "rfc"}
+    | {"math", "kbd", "guilabel", "menuselection", "file", "samp", "command", "program", "dfn", "cite"}
 )
-# a role as display() reads it: not inside a code span (``Use `:memory:` …``), and with text
-_DISPLAY_ROLE = re.compile(r"(?:(?<![\w:`-]):(?:[\w-]+:)+|(?<![\w{$`])\{[\w:-]+\})`([^`\s][^`]*)`")
 
 
 def role_name(markup: str) -> str:
-    """``ref`` of ``:ref:``, ``:py:ref:`` or ``{ref}``: the role a prefix spells."""
+    """``ref`` of ``:ref:``, ``:py:ref:``, ``{ref}`` or ``{external+py:ref}``: the role a
+    prefix spells."""
     return markup.split("`", 1)[0].strip(":{}").rsplit(":", 1)[-1]
 
 
-def _display_role(m: re.Match[str]) -> str:
-    role = role_name(m.group(0))
-    text = _role_text(m)
-    titled = _titled(m.group(1).strip())
+def _display_role(prefix: str, inner: str) -> str:
+    if not inner or inner[0].isspace():  # no role's text: as written
+        return f"{prefix}`{inner}`"
+    role = role_name(prefix)
+    text = _role_text(inner)
+    titled = _titled(inner.strip())
     if role in _NUMBERED and not (titled and titled[0]):  # :pep:`8` → PEP 8, as Sphinx shows it
         return f"{_NUMBERED[role]} {text.split('#', 1)[0]}"
     if role in PROSE_ROLES or (titled and titled[0]):
@@ -124,14 +145,14 @@ _NUMBERED = {"pep": "PEP", "rfc": "RFC"}
 
 
 def display(text: str) -> str:
-    """Text for a reader, with Sphinx roles shown as Sphinx shows them: code as inline code
+    """Text for a reader, with Sphinx and MyST roles shown as Sphinx shows them: code as inline code
     (``:exc:`~pkg.errors.HTTPError``` → ```HTTPError```, ``:meth:`Flask.route``` →
     ```Flask.route```), references by their words (``:doc:`/testing``` → ``testing``,
     ``:ref:`the guide <guide>``` → ``the guide``); reST inline literals as inline code, a
     literal block's ``::`` as the colon it renders, mkdocstrings cross-references
     (``[Table.add][lancedb.table.Table.add]``) as their title. Code spans stay as written."""
     if ":" in text or "}`" in text:
-        text = _DISPLAY_ROLE.sub(_display_role, text)
+        text = _roles(text, _display_role)
     if "`\\" in text:  # `option`\s: reST's escaped space joins a role to its plural
         text = _ESCAPED_SPACE.sub("", text)
     text = _outside_code(text, _prose_markup)

@@ -39,9 +39,10 @@ MAX_CANDIDATES = 3
 CACHE_SIZE = 20_000  # sections whose APIs are remembered
 
 # with the role before it, if any: Sphinx's ``:meth:`x` `` or MyST's ``{meth}`x` ``
-_INLINE = re.compile(r"(:[\w.:+-]+:|\{[\w.:+-]+\})?`([^`\n]+)`")
+# (the lookbehind keeps it linear on long runs of colons)
+_INLINE = re.compile(r"((?<![\w.:+-]):[\w.:+-]+:|\{[\w.:+-]+\})?`([^`\n]+)`")
 _DIRECTIVE = re.compile(
-    r"^\s*(?::::|(?:\.\.\s+|(?:```+|~~~+)\{)"  # reST ``.. autoclass::``, MyST ```` ```{autoclass} ````
+    r"^[ \t]*(?::::|(?:\.\.\s+|(?:```+|~~~+|:::+)\{)"  # reST ``.. autoclass::``, MyST ```` ```{autoclass} ````
     r"(?:auto|py:)?(?:class|function|method|classmethod|staticmethod|attribute|property"
     r"|exception|data|decorator)(?:::|\}))"
     r"\s*([A-Za-z_][\w.]*)",
