@@ -745,6 +745,10 @@ def test_readme_shows_sphinx_docstrings_as_prose_without_fields_directives_or_co
     assert plain("A ``{x}`` literal and :meth:`y`.") == "A ``{x}`` literal and y."
     assert display("A ``{x}`` literal and :meth:`y`.") == "A `{x}` literal and `y`."
     assert display("{external+python:ref}`the guide <x>` and {kbd}`Ctrl+C`") == "the guide and Ctrl+C"
+    # a page without a title: its name, not its path
+    assert display("See :doc:`tutorial/index`, {doc}`/patterns/app-factories` and :doc:`/testing`.") == (
+        "See tutorial, app factories and testing."
+    )
     assert plain("See {class}`~click.Choice` and {doc}`/testing`.") == "See Choice and testing."
     entry = ApiEntry(
         api_id="web.helpers.abort", aliases=["web.abort"], kind="function", name="abort",

@@ -95,7 +95,7 @@ def _titled(inner: str) -> tuple[str, str] | None:
     return inner[:start].strip(), target
 
 
-def _role_text(inner: str) -> str:
+def _role_text(inner: str, role: str = "") -> str:
     inner = inner.strip()
     titled = _titled(inner)
     if titled and titled[0]:
@@ -103,6 +103,9 @@ def _role_text(inner: str) -> str:
     target = (titled[1] if titled else inner).lstrip("!")
     if target.startswith("~"):  # :exc:`~werkzeug.exceptions.HTTPException`: its last part
         return target[1:].rsplit(".", 1)[-1]
+    if role == "doc":  # a page by its path: its name (Sphinx would show its title)
+        parts = [p for p in target.split("/") if p and p != "index"]
+        return parts[-1].rsplit(".", 1)[0].replace("-", " ").replace("_", " ") if parts else target
     return target.strip("/")
 
 
@@ -112,7 +115,7 @@ def plain(text: str) -> str:
     ``the guide``. What a role names matters to a reader; its markup does not."""
     if ":" not in text and "}`" not in text:
         return text
-    return _roles(text, lambda _role, inner: _role_text(inner))
+    return _roles(text, lambda prefix, inner: _role_text(inner, role_name(prefix)))
 
 
 # roles that name a page, a label or a term, not code: their words are shown as prose
@@ -132,7 +135,7 @@ def _display_role(prefix: str, inner: str) -> str:
     if not inner or inner[0].isspace():  # no role's text: as written
         return f"{prefix}`{inner}`"
     role = role_name(prefix)
-    text = _role_text(inner)
+    text = _role_text(inner, role)
     titled = _titled(inner.strip())
     if role in _NUMBERED and not (titled and titled[0]):  # :pep:`8` → PEP 8, as Sphinx shows it
         return f"{_NUMBERED[role]} {text.split('#', 1)[0]}"
