@@ -9,6 +9,7 @@ import shutil
 import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -19,7 +20,7 @@ from docmentor.errors import StoreError
 from docmentor.readme_llm import generate
 from docmentor.readme_llm.knowledge_base import load_kb
 from docmentor.readme_llm.models import ApiEntry, ApiParameter
-from docmentor.readme_llm.retrieval import ApiIndex, passage_texts
+from docmentor.readme_llm.retrieval import ApiIndex, embedding_text, passage_texts
 from docmentor.readme_llm.service import LibraryKnowledge
 from docmentor.store.kb import load_entries, load_vectors
 
@@ -1062,3 +1063,83 @@ def test_find_api_shows_a_summary_as_a_reader_sees_it() -> None:
     index = ApiIndex({"pkg": ([url, view], [])})
     shown = {h.entry.api_id: h.to_dict(1)["description"] for h in index.find("url components view query", limit=5)}
     assert shown == {"pkg.URL": "", "pkg.View": "The query that defines a view, as stored."}
+
+
+def _two_libraries() -> dict[str, tuple[list[ApiEntry], list[Any]]]:
+    from docmentor.readme_llm.models import Example
+
+    def ex(i: int, title: str, code: str, api: str) -> Example:
+        return Example(example_id=f"w{i}", title=title, code=code, language="python", source="d", path="p.md",
+                       line=i, apis_used=[api], complete=True, context=title)  # fmt: skip
+
+    web = [
+        ApiEntry(api_id="web.get", kind="function", name="get", docstring="Send a GET request to a URL."),
+        ApiEntry(api_id="web.post", kind="function", name="post", docstring="Send a POST request with a body."),
+        ApiEntry(api_id="web.Client", kind="class", name="Client", docstring="An HTTP client with options."),
+    ]
+    web_examples = [
+        ex(1, "Define the command line options of a script", "web.Client(options={'line': 1})", "web.Client"),
+        ex(2, "Command line options for scripts", "web.Client(options={'option': 1})", "web.Client"),
+        ex(3, "Post a form", "web.post('https://x', data={'line': 1})", "web.post"),
+        *(ex(i, f"Fetch page {i}", f"web.get('https://x/{i}')", "web.get") for i in range(4, 12)),
+    ]
+    cli = [
+        ApiEntry(api_id="cli.option", kind="function", name="option",
+                 docstring="Attach an option to a command: a flag or a value given on the command line."),
+        ApiEntry(api_id="cli.command", kind="function", name="command", docstring="Make a function a command."),
+        ApiEntry(api_id="cli.echo", kind="function", name="echo", docstring="Print a message."),
+    ]  # fmt: skip
+    return {"web": (web, web_examples), "cli": (cli, [])}
+
+
+def test_a_query_scoped_to_one_library_ranks_as_that_library_alone_would() -> None:
+    libraries = _two_libraries()
+    together = ApiIndex(libraries)
+    for lib, (entries, examples) in libraries.items():
+        alone = ApiIndex({lib: (entries, examples)})
+        for query in ("send a request with options", "add an option on the command line", "print"):
+            assert [(h.entry.api_id, round(h.score, 9)) for h in together.find(query, limit=5, library=lib)] == [
+                (h.entry.api_id, round(h.score, 9)) for h in alone.find(query, limit=5)
+            ]
+
+
+def test_with_several_libraries_the_one_that_matches_the_task_comes_first() -> None:
+    from docmentor.embeddings import LibraryVectors, get_embedder
+
+    libraries = _two_libraries()
+    embedder = get_embedder()
+    vectors = {
+        lib: LibraryVectors(
+            model=MODEL_ID,
+            api_ids=[e.api_id for e in entries],
+            matrix=embedder.embed([embedding_text(e, {x.example_id: x for x in examples}) for e in entries]),
+        )
+        for lib, (entries, examples) in libraries.items()
+    }
+    from dataclasses import dataclass as _dc
+
+    @_dc
+    class Section:  # what the engine's search gives: the one section of web's docs, for any task
+        text: str = "Use `web.Client` for everything."
+        heading_path: tuple[str, ...] = ("Guide",)
+        source: str = "web-docs"
+        path: str = "guide.md"
+        line_start: int = 1
+        line_end: int = 3
+        score: float = 0.4
+
+    index = ApiIndex(
+        libraries,
+        vectors=vectors,
+        embedder=lambda: embedder,
+        docs_sources={"web": "web-docs"},
+        section_search=lambda query, source: [Section()],
+    )
+    # "web" has documentation (one ranking more to score in) and examples whose words match
+    # ("command line options"); the task is the other library's
+    hits = index.find("define a command line option for my script", limit=4)
+    assert (hits[0].library, hits[0].entry.api_id) == ("cli", "cli.option")
+    hits = index.find("send a GET request to a URL", limit=4)
+    assert (hits[0].library, hits[0].entry.api_id) == ("web", "web.get")
+    # each result's signals are its ranks within its own library's rankings
+    assert all(r is None or r <= 3 for h in hits for r in h.signals.values())

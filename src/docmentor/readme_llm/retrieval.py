@@ -44,7 +44,7 @@ from __future__ import annotations
 import heapq
 import re
 import threading
-from collections import Counter
+from collections import ChainMap, Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -89,7 +89,11 @@ SECONDARY_WEIGHT = DEPRECATED_WEIGHT
 # which value to read, so on a near-tie the callable comes first. A property with a setter
 # is a setting one changes to act (`Client.event_hooks`): not weighed
 ATTRIBUTE_WEIGHT = 0.7
-MAX_REPLACEMENTS = 3  # of those its reason names, lifted above a deprecated API
+MAX_REPLACEMENTS = 3
+# several libraries, a query naming none: a library's scores × (its best match / the best
+# library's best match) ** this; cosines of related texts differ by little (0.45 against 0.6)
+LIBRARY_WEIGHT = 4.0
+CLOSEST = 5  # texts whose mean cosine says how close a library comes to a task  # of those its reason names, lifted above a deprecated API
 # names a deprecation reason may point at: "use name" first, then `code`, :role:`target`, call()
 _USE_NAME = re.compile(r"\b(?:[Uu]se|[Cc]all|[Ss]ee)\s+(?::\w+:)?[`'\"]*~?([A-Za-z_][\w.]*)")
 _REASON_NAMES = re.compile(r"`(?::\w+:`)?~?([A-Za-z_][\w.]*)|([A-Za-z_][\w.]*)\(")
@@ -214,6 +218,59 @@ class _Field:
             posting = self.postings.get(term)
             if posting is not None:
                 out[posting[0]] += (weight * w) * posting[1]  # a term's documents are distinct
+
+
+class _Sharded:
+    """A :class:`_Field` per library over a shared numbering: each library's idf and field
+    lengths are its own, so a query scoped to one library ranks as an index of that library
+    alone would, whatever else is registered (and adds only that library's postings)."""
+
+    __slots__ = ("pooled", "shards", "weights")
+
+    def __init__(self, weights: Mapping[str, float] | None = None, *, pooled: bool = False) -> None:
+        self.weights = dict(weights) if weights else None
+        self.shards: list[tuple[str, int, _Field]] = []  # (library, its first document's number, field)
+        #: with ``pooled``, also one field over every library's documents (one idf): scores
+        #: that compare libraries with each other
+        self.pooled = _Field(self.weights) if pooled else None
+
+    def start(self, library: str, offset: int) -> None:
+        """The next documents are ``library``'s, the first numbered ``offset``."""
+        self.shards.append((library, offset, _Field(self.weights)))
+
+    def add(self, fields: list[str] | Mapping[str, list[str]]) -> None:
+        self.shards[-1][2].add(fields)
+        if self.pooled is not None:
+            self.pooled.add(fields)
+
+    def freeze(self) -> None:
+        for _, _, f in self.shards:
+            f.freeze()
+        if self.pooled is not None:
+            self.pooled.freeze()
+
+    @property
+    def postings(self) -> Mapping[str, tuple[np.ndarray, np.ndarray]]:
+        """Every library's postings (a term: the first library's that has it)."""
+        return ChainMap(*(f.postings for _, _, f in self.shards))
+
+    def add_scores(
+        self,
+        terms: Sequence[tuple[str, float]],
+        out: np.ndarray,
+        weight: float,
+        library: str | None = None,
+        *,
+        pooled: bool = False,
+    ) -> None:
+        """:meth:`_Field.add_scores` for each library's field (only ``library``'s when given),
+        or with ``pooled`` (and a pooled field) for the one over all libraries."""
+        if pooled and self.pooled is not None:
+            self.pooled.add_scores(terms, out, weight)
+            return
+        for lib, offset, f in self.shards:
+            if library is None or lib == library:
+                f.add_scores(terms, out[offset : offset + f.count], weight)  # a view: adds to ``out``
 
 
 @dataclass(slots=True)
@@ -350,10 +407,13 @@ class ApiIndex:
         self.entries: list[tuple[str, ApiEntry]] = []
         self.examples: dict[str, tuple[str, Example]] = {}
         # an API's name, signature and docstring: one BM25F document
-        self.text = _Field({name: w for name, w in FIELD_WEIGHTS.items() if name != "examples"})
+        several = len(libraries) > 1
+        self.text = _Sharded(
+            {name: w for name, w in FIELD_WEIGHTS.items() if name != "examples"}, pooled=several
+        )
         # one BM25 document per example; an API's "examples" score is its best example's
-        self.example_field = _Field()
-        self.example_heads = _Field()  # an example's title and headings alone (get_examples)
+        self.example_field = _Sharded(pooled=several)
+        self.example_heads = _Sharded()  # an example's title and headings alone (get_examples)
         self._example_apis: list[list[int]] = []  # example position → the entries it is linked to
         self._example_position: dict[str, int] = {}  # "library:example_id" → its position
         self._position: dict[tuple[str, str], int] = {}
@@ -361,6 +421,9 @@ class ApiIndex:
         self._names: dict[str, frozenset[str]] = {}
         for library, (entries, examples) in sorted(libraries.items()):
             example_at: dict[str, int] = {}
+            self.example_field.start(library, len(self._example_apis))
+            self.example_heads.start(library, len(self._example_apis))
+            self.text.start(library, len(self.entries))
             for ex in examples:
                 self.examples[f"{library}:{ex.example_id}"] = (library, ex)
                 self._example_position[f"{library}:{ex.example_id}"] = len(self._example_apis)
@@ -492,10 +555,10 @@ class ApiIndex:
 
         n = len(self.entries)
         total = numpy.zeros(n)
-        self.text.add_scores(terms, total, 1.0)
+        self.text.add_scores(terms, total, 1.0, library)
         if self._link_api.size:
             per_example = numpy.zeros(len(self._example_apis))
-            self.example_field.add_scores(terms, per_example, 1.0)
+            self.example_field.add_scores(terms, per_example, 1.0, library)
             best = numpy.zeros(n)
             numpy.maximum.at(best, self._link_api, per_example[self._link_example])
             total += FIELD_WEIGHTS["examples"] * best
@@ -504,8 +567,9 @@ class ApiIndex:
         matched = numpy.flatnonzero(total > 0)
         if not matched.size:
             return []
-        top = float(total[matched].max())
-        scored = (1 - IMPORTANCE_SHARE) * total[matched] / top + IMPORTANCE_SHARE * self._importance[matched]
+        highest = float(total[matched].max())
+        relevance = total[matched] / highest
+        scored = (1 - IMPORTANCE_SHARE) * relevance + IMPORTANCE_SHARE * self._importance[matched]
         keep = 2 * DEPTH  # the fusion reads the best DEPTH: keep those (and any tied with the last)
         if matched.size > keep:
             cut = numpy.partition(scored, -keep)[-keep]
@@ -540,15 +604,26 @@ class ApiIndex:
         return self.embedder().embed_one(query)
 
     def _semantic(self, vector: Any, library: str | None) -> Ranking:
+        return self._semantic_of(vector, library)[0]
+
+    def _semantic_of(self, vector: Any, library: str | None) -> tuple[Ranking, float]:
         """Per API: the best of its description's cosine and PASSAGE_WEIGHT × its best passage's
-        (of the best 2·DEPTH descriptions and 4·DEPTH passages at or above SEMANTIC_FLOOR)."""
+        (of the best 2·DEPTH descriptions and 4·DEPTH passages at or above SEMANTIC_FLOOR);
+        and the mean cosine of the CLOSEST texts nearest the task (how well the library
+        matches it, whichever its APIs)."""
         import numpy
 
         best = numpy.full(len(self.entries), -1.0)
+        closest: list[float] = []
         for lib, (lv, rows) in self.vectors.items():
             if library is not None and lib != library:
                 continue
             values = lv.matrix @ vector
+            if values.size:
+                k = min(CLOSEST, values.size)
+                closest = sorted(
+                    [*closest, *numpy.partition(values, values.size - k)[values.size - k :].tolist()]
+                )[-CLOSEST:]
             for part, weight, depth in (
                 (slice(0, lv.primary), 1.0, 2 * DEPTH),
                 (slice(lv.primary, len(rows)), PASSAGE_WEIGHT, 4 * DEPTH),
@@ -561,7 +636,9 @@ class ApiIndex:
                 keep = (owner >= 0) & (sims >= SEMANTIC_FLOOR)
                 numpy.maximum.at(best, owner[keep], sims[keep])
         found = numpy.flatnonzero(best >= SEMANTIC_FLOOR)
-        return _ranked(found, best[found], self._tiebreak, DEPTH)
+        return _ranked(found, best[found], self._tiebreak, DEPTH), float(
+            numpy.mean(closest)
+        ) if closest else 0.0
 
     def _word_rankings(
         self, terms: Sequence[tuple[str, float]], query: str, library: str | None
@@ -595,25 +672,99 @@ class ApiIndex:
         query: onnxruntime releases the GIL while the model runs, so the worker's Python
         work goes on beside it, and it is done before the model (1.5 against ~2 ms): this
         thread then never waits for a wake-up or for the GIL.
+
+        Several libraries and no ``library``: each is ranked as if the query named it, then
+        the lists are merged, each library's scores (relative to its best) weighted by how
+        well its best API matches the task against the best library's (:data:`LIBRARY_WEIGHT`).
+        One ranking of all their APIs together would favour a library with documentation
+        (one more ranking to score in) whatever the task.
         """
         if not self.entries or not query.strip():
             return []
-        terms, expanded = self._expanded(query, library)
-        semantic: Ranking = []
+        libraries = [library] if library is not None else sorted(self._library_number)
+        queries = {lib: self._expanded(query, lib) for lib in libraries}
+        semantic: dict[str, tuple[Ranking, float]] = {}
         if self.semantic:
-            words = _worker().submit(self._word_rankings, terms, expanded, library)
+            words = _worker().submit(self._all_word_rankings, queries)
             try:
-                semantic = self._semantic(self._query_vector(query), library)
+                vector = self._query_vector(query)
+                semantic = {lib: self._semantic_of(vector, lib) for lib in libraries}
             except EmbeddingUnavailable as exc:  # rank without vectors rather than fail
                 self.semantic_error = str(exc)
                 self.embedder = None
-            rankings = words.result()
+            per_library = words.result()
         else:
-            rankings = self._word_rankings(terms, expanded, library)
-        rankings["semantic"] = semantic
-        fused = _fuse(rankings)
-        if not fused:
+            per_library = self._all_word_rankings(queries)
+        scored: dict[str, tuple[dict[int, float], dict[str, Ranking]]] = {}
+        for lib in libraries:
+            rankings, _ = per_library[lib]
+            rankings["semantic"] = semantic.get(lib, ([], 0.0))[0]
+            lib_fused = self._adjusted(_fuse(rankings))
+            if lib_fused:
+                scored[lib] = (lib_fused, rankings)
+        if not scored:
             return []
+        # each API's rank in each of its library's rankings (1-based, the best DEPTH)
+        positions: dict[str, dict[int, int]] = {}
+        for _, lib_rankings in scored.values():
+            for name, ranking in lib_rankings.items():
+                positions.setdefault(name, {}).update((i, r) for r, (i, _) in enumerate(ranking[:DEPTH], 1))
+        fused: dict[int, float] = {}
+        if len(scored) == 1:
+            fused = next(iter(scored.values()))[0]
+        else:
+            # how well each library matches the task: the mean cosine of its 5 closest texts
+            # (one model: comparable across libraries) and its best word score (one index, one
+            # idf), each relative to the best library's, added
+            words_best = max(per_library[lib][1] for lib in scored) or 1.0
+            strength = {lib: per_library[lib][1] / words_best for lib in scored}
+            if all(lib in semantic and lib in self.vectors for lib in scored):
+                close = {lib: semantic[lib][1] for lib in scored}
+                close_best = max(close.values()) or 1.0
+                strength = {lib: strength[lib] + close[lib] / close_best for lib in scored}
+            best_strength = max(strength.values()) or 1.0
+            for lib, (lib_fused, _) in scored.items():
+                weight = (strength[lib] / best_strength) ** LIBRARY_WEIGHT
+                lib_top = max(lib_fused.values())
+                fused.update((i, weight * v / lib_top) for i, v in lib_fused.items())
+        return self._hits(fused, positions, limit)
+
+    def _all_word_rankings(
+        self, queries: Mapping[str, tuple[list[tuple[str, float]], str]]
+    ) -> dict[str, tuple[dict[str, Ranking], float]]:
+        """Per library: its word rankings, and (several libraries) its best word score over
+        all libraries' APIs pooled (one idf: comparable between libraries)."""
+        strength = self._word_strength(next(iter(queries.values()))[0]) if len(queries) > 1 else {}
+        out = {}
+        for lib, (terms, expanded) in queries.items():
+            rankings = {
+                "lexical": self._lexical(terms, lib) if terms else [],
+                "sections": self._sections(expanded, lib) if terms else [],
+            }
+            out[lib] = (rankings, strength.get(lib, 0.0))
+        return out
+
+    def _word_strength(self, terms: Sequence[tuple[str, float]]) -> dict[str, float]:
+        """Each library's best API by the words (text and best example, as the lexical
+        ranking scores them) over the pooled fields."""
+        import numpy
+
+        total = numpy.zeros(len(self.entries))
+        self.text.add_scores(terms, total, 1.0, pooled=True)
+        if self._link_api.size:
+            per_example = numpy.zeros(len(self._example_apis))
+            self.example_field.add_scores(terms, per_example, 1.0, pooled=True)
+            best = numpy.zeros(len(self.entries))
+            numpy.maximum.at(best, self._link_api, per_example[self._link_example])
+            total += FIELD_WEIGHTS["examples"] * best
+        strongest = numpy.zeros(len(self._library_number))
+        numpy.maximum.at(strongest, self._library_of, total)
+        return {lib: float(strongest[k]) for lib, k in self._library_number.items()}
+
+    def _adjusted(self, fused: dict[int, float]) -> dict[int, float]:
+        """The fused scores after the rules that weigh some APIs less (module docstring)."""
+        if not fused:
+            return fused
         # before the replacements of deprecated APIs are lifted: one that is an attribute
         # (`Mode.OVERWRITE`) keeps the place it is lifted to
         for i in self._attributes.intersection(fused):
@@ -637,10 +788,12 @@ class ApiIndex:
         # it replaces is a second copy or off the path (and is judged by its own standing)
         for i in self._secondary.intersection(fused):
             fused[i] *= SECONDARY_WEIGHT
-        top = max(fused.values())
-        positions = {
-            name: {i: r for r, (i, _) in enumerate(ranking[:DEPTH], 1)} for name, ranking in rankings.items()
-        }
+        return fused
+
+    def _hits(
+        self, fused: dict[int, float], positions: Mapping[str, Mapping[int, int]], limit: int
+    ) -> list[ApiHit]:
+        top = max(fused.values()) or 1.0
         active = ["lexical"]
         if self.section_search is not None and self.docs_sources:
             active.append("sections")
@@ -652,7 +805,7 @@ class ApiIndex:
             lib, e = self.entries[i]
             if i not in self._details:
                 self._details[i] = _details(e)
-            signals = {name: positions[name].get(i) for name in active}
+            signals = {name: positions.get(name, {}).get(i) for name in active}
             variants = [self.entries[j][1].api_id for j in self._twins.get(i, ())]
             hits.append(ApiHit(e, lib, fused[i] / top, score / top, signals, self._details[i], variants))
         return hits
@@ -700,8 +853,8 @@ class ApiIndex:
         # relative to the best example's
         terms = analyze_query(task)
         match = numpy.zeros(len(self._example_apis))
-        self.example_field.add_scores(terms, match, 1.0)
-        self.example_heads.add_scores(terms, match, HEADING_WEIGHT)
+        self.example_field.add_scores(terms, match, 1.0, library)
+        self.example_heads.add_scores(terms, match, HEADING_WEIGHT, library)
         candidates = [
             (key, lib, ex)
             for key, (lib, ex) in self.examples.items()
