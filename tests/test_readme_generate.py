@@ -455,6 +455,32 @@ def test_generate_unknown_library(tmp_path: Path) -> None:
     assert not engine.store.has_source("no_such_lib_xyz-docs")
 
 
+@pytest.mark.parametrize("name", ["", " ", "http x", "httpx\n"])
+def test_generate_refuses_a_library_name_that_names_nothing(tmp_path: Path, name: str) -> None:
+    engine = Docmentor(tmp_path / "db")
+    with pytest.raises(UsageError, match="invalid library name"):
+        generate(engine, library=name, docs_path=DOCS, out=tmp_path / "out", search_paths=[LIB])
+    assert not (tmp_path / "out").exists()
+
+
+def test_generated_files_are_readable_by_others_as_the_umask_says(tmp_path: Path) -> None:
+    import os
+    import stat
+
+    old = os.umask(0o022)
+    try:
+        engine = Docmentor(tmp_path / "db")
+        generate(engine, library="minidb", docs_path=DOCS, out=tmp_path / "out", search_paths=[LIB],
+                 embeddings=False)  # fmt: skip
+    finally:
+        os.umask(old)
+    out = tmp_path / "out"
+    modes = {p.relative_to(out).as_posix(): stat.S_IMODE(p.stat().st_mode) for p in [out, *out.rglob("*")]}
+    assert modes["README.LLM"] == 0o644
+    assert modes["knowledge_base"] == 0o755
+    assert all(m in (0o644, 0o755) for m in modes.values()), modes
+
+
 def test_generate_with_a_missing_docs_folder_fails_before_reading_the_api(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

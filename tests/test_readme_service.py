@@ -220,6 +220,30 @@ def test_drift_cli_text_and_json(cli: Cli, work: Path, lib: Path) -> None:
     assert again["clarity_score"] == page["clarity_score"]
 
 
+def test_remove_unregisters_a_knowledge_base_and_drift_says_when_its_folder_is_gone(
+    cli: Cli, work: Path, lib: Path
+) -> None:
+    import shutil
+
+    cli.ok("readme-llm", "generate", "-l", "minidb", "--docs-path", str(lib / "docs"), "--out", "kb1")
+    shutil.move(str(work / "kb1"), str(work / "moved"))
+    err = cli.fails("readme-llm", "drift", "--library", "minidb")
+    assert "the knowledge base folder of 'minidb' is gone" in err and "regenerate" in err
+    assert cli.json("api", "find", "open a database")["results"]  # served from the index still
+
+    data = cli.json("readme-llm", "remove", "--library", "minidb")
+    assert data["removed"] == "minidb" and data["docs_source"] == "minidb-docs"
+    err = cli.fails("api", "find", "open a database")
+    assert "no library knowledge base is registered" in err
+    store = Docmentor(cli.db, create=False).store
+    rows = store.conn().execute(
+        "SELECT (SELECT count(*) FROM kb_entries) + (SELECT count(*) FROM kb_examples) + (SELECT count(*) FROM kb_vectors)"
+    ).fetchone()[0]
+    assert rows == 0  # nothing of it is left behind
+    err = cli.fails("readme-llm", "remove", "--library", "minidb")
+    assert "no knowledge base for 'minidb'" in err and "registered: none" in err
+
+
 # -- api find / examples / overview --------------------------------------------------------------
 
 

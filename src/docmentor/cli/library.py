@@ -116,6 +116,40 @@ def readme_generate(
         )
 
 
+@readme_app.command("remove")
+def readme_remove(
+    library: Annotated[
+        str, typer.Option("--library", "-l", help="A library with a generated knowledge base.")
+    ],
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """Unregister a library's knowledge base: find_api, the api commands and the MCP tools
+    stop serving it. Its output folder and its docs source stay (docmentor remove NAME-docs)."""
+    from docmentor.store.kb import list_kbs, unregister_kb
+
+    _require_index()
+    engine = _open(create=False)
+    known = [r.library for r in list_kbs(engine.store)]
+    if library not in known:
+        raise UsageError(
+            f"no knowledge base for {library!r}", hint=f"registered: {', '.join(known) or 'none'}"
+        )
+    row = unregister_kb(engine.store, library)
+    docs = f"{library}-docs"
+    data = {
+        "removed": library,
+        "version": row.version,
+        "path": row.path,
+        "docs_source": docs if engine.store.has_source(docs) else None,
+    }
+    if as_json:
+        _emit(data)
+        return
+    print(f"removed the knowledge base of {library} {row.version or ''} (its folder stays: {row.path})")
+    if data["docs_source"]:
+        print(f"its docs are still indexed as the source {docs} (docmentor remove {docs})")
+
+
 @readme_app.command("drift")
 def readme_drift(
     library: Annotated[
@@ -133,7 +167,13 @@ def readme_drift(
             f"no knowledge base for {library!r}",
             hint=f"run: docmentor readme-llm generate --library {library}",
         )
-    path = Path(rows[library].path) / "drift.json"
+    folder = Path(rows[library].path)
+    path = folder / "drift.json"
+    if not folder.is_dir():
+        raise UsageError(
+            f"the knowledge base folder of {library!r} is gone: {folder}",
+            hint=f"regenerate it (docmentor readme-llm generate --library {library} --out DIR)",
+        )
     if not path.is_file():
         raise UsageError(
             f"no drift report for {library!r}",

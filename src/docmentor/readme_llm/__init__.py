@@ -215,11 +215,14 @@ def _check_out(out: Path) -> None:
 
 
 def _write_text(path: Path, text: str) -> None:
+    from docmentor.readme_llm.knowledge_base import as_created
+
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}-", dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(text)
+        as_created(Path(tmp))
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
@@ -282,6 +285,11 @@ def generate(
     if output_format not in OUTPUT_FORMATS:
         raise UsageError(
             f"unknown output format {output_format!r}", hint=f"use one of: {', '.join(OUTPUT_FORMATS)}"
+        )
+    if not library or library != library.strip() or any(c.isspace() or not c.isprintable() for c in library):
+        raise UsageError(
+            f"invalid library name {library!r}",
+            hint="give the import name, e.g. --library httpx (or the package name with --source-path)",
         )
     if max_apis < 0 or (max_tokens is not None and max_tokens < 1):
         raise UsageError("--max-apis must be ≥ 0 and --max-tokens ≥ 1")

@@ -696,6 +696,7 @@ def write_kb(
         raise StoreError(f"invalid knowledge base metadata: {exc}") from exc
 
     tmp = Path(tempfile.mkdtemp(prefix=f".{directory.name}-new-", dir=directory.parent))
+    as_created(tmp)
     try:
         for group, rel in files.api_catalog.items():
             _dump(tmp / rel, [e.model_dump(mode="json") for e in api_groups[group]])
@@ -774,6 +775,20 @@ def _load_vectors(directory: Path, rel: str) -> LibraryVectors:
         )
     primary = meta.primary if meta.primary is not None else len(meta.api_ids)
     return LibraryVectors(model=meta.model, api_ids=list(meta.api_ids), matrix=matrix, primary=primary)
+
+
+def _umask() -> int:
+    mask = os.umask(0o022)  # reading it means setting it: set back at once
+    os.umask(mask)
+    return mask
+
+
+def as_created(path: Path) -> None:
+    """Give a file or folder made by ``tempfile`` (private: 0600 / 0700) the mode an ordinary
+    ``open`` or ``mkdir`` would have (0644 / 0755 under umask 022): outputs are for others to
+    read too (a CI job, a container, another user)."""
+    mode = 0o777 if path.is_dir() else 0o666
+    os.chmod(path, mode & ~_umask())
 
 
 def _swap(new: Path, target: Path) -> None:

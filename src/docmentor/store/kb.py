@@ -109,11 +109,14 @@ def register_kb(store: Store, kb: KnowledgeBase) -> int:
     return int(row[0])
 
 
-def unregister_kb(store: Store, library: str) -> None:
-    """Remove a library's knowledge base from the index (the folder on disk is left alone)."""
-    _require(store, library)
+def unregister_kb(store: Store, library: str) -> KbRow:
+    """Remove a library's knowledge base from the index, its APIs, examples and vectors with
+    it (the folder on disk is left alone); returns what was registered."""
+    row = _require(store, library)
     with store.transaction() as db:
-        db.execute("DELETE FROM knowledge_bases WHERE library = ?", (library,))
+        for table in ("kb_entries", "kb_examples", "kb_vectors", "knowledge_bases"):
+            db.execute(f"DELETE FROM {table} WHERE library = ?", (library,))  # the names above, no input
+    return row
 
 
 def list_kbs(store: Store) -> list[KbRow]:
