@@ -380,7 +380,7 @@ def test_version_warning_when_the_project_pins_another_version(
     data = LibraryKnowledge(engine).find_api("open a database")
     assert data["results"] and data["versions"] == {"minidb": "1.2.0"}
     (warning,) = data["warnings"]
-    assert "minidb 1.2.0" in warning and f"minidb {pinned}" in warning
+    assert "minidb 1.2.0" in warning and f"minidb {pinned}" in warning.lower()  # the name as the project writes it
     # every answer carries it
     assert LibraryKnowledge(engine).overview("minidb", aspect="quickstart")["warnings"] == [warning]
 
@@ -404,6 +404,35 @@ def test_no_version_warning_for_the_same_version(
     monkeypatch.chdir(project)
     data = LibraryKnowledge(engine).find_api("open a database")
     assert data["results"] and data["warnings"] == []
+
+
+@pytest.mark.parametrize(
+    ("name", "content", "wants"),
+    [
+        ("requirements.txt", "minidb>=1.3,<2\n", "requires minidb<2,>=1.3"),
+        ("requirements.txt", "-r base.txt\n# minidb==1.2.0\nminidb~=1.1.0 ; python_version > '3'\n", "requires minidb~=1.1.0"),
+        ("pyproject.toml", '[project]\nname = "app"\n[project.optional-dependencies]\ndb = ["minidb!=1.2.0"]\n', "requires minidb!=1.2.0"),
+        ("pyproject.toml", '[project]\nname = "app"\n[dependency-groups]\ndev = ["minidb==1.0.*"]\n', "requires minidb==1.0.*"),
+    ],
+)
+def test_version_warning_when_the_projects_range_leaves_the_version_out(
+    engine: Docmentor, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str, content: str, wants: str
+) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / name).write_text(content, encoding="utf-8")
+    monkeypatch.chdir(project)
+    (warning,) = LibraryKnowledge(engine).find_api("open a database")["warnings"]
+    assert warning == f"this describes minidb 1.2.0, but your project {wants}: check the differences"
+
+
+def test_a_requirement_is_found_by_the_distribution_name_too(tmp_path: Path) -> None:
+    from docmentor.readme_llm.service import requirement
+
+    (tmp_path / "requirements.txt").write_text("attrs==21.4.0\nPyYAML>=5,<6\n", encoding="utf-8")
+    assert requirement(tmp_path, ["attr", "attrs"]) == ("attrs", "==21.4.0")
+    assert requirement(tmp_path, ["yaml", "PyYAML"]) == ("PyYAML", "<6,>=5")
+    assert requirement(tmp_path, ["attr"]) is None
 
 
 def test_version_warning_in_the_cli(generated: Cli, work: Path) -> None:

@@ -484,6 +484,8 @@ def generate(
         )
         settings = {
             "library": library,
+            # the name a project's requirements use (pins are checked against it too)
+            "distribution": next((d for d in (getattr(x, "distribution", "") for x in surfaces) if d), None),
             "docs_path": str(Path(docs_path).resolve()) if docs_path is not None else None,
             "docs_source": docs_source,
             "source": str(Path(source).resolve()) if source is not None else None,

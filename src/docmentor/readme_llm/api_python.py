@@ -75,6 +75,8 @@ class ApiSurface:
     by_alias: dict[str, ApiEntry] = field(init=False, repr=False)
     #: the distribution's one-line summary (its metadata's ``Summary``), when it has one
     summary: str = ""
+    #: the distribution's name (``attrs`` for ``attr``, ``PyYAML`` for ``yaml``), when known
+    distribution: str = ""
     #: every ``module.name`` the walked modules define or import, public API or not (a
     #: module-level value without a docstring, another package's class): what exists
     present: frozenset[str] = frozenset()
@@ -194,7 +196,12 @@ def load_api(
         deprecation.clear_cache()
     summary = " ".join(str(info.get("summary") or "").split())
     return ApiSurface(
-        library=name, version=version, entries=entries, present=frozenset(builder.present), summary=summary
+        library=name,
+        version=version,
+        entries=entries,
+        present=frozenset(builder.present),
+        summary=summary,
+        distribution=str(info.get("name") or ""),
     )
 
 

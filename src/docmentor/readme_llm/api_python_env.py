@@ -55,6 +55,7 @@ def _dist_info(package: str, paths: list[str]) -> dict[str, Any]:
         # a missing field: None, a warning or KeyError as Python versions go; "in" works everywhere
         summary = (dist.metadata["Summary"] or "") if "Summary" in dist.metadata else ""
         return {
+            "name": dist.metadata["Name"] or "",
             "version": dist.version,
             "packages": tops(dist),
             "summary": "" if summary.strip().upper() == "UNKNOWN" else summary,  # old setuptools

@@ -12,6 +12,7 @@ import logging
 import re
 import threading
 import tomllib
+from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -39,6 +40,7 @@ class LibraryKnowledge:
         self._key: tuple[tuple[str, int], ...] = ()
         self._index: ApiIndex | None = None
         self._versions: dict[str, str | None] = {}
+        self._distributions: dict[str, str] = {}
 
     # -- loading ------------------------------------------------------------------------
     def libraries(self) -> list[dict[str, Any]]:
@@ -64,12 +66,11 @@ class LibraryKnowledge:
                         for r in rows
                     }
                     vectors = {r.library: load_vectors(self.engine.store, r.library) for r in rows}
-                    docs = {
-                        r.library: load_metadata(self.engine.store, r.library)
-                        .get("settings", {})
-                        .get("docs_source")
+                    settings = {
+                        r.library: load_metadata(self.engine.store, r.library).get("settings", {})
                         for r in rows
                     }
+                    docs = {lib: s.get("docs_source") for lib, s in settings.items()}
                 self._index = ApiIndex(
                     libs,
                     vectors={lib: v for lib, v in vectors.items() if v is not None and v.model == MODEL_ID},
@@ -80,6 +81,7 @@ class LibraryKnowledge:
                     embedder=get_embedder,  # a query runs on one thread, the rankings beside it
                 )
                 self._versions = {r.library: r.version for r in rows}
+                self._distributions = {lib: str(s.get("distribution") or "") for lib, s in settings.items()}
                 self._key = key
             return self._index
 
@@ -98,7 +100,7 @@ class LibraryKnowledge:
         if tuple(sorted((r.library, r.generation) for r in rows)) != self._key:
             return False
         # the project's pins are read again after its files change (a large uv.lock: ~0.2 s)
-        return all(pin_cached(self.cwd, lib) for lib in self._versions)
+        return all(pin_cached(self.cwd, self._pin_names(lib)) for lib in self._versions)
 
     def warm(self) -> None:
         """Load what the first find_api needs (the index, the query model), so it does not wait:
@@ -229,15 +231,22 @@ class LibraryKnowledge:
         versions = {lib: self._versions.get(lib) for lib in libraries}
         warnings = []
         for lib, version in versions.items():
-            pinned = pinned_version(self.cwd, lib)
-            if pinned and version and not _same_version(pinned, version):
-                warnings.append(
-                    f"this describes {lib} {version}, but your project pins {lib} {pinned}: check the differences"
-                )
+            found = requirement(self.cwd, self._pin_names(lib))
+            if found is None or not version or not _mismatch(version, found[1]):
+                continue
+            name, spec = found
+            exact = pinned_version(self.cwd, name)
+            wants = f"pins {name} {exact}" if exact else f"requires {name}{spec}"
+            warnings.append(
+                f"this describes {lib} {version}, but your project {wants}: check the differences"
+            )
         return {"versions": versions, "warnings": warnings}
 
+    def _pin_names(self, library: str) -> list[str]:
+        """The names a project's requirements may give the library: its own and its distribution's."""
+        return [library, *([d] if (d := self._distributions.get(library)) else [])]
 
-_REQ = re.compile(r"^\s*([A-Za-z0-9_.\-]+)\s*(?:\[[^\]]*\])?\s*==\s*([A-Za-z0-9_.+!\-]+)(?=\s*(?:[;,#\\]|$))")
+
 _RELEASE = re.compile(r"v?(\d+(?:\.\d+)*)(.*)")
 
 
@@ -260,7 +269,9 @@ def _same_version(a: str, b: str) -> bool:
     return key(a) == key(b)
 
 
-_PIN_CACHE: dict[tuple[str, str], tuple[tuple[tuple[str, int, int], ...], str | None]] = {}
+_PIN_CACHE: dict[
+    tuple[str, tuple[str, ...]], tuple[tuple[tuple[str, int, int], ...], tuple[str, str] | None]
+] = {}
 
 
 def _pin_stamp(folder: Path) -> tuple[tuple[str, int, int], ...]:
@@ -275,35 +286,53 @@ def _pin_stamp(folder: Path) -> tuple[tuple[str, int, int], ...]:
     return tuple(stamp)
 
 
-def pin_cached(folder: Path, library: str) -> bool:
-    """Whether :func:`pinned_version` would answer from its cache (no file to parse)."""
-    cached = _PIN_CACHE.get((str(folder), library))
+def _names_key(names: str | Iterable[str]) -> tuple[str, ...]:
+    return tuple(sorted({_norm(n) for n in ([names] if isinstance(names, str) else names) if n}))
+
+
+def pin_cached(folder: Path, names: str | Iterable[str]) -> bool:
+    """Whether :func:`requirement` would answer from its cache (no file to parse)."""
+    cached = _PIN_CACHE.get((str(folder), _names_key(names)))
     return cached is not None and cached[0] == _pin_stamp(folder)
 
 
-def pinned_version(folder: Path, library: str) -> str | None:
-    """The exact version of ``library`` the project in ``folder`` pins (cached while its files stay)."""
+def requirement(folder: Path, names: str | Iterable[str]) -> tuple[str, str] | None:
+    """What the project in ``folder`` requires of a library known by any of ``names`` (its
+    import and its distribution name: ``attr`` / ``attrs``): (the name as written, its
+    version specifier: ``==1.0.0``, ``>=0.20,<0.25``). uv.lock's locked version first, then
+    pyproject.toml's dependencies, then requirements*.txt. Cached while the files stay."""
     stamp = _pin_stamp(folder)
-    key = (str(folder), library)
+    key = (str(folder), _names_key(names))
     cached = _PIN_CACHE.get(key)
     if cached is not None and cached[0] == stamp:
         return cached[1]
     if len(_PIN_CACHE) > 64:
         _PIN_CACHE.clear()
-    found = _pinned_version(folder, library)
+    found = _requirement(folder, set(key[1]))
     _PIN_CACHE[key] = (stamp, found)
     return found
 
 
-def _pinned_version(folder: Path, library: str) -> str | None:
-    want = _norm(library)
+def pinned_version(folder: Path, library: str) -> str | None:
+    """The exact version the project in ``folder`` pins ``library`` to (``==V``), if it does."""
+    found = requirement(folder, library)
+    if found is None:
+        return None
+    spec = found[1]
+    exact = spec[2:] if spec.startswith("==") and "," not in spec and "*" not in spec else None
+    return exact.strip() if exact else None
+
+
+def _requirement(folder: Path, want: set[str]) -> tuple[str, str] | None:
+    from packaging.requirements import InvalidRequirement, Requirement
+
     lock = folder / "uv.lock"
     if lock.is_file():
         try:
             data = tomllib.loads(lock.read_text(encoding="utf-8"))
             for pkg in data.get("package", []):
-                if _norm(str(pkg.get("name", ""))) == want and pkg.get("version"):
-                    return str(pkg["version"])
+                if _norm(str(pkg.get("name", ""))) in want and pkg.get("version"):
+                    return str(pkg["name"]), f"=={pkg['version']}"
         except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError):
             pass
     candidates: list[str] = []
@@ -311,8 +340,14 @@ def _pinned_version(folder: Path, library: str) -> str | None:
     if pyproject.is_file():
         try:
             data = tomllib.loads(pyproject.read_text(encoding="utf-8"))
-            candidates += [str(d) for d in data.get("project", {}).get("dependencies", [])]
-        except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError):
+            project = data.get("project", {})
+            candidates += [str(d) for d in project.get("dependencies", [])]
+            for group in (
+                *project.get("optional-dependencies", {}).values(),
+                *data.get("dependency-groups", {}).values(),
+            ):
+                candidates += [d for d in group if isinstance(d, str)]
+        except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError, AttributeError):
             pass
     for req in sorted(folder.glob("requirements*.txt")):
         try:
@@ -320,7 +355,25 @@ def _pinned_version(folder: Path, library: str) -> str | None:
         except (OSError, UnicodeDecodeError):
             continue
     for line in candidates:
-        m = _REQ.match(line)
-        if m and _norm(m.group(1)) == want:
-            return m.group(2)
+        text = line.split(" #", 1)[0].strip().rstrip("\\").strip()
+        if not text or text.startswith(("#", "-")):
+            continue  # comments, -r/-e/--index-url options
+        try:
+            parsed = Requirement(text)
+        except InvalidRequirement:
+            continue
+        if _norm(parsed.name) in want and str(parsed.specifier):
+            return parsed.name, str(parsed.specifier)
     return None
+
+
+def _mismatch(version: str, spec: str) -> bool:
+    """Whether ``version`` is outside the specifier (False when either cannot be read)."""
+    from packaging.specifiers import InvalidSpecifier, SpecifierSet
+    from packaging.version import InvalidVersion, Version
+
+    try:
+        return not SpecifierSet(spec).contains(Version(version), prereleases=True)
+    except (InvalidSpecifier, InvalidVersion):
+        exact = spec[2:] if spec.startswith("==") else None
+        return exact is not None and not _same_version(exact, version)
