@@ -300,7 +300,7 @@ def test_api_examples_and_overview(generated: Cli) -> None:
         "api", "examples", "filter rows", "--api", "minidb.query.Query.where", "--complexity", "beginner"
     )
     first = examples[0]
-    assert text.startswith(f"### {first['title']}  ({first['source']}, beginner)\n```python\n")
+    assert text.startswith(f"### {first['title']}  [minidb] ({first['source']}, beginner)\n```python\n")
     assert first["code"].rstrip() in text
     assert text.count("### ") == len(examples)
 
@@ -465,6 +465,10 @@ def test_mcp_api_tools(engine: Docmentor, tmp_path: Path, monkeypatch: pytest.Mo
             overview = await client.call_tool("get_library_overview", {"aspect": "architecture"})
             bad_aspect = await client.call_tool("get_library_overview", {"aspect": "usage"})
             unknown = await client.call_tool("find_api", {"query": "x", "library": "nope"})
+            clamped = await client.call_tool("find_api", {"query": "insert rows", "max_results": 1000})
+            none_such = await client.call_tool(
+                "get_examples", {"task_description": "filter rows", "apis_involved": ["nosuch.api", "where"]}
+            )
             report = {
                 "query": "compact the database file",
                 "issue_type": "missing_example",
@@ -481,6 +485,8 @@ def test_mcp_api_tools(engine: Docmentor, tmp_path: Path, monkeypatch: pytest.Mo
                 "overview": overview,
                 "bad_aspect": bad_aspect,
                 "unknown": unknown,
+                "clamped": clamped,
+                "none_such": none_such,
                 "first": first,
                 "second": second,
                 "bad": bad,
@@ -505,7 +511,12 @@ def test_mcp_api_tools(engine: Docmentor, tmp_path: Path, monkeypatch: pytest.Mo
     assert found == LibraryKnowledge(engine).find_api("insert rows into a table", max_results=3)
 
     examples = structured(r["examples"])
-    assert "minidb.query.Query.where" in examples["examples"][0]["apis_used"]
+    assert "minidb.query.Query.where" in examples["examples"][0]["apis_used"] and examples["warnings"] == []
+    # out-of-range and unknown arguments are answered, and said so
+    clamped = structured(r["clamped"])
+    assert len(clamped["results"]) <= 20 and clamped["warnings"] == ["max_results 1000 is out of 1-20: gave 20"]
+    (warning,) = structured(r["none_such"])["warnings"]
+    assert warning == "no API named 'nosuch.api' in the knowledge base: examples chosen by the task alone for those"
     overview = structured(r["overview"])
     assert overview["library"] == "minidb" and overview["aspect"] == "architecture" and overview["overview"]
     for name in ("bad_aspect", "unknown", "bad"):
@@ -529,6 +540,8 @@ def test_mcp_api_tools(engine: Docmentor, tmp_path: Path, monkeypatch: pytest.Mo
         "get_library_overview",
         "get_library_overview",
         "find_api",
+        "find_api",
+        "get_examples",
     ]
 
 

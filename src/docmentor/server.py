@@ -27,6 +27,7 @@ from docmentor.errors import DocmentorError, UsageError
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 _WARMING: list[threading.Thread] = []  # background warm-ups, joined before a server exits
+MAX_FIND_RESULTS = 20  # find_api results per call over MCP (an agent's context: the CLI allows 50)
 
 MAX_SEARCH_LIMIT = 20
 MAX_DOC_CHARS = 100_000
@@ -578,11 +579,13 @@ def _api_tools(server: MCPServer, engine: Docmentor, *, api: bool, feedback: boo
             the library marks deprecated says so ("deprecated": the reason, often the
             replacement) and comes after what replaces it."""
             session.record("find_api", {"query": query, "max_results": max_results, "library": library})
-            n = max(1, min(int(max_results), 20))
+            n = max(1, min(int(max_results), MAX_FIND_RESULTS))
             call = lambda: knowledge.find_api(query, max_results=n, library=library or None)  # noqa: E731
             # a few milliseconds once the index and the model are loaded: in the event loop,
             # sparing a worker thread's two hand-overs (~1 ms of a round trip); else in one
             found = _now(call) if knowledge.ready() else await _run(call)
+            if n != max_results:
+                found["warnings"].append(f"max_results {max_results} is out of 1-{MAX_FIND_RESULTS}: gave {n}")
             return _structured(found)
 
         @server.tool(annotations=READ_ONLY, title="Get examples")

@@ -247,7 +247,7 @@ def api_examples(
     if not data["examples"]:
         print(f"no example matches {task!r}")
     for ex in data["examples"]:
-        print(f"### {ex['title']}  ({ex['source']}, {ex['complexity']})")
+        print(f"### {ex['title']}  [{ex['library']}] ({ex['source']}, {ex['complexity']})")
         print(f"```{ex['language']}\n{ex['code'].rstrip()}\n```\n")
 
 

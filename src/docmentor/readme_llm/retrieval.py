@@ -834,6 +834,16 @@ class ApiIndex:
                 listed[j] = listed.get(j, 0) + 1
         return out
 
+    def unknown_apis(self, apis: Iterable[str], library: str | None = None) -> list[str]:
+        """Those of ``apis`` (ids, public paths or short names) that name no API of ``library``
+        (of any library when None)."""
+        names: set[str] = set()
+        for lib, e in self.entries:
+            if library is None or lib == library:
+                names.update((e.api_id, *e.aliases, e.name))
+                names.update(p.rsplit(".", 1)[-1] for p in (e.api_id, *e.aliases))
+        return [a for a in apis if a and a not in names and a.rsplit(".", 1)[-1] not in names]
+
     def examples_for(
         self,
         task: str,

@@ -193,11 +193,14 @@ class LibraryKnowledge:
             for name, ex, score in found
         ]
         libs = sorted({e["library"] for e in examples})
-        return {
-            "task": task_description,
-            "examples": examples,
-            **self._version_info(libs or sorted(self._versions)),
-        }
+        info = self._version_info(libs or sorted(self._versions))
+        unknown = index.unknown_apis(apis_involved or [], lib)
+        if unknown:
+            info["warnings"].append(
+                f"no API named {', '.join(repr(a) for a in unknown)} in the knowledge base"
+                f"{f' of {lib}' if lib else ''}: examples chosen by the task alone for those"
+            )
+        return {"task": task_description, "examples": examples, **info}
 
     def overview(self, library: str | None = None, *, aspect: str = "all") -> dict[str, Any]:
         from docmentor.store.kb import load_overview
