@@ -197,6 +197,17 @@ def test_drift_cli_text_and_json(cli: Cli, work: Path, lib: Path) -> None:
     err = cli.fails("readme-llm", "drift", "--library", "nope")
     assert "no knowledge base for 'nope'" in err
 
+    # the example is marked: README.LLM and the overview leave it out, get_examples says why
+    readme = (work / "readme_llm" / "README.LLM").read_text(encoding="utf-8")
+    assert 'readonly=True' not in readme and 'db.truncate' not in readme
+    overview = cli.json("api", "overview", "minidb")["overview"]
+    assert "readonly=True" not in overview
+    found = cli.json("api", "examples", "open a database", "--api", "minidb.core.connect")["examples"]
+    assert found and all(e["drift"] == [] for e in found)  # the ones to copy come first
+    found = cli.json("api", "examples", "pitfalls of read-only access, truncate")["examples"]
+    (marked,) = [e for e in found if "readonly=True" in e["code"]]
+    assert len(marked["drift"]) == 2 and any("readonly" in m for m in marked["drift"])
+
     # the clarity score of the docs counts the drift: 1 missing API (1.2) + 1 invalid signature (0.8)
     page = next(
         d

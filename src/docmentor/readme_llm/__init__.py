@@ -418,8 +418,18 @@ def generate(
         pass
     else:
         if surfaces:
-            drift_data = drift_report(examples, surfaces[0], library=library, version=version).to_dict()
+            drifted = drift_report(examples, surfaces[0], library=library, version=version)
+            drift_data = drifted.to_dict()
+            # an example the installed version cannot run as written is marked, and neither
+            # README.LLM nor the overview shows it (deprecated uses are only marked at serving)
+            broken: dict[str, list[str]] = {}
+            for f in drifted.findings:
+                if f.kind in ("missing_api", "invalid_api_signature"):
+                    broken.setdefault(f.example_id, []).append(f.message)
+            for ex in examples:
+                ex.drift = broken.get(ex.example_id, [])
     timings["drift"] = time.perf_counter() - t
+    shown = [ex for ex in examples if not ex.drift]
 
     # 6. outputs
     t = time.perf_counter()
@@ -437,7 +447,7 @@ def generate(
             library,
             version,
             entries,
-            examples,
+            shown,
             max_apis=max_apis,
             max_tokens=max_tokens,
             encoding=encoding,
@@ -479,7 +489,7 @@ def generate(
             version=version,
             purpose=purpose,
             entries=entries,
-            examples=examples,
+            examples=shown,
             sections=sections,
         )
         settings = {

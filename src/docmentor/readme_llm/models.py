@@ -95,4 +95,7 @@ class Example(_Model):
     expected_output: str | None = None
     context: str = ""  # the prose of the example's section (code removed), for finding APIs by task
     validated: bool | None = None  # None: not run; True/False: ran with --validate
+    # what the installed version does not support in it (drift: missing APIs, keywords the
+    # real signature refuses), one message each; such an example is no model to copy
+    drift: list[str] = Field(default_factory=list)
     execution_context: ExecutionContext = Field(default_factory=ExecutionContext)

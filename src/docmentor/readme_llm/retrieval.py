@@ -891,6 +891,8 @@ class ApiIndex:
             )
             if self.deprecated_in(lib, ex):
                 bonus -= 0.5
+            if ex.drift:  # calls the installed version does not have or accept
+                bonus -= 1.0
             # one that shows the library's own API, in the language it was read from, first
             # (a TypeScript reference snippet is no answer for a Python library)
             if ex.apis_used:

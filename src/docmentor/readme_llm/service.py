@@ -187,6 +187,7 @@ class LibraryKnowledge:
                 "prerequisites": list(ex.prerequisites),
                 "validated": ex.validated,
                 "deprecated_apis": {a: display(r) for a, r in index.deprecated_in(name, ex).items()},
+                "drift": list(ex.drift),
                 "source": f"{ex.path}:{ex.line}",
                 "relevance": round(score, 4),
             }
