@@ -1372,3 +1372,46 @@ def test_review_three_a_sub_package_never_takes_its_namespace_s_first_distributi
     assert api_python_env._dist_info("nsp.alpha", paths)["version"] == "1.0"
     assert api_python_env._dist_info("nsp.gamma", paths)["version"] == "3.0"
     assert api_python_env._dist_info("nsp.delta", paths) == {}
+
+
+def test_docstring_types_fill_parameters_the_signature_does_not_annotate(tmp_path: Path) -> None:
+    api = surface(
+        tmp_path,
+        {
+            "pkg/__init__.py": '''
+                class Widget:
+                    """A widget."""
+
+                def paint(widget, times=2, colour: str = "red"):
+                    """Paint a widget.
+
+                    Args:
+                        widget (Widget): what to paint.
+                        times (int): how many coats.
+                        colour (bytes): the annotation wins over this.
+
+                    Returns:
+                        Widget: the painted widget.
+                    """
+
+                def scale(widget, factor):
+                    """Scale a widget.
+
+                    :param widget: what to scale.
+                    :type widget: Widget
+                    :param factor: by how much.
+                    :returns: the new size.
+                    :rtype: float
+                    """
+            ''',
+        },
+    )
+    paint = api.resolve("pkg.paint")
+    assert paint is not None and paint.returns is not None
+    assert [(p.name, p.type) for p in paint.parameters] == [("widget", "Widget"), ("times", "int"), ("colour", "str")]
+    assert paint.returns.type == "Widget"
+    assert paint.signature == "paint(widget, times=2, colour: str = 'red')"  # as written: no docstring types
+    scale = api.resolve("pkg.scale")
+    assert scale is not None and scale.returns is not None
+    assert [(p.name, p.type) for p in scale.parameters] == [("widget", "Widget"), ("factor", None)]
+    assert scale.returns.type == "float"

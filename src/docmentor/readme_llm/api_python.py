@@ -25,7 +25,7 @@ from collections import deque
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 import griffe
 
@@ -666,7 +666,7 @@ def _inherited_docstring(obj: Any) -> Any:
 
 def _plain_entry(obj: Any) -> ApiEntry:
     docstring = obj.docstring.value if obj.docstring else ""
-    descriptions, returns_doc = _parse_docstring(obj.docstring)
+    descriptions, returns_doc, types, returns_type = _parse_docstring(obj.docstring)
     try:
         source_file: str | None = str(obj.relative_package_filepath)
     except (ValueError, griffe.BuiltinModuleError, AttributeError):
@@ -687,8 +687,9 @@ def _plain_entry(obj: Any) -> ApiEntry:
         init = _target(init) if init is not None else None
         if init is not None and init.is_function and len(init.parameters):
             params = list(init.parameters)[1:]
-            init_descriptions, _ = _parse_docstring(init.docstring)
-            descriptions = {**init_descriptions, **descriptions}
+            from_init = _parse_docstring(init.docstring)
+            descriptions = {**from_init.params, **descriptions}
+            types = {**from_init.types, **types}
             docstring = docstring or (init.docstring.value if init.docstring else "")
             signature = _signature(obj.name, params, None)
         else:  # unknown when inherited from outside the package, compiled without a signature,
@@ -700,7 +701,7 @@ def _plain_entry(obj: Any) -> ApiEntry:
             inherited = _inherited_docstring(obj)
             if inherited is not None:
                 docstring = inherited.value
-                descriptions = {**_parse_docstring(inherited)[0], **descriptions}
+                descriptions = {**_parse_docstring(inherited).params, **descriptions}
         common["docstring"] = docstring
         bases = [str(base) for base in obj.bases]
         dynamic = "__getattr__" in members or "__getattribute__" in members
@@ -709,7 +710,7 @@ def _plain_entry(obj: Any) -> ApiEntry:
             kind="class",
             parent=parent,
             signature=signature,
-            parameters=_parameters(params, descriptions),
+            parameters=_parameters(params, descriptions, types),
             description=_summary(docstring),
             bases=bases,
             open_members=dynamic or protocol,
@@ -729,9 +730,9 @@ def _plain_entry(obj: Any) -> ApiEntry:
         return ApiEntry(
             kind="method" if parent else "function",
             parent=parent,
-            signature=prefix + _signature(obj.name, params, returns),
-            parameters=_parameters(shown, descriptions),
-            returns=ApiReturn(type=returns, description=returns_doc),
+            signature=prefix + _signature(obj.name, params, returns),  # as written: no docstring types
+            parameters=_parameters(shown, descriptions, types),
+            returns=ApiReturn(type=returns or returns_type, description=returns_doc),
             description=_summary(docstring),
             **common,
         )
@@ -761,7 +762,11 @@ def _static(obj: Any) -> bool:
     return getattr(obj, "analysis", None) == "static"
 
 
-def _parameters(params: list[Any], descriptions: dict[str, str]) -> list[ApiParameter]:
+def _parameters(
+    params: list[Any], descriptions: dict[str, str], types: dict[str, str] | None = None
+) -> list[ApiParameter]:
+    """The parameters; a parameter the signature does not annotate takes the type its
+    docstring gives (``widget (Widget): …``, ``:type widget: Widget``, ``widget : Widget``)."""
     out = []
     for param in params:
         kind = _KINDS.get(param.kind.value, "positional or keyword")
@@ -769,7 +774,7 @@ def _parameters(params: list[Any], descriptions: dict[str, str]) -> list[ApiPara
         out.append(
             ApiParameter(
                 name=param.name,
-                type=str(param.annotation) if param.annotation is not None else None,
+                type=str(param.annotation) if param.annotation is not None else (types or {}).get(param.name),
                 default=default,
                 required=default is None and kind not in ("var-positional", "var-keyword"),
                 kind=kind,  # type: ignore[arg-type]
@@ -922,10 +927,33 @@ def _listed_parameters(text: str) -> dict[str, str]:
     return {k: _OPTIONAL_MARK.sub("", " ".join(v.split())) for k, v in out.items()}
 
 
-def _parse_docstring(docstring: griffe.Docstring | None) -> tuple[dict[str, str], str]:
-    """Parameter descriptions and the returns description; Google, then NumPy, then Sphinx."""
+_TYPE_WORDS = frozenset({"int", "str", "float", "bool", "bytes", "dict", "list", "tuple", "set", "None"})
+_TYPE_NAME = re.compile(r"[A-Za-z_][\w.]*(?:\[.*\])?")
+
+
+def _returned_type(item: Any) -> str | None:
+    """The type a returns item gives: its annotation, or a Google-style ``Widget: the widget``
+    griffe reads as a name (by default it takes ``name: description``) when that name reads
+    as a type (a capital, a dotted path, a subscript, a builtin type)."""
+    if item.annotation:
+        return " ".join(str(item.annotation).split())
+    name = str(getattr(item, "name", "") or "")
+    typed = name[:1].isupper() or "." in name or "[" in name or name in _TYPE_WORDS
+    return name if typed and _TYPE_NAME.fullmatch(name) else None
+
+
+class _Parsed(NamedTuple):
+    params: dict[str, str]  # parameter → its description
+    returns: str  # what the returns section says
+    types: dict[str, str]  # parameter → the type the docstring gives it (`widget (Widget): …`)
+    returns_type: str | None  # the type the returns section gives (one only)
+
+
+def _parse_docstring(docstring: griffe.Docstring | None) -> _Parsed:
+    """Parameter descriptions and types, the returns description and type; Google, then
+    NumPy, then Sphinx."""
     if docstring is None or "\n" not in docstring.value.strip():
-        return {}, ""
+        return _Parsed({}, "", {}, None)
     text = docstring.value
     parsers = [griffe.Parser.google]
     if "--" in text:
@@ -937,14 +965,20 @@ def _parse_docstring(docstring: griffe.Docstring | None) -> tuple[dict[str, str]
         if any(str(getattr(s.kind, "value", s.kind)) in _STRUCTURED for s in sections):
             break
     else:
-        return {**_listed_parameters(text), **_markdown_parameters(text)}, ""
+        return _Parsed({**_listed_parameters(text), **_markdown_parameters(text)}, "", {}, None)
     params: dict[str, str] = {}
+    types: dict[str, str] = {}
     returns: list[str] = []
+    returned: list[str] = []
     for section in sections:
         kind = str(getattr(section.kind, "value", section.kind))
         if kind in ("parameters", "other parameters"):
             for item in section.value:
-                params.setdefault(item.name.lstrip("*"), " ".join(item.description.split()))
+                name = item.name.lstrip("*")
+                params.setdefault(name, " ".join(item.description.split()))
+                if item.annotation:
+                    types.setdefault(name, " ".join(str(item.annotation).split()))
         elif kind == "returns":
             returns += [" ".join(item.description.split()) for item in section.value if item.description]
-    return params, " ".join(returns)
+            returned += [t for item in section.value if (t := _returned_type(item))]
+    return _Parsed(params, " ".join(returns), types, returned[0] if len(returned) == 1 else None)
