@@ -1049,7 +1049,7 @@ def test_deprecated_apis_are_marked_with_the_reason(tmp_path: Path) -> None:
     marked = {e.api_id: e.deprecated for e in api.entries if e.deprecated}
     assert marked == {
         "pkg.old_open": "use open_store instead",
-        "pkg.legacy": "2.0 Use :func:`open_store`.",  # the version and the directive's body
+        "pkg.legacy": "since 2.0: Use :func:`open_store`.",  # the version and the directive's body
         "pkg.sunset": "sunset() is deprecated; use Store.close",
         "pkg.Config": "Pass keyword arguments to open_store.",  # the admonition's body
         "pkg.Store.close": "This method is now deprecated.",
@@ -1200,12 +1200,12 @@ def test_deprecation_of_a_parameter_or_a_flag_is_not_the_apis(tmp_path: Path) ->
     )
     marked = {e.api_id: e.deprecated for e in api.entries if e.deprecated}
     assert marked == {
-        "pkg.spaced": "v4.0.0 Use ``define`` instead.",  # the body after a blank line
+        "pkg.spaced": "since v4.0.0: Use ``define`` instead.",  # the body after a blank line
         "pkg.joined": "Use define, which does more.",  # adjacent literals are one string
         "pkg.warned": "warned() is going away; call define()",
         "pkg.Impl.run": "no",
         # advice naming an argument of another API: the whole API is deprecated
-        "pkg.fetch": "2.0 Use ``define`` with the ``stream`` argument instead.",
+        "pkg.fetch": "since 2.0: Use ``define`` with the ``stream`` argument instead.",
     }
 
 
@@ -1415,3 +1415,31 @@ def test_docstring_types_fill_parameters_the_signature_does_not_annotate(tmp_pat
     assert scale is not None and scale.returns is not None
     assert [(p.name, p.type) for p in scale.parameters] == [("widget", "Widget"), ("factor", None)]
     assert scale.returns.type == "float"
+
+
+def test_an_instance_attribute_shows_no_value_a_constant_does(tmp_path: Path) -> None:
+    api = surface(
+        tmp_path,
+        {
+            "pkg/__init__.py": '''
+                LIMIT = 10
+                """How many."""
+
+                class Response:
+                    """A response."""
+
+                    kind = "http"
+                    """What it is."""
+
+                    def __init__(self, status_code: int) -> None:
+                        self.status_code = status_code
+                        """The status."""
+            ''',
+        },
+    )
+    shown = {e.api_id: e.signature for e in api.entries if e.kind == "attribute"}
+    assert shown == {
+        "pkg.LIMIT": "LIMIT = 10",
+        "pkg.Response.kind": "kind = 'http'",
+        "pkg.Response.status_code": "status_code",  # not "status_code = status_code"
+    }

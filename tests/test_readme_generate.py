@@ -463,6 +463,15 @@ def test_generate_refuses_a_library_name_that_names_nothing(tmp_path: Path, name
     assert not (tmp_path / "out").exists()
 
 
+def test_generate_refuses_a_language_it_cannot_read(tmp_path: Path) -> None:
+    engine = Docmentor(tmp_path / "db")
+    with pytest.raises(UsageError, match="unknown language 'cobol'") as err:
+        generate(engine, library="minidb", docs_path=DOCS, out=tmp_path / "out", search_paths=[LIB],
+                 languages=["py", "cobol"])  # fmt: skip
+    assert "python, typescript, javascript, go, rust" in (err.value.hint or "")
+    assert not (tmp_path / "out").exists()
+
+
 def test_generated_files_are_readable_by_others_as_the_umask_says(tmp_path: Path) -> None:
     import os
     import stat

@@ -367,7 +367,7 @@ def test_uses_of_deprecated_apis_are_reported_but_not_scored(surface: ApiSurface
     assert [(f.kind, f.api, f.api_id, f.line) for f in report.findings] == [
         ("deprecated_api", "pkg.Connection.legacy_sync", "pkg.core.Connection.legacy_sync", 10)
     ]
-    assert report.findings[0].message == "pkg.Connection.legacy_sync is deprecated in the installed pkg: 0.2 Use open_table."
+    assert report.findings[0].message == "pkg.Connection.legacy_sync is deprecated in the installed pkg: since 0.2: Use open_table."
     assert report.to_dict()["counts"] == {"missing_api": 0, "invalid_api_signature": 0, "deprecated_api": 1}
     assert "0 invalid signatures, 1 use of deprecated APIs" in report.to_text()
     assert clarity_counts(report) == {}  # the example still runs: not a clarity issue

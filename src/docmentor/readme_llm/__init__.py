@@ -295,6 +295,12 @@ def generate(
         raise UsageError("--max-apis must be ≥ 0 and --max-tokens ≥ 1")
     check_encoding(encoding)
     wanted = [normalize_language(x) for x in languages] if languages else None
+    unknown = [x for x in wanted or [] if x not in SUPPORTED_LANGUAGES]
+    if unknown:
+        raise UsageError(
+            f"unknown language {', '.join(map(repr, unknown))}",
+            hint=f"use one or more of: {', '.join(SUPPORTED_LANGUAGES)}",
+        )
     out = Path(out)
     _check_out(out)
     if docs_path is not None:
@@ -330,7 +336,7 @@ def generate(
         _index_docs(engine, Path(docs_path), _source_name(library), warnings)
         step("indexing the docs", 1)
     elif not engine.store.has_source(_source_name(library)):
-        warnings.append(f"no documentation: pass docs_path (no source {docs_source!r} is indexed)")
+        warnings.append(f"no documentation: pass --docs-path (no source {docs_source!r} is indexed)")
         docs_source = None
     timings["docs"] = time.perf_counter() - t
 
@@ -611,7 +617,7 @@ def _load_surfaces(
         entries = list(surface.entries) + entries
         version = surface.version or version
     if version is None:
-        warnings.append(f"the version of {library} is unknown; pass version to name it")
+        warnings.append(f"the version of {library} is unknown; pass --version to name it")
     return entries, surfaces, version
 
 

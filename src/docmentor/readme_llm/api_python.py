@@ -743,7 +743,10 @@ def _plain_entry(obj: Any) -> ApiEntry:
     kind: Literal["property", "attribute"] = "property" if "property" in obj.labels else "attribute"
     signature = f"{obj.name}: {type_text}" if type_text else obj.name
     value = getattr(obj, "value", None)
-    if kind == "attribute" and value is not None and len(str(value)) <= 80:
+    # a module or class constant shows its value; an instance attribute's "value" is what
+    # __init__ assigns (`self.status_code = status_code`), no value at all
+    set_in_init = "instance-attribute" in obj.labels and "class-attribute" not in obj.labels
+    if kind == "attribute" and value is not None and len(str(value)) <= 80 and not set_in_init:
         signature += f" = {value}"
     return ApiEntry(
         kind=kind,

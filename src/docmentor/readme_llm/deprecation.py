@@ -45,7 +45,8 @@ _CALLED_ARGUMENT = re.compile(
     r"\b(?:argument|parameter|kwarg)s?\s+[*`]{1,2}[A-Za-z_]\w*[*`]{1,2}|[*`]{1,2}[A-Za-z_]\w*[*`]{1,2}\s+(?:argument|parameter|kwarg)s?\b",
     re.I,
 )
-_ADVICE = re.compile(r"^\s*(?:v?[\d.]+\s+)?(?:use|call|see|prefer|instead)\b", re.I)
+_ADVICE = re.compile(r"^\s*(?:(?:since\s+)?v?[\d.]+:?\s+)?(?:use|call|see|prefer|instead)\b", re.I)
+_VERSION = re.compile(r"v?\d+(?:\.\d+)*(?:[-.]?\w+)?")
 _PROSE = re.compile(r"[^.\n]*\b(?:is|are|now|was|has been|have been) deprecated\b[^.\n]*\.?", re.I)
 _NOT_A_CLAIM = re.compile(r"^\s*(?:whether|true if|if|returns?|check|flag)\b", re.I)
 
@@ -107,7 +108,10 @@ def _docstring_reason(docstring: str, parameters: set[str], takes_kwargs: bool =
             if not line.strip() or not line[:1].isspace():
                 break
             body.append(line.strip())
-        text = " ".join(p for p in ((m.group("rst") or m.group("google") or "").strip(), *body) if p)
+        head = (m.group("rst") or m.group("google") or "").strip()
+        if _VERSION.fullmatch(head):  # ".. deprecated:: 0.2" then its body: "since 0.2: Use …"
+            head = f"since {head}" + (":" if body else "")
+        text = " ".join(p for p in (head, *body) if p)
         if _about_parameter(text, parameters, takes_kwargs):
             continue
         return text or "deprecated"
