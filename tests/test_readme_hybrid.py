@@ -1143,3 +1143,21 @@ def test_with_several_libraries_the_one_that_matches_the_task_comes_first() -> N
     assert (hits[0].library, hits[0].entry.api_id) == ("web", "web.get")
     # each result's signals are its ranks within its own library's rankings
     assert all(r is None or r <= 3 for h in hits for r in h.signals.values())
+
+
+def test_nonsense_finds_nothing_even_when_its_letters_resemble_a_name() -> None:
+    from docmentor.embeddings import LibraryVectors, get_embedder
+
+    entries = [
+        ApiEntry(api_id="web.ASGITransport", kind="class", name="ASGITransport",
+                 docstring="A transport that sends requests straight to an ASGI app."),
+        ApiEntry(api_id="web.get", kind="function", name="get", docstring="Send a GET request."),
+    ]  # fmt: skip
+    embedder = get_embedder()
+    vectors = LibraryVectors(
+        model=MODEL_ID, api_ids=[e.api_id for e in entries], matrix=embedder.embed([embedding_text(e, {}) for e in entries])
+    )
+    index = ApiIndex({"web": (entries, [])}, vectors={"web": vectors}, embedder=lambda: embedder)
+    assert index.find("asdf", limit=3) == [] and index.find("qwerty zxcv", limit=3) == []
+    # a task with a word of the library still finds its API, and a paraphrase close enough does
+    assert index.find("send a request to an asgi app", limit=1)[0].entry.api_id == "web.ASGITransport"

@@ -365,7 +365,7 @@ def test_uses_of_deprecated_apis_are_reported_but_not_scored(surface: ApiSurface
     used = example("import pkg\ndb = pkg.connect('x')\ndb.legacy_sync()", example_id="ex0", line=10)
     report = drift_report([used], surface, library="pkg", version="0.1")
     assert [(f.kind, f.api, f.api_id, f.line) for f in report.findings] == [
-        ("deprecated_api", "pkg.Connection.legacy_sync", "pkg.core.Connection.legacy_sync", 10)
+        ("deprecated_api", "pkg.Connection.legacy_sync", "pkg.core.Connection.legacy_sync", 13)  # the line that calls it (fence at 10)
     ]
     assert report.findings[0].message == "pkg.Connection.legacy_sync is deprecated in the installed pkg: since 0.2: Use open_table."
     assert report.to_dict()["counts"] == {"missing_api": 0, "invalid_api_signature": 0, "deprecated_api": 1}

@@ -373,6 +373,10 @@ class Embedder:
                 future.result()
         return out
 
+    def knows(self, word: str) -> bool:
+        """Whether ``word`` is a whole token of the model's vocabulary (lower-case WordPiece)."""
+        return self._tokenizer.token_to_id(word.lower()) is not None
+
     def embed_one(self, text: str) -> np.ndarray:
         """The vector of one text (shape ``(384,)``). The model runs without the GIL, so
         another thread's Python work goes on meanwhile (find_api's word rankings)."""

@@ -125,11 +125,11 @@ def _emit(data: Any) -> None:
     print(json.dumps(data, ensure_ascii=False, indent=2))
 
 
-def _require_index() -> None:
+def _require_index(hint: str = "add a source first: docmentor add PATH_OR_URL") -> None:
     if not _index_exists():
         from docmentor.errors import NotFoundError
 
-        raise NotFoundError("no index here yet", hint="add a source first: docmentor add PATH_OR_URL")
+        raise NotFoundError("no index here yet", hint=hint)
 
 
 def _index_exists() -> bool:
@@ -144,7 +144,7 @@ def _index_exists() -> bool:
 def _knowledge() -> Any:
     from docmentor.readme_llm.service import LibraryKnowledge
 
-    _require_index()
+    _require_index("generate a library's knowledge base first: docmentor readme-llm generate --library NAME")
     return LibraryKnowledge(_open(create=False))
 
 

@@ -28,7 +28,8 @@ from __future__ import annotations
 
 import ast
 import difflib
-from collections.abc import Iterable, Sequence
+import re
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -189,21 +190,29 @@ def drift_report(
         except RecursionError:  # too deeply nested to analyse: not checked rather than wrong
             continue
         findings += analysis.found
-        findings += _deprecated_uses(ex, resolver, analysis.certain)
+        findings += _deprecated_uses(ex, resolver, analysis.certain, analysis.line)
         checked += 1
     if version is None:
         version = getattr(surface, "version", None)
     return DriftReport(library=library, version=version, examples_checked=checked, findings=tuple(findings))
 
 
-def _deprecated_uses(ex: Example, resolver: _Resolver, used: Iterable[str]) -> list[DriftFinding]:
-    """The deprecated APIs the example certainly uses (not through a name typed by convention)."""
+def _deprecated_uses(
+    ex: Example, resolver: _Resolver, used: Iterable[str], line_of: Callable[[ast.AST], int] | None = None
+) -> list[DriftFinding]:
+    """The deprecated APIs the example certainly uses (not through a name typed by convention),
+    each at the first line of the code that names it (``line_of``: a code line's place in
+    the page), else at the example's fence."""
     out = []
+    lines = ex.code.split("\n")
     for api_id in dict.fromkeys(used):
         entry = resolver.entry(api_id)
         if entry is None or not entry.deprecated:
             continue
         public = entry.aliases[0] if entry.aliases else entry.api_id
+        named = re.compile(rf"(?<![\w]){re.escape(entry.name)}(?!\w)")
+        at = next((i for i, text in enumerate(lines, 1) if named.search(text)), None)
+        line = line_of(ast.Pass(lineno=at)) if at is not None and line_of is not None else ex.line
         out.append(
             DriftFinding(
                 kind="deprecated_api",
@@ -213,7 +222,7 @@ def _deprecated_uses(ex: Example, resolver: _Resolver, used: Iterable[str]) -> l
                 example_id=ex.example_id,
                 source=ex.source,
                 path=ex.path,
-                line=ex.line,
+                line=line,
                 message=f"{public} is deprecated in the installed {public.split('.')[0]}: {display(entry.deprecated)}",
             )
         )

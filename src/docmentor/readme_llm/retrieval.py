@@ -57,7 +57,7 @@ from docmentor.readme_llm.models import ApiEntry, Example
 from docmentor.readme_llm.priors import secondary
 from docmentor.readme_llm.synonyms import SYNONYM_WEIGHT, synonyms, verb_synonyms
 from docmentor.readme_llm.twins import TWIN_WEIGHT, editions
-from docmentor.search.analyzer import analyze, analyze_query
+from docmentor.search.analyzer import STOPWORDS, analyze, analyze_query
 
 if TYPE_CHECKING:
     import numpy as np
@@ -78,6 +78,10 @@ RRF_K = 60
 DEPTH = 50  # each ranking contributes its best 50
 SECTIONS = 20  # documentation sections asked of the engine per library
 SEMANTIC_FLOOR = 0.25  # cosine below which an API is not similar at all (nonsense scores < 0.2)
+# ... and when no word of the task is in the library nor an English word the model knows:
+# such nonsense came within 0.35 ("asdf" of `ASGITransport` in httpx, 0.41 of a one-line
+# `ASGITransport` alone)
+WORDLESS_FLOOR = 0.50
 PASSAGE_WEIGHT = 0.9  # a docstring passage is weaker evidence than the API's own description
 MAX_PASSAGES = 8  # per API
 DEPRECATED_WEIGHT = 0.8  # a deprecated API whose reason names no replacement we know
@@ -606,7 +610,9 @@ class ApiIndex:
     def _semantic(self, vector: Any, library: str | None) -> Ranking:
         return self._semantic_of(vector, library)[0]
 
-    def _semantic_of(self, vector: Any, library: str | None) -> tuple[Ranking, float]:
+    def _semantic_of(
+        self, vector: Any, library: str | None, floor: float = SEMANTIC_FLOOR
+    ) -> tuple[Ranking, float]:
         """Per API: the best of its description's cosine and PASSAGE_WEIGHT × its best passage's
         (of the best 2·DEPTH descriptions and 4·DEPTH passages at or above SEMANTIC_FLOOR);
         and the mean cosine of the CLOSEST texts nearest the task (how well the library
@@ -633,9 +639,9 @@ class ApiIndex:
                 if sims.size > depth:
                     top = numpy.argpartition(sims, sims.size - depth)[sims.size - depth :]
                     sims, owner = sims[top], owner[top]
-                keep = (owner >= 0) & (sims >= SEMANTIC_FLOOR)
+                keep = (owner >= 0) & (sims >= floor)
                 numpy.maximum.at(best, owner[keep], sims[keep])
-        found = numpy.flatnonzero(best >= SEMANTIC_FLOOR)
+        found = numpy.flatnonzero(best >= floor)
         return _ranked(found, best[found], self._tiebreak, DEPTH), float(
             numpy.mean(closest)
         ) if closest else 0.0
@@ -684,6 +690,7 @@ class ApiIndex:
         libraries = [library] if library is not None else sorted(self._library_number)
         queries = {lib: self._expanded(query, lib) for lib in libraries}
         semantic: dict[str, tuple[Ranking, float]] = {}
+        vector: Any = None
         if self.semantic:
             words = _worker().submit(self._all_word_rankings, queries)
             try:
@@ -699,6 +706,12 @@ class ApiIndex:
         for lib in libraries:
             rankings, _ = per_library[lib]
             rankings["semantic"] = semantic.get(lib, ([], 0.0))[0]
+            wordless = rankings["semantic"] and not rankings["lexical"] and not rankings["sections"]
+            if wordless and not self._known_words(query):
+                # no word of the task is in the library, nor in the model's vocabulary: letters
+                # that resemble a name ("asdf" came within 0.35 of `ASGITransport`) are no
+                # likeness; a paraphrase in English words ("terminate when finished") is
+                rankings["semantic"] = self._semantic_of(vector, lib, WORDLESS_FLOOR)[0]
             lib_fused = self._adjusted(_fuse(rankings))
             if lib_fused:
                 scored[lib] = (lib_fused, rankings)
@@ -728,6 +741,13 @@ class ApiIndex:
                 lib_top = max(lib_fused.values())
                 fused.update((i, weight * v / lib_top) for i, v in lib_fused.items())
         return self._hits(fused, positions, limit)
+
+    def _known_words(self, query: str) -> bool:
+        """Whether a word of the query (not a stopword) is a whole word of the query model's
+        vocabulary ("terminate", "finished"; not "asdf", "zxcv", "lorem")."""
+        assert self.embedder is not None
+        embedder = self.embedder()
+        return any(embedder.knows(w) for w in re.findall(r"[A-Za-z]+", query.lower()) if w not in STOPWORDS)
 
     def _all_word_rankings(
         self, queries: Mapping[str, tuple[list[tuple[str, float]], str]]
