@@ -1394,6 +1394,13 @@ def test_docstring_types_fill_parameters_the_signature_does_not_annotate(tmp_pat
                         Widget: the painted widget.
                     """
 
+                def cached(widget):
+                    """Cache a widget.
+
+                    Returns:
+                        Note: the value is cached, not copied.
+                    """
+
                 def scale(widget, factor):
                     """Scale a widget.
 
@@ -1411,6 +1418,8 @@ def test_docstring_types_fill_parameters_the_signature_does_not_annotate(tmp_pat
     assert [(p.name, p.type) for p in paint.parameters] == [("widget", "Widget"), ("times", "int"), ("colour", "str")]
     assert paint.returns.type == "Widget"
     assert paint.signature == "paint(widget, times=2, colour: str = 'red')"  # as written: no docstring types
+    cached = api.resolve("pkg.cached")
+    assert cached is not None and cached.returns is not None and cached.returns.type is None  # prose, no type
     scale = api.resolve("pkg.scale")
     assert scale is not None and scale.returns is not None
     assert [(p.name, p.type) for p in scale.parameters] == [("widget", "Widget"), ("factor", None)]
@@ -1434,6 +1443,8 @@ def test_an_instance_attribute_shows_no_value_a_constant_does(tmp_path: Path) ->
                     def __init__(self, status_code: int) -> None:
                         self.status_code = status_code
                         """The status."""
+                        self.retries = 3
+                        """How often it retries."""
             ''',
         },
     )
@@ -1442,4 +1453,5 @@ def test_an_instance_attribute_shows_no_value_a_constant_does(tmp_path: Path) ->
         "pkg.LIMIT": "LIMIT = 10",
         "pkg.Response.kind": "kind = 'http'",
         "pkg.Response.status_code": "status_code",  # not "status_code = status_code"
+        "pkg.Response.retries": "retries = 3",  # a constant set in __init__ keeps it
     }

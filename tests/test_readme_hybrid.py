@@ -1161,3 +1161,19 @@ def test_nonsense_finds_nothing_even_when_its_letters_resemble_a_name() -> None:
     assert index.find("asdf", limit=3) == [] and index.find("qwerty zxcv", limit=3) == []
     # a task with a word of the library still finds its API, and a paraphrase close enough does
     assert index.find("send a request to an asgi app", limit=1)[0].entry.api_id == "web.ASGITransport"
+
+
+def test_a_library_without_vectors_beside_one_with_them_keeps_its_meaning_matches() -> None:
+    from docmentor.embeddings import LibraryVectors, get_embedder
+
+    libraries = _two_libraries()
+    embedder = get_embedder()
+    web, examples = libraries["web"]
+    vectors = LibraryVectors(
+        model=MODEL_ID, api_ids=[e.api_id for e in web],
+        matrix=embedder.embed([embedding_text(e, {x.example_id: x for x in examples}) for e in web]),
+    )  # fmt: skip
+    index = ApiIndex(libraries, vectors={"web": vectors}, embedder=lambda: embedder)  # cli has none
+    hits = index.find("retrieve a resource over HTTP", limit=6)
+    assert hits and hits[0].library == "web"
+    assert all(h.relevance > 0 for h in hits)  # nothing is listed at relevance 0

@@ -808,3 +808,29 @@ def test_api_find_names_the_other_editions_of_an_api(cli: Cli, work: Path, lib: 
         f"   also as: {coro}",
     ]
     assert lines[0].startswith(f"1. {sync}  [minidb]")
+
+
+@pytest.mark.parametrize(
+    ("files", "found"),
+    [
+        # a marker that does not hold here is no requirement of this environment
+        ({"requirements.txt": "minidb==0.1; python_version < '3.0'\nminidb==1.5; python_version >= '3.0'\n"}, ("minidb", "==1.5")),
+        # the project's own dependency before a group that pins the minimum on purpose
+        ({"pyproject.toml": '[project]\nname = "a"\ndependencies = ["minidb>=1"]\n[dependency-groups]\nmin = ["minidb==1.0"]\n'}, ("minidb", ">=1")),
+        ({"requirements.txt": "minidb>=0.2,\\\n    <0.9\n"}, ("minidb", "<0.9,>=0.2")),
+        ({"requirements.txt": "minidb==0.7\t# pinned\n"}, ("minidb", "==0.7")),
+        ({"requirements.txt": "minidb==0.7 --hash=sha256:abc\n"}, ("minidb", "==0.7")),
+        ({"requirements.txt": "minidb===0.7\n"}, ("minidb", "===0.7")),
+        # valid TOML of the wrong shapes: ignored, not a crash
+        ({"uv.lock": 'package = ["minidb"]\n', "pyproject.toml": "[project]\ndependencies = 5\n[dependency-groups]\ndev = 3\n"}, None),
+        ({"uv.lock": '[package]\nname = "minidb"\n'}, None),
+    ],
+)
+def test_requirements_as_pip_and_uv_read_them(tmp_path: Path, files: dict[str, str], found: object) -> None:
+    from docmentor.readme_llm.service import requirement
+
+    for name, text in files.items():
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    assert requirement(tmp_path, ["minidb"]) == found
+    if found == ("minidb", "===0.7"):
+        assert pinned_version(tmp_path, "minidb") == "0.7"

@@ -134,8 +134,10 @@ def readme_remove(
         raise UsageError(
             f"no knowledge base for {library!r}", hint=f"registered: {', '.join(known) or 'none'}"
         )
+    from docmentor.readme_llm import _source_name
+
     row = unregister_kb(engine.store, library)
-    docs = f"{library}-docs"
+    docs = _source_name(library)
     data = {
         "removed": library,
         "version": row.version,

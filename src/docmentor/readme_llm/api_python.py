@@ -745,8 +745,13 @@ def _plain_entry(obj: Any) -> ApiEntry:
     value = getattr(obj, "value", None)
     # a module or class constant shows its value; an instance attribute's "value" is what
     # __init__ assigns (`self.status_code = status_code`), no value at all
-    set_in_init = "instance-attribute" in obj.labels and "class-attribute" not in obj.labels
-    if kind == "attribute" and value is not None and len(str(value)) <= 80 and not set_in_init:
+    # `self.status_code = status_code` in __init__: the parameter's name is no value
+    from_parameter = (
+        "instance-attribute" in obj.labels
+        and "class-attribute" not in obj.labels
+        and str(value).isidentifier()
+    )
+    if kind == "attribute" and value is not None and len(str(value)) <= 80 and not from_parameter:
         signature += f" = {value}"
     return ApiEntry(
         kind=kind,
@@ -931,6 +936,8 @@ def _listed_parameters(text: str) -> dict[str, str]:
 
 
 _TYPE_WORDS = frozenset({"int", "str", "float", "bool", "bytes", "dict", "list", "tuple", "set", "None"})
+# capitalised words a returns section starts with that are prose, not a type
+_NOT_TYPES = frozenset({"Note", "Notes", "Example", "Examples", "Warning", "True", "False", "See", "If", "The", "A"})
 _TYPE_NAME = re.compile(r"[A-Za-z_][\w.]*(?:\[.*\])?")
 
 
@@ -942,7 +949,7 @@ def _returned_type(item: Any) -> str | None:
         return " ".join(str(item.annotation).split())
     name = str(getattr(item, "name", "") or "")
     typed = name[:1].isupper() or "." in name or "[" in name or name in _TYPE_WORDS
-    return name if typed and _TYPE_NAME.fullmatch(name) else None
+    return name if typed and name not in _NOT_TYPES and _TYPE_NAME.fullmatch(name) else None
 
 
 class _Parsed(NamedTuple):

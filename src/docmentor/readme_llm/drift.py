@@ -29,7 +29,7 @@ from __future__ import annotations
 import ast
 import difflib
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -190,19 +190,17 @@ def drift_report(
         except RecursionError:  # too deeply nested to analyse: not checked rather than wrong
             continue
         findings += analysis.found
-        findings += _deprecated_uses(ex, resolver, analysis.certain, analysis.line)
+        findings += _deprecated_uses(ex, resolver, analysis.certain)
         checked += 1
     if version is None:
         version = getattr(surface, "version", None)
     return DriftReport(library=library, version=version, examples_checked=checked, findings=tuple(findings))
 
 
-def _deprecated_uses(
-    ex: Example, resolver: _Resolver, used: Iterable[str], line_of: Callable[[ast.AST], int] | None = None
-) -> list[DriftFinding]:
+def _deprecated_uses(ex: Example, resolver: _Resolver, used: Iterable[str]) -> list[DriftFinding]:
     """The deprecated APIs the example certainly uses (not through a name typed by convention),
-    each at the first line of the code that names it (``line_of``: a code line's place in
-    the page), else at the example's fence."""
+    each at the first line of the code that names it outside a comment (the code's lines are
+    the page's, after the fence), else at the fence."""
     out = []
     lines = ex.code.split("\n")
     for api_id in dict.fromkeys(used):
@@ -211,8 +209,8 @@ def _deprecated_uses(
             continue
         public = entry.aliases[0] if entry.aliases else entry.api_id
         named = re.compile(rf"(?<![\w]){re.escape(entry.name)}(?!\w)")
-        at = next((i for i, text in enumerate(lines, 1) if named.search(text)), None)
-        line = line_of(ast.Pass(lineno=at)) if at is not None and line_of is not None else ex.line
+        at = next((i for i, text in enumerate(lines, 1) if named.search(text.split("#", 1)[0])), None)
+        line = ex.line + at if at is not None else ex.line
         out.append(
             DriftFinding(
                 kind="deprecated_api",

@@ -778,7 +778,13 @@ def _load_vectors(directory: Path, rel: str) -> LibraryVectors:
 
 
 def _umask() -> int:
-    mask = os.umask(0o022)  # reading it means setting it: set back at once
+    try:  # Linux says it without changing it (another thread may be creating files)
+        for line in Path("/proc/self/status").read_text(encoding="ascii").splitlines():
+            if line.startswith("Umask:"):
+                return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    mask = os.umask(0o022)  # elsewhere reading it means setting it: set back at once
     os.umask(mask)
     return mask
 

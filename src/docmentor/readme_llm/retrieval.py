@@ -93,11 +93,11 @@ SECONDARY_WEIGHT = DEPRECATED_WEIGHT
 # which value to read, so on a near-tie the callable comes first. A property with a setter
 # is a setting one changes to act (`Client.event_hooks`): not weighed
 ATTRIBUTE_WEIGHT = 0.7
-MAX_REPLACEMENTS = 3
-# several libraries, a query naming none: a library's scores × (its best match / the best
-# library's best match) ** this; cosines of related texts differ by little (0.45 against 0.6)
+MAX_REPLACEMENTS = 3  # of those its reason names, lifted above a deprecated API
+# several libraries, a query naming none: a library's scores × (its strength / the best
+# library's) ** this; cosines of related texts differ by little (0.45 against 0.6)
 LIBRARY_WEIGHT = 4.0
-CLOSEST = 5  # texts whose mean cosine says how close a library comes to a task  # of those its reason names, lifted above a deprecated API
+CLOSEST = 5  # texts whose mean cosine says how close a library comes to a task
 # names a deprecation reason may point at: "use name" first, then `code`, :role:`target`, call()
 _USE_NAME = re.compile(r"\b(?:[Uu]se|[Cc]all|[Ss]ee)\s+(?::\w+:)?[`'\"]*~?([A-Za-z_][\w.]*)")
 _REASON_NAMES = re.compile(r"`(?::\w+:`)?~?([A-Za-z_][\w.]*)|([A-Za-z_][\w.]*)\(")
@@ -491,6 +491,7 @@ class ApiIndex:
                 if found:
                     self._replaced_by[i] = found
         self._details: dict[int, dict[str, Any]] = {}  # entry position → _details(entry), on first use
+        self._api_names: dict[str | None, frozenset[str]] = {}  # library → its API names (unknown_apis)
         self.docs_sources = dict(docs_sources or {})
         self.section_search = section_search
         self.embedder = embedder
@@ -730,23 +731,30 @@ class ApiIndex:
             # (one model: comparable across libraries) and its best word score (one index, one
             # idf), each relative to the best library's, added
             words_best = max(per_library[lib][1] for lib in scored) or 1.0
-            strength = {lib: per_library[lib][1] / words_best for lib in scored}
-            if all(lib in semantic and lib in self.vectors for lib in scored):
-                close = {lib: semantic[lib][1] for lib in scored}
-                close_best = max(close.values()) or 1.0
-                strength = {lib: strength[lib] + close[lib] / close_best for lib in scored}
+            by_words = {lib: per_library[lib][1] / words_best for lib in scored}
+            close = {lib: semantic[lib][1] for lib in scored if lib in semantic and lib in self.vectors}
+            close_best = max(close.values(), default=0.0) or 1.0
+            # a library without vectors counts its words twice: the same scale as the others
+            strength = {
+                lib: by_words[lib] + close.get(lib, close_best * by_words[lib]) / close_best for lib in scored
+            }
             best_strength = max(strength.values()) or 1.0
             for lib, (lib_fused, _) in scored.items():
                 weight = (strength[lib] / best_strength) ** LIBRARY_WEIGHT
                 lib_top = max(lib_fused.values())
-                fused.update((i, weight * v / lib_top) for i, v in lib_fused.items())
+                if weight > 0:  # no strength at all: nothing of it is an answer
+                    fused.update((i, weight * v / lib_top) for i, v in lib_fused.items())
+            if not fused:
+                return []
         return self._hits(fused, positions, limit)
 
     def _known_words(self, query: str) -> bool:
         """Whether a word of the query (not a stopword) is a whole word of the query model's
         vocabulary ("terminate", "finished"; not "asdf", "zxcv", "lorem")."""
-        assert self.embedder is not None
-        embedder = self.embedder()
+        get = self.embedder
+        if get is None:  # another thread found the model unusable: no likeness to judge
+            return True
+        embedder = get()
         return any(embedder.knows(w) for w in re.findall(r"[A-Za-z]+", query.lower()) if w not in STOPWORDS)
 
     def _all_word_rankings(
@@ -754,14 +762,15 @@ class ApiIndex:
     ) -> dict[str, tuple[dict[str, Ranking], float]]:
         """Per library: its word rankings, and (several libraries) its best word score over
         all libraries' APIs pooled (one idf: comparable between libraries)."""
-        strength = self._word_strength(next(iter(queries.values()))[0]) if len(queries) > 1 else {}
         out = {}
         for lib, (terms, expanded) in queries.items():
             rankings = {
                 "lexical": self._lexical(terms, lib) if terms else [],
                 "sections": self._sections(expanded, lib) if terms else [],
             }
-            out[lib] = (rankings, strength.get(lib, 0.0))
+            # its own terms: a synonym another library's names call for is not its word
+            strength = self._word_strength(terms).get(lib, 0.0) if len(queries) > 1 and terms else 0.0
+            out[lib] = (rankings, strength)
         return out
 
     def _word_strength(self, terms: Sequence[tuple[str, float]]) -> dict[str, float]:
@@ -857,12 +866,17 @@ class ApiIndex:
     def unknown_apis(self, apis: Iterable[str], library: str | None = None) -> list[str]:
         """Those of ``apis`` (ids, public paths or short names) that name no API of ``library``
         (of any library when None)."""
-        names: set[str] = set()
-        for lib, e in self.entries:
-            if library is None or lib == library:
-                names.update((e.api_id, *e.aliases, e.name))
-                names.update(p.rsplit(".", 1)[-1] for p in (e.api_id, *e.aliases))
-        return [a for a in apis if a and a not in names and a.rsplit(".", 1)[-1] not in names]
+        apis = [a for a in apis if a]
+        if not apis:
+            return []
+        if library not in self._api_names:
+            names: set[str] = set()
+            for lib, e in self.entries:
+                if library is None or lib == library:
+                    names.update((e.api_id, *e.aliases, e.name))
+            self._api_names[library] = frozenset(names)
+        names_of = self._api_names[library]
+        return [a for a in apis if a not in names_of and a.rsplit(".", 1)[-1] not in names_of]
 
     def examples_for(
         self,

@@ -323,51 +323,84 @@ def pinned_version(folder: Path, library: str) -> str | None:
     if found is None:
         return None
     spec = found[1]
-    exact = spec[2:] if spec.startswith("==") and "," not in spec and "*" not in spec else None
-    return exact.strip() if exact else None
+    if "," in spec or "*" in spec or not spec.startswith("=="):
+        return None
+    return spec.lstrip("=").strip() or None  # "==1.0" and "===1.0" alike
 
 
 def _requirement(folder: Path, want: set[str]) -> tuple[str, str] | None:
-    from packaging.requirements import InvalidRequirement, Requirement
-
     lock = folder / "uv.lock"
     if lock.is_file():
         try:
-            data = tomllib.loads(lock.read_text(encoding="utf-8"))
-            for pkg in data.get("package", []):
-                if _norm(str(pkg.get("name", ""))) in want and pkg.get("version"):
+            packages = tomllib.loads(lock.read_text(encoding="utf-8")).get("package", [])
+            for pkg in packages if isinstance(packages, list) else []:
+                if isinstance(pkg, dict) and _norm(str(pkg.get("name", ""))) in want and pkg.get("version"):
                     return str(pkg["name"]), f"=={pkg['version']}"
         except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError):
             pass
-    candidates: list[str] = []
+    # the project's own dependencies, then requirements files, then optional ones and groups
+    # (a "min-versions" group pins on purpose what the project itself only bounds)
+    main: list[str] = []
+    extra: list[str] = []
     pyproject = folder / "pyproject.toml"
     if pyproject.is_file():
         try:
             data = tomllib.loads(pyproject.read_text(encoding="utf-8"))
-            project = data.get("project", {})
-            candidates += [str(d) for d in project.get("dependencies", [])]
+            project = data.get("project", {}) if isinstance(data.get("project"), dict) else {}
+            main += _strings(project.get("dependencies"))
+            optional = project.get("optional-dependencies")
+            groups = data.get("dependency-groups")
             for group in (
-                *project.get("optional-dependencies", {}).values(),
-                *data.get("dependency-groups", {}).values(),
+                (*(optional or {}).values(), *(groups or {}).values())
+                if isinstance(optional or {}, dict) and isinstance(groups or {}, dict)
+                else ()
             ):
-                candidates += [d for d in group if isinstance(d, str)]
-        except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError, AttributeError):
+                extra += _strings(group)
+        except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError):
             pass
     for req in sorted(folder.glob("requirements*.txt")):
         try:
-            candidates += req.read_text(encoding="utf-8").splitlines()
+            main += _logical_lines(req.read_text(encoding="utf-8"))
         except (OSError, UnicodeDecodeError):
             continue
-    for line in candidates:
-        text = line.split(" #", 1)[0].strip().rstrip("\\").strip()
-        if not text or text.startswith(("#", "-")):
-            continue  # comments, -r/-e/--index-url options
+    return _first_requirement(main, want) or _first_requirement(extra, want)
+
+
+def _strings(value: Any) -> list[str]:
+    return [v for v in value if isinstance(v, str)] if isinstance(value, list) else []
+
+
+def _logical_lines(text: str) -> list[str]:
+    """A requirements file's lines with continuations joined and comments and options
+    (``--hash=…``, ``-r base.txt``) cut."""
+    out = []
+    for line in re.sub(r"\\\s*\n", " ", text).splitlines():
+        line = re.split(r"(?:^|\s)#", line, maxsplit=1)[0]
+        line = re.split(r"(?:^|\s)--?[A-Za-z]", line, maxsplit=1)[0].strip()
+        if line:
+            out.append(line)
+    return out
+
+
+def _first_requirement(lines: list[str], want: set[str]) -> tuple[str, str] | None:
+    """The first of ``lines`` that requires a version of a library in ``want`` and applies to
+    this environment (its marker, when it has one, holds here)."""
+    from packaging.markers import UndefinedEnvironmentName
+    from packaging.requirements import InvalidRequirement, Requirement
+
+    for text in lines:
         try:
-            parsed = Requirement(text)
+            parsed = Requirement(text.strip())
         except InvalidRequirement:
             continue
-        if _norm(parsed.name) in want and str(parsed.specifier):
-            return parsed.name, str(parsed.specifier)
+        if _norm(parsed.name) not in want or not str(parsed.specifier):
+            continue
+        try:
+            if parsed.marker is not None and not parsed.marker.evaluate():
+                continue
+        except (UndefinedEnvironmentName, ValueError):
+            pass
+        return parsed.name, str(parsed.specifier)
     return None
 
 
@@ -379,5 +412,5 @@ def _mismatch(version: str, spec: str) -> bool:
     try:
         return not SpecifierSet(spec).contains(Version(version), prereleases=True)
     except (InvalidSpecifier, InvalidVersion):
-        exact = spec[2:] if spec.startswith("==") else None
+        exact = spec.lstrip("=") if spec.startswith("==") and "," not in spec else None
         return exact is not None and not _same_version(exact, version)
