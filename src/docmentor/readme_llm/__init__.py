@@ -368,7 +368,10 @@ def generate(
     # an API with no docstring is described by the docs that document it, when they do
     if sections:
         describe_from_docs(entries, sections, resolver, package=package)
-    mentions = count_mentions((prose_text(s.text) for s in sections), entries)
+    # the docs' prose; without docs, the library's own docstrings are its prose
+    # (click's ":func:`command`" and "`group`" cross-references: its entry points)
+    prose = (prose_text(s.text) for s in sections) if sections else (e.docstring or "" for e in entries)
+    mentions = count_mentions(prose, entries)
     score_importance(entries, examples, mentions, package=package)
     from docmentor.readme_llm.enrich import enrich_entries
 
