@@ -1098,3 +1098,28 @@ def test_review_three_purpose_fences_and_lead_ins() -> None:
     assert "The library does things well." in first_sentences(block)
     # a colon after an abbreviation ends it, no second full stop
     assert readable_summary("Set the options for the whole client, e.g.:") == "Set the options for the whole client, e.g."
+
+
+def test_without_docs_the_librarys_docstrings_say_which_apis_matter(tmp_path: Path) -> None:
+    pkg = tmp_path / "src" / "clikit"
+    pkg.mkdir(parents=True)
+    (pkg / "__init__.py").write_text(
+        '"""A command line kit: decorate a function with :func:`command`."""\n'
+        "def command(f):\n"
+        '    """Make ``f`` a command; add options with :func:`option`."""\n'
+        "def option(name):\n"
+        '    """An option of a :func:`command`."""\n'
+        "def group(f):\n"
+        '    """A :func:`command` holding other commands."""\n'
+        "def getchar():\n"
+        '    """Read one character."""\n'
+        "def pause():\n"
+        '    """Wait for a key."""\n',
+        encoding="utf-8",
+    )
+    engine = Docmentor(tmp_path / "db")
+    generate(engine, library="clikit", out=tmp_path / "out", search_paths=[tmp_path / "src"], embeddings=False)
+    entries = {e.api_id: e for e in load_kb(tmp_path / "out" / "knowledge_base").entries}
+    command = entries["clikit.command"]
+    assert command.importance_factors["prose"] > 0  # mentioned by the others' docstrings
+    assert command.importance_score > max(entries[f"clikit.{n}"].importance_score for n in ("getchar", "pause"))
