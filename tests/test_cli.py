@@ -640,3 +640,13 @@ def test_many_missing_includes_are_summed_up_with_what_to_do(
     rc, out, err = cli("add", str(project / "docs" / "src"), "--name", "p", "--base-path", str(project))
     assert (rc, err) == (0, "")
     assert "print('a')" in cli.ok("get", "p:page.md")
+
+
+def test_griffes_analysis_notes_stay_quiet_unless_debugging(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import logging
+
+    cli = Cli(tmp_path / "db", capsys)
+    cli("sources")
+    assert logging.getLogger("griffe").level == logging.CRITICAL  # "Failed to get annotation …": not the user's
+    cli("--debug", "sources")
+    assert logging.getLogger("griffe").level == logging.DEBUG

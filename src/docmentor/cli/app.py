@@ -71,6 +71,9 @@ def _main(
     )
     for chatty in ("markdown_it", "httpcore", "asyncio"):  # a debug line per token or byte: not ours
         logging.getLogger(chatty).setLevel(logging.INFO if debug else logging.WARNING)
+    # griffe reports what it cannot analyse in the package being read (an annotation naming
+    # a Windows-only private module): nothing the user can act on, and generation goes on
+    logging.getLogger("griffe").setLevel(logging.DEBUG if debug else logging.CRITICAL)
 
 
 def _db_path() -> Path | None:
