@@ -626,7 +626,7 @@ class ApiIndex:
             if library is not None and lib != library:
                 continue
             values = lv.matrix @ vector
-            if values.size:
+            if values.size and len(self._library_number) > 1:  # only merging libraries asks
                 k = min(CLOSEST, values.size)
                 closest = sorted(
                     [*closest, *numpy.partition(values, values.size - k)[values.size - k :].tolist()]
