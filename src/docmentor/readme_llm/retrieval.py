@@ -555,18 +555,27 @@ class ApiIndex:
         return bool(self.vectors) and self.embedder is not None
 
     # -- the three rankings -------------------------------------------------------------
+    def _word_scores(
+        self, terms: Sequence[tuple[str, float]], library: str | None, *, pooled: bool = False
+    ) -> np.ndarray:
+        """Per API: its text's BM25F plus EXAMPLES × its best example's BM25 (each library's
+        own fields, or with ``pooled`` the fields over all libraries)."""
+        import numpy
+
+        total = numpy.zeros(len(self.entries))
+        self.text.add_scores(terms, total, 1.0, library, pooled=pooled)
+        if self._link_api.size:
+            per_example = numpy.zeros(len(self._example_apis))
+            self.example_field.add_scores(terms, per_example, 1.0, library, pooled=pooled)
+            best = numpy.zeros(len(self.entries))
+            numpy.maximum.at(best, self._link_api, per_example[self._link_example])
+            total += FIELD_WEIGHTS["examples"] * best
+        return total
+
     def _lexical(self, terms: Sequence[tuple[str, float]], library: str | None) -> Ranking:
         import numpy
 
-        n = len(self.entries)
-        total = numpy.zeros(n)
-        self.text.add_scores(terms, total, 1.0, library)
-        if self._link_api.size:
-            per_example = numpy.zeros(len(self._example_apis))
-            self.example_field.add_scores(terms, per_example, 1.0, library)
-            best = numpy.zeros(n)
-            numpy.maximum.at(best, self._link_api, per_example[self._link_example])
-            total += FIELD_WEIGHTS["examples"] * best
+        total = self._word_scores(terms, library)
         if library is not None:
             total[self._library_of != self._library_number.get(library, -1)] = 0.0
         matched = numpy.flatnonzero(total > 0)
@@ -608,9 +617,6 @@ class ApiIndex:
         assert self.embedder is not None
         return self.embedder().embed_one(query)
 
-    def _semantic(self, vector: Any, library: str | None) -> Ranking:
-        return self._semantic_of(vector, library)[0]
-
     def _semantic_of(
         self, vector: Any, library: str | None, floor: float = SEMANTIC_FLOOR
     ) -> tuple[Ranking, float]:
@@ -643,17 +649,8 @@ class ApiIndex:
                 keep = (owner >= 0) & (sims >= floor)
                 numpy.maximum.at(best, owner[keep], sims[keep])
         found = numpy.flatnonzero(best >= floor)
-        return _ranked(found, best[found], self._tiebreak, DEPTH), float(
-            numpy.mean(closest)
-        ) if closest else 0.0
-
-    def _word_rankings(
-        self, terms: Sequence[tuple[str, float]], query: str, library: str | None
-    ) -> dict[str, Ranking]:
-        return {
-            "lexical": self._lexical(terms, library) if terms else [],
-            "sections": self._sections(query, library) if terms else [],
-        }
+        nearness = float(numpy.mean(closest)) if closest else 0.0
+        return _ranked(found, best[found], self._tiebreak, DEPTH), nearness
 
     def query_terms(self, query: str, library: str | None = None) -> list[tuple[str, float]]:
         """The query's terms for the lexical ranking, with the WordNet synonyms of its words
@@ -778,14 +775,7 @@ class ApiIndex:
         ranking scores them) over the pooled fields."""
         import numpy
 
-        total = numpy.zeros(len(self.entries))
-        self.text.add_scores(terms, total, 1.0, pooled=True)
-        if self._link_api.size:
-            per_example = numpy.zeros(len(self._example_apis))
-            self.example_field.add_scores(terms, per_example, 1.0, pooled=True)
-            best = numpy.zeros(len(self.entries))
-            numpy.maximum.at(best, self._link_api, per_example[self._link_example])
-            total += FIELD_WEIGHTS["examples"] * best
+        total = self._word_scores(terms, None, pooled=True)
         strongest = numpy.zeros(len(self._library_number))
         numpy.maximum.at(strongest, self._library_of, total)
         return {lib: float(strongest[k]) for lib, k in self._library_number.items()}
