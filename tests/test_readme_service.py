@@ -368,6 +368,15 @@ def test_eval_api_prints_top1_top3_mrr(generated: Cli, tmp_path: Path) -> None:
 # -- version warnings -----------------------------------------------------------------------------
 
 
+def _project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str, content: str) -> Path:
+    """The user's project folder, with one requirements file, as the working folder."""
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / name).write_text(content, encoding="utf-8")
+    monkeypatch.chdir(project)
+    return project
+
+
 @pytest.mark.parametrize(
     ("name", "content", "pinned"),
     [
@@ -383,10 +392,7 @@ def test_eval_api_prints_top1_top3_mrr(generated: Cli, tmp_path: Path) -> None:
 def test_version_warning_when_the_project_pins_another_version(
     engine: Docmentor, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str, content: str, pinned: str
 ) -> None:
-    project = tmp_path / "project"
-    project.mkdir()
-    (project / name).write_text(content, encoding="utf-8")
-    monkeypatch.chdir(project)
+    project = _project(tmp_path, monkeypatch, name, content)
     assert pinned_version(project, "minidb") == pinned
     data = LibraryKnowledge(engine).find_api("open a database")
     assert data["results"] and data["versions"] == {"minidb": "1.2.0"}
@@ -409,10 +415,7 @@ def test_version_warning_when_the_project_pins_another_version(
 def test_no_version_warning_for_the_same_version(
     engine: Docmentor, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str, content: str
 ) -> None:
-    project = tmp_path / "project"
-    project.mkdir()
-    (project / name).write_text(content, encoding="utf-8")
-    monkeypatch.chdir(project)
+    _project(tmp_path, monkeypatch, name, content)
     data = LibraryKnowledge(engine).find_api("open a database")
     assert data["results"] and data["warnings"] == []
 
@@ -429,10 +432,7 @@ def test_no_version_warning_for_the_same_version(
 def test_version_warning_when_the_projects_range_leaves_the_version_out(
     engine: Docmentor, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str, content: str, wants: str
 ) -> None:
-    project = tmp_path / "project"
-    project.mkdir()
-    (project / name).write_text(content, encoding="utf-8")
-    monkeypatch.chdir(project)
+    _project(tmp_path, monkeypatch, name, content)
     (warning,) = LibraryKnowledge(engine).find_api("open a database")["warnings"]
     assert warning == f"this describes minidb 1.2.0, but your project {wants}: check the differences"
 
