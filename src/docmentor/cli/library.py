@@ -174,7 +174,7 @@ def readme_drift(
     if not folder.is_dir():
         raise UsageError(
             f"the knowledge base folder of {library!r} is gone: {folder}",
-            hint=f"regenerate it (docmentor readme-llm generate --library {library} --out DIR)",
+            hint=f"regenerate it: docmentor readme-llm generate --library {library} --out DIR",
         )
     if not path.is_file():
         raise UsageError(

@@ -289,7 +289,7 @@ def generate(
     if not library or library != library.strip() or any(c.isspace() or not c.isprintable() for c in library):
         raise UsageError(
             f"invalid library name {library!r}",
-            hint="give the import name, e.g. --library httpx (or the package name with --source-path)",
+            hint="give the import name, e.g. --library httpx, or the package name with --source-path",
         )
     if max_apis < 0 or (max_tokens is not None and max_tokens < 1):
         raise UsageError("--max-apis must be ≥ 0 and --max-tokens ≥ 1")
