@@ -741,6 +741,15 @@ def test_a_data_attribute_comes_after_a_callable_that_matches_the_task_as_well(
         unweighed = _scores(ApiIndex({"pkg": (entries, [])}), "exit code of the command")
         ratio, plain_ratio = (s["pkg._r.Result.exit_status"] / s["pkg._r.Result.check_exit_code"] for s in (weighed, unweighed))
         assert ratio == pytest.approx(weight * plain_ratio), writable
+    # a module is a place to import from, not what a task calls: weighed as data
+    module = ApiEntry(api_id="pkg._r", kind="module", name="_r", description="The exit code of the command.")
+    entries = [cls, module, check, *others]
+    monkeypatch.setattr(retrieval, "ATTRIBUTE_WEIGHT", ATTRIBUTE_WEIGHT)
+    weighed = _scores(ApiIndex({"pkg": (entries, [])}), "exit code of the command")
+    monkeypatch.setattr(retrieval, "ATTRIBUTE_WEIGHT", 1.0)
+    unweighed = _scores(ApiIndex({"pkg": (entries, [])}), "exit code of the command")
+    ratio, plain_ratio = (s["pkg._r"] / s["pkg._r.Result.check_exit_code"] for s in (weighed, unweighed))
+    assert ratio == pytest.approx(ATTRIBUTE_WEIGHT * plain_ratio)
 
 
 def test_a_replacement_keeps_its_place_when_what_it_replaces_is_off_the_path() -> None:

@@ -355,14 +355,28 @@ def test_eval_api_prints_top1_top3_mrr(generated: Cli, tmp_path: Path) -> None:
     ]  # fmt: skip
     qs.write_text("\n".join(json.dumps(r) for r in rows) + "\n", encoding="utf-8")
     out = generated.ok("eval", "api", str(qs), "--library", "minidb").splitlines()
-    assert out[0].startswith("m-1\t1\t") and out[1].startswith("m-2\t2\t") and out[2].startswith("m-3\t-\t")
+    assert out[0] == "id\trank ('-': not in the first 10)\tquery"
+    assert out[1].startswith("m-1\t1\t") and out[2].startswith("m-2\t2\t") and out[3].startswith("m-3\t-\t")
     assert out[-1] == "questions=3 top1=0.333 top3=0.667 mrr=0.5000"
     data = generated.json("eval", "api", str(qs))
-    assert data["summary"] == {"questions": 3, "top1": 0.3333, "top3": 0.6667, "mrr": 0.5}
+    assert data["summary"] == {"questions": 3, "limit": 10, "top1": 0.3333, "top3": 0.6667, "mrr": 0.5}
     assert [q["rank"] for q in data["questions"]] == [1, 2, None]
+    # --limit 1: the second-placed answer counts as not found
+    data = generated.json("eval", "api", str(qs), "--limit", "1")
+    assert [q["rank"] for q in data["questions"]] == [1, None, None] and data["summary"]["limit"] == 1
+    assert "--limit must be between 1 and 50" in generated.fails("eval", "api", str(qs), "--limit", "0")
     bad = tmp_path / "nolabels.jsonl"
     bad.write_text('{"query": "x"}\n', encoding="utf-8")
     assert 'no question has "expected_api"' in generated.fails("eval", "api", str(bad))
+
+
+def test_blank_queries_are_refused_not_answered_with_nothing(generated: Cli) -> None:
+    assert "empty query" in generated.fails("api", "find", "  ")
+    assert "empty task" in generated.fails("api", "examples", "")
+    assert "empty query" in generated.fails("search", "\t")
+    # a blank task that names the APIs it involves is a question
+    data = generated.json("api", "examples", "", "--api", "minidb.connect")
+    assert data["examples"] and all("minidb.core.connect" in e["apis_used"] for e in data["examples"])
 
 
 # -- version warnings -----------------------------------------------------------------------------

@@ -211,11 +211,16 @@ def _source_folder(engine: Docmentor, source: str | None) -> Path | None:
 def eval_api(
     questions: Annotated[Path, typer.Argument(help='JSONL: {"query", "expected_api": [...]} per line.')],
     library: Annotated[str | None, typer.Option("--library", "-l", help="Only this library.")] = None,
+    limit: Annotated[
+        int, typer.Option("--limit", help="Results asked per question: a rank beyond counts as not found.")
+    ] = 10,
     as_json: Annotated[
         bool, typer.Option("--json", help="Per-question results and the summary as JSON.")
     ] = False,
 ) -> None:
     """API lookup quality: top-1, top-3 and MRR of find_api (a hit equals any expected id or alias)."""
+    if not 1 <= limit <= 50:
+        raise UsageError("--limit must be between 1 and 50")
     from docmentor.evaluation import load_questions
 
     qs = [q for q in load_questions(questions) if q.get("expected_api")]
@@ -224,7 +229,7 @@ def eval_api(
     knowledge = _knowledge()
     rows = []
     for q in qs:
-        data = knowledge.find_api(q["query"], max_results=10, library=library)
+        data = knowledge.find_api(q["query"], max_results=limit, library=library)
         expected = q["expected_api"]
         want = {expected} if isinstance(expected, str) else set(expected)  # one id or a list of ids
         rank = next((r["rank"] for r in data["results"] if want & {r["api_id"], *r["aliases"]}), None)
@@ -239,6 +244,7 @@ def eval_api(
     n = len(rows)
     summary = {
         "questions": n,
+        "limit": limit,
         "top1": round(sum(1 for r in rows if r["rank"] == 1) / n, 4),
         "top3": round(sum(1 for r in rows if r["rank"] and r["rank"] <= 3) / n, 4),
         "mrr": round(sum(1 / r["rank"] for r in rows if r["rank"]) / n, 4),
@@ -246,6 +252,7 @@ def eval_api(
     if as_json:
         _emit({"summary": summary, "questions": rows})
         return
+    print(f"id\trank ('-': not in the first {limit})\tquery")
     for r in rows:
         print(f"{r['id']}\t{r['rank'] or '-'}\t{r['query'][:70]}")
     print(f"questions={n} top1={summary['top1']:.3f} top3={summary['top3']:.3f} mrr={summary['mrr']:.4f}")

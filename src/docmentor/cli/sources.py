@@ -203,6 +203,8 @@ def search(
     as_json: Annotated[bool, typer.Option("--json", help="Print the contract's JSON.")] = False,
 ) -> None:
     """Search the indexed documentation; results are sections, best first."""
+    if not query.strip():
+        raise UsageError("empty query", hint="search for words, an identifier or a question")
     hits = _open(create=False).search(query, source=source, limit=limit)
     if as_json:
         _emit({"query": query, "results": [h.to_dict() for h in hits]})

@@ -2,7 +2,7 @@
 
 ``find_api`` fuses up to three rankings of the library's APIs by reciprocal rank fusion,
 as the plan's hybrid retrieval, each contribution weighted by its score relative to the best
-of its ranking (``Σ score / (60 + rank)``, each ranking cut at its best 50), so a weak match
+of its ranking (``Σ score / (40 + rank)``, each ranking cut at its best 50), so a weak match
 far down one ranking adds little.
 
 ``lexical``
@@ -30,7 +30,7 @@ far down one ranking adds little.
     of the same model (``readme-llm generate`` writes them unless ``--no-embeddings``).
 
 After fusion some APIs weigh less, so that on a near-tie the one a user calls comes
-first: data (attributes, read-only properties: :data:`ATTRIBUTE_WEIGHT`), deprecated APIs
+first: data (attributes, read-only properties) and modules (:data:`ATTRIBUTE_WEIGHT`), deprecated APIs
 (after what replaces them), second copies and APIs off the user's path (:mod:`.priors`),
 and the second edition of a sync/async pair already listed (:mod:`.twins`).
 
@@ -74,7 +74,9 @@ HEADING_WEIGHT = 1.0  # get_examples: a match in an example's title or headings,
 IMPLIED_WEIGHT = 1.0  # get_examples: an example of an API find_api ranks for the task (× its relevance)
 IMPORTANCE_SHARE = 0.15
 K1, B = 1.2, 0.75
-RRF_K = 60
+# 60 (the usual) until six task sets: 40 gained httpx and Flask a task each and jinja2 0.02
+# MRR, lost none; 20 and 30 cost pydantic (BENCHMARKS.md, "RRF k with a sixth set")
+RRF_K = 40
 DEPTH = 50  # each ranking contributes its best 50
 SECTIONS = 20  # documentation sections asked of the engine per library
 SEMANTIC_FLOOR = 0.25  # cosine below which an API is not similar at all (nonsense scores < 0.2)
@@ -91,7 +93,9 @@ SECONDARY_WEIGHT = DEPRECATED_WEIGHT
 # data: an attribute (a class variable, an enum member, a module constant, a field) or a
 # read-only property (`URL.password`): a task asks what to call or make far more often than
 # which value to read, so on a near-tie the callable comes first. A property with a setter
-# is a setting one changes to act (`Client.event_hooks`): not weighed
+# is a setting one changes to act (`Client.event_hooks`): not weighed. A module weighs the
+# same: a place to import from, not what a task calls (`jinja2.environment`, whose docstring
+# names templates and compiling, came 2nd for "persist compiled templates in a directory")
 ATTRIBUTE_WEIGHT = 0.7
 MAX_REPLACEMENTS = 3  # of those its reason names, lifted above a deprecated API
 # several libraries, a query naming none: a library's scores × (its strength / the best
@@ -505,7 +509,7 @@ class ApiIndex:
         self._attributes = {
             i
             for i, (_, e) in enumerate(self.entries)
-            if e.kind == "attribute" or (e.kind == "property" and e.writable is False)
+            if e.kind in ("attribute", "module") or (e.kind == "property" and e.writable is False)
         }
         # entry position → the positions of its other editions (sync/async twins)
         self._twins: dict[int, tuple[int, ...]] = {}

@@ -145,6 +145,8 @@ class LibraryKnowledge:
 
     # -- answers ------------------------------------------------------------------------
     def find_api(self, query: str, *, max_results: int = 5, library: str | None = None) -> dict[str, Any]:
+        if not query.strip():
+            raise UsageError("empty query", hint="describe the task, e.g. 'send a POST request with a JSON body'")
         index = self.index()
         lib = self._library(library)
         self._require_any()
@@ -169,6 +171,8 @@ class LibraryKnowledge:
             raise UsageError(
                 f"unknown complexity {complexity!r}", hint=f"use one of {', '.join(COMPLEXITIES)}"
             )
+        if not task_description.strip() and not any(a.strip() for a in apis_involved or []):
+            raise UsageError("empty task", hint="describe the task, or name the APIs it involves")
         index = self.index()
         lib = self._library(library)
         self._require_any()
