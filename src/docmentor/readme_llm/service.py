@@ -146,7 +146,9 @@ class LibraryKnowledge:
     # -- answers ------------------------------------------------------------------------
     def find_api(self, query: str, *, max_results: int = 5, library: str | None = None) -> dict[str, Any]:
         if not query.strip():
-            raise UsageError("empty query", hint="describe the task, e.g. 'send a POST request with a JSON body'")
+            raise UsageError(
+                "empty query", hint="describe the task, e.g. 'send a POST request with a JSON body'"
+            )
         index = self.index()
         lib = self._library(library)
         self._require_any()
