@@ -449,6 +449,13 @@ def test_python_doctest_sessions_and_placeholders() -> None:
             "lancedb.table.Table.search",
         ]
     ]
+    # `# doctest: +SKIP` says "do not run this here", not "this calls nothing": every line
+    # keeps its links, the marked one too
+    skipped = """
+        >>> db = lancedb.connect("x")
+        >>> db.table_names()  # doctest: +SKIP
+        """
+    assert used(ex(skipped, language="python")) == [["lancedb.connect", "lancedb.db.DBConnection.table_names"]]
 
 
 # -- TypeScript / JavaScript matching ---------------------------------------------------------

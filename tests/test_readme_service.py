@@ -848,3 +848,22 @@ def test_requirements_as_pip_and_uv_read_them(tmp_path: Path, files: dict[str, s
     assert requirement(tmp_path, ["minidb"]) == found
     if found == ("minidb", "===0.7"):
         assert pinned_version(tmp_path, "minidb") == "0.7"
+
+
+def test_a_docs_folder_without_documents_is_refused_and_the_index_kept(
+    generated: Cli, tmp_path: Path, lib: Path
+) -> None:
+    """A wrong --docs-path must not empty the docs index nor replace the knowledge base."""
+    before = generated.json("sources")
+    empty = tmp_path / "nodocs"
+    (empty / ".hidden").mkdir(parents=True)
+    (empty / ".hidden" / "notes.md").write_text("# Hidden\n", encoding="utf-8")  # not indexed: not counted
+    (empty / "logo.png").write_bytes(b"\x89PNG")
+    err = generated.fails("readme-llm", "generate", "--library", "minidb", "--docs-path", str(empty))
+    assert f"no documentation files in {empty}" in err
+    assert generated.json("sources") == before
+    data = generated.json("api", "find", "insert rows into a table")
+    assert data["results"][0]["signals"]["sections"] is not None  # the docs' ranking is still there
+    assert "(registered, generation 2)" in generated.ok(
+        "readme-llm", "generate", "--library", "minidb", "--docs-path", str(lib / "docs")
+    )

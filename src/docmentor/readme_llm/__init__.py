@@ -624,11 +624,31 @@ def _load_surfaces(
     return entries, surfaces, version
 
 
+def _has_documents(folder: Path) -> bool:
+    """Whether a file of a documentation type lies anywhere under ``folder`` (hidden
+    folders left out, as the indexer leaves them)."""
+    from docmentor.sources.local import DOC_SUFFIXES
+
+    for _, dirs, files in os.walk(folder):
+        dirs[:] = [d for d in dirs if not d.startswith(".")]
+        if any(f.lower().endswith(DOC_SUFFIXES) for f in files):
+            return True
+    return False
+
+
 def _index_docs(engine: Docmentor, docs_path: Path, name: str, warnings: list[str]) -> None:
     from docmentor.errors import SourceUnavailableError
 
     if not docs_path.is_dir():
         raise SourceUnavailableError(f"no documentation folder at {docs_path}")
+    from docmentor.sources.local import DOC_SUFFIXES
+
+    if not _has_documents(docs_path):
+        # before the docs source is re-pointed: a wrong folder must not empty a good index
+        raise SourceUnavailableError(
+            f"no documentation files in {docs_path}",
+            hint=f"it holds no {', '.join(DOC_SUFFIXES)} file; pass the folder that does, or leave --docs-path out",
+        )
     options: dict[str, Any] = {}
     bases = mkdocs_bases(docs_path)
     if bases:

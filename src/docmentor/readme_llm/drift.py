@@ -319,7 +319,7 @@ class _DriftPython(_Python):
 
     def check(self, example: Example) -> None:
         self.example = example
-        source, self.offsets, _session, skipped = prepare(example.code, "python")
+        source, self.offsets, _session, skipped = prepare(example.code, "python", skip_marked=False)
         # The matcher blanks lines that do not parse; what follows them is read out of
         # context (a name bound by a broken statement), so such an example only lends its
         # names to the next blocks and reports nothing.

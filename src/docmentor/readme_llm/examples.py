@@ -99,7 +99,8 @@ def python_tree(code: str) -> ast.Module | None:
 @lru_cache(maxsize=4096)
 def _python_parse(code: str) -> tuple[ast.Module | None, bool]:
     """(tree, parsed as written): the flag is False when placeholders or blanked lines were needed."""
-    source, _offsets, _session, skipped = prepare(code, "python")
+    # a `# doctest: +SKIP` block is not run, but what it calls is documented all the same
+    source, _offsets, _session, skipped = prepare(code, "python", skip_marked=False)
     if skipped:
         return None, False
     tree, error = parse_python(source)
@@ -499,7 +500,7 @@ def untagged_language(code: str) -> str:
     shell commands and prose do not parse, or parse to bare names and literals; config
     files (``key: value``, ``name = "x"``, ``API_KEY=sk-abc``) parse to assignments only.
     """
-    source, _, _, skipped = prepare(code, "python")
+    source, _, _, skipped = prepare(code, "python", skip_marked=False)
     if skipped or not source.strip():
         return ""
     tree, _ = parse_python(source)

@@ -90,9 +90,13 @@ class PyExample:
         return self.offsets[min(max(source_line, 1), len(self.offsets)) - 1]
 
 
-def prepare(code: str, language: str) -> tuple[str, list[int], bool, str]:
-    """(source for ``ast``, line offsets, is a session, skip reason) of a code block."""
-    if "doctest: +SKIP" in code:
+def prepare(code: str, language: str, *, skip_marked: bool = True) -> tuple[str, list[int], bool, str]:
+    """(source for ``ast``, line offsets, is a session, skip reason) of a code block.
+
+    ``skip_marked``: a block with ``# doctest: +SKIP`` is skipped (it is not meant to run
+    here); False for readers of what it calls (the directive is a comment to ``ast``).
+    """
+    if skip_marked and "doctest: +SKIP" in code:
         return "", [], False, "marked # doctest: +SKIP"
     if ("{{" in code or "{%" in code) and _TEMPLATE.search(code):
         return "", [], False, "template"
