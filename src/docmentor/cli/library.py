@@ -215,10 +215,14 @@ def api_find(
     if not data["results"]:
         print(f"no API matches {query!r}")
     for r in data["results"]:
+        # the path users import it by first (`structlog.get_logger`, not `structlog._config…`)
+        shown = r["aliases"][0] if r.get("aliases") else r["api_id"]
         print(
-            f"{r['rank']}. {r['api_id']}  [{r['library']}]  relevance {r['relevance']:.2f}, importance {r['importance']:.2f}"
+            f"{r['rank']}. {shown}  [{r['library']}]  relevance {r['relevance']:.2f}, importance {r['importance']:.2f}"
         )
         print(f"   {r['signature']}")
+        if shown != r["api_id"]:
+            print(f"   defined as {r['api_id']}")
         if r.get("deprecated"):
             print(f"   deprecated: {r['deprecated']}")
         if r["description"]:
