@@ -29,7 +29,7 @@ from mcp_types import TextContent
 from clitool import Cli
 from docmentor.engine import Docmentor
 from docmentor.readme_llm import generate
-from docmentor.readme_llm.feedback import analyze
+from docmentor.readme_llm.feedback import ISSUE_TYPES, analyze
 from docmentor.readme_llm.service import LibraryKnowledge, pinned_version
 from docmentor.server import build_server
 from docmentor.store.kb import list_kbs, load_entries
@@ -466,7 +466,7 @@ def test_a_requirement_is_found_by_the_distribution_name_too(tmp_path: Path) -> 
 def test_version_warning_in_the_cli(generated: Cli, work: Path) -> None:
     (work / "requirements.txt").write_text("minidb==1.0.0\n", encoding="utf-8")
     rc, out, err = generated("api", "find", "open a database stored at a path")
-    assert rc == 0 and out.startswith("1. minidb.core.connect  [minidb]")
+    assert rc == 0 and out.startswith("1. minidb.connect  [minidb]")
     assert (
         err
         == "warning: this describes minidb 1.2.0, but your project pins minidb 1.0.0: check the differences\n"
@@ -475,6 +475,21 @@ def test_version_warning_in_the_cli(generated: Cli, work: Path) -> None:
 
 
 # -- MCP tools through the official client ---------------------------------------------------------
+
+
+def test_mcp_instructions_name_the_tools_served_and_the_knowledge_bases(engine: Docmentor) -> None:
+    async def go(tools: list[str] | None) -> str | None:
+        async with Client(build_server(engine, tools=tools)) as client:
+            return client.instructions
+
+    everything = run(lambda: go(None))
+    assert everything is not None and "search_docs" in everything and "find_api" in everything
+    assert "Library knowledge bases: minidb " in everything and len(everything.encode()) < 2048
+    api_only = run(lambda: go(["api", "feedback"]))
+    assert api_only is not None and "find_api" in api_only and "report_issue" in api_only
+    assert "search_docs" not in api_only and "get_doc" not in api_only  # tools it does not serve
+    docs_only = run(lambda: go(["docs"]))
+    assert docs_only is not None and "search_docs" in docs_only and "find_api" not in docs_only
 
 
 def test_mcp_api_tools(engine: Docmentor, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -551,6 +566,15 @@ def test_mcp_api_tools(engine: Docmentor, tmp_path: Path, monkeypatch: pytest.Mo
         assert r[name].is_error, name
     (text,) = r["bad"].content
     assert isinstance(text, TextContent) and "unknown issue_type 'bug'" in text.text
+    # the allowed values are in the schemas, before an agent guesses
+    tools = r["tools"]
+    assert tools["report_issue"].input_schema["properties"]["issue_type"]["enum"] == list(ISSUE_TYPES)
+    assert tools["get_examples"].input_schema["properties"]["complexity"]["enum"] == [
+        "beginner", "intermediate", "advanced", "any"
+    ]  # fmt: skip
+    assert tools["get_library_overview"].input_schema["properties"]["aspect"]["enum"] == [
+        "architecture", "quickstart", "concepts", "all"
+    ]  # fmt: skip
     (text,) = r["unknown"].content
     assert isinstance(text, TextContent) and "no knowledge base for 'nope'" in text.text
 

@@ -19,12 +19,21 @@ import anyio
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult, TextContent, ToolAnnotations
+from pydantic import Field
 
 from docmentor import __version__
 from docmentor.engine import Docmentor
 from docmentor.errors import DocmentorError, UsageError
+from docmentor.readme_llm.feedback import ISSUE_TYPES
+from docmentor.readme_llm.service import ASPECTS, COMPLEXITIES
 
 log = logging.getLogger(__name__)
+
+# the allowed values in the tools' input schemas ("enum"): an agent sees them before it
+# guesses; a value outside them still gets the tool's own error, which names them
+_Aspect = Annotated[str, Field(json_schema_extra={"enum": list(ASPECTS)})]
+_Complexity = Annotated[str, Field(json_schema_extra={"enum": list(COMPLEXITIES)})]
+_IssueType = Annotated[str, Field(json_schema_extra={"enum": list(ISSUE_TYPES)})]
 T = TypeVar("T")
 _WARMING: list[threading.Thread] = []  # background warm-ups, joined before a server exits
 MAX_FIND_RESULTS = 20  # find_api results per call over MCP (an agent's context: the CLI allows 50)
@@ -42,23 +51,49 @@ REFRESH = ToolAnnotations(
 )
 
 
-def instructions(engine: Docmentor) -> str:
-    """Server instructions (< 2 KB): what is indexed and when to use which tool."""
-    rows = engine.sources()
-    names = ", ".join(f"{r['name']} ({r['documents']} docs)" for r in rows[:12]) or "none yet"
-    if len(rows) > 12:
-        names += f", and {len(rows) - 12} more"
-    text = (
-        "docmentor serves indexed documentation. Indexed sources: "
-        f"{names}.\n"
-        "Use search_docs before writing code against a library or answering a question about these docs: "
-        "it returns the best-matching sections with path, line range and a snippet. "
-        "Then read more with get_doc_excerpt (passages of one document matching a query) or get_doc "
-        "(the whole document, paginated: pass offset while has_more is true). "
-        "Pass source=NAME to search one source. list_sources shows what is indexed; refresh_sources "
-        "re-reads sources when the docs changed. Quote the path and lines you relied on."
-    )
-    return text[:2000]
+def instructions(engine: Docmentor, groups: list[str] | None = None) -> str:
+    """Server instructions (< 2 KB): what is indexed and when to use which tool, for the
+    tool groups this server has (all by default)."""
+    groups = list(AVAILABLE_GROUPS) if groups is None else groups
+    parts = []
+    if "docs" in groups or "assemble" in groups:
+        rows = engine.sources()
+        names = ", ".join(f"{r['name']} ({r['documents']} docs)" for r in rows[:12]) or "none yet"
+        if len(rows) > 12:
+            names += f", and {len(rows) - 12} more"
+        parts.append(f"docmentor serves indexed documentation. Indexed sources: {names}.")
+    if "docs" in groups:
+        parts.append(
+            "Use search_docs before writing code against a library or answering a question about these docs: "
+            "it returns the best-matching sections with path, line range and a snippet. "
+            "Then read more with get_doc_excerpt (passages of one document matching a query) or get_doc "
+            "(the whole document, paginated: pass offset while has_more is true). "
+            "Pass source=NAME to search one source. list_sources shows what is indexed; refresh_sources "
+            "re-reads sources when the docs changed. Quote the path and lines you relied on."
+        )
+    if "assemble" in groups:
+        parts.append("For a how-to or design question, assemble_context gives one token-budgeted digest.")
+    if "api" in groups:
+        from docmentor.store.kb import list_kbs
+
+        try:
+            kbs = ", ".join(
+                f"{k.library} {k.version or '(version unknown)'}" for k in list_kbs(engine.store)[:12]
+            )
+        except DocmentorError:
+            kbs = ""
+        parts.append(
+            f"Library knowledge bases: {kbs or 'none yet'}. Before calling an API of these libraries, "
+            "find_api(task in words) gives the real signatures of the installed version; get_examples "
+            "working code from the docs; get_library_overview the big picture."
+        )
+    if "feedback" in groups:
+        parts.append(
+            "When an answer was wrong or missing, or code from it failed, report_issue logs it and suggests what to try."
+        )
+    if "clarity" in groups:
+        parts.append("calculate_clarity_score and get_improvement_roadmap judge how clear a document is.")
+    return "\n".join(parts)[:2000]
 
 
 def _tool_error(exc: DocmentorError) -> ToolError:
@@ -108,8 +143,9 @@ def build_server(engine: Docmentor, *, tools: list[str] | None = None) -> MCPSer
     if unavailable:
         log.warning("tool groups not available in this version, skipped: %s", ", ".join(unavailable))
     server: MCPServer = MCPServer(
-        name="docmentor", version=__version__, instructions=instructions(engine), log_level="WARNING"
+        name="docmentor", version=__version__, instructions=instructions(engine, groups), log_level="WARNING"
     )
+    server._docmentor_groups = groups  # type: ignore[attr-defined]  # for _update_instructions
 
     if "docs" in groups:
         _docs_tools(server, engine)
@@ -132,12 +168,16 @@ def _strict_arguments(server: MCPServer) -> None:
     for tool in server._tool_manager.list_tools():
         model = tool.fn_metadata.arg_model
         tool.fn_metadata.arg_model = type(
-            model.__name__, (model,), {"model_config": ConfigDict(extra="forbid"), "__module__": model.__module__}
+            model.__name__,
+            (model,),
+            {"model_config": ConfigDict(extra="forbid"), "__module__": model.__module__},
         )
         tool.parameters = {**tool.parameters, "additionalProperties": False}
 
 
-def _background(engine: Docmentor, server: MCPServer | None, *, configured: bool, interval_hours: float) -> None:
+def _background(
+    engine: Docmentor, server: MCPServer | None, *, configured: bool, interval_hours: float
+) -> None:
     """Index configured sources that are missing; then refresh every ``interval_hours``.
 
     Each configured source on its own: one that cannot be read is one warning line, and the
@@ -196,7 +236,9 @@ def _update_instructions(server: MCPServer | None, engine: Docmentor) -> None:
     if server is None:
         return
     try:
-        server._lowlevel_server.instructions = instructions(engine)
+        server._lowlevel_server.instructions = instructions(
+            engine, getattr(server, "_docmentor_groups", None)
+        )
     except Exception as exc:  # never worth failing a refresh for
         log.debug("instructions not updated: %s", exc)
 
@@ -352,6 +394,7 @@ def _docs_tools(server: MCPServer, engine: Docmentor) -> None:
 
         A document that fails to fetch keeps its last good copy. Takes seconds for large sources.
         """
+
         def refresh() -> list[Any]:
             if source:
                 return engine.refresh(source)
@@ -561,7 +604,7 @@ def _api_tools(server: MCPServer, engine: Docmentor, *, api: bool, feedback: boo
     if api:
 
         @server.tool(annotations=READ_ONLY, title="Library overview")
-        async def get_library_overview(aspect: str = "all", library: str | None = None) -> dict[str, Any]:
+        async def get_library_overview(aspect: _Aspect = "all", library: str | None = None) -> dict[str, Any]:
             """Overview of a library from its generated knowledge base: aspect is "architecture"
             (key modules and classes), "quickstart" (install and first example), "concepts" or "all".
             States the library version it describes."""
@@ -585,14 +628,16 @@ def _api_tools(server: MCPServer, engine: Docmentor, *, api: bool, feedback: boo
             # sparing a worker thread's two hand-overs (~1 ms of a round trip); else in one
             found = _now(call) if knowledge.ready() else await _run(call)
             if n != max_results:
-                found["warnings"].append(f"max_results {max_results} is out of 1-{MAX_FIND_RESULTS}: gave {n}")
+                found["warnings"].append(
+                    f"max_results {max_results} is out of 1-{MAX_FIND_RESULTS}: gave {n}"
+                )
             return _structured(found)
 
         @server.tool(annotations=READ_ONLY, title="Get examples")
         async def get_examples(
             task_description: str,
             apis_involved: list[str] | None = None,
-            complexity: str = "any",
+            complexity: _Complexity = "any",
             library: str | None = None,
         ) -> dict[str, Any]:
             """Working code examples from the library's documentation for a task; examples using
@@ -621,7 +666,7 @@ def _api_tools(server: MCPServer, engine: Docmentor, *, api: bool, feedback: boo
         )
         async def report_issue(
             query: str,
-            issue_type: str,
+            issue_type: _IssueType,
             apis_tried: list[str] | None = None,
             error_message: str | None = None,
             code_attempted: str | None = None,
