@@ -840,6 +840,16 @@ def test_readme_shows_sphinx_docstrings_as_prose_without_fields_directives_or_co
         "An active connection, as stored: with std::vector"
     )
     assert display(r"all decorated :func:`option`\s and :func:`argument`\ s") == "all decorated `option`s and `argument`s"
+    # reST hyperlinks read as their words, MyST footnote marks left out, escaped space before
+    # a possessive (structlog's docstrings); code spans keep what looks like a reference
+    assert display(r"`structlog.configure`\ 's factory") == "`structlog.configure`'s factory"
+    assert display("If Rich_ is present, uses `orjson <https://x.org/o>`_ and `the table`__.") == (
+        "If Rich is present, uses orjson and the table."
+    )
+    assert display("Install it[^win] with `pip(x_)`: see :ref:`setup`_") == "Install it with `pip(x_)`: see setup"
+    assert plain("A `guide <https://x>`_ and a footnote[^stdlib].\n\n[^stdlib]: the text") == (
+        "A guide and a footnote.\n\n[^stdlib]: the text"
+    )
     # a sentence that announced a literal block says nothing without it, however long
     assert prose_paragraphs("Open it.\n\nIt reads. If the file is next, open it with::\n\n    open(x)\n") == [
         "It reads."

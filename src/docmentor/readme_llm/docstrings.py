@@ -112,10 +112,38 @@ def _role_text(inner: str, role: str = "") -> str:
 def plain(text: str) -> str:
     """Text with Sphinx and MyST roles read as their words: ``:exc:`~pkg.errors.HTTPError```
     → ``HTTPError``, ``{doc}`/testing``` → ``testing``, ``:ref:`the guide <guide>``` →
-    ``the guide``. What a role names matters to a reader; its markup does not."""
+    ``the guide``. What a role names matters to a reader; its markup does not. reST
+    hyperlinks and footnote marks too (:func:`references`)."""
+    text = references(text)
     if ":" not in text and "}`" not in text:
         return text
     return _roles(text, lambda prefix, inner: _role_text(inner, role_name(prefix)))
+
+
+# reST hyperlink references: `orjson <https://…>`_ and `the docs`_ (`__: anonymous), and
+# a bare word's Rich_ ; not a role's `…` (a colon or } before it), nor a code span's `x`
+_REST_LINK = re.compile(r"(?<![`:}\w])`([^`<\n]+?)(?:\s*<[^`>\n]*>)?`__?(?![\w`])")
+_REST_NAMED = re.compile(r"(?<![\w`/.-])([A-Za-z][A-Za-z0-9-]*)__?(?=[\s.,;:!?)]|$)")
+_FOOTNOTE_MARK = re.compile(r"\[\^[\w-]+\](?!:)")  # MyST [^stdlib] (not its definition)
+
+
+def references(text: str) -> str:
+    """reST hyperlinks as their words (```orjson <https://…>`_`` → ``orjson``, ``Rich_`` →
+    ``Rich``), MyST footnote marks (``[^win]``) left out, and reST's escaped space after
+    code (```configure`\\ 's`` → ```configure`'s``)."""
+    if "`_" in text:
+        text = _REST_LINK.sub(r"\1", text)
+    if "`\\" in text:
+        text = _ESCAPED_SPACE.sub("", text)
+    if "_" in text or "[^" in text:  # outside code spans: `f(bar_)` is code
+        text = _outside_code(text, _named_and_footnotes)
+    return text
+
+
+def _named_and_footnotes(text: str) -> str:
+    if "_" in text:
+        text = _REST_NAMED.sub(r"\1", text)
+    return _FOOTNOTE_MARK.sub("", text) if "[^" in text else text
 
 
 # roles that name a page, a label or a term, not code: their words are shown as prose
@@ -156,8 +184,8 @@ def display(text: str) -> str:
     (``[Table.add][lancedb.table.Table.add]``) as their title. Code spans stay as written."""
     if ":" in text or "}`" in text:
         text = _roles(text, _display_role)
-    if "`\\" in text:  # `option`\s: reST's escaped space joins a role to its plural
-        text = _ESCAPED_SPACE.sub("", text)
+    # `option`\s: reST's escaped space joins a role to its plural; and reST hyperlinks
+    text = references(text)
     text = _outside_code(text, _prose_markup)
     return _LITERAL.sub(r"`\1`", text) if "``" in text else text
 
@@ -178,7 +206,7 @@ def _outside_code(text: str, change: Callable[[str], str]) -> str:
 
 _CODE_SPAN = re.compile(r"(``[^`\n]+``|`[^`\n]+`)")
 _LITERAL = re.compile(r"(?<!`)``([^`\n]+)``(?!`)")  # reST inline literal → inline code
-_ESCAPED_SPACE = re.compile(r"(?<=[^\s`]`)\\ ?(?=\w)")  # only after a closing backtick
+_ESCAPED_SPACE = re.compile(r"(?<=[^\s`]`)\\ ?(?=\S)")  # only after a closing backtick
 _LITERAL_INTRO = re.compile(r"(?<=[A-Za-z])::(?=\s|$)")  # "as stored::" before a literal block
 # [title][target], [title][]; not a subscript (table[row][col])
 _AUTOREF = re.compile(r"(?<![\w\])])\[([^\[\]\n]+)\]\[([\w.]*)\]")
