@@ -1455,3 +1455,43 @@ def test_an_instance_attribute_shows_no_value_a_constant_does(tmp_path: Path) ->
         "pkg.Response.status_code": "status_code",  # not "status_code = status_code"
         "pkg.Response.retries": "retries = 3",  # a constant set in __init__ keeps it
     }
+
+
+def test_a_module_attribute_naming_a_function_of_the_package_is_that_function(tmp_path: Path) -> None:
+    api = surface(
+        tmp_path,
+        {
+            "pkg/__init__.py": """
+                from pkg.procs import Renderer, format_exc, get_logger, getLogger, LEVEL, log, dumps
+                __all__ = ["Renderer", "format_exc", "get_logger", "getLogger", "LEVEL", "log", "dumps"]
+            """,
+            "pkg/procs.py": """
+                import json
+                import logging
+
+                class Renderer:
+                    \"\"\"Replace exc_info with a formatted traceback.\"\"\"
+                    def __call__(self, logger: object, name: str, event: dict) -> dict:
+                        return event
+
+                format_exc = Renderer()
+
+                def get_logger(*args: str, **values: object) -> "Renderer":
+                    \"\"\"Get a logger.\"\"\"
+
+                getLogger = get_logger
+                LEVEL = 10
+                log = logging.getLogger(__name__)
+                dumps = json.dumps
+            """,
+        },
+    )
+    by_id = {e.api_id: e for e in api.entries}
+    alias = by_id["pkg.procs.getLogger"]
+    assert (alias.kind, alias.signature) == ("function", "getLogger(*args: str, **values: object) -> Renderer")
+    assert alias.description == "Get a logger." and alias.aliases == ["pkg.getLogger"]
+    assert [p.name for p in alias.parameters] == ["args", "values"]
+    # data stays data: a number, an instance it may call (users pass it: `processors=[…]`),
+    # another package's object or function
+    for name in ("LEVEL", "format_exc", "log", "dumps"):
+        assert by_id[f"pkg.procs.{name}"].kind == "attribute", name

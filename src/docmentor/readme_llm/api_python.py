@@ -640,7 +640,7 @@ def _static_version(root: Any) -> str | None:
 
 
 def _entry(obj: Any) -> ApiEntry:
-    entry = _plain_entry(obj)
+    entry = _callable_value(obj) or _plain_entry(obj)
     entry.deprecated = deprecation.reason(
         obj,
         obj.docstring.value if obj.docstring else "",  # its own: an inherited note is its base's
@@ -662,6 +662,53 @@ def _inherited_docstring(obj: Any) -> Any:
         return next((b.docstring for b in obj.mro() if b.name == obj.name and b.docstring), None)
     except Exception:  # bases griffe cannot order or resolve (outside the package, cyclic)
         return None
+
+
+def _callable_value(obj: Any) -> ApiEntry | None:
+    """A module attribute that is another name for one of the package's functions
+    (structlog's ``getLogger = get_logger``): a function named as the attribute, with that
+    function's signature, and the attribute's docstring or else the function's. None for
+    anything else.
+
+    An instance of a class with ``__call__`` stays data: users pass it far more often than
+    they call it (click's ``type=click.INT``, structlog's ``processors=[format_exc_info]``);
+    as functions, click's six param types cost its task set a first place."""
+    if not obj.is_attribute or obj.parent is None or not obj.parent.is_module or "property" in obj.labels:
+        return None
+    value = getattr(obj, "value", None)
+    if not isinstance(value, griffe.ExprName | griffe.ExprAttribute):
+        return None
+    try:
+        function = _target(obj.modules_collection[value.canonical_path])
+    except Exception:  # a name griffe cannot resolve, or one outside what it loaded
+        return None
+    if function is None or function.path.split(".")[0] != obj.path.split(".")[0]:
+        return None  # only the package's own: `dumps = json.dumps` is no API of it
+    if not function.is_function or (function.parent is not None and function.parent.is_class):
+        return None
+    params = list(function.parameters)
+    own = obj.docstring.value if obj.docstring else ""
+    doc = obj.docstring or function.docstring
+    descriptions, returns_doc, types, returns_type = _parse_docstring(function.docstring or doc)
+    returns = str(function.returns) if function.returns is not None else None
+    try:
+        source_file: str | None = str(obj.relative_package_filepath)
+    except (ValueError, griffe.BuiltinModuleError, AttributeError):
+        source_file = None
+    docstring = own or (doc.value if doc else "")
+    prefix = "async " if "async" in function.labels else ""
+    return ApiEntry(
+        api_id=obj.path,
+        name=obj.name,
+        kind="function",
+        signature=prefix + _signature(obj.name, params, returns),
+        parameters=_parameters(params, descriptions, types),
+        returns=ApiReturn(type=returns or returns_type, description=returns_doc),
+        description=_summary(docstring),
+        docstring=docstring,
+        source_file=source_file,
+        line=obj.lineno,
+    )
 
 
 def _plain_entry(obj: Any) -> ApiEntry:
