@@ -1011,6 +1011,15 @@ def test_the_library_purpose_is_read_where_it_is_prose() -> None:
     banner = [page("index.md", "Release **26.1** (What's new?)\n\n* genindex\n* modindex\n")]
     nested = [page("exercises/index.rst", "It is often useful to work through some examples in order to learn.\n")]
     assert _purpose("pkg", [], banner + nested, "Classes Without Boilerplate") == "Classes Without Boilerplate"
+    # a tagline and a MyST release line before the prose (structlog's landing page): left out
+    tagline = [
+        page(
+            "index.md",
+            "*Simple. Powerful. Fast. Pick three.*\n\nRelease **{sub-ref}`release`** ([What's new?](x.md))\n\n"
+            "Pkg logs structured events for people and for machines alike.\n",
+        )
+    ]
+    assert _purpose("pkg", [], tagline, "Logs") == "Pkg logs structured events for people and for machines alike."
     later = [page("index.md", "Nothing here\n"), page("index.md", "Pkg is a package hosted on PyPI for you.\n", level=2)]
     assert _purpose("pkg", [], later, "") == ""
     # a summary without its full stop gets one in the README's description

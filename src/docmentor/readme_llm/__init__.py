@@ -147,8 +147,8 @@ def _purpose(package: str, entries: Sequence[ApiEntry], sections: Sequence[DocSe
         for s in pages[path]:  # in the page's order: the preamble, then its top-level title
             if s.level > 1:
                 break
-            text = _without_substitutions(first_sentences(s.text, limit=400))
-            if _reads_as_prose(text):
+            text = _prose_from(_without_substitutions(first_sentences(s.text, limit=400)))
+            if text:
                 return text
             if s.level == 1:
                 break
@@ -157,7 +157,7 @@ def _purpose(package: str, entries: Sequence[ApiEntry], sections: Sequence[DocSe
 
 _DOCS_FOLDERS = frozenset({"docs", "doc", "documentation", "src", "source", "en"})
 # |pypi|, |release|: a reST substitution, standing as a word (not int|str|None, x|y|z)
-_SUBSTITUTION = re.compile(r"(?<!\S)\|[\w-]+\|(?=[\s.,;:!?)]|$)")
+_SUBSTITUTION = re.compile(r"(?<![^\s*_(])\|[\w-]+\|(?=[\s.,;:!?)*_]|$)")
 _ADORNED_TITLE = re.compile(r"^\s*(\S[^\n]*)\n\s*([=\-~^\"'`#*+.:_])\2{2,}\s*(?:\n|$)")
 
 
@@ -182,17 +182,20 @@ def _without_substitutions(text: str) -> str:
     return " ".join(kept)
 
 
-_SENTENCE_END = re.compile(r"[.!?](?=\s|$)")
+_SENTENCE_END = re.compile(r"[.!?][)\]\"'*_]*(?=\s|$)")  # "(What's new?)" ends one too
+_WORD = re.compile(r"[^\W\d_][\w'’-]*")  # a word, not a number: "Release 26.1 (What's new?)" has 3
 
 
-def _reads_as_prose(text: str) -> bool:
-    """Whether the text has a sentence: six words or more ended by a full stop (or ! ?)."""
+def _prose_from(text: str) -> str:
+    """The text from its first sentence of six words or more ended by a full stop (or ! ?),
+    taglines and release lines before it left out ("*Simple. Powerful. Fast.* Release 26.1
+    (What's new?)"); "" when it has no such sentence."""
     start = 0
     for end in _SENTENCE_END.finditer(text):
-        if len(re.findall(r"\w+", text[start : end.start()])) >= 6:
-            return True
+        if len(_WORD.findall(text[start : end.start()])) >= 6:
+            return text[start:].strip(" *_")
         start = end.end()
-    return False
+    return ""
 
 
 def _check_out(out: Path) -> None:

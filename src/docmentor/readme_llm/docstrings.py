@@ -103,6 +103,8 @@ def _role_text(inner: str, role: str = "") -> str:
     target = (titled[1] if titled else inner).lstrip("!")
     if target.startswith("~"):  # :exc:`~werkzeug.exceptions.HTTPException`: its last part
         return target[1:].rsplit(".", 1)[-1]
+    if role == "sub-ref":  # MyST's substitution reference: the reST form, |release|
+        return f"|{target}|"
     if role == "doc":  # a page by its path: its name (Sphinx would show its title)
         parts = [p for p in target.split("/") if p and p != "index"]
         return parts[-1].rsplit(".", 1)[0].replace("-", " ").replace("_", " ") if parts else target
