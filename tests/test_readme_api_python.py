@@ -1495,3 +1495,25 @@ def test_a_module_attribute_naming_a_function_of_the_package_is_that_function(tm
     # another package's object or function
     for name in ("LEVEL", "format_exc", "log", "dumps"):
         assert by_id[f"pkg.procs.{name}"].kind == "attribute", name
+
+
+def test_a_default_naming_a_private_constant_shows_its_literal(tmp_path: Path) -> None:
+    api = surface(
+        tmp_path,
+        {
+            "pkg/__init__.py": """
+                _WIDTH = 30
+                _STYLE = "dim"
+                _IS_WINDOWS = False
+                _has_colors = not _IS_WINDOWS
+                WIDTH = 10
+                def render(pad: int = _WIDTH, style: str = _STYLE, colors: bool = _has_colors, w: int = WIDTH):
+                    \"\"\"Render.\"\"\"
+                __all__ = ["render", "WIDTH"]
+            """,
+        },
+    )
+    entry = next(e for e in api.entries if e.api_id == "pkg.render")
+    # a private constant's literal; a computed private value and a public name as written
+    assert entry.signature == "render(pad: int = 30, style: str = 'dim', colors: bool = _has_colors, w: int = WIDTH)"
+    assert [p.default for p in entry.parameters] == ["30", "'dim'", "_has_colors", "WIDTH"]

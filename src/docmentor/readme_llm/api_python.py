@@ -17,6 +17,7 @@ with the other interpreter otherwise (:mod:`docmentor.readme_llm.api_python_env`
 
 from __future__ import annotations
 
+import ast
 import logging
 import re
 import sys
@@ -843,7 +844,28 @@ def _default(param: Any) -> str | None:
     # griffe gives *args and **kwargs the defaults "()" and "{}"; Python source has none.
     if param.default is None or param.kind.value in ("variadic positional", "variadic keyword"):
         return None
-    return str(param.default)
+    return _private_constant(param.default) or str(param.default)
+
+
+def _private_constant(default: Any) -> str | None:
+    """The literal a private module constant holds, when a default names one: a reader
+    cannot import ``_EVENT_WIDTH``, but ``30`` says what the default is. None otherwise
+    (a public name, a computed value such as ``_has_colors = not _IS_WINDOWS``)."""
+    if not isinstance(default, griffe.ExprName) or not default.name.startswith("_"):
+        return None
+    try:
+        scope = default.parent
+        target = _target(scope.modules_collection[default.canonical_path])
+    except Exception:  # a name griffe cannot resolve
+        return None
+    value = getattr(target, "value", None) if target is not None and target.is_attribute else None
+    if not isinstance(value, str) or len(value) > 40:
+        return None
+    try:
+        ast.literal_eval(value)
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return None
+    return value
 
 
 def _signature(name: str, params: list[Any], returns: str | None) -> str:
