@@ -161,3 +161,29 @@ def test_a_damaged_cache_file_is_removed_then_rebuilt(
     assert not damaged.quantized and not built.exists()
     assert damaged.embed(["ok"]).shape == (1, DIMENSIONS)
     assert Embedder(threads=1).quantized and built.is_file()  # the next one builds it again
+
+
+def test_an_interrupted_batch_stops_at_once_not_at_its_last_text() -> None:
+    """Ctrl-C while many texts are embedded (KeyboardInterrupt in the waiting thread, here
+    raised by the progress call): the other share stops after the text it is on."""
+    import docmentor.embeddings as emb
+
+    embedder = get_embedder(threads=2)
+    texts = [f"text number {i} about something" for i in range(4 * emb.PROGRESS_STEP)]
+    runs = []
+    real = emb._run
+
+    def counted(session: object, ids: list[int]) -> object:
+        runs.append(1)
+        return real(session, ids)
+
+    def interrupt(done: int) -> None:
+        raise KeyboardInterrupt
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(emb, "_run", counted)
+        with pytest.raises(KeyboardInterrupt):
+            embedder.embed(texts, progress=interrupt)
+    # the first progress call comes at PROGRESS_STEP texts; the other share runs a text or
+    # two more at most, not the remaining three quarters
+    assert len(runs) < emb.PROGRESS_STEP + 10

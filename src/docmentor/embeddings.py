@@ -351,15 +351,22 @@ class Embedder:
         encoded = [e.ids for e in self._tokenizer.encode_batch([t or " " for t in texts])]
         done = [0]
         lock = threading.Lock()
+        stop = threading.Event()  # Ctrl-C, or another share failed: the rest is not wanted
 
         def run(rows: range) -> None:
-            for row in rows:
-                out[row] = _run(self._session, encoded[row])
-                if progress is not None:
-                    with lock:
-                        done[0] += 1
-                        if done[0] % PROGRESS_STEP == 0 or done[0] == len(texts):
-                            progress(done[0])
+            try:
+                for row in rows:
+                    if stop.is_set():
+                        return
+                    out[row] = _run(self._session, encoded[row])
+                    if progress is not None:
+                        with lock:
+                            done[0] += 1
+                            if done[0] % PROGRESS_STEP == 0 or done[0] == len(texts):
+                                progress(done[0])
+            except BaseException:
+                stop.set()
+                raise
 
         workers = min(self.threads, len(texts))
         if workers <= 1:
@@ -367,10 +374,16 @@ class Embedder:
             return out
         from concurrent.futures import ThreadPoolExecutor
 
-        with ThreadPoolExecutor(workers, thread_name_prefix="docmentor-embed-batch") as pool:
+        pool = ThreadPoolExecutor(workers, thread_name_prefix="docmentor-embed-batch")
+        try:
             # every workers-th text to each: lengths mix, so the shares take about as long
             for future in [pool.submit(run, range(k, len(texts), workers)) for k in range(workers)]:
                 future.result()
+        except BaseException:
+            stop.set()  # the shares end after the text they are on (milliseconds), not at the last
+            raise
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)
         return out
 
     def knows(self, word: str) -> bool:
