@@ -607,6 +607,28 @@ def test_readme_examples_dedented_and_unparsable_ones_skipped() -> None:
     assert "context_1_example" not in blocks(render_readme("p", "1", [entry], [broken], validated=False))
 
 
+def test_a_long_example_shown_for_one_api_is_pointed_to_from_the_next() -> None:
+    from docmentor.readme_llm.readme import REPEAT_LINES
+
+    adder = ApiEntry(api_id="p.Adder", kind="class", name="Adder", signature="Adder()", importance_score=0.9)
+    fmt = ApiEntry(api_id="p.fmt", kind="function", name="fmt", signature="fmt() -> None", importance_score=0.8)
+    long = "import p\n" + "p.fmt()\n" * REPEAT_LINES + "p.Adder()\n"
+    short = "import p\np.fmt()\np.Adder()\n"
+
+    def ex(i: int, code: str) -> Example:
+        return Example(
+            example_id=f"e-{i}", title="t", code=code, language="python", source="s", path="guide.md", line=i,
+            apis_used=["p.fmt", "p.Adder"], complete=True,
+        )  # fmt: skip
+
+    b = blocks(render_readme("p", "1", [adder, fmt], [ex(7, long)], validated=False))
+    assert b["context_1_example"] == long.strip()
+    assert b["context_2_example"] == "# the example of context_1 shows fmt too (guide.md:7)"
+    # a short one is shown again: the pointer would save next to nothing
+    b = blocks(render_readme("p", "1", [adder, fmt], [ex(3, short)], validated=False))
+    assert b["context_1_example"] == b["context_2_example"] == short.strip()
+
+
 def test_a_library_description_leaves_out_lead_ins_banners_and_link_targets() -> None:
     from docmentor.readme_llm.knowledge_base import first_sentences
 

@@ -382,7 +382,14 @@ def _function(entry: ApiEntry) -> str:
     return "\n".join(lines)
 
 
-def _context(n: int, entry: ApiEntry, by_id: dict[str, ApiEntry], example: Example | None) -> str:
+# an example already shown whole for another API is pointed to when it is longer than this
+# (lines): the same 46-line program three times costs what three more APIs would
+REPEAT_LINES = 10
+
+
+def _context(
+    n: int, entry: ApiEntry, by_id: dict[str, ApiEntry], example: Example | None, shown_in: int | None = None
+) -> str:
     parts = [
         f"<context_{n}>",
         f"<context_{n}_description>",
@@ -394,7 +401,10 @@ def _context(n: int, entry: ApiEntry, by_id: dict[str, ApiEntry], example: Examp
         f"</context_{n}_function>",
     ]
     if example is not None:
-        parts += ["", f"<context_{n}_example>", _safe(example_code(example)), f"</context_{n}_example>"]
+        code = example_code(example)
+        if shown_in is not None and code.count("\n") + 1 > REPEAT_LINES:
+            code = f"# the example of context_{shown_in} shows {entry.name} too ({example.path}:{example.line})"
+        parts += ["", f"<context_{n}_example>", _safe(code), f"</context_{n}_example>"]
     parts.append(f"</context_{n}>")
     return "\n".join(parts)
 
@@ -470,7 +480,7 @@ def render_readme(
     by_id = {e.api_id: e for e in entries}
     head = _header(library, version, purpose, validated=validated)
     sections: list[str] = []
-    shown: set[str] = set()
+    shown: dict[str, int] = {}  # example_id → the context that shows it whole
     if max_tokens is not None:
         base = count_tokens(_join(head, [], _FOOTER), encoding)
         if base > max_tokens:
@@ -482,9 +492,10 @@ def render_readme(
     names = api_words(entries)
     for entry in ranked_entries(entries)[:max_apis]:
         example = best_example(
-            entry, examples, validated=validated, shown=shown, deprecated=deprecated, names=names
+            entry, examples, validated=validated, shown=set(shown), deprecated=deprecated, names=names
         )
-        section = _context(len(sections) + 1, entry, by_id, example)
+        n = len(sections) + 1
+        section = _context(n, entry, by_id, example, shown.get(example.example_id) if example else None)
         if (
             max_tokens is not None
             and count_tokens(_join(head, [*sections, section], _FOOTER), encoding) > max_tokens
@@ -492,7 +503,7 @@ def render_readme(
             break
         sections.append(section)
         if example is not None:
-            shown.add(example.example_id)
+            shown.setdefault(example.example_id, n)
     return _join(head, sections, _FOOTER)
 
 
