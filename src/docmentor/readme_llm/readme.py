@@ -403,7 +403,9 @@ def _context(
     if example is not None:
         code = example_code(example)
         if shown_in is not None and code.count("\n") + 1 > REPEAT_LINES:
-            code = f"# the example of context_{shown_in} shows {entry.name} too ({example.path}:{example.line})"
+            code = (
+                f"# the example of context_{shown_in} shows {entry.name} too ({example.path}:{example.line})"
+            )
         parts += ["", f"<context_{n}_example>", _safe(code), f"</context_{n}_example>"]
     parts.append(f"</context_{n}>")
     return "\n".join(parts)
