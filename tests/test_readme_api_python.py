@@ -1517,3 +1517,49 @@ def test_a_default_naming_a_private_constant_shows_its_literal(tmp_path: Path) -
     # a private constant's literal; a computed private value and a public name as written
     assert entry.signature == "render(pad: int = 30, style: str = 'dim', colors: bool = _has_colors, w: int = WIDTH)"
     assert [p.default for p in entry.parameters] == ["30", "'dim'", "_has_colors", "WIDTH"]
+
+
+def test_what_the_docs_document_is_public_though_all_leaves_it_out(tmp_path: Path) -> None:
+    from docmentor.readme_llm import documented_paths
+
+    make_package(
+        tmp_path,
+        {
+            "pkg/__init__.py": "from pkg.dev import Renderer\n__all__ = ['Renderer']\n",
+            "pkg/dev.py": """
+                __all__ = ["Renderer"]
+                class Renderer:
+                    \"\"\"Render.\"\"\"
+                class Column:
+                    \"\"\"A column.\"\"\"
+                    def width(self) -> int: ...
+                def set_exc_info(logger, name, event):
+                    \"\"\"Set exc_info.\"\"\"
+                def undocumented(): ...
+            """,
+            "pkg/_impl.py": "def hidden(): ...\n",
+        },
+    )
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "api.rst").write_text(
+        ".. module:: pkg\n\n.. autoclass:: Renderer\n\n.. automodule:: pkg.dev\n\n"
+        ".. autoclass:: Column(object)\n   :members:\n\n.. autofunction:: set_exc_info\n\n"
+        ".. autofunction:: pkg._impl.hidden\n\n.. autofunction:: nosuch\n",
+        encoding="utf-8",
+    )
+    (docs / "more.md").write_text("# More\n\n::: pkg.dev.Column.width\n\n```{autofunction} os.path.join\n```\n")
+    paths = documented_paths(docs)
+    assert paths == [
+        "pkg.Renderer", "pkg.dev", "pkg.dev.Column", "pkg.dev.set_exc_info", "pkg._impl.hidden",
+        "pkg.dev.nosuch", "pkg.dev.Column.width", "os.path.join",
+    ]  # fmt: skip
+    plain = {e.api_id for e in load_api("pkg", search_paths=[tmp_path]).entries}
+    api = load_api("pkg", search_paths=[tmp_path], documented=paths)
+    added = {e.api_id for e in api.entries} - plain
+    # the documented ones, a class with its members; not a private path, another package,
+    # a name that is not there, nor what the docs leave out
+    assert added == {"pkg.dev.Column", "pkg.dev.Column.width", "pkg.dev.set_exc_info"}
+    assert next(e for e in api.entries if e.api_id == "pkg.dev.set_exc_info").signature == (
+        "set_exc_info(logger, name, event)"
+    )

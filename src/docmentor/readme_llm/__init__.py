@@ -323,7 +323,13 @@ def generate(
     # 1. the API: what is really installed (fails early, before anything is written)
     step("reading the API")
     entries, surfaces, detected_version = _load_surfaces(
-        library, python=python, source=source, wanted=wanted, search_paths=search_paths, warnings=warnings
+        library,
+        python=python,
+        source=source,
+        wanted=wanted,
+        search_paths=search_paths,
+        warnings=warnings,
+        documented=documented_paths(Path(docs_path)) if docs_path is not None else (),
     )
     version = version or detected_version
     # the import name (PyYAML's is yaml): what "exported at top level" and a missing module mean
@@ -594,6 +600,7 @@ def _load_surfaces(
     wanted: list[str] | None,
     search_paths: Sequence[Path] | None,
     warnings: list[str],
+    documented: Sequence[str] = (),
 ) -> tuple[list[ApiEntry], list[Any], str | None]:
     from docmentor.errors import NotFoundError
 
@@ -618,13 +625,70 @@ def _load_surfaces(
     if source is None or (wanted is not None and "python" in wanted):
         from docmentor.readme_llm.api_python import load_api
 
-        surface = load_api(library, python=python, search_paths=list(search_paths or []) or None)
+        surface = load_api(
+            library, python=python, search_paths=list(search_paths or []) or None, documented=documented
+        )
         surfaces.insert(0, surface)
         entries = list(surface.entries) + entries
         version = surface.version or version
     if version is None:
         warnings.append(f"the version of {library} is unknown; pass --version to name it")
     return entries, surfaces, version
+
+
+# what a page documents: reST / MyST autodoc (`.. autofunction:: name`, ```{autoclass} name```)
+# and mkdocstrings (`::: pkg.name`), and what sets the module relative names are in
+_DOCUMENTS = re.compile(
+    r"^[ \t]*(?:(?P<mk>:::)|\.\.\s+(?:py:)?(?P<rd>[a-z]+)::|(?:```+|~~~+|:::+)\{(?:py:)?(?P<md>[a-z]+)\})"
+    r"[ \t]*(?P<name>[A-Za-z_][\w.]*)",
+    re.M,
+)
+_AUTODOC = frozenset(
+    {"autoclass", "autofunction", "automethod", "autoattribute", "autoproperty", "autodata", "autoexception",
+     "autodecorator", "automodule", "class", "function", "method", "attribute", "property", "data",
+     "exception", "decorator"}
+)  # fmt: skip
+_MODULE_SETTERS = frozenset({"module", "currentmodule", "automodule"})
+MAX_SCANNED_BYTES = 2_000_000  # a page larger than this is not read for directives
+
+
+def documented_paths(docs: Path) -> list[str]:
+    """The dotted paths the docs' pages document with autodoc or mkdocstrings directives,
+    a relative name read in the module the page last set (``.. module::``,
+    ``.. currentmodule::``, ``.. automodule::``). Unreadable pages are skipped: the index
+    reports them."""
+    from docmentor.sources.local import DOC_SUFFIXES
+
+    found: list[str] = []
+    if not docs.is_dir():
+        return found
+    for folder, dirs, files in os.walk(docs):
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        for name in sorted(files):
+            path = Path(folder) / name
+            if not name.lower().endswith(DOC_SUFFIXES):
+                continue
+            try:
+                if path.stat().st_size > MAX_SCANNED_BYTES:
+                    continue
+                text = path.read_text(encoding="utf-8", errors="replace")
+            except OSError:
+                continue
+            module = ""
+            for m in _DOCUMENTS.finditer(text):
+                kind, target = m["rd"] or m["md"], m["name"]
+                if m["mk"]:
+                    found.append(target)
+                elif kind in _MODULE_SETTERS:
+                    module = target
+                    if kind == "automodule":
+                        found.append(target)
+                elif kind in _AUTODOC:
+                    # a name of the current module (`set_exc_info`, `Column.width`); a path
+                    # from the package down (`pkg._impl.hidden`) as it is
+                    relative = module and target.split(".")[0] != module.split(".")[0]
+                    found.append(f"{module}.{target}" if relative else target)
+    return found
 
 
 def _has_documents(folder: Path) -> bool:

@@ -135,7 +135,11 @@ class ApiSurface:
 
 
 def load_api(
-    package: str, *, python: str | None = None, search_paths: list[Path] | None = None
+    package: str,
+    *,
+    python: str | None = None,
+    search_paths: list[Path] | None = None,
+    documented: Sequence[str] = (),
 ) -> ApiSurface:
     """Introspect ``package`` and return its public API surface.
 
@@ -145,6 +149,10 @@ def load_api(
             the current environment when None.
         search_paths: Where to look for the package instead of (or, with ``python``,
             before) the environment's ``sys.path``.
+        documented: Dotted paths the docs document (``.. autofunction::
+            structlog.dev.set_exc_info``): public too when they name an object of the
+            package by a path without private parts, even one its module's ``__all__``
+            leaves out.
 
     Raises:
         NotFoundError: The package is not installed there.
@@ -188,6 +196,7 @@ def load_api(
     builder = _Builder(root, loader.modules_collection, siblings)
     try:
         builder.build()
+        builder.add_documented(documented)
         builder.note_present(loader.modules_collection, siblings)
         entries = builder.finish()
         deprecation.inherit(
@@ -362,6 +371,32 @@ class _Builder:
         (SQLAlchemy) would otherwise give every member one alias per path, without end.
         """
         self.todo.append((self.root, self.root.path))
+        while self.todo:
+            self.module(*self.todo.popleft())
+
+    def add_documented(self, paths: Sequence[str]) -> None:
+        """The objects the docs document by these paths that the walk did not find public
+        (a name its module's ``__all__`` leaves out): added under that path, a class with
+        its members, a module walked. A private part (``pkg._impl.x``) or an object outside
+        the package is no API."""
+        known = {p for paths_ in self.aliases.values() for p in paths_} | set(self.entries)
+        for path in dict.fromkeys(paths):
+            parts = path.split(".")
+            if path in known or parts[0] != self.top or any(p.startswith("_") for p in parts):
+                continue
+            try:
+                target = _target(self.collection[path])
+            except Exception:  # KeyError, or griffe failing on a path it cannot follow
+                continue
+            if target is None or not self._inside(target) or target.path in self.entries:
+                continue
+            if target.is_module:
+                self.todo.append((target, path))
+            elif target.is_class:
+                self.cls(target, path)
+            elif target.is_function or target.is_attribute:
+                self._add(target, path)
+                self._note_returns(target)
         while self.todo:
             self.module(*self.todo.popleft())
 
