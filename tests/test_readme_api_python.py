@@ -1462,8 +1462,8 @@ def test_a_module_attribute_naming_a_function_of_the_package_is_that_function(tm
         tmp_path,
         {
             "pkg/__init__.py": """
-                from pkg.procs import Renderer, format_exc, get_logger, getLogger, LEVEL, log, dumps
-                __all__ = ["Renderer", "format_exc", "get_logger", "getLogger", "LEVEL", "log", "dumps"]
+                from pkg.procs import Renderer, format_exc, get_logger, getLogger, LEVEL, log, dumps, Out
+                __all__ = ["Renderer", "format_exc", "get_logger", "getLogger", "LEVEL", "log", "dumps", "Out"]
             """,
             "pkg/procs.py": """
                 import json
@@ -1481,6 +1481,12 @@ def test_a_module_attribute_naming_a_function_of_the_package_is_that_function(tm
 
                 getLogger = get_logger
                 LEVEL = 10
+
+                class Out:
+                    def msg(self, message: str) -> None:
+                        \"\"\"Print a message.\"\"\"
+                    info = msg
+                    handler = get_logger  # a function stored on the class: data
                 log = logging.getLogger(__name__)
                 dumps = json.dumps
             """,
@@ -1495,6 +1501,11 @@ def test_a_module_attribute_naming_a_function_of_the_package_is_that_function(tm
     # another package's object or function
     for name in ("LEVEL", "format_exc", "log", "dumps"):
         assert by_id[f"pkg.procs.{name}"].kind == "attribute", name
+    # a class attribute naming one of its methods is that method under another name
+    info = by_id["pkg.procs.Out.info"]
+    assert (info.kind, info.parent, info.signature) == ("method", "pkg.procs.Out", "info(self, message: str) -> None")
+    assert [p.name for p in info.parameters] == ["message"] and info.description == "Print a message."
+    assert by_id["pkg.procs.Out.handler"].kind == "attribute"
 
 
 def test_a_default_naming_a_private_constant_shows_its_literal(tmp_path: Path) -> None:

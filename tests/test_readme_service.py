@@ -159,8 +159,9 @@ def test_generate_cli_json_formats_and_errors(cli: Cli, work: Path, lib: Path, t
     err = mono.fails("api", "find", "open a database")
     assert "no library knowledge base is registered" in err and "readme-llm generate" in err
 
-    err = cli.fails("readme-llm", "generate", "-l", "minidb", "--out", "o3", "--output-format", "html")
-    assert "unknown output format 'html'" in err and "monolithic, knowledge_base, both" in err
+    # a value outside the choices is a usage error (exit 2) that names them
+    rc, out, err = cli("readme-llm", "generate", "-l", "minidb", "--out", "o3", "--output-format", "html")
+    assert rc == 2 and out == "" and "'html' is not one of 'monolithic', 'knowledge_base', 'both'" in err
     err = cli.fails("readme-llm", "generate", "-l", "no_such_lib_xyz", "--docs-path", docs, "--out", "o4")
     assert "'no_such_lib_xyz' is not installed" in err and "pip install" in err
     assert not (work / "o3").exists() and not (work / "o4").exists()
@@ -334,8 +335,19 @@ def test_api_examples_and_overview(generated: Cli) -> None:
     full = cli.json("api", "overview", "minidb")["overview"]
     assert ov["overview"] in full and len(full) > len(ov["overview"])
 
-    assert "unknown complexity 'hard'" in cli.fails("api", "examples", "x", "--complexity", "hard")
-    assert "unknown aspect 'usage'" in cli.fails("api", "overview", "minidb", "--aspect", "usage")
+    for args, named in (
+        (("api", "examples", "x", "--complexity", "hard"), "'hard' is not one of 'beginner', 'intermediate'"),
+        (("api", "overview", "minidb", "--aspect", "usage"), "'usage' is not one of 'architecture', 'quickstart'"),
+    ):
+        rc, out, err = cli(*args)
+        assert rc == 2 and out == "" and err.startswith("error: ") and named in err, err
+    # the CLI spells the choices (no library import for --help): the library's own values
+    from docmentor.cli import library as cli_library
+    from docmentor.readme_llm import OUTPUT_FORMATS
+    from docmentor.readme_llm.service import ASPECTS, COMPLEXITIES
+
+    assert cli_library.OUTPUT_FORMAT_CHOICES == tuple(OUTPUT_FORMATS)
+    assert (cli_library.COMPLEXITY_CHOICES, cli_library.ASPECT_CHOICES) == (COMPLEXITIES, ASPECTS)
     assert "no knowledge base for 'nope'" in cli.fails("api", "overview", "nope")
 
 

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 from typing import Annotated
 
+import click
 import typer
 
 from docmentor.cli.app import _emit, _knowledge, _open, _progress, _require_index, app
@@ -24,6 +25,13 @@ feedback_app = typer.Typer(
     help="What agents reported through report_issue, and what to fix.", no_args_is_help=True
 )
 app.add_typer(feedback_app, name="feedback")
+
+# fixed values as choices: a wrong one is a usage error (exit 2) that lists them, and --help
+# shows them; spelled here so `docmentor --help` imports no library code (a test checks
+# they equal readme_llm's OUTPUT_FORMATS and the service's COMPLEXITIES / ASPECTS)
+OUTPUT_FORMAT_CHOICES = ("monolithic", "knowledge_base", "both")
+COMPLEXITY_CHOICES = ("beginner", "intermediate", "advanced", "any")
+ASPECT_CHOICES = ("architecture", "quickstart", "concepts", "all")
 
 
 @readme_app.command("generate")
@@ -47,7 +55,10 @@ def readme_generate(
         list[str] | None, typer.Option("--languages", help="Example languages to use (repeatable).")
     ] = None,
     output_format: Annotated[
-        str, typer.Option("--output-format", help="monolithic, knowledge_base or both.")
+        str,
+        typer.Option(
+            "--output-format", help="What to write.", click_type=click.Choice(OUTPUT_FORMAT_CHOICES)
+        ),
     ] = "both",
     out: Annotated[Path, typer.Option("--out", help="Output folder (README.LLM, knowledge_base/).")] = Path(
         "readme_llm"
@@ -238,7 +249,8 @@ def api_examples(
         list[str] | None, typer.Option("--api", help="An API the example should use (repeatable).")
     ] = None,
     complexity: Annotated[
-        str, typer.Option("--complexity", help="beginner, intermediate, advanced or any.")
+        str,
+        typer.Option("--complexity", help="How involved an example.", click_type=click.Choice(COMPLEXITY_CHOICES)),
     ] = "any",
     library: Annotated[str | None, typer.Option("--library", "-l", help="Only this library.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
@@ -261,7 +273,7 @@ def api_examples(
 def api_overview(
     library: Annotated[str, typer.Argument(help="The library.")],
     aspect: Annotated[
-        str, typer.Option("--aspect", help="architecture, quickstart, concepts or all.")
+        str, typer.Option("--aspect", help="Which part.", click_type=click.Choice(ASPECT_CHOICES))
     ] = "all",
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:

@@ -700,16 +700,20 @@ def _inherited_docstring(obj: Any) -> Any:
         return None
 
 
+_BOUND_KINDS = ("positional-only", "positional or keyword")
+
+
 def _callable_value(obj: Any) -> ApiEntry | None:
     """A module attribute that is another name for one of the package's functions
-    (structlog's ``getLogger = get_logger``): a function named as the attribute, with that
-    function's signature, and the attribute's docstring or else the function's. None for
+    (structlog's ``getLogger = get_logger``), or a class attribute that is another name for
+    one of its methods (``info = msg``): a function or method named as the attribute, with
+    that one's signature, and the attribute's docstring or else the function's. None for
     anything else.
 
     An instance of a class with ``__call__`` stays data: users pass it far more often than
     they call it (click's ``type=click.INT``, structlog's ``processors=[format_exc_info]``);
     as functions, click's six param types cost its task set a first place."""
-    if not obj.is_attribute or obj.parent is None or not obj.parent.is_module or "property" in obj.labels:
+    if not obj.is_attribute or obj.parent is None or "property" in obj.labels:
         return None
     value = getattr(obj, "value", None)
     if not isinstance(value, griffe.ExprName | griffe.ExprAttribute):
@@ -720,7 +724,15 @@ def _callable_value(obj: Any) -> ApiEntry | None:
         return None
     if function is None or function.path.split(".")[0] != obj.path.split(".")[0]:
         return None  # only the package's own: `dumps = json.dumps` is no API of it
-    if not function.is_function or (function.parent is not None and function.parent.is_class):
+    if not function.is_function or "property" in function.labels:
+        return None
+    owner = function.parent if function.parent is not None and function.parent.is_class else None
+    if obj.parent.is_class:
+        # `info = msg` in a class body: a method under another name (structlog's loggers);
+        # `handler = some_function` there is a function stored on the class: left as data
+        if owner is None or owner.path != obj.parent.path:
+            return None
+    elif owner is not None:
         return None
     params = list(function.parameters)
     own = obj.docstring.value if obj.docstring else ""
@@ -733,12 +745,16 @@ def _callable_value(obj: Any) -> ApiEntry | None:
         source_file = None
     docstring = own or (doc.value if doc else "")
     prefix = "async " if "async" in function.labels else ""
+    # a method's signature as written (with self), its parameters without it, as for methods
+    bound = owner is not None and "staticmethod" not in function.labels
+    shown = params[1:] if bound and params and params[0].kind.value in _BOUND_KINDS else params
     return ApiEntry(
         api_id=obj.path,
         name=obj.name,
-        kind="function",
+        kind="method" if owner is not None else "function",
+        parent=owner.path if owner is not None else None,
         signature=prefix + _signature(obj.name, params, returns),
-        parameters=_parameters(params, descriptions, types),
+        parameters=_parameters(shown, descriptions, types),
         returns=ApiReturn(type=returns or returns_type, description=returns_doc),
         description=_summary(docstring),
         docstring=docstring,
@@ -889,7 +905,7 @@ def _private_constant(default: Any) -> str | None:
     if not isinstance(default, griffe.ExprName) or not default.name.startswith("_"):
         return None
     try:
-        scope = default.parent
+        scope: Any = default.parent  # the function (griffe types it loosely)
         target = _target(scope.modules_collection[default.canonical_path])
     except Exception:  # a name griffe cannot resolve
         return None
