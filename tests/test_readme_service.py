@@ -346,7 +346,7 @@ def test_api_examples_and_overview(generated: Cli) -> None:
     from docmentor.readme_llm import OUTPUT_FORMATS
     from docmentor.readme_llm.service import ASPECTS, COMPLEXITIES
 
-    assert cli_library.OUTPUT_FORMAT_CHOICES == tuple(OUTPUT_FORMATS)
+    assert tuple(OUTPUT_FORMATS) == cli_library.OUTPUT_FORMAT_CHOICES
     assert (cli_library.COMPLEXITY_CHOICES, cli_library.ASPECT_CHOICES) == (COMPLEXITIES, ASPECTS)
     assert "no knowledge base for 'nope'" in cli.fails("api", "overview", "nope")
 
