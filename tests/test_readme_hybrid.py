@@ -1186,3 +1186,39 @@ def test_a_library_without_vectors_beside_one_with_them_keeps_its_meaning_matche
     hits = index.find("retrieve a resource over HTTP", limit=6)
     assert hits and hits[0].library == "web"
     assert all(h.relevance > 0 for h in hits)  # nothing is listed at relevance 0
+
+
+def test_a_task_to_write_my_own_one_weighs_the_librarys_extension_points_more() -> None:
+    from docmentor.readme_llm.models import ApiEntry
+    from docmentor.readme_llm.retrieval import EXTENSION_WEIGHT, ApiIndex
+
+    def cls(name: str, description: str, *bases: str) -> ApiEntry:
+        return ApiEntry(api_id=f"pkg.t.{name}", kind="class", name=name, description=description, bases=list(bases))
+
+    def method(owner: str, name: str, description: str) -> ApiEntry:
+        return ApiEntry(api_id=f"pkg.t.{owner}.{name}", kind="method", name=name, parent=f"pkg.t.{owner}",
+                        description=description)  # fmt: skip
+
+    base = cls("BaseTransport", "Sends a request over the network layer.")
+    entries = [
+        base,
+        method("BaseTransport", "handle_request", "Send a single request."),
+        cls("HTTPTransport", "Sends a request over the network layer with a pool.", "BaseTransport"),
+        method("HTTPTransport", "handle_request", "Send a single request."),
+        cls("MockTransport", "Answers with canned responses.", "BaseTransport"),
+        method("MockTransport", "handle_request", "Send a single request."),
+        cls("Client", "Sends a request over the network layer for you."),
+        *[cls(f"Other{i}", f"Something else, number {i}.") for i in range(8)],
+    ]
+    index = ApiIndex({"pkg": (entries, [])})
+    assert {index.entries[i][1].api_id for i in index._extension} == {
+        "pkg.t.BaseTransport", "pkg.t.BaseTransport.handle_request",
+    }  # fmt: skip
+    plain = _scores(index, "a class that sends a request over the network layer")
+    own = _scores(index, "write my own class that sends a request over the network layer")
+    ratio = own["pkg.t.BaseTransport"] / own["pkg.t.Client"]
+    plain_ratio = plain["pkg.t.BaseTransport"] / plain["pkg.t.Client"]
+    assert ratio == pytest.approx(EXTENSION_WEIGHT * plain_ratio, rel=0.02)
+    # "its own", "their own": no implementation asked for
+    theirs = _scores(index, "a client with its own class that sends a request over the network layer")
+    assert theirs["pkg.t.BaseTransport"] / theirs["pkg.t.Client"] < ratio

@@ -102,6 +102,14 @@ MAX_REPLACEMENTS = 3  # of those its reason names, lifted above a deprecated API
 # library's) ** this; cosines of related texts differ by little (0.45 against 0.6)
 LIBRARY_WEIGHT = 4.0
 CLOSEST = 5  # texts whose mean cosine says how close a library comes to a task
+# "write my own class that a client hands each request to", "define my own parameter type":
+# a task to implement is answered by what the library's own implementations subclass
+# (BaseTransport, ParamType, BaseLoader, Extension) and the members they override
+# (handle_request, convert). "its own credentials", "their own templates" ask for no such
+# thing. Of the six task sets' 115 tasks, five say "my own": each such an answer
+EXTENSION_WEIGHT = 1.3
+MIN_SUBCLASSES = 2
+_OWN_INTENT = re.compile(r"\bmy own\b|\bsubclass", re.I)
 # names a deprecation reason may point at: "use name" first, then `code`, :role:`target`, call()
 _USE_NAME = re.compile(r"\b(?:[Uu]se|[Cc]all|[Ss]ee)\s+(?::\w+:)?[`'\"]*~?([A-Za-z_][\w.]*)")
 _REASON_NAMES = re.compile(r"`(?::\w+:`)?~?([A-Za-z_][\w.]*)|([A-Za-z_][\w.]*)\(")
@@ -511,6 +519,33 @@ class ApiIndex:
             for i, (_, e) in enumerate(self.entries)
             if e.kind in ("attribute", "module") or (e.kind == "property" and e.writable is False)
         }
+        # extension points: classes the library subclasses itself (MIN_SUBCLASSES times or
+        # more), and their members a subclass overrides (:data:`EXTENSION_WEIGHT`)
+        self._extension: set[int] = set()
+        by_name: dict[tuple[str, str], list[int]] = {}
+        for i, (lib, e) in enumerate(self.entries):
+            if e.kind == "class":
+                by_name.setdefault((lib, e.name), []).append(i)
+        subclasses: dict[int, list[int]] = {}
+        for i, (lib, e) in enumerate(self.entries):
+            if e.kind == "class":
+                for b in e.bases:
+                    for j in by_name.get((lib, b.split("[")[0].rsplit(".", 1)[-1]), ()):
+                        if j != i:
+                            subclasses.setdefault(j, []).append(i)
+        members: dict[tuple[str, str], dict[str, int]] = {}  # (library, class) → member name → position
+        for i, (lib, e) in enumerate(self.entries):
+            if e.parent:
+                members.setdefault((lib, e.parent), {})[e.name] = i
+        for j, subs in subclasses.items():
+            if len(subs) >= MIN_SUBCLASSES:
+                self._extension.add(j)
+                lib = self.entries[j][0]
+                own = members.get((lib, self.entries[j][1].api_id), {})
+                for k in subs:
+                    for name in members.get((lib, self.entries[k][1].api_id), {}):
+                        if name in own:
+                            self._extension.add(own[name])
         # entry position → the positions of its other editions (sync/async twins)
         self._twins: dict[int, tuple[int, ...]] = {}
         for lib, (entries, _) in libraries.items():
@@ -705,6 +740,7 @@ class ApiIndex:
         else:
             per_library = self._all_word_rankings(queries)
         scored: dict[str, tuple[dict[int, float], dict[str, Ranking]]] = {}
+        own = _OWN_INTENT.search(query) is not None  # "write my own class that …"
         for lib in libraries:
             rankings, _ = per_library[lib]
             rankings["semantic"] = semantic.get(lib, ([], 0.0))[0]
@@ -715,6 +751,9 @@ class ApiIndex:
                 # likeness; a paraphrase in English words ("terminate when finished") is
                 rankings["semantic"] = self._semantic_of(vector, lib, WORDLESS_FLOOR)[0]
             lib_fused = self._adjusted(_fuse(rankings))
+            if own and self._extension:
+                for i in self._extension.intersection(lib_fused):
+                    lib_fused[i] *= EXTENSION_WEIGHT
             if lib_fused:
                 scored[lib] = (lib_fused, rankings)
         if not scored:
