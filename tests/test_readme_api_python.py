@@ -1462,8 +1462,9 @@ def test_a_module_attribute_naming_a_function_of_the_package_is_that_function(tm
         tmp_path,
         {
             "pkg/__init__.py": """
-                from pkg.procs import Renderer, format_exc, get_logger, getLogger, LEVEL, log, dumps, Out
-                __all__ = ["Renderer", "format_exc", "get_logger", "getLogger", "LEVEL", "log", "dumps", "Out"]
+                from pkg.procs import Renderer, format_exc, get_logger, getLogger, LEVEL, log, dumps, Out, hook
+                __all__ = ["Renderer", "format_exc", "get_logger", "getLogger", "LEVEL", "log", "dumps", "Out",
+                           "hook"]
             """,
             "pkg/procs.py": """
                 import json
@@ -1487,6 +1488,8 @@ def test_a_module_attribute_naming_a_function_of_the_package_is_that_function(tm
                         \"\"\"Print a message.\"\"\"
                     info = msg
                     handler = get_logger  # a function stored on the class: data
+
+                hook: object = get_logger  # a typed setting that holds a function: data
                 log = logging.getLogger(__name__)
                 dumps = json.dumps
             """,
@@ -1497,6 +1500,9 @@ def test_a_module_attribute_naming_a_function_of_the_package_is_that_function(tm
     assert (alias.kind, alias.signature) == ("function", "getLogger(*args: str, **values: object) -> Renderer")
     assert alias.description == "Get a logger." and alias.aliases == ["pkg.getLogger"]
     assert [p.name for p in alias.parameters] == ["args", "values"]
+    # it returns what the function returns: `log = pkg.getLogger(); log.…` is typed
+    assert alias.returns is not None and alias.returns.class_id == "pkg.procs.Renderer"
+    assert by_id["pkg.procs.hook"].kind == "attribute"
     # data stays data: a number, an instance it may call (users pass it: `processors=[…]`),
     # another package's object or function
     for name in ("LEVEL", "format_exc", "log", "dumps"):
@@ -1514,11 +1520,13 @@ def test_a_default_naming_a_private_constant_shows_its_literal(tmp_path: Path) -
         {
             "pkg/__init__.py": """
                 _WIDTH = 30
+                _OFF = -1
                 _STYLE = "dim"
                 _IS_WINDOWS = False
                 _has_colors = not _IS_WINDOWS
                 WIDTH = 10
-                def render(pad: int = _WIDTH, style: str = _STYLE, colors: bool = _has_colors, w: int = WIDTH):
+                def render(pad: int = _WIDTH, style: str = _STYLE, colors: bool = _has_colors, w: int = WIDTH,
+                           off: int = _OFF):
                     \"\"\"Render.\"\"\"
                 __all__ = ["render", "WIDTH"]
             """,
@@ -1526,8 +1534,10 @@ def test_a_default_naming_a_private_constant_shows_its_literal(tmp_path: Path) -
     )
     entry = next(e for e in api.entries if e.api_id == "pkg.render")
     # a private constant's literal; a computed private value and a public name as written
-    assert entry.signature == "render(pad: int = 30, style: str = 'dim', colors: bool = _has_colors, w: int = WIDTH)"
-    assert [p.default for p in entry.parameters] == ["30", "'dim'", "_has_colors", "WIDTH"]
+    assert entry.signature == (
+        "render(pad: int = 30, style: str = 'dim', colors: bool = _has_colors, w: int = WIDTH, off: int = -1)"
+    )
+    assert [p.default for p in entry.parameters] == ["30", "'dim'", "_has_colors", "WIDTH", "-1"]
 
 
 def test_what_the_docs_document_is_public_though_all_leaves_it_out(tmp_path: Path) -> None:

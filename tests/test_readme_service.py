@@ -380,6 +380,9 @@ def test_eval_api_prints_top1_top3_mrr(generated: Cli, tmp_path: Path) -> None:
     data = generated.json("eval", "api", str(qs), "--limit", "1")
     assert [q["rank"] for q in data["questions"]] == [1, None, None] and data["summary"]["limit"] == 1
     assert "--limit must be between 1 and 50" in generated.fails("eval", "api", str(qs), "--limit", "0")
+    blank = tmp_path / "blank.jsonl"
+    blank.write_text('{"query": "open a database", "expected_api": ["minidb.core.Database"]}\n{"query": " "}\n')
+    assert f'{blank}:2: each line needs a "query" string, not a blank one' in generated.fails("eval", "api", str(blank))
     bad = tmp_path / "nolabels.jsonl"
     bad.write_text('{"query": "x"}\n', encoding="utf-8")
     assert 'no question has "expected_api"' in generated.fails("eval", "api", str(bad))
@@ -899,6 +902,10 @@ def test_a_docs_folder_without_documents_is_refused_and_the_index_kept(
     (empty / ".hidden").mkdir(parents=True)
     (empty / ".hidden" / "notes.md").write_text("# Hidden\n", encoding="utf-8")  # not indexed: not counted
     (empty / "logo.png").write_bytes(b"\x89PNG")
+    (empty / "node_modules" / "x").mkdir(parents=True)
+    (empty / "node_modules" / "x" / "README.md").write_text("# A dependency\n", encoding="utf-8")
+    (empty / "_build").mkdir()
+    (empty / "_build" / "page.md").write_text("# Built\n", encoding="utf-8")  # the indexer skips both
     err = generated.fails("readme-llm", "generate", "--library", "minidb", "--docs-path", str(empty))
     assert f"no documentation files in {empty}" in err
     assert generated.json("sources") == before

@@ -40,8 +40,8 @@ def load_questions(path: Path) -> list[dict[str, Any]]:
             q = json.loads(line)
         except json.JSONDecodeError as exc:
             raise UsageError(f"{path}:{no}: not JSON: {exc.msg}") from None
-        if not isinstance(q, dict) or not isinstance(q.get("query"), str):
-            raise UsageError(f'{path}:{no}: each line needs a "query" string')
+        if not isinstance(q, dict) or not isinstance(q.get("query"), str) or not q["query"].strip():
+            raise UsageError(f'{path}:{no}: each line needs a "query" string, not a blank one')
         q.setdefault("id", str(no))
         out.append(q)
     if not out:

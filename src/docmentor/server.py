@@ -77,11 +77,12 @@ def instructions(engine: Docmentor, groups: list[str] | None = None) -> str:
         from docmentor.store.kb import list_kbs
 
         try:
-            kbs = ", ".join(
-                f"{k.library} {k.version or '(version unknown)'}" for k in list_kbs(engine.store)[:12]
-            )
+            rows_kb = list_kbs(engine.store)
         except DocmentorError:
-            kbs = ""
+            rows_kb = []
+        kbs = ", ".join(f"{k.library} {k.version or '(version unknown)'}" for k in rows_kb[:12])
+        if len(rows_kb) > 12:
+            kbs += f", and {len(rows_kb) - 12} more"
         parts.append(
             f"Library knowledge bases: {kbs or 'none yet'}. Before calling an API of these libraries, "
             "find_api(task in words) gives the real signatures of the installed version; get_examples "
@@ -352,6 +353,8 @@ def _docs_tools(server: MCPServer, engine: Docmentor) -> None:
             limit: how many sections (1-20).
             source: only this source (see list_sources).
         """
+        if not query.strip():  # as the CLI: a blank query is a mistake, not a search for nothing
+            raise _tool_error(UsageError("empty query", hint="ask in words, or with an identifier"))
         n = max(1, min(int(limit), MAX_SEARCH_LIMIT))
         hits = _now(lambda: engine.search(query, source=source or None, limit=n))
         return {"query": query, "results": [h.to_dict() for h in hits]}

@@ -227,7 +227,7 @@ def api_find(
         print(f"no API matches {query!r}")
     for r in data["results"]:
         # the path users import it by first (`structlog.get_logger`, not `structlog._config…`)
-        shown = r["aliases"][0] if r.get("aliases") else r["api_id"]
+        shown = _import_path(r["api_id"], r.get("aliases") or [])
         print(
             f"{r['rank']}. {shown}  [{r['library']}]  relevance {r['relevance']:.2f}, importance {r['importance']:.2f}"
         )
@@ -242,6 +242,13 @@ def api_find(
             print(f"   also as: {', '.join(r['variants'])}")
 
 
+def _import_path(api_id: str, aliases: list[str]) -> str:
+    """The shortest path without a private part (``pkg.connect``, not ``pkg.compat.connect``
+    nor ``pkg._core.connect``); the id when every path has one."""
+    public = [p for p in (api_id, *aliases) if not any(part.startswith("_") for part in p.split("."))]
+    return min(public, key=lambda p: (p.count("."), len(p), p)) if public else api_id
+
+
 @api_app.command("examples")
 def api_examples(
     task: Annotated[str, typer.Argument(help="The task, in words.")],
@@ -250,7 +257,9 @@ def api_examples(
     ] = None,
     complexity: Annotated[
         str,
-        typer.Option("--complexity", help="How involved an example.", click_type=click.Choice(COMPLEXITY_CHOICES)),
+        typer.Option(
+            "--complexity", help="How involved an example.", click_type=click.Choice(COMPLEXITY_CHOICES)
+        ),
     ] = "any",
     library: Annotated[str | None, typer.Option("--library", "-l", help="Only this library.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,

@@ -158,6 +158,7 @@ def _purpose(package: str, entries: Sequence[ApiEntry], sections: Sequence[DocSe
 _DOCS_FOLDERS = frozenset({"docs", "doc", "documentation", "src", "source", "en"})
 # |pypi|, |release|: a reST substitution, standing as a word (not int|str|None, x|y|z)
 _SUBSTITUTION = re.compile(r"(?<![^\s*_(])\|[\w-]+\|(?=[\s.,;:!?)*_]|$)")
+_EMPTY_MARKUP = re.compile(r"(\*{1,2}|_)\s*\1|\(\s*\)")  # what a substitution stood in: "** **", "( )"
 _ADORNED_TITLE = re.compile(r"^\s*(\S[^\n]*)\n\s*([=\-~^\"'`#*+.:_])\2{2,}\s*(?:\n|$)")
 
 
@@ -175,7 +176,7 @@ def _without_substitutions(text: str) -> str:
     kept = []
     for sentence in re.split(r"(?<=[.!?])\s+", text):
         if _SUBSTITUTION.search(sentence):
-            sentence = " ".join(_SUBSTITUTION.sub(" ", sentence).split())
+            sentence = " ".join(_EMPTY_MARKUP.sub(" ", _SUBSTITUTION.sub(" ", sentence)).split())
             if len(re.findall(r"\w+", sentence)) < 4:
                 continue
         kept.append(sentence)
@@ -187,15 +188,27 @@ _WORD = re.compile(r"[^\W\d_][\w'’-]*")  # a word, not a number: "Release 26.1
 
 
 def _prose_from(text: str) -> str:
-    """The text from its first sentence of six words or more ended by a full stop (or ! ?),
-    taglines and release lines before it left out ("*Simple. Powerful. Fast.* Release 26.1
-    (What's new?)"); "" when it has no such sentence."""
+    """The text when it has a sentence of six words or more ended by a full stop (or ! ?),
+    without a tagline or release line before it ("*Simple. Powerful. Fast. Pick three.*",
+    "Release 26.1 (What's new?)"); "" when it has no such sentence."""
+    while True:
+        m = _TAGLINE.match(text) or _RELEASE_LINE.match(text)
+        if m is None:
+            break
+        text = text[m.end() :]
     start = 0
     for end in _SENTENCE_END.finditer(text):
         if len(_WORD.findall(text[start : end.start()])) >= 6:
-            return text[start:].strip(" *_")
+            return text.strip()
         start = end.end()
     return ""
+
+
+# a whole emphasised sentence or more before the prose (not a bold name: "**Requests** is …")
+_TAGLINE = re.compile(r"\s*(?:\*{1,2}[^*\n]*[.!?]\*{1,2}|_[^_\n]*[.!?]_)(?=\s|$)")
+# "Release 26.1 (What's new?)": a release banner, with its link (a sentence that starts
+# "Version 2 of …" has none)
+_RELEASE_LINE = re.compile(r"\s*(?:Release|Version)\b(?:[^!?().\n]|\.(?=\S)){0,24}\([^()\n]*\)(?=\s)")
 
 
 def _check_out(out: Path) -> None:
@@ -657,50 +670,34 @@ def documented_paths(docs: Path) -> list[str]:
     a relative name read in the module the page last set (``.. module::``,
     ``.. currentmodule::``, ``.. automodule::``). Unreadable pages are skipped: the index
     reports them."""
-    from docmentor.sources.local import DOC_SUFFIXES
+    from docmentor.sources.local import document_files
 
     found: list[str] = []
     if not docs.is_dir():
         return found
-    for folder, dirs, files in os.walk(docs):
-        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-        for name in sorted(files):
-            path = Path(folder) / name
-            if not name.lower().endswith(DOC_SUFFIXES):
+    for rel in document_files(docs):
+        path = docs / rel
+        try:
+            if path.stat().st_size > MAX_SCANNED_BYTES:
                 continue
-            try:
-                if path.stat().st_size > MAX_SCANNED_BYTES:
-                    continue
-                text = path.read_text(encoding="utf-8", errors="replace")
-            except OSError:
-                continue
-            module = ""
-            for m in _DOCUMENTS.finditer(text):
-                kind, target = m["rd"] or m["md"], m["name"]
-                if m["mk"]:
+            text = path.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        module = ""
+        for m in _DOCUMENTS.finditer(text):
+            kind, target = m["rd"] or m["md"], m["name"]
+            if m["mk"]:
+                found.append(target)
+            elif kind in _MODULE_SETTERS:
+                module = target
+                if kind == "automodule":
                     found.append(target)
-                elif kind in _MODULE_SETTERS:
-                    module = target
-                    if kind == "automodule":
-                        found.append(target)
-                elif kind in _AUTODOC:
-                    # a name of the current module (`set_exc_info`, `Column.width`); a path
-                    # from the package down (`pkg._impl.hidden`) as it is
-                    relative = module and target.split(".")[0] != module.split(".")[0]
-                    found.append(f"{module}.{target}" if relative else target)
+            elif kind in _AUTODOC:
+                # a name of the current module (`set_exc_info`, `Column.width`); a path
+                # from the package down (`pkg._impl.hidden`) as it is
+                relative = module and target.split(".")[0] != module.split(".")[0]
+                found.append(f"{module}.{target}" if relative else target)
     return found
-
-
-def _has_documents(folder: Path) -> bool:
-    """Whether a file of a documentation type lies anywhere under ``folder`` (hidden
-    folders left out, as the indexer leaves them)."""
-    from docmentor.sources.local import DOC_SUFFIXES
-
-    for _, dirs, files in os.walk(folder):
-        dirs[:] = [d for d in dirs if not d.startswith(".")]
-        if any(f.lower().endswith(DOC_SUFFIXES) for f in files):
-            return True
-    return False
 
 
 def _index_docs(engine: Docmentor, docs_path: Path, name: str, warnings: list[str]) -> None:
@@ -708,13 +705,14 @@ def _index_docs(engine: Docmentor, docs_path: Path, name: str, warnings: list[st
 
     if not docs_path.is_dir():
         raise SourceUnavailableError(f"no documentation folder at {docs_path}")
-    from docmentor.sources.local import DOC_SUFFIXES
+    from docmentor.sources.local import DOC_SUFFIXES, has_documents
 
-    if not _has_documents(docs_path):
+    if not has_documents(docs_path):
         # before the docs source is re-pointed: a wrong folder must not empty a good index
         raise SourceUnavailableError(
             f"no documentation files in {docs_path}",
-            hint=f"it holds no {', '.join(DOC_SUFFIXES)} file; pass the folder that does, or leave --docs-path out",
+            hint=f"it holds no {', '.join(DOC_SUFFIXES)} file outside hidden, build and ignored folders; "
+            "pass the folder that does, or leave --docs-path out",
         )
     options: dict[str, Any] = {}
     bases = mkdocs_bases(docs_path)

@@ -525,7 +525,11 @@ class _Builder:
     def _note_returns(self, obj: Any) -> None:
         entry = self.entries[obj.path]
         if entry.returns is not None and obj.path not in self.annotations:
-            self.annotations[obj.path] = (obj.returns if obj.is_function else obj.annotation, obj.parent)
+            # another name for a function (`getLogger = get_logger`) returns what it returns
+            source = _aliased_function(obj) if obj.is_attribute and entry.kind in ("function", "method") else obj
+            source = obj if source is None else source
+            returned = source.returns if source.is_function else source.annotation
+            self.annotations[obj.path] = (returned, source.parent)
 
     def _class_of(self, annotation: Any, scope: Any, parent: str | None) -> str | None:
         """api_id of the public class an annotation names, unwrapping Optional/Union/None."""
@@ -703,18 +707,13 @@ def _inherited_docstring(obj: Any) -> Any:
 _BOUND_KINDS = ("positional-only", "positional or keyword")
 
 
-def _callable_value(obj: Any) -> ApiEntry | None:
-    """A module attribute that is another name for one of the package's functions
-    (structlog's ``getLogger = get_logger``), or a class attribute that is another name for
-    one of its methods (``info = msg``): a function or method named as the attribute, with
-    that one's signature, and the attribute's docstring or else the function's. None for
-    anything else.
-
-    An instance of a class with ``__call__`` stays data: users pass it far more often than
-    they call it (click's ``type=click.INT``, structlog's ``processors=[format_exc_info]``);
-    as functions, click's six param types cost its task set a first place."""
+def _aliased_function(obj: Any) -> Any:
+    """The package's function (or, in a class body, the same class's method) an unannotated
+    attribute is another name for; None for anything else (see :func:`_callable_value`)."""
     if not obj.is_attribute or obj.parent is None or "property" in obj.labels:
         return None
+    if getattr(obj, "annotation", None) is not None:
+        return None  # `handler: Callable = get_logger`: a typed setting that holds a function
     value = getattr(obj, "value", None)
     if not isinstance(value, griffe.ExprName | griffe.ExprAttribute):
         return None
@@ -730,10 +729,24 @@ def _callable_value(obj: Any) -> ApiEntry | None:
     if obj.parent.is_class:
         # `info = msg` in a class body: a method under another name (structlog's loggers);
         # `handler = some_function` there is a function stored on the class: left as data
-        if owner is None or owner.path != obj.parent.path:
-            return None
-    elif owner is not None:
+        return function if owner is not None and owner.path == obj.parent.path else None
+    return function if owner is None else None
+
+
+def _callable_value(obj: Any) -> ApiEntry | None:
+    """A module attribute that is another name for one of the package's functions
+    (structlog's ``getLogger = get_logger``), or a class attribute that is another name for
+    one of its methods (``info = msg``): a function or method named as the attribute, with
+    that one's signature, and the attribute's docstring or else the function's. None for
+    anything else.
+
+    An instance of a class with ``__call__`` stays data: users pass it far more often than
+    they call it (click's ``type=click.INT``, structlog's ``processors=[format_exc_info]``);
+    as functions, click's six param types cost its task set a first place."""
+    function = _aliased_function(obj)
+    if function is None:
         return None
+    owner = function.parent if function.parent is not None and function.parent.is_class else None
     params = list(function.parameters)
     own = obj.docstring.value if obj.docstring else ""
     doc = obj.docstring or function.docstring
@@ -910,7 +923,8 @@ def _private_constant(default: Any) -> str | None:
     except Exception:  # a name griffe cannot resolve
         return None
     value = getattr(target, "value", None) if target is not None and target.is_attribute else None
-    if not isinstance(value, str) or len(value) > 40:
+    value = None if value is None else str(value)  # "30", or an expression: `-1`, `(1, 2)`
+    if value is None or len(value) > 40:
         return None
     try:
         ast.literal_eval(value)

@@ -122,30 +122,27 @@ def plain(text: str) -> str:
     return _roles(text, lambda prefix, inner: _role_text(inner, role_name(prefix)))
 
 
-# reST hyperlink references: `orjson <https://…>`_ and `the docs`_ (`__: anonymous), and
-# a bare word's Rich_ ; not a role's `…` (a colon or } before it), nor a code span's `x`
-_REST_LINK = re.compile(r"(?<![`:}\w])`([^`<\n]+?)(?:\s*<[^`>\n]*>)?`__?(?![\w`])")
-_REST_NAMED = re.compile(r"(?<![\w`/.-])([A-Za-z][A-Za-z0-9-]*)__?(?=[\s.,;:!?)]|$)")
-_FOOTNOTE_MARK = re.compile(r"\[\^[\w-]+\](?!:)")  # MyST [^stdlib] (not its definition)
+# reST hyperlink references: `orjson <https://…>`_ and `the docs`_ (`__: anonymous); not a
+# role's `…` (a colon or } before it). (A bare word's Rich_ is left alone: Python names end
+# in _ too, `type_`, `from_`, and Markdown's _two words_ is emphasis.) The title's last
+# character is no space: no backtracking over a run of them
+_REST_LINK = re.compile(r"(?<![`:}\w])`([^`<\n]*[^`<\s])\s*(?:<[^`>\n]*>)?`__?(?![\w`])")
+# a MyST footnote mark on a word ("logged[^stdlib]"), not its definition, nor a regex's
+# character class after a space ("[^abc] excludes")
+_FOOTNOTE_MARK = re.compile(r"(?<=[\w.,;:!?)*`])\[\^[\w-]+\](?!:)")
 
 
 def references(text: str) -> str:
-    """reST hyperlinks as their words (```orjson <https://…>`_`` → ``orjson``, ``Rich_`` →
-    ``Rich``), MyST footnote marks (``[^win]``) left out, and reST's escaped space after
+    """reST hyperlinks as their words (```orjson <https://…>`_`` → ``orjson``), MyST
+    footnote marks left out (``logged[^win]`` → ``logged``), and reST's escaped space after
     code (```configure`\\ 's`` → ```configure`'s``)."""
-    if "`_" in text:
-        text = _REST_LINK.sub(r"\1", text)
     if "`\\" in text:
         text = _ESCAPED_SPACE.sub("", text)
-    if "_" in text or "[^" in text:  # outside code spans: `f(bar_)` is code
-        text = _outside_code(text, _named_and_footnotes)
+    if "`_" in text:
+        text = _REST_LINK.sub(r"\1", text)
+    if "[^" in text:  # outside code spans: `[^abc]` is code
+        text = _outside_code(text, lambda part: _FOOTNOTE_MARK.sub("", part))
     return text
-
-
-def _named_and_footnotes(text: str) -> str:
-    if "_" in text:
-        text = _REST_NAMED.sub(r"\1", text)
-    return _FOOTNOTE_MARK.sub("", text) if "[^" in text else text
 
 
 # roles that name a page, a label or a term, not code: their words are shown as prose

@@ -123,6 +123,17 @@ def scan_folder(
     return scan
 
 
+def document_files(root: Path, *, use_gitignore: bool = True, suffixes: Sequence[str] = DOC_SUFFIXES) -> list[str]:
+    """The files :func:`scan_folder` would read in ``root`` (paths relative to it): the same
+    walk, hidden, tool and ignored folders left out, without reading them."""
+    return _walk(root.resolve(), LocalScan(), use_gitignore=use_gitignore, suffixes=suffixes)
+
+
+def has_documents(root: Path, *, use_gitignore: bool = True, suffixes: Sequence[str] = DOC_SUFFIXES) -> bool:
+    """Whether :func:`scan_folder` would find a document to read in ``root``."""
+    return bool(document_files(root, use_gitignore=use_gitignore, suffixes=suffixes))
+
+
 def _fmt(rel: str) -> Literal["markdown", "rst", "text"]:
     suffix = os.path.splitext(rel)[1].lower()
     return "rst" if suffix == ".rst" else "text" if suffix == ".txt" else "markdown"
