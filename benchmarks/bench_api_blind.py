@@ -1,9 +1,12 @@
 #!/usr/bin/env python3
-"""find_api on libraries nobody tuned for: Flask 3.1.3 and click 8.5.1 (issue 5).
+"""find_api on libraries nobody tuned for: Flask 3.1.3, click 8.5.1 and jinja2 3.1.6 (issue 5).
 
-The task sets (benchmarks/flask_api.jsonl, 20 tasks; click_api.jsonl, 15) were written by a
-helper session that saw the libraries and their docs but never docmentor's results, in the
-format of ../shared/eval/httpx_api.jsonl, and pass ../shared/eval/check_api_set.py.
+The task sets (benchmarks/flask_api.jsonl, 20 tasks; click_api.jsonl, 15; jinja2_api.jsonl,
+20) were written by helper sessions that saw the libraries and their docs but never
+docmentor's results, in the format of ../shared/eval/httpx_api.jsonl, and pass
+../shared/eval/check_api_set.py. jinja2's came last and is the hardest: its paraphrases
+share few words with the docs, and jinja2 exposes its compiler, lexer and nodes as public
+modules (1,125 APIs).
 
 For each library: a venv with it (``pip install LIB==VERSION``, reused when it exists), its
 documentation from the sdist on PyPI (``pip download --no-binary :all:``; Flask's docs are
@@ -36,7 +39,11 @@ from docmentor.engine import Docmentor  # noqa: E402
 from docmentor.evaluation import load_questions  # noqa: E402
 from docmentor.readme_llm.service import LibraryKnowledge  # noqa: E402
 
-LIBRARIES = [("flask", "3.1.3", "flask_api.jsonl"), ("click", "8.5.1", "click_api.jsonl")]
+LIBRARIES = [
+    ("flask", "3.1.3", "flask_api.jsonl"),
+    ("click", "8.5.1", "click_api.jsonl"),
+    ("jinja2", "3.1.6", "jinja2_api.jsonl"),
+]
 
 
 def venv_with(path: Path, requirement: str) -> Path:

@@ -458,6 +458,20 @@ def test_python_doctest_sessions_and_placeholders() -> None:
     assert used(ex(skipped, language="python")) == [["lancedb.connect", "lancedb.db.DBConnection.table_names"]]
 
 
+def test_a_library_attribute_imported_by_name_is_credited_where_it_is_used() -> None:
+    """`from pkg.proc import format_exc` then `format_exc(…)` or `[format_exc]`: the example
+    uses the attribute (structlog's processors), as `pkg.proc.format_exc(…)` does."""
+    surface = FakeSurface(
+        [api("lancedb.proc.format_exc", "attribute"), api("lancedb.proc.level", "attribute", "int")]
+    )
+    called = ex("from lancedb.proc import format_exc\nformat_exc(None, '', {})\n")
+    listed = ex("from lancedb.proc import format_exc as fe\nprocessors = [fe]\n", n=2)
+    unused = ex("from lancedb.proc import format_exc, level\nprint(level + 1)\n", n=3)
+    assert used(called, listed, unused, surface=surface) == [
+        ["lancedb.proc.format_exc"], ["lancedb.proc.format_exc"], ["lancedb.proc.level"]
+    ]  # fmt: skip
+
+
 # -- TypeScript / JavaScript matching ---------------------------------------------------------
 
 

@@ -93,6 +93,9 @@ class _Value:
     # reached through a name the example never binds, typed by convention (`app` → App):
     # good enough to link an example to an API, not certain enough for drift
     guessed: bool = False
+    # a library attribute imported by name (`from structlog.processors import format_exc_info`):
+    # its api_id, so that each use of the name credits it, as `processors.format_exc_info` does
+    imported: str | None = None
 
 
 _SELF = frozenset({"Self", "typing.Self", "typing_extensions.Self"})
@@ -321,6 +324,10 @@ class _Analysis:
         # httpx 0.786 against 0.802)
         if value is not None and value.kind == "api" and not value.guessed:
             e = self.r.entry(value.name)
+            if e is not None:
+                self.use(e)
+        elif value is not None and value.imported is not None:
+            e = self.r.entry(value.imported)
             if e is not None:
                 self.use(e)
         return value
@@ -559,7 +566,11 @@ class _Python(_Analysis):
                     self.bind(name, _Value("api", api_id))
                 continue
             local = alias.asname or alias.name
-            self.bind(local, self.attr(_Value("module", mod), alias.name, record=False) if known else None)
+            value = self.attr(_Value("module", mod), alias.name, record=False) if known else None
+            e = self.r.entry(f"{mod}.{alias.name}") if known else None
+            if e is not None and e.kind in ("attribute", "property"):
+                value = replace(value or _Value("unknown", e.api_id), imported=e.api_id)
+            self.bind(local, value)
 
     def annotation(self, node: ast.expr) -> _Value | None:
         value = self.ev(node)
