@@ -268,3 +268,23 @@ def test_a_directive_signature_on_several_lines_is_no_description() -> None:
     assert describe_from_docs(entries, [Doc("Reference", text)], MentionResolver(entries), package="pkg") == 2
     assert by_id["pkg._client.Client"].description == "The client, as aiohttp documents its Application."
     assert by_id["pkg._api.get"].description == "Fetch a page."
+
+
+def test_a_heading_that_spells_a_compound_name_documents_it() -> None:
+    """A section under "ASGI Transport" is about `ASGITransport`, as under `` `ASGITransport` ``;
+    a name of one word ("Clients", "Responses") is too common a heading to count."""
+    entries = [
+        *ENTRIES,
+        api("pkg._t.ASGITransport", "class", "pkg.ASGITransport"),
+        api("pkg._t.AsyncClient", "class", "pkg.AsyncClient"),
+        api("pkg._t.AsyncClient.get", "method", parent="pkg._t.AsyncClient"),
+        api("pkg._t.open_stream", "function", "pkg.open_stream"),
+    ]
+    r = MentionResolver(entries, [])
+    credit = r.section_apis(Section("Call `AsyncClient.get`.", heading_path=["Transports", "ASGI Transport", "Example"]))
+    assert credit == {"pkg._t.ASGITransport": DOCUMENTS, "pkg._t.AsyncClient.get": USES}
+    assert r.spelled_by("Async clients") == {"pkg._t.AsyncClient"}  # a plural for the last word
+    assert r.spelled_by("Opening streams") == set()  # not in the name's order and form
+    assert r.spelled_by("Open stream") == {"pkg._t.open_stream"}
+    assert r.spelled_by("Clients and responses") == set()  # one-word names: not from a heading
+    assert r.spelled_by("Get") == set()  # nor a method's

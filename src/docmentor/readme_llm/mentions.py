@@ -33,7 +33,7 @@ from docmentor.readme_llm.models import ApiEntry, Example
 
 __all__ = ["MentionResolver", "SectionRef", "directive_names"]
 
-DOCUMENTS = 1.0  # a directive or the section's heading names it
+DOCUMENTS = 1.0  # a directive or the section's heading names it (in code, or spelling a name)
 USES = 0.6  # a linked example uses it, or the prose names it
 MAX_CANDIDATES = 3
 CACHE_SIZE = 20_000  # sections whose APIs are remembered
@@ -72,6 +72,39 @@ class SectionRef(Protocol):
     text: str
 
 
+_NAME_WORD = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
+
+
+def heading_words(name: str) -> tuple[str, ...]:
+    """The words of an API's name, lower case: ``iter_lines`` → ("iter", "lines"),
+    ``AsyncClient`` → ("async", "client")."""
+    return tuple(w.lower() for w in _NAME_WORD.findall(name)) or (name.lower(),)
+
+
+def heading_forms(text: str) -> tuple[frozenset[str], ...]:
+    """A heading's words, each as the singulars it may be (:func:`word_forms`)."""
+    return tuple(word_forms(w.lower()) for w in _NAME_WORD.findall(text))
+
+
+def word_forms(word: str) -> frozenset[str]:
+    """The word, and the singulars it may be the plural of: "clients" → client, "responses"
+    → response, "caches" → cache, "classes" → class, "queries" → query, "aliases" →
+    alias; "notes" is no plural of "not", nor "uses" of "us"."""
+    out = {word}
+    if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
+        out.add(word[:-1])
+        if word.endswith("ies"):
+            out.add(word[:-3] + "y")
+        elif len(word) > 4 and word[:-2].endswith(("ss", "sh", "ch", "x", "z", "as", "us", "is")):
+            out.add(word[:-2])
+    return frozenset(out)
+
+
+def spells(found: tuple[frozenset[str], ...], at: int, words: tuple[str, ...]) -> bool:
+    """Whether the heading's words from ``at`` on are ``words``."""
+    return at + len(words) <= len(found) and all(w in found[at + t] for t, w in enumerate(words))
+
+
 class MentionResolver:
     """Resolves names written in documentation to the ``api_id`` of one or more libraries."""
 
@@ -96,6 +129,14 @@ class MentionResolver:
                 self._classes[e.name.lower()].add(e.api_id)
             if e.parent:
                 self._members[e.parent][e.name] = e.api_id
+        # the words of class and function names of two words or more, by their first:
+        # a heading that spells one ("ASGI Transport", "Bytecode Cache") is about it
+        self._spelled: dict[str, list[tuple[tuple[str, ...], str]]] = defaultdict(list)
+        for e in entries:
+            if e.kind in ("class", "function") and not e.parent:
+                words = heading_words(e.name)
+                if len(words) >= 2:  # one word ("Requests", "Timeouts") is too common a heading
+                    self._spelled[words[0]].append((words, e.api_id))
         self._cache: dict[tuple[str, str, int, int, int], dict[str, float]] = {}
         self._examples: dict[tuple[str, str], list[Example]] = defaultdict(list)
         for ex in examples:
@@ -187,6 +228,10 @@ class MentionResolver:
         headings = list(section.heading_path)
         context = self._context(headings)
         give(self.documented(headings, section.text, context), DOCUMENTS)
+        # a heading of the section's path that spells an API's name (a section "Example"
+        # under "ASGI Transport" is about `ASGITransport`): as a directive would
+        for heading in headings:
+            give(self.spelled_by(heading), DOCUMENTS)
         for name in self._spans(prose_text(section.text)):
             found = self.resolve(name, context)
             if found:
@@ -195,6 +240,19 @@ class MentionResolver:
             if section.line_start <= ex.line <= section.line_end:
                 give(set(ex.apis_used), USES)
         return credit
+
+    def spelled_by(self, heading: str) -> set[str]:
+        """The classes and functions whose name's words (two or more) the heading spells, in
+        order, a plural for the last ("ASGI Transport" → ``ASGITransport``; "Async clients"
+        → ``AsyncClient``)."""
+        found = heading_forms(heading)
+        out: set[str] = set()
+        for j, forms in enumerate(found):
+            for first in forms:
+                for words, api_id in self._spelled.get(first, ()):
+                    if spells(found, j, words):
+                        out.add(api_id)
+        return out
 
     def _context(self, headings: Sequence[str]) -> set[str]:
         """The classes the headings name: a ``.member`` below them is theirs."""

@@ -46,6 +46,9 @@ from docmentor.readme_llm.docstrings import (
     without_lead_in,
 )
 from docmentor.readme_llm.importance import public_path
+from docmentor.readme_llm.mentions import heading_forms as _heading_forms
+from docmentor.readme_llm.mentions import heading_words as _heading_words
+from docmentor.readme_llm.mentions import spells as _spells
 from docmentor.readme_llm.models import ApiEntry, Example
 
 __all__ = ["HeadingNames", "api_words", "best_example", "example_code", "ranked_entries", "render_readme"]
@@ -57,7 +60,6 @@ _SECTION = re.compile(
 )
 _MAX_DESCRIPTION = 700
 _ITEM = re.compile(r"^(?:[-*+]|\d+[.)])\s")  # a list item: what a colon may announce
-_WORD = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
 
 
 def _safe(text: str) -> str:
@@ -244,7 +246,7 @@ class HeadingNames:
         self._seen: dict[str, tuple[tuple[frozenset[str], ...], list[tuple[int, int]]]] = {}
 
     def read(self, heading: str) -> tuple[tuple[frozenset[str], ...], list[tuple[int, int]]]:
-        """The heading's words (each as the singulars it may be, :func:`_forms`), and the
+        """The heading's words (each as the singulars it may be, :func:`~.mentions.word_forms`), and the
         spans (start, end) where an API name of 2+ words is."""
         seen = self._seen.get(heading)
         if seen is None:
@@ -264,35 +266,6 @@ def api_words(entries: Sequence[ApiEntry]) -> HeadingNames:
     """The words each API's name is written with in headings (``AsyncClient`` → ("async",
     "client")), for :func:`best_example`."""
     return HeadingNames(_heading_words(e.name) for e in entries)
-
-
-def _heading_words(name: str) -> tuple[str, ...]:
-    """The words of an API's name, lower case: ``iter_lines`` → ("iter", "lines"),
-    ``AsyncClient`` → ("async", "client")."""
-    return tuple(w.lower() for w in _WORD.findall(name)) or (name.lower(),)
-
-
-def _heading_forms(text: str) -> tuple[frozenset[str], ...]:
-    return tuple(_forms(w.lower()) for w in _WORD.findall(text))
-
-
-def _forms(word: str) -> frozenset[str]:
-    """The word, and the singulars it may be the plural of: "clients" → client, "responses"
-    → response, "caches" → cache, "classes" → class, "queries" → query, "aliases" →
-    alias; "notes" is no plural of "not", nor "uses" of "us"."""
-    out = {word}
-    if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
-        out.add(word[:-1])
-        if word.endswith("ies"):
-            out.add(word[:-3] + "y")
-        elif len(word) > 4 and word[:-2].endswith(("ss", "sh", "ch", "x", "z", "as", "us", "is")):
-            out.add(word[:-2])
-    return frozenset(out)
-
-
-def _spells(found: tuple[frozenset[str], ...], at: int, words: tuple[str, ...]) -> bool:
-    """Whether the heading's words from ``at`` on are ``words``."""
-    return at + len(words) <= len(found) and all(w in found[at + t] for t, w in enumerate(words))
 
 
 def _names(example: Example, words: tuple[str, ...], names: HeadingNames | None = None) -> bool:
