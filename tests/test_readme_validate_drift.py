@@ -280,6 +280,15 @@ def test_missing_apis_are_found_with_suggestions_and_original_lines(surface: Api
     assert "class pkg.core.Connection has no 'create_tabel'" in report.findings[2].message
 
 
+def test_upgrade_guides_and_changelogs_show_removed_apis_on_purpose(surface: ApiSurface) -> None:
+    old = "import pkg\ndb = pkg.connect_old('memory://')\n"
+    pages = ["upgrading.rst", "docs/v2-migration.md", "CHANGES.rst", "whatsnew.md", "guide.md", "exchanges.md"]
+    examples = [example(old, example_id=f"e{i}", path=p) for i, p in enumerate(pages)]
+    report = drift_report(examples, surface, library="pkg", version="0.1")
+    # a guide's and a page merely named like one ("exchanges") are read; the rest are not
+    assert sorted(f.example_id for f in report.findings) == ["e4", "e5"] and report.examples_checked == 2
+
+
 def test_an_example_that_needed_repairs_reports_nothing(surface: ApiSurface) -> None:
     # The broken chain is blanked by the parser: `cohere` would be read as the class itself.
     report = drift(

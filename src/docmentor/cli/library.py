@@ -244,9 +244,11 @@ def api_find(
 
 def _import_path(api_id: str, aliases: list[str]) -> str:
     """The shortest path without a private part (``pkg.connect``, not ``pkg.compat.connect``
-    nor ``pkg._core.connect``); the id when every path has one."""
+    nor ``pkg._core.connect``), the defining one first among those as short (an inherited
+    method by its class, ``fields.Field.make_error``, not ``fields.IP.make_error``); the id
+    when every path has a private part."""
     public = [p for p in (api_id, *aliases) if not any(part.startswith("_") for part in p.split("."))]
-    return min(public, key=lambda p: (p.count("."), len(p), p)) if public else api_id
+    return min(public, key=lambda p: (p.count("."), p != api_id, len(p), p)) if public else api_id
 
 
 @api_app.command("examples")
