@@ -438,6 +438,15 @@ def test_myst_literalinclude_fence(root: Path) -> None:
     ]
 
 
+def test_myst_option_values_are_read_as_yaml_strings(root: Path) -> None:
+    """attrs: ``:start-after: 'teaser-begin -->'``: MyST reads the value as YAML, quotes
+    and all; a reST directive keeps its quotes, as Sphinx does."""
+    write(root, "docs/readme.md", "Title\n<!-- teaser-begin -->\nThe teaser.\n<!-- teaser-end -->\nMore.\n")
+    doc = "```{include} readme.md\n:start-after: '<!-- teaser-begin -->'\n:end-before: \"<!-- teaser-end -->\"\n```\n"
+    result = run(root, "docs/a.md", doc)
+    assert rows(result) == [(1, "The teaser.")] and result.warnings == []
+
+
 def test_myst_include_and_eval_rst(root: Path) -> None:
     write(root, "docs/part.md", "Part\n")
     doc = (

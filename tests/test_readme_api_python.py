@@ -1584,3 +1584,27 @@ def test_what_the_docs_document_is_public_though_all_leaves_it_out(tmp_path: Pat
     assert next(e for e in api.entries if e.api_id == "pkg.dev.set_exc_info").signature == (
         "set_exc_info(logger, name, event)"
     )
+
+
+def test_a_module_that_star_imports_re_exports_what_it_brings(tmp_path: Path) -> None:
+    api = surface(
+        tmp_path,
+        {
+            "pkg/__init__.py": "from pkg import validators, tools\n",
+            "pkg/_impl.py": """
+                __all__ = ["instance_of", "gt"]
+                def instance_of(type):
+                    \"\"\"Check the type.\"\"\"
+                def gt(value):
+                    \"\"\"Greater than.\"\"\"
+                def hidden(): ...
+            """,
+            "pkg/_helpers.py": "def helper():\n    \"\"\"Help.\"\"\"\n",
+            "pkg/validators.py": "from pkg._impl import *\n",  # attrs.validators: `from attr.validators import *`
+            "pkg/tools.py": "from pkg._helpers import helper\n\ndef tool():\n    \"\"\"A tool.\"\"\"\n",
+        },
+    )
+    assert api.resolve("pkg.validators.instance_of") is not None and api.resolve("pkg.validators.gt") is not None
+    assert api.resolve("pkg.validators.hidden") is None  # not in what the star brings (__all__)
+    assert api.resolve("pkg.tools.tool") is not None
+    assert api.resolve("pkg.tools.helper") is None  # a plain import in a module without __all__: not its API

@@ -868,8 +868,12 @@ def test_readme_shows_sphinx_docstrings_as_prose_without_fields_directives_or_co
     assert display("If Rich_ is present, uses `orjson <https://x.org/o>`_ and `the table`__.") == (
         "If Rich_ is present, uses orjson and the table."
     )  # a bare Rich_ stays: Python names end in _ too (`type_`), and _two words_ is emphasis
-    for kept in ("the `type_` and from_ parameters", "_two words_ here", "a [^abc] class", "`[^a-z]`"):
+    for kept in ("the `type_` and from_ parameters", "_two words_ here", "a [^abc] class", "`[^a-z]`", "`x[1]_`"):
         assert display(kept) == kept
+    assert display("by the instance's ids [#]_ and [1]_, see [#note]_.") == "by the instance's ids and, see."
+    from docmentor.readme_llm.knowledge_base import first_sentences
+
+    assert first_sentences(":::{warning}\nNever break anything that works.\n:::\n") == "Never break anything that works."
     assert display("Install it[^win] with `pip(x_)`: see :ref:`setup`") == "Install it with `pip(x_)`: see setup"
     assert plain("A `guide <https://x>`_ and a footnote[^stdlib].\n\n[^stdlib]: the text") == (
         "A guide and a footnote.\n\n[^stdlib]: the text"

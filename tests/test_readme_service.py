@@ -789,6 +789,8 @@ def test_a_report_without_a_library_is_filed_under_the_one_it_is_about(engine: D
 
     report_issue(engine.store, query="compact the file", issue_type="missing_example")
     assert analyze(engine.store, library="minidb")["summary"]["total_issues"] == 1
+    # asked about no library, every report about one: the summary names it
+    assert analyze(engine.store)["summary"]["library"] == "minidb"
     # with several libraries registered: the one its APIs or the session's last call name
     from docmentor.readme_llm.feedback import _inferred_library
     from docmentor.store.kb import KbRow

@@ -99,6 +99,19 @@ def test_sessions_run_as_programs_and_what_this_machine_lacks_is_not_a_failure(t
     assert (report.passed, report.failed, report.skipped) == (1, 2, 2)
 
 
+def test_a_session_that_shows_an_error_passes_when_that_statement_raises(tmp_path: Path) -> None:
+    """As doctest checks it: a statement whose expected output is a traceback may raise;
+    any other statement that raises fails the example."""
+    shown = ">>> d = {}\n>>> d['missing']\nTraceback (most recent call last):\n   ...\nKeyError: 'missing'\n>>> len(d)\n0\n"
+    unexpected = ">>> d = {}\n>>> d['missing']\n1\n"
+    report = validate_examples(
+        [example(shown, example_id="shown"), example(unexpected, example_id="unexpected")], library="json"
+    )
+    by_id = {r.example_id: r for r in report.results}
+    assert by_id["shown"].status == "passed", by_id["shown"].error
+    assert by_id["unexpected"].status == "failed" and "KeyError" in (by_id["unexpected"].error or "")
+
+
 def test_an_example_with_placeholders_is_not_complete() -> None:
     from docmentor.readme_llm.examples import is_complete
 

@@ -484,8 +484,11 @@ class _Builder:
                 continue
             if name in _TEST_MODULES and not (name == "test" and _plain_module(member)):
                 continue
-            # Without __all__, imported names are part of the API only in __init__ modules.
-            if member.is_alias and exports is None and not _is_init(mod):
+            # Without __all__, imported names are part of the API only in __init__ modules,
+            # or where a star import brings them (`attrs/validators.py` is `from
+            # attr.validators import *`: a module made to re-export)
+            wildcard = getattr(member, "wildcard_imported", False)
+            if member.is_alias and exports is None and not _is_init(mod) and not wildcard:
                 continue
             target = _target(member)
             if target is None or not self._inside(target):

@@ -132,6 +132,10 @@ _REST_LINK = re.compile(r"(?<![`:}\w])`([^`<\n]*[^`<\s])\s*(?:<[^`>\n]*>)?`__?(?
 _FOOTNOTE_MARK = re.compile(r"(?<=[\w.,;:!?)*`])\[\^[\w-]+\](?!:)")
 
 
+# a reST footnote reference: "by the instance's ids [#]_", "[1]_", "[#note]_", "[*]_"
+_REST_FOOTNOTE = re.compile(r"[ \t]?\[(?:#[\w-]*|\d+|\*)\]_(?!\w)")
+
+
 def references(text: str) -> str:
     """reST hyperlinks as their words (```orjson <https://…>`_`` → ``orjson``), MyST
     footnote marks left out (``logged[^win]`` → ``logged``), and reST's escaped space after
@@ -140,6 +144,8 @@ def references(text: str) -> str:
         text = _ESCAPED_SPACE.sub("", text)
     if "`_" in text:
         text = _REST_LINK.sub(r"\1", text)
+    if "]_" in text:
+        text = _outside_code(text, lambda part: _REST_FOOTNOTE.sub("", part))
     if "[^" in text:  # outside code spans: `[^abc]` is code
         text = _outside_code(text, lambda part: _FOOTNOTE_MARK.sub("", part))
     return text

@@ -228,6 +228,10 @@ def analyze(store: Store, library: str | None = None) -> dict[str, Any]:
         )
     firsts = [r["first_seen"] for r in reports]
     lasts = [r["last_seen"] for r in reports]
+    # the library asked about, else the one every report is about (None: several, or none)
+    about = {r["library"] for r in reports}
+    if library is None and len(about) == 1:
+        library = next(iter(about))
     return {
         "summary": {
             "total_issues": total,

@@ -320,7 +320,8 @@ def first_sentences(text: str, limit: int = 240) -> str:
             for k, ln in enumerate(raw)
             if k not in titled and not (k > 0 and k - 1 in titled)
             if ln.strip()
-            and not ln.lstrip().startswith(("#", "!!!", "===", "???", ".. "))  # .. reST directives
+            # .. reST directives, MyST colon fences (`:::{note}`, `:::{glossary}` and their ends)
+            and not ln.lstrip().startswith(("#", "!!!", "===", "???", ".. ", ":::"))
             and not (_DIRECTIVE_OPTION.match(ln) and ln[:1].isspace())  # and their options
             and ln.strip() not in ("---", "***")
         ]

@@ -25,6 +25,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import textwrap
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -34,7 +35,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
-from docmentor.clarity.checks.python import prepare
+from docmentor.clarity.checks.python import parse_python, prepare
 from docmentor.errors import UsageError
 from docmentor.readme_llm.models import Example, ExecutionContext
 
@@ -201,9 +202,11 @@ def runnable_source(code: str) -> str | None:
     and output, other code dedented; code that awaits at the top level (as an asyncio REPL
     or a notebook allows) run inside ``asyncio.run``; None when there is nothing to run (a
     template, a ``# doctest: +SKIP``)."""
-    source, _offsets, _session, skipped = prepare(code, "python")
+    source, _offsets, session, skipped = prepare(code, "python")
     if skipped or not source.strip():
         return None
+    if session and _TRACEBACK in code:
+        source = _expected_errors_caught(code) or source
     if _awaits_at_top_level(source):
         # compiled as a module that may await (as the asyncio REPL does) and run to its end:
         # no re-indenting, so strings, `global` and `from __future__` stay what they were
@@ -215,6 +218,39 @@ def runnable_source(code: str) -> str | None:
             "    _asyncio.run(_result)\n"
         )
     return source
+
+
+_TRACEBACK = "Traceback (most recent call last):"
+_SESSION_PROMPT = re.compile(r"^(>>>|\.\.\.)( |$)")
+
+
+def _expected_errors_caught(code: str) -> str | None:
+    """A ``>>>`` session's program where each statement whose expected output is a
+    traceback runs inside ``try: … except Exception: pass``, as doctest checks it: the
+    error is what the example shows (attrs' "FrozenInstanceError: can't set attribute").
+    None when the session is not one of plain ``>>>`` prompts."""
+    statements: list[tuple[list[str], list[str]]] = []  # (code lines, output lines)
+    for raw in textwrap.dedent(code).split("\n"):
+        line = raw.rstrip()
+        m = _SESSION_PROMPT.match(line)
+        if m and m.group(1) == ">>>":
+            statements.append(([line[4:]], []))
+        elif m and statements and not statements[-1][1]:
+            statements[-1][0].append(line[4:])
+        elif statements and line.strip():
+            statements[-1][1].append(line.strip())
+        elif not statements and line.strip():
+            return None  # code before the first prompt: not a plain session
+    if not statements:
+        return None
+    out: list[str] = []
+    for lines, output in statements:
+        if output and output[0].startswith(_TRACEBACK):
+            out += ["try:", *("    " + ln for ln in lines), "except Exception:", "    pass"]
+        else:
+            out += lines
+    program = "\n".join(out) + "\n"
+    return program if parse_python(program)[0] is not None else None
 
 
 def _awaits_at_top_level(source: str) -> bool:

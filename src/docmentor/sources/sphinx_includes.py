@@ -71,8 +71,17 @@ def _myst_options(inner: Sequence[str]) -> dict[str, str]:
     else:
         for entry in body:
             if o := _OPTION.match(entry):
-                opts[o["key"]] = o["value"] or ""
+                opts[o["key"]] = _unquoted(o["value"] or "")
     return opts
+
+
+def _unquoted(value: str) -> str:
+    """A MyST option value as its YAML reading gives it: ``'teaser-begin -->'`` (attrs'
+    includes) is ``teaser-begin -->``; reST options keep their quotes, as Sphinx does."""
+    value = value.strip()
+    if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
+        return value[1:-1]
+    return value
 
 
 def _parse_linenos(spec: str, total: int) -> list[int]:
