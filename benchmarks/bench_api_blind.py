@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
-"""find_api on libraries nobody tuned for: Flask 3.1.3, click 8.5.1 and jinja2 3.1.6 (issue 5).
+"""find_api on libraries nobody tuned for: Flask 3.1.3, click 8.5.1, jinja2 3.1.6 and
+marshmallow 4.4.0 (issue 5).
 
 The task sets (benchmarks/flask_api.jsonl, 20 tasks; click_api.jsonl, 15; jinja2_api.jsonl,
-20) were written by helper sessions that saw the libraries and their docs but never
-docmentor's results, in the format of ../shared/eval/httpx_api.jsonl, and pass
-../shared/eval/check_api_set.py. jinja2's came last and is the hardest: its paraphrases
-share few words with the docs, and jinja2 exposes its compiler, lexer and nodes as public
-modules (1,125 APIs).
+20; marshmallow_api.jsonl, 20) were written by helper sessions that saw the libraries and
+their docs but never docmentor's results, in the format of ../shared/eval/httpx_api.jsonl,
+and pass ../shared/eval/check_api_set.py. jinja2's and marshmallow's came last and are the
+hardest: their paraphrases share few words with the docs (jinja2 also exposes its
+compiler, lexer and nodes as public modules: 1,125 APIs).
 
 For each library: a venv with it (``pip install LIB==VERSION``, reused when it exists), its
 documentation from the sdist on PyPI (``pip download --no-binary :all:``; Flask's docs are
@@ -43,6 +44,7 @@ LIBRARIES = [
     ("flask", "3.1.3", "flask_api.jsonl"),
     ("click", "8.5.1", "click_api.jsonl"),
     ("jinja2", "3.1.6", "jinja2_api.jsonl"),
+    ("marshmallow", "4.4.0", "marshmallow_api.jsonl"),
 ]
 
 
