@@ -1463,8 +1463,9 @@ def test_a_module_attribute_naming_a_function_of_the_package_is_that_function(tm
         {
             "pkg/__init__.py": """
                 from pkg.procs import Renderer, format_exc, get_logger, getLogger, LEVEL, log, dumps, Out, hook
+                from pkg.procs import frozen_logger, odd
                 __all__ = ["Renderer", "format_exc", "get_logger", "getLogger", "LEVEL", "log", "dumps", "Out",
-                           "hook"]
+                           "hook", "frozen_logger", "odd"]
             """,
             "pkg/procs.py": """
                 import json
@@ -1477,11 +1478,14 @@ def test_a_module_attribute_naming_a_function_of_the_package_is_that_function(tm
 
                 format_exc = Renderer()
 
-                def get_logger(*args: str, **values: object) -> "Renderer":
+                def get_logger(*args: str, frozen: bool = False, **values: object) -> "Renderer":
                     \"\"\"Get a logger.\"\"\"
 
                 getLogger = get_logger
                 LEVEL = 10
+                from functools import partial
+                frozen_logger = partial(get_logger, frozen=True)  # attrs: frozen = partial(define, …)
+                odd = partial(get_logger, 1)  # a bound positional argument: data
 
                 class Out:
                     def msg(self, message: str) -> None:
@@ -1497,9 +1501,15 @@ def test_a_module_attribute_naming_a_function_of_the_package_is_that_function(tm
     )
     by_id = {e.api_id: e for e in api.entries}
     alias = by_id["pkg.procs.getLogger"]
-    assert (alias.kind, alias.signature) == ("function", "getLogger(*args: str, **values: object) -> Renderer")
+    assert (alias.kind, alias.signature) == (
+        "function", "getLogger(*args: str, frozen: bool = False, **values: object) -> Renderer"
+    )  # fmt: skip
     assert alias.description == "Get a logger." and alias.aliases == ["pkg.getLogger"]
-    assert [p.name for p in alias.parameters] == ["args", "values"]
+    assert [p.name for p in alias.parameters] == ["args", "frozen", "values"]
+    # a partial of it: the function with the keyword defaults it binds
+    frozen = by_id["pkg.procs.frozen_logger"]
+    assert frozen.signature == "frozen_logger(*args: str, frozen: bool = True, **values: object) -> Renderer"
+    assert by_id["pkg.procs.odd"].kind == "attribute"
     # it returns what the function returns: `log = pkg.getLogger(); log.…` is typed
     assert alias.returns is not None and alias.returns.class_id == "pkg.procs.Renderer"
     assert by_id["pkg.procs.hook"].kind == "attribute"

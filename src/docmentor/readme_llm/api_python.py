@@ -713,27 +713,67 @@ _BOUND_KINDS = ("positional-only", "positional or keyword")
 def _aliased_function(obj: Any) -> Any:
     """The package's function (or, in a class body, the same class's method) an unannotated
     attribute is another name for; None for anything else (see :func:`_callable_value`)."""
+    found = _aliased(obj)
+    return None if found is None else found[0]
+
+
+def _aliased(obj: Any) -> tuple[Any, dict[str, str]] | None:
+    """:func:`_aliased_function`, and the keyword defaults a ``functools.partial`` binds:
+    ``frozen = partial(define, frozen=True, on_setattr=None)`` is ``define`` with
+    ``frozen`` and ``on_setattr`` defaulting so (attrs)."""
     if not obj.is_attribute or obj.parent is None or "property" in obj.labels:
         return None
     if getattr(obj, "annotation", None) is not None:
         return None  # `handler: Callable = get_logger`: a typed setting that holds a function
     value = getattr(obj, "value", None)
+    bound: dict[str, str] = {}
+    if isinstance(value, griffe.ExprCall) and _named(value.function) in ("partial", "functools.partial"):
+        args = list(value.arguments)
+        if not args or not isinstance(args[0], griffe.ExprName | griffe.ExprAttribute):
+            return None
+        for extra in args[1:]:
+            if not isinstance(extra, griffe.ExprKeyword):
+                return None  # a bound positional argument: the signature is not simply the function's
+            bound[extra.name] = str(extra.value)
+        value = args[0]
     if not isinstance(value, griffe.ExprName | griffe.ExprAttribute):
         return None
-    try:
-        function = _target(obj.modules_collection[value.canonical_path])
-    except Exception:  # a name griffe cannot resolve, or one outside what it loaded
-        return None
+    function = _resolved(obj, value)
     if function is None or function.path.split(".")[0] != obj.path.split(".")[0]:
         return None  # only the package's own: `dumps = json.dumps` is no API of it
     if not function.is_function or "property" in function.labels:
         return None
+    if any(name not in {p.name for p in function.parameters} for name in bound):
+        return None  # a keyword the function does not take (it has **kwargs): not shown
     owner = function.parent if function.parent is not None and function.parent.is_class else None
     if obj.parent.is_class:
         # `info = msg` in a class body: a method under another name (structlog's loggers);
         # `handler = some_function` there is a function stored on the class: left as data
-        return function if owner is not None and owner.path == obj.parent.path else None
-    return function if owner is None else None
+        return (function, bound) if owner is not None and owner.path == obj.parent.path else None
+    return (function, bound) if owner is None else None
+
+
+def _named(expr: Any) -> str:
+    """The name an expression is written with (``partial``, ``functools.partial``)."""
+    return str(expr) if isinstance(expr, griffe.ExprName | griffe.ExprAttribute) else ""
+
+
+def _resolved(obj: Any, value: Any) -> Any:
+    """What a name in ``obj``'s value denotes: by its canonical path, else (a value griffe
+    read from a stub, where the path stays bare: attrs' ``mutable = define``) by the name
+    in ``obj``'s own module or class."""
+    try:
+        return _target(obj.modules_collection[value.canonical_path])
+    except Exception:  # a name griffe cannot resolve, or one outside what it loaded
+        pass
+    if isinstance(value, griffe.ExprName):
+        member = obj.parent.members.get(value.name)
+        if member is not None and member is not obj:
+            try:
+                return _target(member)
+            except Exception:
+                return None
+    return None
 
 
 def _callable_value(obj: Any) -> ApiEntry | None:
@@ -746,11 +786,17 @@ def _callable_value(obj: Any) -> ApiEntry | None:
     An instance of a class with ``__call__`` stays data: users pass it far more often than
     they call it (click's ``type=click.INT``, structlog's ``processors=[format_exc_info]``);
     as functions, click's six param types cost its task set a first place."""
-    function = _aliased_function(obj)
-    if function is None:
+    found = _aliased(obj)
+    if found is None:
         return None
+    function, bound = found
     owner = function.parent if function.parent is not None and function.parent.is_class else None
-    params = list(function.parameters)
+    params = [
+        griffe.Parameter(p.name, annotation=p.annotation, kind=p.kind, default=bound[p.name])
+        if p.name in bound
+        else p
+        for p in function.parameters
+    ]
     own = obj.docstring.value if obj.docstring else ""
     doc = obj.docstring or function.docstring
     descriptions, returns_doc, types, returns_type = _parse_docstring(function.docstring or doc)
