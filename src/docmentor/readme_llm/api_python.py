@@ -808,8 +808,9 @@ def _callable_value(obj: Any) -> ApiEntry | None:
     docstring = own or (doc.value if doc else "")
     prefix = "async " if "async" in function.labels else ""
     # a method's signature as written (with self), its parameters without it, as for methods
-    bound = owner is not None and "staticmethod" not in function.labels
-    shown = params[1:] if bound and params and params[0].kind.value in _BOUND_KINDS else params
+    is_method = owner is not None and "staticmethod" not in function.labels
+    first_kind = getattr(params[0].kind, "value", None) if params else None
+    shown = params[1:] if is_method and first_kind in _BOUND_KINDS else params
     return ApiEntry(
         api_id=obj.path,
         name=obj.name,
