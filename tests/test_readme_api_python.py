@@ -1580,10 +1580,16 @@ def test_what_the_docs_document_is_public_though_all_leaves_it_out(tmp_path: Pat
         encoding="utf-8",
     )
     (docs / "more.md").write_text("# More\n\n::: pkg.dev.Column.width\n\n```{autofunction} os.path.join\n```\n")
+    # a member inside a class directive (its class not read here), and a reset module
+    (docs / "z.rst").write_text(
+        ".. module:: pkg.dev\n\n.. class:: Thing\n\n   .. method:: undocumented\n\n"
+        ".. currentmodule:: None\n\n.. autofunction:: pkg.dev.set_exc_info\n",
+        encoding="utf-8",
+    )
     paths = documented_paths(docs)
     assert paths == [
         "pkg.Renderer", "pkg.dev", "pkg.dev.Column", "pkg.dev.set_exc_info", "pkg._impl.hidden",
-        "pkg.dev.nosuch", "pkg.dev.Column.width", "os.path.join",
+        "pkg.dev.nosuch", "pkg.dev.Column.width", "os.path.join", "pkg.dev.Thing", "pkg.dev.set_exc_info",
     ]  # fmt: skip
     plain = {e.api_id for e in load_api("pkg", search_paths=[tmp_path]).entries}
     api = load_api("pkg", search_paths=[tmp_path], documented=paths)
@@ -1618,3 +1624,30 @@ def test_a_module_that_star_imports_re_exports_what_it_brings(tmp_path: Path) ->
     assert api.resolve("pkg.validators.hidden") is None  # not in what the star brings (__all__)
     assert api.resolve("pkg.tools.tool") is not None
     assert api.resolve("pkg.tools.helper") is None  # a plain import in a module without __all__: not its API
+
+
+def test_a_partial_has_the_signature_inspect_gives_it(tmp_path: Path) -> None:
+    api = surface(
+        tmp_path,
+        {
+            "pkg/__init__.py": """
+                from functools import partial
+                def f(a, b, c, *, d=0):
+                    \"\"\"F.\"\"\"
+                mid = partial(f, b=2)  # b and what follows it become keyword-only
+                va = partial(f, args=1)  # no parameter of that name: data
+                class C:
+                    def m(self, a, b=1):
+                        \"\"\"M.\"\"\"
+                    pm = partial(m, b=2)  # no method: a partial in a class body does not bind self
+                __all__ = ["f", "mid", "va", "C"]
+            """,
+        },
+    )
+    by_id = {e.api_id: e for e in api.entries}
+    assert by_id["pkg.mid"].signature == "mid(a, *, b=2, c, d=0)"
+    assert [(p.name, p.kind, p.default) for p in by_id["pkg.mid"].parameters] == [
+        ("a", "positional or keyword", None), ("b", "keyword-only", "2"), ("c", "keyword-only", None),
+        ("d", "keyword-only", "0"),
+    ]  # fmt: skip
+    assert by_id["pkg.va"].kind == by_id["pkg.C.pm"].kind == "attribute"

@@ -279,6 +279,8 @@ def test_a_heading_that_spells_a_compound_name_documents_it() -> None:
         api("pkg._t.AsyncClient", "class", "pkg.AsyncClient"),
         api("pkg._t.AsyncClient.get", "method", parent="pkg._t.AsyncClient"),
         api("pkg._t.open_stream", "function", "pkg.open_stream"),
+        api("pkg._t.HTTPTransport", "class", "pkg.HTTPTransport"),
+        api("pkg._t.AsyncHTTPTransport", "class", "pkg.AsyncHTTPTransport"),
     ]
     r = MentionResolver(entries, [])
     credit = r.section_apis(Section("Call `AsyncClient.get`.", heading_path=["Transports", "ASGI Transport", "Example"]))
@@ -288,3 +290,6 @@ def test_a_heading_that_spells_a_compound_name_documents_it() -> None:
     assert r.spelled_by("Open stream") == {"pkg._t.open_stream"}
     assert r.spelled_by("Clients and responses") == set()  # one-word names: not from a heading
     assert r.spelled_by("Get") == set()  # nor a method's
+    # a name inside a longer one the heading spells is not it
+    assert r.spelled_by("Async HTTP Transport") == {"pkg._t.AsyncHTTPTransport"}
+    assert r.spelled_by("HTTP Transport and ASGI Transport") == {"pkg._t.HTTPTransport", "pkg._t.ASGITransport"}

@@ -104,12 +104,17 @@ def test_a_session_that_shows_an_error_passes_when_that_statement_raises(tmp_pat
     any other statement that raises fails the example."""
     shown = ">>> d = {}\n>>> d['missing']\nTraceback (most recent call last):\n   ...\nKeyError: 'missing'\n>>> len(d)\n0\n"
     unexpected = ">>> d = {}\n>>> d['missing']\n1\n"
+    # the example shows one error, the code raises another (a renamed function): failed
+    other = ">>> import json\n>>> json.loads_renamed('x')\nTraceback (most recent call last):\nValueError: bad\n"
     report = validate_examples(
-        [example(shown, example_id="shown"), example(unexpected, example_id="unexpected")], library="json"
-    )
+        [example(shown, example_id="shown"), example(unexpected, example_id="unexpected"),
+         example(other, example_id="other")],
+        library="json",
+    )  # fmt: skip
     by_id = {r.example_id: r for r in report.results}
     assert by_id["shown"].status == "passed", by_id["shown"].error
     assert by_id["unexpected"].status == "failed" and "KeyError" in (by_id["unexpected"].error or "")
+    assert by_id["other"].status == "failed" and "AttributeError" in (by_id["other"].error or "")
 
 
 def test_an_example_with_placeholders_is_not_complete() -> None:

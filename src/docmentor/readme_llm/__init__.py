@@ -662,6 +662,10 @@ _AUTODOC = frozenset(
      "exception", "decorator"}
 )  # fmt: skip
 _MODULE_SETTERS = frozenset({"module", "currentmodule", "automodule"})
+_MEMBER_DIRECTIVES = frozenset(
+    {"automethod", "autoattribute", "autoproperty", "method", "attribute", "property", "classmethod",
+     "staticmethod"}
+)  # fmt: skip
 MAX_SCANNED_BYTES = 2_000_000  # a page larger than this is not read for directives
 
 
@@ -689,9 +693,11 @@ def documented_paths(docs: Path) -> list[str]:
             if m["mk"]:
                 found.append(target)
             elif kind in _MODULE_SETTERS:
-                module = target
-                if kind == "automodule":
+                module = "" if target == "None" else target  # `.. currentmodule:: None` resets it
+                if kind == "automodule" and module:
                     found.append(target)
+            elif kind in _MEMBER_DIRECTIVES and "." not in target and m.group(0)[:1] in " \t":
+                continue  # `.. method:: get` inside `.. class:: Client`: its class is not read here
             elif kind in _AUTODOC:
                 # a name of the current module (`set_exc_info`, `Column.width`); a path
                 # from the package down (`pkg._impl.hidden`) as it is

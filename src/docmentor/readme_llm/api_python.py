@@ -728,6 +728,8 @@ def _aliased(obj: Any) -> tuple[Any, dict[str, str]] | None:
     value = getattr(obj, "value", None)
     bound: dict[str, str] = {}
     if isinstance(value, griffe.ExprCall) and _named(value.function) in ("partial", "functools.partial"):
+        if obj.parent.is_class:
+            return None  # a partial in a class body does not bind self: no method (partialmethod)
         args = list(value.arguments)
         if not args or not isinstance(args[0], griffe.ExprName | griffe.ExprAttribute):
             return None
@@ -743,14 +745,37 @@ def _aliased(obj: Any) -> tuple[Any, dict[str, str]] | None:
         return None  # only the package's own: `dumps = json.dumps` is no API of it
     if not function.is_function or "property" in function.labels:
         return None
-    if any(name not in {p.name for p in function.parameters} for name in bound):
-        return None  # a keyword the function does not take (it has **kwargs): not shown
+    takes = {p.name for p in function.parameters if p.kind is None or p.kind.value not in _VARIADIC}
+    if any(name not in takes for name in bound):
+        return None  # a keyword the function does not name (it has **kwargs): not shown
     owner = function.parent if function.parent is not None and function.parent.is_class else None
     if obj.parent.is_class:
         # `info = msg` in a class body: a method under another name (structlog's loggers);
         # `handler = some_function` there is a function stored on the class: left as data
         return (function, bound) if owner is not None and owner.path == obj.parent.path else None
     return (function, bound) if owner is None else None
+
+
+_VARIADIC = ("variadic positional", "variadic keyword")
+
+
+def _partially_applied(params: list[Any], bound: dict[str, str]) -> list[Any]:
+    """The parameters of ``partial(f, **bound)``, as ``inspect.signature`` gives them: a
+    bound one takes its new default and becomes keyword-only, and so does every positional
+    one after it (``partial(f, b=2)`` of ``f(a, b, c)`` is ``(a, *, b=2, c)``)."""
+    keyword_only = griffe.ParameterKind.keyword_only
+    out: list[Any] = []
+    after = False
+    for p in params:
+        kind = p.kind
+        if p.name in bound or (after and kind is not None and kind.value == "positional or keyword"):
+            after = True
+            kind = keyword_only
+        default = bound.get(p.name, p.default)
+        out.append(griffe.Parameter(p.name, annotation=p.annotation, kind=kind, default=default))
+    # keyword-only ones go after *args (Python's order), before **kwargs
+    rank = {"positional-only": 0, "positional or keyword": 1, "variadic positional": 2, "keyword-only": 3}
+    return sorted(out, key=lambda p: rank.get(getattr(p.kind, "value", ""), 4))
 
 
 def _named(expr: Any) -> str:
@@ -791,12 +816,7 @@ def _callable_value(obj: Any) -> ApiEntry | None:
         return None
     function, bound = found
     owner = function.parent if function.parent is not None and function.parent.is_class else None
-    params = [
-        griffe.Parameter(p.name, annotation=p.annotation, kind=p.kind, default=bound[p.name])
-        if p.name in bound
-        else p
-        for p in function.parameters
-    ]
+    params = _partially_applied(list(function.parameters), bound) if bound else list(function.parameters)
     own = obj.docstring.value if obj.docstring else ""
     doc = obj.docstring or function.docstring
     descriptions, returns_doc, types, returns_type = _parse_docstring(function.docstring or doc)

@@ -22,7 +22,7 @@ every attribute and call is checked against the surface:
   score does not count these.
 
 Only Python examples are read, and not those of upgrade guides and changelogs
-(``upgrading.rst``, ``migration.md``, ``CHANGES.rst``: :data:`HISTORICAL_PAGE`), which show
+(``upgrading.rst``, ``migration.md``, ``CHANGES.rst``: :func:`historical_page`), which show
 removed APIs on purpose (marshmallow's ``upgrading.rst`` made 18 of its 20 findings).
 """
 
@@ -160,12 +160,30 @@ def clarity_counts(report: DriftReport) -> dict[str, dict[str, int]]:
     return counts
 
 
-# a page whose examples show the old API on purpose: an upgrade or migration guide, a changelog
-# (a file name starting so, or with one of these after a - _ or .: `v2-migration.md`)
-HISTORICAL_PAGE = re.compile(
-    r"(?:^|[-_.])(?:upgrad|migrat|porting|changelog|changes|history|whats[-_]?new|release[-_]?notes|news\b)",
-    re.I,
-)
+# a page whose examples show the old API on purpose: an upgrade or migration guide, a
+# changelog — its file name made of these words and versions ("upgrading.rst",
+# "v2-migration.md", "release-notes.md", "whats_new.rst"), or a page in such a folder
+# ("changelog/3.0.rst"); not "database-migrations.md" nor "history_tracking.md"
+_HISTORICAL_WORDS = frozenset(
+    {"upgrade", "upgrading", "migration", "migrating", "migrate", "porting", "changelog", "changes",
+     "history", "whatsnew", "whats", "new", "news", "release", "releases", "notes", "guide", "to",
+     "from", "v", "version"}
+)  # fmt: skip
+_HISTORICAL_KEYS = frozenset(
+    {"upgrade", "upgrading", "migration", "migrating", "migrate", "porting", "changelog", "changes",
+     "history", "whatsnew", "whats", "news", "release", "releases"}
+)  # fmt: skip
+_HISTORICAL_FOLDERS = frozenset({"changelog", "changes", "whatsnew", "releases", "release-notes", "news", "history"})
+_TOKEN = re.compile(r"[a-z]+|\d+")
+
+
+def historical_page(path: str) -> bool:
+    """Whether a docs page shows the old API on purpose (see :data:`_HISTORICAL_WORDS`)."""
+    *folders, name = path.lower().split("/")
+    if any(f in _HISTORICAL_FOLDERS for f in folders):
+        return True
+    words = [w for w in _TOKEN.findall(name.rsplit(".", 1)[0]) if not w.isdigit()]
+    return bool(words) and set(words) <= _HISTORICAL_WORDS and bool(set(words) & _HISTORICAL_KEYS)
 
 
 def drift_report(
@@ -191,7 +209,7 @@ def drift_report(
     page: tuple[str, str] | None = None
     analysis: _DriftPython | None = None
     for ex in sorted(examples, key=lambda x: (x.source, x.path, x.line)):
-        if ex.language != "python" or HISTORICAL_PAGE.search(ex.path.rsplit("/", 1)[-1]):
+        if ex.language != "python" or historical_page(ex.path):
             continue
         if (ex.source, ex.path) != page or analysis is None:
             page, analysis = (ex.source, ex.path), _DriftPython(resolver, checker)

@@ -246,13 +246,19 @@ class MentionResolver:
         order, a plural for the last ("ASGI Transport" → ``ASGITransport``; "Async clients"
         → ``AsyncClient``)."""
         found = heading_forms(heading)
-        out: set[str] = set()
+        spans: list[tuple[int, int, str]] = []
         for j, forms in enumerate(found):
             for first in forms:
                 for words, api_id in self._spelled.get(first, ()):
                     if spells(found, j, words):
-                        out.add(api_id)
-        return out
+                        spans.append((j, j + len(words), api_id))
+        # not a name inside a longer one there ("Async HTTP Transport": `AsyncHTTPTransport`,
+        # not `HTTPTransport` too)
+        return {
+            api_id
+            for a, b, api_id in spans
+            if not any(c <= a and b <= d and d - c > b - a for c, d, _ in spans)
+        }
 
     def _context(self, headings: Sequence[str]) -> set[str]:
         """The classes the headings name: a ``.member`` below them is theirs."""

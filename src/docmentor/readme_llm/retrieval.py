@@ -110,6 +110,11 @@ CLOSEST = 5  # texts whose mean cosine says how close a library comes to a task
 EXTENSION_WEIGHT = 1.3
 MIN_SUBCLASSES = 2
 _OWN_INTENT = re.compile(r"\bmy own\b|\bsubclass", re.I)
+_FOREIGN_BASE_MODULES = frozenset({"typing", "typing_extensions", "t", "abc", "enum", "collections", "builtins"})
+_FOREIGN_BASE_NAMES = frozenset(
+    {"object", "Protocol", "Generic", "TypedDict", "NamedTuple", "ABC", "Enum", "IntEnum", "StrEnum",
+     "Flag", "IntFlag", "Exception", "BaseException"}
+)  # fmt: skip
 # names a deprecation reason may point at: "use name" first, then `code`, :role:`target`, call()
 _USE_NAME = re.compile(r"\b(?:[Uu]se|[Cc]all|[Ss]ee)\s+(?::\w+:)?[`'\"]*~?([A-Za-z_][\w.]*)")
 _REASON_NAMES = re.compile(r"`(?::\w+:`)?~?([A-Za-z_][\w.]*)|([A-Za-z_][\w.]*)\(")
@@ -521,31 +526,7 @@ class ApiIndex:
         }
         # extension points: classes the library subclasses itself (MIN_SUBCLASSES times or
         # more), and their members a subclass overrides (:data:`EXTENSION_WEIGHT`)
-        self._extension: set[int] = set()
-        by_name: dict[tuple[str, str], list[int]] = {}
-        for i, (lib, e) in enumerate(self.entries):
-            if e.kind == "class":
-                by_name.setdefault((lib, e.name), []).append(i)
-        subclasses: dict[int, list[int]] = {}
-        for i, (lib, e) in enumerate(self.entries):
-            if e.kind == "class":
-                for b in e.bases:
-                    for j in by_name.get((lib, b.split("[")[0].rsplit(".", 1)[-1]), ()):
-                        if j != i:
-                            subclasses.setdefault(j, []).append(i)
-        members: dict[tuple[str, str], dict[str, int]] = {}  # (library, class) → member name → position
-        for i, (lib, e) in enumerate(self.entries):
-            if e.parent:
-                members.setdefault((lib, e.parent), {})[e.name] = i
-        for j, subs in subclasses.items():
-            if len(subs) >= MIN_SUBCLASSES:
-                self._extension.add(j)
-                lib = self.entries[j][0]
-                own = members.get((lib, self.entries[j][1].api_id), {})
-                for k in subs:
-                    for name in members.get((lib, self.entries[k][1].api_id), {}):
-                        if name in own:
-                            self._extension.add(own[name])
+        self._extension = self._extension_points()
         # entry position → the positions of its other editions (sync/async twins)
         self._twins: dict[int, tuple[int, ...]] = {}
         for lib, (entries, _) in libraries.items():
@@ -592,6 +573,59 @@ class ApiIndex:
     def semantic(self) -> bool:
         """Whether queries are embedded (some library has vectors and an embedder is set)."""
         return bool(self.vectors) and self.embedder is not None
+
+    def _extension_points(self) -> set[int]:
+        """Positions of the classes their library subclasses MIN_SUBCLASSES times or more,
+        and of the members those subclasses override. A base is the library's class of
+        that name; of several so named, the one whose module shares the longest prefix with
+        the subclass's, a first-hand copy before a mirror's (pydantic's `BaseModel` and
+        `v1.BaseModel`); none when still undecided. `typing`, `abc` and `enum` bases and
+        the builtins' names (`Protocol`, `Generic`, `Exception`) are no library's class."""
+        by_name: dict[tuple[str, str], list[int]] = {}
+        for i, (lib, e) in enumerate(self.entries):
+            if e.kind == "class":
+                by_name.setdefault((lib, e.name), []).append(i)
+
+        def module(i: int) -> list[str]:
+            return self.entries[i][1].api_id.split(".")[:-1]
+
+        def shared(a: list[str], b: list[str]) -> int:
+            n = 0
+            while n < min(len(a), len(b)) and a[n] == b[n]:
+                n += 1
+            return n
+
+        subclasses: dict[int, list[int]] = {}
+        for i, (lib, e) in enumerate(self.entries):
+            if e.kind != "class":
+                continue
+            for written in e.bases:
+                path = written.split("[", 1)[0].strip()
+                head, _, name = path.rpartition(".")
+                if head.split(".")[0] in _FOREIGN_BASE_MODULES or name in _FOREIGN_BASE_NAMES:
+                    continue
+                found = [j for j in by_name.get((lib, name), ()) if j != i]
+                if len(found) > 1:
+                    rank = {j: (shared(module(j), module(i)), j not in self._secondary) for j in found}
+                    best = max(rank.values())
+                    found = [j for j in found if rank[j] == best]
+                if len(found) == 1:
+                    subclasses.setdefault(found[0], []).append(i)
+        members: dict[tuple[str, str], dict[str, int]] = {}  # (library, class) → member name → position
+        for i, (lib, e) in enumerate(self.entries):
+            if e.parent:
+                members.setdefault((lib, e.parent), {})[e.name] = i
+        points: set[int] = set()
+        for j, subs in subclasses.items():
+            if len(subs) >= MIN_SUBCLASSES:
+                points.add(j)
+                lib = self.entries[j][0]
+                own = members.get((lib, self.entries[j][1].api_id), {})
+                for k in subs:
+                    for name in members.get((lib, self.entries[k][1].api_id), {}):
+                        if name in own:
+                            points.add(own[name])
+        return points
 
     # -- the three rankings -------------------------------------------------------------
     def _word_scores(
