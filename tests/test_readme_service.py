@@ -828,7 +828,9 @@ def test_generate_lists_the_docs_indexing_warnings(cli: Cli, work: Path, lib: Pa
     (line,) = [w for w in err.splitlines() if "while indexing the docs" in w]
     assert line.startswith("warning: 7 warning(s) while indexing the docs: broken.md:3: include not found: missing0.py;")
     assert line.count("include not found") == 5
-    assert line.endswith(f"; … (all of them: docmentor add {lib / 'docs'} --name minidb-docs)")
+    assert line.endswith("; … (all of them: --json, under docs_warnings)")
+    data = cli.json("readme-llm", "generate", "--library", "minidb", "--docs-path", str(lib / "docs"))
+    assert len(data["docs_warnings"]) == 7 and all("include not found" in w for w in data["docs_warnings"])
 
 
 ASYNC_EDITION = '''

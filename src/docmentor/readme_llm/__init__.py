@@ -56,6 +56,7 @@ class GenerationResult:
     drift: dict[str, int] | None
     timings: dict[str, float] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
+    docs_warnings: list[str] = field(default_factory=list)  # every one of the docs' indexing
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -75,6 +76,7 @@ class GenerationResult:
             "drift": self.drift,
             "timings": {k: round(v, 3) for k, v in self.timings.items()},
             "warnings": self.warnings,
+            "docs_warnings": self.docs_warnings,
         }
 
 
@@ -353,9 +355,10 @@ def generate(
     # 2. the docs, indexed by the engine (includes resolved)
     t = time.perf_counter()
     docs_source: str | None = _source_name(library)
+    docs_warnings: list[str] = []
     if docs_path is not None:
         step("indexing the docs")
-        _index_docs(engine, Path(docs_path), _source_name(library), warnings)
+        docs_warnings = _index_docs(engine, Path(docs_path), _source_name(library), warnings)
         step("indexing the docs", 1)
     elif not engine.store.has_source(_source_name(library)):
         warnings.append(f"no documentation: pass --docs-path (no source {docs_source!r} is indexed)")
@@ -575,6 +578,7 @@ def generate(
         drift=drift_data["counts"] if drift_data else None,
         timings=timings,
         warnings=warnings,
+        docs_warnings=docs_warnings,
     )
 
 
@@ -706,7 +710,9 @@ def documented_paths(docs: Path) -> list[str]:
     return found
 
 
-def _index_docs(engine: Docmentor, docs_path: Path, name: str, warnings: list[str]) -> None:
+def _index_docs(engine: Docmentor, docs_path: Path, name: str, warnings: list[str]) -> list[str]:
+    """Index (or re-index) the docs folder as source ``name``; a summary of its problems goes
+    into ``warnings``, and every indexing warning is returned."""
     from docmentor.errors import SourceUnavailableError
 
     if not docs_path.is_dir():
@@ -742,5 +748,6 @@ def _index_docs(engine: Docmentor, docs_path: Path, name: str, warnings: list[st
         warnings.append(
             f"{len(report.warnings)} warning(s) while indexing the docs: "
             + "; ".join(shown)
-            + (f"; … (all of them: docmentor add {docs_path} --name {name})" if len(report.warnings) > len(shown) else "")
+            + ("; … (all of them: --json, under docs_warnings)" if len(report.warnings) > len(shown) else "")
         )
+    return list(report.warnings)
