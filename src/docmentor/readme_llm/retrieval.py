@@ -75,7 +75,7 @@ IMPLIED_WEIGHT = 1.0  # get_examples: an example of an API find_api ranks for th
 IMPORTANCE_SHARE = 0.15
 K1, B = 1.2, 0.75
 # 60 (the usual) until six task sets: 40 gained httpx and Flask a task each and jinja2 0.02
-# MRR, lost none; 20 and 30 cost pydantic (BENCHMARKS.md, "RRF k with a sixth set")
+# MRR, lost none; 20 and 30 cost pydantic (BENCHMARKS.md, "The day session")
 RRF_K = 40
 DEPTH = 50  # each ranking contributes its best 50
 SECTIONS = 20  # documentation sections asked of the engine per library
@@ -109,7 +109,8 @@ CLOSEST = 5  # texts whose mean cosine says how close a library comes to a task
 # thing. Of the six task sets' 115 tasks, five say "my own": each such an answer
 EXTENSION_WEIGHT = 1.3
 MIN_SUBCLASSES = 2
-_OWN_INTENT = re.compile(r"\bmy own\b|\bsubclass", re.I)
+# "my own", "subclass it", "by subclassing"; not "is a subclass of" (a question about types)
+_OWN_INTENT = re.compile(r"\bmy own\b|\bsubclass(?:ing|es)?\b(?! of\b)", re.I)
 _FOREIGN_BASE_MODULES = frozenset({"typing", "typing_extensions", "t", "abc", "enum", "collections", "builtins"})
 _FOREIGN_BASE_NAMES = frozenset(
     {"object", "Protocol", "Generic", "TypedDict", "NamedTuple", "ABC", "Enum", "IntEnum", "StrEnum",
