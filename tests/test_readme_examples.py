@@ -458,6 +458,28 @@ def test_python_doctest_sessions_and_placeholders() -> None:
     assert used(ex(skipped, language="python")) == [["lancedb.connect", "lancedb.db.DBConnection.table_names"]]
 
 
+def test_a_member_is_guessed_on_an_untyped_value_not_on_one_the_api_types_otherwise() -> None:
+    """`app.config.from_envvar`: only Config has from_envvar, and `App.config` says nothing
+    of its type; attrs' `x = field()` says it gives `Any`: `@x.validator` is no
+    `Attribute.validator`, the one class with such a member."""
+    surface = FakeSurface(
+        [
+            api("lancedb.App", "class"),
+            api("lancedb.App.config", "property"),  # no type
+            api("lancedb.Config", "class"),
+            api("lancedb.Config.from_envvar"),
+            api("lancedb.field", "function", "Any | _T"),
+            api("lancedb.Attribute", "class"),
+            api("lancedb.Attribute.validator"),
+        ]
+    )
+    untyped = ex("import lancedb\napp = lancedb.App()\napp.config.from_envvar('X')\n")
+    typed = ex("import lancedb\nx = lancedb.field()\n@x.validator\ndef check(self, a, v): ...\n", n=2)
+    assert used(untyped, typed, surface=surface) == [
+        ["lancedb.App", "lancedb.App.config", "lancedb.Config.from_envvar"], ["lancedb.field"]
+    ]  # fmt: skip
+
+
 def test_a_library_attribute_imported_by_name_is_credited_where_it_is_used() -> None:
     """`from pkg.proc import format_exc` then `format_exc(…)` or `[format_exc]`: the example
     uses the attribute (structlog's processors), as `pkg.proc.format_exc(…)` does."""

@@ -392,6 +392,13 @@ class _Analysis:
         return out or self._unknown(e, value.guessed)
 
     def _unknown(self, e: ApiEntry, guessed: bool) -> _Value | None:
+        """A library value of no known class, whose members are guessed by their name
+        (``app.config.from_envvar``: only ``Config`` has ``from_envvar``). Not when the API
+        says what it gives, and that is no class of the library (``Any``, ``_T``,
+        ``dict[str, Any]``): attrs' ``x = field()`` then ``@x.validator`` is no
+        ``Attribute.validator``."""
+        if e.returns is not None and (e.returns.type or "").strip():
+            return None
         return _Value("unknown", e.api_id, guessed=guessed) if self.unknowns else None
 
     def known_root(self, module: str) -> bool:
