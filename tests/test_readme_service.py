@@ -297,6 +297,8 @@ def test_api_find_text_and_json(generated: Cli) -> None:
     assert cli.ok("api", "find", "zzzqqq") == "no API matches 'zzzqqq'\n"
     err = cli.fails("api", "find", "x", "--library", "nope")
     assert "no knowledge base for 'nope'" in err and "known: minidb" in err
+    # a library as written elsewhere ("MiniDB"): the one registered
+    assert cli.json("api", "find", "insert rows into a table", "--library", "MiniDB", "--limit", "3")["results"] == results
 
 
 def test_api_examples_and_overview(generated: Cli) -> None:
@@ -714,7 +716,8 @@ def test_feedback_concurrent_writers_and_analyze(
         **data,
         "summary": {**data["summary"], "library": "minidb"},
     }
-    assert cli.json("feedback", "analyze", "--library", "other")["summary"]["total_issues"] == 0
+    # a library with neither a knowledge base nor reports is a misspelling, not "no issues"
+    assert "no knowledge base and no reports for 'other'" in cli.fails("feedback", "analyze", "--library", "other")
     err = cli.fails("feedback", "analyze", "--output-report", str(tmp_path / "missing" / "r.json"))
     assert "cannot write" in err
 
@@ -882,6 +885,9 @@ def test_api_find_names_the_other_editions_of_an_api(cli: Cli, work: Path, lib: 
         ({"requirements.txt": "minidb==0.7\t# pinned\n"}, ("minidb", "==0.7")),
         ({"requirements.txt": "minidb==0.7 --hash=sha256:abc\n"}, ("minidb", "==0.7")),
         ({"requirements.txt": "minidb===0.7\n"}, ("minidb", "===0.7")),
+        # what it includes, relative to it, each file once (a cycle is no loop)
+        ({"requirements.txt": "-r base.txt\nflask\n", "base.txt": "-r requirements.txt\nminidb==0.4\n"}, ("minidb", "==0.4")),
+        ({"requirements.txt": "--constraint=pins.txt\nminidb\n", "pins.txt": "minidb<2\n"}, ("minidb", "<2")),
         # valid TOML of the wrong shapes: ignored, not a crash
         ({"uv.lock": 'package = ["minidb"]\n', "pyproject.toml": "[project]\ndependencies = 5\n[dependency-groups]\ndev = 3\n"}, None),
         ({"uv.lock": '[package]\nname = "minidb"\n'}, None),
@@ -930,3 +936,24 @@ def test_api_find_shows_the_path_users_import_by() -> None:
     # a shorter re-export wins; every path private: the id
     assert _import_path("pkg.core.connect", ["pkg.connect", "pkg.compat.connect"]) == "pkg.connect"
     assert _import_path("pkg._a.f", ["pkg._b.f"]) == "pkg._a.f"
+
+
+def test_generating_from_the_indexed_docs_reads_their_directives_and_keeps_the_source_options(
+    cli: Cli, work: Path, lib: Path
+) -> None:
+    """Without --docs-path the library's indexed docs folder is read for autodoc directives
+    as it is with it; and --docs-path on the same folder keeps the source's --base-path."""
+    docs = lib / "docs"
+    (docs / "ref.rst").write_text(".. autoclass:: minidb.core.Hidden\n", encoding="utf-8")
+    core = lib / "minidb" / "core.py"
+    core.write_text(core.read_text(encoding="utf-8") + '\n\nclass Hidden:\n    """Not in __all__."""\n', encoding="utf-8")
+    (lib / "README.md").write_text("Minidb stores rows in one file for you.\n", encoding="utf-8")
+    assert cli("add", str(docs), "--name", "minidb-docs", "--base-path", str(lib))[0] == 0
+    cli.json("readme-llm", "generate", "--library", "minidb")  # from the indexed source
+    ids = {r["api_id"] for r in cli.json("api", "find", "hidden class not in all", "--limit", "20")["results"]}
+    assert "minidb.core.Hidden" in ids, ids
+    cli.json("readme-llm", "generate", "--library", "minidb", "--docs-path", str(docs))
+    listed = cli.json("sources")
+    rows = listed["sources"] if isinstance(listed, dict) else listed
+    row = next(r for r in rows if r["name"] == "minidb-docs")
+    assert row["options"].get("base_paths") == [str(lib.resolve())], row

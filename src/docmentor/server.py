@@ -610,7 +610,8 @@ def _api_tools(server: MCPServer, engine: Docmentor, *, api: bool, feedback: boo
         async def get_library_overview(aspect: _Aspect = "all", library: str | None = None) -> dict[str, Any]:
             """Overview of a library from its generated knowledge base: aspect is "architecture"
             (key modules and classes), "quickstart" (install and first example), "concepts" or "all".
-            States the library version it describes."""
+            Name the library when several are registered (the instructions list them). States
+            the library version it describes."""
             session.record("get_library_overview", {"aspect": aspect, "library": library})
             return await _run(lambda: knowledge.overview(library, aspect=aspect))
 

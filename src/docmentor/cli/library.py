@@ -311,7 +311,16 @@ def feedback_analyze(
     from docmentor.readme_llm.feedback import analyze, report_text
 
     _require_index()
-    data = analyze(_open(create=True).store, library)
+    store = _open(create=True).store
+    data = analyze(store, library)
+    if library is not None and not data["summary"]["total_issues"]:
+        from docmentor.store.kb import list_kbs
+
+        known = sorted({k.library for k in list_kbs(store)})
+        if library not in known:  # a misspelt name would read as "no issues"
+            raise UsageError(
+                f"no knowledge base and no reports for {library!r}", hint=f"known: {', '.join(known) or 'none'}"
+            )
     if output_report is not None:
         try:
             output_report.write_text(json.dumps(data, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")

@@ -344,7 +344,7 @@ def generate(
         wanted=wanted,
         search_paths=search_paths,
         warnings=warnings,
-        documented=documented_paths(Path(docs_path)) if docs_path is not None else (),
+        documented=documented_paths(_docs_folder(engine, docs_path, _source_name(library))),
     )
     version = version or detected_version
     # the import name (PyYAML's is yaml): what "exported at top level" and a missing module mean
@@ -673,7 +673,7 @@ _MEMBER_DIRECTIVES = frozenset(
 MAX_SCANNED_BYTES = 2_000_000  # a page larger than this is not read for directives
 
 
-def documented_paths(docs: Path) -> list[str]:
+def documented_paths(docs: Path | None) -> list[str]:
     """The dotted paths the docs' pages document with autodoc or mkdocstrings directives,
     a relative name read in the module the page last set (``.. module::``,
     ``.. currentmodule::``, ``.. automodule::``). Unreadable pages are skipped: the index
@@ -681,7 +681,7 @@ def documented_paths(docs: Path) -> list[str]:
     from docmentor.sources.local import document_files
 
     found: list[str] = []
-    if not docs.is_dir():
+    if docs is None or not docs.is_dir():
         return found
     for rel in document_files(docs):
         path = docs / rel
@@ -710,6 +710,18 @@ def documented_paths(docs: Path) -> list[str]:
     return found
 
 
+def _docs_folder(engine: Docmentor, docs_path: str | Path | None, name: str) -> Path | None:
+    """The docs folder to read directives from: ``--docs-path``, else the folder the
+    library's docs source already indexes (None for an llms.txt source or none at all)."""
+    if docs_path is not None:
+        return Path(docs_path)
+    if engine.store.has_source(name):
+        row = engine.store.source(name)
+        if row.kind == "folder" and Path(row.target).is_dir():
+            return Path(row.target)
+    return None
+
+
 def _index_docs(engine: Docmentor, docs_path: Path, name: str, warnings: list[str]) -> list[str]:
     """Index (or re-index) the docs folder as source ``name``; a summary of its problems goes
     into ``warnings``, and every indexing warning is returned."""
@@ -727,15 +739,17 @@ def _index_docs(engine: Docmentor, docs_path: Path, name: str, warnings: list[st
             "pass the folder that does, or leave --docs-path out",
         )
     options: dict[str, Any] = {}
+    target = os.path.abspath(docs_path.expanduser())
+    if engine.store.has_source(name):
+        existing = engine.store.source(name)
+        if existing.target != target:
+            warnings.append(f"source {name!r} pointed at {existing.target}; re-indexed from {target}")
+            engine.remove(name)
+        else:  # the same folder: its options stay (`docmentor add … --base-path` for `../README.md`)
+            options = dict(existing.options or {})
     bases = mkdocs_bases(docs_path)
     if bases:
-        options["base_paths"] = [str(b) for b in bases]
-    target = os.path.abspath(docs_path.expanduser())
-    if engine.store.has_source(name) and engine.store.source(name).target != target:
-        warnings.append(
-            f"source {name!r} pointed at {engine.store.source(name).target}; re-indexed from {target}"
-        )
-        engine.remove(name)
+        options["base_paths"] = list(dict.fromkeys([*options.get("base_paths", []), *(str(b) for b in bases)]))
     report = engine.add(str(docs_path), name=name, options=options)
     if report.failed:
         warnings.append(

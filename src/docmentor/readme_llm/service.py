@@ -129,6 +129,10 @@ class LibraryKnowledge:
         if library is None:
             return None
         if library not in self._versions:
+            # as the library is written elsewhere: "HTTPX", " httpx"
+            same = [name for name in self._versions if name.lower() == library.strip().lower()]
+            if len(same) == 1:
+                return same[0]
             known = ", ".join(sorted(self._versions)) or "none"
             raise NotFoundError(
                 f"no knowledge base for {library!r}",
@@ -285,7 +289,8 @@ _PIN_CACHE: dict[
 
 
 def _pin_stamp(folder: Path) -> tuple[tuple[str, int, int], ...]:
-    files = [folder / "uv.lock", folder / "pyproject.toml", *sorted(folder.glob("requirements*.txt"))]
+    # the .txt files beside them too: what a requirements file includes (`-r base.txt`)
+    files = [folder / "uv.lock", folder / "pyproject.toml", *sorted(folder.glob("*.txt"))]
     stamp = []
     for f in files:
         try:
@@ -364,12 +369,33 @@ def _requirement(folder: Path, want: set[str]) -> tuple[str, str] | None:
                 extra += _strings(group)
         except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError):
             pass
+    seen: set[Path] = set()
     for req in sorted(folder.glob("requirements*.txt")):
-        try:
-            main += _logical_lines(req.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError):
-            continue
+        main += _requirement_lines(req, seen)
     return _first_requirement(main, want) or _first_requirement(extra, want)
+
+
+_INCLUDE = re.compile(r"^\s*(?:-r|--requirement|-c|--constraint)(?:\s+|=)(\S+)")
+MAX_INCLUDE_DEPTH = 5
+
+
+def _requirement_lines(path: Path, seen: set[Path], depth: int = 0) -> list[str]:
+    """A requirements file's requirements, then those of the files it includes (``-r
+    base.txt``, ``-c constraints.txt``: relative to it), each file once."""
+    try:
+        real = path.resolve()
+        if real in seen or depth > MAX_INCLUDE_DEPTH:
+            return []
+        seen.add(real)
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError, RuntimeError):
+        return []
+    lines = _logical_lines(text)
+    for raw in re.sub(r"\\\s*\n", " ", text).splitlines():
+        m = _INCLUDE.match(raw)
+        if m:
+            lines += _requirement_lines(path.parent / m.group(1), seen, depth + 1)
+    return lines
 
 
 def _strings(value: Any) -> list[str]:
