@@ -1224,3 +1224,16 @@ def test_a_task_to_write_my_own_one_weighs_the_librarys_extension_points_more() 
                   "is a subclass of the class that sends a request over the network layer"):  # fmt: skip
         theirs = _scores(index, asked)
         assert theirs["pkg.t.BaseTransport"] / theirs["pkg.t.Client"] < ratio, asked
+
+
+def test_a_task_no_api_comes_close_to_is_said_to_be_a_weak_match(engine: Docmentor, tmp_path: Path) -> None:
+    """The answer warns when the library's closest API description is below WEAK_MATCH:
+    relevance is relative to the best result, so junk first is 1.0 too."""
+    knowledge = LibraryKnowledge(engine, cwd=tmp_path)
+    near = knowledge.find_api("insert rows into a table")
+    # "table" is the library's word: the words find something, and it is said to be far
+    far = knowledge.find_api("resize a photograph of the table into a small thumbnail picture")
+    assert not [w for w in near["warnings"] if "close to this task" in w]
+    assert far["results"]
+    (warning,) = [w for w in far["warnings"] if "close to this task" in w]
+    assert warning.startswith("no API of minidb is close to this task (best similarity 0.")

@@ -84,6 +84,11 @@ SEMANTIC_FLOOR = 0.25  # cosine below which an API is not similar at all (nonsen
 # such nonsense came within 0.35 ("asdf" of `ASGITransport` in httpx, 0.41 of a one-line
 # `ASGITransport` alone)
 WORDLESS_FLOOR = 0.50
+# the cosine of a library's closest API description below which none is near the task
+# (find_api then warns that the library may not do it): of 125 labelled tasks over six
+# libraries, 2 came below it (marshmallow's); of the same tasks asked of the five other
+# libraries, 296 of 625 — some of those rightly close (a jinja2 task of Flask's templates)
+WEAK_MATCH = 0.30
 PASSAGE_WEIGHT = 0.9  # a docstring passage is weaker evidence than the API's own description
 MAX_PASSAGES = 8  # per API
 DEPRECATED_WEIGHT = 0.8  # a deprecated API whose reason names no replacement we know
@@ -693,19 +698,22 @@ class ApiIndex:
 
     def _semantic_of(
         self, vector: Any, library: str | None, floor: float = SEMANTIC_FLOOR
-    ) -> tuple[Ranking, float]:
+    ) -> tuple[Ranking, float, float]:
         """Per API: the best of its description's cosine and PASSAGE_WEIGHT × its best passage's
         (of the best 2·DEPTH descriptions and 4·DEPTH passages at or above SEMANTIC_FLOOR);
-        and the mean cosine of the CLOSEST texts nearest the task (how well the library
-        matches it, whichever its APIs)."""
+        the mean cosine of the CLOSEST texts nearest the task (how well the library matches
+        it, whichever its APIs); and the cosine of the API description closest to it (-1: none)."""
         import numpy
 
         best = numpy.full(len(self.entries), -1.0)
         closest: list[float] = []
+        closest_one = -1.0
         for lib, (lv, rows) in self.vectors.items():
             if library is not None and lib != library:
                 continue
             values = lv.matrix @ vector
+            if lv.primary:
+                closest_one = max(closest_one, float(values[: lv.primary].max()))
             if values.size and len(self._library_number) > 1:  # only merging libraries asks
                 k = min(CLOSEST, values.size)
                 closest = sorted(
@@ -724,7 +732,7 @@ class ApiIndex:
                 numpy.maximum.at(best, owner[keep], sims[keep])
         found = numpy.flatnonzero(best >= floor)
         nearness = float(numpy.mean(closest)) if closest else 0.0
-        return _ranked(found, best[found], self._tiebreak, DEPTH), nearness
+        return _ranked(found, best[found], self._tiebreak, DEPTH), nearness, closest_one
 
     def query_terms(self, query: str, library: str | None = None) -> list[tuple[str, float]]:
         """The query's terms for the lexical ranking, with the WordNet synonyms of its words
@@ -743,7 +751,9 @@ class ApiIndex:
         terms += [(t, SYNONYM_WEIGHT) for s in found for t in s.terms]
         return terms, f"{query} {' '.join(s.synonym for s in found)}"
 
-    def find(self, query: str, *, limit: int = 5, library: str | None = None) -> list[ApiHit]:
+    def find(
+        self, query: str, *, limit: int = 5, library: str | None = None, report: dict[str, Any] | None = None
+    ) -> list[ApiHit]:
         """The APIs that best match a task description, best first.
 
         With vectors, the two word rankings run in a worker thread while this one embeds the
@@ -756,12 +766,15 @@ class ApiIndex:
         well its best API matches the task against the best library's (:data:`LIBRARY_WEIGHT`).
         One ranking of all their APIs together would favour a library with documentation
         (one more ranking to score in) whatever the task.
+
+        ``report``, when given, receives ``closeness``: per library with vectors, the cosine
+        of its API closest to the task (the service warns when it is below WEAK_MATCH).
         """
         if not self.entries or not query.strip():
             return []
         libraries = [library] if library is not None else sorted(self._library_number)
         queries = {lib: self._expanded(query, lib) for lib in libraries}
-        semantic: dict[str, tuple[Ranking, float]] = {}
+        semantic: dict[str, tuple[Ranking, float, float]] = {}
         vector: Any = None
         if self.semantic:
             words = _worker().submit(self._all_word_rankings, queries)
@@ -772,6 +785,8 @@ class ApiIndex:
                 self.semantic_error = str(exc)
                 self.embedder = None
             per_library = words.result()
+            if report is not None:  # how close each library's closest API came (the caller's)
+                report["closeness"] = {lib: found[2] for lib, found in semantic.items() if lib in self.vectors}
         else:
             per_library = self._all_word_rankings(queries)
         scored: dict[str, tuple[dict[int, float], dict[str, Ranking]]] = {}

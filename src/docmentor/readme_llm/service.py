@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from docmentor.embeddings import MODEL_ID, embedder_loaded, get_embedder
 from docmentor.errors import DocmentorError, NotFoundError, UsageError
 from docmentor.readme_llm.docstrings import display
-from docmentor.readme_llm.retrieval import SECTIONS, ApiIndex
+from docmentor.readme_llm.retrieval import SECTIONS, WEAK_MATCH, ApiIndex
 
 if TYPE_CHECKING:
     from docmentor.engine import Docmentor
@@ -156,13 +156,17 @@ class LibraryKnowledge:
         index = self.index()
         lib = self._library(library)
         self._require_any()
-        hits = index.find(query, limit=max_results, library=lib)
+        report: dict[str, Any] = {}
+        hits = index.find(query, limit=max_results, library=lib, report=report)
         libs = sorted({h.library for h in hits})
-        return {
-            "query": query,
-            "results": [h.to_dict(rank) for rank, h in enumerate(hits, 1)],
-            **self._version_info(libs or ([lib] if lib else sorted(self._versions))),
-        }
+        info = self._version_info(libs or ([lib] if lib else sorted(self._versions)))
+        closeness = report.get("closeness") or {}
+        if hits and hits[0].library in closeness and closeness[hits[0].library] < WEAK_MATCH:
+            info["warnings"].append(
+                f"no API of {hits[0].library} is close to this task (best similarity "
+                f"{closeness[hits[0].library]:.2f}): it may not do this; these are the nearest by words"
+            )
+        return {"query": query, "results": [h.to_dict(rank) for rank, h in enumerate(hits, 1)], **info}
 
     def get_examples(
         self,
