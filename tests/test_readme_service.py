@@ -957,3 +957,21 @@ def test_generating_from_the_indexed_docs_reads_their_directives_and_keeps_the_s
     rows = listed["sources"] if isinstance(listed, dict) else listed
     row = next(r for r in rows if r["name"] == "minidb-docs")
     assert row["options"].get("base_paths") == [str(lib.resolve())], row
+    listed = cli.json("sources")
+    rows = listed["sources"] if isinstance(listed, dict) else listed
+    row = next(r for r in rows if r["name"] == "minidb-docs")
+    assert row["options"].get("base_paths") == [str(lib.resolve())], row
+
+
+def test_generate_base_path_lets_the_docs_include_the_project_readme(cli: Cli, work: Path, tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    docs = project / "docs"
+    docs.mkdir(parents=True)
+    (project / "README.md").write_text("Minidb stores rows in one file for you.\n", encoding="utf-8")
+    (docs / "index.md").write_text("# Minidb\n\n```{include} ../README.md\n```\n", encoding="utf-8")
+    err = cli("readme-llm", "generate", "--library", "minidb", "--docs-path", str(docs))[2]
+    assert "index.md:3: include refused: path escapes the docs root: ../README.md" in err
+    rc, _, err = cli("readme-llm", "generate", "--library", "minidb", "--docs-path", str(docs), "--base-path", str(project))
+    assert rc == 0 and "include refused" not in err
+    hits = cli.json("search", "stores rows in one file")["results"]
+    assert hits and hits[0]["path"] == "index.md"  # the README's text, included

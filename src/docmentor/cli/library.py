@@ -77,6 +77,12 @@ def readme_generate(
             help="Embed every API (offline MiniLM) for find_api's semantic ranking.",
         ),
     ] = True,
+    base_path: Annotated[
+        list[Path] | None,
+        typer.Option(
+            "--base-path", help="Extra folder the docs' includes may read from, e.g. ../README.md's (repeatable)."
+        ),
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
 ) -> None:
     """Generate README.LLM (the paper's layout) and the knowledge base, and register it in the index."""
@@ -98,6 +104,7 @@ def readme_generate(
             validate=validate,
             embeddings=embeddings,
             progress=update,
+            base_paths=base_path or (),
         )
     if as_json:
         _emit(result.to_dict())

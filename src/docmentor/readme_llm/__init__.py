@@ -266,6 +266,7 @@ def generate(
     search_paths: Sequence[Path] | None = None,
     embeddings: bool = True,
     progress: Callable[[int, int, str], None] | None = None,
+    base_paths: Sequence[Path | str] = (),
 ) -> GenerationResult:
     """Generate README.LLM and/or the knowledge base of ``library`` and register it.
 
@@ -292,6 +293,8 @@ def generate(
         progress: called with (done, total, step) as the work goes: ``reading the API``,
             ``indexing the docs``, ``matching examples``, ``embedding APIs`` (per text),
             ``validating examples`` (per example), ``writing outputs``.
+        base_paths: extra folders the docs' includes may read from (``{include}
+            ../README.md``: the project's root), as ``docmentor add --base-path``.
 
     Raises:
         NotFoundError: the library is not installed (or ``source`` has no API).
@@ -358,7 +361,7 @@ def generate(
     docs_warnings: list[str] = []
     if docs_path is not None:
         step("indexing the docs")
-        docs_warnings = _index_docs(engine, Path(docs_path), _source_name(library), warnings)
+        docs_warnings = _index_docs(engine, Path(docs_path), _source_name(library), warnings, base_paths)
         step("indexing the docs", 1)
     elif not engine.store.has_source(_source_name(library)):
         warnings.append(f"no documentation: pass --docs-path (no source {docs_source!r} is indexed)")
@@ -722,7 +725,9 @@ def _docs_folder(engine: Docmentor, docs_path: str | Path | None, name: str) -> 
     return None
 
 
-def _index_docs(engine: Docmentor, docs_path: Path, name: str, warnings: list[str]) -> list[str]:
+def _index_docs(
+    engine: Docmentor, docs_path: Path, name: str, warnings: list[str], base_paths: Sequence[Path | str] = ()
+) -> list[str]:
     """Index (or re-index) the docs folder as source ``name``; a summary of its problems goes
     into ``warnings``, and every indexing warning is returned."""
     from docmentor.errors import SourceUnavailableError
@@ -747,9 +752,10 @@ def _index_docs(engine: Docmentor, docs_path: Path, name: str, warnings: list[st
             engine.remove(name)
         else:  # the same folder: its options stay (`docmentor add … --base-path` for `../README.md`)
             options = dict(existing.options or {})
-    bases = mkdocs_bases(docs_path)
+    given = [str(Path(b).expanduser().resolve()) for b in base_paths]
+    bases = [*given, *(str(b) for b in mkdocs_bases(docs_path))]
     if bases:
-        options["base_paths"] = list(dict.fromkeys([*options.get("base_paths", []), *(str(b) for b in bases)]))
+        options["base_paths"] = list(dict.fromkeys([*options.get("base_paths", []), *bases]))
     report = engine.add(str(docs_path), name=name, options=options)
     if report.failed:
         warnings.append(
