@@ -307,6 +307,18 @@ def test_upgrade_guides_and_changelogs_show_removed_apis_on_purpose(surface: Api
     assert sorted(f.example_id for f in report.findings) == ["e4", "e5"] and report.examples_checked == 2
 
 
+def test_a_call_whose_comment_says_it_fails_is_shown_on_purpose(surface: ApiSurface) -> None:
+    report = drift(
+        surface,
+        """
+        import pkg
+        pkg.connect_old("x")  # <- Mypy: error: Module has no attribute "connect_old"
+        pkg.connect_gone("x")  # the old name, still here
+        """,
+    )
+    assert [f.api for f in report.findings] == ["pkg.connect_gone"]
+
+
 def test_an_example_that_needed_repairs_reports_nothing(surface: ApiSurface) -> None:
     # The broken chain is blanked by the parser: `cohere` would be read as the class itself.
     report = drift(

@@ -186,6 +186,10 @@ def historical_page(path: str) -> bool:
     return bool(words) and set(words) <= _HISTORICAL_WORDS and bool(set(words) & _HISTORICAL_KEYS)
 
 
+# a line's comment that says the line fails: what the docs show as a mistake
+_FAILS = re.compile(r"\b(?:error|errors|fails?|raises?|invalid|wrong|not allowed|AttributeError|TypeError)\b", re.I)
+
+
 def drift_report(
     examples: Sequence[Example],
     surface: ApiSurfaceLike,
@@ -361,6 +365,17 @@ class _DriftPython(_Python):
 
     # -- reporting
 
+    def _shown_as_error(self, node: ast.AST) -> bool:
+        """Whether the line's own comment says the call fails (``logger.msg("hi")  # <- Mypy:
+        error: …``, ``# raises TypeError``): the docs show the mistake on purpose."""
+        assert self.example is not None
+        lineno = getattr(node, "lineno", 1)
+        offset = self.offsets[min(max(lineno, 1), len(self.offsets)) - 1] if self.offsets else lineno - 1
+        lines = self.example.code.split("\n")
+        if not 0 <= offset < len(lines) or "#" not in lines[offset]:
+            return False
+        return _FAILS.search(lines[offset].split("#", 1)[1]) is not None
+
     def line(self, node: ast.AST) -> int:
         assert self.example is not None
         lineno = getattr(node, "lineno", 1)
@@ -380,6 +395,8 @@ class _DriftPython(_Python):
     ) -> None:
         assert self.example is not None
         ex = self.example
+        if self._shown_as_error(node):
+            return
         self.found.append(
             DriftFinding(
                 kind=kind,
