@@ -205,7 +205,9 @@ def test_killed_refresh_leaves_a_usable_index(tmp_path: Path) -> None:
             t0 = time.monotonic()
             while not _writer_lock_held(db) and proc.poll() is None and time.monotonic() - t0 < 20:
                 time.sleep(0.002)
-            time.sleep(rng.uniform(0.0, 0.6))
+            # within the write: a refresh of this folder takes 0.3–1 s here, less in a fast
+            # minute (0.6 s let one finish first, and a kill after its end counts for nothing)
+            time.sleep(rng.uniform(0.0, 0.2))
         else:
             time.sleep(rng.uniform(0.0, 1.2))
         if proc.poll() is None:
