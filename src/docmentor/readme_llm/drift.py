@@ -173,7 +173,9 @@ _HISTORICAL_KEYS = frozenset(
     {"upgrade", "upgrading", "migration", "migrating", "migrate", "porting", "changelog", "changes",
      "history", "whatsnew", "whats", "news", "release", "releases"}
 )  # fmt: skip
-_HISTORICAL_FOLDERS = frozenset({"changelog", "changes", "whatsnew", "releases", "release-notes", "news", "history"})
+_HISTORICAL_FOLDERS = frozenset(
+    {"changelog", "changes", "whatsnew", "releases", "release-notes", "news", "history"}
+)
 _TOKEN = re.compile(r"[a-z]+|\d+")
 
 
@@ -187,7 +189,9 @@ def historical_page(path: str) -> bool:
 
 
 # a line's comment that says the line fails: what the docs show as a mistake
-_FAILS = re.compile(r"\b(?:error|errors|fails?|raises?|invalid|wrong|not allowed|AttributeError|TypeError)\b", re.I)
+_FAILS = re.compile(
+    r"\b(?:error|errors|fails?|raises?|invalid|wrong|not allowed|AttributeError|TypeError)\b", re.I
+)
 
 
 def drift_report(
@@ -369,18 +373,20 @@ class _DriftPython(_Python):
         """Whether the line's own comment says the call fails (``logger.msg("hi")  # <- Mypy:
         error: …``, ``# raises TypeError``): the docs show the mistake on purpose."""
         assert self.example is not None
-        lineno = getattr(node, "lineno", 1)
-        offset = self.offsets[min(max(lineno, 1), len(self.offsets)) - 1] if self.offsets else lineno - 1
+        offset = self._offset(node)
         lines = self.example.code.split("\n")
         if not 0 <= offset < len(lines) or "#" not in lines[offset]:
             return False
         return _FAILS.search(lines[offset].split("#", 1)[1]) is not None
 
+    def _offset(self, node: ast.AST) -> int:
+        """The 0-based line of the example's code that ``node`` (in the prepared source) is on."""
+        lineno = getattr(node, "lineno", 1)
+        return self.offsets[min(max(lineno, 1), len(self.offsets)) - 1] if self.offsets else lineno - 1
+
     def line(self, node: ast.AST) -> int:
         assert self.example is not None
-        lineno = getattr(node, "lineno", 1)
-        offset = self.offsets[min(max(lineno, 1), len(self.offsets)) - 1] if self.offsets else lineno - 1
-        return self.example.line + 1 + offset
+        return self.example.line + 1 + self._offset(node)
 
     def report(
         self,

@@ -35,6 +35,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
+from docmentor.clarity.checks.python import _PROMPT as _SESSION_PROMPT  # `>>> ` / `... `, as they read it
 from docmentor.clarity.checks.python import parse_python, prepare
 from docmentor.errors import UsageError
 from docmentor.readme_llm.models import Example, ExecutionContext
@@ -221,7 +222,6 @@ def runnable_source(code: str) -> str | None:
 
 
 _TRACEBACK = "Traceback (most recent call last):"
-_SESSION_PROMPT = re.compile(r"^(>>>|\.\.\.)( |$)")
 
 
 def _expected_errors_caught(code: str) -> str | None:
