@@ -971,6 +971,9 @@ def test_generate_base_path_lets_the_docs_include_the_project_readme(cli: Cli, w
     (docs / "index.md").write_text("# Minidb\n\n```{include} ../README.md\n```\n", encoding="utf-8")
     err = cli("readme-llm", "generate", "--library", "minidb", "--docs-path", str(docs))[2]
     assert "index.md:3: include refused: path escapes the docs root: ../README.md" in err
+    before = cli.json("sources")
+    err = cli.fails("readme-llm", "generate", "--library", "minidb", "--docs-path", str(docs), "--base-path", str(project / "nope"))
+    assert f"--base-path {project / 'nope'} is not a folder" in err and cli.json("sources") == before
     rc, _, err = cli("readme-llm", "generate", "--library", "minidb", "--docs-path", str(docs), "--base-path", str(project))
     assert rc == 0 and "include refused" not in err
     hits = cli.json("search", "stores rows in one file")["results"]

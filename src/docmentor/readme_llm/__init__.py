@@ -315,6 +315,9 @@ def generate(
     if max_apis < 0 or (max_tokens is not None and max_tokens < 1):
         raise UsageError("--max-apis must be ≥ 0 and --max-tokens ≥ 1")
     check_encoding(encoding)
+    missing = [str(b) for b in base_paths if not Path(b).expanduser().is_dir()]
+    if missing:
+        raise UsageError(f"--base-path {missing[0]} is not a folder", hint="give the folder the includes read from")
     wanted = [normalize_language(x) for x in languages] if languages else None
     unknown = [x for x in wanted or [] if x not in SUPPORTED_LANGUAGES]
     if unknown:
