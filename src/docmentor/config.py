@@ -32,6 +32,27 @@ def default_db() -> Path:
     return Path(env).expanduser() if env else home()
 
 
+_OFF = {"0", "false", "no", "off"}
+
+
+def embeddings_enabled() -> bool:
+    """``DOCMENTOR_EMBEDDINGS`` (``0``/``false``/``off`` turn them off), else ``embeddings`` in
+    ``docmentor.toml`` of the working folder, else on: sections are embedded and searched by
+    meaning as well as by words."""
+    env = os.environ.get("DOCMENTOR_EMBEDDINGS", "").strip().lower()
+    if env:
+        return env not in _OFF
+    path = Path.cwd() / "docmentor.toml"
+    if path.is_file():
+        try:
+            value = tomllib.loads(path.read_text(encoding="utf-8")).get("embeddings")
+        except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError):
+            return True  # load_config reports a broken file where it matters
+        if isinstance(value, bool):
+            return value
+    return True
+
+
 def is_url(target: str) -> bool:
     return target.startswith(("http://", "https://"))
 

@@ -20,13 +20,18 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urljoin
 
-from docmentor.config import auto_name, default_db, is_url, validate_name
+from docmentor.config import auto_name, default_db, embeddings_enabled, is_url, validate_name
 from docmentor.errors import DocmentorError, NotFoundError, SourceUnavailableError, StoreError, UsageError
 from docmentor.models import RawDocument, SearchHit, SourceKind, SourceSpec
 from docmentor.parse.batch import parse_many
 from docmentor.search.analyzer import ANALYZER_VERSION, analyze_query
+from docmentor.search.config import DEFAULT as DEFAULT_RANKING
+from docmentor.search.config import RankingConfig
+from docmentor.search.hybrid import blend
 from docmentor.search.lexical import LexicalIndex, section_terms
 from docmentor.search.ranking import excerpts, rank_hits
+from docmentor.search.semantic import EmbedReport, VectorCache, counts, embed_pending, write_units
+from docmentor.search.units import Unit
 from docmentor.store.db import DocChange, SourceRow, Store
 
 log = logging.getLogger(__name__)
@@ -53,6 +58,7 @@ class RefreshReport:
     seconds: float = 0.0
     error: str | None = None  # the whole source could not be read; it was left as it was
     refused: set[str] = field(default_factory=set)  # of ``failed``, links refused by policy
+    embedding: EmbedReport | None = None  # the embedding run that followed, if any
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -69,6 +75,7 @@ class RefreshReport:
             "documents": self.documents,
             "sections": self.sections,
             "seconds": round(self.seconds, 3),
+            "embedding": self.embedding.to_dict() if self.embedding is not None else None,
         }
 
 
@@ -120,15 +127,31 @@ class Docmentor:
         db: the index folder (``--db``); default ``$DOCMENTOR_DB`` or ``~/.docmentor``.
         create: create the index if it does not exist (writers); readers get
             :class:`NotFoundError` instead.
+        ranking: the ranking constants (default :data:`docmentor.search.config.DEFAULT`).
     """
 
-    def __init__(self, db: str | Path | None = None, *, create: bool = True) -> None:
+    def __init__(
+        self,
+        db: str | Path | None = None,
+        *,
+        create: bool = True,
+        ranking: RankingConfig | None = None,
+        embeddings: bool | None = None,
+    ) -> None:
+        self.ranking = ranking or DEFAULT_RANKING
+        #: sections embedded and searched by meaning too (``--no-embeddings``, ``DOCMENTOR_EMBEDDINGS=0``)
+        self.embeddings = embeddings_enabled() if embeddings is None else embeddings
         root = Path(db).expanduser() if db else default_db()
         if root.exists() and not root.is_dir():
             raise UsageError(f"--db {root} is a file; it must be a folder docmentor owns")
         self.root = root
         self.store = Store(root / "index.sqlite3", readonly=not create)
         self._lexical: LexicalIndex | None = None
+        self._vectors: VectorCache | None = None
+        #: a search waits for the embedding model to load (the CLI); False: it searches by
+        #: words until a background load is done (a server)
+        self.wait_for_model = True
+        self._model_failed = False
         self._open_lock = threading.Lock()
         #: held while configured sources are added (a server's start-up and its refresh tool)
         self.adding_configured = threading.Lock()
@@ -141,7 +164,7 @@ class Docmentor:
         if self._lexical is None:
             with self._open_lock:  # threads of one server: one LexicalIndex, not two
                 if self._lexical is None:
-                    self._lexical = LexicalIndex(self.root / "lexical")
+                    self._lexical = LexicalIndex(self.root / "lexical", config=self.ranking)
         return self._lexical
 
     def _lexical_to_read(self) -> LexicalIndex | None:
@@ -150,20 +173,25 @@ class Docmentor:
             return None
         return self.lexical
 
+    @property
+    def index_version(self) -> str:
+        """The analyzer and the index shape, stored with the index: one for every reader."""
+        return f"{ANALYZER_VERSION}/{self.ranking.index_signature()}"
+
     def _check_analyzer(self, *, writer: bool) -> None:
         stored = self.store.get_setting("analyzer")
-        if stored == ANALYZER_VERSION:
+        if stored == self.index_version:
             return
         if not writer:
             raise StoreError(
-                f"the index was built with analyzer {stored!r}, this docmentor uses {ANALYZER_VERSION!r}",
+                f"the index was built with analyzer {stored!r}, this docmentor uses {self.index_version!r}",
                 hint="run: docmentor reindex",
             )
         with self.store.write_lock():
-            if self.store.get_setting("analyzer") != ANALYZER_VERSION:
+            if self.store.get_setting("analyzer") != self.index_version:
                 if stored is not None:
                     log.warning(
-                        "analyzer changed (%s → %s): rebuilding the lexical index", stored, ANALYZER_VERSION
+                        "analyzer changed (%s → %s): rebuilding the lexical index", stored, self.index_version
                     )
                 lexical = self.root / "lexical"
                 # A new index has nothing to rebuild: the first writer makes the lexical index, under
@@ -171,7 +199,7 @@ class Docmentor:
                 # reader thread, and a process with threads must not fork (see parse.batch).
                 if self.store.sources() or (lexical.is_dir() and any(lexical.iterdir())):
                     self._rebuild_lexical()
-                self.store.set_setting("analyzer", ANALYZER_VERSION)
+                self.store.set_setting("analyzer", self.index_version)
 
     def _rebuild_lexical(self) -> int:
         # Mark every source behind first (a writer that dies here is repaired by the next one),
@@ -179,11 +207,16 @@ class Docmentor:
         for row in self.store.sources():
             self.store.mark_lexical(row.name, -1)
         try:
-            self._lexical = LexicalIndex(self.root / "lexical")
-        except StoreError:  # unreadable (e.g. another schema): start afresh
-            self._lexical = LexicalIndex(self.root / "lexical", recreate=True)
+            self._lexical = LexicalIndex(self.root / "lexical", config=self.ranking)
+            self._lexical.searcher()
+        except (StoreError, ValueError):  # unreadable (e.g. another schema): start afresh
+            self._lexical = LexicalIndex(self.root / "lexical", recreate=True, config=self.ranking)
         ids = [i for row in self.store.sources() for i in self.store.document_ids(row.name)]
-        n = self.lexical.replace(drop_document_ids=(), rows=self.store.lexical_rows(ids), drop_all=True)
+        units: list[Unit] = []
+        n = self.lexical.replace(
+            drop_document_ids=(), rows=self.store.lexical_rows(ids), drop_all=True, on_unit=units.append
+        )
+        write_units(self.store, units, clear_sources=[r.name for r in self.store.sources()])
         for row in self.store.sources():
             self.store.mark_lexical(row.name, row.generation)
         return n
@@ -193,11 +226,14 @@ class Docmentor:
         for row in self.store.sources():
             if row.lexical_generation != row.generation:
                 log.warning("re-indexing source %s: lexical index behind the store", row.name)
+                units: list[Unit] = []
                 self.lexical.replace(
                     drop_document_ids=(),
                     drop_sources=[row.name],
                     rows=self.store.lexical_rows(self.store.document_ids(row.name)),
+                    on_unit=units.append,
                 )
+                write_units(self.store, units, clear_sources=[row.name])
                 self.store.mark_lexical(row.name, row.generation)
 
     def close(self) -> None:
@@ -211,10 +247,17 @@ class Docmentor:
         name: str | None = None,
         options: dict[str, Any] | None = None,
         progress: Progress | None = None,
+        embed: bool = True,
     ) -> RefreshReport:
-        """Register a source (folder, llms.txt URL or local llms.txt file) and index it now."""
+        """Register a source (folder, llms.txt URL or local llms.txt file) and index it now.
+
+        The source is searchable by words once its lexical index is committed; then, unless
+        ``embed=False`` or embeddings are off, its new sections are embedded (:meth:`embed`)."""
         spec = self.make_spec(target, name=name, options=options)
-        return self._refresh_spec(spec, progress=progress)
+        report = self._refresh_spec(spec, progress=progress)
+        if embed:
+            report.embedding = self.embed(progress=progress)
+        return report
 
     @staticmethod
     def make_spec(
@@ -255,7 +298,7 @@ class Docmentor:
         )
 
     def refresh_with_config(
-        self, configured: Sequence[Any], *, progress: Progress | None = None
+        self, configured: Sequence[Any], *, progress: Progress | None = None, embed: bool = True
     ) -> list[RefreshReport]:
         """Index the configured sources that are not in the index yet, each on its own (one
         that cannot be read is a report with its ``error``, kind ``configured``), then
@@ -269,11 +312,19 @@ class Docmentor:
                     continue
                 added.add(src.name)
                 try:
-                    reports.append(self.add(src.target, name=src.name, options=src.options, progress=progress))
+                    reports.append(
+                        self.add(
+                            src.target, name=src.name, options=src.options, progress=progress, embed=False
+                        )
+                    )
                 except DocmentorError as exc:  # this one is not indexed; the others still are
-                    failed = RefreshReport(source=src.name, kind="configured", error=str(exc), warnings=[str(exc)])
+                    failed = RefreshReport(
+                        source=src.name, kind="configured", error=str(exc), warnings=[str(exc)]
+                    )
                     reports.append(failed)
-        reports.extend(self.refresh(progress=progress, exclude=added))
+        reports.extend(self.refresh(progress=progress, exclude=added, embed=False))
+        if embed:
+            self._attach_embedding(reports, progress)
         return reports
 
     def refresh(
@@ -282,6 +333,7 @@ class Docmentor:
         *,
         progress: Progress | None = None,
         exclude: Collection[str] = (),
+        embed: bool = True,
     ) -> list[RefreshReport]:
         """Re-read one source, or all but ``exclude``. A source that cannot be read is left as it was."""
         rows = (
@@ -306,10 +358,119 @@ class Docmentor:
                         sections=row.sections,
                     )
                 )
+        if embed:
+            self._attach_embedding(reports, progress)
         return reports
 
+    def _attach_embedding(self, reports: list[RefreshReport], progress: Progress | None) -> None:
+        if not reports or not self.embeddings:
+            return
+        done = self.embed(progress=progress)
+        for r in reports:
+            r.embedding = done
+
     def sources(self) -> list[dict[str, Any]]:
-        return [_source_dict(r) for r in self.store.sources()]
+        """Every source, with how many of its search units are embedded."""
+        from docmentor.embeddings import MODEL_ID
+
+        per_source = counts(self.store, MODEL_ID)
+        out = []
+        for r in self.store.sources():
+            units, embedded = per_source.get(r.name, (0, 0))
+            out.append({**_source_dict(r), "units": units, "embedded": embedded})
+        return out
+
+    # -- embeddings ------------------------------------------------------------------------
+    def embed(self, *, progress: Progress | None = None, stop: threading.Event | None = None) -> EmbedReport:
+        """Embed every search unit that has no vector yet (unchanged ones keep theirs).
+
+        Each batch commits on its own: ``stop`` (or Ctrl-C) ends the run after the batch in
+        hand, and what is still missing is embedded by the next call. Never raises for a
+        model that cannot be loaded: the report says why nothing was embedded, and search
+        stays lexical."""
+        if not self.embeddings:
+            return EmbedReport(skipped="embeddings are turned off")
+        from docmentor.embeddings import EmbeddingUnavailable, get_embedder
+
+        try:
+            embedder = get_embedder()
+        except EmbeddingUnavailable as exc:
+            log.warning("sections not embedded: %s", exc)
+            return EmbedReport(skipped=str(exc))
+        cb = (lambda done, total: progress(done, total, "embedding")) if progress else None
+        return embed_pending(self.store, embedder, stub_chars=self.ranking.stub_chars, progress=cb, stop=stop)
+
+    def _vector_cache(self) -> VectorCache | None:
+        """This process's view of the section vectors; None when embeddings are off."""
+        if not self.embeddings:
+            return None
+        if self._vectors is None:
+            from docmentor.embeddings import DIMENSIONS, MODEL_ID
+
+            with self._open_lock:
+                if self._vectors is None:
+                    self._vectors = VectorCache(self.store, MODEL_ID, DIMENSIONS)
+        return self._vectors
+
+    def _query_vector(self, query: str) -> Any:
+        """The query's embedding, or None: embeddings off, the model not loadable, or (for a
+        server) not loaded yet: it is then loaded in the background and search stays lexical."""
+        from docmentor.embeddings import EmbeddingUnavailable, embedder_loaded, get_embedder
+
+        if self._model_failed:
+            return None
+        if not self.wait_for_model and not embedder_loaded():
+            self.load_model_in_background()
+            return None
+        try:
+            return get_embedder().embed_one(query)
+        except EmbeddingUnavailable as exc:
+            self._model_failed = True
+            log.warning("searching by words only: %s", exc)
+            return None
+
+    def load_model_in_background(self) -> None:
+        """Start loading the embedding model in a thread, once per process."""
+        with self._open_lock:
+            if getattr(self, "_loading", None) is not None:
+                return
+            self._loading = threading.Thread(target=self._load_model, name="docmentor-model", daemon=True)
+            self._loading.start()
+
+    def _load_model(self) -> None:
+        from docmentor.embeddings import EmbeddingUnavailable, get_embedder
+
+        try:
+            get_embedder()
+        except EmbeddingUnavailable as exc:
+            self._model_failed = True
+            log.warning("searching by words only: %s", exc)
+
+    def _hybrid(
+        self,
+        index: LexicalIndex,
+        query: str,
+        hits: list[Any],
+        doc_scores: dict[int, float],
+        *,
+        source: str | None,
+    ) -> list[Any] | None:
+        """Lexical hits blended with the nearest units by meaning; None: no vectors to use."""
+        cache = self._vector_cache()
+        if cache is None or self.ranking.semantic_weight <= 0:
+            return None
+        cache.refresh()
+        if not len(cache):
+            return None  # nothing embedded: the model is not even loaded
+        vector = self._query_vector(query)
+        if vector is None:
+            return None
+        nearest, cosine = cache.search(vector, source=source, top=self.ranking.semantic_pool)
+        have = {int(h.fields.get("section_id", 0)) for h in hits}
+        extra = index.units(
+            [sid for sid, _ in nearest if sid not in have], source=source, doc_scores=doc_scores
+        )
+        return blend(hits, extra, cosine, self.ranking)
 
     def remove(self, name: str) -> None:
         self.store.source(name)  # raises NotFoundError
@@ -324,7 +485,7 @@ class Docmentor:
         """Rebuild the lexical index from the store; returns the number of sections."""
         with self.store.write_lock():
             n = self._rebuild_lexical()
-            self.store.set_setting("analyzer", ANALYZER_VERSION)
+            self.store.set_setting("analyzer", self.index_version)
         return n
 
     # -- the refresh itself -------------------------------------------------------------
@@ -383,9 +544,14 @@ class Docmentor:
                     version=version,
                     title=title,
                 )
+                units: list[Unit] = []
                 self.lexical.replace(
-                    drop_document_ids=dropped, rows=self.store.lexical_rows(written), body_terms=body_terms
+                    drop_document_ids=dropped,
+                    rows=self.store.lexical_rows(written),
+                    body_terms=body_terms,
+                    on_unit=units.append,
                 )
+                write_units(self.store, units)
                 self.store.mark_lexical(spec.name, gen)
         else:
             self.store.set_source_status(spec.name, status="ok", error=None, refreshed=True)
@@ -499,34 +665,63 @@ class Docmentor:
             known = ", ".join(r.name for r in self.store.sources()) or "none"
             raise NotFoundError(f"unknown source {source!r}", hint=f"known sources: {known}")
 
+    def query_terms(self, query: str, index: LexicalIndex | None = None) -> list[tuple[str, float]]:
+        """The analysed query with the ranking config's weights."""
+        index = index if index is not None else self._lexical_to_read()
+        r = self.ranking
+        return analyze_query(
+            query,
+            index.knows if index is not None else None,
+            whole_weight=r.whole_weight,
+            part_weight=r.part_weight,
+            joined_weight=r.joined_weight,
+        )
+
     def search(
         self,
         query: str,
         *,
         source: str | None = None,
         limit: int = 10,
-        per_document: int = 3,
+        per_document: int | None = None,
         snippets: bool = True,
         pool: int | None = None,
+        semantic: bool = True,
     ) -> list[SearchHit]:
         """Rank sections for a query. Any string is accepted; an empty list when nothing matches.
 
         ``snippets=False``: results without their ``snippet``; ``pool``: how many of the best
         sections are read before de-duplication and the per-document cap pick ``limit`` of
-        them (default ``4 × limit``, at least 20). Both for callers that only need which
-        sections match, fast (find_api's section ranking)."""
+        them (default ``4 × limit``, at least the config's ``lexical_pool``). Both for callers
+        that only need which sections match, fast (find_api's section ranking).
+        ``semantic=False``: by words only, even where sections are embedded."""
         if limit < 1:
             raise UsageError("--limit must be at least 1")
         limit = min(limit, 100)
         self._known_source(source)
         index = self._lexical_to_read()
-        terms = analyze_query(query, index.knows if index is not None else None)
+        terms = self.query_terms(query, index)
         if not terms or index is None:
             return []
-        hits = index.search(terms, source=source, limit=max(limit, pool) if pool else max(limit * 4, 20))
+        r = self.ranking
+        doc_scores: dict[int, float] = {}
+        hits = index.search(
+            terms,
+            source=source,
+            limit=max(limit, pool) if pool else max(limit * 4, r.lexical_pool),
+            doc_scores=doc_scores,
+        )
+        blended = self._hybrid(index, query, hits, doc_scores, source=source) if semantic else None
         versions = self.store.source_versions()
         return rank_hits(
-            hits, terms, limit=limit, per_document=per_document, versions=versions, snippets=snippets
+            blended if blended is not None else hits,
+            terms,
+            limit=limit,
+            per_document=per_document if per_document is not None else r.per_document,
+            versions=versions,
+            snippets=snippets,
+            config=r,
+            fused=blended is not None,
         )
 
     def candidates(self, query: str, *, source: str | None = None, limit: int = 200) -> list[SearchHit]:
@@ -536,11 +731,23 @@ class Docmentor:
         """
         self._known_source(source)
         index = self._lexical_to_read()
-        terms = analyze_query(query, index.knows if index is not None else None)
+        terms = self.query_terms(query, index)
         if not terms or index is None:
             return []
-        hits = index.search(terms, source=source, limit=max(1, min(limit, 1000)))
-        return rank_hits(hits, terms, limit=len(hits), per_document=len(hits), versions={})
+        doc_scores: dict[int, float] = {}
+        hits = index.search(terms, source=source, limit=max(1, min(limit, 1000)), doc_scores=doc_scores)
+        blended = self._hybrid(index, query, hits, doc_scores, source=source)
+        ranked = blended if blended is not None else hits
+        return rank_hits(
+            ranked,
+            terms,
+            limit=len(ranked),
+            per_document=len(ranked),
+            versions={},
+            config=self.ranking,
+            collapse=False,
+            fused=blended is not None,
+        )
 
     def assemble(self, query: str, **options: Any) -> Any:
         """A token-budgeted digest for one question: see :func:`docmentor.assemble.assemble`."""
@@ -580,7 +787,9 @@ class Docmentor:
                 owners = [(o, c) for c in paths(ref) for o in st.sources_with_path(c)]
                 if len({o for o, _ in owners}) > 1:
                     choices = ", ".join(f"{o}:{c}" for o, c in owners)
-                    raise UsageError(f"{ref!r} is in several sources", hint=f"name one: {choices}, or pass --source")
+                    raise UsageError(
+                        f"{ref!r} is in several sources", hint=f"name one: {choices}, or pass --source"
+                    )
                 if owners:
                     doc = st.find_document(source=owners[0][0], path=owners[0][1])
         if doc is None:
@@ -656,7 +865,7 @@ class Docmentor:
         index = self._lexical_to_read()
         chunks = excerpts(
             sections,
-            analyze_query(query, index.knows if index is not None else None),
+            self.query_terms(query, index),
             max_chunks=max(1, min(max_chunks, 20)),
             context_chars=max(50, min(context_chars, 5000)),
         )

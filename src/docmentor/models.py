@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 SourceKind = Literal["folder", "llms_txt", "llms_full"]
 
@@ -96,6 +96,8 @@ class SearchHit:
     document_id: int = 0  # internal handles for the library (not in the JSON contract)
     section_id: int = 0
     text: str = ""  # the whole section text as the index stored it (not in the JSON contract)
+    #: near-identical sections elsewhere (source, path, heading, line_start, line_end), collapsed here
+    also: list[dict[str, Any]] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -112,4 +114,5 @@ class SearchHit:
             "snippet": self.snippet,
             "indexed_at": self.indexed_at,
             "source_version": self.source_version,
+            "also": list(self.also),
         }

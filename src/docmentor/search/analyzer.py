@@ -25,7 +25,7 @@ from functools import lru_cache
 import Stemmer
 
 # Bump when the analyzer or the lexical schema changes: writers then rebuild the index.
-ANALYZER_VERSION = "code-bm25-v6"
+ANALYZER_VERSION = "code-bm25-v7"  # v7: identifier parts in a field of their own; search units
 
 # An identifier with optional dotted / ``::`` / ``->`` parts, or a number, or any other word.
 _TOKEN_PATTERN = r"[^\W\d_][\w{marks}]*(?:(?:\.|::|->)[^\W\d_][\w{marks}]*)*|\d+(?:\.\d+)*|[^\W_]+"
@@ -255,6 +255,49 @@ def analyze_joined(text: str, max_term: int) -> str:
     return " ".join(filter(None, map(terms.__getitem__, _tokens(_nfkc(text)))))
 
 
+class _SplitTerms(dict[str, tuple[str, str]]):
+    """raw token → (its words and whole identifiers, the parts of a compound identifier)."""
+
+    def __init__(self, max_term: int) -> None:
+        super().__init__()
+        self.max_term = max_term
+
+    def __missing__(self, raw: str) -> tuple[str, str]:
+        if len(self) >= 200_000:
+            self.clear()
+        wholes, parts = token_forms(raw)
+        m = self.max_term
+        if not wholes or (not raw.isascii() and _CJK.search(raw)):
+            # a plain word is its own part; Chinese and Japanese pairs are the words themselves
+            out = (" ".join(t[:m] for t in (*wholes, *parts)), "")
+        else:
+            out = (" ".join(t[:m] for t in wholes), " ".join(t[:m] for t in parts))
+        if not _long_cjk(raw):
+            self[raw] = out
+        return out
+
+
+@lru_cache(maxsize=4)
+def _split_terms(max_term: int) -> _SplitTerms:
+    return _SplitTerms(max_term)
+
+
+def analyze_split(text: str, max_term: int) -> tuple[str, str]:
+    """A text's index terms in two space-joined strings: words and whole identifiers, and
+    the parts of its compound identifiers (``MatchQuery`` → ``matchquery`` | ``match queri``),
+    which the index weighs less (a type name is not the plain words it is made of)."""
+    split = _split_terms(max_term)
+    words: list[str] = []
+    parts: list[str] = []
+    for raw in _tokens(_nfkc(text)):
+        w, p = split[raw]
+        if w:
+            words.append(w)
+        if p:
+            parts.append(p)
+    return " ".join(words), " ".join(parts)
+
+
 # Function words kept in the index (they matter in code: ``async with``, ``is not``) but
 # dropped from a query written as an English sentence, where they only add noise.
 QUESTION_NOISE = frozenset(
@@ -273,7 +316,14 @@ PART_WEIGHT = 0.6
 JOINED_WEIGHT = 0.5  # "time out" → "timeout", unless the index is known to hold it
 
 
-def analyze_query(text: str, known: Callable[[str], bool] | None = None) -> list[tuple[str, float]]:
+def analyze_query(
+    text: str,
+    known: Callable[[str], bool] | None = None,
+    *,
+    whole_weight: float = WHOLE_WEIGHT,
+    part_weight: float = PART_WEIGHT,
+    joined_weight: float = JOINED_WEIGHT,
+) -> list[tuple[str, float]]:
     """Distinct query terms with weights, in order; any string is accepted.
 
     An identifier's parts share its weight, so ``httpx.get`` counts about as much as
@@ -311,7 +361,7 @@ def analyze_query(text: str, known: Callable[[str], bool] | None = None) -> list
         n_whole = len(token_forms(raw)[0])
         for i, term in enumerate(terms):
             # the identifier itself counts most; its parts together about half a word
-            w = 1.0 if len(terms) == 1 else (WHOLE_WEIGHT if i < n_whole else PART_WEIGHT / (len(terms) - n_whole))
+            w = 1.0 if len(terms) == 1 else (whole_weight if i < n_whole else part_weight / (len(terms) - n_whole))
             weights[term] = max(weights.get(term, 0.0), w)
     # "time out" also asks for "timeout", "base url" for base_url / baseUrl (compact form)
     for a, b in itertools.pairwise(words):
@@ -324,7 +374,7 @@ def analyze_query(text: str, known: Callable[[str], bool] | None = None) -> list
         joined = _fold(a + b)
         held = [t for t in dict.fromkeys((joined, _stem(joined))) if known(t)] if known else []
         if not held:
-            weights.setdefault(joined, JOINED_WEIGHT)
+            weights.setdefault(joined, joined_weight)
             continue
         for term in held:
             weights[term] = 1.0

@@ -14,7 +14,7 @@ import logging
 import os
 import shutil
 import threading
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -23,13 +23,19 @@ from typing import Any
 import tantivy
 
 from docmentor.errors import StoreError
-from docmentor.search.analyzer import analyze_joined
+from docmentor.search.analyzer import analyze_joined, analyze_split
+from docmentor.search.config import DEFAULT, RankingConfig
+from docmentor.search.units import Unit, build_units
 
 log = logging.getLogger(__name__)
 
-# Field boosts: a match in the title or a heading says more than one in the body.
-BOOSTS: Mapping[str, float] = {"title": 1.0, "heading": 1.0, "path": 1.0, "body": 1.0}
+# The fields of a section entry, and of a document entry (its whole text): separate fields,
+# so the documents' lengths do not count in the sections' average length, nor the reverse.
+SECTION_FIELDS = ("title", "heading", "path", "body", "parts")
+DOC_FIELDS = {"d_title": "title", "d_heading": "heading", "d_path": "path", "d_body": "body"}
 MAX_TERM = 80
+PAD_TERM = "_"  # never a term of the analyzer (words start with a letter or digit)
+_SPLIT = "\x1f"  # between the words and the identifier parts of ``section_terms``
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,9 +51,9 @@ def _schema() -> tantivy.Schema:
     sb.add_text_field(
         "kind", stored=False, tokenizer_name="raw", index_option="basic"
     )  # "s"ection | "d"ocument
-    for name in BOOSTS:
+    for name in (*SECTION_FIELDS, *DOC_FIELDS):
         sb.add_text_field(name, stored=False, tokenizer_name="whitespace", index_option="freq")
-    sb.add_integer_field("section_id", stored=True)
+    sb.add_integer_field("section_id", stored=True, indexed=True)
     sb.add_integer_field("document_id", stored=True)
     sb.add_integer_field("line_start", stored=True)
     sb.add_integer_field("line_end", stored=True)
@@ -66,9 +72,10 @@ def _terms(text: str) -> str:
 
 
 def section_terms(text: str) -> str:
-    """What the index stores of a section's text (its terms, space-joined): computed ahead of
-    :meth:`LexicalIndex.replace` (``body_terms``) when parsing runs elsewhere."""
-    return _terms(text)
+    """What the index stores of a section's text (its words, then its identifier parts),
+    computed ahead of :meth:`LexicalIndex.replace` (``body_terms``) when parsing runs elsewhere."""
+    words, parts = analyze_split(text, MAX_TERM)
+    return words + _SPLIT + parts
 
 
 @lru_cache(maxsize=4096)
@@ -83,13 +90,25 @@ def _path_terms(path: str) -> str:
     return _short_terms(name.replace("-", " ").replace("_", " "))
 
 
+@lru_cache(maxsize=8)
+def _pad(n: int) -> str:
+    return " ".join([PAD_TERM] * n)
+
+
 def doc_key(document_id: int) -> str:
     return str(document_id)
 
 
 class LexicalIndex:
-    def __init__(self, path: Path, *, recreate: bool = False) -> None:
+    """The tantivy index of search units (:mod:`docmentor.search.units`) and documents.
+
+    ``config`` gives the index shape (:meth:`RankingConfig.index_signature`): the writer's
+    and every reader's must agree, which :class:`docmentor.engine.Docmentor` checks.
+    """
+
+    def __init__(self, path: Path, *, recreate: bool = False, config: RankingConfig = DEFAULT) -> None:
         self.path = path
+        self.config = config
         if recreate and path.exists():
             shutil.rmtree(path)
         path.mkdir(parents=True, exist_ok=True)
@@ -130,12 +149,16 @@ class LexicalIndex:
         drop_sources: Iterable[str] = (),
         drop_all: bool = False,
         body_terms: Mapping[str, str] | None = None,
+        on_unit: Callable[[Unit], None] | None = None,
     ) -> int:
-        """Drop documents (and whole sources), add sections, and commit once.
+        """Drop documents (and whole sources), add the units of ``rows`` (sections ordered
+        by document, as ``Store.lexical_rows`` gives them), and commit once. Returns the
+        number of units; ``on_unit`` sees each.
 
         ``body_terms`` maps section texts to :func:`section_terms` already computed.
         """
         writer = self.index.writer(heap_size=64_000_000, num_threads=1)
+        pad = _pad(self.config.length_pad) if self.config.length_pad > 0 else ""
         try:
             if drop_all:
                 writer.delete_all_documents()
@@ -144,19 +167,24 @@ class LexicalIndex:
             for doc_id in drop_document_ids:
                 writer.delete_documents_by_term("doc_key", doc_key(doc_id))
             n = 0
-            group: list[Any] = []
+            group: list[Unit] = []
             bodies: list[str] = []
-            for row in rows:
-                if group and group[0]["document_id"] != row["document_id"]:
+            for unit in build_units(rows, stub_chars=self.config.stub_chars):
+                if group and group[0].document_id != unit.document_id:
                     writer.add_document(self._doc_entry(group, bodies))
                     group, bodies = [], []
-                group.append(row)
-                text = str(row["text"])
-                body = body_terms.get(text) if body_terms else None
-                if body is None:
-                    body = _terms(text)
-                bodies.append(body)
-                writer.add_document(self._document(row, body))
+                words, parts = [], []
+                for text in unit.texts:
+                    terms = body_terms.get(text) if body_terms else None
+                    w, _, p = (terms if terms is not None else section_terms(text)).partition(_SPLIT)
+                    words.append(w)
+                    parts.append(p)
+                body, part_terms = " ".join(words), " ".join(parts)
+                group.append(unit)
+                bodies.append(body + " " + part_terms)
+                writer.add_document(self._document(unit, body, part_terms, pad))
+                if on_unit is not None:
+                    on_unit(unit)
                 n += 1
             if group:
                 writer.add_document(self._doc_entry(group, bodies))
@@ -174,68 +202,74 @@ class LexicalIndex:
         return n
 
     @staticmethod
-    def _doc_entry(rows: list[Mapping[str, Any]], bodies: list[str]) -> tantivy.Document:
+    def _doc_entry(units: list[Unit], bodies: list[str]) -> tantivy.Document:
         """One entry per document: the whole text, for the document-level half of the score."""
-        first = rows[0]
+        first = units[0]
         doc = tantivy.Document()
-        doc.add_text("doc_key", doc_key(int(first["document_id"])))
-        doc.add_text("source", str(first["source"]))
+        doc.add_text("doc_key", doc_key(first.document_id))
+        doc.add_text("source", first.source)
         doc.add_text("kind", "d")
-        doc.add_text("title", _terms(str(first["title"])))
-        doc.add_text("heading", _terms(" ".join(str(r["heading"]) for r in rows)))
-        doc.add_text("path", _path_terms(str(first["path"])))
-        doc.add_text("body", " ".join(bodies))
-        doc.add_integer("document_id", int(first["document_id"]))
+        doc.add_text("d_title", _terms(first.title))
+        doc.add_text("d_heading", _terms(" ".join(u.heading for u in units)))
+        doc.add_text("d_path", _path_terms(first.path))
+        doc.add_text("d_body", " ".join(bodies))
+        doc.add_integer("document_id", first.document_id)
         return doc
 
     @staticmethod
-    def _document(row: Mapping[str, Any], body: str) -> tantivy.Document:
-        stored_path = row["heading_path"]  # JSON from the store (or a list)
-        heading_path = json.loads(stored_path) if isinstance(stored_path, str) else stored_path
-        path = str(row["path"])
+    def _document(unit: Unit, body: str, parts: str, pad: str) -> tantivy.Document:
+        heading_path = unit.heading_path
         doc = tantivy.Document()
-        doc.add_text("doc_key", doc_key(int(row["document_id"])))
-        doc.add_text("source", str(row["source"]))
+        doc.add_text("doc_key", doc_key(unit.document_id))
+        doc.add_text("source", unit.source)
         doc.add_text("kind", "s")
-        doc.add_text("title", _short_terms(str(row["title"])))
+        doc.add_text("title", _short_terms(unit.title))
         doc.add_text(
             "heading",
             _short_terms(
-                " ".join(
-                    heading_path[1:] if heading_path and heading_path[0] == row["title"] else heading_path
-                )
+                " ".join(heading_path[1:] if heading_path and heading_path[0] == unit.title else heading_path)
             ),
         )
-        doc.add_text("path", _path_terms(path))
-        doc.add_text("body", body)
-        doc.add_integer("section_id", int(row["section_id"]))
-        doc.add_integer("document_id", int(row["document_id"]))
-        doc.add_integer("line_start", int(row["line_start"]))
-        doc.add_integer("line_end", int(row["line_end"]))
-        doc.add_bytes("s_path", path.encode())
-        doc.add_bytes("s_url", str(row["url"]).encode())
-        doc.add_bytes("s_title", str(row["title"]).encode())
-        doc.add_bytes("s_heading", str(row["heading"]).encode())
-        doc.add_bytes(
-            "s_heading_path",
-            (stored_path if isinstance(stored_path, str) else json.dumps(heading_path)).encode(),
-        )
-        doc.add_bytes("s_text", str(row["text"]).encode())
-        doc.add_bytes("s_indexed_at", str(row["indexed_at"]).encode())
+        doc.add_text("path", _path_terms(unit.path))
+        # the pad lowers BM25's length normalisation (RankingConfig.length_pad)
+        doc.add_text("body", f"{body} {pad}" if pad else body)
+        doc.add_text("parts", f"{parts} {pad}" if pad else parts)
+        doc.add_integer("section_id", unit.section_id)
+        doc.add_integer("document_id", unit.document_id)
+        doc.add_integer("line_start", unit.line_start)
+        doc.add_integer("line_end", unit.line_end)
+        doc.add_bytes("s_path", unit.path.encode())
+        doc.add_bytes("s_url", unit.url.encode())
+        doc.add_bytes("s_title", unit.title.encode())
+        doc.add_bytes("s_heading", unit.heading.encode())
+        doc.add_bytes("s_heading_path", json.dumps(heading_path, ensure_ascii=False).encode())
+        doc.add_bytes("s_text", unit.text.encode())
+        doc.add_bytes("s_indexed_at", unit.indexed_at.encode())
         return doc
 
     # -- reading -----------------------------------------------------------------------
-    def _terms_query(self, terms: Sequence[tuple[str, float]]) -> tantivy.Query:
-        """Any of the terms in any field, each weighted (built once per search, used twice)."""
+    def _terms_query(self, terms: Sequence[tuple[str, float]], boosts: Mapping[str, float]) -> tantivy.Query:
+        """Any of the terms in any field, each weighted."""
         schema = self.index.schema
         clauses: list[tuple[tantivy.Occur, tantivy.Query]] = []
         for term, weight in terms:
             t = term[:MAX_TERM]
-            for field, boost in BOOSTS.items():
-                q = tantivy.Query.term_query(schema, field, t)
+            for name, boost in boosts.items():
                 b = boost * weight
+                if b <= 0:
+                    continue
+                q = tantivy.Query.term_query(schema, name, t)
                 clauses.append((tantivy.Occur.Should, tantivy.Query.boost_query(q, b) if b != 1.0 else q))
         return tantivy.Query.boolean_query(clauses)
+
+    def _section_boosts(self, config: RankingConfig) -> dict[str, float]:
+        return {
+            "title": config.title_boost,
+            "heading": config.heading_boost,
+            "path": config.path_boost,
+            "body": config.body_boost,
+            "parts": config.parts_boost,
+        }
 
     def _query(self, matching: tantivy.Query, *, kind: str, source: str | None) -> tantivy.Query:
         schema = self.index.schema
@@ -248,29 +282,68 @@ class LexicalIndex:
         return tantivy.Query.boolean_query(must)
 
     def search(
-        self, terms: Sequence[tuple[str, float]], *, source: str | None = None, limit: int = 10
+        self,
+        terms: Sequence[tuple[str, float]],
+        *,
+        source: str | None = None,
+        limit: int = 10,
+        config: RankingConfig | None = None,
+        doc_scores: dict[int, float] | None = None,
     ) -> list[LexicalHit]:
-        """Sections by BM25, each with ``doc_score``: its document's BM25 over the whole text."""
+        """Units by BM25, each with ``doc_score``: its document's BM25 over the whole text
+        (``doc_scores``, when given, receives every document's that matched)."""
         if not terms:
             return []
+        config = config or self.config
         searcher = self.searcher()
-        matching = self._terms_query(terms)
-        doc_scores: dict[int, float] = {}
+        doc_boosts = {d: self._section_boosts(config)[f] for d, f in DOC_FIELDS.items()}
+        doc_boosts["d_body"] = config.body_boost
+        if doc_scores is None:
+            doc_scores = {}
         for score, address in searcher.search(
-            self._query(matching, kind="d", source=source), limit=30, count=False
+            self._query(self._terms_query(terms, doc_boosts), kind="d", source=source), limit=30, count=False
         ).hits:
             doc_scores[int(searcher.doc(address)["document_id"][0])] = float(score)
         hits: list[LexicalHit] = []
+        matching = self._terms_query(terms, self._section_boosts(config))
         for score, address in searcher.search(
             self._query(matching, kind="s", source=source), limit=limit, count=False
         ).hits:
-            d = searcher.doc(address)
-            fields = {
-                k: v[0].decode() if isinstance(v[0], bytes) else v[0] for k, v in d.to_dict().items() if v
-            }
-            fields["doc_score"] = doc_scores.get(int(fields["document_id"]), 0.0)
-            hits.append(LexicalHit(score=float(score), fields=fields))
+            hits.append(self._hit(searcher, address, float(score), doc_scores))
         return hits
+
+    @staticmethod
+    def _hit(
+        searcher: tantivy.Searcher, address: Any, score: float, doc_scores: Mapping[int, float]
+    ) -> LexicalHit:
+        d = searcher.doc(address)
+        fields = {k: v[0].decode() if isinstance(v[0], bytes) else v[0] for k, v in d.to_dict().items() if v}
+        fields["doc_score"] = doc_scores.get(int(fields["document_id"]), 0.0)
+        return LexicalHit(score=score, fields=fields)
+
+    def units(
+        self,
+        section_ids: Sequence[int],
+        *,
+        source: str | None = None,
+        doc_scores: Mapping[int, float] | None = None,
+    ) -> list[LexicalHit]:
+        """The entries of these units (score 0), those still indexed; for candidates found
+        another way (embeddings)."""
+        if not section_ids:
+            return []
+        searcher = self.searcher()
+        schema = self.index.schema
+        ids = tantivy.Query.boolean_query(
+            [
+                (tantivy.Occur.Should, tantivy.Query.term_query(schema, "section_id", int(i)))
+                for i in section_ids
+            ]
+        )
+        found = searcher.search(
+            self._query(ids, kind="s", source=source), limit=len(section_ids), count=False
+        ).hits
+        return [self._hit(searcher, address, 0.0, doc_scores or {}) for _, address in found]
 
     def knows(self, term: str) -> bool:
         """Whether any section's text holds ``term`` (an analysed term)."""

@@ -11,6 +11,7 @@ from typing import Any
 
 from docmentor.models import SearchHit
 from docmentor.search.analyzer import analyze
+from docmentor.search.config import DEFAULT, RankingConfig
 from docmentor.search.lexical import LexicalHit
 
 SNIPPET_CHARS = 320
@@ -25,21 +26,34 @@ def rank_hits(
     per_document: int,
     versions: Mapping[str, str | None],
     snippets: bool = True,
+    config: RankingConfig = DEFAULT,
+    collapse: bool = True,
+    fused: bool = False,
 ) -> list[SearchHit]:
-    """Best first; identical section texts once; at most ``per_document`` sections of a
-    document before every other matching document had its turn. ``snippets=False`` leaves
-    ``snippet`` empty (callers that only need the sections: a third of the time)."""
-    hits = fuse(hits)
+    """Best first; identical section texts once; near-identical ones (``collapse``) as one
+    result listing the other places; at most ``per_document`` sections of a document before
+    every other matching document had its turn. ``snippets=False`` leaves ``snippet`` empty
+    (callers that only need the sections: a third of the time). ``fused``: the hits are
+    already scored and ordered (:func:`docmentor.search.hybrid.blend`)."""
+    hits = list(hits) if fused else fuse(hits, doc_weight=config.doc_weight)
     seen_text: set[str] = set()
     picked: list[LexicalHit] = []
     overflow: list[LexicalHit] = []
     per_doc: dict[int, int] = {}
+    words: dict[int, frozenset[str]] = {}
+    also: dict[int, list[dict[str, Any]]] = {}
     for hit in hits:
         f = hit.fields
-        digest = hashlib.sha1(str(f.get("s_text", "")).strip().encode()).hexdigest()
+        text = str(f.get("s_text", "")).strip()
+        digest = hashlib.sha1(text.encode()).hexdigest()
         if digest in seen_text:
             continue
         seen_text.add(digest)
+        if collapse and len(picked) < limit:
+            twin = _near_duplicate(text, picked, words, config.duplicate_jaccard)
+            if twin is not None:
+                also.setdefault(id(twin), []).append(_place(f))
+                continue
         doc = int(f["document_id"])
         if per_doc.get(doc, 0) >= per_document:
             overflow.append(hit)
@@ -70,15 +84,52 @@ def rank_hits(
                 document_id=int(f.get("document_id", 0)),
                 section_id=int(f.get("section_id", 0)),
                 text=str(f.get("s_text", "")),
+                also=also.get(id(hit), []),
             )
         )
     return out
 
 
-DOC_WEIGHT = 0.3
+def _place(f: Mapping[str, Any]) -> dict[str, Any]:
+    return {
+        "source": str(f.get("source", "")),
+        "path": str(f.get("s_path", "")),
+        "heading": str(f.get("s_heading", "")),
+        "line_start": int(f.get("line_start", 1)),
+        "line_end": int(f.get("line_end", 1)),
+    }
 
 
-def fuse(hits: Sequence[LexicalHit]) -> list[LexicalHit]:
+_WORD = re.compile(r"\w+")
+
+
+def _words(text: str) -> frozenset[str]:
+    return frozenset(_WORD.findall(text.lower()))
+
+
+def _near_duplicate(
+    text: str, picked: Sequence[LexicalHit], cache: dict[int, frozenset[str]], threshold: float
+) -> LexicalHit | None:
+    """The picked hit whose words this text shares at Jaccard ≥ ``threshold``, if any."""
+    if threshold > 1.0 or not picked:
+        return None
+    mine = _words(text)
+    if len(mine) < 8:  # a heading and a line: too little to call two places one answer
+        return None
+    for other in picked:
+        theirs = cache.get(id(other))
+        if theirs is None:
+            theirs = cache[id(other)] = _words(str(other.fields.get("s_text", "")))
+        small, large = sorted((len(mine), len(theirs)))
+        if small < threshold * large:  # Jaccard ≤ small / large
+            continue
+        shared = len(mine & theirs)
+        if shared >= threshold * (len(mine) + len(theirs) - shared):
+            return other
+    return None
+
+
+def fuse(hits: Sequence[LexicalHit], *, doc_weight: float = DEFAULT.doc_weight) -> list[LexicalHit]:
     """Section score, normalised per query, plus its document's normalised score.
 
     The document half lets a section of the page that is about the question outrank a
@@ -90,7 +141,7 @@ def fuse(hits: Sequence[LexicalHit]) -> list[LexicalHit]:
     top_d = max(float(h.fields.get("doc_score", 0.0)) for h in hits) or 1.0
     fused = [
         LexicalHit(
-            score=h.score / top_s + DOC_WEIGHT * float(h.fields.get("doc_score", 0.0)) / top_d,
+            score=h.score / top_s + doc_weight * float(h.fields.get("doc_score", 0.0)) / top_d,
             fields=h.fields,
         )
         for h in hits

@@ -194,3 +194,29 @@ def m007_code_blocks_section_index(db: sqlite3.Connection) -> None:
     # Deleting a section cascades to its code blocks: without this index, each deleted
     # section scanned every code block (a refresh of 1,500 changed files: 13 s, not 3).
     _script(db, "CREATE INDEX IF NOT EXISTS code_blocks_section ON code_blocks(section_id)")
+
+
+@migration
+def m008_section_vectors(db: sqlite3.Connection) -> None:
+    # Hybrid search: the search units of each document with the hash of the text that is
+    # embedded, and the vectors, keyed by that hash (unchanged sections are never embedded
+    # again, and a vector outlives a refresh that re-writes its document).
+    _script(
+        db,
+        """
+        CREATE TABLE search_units (
+            section_id INTEGER PRIMARY KEY,
+            document_id INTEGER NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
+            source TEXT NOT NULL,
+            hash TEXT NOT NULL
+        );
+        CREATE INDEX search_units_document ON search_units(document_id);
+        CREATE INDEX search_units_hash ON search_units(hash);
+        CREATE TABLE unit_vectors (
+            model TEXT NOT NULL,
+            hash TEXT NOT NULL,
+            data BLOB NOT NULL,
+            PRIMARY KEY (model, hash)
+        );
+        """,
+    )

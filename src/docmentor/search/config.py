@@ -1,0 +1,125 @@
+"""Every constant of documentation search in one typed, documented object.
+
+:class:`RankingConfig` holds each ranking constant with why it has its value and what it
+was measured on. ``make eval`` judges every change on all three dev corpora at once (httpx,
+pydantic, tanstack-query: ``benchmarks/eval_suite.py``); no value is chosen per corpus.
+Tests pass a config in (``Docmentor(db, ranking=RankingConfig(...))``) instead of
+patching module constants.
+
+Two kinds of fields:
+
+* **index shape** (``length_pad``, ``stub_chars``): how sections are written into the
+  lexical index. They are part of :meth:`RankingConfig.index_signature`, stored with the
+  index; a writer with another signature rebuilds the lexical index.
+* **query time**: everything else, read on each search.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any
+
+SUITE = "httpx + pydantic + tanstack-query dev sets (make eval)"
+
+
+def _c(value: Any, why: str, measured: str = SUITE) -> Any:
+    """A config field with its reason and the sets it was measured on."""
+    return field(default=value, metadata={"why": why, "measured_on": measured})
+
+
+@dataclass(frozen=True, slots=True)
+class RankingConfig:
+    """Ranking constants of ``search``, ``assemble`` and ``get_doc_excerpt``."""
+
+    # -- index shape -------------------------------------------------------------------------
+    length_pad: int = _c(
+        150,
+        "Filler terms added to every section's body (and identifier-part) field. tantivy's BM25 "
+        "has b = 0.75 and does not expose it; a constant pad P turns it into b_eff = "
+        "0.75·avg/(avg+P) (avg = mean section length in terms, 40–110 on the dev corpora, so "
+        "b_eff ≈ 0.16–0.32), so a one-word match in a 100-character stub no longer outscores "
+        "the same match in a guide section ~3×. 0 (plain b = 0.75) lost on all three sets.",
+    )
+    stub_chars: int = _c(
+        160,
+        "A section with fewer characters than this after its heading line, right after a "
+        "section it belongs to (a deeper heading under it), is indexed as part of that "
+        "section: generated reference pages' 'Parameters', 'Returns' and one-line member "
+        "entries rank with their parent instead of as rivals of whole guide sections.",
+    )
+
+    # -- lexical, query time -----------------------------------------------------------------
+    body_boost: float = _c(1.0, "The section's own words: the reference weight.")
+    parts_boost: float = _c(
+        0.3,
+        "Parts of split identifiers in the text (MatchQuery → match, query). At full weight they "
+        "made every type-named reference entry match plain question words.",
+    )
+    title_boost: float = _c(
+        0.3,
+        "The page title, copied onto each of its sections. At 1.0 a page whose title repeats the "
+        "question's words outranked the section of another page that answers it.",
+    )
+    heading_boost: float = _c(0.6, "The section's heading path below the title.")
+    path_boost: float = _c(0.3, "The file name's words, copied onto each section like the title.")
+    doc_weight: float = _c(
+        0.3,
+        "Share of the section's score that comes from its whole document's BM25: a section of "
+        "the page about the question beats a lucky short section elsewhere.",
+        "httpx dev set (issue 2), kept on the suite",
+    )
+    whole_weight: float = _c(0.8, "Query weight of a compound identifier itself (max_connections).")
+    part_weight: float = _c(
+        0.6, "Query weight shared by a compound identifier's parts (max, connections), together."
+    )
+    joined_weight: float = _c(
+        0.5, "Query weight of two adjacent words joined ('time out' → timeout) the index does not hold."
+    )
+
+    # -- semantic and fusion -----------------------------------------------------------------
+    semantic_weight: float = _c(
+        0.4,
+        "Share of the cosine similarity (MiniLM section embeddings) in the fused score; the "
+        "lexical score has the rest. Scores are blended, each scaled by the query's best: plain "
+        "reciprocal-rank fusion lost ~0.03 doc-MRR on httpx.",
+    )
+    lexical_pool: int = _c(60, "Lexical candidates read before fusion (at least 4× the limit).")
+    semantic_pool: int = _c(40, "Nearest sections by cosine added to the candidates before fusion.")
+    semantic_floor: float = _c(
+        0.15,
+        "Cosines are scaled as (cos − floor) / (best − floor): MiniLM gives unrelated sections "
+        "0.0–0.2, so raw cosines would lift every candidate alike.",
+    )
+
+    # -- results -----------------------------------------------------------------------------
+    per_document: int = _c(3, "Sections of one document before every other matching document had its turn.")
+    duplicate_jaccard: float = _c(
+        0.8,
+        "Two results whose word sets overlap this much (Jaccard) are one answer in several places "
+        "(framework variants of a guide, copied pages): the lower one is listed under the first.",
+    )
+
+    def index_signature(self) -> str:
+        """The index-shape part, stored with the index (a change rebuilds the lexical index)."""
+        return f"pad{self.length_pad}-stub{self.stub_chars}"
+
+    def replace(self, **changes: Any) -> RankingConfig:
+        return dataclasses.replace(self, **changes)
+
+    @classmethod
+    def describe(cls) -> list[dict[str, Any]]:
+        """Each constant: name, value, why, what it was measured on."""
+        default = cls()
+        return [
+            {
+                "name": f.name,
+                "value": getattr(default, f.name),
+                "why": f.metadata.get("why", ""),
+                "measured_on": f.metadata.get("measured_on", ""),
+            }
+            for f in dataclasses.fields(cls)
+        ]
+
+
+DEFAULT = RankingConfig()

@@ -1,0 +1,320 @@
+"""Section embeddings: stored by content hash in the index, searched in memory.
+
+The record (SQLite) keeps ``search_units`` (each search unit of each document and the hash
+of the text that is embedded) and ``unit_vectors`` (one float16 vector per model and hash).
+A refresh writes the units with the lexical index; embedding comes after, in batches that
+commit on their own, so an interrupted run loses at most one batch and the next refresh
+(or ``serve``'s background thread) embeds what is still missing. Unchanged units keep their
+hash, so their vectors are never computed again.
+
+:class:`VectorCache` is one process's view: a float32 matrix aligned to the units that have
+a vector. New vectors are appended as they arrive (cheap while a background run fills
+them); a change of the units (a refresh) reloads the whole view.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import logging
+import threading
+import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from docmentor.search.units import Unit, build_units
+
+if TYPE_CHECKING:
+    from docmentor.store.db import Store
+
+log = logging.getLogger(__name__)
+
+UNITS_GENERATION = "units_generation"  # settings key: bumped whenever units are written
+BATCH = 64  # texts per embedding batch (one SQLite commit each)
+
+
+@dataclass
+class EmbedReport:
+    """What one embedding run did."""
+
+    embedded: int = 0
+    pending: int = 0  # units still without a vector (interrupted, or another process is on them)
+    seconds: float = 0.0
+    skipped: str | None = None  # why nothing ran (turned off, another process embedding …)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "embedded": self.embedded,
+            "pending": self.pending,
+            "seconds": round(self.seconds, 3),
+            "skipped": self.skipped,
+        }
+
+
+# -- writing ---------------------------------------------------------------------------
+def write_units(store: Store, units: Iterable[Unit], *, clear_sources: Sequence[str] = ()) -> None:
+    """Record units written to the lexical index (the caller holds the write lock)."""
+    rows = [(u.section_id, u.document_id, u.source, u.content_hash()) for u in units]
+    with store.transaction() as db:
+        for name in clear_sources:
+            db.execute("DELETE FROM search_units WHERE source = ?", (name,))
+        db.executemany("INSERT OR REPLACE INTO search_units VALUES (?, ?, ?, ?)", rows)
+        _bump(db)
+
+
+def _bump(db: Any) -> None:
+    db.execute(
+        "INSERT INTO settings VALUES (?, '1') ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + 1",
+        (UNITS_GENERATION,),
+    )
+
+
+def pending_units(store: Store, model: str) -> dict[str, int]:
+    """Hashes of units without a vector for ``model`` → a document that holds one."""
+    rows = store.conn().execute(
+        """SELECT u.hash, MIN(u.document_id) FROM search_units u
+           LEFT JOIN unit_vectors v ON v.model = ? AND v.hash = u.hash
+           WHERE v.hash IS NULL GROUP BY u.hash""",
+        (model,),
+    )
+    return {str(h): int(d) for h, d in rows}
+
+
+def counts(store: Store, model: str) -> dict[str, tuple[int, int]]:
+    """Per source: (units, units with a vector for ``model``)."""
+    rows = store.conn().execute(
+        """SELECT u.source, COUNT(*), COUNT(v.hash) FROM search_units u
+           LEFT JOIN unit_vectors v ON v.model = ? AND v.hash = u.hash GROUP BY u.source""",
+        (model,),
+    )
+    return {str(s): (int(n), int(e)) for s, n, e in rows}
+
+
+@contextlib.contextmanager
+def embed_lock(store: Store) -> Iterator[bool]:
+    """Whether this process may embed now (one process at a time; others skip, not wait)."""
+    path = store.path.parent / "embed.lock"
+    with open(path, "a+") as fh:
+        try:
+            fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            yield False
+            return
+        try:
+            yield True
+        finally:
+            fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
+
+
+def embed_pending(
+    store: Store,
+    embedder: Any,
+    *,
+    stub_chars: int,
+    progress: Callable[[int, int], None] | None = None,
+    stop: threading.Event | None = None,
+) -> EmbedReport:
+    """Embed every unit that has no vector yet, shortest texts first, a batch per commit."""
+    t0 = time.perf_counter()
+    report = EmbedReport()
+    model = str(embedder.model_id)
+    with embed_lock(store) as mine:
+        if not mine:
+            report.skipped = "another docmentor process is embedding this index"
+            report.pending = len(pending_units(store, model))
+            return report
+        missing = pending_units(store, model)
+        if not missing:
+            _collect_garbage(store, model)
+            report.seconds = time.perf_counter() - t0
+            return report
+        texts: dict[str, str] = {}
+        doc_ids = sorted(set(missing.values()))
+        for unit in build_units(store.lexical_rows(doc_ids), stub_chars=stub_chars):
+            h = unit.content_hash()
+            if h in missing and h not in texts:
+                texts[h] = unit.embed_text()
+        if len(texts) < len(missing):  # units of documents no longer searchable, or changed meanwhile
+            log.debug("%d unit hashes have no text now", len(missing) - len(texts))
+        # similar lengths together: the shares of a batch take about as long
+        order = sorted(texts, key=lambda h: len(texts[h]))
+        total = len(order)
+        if progress is not None:
+            progress(0, total)
+        for start in range(0, total, BATCH):
+            if stop is not None and stop.is_set():
+                break
+            batch = order[start : start + BATCH]
+            vectors = embedder.embed([texts[h] for h in batch])
+            with store.transaction() as db:
+                db.executemany(
+                    "INSERT OR REPLACE INTO unit_vectors (model, hash, data) VALUES (?, ?, ?)",
+                    [(model, h, v.astype(np.float16).tobytes()) for h, v in zip(batch, vectors, strict=True)],
+                )
+            report.embedded += len(batch)
+            if progress is not None:
+                progress(report.embedded, total)
+        report.pending = len(pending_units(store, model))
+        if not report.pending:
+            _collect_garbage(store, model)
+    report.seconds = time.perf_counter() - t0
+    return report
+
+
+def _collect_garbage(store: Store, model: str) -> None:
+    """Vectors no unit has any more (their sections changed or went away)."""
+    with store.transaction() as db:
+        db.execute(
+            "DELETE FROM unit_vectors WHERE model = ? AND hash NOT IN (SELECT hash FROM search_units)",
+            (model,),
+        )
+
+
+# -- reading ---------------------------------------------------------------------------
+class VectorCache:
+    """One process's in-memory view of the units that have vectors (thread-safe)."""
+
+    def __init__(self, store: Store, model: str, dimensions: int) -> None:
+        self.store = store
+        self.model = model
+        self.dimensions = dimensions
+        self._lock = threading.Lock()
+        self._generation: str | None = None
+        self._last_rowid = 0
+        self._row_of: dict[int, int] = {}  # section id → matrix row
+        self._units_of_hash: dict[str, list[tuple[int, str]]] = {}  # hash → units (section id, source)
+        self._ids = np.zeros(0, dtype=np.int64)
+        self._sources: list[str] = []
+        self._source_codes = np.zeros(0, dtype=np.int32)
+        self._codes: dict[str, int] = {}
+        self._matrix = np.zeros((0, dimensions), dtype=np.float32)
+        self._size = 0
+
+    def __len__(self) -> int:
+        return self._size
+
+    def refresh(self) -> None:
+        """Bring the view up to the store: a full reload when units changed, else new vectors only."""
+        db = self.store.conn()
+        row = db.execute("SELECT value FROM settings WHERE key = ?", (UNITS_GENERATION,)).fetchone()
+        generation = None if row is None else str(row[0])
+        last = db.execute("SELECT MAX(rowid) FROM unit_vectors").fetchone()[0] or 0
+        if generation == self._generation and last == self._last_rowid:
+            return
+        with self._lock:
+            if generation != self._generation or last < self._last_rowid:
+                self._reload(generation)
+            elif last != self._last_rowid:
+                self._append(last)
+
+    def _reload(self, generation: str | None) -> None:
+        db = self.store.conn()
+        with self.store.snapshot():
+            last = db.execute("SELECT MAX(rowid) FROM unit_vectors").fetchone()[0] or 0
+            units = db.execute("SELECT section_id, source, hash FROM search_units").fetchall()
+            vectors = dict(
+                db.execute(
+                    "SELECT hash, data FROM unit_vectors WHERE model = ? AND rowid <= ?", (self.model, last)
+                )
+            )
+        self._units_of_hash = {}
+        for sid, source, h in units:
+            self._units_of_hash.setdefault(str(h), []).append((int(sid), str(source)))
+        self._row_of = {}
+        self._codes = {}
+        self._sources = []
+        ids: list[int] = []
+        codes: list[int] = []
+        rows: list[bytes] = []
+        for h, data in vectors.items():
+            for sid, source in self._units_of_hash.get(str(h), ()):
+                self._row_of[sid] = len(ids)
+                ids.append(sid)
+                codes.append(self._code(source))
+                rows.append(data)
+        n = len(ids)
+        matrix = np.zeros((max(n, 16), self.dimensions), dtype=np.float32)
+        if n:
+            matrix[:n] = np.frombuffer(b"".join(rows), dtype=np.float16).reshape(n, self.dimensions)
+        self._matrix = matrix
+        self._ids = np.zeros(matrix.shape[0], dtype=np.int64)
+        self._ids[:n] = ids
+        self._source_codes = np.full(matrix.shape[0], -1, dtype=np.int32)
+        self._source_codes[:n] = codes
+        self._size = n
+        self._generation = generation
+        self._last_rowid = last
+
+    def _code(self, source: str) -> int:
+        code = self._codes.get(source)
+        if code is None:
+            code = self._codes[source] = len(self._sources)
+            self._sources.append(source)
+        return code
+
+    def _append(self, last: int) -> None:
+        new = (
+            self.store.conn()
+            .execute(
+                "SELECT hash, data FROM unit_vectors WHERE model = ? AND rowid > ? AND rowid <= ?",
+                (self.model, self._last_rowid, last),
+            )
+            .fetchall()
+        )
+        adds = [
+            (sid, source, data)
+            for h, data in new
+            for sid, source in self._units_of_hash.get(str(h), ())
+            if sid not in self._row_of
+        ]
+        need = self._size + len(adds)
+        if need > self._matrix.shape[0]:
+            grow = max(need, 2 * self._matrix.shape[0])
+            matrix = np.zeros((grow, self.dimensions), dtype=np.float32)
+            matrix[: self._size] = self._matrix[: self._size]
+            ids = np.zeros(grow, dtype=np.int64)
+            ids[: self._size] = self._ids[: self._size]
+            codes = np.full(grow, -1, dtype=np.int32)
+            codes[: self._size] = self._source_codes[: self._size]
+            self._matrix, self._ids, self._source_codes = matrix, ids, codes
+        for sid, source, data in adds:
+            row = self._size
+            self._matrix[row] = np.frombuffer(data, dtype=np.float16)
+            self._ids[row] = sid
+            self._source_codes[row] = self._code(source)
+            self._row_of[sid] = row
+            self._size += 1
+        self._last_rowid = last
+
+    def search(
+        self, query_vector: np.ndarray, *, source: str | None, top: int
+    ) -> tuple[list[tuple[int, float]], Callable[[int], float | None]]:
+        """The ``top`` nearest units (section id, cosine), and a look-up of any unit's cosine."""
+        with self._lock:
+            n = self._size
+            if n == 0:
+                return [], lambda _sid: None
+            scores = self._matrix[:n] @ query_vector.astype(np.float32, copy=False)
+            if source is not None:
+                code = self._codes.get(source)
+                if code is None:
+                    return [], lambda _sid: None
+                scores = np.where(self._source_codes[:n] == code, scores, -np.inf)
+            k = min(top, n)
+            best = np.argpartition(-scores, k - 1)[:k] if k < n else np.arange(n)
+            best = best[np.argsort(-scores[best])]
+            ids = self._ids[:n]
+            nearest = [(int(ids[i]), float(scores[i])) for i in best if np.isfinite(scores[i])]
+            row_of = self._row_of  # rows appended later are ≥ n: the look-up ignores them
+
+        def cosine(sid: int) -> float | None:
+            row = row_of.get(sid)
+            if row is None or row >= n:
+                return None
+            value = float(scores[row])
+            return value if np.isfinite(value) else None
+
+        return nearest, cosine

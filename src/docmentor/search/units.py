@@ -1,0 +1,100 @@
+"""Search units: the sections as search ranks them.
+
+A unit is a section, plus the tiny sections right after it that belong to it (deeper
+headings with fewer than ``stub_chars`` characters of their own): generated reference
+pages split one member into "Parameters", "Returns" and one-line entries, and ranked alone
+each of those is a rival of whole guide sections. The shape decides, never a name.
+
+A unit keeps its first section's id, heading and start line, ends where its last section
+ends, and its text is the sections' texts joined. The lexical index and the embeddings
+both read units, so they rank the same things.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(slots=True)
+class Unit:
+    section_id: int
+    document_id: int
+    source: str
+    path: str
+    url: str
+    title: str
+    heading: str
+    heading_path: list[str]
+    level: int
+    line_start: int
+    line_end: int
+    texts: list[str]
+    indexed_at: str
+
+    @property
+    def text(self) -> str:
+        return self.texts[0] if len(self.texts) == 1 else "\n\n".join(self.texts)
+
+    def embed_text(self) -> str:
+        """What the embedding model reads: where the section is, then its text."""
+        place = " > ".join(p for p in [self.title, *self.heading_path] if p)
+        place = " > ".join(dict.fromkeys(place.split(" > ")))  # the title often opens the path too
+        return f"{place}\n{self.text}" if place else self.text
+
+    def content_hash(self) -> str:
+        """Key of the unit's vector: unchanged units are never embedded again."""
+        return hashlib.sha256(self.embed_text().encode()).hexdigest()[:32]
+
+
+def own_chars(text: str, heading: str) -> int:
+    """Characters of a section's text after its heading line."""
+    body = text
+    if heading:
+        first, _, rest = text.partition("\n")
+        if heading in first:
+            body = rest
+    return len(body.strip())
+
+
+def build_units(rows: Iterable[Any], *, stub_chars: int) -> Iterator[Unit]:
+    """Units of rows ordered by document, then section order (``Store.lexical_rows``)."""
+    current: Unit | None = None
+    for row in rows:
+        stored = row["heading_path"]
+        heading_path = json.loads(stored) if isinstance(stored, str) else list(stored)
+        level = int(row["level"])
+        text = str(row["text"])
+        heading = str(row["heading"])
+        if (
+            current is not None
+            and current.document_id == int(row["document_id"])
+            and level > current.level >= 1
+            and current.heading_path == heading_path[: len(current.heading_path)]
+            and own_chars(text, heading) < stub_chars
+        ):
+            current.texts.append(text)
+            current.line_end = max(current.line_end, int(row["line_end"]))
+            continue
+        if current is not None:
+            yield current
+        current = Unit(
+            section_id=int(row["section_id"]),
+            document_id=int(row["document_id"]),
+            source=str(row["source"]),
+            path=str(row["path"]),
+            url=str(row["url"]),
+            title=str(row["title"]),
+            heading=heading,
+            heading_path=heading_path,
+            level=level,
+            line_start=int(row["line_start"]),
+            line_end=int(row["line_end"]),
+            texts=[text],
+            indexed_at=str(row["indexed_at"]),
+        )
+    if current is not None:
+        yield current
