@@ -339,16 +339,29 @@ class Embedder:
             except Exception as exc:  # onnxruntime raises its own exception types
                 raise EmbeddingUnavailable(f"the embedding model cannot be loaded: {exc}") from exc
 
-    def embed(self, texts: list[str], *, progress: Callable[[int], None] | None = None) -> np.ndarray:
+    def embed(
+        self,
+        texts: list[str],
+        *,
+        progress: Callable[[int], None] | None = None,
+        max_tokens: int | None = None,
+    ) -> np.ndarray:
         """Vectors for ``texts``: shape ``(len(texts), 384)``, float32, unit length.
 
         Each text runs on its own (see the module docstring), so a text's vector does not
         depend on the others nor on the thread that computed it. ``progress`` is called
-        with the number of texts done, every PROGRESS_STEP texts and at the end.
+        with the number of texts done, every PROGRESS_STEP texts and at the end; ``max_tokens``
+        cuts longer texts (default: the model's 256).
         """
         np = self._np
         out = np.zeros((len(texts), DIMENSIONS), dtype=np.float32)
         encoded = [e.ids for e in self._tokenizer.encode_batch([t or " " for t in texts])]
+        if max_tokens is not None and max_tokens >= 2:
+            # the first max_tokens - 1 tokens, then the closing [SEP]: the model's time grows
+            # with the length, and a section's opening says most of what it is about
+            encoded = [
+                ids if len(ids) <= max_tokens else [*ids[: max_tokens - 1], ids[-1]] for ids in encoded
+            ]
         done = [0]
         lock = threading.Lock()
         stop = threading.Event()  # Ctrl-C, or another share failed: the rest is not wanted

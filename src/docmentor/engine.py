@@ -30,7 +30,14 @@ from docmentor.search.config import RankingConfig
 from docmentor.search.hybrid import blend
 from docmentor.search.lexical import LexicalIndex, section_terms
 from docmentor.search.ranking import excerpts, rank_hits
-from docmentor.search.semantic import EmbedReport, VectorCache, counts, embed_pending, write_units
+from docmentor.search.semantic import (
+    EmbedReport,
+    VectorCache,
+    counts,
+    embed_pending,
+    vector_model,
+    write_units,
+)
 from docmentor.search.units import Unit
 from docmentor.store.db import DocChange, SourceRow, Store
 
@@ -373,7 +380,7 @@ class Docmentor:
         """Every source, with how many of its search units are embedded."""
         from docmentor.embeddings import MODEL_ID
 
-        per_source = counts(self.store, MODEL_ID)
+        per_source = counts(self.store, vector_model(MODEL_ID, self.ranking.embed_tokens))
         out = []
         for r in self.store.sources():
             units, embedded = per_source.get(r.name, (0, 0))
@@ -398,7 +405,14 @@ class Docmentor:
             log.warning("sections not embedded: %s", exc)
             return EmbedReport(skipped=str(exc))
         cb = (lambda done, total: progress(done, total, "embedding")) if progress else None
-        return embed_pending(self.store, embedder, stub_chars=self.ranking.stub_chars, progress=cb, stop=stop)
+        return embed_pending(
+            self.store,
+            embedder,
+            stub_chars=self.ranking.stub_chars,
+            max_tokens=self.ranking.embed_tokens,
+            progress=cb,
+            stop=stop,
+        )
 
     def _vector_cache(self) -> VectorCache | None:
         """This process's view of the section vectors; None when embeddings are off."""
@@ -409,7 +423,9 @@ class Docmentor:
 
             with self._open_lock:
                 if self._vectors is None:
-                    self._vectors = VectorCache(self.store, MODEL_ID, DIMENSIONS)
+                    self._vectors = VectorCache(
+                        self.store, vector_model(MODEL_ID, self.ranking.embed_tokens), DIMENSIONS
+                    )
         return self._vectors
 
     def _query_vector(self, query: str) -> Any:

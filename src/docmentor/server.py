@@ -198,16 +198,18 @@ def _background(
                 for src in wanted:
                     log.info("indexing configured source %s", src.name)
                     try:
-                        engine.add(src.target, name=src.name, options=src.options)
+                        engine.add(src.target, name=src.name, options=src.options, embed=False)
                     except DocmentorError as exc:
                         log.warning("configured source %s not indexed: %s", src.name, exc)
                     except Exception:
                         log.exception("indexing configured source %s failed", src.name)
             _update_instructions(server, engine)
+        EMBEDDER.wake()  # sections indexed by words before (or just now) get their vectors
         while interval_hours > 0:
             time.sleep(interval_hours * 3600)
             try:
-                reports = engine.refresh_with_config(_configured_sources() if configured else [])
+                reports = engine.refresh_with_config(_configured_sources() if configured else [], embed=False)
+                EMBEDDER.wake()
                 for r in reports:
                     if r.error:
                         log.warning("source %s not refreshed: %s", r.source, r.error)
@@ -252,16 +254,22 @@ def run_server(
     port: int = 8765,
     tools: list[str] | None = None,
     refresh_interval_hours: float = 0.0,
+    embeddings: bool | None = None,
 ) -> None:
-    """Run until the client goes away (stdio) or the process is stopped (http)."""
+    """Run until the client goes away (stdio) or the process is stopped (http).
+
+    Sections without vectors are embedded by a background thread; until the model is
+    loaded and they are, searches answer by words (never an error, never a wait)."""
     # stdout belongs to the protocol in stdio mode: logs go to stderr only.
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING, force=False)
     check_groups(tools)  # before anything is created on disk
     if transport != "stdio":
         host = host.strip("[]")  # [::1] as in a URL
         _check_port(host, port)  # before anything starts writing
-    engine = Docmentor(db, create=True)
+    engine = Docmentor(db, create=True, embeddings=embeddings)
+    engine.wait_for_model = False
     server = build_server(engine, tools=tools)
+    EMBEDDER.start(engine)
     _background(engine, server, configured=True, interval_hours=refresh_interval_hours)
     if transport == "stdio":
         try:
@@ -298,8 +306,63 @@ def _serve_stdio(server: MCPServer) -> None:
 
 
 def _join_warming() -> None:
+    EMBEDDER.stop()
     for thread in _WARMING:
         thread.join(timeout=10)
+
+
+class BackgroundEmbedder:
+    """One thread that embeds the sections still without vectors, whenever woken (at start,
+    after each refresh). A stop ends it after the batch in hand; what is left is embedded by
+    the next server or refresh."""
+
+    def __init__(self) -> None:
+        self._wanted = threading.Event()
+        self._stopping = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._engine: Docmentor | None = None
+        #: the last run's report (tests and list_sources read it)
+        self.last: Any = None
+
+    def start(self, engine: Docmentor) -> None:
+        if not engine.embeddings or self._thread is not None:
+            return
+        self._engine = engine
+        self._stopping.clear()
+        self._thread = threading.Thread(target=self._loop, name="docmentor-embed", daemon=True)
+        self._thread.start()
+        self.wake()
+
+    def wake(self) -> None:
+        self._wanted.set()
+
+    def stop(self, timeout: float = 10.0) -> None:
+        thread, self._thread = self._thread, None
+        if thread is None:
+            return
+        self._stopping.set()
+        self._wanted.set()
+        thread.join(timeout=timeout)
+
+    def _loop(self) -> None:
+        engine = self._engine
+        assert engine is not None
+        while not self._stopping.is_set():
+            self._wanted.wait()
+            self._wanted.clear()
+            if self._stopping.is_set():
+                return
+            try:
+                self.last = engine.embed(stop=self._stopping)
+                if self.last.embedded:
+                    log.info("embedded %d sections in %.1f s", self.last.embedded, self.last.seconds)
+            except DocmentorError as exc:
+                log.warning("sections not embedded: %s", exc)
+            except Exception:
+                log.exception("embedding sections failed")
+
+
+EMBEDDER = BackgroundEmbedder()
 
 
 async def _serve_pipes(server: MCPServer, wire_in: int, wire_out: int) -> None:
@@ -400,10 +463,12 @@ def _docs_tools(server: MCPServer, engine: Docmentor) -> None:
 
         def refresh() -> list[Any]:
             if source:
-                return engine.refresh(source)
-            return engine.refresh_with_config(_configured_sources())  # configured ones not yet indexed too
+                return engine.refresh(source, embed=False)
+            # configured ones not yet indexed too
+            return engine.refresh_with_config(_configured_sources(), embed=False)
 
         reports = await _run(refresh)
+        EMBEDDER.wake()  # new sections are searchable by words now, by meaning once embedded
         _update_instructions(server, engine)
         return {"sources": [r.to_dict() for r in reports]}
 

@@ -35,6 +35,7 @@ app = typer.Typer(
 class State:
     db: Path | None = None
     debug: bool = False
+    embeddings: bool | None = None  # --no-embeddings: False; None: the environment or config decides
     # Set by a command whose work is committed and whose index is closed: the `docmentor`
     # process may then end without the interpreter's teardown (see `main`).
     finished: bool = False
@@ -58,12 +59,21 @@ def _main(
         ),
     ] = None,
     debug: Annotated[bool, typer.Option("--debug", help="Show tracebacks and debug logs.")] = False,
+    no_embeddings: Annotated[
+        bool,
+        typer.Option(
+            "--no-embeddings",
+            help="Search by words only, and embed nothing (env DOCMENTOR_EMBEDDINGS=0; "
+            "`embeddings = false` in docmentor.toml).",
+        ),
+    ] = False,
     version: Annotated[
         bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version and exit.")
     ] = False,
 ) -> None:
     STATE.db = db
     STATE.debug = debug
+    STATE.embeddings = False if no_embeddings else None
     logging.basicConfig(
         level=logging.DEBUG if debug else logging.WARNING,
         stream=sys.stderr,
@@ -93,7 +103,7 @@ def _db_path() -> Path | None:
 def _open(*, create: bool) -> Docmentor:
     from docmentor.engine import Docmentor
 
-    return Docmentor(_db_path(), create=create)
+    return Docmentor(_db_path(), create=create, embeddings=STATE.embeddings)
 
 
 @contextlib.contextmanager
@@ -122,6 +132,22 @@ def _progress(enabled: bool, describe: Callable[[str], str] = "fetching {}".form
             bar.update(tasks[label], completed=done, total=total)
 
         yield update
+
+
+def _embed(engine: Docmentor, enabled: bool) -> Any:
+    """The embedding run after an add or a refresh, with its own progress bar. Ctrl-C stops
+    it with the index searchable by words; the next refresh embeds the rest."""
+    if not engine.embeddings:
+        return None
+    try:
+        with _progress(enabled, describe=lambda _label: "embedding sections") as cb:
+            return engine.embed(progress=cb)
+    except KeyboardInterrupt:
+        engine.close()
+        raise UsageError(
+            "interrupted while embedding: the sources are searchable by words, and embedded sections are kept",
+            hint="`docmentor refresh` (or `docmentor serve`) embeds the rest",
+        ) from None
 
 
 def _emit(data: Any) -> None:

@@ -8,7 +8,17 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from docmentor.cli.app import STATE, _db_path, _emit, _index_exists, _open, _progress, _require_index, app
+from docmentor.cli.app import (
+    STATE,
+    _db_path,
+    _embed,
+    _emit,
+    _index_exists,
+    _open,
+    _progress,
+    _require_index,
+    app,
+)
 from docmentor.errors import SourceUnavailableError, UsageError
 
 if TYPE_CHECKING:
@@ -21,7 +31,12 @@ def _report_line(r: RefreshReport) -> str:
     if r.failed:
         parts[-1] += f", {len(r.failed)} failed"
     parts[-1] += f") in {r.seconds:.2f}s"
-    return " ".join(parts)
+    e = r.embedding
+    if e is not None and e.embedded:
+        parts.append(f"; {e.embedded} sections embedded in {e.seconds:.2f}s")
+    if e is not None and e.pending:
+        parts.append(f"; {e.pending} sections not embedded yet")
+    return "".join([parts[0], " ", *parts[1:]])
 
 
 SHOWN_MISSING_INCLUDES = 5  # then one line with the count and what to do
@@ -112,7 +127,8 @@ def add(
         options["timeout"] = timeout
     engine = _open(create=True)
     with _progress(not as_json) as cb:
-        report = engine.add(target, name=name, options=options, progress=cb)
+        report = engine.add(target, name=name, options=options, progress=cb, embed=False)
+    report.embedding = _embed(engine, not as_json)
     engine.close()
     if as_json:
         _emit(report.to_dict())
@@ -139,12 +155,15 @@ def refresh(
     reports: list[RefreshReport]
     with _progress(not as_json) as cb:
         if name is None:  # the configured sources not indexed yet too
-            reports = engine.refresh_with_config(configured, progress=cb)
+            reports = engine.refresh_with_config(configured, progress=cb, embed=False)
         else:
-            reports = engine.refresh(name, progress=cb)
+            reports = engine.refresh(name, progress=cb, embed=False)
+    embedded = _embed(engine, not as_json) if reports else None
     engine.close()
     if as_json:
-        _emit({"sources": [r.to_dict() for r in reports]})
+        _emit(
+            {"sources": [r.to_dict() for r in reports], "embedding": embedded.to_dict() if embedded else None}
+        )
     else:
         for r in reports:
             _warn(r, targets.get(r.source))
@@ -152,6 +171,9 @@ def refresh(
                 print(_report_line(r))
         if not reports:
             print("no sources: add one with `docmentor add PATH_OR_URL`")
+        if embedded is not None and (embedded.embedded or embedded.pending):
+            more = f", {embedded.pending} not embedded yet" if embedded.pending else ""
+            print(f"embedded {embedded.embedded} sections in {embedded.seconds:.2f}s{more}")
     STATE.finished = True
     failed = [r.source for r in reports if r.error]
     if failed:  # the others were refreshed; these were left as they were
@@ -172,6 +194,8 @@ def sources(as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")]
         print("no sources: add one with `docmentor add PATH_OR_URL`")
     for s in rows:
         stale = f", {s['stale_documents']} stale" if s["stale_documents"] else ""
+        if s["units"] and s["embedded"] < s["units"]:
+            stale += f", {s['embedded']}/{s['units']} embedded"
         err = f"  [error: {s['error']}]" if s["error"] else ""
         print(
             f"{s['name']}\t{s['kind']}\t{s['documents']} documents, {s['sections']} sections{stale}\t"
@@ -287,4 +311,5 @@ def serve(
         port=port,
         tools=groups,
         refresh_interval_hours=refresh_interval,
+        embeddings=STATE.embeddings,
     )

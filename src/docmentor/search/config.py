@@ -84,8 +84,14 @@ class RankingConfig:
         "lexical score has the rest. Scores are blended, each scaled by the query's best: plain "
         "reciprocal-rank fusion lost ~0.03 doc-MRR on httpx.",
     )
-    lexical_pool: int = _c(60, "Lexical candidates read before fusion (at least 4× the limit).")
-    semantic_pool: int = _c(40, "Nearest sections by cosine added to the candidates before fusion.")
+    lexical_pool: int = _c(20, "Lexical candidates read before fusion (at least 4× the limit).")
+    embed_tokens: int = _c(
+        128,
+        "Tokens of a section the embedding model reads (its title and heading path first). "
+        "The model's time grows with the length; all-MiniLM-L6-v2 was trained on 128-token "
+        "texts. Vectors are stored per model and this value.",
+    )
+    semantic_pool: int = _c(20, "Nearest sections by cosine added to the candidates before fusion.")
     semantic_floor: float = _c(
         0.15,
         "Cosines are scaled as (cos − floor) / (best − floor): MiniLM gives unrelated sections "

@@ -113,13 +113,19 @@ def _near_duplicate(
     """The picked hit whose words this text shares at Jaccard ≥ ``threshold``, if any."""
     if threshold > 1.0 or not picked:
         return None
-    mine = _words(text)
-    if len(mine) < 8:  # a heading and a line: too little to call two places one answer
-        return None
+    mine: frozenset[str] | None = None
     for other in picked:
+        other_text = str(other.fields.get("s_text", ""))
+        # Jaccard ≥ t needs lengths within a factor t of each other (a cheap first test)
+        if min(len(text), len(other_text)) < threshold * max(len(text), len(other_text)) * 0.8:
+            continue
+        if mine is None:
+            mine = _words(text)
+            if len(mine) < 8:  # a heading and a line: too little to call two places one answer
+                return None
         theirs = cache.get(id(other))
         if theirs is None:
-            theirs = cache[id(other)] = _words(str(other.fields.get("s_text", "")))
+            theirs = cache[id(other)] = _words(other_text)
         small, large = sorted((len(mine), len(theirs)))
         if small < threshold * large:  # Jaccard ≤ small / large
             continue
@@ -161,11 +167,15 @@ def snippet(text: str, terms: set[str], *, size: int = SNIPPET_CHARS) -> str:
     if len(text) <= size:
         return text.strip()
     best, best_score = 0, -1.0
+    # a line can hold a term only if it holds the term's first letters (terms are stems,
+    # compact identifiers: compared without case and underscores): analyse only those
+    probes = {t[:4] for t in terms if t}
     for i, line in enumerate(lines[:400]):
         if not line.strip():
             continue
-        toks = _line_terms(line)
-        score = float(len(toks & terms)) + (0.5 if line.lstrip().startswith("#") else 0.0)
+        folded = line.lower().replace("_", "")
+        hits = len(_line_terms(line) & terms) if any(p in folded for p in probes) else 0
+        score = float(hits) + (0.5 if line.lstrip().startswith("#") else 0.0)
         if score > best_score:
             best, best_score = i, score
     start = best

@@ -54,6 +54,11 @@ class EmbedReport:
         }
 
 
+def vector_model(model_id: str, max_tokens: int) -> str:
+    """What a stored vector was made with: the model and how much of a text it read."""
+    return f"{model_id}/t{max_tokens}"
+
+
 # -- writing ---------------------------------------------------------------------------
 def write_units(store: Store, units: Iterable[Unit], *, clear_sources: Sequence[str] = ()) -> None:
     """Record units written to the lexical index (the caller holds the write lock)."""
@@ -114,13 +119,14 @@ def embed_pending(
     embedder: Any,
     *,
     stub_chars: int,
+    max_tokens: int,
     progress: Callable[[int, int], None] | None = None,
     stop: threading.Event | None = None,
 ) -> EmbedReport:
     """Embed every unit that has no vector yet, shortest texts first, a batch per commit."""
     t0 = time.perf_counter()
     report = EmbedReport()
-    model = str(embedder.model_id)
+    model = vector_model(str(embedder.model_id), max_tokens)
     with embed_lock(store) as mine:
         if not mine:
             report.skipped = "another docmentor process is embedding this index"
@@ -148,7 +154,7 @@ def embed_pending(
             if stop is not None and stop.is_set():
                 break
             batch = order[start : start + BATCH]
-            vectors = embedder.embed([texts[h] for h in batch])
+            vectors = embedder.embed([texts[h] for h in batch], max_tokens=max_tokens)
             with store.transaction() as db:
                 db.executemany(
                     "INSERT OR REPLACE INTO unit_vectors (model, hash, data) VALUES (?, ?, ?)",
