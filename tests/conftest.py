@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
 
 CORPORA = Path(__file__).resolve().parents[2] / "shared" / "corpora"
+
+# Search by words unless a test turns embeddings on (tests/test_hybrid.py): set for the whole
+# run, so module-scoped fixtures (made before the autouse one below) rank the same way.
+os.environ["DOCMENTOR_EMBEDDINGS"] = "0"
 
 
 @pytest.fixture(scope="session")
@@ -25,4 +30,7 @@ def _isolated_home(
     monkeypatch.setenv("DOCMENTOR_CACHE", str(shared_cache))
     monkeypatch.delenv("DOCMENTOR_DB", raising=False)
     monkeypatch.delenv("DOCMENTOR_SOURCES", raising=False)
+    # Search by words in every test unless it turns embeddings on (tests/test_hybrid.py and
+    # the few that check the default): each test then stays fast and its rankings exact.
+    monkeypatch.setenv("DOCMENTOR_EMBEDDINGS", "0")
     return home

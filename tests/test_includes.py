@@ -464,3 +464,281 @@ def test_myst_include_and_eval_rst(root: Path) -> None:
         (6, "```"),
         (7, ".. literalinclude:: ../src/ex.py"),
     ]
+
+
+# -- markdown-include-variants and mdx_include (FastAPI, SQLModel, Typer) ----------------
+
+APP = "".join(f"line{k} = {k}\n" for k in range(1, 11))  # ten lines of Python
+
+
+@pytest.fixture
+def fastapi(tmp_path: Path) -> Path:
+    """FastAPI's layout: mkdocs.yml in docs/en, pages in docs/en/docs, code in docs_src."""
+    write(
+        tmp_path, "docs/en/mkdocs.yml", "markdown_extensions:\n  mdx_include:\n  markdown_include_variants:\n"
+    )
+    write(tmp_path, "docs_src/first_steps/tutorial001.py", APP)
+    return tmp_path
+
+
+def test_variants_whole_file_is_a_fence_mapped_to_the_directive(fastapi: Path) -> None:
+    doc = "Intro\n\n{* ../../docs_src/first_steps/tutorial001.py hl[3] *}\n\nOutro\n"
+    result = run(fastapi, "docs/en/docs/tutorial/first-steps.md", doc)
+    code = [(3, f"line{k} = {k}") for k in range(1, 11)]
+    assert rows(result) == [(1, "Intro"), (2, ""), (3, "```python"), *code, (3, "```"), (4, ""), (5, "Outro")]
+    assert result.warnings == []
+    assert result.included_files == [(fastapi / "docs_src/first_steps/tutorial001.py").resolve()]
+
+
+def test_variants_ln_ranges_follow_the_plugin(fastapi: Path) -> None:
+    """Ranges are sorted, 1-based and inclusive; omitted code is marked as the plugin does."""
+    page = "docs/en/docs/a.md"
+    result = run(fastapi, page, "{* ../../docs_src/first_steps/tutorial001.py ln[7,3:4] hl[3] *}\n")
+    assert result.text.split("\n") == [
+        "```python",
+        "# Code above omitted 👆",
+        "",
+        "line3 = 3",
+        "line4 = 4",
+        "",
+        "# Code here omitted 👈",
+        "",
+        "line7 = 7",
+        "",
+        "# Code below omitted 👇",
+        "```",
+        "",
+    ]
+    assert result.line_map == [1] * 12
+    first = run(fastapi, page, "{* ../../docs_src/first_steps/tutorial001.py ln[1:2] *}\n")
+    assert first.text == "```python\nline1 = 1\nline2 = 2\n\n# Code below omitted 👇\n```\n"
+    last = run(fastapi, page, "{* ../../docs_src/first_steps/tutorial001.py ln[9:10] *}\n")
+    assert last.text == "```python\n# Code above omitted 👆\n\nline9 = 9\nline10 = 10\n```\n"
+    whole = run(fastapi, page, "{* ../../docs_src/first_steps/tutorial001.py ln[0] *}\n")
+    assert whole.text == "```python\n" + APP + "```\n"
+
+
+@pytest.mark.parametrize(
+    ("name", "language"),
+    [
+        ("app.py", "python"),
+        ("app.ts", "typescript"),
+        ("app.tsx", "tsx"),
+        ("app.js", "javascript"),
+        ("conf.json", "json"),
+        ("pyproject.toml", "toml"),
+        ("compose.yaml", "yaml"),
+        ("run.sh", "bash"),
+        ("part.md", "markdown"),
+        ("notes.unknown", "text"),
+    ],
+)
+def test_variants_language_from_the_extension(tmp_path: Path, name: str, language: str) -> None:
+    write(tmp_path, f"docs_src/{name}", "x\n")
+    result = run(tmp_path, "docs/a.md", "{* ../docs_src/" + name + " *}\n")
+    assert result.text == f"```{language}\nx\n```\n"
+
+
+def test_variants_highlight_title_spacing_and_indent(fastapi: Path) -> None:
+    """``hl`` (any content) and ``title`` only style the block; spaces are optional; an
+    indented directive stays in its list item or tab."""
+    doc = (
+        '{*../../docs_src/first_steps/tutorial001.py   hl[1:3, 9, oops] title["app.py"] ln[2]*}\n'
+        "- item\n"
+        "\n"
+        "    {* ../../docs_src/first_steps/tutorial001.py ln[10] *}\n"
+    )
+    result = run(fastapi, "docs/en/docs/a.md", doc)
+    assert rows(result) == [
+        (1, "```python"),
+        (1, "# Code above omitted 👆"),
+        (1, ""),
+        (1, "line2 = 2"),
+        (1, ""),
+        (1, "# Code below omitted 👇"),
+        (1, "```"),
+        (2, "- item"),
+        (3, ""),
+        (4, "    ```python"),
+        (4, "    # Code above omitted 👆"),
+        (4, ""),
+        (4, "    line10 = 10"),
+        (4, "    ```"),
+    ]
+    assert result.warnings == []
+
+
+def test_variants_resolve_against_the_mkdocs_folder_first(tmp_path: Path) -> None:
+    """Typer's layout: mkdocs.yml at the top, ``{* docs_src/… *}`` from pages anywhere below."""
+    write(tmp_path, "mkdocs.yml", "site_name: T\n")
+    write(tmp_path, "docs_src/app.py", "top = 1\n")
+    write(tmp_path, "docs/tutorial/docs_src/app.py", "beside = 1\n")  # next to the page: not it
+    result = run(tmp_path, "docs/tutorial/a.md", "{* docs_src/app.py *}\n")
+    assert result.text == "```python\ntop = 1\n```\n"
+    # Without an mkdocs.yml at or above the page, the page's folder is where paths start.
+    write(tmp_path, "other/docs_src/app.py", "beside = 2\n")
+    (tmp_path / "mkdocs.yml").unlink()
+    result = run(tmp_path, "other/a.md", "{* docs_src/app.py *}\n")
+    assert result.text == "```python\nbeside = 2\n```\n"
+
+
+def test_variants_and_mdx_paths_escaping_the_root_are_refused_unopened(
+    tmp_path: Path, opened: list[Path]
+) -> None:
+    root = tmp_path / "root"
+    write(tmp_path, "docs_src/app.py", "secret = 1\n")
+    write(root, "mkdocs.yml", "site_name: x\n")
+    doc = (
+        "{* ../docs_src/app.py *}\n"
+        "{!> ../docs_src/app.py !}\n"
+        f"{{* {tmp_path}/docs_src/app.py *}}\n"
+        f"{{!{tmp_path}/docs_src/app.py!}}\n"
+        "{* ~/app.py *}\n"
+    )
+    result = run(root, "docs/a.md", doc)
+    assert result.text == doc
+    assert result.warnings == [
+        "docs/a.md:1: include refused: path escapes the docs root: ../docs_src/app.py",
+        "docs/a.md:2: include refused: path escapes the docs root: ../docs_src/app.py",
+        f"docs/a.md:3: include refused: absolute path: {tmp_path}/docs_src/app.py",
+        f"docs/a.md:4: include refused: absolute path: {tmp_path}/docs_src/app.py",
+        "docs/a.md:5: include refused: absolute path: ~/app.py",
+    ]
+    assert opened == []
+
+
+def test_variants_missing_binary_oversized_and_bad_ranges_warn(fastapi: Path) -> None:
+    (fastapi / "docs_src/bin.py").write_bytes(b"x\0y")
+    (fastapi / "docs_src/big.py").write_text("x" * 200)
+    doc = (
+        "{* ../../docs_src/missing.py ln[1:2] *}\n"
+        "{* ../../docs_src/bin.py *}\n"
+        "{* ../../docs_src/big.py *}\n"
+        "{* ../../docs_src/first_steps/tutorial001.py ln[1:x] *}\n"
+    )
+    result = run(fastapi, "docs/en/docs/a.md", doc, max_bytes=100)
+    assert result.text == doc
+    assert result.warnings == [
+        "docs/en/docs/a.md:1: include not found: ../../docs_src/missing.py",
+        "docs/en/docs/a.md:2: include refused: binary file: ../../docs_src/bin.py",
+        "docs/en/docs/a.md:3: include refused: over the size cap of 0.0 MB: ../../docs_src/big.py",
+        "docs/en/docs/a.md:4: include line range not understood: ln[1:x]: ../../docs_src/first_steps/tutorial001.py",
+    ]
+
+
+def test_variants_code_is_not_searched_for_includes(fastapi: Path) -> None:
+    write(fastapi, "docs_src/snip.py", '# --8<-- "first_steps/tutorial001.py"\n# {!x.md!}\n')
+    result = run(fastapi, "docs/en/docs/a.md", "{* ../../docs_src/snip.py *}\n")
+    assert result.text == '```python\n# --8<-- "first_steps/tutorial001.py"\n# {!x.md!}\n```\n'
+    assert result.warnings == []
+
+
+@pytest.mark.parametrize(
+    "directive",
+    [
+        "{!../../docs_src/first_steps/tutorial001.py!}",
+        "{! ../../docs_src/first_steps/tutorial001.py !}",
+        "{!>../../docs_src/first_steps/tutorial001.py!}",
+        "{!> ../../docs_src/first_steps/tutorial001.py!}",
+        "{!> ../../docs_src/first_steps/tutorial001.py !}",
+        "{!+ ../../docs_src/first_steps/tutorial001.py !}",
+        "{!-> ../../docs_src/first_steps/tutorial001.py !}",
+        "{! ../../docs_src/first_steps/tutorial001.py | utf-8 !}",
+    ],
+)
+def test_mdx_include_forms(fastapi: Path, directive: str) -> None:
+    """``{!…!}`` in mdx_include's forms, resolved against the mkdocs.yml folder (docs/en)."""
+    doc = f'```Python hl_lines="3"\n{directive}\n```\n'
+    result = run(fastapi, "docs/en/docs/tutorial/a.md", doc)
+    assert result.text == '```Python hl_lines="3"\n' + APP + "```\n"
+    assert result.line_map == [1] + [2] * 10 + [3]
+    assert result.warnings == []
+
+
+def test_mdx_apply_indent_repeats_what_precedes_the_directive(root: Path) -> None:
+    """mdx_include's ``>``: the text before ``{!>`` starts every included line; without it,
+    only the first (an include alone on an indented line is indented as a whole, as before)."""
+    write(root, "b.md", "B1\n\nB2\n")
+    doc = '> {!> b.md !}\n> {! b.md !}\n=== "Tab"\n\n    {!> b.md !}\n'
+    assert rows(run(root, "a.md", doc)) == [
+        (1, "> B1"),
+        (1, "> "),
+        (1, "> B2"),
+        (2, "> B1"),
+        (2, ""),
+        (2, "B2"),
+        (3, '=== "Tab"'),
+        (4, ""),
+        (5, "    B1"),
+        (5, ""),
+        (5, "    B2"),
+    ]
+
+
+def test_mdx_include_uses_the_mkdocs_base_path(tmp_path: Path) -> None:
+    """FastAPI's older setup: ``mdx_include: base_path: docs`` in docs/en/mkdocs.yml, pages
+    writing ``{!../../../docs_src/…!}`` relative to docs/en/docs."""
+    write(tmp_path, "docs/en/mkdocs.yml", "markdown_extensions:\n  - mdx_include:\n      base_path: docs\n")
+    write(tmp_path, "docs_src/body/tutorial001.py", "body = 1\n")
+    result = run(tmp_path, "docs/en/docs/tutorial/body.md", "{!../../../docs_src/body/tutorial001.py!}\n")
+    assert (result.text, result.warnings) == ("body = 1\n", [])
+
+
+def test_mdx_include_line_slices_follow_rcslice(root: Path) -> None:
+    write(root, "n.txt", "".join(f"n{k}\n" for k in range(1, 7)))
+    assert run(root, "a.md", "{! n.txt [ln:2-3] !}\n").text == "n2\nn3\n"
+    assert run(root, "b.md", "{!n.txt[ln:5-]!}\n").text == "n5\nn6\n"
+    assert run(root, "c.md", "{! n.txt [ln:e] !}\n").text == "n6\n"
+    assert run(root, "d.md", "{! n.txt [ln:3-1] !}\n").text == "n3\nn2\nn1\n"
+    assert run(root, "e.md", "{! n.txt [ln:1.2-1.4] !}\n").text == "n1\n"  # columns: whole rows
+    sliced = run(root, "f.md", "x\n{! n.txt [ln:1,4-5] !}\n")
+    assert rows(sliced) == [(1, "x"), (2, "n1"), (2, ""), (2, ""), (2, "n4"), (2, "n5")]
+    bad = run(root, "g.md", "{! n.txt [ln:0-2] !}\n")
+    assert bad.warnings == ["g.md:1: include line slice not understood: [ln:0-2]: n.txt"]
+
+
+def test_mdx_escaped_remote_and_non_recursive_includes(root: Path) -> None:
+    write(root, "inner.md", "inner\n")
+    write(root, "outer.md", "{!inner.md!}\n")
+    doc = "\\{! outer.md !}\n{!- outer.md !}\n{!+ outer.md !}\n{! https://example.com/x.md !}\n"
+    result = run(root, "a.md", doc)
+    assert result.text == "\\{! outer.md !}\n{!inner.md!}\ninner\n{! https://example.com/x.md !}\n"
+    assert result.warnings == ["a.md:4: remote include not fetched: https://example.com/x.md"]
+
+
+def test_mdx_and_variants_through_a_folder_scan(fastapi: Path) -> None:
+    from docmentor.sources.local import scan_folder
+
+    write(
+        fastapi,
+        "docs/en/docs/index.md",
+        "# Hi\n\n{* ../../docs_src/first_steps/tutorial001.py ln[2] *}\nEnd\n",
+    )
+    scan = scan_folder(fastapi)
+    (doc,) = [d for d in scan.documents if d.path == "docs/en/docs/index.md"]
+    assert "line2 = 2" in doc.content and "line3 = 3" not in doc.content
+    assert doc.line_map == [1, 2, 3, 3, 3, 3, 3, 3, 3, 4]
+    assert scan.warnings == []
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "{* " * 33_334,
+        "{* " * 33_334 + "*}",
+        "{* x " + "ln[" * 33_333 + " *}",
+        "{* x " + "ln[1:" * 20_000 + " *}",
+        "{! " * 33_334,
+        "{!" + "a" * 100_000,
+        "{!a" * 33_334 + "!}",
+        "{!x!lines=" + "1 " * 50_000,
+        "\\{!" * 33_334,
+    ],
+)
+def test_pathological_lines_take_linear_time(tmp_path: Path, line: str) -> None:
+    import time
+
+    start = time.perf_counter()
+    result = run(tmp_path, "a.md", line + "\n")
+    assert time.perf_counter() - start < 0.5
+    assert len(result.line_map) >= 1

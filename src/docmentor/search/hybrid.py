@@ -33,10 +33,14 @@ def blend(
         return candidates
     floor = config.semantic_floor
     span = max(max(known) - floor, 1e-6)
+    only_meaning = {int(h.fields.get("section_id", 0)) for h in semantic_only}
     out: list[LexicalHit] = []
     for hit, cos in zip(candidates, cosines, strict=True):
         lex = hit.score / top_lexical
         closeness = None if cos is None else min(max((cos - floor) / span, 0.0), 1.0)
+        weak = closeness is None or closeness < config.semantic_only_min
+        if weak and int(hit.fields.get("section_id", 0)) in only_meaning:
+            continue
         score = lex if closeness is None else (1.0 - alpha) * lex + alpha * closeness
         out.append(LexicalHit(score=score, fields=hit.fields))
     out.sort(key=lambda h: -h.score)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -50,14 +51,24 @@ class Unit:
         return hashlib.sha256(self.embed_text().encode()).hexdigest()[:32]
 
 
-def own_chars(text: str, heading: str) -> int:
-    """Characters of a section's text after its heading line."""
-    body = text
+def own_text(text: str, heading: str) -> str:
+    """A section's text after its heading line."""
     if heading:
         first, _, rest = text.partition("\n")
         if heading in first:
-            body = rest
-    return len(body.strip())
+            return rest.strip()
+    return text.strip()
+
+
+_SENTENCE_END = re.compile(r"[.!?](?:\s|$)")
+
+
+def is_stub(text: str, heading: str, stub_chars: int) -> bool:
+    """A reference stub: fewer than ``stub_chars`` characters of its own and no sentence
+    ("- query: str", "`MatchQuery`"), unlike a short section that says something
+    ("Run `pip install widget` to get it.")."""
+    body = own_text(text, heading)
+    return len(body) < stub_chars and _SENTENCE_END.search(body.replace("`", "")) is None
 
 
 def build_units(rows: Iterable[Any], *, stub_chars: int) -> Iterator[Unit]:
@@ -74,7 +85,7 @@ def build_units(rows: Iterable[Any], *, stub_chars: int) -> Iterator[Unit]:
             and current.document_id == int(row["document_id"])
             and level > current.level >= 1
             and current.heading_path == heading_path[: len(current.heading_path)]
-            and own_chars(text, heading) < stub_chars
+            and is_stub(text, heading, stub_chars)
         ):
             current.texts.append(text)
             current.line_end = max(current.line_end, int(row["line_end"]))

@@ -4,26 +4,49 @@ Supported forms:
 
 * MkDocs ``pymdownx.snippets``: ``--8<-- "path"``, ``"path:section"``, ``"path:3:10"``,
   single quotes, any number of dashes, the block form, ``;`` escapes.
-* MkDocs ``markdown-include``: ``{!path!}`` and ``{!path!lines=1 3-5}``.
+* ``{!…!}``, read as MkDocs ``markdown-include`` (``{!path!}``, ``{!path!lines=1 3-5}``) and
+  as ``mdx_include``: ``{! path !}`` (spaces optional), ``{!> path !}`` (the text before the
+  directive is repeated on every included line, not only the first: an include indented in
+  a tab or a list stays inside it), ``{!+ … !}`` / ``{!- … !}`` (nested includes on / off),
+  ``{! path [ln:1-4,7] !}`` row slices (rcslice: ``2-``, ``e``, reversed ``6-2``; slices are
+  joined by two blank lines), ``{! path | encoding !}`` (the encoding is ignored: UTF-8),
+  and ``\\{!…!}`` (escaped: left as text).
+* ``markdown-include-variants`` (FastAPI, SQLModel, Typer): a line ``{* path ln[3:10,12] hl[5] *}``
+  becomes a fenced code block of the file, its language guessed from the extension. ``ln``
+  picks 1-based inclusive lines (``a:b`` or ``a``, comma-separated, sorted); between and
+  around the picked ranges stand the plugin's ``# Code above omitted 👆``, ``# Code here
+  omitted 👈`` and ``# Code below omitted 👇`` lines; ``ln[0]`` means the whole file. ``hl``
+  (highlighting) and ``title`` are ignored. The included code is not searched for includes.
 * Sphinx ``.. literalinclude::`` and ``.. include::`` (reST files, ``{eval-rst}`` fences)
   and their MyST fence forms (```` ```{literalinclude} path ````). Their option parsing,
   filters and code-block rendering live in ``docmentor.sources.sphinx_includes``.
 
+Paths of ``{!…!}`` and ``{*…*}`` are resolved where MkDocs, run from the folder of
+``mkdocs.yml``, resolves them: against the folder of the nearest ``mkdocs.yml`` at or above
+the document inside the root (for ``{!…!}``, the ``base_path`` of its ``mdx_include`` or
+``markdown_include.include`` first); then, failing that or without one, against the
+document's folder, the base folders and the root. An absolute path (or ``~``) is refused.
+
 Deviations from the tools, chosen for indexing: section markers (``--8<-- [start:x]``)
-are dropped from every included text, not only from extracted sections; a target that
-cannot be read leaves the directive line in place and adds a warning. No path is ever
-opened unless it resolves (symlinks included) inside the root or a base folder.
+are dropped from every included text (``{*…*}`` code excepted), not only from extracted
+sections; a target that cannot be read leaves the directive line in place and adds a
+warning. markdown-include-variants' tab around the block, its "Full file preview" (the
+same file again) and its "Other versions" tabs (the ``_py310`` / ``_an`` sibling files) are
+not reproduced. An mdx_include slice's columns (``1.2-3.4``) are ignored: whole rows are
+taken. No path is ever opened unless it resolves (symlinks included) inside the root or a
+base folder.
 """
 
 from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal, NamedTuple
 
+from docmentor._yaml import load_yaml
 from docmentor.sources.sphinx_includes import (
     _dedent,
     _filter,
@@ -40,7 +63,9 @@ logger = logging.getLogger(__name__)
 
 Fmt = Literal["markdown", "rst"]
 DEFAULT_MAX_BYTES = 5_000_000
-_QUICK = ("8<", "{!", "include::", "{literalinclude}", "{include}", "{eval-rst}")
+_QUICK = ("8<", "{!", "{*", "include::", "{literalinclude}", "{include}", "{eval-rst}")
+_MKDOCS_NAMES = ("mkdocs.yml", "mkdocs.yaml")
+_INCLUDE_EXTENSIONS = ("mdx_include", "markdown_include.include")
 
 _SNIPPET_INLINE = re.compile(
     r"""^(?P<space>[ \t]*)(?P<escape>;*)-+8<-+[ \t]+"""
@@ -58,7 +83,15 @@ _SNIPPET_FILE = re.compile(
     r"^(?P<path>.*?)(?:(?P<start>:[0-9]*)?(?P<end>:[0-9]*)?|(?P<section>:[a-z][-_0-9a-z]*)?)$",
     re.IGNORECASE,
 )
-_MD_INCLUDE = re.compile(r"\{!\s*(?P<path>.+?)\s*!(?:lines=(?P<lines>[0-9 -]+))?\}")
+# markdown-include and mdx_include. Linear on any line: the body stops at the first ``!``,
+# ``{`` or ``}``, so the text scanned from one ``{!`` never holds another one.
+_MD_INCLUDE = re.compile(
+    r"(?P<escape>\\?)\{!(?P<recurse>[+-]?)(?P<apply>>?)(?P<body>[^!{}\n]*)"
+    r"!(?:lines=(?P<lines>[0-9 -]+))?\}"
+)
+# markdown-include-variants' ``ln[…]`` option; the value stops at the next bracket.
+_VARIANT_LN = re.compile(r"\bln\[(?P<value>[^\[\]]*)\]")
+_ABOVE, _HERE, _BELOW = "# Code above omitted 👆", "# Code here omitted 👈", "# Code below omitted 👇"
 _RST_DIRECTIVE = re.compile(
     r"^(?P<indent>[ \t]*)\.\.[ \t]+(?P<name>literalinclude|include)::[ \t]*(?P<arg>.*?)[ \t]*$"
 )
@@ -89,6 +122,14 @@ class _Loaded:
     replaced: bool  # decoded with replacement characters
 
 
+@dataclass(frozen=True, slots=True)
+class _MkDocs:
+    """The folder of an ``mkdocs.yml`` and the folders its ``{!…!}`` paths start from."""
+
+    folder: Path
+    include_bases: tuple[Path, ...]
+
+
 class IncludeCache:
     """Include targets read (and paths resolved) once, shared by all documents of a scan."""
 
@@ -96,6 +137,7 @@ class IncludeCache:
         self._files: dict[tuple[Path, int], _Loaded | str] = {}
         self.paths: dict[tuple[str, str, Path], Path | str] = {}
         self.conf_dirs: dict[Path, Path | None] = {}
+        self.mkdocs: dict[Path, _MkDocs | None] = {}
 
     def load(self, path: Path, max_bytes: int) -> _Loaded | str:
         """The decoded lines of ``path``, or the reason it cannot be included."""
@@ -127,6 +169,81 @@ def _load(path: Path, max_bytes: int) -> _Loaded | str:
     return _Loaded(tuple(lines), markers, replaced)
 
 
+def _mkdocs_include_bases(config_file: Path, folder: Path, max_bytes: int) -> tuple[Path, ...]:
+    """The ``base_path`` folders of ``mdx_include`` / ``markdown_include.include`` in an
+    ``mkdocs.yml`` (relative to its folder, where MkDocs runs; default ``.``), then its folder."""
+    from docmentor.sources.local import _extensions  # local imports this module
+
+    found: dict[Path, None] = {}
+    try:
+        if config_file.stat().st_size <= max_bytes:
+            config = load_yaml(config_file.read_text(encoding="utf-8", errors="replace"))
+            for name, conf in _extensions(config):
+                if name in _INCLUDE_EXTENSIONS:
+                    raw = conf.get("base_path", ".")
+                    for base in raw if isinstance(raw, list) else [raw]:
+                        if isinstance(base, str) and base.strip():
+                            found.setdefault(folder / base.strip(), None)
+    except OSError as exc:
+        logger.info("cannot read %s: %s", config_file, exc)
+    found.setdefault(folder, None)
+    return tuple(found)
+
+
+def _parse_row_slice(spec: str) -> list[tuple[int | None, int | None]] | None:
+    """An mdx_include ``[ln:…]`` slice as (first, last) rows: ``None`` is unspecified, ``0``
+    the last row (``e``). Columns (``.c``) are dropped. ``None`` when it does not parse."""
+    parts: list[tuple[int | None, int | None]] = []
+    for part in spec.replace(".e", ".").split(","):
+        if not part:
+            continue
+        ends = part.split("-")
+        if len(ends) > 2:
+            return None
+        rows: list[int | None] = []
+        for end in ends:
+            row = end.partition(".")[0].strip()
+            if row == "e":
+                rows.append(0)
+            elif not row:
+                rows.append(None)
+            elif row.isdigit() and int(row) > 0:
+                rows.append(int(row))
+            else:
+                return None
+        parts.append((rows[0], rows[-1]))
+    return parts
+
+
+def _row_slice(total: int, parts: list[tuple[int | None, int | None]]) -> list[int]:
+    """The line indices an rcslice row slice picks, ``-1`` for the two blank lines mdx_include
+    puts between slices. A slice whose first row is after its last (or unspecified, with the
+    last given: ``-3``) runs backwards, as rcslice's do."""
+    picked: list[int] = []
+    for k, (first, last) in enumerate(parts):
+        a = total if first == 0 else first
+        b = total if last == 0 else last
+        if k:
+            picked += [-1, -1]
+        if b is None or (a is not None and a <= b):
+            picked.extend(range((a or 1) - 1, total if b is None else min(b, total)))
+        else:
+            picked.extend(range(min(a or total, total) - 1, b - 2, -1))
+    return picked
+
+
+def _parse_ln(value: str) -> list[tuple[int, int]] | None:
+    """markdown-include-variants' ``ln[1:3,8]``: 1-based inclusive (first, last) ranges."""
+    ranges: list[tuple[int, int]] = []
+    for part in value.split(","):
+        first, colon, last = part.strip().partition(":")
+        first, last = first.strip(), last.strip() if colon else first.strip()
+        if not (first.isdigit() and last.isdigit()):
+            return None
+        ranges.append((int(first), int(last)))
+    return sorted(ranges)
+
+
 def split_lines(text: str) -> tuple[list[str], bool]:
     """Split on any newline convention; also report whether ``text`` ended with one."""
     text = text.replace("\r\n", "\n").replace("\r", "\n")
@@ -148,15 +265,22 @@ class _At(NamedTuple):
     stack: tuple[Path, ...]
 
 
-_Kind = Literal["snippet", "sphinx"]
+# snippet: pymdownx.snippets; sphinx: literalinclude / include; mdx: ``{!…!}``;
+# variants: ``{*…*}`` (markdown-include-variants)
+_Kind = Literal["snippet", "sphinx", "mdx", "variants"]
 _Opened = tuple[Path, "_Loaded"]
 
 
-def _strip_markers(loaded: _Loaded, lo: int, hi: int) -> tuple[list[str], list[int]]:
-    """Lines ``lo..hi-1`` without section markers (escaped markers lose one ``;``)."""
+def _strip_markers(loaded: _Loaded, indices: Iterable[int]) -> tuple[list[str], list[int]]:
+    """Lines ``indices`` without section markers (escaped markers lose one ``;``); an index
+    of ``-1`` is a blank line (numbered as the line before it)."""
     lines: list[str] = []
     nums: list[int] = []
-    for idx in range(lo, hi):
+    for idx in indices:
+        if idx < 0:
+            lines.append("")
+            nums.append(nums[-1] if nums else 1)
+            continue
         line = loaded.lines[idx]
         marker = loaded.markers.get(idx)
         if marker is not None:
@@ -183,7 +307,7 @@ def _section(loaded: _Loaded, name: str) -> tuple[list[str], list[int]] | None:
             break
     if start is None:
         return None
-    return _strip_markers(loaded, start + 1, stop)
+    return _strip_markers(loaded, range(start + 1, stop))
 
 
 @dataclass(slots=True)
@@ -226,6 +350,24 @@ class _Expander:
             self.cache.conf_dirs[folder] = found
         return self.cache.conf_dirs[folder]
 
+    def _mkdocs(self, folder: Path) -> _MkDocs | None:
+        """The nearest ``mkdocs.yml`` at or above ``folder``, inside the root."""
+        if folder not in self.cache.mkdocs:
+            found: _MkDocs | None = None
+            for candidate in (folder, *folder.parents):
+                if not (candidate.is_relative_to(self.shown_root) or candidate.is_relative_to(self.root)):
+                    break
+                config = next((candidate / n for n in _MKDOCS_NAMES if (candidate / n).is_file()), None)
+                if config is not None:
+                    if any(config.resolve().is_relative_to(a) for a in self.allowed):
+                        bases = _mkdocs_include_bases(config, candidate, self.max_bytes)
+                    else:  # a symlink to a config outside: its folder still is where MkDocs runs
+                        bases = (candidate,)
+                    found = _MkDocs(candidate, bases)
+                    break
+            self.cache.mkdocs[folder] = found
+        return self.cache.mkdocs[folder]
+
     def locate(self, raw: str, file: Path, kind: _Kind) -> Path | str:
         key = (kind, raw, file.parent)
         if key not in self.cache.paths:
@@ -236,7 +378,21 @@ class _Expander:
         rel = raw.strip()
         here = file.parent
         bases: list[Path]
-        if rel.startswith("/"):
+        # Bases whose escape makes the include "refused" rather than "not found": every base,
+        # but the mkdocs.yml ones when there is one (the others are only fallbacks there).
+        telling: set[Path] | None = None
+        if kind in ("mdx", "variants"):  # mdx_include / variants: from the mkdocs.yml folder first
+            if rel.startswith("~") or Path(rel).is_absolute():
+                return "include refused: absolute path"
+            mk = self._mkdocs(here)
+            first = [] if mk is None else [mk.folder] if kind == "variants" else list(mk.include_bases)
+            if kind == "variants" or rel.startswith(("./", "../")):
+                rest = [here, *self.base_dirs, self.shown_root]
+            else:
+                rest = [*self.base_dirs, self.shown_root, here]
+            bases = [*first, *rest]
+            telling = set(first) or None
+        elif rel.startswith("/"):
             rel = rel.lstrip("/")
             conf = self._conf_dir(here) if kind == "sphinx" else None
             bases = [*([conf] if conf else []), self.shown_root, *self.base_dirs]
@@ -251,7 +407,7 @@ class _Expander:
             target = (base / rel).resolve()
             # Check confinement before touching the file at all.
             if not any(target.is_relative_to(a) for a in self.allowed):
-                escaped = True
+                escaped = escaped or telling is None or base in telling
                 continue
             if target.is_file():
                 return target
@@ -271,7 +427,9 @@ class _Expander:
             if isinstance(loaded, str):
                 problem = f"include refused: {loaded}"
             elif self.pulled + (size := sum(len(x) + 1 for x in loaded.lines)) > self.max_bytes:
-                problem = f"include refused: the page would grow over the size cap of {self.max_bytes / 1e6:.1f} MB"
+                problem = (
+                    f"include refused: the page would grow over the size cap of {self.max_bytes / 1e6:.1f} MB"
+                )
             else:
                 self.pulled += size
                 if loaded.replaced:
@@ -309,17 +467,33 @@ class _Expander:
             lines, nums = got
         else:
             lo = max(0, (start or 1) - 1)
-            lines, nums = _strip_markers(loaded, lo, total if end is None else min(end, total))
+            lines, nums = _strip_markers(loaded, range(lo, total if end is None else min(end, total)))
         if self.dedent and (m["section"] or start is not None or end is not None):
             lines = _dedent(lines)
         return self.nested(lines, nums, target, "markdown", at)
 
     def md_include(self, m: re.Match[str], at: _At) -> list[str] | None:
-        opened = self.open(m["path"], at, "snippet")
+        """``{!…!}``: markdown-include's and mdx_include's forms (see the module doc)."""
+        path, _, _encoding = m["body"].partition("|")  # an mdx_include path holds no "|"
+        path = path.strip()
+        spec: str | None = None
+        if path.endswith("]") and (k := path.rfind("[ln:")) != -1:
+            path, spec = path[:k].rstrip(), path[k + 4 : -1]
+        if path.lower().startswith(("http://", "https://")):
+            self.warn(at, f"remote include not fetched: {path}")
+            return None
+        parts = None if spec is None else _parse_row_slice(spec)
+        if spec is not None and parts is None:
+            self.warn(at, f"include line slice not understood: [ln:{spec}]: {path}")
+            return None
+        opened = self.open(path, at, "mdx")
         if opened is None:
             return None
         target, loaded = opened
-        lines, nums = _strip_markers(loaded, 0, len(loaded.lines))
+        if parts is not None:
+            lines, nums = _strip_markers(loaded, _row_slice(len(loaded.lines), parts))
+        else:
+            lines, nums = _strip_markers(loaded, range(len(loaded.lines)))
         if m["lines"]:
             picked: list[int] = []
             for part in m["lines"].split():
@@ -328,7 +502,38 @@ class _Expander:
                 hi = int(last) if last else (len(lines) if part.endswith("-") else lo)
                 picked.extend(range(max(lo, 1) - 1, min(hi, len(lines))))
             lines, nums = [lines[k] for k in picked], [nums[k] for k in picked]
+        if m["recurse"] == "-":
+            return lines
         return self.nested(lines, nums, target, "markdown", at)
+
+    def variants(self, path: str, options: str, indent: str, at: _At) -> list[str] | None:
+        """``{* path ln[…] hl[…] *}``: the file as a code block, ``ln`` ranges joined by the
+        plugin's omission lines (``hl`` and ``title`` only style the block)."""
+        ranges: list[tuple[int, int]] = []
+        for m in _VARIANT_LN.finditer(options):
+            got = _parse_ln(m["value"])
+            if got is None:
+                self.warn(at, f"include line range not understood: ln[{m['value'][:80]}]: {path}")
+                return None
+            ranges.extend(got)
+        ranges.sort()
+        opened = self.open(path, at, "variants", check_cycle=False)
+        if opened is None:
+            return None
+        target, loaded = opened
+        code = list(loaded.lines)
+        if ranges and ranges != [(0, 0)]:  # ln[0]: the plugin shows only the whole file
+            picked: list[str] = []
+            for k, (first, last) in enumerate(ranges):
+                if k == 0 and first > 1:
+                    picked += [_ABOVE, ""]
+                if k:
+                    picked += ["", _HERE, ""]
+                picked += code[max(first, 1) - 1 : last]
+            if ranges[-1][1] < len(code):
+                picked += ["", _BELOW]
+            code = picked
+        return _md_code(code, _language({}, target), indent)
 
     def directive(
         self, name: str, arg: str, opts: dict[str, str], indent: str, fmt: Fmt, at: _At
@@ -343,7 +548,7 @@ class _Expander:
         if literal:
             kept, nums = list(loaded.lines), list(range(1, len(loaded.lines) + 1))
         else:
-            kept, nums = _strip_markers(loaded, 0, len(loaded.lines))
+            kept, nums = _strip_markers(loaded, range(len(loaded.lines)))
         try:
             lines = _filter(kept, opts)
         except _OptionError as exc:
@@ -396,6 +601,8 @@ class _Expander:
                     eval_rst = (m["fence"][0], len(m["fence"]))
                 else:
                     got, consumed = self._myst(lines, i, m, at)
+            elif fmt == "markdown" and eval_rst is None and "{*" in line and (v := _variants_line(line)):
+                got = self.variants(*v, at)
             elif fmt == "markdown" and eval_rst is None and "{!" in line:
                 got = self._md_line(line, at)
             if got is None:
@@ -435,20 +642,30 @@ class _Expander:
         return got, close - i + 1
 
     def _md_line(self, line: str, at: _At) -> list[str] | None:
-        matches = list(_MD_INCLUDE.finditer(line))
-        if len(matches) == 1 and line.strip() == matches[0][0]:
-            inc = self.md_include(matches[0], at)
-            return None if inc is None else _indent(inc, line[: matches[0].start()])
-        pieces: list[str] = []
+        matches = [m for m in _MD_INCLUDE.finditer(line) if not m["escape"] and m["body"].strip()]
+        if not matches:
+            return None
+        first = matches[0]
+        if len(matches) == 1 and not line[: first.start()].strip() and not line[first.end() :].strip():
+            inc = self.md_include(first, at)
+            return None if inc is None else _indent(inc, line[: first.start()])
+        out = [""]
         pos = 0
         changed = False
         for m in matches:
+            before = line[pos : m.start()]
             inc = self.md_include(m, at)
-            pieces += [line[pos : m.start()], m[0] if inc is None else "\n".join(inc)]
+            if inc is None:
+                out[-1] += before + m[0]
+            elif m["apply"] and m is first and inc:  # {!> …!}: what precedes it, on every line
+                out = _indent(inc, before) if not before.strip() else [before + x for x in inc]
+            else:
+                out[-1] += before + (inc[0] if inc else "")
+                out.extend(inc[1:])
             changed = changed or inc is not None
             pos = m.end()
-        pieces.append(line[pos:])
-        return "".join(pieces).split("\n") if changed else None
+        out[-1] += line[pos:]
+        return out if changed else None
 
     def _rst(
         self, lines: Sequence[str], i: int, m: re.Match[str], fmt: Fmt, at: _At
@@ -474,6 +691,19 @@ class _Expander:
         return self.directive(m["name"], m["arg"], opts, m["indent"], "markdown", at), close - i + 1
 
 
+def _variants_line(line: str) -> tuple[str, str, str] | None:
+    """A markdown-include-variants line, ``{* path options *}`` alone on its line: its
+    path, options and indent (the plugin takes it unindented only; indented, it is kept
+    in the list item or tab it sits in)."""
+    stripped = line.strip()
+    if len(stripped) < 5 or not stripped.startswith("{*") or not stripped.endswith("*}"):
+        return None
+    words = stripped[2:-2].split(None, 1)
+    if not words:
+        return None
+    return words[0], words[1] if len(words) > 1 else "", line[: len(line) - len(line.lstrip())]
+
+
 def resolve_includes(
     text: str,
     *,
@@ -495,7 +725,7 @@ def resolve_includes(
         root: The docs root. No file outside it (or ``base_dirs``) is ever opened.
         base_dirs: Extra folders snippet paths are resolved against (MkDocs ``base_path``),
             tried before ``root``.
-        fmt: ``"markdown"`` (snippets, ``{!…!}``, MyST fences, ``{eval-rst}``) or ``"rst"``.
+        fmt: ``"markdown"`` (snippets, ``{!…!}``, ``{*…*}``, MyST fences, ``{eval-rst}``) or ``"rst"``.
         max_depth: How deep nested includes are followed.
         max_bytes: Include targets larger than this are refused.
         cache: Shares read files between documents of one scan.

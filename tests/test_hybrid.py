@@ -1,0 +1,344 @@
+"""Hybrid search: section embeddings blended with the lexical ranking (issue 18).
+
+The fixture pages in ``fixtures/hybrid`` were written for these tests (Apache-2.0, as the
+project). The real MiniLM model runs: nothing is faked but what counts its calls.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import sqlite3
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from docmentor.embeddings import Embedder
+from docmentor.engine import Docmentor
+from docmentor.search.config import RankingConfig
+from docmentor.search.units import build_units
+
+FIXTURE = Path(__file__).parent / "fixtures" / "hybrid"
+LEXICAL = RankingConfig(semantic_weight=0.0)
+
+
+@pytest.fixture
+def embedded(tmp_path: Path) -> Path:
+    db = tmp_path / "db"
+    engine = Docmentor(db, embeddings=True)
+    report = engine.add(FIXTURE, name="fx")
+    assert report.embedding is not None and report.embedding.embedded == report.sections
+    engine.close()
+    return db
+
+
+def _top(engine: Docmentor, query: str) -> str:
+    hits = engine.search(query, limit=3)
+    return hits[0].heading
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "avoid duplicate records on insert",
+        "keep the first copy of a record and drop later ones with the same key",
+    ],
+)
+def test_meaning_finds_what_words_miss(embedded: Path, query: str) -> None:
+    # the words point at "Skipping records"; the answer says it in other words
+    assert _top(Docmentor(embedded, ranking=LEXICAL, embeddings=True), query) == "Skipping records"
+    assert _top(Docmentor(embedded, embeddings=True), query) == "Insert if not exists"
+
+
+def test_words_still_decide_identifier_questions(embedded: Path) -> None:
+    # an error code means nothing to the model: the exact match keeps the first place
+    hybrid = Docmentor(embedded, embeddings=True)
+    for query in ("E1205", "pool_recycle", "max_keepalive"):
+        lexical_first = _top(Docmentor(embedded, ranking=LEXICAL, embeddings=True), query)
+        assert _top(hybrid, query) == lexical_first
+    hits = hybrid.search("what does E1205 mean", limit=3)
+    assert hits[0].heading == "Error codes"
+
+
+def test_no_embeddings_is_the_lexical_ranking(embedded: Path) -> None:
+    off = Docmentor(embedded, embeddings=False)
+    lexical = Docmentor(embedded, ranking=LEXICAL, embeddings=True)
+    for query in ("avoid duplicate records on insert", "reuse sockets"):
+        assert [h.section_id for h in off.search(query)] == [h.section_id for h in lexical.search(query)]
+    assert off.embed().skipped == "embeddings are turned off"
+
+
+def test_sources_count_embedded_units(embedded: Path) -> None:
+    (row,) = Docmentor(embedded, embeddings=True).sources()
+    assert row["units"] == row["embedded"] > 0
+
+
+def test_unchanged_sections_are_not_embedded_again(
+    tmp_path: Path, embedded: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    texts: list[str] = []
+    real = Embedder.embed
+
+    def counting(self: Embedder, batch: list[str], **kw: object) -> object:
+        texts.extend(batch)
+        return real(self, batch, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Embedder, "embed", counting)
+    folder = tmp_path / "docs"
+    shutil.copytree(FIXTURE, folder)
+    engine = Docmentor(tmp_path / "db2", embeddings=True)
+    first = engine.add(folder, name="docs")
+    assert first.embedding is not None and len(texts) == first.embedding.embedded == first.sections
+    texts.clear()
+    # one section changes, one page is new: only their units are embedded
+    page = folder / "pool.md"
+    page.write_text(page.read_text().replace("idle ones kept", "idle connections kept"))
+    (folder / "new.md").write_text("# Retries\n\n## Backoff\n\nWait twice as long after each failed call.\n")
+    (second,) = engine.refresh("docs")
+    assert second.embedding is not None
+    # "Pool size", and the new page's title and section
+    assert len(texts) == second.embedding.embedded == 3, texts
+    assert any("idle connections kept" in t for t in texts)
+    texts.clear()
+    (third,) = engine.refresh("docs")
+    assert texts == [] and third.embedding is not None and third.embedding.embedded == 0
+    # vectors of sections that went away are collected
+    db = sqlite3.connect(tmp_path / "db2" / "index.sqlite3")
+    n_vectors = db.execute("SELECT COUNT(*) FROM unit_vectors").fetchone()[0]
+    n_units = db.execute("SELECT COUNT(DISTINCT hash) FROM search_units").fetchone()[0]
+    assert n_vectors == n_units
+
+
+def test_search_during_embedding_never_errors(tmp_path: Path) -> None:
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    for i in range(12):  # ~240 sections: a few seconds of embedding
+        (folder / f"page{i}.md").write_text(
+            f"# Page {i}\n\n"
+            + "".join(
+                f"## Topic {i}-{k}\n\nHow to configure option{k} of service{i}: set it before the "
+                f"first request, or call reset{k}() to clear retries and timeouts.\n\n"
+                for k in range(20)
+            )
+        )
+    engine = Docmentor(tmp_path / "db", embeddings=True)
+    engine.add(folder, name="docs", embed=False)  # searchable by words, nothing embedded
+    assert engine.sources()[0]["embedded"] == 0
+    assert engine.search("configure option3 of service5")  # no vectors: lexical, no model needed
+    errors: list[BaseException] = []
+    done = threading.Event()
+
+    def embed() -> None:
+        try:
+            Docmentor(tmp_path / "db", embeddings=True).embed()
+        except BaseException as exc:
+            errors.append(exc)
+        finally:
+            done.set()
+
+    worker = threading.Thread(target=embed)
+    worker.start()
+    searches = 0
+    while not done.is_set():
+        hits = engine.search("configure option3 of service5", limit=5)
+        assert hits and hits[0].path.startswith("page")
+        searches += 1
+    worker.join()
+    assert not errors
+    assert searches > 5
+    row = engine.sources()[0]
+    assert row["embedded"] == row["units"]
+    assert engine.search("configure option3 of service5", limit=1)[0].path == "page5.md"
+
+
+def test_a_kill_during_embedding_leaves_a_searchable_index(tmp_path: Path) -> None:
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    filler = "The report lists every check that ran, how long it took and what it found. " * 8
+    for i in range(60):  # 1,260 sections of ~128 tokens: several seconds of embedding
+        (folder / f"guide{i}.md").write_text(
+            f"# Guide {i}\n\n"
+            + "".join(
+                f"## Step {i}.{k}\n\nRun task{k} on node{i} and wait for its report. {filler}\n\n"
+                for k in range(20)
+            )
+        )
+    db = tmp_path / "db"
+    env = {**os.environ, "DOCMENTOR_EMBEDDINGS": "1"}
+    cli = [sys.executable, "-m", "docmentor", "--db", str(db)]
+    log = (tmp_path / "add.log").open("w")
+    proc = subprocess.Popen([*cli, "add", str(folder), "--name", "docs"], env=env, stderr=log)
+    index = db / "index.sqlite3"
+    deadline = time.monotonic() + 120
+    embedded = 0
+    while time.monotonic() < deadline and proc.poll() is None:
+        if index.exists():
+            try:
+                con = sqlite3.connect(index, timeout=1)
+                embedded = con.execute("SELECT COUNT(*) FROM unit_vectors").fetchone()[0]
+                con.close()
+            except sqlite3.OperationalError:
+                embedded = 0
+            if embedded:
+                break
+        time.sleep(0.05)
+    log.close()
+    assert proc.poll() is None, (tmp_path / "add.log").read_text()
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    found = subprocess.run(
+        [*cli, "search", "task7 node12", "--json"], env=env, capture_output=True, text=True
+    )
+    assert found.returncode == 0, found.stderr
+    assert json.loads(found.stdout)["results"][0]["path"] == "guide12.md"
+    listed = json.loads(
+        subprocess.run([*cli, "sources", "--json"], env=env, capture_output=True, text=True).stdout
+    )
+    (row,) = listed["sources"]
+    assert 0 < row["embedded"] < row["units"] == 1260
+    refreshed = subprocess.run([*cli, "refresh", "--json"], env=env, capture_output=True, text=True)
+    assert refreshed.returncode == 0, refreshed.stderr
+    report = json.loads(refreshed.stdout)
+    assert report["embedding"]["pending"] == 0
+    assert report["embedding"]["embedded"] == 1260 - row["embedded"]
+
+
+def test_no_embeddings_never_loads_the_model(tmp_path: Path) -> None:
+    code = (
+        "import sys; from docmentor.cli import main\n"
+        f"db = {str(tmp_path / 'db')!r}\n"
+        f"assert main(['--no-embeddings', '--db', db, 'add', {str(FIXTURE)!r}, '--name', 'fx']) == 0\n"
+        "assert main(['--no-embeddings', '--db', db, 'search', 'avoid duplicate records']) == 0\n"
+        "assert 'onnxruntime' not in sys.modules, 'the model was loaded'\n"
+    )
+    env = {**os.environ, "DOCMENTOR_EMBEDDINGS": "1"}
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    units = sqlite3.connect(tmp_path / "db" / "index.sqlite3").execute("SELECT COUNT(*) FROM unit_vectors")
+    assert units.fetchone()[0] == 0
+
+
+def test_env_and_config_turn_embeddings_off(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("DOCMENTOR_EMBEDDINGS")
+    assert Docmentor(tmp_path / "a").embeddings is True
+    (tmp_path / "docmentor.toml").write_text("embeddings = false\n")
+    assert Docmentor(tmp_path / "b").embeddings is False
+    monkeypatch.setenv("DOCMENTOR_EMBEDDINGS", "1")
+    assert Docmentor(tmp_path / "c").embeddings is True
+
+
+def test_a_server_searches_by_words_until_the_model_is_loaded(embedded: Path) -> None:
+    engine = Docmentor(embedded, embeddings=True)
+    engine.wait_for_model = False
+    import docmentor.embeddings as emb
+
+    loaded = dict(emb._shared)
+    emb._shared.clear()  # as a new process: the model not loaded yet
+    try:
+        first = engine.search("avoid duplicate records on insert", limit=1)
+        assert first[0].heading == "Skipping records"  # by words, without waiting
+        deadline = time.monotonic() + 60
+        while not emb.embedder_loaded() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert (
+            engine.search("avoid duplicate records on insert", limit=1)[0].heading == "Insert if not exists"
+        )
+    finally:
+        emb._shared.update(loaded)
+
+
+def test_near_duplicates_are_one_result(tmp_path: Path) -> None:
+    folder = tmp_path / "docs"
+    for framework in ("react", "vue", "solid"):
+        page = folder / framework / "caching.md"
+        page.parent.mkdir(parents=True)
+        page.write_text(
+            "# Caching\n\n## Stale time\n\n"
+            f"In {framework}, data stays fresh for `staleTime` milliseconds; after that a query refetches "
+            "when a component mounts, the window regains focus or the network reconnects. Set it per "
+            "query or as a default of the client.\n"
+        )
+    (folder / "other.md").write_text("# Polling\n\n## Interval\n\nRefetch every `refetchInterval` ms.\n")
+    engine = Docmentor(tmp_path / "db", embeddings=False)
+    engine.add(folder, name="docs")
+    hits = engine.search("how long does data stay fresh before a refetch", limit=5)
+    fresh = [h for h in hits if h.heading == "Stale time"]
+    assert len(fresh) == 1
+    assert sorted(p["path"] for p in fresh[0].also) == sorted(
+        p for p in ("react/caching.md", "vue/caching.md", "solid/caching.md") if p != fresh[0].path
+    )
+    assert fresh[0].to_dict()["also"]
+    off = Docmentor(tmp_path / "db", ranking=RankingConfig(duplicate_jaccard=1.01), embeddings=False)
+    assert (
+        len(
+            [
+                h
+                for h in off.search("how long does data stay fresh before a refetch", limit=5)
+                if h.heading == "Stale time"
+            ]
+        )
+        == 3
+    )
+
+
+def test_tiny_sections_rank_with_their_parent() -> None:
+    def row(sid: int, heading: str, level: int, path: list[str], text: str) -> dict[str, object]:
+        return {
+            "section_id": sid, "document_id": 1, "source": "s", "path": "api.md", "url": "u", "title": "API",
+            "heading": heading, "heading_path": json.dumps(path), "level": level, "line_start": sid * 10,
+            "line_end": sid * 10 + 5, "text": text, "indexed_at": "",
+        }  # fmt: skip
+
+    rows = [
+        row(
+            1,
+            "MatchQuery",
+            2,
+            ["API", "MatchQuery"],
+            "## MatchQuery\n\n" + "A full-text match on one column. " * 4,
+        ),
+        row(2, "Parameters", 3, ["API", "MatchQuery", "Parameters"], "### Parameters\n\n- query: str"),
+        row(3, "Returns", 3, ["API", "MatchQuery", "Returns"], "### Returns\n\nMatchQuery"),
+        row(4, "VectorQuery", 2, ["API", "VectorQuery"], "## VectorQuery\n\nNearest neighbours."),
+        row(5, "Guide", 3, ["API", "VectorQuery", "Guide"], "### Guide\n\n" + "Search by vector. " * 10),
+    ]
+    units = list(build_units(rows, stub_chars=80))
+    assert [(u.section_id, u.line_start, u.line_end) for u in units] == [
+        (1, 10, 35),
+        (4, 40, 45),
+        (5, 50, 55),
+    ]
+    assert "query: str" in units[0].text and "### Returns" in units[0].text
+    assert [u.section_id for u in build_units(rows, stub_chars=0)] == [1, 2, 3, 4, 5]
+    # a short section that says something is no stub
+    rows[1]["text"] = "### Parameters\n\nThe query to run."
+    assert [u.section_id for u in build_units(rows, stub_chars=80)] == [1, 2, 3, 4, 5]
+
+
+def test_ranking_config_is_documented() -> None:
+    described = RankingConfig.describe()
+    assert {d["name"] for d in described} >= {
+        "semantic_weight",
+        "length_pad",
+        "parts_boost",
+        "duplicate_jaccard",
+    }
+    assert all(d["why"] and d["measured_on"] for d in described)
+    assert RankingConfig().index_signature() != RankingConfig(length_pad=0).index_signature()
+
+
+def test_another_index_shape_rebuilds_the_lexical_index(tmp_path: Path) -> None:
+    engine = Docmentor(tmp_path / "db", embeddings=False)
+    engine.add(FIXTURE, name="fx")
+    before = [h.heading for h in engine.search("max_connections")]
+    engine.close()
+    other = Docmentor(tmp_path / "db", ranking=RankingConfig(stub_chars=0), embeddings=False)
+    assert other.search("max_connections")[0].heading == before[0]
+    assert other.store.get_setting("analyzer") == other.index_version
