@@ -53,6 +53,7 @@ SEARCH_KEYS = [
     "snippet",
     "indexed_at",
     "source_version",
+    "also",
 ]
 REPORT = re.compile(
     r"^(?P<name>\S+): (?P<docs>\d+) documents, (?P<secs>\d+) sections \(\+(?P<added>\d+) new, "
@@ -127,6 +128,7 @@ def test_add_json_report(cli: Cli, docs: Path) -> None:
         "warnings": [],
         "documents": 2,
         "sections": 5,
+        "embedding": None,  # embeddings are off in the tests (conftest)
     }
 
 
@@ -153,6 +155,8 @@ def test_sources_text_and_json(indexed: Cli, docs: Path) -> None:
         "created_at",
         "refreshed_at",
         "options",
+        "units",  # search units (sections, tiny reference stubs with their parent)
+        "embedded",  # units with a vector (0 here: embeddings are off in the tests)
     ]
     assert (src["name"], src["kind"], src["target"], src["documents"], src["sections"]) == (
         "w",
@@ -221,22 +225,30 @@ def test_refresh_all_with_a_vanished_folder_warns_and_keeps_it(indexed: Cli, doc
 
 def test_add_and_get_an_llms_txt_site(cli: Cli, http_server: HttpServer, tmp_path: Path) -> None:
     # another host's link is refused by policy: warned about, not a failing document
-    http_server.add("/docs/llms.txt", "# Site\n\n- [A](a.md)\n- [B](b.md)\n- [GitHub](https://github.com/x/y)\n")
+    http_server.add(
+        "/docs/llms.txt", "# Site\n\n- [A](a.md)\n- [B](b.md)\n- [GitHub](https://github.com/x/y)\n"
+    )
     http_server.add("/docs/a.md", "# A\n\nThe okapi.\n", content_type="text/markdown")
     http_server.add("/docs/b.md", Reply(status=404))
     rc, out, err = cli("add", http_server.url("/docs/llms.txt"), "--name", "site")
     assert rc == 0
-    assert sorted(err.splitlines()) == sorted([
-        f"warning: {http_server.url('/docs/b.md')}: HTTP 404",
-        "warning: https://github.com/x/y: link to another host refused",
-    ])
+    assert sorted(err.splitlines()) == sorted(
+        [
+            f"warning: {http_server.url('/docs/b.md')}: HTTP 404",
+            "warning: https://github.com/x/y: link to another host refused",
+        ]
+    )
     assert out.startswith("site: 2 documents, ") and out.rstrip().endswith("s") and ", 2 failed) in " in out
     hit = cli.json("search", "okapi")["results"][0]
     assert (hit["path"], hit["url"]) == ("/docs/a.md", http_server.url("/docs/a.md"))
     assert cli.ok("get", http_server.url("/docs/a.md")) == "# A\n\nThe okapi.\n"
     assert cli.ok("get", "site:/docs/a.md") == "# A\n\nThe okapi.\n"
     # the URL path without its leading slash, as one would type it
-    assert cli.ok("get", "site:docs/a.md") == cli.ok("get", "docs/a.md", "--source", "site") == "# A\n\nThe okapi.\n"
+    assert (
+        cli.ok("get", "site:docs/a.md")
+        == cli.ok("get", "docs/a.md", "--source", "site")
+        == "# A\n\nThe okapi.\n"
+    )
     assert cli.ok("get", "docs/a.md") == "# A\n\nThe okapi.\n"
     (src,) = cli.json("sources")["sources"]
     assert (src["kind"], src["title"], src["documents"]) == ("llms_txt", "Site", 2)
@@ -250,7 +262,9 @@ def test_add_and_get_an_llms_txt_site(cli: Cli, http_server: HttpServer, tmp_pat
     (local / "docs" / "a.md").write_text("# Local A\n", encoding="utf-8")
     assert cli("add", str(local), "--name", "loc")[0] == 0
     err = cli.fails("get", "docs/a.md")
-    assert err.startswith("error: 'docs/a.md' is in several sources (name one: loc:docs/a.md, site:/docs/a.md")
+    assert err.startswith(
+        "error: 'docs/a.md' is in several sources (name one: loc:docs/a.md, site:/docs/a.md"
+    )
     assert cli.ok("get", "loc:docs/a.md") == "# Local A\n"
 
 
@@ -275,6 +289,7 @@ def test_search_json_shape(indexed: Cli, docs: Path) -> None:
         "line_end": 7,
         "snippet": "## Install\n\nRun `pip install widget` to get the frobnicator.",
         "source_version": None,
+        "also": [],
     }
     assert isinstance(first["score"], float) and first["score"] > 0
     assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", first["indexed_at"])
@@ -515,7 +530,10 @@ def test_refresh_picks_up_configured_sources(
 
 
 def test_one_configured_source_that_fails_does_not_stop_the_others(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, http_server: HttpServer
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    http_server: HttpServer,
 ) -> None:
     http_server.add("/gone/llms.txt", Reply(status=404))
     url = http_server.url("/gone/llms.txt")
@@ -632,7 +650,10 @@ def test_many_missing_includes_are_summed_up_with_what_to_do(
     assert rc == 0 and out.startswith("p: 1 documents")
     warnings = err.splitlines()
     assert len(warnings) == 6
-    assert all(w.startswith("warning: page.md:") and w.endswith("include not found: snippets/a.py") for w in warnings[:5])
+    assert all(
+        w.startswith("warning: page.md:") and w.endswith("include not found: snippets/a.py")
+        for w in warnings[:5]
+    )
     assert warnings[5] == (
         "warning: … and 3 more includes not found; this folder is inside a MkDocs project: "
         f"add it with --base-path {project.resolve()}"
@@ -642,11 +663,15 @@ def test_many_missing_includes_are_summed_up_with_what_to_do(
     assert "print('a')" in cli.ok("get", "p:page.md")
 
 
-def test_griffes_analysis_notes_stay_quiet_unless_debugging(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_griffes_analysis_notes_stay_quiet_unless_debugging(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     import logging
 
     cli = Cli(tmp_path / "db", capsys)
     cli("sources")
-    assert logging.getLogger("griffe").level == logging.CRITICAL  # "Failed to get annotation …": not the user's
+    assert (
+        logging.getLogger("griffe").level == logging.CRITICAL
+    )  # "Failed to get annotation …": not the user's
     cli("--debug", "sources")
     assert logging.getLogger("griffe").level == logging.DEBUG

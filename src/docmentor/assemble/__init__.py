@@ -38,7 +38,19 @@ WEIGHTS = {"relevance": 0.7, "canonicality": 0.3}
 RELEVANCE_THRESHOLD = 0.15  # share of the best hit's score a section needs to be considered
 MAX_PER_DOCUMENT = 6  # sections of one document before the next document gets its turn
 MAX_TOKENS_RANGE = (200, 200_000)
-_GENERIC = {"docs", "doc", "src", "documentation", "index", "readme", "guide", "guides", "site", "content", "pages"}
+_GENERIC = {
+    "docs",
+    "doc",
+    "src",
+    "documentation",
+    "index",
+    "readme",
+    "guide",
+    "guides",
+    "site",
+    "content",
+    "pages",
+}
 _GRAPHS: dict[tuple[str, tuple[tuple[str, int], ...]], LinkGraph] = {}
 
 
@@ -67,7 +79,9 @@ def assemble(
     from docmentor.assemble.tokens import ENCODINGS
 
     if not query.strip():
-        raise UsageError("empty question", hint="ask something, e.g. docmentor assemble 'how do I set a timeout?'")
+        raise UsageError(
+            "empty question", hint="ask something, e.g. docmentor assemble 'how do I set a timeout?'"
+        )
     lo, hi = MAX_TOKENS_RANGE
     if not lo <= max_tokens <= hi:
         raise UsageError(f"--max-tokens must be between {lo} and {hi}")
@@ -180,6 +194,14 @@ def assemble(
             max_expansions=min(10, max(2, sections // 2)),
             already={c.key for c in selected},
         )
+        # a search unit can hold short sections after its own (docmentor.search.units): a link
+        # to one of those is already in the digest
+        spans = [(c.path, c.line_start, c.line_end) for c in selected]
+        expansions = [
+            c
+            for c in expansions
+            if not any(p == c.path and a <= c.line_start and c.line_end <= b for p, a, b in spans)
+        ]
         for c in expansions:
             if c.document_id not in chosen:  # a link must not re-rank a document already ranked by search
                 score_of(c)
@@ -197,6 +219,7 @@ def assemble(
         "source": source,
         "seconds": 0.0,
     }
+
     def build(budget: int) -> Digest:
         return distill(
             query=query,

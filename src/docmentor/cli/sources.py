@@ -186,7 +186,9 @@ def refresh(
 @app.command()
 def sources(as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False) -> None:
     """List the indexed sources."""
-    rows = _open(create=False).sources() if _index_exists() else []
+    engine = _open(create=False) if _index_exists() else None
+    rows = engine.sources() if engine is not None else []
+    embedding = engine is not None and engine.embeddings
     if as_json:
         _emit({"sources": rows})
         return
@@ -194,7 +196,7 @@ def sources(as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")]
         print("no sources: add one with `docmentor add PATH_OR_URL`")
     for s in rows:
         stale = f", {s['stale_documents']} stale" if s["stale_documents"] else ""
-        if s["units"] and s["embedded"] < s["units"]:
+        if embedding and s["units"] and s["embedded"] < s["units"]:
             stale += f", {s['embedded']}/{s['units']} embedded"
         err = f"  [error: {s['error']}]" if s["error"] else ""
         print(
