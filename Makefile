@@ -41,8 +41,11 @@ browser:
 
 test: lint typecheck browser unit
 
+# The dev suite: ../shared/eval/evaluate.py on httpx, pydantic and tanstack-query, one table.
+# EVAL_ARGS="--via library --sweep semantic_weight=0.3,0.4" tries ranking constants in-process.
+EVAL_ARGS ?=
 eval: $(BIN)/docmentor
-	$(BIN)/python ../shared/eval/evaluate.py --corpus ../shared/corpora/httpx --queries ../shared/eval/httpx.jsonl --cmd "$(BIN)/docmentor"
+	$(BIN)/python benchmarks/eval_suite.py $(EVAL_ARGS)
 
 bench: $(BIN)/docmentor
 	bash benchmarks/setup_llmdoc.sh

@@ -60,7 +60,7 @@ def _via_library(
 
     root = shared / "corpora" / corpus
     questions = load_questions(shared / "eval" / f"{corpus}.jsonl")
-    key = (corpus, config.index_signature() + ("+emb" if embeddings else ""))
+    key = (corpus, config.index_signature() + (f"+emb{config.embed_tokens}" if embeddings else ""))
     index_s = 0.0
     if key not in dbs:
         db = tmp / f"{corpus}-{len(dbs)}"
