@@ -223,7 +223,12 @@ class Docmentor:
         n = self.lexical.replace(
             drop_document_ids=(), rows=self.store.lexical_rows(ids), drop_all=True, on_unit=units.append
         )
-        write_units(self.store, units, clear_sources=[r.name for r in self.store.sources()])
+        write_units(
+            self.store,
+            units,
+            code_lines=self.ranking.embed_code_lines,
+            clear_sources=[r.name for r in self.store.sources()],
+        )
         for row in self.store.sources():
             self.store.mark_lexical(row.name, row.generation)
         return n
@@ -240,7 +245,9 @@ class Docmentor:
                     rows=self.store.lexical_rows(self.store.document_ids(row.name)),
                     on_unit=units.append,
                 )
-                write_units(self.store, units, clear_sources=[row.name])
+                write_units(
+                    self.store, units, code_lines=self.ranking.embed_code_lines, clear_sources=[row.name]
+                )
                 self.store.mark_lexical(row.name, row.generation)
 
     def close(self) -> None:
@@ -409,6 +416,7 @@ class Docmentor:
             self.store,
             embedder,
             stub_chars=self.ranking.stub_chars,
+            code_lines=self.ranking.embed_code_lines,
             max_tokens=self.ranking.embed_tokens,
             progress=cb,
             stop=stop,
@@ -481,12 +489,12 @@ class Docmentor:
         vector = self._query_vector(query)
         if vector is None:
             return None
-        nearest, cosine = cache.search(vector, source=source, top=self.ranking.semantic_pool)
+        nearest, cosine, document = cache.search(vector, source=source, top=self.ranking.semantic_pool)
         have = {int(h.fields.get("section_id", 0)) for h in hits}
         extra = index.units(
             [sid for sid, _ in nearest if sid not in have], source=source, doc_scores=doc_scores
         )
-        return blend(hits, extra, cosine, self.ranking)
+        return blend(hits, extra, cosine, self.ranking, document)
 
     def remove(self, name: str) -> None:
         self.store.source(name)  # raises NotFoundError
@@ -567,7 +575,7 @@ class Docmentor:
                     body_terms=body_terms,
                     on_unit=units.append,
                 )
-                write_units(self.store, units)
+                write_units(self.store, units, code_lines=self.ranking.embed_code_lines)
                 self.store.mark_lexical(spec.name, gen)
         else:
             self.store.set_source_status(spec.name, status="ok", error=None, refreshed=True)

@@ -40,15 +40,18 @@ class Unit:
     def text(self) -> str:
         return self.texts[0] if len(self.texts) == 1 else "\n\n".join(self.texts)
 
-    def embed_text(self) -> str:
-        """What the embedding model reads: where the section is, then its text."""
+    def embed_text(self, code_lines: int) -> str:
+        """What the embedding model reads: where the section is, then its text with each code
+        block cut to its first ``code_lines`` lines (the model reads a few hundred tokens:
+        prose says more per token of what a section is about)."""
         place = " > ".join(p for p in [self.title, *self.heading_path] if p)
         place = " > ".join(dict.fromkeys(place.split(" > ")))  # the title often opens the path too
-        return f"{place}\n{self.text}" if place else self.text
+        text = _cut_code(self.text, code_lines)
+        return f"{place}\n{text}" if place else text
 
-    def content_hash(self) -> str:
+    def content_hash(self, code_lines: int) -> str:
         """Key of the unit's vector: unchanged units are never embedded again."""
-        return hashlib.sha256(self.embed_text().encode()).hexdigest()[:32]
+        return hashlib.sha256(self.embed_text(code_lines).encode()).hexdigest()[:32]
 
 
 def own_text(text: str, heading: str) -> str:
@@ -109,3 +112,25 @@ def build_units(rows: Iterable[Any], *, stub_chars: int) -> Iterator[Unit]:
         )
     if current is not None:
         yield current
+
+
+_FENCE = re.compile(r"^\s*(```|~~~)")
+
+
+def _cut_code(text: str, code_lines: int) -> str:
+    """The text with each fenced code block cut to its first ``code_lines`` lines."""
+    out: list[str] = []
+    inside = False
+    kept = 0
+    for line in text.split("\n"):
+        if _FENCE.match(line):
+            inside = not inside
+            kept = 0
+            continue
+        if inside:
+            if kept < code_lines:
+                out.append(line)
+            kept += 1
+            continue
+        out.append(line)
+    return "\n".join(out)
