@@ -161,6 +161,14 @@ def _line_terms(line: str) -> frozenset[str]:
     return frozenset(analyze(line))
 
 
+@lru_cache(maxsize=256)
+def _probe(prefixes: frozenset[str]) -> re.Pattern[str] | None:
+    """One pattern for a query's term prefixes (a literal alternation: linear time)."""
+    if not prefixes:
+        return None
+    return re.compile("|".join(re.escape(p) for p in sorted(prefixes)))
+
+
 def snippet(text: str, terms: set[str], *, size: int = SNIPPET_CHARS) -> str:
     """The window of a section's text with the most query terms, on line boundaries."""
     lines = text.split("\n")
@@ -169,12 +177,12 @@ def snippet(text: str, terms: set[str], *, size: int = SNIPPET_CHARS) -> str:
     best, best_score = 0, -1.0
     # a line can hold a term only if it holds the term's first letters (terms are stems,
     # compact identifiers: compared without case and underscores): analyse only those
-    probes = {t[:4] for t in terms if t}
+    probe = _probe(frozenset(t[:4] for t in terms if t))
     for i, line in enumerate(lines[:400]):
         if not line.strip():
             continue
-        folded = line.lower().replace("_", "")
-        hits = len(_line_terms(line) & terms) if any(p in folded for p in probes) else 0
+        maybe = probe is not None and probe.search(line.lower().replace("_", "")) is not None
+        hits = len(_line_terms(line) & terms) if maybe else 0
         score = float(hits) + (0.5 if line.lstrip().startswith("#") else 0.0)
         if score > best_score:
             best, best_score = i, score
