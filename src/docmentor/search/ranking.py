@@ -100,11 +100,8 @@ def _place(f: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
-_WORD = re.compile(r"\w+")
-
-
 def _words(text: str) -> frozenset[str]:
-    return frozenset(_WORD.findall(text.lower()))
+    return frozenset(text.lower().split())
 
 
 def _near_duplicate(
@@ -163,26 +160,43 @@ def _line_terms(line: str) -> frozenset[str]:
 
 @lru_cache(maxsize=256)
 def _probe(prefixes: frozenset[str]) -> re.Pattern[str] | None:
-    """One pattern for a query's term prefixes (a literal alternation: linear time)."""
+    """One pattern for a query's term prefixes, each letter optionally followed by an
+    underscore (``maxc`` finds ``max_connections``): an alternation of literals, linear time."""
     if not prefixes:
         return None
-    return re.compile("|".join(re.escape(p) for p in sorted(prefixes)))
+    return re.compile("|".join("_?".join(re.escape(c) for c in p) for p in sorted(prefixes)))
+
+
+_HEADING_LINE = re.compile(r"^[ \t]*#", re.MULTILINE)
+MAX_SNIPPET_LINES = 400
+MAX_SNIPPET_CHARS = 8_000  # the window is looked for this far into a section
 
 
 def snippet(text: str, terms: set[str], *, size: int = SNIPPET_CHARS) -> str:
     """The window of a section's text with the most query terms, on line boundaries."""
-    lines = text.split("\n")
     if len(text) <= size:
         return text.strip()
-    best, best_score = 0, -1.0
+    lines = text[:MAX_SNIPPET_CHARS].split("\n")[:MAX_SNIPPET_LINES]
+    scanned = text[: sum(map(len, lines)) + len(lines)]
     # a line can hold a term only if it holds the term's first letters (terms are stems,
-    # compact identifiers: compared without case and underscores): analyse only those
+    # compact identifiers): only those lines, and headings, are analysed
+    candidates: set[int] = {m.start() for m in _HEADING_LINE.finditer(scanned)}
     probe = _probe(frozenset(t[:4] for t in terms if t))
-    for i, line in enumerate(lines[:400]):
+    if probe is not None:
+        candidates.update(m.start() for m in probe.finditer(scanned.lower()))
+    first = next((i for i, line in enumerate(lines) if line.strip()), 0)
+    rows = {first}
+    at, row = 0, 0
+    for c in sorted(candidates):  # offsets → line numbers in one pass
+        row += scanned.count("\n", at, c)
+        at = c
+        rows.add(row)
+    best, best_score = 0, -1.0
+    for i in sorted(rows):
+        line = lines[i]
         if not line.strip():
             continue
-        maybe = probe is not None and probe.search(line.lower().replace("_", "")) is not None
-        hits = len(_line_terms(line) & terms) if maybe else 0
+        hits = len(_line_terms(line) & terms)
         score = float(hits) + (0.5 if line.lstrip().startswith("#") else 0.0)
         if score > best_score:
             best, best_score = i, score

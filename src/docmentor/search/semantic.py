@@ -23,11 +23,11 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
 from docmentor.search.units import Unit, build_units
 
 if TYPE_CHECKING:
+    import numpy as np
+
     from docmentor.store.db import Store
 
 log = logging.getLogger(__name__)
@@ -127,6 +127,8 @@ def embed_pending(
     stop: threading.Event | None = None,
 ) -> EmbedReport:
     """Embed every unit that has no vector yet, shortest texts first, a batch per commit."""
+    import numpy as np
+
     t0 = time.perf_counter()
     report = EmbedReport()
     model = vector_model(str(embedder.model_id), max_tokens)
@@ -187,6 +189,8 @@ class VectorCache:
     """One process's in-memory view of the units that have vectors (thread-safe)."""
 
     def __init__(self, store: Store, model: str, dimensions: int) -> None:
+        import numpy as np
+
         self.store = store
         self.model = model
         self.dimensions = dimensions
@@ -223,6 +227,8 @@ class VectorCache:
                 self._append(last)
 
     def _reload(self, generation: str | None) -> None:
+        import numpy as np
+
         db = self.store.conn()
         with self.store.snapshot():
             last = db.execute("SELECT MAX(rowid) FROM unit_vectors").fetchone()[0] or 0
@@ -270,6 +276,8 @@ class VectorCache:
         return code
 
     def _append(self, last: int) -> None:
+        import numpy as np
+
         new = (
             self.store.conn()
             .execute(
@@ -309,6 +317,8 @@ class VectorCache:
     ) -> tuple[list[tuple[int, float]], Callable[[int], float | None], Callable[[int], float | None]]:
         """The ``top`` nearest units (section id, cosine), a look-up of any unit's cosine, and
         of a document's best unit's."""
+        import numpy as np
+
         with self._lock:
             n = self._size
             if n == 0:
