@@ -114,11 +114,18 @@ class LibraryKnowledge:
             log.debug("warming the library knowledge failed: %s", exc)
 
     def _section_search(self, query: str, source: str) -> list[Any]:
-        """The engine's search over one docs source (nothing when the source went away)."""
+        """The engine's search over one docs source (nothing when the source went away), by
+        words: find_api ranks by meaning on its own (the API descriptions' vectors)."""
         try:
             return list(
                 self.engine.search(
-                    query, source=source, limit=SECTIONS, per_document=3, snippets=False, pool=SECTIONS
+                    query,
+                    source=source,
+                    limit=SECTIONS,
+                    per_document=3,
+                    snippets=False,
+                    pool=SECTIONS,
+                    semantic=False,
                 )
             )
         except NotFoundError:
