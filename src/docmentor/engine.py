@@ -689,10 +689,12 @@ class Docmentor:
             known = ", ".join(r.name for r in self.store.sources()) or "none"
             raise NotFoundError(f"unknown source {source!r}", hint=f"known sources: {known}")
 
-    def query_terms(self, query: str, index: LexicalIndex | None = None) -> list[tuple[str, float]]:
+    def query_terms(
+        self, query: str, index: LexicalIndex | None = None, ranking: RankingConfig | None = None
+    ) -> list[tuple[str, float]]:
         """The analysed query with the ranking config's weights."""
         index = index if index is not None else self._lexical_to_read()
-        r = self.ranking
+        r = ranking or self.ranking
         return analyze_query(
             query,
             index.knows if index is not None else None,
@@ -711,6 +713,7 @@ class Docmentor:
         snippets: bool = True,
         pool: int | None = None,
         semantic: bool = True,
+        ranking: RankingConfig | None = None,
     ) -> list[SearchHit]:
         """Rank sections for a query. Any string is accepted; an empty list when nothing matches.
 
@@ -718,22 +721,24 @@ class Docmentor:
         sections are read before de-duplication and the per-document cap pick ``limit`` of
         them (default ``4 × limit``, at least the config's ``lexical_pool``). Both for callers
         that only need which sections match, fast (find_api's section ranking).
-        ``semantic=False``: by words only, even where sections are embedded."""
+        ``semantic=False``: by words only, even where sections are embedded. ``ranking``:
+        other query-time constants than the engine's (the index shape stays the engine's)."""
         if limit < 1:
             raise UsageError("--limit must be at least 1")
         limit = min(limit, 100)
         self._known_source(source)
         index = self._lexical_to_read()
-        terms = self.query_terms(query, index)
+        r = ranking or self.ranking
+        terms = self.query_terms(query, index, r)
         if not terms or index is None:
             return []
-        r = self.ranking
         doc_scores: dict[int, float] = {}
         hits = index.search(
             terms,
             source=source,
             limit=max(limit, pool) if pool else max(limit * 4, r.lexical_pool),
             doc_scores=doc_scores,
+            config=r,
         )
         blended = self._hybrid(index, query, hits, doc_scores, source=source) if semantic else None
         versions = self.store.source_versions()

@@ -10,7 +10,7 @@ from typing import Annotated
 import click
 import typer
 
-from docmentor.cli.app import _emit, _knowledge, _open, _progress, _require_index, app
+from docmentor.cli.app import STATE, _emit, _knowledge, _open, _progress, _require_index, app
 from docmentor.errors import UsageError
 
 readme_app = typer.Typer(
@@ -80,7 +80,8 @@ def readme_generate(
     base_path: Annotated[
         list[Path] | None,
         typer.Option(
-            "--base-path", help="Extra folder the docs' includes may read from, e.g. ../README.md's (repeatable)."
+            "--base-path",
+            help="Extra folder the docs' includes may read from, e.g. ../README.md's (repeatable).",
         ),
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
@@ -102,7 +103,7 @@ def readme_generate(
             max_apis=max_apis,
             max_tokens=max_tokens,
             validate=validate,
-            embeddings=embeddings,
+            embeddings=embeddings and STATE.embeddings is not False,  # `docmentor --no-embeddings` too
             progress=update,
             base_paths=base_path or (),
         )
@@ -326,7 +327,8 @@ def feedback_analyze(
         known = sorted({k.library for k in list_kbs(store)})
         if library not in known:  # a misspelt name would read as "no issues"
             raise UsageError(
-                f"no knowledge base and no reports for {library!r}", hint=f"known: {', '.join(known) or 'none'}"
+                f"no knowledge base and no reports for {library!r}",
+                hint=f"known: {', '.join(known) or 'none'}",
             )
     if output_report is not None:
         try:

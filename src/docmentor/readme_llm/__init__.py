@@ -117,7 +117,9 @@ def _doc_sections(engine: Docmentor, source: str) -> list[DocSection]:
     return [DocSection(r[0], r[1] or "", r[2] or "", int(r[3]), r[4] or "", r[5] or "") for r in rows]
 
 
-def _purpose(package: str, entries: Sequence[ApiEntry], sections: Sequence[DocSection], summary: str = "") -> str:
+def _purpose(
+    package: str, entries: Sequence[ApiEntry], sections: Sequence[DocSection], summary: str = ""
+) -> str:
     """What the library is for: the first prose paragraph of its package's docstring (not
     a title such as "Requests HTTP Library ~~~~"), of three words or more; else the opening
     of the docs' landing page when it reads as prose (a sentence of six words or more; not a
@@ -144,7 +146,9 @@ def _purpose(package: str, entries: Sequence[ApiEntry], sections: Sequence[DocSe
         in_docs = all(f.lower() in _DOCS_FOLDERS for f in folders.split("/") if f)
         if name in INDEX_PAGES and in_docs and (not folders or name.startswith("index")):
             pages.setdefault(s.path, []).append(s)
-    order = sorted(pages, key=lambda p: (p.count("/"), not p.rsplit("/", 1)[-1].lower().startswith("index"), p))
+    order = sorted(
+        pages, key=lambda p: (p.count("/"), not p.rsplit("/", 1)[-1].lower().startswith("index"), p)
+    )
     for path in order:
         for s in pages[path]:  # in the page's order: the preamble, then its top-level title
             if s.level > 1:
@@ -317,7 +321,9 @@ def generate(
     check_encoding(encoding)
     missing = [str(b) for b in base_paths if not Path(b).expanduser().is_dir()]
     if missing:
-        raise UsageError(f"--base-path {missing[0]} is not a folder", hint="give the folder the includes read from")
+        raise UsageError(
+            f"--base-path {missing[0]} is not a folder", hint="give the folder the includes read from"
+        )
     wanted = [normalize_language(x) for x in languages] if languages else None
     unknown = [x for x in wanted or [] if x not in SUPPORTED_LANGUAGES]
     if unknown:
@@ -442,7 +448,11 @@ def generate(
                 warnings.append(
                     f"{len(failed)} example(s) failed validation; README.LLM leaves them out: "
                     + "; ".join(f"{where.get(r.example_id, r.example_id)}: {r.error}" for r in failed[:5])
-                    + ("; … (all in knowledge_base/examples_db, execution_context.error)" if len(failed) > 5 else "")
+                    + (
+                        "; … (all in knowledge_base/examples_db, execution_context.error)"
+                        if len(failed) > 5
+                        else ""
+                    )
                 )
             if not_here:
                 warnings.append(
@@ -759,7 +769,9 @@ def _index_docs(
     bases = [*given, *(str(b) for b in mkdocs_bases(docs_path))]
     if bases:
         options["base_paths"] = list(dict.fromkeys([*options.get("base_paths", []), *bases]))
-    report = engine.add(str(docs_path), name=name, options=options)
+    # by words now; its sections are embedded by the next `docmentor refresh` or by `serve` in
+    # the background (embedding lancedb's docs here made a 10 s generation 40 s)
+    report = engine.add(str(docs_path), name=name, options=options, embed=False)
     if report.failed:
         warnings.append(
             f"{len(report.failed)} documentation file(s) could not be read: "

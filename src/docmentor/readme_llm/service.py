@@ -126,6 +126,7 @@ class LibraryKnowledge:
                     snippets=False,
                     pool=SECTIONS,
                     semantic=False,
+                    ranking=self.engine.ranking.for_api_sections(),
                 )
             )
         except NotFoundError:

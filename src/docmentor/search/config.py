@@ -131,6 +131,13 @@ class RankingConfig:
         """The index-shape part, stored with the index (a change rebuilds the lexical index)."""
         return f"pad{self.length_pad}-stub{self.stub_chars}"
 
+    def for_api_sections(self) -> RankingConfig:
+        """find_api's ranking of doc sections (which APIs a question's sections mention): by
+        words, with title, heading, path and identifier parts at full weight: reference
+        headings name the APIs. With this config's weights instead, httpx_api.jsonl fell from
+        top-1 0.867 / top-3 0.900 / MRR 0.889 to 0.800 / 0.867 / 0.841."""
+        return self.replace(title_boost=1.0, heading_boost=1.0, path_boost=1.0, parts_boost=1.0)
+
     def replace(self, **changes: Any) -> RankingConfig:
         return dataclasses.replace(self, **changes)
 
