@@ -310,6 +310,34 @@ def _top(items: list | None) -> str | None:
     return it.get("url") or it.get("path") or it.get("title")
 
 
+def signature(items: list | None) -> list:
+    """What identifies an answer: each result's place, section and score (4 decimals)."""
+    out = []
+    for it in items or []:
+        if isinstance(it, dict):
+            score = it.get("score")
+            out.append(
+                [
+                    it.get("url") or it.get("path"),
+                    it.get("heading"),
+                    it.get("line_start"),
+                    round(score, 4) if isinstance(score, int | float) else score,
+                ]
+            )
+    return out
+
+
+def onnxruntime_mapped(pid: int | None) -> bool | None:
+    """Whether the process (or a descendant) has onnxruntime's shared library mapped."""
+    if not pid:
+        return None
+    for p in [pid, *descendants(pid)]:
+        with contextlib.suppress(OSError):
+            if "onnxruntime" in Path(f"/proc/{p}/maps").read_text(errors="replace"):
+                return True
+    return False
+
+
 def percentile(values: list[float], p: float) -> float | None:
     if not values:
         return None
@@ -433,9 +461,15 @@ async def search_phase(
     ready_timeout: float,
     timeout: float,
     settle: float = 0.0,
+    prepare: Any = None,
+    lexical_ref: dict[str, list] | None = None,
 ) -> dict[str, Any]:
     """Spawn a server; time spawn -> first search hit, then round-trips of search_docs
-    (after ``settle`` seconds: a server's background work, docmentor's model load, is done)."""
+    (after ``settle`` seconds: a server's background work, docmentor's model load, is done).
+
+    ``prepare(session, pid, out)``, if given, is awaited before the warm-up (docmentor hybrid:
+    waits until the model is loaded and answers are hybrid). ``lexical_ref`` (query -> result
+    signature by words only, same index): each timed query's first answer is compared with it."""
     out: dict[str, Any] = {}
     pid = None
     t0 = time.perf_counter()
@@ -465,6 +499,8 @@ async def search_phase(
                     await anyio.sleep(settle)
                 tools = {t.name for t in (await session.list_tools()).tools}
                 out["tools"] = sorted(tools)
+                if prepare is not None:
+                    await prepare(session, pid, out)
                 for i in range(warmup):
                     await session.call_tool(
                         "search_docs", {"query": queries[i % len(queries)], "limit": limit}
@@ -483,6 +519,8 @@ async def search_phase(
                             errors += 1
                         if rep == 0:
                             per_query[q] = {"hits": len(items or []), "top": _top(items), "error": err}
+                            if lexical_ref is not None and q in lexical_ref:
+                                per_query[q]["same_as_lexical"] = signature(items) == lexical_ref[q]
                 out["latencies_ms"] = [round(x * 1000, 3) for x in lat]
                 ms = [x * 1000 for x in lat]
                 out["p50_ms"] = round(percentile(ms, 50), 2)
@@ -492,8 +530,13 @@ async def search_phase(
                 out["calls"] = len(ms)
                 out["errors"] = errors
                 out["queries_with_hits"] = sum(1 for v in per_query.values() if v["hits"])
+                if lexical_ref is not None:
+                    out["queries_differing_from_lexical"] = sum(
+                        1 for v in per_query.values() if v.get("same_as_lexical") is False
+                    )
                 out["per_query"] = per_query
                 out.update(rss_info(pid))
+                out["onnxruntime_mapped"] = onnxruntime_mapped(pid)
     except BaseException as e:
         if isinstance(e, KeyboardInterrupt):
             raise
@@ -651,12 +694,17 @@ def precompile_docmentor(cmd: list[str], env: dict[str, str]) -> dict[str, Any]:
     return {"python": py, "seconds": round(r.wall_s, 2), **({"error": r.failure()} if r.failure() else {})}
 
 
-def docmentor_index_once(a: argparse.Namespace, llms_url: str, tmp: Path, db: Path) -> dict[str, Any]:
-    """One ``docmentor add URL`` into ``db`` (which must not exist yet), as a new process."""
+def docmentor_index_once(
+    a: argparse.Namespace, llms_url: str, tmp: Path, db: Path, flags: list[str] | None = None
+) -> dict[str, Any]:
+    """One ``docmentor [flags] add URL`` into ``db`` (which must not exist yet), as a new process."""
     cmd = shlex.split(a.docmentor_cmd)
     tmp.mkdir(parents=True, exist_ok=True)
     r = run_cmd(
-        [*cmd, "--db", str(db), "add", llms_url, "--name", a.name], docmentor_env(tmp), a.index_timeout, tmp
+        [*cmd, *(flags or []), "--db", str(db), "add", llms_url, "--name", a.name],
+        docmentor_env(tmp),
+        a.index_timeout,
+        tmp,
     )
     out: dict[str, Any] = {"index_s": round(r.wall_s, 3), "db_mib": path_size_mib(db)}
     if r.failure():
@@ -684,7 +732,9 @@ def index_rounds(a: argparse.Namespace, llms_url: str, tmp: Path, report: dict[s
                 times["llmdoc"].append(r["index_s"])
         if a.only in ("both", "docmentor"):
             print(f"[round {i}/{a.index_runs}] docmentor add ...", file=sys.stderr, flush=True)
-            r = docmentor_index_once(a, llms_url, t / "docmentor", t / "docmentor" / "docmentor-llms")
+            r = docmentor_index_once(
+                a, llms_url, t / "docmentor", t / "docmentor" / "docmentor-llms", _flags(_modes(a)[0])
+            )
             if r.get("error"):
                 errors.append(f"docmentor round {i}: {r['error']}")
             else:
@@ -706,9 +756,107 @@ def index_rounds(a: argparse.Namespace, llms_url: str, tmp: Path, report: dict[s
     return out
 
 
+def _modes(a: argparse.Namespace) -> list[str]:
+    """docmentor's search modes to run: "off" (--no-embeddings) and/or "on" (hybrid)."""
+    return {"off": ["off"], "on": ["on"], "both": ["off", "on"]}[a.docmentor_embeddings]
+
+
+def _flags(mode: str) -> list[str]:
+    return ["--no-embeddings"] if mode == "off" else []
+
+
+def docmentor_sources(cmd: list[str], db: Path, env: dict[str, str], tmp: Path) -> Any:
+    s = run_cmd([*cmd, "--db", str(db), "sources", "--json"], env, 60, tmp)
+    if s.rc == 0:
+        with contextlib.suppress(ValueError):
+            return json.loads(s.stdout)
+    return None
+
+
+def _source_list(src: Any) -> list[dict]:
+    if isinstance(src, dict):
+        src = src.get("sources", src.get("results"))
+    return [s for s in src or [] if isinstance(s, dict)]
+
+
+def embedded_counts(src: Any) -> tuple[int, int] | None:
+    """(embedded, units) summed over `docmentor sources --json`; None without those fields."""
+    rows = _source_list(src)
+    if not rows or "units" not in rows[0]:
+        return None
+    return sum(int(r.get("embedded") or 0) for r in rows), sum(int(r.get("units") or 0) for r in rows)
+
+
+def lexical_reference(
+    a: argparse.Namespace, cmd: list[str], db: Path, env: dict[str, str], tmp: Path
+) -> tuple[dict[str, list], list[str]]:
+    """Each query's answer by words only on ``db`` (``--no-embeddings search --json``)."""
+    ref: dict[str, list] = {}
+    errors: list[str] = []
+    for q in a.queries:
+        r = run_cmd(
+            [*cmd, "--no-embeddings", "--db", str(db), "search", q, "--json", "--limit", str(a.limit)],
+            env,
+            120,
+            tmp,
+        )
+        if r.failure():
+            errors.append(r.failure() or "")
+            continue
+        try:
+            items = _items_from(json.loads(r.stdout))
+        except ValueError:
+            errors.append(f"search --json: not JSON: {r.stdout[:200]!r}")
+            continue
+        ref[q] = signature(items)
+    return ref, errors
+
+
+def hybrid_prepare(
+    a: argparse.Namespace, cmd: list[str], db: Path, env: dict[str, str], tmp: Path, ref: dict[str, list]
+) -> Any:
+    """Before the timed searches: every section embedded (``sources --json``), onnxruntime
+    mapped in the server, and search answers differing from the words-only answers."""
+
+    async def prepare(session: ClientSession, pid: int | None, out: dict[str, Any]) -> None:
+        t0 = time.perf_counter()
+        deadline = t0 + a.hybrid_timeout
+        while True:
+            src = await anyio.to_thread.run_sync(docmentor_sources, cmd, db, env, tmp)
+            counts = embedded_counts(src)
+            out["embedded_units"] = list(counts) if counts else None
+            if counts is None or counts[0] >= counts[1]:
+                break
+            if time.perf_counter() > deadline:
+                raise TimeoutError(f"sections still not all embedded after {a.hybrid_timeout}s: {counts}")
+            await anyio.sleep(1.0)
+        out["embedded_wait_s"] = round(time.perf_counter() - t0, 3)
+        probes = 0
+        i = 0
+        while True:
+            q = a.queries[i % len(a.queries)]
+            i += 1
+            res = await session.call_tool("search_docs", {"query": q, "limit": a.limit})
+            probes += 1
+            items, _ = search_items(res)
+            differs = q in ref and signature(items) != ref[q]
+            if differs and onnxruntime_mapped(pid):
+                break
+            if time.perf_counter() > deadline:
+                raise TimeoutError(
+                    f"answers still by words only after {a.hybrid_timeout}s "
+                    f"({probes} probe searches; onnxruntime mapped: {onnxruntime_mapped(pid)})"
+                )
+            await anyio.sleep(0.2)
+        out["hybrid_wait_s"] = round(time.perf_counter() - t0, 3)
+        out["hybrid_probe_searches"] = probes
+
+    return prepare
+
+
 def bench_docmentor(a: argparse.Namespace, llms_url: str, tmp: Path) -> dict[str, Any]:
     cmd = shlex.split(a.docmentor_cmd)
-    res: dict[str, Any] = {"command": a.docmentor_cmd}
+    res: dict[str, Any] = {"command": a.docmentor_cmd, "modes": _modes(a)}
     tmp.mkdir(parents=True, exist_ok=True)
     env = docmentor_env(tmp)
     res["precompile"] = precompile_docmentor(cmd, env)
@@ -727,50 +875,147 @@ def bench_docmentor(a: argparse.Namespace, llms_url: str, tmp: Path) -> dict[str
         res["error"] = "`serve` unavailable: " + sh.failure()
         return res
 
-    db_llms, db_local = tmp / "docmentor-llms", tmp / "docmentor-local"
-    print(f"[docmentor] add {llms_url} ...", file=sys.stderr, flush=True)
-    res["index"] = docmentor_index_once(a, llms_url, tmp, db_llms)
-    s = run_cmd([*cmd, "--db", str(db_llms), "sources", "--json"], env, 60, tmp)
-    if s.rc == 0:
-        with contextlib.suppress(ValueError):
-            res["index"]["sources"] = json.loads(s.stdout)
+    # "index"/"index_local": the first mode (off when both: the lexical index llmdoc is compared with);
+    # "index_embedded"/"index_local_embedded": the same with embeddings when both modes run.
+    dbs: dict[str, dict[str, Path]] = {}
+    for n, mode in enumerate(_modes(a)):
+        suffix = "" if n == 0 else "_embedded"
+        tag = "" if mode == "off" else "-emb"
+        db_llms, db_local = tmp / f"docmentor-llms{tag}", tmp / f"docmentor-local{tag}"
+        dbs[mode] = {"llms": db_llms, "local": db_local}
+        flags = _flags(mode)
+        print(f"[docmentor] {shlex.join(flags)} add {llms_url} ...", file=sys.stderr, flush=True)
+        res["index" + suffix] = docmentor_index_once(a, llms_url, tmp, db_llms, flags)
+        res["index" + suffix]["embeddings"] = mode
+        res["index" + suffix]["sources"] = docmentor_sources(cmd, db_llms, env, tmp)
+        if a.index_only:
+            continue
+        print(
+            f"[docmentor] {shlex.join(flags)} add {a.corpus} (local, cold) ...", file=sys.stderr, flush=True
+        )
+        r2 = run_cmd(
+            [*cmd, *flags, "--db", str(db_local), "add", str(a.corpus), "--name", a.name],
+            env,
+            a.index_timeout,
+            tmp,
+        )
+        loc = {"index_s": round(r2.wall_s, 3), "db_mib": path_size_mib(db_local), "embeddings": mode}
+        if r2.failure():
+            loc["error"] = r2.failure()
+        loc["sources"] = docmentor_sources(cmd, db_local, env, tmp)
+        res["index_local" + suffix] = loc
     if a.index_only:
         return res
-    print(f"[docmentor] add {a.corpus} (local, cold) ...", file=sys.stderr, flush=True)
-    r2 = run_cmd(
-        [*cmd, "--db", str(db_local), "add", str(a.corpus), "--name", a.name], env, a.index_timeout, tmp
-    )
-    res["index_local"] = {"index_s": round(r2.wall_s, 3), "db_mib": path_size_mib(db_local)}
-    if r2.failure():
-        res["index_local"]["error"] = r2.failure()
-    s = run_cmd([*cmd, "--db", str(db_local), "sources", "--json"], env, 60, tmp)
-    if s.rc == 0:
-        with contextlib.suppress(ValueError):
-            res["index_local"]["sources"] = json.loads(s.stdout)
 
-    serve_db = db_llms if a.serve_db == "llms" else db_local
-    failed = res["index"] if a.serve_db == "llms" else res["index_local"]
-    if "error" in failed:
-        res["error"] = failed["error"]
-        return res
-    print(f"[docmentor] search: {len(a.queries)} queries x {a.repeat} ...", file=sys.stderr, flush=True)
-    run = ServerRun(
-        "docmentor",
-        cmd[0],
-        [*cmd[1:], "--db", str(serve_db), "serve"],
-        {
-            "DOCMENTOR_HOME": str(tmp / "docmentor-home"),
-            "NO_PROXY": LOOPBACK_NO_PROXY,
-            "no_proxy": LOOPBACK_NO_PROXY,
-        },
-        tmp,
-        tmp / "docmentor-serve.stderr.log",
-    )
-    res["search"] = anyio.run(
-        search_phase, run, a.queries, a.warmup, a.repeat, a.limit, a.ready_timeout, a.search_timeout, a.settle
-    )
-    res["search"]["db"] = a.serve_db
+    for n, mode in enumerate(_modes(a)):
+        suffix = "" if n == 0 else "_embedded"
+        serve_db = dbs[mode][a.serve_db]
+        failed = res["index" + suffix] if a.serve_db == "llms" else res["index_local" + suffix]
+        key = "search_off" if mode == "off" else "search_hybrid"
+        if "error" in failed:
+            res[key] = {"error": failed["error"]}
+            continue
+        prepare, ref = None, None
+        if mode == "on":
+            print("[docmentor] words-only reference answers (search --json) ...", file=sys.stderr, flush=True)
+            ref, errs = lexical_reference(a, cmd, serve_db, env, tmp)
+            prepare = hybrid_prepare(a, cmd, serve_db, env, tmp, ref)
+            if errs:
+                res["lexical_reference_errors"] = errs[:3]
+        print(
+            f"[docmentor] search ({'hybrid' if mode == 'on' else 'no embeddings'}): "
+            f"{len(a.queries)} queries x {a.repeat} ...",
+            file=sys.stderr,
+            flush=True,
+        )
+        run = ServerRun(
+            f"docmentor ({mode})",
+            cmd[0],
+            [*cmd[1:], *_flags(mode), "--db", str(serve_db), "serve"],
+            {
+                "DOCMENTOR_HOME": str(tmp / "docmentor-home"),
+                "NO_PROXY": LOOPBACK_NO_PROXY,
+                "no_proxy": LOOPBACK_NO_PROXY,
+            },
+            tmp,
+            tmp / f"docmentor-serve-{mode}.stderr.log",
+        )
+        res[key] = anyio.run(
+            search_phase,
+            run,
+            a.queries,
+            a.warmup,
+            a.repeat,
+            a.limit,
+            a.ready_timeout,
+            a.search_timeout,
+            a.settle,
+            prepare,
+            ref,
+        )
+        res[key]["db"] = a.serve_db
+        res[key]["embeddings"] = mode
+        res[key]["argv"] = [run.command, *run.args]
+    res["search"] = res.get("search_off") or res.get("search_hybrid") or {}
     return res
+
+
+def _python_m(src: Path) -> tuple[list[str], dict[str, str]]:
+    """``python -m docmentor`` with ``src`` first on the path (the project venv's interpreter)."""
+    py = docmentor_python(shlex.split(DEFAULT_DOCMENTOR)) or sys.executable
+    return [py, "-m", "docmentor"], {"PYTHONPATH": str(src)}
+
+
+def lexical_ready_rounds(a: argparse.Namespace, tmp: Path) -> dict[str, Any]:
+    """`add CORPUS` (local folder, new empty index each time): this code with --no-embeddings
+    vs the baseline checkout (``--baseline-src``), alternating, ``--lexical-runs`` times each;
+    both as ``python -m docmentor`` with their ``src`` on PYTHONPATH."""
+    new_src = Path(a.current_src).resolve()
+    old_src = Path(a.baseline_src).resolve()
+    out: dict[str, Any] = {"runs": a.lexical_runs, "current_src": str(new_src), "baseline_src": str(old_src)}
+    errors: list[str] = []
+    variants = {
+        "baseline": (*_python_m(old_src), []),
+        "current": (*_python_m(new_src), ["--no-embeddings"]),
+    }
+    for label, (cmd, extra_env, flags) in variants.items():
+        env = {**docmentor_env(tmp), **extra_env}
+        pc = precompile_docmentor([cmd[0]], env)
+        out[f"{label}_precompile"] = pc
+        out[f"{label}_argv"] = [*cmd, *flags, "--db", "DB", "add", str(a.corpus), "--name", a.name]
+        out[f"{label}_env"] = extra_env
+    times: dict[str, list[float]] = {"baseline": [], "current": []}
+    for i in range(1, a.lexical_runs + 1):
+        for label, (cmd, extra_env, flags) in variants.items():
+            t = tmp / f"lexical-{label}-{i}"
+            t.mkdir(parents=True, exist_ok=True)
+            env = {**docmentor_env(t), **extra_env}
+            print(f"[lexical-ready {i}/{a.lexical_runs}] {label} add ...", file=sys.stderr, flush=True)
+            r = run_cmd(
+                [*cmd, *flags, "--db", str(t / "db"), "add", str(a.corpus), "--name", a.name],
+                env,
+                a.index_timeout,
+                t,
+            )
+            if r.failure():
+                errors.append(f"{label} run {i}: {r.failure()}")
+            else:
+                times[label].append(round(r.wall_s, 3))
+            shutil.rmtree(t, ignore_errors=True)
+    for label, ts in times.items():
+        if ts:
+            out[label] = {
+                "runs_s": ts,
+                "median_s": round(statistics.median(ts), 3),
+                "min_s": min(ts),
+                "max_s": max(ts),
+            }
+    if out.get("baseline") and out.get("current"):
+        out["ratio_median"] = round(out["current"]["median_s"] / out["baseline"]["median_s"], 3)
+        out["ratio_best"] = round(out["current"]["min_s"] / out["baseline"]["min_s"], 3)
+    if errors:
+        out["error"] = "\n".join(errors)
+    return out
 
 
 # --------------------------------------------------------------------------- report
@@ -875,6 +1120,13 @@ def render(report: dict[str, Any]) -> str:
         f"Queries: {len(report['queries'])} × {report['params']['repeat']} "
         f"after {report['params']['warmup']} warm-up, limit={report['params']['limit']}, over MCP stdio",
         "",
+        "docmentor column: "
+        + {
+            "both": "`--no-embeddings` index and server (hybrid figures in the table below)",
+            "off": "`--no-embeddings` index and server",
+            "on": "index with embeddings, hybrid server",
+        }.get(report["params"].get("docmentor_embeddings", "off"), "?"),
+        "",
         "| metric | llmdoc | docmentor | llmdoc / docmentor |",
         "|---|---:|---:|---:|",
     ]
@@ -883,6 +1135,7 @@ def render(report: dict[str, Any]) -> str:
         if isinstance(lv, (int, float)) and isinstance(dv, (int, float)) and dv:
             ratio = f"{lv / dv:.2f}×"
         out.append(f"| {label} | {_fmt(lv, nd)} | {_fmt(dv, nd)} | {ratio} |")
+    out += render_modes(report)
     rounds = report.get("index_rounds")
     if rounds:
         lr, dr = rounds.get("llmdoc") or {}, rounds.get("docmentor") or {}
@@ -909,12 +1162,131 @@ def render(report: dict[str, Any]) -> str:
         "¹ llmdoc has no `--help`: it ignores its arguments, starts the MCP server "
         "and exits when stdin closes.",
     ]
-    errs = [(k, e) for k in ("llmdoc", "docmentor", "index_rounds") for e in _errors(report.get(k, {}))]
+    errs = [
+        (k, e)
+        for k in ("llmdoc", "docmentor", "index_rounds", "lexical_ready")
+        for e in _errors(report.get(k, {}))
+    ]
     if errs:
         out += ["", "### Failures", ""]
         for k, e in errs:
             out += [f"**{k}**:", "```", e.strip(), "```"]
     return "\n".join(out)
+
+
+TARGETS = {
+    "hybrid_p50_ratio": ("hybrid search_docs p50, llmdoc / docmentor", ">=", 6.0),
+    "no_embeddings_p50_ratio": ("--no-embeddings search_docs p50, llmdoc / docmentor", ">=", 20.0),
+    "lexical_ready_ratio": ("lexical-ready `add` (local folder), current / baseline, median", "<=", 1.2),
+    "hybrid_rss_mib": ("server RSS after the hybrid searches, model loaded (MiB)", "<=", 300.0),
+}
+
+
+def targets(report: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """Each target's measured value and whether it is met (None: not measured)."""
+    L, D = report["llmdoc"], report["docmentor"]
+    lp50 = _get(L, "search", "p50_ms")
+
+    def ratio(x: Any) -> float | None:
+        if isinstance(lp50, int | float) and isinstance(x, int | float) and x:
+            return round(lp50 / x, 2)
+        return None
+
+    hyb = D.get("search_hybrid") or {}
+    hybrid_ok = bool(hyb.get("onnxruntime_mapped")) and bool(hyb.get("queries_differing_from_lexical"))
+    values = {
+        "hybrid_p50_ratio": ratio(hyb.get("p50_ms")) if hybrid_ok else None,
+        "no_embeddings_p50_ratio": ratio(_get(D, "search_off", "p50_ms")),
+        "lexical_ready_ratio": _get(report, "lexical_ready", "ratio_median"),
+        "hybrid_rss_mib": hyb.get("rss_mib") if hybrid_ok else None,
+    }
+    out = {}
+    for key, (label, op, goal) in TARGETS.items():
+        v = values[key]
+        met = None if v is None else (v >= goal if op == ">=" else v <= goal)
+        out[key] = {"label": label, "value": v, "target": f"{op} {goal:g}", "met": met}
+    return out
+
+
+def render_modes(report: dict[str, Any]) -> list[str]:
+    """docmentor's per-mode search rows, the lexical-ready comparison and the targets."""
+    L, D = report["llmdoc"], report["docmentor"]
+    lp50, lp95 = _get(L, "search", "p50_ms"), _get(L, "search", "p95_ms")
+    out: list[str] = []
+    modes = [("search_off", "--no-embeddings"), ("search_hybrid", "hybrid (model loaded)")]
+    if any(D.get(k) for k, _ in modes):
+        out += [
+            "",
+            "docmentor `search_docs` by mode (llmdoc's figures from the same run):",
+            "",
+            "| docmentor mode | p50 (ms) | p95 (ms) | llmdoc p50 / p50 | llmdoc p95 / p95 | RSS after (MiB) "
+            "| peak RSS (MiB) | ready (s) | answers ≠ words-only | onnxruntime loaded |",
+            "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|",
+        ]
+        for key, label in modes:
+            r = D.get(key)
+            if not r:
+                continue
+            p50, p95 = r.get("p50_ms"), r.get("p95_ms")
+            r50 = f"{lp50 / p50:.2f}×" if isinstance(lp50, int | float) and p50 else "—"
+            r95 = f"{lp95 / p95:.2f}×" if isinstance(lp95, int | float) and p95 else "—"
+            diff = r.get("queries_differing_from_lexical")
+            diff_s = f"{diff}/{len(report['queries'])}" if diff is not None else "—"
+            out.append(
+                f"| {label} | {_fmt(p50)} | {_fmt(p95)} | {r50} | {r95} | {_fmt(r.get('rss_mib'), 1)} "
+                f"| {_fmt(r.get('peak_rss_mib'), 1)} | {_fmt(r.get('ready_s'), 3)} | {diff_s} "
+                f"| {_fmt(r.get('onnxruntime_mapped'))} |"
+            )
+        hyb = D.get("search_hybrid") or {}
+        if hyb.get("hybrid_wait_s") is not None:
+            out += [
+                "",
+                f"Hybrid server: embedded/units {hyb.get('embedded_units')}; answers hybrid "
+                f"{hyb.get('hybrid_wait_s')} s after the first answer + settle "
+                f"({hyb.get('hybrid_probe_searches')} probe searches), then {report['params']['warmup']} "
+                "warm-up and the timed searches.",
+            ]
+        for key in ("index", "index_embedded"):
+            ix = D.get(key)
+            if ix and ix.get("embeddings"):
+                cnt = embedded_counts(ix.get("sources"))
+                loc = D.get(key.replace("index", "index_local", 1)) or {}
+                out.append(
+                    f"- `add` via llms.txt, embeddings {ix['embeddings']}: {_fmt(ix.get('index_s'))} s"
+                    f" (embedded/units {list(cnt) if cnt else '—'}); local folder: "
+                    f"{_fmt(loc.get('index_s'))} s"
+                )
+    lr = report.get("lexical_ready")
+    if lr:
+
+        def spread(r: dict[str, Any] | None) -> str:
+            if not r:
+                return "—"
+            return f"{r['median_s']:.3f} (best {r['min_s']:.3f}, {r['min_s']:.3f}–{r['max_s']:.3f}, n={len(r['runs_s'])})"
+
+        out += [
+            "",
+            f"Lexical-ready `add` of the local folder, {lr['runs']} alternating runs, new empty index each "
+            "(median (best, min–max), s):",
+            "",
+            "| baseline (`"
+            + lr["baseline_src"]
+            + "`) | current, `--no-embeddings` | current / baseline (median) "
+            "| (best) |",
+            "|---:|---:|---:|---:|",
+            f"| {spread(lr.get('baseline'))} | {spread(lr.get('current'))} | {_fmt(lr.get('ratio_median'), 3)} "
+            f"| {_fmt(lr.get('ratio_best'), 3)} |",
+            "",
+            f"baseline: `{shlex.join(lr['baseline_argv'])}` with {lr['baseline_env']}; "
+            f"current: `{shlex.join(lr['current_argv'])}` with {lr['current_env']}",
+        ]
+    t = report.get("targets") or {}
+    if t:
+        out += ["", "Targets:", "", "| target | measured | goal | met |", "|---|---:|---|---|"]
+        for v in t.values():
+            met = {True: "yes", False: "**no**", None: "not measured"}[v["met"]]
+            out.append(f"| {v['label']} | {_fmt(v['value'])} | {v['target']} | {met} |")
+    return out
 
 
 def _docmentor_count(D: dict, phase: str, what: str) -> Any:
@@ -979,6 +1351,30 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="only the llms.txt indexing: no search, local or serve phases",
     )
+    ap.add_argument(
+        "--docmentor-embeddings",
+        choices=["on", "off", "both"],
+        default="both",
+        help="docmentor modes: off = `--no-embeddings` index and server; on = embedded index, hybrid "
+        "server (timed once its model is loaded and answers differ from words-only); both (default)",
+    )
+    ap.add_argument(
+        "--hybrid-timeout",
+        type=float,
+        default=600,
+        help="seconds to wait for a hybrid server's sections to be embedded and its answers hybrid",
+    )
+    ap.add_argument(
+        "--baseline-src",
+        type=Path,
+        default=None,
+        help="an older checkout's src (e.g. /tmp/old/src): compare its `add CORPUS` time with this "
+        "code's `--no-embeddings add CORPUS` (lexical-ready time), --lexical-runs alternating runs",
+    )
+    ap.add_argument(
+        "--current-src", type=Path, default=REPO / "src", help="this code's src for that comparison"
+    )
+    ap.add_argument("--lexical-runs", type=int, default=5)
     ap.add_argument("--json", type=Path, help="write raw numbers here")
     ap.add_argument("--keep-tmp", action="store_true", help="keep the temporary indexes and logs")
     a = ap.parse_args(argv)
@@ -1001,6 +1397,10 @@ def main(argv: list[str] | None = None) -> int:
             "serve_db": a.serve_db,
             "index_runs": a.index_runs,
             "index_only": a.index_only,
+            "docmentor_embeddings": a.docmentor_embeddings,
+            "settle": a.settle,
+            "baseline_src": str(a.baseline_src) if a.baseline_src else None,
+            "lexical_runs": a.lexical_runs,
         },
         "queries": QUERIES,
         "llmdoc": {},
@@ -1025,16 +1425,29 @@ def main(argv: list[str] | None = None) -> int:
                     report[tool] = {"skipped": True}
             if a.index_runs > 1:
                 report["index_rounds"] = index_rounds(a, llms_url, tmp, report)
+            if a.baseline_src and a.only in ("both", "docmentor"):
+                try:
+                    report["lexical_ready"] = lexical_ready_rounds(a, tmp / "lexical-ready")
+                except Exception as e:
+                    report["lexical_ready"] = {
+                        "error": f"harness error: {type(e).__name__}: {e}\n{traceback.format_exc()}"
+                    }
     finally:
         _cleanup_all()
         if not a.keep_tmp:
             shutil.rmtree(tmp, ignore_errors=True)
+    report["targets"] = targets(report)
     text = render(report)
     print(text)
     if a.json:
         a.json.write_text(json.dumps(report, indent=2, default=str))
         print(f"\nraw numbers: {a.json}", file=sys.stderr)
-    bad = _errors(report["llmdoc"]) or _errors(report["docmentor"]) or _errors(report.get("index_rounds", {}))
+    bad = (
+        _errors(report["llmdoc"])
+        or _errors(report["docmentor"])
+        or _errors(report.get("index_rounds", {}))
+        or _errors(report.get("lexical_ready", {}))
+    )
     return 0 if not bad else 1
 
 
