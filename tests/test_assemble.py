@@ -265,10 +265,14 @@ def test_golden_deploy_reads_as_a_reader_expects(fx_engine: Docmentor) -> None:
     docs = {d["path"]: d for d in data["documents"]}
     order = list(docs)
     assert order[0] == "docs/guides/deploy.md"
-    # the deprecated Capistrano page is the last document search found, below every canonical one
+    # the deprecated Capistrano page, as relevant as any, comes after every canonical page that
+    # is about the question too (a page barely matching it may come later still)
     primary = {s["path"] for s in data["sections"] if s["origin"] == "search"}
     ranked = [p for p in order if p in primary]
-    assert ranked[-1] == "docs/guides/legacy-deploy.md"
+    legacy = ranked.index("docs/guides/legacy-deploy.md")
+    current = [p for p in ranked if docs[p]["status"] in ("canonical", "accepted") and docs[p]["relevance"] >= 0.3]
+    assert len(current) >= 4
+    assert all(ranked.index(p) < legacy for p in current)
     assert docs["docs/guides/legacy-deploy.md"]["status"] == "deprecated"
     assert docs["docs/guides/legacy-deploy.md"]["canonicality"] < 0.5
     crossrefs = {(s["path"], s["heading"]): s for s in data["sections"] if s["origin"] == "crossref"}

@@ -414,7 +414,9 @@ def test_httpx_smoke(httpx_dm: Docmentor, query: str, path: str) -> None:
 
 def test_httpx_async_client(httpx_dm: Docmentor) -> None:
     paths = [h.path for h in httpx_dm.search("AsyncClient", limit=5)]
-    assert {"docs/async.md", "docs/api.md"} <= set(paths[:3])
+    # the guide first; the reference entry after the guide's sections (at most three of them)
+    assert paths[0] == "docs/async.md"
+    assert "docs/api.md" in paths[:4]
 
 
 def test_chinese_and_japanese_words_inside_runs_are_found(tmp_path: Path) -> None:
