@@ -183,8 +183,10 @@ def search_loop(
     count: int | None = None,
     start_at: int = 0,
     progress: dict[str, int] | None = None,
+    pace: float = 0.0,
 ) -> tuple[list[dict[str, Any]], list[str]]:
-    """Search continuously (until ``until`` is set) or ``count`` times; one record per search."""
+    """Search continuously (until ``until`` is set) or ``count`` times, ``pace`` seconds
+    apart (0: back to back); one record per search."""
     samples: list[dict[str, Any]] = []
     errors: list[str] = []
     i = start_at
@@ -195,6 +197,11 @@ def search_loop(
             break
         q = queries[i % len(queries)]
         i += 1
+        if pace > 0:  # an agent's pace: the embedding gets the cores between searches
+            if until is None:
+                time.sleep(pace)
+            elif until.wait(pace):
+                break
         t0 = time.perf_counter()
         try:
             hits = d.search(q, limit=5)
@@ -226,6 +233,12 @@ def main() -> int:
         "--limit-seconds", type=float, default=900.0, help="cap on the embedding phase (default 900)"
     )
     ap.add_argument("--after-searches", type=int, default=300, help="searches timed after the embedding")
+    ap.add_argument(
+        "--pace",
+        type=float,
+        default=0.0,
+        help="seconds between searches during the embedding (0: back to back)",
+    )
     ap.add_argument("--verbatim", action="store_true", help="copies unchanged (shared vectors)")
     ap.add_argument("--keep", action="store_true", help="keep the temp folder")
     args = ap.parse_args()
@@ -325,7 +338,9 @@ def main() -> int:
         th.start()
         threading.Thread(target=watchdog, daemon=True).start()
         threading.Thread(target=reporter, daemon=True).start()
-        during, during_errors = search_loop(d, queries, until=done, start_at=0, progress=progress)
+        during, during_errors = search_loop(
+            d, queries, until=done, start_at=0, progress=progress, pace=args.pace
+        )
         th.join()
         wall = time.perf_counter() - t_embed0
         rep = embed_out.get("report")
