@@ -66,6 +66,17 @@ def test_words_still_decide_identifier_questions(embedded: Path) -> None:
     assert hits[0].heading == "Error codes"
 
 
+def test_words_decide_where_meaning_alone_misses(embedded: Path) -> None:
+    # the English model reads Chinese as near-unknown pieces: by meaning alone the timeout page
+    # comes first for "connection pool" and "connection count"; the blend keeps the page
+    # that holds the words
+    meaning_only = Docmentor(embedded, ranking=RankingConfig(semantic_weight=1.0), embeddings=True)
+    hybrid = Docmentor(embedded, embeddings=True)
+    for query in ("连接池", "连接数"):
+        assert meaning_only.search(query, limit=1)[0].path == "zh-timeout.md"
+        assert hybrid.search(query, limit=1)[0].path == "zh-pool.md"
+
+
 def test_no_embeddings_is_the_lexical_ranking(embedded: Path) -> None:
     off = Docmentor(embedded, embeddings=False)
     lexical = Docmentor(embedded, ranking=LEXICAL, embeddings=True)

@@ -63,7 +63,7 @@ def own_text(text: str, heading: str) -> str:
     return text.strip()
 
 
-_SENTENCE_END = re.compile(r"[.!?](?:\s|$)")
+_SENTENCE_END = re.compile(r"[.!?](?:\s|$)|[。！？]")  # Chinese and Japanese stops need no space
 
 
 def is_stub(text: str, heading: str, stub_chars: int) -> bool:
