@@ -353,3 +353,15 @@ def test_another_index_shape_rebuilds_the_lexical_index(tmp_path: Path) -> None:
     other = Docmentor(tmp_path / "db", ranking=RankingConfig(stub_chars=0), embeddings=False)
     assert other.search("max_connections")[0].heading == before[0]
     assert other.store.get_setting("analyzer") == other.index_version
+
+
+def test_excerpts_rank_by_meaning_too(embedded: Path) -> None:
+    def first(embeddings: bool, question: str) -> list[str]:
+        found = Docmentor(embedded, embeddings=embeddings).excerpt("writing.md", question, max_chunks=1)
+        return [e["heading"] for e in found["excerpts"]]
+
+    # get_doc_excerpt ranks a page's sections as search does: words, blended with meaning
+    assert first(False, "ignore conflicting rows") == ["Overwriting rows"]
+    assert first(True, "ignore conflicting rows") == ["Insert if not exists"]
+    assert first(False, "duplicates are dropped") == []  # no word of it on the page
+    assert first(True, "duplicates are dropped") == ["Insert if not exists"]

@@ -470,6 +470,19 @@ class Docmentor:
             self._model_failed = True
             log.warning("searching by words only: %s", exc)
 
+    def _cosines(self, query: str, source: str) -> Callable[[int], float | None] | None:
+        """Each unit's cosine to the query (by section id), or None where there are no vectors."""
+        cache = self._vector_cache()
+        if cache is None or self.ranking.semantic_weight <= 0:
+            return None
+        cache.refresh()
+        if not len(cache):
+            return None
+        vector = self._query_vector(query)
+        if vector is None:
+            return None
+        return cache.search(vector, source=source, top=1)[1]
+
     def _hybrid(
         self,
         index: LexicalIndex,
@@ -897,6 +910,8 @@ class Docmentor:
             self.query_terms(query, index),
             max_chunks=max(1, min(max_chunks, 20)),
             context_chars=max(50, min(context_chars, 5000)),
+            cosine=self._cosines(query, doc.source),
+            config=self.ranking,
         )
         return {
             "source": doc.source,

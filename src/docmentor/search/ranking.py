@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from functools import lru_cache
 from typing import Any
 
@@ -218,21 +218,50 @@ def snippet(text: str, terms: set[str], *, size: int = SNIPPET_CHARS) -> str:
 
 
 def excerpts(
-    sections: Sequence[Any], terms: Sequence[tuple[str, float]], *, max_chunks: int, context_chars: int
+    sections: Sequence[Any],
+    terms: Sequence[tuple[str, float]],
+    *,
+    max_chunks: int,
+    context_chars: int,
+    cosine: Callable[[int], float | None] | None = None,
+    config: RankingConfig = DEFAULT,
 ) -> list[dict[str, Any]]:
-    """The best passages of one document's sections for a query (term overlap, IDF-free)."""
+    """The best passages of one document's sections for a query: term overlap (IDF-free),
+    blended with the sections' cosine to the query as search blends them, when ``cosine``
+    gives one (a short section ranked with its parent gets its parent's)."""
     term_set = {t for t, _ in terms}
-    scored: list[tuple[float, int, Any]] = []
+    lexical: list[tuple[float, int, Any]] = []
+    cosines: list[float | None] = []
+    carried: float | None = None
+    empty: set[int] = set()  # sections without a term: never an excerpt
     for i, sec in enumerate(sections):
+        if cosine is not None:
+            own = cosine(int(sec["id"]))
+            carried = own if own is not None else carried
+            cosines.append(carried)
         toks = analyze(str(sec["text"]))
         if not toks:
+            empty.add(i)
+            lexical.append((0.0, i, sec))
             continue
         hits = sum(1 for t in toks if t in term_set)
         distinct = len(term_set.intersection(toks))
         head = analyze(str(sec["heading"]))
         score = distinct * 2.0 + hits / (len(toks) ** 0.5) + 2.0 * len(term_set.intersection(head))
-        if score > 0 or not term_set:
-            scored.append((score, i, sec))
+        lexical.append((score, i, sec))
+    known = [c for c in cosines if c is not None]
+    scored: list[tuple[float, int, Any]] = []
+    if known and config.semantic_weight > 0:
+        top = max((sc for sc, _, _ in lexical), default=0.0) or 1.0
+        floor = config.semantic_floor
+        span = max(max(known) - floor, 1e-6)
+        alpha = config.semantic_weight
+        for (score, i, sec), cos in zip(lexical, cosines, strict=True):
+            closeness = 0.0 if cos is None else min(max((cos - floor) / span, 0.0), 1.0)
+            if i not in empty and (score > 0 or closeness >= config.semantic_only_min):
+                scored.append(((1 - alpha) * score / top + alpha * closeness, i, sec))
+    else:
+        scored = [(sc, i, sec) for sc, i, sec in lexical if i not in empty and (sc > 0 or not term_set)]
     scored.sort(key=lambda t: (-t[0], t[1]))
     out: list[dict[str, Any]] = []
     for score, _, sec in scored[:max_chunks]:
