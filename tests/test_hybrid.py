@@ -365,3 +365,42 @@ def test_excerpts_rank_by_meaning_too(embedded: Path) -> None:
     assert first(True, "ignore conflicting rows") == ["Insert if not exists"]
     assert first(False, "duplicates are dropped") == []  # no word of it on the page
     assert first(True, "duplicates are dropped") == ["Insert if not exists"]
+
+
+@pytest.mark.parametrize("value", ["maybe", "2", "offf"])
+def test_a_wrong_embeddings_switch_is_an_error(tmp_path: Path, value: str) -> None:
+    db = tmp_path / "db"
+    env = {**os.environ, "DOCMENTOR_EMBEDDINGS": "0"}
+    added = subprocess.run(
+        [sys.executable, "-m", "docmentor", "--db", str(db), "add", str(FIXTURE), "--name", "fx"],
+        env=env, capture_output=True, text=True,
+    )  # fmt: skip
+    assert added.returncode == 0, added.stderr
+    env["DOCMENTOR_EMBEDDINGS"] = value
+    done = subprocess.run(
+        [sys.executable, "-m", "docmentor", "--db", str(db), "search", "pool"],
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 1
+    assert done.stderr.startswith("error: DOCMENTOR_EMBEDDINGS=") and done.stderr.count("\n") <= 2
+    # the index is as it was
+    env["DOCMENTOR_EMBEDDINGS"] = "0"
+    again = subprocess.run(
+        [sys.executable, "-m", "docmentor", "--db", str(db), "search", "pool", "--json"],
+        env=env, capture_output=True, text=True,
+    )  # fmt: skip
+    assert json.loads(again.stdout)["results"]
+
+
+def test_a_wrong_embeddings_setting_in_the_config_is_an_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from docmentor.errors import UsageError
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("DOCMENTOR_EMBEDDINGS")
+    (tmp_path / "docmentor.toml").write_text('embeddings = "no"\n')
+    with pytest.raises(UsageError, match="embeddings must be true or false"):
+        Docmentor(tmp_path / "db")

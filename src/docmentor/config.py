@@ -33,23 +33,33 @@ def default_db() -> Path:
 
 
 _OFF = {"0", "false", "no", "off"}
+_ON = {"1", "true", "yes", "on"}
 
 
 def embeddings_enabled() -> bool:
-    """``DOCMENTOR_EMBEDDINGS`` (``0``/``false``/``off`` turn them off), else ``embeddings`` in
-    ``docmentor.toml`` of the working folder, else on: sections are embedded and searched by
-    meaning as well as by words."""
+    """``DOCMENTOR_EMBEDDINGS`` (``0``/``false``/``no``/``off`` or ``1``/``true``/``yes``/``on``),
+    else ``embeddings`` in ``docmentor.toml`` of the working folder, else on: sections are
+    embedded and searched by meaning as well as by words.
+
+    Raises:
+        UsageError: another value (a typo must not silently turn a feature on or off).
+    """
     env = os.environ.get("DOCMENTOR_EMBEDDINGS", "").strip().lower()
     if env:
-        return env not in _OFF
+        if env not in _OFF | _ON:
+            raise UsageError(
+                f"DOCMENTOR_EMBEDDINGS={env!r} is not a switch", hint="set it to 0 or 1 (false/true, off/on)"
+            )
+        return env in _ON
     path = Path.cwd() / "docmentor.toml"
     if path.is_file():
         try:
-            value = tomllib.loads(path.read_text(encoding="utf-8")).get("embeddings")
+            value = tomllib.loads(path.read_text(encoding="utf-8")).get("embeddings", True)
         except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError):
             return True  # load_config reports a broken file where it matters
-        if isinstance(value, bool):
-            return value
+        if not isinstance(value, bool):
+            raise UsageError(f"{path}: embeddings must be true or false, not {value!r}")
+        return value
     return True
 
 
