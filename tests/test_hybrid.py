@@ -16,6 +16,7 @@ import sys
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -404,3 +405,37 @@ def test_a_wrong_embeddings_setting_in_the_config_is_an_error(
     (tmp_path / "docmentor.toml").write_text('embeddings = "no"\n')
     with pytest.raises(UsageError, match="embeddings must be true or false"):
         Docmentor(tmp_path / "db")
+
+
+def test_an_mcp_server_embeds_in_the_background_and_answers_meanwhile(tmp_path: Path) -> None:
+    import anyio
+    from mcp import Client, StdioServerParameters
+
+    from mcptool import structured
+
+    db = tmp_path / "db"
+    Docmentor(db, embeddings=False).add(FIXTURE, name="fx")  # by words only, no vector yet
+    env = {**os.environ, "DOCMENTOR_EMBEDDINGS": "1", "DOCMENTOR_HOME": str(tmp_path / "home")}
+    env.pop("DOCMENTOR_DB", None)
+    params = StdioServerParameters(
+        command=sys.executable, args=["-m", "docmentor", "--db", str(db), "serve"], env=env, cwd=tmp_path
+    )
+    question = {"query": "avoid duplicate records on insert", "limit": 3}
+
+    async def go() -> tuple[Any, Any, Any]:
+        async with Client(params) as client:
+            first = structured(await client.call_tool("search_docs", question))  # at once, by words
+            deadline = time.monotonic() + 90
+            while time.monotonic() < deadline:
+                (row,) = structured(await client.call_tool("list_sources", {}))["sources"]
+                if row["embedded"] == row["units"]:
+                    break
+                await anyio.sleep(0.2)
+            later = structured(await client.call_tool("search_docs", question))
+            return first, row, later
+
+    first, row, later = anyio.run(go)
+    assert first["results"]  # answered while nothing was embedded
+    assert row["embedded"] == row["units"] > 0
+    assert later["results"][0]["heading"] == "Insert if not exists"
+    assert "also" in later["results"][0]
