@@ -470,8 +470,12 @@ class Docmentor:
             self._model_failed = True
             log.warning("searching by words only: %s", exc)
 
-    def _cosines(self, query: str, source: str) -> Callable[[int], float | None] | None:
-        """Each unit's cosine to the query (by section id), or None where there are no vectors."""
+    def _nearest(
+        self, query: str, source: str | None, top: int
+    ) -> tuple[list[tuple[int, float]], Callable[[int], float | None]] | None:
+        """The ``top`` units nearest the query by meaning and each unit's cosine (by section
+        id); None where there is nothing to compare: embeddings off, no vector yet (the model
+        is then not even loaded), or no model."""
         cache = self._vector_cache()
         if cache is None or self.ranking.semantic_weight <= 0:
             return None
@@ -479,9 +483,7 @@ class Docmentor:
         if not len(cache):
             return None
         vector = self._query_vector(query)
-        if vector is None:
-            return None
-        return cache.search(vector, source=source, top=1)[1]
+        return None if vector is None else cache.search(vector, source=source, top=top)
 
     def _hybrid(
         self,
@@ -493,21 +495,15 @@ class Docmentor:
         source: str | None,
     ) -> list[Any] | None:
         """Lexical hits blended with the nearest units by meaning; None: no vectors to use."""
-        cache = self._vector_cache()
-        if cache is None or self.ranking.semantic_weight <= 0:
+        found = self._nearest(query, source, self.ranking.semantic_pool)
+        if found is None:
             return None
-        cache.refresh()
-        if not len(cache):
-            return None  # nothing embedded: the model is not even loaded
-        vector = self._query_vector(query)
-        if vector is None:
-            return None
-        nearest, cosine, document = cache.search(vector, source=source, top=self.ranking.semantic_pool)
+        nearest, cosine = found
         have = {int(h.fields.get("section_id", 0)) for h in hits}
         extra = index.units(
             [sid for sid, _ in nearest if sid not in have], source=source, doc_scores=doc_scores
         )
-        return blend(hits, extra, cosine, self.ranking, document)
+        return blend(hits, extra, cosine, self.ranking)
 
     def remove(self, name: str) -> None:
         self.store.source(name)  # raises NotFoundError
@@ -905,12 +901,13 @@ class Docmentor:
             doc = self.find(ref, source=source)
             sections = self.store.sections_of(doc.id)
         index = self._lexical_to_read()
+        found = self._nearest(query, doc.source, 1)  # for the units' cosines
         chunks = excerpts(
             sections,
             self.query_terms(query, index),
             max_chunks=max(1, min(max_chunks, 20)),
             context_chars=max(50, min(context_chars, 5000)),
-            cosine=self._cosines(query, doc.source),
+            cosine=found[1] if found is not None else None,
             config=self.ranking,
         )
         return {

@@ -111,12 +111,6 @@ class RankingConfig:
         "0.868; 1 line: 0.958 / 0.856 / 0.873 (httpx / pydantic / tanstack-query).",
     )
     semantic_pool: int = _c(20, "Nearest sections by cosine added to the candidates before fusion.")
-    semantic_doc_weight: float = _c(
-        0.0,
-        "Share of a unit's closeness that comes from its document's closest unit, as doc_weight "
-        "does for the lexical score. 0.3 and 0.6 lost on pydantic (0.861 → 0.850) and httpx "
-        "(0.967 → 0.961) for +0.005 on tanstack-query: off.",
-    )
     semantic_only_min: float = _c(
         0.5,
         "A unit found by meaning alone (no query word in it) joins the candidates only when its "

@@ -20,7 +20,6 @@ def blend(
     semantic_only: Sequence[LexicalHit],
     cosine: Callable[[int], float | None],
     config: RankingConfig,
-    document: Callable[[int], float | None] | None = None,
 ) -> list[LexicalHit]:
     """Every candidate (lexical hits, and units found only by meaning), best first."""
     candidates = fuse([*lexical, *semantic_only], doc_weight=config.doc_weight)
@@ -39,11 +38,6 @@ def blend(
     for hit, cos in zip(candidates, cosines, strict=True):
         lex = hit.score / top_lexical
         closeness = None if cos is None else min(max((cos - floor) / span, 0.0), 1.0)
-        if closeness is not None and document is not None and config.semantic_doc_weight > 0:
-            # as the lexical score, the document's best unit's closeness counts too
-            best = document(int(hit.fields.get("document_id", 0)))
-            near = closeness if best is None else min(max((best - floor) / span, 0.0), 1.0)
-            closeness = (closeness + config.semantic_doc_weight * near) / (1.0 + config.semantic_doc_weight)
         weak = closeness is None or closeness < config.semantic_only_min
         if weak and int(hit.fields.get("section_id", 0)) in only_meaning:
             continue

@@ -198,10 +198,7 @@ class VectorCache:
         self._generation: str | None = None
         self._last_rowid = 0
         self._row_of: dict[int, int] = {}  # section id → matrix row
-        self._units_of_hash: dict[
-            str, list[tuple[int, str, int]]
-        ] = {}  # hash → (section id, source, document id)
-        self._rows_of_doc: dict[int, list[int]] = {}  # document id → its rows
+        self._units_of_hash: dict[str, list[tuple[int, str]]] = {}  # hash → units (section id, source)
         self._ids = np.zeros(0, dtype=np.int64)
         self._sources: list[str] = []
         self._source_codes = np.zeros(0, dtype=np.int32)
@@ -232,25 +229,23 @@ class VectorCache:
         db = self.store.conn()
         with self.store.snapshot():
             last = db.execute("SELECT MAX(rowid) FROM unit_vectors").fetchone()[0] or 0
-            units = db.execute("SELECT section_id, source, hash, document_id FROM search_units").fetchall()
+            units = db.execute("SELECT section_id, source, hash FROM search_units").fetchall()
             vectors = dict(
                 db.execute(
                     "SELECT hash, data FROM unit_vectors WHERE model = ? AND rowid <= ?", (self.model, last)
                 )
             )
         self._units_of_hash = {}
-        for sid, source, h, doc in units:
-            self._units_of_hash.setdefault(str(h), []).append((int(sid), str(source), int(doc)))
+        for sid, source, h in units:
+            self._units_of_hash.setdefault(str(h), []).append((int(sid), str(source)))
         self._row_of = {}
-        self._rows_of_doc = {}
         self._codes = {}
         self._sources = []
         ids: list[int] = []
         codes: list[int] = []
         rows: list[bytes] = []
         for h, data in vectors.items():
-            for sid, source, doc in self._units_of_hash.get(str(h), ()):
-                self._rows_of_doc.setdefault(doc, []).append(len(ids))
+            for sid, source in self._units_of_hash.get(str(h), ()):
                 self._row_of[sid] = len(ids)
                 ids.append(sid)
                 codes.append(self._code(source))
@@ -287,9 +282,9 @@ class VectorCache:
             .fetchall()
         )
         adds = [
-            (sid, source, doc, data)
+            (sid, source, data)
             for h, data in new
-            for sid, source, doc in self._units_of_hash.get(str(h), ())
+            for sid, source in self._units_of_hash.get(str(h), ())
             if sid not in self._row_of
         ]
         need = self._size + len(adds)
@@ -302,9 +297,8 @@ class VectorCache:
             codes = np.full(grow, -1, dtype=np.int32)
             codes[: self._size] = self._source_codes[: self._size]
             self._matrix, self._ids, self._source_codes = matrix, ids, codes
-        for sid, source, doc, data in adds:
+        for sid, source, data in adds:
             row = self._size
-            self._rows_of_doc.setdefault(doc, []).append(row)
             self._matrix[row] = np.frombuffer(data, dtype=np.float16)
             self._ids[row] = sid
             self._source_codes[row] = self._code(source)
@@ -314,28 +308,26 @@ class VectorCache:
 
     def search(
         self, query_vector: np.ndarray, *, source: str | None, top: int
-    ) -> tuple[list[tuple[int, float]], Callable[[int], float | None], Callable[[int], float | None]]:
-        """The ``top`` nearest units (section id, cosine), a look-up of any unit's cosine, and
-        of a document's best unit's."""
+    ) -> tuple[list[tuple[int, float]], Callable[[int], float | None]]:
+        """The ``top`` nearest units (section id, cosine), and a look-up of any unit's cosine."""
         import numpy as np
 
         with self._lock:
             n = self._size
             if n == 0:
-                return [], _none, _none
+                return [], _none
             scores = self._matrix[:n] @ query_vector.astype(np.float32, copy=False)
             if source is not None:
                 code = self._codes.get(source)
                 if code is None:
-                    return [], _none, _none
+                    return [], _none
                 scores = np.where(self._source_codes[:n] == code, scores, -np.inf)
             k = min(top, n)
             best = np.argpartition(-scores, k - 1)[:k] if k < n else np.arange(n)
             best = best[np.argsort(-scores[best])]
             ids = self._ids[:n]
             nearest = [(int(ids[i]), float(scores[i])) for i in best if np.isfinite(scores[i])]
-            row_of = self._row_of  # rows appended later are ≥ n: the look-ups ignore them
-            rows_of_doc = self._rows_of_doc
+            row_of = self._row_of  # rows appended later are ≥ n: the look-up ignores them
 
         def cosine(sid: int) -> float | None:
             row = row_of.get(sid)
@@ -344,14 +336,7 @@ class VectorCache:
             value = float(scores[row])
             return value if np.isfinite(value) else None
 
-        def document(doc: int) -> float | None:
-            rows = [r for r in rows_of_doc.get(doc, ()) if r < n]
-            if not rows:
-                return None
-            value = float(scores[rows].max())
-            return value if np.isfinite(value) else None
-
-        return nearest, cosine, document
+        return nearest, cosine
 
 
 def _none(_key: int) -> float | None:
