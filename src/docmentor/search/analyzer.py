@@ -21,8 +21,11 @@ import re
 import unicodedata
 from collections.abc import Callable
 from functools import lru_cache
+from typing import TypeVar
 
 import Stemmer
+
+T = TypeVar("T")
 
 # Bump when the analyzer or the lexical schema changes: writers then rebuild the index.
 ANALYZER_VERSION = "code-bm25-v7"  # v7: identifier parts in a field of their own; search units
@@ -228,25 +231,27 @@ def analyze(text: str) -> list[str]:
     return [t for raw in _tokens(_nfkc(text)) for t in analyze_token(raw)]
 
 
-class _JoinedTerms(dict[str, str]):
-    """raw token → its index terms, cut to ``max_term`` and joined by spaces ("" for none)."""
+class _TokenMemo(dict[str, T]):
+    """raw token → what ``make`` gives for it, remembered (bounded: a long-lived server
+    indexes many texts; long Chinese or Japanese runs are not kept, they rarely repeat)."""
 
-    def __init__(self, max_term: int) -> None:
+    def __init__(self, make: Callable[[str], T]) -> None:
         super().__init__()
-        self.max_term = max_term
+        self.make = make
 
-    def __missing__(self, raw: str) -> str:
-        if len(self) >= 200_000:  # a long-lived server indexes many texts: stay bounded
+    def __missing__(self, raw: str) -> T:
+        if len(self) >= 200_000:
             self.clear()
-        joined = " ".join(t[: self.max_term] for t in analyze_token(raw))
+        value = self.make(raw)
         if not _long_cjk(raw):
-            self[raw] = joined
-        return joined
+            self[raw] = value
+        return value
 
 
 @lru_cache(maxsize=4)
-def _joined_terms(max_term: int) -> _JoinedTerms:
-    return _JoinedTerms(max_term)
+def _joined_terms(max_term: int) -> _TokenMemo[str]:
+    """A token's index terms, cut to ``max_term`` and joined by spaces ("" for none)."""
+    return _TokenMemo(lambda raw: " ".join(t[:max_term] for t in analyze_token(raw)))
 
 
 def analyze_joined(text: str, max_term: int) -> str:
@@ -255,31 +260,18 @@ def analyze_joined(text: str, max_term: int) -> str:
     return " ".join(filter(None, map(terms.__getitem__, _tokens(_nfkc(text)))))
 
 
-class _SplitTerms(dict[str, tuple[str, str]]):
-    """raw token → (its words and whole identifiers, the parts of a compound identifier)."""
-
-    def __init__(self, max_term: int) -> None:
-        super().__init__()
-        self.max_term = max_term
-
-    def __missing__(self, raw: str) -> tuple[str, str]:
-        if len(self) >= 200_000:
-            self.clear()
-        wholes, parts = token_forms(raw)
-        m = self.max_term
-        if not wholes or (not raw.isascii() and _CJK.search(raw)):
-            # a plain word is its own part; Chinese and Japanese pairs are the words themselves
-            out = (" ".join(t[:m] for t in (*wholes, *parts)), "")
-        else:
-            out = (" ".join(t[:m] for t in wholes), " ".join(t[:m] for t in parts))
-        if not _long_cjk(raw):
-            self[raw] = out
-        return out
+def _split_token(raw: str, max_term: int) -> tuple[str, str]:
+    """A token's words and whole identifiers, and the parts of a compound identifier."""
+    wholes, parts = token_forms(raw)
+    if not wholes or (not raw.isascii() and _CJK.search(raw)):
+        # a plain word is its own part; Chinese and Japanese pairs are the words themselves
+        return " ".join(t[:max_term] for t in (*wholes, *parts)), ""
+    return " ".join(t[:max_term] for t in wholes), " ".join(t[:max_term] for t in parts)
 
 
 @lru_cache(maxsize=4)
-def _split_terms(max_term: int) -> _SplitTerms:
-    return _SplitTerms(max_term)
+def _split_terms(max_term: int) -> _TokenMemo[tuple[str, str]]:
+    return _TokenMemo(lambda raw: _split_token(raw, max_term))
 
 
 def analyze_split(text: str, max_term: int) -> tuple[str, str]:
