@@ -741,19 +741,17 @@ def index_rounds(a: argparse.Namespace, llms_url: str, tmp: Path, report: dict[s
                 times["docmentor"].append(r["index_s"])
         shutil.rmtree(t, ignore_errors=True)
     out: dict[str, Any] = {"runs": a.index_runs}
-    for tool, ts in times.items():
-        if ts:
-            out[tool] = {
-                "runs_s": ts,
-                "median_s": round(statistics.median(ts), 3),
-                "min_s": min(ts),
-                "max_s": max(ts),
-            }
+    out.update({tool: _spread(ts) for tool, ts in times.items() if ts})
     if out.get("llmdoc") and out.get("docmentor"):
         out["ratio_of_medians"] = round(out["llmdoc"]["median_s"] / out["docmentor"]["median_s"], 2)
     if errors:
         out["error"] = "\n".join(errors)
     return out
+
+
+def _spread(ts: list[float]) -> dict[str, Any]:
+    """Repeated timings: all of them, their median, min and max (s)."""
+    return {"runs_s": ts, "median_s": round(statistics.median(ts), 3), "min_s": min(ts), "max_s": max(ts)}
 
 
 def _modes(a: argparse.Namespace) -> list[str]:
@@ -1002,14 +1000,7 @@ def lexical_ready_rounds(a: argparse.Namespace, tmp: Path) -> dict[str, Any]:
             else:
                 times[label].append(round(r.wall_s, 3))
             shutil.rmtree(t, ignore_errors=True)
-    for label, ts in times.items():
-        if ts:
-            out[label] = {
-                "runs_s": ts,
-                "median_s": round(statistics.median(ts), 3),
-                "min_s": min(ts),
-                "max_s": max(ts),
-            }
+    out.update({label: _spread(ts) for label, ts in times.items() if ts})
     if out.get("baseline") and out.get("current"):
         out["ratio_median"] = round(out["current"]["median_s"] / out["baseline"]["median_s"], 3)
         out["ratio_best"] = round(out["current"]["min_s"] / out["baseline"]["min_s"], 3)

@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 
 from docmentor.search.config import RankingConfig
 from docmentor.search.lexical import LexicalHit
-from docmentor.search.ranking import fuse
+from docmentor.search.ranking import closeness_scale, fuse
 
 
 def blend(
@@ -31,13 +31,12 @@ def blend(
     alpha = config.semantic_weight
     if not known or alpha <= 0:
         return candidates
-    floor = config.semantic_floor
-    span = max(max(known) - floor, 1e-6)
+    scale = closeness_scale(max(known), config)
     only_meaning = {int(h.fields.get("section_id", 0)) for h in semantic_only}
     out: list[LexicalHit] = []
     for hit, cos in zip(candidates, cosines, strict=True):
         lex = hit.score / top_lexical
-        closeness = None if cos is None else min(max((cos - floor) / span, 0.0), 1.0)
+        closeness = None if cos is None else scale(cos)
         weak = closeness is None or closeness < config.semantic_only_min
         if weak and int(hit.fields.get("section_id", 0)) in only_meaning:
             continue

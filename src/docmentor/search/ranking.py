@@ -132,6 +132,14 @@ def _near_duplicate(
     return None
 
 
+def closeness_scale(best: float, config: RankingConfig) -> Callable[[float], float]:
+    """Cosine → closeness in [0, 1]: ``semantic_floor`` (unrelated texts) is 0, the query's
+    best candidate ``best`` is 1."""
+    floor = config.semantic_floor
+    span = max(best - floor, 1e-6)
+    return lambda cos: min(max((cos - floor) / span, 0.0), 1.0)
+
+
 def fuse(hits: Sequence[LexicalHit], *, doc_weight: float = DEFAULT.doc_weight) -> list[LexicalHit]:
     """Section score, normalised per query, plus its document's normalised score.
 
@@ -253,11 +261,10 @@ def excerpts(
     scored: list[tuple[float, int, Any]] = []
     if known and config.semantic_weight > 0:
         top = max((sc for sc, _, _ in lexical), default=0.0) or 1.0
-        floor = config.semantic_floor
-        span = max(max(known) - floor, 1e-6)
+        scale = closeness_scale(max(known), config)
         alpha = config.semantic_weight
         for (score, i, sec), cos in zip(lexical, cosines, strict=True):
-            closeness = 0.0 if cos is None else min(max((cos - floor) / span, 0.0), 1.0)
+            closeness = 0.0 if cos is None else scale(cos)
             if i not in empty and (score > 0 or closeness >= config.semantic_only_min):
                 scored.append(((1 - alpha) * score / top + alpha * closeness, i, sec))
     else:
