@@ -159,6 +159,7 @@ class Docmentor:
         #: words until a background load is done (a server)
         self.wait_for_model = True
         self._model_failed = False
+        self._loading: threading.Thread | None = None  # the background model load, once
         self._open_lock = threading.Lock()
         #: held while configured sources are added (a server's start-up and its refresh tool)
         self.adding_configured = threading.Lock()
@@ -456,7 +457,7 @@ class Docmentor:
     def load_model_in_background(self) -> None:
         """Start loading the embedding model in a thread, once per process."""
         with self._open_lock:
-            if getattr(self, "_loading", None) is not None:
+            if self._loading is not None:
                 return
             self._loading = threading.Thread(target=self._load_model, name="docmentor-model", daemon=True)
             self._loading.start()

@@ -296,8 +296,8 @@ class LexicalIndex:
             return []
         config = config or self.config
         searcher = self.searcher()
-        doc_boosts = {d: self._section_boosts(config)[f] for d, f in DOC_FIELDS.items()}
-        doc_boosts["d_body"] = config.body_boost
+        boosts = self._section_boosts(config)
+        doc_boosts = {d: boosts[f] for d, f in DOC_FIELDS.items()}  # the same weights, per field
         if doc_scores is None:
             doc_scores = {}
         for score, address in searcher.search(
@@ -305,7 +305,7 @@ class LexicalIndex:
         ).hits:
             doc_scores[int(searcher.doc(address)["document_id"][0])] = float(score)
         hits: list[LexicalHit] = []
-        matching = self._terms_query(terms, self._section_boosts(config))
+        matching = self._terms_query(terms, boosts)
         for score, address in searcher.search(
             self._query(matching, kind="s", source=source), limit=limit, count=False
         ).hits:
