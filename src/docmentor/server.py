@@ -321,8 +321,6 @@ class BackgroundEmbedder:
         self._stopping = threading.Event()
         self._thread: threading.Thread | None = None
         self._engine: Docmentor | None = None
-        #: the last run's report (tests and list_sources read it)
-        self.last: Any = None
 
     def start(self, engine: Docmentor) -> None:
         if not engine.embeddings or self._thread is not None:
@@ -353,9 +351,9 @@ class BackgroundEmbedder:
             if self._stopping.is_set():
                 return
             try:
-                self.last = engine.embed(stop=self._stopping)
-                if self.last.embedded:
-                    log.info("embedded %d sections in %.1f s", self.last.embedded, self.last.seconds)
+                done = engine.embed(stop=self._stopping)
+                if done.embedded:
+                    log.info("embedded %d sections in %.1f s", done.embedded, done.seconds)
             except DocmentorError as exc:
                 log.warning("sections not embedded: %s", exc)
             except Exception:

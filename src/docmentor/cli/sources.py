@@ -31,12 +31,13 @@ def _report_line(r: RefreshReport) -> str:
     if r.failed:
         parts[-1] += f", {len(r.failed)} failed"
     parts[-1] += f") in {r.seconds:.2f}s"
+    line = " ".join(parts)
     e = r.embedding
     if e is not None and e.embedded:
-        parts.append(f"; {e.embedded} sections embedded in {e.seconds:.2f}s")
+        line += f"; {e.embedded} sections embedded in {e.seconds:.2f}s"
     if e is not None and e.pending:
-        parts.append(f"; {e.pending} sections not embedded yet")
-    return "".join([parts[0], " ", *parts[1:]])
+        line += f"; {e.pending} sections not embedded yet"
+    return line
 
 
 SHOWN_MISSING_INCLUDES = 5  # then one line with the count and what to do
