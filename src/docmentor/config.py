@@ -48,7 +48,7 @@ def embeddings_enabled() -> bool:
     if env:
         if env not in _OFF | _ON:
             raise UsageError(
-                f"DOCMENTOR_EMBEDDINGS={env!r} is not a switch", hint="set it to 0 or 1 (false/true, off/on)"
+                f"DOCMENTOR_EMBEDDINGS={env!r} is not a switch", hint="set it to 0 or 1, false or true, off or on"
             )
         return env in _ON
     path = Path.cwd() / "docmentor.toml"
