@@ -8,13 +8,14 @@ from __future__ import annotations
 
 # isort: off
 from docmentor.cli.app import app, main
-from docmentor.cli import sources  # add, refresh, sources, remove, reindex, search, get
+from docmentor.cli import sources  # noqa: F401  add, refresh, sources, remove, reindex, search, get
 from docmentor.cli import assemble  # noqa: F401  assemble, the eval sub-app
 from docmentor.cli import clarity  # noqa: F401  the clarity sub-app
 from docmentor.cli import library  # noqa: F401  the readme-llm, api and feedback sub-apps
+from docmentor.cli import serve
 
 # isort: on
 
-app.command()(sources.serve)  # after assemble, so --help lists serve where it always was
+app.command()(serve.serve)  # after assemble, so --help lists serve where it always was
 
 __all__ = ["app", "main"]
