@@ -69,6 +69,9 @@ def assemble(
 ) -> Digest:
     """Build the digest for ``query``.
 
+    ``fmt`` only says which text to render besides the Markdown (``json_text`` for "json"): the
+    selection is the same for every format.
+
     Raises:
         UsageError: an option is out of range.
         NotFoundError: unknown ``source``, or nothing matched (unless ``allow_empty``).
@@ -220,34 +223,24 @@ def assemble(
         "seconds": 0.0,
     }
 
-    def build(budget: int) -> Digest:
-        return distill(
-            query=query,
-            documents=documents,
-            candidates=selected + expansions,
-            max_tokens=budget,
-            encoding=encoding,
-            documents_scanned=len(facts),
-            stats=stats,
-            generated_at=now.replace(microsecond=0).isoformat().replace("+00:00", "Z"),
-            primary_areas=primary_areas(documents),
-        )
-
-    digest = build(max_tokens)
-    if fmt == "json":  # the JSON repeats texts with escapes and keys: fit it to the budget too
-        from docmentor.assemble.tokens import count_tokens
-
-        budget = max_tokens
-        for _ in range(6):
-            digest.json_text = json_text(digest)
-            used = count_tokens(digest.json_text, encoding)
-            if used <= max_tokens or budget <= 100:
-                break
-            budget = max(100, int(budget * max_tokens / used * 0.97))
-            digest = build(budget)
-            digest.max_tokens = max_tokens  # the budget asked for, not the one fitted to
-        digest.json_text = json_text(digest)
+    # One selection for every format: the budget counts the digest as Markdown — its content
+    # (sections, their sources, the document list) — and ``--format json`` structures that same
+    # digest. Fitting the JSON text itself would spend the budget on keys and escapes instead of
+    # documentation, and make the answer depend on the output format.
+    digest = distill(
+        query=query,
+        documents=documents,
+        candidates=selected + expansions,
+        max_tokens=max_tokens,
+        encoding=encoding,
+        documents_scanned=len(facts),
+        stats=stats,
+        generated_at=now.replace(microsecond=0).isoformat().replace("+00:00", "Z"),
+        primary_areas=primary_areas(documents),
+    )
     digest.stats["seconds"] = round(time.perf_counter() - started, 4)
+    if fmt == "json":
+        digest.json_text = json_text(digest)
     return digest
 
 

@@ -114,5 +114,5 @@ class Digest:
     sections: list[DistilledSection]
     stats: dict[str, Any]  # candidates, threshold, selected, expansions, tokens per section …
     markdown: str = ""  # the rendered markdown digest (what --format markdown prints)
-    json_text: str = ""  # the JSON rendering, when asked for (fitted to the budget itself)
+    json_text: str = ""  # the JSON rendering of the same digest, when asked for (fmt="json")
     layout: Literal["full", "compact"] = "full"  # "compact" leaves out metadata and usage note (tiny budgets)

@@ -309,7 +309,8 @@ def _metadata(d: Digest) -> str:
         f"- Relevance threshold: {_fmt_threshold(s.get('relevance_threshold'))}",
         f"- Selected after filtering: {len(d.sections)}",
         f"- Token allocation per section: ~{s.get('tokens_per_section_avg', 0)} tokens avg",
-        f"- Cross-references followed: {followed}" + (f" ({included} fit the budget)" if included != followed else ""),
+        f"- Cross-references followed: {followed}"
+        + (f" ({included} fit the budget)" if included != followed else ""),
     ]
     if s.get("sections_trimmed"):
         lines.append(f"- Trimmed to fit the budget: {s['sections_trimmed']}")
@@ -324,8 +325,9 @@ def render_markdown(d: Digest) -> str:
 def render_json(d: Digest) -> dict[str, Any]:
     """The same content as the Markdown digest, structured.
 
-    ``actual_tokens`` is the exact token count of the Markdown digest with the same selection
-    (``actual_tokens_of`` says so); the JSON text itself is longer.
+    The selection is the Markdown digest's: ``token_budget`` and ``actual_tokens`` count the
+    digest as Markdown (``actual_tokens_of`` says so), whatever the format. The JSON text itself
+    is longer — it adds keys, scores and canonicality factors around the same content.
     """
     return {
         "query": d.query,

@@ -50,6 +50,14 @@ def assemble(
         allow_empty=allow_empty,
     )
     text = digest.markdown if fmt == "markdown" else digest.json_text
+    if not digest.sections and digest.stats.get("candidate_sections"):
+        # sections matched but none fit: say so on stderr, whatever the format (an empty JSON
+        # digest must not pass for "nothing matched")
+        print(
+            f"warning: {digest.stats['candidate_sections']} section(s) matched but none fit within "
+            f"{max_tokens} tokens; raise --max-tokens",
+            file=sys.stderr,
+        )
     if output is not None:
         try:
             output.write_text(text if text.endswith("\n") else text + "\n", encoding="utf-8")
