@@ -7,7 +7,9 @@ from pathlib import Path
 
 import pytest
 
-CORPORA = Path(__file__).resolve().parents[2] / "shared" / "corpora"
+# The fixtures hold vendored documentation slices whose include targets are upstream test files
+# (tests/fixtures/lancedb/python/python/tests/docs/test_*.py): documents, not tests of ours.
+collect_ignore = ["fixtures"]
 
 # Search by words unless a test turns embeddings on (tests/test_hybrid.py): set for the whole
 # run, so module-scoped fixtures (made before the autouse one below) rank the same way.

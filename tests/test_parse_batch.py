@@ -16,14 +16,21 @@ from docmentor.parse import batch, parse_document
 from docmentor.search.lexical import section_terms
 from docmentor.sources.local import scan_folder
 
-LANCEDB = Path(__file__).resolve().parents[2] / "shared" / "corpora" / "lancedb"
+FIXTURES = Path(__file__).parent / "fixtures"  # the folders of documents the tests use
+# Below the real threshold (256,000 characters) so that the test fixtures, ~80 documents (225 KB) of
+# every format docmentor reads, are enough for a child (the real threshold: the last test).
+MIN_PARALLEL_CHARS = 100_000
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="the two-core path is Linux-only")
 
 
 def corpus() -> list[RawDocument]:
-    docs = scan_folder(LANCEDB, max_bytes=5_000_000).documents
-    assert sum(len(d.content) for d in docs) > batch.MIN_PARALLEL_CHARS
+    docs = [
+        doc
+        for folder in sorted(p for p in FIXTURES.iterdir() if p.is_dir())
+        for doc in scan_folder(folder, max_bytes=5_000_000).documents
+    ]
+    assert sum(len(d.content) for d in docs) > MIN_PARALLEL_CHARS
     dated = RawDocument(  # front matter marshal cannot carry (a date): the pickle path
         path="dated.md",
         url="file:///dated.md",
@@ -61,6 +68,7 @@ def forks(monkeypatch: pytest.MonkeyPatch) -> list[int]:
 
     monkeypatch.setattr(batch.os, "fork", counting_fork)
     monkeypatch.setattr(batch, "_may_fork", lambda: True)  # pytest may run other threads
+    monkeypatch.setattr(batch, "MIN_PARALLEL_CHARS", MIN_PARALLEL_CHARS)
     return calls
 
 
@@ -114,3 +122,12 @@ def test_small_batches_and_threads_stay_on_one_core(monkeypatch: pytest.MonkeyPa
         worker.join()
     monkeypatch.setenv("DOCMENTOR_PARALLEL", "0")
     assert not batch._may_fork()
+
+
+def test_a_child_only_above_the_real_threshold(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(batch, "_may_fork", lambda: True)
+    text = "# B\n\n" + "word " * ((batch.MIN_PARALLEL_CHARS - 10) // 5)
+    doc = RawDocument(path="b.md", url="file:///b.md", content=text)
+    assert len(text) < batch.MIN_PARALLEL_CHARS
+    assert batch._split([doc]) == ([0], [])
+    assert batch._split([doc, doc]) == ([0], [1])  # twice as much: half for a child

@@ -17,7 +17,7 @@ from docmentor.errors import NotFoundError, UsageError
 from docmentor.models import SearchHit
 
 CORPUS = Path(__file__).parent / "fixtures" / "corpus"
-HTTPX = Path(__file__).resolve().parents[2] / "shared" / "corpora" / "httpx"
+HTTPX = Path(__file__).parent / "fixtures" / "httpx"  # a slice of the httpx docs (NOTICE)
 N_CORPUS = 11
 
 # What the contract's `search --json` promises for every result ...
@@ -385,10 +385,9 @@ def test_refresh_reindexes_changed_and_removes_deleted_files(tmp_path: Path) -> 
 
 @pytest.fixture(scope="module")
 def httpx_dm(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Docmentor]:
-    assert HTTPX.is_dir(), f"the httpx docs corpus is missing: expected it at {HTTPX}"
     engine = Docmentor(tmp_path_factory.mktemp("httpx") / "db")
     report = engine.add(str(HTTPX), name="httpx")
-    assert report.documents >= 20
+    assert report.documents == 15
     assert report.failed == []
     yield engine
     engine.close()
