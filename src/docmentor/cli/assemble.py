@@ -6,6 +6,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
+import click
 import typer
 
 from docmentor.cli.app import _emit, _knowledge, _open, _require_index, app
@@ -15,11 +16,26 @@ if TYPE_CHECKING:
     from docmentor.engine import Docmentor
 
 
-@app.command()
+# fixed values as click choices: a wrong one is a usage error (exit 2) that lists them, and
+# --help shows them; spelled here so `docmentor --help` loads no tokenizer (a test checks
+# ENCODING_CHOICES equals docmentor.assemble.tokens.ENCODINGS)
+FORMAT_CHOICES = ("markdown", "json")
+ENCODING_CHOICES = ("o200k_base", "cl100k_base", "o200k_harmony", "qwen3.5")
+
+
+@app.command(short_help="Assemble the docs for one question within a token budget.")
 def assemble(
     query: Annotated[str, typer.Argument(help="The question or task to assemble documentation for.")],
     max_tokens: Annotated[int, typer.Option("--max-tokens", help="Token budget of the whole digest.")] = 8000,
-    fmt: Annotated[str, typer.Option("--format", "-f", help="markdown or json.")] = "markdown",
+    fmt: Annotated[
+        str,
+        typer.Option(
+            "--format",
+            "-f",
+            help="The digest as Markdown, or structured.",
+            click_type=click.Choice(FORMAT_CHOICES),
+        ),
+    ] = "markdown",
     output: Annotated[
         Path | None, typer.Option("--output", "-o", help="Write to this file instead of stdout.")
     ] = None,
@@ -29,15 +45,18 @@ def assemble(
     ] = 20,
     source: Annotated[str | None, typer.Option("--source", "-s", help="Only this source.")] = None,
     encoding: Annotated[
-        str, typer.Option("--encoding", help="Tokenizer: o200k_base or cl100k_base.")
+        str,
+        typer.Option(
+            "--encoding",
+            help="Tokenizer the budget is counted with.",
+            click_type=click.Choice(ENCODING_CHOICES),
+        ),
     ] = "o200k_base",
     allow_empty: Annotated[
         bool, typer.Option("--allow-empty", help="Exit 0 with an empty digest when nothing matches.")
     ] = False,
 ) -> None:
     """Assemble the best documentation for one question into a digest that fits a token budget."""
-    if fmt not in ("markdown", "json"):
-        raise UsageError(f"unknown --format {fmt!r}", hint="use markdown or json")
     _require_index()
     digest = _open(create=False).assemble(
         query,
@@ -72,12 +91,14 @@ def assemble(
 
 
 eval_app = typer.Typer(
-    help="Measure search and assembly on your own labelled questions (JSONL).", no_args_is_help=True
+    help="Measure search and assembly on your own labelled questions (JSONL).",
+    short_help="Measure search and assembly on labelled questions.",
+    no_args_is_help=True,
 )
 app.add_typer(eval_app, name="eval")
 
 
-@eval_app.command("search")
+@eval_app.command("search", short_help="Search quality: MRR@10, Recall@k, nDCG@10.")
 def eval_search(
     questions: Annotated[
         Path, typer.Argument(help='JSONL: {"query", "relevant": [{"path", "heading", "grade"}]} per line.')
@@ -154,7 +175,7 @@ def eval_search(
     print("section  " + " ".join(f"{k}={v:.3f}" for k, v in s_.items()))
 
 
-@eval_app.command("assemble")
+@eval_app.command("assemble", short_help="Assembly quality: expected strings in each digest.")
 def eval_assemble(
     questions: Annotated[Path, typer.Argument(help='JSONL: {"query", "expected_contains": [...]} per line.')],
     max_tokens: Annotated[int, typer.Option("--max-tokens", help="Token budget per digest.")] = 8000,
@@ -215,7 +236,7 @@ def _source_folder(engine: Docmentor, source: str | None) -> Path | None:
     return folders[0] if len(folders) == 1 else None
 
 
-@eval_app.command("api")
+@eval_app.command("api", short_help="API lookup quality: top-1, top-3 and MRR of find_api.")
 def eval_api(
     questions: Annotated[Path, typer.Argument(help='JSONL: {"query", "expected_api": [...]} per line.')],
     library: Annotated[str | None, typer.Option("--library", "-l", help="Only this library.")] = None,

@@ -13,12 +13,14 @@ from docmentor.cli.app import GateFailed, _emit, _open, _require_index, app
 from docmentor.errors import UsageError
 
 clarity_app = typer.Typer(
-    help="Deterministic documentation clarity scores, explanations and roadmaps.", no_args_is_help=True
+    help="Deterministic documentation clarity scores, explanations and roadmaps.",
+    short_help="Documentation clarity: scores, explanations, roadmaps.",
+    no_args_is_help=True,
 )
 app.add_typer(clarity_app, name="clarity")
 
 
-@clarity_app.command("score")
+@clarity_app.command("score", short_help="Score documentation clarity, with the why and what to fix.")
 def clarity_score(
     paths: Annotated[list[Path] | None, typer.Argument(help="Documentation files or folders.")] = None,
     source: Annotated[
@@ -205,7 +207,7 @@ def _clarity_gates(result: dict[str, Any], *, min_score: float | None, fail_on_c
             )
 
 
-@clarity_app.command("rubric")
+@clarity_app.command("rubric", short_help="Print the scoring rubric: tiers, criteria and weights.")
 def clarity_rubric(
     rubric_file: Annotated[
         Path | None, typer.Option("--rubric", help="A TOML file overriding weights and tiers.")

@@ -14,11 +14,15 @@ from docmentor.cli.app import STATE, _emit, _knowledge, _open, _progress, _requi
 from docmentor.errors import UsageError
 
 readme_app = typer.Typer(
-    help="Generate README.LLM and a library knowledge base from docs and the real API.", no_args_is_help=True
+    help="Generate README.LLM and a library knowledge base from docs and the real API.",
+    short_help="README.LLM and a knowledge base from docs and the real API.",
+    no_args_is_help=True,
 )
 app.add_typer(readme_app, name="readme-llm")
 api_app = typer.Typer(
-    help="Ask a generated library knowledge base: APIs, examples, overview.", no_args_is_help=True
+    help="Ask a generated library knowledge base: APIs, examples, overview.",
+    short_help="Ask a library knowledge base: APIs, examples, overview.",
+    no_args_is_help=True,
 )
 app.add_typer(api_app, name="api")
 feedback_app = typer.Typer(
@@ -34,11 +38,19 @@ COMPLEXITY_CHOICES = ("beginner", "intermediate", "advanced", "any")
 ASPECT_CHOICES = ("architecture", "quickstart", "concepts", "all")
 
 
-@readme_app.command("generate")
+@readme_app.command("generate", short_help="Generate README.LLM and the knowledge base.")
 def readme_generate(
     library: Annotated[str, typer.Option("--library", "-l", help="The library (its Python import name).")],
     docs_path: Annotated[
-        Path | None, typer.Option("--docs-path", help="The library's documentation folder.")
+        Path | None,
+        typer.Option(
+            "--docs-path",
+            help=(
+                "The library's documentation folder, indexed as source LIBRARY-docs. Needed the first "
+                "time; later runs without it reuse that source. With neither, README.LLM is built from "
+                "the API alone (a warning says so)."
+            ),
+        ),
     ] = None,
     source_path: Annotated[
         Path | None,
@@ -135,7 +147,7 @@ def readme_generate(
         )
 
 
-@readme_app.command("remove")
+@readme_app.command("remove", short_help="Unregister a library's knowledge base.")
 def readme_remove(
     library: Annotated[
         str, typer.Option("--library", "-l", help="A library with a generated knowledge base.")
@@ -171,7 +183,7 @@ def readme_remove(
         print(f"its docs are still indexed as the source {docs} (docmentor remove {docs})")
 
 
-@readme_app.command("drift")
+@readme_app.command("drift", short_help="Documented calls the installed version lacks or rejects.")
 def readme_drift(
     library: Annotated[
         str, typer.Option("--library", "-l", help="A library with a generated knowledge base.")
@@ -305,7 +317,7 @@ def api_overview(
     print(data["overview"])
 
 
-@feedback_app.command("analyze")
+@feedback_app.command("analyze", short_help="What agents failed to find, and what to fix.")
 def feedback_analyze(
     library: Annotated[
         str | None, typer.Option("--library", "-l", help="Only this library's reports.")

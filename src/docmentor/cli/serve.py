@@ -27,7 +27,7 @@ def serve(
         ),
     ] = 0.0,
 ) -> None:
-    """Run the MCP server (stdio for Claude Code / Cursor, or stateless streamable HTTP)."""
+    """Run the MCP server over stdio or streamable HTTP. Stdio suits Claude Code / Cursor; HTTP is stateless."""
     from docmentor.server import run_server
 
     if transport not in ("stdio", "http"):

@@ -101,7 +101,7 @@ def add(
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
 ) -> None:
-    """Register a documentation source and index it now (adding an existing name re-indexes it)."""
+    """Register a documentation source and index it now. Adding an existing name re-indexes it."""
     from docmentor.config import split_named
 
     if name is None:
@@ -143,7 +143,7 @@ def refresh(
     name: Annotated[str | None, typer.Argument(help="Source to refresh (default: all).")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the reports as JSON.")] = False,
 ) -> None:
-    """Re-read sources: unchanged documents are skipped, vanished ones removed, failures keep the old copy."""
+    """Re-read sources and index what changed. Unchanged documents are skipped, vanished ones removed, failures keep the old copy."""
     from docmentor.config import load_config
 
     configured = load_config().sources
@@ -228,7 +228,7 @@ def search(
     limit: Annotated[int, typer.Option("--limit", "-l", help="How many sections.")] = 10,
     as_json: Annotated[bool, typer.Option("--json", help="Print the contract's JSON.")] = False,
 ) -> None:
-    """Search the indexed documentation; results are sections, best first."""
+    """Search the indexed documentation. Results are sections, best first."""
     if not query.strip():
         raise UsageError("empty query", hint="search for words, an identifier or a question")
     hits = _open(create=False).search(query, source=source, limit=limit)
@@ -262,7 +262,7 @@ def get(
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON with pagination fields.")] = False,
 ) -> None:
-    """Print a stored document (Markdown after includes are resolved)."""
+    """Print a stored document (Markdown, includes resolved)."""
     span: tuple[int, int] | None = None
     if lines is not None:
         a, sep, b = lines.partition("-")
