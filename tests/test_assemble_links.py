@@ -29,14 +29,7 @@ from docmentor.store.db import DocChange, Store
 from httpserver import HttpServer, http_server  # noqa: F401
 
 FIXTURE = Path(__file__).parent / "fixtures" / "assemble"
-BACKSTAGE_ADRS = (
-    Path(__file__).resolve().parents[2]
-    / "shared"
-    / "corpora"
-    / "backstage"
-    / "docs"
-    / "architecture-decisions"
-)
+BACKSTAGE_ADRS = Path(__file__).parent / "fixtures" / "backstage_adrs"  # Backstage's ADR log (NOTICE)
 
 DEPLOY = "docs/guides/deploy.md"
 OVERVIEW = "docs/architecture/overview.md"

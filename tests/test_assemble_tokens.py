@@ -1,7 +1,7 @@
 """Token counting (assemble/tokens.py, assemble/bpe.py): bpe.py counts exactly what toktok counts.
 
 Every comparison is with toktok itself — its counts, or its token ids decoded to bytes — on
-the shared corpora, on every class of character, and on random text; and the vocabulary
+the documentation slices the tests hold (tests/fixtures), on every class of character, and on random text; and the vocabulary
 cache file is checked for what happens when it is missing, stale, damaged or unwritable.
 """
 
@@ -20,7 +20,8 @@ from hypothesis import strategies as st
 from docmentor.assemble import bpe, tokens
 from docmentor.engine import Docmentor
 
-CORPORA = Path(__file__).resolve().parents[2] / "shared" / "corpora"
+HERE = Path(__file__).resolve().parent
+FIXTURES = HERE / "fixtures"  # documentation slices and documents written for the tests
 LIGHT = bpe.ENCODINGS  # the encodings bpe.py counts
 
 
@@ -69,7 +70,9 @@ def forget(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def corpus_texts() -> list[str]:
     files = sorted(
-        p for p in CORPORA.rglob("*") if p.is_file() and p.suffix in {".md", ".mdx", ".rst", ".txt"}
+        p
+        for p in FIXTURES.rglob("*")
+        if p.is_file() and p.suffix in {".md", ".mdx", ".rst", ".txt", ".py", ".ts", ".rs"}
     )
     texts = [p.read_text(encoding="utf-8", errors="replace") for p in files]
     sections = [s for t in texts for s in t.split("\n#")]  # roughly the indexed sections
@@ -77,9 +80,9 @@ def corpus_texts() -> list[str]:
     return texts + sections + lines
 
 
-def test_counts_equal_toktok_on_the_corpora(counter: bpe.Counter) -> None:
+def test_counts_equal_toktok_on_the_fixture_documents(counter: bpe.Counter) -> None:
     texts = corpus_texts()
-    assert len(texts) > 5000
+    assert len(texts) > 3000
     assert counter.count_many(texts) == toktok.batch_count(texts, counter.encoding)
 
 
@@ -342,7 +345,7 @@ def test_assembly_with_a_warm_cache_never_loads_toktok(
 ) -> None:
     """What one CLI call does once the cache exists: the same digest, toktok untouched."""
     engine = Docmentor(tmp_path / "db")
-    engine.add(str(CORPORA / "httpx"), name="httpx")
+    engine.add(str(FIXTURES / "httpx"), name="httpx")
     query = "how do I set a timeout on a connection pool"
     by_toktok = engine.assemble(query, max_tokens=4000)
     assert set(fresh) == {"o200k_base"}  # derived the file, then counted with toktok

@@ -15,7 +15,7 @@ from docmentor.errors import NotFoundError, UsageError
 from docmentor.readme_llm import api_python_env
 from docmentor.readme_llm.api_python import ApiSurface, load_api
 
-HTTPX_API = Path(__file__).resolve().parents[2] / "shared" / "eval" / "httpx_api.jsonl"
+HTTPX_API = Path(__file__).parent / "fixtures" / "eval" / "httpx_api.jsonl"  # API-retrieval tasks (NOTICE)
 
 
 def make_package(root: Path, files: dict[str, str], *, version: str | None = None) -> Path:
