@@ -5,7 +5,7 @@ Configured from the environment::
     DOCMENTOR_LLM_BASE_URL   e.g. http://127.0.0.1:11434/v1 (Ollama), https://api.openai.com/v1
     DOCMENTOR_LLM_MODEL      the model name the server expects
     DOCMENTOR_LLM_API_KEY    optional; sent as ``Authorization: Bearer …``
-    DOCMENTOR_LLM_TIMEOUT    optional; seconds per request (default 60)
+    DOCMENTOR_LLM_TIMEOUT    optional; seconds one attempt may take in all (default 60)
     DOCMENTOR_LLM_MAX_ATTEMPTS  optional; attempts per request (default 3)
 
 ``LLMClient.chat`` POSTs to ``{base_url}/chat/completions`` through one ``httpx.Client``
@@ -16,6 +16,17 @@ dropped for servers that reject it), finds the object even inside ```` ```json `
 or prose, validates it with pydantic, and asks once more with the validation error when
 the reply does not fit. Every failure is an ``LLMError``; the API key never appears in
 messages or logs.
+
+Limits, because the other end is not trusted: one attempt has an overall deadline
+(``timeout``: connecting, sending, waiting and reading together — a server that drips
+its answer a byte at a time is cut off at the deadline, not only one that goes silent);
+the answer is read as a stream and abandoned past ``max_response_bytes`` (an
+``LLMReplyError``, not retried); ``<think>`` reasoning is removed by plain string search
+(an unclosed ``<think>`` drops everything after it: the reasoning never ended, so what
+follows is not the answer); JSON nested deeper than Python's parser allows is an
+unusable reply (``LLMReplyError`` after the corrective retry), never a ``RecursionError``.
+Each of these ends one request; callers that ask about one part of a page at a time
+(``clarity.llm_detector``) skip that part with a warning and go on.
 """
 
 from __future__ import annotations
@@ -25,6 +36,8 @@ import logging
 import math
 import os
 import re
+import socket
+import threading
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -36,7 +49,15 @@ from pydantic import BaseModel, ValidationError
 
 from docmentor.errors import DocmentorError, UsageError
 
-__all__ = ["ChatMessage", "LLMClient", "LLMConfig", "LLMError", "extract_json"]
+__all__ = [
+    "ChatMessage",
+    "LLMClient",
+    "LLMConfig",
+    "LLMError",
+    "LLMReplyError",
+    "extract_json",
+    "strip_think",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -44,6 +65,8 @@ T = TypeVar("T", bound=BaseModel)
 ChatMessage = Mapping[str, Any]  # {"role": "system" | "user" | "assistant", "content": "..."}
 
 _EXCERPT = 300  # characters of an error body kept in LLMError
+_ERROR_BODY_CAP = 64 * 1024  # bytes of an error answer read (enough for its message)
+MAX_RESPONSE_BYTES = 8 * 1024 * 1024  # a chat completion is kilobytes; 8 MiB is ~2M tokens of text
 # Parameters some servers refuse (e.g. response_format on older llama.cpp/vLLM builds,
 # temperature on reasoning models); dropped and remembered when a 400/422 names them.
 _DROPPABLE = ("response_format", "temperature")
@@ -75,12 +98,13 @@ class LLMConfig:
     base_url: str  # ends in /v1 for most servers; a trailing /chat/completions is accepted
     model: str
     api_key: str | None = field(default=None, repr=False)
-    timeout: float = 60.0  # seconds per request (connect, each read, write)
+    timeout: float = 60.0  # seconds one attempt may take in all (connect, write, wait, every read)
     max_attempts: int = 3  # attempts per request, the first included
     backoff: float = 1.0  # seconds before the first retry, doubled per retry ...
     max_backoff: float = 20.0  # ... up to this
     max_retry_after: float = 30.0  # a server's Retry-After is honoured up to this many seconds
     user_agent: str = "docmentor"
+    max_response_bytes: int = MAX_RESPONSE_BYTES  # a longer answer is abandoned unread
 
     def __post_init__(self) -> None:
         url = self.base_url.strip().rstrip("/")
@@ -97,6 +121,10 @@ class LLMConfig:
             raise UsageError(f"invalid LLM timeout {self.timeout!r}", hint="use a positive number of seconds")
         if self.max_attempts < 1:
             raise UsageError(f"invalid LLM max_attempts {self.max_attempts!r}", hint="use 1 or more")
+        if self.max_response_bytes < 1:
+            raise UsageError(
+                f"invalid LLM max_response_bytes {self.max_response_bytes!r}", hint="use 1 or more"
+            )
 
     @property
     def endpoint(self) -> str:
@@ -157,6 +185,9 @@ class LLMClient:
             timeout=httpx.Timeout(config.timeout),
             follow_redirects=False,
             transport=transport,
+            # a connection per request: the deadline watchdog may have to shut one down, and
+            # chat requests are seconds apart and slow, so keeping them alive saves nothing
+            limits=httpx.Limits(max_keepalive_connections=0),
         )
         self._dropped: set[str] = set()  # parameters this server refused; not sent again
 
@@ -261,8 +292,8 @@ class LLMClient:
         for attempt in range(cfg.max_attempts):
             wait = min(cfg.backoff * (2**attempt), cfg.max_backoff)
             try:
-                response = self._http.post(cfg.endpoint, json=payload)
-            except httpx.TimeoutException:
+                response = self._attempt(payload)
+            except (httpx.TimeoutException, _Expired):
                 problem, status, body = f"timed out after {cfg.timeout:g} s", None, ""
             except httpx.TransportError as exc:
                 problem, status, body = f"connection failed ({type(exc).__name__})", None, ""
@@ -300,12 +331,75 @@ class LLMClient:
             hint=hint,
         )
 
+    def _attempt(self, payload: dict[str, Any]) -> httpx.Response:
+        """One POST, read whole within the deadline and the size cap.
+
+        Returns the answer with its body in memory (decoded; no content encoding left).
+
+        Raises:
+            _Expired: the deadline passed (while connecting, sending, waiting or reading).
+            LLMReplyError: a successful answer is larger than ``max_response_bytes``.
+            httpx.HTTPError: the request failed.
+        """
+        cfg = self.config
+        watchdog = _Watchdog(cfg.timeout)
+        try:
+            with self._http.stream(
+                "POST", cfg.endpoint, json=payload, extensions={"trace": watchdog.trace}
+            ) as response:
+                ok = response.status_code < 300
+                cap = cfg.max_response_bytes if ok else _ERROR_BODY_CAP
+                declared = response.headers.get("content-length", "")
+                if ok and declared.isdigit() and int(declared) > cap:
+                    raise self._too_large(int(declared))
+                chunks: list[bytes] = []
+                size = 0
+                for chunk in response.iter_bytes():  # decoded, so a compressed bomb counts in full
+                    watchdog.check()
+                    if size + len(chunk) > cap:
+                        if ok:
+                            raise self._too_large(None)
+                        chunks.append(chunk[: cap - size])  # an error answer: its start is enough
+                        break
+                    size += len(chunk)
+                    chunks.append(chunk)
+                watchdog.check()
+                headers = [
+                    (k, v)
+                    for k, v in response.headers.multi_items()
+                    if k.lower() not in ("content-encoding", "content-length", "transfer-encoding")
+                ]
+                return httpx.Response(
+                    response.status_code, headers=headers, content=b"".join(chunks), request=response.request
+                )
+        except httpx.TransportError:
+            if watchdog.fired:  # the watchdog shut the socket: that is the deadline, not the network
+                raise _Expired from None
+            raise
+        finally:
+            watchdog.cancel()
+
+    def _too_large(self, declared: int | None) -> LLMReplyError:
+        cap = self.config.max_response_bytes
+        size = f"{declared:,} bytes" if declared is not None else f"more than {cap:,} bytes"
+        return LLMReplyError(
+            f"the answer from {self.config.endpoint} is too large ({size}; the limit is {cap:,}); "
+            "it was not read",
+            hint="ask for less (a smaller part of the page, max_tokens), or check the server",
+        )
+
     def _content(self, response: httpx.Response) -> str:
         try:
             data = response.json()
             choice = data["choices"][0]
             message = choice.get("message") or {}
             content = message.get("content")
+        except RecursionError:  # one odd answer: the caller may go on with its other requests
+            raise LLMReplyError(
+                f"the answer from {self.config.endpoint} is JSON nested too deeply to read",
+                status=response.status_code,
+                body=self._excerpt(response),
+            ) from None
         except (ValueError, KeyError, IndexError, TypeError, AttributeError):
             excerpt = self._excerpt(response)
             raise LLMError(
@@ -317,7 +411,9 @@ class LLMClient:
         if choice.get("finish_reason") == "length":
             logger.warning("the model's reply was cut off at the token limit")
         if isinstance(content, list):  # content parts
-            content = "".join(p.get("text", "") for p in content if isinstance(p, dict))
+            content = "".join(
+                p["text"] for p in content if isinstance(p, dict) and isinstance(p.get("text"), str)
+            )
         return content if isinstance(content, str) else ""
 
     def _status_error(self, response: httpx.Response) -> LLMError:
@@ -347,7 +443,7 @@ class LLMClient:
             msg = err.get("message") if isinstance(err, dict) else err
             if isinstance(msg, str) and msg.strip():
                 text = msg
-        except ValueError:
+        except (ValueError, RecursionError):
             pass
         text = _squeeze(self._redact(text))
         return text if len(text) <= _EXCERPT else text[: _EXCERPT - 1] + "…"
@@ -355,6 +451,62 @@ class LLMClient:
     def _redact(self, text: str) -> str:
         key = self.config.api_key
         return text.replace(key, "***") if key else text
+
+
+class _Expired(Exception):
+    """An attempt's overall deadline passed."""
+
+
+class _Watchdog:
+    """The overall deadline of one attempt.
+
+    httpx's timeouts bound each read, so a server sending a byte every few seconds is
+    never cut off by them. A timer fires at the deadline and shuts the connection's socket
+    down (the socket is handed over by httpcore's ``trace`` extension as it connects),
+    which ends whatever read or write is blocked; ``check`` ends an attempt between reads.
+    """
+
+    def __init__(self, seconds: float) -> None:
+        self.deadline = time.monotonic() + seconds
+        self.fired = False
+        self._socket: socket.socket | None = None
+        self._lock = threading.Lock()
+        self._timer = threading.Timer(seconds, self._fire)
+        self._timer.daemon = True
+        self._timer.start()
+
+    def trace(self, event: str, info: Mapping[str, Any]) -> None:
+        if event in ("connection.connect_tcp.complete", "connection.start_tls.complete"):
+            stream = info.get("return_value")
+            sock = stream.get_extra_info("socket") if stream is not None else None
+            if isinstance(sock, socket.socket):
+                with self._lock:
+                    self._socket = sock
+                    fired = self.fired
+                if fired:
+                    self._shutdown(sock)
+
+    def check(self) -> None:
+        if self.fired or time.monotonic() >= self.deadline:
+            self.fired = True
+            raise _Expired
+
+    def cancel(self) -> None:
+        self._timer.cancel()
+
+    def _fire(self) -> None:
+        with self._lock:
+            self.fired = True
+            sock = self._socket
+        if sock is not None:
+            self._shutdown(sock)
+
+    @staticmethod
+    def _shutdown(sock: socket.socket) -> None:
+        try:
+            sock.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass  # already closed
 
 
 # ---------------------------------------------------------------------- helpers
@@ -412,36 +564,108 @@ def _with_instruction(messages: list[dict[str, Any]], instruction: str) -> list[
     return [{"role": "system", "content": instruction}, *messages]
 
 
-_THINK = re.compile(r"<think>.*?</think>", re.DOTALL | re.IGNORECASE)
+# Fixed strings, searched forward from where the last match ended: linear in the reply.
+_THINK_OPEN = re.compile(r"<think>", re.IGNORECASE)
+_THINK_CLOSE = re.compile(r"</think>", re.IGNORECASE)
+# Linear: a fence's lazy body stops at the next fence, so the text is scanned about once.
 _FENCE = re.compile(r"```[ \t]*(?:json5?|JSON)?[ \t]*\n?(.*?)```", re.DOTALL)
+_JSON_MARK = re.compile(r'[{}"\\\n]')
+_PARSE_BUDGET = 4  # the candidate objects parsed may add up to this many times the reply
+
+
+def strip_think(text: str) -> tuple[str, bool]:
+    """The reply without its ``<think>…</think>`` reasoning, and whether a ``<think>`` never ended.
+
+    An unclosed ``<think>`` drops everything from it to the end: the model ran out of tokens
+    (or was cut off) while reasoning, so nothing after it is the answer. Plain forward
+    searches: linear however many tags the reply holds.
+    """
+    out: list[str] = []
+    pos = 0
+    unclosed = False
+    while (opening := _THINK_OPEN.search(text, pos)) is not None:
+        out.append(text[pos : opening.start()])
+        closing = _THINK_CLOSE.search(text, opening.end())
+        if closing is None:
+            unclosed, pos = True, len(text)
+            break
+        pos = closing.end()
+    out.append(text[pos:])
+    return "".join(out), unclosed
 
 
 def extract_json(text: str) -> dict[str, Any]:
     """The JSON object in a model's reply: the whole text, a fenced block, or the first ``{…}``.
 
+    Linear in the reply: the ``{…}`` candidates are found in one pass (braces matched
+    outside JSON strings), and parsing them stops after a few times the reply's length.
+
     Raises:
-        ValueError: the reply holds no JSON object.
+        ValueError: the reply holds no JSON object (or only one nested too deeply to read).
     """
-    text = _THINK.sub("", text).strip()
+    text, unclosed = strip_think(text)
+    text = text.strip()
     if not text:
+        if unclosed:
+            raise ValueError("the reply is reasoning whose <think> never ended, with no answer after it")
         raise ValueError("the reply was empty")
-    candidates = [text, *(m.group(1).strip() for m in _FENCE.finditer(text))]
-    for candidate in candidates:
+    too_deep = False
+
+    def parse(candidate: str) -> dict[str, Any] | None:
+        nonlocal too_deep
         try:
             value = json.loads(candidate)
         except ValueError:
-            continue
-        if isinstance(value, dict):
+            return None
+        except RecursionError:  # deeper than the parser goes: unusable, not fatal
+            too_deep = True
+            return None
+        return value if isinstance(value, dict) else None
+
+    for candidate in (text, *(m.group(1).strip() for m in _FENCE.finditer(text))):
+        if (value := parse(candidate)) is not None:
             return value
-    decoder = json.JSONDecoder()
-    for match in re.finditer(r"\{", text):
-        try:
-            value, _ = decoder.raw_decode(text, match.start())
-        except ValueError:
-            continue
-        if isinstance(value, dict):
+    budget = _PARSE_BUDGET * len(text)
+    for start, end in _brace_spans(text):
+        budget -= end - start
+        if budget < 0:
+            break
+        if (value := parse(text[start:end])) is not None:
             return value
+    if too_deep:
+        raise ValueError("the reply's JSON is nested too deeply to read")
     raise ValueError("the reply holds no valid JSON object")
+
+
+def _brace_spans(text: str) -> list[tuple[int, int]]:
+    """(start, end) of every balanced ``{…}`` in ``text``, by start: one pass over it.
+
+    Braces inside JSON strings do not count; a string is only tracked inside braces (prose
+    quotes outside an object are not JSON) and ends at a newline, which JSON strings cannot
+    hold (so a stray quote does not hide the rest of the reply).
+    """
+    spans: list[tuple[int, int]] = []
+    opened: list[int] = []
+    in_string = False
+    skip = -1  # the character after a backslash in a string
+    for match in _JSON_MARK.finditer(text):
+        i = match.start()
+        if i == skip:
+            continue
+        c = match.group()
+        if in_string:
+            if c == "\\":
+                skip = i + 1
+            elif c in '"\n':
+                in_string = False
+        elif c == "{":
+            opened.append(i)
+        elif c == "}" and opened:
+            spans.append((opened.pop(), i + 1))
+        elif c == '"' and opened:
+            in_string = True
+    spans.sort()
+    return spans
 
 
 def _describe(exc: Exception) -> str:

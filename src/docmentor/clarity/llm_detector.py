@@ -17,7 +17,13 @@ What the model returns is checked, not trusted. An issue is dropped when:
 - its message is empty, or it is about links or image alt text (counted separately);
 - it duplicates a finding of the checks (``existing``) or an earlier model finding: a
   line within ±1 (both 0, or both not 0) and the same type or a very similar message
-  (``difflib`` ratio ≥ 0.6 on the normalized text).
+  (the sets of their words overlap by ≥ 0.6, Jaccard). Findings are indexed by line, so
+  each new one is compared with a bounded number of others (``_COMPARED`` per line): de-
+  duplication stays linear however many issues a reply holds.
+
+A reply that is unusable for one part — no JSON object after the corrective retry, JSON
+nested too deeply, an answer over the client's size cap — skips that part with a warning;
+the other parts are still read by the model.
 
 When the ``context_quote`` is not on the cited line (±1) but occurs exactly once in the
 part, the line is moved to it: models miscount lines more often than they misquote.
@@ -29,7 +35,6 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Sequence
-from difflib import SequenceMatcher
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
@@ -44,7 +49,9 @@ __all__ = ["CHUNK_CHARS", "SYSTEM_PROMPT", "LLMIssueList", "LLMIssueReply", "det
 logger = logging.getLogger(__name__)
 
 CHUNK_CHARS = 24_000  # characters of numbered document text per request
-SIMILAR = 0.6  # message similarity above which two issues on nearby lines are the same
+SIMILAR = 0.6  # word-set overlap (Jaccard) above which two issues on nearby lines are the same
+_COMPARED = 32  # latest findings per line a new one is compared with (keeps de-duplication linear)
+_MESSAGE_WORDS = 200  # words of a message that count for similarity
 _MAX_LISTED = 40  # deterministic findings listed per part as "already reported"
 _SKIPPED_TYPES = frozenset({"broken_link", "broken_links", "broken_anchor", "missing_alt_text", "alt_text"})
 Effort = Literal["low", "medium", "high"]
@@ -215,6 +222,8 @@ def detect_issues(
     parts = _parts(numbered, [start for start, _ in heads], max(chunk_chars, 1))
     found: list[Issue] = []
     known = list(existing)
+    seen = _Seen(known)
+    flat = [" ".join(line.split()).lower() for line in lines]  # for finding quotes, once
     for index, (lo, hi) in enumerate(parts, start=1):
         messages = [
             {"role": "system", "content": SYSTEM_PROMPT},
@@ -226,15 +235,17 @@ def detect_issues(
         try:
             reply = client.chat_json(messages, LLMIssueList)
         except LLMReplyError as exc:  # this part goes unread by the model; the others still count
+            # (no JSON after the correction, JSON nested too deeply, an answer over the size cap)
             logger.warning("%s lines %d-%d: %s; checked by the rules alone", path, lo, hi, exc.message)
             continue
         kept = 0
         for raw in reply.issues:
-            issue = _to_issue(raw, lines=lines, heads=heads, lo=lo, hi=hi)
-            if issue is None or any(_duplicate(issue, other) for other in known):
+            issue = _to_issue(raw, lines=flat, heads=heads, lo=lo, hi=hi)
+            if issue is None or seen.duplicate(issue):
                 continue
             found.append(issue)
             known.append(issue)
+            seen.add(issue)
             kept += 1
         logger.debug(
             "%s lines %d-%d: %d issues from the model, %d kept", path, lo, hi, len(reply.issues), kept
@@ -367,13 +378,16 @@ def _effort(raw: LLMIssueReply) -> Effort:
 
 
 def _relocate(quote: str, line: int, lines: list[str], lo: int, hi: int) -> int:
-    """The line holding ``quote``: ``line`` or its neighbour when one holds it, else its only occurrence."""
+    """The line holding ``quote``: ``line`` or its neighbour when one holds it, else its only occurrence.
+
+    ``lines`` are the document's lines with their whitespace squeezed, lower-cased.
+    """
     needle = " ".join(quote.split()).lower()
     if len(needle) < 8:
         return line
 
     def holds(n: int) -> bool:
-        return needle in " ".join(lines[n - 1].split()).lower()
+        return needle in lines[n - 1]
 
     if holds(line) if lo <= line <= hi else False:
         return line
@@ -384,19 +398,54 @@ def _relocate(quote: str, line: int, lines: list[str], lo: int, hi: int) -> int:
     return hits[0] if len(hits) == 1 else line
 
 
-def _duplicate(issue: Issue, other: Issue) -> bool:
-    if (issue.line == 0) != (other.line == 0) or abs(issue.line - other.line) > 1:
+class _Seen:
+    """The issues reported so far, by line, for the duplicate test in constant time per line.
+
+    Two issues are the same when their lines are within ±1 (line 0, the whole page, only
+    matches line 0) and they have the same type — a set lookup — or similar messages: the
+    sets of their words overlap by ``SIMILAR`` (Jaccard). Messages are compared with the
+    latest ``_COMPARED`` issues of each nearby line only, and an exact repeat of a word set
+    is a set lookup too, so a reply of thousands of issues on one line costs thousands of
+    bounded steps, not millions.
+    """
+
+    def __init__(self, issues: Sequence[Issue]) -> None:
+        self._types: dict[int, set[str]] = {}
+        self._words: dict[int, list[frozenset[str]]] = {}
+        self._exact: dict[int, set[frozenset[str]]] = {}
+        for issue in issues:
+            self.add(issue)
+
+    def add(self, issue: Issue) -> None:
+        self._types.setdefault(issue.line, set()).add(issue.type)
+        words = _words(issue.message)
+        if words:
+            latest = self._words.setdefault(issue.line, [])
+            latest.append(words)
+            if len(latest) > 2 * _COMPARED:  # keep the window; the exact set keeps them all
+                del latest[:-_COMPARED]
+            self._exact.setdefault(issue.line, set()).add(words)
+
+    def duplicate(self, issue: Issue) -> bool:
+        words = _words(issue.message)
+        nearby = (
+            (0,) if issue.line == 0 else (n for n in (issue.line - 1, issue.line, issue.line + 1) if n > 0)
+        )
+        for n in nearby:
+            if issue.type in self._types.get(n, ()):
+                return True
+            if not words:
+                continue
+            if words in self._exact.get(n, ()):
+                return True
+            for other in self._words.get(n, ())[-_COMPARED:]:
+                if len(words & other) >= SIMILAR * len(words | other):
+                    return True
         return False
-    return issue.type == other.type or _similar(issue.message, other.message)
 
 
-def _similar(a: str, b: str) -> bool:
-    na, nb = _norm(a), _norm(b)
-    return bool(na and nb) and SequenceMatcher(None, na, nb).ratio() >= SIMILAR
-
-
-def _norm(text: str) -> str:
-    return " ".join(re.findall(r"[a-z0-9_]+", text.lower()))
+def _words(text: str) -> frozenset[str]:
+    return frozenset(re.findall(r"[a-z0-9_]+", text.lower())[:_MESSAGE_WORDS])
 
 
 def _clip(text: str, limit: int) -> str:

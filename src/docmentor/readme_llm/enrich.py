@@ -92,12 +92,12 @@ _STOP = frozenset(
 
 
 def _words(text: str) -> list[str]:
-    out: list[str] = []
+    out: dict[str, None] = {}  # ordered and de-duplicated in one pass (a list's `in` was quadratic)
     for w in _WORD.findall(text):
         w = w.lower()
-        if len(w) >= 3 and w not in _STOP and w not in out:
-            out.append(w)
-    return out
+        if len(w) >= 3 and w not in _STOP:
+            out.setdefault(w)
+    return list(out)
 
 
 def enrich_entries(entries: Sequence[ApiEntry], examples: Sequence[Example]) -> None:
