@@ -30,8 +30,23 @@ lint: $(BIN)/docmentor
 typecheck: $(BIN)/docmentor
 	$(BIN)/mypy
 
+# The suite runs from a copy of the repository's files (tracked, and new ones not ignored) in a
+# fresh temporary folder with nothing beside it: a test that reads anything outside the
+# repository (../shared, say) fails here as it would on a user's clone. The copy's src/ is
+# imported first (PYTHONPATH); the .venv is this one. PYTEST_ARGS picks tests, e.g.
+# `make unit PYTEST_ARGS="tests/test_fresh_clone.py"`; UNIT_IN_PLACE=1 runs in place.
+PYTEST_ARGS ?=
 unit: $(BIN)/docmentor
-	$(BIN)/pytest -q
+ifeq ($(UNIT_IN_PLACE),1)
+	$(BIN)/pytest -q $(PYTEST_ARGS)
+else
+	@tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT && mkdir "$$tmp/repo" && \
+	git ls-files -z --cached --others --exclude-standard \
+	  | tar --null --ignore-failed-read -T - -cf - 2>/dev/null | tar -xf - -C "$$tmp/repo" && \
+	test -f "$$tmp/repo/pyproject.toml" || { echo "make unit: cannot copy the repository's files (is git here?)" >&2; exit 1; }; \
+	echo "running the tests from a copy of the repository in $$tmp/repo (nothing beside it)"; \
+	cd "$$tmp/repo" && PYTHONPATH="$$tmp/repo/src" "$(CURDIR)/$(BIN)/pytest" -q -p no:cacheprovider $(PYTEST_ARGS)
+endif
 
 # The HTML clarity report is checked in a real headless browser: Debian's chromium.
 browser:
@@ -41,11 +56,13 @@ browser:
 
 test: lint typecheck browser unit
 
-# The dev suite: ../shared/eval/evaluate.py on httpx, pydantic and tanstack-query, one table.
+# The dev suite: ../shared/eval/evaluate.py on httpx, pydantic and tanstack-query, one table;
+# then the whole-corpus checks (benchmarks/corpus_checks.py: what tests/ checks on slices).
 # EVAL_ARGS="--via library --sweep semantic_weight=0.3,0.4" tries ranking constants in-process.
 EVAL_ARGS ?=
 eval: $(BIN)/docmentor
 	$(BIN)/python benchmarks/eval_suite.py $(EVAL_ARGS)
+	$(BIN)/pytest -q -p no:cacheprovider benchmarks/corpus_checks.py
 
 bench: $(BIN)/docmentor
 	bash benchmarks/setup_llmdoc.sh

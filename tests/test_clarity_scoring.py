@@ -1,7 +1,7 @@
 """The clarity scoring core: rubric, formula, dimensions, roadmap, explanation.
 
-Expected values come from ``../shared/seeds/clarity-scoring-design.md`` (its test tables and
-examples). Where the design contradicts its own formula, the formula wins and the test
+Expected values come from the clarity-scoring design (``seeds/clarity-scoring-design.md`` of
+the project's design notes: its test tables and examples). Where the design contradicts its own formula, the formula wins and the test
 says so.
 """
 

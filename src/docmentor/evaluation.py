@@ -1,6 +1,6 @@
 """Evaluation harnesses users can run on their own corpus (`docmentor eval …`).
 
-Question files are JSON Lines in the format of ``shared/eval/*.jsonl``:
+Question files are JSON Lines (the format, with an example: docs/evaluation.md):
 ``{"id", "query", "relevant": [{"path", "heading" | null, "grade": 1|2}], "expected_contains": [...]}``.
 
 * search: document- and section-level MRR@10, Recall@k and nDCG@10 (needs ``relevant``);
