@@ -91,7 +91,16 @@ def test_human_output_table_and_summary(cli: Cli) -> None:
     lines = out.splitlines()
     assert "Documentation clarity" in lines[0]
     header = next(line for line in lines if "document" in line and "score" in line)
-    for col in ("document", "score", "grade", "critical", "warning", "info", "broken links"):
+    for col in (
+        "document",
+        "score",
+        "grade",
+        "critical",
+        "warning",
+        "info",
+        "broken links",
+        "other penalties",
+    ):
         assert col in header
     rows = {}
     for line in lines:
@@ -99,9 +108,9 @@ def test_human_output_table_and_summary(cli: Cli) -> None:
         if cells and cells[0] in PAGES:
             rows[cells[0]] = cells[1:]
     assert rows == {
-        "broken.md": ["7.6", "B", "1", "0", "0", "1"],
+        "broken.md": ["7.6", "B", "1", "0", "0", "1", "1 image without alt text −0.1"],
         "guide.md": ["10.0", "A+", "0", "0", "0", "0"],
-        "howto.md": ["7.3", "B", "0", "2", "2", "0"],
+        "howto.md": ["7.3", "B", "0", "2", "2", "0", "No complete executable examples found −1.5"],
     }
     assert "3 documents, average 8.3 (A); grades: A+ 1, B 2" in out
     assert "issues: 1 critical, 2 warning, 2 info; 2 below the target 8.0; scoring clarity-1, rubric " in out
@@ -113,6 +122,26 @@ def test_human_output_table_and_summary(cli: Cli) -> None:
     assert tail[broken + 1].startswith("  - Configuration > Settings file (line 10): JSON does not parse")
     assert len(tail) == broken + 2  # the quick win that repeats that fix is not shown twice
     assert "guide.md:" not in out  # at the target: nothing to explain
+
+
+def test_every_penalty_shows_in_the_table(cli: Cli, tmp_path: Path) -> None:
+    """8.5 with no issue: the 1.5 points the page lost are named in the table, not only in --json."""
+    page = tmp_path / "widgets" / "w.md"
+    page.parent.mkdir()
+    page.write_text(
+        "# Widgets\n\nThis page explains how widgets are configured for the service.\n\n"
+        '## Configure\n\nSet the colour in the settings file:\n\n```toml\ncolour = "blue"\n```\n\n'
+        "The service reads the file when it starts.\n",
+        encoding="utf-8",
+    )
+    data = cli.json("clarity", "score", str(page.parent))["documents"][0]
+    assert data["clarity_score"]["overall_score"] == 8.5 and data["summary"]["total_clarity_issues"] == 0
+    lost = {p["type"]: p["penalty"] for p in data["clarity_score"]["calculation_breakdown"]["penalties"]}
+    assert lost == {"no_executable_examples": 1.5}
+    out = cli.ok("clarity", "score", str(page.parent))
+    row = next(line for line in out.splitlines() if "w.md" in line)
+    cells = [c.strip() for c in re.split(r"[│|┃]", row) if c.strip()]
+    assert cells == ["w.md", "8.5", "A", "0", "0", "0", "0", "No complete executable examples found −1.5"]
 
 
 def opening_fences(lines: list[str]) -> set[int]:
@@ -410,7 +439,9 @@ def test_history_appends_and_the_report_shows_the_trend_with_the_commit(
         (docs / "howto.md").read_text(encoding="utf-8") + "\nTODO: more.\n", encoding="utf-8"
     )
     out = cli.ok("clarity", "score", str(docs), "--history", str(history))
-    assert "trend: 3 documents scored before, average 8.5 → 8.3 (-0.2); most changed: howto.md 7.8 → 7.3" in out
+    assert (
+        "trend: 3 documents scored before, average 8.5 → 8.3 (-0.2); most changed: howto.md 7.8 → 7.3" in out
+    )
 
 
 def test_history_outside_git_records_no_commit(
@@ -569,7 +600,9 @@ def test_html_report_renders_in_a_real_browser(cli: Cli, docs: Path, tmp_path: P
         "clarity", "score", str(docs), "--history", str(history), "--html", str(report), "--json",
         "--min-score", "9.5",
     )  # fmt: skip
-    assert rc == 1 and one_error(err.split("\n", 1)[1]).startswith("error: 3 document(s) below --min-score 9.5")
+    assert rc == 1 and one_error(err.split("\n", 1)[1]).startswith(
+        "error: 3 document(s) below --min-score 9.5"
+    )
     result = json.loads(out)
     html_text = report.read_text(encoding="utf-8")
     self_contained(html_text)
@@ -769,7 +802,6 @@ def test_llm_without_configuration_is_an_error(cli: Cli, monkeypatch: pytest.Mon
 
 
 # -------------------------------------------------------------------------------------------- 9. MCP
-
 
 
 @pytest.fixture

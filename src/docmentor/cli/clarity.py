@@ -115,6 +115,22 @@ _QUICK_WIN = re.compile(r"Fix (?P<what>.+?)(?: in .*?)?(?: \(line (?P<line>\d+)\
 FIXES_SHOWN = 3  # of each one's roadmap
 
 
+_COUNT_COLUMNS = ("score", "grade", "critical", "warning", "info", "broken links")
+# penalties the table counts in its own columns; every other one is named in "other penalties"
+_COUNTED_PENALTIES = ("critical_issues", "warning_issues", "info_issues", "broken_links")
+
+
+def other_penalties(clarity_score: dict[str, Any]) -> str:
+    """The score's penalties that no count column shows, e.g. "No complete executable examples
+    found −1.5", so that every point lost is visible in the table ("" when there are none)."""
+    items = clarity_score.get("calculation_breakdown", {}).get("penalties", [])
+    return "; ".join(
+        f"{str(p['explanation']).split(' × ')[0]} −{p['penalty']:g}"
+        for p in items
+        if p.get("type") not in _COUNTED_PENALTIES and p.get("penalty")
+    )
+
+
 def _print_clarity(result: dict[str, Any]) -> None:
     from rich.console import Console
     from rich.markup import escape
@@ -122,8 +138,17 @@ def _print_clarity(result: dict[str, Any]) -> None:
 
     console = Console(soft_wrap=True, highlight=False, width=None if sys.stdout.isatty() else 160)
     table = Table(title="Documentation clarity", show_lines=False)
-    for col in ("document", "score", "grade", "critical", "warning", "info", "broken links"):
-        table.add_column(col, justify="left" if col == "document" else "right")
+    for col in (
+        "document",
+        "score",
+        "grade",
+        "critical",
+        "warning",
+        "info",
+        "broken links",
+        "other penalties",
+    ):
+        table.add_column(col, justify="right" if col in _COUNT_COLUMNS else "left")
     for d in result["documents"]:
         cs, sm = d["clarity_score"], d["summary"]
         table.add_row(
@@ -134,6 +159,7 @@ def _print_clarity(result: dict[str, Any]) -> None:
             str(sm["warning_clarity_issues"]),
             str(sm["info_clarity_issues"]),
             str(sm["broken_links"]),
+            escape(other_penalties(cs)),
         )
     console.print(table)
     s = result["summary"]
