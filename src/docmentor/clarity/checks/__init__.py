@@ -13,7 +13,7 @@ import os
 from pathlib import Path
 from typing import Literal
 
-from docmentor.clarity.checks import code, examples, links, structure
+from docmentor.clarity.checks import code, examples, links, prerequisites, structure
 from docmentor.clarity.checks._page import page_of
 from docmentor.clarity.checks._registry import CHECKS, Check, CheckFunction, check
 from docmentor.clarity.models import CheckedDocument, CheckResult, ContentMetrics, Issue
@@ -37,7 +37,7 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 _MAX_FILES = 200_000
-_ = (code, examples, links, structure)  # imported for their @check registrations
+_ = (code, examples, links, prerequisites, structure)  # imported for their @check registrations
 
 
 def run_checks(doc: CheckedDocument) -> CheckResult:

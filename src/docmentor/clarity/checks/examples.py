@@ -1,4 +1,4 @@
-"""Checks across a page's Python examples: undefined names, forward references, prerequisites.
+"""Checks across a page's Python examples: undefined names and forward references.
 
 Also the content metric *executable examples*: a Python block counts when it parses,
 does something (has an import or a call), and every name it uses is a builtin or is
@@ -8,23 +8,14 @@ in an HTML comment, or after a ``from x import *``).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
 from docmentor.clarity.checks._page import Page, page_of
 from docmentor.clarity.checks._registry import check
-from docmentor.clarity.checks.python import PyExample, analyse, hidden_definitions, third_party
+from docmentor.clarity.checks.python import PyExample, analyse, hidden_definitions
 from docmentor.clarity.models import CheckedDocument, Issue
 
-_TUTORIAL = re.compile(
-    r"tutorial|getting[-_ ]?started|get[-_ ]started|quick[-_ ]?start|first[-_ ]steps", re.IGNORECASE
-)
-_INSTALL = re.compile(
-    r"\b(?:pip3?|pipx|uv|poetry|conda|mamba|pdm|hatch|rye)\s+(?:pip\s+)?(?:install|add)\b"
-    r"|\brequirements?\b|\bprerequisites?\b|\binstall(?:ed|ation|ing)\b|\bdependenc(?:y|ies)\b",
-    re.IGNORECASE,
-)
 _FRAGMENT_NAMES_SHOWN = 5
 
 
@@ -151,45 +142,5 @@ def _name_issue(page: Page, f: NameFinding, *, forward: bool) -> Issue:
         message=f"`{f.name}` is used but never defined or imported in this page's examples",
         suggested_fix=f"Show where `{f.name}` comes from (its import or the code that creates it).",
         quote=_quote(page, f),
-        effort="low",
-    )
-
-
-def is_tutorial(doc: CheckedDocument) -> bool:
-    """A tutorial, getting-started or quickstart page, by its path or title."""
-    return bool(_TUTORIAL.search(doc.path) or _TUTORIAL.search(doc.parsed.title or ""))
-
-
-@check("prerequisites")
-def missing_prerequisites(doc: CheckedDocument) -> Iterator[Issue]:
-    """Tutorial / getting-started / quickstart pages whose Python code imports third-party
-    packages while the page says nothing about installing anything.
-
-    Install instructions are any ``pip``/``uv``/``poetry``/``conda`` … ``install``/``add``
-    command, or the words requirements, prerequisites, installed, installation or
-    dependencies anywhere on the page (a link to an installation page counts).
-    """
-    if not is_tutorial(doc):
-        return
-    page = page_of(doc)
-    packages: dict[str, tuple[int, int]] = {}  # module → (block index, source line)
-    for ex in analyse(page):
-        for module, line in ex.imports.items():
-            if third_party(module):
-                packages.setdefault(module, (ex.index, ex.content_offset(line)))
-    if not packages or _INSTALL.search(page.text):
-        return
-    first_module = min(packages, key=lambda m: packages[m])
-    index, offset = packages[first_module]
-    names = ", ".join(f"`{m}`" for m in sorted(packages))
-    lines = page.code_blocks[index].code.split("\n")
-    yield page.issue(
-        type="missing_prerequisites",
-        severity="warning",
-        dimensions=["prerequisite_coverage"],
-        line=page.code_line(index, offset),
-        message=f"The examples import {names} but the page never says how to install them",
-        suggested_fix="Add a Prerequisites section at the top: Python version and the install command.",
-        quote=lines[offset] if 0 <= offset < len(lines) else "",
         effort="low",
     )
