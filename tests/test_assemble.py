@@ -852,7 +852,12 @@ def test_mcp_caps_the_budget_at_20k(big_engine: Docmentor) -> None:
     q = "widget calibration"
     uncapped = big_engine.assemble(q, max_tokens=100_000, sections=100)
     assert uncapped.actual_tokens > MAX_DIGEST_TOKENS  # so the cap below is what keeps it small
-    result = call(big_engine, {"query": q, "max_tokens": 100_000, "sections": 100})
+    refused = call(big_engine, {"query": q, "max_tokens": 100_000, "sections": 100})
+    assert (
+        text_of(refused)
+        == "max_tokens must be between 200 and 20000, got 100000. Try: a value from 200 to 20000."
+    )
+    result = call(big_engine, {"query": q, "max_tokens": MAX_DIGEST_TOKENS, "sections": 100})
     assert not result.is_error
     summary = result.structured_content
     assert summary is not None
@@ -864,7 +869,7 @@ def test_mcp_caps_the_budget_at_20k(big_engine: Docmentor) -> None:
 
 def test_mcp_small_budget_is_not_reported_as_nothing_matched(big_engine: Docmentor) -> None:
     # every section is one long sentence: none can be trimmed into the smallest budget
-    result = call(big_engine, {"query": "widget calibration", "max_tokens": 1})
+    result = call(big_engine, {"query": "widget calibration", "max_tokens": 200})
     assert not result.is_error
     summary = result.structured_content
     assert summary is not None

@@ -158,7 +158,7 @@ def test_score_document_reads_only_indexed_or_working_folders(
             return await client.call_tool("score_document", {"path_or_url": path})
 
     denied = anyio.run(call, str(secret / "secret.md"))
-    assert denied.is_error and "outside the indexed folders" in denied.content[0].text
+    assert denied.is_error and "is not an indexed document" in denied.content[0].text
     assert "AWS_SECRET" not in denied.content[0].text
     allowed = anyio.run(call, str(docs / "a.md"))
     assert not allowed.is_error

@@ -11,9 +11,10 @@ import json
 import logging
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Annotated, Any, TypeVar
+from typing import Annotated, Any, Literal, TypeVar
 
 import anyio
 from mcp.server.mcpserver import MCPServer
@@ -22,33 +23,100 @@ from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field
 
 from docmentor import __version__
+from docmentor import mcp_schemas as out
 from docmentor.engine import Docmentor
-from docmentor.errors import DocmentorError, UsageError
-from docmentor.readme_llm.feedback import ISSUE_TYPES
-from docmentor.readme_llm.service import ASPECTS, COMPLEXITIES
+from docmentor.errors import DocmentorError, NotFoundError, UsageError
+from docmentor.mcp_contract import Contract, for_model, tool
+from docmentor.mcp_schemas import (
+    CONTEXT_CHARS,
+    LINES_PATTERN,
+    MAX_CHUNKS,
+    MAX_DEPTH,
+    MAX_DIGEST_TOKENS,
+    MAX_DOC_CHARS,
+    MAX_FIND_RESULTS,
+    MAX_SEARCH_LIMIT,
+    MAX_SECTIONS,
+    MIN_DIGEST_TOKENS,
+    Count,
+    DigestFormat,
+    MaybeCount,
+    Score,
+)
 
 log = logging.getLogger(__name__)
 
-# the allowed values in the tools' input schemas ("enum"): an agent sees them before it
-# guesses; a value outside them still gets the tool's own error, which names them
-_Aspect = Annotated[str, Field(json_schema_extra={"enum": list(ASPECTS)})]
-_Complexity = Annotated[str, Field(json_schema_extra={"enum": list(COMPLEXITIES)})]
-_IssueType = Annotated[str, Field(json_schema_extra={"enum": list(ISSUE_TYPES)})]
+# the allowed values in the tools' input schemas ("enum"): an agent sees them before it guesses
+_Aspect = Literal["architecture", "quickstart", "concepts", "all"]
+_Complexity = Literal["beginner", "intermediate", "advanced", "any"]
+_IssueType = Literal["error", "unclear_docs", "missing_example", "wrong_signature"]
+_Dimension = Literal[
+    "instruction_clarity", "logical_flow", "completeness", "consistency", "prerequisite_coverage"
+]
 T = TypeVar("T")
 _WARMING: list[threading.Thread] = []  # background warm-ups, joined before a server exits
-MAX_FIND_RESULTS = 20  # find_api results per call over MCP (an agent's context: the CLI allows 50)
 
-MAX_SEARCH_LIMIT = 20
-MAX_DOC_CHARS = 100_000
 TOOL_GROUPS = ("docs", "api", "assemble", "clarity", "feedback")
 AVAILABLE_GROUPS = ("docs", "api", "assemble", "clarity", "feedback")
-MAX_DIGEST_TOKENS = 20_000  # a hard cap, whatever the client asks: tool results must stay usable
 READ_ONLY = ToolAnnotations(
     read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False
 )
 REFRESH = ToolAnnotations(
     read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=True
 )
+__all__ = [
+    "MAX_DIGEST_TOKENS",
+    "MAX_DOC_CHARS",
+    "MAX_FIND_RESULTS",
+    "MAX_SEARCH_LIMIT",
+    "build_server",
+    "run_server",
+]
+
+
+class ServerState:
+    """What one server knows beyond the index: its tool groups, the folders a user allowed
+    score_document to read, and the configured sources that could not be indexed (listed by
+    list_sources with their error until they are)."""
+
+    def __init__(self, groups: list[str], allow_paths: Sequence[Path]) -> None:
+        self.groups = groups
+        self.allow_paths = [Path(p).expanduser().resolve() for p in allow_paths]
+        self._failed: dict[str, dict[str, Any]] = {}
+        self._lock = threading.Lock()
+
+    def failed(self, name: str, target: str, options: dict[str, Any], error: str) -> None:
+        row = {
+            "name": name,
+            "kind": "configured",
+            "target": target,
+            "title": None,
+            "version": None,
+            "documents": 0,
+            "sections": 0,
+            "stale_documents": 0,
+            "status": "error",
+            "error": error,
+            "created_at": None,
+            "refreshed_at": datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z"),
+            "options": dict(options),
+            "units": 0,
+            "embedded": 0,
+        }
+        with self._lock:
+            self._failed[name] = row
+
+    def sources(self, indexed: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """The indexed sources, then the configured ones that are not (with their error)."""
+        names = {r["name"] for r in indexed}
+        with self._lock:
+            for name in names & set(self._failed):
+                del self._failed[name]
+            return indexed + list(self._failed.values())
+
+
+def _state(server: MCPServer) -> ServerState | None:
+    return getattr(server, "_docmentor_state", None)
 
 
 def instructions(engine: Docmentor, groups: list[str] | None = None) -> str:
@@ -83,11 +151,18 @@ def instructions(engine: Docmentor, groups: list[str] | None = None) -> str:
         kbs = ", ".join(f"{k.library} {k.version or '(version unknown)'}" for k in rows_kb[:12])
         if len(rows_kb) > 12:
             kbs += f", and {len(rows_kb) - 12} more"
-        parts.append(
-            f"Library knowledge bases: {kbs or 'none yet'}. Before calling an API of these libraries, "
-            "find_api(task in words) gives the real signatures of the installed version; get_examples "
-            "working code from the docs; get_library_overview the big picture."
-        )
+        if rows_kb:
+            parts.append(
+                f"Library knowledge bases: {kbs}. Before calling an API of these libraries, "
+                "find_api(task in words) gives the real signatures of the installed version; get_examples "
+                "working code from the docs; get_library_overview the big picture."
+            )
+        else:  # find_api would only fail: say so instead of sending the model to it first
+            parts.append(
+                "No library knowledge base is registered yet, so find_api, get_examples and "
+                "get_library_overview have nothing to answer from (a user creates one with "
+                "`docmentor readme-llm generate`)."
+            )
     if "feedback" in groups:
         parts.append(
             "When an answer was wrong or missing, or code from it failed, report_issue logs it and suggests what to try."
@@ -98,9 +173,10 @@ def instructions(engine: Docmentor, groups: list[str] | None = None) -> str:
 
 
 def _tool_error(exc: DocmentorError) -> ToolError:
-    """Our error as the model reads it: the message, then what to try."""
+    """Our error as the model reads it: the message, then what to try (in the tools' words,
+    not the CLI's flags)."""
     hint = f" Try: {exc.hint}." if exc.hint else ""
-    return ToolError(f"{exc.message}.{hint}")
+    return ToolError(for_model(f"{exc.message}.{hint}"))
 
 
 async def _run(fn: Callable[[], T]) -> T:
@@ -119,10 +195,12 @@ def _now(fn: Callable[[], T]) -> T:
         raise _tool_error(exc) from exc
 
 
-def _structured(data: dict[str, Any]) -> CallToolResult:
+def _structured(data: Any, text: str | None = None) -> CallToolResult:
     """Structured content mirrored as compact JSON text (the SDK's own mirror is indented:
-    half again as many bytes to write, read and parse for find_api's answers)."""
-    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+    half again as many bytes to write, read and parse for find_api's answers); ``text``
+    instead of the mirror where the model reads something else (a Markdown digest)."""
+    if text is None:
+        text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
     return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=data)
 
 
@@ -137,8 +215,11 @@ def check_groups(tools: list[str] | None) -> list[str]:
     return groups
 
 
-def build_server(engine: Docmentor, *, tools: list[str] | None = None) -> MCPServer:
-    """An MCP server over ``engine`` with the requested tool groups."""
+def build_server(
+    engine: Docmentor, *, tools: list[str] | None = None, allow_paths: Sequence[Path] = ()
+) -> MCPServer:
+    """An MCP server over ``engine`` with the requested tool groups. ``allow_paths``: folders
+    whose files score_document may read besides the indexed documents (``serve --allow-path``)."""
     groups = check_groups(tools)
     unavailable = [g for g in groups if g not in AVAILABLE_GROUPS]
     if unavailable:
@@ -146,14 +227,16 @@ def build_server(engine: Docmentor, *, tools: list[str] | None = None) -> MCPSer
     server: MCPServer = MCPServer(
         name="docmentor", version=__version__, instructions=instructions(engine, groups), log_level="WARNING"
     )
-    server._docmentor_groups = groups  # type: ignore[attr-defined]  # for _update_instructions
+    state = ServerState(groups, allow_paths)
+    server._docmentor_state = state  # type: ignore[attr-defined]  # for _background, _update_instructions
+    server.middleware.append(Contract(server))
 
     if "docs" in groups:
-        _docs_tools(server, engine)
+        _docs_tools(server, engine, state)
     if "assemble" in groups:
         _assemble_tools(server, engine)
     if "clarity" in groups:
-        _clarity_tools(server, engine)
+        _clarity_tools(server, engine, state)
     if "api" in groups or "feedback" in groups:
         _api_tools(server, engine, api="api" in groups, feedback="feedback" in groups)
     _strict_arguments(server)
@@ -166,14 +249,14 @@ def _strict_arguments(server: MCPServer) -> None:
     answer computed without it. The input schemas say so too (``additionalProperties``)."""
     from pydantic import ConfigDict
 
-    for tool in server._tool_manager.list_tools():
-        model = tool.fn_metadata.arg_model
-        tool.fn_metadata.arg_model = type(
+    for registered in server._tool_manager.list_tools():
+        model = registered.fn_metadata.arg_model
+        registered.fn_metadata.arg_model = type(
             model.__name__,
             (model,),
             {"model_config": ConfigDict(extra="forbid"), "__module__": model.__module__},
         )
-        tool.parameters = {**tool.parameters, "additionalProperties": False}
+        registered.parameters = {**registered.parameters, "additionalProperties": False}
 
 
 def _background(
@@ -195,21 +278,27 @@ def _background(
                     log.warning("cannot list the indexed sources: %s", exc)
                     known = set()
                 wanted = [src for src in _configured_sources() if src.name not in known]
+                state = _state(server) if server is not None else None
                 for src in wanted:
                     log.info("indexing configured source %s", src.name)
                     try:
                         engine.add(src.target, name=src.name, options=src.options, embed=False)
-                    except DocmentorError as exc:
-                        log.warning("configured source %s not indexed: %s", src.name, exc)
-                    except Exception:
-                        log.exception("indexing configured source %s failed", src.name)
+                    except Exception as exc:
+                        if isinstance(exc, DocmentorError):
+                            log.warning("configured source %s not indexed: %s", src.name, exc)
+                        else:
+                            log.exception("indexing configured source %s failed", src.name)
+                        if state is not None:  # list_sources shows it, with why
+                            state.failed(src.name, src.target, src.options, str(exc) or type(exc).__name__)
             _update_instructions(server, engine)
         EMBEDDER.wake()  # sections indexed by words before (or just now) get their vectors
         while interval_hours > 0:
             time.sleep(interval_hours * 3600)
             try:
-                reports = engine.refresh_with_config(_configured_sources() if configured else [], embed=False)
+                wanted = _configured_sources() if configured else []
+                reports = engine.refresh_with_config(wanted, embed=False)
                 EMBEDDER.wake()
+                _note_failures(server, wanted, reports)
                 for r in reports:
                     if r.error:
                         log.warning("source %s not refreshed: %s", r.source, r.error)
@@ -234,14 +323,25 @@ def _configured_sources() -> list[Any]:
         return []
 
 
+def _note_failures(server: MCPServer | None, configured: list[Any], reports: list[Any]) -> None:
+    """Configured sources a refresh could not index, for list_sources."""
+    state = _state(server) if server is not None else None
+    if state is None:
+        return
+    by_name = {src.name: src for src in configured}
+    for r in reports:
+        if r.kind == "configured" and r.error and r.source in by_name:
+            src = by_name[r.source]
+            state.failed(src.name, src.target, src.options, r.error)
+
+
 def _update_instructions(server: MCPServer | None, engine: Docmentor) -> None:
     """Name the sources indexed now in the instructions that new sessions receive."""
     if server is None:
         return
+    state = _state(server)
     try:
-        server._lowlevel_server.instructions = instructions(
-            engine, getattr(server, "_docmentor_groups", None)
-        )
+        server._lowlevel_server.instructions = instructions(engine, state.groups if state else None)
     except Exception as exc:  # never worth failing a refresh for
         log.debug("instructions not updated: %s", exc)
 
@@ -255,20 +355,52 @@ def run_server(
     tools: list[str] | None = None,
     refresh_interval_hours: float = 0.0,
     embeddings: bool | None = None,
+    allow_paths: Sequence[Path] = (),
+    token_file: Path | None = None,
+    insecure: bool = False,
+    allow_hosts: Sequence[str] = (),
 ) -> None:
     """Run until the client goes away (stdio) or the process is stopped (http).
 
     Sections without vectors are embedded by a background thread; until the model is
-    loaded and they are, searches answer by words (never an error, never a wait)."""
+    loaded and they are, searches answer by words (never an error, never a wait).
+
+    Over HTTP, an address other machines reach needs ``token_file`` (a bearer token every
+    request carries) or ``insecure``; Host and Origin are checked for every bind
+    (:mod:`docmentor.mcp_http`)."""
+    from docmentor.mcp_http import check_bind, read_token, serve_http
+
     # stdout belongs to the protocol in stdio mode: logs go to stderr only.
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING, force=False)
     check_groups(tools)  # before anything is created on disk
-    if transport != "stdio":
+    if refresh_interval_hours < 0:
+        raise UsageError("the refresh interval must be 0 (off) or more hours")
+    for folder in allow_paths:
+        if not Path(folder).expanduser().is_dir():
+            raise UsageError(f"--allow-path {folder}: not a folder", hint="name a folder of documents")
+    token: str | None = None
+    if transport == "stdio":
+        given = [
+            o
+            for o, v in (
+                ("--token-file", token_file),
+                ("--insecure", insecure),
+                ("--allow-host", allow_hosts),
+            )
+            if v
+        ]
+        if given:
+            raise UsageError(
+                f"{', '.join(given)}: only for --transport http", hint="drop it, or serve over HTTP"
+            )
+    else:
         host = host.strip("[]")  # [::1] as in a URL
+        token = read_token(token_file) if token_file is not None else None
+        check_bind(host, token=token, insecure=insecure)
         _check_port(host, port)  # before anything starts writing
     engine = Docmentor(db, create=True, embeddings=embeddings)
     engine.wait_for_model = False
-    server = build_server(engine, tools=tools)
+    server = build_server(engine, tools=tools, allow_paths=allow_paths)
     EMBEDDER.start(engine)
     _background(engine, server, configured=True, interval_hours=refresh_interval_hours)
     if transport == "stdio":
@@ -277,10 +409,9 @@ def run_server(
         except* (BrokenPipeError, ConnectionResetError):  # the client stopped reading: done
             log.info("the client closed the connection")
     else:
-        shown = f"[{host}]" if ":" in host else host
-        sys.stderr.write(f"docmentor: MCP over streamable HTTP at http://{shown}:{port}/mcp\n")
-        sys.stderr.flush()
-        server.run("streamable-http", host=host, port=port, stateless_http=True, json_response=True)
+        serve_http(
+            server, host=host, port=port, token=token, allow_hosts=list(allow_hosts), insecure=insecure
+        )
 
 
 def _serve_stdio(server: MCPServer) -> None:
@@ -400,75 +531,104 @@ def _check_port(host: str, port: int) -> None:
             ) from None
 
 
-def _docs_tools(server: MCPServer, engine: Docmentor) -> None:
-    @server.tool(annotations=READ_ONLY, title="Search documentation")
-    async def search_docs(query: str, limit: int = 5, source: str | None = None) -> dict[str, Any]:
+def _docs_tools(server: MCPServer, engine: Docmentor, state: ServerState) -> None:
+    @tool(server, annotations=READ_ONLY, title="Search documentation")
+    async def search_docs(
+        query: Annotated[str, Field(description="What to look for: a question, keywords or API names.")],
+        limit: Annotated[int, Field(ge=1, le=MAX_SEARCH_LIMIT, description="How many sections.")] = 5,
+        source: Annotated[str | None, Field(description="Only this source (see list_sources).")] = None,
+    ) -> Annotated[CallToolResult, out.SearchOut]:
         """Search the indexed documentation and return the best-matching sections, best first.
 
         Each result has source, path, url, title, heading, heading_path, line_start/line_end
         (1-based, in the original file), score and a snippet. Ask in words or with identifiers
-        (`httpx.AsyncClient`, `max_connections`). Use get_doc_excerpt or get_doc to read more.
-
-        Args:
-            query: what to look for: a question, keywords or API names.
-            limit: how many sections (1-20).
-            source: only this source (see list_sources).
+        (`httpx.AsyncClient`, `max_connections`). Use get_doc_excerpt, or get_doc with
+        lines="START-END", to read more.
         """
         if not query.strip():  # as the CLI: a blank query is a mistake, not a search for nothing
             raise _tool_error(UsageError("empty query", hint="ask in words, or with an identifier"))
-        n = max(1, min(int(limit), MAX_SEARCH_LIMIT))
-        hits = _now(lambda: engine.search(query, source=source or None, limit=n))
-        return {"query": query, "results": [h.to_dict() for h in hits]}
+        hits = _now(lambda: engine.search(query, source=source or None, limit=limit))
+        return _structured({"query": query, "results": [h.to_dict() for h in hits]})
 
-    @server.tool(annotations=READ_ONLY, title="Read a document")
-    async def get_doc(url_or_path: str, offset: int = 0, limit: int = 50_000) -> dict[str, Any]:
+    @tool(server, annotations=READ_ONLY, title="Read a document")
+    async def get_doc(
+        url_or_path: Annotated[str, Field(description="A URL or path from search results, or SOURCE:PATH.")],
+        offset: Annotated[int, Field(ge=0, description="First character of the page.")] = 0,
+        limit: Annotated[int, Field(ge=1, le=MAX_DOC_CHARS, description="Characters in the page.")] = 50_000,
+        lines: Annotated[
+            str | None,
+            Field(
+                pattern=LINES_PATTERN,
+                description='Only lines START-END of the original file, e.g. "12-40" (as search results give them).',
+            ),
+        ] = None,
+    ) -> Annotated[CallToolResult, out.DocPageOut]:
         """Return one indexed document's Markdown, paginated by characters.
 
-        url_or_path is a URL or path from search results (also SOURCE:PATH). When has_more
-        is true, call again with offset = offset + length. limit is at most 100000.
+        When has_more is true, call again with offset = offset + length. With lines, only
+        those lines of the original file (a search result's line_start-line_end) are paged.
         """
-        n = max(1, min(int(limit), MAX_DOC_CHARS))
-        page = await _run(lambda: engine.get(url_or_path, offset=max(0, int(offset)), limit=n))
-        return page.to_dict()
+        span: tuple[int, int] | None = None
+        if lines is not None:
+            a, _, b = lines.partition("-")
+            span = (int(a), int(b) if b.strip() else int(a))
+        page = await _run(lambda: engine.get(url_or_path, offset=offset, limit=limit, lines=span))
+        return _structured(page.to_dict())
 
-    @server.tool(annotations=READ_ONLY, title="Excerpts of a document")
+    @tool(server, annotations=READ_ONLY, title="Excerpts of a document")
     async def get_doc_excerpt(
-        url_or_path: str, query: str, max_chunks: int = 5, context_chars: int = 500
-    ) -> dict[str, Any]:
+        url_or_path: Annotated[str, Field(description="A URL or path from search results, or SOURCE:PATH.")],
+        query: Annotated[str, Field(description="What the passages should be about.")],
+        max_chunks: Annotated[int, Field(ge=1, le=MAX_CHUNKS, description="How many passages.")] = 5,
+        context_chars: Annotated[
+            int,
+            Field(
+                ge=CONTEXT_CHARS[0], le=CONTEXT_CHARS[1], description="Characters of context around a match."
+            ),
+        ] = 500,
+    ) -> Annotated[CallToolResult, out.ExcerptOut]:
         """Return the passages of one document that best match a query (cheaper than get_doc).
 
         Each excerpt has heading, heading_path, line_start/line_end and text of about
         2 x context_chars characters.
         """
-        return await _run(
-            lambda: engine.excerpt(
-                url_or_path, query, max_chunks=int(max_chunks), context_chars=int(context_chars)
-            )
+        found = await _run(
+            lambda: engine.excerpt(url_or_path, query, max_chunks=max_chunks, context_chars=context_chars)
         )
+        return _structured(found)
 
-    @server.tool(annotations=READ_ONLY, title="List sources")
-    async def list_sources() -> dict[str, Any]:
-        """List the indexed documentation sources with document counts, status and last refresh."""
-        return {"sources": _now(engine.sources)}
+    @tool(server, annotations=READ_ONLY, title="List sources")
+    async def list_sources() -> Annotated[CallToolResult, out.SourcesOut]:
+        """List the documentation sources with document counts, status and last refresh.
 
-    @server.tool(annotations=REFRESH, title="Refresh sources")
-    async def refresh_sources(source: str | None = None) -> dict[str, Any]:
+        A configured source that could not be indexed is listed too, with kind "configured",
+        status "error" and the error.
+        """
+        return _structured({"sources": state.sources(_now(engine.sources))})
+
+    @tool(server, annotations=REFRESH, title="Refresh sources")
+    async def refresh_sources(
+        source: Annotated[str | None, Field(description="Only this source (default: all).")] = None,
+    ) -> Annotated[CallToolResult, out.RefreshOut]:
         """Re-read one source (or all, and index the configured ones not indexed yet): changed
         documents are re-indexed, unchanged ones skipped.
 
         A document that fails to fetch keeps its last good copy. Takes seconds for large sources.
         """
+        configured: list[Any] = []
 
         def refresh() -> list[Any]:
             if source:
                 return engine.refresh(source, embed=False)
             # configured ones not yet indexed too
-            return engine.refresh_with_config(_configured_sources(), embed=False)
+            configured.extend(_configured_sources())
+            return engine.refresh_with_config(configured, embed=False)
 
         reports = await _run(refresh)
+        _note_failures(server, configured, reports)
         EMBEDDER.wake()  # new sections are searchable by words now, by meaning once embedded
         _update_instructions(server, engine)
-        return {"sources": [r.to_dict() for r in reports]}
+        return _structured({"sources": [r.to_dict() for r in reports]})
 
     @server.resource("doc://sources", name="sources", mime_type="application/json")
     def sources_resource() -> str:
@@ -479,173 +639,219 @@ def _docs_tools(server: MCPServer, engine: Docmentor) -> None:
 def _assemble_tools(server: MCPServer, engine: Docmentor) -> None:
     # The tokenizer tables (~60 MB, ~0.3 s to load, holding the GIL) load on the first
     # assemble_context call, not at start: a server used only for search stays small.
-    @server.tool(annotations=READ_ONLY, title="Assemble context for a question")
+    @tool(server, annotations=READ_ONLY, title="Assemble context for a question")
     async def assemble_context(
-        query: str,
-        max_tokens: int = 8000,
-        depth: int = 1,
-        sections: int = 20,
-        source: str | None = None,
-        format: str = "markdown",
-    ) -> CallToolResult:
+        query: Annotated[str, Field(description="The question, in words.")],
+        max_tokens: Annotated[
+            int,
+            Field(
+                ge=MIN_DIGEST_TOKENS, le=MAX_DIGEST_TOKENS, description="Token budget of the whole digest."
+            ),
+        ] = 8000,
+        depth: Annotated[
+            int, Field(ge=0, le=MAX_DEPTH, description="How far links are followed: 0, 1 or 2.")
+        ] = 1,
+        sections: Annotated[
+            int,
+            Field(ge=1, le=MAX_SECTIONS, description="At most this many sections (before cross-references)."),
+        ] = 20,
+        source: Annotated[str | None, Field(description="Only this source (see list_sources).")] = None,
+        format: Annotated[
+            DigestFormat, Field(description='"markdown" (read it directly) or "json" (structured).')
+        ] = "markdown",
+    ) -> Annotated[CallToolResult, out.DigestOut]:
         """Assemble the best documentation for one question into a single digest within a token budget.
 
         Use it before answering a how-to or design question, instead of many search_docs calls:
         canonical sources come first, linked sections (and ADRs) are followed, every passage
-        says its source path and lines. max_tokens is capped at 20000. format is "markdown"
-        (read it directly) or "json" (structured: documents with scores, sections).
+        says its source path and lines. The structured result holds the selected documents and
+        sections; with format "markdown" also the digest as text (digest), with "json" the
+        JSON digest itself.
         """
-        if format not in ("markdown", "json"):
-            raise ToolError('format must be "markdown" or "json"')
-        budget = max(200, min(int(max_tokens), MAX_DIGEST_TOKENS))
         digest = await _run(
             lambda: engine.assemble(
                 query,
-                max_tokens=budget,
-                depth=max(0, min(int(depth), 2)),
-                sections=max(1, min(int(sections), 100)),
+                max_tokens=max_tokens,
+                depth=depth,
+                sections=sections,
                 source=source or None,
                 allow_empty=True,
                 fmt=format,
             )
         )
-        from docmentor.assemble.render import render_json
-
-        data = render_json(digest)
+        note = None
+        if not digest.sections and digest.stats.get("candidate_sections"):
+            note = "No matching section fit within max_tokens: raise it, or use search_docs."
+        elif not digest.sections:
+            note = "Nothing in the index matched this question: try search_docs with other words."
         if format == "json":
             text = digest.json_text  # fitted to the budget, like the markdown
+            data = {**json.loads(text), "format": "json"}
         else:
-            text = digest.markdown
-            if not digest.sections and digest.stats.get("candidate_sections"):
-                text += "\n\nNo matching section fit within max_tokens: raise it, or use search_docs.\n"
-            elif not digest.sections:
-                text += "\n\nNothing in the index matched this question: try search_docs with other words.\n"
-        summary = {k: data[k] for k in ("query", "token_budget", "actual_tokens", "sections_selected")}
-        summary["documents"] = [{"path": d["path"], "score": d["score"]} for d in data["documents"]]
-        return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=summary)
+            from docmentor.assemble.render import render_json
+
+            text = digest.markdown + (f"\n\n{note}\n" if note else "")
+            data = {**render_json(digest), "format": "markdown", "digest": text}
+        if note:
+            data["note"] = note
+        return _structured(data, text=text)
 
 
-def _clarity_tools(server: MCPServer, engine: Docmentor) -> None:
+def _clarity_tools(server: MCPServer, engine: Docmentor, state: ServerState) -> None:
     from docmentor.clarity import scoring
     from docmentor.clarity.explain import explain_score as _explain
     from docmentor.clarity.roadmap import get_improvement_roadmap as _roadmap
     from docmentor.clarity.rubric import default_rubric
 
-    @server.tool(annotations=READ_ONLY, title="Clarity rubric")
-    async def get_rubric() -> dict[str, Any]:
+    @tool(server, annotations=READ_ONLY, title="Clarity rubric")
+    async def get_rubric() -> Annotated[CallToolResult, dict[str, out.Tier]]:
         """The clarity scoring rubric: score tiers with grades, descriptions, criteria and characteristics."""
-        return default_rubric().tiers_dict()
+        return _structured(default_rubric().tiers_dict())
 
-    @server.tool(annotations=READ_ONLY, title="Calculate a clarity score")
+    @tool(server, annotations=READ_ONLY, title="Calculate a clarity score")
     async def calculate_clarity_score(
-        critical_issues: int = 0,
-        warning_issues: int = 0,
-        info_issues: int = 0,
-        total_code_blocks: int | None = None,
-        successful_examples: int | None = None,
-        failed_examples: int | None = None,
-        skipped_examples: int | None = None,
-        total_api_signatures: int | None = None,
-        valid_api_signatures: int | None = None,
-        invalid_api_signatures: int | None = None,
-        missing_api_signatures: int | None = None,
-        api_accuracy_score: float | None = None,
-        broken_links: int = 0,
-        missing_alt_text: int = 0,
-    ) -> dict[str, Any]:
+        critical_issues: Count = 0,
+        warning_issues: Count = 0,
+        info_issues: Count = 0,
+        total_code_blocks: MaybeCount = None,
+        successful_examples: MaybeCount = None,
+        failed_examples: MaybeCount = None,
+        skipped_examples: MaybeCount = None,
+        total_api_signatures: MaybeCount = None,
+        valid_api_signatures: MaybeCount = None,
+        invalid_api_signatures: MaybeCount = None,
+        missing_api_signatures: MaybeCount = None,
+        api_accuracy_score: Annotated[
+            float | None,
+            Field(ge=0, le=1, description="Share of documented API signatures that are right, 0-1."),
+        ] = None,
+        broken_links: Count = 0,
+        missing_alt_text: Count = 0,
+    ) -> Annotated[CallToolResult, out.ClarityScoreOut]:
         """Overall clarity score (0-10), grade, rubric tier and the penalty breakdown, from issue
         counts and content metrics. Deterministic: the same counts always give the same score."""
         # locals() also holds the closure's names (``scoring``): keep the scoring inputs only
         inputs = {k: v for k, v in locals().items() if k in scoring.INPUT_KEYS and v is not None}
-        return await _run(lambda: scoring.calculate_clarity_score(inputs))
+        return _structured(await _run(lambda: scoring.calculate_clarity_score(inputs)))
 
-    @server.tool(annotations=READ_ONLY, title="Calculate a dimension score")
+    @tool(server, annotations=READ_ONLY, title="Calculate a dimension score")
     async def calculate_dimension_score(
-        dimension: str,
-        critical_issues_for_dimension: int = 0,
-        warning_issues_for_dimension: int = 0,
-        info_issues_for_dimension: int = 0,
-    ) -> dict[str, Any]:
+        dimension: _Dimension,
+        critical_issues_for_dimension: Count = 0,
+        warning_issues_for_dimension: Count = 0,
+        info_issues_for_dimension: Count = 0,
+    ) -> Annotated[CallToolResult, out.DimensionOut]:
         """Score of one dimension (instruction_clarity, logical_flow, completeness, consistency,
         prerequisite_coverage) from the issues tagged with it, with the calculation as text."""
-        return await _run(
-            lambda: scoring.calculate_dimension_score(
-                dimension,
-                critical_issues_for_dimension,
-                warning_issues_for_dimension,
-                info_issues_for_dimension,
+        return _structured(
+            await _run(
+                lambda: scoring.calculate_dimension_score(
+                    dimension,
+                    critical_issues_for_dimension,
+                    warning_issues_for_dimension,
+                    info_issues_for_dimension,
+                )
             )
         )
 
-    @server.tool(annotations=READ_ONLY, title="Improvement roadmap")
+    @tool(server, annotations=READ_ONLY, title="Improvement roadmap")
     async def get_improvement_roadmap(
-        current_score: float, target_score: float, issues: list[dict[str, Any]]
-    ) -> dict[str, Any]:
+        current_score: Score,
+        target_score: Score,
+        issues: Annotated[
+            list[dict[str, Any]],
+            Field(description="The issues found: each with type, severity, line, section, message."),
+        ],
+    ) -> Annotated[CallToolResult, out.RoadmapOut]:
         """Prioritised fixes to reach target_score: critical first, then low effort; stops when the
         target is reached. Each issue: type, severity, line, section, message."""
-        return await _run(lambda: _roadmap(current_score, target_score, issues))
+        return _structured(await _run(lambda: _roadmap(current_score, target_score, issues)))
 
-    @server.tool(annotations=READ_ONLY, title="Explain a score")
+    @tool(server, annotations=READ_ONLY, title="Explain a score")
     async def explain_score(
-        score: float | None = None,
-        critical_issues: int = 0,
-        warning_issues: int = 0,
-        info_issues: int = 0,
-        penalties_applied: list[dict[str, Any]] | None = None,
-    ) -> dict[str, Any]:
+        score: Annotated[float | None, Field(ge=0, le=10, description="A score to explain, 0-10.")] = None,
+        critical_issues: Count = 0,
+        warning_issues: Count = 0,
+        info_issues: Count = 0,
+        penalties_applied: Annotated[
+            list[dict[str, Any]] | None,
+            Field(description="Content penalties: each with type and penalty (points)."),
+        ] = None,
+    ) -> Annotated[CallToolResult, out.ExplainOut]:
         """How a clarity score is calculated: the formula with the actual numbers, the breakdown,
         a human explanation and the tier's characteristics."""
-        return await _run(
-            lambda: _explain(
-                score,
-                critical_issues=critical_issues,
-                warning_issues=warning_issues,
-                info_issues=info_issues,
-                penalties_applied=penalties_applied or [],
+        return _structured(
+            await _run(
+                lambda: _explain(
+                    score,
+                    critical_issues=critical_issues,
+                    warning_issues=warning_issues,
+                    info_issues=info_issues,
+                    penalties_applied=penalties_applied or [],
+                )
             )
         )
 
-    @server.tool(annotations=READ_ONLY, title="Score a document")
-    async def score_document(path_or_url: str, target_score: float = 8.0) -> dict[str, Any]:
+    @tool(server, annotations=READ_ONLY, title="Score a document")
+    async def score_document(
+        path_or_url: Annotated[
+            str,
+            Field(
+                description="An indexed document (SOURCE:PATH, its URL or its file), or a file in an allowed folder."
+            ),
+        ],
+        target_score: Score = 8.0,
+    ) -> Annotated[CallToolResult, out.ScoredDocumentOut]:
         """Run the clarity checks on one document and return its full result: score, grade, dimensions,
-        explanation, roadmap and every issue with its line. path_or_url is a local file or an
-        indexed document (URL or SOURCE:PATH)."""
-        return await _run(lambda: _score_one(engine, path_or_url, target_score))
+        explanation, roadmap and every issue with its line.
+
+        Only indexed documents can be scored, and files in the folders the user allowed when
+        starting the server.
+        """
+        return _structured(await _run(lambda: _score_one(engine, state, path_or_url, target_score)))
 
 
-def _score_one(engine: Docmentor, ref: str, target: float) -> dict[str, Any]:
-    from pathlib import Path as _Path
+def _score_one(engine: Docmentor, state: ServerState, ref: str, target: float) -> dict[str, Any]:
+    """Score an indexed document, or a file in a folder the user allowed (``--allow-path``).
 
-    from docmentor.clarity import score_paths
+    Anything else gets one answer, whether or not such a file exists: a model may ask for
+    any path, and must learn nothing of the rest of the machine."""
+    import os
 
-    local = _Path(ref).expanduser()
-    if not ref.startswith(("http://", "https://", "file://")) and local.is_file():
-        # A model may ask for any path: read only files under an indexed folder or the
-        # server's working folder, never the rest of the machine.
-        real = local.resolve()
-        allowed = [_Path.cwd().resolve()] + [
-            _Path(r["target"]).resolve() for r in engine.sources() if r["kind"] == "folder"
-        ]
-        if not any(real.is_relative_to(root) for root in allowed):
-            raise DocmentorError(
-                f"{ref} is outside the indexed folders and the working folder",
-                hint="score an indexed document (SOURCE:PATH) or a file under an indexed folder",
-            )
-        return dict(score_paths([local], target=target)["documents"][0])
-    from docmentor.clarity import score_raw
+    from docmentor.clarity import score_paths, score_raw
     from docmentor.models import RawDocument
 
-    with engine.store.snapshot():
-        doc = engine.find(ref)
-        row = engine.store.source(doc.source)
-        raw = RawDocument(
-            path=doc.path,
-            url=doc.url,
-            content=engine.store.content(doc.id),
-            fmt=doc.fmt,
-            line_map=engine.store.line_map(doc.id),
-        )
-    root = _Path(row.target) if row.kind == "folder" else None
+    is_url = ref.startswith(("http://", "https://", "file://"))
+    local = Path(ref).expanduser() if not is_url else None
+    if local is not None and state.allow_paths:
+        real = Path(os.path.realpath(local))
+        if any(real.is_relative_to(root) for root in state.allow_paths):
+            if not real.is_file():
+                raise NotFoundError(f"no file {ref} in the allowed folders", hint="check the path")
+            return dict(score_paths([local], target=target)["documents"][0])
+    try:
+        with engine.store.snapshot():
+            doc = engine.find(ref)
+            row = engine.store.source(doc.source)
+            raw = RawDocument(
+                path=doc.path,
+                url=doc.url,
+                content=engine.store.content(doc.id),
+                fmt=doc.fmt,
+                line_map=engine.store.line_map(doc.id),
+            )
+    except NotFoundError:
+        raise NotFoundError(
+            f"{ref!r} is not an indexed document, nor a file in a folder this server may read",
+            hint="score an indexed document: SOURCE:PATH or a URL as search_docs and list_sources show them "
+            "(the user can allow a folder with `docmentor serve --allow-path DIR`)",
+        ) from None
+    root = Path(row.target) if row.kind == "folder" else None
+    if root is not None and local is not None and local.is_absolute():
+        # the indexed file itself, as `docmentor clarity score FILE` reads it
+        real = Path(os.path.realpath(local))
+        if real.is_relative_to(root.resolve()) and real.is_file():
+            return dict(score_paths([local], target=target)["documents"][0])
     return score_raw(raw, root=root if root is not None and root.is_dir() else None, target=target)
 
 
@@ -669,19 +875,26 @@ def _api_tools(server: MCPServer, engine: Docmentor, *, api: bool, feedback: boo
 
     if api:
 
-        @server.tool(annotations=READ_ONLY, title="Library overview")
-        async def get_library_overview(aspect: _Aspect = "all", library: str | None = None) -> dict[str, Any]:
+        @tool(server, annotations=READ_ONLY, title="Library overview")
+        async def get_library_overview(
+            aspect: Annotated[_Aspect, Field(description="Which part of the overview.")] = "all",
+            library: Annotated[
+                str | None, Field(description="The library (when several are registered).")
+            ] = None,
+        ) -> Annotated[CallToolResult, out.OverviewOut]:
             """Overview of a library from its generated knowledge base: aspect is "architecture"
             (key modules and classes), "quickstart" (install and first example), "concepts" or "all".
             Name the library when several are registered (the instructions list them). States
             the library version it describes."""
             session.record("get_library_overview", {"aspect": aspect, "library": library})
-            return await _run(lambda: knowledge.overview(library, aspect=aspect))
+            return _structured(await _run(lambda: knowledge.overview(library, aspect=aspect)))
 
-        @server.tool(annotations=READ_ONLY, title="Find an API")
+        @tool(server, annotations=READ_ONLY, title="Find an API")
         async def find_api(
-            query: str, max_results: int = 5, library: str | None = None
-        ) -> Annotated[CallToolResult, dict[str, Any]]:  # the schema of a dict, like the other tools
+            query: Annotated[str, Field(description='The task in words ("stream a large download").')],
+            max_results: Annotated[int, Field(ge=1, le=MAX_FIND_RESULTS, description="How many APIs.")] = 5,
+            library: Annotated[str | None, Field(description="Only this library.")] = None,
+        ) -> Annotated[CallToolResult, out.FindApiOut]:
             """Find the library functions, classes and methods that do a task, with their real
             signatures (introspected from the installed package), parameters, return types and
             ids of examples that use them. Describe the task in words ("stream a large download").
@@ -689,24 +902,22 @@ def _api_tools(server: MCPServer, engine: Docmentor, *, api: bool, feedback: boo
             the library marks deprecated says so ("deprecated": the reason, often the
             replacement) and comes after what replaces it."""
             session.record("find_api", {"query": query, "max_results": max_results, "library": library})
-            n = max(1, min(int(max_results), MAX_FIND_RESULTS))
-            call = lambda: knowledge.find_api(query, max_results=n, library=library or None)  # noqa: E731
+            call = lambda: knowledge.find_api(query, max_results=max_results, library=library or None)  # noqa: E731
             # a few milliseconds once the index and the model are loaded: in the event loop,
             # sparing a worker thread's two hand-overs (~1 ms of a round trip); else in one
             found = _now(call) if knowledge.ready() else await _run(call)
-            if n != max_results:
-                found["warnings"].append(
-                    f"max_results {max_results} is out of 1-{MAX_FIND_RESULTS}: gave {n}"
-                )
             return _structured(found)
 
-        @server.tool(annotations=READ_ONLY, title="Get examples")
+        @tool(server, annotations=READ_ONLY, title="Get examples")
         async def get_examples(
-            task_description: str,
-            apis_involved: list[str] | None = None,
-            complexity: _Complexity = "any",
-            library: str | None = None,
-        ) -> dict[str, Any]:
+            task_description: Annotated[str, Field(description="The task in words.")],
+            apis_involved: Annotated[
+                list[str] | None,
+                Field(description="API ids or names (from find_api) the examples should use."),
+            ] = None,
+            complexity: Annotated[_Complexity, Field(description="How involved an example.")] = "any",
+            library: Annotated[str | None, Field(description="Only this library.")] = None,
+        ) -> Annotated[CallToolResult, out.ExamplesOut]:
             """Working code examples from the library's documentation for a task; examples using
             apis_involved (api ids or names from find_api) come first. complexity: beginner,
             intermediate, advanced or any. An example that uses an API the installed version
@@ -714,7 +925,7 @@ def _api_tools(server: MCPServer, engine: Docmentor, *, api: bool, feedback: boo
             session.record(
                 "get_examples", {"task_description": task_description, "apis_involved": apis_involved}
             )
-            return await _run(
+            found = await _run(
                 lambda: knowledge.get_examples(
                     task_description,
                     apis_involved=apis_involved,
@@ -722,28 +933,30 @@ def _api_tools(server: MCPServer, engine: Docmentor, *, api: bool, feedback: boo
                     library=library or None,
                 )
             )
+            return _structured(found)
 
     if feedback:
 
-        @server.tool(
+        @tool(
+            server,
             annotations=ToolAnnotations(
                 read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False
             ),
             title="Report an issue",
         )
         async def report_issue(
-            query: str,
+            query: Annotated[str, Field(description="What you were trying to do or find.")],
             issue_type: _IssueType,
-            apis_tried: list[str] | None = None,
-            error_message: str | None = None,
-            code_attempted: str | None = None,
-            library: str | None = None,
-        ) -> dict[str, Any]:
+            apis_tried: Annotated[list[str] | None, Field(description="The APIs you tried.")] = None,
+            error_message: Annotated[str | None, Field(description="The error you got.")] = None,
+            code_attempted: Annotated[str | None, Field(description="The code that failed.")] = None,
+            library: Annotated[str | None, Field(description="The library it is about.")] = None,
+        ) -> Annotated[CallToolResult, out.ReportOut]:
             """Report when you are stuck, got an error, or the documentation seems wrong: it is logged
             so the docs get fixed, and you get suggestions now. issue_type: error, unclear_docs,
             missing_example or wrong_signature."""
             context = session.recent()
-            return await _run(
+            reported = await _run(
                 lambda: _report(
                     engine.store,
                     query=query,
@@ -755,3 +968,4 @@ def _api_tools(server: MCPServer, engine: Docmentor, *, api: bool, feedback: boo
                     session_context=context,
                 )
             )
+            return _structured(reported)

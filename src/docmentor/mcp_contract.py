@@ -1,0 +1,181 @@
+"""The MCP protocol details docmentor's server keeps, through the SDK's public middleware.
+
+- An unknown tool is a JSON-RPC error (-32602, invalid params), not a tool result.
+- Arguments outside a tool's input schema (a range, a choice, a type, a name the tool does
+  not take) are a tool error of one sentence saying what is allowed, not pydantic's text.
+- Tool errors read without the SDK's ``Error executing tool NAME:`` prefix, and name the
+  tool's arguments rather than the CLI's flags.
+- No prompts capability is advertised: the server has no prompts.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+import re
+from collections.abc import Callable, Mapping
+from typing import Any, TypeVar
+
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import ValidationError, best_match
+from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
+from mcp.server.mcpserver import MCPServer
+from mcp.shared.exceptions import MCPError
+from mcp_types import INVALID_PARAMS, METHOD_NOT_FOUND
+
+F = TypeVar("F", bound=Callable[..., Any])
+_NO_PROMPTS = ("prompts/list", "prompts/get")
+_TYPE_NAMES = {
+    "string": "a string",
+    "integer": "a whole number",
+    "number": "a number",
+    "boolean": "true or false",
+    "array": "a list",
+    "object": "an object",
+    "null": "null",
+}
+# the CLI's words in the library's messages, as the tools name them
+_CLI_WORDS = (
+    (re.compile(r",? or pass --source\b"), ""),
+    (re.compile(r"(?<![\w-])--(max-tokens|depth|sections|limit|offset)\b"), None),
+)
+
+
+def tool(server: MCPServer, **options: Any) -> Callable[[F], F]:
+    """``server.tool``, with the docstring as the description without its indentation."""
+
+    def register(fn: F) -> F:
+        server.add_tool(fn, description=inspect.cleandoc(fn.__doc__ or ""), **options)
+        return fn
+
+    return register
+
+
+def for_model(text: str) -> str:
+    """A library message as a tool reports it: argument names where the CLI says flags."""
+    for pattern, repl in _CLI_WORDS:
+        text = pattern.sub(repl if repl is not None else (lambda m: m.group(1).replace("-", "_")), text)
+    return text
+
+
+def _shown(value: Any, limit: int = 60) -> str:
+    text = json.dumps(value, ensure_ascii=False, default=str)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _where(error: ValidationError) -> str:
+    out = ""
+    for part in error.absolute_path:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out
+
+
+def _range(schema: Mapping[str, Any]) -> tuple[str, str]:
+    lo, hi = schema.get("minimum"), schema.get("maximum")
+    if lo is not None and hi is not None:
+        return f"between {lo} and {hi}", f"a value from {lo} to {hi}"
+    if lo is not None:
+        return f"at least {lo}", f"{lo} or more"
+    return f"at most {hi}", f"{hi} or less"
+
+
+def _describe(tool_name: str, schema: Mapping[str, Any], error: ValidationError) -> str:
+    """One sentence about the first problem, then what to try."""
+    kind, where, value = error.validator, _where(error), error.instance
+    if kind in ("anyOf", "oneOf") and error.context:
+        # an optional argument (X or null): report the X branch's problem
+        branches = [e for e in error.context if e.schema.get("type") != "null"]
+        if branches:
+            return _describe(tool_name, schema, best_match(branches))
+    if kind == "required":
+        missing = next((k for k in error.validator_value if k not in (value or {})), "?")
+        return f"{tool_name} needs the argument {missing!r}. Try: pass {missing}"
+    if kind == "additionalProperties":
+        known = list((error.schema.get("properties") or {}).keys())
+        extra = sorted(set(value) - set(known)) if isinstance(value, dict) else []
+        takes = ", ".join(known) or "no arguments"
+        return f"{tool_name} takes no argument {', '.join(map(repr, extra))}. Try: use only its arguments ({takes})"
+    if kind == "enum":
+        choices = ", ".join(str(c) for c in error.validator_value)
+        return f"unknown {where} {_shown(value)}. Try: one of {choices}"
+    if kind in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"):
+        allowed, hint = _range(error.schema)
+        return f"{where} must be {allowed}, got {_shown(value)}. Try: {hint}"
+    if kind == "type":
+        wanted = error.validator_value if isinstance(error.validator_value, list) else [error.validator_value]
+        names = " or ".join(_TYPE_NAMES.get(str(t), str(t)) for t in wanted)
+        return f"{where or 'the arguments'} must be {names}, got {_shown(value)}. Try: pass {names}"
+    if kind == "pattern" and where == "lines":
+        return f"lines {_shown(value)} is not a line range. Try: START-END, e.g. 12-40"
+    if kind in ("minLength", "maxLength", "minItems", "maxItems"):
+        return f"{where}: {error.message}. Try: see the tool's input schema"
+    return f"{where or 'the arguments'} do not fit the input schema ({error.message}). Try: see the tool's input schema"
+
+
+class Contract:
+    """The server middleware (``server.middleware``) that keeps the details above."""
+
+    def __init__(self, server: MCPServer) -> None:
+        self._server = server
+        self._validators: dict[str, tuple[Draft202012Validator, dict[str, Any]]] | None = None
+
+    async def _tools(self) -> dict[str, tuple[Draft202012Validator, dict[str, Any]]]:
+        if self._validators is None:  # the tools are fixed once the server is built
+            tools = await self._server.list_tools()
+            self._validators = {t.name: (Draft202012Validator(t.input_schema), t.input_schema) for t in tools}
+        return self._validators
+
+    async def __call__(self, ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
+        method = ctx.method
+        if method in _NO_PROMPTS:
+            raise MCPError(code=METHOD_NOT_FOUND, message="Method not found", data=method)
+        if (
+            method == "tools/call"
+            and isinstance(ctx.params, Mapping)
+            and isinstance(ctx.params.get("name"), str)
+        ):
+            return await self._call_tool(ctx, call_next)
+        result = await call_next(ctx)
+        if method in ("initialize", "server/discover") and isinstance(result, dict):
+            capabilities = result.get("capabilities")
+            if isinstance(capabilities, dict):
+                capabilities.pop("prompts", None)
+        return result
+
+    async def _call_tool(self, ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
+        assert ctx.params is not None
+        name = str(ctx.params["name"])
+        tools = await self._tools()
+        if name not in tools:
+            known = ", ".join(sorted(tools))
+            raise MCPError(code=INVALID_PARAMS, message=f"Unknown tool: {name} (tools: {known})", data=name)
+        validator, schema = tools[name]
+        arguments = ctx.params.get("arguments")
+        problem = None
+        errors = list(validator.iter_errors({} if arguments is None else arguments))
+        if errors:
+            problem = _describe(name, schema, best_match(errors))
+        result = await call_next(ctx)
+        if isinstance(result, dict) and result.get("isError"):
+            _reword(result, name, problem)
+        return result
+
+
+def _reword(result: dict[str, Any], name: str, problem: str | None) -> None:
+    """The error text of a tool result, written for the model."""
+    content = result.get("content")
+    if not (isinstance(content, list) and content and isinstance(content[0], dict)):
+        return
+    text = str(content[0].get("text", ""))
+    prefix = f"Error executing tool {name}"
+    if text.startswith(prefix + ": "):
+        text = text[len(prefix) + 2 :]
+    elif text == prefix:  # a crash: its details stay in the server's log
+        text = f"{name} failed unexpectedly (the server's log has the details). Try: call it again, or another tool"
+    if problem is not None and ("validation error" in text or "errors.pydantic.dev" in text):
+        text = problem
+    elif "errors.pydantic.dev" in text or "validation error for" in text:
+        text = f"the arguments of {name} do not fit its input schema. Try: check them against tools/list"
+    if text and not text.endswith("."):
+        text += "."
+    content[0] = {**content[0], "text": for_model(text)}

@@ -1,0 +1,165 @@
+"""Serving MCP over streamable HTTP: who may connect, and under which names.
+
+- A bind to an address other than loopback is refused unless a bearer token is configured
+  (``serve --token-file``) or the user says ``--insecure``: the index may hold private
+  documentation, and the tools can re-read sources.
+- With a token, every HTTP request must carry ``Authorization: Bearer TOKEN`` (compared in
+  constant time); anything else gets 401 with ``WWW-Authenticate: Bearer``.
+- Every bind checks the Host and Origin headers (DNS-rebinding protection): allowed are the
+  bound host and port, the loopback names for a loopback or wildcard bind, the machine's
+  name for a wildcard bind, and the names given with ``--allow-host``.
+"""
+
+from __future__ import annotations
+
+import hmac
+import ipaddress
+import json
+import logging
+import socket
+import sys
+from pathlib import Path
+from typing import Any
+
+from docmentor.errors import UsageError
+
+log = logging.getLogger(__name__)
+
+MIN_TOKEN_CHARS = 16
+_WILDCARDS = ("", "0.0.0.0", "::")
+_LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
+_MAKE_TOKEN = "python -c 'import secrets; print(secrets.token_urlsafe(32))' > FILE"
+
+
+def is_loopback(host: str) -> bool:
+    """Whether every address ``host`` names is a loopback address (127.0.0.0/8, ::1)."""
+    host = host.strip("[]")
+    if host in _WILDCARDS:
+        return False
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        pass
+    try:
+        infos = socket.getaddrinfo(host, None)
+    except OSError:
+        return False
+    addresses = {info[4][0] for info in infos}
+    return bool(addresses) and all(ipaddress.ip_address(str(a).split("%")[0]).is_loopback for a in addresses)
+
+
+def read_token(path: Path) -> str:
+    """The bearer token in ``path`` (surrounding whitespace dropped)."""
+    try:
+        token = path.expanduser().read_text(encoding="utf-8").strip()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UsageError(
+            f"cannot read the token file {path}: {exc}", hint=f"create one: {_MAKE_TOKEN}"
+        ) from None
+    if len(token) < MIN_TOKEN_CHARS or any(c.isspace() for c in token):
+        raise UsageError(
+            f"the token in {path} must be one word of at least {MIN_TOKEN_CHARS} characters",
+            hint=f"create one: {_MAKE_TOKEN}",
+        )
+    return token
+
+
+def check_bind(host: str, *, token: str | None, insecure: bool) -> None:
+    """Refuse to serve on an address other machines reach without a token or ``--insecure``."""
+    if token is not None or insecure or is_loopback(host):
+        return
+    shown = host or "all addresses"
+    raise UsageError(
+        f"refusing to serve on {shown} without authentication: other machines can reach it",
+        hint="pass --token-file FILE (clients send Authorization: Bearer TOKEN), "
+        "or --insecure to serve it to anyone who can connect, or --host 127.0.0.1",
+    )
+
+
+def _with_port(name: str, port: int) -> str:
+    name = name.strip()
+    if name.startswith("["):  # [v6] or [v6]:port
+        return name if "]:" in name else f"{name}:{port}"
+    if name.count(":") > 1:  # a bare IPv6 address
+        return f"[{name}]:{port}"
+    return name if ":" in name else f"{name}:{port}"
+
+
+def allowed_hosts(host: str, port: int, extra: list[str]) -> list[str]:
+    """The Host header values this server answers to."""
+    bare = host.strip("[]")
+    names = [_with_port(bare, port)] if bare not in _WILDCARDS else []
+    if bare in _WILDCARDS or is_loopback(bare):
+        names += [f"{n}:{port}" for n in _LOOPBACK_NAMES]
+    if bare in _WILDCARDS:
+        names += [f"{socket.gethostname()}:{port}", f"{socket.getfqdn()}:{port}"]
+    names += [_with_port(n, port) for n in extra if n.strip()]
+    return list(dict.fromkeys(names))
+
+
+class BearerAuth:
+    """ASGI middleware: every HTTP request carries ``Authorization: Bearer TOKEN``."""
+
+    def __init__(self, app: Any, token: str) -> None:
+        self.app = app
+        self._token = token.encode("utf-8")
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope.get("type") != "http":
+            await self.app(scope, receive, send)
+            return
+        given = b""
+        for key, value in scope.get("headers", ()):
+            if key.lower() == b"authorization":
+                given = bytes(value)
+                break
+        scheme, _, credentials = given.partition(b" ")
+        if scheme.lower() == b"bearer" and hmac.compare_digest(credentials.strip(), self._token):
+            await self.app(scope, receive, send)
+            return
+        challenge = 'Bearer realm="docmentor"' + (', error="invalid_token"' if given else "")
+        body = json.dumps(
+            {
+                "error": "unauthorized",
+                "error_description": "this server needs Authorization: Bearer TOKEN (the token in its --token-file)",
+            }
+        ).encode()
+        await send(
+            {
+                "type": "http.response.start",
+                "status": 401,
+                "headers": [
+                    (b"content-type", b"application/json"),
+                    (b"content-length", str(len(body)).encode()),
+                    (b"www-authenticate", challenge.encode()),
+                ],
+            }
+        )
+        await send({"type": "http.response.body", "body": body})
+
+
+def serve_http(
+    server: Any, *, host: str, port: int, token: str | None, allow_hosts: list[str], insecure: bool
+) -> None:
+    """Serve ``server`` (an MCPServer) as stateless streamable HTTP at ``/mcp`` until stopped."""
+    import anyio
+    import uvicorn
+    from mcp.server.transport_security import TransportSecuritySettings
+
+    hosts = allowed_hosts(host, port, allow_hosts)
+    security = TransportSecuritySettings(
+        enable_dns_rebinding_protection=True,
+        allowed_hosts=hosts,
+        allowed_origins=[f"{scheme}://{h}" for h in hosts for scheme in ("http", "https")],
+    )
+    app: Any = server.streamable_http_app(
+        stateless_http=True, json_response=True, transport_security=security, host=host
+    )
+    if token is not None:
+        app = BearerAuth(app, token)
+    shown = f"[{host}]" if ":" in host else host
+    note = " (bearer token required)" if token else (" (no authentication: --insecure)" if insecure else "")
+    sys.stderr.write(f"docmentor: MCP over streamable HTTP at http://{shown}:{port}/mcp{note}\n")
+    sys.stderr.flush()
+    config = uvicorn.Config(app, host=host, port=port, log_level="warning")
+    anyio.run(uvicorn.Server(config).serve)

@@ -1,0 +1,434 @@
+"""What the MCP tools take and return, as types the SDK turns into JSON schemas.
+
+Input: the ranges and choices of each argument (``minimum``/``maximum``/``enum``/``pattern``
+in the input schemas); a value outside them is a tool error that names the allowed range
+(:mod:`docmentor.mcp_contract` words it). The ranges are the CLI's where the CLI has one,
+and the MCP caps where a tool result must stay small enough for a model's context.
+
+Output: one TypedDict per tool, published as its ``outputSchema``; the structured content
+is checked against it by the SDK before it leaves. Objects may carry more keys than listed
+(new fields are additions, never renames).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal, NotRequired
+
+from pydantic import Field
+from typing_extensions import TypedDict  # pydantic needs it below Python 3.12
+
+from docmentor.assemble import MAX_TOKENS_RANGE
+
+# -- input ranges -----------------------------------------------------------------------------
+
+MAX_SEARCH_LIMIT = 20  # search_docs results per call (an agent's context: the CLI allows 100)
+MAX_DOC_CHARS = 100_000  # get_doc characters per page
+MAX_FIND_RESULTS = 20  # find_api results per call (the CLI allows 50)
+MAX_DIGEST_TOKENS = 20_000  # assemble_context budget: tool results must stay usable
+MIN_DIGEST_TOKENS = MAX_TOKENS_RANGE[0]  # the CLI's lower bound
+MAX_CHUNKS = 20  # get_doc_excerpt passages (the engine's cap)
+CONTEXT_CHARS = (50, 5000)  # get_doc_excerpt characters around a match (the engine's range)
+MAX_SECTIONS = 100  # assemble's --sections
+MAX_DEPTH = 2  # assemble's --depth
+LINES_PATTERN = r"^\s*\d+\s*(-\s*\d+\s*)?$"
+
+Count = Annotated[int, Field(ge=0, description="A count of issues or items (0 or more).")]
+MaybeCount = Annotated[int | None, Field(ge=0, description="A count (0 or more); omitted: unknown.")]
+Score = Annotated[float, Field(ge=0, le=10, description="A clarity score, 0-10.")]
+DigestFormat = Literal["markdown", "json"]
+
+# -- output types -----------------------------------------------------------------------------
+
+
+class AlsoHit(TypedDict, total=False):
+    """A near-identical section elsewhere, collapsed into the hit that lists it."""
+
+    source: str
+    path: str
+    heading: str
+    line_start: int
+    line_end: int
+
+
+class SearchResult(TypedDict):
+    rank: int
+    source: str
+    path: str
+    url: str
+    title: str
+    heading: str
+    heading_path: list[str]
+    line_start: int
+    line_end: int
+    score: float
+    snippet: str
+    indexed_at: str
+    source_version: str | None
+    also: list[AlsoHit]
+
+
+class SearchOut(TypedDict):
+    query: str
+    results: list[SearchResult]
+
+
+class DocPageOut(TypedDict):
+    source: str
+    path: str
+    url: str
+    title: str
+    content: str
+    offset: int
+    length: int
+    total_length: int
+    has_more: bool
+    stale: bool
+    error: str | None
+    indexed_at: str
+
+
+class Excerpt(TypedDict):
+    heading: str
+    heading_path: list[str]
+    line_start: int
+    line_end: int
+    score: float
+    text: str
+
+
+class ExcerptOut(TypedDict):
+    source: str
+    path: str
+    url: str
+    title: str
+    query: str
+    excerpts: list[Excerpt]
+
+
+class SourceRow(TypedDict):
+    name: str
+    kind: str  # folder, llms.txt …; "configured" for a configured source that could not be indexed
+    target: str
+    title: str | None
+    version: str | None
+    documents: int
+    sections: int
+    stale_documents: int
+    status: str
+    error: str | None
+    created_at: str | None
+    refreshed_at: str | None
+    options: dict[str, Any]
+    units: int
+    embedded: int
+
+
+class SourcesOut(TypedDict):
+    sources: list[SourceRow]
+
+
+class Failure(TypedDict):
+    path: str
+    error: str
+
+
+class Skip(TypedDict):
+    path: str
+    reason: str
+
+
+class Embedding(TypedDict):
+    embedded: int
+    pending: int
+    seconds: float
+    skipped: str | None
+
+
+class RefreshRow(TypedDict):
+    source: str
+    error: str | None
+    kind: str
+    added: int
+    updated: int
+    unchanged: int
+    removed: int
+    failed: list[Failure]
+    skipped: list[Skip]
+    warnings: list[str]
+    documents: int
+    sections: int
+    seconds: float
+    embedding: Embedding | None
+
+
+class RefreshOut(TypedDict):
+    sources: list[RefreshRow]
+
+
+class DigestDocument(TypedDict, total=False):
+    path: str
+    source: str
+    url: str
+    title: str
+    score: float
+    relevance: float
+    canonicality: float
+    status: str | None
+    updated_at: str | None
+    inlinks: int
+    factors: dict[str, float]
+    sections_included: int
+
+
+class DigestSection(TypedDict, total=False):
+    path: str
+    source: str
+    heading: str
+    heading_path: list[str]
+    line_start: int
+    line_end: int
+    section_line_start: int
+    section_line_end: int
+    relevance: float
+    origin: str
+    referenced_by: list[str]
+    trimmed: bool
+    tokens: int
+    text: str
+
+
+class DigestOut(TypedDict):
+    query: str
+    format: DigestFormat
+    token_budget: int
+    actual_tokens: int
+    sections_selected: int
+    documents: list[DigestDocument]
+    sections: list[DigestSection]
+    digest: NotRequired[str]  # format "markdown": the digest as text (format "json": the object is the digest)
+    note: NotRequired[str]  # why the digest is empty, and what to try
+
+
+class Tier(TypedDict):
+    range: list[float]
+    grade: str
+    description: str
+    criteria: dict[str, int]
+    characteristics: list[str]
+
+
+class Penalty(TypedDict, total=False):
+    type: str
+    count: int
+    penalty: float
+    explanation: str
+
+
+class Breakdown(TypedDict):
+    starting_score: float
+    total_penalty: float
+    penalties: list[Penalty]
+
+
+class ClarityScoreOut(TypedDict):
+    overall_score: float
+    grade: str
+    rubric_tier: str
+    rubric_description: str
+    calculation_breakdown: Breakdown
+    calculation: str
+    quality_rating: str
+    meets_criteria: bool
+    scoring_version: str
+    rubric_hash: str
+
+
+class DimensionOut(TypedDict):
+    dimension: str
+    score: float
+    calculation: str
+    scoring_version: str
+    rubric_hash: str
+
+
+class Fix(TypedDict, total=False):
+    rank: int
+    issue_type: str
+    severity: str
+    location: str
+    line: int | None
+    impact: str
+    estimated_effort: str
+    message: str
+
+
+class RoadmapOut(TypedDict):
+    current_score: float
+    target_score: float
+    estimated_new_score: float
+    total_fixes_needed: int
+    estimated_total_effort: str
+    estimated_total_minutes: int
+    target_reachable: bool
+    priority_fixes: list[Fix]
+    quick_wins: list[str]
+    scoring_version: str
+    rubric_hash: str
+
+
+class ExplainBreakdown(TypedDict, total=False):
+    starting_score: float
+    critical_penalty: float
+    warning_penalty: float
+    info_penalty: float
+    content_penalties: list[Penalty]
+
+
+class ExplainOut(TypedDict):
+    final_score: float
+    grade: str
+    rubric_tier: str
+    tier_description: str
+    formula: str
+    calculation: str
+    breakdown: ExplainBreakdown
+    human_explanation: str
+    rubric_match: bool
+    meets_criteria: bool
+    characteristics_of_tier: list[str]
+    scoring_version: str
+    rubric_hash: str
+    given_score: NotRequired[float]  # the score passed in, when it differs from the formula's
+
+
+class Criterion(TypedDict, total=False):
+    score: float
+    measured_by: list[str]
+    key_issues: list[str]
+
+
+class DocumentClarity(TypedDict, total=False):
+    overall_score: float
+    grade: str
+    rubric_tier: str
+    rubric_description: str
+    instruction_clarity: float
+    logical_flow: float
+    completeness: float
+    consistency: float
+    prerequisite_coverage: float
+    evaluation_criteria: dict[str, Criterion]
+    scoring_rationale: str
+    quality_rating: str
+    meets_criteria: bool
+    calculation_breakdown: Breakdown
+    scoring_version: str
+    rubric_hash: str
+
+
+class Issue(TypedDict, total=False):
+    type: str
+    severity: str
+    dimensions: list[str]
+    line: int | None
+    section: str | None
+    message: str
+    suggested_fix: str | None
+
+
+class ScoredDocumentOut(TypedDict):
+    path: str
+    url: NotRequired[str]
+    clarity_score: DocumentClarity
+    score_explanation: ExplainOut
+    improvement_roadmap: RoadmapOut
+    dashboard_metrics: dict[str, Any]
+    dimension_scores: dict[str, float]
+    metrics: dict[str, int]
+    issues: list[Issue]
+    clarity_issues: list[Issue]
+    structural_issues: list[Issue]
+    summary: dict[str, Any]
+
+
+class OverviewOut(TypedDict):
+    library: str
+    aspect: str
+    overview: str
+    description: str | None
+    versions: dict[str, str | None]
+    warnings: list[str]
+
+
+class ApiParameter(TypedDict, total=False):
+    name: str
+    type: str | None
+    default: str | None
+    required: bool
+    kind: str
+    description: str | None
+
+
+class ApiReturns(TypedDict, total=False):
+    type: str | None
+    description: str | None
+    class_id: str | None
+    item_class_id: str | None
+
+
+class ApiResult(TypedDict, total=False):
+    rank: int
+    api_id: str
+    library: str
+    signature: str
+    description: str
+    relevance: float
+    importance: float
+    score: float
+    signals: dict[str, int | None]
+    aliases: list[str]
+    variants: list[Any]
+    kind: str
+    parameters: list[ApiParameter]
+    returns: ApiReturns | None
+    examples: list[str]
+    deprecated: str | None
+
+
+class FindApiOut(TypedDict):
+    query: str
+    results: list[ApiResult]
+    versions: dict[str, str | None]
+    warnings: list[str]
+
+
+class Example(TypedDict, total=False):
+    example_id: str
+    library: str
+    title: str
+    code: str
+    language: str
+    apis_used: list[str]
+    complexity: str
+    prerequisites: list[str]
+    validated: bool | None
+    deprecated_apis: dict[str, str | None]
+    drift: list[Any]
+    source: str
+    relevance: float
+
+
+class ExamplesOut(TypedDict):
+    task: str
+    examples: list[Example]
+    versions: dict[str, str | None]
+    warnings: list[str]
+
+
+class ReportOut(TypedDict):
+    status: str
+    issue_type: str
+    query: str
+    library: str | None
+    times_reported: int
+    suggestions: list[str]
