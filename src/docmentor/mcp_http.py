@@ -54,12 +54,12 @@ def read_token(path: Path) -> str:
         token = path.expanduser().read_text(encoding="utf-8").strip()
     except (OSError, UnicodeDecodeError) as exc:
         raise UsageError(
-            f"cannot read the token file {path}: {exc}", hint=f"create one: {_MAKE_TOKEN}"
+            f"cannot read the token file {path}: {exc}", hint=f"create one with: {_MAKE_TOKEN}"
         ) from None
     if len(token) < MIN_TOKEN_CHARS or any(c.isspace() for c in token):
         raise UsageError(
             f"the token in {path} must be one word of at least {MIN_TOKEN_CHARS} characters",
-            hint=f"create one: {_MAKE_TOKEN}",
+            hint=f"create one with: {_MAKE_TOKEN}",
         )
     return token
 
@@ -71,8 +71,8 @@ def check_bind(host: str, *, token: str | None, insecure: bool) -> None:
     shown = host or "all addresses"
     raise UsageError(
         f"refusing to serve on {shown} without authentication: other machines can reach it",
-        hint="pass --token-file FILE (clients send Authorization: Bearer TOKEN), "
-        "or --insecure to serve it to anyone who can connect, or --host 127.0.0.1",
+        hint="pass --token-file FILE, so that clients must send its bearer token; "
+        "or --insecure to serve anyone who can connect; or --host 127.0.0.1",
     )
 
 

@@ -2,36 +2,76 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated
 
+import click
 import typer
 
 from docmentor.cli.app import STATE, _db_path
-from docmentor.errors import UsageError
+
+TRANSPORTS = ("stdio", "http")
 
 
 # Registered on `app` in `docmentor.cli.__init__`, after `assemble`, to keep the --help order.
 def serve(
     transport: Annotated[
-        str, typer.Option("--transport", "-t", help="stdio or http (streamable HTTP at /mcp).")
+        str,
+        typer.Option(
+            "--transport",
+            "-t",
+            help="stdio, or http (streamable HTTP at /mcp).",
+            click_type=click.Choice(TRANSPORTS),
+        ),
     ] = "stdio",
-    host: Annotated[str, typer.Option("--host", help="HTTP host.")] = "127.0.0.1",
-    port: Annotated[int, typer.Option("--port", help="HTTP port.")] = 8765,
+    host: Annotated[
+        str,
+        typer.Option("--host", help="HTTP host. Other than loopback only with --token-file or --insecure."),
+    ] = "127.0.0.1",
+    port: Annotated[int, typer.Option("--port", help="HTTP port.", min=1, max=65535)] = 8765,
     tools: Annotated[
         str, typer.Option("--tools", help="Tool groups to expose (docs, api, assemble, clarity, feedback).")
     ] = "docs,api,assemble,clarity,feedback",
     refresh_interval: Annotated[
         float,
         typer.Option(
-            "--refresh-interval", help="Refresh all sources every N hours in the background (0 = off)."
+            "--refresh-interval",
+            help="Refresh all sources every N hours in the background (0 = off).",
+            min=0,
         ),
     ] = 0.0,
+    allow_path: Annotated[
+        list[Path] | None,
+        typer.Option(
+            "--allow-path",
+            help="A folder whose files score_document may read besides the indexed documents (repeatable).",
+            exists=True,
+            file_okay=False,
+            dir_okay=True,
+        ),
+    ] = None,
+    token_file: Annotated[
+        Path | None,
+        typer.Option(
+            "--token-file",
+            help="HTTP: a file holding a bearer token every request must carry (Authorization: Bearer TOKEN).",
+        ),
+    ] = None,
+    insecure: Annotated[
+        bool,
+        typer.Option("--insecure", help="HTTP: serve an address other machines reach without a token."),
+    ] = False,
+    allow_host: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--allow-host",
+            help="HTTP: another Host header name clients use, NAME or NAME:PORT (repeatable).",
+        ),
+    ] = None,
 ) -> None:
-    """Run the MCP server over stdio or streamable HTTP. Stdio suits Claude Code / Cursor; HTTP is stateless."""
+    """Run the MCP server (stdio for Claude Code / Cursor, or stateless streamable HTTP)."""
     from docmentor.server import run_server
 
-    if transport not in ("stdio", "http"):
-        raise UsageError(f"unknown transport {transport!r}", hint="use stdio or http")
     groups = [t.strip() for t in tools.split(",") if t.strip()]
     run_server(
         db=_db_path(),
@@ -41,4 +81,8 @@ def serve(
         tools=groups,
         refresh_interval_hours=refresh_interval,
         embeddings=STATE.embeddings,
+        allow_paths=list(allow_path or []),
+        token_file=token_file,
+        insecure=insecure,
+        allow_hosts=list(allow_host or []),
     )
