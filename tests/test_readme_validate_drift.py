@@ -128,20 +128,26 @@ def test_an_example_with_placeholders_is_not_complete() -> None:
 
 @pytest.mark.skipif(sys.platform != "linux", reason="reads /proc")
 def test_a_timeout_kills_the_whole_process_group(tmp_path: Path) -> None:
-    pid_file = tmp_path / "child.pid"
+    # the child is found by a tag on its command line (the example may not write outside its folder)
+    tag = f"docmentor-test-child-{tmp_path.name}"
     code = f"""
         import subprocess, sys, time
-        child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(100)"])
-        open({str(pid_file)!r}, "w").write(str(child.pid))
+        child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(100)", {tag!r}])
         time.sleep(100)
     """
     report = validate_examples([example(code)], timeout=1.5, jobs=1)
     assert report.results[0].error == "timed out after 1.5s"
-    pid = int(pid_file.read_text())
     deadline = time.monotonic() + 5
     while time.monotonic() < deadline:
-        status = Path(f"/proc/{pid}/status")
-        if not status.exists() or "\nState:\tZ" in status.read_text():
+        alive = []
+        for proc in Path("/proc").iterdir():
+            try:
+                tagged = tag.encode() in (proc / "cmdline").read_bytes()
+                if tagged and "\nState:\tZ" not in (proc / "status").read_text():
+                    alive.append(proc.name)
+            except OSError:
+                continue
+        if not alive:
             break
         time.sleep(0.05)
     else:
@@ -149,11 +155,11 @@ def test_a_timeout_kills_the_whole_process_group(tmp_path: Path) -> None:
 
 
 def test_validation_uses_the_given_interpreter(tmp_path: Path) -> None:
-    marker = tmp_path / "interpreter.txt"
-    code = f"import sys\nopen({str(marker)!r}, 'w').write(sys.executable)\n"
+    code = "import sys\nsys.exit('interpreter: ' + sys.executable)\n"  # told on stderr: no writes outside
     report = validate_examples([example(code)], python=sys.executable, jobs=1)
-    assert report.passed == 1 and report.python == sys.executable
-    assert Path(marker.read_text()).resolve() == Path(sys.executable).resolve()
+    assert report.failed == 1 and report.python == sys.executable
+    said = (report.results[0].error or "").removeprefix("interpreter: ").removesuffix(" (exit code 1)")
+    assert Path(said).resolve() == Path(sys.executable).resolve()
 
 
 def test_validation_refuses_a_missing_interpreter(tmp_path: Path) -> None:

@@ -7,6 +7,15 @@ environment and a timeout after which its whole process group is killed. The out
 goes into ``Example.validated`` and ``Example.execution_context``; a failing, crashing
 or hanging example is a result, never an exception.
 
+Documentation code is not trusted. Where the machine allows it (Linux with unprivileged
+user namespaces, probed once per process: ``isolation()``), each example runs in a sandbox
+(``validate_sandbox.py``): no network (its own loopback only), the whole filesystem
+read-only but its temporary folder, and its own PID namespace, so every process it starts
+— children that called ``setsid`` too — dies with it. Elsewhere it runs with the user's
+rights, and one warning per process says so. In both cases every run carries a unique
+environment marker, and processes that carry it are killed when the example ends (a scan
+of ``/proc`` on Linux), besides the example's process group.
+
 A doctest session (``>>> import httpx``) runs as the program its prompts spell. An example
 that fails only for want of what this machine lacks — the network, or a module other than
 the library's — is not counted as broken: it is *not run here*, with the reason
@@ -28,6 +37,7 @@ import tempfile
 import textwrap
 import threading
 import time
+import uuid
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -42,7 +52,7 @@ from docmentor.readme_llm.models import Example, ExecutionContext
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["ExampleResult", "ValidationReport", "validate_examples"]
+__all__ = ["ExampleResult", "Isolation", "ValidationReport", "isolation", "validate_examples"]
 
 Status = Literal["passed", "failed", "skipped"]
 
@@ -60,6 +70,93 @@ _NO_NETWORK = re.compile(
 )
 # a library saying an optional dependency is missing: "… is not available. Install it with: pip install anyio[trio]"
 _OPTIONAL_PACKAGE = re.compile(r"[Ii]nstall it with:? *`?pip install|^ImportError: .*pip install \S+\[")
+# every process of one run carries this variable (with the run's id) in its environment
+_RUN_MARKER = "DOCMENTOR_VALIDATE_RUN"
+_SANDBOX = Path(__file__).with_name("validate_sandbox.py")
+_SANDBOX_FAILED = 125  # validate_sandbox.py's exit status when it could not set up
+
+
+@dataclass(frozen=True, slots=True)
+class Isolation:
+    """How examples run on this machine: ``sandboxed`` or with the user's rights."""
+
+    sandboxed: bool
+    detail: str  # what there is, or why there is none
+
+    def describe(self) -> str:
+        if self.sandboxed:
+            return "sandboxed: no network, read-only filesystem but the example's folder, own PID namespace"
+        return f"none ({self.detail}): examples run with your rights"
+
+
+_isolation: Isolation | None = None
+_isolation_lock = threading.Lock()
+_warned = False
+
+# run inside the sandbox by the probe: the example folder writable, its parent not, no interface but lo
+_PROBE = """
+import os, socket, sys
+open("inside", "w").write("x")
+try:
+    open(os.path.join("..", "outside"), "w").write("x")
+except OSError:
+    pass
+else:
+    sys.exit("the filesystem outside the example's folder is writable")
+names = sorted(name for _, name in socket.if_nameindex())
+if names != ["lo"]:
+    sys.exit(f"network interfaces besides loopback: {names}")
+"""
+
+
+def isolation() -> Isolation:
+    """The isolation examples get here, probed once per process (a sandboxed no-op program)."""
+    global _isolation
+    with _isolation_lock:
+        if _isolation is None:
+            _isolation = _probe()
+        return _isolation
+
+
+def _probe() -> Isolation:
+    if not sys.platform.startswith("linux"):
+        return Isolation(False, f"the sandbox needs Linux namespaces; this is {sys.platform}")
+    with tempfile.TemporaryDirectory(prefix="docmentor-probe-", ignore_cleanup_errors=True) as tmp:
+        work = Path(tmp) / "work"
+        work.mkdir()
+        command = [*_sandboxed(work), sys.executable, "-I", "-S", "-c", _PROBE]
+        try:
+            done = subprocess.run(
+                command, cwd=work, env=_base_env(work), stdin=subprocess.DEVNULL,
+                capture_output=True, timeout=30, check=False,
+            )  # fmt: skip
+        except (OSError, subprocess.TimeoutExpired) as error:
+            return Isolation(False, f"the sandbox did not start: {error}")
+        lines = done.stderr.decode("utf-8", "replace").strip().splitlines()
+        why = lines[-1].removeprefix("docmentor-sandbox: ") if lines else f"exit code {done.returncode}"
+        if done.returncode != 0:
+            return Isolation(False, f"the sandbox could not be set up: {why}")
+        if not (work / "inside").is_file() or (Path(tmp) / "outside").exists():
+            return Isolation(False, "the sandbox did not confine writes")
+    return Isolation(True, "Linux user, mount, network, PID and IPC namespaces")
+
+
+def _sandboxed(work: Path) -> list[str]:
+    """The command prefix that runs a program in the sandbox with ``work`` writable."""
+    return [sys.executable, "-I", "-S", str(_SANDBOX), str(work)]
+
+
+def _warn_once(found: Isolation) -> None:
+    global _warned
+    with _isolation_lock:
+        if _warned or found.sandboxed:
+            return
+        _warned = True
+    logger.warning(
+        "examples run without isolation (%s): an example can write outside its temporary folder "
+        "and reach the network with your rights; the processes it leaves are killed when it ends",
+        found.detail,
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,6 +186,7 @@ class ValidationReport:
     python: str
     version: str | None
     results: tuple[ExampleResult, ...]
+    isolation: str = ""  # Isolation.describe() of the run
 
     @property
     def passed(self) -> int:
@@ -109,6 +207,7 @@ class ValidationReport:
             "passed": self.passed,
             "failed": self.failed,
             "skipped": self.skipped,
+            "isolation": self.isolation,
             "results": [r.to_dict() for r in self.results],
         }
 
@@ -155,6 +254,8 @@ def validate_examples(
     if timeout <= 0 or jobs < 1:
         raise UsageError("timeout must be positive and jobs at least 1")
     today = datetime.now(UTC).date().isoformat()
+    found = isolation()
+    _warn_once(found)
 
     def one(example: Example) -> ExampleResult:
         if not example.complete or example.language != "python":
@@ -162,10 +263,14 @@ def validate_examples(
         source = runnable_source(example.code)
         if source is None:
             return ExampleResult(example.example_id, "skipped")
-        result = _run_one(example.example_id, source, interpreter, timeout)
+        result = _run_one(example.example_id, source, interpreter, timeout, sandboxed=found.sandboxed)
         if result.status == "failed" and (reason := not_run_here(result.error, library)):
             result = ExampleResult(
-                example.example_id, "skipped", error=reason, exit_code=result.exit_code, duration=result.duration
+                example.example_id,
+                "skipped",
+                error=reason,
+                exit_code=result.exit_code,
+                duration=result.duration,
             )
             example.validated = None
         else:
@@ -188,7 +293,9 @@ def validate_examples(
 
     with ThreadPoolExecutor(max_workers=jobs) as pool:
         results = tuple(pool.map(counted, examples))
-    report = ValidationReport(python=interpreter, version=version, results=results)
+    report = ValidationReport(
+        python=interpreter, version=version, results=results, isolation=found.describe()
+    )
     logger.info(
         "validated %d examples: %d passed, %d failed",
         report.passed + report.failed,
@@ -303,30 +410,44 @@ def not_run_here(error: str | None, library: str | None) -> str | None:
         return f"not run here: needs the network ({error})"
     if _OPTIONAL_PACKAGE.search(error):
         return f"not run here: needs a package this environment lacks ({error})"
+    if error.startswith("docmentor-sandbox: "):
+        return f"not run here: the sandbox could not be set up ({error})"
     return None
 
 
-def _run_one(example_id: str, source: str, python: str, timeout: float) -> ExampleResult:
+def _base_env(work: Path) -> dict[str, str]:
+    env = {k: os.environ[k] for k in _KEPT_ENV if k in os.environ}
+    env.update(
+        HOME=str(work),
+        USERPROFILE=str(work),
+        TMPDIR=str(work),
+        PYTHONDONTWRITEBYTECODE="1",
+        PYTHONIOENCODING="utf-8",
+        PYTHONUNBUFFERED="1",
+    )
+    return env
+
+
+def _run_one(
+    example_id: str, source: str, python: str, timeout: float, *, sandboxed: bool = False
+) -> ExampleResult:
     started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="docmentor-validate-", ignore_cleanup_errors=True) as tmp:
         work = Path(tmp) / "work"
         work.mkdir()
         script = work / "example.py"
         script.write_text(source, encoding="utf-8")
-        env = {k: os.environ[k] for k in _KEPT_ENV if k in os.environ}
-        env.update(
-            HOME=str(work),
-            USERPROFILE=str(work),
-            TMPDIR=str(work),
-            PYTHONDONTWRITEBYTECODE="1",
-            PYTHONIOENCODING="utf-8",
-            PYTHONUNBUFFERED="1",
-        )
+        env = _base_env(work)
+        run_id = uuid.uuid4().hex
+        env[_RUN_MARKER] = run_id
+        command = [python, script.name]
+        if sandboxed:
+            command = [*_sandboxed(work), *command]
         stderr_path = Path(tmp) / "stderr.txt"
         with stderr_path.open("wb") as stderr:
             try:
                 proc = subprocess.Popen(
-                    [python, script.name],
+                    command,
                     cwd=work,
                     env=env,
                     stdin=subprocess.DEVNULL,
@@ -348,11 +469,14 @@ def _run_one(example_id: str, source: str, python: str, timeout: float) -> Examp
                     duration=time.monotonic() - started,
                 )
             finally:
-                _kill_group(proc)  # whatever it left running in the background
+                _kill_group(proc)  # whatever it left running in the background ...
+                _kill_marked(run_id)  # ... in its process group or not (setsid, double fork)
         duration = time.monotonic() - started
         if code == 0:
             return ExampleResult(example_id, "passed", exit_code=0, duration=duration)
         last = _last_line(stderr_path)
+        if sandboxed and code == _SANDBOX_FAILED and last.startswith("docmentor-sandbox: "):
+            return ExampleResult(example_id, "failed", error=last, exit_code=code, duration=duration)
         message = f"{last} (exit code {code})" if last else f"exit code {code}"
         return ExampleResult(example_id, "failed", error=message, exit_code=code, duration=duration)
 
@@ -365,6 +489,41 @@ def _kill_group(proc: subprocess.Popen[bytes]) -> None:
         os.killpg(proc.pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
         pass
+
+
+def _kill_marked(run_id: str) -> None:
+    """Kill every process whose environment carries this run's marker (Linux: reads /proc).
+
+    Stopped first, then killed, round after round until none is left, so a process that
+    forks while it is being killed is caught in the next round. A process that cleared its
+    environment before exec escapes this; the sandbox's PID namespace does not let it.
+    """
+    proc = Path("/proc")
+    if not proc.is_dir():
+        return
+    needle = f"\0{_RUN_MARKER}={run_id}\0".encode()
+    me = os.getpid()
+    for _ in range(50):
+        marked: list[int] = []
+        for entry in proc.iterdir():
+            if not entry.name.isdigit() or int(entry.name) == me:
+                continue
+            try:
+                environ = (entry / "environ").read_bytes()
+            except OSError:
+                continue
+            if needle in b"\0" + environ:
+                marked.append(int(entry.name))
+        if not marked:
+            return
+        for sig in (signal.SIGSTOP, signal.SIGKILL):
+            for pid in marked:
+                try:
+                    os.kill(pid, sig)
+                except (ProcessLookupError, PermissionError):
+                    pass
+        time.sleep(0.01)
+    logger.warning("processes of example run %s kept starting others; some may be left", run_id)
 
 
 def _last_line(path: Path) -> str:
