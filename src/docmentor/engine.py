@@ -17,7 +17,7 @@ from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import urljoin
 
 from docmentor.config import auto_name, default_db, embeddings_enabled, is_url, validate_name
@@ -45,6 +45,18 @@ log = logging.getLogger(__name__)
 
 Progress = Callable[[int, int, str], None]
 DEFAULT_MAX_BYTES = 5_000_000
+#: seconds one ``refresh`` of every source may take (llms.txt fetching stops then; what was
+#: not fetched keeps its last good copy, sources not reached are left as they were)
+DEFAULT_REFRESH_DEADLINE = 1800.0
+#: a refresh that would remove more than half of a source's documents, when it had at least
+#: this many, keeps them (stale) and warns: removing them takes ``refresh --prune``
+PRUNE_GUARD_MIN = 10
+#: seconds a search waits for a writer between its store and lexical commits (then it
+#: filters its hits against the store instead)
+SETTLE_WAIT = 5.0
+#: searches run again when a writer committed while they ran, before filtering against the store
+READ_ATTEMPTS = 3
+_T = TypeVar("_T")
 
 
 @dataclass
@@ -100,6 +112,9 @@ class DocPage:
     stale: bool
     error: str | None
     indexed_at: str
+    #: characters of what was asked for (the lines' text with ``lines``, else the document);
+    #: ``has_more`` and the next ``offset`` count in it (not in the JSON)
+    span_length: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -161,6 +176,7 @@ class Docmentor:
         self._model_failed = False
         self._loading: threading.Thread | None = None  # the background model load, once
         self._open_lock = threading.Lock()
+        self._generations_seen: Any = None  # the store's generations at this process's last search
         #: held while configured sources are added (a server's start-up and its refresh tool)
         self.adding_configured = threading.Lock()
         self._check_analyzer(writer=create)
@@ -180,6 +196,71 @@ class Docmentor:
         if self._lexical is None and not (self.root / "lexical" / "meta.json").exists():
             return None
         return self.lexical
+
+    def _settle(self) -> tuple[Any, bool]:
+        """The store's source generations, and whether the lexical index is at them.
+
+        A writer commits the store, then the lexical index, then records that the two agree
+        (``lexical_generation``). A source found behind while the write lock is free was left
+        so by a writer that died between the two commits: it is repaired here, by whoever
+        reads first. While a writer holds the lock (it is between its commits), this waits
+        for it, at most :data:`SETTLE_WAIT` seconds; False when the index is still behind
+        then (or the repair failed, e.g. a read-only folder)."""
+        waited: float | None = None
+        repaired = False
+        while True:
+            gens = self.store.generations()
+            if all(g == lg for _, g, lg in gens):
+                return gens, True
+            with self.store.try_write_lock() as mine:
+                if mine and not repaired:
+                    repaired = True
+                    try:
+                        self._repair()
+                    except Exception as exc:  # searches still answer, checked against the store
+                        log.warning("cannot repair the lexical index now: %s", exc)
+                        log.debug("repair failed", exc_info=True)
+                        return gens, False
+                    continue
+            if waited is None:
+                waited = time.monotonic() + SETTLE_WAIT
+            elif time.monotonic() >= waited:
+                return gens, False
+            time.sleep(0.01)
+
+    def _read_lexical(self, run: Callable[[LexicalIndex | None, bool], _T]) -> _T:
+        """``run(index, check)`` on a lexical index that matches the store.
+
+        The store's generations are read before the search and again after it: when the
+        index was at them before and they did not move, the hits are what the store holds.
+        Otherwise (a writer committed meanwhile) the search runs once more, and then, if
+        the two still do not agree, with ``check=True``: its hits are filtered against the
+        store, so a search never serves a section the store no longer has."""
+        for attempt in range(READ_ATTEMPTS + 1):
+            before, settled = self._settle()
+            index = self._lexical_to_read()
+            if index is not None and settled and before != self._generations_seen:
+                # the store moved since this process last looked: read the newest lexical commit
+                # (the index's own change check is by file time, which two quick commits can share)
+                index.reload()
+                self._generations_seen = before
+            check = attempt == READ_ATTEMPTS
+            result = run(index, check)
+            if check or (settled and self.store.generations() == before):
+                return result
+        raise AssertionError("unreachable")
+
+    def _live(self, hits: list[Any]) -> list[Any]:
+        """The lexical hits whose section the store still has, in the same document and path."""
+        if not hits:
+            return hits
+        live = self.store.live_sections([int(h.fields["section_id"]) for h in hits])
+        return [
+            h
+            for h in hits
+            if (int(h.fields["section_id"]), int(h.fields["document_id"]), str(h.fields.get("s_path")))
+            in live
+        ]
 
     @property
     def index_version(self) -> str:
@@ -313,13 +394,21 @@ class Docmentor:
         )
 
     def refresh_with_config(
-        self, configured: Sequence[Any], *, progress: Progress | None = None, embed: bool = True
+        self,
+        configured: Sequence[Any],
+        *,
+        progress: Progress | None = None,
+        embed: bool = True,
+        prune: bool = False,
+        deadline: float | None = DEFAULT_REFRESH_DEADLINE,
     ) -> list[RefreshReport]:
         """Index the configured sources that are not in the index yet, each on its own (one
         that cannot be read is a report with its ``error``, kind ``configured``), then
-        refresh every other source. ``configured``: :class:`docmentor.config.ConfiguredSource`."""
+        refresh every other source. ``configured``: :class:`docmentor.config.ConfiguredSource`.
+        ``prune`` and ``deadline`` (seconds for the whole call) as for :meth:`refresh`."""
         reports: list[RefreshReport] = []
         added: set[str] = set()
+        ends = _deadline(deadline)
         with self.adding_configured:  # one thread of this process adds them, the others wait
             known = {r.name for r in self.store.sources()}
             for src in configured:
@@ -327,17 +416,17 @@ class Docmentor:
                     continue
                 added.add(src.name)
                 try:
-                    reports.append(
-                        self.add(
-                            src.target, name=src.name, options=src.options, progress=progress, embed=False
-                        )
-                    )
-                except DocmentorError as exc:  # this one is not indexed; the others still are
+                    if ends is not None and time.monotonic() >= ends:
+                        raise SourceUnavailableError(f"not added: the time limit of {deadline:g} s passed")
+                    spec = self.make_spec(src.target, name=src.name, options=src.options)
+                    reports.append(self._refresh_spec(spec, progress=progress, ends=ends))
+                except Exception as exc:  # this one is not indexed; the others still are
+                    message = _failure(src.name, exc)
                     failed = RefreshReport(
-                        source=src.name, kind="configured", error=str(exc), warnings=[str(exc)]
+                        source=src.name, kind="configured", error=message, warnings=[message]
                     )
                     reports.append(failed)
-        reports.extend(self.refresh(progress=progress, exclude=added, embed=False))
+        reports.extend(self._refresh_rows(None, progress=progress, exclude=added, prune=prune, ends=ends))
         if embed:
             self._attach_embedding(reports, progress)
         return reports
@@ -349,32 +438,73 @@ class Docmentor:
         progress: Progress | None = None,
         exclude: Collection[str] = (),
         embed: bool = True,
+        prune: bool = False,
+        deadline: float | None = DEFAULT_REFRESH_DEADLINE,
     ) -> list[RefreshReport]:
-        """Re-read one source, or all but ``exclude``. A source that cannot be read is left as it was."""
+        """Re-read one source, or all but ``exclude``.
+
+        A source that cannot be read, or whose refresh fails in any way, is left as it was:
+        with ``name`` the error is raised; otherwise it is that source's report (``error``)
+        and the other sources are still refreshed.
+
+        ``prune``: remove the documents a source no longer lists even when that is most of
+        them (without it, a refresh that would remove more than half of a source of at least
+        :data:`PRUNE_GUARD_MIN` documents keeps them, marked stale, with a warning).
+        ``deadline``: seconds for the whole call (None: no limit); llms.txt documents not
+        fetched by then keep their last good copy, sources not reached are left as they were.
+        """
+        reports = self._refresh_rows(
+            name, progress=progress, exclude=exclude, prune=prune, ends=_deadline(deadline)
+        )
+        if embed:
+            self._attach_embedding(reports, progress)
+        return reports
+
+    def _refresh_rows(
+        self,
+        name: str | None,
+        *,
+        progress: Progress | None,
+        exclude: Collection[str],
+        prune: bool,
+        ends: float | None,
+    ) -> list[RefreshReport]:
         rows = (
             [self.store.source(name)] if name else [r for r in self.store.sources() if r.name not in exclude]
         )
         reports: list[RefreshReport] = []
         for row in rows:
             try:
-                reports.append(self._refresh_spec(row.spec, progress=progress))
-            except SourceUnavailableError as exc:
-                self.store.set_source_status(row.name, status="error", error=str(exc))
+                if ends is not None and time.monotonic() >= ends:
+                    raise SourceUnavailableError(
+                        "not refreshed: the time limit of this refresh passed",
+                        hint="it keeps its documents; refresh it on its own, or with a longer --deadline",
+                    )
+                reports.append(self._refresh_spec(row.spec, progress=progress, prune=prune, ends=ends))
+            except Exception as exc:  # any failure of one source is that source's, not the others'
+                message = _failure(row.name, exc)
+                try:
+                    self.store.set_source_status(row.name, status="error", error=message)
+                except Exception:  # e.g. the disk is full: the report still says it
+                    log.debug("cannot record the error of source %s", row.name, exc_info=True)
                 if name:
-                    raise
+                    if isinstance(exc, DocmentorError):
+                        raise
+                    raise SourceUnavailableError(
+                        f"cannot refresh {name}: {message}",
+                        hint="it was left as it was; run with --debug for the traceback",
+                    ) from exc
                 reports.append(
                     RefreshReport(
                         source=row.name,
                         kind=row.kind,
-                        error=str(exc),
-                        warnings=[str(exc)],
-                        failed=[(row.target, str(exc))],
+                        error=message,
+                        warnings=[message],
+                        failed=[(row.target, message)],
                         documents=row.documents,  # what is still indexed from it
                         sections=row.sections,
                     )
                 )
-        if embed:
-            self._attach_embedding(reports, progress)
         return reports
 
     def _attach_embedding(self, reports: list[RefreshReport], progress: Progress | None) -> None:
@@ -494,8 +624,10 @@ class Docmentor:
         doc_scores: dict[int, float],
         *,
         source: str | None,
+        check: bool = False,
     ) -> list[Any] | None:
-        """Lexical hits blended with the nearest units by meaning; None: no vectors to use."""
+        """Lexical hits blended with the nearest units by meaning; None: no vectors to use.
+        ``check``: keep only units the store still has (see :meth:`_read_lexical`)."""
         found = self._nearest(query, source, self.ranking.semantic_pool)
         if found is None:
             return None
@@ -504,6 +636,8 @@ class Docmentor:
         extra = index.units(
             [sid for sid, _ in nearest if sid not in have], source=source, doc_scores=doc_scores
         )
+        if check:
+            extra = self._live(extra)
         return blend(hits, extra, cosine, self.ranking)
 
     def remove(self, name: str) -> None:
@@ -523,7 +657,9 @@ class Docmentor:
         return n
 
     # -- the refresh itself -------------------------------------------------------------
-    def _refresh_spec(self, spec: SourceSpec, *, progress: Progress | None) -> RefreshReport:
+    def _refresh_spec(
+        self, spec: SourceSpec, *, progress: Progress | None, prune: bool = False, ends: float | None = None
+    ) -> RefreshReport:
         t0 = time.perf_counter()
         report = RefreshReport(source=spec.name, kind=spec.kind)
         existing = self.store.documents(spec.name) if self.store.has_source(spec.name) else {}
@@ -534,11 +670,15 @@ class Docmentor:
                     f"source {spec.name!r} already points at {old.target}",
                     hint="remove it first, or choose another --name",
                 )
+        served: dict[str, str] = {}  # llms.txt documents: how each was served ('html' | 'text')
         if spec.kind == "folder":
             docs, stale, fresh, ok_paths = self._read_folder(spec, report)
-            version, title = None, None
+            version, title, index_path = None, None, None
         else:
-            docs, stale, fresh, ok_paths, version, title = self._read_llms(spec, existing, report, progress)
+            docs, stale, fresh, ok_paths, version, title = self._read_llms(
+                spec, existing, report, progress, served, ends
+            )
+            index_path = ok_paths[0]  # the llms.txt itself
 
         to_parse: list[tuple[RawDocument, str]] = []
         for raw in docs:
@@ -562,6 +702,8 @@ class Docmentor:
         _set_updated_times(spec, [c.raw for c in changes])
         listed = set(ok_paths) | set(stale)
         delete_paths = [p for p in existing if p not in listed]
+        if delete_paths and not prune:
+            delete_paths = _guard_removals(spec, existing, listed, delete_paths, index_path, stale, report)
         report.removed = len(delete_paths)
         stale = {p: e for p, e in stale.items() if p in existing}
         needs_write = bool(changes or delete_paths or stale or fresh) or not existing
@@ -577,6 +719,7 @@ class Docmentor:
                     fresh_paths=fresh,
                     version=version,
                     title=title,
+                    served=served,
                 )
                 units: list[Unit] = []
                 self.lexical.replace(
@@ -631,11 +774,21 @@ class Docmentor:
         return scan.documents, stale, [], [d.path for d in scan.documents]
 
     def _read_llms(
-        self, spec: SourceSpec, existing: dict[str, Any], report: RefreshReport, progress: Progress | None
+        self,
+        spec: SourceSpec,
+        existing: dict[str, Any],
+        report: RefreshReport,
+        progress: Progress | None,
+        served: dict[str, str],
+        ends: float | None,
     ) -> tuple[list[RawDocument], dict[str, str], list[str], list[str], str | None, str | None]:
+        from docmentor.sources.fetch import DEFAULT_DEADLINE
         from docmentor.sources.llmstxt import FetchSettings, PriorDoc, load_llms_source
 
         opts = spec.options
+        limit = float(opts.get("deadline", DEFAULT_DEADLINE))  # type: ignore[arg-type]
+        if ends is not None:  # the whole refresh's limit, when it is closer
+            limit = max(min(limit, ends - time.monotonic()), 0.001)
         settings = FetchSettings(
             concurrency=int(opts.get("concurrency", 8)),  # type: ignore[call-overload]
             timeout=float(opts.get("timeout", 20.0)),  # type: ignore[arg-type]
@@ -643,6 +796,7 @@ class Docmentor:
             retries=int(opts.get("retries", 2)),  # type: ignore[call-overload]
             allowed_hosts=tuple(str(h) for h in opts.get("allowed_hosts", ())),  # type: ignore[attr-defined]
             include_optional=bool(opts.get("include_optional", True)),
+            deadline=limit,
         )
         # Outcomes are keyed by the link URL, the store keeps the final URL (after redirects):
         # look stored documents up by both, or a redirected document that fails is dropped.
@@ -650,7 +804,10 @@ class Docmentor:
         if is_url(spec.target):
             for d in existing.values():
                 by_url.setdefault(urljoin(spec.target, d.path), d)
-        prior = {u: PriorDoc(etag=d.etag, last_modified=d.last_modified) for u, d in by_url.items()}
+        prior = {
+            u: PriorDoc(etag=d.etag, last_modified=d.last_modified, served=d.served)
+            for u, d in by_url.items()
+        }
         cb = (lambda done, total: progress(done, total, spec.name)) if progress else None
         listing = load_llms_source(spec.target, prior=prior, settings=settings, progress=cb)
         linked_before = [d for d in existing.values() if d.path != listing.index_document.path]
@@ -661,6 +818,13 @@ class Docmentor:
                 f"{spec.target} lists no documents any more (it had {len(linked_before)})",
                 hint="the source was left as it was; remove it if the site really is gone",
             )
+        index_before = existing.get(listing.index_document.path)
+        if not listing.index_framed and index_before is not None:
+            cut = self._cut_short(index_before, listing.index_document.content)
+            if cut is not None:
+                raise SourceUnavailableError(
+                    f"{spec.target}: {cut}", hint="the source was left as it was; try again later"
+                )
         if listing.kind == "llms_txt" and listing.outcomes:
             listing.index_document.searchable = False  # a table of contents: `get` serves it, search skips it
         docs: list[RawDocument] = [listing.index_document]
@@ -668,23 +832,28 @@ class Docmentor:
         stale: dict[str, str] = {}
         fresh: list[str] = []
         seen: set[str] = {listing.index_document.path}
+        served[listing.index_document.path] = "text"
         for out in listing.outcomes:
+            prev = by_url.get(out.url)
+            if out.status == "ok" and out.document is not None and not out.framed and prev is not None:
+                cut = self._cut_short(prev, out.document.content)
+                if cut is not None:  # a failed fetch: the last good copy stays, marked stale
+                    out.status, out.document, out.error = "failed", None, cut
             if out.status == "ok" and out.document is not None:
                 doc = out.document
                 if doc.path in seen:
                     doc.path = doc.url
                 seen.add(doc.path)
+                served[doc.path] = "html" if out.html else "text"
                 docs.append(doc)
                 ok_paths.append(doc.path)
             elif out.status == "not_modified":
-                prev = by_url.get(out.url)
                 if prev is not None:
                     ok_paths.append(prev.path)
                     report.unchanged += 1
                     if prev.stale:
                         fresh.append(prev.path)
             else:
-                prev = by_url.get(out.url)
                 report.failed.append((out.url, out.error or out.status))
                 if out.status == "refused":  # by policy (another host …): not a failing source
                     report.refused.add(out.url)
@@ -692,6 +861,22 @@ class Docmentor:
                     stale[prev.path] = out.error or out.status
         report.warnings.extend(listing.warnings)
         return docs, stale, fresh, ok_paths, None, listing.title
+
+    def _cut_short(self, prev: Any, text: str) -> str | None:
+        """Why a body the server ended by closing the connection (no Content-Length, not
+        chunked) is taken for a cut-short copy of the last good one: it is shorter, and the
+        start of it (up to its last whole line). None: it may well be the document."""
+        old = self.store.content(prev.id)
+        new = text.rstrip("\ufffd")  # a multi-byte character cut in half
+        if len(new) >= len(old):
+            return None
+        whole_lines = new if new.endswith("\n") else new[: new.rfind("\n") + 1]
+        if old.startswith(new) or (whole_lines and old.startswith(whole_lines)):
+            return (
+                f"body cut short: the connection closed after {len(new)} of the {len(old)} characters of the "
+                "last good copy, with no Content-Length to tell"
+            )
+        return None
 
     # -- reading ---------------------------------------------------------------------------
     def _known_source(self, source: str | None) -> None:
@@ -737,31 +922,37 @@ class Docmentor:
             raise UsageError("--limit must be at least 1")
         limit = min(limit, 100)
         self._known_source(source)
-        index = self._lexical_to_read()
         r = ranking or self.ranking
-        terms = self.query_terms(query, index, r)
-        if not terms or index is None:
-            return []
-        doc_scores: dict[int, float] = {}
-        hits = index.search(
-            terms,
-            source=source,
-            limit=max(limit, pool) if pool else max(limit * 4, r.lexical_pool),
-            doc_scores=doc_scores,
-            config=r,
-        )
-        blended = self._hybrid(index, query, hits, doc_scores, source=source) if semantic else None
-        versions = self.store.source_versions()
-        return rank_hits(
-            blended if blended is not None else hits,
-            terms,
-            limit=limit,
-            per_document=per_document if per_document is not None else r.per_document,
-            versions=versions,
-            snippets=snippets,
-            config=r,
-            fused=blended is not None,
-        )
+
+        def run(index: LexicalIndex | None, check: bool) -> list[SearchHit]:
+            terms = self.query_terms(query, index, r)
+            if not terms or index is None:
+                return []
+            doc_scores: dict[int, float] = {}
+            hits = index.search(
+                terms,
+                source=source,
+                limit=max(limit, pool) if pool else max(limit * 4, r.lexical_pool),
+                doc_scores=doc_scores,
+                config=r,
+            )
+            if check:
+                hits = self._live(hits)
+            blended = (
+                self._hybrid(index, query, hits, doc_scores, source=source, check=check) if semantic else None
+            )
+            return rank_hits(
+                blended if blended is not None else hits,
+                terms,
+                limit=limit,
+                per_document=per_document if per_document is not None else r.per_document,
+                versions=self.store.source_versions(),
+                snippets=snippets,
+                config=r,
+                fused=blended is not None,
+            )
+
+        return self._read_lexical(run)
 
     def candidates(self, query: str, *, source: str | None = None, limit: int = 200) -> list[SearchHit]:
         """Every section matching a query, best first, with no per-document cap (for assembly).
@@ -769,24 +960,29 @@ class Docmentor:
         The same analyzer, index and scoring as :meth:`search`.
         """
         self._known_source(source)
-        index = self._lexical_to_read()
-        terms = self.query_terms(query, index)
-        if not terms or index is None:
-            return []
-        doc_scores: dict[int, float] = {}
-        hits = index.search(terms, source=source, limit=max(1, min(limit, 1000)), doc_scores=doc_scores)
-        blended = self._hybrid(index, query, hits, doc_scores, source=source)
-        ranked = blended if blended is not None else hits
-        return rank_hits(
-            ranked,
-            terms,
-            limit=len(ranked),
-            per_document=len(ranked),
-            versions={},
-            config=self.ranking,
-            collapse=False,
-            fused=blended is not None,
-        )
+
+        def run(index: LexicalIndex | None, check: bool) -> list[SearchHit]:
+            terms = self.query_terms(query, index)
+            if not terms or index is None:
+                return []
+            doc_scores: dict[int, float] = {}
+            hits = index.search(terms, source=source, limit=max(1, min(limit, 1000)), doc_scores=doc_scores)
+            if check:
+                hits = self._live(hits)
+            blended = self._hybrid(index, query, hits, doc_scores, source=source, check=check)
+            ranked = blended if blended is not None else hits
+            return rank_hits(
+                ranked,
+                terms,
+                limit=len(ranked),
+                per_document=len(ranked),
+                versions={},
+                config=self.ranking,
+                collapse=False,
+                fused=blended is not None,
+            )
+
+        return self._read_lexical(run)
 
     def assemble(self, query: str, **options: Any) -> Any:
         """A token-budgeted digest for one question: see :func:`docmentor.assemble.assemble`."""
@@ -858,6 +1054,7 @@ class Docmentor:
             doc = self.find(ref, source=source)
             text = self.store.content(doc.id)
             line_map = self.store.line_map(doc.id) if lines is not None else None
+        whole = len(text)  # total_length: the document's, also when only some lines are asked for
         if lines is not None:
             start, end = lines
             if start < 1 or end < start:
@@ -881,11 +1078,12 @@ class Docmentor:
             content=part,
             offset=offset,
             length=len(part),
-            total_length=len(text),
+            total_length=whole,
             has_more=offset + len(part) < len(text),
             stale=doc.stale,
             error=doc.error,
             indexed_at=doc.indexed_at,
+            span_length=len(text),
         )
 
     def excerpt(
@@ -919,6 +1117,53 @@ class Docmentor:
             "query": query,
             "excerpts": chunks,
         }
+
+
+def _deadline(seconds: float | None) -> float | None:
+    """The monotonic time a call with a limit of ``seconds`` must end (None: no limit)."""
+    if seconds is None:
+        return None
+    if not seconds > 0:
+        raise UsageError(f"the refresh time limit must be positive, not {seconds!r}")
+    return time.monotonic() + seconds
+
+
+def _guard_removals(
+    spec: SourceSpec,
+    existing: dict[str, Any],
+    listed: set[str],
+    delete_paths: list[str],
+    index_path: str | None,
+    stale: dict[str, str],
+    report: RefreshReport,
+) -> list[str]:
+    """The documents a refresh without ``prune`` removes: all that vanished, unless the
+    source would keep fewer than half of the documents it had, when it had at least
+    :data:`PRUNE_GUARD_MIN`: then none (they are marked stale, and the report warns). A
+    listing that suddenly drops most of a site is more often a broken or partial page (a
+    folder: an unmounted disk) than a site that deleted its documentation; a site that
+    renamed its pages lists as many as before, and is refreshed as usual."""
+    had = sum(1 for p in existing if p != index_path)
+    now = sum(1 for p in listed if p != index_path)
+    if had < PRUNE_GUARD_MIN or 2 * now >= had:
+        return delete_paths
+    where = "the llms.txt no longer lists it" if index_path is not None else "no longer in the folder"
+    for path in delete_paths:
+        stale[path] = f"{where}; kept until `docmentor refresh --prune {spec.name}`"
+    report.warnings.append(
+        f"{len(delete_paths)} of the {had} documents of {spec.name} are gone from {spec.target}: they were "
+        "kept, marked stale, in case the page is broken or partial (or a disk not mounted). "
+        f"If they really are gone: docmentor refresh --prune {spec.name}"
+    )
+    return []
+
+
+def _failure(source: str, exc: BaseException) -> str:
+    """One line for a source's failed refresh; the traceback of an unexpected one goes to the debug log."""
+    if isinstance(exc, DocmentorError):
+        return str(exc)
+    log.debug("refreshing source %s failed", source, exc_info=exc)
+    return f"unexpected {type(exc).__name__}: {exc} (the source was left as it was)"
 
 
 def _set_updated_times(spec: SourceSpec, docs: list[RawDocument]) -> None:

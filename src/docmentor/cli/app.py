@@ -55,7 +55,10 @@ def _main(
     db: Annotated[
         Path | None,
         typer.Option(
-            "--db", help="Index folder (env DOCMENTOR_DB; default ~/.docmentor).", show_default=False
+            "--db",
+            help="Index folder (env DOCMENTOR_DB, or `db` in docmentor.toml; default DOCMENTOR_HOME, "
+            "else ~/.docmentor).",
+            show_default=False,
         ),
     ] = None,
     debug: Annotated[bool, typer.Option("--debug", help="Show tracebacks and debug logs.")] = False,

@@ -23,6 +23,8 @@ from docmentor.errors import SourceUnavailableError, UsageError
 if TYPE_CHECKING:
     from docmentor.engine import RefreshReport
 
+DEFAULT_REFRESH_DEADLINE = 1800.0  # = docmentor.engine's (not imported here: the CLI starts fast)
+
 
 def _report_line(r: RefreshReport) -> str:
     parts = [f"{r.source}: {r.documents} documents, {r.sections} sections"]
@@ -103,8 +105,9 @@ def add(
 ) -> None:
     """Register a documentation source and index it now. Adding an existing name re-indexes it."""
     from docmentor.config import split_named
+    from docmentor.engine import Docmentor
 
-    if name is None:
+    if name is None and not _is_path(target):  # a folder named "we:ird" is a folder, not NAME:TARGET
         name, target = split_named(target)
     options: dict[str, Any] = {}
     if base_path:
@@ -125,9 +128,17 @@ def add(
         if timeout <= 0:
             raise UsageError("--timeout must be positive")
         options["timeout"] = timeout
+    Docmentor.make_spec(target, name=name, options=options)  # a bad target fails before an index is made
+    existed = _index_exists()
     engine = _open(create=True)
-    with _progress(not as_json) as cb:
-        report = engine.add(target, name=name, options=options, progress=cb, embed=False)
+    try:
+        with _progress(not as_json) as cb:
+            report = engine.add(target, name=name, options=options, progress=cb, embed=False)
+    except BaseException:
+        engine.close()
+        if not existed:  # a failed command changes nothing: not even an empty index is left
+            _discard_index(engine.root)
+        raise
     report.embedding = _embed(engine, not as_json)
     engine.close()
     if as_json:
@@ -138,9 +149,44 @@ def add(
     STATE.finished = True
 
 
+def _is_path(target: str) -> bool:
+    try:
+        return Path(target).expanduser().exists()
+    except (OSError, ValueError):  # a name too long for the system, a NUL byte
+        return False
+
+
+def _discard_index(root: Path) -> None:
+    """Remove what opening a new index made in ``root`` (never the folder: it may be
+    DOCMENTOR_HOME, with the cache and the config file in it)."""
+    import shutil
+
+    for name in ("index.sqlite3", "index.sqlite3-wal", "index.sqlite3-shm", "write.lock"):
+        (root / name).unlink(missing_ok=True)
+    shutil.rmtree(root / "lexical", ignore_errors=True)
+
+
 @app.command()
 def refresh(
     name: Annotated[str | None, typer.Argument(help="Source to refresh (default: all).")] = None,
+    prune: Annotated[
+        bool,
+        typer.Option(
+            "--prune",
+            help="Remove the documents a source no longer has even when that is most of them "
+            "(without it, a refresh that would remove more than half of a source of 10 or more "
+            "documents keeps them, marked stale, and warns).",
+        ),
+    ] = False,
+    deadline: Annotated[
+        float,
+        typer.Option(
+            "--deadline",
+            min=1.0,
+            help="Seconds the whole refresh may take; llms.txt documents not fetched by then keep "
+            "their last good copy.",
+        ),
+    ] = DEFAULT_REFRESH_DEADLINE,
     as_json: Annotated[bool, typer.Option("--json", help="Print the reports as JSON.")] = False,
 ) -> None:
     """Re-read sources and index what changed. Unchanged documents are skipped, vanished ones removed, failures keep the old copy."""
@@ -155,9 +201,11 @@ def refresh(
     reports: list[RefreshReport]
     with _progress(not as_json) as cb:
         if name is None:  # the configured sources not indexed yet too
-            reports = engine.refresh_with_config(configured, progress=cb, embed=False)
+            reports = engine.refresh_with_config(
+                configured, progress=cb, embed=False, prune=prune, deadline=deadline
+            )
         else:
-            reports = engine.refresh(name, progress=cb, embed=False)
+            reports = engine.refresh(name, progress=cb, embed=False, prune=prune, deadline=deadline)
     embedded = _embed(engine, not as_json) if reports else None
     engine.close()
     if as_json:
@@ -277,7 +325,5 @@ def get(
     if not page.content.endswith("\n"):
         sys.stdout.write("\n")
     if page.has_more:
-        print(
-            f"\n… {page.total_length - page.offset - page.length} more characters: --offset {page.offset + page.length}",
-            file=sys.stderr,
-        )
+        left = (page.span_length or page.total_length) - page.offset - page.length
+        print(f"\n… {left} more characters: --offset {page.offset + page.length}", file=sys.stderr)

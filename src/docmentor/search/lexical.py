@@ -129,6 +129,15 @@ class LexicalIndex:
             return (0.0, 0)
         return (st.st_mtime, st.st_size)
 
+    def reload(self) -> None:
+        """Read the newest commit now: the caller knows another process committed (the store's
+        generations moved), which the file-time check of :meth:`searcher` can miss when two
+        commits share a timestamp."""
+        with self._lock:
+            self.index.reload()
+            self._searcher = self.index.searcher()
+            self._meta_stamp = self._stamp()
+
     def searcher(self) -> tantivy.Searcher:
         """A searcher on the newest committed state (reloaded when another process committed)."""
         stamp = self._stamp()

@@ -5,6 +5,13 @@
 (``docmentor.sources.client``) with a per-request time limit, a response size cap,
 retries with exponential backoff and redirects followed by hand, every hop checked
 against the scope.
+
+A whole load is bounded too: ``FetchSettings.deadline`` seconds for everything (what
+is not fetched by then fails with "time limit"), ``Retry-After`` is honoured up to
+``max_retry_after`` seconds (a longer wait is not waited for), and after
+``max_throttled`` answers of HTTP 429 the fetcher stops asking that site for the rest
+of the load. Documents that fail this way keep their last good copy (the engine marks
+them stale).
 The rules themselves, and why they exist, are described once, in the module docstring
 of ``docmentor.sources.llmstxt`` ("Which addresses are refused, and why").
 """
@@ -13,7 +20,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
 import posixpath
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Literal
@@ -25,6 +34,7 @@ from docmentor.sources.client import BodyTooLarge, Client, RequestFailure, Respo
 logger = logging.getLogger(__name__)
 
 MAX_REDIRECTS = 5
+DEFAULT_DEADLINE = 600.0  # seconds for one source's whole load
 _REDIRECTS = frozenset({301, 302, 303, 307, 308})
 
 
@@ -43,14 +53,20 @@ class FetchSettings:
     allowed_hosts: tuple[str, ...] = ()
     include_optional: bool = True
     user_agent: str = "docmentor"
+    max_retry_after: float = 10.0  # seconds: a longer Retry-After is not waited for
+    max_throttled: int = 8  # HTTP 429 answers in one load before the rest is given up
+    deadline: float = DEFAULT_DEADLINE  # seconds for the whole load (the llms.txt and every document)
 
 
 @dataclass(frozen=True)
 class PriorDoc:
-    """What the store already has for a link URL (``FetchOutcome.url``), for conditional GETs."""
+    """What the store already has for a link URL (``FetchOutcome.url``): validators for
+    conditional GETs, and whether the last good copy was served as HTML ("html") or as
+    Markdown / plain text ("text"; None: not known)."""
 
     etag: str | None
     last_modified: str | None
+    served: str | None = None
 
 
 # --------------------------------------------------------------------------- scope
@@ -175,6 +191,23 @@ def _size(n: int) -> str:
 _Response = Response  # url is the final URL (after redirects)
 
 
+def retry_after(value: str | None) -> float | None:
+    """Seconds a ``Retry-After`` header asks to wait (delay-seconds or an HTTP date); None
+    when absent or unreadable."""
+    if value is None or not value.strip():
+        return None
+    value = value.strip()
+    if value.isdigit():
+        return float(value)
+    from email.utils import parsedate_to_datetime
+
+    try:
+        when = parsedate_to_datetime(value).timestamp()
+    except (TypeError, ValueError, IndexError, OverflowError):
+        return None
+    return max(when - time.time(), 0.0)
+
+
 @dataclass
 class _Fetcher:
     client: Client
@@ -182,9 +215,35 @@ class _Fetcher:
     prior: Mapping[str, PriorDoc]
     semaphore: asyncio.Semaphore
     warnings: list[str] = field(default_factory=list)
+    throttled: int = 0  # HTTP 429 answers so far in this load
+    #: the event loop's time when the load must end (None: set on first use from ``settings.deadline``)
+    deadline_at: float | None = None
+    gave_up: set[str] = field(default_factory=set)  # why the load stopped early ("throttled", "deadline")
+
+    def deadline(self) -> float:
+        if self.deadline_at is None:
+            limit = self.settings.deadline
+            loop_now = asyncio.get_running_loop().time()
+            self.deadline_at = loop_now + limit if math.isfinite(limit) else math.inf
+        return self.deadline_at
+
+    def out_of_time(self) -> _Problem:
+        """The failure of a document not fetched before the load's deadline."""
+        self.gave_up.add("deadline")
+        return _Problem("failed", f"not fetched within the time limit of {self.settings.deadline:g} s")
 
     async def fetch(self, url: str, scope: _Scope, headers: dict[str, str]) -> _Response:
-        """GET ``url``, following redirects that stay in ``scope``."""
+        """GET ``url``, following redirects that stay in ``scope``; within the load's deadline."""
+        deadline = self.deadline()
+        if asyncio.get_running_loop().time() >= deadline:
+            raise self.out_of_time()
+        try:
+            async with asyncio.timeout_at(deadline if math.isfinite(deadline) else None):
+                return await self._follow(url, scope, headers)
+        except TimeoutError:
+            raise self.out_of_time() from None
+
+    async def _follow(self, url: str, scope: _Scope, headers: dict[str, str]) -> _Response:
         current = url
         for _ in range(MAX_REDIRECTS + 1):
             response = await self._with_retries(current, headers)
@@ -206,6 +265,9 @@ class _Fetcher:
         problem = ""
         for attempt in range(attempts):
             wait = self.settings.backoff * (2**attempt)
+            if self.throttled >= self.settings.max_throttled:
+                self.gave_up.add("throttled")
+                raise _Problem("failed", f"not fetched: the site answered HTTP 429 {self.throttled} times")
             try:
                 async with asyncio.timeout(self.settings.timeout):
                     response = await self._once(url, headers)
@@ -222,9 +284,17 @@ class _Fetcher:
                 if status != 429 and status < 500:
                     raise _Problem("failed", f"HTTP {status}")
                 problem = f"HTTP {status}"
-                retry_after = response.headers.get("retry-after", "")
-                if retry_after.strip().isdigit():
-                    wait = max(wait, min(float(retry_after), 30.0))
+                if status == 429:
+                    self.throttled += 1
+                asked = retry_after(response.headers.get("retry-after"))
+                if asked is not None and asked > self.settings.max_retry_after:
+                    raise _Problem(
+                        "failed",
+                        f"{problem}, Retry-After {asked:.0f} s (over the {self.settings.max_retry_after:g} s "
+                        "docmentor waits)",
+                    )
+                if asked is not None:
+                    wait = max(wait, asked)
             if attempt + 1 < attempts:
                 logger.debug("%s: %s, retrying in %.2fs", url, problem, wait)
                 await asyncio.sleep(wait)

@@ -13,6 +13,13 @@ with exponential backoff (5xx, 429, time-outs, connection errors; never other 4x
 and conditional requests (``If-None-Match`` / ``If-Modified-Since``) on refresh.
 HTML pages are converted to Markdown; Markdown and text are kept as served.
 A per-document problem never raises: it is reported as a ``FetchOutcome``.
+
+A 200 that is not the document is a failed fetch too: an empty body, and an HTML
+page where the last good copy was served as Markdown or text (``PriorDoc.served``;
+a login or error page served with 200). A body whose end the server did not mark
+(no ``Content-Length``, not chunked: it ends when the connection closes) is flagged
+``framed=False`` so the caller can compare it with its last good copy; a body shorter
+than its ``Content-Length`` fails in the client.
 The fetcher and the address rules below live in ``docmentor.sources.fetch``.
 
 Which addresses are refused, and why
@@ -69,6 +76,7 @@ from docmentor.sources.fetch import (
 )
 from docmentor.sources.html import (
     HTML_TYPES,
+    MARKDOWN_TYPES,
     NotTextError,
     decode_body,
     decode_text,
@@ -127,6 +135,8 @@ class FetchOutcome:
     title: str | None = None
     section: str | None = None
     optional: bool = False
+    html: bool = False  # the body was an HTML page (converted to Markdown)
+    framed: bool = True  # False: the body ended when the server closed the connection (no length given)
 
 
 @dataclass
@@ -140,6 +150,7 @@ class LlmsListing:
     index_document: RawDocument
     outcomes: list[FetchOutcome]
     warnings: list[str]
+    index_framed: bool = True  # False: the llms.txt's body ended when the connection closed
 
 
 @dataclass(frozen=True, slots=True)
@@ -293,6 +304,20 @@ def _document(
     )
 
 
+def _served_html(data: bytes, headers: Mapping[str, str] | None, path: str) -> bool:
+    """Whether ``decode_body`` treats the body as an HTML page (the same test)."""
+    ctype, _ = parse_content_type(headers.get("content-type") if headers else None)
+    if not ctype and path.lower().split("?", 1)[0].endswith((".html", ".htm", ".xhtml")):
+        return True
+    return ctype in HTML_TYPES or (ctype not in MARKDOWN_TYPES and looks_like_html(data))
+
+
+def framed(headers: Mapping[str, str]) -> bool:
+    """Whether the server said where the body ends (Content-Length or chunked), so a body
+    cut short by a closed connection fails in the client rather than looking complete."""
+    return "content-length" in headers or "chunked" in headers.get("transfer-encoding", "").lower()
+
+
 def _outcome(link: LlmsLink) -> FetchOutcome:
     return FetchOutcome(link.url, "failed", None, None, link.title or None, link.section, link.optional)
 
@@ -321,10 +346,18 @@ async def _fetch_link(
             return outcome
         if not 200 <= response.status < 300:
             raise _Problem("failed", f"HTTP {response.status}")
+        if not response.content.strip():
+            raise _Problem("failed", f"HTTP {response.status} with an empty body")
         path = _url_doc_path(link.url, index_origin)
+        html = _served_html(response.content, response.headers, path)
+        if html and prior is not None and prior.served == "text":
+            raise _Problem(
+                "failed", "an HTML page where Markdown or text was served before (an error or login page?)"
+            )
         outcome.document = _document(
             response.content, response.headers, path=path, url=response.url, title=link.title
         )
+        outcome.html, outcome.framed = html, framed(response.headers)
         outcome.status = "ok"
     except _Problem as problem:
         outcome.status, outcome.error = problem.status, problem.reason
@@ -421,6 +454,11 @@ async def _load_remote(url: str, kind: Kind, fetcher: _Fetcher, progress: _Progr
     if not 200 <= response.status < 300:
         raise SourceUnavailableError(f"cannot fetch {url}: unexpected HTTP {response.status}")
     headers = response.headers
+    if not response.content.strip():
+        raise SourceUnavailableError(
+            f"cannot fetch {url}: HTTP {response.status} with an empty body",
+            hint="the source was left as it was; try again later",
+        )
     text = _index_text(response.content, headers.get("content-type"), url, kind)
     index_doc = RawDocument(
         path=_url_doc_path(url, _origin(url)),
@@ -435,7 +473,9 @@ async def _load_remote(url: str, kind: Kind, fetcher: _Fetcher, progress: _Progr
     async def one(link: LlmsLink) -> FetchOutcome:
         return await _fetch_link(fetcher, link, scope, origin)
 
-    return await _finish(url, kind, parsed, index_doc, {url, response.url}, one, fetcher, progress)
+    listing = await _finish(url, kind, parsed, index_doc, {url, response.url}, one, fetcher, progress)
+    listing.index_framed = framed(headers)
+    return listing
 
 
 async def _load_local(path: Path, kind: Kind, fetcher: _Fetcher, progress: _Progress) -> LlmsListing:
@@ -478,6 +518,19 @@ async def _finish(
         outcomes = await _run_all([fetch_one(link) for link in links], progress)
     title = parsed.title or _fallback_title(index_url)
     index_doc.title_hint = title
+    errors = [o.error or "" for o in outcomes if o.status == "failed"]
+    if "throttled" in fetcher.gave_up:
+        n = sum(1 for e in errors if "429" in e)
+        fetcher.warnings.append(
+            f"the site answered HTTP 429 (too many requests) {fetcher.throttled} times: gave up on it for this "
+            f"refresh; {n} documents not fetched keep their last good copy (try again later)"
+        )
+    if "deadline" in fetcher.gave_up:
+        n = sum(1 for e in errors if e.startswith("not fetched within"))
+        fetcher.warnings.append(
+            f"the time limit of {fetcher.settings.deadline:g} s for this source passed: {n} documents not "
+            "fetched keep their last good copy"
+        )
     warnings = list(dict.fromkeys([*parsed.warnings, *fetcher.warnings]))
     return LlmsListing(index_url, kind, title, parsed.summary, index_doc, outcomes, warnings)
 

@@ -47,6 +47,7 @@ class StoredDoc:
     indexed_at: str
     stale: bool
     error: str | None
+    served: str | None = None  # 'html' or 'text' for an llms.txt document (how its copy was served)
 
 
 @dataclass(slots=True)
@@ -81,7 +82,7 @@ class SourceRow:
         return SourceSpec(name=self.name, kind=self.kind, target=self.target, options=self.options)  # type: ignore[arg-type]
 
 
-_DOC_COLS = "id, source, path, url, title, fmt, content_hash, etag, last_modified, fetched_at, indexed_at, stale, error"
+_DOC_COLS = "id, source, path, url, title, fmt, content_hash, etag, last_modified, fetched_at, indexed_at, stale, error, served"
 
 
 class Store:
@@ -136,6 +137,26 @@ class Store:
                     time.sleep(0.05)
             try:
                 yield
+            finally:
+                fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
+
+    @contextlib.contextmanager
+    def try_write_lock(self) -> Iterator[bool]:
+        """The write lock if no other writer holds it now (True), else nothing (False): for a
+        reader that may repair the index but must not wait behind a long refresh."""
+        try:
+            fh = open(self._lock_path, "a+")  # noqa: SIM115 - closed below
+        except OSError:  # e.g. a read-only index folder: this process cannot write anyway
+            yield False
+            return
+        with fh:
+            try:
+                fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                yield False
+                return
+            try:
+                yield True
             finally:
                 fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
 
@@ -241,11 +262,33 @@ class Store:
     def has_source(self, name: str) -> bool:
         return self.conn().execute("SELECT 1 FROM sources WHERE name = ?", (name,)).fetchone() is not None
 
-    def set_source_status(self, name: str, *, status: str, error: str | None, refreshed: bool = False) -> None:
+    def set_source_status(
+        self, name: str, *, status: str, error: str | None, refreshed: bool = False
+    ) -> None:
         with self.transaction() as db:
             db.execute("UPDATE sources SET status = ?, error = ? WHERE name = ?", (status, error, name))
             if refreshed:  # an unchanged refresh is a refresh too
                 db.execute("UPDATE sources SET refreshed_at = ? WHERE name = ?", (now_iso(), name))
+
+    def generations(self) -> tuple[tuple[str, int, int], ...]:
+        """(name, generation, lexical generation) of every source. The two generations differ
+        while a writer is between its store and lexical commits, or when it died there."""
+        rows = self.conn().execute("SELECT name, generation, lexical_generation FROM sources ORDER BY name")
+        return tuple((str(r[0]), int(r[1]), int(r[2])) for r in rows)
+
+    def live_sections(self, section_ids: list[int]) -> set[tuple[int, int, str]]:
+        """(section id, document id, path) of those sections the store still has."""
+        out: set[tuple[int, int, str]] = set()
+        db = self.conn()
+        for i in range(0, len(section_ids), 500):
+            chunk = section_ids[i : i + 500]
+            rows = db.execute(
+                f"""SELECT x.id, x.document_id, d.path FROM sections x JOIN documents d ON d.id = x.document_id
+                    WHERE x.id IN ({",".join("?" * len(chunk))})""",
+                chunk,
+            )
+            out.update((int(r[0]), int(r[1]), str(r[2])) for r in rows)
+        return out
 
     def mark_lexical(self, name: str, generation: int) -> None:
         self.conn().execute("UPDATE sources SET lexical_generation = ? WHERE name = ?", (generation, name))
@@ -360,9 +403,12 @@ class Store:
         fresh_paths: list[str],
         version: str | None = None,
         title: str | None = None,
+        served: dict[str, str] | None = None,
     ) -> tuple[int, list[int], list[int]]:
         """Write one refresh of one source atomically.
 
+        ``stale`` maps paths kept from before to why they were not refreshed; ``served``
+        how new or changed documents were served (path → 'html' | 'text').
         Returns the new generation, the ids of documents written (to index) and the ids
         of documents removed or replaced (to drop from the lexical index).
         """
@@ -407,13 +453,21 @@ class Store:
                     [(stamp, spec.name, p) for p in fresh_paths],
                 )
             for ch in changes:
-                written.append(self._write_doc(db, spec.name, ch, stamp, dropped))
+                written.append(
+                    self._write_doc(db, spec.name, ch, stamp, dropped, (served or {}).get(ch.raw.path))
+                )
             db.execute("UPDATE sources SET generation = generation + 1 WHERE name = ?", (spec.name,))
             gen = int(db.execute("SELECT generation FROM sources WHERE name = ?", (spec.name,)).fetchone()[0])
         return gen, written, dropped
 
     def _write_doc(
-        self, db: sqlite3.Connection, source: str, ch: DocChange, stamp: str, dropped: list[int]
+        self,
+        db: sqlite3.Connection,
+        source: str,
+        ch: DocChange,
+        stamp: str,
+        dropped: list[int],
+        served: str | None = None,
     ) -> int:
         raw, parsed = ch.raw, ch.parsed
         old = db.execute(
@@ -424,8 +478,8 @@ class Store:
             db.execute("DELETE FROM documents WHERE id = ?", (old[0],))
         cur = db.execute(
             """INSERT INTO documents (source, path, url, title, fmt, content, content_hash, line_map, meta, etag,
-                                      last_modified, fetched_at, indexed_at, searchable, updated_at)
-               VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+                                      last_modified, fetched_at, indexed_at, searchable, updated_at, served)
+               VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
             (
                 source,
                 raw.path,
@@ -442,6 +496,7 @@ class Store:
                 stamp,
                 int(raw.searchable),
                 raw.updated_at,
+                served,
             ),
         )
         doc_id = int(cur.lastrowid or 0)
@@ -527,4 +582,5 @@ def _doc(r: sqlite3.Row) -> StoredDoc:
         indexed_at=r["indexed_at"],
         stale=bool(r["stale"]),
         error=r["error"],
+        served=r["served"],
     )

@@ -220,3 +220,11 @@ def m008_section_vectors(db: sqlite3.Connection) -> None:
         );
         """,
     )
+
+
+@migration
+def m009_served(db: sqlite3.Connection) -> None:
+    # How an llms.txt document was served: 'html' (converted) or 'text' (Markdown / plain text);
+    # NULL for files and older rows. A 200 answering an HTML page where 'text' was served
+    # before is taken for an error page, and the last good copy is kept.
+    db.execute("ALTER TABLE documents ADD COLUMN served TEXT")
