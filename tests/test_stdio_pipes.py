@@ -106,15 +106,18 @@ def test_claimed_descriptors_divert_stray_output_and_share_no_flags(tmp_path: Pa
         asyncio.run(main())
         """
     )
-    big = "x" * 300_000  # one message far above asyncio's default line limit (64 KiB)
+    note = lambda text: json.dumps({"jsonrpc": "2.0", "method": "notifications/x", "params": {"t": text}})  # noqa: E731
+    big = note("x" * 300_000)  # one message far above asyncio's default line limit (64 KiB)
+    second, third, fourth = note("second"), note("third"), note("fourth")
     done = subprocess.run(
         [sys.executable, "-c", script],
-        input=f"{big}\nsecond\r\nthird\rfourth".encode(),  # \n, \r\n, \r, none at the end
+        input=f"{big}\n{second}\r\n{third}\r{fourth}".encode(),  # \n, \r\n, \r, none at the end
         capture_output=True,
         timeout=60,
     )
     assert done.returncode == 0, done.stderr.decode()
-    assert done.stdout.decode() == "wire 4 [300000, 6, 5, 6]\nafter\n"
+    lengths = [len(big), len(second), len(third), len(fourth)]
+    assert done.stdout.decode() == f"wire 4 {lengths}\nafter\n"
     stderr = done.stderr.decode()
     assert "stray print" in stderr and "stray write" in stderr and "unflushed print" in stderr
 

@@ -17,7 +17,9 @@ transport) and systems without ``/proc`` keep the SDK's transport.
 Like the SDK's: fd 0 reads the null device and fd 1 writes to stderr while serving, so a
 stray ``print`` or a child process cannot corrupt the protocol (restored on exit); lines
 end at ``\\n``, ``\\r\\n`` or ``\\r`` and have no length limit; bytes that are not UTF-8 are
-replaced. Unlike the SDK's: at end of input, the requests already read are answered
+replaced. Unlike the SDK's: a line that is not JSON gets a JSON-RPC parse error (-32700),
+and a batch (a JSON array) or JSON that is not a JSON-RPC message an invalid-request error
+(-32600), and the session goes on (the SDK drops such lines without a word); at end of input, the requests already read are answered
 before the session ends (within :data:`EOF_GRACE` seconds), and every reply is written out
 in full before the server exits — unless, after the input ended, the client takes nothing
 for :data:`FLUSH_TIMEOUT` seconds (it is gone then; the rest is dropped with a warning).
@@ -63,7 +65,12 @@ def kind(fd: int) -> str | None:
 
 def servable() -> bool:
     """Whether stdin and stdout can be served by the loop (else: the SDK's transport)."""
-    return sys.platform == "linux" and kind(0) is not None and kind(1) is not None and os.path.isdir("/proc/self/fd")
+    return (
+        sys.platform == "linux"
+        and kind(0) is not None
+        and kind(1) is not None
+        and os.path.isdir("/proc/self/fd")
+    )
 
 
 def _private(fd: int, flags: int) -> int:
@@ -126,6 +133,48 @@ def _request_key(value: object) -> int | str | None:
     return value
 
 
+PARSE_ERROR = -32700
+INVALID_REQUEST = -32600
+
+
+def _error_reply(request_id: int | str | None, code: int, message: str) -> str:
+    error = {"code": code, "message": message}
+    return json.dumps({"jsonrpc": "2.0", "id": request_id, "error": error}, separators=(",", ":"))
+
+
+def _is_id(value: object) -> bool:
+    return isinstance(value, int | str) and not isinstance(value, bool)
+
+
+def _is_message(message: dict[str, Any]) -> bool:
+    """Whether a JSON object has the shape of a JSON-RPC 2.0 request, notification or response."""
+    if message.get("jsonrpc") != "2.0":
+        return False
+    if "method" in message:
+        return (
+            isinstance(message["method"], str)
+            and isinstance(message.get("params", {}), dict)
+            and ("id" not in message or _is_id(message["id"]))
+        )
+    return "id" in message and ("result" in message) != ("error" in message)
+
+
+def classify(line: str) -> tuple[Any, str | None]:
+    """A line of input: the JSON-RPC message it holds, or (None, the error reply it gets)."""
+    try:
+        message = json.loads(line)
+    except ValueError as exc:
+        return None, _error_reply(None, PARSE_ERROR, f"Parse error: the line is not JSON ({exc})")
+    if isinstance(message, list):
+        reason = "batches are not supported: send one JSON-RPC message per line"
+        return None, _error_reply(None, INVALID_REQUEST, f"Invalid Request: {reason}")
+    if not isinstance(message, dict) or not _is_message(message):
+        request_id = message.get("id") if isinstance(message, dict) and _is_id(message.get("id")) else None
+        reason = 'not a JSON-RPC 2.0 message (an object with "jsonrpc": "2.0" and a "method")'
+        return None, _error_reply(request_id, INVALID_REQUEST, f"Invalid Request: {reason}")
+    return message, None
+
+
 class _Pending:
     """Requests read and not answered yet (by JSON-RPC id, counted: a file of requests may
     reuse one), to answer them before the session ends. Only what the SDK accepts as a
@@ -137,13 +186,7 @@ class _Pending:
         self.settled.set()
         self.ended = asyncio.Event()  # the input ended and its requests are answered (or late)
 
-    def read(self, line: bytes) -> None:
-        try:
-            message = json.loads(line)
-        except ValueError:
-            return  # the SDK reports it
-        if not isinstance(message, dict) or message.get("jsonrpc") != "2.0":
-            return
+    def read(self, message: dict[str, Any]) -> None:
         method = message.get("method")
         if not isinstance(method, str) or not isinstance(message.get("params", {}), dict | None):
             return
@@ -181,11 +224,24 @@ class _Pending:
 
 
 class Lines:
-    """The ``async for line in stdin`` side of the SDK's transport."""
+    """The ``async for line in stdin`` side of the SDK's transport. A malformed line is
+    answered here (through ``replies``) and not passed on."""
 
-    def __init__(self, source: asyncio.StreamReader | int, pending: _Pending) -> None:
+    def __init__(self, source: asyncio.StreamReader | int, pending: _Pending, replies: Replies) -> None:
         self._source = source  # a pipe's reader, or a regular file's descriptor
         self._pending = pending
+        self._replies = replies
+
+    async def _accept(self, raw: bytes) -> str | None:
+        """The line for the SDK, or None once a malformed one is answered."""
+        line = raw.decode("utf-8", errors="replace")
+        message, error = classify(line)
+        if error is not None:
+            await self._replies.write(error + "\n")
+            await self._replies.flush()
+            return None
+        self._pending.read(message)
+        return line
 
     def __aiter__(self) -> AsyncIterator[str]:
         return self._lines()
@@ -208,15 +264,13 @@ class Lines:
                     break  # maybe the first half of \r\n: look again with the next chunk
                 line = bytes(buffer[start : m.start()])
                 start = pos = m.end()
-                if line.strip():
-                    self._pending.read(line)
-                    yield line.decode("utf-8", errors="replace")
+                if line.strip() and (text := await self._accept(line)) is not None:
+                    yield text
             del buffer[:start]
             scanned = max(0, len(buffer) - 1)
             if not chunk:
-                if buffer.strip():  # a last line without its end
-                    self._pending.read(bytes(buffer))
-                    yield bytes(buffer).decode("utf-8", errors="replace")
+                if buffer.strip() and (text := await self._accept(bytes(buffer))) is not None:
+                    yield text  # a last line without its end
                 with suppress(TimeoutError):  # answer what was asked before the input ended
                     await asyncio.wait_for(self._pending.settled.wait(), EOF_GRACE)
                 self._pending.ended.set()
@@ -302,7 +356,8 @@ async def pipe_streams(wire_in: int, wire_out: int) -> AsyncIterator[tuple[Lines
             transports.append(write_transport)
             write_transport.set_write_buffer_limits(high=0)  # drain() waits for every byte
             sink = asyncio.StreamWriter(write_transport, protocol, None, loop)
-        yield Lines(source, pending), Replies(sink, pending)
+        replies = Replies(sink, pending)
+        yield Lines(source, pending, replies), replies
         if isinstance(sink, asyncio.StreamWriter):  # the last replies leave before we close
             with suppress(TimeoutError, ConnectionError):
                 await asyncio.wait_for(sink.drain(), FLUSH_TIMEOUT)
