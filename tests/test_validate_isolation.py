@@ -241,3 +241,10 @@ def test_the_sandbox_lets_an_example_use_its_folder_and_its_own_loopback(tmp_pat
     report = validate_examples([example(code)], jobs=1)
     assert report.passed == 1, report.results
     assert report.isolation.startswith("sandboxed")
+
+
+def test_an_example_killed_by_a_signal_reads_the_same_sandboxed_or_not(tmp_path: Path) -> None:
+    """The example is not the sandbox's first process, so a signal it sends itself ends it."""
+    code = "import os, signal\nos.kill(os.getpid(), signal.SIGTERM)\nprint('survived')\n"
+    report = validate_examples([example(code)], jobs=1)
+    assert report.results[0].exit_code == -15 and report.results[0].error == "exit code -15", report.results

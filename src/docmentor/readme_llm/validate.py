@@ -472,6 +472,8 @@ def _run_one(
                 _kill_group(proc)  # whatever it left running in the background ...
                 _kill_marked(run_id)  # ... in its process group or not (setsid, double fork)
         duration = time.monotonic() - started
+        if sandboxed and 128 < code < 128 + 65:  # the launcher reports a signal as 128 + its number
+            code = -(code - 128)  # as subprocess does without the sandbox
         if code == 0:
             return ExampleResult(example_id, "passed", exit_code=0, duration=duration)
         last = _last_line(stderr_path)

@@ -13,8 +13,9 @@ bubblewrap use, without needing either installed:
   to a server it starts itself), no route to the host's ports or to other machines;
 - a mount namespace in which every mount is remounted read-only, except a bind of
   ``WRITABLE_DIR`` (the example's folder) and a fresh ``tmpfs`` on ``/dev/shm``;
-- a PID namespace whose first process is PROGRAM: when it ends, or is killed, the kernel
-  kills every process left in the namespace, including children that called ``setsid``.
+- a PID namespace whose first process runs PROGRAM and exits with it: then, or when it is
+  killed, the kernel kills every process left in the namespace, including children that
+  called ``setsid``.
   The launcher stays outside as its parent, and its death (``SIGKILL`` of its process
   group on a timeout) takes the namespace with it (``PR_SET_PDEATHSIG``).
 
@@ -42,6 +43,7 @@ MS_NOSUID = 2
 MS_NODEV = 4
 MS_NOEXEC = 8
 MS_REMOUNT = 32
+MS_NOSYMFOLLOW = 256
 MS_NOATIME = 1024
 MS_NODIRATIME = 2048
 MS_BIND = 4096
@@ -93,10 +95,15 @@ def _unescape(field: str) -> str:
 
 
 def _locked_flags(options: str) -> int:
-    """The per-mount flags a remount must repeat (a user namespace may not clear them)."""
+    """The per-mount flags a remount must repeat (a user namespace may not clear most of them)."""
     opts = set(options.split(","))
     flags = 0
-    for name, bit in (("nosuid", MS_NOSUID), ("nodev", MS_NODEV), ("noexec", MS_NOEXEC)):
+    for name, bit in (
+        ("nosuid", MS_NOSUID),
+        ("nodev", MS_NODEV),
+        ("noexec", MS_NOEXEC),
+        ("nosymfollow", MS_NOSYMFOLLOW),
+    ):
         if name in opts:
             flags |= bit
     if "noatime" in opts:
@@ -145,6 +152,34 @@ def _loopback_up() -> None:
         pass  # the program just cannot use loopback either
 
 
+def _exit_as(status: int) -> None:
+    if os.WIFSIGNALED(status):
+        os._exit(128 + os.WTERMSIG(status))
+    os._exit(os.WEXITSTATUS(status))
+
+
+def _init(program: list[str]) -> None:
+    """The namespace's first process: runs PROGRAM as its child, reaps orphans, exits with it.
+
+    PROGRAM is not the first process itself, which the kernel shields from signals it has no
+    handler for (an example that signals itself would behave differently).
+    """
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.execv(program[0], program)
+        except OSError as error:
+            sys.stderr.write(f"could not start {program[0]}: {error}\n")
+            os._exit(127)
+    while True:
+        try:
+            done, status = os.wait()
+        except ChildProcessError:
+            os._exit(SETUP_FAILED)
+        if done == pid:
+            _exit_as(status)  # the kernel then kills whatever is left in the namespace
+
+
 def main(argv: list[str]) -> None:
     if len(argv) < 2:
         sys.stderr.write("usage: validate_sandbox.py WRITABLE_DIR PROGRAM [ARGS...]\n")
@@ -184,14 +219,12 @@ def main(argv: list[str]) -> None:
         os.close(alive_r)
         # this namespace's own /proc where the kernel allows it (not under some containers)
         _mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
-        try:
-            os.execv(program[0], program)
-        except OSError as error:
-            sys.stderr.write(f"could not start {program[0]}: {error}\n")
-            os._exit(127)
+        _init(program)
     os.close(alive_r)
-    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):  # passed on, and the launcher waits
-        signal.signal(sig, lambda signum, _frame: os.kill(child, signum))
+    # Told to stop: the namespace goes. (Its first process ignores signals it has no handler for,
+    # SIGTERM too; SIGKILL from outside always ends it, and with it everything inside.)
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, lambda _signum, _frame: os.kill(child, signal.SIGKILL))
     while True:
         try:
             _, status = os.waitpid(child, 0)
@@ -200,9 +233,7 @@ def main(argv: list[str]) -> None:
             os._exit(SETUP_FAILED)
         except InterruptedError:
             continue
-    if os.WIFSIGNALED(status):
-        os._exit(128 + os.WTERMSIG(status))
-    os._exit(os.WEXITSTATUS(status))
+    _exit_as(status)
 
 
 if __name__ == "__main__":
