@@ -230,7 +230,7 @@ class _Fetcher:
     def out_of_time(self) -> _Problem:
         """The failure of a document not fetched before the load's deadline."""
         self.gave_up.add("deadline")
-        return _Problem("failed", f"not fetched within the time limit of {self.settings.deadline:g} s")
+        return _Problem("failed", "not fetched: the time limit of this refresh passed")
 
     async def fetch(self, url: str, scope: _Scope, headers: dict[str, str]) -> _Response:
         """GET ``url``, following redirects that stay in ``scope``; within the load's deadline."""

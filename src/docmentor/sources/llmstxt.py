@@ -526,10 +526,10 @@ async def _finish(
             f"refresh; {n} documents not fetched keep their last good copy (try again later)"
         )
     if "deadline" in fetcher.gave_up:
-        n = sum(1 for e in errors if e.startswith("not fetched within"))
+        n = sum(1 for e in errors if "time limit" in e)
         fetcher.warnings.append(
-            f"the time limit of {fetcher.settings.deadline:g} s for this source passed: {n} documents not "
-            "fetched keep their last good copy"
+            f"the time limit of this refresh passed: {n} documents not fetched keep their last good copy "
+            "(refresh --deadline SECONDS sets the limit)"
         )
     warnings = list(dict.fromkeys([*parsed.warnings, *fetcher.warnings]))
     return LlmsListing(index_url, kind, title, parsed.summary, index_doc, outcomes, warnings)
