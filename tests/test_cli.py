@@ -395,8 +395,7 @@ def _failures(docs: Path, tmp_path: Path) -> list[tuple[list[str], str]]:
         (["add", str(docs), "--name", "-x"], "error: invalid source name '-x'"),
         (["add", str(tmp_path), "--name", "w"], "error: source 'w' already points at"),
         (["add", str(docs), "--max-bytes", "0"], "error: --max-bytes must be positive"),
-        (["serve", "--transport", "carrier-pigeon"], "error: unknown transport 'carrier-pigeon'"),
-    ]
+    ]  # serve's bad --transport is a usage error (exit 2): tests/test_mcp.py
 
 
 def test_each_error_is_one_line_exit_1_and_changes_nothing(indexed: Cli, docs: Path, tmp_path: Path) -> None:

@@ -576,3 +576,23 @@ def test_serving_on_an_address_of_another_machine_says_which_option_to_change() 
         _check_port("192.0.2.1", 8765)  # TEST-NET-1: never this machine's
     assert str(info.value).startswith("cannot serve on 192.0.2.1:8765: ")
     assert info.value.hint == "pass a --host of this machine, e.g. 127.0.0.1"
+
+
+def test_serve_options_are_checked_before_anything_starts(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from clitool import Cli
+
+    cli = Cli(tmp_path / "index", capsys)
+    for argv, code, message in (
+        (("--transport", "carrier-pigeon"), 2, "error: Invalid value for '--transport' / '-t': 'carrier-pigeon' is not one of 'stdio', 'http'."),
+        (("--refresh-interval", "-1"), 2, "error: Invalid value for '--refresh-interval': -1.0 is not in the range x>=0."),
+        (("--allow-path", str(tmp_path / "nope")), 2, "error: Invalid value for '--allow-path': Directory"),
+        (("--insecure",), 1, "error: --insecure: only for --transport http (drop it, or serve over HTTP)"),
+        (("--token-file", str(tmp_path / "none"), "-t", "http"), 1, f"error: cannot read the token file {tmp_path / 'none'}"),
+    ):  # fmt: skip
+        rc, out, err = cli.raw("serve", *argv)
+        assert (rc, out) == (code, ""), (argv, err)
+        assert err.startswith(message), (argv, err)
+        assert "Traceback" not in err
+    assert not (tmp_path / "index").exists()  # nothing was created

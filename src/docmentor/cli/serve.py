@@ -69,7 +69,12 @@ def serve(
         ),
     ] = None,
 ) -> None:
-    """Run the MCP server (stdio for Claude Code / Cursor, or stateless streamable HTTP)."""
+    """Run the MCP server over stdio or HTTP.
+
+    stdio for clients that start it (Claude Code, Cursor, VS Code); stateless streamable HTTP
+    at /mcp otherwise. Over HTTP, an address other machines reach needs --token-file (or
+    --insecure).
+    """
     from docmentor.server import run_server
 
     groups = [t.strip() for t in tools.split(",") if t.strip()]
