@@ -534,3 +534,28 @@ def test_the_cli_and_the_engine_share_the_default_deadline() -> None:
     from docmentor.cli import sources
 
     assert sources.DEFAULT_REFRESH_DEADLINE == engine_module.DEFAULT_REFRESH_DEADLINE
+
+
+def test_a_reader_that_cannot_repair_filters_its_hits_and_does_not_retry(
+    cli: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    docs = write(tmp_path / "docs", {f"d{i}.md": f"# D{i}\n\nThe dipper {i}.\n" for i in range(4)})
+    cli.ok("add", str(docs), "--name", "d")
+    (docs / "d3.md").unlink()
+    kill_between_commits(tmp_path, cli.db, "refresh", "d")
+    calls = []
+
+    def cannot(self: Docmentor) -> None:  # what a read-only index folder does to a repair
+        calls.append(1)
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(Docmentor, "_repair", cannot)
+    with closing(Docmentor(cli.db, create=False)) as eng:
+        t0 = time.monotonic()
+        for _ in range(3):
+            assert sorted(h.path for h in eng.search("dipper")) == ["d0.md", "d1.md", "d2.md"]
+        assert time.monotonic() - t0 < engine_module.SETTLE_WAIT  # never waited for a writer
+    assert calls == [1]
+    assert [r.getMessage() for r in caplog.records if "cannot repair" in r.getMessage()] == [
+        "cannot repair the search index: [Errno 13] Permission denied; results are checked against the store"
+    ]

@@ -177,6 +177,7 @@ class Docmentor:
         self._loading: threading.Thread | None = None  # the background model load, once
         self._open_lock = threading.Lock()
         self._generations_seen: Any = None  # the store's generations at this process's last search
+        self._cannot_repair = False  # a repair by this reader failed (e.g. a read-only index folder)
         #: held while configured sources are added (a server's start-up and its refresh tool)
         self.adding_configured = threading.Lock()
         self._check_analyzer(writer=create)
@@ -205,7 +206,8 @@ class Docmentor:
         so by a writer that died between the two commits: it is repaired here, by whoever
         reads first. While a writer holds the lock (it is between its commits), this waits
         for it, at most :data:`SETTLE_WAIT` seconds; False when the index is still behind
-        then (or the repair failed, e.g. a read-only folder)."""
+        then, or cannot be repaired by this process (e.g. a read-only folder: then it is not
+        tried again)."""
         waited: float | None = None
         repaired = False
         while True:
@@ -213,12 +215,17 @@ class Docmentor:
             if all(g == lg for _, g, lg in gens):
                 return gens, True
             with self.store.try_write_lock() as mine:
-                if mine and not repaired:
+                if mine and (repaired or self._cannot_repair):
+                    return gens, False
+                if mine:
                     repaired = True
                     try:
                         self._repair()
                     except Exception as exc:  # searches still answer, checked against the store
-                        log.warning("cannot repair the lexical index now: %s", exc)
+                        self._cannot_repair = True
+                        log.warning(
+                            "cannot repair the search index: %s; results are checked against the store", exc
+                        )
                         log.debug("repair failed", exc_info=True)
                         return gens, False
                     continue
@@ -236,19 +243,20 @@ class Docmentor:
         Otherwise (a writer committed meanwhile) the search runs once more, and then, if
         the two still do not agree, with ``check=True``: its hits are filtered against the
         store, so a search never serves a section the store no longer has."""
-        for attempt in range(READ_ATTEMPTS + 1):
+        for _ in range(READ_ATTEMPTS):
             before, settled = self._settle()
+            if not settled:
+                break
             index = self._lexical_to_read()
-            if index is not None and settled and before != self._generations_seen:
+            if index is not None and before != self._generations_seen:
                 # the store moved since this process last looked: read the newest lexical commit
                 # (the index's own change check is by file time, which two quick commits can share)
                 index.reload()
                 self._generations_seen = before
-            check = attempt == READ_ATTEMPTS
-            result = run(index, check)
-            if check or (settled and self.store.generations() == before):
+            result = run(index, False)
+            if self.store.generations() == before:
                 return result
-        raise AssertionError("unreachable")
+        return run(self._lexical_to_read(), True)
 
     def _live(self, hits: list[Any]) -> list[Any]:
         """The lexical hits whose section the store still has, in the same document and path."""
