@@ -406,3 +406,48 @@ def test_malformed_lines_on_stdio_get_json_rpc_errors_and_the_session_goes_on(
     by_id = {r["id"]: r for r in replies if "result" in r}
     assert by_id[5]["result"]["structuredContent"]["results"][0]["path"] == "guide.md"
     assert "Traceback" not in stderr
+
+
+def test_malformed_bodies_over_http_get_the_same_json_rpc_errors(small: Docmentor, tmp_path: Path) -> None:
+    import socket
+
+    import httpx
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = int(s.getsockname()[1])
+    env = dict(os.environ, DOCMENTOR_HOME=str(tmp_path / "home"))
+    env.pop("DOCMENTOR_SOURCES", None)
+    log = (tmp_path / "http.log").open("w")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "docmentor", "--db", str(small.root), "serve", "-t", "http", "--port", str(port)],
+        stdout=log, stderr=subprocess.STDOUT, env=env, cwd=tmp_path,
+    )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+                break
+            except OSError:
+                assert proc.poll() is None and time.monotonic() < deadline, (
+                    tmp_path / "http.log"
+                ).read_text()
+                time.sleep(0.05)
+        headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+        answers = []
+        for body in ('{"jsonrpc": "2.0", "id": 1, "method": ', json.dumps([tool_call(2, "list_sources")]),
+                     json.dumps({"id": 3, "method": "tools/list"})):  # fmt: skip
+            response = httpx.post(f"http://127.0.0.1:{port}/mcp", content=body, headers=headers, timeout=10)
+            answers.append((response.status_code, response.json()))
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+        log.close()
+    assert [(status, a["id"], a["error"]["code"]) for status, a in answers] == [
+        (400, None, -32700),
+        (400, None, -32600),
+        (400, 3, -32600),
+    ]
+    for _, answer in answers:
+        assert "pydantic" not in answer["error"]["message"]

@@ -138,13 +138,59 @@ class BearerAuth:
         await send({"type": "http.response.body", "body": body})
 
 
+class JsonRpcShape:
+    """ASGI middleware: a POST to /mcp whose body is not one JSON-RPC message is answered
+    here, as over stdio (:func:`docmentor.stdio_pipes.classify`): -32700 for what is not
+    JSON, -32600 for a batch or another shape, instead of the SDK's validation text."""
+
+    def __init__(self, app: Any, max_body: int) -> None:
+        self.app = app
+        self.max_body = max_body
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope.get("type") != "http" or scope.get("method") != "POST" or scope.get("path") != "/mcp":
+            await self.app(scope, receive, send)
+            return
+        received: list[dict[str, Any]] = []
+        body = bytearray()
+        while True:
+            message = await receive()
+            received.append(message)
+            if message["type"] != "http.request":
+                break
+            body += message.get("body", b"")
+            if len(body) > self.max_body or not message.get("more_body", False):
+                break
+        complete = (
+            bool(received) and received[-1]["type"] == "http.request" and not received[-1].get("more_body")
+        )
+
+        async def replay() -> Any:
+            return received.pop(0) if received else await receive()
+
+        if complete and len(body) <= self.max_body:
+            from docmentor.stdio_pipes import classify
+
+            _, error = classify(body.decode("utf-8", errors="replace"))
+            if error is not None:
+                reply = error.encode()
+                headers = [
+                    (b"content-type", b"application/json"),
+                    (b"content-length", str(len(reply)).encode()),
+                ]
+                await send({"type": "http.response.start", "status": 400, "headers": headers})
+                await send({"type": "http.response.body", "body": reply})
+                return
+        await self.app(scope, replay, send)
+
+
 def serve_http(
     server: Any, *, host: str, port: int, token: str | None, allow_hosts: list[str], insecure: bool
 ) -> None:
     """Serve ``server`` (an MCPServer) as stateless streamable HTTP at ``/mcp`` until stopped."""
     import anyio
     import uvicorn
-    from mcp.server.transport_security import TransportSecuritySettings
+    from mcp.server.transport_security import DEFAULT_MAX_REQUEST_BODY_SIZE, TransportSecuritySettings
 
     hosts = allowed_hosts(host, port, allow_hosts)
     security = TransportSecuritySettings(
@@ -155,6 +201,7 @@ def serve_http(
     app: Any = server.streamable_http_app(
         stateless_http=True, json_response=True, transport_security=security, host=host
     )
+    app = JsonRpcShape(app, DEFAULT_MAX_REQUEST_BODY_SIZE)
     if token is not None:
         app = BearerAuth(app, token)
     shown = f"[{host}]" if ":" in host else host

@@ -135,7 +135,7 @@ def instructions(engine: Docmentor, groups: list[str] | None = None) -> str:
             "Use search_docs before writing code against a library or answering a question about these docs: "
             "it returns the best-matching sections with path, line range and a snippet. "
             "Then read more with get_doc_excerpt (passages of one document matching a query) or get_doc "
-            "(the whole document, paginated: pass offset while has_more is true). "
+            '(the whole document, paginated: pass offset while has_more is true; lines="START-END" for a hit\'s lines). '
             "Pass source=NAME to search one source. list_sources shows what is indexed; refresh_sources "
             "re-reads sources when the docs changed. Quote the path and lines you relied on."
         )

@@ -164,9 +164,9 @@ def classify(line: str) -> tuple[Any, str | None]:
     try:
         message = json.loads(line)
     except ValueError as exc:
-        return None, _error_reply(None, PARSE_ERROR, f"Parse error: the line is not JSON ({exc})")
+        return None, _error_reply(None, PARSE_ERROR, f"Parse error: the message is not JSON ({exc})")
     if isinstance(message, list):
-        reason = "batches are not supported: send one JSON-RPC message per line"
+        reason = "batches are not supported: send one JSON-RPC message at a time"
         return None, _error_reply(None, INVALID_REQUEST, f"Invalid Request: {reason}")
     if not isinstance(message, dict) or not _is_message(message):
         request_id = message.get("id") if isinstance(message, dict) and _is_id(message.get("id")) else None
