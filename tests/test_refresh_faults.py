@@ -481,6 +481,11 @@ def test_a_site_answering_only_429_is_given_up_quickly(cli: Cli, http_server: Ht
     row = source_row(cli, "site")
     assert (row["documents"], row["stale_documents"]) == (21, 20)
     assert page(cli, "site:/docs/doc7.md")["content"] == "# Doc7\n\nThe doc7 page.\n"
+    rc, _, err = cli("refresh", "site")  # the text report: ten documents named, then a count
+    lines = err.splitlines()
+    assert rc == 0 and len(lines) == 12, err
+    assert lines[0].startswith("warning: the site answered HTTP 429")
+    assert lines[-1] == "warning: … and 10 more documents could not be read (--json lists them all)"
 
 
 def test_a_retry_after_over_the_cap_is_not_waited_for(cli: Cli, http_server: HttpServer) -> None:
@@ -559,3 +564,22 @@ def test_a_reader_that_cannot_repair_filters_its_hits_and_does_not_retry(
     assert [r.getMessage() for r in caplog.records if "cannot repair" in r.getMessage()] == [
         "cannot repair the search index: [Errno 13] Permission denied; results are checked against the store"
     ]
+
+
+def test_documents_indexed_before_served_was_recorded_learn_it_on_the_next_refresh(
+    tmp_path: Path, raw_site: RawSite
+) -> None:
+    raw_site.set("/docs/llms.txt", "# Site\n\n## Docs\n\n- [A](a.md)\n", content_type="text/plain")
+    raw_site.set("/docs/a.md", "# A\n\nThe avocet.\n")
+    with closing(Docmentor(tmp_path / "index")) as eng:
+        eng.add(raw_site.base + "/docs/llms.txt", name="site")
+        eng.store.conn().execute("UPDATE documents SET served = NULL")  # as an older docmentor left it
+        (report,) = eng.refresh("site")
+        assert (report.unchanged, report.failed) == (2, [])
+        assert {d.served for d in eng.store.documents("site").values()} == {"text"}
+        raw_site.set("/docs/a.md", "<html><body><p>Not found</p></body></html>", content_type="text/html")
+        (report,) = eng.refresh("site")
+        assert [e for _, e in report.failed] == [
+            "an HTML page where Markdown or text was served before (an error or login page?)"
+        ]
+        assert eng.get("site:/docs/a.md").content == "# A\n\nThe avocet.\n"

@@ -714,7 +714,10 @@ class Docmentor:
             delete_paths = _guard_removals(spec, existing, listed, delete_paths, index_path, stale, report)
         report.removed = len(delete_paths)
         stale = {p: e for p, e in stale.items() if p in existing}
-        needs_write = bool(changes or delete_paths or stale or fresh) or not existing
+        # how unchanged documents were served, where the store does not know it yet (rows older
+        # than the `served` column): recorded once, so an HTML error page is caught next time
+        served_unknown = any(p in existing and existing[p].served != v for p, v in served.items())
+        needs_write = bool(changes or delete_paths or stale or fresh or served_unknown) or not existing
         # a writer that died between the two commits left some source behind: repair it now
         if needs_write or any(r.lexical_generation != r.generation for r in self.store.sources()):
             with self.store.write_lock():

@@ -42,6 +42,7 @@ def _report_line(r: RefreshReport) -> str:
 
 
 SHOWN_MISSING_INCLUDES = 5  # then one line with the count and what to do
+SHOWN_FAILED = 10  # documents that could not be read, then one line with the count
 
 
 def _warn(report: RefreshReport, target: str | None = None) -> None:
@@ -53,9 +54,14 @@ def _warn(report: RefreshReport, target: str | None = None) -> None:
     if len(missing) > SHOWN_MISSING_INCLUDES:
         more = len(missing) - SHOWN_MISSING_INCLUDES
         print(f"warning: … and {more} more includes not found{_base_hint(target)}", file=sys.stderr)
-    for path, err in report.failed:
-        if not any(path in w for w in report.warnings):
-            print(f"warning: {path}: {err}", file=sys.stderr)
+    unsaid = [(path, err) for path, err in report.failed if not any(path in w for w in report.warnings)]
+    for path, err in unsaid[:SHOWN_FAILED]:
+        print(f"warning: {path}: {err}", file=sys.stderr)
+    if len(unsaid) > SHOWN_FAILED:  # a 429 storm on a big site: not a thousand lines
+        more = len(unsaid) - SHOWN_FAILED
+        print(
+            f"warning: … and {more} more documents could not be read (--json lists them all)", file=sys.stderr
+        )
 
 
 def _base_hint(target: str | None) -> str:

@@ -456,6 +456,11 @@ class Store:
                 written.append(
                     self._write_doc(db, spec.name, ch, stamp, dropped, (served or {}).get(ch.raw.path))
                 )
+            if served:  # unchanged documents too (rows written before the column existed)
+                db.executemany(
+                    "UPDATE documents SET served = ? WHERE source = ? AND path = ? AND served IS NOT ?",
+                    [(v, spec.name, p, v) for p, v in served.items()],
+                )
             db.execute("UPDATE sources SET generation = generation + 1 WHERE name = ?", (spec.name,))
             gen = int(db.execute("SELECT generation FROM sources WHERE name = ?", (spec.name,)).fetchone()[0])
         return gen, written, dropped
