@@ -30,7 +30,7 @@ def index_files(db: Path) -> list[str]:
 def test_a_failed_add_of_a_missing_folder_creates_no_index(cli: Cli, tmp_path: Path) -> None:
     err = cli.fails("add", str(tmp_path / "nonexistent"))
     assert "no such file or folder" in err
-    assert index_files(cli.db) == []
+    assert not cli.db.exists()
     err = cli.fails("search", "anything")
     assert err.startswith("error: no index")  # not "no results": nothing was made
 
@@ -44,6 +44,10 @@ def test_a_failed_add_of_a_site_leaves_no_index_but_keeps_the_folder(
     assert "HTTP 404" in err
     assert index_files(cli.db) == ["docmentor.toml"]  # the folder and the user's file stay
     assert cli.fails("search", "anything").startswith("error: no index")
+    (cli.db / "docmentor.toml").unlink()
+    cli.db.rmdir()
+    cli.fails("add", http_server.url("/docs/llms.txt"))
+    assert not cli.db.exists()  # made by this add, and removed with what it made
 
 
 def test_a_failed_add_to_an_existing_index_changes_nothing(cli: Cli, tmp_path: Path) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -10,6 +11,7 @@ import typer
 
 from docmentor.cli.app import (
     STATE,
+    _db_path,
     _embed,
     _emit,
     _index_exists,
@@ -110,7 +112,7 @@ def add(
     as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
 ) -> None:
     """Register a documentation source and index it now. Adding an existing name re-indexes it."""
-    from docmentor.config import split_named
+    from docmentor.config import default_db, split_named
     from docmentor.engine import Docmentor
 
     if name is None and not _is_path(target):  # a folder named "we:ird" is a folder, not NAME:TARGET
@@ -136,14 +138,19 @@ def add(
         options["timeout"] = timeout
     Docmentor.make_spec(target, name=name, options=options)  # a bad target fails before an index is made
     existed = _index_exists()
-    engine = _open(create=True)
+    root = (_db_path() or default_db()).expanduser()
+    made_folder = not root.exists()
     try:
-        with _progress(not as_json) as cb:
-            report = engine.add(target, name=name, options=options, progress=cb, embed=False)
+        engine = _open(create=True)
+        try:
+            with _progress(not as_json) as cb:
+                report = engine.add(target, name=name, options=options, progress=cb, embed=False)
+        except BaseException:
+            engine.close()
+            raise
     except BaseException:
-        engine.close()
         if not existed:  # a failed command changes nothing: not even an empty index is left
-            _discard_index(engine.root)
+            _discard_index(root, made_folder=made_folder)
         raise
     report.embedding = _embed(engine, not as_json)
     engine.close()
@@ -162,14 +169,18 @@ def _is_path(target: str) -> bool:
         return False
 
 
-def _discard_index(root: Path) -> None:
-    """Remove what opening a new index made in ``root`` (never the folder: it may be
-    DOCMENTOR_HOME, with the cache and the config file in it)."""
+def _discard_index(root: Path, *, made_folder: bool) -> None:
+    """Remove what opening a new index made in ``root``; the folder itself only when this
+    command made it and nothing else is in it (it may be DOCMENTOR_HOME, with the cache and
+    the config file in it)."""
     import shutil
 
     for name in ("index.sqlite3", "index.sqlite3-wal", "index.sqlite3-shm", "write.lock"):
         (root / name).unlink(missing_ok=True)
     shutil.rmtree(root / "lexical", ignore_errors=True)
+    if made_folder:
+        with contextlib.suppress(OSError):  # not empty: something else lives there now
+            root.rmdir()
 
 
 @app.command()
