@@ -570,7 +570,7 @@ def test_refresh_sources_indexes_configured_sources_and_reports_the_ones_it_cann
 
 def test_serving_on_an_address_of_another_machine_says_which_option_to_change() -> None:
     from docmentor.errors import UsageError
-    from docmentor.server import _check_port
+    from docmentor.mcp_http import check_port as _check_port
 
     with pytest.raises(UsageError) as info:
         _check_port("192.0.2.1", 8765)  # TEST-NET-1: never this machine's

@@ -145,13 +145,13 @@ def test_input_schemas_carry_the_ranges_and_choices(kb_engine: Docmentor) -> Non
 
 
 def test_the_choices_are_the_librarys() -> None:
-    from docmentor import server
+    from docmentor import mcp_api, mcp_clarity
     from docmentor.clarity.models import DIMENSIONS
     from docmentor.readme_llm.feedback import ISSUE_TYPES
     from docmentor.readme_llm.service import ASPECTS, COMPLEXITIES
 
-    assert get_args(server._Aspect) == ASPECTS and get_args(server._Complexity) == COMPLEXITIES
-    assert get_args(server._IssueType) == ISSUE_TYPES and get_args(server._Dimension) == DIMENSIONS
+    assert get_args(mcp_api.Aspect) == ASPECTS and get_args(mcp_api.Complexity) == COMPLEXITIES
+    assert get_args(mcp_api.IssueType) == ISSUE_TYPES and get_args(mcp_clarity.Dimension) == DIMENSIONS
 
 
 @pytest.mark.parametrize(

@@ -1,4 +1,5 @@
-"""The MCP protocol details docmentor's server keeps, through the SDK's public middleware.
+"""The MCP protocol details docmentor's server keeps, through the SDK's public middleware,
+and the helpers every tool uses (worker thread, errors for the model, compact mirrors).
 
 - An unknown tool is a JSON-RPC error (-32602, invalid params), not a tool result.
 - Arguments outside a tool's input schema (a range, a choice, a type, a name the tool does
@@ -16,14 +17,25 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
+import anyio
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError, best_match
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
 from mcp.shared.exceptions import MCPError
-from mcp_types import INVALID_PARAMS, METHOD_NOT_FOUND
+from mcp_types import INVALID_PARAMS, METHOD_NOT_FOUND, CallToolResult, TextContent, ToolAnnotations
+
+from docmentor.errors import DocmentorError
 
 F = TypeVar("F", bound=Callable[..., Any])
+T = TypeVar("T")
+READ_ONLY = ToolAnnotations(
+    read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False
+)
+REFRESH = ToolAnnotations(
+    read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=True
+)
 _NO_PROMPTS = ("prompts/list", "prompts/get")
 _TYPE_NAMES = {
     "string": "a string",
@@ -56,6 +68,38 @@ def for_model(text: str) -> str:
     for pattern, repl in _CLI_WORDS:
         text = pattern.sub(repl if repl is not None else (lambda m: m.group(1).replace("-", "_")), text)
     return text
+
+
+def tool_error(exc: DocmentorError) -> ToolError:
+    """Our error as the model reads it: the message, then what to try (in the tools' words,
+    not the CLI's flags)."""
+    hint = f" Try: {exc.hint}." if exc.hint else ""
+    return ToolError(for_model(f"{exc.message}.{hint}"))
+
+
+async def run(fn: Callable[[], T]) -> T:
+    try:
+        return await anyio.to_thread.run_sync(fn)
+    except DocmentorError as exc:
+        raise tool_error(exc) from exc
+
+
+def now(fn: Callable[[], T]) -> T:
+    """Run a call of a millisecond or less in the event loop itself: a worker thread's two
+    hand-overs cost more than the call (a search: ~0.1–0.2 ms of a ~3 ms round trip)."""
+    try:
+        return fn()
+    except DocmentorError as exc:
+        raise tool_error(exc) from exc
+
+
+def structured(data: Any, text: str | None = None) -> CallToolResult:
+    """Structured content mirrored as compact JSON text (the SDK's own mirror is indented:
+    half again as many bytes to write, read and parse for find_api's answers); ``text``
+    instead of the mirror where the model reads something else (a Markdown digest)."""
+    if text is None:
+        text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+    return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=data)
 
 
 def _shown(value: Any, limit: int = 60) -> str:

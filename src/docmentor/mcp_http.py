@@ -97,6 +97,30 @@ def allowed_hosts(host: str, port: int, extra: list[str]) -> list[str]:
     return list(dict.fromkeys(names))
 
 
+def check_port(host: str, port: int) -> None:
+    """A clear error when the address cannot be served (in use, not this machine's), before
+    the HTTP server would print its own and exit."""
+    import errno
+    import socket
+
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except OSError as exc:
+        raise UsageError(f"cannot serve on {host}: {exc}", hint="pass --host 127.0.0.1") from None
+    family, kind, proto, _, address = infos[0]
+    with socket.socket(family, kind, proto) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind(address)
+        except OSError as exc:
+            in_use = exc.errno == errno.EADDRINUSE
+            shown = f"[{host}]" if ":" in host else host
+            raise UsageError(
+                f"cannot serve on {shown}:{port}: {exc.strerror or exc}",
+                hint="pass another --port" if in_use else "pass a --host of this machine, e.g. 127.0.0.1",
+            ) from None
+
+
 class BearerAuth:
     """ASGI middleware: every HTTP request carries ``Authorization: Bearer TOKEN``."""
 

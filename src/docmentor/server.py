@@ -11,22 +11,26 @@ import json
 import logging
 import sys
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Annotated, Any, Literal, TypeVar
+from typing import Annotated, Any
 
 import anyio
 from mcp.server.mcpserver import MCPServer
-from mcp.server.mcpserver.exceptions import ToolError
-from mcp_types import CallToolResult, TextContent, ToolAnnotations
+from mcp_types import CallToolResult
 from pydantic import Field
 
 from docmentor import __version__
 from docmentor import mcp_schemas as out
 from docmentor.engine import Docmentor
-from docmentor.errors import DocmentorError, NotFoundError, UsageError
-from docmentor.mcp_contract import Contract, for_model, tool
+from docmentor.errors import DocmentorError, UsageError
+from docmentor.mcp_contract import READ_ONLY, REFRESH, Contract, tool
+from docmentor.mcp_contract import now as _now
+from docmentor.mcp_contract import run as _run
+from docmentor.mcp_contract import structured as _structured
+from docmentor.mcp_contract import tool_error as _tool_error
+from docmentor.mcp_http import check_port as _check_port
 from docmentor.mcp_schemas import (
     CONTEXT_CHARS,
     LINES_PATTERN,
@@ -38,32 +42,13 @@ from docmentor.mcp_schemas import (
     MAX_SEARCH_LIMIT,
     MAX_SECTIONS,
     MIN_DIGEST_TOKENS,
-    Count,
     DigestFormat,
-    MaybeCount,
-    Score,
 )
 
 log = logging.getLogger(__name__)
 
-# the allowed values in the tools' input schemas ("enum"): an agent sees them before it guesses
-_Aspect = Literal["architecture", "quickstart", "concepts", "all"]
-_Complexity = Literal["beginner", "intermediate", "advanced", "any"]
-_IssueType = Literal["error", "unclear_docs", "missing_example", "wrong_signature"]
-_Dimension = Literal[
-    "instruction_clarity", "logical_flow", "completeness", "consistency", "prerequisite_coverage"
-]
-T = TypeVar("T")
-_WARMING: list[threading.Thread] = []  # background warm-ups, joined before a server exits
-
 TOOL_GROUPS = ("docs", "api", "assemble", "clarity", "feedback")
 AVAILABLE_GROUPS = ("docs", "api", "assemble", "clarity", "feedback")
-READ_ONLY = ToolAnnotations(
-    read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False
-)
-REFRESH = ToolAnnotations(
-    read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=True
-)
 __all__ = [
     "MAX_DIGEST_TOKENS",
     "MAX_DOC_CHARS",
@@ -172,38 +157,6 @@ def instructions(engine: Docmentor, groups: list[str] | None = None) -> str:
     return "\n".join(parts)[:2000]
 
 
-def _tool_error(exc: DocmentorError) -> ToolError:
-    """Our error as the model reads it: the message, then what to try (in the tools' words,
-    not the CLI's flags)."""
-    hint = f" Try: {exc.hint}." if exc.hint else ""
-    return ToolError(for_model(f"{exc.message}.{hint}"))
-
-
-async def _run(fn: Callable[[], T]) -> T:
-    try:
-        return await anyio.to_thread.run_sync(fn)
-    except DocmentorError as exc:
-        raise _tool_error(exc) from exc
-
-
-def _now(fn: Callable[[], T]) -> T:
-    """Run a call of a millisecond or less in the event loop itself: a worker thread's two
-    hand-overs cost more than the call (a search: ~0.1–0.2 ms of a ~3 ms round trip)."""
-    try:
-        return fn()
-    except DocmentorError as exc:
-        raise _tool_error(exc) from exc
-
-
-def _structured(data: Any, text: str | None = None) -> CallToolResult:
-    """Structured content mirrored as compact JSON text (the SDK's own mirror is indented:
-    half again as many bytes to write, read and parse for find_api's answers); ``text``
-    instead of the mirror where the model reads something else (a Markdown digest)."""
-    if text is None:
-        text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
-    return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=data)
-
-
 def check_groups(tools: list[str] | None) -> list[str]:
     """The requested tool groups (all available ones by default); unknown names are an error."""
     groups = tools or list(AVAILABLE_GROUPS)
@@ -236,9 +189,13 @@ def build_server(
     if "assemble" in groups:
         _assemble_tools(server, engine)
     if "clarity" in groups:
-        _clarity_tools(server, engine, state)
+        from docmentor.mcp_clarity import clarity_tools
+
+        clarity_tools(server, engine, state)
     if "api" in groups or "feedback" in groups:
-        _api_tools(server, engine, api="api" in groups, feedback="feedback" in groups)
+        from docmentor.mcp_api import api_tools
+
+        api_tools(server, engine, api="api" in groups, feedback="feedback" in groups)
     _strict_arguments(server)
     return server
 
@@ -437,8 +394,10 @@ def _serve_stdio(server: MCPServer) -> None:
 
 
 def _join_warming() -> None:
+    from docmentor.mcp_api import WARMING
+
     EMBEDDER.stop()
-    for thread in _WARMING:
+    for thread in WARMING:
         thread.join(timeout=10)
 
 
@@ -505,30 +464,6 @@ async def _serve_pipes(server: MCPServer, wire_in: int, wire_out: int) -> None:
         stdio_server(stdin=lines, stdout=out) as (read, write),  # type: ignore[arg-type]
     ):
         await low.run(read, write, low.create_initialization_options())
-
-
-def _check_port(host: str, port: int) -> None:
-    """A clear error when the address cannot be served (in use, not this machine's), before
-    the HTTP server would print its own and exit."""
-    import errno
-    import socket
-
-    try:
-        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
-    except OSError as exc:
-        raise UsageError(f"cannot serve on {host}: {exc}", hint="pass --host 127.0.0.1") from None
-    family, kind, proto, _, address = infos[0]
-    with socket.socket(family, kind, proto) as probe:
-        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        try:
-            probe.bind(address)
-        except OSError as exc:
-            in_use = exc.errno == errno.EADDRINUSE
-            shown = f"[{host}]" if ":" in host else host
-            raise UsageError(
-                f"cannot serve on {shown}:{port}: {exc.strerror or exc}",
-                hint="pass another --port" if in_use else "pass a --host of this machine, e.g. 127.0.0.1",
-            ) from None
 
 
 def _docs_tools(server: MCPServer, engine: Docmentor, state: ServerState) -> None:
@@ -695,277 +630,3 @@ def _assemble_tools(server: MCPServer, engine: Docmentor) -> None:
         if note:
             data["note"] = note
         return _structured(data, text=text)
-
-
-def _clarity_tools(server: MCPServer, engine: Docmentor, state: ServerState) -> None:
-    from docmentor.clarity import scoring
-    from docmentor.clarity.explain import explain_score as _explain
-    from docmentor.clarity.roadmap import get_improvement_roadmap as _roadmap
-    from docmentor.clarity.rubric import default_rubric
-
-    @tool(server, annotations=READ_ONLY, title="Clarity rubric")
-    async def get_rubric() -> Annotated[CallToolResult, dict[str, out.Tier]]:
-        """The clarity scoring rubric: score tiers with grades, descriptions, criteria and characteristics."""
-        return _structured(default_rubric().tiers_dict())
-
-    @tool(server, annotations=READ_ONLY, title="Calculate a clarity score")
-    async def calculate_clarity_score(
-        critical_issues: Count = 0,
-        warning_issues: Count = 0,
-        info_issues: Count = 0,
-        total_code_blocks: MaybeCount = None,
-        successful_examples: MaybeCount = None,
-        failed_examples: MaybeCount = None,
-        skipped_examples: MaybeCount = None,
-        total_api_signatures: MaybeCount = None,
-        valid_api_signatures: MaybeCount = None,
-        invalid_api_signatures: MaybeCount = None,
-        missing_api_signatures: MaybeCount = None,
-        api_accuracy_score: Annotated[
-            float | None,
-            Field(ge=0, le=1, description="Share of documented API signatures that are right, 0-1."),
-        ] = None,
-        broken_links: Count = 0,
-        missing_alt_text: Count = 0,
-    ) -> Annotated[CallToolResult, out.ClarityScoreOut]:
-        """Overall clarity score (0-10), grade, rubric tier and the penalty breakdown, from issue
-        counts and content metrics. Deterministic: the same counts always give the same score."""
-        # locals() also holds the closure's names (``scoring``): keep the scoring inputs only
-        inputs = {k: v for k, v in locals().items() if k in scoring.INPUT_KEYS and v is not None}
-        return _structured(await _run(lambda: scoring.calculate_clarity_score(inputs)))
-
-    @tool(server, annotations=READ_ONLY, title="Calculate a dimension score")
-    async def calculate_dimension_score(
-        dimension: _Dimension,
-        critical_issues_for_dimension: Count = 0,
-        warning_issues_for_dimension: Count = 0,
-        info_issues_for_dimension: Count = 0,
-    ) -> Annotated[CallToolResult, out.DimensionOut]:
-        """Score of one dimension (instruction_clarity, logical_flow, completeness, consistency,
-        prerequisite_coverage) from the issues tagged with it, with the calculation as text."""
-        return _structured(
-            await _run(
-                lambda: scoring.calculate_dimension_score(
-                    dimension,
-                    critical_issues_for_dimension,
-                    warning_issues_for_dimension,
-                    info_issues_for_dimension,
-                )
-            )
-        )
-
-    @tool(server, annotations=READ_ONLY, title="Improvement roadmap")
-    async def get_improvement_roadmap(
-        current_score: Score,
-        target_score: Score,
-        issues: Annotated[
-            list[dict[str, Any]],
-            Field(description="The issues found: each with type, severity, line, section, message."),
-        ],
-    ) -> Annotated[CallToolResult, out.RoadmapOut]:
-        """Prioritised fixes to reach target_score: critical first, then low effort; stops when the
-        target is reached. Each issue: type, severity, line, section, message."""
-        return _structured(await _run(lambda: _roadmap(current_score, target_score, issues)))
-
-    @tool(server, annotations=READ_ONLY, title="Explain a score")
-    async def explain_score(
-        score: Annotated[float | None, Field(ge=0, le=10, description="A score to explain, 0-10.")] = None,
-        critical_issues: Count = 0,
-        warning_issues: Count = 0,
-        info_issues: Count = 0,
-        penalties_applied: Annotated[
-            list[dict[str, Any]] | None,
-            Field(description="Content penalties: each with type and penalty (points)."),
-        ] = None,
-    ) -> Annotated[CallToolResult, out.ExplainOut]:
-        """How a clarity score is calculated: the formula with the actual numbers, the breakdown,
-        a human explanation and the tier's characteristics."""
-        return _structured(
-            await _run(
-                lambda: _explain(
-                    score,
-                    critical_issues=critical_issues,
-                    warning_issues=warning_issues,
-                    info_issues=info_issues,
-                    penalties_applied=penalties_applied or [],
-                )
-            )
-        )
-
-    @tool(server, annotations=READ_ONLY, title="Score a document")
-    async def score_document(
-        path_or_url: Annotated[
-            str,
-            Field(
-                description="An indexed document (SOURCE:PATH, its URL or its file), or a file in an allowed folder."
-            ),
-        ],
-        target_score: Score = 8.0,
-    ) -> Annotated[CallToolResult, out.ScoredDocumentOut]:
-        """Run the clarity checks on one document and return its full result: score, grade, dimensions,
-        explanation, roadmap and every issue with its line.
-
-        Only indexed documents can be scored, and files in the folders the user allowed when
-        starting the server.
-        """
-        return _structured(await _run(lambda: _score_one(engine, state, path_or_url, target_score)))
-
-
-def _score_one(engine: Docmentor, state: ServerState, ref: str, target: float) -> dict[str, Any]:
-    """Score an indexed document, or a file in a folder the user allowed (``--allow-path``).
-
-    Anything else gets one answer, whether or not such a file exists: a model may ask for
-    any path, and must learn nothing of the rest of the machine."""
-    import os
-
-    from docmentor.clarity import score_paths, score_raw
-    from docmentor.models import RawDocument
-
-    is_url = ref.startswith(("http://", "https://", "file://"))
-    local = Path(ref).expanduser() if not is_url else None
-    if local is not None and state.allow_paths:
-        real = Path(os.path.realpath(local))
-        if any(real.is_relative_to(root) for root in state.allow_paths):
-            if not real.is_file():
-                raise NotFoundError(f"no file {ref} in the allowed folders", hint="check the path")
-            return dict(score_paths([local], target=target)["documents"][0])
-    try:
-        with engine.store.snapshot():
-            doc = engine.find(ref)
-            row = engine.store.source(doc.source)
-            raw = RawDocument(
-                path=doc.path,
-                url=doc.url,
-                content=engine.store.content(doc.id),
-                fmt=doc.fmt,
-                line_map=engine.store.line_map(doc.id),
-            )
-    except NotFoundError:
-        raise NotFoundError(
-            f"{ref!r} is not an indexed document, nor a file in a folder this server may read",
-            hint="score an indexed document: SOURCE:PATH or a URL as search_docs and list_sources show them "
-            "(the user can allow a folder with `docmentor serve --allow-path DIR`)",
-        ) from None
-    root = Path(row.target) if row.kind == "folder" else None
-    if root is not None and local is not None and local.is_absolute():
-        # the indexed file itself, as `docmentor clarity score FILE` reads it
-        real = Path(os.path.realpath(local))
-        if real.is_relative_to(root.resolve()) and real.is_file():
-            return dict(score_paths([local], target=target)["documents"][0])
-    return score_raw(raw, root=root if root is not None and root.is_dir() else None, target=target)
-
-
-def _api_tools(server: MCPServer, engine: Docmentor, *, api: bool, feedback: bool) -> None:
-    from docmentor.readme_llm.feedback import SessionLog
-    from docmentor.readme_llm.feedback import report_issue as _report
-    from docmentor.readme_llm.service import LibraryKnowledge
-
-    knowledge = LibraryKnowledge(engine)
-    session = SessionLog()
-    try:
-        registered = api and bool(knowledge.libraries())
-    except DocmentorError as exc:  # the first call reports it; the server still starts
-        log.warning("cannot list the knowledge bases: %s", exc)
-        registered = False
-    if registered:
-        # the first find_api would otherwise load the index and the query model (~0.5 s)
-        warming = threading.Thread(target=knowledge.warm, name="docmentor-warm", daemon=True)
-        warming.start()
-        _WARMING.append(warming)
-
-    if api:
-
-        @tool(server, annotations=READ_ONLY, title="Library overview")
-        async def get_library_overview(
-            aspect: Annotated[_Aspect, Field(description="Which part of the overview.")] = "all",
-            library: Annotated[
-                str | None, Field(description="The library (when several are registered).")
-            ] = None,
-        ) -> Annotated[CallToolResult, out.OverviewOut]:
-            """Overview of a library from its generated knowledge base: aspect is "architecture"
-            (key modules and classes), "quickstart" (install and first example), "concepts" or "all".
-            Name the library when several are registered (the instructions list them). States
-            the library version it describes."""
-            session.record("get_library_overview", {"aspect": aspect, "library": library})
-            return _structured(await _run(lambda: knowledge.overview(library, aspect=aspect)))
-
-        @tool(server, annotations=READ_ONLY, title="Find an API")
-        async def find_api(
-            query: Annotated[str, Field(description='The task in words ("stream a large download").')],
-            max_results: Annotated[int, Field(ge=1, le=MAX_FIND_RESULTS, description="How many APIs.")] = 5,
-            library: Annotated[str | None, Field(description="Only this library.")] = None,
-        ) -> Annotated[CallToolResult, out.FindApiOut]:
-            """Find the library functions, classes and methods that do a task, with their real
-            signatures (introspected from the installed package), parameters, return types and
-            ids of examples that use them. Describe the task in words ("stream a large download").
-            Use it before writing code against a library, instead of guessing names. An API
-            the library marks deprecated says so ("deprecated": the reason, often the
-            replacement) and comes after what replaces it."""
-            session.record("find_api", {"query": query, "max_results": max_results, "library": library})
-            call = lambda: knowledge.find_api(query, max_results=max_results, library=library or None)  # noqa: E731
-            # a few milliseconds once the index and the model are loaded: in the event loop,
-            # sparing a worker thread's two hand-overs (~1 ms of a round trip); else in one
-            found = _now(call) if knowledge.ready() else await _run(call)
-            return _structured(found)
-
-        @tool(server, annotations=READ_ONLY, title="Get examples")
-        async def get_examples(
-            task_description: Annotated[str, Field(description="The task in words.")],
-            apis_involved: Annotated[
-                list[str] | None,
-                Field(description="API ids or names (from find_api) the examples should use."),
-            ] = None,
-            complexity: Annotated[_Complexity, Field(description="How involved an example.")] = "any",
-            library: Annotated[str | None, Field(description="Only this library.")] = None,
-        ) -> Annotated[CallToolResult, out.ExamplesOut]:
-            """Working code examples from the library's documentation for a task; examples using
-            apis_involved (api ids or names from find_api) come first. complexity: beginner,
-            intermediate, advanced or any. An example that uses an API the installed version
-            deprecates lists it in deprecated_apis (with the reason) and comes after the others."""
-            session.record(
-                "get_examples", {"task_description": task_description, "apis_involved": apis_involved}
-            )
-            found = await _run(
-                lambda: knowledge.get_examples(
-                    task_description,
-                    apis_involved=apis_involved,
-                    complexity=complexity,
-                    library=library or None,
-                )
-            )
-            return _structured(found)
-
-    if feedback:
-
-        @tool(
-            server,
-            annotations=ToolAnnotations(
-                read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False
-            ),
-            title="Report an issue",
-        )
-        async def report_issue(
-            query: Annotated[str, Field(description="What you were trying to do or find.")],
-            issue_type: _IssueType,
-            apis_tried: Annotated[list[str] | None, Field(description="The APIs you tried.")] = None,
-            error_message: Annotated[str | None, Field(description="The error you got.")] = None,
-            code_attempted: Annotated[str | None, Field(description="The code that failed.")] = None,
-            library: Annotated[str | None, Field(description="The library it is about.")] = None,
-        ) -> Annotated[CallToolResult, out.ReportOut]:
-            """Report when you are stuck, got an error, or the documentation seems wrong: it is logged
-            so the docs get fixed, and you get suggestions now. issue_type: error, unclear_docs,
-            missing_example or wrong_signature."""
-            context = session.recent()
-            reported = await _run(
-                lambda: _report(
-                    engine.store,
-                    query=query,
-                    issue_type=issue_type,
-                    library=library,
-                    apis_tried=apis_tried,
-                    error_message=error_message,
-                    code_attempted=code_attempted,
-                    session_context=context,
-                )
-            )
-            return _structured(reported)
