@@ -583,3 +583,15 @@ def test_documents_indexed_before_served_was_recorded_learn_it_on_the_next_refre
             "an HTML page where Markdown or text was served before (an error or login page?)"
         ]
         assert eng.get("site:/docs/a.md").content == "# A\n\nThe avocet.\n"
+
+
+def test_a_reader_that_cannot_take_the_write_lock_does_not_wait(cli: Cli, tmp_path: Path) -> None:
+    docs = write(tmp_path / "docs", {f"d{i}.md": f"# D{i}\n\nThe dipper {i}.\n" for i in range(3)})
+    cli.ok("add", str(docs), "--name", "d")
+    (docs / "d2.md").unlink()
+    kill_between_commits(tmp_path, cli.db, "refresh", "d")
+    (cli.db / "write.lock").unlink()
+    (cli.db / "write.lock").mkdir()  # cannot be opened: as in a folder this user may only read
+    t0 = time.monotonic()
+    assert sorted(every_hit_can_be_read(cli, "dipper")) == ["d0.md", "d1.md"]
+    assert time.monotonic() - t0 < engine_module.SETTLE_WAIT

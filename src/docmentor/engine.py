@@ -215,8 +215,8 @@ class Docmentor:
             if all(g == lg for _, g, lg in gens):
                 return gens, True
             with self.store.try_write_lock() as mine:
-                if mine and (repaired or self._cannot_repair):
-                    return gens, False
+                if mine is None or (mine and (repaired or self._cannot_repair)):
+                    return gens, False  # nobody to wait for, or nothing more this process can do
                 if mine:
                     repaired = True
                     try:

@@ -141,13 +141,15 @@ class Store:
                 fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
 
     @contextlib.contextmanager
-    def try_write_lock(self) -> Iterator[bool]:
-        """The write lock if no other writer holds it now (True), else nothing (False): for a
-        reader that may repair the index but must not wait behind a long refresh."""
+    def try_write_lock(self) -> Iterator[bool | None]:
+        """The write lock if no other writer holds it now (True), else nothing: False while
+        another writer holds it, None when this process cannot take it at all (a read-only
+        index folder). For a reader that may repair the index but must not wait behind a
+        long refresh."""
         try:
             fh = open(self._lock_path, "a+")  # noqa: SIM115 - closed below
         except OSError:  # e.g. a read-only index folder: this process cannot write anyway
-            yield False
+            yield None
             return
         with fh:
             try:
