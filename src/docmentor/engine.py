@@ -48,8 +48,8 @@ DEFAULT_MAX_BYTES = 5_000_000
 #: seconds one ``refresh`` of every source may take (llms.txt fetching stops then; what was
 #: not fetched keeps its last good copy, sources not reached are left as they were)
 DEFAULT_REFRESH_DEADLINE = 1800.0
-#: a refresh that would remove more than half of a source's documents, when it had at least
-#: this many, keeps them (stale) and warns: removing them takes ``refresh --prune``
+#: a refresh that would leave a source fewer than half of its documents, when it had at least
+#: this many, removes none (they stay, stale) and warns: removing them takes ``refresh --prune``
 PRUNE_GUARD_MIN = 10
 #: seconds a search waits for a writer between its store and lexical commits (then it
 #: filters its hits against the store instead)
@@ -456,8 +456,9 @@ class Docmentor:
         and the other sources are still refreshed.
 
         ``prune``: remove the documents a source no longer lists even when that is most of
-        them (without it, a refresh that would remove more than half of a source of at least
-        :data:`PRUNE_GUARD_MIN` documents keeps them, marked stale, with a warning).
+        them (without it, a refresh that would leave a source of at least
+        :data:`PRUNE_GUARD_MIN` documents fewer than half of them keeps them, marked stale,
+        with a warning).
         ``deadline``: seconds for the whole call (None: no limit); llms.txt documents not
         fetched by then keep their last good copy, sources not reached are left as they were.
         """

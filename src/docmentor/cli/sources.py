@@ -191,8 +191,8 @@ def refresh(
         typer.Option(
             "--prune",
             help="Remove the documents a source no longer has even when that is most of them "
-            "(without it, a refresh that would remove more than half of a source of 10 or more "
-            "documents keeps them, marked stale, and warns).",
+            "(without it, a refresh that would leave a source of 10 or more documents fewer than "
+            "half of them keeps them, marked stale, and warns).",
         ),
     ] = False,
     deadline: Annotated[
