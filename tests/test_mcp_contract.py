@@ -451,3 +451,59 @@ def test_malformed_bodies_over_http_get_the_same_json_rpc_errors(small: Docmento
     ]
     for _, answer in answers:
         assert "pydantic" not in answer["error"]["message"]
+
+
+def test_malformed_lines_on_a_socket_stdio_are_answered_too(small: Docmentor, tmp_path: Path) -> None:
+    """Node's child processes (MCP Inspector, Claude Code) get socket pairs, which the SDK's
+    own stdio transport reads: its unreadable lines are answered as well."""
+    import socket
+
+    env = dict(os.environ, DOCMENTOR_HOME=str(tmp_path / "home"))
+    env.pop("DOCMENTOR_SOURCES", None)
+    ours, theirs = socket.socketpair()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "docmentor", "--db", str(small.root), "serve"],
+        stdin=theirs, stdout=theirs, stderr=subprocess.PIPE, env=env, cwd=tmp_path,
+    )  # fmt: skip
+    theirs.close()
+    init = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "r", "version": "0"},
+        },
+    }
+    lines = [
+        json.dumps(init),
+        json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        '{"jsonrpc": "2.0", "id": 2, "method": ',  # cut short
+        json.dumps([tool_call(3, "list_sources")]),  # a batch
+        json.dumps(tool_call(5, "search_docs", {"query": "setup"})),
+    ]
+    replies: list[dict[str, Any]] = []
+    try:
+        ours.sendall(("\n".join(lines) + "\n").encode())
+        reader = ours.makefile("rb")
+        ours.settimeout(60)
+        while not any(r.get("id") == 5 for r in replies):
+            line = reader.readline()
+            assert line, "the server closed its end"
+            replies.append(json.loads(line))
+        reader.close()
+        ours.shutdown(socket.SHUT_WR)
+        proc.wait(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        ours.close()
+        assert proc.stderr is not None
+        stderr = proc.stderr.read().decode()
+        proc.stderr.close()
+    errors = [(r["id"], r["error"]["code"]) for r in replies if "error" in r]
+    assert errors == [(None, -32700), (None, -32600)], replies
+    assert next(r for r in replies if r.get("id") == 5)["result"]["structuredContent"]["results"]
+    assert "Traceback" not in stderr

@@ -388,7 +388,7 @@ def _serve_stdio(server: MCPServer) -> None:
         # before stdout is given back: an interpreter exiting under onnxruntime's start can abort
         stack.callback(_join_warming)
         if wires is None:
-            server.run("stdio")
+            anyio.run(_serve_sdk_stdio, server)
         else:
             anyio.run(_serve_pipes, server, *wires)
 
@@ -456,14 +456,25 @@ EMBEDDER = BackgroundEmbedder()
 async def _serve_pipes(server: MCPServer, wire_in: int, wire_out: int) -> None:
     from mcp.server.stdio import stdio_server
 
-    from docmentor.stdio_pipes import pipe_streams
+    from docmentor.stdio_pipes import AnswerMalformed, pipe_streams
 
     low = server._lowlevel_server
     async with (
         pipe_streams(wire_in, wire_out) as (lines, out),
         stdio_server(stdin=lines, stdout=out) as (read, write),  # type: ignore[arg-type]
     ):
-        await low.run(read, write, low.create_initialization_options())
+        await low.run(AnswerMalformed(read, write), write, low.create_initialization_options())
+
+
+async def _serve_sdk_stdio(server: MCPServer) -> None:
+    """The SDK's stdio transport (``MCPServer.run_stdio_async``), with unreadable lines answered."""
+    from mcp.server.stdio import stdio_server
+
+    from docmentor.stdio_pipes import AnswerMalformed
+
+    low = server._lowlevel_server
+    async with stdio_server() as (read, write):
+        await low.run(AnswerMalformed(read, write), write, low.create_initialization_options())
 
 
 def _docs_tools(server: MCPServer, engine: Docmentor, state: ServerState) -> None:

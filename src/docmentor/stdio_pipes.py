@@ -39,7 +39,7 @@ from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager, suppress
 from typing import Any
 
-__all__ = ["EOF_GRACE", "claimed_stdio", "kind", "pipe_streams", "servable"]
+__all__ = ["EOF_GRACE", "AnswerMalformed", "claimed_stdio", "classify", "kind", "pipe_streams", "servable"]
 
 EOF_GRACE = 30.0  # seconds the requests read before end of input may take to be answered
 FLUSH_TIMEOUT = 60.0  # after the input ended: seconds without a byte taken before the client counts as gone
@@ -173,6 +173,61 @@ def classify(line: str) -> tuple[Any, str | None]:
         reason = 'not a JSON-RPC 2.0 message (an object with "jsonrpc": "2.0" and a "method")'
         return None, _error_reply(request_id, INVALID_REQUEST, f"Invalid Request: {reason}")
     return message, None
+
+
+class AnswerMalformed:
+    """The read stream of the SDK's stdio transport, where a line the SDK could not read (an
+    exception in the stream, which its server skips without a word) is answered with the
+    JSON-RPC error instead: -32700 for what is not JSON, -32600 for the rest (a batch, another
+    shape). Used where the SDK reads stdin itself (a terminal, a socket: Node's child
+    processes get socket pairs), and behind :class:`Lines` for what its check let through."""
+
+    def __init__(self, read: Any, write: Any) -> None:
+        self._read = read
+        self._write = write
+
+    @property
+    def last_context(self) -> Any:  # the sender's context, as the SDK's stream carries it
+        return getattr(self._read, "last_context", None)
+
+    async def receive(self) -> Any:
+        from mcp.shared.message import SessionMessage
+        from mcp_types import ErrorData, JSONRPCError
+        from pydantic import ValidationError
+
+        while True:
+            item = await self._read.receive()
+            if not isinstance(item, Exception):
+                return item
+            not_json = isinstance(item, ValidationError) and any(
+                e["type"] == "json_invalid" for e in item.errors()
+            )
+            if not_json:
+                error = ErrorData(code=PARSE_ERROR, message="Parse error: the message is not JSON")
+            else:
+                reason = "not one JSON-RPC 2.0 message (batches are not supported)"
+                error = ErrorData(code=INVALID_REQUEST, message=f"Invalid Request: {reason}")
+            await self._write.send(SessionMessage(JSONRPCError(jsonrpc="2.0", id=None, error=error)))
+
+    async def aclose(self) -> None:
+        await self._read.aclose()
+
+    def __aiter__(self) -> AnswerMalformed:
+        return self
+
+    async def __anext__(self) -> Any:
+        import anyio
+
+        try:
+            return await self.receive()
+        except anyio.EndOfStream:
+            raise StopAsyncIteration from None
+
+    async def __aenter__(self) -> AnswerMalformed:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
 
 
 class _Pending:
