@@ -205,7 +205,9 @@ class DigestOut(TypedDict):
     sections_selected: int
     documents: list[DigestDocument]
     sections: list[DigestSection]
-    digest: NotRequired[str]  # format "markdown": the digest as text (format "json": the object is the digest)
+    digest: NotRequired[
+        str
+    ]  # format "markdown": the digest as text (format "json": the object is the digest)
     note: NotRequired[str]  # why the digest is empty, and what to try
 
 
@@ -213,7 +215,7 @@ class Tier(TypedDict):
     range: list[float]
     grade: str
     description: str
-    criteria: dict[str, int]
+    criteria: dict[str, float]  # issue counts a tier allows (whole numbers)
     characteristics: list[str]
 
 
@@ -344,7 +346,7 @@ class ScoredDocumentOut(TypedDict):
     improvement_roadmap: RoadmapOut
     dashboard_metrics: dict[str, Any]
     dimension_scores: dict[str, float]
-    metrics: dict[str, int]
+    metrics: dict[str, float]  # counts (whole numbers)
     issues: list[Issue]
     clarity_issues: list[Issue]
     structural_issues: list[Issue]
