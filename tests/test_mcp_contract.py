@@ -175,7 +175,7 @@ def test_the_choices_are_the_librarys() -> None:
         ("get_improvement_roadmap", {"current_score": 5, "target_score": 8, "issues": [3]}, "issues[0] must be an object, got 3. Try: pass an object."),
         ("score_document", {"path_or_url": "g:guide.md", "target_score": -1}, "target_score must be between 0 and 10, got -1. Try: a value from 0 to 10."),
         ("search_docs", {"query": "x", "limit": "many"}, 'limit must be a whole number, got "many". Try: pass a whole number.'),
-        ("list_sources", {"verbose": True}, "list_sources takes no argument 'verbose'. Try: use only its arguments (no arguments)."),
+        ("list_sources", {"verbose": True}, "list_sources takes no argument 'verbose'. Try: call it without arguments."),
     ],
 )  # fmt: skip
 def test_out_of_range_values_are_tool_errors_naming_the_range(

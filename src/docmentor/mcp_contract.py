@@ -137,8 +137,10 @@ def _describe(tool_name: str, schema: Mapping[str, Any], error: ValidationError)
     if kind == "additionalProperties":
         known = list((error.schema.get("properties") or {}).keys())
         extra = sorted(set(value) - set(known)) if isinstance(value, dict) else []
-        takes = ", ".join(known) or "no arguments"
-        return f"{tool_name} takes no argument {', '.join(map(repr, extra))}. Try: use only its arguments ({takes})"
+        names = ", ".join(map(repr, extra))
+        if not known:
+            return f"{tool_name} takes no argument {names}. Try: call it without arguments"
+        return f"{tool_name} takes no argument {names}. Try: use only its arguments ({', '.join(known)})"
     if kind == "enum":
         choices = ", ".join(str(c) for c in error.validator_value)
         return f"unknown {where} {_shown(value)}. Try: one of {choices}"
