@@ -6,6 +6,7 @@ the index.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import logging
@@ -240,13 +241,16 @@ class Docmentor:
 
         The store's generations are read before the search and again after it: when the
         index was at them before and they did not move, the hits are what the store holds.
-        Otherwise (a writer committed meanwhile) the search runs once more, and then, if
-        the two still do not agree, with ``check=True``: its hits are filtered against the
-        store, so a search never serves a section the store no longer has."""
+        Otherwise (a writer committed meanwhile) the search runs again; after
+        :data:`READ_ATTEMPTS` such runs (writers busy, a loaded machine) it runs once more
+        holding the write lock, so no writer commits meanwhile. When the index cannot be
+        brought to the store (a read-only folder, a writer holding the lock for long), it
+        runs with ``check=True``: its hits are filtered against the store, so a search
+        never serves a section the store no longer has."""
         for _ in range(READ_ATTEMPTS):
             before, settled = self._settle()
             if not settled:
-                break
+                return run(self._lexical_to_read(), True)
             index = self._lexical_to_read()
             if index is not None and before != self._generations_seen:
                 # the store moved since this process last looked: read the newest lexical commit
@@ -256,7 +260,22 @@ class Docmentor:
             result = run(index, False)
             if self.store.generations() == before:
                 return result
-        return run(self._lexical_to_read(), True)
+        with contextlib.ExitStack() as held:
+            try:
+                held.enter_context(self.store.write_lock(timeout=SETTLE_WAIT))
+            except (StoreError, OSError):  # a writer at work for long, or a read-only folder
+                return run(self._lexical_to_read(), True)
+            if any(g != lg for _, g, lg in self.store.generations()):
+                try:
+                    self._repair()
+                except Exception as exc:
+                    log.debug("repair failed: %s", exc, exc_info=True)
+                    return run(self._lexical_to_read(), True)
+            index = self._lexical_to_read()
+            if index is not None:
+                index.reload()
+            return run(index, False)
+        raise AssertionError("unreachable")  # for the type checker: ExitStack may swallow
 
     def _live(self, hits: list[Any]) -> list[Any]:
         """The lexical hits whose section the store still has, in the same document and path."""
