@@ -595,3 +595,21 @@ def test_a_reader_that_cannot_take_the_write_lock_does_not_wait(cli: Cli, tmp_pa
     t0 = time.monotonic()
     assert sorted(every_hit_can_be_read(cli, "dipper")) == ["d0.md", "d1.md"]
     assert time.monotonic() - t0 < engine_module.SETTLE_WAIT
+
+
+def test_a_search_disturbed_on_every_attempt_reads_holding_the_write_lock(
+    cli: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    docs = write(tmp_path / "docs", {f"d{i}.md": f"# D{i}\n\nThe dipper {i}.\n" for i in range(3)})
+    cli.ok("add", str(docs), "--name", "d")
+    (docs / "d2.md").unlink()
+    write(docs, {"d1.md": "# D1\n\nThe diver.\n"})
+    kill_between_commits(tmp_path, cli.db, "refresh", "d")
+    monkeypatch.setattr(engine_module, "READ_ATTEMPTS", 0)  # as if writers committed during each
+    assert every_hit_can_be_read(cli, "dipper") == ["d0.md"]
+    assert every_hit_can_be_read(cli, "diver") == ["d1.md"]  # repaired under the lock, not filtered
+    monkeypatch.setattr(engine_module, "SETTLE_WAIT", 0.2)
+    with closing(Docmentor(cli.db)) as writer, writer.store.write_lock():  # a writer at work for long
+        t0 = time.monotonic()
+        assert every_hit_can_be_read(cli, "dipper") == ["d0.md"]  # the lexical view, checked
+        assert time.monotonic() - t0 < 5  # gave up on the lock after SETTLE_WAIT
