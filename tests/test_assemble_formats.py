@@ -1,6 +1,7 @@
-"""`assemble` chooses the same sections whatever the output format (issue 19, section 4).
+"""`assemble` chooses sections once, whatever the output format (issue 19, section 4).
 
-The budget counts the digest as Markdown; ``--format json`` structures that same digest
+The budget counts the printed text in both formats: ``--format json`` carries the Markdown
+digest's sections, less the last ones taken when its keys leave no room for them
 (docs/assemble.md, "The budget and the format"). Runs the CLI in-process on the committed
 fixture corpora.
 """
@@ -44,7 +45,7 @@ def _markdown_selection(out: str) -> list[tuple[str, int, int]]:
 
 
 @pytest.mark.parametrize("question", QUESTIONS)
-def test_same_sections_in_markdown_and_json(
+def test_json_sections_are_the_markdowns_within_the_same_budget(
     db: Path, capsys: pytest.CaptureFixture[str], question: str
 ) -> None:
     cli = Cli(db, capsys)
@@ -53,21 +54,28 @@ def test_same_sections_in_markdown_and_json(
         rc, md, md_err = cli("assemble", question, "--max-tokens", str(budget))
         assert rc == 0, md_err
         rc, out, err = cli("assemble", question, "--max-tokens", str(budget), "--format", "json")
-        assert (rc, err) == (0, md_err)  # a warning (nothing fit) in one format is in the other
+        assert rc == 0
         data = json.loads(out)
         chosen = [(s["path"], s["line_start"], s["line_end"]) for s in data["sections"]]
-        assert chosen == _markdown_selection(md), (question, budget)
+        in_markdown = _markdown_selection(md)
+        # the Markdown's sections, in its order, less some it took last; trimmed ones only where
+        # the Markdown trimmed them too, or as the single section left
+        whole = [(p, a) for p, a, _ in chosen]
+        assert whole == [(p, a) for p, a, _ in in_markdown if (p, a) in whole], (question, budget)
+        if not chosen and in_markdown:  # only where the JSON's own keys fill a tiny budget
+            assert budget < 500 and "none fit within" in err, (question, budget)
+        else:
+            assert err == md_err
+        if budget >= 2000:  # where the JSON's fixed keys are a small part of the budget
+            assert len(chosen) >= 0.6 * len(in_markdown), (question, budget)
+        # the budget counts what is printed, in each format
+        assert count_tokens(out, "o200k_base") <= budget
         assert [s["trimmed"] for s in data["sections"]] == [
             "(trimmed)" in s["text"] for s in data["sections"]
         ]
-        # the budget counts the digest as Markdown, in both formats
         actual = int(ACTUAL.findall(md)[0])
         assert actual == count_tokens(md, "o200k_base") <= budget
-        assert (data["actual_tokens"], data["actual_tokens_of"], data["token_budget"]) == (
-            actual,
-            "markdown",
-            budget,
-        )
+        assert (data["actual_tokens_of"], data["token_budget"]) == ("markdown", budget)
         assert data["sections_selected"] == len(chosen)
         sizes.append(len(chosen))
     assert sizes[-1] > sizes[0]  # the budgets do change the selection: the comparison means something
@@ -81,7 +89,9 @@ def test_small_json_budget_is_not_empty_where_markdown_has_content(
     md = cli.ok("assemble", q, "--max-tokens", "500", "--source", "fx")
     data = json.loads(cli.ok("assemble", q, "--max-tokens", "500", "--source", "fx", "-f", "json"))
     assert len(_markdown_selection(md)) >= 2
-    assert [(s["path"], s["line_start"], s["line_end"]) for s in data["sections"]] == _markdown_selection(md)
+    assert data["sections"], "JSON empty where Markdown has content"
+    in_markdown = [(p, a) for p, a, _ in _markdown_selection(md)]
+    assert all((s["path"], s["line_start"]) in in_markdown for s in data["sections"])
     assert all(s["text"].strip() for s in data["sections"])
 
 

@@ -69,8 +69,9 @@ def assemble(
 ) -> Digest:
     """Build the digest for ``query``.
 
-    ``fmt`` only says which text to render besides the Markdown (``json_text`` for "json"): the
-    selection is the same for every format.
+    ``fmt`` "json" also renders ``json_text``, fitted to ``max_tokens`` like the Markdown: the
+    sections are chosen once, and the JSON's are the Markdown's less the last ones taken when its
+    keys leave no room for them (see ``render.distill``).
 
     Raises:
         UsageError: an option is out of range.
@@ -223,10 +224,7 @@ def assemble(
         "seconds": 0.0,
     }
 
-    # One selection for every format: the budget counts the digest as Markdown — its content
-    # (sections, their sources, the document list) — and ``--format json`` structures that same
-    # digest. Fitting the JSON text itself would spend the budget on keys and escapes instead of
-    # documentation, and make the answer depend on the output format.
+    # One selection for every format; the budget counts the text that is printed.
     digest = distill(
         query=query,
         documents=documents,
@@ -237,6 +235,7 @@ def assemble(
         stats=stats,
         generated_at=now.replace(microsecond=0).isoformat().replace("+00:00", "Z"),
         primary_areas=primary_areas(documents),
+        fmt="json" if fmt == "json" else "markdown",
     )
     digest.stats["seconds"] = round(time.perf_counter() - started, 4)
     if fmt == "json":
@@ -246,9 +245,9 @@ def assemble(
 
 def json_text(digest: Digest) -> str:
     """The digest as the JSON text that ``--format json`` prints."""
-    from docmentor.assemble.render import render_json
+    from docmentor.assemble.render import render_json_text
 
-    return json.dumps(render_json(digest), ensure_ascii=False, indent=2)
+    return render_json_text(digest)
 
 
 def primary_areas(documents: list[DocumentScore], n: int = 3) -> list[str]:

@@ -7,6 +7,7 @@ header, document list, sections, metadata and usage note.
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass, replace
 from typing import Any, Literal
@@ -19,6 +20,7 @@ TRIM_MARKER = "… (trimmed)"
 MIN_TRIM_ROOM = 80  # trim a section that does not fit only when at least this much room is left
 STOP_ROOM = 40  # stop looking for more sections below this much room
 _JOIN_SLACK = 1  # tokens allowed per joined part: BPE counts of a concatenation differ slightly
+_JSON_SLACK = 4  # tokens kept free in the JSON for the timing written after it is fitted
 _MAX_ROUNDS = 4  # re-renders to make the printed "Actual Tokens" equal the real count
 
 _FENCE_OPEN = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})(?P<info>.*)$")
@@ -325,9 +327,9 @@ def render_markdown(d: Digest) -> str:
 def render_json(d: Digest) -> dict[str, Any]:
     """The same content as the Markdown digest, structured.
 
-    The selection is the Markdown digest's: ``token_budget`` and ``actual_tokens`` count the
-    digest as Markdown (``actual_tokens_of`` says so), whatever the format. The JSON text itself
-    is longer — it adds keys, scores and canonicality factors around the same content.
+    ``actual_tokens`` counts the digest as Markdown (``actual_tokens_of`` says so); the JSON
+    text that ``--format json`` prints (:func:`render_json_text`) is fitted to ``token_budget``
+    itself when the digest is distilled with ``fmt="json"``.
     """
     return {
         "query": d.query,
@@ -343,6 +345,11 @@ def render_json(d: Digest) -> dict[str, Any]:
         "sections": [s.to_dict() for s in d.sections],
         "metadata": dict(d.stats),
     }
+
+
+def render_json_text(d: Digest) -> str:
+    """The JSON digest as printed: compact (no indentation), so its tokens go to documentation."""
+    return json.dumps(render_json(d), ensure_ascii=False, separators=(",", ":"))
 
 
 # --------------------------------------------------------------------------- selection
@@ -542,8 +549,14 @@ def distill(
     stats: dict[str, Any],
     generated_at: str,
     primary_areas: list[str],
+    fmt: Literal["markdown", "json"] = "markdown",
 ) -> Digest:
     """Choose, trim and render the sections so that the whole Markdown digest fits ``max_tokens``.
+
+    With ``fmt="json"`` the sections are chosen the same way, then the JSON text (``json_text``)
+    must fit ``max_tokens`` too: while it does not, the section of lowest priority leaves the
+    selection (the JSON's sections are the Markdown's, less the last ones taken). When not even
+    the first fits as JSON, it is trimmed further rather than left out.
 
     Args:
         query: the question, printed in the header and the usage note.
@@ -559,6 +572,7 @@ def distill(
             ``sections_included``, ``sections_trimmed``, ``tokens_per_section_avg`` and ``layout``.
         generated_at: ISO time printed as "Generated".
         primary_areas: a few words for what the digest covers.
+        fmt: "json" also renders and fits ``json_text``.
 
     Returns:
         The digest, with ``markdown`` rendered and ``actual_tokens`` its exact token count. When
@@ -602,12 +616,46 @@ def distill(
             best = better
         else:
             break
+    if fmt == "json":
+        return _fit_json(work, layout, best, max_tokens)
     return best[0]
+
+
+def _fit_json(
+    work: _Distiller,
+    layout: Literal["full", "compact"],
+    best: tuple[Digest, int, list[_Pick]],
+    max_tokens: int,
+) -> Digest:
+    """The Markdown digest's selection with its JSON text within ``max_tokens``."""
+    d, used, picks = best
+    text = render_json_text(d)
+    index = {id(p): i for i, p in enumerate(work.prepared)}
+    rank = {i: r for r, i in enumerate(work.priority)}
+    had = bool(picks)
+    limit = max_tokens - _JSON_SLACK
+    while picks and work.count(text) > limit:
+        worst = max(picks, key=lambda pk: rank[index[id(pk.prepared)]])
+        picks = [pk for pk in picks if pk is not worst]
+        d = work.finish(work.digest(picks, layout))[0]
+        text = render_json_text(d)
+    budget = used
+    for _ in range(8):  # not even the first section fits as JSON: trim it harder
+        if picks or not had or budget < MIN_TRIM_ROOM:
+            break
+        budget = budget * 2 // 3
+        first, _used = work.select(budget)
+        first = first[:1]
+        trial = work.finish(work.digest(first, layout))[0]
+        if first and work.count(render_json_text(trial)) <= limit:
+            picks, d, text = first, trial, render_json_text(trial)
+    d.json_text = text
+    return d
 
 
 def _fit(
     work: _Distiller, layout: Literal["full", "compact"], budget: int, max_tokens: int
-) -> tuple[Digest, int]:
+) -> tuple[Digest, int, list[_Pick]]:
     """The digest for a selection budget, shrinking it until the real count fits ``max_tokens``.
 
     Also returns the estimated tokens the chosen sections use (what a larger budget builds on).
@@ -618,12 +666,12 @@ def _fit(
         d, real = work.finish(work.digest(picks, layout))
         over = real - max_tokens
         if over <= 0 or not picks:
-            return d, used
+            return d, used, picks
         shrink = max(2 * shrink, over + 2)  # grows, so a stubborn overshoot cannot loop for long
         budget = used - shrink
     while picks:  # last resort, never reached in practice: drop sections from the end
         picks.pop()
         d, real = work.finish(work.digest(picks, layout))
         if real <= max_tokens:
-            return d, 0
-    return work.finish(work.digest([], layout))[0], 0
+            return d, 0, picks
+    return work.finish(work.digest([], layout))[0], 0, []
