@@ -477,7 +477,7 @@ def test_a_site_answering_only_429_is_given_up_quickly(cli: Cli, http_server: Ht
     assert len(r["failed"]) == 20 and r["removed"] == 0
     assert any("HTTP 429" in w and "gave up" in w for w in r["warnings"]), r["warnings"]
     asked = sum(http_server.hits(f"/docs/doc{i}.md") for i in range(20))
-    assert asked <= 8 + 8, asked  # the 429 budget (8), plus requests already under way
+    assert asked <= 16 + 8, asked  # 16 in a row (twice the concurrency), plus requests under way
     row = source_row(cli, "site")
     assert (row["documents"], row["stale_documents"]) == (21, 20)
     assert page(cli, "site:/docs/doc7.md")["content"] == "# Doc7\n\nThe doc7 page.\n"
@@ -486,6 +486,18 @@ def test_a_site_answering_only_429_is_given_up_quickly(cli: Cli, http_server: Ht
     assert rc == 0 and len(lines) == 12, err
     assert lines[0].startswith("warning: the site answered HTTP 429")
     assert lines[-1] == "warning: … and 10 more documents could not be read (--json lists them all)"
+
+
+def test_a_site_that_throttles_for_a_moment_is_fetched_whole(cli: Cli, http_server: HttpServer) -> None:
+    url = site_of(http_server, 20)
+    cli.ok("add", url, "--name", "site")
+    for i in range(20):  # every document: one 429, then the new page
+        new = Reply(body=f"# Doc{i}\n\nThe new doc{i}.\n", content_type=MD)
+        http_server.add(f"/docs/doc{i}.md", Reply(status=429, headers={"Retry-After": "1"}), new)
+    rc, out, err = cli("refresh", "--json")
+    assert rc == 0, err
+    r = report_of(out, "site")
+    assert (r["failed"], r["updated"], r["warnings"]) == ([], 20, [])
 
 
 def test_a_retry_after_over_the_cap_is_not_waited_for(cli: Cli, http_server: HttpServer) -> None:

@@ -9,9 +9,9 @@ against the scope.
 A whole load is bounded too: ``FetchSettings.deadline`` seconds for everything (what
 is not fetched by then fails with "time limit"), ``Retry-After`` is honoured up to
 ``max_retry_after`` seconds (a longer wait is not waited for), and after
-``max_throttled`` answers of HTTP 429 the fetcher stops asking that site for the rest
-of the load. Documents that fail this way keep their last good copy (the engine marks
-them stale).
+``max_throttled`` answers of HTTP 429 in a row (no success between) the fetcher stops
+asking that site for the rest of the load. Documents that fail this way keep their last
+good copy (the engine marks them stale).
 The rules themselves, and why they exist, are described once, in the module docstring
 of ``docmentor.sources.llmstxt`` ("Which addresses are refused, and why").
 """
@@ -54,7 +54,9 @@ class FetchSettings:
     include_optional: bool = True
     user_agent: str = "docmentor"
     max_retry_after: float = 10.0  # seconds: a longer Retry-After is not waited for
-    max_throttled: int = 8  # HTTP 429 answers in one load before the rest is given up
+    #: HTTP 429 answers in a row (no success between) before the rest is given up; at least
+    #: twice ``concurrency`` (that many requests may be under way when a storm starts)
+    max_throttled: int = 8
     deadline: float = DEFAULT_DEADLINE  # seconds for the whole load (the llms.txt and every document)
 
 
@@ -215,7 +217,7 @@ class _Fetcher:
     prior: Mapping[str, PriorDoc]
     semaphore: asyncio.Semaphore
     warnings: list[str] = field(default_factory=list)
-    throttled: int = 0  # HTTP 429 answers so far in this load
+    throttled: int = 0  # HTTP 429 answers in this load since the last success
     #: the event loop's time when the load must end (None: set on first use from ``settings.deadline``)
     deadline_at: float | None = None
     gave_up: set[str] = field(default_factory=set)  # why the load stopped early ("throttled", "deadline")
@@ -226,6 +228,9 @@ class _Fetcher:
             loop_now = asyncio.get_running_loop().time()
             self.deadline_at = loop_now + limit if math.isfinite(limit) else math.inf
         return self.deadline_at
+
+    def throttle_limit(self) -> int:
+        return max(self.settings.max_throttled, 2 * max(self.settings.concurrency, 1))
 
     def out_of_time(self) -> _Problem:
         """The failure of a document not fetched before the load's deadline."""
@@ -265,9 +270,11 @@ class _Fetcher:
         problem = ""
         for attempt in range(attempts):
             wait = self.settings.backoff * (2**attempt)
-            if self.throttled >= self.settings.max_throttled:
-                self.gave_up.add("throttled")
-                raise _Problem("failed", f"not fetched: the site answered HTTP 429 {self.throttled} times")
+            if self.throttled >= self.throttle_limit():
+                self.gave_up.add("throttled")  # for good: the count is not reset any more
+                raise _Problem(
+                    "failed", f"not fetched: the site answered HTTP 429 {self.throttled} times in a row"
+                )
             try:
                 async with asyncio.timeout(self.settings.timeout):
                     response = await self._once(url, headers)
@@ -280,6 +287,8 @@ class _Fetcher:
             else:
                 status = response.status
                 if status < 400 or status in _REDIRECTS:
+                    if "throttled" not in self.gave_up:
+                        self.throttled = 0  # the site answers again: only a storm of 429s gives up
                     return response
                 if status != 429 and status < 500:
                     raise _Problem("failed", f"HTTP {status}")

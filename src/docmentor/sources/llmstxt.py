@@ -522,8 +522,8 @@ async def _finish(
     if "throttled" in fetcher.gave_up:
         n = sum(1 for e in errors if "429" in e)
         fetcher.warnings.append(
-            f"the site answered HTTP 429 (too many requests) {fetcher.throttled} times: gave up on it for this "
-            f"refresh; {n} documents not fetched keep their last good copy (try again later)"
+            f"the site answered HTTP 429 (too many requests) {fetcher.throttled} times in a row: gave up "
+            f"on it for this refresh; {n} documents not fetched keep their last good copy (try again later)"
         )
     if "deadline" in fetcher.gave_up:
         n = sum(1 for e in errors if "time limit" in e)
