@@ -25,8 +25,15 @@ log = logging.getLogger(__name__)
 _CONTAINER = re.compile(r"^(\s*)(===|!!!|\?\?\?\+?)\s")
 _FENCE = re.compile(r"^\s*(`{3,}|~{3,})")
 _MDX_IMPORT = re.compile(r"^(import|export)\s")
-_LINK = re.compile(r"(?<!!)\[([^\]\n]*)\]\(\s*(?:<([^>\n]+)>|([^)\s]+))(?:\s+[\"'(][^)]*)?\)")
-_REF_USE = re.compile(r"(?<![!\]])\[([^\]\n]+)\](?:\[([^\]\n]*)\])?(?![(:\[])")
+# Patterns on document text run in linear time on any line: link text holds no bracket (the
+# innermost ``[…]`` is the link, as in CommonMark), and a destination or title stops at the
+# next ``](`` (or ``<``): from every ``[`` or ``](`` they ran to the line's end, quadratic
+# on ``[[[…`` and ``[a]([a](…``.
+_LINK = re.compile(
+    r"(?<!!)\[([^\[\]\n]*+)\]\(\s*+(?:<([^<>\n]++)>|((?:[^)\s\]]|\](?!\())++))"
+    r"(?:\s++[\"'(](?:[^)\]]|\](?!\())*+)?\)"
+)
+_REF_USE = re.compile(r"(?<![!\]])\[([^\[\]\n]++)\](?:\[([^\[\]\n]*+)\])?(?![(:\[])")
 
 
 def _ref_label(label: str) -> str:
@@ -34,11 +41,11 @@ def _ref_label(label: str) -> str:
     return " ".join(label.split()).upper()
 
 
-_JSX_TAG = re.compile(r"</?[A-Z][\w.]*(\s[^<>]*)?/?>|\{/\*.*?\*/\}")
+_JSX_TAG = re.compile(r"</?[A-Z][\w.]*+(\s[^<>]*+)?/?>|\{/\*(?:[^*{]|\*(?!/\})|\{(?!/\*))*+\*/\}")
 _JSX_OPEN = re.compile(r"^\s*<[A-Z][\w.]*(\s[^<>]*)?$")  # a tag left open at the line's end
 _TAG_END = re.compile(r"(?<!=)>")
 # ``[text](url)``, ``![alt](src)`` and ``[text][ref]`` in a heading read as their text
-_HEADING_LINK = re.compile(r"!?\[([^\]\n]*)\](?:\([^)\n]*\)|\[[^\]\n]*\])")
+_HEADING_LINK = re.compile(r"!?\[([^\[\]\n]*+)\](?:\((?:[^)\n\]]|\](?!\())*+\)|\[[^\[\]\n]*+\])")
 
 
 @lru_cache(maxsize=1)

@@ -25,7 +25,9 @@ _CODE_DIRECTIVE = re.compile(
 )
 _PYTHON_DIRECTIVES = frozenset({"testcode", "testsetup", "doctest", "jupyter-execute", "ipython"})
 _LANGUAGE_ARGUMENT = frozenset({"code-block", "code", "sourcecode"})
-_LINK = re.compile(r"`[^`<]*<([^>]+)>`_")
+# Patterns on document text run in linear time on any line: a match scans no further than
+# the next backtick (``[^>]+`` ran to the line's end from every backtick: quadratic on "`<`<…").
+_LINK = re.compile(r"`[^`<]*+<([^>`]++)>`_")
 
 
 def parse_rst(text: str, *, line_map: list[int] | None = None, fallback_title: str = "") -> ParsedDocument:
@@ -88,20 +90,29 @@ def parse_rst(text: str, *, line_map: list[int] | None = None, fallback_title: s
     return ParsedDocument(title=title, meta=meta, sections=sections, links=links)
 
 
-_TITLE_ROLE = re.compile(r":[\w:.+-]+:`([^`<]+?)\s*(?:<[^>]*>)?`")  # :ref:`text <t>` → `text`
-_TITLE_LINK = re.compile(r"`([^`<]+?)\s*(?:<[^>]*>)?`__?(?!\w)")  # `text <url>`_ → text
+# A role starts where its run of name characters does (``pre``: the part of the run before its
+# first ``:``), so a run is scanned once (``:a:a:a…`` was quadratic); the text is stripped by
+# :func:`_text` (a lazy ``([^`<]+?)\s*`` was quadratic on spaces). :ref:`text <t>` → `text`
+_TITLE_ROLE = re.compile(r"(?<![\w:.+-])(?P<pre>[\w.+-]*+):[\w:.+-]+:`([^`<]++)(?:<[^>`]*+>)?`")
+_TITLE_LINK = re.compile(r"`([^`<]++)(?:<[^>`]*+>)?`__?(?!\w)")  # `text <url>`_ → text
 _TITLE_LITERAL = re.compile(r"``([^`]+)``")  # ``code`` → `code`
 # *em*, **strong**: reST's rules: not inside a word, no space just inside the asterisks
-_TITLE_EMPHASIS = re.compile(r"(?<![\w*])(\*\*?)(?=\S)(.+?)(?<=\S)\1(?![\w*])")
+# (no ``*`` inside: from every ``*`` a ``.+?`` ran to the line's end, quadratic on " *a *a…")
+_TITLE_EMPHASIS = re.compile(r"(?<![\w*])(\*\*?)(?=\S)([^*]+?)(?<=\S)\1(?![\w*])")
 _SPAN = re.compile(r"`[^`]*`")
+
+
+def _text(raw: str) -> str:
+    """A role's or link's text without the spaces before its ``<target>`` (at least one character)."""
+    return raw.rstrip() or raw[:1]
 
 
 def _plain(title: str) -> str:
     """A title as read, not as marked up: reST inline markup is kept only as Markdown's
     code spans (``Sub *Section*`` → ``Sub Section``; ````connect()```` → ```connect()```)."""
-    title = _TITLE_ROLE.sub(lambda m: f"`{m.group(1).lstrip('~!')}`", title)
+    title = _TITLE_ROLE.sub(lambda m: f"{m['pre']}`{_text(m.group(2)).lstrip('~!')}`", title)
     title = _TITLE_LITERAL.sub(r"`\1`", title)
-    title = _TITLE_LINK.sub(r"\1", title)
+    title = _TITLE_LINK.sub(lambda m: _text(m.group(1)), title)
     # emphasis outside code spans only
     spans: list[str] = []
 

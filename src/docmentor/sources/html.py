@@ -63,7 +63,10 @@ _ANCHOR_CLASSES = frozenset({"headerlink", "anchor-link", "hash-link", "anchor",
 _HEADINGS = ("h1", "h2", "h3", "h4", "h5", "h6")
 _LANG_CLASS = re.compile(r"^(?:language|lang|highlight|sourceCode)-([\w+#.-]+)$")
 _NO_LANGUAGE = frozenset({"default", "none", "text", "plain", "plaintext", "nohighlight"})
-_HTML_START = re.compile(rb"^\s*(?:<!--.*?-->\s*)*<(?:!doctype\s+html|html|head|body)[\s>]", re.I | re.S)
+# What an HTML page starts with after its leading comments (read by :func:`looks_like_html`
+# with string methods: ``(?:<!--.*?-->\s*)*`` was exponential on a run of ``<!---->``).
+_HTML_TAG = re.compile(rb"<(?:!doctype[ \t\n\r\f\v]++html|html|head|body)[ \t\n\r\f\v>]", re.I)
+_SPACE = b" \t\n\r\f\v"
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,8 +158,13 @@ def decode_body(data: bytes, content_type: str | None, *, name: str = "") -> Dec
 
 def looks_like_html(data: bytes) -> bool:
     """Return True when ``data`` starts like an HTML document (``<!doctype html``, ``<html``...)."""
-    head = data[:2048].lstrip(b"\xef\xbb\xbf")
-    return bool(_HTML_START.match(head))
+    head = data[:2048].lstrip(b"\xef\xbb\xbf").lstrip(_SPACE)
+    while head.startswith(b"<!--"):  # comments first; one ends at the first "-->", as in HTML
+        end = head.find(b"-->", 4)
+        if end < 0:
+            return False
+        head = head[end + 3 :].lstrip(_SPACE)
+    return bool(_HTML_TAG.match(head))
 
 
 def _classes(tag: Tag) -> list[str]:

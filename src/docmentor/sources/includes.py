@@ -72,10 +72,12 @@ _SNIPPET_INLINE = re.compile(
     r"""(?P<target>"(?:\\"|[^"])+?"|'(?:\\'|[^'])+?')[ \t]*$"""
 )
 _SNIPPET_BLOCK = re.compile(r"^[ \t]*(?P<escape>;*)-+8<-+[ \t]*$")
-# Searched (not matched from ^ with a lazy prefix, which is quadratic on long lines of dashes):
-# the dashes before 8< are bounded so a backtrack cannot run away.
+# Every pattern here reads the user's (or a repository's) text, so each runs in linear time on
+# any line. Searched (not matched from ^ with a lazy prefix, which is quadratic on long lines
+# of dashes): the dashes before 8< are bounded so a backtrack cannot run away, and a match
+# starts only where a run of ``;`` starts (from inside the run it was quadratic on ``;;;…``).
 _SECTION_MARKER = re.compile(
-    r"(?P<escape>;*)-{1,32}8<-+[ \t]+\[[ \t]*(?P<type>start|end)[ \t]*:[ \t]*"
+    r"(?<!;)(?P<escape>;*+)-{1,32}8<-+[ \t]+\[[ \t]*(?P<type>start|end)[ \t]*:[ \t]*"
     r"(?P<name>[a-z][-_0-9a-z]*)[ \t]*\]",
     re.IGNORECASE,
 )
@@ -92,13 +94,17 @@ _MD_INCLUDE = re.compile(
 # markdown-include-variants' ``ln[…]`` option; the value stops at the next bracket.
 _VARIANT_LN = re.compile(r"\bln\[(?P<value>[^\[\]]*)\]")
 _ABOVE, _HERE, _BELOW = "# Code above omitted 👆", "# Code here omitted 👈", "# Code below omitted 👇"
-_RST_DIRECTIVE = re.compile(
-    r"^(?P<indent>[ \t]*)\.\.[ \t]+(?P<name>literalinclude|include)::[ \t]*(?P<arg>.*?)[ \t]*$"
-)
+# The argument is the rest of the line, stripped by :func:`_arg` (a lazy ``(.*?)[ \t]*$``
+# was cubic on a line of spaces).
+_RST_DIRECTIVE = re.compile(r"^(?P<indent>[ \t]*+)\.\.[ \t]++(?P<name>literalinclude|include)::(?P<arg>.*)$")
 _MYST_OPEN = re.compile(
-    r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,}|:{3,})\{(?P<name>literalinclude|include|eval-rst)\}"
-    r"[ \t]*(?P<arg>.*?)[ \t]*$"
+    r"^(?P<indent>[ \t]*+)(?P<fence>`{3,}+|~{3,}+|:{3,}+)\{(?P<name>literalinclude|include|eval-rst)\}(?P<arg>.*)$"
 )
+
+
+def _arg(m: re.Match[str]) -> str:
+    """A directive's argument: the rest of its line, without the spaces and tabs around it."""
+    return m["arg"].strip(" \t")
 
 
 @dataclass
@@ -403,15 +409,21 @@ class _Expander:
         else:
             bases = [*self.base_dirs, self.shown_root, here]
         escaped = False
+        unusable = ""
         for base in dict.fromkeys(bases):
-            target = (base / rel).resolve()
-            # Check confinement before touching the file at all.
-            if not any(target.is_relative_to(a) for a in self.allowed):
-                escaped = escaped or telling is None or base in telling
-                continue
-            if target.is_file():
-                return target
-        return "include refused: path escapes the docs root" if escaped else "include not found"
+            try:
+                target = (base / rel).resolve()
+                # Check confinement before touching the file at all.
+                if not any(target.is_relative_to(a) for a in self.allowed):
+                    escaped = escaped or telling is None or base in telling
+                    continue
+                if target.is_file():
+                    return target
+            except (OSError, RuntimeError) as exc:  # a name too long, a symlink loop: not this base
+                unusable = unusable or str(getattr(exc, "strerror", None) or exc)
+        if escaped:
+            return "include refused: path escapes the docs root"
+        return f"include not found ({unusable})" if unusable else "include not found"
 
     def open(self, raw: str, at: _At, kind: _Kind, *, check_cycle: bool = True) -> _Opened | None:
         target = self.locate(raw, at.file, kind)
@@ -672,7 +684,7 @@ class _Expander:
     ) -> tuple[list[str] | None, int]:
         indent = m["indent"]
         opts, j = _rst_options(lines, i + 1, indent)
-        arg = m["arg"]
+        arg = _arg(m)
         if not arg or arg.startswith("<"):  # docutils' standard includes: nothing to read
             return None, j - i
         return self.directive(m["name"], arg, opts, indent, fmt, at), j - i
@@ -685,10 +697,10 @@ class _Expander:
             if len(stripped) >= len(fence) and stripped == fence[0] * len(stripped):
                 close = j
                 break
-        if close is None or not m["arg"]:
+        if close is None or not _arg(m):
             return None, 1
         opts = _myst_options(lines[i + 1 : close])
-        return self.directive(m["name"], m["arg"], opts, m["indent"], "markdown", at), close - i + 1
+        return self.directive(m["name"], _arg(m), opts, m["indent"], "markdown", at), close - i + 1
 
 
 def _variants_line(line: str) -> tuple[str, str, str] | None:

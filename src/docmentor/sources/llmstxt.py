@@ -104,11 +104,14 @@ __all__ = [
 logger = logging.getLogger(__name__)
 
 _FULL_NAME = re.compile(r"llms(?:-ctx)?-full\.txt$|llms-ctx\.txt$", re.I)
-_H1 = re.compile(r"^#\s+(.+?)\s*#*\s*$")
-_H2 = re.compile(r"^##\s+(.+?)\s*#*\s*$")
+# Every pattern here reads someone else's text, so each runs in linear time on any line: no
+# two quantifiers can trade the same characters (possessive ``*+`` where they could), and
+# the headings are read with string methods (the pattern ``^#\s+(.+?)\s*#*\s*$`` was cubic
+# on a line of spaces).
 _LINK = re.compile(
-    r"^\s*(?:[-*+]|\d+[.)])?\s*\[(?P<title>[^\]]*)\]"
-    r"\(\s*(?P<url><[^>]*>|[^)\s]*)(?:\s+(?:\"[^\"]*\"|'[^']*'))?\s*\)(?P<rest>.*)$"
+    r"^\s*+(?:(?:[-*+]|\d++[.)])\s*+)?\[(?P<title>[^\]]*+)\]"
+    r"\(\s*+(?:(?P<url><[^>]*+>|[^)\s]++)(?:\s++(?:\"[^\"]*+\"|'[^']*+'))?|(?<=\s)(?:\"[^\"]*+\"|'[^']*+'))?"
+    r"\s*+\)(?P<rest>.*)$"
 )
 _LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
 _FENCE = re.compile(r"^\s*(```+|~~~+)")
@@ -215,12 +218,12 @@ def parse_llms_txt(text: str, base_url: str) -> ParsedLlmsTxt:
                 details.append(line)
             in_summary = False
             continue
-        if (h2 := _H2.match(line)) is not None:
-            sections.append((h2.group(1).strip(), []))
+        if (h2 := _heading(line, 2)) is not None:
+            sections.append((h2, []))
             in_summary = False
             continue
-        if not sections and title is None and (h1 := _H1.match(line)) is not None:
-            title = h1.group(1).strip()
+        if not sections and title is None and (h1 := _heading(line, 1)) is not None:
+            title = h1
             in_summary = True
             continue
         if in_summary:
@@ -250,6 +253,25 @@ def parse_llms_txt(text: str, base_url: str) -> ParsedLlmsTxt:
     )
 
 
+def _heading(line: str, level: int) -> str | None:
+    r"""The stripped title of an ATX heading of ``level`` (``# Title``, ``## Title ##``), else None.
+
+    What ``^#{level}\s+(.+?)\s*#*\s*$`` matched, stripped, in linear time: at least one
+    space after the marks, a title of at least one character, a closing run of ``#`` dropped.
+    """
+    marks = "#" * level
+    if not line.startswith(marks):
+        return None
+    rest = line[level:]
+    if len(rest) < 2 or not rest[0].isspace():
+        return None
+    body = rest.lstrip()
+    if not body:  # spaces only: the title was one of them
+        return ""
+    core = body.rstrip().rstrip("#").rstrip()
+    return body[: max(len(core), 1)].strip()
+
+
 def _parse_link_line(
     line: str, lineno: int, base_url: str, section: str, warnings: list[str]
 ) -> LlmsLink | None:
@@ -258,7 +280,7 @@ def _parse_link_line(
         if _LIST_ITEM.match(line) and ("](" in line or line.split(maxsplit=1)[-1].startswith("[")):
             warnings.append(f"line {lineno}: malformed link skipped: {line.strip()[:80]}")
         return None
-    raw = match.group("url").strip()
+    raw = (match.group("url") or "").strip()
     if raw.startswith("<") and raw.endswith(">"):
         raw = raw[1:-1].strip().replace(" ", "%20")
     if not raw or raw.startswith("#"):

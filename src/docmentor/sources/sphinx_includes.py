@@ -17,7 +17,9 @@ from collections.abc import Sequence
 from pathlib import Path
 
 _TAB_WIDTH = 4
-_OPTION = re.compile(r"^[ \t]*:(?P<key>[A-Za-z0-9_-]+):(?:[ \t]+(?P<value>.*?))?[ \t]*$")
+# ``:key: value``; the value is the rest of the line, stripped by :func:`_option` (a lazy
+# ``(.*?)[ \t]*$`` was cubic on a line of spaces: options are read from the user's files).
+_OPTION = re.compile(r"^[ \t]*+:(?P<key>[A-Za-z0-9_-]++):(?P<value>(?:[ \t].*)?)$")
 _BACKTICKS = re.compile(r"^[ \t]*(`{3,})")
 
 _LANGUAGES = {
@@ -46,15 +48,21 @@ def _dedent(lines: list[str]) -> list[str]:
     return textwrap.dedent("\n".join(lines)).split("\n") if lines else []
 
 
+def _option(line: str) -> tuple[str, str] | None:
+    """A ``:key: value`` option line as (key, value), else None."""
+    m = _OPTION.match(line)
+    return None if m is None else (m["key"], m["value"].strip(" \t"))
+
+
 def _rst_options(lines: Sequence[str], start: int, indent: str) -> tuple[dict[str, str], int]:
     """A reST directive's ``:key: value`` options from line ``start``; also the first line after them."""
     opts: dict[str, str] = {}
     j = start
     while j < len(lines):
-        o = _OPTION.match(lines[j])
-        if not o or len(lines[j]) - len(lines[j].lstrip()) <= len(indent):
+        o = _option(lines[j])
+        if o is None or len(lines[j]) - len(lines[j].lstrip()) <= len(indent):
             break
-        opts[o["key"]] = o["value"] or ""
+        opts[o[0]] = o[1]
         j += 1
     return opts, j
 
@@ -70,8 +78,8 @@ def _myst_options(inner: Sequence[str]) -> dict[str, str]:
             opts[key.strip()] = value.strip().strip("\"'")
     else:
         for entry in body:
-            if o := _OPTION.match(entry):
-                opts[o["key"]] = _unquoted(o["value"] or "")
+            if o := _option(entry):
+                opts[o[0]] = _unquoted(o[1])
     return opts
 
 
