@@ -11,6 +11,12 @@ What it does not do is left to httpx (:class:`HttpxClient`): when a proxy is set
 the environment (``HTTP_PROXY``, ``HTTPS_PROXY``, ``ALL_PROXY``, any case) or when a
 caller passes an httpx transport (tests), requests go through an ``httpx.AsyncClient``.
 
+Names are resolved once per client (one load) and every connection to a name goes to
+the addresses that first answer gave, checked (see :func:`_usable_addresses`): a name
+that answers 127.0.0.1 and then 127.0.0.2 (DNS rebinding) cannot move a load onto another
+machine after its same-host checks passed. The TLS name and the ``Host`` header stay the
+name. (Through a proxy, the proxy resolves: that is httpx's and the proxy's business.)
+
 Time limits are the caller's (``asyncio.timeout`` around :meth:`get`); a connection
 interrupted mid-request is closed, never reused. A reused keep-alive connection that
 the server had closed is retried once at once on a new connection (GET is idempotent).
@@ -20,7 +26,9 @@ TLS uses ``SSL_CERT_FILE`` / ``SSL_CERT_DIR`` when set, else certifi's bundle, a
 from __future__ import annotations
 
 import asyncio
+import ipaddress
 import os
+import socket
 import zlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -50,6 +58,7 @@ _PROXY_VARS = ("http_proxy", "https_proxy", "all_proxy")
 _DEFAULTS = (("Accept", "*/*"), ("Accept-Encoding", "gzip, deflate"), ("Connection", "keep-alive"))
 _READ = 256 * 1024
 _DRAIN = 64 * 1024  # an error / redirect body up to this size is read to keep the connection
+_STAGGER = 0.25  # seconds before the next address of a name is tried (happy eyeballs)
 
 
 class TransportFailure(Exception):
@@ -222,6 +231,8 @@ class H11Client:
         self._max_idle = max(max_connections, 1)
         self._idle: dict[tuple[str, str, int], list[_Connection]] = {}
         self._ssl: ssl.SSLContext | None = None
+        # (host, port) -> the checked addresses of its first answer, shared by every connection
+        self._resolved: dict[tuple[str, int], asyncio.Future[list[str]]] = {}
 
     async def get(self, url: str, headers: Mapping[str, str], max_bytes: int) -> Response:
         t = _target(url)
@@ -259,18 +270,25 @@ class H11Client:
     async def _connect(self, origin: tuple[str, str, int]) -> _Connection:
         scheme, host, port = origin
         tls = self._ssl_context() if scheme == "https" else None
+        addresses = await self._addresses(host, port)
         try:
-            reader, writer = await asyncio.open_connection(
-                host,
-                port,
-                ssl=tls,
-                server_hostname=host if tls else None,
-                limit=_READ,
-                happy_eyeballs_delay=0.25,
-            )
-        except OSError as exc:  # refused, unreachable, DNS, TLS (ssl.SSLError is an OSError)
+            reader, writer = await _open_any(addresses, port, tls, host)
+        except OSError as exc:  # refused, unreachable, TLS (ssl.SSLError is an OSError)
             raise TransportFailure(f"ConnectError: {exc}") from None
         return _Connection(reader, writer)  # asyncio sets TCP_NODELAY
+
+    async def _addresses(self, host: str, port: int) -> list[str]:
+        """The checked addresses of ``host``: resolved once, the same for every connection."""
+        key = (host, port)
+        pending = self._resolved.get(key)
+        if pending is None:
+            pending = self._resolved[key] = asyncio.ensure_future(_resolve(host, port))
+        try:
+            return await asyncio.shield(pending)
+        except OSError as exc:  # no answer pinned: a retry asks again
+            if self._resolved.get(key) is pending:
+                del self._resolved[key]
+            raise TransportFailure(f"ConnectError: {exc}") from None
 
     def _ssl_context(self) -> ssl.SSLContext:
         if self._ssl is None:
@@ -371,6 +389,94 @@ class H11Client:
                 return
             else:
                 raise h11.RemoteProtocolError("server closed the connection mid-body")
+
+
+async def _resolve(host: str, port: int) -> list[str]:
+    """The addresses ``host`` may be reached at, from one answer (see :func:`_usable_addresses`)."""
+    try:
+        infos = await asyncio.get_running_loop().getaddrinfo(
+            host, port, type=socket.SOCK_STREAM, proto=socket.IPPROTO_TCP
+        )
+    except socket.gaierror as exc:
+        raise OSError(f"cannot resolve {host}: {exc.strerror or exc}") from None
+    answered = list(dict.fromkeys(str(info[4][0]) for info in infos))
+    usable = _usable_addresses(answered)
+    if not usable:
+        raise OSError(
+            f"{host} resolves to no address docmentor connects to ({', '.join(answered) or 'none'})"
+        )
+    return usable
+
+
+def _usable_addresses(answered: list[str]) -> list[str]:
+    """The addresses of one answer that may be connected to, in the answer's order.
+
+    Never an unspecified (``0.0.0.0``, ``::``, which reach this machine) or multicast
+    address. When an answer mixes public addresses with loopback, private or link-local
+    ones (a rebinding trick: the public one fails, the client falls over to the internal
+    one), only the public ones are kept.
+    """
+    found: list[tuple[str, bool]] = []
+    for text in answered:
+        try:
+            ip = ipaddress.ip_address(text.partition("%")[0])
+        except ValueError:
+            continue
+        if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+            ip = ip.ipv4_mapped
+        if ip.is_unspecified or ip.is_multicast:
+            continue
+        found.append((text, ip.is_global))
+    if any(public for _, public in found):
+        return [text for text, public in found if public]
+    return [text for text, _ in found]
+
+
+async def _open_one(
+    address: str, port: int, tls: ssl.SSLContext | None, host: str
+) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+    return await asyncio.open_connection(
+        address, port, ssl=tls, server_hostname=host if tls else None, limit=_READ
+    )
+
+
+async def _open_any(
+    addresses: list[str], port: int, tls: ssl.SSLContext | None, host: str
+) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+    """Connect to the first of ``addresses`` that answers; the next one is tried when one
+    fails or after ``_STAGGER`` seconds without an answer (happy eyeballs, RFC 8305)."""
+    waiting = iter(addresses)
+    pending: set[asyncio.Task[tuple[asyncio.StreamReader, asyncio.StreamWriter]]] = set()
+    errors: list[BaseException] = []
+    try:
+        while True:
+            address = next(waiting, None)
+            if address is not None:
+                pending.add(asyncio.ensure_future(_open_one(address, port, tls, host)))
+            if not pending:
+                break
+            done, pending = await asyncio.wait(
+                pending,
+                timeout=_STAGGER if address is not None else None,
+                return_when=asyncio.FIRST_COMPLETED,
+            )
+            won: tuple[asyncio.StreamReader, asyncio.StreamWriter] | None = None
+            for task in done:
+                if task.exception() is not None:
+                    errors.append(task.exception())  # type: ignore[arg-type]
+                elif won is None:
+                    won = task.result()
+                else:  # a second connection in the same instant: not needed
+                    task.result()[1].transport.abort()
+            if won is not None:
+                return won
+    finally:
+        for task in pending:
+            task.cancel()
+    error = errors[-1] if errors else None
+    if isinstance(error, OSError):
+        raise error
+    raise OSError(f"cannot connect to {host}: {error or 'no address'}")
 
 
 class _StaleConnection(Exception):
