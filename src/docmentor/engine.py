@@ -790,6 +790,9 @@ class Docmentor:
             max_bytes=int(opts.get("max_bytes", DEFAULT_MAX_BYTES)),  # type: ignore[call-overload]
             base_dirs=[Path(str(b)) for b in opts.get("base_paths", [])],  # type: ignore[attr-defined]
             use_gitignore=bool(opts.get("use_gitignore", True)),
+            max_included_bytes=(
+                int(opts["max_included_bytes"]) if opts.get("max_included_bytes") is not None else None  # type: ignore[call-overload]
+            ),
         )
         report.skipped = list(scan.skipped)
         report.warnings = list(scan.warnings)

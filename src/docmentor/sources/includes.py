@@ -121,6 +121,32 @@ class IncludeResult:
     included_files: list[Path] = field(default_factory=list)
 
 
+@dataclass
+class IncludeBudget:
+    """What the includes of one source may add to its documents, all documents together.
+
+    The size cap of one page does not stop one large snippet included by many pages (a
+    2 MB file included by 60 pages stored 122 MB). Once ``limit`` characters have been
+    added, further includes are left as written (the directive line stays in the page)
+    and counted here, for one warning per source.
+    """
+
+    limit: int
+    used: int = 0  # characters the includes added so far
+    refused: int = 0  # includes left as written because the budget was spent
+    documents: dict[str, None] = field(default_factory=dict)  # documents with such an include
+    first: str | None = None  # where the first one is ("path:line: target")
+
+    def spent(self) -> bool:
+        return self.used >= self.limit
+
+    def refuse(self, document: str, where: str) -> None:
+        self.refused += 1
+        self.documents.setdefault(document, None)
+        if self.first is None:
+            self.first = where
+
+
 @dataclass(frozen=True, slots=True)
 class _Loaded:
     lines: tuple[str, ...]
@@ -331,6 +357,7 @@ class _Expander:
     # Text pulled in so far for this document: a few small files including each other many
     # times must not grow one page without bound (10 files × 10 includes each, 8 deep …).
     pulled: int = 0
+    budget: IncludeBudget | None = None  # the source's, shared by its documents
 
     def name(self, path: Path) -> str:
         for base in (self.shown_root, self.root, *self.base_dirs):
@@ -434,6 +461,9 @@ class _Expander:
             problem = "include cycle"
         elif at.depth >= self.max_depth:
             problem = f"include depth limit of {self.max_depth} reached"
+        elif self.budget is not None and self.budget.spent():  # one warning for the source, later
+            self.budget.refuse(self.name(at.stack[0]), f"{self.name(at.file)}:{at.num}: {raw}")
+            return None
         else:
             loaded = self.cache.load(target, self.max_bytes)
             if isinstance(loaded, str):
@@ -623,6 +653,9 @@ class _Expander:
             else:
                 out.extend(got)
                 src.extend([nums[i]] * len(got))
+                if self.budget is not None and doc.depth == 0:  # what the document grew by
+                    grown = sum(len(x) + 1 for x in got) - sum(len(x) + 1 for x in lines[i : i + consumed])
+                    self.budget.used += max(grown, 0)
             i += consumed
         return out, src
 
@@ -727,6 +760,7 @@ def resolve_includes(
     max_bytes: int = DEFAULT_MAX_BYTES,
     cache: IncludeCache | None = None,
     dedent_subsections: bool = True,
+    budget: IncludeBudget | None = None,
 ) -> IncludeResult:
     """Expand the include directives of one document.
 
@@ -743,6 +777,8 @@ def resolve_includes(
         cache: Shares read files between documents of one scan.
         dedent_subsections: Dedent sections and line ranges before re-indenting
             (pymdownx ``dedent_subsections``).
+        budget: What the includes of the whole source may still add (shared by the
+            documents of one scan); includes past it are left as written, counted in it.
 
     Returns:
         The expanded text, its line map, the warnings and the files read.
@@ -764,6 +800,7 @@ def resolve_includes(
         max_bytes=max_bytes,
         dedent=dedent_subsections,
         cache=cache if cache is not None else IncludeCache(),
+        budget=budget,
     )
     out, line_map = expander.expand(lines, identity, _At(file, 0, 0, (file.resolve(),)), fmt)
     for warning in expander.warnings:

@@ -6,6 +6,16 @@ oversized files, and expands includes confined to the folder (see ``includes``).
 Symlinked folders are not followed; symlinked files are read when they point inside
 the folder.
 
+Binary files: a NUL byte in the first 8 KB makes a file binary: it is skipped, with the
+reason. NUL bytes further on (a text file with a stray binary byte or a NUL-padded tail) are
+removed, with a warning that counts them; the text around them is kept.
+
+Includes: what the includes of one folder add to its pages is capped in total (the size cap
+of one page does not stop one large snippet included by many pages): at most
+``max_included_bytes`` (default: four times the size of the folder's documents, and at least
+10 MB). Includes past it are left as written in their pages and reported once for the
+folder, with counts.
+
 Encoding policy: files are read as UTF-8 (a BOM is dropped). A file that is not valid
 UTF-8 is decoded with replacement characters and kept with a warning, unless more than
 1% of its characters had to be replaced: then it is most likely in another encoding. If its
@@ -29,7 +39,13 @@ from pathspec import GitIgnoreSpec
 from docmentor._yaml import load_yaml
 from docmentor.errors import SourceUnavailableError
 from docmentor.models import RawDocument
-from docmentor.sources.includes import DEFAULT_MAX_BYTES, IncludeCache, resolve_includes, split_lines
+from docmentor.sources.includes import (
+    DEFAULT_MAX_BYTES,
+    IncludeBudget,
+    IncludeCache,
+    resolve_includes,
+    split_lines,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -37,6 +53,10 @@ DOC_SUFFIXES = (".md", ".mdx", ".markdown", ".rst", ".txt")
 SKIP_DIRS = frozenset({"node_modules", "__pycache__", "site-packages", "_build"})
 IGNORE_FILE = ".docmentorignore"
 _BINARY_PROBE = 8192
+# What the includes of one folder may add to its pages, all pages together: this many times
+# the size of its documents, and at least INCLUDE_BUDGET_MIN characters.
+INCLUDE_BUDGET_FACTOR = 4
+INCLUDE_BUDGET_MIN = 10_000_000
 _MAX_REPLACED = 0.01
 _MIN_WESTERN_LETTERS = 0.7  # of the non-ASCII characters, read as Windows-1252
 _WORD = re.compile(r"[^\W\d_]+")
@@ -92,6 +112,7 @@ def scan_folder(
     base_dirs: Sequence[Path] = (),
     use_gitignore: bool = True,
     suffixes: Sequence[str] = DOC_SUFFIXES,
+    max_included_bytes: int | None = None,
 ) -> LocalScan:
     """Read every document of a folder, with includes expanded.
 
@@ -103,6 +124,9 @@ def scan_folder(
             in ``mkdocs.yml`` are added when they lie inside ``root``.
         use_gitignore: Honour ``.gitignore`` files (``.docmentorignore`` always is).
         suffixes: File name endings that are documents (case-insensitive).
+        max_included_bytes: What includes may add to all documents together (characters);
+            None: ``INCLUDE_BUDGET_FACTOR`` times the documents' size, at least
+            ``INCLUDE_BUDGET_MIN``. Includes past it are left as written, with one warning.
 
     Raises:
         SourceUnavailableError: ``root`` is not a readable folder.
@@ -116,11 +140,42 @@ def scan_folder(
     scan = LocalScan()
     files = _walk(real_root, scan, use_gitignore=use_gitignore, suffixes=suffixes)
     cache = IncludeCache()
+    if max_included_bytes is None:
+        max_included_bytes = max(
+            INCLUDE_BUDGET_MIN, INCLUDE_BUDGET_FACTOR * _total_size(real_root, files, max_bytes)
+        )
+    budget = IncludeBudget(max(int(max_included_bytes), 0))
     for rel in files:
-        doc = _read_document(real_root, rel, scan, max_bytes=max_bytes, bases=bases, cache=cache)
+        doc = _read_document(
+            real_root, rel, scan, max_bytes=max_bytes, bases=bases, cache=cache, budget=budget
+        )
         if doc is not None:
             scan.documents.append(doc)
+    if budget.refused:
+        scan.warnings.append(
+            f"{budget.refused} include(s) in {len(budget.documents)} document(s) left as written: the "
+            f"folder's includes may add {_size(budget.limit)} to its pages in total, and had added "
+            f"{_size(budget.used)} (first left out: {budget.first}); raise the source option "
+            "max_included_bytes to expand them"
+        )
     return scan
+
+
+def _size(n: int) -> str:
+    return f"{n / 1e6:.1f} MB" if n >= 100_000 else f"{n / 1e3:.1f} KB"
+
+
+def _total_size(root: Path, files: Sequence[str], max_bytes: int) -> int:
+    """The bytes of the documents a scan will read (those under the size cap)."""
+    total = 0
+    for rel in files:
+        try:
+            size = (root / rel).stat().st_size
+        except OSError:
+            continue
+        if size <= max_bytes:
+            total += size
+    return total
 
 
 def document_files(root: Path, *, use_gitignore: bool = True, suffixes: Sequence[str] = DOC_SUFFIXES) -> list[str]:
@@ -147,6 +202,7 @@ def _read_document(
     max_bytes: int,
     bases: Sequence[Path],
     cache: IncludeCache,
+    budget: IncludeBudget | None = None,
 ) -> RawDocument | None:
     path = root / rel
     try:
@@ -178,6 +234,11 @@ def _read_document(
         else:
             warnings.append(f"{rel}: not valid UTF-8, decoded with {bad} replacement character(s)")
     text = text.removeprefix("\ufeff")
+    if "\0" in text:  # past the binary probe: a stray byte in a text file, not text to index
+        warnings.append(
+            f"{rel}: {text.count(chr(0))} NUL byte(s) removed (first at character {text.index(chr(0))})"
+        )
+        text = text.replace("\0", "")
     fmt = _fmt(rel)
     line_map: list[int] | None = None
     if fmt == "text":
@@ -185,7 +246,14 @@ def _read_document(
         text = "\n".join(lines) + ("\n" if trailing else "")
     else:
         result = resolve_includes(
-            text, path=path, root=root, base_dirs=bases, fmt=fmt, max_bytes=max_bytes, cache=cache
+            text,
+            path=path,
+            root=root,
+            base_dirs=bases,
+            fmt=fmt,
+            max_bytes=max_bytes,
+            cache=cache,
+            budget=budget,
         )
         text = result.text
         warnings.extend(result.warnings)
