@@ -114,7 +114,8 @@ def is_text(ctype: str, charset: str | None, data: bytes) -> bool:
 
 
 def decode_text(data: bytes, charset: str | None, warnings: list[str]) -> str:
-    """Decode exactly (declared charset, else UTF-8; a BOM is dropped); bad bytes → U+FFFD."""
+    """Decode exactly (declared charset, else UTF-8; a BOM is dropped); bad bytes → U+FFFD;
+    NUL characters (a text body with stray binary bytes) are removed, with a warning."""
     codec = "utf-8"
     if charset:
         try:
@@ -124,10 +125,16 @@ def decode_text(data: bytes, charset: str | None, warnings: list[str]) -> str:
     if codec == "utf-8":
         codec = "utf-8-sig"
     try:
-        return data.decode(codec)
+        text = data.decode(codec)
     except UnicodeDecodeError:
         warnings.append(f"invalid {codec} bytes replaced")
-        return data.decode(codec, errors="replace")
+        text = data.decode(codec, errors="replace")
+    if "\0" in text:  # past the binary probe of ``is_text``: stray bytes, not text to index
+        warnings.append(
+            f"{text.count(chr(0))} NUL character(s) removed (first at character {text.index(chr(0))})"
+        )
+        text = text.replace("\0", "")
+    return text
 
 
 def decode_body(data: bytes, content_type: str | None, *, name: str = "") -> DecodedBody:
