@@ -45,13 +45,24 @@ def test_cli_add_llms_txt_removes_late_nuls(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], http_server: HttpServer
 ) -> None:
     http_server.add(
-        "/docs/llms.txt", "# Site\n\n## Pages\n\n- [Late](late.md)\n", content_type="text/markdown"
+        "/docs/llms.txt",
+        "# Site\n\n## Pages\n\n- [Late](late.md)\n- [Page](page.html)\n",
+        content_type="text/markdown",
     )
     body = HEAD.encode() + b"\n\nremote\x00word remotetail\n"
     http_server.add("/docs/late.md", body, content_type="text/markdown; charset=utf-8")
+    page = (
+        b"<html><body><main><h1>Page</h1><p>"
+        + b"filler " * 2000
+        + b"html\x00word htmltail</p></main></body></html>"
+    )
+    http_server.add("/docs/page.html", page, content_type="text/html; charset=utf-8")
     cli = Cli(tmp_path / "index", capsys)
     rc, _, err = cli("add", http_server.url("/docs/llms.txt"), "--name", "site")
     assert rc == 0, err
     (hit,) = [h for h in cli.json("search", "remotetail")["results"] if h["path"].endswith("late.md")]
     content = cli.json("get", f"site:{hit['path']}", "--limit", "100000")["content"]
     assert "\x00" not in content and "remoteword remotetail" in content
+    (hit,) = [h for h in cli.json("search", "htmltail")["results"] if h["path"].endswith("page.html")]
+    content = cli.json("get", f"site:{hit['path']}", "--limit", "100000")["content"]
+    assert "\x00" not in content and "htmlword htmltail" in content

@@ -129,12 +129,18 @@ def decode_text(data: bytes, charset: str | None, warnings: list[str]) -> str:
     except UnicodeDecodeError:
         warnings.append(f"invalid {codec} bytes replaced")
         text = data.decode(codec, errors="replace")
-    if "\0" in text:  # past the binary probe of ``is_text``: stray bytes, not text to index
-        warnings.append(
-            f"{text.count(chr(0))} NUL character(s) removed (first at character {text.index(chr(0))})"
-        )
-        text = text.replace("\0", "")
-    return text
+    return _without_nuls(text, warnings)
+
+
+def _without_nuls(text: str, warnings: list[str]) -> str:
+    """``text`` without NUL characters (stray binary bytes past the binary probe of
+    :func:`is_text`, not text to index), with a warning that counts them."""
+    if "\0" not in text:
+        return text
+    warnings.append(
+        f"{text.count(chr(0))} NUL character(s) removed (first at character {text.index(chr(0))})"
+    )
+    return text.replace("\0", "")
 
 
 def decode_body(data: bytes, content_type: str | None, *, name: str = "") -> DecodedBody:
@@ -154,7 +160,8 @@ def decode_body(data: bytes, content_type: str | None, *, name: str = "") -> Dec
         ctype = "text/html"
     if ctype in HTML_TYPES or (ctype not in MARKDOWN_TYPES and looks_like_html(data)):
         page = html_to_markdown(data, encoding=charset)
-        return DecodedBody(page.markdown, "markdown", page.title)
+        found: list[str] = []
+        return DecodedBody(_without_nuls(page.markdown, found), "markdown", page.title, found)
     if not is_text(ctype, charset, data):
         raise NotTextError(f"not a text document ({ctype or 'binary content'})")
     warnings: list[str] = []

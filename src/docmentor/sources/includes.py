@@ -35,6 +35,10 @@ same file again) and its "Other versions" tabs (the ``_py310`` / ``_an`` sibling
 not reproduced. An mdx_include slice's columns (``1.2-3.4``) are ignored: whole rows are
 taken. No path is ever opened unless it resolves (symlinks included) inside the root or a
 base folder.
+
+What the includes of one source add is capped in total as well as per page: a scan passes
+one :class:`IncludeBudget` to every document; once it is spent, further includes are left as
+written and counted for one warning (``docmentor.sources.local`` sets the limit).
 """
 
 from __future__ import annotations
