@@ -156,3 +156,31 @@ def test_a_name_answering_only_unusable_addresses_fails_clearly(monkeypatch: pyt
 
     message = asyncio.run(run())
     assert "nowhere.test resolves to no address docmentor connects to (0.0.0.0)" in message
+
+
+def test_the_next_address_of_one_answer_is_tried(monkeypatch: pytest.MonkeyPatch, sites: Any) -> None:
+    """Several addresses in one answer: a refused one is passed over for the next (nothing
+    listens on 127.0.0.3), and the answer is still asked for once."""
+    public, _ = sites
+    public.add("/x", "hello", content_type="text/plain")
+    asked: list[str] = []
+
+    def fake(host: Any, port: Any, *args: Any, **kwargs: Any) -> Any:
+        asked.append(host)
+        return [
+            (socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP, "", (a, int(port)))
+            for a in ("127.0.0.3", "127.0.0.1")
+        ]
+
+    monkeypatch.setattr(socket, "getaddrinfo", fake)
+
+    async def run() -> list[bytes]:
+        client = H11Client(headers={}, max_connections=1)
+        try:
+            url = f"http://{NAME}:{public.port}/x"
+            return [(await client.get(url, {"Connection": "close"}, 1000)).content for _ in range(2)]
+        finally:
+            await client.aclose()
+
+    assert asyncio.run(run()) == [b"hello", b"hello"]
+    assert asked == [NAME]

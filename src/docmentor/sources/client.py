@@ -250,6 +250,9 @@ class H11Client:
             for conn in conns:
                 conn.close()
         self._idle.clear()
+        for pending in self._resolved.values():
+            pending.cancel()  # a lookup nobody waits for any more (done ones are unaffected)
+        self._resolved.clear()
 
     # -- connections -------------------------------------------------------------------
     def _take(self, origin: tuple[str, str, int]) -> _Connection | None:
