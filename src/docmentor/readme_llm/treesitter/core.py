@@ -48,7 +48,7 @@ def _language_of(name: str, tests: bool) -> SourceLanguage | None:
     return _EXTENSIONS.get(os.path.splitext(name)[1])
 
 
-def _files(
+def source_files(
     root: Path, language: SourceLanguage | None = None, *, tests: bool = False
 ) -> Iterator[tuple[Path, SourceLanguage]]:
     skip = _SKIP_DIRS if tests else _SKIP_DIRS | _TEST_DIRS
@@ -72,12 +72,12 @@ def detect_source_language(source_path: Path) -> SourceLanguage | None:
     and ``.rs`` files, skipping ``node_modules``, ``dist``, ``target``, ``vendor``, tests and
     examples; a tie goes to TypeScript, then JavaScript, Go, Rust.
     """
-    return _detect(Path(source_path), False)
+    return detect_language(Path(source_path), False)
 
 
-def _detect(source_path: Path, tests: bool) -> SourceLanguage | None:
+def detect_language(source_path: Path, tests: bool) -> SourceLanguage | None:
     counts: Counter[SourceLanguage] = Counter()
-    for n, (_, lang) in enumerate(_files(source_path, tests=tests)):
+    for n, (_, lang) in enumerate(source_files(source_path, tests=tests)):
         counts[lang] += 1
         if n >= 20_000:
             break
@@ -86,7 +86,7 @@ def _detect(source_path: Path, tests: bool) -> SourceLanguage | None:
     return max(LANGUAGES, key=lambda lang: (counts[lang], -LANGUAGES.index(lang)))
 
 
-def _normalize_language(language: str) -> SourceLanguage:
+def normalize_source_language(language: str) -> SourceLanguage:
     lang = _NAMES.get(language.strip().lower())
     if lang is None:
         raise UsageError(
@@ -96,7 +96,7 @@ def _normalize_language(language: str) -> SourceLanguage:
 
 
 @cache
-def _parser(grammar: str) -> Parser:
+def grammar_parser(grammar: str) -> Parser:
     from tree_sitter import Language, Parser
 
     if grammar in ("typescript", "tsx"):
@@ -118,7 +118,7 @@ def _parser(grammar: str) -> Parser:
     return Parser(Language(capsule))
 
 
-def _module_of(rel: PurePosixPath, language: SourceLanguage) -> str:
+def module_of(rel: PurePosixPath, language: SourceLanguage) -> str:
     parts = list(rel.parts)
     if language == "go":
         return ".".join(parts[:-1])
@@ -137,28 +137,28 @@ def _module_of(rel: PurePosixPath, language: SourceLanguage) -> str:
 # -- small helpers ------------------------------------------------------------------------------
 
 
-def _text(node: Node | None) -> str:
+def node_text(node: Node | None) -> str:
     if node is None or node.text is None:
         return ""
     return node.text.decode("utf-8", "replace")
 
 
-def _squash(text: str) -> str:
+def squash_space(text: str) -> str:
     text = " ".join(text.split())
     text = re.sub(r"([(<\[]) ", r"\1", text)
     return re.sub(r",? ([)>\]])", r"\1", text)
 
 
-def _header(node: Node, stop: Node | None, source: bytes) -> str:
+def declaration_header(node: Node, stop: Node | None, source: bytes) -> str:
     """The declaration's source text up to its body, on one line."""
     end = stop.start_byte if stop is not None else node.end_byte
     text = source[node.start_byte : end].decode("utf-8", "replace").strip()
     for tail in ("{", ";"):
         text = text.removesuffix(tail).rstrip()
-    return _squash(text)
+    return squash_space(text)
 
 
-def _summary(doc: str) -> str:
+def summary_of(doc: str) -> str:
     return " ".join(doc.strip().split("\n\n", 1)[0].split())
 
 
@@ -181,7 +181,7 @@ def _split_top(text: str, sep: str) -> list[str]:
     return [part.strip() for part in out]
 
 
-def _core_type(type_text: str | None) -> str | None:
+def core_type(type_text: str | None) -> str | None:
     """The class name a return type stands for: ``Promise<Table | undefined>`` → ``Table``."""
     t = (type_text or "").strip()
     for _ in range(8):
@@ -213,7 +213,7 @@ def _core_type(type_text: str | None) -> str | None:
 
 
 @dataclass
-class _Reexport:
+class Reexport:
     module: str  # where the names become public
     targets: list[str]  # candidate modules the names come from, most likely first
     name: str  # "*" for all
@@ -221,27 +221,29 @@ class _Reexport:
 
 
 @dataclass
-class _File:
+class SourceFile:
     rel: PurePosixPath
     module: str
     language: SourceLanguage
     source: bytes
 
 
-class _Collector:
+class Collector:
     def __init__(self, library: str) -> None:
         self.library = library
         self.entries: dict[str, ApiEntry] = {}
         self.module: dict[str, str] = {}  # api_id → module
         self.names: dict[str, dict[str, str]] = {}  # module → public top-level name → api_id
-        self.reexports: list[_Reexport] = []
+        self.reexports: list[Reexport] = []
         self.impls: list[tuple[str, str, str]] = []  # (module, type name, trait/embedded name)
         self.imports: dict[str, dict[str, tuple[list[str], str]]] = {}  # module → local → (modules, name)
 
     def qualify(self, *parts: str) -> str:
         return ".".join(p for p in (self.library, *parts) if p)
 
-    def add(self, f: _File, node: Node, *, name: str, parent: str | None = None, **fields: object) -> str:
+    def add(
+        self, f: SourceFile, node: Node, *, name: str, parent: str | None = None, **fields: object
+    ) -> str:
         api_id = f"{parent}.{name}" if parent else self.qualify(f.module, name)
         if api_id not in self.entries:
             doc = str(fields.pop("docstring", "") or "")
@@ -255,7 +257,7 @@ class _Collector:
                     "source_file": f.rel.as_posix(),
                     "line": node.start_point[0] + 1,
                     "docstring": doc,
-                    "description": _summary(summary),
+                    "description": summary_of(summary),
                     "deprecated": _deprecated(doc),
                     **fields,
                 }
@@ -280,15 +282,15 @@ def _deprecated(doc: str) -> str | None:
     return (m.group(1).strip() or "deprecated")[:200]
 
 
-def _returns(type_text: str | None, description: str = "") -> ApiReturn:
+def api_return(type_text: str | None, description: str = "") -> ApiReturn:
     return ApiReturn(type=type_text or None, description=description)
 
 
-def _descendants(node: Node | None, *types: str, depth: int = 6) -> Iterator[Node]:
+def descendants(node: Node | None, *types: str, depth: int = 6) -> Iterator[Node]:
     if node is None or depth < 0:
         return
     for child in node.named_children:
         if child.type in types:
             yield child
         else:
-            yield from _descendants(child, *types, depth=depth - 1)
+            yield from descendants(child, *types, depth=depth - 1)

@@ -7,7 +7,14 @@ import re
 from typing import TYPE_CHECKING
 
 from docmentor.readme_llm.models import ApiParameter
-from docmentor.readme_llm.treesitter.core import _Collector, _File, _header, _returns, _squash, _text
+from docmentor.readme_llm.treesitter.core import (
+    Collector,
+    SourceFile,
+    api_return,
+    declaration_header,
+    node_text,
+    squash_space,
+)
 
 if TYPE_CHECKING:
     from tree_sitter import Node
@@ -21,7 +28,7 @@ def _go_doc(node: Node) -> str:
     lines: list[str] = []
     row, prev = node.start_point[0], node.prev_named_sibling
     while prev is not None and prev.type == "comment" and prev.end_point[0] == row - 1:
-        text = _text(prev)
+        text = node_text(prev)
         if not text.startswith("//"):
             break
         lines.append(text[2:].removeprefix(" "))
@@ -34,9 +41,9 @@ def _go_params(node: Node | None) -> list[ApiParameter]:
     for p in node.named_children if node is not None else []:
         if p.type not in ("parameter_declaration", "variadic_parameter_declaration"):
             continue
-        type_text = _squash(_text(p.child_by_field_name("type")))
+        type_text = squash_space(node_text(p.child_by_field_name("type")))
         variadic = p.type == "variadic_parameter_declaration"
-        names = [_text(n) for n in p.children_by_field_name("name")] or ["_"]
+        names = [node_text(n) for n in p.children_by_field_name("name")] or ["_"]
         out += [
             ApiParameter(
                 name=name,
@@ -50,17 +57,17 @@ def _go_params(node: Node | None) -> list[ApiParameter]:
 
 
 def _go_type_name(node: Node | None) -> str:
-    text = _text(node).lstrip("*").strip()
+    text = node_text(node).lstrip("*").strip()
     return re.split(r"[\[\s]", text, maxsplit=1)[0]
 
 
-def _go_file(c: _Collector, f: _File, root: Node) -> None:
+def collect_go_file(c: Collector, f: SourceFile, root: Node) -> None:
     package = next((ch for ch in root.named_children if ch.type == "package_clause"), None)
-    if package is None or _text(package).split()[-1] == "main" or "internal" in f.module.split("."):
+    if package is None or node_text(package).split()[-1] == "main" or "internal" in f.module.split("."):
         return
     for node in root.named_children:
         if node.type in ("function_declaration", "method_declaration"):
-            name = _text(node.child_by_field_name("name"))
+            name = node_text(node.child_by_field_name("name"))
             receiver = node.child_by_field_name("receiver")
             owner = ""
             if receiver is not None:
@@ -75,9 +82,9 @@ def _go_file(c: _Collector, f: _File, root: Node) -> None:
                 name=name,
                 parent=c.qualify(f.module, owner) if owner else None,
                 kind="method" if owner else "function",
-                signature=_header(node, node.child_by_field_name("body"), f.source),
+                signature=declaration_header(node, node.child_by_field_name("body"), f.source),
                 parameters=_go_params(node.child_by_field_name("parameters")),
-                returns=_returns(_squash(_text(node.child_by_field_name("result")))),
+                returns=api_return(squash_space(node_text(node.child_by_field_name("result")))),
                 docstring=doc,
             )
         elif node.type == "type_declaration":
@@ -86,16 +93,16 @@ def _go_file(c: _Collector, f: _File, root: Node) -> None:
                     _go_type(c, f, spec, _go_doc(spec) or _go_doc(node))
 
 
-def _go_type(c: _Collector, f: _File, spec: Node, doc: str) -> None:
-    name = _text(spec.child_by_field_name("name"))
+def _go_type(c: Collector, f: SourceFile, spec: Node, doc: str) -> None:
+    name = node_text(spec.child_by_field_name("name"))
     if not _exported(name):
         return
     body = spec.child_by_field_name("type")
     shape = body.type if body is not None else ""
     word = {"struct_type": "struct", "interface_type": "interface"}.get(shape)
-    type_params = _text(spec.child_by_field_name("type_parameters"))
+    type_params = node_text(spec.child_by_field_name("type_parameters"))
     alias = spec.type == "type_alias"
-    sig = f"type {name}{type_params}{' =' if alias else ''} {word or _squash(_text(body))[:200]}"
+    sig = f"type {name}{type_params}{' =' if alias else ''} {word or squash_space(node_text(body))[:200]}"
     api_id = c.add(
         f,
         spec,
@@ -103,15 +110,15 @@ def _go_type(c: _Collector, f: _File, spec: Node, doc: str) -> None:
         kind="attribute" if alias else "class",
         signature=sig,
         docstring=doc,
-        returns=_returns(_squash(_text(body))) if alias else None,
+        returns=api_return(squash_space(node_text(body))) if alias else None,
     )
     members = body.named_children if body is not None else []
     if shape == "struct_type":
         members = next((m.named_children for m in members if m.type == "field_declaration_list"), [])
     for m in members:
         if m.type == "field_declaration":
-            names = [_text(n) for n in m.children_by_field_name("name")]
-            type_text = _squash(_text(m.child_by_field_name("type")))
+            names = [node_text(n) for n in m.children_by_field_name("name")]
+            type_text = squash_space(node_text(m.child_by_field_name("type")))
             if not names:  # embedded: its fields and methods are promoted
                 c.impls.append((f.module, name, _go_type_name(m.child_by_field_name("type"))))
             for field_name in filter(_exported, names):
@@ -123,19 +130,19 @@ def _go_type(c: _Collector, f: _File, spec: Node, doc: str) -> None:
                     kind="property",
                     docstring=_go_doc(m),
                     signature=f"{field_name} {type_text}",
-                    returns=_returns(type_text),
+                    returns=api_return(type_text),
                 )
-        elif m.type == "method_elem" and _exported(member := _text(m.child_by_field_name("name"))):
+        elif m.type == "method_elem" and _exported(member := node_text(m.child_by_field_name("name"))):
             c.add(
                 f,
                 m,
                 name=member,
                 parent=api_id,
                 kind="method",
-                signature=_squash(_text(m)),
+                signature=squash_space(node_text(m)),
                 parameters=_go_params(m.child_by_field_name("parameters")),
                 docstring=_go_doc(m),
-                returns=_returns(_squash(_text(m.child_by_field_name("result")))),
+                returns=api_return(squash_space(node_text(m.child_by_field_name("result")))),
             )
         elif m.type == "type_elem":
             c.impls.append((f.module, name, _go_type_name(m)))

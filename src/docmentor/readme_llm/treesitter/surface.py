@@ -12,19 +12,19 @@ from typing import cast
 from docmentor.errors import SourceUnavailableError
 from docmentor.readme_llm.models import ApiEntry
 from docmentor.readme_llm.treesitter.core import (
+    Collector,
+    SourceFile,
     SourceLanguage,
-    _Collector,
-    _core_type,
-    _detect,
-    _File,
-    _files,
-    _module_of,
-    _normalize_language,
-    _parser,
+    core_type,
+    detect_language,
+    grammar_parser,
+    module_of,
+    normalize_source_language,
+    source_files,
 )
-from docmentor.readme_llm.treesitter.go import _go_file
-from docmentor.readme_llm.treesitter.rust import _rust_items
-from docmentor.readme_llm.treesitter.typescript import _Js
+from docmentor.readme_llm.treesitter.go import collect_go_file
+from docmentor.readme_llm.treesitter.rust import collect_rust_items
+from docmentor.readme_llm.treesitter.typescript import JsCollector
 
 logger = logging.getLogger(__name__)
 
@@ -34,7 +34,7 @@ _MAX_BYTES = 1_000_000  # larger files are bundles or generated code
 # -- after all files: aliases, bases, return classes --------------------------------------------
 
 
-def _finish(c: _Collector, language: SourceLanguage) -> list[ApiEntry]:
+def _finish(c: Collector, language: SourceLanguage) -> list[ApiEntry]:
     entries, names = c.entries, c.names
     # Public paths: re-exports, followed until nothing changes.
     for _ in range(10):
@@ -94,7 +94,7 @@ def _finish(c: _Collector, language: SourceLanguage) -> list[ApiEntry]:
         module = c.module.get(e.api_id, "")
         e.bases = [find_class(b.split("<")[0].split(".")[-1], module) or b for b in e.bases]
         if e.returns is not None and e.returns.type:
-            core = _core_type(e.returns.type)
+            core = core_type(e.returns.type)
             e.returns.class_id = e.parent if core in ("Self", "this") else find_class(core, module)
 
     members: dict[str, list[ApiEntry]] = {}
@@ -183,13 +183,13 @@ def load_source_api(
     root = Path(source_path)
     if not root.exists():
         raise SourceUnavailableError(f"source folder not found: {root}", hint="check --source-path")
-    lang = _normalize_language(language) if language else _detect(root, include_tests)
+    lang = normalize_source_language(language) if language else detect_language(root, include_tests)
     if lang is None:
         logger.warning("no TypeScript, JavaScript, Go or Rust sources under %s", root)
         return []
-    c = _Collector(library)
+    c = Collector(library)
     base = root.parent if root.is_file() else root
-    for path, file_lang in _files(root, lang, tests=include_tests):
+    for path, file_lang in source_files(root, lang, tests=include_tests):
         try:
             source = path.read_bytes()
         except OSError as exc:
@@ -198,15 +198,15 @@ def load_source_api(
         if len(source) > _MAX_BYTES:
             continue
         rel = PurePosixPath(path.relative_to(base).as_posix())
-        f = _File(rel, _module_of(rel, file_lang), file_lang, source)
+        f = SourceFile(rel, module_of(rel, file_lang), file_lang, source)
         grammar = "tsx" if path.suffix == ".tsx" else file_lang
-        tree = _parser(grammar).parse(source)
+        tree = grammar_parser(grammar).parse(source)
         if file_lang == "go":
-            _go_file(c, f, tree.root_node)
+            collect_go_file(c, f, tree.root_node)
         elif file_lang == "rust":
-            _rust_items(c, f, tree.root_node, f.module)
+            collect_rust_items(c, f, tree.root_node, f.module)
         else:
-            _Js(c, f).run(tree.root_node)
+            JsCollector(c, f).run(tree.root_node)
     return _finish(c, lang)
 
 
@@ -223,5 +223,5 @@ def load_source_surface(
     if entries:
         lang = cast("SourceLanguage", entries[0].language)
     else:
-        lang = _normalize_language(language) if language else "typescript"
+        lang = normalize_source_language(language) if language else "typescript"
     return SourceApiSurface(library, lang, entries, version)

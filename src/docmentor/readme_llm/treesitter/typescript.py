@@ -11,16 +11,16 @@ from typing import TYPE_CHECKING, Literal
 
 from docmentor.readme_llm.models import ApiParameter
 from docmentor.readme_llm.treesitter.core import (
-    _Collector,
-    _descendants,
-    _File,
-    _header,
-    _module_of,
-    _Reexport,
-    _returns,
-    _squash,
-    _summary,
-    _text,
+    Collector,
+    Reexport,
+    SourceFile,
+    api_return,
+    declaration_header,
+    descendants,
+    module_of,
+    node_text,
+    squash_space,
+    summary_of,
 )
 
 if TYPE_CHECKING:
@@ -76,13 +76,13 @@ def _js_comment(node: Node) -> _Doc | None:
     prev = node.prev_named_sibling
     while prev is not None and prev.type == "decorator":
         prev = prev.prev_named_sibling
-    if prev is not None and prev.type == "comment" and _text(prev).startswith("/**"):
-        return _jsdoc(_text(prev))
+    if prev is not None and prev.type == "comment" and node_text(prev).startswith("/**"):
+        return _jsdoc(node_text(prev))
     return None
 
 
-class _Js:
-    def __init__(self, c: _Collector, f: _File) -> None:
+class JsCollector:
+    def __init__(self, c: Collector, f: SourceFile) -> None:
         self.c, self.f = c, f
         self.locals: dict[str, tuple[Node, Node]] = {}  # name → (declaration, doc anchor)
         self.imports: dict[str, tuple[list[str], str]] = {}  # local → (modules, imported name)
@@ -112,18 +112,18 @@ class _Js:
             return [x for child in node.named_children for x in self.declared(child)]
         if node.type in ("lexical_declaration", "variable_declaration"):
             return [
-                (_text(d.child_by_field_name("name")), node)
+                (node_text(d.child_by_field_name("name")), node)
                 for d in node.named_children
                 if d.type == "variable_declarator"
             ]
         name = node.child_by_field_name("name")
-        return [(_text(name), node)] if name is not None else []
+        return [(node_text(name), node)] if name is not None else []
 
     def record_import(self, node: Node) -> None:
-        targets = self.targets(_text(node.child_by_field_name("source")).strip("\"'`"))
-        for spec_node in _descendants(node, "import_specifier"):
-            imported = _text(spec_node.child_by_field_name("name"))
-            local = _text(spec_node.child_by_field_name("alias")) or imported
+        targets = self.targets(node_text(node.child_by_field_name("source")).strip("\"'`"))
+        for spec_node in descendants(node, "import_specifier"):
+            imported = node_text(spec_node.child_by_field_name("name"))
+            local = node_text(spec_node.child_by_field_name("alias")) or imported
             self.imports[local] = (targets, imported)
             self.c.imports.setdefault(self.f.module, {})[local] = (targets, imported)
 
@@ -135,13 +135,13 @@ class _Js:
         base = re.sub(r"\.(?:[cm]?[jt]sx?)$", "", base)
         lang = self.f.language
         return [
-            _module_of(PurePosixPath(base + ".ts"), lang),
-            _module_of(PurePosixPath(base, "index.ts"), lang),
+            module_of(PurePosixPath(base + ".ts"), lang),
+            module_of(PurePosixPath(base, "index.ts"), lang),
         ]
 
     def reexport(self, targets: list[str], name: str, local: str) -> None:
         if targets:
-            self.c.reexports.append(_Reexport(self.f.module, targets, name, local))
+            self.c.reexports.append(Reexport(self.f.module, targets, name, local))
 
     def export(self, node: Node, exports: list[tuple[str, str]]) -> None:
         source = node.child_by_field_name("source")
@@ -149,50 +149,50 @@ class _Js:
         decl = node.child_by_field_name("declaration")
         value = node.child_by_field_name("value")
         if source is not None:
-            spec = self.targets(_text(source).strip("\"'`"))
+            spec = self.targets(node_text(source).strip("\"'`"))
             clause = next((ch for ch in node.named_children if ch.type == "export_clause"), None)
             if clause is None and not any(ch.type == "namespace_export" for ch in node.named_children):
                 self.reexport(spec, "*", "*")
-            for s in _descendants(clause, "export_specifier") if clause is not None else []:
-                name = _text(s.child_by_field_name("name"))
-                self.reexport(spec, name, _text(s.child_by_field_name("alias")) or name)
+            for s in descendants(clause, "export_specifier") if clause is not None else []:
+                name = node_text(s.child_by_field_name("name"))
+                self.reexport(spec, name, node_text(s.child_by_field_name("alias")) or name)
         elif decl is not None:
             self.declaration(decl, node, name="default" if default and decl.type in _JS_VALUES_FN else None)
         elif value is not None:
             if value.type == "identifier":
-                exports.append((_text(value), _text(value)))
+                exports.append((node_text(value), node_text(value)))
             else:
-                self.value(value, node, _text(value.child_by_field_name("name")) or "default", "")
+                self.value(value, node, node_text(value.child_by_field_name("name")) or "default", "")
         else:
-            for s in _descendants(node, "export_specifier"):
-                name = _text(s.child_by_field_name("name"))
-                exports.append((name, _text(s.child_by_field_name("alias")) or name))
+            for s in descendants(node, "export_specifier"):
+                name = node_text(s.child_by_field_name("name"))
+                exports.append((name, node_text(s.child_by_field_name("alias")) or name))
 
     def commonjs(self, stmt: Node, exports: list[tuple[str, str]]) -> None:
         expr = stmt.named_children[0] if stmt.named_children else None
         if expr is None or expr.type != "assignment_expression":
             return
-        left, right = _text(expr.child_by_field_name("left")), expr.child_by_field_name("right")
+        left, right = node_text(expr.child_by_field_name("left")), expr.child_by_field_name("right")
         if right is None:
             return
         if left == "module.exports":
             if right.type == "object":
                 for prop in right.named_children:
                     if prop.type == "shorthand_property_identifier":
-                        exports.append((_text(prop), _text(prop)))
+                        exports.append((node_text(prop), node_text(prop)))
                     elif prop.type == "pair":
                         key, val = prop.child_by_field_name("key"), prop.child_by_field_name("value")
                         if val is not None and val.type == "identifier":
-                            exports.append((_text(val), _text(key)))
+                            exports.append((node_text(val), node_text(key)))
                         elif val is not None:
-                            self.value(val, stmt, _text(key), f"{_text(key)}: ")
+                            self.value(val, stmt, node_text(key), f"{node_text(key)}: ")
             elif right.type == "identifier":
-                exports.append((_text(right), _text(right)))
+                exports.append((node_text(right), node_text(right)))
             else:
-                self.value(right, stmt, _text(right.child_by_field_name("name")) or "default", "")
+                self.value(right, stmt, node_text(right.child_by_field_name("name")) or "default", "")
         elif m := re.fullmatch(r"(?:module\.)?exports\.([\w$]+)", left):
             if right.type == "identifier":
-                exports.append((_text(right), m.group(1)))
+                exports.append((node_text(right), m.group(1)))
             else:
                 self.value(right, stmt, m.group(1), f"{left} = ")
 
@@ -205,13 +205,13 @@ class _Js:
         doc = _js_comment(anchor) or _js_comment(decl) or _Doc()
         if doc.tags & _HIDDEN_TAGS:
             return
-        own = _text(decl.child_by_field_name("name"))
+        own = node_text(decl.child_by_field_name("name"))
         if t in _JS_FUNCTIONS or t in _JS_VALUES_FN:
             self.function(
                 decl,
                 name or own or "default",
                 doc,
-                header=_header(decl, decl.child_by_field_name("body"), self.f.source),
+                header=declaration_header(decl, decl.child_by_field_name("body"), self.f.source),
             )
         elif t in _JS_CLASSES:
             self.klass(decl, name or own or "default", doc)
@@ -225,13 +225,13 @@ class _Js:
                 kind=kind,
                 docstring=doc.text,
                 summary=_main_text(doc),
-                signature=_squash(_text(decl)).removesuffix(";")[:300],
-                returns=_returns(_text(value)) if value is not None else None,
+                signature=squash_space(node_text(decl)).removesuffix(";")[:300],
+                returns=api_return(node_text(value)) if value is not None else None,
             )
         elif t in ("lexical_declaration", "variable_declaration"):
-            keyword = _text(decl.child_by_field_name("kind")) or _text(decl.children[0])
+            keyword = node_text(decl.child_by_field_name("kind")) or node_text(decl.children[0])
             for d in decl.named_children:
-                own = _text(d.child_by_field_name("name"))
+                own = node_text(d.child_by_field_name("name"))
                 if d.type != "variable_declarator" or (only and own != only):
                     continue
                 value = d.child_by_field_name("value")
@@ -239,10 +239,10 @@ class _Js:
                     self.value(value, anchor, name or own, f"{keyword} ", start=d)
                     continue
                 type_node = d.child_by_field_name("type")
-                type_text = _text(type_node).removeprefix(":").strip() or None
+                type_text = node_text(type_node).removeprefix(":").strip() or None
                 sig = f"{keyword} {own}" + (f": {type_text}" if type_text else "")
-                if type_text is None and value is not None and len(_text(value)) <= 80:
-                    sig += f" = {_squash(_text(value))}"
+                if type_text is None and value is not None and len(node_text(value)) <= 80:
+                    sig += f" = {squash_space(node_text(value))}"
                 self.c.add(
                     self.f,
                     d,
@@ -251,7 +251,7 @@ class _Js:
                     docstring=doc.text,
                     summary=_main_text(doc),
                     signature=sig,
-                    returns=_returns(type_text),
+                    returns=api_return(type_text),
                 )
 
     def value(self, value: Node, anchor: Node, name: str, prefix: str, start: Node | None = None) -> None:
@@ -262,7 +262,7 @@ class _Js:
             self.klass(value, name, doc)
         elif value.type in _JS_VALUES_FN:
             body = value.child_by_field_name("body")
-            header = prefix + _header(start or value, body, self.f.source)
+            header = prefix + declaration_header(start or value, body, self.f.source)
             self.function(value, name, doc, header=header)
 
     def params(self, node: Node | None, doc: _Doc) -> list[ApiParameter]:
@@ -282,10 +282,10 @@ class _Js:
             if pattern.type == "this":
                 continue
             rest = pattern.type == "rest_pattern"
-            name = _squash(_text(pattern)).removeprefix("...")
-            type_text = _text(type_node).removeprefix(":").strip() or None
+            name = squash_space(node_text(pattern)).removeprefix("...")
+            type_text = node_text(type_node).removeprefix(":").strip() or None
             doc_type, desc, doc_optional, doc_default = doc.params.get(name, (None, "", False, None))
-            default = _squash(_text(value)) if value is not None else doc_default
+            default = squash_space(node_text(value)) if value is not None else doc_default
             out.append(
                 ApiParameter(
                     name=name,
@@ -309,7 +309,7 @@ class _Js:
         kind: Literal["function", "method", "property"] = "function",
     ) -> None:
         params = node.child_by_field_name("parameters") or node.child_by_field_name("parameter")
-        ret = _text(node.child_by_field_name("return_type")).removeprefix(":").strip() or doc.returns[0]
+        ret = node_text(node.child_by_field_name("return_type")).removeprefix(":").strip() or doc.returns[0]
         self.c.add(
             self.f,
             node,
@@ -318,7 +318,7 @@ class _Js:
             kind=kind,
             signature=header,
             parameters=[] if kind == "property" else self.params(params, doc),
-            returns=_returns(ret, doc.returns[1]),
+            returns=api_return(ret, doc.returns[1]),
             docstring=doc.text,
             summary=_main_text(doc),
         )
@@ -331,7 +331,7 @@ class _Js:
                 continue
             for clause in [heritage, *heritage.named_children]:
                 bases += [
-                    _text(x.child_by_field_name("name") or x)
+                    node_text(x.child_by_field_name("name") or x)
                     for x in clause.named_children
                     if x.type in ("identifier", "type_identifier", "member_expression", "generic_type")
                 ]
@@ -340,7 +340,7 @@ class _Js:
             node,
             name=name,
             kind="class",
-            signature=_header(node, body, self.f.source),
+            signature=declaration_header(node, body, self.f.source),
             docstring=doc.text,
             summary=_main_text(doc),
             bases=bases,
@@ -348,9 +348,9 @@ class _Js:
         ctor: Node | None = None
         for m in body.named_children if body is not None else []:
             name_node = m.child_by_field_name("name") or m.child_by_field_name("property")
-            member = _text(name_node)
+            member = node_text(name_node)
             words = {child.type for child in m.children} | {
-                _text(child) for child in m.children if child.type == "accessibility_modifier"
+                node_text(child) for child in m.children if child.type == "accessibility_modifier"
             }
             if (
                 name_node is None
@@ -365,7 +365,7 @@ class _Js:
                 ctor = ctor or m
             elif m.type in ("method_definition", "method_signature", "abstract_method_signature"):
                 kind: Literal["method", "property"] = "property" if "get" in words else "method"
-                header = _header(m, m.child_by_field_name("body"), self.f.source)
+                header = declaration_header(m, m.child_by_field_name("body"), self.f.source)
                 self.function(m, member, mdoc, header=header, parent=api_id, kind=kind)
             elif m.type in ("public_field_definition", "property_signature", "field_definition"):
                 value = m.child_by_field_name("value")
@@ -374,20 +374,20 @@ class _Js:
                         value,
                         member,
                         mdoc,
-                        header=_header(m, value.child_by_field_name("body"), self.f.source),
+                        header=declaration_header(m, value.child_by_field_name("body"), self.f.source),
                         parent=api_id,
                         kind="method",
                     )
                     continue
-                type_text = _text(m.child_by_field_name("type")).removeprefix(":").strip() or None
+                type_text = node_text(m.child_by_field_name("type")).removeprefix(":").strip() or None
                 self.c.add(
                     self.f,
                     m,
                     name=member,
                     parent=api_id,
                     kind="property",
-                    signature=_squash(_text(m)).removesuffix(";").removesuffix(","),
-                    returns=_returns(type_text),
+                    signature=squash_space(node_text(m)).removesuffix(";").removesuffix(","),
+                    returns=api_return(type_text),
                     docstring=mdoc.text,
                     summary=_main_text(mdoc),
                 )
@@ -396,4 +396,4 @@ class _Js:
             cdoc = _js_comment(ctor) or _Doc()
             entry.parameters = self.params(ctor.child_by_field_name("parameters"), cdoc)
             if not entry.docstring and cdoc.text:
-                entry.docstring, entry.description = cdoc.text, _summary(_main_text(cdoc))
+                entry.docstring, entry.description = cdoc.text, summary_of(_main_text(cdoc))
