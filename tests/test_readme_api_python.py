@@ -934,7 +934,7 @@ def test_compiled_submodule_of_another_environment_is_inspected_there() -> None:
     loader = griffe.GriffeLoader(allow_inspection=False, store_source=False)
     root = loader.load("toktok")
     assert api_python_env._compiled_modules(root, loader.modules_collection) == ["toktok._toktok"]
-    api_python_env._inspect_foreign_compiled(sys.executable, root, loader, [])
+    api_python_env.inspect_foreign_compiled(sys.executable, root, loader, [])
     tokenizer = root["_Tokenizer"].final_target
     assert tokenizer.path == "toktok._toktok.Tokenizer" and tokenizer.is_class
     assert "count" in tokenizer.members
@@ -1369,9 +1369,9 @@ def test_review_three_a_sub_package_never_takes_its_namespace_s_first_distributi
         (info / "RECORD").write_text(record + f"{info.name}/METADATA,,\n")
         (info / "top_level.txt").write_text("nsp\n")
     paths = [str(tmp_path)]
-    assert api_python_env._dist_info("nsp.alpha", paths)["version"] == "1.0"
-    assert api_python_env._dist_info("nsp.gamma", paths)["version"] == "3.0"
-    assert api_python_env._dist_info("nsp.delta", paths) == {}
+    assert api_python_env.dist_info("nsp.alpha", paths)["version"] == "1.0"
+    assert api_python_env.dist_info("nsp.gamma", paths)["version"] == "3.0"
+    assert api_python_env.dist_info("nsp.delta", paths) == {}
 
 
 def test_docstring_types_fill_parameters_the_signature_does_not_annotate(tmp_path: Path) -> None:

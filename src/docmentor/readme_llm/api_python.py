@@ -33,10 +33,10 @@ import griffe
 from docmentor.errors import NotFoundError, SourceUnavailableError
 from docmentor.readme_llm import deprecation
 from docmentor.readme_llm.api_python_env import (
-    _dist_info,
-    _foreign_root,
-    _inspect_foreign_compiled,
-    _interpreter_info,
+    dist_info,
+    foreign_root,
+    inspect_foreign_compiled,
+    interpreter_info,
 )
 from docmentor.readme_llm.docstrings import PARAGRAPHS, is_name_list
 from docmentor.readme_llm.docstrings import summary as _summary
@@ -161,10 +161,10 @@ def load_api(
     extra = [str(p) for p in search_paths or []]
     paths = list(extra)
     if python is not None:
-        info = _interpreter_info(python, package)
+        info = interpreter_info(python, package)
         paths += [p for p in info["sys_path"] if p not in paths]
     else:
-        info = _dist_info(package, paths or [p for p in sys.path if p])
+        info = dist_info(package, paths or [p for p in sys.path if p])
     where = f"the environment of {python}" if python else "the current environment"
     installed = [p for p in info.get("packages") or [] if p not in _TEST_MODULES]
     name = _import_name(package, installed)
@@ -175,7 +175,7 @@ def load_api(
         loader, root = _load(name, siblings, paths, python)
     except ImportError as error:  # ModuleNotFoundError, or griffe's failed dynamic import
         loader = _loader(paths, python)
-        root = _foreign_root(python, name, loader, extra) if python else None
+        root = foreign_root(python, name, loader, extra) if python else None
         if root is None:
             public = [p for p in installed if not p.startswith("_")]
             raise NotFoundError(
@@ -189,7 +189,7 @@ def load_api(
     except griffe.LoadingError as error:
         raise SourceUnavailableError(f"could not analyse {package!r}: {error}") from error
     if python is not None:
-        _inspect_foreign_compiled(python, root, loader, extra)
+        inspect_foreign_compiled(python, root, loader, extra)
     version: str | None = info.get("version")
     if version is None:
         version = _static_version(root)

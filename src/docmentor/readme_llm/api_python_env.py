@@ -1,9 +1,9 @@
 """Another Python environment, asked through its interpreter.
 
 ``load_api(python=…)`` reads that environment's ``sys.path`` and the package's version
-from a subprocess (:func:`_interpreter_info`). Compiled modules that static analysis cannot
+from a subprocess (:func:`interpreter_info`). Compiled modules that static analysis cannot
 read are imported there by a small stdlib dumper (``_DUMPER``), whose JSON is rebuilt into
-griffe objects and attached to the loader's modules. :func:`_dist_info` is stdlib only:
+griffe objects and attached to the loader's modules. :func:`dist_info` is stdlib only:
 it also runs in the other interpreter.
 """
 
@@ -27,7 +27,7 @@ logger = logging.getLogger(__name__)
 _SUBPROCESS_TIMEOUT = 60
 
 
-def _dist_info(package: str, paths: list[str]) -> dict[str, Any]:
+def dist_info(package: str, paths: list[str]) -> dict[str, Any]:
     """The distribution that provides ``package`` in ``paths`` — or is named so (``PyYAML``,
     ``beautifulsoup4``): its ``version``, its one-line ``summary`` and the top-level
     ``packages`` it installs (``attrs`` installs ``attr`` and ``attrs``; ``PyYAML`` ``_yaml``
@@ -115,13 +115,13 @@ def _run(python: str, script: str, *args: str) -> Any:
         raise UsageError(f"{python} printed something unexpected: {lines[-1][:200]}") from error
 
 
-def _interpreter_info(python: str, package: str) -> dict[str, Any]:
+def interpreter_info(python: str, package: str) -> dict[str, Any]:
     script = (
         "from __future__ import annotations\nimport json, sys\n"
         + "from typing import Any\n"
-        + inspect.getsource(_dist_info)
+        + inspect.getsource(dist_info)
         + "\npaths = [p for p in sys.path if p]\n"
-        "print(json.dumps({'sys_path': paths, **_dist_info(sys.argv[1], paths)}))\n"
+        "print(json.dumps({'sys_path': paths, **dist_info(sys.argv[1], paths)}))\n"
     )
     info = _run(python, script, package)
     info["sys_path"] = [p for p in info.get("sys_path", []) if Path(p).is_dir()]
@@ -272,13 +272,13 @@ def _attach(dumped: dict[str, Any], collection: Any) -> None:
             collection.set_member(modname, _griffe_object(data, collection))
 
 
-def _inspect_foreign_compiled(python: str, root: Any, loader: griffe.GriffeLoader, paths: list[str]) -> None:
+def inspect_foreign_compiled(python: str, root: Any, loader: griffe.GriffeLoader, paths: list[str]) -> None:
     names = _compiled_modules(root, loader.modules_collection)
     if names:
         _attach(_run(python, _DUMPER, json.dumps(paths), *names), loader.modules_collection)
 
 
-def _foreign_root(python: str, package: str, loader: griffe.GriffeLoader, paths: list[str]) -> Any:
+def foreign_root(python: str, package: str, loader: griffe.GriffeLoader, paths: list[str]) -> Any:
     """A compiled top-level module of another environment, inspected there; None when absent."""
     dumped = _run(python, _DUMPER, json.dumps(paths), package)
     if "error" in dumped.get(package, {"error": ""}):

@@ -38,7 +38,8 @@ from typing import Any, Literal
 from docmentor.clarity.checks.python import parse_python, placeholders_filled, prepare
 from docmentor.readme_llm.docstrings import display
 from docmentor.readme_llm.hierarchy import ClassTree
-from docmentor.readme_llm.matcher import ApiSurfaceLike, _Python, _Resolver, _Value
+from docmentor.readme_llm.matcher import PythonAnalysis
+from docmentor.readme_llm.matcher_core import ApiSurfaceLike, Resolver, Value
 from docmentor.readme_llm.models import ApiEntry, Example
 
 __all__ = ["DriftFinding", "DriftReport", "clarity_counts", "drift_report"]
@@ -210,7 +211,7 @@ def drift_report(
         library: the library name, for the report.
         version: the installed version; the surface's ``version`` when None.
     """
-    resolver = _Resolver(surface, frozenset({"python"}), library=library)
+    resolver = Resolver(surface, frozenset({"python"}), library=library)
     checker = _Checker(resolver, library, getattr(surface, "present", frozenset()))
     findings: list[DriftFinding] = []
     checked = 0
@@ -233,7 +234,7 @@ def drift_report(
     return DriftReport(library=library, version=version, examples_checked=checked, findings=tuple(findings))
 
 
-def _deprecated_uses(ex: Example, resolver: _Resolver, used: Iterable[str]) -> list[DriftFinding]:
+def _deprecated_uses(ex: Example, resolver: Resolver, used: Iterable[str]) -> list[DriftFinding]:
     """The deprecated APIs the example certainly uses (not through a name typed by convention),
     each at the first line of the code that names it outside a comment (the code's lines are
     the page's, after the fence), else at the fence."""
@@ -266,7 +267,7 @@ def _deprecated_uses(ex: Example, resolver: _Resolver, used: Iterable[str]) -> l
 class _Checker:
     """Questions about the surface, asked many times: class closure, subclasses, member names."""
 
-    def __init__(self, resolver: _Resolver, library: str, present: frozenset[str] = frozenset()) -> None:
+    def __init__(self, resolver: Resolver, library: str, present: frozenset[str] = frozenset()) -> None:
         self.r = resolver
         self.library = library
         self.present = present  # module.name paths that exist though not public API
@@ -343,10 +344,10 @@ def _written(node: ast.AST) -> str:
     return text if len(text) <= 80 else text[:77] + "..."
 
 
-class _DriftPython(_Python):
+class _DriftPython(PythonAnalysis):
     """The matcher's Python analysis, with every attribute and call checked on the way."""
 
-    def __init__(self, resolver: _Resolver, checker: _Checker) -> None:
+    def __init__(self, resolver: Resolver, checker: _Checker) -> None:
         super().__init__(resolver)
         self.checker = checker
         self.example: Example | None = None
@@ -420,7 +421,7 @@ class _DriftPython(_Python):
 
     # -- the hooks into the matcher's walk
 
-    def ev(self, node: ast.expr | None) -> _Value | None:
+    def ev(self, node: ast.expr | None) -> Value | None:
         if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load):
             base = self.ev(node.value)
             self.check_attribute(base, node)
@@ -444,7 +445,7 @@ class _DriftPython(_Python):
             if not self.module_exists(node.module):
                 self.missing_module(node.module, node)
             elif self.known_root(node.module):
-                module = _Value("module", node.module)
+                module = Value("module", node.module)
                 for alias in node.names:
                     if alias.name != "*":
                         self.check_name(
@@ -479,11 +480,11 @@ class _DriftPython(_Python):
             suggestion=f"did you mean {parent}.{near}?" if near else None,
         )
 
-    def check_attribute(self, base: _Value | None, node: ast.Attribute) -> None:
+    def check_attribute(self, base: Value | None, node: ast.Attribute) -> None:
         written = _written(node)
         self.check_name(base, node.attr, node, written=written)
 
-    def check_name(self, base: _Value | None, name: str, node: ast.AST, *, written: str) -> None:
+    def check_name(self, base: Value | None, name: str, node: ast.AST, *, written: str) -> None:
         if base is None or name.startswith("_") or base.guessed:
             return
         if base.kind == "module":
@@ -523,7 +524,7 @@ class _DriftPython(_Python):
             suggestion=suggestion,
         )
 
-    def check_call(self, func: _Value | None, node: ast.Call) -> None:
+    def check_call(self, func: Value | None, node: ast.Call) -> None:
         if func is None or func.kind != "api" or func.guessed:
             return
         entry = self.r.entry(func.name)

@@ -1,5 +1,6 @@
 """Which APIs a TypeScript/JavaScript example uses, read with the tokenizer of
-:mod:`docmentor.readme_llm.examples`; the rules are :mod:`docmentor.readme_llm.matcher`'s.
+:mod:`docmentor.readme_llm.examples`; the rules are :mod:`docmentor.readme_llm.matcher`'s,
+the shared analysis :mod:`docmentor.readme_llm.matcher_core`'s.
 
 ``import … from "lib"``, ``import x = require("lib")`` and ``const { f } = require("lib")``
 bind names when the specifier is the library's npm package; ``new``, calls, ``await``,
@@ -11,14 +12,14 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from docmentor.readme_llm.examples import JS_GLOBALS, JS_KEYWORDS, Token, js_tokens
-from docmentor.readme_llm.matcher import _Analysis, _Resolver, _Value
+from docmentor.readme_llm.matcher_core import Analysis, Resolver, Value
 from docmentor.readme_llm.models import Example
 
 _STATEMENT = frozenset({"const", "let", "var", "import", "export", "function", "class", "return", "await"})
 
 
-class _Js(_Analysis):
-    def __init__(self, resolver: _Resolver, library: str, packages: Iterable[str]) -> None:
+class JsAnalysis(Analysis):
+    def __init__(self, resolver: Resolver, library: str, packages: Iterable[str]) -> None:
         super().__init__(resolver)
         self.library = library
         self.packages = set(packages)
@@ -34,8 +35,8 @@ class _Js(_Analysis):
             return self.library in (parts[0][1:], parts[1])
         return parts[0] == self.library
 
-    def namespace(self, spec: str) -> _Value | None:
-        return _Value("module", self.library) if self.package(spec) else None
+    def namespace(self, spec: str) -> Value | None:
+        return Value("module", self.library) if self.package(spec) else None
 
     def run(self, example: Example) -> list[str]:
         self.t = js_tokens(example.code)
@@ -145,7 +146,7 @@ class _Js(_Analysis):
                 i += 1
                 while i < hi and self.tx(i) not in ("=", ";", ",") and self.tx(i) not in _STATEMENT:
                     i = self.match(i, hi) + 1 if self.tx(i) in ("(", "[", "{") else i + 1
-            value: _Value | None = None
+            value: Value | None = None
             if self.tx(i) == "=":
                 value, i = self.expr(i + 1, hi)
             if name:
@@ -157,11 +158,11 @@ class _Js(_Analysis):
             i += 1
         return i
 
-    def expr(self, i: int, hi: int) -> tuple[_Value | None, int]:
+    def expr(self, i: int, hi: int) -> tuple[Value | None, int]:
         start = i
         while i < hi and self.tx(i) in ("await", "void", "typeof", "!", "-", "+", "...", "yield"):
             i += 1
-        value: _Value | None = None
+        value: Value | None = None
         tok = self.t[i] if i < hi else None
         if tok is None:
             return None, max(i, start + 1)
@@ -199,7 +200,7 @@ class _Js(_Analysis):
             return None, max(i, start + 1)
         return self.postfix(value, i, hi)
 
-    def chain(self, i: int, hi: int) -> tuple[_Value | None, int]:
+    def chain(self, i: int, hi: int) -> tuple[Value | None, int]:
         """``a.b.c`` after ``new``: names and dots only."""
         if i >= hi or self.t[i].kind != "name":
             return None, i
@@ -210,7 +211,7 @@ class _Js(_Analysis):
             i += 2
         return value, i
 
-    def postfix(self, value: _Value | None, i: int, hi: int) -> tuple[_Value | None, int]:
+    def postfix(self, value: Value | None, i: int, hi: int) -> tuple[Value | None, int]:
         while i < hi:
             text = self.tx(i)
             if text in (".", "?.") and i + 1 < hi and self.t[i + 1].kind == "name":

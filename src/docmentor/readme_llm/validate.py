@@ -45,8 +45,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
-from docmentor.clarity.checks.python import _PROMPT as _SESSION_PROMPT  # `>>> ` / `... `, as they read it
-from docmentor.clarity.checks.python import parse_python, prepare
+from docmentor.clarity.checks.python import (
+    SESSION_PROMPT,  # `>>> ` / `... `, as they read it
+    parse_python,
+    prepare,
+)
 from docmentor.errors import UsageError
 from docmentor.readme_llm.models import Example, ExecutionContext
 
@@ -339,7 +342,7 @@ def _expected_errors_caught(code: str) -> str | None:
     statements: list[tuple[list[str], list[str]]] = []  # (code lines, output lines)
     for raw in textwrap.dedent(code).split("\n"):
         line = raw.rstrip()
-        m = _SESSION_PROMPT.match(line)
+        m = SESSION_PROMPT.match(line)
         if m and m.group(1) == ">>>":
             statements.append(([line[4:]], []))
         elif m and statements and not statements[-1][1]:

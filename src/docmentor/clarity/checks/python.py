@@ -38,7 +38,7 @@ KNOWN_NAMES = frozenset(
 )
 STDLIB = frozenset(sys.stdlib_module_names) | {"__future__"}
 
-_PROMPT = re.compile(r"^(>>>|\.\.\.)( |$)")
+SESSION_PROMPT = re.compile(r"^(>>>|\.\.\.)( |$)")
 _IPY_IN = re.compile(r"^In \[\d*\]: ?")
 _IPY_CONT = re.compile(r"^\s+\.\.\.: ?")
 _SHELL_START = re.compile(
@@ -134,7 +134,7 @@ def _strip_session(lines: list[str]) -> tuple[list[str], list[int]]:
     in_statement = False
     for k, raw in enumerate(lines):
         s = raw.strip(" \t")
-        m = _PROMPT.match(s)
+        m = SESSION_PROMPT.match(s)
         ipy = _IPY_IN.match(s)
         if s.startswith(">>>") and m:
             src.append(s[4:])
