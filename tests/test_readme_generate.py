@@ -23,10 +23,11 @@ from docmentor.errors import NotFoundError, StoreError, UsageError
 from docmentor.readme_llm import GenerationResult, generate, mkdocs_bases
 from docmentor.readme_llm.api_python import load_api
 from docmentor.readme_llm.importance import count_mentions, prose_text, public_path, score_importance
+from docmentor.readme_llm.kb_index import load_entries, load_examples, register_kb
 from docmentor.readme_llm.knowledge_base import build_overview, load_kb, write_kb
 from docmentor.readme_llm.models import ApiEntry, ApiParameter, ApiReturn, Example
 from docmentor.readme_llm.readme import best_example, ranked_entries, render_readme
-from docmentor.store.kb import list_kbs, load_entries, load_examples, load_overview, register_kb
+from docmentor.store.kb import list_kbs, load_overview
 
 LIB = Path(__file__).parent / "fixtures" / "readme_lib"
 DOCS = LIB / "docs"

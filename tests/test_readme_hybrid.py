@@ -18,11 +18,12 @@ from docmentor.embeddings import MODEL_ID, EmbeddingUnavailable
 from docmentor.engine import Docmentor
 from docmentor.errors import StoreError
 from docmentor.readme_llm import generate
+from docmentor.readme_llm.kb_index import load_entries
 from docmentor.readme_llm.knowledge_base import load_kb
 from docmentor.readme_llm.models import ApiEntry, ApiParameter
 from docmentor.readme_llm.retrieval import ApiIndex, embedding_text, passage_texts
 from docmentor.readme_llm.service import LibraryKnowledge
-from docmentor.store.kb import load_entries, load_vectors
+from docmentor.store.kb import load_vectors
 
 LIB = Path(__file__).parent / "fixtures" / "readme_lib"
 SIGNALS = {"lexical", "sections", "semantic"}
@@ -212,7 +213,7 @@ def test_catalog_fields_of_the_plan_are_filled(engine: Docmentor) -> None:
     [("kb_entries", "API catalog of 'minidb' is invalid"), ("kb_examples", "examples of 'minidb' are invalid")],
 )
 def test_damaged_records_in_the_index_are_a_clear_error(engine: Docmentor, table: str, message: str) -> None:
-    from docmentor.store.kb import load_examples
+    from docmentor.readme_llm.kb_index import load_examples
 
     with sqlite3.connect(engine.store.path) as db:
         db.execute(f"UPDATE {table} SET data = '{{}}'")

@@ -30,9 +30,10 @@ from clitool import Cli
 from docmentor.engine import Docmentor
 from docmentor.readme_llm import generate
 from docmentor.readme_llm.feedback import ISSUE_TYPES, analyze
+from docmentor.readme_llm.kb_index import load_entries
 from docmentor.readme_llm.service import LibraryKnowledge, pinned_version
 from docmentor.server import build_server
-from docmentor.store.kb import list_kbs, load_entries
+from docmentor.store.kb import list_kbs
 from mcptool import structured
 
 LIB = Path(__file__).parent / "fixtures" / "readme_lib"

@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from docmentor.readme_llm.knowledge_base import DocSection
     from docmentor.readme_llm.models import ApiEntry
 
-__all__ = ["OUTPUT_FORMATS", "GenerationResult", "generate", "mkdocs_bases"]
+__all__ = ["OUTPUT_FORMATS", "GenerationResult", "docs_source_name", "generate", "mkdocs_bases"]
 
 log = logging.getLogger(__name__)
 
@@ -97,9 +97,13 @@ def mkdocs_bases(docs_path: Path, *, levels: int = 4) -> list[Path]:
     return []
 
 
-def _source_name(library: str) -> str:
+def docs_source_name(library: str) -> str:
+    """The name of the docs source ``generate`` indexes for ``library`` (``httpx-docs``)."""
     name = re.sub(r"[^A-Za-z0-9_.-]+", "-", library).strip("-._") or "library"
     return f"{name[:58]}-docs"
+
+
+_source_name = docs_source_name  # the name cli/library.py imports until it takes the public one
 
 
 def _doc_sections(engine: Docmentor, source: str) -> list[DocSection]:
@@ -356,7 +360,7 @@ def generate(
         wanted=wanted,
         search_paths=search_paths,
         warnings=warnings,
-        documented=documented_paths(_docs_folder(engine, docs_path, _source_name(library))),
+        documented=documented_paths(_docs_folder(engine, docs_path, docs_source_name(library))),
     )
     version = version or detected_version
     # the import name (PyYAML's is yaml): what "exported at top level" and a missing module mean
@@ -366,13 +370,13 @@ def generate(
 
     # 2. the docs, indexed by the engine (includes resolved)
     t = time.perf_counter()
-    docs_source: str | None = _source_name(library)
+    docs_source: str | None = docs_source_name(library)
     docs_warnings: list[str] = []
     if docs_path is not None:
         step("indexing the docs")
-        docs_warnings = _index_docs(engine, Path(docs_path), _source_name(library), warnings, base_paths)
+        docs_warnings = _index_docs(engine, Path(docs_path), docs_source_name(library), warnings, base_paths)
         step("indexing the docs", 1)
-    elif not engine.store.has_source(_source_name(library)):
+    elif not engine.store.has_source(docs_source_name(library)):
         warnings.append(f"no documentation: pass --docs-path (no source {docs_source!r} is indexed)")
         docs_source = None
     timings["docs"] = time.perf_counter() - t
@@ -531,8 +535,8 @@ def generate(
     generation: int | None = None
     if output_format in ("knowledge_base", "both"):
         t = time.perf_counter()
+        from docmentor.readme_llm.kb_index import register_kb
         from docmentor.readme_llm.knowledge_base import build_overview, write_kb
-        from docmentor.store.kb import register_kb
 
         overview = build_overview(
             library=library,

@@ -49,7 +49,8 @@ class LibraryKnowledge:
         return [row.to_dict() for row in list_kbs(self.engine.store)]
 
     def index(self) -> ApiIndex:
-        from docmentor.store.kb import list_kbs, load_entries, load_examples, load_metadata, load_vectors
+        from docmentor.readme_llm.kb_index import load_entries, load_examples
+        from docmentor.store.kb import list_kbs, load_metadata, load_vectors
 
         rows = list_kbs(self.engine.store)
         key = tuple(sorted((r.library, r.generation) for r in rows))

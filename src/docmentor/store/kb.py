@@ -4,37 +4,54 @@ Registering copies a knowledge base's records into the index in one transaction,
 the library's previous rows, so readers (the MCP server, ``docmentor api``) see the old
 knowledge base or the new one, never a mix. Each registration bumps the library's
 ``generation``; readers that cache per library compare it.
+
+The store keeps plain data and knows no product: records go in and come out as JSON texts
+(:class:`KbRecords`), and the product turns them into its models and back
+(:mod:`docmentor.readme_llm.kb_index`).
 """
 
 from __future__ import annotations
 
 import json
 import sqlite3
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, TypeVar
-
-from pydantic import BaseModel, ValidationError
+from typing import TYPE_CHECKING, Any
 
 from docmentor.errors import NotFoundError, StoreError
-from docmentor.readme_llm.models import ApiEntry, Example
 
 if TYPE_CHECKING:
     from docmentor.embeddings import LibraryVectors
-    from docmentor.readme_llm.knowledge_base import KnowledgeBase
     from docmentor.store.db import Store
 
 __all__ = [
+    "KbRecords",
     "KbRow",
     "kb_generation",
     "list_kbs",
-    "load_entries",
-    "load_examples",
+    "load_entry_records",
+    "load_example_records",
     "load_metadata",
     "load_overview",
     "load_vectors",
-    "register_kb",
+    "register_records",
     "unregister_kb",
 ]
+
+
+@dataclass(frozen=True, slots=True)
+class KbRecords:
+    """One knowledge base as the index keeps it: plain data, the records as JSON texts."""
+
+    library: str
+    version: str | None
+    path: str  # the knowledge base's folder, resolved
+    generated_at: str
+    entries: Sequence[tuple[str, str]]  # (api_id, the entry as JSON), in catalog order
+    examples: Sequence[tuple[str, str]]  # (example_id, the example as JSON), in document order
+    overview: str  # JSON object
+    metadata: str  # JSON object
+    vectors: LibraryVectors | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,14 +77,13 @@ class KbRow:
 
 
 _NO_TABLES = "no such table"
-M = TypeVar("M", bound=BaseModel)
 
 
-def register_kb(store: Store, kb: KnowledgeBase) -> int:
+def register_records(store: Store, kb: KbRecords) -> int:
     """Register ``kb`` for its library, replacing the library's rows; returns the new generation."""
-    library = kb.index.library
-    entries = [(library, e.api_id, i, e.model_dump_json()) for i, e in enumerate(kb.entries)]
-    examples = [(library, x.example_id, i, x.model_dump_json()) for i, x in enumerate(kb.examples)]
+    library = kb.library
+    entries = [(library, api_id, i, data) for i, (api_id, data) in enumerate(kb.entries)]
+    examples = [(library, example_id, i, data) for i, (example_id, data) in enumerate(kb.examples)]
     with store.transaction() as db:
         db.execute("DELETE FROM kb_entries WHERE library = ?", (library,))
         db.execute("DELETE FROM kb_examples WHERE library = ?", (library,))
@@ -82,13 +98,13 @@ def register_kb(store: Store, kb: KnowledgeBase) -> int:
                    metadata = excluded.metadata, generation = knowledge_bases.generation + 1""",
             (
                 library,
-                kb.index.version,
-                str(kb.path.resolve()),
-                kb.index.generated_at,
+                kb.version,
+                kb.path,
+                kb.generated_at,
                 len(kb.entries),
                 len(kb.examples),
-                kb.overview.model_dump_json(),
-                kb.metadata.model_dump_json(),
+                kb.overview,
+                kb.metadata,
             ),
         )
         db.executemany("INSERT OR REPLACE INTO kb_entries VALUES (?, ?, ?, ?)", entries)
@@ -158,27 +174,21 @@ def _column(store: Store, library: str, column: str) -> Any:
     return json.loads(row[0]) if row is not None else {}
 
 
-def load_entries(store: Store, library: str) -> list[ApiEntry]:
-    """The library's API catalog, most important first (validated)."""
-    return _load_records(store, library, "kb_entries", ApiEntry, "API catalog of {} is")
+def load_entry_records(store: Store, library: str) -> list[str]:
+    """The library's API catalog as JSON texts, most important first."""
+    return _load_records(store, library, "kb_entries")
 
 
-def load_examples(store: Store, library: str) -> list[Example]:
-    """The library's examples database, in document order (validated)."""
-    return _load_records(store, library, "kb_examples", Example, "examples of {} are")
+def load_example_records(store: Store, library: str) -> list[str]:
+    """The library's examples database as JSON texts, in document order."""
+    return _load_records(store, library, "kb_examples")
 
 
-def _load_records(store: Store, library: str, table: str, model: type[M], what: str) -> list[M]:
+def _load_records(store: Store, library: str, table: str) -> list[str]:
     with store.snapshot() as db:
         _require(store, library)
         rows = db.execute(f"SELECT data FROM {table} WHERE library = ? ORDER BY ord", (library,)).fetchall()
-    try:
-        return [model.model_validate_json(r[0]) for r in rows]
-    except ValidationError as exc:
-        raise StoreError(
-            f"the index's {what.format(repr(library))} invalid: {exc.error_count()} error(s)",
-            hint=f"regenerate it: docmentor readme-llm generate --library {library}",
-        ) from exc
+    return [r[0] for r in rows]  # TEXT as written by register_records
 
 
 def load_vectors(store: Store, library: str) -> LibraryVectors | None:
