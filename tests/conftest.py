@@ -18,8 +18,8 @@ os.environ["DOCMENTOR_EMBEDDINGS"] = "0"
 
 @pytest.fixture(scope="session")
 def shared_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """One cache folder for the run: derived files (token vocabularies, the quantized
-    embedding model) are built once, not per test. Tests of the cache itself use their own."""
+    """One cache folder for the run: derived files (token vocabularies) are built once,
+    not per test. Tests of the cache itself use their own."""
     return tmp_path_factory.mktemp("docmentor-cache")
 
 

@@ -3,6 +3,7 @@ node-text helpers, return-type unwrapping and the collector that builds ``ApiEnt
 
 from __future__ import annotations
 
+import importlib
 import os
 import re
 from collections import Counter
@@ -12,7 +13,7 @@ from functools import cache
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Literal
 
-from docmentor.errors import UsageError
+from docmentor.errors import DocmentorError, UsageError
 from docmentor.readme_llm.models import ApiEntry, ApiReturn
 
 if TYPE_CHECKING:
@@ -95,8 +96,34 @@ def normalize_source_language(language: str) -> SourceLanguage:
     return lang
 
 
+class GrammarsUnavailable(DocmentorError):
+    """tree-sitter or a language's grammar is not installed (the ``languages`` extra)."""
+
+
+_GRAMMAR_MODULES = {
+    "typescript": "tree_sitter_typescript", "tsx": "tree_sitter_typescript",
+    "javascript": "tree_sitter_javascript", "go": "tree_sitter_go", "rust": "tree_sitter_rust",
+}  # fmt: skip
+_LANGUAGE_NAMES = {"typescript": "TypeScript", "tsx": "TypeScript", "javascript": "JavaScript"}
+
+
+def require_grammar(grammar: str) -> None:
+    """Raise :class:`GrammarsUnavailable`, with the install command, unless tree-sitter and
+    ``grammar``'s wheel import: they are an extra, off the default (Python) path."""
+    for module in ("tree_sitter", _GRAMMAR_MODULES.get(grammar, "tree_sitter_rust")):
+        try:
+            importlib.import_module(module)
+        except ImportError as exc:
+            name = _LANGUAGE_NAMES.get(grammar, grammar.title())
+            raise GrammarsUnavailable(
+                f"reading {name} sources needs tree-sitter and its grammars ({module} is not installed)",
+                hint="install the languages extra: pip install 'docmentor[languages]'",
+            ) from exc
+
+
 @cache
 def grammar_parser(grammar: str) -> Parser:
+    require_grammar(grammar)
     from tree_sitter import Language, Parser
 
     if grammar in ("typescript", "tsx"):
