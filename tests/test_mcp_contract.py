@@ -408,6 +408,70 @@ def test_malformed_lines_on_stdio_get_json_rpc_errors_and_the_session_goes_on(
     assert "Traceback" not in stderr
 
 
+def _nested_call(request_id: int, depth: int) -> str:
+    """A tools/call whose argument nests ``depth`` lists: past Python's and pydantic's limits."""
+    query = "[" * depth + "]" * depth
+    return (
+        f'{{"jsonrpc": "2.0", "id": {request_id}, "method": "tools/call", '
+        f'"params": {{"name": "search_docs", "arguments": {{"query": {query}}}}}}}'
+    )
+
+
+def test_deeply_nested_lines_on_stdio_are_refused_and_the_session_goes_on(
+    small: Docmentor, tmp_path: Path
+) -> None:
+    env = dict(os.environ, DOCMENTOR_HOME=str(tmp_path / "home"))
+    env.pop("DOCMENTOR_SOURCES", None)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "docmentor", "--db", str(small.root), "serve"],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=tmp_path,
+    )  # fmt: skip
+    assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
+    init = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "r", "version": "0"},
+        },
+    }
+    lines = [
+        json.dumps(init),
+        json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        _nested_call(2, 3000),  # past Python's recursion limit
+        _nested_call(3, 600),  # readable by json, not by the SDK's parser
+        json.dumps(tool_call(5, "search_docs", {"query": "setup"})),
+    ]
+    replies: list[dict[str, Any]] = []
+    started = time.monotonic()
+    try:
+        proc.stdin.write(("\n".join(lines) + "\n").encode())
+        proc.stdin.flush()
+        while not any(r.get("id") == 5 for r in replies) and time.monotonic() < started + 60:
+            if select.select([proc.stdout], [], [], 0.5)[0]:
+                line = proc.stdout.readline()
+                assert line, "the server closed stdout"
+                replies.append(json.loads(line))
+        proc.stdin.close()
+        proc.wait(timeout=30)
+        stderr = proc.stderr.read().decode()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        proc.stdout.close()
+        proc.stderr.close()
+    assert proc.returncode == 0, stderr
+    assert time.monotonic() - started < 20  # every request read was answered: no wait at the end
+    errors = [(r["id"], r["error"]["code"]) for r in replies if "error" in r]
+    assert errors == [(None, -32700), (3, -32600)], replies
+    assert any("too deeply" in r["error"]["message"] for r in replies if "error" in r)
+    assert next(r for r in replies if r.get("id") == 5)["result"]["structuredContent"]["results"]
+    assert "Traceback" not in stderr
+
+
 def test_malformed_bodies_over_http_get_the_same_json_rpc_errors(small: Docmentor, tmp_path: Path) -> None:
     import socket
 
@@ -435,19 +499,32 @@ def test_malformed_bodies_over_http_get_the_same_json_rpc_errors(small: Docmento
                 ).read_text()
                 time.sleep(0.05)
         headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
-        answers = []
+        answers, refused = [], []
         for body in ('{"jsonrpc": "2.0", "id": 1, "method": ', json.dumps([tool_call(2, "list_sources")]),
-                     json.dumps({"id": 3, "method": "tools/list"})):  # fmt: skip
+                     json.dumps({"id": 3, "method": "tools/list"}), _nested_call(4, 3000),
+                     _nested_call(5, 600)):  # fmt: skip
             response = httpx.post(f"http://127.0.0.1:{port}/mcp", content=body, headers=headers, timeout=10)
             answers.append((response.status_code, response.json()))
+        # a name the server does not answer to is refused before its body is looked at
+        for body in ('{"jsonrpc": ', _nested_call(6, 3000)):
+            response = httpx.post(
+                f"http://127.0.0.1:{port}/mcp",
+                content=body,
+                headers={**headers, "Host": "evil.example"},
+                timeout=10,
+            )
+            refused.append(response.status_code)
     finally:
         proc.terminate()
         proc.wait(timeout=10)
         log.close()
+    assert refused == [421, 421]
     assert [(status, a["id"], a["error"]["code"]) for status, a in answers] == [
         (400, None, -32700),
         (400, None, -32600),
         (400, 3, -32600),
+        (400, None, -32700),
+        (400, 5, -32600),
     ]
     for _, answer in answers:
         assert "pydantic" not in answer["error"]["message"]

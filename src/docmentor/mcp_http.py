@@ -165,15 +165,27 @@ class BearerAuth:
 class JsonRpcShape:
     """ASGI middleware: a POST to /mcp whose body is not one JSON-RPC message is answered
     here, as over stdio (:func:`docmentor.stdio_pipes.classify`): -32700 for what is not
-    JSON, -32600 for a batch or another shape, instead of the SDK's validation text."""
+    JSON, -32600 for a batch or another shape, instead of the SDK's validation text.
 
-    def __init__(self, app: Any, max_body: int) -> None:
+    The SDK's Host/Origin/Content-Type checks (``security``) come first, so a request from a
+    name the server does not answer to gets 421/403 whatever its body."""
+
+    def __init__(self, app: Any, max_body: int, security: Any) -> None:
+        from mcp.server.transport_security import TransportSecurityMiddleware
+
         self.app = app
         self.max_body = max_body
+        self.guard = TransportSecurityMiddleware(security)
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope.get("type") != "http" or scope.get("method") != "POST" or scope.get("path") != "/mcp":
             await self.app(scope, receive, send)
+            return
+        from starlette.requests import Request
+
+        refused = await self.guard.validate_request(Request(scope), is_post=True)
+        if refused is not None:
+            await refused(scope, receive, send)
             return
         received: list[dict[str, Any]] = []
         body = bytearray()
@@ -225,7 +237,7 @@ def serve_http(
     app: Any = server.streamable_http_app(
         stateless_http=True, json_response=True, transport_security=security, host=host
     )
-    app = JsonRpcShape(app, DEFAULT_MAX_REQUEST_BODY_SIZE)
+    app = JsonRpcShape(app, DEFAULT_MAX_REQUEST_BODY_SIZE, security)
     if token is not None:
         app = BearerAuth(app, token)
     shown = f"[{host}]" if ":" in host else host

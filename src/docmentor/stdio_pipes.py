@@ -159,15 +159,41 @@ def _is_message(message: dict[str, Any]) -> bool:
     return "id" in message and ("result" in message) != ("error" in message)
 
 
+# Deeper messages are refused here: the SDK's parser (pydantic-core) stops at ~200 levels and
+# its error would leave the request unanswered. No real MCP message comes close.
+MAX_DEPTH = 128
+
+
+def _deeper_than(value: Any, limit: int) -> bool:
+    """Whether parsed JSON nests lists/objects more than ``limit`` levels (iterative: no recursion)."""
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        children = item.values() if isinstance(item, dict) else item if isinstance(item, list) else ()
+        for child in children:
+            if isinstance(child, (dict, list)):
+                if depth + 1 > limit:
+                    return True
+                stack.append((child, depth + 1))
+    return False
+
+
 def classify(line: str) -> tuple[Any, str | None]:
     """A line of input: the JSON-RPC message it holds, or (None, the error reply it gets)."""
     try:
         message = json.loads(line)
     except ValueError as exc:
         return None, _error_reply(None, PARSE_ERROR, f"Parse error: the message is not JSON ({exc})")
+    except RecursionError:
+        reason = "the message nests arrays or objects too deeply to read"
+        return None, _error_reply(None, PARSE_ERROR, f"Parse error: {reason}")
     if isinstance(message, list):
         reason = "batches are not supported: send one JSON-RPC message at a time"
         return None, _error_reply(None, INVALID_REQUEST, f"Invalid Request: {reason}")
+    if _deeper_than(message, MAX_DEPTH):
+        request_id = message.get("id") if isinstance(message, dict) and _is_id(message.get("id")) else None
+        reason = f"the message nests arrays or objects more than {MAX_DEPTH} levels deep"
+        return None, _error_reply(request_id, INVALID_REQUEST, f"Invalid Request: {reason}")
     if not isinstance(message, dict) or not _is_message(message):
         request_id = message.get("id") if isinstance(message, dict) and _is_id(message.get("id")) else None
         reason = 'not a JSON-RPC 2.0 message (an object with "jsonrpc": "2.0" and a "method")'
