@@ -188,13 +188,27 @@ def test_prune_is_a_parameter_of_the_library_api(tmp_path: Path, http_server: Ht
         assert (report.removed, report.documents) == (9, 4)
 
 
-def test_small_sources_and_renamed_pages_are_refreshed_as_usual(cli: Cli, http_server: HttpServer) -> None:
-    # below the threshold (10 documents) a shrinking listing removes what it dropped
+def test_a_listing_of_nine_that_drops_to_one_keeps_them_until_prune(
+    cli: Cli, http_server: HttpServer
+) -> None:
     serve_pages(http_server, NAMES)
-    cli.ok("add", serve_listing(http_server, NAMES[:5]), "--name", "small")
+    cli.ok("add", serve_listing(http_server, NAMES[:9]), "--name", "nine")
+    serve_listing(http_server, NAMES[:1])
+    r = report_of(cli("refresh", "--json")[1], "nine")
+    assert (r["removed"], r["documents"]) == (0, 10)
+    assert any("--prune" in w for w in r["warnings"])
+    r = report_of(cli("refresh", "nine", "--prune", "--json")[1], "nine")
+    assert (r["removed"], r["documents"]) == (8, 2)
+
+
+def test_small_sources_and_renamed_pages_are_refreshed_as_usual(cli: Cli, http_server: HttpServer) -> None:
+    # below the threshold (4 documents: the listing and two pages) a shrinking listing
+    # removes what it dropped
+    serve_pages(http_server, NAMES)
+    cli.ok("add", serve_listing(http_server, NAMES[:2]), "--name", "small")
     serve_listing(http_server, NAMES[:1])
     r = report_of(cli("refresh", "--json")[1], "small")
-    assert (r["removed"], r["documents"], r["warnings"]) == (4, 2, [])
+    assert (r["removed"], r["documents"], r["warnings"]) == (1, 2, [])
 
     # a site that renamed its pages lists as many as before: no guard
     serve_listing(http_server, NAMES[:12])

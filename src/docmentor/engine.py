@@ -51,7 +51,7 @@ DEFAULT_MAX_BYTES = 5_000_000
 DEFAULT_REFRESH_DEADLINE = 1800.0
 #: a refresh that would leave a source fewer than half of its documents, when it had at least
 #: this many, removes none (they stay, stale) and warns: removing them takes ``refresh --prune``
-PRUNE_GUARD_MIN = 10
+PRUNE_GUARD_MIN = 4
 #: seconds a search waits for a writer between its store and lexical commits (then it
 #: filters its hits against the store instead)
 SETTLE_WAIT = 5.0

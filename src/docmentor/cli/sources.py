@@ -191,7 +191,7 @@ def refresh(
         typer.Option(
             "--prune",
             help="Remove the documents a source no longer has even when that is most of them "
-            "(without it, a refresh that would leave a source of 10 or more documents fewer than "
+            "(without it, a refresh that would leave a source of 4 or more documents fewer than "
             "half of them keeps them, marked stale, and warns).",
         ),
     ] = False,
