@@ -360,6 +360,22 @@ def test_a_200_that_is_not_the_document_keeps_the_last_good_copy(cli: Cli, raw_s
     assert source_row(cli, "site")["stale_documents"] == 0
 
 
+def test_an_html_page_labelled_markdown_keeps_the_last_good_copy(cli: Cli, raw_site: RawSite) -> None:
+    raw_site.set("/docs/llms.txt", "# Site\n\n## Docs\n\n- [Page](page.md)\n", content_type="text/plain")
+    raw_site.set("/docs/page.md", "# Page\n\nThe kestrel.\n", content_type="text/markdown")
+    cli.ok("add", raw_site.base + "/docs/llms.txt", "--name", "site")
+    lie = "<!DOCTYPE html>\n<html><body><h1>502 Bad Gateway</h1></body></html>"
+    raw_site.set("/docs/page.md", lie, content_type="text/markdown; charset=utf-8")
+    rc, out, err = cli("refresh", "--json")
+    assert rc == 0, err
+    failed = report_of(out, "site")["failed"]
+    assert [f["error"] for f in failed] == [
+        "an HTML page where Markdown or text was served before (an error or login page?)"
+    ]
+    kept = page(cli, "site:/docs/page.md")
+    assert ("kestrel" in kept["content"], kept["stale"]) == (True, True)
+
+
 def test_a_site_that_serves_html_may_change_its_html(cli: Cli, raw_site: RawSite) -> None:
     raw_site.set("/docs/llms.txt", "# Site\n\n## Docs\n\n- [Page](page.html)\n", content_type="text/plain")
     html = "<!doctype html><html><body><main><h1>Page</h1><p>The {}.</p></main></body></html>"

@@ -372,7 +372,8 @@ async def _fetch_link(
             raise _Problem("failed", f"HTTP {response.status} with an empty body")
         path = _url_doc_path(link.url, index_origin)
         html = _served_html(response.content, response.headers, path)
-        if html and prior is not None and prior.served == "text":
+        # an HTML document labelled text/markdown is an error page too (a lying server)
+        if (html or looks_like_html(response.content)) and prior is not None and prior.served == "text":
             raise _Problem(
                 "failed", "an HTML page where Markdown or text was served before (an error or login page?)"
             )
