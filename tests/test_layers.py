@@ -69,32 +69,9 @@ LAYER_EXCEPTIONS: dict[tuple[str, str], str] = {
     ),
 }
 
-_ADAPTERS = "adapters: being moved by the adapters work"
 _SOURCES = "sources: helpers shared between sources modules, not made public yet"
 # (importer, defining module, name): reason. Private names used across modules, not fixed yet.
 PRIVATE_EXCEPTIONS: dict[tuple[str, str, str], str] = {
-    **{
-        ("docmentor.cli." + importer, "docmentor.cli.app", name): _ADAPTERS
-        for importer, names in {
-            "assemble": ("_emit", "_knowledge", "_open", "_require_index"),
-            "clarity": ("_emit", "_open", "_require_index"),
-            "library": ("_emit", "_knowledge", "_open", "_progress", "_require_index"),
-            "serve": ("_db_path",),
-            "sources": (
-                "_db_path",
-                "_embed",
-                "_emit",
-                "_index_exists",
-                "_open",
-                "_progress",
-                "_require_index",
-            ),
-        }.items()
-        for name in names
-    },
-    ("docmentor.cli.library", "docmentor.readme_llm", "_source_name"): (
-        _ADAPTERS + " (the public name is readme_llm.docs_source_name)"
-    ),
     **{
         ("docmentor.sources.includes", "docmentor.sources.sphinx_includes", name): _SOURCES
         for name in (

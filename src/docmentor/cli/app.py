@@ -89,7 +89,7 @@ def _main(
     logging.getLogger("griffe").setLevel(logging.DEBUG if debug else logging.CRITICAL)
 
 
-def _db_path() -> Path | None:
+def db_path() -> Path | None:
     """``--db``, else ``DOCMENTOR_DB``, else ``db`` in the config file; None: the default.
 
     A config file that cannot be read is an error for every command that opens the index,
@@ -103,14 +103,14 @@ def _db_path() -> Path | None:
     return load_config().db
 
 
-def _open(*, create: bool) -> Docmentor:
+def open_engine(*, create: bool) -> Docmentor:
     from docmentor.engine import Docmentor
 
-    return Docmentor(_db_path(), create=create, embeddings=STATE.embeddings)
+    return Docmentor(db_path(), create=create, embeddings=STATE.embeddings)
 
 
 @contextlib.contextmanager
-def _progress(enabled: bool, describe: Callable[[str], str] = "fetching {}".format) -> Iterator[Any]:
+def progress(enabled: bool, describe: Callable[[str], str] = "fetching {}".format) -> Iterator[Any]:
     """A rich progress bar on a terminal (one row per label, named by ``describe``); a no-op
     callback otherwise."""
     if not enabled or not sys.stderr.isatty():
@@ -137,13 +137,13 @@ def _progress(enabled: bool, describe: Callable[[str], str] = "fetching {}".form
         yield update
 
 
-def _embed(engine: Docmentor, enabled: bool) -> Any:
+def embed_sources(engine: Docmentor, enabled: bool) -> Any:
     """The embedding run after an add or a refresh, with its own progress bar. Ctrl-C stops
     it with the index searchable by words; the next refresh embeds the rest."""
     if not engine.embeddings:
         return None
     try:
-        with _progress(enabled, describe=lambda _label: "embedding sections") as cb:
+        with progress(enabled, describe=lambda _label: "embedding sections") as cb:
             return engine.embed(progress=cb)
     except KeyboardInterrupt:
         engine.close()
@@ -153,31 +153,31 @@ def _embed(engine: Docmentor, enabled: bool) -> Any:
         ) from None
 
 
-def _emit(data: Any) -> None:
+def emit(data: Any) -> None:
     print(json.dumps(data, ensure_ascii=False, indent=2))
 
 
-def _require_index(hint: str = "add a source first: docmentor add PATH_OR_URL") -> None:
-    if not _index_exists():
+def require_index(hint: str = "add a source first: docmentor add PATH_OR_URL") -> None:
+    if not index_exists():
         from docmentor.errors import NotFoundError
 
         raise NotFoundError("no index here yet", hint=hint)
 
 
-def _index_exists() -> bool:
+def index_exists() -> bool:
     from docmentor.config import default_db
 
-    db = (_db_path() or default_db()).expanduser()
+    db = (db_path() or default_db()).expanduser()
     if db.exists() and not db.is_dir():
         raise UsageError(f"--db {db} is a file; it must be a folder docmentor owns")
     return (db / "index.sqlite3").exists()
 
 
-def _knowledge() -> Any:
+def open_knowledge() -> Any:
     from docmentor.readme_llm.service import LibraryKnowledge
 
-    _require_index("generate a library's knowledge base first: docmentor readme-llm generate --library NAME")
-    return LibraryKnowledge(_open(create=False))
+    require_index("generate a library's knowledge base first: docmentor readme-llm generate --library NAME")
+    return LibraryKnowledge(open_engine(create=False))
 
 
 class GateFailed(DocmentorError):

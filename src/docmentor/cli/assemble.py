@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import click
 import typer
 
-from docmentor.cli.app import _emit, _knowledge, _open, _require_index, app
+from docmentor.cli.app import app, emit, open_engine, open_knowledge, require_index
 from docmentor.errors import UsageError
 
 if TYPE_CHECKING:
@@ -57,8 +57,8 @@ def assemble(
     ] = False,
 ) -> None:
     """Assemble the best documentation for one question into a digest that fits a token budget."""
-    _require_index()
-    digest = _open(create=False).assemble(
+    require_index()
+    digest = open_engine(create=False).assemble(
         query,
         fmt=fmt,
         max_tokens=max_tokens,
@@ -120,8 +120,8 @@ def eval_search(
     qs = [q for q in load_questions(questions) if q.get("relevant")]
     if not qs:
         raise UsageError(f'{questions}: no question has "relevant" labels')
-    _require_index()
-    engine = _open(create=False)
+    require_index()
+    engine = open_engine(create=False)
     engine._known_source(source)  # an unknown --source says so, before any label is looked up
     names = [r["name"] for r in engine.sources() if source is None or r["name"] == source]
     indexed = {path for name in names for path in engine.store.documents(name)}
@@ -163,7 +163,7 @@ def eval_search(
         ev.rows.append(score_search(q, hits, read_lines))
     summary = ev.summary()
     if as_json:
-        _emit({"summary": summary, "questions": ev.rows})
+        emit({"summary": summary, "questions": ev.rows})
         return
     for r in ev.rows:
         print(
@@ -191,8 +191,8 @@ def eval_assemble(
     qs = [q for q in load_questions(questions) if q.get("expected_contains")]
     if not qs:
         raise UsageError(f'{questions}: no question has "expected_contains"')
-    _require_index()
-    engine = _open(create=False)
+    require_index()
+    engine = open_engine(create=False)
     rows: list[dict[str, Any]] = []
     for q in qs:
         digest = engine.assemble(
@@ -218,7 +218,7 @@ def eval_assemble(
         "max_tokens": max_tokens,
     }
     if as_json:
-        _emit({"summary": summary, "questions": rows})
+        emit({"summary": summary, "questions": rows})
         return
     for r in rows:
         miss = f"\tmissing: {', '.join(r['missing'])}" if r["missing"] else ""
@@ -255,10 +255,10 @@ def eval_api(
     qs = [q for q in load_questions(questions) if q.get("expected_api")]
     if not qs:
         raise UsageError(f'{questions}: no question has "expected_api"')
-    knowledge = _knowledge()
+    kb = open_knowledge()
     rows = []
     for q in qs:
-        data = knowledge.find_api(q["query"], max_results=limit, library=library)
+        data = kb.find_api(q["query"], max_results=limit, library=library)
         expected = q["expected_api"]
         want = {expected} if isinstance(expected, str) else set(expected)  # one id or a list of ids
         rank = next((r["rank"] for r in data["results"] if want & {r["api_id"], *r["aliases"]}), None)
@@ -279,7 +279,7 @@ def eval_api(
         "mrr": round(sum(1 / r["rank"] for r in rows if r["rank"]) / n, 4),
     }
     if as_json:
-        _emit({"summary": summary, "questions": rows})
+        emit({"summary": summary, "questions": rows})
         return
     print(f"id\trank ('-': not in the first {limit})\tquery")
     for r in rows:

@@ -9,7 +9,7 @@ from typing import Annotated, Any
 
 import typer
 
-from docmentor.cli.app import GateFailed, _emit, _open, _require_index, app
+from docmentor.cli.app import GateFailed, app, emit, open_engine, require_index
 from docmentor.errors import UsageError
 
 clarity_app = typer.Typer(
@@ -63,8 +63,8 @@ def clarity_score(
     llm = _llm_client() if use_llm else None
     try:
         if source:
-            _require_index()
-            result = score_source(_open(create=False), source, rubric=rubric, target=target, llm=llm)
+            require_index()
+            result = score_source(open_engine(create=False), source, rubric=rubric, target=target, llm=llm)
         else:
             result = score_paths(list(paths or []), rubric=rubric, target=target, llm=llm)
     finally:
@@ -83,7 +83,7 @@ def clarity_score(
                 {"date": result["generated_at"], "score": doc["clarity_score"]["overall_score"]},
             ]
         folder = Path(
-            (source and _open(create=False).store.source(source).target) or (paths or [Path.cwd()])[0]
+            (source and open_engine(create=False).store.source(source).target) or (paths or [Path.cwd()])[0]
         )
         append_history(
             history, result["documents"], commit=git_commit(folder if folder.is_dir() else folder.parent)
@@ -92,7 +92,7 @@ def clarity_score(
         write_html(result, html_out)
         print(f"wrote {html_out} ({len(result['documents'])} documents)", file=sys.stderr)
     if as_json:
-        _emit(result)
+        emit(result)
     else:
         _print_clarity(result)
     _clarity_gates(result, min_score=min_score, fail_on_critical=fail_on_critical)
@@ -245,7 +245,7 @@ def clarity_rubric(
 
     rubric = load_rubric(rubric_file) if rubric_file else default_rubric()
     if as_json:
-        _emit(
+        emit(
             {
                 "scoring_version": SCORING_VERSION,
                 "rubric_hash": rubric.hash,

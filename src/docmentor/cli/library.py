@@ -10,7 +10,7 @@ from typing import Annotated
 import click
 import typer
 
-from docmentor.cli.app import STATE, _emit, _knowledge, _open, _progress, _require_index, app
+from docmentor.cli.app import STATE, app, emit, open_engine, open_knowledge, progress, require_index
 from docmentor.errors import UsageError
 
 readme_app = typer.Typer(
@@ -101,9 +101,9 @@ def readme_generate(
     """Generate README.LLM (the paper's layout) and the knowledge base, and register it in the index."""
     from docmentor.readme_llm import generate
 
-    with _progress(not as_json, describe=str) as update:
+    with progress(not as_json, describe=str) as update:
         result = generate(
-            _open(create=True),
+            open_engine(create=True),
             library=library,
             docs_path=docs_path,
             source=source_path,
@@ -120,7 +120,7 @@ def readme_generate(
             base_paths=base_path or (),
         )
     if as_json:
-        _emit(result.to_dict())
+        emit(result.to_dict())
         return
     for w in result.warnings:
         print(f"warning: {w}", file=sys.stderr)
@@ -158,17 +158,17 @@ def readme_remove(
     stop serving it. Its output folder and its docs source stay (docmentor remove NAME-docs)."""
     from docmentor.store.kb import list_kbs, unregister_kb
 
-    _require_index()
-    engine = _open(create=False)
+    require_index()
+    engine = open_engine(create=False)
     known = [r.library for r in list_kbs(engine.store)]
     if library not in known:
         raise UsageError(
             f"no knowledge base for {library!r}", hint=f"registered: {', '.join(known) or 'none'}"
         )
-    from docmentor.readme_llm import _source_name
+    from docmentor.readme_llm import docs_source_name
 
     row = unregister_kb(engine.store, library)
-    docs = _source_name(library)
+    docs = docs_source_name(library)
     data = {
         "removed": library,
         "version": row.version,
@@ -176,7 +176,7 @@ def readme_remove(
         "docs_source": docs if engine.store.has_source(docs) else None,
     }
     if as_json:
-        _emit(data)
+        emit(data)
         return
     print(f"removed the knowledge base of {library} {row.version or ''} (its folder stays: {row.path})")
     if data["docs_source"]:
@@ -193,8 +193,8 @@ def readme_drift(
     """Documented calls that the installed version does not have or accept (from the last generation)."""
     from docmentor.store.kb import list_kbs
 
-    _require_index()
-    rows = {r.library: r for r in list_kbs(_open(create=False).store)}
+    require_index()
+    rows = {r.library: r for r in list_kbs(open_engine(create=False).store)}
     if library not in rows:
         raise UsageError(
             f"no knowledge base for {library!r}",
@@ -214,7 +214,7 @@ def readme_drift(
         )
     data = json.loads(path.read_text(encoding="utf-8"))
     if as_json:
-        _emit(data)
+        emit(data)
         return
     counts = data.get("counts", {})
     print(
@@ -237,9 +237,9 @@ def api_find(
     """Find the APIs that do a task, with their real signatures."""
     if not 1 <= limit <= 50:
         raise UsageError("--limit must be between 1 and 50")
-    data = _knowledge().find_api(query, max_results=limit, library=library)
+    data = open_knowledge().find_api(query, max_results=limit, library=library)
     if as_json:
-        _emit(data)
+        emit(data)
         return
     for w in data["warnings"]:
         print(f"warning: {w}", file=sys.stderr)
@@ -287,9 +287,9 @@ def api_examples(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """Code examples from the documentation for a task."""
-    data = _knowledge().get_examples(task, apis_involved=api, complexity=complexity, library=library)
+    data = open_knowledge().get_examples(task, apis_involved=api, complexity=complexity, library=library)
     if as_json:
-        _emit(data)
+        emit(data)
         return
     for w in data["warnings"]:
         print(f"warning: {w}", file=sys.stderr)
@@ -309,9 +309,9 @@ def api_overview(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """The library's overview from its knowledge base."""
-    data = _knowledge().overview(library, aspect=aspect)
+    data = open_knowledge().overview(library, aspect=aspect)
     if as_json:
-        _emit(data)
+        emit(data)
         return
     print(f"# {data['library']} {data['versions'].get(data['library']) or ''}".rstrip())
     print(data["overview"])
@@ -330,8 +330,8 @@ def feedback_analyze(
     """Summary, top failing queries, missing examples, unclear APIs and recommendations."""
     from docmentor.readme_llm.feedback import analyze, report_text
 
-    _require_index()
-    store = _open(create=True).store
+    require_index()
+    store = open_engine(create=True).store
     data = analyze(store, library)
     if library is not None and not data["summary"]["total_issues"]:
         from docmentor.store.kb import list_kbs
@@ -348,6 +348,6 @@ def feedback_analyze(
         except OSError as exc:
             raise UsageError(f"cannot write {output_report}: {exc.strerror or exc}") from None
     if as_json:
-        _emit(data)
+        emit(data)
     else:
         sys.stdout.write(report_text(data))

@@ -11,14 +11,14 @@ import typer
 
 from docmentor.cli.app import (
     STATE,
-    _db_path,
-    _embed,
-    _emit,
-    _index_exists,
-    _open,
-    _progress,
-    _require_index,
     app,
+    db_path,
+    embed_sources,
+    emit,
+    index_exists,
+    open_engine,
+    progress,
+    require_index,
 )
 from docmentor.errors import SourceUnavailableError, UsageError
 
@@ -137,13 +137,13 @@ def add(
             raise UsageError("--timeout must be positive")
         options["timeout"] = timeout
     Docmentor.make_spec(target, name=name, options=options)  # a bad target fails before an index is made
-    existed = _index_exists()
-    root = (_db_path() or default_db()).expanduser()
+    existed = index_exists()
+    root = (db_path() or default_db()).expanduser()
     made_folder = not root.exists()
     try:
-        engine = _open(create=True)
+        engine = open_engine(create=True)
         try:
-            with _progress(not as_json) as cb:
+            with progress(not as_json) as cb:
                 report = engine.add(target, name=name, options=options, progress=cb, embed=False)
         except BaseException:
             engine.close()
@@ -152,10 +152,10 @@ def add(
         if not existed:  # a failed command changes nothing: not even an empty index is left
             _discard_index(root, made_folder=made_folder)
         raise
-    report.embedding = _embed(engine, not as_json)
+    report.embedding = embed_sources(engine, not as_json)
     engine.close()
     if as_json:
-        _emit(report.to_dict())
+        emit(report.to_dict())
     else:
         _warn(report, target)
         print(_report_line(report))
@@ -210,23 +210,23 @@ def refresh(
     from docmentor.config import load_config
 
     configured = load_config().sources
-    if not _index_exists() and (name is not None or not configured):
-        _require_index()  # nothing to refresh: say so without creating an index
-    engine = _open(create=True)
+    if not index_exists() and (name is not None or not configured):
+        require_index()  # nothing to refresh: say so without creating an index
+    engine = open_engine(create=True)
     targets = {str(s["name"]): str(s["target"]) for s in engine.sources()}
     targets.update({src.name: src.target for src in configured if src.name not in targets})
     reports: list[RefreshReport]
-    with _progress(not as_json) as cb:
+    with progress(not as_json) as cb:
         if name is None:  # the configured sources not indexed yet too
             reports = engine.refresh_with_config(
                 configured, progress=cb, embed=False, prune=prune, deadline=deadline
             )
         else:
             reports = engine.refresh(name, progress=cb, embed=False, prune=prune, deadline=deadline)
-    embedded = _embed(engine, not as_json) if reports else None
+    embedded = embed_sources(engine, not as_json) if reports else None
     engine.close()
     if as_json:
-        _emit(
+        emit(
             {"sources": [r.to_dict() for r in reports], "embedding": embedded.to_dict() if embedded else None}
         )
     else:
@@ -251,11 +251,11 @@ def refresh(
 @app.command()
 def sources(as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False) -> None:
     """List the indexed sources."""
-    engine = _open(create=False) if _index_exists() else None
+    engine = open_engine(create=False) if index_exists() else None
     rows = engine.sources() if engine is not None else []
     embedding = engine is not None and engine.embeddings
     if as_json:
-        _emit({"sources": rows})
+        emit({"sources": rows})
         return
     if not rows:
         print("no sources: add one with `docmentor add PATH_OR_URL`")
@@ -273,16 +273,16 @@ def sources(as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")]
 @app.command()
 def remove(name: Annotated[str, typer.Argument(help="Source to remove.")]) -> None:
     """Remove a source and everything indexed from it."""
-    _require_index()
-    _open(create=True).remove(name)
+    require_index()
+    open_engine(create=True).remove(name)
     print(f"removed {name}")
 
 
 @app.command()
 def reindex() -> None:
     """Rebuild the search index from the stored documents."""
-    _require_index()
-    n = _open(create=True).reindex()
+    require_index()
+    n = open_engine(create=True).reindex()
     print(f"reindexed {n} sections")
 
 
@@ -296,9 +296,9 @@ def search(
     """Search the indexed documentation. Results are sections, best first."""
     if not query.strip():
         raise UsageError("empty query", hint="search for words, an identifier or a question")
-    hits = _open(create=False).search(query, source=source, limit=limit)
+    hits = open_engine(create=False).search(query, source=source, limit=limit)
     if as_json:
-        _emit({"query": query, "results": [h.to_dict() for h in hits]})
+        emit({"query": query, "results": [h.to_dict() for h in hits]})
         return
     if not hits:
         shown = query if len(query) <= 80 else query[:77] + "…"
@@ -334,9 +334,9 @@ def get(
         if not (a.strip().isdigit() and (not sep or b.strip().isdigit())):
             raise UsageError(f"--lines {lines!r}: expected START-END, e.g. 12-40")
         span = (int(a), int(b) if sep else int(a))
-    page = _open(create=False).get(ref, source=source, offset=offset, limit=limit, lines=span)
+    page = open_engine(create=False).get(ref, source=source, offset=offset, limit=limit, lines=span)
     if as_json:
-        _emit(page.to_dict())
+        emit(page.to_dict())
         return
     sys.stdout.write(page.content)
     if not page.content.endswith("\n"):
