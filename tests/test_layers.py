@@ -69,29 +69,8 @@ LAYER_EXCEPTIONS: dict[tuple[str, str], str] = {
     ),
 }
 
-_SOURCES = "sources: helpers shared between sources modules, not made public yet"
 # (importer, defining module, name): reason. Private names used across modules, not fixed yet.
-PRIVATE_EXCEPTIONS: dict[tuple[str, str, str], str] = {
-    **{
-        ("docmentor.sources.includes", "docmentor.sources.sphinx_includes", name): _SOURCES
-        for name in (
-            "_OptionError",
-            "_dedent",
-            "_filter",
-            "_indent",
-            "_language",
-            "_md_code",
-            "_myst_options",
-            "_rst_code",
-            "_rst_options",
-        )
-    },
-    ("docmentor.sources.includes", "docmentor.sources.local", "_extensions"): _SOURCES,
-    **{
-        ("docmentor.sources.llmstxt", "docmentor.sources.fetch", name): _SOURCES
-        for name in ("_Fetcher", "_Problem", "_Scope", "_origin", "_scope", "_size")
-    },
-}
+PRIVATE_EXCEPTIONS: dict[tuple[str, str, str], str] = {}
 
 
 @dataclass(frozen=True)

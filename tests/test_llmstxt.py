@@ -165,7 +165,7 @@ def test_detect_kind() -> None:
 )
 def test_scope_rules(url: str, reason: str | None) -> None:
     settings = FetchSettings(allowed_hosts=("https://cdn.example/docs/", "docs.example", "*.wild.example"))
-    scope = llmstxt._scope(["http://127.0.0.1:8000/docs/llms.txt"], settings)
+    scope = llmstxt.fetch_scope(["http://127.0.0.1:8000/docs/llms.txt"], settings)
     assert scope.refusal(url) == reason
 
 
@@ -352,7 +352,7 @@ def test_size_cap(http_server: HttpServer) -> None:
     assert out[http_server.url("/docs/stream.md")].error == "over the size cap of 1.0 KB"
     assert out[http_server.url("/docs/small.md")].status == "ok"
     assert FetchSettings().max_bytes == 5_000_000
-    assert llmstxt._size(5_000_000) == "5.0 MB"
+    assert llmstxt.human_size(5_000_000) == "5.0 MB"
 
 
 def test_redirects(http_server: HttpServer, http_server_factory: Any) -> None:

@@ -1,7 +1,7 @@
 """Fetching for llms.txt sources: which addresses may be fetched, and a scoped HTTP fetcher.
 
-``_scope`` builds the address rules for an llms.txt (its origin and folder plus
-``FetchSettings.allowed_hosts``); ``_Fetcher`` GETs through one shared client
+``fetch_scope`` builds the address rules for an llms.txt (its origin and folder plus
+``FetchSettings.allowed_hosts``); ``Fetcher`` GETs through one shared client
 (``docmentor.sources.client``) with a per-request time limit, a response size cap,
 retries with exponential backoff and redirects followed by hand, every hop checked
 against the scope.
@@ -135,7 +135,7 @@ class _Prefix:
 
 
 @dataclass(frozen=True, slots=True)
-class _Scope:
+class FetchScope:
     own: tuple[_Prefix, ...]
     allowed: tuple[_Prefix, ...]
 
@@ -163,7 +163,7 @@ class _Scope:
         return "to another host"
 
 
-def _scope(own_urls: list[str], settings: FetchSettings, *, folder: bool = True) -> _Scope:
+def fetch_scope(own_urls: list[str], settings: FetchSettings, *, folder: bool = True) -> FetchScope:
     own = tuple(_Prefix.of_url(u, folder=folder) for u in own_urls)
     if not folder:
         own = tuple(replace(p, path="/") for p in own)
@@ -171,20 +171,20 @@ def _scope(own_urls: list[str], settings: FetchSettings, *, folder: bool = True)
         allowed = tuple(_Prefix.of_entry(e) for e in settings.allowed_hosts if e.strip())
     except ValueError as exc:  # e.g. a port that is not a number
         raise UsageError(f"bad allowed_hosts entry: {exc}") from None
-    return _Scope(own, allowed)
+    return FetchScope(own, allowed)
 
 
 # ------------------------------------------------------------------------ fetching
 
 
-class _Problem(Exception):
+class FetchProblem(Exception):
     def __init__(self, status: Literal["failed", "refused"], reason: str) -> None:
         super().__init__(reason)
         self.status: Literal["failed", "refused"] = status
         self.reason = reason
 
 
-def _size(n: int) -> str:
+def human_size(n: int) -> str:
     if n >= 1_000_000:
         return f"{n / 1_000_000:.1f} MB"
     return f"{n / 1000:.1f} KB" if n >= 1000 else f"{n} bytes"
@@ -211,7 +211,7 @@ def retry_after(value: str | None) -> float | None:
 
 
 @dataclass
-class _Fetcher:
+class Fetcher:
     client: Client
     settings: FetchSettings
     prior: Mapping[str, PriorDoc]
@@ -232,12 +232,12 @@ class _Fetcher:
     def throttle_limit(self) -> int:
         return max(self.settings.max_throttled, 2 * max(self.settings.concurrency, 1))
 
-    def out_of_time(self) -> _Problem:
+    def out_of_time(self) -> FetchProblem:
         """The failure of a document not fetched before the load's deadline."""
         self.gave_up.add("deadline")
-        return _Problem("failed", "not fetched: the time limit of this refresh passed")
+        return FetchProblem("failed", "not fetched: the time limit of this refresh passed")
 
-    async def fetch(self, url: str, scope: _Scope, headers: dict[str, str]) -> _Response:
+    async def fetch(self, url: str, scope: FetchScope, headers: dict[str, str]) -> _Response:
         """GET ``url``, following redirects that stay in ``scope``; within the load's deadline."""
         deadline = self.deadline()
         if asyncio.get_running_loop().time() >= deadline:
@@ -248,7 +248,7 @@ class _Fetcher:
         except TimeoutError:
             raise self.out_of_time() from None
 
-    async def _follow(self, url: str, scope: _Scope, headers: dict[str, str]) -> _Response:
+    async def _follow(self, url: str, scope: FetchScope, headers: dict[str, str]) -> _Response:
         current = url
         for _ in range(MAX_REDIRECTS + 1):
             response = await self._with_retries(current, headers)
@@ -256,14 +256,14 @@ class _Fetcher:
                 return response
             location = response.headers.get("location")
             if not location:
-                raise _Problem("failed", f"HTTP {response.status} without a Location header")
+                raise FetchProblem("failed", f"HTTP {response.status} without a Location header")
             target = urldefrag(urljoin(current, location.strip())).url
             reason = scope.refusal(target)
             if reason is not None:
-                raise _Problem("refused", f"redirect {reason} refused: {target}")
+                raise FetchProblem("refused", f"redirect {reason} refused: {target}")
             logger.debug("redirect %s -> %s", current, target)
             current = target
-        raise _Problem("failed", f"too many redirects (more than {MAX_REDIRECTS})")
+        raise FetchProblem("failed", f"too many redirects (more than {MAX_REDIRECTS})")
 
     async def _with_retries(self, url: str, headers: dict[str, str]) -> _Response:
         attempts = max(self.settings.retries, 0) + 1
@@ -272,7 +272,7 @@ class _Fetcher:
             wait = self.settings.backoff * (2**attempt)
             if self.throttled >= self.throttle_limit():
                 self.gave_up.add("throttled")  # for good: the count is not reset any more
-                raise _Problem(
+                raise FetchProblem(
                     "failed", f"not fetched: the site answered HTTP 429 {self.throttled} times in a row"
                 )
             try:
@@ -283,7 +283,7 @@ class _Fetcher:
             except TransportFailure as exc:
                 problem = f"connection failed ({exc})"
             except (RequestFailure, ValueError) as exc:
-                raise _Problem("failed", f"request failed ({type(exc).__name__}: {exc})") from exc
+                raise FetchProblem("failed", f"request failed ({type(exc).__name__}: {exc})") from exc
             else:
                 status = response.status
                 if status < 400 or status in _REDIRECTS:
@@ -291,13 +291,13 @@ class _Fetcher:
                         self.throttled = 0  # the site answers again: only a storm of 429s gives up
                     return response
                 if status != 429 and status < 500:
-                    raise _Problem("failed", f"HTTP {status}")
+                    raise FetchProblem("failed", f"HTTP {status}")
                 problem = f"HTTP {status}"
                 if status == 429:
                     self.throttled += 1
                 asked = retry_after(response.headers.get("retry-after"))
                 if asked is not None and asked > self.settings.max_retry_after:
-                    raise _Problem(
+                    raise FetchProblem(
                         "failed",
                         f"{problem}, Retry-After {asked:.0f} s (over the {self.settings.max_retry_after:g} s "
                         "docmentor waits)",
@@ -307,18 +307,18 @@ class _Fetcher:
             if attempt + 1 < attempts:
                 logger.debug("%s: %s, retrying in %.2fs", url, problem, wait)
                 await asyncio.sleep(wait)
-        raise _Problem("failed", f"{problem} after {attempts} attempt{'s' if attempts > 1 else ''}")
+        raise FetchProblem("failed", f"{problem} after {attempts} attempt{'s' if attempts > 1 else ''}")
 
     async def _once(self, url: str, headers: dict[str, str]) -> _Response:
         cap = self.settings.max_bytes
         try:
             return await self.client.get(url, headers, cap)
         except BodyTooLarge as exc:
-            size = f" ({_size(exc.declared)})" if exc.declared is not None else ""
-            raise _Problem("failed", f"over the size cap of {_size(cap)}{size}") from None
+            size = f" ({human_size(exc.declared)})" if exc.declared is not None else ""
+            raise FetchProblem("failed", f"over the size cap of {human_size(cap)}{size}") from None
 
 
-def _origin(url: str) -> str:
+def url_origin(url: str) -> str:
     parts = urlsplit(url)
     scheme = parts.scheme.lower()
     return f"{scheme}://{(parts.hostname or '').lower()}:{parts.port or _default_port(scheme)}"

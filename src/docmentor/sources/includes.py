@@ -52,15 +52,15 @@ from typing import Literal, NamedTuple
 
 from docmentor._yaml import load_yaml
 from docmentor.sources.sphinx_includes import (
-    _dedent,
-    _filter,
-    _indent,
-    _language,
-    _md_code,
-    _myst_options,
-    _OptionError,
-    _rst_code,
-    _rst_options,
+    OptionError,
+    code_language,
+    dedent_text,
+    filter_lines,
+    indent_text,
+    markdown_code,
+    myst_options,
+    rst_code,
+    rst_options,
 )
 
 logger = logging.getLogger(__name__)
@@ -208,13 +208,13 @@ def _load(path: Path, max_bytes: int) -> _Loaded | str:
 def _mkdocs_include_bases(config_file: Path, folder: Path, max_bytes: int) -> tuple[Path, ...]:
     """The ``base_path`` folders of ``mdx_include`` / ``markdown_include.include`` in an
     ``mkdocs.yml`` (relative to its folder, where MkDocs runs; default ``.``), then its folder."""
-    from docmentor.sources.local import _extensions  # local imports this module
+    from docmentor.sources.local import markdown_extensions  # local imports this module
 
     found: dict[Path, None] = {}
     try:
         if config_file.stat().st_size <= max_bytes:
             config = load_yaml(config_file.read_text(encoding="utf-8", errors="replace"))
-            for name, conf in _extensions(config):
+            for name, conf in markdown_extensions(config):
                 if name in _INCLUDE_EXTENSIONS:
                     raw = conf.get("base_path", ".")
                     for base in raw if isinstance(raw, list) else [raw]:
@@ -515,7 +515,7 @@ class _Expander:
             lo = max(0, (start or 1) - 1)
             lines, nums = _strip_markers(loaded, range(lo, total if end is None else min(end, total)))
         if self.dedent and (m["section"] or start is not None or end is not None):
-            lines = _dedent(lines)
+            lines = dedent_text(lines)
         return self.nested(lines, nums, target, "markdown", at)
 
     def md_include(self, m: re.Match[str], at: _At) -> list[str] | None:
@@ -579,7 +579,7 @@ class _Expander:
             if ranges[-1][1] < len(code):
                 picked += ["", _BELOW]
             code = picked
-        return _md_code(code, _language({}, target), indent)
+        return markdown_code(code, code_language({}, target), indent)
 
     def directive(
         self, name: str, arg: str, opts: dict[str, str], indent: str, fmt: Fmt, at: _At
@@ -596,17 +596,17 @@ class _Expander:
         else:
             kept, nums = _strip_markers(loaded, range(len(loaded.lines)))
         try:
-            lines = _filter(kept, opts)
-        except _OptionError as exc:
+            lines = filter_lines(kept, opts)
+        except OptionError as exc:
             self.warn(at, f"{name} {arg}: {exc}")
             return None
         if literal:
             if fmt == "rst":
-                return _rst_code(lines, _language(opts, target), indent, opts.get("caption"))
-            return _md_code(lines, _language(opts, target), indent)
+                return rst_code(lines, code_language(opts, target), indent, opts.get("caption"))
+            return markdown_code(lines, code_language(opts, target), indent)
         if lines != kept:  # filtered: number nested warnings by position in the kept text
             nums = list(range(1, len(lines) + 1))
-        return _indent(self.nested(lines, nums, target, fmt, at), indent)
+        return indent_text(self.nested(lines, nums, target, fmt, at), indent)
 
     # -- the line loop ----------------------------------------------------------------
 
@@ -637,7 +637,7 @@ class _Expander:
                     if m["escape"]:
                         got = [line.replace(";", "", 1)]
                     elif (inc := self.snippet(m["target"][1:-1].strip(), at)) is not None:
-                        got = _indent(inc, m["space"])
+                        got = indent_text(inc, m["space"])
                 elif _SNIPPET_BLOCK.match(line):
                     got, consumed = self._block(lines, nums, i, doc)
             elif (fmt == "rst" or eval_rst) and (m := _RST_DIRECTIVE.match(line)):
@@ -687,7 +687,7 @@ class _Expander:
                 spec = spec[1:-1]
             inc = self.snippet(spec, doc._replace(num=nums[j]))
             space = lines[j][: len(lines[j]) - len(lines[j].lstrip())]
-            got.extend(_indent(inc, space) if inc is not None else [lines[j]])
+            got.extend(indent_text(inc, space) if inc is not None else [lines[j]])
         return got, close - i + 1
 
     def _md_line(self, line: str, at: _At) -> list[str] | None:
@@ -697,7 +697,7 @@ class _Expander:
         first = matches[0]
         if len(matches) == 1 and not line[: first.start()].strip() and not line[first.end() :].strip():
             inc = self.md_include(first, at)
-            return None if inc is None else _indent(inc, line[: first.start()])
+            return None if inc is None else indent_text(inc, line[: first.start()])
         out = [""]
         pos = 0
         changed = False
@@ -707,7 +707,7 @@ class _Expander:
             if inc is None:
                 out[-1] += before + m[0]
             elif m["apply"] and m is first and inc:  # {!> …!}: what precedes it, on every line
-                out = _indent(inc, before) if not before.strip() else [before + x for x in inc]
+                out = indent_text(inc, before) if not before.strip() else [before + x for x in inc]
             else:
                 out[-1] += before + (inc[0] if inc else "")
                 out.extend(inc[1:])
@@ -720,7 +720,7 @@ class _Expander:
         self, lines: Sequence[str], i: int, m: re.Match[str], fmt: Fmt, at: _At
     ) -> tuple[list[str] | None, int]:
         indent = m["indent"]
-        opts, j = _rst_options(lines, i + 1, indent)
+        opts, j = rst_options(lines, i + 1, indent)
         arg = _arg(m)
         if not arg or arg.startswith("<"):  # docutils' standard includes: nothing to read
             return None, j - i
@@ -736,7 +736,7 @@ class _Expander:
                 break
         if close is None or not _arg(m):
             return None, 1
-        opts = _myst_options(lines[i + 1 : close])
+        opts = myst_options(lines[i + 1 : close])
         return self.directive(m["name"], _arg(m), opts, m["indent"], "markdown", at), close - i + 1
 
 

@@ -65,14 +65,14 @@ from docmentor.models import RawDocument
 from docmentor.sources.client import make_client
 from docmentor.sources.fetch import MAX_REDIRECTS as MAX_REDIRECTS
 from docmentor.sources.fetch import (
+    Fetcher,
+    FetchProblem,
+    FetchScope,
     FetchSettings,
     PriorDoc,
-    _Fetcher,
-    _origin,
-    _Problem,
-    _Scope,
-    _scope,
-    _size,
+    fetch_scope,
+    human_size,
+    url_origin,
 )
 from docmentor.sources.html import (
     HTML_TYPES,
@@ -313,7 +313,7 @@ def _document(
     try:
         body = decode_body(data, headers.get("content-type") if headers else None, name=path)
     except NotTextError as exc:
-        raise _Problem("failed", str(exc)) from None
+        raise FetchProblem("failed", str(exc)) from None
     return RawDocument(
         path=path,
         url=url,
@@ -345,16 +345,16 @@ def _outcome(link: LlmsLink) -> FetchOutcome:
 
 
 async def _fetch_link(
-    fetcher: _Fetcher, link: LlmsLink, scope: _Scope | None, index_origin: str
+    fetcher: Fetcher, link: LlmsLink, scope: FetchScope | None, index_origin: str
 ) -> FetchOutcome:
     """Fetch one linked document; never raises."""
     outcome = _outcome(link)
     try:
         if scope is None:  # a link in a local llms.txt that is not http(s)
-            scope = _scope([link.url], fetcher.settings, folder=False)
+            scope = fetch_scope([link.url], fetcher.settings, folder=False)
         reason = scope.refusal(link.url)
         if reason is not None:
-            raise _Problem("refused", f"link {reason} refused")
+            raise FetchProblem("refused", f"link {reason} refused")
         prior = fetcher.prior.get(link.url)
         headers: dict[str, str] = {}
         if prior is not None and prior.etag:
@@ -367,14 +367,14 @@ async def _fetch_link(
             outcome.status = "not_modified"
             return outcome
         if not 200 <= response.status < 300:
-            raise _Problem("failed", f"HTTP {response.status}")
+            raise FetchProblem("failed", f"HTTP {response.status}")
         if not response.content.strip():
-            raise _Problem("failed", f"HTTP {response.status} with an empty body")
+            raise FetchProblem("failed", f"HTTP {response.status} with an empty body")
         path = _url_doc_path(link.url, index_origin)
         html = _served_html(response.content, response.headers, path)
         # an HTML document labelled text/markdown is an error page too (a lying server)
         if (html or looks_like_html(response.content)) and prior is not None and prior.served == "text":
-            raise _Problem(
+            raise FetchProblem(
                 "failed", "an HTML page where Markdown or text was served before (an error or login page?)"
             )
         outcome.document = _document(
@@ -382,7 +382,7 @@ async def _fetch_link(
         )
         outcome.html, outcome.framed = html, framed(response.headers)
         outcome.status = "ok"
-    except _Problem as problem:
+    except FetchProblem as problem:
         outcome.status, outcome.error = problem.status, problem.reason
     except Exception as exc:  # a per-document failure must never abort the listing
         logger.exception("unexpected error fetching %s", link.url)
@@ -394,7 +394,7 @@ def _url_doc_path(url: str, index_origin: str) -> str:
     """The URL's path (and query); ``//host:port/path`` for a host other than the index's."""
     parts = urlsplit(url)
     path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
-    return path if _origin(url) == index_origin else f"//{parts.netloc.lower()}{path}"
+    return path if url_origin(url) == index_origin else f"//{parts.netloc.lower()}{path}"
 
 
 # --------------------------------------------------------------------- local files
@@ -422,13 +422,13 @@ def _read_local(link: LlmsLink, folder: Path, max_bytes: int, warnings: list[str
             return outcome
         size = resolved.stat().st_size
         if size > max_bytes:
-            outcome.error = f"over the size cap of {_size(max_bytes)} ({_size(size)})"
+            outcome.error = f"over the size cap of {human_size(max_bytes)} ({human_size(size)})"
             return outcome
         data = resolved.read_bytes()
         rel = resolved.relative_to(folder).as_posix()
         outcome.document = _document(data, None, path=rel, url=link.url, title=link.title)
         outcome.status = "ok"
-    except _Problem as problem:
+    except FetchProblem as problem:
         outcome.status, outcome.error = problem.status, problem.reason
     except OSError as exc:
         outcome.error = f"cannot read file ({exc.strerror or exc})"
@@ -463,15 +463,15 @@ def _index_text(data: bytes, content_type: str | None, where: str, kind: Kind) -
     return text
 
 
-async def _load_remote(url: str, kind: Kind, fetcher: _Fetcher, progress: _Progress) -> LlmsListing:
+async def _load_remote(url: str, kind: Kind, fetcher: Fetcher, progress: _Progress) -> LlmsListing:
     # The llms.txt itself may redirect anywhere on its own host (or to allowed hosts).
-    index_scope = _scope([url], fetcher.settings, folder=False)
+    index_scope = fetch_scope([url], fetcher.settings, folder=False)
     reason = index_scope.refusal(url)
     if reason is not None:
         raise UsageError(f"cannot fetch {url}: a URL {reason} is not supported")
     try:
         response = await fetcher.fetch(url, index_scope, {})
-    except _Problem as problem:
+    except FetchProblem as problem:
         hint = "add the host to allowed_hosts" if problem.status == "refused" else None
         raise SourceUnavailableError(f"cannot fetch {url}: {problem.reason}", hint=hint) from None
     if not 200 <= response.status < 300:
@@ -484,14 +484,14 @@ async def _load_remote(url: str, kind: Kind, fetcher: _Fetcher, progress: _Progr
         )
     text = _index_text(response.content, headers.get("content-type"), url, kind)
     index_doc = RawDocument(
-        path=_url_doc_path(url, _origin(url)),
+        path=_url_doc_path(url, url_origin(url)),
         url=response.url,
         content=text,
         etag=headers.get("etag"),
         last_modified=headers.get("last-modified"),
     )
     parsed = parse_llms_txt(text, response.url)
-    scope, origin = _scope([url, response.url], fetcher.settings), _origin(response.url)
+    scope, origin = fetch_scope([url, response.url], fetcher.settings), url_origin(response.url)
 
     async def one(link: LlmsLink) -> FetchOutcome:
         return await _fetch_link(fetcher, link, scope, origin)
@@ -501,14 +501,14 @@ async def _load_remote(url: str, kind: Kind, fetcher: _Fetcher, progress: _Progr
     return listing
 
 
-async def _load_local(path: Path, kind: Kind, fetcher: _Fetcher, progress: _Progress) -> LlmsListing:
+async def _load_local(path: Path, kind: Kind, fetcher: Fetcher, progress: _Progress) -> LlmsListing:
     cap = fetcher.settings.max_bytes
     try:
         path = path.expanduser().resolve()
         if path.is_dir():
             raise SourceUnavailableError(f"{path} is a folder, not an llms.txt file")
         if path.stat().st_size > cap:
-            raise SourceUnavailableError(f"{path} is over the size cap of {_size(cap)}")
+            raise SourceUnavailableError(f"{path} is over the size cap of {human_size(cap)}")
         data = path.read_bytes()
     except OSError as exc:
         raise SourceUnavailableError(f"cannot read {path}: {exc.strerror or exc}") from None
@@ -532,7 +532,7 @@ async def _finish(
     index_doc: RawDocument,
     self_urls: set[str],
     fetch_one: Callable[[LlmsLink], Coroutine[Any, Any, FetchOutcome]],
-    fetcher: _Fetcher,
+    fetcher: Fetcher,
     progress: _Progress,
 ) -> LlmsListing:
     outcomes: list[FetchOutcome] = []
@@ -606,7 +606,7 @@ async def _load(
     headers = {"User-Agent": settings.user_agent, "Accept": _ACCEPT}
     client = make_client(headers=headers, max_connections=concurrency, transport=transport)
     try:
-        fetcher = _Fetcher(client, settings, prior, asyncio.Semaphore(concurrency))
+        fetcher = Fetcher(client, settings, prior, asyncio.Semaphore(concurrency))
         if _is_url(target) and not target.lower().startswith("file://"):
             return await _load_remote(target, kind, fetcher, progress)
         local = Path(_url2pathname(urlsplit(target).path)) if _is_url(target) else Path(target)

@@ -347,7 +347,7 @@ def _walk(root: Path, scan: LocalScan, *, use_gitignore: bool, suffixes: Sequenc
 # -- MkDocs settings ---------------------------------------------------------------------
 
 
-def _extensions(config: object) -> list[tuple[str, dict[Any, Any]]]:
+def markdown_extensions(config: object) -> list[tuple[str, dict[Any, Any]]]:
     found: list[tuple[str, dict[Any, Any]]] = []
     entries = config.get("markdown_extensions") if isinstance(config, dict) else None
     if isinstance(entries, dict):
@@ -380,7 +380,7 @@ def mkdocs_base_dirs(root: Path) -> list[Path]:
         if config is None:
             logger.warning("cannot read %s: not valid YAML", config_file)
             continue
-        for ext, conf in _extensions(config):
+        for ext, conf in markdown_extensions(config):
             if ext not in _BASE_PATH_EXTENSIONS:
                 continue
             raw = conf.get("base_path", ".")

@@ -35,16 +35,16 @@ _LANGUAGES = {
 }  # fmt: skip
 
 
-class _OptionError(ValueError):
+class OptionError(ValueError):
     pass
 
 
-def _indent(lines: Sequence[str], space: str) -> list[str]:
+def indent_text(lines: Sequence[str], space: str) -> list[str]:
     space = space.expandtabs(_TAB_WIDTH)
     return [space + line if line.strip() else "" for line in lines]
 
 
-def _dedent(lines: list[str]) -> list[str]:
+def dedent_text(lines: list[str]) -> list[str]:
     return textwrap.dedent("\n".join(lines)).split("\n") if lines else []
 
 
@@ -54,7 +54,7 @@ def _option(line: str) -> tuple[str, str] | None:
     return None if m is None else (m["key"], m["value"].strip(" \t"))
 
 
-def _rst_options(lines: Sequence[str], start: int, indent: str) -> tuple[dict[str, str], int]:
+def rst_options(lines: Sequence[str], start: int, indent: str) -> tuple[dict[str, str], int]:
     """A reST directive's ``:key: value`` options from line ``start``; also the first line after them."""
     opts: dict[str, str] = {}
     j = start
@@ -67,7 +67,7 @@ def _rst_options(lines: Sequence[str], start: int, indent: str) -> tuple[dict[st
     return opts, j
 
 
-def _myst_options(inner: Sequence[str]) -> dict[str, str]:
+def myst_options(inner: Sequence[str]) -> dict[str, str]:
     """The options of a MyST directive fence, from the lines between its fences."""
     opts: dict[str, str] = {}
     body = [line.strip() for line in inner]
@@ -104,12 +104,12 @@ def _parse_linenos(spec: str, total: int) -> list[int]:
             else:
                 begin = end = int(part)
         except ValueError:
-            raise _OptionError(f"invalid :lines: value {spec!r}") from None
+            raise OptionError(f"invalid :lines: value {spec!r}") from None
         if begin < 1 or end < begin:
-            raise _OptionError(f"invalid :lines: value {spec!r}")
+            raise OptionError(f"invalid :lines: value {spec!r}")
         picked.extend(k - 1 for k in range(begin, min(end, total) + 1))
     if not picked:
-        raise _OptionError(f":lines: {spec!r} selects no line")
+        raise OptionError(f":lines: {spec!r} selects no line")
     return picked
 
 
@@ -117,13 +117,13 @@ def _pyobject(lines: list[str], dotted: str) -> list[str]:
     try:
         body: list[ast.stmt] = ast.parse("\n".join(lines)).body
     except SyntaxError:
-        raise _OptionError(f"pyobject {dotted!r}: the file is not valid Python") from None
+        raise OptionError(f"pyobject {dotted!r}: the file is not valid Python") from None
     node: ast.stmt | None = None
     for part in dotted.split("."):
         defs = (n for n in body if isinstance(n, ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef))
         node = next((n for n in defs if n.name == part), None)
         if node is None:
-            raise _OptionError(f"pyobject {dotted!r} not found")
+            raise OptionError(f"pyobject {dotted!r} not found")
         body = getattr(node, "body", [])
     assert node is not None
     decorators: list[ast.expr] = getattr(node, "decorator_list", [])
@@ -131,7 +131,7 @@ def _pyobject(lines: list[str], dotted: str) -> list[str]:
     return lines[first - 1 : node.end_lineno or node.lineno]
 
 
-def _filter(lines: list[str], opts: dict[str, str]) -> list[str]:
+def filter_lines(lines: list[str], opts: dict[str, str]) -> list[str]:
     """Sphinx/docutils option filters, in Sphinx's order."""
     if "pyobject" in opts:
         lines = _pyobject(lines, opts["pyobject"])
@@ -140,30 +140,30 @@ def _filter(lines: list[str], opts: dict[str, str]) -> list[str]:
             lo = int(opts.get("start-line") or 0)
             hi = int(opts["end-line"]) if opts.get("end-line") else None
         except ValueError:
-            raise _OptionError("invalid :start-line:/:end-line:") from None
+            raise OptionError("invalid :start-line:/:end-line:") from None
         lines = lines[lo:hi]
     for key, skip in (("start-at", 0), ("start-after", 1)):
         if key in opts:
             hit = next((k for k, line in enumerate(lines) if opts[key] in line), None)
             if hit is None:
-                raise _OptionError(f"{key} pattern not found: {opts[key]!r}")
+                raise OptionError(f"{key} pattern not found: {opts[key]!r}")
             lines = lines[hit + skip :]
     for key, keep in (("end-at", 1), ("end-before", 0)):
         if key in opts:
             hit = next((k for k, line in enumerate(lines) if opts[key] in line), None)
             if hit is None:
-                raise _OptionError(f"{key} pattern not found: {opts[key]!r}")
+                raise OptionError(f"{key} pattern not found: {opts[key]!r}")
             lines = lines[: hit + keep]
     if "lines" in opts:
         lines = [lines[k] for k in _parse_linenos(opts["lines"], len(lines))]
     if "dedent" in opts:
         if not opts["dedent"]:
-            lines = _dedent(lines)
+            lines = dedent_text(lines)
         else:
             try:
                 width = int(opts["dedent"])
             except ValueError:
-                raise _OptionError(f"invalid :dedent: {opts['dedent']!r}") from None
+                raise OptionError(f"invalid :dedent: {opts['dedent']!r}") from None
             lines = [line[width:] if not line[:width].strip() else line.lstrip() for line in lines]
     if opts.get("prepend"):
         lines = [opts["prepend"], *lines]
@@ -172,20 +172,20 @@ def _filter(lines: list[str], opts: dict[str, str]) -> list[str]:
     return lines
 
 
-def _rst_code(lines: Sequence[str], lang: str, indent: str, caption: str | None) -> list[str]:
+def rst_code(lines: Sequence[str], lang: str, indent: str, caption: str | None) -> list[str]:
     out = [f"{indent}.. code-block:: {lang}"]
     if caption:
         out.append(f"{indent}   :caption: {caption}")
     out.append("")
-    out.extend(_indent(lines, indent + "   "))
+    out.extend(indent_text(lines, indent + "   "))
     return out
 
 
-def _md_code(lines: Sequence[str], lang: str, indent: str) -> list[str]:
+def markdown_code(lines: Sequence[str], lang: str, indent: str) -> list[str]:
     longest = max((len(m[1]) for line in lines if (m := _BACKTICKS.match(line))), default=0)
     fence = "`" * max(3, longest + 1)
-    return [f"{indent}{fence}{lang}", *_indent(lines, indent), f"{indent}{fence}"]
+    return [f"{indent}{fence}{lang}", *indent_text(lines, indent), f"{indent}{fence}"]
 
 
-def _language(opts: dict[str, str], target: Path) -> str:
+def code_language(opts: dict[str, str], target: Path) -> str:
     return opts.get("language") or opts.get("code") or _LANGUAGES.get(target.suffix.lower(), "text")
