@@ -30,14 +30,5 @@ class SourceUnavailableError(DocmentorError):
     """A source could not be read (unreachable URL, missing folder); nothing stored was changed."""
 
 
-class FetchError(DocmentorError):
-    """One remote document could not be fetched (after retries)."""
-
-    def __init__(self, message: str, *, url: str, status: int | None = None) -> None:
-        super().__init__(message)
-        self.url = url
-        self.status = status
-
-
 class StoreError(DocmentorError):
     """The index on disk is unusable (corrupt, newer schema, locked for too long)."""

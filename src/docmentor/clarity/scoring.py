@@ -68,7 +68,6 @@ COUNT_KEYS: tuple[str, ...] = (
 INPUT_KEYS: frozenset[str] = frozenset((*COUNT_KEYS, "api_accuracy_score"))
 ISSUE_PENALTY_TYPES: frozenset[str] = frozenset({"critical_issues", "warning_issues", "info_issues"})
 _ISSUE_COUNT_KEYS = ("critical_issues", "warning_issues", "info_issues")
-_WEIGHT_OF_SEVERITY = {"critical": "critical_issue", "warning": "warning_issue", "info": "info_issue"}
 
 
 @dataclass(frozen=True, slots=True)

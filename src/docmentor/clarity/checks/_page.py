@@ -179,9 +179,6 @@ class Page:
         """Original 1-based line of the served 0-based line ``idx0``."""
         return map_line(self.line_map, idx0 + 1)
 
-    def fence_of(self, index: int) -> Fence | None:
-        return self._block_fences.get(index)
-
     def code_line(self, index: int, offset: int) -> int:
         """Original line of line ``offset`` (0-based) of code block ``index``'s content."""
         block = self.code_blocks[index]

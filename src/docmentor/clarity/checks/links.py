@@ -20,7 +20,7 @@ from __future__ import annotations
 import posixpath
 import re
 import unicodedata
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import unquote
 
@@ -44,8 +44,6 @@ _ASSET = re.compile(
     r"|excalidraw|ipynb|woff2?|ttf|eot)$",
     re.IGNORECASE,
 )
-
-AnchorsOf = Callable[[str], "set[str] | None"]
 
 
 # -- anchors ------------------------------------------------------------------------------
