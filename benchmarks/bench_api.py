@@ -47,7 +47,7 @@ import anyio  # noqa: E402
 from mcp import Client, StdioServerParameters  # noqa: E402
 
 from docmentor.engine import Docmentor  # noqa: E402
-from docmentor.evaluation import load_questions  # noqa: E402
+from docmentor.evaluation import evaluate_api, load_questions  # noqa: E402
 from docmentor.readme_llm.service import LibraryKnowledge  # noqa: E402
 
 PYTHON = sys.executable
@@ -71,9 +71,7 @@ def env(tmp: Path) -> dict[str, str]:
 EXAMPLE_TAG = re.compile(r"^<context_(\d+)_example>\n(.*?)\n</context_\1_example>$", re.M | re.S)
 
 
-def cli(
-    db: Path, *args: str, timeout: float = 600, src: Path | None = None
-) -> tuple[dict[str, Any], float]:
+def cli(db: Path, *args: str, timeout: float = 600, src: Path | None = None) -> tuple[dict[str, Any], float]:
     """Run ``docmentor --db DB ARGS --json`` as a fresh process (the code in ``src`` when
     given); (its JSON, wall seconds)."""
     environment = env(db.parent)
@@ -95,21 +93,14 @@ def cli(
 
 
 def score(knowledge: LibraryKnowledge, questions: list[dict[str, Any]]) -> dict[str, Any]:
-    rows = []
-    for q in questions:
-        data = knowledge.find_api(q["query"], max_results=10)
-        want = set(q["expected_api"])
-        rank = next((r["rank"] for r in data["results"] if want & {r["api_id"], *r["aliases"]}), None)
-        rows.append(
-            {"id": q["id"], "rank": rank, "top1": data["results"][0]["api_id"] if data["results"] else None}
-        )
-    n = len(rows)
+    """find_api's top-1, top-3 and MRR over 10 results, as `docmentor eval api` computes them."""
+    result = evaluate_api(knowledge, questions, limit=10)
     return {
-        "questions": n,
-        "top1": sum(1 for r in rows if r["rank"] == 1) / n,
-        "top3": sum(1 for r in rows if r["rank"] and r["rank"] <= 3) / n,
-        "mrr": sum(1 / r["rank"] for r in rows if r["rank"]) / n,
-        "misses": [r for r in rows if r["rank"] != 1],
+        "questions": len(result.questions),
+        "top1": result.top1,
+        "top3": result.top3,
+        "mrr": result.mrr,
+        "misses": [{"id": r.id, "rank": r.rank, "top1": r.top[0] if r.top else None} for r in result.misses],
     }
 
 
@@ -147,7 +138,10 @@ def _server(db: Path, src: Path | None) -> StdioServerParameters:
     if src is not None:  # another source tree of docmentor (e.g. a `git worktree` of an older commit)
         environment["PYTHONPATH"] = str(src)
     return StdioServerParameters(
-        command=PYTHON, args=["-m", "docmentor", "--db", str(db), "serve"], cwd=str(db.parent), env=environment
+        command=PYTHON,
+        args=["-m", "docmentor", "--db", str(db), "serve"],
+        cwd=str(db.parent),
+        env=environment,
     )
 
 

@@ -927,18 +927,6 @@ def test_a_docs_folder_without_documents_is_refused_and_the_index_kept(
     )
 
 
-def test_api_find_shows_the_path_users_import_by() -> None:
-    from docmentor.cli.library import _import_path
-
-    # a private definition: its shortest public alias
-    assert _import_path("httpx._client.Client.get", ["httpx.Client.get", "httpx.AsyncClient.get"]) == "httpx.Client.get"
-    # a public definition against an inherited member's alias as short: the definition
-    assert _import_path("m.fields.Field.make_error", ["m.fields.IP.make_error"]) == "m.fields.Field.make_error"
-    # a shorter re-export wins; every path private: the id
-    assert _import_path("pkg.core.connect", ["pkg.connect", "pkg.compat.connect"]) == "pkg.connect"
-    assert _import_path("pkg._a.f", ["pkg._b.f"]) == "pkg._a.f"
-
-
 def test_generating_from_the_indexed_docs_reads_their_directives_and_keeps_the_source_options(
     cli: Cli, work: Path, lib: Path
 ) -> None:

@@ -6,6 +6,7 @@ Question files are JSON Lines (the format, with an example: docs/evaluation.md):
 * search: document- and section-level MRR@10, Recall@k and nDCG@10 (needs ``relevant``);
   a section hit matches a labelled heading when it is that section, lies inside it, or
   contains it — the rules of ``shared/eval/evaluate.py``.
+* api: where find_api ranks an expected API (``expected_api``): top-1, top-3, MRR.
 * assemble: per question, the share of ``expected_contains`` strings found in the digest
   (case-insensitive, whitespace-normalised); a question passes at coverage ≥ 0.8.
 """
@@ -19,7 +20,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from docmentor.errors import UsageError
 
@@ -70,7 +71,9 @@ def align_labels(
                 return found, "/".join(parts[:k])
         return None
 
-    labelled = list(dict.fromkeys(str(lab.get("path", "")) for q in questions for lab in q.get("relevant") or []))
+    labelled = list(
+        dict.fromkeys(str(lab.get("path", "")) for q in questions for lab in q.get("relevant") or [])
+    )
     guesses = {p: guess(p) for p in labelled}
     dropped = Counter(g[1] for g in guesses.values() if g is not None and g[1])
     common = dropped.most_common(1)[0][0] if dropped else ""
@@ -105,7 +108,9 @@ def _dcg(gains: Iterable[float]) -> float:
     return sum(g / math.log2(i + 2) for i, g in enumerate(gains))
 
 
-def _section_match(hit: dict[str, Any], label: dict[str, Any], read_lines: Callable[[str], list[str]]) -> bool:
+def _section_match(
+    hit: dict[str, Any], label: dict[str, Any], read_lines: Callable[[str], list[str]]
+) -> bool:
     if hit.get("path") != label.get("path"):
         return False
     want = _norm(label.get("heading"))
@@ -135,7 +140,9 @@ class SearchEval:
         }
 
 
-def score_search(q: dict[str, Any], hits: list[dict[str, Any]], read_lines: Callable[[str], list[str]]) -> dict[str, Any]:
+def score_search(
+    q: dict[str, Any], hits: list[dict[str, Any]], read_lines: Callable[[str], list[str]]
+) -> dict[str, Any]:
     """Document- and section-level metrics of one ranked hit list (best first)."""
     labels = [lab for lab in q.get("relevant") or [] if isinstance(lab, dict) and "path" in lab]
     doc_grade: dict[str, int] = {}
@@ -171,7 +178,9 @@ def score_search(q: dict[str, Any], hits: list[dict[str, Any]], read_lines: Call
     sec_ideal = sorted((2 ** int(lab.get("grade", 1)) - 1 for lab in labels), reverse=True)[:10]
     sec = {
         "mrr": 1 / sec_first if sec_first else 0.0,
-        "r@5": len([i for i in answer_ids if found_at.get(i, 99) <= 5]) / len(answer_ids) if answer_ids else 0.0,
+        "r@5": len([i for i in answer_ids if found_at.get(i, 99) <= 5]) / len(answer_ids)
+        if answer_ids
+        else 0.0,
         "ndcg": _dcg(gains) / _dcg(sec_ideal) if sec_ideal else 0.0,
     }
     return {"id": q.get("id"), "query": q["query"], "doc": doc, "section": sec, "top": docs[:3]}
@@ -182,3 +191,97 @@ def coverage(text: str, expected: list[str]) -> tuple[float, list[str]]:
     hay = " ".join(text.lower().split())
     missing = [e for e in expected if " ".join(e.lower().split()) not in hay]
     return ((len(expected) - len(missing)) / len(expected) if expected else 1.0), missing
+
+
+class FindsApis(Protocol):
+    """What `evaluate_api` asks: ``LibraryKnowledge.find_api``'s signature and result."""
+
+    def find_api(self, query: str, *, max_results: int = 5, library: str | None = None) -> dict[str, Any]: ...
+
+
+@dataclass(frozen=True, slots=True)
+class ApiQuestion:
+    """One question of an API lookup run: the rank of the first expected API (None: not in
+    the results asked for) and the first three ids returned."""
+
+    id: str | int  # as the question file gives it (a line number when it gives none)
+    query: str
+    rank: int | None
+    top: tuple[str, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"id": self.id, "query": self.query, "rank": self.rank, "top": list(self.top)}
+
+
+@dataclass(frozen=True, slots=True)
+class ApiEval:
+    """find_api's quality on labelled questions: top-1, top-3 and MRR (unrounded) over
+    ``limit`` results per question."""
+
+    questions: tuple[ApiQuestion, ...]
+    limit: int
+    top1: float
+    top3: float
+    mrr: float
+
+    @property
+    def misses(self) -> tuple[ApiQuestion, ...]:
+        """The questions whose first expected API is not ranked first."""
+        return tuple(q for q in self.questions if q.rank != 1)
+
+    def summary(self) -> dict[str, Any]:
+        """The figures as ``docmentor eval api`` prints them (rounded to 4 places)."""
+        return {
+            "questions": len(self.questions),
+            "limit": self.limit,
+            "top1": round(self.top1, 4),
+            "top3": round(self.top3, 4),
+            "mrr": round(self.mrr, 4),
+        }
+
+
+MAX_API_RESULTS = 50  # find_api's own limit
+
+
+def expected_apis(expected: str | Iterable[str]) -> frozenset[str]:
+    """A question's ``expected_api``: one id, or a list of ids any of which is a hit."""
+    return frozenset({expected} if isinstance(expected, str) else expected)
+
+
+def api_rank(results: Iterable[dict[str, Any]], expected: str | Iterable[str]) -> int | None:
+    """The rank of the first result whose id or an alias is expected (None: none is)."""
+    want = expected_apis(expected)
+    return next((r["rank"] for r in results if want & {r["api_id"], *r.get("aliases", ())}), None)
+
+
+def evaluate_api(
+    knowledge: FindsApis, questions: Iterable[dict[str, Any]], *, limit: int = 10, library: str | None = None
+) -> ApiEval:
+    """Ask find_api each question (``{"id", "query", "expected_api"}``; questions without
+    ``expected_api`` are skipped) for ``limit`` results and score where an expected API
+    ranks: top-1, top-3, MRR (a rank beyond ``limit`` counts as not found)."""
+    if not 1 <= limit <= MAX_API_RESULTS:
+        raise UsageError(f"limit must be between 1 and {MAX_API_RESULTS}, got {limit}")
+    rows: list[ApiQuestion] = []
+    for q in questions:
+        if not q.get("expected_api"):
+            continue
+        data = knowledge.find_api(q["query"], max_results=limit, library=library)
+        rows.append(
+            ApiQuestion(
+                id=q["id"],
+                query=q["query"],
+                rank=api_rank(data["results"], q["expected_api"]),
+                top=tuple(r["api_id"] for r in data["results"][:3]),
+            )
+        )
+    if not rows:
+        raise UsageError('no question has "expected_api"')
+    n = len(rows)
+    return ApiEval(
+        questions=tuple(rows),
+        limit=limit,
+        top1=sum(1 for r in rows if r.rank == 1) / n,
+        top3=sum(1 for r in rows if r.rank and r.rank <= 3) / n,
+        mrr=sum(1 / r.rank for r in rows if r.rank) / n,
+    )

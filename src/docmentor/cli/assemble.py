@@ -250,38 +250,20 @@ def eval_api(
     """API lookup quality: top-1, top-3 and MRR of find_api (a hit equals any expected id or alias)."""
     if not 1 <= limit <= 50:
         raise UsageError("--limit must be between 1 and 50")
-    from docmentor.evaluation import load_questions
+    from docmentor.evaluation import evaluate_api, load_questions
 
     qs = [q for q in load_questions(questions) if q.get("expected_api")]
     if not qs:
         raise UsageError(f'{questions}: no question has "expected_api"')
-    kb = open_knowledge()
-    rows = []
-    for q in qs:
-        data = kb.find_api(q["query"], max_results=limit, library=library)
-        expected = q["expected_api"]
-        want = {expected} if isinstance(expected, str) else set(expected)  # one id or a list of ids
-        rank = next((r["rank"] for r in data["results"] if want & {r["api_id"], *r["aliases"]}), None)
-        rows.append(
-            {
-                "id": q["id"],
-                "query": q["query"],
-                "rank": rank,
-                "top": [r["api_id"] for r in data["results"][:3]],
-            }
-        )
-    n = len(rows)
-    summary = {
-        "questions": n,
-        "limit": limit,
-        "top1": round(sum(1 for r in rows if r["rank"] == 1) / n, 4),
-        "top3": round(sum(1 for r in rows if r["rank"] and r["rank"] <= 3) / n, 4),
-        "mrr": round(sum(1 / r["rank"] for r in rows if r["rank"]) / n, 4),
-    }
+    result = evaluate_api(open_knowledge(), qs, limit=limit, library=library)
+    summary = result.summary()
     if as_json:
-        emit({"summary": summary, "questions": rows})
+        emit({"summary": summary, "questions": [q.to_dict() for q in result.questions]})
         return
     print(f"id\trank ('-': not in the first {limit})\tquery")
-    for r in rows:
-        print(f"{r['id']}\t{r['rank'] or '-'}\t{r['query'][:70]}")
-    print(f"questions={n} top1={summary['top1']:.3f} top3={summary['top3']:.3f} mrr={summary['mrr']:.4f}")
+    for r in result.questions:
+        print(f"{r.id}\t{r.rank or '-'}\t{r.query[:70]}")
+    print(
+        f"questions={summary['questions']} top1={summary['top1']:.3f} top3={summary['top3']:.3f} "
+        f"mrr={summary['mrr']:.4f}"
+    )

@@ -246,8 +246,7 @@ def api_find(
     if not data["results"]:
         print(f"no API matches {query!r}")
     for r in data["results"]:
-        # the path users import it by first (`structlog.get_logger`, not `structlog._config…`)
-        shown = _import_path(r["api_id"], r.get("aliases") or [])
+        shown = r["import_path"]  # `structlog.get_logger`, not `structlog._config…`
         print(
             f"{r['rank']}. {shown}  [{r['library']}]  relevance {r['relevance']:.2f}, importance {r['importance']:.2f}"
         )
@@ -260,15 +259,6 @@ def api_find(
             print(f"   {r['description']}")
         if r.get("variants"):
             print(f"   also as: {', '.join(r['variants'])}")
-
-
-def _import_path(api_id: str, aliases: list[str]) -> str:
-    """The shortest path without a private part (``pkg.connect``, not ``pkg.compat.connect``
-    nor ``pkg._core.connect``), the defining one first among those as short (an inherited
-    method by its class, ``fields.Field.make_error``, not ``fields.IP.make_error``); the id
-    when every path has a private part."""
-    public = [p for p in (api_id, *aliases) if not any(part.startswith("_") for part in p.split("."))]
-    return min(public, key=lambda p: (p.count("."), p != api_id, len(p), p)) if public else api_id
 
 
 @api_app.command("examples")

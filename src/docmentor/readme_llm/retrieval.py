@@ -52,6 +52,7 @@ from typing import TYPE_CHECKING, Any
 
 from docmentor.embeddings import EmbeddingUnavailable
 from docmentor.readme_llm.docstrings import MARKUP, display, field_text, plain, readable_summary
+from docmentor.readme_llm.import_paths import import_path
 from docmentor.readme_llm.mentions import MentionResolver, SectionRef
 from docmentor.readme_llm.models import ApiEntry, Example
 from docmentor.readme_llm.priors import secondary
@@ -324,6 +325,7 @@ class ApiHit:
             "score": round(self.score, 4),
             "signals": dict(self.signals),
             "aliases": list(e.aliases),
+            "import_path": import_path(e.api_id, e.aliases),
             "variants": list(self.variants),
             "kind": e.kind,
             "parameters": [dict(p) for p in details["parameters"]],

@@ -1,0 +1,14 @@
+"""Which of an API's paths to show a user: the one they would import it by."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+
+def import_path(api_id: str, aliases: Iterable[str] = ()) -> str:
+    """The path users import an API by: the shortest one without a private part
+    (``pkg.connect``, not ``pkg.compat.connect`` nor ``pkg._core.connect``), the defining one
+    first among those as short (an inherited method by its class, ``fields.Field.make_error``,
+    not ``fields.IP.make_error``); ``api_id`` itself when every path has a private part."""
+    public = [p for p in (api_id, *aliases) if not any(part.startswith("_") for part in p.split("."))]
+    return min(public, key=lambda p: (p.count("."), p != api_id, len(p), p)) if public else api_id

@@ -1,0 +1,136 @@
+"""The logic the CLI and the MCP server used to hold, called directly as the library:
+the import path an API is shown by, eval-api's figures, the clarity trend and the roadmap's
+next fixes, score_document's read policy and the background refresh scheduler.
+
+The adapters' own tests (test_cli*, test_mcp*, test_clarity_cli, test_readme_service) check
+that they show the same through their surfaces; here each library function is called
+without them. Nothing is mocked: a real index, a real knowledge base (the fixture library
+``tests/fixtures/readme_lib``), real files.
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from mcp import Client
+
+from docmentor.engine import Docmentor
+from docmentor.evaluation import ApiEval, api_rank, evaluate_api, expected_apis
+from docmentor.readme_llm import generate
+from docmentor.readme_llm.import_paths import import_path
+from docmentor.readme_llm.service import LibraryKnowledge
+from docmentor.server import build_server
+from mcptool import structured
+
+LIB = Path(__file__).parent / "fixtures" / "readme_lib"
+
+
+@pytest.fixture(scope="module")
+def kb_engine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Docmentor]:
+    """An index with the fixture library's knowledge base (generated once for the module)."""
+    tmp = tmp_path_factory.mktemp("kb")
+    lib = tmp / "lib"
+    shutil.copytree(LIB, lib, ignore=shutil.ignore_patterns("__pycache__"))
+    eng = Docmentor(tmp / "index")
+    generate(eng, library="minidb", docs_path=lib / "docs", out=tmp / "gen", search_paths=[lib])
+    yield eng
+    eng.close()
+
+
+# -- the import path users see (readme_llm.import_paths) ----------------------------------------
+
+
+def test_api_find_shows_the_path_users_import_by() -> None:
+    # a private definition: its shortest public alias
+    assert (
+        import_path("httpx._client.Client.get", ["httpx.Client.get", "httpx.AsyncClient.get"])
+        == "httpx.Client.get"
+    )
+    # a public definition against an inherited member's alias as short: the definition
+    assert import_path("m.fields.Field.make_error", ["m.fields.IP.make_error"]) == "m.fields.Field.make_error"
+    # a shorter re-export wins; every path private: the id
+    assert import_path("pkg.core.connect", ["pkg.connect", "pkg.compat.connect"]) == "pkg.connect"
+    assert import_path("pkg._a.f", ["pkg._b.f"]) == "pkg._a.f"
+    assert import_path("pkg.f") == "pkg.f"  # no aliases: the id
+
+
+def test_find_api_answers_carry_the_import_path_over_mcp_as_in_the_library(
+    kb_engine: Docmentor, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)  # no project pins here
+    direct = LibraryKnowledge(kb_engine).find_api("insert rows into a table", max_results=3)
+    assert direct["results"][0]["import_path"] == "minidb.Database.insert"
+    for r in direct["results"]:
+        assert r["import_path"] == import_path(r["api_id"], r["aliases"])
+
+    async def go() -> Any:
+        async with Client(build_server(kb_engine, tools=["api"])) as client:
+            tools = {t.name: t for t in (await client.list_tools()).tools}
+            found = await client.call_tool(
+                "find_api", {"query": "insert rows into a table", "max_results": 3}
+            )
+            return tools["find_api"], structured(found)
+
+    tool, found = anyio.run(go)
+    # the output schema names it, and the answer (checked against that schema by the SDK) has it
+    item = tool.output_schema["$defs"]["ApiResult"]["properties"]
+    assert item["import_path"] == {"title": "Import Path", "type": "string"}
+    assert [r["import_path"] for r in found["results"]] == [r["import_path"] for r in direct["results"]]
+    assert found["results"][0]["import_path"] == "minidb.Database.insert"
+    assert found["results"][0]["api_id"] == "minidb.core.Database.insert"
+
+
+# -- eval api's figures (evaluation.evaluate_api) ------------------------------------------------
+
+
+def test_expected_api_is_one_id_or_a_list_of_ids() -> None:
+    assert expected_apis("a.b") == {"a.b"}  # not its characters
+    assert expected_apis(["a.b", "a.c"]) == {"a.b", "a.c"}
+    results = [
+        {"rank": 1, "api_id": "x.y", "aliases": []},
+        {"rank": 2, "api_id": "x._z.f", "aliases": ["x.f"]},
+    ]
+    assert api_rank(results, "x.f") == 2  # an alias counts
+    assert api_rank(results, ["q", "x.y"]) == 1
+    assert api_rank(results, "nope") is None
+
+
+def test_evaluate_api_scores_find_api_on_labelled_questions(
+    kb_engine: Docmentor, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    knowledge = LibraryKnowledge(kb_engine)
+    questions = [
+        {"id": "m-1", "query": "open a database stored at a path", "expected_api": ["minidb.core.connect", "minidb.connect"]},
+        {"id": "m-2", "query": "open a database", "expected_api": "minidb.core.Database"},  # second, after connect
+        {"id": "m-3", "query": "zzzqqq", "expected_api": ["minidb.core.Database.close"]},
+        {"id": "m-4", "query": "no label here"},
+    ]  # fmt: skip
+    result = evaluate_api(knowledge, questions, limit=10, library="minidb")
+    assert isinstance(result, ApiEval)
+    assert [(q.id, q.rank) for q in result.questions] == [("m-1", 1), ("m-2", 2), ("m-3", None)]
+    assert result.questions[0].top[0] == "minidb.core.connect" and len(result.questions[1].top) <= 3
+    assert (result.top1, result.top3, result.mrr) == pytest.approx((1 / 3, 2 / 3, 0.5))
+    assert result.summary() == {"questions": 3, "limit": 10, "top1": 0.3333, "top3": 0.6667, "mrr": 0.5}
+    assert [q.id for q in result.misses] == ["m-2", "m-3"]
+    assert result.questions[0].to_dict() == {
+        "id": "m-1",
+        "query": "open a database stored at a path",
+        "rank": 1,
+        "top": list(result.questions[0].top),
+    }
+    with pytest.raises(AttributeError):  # frozen
+        result.top1 = 1.0  # type: ignore[misc]
+    # a rank beyond the limit is not found
+    assert [q.rank for q in evaluate_api(knowledge, questions, limit=1).questions] == [1, None, None]
+    from docmentor.errors import UsageError
+
+    with pytest.raises(UsageError, match="limit must be between 1 and 50"):
+        evaluate_api(knowledge, questions, limit=0)
+    with pytest.raises(UsageError, match='no question has "expected_api"'):
+        evaluate_api(knowledge, [{"id": "1", "query": "x"}])
