@@ -108,17 +108,12 @@ _source_name = docs_source_name  # the name cli/library.py imports until it take
 
 def _doc_sections(engine: Docmentor, source: str) -> list[DocSection]:
     from docmentor.readme_llm.knowledge_base import DocSection
+    from docmentor.store.docs import sections_of_source
 
-    rows = (
-        engine.store.conn()
-        .execute(
-            """SELECT d.path, d.title, x.heading, x.level, x.anchor, x.text FROM sections x
-               JOIN documents d ON d.id = x.document_id WHERE d.source = ? ORDER BY d.path, x.ord""",
-            (source,),
-        )
-        .fetchall()
-    )
-    return [DocSection(r[0], r[1] or "", r[2] or "", int(r[3]), r[4] or "", r[5] or "") for r in rows]
+    return [
+        DocSection(r.path, r.title, r.heading, r.level, r.anchor, r.text)
+        for r in sections_of_source(engine.store, source)
+    ]
 
 
 def _purpose(

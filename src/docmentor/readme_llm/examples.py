@@ -17,9 +17,7 @@ from __future__ import annotations
 import ast
 import builtins
 import hashlib
-import json
 import re
-import sqlite3
 from collections import Counter
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
@@ -30,9 +28,11 @@ from docmentor.clarity.checks.python import parse_python, placeholders_filled, p
 from docmentor.errors import NotFoundError
 from docmentor.parse.common import map_line
 from docmentor.readme_llm.models import Example
+from docmentor.store.docs import CodeBlockRow, code_blocks, documents_by_path, section_text
 
 if TYPE_CHECKING:
     from docmentor.engine import Docmentor
+    from docmentor.store.db import Store
 
 __all__ = [
     "DEFAULT_LANGUAGES",
@@ -123,7 +123,9 @@ def _python_placeholders(tree: ast.Module) -> bool:
     (``config = ...``) or a container's item (``[...]``). Not a block's ``...`` statement, a
     default, a subscript (``tuple[int, ...]``), nor the leading "required" marker of
     ``Field(..., description=…)``-style calls."""
-    exempt = {id(n) for node in ast.walk(tree) if isinstance(node, ast.Subscript) for n in ast.walk(node.slice)}
+    exempt = {
+        id(n) for node in ast.walk(tree) if isinstance(node, ast.Subscript) for n in ast.walk(node.slice)
+    }
     for node in ast.walk(tree):
         if isinstance(node, ast.Call) and len(node.args) + len(node.keywords) > 1:
             first = node.args[0] if node.args else None
@@ -533,64 +535,58 @@ def extract_examples(
     if not engine.store.has_source(source):
         raise NotFoundError(f"unknown source {source!r}", hint="index it first: docmentor add PATH")
     wanted = None if languages is None else {normalize_language(x) for x in languages}
-    db = engine.store.conn()
-    docs = db.execute(
-        "SELECT id, path, title FROM documents WHERE source = ? ORDER BY path", (source,)
-    ).fetchall()
+    store = engine.store
+    docs = documents_by_path(store, source)
     slugs: set[str] = set()
     examples: list[Example] = []
     for doc in docs:
-        slug = _slug(doc["path"])
+        slug = _slug(doc.path)
         if slug in slugs:
-            slug = f"{slug}-{hashlib.sha1(doc['path'].encode()).hexdigest()[:6]}"
+            slug = f"{slug}-{hashlib.sha1(doc.path.encode()).hexdigest()[:6]}"
         slugs.add(slug)
         # the section's text once per section, not once per block (a long page with many
         # examples in one section repeated it per block: SQLAlchemy's docs, 20 s of 70)
-        blocks = db.execute(
-            """SELECT c.language, c.code, c.line, c.section_id, s.heading, s.heading_path FROM code_blocks c
-               JOIN sections s ON s.id = c.section_id WHERE c.document_id = ? ORDER BY c.line, c.id""",
-            (doc["id"],),
-        ).fetchall()
-        picked: list[tuple[int, sqlite3.Row, str]] = []
+        blocks = code_blocks(store, doc.id)
+        picked: list[tuple[int, CodeBlockRow, str]] = []
         for n, b in enumerate(blocks, 1):
-            lang = normalize_language(b["language"]) or untagged_language(b["code"])
-            if lang and (wanted is None or lang in wanted) and b["code"].strip():
+            lang = normalize_language(b.language) or untagged_language(b.code)
+            if lang and (wanted is None or lang in wanted) and b.code.strip():
                 picked.append((n, b, lang))
         if not picked:
             continue
-        content = engine.store.content(doc["id"])
+        content = store.content(doc.id)
         lines = content.split("\n")
-        fence_at = _fence_lines(lines, engine.store.line_map(doc["id"]))
+        fence_at = _fence_lines(lines, store.line_map(doc.id))
         installs = prerequisites(content)
         prose_of: dict[int, str] = {}  # section id → its prose
         for n, block, lang in picked:
-            if lang == "python" and prepare(block["code"], "python")[3] in ("empty", "shell session"):
+            if lang == "python" and prepare(block.code, "python")[3] in ("empty", "shell session"):
                 continue
-            heading_path = [h for h in json.loads(block["heading_path"] or "[]") if h]
-            k = fence_at.get(block["line"])
+            heading_path = [h for h in block.heading_path if h]
+            k = fence_at.get(block.line)
             tabs = _tabs(lines, k) if k is not None else []
-            heading = heading_path[-1] if heading_path else (doc["title"] or doc["path"])
+            heading = heading_path[-1] if heading_path else (doc.title or doc.path)
             title = heading
             if tabs and normalize_language(re.sub(r"\[\^\w+\]", "", tabs[-1])) not in (lang, "python3"):
                 title = f"{heading} ({tabs[-1]})"
-            facts = code_facts(block["code"], lang)
+            facts = code_facts(block.code, lang)
             examples.append(
                 Example(
                     example_id=f"{slug}-{n}",
                     title=title,
-                    code=block["code"],
+                    code=block.code,
                     language=lang,
                     source=source,
-                    path=doc["path"],
-                    line=block["line"],
+                    path=doc.path,
+                    line=block.line,
                     heading_path=heading_path,
                     tabs=tabs,
-                    complete=is_complete(block["code"], lang),
+                    complete=is_complete(block.code, lang),
                     use_case=heading,
-                    complexity=complexity_of(block["code"], lang),
-                    tags=tags_of([doc["title"], *heading_path], is_async=facts.is_async),
+                    complexity=complexity_of(block.code, lang),
+                    tags=tags_of([doc.title, *heading_path], is_async=facts.is_async),
                     prerequisites=_for_language(installs, lang),
-                    context=_section_prose(db, block["section_id"], prose_of),
+                    context=_section_prose(store, block.section_id, prose_of),
                 )
             )
     return examples
@@ -600,11 +596,10 @@ _CODE_FENCE_BLOCK = re.compile(r"^[ \t]*(```|~~~).*?^[ \t]*\1[ \t]*$", re.S | re
 CONTEXT_CHARS = 1500
 
 
-def _section_prose(db: sqlite3.Connection, section_id: int, cache: dict[int, str]) -> str:
+def _section_prose(store: Store, section_id: int, cache: dict[int, str]) -> str:
     """:func:`_prose` of a stored section, read and computed once per section."""
     if section_id not in cache:
-        row = db.execute("SELECT text FROM sections WHERE id = ?", (section_id,)).fetchone()
-        cache[section_id] = _prose(row["text"] if row is not None else "")
+        cache[section_id] = _prose(section_text(store, section_id) or "")
     return cache[section_id]
 
 

@@ -18,6 +18,7 @@ from typing import Any, Literal
 
 from docmentor.errors import UsageError
 from docmentor.store.db import Store
+from docmentor.store.feedback import feedback_rows, record_feedback
 
 IssueType = Literal["error", "unclear_docs", "missing_example", "wrong_signature"]
 ISSUE_TYPES: tuple[str, ...] = ("error", "unclear_docs", "missing_example", "wrong_signature")
@@ -87,27 +88,18 @@ def report_issue(
         ).encode()
     ).hexdigest()
     stamp = _now()
-    with store.transaction() as db:
-        db.execute(
-            """INSERT INTO feedback (key, library, query, issue_type, apis_tried, error_message, code_attempted,
-                                     session_context, first_seen, last_seen, count)
-               VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1)
-               ON CONFLICT(key) DO UPDATE SET count = count + 1, last_seen = excluded.last_seen,
-                   session_context = excluded.session_context""",
-            (
-                key,
-                library,
-                query[:MAX_TEXT],
-                issue_type,
-                json.dumps(apis),
-                error,
-                code,
-                json.dumps(session_context or []),
-                stamp,
-                stamp,
-            ),
-        )
-        count = int(db.execute("SELECT count FROM feedback WHERE key = ?", (key,)).fetchone()[0])
+    count = record_feedback(
+        store,
+        key=key,
+        library=library,
+        query=query[:MAX_TEXT],
+        issue_type=issue_type,
+        apis_tried=apis,
+        error_message=error,
+        code_attempted=code,
+        session_context=session_context or [],
+        at=stamp,
+    )
     return {
         "status": "logged",
         "issue_type": issue_type,
@@ -147,25 +139,21 @@ def suggestions(
 
 
 def load_reports(store: Store, library: str | None = None) -> list[dict[str, Any]]:
-    sql = "SELECT * FROM feedback" + (" WHERE library = ?" if library else "") + " ORDER BY first_seen, key"
-    rows = store.conn().execute(sql, (library,) if library else ())
-    out = []
-    for r in rows:
-        out.append(
-            {
-                "library": r["library"],
-                "query": r["query"],
-                "issue_type": r["issue_type"],
-                "apis_tried": json.loads(r["apis_tried"] or "[]"),
-                "error_message": r["error_message"],
-                "code_attempted": r["code_attempted"],
-                "count": int(r["count"]),
-                "first_seen": r["first_seen"],
-                "last_seen": r["last_seen"],
-                "session_context": json.loads(r["session_context"] or "[]"),
-            }
-        )
-    return out
+    return [
+        {
+            "library": r.library,
+            "query": r.query,
+            "issue_type": r.issue_type,
+            "apis_tried": list(r.apis_tried),
+            "error_message": r.error_message,
+            "code_attempted": r.code_attempted,
+            "count": r.count,
+            "first_seen": r.first_seen,
+            "last_seen": r.last_seen,
+            "session_context": list(r.session_context),
+        }
+        for r in feedback_rows(store, library)
+    ]
 
 
 def analyze(store: Store, library: str | None = None) -> dict[str, Any]:
