@@ -10,8 +10,10 @@ without them. Nothing is mocked: a real index, a real knowledge base (the fixtur
 
 from __future__ import annotations
 
+import json
 import shutil
 from collections.abc import Iterator
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -134,3 +136,90 @@ def test_evaluate_api_scores_find_api_on_labelled_questions(
         evaluate_api(knowledge, questions, limit=0)
     with pytest.raises(UsageError, match='no question has "expected_api"'):
         evaluate_api(knowledge, [{"id": "1", "query": "x"}])
+
+
+# -- the clarity roadmap as data and the trend (clarity.roadmap, clarity.history) ----------------
+
+ISSUES = [
+    {"type": "syntax_error", "severity": "critical", "line": 10, "section": "Setup", "message": "bad code"},
+    {"type": "broken_link", "severity": "warning", "line": 4, "section": "Intro", "message": "404"},
+    {"type": "missing_alt_text", "severity": "info", "line": 0, "section": "", "message": "no alt"},
+    {"type": "todo_marker", "severity": "warning", "section": "Notes", "message": "TODO left"},
+]
+
+
+def test_plan_roadmap_is_the_roadmap_as_data_and_next_steps_do_not_repeat_a_fix() -> None:
+    from docmentor.clarity.roadmap import QuickWin, get_improvement_roadmap, plan_roadmap
+
+    plan = plan_roadmap(5.0, 8.0, ISSUES)
+    assert plan.to_dict() == get_improvement_roadmap(5.0, 8.0, ISSUES)
+    # critical first, then by effort, then line (the whole page first); all four to reach 8
+    assert [f.issue_type for f in plan.fixes] == [
+        "syntax_error",
+        "todo_marker",
+        "broken_link",
+        "missing_alt_text",
+    ]
+    assert not plan.reachable and plan.new_score == Decimal("7.9")
+    assert plan.fixes[0].impact_text == "+2.0 points" and plan.fixes[0].line == 10
+    assert plan.quick_wins[0] == QuickWin("syntax_error", "Setup", 10, 30, plan.fixes[0].impact)
+    assert plan.quick_wins[0].text == "Fix syntax error in Setup (line 10) - 30 min, +2.0 impact"
+    with pytest.raises(AttributeError):
+        plan.fixes[0].line = 3  # type: ignore[misc]
+    # the fixes first; a quick win of the same type on the same line is that fix again; one
+    # without a line (the TODO) repeats none
+    steps = plan.next_steps(10)
+    assert steps[: len(plan.fixes)] == plan.fixes
+    wins = [s for s in steps if isinstance(s, QuickWin)]
+    assert [(w.issue_type, w.line) for w in wins] == [("todo_marker", 0)]
+    assert len(steps) == len(plan.fixes) + 1 and plan.next_steps(2) == plan.fixes[:2]
+    # nothing to fix: the quick wins alone
+    done = plan_roadmap(9.5, 8.0, ISSUES)
+    assert done.fixes == () and done.next_steps(3) == done.quick_wins[:3]
+
+
+def test_trend_points_record_history_and_the_trend_summary(tmp_path: Path) -> None:
+    from docmentor.clarity import score_paths
+    from docmentor.clarity.history import ScoreChange, record_history, trend, trend_summary
+
+    earlier = [
+        {"date": "d1", "score": 7, "commit": "abc", "grade": "B"},
+        {"date": "d2", "score": True},  # not a score
+        {"date": "d3", "score": "8"},  # nor this
+    ]
+    assert trend(earlier, date="d4", score=8.5) == [
+        {"date": "d1", "score": 7, "commit": "abc"},
+        {"date": "d4", "score": 8.5},
+    ]
+
+    page = tmp_path / "docs" / "page.md"
+    page.parent.mkdir()
+    page.write_text("# Page\n\nInstall it with `pip install x`.\n\n## Use\n\nCall it.\n", encoding="utf-8")
+    history = tmp_path / "out" / "history.jsonl"
+    first = score_paths([page])
+    record_history(first, history, commit="c1")  # no file yet: one point each, and the file written
+    (doc,) = first["documents"]
+    assert doc["trend"] == [{"date": first["generated_at"], "score": doc["clarity_score"]["overall_score"]}]
+    assert trend_summary(first["documents"]) is None
+    lines = [json.loads(line) for line in history.read_text(encoding="utf-8").splitlines()]
+    assert [(e["path"], e["commit"]) for e in lines] == [(doc["path"], "c1")]
+
+    second = score_paths([page])
+    record_history(second, history, commit=None)
+    points = second["documents"][0]["trend"]
+    assert [p.get("commit") for p in points] == ["c1", None] and len(points) == 2
+    summary = trend_summary(second["documents"])
+    assert summary is not None and summary.compared == 1 and summary.change == 0.0
+    assert summary.most_changed == ()  # no score moved
+    assert len(history.read_text(encoding="utf-8").splitlines()) == 2
+
+    docs = [
+        {"path": "a.md", "trend": [{"score": 6.0}, {"score": 8.0}]},
+        {"path": "b.md", "trend": [{"score": 9.0}, {"score": 8.5}]},
+        {"path": "c.md", "trend": [{"score": 7.0}, {"score": 7.0}]},
+        {"path": "d.md", "trend": [{"score": 5.0}]},  # first run: not compared
+    ]
+    moved = trend_summary(docs, most_changed=2)
+    assert moved is not None and moved.compared == 3
+    assert (moved.before, moved.after) == pytest.approx((22 / 3, 23.5 / 3))
+    assert moved.most_changed == (ScoreChange("a.md", 6.0, 8.0), ScoreChange("b.md", 9.0, 8.5))

@@ -25,6 +25,7 @@ already reaches 8.0); docmentor follows the rule.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any, Literal
 
@@ -129,6 +130,96 @@ def _score(value: Any, name: str) -> Decimal:
     return dec(value)
 
 
+@dataclass(frozen=True, slots=True)
+class PlannedFix:
+    """One fix of a roadmap, in the order to make them."""
+
+    rank: int
+    issue_type: str
+    severity: str
+    location: str  # "Section (line 12)" or "Section (whole page)"
+    line: int  # 0: the whole page
+    impact: Decimal  # points the score gains
+    effort: Effort
+    message: str
+
+    @property
+    def impact_text(self) -> str:
+        return f"+{fmt(self.impact)} points"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "rank": self.rank,
+            "issue_type": self.issue_type,
+            "severity": self.severity,
+            "location": self.location,
+            "line": self.line,
+            "impact": self.impact_text,
+            "estimated_effort": self.effort,
+            "message": self.message,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class QuickWin:
+    """A low-effort fix worth at least a warning's weight."""
+
+    issue_type: str
+    section: str
+    line: int  # 0: no line
+    minutes: int
+    impact: Decimal
+
+    @property
+    def text(self) -> str:
+        """``Fix syntax error in Setup (line 10) - 30 min, +2.0 impact``."""
+        what = (self.issue_type or "issue").replace("_", " ")
+        where = f" in {self.section}" if self.section else ""
+        where += f" (line {self.line})" if self.line else ""
+        return f"Fix {what}{where} - {_duration(self.minutes)}, +{fmt(self.impact)} impact"
+
+    def repeats(self, fix: PlannedFix) -> bool:
+        """The same kind of issue on the same line as ``fix`` (a quick win without a line
+        repeats none: nothing ties it to one fix)."""
+        return bool(self.line) and (self.issue_type, self.line) == (fix.issue_type, fix.line)
+
+
+@dataclass(frozen=True, slots=True)
+class Roadmap:
+    """The roadmap as data: ``get_improvement_roadmap`` is its ``to_dict()``."""
+
+    current_score: Decimal
+    target_score: Decimal
+    new_score: Decimal  # capped at 10
+    minutes: int
+    reachable: bool
+    fixes: tuple[PlannedFix, ...]
+    quick_wins: tuple[QuickWin, ...]
+    rubric_hash: str
+
+    def next_steps(self, limit: int) -> tuple[PlannedFix | QuickWin, ...]:
+        """What to do first: the fixes, then the quick wins that are not one of them again,
+        at most ``limit``."""
+        steps: list[PlannedFix | QuickWin] = [*self.fixes]
+        steps += [w for w in self.quick_wins if not any(w.repeats(f) for f in self.fixes)]
+        return tuple(steps[:limit])
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "current_score": float(self.current_score),
+            "target_score": float(self.target_score),
+            "estimated_new_score": round1(self.new_score),
+            "total_fixes_needed": len(self.fixes),
+            "estimated_total_effort": effort_band(self.minutes),
+            "estimated_total_minutes": self.minutes,
+            "target_reachable": self.reachable,
+            "priority_fixes": [f.to_dict() for f in self.fixes],
+            "quick_wins": [w.text for w in self.quick_wins],
+            "scoring_version": SCORING_VERSION,
+            "rubric_hash": self.rubric_hash,
+        }
+
+
 def get_improvement_roadmap(
     current_score: float,
     target_score: float,
@@ -151,6 +242,17 @@ def get_improvement_roadmap(
         ``quick_wins``) plus ``estimated_total_minutes``, ``target_reachable``,
         ``scoring_version`` and ``rubric_hash``.
     """
+    return plan_roadmap(current_score, target_score, issues, rubric=rubric).to_dict()
+
+
+def plan_roadmap(
+    current_score: float,
+    target_score: float,
+    issues: Iterable[Issue | Mapping[str, Any]],
+    *,
+    rubric: Rubric | None = None,
+) -> Roadmap:
+    """``get_improvement_roadmap`` as a typed, frozen :class:`Roadmap` (same arguments)."""
     rubric = rubric or default_rubric()
     current = _score(current_score, "current_score")
     target = _score(target_score, "target_score")
@@ -169,45 +271,44 @@ def get_improvement_roadmap(
             running += item[2]
             if running >= target:
                 break
-    minutes = sum(EFFORT_MINUTES[effort] for _, effort, _, _ in selected)
-    fixes = [
-        {
-            "rank": rank,
-            "issue_type": str(data.get("type", "")),
-            "severity": data["severity"],
-            "location": _location(data),
-            "line": _line(data),
-            "impact": f"+{fmt(impact)} points",
-            "estimated_effort": effort,
-            "message": str(data.get("message", "")),
-        }
+    fixes = tuple(
+        PlannedFix(
+            rank=rank,
+            issue_type=str(data.get("type", "")),
+            severity=data["severity"],
+            location=_location(data),
+            line=_line(data),
+            impact=impact,
+            effort=effort,
+            message=str(data.get("message", "")),
+        )
         for rank, (data, effort, impact, _) in enumerate(selected, start=1)
-    ]
-    return {
-        "current_score": float(current),
-        "target_score": float(target),
-        "estimated_new_score": round1(min(running, dec(MAX_SCORE))),
-        "total_fixes_needed": len(fixes),
-        "estimated_total_effort": effort_band(minutes),
-        "estimated_total_minutes": minutes,
-        "target_reachable": running >= target,
-        "priority_fixes": fixes,
-        "quick_wins": _quick_wins(items, rubric),
-        "scoring_version": SCORING_VERSION,
-        "rubric_hash": rubric.hash,
-    }
+    )
+    return Roadmap(
+        current_score=current,
+        target_score=target,
+        new_score=min(running, dec(MAX_SCORE)),
+        minutes=sum(EFFORT_MINUTES[effort] for _, effort, _, _ in selected),
+        reachable=running >= target,
+        fixes=fixes,
+        quick_wins=_quick_wins(items, rubric),
+        rubric_hash=rubric.hash,
+    )
 
 
-def _quick_wins(items: list[tuple[dict[str, Any], Effort, Decimal, int]], rubric: Rubric) -> list[str]:
+def _quick_wins(
+    items: list[tuple[dict[str, Any], Effort, Decimal, int]], rubric: Rubric
+) -> tuple[QuickWin, ...]:
     floor = rubric.weight("warning_issue")
     wins = [t for t in items if t[1] == "low" and t[2] > 0 and t[2] >= floor]
     wins.sort(key=lambda t: -t[2])  # stable: keeps the priority order among equal impacts
-    out = []
-    for data, effort, impact, _ in wins[:MAX_QUICK_WINS]:
-        what = str(data.get("type") or "issue").replace("_", " ")
-        line = _line(data)
-        section = str(data.get("section") or "")
-        where = f" in {section}" if section else ""
-        where += f" (line {line})" if line else ""
-        out.append(f"Fix {what}{where} - {_duration(EFFORT_MINUTES[effort])}, +{fmt(impact)} impact")
-    return out
+    return tuple(
+        QuickWin(
+            issue_type=str(data.get("type") or ""),
+            section=str(data.get("section") or ""),
+            line=_line(data),
+            minutes=EFFORT_MINUTES[effort],
+            impact=impact,
+        )
+        for data, effort, impact, _ in wins[:MAX_QUICK_WINS]
+    )

@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
-import re
 import sys
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from docmentor.cli.app import GateFailed, app, emit, open_engine, require_index
 from docmentor.errors import UsageError
+
+if TYPE_CHECKING:
+    from docmentor.clarity.rubric import Rubric
 
 clarity_app = typer.Typer(
     help="Deterministic documentation clarity scores, explanations and roadmaps.",
@@ -50,7 +52,8 @@ def clarity_score(
 ) -> None:
     """Score documentation clarity: the same pages always get the same score, with the why and what to fix."""
     from docmentor.clarity import score_paths, score_source
-    from docmentor.clarity.report import append_history, git_commit, read_history, write_html
+    from docmentor.clarity.history import record_history
+    from docmentor.clarity.report import git_commit, write_html
     from docmentor.clarity.rubric import default_rubric, load_rubric
 
     if not 0.0 <= target <= 10.0:
@@ -71,30 +74,17 @@ def clarity_score(
         if llm is not None:
             llm.close()
     if history is not None:
-        earlier = read_history(history)
-        for doc in result["documents"]:
-            past = [
-                {"date": e.get("date"), "score": e.get("score"), "commit": e.get("commit")}
-                for e in earlier.get(doc["path"], [])
-                if isinstance(e.get("score"), int | float) and not isinstance(e.get("score"), bool)
-            ]  # a line without a score (hand-edited, another tool's) is not a point of the trend
-            doc["trend"] = [
-                *past,
-                {"date": result["generated_at"], "score": doc["clarity_score"]["overall_score"]},
-            ]
         folder = Path(
             (source and open_engine(create=False).store.source(source).target) or (paths or [Path.cwd()])[0]
         )
-        append_history(
-            history, result["documents"], commit=git_commit(folder if folder.is_dir() else folder.parent)
-        )
+        record_history(result, history, commit=git_commit(folder if folder.is_dir() else folder.parent))
     if html_out is not None:
         write_html(result, html_out)
         print(f"wrote {html_out} ({len(result['documents'])} documents)", file=sys.stderr)
     if as_json:
         emit(result)
     else:
-        _print_clarity(result)
+        _print_clarity(result, rubric)
     _clarity_gates(result, min_score=min_score, fail_on_critical=fail_on_critical)
 
 
@@ -111,7 +101,6 @@ def _llm_client() -> Any:
 
 
 EXPLAINED_DOCUMENTS = 10  # documents below the target explained after the table
-_QUICK_WIN = re.compile(r"Fix (?P<what>.+?)(?: in .*?)?(?: \(line (?P<line>\d+)\))? - ")
 FIXES_SHOWN = 3  # of each one's roadmap
 
 
@@ -131,10 +120,13 @@ def other_penalties(clarity_score: dict[str, Any]) -> str:
     )
 
 
-def _print_clarity(result: dict[str, Any]) -> None:
+def _print_clarity(result: dict[str, Any], rubric: Rubric) -> None:
     from rich.console import Console
     from rich.markup import escape
     from rich.table import Table
+
+    from docmentor.clarity.history import trend_summary
+    from docmentor.clarity.roadmap import PlannedFix, plan_roadmap
 
     console = Console(soft_wrap=True, highlight=False, width=None if sys.stdout.isatty() else 160)
     table = Table(title="Documentation clarity", show_lines=False)
@@ -172,37 +164,30 @@ def _print_clarity(result: dict[str, Any]) -> None:
         f"{s['below_target']} below the target {s['target_score']}; scoring {s['scoring_version']}, rubric {s['rubric_hash']}"
     )
     # the trend, with --history: against each document's previous run
-    compared = [d for d in result["documents"] if len(d.get("trend") or []) >= 2]
-    if compared:
-        before = sum(d["trend"][-2]["score"] for d in compared) / len(compared)
-        now = sum(d["trend"][-1]["score"] for d in compared) / len(compared)
-        moved = sorted(compared, key=lambda d: -abs(d["trend"][-1]["score"] - d["trend"][-2]["score"]))
-        changes = ", ".join(
-            f"{d['path']} {d['trend'][-2]['score']:.1f} → {d['trend'][-1]['score']:.1f}"
-            for d in moved[:3]
-            if d["trend"][-1]["score"] != d["trend"][-2]["score"]
-        )
+    moved = trend_summary(result["documents"])
+    if moved is not None:
+        changes = ", ".join(f"{c.path} {c.before:.1f} → {c.after:.1f}" for c in moved.most_changed)
         console.print(
-            f"trend: {len(compared)} documents scored before, average {before:.1f} → {now:.1f} "
-            f"({now - before:+.1f})" + (f"; most changed: {changes}" if changes else "; no score changed"),
+            f"trend: {moved.compared} documents scored before, average {moved.before:.1f} → {moved.after:.1f} "
+            f"({moved.change:+.1f})" + (f"; most changed: {changes}" if changes else "; no score changed"),
             markup=False,
         )
     # why, and what to fix first: for the documents below the target (the worst first)
     below = [d for d in result["documents"] if d["clarity_score"]["overall_score"] < s["target_score"]]
     below.sort(key=lambda d: (d["clarity_score"]["overall_score"], d["path"]))
     for d in below[:EXPLAINED_DOCUMENTS]:
-        explanation, roadmap = d.get("score_explanation") or {}, d.get("improvement_roadmap") or {}
+        explanation = d.get("score_explanation") or {}
         console.print(f"\n{d['path']}: {explanation.get('human_explanation', '')}".rstrip(), markup=False)
-        priority = roadmap.get("priority_fixes", [])
-        fixes = [f"{f['location']}: {f['message']} ({f['impact']})" for f in priority]
-        # quick wins ("Fix syntax error in S (line 10) - 30 min, +2.0 impact") that are not
-        # one of those fixes again: the same kind of issue on the same line
-        listed = {(str(f.get("issue_type", "")).replace("_", " "), f.get("line")) for f in priority}
-        for win in roadmap.get("quick_wins", []):
-            m = _QUICK_WIN.match(win)
-            if m is None or (m["what"], int(m["line"]) if m["line"] else None) not in listed:
-                fixes.append(win)
-        for fix in fixes[:FIXES_SHOWN]:
+        steps = plan_roadmap(
+            d["clarity_score"]["overall_score"], s["target_score"], d["issues"], rubric=rubric
+        )
+        fixes = [
+            f"{step.location}: {step.message} ({step.impact_text})"
+            if isinstance(step, PlannedFix)
+            else step.text
+            for step in steps.next_steps(FIXES_SHOWN)
+        ]
+        for fix in fixes:
             console.print(f"  - {fix}", markup=False)
     if len(below) > EXPLAINED_DOCUMENTS:
         console.print(

@@ -1,0 +1,80 @@
+"""The clarity trend: each document's scores over earlier runs (the ``--history`` file that
+``report.append_history`` writes), and how a run moved against the one before."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from docmentor.clarity.report import append_history, read_history
+
+MOST_CHANGED = 3  # documents named in a trend summary
+
+
+@dataclass(frozen=True, slots=True)
+class ScoreChange:
+    path: str
+    before: float
+    after: float
+
+
+@dataclass(frozen=True, slots=True)
+class TrendSummary:
+    """The documents scored in an earlier run too: their average score then and now, and
+    the ones whose score moved most (largest change first; unchanged ones left out)."""
+
+    compared: int
+    before: float
+    after: float
+    most_changed: tuple[ScoreChange, ...]
+
+    @property
+    def change(self) -> float:
+        return self.after - self.before
+
+
+def trend(earlier: Iterable[Mapping[str, Any]], *, date: str, score: float) -> list[dict[str, Any]]:
+    """A document's trend: its earlier runs (``date``, ``score``, ``commit``), oldest first,
+    then this run's point (``date``, ``score``). An earlier line without a numeric score
+    (hand-edited, another tool's) is not a point of the trend."""
+    past = [
+        {"date": e.get("date"), "score": e.get("score"), "commit": e.get("commit")}
+        for e in earlier
+        if isinstance(e.get("score"), int | float) and not isinstance(e.get("score"), bool)
+    ]
+    return [*past, {"date": date, "score": score}]
+
+
+def record_history(result: dict[str, Any], path: Path, *, commit: str | None) -> None:
+    """Give every document of a clarity ``result`` its ``trend`` from the history file at
+    ``path`` (missing: no earlier runs), then append this run's lines to it."""
+    earlier = read_history(path)
+    for doc in result["documents"]:
+        doc["trend"] = trend(
+            earlier.get(doc["path"], []),
+            date=result["generated_at"],
+            score=doc["clarity_score"]["overall_score"],
+        )
+    append_history(path, result["documents"], commit=commit)
+
+
+def trend_summary(
+    documents: Sequence[Mapping[str, Any]], *, most_changed: int = MOST_CHANGED
+) -> TrendSummary | None:
+    """How this run moved against each document's previous one (documents with a ``trend``
+    of two points or more); None when no document was scored before."""
+    compared = [d for d in documents if len(d.get("trend") or []) >= 2]
+    if not compared:
+        return None
+    pairs = [
+        (str(d["path"]), float(d["trend"][-2]["score"]), float(d["trend"][-1]["score"])) for d in compared
+    ]
+    moved = sorted(pairs, key=lambda p: -abs(p[2] - p[1]))
+    return TrendSummary(
+        compared=len(pairs),
+        before=sum(p[1] for p in pairs) / len(pairs),
+        after=sum(p[2] for p in pairs) / len(pairs),
+        most_changed=tuple(ScoreChange(path, b, a) for path, b, a in moved[:most_changed] if a != b),
+    )
