@@ -1,7 +1,8 @@
 """Section embeddings: stored by content hash in the index, searched in memory.
 
 The record (SQLite) keeps ``search_units`` (each search unit of each document and the hash
-of the text that is embedded) and ``unit_vectors`` (one float16 vector per model and hash).
+of the text that is embedded) and ``unit_vectors`` (one float16 vector per model and hash);
+the SQL on them is the store's (:mod:`docmentor.store.vectors`).
 A refresh writes the units with the lexical index; embedding comes after, in batches that
 commit on their own, so an interrupted run loses at most one batch and the next refresh
 (or ``serve``'s background thread) embeds what is still missing. Unchanged units keep their
@@ -24,6 +25,17 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from docmentor.search.units import Unit, build_units
+from docmentor.store.vectors import (
+    UnitRow,
+    delete_orphan_vectors,
+    pending_units,
+    unit_counts,
+    vector_state,
+    vectors_after,
+    vectors_view,
+    write_unit_rows,
+    write_vectors,
+)
 
 if TYPE_CHECKING:
     import numpy as np
@@ -32,7 +44,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-UNITS_GENERATION = "units_generation"  # settings key: bumped whenever units are written
 BATCH = 64  # texts per embedding batch (one SQLite commit each)
 
 
@@ -64,40 +75,13 @@ def write_units(
     store: Store, units: Iterable[Unit], *, code_lines: int, clear_sources: Sequence[str] = ()
 ) -> None:
     """Record units written to the lexical index (the caller holds the write lock)."""
-    rows = [(u.section_id, u.document_id, u.source, u.content_hash(code_lines)) for u in units]
-    with store.transaction() as db:
-        for name in clear_sources:
-            db.execute("DELETE FROM search_units WHERE source = ?", (name,))
-        db.executemany("INSERT OR REPLACE INTO search_units VALUES (?, ?, ?, ?)", rows)
-        _bump(db)
-
-
-def _bump(db: Any) -> None:
-    db.execute(
-        "INSERT INTO settings VALUES (?, '1') ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + 1",
-        (UNITS_GENERATION,),
-    )
-
-
-def pending_units(store: Store, model: str) -> dict[str, int]:
-    """Hashes of units without a vector for ``model`` → a document that holds one."""
-    rows = store.conn().execute(
-        """SELECT u.hash, MIN(u.document_id) FROM search_units u
-           LEFT JOIN unit_vectors v ON v.model = ? AND v.hash = u.hash
-           WHERE v.hash IS NULL GROUP BY u.hash""",
-        (model,),
-    )
-    return {str(h): int(d) for h, d in rows}
+    rows = [UnitRow(u.section_id, u.document_id, u.source, u.content_hash(code_lines)) for u in units]
+    write_unit_rows(store, rows, clear_sources=clear_sources)
 
 
 def counts(store: Store, model: str) -> dict[str, tuple[int, int]]:
     """Per source: (units, units with a vector for ``model``)."""
-    rows = store.conn().execute(
-        """SELECT u.source, COUNT(*), COUNT(v.hash) FROM search_units u
-           LEFT JOIN unit_vectors v ON v.model = ? AND v.hash = u.hash GROUP BY u.source""",
-        (model,),
-    )
-    return {str(s): (int(n), int(e)) for s, n, e in rows}
+    return unit_counts(store, model)
 
 
 @contextlib.contextmanager
@@ -139,7 +123,7 @@ def embed_pending(
             return report
         missing = pending_units(store, model)
         if not missing:
-            _collect_garbage(store, model)
+            delete_orphan_vectors(store, model)
             report.seconds = time.perf_counter() - t0
             return report
         texts: dict[str, str] = {}
@@ -160,28 +144,19 @@ def embed_pending(
                 break
             batch = order[start : start + BATCH]
             vectors = embedder.embed([texts[h] for h in batch], max_tokens=max_tokens)
-            with store.transaction() as db:
-                db.executemany(
-                    "INSERT OR REPLACE INTO unit_vectors (model, hash, data) VALUES (?, ?, ?)",
-                    [(model, h, v.astype(np.float16).tobytes()) for h, v in zip(batch, vectors, strict=True)],
-                )
+            write_vectors(
+                store,
+                model,
+                [(h, v.astype(np.float16).tobytes()) for h, v in zip(batch, vectors, strict=True)],
+            )
             report.embedded += len(batch)
             if progress is not None:
                 progress(report.embedded, total)
         report.pending = len(pending_units(store, model))
         if not report.pending:
-            _collect_garbage(store, model)
+            delete_orphan_vectors(store, model)
     report.seconds = time.perf_counter() - t0
     return report
-
-
-def _collect_garbage(store: Store, model: str) -> None:
-    """Vectors no unit has any more (their sections changed or went away)."""
-    with store.transaction() as db:
-        db.execute(
-            "DELETE FROM unit_vectors WHERE model = ? AND hash NOT IN (SELECT hash FROM search_units)",
-            (model,),
-        )
 
 
 # -- reading ---------------------------------------------------------------------------
@@ -211,10 +186,8 @@ class VectorCache:
 
     def refresh(self) -> None:
         """Bring the view up to the store: a full reload when units changed, else new vectors only."""
-        db = self.store.conn()
-        row = db.execute("SELECT value FROM settings WHERE key = ?", (UNITS_GENERATION,)).fetchone()
-        generation = None if row is None else str(row[0])
-        last = db.execute("SELECT MAX(rowid) FROM unit_vectors").fetchone()[0] or 0
+        state = vector_state(self.store)
+        generation, last = state.units_generation, state.last_rowid
         if generation == self._generation and last == self._last_rowid:
             return
         with self._lock:
@@ -226,18 +199,11 @@ class VectorCache:
     def _reload(self, generation: str | None) -> None:
         import numpy as np
 
-        db = self.store.conn()
-        with self.store.snapshot():
-            last = db.execute("SELECT MAX(rowid) FROM unit_vectors").fetchone()[0] or 0
-            units = db.execute("SELECT section_id, source, hash FROM search_units").fetchall()
-            vectors = dict(
-                db.execute(
-                    "SELECT hash, data FROM unit_vectors WHERE model = ? AND rowid <= ?", (self.model, last)
-                )
-            )
+        view = vectors_view(self.store, self.model)
+        last, vectors = view.last_rowid, view.vectors
         self._units_of_hash = {}
-        for sid, source, h in units:
-            self._units_of_hash.setdefault(str(h), []).append((int(sid), str(source)))
+        for sid, source, h in view.units:
+            self._units_of_hash.setdefault(h, []).append((sid, source))
         self._row_of = {}
         self._codes = {}
         self._sources = []
@@ -273,14 +239,7 @@ class VectorCache:
     def _append(self, last: int) -> None:
         import numpy as np
 
-        new = (
-            self.store.conn()
-            .execute(
-                "SELECT hash, data FROM unit_vectors WHERE model = ? AND rowid > ? AND rowid <= ?",
-                (self.model, self._last_rowid, last),
-            )
-            .fetchall()
-        )
+        new = vectors_after(self.store, self.model, self._last_rowid, last)
         adds = [
             (sid, source, data)
             for h, data in new
