@@ -25,6 +25,13 @@ on an imported docmentor module are allowed only inside the module that defines 
 a private submodule (``clarity/checks/_page.py``) may be imported only from its own package.
 Share a name by making it public (or moving it to a small shared module).
 
+SQL: the store owns every query on its schema. No module outside ``docmentor.store`` imports
+``sqlite3``, calls ``.execute``/``.executemany``/``.executescript``, takes the store's raw
+connection (``.conn()``, ``.transaction()``) or binds one from ``with store.snapshot() as db``
+(a bare ``with store.snapshot():`` only groups the store's own reads); a product asks the
+store for a typed function instead (``store/docs.py``, ``store/feedback.py``, ``store/kb.py``,
+``store/vectors.py``).
+
 What is not fixed yet is listed below with its reason; an entry that no longer occurs fails
 the test, so the lists only shrink.
 """
@@ -71,6 +78,10 @@ LAYER_EXCEPTIONS: dict[tuple[str, str], str] = {
 
 # (importer, defining module, name): reason. Private names used across modules, not fixed yet.
 PRIVATE_EXCEPTIONS: dict[tuple[str, str, str], str] = {}
+
+# (module, what): reason. SQL outside the store, not moved yet (what: as ``raw_sql`` names it).
+SQL_EXCEPTIONS: dict[tuple[str, str], str] = {}
+SQL_CALLS = frozenset({"execute", "executemany", "executescript", "conn", "transaction"})
 
 
 @dataclass(frozen=True)
@@ -197,6 +208,48 @@ def private_imports(src: Path = SRC) -> list[tuple[str, str, str, str]]:
     return out
 
 
+def raw_sql(path: Path) -> list[tuple[str, int]]:
+    """(what, line) for each use of SQL or of a raw connection in the module: ``import
+    sqlite3``, ``x.execute(…)`` (and ``executemany``, ``executescript``), ``x.conn()``,
+    ``x.transaction()``, ``with x.snapshot() as db``."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    found: list[tuple[str, int]] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found += [
+                ("import sqlite3", node.lineno) for a in node.names if a.name.split(".")[0] == "sqlite3"
+            ]
+        elif isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "sqlite3":
+            found.append(("import sqlite3", node.lineno))
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr in SQL_CALLS
+        ):
+            found.append((f".{node.func.attr}()", node.lineno))
+        elif isinstance(node, ast.With | ast.AsyncWith):
+            for item in node.items:
+                call = item.context_expr
+                if (
+                    item.optional_vars is not None
+                    and isinstance(call, ast.Call)
+                    and isinstance(call.func, ast.Attribute)
+                    and call.func.attr == "snapshot"
+                ):
+                    found.append(("with .snapshot() as", node.lineno))
+    return found
+
+
+def sql_outside_the_store(src: Path = SRC) -> list[tuple[str, str, str]]:
+    """(module, what, "file:line") for each raw SQL use outside ``docmentor.store``."""
+    out: list[tuple[str, str, str]] = []
+    for name, path in modules(src).items():
+        if name == f"{PACKAGE}.store" or name.startswith(f"{PACKAGE}.store."):
+            continue
+        out += [(name, what, f"{path.relative_to(src)}:{line}") for what, line in raw_sql(path)]
+    return out
+
+
 # -- the project ----------------------------------------------------------------------------
 
 
@@ -236,6 +289,17 @@ def test_the_store_imports_no_product() -> None:
         if name.startswith("docmentor.store"):
             above = [i.module for i in imports(name, path, known) if (layer_of(i.module) or 0) >= products[0]]
             assert not above, f"{name} imports {above}"
+
+
+def test_only_the_store_runs_sql() -> None:
+    found = sql_outside_the_store()
+    new = [f"{where}: {what} in {name}" for name, what, where in found if (name, what) not in SQL_EXCEPTIONS]
+    assert not new, (
+        "SQL outside the store: give the store a typed function for it (store/docs.py, "
+        "store/feedback.py, store/kb.py, store/vectors.py) and call that:\n" + "\n".join(new)
+    )
+    stale = sorted(set(SQL_EXCEPTIONS) - {(n, w) for n, w, _ in found})
+    assert not stale, f"fixed: remove these from SQL_EXCEPTIONS in tests/test_layers.py: {stale}"
 
 
 # -- the checker itself, on a small package ---------------------------------------------------
@@ -290,6 +354,31 @@ def test_the_checker_sees_private_names_across_modules(tmp_path: Path) -> None:
         ("docmentor.readme_llm.drift", "docmentor.clarity.checks", "_page"),
         ("docmentor.readme_llm.drift", "docmentor.readme_llm.matcher", "_Value"),
         ("docmentor.readme_llm.drift", "docmentor.readme_llm.matcher", "_Value"),
+    ]
+
+
+def test_the_checker_sees_sql_outside_the_store(tmp_path: Path) -> None:
+    src = _package(
+        tmp_path,
+        {
+            "store/db.py": "import sqlite3\ndef conn():\n    return sqlite3.connect(':memory:')\n",
+            "readme_llm/examples.py": (
+                "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from sqlite3 import Row\n"
+                "def f(engine):\n    db = engine.store.conn()\n    db.execute('SELECT 1')\n"
+                "    with engine.store.transaction() as tx:\n        tx.executemany('x', [])\n"
+                "    with engine.store.snapshot():\n        engine.store.content(1)\n"
+                "    with engine.store.snapshot() as db:\n        pass\n"
+            ),
+            "clarity/report.py": "def execute_plan(x):\n    return x.run()\n",
+        },
+    )
+    assert sorted((n, w, where) for n, w, where in sql_outside_the_store(src)) == [
+        ("docmentor.readme_llm.examples", ".conn()", "docmentor/readme_llm/examples.py:5"),
+        ("docmentor.readme_llm.examples", ".execute()", "docmentor/readme_llm/examples.py:6"),
+        ("docmentor.readme_llm.examples", ".executemany()", "docmentor/readme_llm/examples.py:8"),
+        ("docmentor.readme_llm.examples", ".transaction()", "docmentor/readme_llm/examples.py:7"),
+        ("docmentor.readme_llm.examples", "import sqlite3", "docmentor/readme_llm/examples.py:3"),
+        ("docmentor.readme_llm.examples", "with .snapshot() as", "docmentor/readme_llm/examples.py:11"),
     ]
 
 
