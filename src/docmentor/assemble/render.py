@@ -15,6 +15,7 @@ from typing import Any, Literal
 from docmentor.assemble.models import Candidate, Digest, DistilledSection, DocumentScore
 from docmentor.assemble.tokens import check_encoding, count_many, count_tokens
 from docmentor.errors import UsageError
+from docmentor.parse.fences import Fence, closes, fence_open
 
 TRIM_MARKER = "… (trimmed)"
 MIN_TRIM_ROOM = 80  # trim a section that does not fit only when at least this much room is left
@@ -23,8 +24,6 @@ _JOIN_SLACK = 1  # tokens allowed per joined part: BPE counts of a concatenation
 _JSON_SLACK = 4  # tokens kept free in the JSON for the timing written after it is fitted
 _MAX_ROUNDS = 4  # re-renders to make the printed "Actual Tokens" equal the real count
 
-_FENCE_OPEN = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})(?P<info>.*)$")
-_FENCE_CLOSE = re.compile(r"^[ \t]*(?P<fence>`{3,}|~{3,})[ \t]*$")
 _ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
 _SETEXT = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
 _RST_ADORN = re.compile(r"^([=\-~^\"'`#*+:._<>])\1+[ \t]*$")
@@ -64,24 +63,9 @@ class _Prepared:
     canonical: float | None
 
 
-def _fence_open(line: str) -> str | None:
-    m = _FENCE_OPEN.match(line)
-    if not m:
-        return None
-    fence = m["fence"]
-    if fence[0] == "`" and "`" in m["info"]:
-        return None  # an inline code span, not a fence
-    return fence
-
-
-def _closes(line: str, fence: str) -> bool:
-    m = _FENCE_CLOSE.match(line)
-    return m is not None and m["fence"][0] == fence[0] and len(m["fence"]) >= len(fence)
-
-
-def _find_close(lines: list[str], start: int, fence: str) -> int | None:
+def _find_close(lines: list[str], start: int, fence: Fence) -> int | None:
     for j in range(start, len(lines)):
-        if _closes(lines[j], fence):
+        if closes(lines[j], fence, any_indent=True):
             return j
     return None
 
@@ -137,7 +121,7 @@ def _split_blocks(lines: list[str], start: int, own_level: int | None) -> list[_
             flush()
             i += 1
             continue
-        fence = _fence_open(line)
+        fence = fence_open(line, any_indent=True)
         if fence is not None:
             close = _find_close(lines, i + 1, fence)
             heading_text = para[-1][1] if para else ""
@@ -157,8 +141,7 @@ def _split_blocks(lines: list[str], start: int, own_level: int | None) -> list[_
             end = close if close is not None else n - 1
             body = lines[i : end + 1]
             if close is None:  # never let an unclosed fence swallow the rest of the digest
-                indent = _FENCE_OPEN.match(line)
-                body = [*body, f"{indent['indent'] if indent else ''}{fence}"]
+                body = [*body, f"{fence.indent}{fence.char * fence.length}"]
             blocks.append(_Block("code", "\n".join(body), i, end))
             i = end + 1
             continue

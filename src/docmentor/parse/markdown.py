@@ -19,11 +19,11 @@ from markdown_it import MarkdownIt
 
 from docmentor.models import CodeBlock, Link, ParsedDocument, Section
 from docmentor.parse.common import build_sections, map_line, normalize_newlines
+from docmentor.parse.fences import Fence, closes, fence_open
 
 log = logging.getLogger(__name__)
 
 _CONTAINER = re.compile(r"^(\s*)(===|!!!|\?\?\?\+?)\s")
-_FENCE = re.compile(r"^\s*(`{3,}|~{3,})")
 _MDX_IMPORT = re.compile(r"^(import|export)\s")
 # Patterns on document text run in linear time on any line: link text holds no bracket (the
 # innermost ``[…]`` is the link, as in CommonMark), and a destination or title stops at the
@@ -75,18 +75,17 @@ def structure_view(lines: list[str], *, skip: int, mdx: bool) -> tuple[list[str]
     view = ["" if i < skip else line for i, line in enumerate(lines)]
     mdx_lines: dict[int, str] = {}
     n = len(view)
-    fence: str | None = None
+    fence: Fence | None = None
     i = 0
     while i < n:
         line = view[i]
-        m = _FENCE.match(line)
         if fence is not None:
-            if m and m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence):
+            if closes(line, fence, any_indent=True):
                 fence = None
             i += 1
             continue
-        if m:
-            fence = m.group(1)
+        fence = fence_open(line, any_indent=True)
+        if fence is not None:
             i += 1
             continue
         if mdx:

@@ -10,12 +10,12 @@ from functools import lru_cache
 from typing import Any
 
 from docmentor.models import SearchHit
+from docmentor.parse.fences import fence_open
 from docmentor.search.analyzer import analyze
 from docmentor.search.config import DEFAULT, RankingConfig
 from docmentor.search.lexical import LexicalHit
 
 SNIPPET_CHARS = 320
-_FENCE_LINE = re.compile(r"^\s*(```|~~~)")
 
 
 def rank_hits(
@@ -210,7 +210,7 @@ def snippet(text: str, terms: set[str], *, size: int = SNIPPET_CHARS) -> str:
             best, best_score = i, score
     start = best
     # one line of context before, when it is prose
-    if start > 0 and lines[start - 1].strip() and not _FENCE_LINE.match(lines[start - 1]):
+    if start > 0 and lines[start - 1].strip() and fence_open(lines[start - 1], any_indent=True) is None:
         start -= 1
     out: list[str] = []
     length = 0

@@ -19,6 +19,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from docmentor.parse.fences import Fence, closes, fence_open
+
 
 @dataclass(slots=True)
 class Unit:
@@ -114,20 +116,19 @@ def build_units(rows: Iterable[Any], *, stub_chars: int) -> Iterator[Unit]:
         yield current
 
 
-_FENCE = re.compile(r"^\s*(```|~~~)")
-
-
 def _cut_code(text: str, code_lines: int) -> str:
     """The text with each fenced code block cut to its first ``code_lines`` lines."""
     out: list[str] = []
-    inside = False
+    fence: Fence | None = None
     kept = 0
     for line in text.split("\n"):
-        if _FENCE.match(line):
-            inside = not inside
+        if fence is None and (fence := fence_open(line, any_indent=True)) is not None:
             kept = 0
             continue
-        if inside:
+        if fence is not None and closes(line, fence, any_indent=True):
+            fence = None
+            continue
+        if fence is not None:
             if kept < code_lines:
                 out.append(line)
             kept += 1

@@ -18,6 +18,8 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING, Literal
 
+from docmentor.parse.fences import Fence, closes, fence_open
+
 if TYPE_CHECKING:  # bs4 and markdownify load only when a page is HTML (they cost ~70 ms)
     from bs4 import BeautifulSoup, Tag
 
@@ -246,13 +248,15 @@ def _strip_chrome(root: Tag) -> None:
 def _collapse_blank_lines(text: str) -> str:
     """Squeeze runs of blank lines to one, except inside fenced code blocks."""
     out: list[str] = []
-    in_fence = False
+    fence: Fence | None = None
     for line in text.split("\n"):
-        if line.lstrip().startswith("```"):
-            in_fence = not in_fence
-        elif not in_fence and not line.strip() and out and not out[-1].strip():
-            continue
-        out.append(line.rstrip() if not in_fence else line)
+        if fence is None:
+            fence = fence_open(line, any_indent=True)
+            if fence is None and not line.strip() and out and not out[-1].strip():
+                continue
+        elif closes(line, fence, any_indent=True):
+            fence = None
+        out.append(line.rstrip() if fence is None else line)
     return "\n".join(out)
 
 

@@ -51,6 +51,7 @@ from pathlib import Path
 from typing import Literal, NamedTuple
 
 from docmentor._yaml import load_yaml
+from docmentor.parse.fences import Fence, closes
 from docmentor.sources.sphinx_includes import (
     OptionError,
     code_language,
@@ -616,14 +617,12 @@ class _Expander:
         """Expand ``lines`` of ``doc.file`` (numbered ``nums``); also return each output line's source."""
         out: list[str] = []
         src: list[int] = []
-        eval_rst: tuple[str, int] | None = None  # fence char and length of an open {eval-rst}
+        eval_rst: Fence | None = None  # an open {eval-rst} fence
         i, n = 0, len(lines)
         while i < n:
             line = lines[i]
-            if eval_rst is not None:
-                stripped = line.strip()
-                if len(stripped) >= eval_rst[1] and stripped == eval_rst[0] * len(stripped):
-                    eval_rst = None
+            if eval_rst is not None and closes(line, eval_rst, any_indent=True):
+                eval_rst = None
             if not any(q in line for q in _QUICK):
                 out.append(line)
                 src.append(nums[i])
@@ -644,7 +643,7 @@ class _Expander:
                 got, consumed = self._rst(lines, i, m, fmt if eval_rst is None else "rst", at)
             elif fmt == "markdown" and (m := _MYST_OPEN.match(line)):
                 if m["name"] == "eval-rst":
-                    eval_rst = (m["fence"][0], len(m["fence"]))
+                    eval_rst = Fence(m["fence"][0], len(m["fence"]), m["indent"], "{eval-rst}")
                 else:
                     got, consumed = self._myst(lines, i, m, at)
             elif fmt == "markdown" and eval_rst is None and "{*" in line and (v := _variants_line(line)):
@@ -727,13 +726,8 @@ class _Expander:
         return self.directive(m["name"], arg, opts, indent, fmt, at), j - i
 
     def _myst(self, lines: Sequence[str], i: int, m: re.Match[str], at: _At) -> tuple[list[str] | None, int]:
-        fence = m["fence"]
-        close = None
-        for j in range(i + 1, len(lines)):
-            stripped = lines[j].strip()
-            if len(stripped) >= len(fence) and stripped == fence[0] * len(stripped):
-                close = j
-                break
+        fence = Fence(m["fence"][0], len(m["fence"]), m["indent"], m["name"])
+        close = next((j for j in range(i + 1, len(lines)) if closes(lines[j], fence, any_indent=True)), None)
         if close is None or not _arg(m):
             return None, 1
         opts = myst_options(lines[i + 1 : close])

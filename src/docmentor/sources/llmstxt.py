@@ -62,6 +62,7 @@ from urllib.parse import unquote, urldefrag, urljoin, urlsplit
 
 from docmentor.errors import SourceUnavailableError, UsageError
 from docmentor.models import RawDocument
+from docmentor.parse.fences import Fence, closes, fence_open
 from docmentor.sources.client import make_client
 from docmentor.sources.fetch import MAX_REDIRECTS as MAX_REDIRECTS
 from docmentor.sources.fetch import (
@@ -114,7 +115,6 @@ _LINK = re.compile(
     r"\s*+\)(?P<rest>.*)$"
 )
 _LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
-_FENCE = re.compile(r"^\s*(```+|~~~+)")
 _NOTES_SEP = re.compile(r"^\s*[:\-\u2013\u2014]\s*")
 _ACCEPT = "text/markdown, text/plain;q=0.9, text/html;q=0.8, */*;q=0.5"
 
@@ -206,13 +206,13 @@ def parse_llms_txt(text: str, base_url: str) -> ParsedLlmsTxt:
     sections: list[tuple[str, list[LlmsLink]]] = []
     preamble: list[LlmsLink] = []
     in_summary = False  # just after the H1, where the blockquote summary may be
-    fence: str | None = None
+    fence: Fence | None = None
     for lineno, line in enumerate(text.splitlines(), 1):
-        fence_match = _FENCE.match(line)
-        if fence is not None or fence_match:
-            if fence is None and fence_match:
-                fence = fence_match.group(1)[0] * 3
-            elif fence is not None and line.strip().startswith(fence):
+        opens = fence_open(line, any_indent=True) if fence is None else None
+        if fence is not None or opens is not None:
+            if opens is not None:
+                fence = opens
+            elif fence is not None and closes(line, fence, any_indent=True):
                 fence = None
             if not sections:
                 details.append(line)

@@ -1,0 +1,57 @@
+"""Code fences, line by line, as CommonMark reads them.
+
+An opening fence is a run of at least three backticks or tildes, indented by at most three
+spaces, followed by an info string (which, after backticks, may not contain a backtick:
+```` ```x``` is code ```` is inline code, not a fence). The fence is closed by a line
+holding only a run of the same character at least as long (indented by at most three
+spaces, spaces and tabs after it), or by the end of the document.
+
+``any_indent=True`` accepts fences at any indentation: a line-by-line reader that does not
+track containers cannot know that a fence indented by four spaces sits in a list item, a
+MkDocs content tab (``=== "Sync"``) or an admonition, where it is still a fence.
+
+Plain string operations, no regular expressions: linear in the line's length.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = ["Fence", "closes", "fence_open"]
+
+_FENCE_CHARS = "`~"
+
+
+@dataclass(frozen=True, slots=True)
+class Fence:
+    """An open fence: its character, run length, indentation and info string."""
+
+    char: str  # "`" or "~" (a MyST colon fence, ":", closes the same way)
+    length: int  # the run's length; a closing run is at least as long
+    indent: str  # the whitespace before the run
+    info: str  # the info string, stripped ("python", "{code-block} python", "")
+
+
+def fence_open(line: str, *, any_indent: bool = False) -> Fence | None:
+    """The fence ``line`` opens, or None when it is not an opening fence line."""
+    body = line.lstrip(" \t") if any_indent else line.lstrip(" ")
+    indent = len(line) - len(body)
+    if not body or body[0] not in _FENCE_CHARS or (not any_indent and indent > 3):
+        return None
+    char = body[0]
+    length = len(body) - len(body.lstrip(char))
+    if length < 3:
+        return None
+    info = body[length:]
+    if char == "`" and "`" in info:
+        return None  # an inline code span
+    return Fence(char, length, line[:indent], info.strip())
+
+
+def closes(line: str, fence: Fence, *, any_indent: bool = False) -> bool:
+    """Whether ``line`` closes ``fence``: only a run of its character, at least as long."""
+    body = line.lstrip(" \t") if any_indent else line.lstrip(" ")
+    if not any_indent and len(line) - len(body) > 3:
+        return False
+    rest = body.lstrip(fence.char)
+    return len(body) - len(rest) >= fence.length and not rest.strip(" \t\r\n")

@@ -1,0 +1,171 @@
+"""docmentor.parse.fences: the one code-fence reader, checked against CommonMark's rules."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from markdown_it import MarkdownIt
+
+from docmentor.parse.fences import Fence, closes, fence_open
+
+
+@pytest.mark.parametrize(
+    ("line", "char", "length", "indent", "info"),
+    [
+        ("```", "`", 3, "", ""),
+        ("```python", "`", 3, "", "python"),
+        ("````  py title='a.py' ", "`", 4, "", "py title='a.py'"),
+        ("~~~", "~", 3, "", ""),
+        ("~~~~~ text `with` backticks", "~", 5, "", "text `with` backticks"),
+        ("   ```js", "`", 3, "   ", "js"),
+        ("```{code-block} python", "`", 3, "", "{code-block} python"),
+    ],
+)
+def test_opening_fences(line: str, char: str, length: int, indent: str, info: str) -> None:
+    assert fence_open(line) == Fence(char, length, indent, info)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "",
+        "``",
+        "~~",
+        "text ```",
+        "```x``` is inline code",  # a backtick in a backtick fence's info string
+        "``` a ` b",
+        "    ```",  # four spaces: an indented code block
+        "\t```",
+        "- ```",
+        '=== "Tab"',
+    ],
+)
+def test_not_opening_fences(line: str) -> None:
+    assert fence_open(line) is None
+
+
+def test_any_indent_accepts_nested_fences() -> None:
+    fence = fence_open("    ```python", any_indent=True)
+    assert fence == Fence("`", 3, "    ", "python")
+    assert fence_open("\t~~~", any_indent=True) == Fence("~", 3, "\t", "")
+    assert closes("        ```", fence, any_indent=True)
+    assert not closes("        ```", fence)
+    assert fence_open("    ```x`", any_indent=True) is None
+
+
+@pytest.mark.parametrize(
+    ("opener", "line", "closed"),
+    [
+        ("```", "```", True),
+        ("```", "`````", True),  # longer closes
+        ("````", "```", False),  # shorter does not
+        ("```", "~~~", False),  # the other character does not
+        ("~~~", "~~~~  ", True),  # spaces after
+        ("```", "```python", False),  # an info string: not a closing fence
+        ("```", "   ```", True),
+        ("```", "    ```", False),
+        ("```", "``` `", False),
+        ("```", "", False),
+    ],
+)
+def test_closing(opener: str, line: str, closed: bool) -> None:
+    fence = fence_open(opener)
+    assert fence is not None
+    assert closes(line, fence) is closed
+
+
+def test_colon_fence_closes_by_its_character() -> None:
+    assert closes(":::", Fence(":", 3, "", "{note}"))
+    assert not closes("::", Fence(":", 3, "", "{note}"))
+
+
+def _fenced_lines(text: str) -> list[int]:
+    """0-based lines inside or on a fence, read with fence_open / closes."""
+    out: list[int] = []
+    fence: Fence | None = None
+    for i, line in enumerate(text.split("\n")):
+        if fence is not None:
+            out.append(i)
+            if closes(line, fence):
+                fence = None
+        elif (fence := fence_open(line)) is not None:
+            out.append(i)
+    return out
+
+
+def test_agrees_with_markdown_it() -> None:
+    text = "\n".join(
+        [
+            "# Title",  # 0
+            "````markdown",  # 1
+            "```python",  # 2
+            "x = 1",  # 3
+            "```",  # 4
+            "````",  # 5
+            "```x``` inline",  # 6
+            "~~~",  # 7
+            "```",  # 8
+            "~~~~",  # 9
+            "text",  # 10
+            "   ```",  # 11
+            "a",  # 12
+            "```  ",  # 13
+            "end",  # 14
+            "```",  # 15
+            "never closed",  # 16
+        ]
+    )
+    expected: list[int] = []
+    for tok in MarkdownIt("commonmark").parse(text):
+        if tok.type == "fence" and tok.map:
+            expected += range(tok.map[0], tok.map[1])
+    assert _fenced_lines(text) == expected
+
+
+def test_linear_on_adversarial_lines() -> None:
+    fence = Fence("`", 3, "", "")
+    lines = [
+        " " * 200_000 + "x",
+        "`" * 200_000 + "x",
+        "~" * 200_000 + " " * 200_000 + "x",
+        "\t" * 200_000,
+        "```" + "`" * 100_000 + " " * 100_000,
+    ]
+    start = time.perf_counter()
+    for _ in range(20):
+        for line in lines:
+            fence_open(line)
+            fence_open(line, any_indent=True)
+            closes(line, fence)
+            closes(line, fence, any_indent=True)
+    assert time.perf_counter() - start < 1.0
+
+
+# -- the readers that use it ----------------------------------------------------------------
+
+
+def test_llms_txt_fence_closes_only_by_a_run_as_long() -> None:
+    from docmentor.sources.llmstxt import parse_llms_txt
+
+    text = "# Site\n\n## Docs\n\n````md\n```\n- [Shown](in-code.md)\n```python\n````\n\n- [Real](real.md)\n"
+    parsed = parse_llms_txt(text, "https://example.org/")
+    assert [link.title for link in parsed.links] == ["Real"]
+
+
+def test_prose_text_keeps_inline_code_at_a_line_start() -> None:
+    from docmentor.readme_llm.importance import prose_text
+
+    text = "```Client``` is the entry point.\n\n```python\nhidden = 1\n```\nafter"
+    assert prose_text(text) == "```Client``` is the entry point.\n\nafter"
+
+
+def test_hidden_setup_code_is_read_in_linear_time() -> None:
+    from docmentor.clarity.checks import check_document
+
+    setup = "<!-- Setup\n" + "\n" * 20_000 + "x\n```python\ndb = connect()\n```\n-->\n"
+    page = f"# T\n\n{setup}\nUse it:\n\n```python\ndb.open()\n```\n"
+    start = time.perf_counter()
+    issues = check_document(page, path="page.md").issues
+    assert time.perf_counter() - start < 1.0  # the old regex took ~6 s on these blank lines
+    assert [i for i in issues if i.type == "undefined_name"] == []
