@@ -12,6 +12,8 @@ import textwrap
 from collections.abc import Callable
 from typing import Any
 
+from docmentor.parse.fences import Fence, closes, fence_open
+
 __all__ = [
     "MARKUP",
     "PARAGRAPHS",
@@ -347,7 +349,6 @@ def _preformatted(paragraph: str) -> bool:
 _ALIGNED = re.compile(r"\S {3,}\S")
 _CODE = "\x00code\x00"  # where a Markdown fence was
 _LINK_DEFINITION = re.compile(r"^[ \t]*\[[^\]\n]+\]:[ \t]+\S+[ \t]*$", re.M)  # "[0]: /quickstart#…"
-_FENCE_OPEN = re.compile(r"^[ \t]*(`{3,}|~{3,})")
 
 
 def _without_fences(text: str) -> str:
@@ -357,20 +358,18 @@ def _without_fences(text: str) -> str:
     if "```" not in text and "~~~" not in text:
         return text
     out: list[str] = []
-    fence = ""
+    fence: Fence | None = None
     for line in text.split("\n"):
-        if fence:
-            stripped = line.strip()
-            if stripped.startswith(fence) and stripped.strip(fence[0]) == "":
-                fence = ""
+        if fence is not None:
+            if closes(line, fence, any_indent=True):
+                fence = None
             continue
-        m = _FENCE_OPEN.match(line)
-        info = line[m.end() :] if m is not None else ""
-        # not a fence: a reST title's underline (a bare run right under a line of text:
-        # "requests.sessions" over "~~~~~~~~~~~~~~~~~"), or inline code ("```x``` is …")
-        underline = not info.strip() and bool(out) and bool(out[-1].strip())
-        if m is not None and not underline and not (m.group(1)[0] == "`" and "`" in info):
-            fence = m.group(1)
+        fence = fence_open(line, any_indent=True)  # not inline code ("```x``` is …")
+        # nor a reST title's underline (a bare run right under a line of text:
+        # "requests.sessions" over "~~~~~~~~~~~~~~~~~")
+        if fence is not None and not fence.info and out and out[-1].strip():
+            fence = None
+        if fence is not None:
             out += ["", _CODE, ""]
             continue
         out.append(line)

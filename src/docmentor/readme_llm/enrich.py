@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
+from docmentor.parse.fences import Fence, closes, fence_open
 from docmentor.readme_llm.models import ApiEntry, Example
 
 if TYPE_CHECKING:
@@ -340,17 +341,17 @@ def _directives(text: str) -> list[_Directive]:
     lines = text.split("\n")
     out: list[_Directive] = []
     classes: list[tuple[int, str]] = []  # (indent, name) of the enclosing class directives
-    fence = ""
+    fence: Fence | None = None
     literal = -1  # the indentation of a "::" paragraph whose literal block we are in
     for k, line in enumerate(lines):
         stripped = line.strip()
         indent = len(line) - len(line.lstrip())
-        if fence:
-            if stripped.startswith(fence):
-                fence = ""
+        if fence is not None:
+            if closes(line, fence, any_indent=True):
+                fence = None
             continue
-        if stripped.startswith(("```", "~~~")):
-            fence = stripped[:3]
+        fence = fence_open(line, any_indent=True)
+        if fence is not None:
             continue
         if literal >= 0:
             if not stripped or indent > literal:

@@ -38,6 +38,7 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 
+from docmentor.parse.fences import Fence, closes, fence_open
 from docmentor.readme_llm.models import ApiEntry, Example
 
 __all__ = ["SCORING", "WEIGHTS", "count_mentions", "prose_text", "public_path", "score_importance"]
@@ -55,7 +56,6 @@ MIN_MENTION_SCALE = 5
 DEPRECATED_SHARE = 0.25
 SCORING = "importance-v2"  # bump when the formula changes; recorded in the knowledge base
 
-_FENCE = re.compile(r"^\s*(`{3,}|~{3,})")
 _INLINE_CODE = re.compile(r"`([^`\n]+)`")
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _DOTTED = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
@@ -69,20 +69,13 @@ def public_path(entry: ApiEntry) -> str:
 def prose_text(markdown: str) -> str:
     """``markdown`` without its fenced code blocks (inline code is kept: it is prose's code)."""
     out: list[str] = []
-    fence: str | None = None
+    fence: Fence | None = None
     for line in markdown.split("\n"):
-        m = _FENCE.match(line)
         if fence is None:
-            if m is not None:
-                fence = m.group(1)
-                continue
-            out.append(line)
-        elif (
-            m is not None
-            and m.group(1)[0] == fence[0]
-            and len(m.group(1)) >= len(fence)
-            and not line.strip()[len(m.group(1)) :].strip()
-        ):
+            fence = fence_open(line, any_indent=True)
+            if fence is None:
+                out.append(line)
+        elif closes(line, fence, any_indent=True):
             fence = None
     return "\n".join(out)
 

@@ -38,6 +38,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from docmentor.embeddings import LibraryVectors
 from docmentor.errors import NotFoundError, StoreError
+from docmentor.parse.fences import Fence, closes, fence_open
 from docmentor.readme_llm.docstrings import plain, readable_summary
 from docmentor.readme_llm.importance import SCORING, WEIGHTS, prose_text, public_path
 from docmentor.readme_llm.models import ApiEntry, Example
@@ -175,49 +176,48 @@ _HTML_TAG = re.compile(r"<[^<>\n]{1,400}>")
 _IMAGE = re.compile(r"!\[[^\]]*\]\([^)]*\)|\[!\[[^\]]*\]\([^)]*\)\]\([^)]*\)")
 
 
-_FENCE_LINE = re.compile(r"^\s*(```|~~~)")
 _TILDES = re.compile(r"^~{3,}\s*$")
 
 
-def _fences(line: str, previous: str) -> bool:
-    """Whether a line opens or closes a code fence: not a reST title's ``~~~~`` underline
-    (a run of tildes right under a text line at least as long as it)."""
-    if not _FENCE_LINE.match(line):
-        return False
-    return not (_TILDES.match(line) and previous.strip() and len(line.strip()) >= len(previous.strip()))
+def _fence_open(line: str, previous: str) -> Fence | None:
+    """The code fence a line opens: not a reST title's ``~~~~`` underline (a run of tildes
+    right under a text line at least as long as it)."""
+    fence = fence_open(line, any_indent=True)
+    if fence is None or (
+        _TILDES.match(line) and previous.strip() and len(line.strip()) >= len(previous.strip())
+    ):
+        return None
+    return fence
+
+
 _LINK = re.compile(r"\[([^\]\n]+)\]\([^)\s]*\)")  # [text](url) → text
 _LEAD_IN = (":", "...", "…")
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z`*_\[(])")  # "Install it with pip:", "Sending a request..." introduce what follows
+# "Install it with pip:", "Sending a request..." introduce what follows
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z`*_\[(])")
 
 
 def _paragraphs(text: str) -> list[tuple[str, bool]]:
     """A section's paragraphs outside code fences, each with whether a code block follows it."""
     blocks: list[tuple[str, str]] = []
     current: list[str] = []
-    in_code = False
+    fence: Fence | None = None
     previous = ""
-    opener = ""  # the fence's characters: only the same closes it
     for line in text.split("\n"):
-        if in_code:
-            fence = line.strip().startswith(opener)
-        else:
-            fence = _fences(line, previous)
-            opener = line.strip()[:3] if fence else opener
-        previous = line
-        if fence:
-            if not in_code:
-                if current:
-                    blocks.append(("p", "\n".join(current)))
-                    current = []
-                blocks.append(("code", ""))
-            in_code = not in_code
-        elif not in_code:
-            if line.strip():
-                current.append(line)
-            elif current:
+        if fence is not None:
+            if closes(line, fence, any_indent=True):
+                fence = None
+        elif (fence := _fence_open(line, previous)) is not None:
+            if current:
                 blocks.append(("p", "\n".join(current)))
                 current = []
-    if current and not in_code:
+            blocks.append(("code", ""))
+        elif line.strip():
+            current.append(line)
+        elif current:
+            blocks.append(("p", "\n".join(current)))
+            current = []
+        previous = line
+    if current and fence is None:
         blocks.append(("p", "\n".join(current)))
     return [
         (body, k + 1 < len(blocks) and blocks[k + 1][0] == "code")
@@ -247,25 +247,24 @@ def _without_comments(text: str) -> str:
     directive such as ``.. toctree::``, a target) with the lines indented under it, blank
     lines between them included (an empty ``..`` comment is one line)."""
     out: list[str] = []
-    fence = False
-    opener = ""  # the open fence's characters: only the same close it
+    fence: Fence | None = None
     comment = False
     under = -1  # the indentation of the ".." line whose block we are in
     previous = ""
     for line in text.split("\n"):
-        if under >= 0 and not comment and not fence:
+        if under >= 0 and not comment and fence is None:
             if not line.strip() or len(line) - len(line.lstrip()) > under:
                 continue  # inside the block (a code-block's "<!--" or "```" too)
             under = -1
             out.append("")  # the block ended a paragraph
-        opens = not comment and (line.strip().startswith(opener) if fence else _fences(line, previous))
+        code = fence is not None  # a line in a fence, or its closing line
+        if fence is not None:
+            if closes(line, fence, any_indent=True):
+                fence = None
+        elif not comment:
+            fence = _fence_open(line, previous)
         previous = line
-        if opens:
-            opener = line.strip()[:3]
-            fence = not fence
-            out.append(line)
-            continue
-        if fence:
+        if code or fence is not None:
             out.append(line)
             continue
         kept, comment = _uncommented(line, comment)

@@ -24,9 +24,11 @@ import symtable
 import sys
 import textwrap
 import warnings
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from docmentor.clarity.checks._page import SNIPPET_LINE, Page
+from docmentor.parse.fences import Fence, closes, fence_open
 
 PY_LANGS = frozenset(
     {"python", "py", "python3", "py3", "pycon", "ipython", "ipython3", "python-repl", "pyi", "sage"}
@@ -251,9 +253,27 @@ def hidden_definitions(page: Page) -> set[str]:
     """Names defined by Python fences hidden in HTML comments (``<!-- Setup Code … -->``)."""
     found: set[str] = set()
     for comment in page.comments:
-        for m in re.finditer(r"^\s*(`{3,}|~{3,})\s*(?:python|py)\b[^\n]*\n(.*?)^\s*\1", comment, re.S | re.M):
-            found |= harvest(m.group(2))
+        for code in _python_fences(comment):
+            found |= harvest(code)
     return found
+
+
+_PYTHON_INFO = re.compile(r"(?:python|py)\b")
+
+
+def _python_fences(text: str) -> Iterator[str]:
+    """The code of each closed fence in ``text`` whose info string starts ``python`` or ``py``."""
+    lines = text.split("\n")
+    fence: Fence | None = None
+    start = 0
+    for i, line in enumerate(lines):
+        if fence is None:
+            fence = fence_open(line, any_indent=True)
+            start = i + 1
+        elif closes(line, fence, any_indent=True):
+            if _PYTHON_INFO.match(fence.info):
+                yield "\n".join(lines[start:i]) + "\n"
+            fence = None
 
 
 def harvest(source: str) -> set[str]:
