@@ -9,7 +9,7 @@
 3. Speed: a 1,000-file corpus (the three corpora combined with path prefixes, replicated),
    assemble the dev questions in-process (p50, max) and through the CLI (a new process per
    call, with a fresh DOCMENTOR_HOME: the first call, which derives the token cache, then
-   p50 and max of the next ten), reported as the ratio to the spec's budget (< 15 s for
+   p50 and max of the next ten), reported as the ratio to the time budget (< 15 s for
    1,000 files).
 
 Usage: .venv/bin/python benchmarks/bench_assemble.py [--json OUT]

@@ -58,7 +58,7 @@ def test_baseline_alone() -> None:
         ("docs/architecture/overview.md", 0.2),
         ("docs/architecture-decisions/x.md", 0.2),
         ("docs/decisions/x.md", 0.2),
-        ("docs/index/services.md", 0.15),  # the spec's docs/index/
+        ("docs/index/services.md", 0.15),  # a folder named index
         ("index.md", 0.15),  # the landing page of the source ...
         ("docs/index.md", 0.15),
         ("docs/src/README.md", 0.15),  # ... also under MkDocs' docs_dir

@@ -489,7 +489,7 @@ def test_budget_property(data: tuple[list[Candidate], list[DocumentScore], int])
     d = run(candidates, documents, budget, stats={"candidate_sections": len(candidates)})
     md = d.markdown
     real = recount(md)
-    assert real <= budget  # the issue allows +10 %; we stay within the budget itself
+    assert real <= budget  # within the budget itself, not the 10 % over it test_assemble.py tolerates
     assert [int(x) for x in ACTUAL.findall(md)] == [real] == [d.actual_tokens]
     assert md.count("\n### ") == len(d.sections)
 

@@ -911,12 +911,12 @@ def test_mcp_clarity_tools(engine: Docmentor, docs: Path, cli: Cli, tmp_path: Pa
     assert {f["location"] for f in r["priority_fixes"]} == {"Configuration (line 45)", "Connection (line 11)"}
 
     e = structured(explain)
-    assert e["calculation"] == "10.0 - (3 × 2.0) - (5 × 0.5) = 1.5"  # the example
+    assert e["calculation"] == "10.0 - (3 × 2.0) - (5 × 0.5) = 1.5"  # 3 critical, 5 warnings
     assert (e["final_score"], e["grade"]) == (1.5, "F")
     assert e["breakdown"]["critical_penalty"] == 6.0 and e["breakdown"]["warning_penalty"] == 2.5
     assert e["human_explanation"] and e["characteristics_of_tier"]
 
-    # the design's explain_score example: its 5.5 does not follow from its own formula
+    # an explain_score call with a score of 5.5 that the formula does not give
     de = structured(design_explain)
     assert de["calculation"] == "10.0 - (3 × 2.0) - (5 × 0.5) - (1 × 0.1) - 1.5 = -0.1 → 0.0"
     assert (de["final_score"], de["grade"], de["given_score"]) == (0.0, "F", 5.5)

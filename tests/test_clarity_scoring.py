@@ -1,8 +1,8 @@
 """The clarity scoring core: rubric, formula, dimensions, roadmap, explanation.
 
-Expected values come from the clarity-scoring design (``seeds/clarity-scoring-design.md`` of
-the project's design notes: its test tables and examples). Where the design contradicts its own formula, the formula wins and the test
-says so.
+Expected values are worked out by hand from the formula in docs/clarity.md. Where a score
+passed in disagrees with the formula (5.5 for 3 critical issues and 5 or 9 warnings), the
+formula wins and the test says so.
 """
 
 from __future__ import annotations
@@ -44,13 +44,13 @@ def counts(c: int, w: int, i: int, **extra: Any) -> dict[str, Any]:
     return {"critical_issues": c, "warning_issues": w, "info_issues": i, **extra}
 
 
-# -- the design's test tables ---------------------------------------------------------------
+# -- score tables ----------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize(
     ("inputs", "score", "grade", "tier"),
     [
-        # Phase 5 "Test Cases" table (no code metrics given → no content penalty)
+        # issue counts only (no code metrics given → no content penalty)
         (counts(0, 0, 0), 10.0, "A+", "10.0"),
         (counts(0, 3, 2), 8.3, "A", "8.0-9.9"),
         (counts(1, 5, 1), 5.4, "C", "4.0-5.9"),
@@ -78,7 +78,7 @@ def test_tier_criteria_match_formula() -> None:
 
 
 def test_example_calculation_follows_the_formula_not_the_old_agent() -> None:
-    """The design's "Example Calculation": the old agent said 5.5, the formula gives 0.0."""
+    """3 critical issues and 9 warnings: the formula gives 0.0, not 5.5."""
     inputs = counts(
         3,
         9,
@@ -105,7 +105,7 @@ def test_example_calculation_follows_the_formula_not_the_old_agent() -> None:
 
 
 def test_mcp_api_example_input_follows_the_formula() -> None:
-    """The design's calculate_clarity_score example input; its output (5.5) ignores its own weights."""
+    """A full calculate_clarity_score input: the score follows the weights (not a quoted 5.5)."""
     inputs = {
         "critical_issues": 3,
         "warning_issues": 5,
@@ -542,7 +542,7 @@ def test_dimension_scores_from_issues() -> None:
 
 
 def test_dashboard_metrics() -> None:
-    # The design's "After" example: 8 code examples, 6 runnable, 2 critical issues
+    # 8 code examples, 6 runnable, 2 critical issues
     inputs = counts(2, 3, 1, total_code_blocks=8, executable_examples=6)
     assert dashboard_metrics(inputs) == {
         "score_grade": "C",
@@ -600,7 +600,7 @@ def test_roadmap_design_unit_test() -> None:
 
 
 def test_roadmap_mcp_example_orders_by_effort() -> None:
-    """The design's example lists the medium-effort fix first; its own rule 2 puts low first."""
+    """A medium-effort fix given first is listed after the low-effort one (roadmap.py's order)."""
     issues = [
         {
             "type": "logical_gap",
@@ -742,7 +742,7 @@ def test_explain_numbers_in_the_formula() -> None:
 
 
 def test_explain_design_example() -> None:
-    """The design's explain_score example: its 5.5 does not follow from its own formula."""
+    """An explain_score call with a score of 5.5 that the formula does not give."""
     result = explain_score(
         5.5,
         critical_issues=3,

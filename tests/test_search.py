@@ -20,7 +20,7 @@ CORPUS = Path(__file__).parent / "fixtures" / "corpus"
 HTTPX = Path(__file__).parent / "fixtures" / "httpx"  # a slice of the httpx docs (NOTICE)
 N_CORPUS = 11
 
-# What the contract's `search --json` promises for every result ...
+# What `docmentor search --json` gives for every result ...
 CONTRACT_KEYS = {
     "rank", "source", "path", "url", "title", "heading", "heading_path",
     "line_start", "line_end", "score", "snippet",

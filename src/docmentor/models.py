@@ -78,7 +78,7 @@ class ParsedDocument:
 
 @dataclass(frozen=True, slots=True)
 class SearchHit:
-    """One ranked section. Field names follow the contract's ``search --json``."""
+    """One ranked section. Field names are those of ``docmentor search --json``'s results."""
 
     rank: int
     source: str
@@ -93,9 +93,9 @@ class SearchHit:
     snippet: str
     indexed_at: str = ""
     source_version: str | None = None
-    document_id: int = 0  # internal handles for the library (not in the JSON contract)
+    document_id: int = 0  # internal handles for the library (not in ``search --json``)
     section_id: int = 0
-    text: str = ""  # the whole section text as the index stored it (not in the JSON contract)
+    text: str = ""  # the whole section text as the index stored it (not in ``search --json``)
     #: near-identical sections elsewhere (source, path, heading, line_start, line_end), collapsed here
     also: list[dict[str, Any]] = field(default_factory=list)
 

@@ -1,6 +1,6 @@
 """How authoritative a document is: a canonicality score in [0, 1] and the reasons for it.
 
-The spec's heuristic, extended with front matter and link authority. Contributions
+Path, file name and recency heuristics, with front matter status and link authority. Contributions
 (each one is reported under its key in ``factors``):
 
 ``baseline``  0.5 for every document.

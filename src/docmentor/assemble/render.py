@@ -303,7 +303,7 @@ def _metadata(d: Digest) -> str:
 
 
 def render_markdown(d: Digest) -> str:
-    """The digest in the spec's Markdown layout, with ``d.actual_tokens`` as the printed count."""
+    """The digest as Markdown (the layout docs/assemble.md shows), ``d.actual_tokens`` as the printed count."""
     return _render(d, d.actual_tokens)
 
 

@@ -5,7 +5,7 @@ issues, never scores); the score, dimensions, explanation and roadmap are pure f
 those issues and the page's content metrics (``scoring.py``, ``explain.py``,
 ``roadmap.py``), so the same page gives the same result every time.
 
-Formula (the design's, followed even where its own worked example disagrees):
+Formula (docs/clarity.md; a reported score is always what it gives, never a figure from an example):
 ``10.0 − 2.0·critical − 0.5·warning − 0.1·info − content penalties − 0.3·broken links −
 0.1·missing alt text``, floored at 0 and capped at 10.
 """
@@ -119,7 +119,9 @@ def document_result(
     target: float,
     api_counts: dict[str, int] | None = None,
 ) -> dict[str, Any]:
-    """The design's "After" shape for one document (plus its path and content metrics)."""
+    """One document's full result: ``clarity_score``, ``score_explanation``,
+    ``improvement_roadmap``, ``dashboard_metrics``, ``dimension_scores``, the issues and
+    their ``summary``, plus its path and content metrics."""
     from docmentor.clarity.explain import explain_calculation
     from docmentor.clarity.roadmap import get_improvement_roadmap
     from docmentor.clarity.scoring import (

@@ -1,7 +1,7 @@
 """Explain a clarity score: the formula, the numbers in it, and what the tier means. Pure.
 
 ``final_score`` is always what the formula gives. When the caller passes a ``score`` that
-differs (the design's own examples do: 3 critical + 5 warnings "= 5.5"), ``rubric_match``
+differs (3 critical + 5 warnings "= 5.5", where the formula gives 1.5), ``rubric_match``
 is false and ``note`` says so; docmentor never reports a score the formula does not give.
 """
 
@@ -113,7 +113,7 @@ def explain_score(
         rubric: weights and tiers (the default rubric when omitted).
 
     Returns:
-        The design's explanation (``final_score``, ``grade``, ``tier_description``,
+        The explanation (``final_score``, ``grade``, ``tier_description``,
         ``formula``, ``breakdown``, ``human_explanation``, ``rubric_match``,
         ``characteristics_of_tier``) plus ``calculation`` (the formula with the numbers),
         ``rubric_tier``, ``meets_criteria``, ``scoring_version``, ``rubric_hash`` and, when

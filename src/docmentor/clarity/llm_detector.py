@@ -1,7 +1,7 @@
 """Optional clarity issues found by a language model (``--llm``).
 
-The model only finds issues; it never scores. It gets the design's issue-detection
-prompt (``SYSTEM_PROMPT``: read as a new user, tag each issue with dimensions and a
+The model only finds issues; it never scores. It gets an issue-detection prompt
+(``SYSTEM_PROMPT``: read as a new user, tag each issue with dimensions and a
 severity, suggest a fix) and the document with every line prefixed by its number, so it
 can cite lines. Long documents go in several requests: whole sections are packed into
 parts of at most ``chunk_chars`` characters (a section longer than that is cut at line
@@ -169,7 +169,7 @@ class LLMIssueList(BaseModel):
     def _shape(cls, data: Any) -> Any:
         if not isinstance(data, dict):
             return data
-        keys = ("issues", "clarity_issues", "structural_issues")  # the design's own key names too
+        keys = ("issues", "clarity_issues", "structural_issues")  # a model may echo the result's key names
         if not any(k in data for k in keys):
             raise ValueError('expected an object with an "issues" list')
         items: list[Any] = []

@@ -1,6 +1,6 @@
 """The clarity rubric: score tiers, penalty weights, and rubric files that override them.
 
-The defaults are the design's ``SCORING_RUBRIC`` and ``WEIGHTS``. A rubric file (TOML)
+The defaults are ``SCORING_RUBRIC`` and ``WEIGHTS`` below. A rubric file (TOML)
 may replace weights and/or the whole tier table::
 
     api_accuracy_threshold = 0.7      # optional; API accuracy below this costs low_api_accuracy_penalty
@@ -256,7 +256,7 @@ class Rubric:
         raise UsageError(f"score {score} is outside every tier of the rubric ({self.source})")
 
     def tiers_dict(self) -> dict[str, dict[str, Any]]:
-        """The tier table in the design's ``get_rubric`` shape, keyed by tier label."""
+        """The tier table as the ``get_rubric`` tool returns it, keyed by tier label."""
         return {t.label: t.to_dict() for t in self.tiers}
 
     def to_dict(self) -> dict[str, Any]:
@@ -273,7 +273,7 @@ class Rubric:
 
 @lru_cache(maxsize=1)
 def default_rubric() -> Rubric:
-    """The design's rubric and weights."""
+    """The built-in rubric: ``SCORING_RUBRIC``'s tiers and ``WEIGHTS``."""
     return _build({"tiers": SCORING_RUBRIC}, source="default")
 
 

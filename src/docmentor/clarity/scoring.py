@@ -12,8 +12,8 @@ Overall score (weights from the rubric, defaults shown)::
 Content penalties:
 
 - ``total_code_blocks`` absent (None): the caller measured no code metrics, so no content
-  penalty at all. This is the rule that makes the design's test table hold
-  (0/3/2 → 8.3 with no code metrics given).
+  penalty at all: 0 critical, 3 warnings and 2 info issues with no code metrics give 8.3
+  (``tests/test_clarity_scoring.py``).
 - ``total_code_blocks == 0``: ``no_code_blocks`` (2.0).
 - code blocks but ``successful_examples`` (or its alias ``executable_examples``; the first
   wins when both are given) equal to 0: ``no_executable_examples`` (1.5); absent: none.
@@ -249,7 +249,7 @@ def calculate_clarity_score(inputs: Mapping[str, Any], rubric: Rubric | None = N
     """The overall clarity score of one document from its issue counts and content metrics.
 
     Args:
-        inputs: the design's ``calculate_clarity_score`` arguments (``critical_issues``,
+        inputs: the issue counts and content metrics (``critical_issues``,
             ``warning_issues``, ``info_issues``, ``total_code_blocks``,
             ``successful_examples``/``executable_examples``, ``failed_examples``,
             ``skipped_examples``, API signature counts, ``api_accuracy_score``,
@@ -257,9 +257,9 @@ def calculate_clarity_score(inputs: Mapping[str, Any], rubric: Rubric | None = N
         rubric: weights and tiers (the default rubric when omitted).
 
     Returns:
-        The design's output (``overall_score``, ``grade``, ``rubric_tier``,
-        ``rubric_description``, ``calculation_breakdown``, ``quality_rating``,
-        ``meets_criteria``) plus ``calculation``, ``scoring_version`` and ``rubric_hash``.
+        ``overall_score``, ``grade``, ``rubric_tier``, ``rubric_description``,
+        ``calculation_breakdown``, ``quality_rating``, ``meets_criteria``, ``calculation``,
+        ``scoring_version`` and ``rubric_hash``.
 
     Raises:
         UsageError: unknown keys, negative or non-integer counts, accuracy outside 0..1.
@@ -381,7 +381,7 @@ def dimension_scores(
 def dashboard_metrics(
     inputs: Mapping[str, Any], *, result: Mapping[str, Any] | None = None, rubric: Rubric | None = None
 ) -> dict[str, Any]:
-    """The design's ``dashboard_metrics`` for one document.
+    """The ``dashboard_metrics`` of one document.
 
     - ``score_grade``: the grade of the overall score.
     - ``completeness_percent``: successful (executable) examples / code blocks × 100, one

@@ -1,4 +1,4 @@
-"""The catalog fields the plan's schema asks for besides the API itself.
+"""The catalog fields of an :class:`ApiEntry` besides the API itself.
 
 ``related_apis``
     "Other APIs often used together": the APIs that share the most examples with this one

@@ -1,4 +1,4 @@
-"""The ``knowledge_base/`` folder: the plan's structured output for the MCP tools.
+"""The ``knowledge_base/`` folder: the structured output the library-knowledge MCP tools read.
 
 ::
 

@@ -1,4 +1,4 @@
-"""The knowledge-base records (the plan's API catalog and examples database schemas).
+"""The knowledge-base records: the API catalog (:class:`ApiEntry`) and examples (:class:`Example`).
 
 pydantic models, validated when written and when loaded.
 """

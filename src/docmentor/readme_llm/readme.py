@@ -1,9 +1,10 @@
-"""The monolithic README.LLM, in the paper's XML layout (Wijaya et al. 2025, Appendix B/C).
+"""The monolithic README.LLM: the XML layout of Wijaya et al., "ReadMe.LLM" (2025), Appendix B/C.
 
 ::
 
     <ReadMe.LLM>
-    <rules> the paper's three rules, the version described, whether examples were run </rules>
+    <rules> ask when unsure; reuse the library; mind its dependencies; the version described,
+            whether examples were run </rules>
     <context_description> library, purpose, how the context is organised </context_description>
     <context_N>
     <context_N_description> what the API is and does </context_N_description>
