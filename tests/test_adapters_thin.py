@@ -223,3 +223,120 @@ def test_trend_points_record_history_and_the_trend_summary(tmp_path: Path) -> No
     assert moved is not None and moved.compared == 3
     assert (moved.before, moved.after) == pytest.approx((22 / 3, 23.5 / 3))
     assert moved.most_changed == (ScoreChange("a.md", 6.0, 8.0), ScoreChange("b.md", 9.0, 8.5))
+
+
+# -- what score_document may read (access) -------------------------------------------------------
+
+
+@pytest.fixture
+def folders(tmp_path: Path) -> dict[str, Path]:
+    indexed = tmp_path / "indexed"
+    indexed.mkdir()
+    (indexed / "guide.md").write_text("# Guide\n\nRun `make` to build it.\n", encoding="utf-8")
+    allowed = tmp_path / "allowed"
+    allowed.mkdir()
+    (allowed / "draft.md").write_text("# Draft\n\nA page in an allowed folder.\n", encoding="utf-8")
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.md").write_text("# Secret\n\nNot for the model.\n", encoding="utf-8")
+    (allowed / "link.md").symlink_to(outside / "secret.md")  # inside by name, outside in fact
+    return {"indexed": indexed, "allowed": allowed, "outside": outside}
+
+
+def test_the_read_policy_allows_indexed_documents_and_allowed_folders_only(
+    tmp_path: Path, folders: dict[str, Path]
+) -> None:
+    from docmentor.access import Readable, ReadPolicy, score_document
+    from docmentor.clarity import score_paths
+    from docmentor.errors import NotFoundError
+
+    engine = Docmentor(tmp_path / "index", embeddings=False)
+    engine.add(str(folders["indexed"]), name="docs")
+    policy = ReadPolicy.allowing([folders["allowed"]])
+    assert policy.allowed == (folders["allowed"].resolve(),)
+
+    draft = folders["allowed"] / "draft.md"
+    assert policy.resolve(engine, str(draft)) == Readable(file=draft)
+    with pytest.raises(NotFoundError, match=r"no file .*nope\.md in the allowed folders"):
+        policy.resolve(engine, str(folders["allowed"] / "nope.md"))
+    # an indexed document by SOURCE:PATH: its stored text, with the folder it was read from
+    found = policy.resolve(engine, "docs:guide.md")
+    assert found.file is None and found.root == folders["indexed"]
+    assert found.document is not None and "Run `make`" in found.document.content
+    # the indexed file by its own path: read as the file
+    assert (
+        policy.resolve(engine, str(folders["indexed"] / "guide.md")).file == folders["indexed"] / "guide.md"
+    )
+    # anything else gets one answer, whether it exists or not (a symlink out of a folder too)
+    answers = set()
+    for ref in (
+        str(folders["outside"] / "secret.md"),
+        str(folders["outside"] / "missing.md"),
+        str(folders["allowed"] / "link.md"),
+        "/etc/hostname",
+        "docs:missing.md",
+    ):
+        with pytest.raises(NotFoundError) as info:
+            policy.resolve(engine, ref)
+        answers.add(str(info.value).replace(repr(ref), "REF"))
+    (answer,) = answers
+    assert answer.startswith("REF is not an indexed document, nor a file in a folder this server may read (")
+    # no allowed folder: a file outside the index is refused
+    with pytest.raises(NotFoundError, match="nor a file in a folder"):
+        ReadPolicy().resolve(engine, str(draft))
+
+    scored = score_document(engine, str(draft), policy=policy, target=9.0)
+    assert scored == score_paths([draft], target=9.0)["documents"][0]
+    by_ref = score_document(engine, "docs:guide.md", policy=policy)
+    assert by_ref["path"] == "guide.md" and 0 <= by_ref["clarity_score"]["overall_score"] <= 10
+    engine.close()
+
+
+# -- the background refresh scheduler (scheduler) ------------------------------------------------
+
+
+def test_the_scheduler_indexes_configured_sources_one_by_one_and_remembers_the_failures(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from docmentor.scheduler import RefreshScheduler, UnindexedSources, configured_sources
+
+    work = tmp_path / "project"
+    (work / "manual").mkdir(parents=True)
+    (work / "manual" / "intro.md").write_text("# Intro\n\nThe zeppelin manual.\n", encoding="utf-8")
+    # the first configured source cannot be read (nothing listens on port 9), the second can
+    (work / "docmentor.toml").write_text('sources = ["bad:http://127.0.0.1:9/llms.txt", "cfg:manual"]\n')
+    monkeypatch.chdir(work)
+    assert [s.name for s in configured_sources()] == ["bad", "cfg"]
+    engine = Docmentor(tmp_path / "index", create=True, embeddings=False)
+    unindexed = UnindexedSources()
+    changes: list[int] = []
+
+    def changed() -> None:
+        changes.append(len(engine.sources()))
+        raise RuntimeError("a listener failing ends nothing")
+
+    scheduler = RefreshScheduler(
+        engine, configured=True, interval_hours=0, unindexed=unindexed, on_change=changed
+    )
+    scheduler.index_configured()
+    assert [s["name"] for s in engine.sources()] == ["cfg"] and changes == [1]
+    rows = unindexed.sources(engine.sources())
+    assert [(r["name"], r["kind"], r["status"]) for r in rows] == [
+        ("cfg", "folder", "ok"),
+        ("bad", "configured", "error"),
+    ]
+    assert "127.0.0.1:9" in rows[1]["error"] and rows[1]["target"] == "http://127.0.0.1:9/llms.txt"
+
+    scheduler.refresh()  # a periodic pass: the bad one is still reported, the listener called
+    assert changes == [1, 1] and [r["name"] for r in unindexed.sources(engine.sources())] == ["cfg", "bad"]
+    # once a source is indexed, its failure is forgotten
+    unindexed.failed("cfg", "manual", {}, "was down")
+    assert [r["name"] for r in unindexed.sources(engine.sources())] == ["cfg", "bad"]
+
+    # started, with no interval: one pass in its own thread, which then ends
+    thread = RefreshScheduler(engine, configured=True, interval_hours=0).start()
+    thread.join(timeout=60)
+    assert not thread.is_alive()
+    with pytest.raises(ValueError, match="interval_hours"):
+        RefreshScheduler(engine, configured=False, interval_hours=-1)
+    engine.close()

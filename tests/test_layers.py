@@ -8,8 +8,9 @@ Layers, lowest first (``LAYERS``). A module may import from its own layer or a l
    documents, the embedding model and the chat-model client.
 2. **store** — the record (SQLite).
 3. **search** — the lexical and semantic indexes over the store.
-4. **engine** — the ``Docmentor`` facade.
-5. **products** — ``assemble``, ``clarity``, ``readme_llm`` (library knowledge), ``evaluation``.
+4. **engine** — the ``Docmentor`` facade, and ``scheduler`` (background refresh and embedding).
+5. **products** — ``assemble``, ``clarity``, ``readme_llm`` (library knowledge), ``evaluation``,
+   ``access`` (what score_document may read).
 6. **adapters** — ``cli``, ``server``, ``mcp_*``, ``stdio_pipes``, ``__main__``, and the
    package root ``docmentor/__init__.py`` (the public namespace re-exports from any layer).
 
@@ -52,8 +53,17 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("inputs", ("docmentor.sources", "docmentor.parse", "docmentor.embeddings", "docmentor.llm")),
     ("store", ("docmentor.store",)),
     ("search", ("docmentor.search",)),
-    ("engine", ("docmentor.engine",)),
-    ("products", ("docmentor.assemble", "docmentor.clarity", "docmentor.readme_llm", "docmentor.evaluation")),
+    ("engine", ("docmentor.engine", "docmentor.scheduler")),
+    (
+        "products",
+        (
+            "docmentor.assemble",
+            "docmentor.clarity",
+            "docmentor.readme_llm",
+            "docmentor.evaluation",
+            "docmentor.access",
+        ),
+    ),
     (
         "adapters",
         (

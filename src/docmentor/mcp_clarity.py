@@ -3,7 +3,6 @@ score_document, which reads only indexed documents and the folders a user allowe
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from mcp.server.mcpserver import MCPServer
@@ -11,7 +10,6 @@ from mcp_types import CallToolResult
 from pydantic import Field
 
 from docmentor import mcp_schemas as out
-from docmentor.errors import NotFoundError
 from docmentor.mcp_contract import READ_ONLY, run, structured, tool
 from docmentor.mcp_schemas import Count, MaybeCount, Score
 
@@ -26,6 +24,7 @@ Dimension = Literal[
 
 
 def clarity_tools(server: MCPServer, engine: Docmentor, state: ServerState) -> None:
+    from docmentor.access import score_document as score_allowed
     from docmentor.clarity import scoring
     from docmentor.clarity.explain import explain_score as _explain
     from docmentor.clarity.roadmap import get_improvement_roadmap as _roadmap
@@ -136,48 +135,6 @@ def clarity_tools(server: MCPServer, engine: Docmentor, state: ServerState) -> N
         Only indexed documents can be scored, and files in the folders the user allowed when
         starting the server.
         """
-        return structured(await run(lambda: score_one(engine, state, path_or_url, target_score)))
-
-
-def score_one(engine: Docmentor, state: ServerState, ref: str, target: float) -> dict[str, Any]:
-    """Score an indexed document, or a file in a folder the user allowed (``--allow-path``).
-
-    Anything else gets one answer, whether or not such a file exists: a model may ask for
-    any path, and must learn nothing of the rest of the machine."""
-    import os
-
-    from docmentor.clarity import score_paths, score_raw
-    from docmentor.models import RawDocument
-
-    is_url = ref.startswith(("http://", "https://", "file://"))
-    local = Path(ref).expanduser() if not is_url else None
-    if local is not None and state.allow_paths:
-        real = Path(os.path.realpath(local))
-        if any(real.is_relative_to(root) for root in state.allow_paths):
-            if not real.is_file():
-                raise NotFoundError(f"no file {ref} in the allowed folders", hint="check the path")
-            return dict(score_paths([local], target=target)["documents"][0])
-    try:
-        with engine.store.snapshot():
-            doc = engine.find(ref)
-            row = engine.store.source(doc.source)
-            raw = RawDocument(
-                path=doc.path,
-                url=doc.url,
-                content=engine.store.content(doc.id),
-                fmt=doc.fmt,
-                line_map=engine.store.line_map(doc.id),
-            )
-    except NotFoundError:
-        raise NotFoundError(
-            f"{ref!r} is not an indexed document, nor a file in a folder this server may read",
-            hint="score an indexed document: SOURCE:PATH or a URL as search_docs and list_sources show them "
-            "(the user can allow a folder with `docmentor serve --allow-path DIR`)",
-        ) from None
-    root = Path(row.target) if row.kind == "folder" else None
-    if root is not None and local is not None and local.is_absolute():
-        # the indexed file itself, as `docmentor clarity score FILE` reads it
-        real = Path(os.path.realpath(local))
-        if real.is_relative_to(root.resolve()) and real.is_file():
-            return dict(score_paths([local], target=target)["documents"][0])
-    return score_raw(raw, root=root if root is not None and root.is_dir() else None, target=target)
+        return structured(
+            await run(lambda: score_allowed(engine, path_or_url, policy=state.policy, target=target_score))
+        )

@@ -10,9 +10,7 @@ from __future__ import annotations
 import json
 import logging
 import sys
-import threading
 from collections.abc import Sequence
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -23,6 +21,7 @@ from pydantic import Field
 
 from docmentor import __version__
 from docmentor import mcp_schemas as out
+from docmentor.access import ReadPolicy
 from docmentor.engine import Docmentor
 from docmentor.errors import DocmentorError, UsageError
 from docmentor.mcp_contract import READ_ONLY, REFRESH, Contract, tool
@@ -44,6 +43,7 @@ from docmentor.mcp_schemas import (
     MIN_DIGEST_TOKENS,
     DigestFormat,
 )
+from docmentor.scheduler import BackgroundEmbedder, RefreshScheduler, UnindexedSources, configured_sources
 
 log = logging.getLogger(__name__)
 
@@ -60,44 +60,14 @@ __all__ = [
 
 
 class ServerState:
-    """What one server knows beyond the index: its tool groups, the folders a user allowed
-    score_document to read, and the configured sources that could not be indexed (listed by
-    list_sources with their error until they are)."""
+    """What one server knows beyond the index: its tool groups, what score_document may read
+    (the indexed documents and the folders a user allowed), and the configured sources that
+    could not be indexed (listed by list_sources with their error until they are)."""
 
     def __init__(self, groups: list[str], allow_paths: Sequence[Path]) -> None:
         self.groups = groups
-        self.allow_paths = [Path(p).expanduser().resolve() for p in allow_paths]
-        self._failed: dict[str, dict[str, Any]] = {}
-        self._lock = threading.Lock()
-
-    def failed(self, name: str, target: str, options: dict[str, Any], error: str) -> None:
-        row = {
-            "name": name,
-            "kind": "configured",
-            "target": target,
-            "title": None,
-            "version": None,
-            "documents": 0,
-            "sections": 0,
-            "stale_documents": 0,
-            "status": "error",
-            "error": error,
-            "created_at": None,
-            "refreshed_at": datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z"),
-            "options": dict(options),
-            "units": 0,
-            "embedded": 0,
-        }
-        with self._lock:
-            self._failed[name] = row
-
-    def sources(self, indexed: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        """The indexed sources, then the configured ones that are not (with their error)."""
-        names = {r["name"] for r in indexed}
-        with self._lock:
-            for name in names & set(self._failed):
-                del self._failed[name]
-            return indexed + list(self._failed.values())
+        self.policy = ReadPolicy.allowing(allow_paths)
+        self.unindexed = UnindexedSources()
 
 
 def _state(server: MCPServer) -> ServerState | None:
@@ -219,77 +189,19 @@ def _strict_arguments(server: MCPServer) -> None:
 def _background(
     engine: Docmentor, server: MCPServer | None, *, configured: bool, interval_hours: float
 ) -> None:
-    """Index configured sources that are missing; then refresh every ``interval_hours``.
-
-    Each configured source on its own: one that cannot be read is one warning line, and the
-    others are still indexed. The server's instructions then name what is indexed (new
-    sessions see them)."""
-    import time
-
-    def loop() -> None:
-        if configured:
-            with engine.adding_configured:  # not twice, with a refresh_sources call meanwhile
-                try:
-                    known = {s["name"] for s in engine.sources()}
-                except DocmentorError as exc:
-                    log.warning("cannot list the indexed sources: %s", exc)
-                    known = set()
-                wanted = [src for src in _configured_sources() if src.name not in known]
-                state = _state(server) if server is not None else None
-                for src in wanted:
-                    log.info("indexing configured source %s", src.name)
-                    try:
-                        engine.add(src.target, name=src.name, options=src.options, embed=False)
-                    except Exception as exc:
-                        if isinstance(exc, DocmentorError):
-                            log.warning("configured source %s not indexed: %s", src.name, exc)
-                        else:
-                            log.exception("indexing configured source %s failed", src.name)
-                        if state is not None:  # list_sources shows it, with why
-                            state.failed(src.name, src.target, src.options, str(exc) or type(exc).__name__)
-            _update_instructions(server, engine)
-        EMBEDDER.wake()  # sections indexed by words before (or just now) get their vectors
-        while interval_hours > 0:
-            time.sleep(interval_hours * 3600)
-            try:
-                wanted = _configured_sources() if configured else []
-                reports = engine.refresh_with_config(wanted, embed=False)
-                EMBEDDER.wake()
-                _note_failures(server, wanted, reports)
-                for r in reports:
-                    if r.error:
-                        log.warning("source %s not refreshed: %s", r.source, r.error)
-            except DocmentorError as exc:
-                log.warning("background refresh failed: %s", exc)
-            except Exception:
-                log.exception("background refresh failed")
-            _update_instructions(server, engine)
-
-    threading.Thread(target=loop, name="docmentor-refresh", daemon=True).start()
-
-
-def _configured_sources() -> list[Any]:
-    """The sources the working folder's config names; none (with a warning) when the config
-    cannot be read: the indexed sources are still refreshed."""
-    from docmentor.config import load_config
-
-    try:
-        return list(load_config().sources)
-    except Exception as exc:  # a broken docmentor.toml must not stop a server's refreshes
-        log.warning("the configured sources cannot be read: %s", exc)
-        return []
-
-
-def _note_failures(server: MCPServer | None, configured: list[Any], reports: list[Any]) -> None:
-    """Configured sources a refresh could not index, for list_sources."""
+    """Start the refresh scheduler (:class:`docmentor.scheduler.RefreshScheduler`): the
+    configured sources that are missing indexed, then a refresh every ``interval_hours``;
+    after each, the embedder woken and the instructions naming what is indexed (new sessions
+    see them)."""
     state = _state(server) if server is not None else None
-    if state is None:
-        return
-    by_name = {src.name: src for src in configured}
-    for r in reports:
-        if r.kind == "configured" and r.error and r.source in by_name:
-            src = by_name[r.source]
-            state.failed(src.name, src.target, src.options, r.error)
+    RefreshScheduler(
+        engine,
+        configured=configured,
+        interval_hours=interval_hours,
+        embedder=EMBEDDER,
+        unindexed=state.unindexed if state is not None else None,
+        on_change=lambda: _update_instructions(server, engine),
+    ).start()
 
 
 def _update_instructions(server: MCPServer | None, engine: Docmentor) -> None:
@@ -401,55 +313,6 @@ def _join_warming() -> None:
         thread.join(timeout=10)
 
 
-class BackgroundEmbedder:
-    """One thread that embeds the sections still without vectors, whenever woken (at start,
-    after each refresh). A stop ends it after the batch in hand; what is left is embedded by
-    the next server or refresh."""
-
-    def __init__(self) -> None:
-        self._wanted = threading.Event()
-        self._stopping = threading.Event()
-        self._thread: threading.Thread | None = None
-        self._engine: Docmentor | None = None
-
-    def start(self, engine: Docmentor) -> None:
-        if not engine.embeddings or self._thread is not None:
-            return
-        self._engine = engine
-        self._stopping.clear()
-        self._thread = threading.Thread(target=self._loop, name="docmentor-embed", daemon=True)
-        self._thread.start()
-        self.wake()
-
-    def wake(self) -> None:
-        self._wanted.set()
-
-    def stop(self, timeout: float = 10.0) -> None:
-        thread, self._thread = self._thread, None
-        if thread is None:
-            return
-        self._stopping.set()
-        self._wanted.set()
-        thread.join(timeout=timeout)
-
-    def _loop(self) -> None:
-        engine = self._engine
-        assert engine is not None
-        while not self._stopping.is_set():
-            self._wanted.wait()
-            self._wanted.clear()
-            if self._stopping.is_set():
-                return
-            try:
-                done = engine.embed(stop=self._stopping)
-                if done.embedded:
-                    log.info("embedded %d sections in %.1f s", done.embedded, done.seconds)
-            except DocmentorError as exc:
-                log.warning("sections not embedded: %s", exc)
-            except Exception:
-                log.exception("embedding sections failed")
-
-
 EMBEDDER = BackgroundEmbedder()
 
 
@@ -550,7 +413,7 @@ def _docs_tools(server: MCPServer, engine: Docmentor, state: ServerState) -> Non
         A configured source that could not be indexed is listed too, with kind "configured",
         status "error" and the error.
         """
-        return _structured({"sources": state.sources(_now(engine.sources))})
+        return _structured({"sources": state.unindexed.sources(_now(engine.sources))})
 
     @tool(server, annotations=REFRESH, title="Refresh sources")
     async def refresh_sources(
@@ -567,11 +430,11 @@ def _docs_tools(server: MCPServer, engine: Docmentor, state: ServerState) -> Non
             if source:
                 return engine.refresh(source, embed=False)
             # configured ones not yet indexed too
-            configured.extend(_configured_sources())
+            configured.extend(configured_sources())
             return engine.refresh_with_config(configured, embed=False)
 
         reports = await _run(refresh)
-        _note_failures(server, configured, reports)
+        state.unindexed.note(configured, reports)
         EMBEDDER.wake()  # new sections are searchable by words now, by meaning once embedded
         _update_instructions(server, engine)
         return _structured({"sources": [r.to_dict() for r in reports]})

@@ -1,0 +1,229 @@
+"""The background work of a long-running process (``docmentor serve``): index the configured
+sources not indexed yet, refresh every source periodically, and embed what has no vector.
+
+:class:`RefreshScheduler` runs the first two in one daemon thread, :class:`BackgroundEmbedder`
+the third in another; :class:`UnindexedSources` remembers the configured sources that could
+not be indexed (with why), for a listing of sources. Nothing here knows of MCP: a caller that
+shows something derived from the index (the server's instructions) passes ``on_change``.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable, Iterable
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
+
+from docmentor.errors import DocmentorError
+
+if TYPE_CHECKING:
+    from docmentor.config import ConfiguredSource
+    from docmentor.engine import Docmentor
+
+log = logging.getLogger(__name__)
+
+
+def configured_sources() -> list[ConfiguredSource]:
+    """The sources the working folder's config names; none (with a warning) when the config
+    cannot be read: the indexed sources are still refreshed."""
+    from docmentor.config import load_config
+
+    try:
+        return list(load_config().sources)
+    except Exception as exc:  # a broken docmentor.toml must not stop a server's refreshes
+        log.warning("the configured sources cannot be read: %s", exc)
+        return []
+
+
+class UnindexedSources:
+    """The configured sources that could not be indexed, as rows shaped like
+    ``Docmentor.sources()``'s (kind "configured", status "error", the error), until they are."""
+
+    def __init__(self) -> None:
+        self._failed: dict[str, dict[str, Any]] = {}
+        self._lock = threading.Lock()
+
+    def failed(self, name: str, target: str, options: dict[str, Any], error: str) -> None:
+        row = {
+            "name": name,
+            "kind": "configured",
+            "target": target,
+            "title": None,
+            "version": None,
+            "documents": 0,
+            "sections": 0,
+            "stale_documents": 0,
+            "status": "error",
+            "error": error,
+            "created_at": None,
+            "refreshed_at": datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z"),
+            "options": dict(options),
+            "units": 0,
+            "embedded": 0,
+        }
+        with self._lock:
+            self._failed[name] = row
+
+    def note(self, configured: Iterable[ConfiguredSource], reports: Iterable[Any]) -> None:
+        """The configured sources a refresh (``Docmentor.refresh_with_config``) could not index."""
+        by_name = {src.name: src for src in configured}
+        for r in reports:
+            if r.kind == "configured" and r.error and r.source in by_name:
+                src = by_name[r.source]
+                self.failed(src.name, src.target, src.options, r.error)
+
+    def sources(self, indexed: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """The indexed sources, then the configured ones that are not (with their error)."""
+        names = {r["name"] for r in indexed}
+        with self._lock:
+            for name in names & set(self._failed):
+                del self._failed[name]
+            return indexed + list(self._failed.values())
+
+
+class BackgroundEmbedder:
+    """One thread that embeds the sections still without vectors, whenever woken (at start,
+    after each refresh). A stop ends it after the batch in hand; what is left is embedded by
+    the next server or refresh."""
+
+    def __init__(self) -> None:
+        self._wanted = threading.Event()
+        self._stopping = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._engine: Docmentor | None = None
+
+    def start(self, engine: Docmentor) -> None:
+        if not engine.embeddings or self._thread is not None:
+            return
+        self._engine = engine
+        self._stopping.clear()
+        self._thread = threading.Thread(target=self._loop, name="docmentor-embed", daemon=True)
+        self._thread.start()
+        self.wake()
+
+    def wake(self) -> None:
+        self._wanted.set()
+
+    def stop(self, timeout: float = 10.0) -> None:
+        thread, self._thread = self._thread, None
+        if thread is None:
+            return
+        self._stopping.set()
+        self._wanted.set()
+        thread.join(timeout=timeout)
+
+    def _loop(self) -> None:
+        engine = self._engine
+        assert engine is not None
+        while not self._stopping.is_set():
+            self._wanted.wait()
+            self._wanted.clear()
+            if self._stopping.is_set():
+                return
+            try:
+                done = engine.embed(stop=self._stopping)
+                if done.embedded:
+                    log.info("embedded %d sections in %.1f s", done.embedded, done.seconds)
+            except DocmentorError as exc:
+                log.warning("sections not embedded: %s", exc)
+            except Exception:
+                log.exception("embedding sections failed")
+
+
+class RefreshScheduler:
+    """Index the configured sources that are missing (``configured``), then refresh every
+    source every ``interval_hours`` (0: never), in one daemon thread.
+
+    Each configured source on its own: one that cannot be read is one warning line (and a
+    row in ``unindexed``), and the others are still indexed. After each pass the embedder is
+    woken and ``on_change`` called; neither a failed refresh nor ``on_change`` ends the thread.
+    """
+
+    def __init__(
+        self,
+        engine: Docmentor,
+        *,
+        configured: bool,
+        interval_hours: float,
+        embedder: BackgroundEmbedder | None = None,
+        unindexed: UnindexedSources | None = None,
+        on_change: Callable[[], None] | None = None,
+    ) -> None:
+        if interval_hours < 0:
+            raise ValueError("interval_hours must be 0 (off) or more")
+        self.engine = engine
+        self.configured = configured
+        self.interval_hours = interval_hours
+        self.embedder = embedder
+        self.unindexed = unindexed
+        self.on_change = on_change
+        self.thread: threading.Thread | None = None
+
+    def start(self) -> threading.Thread:
+        self.thread = threading.Thread(target=self.run, name="docmentor-refresh", daemon=True)
+        self.thread.start()
+        return self.thread
+
+    def run(self) -> None:
+        if self.configured:
+            self.index_configured()
+        self._wake()
+        while self.interval_hours > 0:
+            time.sleep(self.interval_hours * 3600)
+            self.refresh()
+
+    def index_configured(self) -> None:
+        """Index the configured sources that are not indexed yet (not while another thread
+        of this process does: ``Docmentor.adding_configured``)."""
+        engine = self.engine
+        with engine.adding_configured:
+            try:
+                known = {s["name"] for s in engine.sources()}
+            except DocmentorError as exc:
+                log.warning("cannot list the indexed sources: %s", exc)
+                known = set()
+            for src in [s for s in configured_sources() if s.name not in known]:
+                log.info("indexing configured source %s", src.name)
+                try:
+                    engine.add(src.target, name=src.name, options=src.options, embed=False)
+                except Exception as exc:
+                    if isinstance(exc, DocmentorError):
+                        log.warning("configured source %s not indexed: %s", src.name, exc)
+                    else:
+                        log.exception("indexing configured source %s failed", src.name)
+                    if self.unindexed is not None:  # a listing of sources shows it, with why
+                        self.unindexed.failed(
+                            src.name, src.target, src.options, str(exc) or type(exc).__name__
+                        )
+        self._changed()
+
+    def refresh(self) -> None:
+        """One periodic pass: every source refreshed (configured ones not indexed yet added)."""
+        try:
+            wanted = list(configured_sources()) if self.configured else []
+            reports = self.engine.refresh_with_config(wanted, embed=False)
+            self._wake()
+            if self.unindexed is not None:
+                self.unindexed.note(wanted, reports)
+            for r in reports:
+                if r.error:
+                    log.warning("source %s not refreshed: %s", r.source, r.error)
+        except DocmentorError as exc:
+            log.warning("background refresh failed: %s", exc)
+        except Exception:
+            log.exception("background refresh failed")
+        self._changed()
+
+    def _wake(self) -> None:
+        if self.embedder is not None:
+            self.embedder.wake()
+
+    def _changed(self) -> None:
+        if self.on_change is None:
+            return
+        try:
+            self.on_change()
+        except Exception as exc:  # never worth failing a refresh for
+            log.debug("after a refresh: %s", exc)
