@@ -169,3 +169,16 @@ def test_hidden_setup_code_is_read_in_linear_time() -> None:
     issues = check_document(page, path="page.md").issues
     assert time.perf_counter() - start < 1.0  # the old regex took ~6 s on these blank lines
     assert [i for i in issues if i.type == "undefined_name"] == []
+
+
+def test_example_context_drops_fences_in_linear_time() -> None:
+    """The prose around an example (find_api's task words) leaves code out, on any fence run."""
+    from docmentor.readme_llm.examples import _fence_lines, _prose
+
+    assert _prose("Send it.\n\n```python\nclient.get(url)\n```\n\nThen close.") == "Send it. Then close."
+    started = time.perf_counter()
+    _prose("~~~x\n" * 8000)
+    assert time.perf_counter() - started < 1.0
+    # a shorter run or an info string does not close; ```x``` is inline code, not a fence
+    lines = ["````py", "```", "x", "````", "```x```", "~~~", "y", "~~~"]
+    assert _fence_lines(lines, None) == {1: 0, 6: 5}

@@ -27,6 +27,8 @@ from typing import TYPE_CHECKING, Literal
 from docmentor.clarity.checks.python import parse_python, placeholders_filled, prepare
 from docmentor.errors import NotFoundError
 from docmentor.parse.common import map_line
+from docmentor.parse.fences import Fence, closes, fence_open
+from docmentor.readme_llm.importance import prose_text
 from docmentor.readme_llm.models import Example
 from docmentor.store.docs import CodeBlockRow, code_blocks, documents_by_path, section_text
 
@@ -417,7 +419,6 @@ _INLINE_CODE = re.compile(r"`([^`\n]+)`")
 _PROMPT = re.compile(r"^\s*(?:[$>%!]\s*|PS>\s*)?")
 _PY_INSTALL = ("pip", "python", "uv")
 _TAB = re.compile(r"^(\s*)===[+!]?\s+\"([^\"]*)\"")
-_FENCE = re.compile(r"^\s*(`{3,}|~{3,})")
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9+]*")
 _STOPWORDS = _wordset(
     "the and for with from into your you this that these those using use how what when why which are "
@@ -592,7 +593,6 @@ def extract_examples(
     return examples
 
 
-_CODE_FENCE_BLOCK = re.compile(r"^[ \t]*(```|~~~).*?^[ \t]*\1[ \t]*$", re.S | re.M)
 CONTEXT_CHARS = 1500
 
 
@@ -605,22 +605,20 @@ def _section_prose(store: Store, section_id: int, cache: dict[int, str]) -> str:
 
 def _prose(section_text: str) -> str:
     """The words around an example: its section without code blocks (for finding APIs by task)."""
-    text = _CODE_FENCE_BLOCK.sub(" ", section_text or "")
+    text = prose_text(section_text or "")  # one line scan: linear, whatever the fences
     return " ".join(text.split())[:CONTEXT_CHARS]
 
 
 def _fence_lines(lines: list[str], line_map: list[int] | None) -> dict[int, int]:
     """Original-file line of each opening fence → its 0-based line in the stored text."""
     out: dict[int, int] = {}
-    inside: str | None = None
+    inside: Fence | None = None
     for k, line in enumerate(lines):
-        m = _FENCE.match(line)
-        if m is None:
-            continue
         if inside is None:
-            inside = m.group(1)
-            out.setdefault(map_line(line_map, k + 1), k)
-        elif m.group(1).startswith(inside) and not line.strip()[len(m.group(1)) :].strip():
+            inside = fence_open(line, any_indent=True)
+            if inside is not None:
+                out.setdefault(map_line(line_map, k + 1), k)
+        elif closes(line, inside, any_indent=True):
             inside = None
     return out
 
