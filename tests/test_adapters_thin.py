@@ -340,3 +340,70 @@ def test_the_scheduler_indexes_configured_sources_one_by_one_and_remembers_the_f
     with pytest.raises(ValueError, match="interval_hours"):
         RefreshScheduler(engine, configured=False, interval_hours=-1)
     engine.close()
+
+
+# -- eval search and eval assemble (evaluation) --------------------------------------------------
+
+
+def test_evaluate_search_and_assemble_over_an_index(tmp_path: Path) -> None:
+    from docmentor.errors import NotFoundError, UsageError
+    from docmentor.evaluation import check_labels, evaluate_assemble, evaluate_search, source_folder
+
+    docs = tmp_path / "site" / "docs"
+    (docs / "guide").mkdir(parents=True)
+    (docs / "guide" / "install.md").write_text(
+        "# Install\n\nRun `pip install zeppelin` to install the zeppelin client.\n\n"
+        "## Upgrade\n\nRun `pip install -U zeppelin` to upgrade.\n",
+        encoding="utf-8",
+    )
+    (docs / "tuning.md").write_text("# Tuning\n\nSet the ballast before take-off.\n", encoding="utf-8")
+    engine = Docmentor(tmp_path / "index", embeddings=False)
+    engine.add(str(docs), name="docs")
+    assert source_folder(engine, "docs") == source_folder(engine, None) == docs
+    with pytest.raises(NotFoundError, match="unknown source 'nope'"):
+        engine.check_source("nope")
+    engine.check_source(None)
+
+    questions = [
+        # labelled relative to the folder above the source: docs/guide/install.md
+        {"id": "q1", "query": "upgrade zeppelin", "relevant": [{"path": "docs/guide/install.md", "heading": "Upgrade", "grade": 2}]},
+        {"id": "q2", "query": "ballast before take-off", "relevant": [{"path": "docs/tuning.md", "grade": 2}, {"path": "docs/gone.md", "grade": 1}]},
+        {"id": "q3", "query": "no labels"},
+    ]  # fmt: skip
+    with pytest.raises(NotFoundError, match="unknown source"):
+        check_labels(engine, questions, source="nope")
+    labels = check_labels(engine, questions)
+    assert [q["id"] for q in labels.questions] == ["q1", "q2"]
+    assert labels.renamed == {"guide/install.md": "docs/guide/install.md", "tuning.md": "docs/tuning.md"}
+    assert labels.unmatched == ("docs/gone.md",) and labels.labelled == 3 and not labels.none_indexed
+    run = evaluate_search(engine, labels)
+    q1, q2 = run.questions
+    assert q1["doc"]["mrr"] == 1.0 and q1["section"]["mrr"] == 1.0  # the Upgrade section first
+    assert q2["doc"]["mrr"] == 1.0 and q2["top"][0] == "tuning.md"
+    summary = run.summary()
+    assert summary["questions"] == 2 and summary["document"]["mrr"] == 1.0
+    foreign = check_labels(engine, [{"query": "x", "relevant": [{"path": "elsewhere/x.md"}]}])
+    assert foreign.none_indexed and foreign.unmatched == ("elsewhere/x.md",)
+
+    asked = [
+        {"id": "a1", "query": "how do I upgrade zeppelin", "expected_contains": ["pip install -U zeppelin"]},
+        {"id": "a2", "query": "tuning", "expected_contains": ["ballast", "zqxj-nowhere"]},
+        {"id": "a3", "query": "unlabelled"},
+    ]
+    result = evaluate_assemble(engine, asked, max_tokens=2000)
+    assert [(q.id, q.coverage, q.passed, q.missing) for q in result.questions] == [
+        ("a1", 1.0, True, ()),
+        ("a2", 0.5, False, ("zqxj-nowhere",)),
+    ]
+    assert all(0 < q.tokens <= 2000 for q in result.questions)
+    assert result.summary() == {
+        "questions": 2,
+        "passed": 1,
+        "pass_rate": 0.5,
+        "mean_coverage": 0.75,
+        "max_tokens": 2000,
+    }
+    assert result.questions[1].to_dict()["missing"] == ["zqxj-nowhere"]
+    with pytest.raises(UsageError, match='no question has "expected_contains"'):
+        evaluate_assemble(engine, [{"id": "1", "query": "x"}])
+    engine.close()

@@ -913,6 +913,11 @@ class Docmentor:
         return None
 
     # -- reading ---------------------------------------------------------------------------
+    def check_source(self, source: str | None) -> None:
+        """:class:`NotFoundError` naming the indexed sources when ``source`` is not one of
+        them (None: every source, always fine)."""
+        self._known_source(source)
+
     def _known_source(self, source: str | None) -> None:
         if source is not None and not self.store.has_source(source):
             known = ", ".join(r.name for r in self.store.sources()) or "none"

@@ -20,9 +20,12 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from docmentor.errors import UsageError
+
+if TYPE_CHECKING:
+    from docmentor.engine import Docmentor
 
 PASS_COVERAGE = 0.8
 
@@ -285,3 +288,155 @@ def evaluate_api(
         top3=sum(1 for r in rows if r.rank and r.rank <= 3) / n,
         mrr=sum(1 / r.rank for r in rows if r.rank) / n,
     )
+
+
+# -- search and assemble over an index -----------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Labels:
+    """Questions' labels checked against the index: the questions with labels renamed to
+    the indexed paths (:func:`align_labels`), the renames (indexed → labelled), the
+    labelled paths that match nothing (scored as misses) and how many paths are labelled."""
+
+    questions: tuple[dict[str, Any], ...]
+    renamed: dict[str, str]
+    unmatched: tuple[str, ...]
+    labelled: int
+
+    @property
+    def none_indexed(self) -> bool:
+        return bool(self.labelled) and len(self.unmatched) == self.labelled
+
+
+def check_labels(
+    engine: Docmentor, questions: Iterable[dict[str, Any]], *, source: str | None = None
+) -> Labels:
+    """The questions with ``relevant`` labels, aligned with the documents of ``source`` (all
+    sources when None; an unknown source is a :class:`NotFoundError`)."""
+    engine.check_source(source)  # before any label is looked up
+    names = [r["name"] for r in engine.sources() if source is None or r["name"] == source]
+    indexed = {path for name in names for path in engine.store.documents(name)}
+    aligned, renamed, unmatched = align_labels([q for q in questions if q.get("relevant")], indexed)
+    labelled = {str(lab.get("path")) for q in aligned for lab in q["relevant"]}
+    return Labels(tuple(aligned), renamed, tuple(unmatched), len(labelled))
+
+
+@dataclass(frozen=True, slots=True)
+class SearchRun:
+    """Per-question search metrics (:func:`score_search` rows) and their summary."""
+
+    questions: tuple[dict[str, Any], ...]
+
+    def summary(self) -> dict[str, Any]:
+        return SearchEval(rows=list(self.questions)).summary()
+
+
+def source_folder(engine: Docmentor, source: str | None) -> Path | None:
+    """The folder ``source`` was added from (with no source: the one folder source, if
+    there is exactly one); None otherwise."""
+    rows = [r for r in engine.sources() if source is None or r["name"] == source]
+    folders = [Path(r["target"]) for r in rows if r["kind"] == "folder"]
+    return folders[0] if len(folders) == 1 else None
+
+
+def evaluate_search(
+    engine: Docmentor, labels: Labels, *, source: str | None = None, root: Path | None = None
+) -> SearchRun:
+    """Search each question (10 results, ``source`` only when given) and score the hits
+    against its labels; section labels are checked against the files in ``root`` (default:
+    :func:`source_folder`)."""
+    folder = root or source_folder(engine, source)
+    cache: dict[str, list[str]] = {}
+
+    def read_lines(path: str) -> list[str]:
+        if path not in cache:
+            cache[path] = []
+            for name in dict.fromkeys((path, labels.renamed.get(path, path))):
+                try:
+                    if folder:
+                        text = (folder / name).read_text(encoding="utf-8", errors="replace")
+                        cache[path] = text.splitlines()
+                        break
+                except OSError:
+                    continue
+        return cache[path]
+
+    rows = []
+    for q in labels.questions:
+        hits = [h.to_dict() for h in engine.search(q["query"], source=source, limit=10)]
+        rows.append(score_search(q, hits, read_lines))
+    return SearchRun(tuple(rows))
+
+
+@dataclass(frozen=True, slots=True)
+class AssembleQuestion:
+    id: str | int
+    query: str
+    coverage: float  # rounded to 4 places
+    passed: bool  # coverage >= PASS_COVERAGE
+    missing: tuple[str, ...]
+    tokens: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "query": self.query,
+            "coverage": self.coverage,
+            "passed": self.passed,
+            "missing": list(self.missing),
+            "tokens": self.tokens,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class AssembleEval:
+    questions: tuple[AssembleQuestion, ...]
+    max_tokens: int
+
+    @property
+    def passed(self) -> int:
+        return sum(q.passed for q in self.questions)
+
+    def summary(self) -> dict[str, Any]:
+        n = len(self.questions)
+        return {
+            "questions": n,
+            "passed": self.passed,
+            "pass_rate": round(self.passed / n, 4),
+            "mean_coverage": round(sum(q.coverage for q in self.questions) / n, 4),
+            "max_tokens": self.max_tokens,
+        }
+
+
+def evaluate_assemble(
+    engine: Docmentor,
+    questions: Iterable[dict[str, Any]],
+    *,
+    max_tokens: int = 8000,
+    source: str | None = None,
+    depth: int = 1,
+) -> AssembleEval:
+    """Assemble a digest for each question with ``expected_contains`` (the others are
+    skipped) and measure the share of those strings it holds."""
+    rows = []
+    for q in questions:
+        if not q.get("expected_contains"):
+            continue
+        digest = engine.assemble(
+            q["query"], max_tokens=max_tokens, source=source, depth=depth, allow_empty=True
+        )
+        cov, missing = coverage(digest.markdown, list(q["expected_contains"]))
+        rows.append(
+            AssembleQuestion(
+                id=q["id"],
+                query=q["query"],
+                coverage=round(cov, 4),
+                passed=cov >= PASS_COVERAGE,
+                missing=tuple(missing),
+                tokens=digest.actual_tokens,
+            )
+        )
+    if not rows:
+        raise UsageError('no question has "expected_contains"')
+    return AssembleEval(tuple(rows), max_tokens)

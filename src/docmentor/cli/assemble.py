@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import click
 import typer
@@ -13,7 +13,7 @@ from docmentor.cli.app import app, emit, open_engine, open_knowledge, require_in
 from docmentor.errors import UsageError
 
 if TYPE_CHECKING:
-    from docmentor.engine import Docmentor
+    pass
 
 
 # fixed values as click choices: a wrong one is a usage error (exit 2) that lists them, and
@@ -115,21 +115,18 @@ def eval_search(
     ] = False,
 ) -> None:
     """Search quality: document- and section-level MRR@10, Recall@k and nDCG@10."""
-    from docmentor.evaluation import SearchEval, align_labels, load_questions, score_search
+    from docmentor.evaluation import check_labels, evaluate_search, load_questions
 
     qs = [q for q in load_questions(questions) if q.get("relevant")]
     if not qs:
         raise UsageError(f'{questions}: no question has "relevant" labels')
     require_index()
     engine = open_engine(create=False)
-    engine._known_source(source)  # an unknown --source says so, before any label is looked up
-    names = [r["name"] for r in engine.sources() if source is None or r["name"] == source]
-    indexed = {path for name in names for path in engine.store.documents(name)}
-    qs, renamed, unmatched = align_labels(qs, indexed)
-    labelled = {str(lab.get("path")) for q in qs for lab in q["relevant"]}
-    if labelled and len(unmatched) == len(labelled):
+    labels = check_labels(engine, qs, source=source)
+    unmatched = labels.unmatched
+    if labels.none_indexed:
         raise UsageError(
-            f"none of the {len(labelled)} labelled documents is indexed"
+            f"none of the {labels.labelled} labelled documents is indexed"
             + (f" in source {source!r}" if source else "")
             + f" (first: {unmatched[0]})",
             hint="label paths are relative to the folder that was added; add that folder, or pass --source",
@@ -141,31 +138,12 @@ def eval_search(
             + (" …" if len(unmatched) > 3 else ""),
             file=sys.stderr,
         )
-    folder = root or _source_folder(engine, source)
-    cache: dict[str, list[str]] = {}
-
-    def read_lines(path: str) -> list[str]:
-        if path not in cache:
-            cache[path] = []
-            for name in dict.fromkeys((path, renamed.get(path, path))):
-                try:
-                    if folder:
-                        text = (folder / name).read_text(encoding="utf-8", errors="replace")
-                        cache[path] = text.splitlines()
-                        break
-                except OSError:
-                    continue
-        return cache[path]
-
-    ev = SearchEval()
-    for q in qs:
-        hits = [h.to_dict() for h in engine.search(q["query"], source=source, limit=10)]
-        ev.rows.append(score_search(q, hits, read_lines))
-    summary = ev.summary()
+    run = evaluate_search(engine, labels, source=source, root=root)
+    rows, summary = list(run.questions), run.summary()
     if as_json:
-        emit({"summary": summary, "questions": ev.rows})
+        emit({"summary": summary, "questions": rows})
         return
-    for r in ev.rows:
+    for r in rows:
         print(
             f"{r['id']}\tdoc MRR {r['doc']['mrr']:.2f}\tsection MRR {r['section']['mrr']:.2f}\t{r['query'][:70]}"
         )
@@ -186,37 +164,17 @@ def eval_assemble(
     ] = False,
 ) -> None:
     """Assembly quality: share of expected strings in each digest; a question passes at ≥ 0.8."""
-    from docmentor.evaluation import PASS_COVERAGE, coverage, load_questions
+    from docmentor.evaluation import evaluate_assemble, load_questions
 
     qs = [q for q in load_questions(questions) if q.get("expected_contains")]
     if not qs:
         raise UsageError(f'{questions}: no question has "expected_contains"')
     require_index()
-    engine = open_engine(create=False)
-    rows: list[dict[str, Any]] = []
-    for q in qs:
-        digest = engine.assemble(
-            q["query"], max_tokens=max_tokens, source=source, depth=depth, allow_empty=True
-        )
-        cov, missing = coverage(digest.markdown, list(q["expected_contains"]))
-        rows.append(
-            {
-                "id": q["id"],
-                "query": q["query"],
-                "coverage": round(cov, 4),
-                "passed": cov >= PASS_COVERAGE,
-                "missing": missing,
-                "tokens": digest.actual_tokens,
-            }
-        )
-    passed = sum(r["passed"] for r in rows)
-    summary = {
-        "questions": len(rows),
-        "passed": passed,
-        "pass_rate": round(passed / len(rows), 4),
-        "mean_coverage": round(sum(r["coverage"] for r in rows) / len(rows), 4),
-        "max_tokens": max_tokens,
-    }
+    result = evaluate_assemble(
+        open_engine(create=False), qs, max_tokens=max_tokens, source=source, depth=depth
+    )
+    rows, summary = [q.to_dict() for q in result.questions], result.summary()
+    passed = result.passed
     if as_json:
         emit({"summary": summary, "questions": rows})
         return
@@ -228,12 +186,6 @@ def eval_assemble(
     print(
         f"passed {passed}/{len(rows)} ({summary['pass_rate']:.0%}), mean coverage {summary['mean_coverage']:.2f}"
     )
-
-
-def _source_folder(engine: Docmentor, source: str | None) -> Path | None:
-    rows = [r for r in engine.sources() if source is None or r["name"] == source]
-    folders = [Path(r["target"]) for r in rows if r["kind"] == "folder"]
-    return folders[0] if len(folders) == 1 else None
 
 
 @eval_app.command("api", short_help="API lookup quality: top-1, top-3 and MRR of find_api.")
