@@ -18,7 +18,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 from docmentor.errors import UsageError
 
@@ -31,7 +31,6 @@ __all__ = ["OUTPUT_FORMATS", "GenerationResult", "docs_source_name", "generate",
 
 log = logging.getLogger(__name__)
 
-OutputFormat = Literal["monolithic", "knowledge_base", "both"]
 OUTPUT_FORMATS: tuple[str, ...] = ("monolithic", "knowledge_base", "both")
 SHOWN_DOC_WARNINGS = 5  # of the docs' indexing warnings, in generation's own warning
 
@@ -103,7 +102,6 @@ def docs_source_name(library: str) -> str:
     return f"{name[:58]}-docs"
 
 
-_source_name = docs_source_name  # the name cli/library.py imports until it takes the public one
 
 
 def _doc_sections(engine: Docmentor, source: str) -> list[DocSection]:
@@ -419,7 +417,7 @@ def generate(
     vectors = _embed_apis(entries, examples, warnings, step) if embeddings and entries else None
     timings["embeddings"] = time.perf_counter() - t
 
-    # 5. validation and drift (beyond the plan), when their modules are there
+    # 5. validation and drift, when their modules are there
     t = time.perf_counter()
     validation: dict[str, Any] | None = None
     validated = False

@@ -4,8 +4,8 @@
 processes can write at once without losing one); an identical report — same library,
 query, type, APIs tried and error — is counted rather than stored twice. The report
 carries the last few tool calls of the reporting server process as session context.
-``analyze`` turns the reports into the plan's feedback report: summary, top failing
-queries, missing examples, unclear APIs, search-quality issues and recommendations.
+``analyze`` turns the reports into a feedback report: summary, top failing queries,
+missing examples, unclear APIs, search-quality issues and recommendations.
 """
 
 from __future__ import annotations
@@ -113,7 +113,7 @@ def report_issue(
 def suggestions(
     issue_type: str, *, query: str, apis: list[str], error: str | None, library: str | None
 ) -> list[str]:
-    """The plan's immediate suggestions for a report."""
+    """What the library's owner could do at once about one report (by issue type)."""
     lib = library or "<library>"
     out: list[str] = []
     if issue_type == "error" and error:
@@ -238,7 +238,7 @@ def analyze(store: Store, library: str | None = None) -> dict[str, Any]:
 
 
 def report_text(analysis: dict[str, Any]) -> str:
-    """The feedback report as text, in the plan's layout."""
+    """The feedback report as text: summary, then one block per finding, then recommendations."""
     s = analysis["summary"]
     lines = ["Feedback Analysis Report", "========================", "", "Summary:"]
     lines.append(f"- Total issues: {s['total_issues']}")

@@ -27,7 +27,6 @@ if TYPE_CHECKING:
 __all__ = [
     "KbRecords",
     "KbRow",
-    "kb_generation",
     "list_kbs",
     "load_entry_records",
     "load_example_records",
@@ -147,11 +146,6 @@ def list_kbs(store: Store) -> list[KbRow]:
         if _NO_TABLES in str(exc):
             return []
         raise StoreError(f"cannot read the knowledge bases: {exc}") from exc
-
-
-def kb_generation(store: Store, library: str) -> int:
-    """The library's registration generation (raises NotFoundError when not registered)."""
-    return _require(store, library).generation
 
 
 def _require(store: Store, library: str) -> KbRow:
