@@ -315,49 +315,14 @@ class LinkGraph:
     def _resolve_from(self, base: _Base, target: str) -> int | str:
         """A document id for a non-empty link target, or the reason there is none."""
         keys, folder, origin = base.keys, base.folder, base.origin
-        if (
-            origin is None
-            and target[-3:] == ".md"
-            and ":" not in target
-            and "%" not in target
-            and "?" not in target
-            and "//" not in target
-        ):
-            # the common case, without normpath: "page.md", "./sub/page.md", "../../x/page.md"
-            rel, up = target, folder
-            if rel[0] == ".":
-                while rel[:2] == "./":
-                    rel = rel[2:]
-                while rel[:3] == "../" and up:
-                    up = up.rpartition("/")[0]
-                    rel = rel[3:]
-            elif rel[0] == "/":
-                up, rel = "", rel[1:]
-            if "./" not in rel:
-                found = keys.keys.get(f"{up}/{rel}" if up else rel)
-                if found is not None:
-                    return found
+        if origin is None:
+            found = self._plain_relative(keys, folder, target)
+            if found is not None:
+                return found
         if target.startswith("//"):
             target = (origin.partition(":")[0] if origin else "https") + ":" + target
         if ":" in target and _SCHEME.match(target):
-            exact = keys.keys.get(target.partition("#")[0])
-            if exact is not None:
-                return exact
-            if not keys.hosts or not target[:8].lower().startswith(("http://", "https://")):
-                return "external"
-            if target.split("/", 3)[2].partition("?")[0].partition("#")[0].lower() not in keys.hosts:
-                return "external"  # (checked before urlsplit, which is slow)
-            parts = urlsplit(target)
-            host = parts.netloc.lower()
-            if host not in keys.hosts:
-                return "external"
-            path = posixpath.normpath(unquote(parts.path) or "/")
-            if path.startswith("//"):
-                path = "/" + path.lstrip("/")
-            is_dir = parts.path.endswith("/") or not parts.path
-            found = self._lookup(keys, (f"//{host}", ""), path, is_dir)
-            return "missing" if found is None else found
-
+            return self._resolve_url(keys, target)
         target = target.partition("?")[0]
         if "%" in target:
             target = unquote(target)
@@ -365,13 +330,67 @@ class LinkGraph:
             return "empty"
         is_dir = target.endswith("/") or target in (".", "..") or target.endswith(("/.", "/.."))
         if origin is not None:
-            host = origin.partition("://")[2]
-            joined = posixpath.normpath(target if target.startswith("/") else folder + target)
-            if joined.startswith("//"):
-                joined = "/" + joined.lstrip("/")
-            found = self._lookup(keys, (f"//{host}", ""), joined, is_dir)
-            return "missing" if found is None else found
+            return self._resolve_on_site(keys, folder, origin, target, is_dir)
+        return self._resolve_in_folder(keys, folder, target, is_dir)
 
+    @staticmethod
+    def _plain_relative(keys: _SourceKeys, folder: str, target: str) -> int | None:
+        """The common case of a local source, without normpath: "page.md", "./sub/page.md",
+        "../../x/page.md", "/x/page.md" found as written; ``None`` when not that simple or not found."""
+        if not (
+            target[-3:] == ".md"
+            and ":" not in target
+            and "%" not in target
+            and "?" not in target
+            and "//" not in target
+        ):
+            return None
+        rel, up = target, folder
+        if rel[0] == ".":
+            while rel[:2] == "./":
+                rel = rel[2:]
+            while rel[:3] == "../" and up:
+                up = up.rpartition("/")[0]
+                rel = rel[3:]
+        elif rel[0] == "/":
+            up, rel = "", rel[1:]
+        if "./" in rel:
+            return None
+        return keys.keys.get(f"{up}/{rel}" if up else rel)
+
+    def _resolve_url(self, keys: _SourceKeys, target: str) -> int | str:
+        """An absolute URL (with a scheme): a document of one of the source's hosts, or "external"/"missing"."""
+        exact = keys.keys.get(target.partition("#")[0])
+        if exact is not None:
+            return exact
+        if not keys.hosts or not target[:8].lower().startswith(("http://", "https://")):
+            return "external"
+        if target.split("/", 3)[2].partition("?")[0].partition("#")[0].lower() not in keys.hosts:
+            return "external"  # (checked before urlsplit, which is slow)
+        parts = urlsplit(target)
+        host = parts.netloc.lower()
+        if host not in keys.hosts:
+            return "external"
+        path = posixpath.normpath(unquote(parts.path) or "/")
+        if path.startswith("//"):
+            path = "/" + path.lstrip("/")
+        is_dir = parts.path.endswith("/") or not parts.path
+        found = self._lookup(keys, (f"//{host}", ""), path, is_dir)
+        return "missing" if found is None else found
+
+    def _resolve_on_site(
+        self, keys: _SourceKeys, folder: str, origin: str, target: str, is_dir: bool
+    ) -> int | str:
+        """A relative or rooted target in a document fetched from ``origin``, joined to its URL's folder."""
+        host = origin.partition("://")[2]
+        joined = posixpath.normpath(target if target.startswith("/") else folder + target)
+        if joined.startswith("//"):
+            joined = "/" + joined.lstrip("/")
+        found = self._lookup(keys, (f"//{host}", ""), joined, is_dir)
+        return "missing" if found is None else found
+
+    def _resolve_in_folder(self, keys: _SourceKeys, folder: str, target: str, is_dir: bool) -> int | str:
+        """A relative or rooted target in a local document, joined to its folder (or the source's root)."""
         rooted = target.startswith("/")
         if rooted:
             joined = posixpath.normpath(target.lstrip("/")) if target.strip("/") else "."
@@ -383,28 +402,33 @@ class LinkGraph:
         found = self._lookup(keys, ("",), path, is_dir)
         if found is not None:
             return found
-        if rooted and not path:  # "/": the site's home page, often docs/index.md
+        if not rooted:
+            return "missing"
+        if not path:  # "/": the site's home page, often docs/index.md
             for home in ("docs", "doc", "documentation"):
                 found = self._lookup(keys, ("",), home, True)
                 if found is not None:
                     return found
-        if rooted and path:
-            # "/docs/x.md" in a source whose root *is* docs/, or "/site-prefix/x/": drop leading
-            # folders the source does not have, then take a unique match on the path's end
-            rest = path
-            while "/" in rest and rest.partition("/")[0] not in keys.roots:
-                rest = rest.partition("/")[2]
-                found = self._lookup(keys, ("",), rest, is_dir)
+            return "missing"
+        return self._rooted_fallback(keys, path, is_dir)
+
+    def _rooted_fallback(self, keys: _SourceKeys, path: str, is_dir: bool) -> int | str:
+        """A rooted path not found as written: "/docs/x.md" in a source whose root *is* docs/, or
+        "/site-prefix/x/". Drop leading folders the source does not have, then take a unique
+        match on the path's end."""
+        rest = path
+        while "/" in rest and rest.partition("/")[0] not in keys.roots:
+            rest = rest.partition("/")[2]
+            found = self._lookup(keys, ("",), rest, is_dir)
+            if found is not None:
+                return found
+        rest = path
+        while "/" in rest:
+            rest = rest.partition("/")[2]
+            for key in _candidates(rest, is_dir):
+                found = keys.by_suffix(key)
                 if found is not None:
                     return found
-            rest = path
-            while "/" in rest:
-                rest = rest.partition("/")[2]
-                for key in _candidates(rest, is_dir):
-                    found = keys.by_suffix(key)
-                    if found is not None:
-                        return found
-            return "missing"
         return "missing"
 
     def _as_built(self, doc_id: int, target: str) -> int | None:
