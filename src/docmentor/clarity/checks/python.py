@@ -299,6 +299,27 @@ def harvest(source: str) -> set[str]:
 
 def _names(ex: PyExample, tree: ast.Module) -> None:
     """Fill defines / uses / imports of a parsed example."""
+    _imports_and_calls(ex, tree)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            table = symtable.symtable(ex.source, "<example>", "exec")
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        ex.defines = harvest(ex.source)
+        return
+    defined, wanted = _module_names(table)
+    ex.defines = defined
+    wanted = {n for n in wanted - defined if n not in KNOWN_NAMES and not _dunder(n)}
+    if not wanted:
+        return
+    first = _first_loads(tree, wanted)
+    ex.uses = {name: pos[0] for name, pos in first.items()}
+    for name in wanted - first.keys():  # used only via ``global`` or ``del``: rare, keep a line
+        ex.uses[name] = 1
+
+
+def _imports_and_calls(ex: PyExample, tree: ast.Module) -> None:
+    """Record the example's imported top-level modules (first line each), a wildcard import, any call."""
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             for alias in node.names:
@@ -310,13 +331,11 @@ def _names(ex: PyExample, tree: ast.Module) -> None:
                 ex.wildcard = True
         elif isinstance(node, ast.Call):
             ex.has_call = True
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            table = symtable.symtable(ex.source, "<example>", "exec")
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        ex.defines = harvest(ex.source)
-        return
+
+
+def _module_names(table: symtable.SymbolTable) -> tuple[set[str], set[str]]:
+    """The module-level names an example defines, and those it reads without defining them
+    (from the module and from any scope reading a global)."""
     defined: set[str] = set()
     wanted: set[str] = set()
     stack = [table]
@@ -335,19 +354,18 @@ def _names(ex: PyExample, tree: ast.Module) -> None:
             elif sym.is_global() and sym.is_referenced():
                 wanted.add(name)
         stack.extend(t.get_children())
-    ex.defines = defined
-    wanted = {n for n in wanted - defined if n not in KNOWN_NAMES and not _dunder(n)}
-    if not wanted:
-        return
+    return defined, wanted
+
+
+def _first_loads(tree: ast.Module, wanted: set[str]) -> dict[str, tuple[int, int]]:
+    """The first (line, column) where each of ``wanted`` is read."""
     first: dict[str, tuple[int, int]] = {}
     for node in ast.walk(tree):
         if isinstance(node, ast.Name) and node.id in wanted and isinstance(node.ctx, ast.Load):
             pos = (node.lineno, node.col_offset)
             if node.id not in first or pos < first[node.id]:
                 first[node.id] = pos
-    ex.uses = {name: pos[0] for name, pos in first.items()}
-    for name in wanted - first.keys():  # used only via ``global`` or ``del``: rare, keep a line
-        ex.uses[name] = 1
+    return first
 
 
 def _dunder(name: str) -> bool:
