@@ -38,7 +38,7 @@ def doc(document_id: int, path: str, *, combined: float, canonicality: float, **
     fields.update(kw)
     return DocumentScore(
         document_id=document_id, path=path, combined=combined, canonicality=canonicality, **fields
-    )  # type: ignore[arg-type]
+    )
 
 
 def cand(
@@ -61,7 +61,7 @@ def cand(
         text=text,
         line_start=line_start,
         line_end=line_start + text.count("\n"),
-        **fields,  # type: ignore[arg-type]
+        **fields,
     )
 
 
@@ -78,7 +78,7 @@ def run(candidates: list[Candidate], documents: list[DocumentScore], max_tokens:
         "primary_areas": ["deployment", "services"],
     }
     args.update(kw)
-    return distill(**args)  # type: ignore[arg-type]
+    return distill(**args)
 
 
 # --------------------------------------------------------------------------- a small hand-made digest

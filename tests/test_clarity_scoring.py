@@ -499,7 +499,7 @@ def test_missing_rubric_file(tmp_path: Path) -> None:
 def test_rubric_is_immutable() -> None:
     rubric = default_rubric()
     with pytest.raises(TypeError):
-        rubric.weights["critical_issue"] = 0.0  # type: ignore[index]
+        rubric.weights["critical_issue"] = 0.0
     assert isinstance(rubric, Rubric)
     assert {rubric: 1}[default_rubric()] == 1  # usable as a cache key
 
@@ -510,7 +510,7 @@ def test_rubric_is_immutable() -> None:
 def issue(severity: str, dims: list[str], **kw: Any) -> Issue:
     fields: dict[str, Any] = {"type": "x", "line": 1, "section": "S", "message": "m"}
     fields.update(kw)
-    return Issue(severity=severity, dimensions=dims, **fields)  # type: ignore[arg-type]
+    return Issue(severity=severity, dimensions=dims, **fields)
 
 
 def test_dimension_scores_from_issues() -> None:

@@ -99,7 +99,7 @@ def test_unchanged_sections_are_not_embedded_again(
 
     def counting(self: Embedder, batch: list[str], **kw: object) -> object:
         texts.extend(batch)
-        return real(self, batch, **kw)  # type: ignore[arg-type]
+        return real(self, batch, **kw)
 
     monkeypatch.setattr(Embedder, "embed", counting)
     folder = tmp_path / "docs"

@@ -48,7 +48,7 @@ def write(root: Path, rel: str, text: str) -> Path:
 
 def run(root: Path, rel: str, text: str, **kwargs: object) -> IncludeResult:
     path = write(root, rel, text)
-    return resolve_includes(text, path=path, root=root, **kwargs)  # type: ignore[arg-type]
+    return resolve_includes(text, path=path, root=root, **kwargs)
 
 
 def rows(result: IncludeResult) -> list[tuple[int, str]]:

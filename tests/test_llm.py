@@ -57,7 +57,7 @@ def server() -> Iterator[OpenAIServer]:
         yield started
 
 
-GOOD = {"answer": "42", "confidence": 0.9}
+GOOD: dict[str, Any] = {"answer": "42", "confidence": 0.9}
 ASK = [{"role": "user", "content": "What is the answer?"}]
 
 

@@ -456,7 +456,7 @@ def test_parse_with_a_line_map_stays_in_range(text: str, data: st.DataObject) ->
         line += step
         line_map.append(line)
     for fmt in ("markdown", "rst"):
-        raw = RawDocument(path="x", url="u", content=text, fmt=fmt, line_map=line_map)  # type: ignore[arg-type]
+        raw = RawDocument(path="x", url="u", content=text, fmt=fmt, line_map=line_map)
         check_invariants(parse_document(raw), text, line_map)
 
 

@@ -107,7 +107,12 @@ def test_a_failing_child_costs_only_time(
 
 def test_small_batches_and_threads_stay_on_one_core(monkeypatch: pytest.MonkeyPatch) -> None:
     calls: list[int] = []
-    monkeypatch.setattr(batch.os, "fork", lambda: calls.append(1) or 0)
+
+    def fork() -> int:
+        calls.append(1)
+        return 0
+
+    monkeypatch.setattr(batch.os, "fork", fork)
     small = [RawDocument(path="a.md", url="file:///a.md", content="# A\n\nText.\n")]
     assert batch.parse_many(small, analyze=section_terms)[0][0].title == "A"
     assert calls == []

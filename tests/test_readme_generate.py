@@ -282,7 +282,7 @@ def test_prose_mentions() -> None:
     )
     assert "connect();" not in text
     entries = [
-        ApiEntry(api_id=f"m.{n}", kind=k, name=n)  # type: ignore[arg-type]
+        ApiEntry(api_id=f"m.{n}", kind=k, name=n)
         for n, k in [("Database", "class"), ("connect", "function"), ("close", "method"), ("query", "method")]
     ]
     counts = count_mentions([text], entries)
@@ -376,22 +376,22 @@ def test_kb_replaced_atomically(kb, tmp_path: Path) -> None:  # type: ignore[no-
         examples=kb.examples,
         stats={"run": 1},
     )
-    first = write_kb(target, settings={"n": 1}, **args)  # type: ignore[arg-type]
+    first = write_kb(target, settings={"n": 1}, **args)
     before = {p.relative_to(target): p.read_bytes() for p in target.rglob("*") if p.is_file()}
     # a setting json cannot write fails after the catalog files were written: nothing changes
     with pytest.raises(StoreError, match="could not write the knowledge base"):
-        write_kb(target, settings={"bad": object()}, **args)  # type: ignore[arg-type]
+        write_kb(target, settings={"bad": object()}, **args)
     after = {p.relative_to(target): p.read_bytes() for p in target.rglob("*") if p.is_file()}
     assert after == before
     assert load_kb(target).metadata.generated_at == first.metadata.generated_at
     assert [p.name for p in target.parent.iterdir()] == ["knowledge_base"]
     # an invalid record is refused before anything is written
     broken = kb.entries[0].model_copy()
-    broken.importance_score = "x"  # type: ignore[assignment]
+    broken.importance_score = "x"
     with pytest.raises(StoreError, match="invalid knowledge base record"):
-        write_kb(target, settings={}, **{**args, "entries": [broken]})  # type: ignore[arg-type]
+        write_kb(target, settings={}, **{**args, "entries": [broken]})
     # regenerating replaces it, and leaves no old folder behind
-    fewer = write_kb(target, settings={"n": 2}, **{**args, "entries": kb.entries[:5]})  # type: ignore[arg-type]
+    fewer = write_kb(target, settings={"n": 2}, **{**args, "entries": kb.entries[:5]})
     assert len(load_kb(target).entries) == 5 == len(fewer.entries)
     assert load_kb(target).metadata.settings == {"n": 2}
     assert [p.name for p in target.parent.iterdir()] == ["knowledge_base"]

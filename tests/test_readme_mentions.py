@@ -11,7 +11,7 @@ from docmentor.readme_llm.models import ApiEntry, Example
 
 
 def api(api_id: str, kind: str, *aliases: str, parent: str | None = None) -> ApiEntry:
-    return ApiEntry(api_id=api_id, aliases=list(aliases), kind=kind, name=api_id.rsplit(".", 1)[-1], parent=parent)  # type: ignore[arg-type]
+    return ApiEntry(api_id=api_id, aliases=list(aliases), kind=kind, name=api_id.rsplit(".", 1)[-1], parent=parent)
 
 
 ENTRIES = [

@@ -49,7 +49,7 @@ def source_row(cli: Cli, name: str) -> dict[str, Any]:
 
 
 def page(cli: Cli, ref: str) -> dict[str, Any]:
-    return cli.json("get", ref)  # type: ignore[no-any-return]
+    return cli.json("get", ref)
 
 
 def paths_found(cli: Cli, word: str) -> list[str]:

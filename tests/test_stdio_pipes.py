@@ -19,7 +19,7 @@ from docmentor.engine import Docmentor
 from docmentor.stdio_pipes import kind
 from mcptool import converse, tool_call
 
-INITIALIZE = {
+INITIALIZE: dict[str, Any] = {
     "jsonrpc": "2.0",
     "id": 1,
     "method": "initialize",
@@ -29,7 +29,7 @@ INITIALIZE = {
         "clientInfo": {"name": "raw", "version": "0"},
     },
 }
-INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+INITIALIZED: dict[str, Any] = {"jsonrpc": "2.0", "method": "notifications/initialized"}
 
 
 def _env(tmp_path: Path) -> dict[str, str]:
