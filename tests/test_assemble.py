@@ -171,7 +171,7 @@ def recount(text: str) -> int:
     return int(toktok.batch_count([text], "o200k_base")[0])
 
 
-def cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+def cli(capsys: pytest.CaptureFixture[str], *args: str | Path) -> tuple[int, str, str]:
     capsys.readouterr()
     rc = main([str(a) for a in args])
     out, err = capsys.readouterr()
@@ -533,7 +533,7 @@ def test_eval_search_labels_relative_to_the_folder_above_the_source(
 def test_align_labels_renames_by_the_common_folder_only() -> None:
     from docmentor.evaluation import align_labels
 
-    qs = [
+    qs: list[dict[str, Any]] = [
         {"query": "a", "relevant": [{"path": "docs/a/x.md"}, {"path": "docs/b.md"}]},
         {"query": "b", "relevant": [{"path": "other/index.md"}, {"path": "c.md"}]},
     ]
