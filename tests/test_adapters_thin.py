@@ -127,7 +127,7 @@ def test_evaluate_api_scores_find_api_on_labelled_questions(
         "top": list(result.questions[0].top),
     }
     with pytest.raises(AttributeError):  # frozen
-        result.top1 = 1.0  # type: ignore[misc]
+        result.top1 = 1.0
     # a rank beyond the limit is not found
     assert [q.rank for q in evaluate_api(knowledge, questions, limit=1).questions] == [1, None, None]
     from docmentor.errors import UsageError
@@ -165,7 +165,7 @@ def test_plan_roadmap_is_the_roadmap_as_data_and_next_steps_do_not_repeat_a_fix(
     assert plan.quick_wins[0] == QuickWin("syntax_error", "Setup", 10, 30, plan.fixes[0].impact)
     assert plan.quick_wins[0].text == "Fix syntax error in Setup (line 10) - 30 min, +2.0 impact"
     with pytest.raises(AttributeError):
-        plan.fixes[0].line = 3  # type: ignore[misc]
+        plan.fixes[0].line = 3
     # the fixes first; a quick win of the same type on the same line is that fix again; one
     # without a line (the TODO) repeats none
     steps = plan.next_steps(10)

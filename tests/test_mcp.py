@@ -340,7 +340,7 @@ def test_stdio_server(engine: Docmentor, tmp_path: Path) -> None:
 
 def test_stdio_stdout_is_only_protocol(engine: Docmentor, tmp_path: Path) -> None:
     """Raw pipes: every line the server writes to stdout is a JSON-RPC message."""
-    messages = [
+    messages: list[dict[str, Any]] = [
         {
             "jsonrpc": "2.0",
             "id": 1,

@@ -464,7 +464,7 @@ def test_deeply_nested_lines_on_stdio_are_refused_and_the_session_goes_on(
         proc.stdout.close()
         proc.stderr.close()
     assert proc.returncode == 0, stderr
-    assert time.monotonic() - started < 20  # every request read was answered: no wait at the end
+    assert time.monotonic() - started < 28  # every request read was answered: no 30 s wait at the end
     errors = [(r["id"], r["error"]["code"]) for r in replies if "error" in r]
     assert errors == [(None, -32700), (3, -32600)], replies
     assert any("too deeply" in r["error"]["message"] for r in replies if "error" in r)
@@ -540,7 +540,7 @@ def test_malformed_lines_on_a_socket_stdio_are_answered_too(small: Docmentor, tm
     ours, theirs = socket.socketpair()
     proc = subprocess.Popen(
         [sys.executable, "-m", "docmentor", "--db", str(small.root), "serve"],
-        stdin=theirs, stdout=theirs, stderr=subprocess.PIPE, env=env, cwd=tmp_path,
+        stdin=theirs.fileno(), stdout=theirs.fileno(), stderr=subprocess.PIPE, env=env, cwd=tmp_path,
     )  # fmt: skip
     theirs.close()
     init = {
