@@ -15,7 +15,8 @@ import re
 import tempfile
 import time
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -25,7 +26,7 @@ from docmentor.errors import UsageError
 if TYPE_CHECKING:
     from docmentor.engine import Docmentor
     from docmentor.readme_llm.knowledge_base import DocSection
-    from docmentor.readme_llm.models import ApiEntry
+    from docmentor.readme_llm.models import ApiEntry, Example
 
 __all__ = ["OUTPUT_FORMATS", "GenerationResult", "docs_source_name", "generate", "mkdocs_bases"]
 
@@ -100,8 +101,6 @@ def docs_source_name(library: str) -> str:
     """The name of the docs source ``generate`` indexes for ``library`` (``httpx-docs``)."""
     name = re.sub(r"[^A-Za-z0-9_.-]+", "-", library).strip("-._") or "library"
     return f"{name[:58]}-docs"
-
-
 
 
 def _doc_sections(engine: Docmentor, source: str) -> list[DocSection]:
@@ -301,8 +300,194 @@ def generate(
         NotFoundError: the library is not installed (or ``source`` has no API).
         UsageError: a bad option.
     """
-    from docmentor.assemble.tokens import check_encoding, count_tokens
-    from docmentor.readme_llm.examples import SUPPORTED_LANGUAGES, detect_languages, normalize_language
+    wanted = _check_arguments(
+        library,
+        output_format=output_format,
+        max_apis=max_apis,
+        max_tokens=max_tokens,
+        encoding=encoding,
+        base_paths=base_paths,
+        languages=languages,
+    )
+    out = Path(out)
+    _check_out(out)
+    req = _Request(
+        library=library,
+        docs_path=_given_docs_folder(docs_path),
+        source=source,
+        python=python,
+        version=version,
+        languages=wanted,
+        output_format=output_format,
+        out=out,
+        max_apis=max_apis,
+        max_tokens=max_tokens,
+        encoding=encoding,
+        validate=validate,
+        validate_timeout=validate_timeout,
+        search_paths=search_paths,
+        base_paths=base_paths,
+    )
+    run = _Run(progress)
+    with run.timed("api"):  # 1. what is really installed (fails early, before anything is written)
+        api = _read_api(engine, req, run)
+    version = version or api.version
+    with run.timed("docs"):  # 2. the docs, indexed by the engine (includes resolved)
+        docs_source, docs_warnings = _index_docs_stage(engine, req, run)
+    with run.timed("examples"):  # 3. examples, matched to APIs
+        found = _match_stage(engine, req, api, docs_source, run)
+    with run.timed("importance"):  # 4. importance, descriptions, related APIs
+        _rank(api, found)
+    with run.timed("embeddings"):  # 4b. for find_api's semantic ranking
+        vectors = (
+            _embed_apis(api.entries, found.examples, run.warnings, run.step)
+            if embeddings and api.entries
+            else None
+        )
+    with run.timed("validation"):  # 5. validation and drift
+        validation = _validate(req, api, found.examples, version, run) if validate else None
+    with run.timed("drift"):
+        drift = _mark_drift(found.examples, api.surfaces, library=library, version=version)
+    shown = [ex for ex in found.examples if not ex.drift]
+    with run.timed("readme"):  # 6. outputs
+        run.step("writing outputs")
+        purpose = _library_purpose(library, api, found.sections)
+        readme = (
+            _write_readme(req, api, shown, version, purpose)
+            if output_format in ("monolithic", "both")
+            else _Readme()
+        )
+    kb_path: Path | None = None
+    generation: int | None = None
+    if output_format in ("knowledge_base", "both"):
+        with run.timed("knowledge_base"):
+            kb_path, generation = _write_knowledge_base(
+                engine,
+                req,
+                api=api,
+                found=found,
+                shown=shown,
+                version=version,
+                purpose=purpose,
+                docs_source=docs_source,
+                validation=validation,
+                drift=drift,
+                readme=readme,
+                vectors=vectors,
+                timings=run.timings,
+            )
+    run.step("writing outputs", 1)
+    run.timings["total"] = time.perf_counter() - run.start
+    return GenerationResult(
+        library=library,
+        version=version,
+        docs_source=docs_source,
+        readme_path=readme.path,
+        kb_path=kb_path,
+        api_count=len(api.entries),
+        example_count=len(found.examples),
+        matched_examples=sum(1 for ex in found.examples if ex.apis_used),
+        readme_sections=readme.sections,
+        readme_tokens=readme.tokens,
+        languages=found.languages,
+        generation=generation,
+        validation=validation,
+        drift=drift["counts"] if drift else None,
+        timings=run.timings,
+        warnings=run.warnings,
+        docs_warnings=docs_warnings,
+    )
+
+
+# -- generate's stages ---------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Request:
+    """``generate``'s arguments, checked (``languages``: canonical names, None for every one)."""
+
+    library: str
+    docs_path: Path | None
+    source: Path | str | None
+    python: str | None
+    version: str | None
+    languages: list[str] | None
+    output_format: str
+    out: Path
+    max_apis: int
+    max_tokens: int | None
+    encoding: str
+    validate: bool
+    validate_timeout: float
+    search_paths: Sequence[Path] | None
+    base_paths: Sequence[Path | str]
+
+
+@dataclass
+class _Run:
+    """One generation's progress callback, stage timings (seconds, in stage order) and warnings."""
+
+    progress: Callable[[int, int, str], None] | None
+    timings: dict[str, float] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+    start: float = field(default_factory=time.perf_counter)
+
+    def step(self, label: str, done: int = 0, total: int = 1) -> None:
+        """Report progress on ``label``: ``done`` of ``total``."""
+        if self.progress is not None:
+            self.progress(done, total, label)
+
+    @contextmanager
+    def timed(self, stage: str) -> Iterator[None]:
+        """Time the block as ``stage`` (not recorded when it raises)."""
+        t = time.perf_counter()
+        yield
+        self.timings[stage] = time.perf_counter() - t
+
+
+@dataclass(frozen=True)
+class _Api:
+    """The library's API as read: its entries, the surfaces they come from, the detected
+    version, and the import name (PyYAML's is ``yaml``) that "exported at top level" and a
+    missing module mean."""
+
+    entries: list[ApiEntry]
+    surfaces: list[Any]
+    version: str | None
+    package: str
+
+
+@dataclass(frozen=True)
+class _Found:
+    """The docs' examples (matched to the API), the example languages detected, the docs' sections."""
+
+    examples: list[Example]
+    languages: list[str]
+    sections: list[DocSection]
+
+
+@dataclass(frozen=True)
+class _Readme:
+    """README.LLM as written: where, its tokens and its context sections (none when not written)."""
+
+    path: Path | None = None
+    tokens: int | None = None
+    sections: int = 0
+
+
+def _check_arguments(
+    library: str,
+    *,
+    output_format: str,
+    max_apis: int,
+    max_tokens: int | None,
+    encoding: str,
+    base_paths: Sequence[Path | str],
+    languages: Sequence[str] | None,
+) -> list[str] | None:
+    """Refuse bad options (:class:`UsageError`); the canonical names of the languages asked for."""
+    from docmentor.assemble.tokens import check_encoding
+    from docmentor.readme_llm.examples import SUPPORTED_LANGUAGES, normalize_language
 
     if output_format not in OUTPUT_FORMATS:
         raise UsageError(
@@ -328,271 +513,256 @@ def generate(
             f"unknown language {', '.join(map(repr, unknown))}",
             hint=f"use one or more of: {', '.join(SUPPORTED_LANGUAGES)}",
         )
-    out = Path(out)
-    _check_out(out)
-    if docs_path is not None:
-        docs_path = Path(docs_path).expanduser()
-        if not docs_path.is_dir():  # said before the API is read
-            from docmentor.errors import SourceUnavailableError
+    return wanted
 
-            raise SourceUnavailableError(f"no documentation folder at {docs_path}")
-    timings: dict[str, float] = {}
-    warnings: list[str] = []
-    t0 = time.perf_counter()
 
-    def step(label: str, done: int = 0, total: int = 1) -> None:
-        if progress is not None:
-            progress(done, total, label)
+def _given_docs_folder(docs_path: Path | str | None) -> Path | None:
+    """``docs_path`` as a folder (user expanded), said missing before the API is read."""
+    if docs_path is None:
+        return None
+    folder = Path(docs_path).expanduser()
+    if not folder.is_dir():
+        from docmentor.errors import SourceUnavailableError
 
-    # 1. the API: what is really installed (fails early, before anything is written)
-    step("reading the API")
-    entries, surfaces, detected_version = _load_surfaces(
-        library,
-        python=python,
-        source=source,
-        wanted=wanted,
-        search_paths=search_paths,
-        warnings=warnings,
-        documented=documented_paths(_docs_folder(engine, docs_path, docs_source_name(library))),
+        raise SourceUnavailableError(f"no documentation folder at {folder}")
+    return folder
+
+
+def _read_api(engine: Docmentor, req: _Request, run: _Run) -> _Api:
+    """Stage 1: the installed (or ``source``) API, with the paths the docs document."""
+    run.step("reading the API")
+    entries, surfaces, version = _load_surfaces(
+        req.library,
+        python=req.python,
+        source=req.source,
+        wanted=req.languages,
+        search_paths=req.search_paths,
+        warnings=run.warnings,
+        documented=documented_paths(_docs_folder(engine, req.docs_path, docs_source_name(req.library))),
     )
-    version = version or detected_version
-    # the import name (PyYAML's is yaml): what "exported at top level" and a missing module mean
-    package = (surfaces[0].library if surfaces else library).split(".")[0]
-    step("reading the API", 1)
-    timings["api"] = time.perf_counter() - t0
+    package = (surfaces[0].library if surfaces else req.library).split(".")[0]
+    run.step("reading the API", 1)
+    return _Api(entries, surfaces, version, package)
 
-    # 2. the docs, indexed by the engine (includes resolved)
-    t = time.perf_counter()
-    docs_source: str | None = docs_source_name(library)
-    docs_warnings: list[str] = []
-    if docs_path is not None:
-        step("indexing the docs")
-        docs_warnings = _index_docs(engine, Path(docs_path), docs_source_name(library), warnings, base_paths)
-        step("indexing the docs", 1)
-    elif not engine.store.has_source(docs_source_name(library)):
-        warnings.append(f"no documentation: pass --docs-path (no source {docs_source!r} is indexed)")
-        docs_source = None
-    timings["docs"] = time.perf_counter() - t
 
-    # 3. examples, matched to APIs
-    t = time.perf_counter()
-    from docmentor.readme_llm.examples import extract_examples
+def _index_docs_stage(engine: Docmentor, req: _Request, run: _Run) -> tuple[str | None, list[str]]:
+    """Stage 2: index ``docs_path`` as the library's docs source (or use the one indexed);
+    the source's name (None without docs) and every indexing warning."""
+    name = docs_source_name(req.library)
+    if req.docs_path is not None:
+        run.step("indexing the docs")
+        docs_warnings = _index_docs(engine, req.docs_path, name, run.warnings, req.base_paths)
+        run.step("indexing the docs", 1)
+        return name, docs_warnings
+    if not engine.store.has_source(name):
+        run.warnings.append(f"no documentation: pass --docs-path (no source {name!r} is indexed)")
+        return None, []
+    return name, []
+
+
+def _match_stage(engine: Docmentor, req: _Request, api: _Api, docs_source: str | None, run: _Run) -> _Found:
+    """Stage 3: the docs' examples, matched to the API, and the docs' sections."""
+    from docmentor.readme_llm.examples import SUPPORTED_LANGUAGES, detect_languages, extract_examples
     from docmentor.readme_llm.matcher import match_examples
 
-    step("matching examples")
+    run.step("matching examples")
     examples = (
-        extract_examples(engine, docs_source, languages=wanted or SUPPORTED_LANGUAGES) if docs_source else []
+        extract_examples(engine, docs_source, languages=req.languages or SUPPORTED_LANGUAGES)
+        if docs_source
+        else []
     )
-    for surface in surfaces:
-        match_examples(examples, surface, library=library)
+    for surface in api.surfaces:
+        match_examples(examples, surface, library=req.library)
     detected = detect_languages(examples)
     sections = _doc_sections(engine, docs_source) if docs_source else []
-    step("matching examples", 1)
-    timings["examples"] = time.perf_counter() - t
+    run.step("matching examples", 1)
+    return _Found(examples, detected, sections)
 
-    # 4. importance
-    t = time.perf_counter()
-    from docmentor.readme_llm.enrich import describe_from_docs, parameters_by_reference
+
+def _rank(api: _Api, found: _Found) -> None:
+    """Stage 4: describe the entries from the docs where they have no docstring, score their
+    importance, and enrich them (related_apis, tags, search_keywords)."""
+    from docmentor.readme_llm.enrich import describe_from_docs, enrich_entries, parameters_by_reference
     from docmentor.readme_llm.importance import count_mentions, prose_text, score_importance
     from docmentor.readme_llm.mentions import MentionResolver
 
+    entries, sections = api.entries, found.sections
     # "Parameters: see `request`": those parameters are described as they are there
     resolver = MentionResolver(entries)
     parameters_by_reference(entries, resolver)
     # an API with no docstring is described by the docs that document it, when they do
     if sections:
-        describe_from_docs(entries, sections, resolver, package=package)
+        describe_from_docs(entries, sections, resolver, package=api.package)
     # the docs' prose; without docs, the library's own docstrings are its prose
     # (click's ":func:`command`" and "`group`" cross-references: its entry points)
     prose = (prose_text(s.text) for s in sections) if sections else (e.docstring or "" for e in entries)
     mentions = count_mentions(prose, entries)
-    score_importance(entries, examples, mentions, package=package)
-    from docmentor.readme_llm.enrich import enrich_entries
+    score_importance(entries, found.examples, mentions, package=api.package)
+    enrich_entries(entries, found.examples)
 
-    enrich_entries(entries, examples)  # related_apis, tags, search_keywords
-    timings["importance"] = time.perf_counter() - t
 
-    # 4b. embeddings for find_api's semantic ranking
-    t = time.perf_counter()
-    vectors = _embed_apis(entries, examples, warnings, step) if embeddings and entries else None
-    timings["embeddings"] = time.perf_counter() - t
+def _validate(
+    req: _Request, api: _Api, examples: list[Example], version: str | None, run: _Run
+) -> dict[str, Any]:
+    """Stage 5: run the complete Python examples; the report's counts (failures are warned about)."""
+    from docmentor.readme_llm.validate import validate_examples
 
-    # 5. validation and drift, when their modules are there
-    t = time.perf_counter()
-    validation: dict[str, Any] | None = None
-    validated = False
-    if validate:
-        try:
-            from docmentor.readme_llm.validate import validate_examples
-        except ImportError:
-            warnings.append("validation is not available in this docmentor; examples were not run")
-        else:
-            report = validate_examples(
-                examples,
-                python=python,
-                version=version,
-                library=package,
-                timeout=validate_timeout,
-                progress=lambda done, total: step("validating examples", done, total),
-            )
-            validated = True
-            validation = {k: v for k, v in report.to_dict().items() if k != "results"}
-            where = {ex.example_id: f"{ex.path}:{ex.line}" for ex in examples}
-            failed = [r for r in report.results if r.status == "failed"]
-            not_here = [r for r in report.results if r.status == "skipped" and r.error]
-            validation["not_run_here"] = len(not_here)
-            if failed:
-                warnings.append(
-                    f"{len(failed)} example(s) failed validation; README.LLM leaves them out: "
-                    + "; ".join(f"{where.get(r.example_id, r.example_id)}: {r.error}" for r in failed[:5])
-                    + (
-                        "; … (all in knowledge_base/examples_db, execution_context.error)"
-                        if len(failed) > 5
-                        else ""
-                    )
-                )
-            if not_here:
-                warnings.append(
-                    f"{len(not_here)} example(s) not run here (they need the network or modules this "
-                    "environment lacks); README.LLM leaves them out too"
-                )
-    timings["validation"] = time.perf_counter() - t
-    t = time.perf_counter()
-    drift_data: dict[str, Any] | None = None
-    try:
-        from docmentor.readme_llm.drift import drift_report
-    except ImportError:
-        pass
-    else:
-        if surfaces:
-            drifted = drift_report(examples, surfaces[0], library=library, version=version)
-            drift_data = drifted.to_dict()
-            # an example the installed version cannot run as written is marked, and neither
-            # README.LLM nor the overview shows it (deprecated uses are only marked at serving)
-            broken: dict[str, list[str]] = {}
-            for f in drifted.findings:
-                if f.kind in ("missing_api", "invalid_api_signature"):
-                    broken.setdefault(f.example_id, []).append(f.message)
-            for ex in examples:
-                ex.drift = broken.get(ex.example_id, [])
-    timings["drift"] = time.perf_counter() - t
-    shown = [ex for ex in examples if not ex.drift]
-
-    # 6. outputs
-    t = time.perf_counter()
-    step("writing outputs")
-    summary = getattr(surfaces[0], "summary", "") if surfaces else ""
-    # the library's own module (``nsp.alpha``, not the namespace ``nsp``)
-    purpose = _purpose(surfaces[0].library if surfaces else library, entries, sections, summary)
-    readme_path: Path | None = None
-    readme_tokens: int | None = None
-    readme_sections = 0
-    if output_format in ("monolithic", "both"):
-        from docmentor.readme_llm.readme import render_readme
-
-        text = render_readme(
-            library,
-            version,
-            entries,
-            shown,
-            max_apis=max_apis,
-            max_tokens=max_tokens,
-            encoding=encoding,
-            validated=validated,
-            purpose=purpose,
+    report = validate_examples(
+        examples,
+        python=req.python,
+        version=version,
+        library=api.package,
+        timeout=req.validate_timeout,
+        progress=lambda done, total: run.step("validating examples", done, total),
+    )
+    validation = {k: v for k, v in report.to_dict().items() if k != "results"}
+    where = {ex.example_id: f"{ex.path}:{ex.line}" for ex in examples}
+    failed = [r for r in report.results if r.status == "failed"]
+    not_here = [r for r in report.results if r.status == "skipped" and r.error]
+    validation["not_run_here"] = len(not_here)
+    if failed:
+        run.warnings.append(
+            f"{len(failed)} example(s) failed validation; README.LLM leaves them out: "
+            + "; ".join(f"{where.get(r.example_id, r.example_id)}: {r.error}" for r in failed[:5])
+            + ("; … (all in knowledge_base/examples_db, execution_context.error)" if len(failed) > 5 else "")
         )
-        readme_path = out / "README.LLM"
-        _write_text(readme_path, text)
-        readme_tokens = count_tokens(text, encoding)
-        readme_sections = len(re.findall(r"^<context_\d+>$", text, flags=re.M))
-    timings["readme"] = time.perf_counter() - t
+    if not_here:
+        run.warnings.append(
+            f"{len(not_here)} example(s) not run here (they need the network or modules this "
+            "environment lacks); README.LLM leaves them out too"
+        )
+    return validation
 
-    matched = sum(1 for ex in examples if ex.apis_used)
-    kinds = Counter(e.kind for e in entries)
+
+def _mark_drift(
+    examples: list[Example], surfaces: list[Any], *, library: str, version: str | None
+) -> dict[str, Any] | None:
+    """Stage 5b: the drift report of the examples against the main surface (None without one).
+
+    An example the installed version cannot run as written is marked, and neither README.LLM
+    nor the overview shows it (deprecated uses are only marked at serving)."""
+    from docmentor.readme_llm.drift import drift_report
+
+    if not surfaces:
+        return None
+    drifted = drift_report(examples, surfaces[0], library=library, version=version)
+    broken: dict[str, list[str]] = {}
+    for f in drifted.findings:
+        if f.kind in ("missing_api", "invalid_api_signature"):
+            broken.setdefault(f.example_id, []).append(f.message)
+    for ex in examples:
+        ex.drift = broken.get(ex.example_id, [])
+    return drifted.to_dict()
+
+
+def _library_purpose(library: str, api: _Api, sections: list[DocSection]) -> str:
+    """What the library is for, read from the library's own module (``nsp.alpha``, not the
+    namespace ``nsp``), its docs, or its distribution's summary."""
+    summary = getattr(api.surfaces[0], "summary", "") if api.surfaces else ""
+    return _purpose(api.surfaces[0].library if api.surfaces else library, api.entries, sections, summary)
+
+
+def _write_readme(
+    req: _Request, api: _Api, shown: list[Example], version: str | None, purpose: str
+) -> _Readme:
+    """Stage 6: render and write ``out/README.LLM``."""
+    from docmentor.assemble.tokens import count_tokens
+    from docmentor.readme_llm.readme import render_readme
+
+    text = render_readme(
+        req.library,
+        version,
+        api.entries,
+        shown,
+        max_apis=req.max_apis,
+        max_tokens=req.max_tokens,
+        encoding=req.encoding,
+        validated=req.validate,
+        purpose=purpose,
+    )
+    path = req.out / "README.LLM"
+    _write_text(path, text)
+    return _Readme(
+        path, count_tokens(text, req.encoding), len(re.findall(r"^<context_\d+>$", text, flags=re.M))
+    )
+
+
+def _write_knowledge_base(
+    engine: Docmentor,
+    req: _Request,
+    *,
+    api: _Api,
+    found: _Found,
+    shown: list[Example],
+    version: str | None,
+    purpose: str,
+    docs_source: str | None,
+    validation: dict[str, Any] | None,
+    drift: dict[str, Any] | None,
+    readme: _Readme,
+    vectors: Any,
+    timings: dict[str, float],
+) -> tuple[Path, int]:
+    """Stage 6b: write ``out/knowledge_base/`` with its settings and stats, and register it in
+    the index; its folder and registration generation."""
+    from docmentor.readme_llm.kb_index import register_kb
+    from docmentor.readme_llm.knowledge_base import build_overview, write_kb
+
+    entries, examples = api.entries, found.examples
+    overview = build_overview(
+        library=req.library,
+        version=version,
+        purpose=purpose,
+        entries=entries,
+        examples=shown,
+        sections=found.sections,
+    )
+    settings = {
+        "library": req.library,
+        # the name a project's requirements use (pins are checked against it too)
+        "distribution": next((d for d in (getattr(x, "distribution", "") for x in api.surfaces) if d), None),
+        "docs_path": str(req.docs_path.resolve()) if req.docs_path is not None else None,
+        "docs_source": docs_source,
+        "source": str(Path(req.source).resolve()) if req.source is not None else None,
+        "python": req.python,
+        "version_override": version if version != api.version else None,
+        "languages": req.languages,
+        "output_format": req.output_format,
+        "max_apis": req.max_apis,
+        "max_tokens": req.max_tokens,
+        "encoding": req.encoding,
+        "validate": req.validate,
+        "embeddings": vectors.model if vectors is not None else None,
+    }
     stats: dict[str, Any] = {
         "apis": len(entries),
-        "apis_by_kind": dict(sorted(kinds.items())),
+        "apis_by_kind": dict(sorted(Counter(e.kind for e in entries).items())),
         "apis_with_examples": sum(1 for e in entries if e.examples),
         "examples": len(examples),
         "examples_by_language": dict(Counter(ex.language for ex in examples).most_common()),
-        "examples_matched": matched,
+        "examples_matched": sum(1 for ex in examples if ex.apis_used),
         "examples_complete": sum(1 for ex in examples if ex.complete),
-        "documents_sections": len(sections),
-        "languages_detected": detected,
+        "documents_sections": len(found.sections),
+        "languages_detected": found.languages,
         "validation": validation,
-        "drift": drift_data["counts"] if drift_data else None,
-        "readme_sections": readme_sections,
-        "readme_tokens": readme_tokens,
+        "drift": drift["counts"] if drift else None,
+        "readme_sections": readme.sections,
+        "readme_tokens": readme.tokens,
+        "timings": {k: round(v, 3) for k, v in timings.items()},
     }
-    kb_path: Path | None = None
-    generation: int | None = None
-    if output_format in ("knowledge_base", "both"):
-        t = time.perf_counter()
-        from docmentor.readme_llm.kb_index import register_kb
-        from docmentor.readme_llm.knowledge_base import build_overview, write_kb
-
-        overview = build_overview(
-            library=library,
-            version=version,
-            purpose=purpose,
-            entries=entries,
-            examples=shown,
-            sections=sections,
-        )
-        settings = {
-            "library": library,
-            # the name a project's requirements use (pins are checked against it too)
-            "distribution": next((d for d in (getattr(x, "distribution", "") for x in surfaces) if d), None),
-            "docs_path": str(Path(docs_path).resolve()) if docs_path is not None else None,
-            "docs_source": docs_source,
-            "source": str(Path(source).resolve()) if source is not None else None,
-            "python": python,
-            "version_override": version if version != detected_version else None,
-            "languages": wanted,
-            "output_format": output_format,
-            "max_apis": max_apis,
-            "max_tokens": max_tokens,
-            "encoding": encoding,
-            "validate": validate,
-            "embeddings": vectors.model if vectors is not None else None,
-        }
-        stats["timings"] = {k: round(v, 3) for k, v in timings.items()}
-        kb = write_kb(
-            out / "knowledge_base",
-            library=library,
-            version=version,
-            overview=overview,
-            entries=entries,
-            examples=examples,
-            settings=settings,
-            stats=stats,
-            drift=drift_data,
-            vectors=vectors,
-        )
-        generation = register_kb(engine.store, kb)
-        kb_path = kb.path
-        timings["knowledge_base"] = time.perf_counter() - t
-    step("writing outputs", 1)
-    timings["total"] = time.perf_counter() - t0
-    return GenerationResult(
-        library=library,
+    kb = write_kb(
+        req.out / "knowledge_base",
+        library=req.library,
         version=version,
-        docs_source=docs_source,
-        readme_path=readme_path,
-        kb_path=kb_path,
-        api_count=len(entries),
-        example_count=len(examples),
-        matched_examples=matched,
-        readme_sections=readme_sections,
-        readme_tokens=readme_tokens,
-        languages=detected,
-        generation=generation,
-        validation=validation,
-        drift=drift_data["counts"] if drift_data else None,
-        timings=timings,
-        warnings=warnings,
-        docs_warnings=docs_warnings,
+        overview=overview,
+        entries=entries,
+        examples=examples,
+        settings=settings,
+        stats=stats,
+        drift=drift,
+        vectors=vectors,
     )
+    return kb.path, register_kb(engine.store, kb)
 
 
 def _embed_apis(
