@@ -426,6 +426,32 @@ def build_overview(
     max_concepts: int = 40,
 ) -> LibraryOverview:
     """The library overview: architecture (modules, classes), quickstart, concepts from headings."""
+    key_modules = _key_modules(library, entries)
+    key_classes = _key_classes(entries)
+    language = Counter(e.language for e in entries).most_common(1)[0][0] if entries else None
+    install = install_commands(library, examples, language=language)
+    quick = _quickstart_examples(library, examples)
+    concepts = _concepts(sections, max_concepts)
+    architecture = _architecture_text(library, version, purpose, key_modules, key_classes, entries)
+    return LibraryOverview(
+        library=library,
+        version=version,
+        description=purpose,
+        key_modules=key_modules,
+        key_classes=key_classes,
+        install=install,
+        quickstart_examples=[ex.example_id for ex in quick],
+        concepts=concepts,
+        aspects={
+            "architecture": architecture,
+            "quickstart": _quickstart_text(install, quick, version),
+            "concepts": _concepts_text(concepts),
+        },
+    )
+
+
+def _key_modules(library: str, entries: Sequence[ApiEntry], limit: int = 12) -> list[NamedText]:
+    """The library's submodules, the one with the most important member first."""
     modules = sorted(
         (e for e in entries if e.kind == "module" and e.api_id != library),
         key=lambda e: (-e.importance_score, e.api_id),
@@ -437,40 +463,38 @@ def build_overview(
         if mod is not None:
             best[mod] = max(best.get(mod, 0.0), e.importance_score)
     modules.sort(key=lambda m: (-best.get(m.api_id, 0.0), m.api_id))
-    key_modules = [NamedText(name=m.api_id, description=shown(m.description)) for m in modules[:12]]
+    return [NamedText(name=m.api_id, description=shown(m.description)) for m in modules[:limit]]
+
+
+def _key_classes(entries: Sequence[ApiEntry], limit: int = 12) -> list[NamedText]:
+    """The most important classes, each listed once across the layers of a library.
+
+    A class described word for word as a base or subclass of one listed before is that one
+    at another layer (flask.sansio.app.App under flask.Flask): listed once. The same words
+    alone are not enough (redis.Redis and redis.asyncio.Redis are two classes)."""
     classes = sorted((e for e in entries if e.kind == "class"), key=lambda e: (-e.importance_score, e.api_id))
-    # a class described word for word as a base or subclass of one listed before is that
-    # one at another layer (flask.sansio.app.App under flask.Flask): listed once. The same
-    # words alone are not enough (redis.Redis and redis.asyncio.Redis are two classes)
     listed: dict[str, list[ApiEntry]] = {}
     key_classes: list[NamedText] = []
     for cls in classes:
         text = shown(cls.description)
-        if len(key_classes) >= 12:
+        if len(key_classes) >= limit:
             break
         if text and any(_layered(cls, other) for other in listed.get(text, ())):
             continue
         key_classes.append(NamedText(name=public_path(cls), description=text))
         listed.setdefault(text, []).append(cls)
+    return key_classes
 
-    language = Counter(e.language for e in entries).most_common(1)[0][0] if entries else None
-    install = install_commands(library, examples, language=language)
 
-    def where(ex: Example) -> int:
-        """0: a quickstart, install or tutorial page, or the docs' home page; 1: a section
-        so named; 2: elsewhere."""
-        page = ex.path.rsplit("/", 1)[-1].lower()
-        if _QUICKSTART.search(ex.path) or ("/" not in ex.path and page in INDEX_PAGES):
-            return 0
-        return 1 if _QUICKSTART.search(" ".join([ex.title, *ex.heading_path, *ex.tags])) else 2
-
+def _quickstart_examples(library: str, examples: Sequence[Example], limit: int = 3) -> list[Example]:
+    """The quick start's examples: matched, not failed, one per heading; a first example
+    shows the library from the start (import, or library.call()), whole; then the docs' own
+    order (a quickstart's first examples are its canonical ones)."""
     mentions_library = re.compile(rf"\b(?:import|from)\s+{re.escape(library)}\b|\b{re.escape(library)}\.")
 
     def quick_rank(ex: Example) -> tuple[int, bool, bool, bool, str, int]:
-        # a first example shows the library from the start (import, or library.call()), whole;
-        # then the docs' own order: a quickstart's first examples are its canonical ones
         return (
-            where(ex),
+            _quickstart_place(ex),
             not mentions_library.search(ex.code),
             not ex.complete,
             ex.validated is False,
@@ -483,9 +507,23 @@ def build_overview(
     for ex in sorted(usable, key=quick_rank):
         if all(ex.title != q.title for q in quick):  # one example per heading
             quick.append(ex)
-        if len(quick) == 3:
+        if len(quick) == limit:
             break
+    return quick
 
+
+def _quickstart_place(ex: Example) -> int:
+    """0: a quickstart, install or tutorial page, or the docs' home page; 1: a section so
+    named; 2: elsewhere."""
+    page = ex.path.rsplit("/", 1)[-1].lower()
+    if _QUICKSTART.search(ex.path) or ("/" not in ex.path and page in INDEX_PAGES):
+        return 0
+    return 1 if _QUICKSTART.search(" ".join([ex.title, *ex.heading_path, *ex.tags])) else 2
+
+
+def _concepts(sections: Sequence[DocSection], limit: int) -> list[Concept]:
+    """The docs' concepts: their first- and second-level headings, once per page, with their
+    first sentences."""
     concepts: list[Concept] = []
     seen: set[tuple[str, str]] = set()
     for s in sections:
@@ -503,9 +541,21 @@ def build_overview(
                 source=f"{s.path}#{s.anchor}" if s.anchor else s.path,
             )
         )
-        if len(concepts) >= max_concepts:
+        if len(concepts) >= limit:
             break
+    return concepts
 
+
+def _architecture_text(
+    library: str,
+    version: str | None,
+    purpose: str,
+    key_modules: Sequence[NamedText],
+    key_classes: Sequence[NamedText],
+    entries: Sequence[ApiEntry],
+) -> str:
+    """The overview's architecture aspect: the purpose, key modules and classes, and the
+    most important functions and methods."""
     arch = [f"## Library Architecture ({library} {version or ''})".replace(" )", ")")]
     if purpose:
         arch += ["", purpose]
@@ -522,7 +572,11 @@ def build_overview(
         arch += ["", "### Most used functions and methods:"]
         said = [(public_path(e), shown(e.description)) for e in top]
         arch += [f"- `{path}`" + (f": {text}" if text else "") for path, text in said]
+    return "\n".join(arch)
 
+
+def _quickstart_text(install: Sequence[str], quick: Sequence[Example], version: str | None) -> str:
+    """The overview's quickstart aspect: the install commands and the quick start's examples."""
     qs = ["## Quick Start"]
     if install:
         qs += ["", "Install:"] + [f"- `{cmd}`" for cmd in install]
@@ -532,7 +586,11 @@ def build_overview(
             qs.append(f"✓ Validated on version {version}")
     if len(qs) == 1:
         qs += ["", "The documentation has no example of this library's API."]
+    return "\n".join(qs)
 
+
+def _concepts_text(concepts: Sequence[Concept]) -> str:
+    """The overview's concepts aspect: the concepts under their pages' titles."""
     cs = ["## Core Concepts"]
     page: str | None = None
     for c in concepts:
@@ -546,18 +604,7 @@ def build_overview(
         cs.append(f"- **{c.name}**" + (f": {c.description}" if c.description else "") + f" ({c.source})")
     if len(cs) == 1:
         cs += ["", "The documentation has no headings to take concepts from."]
-
-    return LibraryOverview(
-        library=library,
-        version=version,
-        description=purpose,
-        key_modules=key_modules,
-        key_classes=key_classes,
-        install=install,
-        quickstart_examples=[ex.example_id for ex in quick],
-        concepts=concepts,
-        aspects={"architecture": "\n".join(arch), "quickstart": "\n".join(qs), "concepts": "\n".join(cs)},
-    )
+    return "\n".join(cs)
 
 
 # -- grouping ----------------------------------------------------------------------------------
