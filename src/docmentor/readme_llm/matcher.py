@@ -104,13 +104,9 @@ class PythonAnalysis(Analysis):
         return self.finish()
 
     def stmt(self, node: ast.stmt) -> None:
+        """Read one statement: what it binds, and the library uses in it."""
         if isinstance(node, ast.Import):
-            for alias in node.names:
-                if alias.asname:
-                    self.bind(alias.asname, self.module(alias.name))
-                else:
-                    root = alias.name.split(".")[0]
-                    self.bind(root, self.module(root))
+            self.import_(node)
         elif isinstance(node, ast.ImportFrom):
             self.import_from(node)
         elif isinstance(node, ast.Assign):
@@ -121,74 +117,95 @@ class PythonAnalysis(Analysis):
             value = self.ev(node.value) if node.value is not None else None
             self.target(node.target, value or self.annotation(node.annotation))
         elif isinstance(node, ast.With | ast.AsyncWith):
-            for item in node.items:
-                value = self.ev(item.context_expr)
-                if item.optional_vars is not None:
-                    # a client's `__enter__` gives itself; a context manager its item
-                    self.target(
-                        item.optional_vars,
-                        value if value and value.kind in ("instance", "subclass") else _item(value),
-                    )
-            self.body(node.body)
+            self.with_(node)
         elif isinstance(node, ast.For | ast.AsyncFor):
             self.target(node.target, _item(self.ev(node.iter)))
             self.body(node.body)
             self.body(node.orelse)
         elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
-            for deco in node.decorator_list:
-                self.ev(deco)
-            args = node.args
-            for default in (*args.defaults, *args.kw_defaults):
-                if default is not None:
-                    self.ev(default)
-            if node.returns is not None:
-                self.ev(node.returns)
-            params = [
-                a for a in (*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg) if a
-            ]
-            this = self.bases[-1] if self.bases else None
-            with self.scoped(a.arg for a in params), self.in_class(None):  # its own functions are no methods
-                for a in params:
-                    self.bind(a.arg, self.annotation(a.annotation) if a.annotation else None)
-                if this is not None:  # a method of a subclass of a library class
-                    overridden = self.r.member(this.name, node.name)
-                    if overridden is not None:  # the example shows how to implement it
-                        self.use(overridden, guessed=this.guessed)
-                    positional = (*args.posonlyargs, *args.args)
-                    if positional and positional[0].annotation is None and not _is_static(node):
-                        self.bind(positional[0].arg, this)  # self: the base's members, not its own
-                self.body(node.body)
-            self.bind(node.name, None)
+            self.function_def(node)
         elif isinstance(node, ast.ClassDef):
-            for expr in (*node.decorator_list, *(k.value for k in node.keywords)):
-                self.ev(expr)
-            # a subclass of library classes only (the first comes first in its MRO); with a
-            # class of the example's own among its bases, its members could be anyone's
-            bases = [None if _is_object(b) else self.annotation(b) for b in node.bases]
-            known = [b for b in bases if b is not None]
-            own = len(known) == len([b for b in node.bases if not _is_object(b)]) and bool(known)
-            this = (
-                # a base of the example's own (derived from the library's) keeps its names
-                Value(
-                    "subclass",
-                    known[0].name,
-                    own=_defined(node).union(*(b.own for b in known)),
-                    guessed=known[0].guessed,
-                )
-                if own
-                else None
-            )
-            with self.in_class(this):
-                for stmt in node.body:  # its methods see the base; other statements do not
-                    if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef):
-                        self.stmt(stmt)
-                    else:
-                        with self.in_class(None):
-                            self.stmt(stmt)
-            # the class itself: its own names are its own, the rest the library base's
-            self.bind(node.name, None if this is None else replace(this, kind="derived"))
+            self.class_def(node)
         else:
             self.generic(node)
+
+    def import_(self, node: ast.Import) -> None:
+        """``import a.b`` binds ``a``; ``import a.b as c`` binds ``c`` to ``a.b`` (library modules only)."""
+        for alias in node.names:
+            if alias.asname:
+                self.bind(alias.asname, self.module(alias.name))
+            else:
+                root = alias.name.split(".")[0]
+                self.bind(root, self.module(root))
+
+    def with_(self, node: ast.With | ast.AsyncWith) -> None:
+        """A ``with`` block: its ``as`` targets, then its body."""
+        for item in node.items:
+            value = self.ev(item.context_expr)
+            if item.optional_vars is not None:
+                # a client's `__enter__` gives itself; a context manager its item
+                self.target(
+                    item.optional_vars,
+                    value if value and value.kind in ("instance", "subclass") else _item(value),
+                )
+        self.body(node.body)
+
+    def function_def(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+        """A function: its decorators, defaults and return annotation now; its body with its
+        parameters bound (``self`` of a subclass of a library class: the base's members)."""
+        for deco in node.decorator_list:
+            self.ev(deco)
+        args = node.args
+        for default in (*args.defaults, *args.kw_defaults):
+            if default is not None:
+                self.ev(default)
+        if node.returns is not None:
+            self.ev(node.returns)
+        params = [a for a in (*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg) if a]
+        this = self.bases[-1] if self.bases else None
+        with self.scoped(a.arg for a in params), self.in_class(None):  # its own functions are no methods
+            for a in params:
+                self.bind(a.arg, self.annotation(a.annotation) if a.annotation else None)
+            if this is not None:  # a method of a subclass of a library class
+                overridden = self.r.member(this.name, node.name)
+                if overridden is not None:  # the example shows how to implement it
+                    self.use(overridden, guessed=this.guessed)
+                positional = (*args.posonlyargs, *args.args)
+                if positional and positional[0].annotation is None and not _is_static(node):
+                    self.bind(positional[0].arg, this)  # self: the base's members, not its own
+            self.body(node.body)
+        self.bind(node.name, None)
+
+    def class_def(self, node: ast.ClassDef) -> None:
+        """A class: its decorators and keywords, its body (methods see a library base), and
+        its name bound to what it derives from the library, if anything."""
+        for expr in (*node.decorator_list, *(k.value for k in node.keywords)):
+            self.ev(expr)
+        # a subclass of library classes only (the first comes first in its MRO); with a
+        # class of the example's own among its bases, its members could be anyone's
+        bases = [None if _is_object(b) else self.annotation(b) for b in node.bases]
+        known = [b for b in bases if b is not None]
+        own = len(known) == len([b for b in node.bases if not _is_object(b)]) and bool(known)
+        this = (
+            # a base of the example's own (derived from the library's) keeps its names
+            Value(
+                "subclass",
+                known[0].name,
+                own=_defined(node).union(*(b.own for b in known)),
+                guessed=known[0].guessed,
+            )
+            if own
+            else None
+        )
+        with self.in_class(this):
+            for stmt in node.body:  # its methods see the base; other statements do not
+                if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef):
+                    self.stmt(stmt)
+                else:
+                    with self.in_class(None):
+                        self.stmt(stmt)
+        # the class itself: its own names are its own, the rest the library base's
+        self.bind(node.name, None if this is None else replace(this, kind="derived"))
 
     def body(self, stmts: Iterable[ast.stmt]) -> None:
         for s in stmts:
