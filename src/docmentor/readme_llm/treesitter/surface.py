@@ -35,8 +35,20 @@ _MAX_BYTES = 1_000_000  # larger files are bundles or generated code
 
 
 def _finish(c: Collector, language: SourceLanguage) -> list[ApiEntry]:
-    entries, names = c.entries, c.names
-    # Public paths: re-exports, followed until nothing changes.
+    """The collected entries, linked across files: public paths through re-exports, Rust
+    ``impl`` members under their type, bases and return classes resolved, aliases added."""
+    _follow_reexports(c, language)
+    classes = _ClassFinder(c)
+    _move_impl_members(c, classes)
+    _resolve_types(c, classes)
+    _add_aliases(c)
+    return list(c.entries.values())
+
+
+def _follow_reexports(c: Collector, language: SourceLanguage) -> None:
+    """Public paths: the re-exports of every module's name table, followed until nothing
+    changes; for TypeScript/JavaScript without a root table, the names unique across modules."""
+    names = c.names
     for _ in range(10):
         changed = False
         for r in c.reexports:
@@ -57,58 +69,77 @@ def _finish(c: Collector, language: SourceLanguage) -> list[ApiEntry]:
         counts = Counter(name for table in names.values() for name in table)
         names[""] = {n: a for _, t in sorted(names.items()) for n, a in t.items() if counts[n] == 1}
 
-    by_name: dict[str, list[str]] = {}
-    for e in entries.values():
-        if e.kind == "class":
-            by_name.setdefault(e.name, []).append(e.api_id)
 
-    def find_class(name: str | None, module: str) -> str | None:
+class _ClassFinder:
+    """The class a type name means in a module, among the classes collected (by name)."""
+
+    def __init__(self, c: Collector) -> None:
+        self.c = c
+        self.by_name: dict[str, list[str]] = {}
+        for e in c.entries.values():
+            if e.kind == "class":
+                self.by_name.setdefault(e.name, []).append(e.api_id)
+
+    def find(self, name: str | None, module: str) -> str | None:
         """The class ``name`` means in ``module``: its own, an imported one, the root's, the only one."""
-        if not name or name not in by_name:
+        if not name or name not in self.by_name:
             return None
-        candidates = by_name[name]
-        own = c.qualify(module, name)
+        candidates = self.by_name[name]
+        own = self.c.qualify(module, name)
         if own in candidates:
             return own
-        targets, imported = c.imports.get(module, {}).get(name, ([], name))
+        targets, imported = self.c.imports.get(module, {}).get(name, ([], name))
         for target in [*targets, ""]:
-            api_id = names.get(target, {}).get(imported)
+            api_id = self.c.names.get(target, {}).get(imported)
             if api_id in candidates:
                 return api_id
         return candidates[0] if len(candidates) == 1 else None
 
-    # Rust `impl` blocks may live in another module than their type.
+
+def _move_impl_members(c: Collector, classes: _ClassFinder) -> None:
+    """Rust ``impl`` blocks may live in another module than their type: their members move
+    under the type found (and are dropped when there is none)."""
+    entries = c.entries
     for e in list(entries.values()):
         if e.parent and e.parent not in entries:
             del entries[e.api_id]
-            owner = find_class(e.parent.rsplit(".", 1)[-1], c.module[e.api_id])
+            owner = classes.find(e.parent.rsplit(".", 1)[-1], c.module[e.api_id])
             if owner is not None:
                 c.module[f"{owner}.{e.name}"] = c.module[e.api_id]
                 e.parent, e.api_id = owner, f"{owner}.{e.name}"
                 entries.setdefault(e.api_id, e)
+
+
+def _resolve_types(c: Collector, classes: _ClassFinder) -> None:
+    """Bases (written and from trait ``impl``s) and return types, as the classes' api_ids
+    where the names are the library's."""
+    entries = c.entries
     for module, type_name, base in c.impls:
-        owner = find_class(type_name, module)
+        owner = classes.find(type_name, module)
         if owner is not None and base and base not in entries[owner].bases:
             entries[owner].bases.append(base)
     for e in entries.values():
         module = c.module.get(e.api_id, "")
-        e.bases = [find_class(b.split("<")[0].split(".")[-1], module) or b for b in e.bases]
+        e.bases = [classes.find(b.split("<")[0].split(".")[-1], module) or b for b in e.bases]
         if e.returns is not None and e.returns.type:
             core = core_type(e.returns.type)
-            e.returns.class_id = e.parent if core in ("Self", "this") else find_class(core, module)
+            e.returns.class_id = e.parent if core in ("Self", "this") else classes.find(core, module)
 
+
+def _add_aliases(c: Collector) -> None:
+    """Every other public path of an entry (and of its members), shallowest module first."""
+    entries = c.entries
     members: dict[str, list[ApiEntry]] = {}
     for e in entries.values():
         if e.parent:
             members.setdefault(e.parent, []).append(e)
-    for module, table in sorted(names.items(), key=lambda item: (item[0].count("."), item[0])):
+    for module, table in sorted(c.names.items(), key=lambda item: (item[0].count("."), item[0])):
         for name, api_id in table.items():
             alias = c.qualify(module, name)
             if alias != api_id and api_id in entries and alias not in entries[api_id].aliases:
                 entries[api_id].aliases.append(alias)
                 for m in members.get(api_id, []):
                     m.aliases.append(f"{alias}.{m.name}")
-    return list(entries.values())
 
 
 # -- the surface --------------------------------------------------------------------------------
