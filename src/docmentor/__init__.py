@@ -1,32 +1,207 @@
 """docmentor: documentation that works for AI coding agents.
 
-The library API is :class:`Docmentor`; the CLI and the MCP server are thin layers over it.
+This namespace is the library: every public object is here, once, under one name (the
+modules below it are internal; their layout may change). The CLI and the MCP server are
+adapters over it.
+
+- **docs engine** — :class:`Docmentor` (add / refresh / search / get / excerpt / assemble)
+  and what it returns: :class:`RefreshReport`, :class:`SearchHit`, :class:`DocPage`,
+  :class:`EmbedReport`; :class:`SourceSpec`; ``docmentor.toml`` through :func:`load_config`.
+- **assembly** — ``Docmentor.assemble(query, …)`` returns a :class:`Digest`
+  (:class:`DocumentScore`, :class:`DistilledSection`).
+- **library knowledge** — :func:`generate` (:class:`GenerationResult`);
+  :class:`LibraryKnowledge` (find_api, get_examples, overview); feedback:
+  :func:`report_issue`, :class:`SessionLog`, :func:`analyze_feedback`, :func:`feedback_report`.
+- **clarity** — :func:`score_text`, :func:`score_paths`, :func:`score_source`,
+  :func:`score_document` (:class:`ReadPolicy`), :func:`explain_score`, the rubric
+  (:class:`Rubric`, :func:`default_rubric`, :func:`load_rubric`), the roadmap
+  (:func:`plan_roadmap`, :func:`get_improvement_roadmap`, :class:`Roadmap`,
+  :class:`PlannedFix`, :class:`QuickWin`), history (:func:`record_history`,
+  :func:`trend_summary`, :class:`TrendSummary`), :func:`write_html`; the optional LLM
+  finder's client (:class:`LLMClient`, :class:`LLMConfig`).
+- **evaluation** — :func:`load_questions`, :func:`check_labels`, :func:`evaluate_search`,
+  :func:`evaluate_assemble`, :func:`evaluate_api` (:class:`SearchRun`, :class:`Labels`,
+  :class:`AssembleEval`, :class:`ApiEval`).
+- **errors** — :class:`DocmentorError` and its subclasses :class:`UsageError`,
+  :class:`NotFoundError`, :class:`SourceUnavailableError`, :class:`StoreError`.
+
+Names are resolved on first use (``__getattr__``), so ``import docmentor`` — and
+``docmentor --help`` — load none of the engine, tantivy or the embedding model.
 """
 
 from __future__ import annotations
 
+import importlib
 from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
-__all__ = ["Docmentor", "DocmentorError", "RefreshReport", "SearchHit", "__version__"]
+
+#: public name → the module that defines it (the object's ``__module__``)
+_EXPORTS: dict[str, str] = {
+    # docs engine
+    "Docmentor": "docmentor.engine",
+    "RefreshReport": "docmentor.engine",
+    "DocPage": "docmentor.engine",
+    "EmbedReport": "docmentor.search.semantic",
+    "SearchHit": "docmentor.models",
+    "SourceSpec": "docmentor.models",
+    "ConfiguredSource": "docmentor.config",
+    "Config": "docmentor.config",
+    "load_config": "docmentor.config",
+    # assembly (through Docmentor.assemble)
+    "Digest": "docmentor.assemble.models",
+    "DocumentScore": "docmentor.assemble.models",
+    "DistilledSection": "docmentor.assemble.models",
+    # library knowledge
+    "generate": "docmentor.readme_llm",
+    "GenerationResult": "docmentor.readme_llm",
+    "LibraryKnowledge": "docmentor.readme_llm.service",
+    "report_issue": "docmentor.readme_llm.feedback",
+    "SessionLog": "docmentor.readme_llm.feedback",
+    "analyze_feedback": "docmentor.readme_llm.feedback",
+    "feedback_report": "docmentor.readme_llm.feedback",
+    # clarity
+    "score_text": "docmentor.clarity",
+    "score_paths": "docmentor.clarity",
+    "score_source": "docmentor.clarity",
+    "score_document": "docmentor.access",
+    "ReadPolicy": "docmentor.access",
+    "explain_score": "docmentor.clarity.explain",
+    "Rubric": "docmentor.clarity.rubric",
+    "default_rubric": "docmentor.clarity.rubric",
+    "load_rubric": "docmentor.clarity.rubric",
+    "plan_roadmap": "docmentor.clarity.roadmap",
+    "get_improvement_roadmap": "docmentor.clarity.roadmap",
+    "Roadmap": "docmentor.clarity.roadmap",
+    "PlannedFix": "docmentor.clarity.roadmap",
+    "QuickWin": "docmentor.clarity.roadmap",
+    "record_history": "docmentor.clarity.history",
+    "trend_summary": "docmentor.clarity.history",
+    "TrendSummary": "docmentor.clarity.history",
+    "ScoreChange": "docmentor.clarity.history",
+    "write_html": "docmentor.clarity.report",
+    "LLMClient": "docmentor.llm",
+    "LLMConfig": "docmentor.llm",
+    # evaluation
+    "load_questions": "docmentor.evaluation",
+    "check_labels": "docmentor.evaluation",
+    "evaluate_search": "docmentor.evaluation",
+    "evaluate_assemble": "docmentor.evaluation",
+    "evaluate_api": "docmentor.evaluation",
+    "SearchRun": "docmentor.evaluation",
+    "Labels": "docmentor.evaluation",
+    "AssembleEval": "docmentor.evaluation",
+    "ApiEval": "docmentor.evaluation",
+    # errors
+    "DocmentorError": "docmentor.errors",
+    "UsageError": "docmentor.errors",
+    "NotFoundError": "docmentor.errors",
+    "SourceUnavailableError": "docmentor.errors",
+    "StoreError": "docmentor.errors",
+}
+#: public name → the name it has in its module, where the two differ (a generic name there)
+_RENAMED: dict[str, str] = {"analyze_feedback": "analyze", "feedback_report": "report_text"}
+
+#: the public names, as listed in ``_EXPORTS`` (tests/test_public_api.py checks the two agree)
+__all__ = [
+    "ApiEval",
+    "AssembleEval",
+    "Config",
+    "ConfiguredSource",
+    "Digest",
+    "DistilledSection",
+    "DocPage",
+    "Docmentor",
+    "DocmentorError",
+    "DocumentScore",
+    "EmbedReport",
+    "GenerationResult",
+    "LLMClient",
+    "LLMConfig",
+    "Labels",
+    "LibraryKnowledge",
+    "NotFoundError",
+    "PlannedFix",
+    "QuickWin",
+    "ReadPolicy",
+    "RefreshReport",
+    "Roadmap",
+    "Rubric",
+    "ScoreChange",
+    "SearchHit",
+    "SearchRun",
+    "SessionLog",
+    "SourceSpec",
+    "SourceUnavailableError",
+    "StoreError",
+    "TrendSummary",
+    "UsageError",
+    "__version__",
+    "analyze_feedback",
+    "check_labels",
+    "default_rubric",
+    "evaluate_api",
+    "evaluate_assemble",
+    "evaluate_search",
+    "explain_score",
+    "feedback_report",
+    "generate",
+    "get_improvement_roadmap",
+    "load_config",
+    "load_questions",
+    "load_rubric",
+    "plan_roadmap",
+    "record_history",
+    "report_issue",
+    "score_document",
+    "score_paths",
+    "score_source",
+    "score_text",
+    "trend_summary",
+    "write_html",
+]
 
 if TYPE_CHECKING:
-    from docmentor.engine import Docmentor, RefreshReport
-    from docmentor.errors import DocmentorError
-    from docmentor.models import SearchHit
+    from docmentor.access import ReadPolicy, score_document
+    from docmentor.assemble.models import Digest, DistilledSection, DocumentScore
+    from docmentor.clarity import score_paths, score_source, score_text
+    from docmentor.clarity.explain import explain_score
+    from docmentor.clarity.history import ScoreChange, TrendSummary, record_history, trend_summary
+    from docmentor.clarity.report import write_html
+    from docmentor.clarity.roadmap import PlannedFix, QuickWin, Roadmap, get_improvement_roadmap, plan_roadmap
+    from docmentor.clarity.rubric import Rubric, default_rubric, load_rubric
+    from docmentor.config import Config, ConfiguredSource, load_config
+    from docmentor.engine import Docmentor, DocPage, RefreshReport
+    from docmentor.errors import DocmentorError, NotFoundError, SourceUnavailableError, StoreError, UsageError
+    from docmentor.evaluation import (
+        ApiEval,
+        AssembleEval,
+        Labels,
+        SearchRun,
+        check_labels,
+        evaluate_api,
+        evaluate_assemble,
+        evaluate_search,
+        load_questions,
+    )
+    from docmentor.llm import LLMClient, LLMConfig
+    from docmentor.models import SearchHit, SourceSpec
+    from docmentor.readme_llm import GenerationResult, generate
+    from docmentor.readme_llm.feedback import SessionLog, report_issue
+    from docmentor.readme_llm.feedback import analyze as analyze_feedback
+    from docmentor.readme_llm.feedback import report_text as feedback_report
+    from docmentor.readme_llm.service import LibraryKnowledge
+    from docmentor.search.semantic import EmbedReport
 
 
 def __getattr__(name: str) -> Any:  # lazy: keep `import docmentor` (and --help) light
-    if name in ("Docmentor", "RefreshReport"):
-        from docmentor import engine
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'docmentor' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), _RENAMED.get(name, name))
+    globals()[name] = value  # resolved once
+    return value
 
-        return getattr(engine, name)
-    if name == "DocmentorError":
-        from docmentor.errors import DocmentorError
 
-        return DocmentorError
-    if name == "SearchHit":
-        from docmentor.models import SearchHit
-
-        return SearchHit
-    raise AttributeError(name)
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

@@ -18,7 +18,7 @@ from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import urljoin
 
 from docmentor.config import auto_name, default_db, embeddings_enabled, is_url, validate_name
@@ -40,7 +40,10 @@ from docmentor.search.semantic import (
     write_units,
 )
 from docmentor.search.units import Unit
-from docmentor.store.db import DocChange, SourceRow, Store
+from docmentor.store.db import DocChange, SourceRow, Store, StoredDoc
+
+if TYPE_CHECKING:
+    from docmentor.assemble import Digest
 
 log = logging.getLogger(__name__)
 
@@ -1023,11 +1026,35 @@ class Docmentor:
 
         return self._read_lexical(run)
 
-    def assemble(self, query: str, **options: Any) -> Any:
-        """A token-budgeted digest for one question: see :func:`docmentor.assemble.assemble`."""
+    def assemble(
+        self,
+        query: str,
+        *,
+        max_tokens: int = 8000,
+        depth: int = 1,
+        sections: int = 20,
+        source: str | None = None,
+        encoding: str = "o200k_base",
+        allow_empty: bool = False,
+        now: datetime | None = None,
+        fmt: str = "markdown",
+    ) -> Digest:
+        """A token-budgeted digest for one question: see :func:`docmentor.assemble.assemble`
+        (the same arguments and defaults; ``tests/test_public_api.py`` checks they agree)."""
         from docmentor.assemble import assemble
 
-        return assemble(self, query, **options)
+        return assemble(
+            self,
+            query,
+            max_tokens=max_tokens,
+            depth=depth,
+            sections=sections,
+            source=source,
+            encoding=encoding,
+            allow_empty=allow_empty,
+            now=now,
+            fmt=fmt,
+        )
 
     def find(self, ref: str, *, source: str | None = None) -> Any:
         """The stored document a reference names (URL, ``source:path``, path or absolute file)."""
@@ -1041,7 +1068,7 @@ class Docmentor:
             bare = p.lstrip("./")
             return tuple(dict.fromkeys((p, bare, "/" + bare) if bare else (p,)))
 
-        def in_source(name: str, p: str) -> Any:
+        def in_source(name: str, p: str) -> StoredDoc | None:
             return next((d for d in (st.find_document(source=name, path=c) for c in paths(p)) if d), None)
 
         if source is not None:

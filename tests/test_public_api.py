@@ -1,0 +1,262 @@
+"""The public API: the ``docmentor`` namespace is the library (griffe's model).
+
+- every name in ``__all__`` resolves, to an object defined where the table says, and no
+  object has two public names;
+- ``import docmentor`` stays light: no engine, tantivy or embedding runtime is loaded until
+  a name is used;
+- the adapters (``cli/``, ``server.py``, ``mcp_*.py``, ``stdio_pipes.py``) reach the library
+  through the top-level namespace; what they still import from deeper is listed in
+  ``DEEP_IMPORTS`` with its reason, and an entry that no longer occurs fails, so the list
+  only shrinks;
+- result types are frozen dataclasses, except those listed in ``NOT_FROZEN`` with why.
+"""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+import inspect
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import docmentor
+
+SRC = Path(__file__).resolve().parents[1] / "src"
+ADAPTERS = (
+    "docmentor.cli",
+    "docmentor.server",
+    "docmentor.mcp_",
+    "docmentor.stdio_pipes",
+    "docmentor.__main__",
+)
+TO_MOVE = "to move to the top-level API"
+
+# (adapter module, library module it imports from): reason. Deep imports not moved yet.
+DEEP_IMPORTS: dict[tuple[str, str], str] = {
+    ("docmentor.cli.app", "docmentor.errors"): TO_MOVE,
+    ("docmentor.cli.app", "docmentor.engine"): TO_MOVE,
+    ("docmentor.cli.app", "docmentor.config"): TO_MOVE + " (load_config; default_db: index location)",
+    ("docmentor.cli.app", "docmentor.readme_llm.service"): TO_MOVE,
+    ("docmentor.cli.assemble", "docmentor.errors"): TO_MOVE,
+    ("docmentor.cli.assemble", "docmentor.evaluation"): TO_MOVE,
+    ("docmentor.cli.clarity", "docmentor.errors"): TO_MOVE,
+    ("docmentor.cli.clarity", "docmentor.clarity"): TO_MOVE,
+    ("docmentor.cli.clarity", "docmentor.clarity.history"): TO_MOVE,
+    ("docmentor.cli.clarity", "docmentor.clarity.report"): TO_MOVE + " (git_commit: not public yet)",
+    ("docmentor.cli.clarity", "docmentor.clarity.roadmap"): TO_MOVE,
+    ("docmentor.cli.clarity", "docmentor.clarity.rubric"): TO_MOVE + " (SCORING_VERSION: a constant)",
+    ("docmentor.cli.clarity", "docmentor.llm"): TO_MOVE,
+    ("docmentor.cli.library", "docmentor.errors"): TO_MOVE,
+    ("docmentor.cli.library", "docmentor.readme_llm"): TO_MOVE + " (docs_source_name: not public yet)",
+    ("docmentor.cli.library", "docmentor.readme_llm.feedback"): TO_MOVE,
+    ("docmentor.cli.library", "docmentor.store.kb"): (
+        TO_MOVE + " (list_kbs/unregister_kb run on the store: a library-knowledge method first)"
+    ),
+    ("docmentor.cli.sources", "docmentor.errors"): TO_MOVE,
+    ("docmentor.cli.sources", "docmentor.engine"): TO_MOVE,
+    ("docmentor.cli.sources", "docmentor.config"): TO_MOVE + " (default_db, split_named: CLI helpers)",
+    ("docmentor.cli.sources", "docmentor.readme_llm"): TO_MOVE + " (mkdocs_bases: to sources/)",
+    ("docmentor.server", "docmentor.access"): TO_MOVE,
+    ("docmentor.server", "docmentor.engine"): TO_MOVE,
+    ("docmentor.server", "docmentor.errors"): TO_MOVE,
+    ("docmentor.server", "docmentor.scheduler"): TO_MOVE + " (the refresh scheduler, issue 20 point 2)",
+    ("docmentor.server", "docmentor.store.kb"): TO_MOVE + " (list_kbs: a library-knowledge method first)",
+    ("docmentor.server", "docmentor.assemble.render"): TO_MOVE + " (render_json: Digest.to_json first)",
+    ("docmentor.mcp_api", "docmentor.errors"): TO_MOVE,
+    ("docmentor.mcp_api", "docmentor.engine"): TO_MOVE,
+    ("docmentor.mcp_api", "docmentor.readme_llm.feedback"): TO_MOVE,
+    ("docmentor.mcp_api", "docmentor.readme_llm.service"): TO_MOVE,
+    ("docmentor.mcp_clarity", "docmentor.engine"): TO_MOVE,
+    ("docmentor.mcp_clarity", "docmentor.access"): TO_MOVE,
+    ("docmentor.mcp_clarity", "docmentor.clarity.scoring"): TO_MOVE + " (the scoring module, as a whole)",
+    ("docmentor.mcp_clarity", "docmentor.clarity.explain"): TO_MOVE,
+    ("docmentor.mcp_clarity", "docmentor.clarity.roadmap"): TO_MOVE,
+    ("docmentor.mcp_clarity", "docmentor.clarity.rubric"): TO_MOVE,
+    ("docmentor.mcp_contract", "docmentor.errors"): TO_MOVE,
+    ("docmentor.mcp_http", "docmentor.errors"): TO_MOVE,
+    ("docmentor.mcp_schemas", "docmentor.assemble"): TO_MOVE + " (MAX_TOKENS_RANGE: a constant)",
+}
+
+# public dataclasses that are not frozen yet: reason
+NOT_FROZEN: dict[str, str] = {
+    "RefreshReport": "the engine sets .embedding after the refresh (Docmentor.add, _attach_embedding)",
+    "EmbedReport": "filled in batch by batch while embedding (search/semantic.py)",
+    "Digest": "built up while assembling (assemble/__init__.py, render.distill)",
+    "DocumentScore": "its sections and scores are filled in while ranking (assemble)",
+    "DistilledSection": "trimmed in place under the budget (assemble/render.py)",
+    "Config": "docmentor.toml as loaded (config.py); read-only by convention",
+    "ConfiguredSource": "part of Config (config.py)",
+}
+
+
+def test_every_public_name_resolves_to_where_the_table_says() -> None:
+    table = docmentor._EXPORTS
+    assert sorted(docmentor.__all__) == sorted([*table, "__version__"])
+    assert len(set(docmentor.__all__)) == len(docmentor.__all__)
+    for name, module in table.items():
+        obj = getattr(docmentor, name)
+        assert obj.__module__ == module, f"docmentor.{name} is defined in {obj.__module__}, not {module}"
+        own = docmentor._RENAMED.get(name, name)
+        assert obj.__name__ == own, f"docmentor.{name} is {obj.__name__}"
+        assert not own.startswith("_"), f"docmentor.{name} exports a private name"
+    assert isinstance(docmentor.__version__, str)
+
+
+def test_every_public_object_is_exported_once() -> None:
+    seen: dict[int, str] = {}
+    for name in docmentor._EXPORTS:
+        obj = getattr(docmentor, name)
+        assert id(obj) not in seen, f"{seen[id(obj)]} and {name} are one object"
+        seen[id(obj)] = name
+
+
+def test_unknown_names_are_attribute_errors_and_dir_lists_the_api() -> None:
+    with pytest.raises(AttributeError, match="no_such_name"):
+        docmentor.no_such_name  # noqa: B018
+    assert not hasattr(docmentor, "_private")
+    listed = dir(docmentor)
+    assert set(docmentor.__all__) <= set(listed)
+    assert listed == sorted(listed)
+
+
+def test_errors_are_one_family() -> None:
+    for name in ("UsageError", "NotFoundError", "SourceUnavailableError", "StoreError"):
+        assert issubclass(getattr(docmentor, name), docmentor.DocmentorError)
+
+
+def test_result_types_are_frozen_dataclasses() -> None:
+    for name in docmentor._EXPORTS:
+        obj = getattr(docmentor, name)
+        if not (inspect.isclass(obj) and dataclasses.is_dataclass(obj)):
+            continue
+        frozen = obj.__dataclass_params__.frozen  # type: ignore[attr-defined]
+        if name in NOT_FROZEN:
+            assert not frozen, f"{name} is frozen now: remove it from NOT_FROZEN"
+        else:
+            assert frozen, f"docmentor.{name} is a mutable dataclass"
+    assert set(NOT_FROZEN) <= set(docmentor._EXPORTS)
+
+
+def test_engine_assemble_takes_the_assembly_options() -> None:
+    """``Docmentor.assemble`` is typed: the same keyword arguments and defaults as assembly."""
+    from docmentor.assemble import assemble
+
+    method = inspect.signature(docmentor.Docmentor.assemble).parameters
+    function = inspect.signature(assemble).parameters
+    assert [(p.name, p.kind, p.default) for p in list(method.values())[1:]] == [
+        (p.name, p.kind, p.default) for p in list(function.values())[1:]
+    ]
+    assert inspect.signature(docmentor.Docmentor.assemble).return_annotation in ("Digest", docmentor.Digest)
+
+
+def _loaded_after(code: str) -> list[str]:
+    probe = f"import sys\n{code}\nimport json\nprint(json.dumps(sorted(sys.modules)))"
+    out = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=60
+    )
+    loaded: list[str] = json.loads(out.stdout)
+    return loaded
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "import docmentor",
+        "from docmentor import DocmentorError, UsageError, __version__; dir(__import__('docmentor'))",
+    ],
+)
+def test_import_docmentor_is_light(code: str) -> None:
+    loaded = _loaded_after(code)
+    heavy = [
+        m
+        for m in loaded
+        if m in ("docmentor.engine", "tantivy", "onnxruntime", "numpy", "httpx", "sqlite3")
+        or m.startswith(("docmentor.search", "docmentor.store", "docmentor.readme_llm"))
+    ]
+    assert heavy == [], f"{code!r} loaded {heavy}"
+
+
+def test_a_name_loads_its_module_on_first_use() -> None:
+    loaded = _loaded_after("import docmentor\ndocmentor.Digest")
+    assert "docmentor.assemble.models" in loaded
+    assert "docmentor.engine" not in loaded
+
+
+def _adapter(module: str) -> bool:
+    return module.startswith(ADAPTERS)
+
+
+def deep_imports() -> dict[tuple[str, str], list[str]]:
+    """(adapter, library module) → "file:line name" for each import an adapter takes from
+    below the top-level namespace (its own adapter modules and ``docmentor`` itself are fine)."""
+    found: dict[tuple[str, str], list[str]] = {}
+    files = {}
+    for path in sorted((SRC / "docmentor").rglob("*.py")):
+        parts = list(path.relative_to(SRC).with_suffix("").parts)
+        files[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+    for name, path in files.items():
+        if not _adapter(name):
+            continue
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                targets = [(a.name, a.name) for a in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    up = package.split(".")[: len(package.split(".")) - (node.level - 1)]
+                    base = ".".join(up + ([node.module] if node.module else []))
+                targets = [(base, a.name) for a in node.names]
+            else:
+                continue
+            for module, what in targets:
+                if f"{module}.{what}" in files:  # `from package import submodule`
+                    module = f"{module}.{what}"
+                if module == "docmentor" and (what == "__version__" or _adapter(f"docmentor.{what}")):
+                    continue
+                if not module.startswith("docmentor.") or _adapter(module):
+                    continue
+                where = f"{path.relative_to(SRC)}:{node.lineno} {what}"
+                found.setdefault((name, module), []).append(where)
+    return found
+
+
+def test_adapters_reach_the_library_through_the_top_level_api() -> None:
+    found = deep_imports()
+    new = {k: v for k, v in found.items() if k not in DEEP_IMPORTS}
+    assert not new, (
+        "adapters import library objects from below the top-level API; import them from "
+        f"`docmentor` (export them in docmentor/__init__.py if needed): {new}"
+    )
+    gone = sorted(k for k in DEEP_IMPORTS if k not in found)
+    assert not gone, f"no longer imported: remove from DEEP_IMPORTS: {gone}"
+
+
+def test_the_deep_import_check_sees_a_deep_import(tmp_path: Path) -> None:
+    """The checker reads every import form (a lazy one inside a function, relative ones)."""
+    global SRC
+    pkg = tmp_path / "docmentor"
+    (pkg / "cli").mkdir(parents=True)
+    (pkg / "__init__.py").write_text("")
+    (pkg / "cli" / "__init__.py").write_text("from docmentor import Docmentor\n")
+    (pkg / "clarity").mkdir()
+    (pkg / "clarity" / "__init__.py").write_text("")
+    (pkg / "clarity" / "scoring.py").write_text("")
+    (pkg / "cli" / "x.py").write_text(
+        "def f():\n    from ..engine import Docmentor\n    import docmentor.store.db\n"
+        "    from docmentor.clarity import scoring\n"
+    )
+    saved, SRC = SRC, tmp_path
+    try:
+        found = deep_imports()
+    finally:
+        SRC = saved
+    assert set(found) == {
+        ("docmentor.cli.x", "docmentor.engine"),
+        ("docmentor.cli.x", "docmentor.store.db"),
+        ("docmentor.cli.x", "docmentor.clarity.scoring"),
+    }
