@@ -12,10 +12,10 @@ import os
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from docmentor.errors import NotFoundError
-from docmentor.models import RawDocument
+from docmentor.models import DocFormat, RawDocument
 
 if TYPE_CHECKING:
     from docmentor.engine import Docmentor
@@ -62,7 +62,7 @@ class ReadPolicy:
                     path=doc.path,
                     url=doc.url,
                     content=engine.store.content(doc.id),
-                    fmt=doc.fmt,
+                    fmt=cast(DocFormat, doc.fmt),  # the store holds what parse wrote
                     line_map=engine.store.line_map(doc.id),
                 )
         except NotFoundError:

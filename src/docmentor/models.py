@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+DocFormat = Literal["markdown", "rst", "text"]  # what parse reads a document as
+
 SourceKind = Literal["folder", "llms_txt", "llms_full"]
 
 
@@ -31,7 +33,7 @@ class RawDocument:
     path: str  # relative to the folder added, or the URL's path
     url: str  # file:// URL or http(s) URL
     content: str
-    fmt: Literal["markdown", "rst", "text"] = "markdown"
+    fmt: DocFormat = "markdown"
     line_map: list[int] | None = None
     etag: str | None = None
     last_modified: str | None = None
