@@ -7,14 +7,14 @@ from __future__ import annotations
 
 import shutil
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 import pytest
 
-from docmentor.embeddings import MODEL_ID, EmbeddingUnavailable
+from docmentor.embeddings import MODEL_ID, Embedder, EmbeddingUnavailable
 from docmentor.engine import Docmentor
 from docmentor.errors import StoreError
 from docmentor.readme_llm import generate
@@ -37,9 +37,24 @@ def lib(tmp_path: Path) -> Path:
     return root
 
 
-def _generate(tmp_path: Path, lib: Path, name: str, **options: object) -> Docmentor:
+def _generate(
+    tmp_path: Path,
+    lib: Path,
+    name: str,
+    *,
+    embeddings: bool = True,
+    progress: Callable[[int, int, str], None] | None = None,
+) -> Docmentor:
     eng = Docmentor(tmp_path / name)
-    generate(eng, library="minidb", docs_path=lib / "docs", out=tmp_path / f"{name}-out", search_paths=[lib], **options)
+    generate(
+        eng,
+        library="minidb",
+        docs_path=lib / "docs",
+        out=tmp_path / f"{name}-out",
+        search_paths=[lib],
+        embeddings=embeddings,
+        progress=progress,
+    )
     return eng
 
 
@@ -147,7 +162,7 @@ def test_an_embedder_that_fails_at_query_time_degrades_to_lexical(
     knowledge = LibraryKnowledge(engine, cwd=tmp_path)
     index = knowledge.index()
 
-    def broken() -> object:
+    def broken() -> Embedder:
         raise EmbeddingUnavailable("the embedding model cannot be loaded: gone")
 
     index.embedder = broken
@@ -451,7 +466,9 @@ def test_examples_of_one_library_are_not_measured_against_another_librarys() -> 
     from docmentor.readme_llm.models import ApiEntry, Example
     from docmentor.readme_llm.retrieval import ApiIndex
 
-    def ex(i: int, code: str, api: str, complexity: str = "beginner") -> Example:
+    def ex(
+        i: int, code: str, api: str, complexity: Literal["beginner", "intermediate", "advanced"] = "beginner"
+    ) -> Example:
         return Example(
             example_id=f"e{i}", title=f"Example {i}", code=code, language="python", source="d", path="p.md",
             line=i, apis_used=[api], complete=True, complexity=complexity,
@@ -607,9 +624,9 @@ def test_synonyms_follow_the_names_of_the_library_asked_about() -> None:
     assert ("get", 1.0) not in index.query_terms("fetch a document")  # across both: a has "fetch"
 
 
-def _fn(api_id: str, *aliases: str, **fields: object) -> ApiEntry:
+def _fn(api_id: str, *aliases: str, **fields: Any) -> ApiEntry:
     name = api_id.rsplit(".", 1)[-1]
-    values: dict[str, object] = {"kind": "function", "name": name, "description": f"{name.title()} it.", **fields}
+    values: dict[str, Any] = {"kind": "function", "name": name, "description": f"{name.title()} it.", **fields}
     return ApiEntry(api_id=api_id, aliases=list(aliases), **values)
 
 
@@ -710,7 +727,7 @@ def test_a_data_attribute_comes_after_a_callable_that_matches_the_task_as_well(
     from docmentor.readme_llm.retrieval import ATTRIBUTE_WEIGHT, ApiIndex
 
     cls = ApiEntry(api_id="pkg._r.Result", aliases=["pkg.Result"], kind="class", name="Result")
-    member = {"parent": "pkg._r.Result", "description": "The exit code of the command."}
+    member: dict[str, Any] = {"parent": "pkg._r.Result", "description": "The exit code of the command."}
     # the same words: the value a run leaves, and the method that checks it
     code = ApiEntry(api_id="pkg._r.Result.exit_code", kind="attribute", name="exit_code", **member)
     check = ApiEntry(api_id="pkg._r.Result.check_exit_code", kind="method", name="check_exit_code", **member)
@@ -771,8 +788,8 @@ def test_a_replacement_keeps_its_place_when_what_it_replaces_is_off_the_path() -
     assert found[0] == "pkg._io.fetch"  # lifted to the deprecated one's place, not to 0.8 of it
 
 
-def _member(cls: str, name: str, **fields: object) -> ApiEntry:
-    values: dict[str, object] = {"description": f"{name.title()} it.", **fields}
+def _member(cls: str, name: str, **fields: Any) -> ApiEntry:
+    values: dict[str, Any] = {"description": f"{name.title()} it.", **fields}
     return ApiEntry(api_id=f"pkg._t.{cls}.{name}", aliases=[f"pkg.{cls}.{name}"], kind="method", name=name,
                     parent=f"pkg._t.{cls}", **values)  # fmt: skip
 
@@ -1132,11 +1149,12 @@ def test_with_several_libraries_the_one_that_matches_the_task_comes_first() -> N
         for lib, (entries, examples) in libraries.items()
     }
     from dataclasses import dataclass as _dc
+    from dataclasses import field
 
     @_dc
     class Section:  # what the engine's search gives: the one section of web's docs, for any task
         text: str = "Use `web.Client` for everything."
-        heading_path: tuple[str, ...] = ("Guide",)
+        heading_path: list[str] = field(default_factory=lambda: ["Guide"])
         source: str = "web-docs"
         path: str = "guide.md"
         line_start: int = 1
