@@ -6,6 +6,7 @@ Token counts are always re-checked independently with toktok itself, on the fina
 from __future__ import annotations
 
 import re
+from typing import Any, Literal
 
 import pytest
 import toktok
@@ -20,65 +21,87 @@ from docmentor.errors import UsageError
 GENERATED = "2025-11-29T15:23:00Z"
 FENCE_LINE = re.compile(r"^[ \t]*(`{3,}|~{3,})")
 ACTUAL = re.compile(r"^\*\*Actual Tokens:\*\* (\d+)$", re.M)
+STATS = {"candidate_sections": 30, "relevance_threshold": 0.15, "cross_references": 1}
 
 
 def recount(text: str, encoding: str = "o200k_base") -> int:
     return toktok.batch_count([text], encoding)[0]
 
 
-def doc(document_id: int, path: str, *, combined: float, canonicality: float, **kw: object) -> DocumentScore:
-    fields: dict[str, object] = {
-        "source": "",
-        "url": "",
-        "title": path.rsplit("/", 1)[-1],
-        "relevance": combined,
-        "status": "canonical",
-        "updated_at": "2025-11-15T08:00:00Z",
-    }
-    fields.update(kw)
+def doc(
+    document_id: int,
+    path: str,
+    *,
+    combined: float,
+    canonicality: float,
+    status: str = "canonical",
+    updated_at: str | None = "2025-11-15T08:00:00Z",
+) -> DocumentScore:
     return DocumentScore(
-        document_id=document_id, path=path, combined=combined, canonicality=canonicality, **fields
+        document_id=document_id,
+        source="",
+        path=path,
+        url="",
+        title=path.rsplit("/", 1)[-1],
+        relevance=combined,
+        canonicality=canonicality,
+        combined=combined,
+        status=status,
+        updated_at=updated_at,
     )
 
 
 def cand(
-    section_id: int, document_id: int, path: str, heading: str, text: str, line_start: int, **kw: object
+    section_id: int,
+    document_id: int,
+    path: str,
+    heading: str,
+    text: str,
+    line_start: int,
+    *,
+    origin: Literal["search", "crossref"] = "search",
+    referenced_by: list[str] | None = None,
+    depth: int = 0,
 ) -> Candidate:
-    fields: dict[str, object] = {
-        "source": "",
-        "url": "",
-        "title": path,
-        "heading_path": [heading],
-        "anchor": heading.lower().replace(" ", "-"),
-        "relevance": 1.0,
-    }
-    fields.update(kw)
     return Candidate(
         section_id=section_id,
         document_id=document_id,
+        source="",
         path=path,
+        url="",
+        title=path,
         heading=heading,
-        text=text,
+        heading_path=[heading],
+        anchor=heading.lower().replace(" ", "-"),
         line_start=line_start,
         line_end=line_start + text.count("\n"),
-        **fields,
+        text=text,
+        relevance=1.0,
+        origin=origin,
+        referenced_by=referenced_by if referenced_by is not None else [],
+        depth=depth,
     )
 
 
-def run(candidates: list[Candidate], documents: list[DocumentScore], max_tokens: int, **kw: object) -> Digest:
-    args: dict[str, object] = {
-        "query": "How do I deploy a new service?",
-        "documents": documents,
-        "candidates": candidates,
-        "max_tokens": max_tokens,
-        "encoding": "o200k_base",
-        "documents_scanned": 12,
-        "stats": {"candidate_sections": 30, "relevance_threshold": 0.15, "cross_references": 1},
-        "generated_at": GENERATED,
-        "primary_areas": ["deployment", "services"],
-    }
-    args.update(kw)
-    return distill(**args)
+def run(
+    candidates: list[Candidate],
+    documents: list[DocumentScore],
+    max_tokens: int,
+    *,
+    encoding: str = "o200k_base",
+    stats: dict[str, Any] | None = None,
+) -> Digest:
+    return distill(
+        query="How do I deploy a new service?",
+        documents=documents,
+        candidates=candidates,
+        max_tokens=max_tokens,
+        encoding=encoding,
+        documents_scanned=12,
+        stats=stats if stats is not None else dict(STATS),
+        generated_at=GENERATED,
+        primary_areas=["deployment", "services"],
+    )
 
 
 # --------------------------------------------------------------------------- a small hand-made digest
