@@ -14,11 +14,10 @@ from typing import TYPE_CHECKING, Annotated, Any
 import click
 import typer
 
-from docmentor import __version__
-from docmentor.errors import DocmentorError, UsageError
+from docmentor import DocmentorError, UsageError, __version__
 
 if TYPE_CHECKING:
-    from docmentor.engine import Docmentor
+    from docmentor import Docmentor
 
 
 app = typer.Typer(
@@ -98,13 +97,13 @@ def db_path() -> Path | None:
         return STATE.db
     if os.environ.get("DOCMENTOR_DB"):
         return None  # the engine's default reads it
-    from docmentor.config import load_config
+    from docmentor import load_config
 
     return load_config().db
 
 
 def open_engine(*, create: bool) -> Docmentor:
-    from docmentor.engine import Docmentor
+    from docmentor import Docmentor
 
     return Docmentor(db_path(), create=create, embeddings=STATE.embeddings)
 
@@ -159,7 +158,7 @@ def emit(data: Any) -> None:
 
 def require_index(hint: str = "add a source first: docmentor add PATH_OR_URL") -> None:
     if not index_exists():
-        from docmentor.errors import NotFoundError
+        from docmentor import NotFoundError
 
         raise NotFoundError("no index here yet", hint=hint)
 
@@ -174,7 +173,7 @@ def index_exists() -> bool:
 
 
 def open_knowledge() -> Any:
-    from docmentor.readme_llm.service import LibraryKnowledge
+    from docmentor import LibraryKnowledge
 
     require_index("generate a library's knowledge base first: docmentor readme-llm generate --library NAME")
     return LibraryKnowledge(open_engine(create=False))

@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING, Annotated
 import click
 import typer
 
+from docmentor import UsageError
 from docmentor.cli.app import app, emit, open_engine, open_knowledge, require_index
-from docmentor.errors import UsageError
 
 if TYPE_CHECKING:
     pass
@@ -115,7 +115,7 @@ def eval_search(
     ] = False,
 ) -> None:
     """Search quality: document- and section-level MRR@10, Recall@k and nDCG@10."""
-    from docmentor.evaluation import check_labels, evaluate_search, load_questions
+    from docmentor import check_labels, evaluate_search, load_questions
 
     qs = [q for q in load_questions(questions) if q.get("relevant")]
     if not qs:
@@ -164,7 +164,7 @@ def eval_assemble(
     ] = False,
 ) -> None:
     """Assembly quality: share of expected strings in each digest; a question passes at ≥ 0.8."""
-    from docmentor.evaluation import evaluate_assemble, load_questions
+    from docmentor import evaluate_assemble, load_questions
 
     qs = [q for q in load_questions(questions) if q.get("expected_contains")]
     if not qs:
@@ -202,7 +202,7 @@ def eval_api(
     """API lookup quality: top-1, top-3 and MRR of find_api (a hit equals any expected id or alias)."""
     if not 1 <= limit <= 50:
         raise UsageError("--limit must be between 1 and 50")
-    from docmentor.evaluation import evaluate_api, load_questions
+    from docmentor import evaluate_api, load_questions
 
     qs = [q for q in load_questions(questions) if q.get("expected_api")]
     if not qs:

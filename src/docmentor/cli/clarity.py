@@ -8,11 +8,11 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from docmentor import UsageError
 from docmentor.cli.app import GateFailed, app, emit, open_engine, require_index
-from docmentor.errors import UsageError
 
 if TYPE_CHECKING:
-    from docmentor.clarity.rubric import Rubric
+    from docmentor import Rubric
 
 clarity_app = typer.Typer(
     help="Deterministic documentation clarity scores, explanations and roadmaps.",
@@ -51,10 +51,8 @@ def clarity_score(
     ] = False,
 ) -> None:
     """Score documentation clarity: the same pages always get the same score, with the why and what to fix."""
-    from docmentor.clarity import score_paths, score_source
-    from docmentor.clarity.history import record_history
-    from docmentor.clarity.report import git_commit, write_html
-    from docmentor.clarity.rubric import default_rubric, load_rubric
+    from docmentor import default_rubric, load_rubric, record_history, score_paths, score_source, write_html
+    from docmentor.clarity.report import git_commit
 
     if not 0.0 <= target <= 10.0:
         raise UsageError("--target must be between 0 and 10")
@@ -89,7 +87,7 @@ def clarity_score(
 
 
 def _llm_client() -> Any:
-    from docmentor.llm import LLMClient, LLMConfig
+    from docmentor import LLMClient, LLMConfig
 
     config = LLMConfig.from_env()
     if config is None:
@@ -125,8 +123,7 @@ def _print_clarity(result: dict[str, Any], rubric: Rubric) -> None:
     from rich.markup import escape
     from rich.table import Table
 
-    from docmentor.clarity.history import trend_summary
-    from docmentor.clarity.roadmap import PlannedFix, plan_roadmap
+    from docmentor import PlannedFix, plan_roadmap, trend_summary
 
     console = Console(soft_wrap=True, highlight=False, width=None if sys.stdout.isatty() else 160)
     table = Table(title="Documentation clarity", show_lines=False)
@@ -226,7 +223,8 @@ def clarity_rubric(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """Print the scoring rubric: tiers, grades, criteria, characteristics and weights."""
-    from docmentor.clarity.rubric import SCORING_VERSION, default_rubric, load_rubric
+    from docmentor import default_rubric, load_rubric
+    from docmentor.clarity.rubric import SCORING_VERSION
 
     rubric = load_rubric(rubric_file) if rubric_file else default_rubric()
     if as_json:

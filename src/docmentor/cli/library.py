@@ -10,8 +10,8 @@ from typing import Annotated
 import click
 import typer
 
+from docmentor import UsageError
 from docmentor.cli.app import STATE, app, emit, open_engine, open_knowledge, progress, require_index
-from docmentor.errors import UsageError
 
 readme_app = typer.Typer(
     help="Generate README.LLM and a library knowledge base from docs and the real API.",
@@ -99,7 +99,7 @@ def readme_generate(
     as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
 ) -> None:
     """Generate README.LLM (the paper's layout) and the knowledge base, and register it in the index."""
-    from docmentor.readme_llm import generate
+    from docmentor import generate
 
     with progress(not as_json, describe=str) as update:
         result = generate(
@@ -318,11 +318,11 @@ def feedback_analyze(
     ] = None,
 ) -> None:
     """Summary, top failing queries, missing examples, unclear APIs and recommendations."""
-    from docmentor.readme_llm.feedback import analyze, report_text
+    from docmentor import analyze_feedback, feedback_report
 
     require_index()
     store = open_engine(create=True).store
-    data = analyze(store, library)
+    data = analyze_feedback(store, library)
     if library is not None and not data["summary"]["total_issues"]:
         from docmentor.store.kb import list_kbs
 
@@ -340,4 +340,4 @@ def feedback_analyze(
     if as_json:
         emit(data)
     else:
-        sys.stdout.write(report_text(data))
+        sys.stdout.write(feedback_report(data))

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from docmentor import SourceUnavailableError, UsageError
 from docmentor.cli.app import (
     STATE,
     app,
@@ -20,10 +21,9 @@ from docmentor.cli.app import (
     progress,
     require_index,
 )
-from docmentor.errors import SourceUnavailableError, UsageError
 
 if TYPE_CHECKING:
-    from docmentor.engine import RefreshReport
+    from docmentor import RefreshReport
 
 DEFAULT_REFRESH_DEADLINE = 1800.0  # = docmentor.engine's (not imported here: the CLI starts fast)
 
@@ -112,8 +112,8 @@ def add(
     as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
 ) -> None:
     """Register a documentation source and index it now. Adding an existing name re-indexes it."""
+    from docmentor import Docmentor
     from docmentor.config import default_db, split_named
-    from docmentor.engine import Docmentor
 
     if name is None and not _is_path(target):  # a folder named "we:ird" is a folder, not NAME:TARGET
         name, target = split_named(target)
@@ -207,7 +207,7 @@ def refresh(
     as_json: Annotated[bool, typer.Option("--json", help="Print the reports as JSON.")] = False,
 ) -> None:
     """Re-read sources and index what changed. Unchanged documents are skipped, vanished ones removed, failures keep the old copy."""
-    from docmentor.config import load_config
+    from docmentor import load_config
 
     configured = load_config().sources
     if not index_exists() and (name is not None or not configured):
