@@ -107,7 +107,7 @@ def test_evaluate_api_scores_find_api_on_labelled_questions(
 ) -> None:
     monkeypatch.chdir(tmp_path)
     knowledge = LibraryKnowledge(kb_engine)
-    questions = [
+    questions: list[dict[str, Any]] = [
         {"id": "m-1", "query": "open a database stored at a path", "expected_api": ["minidb.core.connect", "minidb.connect"]},
         {"id": "m-2", "query": "open a database", "expected_api": "minidb.core.Database"},  # second, after connect
         {"id": "m-3", "query": "zzzqqq", "expected_api": ["minidb.core.Database.close"]},
@@ -127,7 +127,7 @@ def test_evaluate_api_scores_find_api_on_labelled_questions(
         "top": list(result.questions[0].top),
     }
     with pytest.raises(AttributeError):  # frozen
-        result.top1 = 1.0
+        result.top1 = 1.0  # type: ignore[misc]
     # a rank beyond the limit is not found
     assert [q.rank for q in evaluate_api(knowledge, questions, limit=1).questions] == [1, None, None]
     from docmentor.errors import UsageError
@@ -140,7 +140,7 @@ def test_evaluate_api_scores_find_api_on_labelled_questions(
 
 # -- the clarity roadmap as data and the trend (clarity.roadmap, clarity.history) ----------------
 
-ISSUES = [
+ISSUES: list[dict[str, Any]] = [
     {"type": "syntax_error", "severity": "critical", "line": 10, "section": "Setup", "message": "bad code"},
     {"type": "broken_link", "severity": "warning", "line": 4, "section": "Intro", "message": "404"},
     {"type": "missing_alt_text", "severity": "info", "line": 0, "section": "", "message": "no alt"},
@@ -165,7 +165,7 @@ def test_plan_roadmap_is_the_roadmap_as_data_and_next_steps_do_not_repeat_a_fix(
     assert plan.quick_wins[0] == QuickWin("syntax_error", "Setup", 10, 30, plan.fixes[0].impact)
     assert plan.quick_wins[0].text == "Fix syntax error in Setup (line 10) - 30 min, +2.0 impact"
     with pytest.raises(AttributeError):
-        plan.fixes[0].line = 3
+        plan.fixes[0].line = 3  # type: ignore[misc]
     # the fixes first; a quick win of the same type on the same line is that fix again; one
     # without a line (the TODO) repeats none
     steps = plan.next_steps(10)
@@ -182,7 +182,7 @@ def test_trend_points_record_history_and_the_trend_summary(tmp_path: Path) -> No
     from docmentor.clarity import score_paths
     from docmentor.clarity.history import ScoreChange, record_history, trend, trend_summary
 
-    earlier = [
+    earlier: list[dict[str, Any]] = [
         {"date": "d1", "score": 7, "commit": "abc", "grade": "B"},
         {"date": "d2", "score": True},  # not a score
         {"date": "d3", "score": "8"},  # nor this
@@ -364,7 +364,7 @@ def test_evaluate_search_and_assemble_over_an_index(tmp_path: Path) -> None:
         engine.check_source("nope")
     engine.check_source(None)
 
-    questions = [
+    questions: list[dict[str, Any]] = [
         # labelled relative to the folder above the source: docs/guide/install.md
         {"id": "q1", "query": "upgrade zeppelin", "relevant": [{"path": "docs/guide/install.md", "heading": "Upgrade", "grade": 2}]},
         {"id": "q2", "query": "ballast before take-off", "relevant": [{"path": "docs/tuning.md", "grade": 2}, {"path": "docs/gone.md", "grade": 1}]},
@@ -385,7 +385,7 @@ def test_evaluate_search_and_assemble_over_an_index(tmp_path: Path) -> None:
     foreign = check_labels(engine, [{"query": "x", "relevant": [{"path": "elsewhere/x.md"}]}])
     assert foreign.none_indexed and foreign.unmatched == ("elsewhere/x.md",)
 
-    asked = [
+    asked: list[dict[str, Any]] = [
         {"id": "a1", "query": "how do I upgrade zeppelin", "expected_contains": ["pip install -U zeppelin"]},
         {"id": "a2", "query": "tuning", "expected_contains": ["ballast", "zqxj-nowhere"]},
         {"id": "a3", "query": "unlabelled"},
