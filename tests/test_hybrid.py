@@ -15,9 +15,11 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 from docmentor.embeddings import Embedder
@@ -97,9 +99,15 @@ def test_unchanged_sections_are_not_embedded_again(
     texts: list[str] = []
     real = Embedder.embed
 
-    def counting(self: Embedder, batch: list[str], **kw: object) -> object:
+    def counting(
+        self: Embedder,
+        batch: list[str],
+        *,
+        progress: Callable[[int], None] | None = None,
+        max_tokens: int | None = None,
+    ) -> np.ndarray:
         texts.extend(batch)
-        return real(self, batch, **kw)
+        return real(self, batch, progress=progress, max_tokens=max_tokens)
 
     monkeypatch.setattr(Embedder, "embed", counting)
     folder = tmp_path / "docs"

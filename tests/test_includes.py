@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import textwrap
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Literal, TypedDict, Unpack
 
 import pytest
 
@@ -46,7 +48,18 @@ def write(root: Path, rel: str, text: str) -> Path:
     return path
 
 
-def run(root: Path, rel: str, text: str, **kwargs: object) -> IncludeResult:
+class Options(TypedDict, total=False):
+    """resolve_includes' keywords that a test sets."""
+
+    base_dirs: Sequence[Path]
+    fmt: Literal["markdown", "rst"]
+    max_depth: int
+    max_bytes: int
+    cache: IncludeCache
+    dedent_subsections: bool
+
+
+def run(root: Path, rel: str, text: str, **kwargs: Unpack[Options]) -> IncludeResult:
     path = write(root, rel, text)
     return resolve_includes(text, path=path, root=root, **kwargs)
 

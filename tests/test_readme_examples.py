@@ -9,8 +9,10 @@ from __future__ import annotations
 import textwrap
 import time
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Literal
 
 import pytest
 
@@ -27,6 +29,8 @@ from docmentor.readme_llm.examples import (
 )
 from docmentor.readme_llm.matcher import match_examples
 from docmentor.readme_llm.models import ApiEntry, ApiReturn, Example
+
+ApiKind = Literal["function", "class", "method", "property", "attribute", "module"]  # ApiEntry.kind
 
 # -- a fake surface ---------------------------------------------------------------------
 
@@ -51,7 +55,7 @@ class FakeSurface:
 
 def api(
     api_id: str,
-    kind: str = "method",
+    kind: ApiKind = "method",
     returns: str | None = None,
     *,
     aliases: tuple[str, ...] = (),
@@ -171,10 +175,12 @@ def ex(
     )
 
 
-def used(*examples: Example, surface: FakeSurface | None = None, **kw: object) -> list[list[str]]:
+def used(
+    *examples: Example, surface: FakeSurface | None = None, js_packages: Iterable[str] = ()
+) -> list[list[str]]:
     if surface is None:
         surface = lancedb_surface() if examples[0].language == "python" else lancedb_ts_surface()
-    match_examples(list(examples), surface, library="lancedb", **kw)
+    match_examples(list(examples), surface, library="lancedb", js_packages=js_packages)
     return [e.apis_used for e in examples]
 
 
