@@ -3,9 +3,12 @@
 Two counters, the same numbers:
 
 - **toktok** (``toktok-rs``; its BPE tables are compiled in). Fast per text, but building the
-  o200k_base tables on first use takes ~0.3 s and holds the GIL — most of a CLI call.
+  o200k_base tables on first use takes ~0.3–0.4 s and holds the GIL — most of a CLI call.
 - **bpe.py**, plain Python over a vocabulary file derived once from toktok's own tables and
-  kept in the cache folder (``DOCMENTOR_CACHE``, else ``DOCMENTOR_HOME/cache/``). Nothing to build at start-up; 3–9 ms for a digest.
+  kept in the cache folder (``DOCMENTOR_CACHE``, else ``DOCMENTOR_HOME/cache/``). Nothing to build at start-up:
+  a CLI ``assemble`` spends ~15 ms counting (the file read included) against toktok's ~410 ms,
+  and takes 250 ms instead of 681 ms (benchmarks/bench_fast_paths.py; bpe.py's docstring has the
+  figures and where the equivalence tests are).
 
 A batch goes to bpe.py while this process has not loaded toktok, the batch is under a million
 characters and bpe.py has counted less than three million afresh (lines it has seen are
