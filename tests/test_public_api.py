@@ -248,3 +248,25 @@ def test_the_deep_import_check_sees_a_deep_import(tmp_path: Path) -> None:
         ("docmentor.cli.x", "docmentor.store.db"),
         ("docmentor.cli.x", "docmentor.clarity.scoring"),
     }
+
+
+def test_typed_results_have_the_keys_their_types_name(tmp_path: Path) -> None:
+    """``Docmentor.sources`` and ``Docmentor.excerpt`` return the keys of ``SourceInfo`` and
+    ``DocExcerpts``, in the order ``sources --json`` and the MCP tools have always shown."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "timeouts.md").write_text("# Timeouts\n\nSet a timeout with `timeout=5` on every request.\n")
+    engine = docmentor.Docmentor(tmp_path / "db", embeddings=False)
+    try:
+        engine.add(docs, name="acme")
+        (row,) = engine.sources()
+        assert list(row) == list(docmentor.SourceInfo.__annotations__)
+        assert list(row)[:3] == ["name", "kind", "target"] and list(row)[-2:] == ["units", "embedded"]
+        assert (row["name"], row["kind"], row["documents"]) == ("acme", "folder", 1)
+        found = engine.excerpt("acme:timeouts.md", "timeout")
+        assert list(found) == list(docmentor.DocExcerpts.__annotations__)
+        assert found["path"] == "timeouts.md" and "timeout=5" in found["excerpts"][0]["text"]
+        digest = engine.assemble("timeout", max_tokens=500)
+        assert isinstance(digest, docmentor.Digest) and "timeout=5" in digest.markdown
+    finally:
+        engine.close()

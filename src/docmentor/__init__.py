@@ -6,7 +6,7 @@ adapters over it.
 
 - **docs engine** — :class:`Docmentor` (add / refresh / search / get / excerpt / assemble)
   and what it returns: :class:`RefreshReport`, :class:`SearchHit`, :class:`DocPage`,
-  :class:`EmbedReport`; :class:`SourceSpec`; ``docmentor.toml`` through :func:`load_config`.
+  :class:`DocExcerpts`, :class:`SourceInfo`, :class:`EmbedReport`; :class:`SourceSpec`; ``docmentor.toml`` through :func:`load_config`.
 - **assembly** — ``Docmentor.assemble(query, …)`` returns a :class:`Digest`
   (:class:`DocumentScore`, :class:`DistilledSection`).
 - **library knowledge** — :func:`generate` (:class:`GenerationResult`);
@@ -42,6 +42,8 @@ _EXPORTS: dict[str, str] = {
     "Docmentor": "docmentor.engine",
     "RefreshReport": "docmentor.engine",
     "DocPage": "docmentor.engine",
+    "DocExcerpts": "docmentor.engine",
+    "SourceInfo": "docmentor.engine",
     "EmbedReport": "docmentor.search.semantic",
     "SearchHit": "docmentor.models",
     "SourceSpec": "docmentor.models",
@@ -110,6 +112,7 @@ __all__ = [
     "ConfiguredSource",
     "Digest",
     "DistilledSection",
+    "DocExcerpts",
     "DocPage",
     "Docmentor",
     "DocmentorError",
@@ -131,6 +134,7 @@ __all__ = [
     "SearchHit",
     "SearchRun",
     "SessionLog",
+    "SourceInfo",
     "SourceSpec",
     "SourceUnavailableError",
     "StoreError",
@@ -171,7 +175,7 @@ if TYPE_CHECKING:
     from docmentor.clarity.roadmap import PlannedFix, QuickWin, Roadmap, get_improvement_roadmap, plan_roadmap
     from docmentor.clarity.rubric import Rubric, default_rubric, load_rubric
     from docmentor.config import Config, ConfiguredSource, load_config
-    from docmentor.engine import Docmentor, DocPage, RefreshReport
+    from docmentor.engine import DocExcerpts, Docmentor, DocPage, RefreshReport, SourceInfo
     from docmentor.errors import DocmentorError, NotFoundError, SourceUnavailableError, StoreError, UsageError
     from docmentor.evaluation import (
         ApiEval,

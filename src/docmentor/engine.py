@@ -18,7 +18,7 @@ from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypedDict, TypeVar
 from urllib.parse import urljoin
 
 from docmentor.config import auto_name, default_db, embeddings_enabled, is_url, validate_name
@@ -135,6 +135,38 @@ class DocPage:
             "error": self.error,
             "indexed_at": self.indexed_at,
         }
+
+
+class SourceInfo(TypedDict):
+    """One indexed source, as :meth:`Docmentor.sources` lists it (and ``sources --json`` prints it)."""
+
+    name: str
+    kind: str
+    target: str
+    title: str | None
+    version: str | None
+    documents: int
+    sections: int
+    stale_documents: int
+    status: str
+    error: str | None
+    created_at: str
+    refreshed_at: str | None
+    options: dict[str, Any]
+    units: int  # search units
+    embedded: int  # of them, with a vector
+
+
+class DocExcerpts(TypedDict):
+    """The passages of one document that best match a query (:meth:`Docmentor.excerpt`)."""
+
+    source: str
+    path: str
+    url: str
+    title: str
+    query: str
+    #: each: heading, heading_path, line_start, line_end, text, score
+    excerpts: list[dict[str, Any]]
 
 
 # Part of every content hash: bump it when parsing changes (sections, links …), so the next
@@ -545,16 +577,12 @@ class Docmentor:
         for r in reports:
             r.embedding = done
 
-    def sources(self) -> list[dict[str, Any]]:
+    def sources(self) -> list[SourceInfo]:
         """Every source, with how many of its search units are embedded."""
         from docmentor.embeddings import MODEL_ID
 
         per_source = counts(self.store, vector_model(MODEL_ID, self.ranking.embed_tokens))
-        out = []
-        for r in self.store.sources():
-            units, embedded = per_source.get(r.name, (0, 0))
-            out.append({**_source_dict(r), "units": units, "embedded": embedded})
-        return out
+        return [_source_info(r, *per_source.get(r.name, (0, 0))) for r in self.store.sources()]
 
     # -- embeddings ------------------------------------------------------------------------
     def embed(self, *, progress: Progress | None = None, stop: threading.Event | None = None) -> EmbedReport:
@@ -1160,7 +1188,7 @@ class Docmentor:
         source: str | None = None,
         max_chunks: int = 5,
         context_chars: int = 500,
-    ) -> dict[str, Any]:
+    ) -> DocExcerpts:
         """The passages of one document that best match a query."""
         with self.store.snapshot():
             doc = self.find(ref, source=source)
@@ -1275,7 +1303,7 @@ def http_date_iso(value: str) -> str | None:
         return None
 
 
-def _source_dict(r: SourceRow) -> dict[str, Any]:
+def _source_info(r: SourceRow, units: int, embedded: int) -> SourceInfo:
     return {
         "name": r.name,
         "kind": r.kind,
@@ -1290,6 +1318,8 @@ def _source_dict(r: SourceRow) -> dict[str, Any]:
         "created_at": r.created_at,
         "refreshed_at": r.refreshed_at,
         "options": r.options,
+        "units": units,
+        "embedded": embedded,
     }
 
 
@@ -1297,4 +1327,4 @@ def dumps(obj: Any) -> str:
     return json.dumps(obj, ensure_ascii=False, indent=2)
 
 
-__all__: Sequence[str] = ["DocPage", "Docmentor", "RefreshReport"]
+__all__: Sequence[str] = ["DocExcerpts", "DocPage", "Docmentor", "RefreshReport", "SourceInfo"]

@@ -12,7 +12,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
@@ -74,13 +74,13 @@ class UnindexedSources:
                 src = by_name[r.source]
                 self.failed(src.name, src.target, src.options, r.error)
 
-    def sources(self, indexed: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    def sources(self, indexed: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
         """The indexed sources, then the configured ones that are not (with their error)."""
         names = {r["name"] for r in indexed}
         with self._lock:
             for name in names & set(self._failed):
                 del self._failed[name]
-            return indexed + list(self._failed.values())
+            return [*indexed, *self._failed.values()]
 
 
 class BackgroundEmbedder:
