@@ -21,7 +21,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypedDict, TypeVar
 from urllib.parse import urljoin
 
-from docmentor.config import auto_name, default_db, embeddings_enabled, is_url, validate_name
+from docmentor.config import (
+    ConfiguredSource,
+    auto_name,
+    default_db,
+    embeddings_enabled,
+    is_url,
+    validate_name,
+)
 from docmentor.errors import DocmentorError, NotFoundError, SourceUnavailableError, StoreError, UsageError
 from docmentor.models import RawDocument, SearchHit, SourceKind, SourceSpec
 from docmentor.parse.batch import parse_many
@@ -457,7 +464,7 @@ class Docmentor:
 
     def refresh_with_config(
         self,
-        configured: Sequence[Any],
+        configured: Sequence[ConfiguredSource],
         *,
         progress: Progress | None = None,
         embed: bool = True,
@@ -466,7 +473,7 @@ class Docmentor:
     ) -> list[RefreshReport]:
         """Index the configured sources that are not in the index yet, each on its own (one
         that cannot be read is a report with its ``error``, kind ``configured``), then
-        refresh every other source. ``configured``: :class:`docmentor.config.ConfiguredSource`.
+        refresh every other source (``configured``: ``docmentor.toml``'s sources, :func:`load_config`).
         ``prune`` and ``deadline`` (seconds for the whole call) as for :meth:`refresh`."""
         reports: list[RefreshReport] = []
         added: set[str] = set()
