@@ -20,10 +20,11 @@ from typing import Any, TypeVar
 import anyio
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError, best_match
-from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
+from mcp import MCPError
+from mcp.server import ServerRequestContext
+from mcp.server.context import CallNext, HandlerResult
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
-from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_PARAMS, METHOD_NOT_FOUND, CallToolResult, TextContent, ToolAnnotations
 
 from docmentor.errors import DocmentorError

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import logging
 import sys
+import weakref
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Annotated, Any
@@ -19,7 +20,7 @@ from mcp.server.mcpserver import MCPServer
 from mcp_types import CallToolResult
 from pydantic import Field
 
-from docmentor import __version__
+from docmentor import __version__, mcp_sdk
 from docmentor import mcp_schemas as out
 from docmentor.access import ReadPolicy
 from docmentor.engine import Docmentor
@@ -70,8 +71,12 @@ class ServerState:
         self.unindexed = UnindexedSources()
 
 
+# each server's state, kept beside the SDK's object rather than injected into it
+_STATES: weakref.WeakKeyDictionary[MCPServer, ServerState] = weakref.WeakKeyDictionary()
+
+
 def _state(server: MCPServer) -> ServerState | None:
-    return getattr(server, "_docmentor_state", None)
+    return _STATES.get(server)
 
 
 def instructions(engine: Docmentor, groups: list[str] | None = None) -> str:
@@ -151,7 +156,7 @@ def build_server(
         name="docmentor", version=__version__, instructions=instructions(engine, groups), log_level="WARNING"
     )
     state = ServerState(groups, allow_paths)
-    server._docmentor_state = state  # type: ignore[attr-defined]  # for _background, _update_instructions
+    _STATES[server] = state  # for _background, _update_instructions
     server.middleware.append(Contract(server))
 
     if "docs" in groups:
@@ -174,16 +179,7 @@ def _strict_arguments(server: MCPServer) -> None:
     """An argument a tool does not take is an error, not silently dropped: an agent that
     guesses a name (``calculate_clarity_score(document=...)``) learns it, instead of an
     answer computed without it. The input schemas say so too (``additionalProperties``)."""
-    from pydantic import ConfigDict
-
-    for registered in server._tool_manager.list_tools():
-        model = registered.fn_metadata.arg_model
-        registered.fn_metadata.arg_model = type(
-            model.__name__,
-            (model,),
-            {"model_config": ConfigDict(extra="forbid"), "__module__": model.__module__},
-        )
-        registered.parameters = {**registered.parameters, "additionalProperties": False}
+    mcp_sdk.forbid_extra_arguments(server)
 
 
 def _background(
@@ -210,7 +206,7 @@ def _update_instructions(server: MCPServer | None, engine: Docmentor) -> None:
         return
     state = _state(server)
     try:
-        server._lowlevel_server.instructions = instructions(engine, state.groups if state else None)
+        mcp_sdk.set_instructions(server, instructions(engine, state.groups if state else None))
     except Exception as exc:  # never worth failing a refresh for
         log.debug("instructions not updated: %s", exc)
 
@@ -317,27 +313,23 @@ EMBEDDER = BackgroundEmbedder()
 
 
 async def _serve_pipes(server: MCPServer, wire_in: int, wire_out: int) -> None:
-    from mcp.server.stdio import stdio_server
-
     from docmentor.stdio_pipes import AnswerMalformed, pipe_streams
 
-    low = server._lowlevel_server
     async with (
         pipe_streams(wire_in, wire_out) as (lines, out),
-        stdio_server(stdin=lines, stdout=out) as (read, write),  # type: ignore[arg-type]
+        mcp_sdk.stdio_streams(lines, out) as (read, write),
     ):
-        await low.run(AnswerMalformed(read, write), write, low.create_initialization_options())
+        await mcp_sdk.serve(server, AnswerMalformed(read, write), write)
 
 
 async def _serve_sdk_stdio(server: MCPServer) -> None:
     """The SDK's stdio transport (``MCPServer.run_stdio_async``), with unreadable lines answered."""
-    from mcp.server.stdio import stdio_server
+    from mcp import stdio_server
 
     from docmentor.stdio_pipes import AnswerMalformed
 
-    low = server._lowlevel_server
     async with stdio_server() as (read, write):
-        await low.run(AnswerMalformed(read, write), write, low.create_initialization_options())
+        await mcp_sdk.serve(server, AnswerMalformed(read, write), write)
 
 
 def _docs_tools(server: MCPServer, engine: Docmentor, state: ServerState) -> None:

@@ -28,6 +28,7 @@ for :data:`FLUSH_TIMEOUT` seconds (it is gone then; the rest is dropped with a w
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import json
 import logging
 import os
@@ -213,8 +214,10 @@ class AnswerMalformed:
         self._write = write
 
     @property
-    def last_context(self) -> Any:  # the sender's context, as the SDK's stream carries it
-        return getattr(self._read, "last_context", None)
+    def last_context(self) -> contextvars.Context | None:  # passed on: see mcp_sdk.sender_context
+        from docmentor.mcp_sdk import sender_context
+
+        return sender_context(self._read)
 
     async def receive(self) -> Any:
         from mcp.shared.message import SessionMessage
