@@ -5,6 +5,18 @@ core free and no other thread in this process, :func:`parse_many` forks once: th
 parses about half the documents (by size) while this process parses the rest, and sends
 its results back through a pipe (``marshal``, else ``pickle``). The results are the same
 either way; if the child fails for any reason its half is parsed here.
+
+Why keep the fork beside the plain loop (``DOCMENTOR_PARALLEL=0`` turns it off): measured with
+``.venv/bin/python benchmarks/bench_fast_paths.py parse`` (2 CPUs shared with other work,
+Python 3.11, 2026-11-28) on tests/fixtures/* copied several times: with the second core idle,
+parsing 1,264 documents (3.3 M characters) took 779 ms forked against 1,353 ms in the loop, and
+``docmentor add`` of 1,975 (5.1 M characters, no embeddings) 2.9 s against 4.1 s; with both cores
+busy elsewhere the two come out even (1.8 vs 2.1 s parsing, 4.3 vs 4.1 s for ``add``), so the
+fork costs nothing measurable when it cannot help. About a second per 2,000 documents on an
+ordinary machine: noticeable on a first ``add``. That both paths give the same documents and
+section terms (front matter only pickle can carry included) and that a failing child costs only
+time is tested in tests/test_parse_batch.py (``test_two_cores_give_what_one_gives``,
+``test_a_failing_child_costs_only_time``).
 """
 
 from __future__ import annotations
