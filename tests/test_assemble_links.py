@@ -495,8 +495,9 @@ def test_anchor_to_the_same_document_and_unknown_anchors(tmp_path: Path) -> None
         ("a.md", "Details", ["a.md:5"]),  # within the page; the unknown #nope there is skipped
         ("b.md", "B", ["a.md:5"]),  # unknown anchor in another page: its introduction
     ]
-    assert introduction(rows)["heading"] == ""  # the preamble
-    assert section_for_anchor(rows, "Details")["heading"] == "Details"  # by the heading's slug
+    intro, details = introduction(rows), section_for_anchor(rows, "Details")
+    assert intro is not None and intro["heading"] == ""  # the preamble
+    assert details is not None and details["heading"] == "Details"  # by the heading's slug
 
 
 def test_links_to_documents_that_are_gone_are_skipped(tmp_path: Path) -> None:

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from docmentor.clarity.explain import explain_calculation, explain_score
-from docmentor.clarity.models import DIMENSIONS, Issue
+from docmentor.clarity.models import DIMENSIONS, Issue, Severity
 from docmentor.clarity.roadmap import effort_band, get_improvement_roadmap
 from docmentor.clarity.rubric import (
     SCORING_RUBRIC,
@@ -499,7 +499,7 @@ def test_missing_rubric_file(tmp_path: Path) -> None:
 def test_rubric_is_immutable() -> None:
     rubric = default_rubric()
     with pytest.raises(TypeError):
-        rubric.weights["critical_issue"] = 0.0
+        rubric.weights["critical_issue"] = 0.0  # type: ignore[index]
     assert isinstance(rubric, Rubric)
     assert {rubric: 1}[default_rubric()] == 1  # usable as a cache key
 
@@ -507,7 +507,7 @@ def test_rubric_is_immutable() -> None:
 # -- issues, dimensions, dashboard -------------------------------------------------------------
 
 
-def issue(severity: str, dims: list[str], **kw: Any) -> Issue:
+def issue(severity: Severity, dims: list[str], **kw: Any) -> Issue:
     fields: dict[str, Any] = {"type": "x", "line": 1, "section": "S", "message": "m"}
     fields.update(kw)
     return Issue(severity=severity, dimensions=dims, **fields)

@@ -130,11 +130,12 @@ def test_instructions_stay_small_with_many_sources(tmp_path: Path) -> None:
 
 
 def test_search_docs_equals_the_library(engine: Docmentor) -> None:
-    for query, args in (
+    cases: list[tuple[str, dict[str, Any]]] = [
         ("frobnicator", {}),
         ("widget colour", {"limit": 2}),
         ("gadgets", {"source": "w"}),
-    ):
+    ]
+    for query, args in cases:
         data = structured(call(engine, "search_docs", {"query": query, **args}))
         expected = engine.search(query, limit=int(args.get("limit", 5)), source=args.get("source"))
         assert data == {"query": query, "results": [h.to_dict() for h in expected]}

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from docmentor.models import ParsedDocument, RawDocument, Section
+from docmentor.models import DocFormat, ParsedDocument, RawDocument, Section
 from docmentor.parse import parse_document
 from docmentor.parse.common import normalize_newlines
 from docmentor.parse.markdown import parse_markdown
@@ -31,7 +31,7 @@ def section(doc: ParsedDocument, heading: str) -> Section:
 
 def fixture(rel: str) -> tuple[RawDocument, list[str]]:
     text = (CORPUS / rel).read_text(encoding="utf-8")
-    fmt = "rst" if rel.endswith(".rst") else "markdown"
+    fmt: DocFormat = "rst" if rel.endswith(".rst") else "markdown"
     return RawDocument(path=rel, url=f"file:///{rel}", content=text, fmt=fmt), text.split("\n")
 
 

@@ -962,9 +962,9 @@ def test_httpx_surface_matches_the_eval_ids() -> None:
     assert covered == defining
     for task in tasks:  # every listed name (ids and public paths) resolves, public paths to the id
         for name in task["expected_api"]:
-            entry = api.resolve(name)
-            assert entry is not None, name
-            assert name == entry.api_id or name in entry.aliases, name
+            found = api.resolve(name)
+            assert found is not None, name
+            assert name == found.api_id or name in found.aliases, name
     assert elapsed < 5  # ~0.3 s here; generous for a loaded CI machine
 
 

@@ -117,7 +117,8 @@ def test_ts_classes_methods_and_visibility(ts: dict[str, ApiEntry]) -> None:
     assert ts["lib.connection.Connection.inMemory"].signature == "static inMemory(): Connection"
     assert ts["lib.connection.Connection.isOpen"].kind == "property"
     assert ts["lib.connection.Connection.uri"].kind == "property"
-    assert ts["lib.table.Query.limit"].returns.class_id == "lib.table.Query"
+    limit = ts["lib.table.Query.limit"].returns
+    assert limit is not None and limit.class_id == "lib.table.Query"
 
 
 def test_ts_interfaces_type_aliases_arrow_functions_and_default(ts: dict[str, ApiEntry]) -> None:
@@ -168,7 +169,8 @@ def test_js_jsdoc_types_and_commonjs_exports(js: dict[str, ApiEntry]) -> None:
         ("times", "number", "1", False, "how often"),
     ]
     assert greet.returns is not None and greet.returns.class_id == "lib.Greeting"
-    assert js["lib.Greeting.shout"].returns.type == "Promise<string>"
+    shout = js["lib.Greeting.shout"].returns
+    assert shout is not None and shout.type == "Promise<string>"
     assert js["lib.farewell"].signature == "exports.farewell = function (name)"
     add = js["lib.esm.add"]
     assert [(p.name, p.kind) for p in add.parameters][-1] == ("more", "var-positional")

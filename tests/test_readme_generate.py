@@ -13,7 +13,9 @@ import json
 import re
 import shutil
 import sys
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any, Literal
 
 import pytest
 
@@ -24,7 +26,7 @@ from docmentor.readme_llm import GenerationResult, generate, mkdocs_bases
 from docmentor.readme_llm.api_python import load_api
 from docmentor.readme_llm.importance import count_mentions, prose_text, public_path, score_importance
 from docmentor.readme_llm.kb_index import load_entries, load_examples, register_kb
-from docmentor.readme_llm.knowledge_base import build_overview, load_kb, write_kb
+from docmentor.readme_llm.knowledge_base import KnowledgeBase, build_overview, load_kb, write_kb
 from docmentor.readme_llm.models import ApiEntry, ApiParameter, ApiReturn, Example
 from docmentor.readme_llm.readme import best_example, ranked_entries, render_readme
 from docmentor.store.kb import list_kbs, load_overview
@@ -32,6 +34,7 @@ from docmentor.store.kb import list_kbs, load_overview
 LIB = Path(__file__).parent / "fixtures" / "readme_lib"
 DOCS = LIB / "docs"
 TAG = re.compile(r"^<(/?)([A-Za-z][\w.]*)>$")
+ApiKind = Literal["function", "class", "method", "property", "attribute", "module"]  # ApiEntry.kind
 
 
 @pytest.fixture(scope="module")
@@ -50,7 +53,7 @@ def readme(generated: tuple[Docmentor, GenerationResult]) -> str:
 
 
 @pytest.fixture(scope="module")
-def kb(generated: tuple[Docmentor, GenerationResult]):  # type: ignore[no-untyped-def]
+def kb(generated: tuple[Docmentor, GenerationResult]) -> KnowledgeBase:
     _, result = generated
     assert result.kb_path is not None
     return load_kb(result.kb_path)
@@ -133,7 +136,7 @@ def test_readme_signatures_are_the_introspected_ones(readme: str) -> None:
     assert seen == 14
 
 
-def test_readme_examples_parse_and_use_their_api(readme: str, kb) -> None:  # type: ignore[no-untyped-def]
+def test_readme_examples_parse_and_use_their_api(readme: str, kb: KnowledgeBase) -> None:
     b = blocks(readme)
     examples = [b[f"context_{n}_example"] for n in contexts(readme) if f"context_{n}_example" in b]
     assert len(examples) >= 8
@@ -148,7 +151,7 @@ def test_mkdocs_bases_are_the_project_root() -> None:
     assert mkdocs_bases(LIB / "minidb") == [LIB.resolve()]
 
 
-def test_readme_top_n_and_order(kb) -> None:  # type: ignore[no-untyped-def]
+def test_readme_top_n_and_order(kb: KnowledgeBase) -> None:
     text = render_readme("minidb", "1.2.0", kb.entries, kb.examples, max_apis=3, validated=False)
     assert contexts(text) == [1, 2, 3]
     top = ranked_entries(kb.entries)[:3]
@@ -162,7 +165,7 @@ def test_readme_top_n_and_order(kb) -> None:  # type: ignore[no-untyped-def]
     )
 
 
-def test_readme_max_tokens_exact(kb) -> None:  # type: ignore[no-untyped-def]
+def test_readme_max_tokens_exact(kb: KnowledgeBase) -> None:
     full = render_readme("minidb", "1.2.0", kb.entries, kb.examples, validated=False)
     sizes = {}
     for k in range(0, 6):
@@ -223,7 +226,7 @@ def test_readme_never_closes_our_tags_from_user_text() -> None:
     ast.parse(b["context_1_example"])
 
 
-def test_readme_validated_examples_only(kb) -> None:  # type: ignore[no-untyped-def]
+def test_readme_validated_examples_only(kb: KnowledgeBase) -> None:
     examples = [ex.model_copy(deep=True) for ex in kb.examples]
     connect = next(e for e in kb.entries if e.api_id == "minidb.core.connect")
     users = [ex for ex in examples if connect.api_id in ex.apis_used]
@@ -252,7 +255,7 @@ def test_readme_validated_examples_only(kb) -> None:  # type: ignore[no-untyped-
 # -- importance ---------------------------------------------------------------------------------
 
 
-def test_importance_ordering(kb) -> None:  # type: ignore[no-untyped-def]
+def test_importance_ordering(kb: KnowledgeBase) -> None:
     score = {e.api_id: e.importance_score for e in kb.entries}
     factors = {e.api_id: e.importance_factors for e in kb.entries}
     assert all(0.0 <= s <= 1.0 for s in score.values())
@@ -281,10 +284,10 @@ def test_prose_mentions() -> None:
         "Call db.close when done; close the door. Use `query`."
     )
     assert "connect();" not in text
-    entries = [
-        ApiEntry(api_id=f"m.{n}", kind=k, name=n)
-        for n, k in [("Database", "class"), ("connect", "function"), ("close", "method"), ("query", "method")]
-    ]
+    kinds: list[tuple[str, ApiKind]] = [
+        ("Database", "class"), ("connect", "function"), ("close", "method"), ("query", "method")
+    ]  # fmt: skip
+    entries = [ApiEntry(api_id=f"m.{n}", kind=k, name=n) for n, k in kinds]
     counts = count_mentions([text], entries)
     # distinctive names count as words; plain words only where they read as code
     assert counts == {"m.Database": 2, "m.connect": 1, "m.close": 1, "m.query": 1}
@@ -301,7 +304,7 @@ def test_importance_empty_and_synthetic() -> None:
 # -- the knowledge base -------------------------------------------------------------------------
 
 
-def test_kb_round_trip(kb, generated: tuple[Docmentor, GenerationResult]) -> None:  # type: ignore[no-untyped-def]
+def test_kb_round_trip(kb: KnowledgeBase, generated: tuple[Docmentor, GenerationResult]) -> None:
     _, result = generated
     assert kb.library == "minidb" and kb.version == "1.2.0"
     assert len(kb.entries) == result.api_count == kb.index.counts["apis"] == 18
@@ -340,12 +343,12 @@ def test_kb_round_trip(kb, generated: tuple[Docmentor, GenerationResult]) -> Non
     assert sorted(x.example_id for x in again.examples) == sorted(x.example_id for x in kb.examples)
 
 
-def copy_kb(kb, dest: Path) -> Path:  # type: ignore[no-untyped-def]
+def copy_kb(kb: KnowledgeBase, dest: Path) -> Path:
     shutil.copytree(kb.path, dest)
     return dest
 
 
-def test_kb_corrupted_files_are_clear_errors(kb, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_kb_corrupted_files_are_clear_errors(kb: KnowledgeBase, tmp_path: Path) -> None:
     bad_json = copy_kb(kb, tmp_path / "a")
     (bad_json / kb.index.files.api_catalog["minidb.Query"]).write_text("[{not json")
     with pytest.raises(StoreError, match=r"minidb\.Query\.json is not readable JSON"):
@@ -366,32 +369,37 @@ def test_kb_corrupted_files_are_clear_errors(kb, tmp_path: Path) -> None:  # typ
         load_kb(tmp_path / "nothing")
 
 
-def test_kb_replaced_atomically(kb, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_kb_replaced_atomically(kb: KnowledgeBase, tmp_path: Path) -> None:
     target = tmp_path / "out" / "knowledge_base"
-    args = dict(
-        library="minidb",
-        version="1.2.0",
-        overview=kb.overview,
-        entries=kb.entries,
-        examples=kb.examples,
-        stats={"run": 1},
-    )
-    first = write_kb(target, settings={"n": 1}, **args)
+
+    def write(settings: dict[str, Any], entries: Sequence[ApiEntry] = kb.entries) -> KnowledgeBase:
+        return write_kb(
+            target,
+            library="minidb",
+            version="1.2.0",
+            overview=kb.overview,
+            entries=entries,
+            examples=kb.examples,
+            settings=settings,
+            stats={"run": 1},
+        )
+
+    first = write({"n": 1})
     before = {p.relative_to(target): p.read_bytes() for p in target.rglob("*") if p.is_file()}
     # a setting json cannot write fails after the catalog files were written: nothing changes
     with pytest.raises(StoreError, match="could not write the knowledge base"):
-        write_kb(target, settings={"bad": object()}, **args)
+        write({"bad": object()})
     after = {p.relative_to(target): p.read_bytes() for p in target.rglob("*") if p.is_file()}
     assert after == before
     assert load_kb(target).metadata.generated_at == first.metadata.generated_at
     assert [p.name for p in target.parent.iterdir()] == ["knowledge_base"]
     # an invalid record is refused before anything is written
     broken = kb.entries[0].model_copy()
-    broken.importance_score = "x"
+    broken.importance_score = "x"  # type: ignore[assignment]  # the wrong type on purpose
     with pytest.raises(StoreError, match="invalid knowledge base record"):
-        write_kb(target, settings={}, **{**args, "entries": [broken]})
+        write({}, [broken])
     # regenerating replaces it, and leaves no old folder behind
-    fewer = write_kb(target, settings={"n": 2}, **{**args, "entries": kb.entries[:5]})
+    fewer = write({"n": 2}, kb.entries[:5])
     assert len(load_kb(target).entries) == 5 == len(fewer.entries)
     assert load_kb(target).metadata.settings == {"n": 2}
     assert [p.name for p in target.parent.iterdir()] == ["knowledge_base"]
@@ -400,7 +408,7 @@ def test_kb_replaced_atomically(kb, tmp_path: Path) -> None:  # type: ignore[no-
 # -- the store ------------------------------------------------------------------------------------
 
 
-def test_register_list_load(kb, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_register_list_load(kb: KnowledgeBase, tmp_path: Path) -> None:
     engine = Docmentor(tmp_path / "db")
     assert list_kbs(engine.store) == []
     with pytest.raises(NotFoundError, match="no knowledge base for library 'minidb'"):
@@ -978,7 +986,9 @@ def test_roles_with_long_runs_of_spaces_are_read_in_linear_time() -> None:
     assert plain(f":x:`a{spaces}b <c>`") == f"a{spaces}b"
 
 
-def test_a_knowledge_base_of_the_previous_format_loads_and_a_newer_one_is_refused(kb, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_a_knowledge_base_of_the_previous_format_loads_and_a_newer_one_is_refused(
+    kb: KnowledgeBase, tmp_path: Path
+) -> None:
     from docmentor.readme_llm.knowledge_base import KB_FORMAT
 
     # format 1: no `writable`, `open_members` or `item_class_id` in the catalog

@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Literal
 
 import pytest
 
 from docmentor.readme_llm.mentions import DOCUMENTS, USES, MentionResolver
 from docmentor.readme_llm.models import ApiEntry, Example
 
+ApiKind = Literal["function", "class", "method", "property", "attribute", "module"]  # ApiEntry.kind
 
-def api(api_id: str, kind: str, *aliases: str, parent: str | None = None) -> ApiEntry:
+
+def api(api_id: str, kind: ApiKind, *aliases: str, parent: str | None = None) -> ApiEntry:
     return ApiEntry(api_id=api_id, aliases=list(aliases), kind=kind, name=api_id.rsplit(".", 1)[-1], parent=parent)
 
 

@@ -92,7 +92,8 @@ def test_sessions_run_as_programs_and_what_this_machine_lacks_is_not_a_failure(t
     assert session.validated is True
     for name, ex, why in (("offline", offline, "needs the network"), ("optional", optional, "needs the module")):
         assert by_id[name].status == "skipped" and ex.validated is None, by_id[name]
-        assert by_id[name].error is not None and by_id[name].error.startswith(f"not run here: {why}")
+        error = by_id[name].error
+        assert error is not None and error.startswith(f"not run here: {why}")
         assert ex.execution_context.error == by_id[name].error
     # the library itself missing, or a plain error: the example failed
     assert by_id["own"].status == by_id["broken"].status == "failed"

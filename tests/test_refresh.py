@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 import httpserver
-from docmentor.engine import Docmentor
+from docmentor.engine import Docmentor, SourceInfo
 from docmentor.errors import NotFoundError, SourceUnavailableError
 from httpserver import HttpServer, Reply
 
@@ -60,7 +60,7 @@ def found(eng: Docmentor, word: str) -> list[str]:
     return [h.path for h in eng.search(word, limit=10)]
 
 
-def the_source(eng: Docmentor) -> dict[str, Any]:
+def the_source(eng: Docmentor) -> SourceInfo:
     (src,) = eng.sources()
     return src
 
@@ -149,7 +149,7 @@ def test_llms_txt_unavailable_leaves_the_source_untouched(engine: Docmentor, htt
     assert snapshot(engine, "site") == before
     src = the_source(engine)
     assert (src["documents"], src["status"]) == (4, "error")
-    assert "HTTP 503" in src["error"]
+    assert src["error"] is not None and "HTTP 503" in src["error"]
     assert found(engine, "aardvark") == ["/docs/intro.md"]
     assert http_server.hits("/docs/intro.md") == 1  # nothing was fetched without a listing
 
@@ -320,7 +320,8 @@ def test_a_symlinked_folder_is_followed_anew_at_each_refresh(tmp_path: Path) -> 
     dm.store.conn().execute("UPDATE sources SET refreshed_at = '2000-01-01T00:00:00Z'")
     report = dm.refresh("site")[0]  # unchanged: still a refresh
     assert report.unchanged == 1
-    assert dm.sources()[0]["refreshed_at"] > "2000-01-01T00:00:00Z"
+    refreshed_at = dm.sources()[0]["refreshed_at"]
+    assert refreshed_at is not None and refreshed_at > "2000-01-01T00:00:00Z"
 
 
 # ---------------------------------------------------------------------------- details

@@ -6,6 +6,7 @@ from __future__ import annotations
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 from urllib.parse import unquote, urlparse
 
 import pytest
@@ -157,7 +158,7 @@ def test_result_fields(dm: Docmentor) -> None:
     assert [h.rank for h in hits] == list(range(1, len(hits) + 1))
     assert len(hits) == 7
     for hit in hits:
-        d = hit.to_dict()
+        d: dict[str, Any] = hit.to_dict()  # the JSON object: its values checked below
         assert set(d) == CONTRACT_KEYS | EXTRA_KEYS
         assert isinstance(d["score"], float)
         assert d["score"] > 0
