@@ -21,6 +21,34 @@ Time limits are the caller's (``asyncio.timeout`` around :meth:`get`); a connect
 interrupted mid-request is closed, never reused. A reused keep-alive connection that
 the server had closed is retried once at once on a new connection (GET is idempotent).
 TLS uses ``SSL_CERT_FILE`` / ``SSL_CERT_DIR`` when set, else certifi's bundle, as httpx.
+
+Why a second HTTP client beside httpx (commit 3cc23c8 brought it, for indexing speed; 8cad1fb
+added the resolve-once connect). Measured with ``.venv/bin/python benchmarks/bench_fast_paths.py
+http`` (2 CPUs shared with other work, Python 3.11, 2026-11-28; a Python server on 127.0.0.1):
+500 GETs of 5 KB pages, 8 at a time, cost 0.20–0.24 ms of client CPU per GET here against
+0.94–1.19 ms through :class:`HttpxClient`; ``docmentor add`` of an llms.txt listing 300 such
+pages (no embeddings) took 0.65–0.71 s against 1.1–1.55 s with httpx (its import alone is
+~130 ms). On a slow remote site the network hides most of the CPU, but BENCHMARKS.md's
+indexing figure (246 fetches) rests on it. Both clients take the size cap (on decoded bytes);
+everything else a load needs is the caller's and shared by both: redirects followed by hand
+with a scope check per hop, retries and the time limit in ``sources/fetch.py``, conditional
+requests (``If-None-Match`` / ``If-Modified-Since``) and what a 304 means in
+``sources/llmstxt.py``. What this client does that plain httpx does not: each name resolved
+once per load, answers checked (:func:`_usable_addresses`), every connection made to those
+addresses while the TLS name and ``Host`` stay the name.
+
+That it answers as httpx does (content codings, chunked bodies, the cap on decoded bytes,
+304s, redirects left to the caller, error statuses) is tested in
+tests/test_fast_paths.py (``test_h11_client_answers_as_httpx``), its own behaviours in
+tests/test_fetch_client.py and tests/test_dns_rebinding.py.
+
+Switching to httpx alone would need: (1) the resolve-once guard as an httpcore network
+backend (``httpcore.AsyncConnectionPool(network_backend=...)`` whose ``connect_tcp`` maps the
+name to the checked addresses of one lookup per load, tries them in turn, and leaves TLS to
+httpcore with the name as ``server_hostname``), wrapped in an ``httpx.AsyncBaseTransport``
+since ``httpx.AsyncHTTPTransport`` takes no backend; through a proxy the proxy resolves, as
+today; (2) accepting ~0.8 ms more CPU per request and the httpx import on every remote load
+(BENCHMARKS.md's indexing figures would move); (3) the tests above, run against it.
 """
 
 from __future__ import annotations
