@@ -61,6 +61,13 @@ REPORT = re.compile(
 )
 
 
+def reported(line: str) -> re.Match[str]:
+    """The REPORT match of a refresh line (failing the test when the line is no report)."""
+    m = REPORT.match(line)
+    assert m is not None, line
+    return m
+
+
 @pytest.fixture
 def docs(tmp_path: Path) -> Path:
     root = tmp_path / "widgets"
@@ -566,7 +573,7 @@ def test_refresh_picks_up_env_sources(
     monkeypatch.setenv("DOCMENTOR_SOURCES", f"envw:{docs},envo:{other}")
     cli = Cli(tmp_path / "index", capsys)
     out = cli.ok("refresh")
-    assert [REPORT.match(line)["name"] for line in out.splitlines()] == ["envw", "envo"]  # type: ignore[index]
+    assert [reported(line)["name"] for line in out.splitlines()] == ["envw", "envo"]
     assert [s["name"] for s in cli.json("sources")["sources"]] == ["envo", "envw"]
     assert cli.json("search", "ocelot", "--source", "envo")["results"][0]["path"] == "o.md"
 

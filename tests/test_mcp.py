@@ -148,7 +148,8 @@ def test_search_docs_equals_the_library(engine: Docmentor) -> None:
     assert structured(call(engine, "search_docs", {"query": "zzqqxx"})) == {"query": "zzqqxx", "results": []}
     # a blank query is a mistake the agent learns of (as the CLI says), not a search for nothing
     blank = call(engine, "search_docs", {"query": "  "})
-    assert blank.is_error and "empty query" in blank.content[0].text  # type: ignore[union-attr]
+    first = blank.content[0]
+    assert blank.is_error and isinstance(first, TextContent) and "empty query" in first.text
 
 
 def test_search_docs_limit_is_checked(tmp_path: Path) -> None:
