@@ -303,3 +303,80 @@ def test_end_of_input_waits_only_for_requests_the_sdk_answers(tmp_path: Path) ->
     ids = [json.loads(line).get("id") for line in done.stdout.decode().splitlines()]
     assert ids.count(2) == 3 and 1 in ids
     assert time.monotonic() - started < 20  # not the 30 s grace
+
+
+def _scripted_session(proc_in: Any, proc_out: Any, lines: list[str]) -> list[dict[str, Any]]:
+    """Each line written, then the reply to it read (a notification has none), in lockstep."""
+    replies: list[dict[str, Any]] = []
+    for line in lines:
+        proc_in.write((line + "\n").encode())
+        proc_in.flush()
+        with contextlib.suppress(ValueError):  # a line that is not JSON gets a reply too
+            if "id" not in json.loads(line):
+                continue  # a notification
+        replies.append(json.loads(proc_out.readline()))
+    return replies
+
+
+def test_the_event_loop_path_answers_as_the_sdks_transport_does(tmp_path: Path) -> None:
+    """The fast path (pipes, docmentor.stdio_pipes) and the SDK's stdio transport (what one
+    socket for both ends gets) give the same replies to one scripted session; a malformed
+    line gets the same JSON-RPC error code on both (the fast path's message adds the
+    parser's detail)."""
+    engine = _engine(tmp_path, big=True)
+    lines = [
+        json.dumps(INITIALIZE),
+        json.dumps(INITIALIZED),
+        json.dumps({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}),
+        json.dumps(tool_call(3, "search_docs", {"query": "frobnicator widgets", "limit": 3})),
+        json.dumps(tool_call(4, "get_doc", {"url_or_path": "guide:big.md", "limit": 100_000})),
+        json.dumps(tool_call(5, "get_doc_excerpt", {"url_or_path": "guide:guide.md", "query": "widgets"})),
+        json.dumps(tool_call(6, "list_sources")),
+        json.dumps(tool_call(7, "search_docs", {"query": "x", "limit": 0})),  # out of range
+        json.dumps(tool_call(8, "search_docs", {"query": "x", "bogus": 1})),  # not an argument
+        json.dumps(tool_call(9, "no_such_tool")),
+        "this is not json",
+        json.dumps(
+            {"jsonrpc": "2.0", "id": 10, "method": "resources/read", "params": {"uri": "doc://sources"}}
+        ),
+        json.dumps({"jsonrpc": "2.0", "id": 11, "method": "ping"}),
+    ]
+    proc = _spawn(_serve_command(engine), tmp_path)
+    assert proc.stdin is not None and proc.stdout is not None
+    try:
+        fast = _scripted_session(proc.stdin, proc.stdout, lines)
+        proc.stdin.close()
+        assert proc.wait(timeout=60) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        for stream in (proc.stdout, proc.stderr):
+            assert stream is not None
+            stream.close()
+    ours, theirs = socket.socketpair()
+    proc = _spawn(_serve_command(engine), tmp_path, stdin=theirs.fileno(), stdout=theirs.fileno())
+    theirs.close()
+    wire = ours.makefile("rwb")
+    ours.settimeout(60)
+    try:
+        standard = _scripted_session(wire, wire, lines)
+        ours.shutdown(socket.SHUT_WR)
+        assert proc.wait(timeout=60) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        wire.close()
+        ours.close()
+        assert proc.stderr is not None
+        proc.stderr.close()
+    assert len(fast) == len(standard) == 12
+    malformed = [i for i, r in enumerate(standard) if r.get("id") is None]
+    assert malformed == [9]
+    assert fast[9]["error"]["code"] == standard[9]["error"]["code"] == -32700
+    assert fast[9]["error"]["message"].startswith(standard[9]["error"]["message"])
+    del fast[9], standard[9]
+    assert [r.get("id") for r in fast] == [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]
+    assert fast == standard
+    assert "Paragraph 999 about widgets" in json.dumps(fast[3])  # a reply larger than a pipe's buffer
