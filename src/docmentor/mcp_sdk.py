@@ -8,8 +8,8 @@ a message naming it. Checked against ``mcp`` :data:`CHECKED_VERSION` (and ``mcp_
 of the same version).
 
 What the public API covers is used through it elsewhere: ``MCPServer.add_tool``,
-``server.middleware``, ``list_tools``, ``mcp.stdio_server`` (``stdin=``/``stdout=`` given),
-``streamable_http_app``.
+``server.middleware``, ``list_tools``, ``mcp.stdio_server()``, ``streamable_http_app``,
+``TransportSecuritySettings``.
 """
 
 from __future__ import annotations
