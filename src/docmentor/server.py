@@ -49,7 +49,6 @@ from docmentor.scheduler import BackgroundEmbedder, RefreshScheduler, UnindexedS
 log = logging.getLogger(__name__)
 
 TOOL_GROUPS = ("docs", "api", "assemble", "clarity", "feedback")
-AVAILABLE_GROUPS = ("docs", "api", "assemble", "clarity", "feedback")
 __all__ = [
     "MAX_DIGEST_TOKENS",
     "MAX_DOC_CHARS",
@@ -82,7 +81,7 @@ def _state(server: MCPServer) -> ServerState | None:
 def instructions(engine: Docmentor, groups: list[str] | None = None) -> str:
     """Server instructions (< 2 KB): what is indexed and when to use which tool, for the
     tool groups this server has (all by default)."""
-    groups = list(AVAILABLE_GROUPS) if groups is None else groups
+    groups = list(TOOL_GROUPS) if groups is None else groups
     parts = []
     if "docs" in groups or "assemble" in groups:
         rows = engine.sources()
@@ -134,7 +133,7 @@ def instructions(engine: Docmentor, groups: list[str] | None = None) -> str:
 
 def check_groups(tools: list[str] | None) -> list[str]:
     """The requested tool groups (all available ones by default); unknown names are an error."""
-    groups = tools or list(AVAILABLE_GROUPS)
+    groups = tools or list(TOOL_GROUPS)
     unknown = [g for g in groups if g not in TOOL_GROUPS]
     if unknown:
         raise DocmentorError(
@@ -149,9 +148,6 @@ def build_server(
     """An MCP server over ``engine`` with the requested tool groups. ``allow_paths``: folders
     whose files score_document may read besides the indexed documents (``serve --allow-path``)."""
     groups = check_groups(tools)
-    unavailable = [g for g in groups if g not in AVAILABLE_GROUPS]
-    if unavailable:
-        log.warning("tool groups not available in this version, skipped: %s", ", ".join(unavailable))
     server: MCPServer = MCPServer(
         name="docmentor", version=__version__, instructions=instructions(engine, groups), log_level="WARNING"
     )

@@ -35,7 +35,6 @@ from docmentor.clarity.scoring import issue_fields
 from docmentor.errors import UsageError
 
 Effort = Literal["low", "medium", "high"]
-EFFORTS: tuple[Effort, ...] = ("low", "medium", "high")
 EFFORT_MINUTES: dict[str, int] = {"low": 30, "medium": 60, "high": 240}
 MAX_QUICK_WINS = 5
 _SEVERITY_RANK = {"critical": 0, "warning": 1, "info": 2}
