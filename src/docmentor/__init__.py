@@ -6,7 +6,7 @@ adapters over it.
 
 - **docs engine** — :class:`Docmentor` (add / refresh / search / get / excerpt / assemble)
   and what it returns: :class:`RefreshReport`, :class:`SearchHit`, :class:`DocPage`,
-  :class:`DocExcerpts`, :class:`SourceInfo`, :class:`EmbedReport`; :class:`SourceSpec`; ``docmentor.toml`` through :func:`load_config`.
+  :class:`DocExcerpts`, :class:`SourceInfo`, :class:`EmbedReport`; :class:`SourceSpec` (:class:`SourceOptions`); ``docmentor.toml`` through :func:`load_config`.
 - **assembly** — ``Docmentor.assemble(query, …)`` returns a :class:`Digest`
   (:class:`DocumentScore`, :class:`DistilledSection`).
 - **library knowledge** — :func:`generate` (:class:`GenerationResult`);
@@ -47,6 +47,7 @@ _EXPORTS: dict[str, str] = {
     "EmbedReport": "docmentor.search.semantic",
     "SearchHit": "docmentor.models",
     "SourceSpec": "docmentor.models",
+    "SourceOptions": "docmentor.models",
     "ConfiguredSource": "docmentor.config",
     "Config": "docmentor.config",
     "load_config": "docmentor.config",
@@ -135,6 +136,7 @@ __all__ = [
     "SearchRun",
     "SessionLog",
     "SourceInfo",
+    "SourceOptions",
     "SourceSpec",
     "SourceUnavailableError",
     "StoreError",
@@ -189,7 +191,7 @@ if TYPE_CHECKING:
         load_questions,
     )
     from docmentor.llm import LLMClient, LLMConfig
-    from docmentor.models import SearchHit, SourceSpec
+    from docmentor.models import SearchHit, SourceOptions, SourceSpec
     from docmentor.readme_llm import GenerationResult, generate
     from docmentor.readme_llm.feedback import SessionLog, report_issue
     from docmentor.readme_llm.feedback import analyze as analyze_feedback

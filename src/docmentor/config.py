@@ -6,12 +6,13 @@ import json
 import os
 import re
 import tomllib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
 from docmentor.errors import UsageError
+from docmentor.models import SourceOptions
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 
@@ -48,7 +49,8 @@ def embeddings_enabled() -> bool:
     if env:
         if env not in _OFF | _ON:
             raise UsageError(
-                f"DOCMENTOR_EMBEDDINGS={env!r} is not a switch", hint="set it to 0 or 1, false or true, off or on"
+                f"DOCMENTOR_EMBEDDINGS={env!r} is not a switch",
+                hint="set it to 0 or 1, false or true, off or on",
             )
         return env in _ON
     path = Path.cwd() / "docmentor.toml"
@@ -107,9 +109,13 @@ def auto_name(target: str) -> str:
 
 @dataclass
 class ConfiguredSource:
+    """A source of ``docmentor.toml`` (or ``llmdoc.json``, ``DOCMENTOR_SOURCES``): ``options``
+    as written there (file-wide defaults included), ``settings`` the same parsed and checked."""
+
     name: str
     target: str
     options: dict[str, Any] = field(default_factory=dict)
+    settings: SourceOptions = field(default_factory=SourceOptions)
 
 
 @dataclass
@@ -182,4 +188,9 @@ def load_config(cwd: Path | None = None) -> Config:
                     src.options.setdefault(key, cfg.fetch[key])
         if cfg.max_bytes is not None:
             src.options.setdefault("max_bytes", cfg.max_bytes)
+    where = cfg.origin or "DOCMENTOR_SOURCES"
+    cfg.sources = [
+        replace(src, settings=SourceOptions.parse(src.options, where=f"{where}: source {src.name!r}"))
+        for src in cfg.sources
+    ]
     return cfg

@@ -14,8 +14,8 @@ import os
 import re
 import threading
 import time
-from collections.abc import Callable, Collection, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Collection, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypedDict, TypeVar
@@ -30,7 +30,7 @@ from docmentor.config import (
     validate_name,
 )
 from docmentor.errors import DocmentorError, NotFoundError, SourceUnavailableError, StoreError, UsageError
-from docmentor.models import RawDocument, SearchHit, SourceKind, SourceSpec
+from docmentor.models import RawDocument, SearchHit, SourceKind, SourceOptions, SourceSpec
 from docmentor.parse.batch import parse_many
 from docmentor.search.analyzer import ANALYZER_VERSION, analyze_query
 from docmentor.search.config import DEFAULT as DEFAULT_RANKING
@@ -410,12 +410,14 @@ class Docmentor:
         target: str | os.PathLike[str],
         *,
         name: str | None = None,
-        options: dict[str, Any] | None = None,
+        options: SourceOptions | Mapping[str, object] | None = None,
         progress: Progress | None = None,
         embed: bool = True,
     ) -> RefreshReport:
         """Register a source (folder, llms.txt URL or local llms.txt file) and index it now.
 
+        ``options``: how it is read (:class:`SourceOptions`, or a mapping of its fields, e.g.
+        ``{"max_bytes": 200_000}``; a bad one raises :class:`UsageError`).
         The source is searchable by words once its lexical index is committed; then, unless
         ``embed=False`` or embeddings are off, its new sections are embedded (:meth:`embed`)."""
         spec = self.make_spec(target, name=name, options=options)
@@ -426,7 +428,10 @@ class Docmentor:
 
     @staticmethod
     def make_spec(
-        target: str | os.PathLike[str], *, name: str | None = None, options: dict[str, Any] | None = None
+        target: str | os.PathLike[str],
+        *,
+        name: str | None = None,
+        options: SourceOptions | Mapping[str, object] | None = None,
     ) -> SourceSpec:
         target = os.fspath(target).strip()
         if not target:
@@ -435,7 +440,12 @@ class Docmentor:
             )
         from docmentor.sources.llmstxt import detect_kind
 
-        opts = dict(options or {})
+        if options is None:
+            opts = SourceOptions()
+        elif isinstance(options, SourceOptions):
+            opts = options
+        else:
+            opts = SourceOptions.parse(options)
         kind: SourceKind
         if is_url(target):
             kind = detect_kind(target)
@@ -448,8 +458,8 @@ class Docmentor:
                 raise SourceUnavailableError(f"no such file or folder: {target}")
             if path.is_dir():
                 kind = "folder"
-                if "base_paths" in opts:
-                    opts["base_paths"] = [str((path / str(b)).resolve()) for b in opts["base_paths"]]
+                if opts.base_paths is not None:
+                    opts = replace(opts, base_paths=tuple(str((path / b).resolve()) for b in opts.base_paths))
             elif path.name.lower().endswith(".txt"):
                 kind = detect_kind(str(path))
             else:
@@ -487,7 +497,7 @@ class Docmentor:
                 try:
                     if ends is not None and time.monotonic() >= ends:
                         raise SourceUnavailableError(f"not added: the time limit of {deadline:g} s passed")
-                    spec = self.make_spec(src.target, name=src.name, options=src.options)
+                    spec = self.make_spec(src.target, name=src.name, options=src.settings)
                     reports.append(self._refresh_spec(spec, progress=progress, ends=ends))
                 except Exception as exc:  # this one is not indexed; the others still are
                     message = _failure(src.name, exc)
@@ -825,12 +835,10 @@ class Docmentor:
         opts = spec.options
         scan = scan_folder(
             root,
-            max_bytes=int(opts.get("max_bytes", DEFAULT_MAX_BYTES)),  # type: ignore[call-overload]
-            base_dirs=[Path(str(b)) for b in opts.get("base_paths", [])],  # type: ignore[attr-defined]
-            use_gitignore=bool(opts.get("use_gitignore", True)),
-            max_included_bytes=(
-                int(opts["max_included_bytes"]) if opts.get("max_included_bytes") is not None else None  # type: ignore[call-overload]
-            ),
+            max_bytes=opts.max_bytes or DEFAULT_MAX_BYTES,
+            base_dirs=[Path(b) for b in opts.base_paths or ()],
+            use_gitignore=opts.use_gitignore is not False,
+            max_included_bytes=opts.max_included_bytes,
         )
         report.skipped = list(scan.skipped)
         report.warnings = list(scan.warnings)
@@ -858,16 +866,16 @@ class Docmentor:
         from docmentor.sources.llmstxt import FetchSettings, PriorDoc, load_llms_source
 
         opts = spec.options
-        limit = float(opts.get("deadline", DEFAULT_DEADLINE))  # type: ignore[arg-type]
+        limit = opts.deadline or DEFAULT_DEADLINE
         if ends is not None:  # the whole refresh's limit, when it is closer
             limit = max(min(limit, ends - time.monotonic()), 0.001)
         settings = FetchSettings(
-            concurrency=int(opts.get("concurrency", 8)),  # type: ignore[call-overload]
-            timeout=float(opts.get("timeout", 20.0)),  # type: ignore[arg-type]
-            max_bytes=int(opts.get("max_bytes", DEFAULT_MAX_BYTES)),  # type: ignore[call-overload]
-            retries=int(opts.get("retries", 2)),  # type: ignore[call-overload]
-            allowed_hosts=tuple(str(h) for h in opts.get("allowed_hosts", ())),  # type: ignore[attr-defined]
-            include_optional=bool(opts.get("include_optional", True)),
+            concurrency=opts.concurrency or 8,
+            timeout=opts.timeout or 20.0,
+            max_bytes=opts.max_bytes or DEFAULT_MAX_BYTES,
+            retries=2 if opts.retries is None else opts.retries,
+            allowed_hosts=opts.allowed_hosts or (),
+            include_optional=opts.include_optional is not False,
             deadline=limit,
         )
         # Outcomes are keyed by the link URL, the store keeps the final URL (after redirects):

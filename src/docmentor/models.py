@@ -2,12 +2,141 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import math
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields
 from typing import Any, Literal
+
+from docmentor.errors import UsageError
 
 DocFormat = Literal["markdown", "rst", "text"]  # what parse reads a document as
 
 SourceKind = Literal["folder", "llms_txt", "llms_full"]
+
+
+@dataclass(frozen=True, slots=True)
+class SourceOptions:
+    """How one source is read. ``None``: not given, the reader's default applies.
+
+    Options enter once, through :meth:`parse` (``docmentor.toml``, ``Docmentor.add``'s
+    ``options``) or :meth:`from_stored` (the index's JSON of them), and are passed typed from
+    there. :meth:`as_dict` is that JSON: the given options only, as they were given.
+    """
+
+    base_paths: tuple[str, ...] | None = None  # folders: extra folders includes may read from
+    use_gitignore: bool | None = None  # folders: skip what .gitignore ignores (default true)
+    max_bytes: int | None = None  # files and responses larger than this are skipped
+    max_included_bytes: int | None = None  # folders: what includes may add in total
+    allowed_hosts: tuple[str, ...] | None = None  # llms.txt: other hosts it may link to
+    include_optional: bool | None = None  # llms.txt: fetch its "## Optional" links (default true)
+    concurrency: int | None = None  # llms.txt: documents fetched at once
+    timeout: float | None = None  # llms.txt: seconds per request
+    retries: int | None = None  # llms.txt: extra attempts on 5xx, 429 and time-outs
+    deadline: float | None = None  # llms.txt: seconds for one refresh of the source
+
+    @classmethod
+    def parse(cls, given: Mapping[str, object], *, where: str = "source options") -> SourceOptions:
+        """Options as a user gave them (a ``[[sources]]`` table, a Python mapping).
+
+        Raises:
+            UsageError: an unknown option (a typo must not be ignored) or a value of the wrong
+                kind, naming ``where``, the option and the value.
+        """
+        known = {f.name for f in fields(cls)}
+        for key in given:
+            if key not in known:
+                raise UsageError(
+                    f"{where}: unknown source option {key!r}",
+                    hint=f"the source options are {', '.join(sorted(known))}",
+                )
+        return cls._read(given, where)
+
+    @classmethod
+    def from_stored(cls, stored: Mapping[str, object]) -> SourceOptions:
+        """The index's JSON of a source's options. Keys this version does not know (a newer
+        version's) are left out; a bad value raises :class:`UsageError` as :meth:`parse` does."""
+        known = {f.name for f in fields(cls)}
+        return cls._read({k: v for k, v in stored.items() if k in known}, "the stored source options")
+
+    @classmethod
+    def _read(cls, given: Mapping[str, object], where: str) -> SourceOptions:
+        def get(key: str, read: Any) -> Any:
+            value = given.get(key)
+            return None if value is None else read(where, key, value)
+
+        return cls(
+            base_paths=get("base_paths", _strings),
+            use_gitignore=get("use_gitignore", _flag),
+            max_bytes=get("max_bytes", _positive_whole),
+            max_included_bytes=get("max_included_bytes", _whole),
+            allowed_hosts=get("allowed_hosts", _strings),
+            include_optional=get("include_optional", _flag),
+            concurrency=get("concurrency", _positive_whole),
+            timeout=get("timeout", _seconds),
+            retries=get("retries", _whole),
+            deadline=get("deadline", _seconds),
+        )
+
+    def as_dict(self) -> dict[str, object]:
+        """The given options, JSON-ready (lists for sequences), as stored in the index."""
+        out: dict[str, object] = {}
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if value is not None:
+                out[f.name] = list(value) if isinstance(value, tuple) else value
+        return out
+
+
+def _whole(where: str, key: str, value: object, minimum: int = 0) -> int:
+    number: int | None = None
+    if isinstance(value, int) and not isinstance(value, bool):
+        number = value
+    elif isinstance(value, str) and value.strip().isdigit():
+        number = int(value.strip())  # e.g. max_bytes = "5000" in docmentor.toml, as before
+    if number is None or number < minimum:
+        raise UsageError(
+            f"{where}: {key} must be a whole number of at least {minimum}, not {value!r}",
+            hint=f"for example {key} = {max(minimum, 1) * 10}",
+        )
+    return number
+
+
+def _positive_whole(where: str, key: str, value: object) -> int:
+    return _whole(where, key, value, minimum=1)
+
+
+def _seconds(where: str, key: str, value: object) -> float:
+    number: float | None = None
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        number = value  # an int stays an int: the stored JSON keeps what was given
+    elif isinstance(value, str):
+        try:
+            number = float(value.strip())
+        except ValueError:
+            number = None
+    if number is None or not math.isfinite(number) or number <= 0:
+        raise UsageError(
+            f"{where}: {key} must be a positive number of seconds, not {value!r}",
+            hint=f"for example {key} = 20",
+        )
+    return number
+
+
+def _flag(where: str, key: str, value: object) -> bool:
+    if not isinstance(value, bool):
+        raise UsageError(f"{where}: {key} must be true or false, not {value!r}")
+    return value
+
+
+def _strings(where: str, key: str, value: object) -> tuple[str, ...]:
+    items = value if isinstance(value, list | tuple) else None
+    if items is None or not all(isinstance(v, str | os.PathLike) for v in items):
+        raise UsageError(
+            f"{where}: {key} must be a list of strings, not {value!r}",
+            hint=f'for example {key} = ["one", "two"]',
+        )
+    return tuple(str(os.fspath(v)) for v in items)
 
 
 @dataclass(frozen=True, slots=True)
@@ -17,7 +146,7 @@ class SourceSpec:
     name: str
     kind: SourceKind
     target: str  # absolute folder path, URL, or absolute path of a local llms.txt
-    options: dict[str, object] = field(default_factory=dict)
+    options: SourceOptions = field(default_factory=SourceOptions)
 
 
 @dataclass(slots=True)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import contextlib
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -112,30 +112,25 @@ def add(
     as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
 ) -> None:
     """Register a documentation source and index it now. Adding an existing name re-indexes it."""
-    from docmentor import Docmentor
+    from docmentor import Docmentor, SourceOptions
     from docmentor.config import default_db, split_named
 
     if name is None and not _is_path(target):  # a folder named "we:ird" is a folder, not NAME:TARGET
         name, target = split_named(target)
-    options: dict[str, Any] = {}
-    if base_path:
-        options["base_paths"] = [str(p.expanduser().resolve()) for p in base_path]
-    if allow_host:
-        options["allowed_hosts"] = list(allow_host)
-    if max_bytes is not None:
-        if max_bytes < 1:
-            raise UsageError("--max-bytes must be positive")
-        options["max_bytes"] = max_bytes
-    if no_optional:
-        options["include_optional"] = False
-    if concurrency is not None:
-        if not 1 <= concurrency <= 64:
-            raise UsageError("--concurrency must be between 1 and 64")
-        options["concurrency"] = concurrency
-    if timeout is not None:
-        if timeout <= 0:
-            raise UsageError("--timeout must be positive")
-        options["timeout"] = timeout
+    if max_bytes is not None and max_bytes < 1:
+        raise UsageError("--max-bytes must be positive")
+    if concurrency is not None and not 1 <= concurrency <= 64:
+        raise UsageError("--concurrency must be between 1 and 64")
+    if timeout is not None and timeout <= 0:
+        raise UsageError("--timeout must be positive")
+    options = SourceOptions(
+        base_paths=tuple(str(p.expanduser().resolve()) for p in base_path) if base_path else None,
+        allowed_hosts=tuple(allow_host) if allow_host else None,
+        max_bytes=max_bytes,
+        include_optional=False if no_optional else None,
+        concurrency=concurrency,
+        timeout=timeout,
+    )
     Docmentor.make_spec(target, name=name, options=options)  # a bad target fails before an index is made
     existed = index_exists()
     root = (db_path() or default_db()).expanduser()

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from docmentor.errors import NotFoundError, StoreError
-from docmentor.models import ParsedDocument, RawDocument, SourceSpec
+from docmentor.models import ParsedDocument, RawDocument, SourceOptions, SourceSpec
 from docmentor.store.migrations import MIGRATIONS
 
 log = logging.getLogger(__name__)
@@ -79,7 +79,12 @@ class SourceRow:
 
     @property
     def spec(self) -> SourceSpec:
-        return SourceSpec(name=self.name, kind=self.kind, target=self.target, options=self.options)  # type: ignore[arg-type]
+        return SourceSpec(
+            name=self.name,
+            kind=self.kind,  # type: ignore[arg-type]
+            target=self.target,
+            options=SourceOptions.from_stored(self.options),
+        )
 
 
 _DOC_COLS = "id, source, path, url, title, fmt, content_hash, etag, last_modified, fetched_at, indexed_at, stale, error, served"
@@ -430,7 +435,7 @@ class Store:
                     spec.name,
                     spec.kind,
                     spec.target,
-                    json.dumps(spec.options, sort_keys=True),
+                    json.dumps(spec.options.as_dict(), sort_keys=True),
                     version,
                     title,
                     stamp,
