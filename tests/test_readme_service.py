@@ -31,8 +31,9 @@ from docmentor.engine import Docmentor
 from docmentor.readme_llm import generate
 from docmentor.readme_llm.feedback import ISSUE_TYPES, analyze
 from docmentor.readme_llm.kb_index import load_entries
-from docmentor.readme_llm.service import LibraryKnowledge, pinned_version
+from docmentor.readme_llm.service import LibraryKnowledge
 from docmentor.server import build_server
+from docmentor.sources.project_files import pinned_version
 from docmentor.store.kb import list_kbs
 from mcptool import structured
 
@@ -472,15 +473,6 @@ def test_version_warning_when_the_projects_range_leaves_the_version_out(
     assert warning == f"this describes minidb 1.2.0, but your project {wants}: check the differences"
 
 
-def test_a_requirement_is_found_by_the_distribution_name_too(tmp_path: Path) -> None:
-    from docmentor.readme_llm.service import requirement
-
-    (tmp_path / "requirements.txt").write_text("attrs==21.4.0\nPyYAML>=5,<6\n", encoding="utf-8")
-    assert requirement(tmp_path, ["attr", "attrs"]) == ("attrs", "==21.4.0")
-    assert requirement(tmp_path, ["yaml", "PyYAML"]) == ("PyYAML", "<6,>=5")
-    assert requirement(tmp_path, ["attr"]) is None
-
-
 def test_version_warning_in_the_cli(generated: Cli, work: Path) -> None:
     (work / "requirements.txt").write_text("minidb==1.0.0\n", encoding="utf-8")
     rc, out, err = generated("api", "find", "open a database stored at a path")
@@ -873,35 +865,6 @@ def test_api_find_names_the_other_editions_of_an_api(cli: Cli, work: Path, lib: 
         f"   also as: {coro}",
     ]
     assert lines[0].startswith("1. minidb.Database.insert  [minidb]")
-
-
-@pytest.mark.parametrize(
-    ("files", "found"),
-    [
-        # a marker that does not hold here is no requirement of this environment
-        ({"requirements.txt": "minidb==0.1; python_version < '3.0'\nminidb==1.5; python_version >= '3.0'\n"}, ("minidb", "==1.5")),
-        # the project's own dependency before a group that pins the minimum on purpose
-        ({"pyproject.toml": '[project]\nname = "a"\ndependencies = ["minidb>=1"]\n[dependency-groups]\nmin = ["minidb==1.0"]\n'}, ("minidb", ">=1")),
-        ({"requirements.txt": "minidb>=0.2,\\\n    <0.9\n"}, ("minidb", "<0.9,>=0.2")),
-        ({"requirements.txt": "minidb==0.7\t# pinned\n"}, ("minidb", "==0.7")),
-        ({"requirements.txt": "minidb==0.7 --hash=sha256:abc\n"}, ("minidb", "==0.7")),
-        ({"requirements.txt": "minidb===0.7\n"}, ("minidb", "===0.7")),
-        # what it includes, relative to it, each file once (a cycle is no loop)
-        ({"requirements.txt": "-r base.txt\nflask\n", "base.txt": "-r requirements.txt\nminidb==0.4\n"}, ("minidb", "==0.4")),
-        ({"requirements.txt": "--constraint=pins.txt\nminidb\n", "pins.txt": "minidb<2\n"}, ("minidb", "<2")),
-        # valid TOML of the wrong shapes: ignored, not a crash
-        ({"uv.lock": 'package = ["minidb"]\n', "pyproject.toml": "[project]\ndependencies = 5\n[dependency-groups]\ndev = 3\n"}, None),
-        ({"uv.lock": '[package]\nname = "minidb"\n'}, None),
-    ],
-)
-def test_requirements_as_pip_and_uv_read_them(tmp_path: Path, files: dict[str, str], found: object) -> None:
-    from docmentor.readme_llm.service import requirement
-
-    for name, text in files.items():
-        (tmp_path / name).write_text(text, encoding="utf-8")
-    assert requirement(tmp_path, ["minidb"]) == found
-    if found == ("minidb", "===0.7"):
-        assert pinned_version(tmp_path, "minidb") == "0.7"
 
 
 def test_a_docs_folder_without_documents_is_refused_and_the_index_kept(

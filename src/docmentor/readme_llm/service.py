@@ -9,10 +9,7 @@ Every answer states the library version it describes, and warns when the user's 
 from __future__ import annotations
 
 import logging
-import re
 import threading
-import tomllib
-from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -20,6 +17,7 @@ from docmentor.embeddings import MODEL_ID, embedder_loaded, get_embedder
 from docmentor.errors import DocmentorError, NotFoundError, UsageError
 from docmentor.readme_llm.docstrings import display
 from docmentor.readme_llm.retrieval import SECTIONS, WEAK_MATCH, ApiIndex
+from docmentor.sources.project_files import pinned_version, requirement, requirement_cached
 
 if TYPE_CHECKING:
     from docmentor.engine import Docmentor
@@ -101,7 +99,7 @@ class LibraryKnowledge:
         if tuple(sorted((r.library, r.generation) for r in rows)) != self._key:
             return False
         # the project's pins are read again after its files change (a large uv.lock: ~0.2 s)
-        return all(pin_cached(self.cwd, self._pin_names(lib)) for lib in self._versions)
+        return all(requirement_cached(self.cwd, self._pin_names(lib)) for lib in self._versions)
 
     def warm(self) -> None:
         """Load what the first find_api needs (the index, the query model), so it does not wait:
@@ -259,7 +257,7 @@ class LibraryKnowledge:
         warnings = []
         for lib, version in versions.items():
             found = requirement(self.cwd, self._pin_names(lib))
-            if found is None or not version or not _mismatch(version, found[1]):
+            if found is None or not version or not found.excludes(version):
                 continue
             name, spec = found
             exact = pinned_version(self.cwd, name)
@@ -272,190 +270,3 @@ class LibraryKnowledge:
     def _pin_names(self, library: str) -> list[str]:
         """The names a project's requirements may give the library: its own and its distribution's."""
         return [library, *([d] if (d := self._distributions.get(library)) else [])]
-
-
-_RELEASE = re.compile(r"v?(\d+(?:\.\d+)*)(.*)")
-
-
-def _norm(name: str) -> str:
-    return re.sub(r"[-_.]+", "-", name).lower()
-
-
-def _same_version(a: str, b: str) -> bool:
-    """PEP 440 equality for the usual cases: ``1.2`` is ``1.2.0``, ``V1.2`` is ``1.2``."""
-
-    def key(v: str) -> tuple[tuple[int, ...], str] | str:
-        m = _RELEASE.fullmatch(v.strip().lower())
-        if m is None:
-            return v.strip().lower()
-        release = [int(x) for x in m.group(1).split(".")]
-        while len(release) > 1 and release[-1] == 0:
-            release.pop()
-        return tuple(release), m.group(2)
-
-    return key(a) == key(b)
-
-
-_PIN_CACHE: dict[
-    tuple[str, tuple[str, ...]], tuple[tuple[tuple[str, int, int], ...], tuple[str, str] | None]
-] = {}
-
-
-def _pin_stamp(folder: Path) -> tuple[tuple[str, int, int], ...]:
-    # the .txt files beside them too: what a requirements file includes (`-r base.txt`)
-    files = [folder / "uv.lock", folder / "pyproject.toml", *sorted(folder.glob("*.txt"))]
-    stamp = []
-    for f in files:
-        try:
-            st = f.stat()
-        except OSError:
-            continue
-        stamp.append((str(f), st.st_mtime_ns, st.st_size))
-    return tuple(stamp)
-
-
-def _names_key(names: str | Iterable[str]) -> tuple[str, ...]:
-    return tuple(sorted({_norm(n) for n in ([names] if isinstance(names, str) else names) if n}))
-
-
-def pin_cached(folder: Path, names: str | Iterable[str]) -> bool:
-    """Whether :func:`requirement` would answer from its cache (no file to parse)."""
-    cached = _PIN_CACHE.get((str(folder), _names_key(names)))
-    return cached is not None and cached[0] == _pin_stamp(folder)
-
-
-def requirement(folder: Path, names: str | Iterable[str]) -> tuple[str, str] | None:
-    """What the project in ``folder`` requires of a library known by any of ``names`` (its
-    import and its distribution name: ``attr`` / ``attrs``): (the name as written, its
-    version specifier: ``==1.0.0``, ``>=0.20,<0.25``). uv.lock's locked version first, then
-    pyproject.toml's dependencies, then requirements*.txt. Cached while the files stay."""
-    stamp = _pin_stamp(folder)
-    key = (str(folder), _names_key(names))
-    cached = _PIN_CACHE.get(key)
-    if cached is not None and cached[0] == stamp:
-        return cached[1]
-    if len(_PIN_CACHE) > 64:
-        _PIN_CACHE.clear()
-    found = _requirement(folder, set(key[1]))
-    _PIN_CACHE[key] = (stamp, found)
-    return found
-
-
-def pinned_version(folder: Path, library: str) -> str | None:
-    """The exact version the project in ``folder`` pins ``library`` to (``==V``), if it does."""
-    found = requirement(folder, library)
-    if found is None:
-        return None
-    spec = found[1]
-    if "," in spec or "*" in spec or not spec.startswith("=="):
-        return None
-    return spec.lstrip("=").strip() or None  # "==1.0" and "===1.0" alike
-
-
-def _requirement(folder: Path, want: set[str]) -> tuple[str, str] | None:
-    lock = folder / "uv.lock"
-    if lock.is_file():
-        try:
-            packages = tomllib.loads(lock.read_text(encoding="utf-8")).get("package", [])
-            for pkg in packages if isinstance(packages, list) else []:
-                if isinstance(pkg, dict) and _norm(str(pkg.get("name", ""))) in want and pkg.get("version"):
-                    return str(pkg["name"]), f"=={pkg['version']}"
-        except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError):
-            pass
-    # the project's own dependencies, then requirements files, then optional ones and groups
-    # (a "min-versions" group pins on purpose what the project itself only bounds)
-    main: list[str] = []
-    extra: list[str] = []
-    pyproject = folder / "pyproject.toml"
-    if pyproject.is_file():
-        try:
-            data = tomllib.loads(pyproject.read_text(encoding="utf-8"))
-            project = data.get("project", {}) if isinstance(data.get("project"), dict) else {}
-            main += _strings(project.get("dependencies"))
-            optional = project.get("optional-dependencies")
-            groups = data.get("dependency-groups")
-            for group in (
-                (*(optional or {}).values(), *(groups or {}).values())
-                if isinstance(optional or {}, dict) and isinstance(groups or {}, dict)
-                else ()
-            ):
-                extra += _strings(group)
-        except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError):
-            pass
-    seen: set[Path] = set()
-    for req in sorted(folder.glob("requirements*.txt")):
-        main += _requirement_lines(req, seen)
-    return _first_requirement(main, want) or _first_requirement(extra, want)
-
-
-_INCLUDE = re.compile(r"^\s*(?:-r|--requirement|-c|--constraint)(?:\s+|=)(\S+)")
-MAX_INCLUDE_DEPTH = 5
-
-
-def _requirement_lines(path: Path, seen: set[Path], depth: int = 0) -> list[str]:
-    """A requirements file's requirements, then those of the files it includes (``-r
-    base.txt``, ``-c constraints.txt``: relative to it), each file once."""
-    try:
-        real = path.resolve()
-        if real in seen or depth > MAX_INCLUDE_DEPTH:
-            return []
-        seen.add(real)
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError, RuntimeError):
-        return []
-    lines = _logical_lines(text)
-    for raw in re.sub(r"\\\s*\n", " ", text).splitlines():
-        m = _INCLUDE.match(raw)
-        if m:
-            lines += _requirement_lines(path.parent / m.group(1), seen, depth + 1)
-    return lines
-
-
-def _strings(value: Any) -> list[str]:
-    return [v for v in value if isinstance(v, str)] if isinstance(value, list) else []
-
-
-def _logical_lines(text: str) -> list[str]:
-    """A requirements file's lines with continuations joined and comments and options
-    (``--hash=…``, ``-r base.txt``) cut."""
-    out = []
-    for line in re.sub(r"\\\s*\n", " ", text).splitlines():
-        line = re.split(r"(?:^|\s)#", line, maxsplit=1)[0]
-        line = re.split(r"(?:^|\s)--?[A-Za-z]", line, maxsplit=1)[0].strip()
-        if line:
-            out.append(line)
-    return out
-
-
-def _first_requirement(lines: list[str], want: set[str]) -> tuple[str, str] | None:
-    """The first of ``lines`` that requires a version of a library in ``want`` and applies to
-    this environment (its marker, when it has one, holds here)."""
-    from packaging.markers import UndefinedEnvironmentName
-    from packaging.requirements import InvalidRequirement, Requirement
-
-    for text in lines:
-        try:
-            parsed = Requirement(text.strip())
-        except InvalidRequirement:
-            continue
-        if _norm(parsed.name) not in want or not str(parsed.specifier):
-            continue
-        try:
-            if parsed.marker is not None and not parsed.marker.evaluate():
-                continue
-        except (UndefinedEnvironmentName, ValueError):
-            pass
-        return parsed.name, str(parsed.specifier)
-    return None
-
-
-def _mismatch(version: str, spec: str) -> bool:
-    """Whether ``version`` is outside the specifier (False when either cannot be read)."""
-    from packaging.specifiers import InvalidSpecifier, SpecifierSet
-    from packaging.version import InvalidVersion, Version
-
-    try:
-        return not SpecifierSet(spec).contains(Version(version), prereleases=True)
-    except (InvalidSpecifier, InvalidVersion):
-        exact = spec.lstrip("=") if spec.startswith("==") and "," not in spec else None
-        return exact is not None and not _same_version(exact, version)
