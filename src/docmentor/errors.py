@@ -6,13 +6,17 @@ from __future__ import annotations
 class DocmentorError(Exception):
     """Base class for every error docmentor raises on purpose.
 
-    ``hint`` says what the user (or the model) can try next.
+    ``hint`` says what the user (or the model) can try next. ``arguments`` are the names of
+    the library arguments the message and hint mention, as the library's functions take them
+    (``max_tokens``): the library describes arguments, each adapter names them its own way
+    (the CLI says ``--max-tokens``, an MCP tool ``max_tokens``).
     """
 
-    def __init__(self, message: str, *, hint: str | None = None) -> None:
+    def __init__(self, message: str, *, hint: str | None = None, arguments: tuple[str, ...] = ()) -> None:
         super().__init__(message)
         self.message = message
         self.hint = hint
+        self.arguments = arguments
 
     def __str__(self) -> str:
         return self.message if not self.hint else f"{self.message} ({self.hint})"

@@ -88,11 +88,11 @@ def assemble(
         )
     lo, hi = MAX_TOKENS_RANGE
     if not lo <= max_tokens <= hi:
-        raise UsageError(f"--max-tokens must be between {lo} and {hi}")
+        raise UsageError(f"max_tokens must be between {lo} and {hi}", arguments=("max_tokens",))
     if not 0 <= depth <= 2:
-        raise UsageError("--depth must be 0, 1 or 2")
+        raise UsageError("depth must be 0, 1 or 2", arguments=("depth",))
     if not 1 <= sections <= 100:
-        raise UsageError("--sections must be between 1 and 100")
+        raise UsageError("sections must be between 1 and 100", arguments=("sections",))
     if encoding not in ENCODINGS:
         raise UsageError(f"unknown encoding {encoding!r}", hint=f"choose from {', '.join(ENCODINGS)}")
     now = now or datetime.now(UTC)
@@ -107,7 +107,8 @@ def assemble(
         scope = f" in source {source!r}" if source else ""
         raise NotFoundError(
             f"nothing in the index matches {query!r}{scope}",
-            hint="try other words or an API name, check `docmentor sources`, or pass --allow-empty",
+            hint="try other words or an API name, check the sources, or pass allow_empty",
+            arguments=("allow_empty",),
         )
 
     top = hits[0].score if hits else 1.0

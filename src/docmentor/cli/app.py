@@ -6,6 +6,7 @@ import contextlib
 import json
 import logging
 import os
+import re
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -183,6 +184,24 @@ class GateFailed(DocmentorError):
     """A clarity gate (--min-score, --fail-on-critical) failed; the report was still printed."""
 
 
+# a library argument whose option is not its name with dashes
+_FLAGS = {"base_paths": "--base-path"}
+
+
+def flag(argument: str) -> str:
+    """The option that sets a library argument: ``max_tokens`` → ``--max-tokens``."""
+    return _FLAGS.get(argument, "--" + argument.replace("_", "-"))
+
+
+def phrase(exc: DocmentorError) -> str:
+    """An error as the command line says it: the arguments it names as their options."""
+    text = str(exc)
+    for argument in exc.arguments:
+        # a whole word, not part of a path or a longer name ("/tmp/out" stays)
+        text = re.sub(rf"(?<![\w/.-]){re.escape(argument)}(?![\w/.-])", flag(argument), text)
+    return text
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the CLI; returns the exit code (1 for errors, 2 for usage errors).
 
@@ -246,7 +265,7 @@ def _run(argv: list[str] | None) -> int:
     except DocmentorError as exc:
         if debug:
             raise
-        print(f"error: {exc}", file=sys.stderr)
+        print(f"error: {phrase(exc)}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print("error: interrupted", file=sys.stderr)

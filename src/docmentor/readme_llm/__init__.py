@@ -216,11 +216,17 @@ _RELEASE_LINE = re.compile(r"\s*(?:Release|Version)\b(?:[^!?().\n]|\.(?=\S)){0,2
 def _check_out(out: Path) -> None:
     """Refuse to overwrite what generation did not write (``--out`` pointed at the wrong place)."""
     if out.exists() and not out.is_dir():
-        raise UsageError(f"--out {out} is a file", hint="give a folder for README.LLM and knowledge_base/")
+        raise UsageError(
+            f"out {out} is a file",
+            hint="give a folder for README.LLM and knowledge_base/",
+            arguments=("out",),
+        )
     kb = out / "knowledge_base"
     if kb.is_dir() and any(kb.iterdir()) and not (kb / "index.json").is_file():
         raise UsageError(
-            f"{kb} holds files that are not a docmentor knowledge base", hint="choose another --out folder"
+            f"{kb} holds files that are not a docmentor knowledge base",
+            hint="choose another out folder",
+            arguments=("out",),
         )
     readme = out / "README.LLM"
     if readme.is_file():
@@ -229,7 +235,9 @@ def _check_out(out: Path) -> None:
         except OSError:
             head = ""
         if not head.startswith("<ReadMe.LLM>"):
-            raise UsageError(f"{readme} was not written by docmentor", hint="choose another --out folder")
+            raise UsageError(
+                f"{readme} was not written by docmentor", hint="choose another out folder", arguments=("out",)
+            )
 
 
 def _write_text(path: Path, text: str) -> None:
@@ -496,15 +504,18 @@ def _check_arguments(
     if not library or library != library.strip() or any(c.isspace() or not c.isprintable() for c in library):
         raise UsageError(
             f"invalid library name {library!r}",
-            hint="give the import name, e.g. --library httpx, or the package name with --source-path",
+            hint="give the import name, e.g. library httpx, or the package name with source_path",
+            arguments=("library", "source_path"),
         )
     if max_apis < 0 or (max_tokens is not None and max_tokens < 1):
-        raise UsageError("--max-apis must be ≥ 0 and --max-tokens ≥ 1")
+        raise UsageError("max_apis must be ≥ 0 and max_tokens ≥ 1", arguments=("max_apis", "max_tokens"))
     check_encoding(encoding)
     missing = [str(b) for b in base_paths if not Path(b).expanduser().is_dir()]
     if missing:
         raise UsageError(
-            f"--base-path {missing[0]} is not a folder", hint="give the folder the includes read from"
+            f"base_paths {missing[0]} is not a folder",
+            hint="give the folder the includes read from",
+            arguments=("base_paths",),
         )
     wanted = [normalize_language(x) for x in languages] if languages else None
     unknown = [x for x in wanted or [] if x not in SUPPORTED_LANGUAGES]

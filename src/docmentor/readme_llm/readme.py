@@ -451,7 +451,7 @@ def render_readme(
         UsageError: ``max_apis`` < 0, or ``max_tokens`` too small for the rules and description.
     """
     if max_apis < 0:
-        raise UsageError("--max-apis must be ≥ 0")
+        raise UsageError("max_apis must be ≥ 0", arguments=("max_apis",))
     check_encoding(encoding)
     by_id = {e.api_id: e for e in entries}
     head = _header(library, version, purpose, validated=validated)
@@ -461,8 +461,9 @@ def render_readme(
         base = count_tokens(_join(head, [], _FOOTER), encoding)
         if base > max_tokens:
             raise UsageError(
-                f"--max-tokens {max_tokens} is below the {base} tokens of the rules and description alone",
+                f"max_tokens {max_tokens} is below the {base} tokens of the rules and description alone",
                 hint=f"use at least {base}",
+                arguments=("max_tokens",),
             )
     deprecated = {e.api_id for e in entries if e.deprecated}
     names = api_words(entries)

@@ -213,7 +213,9 @@ def load_source_api(
     """
     root = Path(source_path)
     if not root.exists():
-        raise SourceUnavailableError(f"source folder not found: {root}", hint="check --source-path")
+        raise SourceUnavailableError(
+            f"source folder not found: {root}", hint="check source_path", arguments=("source_path",)
+        )
     lang = normalize_source_language(language) if language else detect_language(root, include_tests)
     if lang is None:
         logger.warning("no TypeScript, JavaScript, Go or Rust sources under %s", root)
