@@ -392,8 +392,8 @@ def _failures(docs: Path, tmp_path: Path) -> list[tuple[list[str], str]]:
         (["add", str(tmp_path / "missing")], "error: no such file or folder:"),
         (["add", str(a_file)], f"error: {a_file} is a file; add its folder, or an llms.txt file"),
         (["search", "widget", "--limit", "0"], "error: --limit must be at least 1"),
-        (["get", "w:guide.md", "--limit", "0"], "error: offset must be ≥ 0 and limit ≥ 1"),
-        (["get", "w:guide.md", "--offset", "-1"], "error: offset must be ≥ 0 and limit ≥ 1"),
+        (["get", "w:guide.md", "--limit", "0"], "error: --offset must be ≥ 0 and --limit ≥ 1"),
+        (["get", "w:guide.md", "--offset", "-1"], "error: --offset must be ≥ 0 and --limit ≥ 1"),
         (
             ["add", "ftp://example.com/llms.txt"],
             "error: unsupported URL scheme in 'ftp://example.com/llms.txt'",

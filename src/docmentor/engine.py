@@ -208,7 +208,7 @@ class Docmentor:
         self.embeddings = embeddings_enabled() if embeddings is None else embeddings
         root = Path(db).expanduser() if db else default_db()
         if root.exists() and not root.is_dir():
-            raise UsageError(f"--db {root} is a file; it must be a folder docmentor owns")
+            raise UsageError(f"db {root} is a file; it must be a folder docmentor owns", arguments=("db",))
         self.root = root
         self.store = Store(root / "index.sqlite3", readonly=not create)
         self._lexical: LexicalIndex | None = None
@@ -558,7 +558,8 @@ class Docmentor:
                 if ends is not None and time.monotonic() >= ends:
                     raise SourceUnavailableError(
                         "not refreshed: the time limit of this refresh passed",
-                        hint="it keeps its documents; refresh it on its own, or with a longer --deadline",
+                        hint="it keeps its documents; refresh it on its own, or with a longer deadline",
+                        arguments=("deadline",),
                     )
                 reports.append(self._refresh_spec(row.spec, progress=progress, prune=prune, ends=ends))
             except Exception as exc:  # any failure of one source is that source's, not the others'
@@ -744,7 +745,8 @@ class Docmentor:
             if old.target != spec.target:
                 raise UsageError(
                     f"source {spec.name!r} already points at {old.target}",
-                    hint="remove it first, or choose another --name",
+                    hint="remove it first, or choose another name",
+                    arguments=("name",),
                 )
         served: dict[str, str] = {}  # llms.txt documents: how each was served ('html' | 'text')
         if spec.kind == "folder":
@@ -1004,7 +1006,7 @@ class Docmentor:
         ``semantic=False``: by words only, even where sections are embedded. ``ranking``:
         other query-time constants than the engine's (the index shape stays the engine's)."""
         if limit < 1:
-            raise UsageError("--limit must be at least 1")
+            raise UsageError("limit must be at least 1", arguments=("limit",))
         limit = min(limit, 100)
         self._known_source(source)
         r = ranking or self.ranking
@@ -1132,7 +1134,9 @@ class Docmentor:
                 if len({o for o, _ in owners}) > 1:
                     choices = ", ".join(f"{o}:{c}" for o, c in owners)
                     raise UsageError(
-                        f"{ref!r} is in several sources", hint=f"name one: {choices}, or pass --source"
+                        f"{ref!r} is in several sources",
+                        hint=f"name one: {choices}, or pass source",
+                        arguments=("source",),
                     )
                 if owners:
                     doc = st.find_document(source=owners[0][0], path=owners[0][1])
@@ -1158,7 +1162,7 @@ class Docmentor:
         result points at (1-based, inclusive; included text counts as its directive's line).
         """
         if offset < 0 or limit < 1:
-            raise UsageError("offset must be ≥ 0 and limit ≥ 1")
+            raise UsageError("offset must be ≥ 0 and limit ≥ 1", arguments=("offset", "limit"))
         with self.store.snapshot():  # the document, its text and line map from one state
             doc = self.find(ref, source=source)
             text = self.store.content(doc.id)

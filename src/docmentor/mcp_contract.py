@@ -47,11 +47,9 @@ _TYPE_NAMES = {
     "object": "an object",
     "null": "null",
 }
-# the CLI's words in the library's messages, as the tools name them
-_CLI_WORDS = (
-    (re.compile(r",? or pass --source\b"), ""),
-    (re.compile(r"(?<![\w-])--(max-tokens|depth|sections|limit|offset)\b"), None),
-)
+# Library messages name library arguments (``DocmentorError.arguments``), which are the
+# tools' argument names too; the one a reading tool does not take is dropped from its hint.
+_NOT_A_TOOL_ARGUMENT = re.compile(r",? or pass source\b")
 
 
 def tool(server: MCPServer, **options: Any) -> Callable[[F], F]:
@@ -65,15 +63,13 @@ def tool(server: MCPServer, **options: Any) -> Callable[[F], F]:
 
 
 def for_model(text: str) -> str:
-    """A library message as a tool reports it: argument names where the CLI says flags."""
-    for pattern, repl in _CLI_WORDS:
-        text = pattern.sub(repl if repl is not None else (lambda m: m.group(1).replace("-", "_")), text)
-    return text
+    """A library message as a tool reports it: without the ``source`` argument the
+    document-reading tools do not take (they accept ``SOURCE:PATH`` instead)."""
+    return _NOT_A_TOOL_ARGUMENT.sub("", text)
 
 
 def tool_error(exc: DocmentorError) -> ToolError:
-    """Our error as the model reads it: the message, then what to try (in the tools' words,
-    not the CLI's flags)."""
+    """Our error as the model reads it: the message, then what to try (in the tools' words)."""
     hint = f" Try: {exc.hint}." if exc.hint else ""
     return ToolError(for_model(f"{exc.message}.{hint}"))
 
