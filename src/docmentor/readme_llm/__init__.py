@@ -942,7 +942,7 @@ def _index_docs(
             warnings.append(f"source {name!r} pointed at {existing.target}; re-indexed from {target}")
             engine.remove(name)
         else:  # the same folder: its options stay (`docmentor add … --base-path` for `../README.md`)
-            options = dict(existing.options or {})
+            options = dict(existing.spec.options.as_dict())
     given = [str(Path(b).expanduser().resolve()) for b in base_paths]
     bases = [*given, *(str(b) for b in mkdocs_bases(docs_path))]
     if bases:
