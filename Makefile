@@ -26,6 +26,7 @@ run: $(BIN)/docmentor
 
 lint: $(BIN)/docmentor
 	$(BIN)/ruff check src tests benchmarks scripts
+	$(BIN)/ruff format --check src tests benchmarks scripts
 
 typecheck: $(BIN)/docmentor
 	$(BIN)/mypy

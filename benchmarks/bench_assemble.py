@@ -87,8 +87,12 @@ def main() -> None:
 
         def cli_call(query: str) -> float:
             t = time.perf_counter()
-            subprocess.run([CLI, "--db", str(db), "assemble", query, "--allow-empty"], check=True,
-                           capture_output=True, env=env)
+            subprocess.run(
+                [CLI, "--db", str(db), "assemble", query, "--allow-empty"],
+                check=True,
+                capture_output=True,
+                env=env,
+            )
             return time.perf_counter() - t
 
         out["cli_first_call_s"] = cli_call(questions[0]["query"])

@@ -81,8 +81,9 @@ READER = textwrap.dedent(
 
 
 def reader_during_refresh(db: Path, folder: Path, seconds: float) -> dict[str, float]:
-    reader = subprocess.Popen([sys.executable, "-c", READER, str(db), str(seconds)], stdout=subprocess.PIPE,
-                              text=True)
+    reader = subprocess.Popen(
+        [sys.executable, "-c", READER, str(db), str(seconds)], stdout=subprocess.PIPE, text=True
+    )
     refreshes = 0
     end = time.monotonic() + seconds
     target = folder / "copy0" / "httpx" / "docs" / "quickstart.md"

@@ -32,7 +32,14 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPORA = ("httpx", "pydantic", "tanstack-query")
-METRICS = (("doc", "mrr"), ("doc", "r@1"), ("doc", "r@5"), ("doc", "ndcg"), ("section", "mrr"), ("section", "r@5"))
+METRICS = (
+    ("doc", "mrr"),
+    ("doc", "r@1"),
+    ("doc", "r@5"),
+    ("doc", "ndcg"),
+    ("section", "mrr"),
+    ("section", "r@5"),
+)
 
 
 def _value(text: str) -> Any:
@@ -53,7 +60,13 @@ def _config(overrides: dict[str, Any]) -> Any:
 
 
 def _via_library(
-    shared: Path, corpus: str, config: Any, dbs: dict[tuple[str, str], Path], tmp: Path, embeddings: bool, assemble: bool
+    shared: Path,
+    corpus: str,
+    config: Any,
+    dbs: dict[tuple[str, str], Path],
+    tmp: Path,
+    embeddings: bool,
+    assemble: bool,
 ) -> dict[str, Any]:
     from docmentor.engine import Docmentor
     from docmentor.evaluation import coverage, load_questions, score_search
@@ -144,9 +157,19 @@ def _assemble_cli(shared: Path, corpus: str, cli: str, tmp: Path, embeddings: bo
     base = [*shlex.split(cli), "--db", str(db)]
     if not embeddings:
         base.append("--no-embeddings")
-    subprocess.run([*base, "add", str(shared / "corpora" / corpus), "--name", corpus], check=True, capture_output=True)
+    subprocess.run(
+        [*base, "add", str(shared / "corpora" / corpus), "--name", corpus], check=True, capture_output=True
+    )
     proc = subprocess.run(
-        [*base, "eval", "assemble", str(shared / "eval" / f"{corpus}.jsonl"), "--max-tokens", "8000", "--json"],
+        [
+            *base,
+            "eval",
+            "assemble",
+            str(shared / "eval" / f"{corpus}.jsonl"),
+            "--max-tokens",
+            "8000",
+            "--json",
+        ],
         capture_output=True,
         text=True,
         check=True,
@@ -190,7 +213,10 @@ def main() -> None:
     base = dict(item.split("=", 1) for item in args.set)
     base = {k: _value(v) for k, v in base.items()}
     sweeps = [(k, [_value(v) for v in vs.split(",")]) for k, vs in (s.split("=", 1) for s in args.sweep)]
-    combos = [dict(zip([k for k, _ in sweeps], vals, strict=True)) for vals in itertools.product(*[v for _, v in sweeps])]
+    combos = [
+        dict(zip([k for k, _ in sweeps], vals, strict=True))
+        for vals in itertools.product(*[v for _, v in sweeps])
+    ]
     embeddings = not args.no_embeddings
     report: dict[str, Any] = {}
     with tempfile.TemporaryDirectory() as tmp_name:
@@ -213,7 +239,9 @@ def main() -> None:
                         sys.exit("error: --set/--sweep need --via library")
                     results[corpus] = _via_cli(args.shared, corpus, args.cmd, embeddings)
                     if args.assemble:
-                        results[corpus]["assemble"] = _assemble_cli(args.shared, corpus, args.cmd, tmp, embeddings)
+                        results[corpus]["assemble"] = _assemble_cli(
+                            args.shared, corpus, args.cmd, tmp, embeddings
+                        )
             _print(results, label)
             report[label] = results
     if args.json:

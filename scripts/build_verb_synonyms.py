@@ -109,7 +109,11 @@ def main() -> None:
     parser.add_argument("dict_folder", type=Path, help="a WordNet 3.0 dict folder (index.verb, data.verb)")
     parser.add_argument("--out", type=Path, default=OUT)
     args = parser.parse_args()
-    missing = [n for n in ("index.verb", "data.verb", "index.noun", "index.sense") if not (args.dict_folder / n).is_file()]
+    missing = [
+        n
+        for n in ("index.verb", "data.verb", "index.noun", "index.sense")
+        if not (args.dict_folder / n).is_file()
+    ]
     if missing:
         parser.error(f"{args.dict_folder} is no WordNet 3.0 dict folder (no {', '.join(missing)})")
     index_verb = (args.dict_folder / "index.verb").read_text(encoding="ascii")

@@ -678,7 +678,11 @@ def test_slices_of_real_documentation(caplog: pytest.LogCaptureFixture) -> None:
     assert not [i for i in every if "--8<--" in i.context_quote or i.context_quote.lstrip().startswith(":::")]
     # no syntax errors or undefined names: only links to pages the slice leaves out, an image alt
     # (and the quick start's pandas and pyarrow imports, which no install line on the page names)
-    assert {i.type for i in lancedb["docs/src/basic.md"]} <= {"broken_link", "missing_alt_text", "missing_prerequisites"}
+    assert {i.type for i in lancedb["docs/src/basic.md"]} <= {
+        "broken_link",
+        "missing_alt_text",
+        "missing_prerequisites",
+    }
     # hidden "<!-- Setup Code -->" blocks define db/tbl for the visible examples
     assert not [
         i for i in lancedb["docs/src/search.md"] if i.type == "undefined_name" and "`db`" in i.message

@@ -481,7 +481,9 @@ def test_env_db_is_used(
 # ----------------------------------------------------------------------- config sources
 
 
-def _configured(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, write: Callable[[Path, Path], object]) -> Path:
+def _configured(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, write: Callable[[Path, Path], object]
+) -> Path:
     work = tmp_path / "project"
     docs = work / "manual"
     docs.mkdir(parents=True)

@@ -11,7 +11,10 @@ from docmentor.errors import UsageError
 
 
 def test_named_and_unnamed_targets() -> None:
-    assert split_named("fast_mcp:https://gofastmcp.com/llms.txt") == ("fast_mcp", "https://gofastmcp.com/llms.txt")
+    assert split_named("fast_mcp:https://gofastmcp.com/llms.txt") == (
+        "fast_mcp",
+        "https://gofastmcp.com/llms.txt",
+    )
     assert split_named("https://gofastmcp.com/llms.txt") == (None, "https://gofastmcp.com/llms.txt")
     assert split_named("docs:./docs") == ("docs", "./docs")
     assert split_named("./docs") == (None, "./docs")
@@ -55,7 +58,9 @@ concurrency = 12
 
 
 def test_toml_plain_list_of_sources(tmp_path: Path) -> None:
-    (tmp_path / "docmentor.toml").write_text('sources = ["httpx:https://www.python-httpx.org/llms.txt", "docs"]')
+    (tmp_path / "docmentor.toml").write_text(
+        'sources = ["httpx:https://www.python-httpx.org/llms.txt", "docs"]'
+    )
     cfg = load_config(tmp_path)
     assert [(s.name, s.target) for s in cfg.sources] == [
         ("httpx", "https://www.python-httpx.org/llms.txt"),
@@ -86,6 +91,8 @@ def test_broken_config_files_are_clear_errors(tmp_path: Path, name: str, text: s
 
 
 def test_bad_source_name_in_config(tmp_path: Path) -> None:
-    (tmp_path / "docmentor.toml").write_text('sources = [{name = "bad name!", url = "https://x.example/llms.txt"}]')
+    (tmp_path / "docmentor.toml").write_text(
+        'sources = [{name = "bad name!", url = "https://x.example/llms.txt"}]'
+    )
     with pytest.raises(UsageError, match="invalid source name"):
         load_config(tmp_path)

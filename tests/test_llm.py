@@ -547,11 +547,18 @@ def test_parts_cut_an_oversized_section_at_lines() -> None:
 def test_a_part_the_model_answers_badly_keeps_the_issues_of_the_others(
     server: OpenAIServer, caplog: pytest.LogCaptureFixture
 ) -> None:
-    sections = "\n".join(f"## Section {n}\n\n" + "Step: do something with the widget.\n" * 30 for n in range(1, 5))
+    sections = "\n".join(
+        f"## Section {n}\n\n" + "Step: do something with the widget.\n" * 30 for n in range(1, 5)
+    )
     text = "# Guide\n\n" + sections
     good = {"issues": [{"type": "unclear_instruction", "severity": "warning", "line": 5, "dimensions": ["completeness"],
                         "message": "Which widget?", "context_quote": "Step: do something with the widget."}]}  # fmt: skip
-    server.script(completion(json.dumps(good)), completion("no json"), completion("still none"), completion('{"issues": []}'))
+    server.script(
+        completion(json.dumps(good)),
+        completion("no json"),
+        completion("still none"),
+        completion('{"issues": []}'),
+    )
     with make_client(server) as client, caplog.at_level("WARNING"):
         found = detect_issues(client, path="g.md", text=text, existing=[], chunk_chars=1500)
     assert [i.line for i in found] == [5]

@@ -542,7 +542,11 @@ def test_myst_directive_fences_and_eval_rst_give_their_code_blocks() -> None:
     assert found == [
         ("python", at("```{code-block} python"), "import click"),  # the option line is no code
         ("python", at(".. code-block:: python"), 'click.echo("two")'),  # the directive's own line
-        ("", at(".. click:example::"), '@click.command()\ndef cli():\n    click.echo("three")'),  # told by parsing
+        (
+            "",
+            at(".. click:example::"),
+            '@click.command()\ndef cli():\n    click.echo("three")',
+        ),  # told by parsing
         ("python", at("```{jupyter-execute}"), 'click.echo("four")'),
         ("ipython3", at("```{code-cell} ipython3"), 'click.echo("five")'),  # its YAML options are no code
         ("note", at("```{note}"), "Not code."),

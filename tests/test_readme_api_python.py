@@ -318,7 +318,9 @@ def test_plain_docstrings_and_class_docstrings(tmp_path: Path) -> None:
     }
 
 
-def test_a_class_without_a_docstring_reads_its_same_named_base_s_a_method_keeps_its_own(tmp_path: Path) -> None:
+def test_a_class_without_a_docstring_reads_its_same_named_base_s_a_method_keeps_its_own(
+    tmp_path: Path,
+) -> None:
     api = surface(
         tmp_path,
         {
@@ -390,11 +392,16 @@ def test_parameters_described_in_a_markdown_list_of_bold_names(tmp_path: Path) -
     from docmentor.readme_llm.api_python import _markdown_parameters
 
     # a sub-list belongs to its item; an indented list is read too
-    assert _markdown_parameters("* **mode** - one of:\n    * `r` read\n    * `w` write\n* **x** - the x.") == {
+    assert _markdown_parameters(
+        "* **mode** - one of:\n    * `r` read\n    * `w` write\n* **x** - the x."
+    ) == {
         "mode": "one of: * `r` read * `w` write",
         "x": "the x.",
     }
-    assert _markdown_parameters("Args:\n\n    * **a** - first\n    * **b** - second\n") == {"a": "first", "b": "second"}
+    assert _markdown_parameters("Args:\n\n    * **a** - first\n    * **b** - second\n") == {
+        "a": "first",
+        "b": "second",
+    }
     # code names with a dash or a colon after them (httpx's transports: "* `app` - The ASGI
     # application."), continued on indented lines; a bullet that only starts with code is none
     assert _markdown_parameters(
@@ -419,11 +426,11 @@ def test_parameters_described_where_the_docstring_sends_the_reader(tmp_path: Pat
     api = surface(
         tmp_path,
         {
-            "pkg/__init__.py": '''
+            "pkg/__init__.py": """
                 from pkg._api import get, head, request, stream
                 from pkg._client import Client, Other
                 __all__ = ["Client", "Other", "get", "head", "request", "stream"]
-            ''',
+            """,
             "pkg/_api.py": '''
                 def request(method: str, url: str, *, params: dict | None = None) -> None:
                     """Sends a request.
@@ -492,7 +499,11 @@ def test_parameters_described_where_the_docstring_sends_the_reader(tmp_path: Pat
         return {p.name: p.description for p in api.by_id[api_id].parameters}
 
     # a full path: the same-named parameters; one it does not have stays undescribed
-    assert described("pkg._api.get") == {"url": "Where to send it.", "params": "Query parameters.", "timeout": ""}
+    assert described("pkg._api.get") == {
+        "url": "Where to send it.",
+        "params": "Query parameters.",
+        "timeout": "",
+    }
     # a chain (head → get → request) is followed
     assert described("pkg._api.head") == {"url": "Where to send it."}
     # a bare name that may denote several: the one describing the most wanted parameters
@@ -736,7 +747,7 @@ def test_a_class_a_decorator_makes_has_its_fields_or_an_unknown_signature(tmp_pa
     api = surface(
         tmp_path,
         {
-            "pkg/__init__.py": '''
+            "pkg/__init__.py": """
                 import dataclasses
                 import attr
                 __all__ = ["Timeout", "Point", "Plain"]
@@ -752,7 +763,7 @@ def test_a_class_a_decorator_makes_has_its_fields_or_an_unknown_signature(tmp_pa
 
                 class Plain:
                     pass
-            ''',
+            """,
         },
     )
     assert api.by_id["pkg.Timeout"].signature == "Timeout(...)"  # attrs makes __init__: unknown
@@ -1304,7 +1315,9 @@ def test_parameters_listed_plainly_under_the_summary(tmp_path: Path) -> None:
     }
     # such a list is no prose: the description stops at it
     assert prose_paragraphs(connector.docstring, skip_summary=False) == ["TCP connector."]
-    readme = render_readme("pkg", "1", [connector.model_copy(update={"importance_score": 1.0})], [], validated=False)
+    readme = render_readme(
+        "pkg", "1", [connector.model_copy(update={"importance_score": 1.0})], [], validated=False
+    )
     assert "pkg.Connector is a class. TCP connector.\n" in readme
     # prose with a dash, or one such line, is no list
     assert prose_paragraphs("Sum.\n\nIt is fast - very fast.\n\na - b\nand more words here.") == [
@@ -1323,15 +1336,25 @@ def test_review_two_summary_of_the_right_distribution_and_plain_lists(tmp_path: 
         make_package(tmp_path, {f"nsp/{sub}/__init__.py": f'"""The {sub} part."""\ndef f(): ...\n'})
         info = tmp_path / f"{name.replace('-', '_')}-{version}.dist-info"
         info.mkdir()
-        (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\nSummary: {summary}\n")
+        (info / "METADATA").write_text(
+            f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\nSummary: {summary}\n"
+        )
         (info / "RECORD").write_text(f"nsp/{sub}/__init__.py,,\n{info.name}/METADATA,,\n")
         (info / "top_level.txt").write_text("nsp\n")
-    alpha, beta = load_api("nsp.alpha", search_paths=[tmp_path]), load_api("nsp.beta", search_paths=[tmp_path])
+    alpha, beta = (
+        load_api("nsp.alpha", search_paths=[tmp_path]),
+        load_api("nsp.beta", search_paths=[tmp_path]),
+    )
     assert (alpha.version, alpha.summary) == ("1.0", "Alpha things.")
     assert (beta.version, beta.summary) == ("2.0", "")  # old setuptools' "UNKNOWN" says nothing
 
     # a plain list after a lead-in that says what it lists is no parameter list
-    assert _listed_parameters("Fetch.\n\nReturns a dict with:\n\n    url - the final URL\n    status - the code\n") == {}
+    assert (
+        _listed_parameters(
+            "Fetch.\n\nReturns a dict with:\n\n    url - the final URL\n    status - the code\n"
+        )
+        == {}
+    )
     assert _listed_parameters("Fetch.\n\nParameters:\n\n    url - the URL\n    status - the code\n") == {
         "url": "the URL",
         "status": "the code",
@@ -1344,7 +1367,12 @@ def test_review_two_summary_of_the_right_distribution_and_plain_lists(tmp_path: 
     }
     accepted = "Make.\n\nThe following arguments are accepted:\n\nverify_ssl - Set it.\nlimit - The limit.\n"
     assert _listed_parameters(accepted) == {"verify_ssl": "Set it.", "limit": "The limit."}
-    assert _listed_parameters("Rows.\n\nEach row has these fields:\n\n    url - the URL\n    status - the code\n") == {}
+    assert (
+        _listed_parameters(
+            "Rows.\n\nEach row has these fields:\n\n    url - the URL\n    status - the code\n"
+        )
+        == {}
+    )
     # a wrapped line of prose starting with "returns" is no announcement
     wrapped = "Keep it\nalive and\nreturns it to the pool.\n\nverify_ssl - Set.\nlimit - The limit.\n"
     assert _listed_parameters(wrapped) == {"verify_ssl": "Set.", "limit": "The limit."}
@@ -1365,7 +1393,9 @@ def test_review_three_a_sub_package_never_takes_its_namespace_s_first_distributi
     ):
         info = tmp_path / f"{name.replace('-', '_')}-{version}.dist-info"
         info.mkdir()
-        (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\nSummary: {name}\n")
+        (info / "METADATA").write_text(
+            f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\nSummary: {name}\n"
+        )
         (info / "RECORD").write_text(record + f"{info.name}/METADATA,,\n")
         (info / "top_level.txt").write_text("nsp\n")
     paths = [str(tmp_path)]
@@ -1415,7 +1445,11 @@ def test_docstring_types_fill_parameters_the_signature_does_not_annotate(tmp_pat
     )
     paint = api.resolve("pkg.paint")
     assert paint is not None and paint.returns is not None
-    assert [(p.name, p.type) for p in paint.parameters] == [("widget", "Widget"), ("times", "int"), ("colour", "str")]
+    assert [(p.name, p.type) for p in paint.parameters] == [
+        ("widget", "Widget"),
+        ("times", "int"),
+        ("colour", "str"),
+    ]
     assert paint.returns.type == "Widget"
     assert paint.signature == "paint(widget, times=2, colour: str = 'red')"  # as written: no docstring types
     cached = api.resolve("pkg.cached")
@@ -1519,7 +1553,11 @@ def test_a_module_attribute_naming_a_function_of_the_package_is_that_function(tm
         assert by_id[f"pkg.procs.{name}"].kind == "attribute", name
     # a class attribute naming one of its methods is that method under another name
     info = by_id["pkg.procs.Out.info"]
-    assert (info.kind, info.parent, info.signature) == ("method", "pkg.procs.Out", "info(self, message: str) -> None")
+    assert (info.kind, info.parent, info.signature) == (
+        "method",
+        "pkg.procs.Out",
+        "info(self, message: str) -> None",
+    )
     assert [p.name for p in info.parameters] == ["message"] and info.description == "Print a message."
     assert by_id["pkg.procs.Out.handler"].kind == "attribute"
 
@@ -1579,7 +1617,9 @@ def test_what_the_docs_document_is_public_though_all_leaves_it_out(tmp_path: Pat
         ".. autofunction:: pkg._impl.hidden\n\n.. autofunction:: nosuch\n",
         encoding="utf-8",
     )
-    (docs / "more.md").write_text("# More\n\n::: pkg.dev.Column.width\n\n```{autofunction} os.path.join\n```\n")
+    (docs / "more.md").write_text(
+        "# More\n\n::: pkg.dev.Column.width\n\n```{autofunction} os.path.join\n```\n"
+    )
     # a member inside a class directive (its class not read here), and a reset module
     (docs / "z.rst").write_text(
         ".. module:: pkg.dev\n\n.. class:: Thing\n\n   .. method:: undocumented\n\n"
@@ -1615,12 +1655,14 @@ def test_a_module_that_star_imports_re_exports_what_it_brings(tmp_path: Path) ->
                     \"\"\"Greater than.\"\"\"
                 def hidden(): ...
             """,
-            "pkg/_helpers.py": "def helper():\n    \"\"\"Help.\"\"\"\n",
+            "pkg/_helpers.py": 'def helper():\n    """Help."""\n',
             "pkg/validators.py": "from pkg._impl import *\n",  # attrs.validators: `from attr.validators import *`
-            "pkg/tools.py": "from pkg._helpers import helper\n\ndef tool():\n    \"\"\"A tool.\"\"\"\n",
+            "pkg/tools.py": 'from pkg._helpers import helper\n\ndef tool():\n    """A tool."""\n',
         },
     )
-    assert api.resolve("pkg.validators.instance_of") is not None and api.resolve("pkg.validators.gt") is not None
+    assert (
+        api.resolve("pkg.validators.instance_of") is not None and api.resolve("pkg.validators.gt") is not None
+    )
     assert api.resolve("pkg.validators.hidden") is None  # not in what the star brings (__all__)
     assert api.resolve("pkg.tools.tool") is not None
     assert api.resolve("pkg.tools.helper") is None  # a plain import in a module without __all__: not its API

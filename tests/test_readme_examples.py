@@ -459,7 +459,9 @@ def test_python_doctest_sessions_and_placeholders() -> None:
         >>> db = lancedb.connect("x")
         >>> db.table_names()  # doctest: +SKIP
         """
-    assert used(ex(skipped, language="python")) == [["lancedb.connect", "lancedb.db.DBConnection.table_names"]]
+    assert used(ex(skipped, language="python")) == [
+        ["lancedb.connect", "lancedb.db.DBConnection.table_names"]
+    ]
 
 
 def test_a_member_is_guessed_on_an_untyped_value_not_on_one_the_api_types_otherwise() -> None:
@@ -1016,7 +1018,15 @@ def test_python_names_bound_in_a_scope_end_with_it() -> None:
         """
     assert used(ex(first, n=1), ex(later, n=2), surface=items) == [
         # pkg.Conn as a base is a use; neither Both.query nor self.close() is taken for Conn's
-        ["pkg.connect", "pkg.tables", "pkg.Table.search", "pkg.Conn.query", "pkg.Conn", "pkg.Error", "pkg.Error.detail"],
+        [
+            "pkg.connect",
+            "pkg.tables",
+            "pkg.Table.search",
+            "pkg.Conn.query",
+            "pkg.Conn",
+            "pkg.Error",
+            "pkg.Error.detail",
+        ],
         [],
     ]
 
@@ -1053,7 +1063,9 @@ def test_python_values_of_no_known_class_reach_only_a_member_one_class_has() -> 
             api("lancedb.table.TableStatistics.get"),  # a dict's name too
         ]
     )
-    code = "import lancedb\ns = lancedb.connect('x').open_table('t').stats()\ns.fragment_sizes()\ns.get('n')\n"
+    code = (
+        "import lancedb\ns = lancedb.connect('x').open_table('t').stats()\ns.fragment_sizes()\ns.get('n')\n"
+    )
     assert used(ex(code), surface=surface) == [
         [
             "lancedb.connect",

@@ -511,7 +511,9 @@ def test_generate_with_a_missing_docs_folder_fails_before_reading_the_api(
     monkeypatch.setattr(api_python, "load_api", never)
     engine = Docmentor(tmp_path / "db")
     with pytest.raises(SourceUnavailableError, match="no documentation folder"):
-        generate(engine, library="minidb", docs_path=tmp_path / "nope", out=tmp_path / "out", search_paths=[LIB])
+        generate(
+            engine, library="minidb", docs_path=tmp_path / "nope", out=tmp_path / "out", search_paths=[LIB]
+        )
     assert not (tmp_path / "out").exists()
 
 
@@ -574,13 +576,25 @@ def test_build_overview_without_docs() -> None:
 
 def test_overview_shows_summaries_as_a_reader_sees_them_and_each_class_once() -> None:
     said = "The application object. Calls :meth:`~p.App.route` for you."
-    app = ApiEntry(api_id="p.app.Flask", aliases=["p.Flask"], kind="class", name="Flask", importance_score=0.9,
-                   description=said, bases=["App"])
+    app = ApiEntry(
+        api_id="p.app.Flask",
+        aliases=["p.Flask"],
+        kind="class",
+        name="Flask",
+        importance_score=0.9,
+        description=said,
+        bases=["App"],
+    )
     layer = ApiEntry(api_id="p.core.App", kind="class", name="App", importance_score=0.5, description=said)
     # the same words on a class of no relation (an async edition elsewhere) are no layer
     other = ApiEntry(api_id="p.aio.Flask", kind="class", name="Flask", importance_score=0.4, description=said)
-    echo = ApiEntry(api_id="p.secho", kind="function", name="secho", importance_score=0.8,
-                    description="Echo and style in one call. The two calls are the same:")
+    echo = ApiEntry(
+        api_id="p.secho",
+        kind="function",
+        name="secho",
+        importance_score=0.8,
+        description="Echo and style in one call. The two calls are the same:",
+    )
     entries = [app, layer, other, echo]
     ov = build_overview(library="p", version=None, purpose="", entries=entries, examples=[], sections=[])
     assert [(c.name, c.description) for c in ov.key_classes] == [
@@ -589,10 +603,20 @@ def test_overview_shows_summaries_as_a_reader_sees_them_and_each_class_once() ->
     ]
     assert "- `p.secho`: Echo and style in one call.\n" in ov.aspects["architecture"] + "\n"
     # a summary that is all lead-in: nothing when it only pointed at the code, else ended
-    url = ApiEntry(api_id="p.URL", kind="class", name="URL", importance_score=0.7,
-                   description="The components of a URL are broken down like this:")
-    view = ApiEntry(api_id="p.View", kind="class", name="View", importance_score=0.6,
-                    description="The query that defines a view, as stored:")
+    url = ApiEntry(
+        api_id="p.URL",
+        kind="class",
+        name="URL",
+        importance_score=0.7,
+        description="The components of a URL are broken down like this:",
+    )
+    view = ApiEntry(
+        api_id="p.View",
+        kind="class",
+        name="View",
+        importance_score=0.6,
+        description="The query that defines a view, as stored:",
+    )
     ov = build_overview(library="p", version=None, purpose="", entries=[url, view], examples=[], sections=[])
     assert [(c.name, c.description) for c in ov.key_classes] == [
         ("p.URL", ""),
@@ -620,7 +644,9 @@ def test_a_long_example_shown_for_one_api_is_pointed_to_from_the_next() -> None:
     from docmentor.readme_llm.readme import REPEAT_LINES
 
     adder = ApiEntry(api_id="p.Adder", kind="class", name="Adder", signature="Adder()", importance_score=0.9)
-    fmt = ApiEntry(api_id="p.fmt", kind="function", name="fmt", signature="fmt() -> None", importance_score=0.8)
+    fmt = ApiEntry(
+        api_id="p.fmt", kind="function", name="fmt", signature="fmt() -> None", importance_score=0.8
+    )
     long = "import p\n" + "p.fmt()\n" * REPEAT_LINES + "p.Adder()\n"
     short = "import p\np.fmt()\np.Adder()\n"
 
@@ -700,9 +726,12 @@ def test_a_section_whose_only_prose_leads_in_to_its_example_keeps_it() -> None:
         "Then run it with the CLI."
     )
     # a paragraph whose last sentence leads in keeps the sentences before it, and ends there
-    assert first_sentences(
-        "Use a `Client` as a context manager. It closes the pool. For example:\n\n```\nx\n```\n\nMore.\n"
-    ) == "Use a `Client` as a context manager. It closes the pool."
+    assert (
+        first_sentences(
+            "Use a `Client` as a context manager. It closes the pool. For example:\n\n```\nx\n```\n\nMore.\n"
+        )
+        == "Use a `Client` as a context manager. It closes the pool."
+    )
     assert first_sentences("The argument may be one of the following...\n\n* a tuple\n* an `Auth`\n") == (
         "The argument may be one of the following..."
     )
@@ -755,12 +784,18 @@ def test_prose_that_looks_like_markup_is_kept() -> None:
     # an emoji shortcode is no directive option; a short line over *** is no title
     line = ":zap: A blazing fast HTTP client for Python, with sync and async APIs."
     assert first_sentences(line) == line
-    assert first_sentences("Requests is an HTTP library for humans.\n***\n") == "Requests is an HTTP library for humans."
+    assert (
+        first_sentences("Requests is an HTTP library for humans.\n***\n")
+        == "Requests is an HTTP library for humans."
+    )
     # a Markdown setext title goes, as a reST one does
-    assert first_sentences("Minidb\n------\n\nA tiny table store for scripts.\n") == "A tiny table store for scripts."
+    assert (
+        first_sentences("Minidb\n------\n\nA tiny table store for scripts.\n")
+        == "A tiny table store for scripts."
+    )
 
 
-SPHINX_DOC = '''Raise an :exc:`~werkzeug.exceptions.HTTPException` for the given
+SPHINX_DOC = """Raise an :exc:`~werkzeug.exceptions.HTTPException` for the given
 status code.
 
 If :data:`~flask.current_app` is available, it will call its
@@ -780,7 +815,7 @@ Example::
 :param code: The status code, registered in ``app.aborter``.
 :param args: Passed to the exception.
 :return: Never: it raises.
-'''
+"""
 
 
 def test_readme_shows_sphinx_docstrings_as_prose_without_fields_directives_or_code() -> None:
@@ -843,11 +878,23 @@ def test_readme_shows_sphinx_docstrings_as_prose_without_fields_directives_or_co
     assert "Paragraph 0 word" in shown and "Paragraph 19" not in shown
     # a summary that is all lead-in to code left out gives way to the paragraphs after it
     lead_in = "The parts of a URL are broken down like this:\n\n    url.scheme\n\nHosts are lowercased."
-    shown = render_readme("web", "1.0", [entry.model_copy(update={"docstring": lead_in, "description": lead_in.split("\n")[0]})], [], validated=False)
+    shown = render_readme(
+        "web",
+        "1.0",
+        [entry.model_copy(update={"docstring": lead_in, "description": lead_in.split("\n")[0]})],
+        [],
+        validated=False,
+    )
     assert "like this" not in shown and "is a function. Hosts are lowercased." in shown
     # with nothing after it, it stays, ended: it is all there is
     alone = "The parts of a URL are broken down like this:"
-    shown = render_readme("web", "1.0", [entry.model_copy(update={"docstring": alone, "description": alone})], [], validated=False)
+    shown = render_readme(
+        "web",
+        "1.0",
+        [entry.model_copy(update={"docstring": alone, "description": alone})],
+        [],
+        validated=False,
+    )
     assert "is a function. The parts of a URL are broken down like this.\n" in shown
     # one that says what the API is, then announces code, keeps what it says
     stored = "The query that defines a view, as stored::\n\n    SELECT x\n\nA function yields rows."
@@ -870,20 +917,34 @@ def test_readme_shows_sphinx_docstrings_as_prose_without_fields_directives_or_co
     assert display("An active connection, as stored:: with std::vector") == (
         "An active connection, as stored: with std::vector"
     )
-    assert display(r"all decorated :func:`option`\s and :func:`argument`\ s") == "all decorated `option`s and `argument`s"
+    assert (
+        display(r"all decorated :func:`option`\s and :func:`argument`\ s")
+        == "all decorated `option`s and `argument`s"
+    )
     # reST hyperlinks read as their words, MyST footnote marks left out, escaped space before
     # a possessive (structlog's docstrings); code spans keep what looks like a reference
     assert display(r"`structlog.configure`\ 's factory") == "`structlog.configure`'s factory"
     assert display("If Rich_ is present, uses `orjson <https://x.org/o>`_ and `the table`__.") == (
         "If Rich_ is present, uses orjson and the table."
     )  # a bare Rich_ stays: Python names end in _ too (`type_`), and _two words_ is emphasis
-    for kept in ("the `type_` and from_ parameters", "_two words_ here", "a [^abc] class", "`[^a-z]`", "`x[1]_`"):
+    for kept in (
+        "the `type_` and from_ parameters",
+        "_two words_ here",
+        "a [^abc] class",
+        "`[^a-z]`",
+        "`x[1]_`",
+    ):
         assert display(kept) == kept
     assert display("by the instance's ids [#]_ and [1]_, see [#note]_.") == "by the instance's ids and, see."
     from docmentor.readme_llm.knowledge_base import first_sentences
 
-    assert first_sentences(":::{warning}\nNever break anything that works.\n:::\n") == "Never break anything that works."
-    assert display("Install it[^win] with `pip(x_)`: see :ref:`setup`") == "Install it with `pip(x_)`: see setup"
+    assert (
+        first_sentences(":::{warning}\nNever break anything that works.\n:::\n")
+        == "Never break anything that works."
+    )
+    assert (
+        display("Install it[^win] with `pip(x_)`: see :ref:`setup`") == "Install it with `pip(x_)`: see setup"
+    )
     assert plain("A `guide <https://x>`_ and a footnote[^stdlib].\n\n[^stdlib]: the text") == (
         "A guide and a footnote.\n\n[^stdlib]: the text"
     )
@@ -1035,7 +1096,9 @@ def test_the_library_purpose_is_read_where_it_is_prose() -> None:
         "<!-- [[[end]]] -->\n\nPkg makes classes without boilerplate, for everyone.\n"
     )
     assert first_sentences(cog) == "Pkg makes classes without boilerplate, for everyone."
-    fenced = "```{include} ../README.md\n:end-before: '<!-- teaser'\n```\n\nPkg is a library for making things.\n"
+    fenced = (
+        "```{include} ../README.md\n:end-before: '<!-- teaser'\n```\n\nPkg is a library for making things.\n"
+    )
     assert first_sentences(fenced) == "Pkg is a library for making things."
     # the package docstring first; then the landing page's opening when it is prose; the
     # distribution's summary when it is not (a toctree, a release banner) or absent
@@ -1046,10 +1109,16 @@ def test_the_library_purpose_is_read_where_it_is_prose() -> None:
         page("index.rst", "Pkg is a library for parsing the dates people write.\n"),
         page("index.rst", "Pkg is a Python-only package hosted on PyPI.\n", level=2),
     ]
-    assert _purpose("pkg", [], landing, "Parse dates") == "Pkg is a library for parsing the dates people write."
+    assert (
+        _purpose("pkg", [], landing, "Parse dates") == "Pkg is a library for parsing the dates people write."
+    )
     banner = [page("index.md", "Release **26.1** (What's new?)\n\n* genindex\n* modindex\n")]
-    nested = [page("exercises/index.rst", "It is often useful to work through some examples in order to learn.\n")]
-    assert _purpose("pkg", [], banner + nested, "Classes Without Boilerplate") == "Classes Without Boilerplate"
+    nested = [
+        page("exercises/index.rst", "It is often useful to work through some examples in order to learn.\n")
+    ]
+    assert (
+        _purpose("pkg", [], banner + nested, "Classes Without Boilerplate") == "Classes Without Boilerplate"
+    )
     # a tagline and a MyST release line before the prose (structlog's landing page): left out
     tagline = [
         page(
@@ -1058,8 +1127,14 @@ def test_the_library_purpose_is_read_where_it_is_prose() -> None:
             "Pkg logs structured events for people and for machines alike.\n",
         )
     ]
-    assert _purpose("pkg", [], tagline, "Logs") == "Pkg logs structured events for people and for machines alike."
-    later = [page("index.md", "Nothing here\n"), page("index.md", "Pkg is a package hosted on PyPI for you.\n", level=2)]
+    assert (
+        _purpose("pkg", [], tagline, "Logs")
+        == "Pkg logs structured events for people and for machines alike."
+    )
+    later = [
+        page("index.md", "Nothing here\n"),
+        page("index.md", "Pkg is a package hosted on PyPI for you.\n", level=2),
+    ]
     assert _purpose("pkg", [], later, "") == ""
     # a summary without its full stop gets one in the README's description
     readme = render_readme("pkg", "1.0", [], [], validated=False, purpose="Classes Without Boilerplate")
@@ -1087,9 +1162,17 @@ def test_review_two_purpose_comments_and_plurals() -> None:
     ]
     landing = [page("docs/index.md", "Widgets draws widgets on any screen you own, fast.\n")]
     folder = [page("examples/README.md", "These examples show how to use the library in anger.\n")]
-    assert _purpose("pkg", [], readme + folder + landing, "Widgets") == "Widgets draws widgets on any screen you own, fast."
+    assert (
+        _purpose("pkg", [], readme + folder + landing, "Widgets")
+        == "Widgets draws widgets on any screen you own, fast."
+    )
     # a sentence with an unresolved substitution goes
-    release = [page("index.rst", "Asynchronous HTTP Client/Server for asyncio and Python. Current version is |release|.\n")]
+    release = [
+        page(
+            "index.rst",
+            "Asynchronous HTTP Client/Server for asyncio and Python. Current version is |release|.\n",
+        )
+    ]
     assert _purpose("pkg", [], release, "") == "Asynchronous HTTP Client/Server for asyncio and Python."
     # the README's description ends a summary with a full stop, turns a colon into one, and
     # adds none after an ellipsis
@@ -1103,10 +1186,13 @@ def test_review_two_purpose_comments_and_plurals() -> None:
     assert first_sentences(".. code-block:: html\n\n   <!-- open\n\nThe library renders pages well.") == (
         "The library renders pages well."
     )
-    assert first_sentences("..\n\n   A block quote stays in the page.\n") == "A block quote stays in the page."
+    assert (
+        first_sentences("..\n\n   A block quote stays in the page.\n") == "A block quote stays in the page."
+    )
     started = time.perf_counter()  # one long line of comments: linear (was 4 s at 1.4 MB)
     first_sentences("<!--a-->b" * 300_000)
     assert time.perf_counter() - started < 10
+
     # plurals as headings write them, and no more: "Notes" does not name `not_`, "Uses" not `us`
     def names(heading: str, api: str) -> bool:
         found, words = _heading_forms(heading), _heading_words(api)
@@ -1129,7 +1215,10 @@ def test_review_three_purpose_fences_and_lead_ins() -> None:
         return DocSection(path, "t", "Heading", level, "a", text)
 
     # a page without a top-level title: its preamble only, not the "## Installation" after it
-    readme = [page("README.md", "Foo is the best.\n", 0), page("README.md", "Install it with pip and make sure you have Python 3.9.\n", 2)]
+    readme = [
+        page("README.md", "Foo is the best.\n", 0),
+        page("README.md", "Install it with pip and make sure you have Python 3.9.\n", 2),
+    ]
     assert _purpose("pkg", [], readme, "Summary") == "Summary"
     # docs/README.md tells how to build the docs: docs/index.md describes the library
     docs = [
@@ -1138,7 +1227,9 @@ def test_review_three_purpose_fences_and_lead_ins() -> None:
     ]
     assert _purpose("pkg", [], docs, "Summary") == "Foo draws widgets on any screen you own, fast."
     # substitutions go, not the sentence they stand in; nor "x|y|z"
-    badges = [page("index.rst", "|pypi| |ci| The dateutil module provides powerful extensions to datetime.\n")]
+    badges = [
+        page("index.rst", "|pypi| |ci| The dateutil module provides powerful extensions to datetime.\n")
+    ]
     assert _purpose("pkg", [], badges, "") == "The dateutil module provides powerful extensions to datetime."
     pipes = [page("index.rst", "Foo parses x|y|z expressions and int|str|None types well.\n")]
     assert _purpose("pkg", [], pipes, "") == "Foo parses x|y|z expressions and int|str|None types well."
@@ -1150,12 +1241,18 @@ def test_review_three_purpose_fences_and_lead_ins() -> None:
     assert first_sentences("Pytest\n~~~~~~\n\nThe test client works with pytest fixtures.") == (
         "The test client works with pytest fixtures."
     )
-    assert first_sentences("```\n~~~\ncode\n```\n\nAfter the fence comes prose for you.") == "After the fence comes prose for you."
+    assert (
+        first_sentences("```\n~~~\ncode\n```\n\nAfter the fence comes prose for you.")
+        == "After the fence comes prose for you."
+    )
     # a fence inside a reST code block does not swallow the page
     block = "Intro text for all.\n\n.. code-block:: markdown\n\n   ```python\n   x = 1\n\nThe library does things well.\n"
     assert "The library does things well." in first_sentences(block)
     # a colon after an abbreviation ends it, no second full stop
-    assert readable_summary("Set the options for the whole client, e.g.:") == "Set the options for the whole client, e.g."
+    assert (
+        readable_summary("Set the options for the whole client, e.g.:")
+        == "Set the options for the whole client, e.g."
+    )
 
 
 def test_without_docs_the_librarys_docstrings_say_which_apis_matter(tmp_path: Path) -> None:
@@ -1176,8 +1273,12 @@ def test_without_docs_the_librarys_docstrings_say_which_apis_matter(tmp_path: Pa
         encoding="utf-8",
     )
     engine = Docmentor(tmp_path / "db")
-    generate(engine, library="clikit", out=tmp_path / "out", search_paths=[tmp_path / "src"], embeddings=False)
+    generate(
+        engine, library="clikit", out=tmp_path / "out", search_paths=[tmp_path / "src"], embeddings=False
+    )
     entries = {e.api_id: e for e in load_kb(tmp_path / "out" / "knowledge_base").entries}
     command = entries["clikit.command"]
     assert command.importance_factors["prose"] > 0  # mentioned by the others' docstrings
-    assert command.importance_score > max(entries[f"clikit.{n}"].importance_score for n in ("getchar", "pause"))
+    assert command.importance_score > max(
+        entries[f"clikit.{n}"].importance_score for n in ("getchar", "pause")
+    )

@@ -69,7 +69,11 @@ def test_every_result_shows_its_rank_in_each_ranking(engine: Docmentor, tmp_path
     data = LibraryKnowledge(engine, cwd=tmp_path).find_api("insert rows into a table", max_results=5)
     results = data["results"]
     assert results[0]["api_id"] == "minidb.core.Database.insert"
-    assert results[0]["signals"] == {"lexical": 1, "sections": results[0]["signals"]["sections"], "semantic": 1}
+    assert results[0]["signals"] == {
+        "lexical": 1,
+        "sections": results[0]["signals"]["sections"],
+        "semantic": 1,
+    }
     for r in results:
         assert set(r["signals"]) == SIGNALS
         assert any(r["signals"].values())  # every result comes from at least one ranking
@@ -110,7 +114,9 @@ def test_vectors_are_written_registered_and_loaded(engine: Docmentor, tmp_path: 
     assert np.array_equal(stored.matrix, kb.vectors.matrix)
     ids = [e.api_id for e in load_entries(engine.store, "minidb")]
     # one row per API first, then docstring passages (connect has a summary and two parameters)
-    assert stored.primary == kb.vectors.primary == len(ids) and sorted(stored.api_ids[: len(ids)]) == sorted(ids)
+    assert stored.primary == kb.vectors.primary == len(ids) and sorted(stored.api_ids[: len(ids)]) == sorted(
+        ids
+    )
     kb_connect = next(e for e in kb.entries if e.api_id == "minidb.core.connect")
     assert stored.api_ids[len(ids) :].count("minidb.core.connect") == len(passage_texts(kb_connect)) >= 3
     assert set(stored.api_ids) == set(ids)
@@ -156,9 +162,7 @@ def test_vectors_of_another_model_are_not_used(engine: Docmentor, tmp_path: Path
     assert results and all("semantic" not in r["signals"] for r in results)
 
 
-def test_an_embedder_that_fails_at_query_time_degrades_to_lexical(
-    engine: Docmentor, tmp_path: Path
-) -> None:
+def test_an_embedder_that_fails_at_query_time_degrades_to_lexical(engine: Docmentor, tmp_path: Path) -> None:
     knowledge = LibraryKnowledge(engine, cwd=tmp_path)
     index = knowledge.index()
 
@@ -202,7 +206,9 @@ def test_docstring_passages() -> None:
     ]
     # a parameter read from that list (api_python) is not embedded a second time
     read = ApiParameter(name="method", description="HTTP method for the new request: GET, POST.")
-    assert passage_texts(entry.model_copy(update={"parameters": [read, *entry.parameters]})) == passage_texts(entry)
+    assert passage_texts(entry.model_copy(update={"parameters": [read, *entry.parameters]})) == passage_texts(
+        entry
+    )
     assert passage_texts(entry.model_copy(update={"kind": "module"})) == []
     # markup paragraphs are not passages: admonitions with their bodies, directives, lone links
     marked = entry.model_copy(
@@ -213,7 +219,9 @@ def test_docstring_passages() -> None:
             "Sends an HTTP request and returns the response it got back.",
         }
     )
-    assert passage_texts(marked) == ["pkg.request: Sends an HTTP request and returns the response it got back."]
+    assert passage_texts(marked) == [
+        "pkg.request: Sends an HTTP request and returns the response it got back."
+    ]
 
 
 def test_catalog_fields_of_the_plan_are_filled(engine: Docmentor) -> None:
@@ -225,7 +233,10 @@ def test_catalog_fields_of_the_plan_are_filled(engine: Docmentor) -> None:
 
 @pytest.mark.parametrize(
     ("table", "message"),
-    [("kb_entries", "API catalog of 'minidb' is invalid"), ("kb_examples", "examples of 'minidb' are invalid")],
+    [
+        ("kb_entries", "API catalog of 'minidb' is invalid"),
+        ("kb_examples", "examples of 'minidb' are invalid"),
+    ],
 )
 def test_damaged_records_in_the_index_are_a_clear_error(engine: Docmentor, table: str, message: str) -> None:
     from docmentor.readme_llm.kb_index import load_examples
@@ -248,17 +259,24 @@ def test_deprecated_apis_rank_after_what_replaces_them_and_leave_readme_llm() ->
         description="Convert the model to a dict. Convert the model to a python dict of fields.",
         deprecated="use model_dump instead",
     )  # fmt: skip
-    new = ApiEntry(api_id="pkg.model_dump", kind="function", name="model_dump", description="Dump the model to a dict.")
+    new = ApiEntry(
+        api_id="pkg.model_dump", kind="function", name="model_dump", description="Dump the model to a dict."
+    )
     # the deprecated one matches the task better, word for word
     index = ApiIndex({"pkg": ([old, new], [])})
     hits = index.find("convert the model to a python dict", limit=2)
     assert [h.entry.api_id for h in hits] == ["pkg.model_dump", "pkg.dict"]
-    assert hits[1].to_dict(2)["deprecated"] == "use model_dump instead" and hits[0].to_dict(1)["deprecated"] is None
+    assert (
+        hits[1].to_dict(2)["deprecated"] == "use model_dump instead"
+        and hits[0].to_dict(1)["deprecated"] is None
+    )
     # without the mark it would have come first
     plain = ApiIndex({"pkg": ([old.model_copy(update={"deprecated": None}), new], [])})
     assert plain.find("convert the model to a python dict", limit=1)[0].entry.api_id == "pkg.dict"
     # the replacement its reason names takes its place, even when the task's words miss it
-    other = ApiEntry(api_id="pkg.serialize", kind="function", name="serialize", description="Walk the fields.")
+    other = ApiEntry(
+        api_id="pkg.serialize", kind="function", name="serialize", description="Walk the fields."
+    )
     moved = ApiIndex({"pkg": ([old.model_copy(update={"deprecated": "Use `serialize()`."}), new, other], [])})
     found = [h.entry.api_id for h in moved.find("convert the model to a python dict", limit=3)]
     assert found[:2] == ["pkg.serialize", "pkg.dict"]
@@ -286,7 +304,11 @@ def test_a_deprecations_replacement_is_what_it_says_to_use_not_a_same_named_copy
     legacy = ApiEntry(api_id="pkg.v1.tools.parse_as", kind="function", name="parse_as", description="Legacy.")
     adapter = ApiEntry(api_id="pkg.Adapter", kind="class", name="Adapter", description="Types.")
     validate = ApiEntry(
-        api_id="pkg.Adapter.validate", kind="method", name="validate", parent="pkg.Adapter", description="Check."
+        api_id="pkg.Adapter.validate",
+        kind="method",
+        name="validate",
+        parent="pkg.Adapter",
+        description="Check.",
     )
     index = ApiIndex({"pkg": ([old, legacy, adapter, validate], [])})
     hits = [h.entry.api_id for h in index.find("parse data as a type", limit=4)]
@@ -337,7 +359,14 @@ def test_an_api_is_scored_by_its_best_matching_example_not_diluted_by_the_others
     examples = [ex(0, "Retries", "Transport(retries=3)  # retry failed connections", ["pkg.Transport"])]
     other = "\n".join(f"Transport(option{{i}}_{k}=True)  # setting {k} of topic {{i}}" for k in range(8))
     examples += [ex(i, f"Topic {i}", other.format(i=i), ["pkg.Transport"]) for i in range(1, 10)]
-    examples.append(ex(10, "Pool", "Pool()  # keeps open connections for reuse; a failed one is dropped and replaced later", ["pkg.Pool"]))
+    examples.append(
+        ex(
+            10,
+            "Pool",
+            "Pool()  # keeps open connections for reuse; a failed one is dropped and replaced later",
+            ["pkg.Pool"],
+        )
+    )
     hub.examples = [x.example_id for x in examples[:10]]
     niche.examples = ["e10"]
     index = ApiIndex({"pkg": ([hub, niche], examples)})
@@ -411,7 +440,8 @@ def test_weighted_fields_are_bm25f(seed: int) -> None:
         want = 0.0
         for term, w in query:
             tf = sum(
-                weights[name] * d[name].count(term) / (1 - B + B * len(d[name]) / avg[name]) for name in weights
+                weights[name] * d[name].count(term) / (1 - B + B * len(d[name]) / avg[name])
+                for name in weights
             )
             df = sum(any(term in x[name] for name in weights) for x in docs)
             if tf:
@@ -457,7 +487,9 @@ def test_examples_for_a_task_rank_by_how_well_their_text_matches() -> None:
         "    for chunk in r.iter_bytes():  # the download, streamed\n        save(chunk)\n",
     )  # fmt: skip
     others = [ex(i, f"Topic {i}", f"get('/{i}')\n") for i in range(3, 8)]
-    index = ApiIndex({"pkg": ([ApiEntry(api_id="pkg.get", kind="function", name="get")], [logging, streaming, *others])})
+    index = ApiIndex(
+        {"pkg": ([ApiEntry(api_id="pkg.get", kind="function", name="get")], [logging, streaming, *others])}
+    )
     found = index.examples_for("stream a large download", limit=2)
     assert [e.example_id for _, e, _ in found] == ["e2", "e1"]
 
@@ -497,10 +529,16 @@ def test_examples_for_a_task_are_those_of_the_apis_that_do_it_in_the_librarys_la
             line=i, apis_used=apis, complete=True,
         )  # fmt: skip
 
-    add = ApiEntry(api_id="db.Table.add", kind="method", name="add", parent="db.Table", description="Add rows.")
-    delete = ApiEntry(api_id="db.Table.delete", kind="method", name="delete", parent="db.Table", description="Delete.")
+    add = ApiEntry(
+        api_id="db.Table.add", kind="method", name="add", parent="db.Table", description="Add rows."
+    )
+    delete = ApiEntry(
+        api_id="db.Table.delete", kind="method", name="delete", parent="db.Table", description="Delete."
+    )
     adding = ex(1, "Add data", "tbl.add([{'x': 1}])\n", ["db.Table.add"])
-    deleting = ex(2, "Delete rows from a table", "tbl.delete('x = 1')  # rows of a table\n", ["db.Table.delete"])
+    deleting = ex(
+        2, "Delete rows from a table", "tbl.delete('x = 1')  # rows of a table\n", ["db.Table.delete"]
+    )
     reference = ex(3, "add rows to a table", "add(rows: Row[]): Promise<void>\n", [], language="typescript")
     add.examples, delete.examples = ["e1"], ["e2"]
     index = ApiIndex({"db": ([add, delete], [adding, deleting, reference])})
@@ -526,7 +564,9 @@ def test_every_replacement_a_deprecation_names_comes_before_it() -> None:
                      description="Search the text column with a full text query.")  # fmt: skip
     index = ApiIndex({"db": ([old, create, fts, other], [])})
     found = [h.entry.api_id for h in index.find("create a full text search index on a text column", limit=4)]
-    assert found.index("db.Table.create_fts_index") > max(found.index("db.Table.create_index"), found.index("db.FTS"))
+    assert found.index("db.Table.create_fts_index") > max(
+        found.index("db.Table.create_index"), found.index("db.FTS")
+    )
 
 
 def test_a_task_nothing_matches_gets_no_examples() -> None:
@@ -537,7 +577,9 @@ def test_a_task_nothing_matches_gets_no_examples() -> None:
         example_id="e1", title="Add data", code="tbl.add([1])\n", language="python", source="d", path="p.md",
         line=1, apis_used=["db.add"], complete=True,
     )  # fmt: skip
-    index = ApiIndex({"db": ([ApiEntry(api_id="db.add", kind="function", name="add", examples=["e1"])], [example])})
+    index = ApiIndex(
+        {"db": ([ApiEntry(api_id="db.add", kind="function", name="add", examples=["e1"])], [example])}
+    )
     assert index.examples_for("zzqx frobnicate quux") == []
     assert [e.example_id for _, e, _ in index.examples_for("add data")] == ["e1"]
 
@@ -577,7 +619,9 @@ def test_a_task_verb_the_library_does_not_use_finds_the_api_named_with_its_synon
 def test_synonyms_join_only_for_words_no_api_name_holds_and_only_as_written() -> None:
     from docmentor.readme_llm.synonyms import synonyms, verb_synonyms
 
-    def found(query: str, names: set[str], present: list[tuple[str, float]] | None = None) -> list[tuple[str, ...]]:
+    def found(
+        query: str, names: set[str], present: list[tuple[str, float]] | None = None
+    ) -> list[tuple[str, ...]]:
         return [(s.word, s.synonym, *s.terms) for s in synonyms(query, names, present or [])]
 
     table = verb_synonyms()
@@ -626,7 +670,12 @@ def test_synonyms_follow_the_names_of_the_library_asked_about() -> None:
 
 def _fn(api_id: str, *aliases: str, **fields: Any) -> ApiEntry:
     name = api_id.rsplit(".", 1)[-1]
-    values: dict[str, Any] = {"kind": "function", "name": name, "description": f"{name.title()} it.", **fields}
+    values: dict[str, Any] = {
+        "kind": "function",
+        "name": name,
+        "description": f"{name.title()} it.",
+        **fields,
+    }
     return ApiEntry(api_id=api_id, aliases=list(aliases), **values)
 
 
@@ -637,7 +686,9 @@ def _scores(index: ApiIndex, query: str) -> dict[str, float]:
     return {h.entry.api_id: h.score for h in index.find(query, limit=30)}
 
 
-def test_apis_of_a_namespace_that_mirrors_the_root_rank_after_the_roots_own(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_apis_of_a_namespace_that_mirrors_the_root_rank_after_the_roots_own(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     from docmentor.readme_llm import retrieval
     from docmentor.readme_llm.models import ApiEntry
     from docmentor.readme_llm.priors import mirrored, secondary
@@ -646,7 +697,9 @@ def test_apis_of_a_namespace_that_mirrors_the_root_rank_after_the_roots_own(monk
     root = [_fn(f"pkg.zcore.{w}", f"pkg.{w}") for w in WORDS]
     # pkg.compat repeats ten of the root's names (a v1 kept for old code); pkg.tools only two
     compat = [_fn(f"pkg.compat._core.{w}", f"pkg.compat.{w}") for w in WORDS[:10]]
-    tools = [_fn(f"pkg.tools._t.{w}", f"pkg.tools.{w}") for w in [*WORDS[:2], *(f"util{i}" for i in range(9))]]
+    tools = [
+        _fn(f"pkg.tools._t.{w}", f"pkg.tools.{w}") for w in [*WORDS[:2], *(f"util{i}" for i in range(9))]
+    ]
     entries = [*compat, *root, *tools]
     assert mirrored(entries, "pkg") == {e.api_id for e in compat}
     # the compatibility copies are off the root's path too: they weigh 0.8 once, not 0.8²
@@ -660,7 +713,13 @@ def test_apis_of_a_namespace_that_mirrors_the_root_rank_after_the_roots_own(monk
     # a class's members are no namespace: Client.get next to pkg.get mirrors nothing
     client = ApiEntry(api_id="pkg._c.Client", aliases=["pkg.Client"], kind="class", name="Client")
     members = [
-        ApiEntry(api_id=f"pkg._c.Client.{w}", aliases=[f"pkg.Client.{w}"], kind="method", name=w, parent="pkg._c.Client")
+        ApiEntry(
+            api_id=f"pkg._c.Client.{w}",
+            aliases=[f"pkg.Client.{w}"],
+            kind="method",
+            name=w,
+            parent="pkg._c.Client",
+        )
         for w in WORDS
     ]
     assert mirrored([*root, client, *members], "pkg") == set()
@@ -734,7 +793,12 @@ def test_a_data_attribute_comes_after_a_callable_that_matches_the_task_as_well(
     prop = ApiEntry(api_id="pkg._r.Result.exit_status", kind="property", name="exit_status", **member)
     # and the rest of a library, so that the words' idf are a library's, not three APIs'
     others = [
-        ApiEntry(api_id=f"pkg._r.Other{i}", kind="class", name=f"Other{i}", description=f"Something else, number {i}.")
+        ApiEntry(
+            api_id=f"pkg._r.Other{i}",
+            kind="class",
+            name=f"Other{i}",
+            description=f"Something else, number {i}.",
+        )
         for i in range(8)
     ]
     entries = [cls, code, check, prop, *others]
@@ -744,7 +808,9 @@ def test_a_data_attribute_comes_after_a_callable_that_matches_the_task_as_well(
     # unweighted, the attribute's exact name wins; weighted, the method that does the task
     assert next(iter(plain)) == "pkg._r.Result.exit_code"
     assert next(iter(found)) == "pkg._r.Result.check_exit_code"
-    ratio, plain_ratio = (s["pkg._r.Result.exit_code"] / s["pkg._r.Result.check_exit_code"] for s in (found, plain))
+    ratio, plain_ratio = (
+        s["pkg._r.Result.exit_code"] / s["pkg._r.Result.check_exit_code"] for s in (found, plain)
+    )
     assert ratio == pytest.approx(ATTRIBUTE_WEIGHT * plain_ratio)
     # an attribute a deprecated API names as its replacement still takes its place
     old = ApiEntry(api_id="pkg._r.Result.overwrite_mode", kind="method", name="overwrite_mode",
@@ -752,7 +818,9 @@ def test_a_data_attribute_comes_after_a_callable_that_matches_the_task_as_well(
                    deprecated="Use `pkg._r.Mode.OVERWRITE`.")  # fmt: skip
     mode = ApiEntry(api_id="pkg._r.Mode.OVERWRITE", kind="attribute", name="OVERWRITE", parent="pkg._r.Mode",
                     description="Replace the rows.")  # fmt: skip
-    lifted = [h.entry.api_id for h in ApiIndex({"pkg": ([old, mode], [])}).find("overwrite the rows", limit=2)]
+    lifted = [
+        h.entry.api_id for h in ApiIndex({"pkg": ([old, mode], [])}).find("overwrite the rows", limit=2)
+    ]
     assert lifted == ["pkg._r.Mode.OVERWRITE", "pkg._r.Result.overwrite_mode"]
     # a property with a setter is a setting one changes to act, and one whose setter is not
     # known (an older knowledge base) is left alone too: not weighed down; a read-only one is data
@@ -762,7 +830,9 @@ def test_a_data_attribute_comes_after_a_callable_that_matches_the_task_as_well(
         weighed = _scores(ApiIndex({"pkg": (entries, [])}), "exit code of the command")
         monkeypatch.setattr(retrieval, "ATTRIBUTE_WEIGHT", 1.0)
         unweighed = _scores(ApiIndex({"pkg": (entries, [])}), "exit code of the command")
-        ratio, plain_ratio = (s["pkg._r.Result.exit_status"] / s["pkg._r.Result.check_exit_code"] for s in (weighed, unweighed))
+        ratio, plain_ratio = (
+            s["pkg._r.Result.exit_status"] / s["pkg._r.Result.check_exit_code"] for s in (weighed, unweighed)
+        )
         assert ratio == pytest.approx(weight * plain_ratio), writable
     # a module is a place to import from, not what a task calls: weighed as data
     module = ApiEntry(api_id="pkg._r", kind="module", name="_r", description="The exit code of the command.")
@@ -782,8 +852,13 @@ def test_a_replacement_keeps_its_place_when_what_it_replaces_is_off_the_path() -
     old = _fn("pkg.legacy.download_file", description="Download a file from a url to disk.",
               deprecated="Use pkg.fetch instead.")  # fmt: skip
     # nearly as good a match as the deprecated one: the replacement must not fall below it
-    other = _fn("pkg._io.download_file_async", "pkg.download_file_async", description="Download a file from a url.")
-    found = [h.entry.api_id for h in ApiIndex({"pkg": ([fetch, old, other], [])}).find("download a file from a url to disk")]
+    other = _fn(
+        "pkg._io.download_file_async", "pkg.download_file_async", description="Download a file from a url."
+    )
+    found = [
+        h.entry.api_id
+        for h in ApiIndex({"pkg": ([fetch, old, other], [])}).find("download a file from a url to disk")
+    ]
     assert found.index("pkg._io.fetch") < found.index("pkg.legacy.download_file")
     assert found[0] == "pkg._io.fetch"  # lifted to the deprecated one's place, not to 0.8 of it
 
@@ -826,9 +901,16 @@ def test_an_apis_second_edition_comes_after_the_next_distinct_answer(monkeypatch
     delete = _member("Table", "delete", description="Delete rows from the table.")
     adelete = _member("AsyncTable", "delete", description="Delete rows from the table.",
                       signature="async delete(self, where: str) -> None")  # fmt: skip
-    purge = _fn("pkg._t.purge_rows", "pkg.purge_rows", description="Remove the rows of the table that match a filter.")
+    purge = _fn(
+        "pkg._t.purge_rows", "pkg.purge_rows", description="Remove the rows of the table that match a filter."
+    )
     others = [  # the rest of a library: a library's idf, not five APIs'
-        ApiEntry(api_id=f"pkg._t.Other{i}", kind="class", name=f"Other{i}", description=f"Something else, number {i}.")
+        ApiEntry(
+            api_id=f"pkg._t.Other{i}",
+            kind="class",
+            name=f"Other{i}",
+            description=f"Something else, number {i}.",
+        )
         for i in range(8)
     ]
     entries = [table, atable, delete, adelete, purge, *others]
@@ -850,7 +932,9 @@ def test_an_apis_second_edition_comes_after_the_next_distinct_answer(monkeypatch
     assert by_id[first].to_dict(1)["variants"] == [twin]
     # without the rule, the two editions come first
     monkeypatch.setattr(retrieval, "TWIN_WEIGHT", 1.0)
-    plain = [h.entry.api_id for h in ApiIndex({"pkg": (entries, [])}).find("delete rows from the table", limit=5)]
+    plain = [
+        h.entry.api_id for h in ApiIndex({"pkg": (entries, [])}).find("delete rows from the table", limit=5)
+    ]
     assert plain[:3] == [first, twin, purge.api_id]
 
 
@@ -858,7 +942,13 @@ def test_generation_reports_its_progress(tmp_path: Path, lib: Path) -> None:
     calls: list[tuple[str, int, int]] = []
     _generate(tmp_path, lib, "progress", progress=lambda done, total, step: calls.append((step, done, total)))
     steps = list(dict.fromkeys(step for step, _, _ in calls))
-    assert steps == ["reading the API", "indexing the docs", "matching examples", "embedding APIs", "writing outputs"]
+    assert steps == [
+        "reading the API",
+        "indexing the docs",
+        "matching examples",
+        "embedding APIs",
+        "writing outputs",
+    ]
     for name in steps:  # each starts at 0 and ends done
         mine = [(done, total) for step, done, total in calls if step == name]
         assert mine[0][0] == 0 and mine[-1][0] == mine[-1][1] > 0
@@ -871,9 +961,14 @@ def test_sphinx_roles_are_read_as_the_words_they_name() -> None:
     from docmentor.readme_llm.docstrings import plain
     from docmentor.readme_llm.retrieval import embedding_text
 
-    text = "Raise an :exc:`~werkzeug.exceptions.HTTPException`; see :doc:`/testing`, :ref:`the guide <guide>`."
+    text = (
+        "Raise an :exc:`~werkzeug.exceptions.HTTPException`; see :doc:`/testing`, :ref:`the guide <guide>`."
+    )
     assert plain(text) == "Raise an HTTPException; see testing, the guide."
-    assert plain(":py:meth:`Flask.route` and :class:`!Foo`, not `code`: 3:4") == "Flask.route and Foo, not `code`: 3:4"
+    assert (
+        plain(":py:meth:`Flask.route` and :class:`!Foo`, not `code`: 3:4")
+        == "Flask.route and Foo, not `code`: 3:4"
+    )
     entry = ApiEntry(api_id="pkg.abort", kind="function", name="abort", description=text,
                      docstring=f"{text}\n\nThe :func:`~pkg.redirect` twin, for a :class:`pkg.Response`.")  # fmt: skip
     assert "Raise an HTTPException; see testing" in embedding_text(entry, {})
@@ -1007,7 +1102,12 @@ def test_review_of_the_late_session_examples_headings_and_sessions() -> None:
             line=i, apis_used=apis, complete=True, heading_path=headings,
         )  # fmt: skip
 
-    both = ex(1, "import pkg\nc = pkg.Client()\na = pkg.AsyncClient()\n", ["pkg.Client", "pkg.AsyncClient"], ["Async clients"])
+    both = ex(
+        1,
+        "import pkg\nc = pkg.Client()\na = pkg.AsyncClient()\n",
+        ["pkg.Client", "pkg.AsyncClient"],
+        ["Async clients"],
+    )
     alone = ex(2, "import pkg\n\nwith pkg.Client() as c:\n    c.close()\n", ["pkg.Client"], ["Transports"])
     names = api_words([client, aclient])
     # "Async clients" names AsyncClient, which the library has: not Client
@@ -1052,12 +1152,18 @@ def test_review_of_the_late_session_lead_ins() -> None:
 
     assert readme("Usage:", "Usage:\n\n    f()\n\nIt does things.") == "pkg.f is a function. It does things."
     kept = "Send a request with the following options:"
-    assert readme(kept, kept + "\n\n    f(a=1)\n\nIt sends.") == "pkg.f is a function. Send a request with the following options. It sends."
+    assert (
+        readme(kept, kept + "\n\n    f(a=1)\n\nIt sends.")
+        == "pkg.f is a function. Send a request with the following options. It sends."
+    )
     # a paragraph too long to show does not replace a sentence: it ends there instead; a
     # label goes anyway
     long = "word " * 200
     pointing = "The parts are broken down like this:"
-    assert readme(pointing, f"{pointing}\n\n    f()\n\n{long}") == "pkg.f is a function. The parts are broken down like this."
+    assert (
+        readme(pointing, f"{pointing}\n\n    f()\n\n{long}")
+        == "pkg.f is a function. The parts are broken down like this."
+    )
     assert readme("Usage:", f"Usage:\n\n    f()\n\n{long}") == "pkg.f is a function."
     # the overview never shows a name with a colon and nothing after it
     f = ApiEntry(api_id="pkg.f", kind="function", name="f", importance_score=0.9,
@@ -1090,10 +1196,19 @@ def test_find_api_shows_a_summary_as_a_reader_sees_it() -> None:
     from docmentor.readme_llm.models import ApiEntry
     from docmentor.readme_llm.retrieval import ApiIndex
 
-    url = ApiEntry(api_id="pkg.URL", kind="class", name="URL", description="The components of a URL are broken down like this:")
-    view = ApiEntry(api_id="pkg.View", kind="class", name="View", description="The query that defines a view, as stored:")
+    url = ApiEntry(
+        api_id="pkg.URL",
+        kind="class",
+        name="URL",
+        description="The components of a URL are broken down like this:",
+    )
+    view = ApiEntry(
+        api_id="pkg.View", kind="class", name="View", description="The query that defines a view, as stored:"
+    )
     index = ApiIndex({"pkg": ([url, view], [])})
-    shown = {h.entry.api_id: h.to_dict(1)["description"] for h in index.find("url components view query", limit=5)}
+    shown = {
+        h.entry.api_id: h.to_dict(1)["description"] for h in index.find("url components view query", limit=5)
+    }
     assert shown == {"pkg.URL": "", "pkg.View": "The query that defines a view, as stored."}
 
 
@@ -1106,7 +1221,9 @@ def _two_libraries() -> dict[str, tuple[list[ApiEntry], list[Any]]]:
 
     web = [
         ApiEntry(api_id="web.get", kind="function", name="get", docstring="Send a GET request to a URL."),
-        ApiEntry(api_id="web.post", kind="function", name="post", docstring="Send a POST request with a body."),
+        ApiEntry(
+            api_id="web.post", kind="function", name="post", docstring="Send a POST request with a body."
+        ),
         ApiEntry(api_id="web.Client", kind="class", name="Client", docstring="An HTTP client with options."),
     ]
     web_examples = [
@@ -1130,9 +1247,9 @@ def test_a_query_scoped_to_one_library_ranks_as_that_library_alone_would() -> No
     for lib, (entries, examples) in libraries.items():
         alone = ApiIndex({lib: (entries, examples)})
         for query in ("send a request with options", "add an option on the command line", "print"):
-            assert [(h.entry.api_id, round(h.score, 9)) for h in together.find(query, limit=5, library=lib)] == [
-                (h.entry.api_id, round(h.score, 9)) for h in alone.find(query, limit=5)
-            ]
+            assert [
+                (h.entry.api_id, round(h.score, 9)) for h in together.find(query, limit=5, library=lib)
+            ] == [(h.entry.api_id, round(h.score, 9)) for h in alone.find(query, limit=5)]
 
 
 def test_with_several_libraries_the_one_that_matches_the_task_comes_first() -> None:
@@ -1188,7 +1305,9 @@ def test_nonsense_finds_nothing_even_when_its_letters_resemble_a_name() -> None:
     ]  # fmt: skip
     embedder = get_embedder()
     vectors = LibraryVectors(
-        model=MODEL_ID, api_ids=[e.api_id for e in entries], matrix=embedder.embed([embedding_text(e, {}) for e in entries])
+        model=MODEL_ID,
+        api_ids=[e.api_id for e in entries],
+        matrix=embedder.embed([embedding_text(e, {}) for e in entries]),
     )
     index = ApiIndex({"web": (entries, [])}, vectors={"web": vectors}, embedder=lambda: embedder)
     assert index.find("asdf", limit=3) == [] and index.find("qwerty zxcv", limit=3) == []
@@ -1217,7 +1336,9 @@ def test_a_task_to_write_my_own_one_weighs_the_librarys_extension_points_more() 
     from docmentor.readme_llm.retrieval import EXTENSION_WEIGHT, ApiIndex
 
     def cls(name: str, description: str, *bases: str) -> ApiEntry:
-        return ApiEntry(api_id=f"pkg.t.{name}", kind="class", name=name, description=description, bases=list(bases))
+        return ApiEntry(
+            api_id=f"pkg.t.{name}", kind="class", name=name, description=description, bases=list(bases)
+        )
 
     def method(owner: str, name: str, description: str) -> ApiEntry:
         return ApiEntry(api_id=f"pkg.t.{owner}.{name}", kind="method", name=name, parent=f"pkg.t.{owner}",

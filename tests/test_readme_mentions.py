@@ -14,7 +14,9 @@ ApiKind = Literal["function", "class", "method", "property", "attribute", "modul
 
 
 def api(api_id: str, kind: ApiKind, *aliases: str, parent: str | None = None) -> ApiEntry:
-    return ApiEntry(api_id=api_id, aliases=list(aliases), kind=kind, name=api_id.rsplit(".", 1)[-1], parent=parent)
+    return ApiEntry(
+        api_id=api_id, aliases=list(aliases), kind=kind, name=api_id.rsplit(".", 1)[-1], parent=parent
+    )
 
 
 ENTRIES = [
@@ -23,7 +25,9 @@ ENTRIES = [
     api("pkg._client.Client.send", "method", "pkg.Client.send", parent="pkg._client.Client"),
     api("pkg._client.Client.close", "method", "pkg.Client.close", parent="pkg._client.Client"),
     api("pkg._models.Response", "class", "pkg.Response"),
-    api("pkg._models.Response.iter_lines", "method", "pkg.Response.iter_lines", parent="pkg._models.Response"),
+    api(
+        "pkg._models.Response.iter_lines", "method", "pkg.Response.iter_lines", parent="pkg._models.Response"
+    ),
     api("pkg._models.Response.close", "method", "pkg.Response.close", parent="pkg._models.Response"),
     api("pkg._models.Response.json", "method", "pkg.Response.json", parent="pkg._models.Response"),
     api("pkg._api.get", "function", "pkg.get"),
@@ -98,7 +102,9 @@ def test_linked_examples_inside_the_section_credit_their_apis() -> None:
         apis_used=["pkg._client.Client.send"],
     )  # fmt: skip
     outside = inside.model_copy(update={"example_id": "e2", "line": 40, "apis_used": ["pkg._api.get"]})
-    other_doc = inside.model_copy(update={"example_id": "e3", "path": "other.md", "apis_used": ["pkg._api.get"]})
+    other_doc = inside.model_copy(
+        update={"example_id": "e3", "path": "other.md", "apis_used": ["pkg._api.get"]}
+    )
     r = resolver([inside, outside, other_doc])
     assert r.section_apis(Section("Some prose.")) == {"pkg._client.Client.send": USES}
     # best score x weight over the found sections
@@ -130,7 +136,6 @@ Read it with :meth:`~pkg.Response.iter_lines`, or see :func:`the shortcut <pkg.g
     assert resolver().section_apis(Section("Returns `List<DigestAuth>` or `<Client />`.")) == {}
 
 
-
 def test_myst_roles_and_directives_name_apis_as_sphinx_ones_do() -> None:
     text = """\
 ```{autoclass} pkg.DigestAuth
@@ -150,7 +155,9 @@ Read it with {meth}`~pkg.Response.iter_lines`, or see {func}`the shortcut <pkg.g
     assert resolver().section_apis(Section(":::{autoclass} pkg.DigestAuth\n:::\n")) == {
         "pkg._auth.DigestAuth": DOCUMENTS
     }
-    assert resolver().section_apis(Section("A dict `d = {a}` and `DigestAuth`.")) == {"pkg._auth.DigestAuth": USES}
+    assert resolver().section_apis(Section("A dict `d = {a}` and `DigestAuth`.")) == {
+        "pkg._auth.DigestAuth": USES
+    }
 
 
 def test_names_in_prose_are_read_in_linear_time() -> None:
@@ -164,6 +171,7 @@ def test_names_in_prose_are_read_in_linear_time() -> None:
     r.section_apis(Section(":a" * 50_000, path="other.md"))
     directive_names("\n" * 100_000 + "x")
     assert time.perf_counter() - start < 2.0  # quadratic: ~100 s
+
 
 def test_default_domain_directives_document_apis_and_their_bodies_describe_undocumented_ones() -> None:
     from docmentor.readme_llm.enrich import describe_from_docs, docs_summary
@@ -197,13 +205,14 @@ def test_default_domain_directives_document_apis_and_their_bodies_describe_undoc
     ]
     assert describe_from_docs(spelled, words, MentionResolver(spelled), package="pkg") == 1
     read = {e.api_id: e for e in spelled}
-    assert read["pkg._auth.DigestAuth"].description == "A challenge-response scheme: the password never travels."
+    assert (
+        read["pkg._auth.DigestAuth"].description == "A challenge-response scheme: the password never travels."
+    )
     assert read["pkg._client.Client"].description == ""  # one word: too common to be spelled
     assert by_id["pkg._util.unique_helper"].description == "A helper for the globals."
     assert by_id["pkg._client.Client"].description == "Its own docstring."
     assert by_id["pkg._models.Response"].description == ""
     assert docs_summary("## Title\n\n```python\nx = 1\n```\n\n| a | b |\n\nTwo words") == ""
-
 
 
 def test_descriptions_from_the_docs_are_only_taken_where_they_surely_describe_the_api() -> None:
@@ -216,9 +225,9 @@ def test_descriptions_from_the_docs_are_only_taken_where_they_surely_describe_th
 
     # a directive's options are no description; its first paragraph of prose is
     assert described(Doc("API", ".. autoclass:: pkg.DigestAuth\n   :members:\n   :show-inheritance:\n")) == {}
-    assert described(Doc("API", ".. autoclass:: pkg.DigestAuth\n   :members:\n\n   Digest it, the slow way.\n")) == {
-        "pkg._auth.DigestAuth": "Digest it, the slow way."
-    }
+    assert described(
+        Doc("API", ".. autoclass:: pkg.DigestAuth\n   :members:\n\n   Digest it, the slow way.\n")
+    ) == {"pkg._auth.DigestAuth": "Digest it, the slow way."}
     # a reST title in the section's text is no description
     assert described(Doc("Digest Auth", "Digest Auth\n-----------\n\nA challenge, then a response.")) == {
         "pkg._auth.DigestAuth": "A challenge, then a response."
@@ -229,7 +238,9 @@ def test_descriptions_from_the_docs_are_only_taken_where_they_surely_describe_th
     assert described(Doc("Migrating from `requests.Response`", "A requests response holds it all.")) == {}
     # another package's directives, or the page's current module being another package's
     assert described(Doc("API", ".. class:: werkzeug.Response\n\n    Werkzeug's own response.\n")) == {}
-    assert described(Doc("API", ".. currentmodule:: werkzeug\n\n.. class:: Response\n\n    Werkzeug's.\n")) == {}
+    assert (
+        described(Doc("API", ".. currentmodule:: werkzeug\n\n.. class:: Response\n\n    Werkzeug's.\n")) == {}
+    )
     # a member inside a class directive is that class's, and only if the class is the library's
     nested = ".. class:: Client\n\n   .. method:: close()\n\n      Close the client for good.\n"
     assert described(Doc("API", nested)) == {"pkg._client.Client.close": "Close the client for good."}
@@ -251,7 +262,12 @@ def test_directive_bodies_are_read_in_linear_time() -> None:
     many = "".join(f".. data:: x{i}\n   Body {i}.\n" for i in range(80_000))
     stairs = "".join(" " * i + f".. class:: C{i}\n" for i in range(4_000))
     entries = [e.model_copy(update={"description": ""}) for e in ENTRIES]
-    assert describe_from_docs(entries, [Doc("A", many), Doc("B", stairs)], MentionResolver(entries), package="pkg") == 0
+    assert (
+        describe_from_docs(
+            entries, [Doc("A", many), Doc("B", stairs)], MentionResolver(entries), package="pkg"
+        )
+        == 0
+    )
 
 
 def test_a_directive_signature_on_several_lines_is_no_description() -> None:
@@ -286,7 +302,9 @@ def test_a_heading_that_spells_a_compound_name_documents_it() -> None:
         api("pkg._t.AsyncHTTPTransport", "class", "pkg.AsyncHTTPTransport"),
     ]
     r = MentionResolver(entries, [])
-    credit = r.section_apis(Section("Call `AsyncClient.get`.", heading_path=["Transports", "ASGI Transport", "Example"]))
+    credit = r.section_apis(
+        Section("Call `AsyncClient.get`.", heading_path=["Transports", "ASGI Transport", "Example"])
+    )
     assert credit == {"pkg._t.ASGITransport": DOCUMENTS, "pkg._t.AsyncClient.get": USES}
     assert r.spelled_by("Async clients") == {"pkg._t.AsyncClient"}  # a plural for the last word
     assert r.spelled_by("Opening streams") == set()  # not in the name's order and form
@@ -295,4 +313,7 @@ def test_a_heading_that_spells_a_compound_name_documents_it() -> None:
     assert r.spelled_by("Get") == set()  # nor a method's
     # a name inside a longer one the heading spells is not it
     assert r.spelled_by("Async HTTP Transport") == {"pkg._t.AsyncHTTPTransport"}
-    assert r.spelled_by("HTTP Transport and ASGI Transport") == {"pkg._t.HTTPTransport", "pkg._t.ASGITransport"}
+    assert r.spelled_by("HTTP Transport and ASGI Transport") == {
+        "pkg._t.HTTPTransport",
+        "pkg._t.ASGITransport",
+    }

@@ -73,7 +73,6 @@ def run(fn: Any) -> Any:
     return anyio.run(fn)
 
 
-
 @pytest.fixture
 def lib(tmp_path: Path) -> Path:
     """A private copy of the fixture library (package, docs, mkdocs.yml, included snippets)."""
@@ -137,7 +136,10 @@ def test_generate_cli_text_and_outputs(cli: Cli, work: Path, lib: Path) -> None:
         "drift.json",
     }
     # registered: `api` answers at once, from the same index
-    assert cli.json("api", "find", "open a database stored at a path")["results"][0]["api_id"] == "minidb.core.connect"
+    assert (
+        cli.json("api", "find", "open a database stored at a path")["results"][0]["api_id"]
+        == "minidb.core.connect"
+    )
 
 
 def test_generate_cli_json_formats_and_errors(cli: Cli, work: Path, lib: Path, tmp_path: Path) -> None:
@@ -145,7 +147,11 @@ def test_generate_cli_json_formats_and_errors(cli: Cli, work: Path, lib: Path, t
     data = cli.json("readme-llm", "generate", "-l", "minidb", "--docs-path", docs, "--out", "o1")
     assert data["library"] == "minidb" and data["version"] == "1.2.0"
     assert (data["api_count"], data["example_count"], data["readme_sections"]) == (18, 8, 14)
-    assert data["generation"] == 1 and data["drift"] == {"missing_api": 0, "invalid_api_signature": 0, "deprecated_api": 0}
+    assert data["generation"] == 1 and data["drift"] == {
+        "missing_api": 0,
+        "invalid_api_signature": 0,
+        "deprecated_api": 0,
+    }
     assert Path(data["readme_path"]) == Path("o1/README.LLM") and (work / "o1" / "README.LLM").is_file()
     assert data["warnings"] == []
 
@@ -202,7 +208,7 @@ def test_drift_cli_text_and_json(cli: Cli, work: Path, lib: Path) -> None:
 
     # the example is marked: README.LLM and the overview leave it out, get_examples says why
     readme = (work / "readme_llm" / "README.LLM").read_text(encoding="utf-8")
-    assert 'readonly=True' not in readme and 'db.truncate' not in readme
+    assert "readonly=True" not in readme and "db.truncate" not in readme
     overview = cli.json("api", "overview", "minidb")["overview"]
     assert "readonly=True" not in overview
     found = cli.json("api", "examples", "open a database", "--api", "minidb.core.connect")["examples"]
@@ -224,7 +230,9 @@ def test_drift_cli_text_and_json(cli: Cli, work: Path, lib: Path) -> None:
     # a use of a deprecated API is reported, not scored: the example still runs
     (drift_file,) = work.rglob("knowledge_base/drift.json")
     report = json.loads(drift_file.read_text())
-    report["findings"].append({**report["findings"][0], "kind": "deprecated_api", "message": "x is deprecated"})
+    report["findings"].append(
+        {**report["findings"][0], "kind": "deprecated_api", "message": "x is deprecated"}
+    )
     drift_file.write_text(json.dumps(report))
     again = next(
         d
@@ -250,9 +258,13 @@ def test_remove_unregisters_a_knowledge_base_and_drift_says_when_its_folder_is_g
     err = cli.fails("api", "find", "open a database")
     assert "no library knowledge base is registered" in err
     store = Docmentor(cli.db, create=False).store
-    rows = store.conn().execute(
-        "SELECT (SELECT count(*) FROM kb_entries) + (SELECT count(*) FROM kb_examples) + (SELECT count(*) FROM kb_vectors)"
-    ).fetchone()[0]
+    rows = (
+        store.conn()
+        .execute(
+            "SELECT (SELECT count(*) FROM kb_entries) + (SELECT count(*) FROM kb_examples) + (SELECT count(*) FROM kb_vectors)"
+        )
+        .fetchone()[0]
+    )
     assert rows == 0  # nothing of it is left behind
     err = cli.fails("readme-llm", "remove", "--library", "minidb")
     assert "no knowledge base for 'minidb'" in err and "registered: none" in err
@@ -300,7 +312,10 @@ def test_api_find_text_and_json(generated: Cli) -> None:
     err = cli.fails("api", "find", "x", "--library", "nope")
     assert "no knowledge base for 'nope'" in err and "known: minidb" in err
     # a library as written elsewhere ("MiniDB"): the one registered
-    assert cli.json("api", "find", "insert rows into a table", "--library", "MiniDB", "--limit", "3")["results"] == results
+    assert (
+        cli.json("api", "find", "insert rows into a table", "--library", "MiniDB", "--limit", "3")["results"]
+        == results
+    )
 
 
 def test_api_examples_and_overview(generated: Cli) -> None:
@@ -341,7 +356,10 @@ def test_api_examples_and_overview(generated: Cli) -> None:
 
     for args, named in (
         (("api", "examples", "x", "--complexity", "hard"), "'hard' is not one of 'beginner', 'intermediate'"),
-        (("api", "overview", "minidb", "--aspect", "usage"), "'usage' is not one of 'architecture', 'quickstart'"),
+        (
+            ("api", "overview", "minidb", "--aspect", "usage"),
+            "'usage' is not one of 'architecture', 'quickstart'",
+        ),
     ):
         rc, out, err = cli(*args)
         assert rc == 2 and out == "" and err.startswith("error: ") and named in err, err
@@ -385,8 +403,12 @@ def test_eval_api_prints_top1_top3_mrr(generated: Cli, tmp_path: Path) -> None:
     assert [q["rank"] for q in data["questions"]] == [1, None, None] and data["summary"]["limit"] == 1
     assert "--limit must be between 1 and 50" in generated.fails("eval", "api", str(qs), "--limit", "0")
     blank = tmp_path / "blank.jsonl"
-    blank.write_text('{"query": "open a database", "expected_api": ["minidb.core.Database"]}\n{"query": " "}\n')
-    assert f'{blank}:2: each line needs a "query" string, not a blank one' in generated.fails("eval", "api", str(blank))
+    blank.write_text(
+        '{"query": "open a database", "expected_api": ["minidb.core.Database"]}\n{"query": " "}\n'
+    )
+    assert f'{blank}:2: each line needs a "query" string, not a blank one' in generated.fails(
+        "eval", "api", str(blank)
+    )
     bad = tmp_path / "nolabels.jsonl"
     bad.write_text('{"query": "x"}\n', encoding="utf-8")
     assert 'no question has "expected_api"' in generated.fails("eval", "api", str(bad))
@@ -433,7 +455,9 @@ def test_version_warning_when_the_project_pins_another_version(
     data = LibraryKnowledge(engine).find_api("open a database")
     assert data["results"] and data["versions"] == {"minidb": "1.2.0"}
     (warning,) = data["warnings"]
-    assert "minidb 1.2.0" in warning and f"minidb {pinned}" in warning.lower()  # the name as the project writes it
+    assert (
+        "minidb 1.2.0" in warning and f"minidb {pinned}" in warning.lower()
+    )  # the name as the project writes it
     # every answer carries it
     assert LibraryKnowledge(engine).overview("minidb", aspect="quickstart")["warnings"] == [warning]
 
@@ -460,9 +484,21 @@ def test_no_version_warning_for_the_same_version(
     ("name", "content", "wants"),
     [
         ("requirements.txt", "minidb>=1.3,<2\n", "requires minidb<2,>=1.3"),
-        ("requirements.txt", "-r base.txt\n# minidb==1.2.0\nminidb~=1.1.0 ; python_version > '3'\n", "requires minidb~=1.1.0"),
-        ("pyproject.toml", '[project]\nname = "app"\n[project.optional-dependencies]\ndb = ["minidb!=1.2.0"]\n', "requires minidb!=1.2.0"),
-        ("pyproject.toml", '[project]\nname = "app"\n[dependency-groups]\ndev = ["minidb==1.0.*"]\n', "requires minidb==1.0.*"),
+        (
+            "requirements.txt",
+            "-r base.txt\n# minidb==1.2.0\nminidb~=1.1.0 ; python_version > '3'\n",
+            "requires minidb~=1.1.0",
+        ),
+        (
+            "pyproject.toml",
+            '[project]\nname = "app"\n[project.optional-dependencies]\ndb = ["minidb!=1.2.0"]\n',
+            "requires minidb!=1.2.0",
+        ),
+        (
+            "pyproject.toml",
+            '[project]\nname = "app"\n[dependency-groups]\ndev = ["minidb==1.0.*"]\n',
+            "requires minidb==1.0.*",
+        ),
     ],
 )
 def test_version_warning_when_the_projects_range_leaves_the_version_out(
@@ -571,7 +607,10 @@ def test_mcp_api_tools(engine: Docmentor, tmp_path: Path, monkeypatch: pytest.Mo
         "max_results must be between 1 and 20, got 1000. Try: a value from 1 to 20."
     )
     (warning,) = structured(r["none_such"])["warnings"]
-    assert warning == "no API named 'nosuch.api' in the knowledge base: examples chosen by the task alone for those"
+    assert (
+        warning
+        == "no API named 'nosuch.api' in the knowledge base: examples chosen by the task alone for those"
+    )
     overview = structured(r["overview"])
     assert overview["library"] == "minidb" and overview["aspect"] == "architecture" and overview["overview"]
     for name in ("bad_aspect", "unknown", "bad"):
@@ -710,7 +749,9 @@ def test_feedback_concurrent_writers_and_analyze(
         "summary": {**data["summary"], "library": "minidb"},
     }
     # a library with neither a knowledge base nor reports is a misspelling, not "no issues"
-    assert "no knowledge base and no reports for 'other'" in cli.fails("feedback", "analyze", "--library", "other")
+    assert "no knowledge base and no reports for 'other'" in cli.fails(
+        "feedback", "analyze", "--library", "other"
+    )
     err = cli.fails("feedback", "analyze", "--output-report", str(tmp_path / "missing" / "r.json"))
     assert "cannot write" in err
 
@@ -770,7 +811,9 @@ def test_regeneration_is_atomic_and_seen_by_a_running_reader(
 
 
 def test_generate_cli_no_embeddings(cli: Cli, work: Path, lib: Path) -> None:
-    out = cli.ok("readme-llm", "generate", "-l", "minidb", "--docs-path", str(lib / "docs"), "--no-embeddings")
+    out = cli.ok(
+        "readme-llm", "generate", "-l", "minidb", "--docs-path", str(lib / "docs"), "--no-embeddings"
+    )
     assert "(registered, generation 1)" in out
     assert not (work / "readme_llm" / "knowledge_base" / "embeddings").exists()
     meta = json.loads((work / "readme_llm" / "knowledge_base" / "metadata.json").read_text(encoding="utf-8"))
@@ -795,7 +838,10 @@ def test_a_report_without_a_library_is_filed_under_the_one_it_is_about(engine: D
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr("docmentor.store.kb.list_kbs", lambda store: rows)
         assert _inferred_library(engine.store, ["other.Thing.run"], []) == "other"
-        assert _inferred_library(engine.store, [], [{"tool": "find_api", "arguments": {"library": "minidb"}}]) == "minidb"
+        assert (
+            _inferred_library(engine.store, [], [{"tool": "find_api", "arguments": {"library": "minidb"}}])
+            == "minidb"
+        )
         assert _inferred_library(engine.store, ["minidb.x", "other.y"], []) is None
         assert _inferred_library(engine.store, [], []) is None
 
@@ -822,7 +868,9 @@ def test_generate_lists_the_docs_indexing_warnings(cli: Cli, work: Path, lib: Pa
     rc, _, err = cli("readme-llm", "generate", "--library", "minidb", "--docs-path", str(lib / "docs"))
     assert rc == 0
     (line,) = [w for w in err.splitlines() if "while indexing the docs" in w]
-    assert line.startswith("warning: 7 warning(s) while indexing the docs: broken.md:3: include not found: missing0.py;")
+    assert line.startswith(
+        "warning: 7 warning(s) while indexing the docs: broken.md:3: include not found: missing0.py;"
+    )
     assert line.count("include not found") == 5
     assert line.endswith("; … (all of them: --json, under docs_warnings)")
     data = cli.json("readme-llm", "generate", "--library", "minidb", "--docs-path", str(lib / "docs"))
@@ -898,11 +946,15 @@ def test_generating_from_the_indexed_docs_reads_their_directives_and_keeps_the_s
     docs = lib / "docs"
     (docs / "ref.rst").write_text(".. autoclass:: minidb.core.Hidden\n", encoding="utf-8")
     core = lib / "minidb" / "core.py"
-    core.write_text(core.read_text(encoding="utf-8") + '\n\nclass Hidden:\n    """Not in __all__."""\n', encoding="utf-8")
+    core.write_text(
+        core.read_text(encoding="utf-8") + '\n\nclass Hidden:\n    """Not in __all__."""\n', encoding="utf-8"
+    )
     (lib / "README.md").write_text("Minidb stores rows in one file for you.\n", encoding="utf-8")
     assert cli("add", str(docs), "--name", "minidb-docs", "--base-path", str(lib))[0] == 0
     cli.json("readme-llm", "generate", "--library", "minidb")  # from the indexed source
-    ids = {r["api_id"] for r in cli.json("api", "find", "hidden class not in all", "--limit", "20")["results"]}
+    ids = {
+        r["api_id"] for r in cli.json("api", "find", "hidden class not in all", "--limit", "20")["results"]
+    }
     assert "minidb.core.Hidden" in ids, ids
     cli.json("readme-llm", "generate", "--library", "minidb", "--docs-path", str(docs))
     listed = cli.json("sources")
@@ -915,7 +967,9 @@ def test_generating_from_the_indexed_docs_reads_their_directives_and_keeps_the_s
     assert row["options"].get("base_paths") == [str(lib.resolve())], row
 
 
-def test_generate_base_path_lets_the_docs_include_the_project_readme(cli: Cli, work: Path, tmp_path: Path) -> None:
+def test_generate_base_path_lets_the_docs_include_the_project_readme(
+    cli: Cli, work: Path, tmp_path: Path
+) -> None:
     project = tmp_path / "project"
     docs = project / "docs"
     docs.mkdir(parents=True)
@@ -924,9 +978,20 @@ def test_generate_base_path_lets_the_docs_include_the_project_readme(cli: Cli, w
     err = cli("readme-llm", "generate", "--library", "minidb", "--docs-path", str(docs))[2]
     assert "index.md:3: include refused: path escapes the docs root: ../README.md" in err
     before = cli.json("sources")
-    err = cli.fails("readme-llm", "generate", "--library", "minidb", "--docs-path", str(docs), "--base-path", str(project / "nope"))
+    err = cli.fails(
+        "readme-llm",
+        "generate",
+        "--library",
+        "minidb",
+        "--docs-path",
+        str(docs),
+        "--base-path",
+        str(project / "nope"),
+    )
     assert f"--base-path {project / 'nope'} is not a folder" in err and cli.json("sources") == before
-    rc, _, err = cli("readme-llm", "generate", "--library", "minidb", "--docs-path", str(docs), "--base-path", str(project))
+    rc, _, err = cli(
+        "readme-llm", "generate", "--library", "minidb", "--docs-path", str(docs), "--base-path", str(project)
+    )
     assert rc == 0 and "include refused" not in err
     hits = cli.json("search", "stores rows in one file")["results"]
     assert hits and hits[0]["path"] == "index.md"  # the README's text, included

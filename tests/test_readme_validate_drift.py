@@ -54,7 +54,9 @@ def test_validation_records_pass_fail_timeout_and_runs_in_a_temporary_folder(tmp
 
     started = time.monotonic()
     seen: list[tuple[int, int]] = []
-    report = validate_examples(examples, timeout=2, jobs=4, version="1.2.3", progress=lambda *a: seen.append(a))
+    report = validate_examples(
+        examples, timeout=2, jobs=4, version="1.2.3", progress=lambda *a: seen.append(a)
+    )
     assert time.monotonic() - started < 10
     assert seen == [(n, 5) for n in range(1, 6)]  # one call as each example ends
 
@@ -79,7 +81,10 @@ def test_validation_records_pass_fail_timeout_and_runs_in_a_temporary_folder(tmp
 
 
 def test_sessions_run_as_programs_and_what_this_machine_lacks_is_not_a_failure(tmp_path: Path) -> None:
-    session = example(">>> import json\n>>> json.dumps([1])\n'[1]'\n>>> for x in [1]:\n...     print(x)\n1\n", example_id="session")
+    session = example(
+        ">>> import json\n>>> json.dumps([1])\n'[1]'\n>>> for x in [1]:\n...     print(x)\n1\n",
+        example_id="session",
+    )
     offline = example(
         "import socket\nsocket.create_connection(('127.0.0.1', 9), timeout=2)\n", example_id="offline"
     )  # nothing listens on the discard port: ConnectionRefusedError, as with no network
@@ -90,7 +95,10 @@ def test_sessions_run_as_programs_and_what_this_machine_lacks_is_not_a_failure(t
     by_id = {r.example_id: r for r in report.results}
     assert by_id["session"].status == "passed", by_id["session"].error
     assert session.validated is True
-    for name, ex, why in (("offline", offline, "needs the network"), ("optional", optional, "needs the module")):
+    for name, ex, why in (
+        ("offline", offline, "needs the network"),
+        ("optional", optional, "needs the module"),
+    ):
         assert by_id[name].status == "skipped" and ex.validated is None, by_id[name]
         error = by_id[name].error
         assert error is not None and error.startswith(f"not run here: {why}")
@@ -106,7 +114,9 @@ def test_a_session_that_shows_an_error_passes_when_that_statement_raises(tmp_pat
     shown = ">>> d = {}\n>>> d['missing']\nTraceback (most recent call last):\n   ...\nKeyError: 'missing'\n>>> len(d)\n0\n"
     unexpected = ">>> d = {}\n>>> d['missing']\n1\n"
     # the example shows one error, the code raises another (a renamed function): failed
-    other = ">>> import json\n>>> json.loads_renamed('x')\nTraceback (most recent call last):\nValueError: bad\n"
+    other = (
+        ">>> import json\n>>> json.loads_renamed('x')\nTraceback (most recent call last):\nValueError: bad\n"
+    )
     report = validate_examples(
         [example(shown, example_id="shown"), example(unexpected, example_id="unexpected"),
          example(other, example_id="other")],
@@ -307,7 +317,14 @@ def test_missing_apis_are_found_with_suggestions_and_original_lines(surface: Api
 
 def test_upgrade_guides_and_changelogs_show_removed_apis_on_purpose(surface: ApiSurface) -> None:
     old = "import pkg\ndb = pkg.connect_old('memory://')\n"
-    pages = ["upgrading.rst", "docs/v2-migration.md", "CHANGES.rst", "whatsnew.md", "guide.md", "exchanges.md"]
+    pages = [
+        "upgrading.rst",
+        "docs/v2-migration.md",
+        "CHANGES.rst",
+        "whatsnew.md",
+        "guide.md",
+        "exchanges.md",
+    ]
     examples = [example(old, example_id=f"e{i}", path=p) for i, p in enumerate(pages)]
     report = drift_report(examples, surface, library="pkg", version="0.1")
     # a guide's and a page merely named like one ("exchanges") are read; the rest are not
@@ -411,9 +428,17 @@ def test_uses_of_deprecated_apis_are_reported_but_not_scored(surface: ApiSurface
     used = example("import pkg\ndb = pkg.connect('x')\ndb.legacy_sync()", example_id="ex0", line=10)
     report = drift_report([used], surface, library="pkg", version="0.1")
     assert [(f.kind, f.api, f.api_id, f.line) for f in report.findings] == [
-        ("deprecated_api", "pkg.Connection.legacy_sync", "pkg.core.Connection.legacy_sync", 13)  # the line that calls it (fence at 10)
+        (
+            "deprecated_api",
+            "pkg.Connection.legacy_sync",
+            "pkg.core.Connection.legacy_sync",
+            13,
+        )  # the line that calls it (fence at 10)
     ]
-    assert report.findings[0].message == "pkg.Connection.legacy_sync is deprecated in the installed pkg: since 0.2: Use open_table."
+    assert (
+        report.findings[0].message
+        == "pkg.Connection.legacy_sync is deprecated in the installed pkg: since 0.2: Use open_table."
+    )
     assert report.to_dict()["counts"] == {"missing_api": 0, "invalid_api_signature": 0, "deprecated_api": 1}
     assert "0 invalid signatures, 1 use of deprecated APIs" in report.to_text()
     assert clarity_counts(report) == {}  # the example still runs: not a clarity issue
@@ -422,7 +447,9 @@ def test_uses_of_deprecated_apis_are_reported_but_not_scored(surface: ApiSurface
 def test_top_level_await_runs_and_only_real_network_or_module_failures_are_not_run_here() -> None:
     from docmentor.readme_llm.validate import not_run_here
 
-    awaiting = example(">>> import asyncio\n>>> await asyncio.sleep(0)\n>>> print('done')\ndone\n", example_id="await")
+    awaiting = example(
+        ">>> import asyncio\n>>> await asyncio.sleep(0)\n>>> print('done')\ndone\n", example_id="await"
+    )
     report = validate_examples([awaiting])
     assert report.results[0].status == "passed", report.results[0].error
     for error in (
@@ -523,14 +550,20 @@ def test_names_the_docs_never_bind_are_typed_by_convention_for_links_not_for_dri
     )  # fmt: skip
     assert guessed.findings == ()  # `app` may be any object, nor what it yields: nothing certain
     bound = drift_report(
-        [example("from web import Flask\napp = Flask()\napp.rote('/')\napp.route('/', bogus=1)\napp.old()\n")],
+        [
+            example(
+                "from web import Flask\napp = Flask()\napp.rote('/')\napp.route('/', bogus=1)\napp.old()\n"
+            )
+        ],
         web,
         library="web",
     )
     assert [f.kind for f in bound.findings] == ["missing_api", "invalid_api_signature", "deprecated_api"]
 
 
-def test_a_class_the_page_never_imports_and_a_member_only_one_class_has_link_as_guesses(web: ApiSurface) -> None:
+def test_a_class_the_page_never_imports_and_a_member_only_one_class_has_link_as_guesses(
+    web: ApiSurface,
+) -> None:
     from docmentor.readme_llm.matcher import match_examples
 
     # `Flask` is never imported (the page before did), and `app.config` has no type (set
@@ -564,7 +597,12 @@ def test_a_class_the_page_never_imports_and_a_member_only_one_class_has_link_as_
         "class Mine(Flask):\n    def old(self):\n        self.rote('/')\n",
         "try:\n    pass\nexcept Flask as exc:\n    exc.old()\n",
     ]
-    assert [drift_report([example(code)], web, library="web").findings for code in through] == [(), (), (), ()]
+    assert [drift_report([example(code)], web, library="web").findings for code in through] == [
+        (),
+        (),
+        (),
+        (),
+    ]
     imported = drift_report(
         [example("from web import Flask\n" + code) for code in through[:2]], web, library="web"
     )
@@ -603,7 +641,11 @@ def test_members_of_protocols_and_classes_with_getattr_are_never_missing(tmp_pat
         def closed() -> Closed: ...
     """
     surface = installed(tmp_path, {"dyn/__init__.py": source}, "dyn")
-    assert [surface.by_id[c].open_members for c in ("dyn.Cursor", "dyn.Proxy", "dyn.Closed")] == [True, True, False]
+    assert [surface.by_id[c].open_members for c in ("dyn.Cursor", "dyn.Proxy", "dyn.Closed")] == [
+        True,
+        True,
+        False,
+    ]
     code = "import dyn\ndyn.cursor().mogrify('x')\ndyn.proxy().anything()\ndyn.closed().walk()\n"
     report = drift_report([example(code)], surface, library="dyn")
     assert [f.api for f in report.findings] == ["dyn.closed().walk"]

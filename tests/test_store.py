@@ -93,7 +93,9 @@ def test_processes_opening_a_new_index_together_all_succeed(tmp_path: Path) -> N
         path = tmp_path / f"r{round_}" / "index.sqlite3"
         start = time.time() + 1.0
         procs = [
-            subprocess.Popen([sys.executable, "-c", script, str(path), str(start)], stderr=subprocess.PIPE, text=True)
+            subprocess.Popen(
+                [sys.executable, "-c", script, str(path), str(start)], stderr=subprocess.PIPE, text=True
+            )
             for _ in range(6)
         ]
         results = [(p.communicate(timeout=60)[1], p.returncode) for p in procs]

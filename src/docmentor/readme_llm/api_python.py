@@ -311,7 +311,12 @@ def _load_folders_without_init(root: Any, loader: griffe.GriffeLoader) -> None:
         folder = path.parent
         for sub in sorted(folder.iterdir()):
             name = sub.name
-            if not sub.is_dir() or not name.isidentifier() or name in mod.members or (sub / "__init__.py").exists():
+            if (
+                not sub.is_dir()
+                or not name.isidentifier()
+                or name in mod.members
+                or (sub / "__init__.py").exists()
+            ):
                 continue
             if not any(t.startswith(f"{mod.path}.{name}.") for t in targets):
                 continue
@@ -500,7 +505,13 @@ class _Builder:
                 self.cls(target, path)
             # a value is public when __all__ lists it, it is a constant or documented, or a
             # package's __init__ imports it (`from .globals import request as request`)
-            elif target.is_function or exports is not None or name.isupper() or target.docstring or member.is_alias:
+            elif (
+                target.is_function
+                or exports is not None
+                or name.isupper()
+                or target.docstring
+                or member.is_alias
+            ):
                 self._add(target, path)
                 self._note_returns(target)
 
@@ -529,7 +540,9 @@ class _Builder:
         entry = self.entries[obj.path]
         if entry.returns is not None and obj.path not in self.annotations:
             # another name for a function (`getLogger = get_logger`) returns what it returns
-            source = _aliased_function(obj) if obj.is_attribute and entry.kind in ("function", "method") else obj
+            source = (
+                _aliased_function(obj) if obj.is_attribute and entry.kind in ("function", "method") else obj
+            )
             source = obj if source is None else source
             returned = source.returns if source.is_function else source.annotation
             self.annotations[obj.path] = (returned, source.parent)
@@ -1141,7 +1154,9 @@ def _listed_parameters(text: str) -> dict[str, str]:
 
 _TYPE_WORDS = frozenset({"int", "str", "float", "bool", "bytes", "dict", "list", "tuple", "set", "None"})
 # capitalised words a returns section starts with that are prose, not a type
-_NOT_TYPES = frozenset({"Note", "Notes", "Example", "Examples", "Warning", "True", "False", "See", "If", "The", "A"})
+_NOT_TYPES = frozenset(
+    {"Note", "Notes", "Example", "Examples", "Warning", "True", "False", "See", "If", "The", "A"}
+)
 _TYPE_NAME = re.compile(r"[A-Za-z_][\w.]*(?:\[.*\])?")
 
 

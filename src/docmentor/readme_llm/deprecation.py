@@ -51,7 +51,9 @@ _PROSE = re.compile(r"[^.\n]*\b(?:is|are|now|was|has been|have been) deprecated\
 _NOT_A_CLAIM = re.compile(r"^\s*(?:whether|true if|if|returns?|check|flag)\b", re.I)
 
 
-def reason(obj: Any, docstring: str, parameters: Iterable[str] = (), *, takes_kwargs: bool = False) -> str | None:
+def reason(
+    obj: Any, docstring: str, parameters: Iterable[str] = (), *, takes_kwargs: bool = False
+) -> str | None:
     """Why ``obj`` (a griffe object) is deprecated, or ``None``; see the module doc.
     ``takes_kwargs``: it has ``**kwargs``, so an argument a deprecation names need not be
     among ``parameters``."""
@@ -79,7 +81,13 @@ def _decorator_reason(text: str) -> str | None:
         return None
     call = node if isinstance(node, ast.Call) else None
     target = call.func if call is not None else node
-    name = target.attr if isinstance(target, ast.Attribute) else target.id if isinstance(target, ast.Name) else ""
+    name = (
+        target.attr
+        if isinstance(target, ast.Attribute)
+        else target.id
+        if isinstance(target, ast.Name)
+        else ""
+    )
     if name != "deprecated":
         return None
     if call is None:
@@ -95,7 +103,9 @@ def _decorator_reason(text: str) -> str | None:
 
 def _text(node: ast.AST) -> str:
     """A string literal's value (adjacent literals are one node), else ``""``."""
-    return " ".join(node.value.split()) if isinstance(node, ast.Constant) and isinstance(node.value, str) else ""
+    return (
+        " ".join(node.value.split()) if isinstance(node, ast.Constant) and isinstance(node.value, str) else ""
+    )
 
 
 def _docstring_reason(docstring: str, parameters: set[str], takes_kwargs: bool = False) -> str | None:
@@ -188,7 +198,13 @@ def _warns_first(func: ast.FunctionDef | ast.AsyncFunctionDef) -> str | None:
         return None
     call = body[0].value
     target = call.func
-    name = target.attr if isinstance(target, ast.Attribute) else target.id if isinstance(target, ast.Name) else ""
+    name = (
+        target.attr
+        if isinstance(target, ast.Attribute)
+        else target.id
+        if isinstance(target, ast.Name)
+        else ""
+    )
     if name != "warn":
         return None
     category = " ".join(ast.unparse(a) for a in [*call.args[1:], *(k.value for k in call.keywords)])

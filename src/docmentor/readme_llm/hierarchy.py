@@ -16,7 +16,9 @@ __all__ = ["ClassTree"]
 class ClassTree:
     """Classes of one surface, linked to the bases their definitions name."""
 
-    def __init__(self, entries: Iterable[ApiEntry], lookup: Callable[[str], ApiEntry | None] | None = None) -> None:
+    def __init__(
+        self, entries: Iterable[ApiEntry], lookup: Callable[[str], ApiEntry | None] | None = None
+    ) -> None:
         """
         Args:
             entries: the surface's entries (only classes are kept).

@@ -117,7 +117,9 @@ EXTENSION_WEIGHT = 1.3
 MIN_SUBCLASSES = 2
 # "my own", "subclass it", "by subclassing"; not "is a subclass of" (a question about types)
 _OWN_INTENT = re.compile(r"\bmy own\b|\bsubclass(?:ing|es)?\b(?! of\b)", re.I)
-_FOREIGN_BASE_MODULES = frozenset({"typing", "typing_extensions", "t", "abc", "enum", "collections", "builtins"})
+_FOREIGN_BASE_MODULES = frozenset(
+    {"typing", "typing_extensions", "t", "abc", "enum", "collections", "builtins"}
+)
 _FOREIGN_BASE_NAMES = frozenset(
     {"object", "Protocol", "Generic", "TypedDict", "NamedTuple", "ABC", "Enum", "IntEnum", "StrEnum",
      "Flag", "IntFlag", "Exception", "BaseException"}
@@ -788,7 +790,9 @@ class ApiIndex:
                 self.embedder = None
             per_library = words.result()
             if report is not None:  # how close each library's closest API came (the caller's)
-                report["closeness"] = {lib: found[2] for lib, found in semantic.items() if lib in self.vectors}
+                report["closeness"] = {
+                    lib: found[2] for lib, found in semantic.items() if lib in self.vectors
+                }
         else:
             per_library = self._all_word_rankings(queries)
         scored: dict[str, tuple[dict[int, float], dict[str, Ranking]]] = {}

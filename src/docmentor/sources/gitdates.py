@@ -24,7 +24,18 @@ def git_commit_times(root: Path) -> dict[str, float]:
     """Relative POSIX path → last commit time (epoch seconds) for files under ``root``."""
     try:
         out = subprocess.run(
-            ["git", "-C", str(root), "log", "--format=%x00%ct", "--name-only", "--relative", "--no-renames", "--", "."],
+            [
+                "git",
+                "-C",
+                str(root),
+                "log",
+                "--format=%x00%ct",
+                "--name-only",
+                "--relative",
+                "--no-renames",
+                "--",
+                ".",
+            ],
             capture_output=True,
             text=True,
             timeout=GIT_TIMEOUT,

@@ -79,6 +79,8 @@ def _western(data: bytes) -> str | None:
     if words and sum(all(ord(c) > 0x7F for c in w) for w in words) > 0.5 * len(words):
         return None
     return text
+
+
 _MKDOCS_FILES = ("mkdocs.yml", "mkdocs.yaml", "docs/mkdocs.yml", "docs/mkdocs.yaml")
 _BASE_PATH_EXTENSIONS = ("pymdownx.snippets", "markdown_include.include")
 
@@ -178,7 +180,9 @@ def _total_size(root: Path, files: Sequence[str], max_bytes: int) -> int:
     return total
 
 
-def document_files(root: Path, *, use_gitignore: bool = True, suffixes: Sequence[str] = DOC_SUFFIXES) -> list[str]:
+def document_files(
+    root: Path, *, use_gitignore: bool = True, suffixes: Sequence[str] = DOC_SUFFIXES
+) -> list[str]:
     """The files :func:`scan_folder` would read in ``root`` (paths relative to it): the same
     walk, hidden, tool and ignored folders left out, without reading them."""
     return _walk(root.resolve(), LocalScan(), use_gitignore=use_gitignore, suffixes=suffixes)
