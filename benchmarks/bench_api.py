@@ -48,7 +48,7 @@ from mcp import Client, StdioServerParameters  # noqa: E402
 
 from docmentor.engine import Docmentor  # noqa: E402
 from docmentor.evaluation import evaluate_api, load_questions  # noqa: E402
-from docmentor.readme_llm.service import LibraryKnowledge  # noqa: E402
+from docmentor.library.service.service import LibraryKnowledge  # noqa: E402
 
 PYTHON = sys.executable
 HTTPX_VERSION = "0.28.1"

@@ -38,7 +38,7 @@ from bench_api import cli, score  # noqa: E402
 
 from docmentor.engine import Docmentor  # noqa: E402
 from docmentor.evaluation import load_questions  # noqa: E402
-from docmentor.readme_llm.service import LibraryKnowledge  # noqa: E402
+from docmentor.library.service.service import LibraryKnowledge  # noqa: E402
 
 LIBRARIES = [
     ("flask", "3.1.3", "flask_api.jsonl"),

@@ -45,9 +45,9 @@ from docmentor.assemble import bpe  # noqa: E402
 from docmentor.clarity.checks import SiteFiles, checked_document, run_checks  # noqa: E402
 from docmentor.clarity.models import Issue  # noqa: E402
 from docmentor.engine import Docmentor  # noqa: E402
+from docmentor.library.examples.examples import detect_languages, extract_examples  # noqa: E402
+from docmentor.library.examples.matcher import match_examples  # noqa: E402
 from docmentor.parse import parse_document  # noqa: E402
-from docmentor.readme_llm.examples import detect_languages, extract_examples  # noqa: E402
-from docmentor.readme_llm.matcher import match_examples  # noqa: E402
 from docmentor.sources.local import scan_folder  # noqa: E402
 from test_assemble import check_digest, cli, recount  # noqa: E402
 from test_readme_examples import lancedb_surface, lancedb_ts_surface  # noqa: E402

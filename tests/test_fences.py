@@ -154,7 +154,7 @@ def test_llms_txt_fence_closes_only_by_a_run_as_long() -> None:
 
 
 def test_prose_text_keeps_inline_code_at_a_line_start() -> None:
-    from docmentor.readme_llm.importance import prose_text
+    from docmentor.library.knowledge.importance import prose_text
 
     text = "```Client``` is the entry point.\n\n```python\nhidden = 1\n```\nafter"
     assert prose_text(text) == "```Client``` is the entry point.\n\nafter"
@@ -173,7 +173,7 @@ def test_hidden_setup_code_is_read_in_linear_time() -> None:
 
 def test_example_context_drops_fences_in_linear_time() -> None:
     """The prose around an example (find_api's task words) leaves code out, on any fence run."""
-    from docmentor.readme_llm.examples import _fence_lines, _prose
+    from docmentor.library.examples.examples import _fence_lines, _prose
 
     assert _prose("Send it.\n\n```python\nclient.get(url)\n```\n\nThen close.") == "Send it. Then close."
     started = time.perf_counter()

@@ -9,7 +9,7 @@ Layers, lowest first (``LAYERS``). A module may import from its own layer or a l
 2. **store** — the record (SQLite).
 3. **search** — the lexical and semantic indexes over the store.
 4. **engine** — the ``Docmentor`` facade, and ``scheduler`` (background refresh and embedding).
-5. **products** — ``assemble``, ``clarity``, ``readme_llm`` (library knowledge), ``evaluation``,
+5. **products** — ``assemble``, ``clarity``, ``library`` (library knowledge), ``evaluation``,
    ``access`` (what score_document may read).
 6. **adapters** — ``cli``, ``server``, ``mcp_*``, ``stdio_pipes``, ``__main__``, and the
    package root ``docmentor/__init__.py`` (the public namespace re-exports from any layer).
@@ -59,7 +59,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
         (
             "docmentor.assemble",
             "docmentor.clarity",
-            "docmentor.readme_llm",
+            "docmentor.library",
             "docmentor.evaluation",
             "docmentor.access",
         ),
@@ -330,17 +330,17 @@ def test_the_checker_sees_lazy_type_checking_and_relative_imports(tmp_path: Path
         {
             "store/kb.py": (
                 "from typing import TYPE_CHECKING\n"
-                "if TYPE_CHECKING:\n    from docmentor.readme_llm.models import ApiEntry\n"
+                "if TYPE_CHECKING:\n    from docmentor.library.models import ApiEntry\n"
                 "def load():\n    from ..engine import Docmentor\n    from docmentor import __version__\n"
             ),
-            "readme_llm/models.py": "from docmentor.store import kb\nfrom .. import errors\n",
+            "library/models.py": "from docmentor.store import kb\nfrom .. import errors\n",
             "engine.py": "",
             "errors.py": "",
         },
     )
     found = sorted(what for _, _, what in layer_violations(src))
     assert found == [
-        "docmentor/store/kb.py:3: store module docmentor.store.kb imports docmentor.readme_llm.models (products)",
+        "docmentor/store/kb.py:3: store module docmentor.store.kb imports docmentor.library.models (products)",
         "docmentor/store/kb.py:5: store module docmentor.store.kb imports docmentor.engine (engine)",
     ]
 
@@ -349,10 +349,10 @@ def test_the_checker_sees_private_names_across_modules(tmp_path: Path) -> None:
     src = _package(
         tmp_path,
         {
-            "readme_llm/matcher.py": "class _Value: ...\ndef f():\n    return _Value()\n",
-            "readme_llm/drift.py": (
-                "from docmentor.readme_llm.matcher import _Value\n"
-                "from docmentor.readme_llm import matcher\nx = matcher._Value\n"
+            "library/examples/matcher.py": "class _Value: ...\ndef f():\n    return _Value()\n",
+            "library/examples/drift.py": (
+                "from docmentor.library.examples.matcher import _Value\n"
+                "from docmentor.library.examples import matcher\nx = matcher._Value\n"
                 "from docmentor.clarity.checks._page import Page\n"
             ),
             "clarity/checks/_page.py": "class Page: ...\n",
@@ -361,9 +361,9 @@ def test_the_checker_sees_private_names_across_modules(tmp_path: Path) -> None:
         },
     )
     assert sorted((i, m, n) for i, m, n, _ in private_imports(src)) == [
-        ("docmentor.readme_llm.drift", "docmentor.clarity.checks", "_page"),
-        ("docmentor.readme_llm.drift", "docmentor.readme_llm.matcher", "_Value"),
-        ("docmentor.readme_llm.drift", "docmentor.readme_llm.matcher", "_Value"),
+        ("docmentor.library.examples.drift", "docmentor.clarity.checks", "_page"),
+        ("docmentor.library.examples.drift", "docmentor.library.examples.matcher", "_Value"),
+        ("docmentor.library.examples.drift", "docmentor.library.examples.matcher", "_Value"),
     ]
 
 
@@ -372,7 +372,7 @@ def test_the_checker_sees_sql_outside_the_store(tmp_path: Path) -> None:
         tmp_path,
         {
             "store/db.py": "import sqlite3\ndef conn():\n    return sqlite3.connect(':memory:')\n",
-            "readme_llm/examples.py": (
+            "library/examples/examples.py": (
                 "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from sqlite3 import Row\n"
                 "def f(engine):\n    db = engine.store.conn()\n    db.execute('SELECT 1')\n"
                 "    with engine.store.transaction() as tx:\n        tx.executemany('x', [])\n"
@@ -383,12 +383,16 @@ def test_the_checker_sees_sql_outside_the_store(tmp_path: Path) -> None:
         },
     )
     assert sorted((n, w, where) for n, w, where in sql_outside_the_store(src)) == [
-        ("docmentor.readme_llm.examples", ".conn()", "docmentor/readme_llm/examples.py:5"),
-        ("docmentor.readme_llm.examples", ".execute()", "docmentor/readme_llm/examples.py:6"),
-        ("docmentor.readme_llm.examples", ".executemany()", "docmentor/readme_llm/examples.py:8"),
-        ("docmentor.readme_llm.examples", ".transaction()", "docmentor/readme_llm/examples.py:7"),
-        ("docmentor.readme_llm.examples", "import sqlite3", "docmentor/readme_llm/examples.py:3"),
-        ("docmentor.readme_llm.examples", "with .snapshot() as", "docmentor/readme_llm/examples.py:11"),
+        ("docmentor.library.examples.examples", ".conn()", "docmentor/library/examples/examples.py:5"),
+        ("docmentor.library.examples.examples", ".execute()", "docmentor/library/examples/examples.py:6"),
+        ("docmentor.library.examples.examples", ".executemany()", "docmentor/library/examples/examples.py:8"),
+        ("docmentor.library.examples.examples", ".transaction()", "docmentor/library/examples/examples.py:7"),
+        ("docmentor.library.examples.examples", "import sqlite3", "docmentor/library/examples/examples.py:3"),
+        (
+            "docmentor.library.examples.examples",
+            "with .snapshot() as",
+            "docmentor/library/examples/examples.py:11",
+        ),
     ]
 
 
@@ -398,7 +402,7 @@ def test_the_checker_sees_sql_outside_the_store(tmp_path: Path) -> None:
         ("docmentor", "adapters"),
         ("docmentor.mcp_api", "adapters"),
         ("docmentor.models", "base"),
-        ("docmentor.readme_llm.treesitter.core", "products"),
+        ("docmentor.library.surface.treesitter.core", "products"),
         ("docmentor.store.kb", "store"),
     ],
 )

@@ -22,9 +22,9 @@ from pydantic import BaseModel
 
 from clitool import Cli
 from docmentor.clarity.llm_detector import detect_issues
+from docmentor.library.knowledge.enrich import enrich_entries
+from docmentor.library.models import ApiEntry
 from docmentor.llm import LLMClient, LLMConfig, LLMError, LLMReplyError, extract_json, strip_think
-from docmentor.readme_llm.enrich import enrich_entries
-from docmentor.readme_llm.models import ApiEntry
 from httpserver import Reply
 from openai_server import ChatRequest, OpenAIServer, completion
 

@@ -24,7 +24,7 @@ from mcp.shared.exceptions import MCPError
 from mcp_types import CallToolResult, TextContent
 
 from docmentor.engine import Docmentor
-from docmentor.readme_llm import generate
+from docmentor.library import generate
 from docmentor.server import build_server
 from mcptool import tool_call
 
@@ -147,8 +147,8 @@ def test_input_schemas_carry_the_ranges_and_choices(kb_engine: Docmentor) -> Non
 def test_the_choices_are_the_librarys() -> None:
     from docmentor import mcp_api, mcp_clarity
     from docmentor.clarity.models import DIMENSIONS
-    from docmentor.readme_llm.feedback import ISSUE_TYPES
-    from docmentor.readme_llm.service import ASPECTS, COMPLEXITIES
+    from docmentor.library.service.feedback import ISSUE_TYPES
+    from docmentor.library.service.service import ASPECTS, COMPLEXITIES
 
     assert get_args(mcp_api.Aspect) == ASPECTS and get_args(mcp_api.Complexity) == COMPLEXITIES
     assert get_args(mcp_api.IssueType) == ISSUE_TYPES and get_args(mcp_clarity.Dimension) == DIMENSIONS

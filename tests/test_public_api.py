@@ -42,12 +42,12 @@ DEEP_IMPORTS: dict[tuple[str, str], str] = {
     ("docmentor.cli.app", "docmentor.config"): TO_MOVE + " (default_db: the index location; CLI-only so far)",
     ("docmentor.cli.clarity", "docmentor.clarity.report"): TO_MOVE + " (git_commit: not public yet)",
     ("docmentor.cli.clarity", "docmentor.clarity.rubric"): TO_MOVE + " (SCORING_VERSION: a constant)",
-    ("docmentor.cli.library", "docmentor.readme_llm"): TO_MOVE + " (docs_source_name: not public yet)",
+    ("docmentor.cli.library", "docmentor.library"): TO_MOVE + " (docs_source_name: not public yet)",
     ("docmentor.cli.library", "docmentor.store.kb"): (
         TO_MOVE + " (list_kbs/unregister_kb run on the store: a library-knowledge method first)"
     ),
     ("docmentor.cli.sources", "docmentor.config"): TO_MOVE + " (default_db, split_named: CLI helpers)",
-    ("docmentor.cli.sources", "docmentor.readme_llm"): TO_MOVE + " (mkdocs_bases: to sources/)",
+    ("docmentor.cli.sources", "docmentor.sources.mkdocs"): TO_MOVE + " (mkdocs_bases: not public yet)",
     ("docmentor.server", "docmentor.access"): TO_MOVE,
     ("docmentor.server", "docmentor.engine"): TO_MOVE,
     ("docmentor.server", "docmentor.errors"): TO_MOVE,
@@ -56,8 +56,8 @@ DEEP_IMPORTS: dict[tuple[str, str], str] = {
     ("docmentor.server", "docmentor.assemble.render"): TO_MOVE + " (render_json: Digest.to_json first)",
     ("docmentor.mcp_api", "docmentor.errors"): TO_MOVE,
     ("docmentor.mcp_api", "docmentor.engine"): TO_MOVE,
-    ("docmentor.mcp_api", "docmentor.readme_llm.feedback"): TO_MOVE,
-    ("docmentor.mcp_api", "docmentor.readme_llm.service"): TO_MOVE,
+    ("docmentor.mcp_api", "docmentor.library.service.feedback"): TO_MOVE,
+    ("docmentor.mcp_api", "docmentor.library.service.service"): TO_MOVE,
     ("docmentor.mcp_clarity", "docmentor.engine"): TO_MOVE,
     ("docmentor.mcp_clarity", "docmentor.access"): TO_MOVE,
     ("docmentor.mcp_clarity", "docmentor.clarity.scoring"): TO_MOVE + " (the scoring module, as a whole)",
@@ -163,7 +163,7 @@ def test_import_docmentor_is_light(code: str) -> None:
         m
         for m in loaded
         if m in ("docmentor.engine", "tantivy", "onnxruntime", "numpy", "httpx", "sqlite3")
-        or m.startswith(("docmentor.search", "docmentor.store", "docmentor.readme_llm"))
+        or m.startswith(("docmentor.search", "docmentor.store", "docmentor.library"))
     ]
     assert heavy == [], f"{code!r} loaded {heavy}"
 

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from docmentor.errors import NotFoundError, UsageError
-from docmentor.readme_llm import api_python_env
-from docmentor.readme_llm.api_python import ApiSurface, load_api
+from docmentor.library.surface import api_python_env
+from docmentor.library.surface.api_python import ApiSurface, load_api
 
 HTTPX_API = Path(__file__).parent / "fixtures" / "eval" / "httpx_api.jsonl"  # API-retrieval tasks (NOTICE)
 
@@ -389,7 +389,7 @@ def test_parameters_described_in_a_markdown_list_of_bold_names(tmp_path: Path) -
             ''',
         },
     )
-    from docmentor.readme_llm.api_python import _markdown_parameters
+    from docmentor.library.surface.api_python import _markdown_parameters
 
     # a sub-list belongs to its item; an indented list is read too
     assert _markdown_parameters(
@@ -420,8 +420,8 @@ def test_parameters_described_in_a_markdown_list_of_bold_names(tmp_path: Path) -
 
 
 def test_parameters_described_where_the_docstring_sends_the_reader(tmp_path: Path) -> None:
-    from docmentor.readme_llm.enrich import parameters_by_reference
-    from docmentor.readme_llm.mentions import MentionResolver
+    from docmentor.library.knowledge.enrich import parameters_by_reference
+    from docmentor.library.knowledge.mentions import MentionResolver
 
     api = surface(
         tmp_path,
@@ -787,8 +787,8 @@ def test_a_test_named_module_is_api_unless_it_holds_tests(tmp_path: Path) -> Non
 
 
 def test_a_private_module_reexported_twice_is_found_under_both_paths(tmp_path: Path) -> None:
-    from docmentor.readme_llm.drift import drift_report
-    from docmentor.readme_llm.models import Example
+    from docmentor.library.examples.drift import drift_report
+    from docmentor.library.models import Example
 
     api = surface(
         tmp_path,
@@ -1002,7 +1002,7 @@ def test_httpx_surface_matches_the_eval_ids() -> None:
     ],
 )
 def test_the_summary_is_the_first_prose_paragraph(docstring: str, summary: str) -> None:
-    from docmentor.readme_llm.api_python import _summary
+    from docmentor.library.surface.api_python import _summary
 
     assert _summary(docstring) == summary
 
@@ -1221,7 +1221,7 @@ def test_deprecation_of_a_parameter_or_a_flag_is_not_the_apis(tmp_path: Path) ->
 
 
 def test_pathological_docstrings_do_not_break_the_summary() -> None:
-    from docmentor.readme_llm.docstrings import is_code, summary
+    from docmentor.library.surface.docstrings import is_code, summary
 
     deep = "a" + ".a" * 100_000
     assert is_code(deep) is False  # too long to parse: prose as far as the summary goes
@@ -1232,10 +1232,10 @@ def test_pathological_docstrings_do_not_break_the_summary() -> None:
 def test_review_of_the_late_session_parameter_references_and_lists() -> None:
     import time
 
-    from docmentor.readme_llm.api_python import _markdown_parameters
-    from docmentor.readme_llm.enrich import _SEE_PARAMETERS, parameters_by_reference
-    from docmentor.readme_llm.mentions import MentionResolver
-    from docmentor.readme_llm.models import ApiEntry, ApiParameter
+    from docmentor.library.knowledge.enrich import _SEE_PARAMETERS, parameters_by_reference
+    from docmentor.library.knowledge.mentions import MentionResolver
+    from docmentor.library.models import ApiEntry, ApiParameter
+    from docmentor.library.surface.api_python import _markdown_parameters
 
     forms = {
         "**Parameters**: See `pkg.g`.": "pkg.g",
@@ -1284,8 +1284,8 @@ def test_review_of_the_late_session_parameter_references_and_lists() -> None:
 
 
 def test_parameters_listed_plainly_under_the_summary(tmp_path: Path) -> None:
-    from docmentor.readme_llm.docstrings import prose_paragraphs
-    from docmentor.readme_llm.readme import render_readme
+    from docmentor.library.knowledge.readme import render_readme
+    from docmentor.library.surface.docstrings import prose_paragraphs
 
     api = surface(
         tmp_path,
@@ -1327,8 +1327,8 @@ def test_parameters_listed_plainly_under_the_summary(tmp_path: Path) -> None:
 
 
 def test_review_two_summary_of_the_right_distribution_and_plain_lists(tmp_path: Path) -> None:
-    from docmentor.readme_llm.api_python import _listed_parameters
-    from docmentor.readme_llm.docstrings import is_name_list, prose_paragraphs
+    from docmentor.library.surface.api_python import _listed_parameters
+    from docmentor.library.surface.docstrings import is_name_list, prose_paragraphs
 
     # two distributions share the namespace nsp: each sub-package reads its own's summary
     for name, version, summary in (("nsp-alpha", "1.0", "Alpha things."), ("nsp-beta", "2.0", "UNKNOWN")):
@@ -1589,7 +1589,7 @@ def test_a_default_naming_a_private_constant_shows_its_literal(tmp_path: Path) -
 
 
 def test_what_the_docs_document_is_public_though_all_leaves_it_out(tmp_path: Path) -> None:
-    from docmentor.readme_llm import documented_paths
+    from docmentor.sources.autodoc import documented_paths
 
     make_package(
         tmp_path,

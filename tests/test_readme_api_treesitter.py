@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from docmentor.errors import SourceUnavailableError, UsageError
-from docmentor.readme_llm.matcher import match_examples
-from docmentor.readme_llm.models import ApiEntry, Example
-from docmentor.readme_llm.treesitter import (
+from docmentor.library.examples.matcher import match_examples
+from docmentor.library.models import ApiEntry, Example
+from docmentor.library.surface.treesitter import (
     SourceApiSurface,
     detect_source_language,
     load_source_api,

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from docmentor.readme_llm.enrich import enrich_entries
-from docmentor.readme_llm.models import ApiEntry, Example
+from docmentor.library.knowledge.enrich import enrich_entries
+from docmentor.library.models import ApiEntry, Example
 
 
 def entry(api_id: str, importance: float = 0.5, description: str = "") -> ApiEntry:

@@ -1,4 +1,4 @@
-"""Examples of a source and their links to APIs (readme_llm.examples / readme_llm.matcher).
+"""Examples of a source and their links to APIs (library.examples.examples / library.examples.matcher).
 
 Pages are real files indexed by the real engine; the API surface is a small fake built
 from our own ``ApiEntry`` records (the introspection has its own tests).
@@ -18,7 +18,7 @@ import pytest
 
 from docmentor.engine import Docmentor
 from docmentor.errors import NotFoundError
-from docmentor.readme_llm.examples import (
+from docmentor.library.examples.examples import (
     complexity_of,
     detect_languages,
     extract_examples,
@@ -27,8 +27,8 @@ from docmentor.readme_llm.examples import (
     prerequisites,
     untagged_language,
 )
-from docmentor.readme_llm.matcher import match_examples
-from docmentor.readme_llm.models import ApiEntry, ApiReturn, Example
+from docmentor.library.examples.matcher import match_examples
+from docmentor.library.models import ApiEntry, ApiReturn, Example
 
 ApiKind = Literal["function", "class", "method", "property", "attribute", "module"]  # ApiEntry.kind
 
@@ -971,7 +971,7 @@ def test_python_the_examples_own_subclass_reaches_the_library_bases_members() ->
         ]
     ]
     # the classes' own names are no drift, and neither is a library member they reach
-    from docmentor.readme_llm.drift import drift_report
+    from docmentor.library.examples.drift import drift_report
 
     assert drift_report([ex(code)], items, library="pkg").findings == ()
 

@@ -22,13 +22,14 @@ import pytest
 from docmentor.assemble.tokens import count_tokens
 from docmentor.engine import Docmentor
 from docmentor.errors import NotFoundError, StoreError, UsageError
-from docmentor.readme_llm import GenerationResult, generate, mkdocs_bases
-from docmentor.readme_llm.api_python import load_api
-from docmentor.readme_llm.importance import count_mentions, prose_text, public_path, score_importance
-from docmentor.readme_llm.kb_index import load_entries, load_examples, register_kb
-from docmentor.readme_llm.knowledge_base import KnowledgeBase, build_overview, load_kb, write_kb
-from docmentor.readme_llm.models import ApiEntry, ApiParameter, ApiReturn, Example
-from docmentor.readme_llm.readme import best_example, ranked_entries, render_readme
+from docmentor.library import GenerationResult, generate
+from docmentor.library.knowledge.importance import count_mentions, prose_text, public_path, score_importance
+from docmentor.library.knowledge.kb_index import load_entries, load_examples, register_kb
+from docmentor.library.knowledge.knowledge_base import KnowledgeBase, build_overview, load_kb, write_kb
+from docmentor.library.knowledge.readme import best_example, ranked_entries, render_readme
+from docmentor.library.models import ApiEntry, ApiParameter, ApiReturn, Example
+from docmentor.library.surface.api_python import load_api
+from docmentor.sources.mkdocs import mkdocs_bases
 from docmentor.store.kb import list_kbs, load_overview
 
 LIB = Path(__file__).parent / "fixtures" / "readme_lib"
@@ -503,7 +504,7 @@ def test_generate_with_a_missing_docs_folder_fails_before_reading_the_api(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from docmentor.errors import SourceUnavailableError
-    from docmentor.readme_llm import api_python
+    from docmentor.library.surface import api_python
 
     def never(*args: object, **kwargs: object) -> None:
         raise AssertionError("the API was read")
@@ -546,7 +547,7 @@ def test_generate_output_formats_and_version(tmp_path: Path) -> None:
 
 
 def test_generate_with_validation(tmp_path: Path) -> None:
-    pytest.importorskip("docmentor.readme_llm.validate")
+    pytest.importorskip("docmentor.library.examples.validate")
     # the "user's environment": this interpreter with the fixture library importable
     python = tmp_path / "python"
     python.write_text(f'#!/bin/sh\nPYTHONPATH="{LIB}" exec "{sys.executable}" "$@"\n')
@@ -641,7 +642,7 @@ def test_readme_examples_dedented_and_unparsable_ones_skipped() -> None:
 
 
 def test_a_long_example_shown_for_one_api_is_pointed_to_from_the_next() -> None:
-    from docmentor.readme_llm.readme import REPEAT_LINES
+    from docmentor.library.knowledge.readme import REPEAT_LINES
 
     adder = ApiEntry(api_id="p.Adder", kind="class", name="Adder", signature="Adder()", importance_score=0.9)
     fmt = ApiEntry(
@@ -665,7 +666,7 @@ def test_a_long_example_shown_for_one_api_is_pointed_to_from_the_next() -> None:
 
 
 def test_a_library_description_leaves_out_lead_ins_banners_and_link_targets() -> None:
-    from docmentor.readme_llm.knowledge_base import first_sentences
+    from docmentor.library.knowledge.knowledge_base import first_sentences
 
     page = (
         '<h1 align="center">\nHTTPX\n</h1>\n\n<em>A next-generation HTTP client.</em>\n\n'
@@ -682,8 +683,8 @@ def test_a_library_description_leaves_out_lead_ins_banners_and_link_targets() ->
 
 
 def test_install_commands_are_the_librarys_own_first() -> None:
-    from docmentor.readme_llm.knowledge_base import install_commands
-    from docmentor.readme_llm.models import Example
+    from docmentor.library.knowledge.knowledge_base import install_commands
+    from docmentor.library.models import Example
 
     def ex(path: str, title: str, installs: list[str]) -> Example:
         return Example(
@@ -717,7 +718,7 @@ def test_install_commands_are_the_librarys_own_first() -> None:
 
 
 def test_a_section_whose_only_prose_leads_in_to_its_example_keeps_it() -> None:
-    from docmentor.readme_llm.knowledge_base import first_sentences
+    from docmentor.library.knowledge.knowledge_base import first_sentences
 
     assert first_sentences("Often responses are encoded as JSON.\n\n```pycon\n>>> r.json()\n```\n") == (
         "Often responses are encoded as JSON."
@@ -738,8 +739,8 @@ def test_a_section_whose_only_prose_leads_in_to_its_example_keeps_it() -> None:
 
 
 def test_install_commands_in_every_common_form() -> None:
-    from docmentor.readme_llm.knowledge_base import install_commands
-    from docmentor.readme_llm.models import Example
+    from docmentor.library.knowledge.knowledge_base import install_commands
+    from docmentor.library.models import Example
 
     forms = ["python -m pip install lancedb", "pip3 install lancedb", "uv pip install lancedb", "uv add lancedb",
              "pip install -c constraints.txt lancedb", "pip install lancedb phidata"]  # fmt: skip
@@ -752,7 +753,7 @@ def test_install_commands_in_every_common_form() -> None:
 
 
 def test_a_coroutine_is_shown_async_under_its_public_path() -> None:
-    from docmentor.readme_llm.readme import _function
+    from docmentor.library.knowledge.readme import _function
 
     entry = ApiEntry(
         api_id="pkg._c.Client.get", aliases=["pkg.Client.get"], kind="method", name="get", parent="pkg._c.Client",
@@ -762,7 +763,7 @@ def test_a_coroutine_is_shown_async_under_its_public_path() -> None:
 
 
 def test_a_rest_index_page_is_read_as_prose_not_markup() -> None:
-    from docmentor.readme_llm.knowledge_base import first_sentences
+    from docmentor.library.knowledge.knowledge_base import first_sentences
 
     page = """\
 .. rst-class:: hide-header
@@ -779,7 +780,7 @@ Minidb is a tiny table store. Start with :doc:`quickstart`, then read :ref:`the 
 
 
 def test_prose_that_looks_like_markup_is_kept() -> None:
-    from docmentor.readme_llm.knowledge_base import first_sentences
+    from docmentor.library.knowledge.knowledge_base import first_sentences
 
     # an emoji shortcode is no directive option; a short line over *** is no title
     line = ":zap: A blazing fast HTTP client for Python, with sync and async APIs."
@@ -819,9 +820,9 @@ Example::
 
 
 def test_readme_shows_sphinx_docstrings_as_prose_without_fields_directives_or_code() -> None:
-    from docmentor.readme_llm.docstrings import display, plain, prose, prose_paragraphs, summary
-    from docmentor.readme_llm.models import ApiEntry, ApiParameter, ApiReturn
-    from docmentor.readme_llm.readme import render_readme
+    from docmentor.library.knowledge.readme import render_readme
+    from docmentor.library.models import ApiEntry, ApiParameter, ApiReturn
+    from docmentor.library.surface.docstrings import display, plain, prose, prose_paragraphs, summary
 
     assert display(":meth:`Flask.route`, :class:`the client <pkg.Client>`, ``x``, :ref:`errors`") == (
         "`Flask.route`, the client, `x`, errors"
@@ -936,7 +937,7 @@ def test_readme_shows_sphinx_docstrings_as_prose_without_fields_directives_or_co
     ):
         assert display(kept) == kept
     assert display("by the instance's ids [#]_ and [1]_, see [#note]_.") == "by the instance's ids and, see."
-    from docmentor.readme_llm.knowledge_base import first_sentences
+    from docmentor.library.knowledge.knowledge_base import first_sentences
 
     assert (
         first_sentences(":::{warning}\nNever break anything that works.\n:::\n")
@@ -977,7 +978,7 @@ def test_readme_shows_sphinx_docstrings_as_prose_without_fields_directives_or_co
     ],
 )
 def test_display_leaves_code_spans_subscripts_and_escapes_as_written(text: str, shown: str) -> None:
-    from docmentor.readme_llm.docstrings import display
+    from docmentor.library.surface.docstrings import display
 
     assert display(text) == shown
 
@@ -1009,7 +1010,7 @@ def test_display_leaves_code_spans_subscripts_and_escapes_as_written(text: str, 
     ],
 )  # fmt: skip
 def test_prose_after_the_summary(doc: str, summary_text: str, rest: list[str]) -> None:
-    from docmentor.readme_llm.docstrings import prose_paragraphs, summary
+    from docmentor.library.surface.docstrings import prose_paragraphs, summary
 
     assert summary(doc) == summary_text
     assert prose_paragraphs(doc) == rest
@@ -1017,14 +1018,14 @@ def test_prose_after_the_summary(doc: str, summary_text: str, rest: list[str]) -
 
 @pytest.mark.timeout(30)  # a hang guard: quadratic scans took ~70 s and ~280 s on these
 def test_prose_is_linear_on_adversarial_docstrings() -> None:
-    from docmentor.readme_llm.docstrings import prose_paragraphs
+    from docmentor.library.surface.docstrings import prose_paragraphs
 
     assert prose_paragraphs("a" + "\n" * 80_000 + "b") == ["b"]
     assert prose_paragraphs("Sum.\n\n" + "```python\n" * 40_000) == []
 
 
 def test_summaries_skip_fences_and_rest_titles_and_numbered_roles_read_as_sphinx_shows_them() -> None:
-    from docmentor.readme_llm.docstrings import display, plain, prose_paragraphs, summary
+    from docmentor.library.surface.docstrings import display, plain, prose_paragraphs, summary
 
     assert summary("```python\nx = 1\n```") == ""  # only code: no summary, never a marker
     assert summary("```\ncode") == ""
@@ -1040,7 +1041,7 @@ def test_summaries_skip_fences_and_rest_titles_and_numbered_roles_read_as_sphinx
 
 @pytest.mark.timeout(30)  # a hang guard: the titled-role regex backtracked (~5 s at 40,000 spaces)
 def test_roles_with_long_runs_of_spaces_are_read_in_linear_time() -> None:
-    from docmentor.readme_llm.docstrings import display, plain
+    from docmentor.library.surface.docstrings import display, plain
 
     spaces = " " * 400_000
     assert display(f":x:`a{spaces}b`") == f"`a{spaces}b`"
@@ -1050,7 +1051,7 @@ def test_roles_with_long_runs_of_spaces_are_read_in_linear_time() -> None:
 def test_a_knowledge_base_of_the_previous_format_loads_and_a_newer_one_is_refused(
     kb: KnowledgeBase, tmp_path: Path
 ) -> None:
-    from docmentor.readme_llm.knowledge_base import KB_FORMAT
+    from docmentor.library.knowledge.knowledge_base import KB_FORMAT
 
     # format 1: no `writable`, `open_members` or `item_class_id` in the catalog
     old = copy_kb(kb, tmp_path / "old")
@@ -1076,8 +1077,8 @@ def test_a_knowledge_base_of_the_previous_format_loads_and_a_newer_one_is_refuse
 
 
 def test_the_library_purpose_is_read_where_it_is_prose() -> None:
-    from docmentor.readme_llm import _purpose
-    from docmentor.readme_llm.knowledge_base import DocSection, first_sentences
+    from docmentor.library.knowledge.knowledge_base import DocSection, first_sentences
+    from docmentor.library.pipeline import _purpose
 
     def page(path: str, text: str, level: int = 1, heading: str = "Title") -> DocSection:
         return DocSection(path, "t", heading, level, "a", text)
@@ -1144,9 +1145,9 @@ def test_the_library_purpose_is_read_where_it_is_prose() -> None:
 def test_review_two_purpose_comments_and_plurals() -> None:
     import time
 
-    from docmentor.readme_llm import _purpose
-    from docmentor.readme_llm.knowledge_base import DocSection, first_sentences
-    from docmentor.readme_llm.readme import _heading_forms, _heading_words, _spells
+    from docmentor.library.knowledge.knowledge_base import DocSection, first_sentences
+    from docmentor.library.knowledge.readme import _heading_forms, _heading_words, _spells
+    from docmentor.library.pipeline import _purpose
 
     def page(path: str, text: str, level: int = 1) -> DocSection:
         return DocSection(path, "t", "Heading", level, "a", text)
@@ -1207,9 +1208,9 @@ def test_review_two_purpose_comments_and_plurals() -> None:
 
 
 def test_review_three_purpose_fences_and_lead_ins() -> None:
-    from docmentor.readme_llm import _purpose
-    from docmentor.readme_llm.docstrings import readable_summary
-    from docmentor.readme_llm.knowledge_base import DocSection, first_sentences
+    from docmentor.library.knowledge.knowledge_base import DocSection, first_sentences
+    from docmentor.library.pipeline import _purpose
+    from docmentor.library.surface.docstrings import readable_summary
 
     def page(path: str, text: str, level: int = 1) -> DocSection:
         return DocSection(path, "t", "Heading", level, "a", text)

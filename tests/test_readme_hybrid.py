@@ -17,12 +17,12 @@ import pytest
 from docmentor.embeddings import MODEL_ID, Embedder, EmbeddingUnavailable
 from docmentor.engine import Docmentor
 from docmentor.errors import StoreError
-from docmentor.readme_llm import generate
-from docmentor.readme_llm.kb_index import load_entries
-from docmentor.readme_llm.knowledge_base import load_kb
-from docmentor.readme_llm.models import ApiEntry, ApiParameter
-from docmentor.readme_llm.retrieval import ApiIndex, embedding_text, passage_texts
-from docmentor.readme_llm.service import LibraryKnowledge
+from docmentor.library import generate
+from docmentor.library.find.retrieval import ApiIndex, embedding_text, passage_texts
+from docmentor.library.knowledge.kb_index import load_entries
+from docmentor.library.knowledge.knowledge_base import load_kb
+from docmentor.library.models import ApiEntry, ApiParameter
+from docmentor.library.service.service import LibraryKnowledge
 from docmentor.store.kb import load_vectors
 
 LIB = Path(__file__).parent / "fixtures" / "readme_lib"
@@ -192,7 +192,7 @@ def test_a_damaged_embeddings_file_is_a_clear_error(engine: Docmentor, tmp_path:
 
 
 def test_docstring_passages() -> None:
-    from docmentor.readme_llm.models import ApiEntry, ApiParameter
+    from docmentor.library.models import ApiEntry, ApiParameter
 
     entry = ApiEntry(
         api_id="pkg._api.request", aliases=["pkg.request"], kind="function", name="request",
@@ -239,7 +239,7 @@ def test_catalog_fields_of_the_plan_are_filled(engine: Docmentor) -> None:
     ],
 )
 def test_damaged_records_in_the_index_are_a_clear_error(engine: Docmentor, table: str, message: str) -> None:
-    from docmentor.readme_llm.kb_index import load_examples
+    from docmentor.library.knowledge.kb_index import load_examples
 
     with sqlite3.connect(engine.store.path) as db:
         db.execute(f"UPDATE {table} SET data = '{{}}'")
@@ -249,10 +249,10 @@ def test_damaged_records_in_the_index_are_a_clear_error(engine: Docmentor, table
 
 
 def test_deprecated_apis_rank_after_what_replaces_them_and_leave_readme_llm() -> None:
-    from docmentor.readme_llm.importance import DEPRECATED_SHARE, score_importance
-    from docmentor.readme_llm.models import ApiEntry
-    from docmentor.readme_llm.readme import ranked_entries
-    from docmentor.readme_llm.retrieval import ApiIndex
+    from docmentor.library.find.retrieval import ApiIndex
+    from docmentor.library.knowledge.importance import DEPRECATED_SHARE, score_importance
+    from docmentor.library.knowledge.readme import ranked_entries
+    from docmentor.library.models import ApiEntry
 
     old = ApiEntry(
         api_id="pkg.dict", aliases=[], kind="function", name="dict",
@@ -294,8 +294,8 @@ def test_deprecated_apis_rank_after_what_replaces_them_and_leave_readme_llm() ->
 
 
 def test_a_deprecations_replacement_is_what_it_says_to_use_not_a_same_named_copy() -> None:
-    from docmentor.readme_llm.models import ApiEntry
-    from docmentor.readme_llm.retrieval import ApiIndex
+    from docmentor.library.find.retrieval import ApiIndex
+    from docmentor.library.models import ApiEntry
 
     old = ApiEntry(
         api_id="pkg.tools.parse_as", kind="function", name="parse_as", description="Parse data as a type.",
@@ -316,9 +316,9 @@ def test_a_deprecations_replacement_is_what_it_says_to_use_not_a_same_named_copy
 
 
 def test_examples_that_use_deprecated_apis_come_after_current_ones() -> None:
-    from docmentor.readme_llm.models import ApiEntry, Example
-    from docmentor.readme_llm.readme import best_example
-    from docmentor.readme_llm.retrieval import ApiIndex
+    from docmentor.library.find.retrieval import ApiIndex
+    from docmentor.library.knowledge.readme import best_example
+    from docmentor.library.models import ApiEntry, Example
 
     old = ApiEntry(api_id="pkg.t.old_index", kind="function", name="old_index", deprecated="Use `index`.")
     new = ApiEntry(api_id="pkg.t.index", kind="function", name="index")
@@ -343,8 +343,8 @@ def test_examples_that_use_deprecated_apis_come_after_current_ones() -> None:
 
 
 def test_an_api_is_scored_by_its_best_matching_example_not_diluted_by_the_others() -> None:
-    from docmentor.readme_llm.models import ApiEntry, Example
-    from docmentor.readme_llm.retrieval import ApiIndex
+    from docmentor.library.find.retrieval import ApiIndex
+    from docmentor.library.models import ApiEntry, Example
 
     def ex(i: int, title: str, code: str, apis: list[str]) -> Example:
         return Example(
@@ -380,7 +380,7 @@ def test_the_lexical_field_scores_are_bm25(seed: int) -> None:
     import math
     import random
 
-    from docmentor.readme_llm.retrieval import K1, B, _Field
+    from docmentor.library.find.retrieval import K1, B, _Field
 
     rng = random.Random(seed)
     words = [f"w{i}" for i in range(12)]
@@ -409,7 +409,7 @@ def test_weighted_fields_are_bm25f(seed: int) -> None:
     import math
     import random
 
-    from docmentor.readme_llm.retrieval import K1, B, _Field
+    from docmentor.library.find.retrieval import K1, B, _Field
 
     rng = random.Random(seed)
     words = [f"w{i}" for i in range(10)]
@@ -471,8 +471,8 @@ def test_a_word_in_every_field_of_an_api_counts_once() -> None:
 
 
 def test_examples_for_a_task_rank_by_how_well_their_text_matches() -> None:
-    from docmentor.readme_llm.models import ApiEntry, Example
-    from docmentor.readme_llm.retrieval import ApiIndex
+    from docmentor.library.find.retrieval import ApiIndex
+    from docmentor.library.models import ApiEntry, Example
 
     def ex(i: int, title: str, code: str) -> Example:
         return Example(
@@ -495,8 +495,8 @@ def test_examples_for_a_task_rank_by_how_well_their_text_matches() -> None:
 
 
 def test_examples_of_one_library_are_not_measured_against_another_librarys() -> None:
-    from docmentor.readme_llm.models import ApiEntry, Example
-    from docmentor.readme_llm.retrieval import ApiIndex
+    from docmentor.library.find.retrieval import ApiIndex
+    from docmentor.library.models import ApiEntry, Example
 
     def ex(
         i: int, code: str, api: str, complexity: Literal["beginner", "intermediate", "advanced"] = "beginner"
@@ -520,8 +520,8 @@ def test_examples_of_one_library_are_not_measured_against_another_librarys() -> 
 
 
 def test_examples_for_a_task_are_those_of_the_apis_that_do_it_in_the_librarys_language() -> None:
-    from docmentor.readme_llm.models import ApiEntry, Example
-    from docmentor.readme_llm.retrieval import ApiIndex
+    from docmentor.library.find.retrieval import ApiIndex
+    from docmentor.library.models import ApiEntry, Example
 
     def ex(i: int, title: str, code: str, apis: list[str], language: str = "python") -> Example:
         return Example(
@@ -549,8 +549,8 @@ def test_examples_for_a_task_are_those_of_the_apis_that_do_it_in_the_librarys_la
 
 
 def test_every_replacement_a_deprecation_names_comes_before_it() -> None:
-    from docmentor.readme_llm.models import ApiEntry
-    from docmentor.readme_llm.retrieval import ApiIndex
+    from docmentor.library.find.retrieval import ApiIndex
+    from docmentor.library.models import ApiEntry
 
     old = ApiEntry(
         api_id="db.Table.create_fts_index", kind="method", name="create_fts_index", parent="db.Table",
@@ -570,8 +570,8 @@ def test_every_replacement_a_deprecation_names_comes_before_it() -> None:
 
 
 def test_a_task_nothing_matches_gets_no_examples() -> None:
-    from docmentor.readme_llm.models import ApiEntry, Example
-    from docmentor.readme_llm.retrieval import ApiIndex
+    from docmentor.library.find.retrieval import ApiIndex
+    from docmentor.library.models import ApiEntry, Example
 
     example = Example(
         example_id="e1", title="Add data", code="tbl.add([1])\n", language="python", source="d", path="p.md",
@@ -585,8 +585,8 @@ def test_a_task_nothing_matches_gets_no_examples() -> None:
 
 
 def test_a_task_verb_the_library_does_not_use_finds_the_api_named_with_its_synonym() -> None:
-    from docmentor.readme_llm.models import ApiEntry
-    from docmentor.readme_llm.retrieval import ApiIndex
+    from docmentor.library.find.retrieval import ApiIndex
+    from docmentor.library.models import ApiEntry
     from docmentor.search.analyzer import analyze_query
 
     get = ApiEntry(api_id="pkg.get", kind="function", name="get", description="Issue a request.")
@@ -617,7 +617,7 @@ def test_a_task_verb_the_library_does_not_use_finds_the_api_named_with_its_synon
 
 
 def test_synonyms_join_only_for_words_no_api_name_holds_and_only_as_written() -> None:
-    from docmentor.readme_llm.synonyms import synonyms, verb_synonyms
+    from docmentor.library.find.synonyms import synonyms, verb_synonyms
 
     def found(
         query: str, names: set[str], present: list[tuple[str, float]] | None = None
@@ -657,8 +657,8 @@ def test_synonyms_join_only_for_words_no_api_name_holds_and_only_as_written() ->
 
 
 def test_synonyms_follow_the_names_of_the_library_asked_about() -> None:
-    from docmentor.readme_llm.models import ApiEntry
-    from docmentor.readme_llm.retrieval import ApiIndex
+    from docmentor.library.find.retrieval import ApiIndex
+    from docmentor.library.models import ApiEntry
 
     fetching = ApiEntry(api_id="a.fetch", kind="function", name="fetch", description="Fetch.")
     get = ApiEntry(api_id="b.get", kind="function", name="get", description="Issue a request.")
@@ -689,10 +689,10 @@ def _scores(index: ApiIndex, query: str) -> dict[str, float]:
 def test_apis_of_a_namespace_that_mirrors_the_root_rank_after_the_roots_own(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from docmentor.readme_llm import retrieval
-    from docmentor.readme_llm.models import ApiEntry
-    from docmentor.readme_llm.priors import mirrored, secondary
-    from docmentor.readme_llm.retrieval import SECONDARY_WEIGHT, ApiIndex
+    from docmentor.library.find import retrieval
+    from docmentor.library.find.priors import mirrored, secondary
+    from docmentor.library.find.retrieval import SECONDARY_WEIGHT, ApiIndex
+    from docmentor.library.models import ApiEntry
 
     root = [_fn(f"pkg.zcore.{w}", f"pkg.{w}") for w in WORDS]
     # pkg.compat repeats ten of the root's names (a v1 kept for old code); pkg.tools only two
@@ -734,10 +734,10 @@ def test_apis_of_a_namespace_that_mirrors_the_root_rank_after_the_roots_own(
 def test_apis_neither_the_root_package_nor_the_docs_lead_to_rank_after_those_they_do(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from docmentor.readme_llm import retrieval
-    from docmentor.readme_llm.models import ApiEntry, ApiReturn
-    from docmentor.readme_llm.priors import unreached
-    from docmentor.readme_llm.retrieval import SECONDARY_WEIGHT, ApiIndex
+    from docmentor.library.find import retrieval
+    from docmentor.library.find.priors import unreached
+    from docmentor.library.find.retrieval import SECONDARY_WEIGHT, ApiIndex
+    from docmentor.library.models import ApiEntry, ApiReturn
 
     connect = _fn("pkg._db.connect", "pkg.connect", returns=ApiReturn(type="Conn", class_id="pkg._db.Conn"))
     conn = ApiEntry(api_id="pkg._db.Conn", kind="class", name="Conn", bases=["Base"])  # not exported
@@ -781,9 +781,9 @@ def test_apis_neither_the_root_package_nor_the_docs_lead_to_rank_after_those_the
 def test_a_data_attribute_comes_after_a_callable_that_matches_the_task_as_well(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from docmentor.readme_llm import retrieval
-    from docmentor.readme_llm.models import ApiEntry
-    from docmentor.readme_llm.retrieval import ATTRIBUTE_WEIGHT, ApiIndex
+    from docmentor.library.find import retrieval
+    from docmentor.library.find.retrieval import ATTRIBUTE_WEIGHT, ApiIndex
+    from docmentor.library.models import ApiEntry
 
     cls = ApiEntry(api_id="pkg._r.Result", aliases=["pkg.Result"], kind="class", name="Result")
     member: dict[str, Any] = {"parent": "pkg._r.Result", "description": "The exit code of the command."}
@@ -846,7 +846,7 @@ def test_a_data_attribute_comes_after_a_callable_that_matches_the_task_as_well(
 
 
 def test_a_replacement_keeps_its_place_when_what_it_replaces_is_off_the_path() -> None:
-    from docmentor.readme_llm.retrieval import ApiIndex
+    from docmentor.library.find.retrieval import ApiIndex
 
     fetch = _fn("pkg._io.fetch", "pkg.fetch", description="Get a resource.")
     old = _fn("pkg.legacy.download_file", description="Download a file from a url to disk.",
@@ -870,7 +870,7 @@ def _member(cls: str, name: str, **fields: Any) -> ApiEntry:
 
 
 def test_sync_and_async_editions_of_an_api_are_found_by_name() -> None:
-    from docmentor.readme_llm.twins import editions
+    from docmentor.library.find.twins import editions
 
     table, atable = (ApiEntry(api_id=f"pkg._t.{c}", kind="class", name=c) for c in ("Table", "AsyncTable"))
     entries = [
@@ -894,8 +894,8 @@ def test_sync_and_async_editions_of_an_api_are_found_by_name() -> None:
 
 
 def test_an_apis_second_edition_comes_after_the_next_distinct_answer(monkeypatch: pytest.MonkeyPatch) -> None:
-    from docmentor.readme_llm import retrieval
-    from docmentor.readme_llm.twins import TWIN_WEIGHT
+    from docmentor.library.find import retrieval
+    from docmentor.library.find.twins import TWIN_WEIGHT
 
     table, atable = (ApiEntry(api_id=f"pkg._t.{c}", kind="class", name=c) for c in ("Table", "AsyncTable"))
     delete = _member("Table", "delete", description="Delete rows from the table.")
@@ -958,8 +958,8 @@ def test_generation_reports_its_progress(tmp_path: Path, lib: Path) -> None:
 
 
 def test_sphinx_roles_are_read_as_the_words_they_name() -> None:
-    from docmentor.readme_llm.docstrings import plain
-    from docmentor.readme_llm.retrieval import embedding_text
+    from docmentor.library.find.retrieval import embedding_text
+    from docmentor.library.surface.docstrings import plain
 
     text = (
         "Raise an :exc:`~werkzeug.exceptions.HTTPException`; see :doc:`/testing`, :ref:`the guide <guide>`."
@@ -986,14 +986,14 @@ def test_sphinx_roles_are_read_as_the_words_they_name() -> None:
 
 @pytest.mark.timeout(30)  # a hang guard: quadratic backtracking took ~14 s, minutes at 4× the size
 def test_reading_roles_is_linear_on_long_colon_runs() -> None:
-    from docmentor.readme_llm.docstrings import plain
+    from docmentor.library.surface.docstrings import plain
 
     assert plain(":a" * 128_000) == ":a" * 128_000
     assert plain("(:class:`B`) and :py:meth:`~x.C.d`") == "(B) and d"
 
 
 def test_a_deprecation_reason_is_shown_as_a_reader_sees_it() -> None:
-    from docmentor.readme_llm.retrieval import ApiIndex
+    from docmentor.library.find.retrieval import ApiIndex
 
     old = ApiEntry(api_id="pkg.Conn.table_names", kind="method", name="table_names", parent="pkg.Conn",
                    description="List the tables.", deprecated="Use :meth:`list_tables` instead.")  # fmt: skip
@@ -1005,8 +1005,8 @@ def test_a_deprecation_reason_is_shown_as_a_reader_sees_it() -> None:
 
 
 def test_readme_example_is_about_the_api_and_needs_no_other_package() -> None:
-    from docmentor.readme_llm.models import ApiEntry, Example
-    from docmentor.readme_llm.readme import best_example
+    from docmentor.library.knowledge.readme import best_example
+    from docmentor.library.models import ApiEntry, Example
 
     client = ApiEntry(api_id="pkg._client.Client", aliases=["pkg.Client"], kind="class", name="Client")
     table = ApiEntry(api_id="pkg.db.Table", kind="class", name="Table")
@@ -1056,8 +1056,8 @@ def test_readme_example_is_about_the_api_and_needs_no_other_package() -> None:
 def test_readme_example_most_about_the_api_and_doctest_sessions_as_programs() -> None:
     import ast
 
-    from docmentor.readme_llm.models import ApiEntry, Example
-    from docmentor.readme_llm.readme import best_example, example_code, render_readme
+    from docmentor.library.knowledge.readme import best_example, example_code, render_readme
+    from docmentor.library.models import ApiEntry, Example
 
     client = ApiEntry(api_id="pkg.AsyncClient", kind="class", name="AsyncClient", signature="AsyncClient()")
 
@@ -1090,8 +1090,8 @@ def test_readme_example_most_about_the_api_and_doctest_sessions_as_programs() ->
 
 
 def test_review_of_the_late_session_examples_headings_and_sessions() -> None:
-    from docmentor.readme_llm.models import ApiEntry, Example
-    from docmentor.readme_llm.readme import api_words, best_example, example_code
+    from docmentor.library.knowledge.readme import api_words, best_example, example_code
+    from docmentor.library.models import ApiEntry, Example
 
     client = ApiEntry(api_id="pkg.Client", kind="class", name="Client")
     aclient = ApiEntry(api_id="pkg.AsyncClient", kind="class", name="AsyncClient")
@@ -1127,10 +1127,10 @@ def test_review_of_the_late_session_examples_headings_and_sessions() -> None:
 
 
 def test_review_of_the_late_session_lead_ins() -> None:
-    from docmentor.readme_llm.docstrings import says_nothing
-    from docmentor.readme_llm.knowledge_base import build_overview
-    from docmentor.readme_llm.models import ApiEntry
-    from docmentor.readme_llm.readme import render_readme
+    from docmentor.library.knowledge.knowledge_base import build_overview
+    from docmentor.library.knowledge.readme import render_readme
+    from docmentor.library.models import ApiEntry
+    from docmentor.library.surface.docstrings import says_nothing
 
     # labels and sentences that only point ahead say nothing; sentences that say something do
     assert says_nothing("Usage:") and says_nothing("For example:") and says_nothing("Example usage::")
@@ -1173,8 +1173,8 @@ def test_review_of_the_late_session_lead_ins() -> None:
 
 
 def test_readme_example_complete_program_imports_the_library() -> None:
-    from docmentor.readme_llm.models import ApiEntry, Example
-    from docmentor.readme_llm.readme import best_example
+    from docmentor.library.knowledge.readme import best_example
+    from docmentor.library.models import ApiEntry, Example
 
     get = ApiEntry(api_id="pkg.client.Session.get", aliases=["pkg.Session.get"], kind="method", name="get",
                    parent="pkg.client.Session")  # fmt: skip
@@ -1193,8 +1193,8 @@ def test_readme_example_complete_program_imports_the_library() -> None:
 
 
 def test_find_api_shows_a_summary_as_a_reader_sees_it() -> None:
-    from docmentor.readme_llm.models import ApiEntry
-    from docmentor.readme_llm.retrieval import ApiIndex
+    from docmentor.library.find.retrieval import ApiIndex
+    from docmentor.library.models import ApiEntry
 
     url = ApiEntry(
         api_id="pkg.URL",
@@ -1213,7 +1213,7 @@ def test_find_api_shows_a_summary_as_a_reader_sees_it() -> None:
 
 
 def _two_libraries() -> dict[str, tuple[list[ApiEntry], list[Any]]]:
-    from docmentor.readme_llm.models import Example
+    from docmentor.library.models import Example
 
     def ex(i: int, title: str, code: str, api: str) -> Example:
         return Example(example_id=f"w{i}", title=title, code=code, language="python", source="d", path="p.md",
@@ -1332,8 +1332,8 @@ def test_a_library_without_vectors_beside_one_with_them_keeps_its_meaning_matche
 
 
 def test_a_task_to_write_my_own_one_weighs_the_librarys_extension_points_more() -> None:
-    from docmentor.readme_llm.models import ApiEntry
-    from docmentor.readme_llm.retrieval import EXTENSION_WEIGHT, ApiIndex
+    from docmentor.library.find.retrieval import EXTENSION_WEIGHT, ApiIndex
+    from docmentor.library.models import ApiEntry
 
     def cls(name: str, description: str, *bases: str) -> ApiEntry:
         return ApiEntry(

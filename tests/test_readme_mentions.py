@@ -7,8 +7,8 @@ from typing import Literal
 
 import pytest
 
-from docmentor.readme_llm.mentions import DOCUMENTS, USES, MentionResolver
-from docmentor.readme_llm.models import ApiEntry, Example
+from docmentor.library.knowledge.mentions import DOCUMENTS, USES, MentionResolver
+from docmentor.library.models import ApiEntry, Example
 
 ApiKind = Literal["function", "class", "method", "property", "attribute", "module"]  # ApiEntry.kind
 
@@ -163,7 +163,7 @@ Read it with {meth}`~pkg.Response.iter_lines`, or see {func}`the shortcut <pkg.g
 def test_names_in_prose_are_read_in_linear_time() -> None:
     import time
 
-    from docmentor.readme_llm.mentions import directive_names
+    from docmentor.library.knowledge.mentions import directive_names
 
     r = resolver()
     start = time.perf_counter()
@@ -174,7 +174,7 @@ def test_names_in_prose_are_read_in_linear_time() -> None:
 
 
 def test_default_domain_directives_document_apis_and_their_bodies_describe_undocumented_ones() -> None:
-    from docmentor.readme_llm.enrich import describe_from_docs, docs_summary
+    from docmentor.library.knowledge.enrich import describe_from_docs, docs_summary
 
     text = ".. data:: unique_helper\n\n    Helps, once.\n\n.. class:: Response\n\n    An HTTP response.\n"
     assert resolver().section_apis(Section(text, path="api.rst")) == {
@@ -216,7 +216,7 @@ def test_default_domain_directives_document_apis_and_their_bodies_describe_undoc
 
 
 def test_descriptions_from_the_docs_are_only_taken_where_they_surely_describe_the_api() -> None:
-    from docmentor.readme_llm.enrich import describe_from_docs
+    from docmentor.library.knowledge.enrich import describe_from_docs
 
     def described(*docs: Doc) -> dict[str, str]:
         entries = [e.model_copy(update={"description": ""}) for e in ENTRIES]
@@ -257,7 +257,7 @@ def test_descriptions_from_the_docs_are_only_taken_where_they_surely_describe_th
 
 @pytest.mark.timeout(60)  # a hang guard: quadratic (and cubic when nested) before
 def test_directive_bodies_are_read_in_linear_time() -> None:
-    from docmentor.readme_llm.enrich import describe_from_docs
+    from docmentor.library.knowledge.enrich import describe_from_docs
 
     many = "".join(f".. data:: x{i}\n   Body {i}.\n" for i in range(80_000))
     stairs = "".join(" " * i + f".. class:: C{i}\n" for i in range(4_000))
@@ -271,7 +271,7 @@ def test_directive_bodies_are_read_in_linear_time() -> None:
 
 
 def test_a_directive_signature_on_several_lines_is_no_description() -> None:
-    from docmentor.readme_llm.enrich import describe_from_docs
+    from docmentor.library.knowledge.enrich import describe_from_docs
 
     entries = [e.model_copy(update={"description": ""}) for e in ENTRIES]
     by_id = {e.api_id: e for e in entries}

@@ -28,10 +28,10 @@ from mcp_types import TextContent
 
 from clitool import Cli
 from docmentor.engine import Docmentor
-from docmentor.readme_llm import generate
-from docmentor.readme_llm.feedback import ISSUE_TYPES, analyze
-from docmentor.readme_llm.kb_index import load_entries
-from docmentor.readme_llm.service import LibraryKnowledge
+from docmentor.library import generate
+from docmentor.library.knowledge.kb_index import load_entries
+from docmentor.library.service.feedback import ISSUE_TYPES, analyze
+from docmentor.library.service.service import LibraryKnowledge
 from docmentor.server import build_server
 from docmentor.sources.project_files import pinned_version
 from docmentor.store.kb import list_kbs
@@ -365,8 +365,8 @@ def test_api_examples_and_overview(generated: Cli) -> None:
         assert rc == 2 and out == "" and err.startswith("error: ") and named in err, err
     # the CLI spells the choices (no library import for --help): the library's own values
     from docmentor.cli import library as cli_library
-    from docmentor.readme_llm import OUTPUT_FORMATS
-    from docmentor.readme_llm.service import ASPECTS, COMPLEXITIES
+    from docmentor.library import OUTPUT_FORMATS
+    from docmentor.library.service.service import ASPECTS, COMPLEXITIES
 
     assert tuple(OUTPUT_FORMATS) == cli_library.OUTPUT_FORMAT_CHOICES
     assert (cli_library.COMPLEXITY_CHOICES, cli_library.ASPECT_CHOICES) == (COMPLEXITIES, ASPECTS)
@@ -651,7 +651,7 @@ def test_mcp_api_tools(engine: Docmentor, tmp_path: Path, monkeypatch: pytest.Mo
 WRITER = """
 import sys, time
 from pathlib import Path
-from docmentor.readme_llm.feedback import report_issue
+from docmentor.library.service.feedback import report_issue
 from docmentor.store.db import Store
 
 db, w, go = Path(sys.argv[1]), int(sys.argv[2]), Path(sys.argv[3])
@@ -824,14 +824,14 @@ def test_generate_cli_no_embeddings(cli: Cli, work: Path, lib: Path) -> None:
 
 
 def test_a_report_without_a_library_is_filed_under_the_one_it_is_about(engine: Docmentor) -> None:
-    from docmentor.readme_llm.feedback import analyze, report_issue
+    from docmentor.library.service.feedback import analyze, report_issue
 
     report_issue(engine.store, query="compact the file", issue_type="missing_example")
     assert analyze(engine.store, library="minidb")["summary"]["total_issues"] == 1
     # asked about no library, every report about one: the summary names it
     assert analyze(engine.store)["summary"]["library"] == "minidb"
     # with several libraries registered: the one its APIs or the session's last call name
-    from docmentor.readme_llm.feedback import _inferred_library
+    from docmentor.library.service.feedback import _inferred_library
     from docmentor.store.kb import KbRow
 
     rows = [KbRow(lib, "1", "p", "t", 1, 1, 1) for lib in ("minidb", "other")]

@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 
 from docmentor.errors import UsageError
-from docmentor.readme_llm.api_python import ApiSurface, load_api
-from docmentor.readme_llm.drift import DriftReport, clarity_counts, drift_report
-from docmentor.readme_llm.models import Example
-from docmentor.readme_llm.validate import validate_examples
+from docmentor.library.examples.drift import DriftReport, clarity_counts, drift_report
+from docmentor.library.examples.validate import validate_examples
+from docmentor.library.models import Example
+from docmentor.library.surface.api_python import ApiSurface, load_api
 
 
 def example(
@@ -129,7 +129,7 @@ def test_a_session_that_shows_an_error_passes_when_that_statement_raises(tmp_pat
 
 
 def test_an_example_with_placeholders_is_not_complete() -> None:
-    from docmentor.readme_llm.examples import is_complete
+    from docmentor.library.examples.examples import is_complete
 
     assert not is_complete("import httpx\nhttpx.get(...)\n", "python")
     assert not is_complete("import httpx\nconfig = ...\n", "python")
@@ -445,7 +445,7 @@ def test_uses_of_deprecated_apis_are_reported_but_not_scored(surface: ApiSurface
 
 
 def test_top_level_await_runs_and_only_real_network_or_module_failures_are_not_run_here() -> None:
-    from docmentor.readme_llm.validate import not_run_here
+    from docmentor.library.examples.validate import not_run_here
 
     awaiting = example(
         ">>> import asyncio\n>>> await asyncio.sleep(0)\n>>> print('done')\ndone\n", example_id="await"
@@ -463,7 +463,7 @@ def test_top_level_await_runs_and_only_real_network_or_module_failures_are_not_r
 
 
 def test_placeholders_are_what_the_reader_fills_in_not_valid_uses_of_ellipsis() -> None:
-    from docmentor.readme_llm.examples import is_complete
+    from docmentor.library.examples.examples import is_complete
 
     assert is_complete(
         "from pydantic import BaseModel, Field\nclass M(BaseModel):\n    x: int = Field(..., description='d')\nM(x=1)\n",
@@ -528,7 +528,7 @@ def web(tmp_path_factory: pytest.TempPathFactory) -> ApiSurface:
 
 
 def test_names_the_docs_never_bind_are_typed_by_convention_for_links_not_for_drift(web: ApiSurface) -> None:
-    from docmentor.readme_llm.matcher import match_examples
+    from docmentor.library.examples.matcher import match_examples
 
     view = example(
         """
@@ -564,7 +564,7 @@ def test_names_the_docs_never_bind_are_typed_by_convention_for_links_not_for_dri
 def test_a_class_the_page_never_imports_and_a_member_only_one_class_has_link_as_guesses(
     web: ApiSurface,
 ) -> None:
-    from docmentor.readme_llm.matcher import match_examples
+    from docmentor.library.examples.matcher import match_examples
 
     # `Flask` is never imported (the page before did), and `app.config` has no type (set
     # in __init__ from an unannotated call): `from_envvar` can only be Config's

@@ -197,7 +197,7 @@ def test_introspecting_another_environment_never_runs_modules_from_the_cwd(
 ) -> None:
     import sys
 
-    from docmentor.readme_llm.api_python import load_api
+    from docmentor.library.surface.api_python import load_api
 
     trap = tmp_path / "trap"
     trap.mkdir()
@@ -210,7 +210,7 @@ def test_introspecting_another_environment_never_runs_modules_from_the_cwd(
 
 
 def test_generate_refuses_to_overwrite_what_it_did_not_write(tmp_path: Path) -> None:
-    from docmentor.readme_llm import generate
+    from docmentor.library import generate
 
     out = tmp_path / "out"
     (out / "knowledge_base").mkdir(parents=True)
@@ -232,7 +232,7 @@ def test_generate_refuses_to_overwrite_what_it_did_not_write(tmp_path: Path) -> 
 def test_a_pathological_example_does_not_abort_generation(tmp_path: Path) -> None:
     import shutil as _shutil
 
-    from docmentor.readme_llm import generate
+    from docmentor.library import generate
 
     lib = tmp_path / "lib"
     _shutil.copytree(LIB, lib)

@@ -22,9 +22,9 @@ from pathlib import Path
 import pytest
 
 from clitool import Cli
-from docmentor.readme_llm import validate
-from docmentor.readme_llm.models import Example
-from docmentor.readme_llm.validate import Isolation, isolation, validate_examples
+from docmentor.library.examples import validate
+from docmentor.library.examples.validate import Isolation, isolation, validate_examples
+from docmentor.library.models import Example
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="reads /proc")
 
@@ -141,7 +141,7 @@ def test_generate_validate_confines_the_example(
     found = isolation()
     assert result["validation"]["isolation"] == found.describe()
     said = " ".join(result["warnings"])
-    warnings = [r.getMessage() for r in caplog.records if r.name == "docmentor.readme_llm.validate"]
+    warnings = [r.getMessage() for r in caplog.records if r.name == "docmentor.library.examples.validate"]
     # the example ran (it failed on purpose, saying what it could do) and its child was started
     assert "child=True" in said, said
     assert none_alive(tag), "the example's setsid child outlived generate"
@@ -183,7 +183,7 @@ def test_without_a_sandbox_one_warning_says_so_and_leftovers_still_die(
     with caplog.at_level(logging.WARNING):
         first = validate_examples([example(code, "a"), example(code, "b")], jobs=2)
         second = validate_examples([example(code, "c")], jobs=1)
-    warnings = [r.getMessage() for r in caplog.records if r.name == "docmentor.readme_llm.validate"]
+    warnings = [r.getMessage() for r in caplog.records if r.name == "docmentor.library.examples.validate"]
     assert len(warnings) == 1, warnings  # once per process
     assert "examples run without isolation (simulated: user namespaces are not allowed here)" in warnings[0]
     assert first.to_dict()["isolation"].startswith("none (simulated")

@@ -56,13 +56,13 @@ _EXPORTS: dict[str, str] = {
     "DocumentScore": "docmentor.assemble.models",
     "DistilledSection": "docmentor.assemble.models",
     # library knowledge
-    "generate": "docmentor.readme_llm",
-    "GenerationResult": "docmentor.readme_llm",
-    "LibraryKnowledge": "docmentor.readme_llm.service",
-    "report_issue": "docmentor.readme_llm.feedback",
-    "SessionLog": "docmentor.readme_llm.feedback",
-    "analyze_feedback": "docmentor.readme_llm.feedback",
-    "feedback_report": "docmentor.readme_llm.feedback",
+    "generate": "docmentor.library.pipeline",
+    "GenerationResult": "docmentor.library.pipeline",
+    "LibraryKnowledge": "docmentor.library.service.service",
+    "report_issue": "docmentor.library.service.feedback",
+    "SessionLog": "docmentor.library.service.feedback",
+    "analyze_feedback": "docmentor.library.service.feedback",
+    "feedback_report": "docmentor.library.service.feedback",
     # clarity
     "score_text": "docmentor.clarity",
     "score_paths": "docmentor.clarity",
@@ -190,13 +190,13 @@ if TYPE_CHECKING:
         evaluate_search,
         load_questions,
     )
+    from docmentor.library import GenerationResult, generate
+    from docmentor.library.service.feedback import SessionLog, report_issue
+    from docmentor.library.service.feedback import analyze as analyze_feedback
+    from docmentor.library.service.feedback import report_text as feedback_report
+    from docmentor.library.service.service import LibraryKnowledge
     from docmentor.llm import LLMClient, LLMConfig
     from docmentor.models import SearchHit, SourceOptions, SourceSpec
-    from docmentor.readme_llm import GenerationResult, generate
-    from docmentor.readme_llm.feedback import SessionLog, report_issue
-    from docmentor.readme_llm.feedback import analyze as analyze_feedback
-    from docmentor.readme_llm.feedback import report_text as feedback_report
-    from docmentor.readme_llm.service import LibraryKnowledge
     from docmentor.search.semantic import EmbedReport
 
 

@@ -28,9 +28,9 @@ WARMING: list[threading.Thread] = []  # background warm-ups, joined before a ser
 
 
 def api_tools(server: MCPServer, engine: Docmentor, *, api: bool, feedback: bool) -> None:
-    from docmentor.readme_llm.feedback import SessionLog
-    from docmentor.readme_llm.feedback import report_issue as _report
-    from docmentor.readme_llm.service import LibraryKnowledge
+    from docmentor.library.service.feedback import SessionLog
+    from docmentor.library.service.feedback import report_issue as _report
+    from docmentor.library.service.service import LibraryKnowledge
 
     knowledge = LibraryKnowledge(engine)
     session = SessionLog()

@@ -389,7 +389,7 @@ class ApiResult(TypedDict, total=False):
     score: float
     signals: dict[str, int | None]
     aliases: list[str]
-    import_path: str  # the path users import it by (readme_llm.import_paths.import_path)
+    import_path: str  # the path users import it by (library.find.import_paths.import_path)
     variants: list[Any]
     kind: str
     parameters: list[ApiParameter]

@@ -32,7 +32,7 @@ app.add_typer(feedback_app, name="feedback")
 
 # fixed values as choices: a wrong one is a usage error (exit 2) that lists them, and --help
 # shows them; spelled here so `docmentor --help` imports no library code (a test checks
-# they equal readme_llm's OUTPUT_FORMATS and the service's COMPLEXITIES / ASPECTS)
+# they equal the library's OUTPUT_FORMATS and the service's COMPLEXITIES / ASPECTS)
 OUTPUT_FORMAT_CHOICES = ("monolithic", "knowledge_base", "both")
 COMPLEXITY_CHOICES = ("beginner", "intermediate", "advanced", "any")
 ASPECT_CHOICES = ("architecture", "quickstart", "concepts", "all")
@@ -165,7 +165,7 @@ def readme_remove(
         raise UsageError(
             f"no knowledge base for {library!r}", hint=f"registered: {', '.join(known) or 'none'}"
         )
-    from docmentor.readme_llm import docs_source_name
+    from docmentor.library import docs_source_name
 
     row = unregister_kb(engine.store, library)
     docs = docs_source_name(library)

@@ -71,7 +71,7 @@ def _base_hint(target: str | None) -> str:
     folder = Path(target) if target else None
     if folder is None or not folder.is_dir():
         return " (includes are read from the docs folder and the --base-path folders)"
-    from docmentor.readme_llm import mkdocs_bases
+    from docmentor.sources.mkdocs import mkdocs_bases
 
     bases = [b for b in mkdocs_bases(folder) if b != folder.resolve()]
     if bases:

@@ -2,7 +2,7 @@
 
 An identical report shares its key with an earlier one and is counted, not stored twice.
 Several processes may report at once: the write is one SQLite transaction. The store keeps
-plain data; :mod:`docmentor.readme_llm.feedback` decides what a report is and analyses them.
+plain data; :mod:`docmentor.library.service.feedback` decides what a report is and analyses them.
 """
 
 from __future__ import annotations

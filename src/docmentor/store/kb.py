@@ -7,7 +7,7 @@ knowledge base or the new one, never a mix. Each registration bumps the library'
 
 The store keeps plain data and knows no product: records go in and come out as JSON texts
 (:class:`KbRecords`), and the product turns them into its models and back
-(:mod:`docmentor.readme_llm.kb_index`).
+(:mod:`docmentor.library.knowledge.kb_index`).
 """
 
 from __future__ import annotations

@@ -1,0 +1,541 @@
+"""Run the complete Python examples of the docs and record which ones work.
+
+Each example runs as its own program (``python example.py``) with the target
+interpreter — the user's environment, where the library is installed — in a fresh
+temporary folder that is also its ``HOME`` and ``TMPDIR``, with stdin closed, a minimal
+environment and a timeout after which its whole process group is killed. The outcome
+goes into ``Example.validated`` and ``Example.execution_context``; a failing, crashing
+or hanging example is a result, never an exception.
+
+Documentation code is not trusted. Where the machine allows it (Linux with unprivileged
+user namespaces, probed once per process: ``isolation()``), each example runs in a sandbox
+(``validate_sandbox.py``): no network (its own loopback only), the whole filesystem
+read-only but its temporary folder, and its own PID namespace, so every process it starts
+— children that called ``setsid`` too — dies with it. Elsewhere it runs with the user's
+rights, and one warning per process says so. In both cases every run carries a unique
+environment marker, and processes that carry it are killed when the example ends (a scan
+of ``/proc`` on Linux), besides the example's process group.
+
+A doctest session (``>>> import httpx``) runs as the program its prompts spell. An example
+that fails only for want of what this machine lacks — the network, or a module other than
+the library's — is not counted as broken: it is *not run here*, with the reason
+(``skipped`` with an ``error``, ``validated`` left unset).
+"""
+
+from __future__ import annotations
+
+import ast
+import difflib
+import logging
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import textwrap
+import threading
+import time
+import uuid
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Literal
+
+from docmentor.clarity.checks.python import (
+    SESSION_PROMPT,  # `>>> ` / `... `, as they read it
+    parse_python,
+    prepare,
+)
+from docmentor.errors import UsageError
+from docmentor.library.models import Example, ExecutionContext
+
+logger = logging.getLogger(__name__)
+
+__all__ = ["ExampleResult", "Isolation", "ValidationReport", "isolation", "validate_examples"]
+
+Status = Literal["passed", "failed", "skipped"]
+
+# Variables a program may need to start at all; everything else of ours stays out.
+_KEPT_ENV = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "SYSTEMROOT", "TZ")
+_STDERR_TAIL = 64 * 1024
+_MISSING_MODULE = re.compile(r"^ModuleNotFoundError: No module named '([\w.]+)'")
+# what a program's last line says when it could not reach another host: the exception's own
+# class (``httpx.ConnectError: …``), not one that merely ends so (``LanceConnectionError``)
+_NO_NETWORK = re.compile(
+    r"^(?:[\w.]*\.)?(?:ConnectError|ConnectTimeout|ConnectionRefusedError|ConnectionError|gaierror"
+    r"|NameResolutionError|NewConnectionError|MaxRetryError|URLError|APIConnectionError"
+    r"|ClientConnectorError)(?::|\s|$)"
+    r"|^OSError: \[Errno (?:101|113|-2|-3|-5)\]"  # network unreachable, no route, name lookup
+)
+# a library saying an optional dependency is missing: "… is not available. Install it with: pip install anyio[trio]"
+_OPTIONAL_PACKAGE = re.compile(r"[Ii]nstall it with:? *`?pip install|^ImportError: .*pip install \S+\[")
+# every process of one run carries this variable (with the run's id) in its environment
+_RUN_MARKER = "DOCMENTOR_VALIDATE_RUN"
+_SANDBOX = Path(__file__).with_name("validate_sandbox.py")
+_SANDBOX_FAILED = 125  # validate_sandbox.py's exit status when it could not set up
+
+
+@dataclass(frozen=True, slots=True)
+class Isolation:
+    """How examples run on this machine: ``sandboxed`` or with the user's rights."""
+
+    sandboxed: bool
+    detail: str  # what there is, or why there is none
+
+    def describe(self) -> str:
+        if self.sandboxed:
+            return "sandboxed: no network, read-only filesystem but the example's folder, own PID namespace"
+        return f"none ({self.detail}): examples run with your rights"
+
+
+_isolation: Isolation | None = None
+_isolation_lock = threading.Lock()
+_warned = False
+
+# run inside the sandbox by the probe: the example folder writable, its parent not, no interface but lo
+_PROBE = """
+import os, socket, sys
+open("inside", "w").write("x")
+try:
+    open(os.path.join("..", "outside"), "w").write("x")
+except OSError:
+    pass
+else:
+    sys.exit("the filesystem outside the example's folder is writable")
+names = sorted(name for _, name in socket.if_nameindex())
+if names != ["lo"]:
+    sys.exit(f"network interfaces besides loopback: {names}")
+"""
+
+
+def isolation() -> Isolation:
+    """The isolation examples get here, probed once per process (a sandboxed no-op program)."""
+    global _isolation
+    with _isolation_lock:
+        if _isolation is None:
+            _isolation = _probe()
+        return _isolation
+
+
+def _probe() -> Isolation:
+    if not sys.platform.startswith("linux"):
+        return Isolation(False, f"the sandbox needs Linux namespaces; this is {sys.platform}")
+    with tempfile.TemporaryDirectory(prefix="docmentor-probe-", ignore_cleanup_errors=True) as tmp:
+        work = Path(tmp) / "work"
+        work.mkdir()
+        command = [*_sandboxed(work), sys.executable, "-I", "-S", "-c", _PROBE]
+        try:
+            done = subprocess.run(
+                command, cwd=work, env=_base_env(work), stdin=subprocess.DEVNULL,
+                capture_output=True, timeout=30, check=False,
+            )  # fmt: skip
+        except (OSError, subprocess.TimeoutExpired) as error:
+            return Isolation(False, f"the sandbox did not start: {error}")
+        lines = done.stderr.decode("utf-8", "replace").strip().splitlines()
+        why = lines[-1].removeprefix("docmentor-sandbox: ") if lines else f"exit code {done.returncode}"
+        if done.returncode != 0:
+            return Isolation(False, f"the sandbox could not be set up: {why}")
+        if not (work / "inside").is_file() or (Path(tmp) / "outside").exists():
+            return Isolation(False, "the sandbox did not confine writes")
+    return Isolation(True, "Linux user, mount, network, PID and IPC namespaces")
+
+
+def _sandboxed(work: Path) -> list[str]:
+    """The command prefix that runs a program in the sandbox with ``work`` writable."""
+    return [sys.executable, "-I", "-S", str(_SANDBOX), str(work)]
+
+
+def _warn_once(found: Isolation) -> None:
+    global _warned
+    with _isolation_lock:
+        if _warned or found.sandboxed:
+            return
+        _warned = True
+    logger.warning(
+        "examples run without isolation (%s): an example can write outside its temporary folder "
+        "and reach the network with your rights; the processes it leaves are killed when it ends",
+        found.detail,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class ExampleResult:
+    """What happened to one example."""
+
+    example_id: str
+    status: Status
+    error: str | None = None  # "ValueError: boom (exit code 1)", "timed out after 20s"
+    exit_code: int | None = None
+    duration: float = 0.0  # seconds
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "example_id": self.example_id,
+            "status": self.status,
+            "error": self.error,
+            "exit_code": self.exit_code,
+            "duration": round(self.duration, 3),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class ValidationReport:
+    """Counts and per-example results of one validation run."""
+
+    python: str
+    version: str | None
+    results: tuple[ExampleResult, ...]
+    isolation: str = ""  # Isolation.describe() of the run
+
+    @property
+    def passed(self) -> int:
+        return sum(r.status == "passed" for r in self.results)
+
+    @property
+    def failed(self) -> int:
+        return sum(r.status == "failed" for r in self.results)
+
+    @property
+    def skipped(self) -> int:
+        return sum(r.status == "skipped" for r in self.results)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "python": self.python,
+            "version": self.version,
+            "passed": self.passed,
+            "failed": self.failed,
+            "skipped": self.skipped,
+            "isolation": self.isolation,
+            "results": [r.to_dict() for r in self.results],
+        }
+
+
+def validate_examples(
+    examples: Sequence[Example],
+    *,
+    python: str | None = None,
+    version: str | None = None,
+    library: str | None = None,
+    timeout: float = 20.0,
+    jobs: int = 2,
+    progress: Callable[[int, int], None] | None = None,
+) -> ValidationReport:
+    """Run each complete Python example and record whether it works.
+
+    Only examples with ``complete`` set and language ``python`` run; the others are
+    reported as skipped and keep ``validated = None``. A run passes when the program exits
+    with status 0 within ``timeout``. Each run sets ``example.validated`` and
+    ``example.execution_context`` (``works_on_version``, ``validated_at``, ``error``).
+
+    Args:
+        examples: the examples, updated in place.
+        python: the interpreter of the environment where the library is installed
+            (a venv's ``bin/python``); this interpreter when None.
+        version: the library version being validated, recorded as ``works_on_version``.
+        library: its import name: a missing module other than it is this machine's lack.
+        timeout: seconds one example may run before its process group is killed.
+        jobs: how many examples run at the same time.
+        progress: called with (examples done, all examples) as each one ends.
+
+    Raises:
+        UsageError: ``python`` is not an interpreter that exists, or an option is out of range.
+    """
+    # absolute: each example runs with its own temporary folder as the working directory
+    interpreter = python or sys.executable
+    interpreter = (
+        os.path.abspath(interpreter) if os.sep in interpreter else shutil.which(interpreter) or interpreter
+    )
+    if not Path(interpreter).is_file() and shutil.which(interpreter) is None:
+        raise UsageError(
+            f"no Python interpreter at {interpreter}", hint="pass the path of a venv's bin/python"
+        )
+    if timeout <= 0 or jobs < 1:
+        raise UsageError("timeout must be positive and jobs at least 1")
+    today = datetime.now(UTC).date().isoformat()
+    found = isolation()
+    _warn_once(found)
+
+    def one(example: Example) -> ExampleResult:
+        if not example.complete or example.language != "python":
+            return ExampleResult(example.example_id, "skipped")
+        source = runnable_source(example.code)
+        if source is None:
+            return ExampleResult(example.example_id, "skipped")
+        result = _run_one(example.example_id, source, interpreter, timeout, sandboxed=found.sandboxed)
+        if result.status == "failed" and (reason := not_run_here(result.error, library)):
+            result = ExampleResult(
+                example.example_id,
+                "skipped",
+                error=reason,
+                exit_code=result.exit_code,
+                duration=result.duration,
+            )
+            example.validated = None
+        else:
+            example.validated = result.status == "passed"
+        example.execution_context = ExecutionContext(
+            works_on_version=version, validated_at=today, error=result.error
+        )
+        return result
+
+    done = [0]
+    lock = threading.Lock()
+
+    def counted(example: Example) -> ExampleResult:
+        result = one(example)
+        if progress is not None:
+            with lock:
+                done[0] += 1
+                progress(done[0], len(examples))
+        return result
+
+    with ThreadPoolExecutor(max_workers=jobs) as pool:
+        results = tuple(pool.map(counted, examples))
+    report = ValidationReport(
+        python=interpreter, version=version, results=results, isolation=found.describe()
+    )
+    logger.info(
+        "validated %d examples: %d passed, %d failed",
+        report.passed + report.failed,
+        report.passed,
+        report.failed,
+    )
+    return report
+
+
+def runnable_source(code: str) -> str | None:
+    """The program an example spells: a doctest session's statements without their prompts
+    and output, other code dedented; code that awaits at the top level (as an asyncio REPL
+    or a notebook allows) run inside ``asyncio.run``; None when there is nothing to run (a
+    template, a ``# doctest: +SKIP``)."""
+    source, _offsets, session, skipped = prepare(code, "python")
+    if skipped or not source.strip():
+        return None
+    if session and _TRACEBACK in code:
+        source = _expected_errors_caught(code) or source
+    if _awaits_at_top_level(source):
+        # compiled as a module that may await (as the asyncio REPL does) and run to its end:
+        # no re-indenting, so strings, `global` and `from __future__` stay what they were
+        return (
+            "import ast as _ast, asyncio as _asyncio\n"
+            f"_code = compile({source!r}, 'example.py', 'exec', flags=_ast.PyCF_ALLOW_TOP_LEVEL_AWAIT)\n"
+            "_result = eval(_code, {'__name__': '__main__'})\n"
+            "if _asyncio.iscoroutine(_result):\n"
+            "    _asyncio.run(_result)\n"
+        )
+    return source
+
+
+_TRACEBACK = "Traceback (most recent call last):"
+
+
+def _expected_errors_caught(code: str) -> str | None:
+    """A ``>>>`` session's program where each statement whose expected output is a
+    traceback may raise that exception, by its class name, as doctest checks it: the error
+    is what the example shows (attrs' "FrozenInstanceError: can't set attribute"); another
+    one still fails it. None when the session is not one of plain ``>>>`` prompts."""
+    statements: list[tuple[list[str], list[str]]] = []  # (code lines, output lines)
+    for raw in textwrap.dedent(code).split("\n"):
+        line = raw.rstrip()
+        m = SESSION_PROMPT.match(line)
+        if m and m.group(1) == ">>>":
+            statements.append(([line[4:]], []))
+        elif m and statements and not statements[-1][1]:
+            statements[-1][0].append(line[4:])
+        elif statements and line.strip():
+            statements[-1][1].append(line.strip())
+        elif not statements and line.strip():
+            return None  # code before the first prompt: not a plain session
+    if not statements:
+        return None
+    out: list[str] = []
+    for lines, output in statements:
+        if output and output[0].startswith(_TRACEBACK):
+            # the exception the example shows, by its class name as doctest compares it with
+            # IGNORE_EXCEPTION_DETAIL (`attrs.exceptions.FrozenInstanceError: …` → FrozenInstanceError)
+            name = output[-1].split(":", 1)[0].strip().rsplit(".", 1)[-1]
+            if not name.isidentifier():
+                return None
+            out += [
+                "try:",
+                *("    " + ln for ln in lines),
+                "except BaseException as _shown:",
+                f"    if type(_shown).__name__ != {name!r}:",
+                "        raise",
+            ]
+        else:
+            out += lines
+    program = "\n".join(out) + "\n"
+    return program if parse_python(program)[0] is not None else None
+
+
+def _awaits_at_top_level(source: str) -> bool:
+    """Whether the code only compiles with ``await`` allowed outside a function."""
+    try:
+        compile(source, "<example>", "exec", dont_inherit=True)
+    except SyntaxError:
+        try:
+            compile(source, "<example>", "exec", flags=ast.PyCF_ALLOW_TOP_LEVEL_AWAIT, dont_inherit=True)
+        except (SyntaxError, ValueError):
+            return False
+        return True
+    except ValueError:  # a NUL byte and the like
+        return False
+    return False
+
+
+def not_run_here(error: str | None, library: str | None) -> str | None:
+    """Why a failure is this machine's, not the example's: a module other than the library's
+    is not installed, or another host could not be reached. None: the example failed."""
+    if not error:
+        return None
+    missing = _MISSING_MODULE.match(error)
+    if missing:
+        top = missing.group(1).split(".")[0]
+        own = (library or "").split(".")[0]
+        # the library itself, or a misspelling of it (``import lancdb``): the example is wrong;
+        # a name one is the start of the other (``lance`` for ``lancedb``) is another package
+        a, b = top.lower(), own.lower()
+        misspelt = (
+            abs(len(a) - len(b)) <= 2
+            and not (a.startswith(b) or b.startswith(a))
+            and difflib.SequenceMatcher(None, a, b).ratio() >= 0.8
+        )
+        if own and (a == b or misspelt):
+            return None
+        return f"not run here: needs the module {missing.group(1)!r}, not installed ({error})"
+    if _NO_NETWORK.match(error):
+        return f"not run here: needs the network ({error})"
+    if _OPTIONAL_PACKAGE.search(error):
+        return f"not run here: needs a package this environment lacks ({error})"
+    if error.startswith("docmentor-sandbox: "):
+        return f"not run here: the sandbox could not be set up ({error})"
+    return None
+
+
+def _base_env(work: Path) -> dict[str, str]:
+    env = {k: os.environ[k] for k in _KEPT_ENV if k in os.environ}
+    env.update(
+        HOME=str(work),
+        USERPROFILE=str(work),
+        TMPDIR=str(work),
+        PYTHONDONTWRITEBYTECODE="1",
+        PYTHONIOENCODING="utf-8",
+        PYTHONUNBUFFERED="1",
+    )
+    return env
+
+
+def _run_one(
+    example_id: str, source: str, python: str, timeout: float, *, sandboxed: bool = False
+) -> ExampleResult:
+    started = time.monotonic()
+    with tempfile.TemporaryDirectory(prefix="docmentor-validate-", ignore_cleanup_errors=True) as tmp:
+        work = Path(tmp) / "work"
+        work.mkdir()
+        script = work / "example.py"
+        script.write_text(source, encoding="utf-8")
+        env = _base_env(work)
+        run_id = uuid.uuid4().hex
+        env[_RUN_MARKER] = run_id
+        command = [python, script.name]
+        if sandboxed:
+            command = [*_sandboxed(work), *command]
+        stderr_path = Path(tmp) / "stderr.txt"
+        with stderr_path.open("wb") as stderr:
+            try:
+                proc = subprocess.Popen(
+                    command,
+                    cwd=work,
+                    env=env,
+                    stdin=subprocess.DEVNULL,
+                    stdout=subprocess.DEVNULL,
+                    stderr=stderr,
+                    start_new_session=True,  # its own process group, killed as a whole
+                )
+            except OSError as error:
+                return ExampleResult(example_id, "failed", error=f"could not start {python}: {error}")
+            try:
+                code = proc.wait(timeout=timeout)
+            except subprocess.TimeoutExpired:
+                _kill_group(proc)
+                proc.wait()
+                return ExampleResult(
+                    example_id,
+                    "failed",
+                    error=f"timed out after {timeout:g}s",
+                    duration=time.monotonic() - started,
+                )
+            finally:
+                _kill_group(proc)  # whatever it left running in the background ...
+                _kill_marked(run_id)  # ... in its process group or not (setsid, double fork)
+        duration = time.monotonic() - started
+        if sandboxed and 128 < code < 128 + 65:  # the launcher reports a signal as 128 + its number
+            code = -(code - 128)  # as subprocess does without the sandbox
+        if code == 0:
+            return ExampleResult(example_id, "passed", exit_code=0, duration=duration)
+        last = _last_line(stderr_path)
+        if sandboxed and code == _SANDBOX_FAILED and last.startswith("docmentor-sandbox: "):
+            return ExampleResult(example_id, "failed", error=last, exit_code=code, duration=duration)
+        message = f"{last} (exit code {code})" if last else f"exit code {code}"
+        return ExampleResult(example_id, "failed", error=message, exit_code=code, duration=duration)
+
+
+def _kill_group(proc: subprocess.Popen[bytes]) -> None:
+    if os.name != "posix":
+        proc.kill()
+        return
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def _kill_marked(run_id: str) -> None:
+    """Kill every process whose environment carries this run's marker (Linux: reads /proc).
+
+    Stopped first, then killed, round after round until none is left, so a process that
+    forks while it is being killed is caught in the next round. A process that cleared its
+    environment before exec escapes this; the sandbox's PID namespace does not let it.
+    """
+    proc = Path("/proc")
+    if not proc.is_dir():
+        return
+    needle = f"\0{_RUN_MARKER}={run_id}\0".encode()
+    me = os.getpid()
+    for _ in range(50):
+        marked: list[int] = []
+        for entry in proc.iterdir():
+            if not entry.name.isdigit() or int(entry.name) == me:
+                continue
+            try:
+                environ = (entry / "environ").read_bytes()
+            except OSError:
+                continue
+            if needle in b"\0" + environ:
+                marked.append(int(entry.name))
+        if not marked:
+            return
+        for sig in (signal.SIGSTOP, signal.SIGKILL):
+            for pid in marked:
+                try:
+                    os.kill(pid, sig)
+                except (ProcessLookupError, PermissionError):
+                    pass
+        time.sleep(0.01)
+    logger.warning("processes of example run %s kept starting others; some may be left", run_id)
+
+
+def _last_line(path: Path) -> str:
+    with path.open("rb") as f:
+        f.seek(0, os.SEEK_END)
+        size = f.tell()
+        f.seek(max(0, size - _STDERR_TAIL))
+        text = f.read().decode("utf-8", "replace")
+    lines = [s.strip() for s in text.splitlines() if s.strip()]
+    return lines[-1][:500] if lines else ""

@@ -1,0 +1,452 @@
+"""The catalog fields of an :class:`ApiEntry` besides the API itself.
+
+``related_apis``
+    "Other APIs often used together": the APIs that share the most examples with this one
+    (ties: the more important), at most five.
+``tags``
+    The use-case tags of its examples (from their headings and page titles), most common
+    first, at most five; an API without examples gets none (a guess would mislead).
+``search_keywords``
+    The words of its name (``iter_lines`` → ``iter``, ``lines``) and the content words of
+    its docstring summary, in order, at most ten.
+
+All three are deterministic and computed from what generation already knows.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Protocol
+
+from docmentor.library.models import ApiEntry, Example
+from docmentor.parse.fences import Fence, closes, fence_open
+
+if TYPE_CHECKING:
+    from docmentor.library.knowledge.mentions import MentionResolver
+
+__all__ = ["describe_from_docs", "docs_summary", "enrich_entries", "parameters_by_reference"]
+
+MAX_RELATED = 5
+MAX_TAGS = 5
+MAX_KEYWORDS = 10
+_WORD = re.compile(r"[A-Za-z][a-z]+|[A-Z]+(?![a-z])|[a-z]+")
+_STOP = frozenset(
+    [
+        "a",
+        "an",
+        "and",
+        "are",
+        "as",
+        "at",
+        "be",
+        "by",
+        "can",
+        "for",
+        "from",
+        "has",
+        "have",
+        "if",
+        "in",
+        "into",
+        "is",
+        "it",
+        "its",
+        "of",
+        "on",
+        "or",
+        "that",
+        "the",
+        "their",
+        "then",
+        "this",
+        "to",
+        "was",
+        "were",
+        "when",
+        "which",
+        "will",
+        "with",
+        "without",
+        "you",
+        "your",
+        "return",
+        "returns",
+        "given",
+        "new",
+        "object",
+        "instance",
+        "value",
+        "values",
+        "default",
+        "optional",
+        "none",
+        "true",
+        "false",
+        "use",
+        "used",
+        "using",
+    ]
+)
+
+
+def _words(text: str) -> list[str]:
+    out: dict[str, None] = {}  # ordered and de-duplicated in one pass (a list's `in` was quadratic)
+    for w in _WORD.findall(text):
+        w = w.lower()
+        if len(w) >= 3 and w not in _STOP:
+            out.setdefault(w)
+    return list(out)
+
+
+def enrich_entries(entries: Sequence[ApiEntry], examples: Sequence[Example]) -> None:
+    """Fill ``related_apis``, ``tags`` and ``search_keywords`` of every entry, in place."""
+    by_id = {e.api_id: e for e in entries}
+    together: dict[str, Counter[str]] = {}
+    tags: dict[str, Counter[str]] = {}
+    for ex in examples:
+        used = [a for a in dict.fromkeys(ex.apis_used) if a in by_id]
+        for a in used:
+            together.setdefault(a, Counter()).update(b for b in used if b != a)
+            tags.setdefault(a, Counter()).update(ex.tags)
+    for e in entries:
+        pals = together.get(e.api_id, Counter())
+        e.related_apis = sorted(pals, key=lambda b: (-pals[b], -by_id[b].importance_score, b))[:MAX_RELATED]
+        counts = tags.get(e.api_id, Counter())
+        e.tags = sorted(counts, key=lambda t: (-counts[t], t))[:MAX_TAGS]
+        e.search_keywords = _words(f"{e.name} {e.description}")[:MAX_KEYWORDS]
+
+
+class _Section(Protocol):
+    @property
+    def path(self) -> str: ...
+
+    @property
+    def heading(self) -> str: ...
+
+    @property
+    def text(self) -> str: ...
+
+
+# "**Parameters**: See `httpx.request`.", "Args:\n    See :py:func:`request`", "Parameters are
+# the same as for ``open``", "See [`open`][pkg.open]": where a docstring sends the reader for
+# its parameters. One whitespace run, possessive: a failed match cannot retry its splits
+_SEE_PARAMETERS = re.compile(
+    r"\b(?:Parameters|Params|Arguments|Args)\b\**+:?\**+:?\s*+"
+    r"(?:are\s++)?(?i:see|(?:the\s++)?same\s++as(?:\s++(?:for|in|of))?)\s++"
+    r"\[?(?::[\w:]+:)?`{1,2}~?([A-Za-z_][\w.]*?)(?:\(\))?`{1,2}"
+)
+
+
+def parameters_by_reference(entries: Sequence[ApiEntry], resolver: MentionResolver) -> int:
+    """Describe the parameters of an API whose docstring sends the reader elsewhere for them
+    ("**Parameters**: See `httpx.request`." on ``httpx.get`` and ``Client.get``) with the
+    descriptions the same-named parameters have there, through chains of such references
+    (until nothing changes). The reference is resolved as the docs' names are
+    (:class:`MentionResolver`); when it may denote several APIs, the one that describes the
+    most of the wanted parameters, if one does (two that describe them differently: none).
+    Parameters that have a description keep it. Returns how many parameters got one."""
+    by_id = {e.api_id: e for e in entries}
+    referring: list[tuple[ApiEntry, str]] = []
+    for entry in entries:
+        found = _SEE_PARAMETERS.search(entry.docstring) if entry.parameters and entry.docstring else None
+        if found is not None:
+            referring.append((entry, found.group(1)))
+    filled = 0
+    changed = True
+    while changed:  # each round fills at least one parameter, or it is the last
+        changed = False
+        for entry, name in referring:
+            wanted = {p.name for p in entry.parameters if not p.description.strip()}
+            if not wanted:
+                continue
+            best: dict[str, str] = {}
+            tied = False
+            # written as code, so a plain word ("`get`") may name any of the APIs so named
+            for api in sorted(resolver.resolve(name) or ("." not in name and resolver.named(name)) or ()):
+                target = by_id.get(api)
+                if target is None or target is entry:
+                    continue
+                described = {p.name: p.description for p in target.parameters if p.name in wanted}
+                described = {k: v for k, v in described.items() if v.strip()}
+                if len(described) > len(best):
+                    best, tied = described, False
+                elif described and len(described) == len(best):
+                    tied = tied or described != best
+            if tied:
+                continue
+            for p in entry.parameters:
+                if p.name in best:
+                    p.description = best[p.name]
+                    filled += 1
+                    changed = True
+    return filled
+
+
+def describe_from_docs(
+    entries: Sequence[ApiEntry], sections: Sequence[_Section], resolver: MentionResolver, *, package: str = ""
+) -> int:
+    """Give an API without a description (no docstring: httpx's ``Response``, Flask's
+    ``request``) the first paragraph of prose of the docs that document it
+    (:func:`docs_summary`):
+
+    - the body of a reST directive naming it (``.. data:: request``), read as Sphinx does:
+      under the page's ``.. currentmodule::`` (none of another package's), a member inside
+      a ``.. class::`` as that class's (none when the class is not the library's), never
+      in a code sample or a literal block;
+    - a section whose heading names it and only it in code (``## `Response```; every code
+      span a bare name, all the same API; a dotted name only when exactly the library's);
+    - a section whose heading spells a class's name of two words or more ("Digest
+      authentication": ``DigestAuth``).
+
+    Docs order: the first such place wins. Returns how many got one."""
+    wanting = {e.api_id: e for e in entries if not e.description.strip() and e.kind != "module"}
+    spelled = _Spelled(_spelled_classes(entries))
+    filled = 0
+    module: dict[str, str] = {}  # page → its current module (``.. currentmodule::``)
+
+    def give(api: str, text: str) -> None:
+        nonlocal filled
+        if api in wanting and text:
+            wanting.pop(api).description = text
+            filled += 1
+
+    for section in sections:
+        if not wanting:
+            break
+        current = module.get(section.path, package)
+        for found in _directives(section.text):
+            if found.module is not None:
+                current = module[section.path] = found.module
+                continue
+            if package and current.split(".")[0] != package.split(".")[0]:
+                continue  # another package's API, documented here
+            api = _directive_api(resolver, found, package, current)
+            if api in wanting:
+                give(api, docs_summary(found.body))
+        named = _heading_api(resolver, section.heading, package)
+        if named is None and section.heading:  # "Digest authentication" is DigestAuth
+            spelt = spelled.find(_heading_key(section.heading))
+            named = next(iter(spelt)) if len(spelt) == 1 else None
+        if named in wanting:
+            give(named, docs_summary(section.text))
+    return filled
+
+
+_HEADING_SPAN = re.compile(r"`([^`\n]+)`")
+_BARE_NAME = re.compile(r"^[A-Za-z_][\w.]*(?:\(\))?$")
+
+
+def _exact(resolver: MentionResolver, name: str, package: str) -> set[str]:
+    """What a name written in the docs denotes, when it surely is the library's: a dotted
+    name is a full path or alias of it, or starts with the package or one of its classes
+    (``requests.Session`` in httpx's docs is not ``httpx.Session``)."""
+    if "." in name:
+        first = name.split(".")[0]
+        if package and first != package.split(".")[0] and not resolver.is_class(first):
+            exact = resolver.full(name)
+            return {exact} if exact is not None else set()
+    return resolver.resolve(name)
+
+
+def _heading_api(resolver: MentionResolver, heading: str, package: str) -> str | None:
+    spans = _HEADING_SPAN.findall(heading)
+    if not spans or not all(_BARE_NAME.match(s.strip()) for s in spans):
+        return None  # no code, or an expression (`capture="sys"`): about a value, not an API
+    found = [_exact(resolver, s.strip().removesuffix("()"), package) for s in spans]
+    ids = set().union(*found)
+    return next(iter(ids)) if len(ids) == 1 and all(found) else None
+
+
+def _directive_api(resolver: MentionResolver, found: _Directive, package: str, module: str) -> str | None:
+    if found.enclosing is not None:  # a member documented inside its class's directive
+        owner = _exact(resolver, found.enclosing, package)
+        if len(owner) != 1:
+            return None  # not the library's class (or not known): its members are not either
+        return resolver.member(next(iter(owner)), found.name.rsplit(".", 1)[-1])
+    ids = _exact(resolver, found.name, package)
+    if len(ids) != 1 and module:  # `.. data:: request` under `.. currentmodule:: flask`
+        exact = resolver.full(f"{module}.{found.name}")
+        ids = {exact} if exact is not None else ids
+    return next(iter(ids)) if len(ids) == 1 else None
+
+
+_LIST_OR_TABLE = re.compile(r"^\s*(?:[*+-]\s|\d+[.)]\s|\|)")
+_EMPHASIS = re.compile(r"^([*_]{1,2})(\S(?:.*\S)?)\1$", re.S)
+_FIELD_LINE = re.compile(r"^\s*:[\w -]+:")  # a directive's option or a field list's line
+
+
+def docs_summary(text: str) -> str:
+    """The first paragraph of prose in a piece of the docs, as one line: not a heading or a
+    reST title, a list (an API page's list of members is no description), a table, a
+    directive or its options, a field list, an admonition or code; whole-paragraph emphasis
+    unwrapped (``*An HTTP response.*``); without a last sentence that announced code
+    ("Here an example::"); at most ~400 characters; "" when there is none of three words."""
+    from docmentor.library.surface.docstrings import (
+        MARKUP,
+        PARAGRAPHS,
+        is_code,
+        is_title,
+        summary,
+        without_lead_in,
+    )
+
+    for para in PARAGRAPHS.split(text.strip()):
+        stripped = para.strip()
+        lines = stripped.split("\n")
+        if (
+            not stripped
+            or lines[0].startswith(("#", "```", "~~~", ":::"))
+            or is_title(stripped)
+            or MARKUP.match(stripped)
+            or _LIST_OR_TABLE.match(lines[0])
+            or all(_FIELD_LINE.match(line) for line in lines)
+            or para[:1] in (" ", "\t")  # a directive's body or a literal block
+            or is_code(para)
+        ):
+            continue
+        line = " ".join(stripped.split())
+        emphasis = _EMPHASIS.match(line)
+        if emphasis is not None:
+            line = emphasis.group(2)
+        if line.endswith(":"):
+            line = without_lead_in(line)
+        if len(line.split()) >= 3:
+            return summary(line)
+    return ""
+
+
+@dataclass
+class _Directive:
+    name: str  # as written
+    body: str = ""  # the first paragraph of prose of its body, dedented
+    enclosing: str | None = None  # the ``.. class::`` it is inside of
+    module: str | None = None  # a ``.. currentmodule::`` / ``.. module::`` line: the module
+
+
+_DIRECTIVE_HEAD = re.compile(r"^([ \t]*)\.\.[ \t]+(?:(py|auto):)?([\w-]+)::[ \t]*(.*)$")
+_CLASSLIKE = frozenset({"class", "exception", "autoclass", "autoexception"})
+_MAX_BODY_LINES = 40
+
+
+def _directives(text: str) -> list[_Directive]:
+    """The reST API directives of a section's text in order, each with the first paragraph
+    of its body, the class directive it is nested in, and the module lines among them;
+    none inside a Markdown fence or a ``::`` literal block. One pass, each body read up to
+    its first paragraph of prose (at most :data:`_MAX_BODY_LINES` lines)."""
+    from docmentor.library.knowledge.mentions import directive_names
+
+    lines = text.split("\n")
+    out: list[_Directive] = []
+    classes: list[tuple[int, str]] = []  # (indent, name) of the enclosing class directives
+    fence: Fence | None = None
+    literal = -1  # the indentation of a "::" paragraph whose literal block we are in
+    for k, line in enumerate(lines):
+        stripped = line.strip()
+        indent = len(line) - len(line.lstrip())
+        if fence is not None:
+            if closes(line, fence, any_indent=True):
+                fence = None
+            continue
+        fence = fence_open(line, any_indent=True)
+        if fence is not None:
+            continue
+        if literal >= 0:
+            if not stripped or indent > literal:
+                continue
+            literal = -1
+        m = _DIRECTIVE_HEAD.match(line)
+        if m is None:
+            if stripped.endswith("::"):
+                literal = indent
+            continue
+        kind, argument = m.group(3), m.group(4).strip()
+        if kind in ("currentmodule", "module"):
+            if argument:
+                out.append(_Directive(argument, module=argument))
+            continue
+        while classes and classes[-1][0] >= indent:
+            classes.pop()
+        names = directive_names(line)
+        if not names:
+            continue
+        name = names[0]
+        out.append(_Directive(name, _body(lines, k, indent), classes[-1][1] if classes else None))
+        if kind in _CLASSLIKE or (m.group(2) == "py" and kind in ("class", "exception")):
+            classes.append((indent, name))
+    return out
+
+
+def _body(lines: list[str], k: int, indent: int) -> str:
+    """The first paragraph of prose of the directive on line ``k``: its options skipped, and
+    the lines that continue its arguments (a signature broken with ``\\``, more signatures:
+    what follows the directive line before a blank line or an option)."""
+    body: list[str] = []
+    arguments = True
+    for j in range(k + 1, min(len(lines), k + 1 + _MAX_BODY_LINES)):
+        line = lines[j]
+        stripped = line.strip()
+        if stripped and len(line) - len(line.lstrip()) <= indent:
+            break  # dedented: the body is over
+        if not stripped:
+            arguments = False
+            if body:
+                break
+            continue
+        if arguments and not _FIELD_LINE.match(line):
+            continue  # "handler_args=None, client_max_size=1024**2, \": still the signature
+        arguments = False
+        if not body and (_FIELD_LINE.match(line) or stripped.startswith("..")):
+            if stripped.startswith(".."):
+                break  # a nested directive first: no prose of its own
+            continue  # an option
+        body.append(stripped)
+    return "\n".join(body)
+
+
+_NAME_WORDS = re.compile(r"[A-Z]+(?=[A-Z][a-z]|\d|\b)|[A-Z]?[a-z]+|\d+")
+
+
+def _words_of(name: str) -> tuple[str, ...]:
+    return tuple(w.lower() for w in _NAME_WORDS.findall(name))
+
+
+def _heading_key(heading: str) -> tuple[str, ...]:
+    return tuple(w.lower() for w in re.findall(r"[A-Za-z]+|\d+", heading))
+
+
+def _spelled_classes(entries: Sequence[ApiEntry]) -> dict[tuple[str, ...], set[str]]:
+    """Heading words → the classes whose name they spell, word for word, each word of the
+    name the start of the heading's ("Digest authentication": ``DigestAuth``; "Mock
+    transports": ``MockTransport``). Keyed by the name's words; :func:`_spelled` matches."""
+    out: dict[tuple[str, ...], set[str]] = {}
+    for e in entries:
+        if e.kind == "class" and not e.description.strip():
+            words = _words_of(e.name)
+            if len(words) >= 2:
+                out.setdefault(words, set()).add(e.api_id)
+    return out
+
+
+class _Spelled:
+    """Finds the classes a heading spells (see :func:`_spelled_classes`)."""
+
+    def __init__(self, by_words: dict[tuple[str, ...], set[str]]) -> None:
+        self._by_first: dict[str, list[tuple[tuple[str, ...], set[str]]]] = {}
+        for words, ids in by_words.items():
+            self._by_first.setdefault(words[0], []).append((words, ids))
+
+    def find(self, heading: tuple[str, ...]) -> set[str]:
+        out: set[str] = set()
+        if not heading:
+            return out
+        first = heading[0]
+        for k in range(1, len(first) + 1):  # each start of the heading's first word
+            for words, ids in self._by_first.get(first[:k], ()):
+                if len(words) == len(heading) and all(
+                    h.startswith(w) for w, h in zip(words, heading, strict=True)
+                ):
+                    out |= ids
+        return out

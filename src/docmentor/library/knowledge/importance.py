@@ -1,0 +1,216 @@
+"""How important each API is, in [0, 1]: what README.LLM keeps and ``find_api`` re-ranks with.
+
+The score is a weighted sum of five factors, each in [0, 1] (the weights add up to 1):
+
+========================  ======  ==========================================================
+factor                    weight  value
+========================  ======  ==========================================================
+``exported``              0.25    1.0 for a top-level export (an alias ``pkg.name``: nothing
+                                  between the package and the name); 0.6 for a member of a
+                                  top-level class (``pkg.Class.method``); 0 otherwise.
+``examples``              0.30    doc examples that use it: ``log(1+n) / log(1+max(n))``,
+                                  the maximum taken over the library (at least 3).
+``prose``                 0.15    mentions in the docs' text outside code blocks, scaled the
+                                  same way (at least 5). A distinctive name (``Database``,
+                                  ``to_list``: a capital, ``_`` or digit) counts wherever it
+                                  is a word; a plain word (``connect``) only where it reads
+                                  as code: ```connect```, ``connect(`` or ``.connect``.
+``docstring``             0.15    the mean of: a summary; every parameter described (or no
+                                  parameters); the return value described (or nothing to
+                                  return: classes, ``-> None``, attributes with a type).
+``propagation``           0.15    one step over the other APIs' scores (the four factors
+                                  above): a class gets the best score of the APIs that return
+                                  it and of its own methods and properties (it is their
+                                  receiver); a function or method returning a class gets
+                                  nothing from it.
+========================  ======  ==========================================================
+
+A deprecated API (``ApiEntry.deprecated``) keeps a quarter of its score
+(:data:`DEPRECATED_SHARE`): the docs may still use it everywhere, but it is not what to
+learn. The factors are stored per API (``ApiEntry.importance_factors``), rounded to 4
+places, so the knowledge base shows why an API ranks where it does.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+
+from docmentor.library.models import ApiEntry, Example
+from docmentor.parse.fences import Fence, closes, fence_open
+
+__all__ = ["SCORING", "WEIGHTS", "count_mentions", "prose_text", "public_path", "score_importance"]
+
+WEIGHTS: dict[str, float] = {
+    "exported": 0.25,
+    "examples": 0.30,
+    "prose": 0.15,
+    "docstring": 0.15,
+    "propagation": 0.15,
+}
+MEMBER_OF_EXPORTED = 0.6
+MIN_EXAMPLE_SCALE = 3
+MIN_MENTION_SCALE = 5
+DEPRECATED_SHARE = 0.25
+SCORING = "importance-v2"  # bump when the formula changes; recorded in the knowledge base
+
+_INLINE_CODE = re.compile(r"`([^`\n]+)`")
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_DOTTED = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
+
+
+def public_path(entry: ApiEntry) -> str:
+    """The shortest public import path of an API (its first alias, else its ``api_id``)."""
+    return entry.aliases[0] if entry.aliases else entry.api_id
+
+
+def prose_text(markdown: str) -> str:
+    """``markdown`` without its fenced code blocks (inline code is kept: it is prose's code)."""
+    out: list[str] = []
+    fence: Fence | None = None
+    for line in markdown.split("\n"):
+        if fence is None:
+            fence = fence_open(line, any_indent=True)
+            if fence is None:
+                out.append(line)
+        elif closes(line, fence, any_indent=True):
+            fence = None
+    return "\n".join(out)
+
+
+def _distinctive(name: str) -> bool:
+    return any(c.isupper() or c.isdigit() or c == "_" for c in name.lstrip("_"))
+
+
+class _Mentions:
+    """Identifier counts over prose: as words, and where they read as code."""
+
+    def __init__(self, texts: Iterable[str]) -> None:
+        self.words: Counter[str] = Counter()
+        self.code: Counter[str] = Counter()
+        for text in texts:
+            for m in _DOTTED.finditer(text):
+                parts = m.group(0).split(".")
+                self.words.update(parts)
+                called = text.startswith("(", m.end())
+                # ``.name`` and ``name(`` read as code; so does every part after a dot
+                self.code.update(parts[1:])
+                if called and len(parts) == 1:
+                    self.code[parts[0]] += 1
+            for m in _INLINE_CODE.finditer(text):
+                span = m.group(1).strip()
+                if _IDENTIFIER.fullmatch(span):  # `connect` (`connect()` counted as a call above)
+                    self.code[span] += 1
+
+    def of(self, name: str) -> int:
+        return self.words[name] if _distinctive(name) else self.code[name]
+
+
+def count_mentions(texts: Iterable[str], entries: Iterable[ApiEntry]) -> dict[str, int]:
+    """Mentions of each API's short name in prose (``api_id`` → count); see the module docstring.
+
+    ``texts`` are the documents' texts with code blocks removed (:func:`prose_text`).
+    """
+    mentions = _Mentions(texts)
+    return {e.api_id: mentions.of(e.name) for e in entries if e.kind != "module"}
+
+
+def _scaled(n: int, top: int, floor: int) -> float:
+    if n <= 0:
+        return 0.0
+    return min(1.0, math.log1p(n) / math.log1p(max(top, floor)))
+
+
+def _exported(entry: ApiEntry, by_id: Mapping[str, ApiEntry], package: str) -> float:
+    paths = [entry.api_id, *entry.aliases]
+    if any(p.count(".") == 1 and p.split(".")[0] == package for p in paths):
+        return 1.0
+    if entry.parent is not None:
+        owner = by_id.get(entry.parent)
+        if owner is not None and _exported(owner, by_id, package) == 1.0:
+            return MEMBER_OF_EXPORTED
+    return 0.0
+
+
+_NOTHING_RETURNED = {"None", "NoReturn", "Never"}
+
+
+def _docstring(entry: ApiEntry) -> float:
+    summary = 1.0 if entry.description.strip() else 0.0
+    params = [p for p in entry.parameters if p.name not in ("self", "cls")]
+    documented = 1.0 if not params else sum(bool(p.description.strip()) for p in params) / len(params)
+    if entry.kind in ("function", "method"):
+        r = entry.returns
+        nothing = r is None or (r.type or "").strip() in _NOTHING_RETURNED
+        returns = 1.0 if nothing or (r is not None and r.description.strip()) else 0.0
+    elif entry.kind in ("property", "attribute"):
+        r = entry.returns
+        returns = 1.0 if r is not None and (r.type or r.description.strip()) else 0.0
+    else:
+        returns = 1.0
+    return (summary + documented + returns) / 3
+
+
+def score_importance(
+    surface_entries: Sequence[ApiEntry],
+    examples: Sequence[Example],
+    prose_mentions: Mapping[str, int],
+    *,
+    package: str | None = None,
+) -> None:
+    """Fill ``importance_score`` and ``importance_factors`` of every entry, in place.
+
+    Args:
+        surface_entries: the library's API entries (one per ``api_id``).
+        examples: the docs' examples, matched (``apis_used`` filled).
+        prose_mentions: ``api_id`` → mentions in the docs' prose (:func:`count_mentions`).
+        package: the top-level package; by default the first part of the first ``api_id``.
+    """
+    if not surface_entries:
+        return
+    by_id = {e.api_id: e for e in surface_entries}
+    package = package or surface_entries[0].api_id.split(".")[0]
+    users: dict[str, set[str]] = {}
+    for ex in examples:
+        for api_id in ex.apis_used:
+            users.setdefault(api_id, set()).add(ex.example_id)
+    for e in surface_entries:
+        users.setdefault(e.api_id, set()).update(e.examples)
+    top_examples = max((len(v) for v in users.values()), default=0)
+    top_mentions = max(prose_mentions.values(), default=0)
+
+    factors: dict[str, dict[str, float]] = {}
+    base: dict[str, float] = {}
+    for e in surface_entries:
+        f = {
+            "exported": _exported(e, by_id, package),
+            "examples": _scaled(len(users.get(e.api_id, ())), top_examples, MIN_EXAMPLE_SCALE),
+            "prose": _scaled(prose_mentions.get(e.api_id, 0), top_mentions, MIN_MENTION_SCALE),
+            "docstring": _docstring(e),
+        }
+        factors[e.api_id] = f
+        base[e.api_id] = sum(WEIGHTS[k] * v for k, v in f.items()) / (1.0 - WEIGHTS["propagation"])
+
+    # One propagation step: classes inherit the importance of what returns them and of
+    # what they are the receiver of.
+    propagated: dict[str, float] = {}
+    for e in surface_entries:
+        targets: list[str] = []
+        if e.returns is not None and e.returns.class_id and e.returns.class_id != e.parent:
+            targets.append(e.returns.class_id)
+        if e.parent is not None:
+            targets.append(e.parent)
+        for t in targets:
+            if t in by_id and t != e.api_id:
+                propagated[t] = max(propagated.get(t, 0.0), base[e.api_id])
+
+    for e in surface_entries:
+        f = factors[e.api_id]
+        f["propagation"] = propagated.get(e.api_id, 0.0)
+        score = sum(WEIGHTS[k] * v for k, v in f.items())
+        if e.deprecated:
+            score *= DEPRECATED_SHARE
+        e.importance_factors = {k: round(v, 4) for k, v in f.items()}
+        e.importance_score = round(min(1.0, max(0.0, score)), 4)

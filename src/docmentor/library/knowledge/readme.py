@@ -1,0 +1,488 @@
+"""The monolithic README.LLM: the XML layout of Wijaya et al., "ReadMe.LLM" (2025), Appendix B/C.
+
+::
+
+    <ReadMe.LLM>
+    <rules> ask when unsure; reuse the library; mind its dependencies; the version described,
+            whether examples were run </rules>
+    <context_description> library, purpose, how the context is organised </context_description>
+    <context_N>
+    <context_N_description> what the API is and does </context_N_description>
+    <context_N_function> public path + signature, Parameters:, Returns: </context_N_function>
+    <context_N_example> the best example using it </context_N_example>
+    </context_N>
+    ...
+    </ReadMe.LLM>
+
+Sections are the APIs by importance (modules are left out: they have no signature), at
+most ``max_apis`` of them, fewer when ``max_tokens`` (exact, offline count) is reached.
+The function block's first line is the API's shortest public path up to its name followed
+by the introspected signature verbatim (``minidb.Database.insert(self, table: str) -> int``).
+
+Nothing is escaped (the reader is an LLM), but text taken from the library or its docs
+can never open or close one of our tags: the ``<`` of ``</context_``, ``</rules``,
+``</ReadMe.LLM`` (and of their opening forms) becomes ``&lt;``, which keeps code inside a
+string literal or comment valid.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import sys
+import textwrap
+import warnings
+from collections.abc import Collection, Iterable, Sequence
+from functools import lru_cache
+
+from docmentor.assemble.tokens import DEFAULT_ENCODING, check_encoding, count_tokens
+from docmentor.errors import UsageError
+from docmentor.library.knowledge.importance import public_path
+from docmentor.library.knowledge.mentions import heading_forms as _heading_forms
+from docmentor.library.knowledge.mentions import heading_words as _heading_words
+from docmentor.library.knowledge.mentions import spells as _spells
+from docmentor.library.models import ApiEntry, Example
+from docmentor.library.surface.docstrings import (
+    display,
+    ended,
+    field_text,
+    is_label,
+    prose_paragraphs,
+    says_nothing,
+    without_lead_in,
+)
+
+__all__ = ["HeadingNames", "api_words", "best_example", "example_code", "ranked_entries", "render_readme"]
+
+_STRAY = re.compile(r"<(/?)(?=context_|rules\b|ReadMe\.LLM\b)", re.IGNORECASE)
+_SECTION = re.compile(
+    r"^\s*(Args|Arguments|Parameters|Params|Returns?|Yields?|Raises|Examples?|Notes?|Attributes)\s*:?\s*$",
+    re.M,
+)
+_MAX_DESCRIPTION = 700
+_ITEM = re.compile(r"^(?:[-*+]|\d+[.)])\s")  # a list item: what a colon may announce
+
+
+def _safe(text: str) -> str:
+    """User text that cannot open or close one of our tags."""
+    return _STRAY.sub(lambda m: "&lt;" + m.group(1), text)
+
+
+def example_code(example: Example) -> str:
+    """The example's code as README.LLM shows it: dedented, without blank edges; a doctest
+    or IPython session (``>>> r = httpx.get(url)``, ``In [1]: …``) as the program its
+    prompts spell, each output line a comment below the statement that printed it."""
+    return _shown_code(example.code, example.language)
+
+
+@lru_cache(maxsize=4096)
+def _shown_code(code: str, language: str) -> str:
+    """:func:`example_code`'s work, once per code (ranking asks for it several times)."""
+    code = textwrap.dedent(code).strip("\n")
+    if language == "python" and _is_session(code):
+        return _session_program(code)
+    return code
+
+
+_IN = re.compile(r"In \[\d*\]: ?")  # IPython's prompt
+_IN_MORE = re.compile(r"[ \t]*\.\.\.+: ?")  # …and its continuation, "   ...: "
+_OUT = re.compile(r"Out\[\d*\]: ?")
+
+
+def _is_session(code: str) -> bool:
+    """Whether the first line that is no comment is a doctest or IPython prompt."""
+    for raw in code.split("\n"):
+        line = raw.strip()
+        if line and not line.startswith("#"):
+            return (line[:3] == ">>>" and line[3:4] in ("", " ")) or bool(_IN.match(line))
+    return False
+
+
+def _session_program(code: str) -> str:
+    out: list[str] = []
+    statement = False
+    for raw in code.split("\n"):
+        line = raw.strip()
+        prompt = line[:3]
+        more = _IN_MORE.match(raw) if statement else None
+        if prompt == ">>>" and line[3:4] in ("", " "):
+            out.append(line[4:])
+            statement = True
+        elif (m := _IN.match(line)) is not None:
+            out.append(line[m.end() :])
+            statement = True
+        elif statement and prompt == "..." and line[3:4] in ("", " "):
+            out.append(raw.lstrip()[4:])  # the statement's own indentation after "... "
+        elif more is not None:
+            out.append(raw[more.end() :])
+        elif line.startswith("#") and not statement:
+            out.append(line)  # a comment of the session's own (a title above it)
+        elif line:
+            shown = line[o.end() :] if (o := _OUT.match(line)) else raw.rstrip()
+            out.append("# " + shown)  # output, as printed
+            statement = False
+        else:
+            out.append("")
+            statement = False
+    return "\n".join(out).strip("\n")
+
+
+@lru_cache(maxsize=4096)
+def _parses(code: str) -> bool:
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # invalid escapes and the like are not our business
+            ast.parse(code)
+    except (SyntaxError, ValueError):
+        return False
+    return True
+
+
+def ranked_entries(entries: Sequence[ApiEntry]) -> list[ApiEntry]:
+    """The entries README.LLM may show, most important first (ties: shorter public path).
+    Deprecated APIs are not shown: README.LLM teaches how to use the library today."""
+    shown = [e for e in entries if e.kind != "module" and not e.deprecated]
+    return sorted(shown, key=lambda e: (-e.importance_score, public_path(e).count("."), public_path(e)))
+
+
+def best_example(
+    entry: ApiEntry,
+    examples: Sequence[Example],
+    *,
+    validated: bool,
+    shown: set[str] | None = None,
+    deprecated: Collection[str] = (),
+    names: HeadingNames | None = None,
+) -> Example | None:
+    """The example to show for ``entry``.
+
+    Validated (passed) first, then one that uses no ``deprecated`` API, then one that
+    imports no package beyond the library and the standard library (the truststore
+    recipe is no example of ``Client``), then one that uses the API itself (a
+    class's example may use only its members: ``tbl.search(...)`` shows ``Table``), then one
+    under a heading that names it, then complete programs that import the library (a
+    callback that names nothing is no program of it), then one not shown yet for
+    another API, then the one most about it (the largest part of its API uses are the API
+    or its members), then the shortest. When validation ran, only passed examples qualify; a
+    Python example qualifies only when it parses (``ast``) once dedented. ``names``: the
+    words of the library's API names (:func:`api_words`), so that a heading naming a longer
+    one ("Async clients") does not name a shorter one in it (``Client``).
+    """
+    member = entry.api_id + "."
+    members = entry.kind == "class"
+    candidates = [
+        ex
+        for ex in examples
+        if (entry.api_id in ex.apis_used or (members and any(a.startswith(member) for a in ex.apis_used)))
+        and ex.code.strip()
+        and (not validated or ex.validated is True)
+        and (ex.language != "python" or _parses(example_code(ex)))
+    ]
+    if not candidates:
+        return None
+    seen = shown or set()
+    own = _roots(entry)
+    words = _heading_words(entry.name)
+    return min(
+        candidates,
+        key=lambda ex: (
+            ex.validated is not True,
+            any(a in deprecated for a in ex.apis_used),
+            ex.language == "python" and bool(_imported(example_code(ex)) - own - _STDLIB),
+            entry.api_id not in ex.apis_used,
+            not _names(ex, words, names),
+            not (ex.complete and (ex.language != "python" or bool(_imported(example_code(ex)) & own))),
+            ex.example_id in seen,
+            -_share(ex, entry.api_id, member),
+            len(ex.code),
+            ex.example_id,
+        ),
+    )
+
+
+def _share(example: Example, api_id: str, member: str) -> float:
+    """The part of the example's API uses that are the API or its members: how much it is
+    about it (the asyncio program that opens an ``AsyncClient`` and calls ``get`` on it, not
+    the one that configures a transport for it)."""
+    ours = sum(1 for a in example.apis_used if a == api_id or a.startswith(member))
+    return ours / max(1, len(example.apis_used))
+
+
+_STDLIB = frozenset(sys.stdlib_module_names) | {"__future__"}
+
+
+def _roots(entry: ApiEntry) -> frozenset[str]:
+    """The top-level packages the API is imported from (``lancedb`` for ``lancedb.db.DBConnection``)."""
+    return frozenset(path.split(".", 1)[0] for path in (entry.api_id, *entry.aliases))
+
+
+@lru_cache(maxsize=4096)
+def _imported(code: str) -> frozenset[str]:
+    """The top-level packages a Python example imports (absolute imports only)."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            tree = ast.parse(code)
+    except (SyntaxError, ValueError):
+        return frozenset()
+    out: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            out.update(alias.name.split(".", 1)[0] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            out.add(node.module.split(".", 1)[0])
+    return frozenset(out)
+
+
+class HeadingNames:
+    """Where a library's API names of two words or more occur in headings (``AsyncClient``
+    in "Async clients"), each heading read once: for :func:`best_example`, a heading naming
+    a longer name does not name a shorter one inside it."""
+
+    def __init__(self, names: Iterable[tuple[str, ...]]) -> None:
+        self._by_first: dict[str, list[tuple[str, ...]]] = {}
+        for words in set(names):
+            if len(words) >= 2:
+                self._by_first.setdefault(words[0], []).append(words)
+        self._seen: dict[str, tuple[tuple[frozenset[str], ...], list[tuple[int, int]]]] = {}
+
+    def read(self, heading: str) -> tuple[tuple[frozenset[str], ...], list[tuple[int, int]]]:
+        """The heading's words (each as the singulars it may be, :func:`~.mentions.word_forms`), and the
+        spans (start, end) where an API name of 2+ words is."""
+        seen = self._seen.get(heading)
+        if seen is None:
+            found = _heading_forms(heading)
+            spans = [
+                (j, j + len(w))
+                for j, forms in enumerate(found)
+                for first in forms
+                for w in self._by_first.get(first, ())
+                if _spells(found, j, w)
+            ]
+            seen = self._seen[heading] = (found, spans)
+        return seen
+
+
+def api_words(entries: Sequence[ApiEntry]) -> HeadingNames:
+    """The words each API's name is written with in headings (``AsyncClient`` → ("async",
+    "client")), for :func:`best_example`."""
+    return HeadingNames(_heading_words(e.name) for e in entries)
+
+
+def _names(example: Example, words: tuple[str, ...], names: HeadingNames | None = None) -> bool:
+    """Whether the example's title or a heading above it names the API: its words in order
+    (a plural for the last: "Clients" names ``Client``), and not as part of another API's
+    longer name there ("Async clients" names ``AsyncClient``, not ``Client``, when the
+    library has both)."""
+    n = len(words)
+    for heading in (example.title, *example.heading_path):
+        found, longer = names.read(heading) if names is not None else (_heading_forms(heading), [])
+        for i in range(len(found) - n + 1):
+            if _spells(found, i, words) and not any(a <= i and i + n <= b and b - a > n for a, b in longer):
+                return True
+    return False
+
+
+def _description(entry: ApiEntry, by_id: dict[str, ApiEntry]) -> str:
+    path = public_path(entry)
+    kind = entry.kind
+    article = "an" if kind[0] in "aeiou" else "a"
+    if entry.parent and entry.parent in by_id:
+        owner = public_path(by_id[entry.parent])
+        lead = f"{path} is {article} {kind} of {owner}."
+    else:
+        lead = f"{path} is {article} {kind}."
+    body = display(entry.description.strip())
+    # the docstring's prose after the summary, up to its first section (Args:, :param x: …),
+    # without directives, code and literal blocks: whole paragraphs, as many as fit
+    paragraphs = prose_paragraphs(entry.docstring)
+    if body.endswith(":") and not (paragraphs and _ITEM.match(paragraphs[0])):
+        # it announced code left out ("… are the same:"): its other sentences stay. One that
+        # is all lead-in is left out when it is a label ("Usage:"), and gives way to the
+        # paragraphs after it when it only points ahead ("… broken down like this:") and
+        # one fits; else it ends there ("The query that defines a view, as stored.")
+        fits = bool(paragraphs) and len(paragraphs[0]) < _MAX_DESCRIPTION
+        body = without_lead_in(body) or body
+        if body.endswith(":"):
+            body = "" if is_label(body) or (fits and says_nothing(body)) else ended(body)
+    for paragraph in paragraphs:
+        if len(body) + len(paragraph) >= _MAX_DESCRIPTION:
+            break
+        # a summary without its full stop ("An active LanceDB connection") ends before the next
+        body = f"{body}{'' if body[-1:] in '.!?:' else '.'} {paragraph}" if body else paragraph
+    return f"{lead} {body}".strip()
+
+
+def _function(entry: ApiEntry) -> str:
+    path = public_path(entry)
+    sig = entry.signature or entry.name
+    is_async = sig.startswith("async ") and entry.language == "python"
+    bare = sig[len("async ") :] if is_async else sig
+    if bare == entry.name or bare.startswith((entry.name + "(", entry.name + ":", entry.name + " =")):
+        # the signature names the object as defined; show it under its public path
+        first = ("async " if is_async else "") + path + bare[len(entry.name) :]
+    else:  # another language's declaration ("function ok(a)"), or a re-export under another name
+        first = f"{path}\n{sig}"
+    lines = [first]
+    if entry.parameters:
+        lines += ["", "Parameters:"]
+        for p in entry.parameters:
+            name = {"var-positional": "*", "var-keyword": "**"}.get(p.kind, "") + p.name
+            facts = [p.type] if p.type else []
+            if p.kind in ("var-positional", "var-keyword"):
+                facts.append("optional")
+            elif p.required:
+                facts.append("required")
+            else:
+                facts.append("optional")
+                facts.append(f"default: {p.default}")
+            if p.kind == "keyword-only":
+                facts.append("keyword-only")
+            elif p.kind == "positional-only":
+                facts.append("positional-only")
+            line = f"- {name} ({', '.join(facts)})"
+            if p.description.strip():
+                line += ": " + field_text(p.description)
+            lines.append(line)
+    r = entry.returns
+    if entry.kind == "class":
+        lines += ["", "Returns:", f"{entry.name} - a new instance"]
+    elif r is not None and (r.type or r.description.strip()):
+        text = r.type or ""
+        if r.description.strip():
+            said = field_text(r.description)
+            text = f"{text} - {said}" if text else said
+        lines += ["", "Returns:", text]
+    return "\n".join(lines)
+
+
+# an example already shown whole for another API is pointed to when it is longer than this
+# (lines): the same 46-line program three times costs what three more APIs would
+REPEAT_LINES = 10
+
+
+def _context(
+    n: int, entry: ApiEntry, by_id: dict[str, ApiEntry], example: Example | None, shown_in: int | None = None
+) -> str:
+    parts = [
+        f"<context_{n}>",
+        f"<context_{n}_description>",
+        _safe(_description(entry, by_id)),
+        f"</context_{n}_description>",
+        "",
+        f"<context_{n}_function>",
+        _safe(_function(entry)),
+        f"</context_{n}_function>",
+    ]
+    if example is not None:
+        code = example_code(example)
+        if shown_in is not None and code.count("\n") + 1 > REPEAT_LINES:
+            code = (
+                f"# the example of context_{shown_in} shows {entry.name} too ({example.path}:{example.line})"
+            )
+        parts += ["", f"<context_{n}_example>", _safe(code), f"</context_{n}_example>"]
+    parts.append(f"</context_{n}>")
+    return "\n".join(parts)
+
+
+def _header(library: str, version: str | None, purpose: str, *, validated: bool) -> str:
+    described = f"{library} {version}" if version else f"{library} (version unknown)"
+    rule4 = f"Rule number 4: This context describes {described}."
+    if validated and version:
+        rule4 += f" Examples were validated on version {version}."
+    elif validated:
+        rule4 += " Examples were validated on the installed version."
+    intro = f"The context will be for the {library} library."
+    said = " ".join(purpose.split())
+    if said:  # ended: a summary has no full stop ("Classes Without Boilerplate"), a lead-in a colon
+        intro += " " + ended(said)
+    intro += (
+        " The context is organized into numbered sections using XML tags. Within each section,"
+        " there is a description, a function signature with its parameters and return value,"
+        " and, when the documentation has one, an example"
+        + (" validated on this version." if validated else ".")
+    )
+    return "\n".join(
+        [
+            "<ReadMe.LLM>",
+            "<rules>",
+            "Rule number 1: When you are unsure about something, ask the user what information you need.",
+            f"Rule number 2: Reuse {library} functions and code when applicable.",
+            "Rule number 3: Consider library dependencies when generating code solutions.",
+            _safe(rule4),
+            "</rules>",
+            "",
+            "<context_description>",
+            _safe(intro),
+            "</context_description>",
+        ]
+    )
+
+
+_FOOTER = "</ReadMe.LLM>\n"
+
+
+def render_readme(
+    library: str,
+    version: str | None,
+    entries: Sequence[ApiEntry],
+    examples: Sequence[Example],
+    *,
+    max_apis: int = 50,
+    max_tokens: int | None = None,
+    encoding: str = DEFAULT_ENCODING,
+    validated: bool,
+    purpose: str = "",
+) -> str:
+    """README.LLM for ``library``.
+
+    Args:
+        library: the library's name, as users import it.
+        version: the version described (None: unknown).
+        entries: the API surface, importance scored.
+        examples: the docs' examples, matched (and validated when ``validated``).
+        max_apis: at most this many ``<context_N>`` sections.
+        max_tokens: the whole file stays within this many tokens of ``encoding``.
+        encoding: the tokenizer for ``max_tokens``.
+        validated: validation ran: only passed examples are shown, and the rules say so.
+        purpose: what the library is for (package docstring or the docs' index page).
+
+    Raises:
+        UsageError: ``max_apis`` < 0, or ``max_tokens`` too small for the rules and description.
+    """
+    if max_apis < 0:
+        raise UsageError("max_apis must be ≥ 0", arguments=("max_apis",))
+    check_encoding(encoding)
+    by_id = {e.api_id: e for e in entries}
+    head = _header(library, version, purpose, validated=validated)
+    sections: list[str] = []
+    shown: dict[str, int] = {}  # example_id → the context that shows it whole
+    if max_tokens is not None:
+        base = count_tokens(_join(head, [], _FOOTER), encoding)
+        if base > max_tokens:
+            raise UsageError(
+                f"max_tokens {max_tokens} is below the {base} tokens of the rules and description alone",
+                hint=f"use at least {base}",
+                arguments=("max_tokens",),
+            )
+    deprecated = {e.api_id for e in entries if e.deprecated}
+    names = api_words(entries)
+    for entry in ranked_entries(entries)[:max_apis]:
+        example = best_example(
+            entry, examples, validated=validated, shown=set(shown), deprecated=deprecated, names=names
+        )
+        n = len(sections) + 1
+        section = _context(n, entry, by_id, example, shown.get(example.example_id) if example else None)
+        if (
+            max_tokens is not None
+            and count_tokens(_join(head, [*sections, section], _FOOTER), encoding) > max_tokens
+        ):
+            break
+        sections.append(section)
+        if example is not None:
+            shown.setdefault(example.example_id, n)
+    return _join(head, sections, _FOOTER)
+
+
+def _join(head: str, sections: list[str], footer: str) -> str:
+    return "\n\n".join([head, *sections]) + "\n\n" + footer

@@ -1,0 +1,260 @@
+"""Reading a source folder: every file through its language's reader, then the links
+across files (re-export aliases, bases, return classes), wrapped in :class:`SourceApiSurface`."""
+
+from __future__ import annotations
+
+import logging
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+from typing import cast
+
+from docmentor.errors import SourceUnavailableError
+from docmentor.library.models import ApiEntry
+from docmentor.library.surface.treesitter.core import (
+    Collector,
+    SourceFile,
+    SourceLanguage,
+    core_type,
+    detect_language,
+    grammar_parser,
+    module_of,
+    normalize_source_language,
+    source_files,
+)
+from docmentor.library.surface.treesitter.go import collect_go_file
+from docmentor.library.surface.treesitter.rust import collect_rust_items
+from docmentor.library.surface.treesitter.typescript import JsCollector
+
+logger = logging.getLogger(__name__)
+
+_MAX_BYTES = 1_000_000  # larger files are bundles or generated code
+
+
+# -- after all files: aliases, bases, return classes --------------------------------------------
+
+
+def _finish(c: Collector, language: SourceLanguage) -> list[ApiEntry]:
+    """The collected entries, linked across files: public paths through re-exports, Rust
+    ``impl`` members under their type, bases and return classes resolved, aliases added."""
+    _follow_reexports(c, language)
+    classes = _ClassFinder(c)
+    _move_impl_members(c, classes)
+    _resolve_types(c, classes)
+    _add_aliases(c)
+    return list(c.entries.values())
+
+
+def _follow_reexports(c: Collector, language: SourceLanguage) -> None:
+    """Public paths: the re-exports of every module's name table, followed until nothing
+    changes; for TypeScript/JavaScript without a root table, the names unique across modules."""
+    names = c.names
+    for _ in range(10):
+        changed = False
+        for r in c.reexports:
+            source = next((names[t] for t in r.targets if t in names), None)
+            if source is None:
+                continue
+            table = names.setdefault(r.module, {})
+            if r.name == "*":
+                pairs = [(n, a) for n, a in source.items() if n != "default" and n not in table]
+            else:
+                pairs = [(r.local, source[r.name])] if r.name in source else []
+            for local, api_id in pairs:
+                if table.get(local) != api_id:
+                    table[local], changed = api_id, True
+        if not changed:
+            break
+    if language in ("typescript", "javascript") and not names.get(""):
+        counts = Counter(name for table in names.values() for name in table)
+        names[""] = {n: a for _, t in sorted(names.items()) for n, a in t.items() if counts[n] == 1}
+
+
+class _ClassFinder:
+    """The class a type name means in a module, among the classes collected (by name)."""
+
+    def __init__(self, c: Collector) -> None:
+        self.c = c
+        self.by_name: dict[str, list[str]] = {}
+        for e in c.entries.values():
+            if e.kind == "class":
+                self.by_name.setdefault(e.name, []).append(e.api_id)
+
+    def find(self, name: str | None, module: str) -> str | None:
+        """The class ``name`` means in ``module``: its own, an imported one, the root's, the only one."""
+        if not name or name not in self.by_name:
+            return None
+        candidates = self.by_name[name]
+        own = self.c.qualify(module, name)
+        if own in candidates:
+            return own
+        targets, imported = self.c.imports.get(module, {}).get(name, ([], name))
+        for target in [*targets, ""]:
+            api_id = self.c.names.get(target, {}).get(imported)
+            if api_id in candidates:
+                return api_id
+        return candidates[0] if len(candidates) == 1 else None
+
+
+def _move_impl_members(c: Collector, classes: _ClassFinder) -> None:
+    """Rust ``impl`` blocks may live in another module than their type: their members move
+    under the type found (and are dropped when there is none)."""
+    entries = c.entries
+    for e in list(entries.values()):
+        if e.parent and e.parent not in entries:
+            del entries[e.api_id]
+            owner = classes.find(e.parent.rsplit(".", 1)[-1], c.module[e.api_id])
+            if owner is not None:
+                c.module[f"{owner}.{e.name}"] = c.module[e.api_id]
+                e.parent, e.api_id = owner, f"{owner}.{e.name}"
+                entries.setdefault(e.api_id, e)
+
+
+def _resolve_types(c: Collector, classes: _ClassFinder) -> None:
+    """Bases (written and from trait ``impl``s) and return types, as the classes' api_ids
+    where the names are the library's."""
+    entries = c.entries
+    for module, type_name, base in c.impls:
+        owner = classes.find(type_name, module)
+        if owner is not None and base and base not in entries[owner].bases:
+            entries[owner].bases.append(base)
+    for e in entries.values():
+        module = c.module.get(e.api_id, "")
+        e.bases = [classes.find(b.split("<")[0].split(".")[-1], module) or b for b in e.bases]
+        if e.returns is not None and e.returns.type:
+            core = core_type(e.returns.type)
+            e.returns.class_id = e.parent if core in ("Self", "this") else classes.find(core, module)
+
+
+def _add_aliases(c: Collector) -> None:
+    """Every other public path of an entry (and of its members), shallowest module first."""
+    entries = c.entries
+    members: dict[str, list[ApiEntry]] = {}
+    for e in entries.values():
+        if e.parent:
+            members.setdefault(e.parent, []).append(e)
+    for module, table in sorted(c.names.items(), key=lambda item: (item[0].count("."), item[0])):
+        for name, api_id in table.items():
+            alias = c.qualify(module, name)
+            if alias != api_id and api_id in entries and alias not in entries[api_id].aliases:
+                entries[api_id].aliases.append(alias)
+                for m in members.get(api_id, []):
+                    m.aliases.append(f"{alias}.{m.name}")
+
+
+# -- the surface --------------------------------------------------------------------------------
+
+
+@dataclass
+class SourceApiSurface:
+    """The exported API of one source folder, with the lookups the example matcher needs."""
+
+    library: str
+    language: SourceLanguage
+    entries: list[ApiEntry]
+    version: str | None = None
+    by_id: dict[str, ApiEntry] = field(init=False, repr=False)
+    by_alias: dict[str, ApiEntry] = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self.by_id = {e.api_id: e for e in self.entries}
+        self.by_alias = {}
+        for e in self.entries:
+            for alias in e.aliases:
+                self.by_alias.setdefault(alias, e)
+
+    def resolve(self, name: str) -> ApiEntry | None:
+        """The entry for an api_id or alias (``lancedb.Connection.openTable``), inherited members too."""
+        entry = self.by_id.get(name) or self.by_alias.get(name)
+        if entry is None and "." in name:
+            owner, member = name.rsplit(".", 1)
+            entry = self.member(owner, member)
+        return entry
+
+    def member(self, owner: str, name: str, _depth: int = 0) -> ApiEntry | None:
+        """Member ``name`` of the class ``owner`` (api_id or alias), walking its bases."""
+        cls = self.by_id.get(owner) or self.by_alias.get(owner)
+        if cls is None or cls.kind != "class" or _depth > 8:
+            return None
+        found = self.by_id.get(f"{cls.api_id}.{name}")
+        for base in cls.bases if found is None else ():
+            found = self.member(base, name, _depth + 1)
+            if found is not None:
+                break
+        return found
+
+    def return_class(self, api_id: str) -> str | None:
+        """api_id of the class calling ``api_id`` gives (a class: itself; ``Promise<X>``: X), or None."""
+        entry = self.resolve(api_id)
+        if entry is None:
+            return None
+        if entry.kind == "class":
+            return entry.api_id
+        return entry.returns.class_id if entry.returns is not None else None
+
+
+def load_source_api(
+    source_path: Path, *, language: str | None = None, library: str, include_tests: bool = False
+) -> list[ApiEntry]:
+    """The exported API of a TypeScript/JavaScript, Go or Rust source folder.
+
+    Args:
+        source_path: the folder (or one file) to read; ``node_modules``, ``dist``, ``build``,
+            ``target``, ``vendor``, tests and examples below it are skipped.
+        language: ``typescript``, ``javascript``, ``go`` or ``rust`` (``ts``, ``js``, ``rs``
+            too); None picks the language most files are written in.
+        library: the first part of every ``api_id`` (``lancedb.connection.Connection``).
+        include_tests: read test files (``*.test.ts``, ``_test.go``) and the test and
+            example folders too.
+
+    Raises:
+        SourceUnavailableError: ``source_path`` does not exist.
+        UsageError: an unknown ``language``.
+    """
+    root = Path(source_path)
+    if not root.exists():
+        raise SourceUnavailableError(
+            f"source folder not found: {root}", hint="check source_path", arguments=("source_path",)
+        )
+    lang = normalize_source_language(language) if language else detect_language(root, include_tests)
+    if lang is None:
+        logger.warning("no TypeScript, JavaScript, Go or Rust sources under %s", root)
+        return []
+    c = Collector(library)
+    base = root.parent if root.is_file() else root
+    for path, file_lang in source_files(root, lang, tests=include_tests):
+        try:
+            source = path.read_bytes()
+        except OSError as exc:
+            logger.warning("skipping %s: %s", path, exc)
+            continue
+        if len(source) > _MAX_BYTES:
+            continue
+        rel = PurePosixPath(path.relative_to(base).as_posix())
+        f = SourceFile(rel, module_of(rel, file_lang), file_lang, source)
+        grammar = "tsx" if path.suffix == ".tsx" else file_lang
+        tree = grammar_parser(grammar).parse(source)
+        if file_lang == "go":
+            collect_go_file(c, f, tree.root_node)
+        elif file_lang == "rust":
+            collect_rust_items(c, f, tree.root_node, f.module)
+        else:
+            JsCollector(c, f).run(tree.root_node)
+    return _finish(c, lang)
+
+
+def load_source_surface(
+    source_path: Path,
+    *,
+    language: str | None = None,
+    library: str,
+    version: str | None = None,
+    include_tests: bool = False,
+) -> SourceApiSurface:
+    """:func:`load_source_api` wrapped for lookups (``resolve``, ``member``, ``return_class``)."""
+    entries = load_source_api(source_path, language=language, library=library, include_tests=include_tests)
+    if entries:
+        lang = cast("SourceLanguage", entries[0].language)
+    else:
+        lang = normalize_source_language(language) if language else "typescript"
+    return SourceApiSurface(library, lang, entries, version)

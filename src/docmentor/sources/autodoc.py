@@ -1,0 +1,64 @@
+"""What a docs folder documents with autodoc and mkdocstrings directives (``documented_paths``)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+__all__ = ["MAX_SCANNED_BYTES", "documented_paths"]
+
+# what a page documents: reST / MyST autodoc (`.. autofunction:: name`, ```{autoclass} name```)
+# and mkdocstrings (`::: pkg.name`), and what sets the module relative names are in
+_DOCUMENTS = re.compile(
+    r"^[ \t]*(?:(?P<mk>:::)|\.\.\s+(?:py:)?(?P<rd>[a-z]+)::|(?:```+|~~~+|:::+)\{(?:py:)?(?P<md>[a-z]+)\})"
+    r"[ \t]*(?P<name>[A-Za-z_][\w.]*)",
+    re.M,
+)
+_AUTODOC = frozenset(
+    {"autoclass", "autofunction", "automethod", "autoattribute", "autoproperty", "autodata", "autoexception",
+     "autodecorator", "automodule", "class", "function", "method", "attribute", "property", "data",
+     "exception", "decorator"}
+)  # fmt: skip
+_MODULE_SETTERS = frozenset({"module", "currentmodule", "automodule"})
+_MEMBER_DIRECTIVES = frozenset(
+    {"automethod", "autoattribute", "autoproperty", "method", "attribute", "property", "classmethod",
+     "staticmethod"}
+)  # fmt: skip
+MAX_SCANNED_BYTES = 2_000_000  # a page larger than this is not read for directives
+
+
+def documented_paths(docs: Path | None) -> list[str]:
+    """The dotted paths the docs' pages document with autodoc or mkdocstrings directives,
+    a relative name read in the module the page last set (``.. module::``,
+    ``.. currentmodule::``, ``.. automodule::``). Unreadable pages are skipped: the index
+    reports them."""
+    from docmentor.sources.local import document_files
+
+    found: list[str] = []
+    if docs is None or not docs.is_dir():
+        return found
+    for rel in document_files(docs):
+        path = docs / rel
+        try:
+            if path.stat().st_size > MAX_SCANNED_BYTES:
+                continue
+            text = path.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        module = ""
+        for m in _DOCUMENTS.finditer(text):
+            kind, target = m["rd"] or m["md"], m["name"]
+            if m["mk"]:
+                found.append(target)
+            elif kind in _MODULE_SETTERS:
+                module = "" if target == "None" else target  # `.. currentmodule:: None` resets it
+                if kind == "automodule" and module:
+                    found.append(target)
+            elif kind in _MEMBER_DIRECTIVES and "." not in target and m.group(0)[:1] in " \t":
+                continue  # `.. method:: get` inside `.. class:: Client`: its class is not read here
+            elif kind in _AUTODOC:
+                # a name of the current module (`set_exc_info`, `Column.width`); a path
+                # from the package down (`pkg._impl.hidden`) as it is
+                relative = module and target.split(".")[0] != module.split(".")[0]
+                found.append(f"{module}.{target}" if relative else target)
+    return found
