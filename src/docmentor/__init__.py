@@ -40,10 +40,10 @@ __version__ = "0.1.0"
 _EXPORTS: dict[str, str] = {
     # docs engine
     "Docmentor": "docmentor.engine",
-    "RefreshReport": "docmentor.engine",
-    "DocPage": "docmentor.engine",
-    "DocExcerpts": "docmentor.engine",
-    "SourceInfo": "docmentor.engine",
+    "RefreshReport": "docmentor.engine.reports",
+    "DocPage": "docmentor.engine.reports",
+    "DocExcerpts": "docmentor.engine.reports",
+    "SourceInfo": "docmentor.engine.reports",
     "EmbedReport": "docmentor.search.semantic",
     "SearchHit": "docmentor.models",
     "SourceSpec": "docmentor.models",

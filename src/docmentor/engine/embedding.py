@@ -1,0 +1,134 @@
+"""Embedding the search units and searching them by meaning (the hybrid half of search)."""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from docmentor.engine.core import IndexCore
+from docmentor.engine.reports import Progress
+from docmentor.search.hybrid import blend
+from docmentor.search.lexical import LexicalIndex
+from docmentor.search.semantic import EmbedReport, VectorCache, embed_pending, vector_model
+
+log = logging.getLogger(__name__)
+
+
+class Embedding(IndexCore):
+    """Embeds sections (:meth:`embed`) and finds the units nearest a query by meaning."""
+
+    def embed(self, *, progress: Progress | None = None, stop: threading.Event | None = None) -> EmbedReport:
+        """Embed every search unit that has no vector yet (unchanged ones keep theirs).
+
+        Each batch commits on its own: ``stop`` (or Ctrl-C) ends the run after the batch in
+        hand, and what is still missing is embedded by the next call. Never raises for a
+        model that cannot be loaded: the report says why nothing was embedded, and search
+        stays lexical."""
+        if not self.embeddings:
+            return EmbedReport(skipped="embeddings are turned off")
+        from docmentor.embeddings import EmbeddingUnavailable, get_embedder
+
+        try:
+            embedder = get_embedder()
+        except EmbeddingUnavailable as exc:
+            log.warning("sections not embedded: %s", exc)
+            return EmbedReport(skipped=str(exc))
+        cb = (lambda done, total: progress(done, total, "embedding")) if progress else None
+        return embed_pending(
+            self.store,
+            embedder,
+            stub_chars=self.ranking.stub_chars,
+            code_lines=self.ranking.embed_code_lines,
+            max_tokens=self.ranking.embed_tokens,
+            progress=cb,
+            stop=stop,
+        )
+
+    def _vector_cache(self) -> VectorCache | None:
+        """This process's view of the section vectors; None when embeddings are off."""
+        if not self.embeddings:
+            return None
+        if self._vectors is None:
+            from docmentor.embeddings import DIMENSIONS, MODEL_ID
+
+            with self._open_lock:
+                if self._vectors is None:
+                    self._vectors = VectorCache(
+                        self.store, vector_model(MODEL_ID, self.ranking.embed_tokens), DIMENSIONS
+                    )
+        return self._vectors
+
+    def _query_vector(self, query: str) -> Any:
+        """The query's embedding, or None: embeddings off, the model not loadable, or (for a
+        server) not loaded yet: it is then loaded in the background and search stays lexical."""
+        from docmentor.embeddings import EmbeddingUnavailable, embedder_loaded, get_embedder
+
+        if self._model_failed:
+            return None
+        if not self.wait_for_model and not embedder_loaded():
+            self.load_model_in_background()
+            return None
+        try:
+            return get_embedder().embed_one(query)
+        except EmbeddingUnavailable as exc:
+            self._model_failed = True
+            log.warning("searching by words only: %s", exc)
+            return None
+
+    def load_model_in_background(self) -> None:
+        """Start loading the embedding model in a thread, once per process."""
+        with self._open_lock:
+            if self._loading is not None:
+                return
+            self._loading = threading.Thread(target=self._load_model, name="docmentor-model", daemon=True)
+            self._loading.start()
+
+    def _load_model(self) -> None:
+        from docmentor.embeddings import EmbeddingUnavailable, get_embedder
+
+        try:
+            get_embedder()
+        except EmbeddingUnavailable as exc:
+            self._model_failed = True
+            log.warning("searching by words only: %s", exc)
+
+    def _nearest(
+        self, query: str, source: str | None, top: int
+    ) -> tuple[list[tuple[int, float]], Callable[[int], float | None]] | None:
+        """The ``top`` units nearest the query by meaning and each unit's cosine (by section
+        id); None where there is nothing to compare: embeddings off, no vector yet (the model
+        is then not even loaded), or no model."""
+        cache = self._vector_cache()
+        if cache is None or self.ranking.semantic_weight <= 0:
+            return None
+        cache.refresh()
+        if not len(cache):
+            return None
+        vector = self._query_vector(query)
+        return None if vector is None else cache.search(vector, source=source, top=top)
+
+    def _hybrid(
+        self,
+        index: LexicalIndex,
+        query: str,
+        hits: list[Any],
+        doc_scores: dict[int, float],
+        *,
+        source: str | None,
+        check: bool = False,
+    ) -> list[Any] | None:
+        """Lexical hits blended with the nearest units by meaning; None: no vectors to use.
+        ``check``: keep only units the store still has (see :meth:`_read_lexical`)."""
+        found = self._nearest(query, source, self.ranking.semantic_pool)
+        if found is None:
+            return None
+        nearest, cosine = found
+        have = {int(h.fields.get("section_id", 0)) for h in hits}
+        extra = index.units(
+            [sid for sid, _ in nearest if sid not in have], source=source, doc_scores=doc_scores
+        )
+        if check:
+            extra = self._live(extra)
+        return blend(hits, extra, cosine, self.ranking)

@@ -1,0 +1,260 @@
+"""Reading the index: the source listing, search (by words, blended with meaning),
+assembly's candidates, and a document found by reference, paged or excerpted."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from docmentor.config import is_url
+from docmentor.engine.embedding import Embedding
+from docmentor.engine.reports import DocExcerpts, DocPage, SourceInfo, source_info
+from docmentor.errors import NotFoundError, UsageError
+from docmentor.models import SearchHit
+from docmentor.search.analyzer import analyze_query
+from docmentor.search.config import RankingConfig
+from docmentor.search.lexical import LexicalIndex
+from docmentor.search.ranking import excerpts, rank_hits
+from docmentor.search.semantic import counts, vector_model
+from docmentor.store.db import StoredDoc
+
+
+class Lookup(Embedding):
+    """Lists, searches and reads what the index holds (see :class:`Docmentor`)."""
+
+    def sources(self) -> list[SourceInfo]:
+        """Every source, with how many of its search units are embedded."""
+        from docmentor.embeddings import MODEL_ID
+
+        per_source = counts(self.store, vector_model(MODEL_ID, self.ranking.embed_tokens))
+        return [source_info(r, *per_source.get(r.name, (0, 0))) for r in self.store.sources()]
+
+    def query_terms(
+        self, query: str, index: LexicalIndex | None = None, ranking: RankingConfig | None = None
+    ) -> list[tuple[str, float]]:
+        """The analysed query with the ranking config's weights."""
+        index = index if index is not None else self._lexical_to_read()
+        r = ranking or self.ranking
+        return analyze_query(
+            query,
+            index.knows if index is not None else None,
+            whole_weight=r.whole_weight,
+            part_weight=r.part_weight,
+            joined_weight=r.joined_weight,
+        )
+
+    def search(
+        self,
+        query: str,
+        *,
+        source: str | None = None,
+        limit: int = 10,
+        per_document: int | None = None,
+        snippets: bool = True,
+        pool: int | None = None,
+        semantic: bool = True,
+        ranking: RankingConfig | None = None,
+    ) -> list[SearchHit]:
+        """Rank sections for a query. Any string is accepted; an empty list when nothing matches.
+
+        ``snippets=False``: results without their ``snippet``; ``pool``: how many of the best
+        sections are read before de-duplication and the per-document cap pick ``limit`` of
+        them (default ``4 × limit``, at least the config's ``lexical_pool``). Both for callers
+        that only need which sections match, fast (find_api's section ranking).
+        ``semantic=False``: by words only, even where sections are embedded. ``ranking``:
+        other query-time constants than the engine's (the index shape stays the engine's)."""
+        if limit < 1:
+            raise UsageError("limit must be at least 1", arguments=("limit",))
+        limit = min(limit, 100)
+        self._known_source(source)
+        r = ranking or self.ranking
+
+        def run(index: LexicalIndex | None, check: bool) -> list[SearchHit]:
+            terms = self.query_terms(query, index, r)
+            if not terms or index is None:
+                return []
+            doc_scores: dict[int, float] = {}
+            hits = index.search(
+                terms,
+                source=source,
+                limit=max(limit, pool) if pool else max(limit * 4, r.lexical_pool),
+                doc_scores=doc_scores,
+                config=r,
+            )
+            if check:
+                hits = self._live(hits)
+            blended = (
+                self._hybrid(index, query, hits, doc_scores, source=source, check=check) if semantic else None
+            )
+            return rank_hits(
+                blended if blended is not None else hits,
+                terms,
+                limit=limit,
+                per_document=per_document if per_document is not None else r.per_document,
+                versions=self.store.source_versions(),
+                snippets=snippets,
+                config=r,
+                fused=blended is not None,
+            )
+
+        return self._read_lexical(run)
+
+    def candidates(self, query: str, *, source: str | None = None, limit: int = 200) -> list[SearchHit]:
+        """Every section matching a query, best first, with no per-document cap (for assembly).
+
+        The same analyzer, index and scoring as :meth:`search`.
+        """
+        self._known_source(source)
+
+        def run(index: LexicalIndex | None, check: bool) -> list[SearchHit]:
+            terms = self.query_terms(query, index)
+            if not terms or index is None:
+                return []
+            doc_scores: dict[int, float] = {}
+            hits = index.search(terms, source=source, limit=max(1, min(limit, 1000)), doc_scores=doc_scores)
+            if check:
+                hits = self._live(hits)
+            blended = self._hybrid(index, query, hits, doc_scores, source=source, check=check)
+            ranked = blended if blended is not None else hits
+            return rank_hits(
+                ranked,
+                terms,
+                limit=len(ranked),
+                per_document=len(ranked),
+                versions={},
+                config=self.ranking,
+                collapse=False,
+                fused=blended is not None,
+            )
+
+        return self._read_lexical(run)
+
+    def find(self, ref: str, *, source: str | None = None) -> Any:
+        """The stored document a reference names (URL, ``source:path``, path or absolute file)."""
+        self._known_source(source)
+        ref = ref.strip()
+        st = self.store
+        doc = None
+
+        def paths(p: str) -> tuple[str, ...]:
+            # as given, without ./, and with the leading / of an llms.txt source's URL paths
+            bare = p.lstrip("./")
+            return tuple(dict.fromkeys((p, bare, "/" + bare) if bare else (p,)))
+
+        def in_source(name: str, p: str) -> StoredDoc | None:
+            return next((d for d in (st.find_document(source=name, path=c) for c in paths(p)) if d), None)
+
+        if source is not None:
+            doc = in_source(source, ref)
+            if doc is None and (is_url(ref) or ref.startswith("file://")):
+                doc = st.find_document(url=ref)
+        else:
+            head, sep, rest = ref.partition(":")
+            if sep and not rest.startswith("//") and st.has_source(head):
+                doc = in_source(head, rest)
+            if doc is None and (is_url(ref) or ref.startswith("file://")):
+                doc = st.find_document(url=ref)
+            if doc is None and ref.startswith("/"):
+                doc = st.find_document(url=Path(ref).resolve().as_uri())
+            if doc is None:
+                # every source holding the reference in any of its forms: one, or ask which
+                owners = [(o, c) for c in paths(ref) for o in st.sources_with_path(c)]
+                if len({o for o, _ in owners}) > 1:
+                    choices = ", ".join(f"{o}:{c}" for o, c in owners)
+                    raise UsageError(
+                        f"{ref!r} is in several sources",
+                        hint=f"name one: {choices}, or pass source",
+                        arguments=("source",),
+                    )
+                if owners:
+                    doc = st.find_document(source=owners[0][0], path=owners[0][1])
+        if doc is None:
+            raise NotFoundError(
+                f"no indexed document {ref!r}" + (f" in source {source!r}" if source else ""),
+                hint="use a URL or a path as search results show it, e.g. SOURCE:docs/page.md",
+            )
+        return doc
+
+    def get(
+        self,
+        ref: str,
+        *,
+        source: str | None = None,
+        offset: int = 0,
+        limit: int = 50_000,
+        lines: tuple[int, int] | None = None,
+    ) -> DocPage:
+        """A stored document (Markdown after includes), paginated by characters.
+
+        ``lines=(start, end)`` first narrows it to the lines of the original file a search
+        result points at (1-based, inclusive; included text counts as its directive's line).
+        """
+        if offset < 0 or limit < 1:
+            raise UsageError("offset must be ≥ 0 and limit ≥ 1", arguments=("offset", "limit"))
+        with self.store.snapshot():  # the document, its text and line map from one state
+            doc = self.find(ref, source=source)
+            text = self.store.content(doc.id)
+            line_map = self.store.line_map(doc.id) if lines is not None else None
+        whole = len(text)  # total_length: the document's, also when only some lines are asked for
+        if lines is not None:
+            start, end = lines
+            if start < 1 or end < start:
+                raise UsageError(f"bad line range {start}-{end}", hint="use START-END, 1-based, START <= END")
+            numbered = [
+                (line_map[i - 1] if line_map and i <= len(line_map) else i, ln)
+                for i, ln in enumerate(text.removesuffix("\n").split("\n"), 1)
+            ]
+            last = max((n for n, _ in numbered), default=0)
+            if start > last:
+                raise UsageError(
+                    f"lines {start}-{end}: {doc.path} has {last} lines", hint=f"ask for lines up to {last}"
+                )
+            text = "\n".join(ln for n, ln in numbered if start <= n <= end)
+        part = text[offset : offset + limit]
+        return DocPage(
+            source=doc.source,
+            path=doc.path,
+            url=doc.url,
+            title=doc.title,
+            content=part,
+            offset=offset,
+            length=len(part),
+            total_length=whole,
+            has_more=offset + len(part) < len(text),
+            stale=doc.stale,
+            error=doc.error,
+            indexed_at=doc.indexed_at,
+            span_length=len(text),
+        )
+
+    def excerpt(
+        self,
+        ref: str,
+        query: str,
+        *,
+        source: str | None = None,
+        max_chunks: int = 5,
+        context_chars: int = 500,
+    ) -> DocExcerpts:
+        """The passages of one document that best match a query."""
+        with self.store.snapshot():
+            doc = self.find(ref, source=source)
+            sections = self.store.sections_of(doc.id)
+        index = self._lexical_to_read()
+        found = self._nearest(query, doc.source, 1)  # for the units' cosines
+        chunks = excerpts(
+            sections,
+            self.query_terms(query, index),
+            max_chunks=max(1, min(max_chunks, 20)),
+            context_chars=max(50, min(context_chars, 5000)),
+            cosine=found[1] if found is not None else None,
+            config=self.ranking,
+        )
+        return {
+            "source": doc.source,
+            "path": doc.path,
+            "url": doc.url,
+            "title": doc.title,
+            "query": query,
+            "excerpts": chunks,
+        }

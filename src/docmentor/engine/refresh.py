@@ -1,0 +1,394 @@
+"""Refreshing sources: each one read, parsed and written to the store and the lexical
+index as one atomic change, with the shrink guard (``prune``), the deadline, and a
+failing source reported without stopping the others; also adding and removing sources."""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import time
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from docmentor.config import ConfiguredSource, auto_name, is_url, validate_name
+from docmentor.engine.embedding import Embedding
+from docmentor.engine.read_source import read_folder, read_llms, set_updated_times
+from docmentor.engine.reports import Progress, RefreshReport
+from docmentor.errors import DocmentorError, SourceUnavailableError, UsageError
+from docmentor.models import RawDocument, SourceKind, SourceOptions, SourceSpec
+from docmentor.parse.batch import parse_many
+from docmentor.search.lexical import section_terms
+from docmentor.search.semantic import write_units
+from docmentor.search.units import Unit
+from docmentor.store.db import DocChange
+
+log = logging.getLogger(__name__)
+
+#: seconds one ``refresh`` of every source may take (llms.txt fetching stops then; what was
+#: not fetched keeps its last good copy, sources not reached are left as they were)
+DEFAULT_REFRESH_DEADLINE = 1800.0
+#: a refresh that would leave a source fewer than half of its documents, when it had at least
+#: this many, removes none (they stay, stale) and warns: removing them takes ``refresh --prune``
+PRUNE_GUARD_MIN = 4
+
+# Part of every content hash: bump it when parsing changes (sections, links …), so the next
+# refresh re-parses documents whose text did not change.
+PARSE_VERSION = "p4"  # p4: reST titles without inline markup; front-matter-only pages
+
+
+def content_hash(doc: RawDocument) -> str:
+    return hashlib.sha256(f"{PARSE_VERSION}\0{doc.fmt}\0{doc.content}".encode()).hexdigest()
+
+
+class Refreshing(Embedding):
+    """Adds, refreshes, removes and re-indexes sources (see :class:`Docmentor`)."""
+
+    # -- sources ---------------------------------------------------------------------
+    def add(
+        self,
+        target: str | os.PathLike[str],
+        *,
+        name: str | None = None,
+        options: SourceOptions | Mapping[str, object] | None = None,
+        progress: Progress | None = None,
+        embed: bool = True,
+    ) -> RefreshReport:
+        """Register a source (folder, llms.txt URL or local llms.txt file) and index it now.
+
+        ``options``: how it is read (:class:`SourceOptions`, or a mapping of its fields, e.g.
+        ``{"max_bytes": 200_000}``; a bad one raises :class:`UsageError`).
+        The source is searchable by words once its lexical index is committed; then, unless
+        ``embed=False`` or embeddings are off, its new sections are embedded (:meth:`embed`)."""
+        spec = self.make_spec(target, name=name, options=options)
+        report = self._refresh_spec(spec, progress=progress)
+        if embed:
+            report.embedding = self.embed(progress=progress)
+        return report
+
+    @staticmethod
+    def make_spec(
+        target: str | os.PathLike[str],
+        *,
+        name: str | None = None,
+        options: SourceOptions | Mapping[str, object] | None = None,
+    ) -> SourceSpec:
+        target = os.fspath(target).strip()
+        if not target:
+            raise UsageError(
+                "empty target", hint="give a docs folder, an llms.txt URL or a local llms.txt file"
+            )
+        from docmentor.sources.llmstxt import detect_kind
+
+        if options is None:
+            opts = SourceOptions()
+        elif isinstance(options, SourceOptions):
+            opts = options
+        else:
+            opts = SourceOptions.parse(options)
+        kind: SourceKind
+        if is_url(target):
+            kind = detect_kind(target)
+        elif "://" in target:
+            raise UsageError(f"unsupported URL scheme in {target!r}", hint="use http(s):// or a local path")
+        else:
+            # absolute but not resolved: a `docs -> v2` symlink is followed anew at each refresh
+            path = Path(os.path.abspath(Path(target).expanduser()))
+            if not path.exists():
+                raise SourceUnavailableError(f"no such file or folder: {target}")
+            if path.is_dir():
+                kind = "folder"
+                if opts.base_paths is not None:
+                    opts = replace(opts, base_paths=tuple(str((path / b).resolve()) for b in opts.base_paths))
+            elif path.name.lower().endswith(".txt"):
+                kind = detect_kind(str(path))
+            else:
+                raise UsageError(f"{target} is a file; add its folder, or an llms.txt file")
+            target = str(path)
+        return SourceSpec(
+            name=validate_name(name) if name else auto_name(target),
+            kind=kind,
+            target=target,
+            options=opts,
+        )
+
+    def refresh_with_config(
+        self,
+        configured: Sequence[ConfiguredSource],
+        *,
+        progress: Progress | None = None,
+        embed: bool = True,
+        prune: bool = False,
+        deadline: float | None = DEFAULT_REFRESH_DEADLINE,
+    ) -> list[RefreshReport]:
+        """Index the configured sources that are not in the index yet, each on its own (one
+        that cannot be read is a report with its ``error``, kind ``configured``), then
+        refresh every other source (``configured``: ``docmentor.toml``'s sources, :func:`load_config`).
+        ``prune`` and ``deadline`` (seconds for the whole call) as for :meth:`refresh`."""
+        reports: list[RefreshReport] = []
+        added: set[str] = set()
+        ends = _deadline(deadline)
+        with self.adding_configured:  # one thread of this process adds them, the others wait
+            known = {r.name for r in self.store.sources()}
+            for src in configured:
+                if src.name in known or src.name in added:
+                    continue
+                added.add(src.name)
+                try:
+                    if ends is not None and time.monotonic() >= ends:
+                        raise SourceUnavailableError(f"not added: the time limit of {deadline:g} s passed")
+                    spec = self.make_spec(src.target, name=src.name, options=src.settings)
+                    reports.append(self._refresh_spec(spec, progress=progress, ends=ends))
+                except Exception as exc:  # this one is not indexed; the others still are
+                    message = _failure(src.name, exc)
+                    failed = RefreshReport(
+                        source=src.name, kind="configured", error=message, warnings=[message]
+                    )
+                    reports.append(failed)
+        reports.extend(self._refresh_rows(None, progress=progress, exclude=added, prune=prune, ends=ends))
+        if embed:
+            self._attach_embedding(reports, progress)
+        return reports
+
+    def refresh(
+        self,
+        name: str | None = None,
+        *,
+        progress: Progress | None = None,
+        exclude: Collection[str] = (),
+        embed: bool = True,
+        prune: bool = False,
+        deadline: float | None = DEFAULT_REFRESH_DEADLINE,
+    ) -> list[RefreshReport]:
+        """Re-read one source, or all but ``exclude``.
+
+        A source that cannot be read, or whose refresh fails in any way, is left as it was:
+        with ``name`` the error is raised; otherwise it is that source's report (``error``)
+        and the other sources are still refreshed.
+
+        ``prune``: remove the documents a source no longer lists even when that is most of
+        them (without it, a refresh that would leave a source of at least
+        :data:`PRUNE_GUARD_MIN` documents fewer than half of them keeps them, marked stale,
+        with a warning).
+        ``deadline``: seconds for the whole call (None: no limit); llms.txt documents not
+        fetched by then keep their last good copy, sources not reached are left as they were.
+        """
+        reports = self._refresh_rows(
+            name, progress=progress, exclude=exclude, prune=prune, ends=_deadline(deadline)
+        )
+        if embed:
+            self._attach_embedding(reports, progress)
+        return reports
+
+    def _refresh_rows(
+        self,
+        name: str | None,
+        *,
+        progress: Progress | None,
+        exclude: Collection[str],
+        prune: bool,
+        ends: float | None,
+    ) -> list[RefreshReport]:
+        rows = (
+            [self.store.source(name)] if name else [r for r in self.store.sources() if r.name not in exclude]
+        )
+        reports: list[RefreshReport] = []
+        for row in rows:
+            try:
+                if ends is not None and time.monotonic() >= ends:
+                    raise SourceUnavailableError(
+                        "not refreshed: the time limit of this refresh passed",
+                        hint="it keeps its documents; refresh it on its own, or with a longer deadline",
+                        arguments=("deadline",),
+                    )
+                reports.append(self._refresh_spec(row.spec, progress=progress, prune=prune, ends=ends))
+            except Exception as exc:  # any failure of one source is that source's, not the others'
+                message = _failure(row.name, exc)
+                try:
+                    self.store.set_source_status(row.name, status="error", error=message)
+                except Exception:  # e.g. the disk is full: the report still says it
+                    log.debug("cannot record the error of source %s", row.name, exc_info=True)
+                if name:
+                    if isinstance(exc, DocmentorError):
+                        raise
+                    raise SourceUnavailableError(
+                        f"cannot refresh {name}: {message}",
+                        hint="it was left as it was; run with --debug for the traceback",
+                    ) from exc
+                reports.append(
+                    RefreshReport(
+                        source=row.name,
+                        kind=row.kind,
+                        error=message,
+                        warnings=[message],
+                        failed=[(row.target, message)],
+                        documents=row.documents,  # what is still indexed from it
+                        sections=row.sections,
+                    )
+                )
+        return reports
+
+    def _attach_embedding(self, reports: list[RefreshReport], progress: Progress | None) -> None:
+        if not reports or not self.embeddings:
+            return
+        done = self.embed(progress=progress)
+        for r in reports:
+            r.embedding = done
+
+    def remove(self, name: str) -> None:
+        self.store.source(name)  # raises NotFoundError
+        with self.store.write_lock():
+            # lexical first, marked behind: a writer dying in between leaves a source the next
+            # writer re-indexes, never search results from a source the store no longer has
+            self.store.mark_lexical(name, -1)
+            self.lexical.replace(drop_document_ids=(), rows=(), drop_sources=[name])
+            self.store.delete_source(name)
+
+    def reindex(self) -> int:
+        """Rebuild the lexical index from the store; returns the number of sections."""
+        with self.store.write_lock():
+            n = self._rebuild_lexical()
+            self.store.set_setting("analyzer", self.index_version)
+        return n
+
+    # -- the refresh itself -------------------------------------------------------------
+    def _refresh_spec(
+        self, spec: SourceSpec, *, progress: Progress | None, prune: bool = False, ends: float | None = None
+    ) -> RefreshReport:
+        t0 = time.perf_counter()
+        report = RefreshReport(source=spec.name, kind=spec.kind)
+        existing = self.store.documents(spec.name) if self.store.has_source(spec.name) else {}
+        if existing:
+            old = self.store.source(spec.name)
+            if old.target != spec.target:
+                raise UsageError(
+                    f"source {spec.name!r} already points at {old.target}",
+                    hint="remove it first, or choose another name",
+                    arguments=("name",),
+                )
+        served: dict[str, str] = {}  # llms.txt documents: how each was served ('html' | 'text')
+        if spec.kind == "folder":
+            docs, stale, fresh, ok_paths = read_folder(self.store, spec, report)
+            version, title, index_path = None, None, None
+        else:
+            docs, stale, fresh, ok_paths, version, title = read_llms(
+                self.store, spec, existing, report, progress, served, ends
+            )
+            index_path = ok_paths[0]  # the llms.txt itself
+
+        to_parse: list[tuple[RawDocument, str]] = []
+        for raw in docs:
+            h = content_hash(raw)
+            prev = existing.get(raw.path)
+            if prev is not None and prev.content_hash == h:
+                report.unchanged += 1
+                if prev.stale:
+                    fresh.append(raw.path)
+                continue
+            to_parse.append((raw, h))
+            if prev is None:
+                report.added += 1
+            else:
+                report.updated += 1
+        # parsed, and each section's index terms computed, on two cores when it pays
+        parsed, body_terms = parse_many([raw for raw, _ in to_parse], analyze=section_terms)
+        changes = [
+            DocChange(raw=raw, parsed=p, content_hash=h) for (raw, h), p in zip(to_parse, parsed, strict=True)
+        ]
+        set_updated_times(spec, [c.raw for c in changes])
+        listed = set(ok_paths) | set(stale)
+        delete_paths = [p for p in existing if p not in listed]
+        if delete_paths and not prune:
+            delete_paths = _guard_removals(spec, existing, listed, delete_paths, index_path, stale, report)
+        report.removed = len(delete_paths)
+        stale = {p: e for p, e in stale.items() if p in existing}
+        # how unchanged documents were served, where the store does not know it yet (rows older
+        # than the `served` column): recorded once, so an HTML error page is caught next time
+        served_unknown = any(p in existing and existing[p].served != v for p, v in served.items())
+        needs_write = bool(changes or delete_paths or stale or fresh or served_unknown) or not existing
+        # a writer that died between the two commits left some source behind: repair it now
+        if needs_write or any(r.lexical_generation != r.generation for r in self.store.sources()):
+            with self.store.write_lock():
+                self._repair()
+                gen, written, dropped = self.store.apply(
+                    spec,
+                    changes=changes,
+                    delete_paths=delete_paths,
+                    stale=stale,
+                    fresh_paths=fresh,
+                    version=version,
+                    title=title,
+                    served=served,
+                )
+                units: list[Unit] = []
+                self.lexical.replace(
+                    drop_document_ids=dropped,
+                    rows=self.store.lexical_rows(written),
+                    body_terms=body_terms,
+                    on_unit=units.append,
+                )
+                write_units(self.store, units, code_lines=self.ranking.embed_code_lines)
+                self.store.mark_lexical(spec.name, gen)
+        else:
+            self.store.set_source_status(spec.name, status="ok", error=None, refreshed=True)
+        unread = [(p, e) for p, e in report.failed if p not in report.refused]
+        if unread:  # the source is fine; some of its documents are not (a 404 link)
+            first_path, first_error = unread[0]
+            self.store.set_source_status(
+                spec.name,
+                status="ok",
+                error=f"{len(unread)} document(s) could not be read, first {first_path}: {first_error}",
+            )
+        row = self.store.source(spec.name)
+        report.documents, report.sections = row.documents, row.sections
+        report.seconds = time.perf_counter() - t0
+        return report
+
+
+def _deadline(seconds: float | None) -> float | None:
+    """The monotonic time a call with a limit of ``seconds`` must end (None: no limit)."""
+    if seconds is None:
+        return None
+    if not seconds > 0:
+        raise UsageError(f"the refresh time limit must be positive, not {seconds!r}")
+    return time.monotonic() + seconds
+
+
+def _guard_removals(
+    spec: SourceSpec,
+    existing: dict[str, Any],
+    listed: set[str],
+    delete_paths: list[str],
+    index_path: str | None,
+    stale: dict[str, str],
+    report: RefreshReport,
+) -> list[str]:
+    """The documents a refresh without ``prune`` removes: all that vanished, unless the
+    source would keep fewer than half of the documents it had, when it had at least
+    :data:`PRUNE_GUARD_MIN`: then none (they are marked stale, and the report warns). A
+    listing that suddenly drops most of a site is more often a broken or partial page (a
+    folder: an unmounted disk) than a site that deleted its documentation; a site that
+    renamed its pages lists as many as before, and is refreshed as usual."""
+    had = sum(1 for p in existing if p != index_path)
+    now = sum(1 for p in listed if p != index_path)
+    if had < PRUNE_GUARD_MIN or 2 * now >= had:
+        return delete_paths
+    where = "the llms.txt no longer lists it" if index_path is not None else "no longer in the folder"
+    for path in delete_paths:
+        stale[path] = f"{where}; kept until `docmentor refresh --prune {spec.name}`"
+    report.warnings.append(
+        f"{len(delete_paths)} of the {had} documents of {spec.name} are gone from {spec.target}: they were "
+        "kept, marked stale, in case the page is broken or partial (or a disk not mounted). "
+        f"If they really are gone: docmentor refresh --prune {spec.name}"
+    )
+    return []
+
+
+def _failure(source: str, exc: BaseException) -> str:
+    """One line for a source's failed refresh; the traceback of an unexpected one goes to the debug log."""
+    if isinstance(exc, DocmentorError):
+        return str(exc)
+    log.debug("refreshing source %s failed", source, exc_info=exc)
+    return f"unexpected {type(exc).__name__}: {exc} (the source was left as it was)"
