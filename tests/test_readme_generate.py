@@ -24,8 +24,10 @@ from docmentor.engine import Docmentor
 from docmentor.errors import NotFoundError, StoreError, UsageError
 from docmentor.library import GenerationResult, generate
 from docmentor.library.knowledge.importance import count_mentions, prose_text, public_path, score_importance
+from docmentor.library.knowledge.kb_files import load_kb, write_kb
 from docmentor.library.knowledge.kb_index import load_entries, load_examples, register_kb
-from docmentor.library.knowledge.knowledge_base import KnowledgeBase, build_overview, load_kb, write_kb
+from docmentor.library.knowledge.kb_schema import KnowledgeBase
+from docmentor.library.knowledge.overview import build_overview
 from docmentor.library.knowledge.readme import best_example, ranked_entries, render_readme
 from docmentor.library.models import ApiEntry, ApiParameter, ApiReturn, Example
 from docmentor.library.surface.api_python import load_api
@@ -666,7 +668,7 @@ def test_a_long_example_shown_for_one_api_is_pointed_to_from_the_next() -> None:
 
 
 def test_a_library_description_leaves_out_lead_ins_banners_and_link_targets() -> None:
-    from docmentor.library.knowledge.knowledge_base import first_sentences
+    from docmentor.library.knowledge.doc_text import first_sentences
 
     page = (
         '<h1 align="center">\nHTTPX\n</h1>\n\n<em>A next-generation HTTP client.</em>\n\n'
@@ -683,7 +685,7 @@ def test_a_library_description_leaves_out_lead_ins_banners_and_link_targets() ->
 
 
 def test_install_commands_are_the_librarys_own_first() -> None:
-    from docmentor.library.knowledge.knowledge_base import install_commands
+    from docmentor.library.knowledge.overview import install_commands
     from docmentor.library.models import Example
 
     def ex(path: str, title: str, installs: list[str]) -> Example:
@@ -718,7 +720,7 @@ def test_install_commands_are_the_librarys_own_first() -> None:
 
 
 def test_a_section_whose_only_prose_leads_in_to_its_example_keeps_it() -> None:
-    from docmentor.library.knowledge.knowledge_base import first_sentences
+    from docmentor.library.knowledge.doc_text import first_sentences
 
     assert first_sentences("Often responses are encoded as JSON.\n\n```pycon\n>>> r.json()\n```\n") == (
         "Often responses are encoded as JSON."
@@ -739,7 +741,7 @@ def test_a_section_whose_only_prose_leads_in_to_its_example_keeps_it() -> None:
 
 
 def test_install_commands_in_every_common_form() -> None:
-    from docmentor.library.knowledge.knowledge_base import install_commands
+    from docmentor.library.knowledge.overview import install_commands
     from docmentor.library.models import Example
 
     forms = ["python -m pip install lancedb", "pip3 install lancedb", "uv pip install lancedb", "uv add lancedb",
@@ -763,7 +765,7 @@ def test_a_coroutine_is_shown_async_under_its_public_path() -> None:
 
 
 def test_a_rest_index_page_is_read_as_prose_not_markup() -> None:
-    from docmentor.library.knowledge.knowledge_base import first_sentences
+    from docmentor.library.knowledge.doc_text import first_sentences
 
     page = """\
 .. rst-class:: hide-header
@@ -780,7 +782,7 @@ Minidb is a tiny table store. Start with :doc:`quickstart`, then read :ref:`the 
 
 
 def test_prose_that_looks_like_markup_is_kept() -> None:
-    from docmentor.library.knowledge.knowledge_base import first_sentences
+    from docmentor.library.knowledge.doc_text import first_sentences
 
     # an emoji shortcode is no directive option; a short line over *** is no title
     line = ":zap: A blazing fast HTTP client for Python, with sync and async APIs."
@@ -937,7 +939,7 @@ def test_readme_shows_sphinx_docstrings_as_prose_without_fields_directives_or_co
     ):
         assert display(kept) == kept
     assert display("by the instance's ids [#]_ and [1]_, see [#note]_.") == "by the instance's ids and, see."
-    from docmentor.library.knowledge.knowledge_base import first_sentences
+    from docmentor.library.knowledge.doc_text import first_sentences
 
     assert (
         first_sentences(":::{warning}\nNever break anything that works.\n:::\n")
@@ -1051,7 +1053,7 @@ def test_roles_with_long_runs_of_spaces_are_read_in_linear_time() -> None:
 def test_a_knowledge_base_of_the_previous_format_loads_and_a_newer_one_is_refused(
     kb: KnowledgeBase, tmp_path: Path
 ) -> None:
-    from docmentor.library.knowledge.knowledge_base import KB_FORMAT
+    from docmentor.library.knowledge.kb_schema import KB_FORMAT
 
     # format 1: no `writable`, `open_members` or `item_class_id` in the catalog
     old = copy_kb(kb, tmp_path / "old")
@@ -1077,8 +1079,9 @@ def test_a_knowledge_base_of_the_previous_format_loads_and_a_newer_one_is_refuse
 
 
 def test_the_library_purpose_is_read_where_it_is_prose() -> None:
-    from docmentor.library.knowledge.knowledge_base import DocSection, first_sentences
-    from docmentor.library.pipeline import _purpose
+    from docmentor.library.knowledge.doc_text import first_sentences
+    from docmentor.library.knowledge.kb_schema import DocSection
+    from docmentor.library.knowledge.purpose import purpose_of as _purpose
 
     def page(path: str, text: str, level: int = 1, heading: str = "Title") -> DocSection:
         return DocSection(path, "t", heading, level, "a", text)
@@ -1145,9 +1148,10 @@ def test_the_library_purpose_is_read_where_it_is_prose() -> None:
 def test_review_two_purpose_comments_and_plurals() -> None:
     import time
 
-    from docmentor.library.knowledge.knowledge_base import DocSection, first_sentences
+    from docmentor.library.knowledge.doc_text import first_sentences
+    from docmentor.library.knowledge.kb_schema import DocSection
+    from docmentor.library.knowledge.purpose import purpose_of as _purpose
     from docmentor.library.knowledge.readme import _heading_forms, _heading_words, _spells
-    from docmentor.library.pipeline import _purpose
 
     def page(path: str, text: str, level: int = 1) -> DocSection:
         return DocSection(path, "t", "Heading", level, "a", text)
@@ -1208,8 +1212,9 @@ def test_review_two_purpose_comments_and_plurals() -> None:
 
 
 def test_review_three_purpose_fences_and_lead_ins() -> None:
-    from docmentor.library.knowledge.knowledge_base import DocSection, first_sentences
-    from docmentor.library.pipeline import _purpose
+    from docmentor.library.knowledge.doc_text import first_sentences
+    from docmentor.library.knowledge.kb_schema import DocSection
+    from docmentor.library.knowledge.purpose import purpose_of as _purpose
     from docmentor.library.surface.docstrings import readable_summary
 
     def page(path: str, text: str, level: int = 1) -> DocSection:

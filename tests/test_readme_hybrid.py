@@ -19,8 +19,8 @@ from docmentor.engine import Docmentor
 from docmentor.errors import StoreError
 from docmentor.library import generate
 from docmentor.library.find.retrieval import ApiIndex, embedding_text, passage_texts
+from docmentor.library.knowledge.kb_files import load_kb
 from docmentor.library.knowledge.kb_index import load_entries
-from docmentor.library.knowledge.knowledge_base import load_kb
 from docmentor.library.models import ApiEntry, ApiParameter
 from docmentor.library.service.service import LibraryKnowledge
 from docmentor.store.kb import load_vectors
@@ -1127,7 +1127,7 @@ def test_review_of_the_late_session_examples_headings_and_sessions() -> None:
 
 
 def test_review_of_the_late_session_lead_ins() -> None:
-    from docmentor.library.knowledge.knowledge_base import build_overview
+    from docmentor.library.knowledge.overview import build_overview
     from docmentor.library.knowledge.readme import render_readme
     from docmentor.library.models import ApiEntry
     from docmentor.library.surface.docstrings import says_nothing

@@ -16,7 +16,7 @@ from docmentor.library.models import ApiEntry, Example
 from docmentor.store.kb import KbRecords, load_entry_records, load_example_records, register_records
 
 if TYPE_CHECKING:
-    from docmentor.library.knowledge.knowledge_base import KnowledgeBase
+    from docmentor.library.knowledge.kb_schema import KnowledgeBase
     from docmentor.store.db import Store
 
 __all__ = ["load_entries", "load_examples", "register_kb"]

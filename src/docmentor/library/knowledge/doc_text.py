@@ -1,0 +1,192 @@
+"""Markdown and reST heuristics: the opening sentences of a docs section, as plain prose.
+
+:func:`first_sentences` skips code fences, reST comments, directive options and titles,
+images, HTML tags and link targets, for the overview's concepts and a library's description.
+"""
+
+from __future__ import annotations
+
+import re
+
+from docmentor.library.knowledge.importance import prose_text
+from docmentor.library.surface.docstrings import plain
+from docmentor.parse.fences import Fence, closes, fence_open
+
+__all__ = [
+    "first_sentences",
+]
+
+_HTML_TAG = re.compile(r"<[^<>\n]{1,400}>")
+_IMAGE = re.compile(r"!\[[^\]]*\]\([^)]*\)|\[!\[[^\]]*\]\([^)]*\)\]\([^)]*\)")
+
+
+_TILDES = re.compile(r"^~{3,}\s*$")
+
+
+def _fence_open(line: str, previous: str) -> Fence | None:
+    """The code fence a line opens: not a reST title's ``~~~~`` underline (a run of tildes
+    right under a text line at least as long as it)."""
+    fence = fence_open(line, any_indent=True)
+    if fence is None or (
+        _TILDES.match(line) and previous.strip() and len(line.strip()) >= len(previous.strip())
+    ):
+        return None
+    return fence
+
+
+_LINK = re.compile(r"\[([^\]\n]+)\]\([^)\s]*\)")  # [text](url) → text
+_LEAD_IN = (":", "...", "…")
+# "Install it with pip:", "Sending a request..." introduce what follows
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z`*_\[(])")
+
+
+def _paragraphs(text: str) -> list[tuple[str, bool]]:
+    """A section's paragraphs outside code fences, each with whether a code block follows it."""
+    blocks: list[tuple[str, str]] = []
+    current: list[str] = []
+    fence: Fence | None = None
+    previous = ""
+    for line in text.split("\n"):
+        if fence is not None:
+            if closes(line, fence, any_indent=True):
+                fence = None
+        elif (fence := _fence_open(line, previous)) is not None:
+            if current:
+                blocks.append(("p", "\n".join(current)))
+                current = []
+            blocks.append(("code", ""))
+        elif line.strip():
+            current.append(line)
+        elif current:
+            blocks.append(("p", "\n".join(current)))
+            current = []
+        previous = line
+    if current and fence is None:
+        blocks.append(("p", "\n".join(current)))
+    return [
+        (body, k + 1 < len(blocks) and blocks[k + 1][0] == "code")
+        for k, (kind, body) in enumerate(blocks)
+        if kind == "p"
+    ]
+
+
+_DIRECTIVE_OPTION = re.compile(r"^\s*:[\w-]+:(?:\s|$)")
+_ADORNMENT = re.compile(r"^([=\-~^\"'`#*+.:_])\1{2,}\s*$")
+
+
+def _underlines(title: str, line: str) -> bool:
+    """``line`` underlines ``title``: Markdown's ``===`` / ``---``, or a reST adornment at
+    least as long as the title (``***`` under a short line is a thematic break)."""
+    m = _ADORNMENT.match(line)
+    if m is None:
+        return False
+    return m.group(1) in "=-" or len(line.rstrip()) >= len(title.rstrip())
+
+
+def _without_comments(text: str) -> str:
+    """The text without what is written for the docs' build, not its reader, outside code
+    fences: HTML comments (``<!-- [[[cog … ]]] -->``: one that is not closed on its line
+    only when it opens the line — ``Write `<!--` to open one`` is prose) and reST explicit
+    markup blocks — a ``..`` line (a comment: "created by sphinx-quickstart on …", a
+    directive such as ``.. toctree::``, a target) with the lines indented under it, blank
+    lines between them included (an empty ``..`` comment is one line)."""
+    out: list[str] = []
+    fence: Fence | None = None
+    comment = False
+    under = -1  # the indentation of the ".." line whose block we are in
+    previous = ""
+    for line in text.split("\n"):
+        if under >= 0 and not comment and fence is None:
+            if not line.strip() or len(line) - len(line.lstrip()) > under:
+                continue  # inside the block (a code-block's "<!--" or "```" too)
+            under = -1
+            out.append("")  # the block ended a paragraph
+        code = fence is not None  # a line in a fence, or its closing line
+        if fence is not None:
+            if closes(line, fence, any_indent=True):
+                fence = None
+        elif not comment:
+            fence = _fence_open(line, previous)
+        previous = line
+        if code or fence is not None:
+            out.append(line)
+            continue
+        kept, comment = _uncommented(line, comment)
+        if kept.lstrip().startswith(".. "):
+            under = len(kept) - len(kept.lstrip())
+            continue
+        if kept.strip() == "..":
+            continue
+        out.append(kept)
+    return "\n".join(out)
+
+
+def _uncommented(line: str, comment: bool) -> tuple[str, bool]:
+    """The line without its HTML comments, and whether one is still open at its end
+    (``comment``: one was open at its start). Linear: positions, no re-slicing."""
+    parts: list[str] = []
+    at = 0
+    while at <= len(line):
+        if comment:
+            end = line.find("-->", at)
+            if end < 0:
+                return "".join(parts), True
+            at, comment = end + 3, False
+            continue
+        start = line.find("<!--", at)
+        if start < 0:
+            parts.append(line[at:])
+            break
+        closed = line.find("-->", start + 4)
+        if closed < 0 and line[:start].strip():
+            parts.append(line[at:])  # "<!--" in running text, never closed here: prose
+            break
+        parts.append(line[at:start])
+        at, comment = (closed + 3, False) if closed >= 0 else (len(line) + 1, True)
+    return "".join(parts), comment
+
+
+def first_sentences(text: str, limit: int = 240) -> str:
+    """The first sentences of a section's prose: headings, admonitions, code, HTML banners and
+    badges left out, and so are the lines that only lead in to what follows (a paragraph
+    before a code block, or ending in ``:`` or ``...``) and one- or two-word banner lines —
+    unless the section has nothing else: then its first lead-in."""
+    kept: list[str] = []
+    lead_ins: list[str] = []  # the fall-back when the section has nothing else to say
+    for body, before_code in _paragraphs(_without_comments(text)):
+        raw = prose_text(body).split("\n")
+        # a title is the line over its adornment (reST ====, ~~~~ at least as long; a
+        # Markdown setext === or ---); both go
+        titled = {k for k in range(len(raw) - 1) if raw[k].strip() and _underlines(raw[k], raw[k + 1])}
+        lines = [
+            ln
+            for k, ln in enumerate(raw)
+            if k not in titled and not (k > 0 and k - 1 in titled)
+            if ln.strip()
+            # .. reST directives, MyST colon fences (`:::{note}`, `:::{glossary}` and their ends)
+            and not ln.lstrip().startswith(("#", "!!!", "===", "???", ".. ", ":::"))
+            and not (_DIRECTIVE_OPTION.match(ln) and ln[:1].isspace())  # and their options
+            and ln.strip() not in ("---", "***")
+        ]
+        flat = " ".join(plain(_LINK.sub(r"\1", _HTML_TAG.sub(" ", _IMAGE.sub(" ", " ".join(lines))))).split())
+        if len(flat.split()) < 3:
+            continue
+        if before_code or flat.endswith(_LEAD_IN):
+            # its last sentence leads in ("For example:"); the ones before it may not
+            head = " ".join(_SENTENCE_END.split(flat)[:-1])
+            if len(head.split()) < 3:
+                lead_ins.append(flat)
+                if before_code:
+                    continue  # prose may go on after the example
+                break  # what follows is what it leads in to: a list, a table
+            kept.append(head)
+            break  # what follows is what it leads in to: a list, an example
+        kept.append(flat)
+        if sum(map(len, kept)) > limit:
+            break
+    flat = " ".join(kept or lead_ins[:1])
+    if len(flat) <= limit:
+        return flat
+    cut = flat[:limit]
+    end = cut.rfind(". ")
+    return cut[: end + 1] if end > limit // 3 else cut.rstrip() + "…"

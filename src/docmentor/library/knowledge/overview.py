@@ -1,0 +1,290 @@
+"""The library overview: architecture, quickstart and concepts, built from the APIs, the
+examples and the docs' sections (``library_overview.json`` and ``get_library_overview``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Sequence
+
+from docmentor.library.knowledge.doc_text import first_sentences
+from docmentor.library.knowledge.importance import public_path
+from docmentor.library.knowledge.kb_schema import (
+    INDEX_PAGES,
+    Concept,
+    DocSection,
+    LibraryOverview,
+    NamedText,
+)
+from docmentor.library.models import ApiEntry, Example
+from docmentor.library.surface.docstrings import readable_summary
+
+__all__ = [
+    "build_overview",
+    "install_commands",
+    "shown",
+]
+
+_QUICKSTART = re.compile(
+    r"quick\s*-?\s*start|getting[\s_-]*started|get[\s_-]*started|install|tutorial|basic|intro", re.I
+)
+
+
+# how a command installs packages: what comes after it are packages and options
+_INSTALLER = re.compile(
+    r"^(?:\$\s*)?(?:(?:python3?|py)\s+-m\s+)?(?:pip3?\s+install|uv\s+pip\s+install|uv\s+add|poetry\s+add"
+    r"|pipx\s+install|conda\s+install|mamba\s+install)\s+"
+)
+_OPTIONS_WITH_VALUE = frozenset(
+    ["-c", "--constraint", "-r", "--requirement", "-i", "--index-url", "--extra-index-url", "-f",
+     "--find-links", "-t", "--target", "--prefix", "--root", "--python", "-e", "--editable"]
+)  # fmt: skip
+
+
+def install_commands(
+    library: str, examples: Sequence[Example], limit: int = 5, *, language: str | None = None
+) -> list[str]:
+    """How to install the library, from the docs' install commands: those that install only
+    the library itself first (plain before extras), then others seen on its quickstart and
+    install pages; commands for other tools elsewhere in the docs (``pip install mitmproxy``,
+    ``pip install lancedb phidata openai …`` for one integration's page) are not."""
+    name = re.escape(library.replace("_", "-").lower())
+    own = re.compile(rf"{name}(?:\[[^\]]*\])?(?:[<>=!~;].*)?")
+
+    def only_the_library(command: str) -> bool:
+        rest = _INSTALLER.sub("", command.strip().replace("_", "-").lower(), count=1)
+        if rest == command.strip().replace("_", "-").lower():
+            return False  # not an install command we know
+        words = [w.strip("'\"") for w in rest.split()]
+        packages: list[str] = []
+        skip = False
+        for w in words:  # the packages: not options, nor an option's value (-c file, an index URL)
+            if skip:
+                skip = False
+            elif w in _OPTIONS_WITH_VALUE:
+                skip = True
+            elif w and not w.startswith("-") and "/" not in w:
+                packages.append(w)
+        return bool(packages) and all(own.fullmatch(p) for p in packages)
+
+    seen = list(dict.fromkeys(p for ex in examples for p in ex.prerequisites))
+    mine = sorted((p for p in seen if only_the_library(p)), key=lambda p: ("[" in p, seen.index(p)))
+    near = [
+        p
+        for ex in examples
+        if _QUICKSTART.search(" ".join([ex.path, ex.title, *ex.heading_path]))
+        and (language is None or ex.language == language)  # npm for a Python library's page: no
+        for p in ex.prerequisites
+        if p not in mine
+    ]
+    found = list(dict.fromkeys(mine + near))
+    mentioning = [p for p in seen if re.search(rf"\b{name}\b", p.replace("_", "-").lower())]
+    return (found or mentioning or seen)[:limit]
+
+
+def _layered(a: ApiEntry, b: ApiEntry) -> bool:
+    """Whether one of two classes names the other among its bases (as written: ``App``,
+    ``sansio.App``, ``App[T]``)."""
+
+    def names(e: ApiEntry) -> set[str]:
+        return {base.split("[", 1)[0].rsplit(".", 1)[-1] for base in e.bases}
+
+    return a.name in names(b) or b.name in names(a)
+
+
+def shown(description: str) -> str:
+    """A summary for the overview (:func:`~.docstrings.readable_summary`)."""
+    return readable_summary(description)
+
+
+def build_overview(
+    *,
+    library: str,
+    version: str | None,
+    purpose: str,
+    entries: Sequence[ApiEntry],
+    examples: Sequence[Example],
+    sections: Sequence[DocSection],
+    max_concepts: int = 40,
+) -> LibraryOverview:
+    """The library overview: architecture (modules, classes), quickstart, concepts from headings."""
+    key_modules = _key_modules(library, entries)
+    key_classes = _key_classes(entries)
+    language = Counter(e.language for e in entries).most_common(1)[0][0] if entries else None
+    install = install_commands(library, examples, language=language)
+    quick = _quickstart_examples(library, examples)
+    concepts = _concepts(sections, max_concepts)
+    architecture = _architecture_text(library, version, purpose, key_modules, key_classes, entries)
+    return LibraryOverview(
+        library=library,
+        version=version,
+        description=purpose,
+        key_modules=key_modules,
+        key_classes=key_classes,
+        install=install,
+        quickstart_examples=[ex.example_id for ex in quick],
+        concepts=concepts,
+        aspects={
+            "architecture": architecture,
+            "quickstart": _quickstart_text(install, quick, version),
+            "concepts": _concepts_text(concepts),
+        },
+    )
+
+
+def _key_modules(library: str, entries: Sequence[ApiEntry], limit: int = 12) -> list[NamedText]:
+    """The library's submodules, the one with the most important member first."""
+    modules = sorted(
+        (e for e in entries if e.kind == "module" and e.api_id != library),
+        key=lambda e: (-e.importance_score, e.api_id),
+    )
+    # a module's importance is that of its best member
+    best: dict[str, float] = {}
+    for e in entries:
+        mod = next((m.api_id for m in modules if e.api_id.startswith(m.api_id + ".")), None)
+        if mod is not None:
+            best[mod] = max(best.get(mod, 0.0), e.importance_score)
+    modules.sort(key=lambda m: (-best.get(m.api_id, 0.0), m.api_id))
+    return [NamedText(name=m.api_id, description=shown(m.description)) for m in modules[:limit]]
+
+
+def _key_classes(entries: Sequence[ApiEntry], limit: int = 12) -> list[NamedText]:
+    """The most important classes, each listed once across the layers of a library.
+
+    A class described word for word as a base or subclass of one listed before is that one
+    at another layer (flask.sansio.app.App under flask.Flask): listed once. The same words
+    alone are not enough (redis.Redis and redis.asyncio.Redis are two classes)."""
+    classes = sorted((e for e in entries if e.kind == "class"), key=lambda e: (-e.importance_score, e.api_id))
+    listed: dict[str, list[ApiEntry]] = {}
+    key_classes: list[NamedText] = []
+    for cls in classes:
+        text = shown(cls.description)
+        if len(key_classes) >= limit:
+            break
+        if text and any(_layered(cls, other) for other in listed.get(text, ())):
+            continue
+        key_classes.append(NamedText(name=public_path(cls), description=text))
+        listed.setdefault(text, []).append(cls)
+    return key_classes
+
+
+def _quickstart_examples(library: str, examples: Sequence[Example], limit: int = 3) -> list[Example]:
+    """The quick start's examples: matched, not failed, one per heading; a first example
+    shows the library from the start (import, or library.call()), whole; then the docs' own
+    order (a quickstart's first examples are its canonical ones)."""
+    mentions_library = re.compile(rf"\b(?:import|from)\s+{re.escape(library)}\b|\b{re.escape(library)}\.")
+
+    def quick_rank(ex: Example) -> tuple[int, bool, bool, bool, str, int]:
+        return (
+            _quickstart_place(ex),
+            not mentions_library.search(ex.code),
+            not ex.complete,
+            ex.validated is False,
+            ex.path,
+            ex.line,
+        )
+
+    usable = [ex for ex in examples if ex.apis_used and ex.validated is not False]
+    quick: list[Example] = []
+    for ex in sorted(usable, key=quick_rank):
+        if all(ex.title != q.title for q in quick):  # one example per heading
+            quick.append(ex)
+        if len(quick) == limit:
+            break
+    return quick
+
+
+def _quickstart_place(ex: Example) -> int:
+    """0: a quickstart, install or tutorial page, or the docs' home page; 1: a section so
+    named; 2: elsewhere."""
+    page = ex.path.rsplit("/", 1)[-1].lower()
+    if _QUICKSTART.search(ex.path) or ("/" not in ex.path and page in INDEX_PAGES):
+        return 0
+    return 1 if _QUICKSTART.search(" ".join([ex.title, *ex.heading_path, *ex.tags])) else 2
+
+
+def _concepts(sections: Sequence[DocSection], limit: int) -> list[Concept]:
+    """The docs' concepts: their first- and second-level headings, once per page, with their
+    first sentences."""
+    concepts: list[Concept] = []
+    seen: set[tuple[str, str]] = set()
+    for s in sections:
+        if s.level < 1 or s.level > 2 or not s.heading.strip():
+            continue
+        key = (s.path, s.heading.strip().lower())
+        if key in seen:
+            continue
+        seen.add(key)
+        concepts.append(
+            Concept(
+                name=s.heading.strip(),
+                description=first_sentences(s.text),
+                page=s.title or s.path,
+                source=f"{s.path}#{s.anchor}" if s.anchor else s.path,
+            )
+        )
+        if len(concepts) >= limit:
+            break
+    return concepts
+
+
+def _architecture_text(
+    library: str,
+    version: str | None,
+    purpose: str,
+    key_modules: Sequence[NamedText],
+    key_classes: Sequence[NamedText],
+    entries: Sequence[ApiEntry],
+) -> str:
+    """The overview's architecture aspect: the purpose, key modules and classes, and the
+    most important functions and methods."""
+    arch = [f"## Library Architecture ({library} {version or ''})".replace(" )", ")")]
+    if purpose:
+        arch += ["", purpose]
+    if key_modules:
+        arch += ["", "### Key Modules:"]
+        arch += [f"- **{m.name}**" + (f": {m.description}" if m.description else "") for m in key_modules]
+    if key_classes:
+        arch += ["", "### Key Classes:"]
+        arch += [f"- **{c.name}**" + (f": {c.description}" if c.description else "") for c in key_classes]
+    top = [e for e in sorted(entries, key=lambda e: -e.importance_score) if e.kind in ("function", "method")][
+        :8
+    ]
+    if top:
+        arch += ["", "### Most used functions and methods:"]
+        said = [(public_path(e), shown(e.description)) for e in top]
+        arch += [f"- `{path}`" + (f": {text}" if text else "") for path, text in said]
+    return "\n".join(arch)
+
+
+def _quickstart_text(install: Sequence[str], quick: Sequence[Example], version: str | None) -> str:
+    """The overview's quickstart aspect: the install commands and the quick start's examples."""
+    qs = ["## Quick Start"]
+    if install:
+        qs += ["", "Install:"] + [f"- `{cmd}`" for cmd in install]
+    for ex in quick:
+        qs += ["", f"### {ex.title}", f"```{ex.language}", ex.code.strip("\n"), "```"]
+        if ex.validated:
+            qs.append(f"✓ Validated on version {version}")
+    if len(qs) == 1:
+        qs += ["", "The documentation has no example of this library's API."]
+    return "\n".join(qs)
+
+
+def _concepts_text(concepts: Sequence[Concept]) -> str:
+    """The overview's concepts aspect: the concepts under their pages' titles."""
+    cs = ["## Core Concepts"]
+    page: str | None = None
+    for c in concepts:
+        if c.page != page:
+            page = c.page
+            cs += ["", f"### {page}"]
+        if c.name == page:
+            if c.description:
+                cs.append(c.description)
+            continue
+        cs.append(f"- **{c.name}**" + (f": {c.description}" if c.description else "") + f" ({c.source})")
+    if len(cs) == 1:
+        cs += ["", "The documentation has no headings to take concepts from."]
+    return "\n".join(cs)

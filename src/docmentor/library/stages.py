@@ -1,0 +1,575 @@
+"""``generate``'s stages (:mod:`~docmentor.library.pipeline` runs them in order): read the API,
+index the docs, match the examples, rank, embed, validate, mark drift, and write README.LLM
+and the knowledge base. Each stage calls into the sub-packages of :mod:`docmentor.library`.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+import tempfile
+import time
+from collections import Counter
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from docmentor.errors import UsageError
+from docmentor.library.knowledge.purpose import doc_sections, purpose_of
+
+if TYPE_CHECKING:
+    from docmentor.engine import Docmentor
+    from docmentor.library.knowledge.kb_schema import DocSection
+    from docmentor.library.models import ApiEntry, Example
+
+__all__ = [
+    "OUTPUT_FORMATS",
+    "Api",
+    "Found",
+    "Readme",
+    "Request",
+    "Run",
+    "check_arguments",
+    "docs_source_name",
+    "embed_apis",
+    "given_docs_folder",
+    "index_docs_stage",
+    "library_purpose",
+    "mark_drift",
+    "match_stage",
+    "rank",
+    "read_api",
+    "validate_stage",
+    "write_knowledge_base",
+    "write_readme",
+]
+
+log = logging.getLogger(__name__)
+
+OUTPUT_FORMATS: tuple[str, ...] = ("monolithic", "knowledge_base", "both")
+SHOWN_DOC_WARNINGS = 5  # of the docs' indexing warnings, in generation's own warning
+
+
+def docs_source_name(library: str) -> str:
+    """The name of the docs source ``generate`` indexes for ``library`` (``httpx-docs``)."""
+    name = re.sub(r"[^A-Za-z0-9_.-]+", "-", library).strip("-._") or "library"
+    return f"{name[:58]}-docs"
+
+
+def _write_text(path: Path, text: str) -> None:
+    from docmentor.library.knowledge.kb_files import as_created
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}-", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        as_created(Path(tmp))
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+@dataclass(frozen=True)
+class Request:
+    """``generate``'s arguments, checked (``languages``: canonical names, None for every one)."""
+
+    library: str
+    docs_path: Path | None
+    source: Path | str | None
+    python: str | None
+    version: str | None
+    languages: list[str] | None
+    output_format: str
+    out: Path
+    max_apis: int
+    max_tokens: int | None
+    encoding: str
+    validate: bool
+    validate_timeout: float
+    search_paths: Sequence[Path] | None
+    base_paths: Sequence[Path | str]
+
+
+@dataclass
+class Run:
+    """One generation's progress callback, stage timings (seconds, in stage order) and warnings."""
+
+    progress: Callable[[int, int, str], None] | None
+    timings: dict[str, float] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+    start: float = field(default_factory=time.perf_counter)
+
+    def step(self, label: str, done: int = 0, total: int = 1) -> None:
+        """Report progress on ``label``: ``done`` of ``total``."""
+        if self.progress is not None:
+            self.progress(done, total, label)
+
+    @contextmanager
+    def timed(self, stage: str) -> Iterator[None]:
+        """Time the block as ``stage`` (not recorded when it raises)."""
+        t = time.perf_counter()
+        yield
+        self.timings[stage] = time.perf_counter() - t
+
+
+@dataclass(frozen=True)
+class Api:
+    """The library's API as read: its entries, the surfaces they come from, the detected
+    version, and the import name (PyYAML's is ``yaml``) that "exported at top level" and a
+    missing module mean."""
+
+    entries: list[ApiEntry]
+    surfaces: list[Any]
+    version: str | None
+    package: str
+
+
+@dataclass(frozen=True)
+class Found:
+    """The docs' examples (matched to the API), the example languages detected, the docs' sections."""
+
+    examples: list[Example]
+    languages: list[str]
+    sections: list[DocSection]
+
+
+@dataclass(frozen=True)
+class Readme:
+    """README.LLM as written: where, its tokens and its context sections (none when not written)."""
+
+    path: Path | None = None
+    tokens: int | None = None
+    sections: int = 0
+
+
+def check_arguments(
+    library: str,
+    *,
+    output_format: str,
+    max_apis: int,
+    max_tokens: int | None,
+    encoding: str,
+    base_paths: Sequence[Path | str],
+    languages: Sequence[str] | None,
+) -> list[str] | None:
+    """Refuse bad options (:class:`UsageError`); the canonical names of the languages asked for."""
+    from docmentor.assemble.tokens import check_encoding
+    from docmentor.library.examples.examples import SUPPORTED_LANGUAGES, normalize_language
+
+    if output_format not in OUTPUT_FORMATS:
+        raise UsageError(
+            f"unknown output format {output_format!r}", hint=f"use one of: {', '.join(OUTPUT_FORMATS)}"
+        )
+    if not library or library != library.strip() or any(c.isspace() or not c.isprintable() for c in library):
+        raise UsageError(
+            f"invalid library name {library!r}",
+            hint="give the import name, e.g. library httpx, or the package name with source_path",
+            arguments=("library", "source_path"),
+        )
+    if max_apis < 0 or (max_tokens is not None and max_tokens < 1):
+        raise UsageError("max_apis must be ≥ 0 and max_tokens ≥ 1", arguments=("max_apis", "max_tokens"))
+    check_encoding(encoding)
+    missing = [str(b) for b in base_paths if not Path(b).expanduser().is_dir()]
+    if missing:
+        raise UsageError(
+            f"base_paths {missing[0]} is not a folder",
+            hint="give the folder the includes read from",
+            arguments=("base_paths",),
+        )
+    wanted = [normalize_language(x) for x in languages] if languages else None
+    unknown = [x for x in wanted or [] if x not in SUPPORTED_LANGUAGES]
+    if unknown:
+        raise UsageError(
+            f"unknown language {', '.join(map(repr, unknown))}",
+            hint=f"use one or more of: {', '.join(SUPPORTED_LANGUAGES)}",
+        )
+    return wanted
+
+
+def given_docs_folder(docs_path: Path | str | None) -> Path | None:
+    """``docs_path`` as a folder (user expanded), said missing before the API is read."""
+    if docs_path is None:
+        return None
+    folder = Path(docs_path).expanduser()
+    if not folder.is_dir():
+        from docmentor.errors import SourceUnavailableError
+
+        raise SourceUnavailableError(f"no documentation folder at {folder}")
+    return folder
+
+
+def read_api(engine: Docmentor, req: Request, run: Run) -> Api:
+    """Stage 1: the installed (or ``source``) API, with the paths the docs document."""
+    from docmentor.sources.autodoc import documented_paths
+
+    run.step("reading the API")
+    entries, surfaces, version = _load_surfaces(
+        req.library,
+        python=req.python,
+        source=req.source,
+        wanted=req.languages,
+        search_paths=req.search_paths,
+        warnings=run.warnings,
+        documented=documented_paths(_docs_folder(engine, req.docs_path, docs_source_name(req.library))),
+    )
+    package = (surfaces[0].library if surfaces else req.library).split(".")[0]
+    run.step("reading the API", 1)
+    return Api(entries, surfaces, version, package)
+
+
+def index_docs_stage(engine: Docmentor, req: Request, run: Run) -> tuple[str | None, list[str]]:
+    """Stage 2: index ``docs_path`` as the library's docs source (or use the one indexed);
+    the source's name (None without docs) and every indexing warning."""
+    name = docs_source_name(req.library)
+    if req.docs_path is not None:
+        run.step("indexing the docs")
+        docs_warnings = _index_docs(engine, req.docs_path, name, run.warnings, req.base_paths)
+        run.step("indexing the docs", 1)
+        return name, docs_warnings
+    if not engine.store.has_source(name):
+        run.warnings.append(f"no documentation: pass --docs-path (no source {name!r} is indexed)")
+        return None, []
+    return name, []
+
+
+def match_stage(engine: Docmentor, req: Request, api: Api, docs_source: str | None, run: Run) -> Found:
+    """Stage 3: the docs' examples, matched to the API, and the docs' sections."""
+    from docmentor.library.examples.examples import SUPPORTED_LANGUAGES, detect_languages, extract_examples
+    from docmentor.library.examples.matcher import match_examples
+
+    run.step("matching examples")
+    examples = (
+        extract_examples(engine, docs_source, languages=req.languages or SUPPORTED_LANGUAGES)
+        if docs_source
+        else []
+    )
+    for surface in api.surfaces:
+        match_examples(examples, surface, library=req.library)
+    detected = detect_languages(examples)
+    sections = doc_sections(engine, docs_source) if docs_source else []
+    run.step("matching examples", 1)
+    return Found(examples, detected, sections)
+
+
+def rank(api: Api, found: Found) -> None:
+    """Stage 4: describe the entries from the docs where they have no docstring, score their
+    importance, and enrich them (related_apis, tags, search_keywords)."""
+    from docmentor.library.knowledge.enrich import describe_from_docs, enrich_entries, parameters_by_reference
+    from docmentor.library.knowledge.importance import count_mentions, prose_text, score_importance
+    from docmentor.library.knowledge.mentions import MentionResolver
+
+    entries, sections = api.entries, found.sections
+    # "Parameters: see `request`": those parameters are described as they are there
+    resolver = MentionResolver(entries)
+    parameters_by_reference(entries, resolver)
+    # an API with no docstring is described by the docs that document it, when they do
+    if sections:
+        describe_from_docs(entries, sections, resolver, package=api.package)
+    # the docs' prose; without docs, the library's own docstrings are its prose
+    # (click's ":func:`command`" and "`group`" cross-references: its entry points)
+    prose = (prose_text(s.text) for s in sections) if sections else (e.docstring or "" for e in entries)
+    mentions = count_mentions(prose, entries)
+    score_importance(entries, found.examples, mentions, package=api.package)
+    enrich_entries(entries, found.examples)
+
+
+def validate_stage(
+    req: Request, api: Api, examples: list[Example], version: str | None, run: Run
+) -> dict[str, Any]:
+    """Stage 5: run the complete Python examples; the report's counts (failures are warned about)."""
+    from docmentor.library.examples.validate import validate_examples
+
+    report = validate_examples(
+        examples,
+        python=req.python,
+        version=version,
+        library=api.package,
+        timeout=req.validate_timeout,
+        progress=lambda done, total: run.step("validating examples", done, total),
+    )
+    validation = {k: v for k, v in report.to_dict().items() if k != "results"}
+    where = {ex.example_id: f"{ex.path}:{ex.line}" for ex in examples}
+    failed = [r for r in report.results if r.status == "failed"]
+    not_here = [r for r in report.results if r.status == "skipped" and r.error]
+    validation["not_run_here"] = len(not_here)
+    if failed:
+        run.warnings.append(
+            f"{len(failed)} example(s) failed validation; README.LLM leaves them out: "
+            + "; ".join(f"{where.get(r.example_id, r.example_id)}: {r.error}" for r in failed[:5])
+            + ("; … (all in knowledge_base/examples_db, execution_context.error)" if len(failed) > 5 else "")
+        )
+    if not_here:
+        run.warnings.append(
+            f"{len(not_here)} example(s) not run here (they need the network or modules this "
+            "environment lacks); README.LLM leaves them out too"
+        )
+    return validation
+
+
+def mark_drift(
+    examples: list[Example], surfaces: list[Any], *, library: str, version: str | None
+) -> dict[str, Any] | None:
+    """Stage 5b: the drift report of the examples against the main surface (None without one).
+
+    An example the installed version cannot run as written is marked, and neither README.LLM
+    nor the overview shows it (deprecated uses are only marked at serving)."""
+    from docmentor.library.examples.drift import drift_report
+
+    if not surfaces:
+        return None
+    drifted = drift_report(examples, surfaces[0], library=library, version=version)
+    broken: dict[str, list[str]] = {}
+    for f in drifted.findings:
+        if f.kind in ("missing_api", "invalid_api_signature"):
+            broken.setdefault(f.example_id, []).append(f.message)
+    for ex in examples:
+        ex.drift = broken.get(ex.example_id, [])
+    return drifted.to_dict()
+
+
+def library_purpose(library: str, api: Api, sections: list[DocSection]) -> str:
+    """What the library is for, read from the library's own module (``nsp.alpha``, not the
+    namespace ``nsp``), its docs, or its distribution's summary."""
+    summary = getattr(api.surfaces[0], "summary", "") if api.surfaces else ""
+    return purpose_of(api.surfaces[0].library if api.surfaces else library, api.entries, sections, summary)
+
+
+def write_readme(req: Request, api: Api, shown: list[Example], version: str | None, purpose: str) -> Readme:
+    """Stage 6: render and write ``out/README.LLM``."""
+    from docmentor.assemble.tokens import count_tokens
+    from docmentor.library.knowledge.readme import render_readme
+
+    text = render_readme(
+        req.library,
+        version,
+        api.entries,
+        shown,
+        max_apis=req.max_apis,
+        max_tokens=req.max_tokens,
+        encoding=req.encoding,
+        validated=req.validate,
+        purpose=purpose,
+    )
+    path = req.out / "README.LLM"
+    _write_text(path, text)
+    return Readme(
+        path, count_tokens(text, req.encoding), len(re.findall(r"^<context_\d+>$", text, flags=re.M))
+    )
+
+
+def write_knowledge_base(
+    engine: Docmentor,
+    req: Request,
+    *,
+    api: Api,
+    found: Found,
+    shown: list[Example],
+    version: str | None,
+    purpose: str,
+    docs_source: str | None,
+    validation: dict[str, Any] | None,
+    drift: dict[str, Any] | None,
+    readme: Readme,
+    vectors: Any,
+    timings: dict[str, float],
+) -> tuple[Path, int]:
+    """Stage 6b: write ``out/knowledge_base/`` with its settings and stats, and register it in
+    the index; its folder and registration generation."""
+    from docmentor.library.knowledge.kb_files import write_kb
+    from docmentor.library.knowledge.kb_index import register_kb
+    from docmentor.library.knowledge.overview import build_overview
+
+    entries, examples = api.entries, found.examples
+    overview = build_overview(
+        library=req.library,
+        version=version,
+        purpose=purpose,
+        entries=entries,
+        examples=shown,
+        sections=found.sections,
+    )
+    settings = {
+        "library": req.library,
+        # the name a project's requirements use (pins are checked against it too)
+        "distribution": next((d for d in (getattr(x, "distribution", "") for x in api.surfaces) if d), None),
+        "docs_path": str(req.docs_path.resolve()) if req.docs_path is not None else None,
+        "docs_source": docs_source,
+        "source": str(Path(req.source).resolve()) if req.source is not None else None,
+        "python": req.python,
+        "version_override": version if version != api.version else None,
+        "languages": req.languages,
+        "output_format": req.output_format,
+        "max_apis": req.max_apis,
+        "max_tokens": req.max_tokens,
+        "encoding": req.encoding,
+        "validate": req.validate,
+        "embeddings": vectors.model if vectors is not None else None,
+    }
+    stats: dict[str, Any] = {
+        "apis": len(entries),
+        "apis_by_kind": dict(sorted(Counter(e.kind for e in entries).items())),
+        "apis_with_examples": sum(1 for e in entries if e.examples),
+        "examples": len(examples),
+        "examples_by_language": dict(Counter(ex.language for ex in examples).most_common()),
+        "examples_matched": sum(1 for ex in examples if ex.apis_used),
+        "examples_complete": sum(1 for ex in examples if ex.complete),
+        "documents_sections": len(found.sections),
+        "languages_detected": found.languages,
+        "validation": validation,
+        "drift": drift["counts"] if drift else None,
+        "readme_sections": readme.sections,
+        "readme_tokens": readme.tokens,
+        "timings": {k: round(v, 3) for k, v in timings.items()},
+    }
+    kb = write_kb(
+        req.out / "knowledge_base",
+        library=req.library,
+        version=version,
+        overview=overview,
+        entries=entries,
+        examples=examples,
+        settings=settings,
+        stats=stats,
+        drift=drift,
+        vectors=vectors,
+    )
+    return kb.path, register_kb(engine.store, kb)
+
+
+def embed_apis(
+    entries: Sequence[ApiEntry],
+    examples: Sequence[Any],
+    warnings: list[str],
+    step: Callable[[str, int, int], None],
+) -> Any:
+    """The APIs' embeddings (:class:`~docmentor.embeddings.LibraryVectors`), or None with a warning."""
+    from docmentor.embeddings import EmbeddingUnavailable, LibraryVectors, get_embedder
+    from docmentor.library.find.retrieval import embedding_text, passage_texts
+
+    by_id = {ex.example_id: ex for ex in examples}
+    texts = [embedding_text(e, by_id) for e in entries]  # one per API first
+    owners = [e.api_id for e in entries]
+    for e in entries:  # then the docstring passages
+        for passage in passage_texts(e):
+            texts.append(passage)
+            owners.append(e.api_id)
+    try:
+        step("embedding APIs", 0, len(texts))
+        embedder = get_embedder()
+        matrix = embedder.embed(texts, progress=lambda done: step("embedding APIs", done, len(texts)))
+    except EmbeddingUnavailable as exc:
+        warnings.append(f"no embeddings ({exc}); find_api ranks without them")
+        return None
+    return LibraryVectors(model=embedder.model_id, api_ids=owners, matrix=matrix, primary=len(entries))
+
+
+def _load_surfaces(
+    library: str,
+    *,
+    python: str | None,
+    source: Path | str | None,
+    wanted: list[str] | None,
+    search_paths: Sequence[Path] | None,
+    warnings: list[str],
+    documented: Sequence[str] = (),
+) -> tuple[list[ApiEntry], list[Any], str | None]:
+    from docmentor.errors import NotFoundError
+
+    entries: list[ApiEntry] = []
+    surfaces: list[Any] = []
+    version: str | None = None
+    if source is not None:
+        try:
+            from docmentor.library.surface import treesitter
+        except ImportError as exc:
+            raise NotFoundError(
+                "reading a source folder needs the tree-sitter grammars",
+                hint="pip install 'docmentor[treesitter]'",
+            ) from exc
+        language = next((x for x in wanted or () if x != "python"), None)
+        surface: Any = treesitter.load_source_surface(Path(source), language=language, library=library)
+        if not surface.entries:
+            raise NotFoundError(f"no exported API found in {source}")
+        surfaces.append(surface)
+        entries += list(surface.entries)
+        version = getattr(surface, "version", None)
+    if source is None or (wanted is not None and "python" in wanted):
+        from docmentor.library.surface.api_python import load_api
+
+        surface = load_api(
+            library, python=python, search_paths=list(search_paths or []) or None, documented=documented
+        )
+        surfaces.insert(0, surface)
+        entries = list(surface.entries) + entries
+        version = surface.version or version
+    if version is None:
+        warnings.append(f"the version of {library} is unknown; pass --version to name it")
+    return entries, surfaces, version
+
+
+def _docs_folder(engine: Docmentor, docs_path: str | Path | None, name: str) -> Path | None:
+    """The docs folder to read directives from: ``--docs-path``, else the folder the
+    library's docs source already indexes (None for an llms.txt source or none at all)."""
+    if docs_path is not None:
+        return Path(docs_path)
+    if engine.store.has_source(name):
+        row = engine.store.source(name)
+        if row.kind == "folder" and Path(row.target).is_dir():
+            return Path(row.target)
+    return None
+
+
+def _index_docs(
+    engine: Docmentor, docs_path: Path, name: str, warnings: list[str], base_paths: Sequence[Path | str] = ()
+) -> list[str]:
+    """Index (or re-index) the docs folder as source ``name``; a summary of its problems goes
+    into ``warnings``, and every indexing warning is returned."""
+    from docmentor.errors import SourceUnavailableError
+
+    if not docs_path.is_dir():
+        raise SourceUnavailableError(f"no documentation folder at {docs_path}")
+    from docmentor.sources.local import DOC_SUFFIXES, has_documents
+    from docmentor.sources.mkdocs import mkdocs_bases
+
+    if not has_documents(docs_path):
+        # before the docs source is re-pointed: a wrong folder must not empty a good index
+        raise SourceUnavailableError(
+            f"no documentation files in {docs_path}",
+            hint=f"it holds no {', '.join(DOC_SUFFIXES)} file outside hidden, build and ignored folders; "
+            "pass the folder that does, or leave --docs-path out",
+        )
+    options: dict[str, Any] = {}
+    target = os.path.abspath(docs_path.expanduser())
+    if engine.store.has_source(name):
+        existing = engine.store.source(name)
+        if existing.target != target:
+            warnings.append(f"source {name!r} pointed at {existing.target}; re-indexed from {target}")
+            engine.remove(name)
+        else:  # the same folder: its options stay (`docmentor add … --base-path` for `../README.md`)
+            options = dict(existing.spec.options.as_dict())
+    given = [str(Path(b).expanduser().resolve()) for b in base_paths]
+    bases = [*given, *(str(b) for b in mkdocs_bases(docs_path))]
+    if bases:
+        options["base_paths"] = list(dict.fromkeys([*options.get("base_paths", []), *bases]))
+    # by words now; its sections are embedded by the next `docmentor refresh` or by `serve` in
+    # the background (embedding lancedb's docs here made a 10 s generation 40 s)
+    report = engine.add(str(docs_path), name=name, options=options, embed=False)
+    if report.failed:
+        warnings.append(
+            f"{len(report.failed)} documentation file(s) could not be read: "
+            + "; ".join(f"{path}: {error}" for path, error in report.failed[:3])
+            + (" …" if len(report.failed) > 3 else "")
+        )
+    if report.warnings:
+        shown = report.warnings[:SHOWN_DOC_WARNINGS]
+        warnings.append(
+            f"{len(report.warnings)} warning(s) while indexing the docs: "
+            + "; ".join(shown)
+            + ("; … (all of them: --json, under docs_warnings)" if len(report.warnings) > len(shown) else "")
+        )
+    return list(report.warnings)
