@@ -389,7 +389,7 @@ def test_parameters_described_in_a_markdown_list_of_bold_names(tmp_path: Path) -
             ''',
         },
     )
-    from docmentor.library.surface.api_python import _markdown_parameters
+    from docmentor.library.surface.api_python_docs import _markdown_parameters
 
     # a sub-list belongs to its item; an indented list is read too
     assert _markdown_parameters(
@@ -1002,7 +1002,7 @@ def test_httpx_surface_matches_the_eval_ids() -> None:
     ],
 )
 def test_the_summary_is_the_first_prose_paragraph(docstring: str, summary: str) -> None:
-    from docmentor.library.surface.api_python import _summary
+    from docmentor.library.surface.docstrings import summary as _summary
 
     assert _summary(docstring) == summary
 
@@ -1235,7 +1235,7 @@ def test_review_of_the_late_session_parameter_references_and_lists() -> None:
     from docmentor.library.knowledge.enrich import _SEE_PARAMETERS, parameters_by_reference
     from docmentor.library.knowledge.mentions import MentionResolver
     from docmentor.library.models import ApiEntry, ApiParameter
-    from docmentor.library.surface.api_python import _markdown_parameters
+    from docmentor.library.surface.api_python_docs import _markdown_parameters
 
     forms = {
         "**Parameters**: See `pkg.g`.": "pkg.g",
@@ -1327,7 +1327,7 @@ def test_parameters_listed_plainly_under_the_summary(tmp_path: Path) -> None:
 
 
 def test_review_two_summary_of_the_right_distribution_and_plain_lists(tmp_path: Path) -> None:
-    from docmentor.library.surface.api_python import _listed_parameters
+    from docmentor.library.surface.api_python_docs import _listed_parameters
     from docmentor.library.surface.docstrings import is_name_list, prose_paragraphs
 
     # two distributions share the namespace nsp: each sub-package reads its own's summary

@@ -380,12 +380,12 @@ def test_the_lexical_field_scores_are_bm25(seed: int) -> None:
     import math
     import random
 
-    from docmentor.library.find.retrieval import K1, B, _Field
+    from docmentor.library.find.bm25f import K1, B, BM25Field
 
     rng = random.Random(seed)
     words = [f"w{i}" for i in range(12)]
     docs = [[rng.choice(words) for _ in range(rng.randint(0, 9))] for _ in range(15)]
-    f = _Field()
+    f = BM25Field()
     for d in docs:
         f.add(d)
     f.freeze()
@@ -409,7 +409,7 @@ def test_weighted_fields_are_bm25f(seed: int) -> None:
     import math
     import random
 
-    from docmentor.library.find.retrieval import K1, B, _Field
+    from docmentor.library.find.bm25f import K1, B, BM25Field
 
     rng = random.Random(seed)
     words = [f"w{i}" for i in range(10)]
@@ -418,7 +418,7 @@ def test_weighted_fields_are_bm25f(seed: int) -> None:
         {f: [rng.choice(words) for _ in range(rng.randint(0, 6 if f == "name" else 12))] for f in weights}
         for _ in range(12)
     ]
-    f = _Field(weights)
+    f = BM25Field(weights)
     for d in docs:
         f.add(d)
     f.freeze()
@@ -432,9 +432,9 @@ def test_weighted_fields_are_bm25f(seed: int) -> None:
     with pytest.raises(RuntimeError, match="frozen"):
         f.add({"name": ["w1"]})
     with pytest.raises(ValueError, match="unknown fields"):
-        _Field(weights).add({"nmae": ["w1"]})
+        BM25Field(weights).add({"nmae": ["w1"]})
     with pytest.raises(ValueError, match="name the fields"):
-        _Field(weights).add(["w1"])
+        BM25Field(weights).add(["w1"])
     avg = {name: sum(len(d[name]) for d in docs) / len(docs) for name in weights}
     for i, d in enumerate(docs):
         want = 0.0

@@ -1,0 +1,65 @@
+"""The text of an API that find_api indexes and embeds: its name words, its docstring's
+passages, and what its vector is computed from (:mod:`docmentor.library.find.retrieval`)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+
+from docmentor.library.models import ApiEntry, Example
+from docmentor.library.surface.docstrings import MARKUP, plain
+from docmentor.search.analyzer import analyze
+
+MAX_PASSAGES = 8  # per API
+_PASSAGE_SPLIT = re.compile(r"\n\s*\n|\n\s*[*-]\s+")
+_BULLET = re.compile(r"^[*-]\s+")
+_WORDS = re.compile(r"[A-Za-z][a-z]+|[A-Z]+(?![a-z])")
+_NAMED_ITEM = re.compile(r"^[*`]*(\w+)[*`]*\s*[-–—:]")  # "**auth** - …", "`auth`: …"
+_LONE_LINK = re.compile(r"^\[[^\]]*\]\([^)]*\)\s*$")  # like markup, not a passage
+
+
+def passage_texts(entry: ApiEntry) -> list[str]:
+    """Docstring passages embedded besides the API's description: paragraphs and bullet
+    items of 25 characters or more (the first six), then parameter descriptions; each
+    prefixed with the API's public path. A task often matches one passage ("a custom HTTP
+    verb" ~ "method: HTTP method for the new Request") better than the whole API."""
+    if entry.kind == "module":
+        return []
+    public = entry.aliases[0] if entry.aliases else entry.api_id
+    pieces = (_BULLET.sub("", c.strip()) for c in _PASSAGE_SPLIT.split(entry.docstring or ""))
+    chunks = [c for c in pieces if len(c) >= 25 and not MARKUP.match(c) and not _LONE_LINK.match(c)][:6]
+    # a parameter with a chunk of its own already (a Markdown list item "**auth** - …") once
+    own = {m.group(1) for c in chunks if (m := _NAMED_ITEM.match(c))}
+    chunks += [
+        f"{p.name}: {p.description}" for p in entry.parameters if p.description.strip() and p.name not in own
+    ]
+    return [f"{public}: {' '.join(plain(c).split())}"[:500] for c in chunks[:MAX_PASSAGES]]
+
+
+def api_name_terms(e: ApiEntry) -> list[str]:
+    names = [e.name, e.api_id, *e.aliases]
+    words = " ".join(" ".join(_WORDS.findall(n)) for n in names)
+    return analyze(" ".join(names) + " " + words)
+
+
+def name_words(name: str) -> str:
+    """``iter_lines`` → ``iter lines``; ``HTTPTransport`` → ``http transport``."""
+    return " ".join(_WORDS.findall(name)).lower()
+
+
+def embedding_text(entry: ApiEntry, examples: Mapping[str, Example]) -> str:
+    """What an API's vector is computed from: public path, name words, kind, summary, and
+    the headings and opening prose of the docs' examples that use it."""
+    public = entry.aliases[0] if entry.aliases else entry.api_id
+    headings: list[str] = []
+    for x in entry.examples[:5]:
+        ex = examples.get(x)
+        if ex is None:
+            continue
+        heading = (ex.heading_path or [ex.title])[-1]
+        if heading and heading not in headings:
+            headings.append(heading)
+    first = next((examples[x] for x in entry.examples[:1] if x in examples), None)
+    context = first.context[:200] if first is not None else ""
+    text = f"{public} ({name_words(entry.name)}) {entry.kind}. {plain(entry.description)} "
+    return (text + "; ".join(headings[:3]) + " " + context).strip()[:800]

@@ -1,0 +1,82 @@
+"""get_examples' ranking: the examples that use the named APIs, then those of the APIs
+find_api ranks for the task, then by how well their text matches it
+(:mod:`docmentor.library.find.retrieval`)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+from docmentor.library.models import Example
+from docmentor.search.analyzer import analyze_query
+
+if TYPE_CHECKING:
+    from docmentor.library.find.retrieval import ApiIndex
+
+HEADING_WEIGHT = 1.0  # get_examples: a match in an example's title or headings, on top of its text
+IMPLIED_WEIGHT = 1.0  # get_examples: an example of an API find_api ranks for the task (× its relevance)
+
+
+def examples_for(
+    index: ApiIndex,
+    task: str,
+    *,
+    apis: Iterable[str] = (),
+    complexity: str = "any",
+    library: str | None = None,
+    limit: int = 3,
+) -> list[tuple[str, Example, float]]:
+    """Examples for a task: those using the named APIs first, then those of the APIs that
+    find_api ranks for the task, then by how well their text matches it."""
+    import numpy
+
+    wanted = {a for a in apis if a}
+    # the task's match with each example: BM25 over its title, headings, prose and code,
+    # plus over its title and headings alone ("Add data to a table" says what it does),
+    # relative to the best example's
+    terms = analyze_query(task)
+    match = numpy.zeros(len(index.example_apis))
+    index.example_field.add_scores(terms, match, 1.0, library)
+    index.example_heads.add_scores(terms, match, HEADING_WEIGHT, library)
+    candidates = [
+        (key, lib, ex)
+        for key, (lib, ex) in index.examples.items()
+        if (library is None or lib == library) and (complexity == "any" or ex.complexity == complexity)
+    ]
+    best = max((match[index.example_position[key]] for key, _, _ in candidates), default=0.0)
+    # the APIs that do the task (find_api's best three): their examples are the answer
+    implied = (
+        {(h.library, h.entry.api_id): h.relevance for h in index.find(task, limit=3, library=library)}
+        if task.strip()
+        else {}
+    )
+    scored: list[tuple[float, str, Example]] = []
+    for key, lib, ex in candidates:
+        # relative to the best of the examples asked about (this library, this complexity)
+        overlap = float(match[index.example_position[key]] / best) if best > 0 else 0.0
+        uses = len(wanted & set(ex.apis_used)) + sum(
+            1 for w in wanted for a in ex.apis_used if a.endswith("." + w.rsplit(".", 1)[-1])
+        )
+        # an example that failed validation is a last resort: it says how NOT to do it;
+        # one that uses a deprecated API comes after those that do the same without
+        bonus = (0.3 if ex.validated else -2.5 if ex.validated is False else 0.0) + (
+            0.1 if ex.complete else 0.0
+        )
+        if index.deprecated_in(lib, ex):
+            bonus -= 0.5
+        if ex.drift:  # calls the installed version does not have or accept
+            bonus -= 1.0
+        # one that shows the library's own API, in the language it was read from, first
+        # (a TypeScript reference snippet is no answer for a Python library)
+        if ex.apis_used:
+            bonus += 0.2
+        if ex.language == index.api_language.get(lib, ex.language):
+            bonus += 0.2
+        shows = max((implied.get((lib, a), 0.0) for a in ex.apis_used), default=0.0)
+        if not (uses or shows or overlap):
+            continue  # nothing ties it to the task: its bonuses alone do not make it an answer
+        score = 2.0 * min(uses, 3) + IMPLIED_WEIGHT * shows + overlap + bonus
+        if score > 0.15:
+            scored.append((score, lib, ex))
+    scored.sort(key=lambda t: (-t[0], len(t[2].code), t[2].example_id))
+    return [(lib, ex, s) for s, lib, ex in scored[: max(1, min(limit, 20))]]

@@ -1,0 +1,38 @@
+"""Reciprocal rank fusion of find_api's rankings, and a ranking's best entries
+(:mod:`docmentor.library.find.retrieval`)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import numpy as np
+
+# 60 (the usual) until six task sets: 40 gained httpx and Flask a task each and jinja2 0.02
+# MRR, lost none; 20 and 30 cost pydantic (BENCHMARKS.md, "The day session")
+RRF_K = 40
+DEPTH = 50  # each ranking contributes its best 50
+
+
+Ranking = list[tuple[int, float]]  # (entry position, score in [0, 1] relative to the best), best first
+
+
+def fuse(rankings: Mapping[str, Ranking]) -> dict[int, float]:
+    fused: dict[int, float] = {}
+    for ranking in rankings.values():
+        for rank, (i, score) in enumerate(ranking[:DEPTH]):
+            fused[i] = fused.get(i, 0.0) + score / (RRF_K + rank + 1)
+    return fused
+
+
+def ranked(positions: np.ndarray, scores: np.ndarray, tiebreak: np.ndarray, limit: int) -> Ranking:
+    """The best ``limit`` entries, best first, scores divided by the best; ties go to the more
+    important API, then by id (``tiebreak``: each entry's place among all in that order)."""
+    import numpy
+
+    if not positions.size:
+        return []
+    order = numpy.lexsort((tiebreak[positions], -scores))[:limit]
+    top = float(scores[order[0]]) or 1.0
+    return list(zip(positions[order].tolist(), (scores[order] / top).tolist(), strict=True))

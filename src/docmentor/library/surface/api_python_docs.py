@@ -1,0 +1,191 @@
+"""An object's docstring read for its parameters and return value: griffe's parsers
+(Google, NumPy, Sphinx) and the Markdown and prose lists they miss
+(:mod:`docmentor.library.surface.api_python`)."""
+
+from __future__ import annotations
+
+import logging
+import re
+import textwrap
+from typing import Any, NamedTuple
+
+import griffe
+
+from docmentor.library.surface.docstrings import PARAGRAPHS, is_name_list
+
+logger = logging.getLogger(__name__)
+
+
+_STRUCTURED = {"parameters", "other parameters", "returns", "yields", "raises", "receives"}
+_PARSER_OPTIONS: dict[str, Any] = {"warnings": False, "warn_unknown_params": False}
+
+
+def _sections(docstring: griffe.Docstring, parser: griffe.Parser) -> list[Any]:
+    global _PARSER_OPTIONS
+    try:
+        try:
+            return list(griffe.parse(docstring, parser, **_PARSER_OPTIONS))
+        except TypeError:  # an older griffe without these options
+            if not _PARSER_OPTIONS:
+                raise
+            _PARSER_OPTIONS = {}
+            return list(griffe.parse(docstring, parser))
+    except Exception as error:  # a parser choking on odd markup must not lose the whole API
+        logger.debug("docstring parse failed (%s): %s", parser, error)
+        return []
+
+
+# a Markdown parameter list: "* **auth** - *(optional)* An authentication class …" (httpx)
+# an item ends at the next item of the same indentation (a deeper one is a sub-list), a
+# blank line or the end
+_MD_PARAMETER = re.compile(
+    r"^([ \t]*)[*-][ \t]+(?:\*\*`?(\w+)`?\*\*[ \t]*(?:[-–—:][ \t]*)?"
+    r"|`{1,2}\*{0,2}(\w+)`{1,2}[ \t]*(?:\([^)\n]*\)[ \t]*)?[-–—:][ \t]*)"
+    r"(.*?)(?=^\1[*-][ \t]|\n[ \t]*\n|\Z)",
+    re.M | re.S,
+)
+_OPTIONAL_MARK = re.compile(r"^\*?\(optional\)\*?[ \t]*", re.I)
+# a line that opens the parameters (``Arguments:``, ``**Parameters:**``) or another section
+_PARAMETERS_HEAD = re.compile(
+    r"^[ \t]*\**(?:Parameters|Params|Arguments|Args|Keyword [Aa]rguments|Other [Pp]arameters)\**[ \t]*:?\**[ \t]*$",
+    re.M,
+)
+_OTHER_HEAD = re.compile(
+    r"^[ \t]*\**(?:Returns?|Yields?|Raises|Attributes|Examples?|Notes?|Warnings?|See [Aa]lso|Usage)\**[ \t]*:?\**[ \t]*$",
+    re.M,
+)
+
+
+def _markdown_parameters(text: str) -> dict[str, str]:
+    """Parameter descriptions from a Markdown list of bold names (httpx: ``* **verify** -
+    *(optional)* Either `True` to use …``), or of code names with a dash or colon after them
+    under a parameters heading (``Arguments:`` then ``* `app` - The ASGI application.``; such
+    a list elsewhere may describe a returned dict's keys), which none of griffe's parsers
+    reads. Names that are no parameter are dropped by the caller."""
+    if "**" not in text and "`" not in text:
+        return {}
+    head = _PARAMETERS_HEAD.search(text)
+    begin = head.end() if head else len(text)
+    other = _OTHER_HEAD.search(text, begin)
+    end = other.start() if other else len(text)
+    out: dict[str, str] = {}
+    for m in _MD_PARAMETER.finditer(text):
+        if m.group(2) is None and not begin <= m.start() < end:
+            continue  # a code-name item outside the parameters
+        out.setdefault(m.group(2) or m.group(3), _OPTIONAL_MARK.sub("", " ".join(m.group(4).split())))
+    return out
+
+
+# "verify_ssl - Set to …", "- ``match_string`` - string to be matched", "**limit** - …"
+_ITEM_HEAD = re.compile(
+    r"^[*-]?[ \t]*(?:\*\*`?(\w+)`?\*\*|`{1,2}\*{0,2}(\w+)`{1,2}|([a-z_][a-z0-9_]*))[ \t]+[-–—][ \t]+(.*)$"
+)
+# what a list that follows says it lists, when not the parameters: "Returns a dict with:"
+_RETURNS_LEAD = re.compile(r"^\W*(?:returns?|yields?|raises?)\b", re.I)
+_PARAMETER_WORDS = re.compile(r"\b(?:param|arg|option|input|keyword|accept|take)", re.I)
+
+
+def _announces_other(paragraph: str) -> bool:
+    """Whether a paragraph announces a list of something other than parameters."""
+    text = paragraph.strip()
+    if _RETURNS_LEAD.match(text):
+        return True
+    return text.endswith(":") and not text.endswith("::") and not _PARAMETER_WORDS.search(text)
+
+
+def _listed_parameters(text: str) -> dict[str, str]:
+    """Parameter descriptions from the first paragraph after the summary that lists names,
+    each with a dash and what it is, deeper lines continuing an item (aiohttp's
+    ``TCPConnector``: ``verify_ssl - Set to True to check ssl certifications.``; see
+    :func:`~docmentor.library.surface.docstrings.is_name_list`), and the one-item paragraphs that
+    continue it — not a list the paragraph before it announces as something else ("Returns
+    a dict with:", "Each row has these fields:"; "The following arguments are accepted:"
+    is the parameters). Names that are no parameter are dropped by the caller."""
+    paragraphs = [p for p in PARAGRAPHS.split(textwrap.dedent(text).strip()) if p.strip()]
+    out: dict[str, str] = {}
+    listing = False  # a paragraph of one item continues the list before it
+    for k, para in enumerate(paragraphs):
+        lines = [line for line in para.split("\n") if line.strip()]
+        if not listing and is_name_list(para) and _ITEM_HEAD.match(lines[0].strip()):
+            if k == 0 or (k > 1 and _announces_other(paragraphs[k - 1])):
+                continue  # the summary itself, or the keys of what it returns
+            listing = True
+        elif not (listing and _ITEM_HEAD.match(lines[0].strip())):
+            if out:
+                break  # the list is over
+            continue
+        base = min(len(line) - len(line.lstrip()) for line in lines)
+        name = ""
+        words: list[str] = []
+        for line in lines:
+            head = _ITEM_HEAD.match(line.strip()) if len(line) - len(line.lstrip()) == base else None
+            if head is not None:
+                if name:
+                    out.setdefault(name, " ".join(words))
+                name, words = head.group(1) or head.group(2) or head.group(3), [head.group(4).strip()]
+            elif name:
+                words.append(line.strip())
+        if name:
+            out.setdefault(name, " ".join(words))
+    return {k: _OPTIONAL_MARK.sub("", " ".join(v.split())) for k, v in out.items()}
+
+
+_TYPE_WORDS = frozenset({"int", "str", "float", "bool", "bytes", "dict", "list", "tuple", "set", "None"})
+# capitalised words a returns section starts with that are prose, not a type
+_NOT_TYPES = frozenset(
+    {"Note", "Notes", "Example", "Examples", "Warning", "True", "False", "See", "If", "The", "A"}
+)
+_TYPE_NAME = re.compile(r"[A-Za-z_][\w.]*(?:\[.*\])?")
+
+
+def _returned_type(item: Any) -> str | None:
+    """The type a returns item gives: its annotation, or a Google-style ``Widget: the widget``
+    griffe reads as a name (by default it takes ``name: description``) when that name reads
+    as a type (a capital, a dotted path, a subscript, a builtin type)."""
+    if item.annotation:
+        return " ".join(str(item.annotation).split())
+    name = str(getattr(item, "name", "") or "")
+    typed = name[:1].isupper() or "." in name or "[" in name or name in _TYPE_WORDS
+    return name if typed and name not in _NOT_TYPES and _TYPE_NAME.fullmatch(name) else None
+
+
+class _Parsed(NamedTuple):
+    params: dict[str, str]  # parameter → its description
+    returns: str  # what the returns section says
+    types: dict[str, str]  # parameter → the type the docstring gives it (`widget (Widget): …`)
+    returns_type: str | None  # the type the returns section gives (one only)
+
+
+def parse_docstring(docstring: griffe.Docstring | None) -> _Parsed:
+    """Parameter descriptions and types, the returns description and type; Google, then
+    NumPy, then Sphinx."""
+    if docstring is None or "\n" not in docstring.value.strip():
+        return _Parsed({}, "", {}, None)
+    text = docstring.value
+    parsers = [griffe.Parser.google]
+    if "--" in text:
+        parsers.append(griffe.Parser.numpy)
+    if re.search(r":(param|returns?|rtype|type|raises)\b", text):
+        parsers.append(griffe.Parser.sphinx)
+    for parser in parsers:
+        sections = _sections(docstring, parser)
+        if any(str(getattr(s.kind, "value", s.kind)) in _STRUCTURED for s in sections):
+            break
+    else:
+        return _Parsed({**_listed_parameters(text), **_markdown_parameters(text)}, "", {}, None)
+    params: dict[str, str] = {}
+    types: dict[str, str] = {}
+    returns: list[str] = []
+    returned: list[str] = []
+    for section in sections:
+        kind = str(getattr(section.kind, "value", section.kind))
+        if kind in ("parameters", "other parameters"):
+            for item in section.value:
+                name = item.name.lstrip("*")
+                params.setdefault(name, " ".join(item.description.split()))
+                if item.annotation:
+                    types.setdefault(name, " ".join(str(item.annotation).split()))
+        elif kind == "returns":
+            returns += [" ".join(item.description.split()) for item in section.value if item.description]
+            returned += [t for item in section.value if (t := _returned_type(item))]
+    return _Parsed(params, " ".join(returns), types, returned[0] if len(returned) == 1 else None)

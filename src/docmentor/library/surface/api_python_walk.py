@@ -1,0 +1,365 @@
+"""The walk of a package's modules with griffe: which objects are its public API, each
+named where it is defined with its public paths as aliases (the API surface of
+:mod:`docmentor.library.surface.api_python`)."""
+
+from __future__ import annotations
+
+import re
+from collections import deque
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+import griffe
+
+from docmentor.library.models import ApiEntry
+from docmentor.library.surface.api_python_entry import (
+    alias_target,
+    aliased_function,
+    api_entry,
+    class_members,
+)
+
+_WRAPPERS = {"Optional", "Annotated", "Final", "ClassVar", "Required", "NotRequired", "ReadOnly"}
+# return types that give instances of their first argument to `with … as` or `for`
+_CONTAINERS = {
+    "Iterator", "Iterable", "Generator", "AsyncIterator", "AsyncIterable", "AsyncGenerator",
+    "ContextManager", "AbstractContextManager", "AsyncContextManager", "AbstractAsyncContextManager",
+    "Sequence", "MutableSequence", "Collection", "list", "List", "set", "Set", "frozenset", "FrozenSet",
+}  # fmt: skip
+SELF_RE = re.compile(r"(?<![\w.])(?:typing(?:_extensions)?\.)?Self\b")
+TEST_MODULES = {"conftest", "tests", "test"}  # shipped by some wheels, never meant to be imported
+# ... except a plain module named `test` (werkzeug.test: the test client, EnvironBuilder)
+
+
+def all_modules(mod: Any) -> Iterator[Any]:
+    """``mod`` and every module below it (not through aliases)."""
+    yield mod
+    for member in list(mod.members.values()):
+        if not member.is_alias and member.is_module:
+            yield from all_modules(member)
+
+
+# --- the walk -------------------------------------------------------------------------------
+
+
+class Builder:
+    def __init__(self, root: Any, collection: Any, siblings: Sequence[str] = ()) -> None:
+        self.root = root
+        self.top = root.path.split(".")[0]
+        self.tops = {self.top, *siblings}  # the distribution's packages: APIs defined there count
+        self.collection = collection
+        self.entries: dict[str, ApiEntry] = {}
+        self.aliases: dict[str, set[str]] = {}
+        self.annotations: dict[str, tuple[Any, Any]] = {}  # api_id -> (return annotation, scope)
+        self.class_paths: dict[str, str] = {}  # any path seen for a public class -> its api_id
+        self.seen: set[tuple[str, str]] = set()
+        self.methods: dict[str, Any] = {}  # api_id → griffe object, for deprecation.inherit
+        self.walked: set[str] = set()  # modules whose members were walked
+        self.module_paths: dict[str, list[str]] = {}  # module → its public paths, walked one first
+        self.todo: deque[tuple[Any, str]] = deque()  # (module, public path) to walk
+        self.open_classes: set[str] = set()  # classes being walked (nested classes, cycles)
+        self.present: set[str] = set()  # module.name for every name a walked module has
+
+    def build(self) -> None:
+        """Walk the modules breadth first: each one once, by its shortest public path.
+
+        A module re-exported by another (``from pkg import sub``) is one more path to the
+        module, not another walk of its members: packages whose modules import each other
+        (SQLAlchemy) would otherwise give every member one alias per path, without end.
+        """
+        self.todo.append((self.root, self.root.path))
+        while self.todo:
+            self.module(*self.todo.popleft())
+
+    def add_documented(self, paths: Sequence[str]) -> None:
+        """The objects the docs document by these paths that the walk did not find public
+        (a name its module's ``__all__`` leaves out): added under that path, a class with
+        its members, a module walked. A private part (``pkg._impl.x``) or an object outside
+        the package is no API."""
+        known = {p for paths_ in self.aliases.values() for p in paths_} | set(self.entries)
+        for path in dict.fromkeys(paths):
+            parts = path.split(".")
+            if path in known or parts[0] != self.top or any(p.startswith("_") for p in parts):
+                continue
+            try:
+                target = alias_target(self.collection[path])
+            except Exception:  # KeyError, or griffe failing on a path it cannot follow
+                continue
+            if target is None or not self._inside(target) or target.path in self.entries:
+                continue
+            if target.is_module:
+                self.todo.append((target, path))
+            elif target.is_class:
+                self.cls(target, path)
+            elif target.is_function or target.is_attribute:
+                self._add(target, path)
+                self._note_returns(target)
+        while self.todo:
+            self.module(*self.todo.popleft())
+
+    def note_present(self, collection: Any, packages: Sequence[str]) -> None:
+        """Every name the distribution's other packages' modules have (``attr.s``, ``attr.ib``
+        when reading ``attrs``): they exist, API of this package or not."""
+        for top in packages:
+            try:
+                root = collection[top]
+            except (KeyError, ValueError):
+                continue
+            if root.is_alias or not root.is_module:
+                continue
+            for mod in all_modules(root):
+                self.present.add(mod.path)
+                self.present.update(f"{mod.path}.{n}" for n in mod.members)
+
+    def _other_paths(self) -> None:
+        """A module's second paths, given to what was found under its first: with
+        ``pkg.api.mod`` re-exporting ``pkg.mod``, ``pkg.mod.func`` is also
+        ``pkg.api.mod.func`` (in aliases and in ``present``). One step: the new paths are
+        not rewritten again, so modules importing each other stay finite."""
+        redirect = {paths[0]: paths[1:] for paths in self.module_paths.values() if len(paths) > 1}
+        if not redirect:
+            return
+
+        def others(path: str) -> list[str]:
+            parts = path.split(".")
+            out = []
+            for k in range(1, len(parts)):
+                for other in redirect.get(".".join(parts[:k]), ()):
+                    out.append(".".join([other, *parts[k:]]))
+            return out
+
+        for api_id, paths in self.aliases.items():
+            if self.entries[api_id].kind != "module":  # a module has each of its own paths already
+                paths.update([o for p in list(paths) for o in others(p)])
+        self.present.update([o for p in list(self.present) for o in others(p)])
+
+    def finish(self) -> list[ApiEntry]:
+        self._other_paths()
+        for api_id, entry in self.entries.items():
+            entry.aliases = sorted(self.aliases[api_id] - {api_id}, key=lambda a: (a.count("."), len(a), a))
+        for api_id, (annotation, scope) in self.annotations.items():
+            entry = self.entries[api_id]
+            if entry.returns is not None:
+                entry.returns.class_id = self._class_of(annotation, scope, entry.parent)
+                if entry.returns.class_id is None:
+                    entry.returns.item_class_id = self._item_class_of(annotation, scope, entry.parent)
+        return list(self.entries.values())
+
+    def _inside(self, obj: Any) -> bool:
+        return bool(obj.path.split(".")[0] in self.tops)
+
+    def _add(self, obj: Any, public: str) -> bool:
+        """Record ``public`` as a path to ``obj``; True the first time this pair is seen."""
+        key = (obj.path, public)
+        if key in self.seen:
+            return False
+        self.seen.add(key)
+        if obj.path not in self.entries:
+            self.entries[obj.path] = api_entry(obj)
+            self.aliases[obj.path] = set()
+            if obj.is_function and obj.parent is not None and obj.parent.is_class:
+                self.methods[obj.path] = obj
+        self.aliases[obj.path].add(public)
+        return True
+
+    def module(self, mod: Any, public: str) -> None:
+        if not self._add(mod, public):
+            return
+        if mod.path in self.walked:  # one more path to a module walked by a shorter one
+            self.module_paths[mod.path].append(public)
+            return
+        self.walked.add(mod.path)
+        self.module_paths[mod.path] = [public]
+        self.present.update(f"{public}.{n}" for n in mod.members)
+        exports = _exports(mod)
+        names = list(exports) if exports is not None else [n for n in mod.members if not n.startswith("_")]
+        # Submodules are importable whatever __all__ says.
+        names += [n for n, m in mod.members.items() if not m.is_alias and m.is_module and n not in names]
+        for name in names:
+            member = mod.members.get(name)
+            if member is None or name.startswith("_") or (name.startswith("test_") and _holds_tests(member)):
+                continue
+            if name in TEST_MODULES and not (name == "test" and _plain_module(member)):
+                continue
+            # Without __all__, imported names are part of the API only in __init__ modules,
+            # or where a star import brings them (`attrs/validators.py` is `from
+            # attr.validators import *`: a module made to re-export)
+            wildcard = getattr(member, "wildcard_imported", False)
+            if member.is_alias and exports is None and not _is_init(mod) and not wildcard:
+                continue
+            target = alias_target(member)
+            if target is None or not self._inside(target):
+                continue
+            path = f"{public}.{name}"
+            if target.is_module:
+                self.todo.append((target, path))
+            elif target.is_class:
+                self.cls(target, path)
+            # a value is public when __all__ lists it, it is a constant or documented, or a
+            # package's __init__ imports it (`from .globals import request as request`)
+            elif (
+                target.is_function
+                or exports is not None
+                or name.isupper()
+                or target.docstring
+                or member.is_alias
+            ):
+                self._add(target, path)
+                self._note_returns(target)
+
+    def cls(self, cls: Any, public: str) -> None:
+        self.class_paths[cls.path] = self.class_paths[public] = cls.path
+        if not self._add(cls, public) or cls.path in self.open_classes:
+            return  # seen by this path, or a class inside itself (Outer.Inner.Outer…)
+        members = class_members(cls)
+        self.open_classes.add(cls.path)
+        try:
+            for name, member in members.items():
+                if name.startswith("_"):
+                    continue
+                target = alias_target(member)
+                if target is None or not self._inside(target):
+                    continue
+                if target.is_class:
+                    self.cls(target, f"{public}.{name}")
+                elif target.is_function or target.is_attribute:
+                    self._add(target, f"{public}.{name}")
+                    self._note_returns(target)
+        finally:
+            self.open_classes.discard(cls.path)
+
+    def _note_returns(self, obj: Any) -> None:
+        entry = self.entries[obj.path]
+        if entry.returns is not None and obj.path not in self.annotations:
+            # another name for a function (`getLogger = get_logger`) returns what it returns
+            source = (
+                aliased_function(obj) if obj.is_attribute and entry.kind in ("function", "method") else obj
+            )
+            source = obj if source is None else source
+            returned = source.returns if source.is_function else source.annotation
+            self.annotations[obj.path] = (returned, source.parent)
+
+    def _class_of(self, annotation: Any, scope: Any, parent: str | None) -> str | None:
+        """api_id of the public class an annotation names, unwrapping Optional/Union/None."""
+        annotation = _core(annotation)
+        if annotation is None:
+            return None
+        if isinstance(annotation, str):
+            text = annotation.strip().strip("'\"")
+            if SELF_RE.fullmatch(text):
+                return parent
+            candidates = [text, f"{scope.path}.{text}" if scope is not None else text]
+            if scope is not None and scope.is_class and scope.parent is not None:
+                candidates.append(f"{scope.parent.path}.{text}")
+            return next((c for c in map(self._class_id, candidates) if c), None)
+        if isinstance(annotation, griffe.ExprName | griffe.ExprAttribute):
+            path = annotation.canonical_path
+            if SELF_RE.fullmatch(path) or (isinstance(annotation, griffe.ExprName) and path == "Self"):
+                return parent
+            return self._class_id(path)
+        return None
+
+    def _item_class_of(self, annotation: Any, scope: Any, parent: str | None) -> str | None:
+        """api_id of the public class whose instances an annotation's iterator, generator,
+        context manager or sequence gives (``Iterator[Response]`` → ``Response``), unwrapping
+        Optional/Union/None around it."""
+        annotation = _core(annotation)
+        if isinstance(annotation, griffe.ExprSubscript):
+            head, elements = _subscript(annotation)
+            if head in _CONTAINERS:
+                return self._class_of(elements[0], scope, parent)
+        return None
+
+    def _class_id(self, path: str) -> str | None:
+        if path in self.class_paths:
+            return self.class_paths[path]
+        try:
+            obj = self.collection[path]
+            target = obj.final_target if obj.is_alias else obj
+        except (KeyError, ValueError, griffe.AliasResolutionError, griffe.CyclicAliasError):
+            return None
+        return self.class_paths.get(target.path)
+
+
+def _holds_tests(member: Any) -> bool:
+    """A ``test_*`` name that is a test file (``test_*`` functions, or classes with ``test_*``
+    methods), or no module at all; ``aiohttp.test_utils`` (TestClient, TestServer) is API."""
+    if member.is_alias or not member.is_module:
+        return True
+    for name, obj in member.members.items():
+        if obj.is_alias:
+            continue
+        if name.startswith("test") and obj.is_function:
+            return True
+        if obj.is_class and any(n.startswith("test") for n in obj.members):
+            return True
+    return False
+
+
+def _plain_module(member: Any) -> bool:
+    """A module that is one file, not a package (of tests)."""
+    if member.is_alias or not member.is_module:
+        return False
+    try:
+        return not member.is_package
+    except griffe.BuiltinModuleError:
+        return True
+
+
+def _is_init(mod: Any) -> bool:
+    try:
+        return bool(mod.is_init_module)
+    except griffe.BuiltinModuleError:  # inspected at run time: no file
+        return False
+
+
+def _subscript(expr: Any) -> tuple[str, list[Any]]:
+    """``typing.Optional[X]`` → ``("Optional", [X])``; ``dict[str, int]`` → ``("dict", [str, int])``."""
+    inner = expr.slice
+    elements = list(inner.elements) if isinstance(inner, griffe.ExprTuple) else [inner]
+    return str(expr.left).rsplit(".", 1)[-1], elements
+
+
+def _core(annotation: Any) -> Any:
+    """The annotation inside Optional/Annotated/Final/… and a union with None (``X | None``,
+    ``Union[X, None]``); None for a union of several types."""
+    while True:
+        if isinstance(annotation, griffe.ExprBinOp) and annotation.operator == "|":
+            rest = [e for e in _union_members(annotation) if str(e) != "None"]
+        elif isinstance(annotation, griffe.ExprSubscript):
+            head, elements = _subscript(annotation)
+            if head in _WRAPPERS:
+                annotation = elements[0]
+                continue
+            if head != "Union":
+                return annotation
+            rest = [e for e in elements if str(e) != "None"]
+        else:
+            return annotation
+        if len(rest) != 1:
+            return None
+        annotation = rest[0]
+
+
+def _union_members(expr: Any) -> list[Any]:
+    if isinstance(expr, griffe.ExprBinOp) and expr.operator == "|":
+        return _union_members(expr.left) + _union_members(expr.right)
+    return [expr]
+
+
+def _exports(mod: Any) -> list[str] | None:
+    exports = mod.exports
+    if exports is None:
+        return None
+    return [e if isinstance(e, str) else getattr(e, "name", str(e)) for e in exports]
+
+
+def static_version(root: Any) -> str | None:
+    """``__version__ = "1.2.3"`` in the package (or its ``__version__`` module), when literal."""
+    attr = alias_target(root.members["__version__"]) if "__version__" in root.members else None
+    if attr is not None and attr.is_module:
+        attr = attr.members.get("__version__")
+    value = getattr(attr, "value", None) if attr is not None and attr.is_attribute else None
+    if isinstance(value, str) and len(value) > 2 and value[0] == value[-1] and value[0] in "'\"":
+        return value[1:-1]
+    return None
