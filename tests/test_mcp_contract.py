@@ -350,9 +350,24 @@ def test_get_doc_lines(small: Docmentor) -> None:
 # -------------------------------------------------------------------- stdio, raw lines
 
 
-def test_malformed_lines_on_stdio_get_json_rpc_errors_and_the_session_goes_on(
-    small: Docmentor, tmp_path: Path
-) -> None:
+_INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "clientInfo": {"name": "r", "version": "0"},
+    },
+}
+
+
+def _stdio_session(
+    small: Docmentor, tmp_path: Path, lines: list[str], last_id: int
+) -> tuple[list[dict[str, Any]], str, int | None, float]:
+    """Write ``lines`` (after initialize) to ``docmentor serve`` over stdio pipes, read replies
+    until the one with ``last_id``, then close stdin. Returns the replies, stderr, the exit
+    code and the seconds from the first write to the exit."""
     env = dict(os.environ, DOCMENTOR_HOME=str(tmp_path / "home"))
     env.pop("DOCMENTOR_SOURCES", None)
     proc = subprocess.Popen(
@@ -360,31 +375,13 @@ def test_malformed_lines_on_stdio_get_json_rpc_errors_and_the_session_goes_on(
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=tmp_path,
     )  # fmt: skip
     assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
-    init = {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "initialize",
-        "params": {
-            "protocolVersion": "2025-06-18",
-            "capabilities": {},
-            "clientInfo": {"name": "r", "version": "0"},
-        },
-    }
-    lines = [
-        json.dumps(init),
-        json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}),
-        '{"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {',  # cut short
-        json.dumps([tool_call(3, "list_sources")]),  # a batch
-        json.dumps({"id": 4, "method": "tools/list"}),  # no "jsonrpc"
-        "\x00\x01 garbage",
-        json.dumps(tool_call(5, "search_docs", {"query": "setup"})),
-    ]
+    session = [json.dumps(_INITIALIZE), json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"})]
     replies: list[dict[str, Any]] = []
+    started = time.monotonic()
     try:
-        proc.stdin.write(("\n".join(lines) + "\n").encode())
+        proc.stdin.write(("\n".join([*session, *lines]) + "\n").encode())
         proc.stdin.flush()
-        deadline = time.monotonic() + 60
-        while not any(r.get("id") == 5 for r in replies) and time.monotonic() < deadline:
+        while not any(r.get("id") == last_id for r in replies) and time.monotonic() < started + 60:
             if select.select([proc.stdout], [], [], 0.5)[0]:
                 line = proc.stdout.readline()
                 assert line, "the server closed stdout"
@@ -398,7 +395,21 @@ def test_malformed_lines_on_stdio_get_json_rpc_errors_and_the_session_goes_on(
             proc.wait()
         proc.stdout.close()
         proc.stderr.close()
-    assert proc.returncode == 0, stderr
+    return replies, stderr, proc.returncode, time.monotonic() - started
+
+
+def test_malformed_lines_on_stdio_get_json_rpc_errors_and_the_session_goes_on(
+    small: Docmentor, tmp_path: Path
+) -> None:
+    lines = [
+        '{"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {',  # cut short
+        json.dumps([tool_call(3, "list_sources")]),  # a batch
+        json.dumps({"id": 4, "method": "tools/list"}),  # no "jsonrpc"
+        "\x00\x01 garbage",
+        json.dumps(tool_call(5, "search_docs", {"query": "setup"})),
+    ]
+    replies, stderr, returncode, _ = _stdio_session(small, tmp_path, lines, 5)
+    assert returncode == 0, stderr
     errors = [(r["id"], r["error"]["code"]) for r in replies if "error" in r]
     assert errors == [(None, -32700), (None, -32600), (4, -32600), (None, -32700)], replies
     batch = next(r for r in replies if "error" in r and (r["id"], r["error"]["code"]) == (None, -32600))
@@ -420,51 +431,14 @@ def _nested_call(request_id: int, depth: int) -> str:
 def test_deeply_nested_lines_on_stdio_are_refused_and_the_session_goes_on(
     small: Docmentor, tmp_path: Path
 ) -> None:
-    env = dict(os.environ, DOCMENTOR_HOME=str(tmp_path / "home"))
-    env.pop("DOCMENTOR_SOURCES", None)
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "docmentor", "--db", str(small.root), "serve"],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=tmp_path,
-    )  # fmt: skip
-    assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
-    init = {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "initialize",
-        "params": {
-            "protocolVersion": "2025-06-18",
-            "capabilities": {},
-            "clientInfo": {"name": "r", "version": "0"},
-        },
-    }
     lines = [
-        json.dumps(init),
-        json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}),
         _nested_call(2, 3000),  # past Python's recursion limit
         _nested_call(3, 600),  # readable by json, not by the SDK's parser
         json.dumps(tool_call(5, "search_docs", {"query": "setup"})),
     ]
-    replies: list[dict[str, Any]] = []
-    started = time.monotonic()
-    try:
-        proc.stdin.write(("\n".join(lines) + "\n").encode())
-        proc.stdin.flush()
-        while not any(r.get("id") == 5 for r in replies) and time.monotonic() < started + 60:
-            if select.select([proc.stdout], [], [], 0.5)[0]:
-                line = proc.stdout.readline()
-                assert line, "the server closed stdout"
-                replies.append(json.loads(line))
-        proc.stdin.close()
-        proc.wait(timeout=30)
-        stderr = proc.stderr.read().decode()
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-        proc.stdout.close()
-        proc.stderr.close()
-    assert proc.returncode == 0, stderr
-    assert time.monotonic() - started < 28  # every request read was answered: no 30 s wait at the end
+    replies, stderr, returncode, seconds = _stdio_session(small, tmp_path, lines, 5)
+    assert returncode == 0, stderr
+    assert seconds < 28  # every request read was answered: no 30 s wait at the end
     errors = [(r["id"], r["error"]["code"]) for r in replies if "error" in r]
     assert errors == [(None, -32700), (3, -32600)], replies
     assert any("too deeply" in r["error"]["message"] for r in replies if "error" in r)
