@@ -9,8 +9,9 @@ from typing import Literal, TypedDict, Unpack
 
 import pytest
 
-from docmentor.sources import includes
-from docmentor.sources.includes import IncludeCache, IncludeResult, resolve_includes
+from docmentor.sources import include_targets
+from docmentor.sources.include_targets import IncludeCache
+from docmentor.sources.includes import IncludeResult, resolve_includes
 
 CODE = textwrap.dedent(
     """\
@@ -232,13 +233,13 @@ def test_max_depth(root: Path) -> None:
 def opened(monkeypatch: pytest.MonkeyPatch) -> list[Path]:
     """Every path the include code reads."""
     calls: list[Path] = []
-    real = includes._load
+    real = include_targets._load
 
     def spy(path: Path, max_bytes: int) -> object:
         calls.append(path)
         return real(path, max_bytes)
 
-    monkeypatch.setattr(includes, "_load", spy)
+    monkeypatch.setattr(include_targets, "_load", spy)
     return calls
 
 

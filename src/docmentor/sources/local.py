@@ -39,13 +39,8 @@ from pathspec import GitIgnoreSpec
 from docmentor._yaml import load_yaml
 from docmentor.errors import SourceUnavailableError
 from docmentor.models import RawDocument
-from docmentor.sources.includes import (
-    DEFAULT_MAX_BYTES,
-    IncludeBudget,
-    IncludeCache,
-    resolve_includes,
-    split_lines,
-)
+from docmentor.sources.include_targets import IncludeBudget, IncludeCache, split_lines
+from docmentor.sources.includes import DEFAULT_MAX_BYTES, resolve_includes
 
 logger = logging.getLogger(__name__)
 

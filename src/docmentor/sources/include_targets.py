@@ -1,0 +1,342 @@
+"""An include's target: which file a directive opens, and whether it may.
+
+Paths are resolved where the tool that reads them would (the nearest ``mkdocs.yml``, Sphinx's
+``conf.py``, the document's folder, the base folders, the root) and confined to the root or a
+base folder before any file is touched; a target is read once per scan (``IncludeCache``),
+with its section markers; the cycle, depth, size and source-budget checks come before it is
+opened. ``docmentor.sources.includes`` expands the directives over this.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal, NamedTuple
+
+from docmentor._yaml import load_yaml
+
+logger = logging.getLogger(__name__)
+
+_MKDOCS_NAMES = ("mkdocs.yml", "mkdocs.yaml")
+_INCLUDE_EXTENSIONS = ("mdx_include", "markdown_include.include")
+# Every pattern here reads the user's (or a repository's) text, so each runs in linear time on
+# any line. Searched (not matched from ^ with a lazy prefix, which is quadratic on long lines
+# of dashes): the dashes before 8< are bounded so a backtrack cannot run away, and a match
+# starts only where a run of ``;`` starts (from inside the run it was quadratic on ``;;;…``).
+_SECTION_MARKER = re.compile(
+    r"(?<!;)(?P<escape>;*+)-{1,32}8<-+[ \t]+\[[ \t]*(?P<type>start|end)[ \t]*:[ \t]*"
+    r"(?P<name>[a-z][-_0-9a-z]*)[ \t]*\]",
+    re.IGNORECASE,
+)
+
+
+@dataclass
+class IncludeBudget:
+    """What the includes of one source may add to its documents, all documents together.
+
+    The size cap of one page does not stop one large snippet included by many pages (a
+    2 MB file included by 60 pages stored 122 MB). Once ``limit`` characters have been
+    added, further includes are left as written (the directive line stays in the page)
+    and counted here, for one warning per source.
+    """
+
+    limit: int
+    used: int = 0  # characters the includes added so far
+    refused: int = 0  # includes left as written because the budget was spent
+    documents: dict[str, None] = field(default_factory=dict)  # documents with such an include
+    first: str | None = None  # where the first one is ("path:line: target")
+
+    def spent(self) -> bool:
+        return self.used >= self.limit
+
+    def refuse(self, document: str, where: str) -> None:
+        self.refused += 1
+        self.documents.setdefault(document, None)
+        if self.first is None:
+            self.first = where
+
+
+@dataclass(frozen=True, slots=True)
+class _Loaded:
+    lines: tuple[str, ...]
+    markers: dict[int, tuple[str, str, bool]]  # line index -> (start|end, name, escaped)
+    replaced: bool  # decoded with replacement characters
+
+
+@dataclass(frozen=True, slots=True)
+class _MkDocs:
+    """The folder of an ``mkdocs.yml`` and the folders its ``{!…!}`` paths start from."""
+
+    folder: Path
+    include_bases: tuple[Path, ...]
+
+
+class IncludeCache:
+    """Include targets read (and paths resolved) once, shared by all documents of a scan."""
+
+    def __init__(self) -> None:
+        self._files: dict[tuple[Path, int], _Loaded | str] = {}
+        self.paths: dict[tuple[str, str, Path], Path | str] = {}
+        self.conf_dirs: dict[Path, Path | None] = {}
+        self.mkdocs: dict[Path, _MkDocs | None] = {}
+
+    def load(self, path: Path, max_bytes: int) -> _Loaded | str:
+        """The decoded lines of ``path``, or the reason it cannot be included."""
+        key = (path, max_bytes)
+        if key not in self._files:
+            self._files[key] = _load(path, max_bytes)
+        return self._files[key]
+
+
+def _load(path: Path, max_bytes: int) -> _Loaded | str:
+    try:
+        if path.stat().st_size > max_bytes:
+            return f"over the size cap of {max_bytes / 1e6:.1f} MB"
+        data = path.read_bytes()
+    except OSError as exc:
+        return f"cannot read ({exc.strerror or exc})"
+    if b"\0" in data:
+        return "binary file"
+    replaced = False
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        text, replaced = data.decode("utf-8", errors="replace"), True
+    lines, _ = split_lines(text.removeprefix("\ufeff"))
+    markers: dict[int, tuple[str, str, bool]] = {}
+    for idx, line in enumerate(lines):
+        if "8<" in line and (m := _SECTION_MARKER.search(line)):
+            markers[idx] = (m["type"].lower(), m["name"], bool(m["escape"]))
+    return _Loaded(tuple(lines), markers, replaced)
+
+
+def _mkdocs_include_bases(config_file: Path, folder: Path, max_bytes: int) -> tuple[Path, ...]:
+    """The ``base_path`` folders of ``mdx_include`` / ``markdown_include.include`` in an
+    ``mkdocs.yml`` (relative to its folder, where MkDocs runs; default ``.``), then its folder."""
+    from docmentor.sources.local import markdown_extensions  # local imports this module
+
+    found: dict[Path, None] = {}
+    try:
+        if config_file.stat().st_size <= max_bytes:
+            config = load_yaml(config_file.read_text(encoding="utf-8", errors="replace"))
+            for name, conf in markdown_extensions(config):
+                if name in _INCLUDE_EXTENSIONS:
+                    raw = conf.get("base_path", ".")
+                    for base in raw if isinstance(raw, list) else [raw]:
+                        if isinstance(base, str) and base.strip():
+                            found.setdefault(folder / base.strip(), None)
+    except OSError as exc:
+        logger.info("cannot read %s: %s", config_file, exc)
+    found.setdefault(folder, None)
+    return tuple(found)
+
+
+def split_lines(text: str) -> tuple[list[str], bool]:
+    """Split on any newline convention; also report whether ``text`` ended with one."""
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    if not text:
+        return [], False
+    lines = text.split("\n")
+    if lines[-1] == "":
+        lines.pop()
+        return lines, True
+    return lines, False
+
+
+class At(NamedTuple):
+    """Where a directive is: its file and line, the include depth, the files above it."""
+
+    file: Path
+    num: int
+    depth: int
+    stack: tuple[Path, ...]
+
+
+# snippet: pymdownx.snippets; sphinx: literalinclude / include; mdx: ``{!…!}``;
+# variants: ``{*…*}`` (markdown-include-variants)
+_Kind = Literal["snippet", "sphinx", "mdx", "variants"]
+_Opened = tuple[Path, "_Loaded"]
+
+
+def strip_markers(loaded: _Loaded, indices: Iterable[int]) -> tuple[list[str], list[int]]:
+    """Lines ``indices`` without section markers (escaped markers lose one ``;``); an index
+    of ``-1`` is a blank line (numbered as the line before it)."""
+    lines: list[str] = []
+    nums: list[int] = []
+    for idx in indices:
+        if idx < 0:
+            lines.append("")
+            nums.append(nums[-1] if nums else 1)
+            continue
+        line = loaded.lines[idx]
+        marker = loaded.markers.get(idx)
+        if marker is not None:
+            if not marker[2]:
+                continue
+            line = line.replace(";", "", 1)
+        lines.append(line)
+        nums.append(idx + 1)
+    return lines, nums
+
+
+def section(loaded: _Loaded, name: str) -> tuple[list[str], list[int]] | None:
+    start: int | None = None
+    stop = len(loaded.lines)
+    for idx, (kind, marker_name, escaped) in loaded.markers.items():
+        if escaped or marker_name != name:
+            continue
+        if start is None:
+            if kind == "end":
+                return None
+            start = idx
+        elif kind == "end":
+            stop = idx
+            break
+    if start is None:
+        return None
+    return strip_markers(loaded, range(start + 1, stop))
+
+
+@dataclass(slots=True)
+class IncludeReader:
+    """Locates and opens include targets for one document, and collects its warnings."""
+
+    root: Path
+    shown_root: Path
+    allowed: tuple[Path, ...]
+    base_dirs: tuple[Path, ...]
+    max_depth: int
+    max_bytes: int
+    dedent: bool
+    cache: IncludeCache
+    warnings: list[str] = field(default_factory=list)
+    included: dict[Path, None] = field(default_factory=dict)
+    # Text pulled in so far for this document: a few small files including each other many
+    # times must not grow one page without bound (10 files × 10 includes each, 8 deep …).
+    pulled: int = 0
+    budget: IncludeBudget | None = None  # the source's, shared by its documents
+
+    def name(self, path: Path) -> str:
+        for base in (self.shown_root, self.root, *self.base_dirs):
+            if path.is_relative_to(base):
+                return path.relative_to(base).as_posix()
+        return path.as_posix()
+
+    def warn(self, at: At, message: str) -> None:
+        self.warnings.append(f"{self.name(at.file)}:{at.num}: {message}")
+
+    # -- locating and opening -------------------------------------------------------
+
+    def _conf_dir(self, folder: Path) -> Path | None:
+        """The nearest folder at or above ``folder`` (inside the root) holding Sphinx's conf.py."""
+        if folder not in self.cache.conf_dirs:
+            found: Path | None = None
+            for candidate in (folder, *folder.parents):
+                if not candidate.is_relative_to(self.shown_root):
+                    break
+                if (candidate / "conf.py").is_file():
+                    found = candidate
+                    break
+            self.cache.conf_dirs[folder] = found
+        return self.cache.conf_dirs[folder]
+
+    def _mkdocs(self, folder: Path) -> _MkDocs | None:
+        """The nearest ``mkdocs.yml`` at or above ``folder``, inside the root."""
+        if folder not in self.cache.mkdocs:
+            found: _MkDocs | None = None
+            for candidate in (folder, *folder.parents):
+                if not (candidate.is_relative_to(self.shown_root) or candidate.is_relative_to(self.root)):
+                    break
+                config = next((candidate / n for n in _MKDOCS_NAMES if (candidate / n).is_file()), None)
+                if config is not None:
+                    if any(config.resolve().is_relative_to(a) for a in self.allowed):
+                        bases = _mkdocs_include_bases(config, candidate, self.max_bytes)
+                    else:  # a symlink to a config outside: its folder still is where MkDocs runs
+                        bases = (candidate,)
+                    found = _MkDocs(candidate, bases)
+                    break
+            self.cache.mkdocs[folder] = found
+        return self.cache.mkdocs[folder]
+
+    def locate(self, raw: str, file: Path, kind: _Kind) -> Path | str:
+        key = (kind, raw, file.parent)
+        if key not in self.cache.paths:
+            self.cache.paths[key] = self._locate(raw, file, kind)
+        return self.cache.paths[key]
+
+    def _locate(self, raw: str, file: Path, kind: _Kind) -> Path | str:
+        rel = raw.strip()
+        here = file.parent
+        bases: list[Path]
+        # Bases whose escape makes the include "refused" rather than "not found": every base,
+        # but the mkdocs.yml ones when there is one (the others are only fallbacks there).
+        telling: set[Path] | None = None
+        if kind in ("mdx", "variants"):  # mdx_include / variants: from the mkdocs.yml folder first
+            if rel.startswith("~") or Path(rel).is_absolute():
+                return "include refused: absolute path"
+            mk = self._mkdocs(here)
+            first = [] if mk is None else [mk.folder] if kind == "variants" else list(mk.include_bases)
+            if kind == "variants" or rel.startswith(("./", "../")):
+                rest = [here, *self.base_dirs, self.shown_root]
+            else:
+                rest = [*self.base_dirs, self.shown_root, here]
+            bases = [*first, *rest]
+            telling = set(first) or None
+        elif rel.startswith("/"):
+            rel = rel.lstrip("/")
+            conf = self._conf_dir(here) if kind == "sphinx" else None
+            bases = [*([conf] if conf else []), self.shown_root, *self.base_dirs]
+        elif kind == "sphinx":
+            bases = [here]
+        elif rel.startswith(("./", "../")):
+            bases = [here, *self.base_dirs, self.shown_root]
+        else:
+            bases = [*self.base_dirs, self.shown_root, here]
+        escaped = False
+        unusable = ""
+        for base in dict.fromkeys(bases):
+            try:
+                target = (base / rel).resolve()
+                # Check confinement before touching the file at all.
+                if not any(target.is_relative_to(a) for a in self.allowed):
+                    escaped = escaped or telling is None or base in telling
+                    continue
+                if target.is_file():
+                    return target
+            except (OSError, RuntimeError) as exc:  # a name too long, a symlink loop: not this base
+                unusable = unusable or str(getattr(exc, "strerror", None) or exc)
+        if escaped:
+            return "include refused: path escapes the docs root"
+        return f"include not found ({unusable})" if unusable else "include not found"
+
+    def open(self, raw: str, at: At, kind: _Kind, *, check_cycle: bool = True) -> _Opened | None:
+        target = self.locate(raw, at.file, kind)
+        problem: str | None = None
+        if isinstance(target, str):
+            problem = target
+        elif check_cycle and target in at.stack:
+            problem = "include cycle"
+        elif at.depth >= self.max_depth:
+            problem = f"include depth limit of {self.max_depth} reached"
+        elif self.budget is not None and self.budget.spent():  # one warning for the source, later
+            self.budget.refuse(self.name(at.stack[0]), f"{self.name(at.file)}:{at.num}: {raw}")
+            return None
+        else:
+            loaded = self.cache.load(target, self.max_bytes)
+            if isinstance(loaded, str):
+                problem = f"include refused: {loaded}"
+            elif self.pulled + (size := sum(len(x) + 1 for x in loaded.lines)) > self.max_bytes:
+                problem = (
+                    f"include refused: the page would grow over the size cap of {self.max_bytes / 1e6:.1f} MB"
+                )
+            else:
+                self.pulled += size
+                if loaded.replaced:
+                    self.warn(at, f"include is not valid UTF-8, decoded with replacements: {raw}")
+                self.included.setdefault(target, None)
+                return target, loaded
+        self.warn(at, f"{problem}: {raw}")
+        return None
