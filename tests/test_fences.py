@@ -146,7 +146,7 @@ def test_linear_on_adversarial_lines() -> None:
 
 
 def test_llms_txt_fence_closes_only_by_a_run_as_long() -> None:
-    from docmentor.sources.llmstxt import parse_llms_txt
+    from docmentor.sources.llmstxt_parse import parse_llms_txt
 
     text = "# Site\n\n## Docs\n\n````md\n```\n- [Shown](in-code.md)\n```python\n````\n\n- [Real](real.md)\n"
     parsed = parse_llms_txt(text, "https://example.org/")

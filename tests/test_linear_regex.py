@@ -25,7 +25,7 @@ from docmentor.models import RawDocument
 from docmentor.parse import parse_document
 from docmentor.sources.html import looks_like_html
 from docmentor.sources.includes import Fmt, resolve_includes
-from docmentor.sources.llmstxt import _heading, parse_llms_txt
+from docmentor.sources.llmstxt_parse import _heading, parse_llms_txt
 from httpserver import HttpServer
 
 http_server = httpserver.http_server

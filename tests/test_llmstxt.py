@@ -13,14 +13,14 @@ import httpserver
 from docmentor.errors import SourceUnavailableError
 from docmentor.sources import client, llmstxt
 from docmentor.sources.llmstxt import (
-    FetchOutcome,
     FetchSettings,
     LlmsListing,
     PriorDoc,
     detect_kind,
     load_llms_source,
-    parse_llms_txt,
 )
+from docmentor.sources.llmstxt_links import FetchOutcome
+from docmentor.sources.llmstxt_parse import parse_llms_txt
 from httpserver import HttpServer, Reply
 
 # The server fixtures live in tests/httpserver.py; naming them here makes pytest use them.
