@@ -17,7 +17,9 @@ from pydantic import BaseModel
 from docmentor.clarity.llm_detector import SYSTEM_PROMPT, _parts, detect_issues
 from docmentor.clarity.models import Issue
 from docmentor.errors import UsageError
-from docmentor.llm import LLMClient, LLMConfig, LLMError, LLMReplyError, _retry_after, extract_json
+from docmentor.llm import LLMClient, _retry_after
+from docmentor.llm.config import LLMConfig, LLMError, LLMReplyError
+from docmentor.llm.replies import extract_json
 from openai_server import (
     ChatRequest,
     OpenAIServer,

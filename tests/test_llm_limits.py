@@ -24,7 +24,9 @@ from clitool import Cli
 from docmentor.clarity.llm_detector import detect_issues
 from docmentor.library.knowledge.enrich import enrich_entries
 from docmentor.library.models import ApiEntry
-from docmentor.llm import LLMClient, LLMConfig, LLMError, LLMReplyError, extract_json, strip_think
+from docmentor.llm import LLMClient
+from docmentor.llm.config import LLMConfig, LLMError, LLMReplyError
+from docmentor.llm.replies import extract_json, strip_think
 from httpserver import Reply
 from openai_server import ChatRequest, OpenAIServer, completion
 

@@ -84,7 +84,7 @@ _EXPORTS: dict[str, str] = {
     "ScoreChange": "docmentor.clarity.history",
     "write_html": "docmentor.clarity.report",
     "LLMClient": "docmentor.llm",
-    "LLMConfig": "docmentor.llm",
+    "LLMConfig": "docmentor.llm.config",
     # evaluation
     "load_questions": "docmentor.evaluation",
     "check_labels": "docmentor.evaluation",
@@ -195,7 +195,8 @@ if TYPE_CHECKING:
     from docmentor.library.service.feedback import analyze as analyze_feedback
     from docmentor.library.service.feedback import report_text as feedback_report
     from docmentor.library.service.service import LibraryKnowledge
-    from docmentor.llm import LLMClient, LLMConfig
+    from docmentor.llm import LLMClient
+    from docmentor.llm.config import LLMConfig
     from docmentor.models import SearchHit, SourceOptions, SourceSpec
     from docmentor.search.semantic import EmbedReport
 

@@ -40,7 +40,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from docmentor.clarity.models import DIMENSIONS, SEVERITIES, Issue, Severity
-from docmentor.llm import LLMClient, LLMReplyError
+from docmentor.llm import LLMClient
+from docmentor.llm.config import LLMReplyError
 from docmentor.models import RawDocument
 from docmentor.parse import parse_document
 

@@ -27,6 +27,10 @@ follows is not the answer); JSON nested deeper than Python's parser allows is an
 unusable reply (``LLMReplyError`` after the corrective retry), never a ``RecursionError``.
 Each of these ends one request; callers that ask about one part of a page at a time
 (``clarity.llm_detector``) skip that part with a warning and go on.
+
+The package: this module is the client (requests, retries, answers read within the limits);
+``config`` its configuration and errors, ``deadline`` an attempt's overall deadline,
+``replies`` the JSON instruction and what is made of a reply.
 """
 
 from __future__ import annotations
@@ -34,30 +38,19 @@ from __future__ import annotations
 import json
 import logging
 import math
-import os
-import re
-import socket
-import threading
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from email.utils import parsedate_to_datetime
 from typing import Any, TypeVar
 
 import httpx
 from pydantic import BaseModel, ValidationError
 
-from docmentor.errors import DocmentorError, UsageError
+from docmentor.llm.config import LLMConfig, LLMError, LLMReplyError
+from docmentor.llm.deadline import Expired, Watchdog
+from docmentor.llm.replies import describe, extract_json, schema_instruction, with_instruction
 
-__all__ = [
-    "ChatMessage",
-    "LLMClient",
-    "LLMConfig",
-    "LLMError",
-    "LLMReplyError",
-    "extract_json",
-    "strip_think",
-]
+__all__ = ["ChatMessage", "LLMClient"]
 
 logger = logging.getLogger(__name__)
 
@@ -66,107 +59,9 @@ ChatMessage = Mapping[str, Any]  # {"role": "system" | "user" | "assistant", "co
 
 _EXCERPT = 300  # characters of an error body kept in LLMError
 _ERROR_BODY_CAP = 64 * 1024  # bytes of an error answer read (enough for its message)
-MAX_RESPONSE_BYTES = 8 * 1024 * 1024  # a chat completion is kilobytes; 8 MiB is ~2M tokens of text
 # Parameters some servers refuse (e.g. response_format on older llama.cpp/vLLM builds,
 # temperature on reasoning models); dropped and remembered when a 400/422 names them.
 _DROPPABLE = ("response_format", "temperature")
-
-
-class LLMError(DocmentorError):
-    """A chat request failed, or the model's reply was unusable.
-
-    ``status`` is the last HTTP status (``None`` for time-outs, connection errors and
-    unusable replies); ``body`` a short excerpt of the server's answer or the reply.
-    """
-
-    def __init__(
-        self, message: str, *, status: int | None = None, body: str = "", hint: str | None = None
-    ) -> None:
-        super().__init__(message, hint=hint)
-        self.status = status
-        self.body = body
-
-
-class LLMReplyError(LLMError):
-    """The service answered, but not with what was asked (no usable JSON after a correction)."""
-
-
-@dataclass(frozen=True)
-class LLMConfig:
-    """Where the chat endpoint is and how patiently to talk to it."""
-
-    base_url: str  # ends in /v1 for most servers; a trailing /chat/completions is accepted
-    model: str
-    api_key: str | None = field(default=None, repr=False)
-    timeout: float = 60.0  # seconds one attempt may take in all (connect, write, wait, every read)
-    max_attempts: int = 3  # attempts per request, the first included
-    backoff: float = 1.0  # seconds before the first retry, doubled per retry ...
-    max_backoff: float = 20.0  # ... up to this
-    max_retry_after: float = 30.0  # a server's Retry-After is honoured up to this many seconds
-    user_agent: str = "docmentor"
-    max_response_bytes: int = MAX_RESPONSE_BYTES  # a longer answer is abandoned unread
-
-    def __post_init__(self) -> None:
-        url = self.base_url.strip().rstrip("/")
-        url = url.removesuffix("/chat/completions")
-        if not url.startswith(("http://", "https://")):
-            raise UsageError(
-                f"invalid LLM base URL {self.base_url!r}",
-                hint="set DOCMENTOR_LLM_BASE_URL to an http(s) URL such as http://127.0.0.1:11434/v1",
-            )
-        object.__setattr__(self, "base_url", url)
-        if not self.model.strip():
-            raise UsageError("empty LLM model name", hint="set DOCMENTOR_LLM_MODEL")
-        if not (self.timeout > 0 and math.isfinite(self.timeout)):
-            raise UsageError(f"invalid LLM timeout {self.timeout!r}", hint="use a positive number of seconds")
-        if self.max_attempts < 1:
-            raise UsageError(f"invalid LLM max_attempts {self.max_attempts!r}", hint="use 1 or more")
-        if self.max_response_bytes < 1:
-            raise UsageError(
-                f"invalid LLM max_response_bytes {self.max_response_bytes!r}", hint="use 1 or more"
-            )
-
-    @property
-    def endpoint(self) -> str:
-        return f"{self.base_url}/chat/completions"
-
-    @classmethod
-    def from_env(cls, env: Mapping[str, str] | None = None) -> LLMConfig | None:
-        """The configuration in ``DOCMENTOR_LLM_*`` variables, or ``None`` when none is set.
-
-        Raises:
-            UsageError: only one of the base URL and the model is set, or a number is malformed.
-        """
-        env = os.environ if env is None else env
-        base_url = env.get("DOCMENTOR_LLM_BASE_URL", "").strip()
-        model = env.get("DOCMENTOR_LLM_MODEL", "").strip()
-        if not base_url and not model:
-            return None
-        if not base_url or not model:
-            missing = "DOCMENTOR_LLM_MODEL" if base_url else "DOCMENTOR_LLM_BASE_URL"
-            raise UsageError(
-                f"{missing} is not set", hint="set both DOCMENTOR_LLM_BASE_URL and DOCMENTOR_LLM_MODEL"
-            )
-        return cls(
-            base_url=base_url,
-            model=model,
-            api_key=env.get("DOCMENTOR_LLM_API_KEY", "").strip() or None,
-            timeout=_env_number(env, "DOCMENTOR_LLM_TIMEOUT", 60.0),
-            max_attempts=int(_env_number(env, "DOCMENTOR_LLM_MAX_ATTEMPTS", 3)),
-        )
-
-
-def _env_number(env: Mapping[str, str], name: str, default: float) -> float:
-    raw = env.get(name, "").strip()
-    if not raw:
-        return default
-    try:
-        value = float(raw)
-    except ValueError:
-        value = math.nan
-    if not (value > 0 and math.isfinite(value)):
-        raise UsageError(f"invalid {name}={raw!r}", hint="use a positive number")
-    return value
 
 
 class LLMClient:
@@ -220,7 +115,7 @@ class LLMClient:
         """
         msgs = [dict(m) for m in messages]
         if json_schema is not None:
-            msgs = _with_instruction(msgs, _schema_instruction(json_schema))
+            msgs = with_instruction(msgs, schema_instruction(json_schema))
         payload: dict[str, Any] = {"model": self.config.model, "messages": msgs, "temperature": temperature}
         if max_tokens is not None:
             payload["max_tokens"] = max_tokens
@@ -262,7 +157,7 @@ class LLMClient:
             try:
                 return model_cls.model_validate(extract_json(reply))
             except (ValueError, ValidationError) as exc:
-                problem = _describe(exc)
+                problem = describe(exc)
             logger.debug("unusable JSON reply (attempt %d): %s", attempt + 1, problem)
             msgs += [
                 {"role": "assistant", "content": reply},
@@ -293,7 +188,7 @@ class LLMClient:
             wait = min(cfg.backoff * (2**attempt), cfg.max_backoff)
             try:
                 response = self._attempt(payload)
-            except (httpx.TimeoutException, _Expired):
+            except (httpx.TimeoutException, Expired):
                 problem, status, body = f"timed out after {cfg.timeout:g} s", None, ""
             except httpx.TransportError as exc:
                 problem, status, body = f"connection failed ({type(exc).__name__})", None, ""
@@ -337,12 +232,12 @@ class LLMClient:
         Returns the answer with its body in memory (decoded; no content encoding left).
 
         Raises:
-            _Expired: the deadline passed (while connecting, sending, waiting or reading).
+            Expired: the deadline passed (while connecting, sending, waiting or reading).
             LLMReplyError: a successful answer is larger than ``max_response_bytes``.
             httpx.HTTPError: the request failed.
         """
         cfg = self.config
-        watchdog = _Watchdog(cfg.timeout)
+        watchdog = Watchdog(cfg.timeout)
         try:
             with self._http.stream(
                 "POST", cfg.endpoint, json=payload, extensions={"trace": watchdog.trace}
@@ -374,7 +269,7 @@ class LLMClient:
                 )
         except httpx.TransportError:
             if watchdog.fired:  # the watchdog shut the socket: that is the deadline, not the network
-                raise _Expired from None
+                raise Expired from None
             raise
         finally:
             watchdog.cancel()
@@ -453,62 +348,6 @@ class LLMClient:
         return text.replace(key, "***") if key else text
 
 
-class _Expired(Exception):
-    """An attempt's overall deadline passed."""
-
-
-class _Watchdog:
-    """The overall deadline of one attempt.
-
-    httpx's timeouts bound each read, so a server sending a byte every few seconds is
-    never cut off by them. A timer fires at the deadline and shuts the connection's socket
-    down (the socket is handed over by httpcore's ``trace`` extension as it connects),
-    which ends whatever read or write is blocked; ``check`` ends an attempt between reads.
-    """
-
-    def __init__(self, seconds: float) -> None:
-        self.deadline = time.monotonic() + seconds
-        self.fired = False
-        self._socket: socket.socket | None = None
-        self._lock = threading.Lock()
-        self._timer = threading.Timer(seconds, self._fire)
-        self._timer.daemon = True
-        self._timer.start()
-
-    def trace(self, event: str, info: Mapping[str, Any]) -> None:
-        if event in ("connection.connect_tcp.complete", "connection.start_tls.complete"):
-            stream = info.get("return_value")
-            sock = stream.get_extra_info("socket") if stream is not None else None
-            if isinstance(sock, socket.socket):
-                with self._lock:
-                    self._socket = sock
-                    fired = self.fired
-                if fired:
-                    self._shutdown(sock)
-
-    def check(self) -> None:
-        if self.fired or time.monotonic() >= self.deadline:
-            self.fired = True
-            raise _Expired
-
-    def cancel(self) -> None:
-        self._timer.cancel()
-
-    def _fire(self) -> None:
-        with self._lock:
-            self.fired = True
-            sock = self._socket
-        if sock is not None:
-            self._shutdown(sock)
-
-    @staticmethod
-    def _shutdown(sock: socket.socket) -> None:
-        try:
-            sock.shutdown(socket.SHUT_RDWR)
-        except OSError:
-            pass  # already closed
-
-
 # ---------------------------------------------------------------------- helpers
 
 
@@ -545,135 +384,3 @@ def _refused_param(response: httpx.Response, payload: Mapping[str, Any]) -> str 
     if "response_format" in payload and ("json_object" in text or "json mode" in text):
         return "response_format"
     return None
-
-
-def _schema_instruction(model_cls: type[BaseModel]) -> str:
-    schema = json.dumps(model_cls.model_json_schema(), separators=(",", ":"), ensure_ascii=False)
-    return (
-        "Reply with exactly one JSON object and nothing else (no prose, no Markdown code fences). "
-        f"It must validate against this JSON Schema: {schema}"
-    )
-
-
-def _with_instruction(messages: list[dict[str, Any]], instruction: str) -> list[dict[str, Any]]:
-    # Appended to the leading system message, because some chat templates (llama.cpp,
-    # Anthropic's endpoint) accept a system message only at the start.
-    if messages and messages[0].get("role") == "system" and isinstance(messages[0].get("content"), str):
-        first = {**messages[0], "content": f"{messages[0]['content']}\n\n{instruction}"}
-        return [first, *messages[1:]]
-    return [{"role": "system", "content": instruction}, *messages]
-
-
-# Fixed strings, searched forward from where the last match ended: linear in the reply.
-_THINK_OPEN = re.compile(r"<think>", re.IGNORECASE)
-_THINK_CLOSE = re.compile(r"</think>", re.IGNORECASE)
-# Linear: a fence's lazy body stops at the next fence, so the text is scanned about once.
-_FENCE = re.compile(r"```[ \t]*(?:json5?|JSON)?[ \t]*\n?(.*?)```", re.DOTALL)
-_JSON_MARK = re.compile(r'[{}"\\\n]')
-_PARSE_BUDGET = 4  # the candidate objects parsed may add up to this many times the reply
-
-
-def strip_think(text: str) -> tuple[str, bool]:
-    """The reply without its ``<think>…</think>`` reasoning, and whether a ``<think>`` never ended.
-
-    An unclosed ``<think>`` drops everything from it to the end: the model ran out of tokens
-    (or was cut off) while reasoning, so nothing after it is the answer. Plain forward
-    searches: linear however many tags the reply holds.
-    """
-    out: list[str] = []
-    pos = 0
-    unclosed = False
-    while (opening := _THINK_OPEN.search(text, pos)) is not None:
-        out.append(text[pos : opening.start()])
-        closing = _THINK_CLOSE.search(text, opening.end())
-        if closing is None:
-            unclosed, pos = True, len(text)
-            break
-        pos = closing.end()
-    out.append(text[pos:])
-    return "".join(out), unclosed
-
-
-def extract_json(text: str) -> dict[str, Any]:
-    """The JSON object in a model's reply: the whole text, a fenced block, or the first ``{…}``.
-
-    Linear in the reply: the ``{…}`` candidates are found in one pass (braces matched
-    outside JSON strings), and parsing them stops after a few times the reply's length.
-
-    Raises:
-        ValueError: the reply holds no JSON object (or only one nested too deeply to read).
-    """
-    text, unclosed = strip_think(text)
-    text = text.strip()
-    if not text:
-        if unclosed:
-            raise ValueError("the reply is reasoning whose <think> never ended, with no answer after it")
-        raise ValueError("the reply was empty")
-    too_deep = False
-
-    def parse(candidate: str) -> dict[str, Any] | None:
-        nonlocal too_deep
-        try:
-            value = json.loads(candidate)
-        except ValueError:
-            return None
-        except RecursionError:  # deeper than the parser goes: unusable, not fatal
-            too_deep = True
-            return None
-        return value if isinstance(value, dict) else None
-
-    for candidate in (text, *(m.group(1).strip() for m in _FENCE.finditer(text))):
-        if (value := parse(candidate)) is not None:
-            return value
-    budget = _PARSE_BUDGET * len(text)
-    for start, end in _brace_spans(text):
-        budget -= end - start
-        if budget < 0:
-            break
-        if (value := parse(text[start:end])) is not None:
-            return value
-    if too_deep:
-        raise ValueError("the reply's JSON is nested too deeply to read")
-    raise ValueError("the reply holds no valid JSON object")
-
-
-def _brace_spans(text: str) -> list[tuple[int, int]]:
-    """(start, end) of every balanced ``{…}`` in ``text``, by start: one pass over it.
-
-    Braces inside JSON strings do not count; a string is only tracked inside braces (prose
-    quotes outside an object are not JSON) and ends at a newline, which JSON strings cannot
-    hold (so a stray quote does not hide the rest of the reply).
-    """
-    spans: list[tuple[int, int]] = []
-    opened: list[int] = []
-    in_string = False
-    skip = -1  # the character after a backslash in a string
-    for match in _JSON_MARK.finditer(text):
-        i = match.start()
-        if i == skip:
-            continue
-        c = match.group()
-        if in_string:
-            if c == "\\":
-                skip = i + 1
-            elif c in '"\n':
-                in_string = False
-        elif c == "{":
-            opened.append(i)
-        elif c == "}" and opened:
-            spans.append((opened.pop(), i + 1))
-        elif c == '"' and opened:
-            in_string = True
-    spans.sort()
-    return spans
-
-
-def _describe(exc: Exception) -> str:
-    if isinstance(exc, ValidationError):
-        parts = []
-        for err in exc.errors(include_url=False)[:8]:
-            loc = ".".join(str(p) for p in err["loc"]) or "(root)"
-            parts.append(f"{loc}: {err['msg']}")
-        more = exc.error_count() - len(parts)
-        return "; ".join(parts) + (f"; and {more} more" if more > 0 else "")
-    return str(exc)
