@@ -48,7 +48,7 @@ PYTHON = sys.executable
 _WRAPPER = r"""
 import sys, time
 mode = sys.argv.pop(1)
-from docmentor.assemble import render, tokens
+from docmentor.assemble import distill, tokens
 import docmentor.cli.app
 app = sys.modules["docmentor.cli.app"]  # docmentor.cli's `app` attribute is the typer app
 if mode == "toktok":
@@ -68,7 +68,7 @@ def timed(*args, **kwargs):
     finally:
         spent[0] += time.perf_counter() - start
 tokens.count_many = timed
-render.count_many = timed
+distill.count_many = timed
 rc = app.main()
 print(f"count_many {spent[0]:.6f}", file=sys.stderr, flush=True)
 sys.exit(rc)

@@ -13,8 +13,9 @@ import toktok
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from docmentor.assemble.distill import TRIM_MARKER, distill
 from docmentor.assemble.models import Candidate, Digest, DocumentScore
-from docmentor.assemble.render import TRIM_MARKER, distill, render_json, render_markdown
+from docmentor.assemble.render import render_json, render_markdown
 from docmentor.assemble.tokens import ENCODINGS, count_many, count_tokens
 from docmentor.errors import UsageError
 

@@ -6,19 +6,26 @@ adapters over it.
 
 - **docs engine** — :class:`Docmentor` (add / refresh / search / get / excerpt / assemble)
   and what it returns: :class:`RefreshReport`, :class:`SearchHit`, :class:`DocPage`,
-  :class:`DocExcerpts`, :class:`SourceInfo`, :class:`EmbedReport`; :class:`SourceSpec` (:class:`SourceOptions`); ``docmentor.toml`` through :func:`load_config`.
+  :class:`DocExcerpts`, :class:`SourceInfo`, :class:`EmbedReport`; :class:`SourceSpec` (:class:`SourceOptions`); ``docmentor.toml`` through :func:`load_config`;
+  the index's default folder (:func:`default_db`), a ``NAME:TARGET`` source argument
+  (:func:`split_named`), a MkDocs project's snippet folders (:func:`mkdocs_bases`).
+- **background work** of a long-running process — :class:`RefreshScheduler`,
+  :class:`BackgroundEmbedder`, :class:`UnindexedSources`, :func:`configured_sources`.
 - **assembly** — ``Docmentor.assemble(query, …)`` returns a :class:`Digest`
-  (:class:`DocumentScore`, :class:`DistilledSection`).
+  (:class:`DocumentScore`, :class:`DistilledSection`); its budget range :data:`MAX_TOKENS_RANGE`.
 - **library knowledge** — :func:`generate` (:class:`GenerationResult`);
-  :class:`LibraryKnowledge` (find_api, get_examples, overview); feedback:
-  :func:`report_issue`, :class:`SessionLog`, :func:`analyze_feedback`, :func:`feedback_report`.
+  :class:`LibraryKnowledge` (find_api, get_examples, overview); the registered knowledge
+  bases: :func:`knowledge_bases` (:class:`KbRow`), :func:`remove_knowledge_base`
+  (:class:`RemovedKnowledgeBase`); feedback: :func:`report_issue`, :class:`SessionLog`,
+  :func:`analyze_feedback`, :func:`feedback_report`.
 - **clarity** — :func:`score_text`, :func:`score_paths`, :func:`score_source`,
-  :func:`score_document` (:class:`ReadPolicy`), :func:`explain_score`, the rubric
-  (:class:`Rubric`, :func:`default_rubric`, :func:`load_rubric`), the roadmap
+  :func:`score_document` (:class:`ReadPolicy`), the formula (:func:`calculate_clarity_score`,
+  :func:`calculate_dimension_score`, :data:`SCORING_VERSION`), :func:`explain_score`, the
+  rubric (:class:`Rubric`, :func:`default_rubric`, :func:`load_rubric`), the roadmap
   (:func:`plan_roadmap`, :func:`get_improvement_roadmap`, :class:`Roadmap`,
   :class:`PlannedFix`, :class:`QuickWin`), history (:func:`record_history`,
-  :func:`trend_summary`, :class:`TrendSummary`), :func:`write_html`; the optional LLM
-  finder's client (:class:`LLMClient`, :class:`LLMConfig`).
+  :func:`trend_summary`, :class:`TrendSummary`, :func:`git_commit`), :func:`write_html`; the
+  optional LLM finder's client (:class:`LLMClient`, :class:`LLMConfig`).
 - **evaluation** — :func:`load_questions`, :func:`check_labels`, :func:`evaluate_search`,
   :func:`evaluate_assemble`, :func:`evaluate_api` (:class:`SearchRun`, :class:`Labels`,
   :class:`AssembleEval`, :class:`ApiEval`).
@@ -36,7 +43,8 @@ from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
 
-#: public name → the module that defines it (the object's ``__module__``)
+#: public name → the module that defines it (the object's ``__module__``; for a constant,
+#: the module whose attribute it is)
 _EXPORTS: dict[str, str] = {
     # docs engine
     "Docmentor": "docmentor.engine",
@@ -51,14 +59,27 @@ _EXPORTS: dict[str, str] = {
     "ConfiguredSource": "docmentor.config",
     "Config": "docmentor.config",
     "load_config": "docmentor.config",
+    "default_db": "docmentor.config",
+    "split_named": "docmentor.config",
+    "mkdocs_bases": "docmentor.sources.mkdocs",
+    # a long-running process's background work (``docmentor serve``)
+    "RefreshScheduler": "docmentor.scheduler",
+    "BackgroundEmbedder": "docmentor.scheduler",
+    "UnindexedSources": "docmentor.scheduler",
+    "configured_sources": "docmentor.scheduler",
     # assembly (through Docmentor.assemble)
     "Digest": "docmentor.assemble.models",
     "DocumentScore": "docmentor.assemble.models",
     "DistilledSection": "docmentor.assemble.models",
+    "MAX_TOKENS_RANGE": "docmentor.assemble",
     # library knowledge
     "generate": "docmentor.library.pipeline",
     "GenerationResult": "docmentor.library.pipeline",
     "LibraryKnowledge": "docmentor.library.service.service",
+    "knowledge_bases": "docmentor.library.service.registry",
+    "remove_knowledge_base": "docmentor.library.service.registry",
+    "RemovedKnowledgeBase": "docmentor.library.service.registry",
+    "KbRow": "docmentor.store.kb",
     "report_issue": "docmentor.library.service.feedback",
     "SessionLog": "docmentor.library.service.feedback",
     "analyze_feedback": "docmentor.library.service.feedback",
@@ -69,7 +90,10 @@ _EXPORTS: dict[str, str] = {
     "score_source": "docmentor.clarity",
     "score_document": "docmentor.access",
     "ReadPolicy": "docmentor.access",
+    "calculate_clarity_score": "docmentor.clarity.scoring",
+    "calculate_dimension_score": "docmentor.clarity.scoring",
     "explain_score": "docmentor.clarity.explain",
+    "SCORING_VERSION": "docmentor.clarity.rubric",
     "Rubric": "docmentor.clarity.rubric",
     "default_rubric": "docmentor.clarity.rubric",
     "load_rubric": "docmentor.clarity.rubric",
@@ -83,6 +107,7 @@ _EXPORTS: dict[str, str] = {
     "TrendSummary": "docmentor.clarity.history",
     "ScoreChange": "docmentor.clarity.history",
     "write_html": "docmentor.clarity.report",
+    "git_commit": "docmentor.clarity.report",
     "LLMClient": "docmentor.llm",
     "LLMConfig": "docmentor.llm.config",
     # evaluation
@@ -107,8 +132,11 @@ _RENAMED: dict[str, str] = {"analyze_feedback": "analyze", "feedback_report": "r
 
 #: the public names, as listed in ``_EXPORTS`` (tests/test_public_api.py checks the two agree)
 __all__ = [
+    "MAX_TOKENS_RANGE",
+    "SCORING_VERSION",
     "ApiEval",
     "AssembleEval",
+    "BackgroundEmbedder",
     "Config",
     "ConfiguredSource",
     "Digest",
@@ -120,6 +148,7 @@ __all__ = [
     "DocumentScore",
     "EmbedReport",
     "GenerationResult",
+    "KbRow",
     "LLMClient",
     "LLMConfig",
     "Labels",
@@ -129,6 +158,8 @@ __all__ = [
     "QuickWin",
     "ReadPolicy",
     "RefreshReport",
+    "RefreshScheduler",
+    "RemovedKnowledgeBase",
     "Roadmap",
     "Rubric",
     "ScoreChange",
@@ -141,10 +172,15 @@ __all__ = [
     "SourceUnavailableError",
     "StoreError",
     "TrendSummary",
+    "UnindexedSources",
     "UsageError",
     "__version__",
     "analyze_feedback",
+    "calculate_clarity_score",
+    "calculate_dimension_score",
     "check_labels",
+    "configured_sources",
+    "default_db",
     "default_rubric",
     "evaluate_api",
     "evaluate_assemble",
@@ -153,30 +189,37 @@ __all__ = [
     "feedback_report",
     "generate",
     "get_improvement_roadmap",
+    "git_commit",
+    "knowledge_bases",
     "load_config",
     "load_questions",
     "load_rubric",
+    "mkdocs_bases",
     "plan_roadmap",
     "record_history",
+    "remove_knowledge_base",
     "report_issue",
     "score_document",
     "score_paths",
     "score_source",
     "score_text",
+    "split_named",
     "trend_summary",
     "write_html",
 ]
 
 if TYPE_CHECKING:
     from docmentor.access import ReadPolicy, score_document
+    from docmentor.assemble import MAX_TOKENS_RANGE
     from docmentor.assemble.models import Digest, DistilledSection, DocumentScore
     from docmentor.clarity import score_paths, score_source, score_text
     from docmentor.clarity.explain import explain_score
     from docmentor.clarity.history import ScoreChange, TrendSummary, record_history, trend_summary
-    from docmentor.clarity.report import write_html
+    from docmentor.clarity.report import git_commit, write_html
     from docmentor.clarity.roadmap import PlannedFix, QuickWin, Roadmap, get_improvement_roadmap, plan_roadmap
-    from docmentor.clarity.rubric import Rubric, default_rubric, load_rubric
-    from docmentor.config import Config, ConfiguredSource, load_config
+    from docmentor.clarity.rubric import SCORING_VERSION, Rubric, default_rubric, load_rubric
+    from docmentor.clarity.scoring import calculate_clarity_score, calculate_dimension_score
+    from docmentor.config import Config, ConfiguredSource, default_db, load_config, split_named
     from docmentor.engine import DocExcerpts, Docmentor, DocPage, RefreshReport, SourceInfo
     from docmentor.errors import DocmentorError, NotFoundError, SourceUnavailableError, StoreError, UsageError
     from docmentor.evaluation import (
@@ -194,11 +237,19 @@ if TYPE_CHECKING:
     from docmentor.library.service.feedback import SessionLog, report_issue
     from docmentor.library.service.feedback import analyze as analyze_feedback
     from docmentor.library.service.feedback import report_text as feedback_report
+    from docmentor.library.service.registry import (
+        RemovedKnowledgeBase,
+        knowledge_bases,
+        remove_knowledge_base,
+    )
     from docmentor.library.service.service import LibraryKnowledge
     from docmentor.llm import LLMClient
     from docmentor.llm.config import LLMConfig
     from docmentor.models import SearchHit, SourceOptions, SourceSpec
+    from docmentor.scheduler import BackgroundEmbedder, RefreshScheduler, UnindexedSources, configured_sources
     from docmentor.search.semantic import EmbedReport
+    from docmentor.sources.mkdocs import mkdocs_bases
+    from docmentor.store.kb import KbRow
 
 
 def __getattr__(name: str) -> Any:  # lazy: keep `import docmentor` (and --help) light

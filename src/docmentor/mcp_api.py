@@ -11,13 +11,13 @@ from mcp.server.mcpserver import MCPServer
 from mcp_types import CallToolResult, ToolAnnotations
 from pydantic import Field
 
+from docmentor import DocmentorError
 from docmentor import mcp_schemas as out
-from docmentor.errors import DocmentorError
 from docmentor.mcp_contract import READ_ONLY, now, run, structured, tool
 from docmentor.mcp_schemas import MAX_FIND_RESULTS
 
 if TYPE_CHECKING:
-    from docmentor.engine import Docmentor
+    from docmentor import Docmentor
 
 log = logging.getLogger(__name__)
 # the allowed values in the input schemas ("enum"): an agent sees them before it guesses
@@ -28,9 +28,8 @@ WARMING: list[threading.Thread] = []  # background warm-ups, joined before a ser
 
 
 def api_tools(server: MCPServer, engine: Docmentor, *, api: bool, feedback: bool) -> None:
-    from docmentor.library.service.feedback import SessionLog
-    from docmentor.library.service.feedback import report_issue as _report
-    from docmentor.library.service.service import LibraryKnowledge
+    from docmentor import LibraryKnowledge, SessionLog
+    from docmentor import report_issue as _report
 
     knowledge = LibraryKnowledge(engine)
     session = SessionLog()

@@ -14,7 +14,7 @@ from docmentor.mcp_contract import READ_ONLY, run, structured, tool
 from docmentor.mcp_schemas import Count, MaybeCount, Score
 
 if TYPE_CHECKING:
-    from docmentor.engine import Docmentor
+    from docmentor import Docmentor
     from docmentor.server import ServerState
 
 # the allowed values in the input schema ("enum"): an agent sees them before it guesses
@@ -24,11 +24,12 @@ Dimension = Literal[
 
 
 def clarity_tools(server: MCPServer, engine: Docmentor, state: ServerState) -> None:
-    from docmentor.access import score_document as score_allowed
-    from docmentor.clarity import scoring
-    from docmentor.clarity.explain import explain_score as _explain
-    from docmentor.clarity.roadmap import get_improvement_roadmap as _roadmap
-    from docmentor.clarity.rubric import default_rubric
+    from docmentor import calculate_clarity_score as _score
+    from docmentor import calculate_dimension_score as _dimension_score
+    from docmentor import default_rubric
+    from docmentor import explain_score as _explain
+    from docmentor import get_improvement_roadmap as _roadmap
+    from docmentor import score_document as score_allowed
 
     @tool(server, annotations=READ_ONLY, title="Clarity rubric")
     async def get_rubric() -> Annotated[CallToolResult, dict[str, out.Tier]]:
@@ -57,9 +58,24 @@ def clarity_tools(server: MCPServer, engine: Docmentor, state: ServerState) -> N
     ) -> Annotated[CallToolResult, out.ClarityScoreOut]:
         """Overall clarity score (0-10), grade, rubric tier and the penalty breakdown, from issue
         counts and content metrics. Deterministic: the same counts always give the same score."""
-        # locals() also holds the closure's names (``scoring``): keep the scoring inputs only
-        inputs = {k: v for k, v in locals().items() if k in scoring.INPUT_KEYS and v is not None}
-        return structured(await run(lambda: scoring.calculate_clarity_score(inputs)))
+        given = {
+            "critical_issues": critical_issues,
+            "warning_issues": warning_issues,
+            "info_issues": info_issues,
+            "total_code_blocks": total_code_blocks,
+            "successful_examples": successful_examples,
+            "failed_examples": failed_examples,
+            "skipped_examples": skipped_examples,
+            "total_api_signatures": total_api_signatures,
+            "valid_api_signatures": valid_api_signatures,
+            "invalid_api_signatures": invalid_api_signatures,
+            "missing_api_signatures": missing_api_signatures,
+            "api_accuracy_score": api_accuracy_score,
+            "broken_links": broken_links,
+            "missing_alt_text": missing_alt_text,
+        }
+        inputs = {k: v for k, v in given.items() if v is not None}  # an absent metric costs nothing
+        return structured(await run(lambda: _score(inputs)))
 
     @tool(server, annotations=READ_ONLY, title="Calculate a dimension score")
     async def calculate_dimension_score(
@@ -72,7 +88,7 @@ def clarity_tools(server: MCPServer, engine: Docmentor, state: ServerState) -> N
         prerequisite_coverage) from the issues tagged with it, with the calculation as text."""
         return structured(
             await run(
-                lambda: scoring.calculate_dimension_score(
+                lambda: _dimension_score(
                     dimension,
                     critical_issues_for_dimension,
                     warning_issues_for_dimension,

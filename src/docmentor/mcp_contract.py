@@ -27,7 +27,7 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import INVALID_PARAMS, METHOD_NOT_FOUND, CallToolResult, TextContent, ToolAnnotations
 
-from docmentor.errors import DocmentorError
+from docmentor import DocmentorError
 
 F = TypeVar("F", bound=Callable[..., Any])
 T = TypeVar("T")

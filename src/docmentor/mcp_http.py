@@ -21,7 +21,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from docmentor.errors import UsageError
+from docmentor import UsageError
 
 log = logging.getLogger(__name__)
 

@@ -17,7 +17,7 @@ from typing import Annotated, Any, Literal, NotRequired
 from pydantic import Field
 from typing_extensions import TypedDict  # pydantic needs it below Python 3.12
 
-from docmentor.assemble import MAX_TOKENS_RANGE
+from docmentor import MAX_TOKENS_RANGE
 
 # -- input ranges -----------------------------------------------------------------------------
 

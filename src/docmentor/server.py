@@ -1,6 +1,6 @@
 """The MCP server: tools over the library API, for Claude Code, Cursor and any MCP client.
 
-Thin: each tool parses its arguments, calls :class:`docmentor.engine.Docmentor` in a
+Thin: each tool parses its arguments, calls :class:`docmentor.Docmentor` in a
 worker thread, and returns structured content (the SDK mirrors it as JSON text).
 Errors become tool errors written for the model: what went wrong and what to try.
 """
@@ -20,11 +20,19 @@ from mcp.server.mcpserver import MCPServer
 from mcp_types import CallToolResult
 from pydantic import Field
 
-from docmentor import __version__, mcp_sdk
+from docmentor import (
+    BackgroundEmbedder,
+    Docmentor,
+    DocmentorError,
+    ReadPolicy,
+    RefreshScheduler,
+    UnindexedSources,
+    UsageError,
+    __version__,
+    configured_sources,
+    mcp_sdk,
+)
 from docmentor import mcp_schemas as out
-from docmentor.access import ReadPolicy
-from docmentor.engine import Docmentor
-from docmentor.errors import DocmentorError, UsageError
 from docmentor.mcp_contract import READ_ONLY, REFRESH, Contract, tool
 from docmentor.mcp_contract import now as _now
 from docmentor.mcp_contract import run as _run
@@ -44,7 +52,6 @@ from docmentor.mcp_schemas import (
     MIN_DIGEST_TOKENS,
     DigestFormat,
 )
-from docmentor.scheduler import BackgroundEmbedder, RefreshScheduler, UnindexedSources, configured_sources
 
 log = logging.getLogger(__name__)
 
@@ -101,10 +108,10 @@ def instructions(engine: Docmentor, groups: list[str] | None = None) -> str:
     if "assemble" in groups:
         parts.append("For a how-to or design question, assemble_context gives one token-budgeted digest.")
     if "api" in groups:
-        from docmentor.store.kb import list_kbs
+        from docmentor import knowledge_bases
 
         try:
-            rows_kb = list_kbs(engine.store)
+            rows_kb = knowledge_bases(engine)
         except DocmentorError:
             rows_kb = []
         kbs = ", ".join(f"{k.library} {k.version or '(version unknown)'}" for k in rows_kb[:12])
@@ -181,7 +188,7 @@ def _strict_arguments(server: MCPServer) -> None:
 def _background(
     engine: Docmentor, server: MCPServer | None, *, configured: bool, interval_hours: float
 ) -> None:
-    """Start the refresh scheduler (:class:`docmentor.scheduler.RefreshScheduler`): the
+    """Start the refresh scheduler (:class:`docmentor.RefreshScheduler`): the
     configured sources that are missing indexed, then a refresh every ``interval_hours``;
     after each, the embedder woken and the instructions naming what is indexed (new sessions
     see them)."""

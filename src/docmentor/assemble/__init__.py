@@ -79,7 +79,7 @@ def assemble(
     """
     from docmentor.assemble.canonical import canonicality
     from docmentor.assemble.crossrefs import expand
-    from docmentor.assemble.render import distill
+    from docmentor.assemble.distill import distill
     from docmentor.assemble.tokens import ENCODINGS
 
     if not query.strip():

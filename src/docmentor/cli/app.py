@@ -165,7 +165,7 @@ def require_index(hint: str = "add a source first: docmentor add PATH_OR_URL") -
 
 
 def index_exists() -> bool:
-    from docmentor.config import default_db
+    from docmentor import default_db
 
     db = (db_path() or default_db()).expanduser()
     if db.exists() and not db.is_dir():

@@ -51,8 +51,15 @@ def clarity_score(
     ] = False,
 ) -> None:
     """Score documentation clarity: the same pages always get the same score, with the why and what to fix."""
-    from docmentor import default_rubric, load_rubric, record_history, score_paths, score_source, write_html
-    from docmentor.clarity.report import git_commit
+    from docmentor import (
+        default_rubric,
+        git_commit,
+        load_rubric,
+        record_history,
+        score_paths,
+        score_source,
+        write_html,
+    )
 
     if not 0.0 <= target <= 10.0:
         raise UsageError("--target must be between 0 and 10")
@@ -223,8 +230,7 @@ def clarity_rubric(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """Print the scoring rubric: tiers, grades, criteria, characteristics and weights."""
-    from docmentor import default_rubric, load_rubric
-    from docmentor.clarity.rubric import SCORING_VERSION
+    from docmentor import SCORING_VERSION, default_rubric, load_rubric
 
     rubric = load_rubric(rubric_file) if rubric_file else default_rubric()
     if as_json:

@@ -156,30 +156,18 @@ def readme_remove(
 ) -> None:
     """Unregister a library's knowledge base: find_api, the api commands and the MCP tools
     stop serving it. Its output folder and its docs source stay (docmentor remove NAME-docs)."""
-    from docmentor.store.kb import list_kbs, unregister_kb
+    from docmentor import remove_knowledge_base
 
     require_index()
-    engine = open_engine(create=False)
-    known = [r.library for r in list_kbs(engine.store)]
-    if library not in known:
-        raise UsageError(
-            f"no knowledge base for {library!r}", hint=f"registered: {', '.join(known) or 'none'}"
-        )
-    from docmentor.library import docs_source_name
-
-    row = unregister_kb(engine.store, library)
-    docs = docs_source_name(library)
-    data = {
-        "removed": library,
-        "version": row.version,
-        "path": row.path,
-        "docs_source": docs if engine.store.has_source(docs) else None,
-    }
+    removed = remove_knowledge_base(open_engine(create=False), library)
     if as_json:
-        emit(data)
+        emit(removed.to_dict())
         return
-    print(f"removed the knowledge base of {library} {row.version or ''} (its folder stays: {row.path})")
-    if data["docs_source"]:
+    print(
+        f"removed the knowledge base of {library} {removed.version or ''} (its folder stays: {removed.path})"
+    )
+    if removed.docs_source:
+        docs = removed.docs_source
         print(f"its docs are still indexed as the source {docs} (docmentor remove {docs})")
 
 
@@ -191,10 +179,10 @@ def readme_drift(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """Documented calls that the installed version does not have or accept (from the last generation)."""
-    from docmentor.store.kb import list_kbs
+    from docmentor import knowledge_bases
 
     require_index()
-    rows = {r.library: r for r in list_kbs(open_engine(create=False).store)}
+    rows = {r.library: r for r in knowledge_bases(open_engine(create=False))}
     if library not in rows:
         raise UsageError(
             f"no knowledge base for {library!r}",
@@ -321,12 +309,12 @@ def feedback_analyze(
     from docmentor import analyze_feedback, feedback_report
 
     require_index()
-    store = open_engine(create=True).store
-    data = analyze_feedback(store, library)
+    engine = open_engine(create=True)
+    data = analyze_feedback(engine.store, library)
     if library is not None and not data["summary"]["total_issues"]:
-        from docmentor.store.kb import list_kbs
+        from docmentor import knowledge_bases
 
-        known = sorted({k.library for k in list_kbs(store)})
+        known = sorted({k.library for k in knowledge_bases(engine)})
         if library not in known:  # a misspelt name would read as "no issues"
             raise UsageError(
                 f"no knowledge base and no reports for {library!r}",

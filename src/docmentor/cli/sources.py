@@ -71,7 +71,7 @@ def _base_hint(target: str | None) -> str:
     folder = Path(target) if target else None
     if folder is None or not folder.is_dir():
         return " (includes are read from the docs folder and the --base-path folders)"
-    from docmentor.sources.mkdocs import mkdocs_bases
+    from docmentor import mkdocs_bases
 
     bases = [b for b in mkdocs_bases(folder) if b != folder.resolve()]
     if bases:
@@ -112,8 +112,7 @@ def add(
     as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
 ) -> None:
     """Register a documentation source and index it now. Adding an existing name re-indexes it."""
-    from docmentor import Docmentor, SourceOptions
-    from docmentor.config import default_db, split_named
+    from docmentor import Docmentor, SourceOptions, default_db, split_named
 
     if name is None and not _is_path(target):  # a folder named "we:ird" is a folder, not NAME:TARGET
         name, target = split_named(target)

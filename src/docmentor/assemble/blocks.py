@@ -1,0 +1,158 @@
+"""A section's text cut into blocks for the digest: its own heading found and dropped, fenced
+code kept whole (an unclosed fence closed), headings demoted below the digest's ``###``,
+paragraphs; and the offsets where a paragraph may be cut when the section is trimmed.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+from docmentor.assemble.models import Candidate
+from docmentor.parse.fences import Fence, closes, fence_open
+
+_ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
+_SETEXT = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
+_RST_ADORN = re.compile(r"^([=\-~^\"'`#*+:._<>])\1+[ \t]*$")
+_NOT_HEADING_TEXT = re.compile(r"^\s*(?:[-*+>|]|\d+[.)])(?:\s|$)")
+_LIST_LINE = re.compile(r"[ \t]*(?:[-*+>|]|\d+[.)])\s")
+_SENTENCE_END = re.compile(r"[.!?…][\"'’”)\]*_]*(?=\s)")
+
+
+@dataclass(slots=True)
+class Block:
+    """A unit of a section's body: a fenced code block (atomic), a heading, or a paragraph."""
+
+    kind: Literal["code", "heading", "para"]
+    text: str
+    first: int  # 0-based index of its first line in the candidate's text
+    last: int  # … and of its last line
+    cuttable: bool = False  # prose that may be cut at sentence boundaries
+
+
+@dataclass(slots=True)
+class Prepared:
+    candidate: Candidate
+    blocks: list[Block]
+    body: str  # the whole body as printed when untrimmed ("" when the section has no text)
+    canonical: float | None
+
+
+def _find_close(lines: list[str], start: int, fence: Fence) -> int | None:
+    for j in range(start, len(lines)):
+        if closes(lines[j], fence, any_indent=True):
+            return j
+    return None
+
+
+def _own_heading(lines: list[str], heading: str) -> tuple[int, int | None]:
+    """Index of the first body line after the section's own heading, and that heading's level."""
+    i = 0
+    while i < len(lines) and not lines[i].strip():
+        i += 1
+    if i >= len(lines):
+        return i, None
+    first = lines[i]
+    m = _ATX.match(first)
+    if m:
+        return i + 1, len(m.group(1))
+    title = heading.strip()
+    nxt = lines[i + 1] if i + 1 < len(lines) else ""
+    # reST over- and underlined title: ====\nTitle\n====
+    if (
+        title
+        and _RST_ADORN.match(first)
+        and i + 2 < len(lines)
+        and lines[i + 1].strip() == title
+        and lines[i + 2].strip() == first.strip()
+    ):
+        return i + 3, 1
+    if title and first.strip() == title and (_SETEXT.match(nxt) or _RST_ADORN.match(nxt)):
+        return i + 2, 1 if nxt.strip()[0] == "=" else 2
+    return i, None
+
+
+def _demoted(text: str, level: int, offset: int) -> str:
+    return f"{'#' * min(6, max(4, level + offset))} {text.strip()}"
+
+
+def _split_blocks(lines: list[str], start: int, own_level: int | None) -> list[Block]:
+    """Cut the body into blocks; headings inside it are demoted below the digest's ``###``."""
+    offset = 3 - (own_level if own_level is not None else 0)
+    blocks: list[Block] = []
+    para: list[tuple[int, str]] = []
+
+    def flush() -> None:
+        if para:
+            texts = [t for _, t in para]
+            code_like = all(t.startswith(("    ", "\t")) for t in texts) or texts[0].lstrip().startswith("|")
+            blocks.append(Block("para", "\n".join(texts), para[0][0], para[-1][0], cuttable=not code_like))
+            para.clear()
+
+    i, n = start, len(lines)
+    while i < n:
+        line = lines[i]
+        if not line.strip():
+            flush()
+            i += 1
+            continue
+        fence = fence_open(line, any_indent=True)
+        if fence is not None:
+            close = _find_close(lines, i + 1, fence)
+            heading_text = para[-1][1] if para else ""
+            if (
+                close is None
+                and heading_text
+                and not _NOT_HEADING_TEXT.match(heading_text)
+                and _RST_ADORN.match(line)
+            ):
+                # a reST underline made of fence characters (``~~~~``), not a code fence
+                idx, _ = para.pop()
+                flush()
+                blocks.append(Block("heading", _demoted(heading_text, 3, offset), idx, i))
+                i += 1
+                continue
+            flush()
+            end = close if close is not None else n - 1
+            body = lines[i : end + 1]
+            if close is None:  # never let an unclosed fence swallow the rest of the digest
+                body = [*body, f"{fence.indent}{fence.char * fence.length}"]
+            blocks.append(Block("code", "\n".join(body), i, end))
+            i = end + 1
+            continue
+        m = _ATX.match(line)
+        if m:
+            flush()
+            if m.group(2):
+                blocks.append(Block("heading", _demoted(m.group(2), len(m.group(1)), offset), i, i))
+            i += 1
+            continue
+        if para and _SETEXT.match(line) and not _NOT_HEADING_TEXT.match(para[-1][1]):
+            idx, heading_text = para.pop()
+            flush()
+            level = 1 if line.strip()[0] == "=" else 2
+            blocks.append(Block("heading", _demoted(heading_text, level, offset), idx, i))
+            i += 1
+            continue
+        para.append((i, line))
+        i += 1
+    flush()
+    return blocks
+
+
+def prepare(c: Candidate, canonical: float | None) -> Prepared:
+    lines = c.text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    start, level = _own_heading(lines, c.heading)
+    blocks = _split_blocks(lines, start, level)
+    while blocks and blocks[-1].kind == "heading":
+        blocks.pop()  # a trailing heading introduces nothing
+    return Prepared(c, blocks, "\n\n".join(b.text for b in blocks), canonical)
+
+
+def sentence_cuts(text: str) -> list[int]:
+    """Offsets where a paragraph may be cut: after a sentence, or before a list/table/quote line."""
+    cuts = {m.end() for m in _SENTENCE_END.finditer(text)}
+    cuts.update(m.start() for m in re.finditer("\n", text) if _LIST_LINE.match(text, m.end()))
+    # never cut inside an inline code span
+    return sorted(p for p in cuts if 0 < p < len(text.rstrip()) and text.count("`", 0, p) % 2 == 0)

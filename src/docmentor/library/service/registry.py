@@ -1,0 +1,67 @@
+"""The knowledge bases registered in the index: list them, and unregister one.
+
+What ``docmentor readme-llm remove`` / ``drift``, ``docmentor feedback analyze`` and the MCP
+server's instructions ask of the registry, as library calls over the store's records
+(:mod:`docmentor.store.kb`). Light to import: no index or model is loaded.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from docmentor.errors import UsageError
+from docmentor.store.kb import KbRow, list_kbs, unregister_kb
+
+if TYPE_CHECKING:
+    from docmentor.engine import Docmentor
+
+__all__ = ["RemovedKnowledgeBase", "knowledge_bases", "remove_knowledge_base"]
+
+
+def knowledge_bases(engine: Docmentor) -> list[KbRow]:
+    """Every knowledge base registered in ``engine``'s index, by library name."""
+    return list_kbs(engine.store)
+
+
+@dataclass(frozen=True, slots=True)
+class RemovedKnowledgeBase:
+    """A knowledge base just unregistered: what it was, and the docs source ``generate``
+    indexed for it when that is still indexed (None otherwise)."""
+
+    library: str
+    version: str | None
+    path: str  # its folder, left on disk
+    docs_source: str | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "removed": self.library,
+            "version": self.version,
+            "path": self.path,
+            "docs_source": self.docs_source,
+        }
+
+
+def remove_knowledge_base(engine: Docmentor, library: str) -> RemovedKnowledgeBase:
+    """Unregister ``library``'s knowledge base: find_api, get_examples and the overview stop
+    serving it. Its folder and its docs source stay.
+
+    Raises:
+        UsageError: no knowledge base is registered for ``library`` (the hint lists those that are).
+    """
+    from docmentor.library.stages import docs_source_name
+
+    known = [r.library for r in list_kbs(engine.store)]
+    if library not in known:
+        raise UsageError(
+            f"no knowledge base for {library!r}", hint=f"registered: {', '.join(known) or 'none'}"
+        )
+    row = unregister_kb(engine.store, library)
+    docs = docs_source_name(library)
+    return RemovedKnowledgeBase(
+        library=library,
+        version=row.version,
+        path=row.path,
+        docs_source=docs if engine.store.has_source(docs) else None,
+    )
