@@ -49,8 +49,6 @@ NOT_FROZEN: dict[str, str] = {
     "Digest": "built up while assembling (assemble/__init__.py, render.distill)",
     "DocumentScore": "its sections and scores are filled in while ranking (assemble)",
     "DistilledSection": "trimmed in place under the budget (assemble/render.py)",
-    "Config": "docmentor.toml as loaded (config.py); read-only by convention",
-    "ConfiguredSource": "part of Config (config.py)",
 }
 
 

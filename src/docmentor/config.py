@@ -107,7 +107,7 @@ def auto_name(target: str) -> str:
     return name or "docs"
 
 
-@dataclass
+@dataclass(frozen=True)
 class ConfiguredSource:
     """A source of ``docmentor.toml`` (or ``llmdoc.json``, ``DOCMENTOR_SOURCES``): ``options``
     as written there (file-wide defaults included), ``settings`` the same parsed and checked."""
@@ -118,8 +118,11 @@ class ConfiguredSource:
     settings: SourceOptions = field(default_factory=SourceOptions)
 
 
-@dataclass
+@dataclass(frozen=True)
 class Config:
+    """What ``docmentor.toml`` (or ``llmdoc.json``, ``DOCMENTOR_SOURCES``) configures, as loaded
+    by :func:`load_config`; ``origin`` is the file read (None: none, the environment only)."""
+
     sources: list[ConfiguredSource] = field(default_factory=list)
     db: Path | None = None
     fetch: dict[str, Any] = field(default_factory=dict)
@@ -150,47 +153,71 @@ def _source_from(item: Any, origin: str, base: Path) -> ConfiguredSource:
 def load_config(cwd: Path | None = None) -> Config:
     """Read ``docmentor.toml`` (or ``llmdoc.json``) in ``cwd`` and ``DOCMENTOR_SOURCES``."""
     cwd = cwd or Path.cwd()
-    cfg = Config()
     toml_path, json_path = cwd / "docmentor.toml", cwd / "llmdoc.json"
     if toml_path.is_file():
-        try:
-            data = tomllib.loads(toml_path.read_text(encoding="utf-8"))
-        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-            raise UsageError(f"{toml_path}: not valid TOML: {exc}") from exc
-        cfg.origin = str(toml_path)
-        cfg.sources = [_source_from(s, str(toml_path), cwd) for s in data.get("sources", [])]
-        if "db" in data:
-            cfg.db = (cwd / Path(str(data["db"])).expanduser()).resolve()
-        cfg.fetch = dict(data.get("fetch", {}))
-        cfg.max_bytes = data.get("max_bytes")
-        cfg.refresh_interval_hours = data.get("refresh_interval_hours")
+        cfg = _from_toml(toml_path, cwd)
     elif json_path.is_file():
-        try:
-            data = json.loads(json_path.read_text(encoding="utf-8"))
-        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-            raise UsageError(f"{json_path}: not valid JSON: {exc}") from exc
-        if not isinstance(data, dict):
-            raise UsageError(f"{json_path}: expected a JSON object")
-        cfg.origin = str(json_path)
-        cfg.sources = [_source_from(s, str(json_path), cwd) for s in data.get("sources", [])]
-        if data.get("db_path"):
-            cfg.db = Path(str(data["db_path"])).expanduser()
-        if data.get("max_concurrent_fetches"):
-            cfg.fetch["concurrency"] = int(data["max_concurrent_fetches"])
-        cfg.refresh_interval_hours = data.get("refresh_interval_hours")
+        cfg = _from_json(json_path, cwd)
+    else:
+        cfg = Config()
+    sources = list(cfg.sources)
     env = os.environ.get("DOCMENTOR_SOURCES", "").strip()
     if env:
-        cfg.sources.extend(_source_from(s, "DOCMENTOR_SOURCES", cwd) for s in env.split(",") if s.strip())
-    for src in cfg.sources:  # file-wide defaults; a source's own options win
-        if is_url(src.target) or src.target.endswith(".txt"):
-            for key in ("concurrency", "timeout", "retries", "allowed_hosts", "include_optional"):
-                if key in cfg.fetch:
-                    src.options.setdefault(key, cfg.fetch[key])
-        if cfg.max_bytes is not None:
-            src.options.setdefault("max_bytes", cfg.max_bytes)
+        sources.extend(_source_from(s, "DOCMENTOR_SOURCES", cwd) for s in env.split(",") if s.strip())
     where = cfg.origin or "DOCMENTOR_SOURCES"
-    cfg.sources = [
-        replace(src, settings=SourceOptions.parse(src.options, where=f"{where}: source {src.name!r}"))
-        for src in cfg.sources
-    ]
-    return cfg
+    configured = []
+    for src in sources:
+        options = _with_defaults(src, cfg)
+        settings = SourceOptions.parse(options, where=f"{where}: source {src.name!r}")
+        configured.append(replace(src, options=options, settings=settings))
+    return replace(cfg, sources=configured)
+
+
+def _with_defaults(src: ConfiguredSource, cfg: Config) -> dict[str, Any]:
+    """``src``'s options with the file-wide defaults it does not set (a source's own win)."""
+    options = dict(src.options)
+    if is_url(src.target) or src.target.endswith(".txt"):
+        for key in ("concurrency", "timeout", "retries", "allowed_hosts", "include_optional"):
+            if key in cfg.fetch:
+                options.setdefault(key, cfg.fetch[key])
+    if cfg.max_bytes is not None:
+        options.setdefault("max_bytes", cfg.max_bytes)
+    return options
+
+
+def _from_toml(path: Path, cwd: Path) -> Config:
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise UsageError(f"{path}: not valid TOML: {exc}") from exc
+    return Config(
+        sources=[_source_from(s, str(path), cwd) for s in data.get("sources", [])],
+        db=(cwd / Path(str(data["db"])).expanduser()).resolve() if "db" in data else None,
+        fetch=dict(data.get("fetch", {})),
+        max_bytes=data.get("max_bytes"),
+        refresh_interval_hours=data.get("refresh_interval_hours"),
+        origin=str(path),
+    )
+
+
+def _from_json(path: Path, cwd: Path) -> Config:
+    """LLMDoc's ``llmdoc.json``: ``sources``, ``db_path``, ``max_concurrent_fetches``,
+    ``refresh_interval_hours``."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise UsageError(f"{path}: not valid JSON: {exc}") from exc
+    if not isinstance(data, dict):
+        raise UsageError(f"{path}: expected a JSON object")
+    sources = [_source_from(s, str(path), cwd) for s in data.get("sources", [])]
+    db = Path(str(data["db_path"])).expanduser() if data.get("db_path") else None
+    fetch: dict[str, Any] = {}
+    if data.get("max_concurrent_fetches"):
+        fetch["concurrency"] = int(data["max_concurrent_fetches"])
+    return Config(
+        sources=sources,
+        db=db,
+        fetch=fetch,
+        refresh_interval_hours=data.get("refresh_interval_hours"),
+        origin=str(path),
+    )
