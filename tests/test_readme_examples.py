@@ -18,15 +18,8 @@ import pytest
 
 from docmentor.engine import Docmentor
 from docmentor.errors import NotFoundError
-from docmentor.library.examples.examples import (
-    complexity_of,
-    detect_languages,
-    extract_examples,
-    is_complete,
-    normalize_language,
-    prerequisites,
-    untagged_language,
-)
+from docmentor.library.examples.classify import complexity_of, is_complete, prerequisites, untagged_language
+from docmentor.library.examples.examples import detect_languages, extract_examples, normalize_language
 from docmentor.library.examples.matcher import match_examples
 from docmentor.library.models import ApiEntry, ApiReturn, Example
 

@@ -129,7 +129,7 @@ def test_a_session_that_shows_an_error_passes_when_that_statement_raises(tmp_pat
 
 
 def test_an_example_with_placeholders_is_not_complete() -> None:
-    from docmentor.library.examples.examples import is_complete
+    from docmentor.library.examples.classify import is_complete
 
     assert not is_complete("import httpx\nhttpx.get(...)\n", "python")
     assert not is_complete("import httpx\nconfig = ...\n", "python")
@@ -463,7 +463,7 @@ def test_top_level_await_runs_and_only_real_network_or_module_failures_are_not_r
 
 
 def test_placeholders_are_what_the_reader_fills_in_not_valid_uses_of_ellipsis() -> None:
-    from docmentor.library.examples.examples import is_complete
+    from docmentor.library.examples.classify import is_complete
 
     assert is_complete(
         "from pydantic import BaseModel, Field\nclass M(BaseModel):\n    x: int = Field(..., description='d')\nM(x=1)\n",

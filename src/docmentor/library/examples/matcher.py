@@ -1,7 +1,7 @@
 """Which APIs each example uses: real analysis of the code, not substrings.
 
 Python is read with ``ast`` (here); TypeScript/JavaScript with the tokenizer of
-:mod:`docmentor.library.examples.examples` (:mod:`docmentor.library.examples.matcher_js`). Both follow
+:mod:`docmentor.library.examples.code_analysis` (:mod:`docmentor.library.examples.matcher_js`). Both follow
 the same rules:
 
 * **Imports bind names.** ``import lib as l`` / ``from lib.mod import f as g`` /
@@ -46,12 +46,8 @@ from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
 
-from docmentor.library.examples.examples import (
-    JS_LANGUAGES,
-    complexity_of,
-    python_is_async,
-    python_tree,
-)
+from docmentor.library.examples.classify import complexity_of
+from docmentor.library.examples.code_analysis import JS_LANGUAGES, python_is_async, python_tree
 from docmentor.library.examples.matcher_core import Analysis, ApiSurfaceLike, Resolver, Value
 from docmentor.library.examples.matcher_js import JsAnalysis
 from docmentor.library.models import ApiEntry, Example

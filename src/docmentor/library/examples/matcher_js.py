@@ -1,5 +1,5 @@
 """Which APIs a TypeScript/JavaScript example uses, read with the tokenizer of
-:mod:`docmentor.library.examples.examples`; the rules are :mod:`docmentor.library.examples.matcher`'s,
+:mod:`docmentor.library.examples.code_analysis`; the rules are :mod:`docmentor.library.examples.matcher`'s,
 the shared analysis :mod:`docmentor.library.examples.matcher_core`'s.
 
 ``import … from "lib"``, ``import x = require("lib")`` and ``const { f } = require("lib")``
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from docmentor.library.examples.examples import JS_GLOBALS, JS_KEYWORDS, Token, js_tokens
+from docmentor.library.examples.code_analysis import JS_GLOBALS, JS_KEYWORDS, Token, js_tokens
 from docmentor.library.examples.matcher_core import Analysis, Resolver, Value
 from docmentor.library.models import Example
 
