@@ -10,9 +10,9 @@ The steps (each in its own module):
    ``0.7 · relevance + 0.3 · canonicality``, and their best sections are taken in that order;
 3. cross-references (``crossrefs.py``) — links and ADR mentions in the chosen sections
    pull in the sections they point at, to ``depth`` 1 or 2;
-4. distillation (``render.py``) — sections are added, trimmed at paragraph or sentence
-   boundaries when needed, while the whole digest, counted exactly (``tokens.py``), fits
-   the budget.
+4. distillation (``distill.py``, over ``blocks.py``) — sections are added, trimmed at
+   paragraph or sentence boundaries when needed, while the whole digest, counted exactly
+   (``tokens.py``), fits the budget; ``render.py`` renders it as Markdown or JSON.
 """
 
 from __future__ import annotations
