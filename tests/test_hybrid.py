@@ -80,6 +80,24 @@ def test_words_decide_where_meaning_alone_misses(embedded: Path) -> None:
         assert hybrid.search(query, limit=1)[0].path == "zh-pool.md"
 
 
+def test_units_found_by_meaning_keep_their_words_score(embedded: Path) -> None:
+    # a unit just below the lexical pool, found again by meaning, is scored by its words as
+    # the lexical search scores it (it used to count as 0: as if no query word were in it)
+    engine = Docmentor(embedded, embeddings=True)
+    index = engine._lexical_to_read()
+    assert index is not None
+    terms = engine.query_terms("records insert duplicate key", index)
+    ranked = index.search(terms, limit=50)
+    assert len(ranked) >= 3
+    for hit in ranked[1:]:
+        sid = int(hit.fields["section_id"])
+        (again,) = index.units([sid], terms=terms)
+        assert again.score == pytest.approx(hit.score)
+        assert again.fields["s_heading"] == hit.fields["s_heading"]
+        (bare,) = index.units([sid])
+        assert bare.score == 0.0
+
+
 def test_no_embeddings_is_the_lexical_ranking(embedded: Path) -> None:
     off = Docmentor(embedded, embeddings=False)
     lexical = Docmentor(embedded, ranking=LEXICAL, embeddings=True)

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from docmentor.engine.core import IndexCore
 from docmentor.engine.reports import Progress
+from docmentor.search.config import RankingConfig
 from docmentor.search.hybrid import blend
 from docmentor.search.lexical import LexicalIndex
 from docmentor.search.semantic import EmbedReport, VectorCache, embed_pending, vector_model
@@ -118,8 +119,11 @@ class Embedding(IndexCore):
         *,
         source: str | None,
         check: bool = False,
+        terms: Sequence[tuple[str, float]] = (),
+        ranking: RankingConfig | None = None,
     ) -> list[Any] | None:
         """Lexical hits blended with the nearest units by meaning; None: no vectors to use.
+        ``terms``: the analysed query, to score by words the units found by meaning alone.
         ``check``: keep only units the store still has (see :meth:`_read_lexical`)."""
         found = self._nearest(query, source, self.ranking.semantic_pool)
         if found is None:
@@ -127,7 +131,11 @@ class Embedding(IndexCore):
         nearest, cosine = found
         have = {int(h.fields.get("section_id", 0)) for h in hits}
         extra = index.units(
-            [sid for sid, _ in nearest if sid not in have], source=source, doc_scores=doc_scores
+            [sid for sid, _ in nearest if sid not in have],
+            source=source,
+            doc_scores=doc_scores,
+            terms=terms,
+            config=ranking or self.ranking,
         )
         if check:
             extra = self._live(extra)

@@ -84,7 +84,11 @@ class Lookup(Embedding):
             if check:
                 hits = self._live(hits)
             blended = (
-                self._hybrid(index, query, hits, doc_scores, source=source, check=check) if semantic else None
+                self._hybrid(
+                    index, query, hits, doc_scores, source=source, check=check, terms=terms, ranking=r
+                )
+                if semantic
+                else None
             )
             return rank_hits(
                 blended if blended is not None else hits,
@@ -114,7 +118,7 @@ class Lookup(Embedding):
             hits = index.search(terms, source=source, limit=max(1, min(limit, 1000)), doc_scores=doc_scores)
             if check:
                 hits = self._live(hits)
-            blended = self._hybrid(index, query, hits, doc_scores, source=source, check=check)
+            blended = self._hybrid(index, query, hits, doc_scores, source=source, check=check, terms=terms)
             ranked = blended if blended is not None else hits
             return rank_hits(
                 ranked,

@@ -336,9 +336,12 @@ class LexicalIndex:
         *,
         source: str | None = None,
         doc_scores: Mapping[int, float] | None = None,
+        terms: Sequence[tuple[str, float]] = (),
+        config: RankingConfig | None = None,
     ) -> list[LexicalHit]:
-        """The entries of these units (score 0), those still indexed; for candidates found
-        another way (embeddings)."""
+        """The entries of these units, those still indexed; for candidates found another way
+        (embeddings). Each scored by ``terms`` as :meth:`search` scores it (0 without terms or
+        when none of them is in it): a unit just below the lexical pool keeps its words' score."""
         if not section_ids:
             return []
         searcher = self.searcher()
@@ -349,10 +352,17 @@ class LexicalIndex:
                 for i in section_ids
             ]
         )
-        found = searcher.search(
-            self._query(ids, kind="s", source=source), limit=len(section_ids), count=False
-        ).hits
-        return [self._hit(searcher, address, 0.0, doc_scores or {}) for _, address in found]
+        query = self._query(tantivy.Query.const_score_query(ids, 0.0), kind="s", source=source)
+        if terms:
+            matching = self._terms_query(terms, self._section_boosts(config or self.config))
+            query = tantivy.Query.boolean_query(
+                [(tantivy.Occur.Must, query), (tantivy.Occur.Should, matching)]
+            )
+        found = searcher.search(query, limit=len(section_ids), count=False).hits
+        return [
+            self._hit(searcher, address, float(score) if terms else 0.0, doc_scores or {})
+            for score, address in found
+        ]
 
     def knows(self, term: str) -> bool:
         """Whether any section's text holds ``term`` (an analysed term)."""
