@@ -6,7 +6,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from docmentor.search.analyzer import CODE_WORDS, PART_WEIGHT, STOPWORDS, WHOLE_WEIGHT, analyze, analyze_query
+from docmentor.search.analyzer import PART_WEIGHT, WHOLE_WEIGHT, analyze, analyze_query
+from docmentor.search.stopwords import CODE_WORDS, STOPWORDS
 
 
 @pytest.mark.parametrize(

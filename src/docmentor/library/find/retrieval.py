@@ -62,7 +62,8 @@ from docmentor.library.find.twins import TWIN_WEIGHT, editions
 from docmentor.library.knowledge.mentions import MentionResolver, SectionRef
 from docmentor.library.models import ApiEntry, Example
 from docmentor.library.surface.docstrings import plain
-from docmentor.search.analyzer import STOPWORDS, analyze, analyze_query
+from docmentor.search.analyzer import analyze, analyze_query
+from docmentor.search.stopwords import STOPWORDS
 
 if TYPE_CHECKING:
     import numpy as np

@@ -24,7 +24,8 @@ from dataclasses import dataclass
 from functools import cache, lru_cache
 from importlib import resources
 
-from docmentor.search.analyzer import MAX_QUERY_TERMS, QUESTION_NOISE, analyze, query_words
+from docmentor.search.analyzer import MAX_QUERY_TERMS, analyze, query_words
+from docmentor.search.stopwords import QUESTION_NOISE
 
 __all__ = ["SYNONYM_WEIGHT", "Synonym", "synonyms", "verb_synonyms"]
 
