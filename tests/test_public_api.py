@@ -46,9 +46,6 @@ DEEP_IMPORTS: dict[tuple[str, str], str] = {
 NOT_FROZEN: dict[str, str] = {
     "RefreshReport": "the engine sets .embedding after the refresh (Docmentor.add, _attach_embedding)",
     "EmbedReport": "filled in batch by batch while embedding (search/semantic.py)",
-    "Digest": "built up while assembling (assemble/__init__.py, render.distill)",
-    "DocumentScore": "its sections and scores are filled in while ranking (assemble)",
-    "DistilledSection": "trimmed in place under the budget (assemble/render.py)",
 }
 
 

@@ -21,6 +21,7 @@ import json
 import re
 import time
 from collections import Counter
+from dataclasses import replace
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
@@ -29,6 +30,7 @@ from docmentor.errors import NotFoundError, UsageError
 from docmentor.parse.common import slugify
 
 if TYPE_CHECKING:
+    from docmentor.assemble.canonical import CanonicalScore
     from docmentor.assemble.links import LinkGraph
     from docmentor.engine import Docmentor
 
@@ -77,7 +79,6 @@ def assemble(
         UsageError: an option is out of range.
         NotFoundError: unknown ``source``, or nothing matched (unless ``allow_empty``).
     """
-    from docmentor.assemble.canonical import canonicality
     from docmentor.assemble.crossrefs import expand
     from docmentor.assemble.distill import distill
     from docmentor.assemble.tokens import ENCODINGS
@@ -140,45 +141,12 @@ def assemble(
         )
 
     graph = _graph(engine, names, rows)
-    scores: dict[int, DocumentScore] = {}
-
-    def score_of(c: Candidate) -> DocumentScore:
-        doc = scores.get(c.document_id)
-        if doc is None:
-            fact = facts.get(c.document_id)
-            meta = _meta(fact)
-            canon = canonicality(
-                path=c.path,
-                title=c.title,
-                meta=meta,
-                updated_at=fact["updated_at"] if fact is not None else None,
-                authority=graph.authority(c.document_id),
-                now=now,
-            )
-            doc = DocumentScore(
-                document_id=c.document_id,
-                source=c.source,
-                path=c.path,
-                url=c.url,
-                title=c.title,
-                relevance=c.relevance,
-                canonicality=canon.score,
-                combined=0.0,
-                status=canon.status,
-                updated_at=fact["updated_at"] if fact is not None else None,
-                factors=dict(canon.factors),
-                inlinks=graph.inlinks(c.document_id),
-            )
-            scores[c.document_id] = doc
-        doc.relevance = max(doc.relevance, c.relevance)
-        doc.combined = WEIGHTS["relevance"] * doc.relevance + WEIGHTS["canonicality"] * doc.canonicality
-        return doc
-
+    tally = _Tally(facts, graph, now)
     by_doc: dict[int, list[Candidate]] = {}
     for c in pool:
-        score_of(c)
+        tally.see(c)
         by_doc.setdefault(c.document_id, []).append(c)
-    order = sorted(by_doc, key=lambda d: (-scores[d].combined, scores[d].path))
+    order = sorted(by_doc, key=lambda d: (-tally.combined(d), tally.first[d].path))
     chosen: dict[int, list[Candidate]] = {}
     taken = 0
     for doc_id in order:  # top documents, then their best sections
@@ -209,9 +177,9 @@ def assemble(
         ]
         for c in expansions:
             if c.document_id not in chosen:  # a link must not re-rank a document already ranked by search
-                score_of(c)
-    documents = [scores[d] for d in order if d in chosen]
-    documents += [scores[d] for d in dict.fromkeys(c.document_id for c in expansions) if d not in chosen]
+                tally.see(c)
+    documents = [tally.score(d) for d in order if d in chosen]
+    documents += [tally.score(d) for d in dict.fromkeys(c.document_id for c in expansions) if d not in chosen]
 
     stats: dict[str, Any] = {
         "candidate_sections": len(hits),
@@ -238,9 +206,9 @@ def assemble(
         primary_areas=primary_areas(documents),
         fmt="json" if fmt == "json" else "markdown",
     )
-    digest.stats["seconds"] = round(time.perf_counter() - started, 4)
+    digest = replace(digest, stats={**digest.stats, "seconds": round(time.perf_counter() - started, 4)})
     if fmt == "json":
-        digest.json_text = json_text(digest)
+        digest = replace(digest, json_text=json_text(digest))
     return digest
 
 
@@ -249,6 +217,60 @@ def json_text(digest: Digest) -> str:
     from docmentor.assemble.render import render_json_text
 
     return render_json_text(digest)
+
+
+class _Tally:
+    """Each document's score while candidates come in: its first candidate, its canonicality
+    (computed once), the best relevance seen so far; :meth:`score` builds the result."""
+
+    def __init__(self, facts: dict[int, Any], graph: LinkGraph, now: datetime) -> None:
+        self.facts = facts
+        self.graph = graph
+        self.now = now
+        self.first: dict[int, Candidate] = {}
+        self.relevance: dict[int, float] = {}
+        self.canon: dict[int, CanonicalScore] = {}
+
+    def see(self, c: Candidate) -> None:
+        doc_id = c.document_id
+        if doc_id in self.first:
+            self.relevance[doc_id] = max(self.relevance[doc_id], c.relevance)
+            return
+        from docmentor.assemble.canonical import canonicality
+
+        fact = self.facts.get(doc_id)
+        self.first[doc_id] = c
+        self.relevance[doc_id] = c.relevance
+        self.canon[doc_id] = canonicality(
+            path=c.path,
+            title=c.title,
+            meta=_meta(fact),
+            updated_at=fact["updated_at"] if fact is not None else None,
+            authority=self.graph.authority(doc_id),
+            now=self.now,
+        )
+
+    def combined(self, doc_id: int) -> float:
+        return (
+            WEIGHTS["relevance"] * self.relevance[doc_id] + WEIGHTS["canonicality"] * self.canon[doc_id].score
+        )
+
+    def score(self, doc_id: int) -> DocumentScore:
+        c, canon, fact = self.first[doc_id], self.canon[doc_id], self.facts.get(doc_id)
+        return DocumentScore(
+            document_id=doc_id,
+            source=c.source,
+            path=c.path,
+            url=c.url,
+            title=c.title,
+            relevance=self.relevance[doc_id],
+            canonicality=canon.score,
+            combined=self.combined(doc_id),
+            status=canon.status,
+            updated_at=fact["updated_at"] if fact is not None else None,
+            factors=dict(canon.factors),
+            inlinks=self.graph.inlinks(doc_id),
+        )
 
 
 def primary_areas(documents: list[DocumentScore], n: int = 3) -> list[str]:

@@ -203,12 +203,11 @@ class _Distiller:
             text = render_digest(d, guess)
             real = self.count(text)
             if real == guess:
-                d.actual_tokens, d.markdown = real, text
-                return d, real
+                return replace(d, actual_tokens=real, markdown=text), real
             previous, guess = guess, real
         printed = max(previous, guess)  # no fixed point: print the larger of the last two counts
-        d.actual_tokens, d.markdown = printed, render_digest(d, printed)
-        return d, max(printed, self.count(d.markdown))
+        text = render_digest(d, printed)
+        return replace(d, actual_tokens=printed, markdown=text), max(printed, self.count(text))
 
 
 def distill(
@@ -322,8 +321,7 @@ def _fit_json(
         trial = work.finish(work.digest(first, layout))[0]
         if first and work.count(render_json_text(trial)) <= limit:
             picks, d, text = first, trial, render_json_text(trial)
-    d.json_text = text
-    return d
+    return replace(d, json_text=text)
 
 
 def _fit(

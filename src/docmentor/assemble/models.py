@@ -1,4 +1,6 @@
-"""What context assembly passes between its steps: candidates, document scores, the digest."""
+"""What context assembly passes between its steps: candidates, and its results — document
+scores, distilled sections, the digest — as frozen values (built once, trimmed copies by
+``dataclasses.replace``)."""
 
 from __future__ import annotations
 
@@ -33,7 +35,7 @@ class Candidate:
         return (self.document_id, self.line_start, self.line_end)
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class DocumentScore:
     """Why a document ranks where it does: relevance, canonicality and its factors."""
 
@@ -68,7 +70,7 @@ class DocumentScore:
         }
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class DistilledSection:
     """A candidate as printed: maybe trimmed, with the lines actually included."""
 
@@ -99,7 +101,7 @@ class DistilledSection:
         }
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class Digest:
     """The assembled context for one question."""
 
@@ -116,3 +118,12 @@ class Digest:
     markdown: str = ""  # the rendered markdown digest (what --format markdown prints)
     json_text: str = ""  # the JSON rendering of the same digest, when asked for (fmt="json")
     layout: Literal["full", "compact"] = "full"  # "compact" leaves out metadata and usage note (tiny budgets)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The digest as structured data: documents, sections, metadata (``render.render_json``).
+
+        For a digest assembled with ``fmt="json"`` this is ``json_text`` parsed.
+        """
+        from docmentor.assemble.render import render_json
+
+        return render_json(self)
