@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -146,7 +147,7 @@ def add(
         if not existed:  # a failed command changes nothing: not even an empty index is left
             _discard_index(root, made_folder=made_folder)
         raise
-    report.embedding = embed_sources(engine, not as_json)
+    report = replace(report, embedding=embed_sources(engine, not as_json))
     engine.close()
     if as_json:
         emit(report.to_dict())

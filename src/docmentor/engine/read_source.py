@@ -6,13 +6,14 @@ from __future__ import annotations
 
 import re
 import time
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 from urllib.parse import urljoin
 
 from docmentor.config import is_url
-from docmentor.engine.reports import Progress, RefreshReport
+from docmentor.engine.reports import Progress
 from docmentor.errors import SourceUnavailableError
 from docmentor.models import RawDocument, SourceSpec
 from docmentor.store.db import Store
@@ -20,9 +21,25 @@ from docmentor.store.db import Store
 DEFAULT_MAX_BYTES = 5_000_000
 
 
-def read_folder(
-    store: Store, spec: SourceSpec, report: RefreshReport
-) -> tuple[list[RawDocument], dict[str, str], list[str], list[str]]:
+@dataclass(frozen=True)
+class SourceRead:
+    """A source as read now, before anything is written: its documents and what the
+    refresh report says of the reading."""
+
+    docs: list[RawDocument]
+    stale: dict[str, str]  # path → why its last good copy stays, marked stale
+    fresh: list[str]  # stale documents served unchanged: no longer stale
+    ok_paths: list[str]  # every document the source still lists and gave
+    version: str | None = None
+    title: str | None = None
+    unchanged: int = 0  # documents the server said had not changed (conditional requests)
+    failed: list[tuple[str, str]] = field(default_factory=list)
+    skipped: list[tuple[str, str]] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    refused: set[str] = field(default_factory=set)  # of ``failed``, links refused by policy
+
+
+def read_folder(store: Store, spec: SourceSpec) -> SourceRead:
     from docmentor.sources.local import scan_folder
 
     root = Path(spec.target)
@@ -36,8 +53,6 @@ def read_folder(
         use_gitignore=opts.use_gitignore is not False,
         max_included_bytes=opts.max_included_bytes,
     )
-    report.skipped = list(scan.skipped)
-    report.warnings = list(scan.warnings)
     # A file or folder that could not be read this time keeps what the index has of it.
     stale: dict[str, str] = {}
     if scan.unreadable:
@@ -47,18 +62,24 @@ def read_folder(
                 if path == prefix or ((prefix == "" or prefix.endswith("/")) and path.startswith(prefix)):
                     stale[path] = error
                     break
-    return scan.documents, stale, [], [d.path for d in scan.documents]
+    return SourceRead(
+        docs=scan.documents,
+        stale=stale,
+        fresh=[],
+        ok_paths=[d.path for d in scan.documents],
+        skipped=list(scan.skipped),
+        warnings=list(scan.warnings),
+    )
 
 
 def read_llms(
     store: Store,
     spec: SourceSpec,
     existing: dict[str, Any],
-    report: RefreshReport,
     progress: Progress | None,
     served: dict[str, str],
     ends: float | None,
-) -> tuple[list[RawDocument], dict[str, str], list[str], list[str], str | None, str | None]:
+) -> SourceRead:
     from docmentor.sources.fetch import DEFAULT_DEADLINE
     from docmentor.sources.llmstxt import FetchSettings, PriorDoc, load_llms_source
 
@@ -108,6 +129,9 @@ def read_llms(
     stale: dict[str, str] = {}
     fresh: list[str] = []
     seen: set[str] = {listing.index_document.path}
+    unchanged = 0
+    failed: list[tuple[str, str]] = []
+    refused: set[str] = set()
     served[listing.index_document.path] = "text"
     for out in listing.outcomes:
         prev = by_url.get(out.url)
@@ -126,17 +150,26 @@ def read_llms(
         elif out.status == "not_modified":
             if prev is not None:
                 ok_paths.append(prev.path)
-                report.unchanged += 1
+                unchanged += 1
                 if prev.stale:
                     fresh.append(prev.path)
         else:
-            report.failed.append((out.url, out.error or out.status))
+            failed.append((out.url, out.error or out.status))
             if out.status == "refused":  # by policy (another host …): not a failing source
-                report.refused.add(out.url)
+                refused.add(out.url)
             if prev is not None:
                 stale[prev.path] = out.error or out.status
-    report.warnings.extend(listing.warnings)
-    return docs, stale, fresh, ok_paths, None, listing.title
+    return SourceRead(
+        docs=docs,
+        stale=stale,
+        fresh=fresh,
+        ok_paths=ok_paths,
+        title=listing.title,
+        unchanged=unchanged,
+        failed=failed,
+        warnings=list(listing.warnings),
+        refused=refused,
+    )
 
 
 def cut_short(store: Store, prev: Any, text: str) -> str | None:

@@ -65,7 +65,7 @@ class Refreshing(Embedding):
         spec = self.make_spec(target, name=name, options=options)
         report = self._refresh_spec(spec, progress=progress)
         if embed:
-            report.embedding = self.embed(progress=progress)
+            report = replace(report, embedding=self.embed(progress=progress))
         return report
 
     @staticmethod
@@ -148,9 +148,7 @@ class Refreshing(Embedding):
                     )
                     reports.append(failed)
         reports.extend(self._refresh_rows(None, progress=progress, exclude=added, prune=prune, ends=ends))
-        if embed:
-            self._attach_embedding(reports, progress)
-        return reports
+        return self._with_embedding(reports, progress) if embed else reports
 
     def refresh(
         self,
@@ -178,9 +176,7 @@ class Refreshing(Embedding):
         reports = self._refresh_rows(
             name, progress=progress, exclude=exclude, prune=prune, ends=_deadline(deadline)
         )
-        if embed:
-            self._attach_embedding(reports, progress)
-        return reports
+        return self._with_embedding(reports, progress) if embed else reports
 
     def _refresh_rows(
         self,
@@ -230,12 +226,12 @@ class Refreshing(Embedding):
                 )
         return reports
 
-    def _attach_embedding(self, reports: list[RefreshReport], progress: Progress | None) -> None:
+    def _with_embedding(self, reports: list[RefreshReport], progress: Progress | None) -> list[RefreshReport]:
+        """The reports with the embedding run that follows them (none: embeddings are off)."""
         if not reports or not self.embeddings:
-            return
+            return reports
         done = self.embed(progress=progress)
-        for r in reports:
-            r.embedding = done
+        return [replace(r, embedding=done) for r in reports]
 
     def remove(self, name: str) -> None:
         self.store.source(name)  # raises NotFoundError
@@ -258,7 +254,6 @@ class Refreshing(Embedding):
         self, spec: SourceSpec, *, progress: Progress | None, prune: bool = False, ends: float | None = None
     ) -> RefreshReport:
         t0 = time.perf_counter()
-        report = RefreshReport(source=spec.name, kind=spec.kind)
         existing = self.store.documents(spec.name) if self.store.has_source(spec.name) else {}
         if existing:
             old = self.store.source(spec.name)
@@ -270,39 +265,39 @@ class Refreshing(Embedding):
                 )
         served: dict[str, str] = {}  # llms.txt documents: how each was served ('html' | 'text')
         if spec.kind == "folder":
-            docs, stale, fresh, ok_paths = read_folder(self.store, spec, report)
-            version, title, index_path = None, None, None
+            read = read_folder(self.store, spec)
+            index_path: str | None = None
         else:
-            docs, stale, fresh, ok_paths, version, title = read_llms(
-                self.store, spec, existing, report, progress, served, ends
-            )
-            index_path = ok_paths[0]  # the llms.txt itself
+            read = read_llms(self.store, spec, existing, progress, served, ends)
+            index_path = read.ok_paths[0]  # the llms.txt itself
+        stale, fresh = dict(read.stale), [*read.fresh]
+        warnings = list(read.warnings)
 
         to_parse: list[tuple[RawDocument, str]] = []
-        for raw in docs:
+        added = updated = unchanged = 0
+        for raw in read.docs:
             h = content_hash(raw)
             prev = existing.get(raw.path)
             if prev is not None and prev.content_hash == h:
-                report.unchanged += 1
+                unchanged += 1
                 if prev.stale:
                     fresh.append(raw.path)
                 continue
             to_parse.append((raw, h))
             if prev is None:
-                report.added += 1
+                added += 1
             else:
-                report.updated += 1
+                updated += 1
         # parsed, and each section's index terms computed, on two cores when it pays
         parsed, body_terms = parse_many([raw for raw, _ in to_parse], analyze=section_terms)
         changes = [
             DocChange(raw=raw, parsed=p, content_hash=h) for (raw, h), p in zip(to_parse, parsed, strict=True)
         ]
         set_updated_times(spec, [c.raw for c in changes])
-        listed = set(ok_paths) | set(stale)
+        listed = set(read.ok_paths) | set(stale)
         delete_paths = [p for p in existing if p not in listed]
         if delete_paths and not prune:
-            delete_paths = _guard_removals(spec, existing, listed, delete_paths, index_path, stale, report)
-        report.removed = len(delete_paths)
+            delete_paths = _guard_removals(spec, existing, listed, delete_paths, index_path, stale, warnings)
         stale = {p: e for p, e in stale.items() if p in existing}
         # how unchanged documents were served, where the store does not know it yet (rows older
         # than the `served` column): recorded once, so an HTML error page is caught next time
@@ -318,8 +313,8 @@ class Refreshing(Embedding):
                     delete_paths=delete_paths,
                     stale=stale,
                     fresh_paths=fresh,
-                    version=version,
-                    title=title,
+                    version=read.version,
+                    title=read.title,
                     served=served,
                 )
                 units: list[Unit] = []
@@ -333,7 +328,7 @@ class Refreshing(Embedding):
                 self.store.mark_lexical(spec.name, gen)
         else:
             self.store.set_source_status(spec.name, status="ok", error=None, refreshed=True)
-        unread = [(p, e) for p, e in report.failed if p not in report.refused]
+        unread = [(p, e) for p, e in read.failed if p not in read.refused]
         if unread:  # the source is fine; some of its documents are not (a 404 link)
             first_path, first_error = unread[0]
             self.store.set_source_status(
@@ -342,9 +337,21 @@ class Refreshing(Embedding):
                 error=f"{len(unread)} document(s) could not be read, first {first_path}: {first_error}",
             )
         row = self.store.source(spec.name)
-        report.documents, report.sections = row.documents, row.sections
-        report.seconds = time.perf_counter() - t0
-        return report
+        return RefreshReport(
+            source=spec.name,
+            kind=spec.kind,
+            added=added,
+            updated=updated,
+            unchanged=read.unchanged + unchanged,
+            removed=len(delete_paths),
+            failed=read.failed,
+            skipped=read.skipped,
+            warnings=warnings,
+            documents=row.documents,
+            sections=row.sections,
+            seconds=time.perf_counter() - t0,
+            refused=read.refused,
+        )
 
 
 def _deadline(seconds: float | None) -> float | None:
@@ -363,11 +370,11 @@ def _guard_removals(
     delete_paths: list[str],
     index_path: str | None,
     stale: dict[str, str],
-    report: RefreshReport,
+    warnings: list[str],
 ) -> list[str]:
     """The documents a refresh without ``prune`` removes: all that vanished, unless the
     source would keep fewer than half of the documents it had, when it had at least
-    :data:`PRUNE_GUARD_MIN`: then none (they are marked stale, and the report warns). A
+    :data:`PRUNE_GUARD_MIN`: then none (they are marked stale, and ``warnings`` says so). A
     listing that suddenly drops most of a site is more often a broken or partial page (a
     folder: an unmounted disk) than a site that deleted its documentation; a site that
     renamed its pages lists as many as before, and is refreshed as usual."""
@@ -378,7 +385,7 @@ def _guard_removals(
     where = "the llms.txt no longer lists it" if index_path is not None else "no longer in the folder"
     for path in delete_paths:
         stale[path] = f"{where}; kept until `docmentor refresh --prune {spec.name}`"
-    report.warnings.append(
+    warnings.append(
         f"{len(delete_paths)} of the {had} documents of {spec.name} are gone from {spec.target}: they were "
         "kept, marked stale, in case the page is broken or partial (or a disk not mounted). "
         f"If they really are gone: docmentor refresh --prune {spec.name}"

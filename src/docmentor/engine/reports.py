@@ -14,7 +14,7 @@ from docmentor.store.db import SourceRow
 Progress = Callable[[int, int, str], None]
 
 
-@dataclass
+@dataclass(frozen=True)
 class RefreshReport:
     """What one refresh of one source did."""
 

@@ -47,7 +47,7 @@ log = logging.getLogger(__name__)
 BATCH = 64  # texts per embedding batch (one SQLite commit each)
 
 
-@dataclass
+@dataclass(frozen=True)
 class EmbedReport:
     """What one embedding run did."""
 
@@ -114,18 +114,18 @@ def embed_pending(
     import numpy as np
 
     t0 = time.perf_counter()
-    report = EmbedReport()
+    embedded = 0
     model = vector_model(str(embedder.model_id), max_tokens)
     with embed_lock(store) as mine:
         if not mine:
-            report.skipped = "another docmentor process is embedding this index"
-            report.pending = len(pending_units(store, model))
-            return report
+            return EmbedReport(
+                skipped="another docmentor process is embedding this index",
+                pending=len(pending_units(store, model)),
+            )
         missing = pending_units(store, model)
         if not missing:
             delete_orphan_vectors(store, model)
-            report.seconds = time.perf_counter() - t0
-            return report
+            return EmbedReport(seconds=time.perf_counter() - t0)
         texts: dict[str, str] = {}
         doc_ids = sorted(set(missing.values()))
         for unit in build_units(store.lexical_rows(doc_ids), stub_chars=stub_chars):
@@ -149,14 +149,13 @@ def embed_pending(
                 model,
                 [(h, v.astype(np.float16).tobytes()) for h, v in zip(batch, vectors, strict=True)],
             )
-            report.embedded += len(batch)
+            embedded += len(batch)
             if progress is not None:
-                progress(report.embedded, total)
-        report.pending = len(pending_units(store, model))
-        if not report.pending:
+                progress(embedded, total)
+        pending = len(pending_units(store, model))
+        if not pending:
             delete_orphan_vectors(store, model)
-    report.seconds = time.perf_counter() - t0
-    return report
+    return EmbedReport(embedded=embedded, pending=pending, seconds=time.perf_counter() - t0)
 
 
 # -- reading ---------------------------------------------------------------------------
