@@ -18,7 +18,8 @@ from docmentor.embeddings import MODEL_ID, Embedder, EmbeddingUnavailable
 from docmentor.engine import Docmentor
 from docmentor.errors import StoreError
 from docmentor.library import generate
-from docmentor.library.find.retrieval import ApiIndex, embedding_text, passage_texts
+from docmentor.library.find.api_text import embedding_text, passage_texts
+from docmentor.library.find.retrieval import ApiIndex
 from docmentor.library.knowledge.kb_files import load_kb
 from docmentor.library.knowledge.kb_index import load_entries
 from docmentor.library.models import ApiEntry, ApiParameter
@@ -958,7 +959,7 @@ def test_generation_reports_its_progress(tmp_path: Path, lib: Path) -> None:
 
 
 def test_sphinx_roles_are_read_as_the_words_they_name() -> None:
-    from docmentor.library.find.retrieval import embedding_text
+    from docmentor.library.find.api_text import embedding_text
     from docmentor.library.surface.docstrings import plain
 
     text = (

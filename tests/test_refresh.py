@@ -338,7 +338,7 @@ def test_a_symlinked_folder_is_followed_anew_at_each_refresh(tmp_path: Path) -> 
     ],
 )
 def test_last_modified_dates(value: str, iso: str | None) -> None:
-    from docmentor.engine import http_date_iso
+    from docmentor.engine.read_source import http_date_iso
 
     assert http_date_iso(value) == iso
 

@@ -20,16 +20,9 @@ from typing import TYPE_CHECKING
 from docmentor.engine.core import READ_ATTEMPTS as READ_ATTEMPTS
 from docmentor.engine.core import SETTLE_WAIT as SETTLE_WAIT
 from docmentor.engine.lookup import Lookup
-from docmentor.engine.read_source import DEFAULT_MAX_BYTES as DEFAULT_MAX_BYTES
-from docmentor.engine.read_source import http_date_iso as http_date_iso
 from docmentor.engine.refresh import DEFAULT_REFRESH_DEADLINE as DEFAULT_REFRESH_DEADLINE
-from docmentor.engine.refresh import PARSE_VERSION as PARSE_VERSION
-from docmentor.engine.refresh import PRUNE_GUARD_MIN as PRUNE_GUARD_MIN
 from docmentor.engine.refresh import Refreshing
-from docmentor.engine.refresh import content_hash as content_hash
 from docmentor.engine.reports import DocExcerpts, DocPage, RefreshReport, SourceInfo
-from docmentor.engine.reports import Progress as Progress
-from docmentor.engine.reports import dumps as dumps
 
 if TYPE_CHECKING:
     from docmentor.assemble import Digest

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, TypedDict
@@ -138,7 +137,3 @@ def source_info(r: SourceRow, units: int, embedded: int) -> SourceInfo:
         "units": units,
         "embedded": embedded,
     }
-
-
-def dumps(obj: Any) -> str:
-    return json.dumps(obj, ensure_ascii=False, indent=2)

@@ -18,6 +18,6 @@
 
 from __future__ import annotations
 
-from docmentor.library.pipeline import OUTPUT_FORMATS, GenerationResult, docs_source_name, generate
+from docmentor.library.pipeline import OUTPUT_FORMATS, GenerationResult, generate
 
-__all__ = ["OUTPUT_FORMATS", "GenerationResult", "docs_source_name", "generate"]
+__all__ = ["OUTPUT_FORMATS", "GenerationResult", "generate"]

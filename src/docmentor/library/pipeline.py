@@ -24,7 +24,6 @@ from docmentor.library.stages import (
     Request,
     Run,
     check_arguments,
-    docs_source_name,
     embed_apis,
     given_docs_folder,
     index_docs_stage,
@@ -41,7 +40,7 @@ from docmentor.library.stages import (
 if TYPE_CHECKING:
     from docmentor.engine import Docmentor
 
-__all__ = ["OUTPUT_FORMATS", "GenerationResult", "docs_source_name", "generate"]
+__all__ = ["OUTPUT_FORMATS", "GenerationResult", "generate"]
 
 
 @dataclass(frozen=True)

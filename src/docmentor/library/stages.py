@@ -449,7 +449,7 @@ def embed_apis(
 ) -> Any:
     """The APIs' embeddings (:class:`~docmentor.embeddings.LibraryVectors`), or None with a warning."""
     from docmentor.embeddings import EmbeddingUnavailable, LibraryVectors, get_embedder
-    from docmentor.library.find.retrieval import embedding_text, passage_texts
+    from docmentor.library.find.api_text import embedding_text, passage_texts
 
     by_id = {ex.example_id: ex for ex in examples}
     texts = [embedding_text(e, by_id) for e in entries]  # one per API first

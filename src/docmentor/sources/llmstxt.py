@@ -65,7 +65,6 @@ from urllib.parse import urlsplit
 from docmentor.errors import SourceUnavailableError, UsageError
 from docmentor.models import RawDocument
 from docmentor.sources.client import make_client
-from docmentor.sources.fetch import MAX_REDIRECTS as MAX_REDIRECTS
 from docmentor.sources.fetch import (
     Fetcher,
     FetchProblem,

@@ -48,7 +48,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from docmentor.embeddings import EmbeddingUnavailable
-from docmentor.library.find.api_text import api_name_terms, embedding_text, passage_texts
+from docmentor.library.find.api_text import api_name_terms
 from docmentor.library.find.bm25f import ShardedBM25
 from docmentor.library.find.example_ranking import examples_for
 from docmentor.library.find.extension import EXTENSION_WEIGHT, OWN_INTENT, extension_points
@@ -103,7 +103,7 @@ MAX_REPLACEMENTS = 3  # of those its reason names, lifted above a deprecated API
 # library's) ** this; cosines of related texts differ by little (0.45 against 0.6)
 LIBRARY_WEIGHT = 4.0
 # the texts of an API that are indexed and embedded, re-exported: the pipeline embeds them
-__all__ = ["ApiHit", "ApiIndex", "SectionSearch", "embedding_text", "passage_texts"]
+__all__ = ["ApiHit", "ApiIndex", "SectionSearch"]
 
 #: (query, docs source) → the engine's ranked sections of that source
 SectionSearch = Callable[[str, str], Sequence[SectionRef]]
