@@ -23,7 +23,8 @@ from typing import Any
 
 import pytest
 
-import docmentor.engine as engine_module
+import docmentor.engine.core as engine_core
+import docmentor.engine.refresh as engine_refresh
 import httpserver
 from clitool import Cli
 from docmentor.engine import Docmentor
@@ -470,7 +471,7 @@ def test_while_a_writer_holds_the_lock_hits_are_checked_against_the_store(
     (docs / "d0.md").unlink()
     (docs / "d1.md").unlink()
     kill_between_commits(tmp_path, cli.db, "refresh", "d")
-    monkeypatch.setattr(engine_module, "SETTLE_WAIT", 0.2)
+    monkeypatch.setattr(engine_core, "SETTLE_WAIT", 0.2)
     with closing(Docmentor(cli.db)) as writer, writer.store.write_lock():  # another writer at work
         t0 = time.monotonic()
         assert sorted(every_hit_can_be_read(cli, "dipper")) == ["d2.md", "d3.md"]
@@ -580,7 +581,7 @@ def test_sources_not_reached_before_the_deadline_are_left_as_they_were(
 def test_the_cli_and_the_engine_share_the_default_deadline() -> None:
     from docmentor.cli import sources
 
-    assert sources.DEFAULT_REFRESH_DEADLINE == engine_module.DEFAULT_REFRESH_DEADLINE
+    assert sources.DEFAULT_REFRESH_DEADLINE == engine_refresh.DEFAULT_REFRESH_DEADLINE
 
 
 def test_a_reader_that_cannot_repair_filters_its_hits_and_does_not_retry(
@@ -601,7 +602,7 @@ def test_a_reader_that_cannot_repair_filters_its_hits_and_does_not_retry(
         t0 = time.monotonic()
         for _ in range(3):
             assert sorted(h.path for h in eng.search("dipper")) == ["d0.md", "d1.md", "d2.md"]
-        assert time.monotonic() - t0 < engine_module.SETTLE_WAIT  # never waited for a writer
+        assert time.monotonic() - t0 < engine_core.SETTLE_WAIT  # never waited for a writer
     assert calls == [1]
     assert [r.getMessage() for r in caplog.records if "cannot repair" in r.getMessage()] == [
         "cannot repair the search index: [Errno 13] Permission denied; results are checked against the store"
@@ -636,7 +637,7 @@ def test_a_reader_that_cannot_take_the_write_lock_does_not_wait(cli: Cli, tmp_pa
     (cli.db / "write.lock").mkdir()  # cannot be opened: as in a folder this user may only read
     t0 = time.monotonic()
     assert sorted(every_hit_can_be_read(cli, "dipper")) == ["d0.md", "d1.md"]
-    assert time.monotonic() - t0 < engine_module.SETTLE_WAIT
+    assert time.monotonic() - t0 < engine_core.SETTLE_WAIT
 
 
 def test_a_search_disturbed_on_every_attempt_reads_holding_the_write_lock(
@@ -647,10 +648,10 @@ def test_a_search_disturbed_on_every_attempt_reads_holding_the_write_lock(
     (docs / "d2.md").unlink()
     write(docs, {"d1.md": "# D1\n\nThe diver.\n"})
     kill_between_commits(tmp_path, cli.db, "refresh", "d")
-    monkeypatch.setattr(engine_module, "READ_ATTEMPTS", 0)  # as if writers committed during each
+    monkeypatch.setattr(engine_core, "READ_ATTEMPTS", 0)  # as if writers committed during each
     assert every_hit_can_be_read(cli, "dipper") == ["d0.md"]
     assert every_hit_can_be_read(cli, "diver") == ["d1.md"]  # repaired under the lock, not filtered
-    monkeypatch.setattr(engine_module, "SETTLE_WAIT", 0.2)
+    monkeypatch.setattr(engine_core, "SETTLE_WAIT", 0.2)
     with closing(Docmentor(cli.db)) as writer, writer.store.write_lock():  # a writer at work for long
         t0 = time.monotonic()
         assert every_hit_can_be_read(cli, "dipper") == ["d0.md"]  # the lexical view, checked

@@ -17,10 +17,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from docmentor.engine.core import READ_ATTEMPTS as READ_ATTEMPTS
-from docmentor.engine.core import SETTLE_WAIT as SETTLE_WAIT
 from docmentor.engine.lookup import Lookup
-from docmentor.engine.refresh import DEFAULT_REFRESH_DEADLINE as DEFAULT_REFRESH_DEADLINE
 from docmentor.engine.refresh import Refreshing
 from docmentor.engine.reports import DocExcerpts, DocPage, RefreshReport, SourceInfo
 
