@@ -65,7 +65,7 @@ def test_find_api_answers_carry_the_import_path_over_mcp_as_in_the_library(
     kb_engine: Docmentor, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.chdir(tmp_path)  # no project pins here
-    direct = LibraryKnowledge(kb_engine).find_api("insert rows into a table", max_results=3)
+    direct = LibraryKnowledge(kb_engine).find_api("insert rows into a table", max_results=3).to_dict()
     assert direct["results"][0]["import_path"] == "minidb.Database.insert"
     for r in direct["results"]:
         assert r["import_path"] == import_path(r["api_id"], r["aliases"])

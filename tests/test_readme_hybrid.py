@@ -67,7 +67,9 @@ def engine(tmp_path: Path, lib: Path) -> Iterator[Docmentor]:
 
 
 def test_every_result_shows_its_rank_in_each_ranking(engine: Docmentor, tmp_path: Path) -> None:
-    data = LibraryKnowledge(engine, cwd=tmp_path).find_api("insert rows into a table", max_results=5)
+    data = (
+        LibraryKnowledge(engine, cwd=tmp_path).find_api("insert rows into a table", max_results=5).to_dict()
+    )
     results = data["results"]
     assert results[0]["api_id"] == "minidb.core.Database.insert"
     assert results[0]["signals"] == {
@@ -83,18 +85,20 @@ def test_every_result_shows_its_rank_in_each_ranking(engine: Docmentor, tmp_path
 
 
 def test_a_paraphrase_is_found_by_meaning(engine: Docmentor, tmp_path: Path) -> None:
-    (hit, *_) = LibraryKnowledge(engine, cwd=tmp_path).find_api(PARAPHRASE)["results"]
+    (hit, *_) = LibraryKnowledge(engine, cwd=tmp_path).find_api(PARAPHRASE).to_dict()["results"]
     assert hit["api_id"] == "minidb.core.Database.close"
     assert hit["signals"] == {"lexical": None, "sections": None, "semantic": 1}
     # "shut" is no API's word, but its WordNet synonym "close" is: found by words too
-    (hit, *_) = LibraryKnowledge(engine, cwd=tmp_path).find_api("shut down when finished")["results"]
+    (hit, *_) = (
+        LibraryKnowledge(engine, cwd=tmp_path).find_api("shut down when finished").to_dict()["results"]
+    )
     assert hit["api_id"] == "minidb.core.Database.close"
     assert hit["signals"]["lexical"] == 1 and hit["signals"]["semantic"] == 1
     assert hit["signals"]["sections"] is not None  # the section search is asked "close" too
 
 
 def test_nonsense_finds_nothing(engine: Docmentor, tmp_path: Path) -> None:
-    assert LibraryKnowledge(engine, cwd=tmp_path).find_api("zzzqqq xkcd")["results"] == []
+    assert LibraryKnowledge(engine, cwd=tmp_path).find_api("zzzqqq xkcd").to_dict()["results"] == []
 
 
 def test_a_section_that_explains_the_task_credits_its_api(engine: Docmentor, tmp_path: Path) -> None:
@@ -147,10 +151,10 @@ def test_without_embeddings_find_api_ranks_lexically(tmp_path: Path, lib: Path) 
         assert not (tmp_path / "without-out" / "knowledge_base" / "embeddings").exists()
         assert load_vectors(eng.store, "minidb") is None
         knowledge = LibraryKnowledge(eng, cwd=tmp_path)
-        results = knowledge.find_api("insert rows into a table")["results"]
+        results = knowledge.find_api("insert rows into a table").to_dict()["results"]
         assert results[0]["api_id"] == "minidb.core.Database.insert"
         assert all(set(r["signals"]) == {"lexical", "sections"} for r in results)
-        assert knowledge.find_api(PARAPHRASE)["results"] == []  # meaning alone is out of reach
+        assert knowledge.find_api(PARAPHRASE).to_dict()["results"] == []  # meaning alone is out of reach
     finally:
         eng.close()
 
@@ -159,7 +163,7 @@ def test_vectors_of_another_model_are_not_used(engine: Docmentor, tmp_path: Path
     with sqlite3.connect(engine.store.path) as db:
         db.execute("UPDATE kb_vectors SET model = 'some-other-model'")
         db.execute("UPDATE knowledge_bases SET generation = generation + 1")  # readers reload
-    results = LibraryKnowledge(engine, cwd=tmp_path).find_api("insert rows into a table")["results"]
+    results = LibraryKnowledge(engine, cwd=tmp_path).find_api("insert rows into a table").to_dict()["results"]
     assert results and all("semantic" not in r["signals"] for r in results)
 
 
@@ -171,7 +175,7 @@ def test_an_embedder_that_fails_at_query_time_degrades_to_lexical(engine: Docmen
         raise EmbeddingUnavailable("the embedding model cannot be loaded: gone")
 
     index.embedder = broken
-    results = knowledge.find_api("insert rows into a table")["results"]
+    results = knowledge.find_api("insert rows into a table").to_dict()["results"]
     assert results[0]["api_id"] == "minidb.core.Database.insert"
     assert index.semantic_error and "gone" in index.semantic_error
     assert not index.semantic  # later calls do not retry
@@ -1376,9 +1380,9 @@ def test_a_task_no_api_comes_close_to_is_said_to_be_a_weak_match(engine: Docment
     """The answer warns when the library's closest API description is below WEAK_MATCH:
     relevance is relative to the best result, so junk first is 1.0 too."""
     knowledge = LibraryKnowledge(engine, cwd=tmp_path)
-    near = knowledge.find_api("insert rows into a table")
+    near = knowledge.find_api("insert rows into a table").to_dict()
     # "table" is the library's word: the words find something, and it is said to be far
-    far = knowledge.find_api("resize a photograph of the table into a small thumbnail picture")
+    far = knowledge.find_api("resize a photograph of the table into a small thumbnail picture").to_dict()
     assert not [w for w in near["warnings"] if "close to this task" in w]
     assert far["results"]
     (warning,) = [w for w in far["warnings"] if "close to this task" in w]

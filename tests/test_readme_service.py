@@ -290,8 +290,10 @@ def test_api_find_text_and_json(generated: Cli) -> None:
     assert scores == sorted(scores, reverse=True)
 
     # the same answer as the library (the CLI only formats it)
-    direct = LibraryKnowledge(Docmentor(cli.db, create=False)).find_api(
-        "insert rows into a table", max_results=3
+    direct = (
+        LibraryKnowledge(Docmentor(cli.db, create=False))
+        .find_api("insert rows into a table", max_results=3)
+        .to_dict()
     )
     assert direct == data
 
@@ -452,7 +454,7 @@ def test_version_warning_when_the_project_pins_another_version(
 ) -> None:
     project = _project(tmp_path, monkeypatch, name, content)
     assert pinned_version(project, "minidb") == pinned
-    data = LibraryKnowledge(engine).find_api("open a database")
+    data = LibraryKnowledge(engine).find_api("open a database").to_dict()
     assert data["results"] and data["versions"] == {"minidb": "1.2.0"}
     (warning,) = data["warnings"]
     assert (
@@ -476,7 +478,7 @@ def test_no_version_warning_for_the_same_version(
     engine: Docmentor, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str, content: str
 ) -> None:
     _project(tmp_path, monkeypatch, name, content)
-    data = LibraryKnowledge(engine).find_api("open a database")
+    data = LibraryKnowledge(engine).find_api("open a database").to_dict()
     assert data["results"] and data["warnings"] == []
 
 
@@ -505,7 +507,7 @@ def test_version_warning_when_the_projects_range_leaves_the_version_out(
     engine: Docmentor, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str, content: str, wants: str
 ) -> None:
     _project(tmp_path, monkeypatch, name, content)
-    (warning,) = LibraryKnowledge(engine).find_api("open a database")["warnings"]
+    (warning,) = LibraryKnowledge(engine).find_api("open a database").to_dict()["warnings"]
     assert warning == f"this describes minidb 1.2.0, but your project {wants}: check the differences"
 
 
@@ -597,7 +599,7 @@ def test_mcp_api_tools(engine: Docmentor, tmp_path: Path, monkeypatch: pytest.Mo
     assert len(found["results"]) == 3 and found["results"][0]["api_id"] == "minidb.core.Database.insert"
     for res in found["results"]:
         assert set(res) >= CONTRACT_KEYS | {"library", "parameters", "returns", "aliases"}
-    assert found == LibraryKnowledge(engine).find_api("insert rows into a table", max_results=3)
+    assert found == LibraryKnowledge(engine).find_api("insert rows into a table", max_results=3).to_dict()
 
     examples = structured(r["examples"])
     assert "minidb.query.Query.where" in examples["examples"][0]["apis_used"] and examples["warnings"] == []
@@ -764,7 +766,7 @@ def test_regeneration_is_atomic_and_seen_by_a_running_reader(
 ) -> None:
     knowledge = LibraryKnowledge(engine, cwd=tmp_path)
     query = "write a point-in-time backup copy of every table"
-    before = knowledge.find_api(query)
+    before = knowledge.find_api(query).to_dict()
     assert all("snapshot" not in r["api_id"] for r in before["results"])
     idle = LibraryKnowledge(engine, cwd=tmp_path)  # no call during the regeneration
     idle.find_api(query)
@@ -803,7 +805,7 @@ def test_regeneration_is_atomic_and_seen_by_a_running_reader(
     assert seen and set(seen) <= {old_ids, new_ids}
 
     # the same LibraryKnowledge instance sees the new generation on its next call
-    after = knowledge.find_api(query)
+    after = knowledge.find_api(query).to_dict()
     assert knowledge.ready()
     assert after["results"][0]["api_id"] == "minidb.core.Database.snapshot"
     assert after["results"][0]["signature"] == "snapshot(self, target: str) -> str"

@@ -14,7 +14,8 @@ adapters over it.
 - **assembly** — ``Docmentor.assemble(query, …)`` returns a :class:`Digest`
   (:class:`DocumentScore`, :class:`DistilledSection`); its budget range :data:`MAX_TOKENS_RANGE`.
 - **library knowledge** — :func:`generate` (:class:`GenerationResult`);
-  :class:`LibraryKnowledge` (find_api, get_examples, overview); the registered knowledge
+  :class:`LibraryKnowledge` (find_api: :class:`FoundApis` of :class:`ApiMatch`; get_examples,
+  overview); the registered knowledge
   bases: :func:`knowledge_bases` (:class:`KbRow`), :func:`remove_knowledge_base`
   (:class:`RemovedKnowledgeBase`); feedback: :func:`report_issue`, :class:`SessionLog`,
   :func:`analyze_feedback`, :func:`feedback_report`.
@@ -76,6 +77,8 @@ _EXPORTS: dict[str, str] = {
     "generate": "docmentor.library.pipeline",
     "GenerationResult": "docmentor.library.pipeline",
     "LibraryKnowledge": "docmentor.library.service.service",
+    "FoundApis": "docmentor.library.service.results",
+    "ApiMatch": "docmentor.library.service.results",
     "knowledge_bases": "docmentor.library.service.registry",
     "remove_knowledge_base": "docmentor.library.service.registry",
     "RemovedKnowledgeBase": "docmentor.library.service.registry",
@@ -135,6 +138,7 @@ __all__ = [
     "MAX_TOKENS_RANGE",
     "SCORING_VERSION",
     "ApiEval",
+    "ApiMatch",
     "AssembleEval",
     "BackgroundEmbedder",
     "Config",
@@ -147,6 +151,7 @@ __all__ = [
     "DocmentorError",
     "DocumentScore",
     "EmbedReport",
+    "FoundApis",
     "GenerationResult",
     "KbRow",
     "LLMClient",
@@ -242,6 +247,7 @@ if TYPE_CHECKING:
         knowledge_bases,
         remove_knowledge_base,
     )
+    from docmentor.library.service.results import ApiMatch, FoundApis
     from docmentor.library.service.service import LibraryKnowledge
     from docmentor.llm import LLMClient
     from docmentor.llm.config import LLMConfig

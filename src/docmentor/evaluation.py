@@ -26,6 +26,7 @@ from docmentor.errors import UsageError
 
 if TYPE_CHECKING:
     from docmentor.engine import Docmentor
+    from docmentor.library.service.results import FoundApis
 
 PASS_COVERAGE = 0.8
 
@@ -199,7 +200,7 @@ def coverage(text: str, expected: list[str]) -> tuple[float, list[str]]:
 class FindsApis(Protocol):
     """What `evaluate_api` asks: ``LibraryKnowledge.find_api``'s signature and result."""
 
-    def find_api(self, query: str, *, max_results: int = 5, library: str | None = None) -> dict[str, Any]: ...
+    def find_api(self, query: str, *, max_results: int = 5, library: str | None = None) -> FoundApis: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -269,13 +270,13 @@ def evaluate_api(
     for q in questions:
         if not q.get("expected_api"):
             continue
-        data = knowledge.find_api(q["query"], max_results=limit, library=library)
+        found = knowledge.find_api(q["query"], max_results=limit, library=library)
         rows.append(
             ApiQuestion(
                 id=q["id"],
                 query=q["query"],
-                rank=api_rank(data["results"], q["expected_api"]),
-                top=tuple(r["api_id"] for r in data["results"][:3]),
+                rank=api_rank((r.to_dict() for r in found.results), q["expected_api"]),
+                top=tuple(r.api_id for r in found.results[:3]),
             )
         )
     if not rows:

@@ -77,7 +77,7 @@ def api_tools(server: MCPServer, engine: Docmentor, *, api: bool, feedback: bool
             # a few milliseconds once the index and the model are loaded: in the event loop,
             # sparing a worker thread's two hand-overs (~1 ms of a round trip); else in one
             found = now(call) if knowledge.ready() else await run(call)
-            return structured(found)
+            return structured(found.to_dict())
 
         @tool(server, annotations=READ_ONLY, title="Get examples")
         async def get_examples(

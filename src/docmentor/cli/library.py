@@ -225,28 +225,26 @@ def api_find(
     """Find the APIs that do a task, with their real signatures."""
     if not 1 <= limit <= 50:
         raise UsageError("--limit must be between 1 and 50")
-    data = open_knowledge().find_api(query, max_results=limit, library=library)
+    found = open_knowledge().find_api(query, max_results=limit, library=library)
     if as_json:
-        emit(data)
+        emit(found.to_dict())
         return
-    for w in data["warnings"]:
+    for w in found.warnings:
         print(f"warning: {w}", file=sys.stderr)
-    if not data["results"]:
+    if not found.results:
         print(f"no API matches {query!r}")
-    for r in data["results"]:
-        shown = r["import_path"]  # `structlog.get_logger`, not `structlog._config…`
-        print(
-            f"{r['rank']}. {shown}  [{r['library']}]  relevance {r['relevance']:.2f}, importance {r['importance']:.2f}"
-        )
-        print(f"   {r['signature']}")
-        if shown != r["api_id"]:
-            print(f"   defined as {r['api_id']}")
-        if r.get("deprecated"):
-            print(f"   deprecated: {r['deprecated']}")
-        if r["description"]:
-            print(f"   {r['description']}")
-        if r.get("variants"):
-            print(f"   also as: {', '.join(r['variants'])}")
+    for r in found.results:
+        shown = r.import_path  # `structlog.get_logger`, not `structlog._config…`
+        print(f"{r.rank}. {shown}  [{r.library}]  relevance {r.relevance:.2f}, importance {r.importance:.2f}")
+        print(f"   {r.signature}")
+        if shown != r.api_id:
+            print(f"   defined as {r.api_id}")
+        if r.deprecated:
+            print(f"   deprecated: {r.deprecated}")
+        if r.description:
+            print(f"   {r.description}")
+        if r.variants:
+            print(f"   also as: {', '.join(r.variants)}")
 
 
 @api_app.command("examples")

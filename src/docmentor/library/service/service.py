@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from docmentor.embeddings import MODEL_ID, embedder_loaded, get_embedder
 from docmentor.errors import DocmentorError, NotFoundError, UsageError
 from docmentor.library.find.retrieval import SECTIONS, WEAK_MATCH, ApiIndex
+from docmentor.library.service.results import ApiMatch, FoundApis
 from docmentor.library.surface.docstrings import display
 from docmentor.sources.project_files import pinned_version, requirement, requirement_cached
 
@@ -155,7 +156,7 @@ class LibraryKnowledge:
             )
 
     # -- answers ------------------------------------------------------------------------
-    def find_api(self, query: str, *, max_results: int = 5, library: str | None = None) -> dict[str, Any]:
+    def find_api(self, query: str, *, max_results: int = 5, library: str | None = None) -> FoundApis:
         if not query.strip():
             raise UsageError(
                 "empty query", hint="describe the task, e.g. 'send a POST request with a JSON body'"
@@ -166,14 +167,19 @@ class LibraryKnowledge:
         report: dict[str, Any] = {}
         hits = index.find(query, limit=max_results, library=lib, report=report)
         libs = sorted({h.library for h in hits})
-        info = self._version_info(libs or ([lib] if lib else sorted(self._versions)))
+        versions, warnings = self._version_info(libs or ([lib] if lib else sorted(self._versions)))
         closeness = report.get("closeness") or {}
         if hits and hits[0].library in closeness and closeness[hits[0].library] < WEAK_MATCH:
-            info["warnings"].append(
+            warnings.append(
                 f"no API of {hits[0].library} is close to this task (best similarity "
                 f"{closeness[hits[0].library]:.2f}): it may not do this; these are the nearest by words"
             )
-        return {"query": query, "results": [h.to_dict(rank) for rank, h in enumerate(hits, 1)], **info}
+        return FoundApis(
+            query=query,
+            results=tuple(ApiMatch.of(h, rank) for rank, h in enumerate(hits, 1)),
+            versions=versions,
+            warnings=tuple(warnings),
+        )
 
     def get_examples(
         self,
@@ -215,14 +221,14 @@ class LibraryKnowledge:
             for name, ex, score in found
         ]
         libs = sorted({e["library"] for e in examples})
-        info = self._version_info(libs or sorted(self._versions))
+        versions, warnings = self._version_info(libs or sorted(self._versions))
         unknown = index.unknown_apis(apis_involved or [], lib)
         if unknown:
-            info["warnings"].append(
+            warnings.append(
                 f"no API named {', '.join(repr(a) for a in unknown)} in the knowledge base"
                 f"{f' of {lib}' if lib else ''}: examples chosen by the task alone for those"
             )
-        return {"task": task_description, "examples": examples, **info}
+        return {"task": task_description, "examples": examples, "versions": versions, "warnings": warnings}
 
     def overview(self, library: str | None = None, *, aspect: str = "all") -> dict[str, Any]:
         from docmentor.store.kb import load_overview
@@ -243,16 +249,20 @@ class LibraryKnowledge:
         aspects = data.get("aspects", {})
         # each aspect starts with its own heading
         text = "\n\n".join(v for v in aspects.values() if v) if aspect == "all" else aspects.get(aspect, "")
+        versions, warnings = self._version_info([lib])
         return {
             "library": lib,
             "aspect": aspect,
             "overview": text,
             "description": data.get("description", ""),
-            **self._version_info([lib]),
+            "versions": versions,
+            "warnings": warnings,
         }
 
     # -- versions -----------------------------------------------------------------------
-    def _version_info(self, libraries: list[str]) -> dict[str, Any]:
+    def _version_info(self, libraries: list[str]) -> tuple[dict[str, str | None], list[str]]:
+        """The versions of ``libraries`` the knowledge bases describe, and a warning for each
+        the user's project pins to another version."""
         versions = {lib: self._versions.get(lib) for lib in libraries}
         warnings = []
         for lib, version in versions.items():
@@ -265,7 +275,7 @@ class LibraryKnowledge:
             warnings.append(
                 f"this describes {lib} {version}, but your project {wants}: check the differences"
             )
-        return {"versions": versions, "warnings": warnings}
+        return versions, warnings
 
     def _pin_names(self, library: str) -> list[str]:
         """The names a project's requirements may give the library: its own and its distribution's."""
