@@ -59,20 +59,19 @@ def measure(folder: Path, repeat: int) -> dict[str, Any]:
         result = score_paths([folder])
         times.append(time.perf_counter() - t)
     assert result is not None
-    docs = result["documents"]
-    issues = [i for d in docs for i in d["issues"]]
-    summary = result["summary"]
+    issues = [i for d in result.documents for i in d.issues]
+    summary = result.summary
     return {
         "files": sum(1 for p in folder.rglob("*") if p.is_file()),
-        "documents": len(docs),
+        "documents": len(result.documents),
         "inproc_best_s": round(min(times), 3),
         "inproc_median_s": round(statistics.median(times), 3),
         "cli_s": round(cli_seconds(folder), 3),
-        "average_score": summary["average_score"],
-        "average_grade": summary["average_grade"],
-        "grade_distribution": {g: summary["grade_distribution"].get(g, 0) for g in GRADES},
-        "issues_by_severity": dict(sorted(Counter(i["severity"] for i in issues).items())),
-        "issues_by_type": dict(Counter(i["type"] for i in issues).most_common()),
+        "average_score": summary.average_score,
+        "average_grade": summary.average_grade,
+        "grade_distribution": {g: summary.grade_distribution.get(g, 0) for g in GRADES},
+        "issues_by_severity": dict(sorted(Counter(i.severity for i in issues).items())),
+        "issues_by_type": dict(Counter(i.type for i in issues).most_common()),
     }
 
 

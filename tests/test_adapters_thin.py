@@ -148,11 +148,10 @@ ISSUES: list[dict[str, Any]] = [
 ]
 
 
-def test_plan_roadmap_is_the_roadmap_as_data_and_next_steps_do_not_repeat_a_fix() -> None:
-    from docmentor.clarity.roadmap import QuickWin, get_improvement_roadmap, plan_roadmap
+def test_the_roadmap_is_data_and_next_steps_do_not_repeat_a_fix() -> None:
+    from docmentor.clarity.roadmap import QuickWin, get_improvement_roadmap
 
-    plan = plan_roadmap(5.0, 8.0, ISSUES)
-    assert plan.to_dict() == get_improvement_roadmap(5.0, 8.0, ISSUES)
+    plan = get_improvement_roadmap(5.0, 8.0, ISSUES)
     # critical first, then by effort, then line (the whole page first); all four to reach 8
     assert [f.issue_type for f in plan.fixes] == [
         "syntax_error",
@@ -174,7 +173,7 @@ def test_plan_roadmap_is_the_roadmap_as_data_and_next_steps_do_not_repeat_a_fix(
     assert [(w.issue_type, w.line) for w in wins] == [("todo_marker", 0)]
     assert len(steps) == len(plan.fixes) + 1 and plan.next_steps(2) == plan.fixes[:2]
     # nothing to fix: the quick wins alone
-    done = plan_roadmap(9.5, 8.0, ISSUES)
+    done = get_improvement_roadmap(9.5, 8.0, ISSUES)
     assert done.fixes == () and done.next_steps(3) == done.quick_wins[:3]
 
 
@@ -196,7 +195,7 @@ def test_trend_points_record_history_and_the_trend_summary(tmp_path: Path) -> No
     page.parent.mkdir()
     page.write_text("# Page\n\nInstall it with `pip install x`.\n\n## Use\n\nCall it.\n", encoding="utf-8")
     history = tmp_path / "out" / "history.jsonl"
-    first = score_paths([page])
+    first = score_paths([page]).to_dict()
     record_history(first, history, commit="c1")  # no file yet: one point each, and the file written
     (doc,) = first["documents"]
     assert doc["trend"] == [{"date": first["generated_at"], "score": doc["clarity_score"]["overall_score"]}]
@@ -204,7 +203,7 @@ def test_trend_points_record_history_and_the_trend_summary(tmp_path: Path) -> No
     lines = [json.loads(line) for line in history.read_text(encoding="utf-8").splitlines()]
     assert [(e["path"], e["commit"]) for e in lines] == [(doc["path"], "c1")]
 
-    second = score_paths([page])
+    second = score_paths([page]).to_dict()
     record_history(second, history, commit=None)
     points = second["documents"][0]["trend"]
     assert [p.get("commit") for p in points] == ["c1", None] and len(points) == 2
@@ -286,8 +285,8 @@ def test_the_read_policy_allows_indexed_documents_and_allowed_folders_only(
         ReadPolicy().resolve(engine, str(draft))
 
     scored = score_document(engine, str(draft), policy=policy, target=9.0)
-    assert scored == score_paths([draft], target=9.0)["documents"][0]
-    by_ref = score_document(engine, "docs:guide.md", policy=policy)
+    assert scored == score_paths([draft], target=9.0).documents[0]
+    by_ref = score_document(engine, "docs:guide.md", policy=policy).to_dict()
     assert by_ref["path"] == "guide.md" and 0 <= by_ref["clarity_score"]["overall_score"] <= 10
     engine.close()
 

@@ -63,7 +63,7 @@ def counts(c: int, w: int, i: int, **extra: Any) -> dict[str, Any]:
     ],
 )
 def test_design_test_tables(inputs: dict[str, Any], score: float, grade: str, tier: str) -> None:
-    result = calculate_clarity_score(inputs)
+    result = calculate_clarity_score(inputs).to_dict()
     assert (result["overall_score"], result["grade"], result["rubric_tier"]) == (score, grade, tier)
     assert result["rubric_description"] == SCORING_RUBRIC[tier]["description"]
     assert result["scoring_version"] == SCORING_VERSION
@@ -71,7 +71,7 @@ def test_design_test_tables(inputs: dict[str, Any], score: float, grade: str, ti
 
 
 def test_tier_criteria_match_formula() -> None:
-    result = calculate_clarity_score(counts(0, 3, 0, total_code_blocks=10, executable_examples=10))
+    result = calculate_clarity_score(counts(0, 3, 0, total_code_blocks=10, executable_examples=10)).to_dict()
     assert result["rubric_tier"] == "8.0-9.9"
     assert result["meets_criteria"] is True
     assert result["calculation"] == "10.0 - (0 × 2.0) - (3 × 0.5) = 8.5"
@@ -93,7 +93,7 @@ def test_example_calculation_follows_the_formula_not_the_old_agent() -> None:
         broken_links=0,
         missing_alt_text=0,
     )
-    result = calculate_clarity_score(inputs)
+    result = calculate_clarity_score(inputs).to_dict()
     assert result["overall_score"] == 0.0
     assert result["grade"] == "F"
     assert result["calculation"] == "10.0 - (3 × 2.0) - (9 × 0.5) = -0.5 → 0.0"
@@ -122,7 +122,7 @@ def test_mcp_api_example_input_follows_the_formula() -> None:
         "broken_links": 2,
         "missing_alt_text": 0,
     }
-    result = calculate_clarity_score(inputs)
+    result = calculate_clarity_score(inputs).to_dict()
     breakdown = result["calculation_breakdown"]
     assert result["overall_score"] == 0.0
     assert breakdown["starting_score"] == 10.0
@@ -145,7 +145,7 @@ def test_mcp_api_example_input_follows_the_formula() -> None:
 def test_data_flow_example() -> None:
     """The "Data Flow" request: 3/5/1, 12 blocks, 8 executable, 2 broken links → 0.8 (not 5.5)."""
     inputs = counts(3, 5, 1, total_code_blocks=12, executable_examples=8, broken_links=2, missing_alt_text=0)
-    result = calculate_clarity_score(inputs)
+    result = calculate_clarity_score(inputs).to_dict()
     assert result["overall_score"] == 0.8
     assert result["calculation"] == "10.0 - (3 × 2.0) - (5 × 0.5) - (1 × 0.1) - (2 × 0.3) = 0.8"
 
@@ -160,7 +160,7 @@ def test_data_flow_example() -> None:
     ],
 )
 def test_dimension_score(dim: str, c: int, w: int, i: int, score: float, calculation: str) -> None:
-    result = calculate_dimension_score(dim, c, w, i)
+    result = calculate_dimension_score(dim, c, w, i).to_dict()
     assert result["dimension"] == dim
     assert result["score"] == score
     assert result["calculation"] == calculation
@@ -220,7 +220,7 @@ def test_formula_produces_valid_scores() -> None:
             for info in range(5):
                 result = calculate_clarity_score(
                     counts(critical, warnings, info, total_code_blocks=10, executable_examples=5)
-                )
+                ).to_dict()
                 score = result["overall_score"]
                 assert 0.0 <= score <= 10.0
                 expected = max(
@@ -234,7 +234,8 @@ def test_formula_produces_valid_scores() -> None:
 def test_scoring_is_deterministic() -> None:
     inputs = counts(3, 5, 1, total_code_blocks=10, executable_examples=8, broken_links=1)
     outputs = {
-        json.dumps(calculate_clarity_score(inputs), sort_keys=True, ensure_ascii=False) for _ in range(5)
+        json.dumps(calculate_clarity_score(inputs).to_dict(), sort_keys=True, ensure_ascii=False)
+        for _ in range(5)
     }
     assert len(outputs) == 1
 
@@ -243,7 +244,7 @@ def test_scoring_is_identical_across_processes() -> None:
     code = (
         "import json; from docmentor.clarity.scoring import calculate_clarity_score as f;"
         "print(json.dumps(f({'critical_issues': 1, 'warning_issues': 5, 'info_issues': 1,"
-        " 'broken_links': 3}), sort_keys=True))"
+        " 'broken_links': 3}).to_dict(), sort_keys=True))"
     )
     runs = {
         subprocess.run(
@@ -256,7 +257,7 @@ def test_scoring_is_identical_across_processes() -> None:
         for seed in ("1", "2")
     }
     assert len(runs) == 1
-    in_process = calculate_clarity_score(counts(1, 5, 1, broken_links=3))
+    in_process = calculate_clarity_score(counts(1, 5, 1, broken_links=3)).to_dict()
     assert json.loads(runs.pop()) == in_process
 
 
@@ -264,7 +265,7 @@ def test_scoring_is_identical_across_processes() -> None:
 
 
 def penalty_types(inputs: dict[str, Any]) -> list[tuple[str, float]]:
-    result = calculate_clarity_score(inputs)
+    result = calculate_clarity_score(inputs).to_dict()
     return [(p["type"], p["penalty"]) for p in result["calculation_breakdown"]["penalties"]]
 
 
@@ -294,7 +295,7 @@ def test_content_penalties() -> None:
     assert penalty_types(counts(0, 0, 0, total_code_blocks=3, successful_examples=1, failed_examples=2)) == [
         ("failed_examples", 2.0)
     ]
-    result = calculate_clarity_score(counts(0, 0, 0, total_code_blocks=3, executable_examples=0))
+    result = calculate_clarity_score(counts(0, 0, 0, total_code_blocks=3, executable_examples=0)).to_dict()
     assert result["overall_score"] == 8.5
     assert result["calculation"] == "10.0 - (0 × 2.0) - (0 × 0.5) - 1.5 = 8.5"
     assert (
@@ -327,7 +328,7 @@ def test_accessibility_penalties() -> None:
         ("broken_links", 0.9),
         ("missing_alt_text", 0.4),
     ]
-    result = calculate_clarity_score({"broken_links": 1, "missing_alt_text": 1})
+    result = calculate_clarity_score({"broken_links": 1, "missing_alt_text": 1}).to_dict()
     assert result["overall_score"] == 9.6
     explanations = [p["explanation"] for p in result["calculation_breakdown"]["penalties"]]
     assert explanations == ["1 broken link × 0.3 points each", "1 image without alt text × 0.1 points each"]
@@ -350,7 +351,7 @@ def test_bad_inputs(inputs: dict[str, Any], match: str) -> None:
 
 
 def test_integral_floats_are_counts() -> None:
-    assert calculate_clarity_score({"critical_issues": 1.0})["overall_score"] == 8.0
+    assert calculate_clarity_score({"critical_issues": 1.0}).to_dict()["overall_score"] == 8.0
 
 
 def test_quality_rating_and_criteria() -> None:
@@ -367,11 +368,15 @@ def test_quality_rating_and_criteria() -> None:
         "unusable",
     ]
     # one critical alone scores 8.0 (tier A) but tier A demands no critical issue
-    result = calculate_clarity_score(counts(1, 0, 0))
+    result = calculate_clarity_score(counts(1, 0, 0)).to_dict()
     assert (result["overall_score"], result["grade"], result["meets_criteria"]) == (8.0, "A", False)
-    assert calculate_clarity_score(counts(0, 0, 2))["meets_criteria"] is True
-    assert calculate_clarity_score(counts(1, 5, 1))["meets_criteria"] is True  # C: ≤ 3 critical, ≥ 5 warnings
-    assert calculate_clarity_score(counts(2, 3, 1))["meets_criteria"] is False  # C wants ≥ 5 warnings
+    assert calculate_clarity_score(counts(0, 0, 2)).to_dict()["meets_criteria"] is True
+    assert (
+        calculate_clarity_score(counts(1, 5, 1)).to_dict()["meets_criteria"] is True
+    )  # C: ≤ 3 critical, ≥ 5 warnings
+    assert (
+        calculate_clarity_score(counts(2, 3, 1)).to_dict()["meets_criteria"] is False
+    )  # C wants ≥ 5 warnings
 
 
 # -- rubric files -----------------------------------------------------------------------------
@@ -404,12 +409,12 @@ def test_rubric_file_overrides_weights(tmp_path: Path) -> None:
     assert rubric.weights["info_issue"] == 0.1
     assert rubric.hash != default_rubric().hash
     assert rubric.tiers == default_rubric().tiers
-    result = calculate_clarity_score(counts(1, 2, 0), rubric)
+    result = calculate_clarity_score(counts(1, 2, 0), rubric).to_dict()
     assert result["overall_score"] == 5.0
     assert result["rubric_hash"] == rubric.hash
     assert result["calculation"] == "10.0 - (1 × 3.0) - (2 × 1.0) = 5.0"
-    assert calculate_dimension_score("consistency", 1, 2, 0, rubric=rubric)["score"] == 5.0
-    explained = explain_score(critical_issues=1, warning_issues=2, rubric=rubric)
+    assert calculate_dimension_score("consistency", 1, 2, 0, rubric=rubric).to_dict()["score"] == 5.0
+    explained = explain_score(critical_issues=1, warning_issues=2, rubric=rubric).to_dict()
     assert (
         explained["formula"]
         == "10.0 - (critical × 3.0) - (warnings × 1.0) - (info × 0.1) - content_penalties"
@@ -421,13 +426,13 @@ def test_rubric_file_overrides_tiers(tmp_path: Path) -> None:
     rubric = load_rubric(write(tmp_path, TWO_TIERS))
     assert [t.label for t in rubric.tiers] == ["5.0-10.0", "0.0-4.9"]
     assert rubric.hash != default_rubric().hash
-    result = calculate_clarity_score(counts(2, 3, 1), rubric)  # 4.4
+    result = calculate_clarity_score(counts(2, 3, 1), rubric).to_dict()  # 4.4
     assert (result["grade"], result["rubric_tier"], result["rubric_description"]) == (
         "FAIL",
         "0.0-4.9",
         "Not good enough",
     )
-    result = calculate_clarity_score(counts(1, 5, 1), rubric)  # 5.4
+    result = calculate_clarity_score(counts(1, 5, 1), rubric).to_dict()  # 5.4
     assert (result["grade"], result["meets_criteria"]) == ("PASS", True)
 
 
@@ -439,7 +444,9 @@ def test_rubric_hash_ignores_where_it_came_from(tmp_path: Path) -> None:
     again = load_rubric(write(tmp_path, "api_accuracy_threshold = 0.8\n"))
     assert again.hash != default_rubric().hash
     assert penalty_types({"total_api_signatures": 10, "api_accuracy_score": 0.75}) == []
-    result = calculate_clarity_score({"total_api_signatures": 10, "api_accuracy_score": 0.75}, again)
+    result = calculate_clarity_score(
+        {"total_api_signatures": 10, "api_accuracy_score": 0.75}, again
+    ).to_dict()
     assert result["overall_score"] == 8.0
 
 
@@ -575,7 +582,7 @@ def test_roadmap_design_unit_test() -> None:
         {"type": "unclear", "severity": "warning", "line": 23, "section": "Setup"},
         {"type": "missing_prereq", "severity": "critical", "line": 1, "section": "Top"},
     ]
-    result = get_improvement_roadmap(5.0, 8.0, issues)
+    result = get_improvement_roadmap(5.0, 8.0, issues).to_dict()
     assert [f["severity"] for f in result["priority_fixes"]] == ["critical", "critical"]
     assert result["estimated_new_score"] >= 8.0
     # syntax_error is low effort, missing_prereq (unknown type) medium: low first despite the later line
@@ -620,7 +627,7 @@ def test_roadmap_mcp_example_orders_by_effort() -> None:
         },
         {"type": "missing_prerequisites", "severity": "warning", "line": 0, "section": "", "message": "m"},
     ]
-    result = get_improvement_roadmap(5.5, 8.0, issues)
+    result = get_improvement_roadmap(5.5, 8.0, issues).to_dict()
     assert [(f["rank"], f["issue_type"], f["location"]) for f in result["priority_fixes"]] == [
         (1, "missing_examples", "Connection (line 11)"),
         (2, "logical_gap", "Configuration (line 45)"),
@@ -643,24 +650,24 @@ def test_roadmap_stop_rule_and_order() -> None:
         issue("warning", [], type="e", line=5, effort="medium"),
     ]
     # 6.0 + 2.0 (d) = 8.0 reaches 8.0 exactly: stop
-    result = get_improvement_roadmap(6.0, 8.0, issues)
+    result = get_improvement_roadmap(6.0, 8.0, issues).to_dict()
     assert [f["issue_type"] for f in result["priority_fixes"]] == ["d"]
     assert result["estimated_new_score"] == 8.0
     assert result["estimated_total_effort"] == "medium (2-6 hours)"
     # 6.0 → 9.0: d, then warnings low (by line: c, b), medium (e)
-    result = get_improvement_roadmap(6.0, 9.0, issues)
+    result = get_improvement_roadmap(6.0, 9.0, issues).to_dict()
     assert [f["issue_type"] for f in result["priority_fixes"]] == ["d", "c", "b"]
     assert result["estimated_new_score"] == 9.0
     # 6.0 + 2.0 + 4 × 0.5 = 10.0: the info issue is not needed
-    result = get_improvement_roadmap(6.0, 10.0, issues)
+    result = get_improvement_roadmap(6.0, 10.0, issues).to_dict()
     assert [f["issue_type"] for f in result["priority_fixes"]] == ["d", "c", "b", "e", "a"]
     assert result["estimated_new_score"] == 10.0
     # capped at 10
-    result = get_improvement_roadmap(9.5, 10.0, issues)
+    result = get_improvement_roadmap(9.5, 10.0, issues).to_dict()
     assert [f["issue_type"] for f in result["priority_fixes"]] == ["d"]
     assert result["estimated_new_score"] == 10.0
     # unreachable: everything
-    result = get_improvement_roadmap(2.0, 9.0, issues)
+    result = get_improvement_roadmap(2.0, 9.0, issues).to_dict()
     assert [f["issue_type"] for f in result["priority_fixes"]] == [
         "d",
         "c",
@@ -675,12 +682,12 @@ def test_roadmap_stop_rule_and_order() -> None:
     assert result["estimated_total_minutes"] == 240 + 30 + 30 + 60 + 240 + 30
     assert result["estimated_total_effort"] == "high (> 6 hours)"
     # already there: nothing to do
-    result = get_improvement_roadmap(8.5, 8.0, issues)
+    result = get_improvement_roadmap(8.5, 8.0, issues).to_dict()
     assert result["priority_fixes"] == []
     assert result["estimated_new_score"] == 8.5
     assert result["total_fixes_needed"] == 0
     # quick wins: low effort, impact ≥ a warning's, highest impact first
-    assert get_improvement_roadmap(6.0, 8.0, issues)["quick_wins"] == [
+    assert get_improvement_roadmap(6.0, 8.0, issues).to_dict()["quick_wins"] == [
         "Fix c in S (line 10) - 30 min, +0.5 impact",
         "Fix b in S (line 20) - 30 min, +0.5 impact",
     ]
@@ -691,7 +698,7 @@ def test_roadmap_link_and_alt_text_impacts() -> None:
         issue("warning", [], type="broken_anchor", counts_as="broken_links", line=3),
         {"type": "missing_alt_text", "severity": "info", "line": 9, "section": "Pics"},
     ]
-    result = get_improvement_roadmap(9.0, 10.0, issues)
+    result = get_improvement_roadmap(9.0, 10.0, issues).to_dict()
     assert [f["impact"] for f in result["priority_fixes"]] == ["+0.3 points", "+0.1 points"]
     assert result["estimated_new_score"] == 9.4
     assert result["priority_fixes"][1]["estimated_effort"] == "low"
@@ -727,7 +734,7 @@ def test_effort_bands() -> None:
 
 
 def test_explain_numbers_in_the_formula() -> None:
-    result = explain_score(critical_issues=3, warning_issues=5)
+    result = explain_score(critical_issues=3, warning_issues=5).to_dict()
     assert result["calculation"] == "10.0 - (3 × 2.0) - (5 × 0.5) = 1.5"
     assert result["final_score"] == 1.5
     assert result["grade"] == "F"
@@ -749,7 +756,7 @@ def test_explain_design_example() -> None:
         warning_issues=5,
         info_issues=1,
         penalties_applied=[{"type": "no_executable_examples", "penalty": 1.5}],
-    )
+    ).to_dict()
     assert (
         result["formula"] == "10.0 - (critical × 2.0) - (warnings × 0.5) - (info × 0.1) - content_penalties"
     )
@@ -777,7 +784,7 @@ def test_explain_design_example() -> None:
 
 
 def test_explain_texts_per_tier() -> None:
-    c_tier = explain_score(5.4, critical_issues=1, warning_issues=5, info_issues=1)
+    c_tier = explain_score(5.4, critical_issues=1, warning_issues=5, info_issues=1).to_dict()
     assert c_tier["rubric_match"] is True
     assert (c_tier["grade"], c_tier["tier_description"]) == ("C", "Acceptable - Multiple Issues")
     assert c_tier["human_explanation"] == (
@@ -791,22 +798,22 @@ def test_explain_texts_per_tier() -> None:
         warning_issues=3,
         info_issues=1,
         penalties_applied=[{"type": "no_executable_examples", "penalty": 1.5}],
-    )
+    ).to_dict()
     assert b_tier["calculation"] == "10.0 - (0 × 2.0) - (3 × 0.5) - (1 × 0.1) - 1.5 = 6.9"
     assert b_tier["human_explanation"] == (
         "Good documentation but has 3 warning and 1 info issues that should be addressed for better "
         "user experience. Content penalties cost 1.5 points (no executable examples)."
     )
-    perfect = explain_score(10.0)
+    perfect = explain_score(10.0).to_dict()
     assert perfect["calculation"] == "10.0 - (0 × 2.0) - (0 × 0.5) = 10.0"
     assert perfect["human_explanation"] == "Production-ready documentation: no issues."
     assert (perfect["grade"], perfect["rubric_match"], perfect["meets_criteria"]) == ("A+", True, True)
-    a_tier = explain_score(critical_issues=0, warning_issues=1, info_issues=0)
+    a_tier = explain_score(critical_issues=0, warning_issues=1, info_issues=0).to_dict()
     assert (
         a_tier["human_explanation"]
         == "Excellent documentation with only minor polish needed: 1 warning issue."
     )
-    d_tier = explain_score(critical_issues=2, warning_issues=5)
+    d_tier = explain_score(critical_issues=2, warning_issues=5).to_dict()
     assert d_tier["human_explanation"] == (
         "Poor documentation that blocks understanding: 2 critical and 5 warning issues. Needs a major rewrite."
     )
@@ -827,8 +834,8 @@ def test_explain_calculation_matches_calculate() -> None:
         counts(0, 0, 1, total_api_signatures=10, valid_api_signatures=5, invalid_api_signatures=5),
         counts(5, 0, 0),
     ):
-        result = calculate_clarity_score(inputs)
-        explained = explain_calculation(inputs)
+        result = calculate_clarity_score(inputs).to_dict()
+        explained = explain_calculation(inputs).to_dict()
         assert explained["final_score"] == result["overall_score"]
         assert explained["grade"] == result["grade"]
         assert explained["calculation"] == result["calculation"]

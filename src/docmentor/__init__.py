@@ -20,11 +20,14 @@ adapters over it.
   (:class:`RemovedKnowledgeBase`); feedback: :func:`report_issue`, :class:`SessionLog`,
   :func:`analyze_feedback`, :func:`feedback_report`.
 - **clarity** — :func:`score_text`, :func:`score_paths`, :func:`score_source`,
-  :func:`score_document` (:class:`ReadPolicy`), the formula (:func:`calculate_clarity_score`,
-  :func:`calculate_dimension_score`, :data:`SCORING_VERSION`), :func:`explain_score`, the
-  rubric (:class:`Rubric`, :func:`default_rubric`, :func:`load_rubric`), the roadmap
-  (:func:`plan_roadmap`, :func:`get_improvement_roadmap`, :class:`Roadmap`,
-  :class:`PlannedFix`, :class:`QuickWin`), history (:func:`record_history`,
+  :func:`score_document` (:class:`ReadPolicy`) and what they return: :class:`ClarityReport`
+  (:class:`ClaritySummary`) of :class:`DocumentClarity` (:class:`DimensionEvaluation`,
+  :class:`ClarityIssue`, :class:`ContentMetrics`); the formula (:func:`calculate_clarity_score`
+  → :class:`ClarityScore` of :class:`ScorePenalty`, :func:`calculate_dimension_score` →
+  :class:`DimensionScore`, :data:`SCORING_VERSION`), :func:`explain_score`
+  (:class:`ScoreExplanation`, :class:`ContentPenalty`), the rubric (:class:`Rubric`,
+  :func:`default_rubric`, :func:`load_rubric`), the roadmap (:func:`get_improvement_roadmap`
+  → :class:`Roadmap` of :class:`PlannedFix`, :class:`QuickWin`), history (:func:`record_history`,
   :func:`trend_summary`, :class:`TrendSummary`, :func:`git_commit`), :func:`write_html`; the
   optional LLM finder's client (:class:`LLMClient`, :class:`LLMConfig`).
 - **evaluation** — :func:`load_questions`, :func:`check_labels`, :func:`evaluate_search`,
@@ -93,14 +96,24 @@ _EXPORTS: dict[str, str] = {
     "score_source": "docmentor.clarity",
     "score_document": "docmentor.access",
     "ReadPolicy": "docmentor.access",
+    "ClarityReport": "docmentor.clarity.results",
+    "ClaritySummary": "docmentor.clarity.results",
+    "DocumentClarity": "docmentor.clarity.results",
+    "DimensionEvaluation": "docmentor.clarity.results",
+    "ClarityIssue": "docmentor.clarity.models",
+    "ContentMetrics": "docmentor.clarity.models",
     "calculate_clarity_score": "docmentor.clarity.scoring",
+    "ClarityScore": "docmentor.clarity.scoring",
+    "ScorePenalty": "docmentor.clarity.scoring",
     "calculate_dimension_score": "docmentor.clarity.scoring",
+    "DimensionScore": "docmentor.clarity.scoring",
     "explain_score": "docmentor.clarity.explain",
+    "ScoreExplanation": "docmentor.clarity.explain",
+    "ContentPenalty": "docmentor.clarity.explain",
     "SCORING_VERSION": "docmentor.clarity.rubric",
     "Rubric": "docmentor.clarity.rubric",
     "default_rubric": "docmentor.clarity.rubric",
     "load_rubric": "docmentor.clarity.rubric",
-    "plan_roadmap": "docmentor.clarity.roadmap",
     "get_improvement_roadmap": "docmentor.clarity.roadmap",
     "Roadmap": "docmentor.clarity.roadmap",
     "PlannedFix": "docmentor.clarity.roadmap",
@@ -131,7 +144,12 @@ _EXPORTS: dict[str, str] = {
     "StoreError": "docmentor.errors",
 }
 #: public name → the name it has in its module, where the two differ (a generic name there)
-_RENAMED: dict[str, str] = {"analyze_feedback": "analyze", "feedback_report": "report_text"}
+_RENAMED: dict[str, str] = {
+    "analyze_feedback": "analyze",
+    "feedback_report": "report_text",
+    "ClarityIssue": "Issue",
+    "ScorePenalty": "Penalty",
+}
 
 #: the public names, as listed in ``_EXPORTS`` (tests/test_public_api.py checks the two agree)
 __all__ = [
@@ -141,14 +159,23 @@ __all__ = [
     "ApiMatch",
     "AssembleEval",
     "BackgroundEmbedder",
+    "ClarityIssue",
+    "ClarityReport",
+    "ClarityScore",
+    "ClaritySummary",
     "Config",
     "ConfiguredSource",
+    "ContentMetrics",
+    "ContentPenalty",
     "Digest",
+    "DimensionEvaluation",
+    "DimensionScore",
     "DistilledSection",
     "DocExcerpts",
     "DocPage",
     "Docmentor",
     "DocmentorError",
+    "DocumentClarity",
     "DocumentScore",
     "EmbedReport",
     "FoundApis",
@@ -168,6 +195,8 @@ __all__ = [
     "Roadmap",
     "Rubric",
     "ScoreChange",
+    "ScoreExplanation",
+    "ScorePenalty",
     "SearchHit",
     "SearchRun",
     "SessionLog",
@@ -200,7 +229,6 @@ __all__ = [
     "load_questions",
     "load_rubric",
     "mkdocs_bases",
-    "plan_roadmap",
     "record_history",
     "remove_knowledge_base",
     "report_issue",
@@ -218,12 +246,21 @@ if TYPE_CHECKING:
     from docmentor.assemble import MAX_TOKENS_RANGE
     from docmentor.assemble.models import Digest, DistilledSection, DocumentScore
     from docmentor.clarity import score_paths, score_source, score_text
-    from docmentor.clarity.explain import explain_score
+    from docmentor.clarity.explain import ContentPenalty, ScoreExplanation, explain_score
     from docmentor.clarity.history import ScoreChange, TrendSummary, record_history, trend_summary
+    from docmentor.clarity.models import ContentMetrics
+    from docmentor.clarity.models import Issue as ClarityIssue
     from docmentor.clarity.report import git_commit, write_html
-    from docmentor.clarity.roadmap import PlannedFix, QuickWin, Roadmap, get_improvement_roadmap, plan_roadmap
+    from docmentor.clarity.results import ClarityReport, ClaritySummary, DimensionEvaluation, DocumentClarity
+    from docmentor.clarity.roadmap import PlannedFix, QuickWin, Roadmap, get_improvement_roadmap
     from docmentor.clarity.rubric import SCORING_VERSION, Rubric, default_rubric, load_rubric
-    from docmentor.clarity.scoring import calculate_clarity_score, calculate_dimension_score
+    from docmentor.clarity.scoring import (
+        ClarityScore,
+        DimensionScore,
+        calculate_clarity_score,
+        calculate_dimension_score,
+    )
+    from docmentor.clarity.scoring import Penalty as ScorePenalty
     from docmentor.config import Config, ConfiguredSource, default_db, load_config, split_named
     from docmentor.engine import DocExcerpts, Docmentor, DocPage, RefreshReport, SourceInfo
     from docmentor.errors import DocmentorError, NotFoundError, SourceUnavailableError, StoreError, UsageError

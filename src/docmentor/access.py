@@ -12,12 +12,13 @@ import os
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, cast
 
 from docmentor.errors import NotFoundError
 from docmentor.models import DocFormat, RawDocument
 
 if TYPE_CHECKING:
+    from docmentor.clarity.results import DocumentClarity
     from docmentor.engine import Docmentor
 
 _URL_SCHEMES = ("http://", "https://", "file://")
@@ -80,12 +81,14 @@ class ReadPolicy:
         return Readable(document=raw, root=root if root is not None and root.is_dir() else None)
 
 
-def score_document(engine: Docmentor, ref: str, *, policy: ReadPolicy, target: float = 8.0) -> dict[str, Any]:
+def score_document(
+    engine: Docmentor, ref: str, *, policy: ReadPolicy, target: float = 8.0
+) -> DocumentClarity:
     """The clarity result of one document the policy lets be read (see :meth:`ReadPolicy.resolve`)."""
     from docmentor.clarity import score_paths, score_raw
 
     found = policy.resolve(engine, ref)
     if found.file is not None:
-        return dict(score_paths([found.file], target=target)["documents"][0])
+        return score_paths([found.file], target=target).documents[0]
     assert found.document is not None
     return score_raw(found.document, root=found.root, target=target)

@@ -75,7 +75,7 @@ def clarity_tools(server: MCPServer, engine: Docmentor, state: ServerState) -> N
             "missing_alt_text": missing_alt_text,
         }
         inputs = {k: v for k, v in given.items() if v is not None}  # an absent metric costs nothing
-        return structured(await run(lambda: _score(inputs)))
+        return structured(await run(lambda: _score(inputs).to_dict()))
 
     @tool(server, annotations=READ_ONLY, title="Calculate a dimension score")
     async def calculate_dimension_score(
@@ -93,7 +93,7 @@ def clarity_tools(server: MCPServer, engine: Docmentor, state: ServerState) -> N
                     critical_issues_for_dimension,
                     warning_issues_for_dimension,
                     info_issues_for_dimension,
-                )
+                ).to_dict()
             )
         )
 
@@ -108,7 +108,7 @@ def clarity_tools(server: MCPServer, engine: Docmentor, state: ServerState) -> N
     ) -> Annotated[CallToolResult, out.RoadmapOut]:
         """Prioritised fixes to reach target_score: critical first, then low effort; stops when the
         target is reached. Each issue: type, severity, line, section, message."""
-        return structured(await run(lambda: _roadmap(current_score, target_score, issues)))
+        return structured(await run(lambda: _roadmap(current_score, target_score, issues).to_dict()))
 
     @tool(server, annotations=READ_ONLY, title="Explain a score")
     async def explain_score(
@@ -131,7 +131,7 @@ def clarity_tools(server: MCPServer, engine: Docmentor, state: ServerState) -> N
                     warning_issues=warning_issues,
                     info_issues=info_issues,
                     penalties_applied=penalties_applied or [],
-                )
+                ).to_dict()
             )
         )
 
@@ -152,5 +152,7 @@ def clarity_tools(server: MCPServer, engine: Docmentor, state: ServerState) -> N
         starting the server.
         """
         return structured(
-            await run(lambda: score_allowed(engine, path_or_url, policy=state.policy, target=target_score))
+            await run(
+                lambda: score_allowed(engine, path_or_url, policy=state.policy, target=target_score).to_dict()
+            )
         )

@@ -12,6 +12,7 @@ Formula (docs/clarity.md; a reported score is always what it gives, never a figu
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from collections import Counter
 from collections.abc import Sequence
@@ -20,6 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from docmentor.clarity.models import DIMENSIONS, CheckResult, Issue
+from docmentor.clarity.results import ClarityReport, ClaritySummary, DimensionEvaluation, DocumentClarity
 from docmentor.errors import NotFoundError, UsageError
 from docmentor.models import RawDocument
 
@@ -43,7 +45,7 @@ def score_text(
     rubric: Rubric | None = None,
     target: float = 8.0,
     llm: LLMClient | None = None,
-) -> dict[str, Any]:
+) -> DocumentClarity:
     """Check and score one document's text (includes resolved against ``root`` when given)."""
     from docmentor.clarity.checks import check_document
 
@@ -62,7 +64,7 @@ def score_raw(
     target: float = 8.0,
     llm: LLMClient | None = None,
     api_counts: dict[str, int] | None = None,
-) -> dict[str, Any]:
+) -> DocumentClarity:
     """Check and score a document as a source produced it (includes resolved, line map kept).
 
     ``api_counts`` adds the drift report's ``missing_api_signatures`` /
@@ -95,16 +97,19 @@ def _finish(
     target: float,
     llm: LLMClient | None,
     api_counts: dict[str, int] | None = None,
-) -> dict[str, Any]:
+) -> DocumentClarity:
     if llm is not None:
         from docmentor.clarity.llm_detector import detect_issues
 
         # a part whose reply stays unusable is left to the checks (detect_issues warns)
         found = detect_issues(llm, path=path, text=text, existing=result.issues)
         if line_map:  # the model saw the text with includes expanded: report original lines
-            for issue in found:
-                if 1 <= issue.line <= len(line_map):
-                    issue.line = line_map[issue.line - 1]
+            found = [
+                dataclasses.replace(issue, line=line_map[issue.line - 1])
+                if 1 <= issue.line <= len(line_map)
+                else issue
+                for issue in found
+            ]
         result.issues.extend(found)
         result.issues.sort(key=lambda i: (i.line, i.type, i.message))
     return document_result(result, path=path, url=url, rubric=rubric, target=target, api_counts=api_counts)
@@ -118,10 +123,9 @@ def document_result(
     rubric: Rubric | None,
     target: float,
     api_counts: dict[str, int] | None = None,
-) -> dict[str, Any]:
-    """One document's full result: ``clarity_score``, ``score_explanation``,
-    ``improvement_roadmap``, ``dashboard_metrics``, ``dimension_scores``, the issues and
-    their ``summary``, plus its path and content metrics."""
+) -> DocumentClarity:
+    """One document's full result: its score, dimensions, explanation, roadmap, dashboard
+    metrics and issues, plus its path and content metrics."""
     from docmentor.clarity.explain import explain_calculation
     from docmentor.clarity.roadmap import get_improvement_roadmap
     from docmentor.clarity.scoring import (
@@ -142,51 +146,29 @@ def document_result(
     score = calculate_clarity_score(inputs, rubric)
     dims = dimension_scores(issues, rubric=rubric)
     explanation = explain_calculation(inputs, rubric=rubric)
-    roadmap = get_improvement_roadmap(score["overall_score"], target, issues, rubric=rubric)
-    clarity = {
-        "overall_score": score["overall_score"],
-        "grade": score["grade"],
-        "rubric_tier": score["rubric_tier"],
-        "rubric_description": score["rubric_description"],
-        **dims,
-        "evaluation_criteria": _criteria(issues, dims, result),
-        "scoring_rationale": f"Score calculated: {score['calculation']}",
-        "quality_rating": score["quality_rating"],
-        "meets_criteria": score["meets_criteria"],
-        "calculation_breakdown": score["calculation_breakdown"],
-        "scoring_version": score["scoring_version"],
-        "rubric_hash": score["rubric_hash"],
-    }
-    counted = [i for i in issues if i.counts_as is None]
-    sev = Counter(i.severity for i in counted)
-    return {
-        "path": path,
-        "url": url,
-        "clarity_score": clarity,
-        "score_explanation": explanation,
-        "improvement_roadmap": roadmap,
-        "dashboard_metrics": dashboard_metrics(inputs, result=score, rubric=rubric),
-        "dimension_scores": dims,
-        "metrics": result.metrics.to_dict(),
-        "issues": [i.to_dict() for i in issues],
-        "clarity_issues": [i.to_dict() for i in counted],
-        "structural_issues": [i.to_dict() for i in issues if i.counts_as is not None],
-        "summary": {
-            "total_clarity_issues": len(counted),
-            "critical_clarity_issues": sev.get("critical", 0),
-            "warning_clarity_issues": sev.get("warning", 0),
-            "info_clarity_issues": sev.get("info", 0),
-            "broken_links": inputs["broken_links"],
-            "missing_alt_text": inputs["missing_alt_text"],
-            "overall_quality_rating": score["quality_rating"],
-        },
-    }
+    roadmap = get_improvement_roadmap(score.overall_score, target, issues, rubric=rubric)
+    return DocumentClarity(
+        path=path,
+        url=url,
+        score=score,
+        dimension_scores=dims,
+        evaluation=_criteria(issues, dims, result),
+        explanation=explanation,
+        roadmap=roadmap,
+        dashboard_metrics=dashboard_metrics(inputs, result=score, rubric=rubric),
+        metrics=result.metrics,
+        issues=tuple(issues),
+        broken_links=inputs["broken_links"],
+        missing_alt_text=inputs["missing_alt_text"],
+    )
 
 
-def _criteria(issues: Sequence[Issue], dims: dict[str, float], result: CheckResult) -> dict[str, Any]:
+def _criteria(
+    issues: Sequence[Issue], dims: dict[str, float], result: CheckResult
+) -> dict[str, DimensionEvaluation]:
     """Per dimension: its score, what was measured, and the key issues (first three)."""
     m = result.metrics
-    out: dict[str, Any] = {}
+    out: dict[str, DimensionEvaluation] = {}
     for dim in DIMENSIONS:
         tagged = [i for i in issues if dim in i.dimensions and i.counts_as is None]
         c = Counter(i.severity for i in tagged)
@@ -197,11 +179,11 @@ def _criteria(issues: Sequence[Issue], dims: dict[str, float], result: CheckResu
             measured.append(
                 f"Found {m.total_code_blocks} code examples, {m.executable_examples} complete and runnable"
             )
-        out[dim] = {
-            "score": dims[dim],
-            "measured_by": measured,
-            "key_issues": [f"Line {i.line}: {i.message}" for i in tagged[:3]],
-        }
+        out[dim] = DimensionEvaluation(
+            score=dims[dim],
+            measured_by=tuple(measured),
+            key_issues=tuple(f"Line {i.line}: {i.message}" for i in tagged[:3]),
+        )
     return out
 
 
@@ -212,12 +194,12 @@ def score_paths(
     target: float = 8.0,
     llm: LLMClient | None = None,
     now: datetime | None = None,
-) -> dict[str, Any]:
+) -> ClarityReport:
     """Score every document under the given files and folders (includes resolved first)."""
     from docmentor.clarity.checks import SiteFiles, check_document
     from docmentor.sources.local import scan_folder
 
-    docs: list[dict[str, Any]] = []
+    docs: list[DocumentClarity] = []
     for p in paths:
         if p.is_dir():
             files = SiteFiles(p)
@@ -255,7 +237,7 @@ def score_source(
     target: float = 8.0,
     llm: LLMClient | None = None,
     now: datetime | None = None,
-) -> dict[str, Any]:
+) -> ClarityReport:
     """Score the stored documents of an indexed source (links checked on disk for folders)."""
     from docmentor.clarity.checks import SiteFiles
 
@@ -275,7 +257,7 @@ def score_source(
                 )
             )
     drift = drift_counts(engine, name)
-    docs: list[dict[str, Any]] = []
+    docs: list[DocumentClarity] = []
     for raw in raws:
         docs.append(
             score_raw(
@@ -319,9 +301,9 @@ def drift_counts(engine: Docmentor, source: str) -> dict[str, dict[str, int]]:
 
 
 def results(
-    docs: list[dict[str, Any]], *, rubric: Rubric | None, target: float, now: datetime | None
-) -> dict[str, Any]:
-    """``{"documents", "summary", "generated_at"}`` for a set of scored documents."""
+    docs: list[DocumentClarity], *, rubric: Rubric | None, target: float, now: datetime | None
+) -> ClarityReport:
+    """The report of a set of scored documents: the documents, their summary, the time."""
     from docmentor.clarity.rubric import SCORING_VERSION, default_rubric
 
     rb = rubric or default_rubric()
@@ -329,24 +311,24 @@ def results(
         raise NotFoundError(
             "no documentation files to score", hint="give .md, .mdx, .markdown, .rst or .txt files"
         )
-    scores = [d["clarity_score"]["overall_score"] for d in docs]
+    scores = [d.score.overall_score for d in docs]
     avg = round(sum(scores) / len(scores), 1)
-    grades = Counter(d["clarity_score"]["grade"] for d in docs)
-    summary = {
-        "documents": len(docs),
-        "average_score": avg,
-        "average_grade": rb.tier_for(avg).grade,
-        "min_score": min(scores),
-        "max_score": max(scores),
-        "grade_distribution": {g: grades.get(g, 0) for g in ("A+", "A", "B", "C", "D", "F")},
-        "critical_issues": sum(d["summary"]["critical_clarity_issues"] for d in docs),
-        "warning_issues": sum(d["summary"]["warning_clarity_issues"] for d in docs),
-        "info_issues": sum(d["summary"]["info_clarity_issues"] for d in docs),
-        "broken_links": sum(d["summary"]["broken_links"] for d in docs),
-        "target_score": target,
-        "below_target": sum(1 for s in scores if s < target),
-        "scoring_version": SCORING_VERSION,
-        "rubric_hash": rb.hash,
-    }
+    grades = Counter(d.score.grade for d in docs)
+    summary = ClaritySummary(
+        documents=len(docs),
+        average_score=avg,
+        average_grade=rb.tier_for(avg).grade,
+        min_score=min(scores),
+        max_score=max(scores),
+        grade_distribution={g: grades.get(g, 0) for g in ("A+", "A", "B", "C", "D", "F")},
+        critical_issues=sum(d.issue_count("critical") for d in docs),
+        warning_issues=sum(d.issue_count("warning") for d in docs),
+        info_issues=sum(d.issue_count("info") for d in docs),
+        broken_links=sum(d.broken_links for d in docs),
+        target_score=target,
+        below_target=sum(1 for s in scores if s < target),
+        scoring_version=SCORING_VERSION,
+        rubric_hash=rb.hash,
+    )
     stamp = (now or datetime.now(UTC)).replace(microsecond=0).isoformat().replace("+00:00", "Z")
-    return {"generated_at": stamp, "documents": docs, "summary": summary}
+    return ClarityReport(generated_at=stamp, documents=tuple(docs), summary=summary)

@@ -7,7 +7,9 @@ is false and ``note`` says so; docmentor never reports a score the formula does 
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
@@ -34,6 +36,71 @@ CONTENT_PENALTY_EXPLANATIONS: dict[str, str] = {
 }
 
 
+@dataclass(frozen=True, slots=True)
+class ContentPenalty:
+    """A penalty other than the issue counts' (no code blocks, failed examples, broken links …)."""
+
+    type: str
+    penalty: float  # points
+    explanation: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"type": self.type, "penalty": self.penalty, "explanation": self.explanation}
+
+
+@dataclass(frozen=True, slots=True)
+class ScoreExplanation:
+    """What :func:`explain_score` gives: the formula with the numbers, the breakdown, a
+    human explanation and the tier; ``to_dict`` is the MCP tool's JSON."""
+
+    final_score: float  # always what the formula gives
+    grade: str
+    rubric_tier: str
+    tier_description: str
+    formula: str
+    calculation: str
+    critical_penalty: Decimal
+    warning_penalty: Decimal
+    info_penalty: Decimal
+    content_penalties: tuple[ContentPenalty, ...]
+    human_explanation: str
+    rubric_match: bool  # false: the given score is not what the formula gives
+    meets_criteria: bool
+    characteristics_of_tier: tuple[str, ...]
+    scoring_version: str
+    rubric_hash: str
+    given_score: float | None = None  # the score the caller asked about, when given
+    note: str | None = None  # why the given score does not match
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "final_score": self.final_score,
+            "grade": self.grade,
+            "rubric_tier": self.rubric_tier,
+            "tier_description": self.tier_description,
+            "formula": self.formula,
+            "calculation": self.calculation,
+            "breakdown": {
+                "starting_score": STARTING_SCORE,
+                "critical_penalty": float(self.critical_penalty),
+                "warning_penalty": float(self.warning_penalty),
+                "info_penalty": float(self.info_penalty),
+                "content_penalties": [p.to_dict() for p in self.content_penalties],
+            },
+            "human_explanation": self.human_explanation,
+            "rubric_match": self.rubric_match,
+            "meets_criteria": self.meets_criteria,
+            "characteristics_of_tier": list(self.characteristics_of_tier),
+            "scoring_version": self.scoring_version,
+            "rubric_hash": self.rubric_hash,
+        }
+        if self.given_score is not None:
+            out["given_score"] = self.given_score
+        if self.note is not None:
+            out["note"] = self.note
+        return out
+
+
 def _counts_phrase(critical: int, warning: int, info: int) -> str:
     parts = [
         f"{n} {label}" for n, label in ((critical, "critical"), (warning, "warning"), (info, "info")) if n
@@ -44,7 +111,7 @@ def _counts_phrase(critical: int, warning: int, info: int) -> str:
     return f"{joined} {'issue' if critical + warning + info == 1 else 'issues'}"
 
 
-def _human(score: float, critical: int, warning: int, info: int, content: list[dict[str, Any]]) -> str:
+def _human(score: float, critical: int, warning: int, info: int, content: list[ContentPenalty]) -> str:
     phrase = _counts_phrase(critical, warning, info)
     rating = quality_rating(score)
     if score >= 10.0:
@@ -66,13 +133,13 @@ def _human(score: float, critical: int, warning: int, info: int, content: list[d
     else:
         text = f"Unusable documentation that cannot be followed: {phrase}. A complete rewrite is required."
     if content:
-        total = sum((dec(p["penalty"]) for p in content), Decimal(0))
-        kinds = ", ".join(str(p["type"]).replace("_", " ") for p in content)
+        total = sum((dec(p.penalty) for p in content), Decimal(0))
+        kinds = ", ".join(p.type.replace("_", " ") for p in content)
         text += f" Content penalties cost {fmt(total)} points ({kinds})."
     return text
 
 
-def _content_penalties(penalties_applied: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
+def _content_penalties(penalties_applied: Iterable[Mapping[str, Any]]) -> list[ContentPenalty]:
     out = []
     for i, p in enumerate(penalties_applied):
         if not isinstance(p, Mapping) or not isinstance(p.get("type"), str):
@@ -88,7 +155,7 @@ def _content_penalties(penalties_applied: Iterable[Mapping[str, Any]]) -> list[d
         if isinstance(amount, bool) or not isinstance(amount, int | float) or amount < 0:
             raise UsageError(f"penalties_applied[{i}].penalty must be a non-negative number, got {amount!r}")
         explanation = p.get("explanation") or CONTENT_PENALTY_EXPLANATIONS.get(kind) or kind.replace("_", " ")
-        out.append({"type": kind, "penalty": float(dec(amount)), "explanation": str(explanation)})
+        out.append(ContentPenalty(type=kind, penalty=float(dec(amount)), explanation=str(explanation)))
     return out
 
 
@@ -100,7 +167,7 @@ def explain_score(
     info_issues: int = 0,
     penalties_applied: Iterable[Mapping[str, Any]] = (),
     rubric: Rubric | None = None,
-) -> dict[str, Any]:
+) -> ScoreExplanation:
     """How a score follows from issue counts and content penalties.
 
     Args:
@@ -113,7 +180,7 @@ def explain_score(
         rubric: weights and tiers (the default rubric when omitted).
 
     Returns:
-        The explanation (``final_score``, ``grade``, ``tier_description``,
+        A :class:`ScoreExplanation`; its ``to_dict()`` is the explanation (``final_score``, ``grade``, ``tier_description``,
         ``formula``, ``breakdown``, ``human_explanation``, ``rubric_match``,
         ``characteristics_of_tier``) plus ``calculation`` (the formula with the numbers),
         ``rubric_tier``, ``meets_criteria``, ``scoring_version``, ``rubric_hash`` and, when
@@ -126,7 +193,7 @@ def explain_score(
     c, w, i = counts["critical_issues"], counts["warning_issues"], counts["info_issues"]
     content = _content_penalties(penalties_applied)
     wc, ww, wi = rubric.weight("critical_issue"), rubric.weight("warning_issue"), rubric.weight("info_issue")
-    content_total = sum((dec(p["penalty"]) for p in content), Decimal(0))
+    content_total = sum((dec(p.penalty) for p in content), Decimal(0))
     raw = dec(STARTING_SCORE) - c * wc - w * ww - i * wi - content_total
     final = finish(raw)
     tier = rubric.tier_for(final)
@@ -134,54 +201,53 @@ def explain_score(
     terms = [f"({c} × {fmt(wc)})", f"({w} × {fmt(ww)})"]
     if i:
         terms.append(f"({i} × {fmt(wi)})")
-    terms += [fmt(p["penalty"]) for p in content if p["penalty"] > 0]
+    terms += [fmt(p.penalty) for p in content if p.penalty > 0]
 
-    out: dict[str, Any] = {
-        "final_score": final,
-        "grade": tier.grade,
-        "rubric_tier": tier.label,
-        "tier_description": tier.description,
-        "formula": (
-            f"{fmt(STARTING_SCORE)} - (critical × {fmt(wc)}) - (warnings × {fmt(ww)}) "
-            f"- (info × {fmt(wi)}) - content_penalties"
-        ),
-        "calculation": calculation_text(terms, raw, final),
-        "breakdown": {
-            "starting_score": STARTING_SCORE,
-            "critical_penalty": float(c * wc),
-            "warning_penalty": float(w * ww),
-            "info_penalty": float(i * wi),
-            "content_penalties": content,
-        },
-        "human_explanation": _human(final, c, w, i, content),
-        "rubric_match": True,
-        "meets_criteria": tier.meets_criteria(counts),
-        "characteristics_of_tier": list(tier.characteristics),
-        "scoring_version": SCORING_VERSION,
-        "rubric_hash": rubric.hash,
-    }
+    given: float | None = None
+    note: str | None = None
     if score is not None:
         if isinstance(score, bool) or not isinstance(score, int | float):
             raise UsageError(f"'score' must be a number, got {score!r}")
-        out["given_score"] = float(score)
+        given = float(score)
         if dec(score) != dec(final):
-            out["rubric_match"] = False
-            out["note"] = (
+            note = (
                 f"The given score {fmt(score)} does not follow from the formula, which gives "
                 f"{fmt(final)}; docmentor reports the formula's result."
             )
-    return out
+    return ScoreExplanation(
+        final_score=final,
+        grade=tier.grade,
+        rubric_tier=tier.label,
+        tier_description=tier.description,
+        formula=(
+            f"{fmt(STARTING_SCORE)} - (critical × {fmt(wc)}) - (warnings × {fmt(ww)}) "
+            f"- (info × {fmt(wi)}) - content_penalties"
+        ),
+        calculation=calculation_text(terms, raw, final),
+        critical_penalty=c * wc,
+        warning_penalty=w * ww,
+        info_penalty=i * wi,
+        content_penalties=tuple(content),
+        human_explanation=_human(final, c, w, i, content),
+        rubric_match=note is None,
+        meets_criteria=tier.meets_criteria(counts),
+        characteristics_of_tier=tuple(tier.characteristics),
+        scoring_version=SCORING_VERSION,
+        rubric_hash=rubric.hash,
+        given_score=given,
+        note=note,
+    )
 
 
-def explain_calculation(inputs: Mapping[str, Any], *, rubric: Rubric | None = None) -> dict[str, Any]:
+def explain_calculation(inputs: Mapping[str, Any], *, rubric: Rubric | None = None) -> ScoreExplanation:
     """``explain_score`` for ``calculate_clarity_score`` inputs (every non-issue penalty is a
     content penalty), so the explanation always matches the computed score."""
     result = calculate_clarity_score(inputs, rubric)
     values = normalize_inputs(inputs)
     content = [
-        {"type": p["type"], "penalty": p["penalty"], "explanation": p["explanation"]}
-        for p in result["calculation_breakdown"]["penalties"]
-        if p["type"] not in ISSUE_PENALTY_TYPES
+        {"type": p.type, "penalty": float(p.amount), "explanation": p.explanation}
+        for p in result.penalties
+        if p.type not in ISSUE_PENALTY_TYPES
     ]
     out = explain_score(
         critical_issues=values["critical_issues"],
@@ -190,5 +256,5 @@ def explain_calculation(inputs: Mapping[str, Any], *, rubric: Rubric | None = No
         penalties_applied=content,
         rubric=rubric,
     )
-    out["calculation"] = result["calculation"]  # per-item terms: "(2 × 0.3)" rather than "0.6"
-    return out
+    # per-item terms: "(2 × 0.3)" rather than "0.6"
+    return dataclasses.replace(out, calculation=result.calculation)

@@ -19,7 +19,7 @@ DIMENSIONS: tuple[str, ...] = (
 )
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class Issue:
     """One clarity problem found in a document (by a check or by the LLM detector)."""
 
@@ -66,7 +66,7 @@ class CheckedDocument:
     line_map: list[int] | None = None
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class ContentMetrics:
     """The formula's content inputs, measured on the document."""
 

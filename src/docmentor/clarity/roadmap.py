@@ -185,7 +185,7 @@ class QuickWin:
 
 @dataclass(frozen=True, slots=True)
 class Roadmap:
-    """The roadmap as data: ``get_improvement_roadmap`` is its ``to_dict()``."""
+    """What :func:`get_improvement_roadmap` gives; ``to_dict`` is the MCP tool's JSON."""
 
     current_score: Decimal
     target_score: Decimal
@@ -225,7 +225,7 @@ def get_improvement_roadmap(
     issues: Iterable[Issue | Mapping[str, Any]],
     *,
     rubric: Rubric | None = None,
-) -> dict[str, Any]:
+) -> Roadmap:
     """The fixes to make, in order, to raise ``current_score`` to ``target_score``.
 
     Args:
@@ -236,22 +236,12 @@ def get_improvement_roadmap(
         rubric: weights used for the impacts (the default rubric when omitted).
 
     Returns:
-        The design's roadmap (``current_score``, ``target_score``, ``estimated_new_score``,
-        ``total_fixes_needed``, ``estimated_total_effort``, ``priority_fixes``,
-        ``quick_wins``) plus ``estimated_total_minutes``, ``target_reachable``,
-        ``scoring_version`` and ``rubric_hash``.
+        A :class:`Roadmap`; its ``to_dict()`` is the design's roadmap (``current_score``,
+        ``target_score``, ``estimated_new_score``, ``total_fixes_needed``,
+        ``estimated_total_effort``, ``priority_fixes``, ``quick_wins``) plus
+        ``estimated_total_minutes``, ``target_reachable``, ``scoring_version`` and
+        ``rubric_hash``.
     """
-    return plan_roadmap(current_score, target_score, issues, rubric=rubric).to_dict()
-
-
-def plan_roadmap(
-    current_score: float,
-    target_score: float,
-    issues: Iterable[Issue | Mapping[str, Any]],
-    *,
-    rubric: Rubric | None = None,
-) -> Roadmap:
-    """``get_improvement_roadmap`` as a typed, frozen :class:`Roadmap` (same arguments)."""
     rubric = rubric or default_rubric()
     current = _score(current_score, "current_score")
     target = _score(target_score, "target_score")

@@ -94,6 +94,66 @@ class Penalty:
         }
 
 
+@dataclass(frozen=True, slots=True)
+class ClarityScore:
+    """What :func:`calculate_clarity_score` gives: the overall score of one document, its
+    tier, and the penalties that cost points; ``to_dict`` is the MCP tool's JSON."""
+
+    overall_score: float
+    grade: str
+    rubric_tier: str  # the tier's label, e.g. "8.0-9.9"
+    rubric_description: str
+    total_penalty: Decimal
+    penalties: tuple[Penalty, ...]  # the ones that cost points, in the formula's order
+    calculation: str  # "10.0 - (3 × 2.0) - (5 × 0.5) = 1.5"
+    quality_rating: str
+    meets_criteria: bool
+    scoring_version: str
+    rubric_hash: str
+
+    def breakdown_dict(self) -> dict[str, Any]:
+        """The ``calculation_breakdown``: starting score, total penalty, each penalty."""
+        return {
+            "starting_score": STARTING_SCORE,
+            "total_penalty": float(self.total_penalty),
+            "penalties": [p.to_dict() for p in self.penalties],
+        }
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "overall_score": self.overall_score,
+            "grade": self.grade,
+            "rubric_tier": self.rubric_tier,
+            "rubric_description": self.rubric_description,
+            "calculation_breakdown": self.breakdown_dict(),
+            "calculation": self.calculation,
+            "quality_rating": self.quality_rating,
+            "meets_criteria": self.meets_criteria,
+            "scoring_version": self.scoring_version,
+            "rubric_hash": self.rubric_hash,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class DimensionScore:
+    """What :func:`calculate_dimension_score` gives: one dimension's score and its calculation."""
+
+    dimension: str
+    score: float
+    calculation: str  # "10.0 - (2 × 2.0) - (3 × 0.5) - (0 × 0.1) = 4.5"
+    scoring_version: str
+    rubric_hash: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "dimension": self.dimension,
+            "score": self.score,
+            "calculation": self.calculation,
+            "scoring_version": self.scoring_version,
+            "rubric_hash": self.rubric_hash,
+        }
+
+
 def _plural(n: int, one: str, many: str | None = None) -> str:
     return f"{n} {one if n == 1 else (many or one + 's')}"
 
@@ -245,7 +305,7 @@ def _terms(penalties: Iterable[Penalty]) -> list[str]:
     return [p.term for p in penalties if p.amount > 0 or p.type in ("critical_issues", "warning_issues")]
 
 
-def calculate_clarity_score(inputs: Mapping[str, Any], rubric: Rubric | None = None) -> dict[str, Any]:
+def calculate_clarity_score(inputs: Mapping[str, Any], rubric: Rubric | None = None) -> ClarityScore:
     """The overall clarity score of one document from its issue counts and content metrics.
 
     Args:
@@ -257,9 +317,10 @@ def calculate_clarity_score(inputs: Mapping[str, Any], rubric: Rubric | None = N
         rubric: weights and tiers (the default rubric when omitted).
 
     Returns:
-        ``overall_score``, ``grade``, ``rubric_tier``, ``rubric_description``,
-        ``calculation_breakdown``, ``quality_rating``, ``meets_criteria``, ``calculation``,
-        ``scoring_version`` and ``rubric_hash``.
+        A :class:`ClarityScore`; its ``to_dict()`` has ``overall_score``, ``grade``,
+        ``rubric_tier``, ``rubric_description``, ``calculation_breakdown``,
+        ``calculation``, ``quality_rating``, ``meets_criteria``, ``scoring_version`` and
+        ``rubric_hash``.
 
     Raises:
         UsageError: unknown keys, negative or non-integer counts, accuracy outside 0..1.
@@ -271,31 +332,29 @@ def calculate_clarity_score(inputs: Mapping[str, Any], rubric: Rubric | None = N
     raw = dec(STARTING_SCORE) - total
     score = finish(raw)
     tier = rubric.tier_for(score)
-    return {
-        "overall_score": score,
-        "grade": tier.grade,
-        "rubric_tier": tier.label,
-        "rubric_description": tier.description,
-        "calculation_breakdown": {
-            "starting_score": STARTING_SCORE,
-            "total_penalty": float(total),
-            "penalties": [p.to_dict() for p in penalties if p.amount > 0],
-        },
-        "calculation": calculation_text(_terms(penalties), raw, score),
-        "quality_rating": quality_rating(score),
-        "meets_criteria": tier.meets_criteria(values),
-        "scoring_version": SCORING_VERSION,
-        "rubric_hash": rubric.hash,
-    }
+    return ClarityScore(
+        overall_score=score,
+        grade=tier.grade,
+        rubric_tier=tier.label,
+        rubric_description=tier.description,
+        total_penalty=total,
+        penalties=tuple(p for p in penalties if p.amount > 0),
+        calculation=calculation_text(_terms(penalties), raw, score),
+        quality_rating=quality_rating(score),
+        meets_criteria=tier.meets_criteria(values),
+        scoring_version=SCORING_VERSION,
+        rubric_hash=rubric.hash,
+    )
 
 
 def calculate_dimension_score(
     dimension: str, critical: int, warning: int, info: int, *, rubric: Rubric | None = None
-) -> dict[str, Any]:
+) -> DimensionScore:
     """Score one dimension from the issues tagged with it.
 
-    Returns ``{"dimension", "score", "calculation"}`` (plus ``scoring_version``,
-    ``rubric_hash``), e.g. ``"10.0 - (2 × 2.0) - (3 × 0.5) - (0 × 0.1) = 4.5"``.
+    Returns a :class:`DimensionScore` (``dimension``, ``score``, ``calculation``,
+    ``scoring_version``, ``rubric_hash``); its calculation reads e.g.
+    ``"10.0 - (2 × 2.0) - (3 × 0.5) - (0 × 0.1) = 4.5"``.
     """
     if dimension not in DIMENSIONS:
         raise UsageError(f"unknown dimension {dimension!r}", hint=f"use one of {', '.join(DIMENSIONS)}")
@@ -307,13 +366,13 @@ def calculate_dimension_score(
     ]
     raw = dec(STARTING_SCORE) - sum((n * w for n, w in counts), Decimal(0))
     score = finish(raw)
-    return {
-        "dimension": dimension,
-        "score": score,
-        "calculation": calculation_text([f"({n} × {fmt(w)})" for n, w in counts], raw, score),
-        "scoring_version": SCORING_VERSION,
-        "rubric_hash": rubric.hash,
-    }
+    return DimensionScore(
+        dimension=dimension,
+        score=score,
+        calculation=calculation_text([f"({n} × {fmt(w)})" for n, w in counts], raw, score),
+        scoring_version=SCORING_VERSION,
+        rubric_hash=rubric.hash,
+    )
 
 
 # -- issues -------------------------------------------------------------------------------
@@ -372,14 +431,12 @@ def dimension_scores(
     out: dict[str, float] = {}
     for dim in DIMENSIONS:
         c = count_by_dimension(items, dim)
-        out[dim] = calculate_dimension_score(dim, c["critical"], c["warning"], c["info"], rubric=rubric)[
-            "score"
-        ]
+        out[dim] = calculate_dimension_score(dim, c["critical"], c["warning"], c["info"], rubric=rubric).score
     return out
 
 
 def dashboard_metrics(
-    inputs: Mapping[str, Any], *, result: Mapping[str, Any] | None = None, rubric: Rubric | None = None
+    inputs: Mapping[str, Any], *, result: ClarityScore | None = None, rubric: Rubric | None = None
 ) -> dict[str, Any]:
     """The ``dashboard_metrics`` of one document.
 
@@ -398,7 +455,7 @@ def dashboard_metrics(
     values = normalize_inputs(inputs)
     if result is None:
         result = calculate_clarity_score(inputs, rubric)
-    score = float(result["overall_score"])
+    score = result.overall_score
     total = values["total_code_blocks"]
     successful = values["successful_examples"]
     if successful is None:
@@ -420,7 +477,7 @@ def dashboard_metrics(
     else:
         health = "needs_attention"
     return {
-        "score_grade": result["grade"],
+        "score_grade": result.grade,
         "completeness_percent": completeness,
         "blocker_count": blockers,
         "health_status": health,

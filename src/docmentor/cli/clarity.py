@@ -12,7 +12,7 @@ from docmentor import UsageError
 from docmentor.cli.app import GateFailed, app, emit, open_engine, require_index
 
 if TYPE_CHECKING:
-    from docmentor import Rubric
+    from docmentor import ClarityReport, ClarityScore
 
 clarity_app = typer.Typer(
     help="Deterministic documentation clarity scores, explanations and roadmaps.",
@@ -72,12 +72,13 @@ def clarity_score(
     try:
         if source:
             require_index()
-            result = score_source(open_engine(create=False), source, rubric=rubric, target=target, llm=llm)
+            report = score_source(open_engine(create=False), source, rubric=rubric, target=target, llm=llm)
         else:
-            result = score_paths(list(paths or []), rubric=rubric, target=target, llm=llm)
+            report = score_paths(list(paths or []), rubric=rubric, target=target, llm=llm)
     finally:
         if llm is not None:
             llm.close()
+    result = report.to_dict()
     if history is not None:
         folder = Path(
             (source and open_engine(create=False).store.source(source).target) or (paths or [Path.cwd()])[0]
@@ -89,8 +90,8 @@ def clarity_score(
     if as_json:
         emit(result)
     else:
-        _print_clarity(result, rubric)
-    _clarity_gates(result, min_score=min_score, fail_on_critical=fail_on_critical)
+        _print_clarity(report, result["documents"])
+    _clarity_gates(report, min_score=min_score, fail_on_critical=fail_on_critical)
 
 
 def _llm_client() -> Any:
@@ -114,23 +115,24 @@ _COUNT_COLUMNS = ("score", "grade", "critical", "warning", "info", "broken links
 _COUNTED_PENALTIES = ("critical_issues", "warning_issues", "info_issues", "broken_links")
 
 
-def other_penalties(clarity_score: dict[str, Any]) -> str:
+def other_penalties(score: ClarityScore) -> str:
     """The score's penalties that no count column shows, e.g. "No complete executable examples
     found −1.5", so that every point lost is visible in the table ("" when there are none)."""
-    items = clarity_score.get("calculation_breakdown", {}).get("penalties", [])
     return "; ".join(
-        f"{str(p['explanation']).split(' × ')[0]} −{p['penalty']:g}"
-        for p in items
-        if p.get("type") not in _COUNTED_PENALTIES and p.get("penalty")
+        f"{p.explanation.split(' × ')[0]} −{float(p.amount):g}"
+        for p in score.penalties
+        if p.type not in _COUNTED_PENALTIES and p.amount
     )
 
 
-def _print_clarity(result: dict[str, Any], rubric: Rubric) -> None:
+def _print_clarity(report: ClarityReport, documents: list[dict[str, Any]]) -> None:
+    """The table, the summary, the trend (``documents`` as JSON, with their ``trend`` when
+    ``--history`` gave one) and what to fix first in the documents below the target."""
     from rich.console import Console
     from rich.markup import escape
     from rich.table import Table
 
-    from docmentor import PlannedFix, plan_roadmap, trend_summary
+    from docmentor import PlannedFix, trend_summary
 
     console = Console(soft_wrap=True, highlight=False, width=None if sys.stdout.isatty() else 160)
     table = Table(title="Documentation clarity", show_lines=False)
@@ -145,30 +147,29 @@ def _print_clarity(result: dict[str, Any], rubric: Rubric) -> None:
         "other penalties",
     ):
         table.add_column(col, justify="right" if col in _COUNT_COLUMNS else "left")
-    for d in result["documents"]:
-        cs, sm = d["clarity_score"], d["summary"]
+    for d in report.documents:
         table.add_row(
-            escape(d["path"]),  # a path such as pages/[slug].md is not rich markup
-            f"{cs['overall_score']:.1f}",
-            cs["grade"],
-            str(sm["critical_clarity_issues"]),
-            str(sm["warning_clarity_issues"]),
-            str(sm["info_clarity_issues"]),
-            str(sm["broken_links"]),
-            escape(other_penalties(cs)),
+            escape(d.path),  # a path such as pages/[slug].md is not rich markup
+            f"{d.score.overall_score:.1f}",
+            d.score.grade,
+            str(d.issue_count("critical")),
+            str(d.issue_count("warning")),
+            str(d.issue_count("info")),
+            str(d.broken_links),
+            escape(other_penalties(d.score)),
         )
     console.print(table)
-    s = result["summary"]
-    dist = ", ".join(f"{g} {n}" for g, n in s["grade_distribution"].items() if n)
+    s = report.summary
+    dist = ", ".join(f"{g} {n}" for g, n in s.grade_distribution.items() if n)
     console.print(
-        f"{s['documents']} documents, average {s['average_score']:.1f} ({s['average_grade']}); grades: {dist}"
+        f"{s.documents} documents, average {s.average_score:.1f} ({s.average_grade}); grades: {dist}"
     )
     console.print(
-        f"issues: {s['critical_issues']} critical, {s['warning_issues']} warning, {s['info_issues']} info; "
-        f"{s['below_target']} below the target {s['target_score']}; scoring {s['scoring_version']}, rubric {s['rubric_hash']}"
+        f"issues: {s.critical_issues} critical, {s.warning_issues} warning, {s.info_issues} info; "
+        f"{s.below_target} below the target {s.target_score}; scoring {s.scoring_version}, rubric {s.rubric_hash}"
     )
     # the trend, with --history: against each document's previous run
-    moved = trend_summary(result["documents"])
+    moved = trend_summary(documents)
     if moved is not None:
         changes = ", ".join(f"{c.path} {c.before:.1f} → {c.after:.1f}" for c in moved.most_changed)
         console.print(
@@ -177,19 +178,15 @@ def _print_clarity(result: dict[str, Any], rubric: Rubric) -> None:
             markup=False,
         )
     # why, and what to fix first: for the documents below the target (the worst first)
-    below = [d for d in result["documents"] if d["clarity_score"]["overall_score"] < s["target_score"]]
-    below.sort(key=lambda d: (d["clarity_score"]["overall_score"], d["path"]))
+    below = [d for d in report.documents if d.score.overall_score < s.target_score]
+    below.sort(key=lambda d: (d.score.overall_score, d.path))
     for d in below[:EXPLAINED_DOCUMENTS]:
-        explanation = d.get("score_explanation") or {}
-        console.print(f"\n{d['path']}: {explanation.get('human_explanation', '')}".rstrip(), markup=False)
-        steps = plan_roadmap(
-            d["clarity_score"]["overall_score"], s["target_score"], d["issues"], rubric=rubric
-        )
-        fixes = [
+        console.print(f"\n{d.path}: {d.explanation.human_explanation}".rstrip(), markup=False)
+        fixes = [  # the document's roadmap aims at the same target, with the same rubric
             f"{step.location}: {step.message} ({step.impact_text})"
             if isinstance(step, PlannedFix)
             else step.text
-            for step in steps.next_steps(FIXES_SHOWN)
+            for step in d.roadmap.next_steps(FIXES_SHOWN)
         ]
         for fix in fixes:
             console.print(f"  - {fix}", markup=False)
@@ -200,25 +197,20 @@ def _print_clarity(result: dict[str, Any], rubric: Rubric) -> None:
         )
 
 
-def _clarity_gates(result: dict[str, Any], *, min_score: float | None, fail_on_critical: bool) -> None:
-    docs = result["documents"]
+def _clarity_gates(report: ClarityReport, *, min_score: float | None, fail_on_critical: bool) -> None:
+    docs = report.documents
     if min_score is not None:
-        low = [d for d in docs if d["clarity_score"]["overall_score"] < min_score]
+        low = [d for d in docs if d.score.overall_score < min_score]
         if low:
-            names = ", ".join(f"{d['path']} ({d['clarity_score']['overall_score']:.1f})" for d in low[:5])
+            names = ", ".join(f"{d.path} ({d.score.overall_score:.1f})" for d in low[:5])
             more = f" and {len(low) - 5} more" if len(low) > 5 else ""
             raise GateFailed(f"{len(low)} document(s) below --min-score {min_score:g}: {names}{more}")
     if fail_on_critical:
-        crit = [
-            (d["path"], i)
-            for d in docs
-            for i in d["issues"]
-            if i["severity"] == "critical" and not i["counts_as"]
-        ]
+        crit = [(d.path, i) for d in docs for i in d.issues if i.severity == "critical" and not i.counts_as]
         if crit:
             path, first = crit[0]
             raise GateFailed(
-                f"{len(crit)} critical issue(s), first {path}:{first['line']} {first['type']}: {first['message']}"
+                f"{len(crit)} critical issue(s), first {path}:{first.line} {first.type}: {first.message}"
             )
 
 

@@ -8,6 +8,7 @@ all, sorts the issues deterministically and measures the content metrics;
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import os
 from pathlib import Path
@@ -54,20 +55,21 @@ def run_checks(doc: CheckedDocument) -> CheckResult:
         except Exception:
             log.exception("clarity check %r failed on %s", c.name, doc.path)
             continue
-        for issue in found:
-            issue.check = issue.check or c.name
-        issues.extend(found)
+        issues.extend(issue if issue.check else dataclasses.replace(issue, check=c.name) for issue in found)
     issues.sort(key=lambda i: (i.line, i.type, i.message, i.context_quote, i.check))
+    total_code_blocks = executable_examples = 0
+    try:
+        page = page_of(doc)
+        total_code_blocks = len(page.code_blocks)
+        executable_examples = examples.executable_examples(page)
+    except Exception:
+        log.exception("clarity metrics failed on %s", doc.path)
     metrics = ContentMetrics(
+        total_code_blocks=total_code_blocks,
+        executable_examples=executable_examples,
         broken_links=sum(1 for i in issues if i.counts_as == "broken_links"),
         missing_alt_text=sum(1 for i in issues if i.counts_as == "missing_alt_text"),
     )
-    try:
-        page = page_of(doc)
-        metrics.total_code_blocks = len(page.code_blocks)
-        metrics.executable_examples = examples.executable_examples(page)
-    except Exception:
-        log.exception("clarity metrics failed on %s", doc.path)
     return CheckResult(issues=issues, metrics=metrics)
 
 
