@@ -14,8 +14,8 @@ adapters over it.
 - **assembly** — ``Docmentor.assemble(query, …)`` returns a :class:`Digest`
   (:class:`DocumentScore`, :class:`DistilledSection`); its budget range :data:`MAX_TOKENS_RANGE`.
 - **library knowledge** — :func:`generate` (:class:`GenerationResult`);
-  :class:`LibraryKnowledge` (find_api: :class:`FoundApis` of :class:`ApiMatch`; get_examples,
-  overview); the registered knowledge
+  :class:`LibraryKnowledge` (find_api: :class:`FoundApis` of :class:`ApiMatch`; get_examples:
+  :class:`FoundExamples` of :class:`ExampleMatch`; overview); the registered knowledge
   bases: :func:`knowledge_bases` (:class:`KbRow`), :func:`remove_knowledge_base`
   (:class:`RemovedKnowledgeBase`); feedback: :func:`report_issue`, :class:`SessionLog`,
   :func:`analyze_feedback`, :func:`feedback_report`.
@@ -82,6 +82,8 @@ _EXPORTS: dict[str, str] = {
     "LibraryKnowledge": "docmentor.library.service.service",
     "FoundApis": "docmentor.library.service.results",
     "ApiMatch": "docmentor.library.service.results",
+    "FoundExamples": "docmentor.library.service.results",
+    "ExampleMatch": "docmentor.library.service.results",
     "knowledge_bases": "docmentor.library.service.registry",
     "remove_knowledge_base": "docmentor.library.service.registry",
     "RemovedKnowledgeBase": "docmentor.library.service.registry",
@@ -178,7 +180,9 @@ __all__ = [
     "DocumentClarity",
     "DocumentScore",
     "EmbedReport",
+    "ExampleMatch",
     "FoundApis",
+    "FoundExamples",
     "GenerationResult",
     "KbRow",
     "LLMClient",
@@ -284,7 +288,7 @@ if TYPE_CHECKING:
         knowledge_bases,
         remove_knowledge_base,
     )
-    from docmentor.library.service.results import ApiMatch, FoundApis
+    from docmentor.library.service.results import ApiMatch, ExampleMatch, FoundApis, FoundExamples
     from docmentor.library.service.service import LibraryKnowledge
     from docmentor.llm import LLMClient
     from docmentor.llm.config import LLMConfig

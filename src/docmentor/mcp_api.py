@@ -104,7 +104,7 @@ def api_tools(server: MCPServer, engine: Docmentor, *, api: bool, feedback: bool
                     library=library or None,
                 )
             )
-            return structured(found)
+            return structured(found.to_dict())
 
     if feedback:
 

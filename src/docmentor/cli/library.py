@@ -263,17 +263,17 @@ def api_examples(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """Code examples from the documentation for a task."""
-    data = open_knowledge().get_examples(task, apis_involved=api, complexity=complexity, library=library)
+    found = open_knowledge().get_examples(task, apis_involved=api, complexity=complexity, library=library)
     if as_json:
-        emit(data)
+        emit(found.to_dict())
         return
-    for w in data["warnings"]:
+    for w in found.warnings:
         print(f"warning: {w}", file=sys.stderr)
-    if not data["examples"]:
+    if not found.examples:
         print(f"no example matches {task!r}")
-    for ex in data["examples"]:
-        print(f"### {ex['title']}  [{ex['library']}] ({ex['source']}, {ex['complexity']})")
-        print(f"```{ex['language']}\n{ex['code'].rstrip()}\n```\n")
+    for ex in found.examples:
+        print(f"### {ex.title}  [{ex.library}] ({ex.source}, {ex.complexity})")
+        print(f"```{ex.language}\n{ex.code.rstrip()}\n```\n")
 
 
 @api_app.command("overview")

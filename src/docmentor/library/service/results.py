@@ -102,3 +102,60 @@ class FoundApis:
             "versions": dict(self.versions),
             "warnings": list(self.warnings),
         }
+
+
+@dataclass(frozen=True, slots=True)
+class ExampleMatch:
+    """One code example get_examples found: its code and what it uses; ``deprecated_apis``
+    the deprecated APIs it calls (api_id → the library's reason), ``drift`` what the installed
+    version does not support in it, ``source`` where it is (``path:line``)."""
+
+    example_id: str
+    library: str
+    title: str
+    code: str
+    language: str
+    apis_used: tuple[str, ...]
+    complexity: str
+    prerequisites: tuple[str, ...]
+    validated: bool | None  # None: not run
+    deprecated_apis: Mapping[str, str]
+    drift: tuple[str, ...]
+    source: str
+    relevance: float
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "example_id": self.example_id,
+            "library": self.library,
+            "title": self.title,
+            "code": self.code,
+            "language": self.language,
+            "apis_used": list(self.apis_used),
+            "complexity": self.complexity,
+            "prerequisites": list(self.prerequisites),
+            "validated": self.validated,
+            "deprecated_apis": dict(self.deprecated_apis),
+            "drift": list(self.drift),
+            "source": self.source,
+            "relevance": self.relevance,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class FoundExamples:
+    """get_examples's answer: the examples for ``task``, best first; the library versions they
+    describe and warnings (the project pins another version; APIs named that do not exist)."""
+
+    task: str
+    examples: tuple[ExampleMatch, ...]
+    versions: Mapping[str, str | None]
+    warnings: tuple[str, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "task": self.task,
+            "examples": [e.to_dict() for e in self.examples],
+            "versions": dict(self.versions),
+            "warnings": list(self.warnings),
+        }

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from docmentor.embeddings import MODEL_ID, embedder_loaded, get_embedder
 from docmentor.errors import DocmentorError, NotFoundError, UsageError
 from docmentor.library.find.retrieval import SECTIONS, WEAK_MATCH, ApiIndex
-from docmentor.library.service.results import ApiMatch, FoundApis
+from docmentor.library.service.results import ApiMatch, ExampleMatch, FoundApis, FoundExamples
 from docmentor.library.surface.docstrings import display
 from docmentor.sources.project_files import pinned_version, requirement, requirement_cached
 
@@ -189,7 +189,7 @@ class LibraryKnowledge:
         complexity: str = "any",
         library: str | None = None,
         limit: int = 3,
-    ) -> dict[str, Any]:
+    ) -> FoundExamples:
         if complexity not in COMPLEXITIES:
             raise UsageError(
                 f"unknown complexity {complexity!r}", hint=f"use one of {', '.join(COMPLEXITIES)}"
@@ -202,25 +202,25 @@ class LibraryKnowledge:
         found = index.examples_for(
             task_description, apis=apis_involved or [], complexity=complexity, library=lib, limit=limit
         )
-        examples: list[dict[str, Any]] = [
-            {
-                "example_id": ex.example_id,
-                "library": name,
-                "title": ex.title,
-                "code": ex.code,
-                "language": ex.language,
-                "apis_used": list(ex.apis_used),
-                "complexity": ex.complexity,
-                "prerequisites": list(ex.prerequisites),
-                "validated": ex.validated,
-                "deprecated_apis": {a: display(r) for a, r in index.deprecated_in(name, ex).items()},
-                "drift": list(ex.drift),
-                "source": f"{ex.path}:{ex.line}",
-                "relevance": round(score, 4),
-            }
+        examples = tuple(
+            ExampleMatch(
+                example_id=ex.example_id,
+                library=name,
+                title=ex.title,
+                code=ex.code,
+                language=ex.language,
+                apis_used=tuple(ex.apis_used),
+                complexity=ex.complexity,
+                prerequisites=tuple(ex.prerequisites),
+                validated=ex.validated,
+                deprecated_apis={a: display(r) for a, r in index.deprecated_in(name, ex).items()},
+                drift=tuple(ex.drift),
+                source=f"{ex.path}:{ex.line}",
+                relevance=round(score, 4),
+            )
             for name, ex, score in found
-        ]
-        libs = sorted({e["library"] for e in examples})
+        )
+        libs = sorted({e.library for e in examples})
         versions, warnings = self._version_info(libs or sorted(self._versions))
         unknown = index.unknown_apis(apis_involved or [], lib)
         if unknown:
@@ -228,7 +228,9 @@ class LibraryKnowledge:
                 f"no API named {', '.join(repr(a) for a in unknown)} in the knowledge base"
                 f"{f' of {lib}' if lib else ''}: examples chosen by the task alone for those"
             )
-        return {"task": task_description, "examples": examples, "versions": versions, "warnings": warnings}
+        return FoundExamples(
+            task=task_description, examples=examples, versions=versions, warnings=tuple(warnings)
+        )
 
     def overview(self, library: str | None = None, *, aspect: str = "all") -> dict[str, Any]:
         from docmentor.store.kb import load_overview
