@@ -461,7 +461,7 @@ def test_version_warning_when_the_project_pins_another_version(
         "minidb 1.2.0" in warning and f"minidb {pinned}" in warning.lower()
     )  # the name as the project writes it
     # every answer carries it
-    assert LibraryKnowledge(engine).overview("minidb", aspect="quickstart")["warnings"] == [warning]
+    assert LibraryKnowledge(engine).overview("minidb", aspect="quickstart").to_dict()["warnings"] == [warning]
 
 
 @pytest.mark.parametrize(

@@ -15,7 +15,8 @@ adapters over it.
   (:class:`DocumentScore`, :class:`DistilledSection`); its budget range :data:`MAX_TOKENS_RANGE`.
 - **library knowledge** — :func:`generate` (:class:`GenerationResult`);
   :class:`LibraryKnowledge` (find_api: :class:`FoundApis` of :class:`ApiMatch`; get_examples:
-  :class:`FoundExamples` of :class:`ExampleMatch`; overview); the registered knowledge
+  :class:`FoundExamples` of :class:`ExampleMatch`; overview: :class:`LibraryOverview`); the
+  registered knowledge
   bases: :func:`knowledge_bases` (:class:`KbRow`), :func:`remove_knowledge_base`
   (:class:`RemovedKnowledgeBase`); feedback: :func:`report_issue`, :class:`SessionLog`,
   :func:`analyze_feedback`, :func:`feedback_report`.
@@ -84,6 +85,7 @@ _EXPORTS: dict[str, str] = {
     "ApiMatch": "docmentor.library.service.results",
     "FoundExamples": "docmentor.library.service.results",
     "ExampleMatch": "docmentor.library.service.results",
+    "LibraryOverview": "docmentor.library.service.results",
     "knowledge_bases": "docmentor.library.service.registry",
     "remove_knowledge_base": "docmentor.library.service.registry",
     "RemovedKnowledgeBase": "docmentor.library.service.registry",
@@ -189,6 +191,7 @@ __all__ = [
     "LLMConfig",
     "Labels",
     "LibraryKnowledge",
+    "LibraryOverview",
     "NotFoundError",
     "PlannedFix",
     "QuickWin",
@@ -288,7 +291,13 @@ if TYPE_CHECKING:
         knowledge_bases,
         remove_knowledge_base,
     )
-    from docmentor.library.service.results import ApiMatch, ExampleMatch, FoundApis, FoundExamples
+    from docmentor.library.service.results import (
+        ApiMatch,
+        ExampleMatch,
+        FoundApis,
+        FoundExamples,
+        LibraryOverview,
+    )
     from docmentor.library.service.service import LibraryKnowledge
     from docmentor.llm import LLMClient
     from docmentor.llm.config import LLMConfig

@@ -58,7 +58,7 @@ def api_tools(server: MCPServer, engine: Docmentor, *, api: bool, feedback: bool
             Name the library when several are registered (the instructions list them). States
             the library version it describes."""
             session.record("get_library_overview", {"aspect": aspect, "library": library})
-            return structured(await run(lambda: knowledge.overview(library, aspect=aspect)))
+            return structured((await run(lambda: knowledge.overview(library, aspect=aspect))).to_dict())
 
         @tool(server, annotations=READ_ONLY, title="Find an API")
         async def find_api(

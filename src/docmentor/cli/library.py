@@ -285,12 +285,12 @@ def api_overview(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """The library's overview from its knowledge base."""
-    data = open_knowledge().overview(library, aspect=aspect)
+    overview = open_knowledge().overview(library, aspect=aspect)
     if as_json:
-        emit(data)
+        emit(overview.to_dict())
         return
-    print(f"# {data['library']} {data['versions'].get(data['library']) or ''}".rstrip())
-    print(data["overview"])
+    print(f"# {overview.library} {overview.versions.get(overview.library) or ''}".rstrip())
+    print(overview.overview)
 
 
 @feedback_app.command("analyze", short_help="What agents failed to find, and what to fix.")

@@ -159,3 +159,27 @@ class FoundExamples:
             "versions": dict(self.versions),
             "warnings": list(self.warnings),
         }
+
+
+@dataclass(frozen=True, slots=True)
+class LibraryOverview:
+    """The overview of ``library`` from its knowledge base: ``overview`` the text of the
+    ``aspect`` asked for (every aspect, each under its own heading, for "all"), the library's
+    description; the version it describes and warnings (the project pins another version)."""
+
+    library: str
+    aspect: str
+    overview: str
+    description: str | None
+    versions: Mapping[str, str | None]
+    warnings: tuple[str, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "library": self.library,
+            "aspect": self.aspect,
+            "overview": self.overview,
+            "description": self.description,
+            "versions": dict(self.versions),
+            "warnings": list(self.warnings),
+        }

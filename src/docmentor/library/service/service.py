@@ -16,7 +16,13 @@ from typing import TYPE_CHECKING, Any
 from docmentor.embeddings import MODEL_ID, embedder_loaded, get_embedder
 from docmentor.errors import DocmentorError, NotFoundError, UsageError
 from docmentor.library.find.retrieval import SECTIONS, WEAK_MATCH, ApiIndex
-from docmentor.library.service.results import ApiMatch, ExampleMatch, FoundApis, FoundExamples
+from docmentor.library.service.results import (
+    ApiMatch,
+    ExampleMatch,
+    FoundApis,
+    FoundExamples,
+    LibraryOverview,
+)
 from docmentor.library.surface.docstrings import display
 from docmentor.sources.project_files import pinned_version, requirement, requirement_cached
 
@@ -232,7 +238,7 @@ class LibraryKnowledge:
             task=task_description, examples=examples, versions=versions, warnings=tuple(warnings)
         )
 
-    def overview(self, library: str | None = None, *, aspect: str = "all") -> dict[str, Any]:
+    def overview(self, library: str | None = None, *, aspect: str = "all") -> LibraryOverview:
         from docmentor.store.kb import load_overview
 
         if aspect not in ASPECTS:
@@ -252,14 +258,14 @@ class LibraryKnowledge:
         # each aspect starts with its own heading
         text = "\n\n".join(v for v in aspects.values() if v) if aspect == "all" else aspects.get(aspect, "")
         versions, warnings = self._version_info([lib])
-        return {
-            "library": lib,
-            "aspect": aspect,
-            "overview": text,
-            "description": data.get("description", ""),
-            "versions": versions,
-            "warnings": warnings,
-        }
+        return LibraryOverview(
+            library=lib,
+            aspect=aspect,
+            overview=text,
+            description=data.get("description", ""),
+            versions=versions,
+            warnings=tuple(warnings),
+        )
 
     # -- versions -----------------------------------------------------------------------
     def _version_info(self, libraries: list[str]) -> tuple[dict[str, str | None], list[str]]:
