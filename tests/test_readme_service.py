@@ -664,11 +664,11 @@ seen = []
 for i in range(50):
     if i % 2 == 0:
         r = report_issue(store, query="how do I  compact the database", issue_type="missing_example",
-                         library="minidb")
+                         library="minidb").to_dict()
         seen.append(r["times_reported"])
     else:
         r = report_issue(store, query=f"writer {w} question {i}", issue_type="unclear_docs", library="minidb",
-                         apis_tried=["minidb.core.Database.drop", f"minidb.w{w}"], error_message=None)
+                         apis_tried=["minidb.core.Database.drop", f"minidb.w{w}"], error_message=None).to_dict()
         assert r["times_reported"] == 1, r
 print(" ".join(map(str, seen)))
 """
@@ -732,7 +732,7 @@ def test_feedback_concurrent_writers_and_analyze(
         "Improve the descriptions of 5 API(s): minidb.core.Database.drop, "
         + ", ".join(f"minidb.w{w}" for w in range(4)),
     ]
-    assert data == analyze(Docmentor(db, create=False).store)
+    assert data == analyze(Docmentor(db, create=False).store).to_dict()
 
     text = cli.ok("feedback", "analyze")
     assert text.startswith(
@@ -829,11 +829,12 @@ def test_a_report_without_a_library_is_filed_under_the_one_it_is_about(engine: D
     from docmentor.library.service.feedback import analyze, report_issue
 
     report_issue(engine.store, query="compact the file", issue_type="missing_example")
-    assert analyze(engine.store, library="minidb")["summary"]["total_issues"] == 1
+    assert analyze(engine.store, library="minidb").to_dict()["summary"]["total_issues"] == 1
     # asked about no library, every report about one: the summary names it
-    assert analyze(engine.store)["summary"]["library"] == "minidb"
+    assert analyze(engine.store).to_dict()["summary"]["library"] == "minidb"
     # with several libraries registered: the one its APIs or the session's last call name
     from docmentor.library.service.feedback import _inferred_library
+    from docmentor.library.service.results import ToolCall
     from docmentor.store.kb import KbRow
 
     rows = [KbRow(lib, "1", "p", "t", 1, 1, 1) for lib in ("minidb", "other")]
@@ -841,7 +842,9 @@ def test_a_report_without_a_library_is_filed_under_the_one_it_is_about(engine: D
         mp.setattr("docmentor.store.kb.list_kbs", lambda store: rows)
         assert _inferred_library(engine.store, ["other.Thing.run"], []) == "other"
         assert (
-            _inferred_library(engine.store, [], [{"tool": "find_api", "arguments": {"library": "minidb"}}])
+            _inferred_library(
+                engine.store, [], [ToolCall("find_api", {"library": "minidb"}, "2026-01-01T00:00:00Z")]
+            )
             == "minidb"
         )
         assert _inferred_library(engine.store, ["minidb.x", "other.y"], []) is None

@@ -18,8 +18,10 @@ adapters over it.
   :class:`FoundExamples` of :class:`ExampleMatch`; overview: :class:`LibraryOverview`); the
   registered knowledge
   bases: :func:`knowledge_bases` (:class:`KbRow`), :func:`remove_knowledge_base`
-  (:class:`RemovedKnowledgeBase`); feedback: :func:`report_issue`, :class:`SessionLog`,
-  :func:`analyze_feedback`, :func:`feedback_report`.
+  (:class:`RemovedKnowledgeBase`); feedback: :func:`report_issue` (:class:`LoggedIssue`),
+  :class:`SessionLog` (:class:`ToolCall`), :func:`analyze_feedback` (:class:`FeedbackAnalysis`:
+  :class:`FeedbackSummary`, :class:`FailingQuery`, :class:`UnclearApi`, :class:`SearchQuality`),
+  :func:`feedback_report`.
 - **clarity** — :func:`score_text`, :func:`score_paths`, :func:`score_source`,
   :func:`score_document` (:class:`ReadPolicy`) and what they return: :class:`ClarityReport`
   (:class:`ClaritySummary`) of :class:`DocumentClarity` (:class:`DimensionEvaluation`,
@@ -94,6 +96,13 @@ _EXPORTS: dict[str, str] = {
     "SessionLog": "docmentor.library.service.feedback",
     "analyze_feedback": "docmentor.library.service.feedback",
     "feedback_report": "docmentor.library.service.feedback",
+    "LoggedIssue": "docmentor.library.service.results",
+    "ToolCall": "docmentor.library.service.results",
+    "FeedbackAnalysis": "docmentor.library.service.results",
+    "FeedbackSummary": "docmentor.library.service.results",
+    "FailingQuery": "docmentor.library.service.results",
+    "UnclearApi": "docmentor.library.service.results",
+    "SearchQuality": "docmentor.library.service.results",
     # clarity
     "score_text": "docmentor.clarity",
     "score_paths": "docmentor.clarity",
@@ -183,6 +192,9 @@ __all__ = [
     "DocumentScore",
     "EmbedReport",
     "ExampleMatch",
+    "FailingQuery",
+    "FeedbackAnalysis",
+    "FeedbackSummary",
     "FoundApis",
     "FoundExamples",
     "GenerationResult",
@@ -192,6 +204,7 @@ __all__ = [
     "Labels",
     "LibraryKnowledge",
     "LibraryOverview",
+    "LoggedIssue",
     "NotFoundError",
     "PlannedFix",
     "QuickWin",
@@ -205,6 +218,7 @@ __all__ = [
     "ScoreExplanation",
     "ScorePenalty",
     "SearchHit",
+    "SearchQuality",
     "SearchRun",
     "SessionLog",
     "SourceInfo",
@@ -212,7 +226,9 @@ __all__ = [
     "SourceSpec",
     "SourceUnavailableError",
     "StoreError",
+    "ToolCall",
     "TrendSummary",
+    "UnclearApi",
     "UnindexedSources",
     "UsageError",
     "__version__",
@@ -294,9 +310,16 @@ if TYPE_CHECKING:
     from docmentor.library.service.results import (
         ApiMatch,
         ExampleMatch,
+        FailingQuery,
+        FeedbackAnalysis,
+        FeedbackSummary,
         FoundApis,
         FoundExamples,
         LibraryOverview,
+        LoggedIssue,
+        SearchQuality,
+        ToolCall,
+        UnclearApi,
     )
     from docmentor.library.service.service import LibraryKnowledge
     from docmentor.llm import LLMClient

@@ -139,4 +139,4 @@ def api_tools(server: MCPServer, engine: Docmentor, *, api: bool, feedback: bool
                     session_context=context,
                 )
             )
-            return structured(reported)
+            return structured(reported.to_dict())

@@ -308,8 +308,8 @@ def feedback_analyze(
 
     require_index()
     engine = open_engine(create=True)
-    data = analyze_feedback(engine.store, library)
-    if library is not None and not data["summary"]["total_issues"]:
+    analysis = analyze_feedback(engine.store, library)
+    if library is not None and not analysis.summary.total_issues:
         from docmentor import knowledge_bases
 
         known = sorted({k.library for k in knowledge_bases(engine)})
@@ -318,6 +318,7 @@ def feedback_analyze(
                 f"no knowledge base and no reports for {library!r}",
                 hint=f"known: {', '.join(known) or 'none'}",
             )
+    data = analysis.to_dict()
     if output_report is not None:
         try:
             output_report.write_text(json.dumps(data, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
@@ -326,4 +327,4 @@ def feedback_analyze(
     if as_json:
         emit(data)
     else:
-        sys.stdout.write(feedback_report(data))
+        sys.stdout.write(feedback_report(analysis))

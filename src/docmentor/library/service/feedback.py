@@ -13,10 +13,20 @@ from __future__ import annotations
 import hashlib
 import json
 from collections import Counter, deque
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any, Literal
 
 from docmentor.errors import UsageError
+from docmentor.library.service.results import (
+    FailingQuery,
+    FeedbackAnalysis,
+    FeedbackSummary,
+    LoggedIssue,
+    SearchQuality,
+    ToolCall,
+    UnclearApi,
+)
 from docmentor.store.db import Store
 from docmentor.store.feedback import feedback_rows, record_feedback
 
@@ -29,21 +39,21 @@ class SessionLog:
     """The last tool calls of this process, attached to reports as session context."""
 
     def __init__(self, size: int = 8) -> None:
-        self._calls: deque[dict[str, Any]] = deque(maxlen=size)
+        self._calls: deque[ToolCall] = deque(maxlen=size)
 
     def record(self, tool: str, arguments: dict[str, Any]) -> None:
         args = {k: (v[:300] if isinstance(v, str) else v) for k, v in arguments.items()}
-        self._calls.append({"tool": tool, "arguments": args, "at": _now()})
+        self._calls.append(ToolCall(tool=tool, arguments=args, at=_now()))
 
-    def recent(self) -> list[dict[str, Any]]:
-        return list(self._calls)
+    def recent(self) -> tuple[ToolCall, ...]:
+        return tuple(self._calls)
 
 
 def _now() -> str:
     return datetime.now(UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z")
 
 
-def _inferred_library(store: Store, apis: list[str], context: list[dict[str, Any]]) -> str | None:
+def _inferred_library(store: Store, apis: list[str], context: Sequence[ToolCall]) -> str | None:
     """The library a report without one is about: the only one registered, else the one its
     APIs (``httpx.Client.send``) or this session's latest call named; None when unclear."""
     from docmentor.store.kb import list_kbs
@@ -55,7 +65,7 @@ def _inferred_library(store: Store, apis: list[str], context: list[dict[str, Any
     if len(named) == 1:
         return named.pop()
     for call in reversed(context):
-        lib = (call.get("arguments") or {}).get("library")
+        lib = call.arguments.get("library")
         if lib in known:
             return str(lib)
     return None
@@ -70,16 +80,17 @@ def report_issue(
     apis_tried: list[str] | None = None,
     error_message: str | None = None,
     code_attempted: str | None = None,
-    session_context: list[dict[str, Any]] | None = None,
-) -> dict[str, Any]:
-    """Store one report (or count a repeat) and answer with suggestions."""
+    session_context: Sequence[ToolCall] = (),
+) -> LoggedIssue:
+    """Store one report (or count a repeat) and answer with suggestions; ``session_context``
+    the reporting session's last tool calls (:meth:`SessionLog.recent`)."""
     if not query.strip():
         raise UsageError("report_issue needs the query: what you were trying to do")
     if issue_type not in ISSUE_TYPES:
         raise UsageError(f"unknown issue_type {issue_type!r}", hint=f"use one of {', '.join(ISSUE_TYPES)}")
     apis = sorted({a.strip() for a in apis_tried or [] if a and a.strip()})
     if library is None:
-        library = _inferred_library(store, apis, session_context or [])
+        library = _inferred_library(store, apis, session_context)
     error = (error_message or "")[:MAX_TEXT] or None
     code = (code_attempted or "")[:MAX_TEXT] or None
     key = hashlib.sha256(
@@ -97,17 +108,17 @@ def report_issue(
         apis_tried=apis,
         error_message=error,
         code_attempted=code,
-        session_context=session_context or [],
+        session_context=[call.to_dict() for call in session_context],
         at=stamp,
     )
-    return {
-        "status": "logged",
-        "issue_type": issue_type,
-        "query": query,
-        "library": library,
-        "times_reported": count,
-        "suggestions": suggestions(issue_type, query=query, apis=apis, error=error, library=library),
-    }
+    return LoggedIssue(
+        status="logged",
+        issue_type=issue_type,
+        query=query,
+        library=library,
+        times_reported=count,
+        suggestions=tuple(suggestions(issue_type, query=query, apis=apis, error=error, library=library)),
+    )
 
 
 def suggestions(
@@ -138,64 +149,54 @@ def suggestions(
     return out
 
 
-def load_reports(store: Store, library: str | None = None) -> list[dict[str, Any]]:
-    return [
-        {
-            "library": r.library,
-            "query": r.query,
-            "issue_type": r.issue_type,
-            "apis_tried": list(r.apis_tried),
-            "error_message": r.error_message,
-            "code_attempted": r.code_attempted,
-            "count": r.count,
-            "first_seen": r.first_seen,
-            "last_seen": r.last_seen,
-            "session_context": list(r.session_context),
-        }
-        for r in feedback_rows(store, library)
-    ]
+def _recommendation(kind: str, query: str, apis: set[str]) -> str:
+    """What to fix for a query mostly reported as ``kind``."""
+    if kind == "missing_example":
+        return f"Add an example for: {query}"
+    if kind == "unclear_docs":
+        return f"Improve the description of: {', '.join(sorted(apis)) or query}"
+    if kind in ("error", "wrong_signature"):
+        return f"Validate the documentation for: {query}"
+    return "Investigate further"
 
 
-def analyze(store: Store, library: str | None = None) -> dict[str, Any]:
+def analyze(store: Store, library: str | None = None) -> FeedbackAnalysis:
     """The feedback report: summary, top failing queries, gaps, search quality, recommendations."""
-    reports = load_reports(store, library)
-    total = sum(r["count"] for r in reports)
+    reports = feedback_rows(store, library)
+    total = sum(r.count for r in reports)
     by_query: Counter[str] = Counter()
     types_of: dict[str, Counter[str]] = {}
     apis_of: dict[str, set[str]] = {}
     for r in reports:
-        q = " ".join(r["query"].split())
-        by_query[q] += r["count"]
-        types_of.setdefault(q, Counter())[r["issue_type"]] += r["count"]
-        apis_of.setdefault(q, set()).update(r["apis_tried"])
-    top = []
-    for q, n in sorted(by_query.items(), key=lambda t: (-t[1], t[0]))[:10]:
-        kind = types_of[q].most_common(1)[0][0]
-        if kind == "missing_example":
-            fix = f"Add an example for: {q}"
-        elif kind == "unclear_docs":
-            fix = f"Improve the description of: {', '.join(sorted(apis_of[q])) or q}"
-        elif kind in ("error", "wrong_signature"):
-            fix = f"Validate the documentation for: {q}"
-        else:
-            fix = "Investigate further"
-        top.append({"query": q, "count": n, "issue_types": dict(types_of[q]), "recommendation": fix})
-    missing = sorted({" ".join(r["query"].split()) for r in reports if r["issue_type"] == "missing_example"})
+        q = " ".join(r.query.split())
+        by_query[q] += r.count
+        types_of.setdefault(q, Counter())[r.issue_type] += r.count
+        apis_of.setdefault(q, set()).update(r.apis_tried)
+    top = tuple(
+        FailingQuery(
+            query=q,
+            count=n,
+            issue_types=dict(types_of[q]),
+            recommendation=_recommendation(types_of[q].most_common(1)[0][0], q, apis_of[q]),
+        )
+        for q, n in sorted(by_query.items(), key=lambda t: (-t[1], t[0]))[:10]
+    )
+    missing = sorted({" ".join(r.query.split()) for r in reports if r.issue_type == "missing_example"})
     unclear: Counter[str] = Counter()
     for r in reports:
-        if r["issue_type"] in ("unclear_docs", "wrong_signature"):
-            for api in r["apis_tried"]:
-                unclear[api] += r["count"]
+        if r.issue_type in ("unclear_docs", "wrong_signature"):
+            for api in r.apis_tried:
+                unclear[api] += r.count
     # A report whose session ran find_api (or get_examples) and still ended stuck points at search.
     searched = [
         r
         for r in reports
-        if any(c.get("tool") in ("find_api", "get_examples", "search_docs") for c in r["session_context"])
+        if any(c.get("tool") in ("find_api", "get_examples", "search_docs") for c in r.session_context)
     ]
-    search_quality = {
-        "reports_after_a_search": sum(r["count"] for r in searched),
-        "queries": sorted({" ".join(r["query"].split()) for r in searched})[:20],
-    }
+    search_quality = SearchQuality(
+        reports_after_a_search=sum(r.count for r in searched),
+        queries=tuple(sorted({" ".join(r.query.split()) for r in searched})[:20]),
+    )
     # ties by name, so the report does not depend on which writer came first
     unclear_ranked = sorted(unclear.items(), key=lambda t: (-t[1], t[0]))
     recs = []
@@ -205,54 +206,54 @@ def analyze(store: Store, library: str | None = None) -> dict[str, Any]:
         recs.append(
             f"Improve the descriptions of {len(unclear)} API(s): {', '.join(a for a, _ in unclear_ranked[:5])}"
         )
-    wrong = sum(r["count"] for r in reports if r["issue_type"] == "wrong_signature")
+    wrong = sum(r.count for r in reports if r.issue_type == "wrong_signature")
     if wrong:
         recs.append(
             f"Re-validate signatures: {wrong} report(s) of a wrong signature (docmentor readme-llm drift)"
         )
-    if search_quality["reports_after_a_search"]:
+    if search_quality.reports_after_a_search:
         recs.append(
             "Review find_api results for the queries that failed after a search (importance weights, examples)"
         )
-    firsts = [r["first_seen"] for r in reports]
-    lasts = [r["last_seen"] for r in reports]
     # the library asked about, else the one every report is about (None: several, or none)
-    about = {r["library"] for r in reports}
+    about = {r.library for r in reports}
     if library is None and len(about) == 1:
         library = next(iter(about))
-    return {
-        "summary": {
-            "total_issues": total,
-            "distinct_reports": len(reports),
-            "unique_queries": len(by_query),
-            "by_type": {t: sum(r["count"] for r in reports if r["issue_type"] == t) for t in ISSUE_TYPES},
-            "time_period": [min(firsts), max(lasts)] if reports else None,
-            "library": library,
-        },
-        "top_failing_queries": top,
-        "missing_examples": missing,
-        "unclear_apis": [{"api": a, "count": n} for a, n in unclear_ranked[:20]],
-        "search_quality": search_quality,
-        "recommendations": recs,
-    }
+    return FeedbackAnalysis(
+        summary=FeedbackSummary(
+            total_issues=total,
+            distinct_reports=len(reports),
+            unique_queries=len(by_query),
+            by_type={t: sum(r.count for r in reports if r.issue_type == t) for t in ISSUE_TYPES},
+            time_period=(min(r.first_seen for r in reports), max(r.last_seen for r in reports))
+            if reports
+            else None,
+            library=library,
+        ),
+        top_failing_queries=top,
+        missing_examples=tuple(missing),
+        unclear_apis=tuple(UnclearApi(api=a, count=n) for a, n in unclear_ranked[:20]),
+        search_quality=search_quality,
+        recommendations=tuple(recs),
+    )
 
 
-def report_text(analysis: dict[str, Any]) -> str:
+def report_text(analysis: FeedbackAnalysis) -> str:
     """The feedback report as text: summary, then one block per finding, then recommendations."""
-    s = analysis["summary"]
+    s = analysis.summary
     lines = ["Feedback Analysis Report", "========================", "", "Summary:"]
-    lines.append(f"- Total issues: {s['total_issues']}")
-    lines.append(f"- Unique queries: {s['unique_queries']}")
-    if s["time_period"]:
-        lines.append(f"- Time period: {s['time_period'][0]} to {s['time_period'][1]}")
+    lines.append(f"- Total issues: {s.total_issues}")
+    lines.append(f"- Unique queries: {s.unique_queries}")
+    if s.time_period:
+        lines.append(f"- Time period: {s.time_period[0]} to {s.time_period[1]}")
     lines += ["", "Top Failing Queries:"]
-    for i, q in enumerate(analysis["top_failing_queries"], 1):
-        lines.append(f'{i}. "{q["query"]}" ({q["count"]} failure{"s" if q["count"] != 1 else ""})')
-        lines.append(f"   → Recommendation: {q['recommendation']}")
-    lines += ["", f"Missing Examples ({len(analysis['missing_examples'])} gaps identified):"]
-    lines += [f"- {m}" for m in analysis["missing_examples"]]
-    lines += ["", "Unclear APIs:"] + [f"- {u['api']} ({u['count']})" for u in analysis["unclear_apis"]]
-    sq = analysis["search_quality"]
-    lines += ["", "Search Quality Issues:", f"- {sq['reports_after_a_search']} report(s) came after a search"]
-    lines += ["", "Recommendations:"] + [f"✓ {r}" for r in analysis["recommendations"]]
+    for i, q in enumerate(analysis.top_failing_queries, 1):
+        lines.append(f'{i}. "{q.query}" ({q.count} failure{"s" if q.count != 1 else ""})')
+        lines.append(f"   → Recommendation: {q.recommendation}")
+    lines += ["", f"Missing Examples ({len(analysis.missing_examples)} gaps identified):"]
+    lines += [f"- {m}" for m in analysis.missing_examples]
+    lines += ["", "Unclear APIs:"] + [f"- {u.api} ({u.count})" for u in analysis.unclear_apis]
+    sq = analysis.search_quality
+    lines += ["", "Search Quality Issues:", f"- {sq.reports_after_a_search} report(s) came after a search"]
+    lines += ["", "Recommendations:"] + [f"✓ {r}" for r in analysis.recommendations]
     return "\n".join(lines) + "\n"

@@ -183,3 +183,130 @@ class LibraryOverview:
             "versions": dict(self.versions),
             "warnings": list(self.warnings),
         }
+
+
+# -- feedback ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCall:
+    """One tool call of a server process (its string arguments cut short), as a report's
+    session context keeps it; ``at`` is its UTC time (ISO 8601, seconds)."""
+
+    tool: str
+    arguments: Mapping[str, Any]
+    at: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"tool": self.tool, "arguments": dict(self.arguments), "at": self.at}
+
+
+@dataclass(frozen=True, slots=True)
+class LoggedIssue:
+    """report_issue's answer: the report as logged (``library`` the one it is about, inferred
+    when not given; None when unclear), how many times it has been reported, and what to try now."""
+
+    status: str  # "logged"
+    issue_type: str
+    query: str
+    library: str | None
+    times_reported: int
+    suggestions: tuple[str, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "status": self.status,
+            "issue_type": self.issue_type,
+            "query": self.query,
+            "library": self.library,
+            "times_reported": self.times_reported,
+            "suggestions": list(self.suggestions),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class FeedbackSummary:
+    """How many issues were reported (repeats counted), as how many distinct reports and
+    queries, by issue type; the first and last report's times; the library they are about
+    (None: several, or none)."""
+
+    total_issues: int
+    distinct_reports: int
+    unique_queries: int
+    by_type: Mapping[str, int]
+    time_period: tuple[str, str] | None
+    library: str | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "total_issues": self.total_issues,
+            "distinct_reports": self.distinct_reports,
+            "unique_queries": self.unique_queries,
+            "by_type": dict(self.by_type),
+            "time_period": list(self.time_period) if self.time_period is not None else None,
+            "library": self.library,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class FailingQuery:
+    """A query agents got stuck on: how often, as which issue types, and what to fix."""
+
+    query: str
+    count: int
+    issue_types: Mapping[str, int]
+    recommendation: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "query": self.query,
+            "count": self.count,
+            "issue_types": dict(self.issue_types),
+            "recommendation": self.recommendation,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class UnclearApi:
+    """An API reported unclear or with a wrong signature, and how often."""
+
+    api: str
+    count: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"api": self.api, "count": self.count}
+
+
+@dataclass(frozen=True, slots=True)
+class SearchQuality:
+    """Reports whose session searched (find_api, get_examples, search_docs) and still ended
+    stuck: how many, and their queries (up to 20)."""
+
+    reports_after_a_search: int
+    queries: tuple[str, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"reports_after_a_search": self.reports_after_a_search, "queries": list(self.queries)}
+
+
+@dataclass(frozen=True, slots=True)
+class FeedbackAnalysis:
+    """The feedback report: summary, top failing queries (up to 10), missing examples,
+    unclear APIs (up to 20), search quality and recommendations."""
+
+    summary: FeedbackSummary
+    top_failing_queries: tuple[FailingQuery, ...]
+    missing_examples: tuple[str, ...]
+    unclear_apis: tuple[UnclearApi, ...]
+    search_quality: SearchQuality
+    recommendations: tuple[str, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "summary": self.summary.to_dict(),
+            "top_failing_queries": [q.to_dict() for q in self.top_failing_queries],
+            "missing_examples": list(self.missing_examples),
+            "unclear_apis": [u.to_dict() for u in self.unclear_apis],
+            "search_quality": self.search_quality.to_dict(),
+            "recommendations": list(self.recommendations),
+        }
