@@ -28,13 +28,13 @@ WARMING: list[threading.Thread] = []  # background warm-ups, joined before a ser
 
 
 def api_tools(server: MCPServer, engine: Docmentor, *, api: bool, feedback: bool) -> None:
-    from docmentor import LibraryKnowledge, SessionLog
+    from docmentor import LibraryKnowledge, SessionLog, knowledge_bases
     from docmentor import report_issue as _report
 
     knowledge = LibraryKnowledge(engine)
     session = SessionLog()
     try:
-        registered = api and bool(knowledge.libraries())
+        registered = api and bool(knowledge_bases(engine))
     except DocmentorError as exc:  # the first call reports it; the server still starts
         log.warning("cannot list the knowledge bases: %s", exc)
         registered = False

@@ -48,11 +48,6 @@ class LibraryKnowledge:
         self._distributions: dict[str, str] = {}
 
     # -- loading ------------------------------------------------------------------------
-    def libraries(self) -> list[dict[str, Any]]:
-        from docmentor.store.kb import list_kbs
-
-        return [row.to_dict() for row in list_kbs(self.engine.store)]
-
     def index(self) -> ApiIndex:
         from docmentor.library.knowledge.kb_index import load_entries, load_examples
         from docmentor.store.kb import list_kbs, load_metadata, load_vectors
