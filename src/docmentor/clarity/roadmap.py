@@ -18,8 +18,8 @@ Rules:
 - Quick wins: low-effort issues (among all, not only the selected fixes) whose impact is at
   least a warning's weight, highest impact first, at most ``MAX_QUICK_WINS``.
 
-The design's own roadmap examples list more fixes than this stop rule needs (6.5 + 2.0
-already reaches 8.0); docmentor follows the rule.
+A roadmap lists only the fixes this stop rule needs (two fixes worth 6.5 and 2.0 points
+already reach 8.0, so a third is not listed).
 """
 
 from __future__ import annotations
@@ -236,7 +236,7 @@ def get_improvement_roadmap(
         rubric: weights used for the impacts (the default rubric when omitted).
 
     Returns:
-        A :class:`Roadmap`; its ``to_dict()`` is the design's roadmap (``current_score``,
+        A :class:`Roadmap`; its ``to_dict()`` is the JSON roadmap (``current_score``,
         ``target_score``, ``estimated_new_score``, ``total_fixes_needed``,
         ``estimated_total_effort``, ``priority_fixes``, ``quick_wins``) plus
         ``estimated_total_minutes``, ``target_reachable``, ``scoring_version`` and

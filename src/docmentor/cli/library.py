@@ -98,7 +98,7 @@ def readme_generate(
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
 ) -> None:
-    """Generate README.LLM (the paper's layout) and the knowledge base, and register it in the index."""
+    """Generate README.LLM and the knowledge base, and register it in the index."""
     from docmentor import generate
 
     with progress(not as_json, describe=str) as update:

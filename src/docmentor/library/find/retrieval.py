@@ -1,7 +1,7 @@
 """Finding APIs and examples for a task, in memory.
 
 ``find_api`` fuses up to three rankings of the library's APIs by reciprocal rank fusion,
-as the plan's hybrid retrieval, each contribution weighted by its score relative to the best
+(hybrid retrieval), each contribution weighted by its score relative to the best
 of its ranking (``Σ score / (40 + rank)``, each ranking cut at its best 50), so a weak match
 far down one ranking adds little.
 
