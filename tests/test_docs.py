@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import json
+import os
 import re
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -56,3 +60,17 @@ def test_every_documented_command_exists(capsys: pytest.CaptureFixture[str]) -> 
     for command in sorted(documented):
         assert main([command, "--help"]) == 0, command
     capsys.readouterr()
+
+
+def test_the_readme_library_example_runs(tmp_path: Path) -> None:
+    """The README's Python example of the library API runs as written (on a copy of docs/)."""
+    (example,) = [text for page, text in blocks("python") if page.name == "README.md" and "Docmentor" in text]
+    shutil.copytree(ROOT / "docs", tmp_path / "docs")
+    env = {**os.environ, "DOCMENTOR_DB": str(tmp_path / "db"), "DOCMENTOR_EMBEDDINGS": "0"}
+    done = subprocess.run(
+        [sys.executable, "-c", example], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines and re.fullmatch(r"\d+(\.\d+)? [A-F][+]?", lines[-1]), lines[-1:]
+    assert "# " in done.stdout  # the digest's Markdown
