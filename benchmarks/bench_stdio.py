@@ -1,8 +1,6 @@
-"""Round trips over stdio: docmentor's event-loop path (stdin/stdout pipes, docmentor.stdio_pipes)
-against the SDK's stdio transport (``mcp.stdio_server``) over the same pipes (the server started
-with ``stdio_pipes.servable`` answering False) and over one socket for both ends (which
-``docmentor serve`` always gives the SDK's transport). One client, one request at a time, as an
-agent calls.
+"""Round trips over stdio through ``docmentor serve`` (the SDK's stdio transport), over pipes
+(as MCP clients start servers) and over one socket for both ends (as Node's child processes
+get them). One client, one request at a time, as an agent calls.
 
     .venv/bin/python benchmarks/bench_stdio.py [--rounds 300] [--repeats 3]
 
@@ -48,20 +46,11 @@ def _index(root: Path) -> Path:
     return root / "db"
 
 
-SDK_ON_PIPES = (
-    "import sys, docmentor.stdio_pipes as p; p.servable = lambda: False; "
-    "from docmentor.cli import main; sys.exit(main())"
-)
-PATHS = (
-    ("event loop (pipes)", True, False),
-    ("SDK stdio_server (pipes)", True, True),
-    ("SDK stdio_server (socket)", False, False),
-)
+PATHS = (("pipes", True), ("socket", False))
 
 
-def _session(db: Path, *, pipes: bool, sdk: bool, rounds: int) -> dict[str, list[float]]:
-    start = ["-c", SDK_ON_PIPES] if sdk else ["-m", "docmentor"]
-    command = [sys.executable, *start, "--db", str(db), "serve"]
+def _session(db: Path, *, pipes: bool, rounds: int) -> dict[str, list[float]]:
+    command = [sys.executable, "-m", "docmentor", "--db", str(db), "serve"]
     env = {**os.environ, "DOCMENTOR_HOME": str(db.parent / "home")}
     ours: socket.socket | None = None
     if pipes:
@@ -116,14 +105,14 @@ def main() -> None:
         db = _index(Path(tmp))
         results: dict[tuple[str, str], list[float]] = {}
         for _ in range(args.repeats):  # alternated, so both paths see the same machine
-            for name, pipes, sdk in PATHS:
-                for kind, values in _session(db, pipes=pipes, sdk=sdk, rounds=args.rounds).items():
+            for name, pipes in PATHS:
+                for kind, values in _session(db, pipes=pipes, rounds=args.rounds).items():
                     results.setdefault((name, kind), []).extend(values)
     for (name, kind), values in results.items():
         values.sort()
         p90 = values[int(0.9 * (len(values) - 1))]
         print(
-            f"{name:28} {kind:12} median {statistics.median(values):6.3f} ms  p90 {p90:6.3f} ms  (n={len(values)})"
+            f"{name:8} {kind:12} median {statistics.median(values):6.3f} ms  p90 {p90:6.3f} ms  (n={len(values)})"
         )
 
 

@@ -11,7 +11,7 @@ Layers, lowest first (``LAYERS``). A module may import from its own layer or a l
 4. **engine** — the ``Docmentor`` facade, and ``scheduler`` (background refresh and embedding).
 5. **products** — ``assemble``, ``clarity``, ``library`` (library knowledge), ``evaluation``,
    ``access`` (what score_document may read).
-6. **adapters** — ``cli``, ``server``, ``mcp_*``, ``stdio_pipes``, ``__main__``, and the
+6. **adapters** — ``cli``, ``server``, ``mcp_*``, ``__main__``, and the
    package root ``docmentor/__init__.py`` (the public namespace re-exports from any layer).
 
 What counts as an import: every ``import docmentor…`` and ``from docmentor… import …`` in a
@@ -70,7 +70,6 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "docmentor.cli",
             "docmentor.server",
             "docmentor.mcp_*",
-            "docmentor.stdio_pipes",
             "docmentor.__main__",
             "docmentor",  # the root only: its submodules are placed above
         ),

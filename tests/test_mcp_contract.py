@@ -370,8 +370,8 @@ def _stdio_session(
     code and the seconds from the first write to the exit."""
     env = dict(os.environ, DOCMENTOR_HOME=str(tmp_path / "home"))
     env.pop("DOCMENTOR_SOURCES", None)
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "docmentor", "--db", str(small.root), "serve"],
+    proc = subprocess.Popen(  # unbuffered: a line read ahead into Python's buffer is invisible to select
+        [sys.executable, "-m", "docmentor", "--db", str(small.root), "serve"], bufsize=0,
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=tmp_path,
     )  # fmt: skip
     assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None

@@ -10,7 +10,6 @@ import ast
 import contextvars
 import inspect
 import json
-import os
 from collections.abc import AsyncIterator
 from importlib.metadata import version
 from pathlib import Path
@@ -18,7 +17,7 @@ from typing import Any
 
 import anyio
 import pytest
-from mcp import Client
+from mcp import Client, stdio_server
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.shared.message import SessionMessage
@@ -26,7 +25,7 @@ from mcp_types import CallToolResult
 from pydantic import ValidationError
 
 from docmentor import mcp_sdk
-from docmentor.stdio_pipes import AnswerMalformed
+from docmentor.mcp_stdio import AnswerMalformed
 
 SRC = Path(__file__).resolve().parents[1] / "src" / "docmentor"
 SDK = f"mcp {version('mcp')} (the shim was checked against {mcp_sdk.CHECKED_VERSION})"
@@ -108,20 +107,13 @@ class _Lines:
 
 
 class _Replies:
-    """stdout for stdio_server: what it writes, and how often it flushes."""
-
-    def __init__(self, expected: int, done: anyio.Event) -> None:
-        self.written: list[str] = []
-        self.flushes = 0
-        self.expected, self.done = expected, done
+    """stdout for stdio_server: nothing is written in these tests."""
 
     async def write(self, text: str) -> None:
-        self.written.append(text)
+        raise AssertionError(f"nothing to write: {text}")
 
     async def flush(self) -> None:
-        self.flushes += 1
-        if len(self.written) >= self.expected:
-            self.done.set()
+        pass
 
 
 INITIALIZE = {
@@ -136,52 +128,18 @@ INITIALIZE = {
 }
 
 
-def test_a_session_is_served_over_streams_of_our_own() -> None:
-    """stdio_streams over objects of ours (what stdio_pipes gives it) and serve over its
-    streams: replies are whole lines, each flushed; fd 0 and 1 are not claimed."""
-    server = _server()
-    lines = [
-        json.dumps(INITIALIZE),
-        json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}),
-        json.dumps(
-            {
-                "jsonrpc": "2.0",
-                "id": 2,
-                "method": "tools/call",
-                "params": {"name": "add", "arguments": {"a": 4}},
-            }
-        ),
-    ]
-    fds_before = [os.fstat(fd) for fd in (0, 1)]
-
-    async def session() -> _Replies:
-        done = anyio.Event()
-        replies = _Replies(2, done)
-        async with mcp_sdk.stdio_streams(_Lines(lines, done), replies) as (read, write):
-            assert [os.fstat(fd) for fd in (0, 1)] == fds_before, f"{SDK}: given streams, fd 0/1 are claimed"
-            with anyio.fail_after(30):
-                await mcp_sdk.serve(server, read, write)
-        return replies
-
-    replies = anyio.run(session)
-    assert all(text.endswith("\n") and text.count("\n") == 1 for text in replies.written), replies.written
-    assert replies.flushes == len(replies.written), f"{SDK}: stdio_server no longer flushes each message"
-    answers = {m["id"]: m for m in map(json.loads, replies.written)}
-    assert answers[1]["result"]["serverInfo"]["name"] == "pin", answers
-    assert answers[2]["result"]["structuredContent"] == {"result": 5}, answers
-
-
 def test_unreadable_lines_come_as_exceptions_and_messages_with_their_senders_context() -> None:
-    """What stdio_pipes.AnswerMalformed relies on: stdio_server passes a line it cannot
-    parse on as the exception (ValidationError json_invalid for what is not JSON), and its
-    read stream carries the sender's context (passed on by the wrapper)."""
+    """What mcp_stdio.AnswerMalformed relies on: stdio_server passes a line it cannot
+    parse on as the exception (ValidationError json_invalid carrying the line for what is
+    not JSON, the parsed value for the rest), and its read stream carries the sender's
+    context (passed on by the wrapper)."""
 
     async def read_all() -> list[Any]:
         done = anyio.Event()
         got: list[Any] = []
         lines = ["not json", json.dumps([INITIALIZE]), json.dumps(INITIALIZE)]
         with anyio.fail_after(30):
-            async with mcp_sdk.stdio_streams(_Lines(lines, done), _Replies(0, done)) as (read, write):
+            async with stdio_server(_Lines(lines, done), _Replies()) as (read, write):  # type: ignore[arg-type]
                 for _ in lines:
                     got.append(await read.receive())
                 got.append(mcp_sdk.sender_context(read))
@@ -195,7 +153,11 @@ def test_unreadable_lines_come_as_exceptions_and_messages_with_their_senders_con
     assert isinstance(not_json, ValidationError) and any(
         e["type"] == "json_invalid" for e in not_json.errors()
     ), f"{SDK}: a line that is not JSON no longer comes as a json_invalid ValidationError ({not_json!r})"
+    assert not_json.errors()[0]["input"] == "not json\n", f"{SDK}: json_invalid no longer carries the line"
     assert isinstance(batch, Exception), f"{SDK}: a batch line no longer comes as an exception ({batch!r})"
+    assert isinstance(batch, ValidationError) and any(
+        len(e["loc"]) <= 1 and e["input"] == [INITIALIZE] for e in batch.errors()
+    ), f"{SDK}: a batch's error no longer carries the parsed value at the union's level ({batch!r})"
     assert isinstance(message, SessionMessage), message
     assert isinstance(context, contextvars.Context), f"{SDK}: the read stream no longer carries last_context"
     assert passed_on is context

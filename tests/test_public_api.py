@@ -4,7 +4,7 @@
   that module's value), and no object has two public names;
 - ``import docmentor`` stays light: no engine, tantivy or embedding runtime is loaded until
   a name is used;
-- the adapters (``cli/``, ``server.py``, ``mcp_*.py``, ``stdio_pipes.py``) reach the library
+- the adapters (``cli/``, ``server.py``, ``mcp_*.py``) reach the library
   through the top-level namespace; what they still import from deeper is listed in
   ``DEEP_IMPORTS`` with its reason, and an entry that no longer occurs fails, so the list
   only shrinks;
@@ -31,7 +31,6 @@ ADAPTERS = (
     "docmentor.cli",
     "docmentor.server",
     "docmentor.mcp_",
-    "docmentor.stdio_pipes",
     "docmentor.__main__",
 )
 TO_MOVE = "to move to the top-level API"

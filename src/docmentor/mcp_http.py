@@ -164,7 +164,7 @@ class BearerAuth:
 
 class JsonRpcShape:
     """ASGI middleware: a POST to /mcp whose body is not one JSON-RPC message is answered
-    here, as over stdio (:func:`docmentor.stdio_pipes.classify`): -32700 for what is not
+    here, as over stdio (:func:`docmentor.mcp_stdio.classify`): -32700 for what is not
     JSON, -32600 for a batch or another shape, instead of the SDK's validation text.
 
     The SDK's Host/Origin/Content-Type checks (``security``) come first, so a request from a
@@ -205,7 +205,7 @@ class JsonRpcShape:
             return received.pop(0) if received else await receive()
 
         if complete and len(body) <= self.max_body:
-            from docmentor.stdio_pipes import classify
+            from docmentor.mcp_stdio import classify
 
             _, error = classify(body.decode("utf-8", errors="replace"))
             if error is not None:

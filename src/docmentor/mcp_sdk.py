@@ -15,7 +15,6 @@ What the public API covers is used through it elsewhere: ``MCPServer.add_tool``,
 from __future__ import annotations
 
 import contextvars
-from contextlib import AbstractAsyncContextManager
 from typing import TYPE_CHECKING, Any
 
 from mcp.server.mcpserver import MCPServer
@@ -30,7 +29,6 @@ __all__ = [
     "sender_context",
     "serve",
     "set_instructions",
-    "stdio_streams",
 ]
 
 CHECKED_VERSION = "2.3.0"
@@ -81,18 +79,6 @@ async def serve(server: MCPServer, read: Any, write: Any) -> None:
     mcp 2.3.0."""
     low = server._lowlevel_server
     await low.run(read, write, low.create_initialization_options())
-
-
-def stdio_streams(lines: Any, replies: Any) -> AbstractAsyncContextManager[tuple[Any, Any]]:
-    """``mcp.stdio_server(stdin=lines, stdout=replies)``: the SDK's stdio transport over
-    objects that are not ``anyio.AsyncFile``s. Relies on (mcp 2.3.0): given streams, it
-    claims no descriptor; it reads with ``async for line in stdin`` (``str`` lines) and writes
-    each message as ``await stdout.write(json + "\\n"); await stdout.flush()``; a line it
-    cannot parse is passed on the read stream as the exception (a pydantic
-    ``ValidationError`` of type ``json_invalid`` for what is not JSON)."""
-    from mcp import stdio_server
-
-    return stdio_server(stdin=lines, stdout=replies)
 
 
 def sender_context(stream: Any) -> contextvars.Context | None:

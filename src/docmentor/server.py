@@ -12,6 +12,7 @@ import logging
 import sys
 import weakref
 from collections.abc import Sequence
+from contextlib import suppress
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -273,7 +274,7 @@ def run_server(
     _background(engine, server, configured=True, interval_hours=refresh_interval_hours)
     if transport == "stdio":
         try:
-            _serve_stdio(server)
+            anyio.run(_serve_stdio, server)
         except* (BrokenPipeError, ConnectionResetError):  # the client stopped reading: done
             log.info("the client closed the connection")
     else:
@@ -282,26 +283,22 @@ def run_server(
         )
 
 
-def _serve_stdio(server: MCPServer) -> None:
-    """stdio served by the event loop (:mod:`docmentor.stdio_pipes`) when stdin and stdout are
-    pipes or files, else (a terminal, a socket) by the SDK's transport."""
-    from contextlib import ExitStack
+async def _serve_stdio(server: MCPServer) -> None:
+    """stdio through the SDK's transport, with what it leaves out done by
+    :mod:`docmentor.mcp_stdio` (malformed lines answered, requests read before the end of
+    input answered)."""
+    from mcp import stdio_server
 
-    from docmentor.stdio_pipes import claimed_stdio, servable
+    from docmentor.mcp_stdio import AnswerMalformed
 
-    with ExitStack() as stack:
-        wires = None
-        if servable():
-            try:
-                wires = stack.enter_context(claimed_stdio())
-            except OSError as exc:  # e.g. the client closed its end already
-                log.debug("stdio served by the SDK's transport: %s", exc)
-        # before stdout is given back: an interpreter exiting under onnxruntime's start can abort
-        stack.callback(_join_warming)
-        if wires is None:
-            anyio.run(_serve_sdk_stdio, server)
-        else:
-            anyio.run(_serve_pipes, server, *wires)
+    async with stdio_server() as (read, write):
+        requests = AnswerMalformed(read, write)
+        try:
+            await mcp_sdk.serve(server, requests, requests.replies)
+        finally:  # before fd 1 is the wire again
+            _join_warming()  # an interpreter exiting under onnxruntime's start can abort
+            with suppress(OSError, ValueError):  # what a handler printed goes to stderr too
+                sys.stdout.flush()
 
 
 def _join_warming() -> None:
@@ -313,26 +310,6 @@ def _join_warming() -> None:
 
 
 EMBEDDER = BackgroundEmbedder()
-
-
-async def _serve_pipes(server: MCPServer, wire_in: int, wire_out: int) -> None:
-    from docmentor.stdio_pipes import AnswerMalformed, pipe_streams
-
-    async with (
-        pipe_streams(wire_in, wire_out) as (lines, out),
-        mcp_sdk.stdio_streams(lines, out) as (read, write),
-    ):
-        await mcp_sdk.serve(server, AnswerMalformed(read, write), write)
-
-
-async def _serve_sdk_stdio(server: MCPServer) -> None:
-    """The SDK's stdio transport (``MCPServer.run_stdio_async``), with unreadable lines answered."""
-    from mcp import stdio_server
-
-    from docmentor.stdio_pipes import AnswerMalformed
-
-    async with stdio_server() as (read, write):
-        await mcp_sdk.serve(server, AnswerMalformed(read, write), write)
 
 
 def _docs_tools(server: MCPServer, engine: Docmentor, state: ServerState) -> None:

@@ -1,5 +1,6 @@
-"""The stdio transport served by the event loop (docmentor.stdio_pipes): pipes only, the
-descriptors claimed while serving and restored after, the SDK's transport otherwise."""
+"""MCP over stdio through a real ``docmentor serve`` (the SDK's transport and
+docmentor.mcp_stdio around it): pipes, files and sockets; stray output kept off the wire;
+requests read before the end of input answered, and their replies written whole."""
 
 from __future__ import annotations
 
@@ -10,13 +11,11 @@ import signal
 import socket
 import subprocess
 import sys
-import textwrap
 import time
 from pathlib import Path
 from typing import Any
 
 from docmentor.engine import Docmentor
-from docmentor.stdio_pipes import kind
 from mcptool import converse, tool_call
 
 INITIALIZE: dict[str, Any] = {
@@ -63,63 +62,54 @@ def _spawn(command: list[str], tmp_path: Path, **pipes: Any) -> subprocess.Popen
     return subprocess.Popen(command, env=_env(tmp_path), cwd=tmp_path, **streams)
 
 
-def test_pipes_and_files_are_served_by_the_loop_terminals_and_sockets_are_not(tmp_path: Path) -> None:
-    read, write = os.pipe()
-    master, slave = os.openpty()
-    left, right = socket.socketpair()
-    with open(tmp_path / "f", "w") as regular:
-        try:
-            assert kind(read) == kind(write) == "pipe"
-            assert kind(regular.fileno()) == "file"
-            assert kind(slave) is None  # a terminal: non-blocking would reach the shell
-            assert kind(left.fileno()) is None  # one socket for both ends looks closed to a pipe transport
-            assert kind(9999) is None  # not open
-        finally:
-            for fd in (read, write, master, slave):
-                os.close(fd)
-            left.close()
-            right.close()
+STRAY = """
+import os, subprocess, sys
+from docmentor.cli import main
+from docmentor.engine import Docmentor
+
+search = Docmentor.search
+
+def noisy(self, *args, **kwargs):
+    print("stray print", flush=True)
+    os.write(1, b"stray write\\n")
+    subprocess.run([sys.executable, "-c", "print('child print')"], check=True)
+    sys.stderr.write(f"stdin reads {os.read(0, 10)!r}\\n")
+    print("unflushed print")
+    return search(self, *args, **kwargs)
+
+Docmentor.search = noisy
+sys.exit(main())
+"""
 
 
-def test_claimed_descriptors_divert_stray_output_and_share_no_flags(tmp_path: Path) -> None:
-    script = textwrap.dedent(
-        """
-        import asyncio, os, sys
-        from docmentor.stdio_pipes import claimed_stdio, pipe_streams
-
-        async def main():
-            with claimed_stdio() as (wire_in, wire_out):
-                print("stray print", flush=True)
-                os.write(1, b"stray write\\n")
-                assert os.read(0, 10) == b""  # fd 0 reads the null device meanwhile
-                async with pipe_streams(wire_in, wire_out) as (lines, out):
-                    assert os.get_blocking(wire_in) is False  # our own file description
-                    got = [line async for line in lines]
-                    await out.write(f"wire {len(got)} {[len(x) for x in got]}\\n")
-                    await out.flush()
-                    print("unflushed print")  # left in Python's buffer: goes to stderr too
-                # the descriptions fd 0 and 1 share with our parent were never made non-blocking
-                assert os.get_blocking(wire_in) is False
-            assert os.get_blocking(0) and os.get_blocking(1)
-            print("after", flush=True)
-
-        asyncio.run(main())
-        """
-    )
-    note = lambda text: json.dumps({"jsonrpc": "2.0", "method": "notifications/x", "params": {"t": text}})  # noqa: E731
-    big = note("x" * 300_000)  # one message far above asyncio's default line limit (64 KiB)
-    second, third, fourth = note("second"), note("third"), note("fourth")
+def test_stray_output_while_serving_goes_to_stderr_and_every_line_end_is_read(tmp_path: Path) -> None:
+    """A handler's print, a write to fd 1 and a child's output reach stderr, not the wire, and
+    fd 0 reads nothing meanwhile; lines end at \\n, \\r\\n, \\r or the end of input, a blank one
+    is skipped, one far above a pipe's buffer is read whole."""
+    engine = _engine(tmp_path)
+    long_query = "frobnicator " + "widget " * 40_000  # ~280 KB: far above asyncio's 64 KiB line limit
+    lines = [
+        json.dumps(INITIALIZE) + "\r\n",
+        json.dumps(INITIALIZED) + "\r",
+        json.dumps(tool_call(2, "search_docs", {"query": long_query})) + "\n",
+        "   \n",
+        json.dumps(tool_call(3, "search_docs", {"query": "frobnicator"})),  # no line end
+    ]
     done = subprocess.run(
-        [sys.executable, "-c", script],
-        input=f"{big}\n{second}\r\n{third}\r{fourth}".encode(),  # \n, \r\n, \r, none at the end
+        [sys.executable, "-c", STRAY, "--db", str(engine.root), "serve"],
+        input="".join(lines).encode(),
         capture_output=True,
-        timeout=60,
+        env={k: v for k, v in _env(tmp_path).items() if k != "PYTHONUNBUFFERED"},  # print() buffers
+        cwd=tmp_path,
+        timeout=120,
     )
     assert done.returncode == 0, done.stderr.decode()
-    lengths = [len(big), len(second), len(third), len(fourth)]
-    assert done.stdout.decode() == f"wire 4 {lengths}\nafter\n"
+    replies = [json.loads(line) for line in done.stdout.decode().splitlines()]  # JSON only
+    assert [r.get("id") for r in replies] == [1, 2, 3] and all("result" in r for r in replies), replies
+    assert replies[2]["result"]["structuredContent"]["results"][0]["path"] == "guide.md"
     stderr = done.stderr.decode()
-    assert "stray print" in stderr and "stray write" in stderr and "unflushed print" in stderr
+    for stray in ("stray print", "stray write", "child print", "stdin reads b''", "unflushed print"):
+        assert stderr.count(stray) == 2, stderr
 
 
 def test_a_server_reading_a_file_answers_every_request_before_it_ends(tmp_path: Path) -> None:
@@ -265,7 +255,7 @@ def test_a_killed_server_leaves_the_pipes_it_shared_blocking(tmp_path: Path) -> 
     try:
         proc.stdin.write((json.dumps(INITIALIZE) + "\n").encode())
         proc.stdin.flush()
-        assert json.loads(proc.stdout.readline())["id"] == 1  # serving, by the event loop
+        assert json.loads(proc.stdout.readline())["id"] == 1  # serving
         children = Path(f"/proc/{proc.pid}/task/{proc.pid}/children").read_text().split()
         os.kill(int(children[0]), signal.SIGTERM)
         proc.stdin.close()
@@ -303,80 +293,3 @@ def test_end_of_input_waits_only_for_requests_the_sdk_answers(tmp_path: Path) ->
     ids = [json.loads(line).get("id") for line in done.stdout.decode().splitlines()]
     assert ids.count(2) == 3 and 1 in ids
     assert time.monotonic() - started < 20  # not the 30 s grace
-
-
-def _scripted_session(proc_in: Any, proc_out: Any, lines: list[str]) -> list[dict[str, Any]]:
-    """Each line written, then the reply to it read (a notification has none), in lockstep."""
-    replies: list[dict[str, Any]] = []
-    for line in lines:
-        proc_in.write((line + "\n").encode())
-        proc_in.flush()
-        with contextlib.suppress(ValueError):  # a line that is not JSON gets a reply too
-            if "id" not in json.loads(line):
-                continue  # a notification
-        replies.append(json.loads(proc_out.readline()))
-    return replies
-
-
-def test_the_event_loop_path_answers_as_the_sdks_transport_does(tmp_path: Path) -> None:
-    """The fast path (pipes, docmentor.stdio_pipes) and the SDK's stdio transport (what one
-    socket for both ends gets) give the same replies to one scripted session; a malformed
-    line gets the same JSON-RPC error code on both (the fast path's message adds the
-    parser's detail)."""
-    engine = _engine(tmp_path, big=True)
-    lines = [
-        json.dumps(INITIALIZE),
-        json.dumps(INITIALIZED),
-        json.dumps({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}),
-        json.dumps(tool_call(3, "search_docs", {"query": "frobnicator widgets", "limit": 3})),
-        json.dumps(tool_call(4, "get_doc", {"url_or_path": "guide:big.md", "limit": 100_000})),
-        json.dumps(tool_call(5, "get_doc_excerpt", {"url_or_path": "guide:guide.md", "query": "widgets"})),
-        json.dumps(tool_call(6, "list_sources")),
-        json.dumps(tool_call(7, "search_docs", {"query": "x", "limit": 0})),  # out of range
-        json.dumps(tool_call(8, "search_docs", {"query": "x", "bogus": 1})),  # not an argument
-        json.dumps(tool_call(9, "no_such_tool")),
-        "this is not json",
-        json.dumps(
-            {"jsonrpc": "2.0", "id": 10, "method": "resources/read", "params": {"uri": "doc://sources"}}
-        ),
-        json.dumps({"jsonrpc": "2.0", "id": 11, "method": "ping"}),
-    ]
-    proc = _spawn(_serve_command(engine), tmp_path)
-    assert proc.stdin is not None and proc.stdout is not None
-    try:
-        fast = _scripted_session(proc.stdin, proc.stdout, lines)
-        proc.stdin.close()
-        assert proc.wait(timeout=60) == 0
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-        for stream in (proc.stdout, proc.stderr):
-            assert stream is not None
-            stream.close()
-    ours, theirs = socket.socketpair()
-    proc = _spawn(_serve_command(engine), tmp_path, stdin=theirs.fileno(), stdout=theirs.fileno())
-    theirs.close()
-    wire = ours.makefile("rwb")
-    ours.settimeout(60)
-    try:
-        standard = _scripted_session(wire, wire, lines)
-        ours.shutdown(socket.SHUT_WR)
-        assert proc.wait(timeout=60) == 0
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-        wire.close()
-        ours.close()
-        assert proc.stderr is not None
-        proc.stderr.close()
-    assert len(fast) == len(standard) == 12
-    malformed = [i for i, r in enumerate(standard) if r.get("id") is None]
-    assert malformed == [9]
-    assert fast[9]["error"]["code"] == standard[9]["error"]["code"] == -32700
-    assert fast[9]["error"]["message"].startswith(standard[9]["error"]["message"])
-    del fast[9], standard[9]
-    assert [r.get("id") for r in fast] == [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]
-    assert fast == standard
-    assert "Paragraph 999 about widgets" in json.dumps(fast[3])  # a reply larger than a pipe's buffer
