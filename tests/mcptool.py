@@ -45,8 +45,14 @@ def converse(
     has one, then close stdin (EOF ends the session: requests still running would be
     cancelled). Every line the server wrote, parsed (anything but JSON raises), and its
     stderr; the server must exit 0."""
-    proc = subprocess.Popen(
-        command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=cwd
+    proc = subprocess.Popen(  # unbuffered: select() sees every line readline() has not taken yet
+        command,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+        cwd=cwd,
+        bufsize=0,
     )
     assert proc.stdin is not None and proc.stdout is not None
     pending = {m["id"] for m in messages if "id" in m}

@@ -33,13 +33,9 @@ ADAPTERS = (
     "docmentor.mcp_",
     "docmentor.__main__",
 )
-TO_MOVE = "to move to the top-level API"
-
 # (adapter module, library module it imports from): reason. An entry is a deep import not
 # moved yet.
-DEEP_IMPORTS: dict[tuple[str, str], str] = {
-    ("docmentor.server", "docmentor.assemble.render"): TO_MOVE + " (render_json: Digest.to_json first)",
-}
+DEEP_IMPORTS: dict[tuple[str, str], str] = {}
 
 # public dataclasses that are not frozen yet: reason
 NOT_FROZEN: dict[str, str] = {}

@@ -469,10 +469,8 @@ def _assemble_tools(server: MCPServer, engine: Docmentor) -> None:
             text = digest.json_text  # fitted to the budget, like the markdown
             data = {**json.loads(text), "format": "json"}
         else:
-            from docmentor.assemble.render import render_json
-
             text = digest.markdown + (f"\n\n{note}\n" if note else "")
-            data = {**render_json(digest), "format": "markdown", "digest": text}
+            data = {**digest.to_dict(), "format": "markdown", "digest": text}
         if note:
             data["note"] = note
         return _structured(data, text=text)
