@@ -35,6 +35,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import toktok  # noqa: E402
 from bench_engine import build_corpus  # noqa: E402
 
+from docmentor import assemble_context  # noqa: E402
 from docmentor.engine import Docmentor  # noqa: E402
 from docmentor.evaluation import PASS_COVERAGE, coverage, load_questions  # noqa: E402
 
@@ -56,7 +57,7 @@ def main() -> None:
         worst = 0.0
         for q in questions:
             for budget in (1000, 4000, 8000, 16000):
-                d = engine.assemble(q["query"], max_tokens=budget, allow_empty=True)
+                d = assemble_context(engine, q["query"], max_tokens=budget, allow_empty=True)
                 recount = toktok.batch_count([d.markdown], "o200k_base")[0]
                 worst = max(worst, recount / budget)
                 if budget == 8000:
@@ -78,7 +79,7 @@ def main() -> None:
         lat = []
         for q in questions:
             t = time.perf_counter()
-            big.assemble(q["query"], max_tokens=8000, allow_empty=True)
+            assemble_context(big, q["query"], max_tokens=8000, allow_empty=True)
             lat.append(time.perf_counter() - t)
         out["inproc_p50_s"] = statistics.median(lat)
         out["inproc_max_s"] = max(lat)

@@ -41,6 +41,7 @@ sys.path.insert(0, str(ROOT / "tests"))  # the tests' helpers: digest invariants
 
 import toktok  # noqa: E402
 
+from docmentor import assemble_context  # noqa: E402
 from docmentor.assemble import bpe  # noqa: E402
 from docmentor.clarity.checks import SiteFiles, checked_document, run_checks  # noqa: E402
 from docmentor.clarity.models import Issue  # noqa: E402
@@ -214,7 +215,7 @@ def test_budget_is_honest_on_every_dev_question(httpx_engine: Docmentor) -> None
     assert len(questions) == 30
     for q in questions:
         for budget in (1000, 4000, 8000, 16000):
-            digest = httpx_engine.assemble(q, max_tokens=budget)
+            digest = assemble_context(httpx_engine, q, max_tokens=budget)
             check_digest(digest.markdown, budget, {"httpx": HTTPX})
             assert recount(digest.markdown) <= budget
 

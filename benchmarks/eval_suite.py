@@ -68,6 +68,7 @@ def _via_library(
     embeddings: bool,
     assemble: bool,
 ) -> dict[str, Any]:
+    from docmentor import assemble_context
     from docmentor.engine import Docmentor
     from docmentor.evaluation import coverage, load_questions, score_search
 
@@ -102,7 +103,7 @@ def _via_library(
         lat.append(time.perf_counter() - t0)
         rows.append(score_search(q, [h.to_dict() for h in hits], read_lines))
         if assemble and q.get("expected_contains"):
-            digest = engine.assemble(q["query"], max_tokens=8000, source=corpus)
+            digest = assemble_context(engine, q["query"], max_tokens=8000, source=corpus)
             text = digest.markdown if hasattr(digest, "markdown") else str(digest)
             covered.append(coverage(text, q["expected_contains"])[0])
     engine.close()

@@ -27,6 +27,7 @@ from hypothesis import strategies as st
 from mcp import Client
 from mcp_types import CallToolResult, TextContent
 
+from docmentor import assemble_context
 from docmentor.assemble import RELEVANCE_THRESHOLD
 from docmentor.assemble.canonical import FACTOR_KEYS
 from docmentor.assemble.render import render_json
@@ -230,7 +231,7 @@ VOCAB = vocabulary(FIXTURE, HTTPX)
 
 @pytest.mark.parametrize("name", sorted(GOLDEN_QUESTIONS))
 def test_golden_digest(fx_engine: Docmentor, fx_dir: Path, name: str) -> None:
-    digest = fx_engine.assemble(GOLDEN_QUESTIONS[name], depth=1, now=NOW)
+    digest = assemble_context(fx_engine, GOLDEN_QUESTIONS[name], depth=1, now=NOW)
     md = digest.markdown
     snapshot = GOLDEN / f"{name}.md"
     if UPDATE_GOLDEN:
@@ -259,7 +260,7 @@ def test_golden_digest(fx_engine: Docmentor, fx_dir: Path, name: str) -> None:
 
 
 def test_golden_deploy_reads_as_a_reader_expects(fx_engine: Docmentor) -> None:
-    data = render_json(fx_engine.assemble(GOLDEN_QUESTIONS["deploy"], depth=1, now=NOW))
+    data = render_json(assemble_context(fx_engine, GOLDEN_QUESTIONS["deploy"], depth=1, now=NOW))
     docs = {d["path"]: d for d in data["documents"]}
     order = list(docs)
     assert order[0] == "docs/guides/deploy.md"
@@ -293,7 +294,7 @@ def test_golden_deploy_reads_as_a_reader_expects(fx_engine: Docmentor) -> None:
 
 
 def test_golden_retry_resolves_adr_mentions(fx_engine: Docmentor) -> None:
-    data = render_json(fx_engine.assemble(GOLDEN_QUESTIONS["retry"], depth=1, now=NOW))
+    data = render_json(assemble_context(fx_engine, GOLDEN_QUESTIONS["retry"], depth=1, now=NOW))
     docs = {d["path"]: d for d in data["documents"]}
     old, new = docs["docs/adr/ADR-0002-retry-policy.md"], docs["docs/adr/ADR-0003-retry-budgets.md"]
     assert (old["status"], new["status"]) == ("superseded", "accepted")
@@ -312,7 +313,7 @@ def test_golden_retry_resolves_adr_mentions(fx_engine: Docmentor) -> None:
 
 def test_plain_adr_mention_is_followed(fx_engine: Docmentor) -> None:
     # configuration.md:17 says "see the retry policy in ADR-0003" without a link
-    data = render_json(fx_engine.assemble("environment variables timeout", depth=1, now=NOW))
+    data = render_json(assemble_context(fx_engine, "environment variables timeout", depth=1, now=NOW))
     refs = [s for s in data["sections"] if s["origin"] == "crossref" and "ADR-0003" in s["path"]]
     assert refs, [s["path"] for s in data["sections"]]
     assert "docs/guides/configuration.md:17" in refs[0]["referenced_by"]
@@ -320,9 +321,9 @@ def test_plain_adr_mention_is_followed(fx_engine: Docmentor) -> None:
 
 def test_depth_two_goes_further_than_depth_one(fx_engine: Docmentor) -> None:
     q = GOLDEN_QUESTIONS["deploy"]
-    one = render_json(fx_engine.assemble(q, depth=1, now=NOW))["sections"]
-    two = render_json(fx_engine.assemble(q, depth=2, max_tokens=16000, now=NOW))["sections"]
-    zero = render_json(fx_engine.assemble(q, depth=0, now=NOW))["sections"]
+    one = render_json(assemble_context(fx_engine, q, depth=1, now=NOW))["sections"]
+    two = render_json(assemble_context(fx_engine, q, depth=2, max_tokens=16000, now=NOW))["sections"]
+    zero = render_json(assemble_context(fx_engine, q, depth=0, now=NOW))["sections"]
     assert {s["origin"] for s in zero} == {"search"}
     assert any(s["origin"] == "crossref" for s in one)
     keys = lambda secs: {(s["path"], s["section_line_start"]) for s in secs}  # noqa: E731
@@ -402,7 +403,7 @@ def test_budget_is_honest_for_random_queries(
     corpora: dict[str, tuple[Docmentor, Path]], corpus: str, words: list[str], budget: int, depth: int
 ) -> None:
     engine, root = corpora[corpus]
-    digest = engine.assemble(" ".join(words), max_tokens=budget, depth=depth, allow_empty=True)
+    digest = assemble_context(engine, " ".join(words), max_tokens=budget, depth=depth, allow_empty=True)
     sources = check_digest(digest.markdown, budget, {corpus: root})
     assert digest.actual_tokens == recount(digest.markdown)
     assert [(s.candidate.path, s.line_start, s.line_end) for s in digest.sections] == sources
@@ -420,14 +421,16 @@ def test_budget_is_honest_on_every_labelled_question(httpx_engine: Docmentor) ->
     worst = 0.0
     for q in questions:
         for budget in (1000, 4000, 8000, 16000):
-            digest = httpx_engine.assemble(q, max_tokens=budget)
+            digest = assemble_context(httpx_engine, q, max_tokens=budget)
             check_digest(digest.markdown, budget, {"httpx": HTTPX})
             worst = max(worst, recount(digest.markdown) / budget)
     assert worst <= 1.0
 
 
 def test_other_encodings_count_exactly(fx_engine: Docmentor) -> None:
-    digest = fx_engine.assemble(GOLDEN_QUESTIONS["deploy"], max_tokens=1000, encoding="cl100k_base", now=NOW)
+    digest = assemble_context(
+        fx_engine, GOLDEN_QUESTIONS["deploy"], max_tokens=1000, encoding="cl100k_base", now=NOW
+    )
     real = int(toktok.batch_count([digest.markdown], "cl100k_base")[0])
     assert digest.actual_tokens == real <= 1000
     assert "**Encoding:** cl100k_base" in digest.markdown
@@ -792,7 +795,7 @@ def test_mcp_markdown_and_json(fx_engine: Docmentor, fx_dir: Path) -> None:
     assert summary["documents"][0]["path"] == "docs/guides/deploy.md"
     # the same library call as the CLI: the same digest but for the generation time in its header
     body = lambda text: text.split("\n---\n", 1)[1]  # noqa: E731
-    assert body(md) == body(fx_engine.assemble(q, max_tokens=4000).markdown)
+    assert body(md) == body(assemble_context(fx_engine, q, max_tokens=4000).markdown)
 
     result = call(fx_engine, {"query": q, "format": "json", "depth": 0, "source": "fx"})
     assert not result.is_error
@@ -850,7 +853,7 @@ def big_engine(module_tmp: Path) -> Iterator[Docmentor]:
 
 def test_mcp_caps_the_budget_at_20k(big_engine: Docmentor) -> None:
     q = "widget calibration"
-    uncapped = big_engine.assemble(q, max_tokens=100_000, sections=100)
+    uncapped = assemble_context(big_engine, q, max_tokens=100_000, sections=100)
     assert uncapped.actual_tokens > MAX_DIGEST_TOKENS  # so the cap below is what keeps it small
     refused = call(big_engine, {"query": q, "max_tokens": 100_000, "sections": 100})
     assert (
@@ -881,7 +884,7 @@ def test_mcp_small_budget_is_not_reported_as_nothing_matched(big_engine: Docment
 
 
 def test_relevance_threshold_is_reported(fx_engine: Docmentor) -> None:
-    md = fx_engine.assemble("retry", now=NOW).markdown
+    md = assemble_context(fx_engine, "retry", now=NOW).markdown
     assert f"- Relevance threshold: {RELEVANCE_THRESHOLD:.2f}\n" in md
 
 
@@ -920,7 +923,7 @@ def test_a_tight_budget_takes_a_documents_best_sections_first_and_shows_them_in_
     )
     eng = Docmentor(tmp_path / "index")
     eng.add(str(docs), name="d")
-    digest = eng.assemble("how do I set the widget timeout", max_tokens=700, depth=0)
+    digest = assemble_context(eng, "how do I set the widget timeout", max_tokens=700, depth=0)
     headings = [s.candidate.heading for s in digest.sections]
     assert "Timeouts" in headings  # the best section, though it comes last in the file
     lines = [s.line_start for s in digest.sections]

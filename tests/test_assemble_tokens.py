@@ -17,6 +17,7 @@ import toktok
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from docmentor import assemble_context
 from docmentor.assemble import bpe, tokens
 from docmentor.engine import Docmentor
 
@@ -347,11 +348,11 @@ def test_assembly_with_a_warm_cache_never_loads_toktok(
     engine = Docmentor(tmp_path / "db")
     engine.add(str(FIXTURES / "httpx"), name="httpx")
     query = "how do I set a timeout on a connection pool"
-    by_toktok = engine.assemble(query, max_tokens=4000)
+    by_toktok = assemble_context(engine, query, max_tokens=4000)
     assert set(fresh) == {"o200k_base"}  # derived the file, then counted with toktok
     forget(monkeypatch)
     fresh.clear()
-    by_bpe = engine.assemble(query, max_tokens=4000)
+    by_bpe = assemble_context(engine, query, max_tokens=4000)
     assert fresh == []
     assert (
         by_bpe.actual_tokens

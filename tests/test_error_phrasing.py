@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from docmentor import Docmentor, UsageError
+from docmentor import Docmentor, UsageError, assemble_context
 from docmentor.cli import main
 from docmentor.cli.app import phrase
 
@@ -17,7 +17,7 @@ def test_the_library_names_its_arguments(tmp_path: Path) -> None:
     (tmp_path / "docs" / "a.md").write_text("# A\n\nAbout widgets.\n", encoding="utf-8")
     engine.add(str(tmp_path / "docs"), name="d")
     with pytest.raises(UsageError) as caught:
-        engine.assemble("widgets", max_tokens=5)
+        assemble_context(engine, "widgets", max_tokens=5)
     assert caught.value.message.startswith("max_tokens must be between")
     assert caught.value.arguments == ("max_tokens",)
     assert "--" not in str(caught.value)

@@ -78,12 +78,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
 ROOT_CONSTANTS = frozenset({"__version__"})
 
 # (importer, imported module): reason. Upward imports not fixed yet.
-LAYER_EXCEPTIONS: dict[tuple[str, str], str] = {
-    ("docmentor.engine", "docmentor.assemble"): (
-        "Docmentor.assemble, a lazy convenience call: goes when assembly is reached through the "
-        "top-level API (engine work)"
-    ),
-}
+LAYER_EXCEPTIONS: dict[tuple[str, str], str] = {}
 
 # (importer, defining module, name): reason. Private names used across modules, not fixed yet.
 PRIVATE_EXCEPTIONS: dict[tuple[str, str, str], str] = {}

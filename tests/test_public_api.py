@@ -25,6 +25,7 @@ from pathlib import Path
 import pytest
 
 import docmentor
+from docmentor import assemble_context
 
 SRC = Path(__file__).resolve().parents[1] / "src"
 ADAPTERS = (
@@ -93,16 +94,16 @@ def test_result_types_are_frozen_dataclasses() -> None:
     assert set(NOT_FROZEN) <= set(docmentor._EXPORTS)
 
 
-def test_engine_assemble_takes_the_assembly_options() -> None:
-    """``Docmentor.assemble`` is typed: the same keyword arguments and defaults as assembly."""
+def test_assembly_is_a_function_of_the_engine() -> None:
+    """Assembly is a product over the engine: ``assemble_context(engine, question, …)``,
+    typed; the engine itself has no assembly method (it would import a layer above it)."""
     from docmentor.assemble import assemble
 
-    method = inspect.signature(docmentor.Docmentor.assemble).parameters
-    function = inspect.signature(assemble).parameters
-    assert [(p.name, p.kind, p.default) for p in list(method.values())[1:]] == [
-        (p.name, p.kind, p.default) for p in list(function.values())[1:]
-    ]
-    assert inspect.signature(docmentor.Docmentor.assemble).return_annotation in ("Digest", docmentor.Digest)
+    assert docmentor.assemble_context is assemble
+    assert not hasattr(docmentor.Docmentor, "assemble")
+    params = inspect.signature(docmentor.assemble_context).parameters
+    assert list(params)[:2] == ["engine", "query"]
+    assert inspect.signature(assemble).return_annotation in ("Digest", docmentor.Digest)
 
 
 def _loaded_after(code: str) -> list[str]:
@@ -230,7 +231,7 @@ def test_typed_results_have_the_keys_their_types_name(tmp_path: Path) -> None:
         found = engine.excerpt("acme:timeouts.md", "timeout")
         assert list(found) == list(docmentor.DocExcerpts.__annotations__)
         assert found["path"] == "timeouts.md" and "timeout=5" in found["excerpts"][0]["text"]
-        digest = engine.assemble("timeout", max_tokens=500)
+        digest = assemble_context(engine, "timeout", max_tokens=500)
         assert isinstance(digest, docmentor.Digest) and "timeout=5" in digest.markdown
     finally:
         engine.close()

@@ -16,6 +16,7 @@ import toktok
 from mcp import Client
 
 import httpserver
+from docmentor import assemble_context
 from docmentor.engine import Docmentor
 from docmentor.errors import SourceUnavailableError, UsageError
 from docmentor.server import build_server
@@ -137,11 +138,11 @@ def test_assembly_json_and_long_questions_stay_in_budget(engine: Docmentor, tmp_
     }
     engine.add(str(write(tmp_path / "docs", pages)), name="s")
     for budget in (1000, 4000):
-        d = engine.assemble("timeouts proxies pools", max_tokens=budget, fmt="json")
+        d = assemble_context(engine, "timeouts proxies pools", max_tokens=budget, fmt="json")
         # the budget counts the digest as Markdown, the content JSON structures (docs/assemble.md)
         data = json.loads(d.json_text)
         assert data["actual_tokens"] == toktok.batch_count([d.markdown], "o200k_base")[0] <= budget
-    d = engine.assemble(" ".join(["timeouts proxies"] * 500), max_tokens=1000)
+    d = assemble_context(engine, " ".join(["timeouts proxies"] * 500), max_tokens=1000)
     assert toktok.batch_count([d.markdown], "o200k_base")[0] <= 1000
 
 

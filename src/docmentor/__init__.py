@@ -4,14 +4,14 @@ This namespace is the library: every public object is here, once, under one name
 modules below it are internal; their layout may change). The CLI and the MCP server are
 adapters over it.
 
-- **docs engine** — :class:`Docmentor` (add / refresh / search / get / excerpt / assemble)
+- **docs engine** — :class:`Docmentor` (add / refresh / search / get / excerpt)
   and what it returns: :class:`RefreshReport`, :class:`SearchHit`, :class:`DocPage`,
   :class:`DocExcerpts`, :class:`SourceInfo`, :class:`EmbedReport`; :class:`SourceSpec` (:class:`SourceOptions`); ``docmentor.toml`` through :func:`load_config`;
   the index's default folder (:func:`default_db`), a ``NAME:TARGET`` source argument
   (:func:`split_named`), a MkDocs project's snippet folders (:func:`mkdocs_bases`).
 - **background work** of a long-running process — :class:`RefreshScheduler`,
   :class:`BackgroundEmbedder`, :class:`UnindexedSources`, :func:`configured_sources`.
-- **assembly** — ``Docmentor.assemble(query, …)`` returns a :class:`Digest`
+- **assembly** — :func:`assemble_context` (an engine and one question) returns a :class:`Digest`
   (:class:`DocumentScore`, :class:`DistilledSection`); its budget range :data:`MAX_TOKENS_RANGE`.
 - **library knowledge** — :func:`generate` (:class:`GenerationResult`);
   :class:`LibraryKnowledge` (find_api: :class:`FoundApis` of :class:`ApiMatch`; get_examples:
@@ -74,7 +74,8 @@ _EXPORTS: dict[str, str] = {
     "BackgroundEmbedder": "docmentor.scheduler",
     "UnindexedSources": "docmentor.scheduler",
     "configured_sources": "docmentor.scheduler",
-    # assembly (through Docmentor.assemble)
+    # assembly
+    "assemble_context": "docmentor.assemble",
     "Digest": "docmentor.assemble.models",
     "DocumentScore": "docmentor.assemble.models",
     "DistilledSection": "docmentor.assemble.models",
@@ -159,6 +160,7 @@ _EXPORTS: dict[str, str] = {
 #: public name → the name it has in its module, where the two differ (a generic name there)
 _RENAMED: dict[str, str] = {
     "analyze_feedback": "analyze",
+    "assemble_context": "assemble",  # docmentor.assemble is the package
     "feedback_report": "report_text",
     "ClarityIssue": "Issue",
     "ScorePenalty": "Penalty",
@@ -233,6 +235,7 @@ __all__ = [
     "UsageError",
     "__version__",
     "analyze_feedback",
+    "assemble_context",
     "calculate_clarity_score",
     "calculate_dimension_score",
     "check_labels",
@@ -267,6 +270,7 @@ __all__ = [
 if TYPE_CHECKING:
     from docmentor.access import ReadPolicy, score_document
     from docmentor.assemble import MAX_TOKENS_RANGE
+    from docmentor.assemble import assemble as assemble_context
     from docmentor.assemble.models import Digest, DistilledSection, DocumentScore
     from docmentor.clarity import score_paths, score_source, score_text
     from docmentor.clarity.explain import ContentPenalty, ScoreExplanation, explain_score

@@ -420,12 +420,14 @@ def evaluate_assemble(
 ) -> AssembleEval:
     """Assemble a digest for each question with ``expected_contains`` (the others are
     skipped) and measure the share of those strings it holds."""
+    from docmentor.assemble import assemble
+
     rows = []
     for q in questions:
         if not q.get("expected_contains"):
             continue
-        digest = engine.assemble(
-            q["query"], max_tokens=max_tokens, source=source, depth=depth, allow_empty=True
+        digest = assemble(
+            engine, q["query"], max_tokens=max_tokens, source=source, depth=depth, allow_empty=True
         )
         cov, missing = coverage(digest.markdown, list(q["expected_contains"]))
         rows.append(

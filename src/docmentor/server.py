@@ -449,8 +449,11 @@ def _assemble_tools(server: MCPServer, engine: Docmentor) -> None:
         sections; with format "markdown" also the digest as text (digest), with "json" the
         JSON digest itself.
         """
+        from docmentor import assemble_context  # assembly loads on the first call
+
         digest = await _run(
-            lambda: engine.assemble(
+            lambda: assemble_context(
+                engine,
                 query,
                 max_tokens=max_tokens,
                 depth=depth,

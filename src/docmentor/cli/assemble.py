@@ -57,8 +57,11 @@ def assemble(
     ] = False,
 ) -> None:
     """Assemble the best documentation for one question into a digest that fits a token budget."""
+    from docmentor import assemble_context
+
     require_index()
-    digest = open_engine(create=False).assemble(
+    digest = assemble_context(
+        open_engine(create=False),
         query,
         fmt=fmt,
         max_tokens=max_tokens,

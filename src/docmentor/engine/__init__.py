@@ -14,15 +14,10 @@ the index. Its parts, one job each:
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import datetime
-from typing import TYPE_CHECKING
 
 from docmentor.engine.lookup import Lookup
 from docmentor.engine.refresh import Refreshing
 from docmentor.engine.reports import DocExcerpts, DocPage, RefreshReport, SourceInfo
-
-if TYPE_CHECKING:
-    from docmentor.assemble import Digest
 
 
 class Docmentor(Refreshing, Lookup):
@@ -34,36 +29,6 @@ class Docmentor(Refreshing, Lookup):
             :class:`NotFoundError` instead.
         ranking: the ranking constants (default :data:`docmentor.search.config.DEFAULT`).
     """
-
-    def assemble(
-        self,
-        query: str,
-        *,
-        max_tokens: int = 8000,
-        depth: int = 1,
-        sections: int = 20,
-        source: str | None = None,
-        encoding: str = "o200k_base",
-        allow_empty: bool = False,
-        now: datetime | None = None,
-        fmt: str = "markdown",
-    ) -> Digest:
-        """A token-budgeted digest for one question: see :func:`docmentor.assemble.assemble`
-        (the same arguments and defaults; ``tests/test_public_api.py`` checks they agree)."""
-        from docmentor.assemble import assemble
-
-        return assemble(
-            self,
-            query,
-            max_tokens=max_tokens,
-            depth=depth,
-            sections=sections,
-            source=source,
-            encoding=encoding,
-            allow_empty=allow_empty,
-            now=now,
-            fmt=fmt,
-        )
 
 
 __all__: Sequence[str] = ["DocExcerpts", "DocPage", "Docmentor", "RefreshReport", "SourceInfo"]
