@@ -228,3 +228,70 @@ def m009_served(db: sqlite3.Connection) -> None:
     # NULL for files and older rows. A 200 answering an HTML page where 'text' was served
     # before is taken for an error page, and the last good copy is kept.
     db.execute("ALTER TABLE documents ADD COLUMN served TEXT")
+
+
+@migration
+def m010_repo_memory(db: sqlite3.Connection) -> None:
+    # RepoMemory of repository documentation (issue 21), kept so a killed run resumes with
+    # every committed unit kept: one row per run of one repository root, its units (the
+    # component / module / package / repository documents, committed one transaction each),
+    # the search cache of its READ actions and the trace of every action. JSON columns hold
+    # lists (claims, depends_on, children) or objects (settings, scores, inputs, results).
+    _script(
+        db,
+        """
+        CREATE TABLE repo_runs (
+            id INTEGER PRIMARY KEY,
+            root TEXT NOT NULL,
+            started_at TEXT NOT NULL,
+            finished_at TEXT,
+            model TEXT,
+            settings TEXT NOT NULL DEFAULT '{}',
+            status TEXT NOT NULL DEFAULT 'running'
+                CHECK (status IN ('running', 'finished', 'failed', 'abandoned'))
+        );
+        CREATE INDEX repo_runs_root ON repo_runs(root, status);
+        CREATE TABLE repo_units (
+            run_id INTEGER NOT NULL REFERENCES repo_runs(id) ON DELETE CASCADE,
+            unit_id TEXT NOT NULL,
+            ord INTEGER NOT NULL,
+            granularity TEXT NOT NULL
+                CHECK (granularity IN ('component', 'module', 'package', 'repository')),
+            parent_id TEXT,
+            content_hash TEXT NOT NULL,
+            document TEXT,
+            claims TEXT NOT NULL DEFAULT '[]',
+            depends_on TEXT NOT NULL DEFAULT '[]',
+            children TEXT NOT NULL DEFAULT '[]',
+            scores TEXT NOT NULL DEFAULT '{}',
+            status TEXT NOT NULL DEFAULT 'pending' CHECK (status IN ('pending', 'committed', 'failed')),
+            error TEXT,
+            model TEXT,
+            prompt_tokens INTEGER NOT NULL DEFAULT 0,
+            completion_tokens INTEGER NOT NULL DEFAULT 0,
+            committed_at TEXT,
+            PRIMARY KEY (run_id, unit_id)
+        );
+        CREATE INDEX repo_units_status ON repo_units(run_id, status, ord);
+        CREATE TABLE repo_search_cache (
+            run_id INTEGER NOT NULL REFERENCES repo_runs(id) ON DELETE CASCADE,
+            kind TEXT NOT NULL,
+            query TEXT NOT NULL,
+            result TEXT NOT NULL,
+            hits INTEGER NOT NULL DEFAULT 0,
+            stored_at TEXT NOT NULL,
+            UNIQUE (run_id, kind, query)
+        );
+        CREATE TABLE repo_trace (
+            run_id INTEGER NOT NULL REFERENCES repo_runs(id) ON DELETE CASCADE,
+            seq INTEGER NOT NULL,
+            unit_id TEXT,
+            action TEXT NOT NULL,
+            inputs TEXT NOT NULL DEFAULT '{}',
+            tokens INTEGER NOT NULL DEFAULT 0,
+            seconds REAL NOT NULL DEFAULT 0,
+            at TEXT NOT NULL,
+            PRIMARY KEY (run_id, seq)
+        );
+        """,
+    )
