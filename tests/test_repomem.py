@@ -9,6 +9,8 @@ import sqlite3
 import subprocess
 import sys
 import textwrap
+import threading
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -30,8 +32,10 @@ UNITS = [
 
 
 @pytest.fixture
-def store(tmp_path: Path) -> Store:
-    return Docmentor(tmp_path / "db").store
+def store(tmp_path: Path) -> Iterator[Store]:
+    engine = Docmentor(tmp_path / "db")
+    yield engine.store
+    engine.close()
 
 
 def _commit(store: Store, run_id: int, unit_id: str, **extra: object) -> repomem.UnitRow:
@@ -257,6 +261,38 @@ def test_the_trace_keeps_the_order_of_actions_and_progress_sums_it(store: Store,
     assert progress.current_unit == "pkg.util.Box.open"  # the latest traced unit still pending
     _commit(store, run.id, "pkg.util.Box.open")
     assert repomem.progress(store, run.id).current_unit is None
+
+
+def test_units_of_one_level_commit_and_trace_from_several_threads(store: Store, tmp_path: Path) -> None:
+    """Independent units of a traversal level run concurrently: every commit lands and the
+    trace numbers each action once, without gaps."""
+    run = repomem.start_run(store, tmp_path, model="m1")
+    ids = [f"pkg.m.f{i:02d}" for i in range(40)]
+    repomem.register_units(store, run.id, [NewUnit(u, "component", "h") for u in ids])
+
+    def work(part: list[str]) -> None:
+        for uid in part:
+            repomem.append_trace(store, run.id, unit_id=uid, action="WRITE", tokens=10)
+            repomem.cache_put(store, run.id, "code", "shared question", {"by": uid})
+            repomem.cache_get(store, run.id, "code", "shared question")
+            _commit(store, run.id, uid, prompt_tokens=7, completion_tokens=3)
+        store.close()  # this thread's connection
+
+    threads = [threading.Thread(target=work, args=(ids[i::4],)) for i in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sorted(repomem.unit_ids(store, run.id, status="committed")) == ids
+    rows = repomem.trace(store, run.id)
+    assert [r.seq for r in rows] == list(range(1, 41)) and sorted(r.unit_id or "" for r in rows) == ids
+    progress = repomem.progress(store, run.id)
+    assert (progress.committed, progress.tokens, progress.trace_tokens, progress.cache_hits) == (
+        40,
+        400,
+        400,
+        40,
+    )
 
 
 def test_bad_input_is_a_clear_error(store: Store, tmp_path: Path) -> None:
