@@ -62,6 +62,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "docmentor.library",
             "docmentor.evaluation",
             "docmentor.access",
+            "docmentor.repodocs",
         ),
     ),
     (

@@ -1,0 +1,219 @@
+"""The code units repository documentation is written for, as frozen records.
+
+Four granularities (the MemDocAgent paper's): **components** (functions, methods, classes),
+**modules** (one ``.py`` file), **packages** (a folder with modules) and the **repository**.
+
+Ids are strings that depend only on the repository's files (never on the machine, the folder
+the repository was cloned into, or the order files are read):
+
+- repository: ``.``
+- a Python package (a folder with ``__init__.py``, or a folder inside one): its import name,
+  ``pkg``, ``pkg.sub``. A plain folder that holds modules but is not importable as a package
+  (``tests/`` without ``__init__.py``, ``scripts/``): its path with a trailing slash,
+  ``tests/``, ``tools/gen/``. A folder without modules of its own (``src/``) is no unit; what
+  it holds belongs to the nearest unit above it.
+- module: its import name, the dotted path from the nearest folder above it that is not part
+  of a package (``src/pkg/mod.py`` → ``pkg.mod``, ``tests/test_x.py`` → ``test_x``); a
+  package's ``__init__.py`` is the module ``pkg.__init__`` (the package itself is ``pkg``).
+- component: its module's id, then the names of the classes it is in and its own:
+  ``pkg.mod.Class.method``, ``pkg.mod.function``, ``pkg.__init__.function``. A function or
+  class nested in a function is part of that function (no unit of its own: its code, calls
+  and raises count as the enclosing function's); a class nested in a class is a component.
+- The same top-level import name provided by two import roots (``tests/conftest.py`` and
+  ``benchmarks/conftest.py``): every id under that name is prefixed by its import root's path
+  and a colon, ``tests:conftest``, ``benchmarks:conftest.fixture`` (the root ``.`` for the
+  repository's own folder). A name defined twice in one scope (a property's getter and
+  setter, ``def`` in both branches of an ``if``) keeps its id the first time and gets ``#2``,
+  ``#3`` … after it, in source order.
+
+Spans are 1-based and inclusive and start at a definition's first decorator. A unit's
+``content_hash`` is the sha256 of its source lines (a module: its whole text); a package's
+and the repository's hash is the sha256 of their children's ids and hashes, so it changes
+when any code under them changes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from typing import Literal
+
+ComponentKind = Literal["function", "method", "class"]
+UnitKind = Literal["function", "method", "class", "module", "package", "repository"]
+MethodKind = Literal["instance", "static", "class", "property"]
+ParameterKind = Literal[
+    "positional_only", "positional_or_keyword", "var_positional", "keyword_only", "var_keyword"
+]
+
+REPOSITORY_ID = "."
+
+
+def sha256_text(text: str) -> str:
+    """The hex sha256 of ``text`` encoded as UTF-8."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def children_hash(children: list[tuple[str, str]]) -> str:
+    """A package's or the repository's hash: of its children's (id, hash), sorted by id."""
+    return sha256_text("\n".join(f"{unit_id}\t{digest}" for unit_id, digest in sorted(children)))
+
+
+@dataclass(frozen=True, slots=True)
+class Parameter:
+    """One parameter as written: ``annotation`` and ``default`` are source text (or None)."""
+
+    name: str
+    kind: ParameterKind
+    annotation: str | None = None
+    default: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ImportRef:
+    """One import statement's name: ``import a.b as c`` is ``target="a.b", name=None,
+    alias="c"``; ``from ..x import y as z`` in ``pkg.sub.mod`` is ``target="pkg.x",
+    name="y", alias="z", level=2``. ``target`` is absolute (relative imports resolved against
+    the module's import name; one that climbs above it keeps its dots, ``..x``)."""
+
+    target: str
+    name: str | None
+    alias: str | None
+    level: int
+    line: int
+
+    @property
+    def bound(self) -> str:
+        """The name the import binds in its scope (``import a.b`` binds ``a``)."""
+        if self.alias:
+            return self.alias
+        if self.name is not None:
+            return self.name
+        return self.target.split(".")[0]
+
+
+@dataclass(frozen=True, slots=True)
+class CallSite:
+    """A call as written, as a dotted name: ``helper``, ``mod.func``, ``Foo``; a method's
+    calls on its first parameter are written ``self.name`` (``cls.name``'s too), calls through
+    ``super()`` ``super().name``. Calls on other expressions are not recorded."""
+
+    name: str
+    line: int
+
+
+@dataclass(frozen=True, slots=True)
+class Component:
+    """A function, a method (a function defined directly in a class body) or a class.
+
+    Functions and methods: ``signature`` is ``def name(params) -> return`` (``async def`` for
+    coroutines), ``parameters`` and ``returns`` its parts, ``raises`` the exception names its
+    ``raise`` statements name (as written, ``ValueError``, ``errors.UsageError``; a bare
+    re-raise names none). Classes: ``signature`` is ``class Name(bases)``, ``parameters`` and
+    ``init_signature`` those of its own ``__init__`` without ``self`` (for a ``@dataclass``,
+    the fields), ``members`` the ids of its methods and nested classes, ``attributes`` the names
+    assigned in its body or on ``self`` in its methods, in order of first appearance.
+    """
+
+    id: str
+    kind: ComponentKind
+    name: str
+    qualname: str  # within its module: Class.method
+    module: str  # the id of its module
+    parent: str  # the id of its module or class
+    path: str  # relative to the repository root, with "/"
+    line_start: int
+    line_end: int
+    signature: str
+    docstring: str | None
+    content_hash: str
+    decorators: tuple[str, ...] = ()
+    parameters: tuple[Parameter, ...] = ()
+    returns: str | None = None
+    is_async: bool = False
+    raises: tuple[str, ...] = ()
+    calls: tuple[CallSite, ...] = ()
+    imports: tuple[ImportRef, ...] = ()  # imports inside its body (lazy imports)
+    bases: tuple[str, ...] = ()
+    init_signature: str | None = None
+    members: tuple[str, ...] = ()
+    attributes: tuple[str, ...] = ()
+    method_kind: MethodKind | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Module:
+    """One ``.py`` file. ``imports`` are every import in it (in functions too, in source
+    order); ``aliases`` the module-level ``Name = other.name`` assignments; ``calls`` the
+    calls its module-level code makes (outside any definition); ``components`` the ids of its
+    top-level functions and classes."""
+
+    id: str
+    name: str  # the import name, without a root qualifier
+    path: str
+    package: str  # the id of its package, or of the repository
+    line_start: int
+    line_end: int
+    docstring: str | None
+    content_hash: str
+    imports: tuple[ImportRef, ...] = ()
+    aliases: tuple[tuple[str, str], ...] = ()
+    calls: tuple[CallSite, ...] = ()
+    components: tuple[str, ...] = ()
+    kind: Literal["module"] = "module"
+
+
+@dataclass(frozen=True, slots=True)
+class Package:
+    """A folder with modules. ``python_package``: importable by its dotted id (else its id is
+    its path, ``tests/``). ``children``: the ids of its modules and sub-packages."""
+
+    id: str
+    name: str
+    path: str
+    parent: str
+    python_package: bool
+    content_hash: str
+    children: tuple[str, ...] = ()
+    kind: Literal["package"] = "package"
+
+
+@dataclass(frozen=True, slots=True)
+class Repository:
+    """The repository: ``name`` is its folder's name (for display; the id is always ``.``)."""
+
+    name: str
+    content_hash: str
+    children: tuple[str, ...] = ()
+    id: str = REPOSITORY_ID
+    kind: Literal["repository"] = "repository"
+    path: str = "."
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """A file that could not be read as it is: ``skipped`` when nothing of it was used."""
+
+    path: str
+    error: str
+    skipped: bool = True
+
+
+Unit = Component | Module | Package | Repository
+
+
+@dataclass(frozen=True, slots=True)
+class RepoUnits:
+    """Everything read from one repository; each tuple sorted by id."""
+
+    repository: Repository
+    packages: tuple[Package, ...]
+    modules: tuple[Module, ...]
+    components: tuple[Component, ...]
+    problems: tuple[Problem, ...]
+
+    def units(self) -> dict[str, Unit]:
+        """Every unit by id."""
+        out: dict[str, Unit] = {self.repository.id: self.repository}
+        for group in (self.packages, self.modules, self.components):
+            out.update((u.id, u) for u in group)
+        return out
