@@ -250,6 +250,33 @@ def test_ids_are_qualified_when_two_roots_share_a_name_and_duplicates_are_number
     assert {m.id: m for m in units.modules}["pkg.climb"].imports[0].target == "..."
 
 
+def test_files_given_by_the_caller_are_checked(tmp_path: Path) -> None:
+    (tmp_path / "pkg" / "mod").mkdir(parents=True)
+    (tmp_path / "pkg" / "__init__.py").write_text("", encoding="utf-8")
+    (tmp_path / "pkg" / "mod" / "__init__.py").write_text("def f():\n    pass\n", encoding="utf-8")
+    (tmp_path / "pkg" / "mod.py").write_text("def g():\n    pass\n", encoding="utf-8")
+    (tmp_path / "big.py").write_text("#" * 50, encoding="utf-8")
+    given = ["pkg/__init__.py", "pkg/mod/__init__.py", "pkg/mod.py", "../x.py", "gone.py", "big.py", "a.txt"]
+    units = read_repository(tmp_path, files=given, max_bytes=40)
+    assert [c.id for c in units.components] == ["pkg.mod.__init__.f"]
+    assert [(p.path, p.error) for p in units.problems] == [
+        ("../x.py", "not a .py file inside the repository"),
+        ("a.txt", "not a .py file inside the repository"),
+        ("big.py", "larger than the size cap (50 > 40 bytes)"),
+        ("gone.py", "no such file"),
+        ("pkg/mod.py", "hidden by the package pkg/mod/ (Python imports the package)"),
+    ]
+
+
+def test_a_folder_beside_a_module_of_its_name_is_no_namespace_package(tmp_path: Path) -> None:
+    for rel in ("pkg/__init__.py", "pkg/data.py", "pkg/data/helper.py"):
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text("def f():\n    pass\n", encoding="utf-8")
+    units = read_repository(tmp_path)
+    assert [m.id for m in units.modules] == ["helper", "pkg.__init__", "pkg.data"]
+    assert [p.id for p in units.packages] == ["pkg", "pkg/data/"]
+
+
 # -- the graph ------------------------------------------------------------------------------
 
 
@@ -324,6 +351,70 @@ def test_outside_the_repository_is_kept_by_name(graph: Graph) -> None:
     }
     # builtins (sum, max, round, ValueError) and locals (fn, inner) are neither edges nor references
     assert not any(e.target in {"sum", "max", "fn", "inner"} for e in graph.edges)
+
+
+def test_aliases_star_imports_inherited_init_nested_classes_and_recursion(tmp_path: Path) -> None:
+    files = {
+        "lib/__init__.py": "",
+        "lib/core.py": (
+            "class Base:\n    def __init__(self, x):\n        self.x = x\n\n"  # 1-4
+            "class Sub(Base):\n    class Meta:\n        def tag(self):\n            return 'm'\n\n"  # 5-9
+            "    def go(self):\n        self.x.strip()\n        return self.Meta().tag()\n\n"  # 10-13
+            "Alias = Sub\nLoop = Loop2\nLoop2 = Loop\n\n"  # 14-17
+            "def fact(n):\n    return 1 if n < 2 else n * fact(n - 1)\n"  # 18-19
+        ),
+        "lib/use.py": (
+            "from lib.core import *\nfrom lib import core\n\n"
+            "def build():\n    core.Alias(1)\n    Loop()\n    return fact(3)\n"
+        ),
+    }
+    for rel, text in files.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text, encoding="utf-8")
+    units = read_repository(tmp_path)
+    assert "lib.core.Sub.Meta.tag" in components(units)
+    assert components(units)["lib.core.Sub"].members == ("lib.core.Sub.Meta", "lib.core.Sub.go")
+    graph = build_graph(units)
+    calls = edges(graph, "calls")
+    # an alias of a class, through a module; its __init__ inherited from an in-repo base
+    assert ("lib.use.build", "lib.core.Sub") in calls
+    assert ("lib.use.build", "lib.core.Base.__init__") in calls
+    assert ("lib.use.build", "lib.core.fact") in calls  # through the star import
+    assert ("lib.core.fact", "lib.core.fact") in calls  # recursion
+    # self.Meta(): the nested class; self.x.strip(): what x holds is not known; a loop of
+    # aliases (Loop = Loop2, Loop2 = Loop) ends unresolved
+    assert {t for s, t in calls if s == "lib.core.Sub.go"} == {"lib.core.Sub.Meta"}
+    assert not any(t.startswith("lib.core.Loop") for _, t in calls)
+    assert [e.target for e in graph.dependencies("lib.core.Sub")] == [
+        "lib.core.Base",
+        "lib.core.Sub.Meta",
+        "lib.core.Sub.go",
+    ]
+    assert {e.source for e in graph.dependents("lib.core.fact")} == {
+        "lib.core",
+        "lib.core.fact",
+        "lib.use.build",
+    }
+    order = traversal(graph)
+    check_order(graph, order)
+    assert ("lib.core.fact",) in order.cycles
+    assert Edge("lib.core.fact", "lib.core.fact", "calls", 19) in order.dropped
+
+
+def test_a_root_that_is_itself_a_package(tmp_path: Path) -> None:
+    root = tmp_path / "mylib"
+    (root / "sub").mkdir(parents=True)
+    (root / "__init__.py").write_text("from mylib.core import f\n", encoding="utf-8")
+    (root / "core.py").write_text("def f():\n    pass\n", encoding="utf-8")
+    (root / "sub" / "__init__.py").write_text("", encoding="utf-8")
+    (root / "sub" / "use.py").write_text("import mylib\n\ndef g():\n    mylib.f()\n", encoding="utf-8")
+    units = read_repository(root)
+    assert units.repository.package_name == "mylib"
+    assert [m.id for m in units.modules] == ["__init__", "core", "sub.__init__", "sub.use"]
+    graph = build_graph(units)
+    assert edges(graph, "imports") == {("__init__", "core"), ("sub.use", "__init__")}
+    assert edges(graph, "calls") == {("sub.use.g", "core.f")}  # re-exported by the root's __init__
+    assert graph.external == {}
 
 
 # -- the order ------------------------------------------------------------------------------

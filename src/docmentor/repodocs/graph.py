@@ -10,8 +10,8 @@ Every edge reads "``source`` depends on ``target``" (the target's document is wr
   there is one, else to ``pkg``'s ``__init__``.
 - ``calls``: component → component (a module's own top-level code: module → component),
   resolved through, in this order, the function's own imports, the module's definitions, its
-  ``Name = other`` aliases and its imports (following re-exports through ``__init__``
-  modules); ``self.m()``/``cls.m()`` to the enclosing class's method, else its in-repo bases'
+  ``Name = other`` aliases, its imports (following re-exports through ``__init__``
+  modules) and its ``from m import *`` (names found in the repository); ``self.m()``/``cls.m()`` to the enclosing class's method, else its in-repo bases'
   (depth first, left to right); ``super().m()`` to the bases'; a constructor call ``Foo()``
   to the class and to its ``__init__`` (its own or an in-repo base's). A decorator is called
   with what it decorates: decorated → decorator.
@@ -62,9 +62,11 @@ class Graph:
     external: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     def dependencies(self, unit_id: str) -> list[Edge]:
+        """The edges from ``unit_id``: what it depends on (one pass over the edges)."""
         return [e for e in self.edges if e.source == unit_id]
 
     def dependents(self, unit_id: str) -> list[Edge]:
+        """The edges to ``unit_id``: what depends on it (one pass over the edges)."""
         return [e for e in self.edges if e.target == unit_id]
 
 
@@ -97,6 +99,7 @@ class _Builder:
         self.by_name = dict(by_name)
         self.roots = {mid: root for pairs in by_name.values() for root, mid in pairs}
         self.tops = {name.split(".")[0] for name in by_name}
+        self.package_name = repo.repository.package_name
         # scope → name → component id: a module's top-level definitions, a class's members
         self.members: dict[str, dict[str, str]] = defaultdict(dict)
         for c in sorted(repo.components, key=lambda c: (c.line_start, c.id)):
@@ -105,10 +108,12 @@ class _Builder:
         for c in repo.components:
             local_lines[c.module] |= {(i.line, i.target, i.name) for i in c.imports}
         self.bindings: dict[str, dict[str, ImportRef]] = {}
+        self.stars: dict[str, list[str]] = {}
         self.aliases: dict[str, dict[str, str]] = {}
         for m in repo.modules:
             top_level = [i for i in m.imports if (i.line, i.target, i.name) not in local_lines[m.id]]
-            self.bindings[m.id] = {i.bound: i for i in top_level}
+            self.bindings[m.id] = {i.bound: i for i in top_level if i.name != "*"}
+            self.stars[m.id] = [i.target for i in top_level if i.name == "*"]
             self.aliases[m.id] = dict(m.aliases)
         self.edges: dict[tuple[str, str, EdgeKind], int] = {}
         self.external: dict[str, set[str]] = defaultdict(set)
@@ -152,13 +157,25 @@ class _Builder:
     def _imports(self, m: Module) -> None:
         root = self.roots[m.id]
         for i in m.imports:
-            names = [f"{i.target}.{i.name}", i.target] if i.name is not None and i.name != "*" else [i.target]
-            target = next((t for t in (self._module(n, root) for n in names) if t is not None), None)
-            if target is not None:
-                if target != m.id:
-                    self._edge(m.id, target, "imports", i.line)
-            elif i.target.split(".")[0] not in self.tops and not i.target.startswith("."):
-                self.external[m.id].add(names[0] if i.name != "*" else i.target)
+            target = self._inside(i.target)
+            names = [f"{target}.{i.name}", target] if i.name is not None and i.name != "*" else [target]
+            found = next((t for t in (self._module(n, root) for n in names) if t is not None), None)
+            if found is not None:
+                if found != m.id:
+                    self._edge(m.id, found, "imports", i.line)
+            elif target.split(".")[0] not in self.tops and not target.startswith("."):
+                self.external[m.id].add(names[0])
+
+    def _inside(self, dotted: str) -> str:
+        """A name through the root's own package name (``httpx._api`` when the root is
+        ``httpx/``) as the repository's ids name it (``_api``; ``httpx.Client``:
+        ``__init__.Client``)."""
+        head, _, rest = dotted.partition(".")
+        if head != self.package_name or head in self.tops:
+            return dotted
+        if rest.partition(".")[0] in self.tops:
+            return rest
+        return "__init__" + (f".{rest}" if rest else "")
 
     def _module(self, name: str, root: str) -> str | None:
         """The module id of import name ``name`` (the importer's own import root first)."""
@@ -277,6 +294,10 @@ class _Builder:
         binding = self.bindings.get(module, {}).get(head)
         if binding is not None:
             return self._absolute(_imported(binding, rest), self.roots.get(module, "."), hops + 1)
+        for star in self.stars.get(module, ()):  # `from pkg.mod import *`: in-repo names only
+            found = self._absolute(f"{star}.{name}", self.roots.get(module, "."), hops + 1)
+            if found is not None and found.unit is not None:
+                return found
         return None  # a builtin, a parameter or a local: nothing to link
 
     def _within(self, unit_id: str, rest: str) -> _Found | None:
@@ -296,7 +317,7 @@ class _Builder:
         rest inside it (through its re-exports); outside the repository: external."""
         if dotted.startswith("."):
             return None
-        parts = dotted.split(".")
+        parts = self._inside(dotted).split(".")
         if parts[0] not in self.tops:
             return None if parts[0] in _BUILTINS and len(parts) == 1 else _Found(external=dotted)
         for k in range(len(parts), 0, -1):

@@ -19,8 +19,8 @@ has no cycle.
 
 Among the units whose dependencies are all done, the next is the one of lowest rank (so a
 file's units come out in source order where their dependencies allow). ``levels`` groups the
-units by their longest chain of dependencies: a unit depends only on units of lower levels, so
-the units of one level can be documented at the same time.
+units by their longest chain of dependencies: a unit depends only on units of lower levels
+(its dropped edges aside), so the units of one level can be documented at the same time.
 """
 
 from __future__ import annotations

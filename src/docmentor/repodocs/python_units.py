@@ -86,10 +86,17 @@ def read_repository(
     problems: list[Problem] = []
     if files is None:
         files, problems = discover(root, max_bytes=max_bytes)
-    names = _ImportNames(root, sorted(set(files)))
+    readable: list[str] = []
+    for rel in sorted(set(files)):
+        why = _refused(root, rel, max_bytes)
+        if why is None:
+            readable.append(rel)
+        else:
+            problems.append(Problem(rel, why))
+    names = _ImportNames(root, readable)
     modules: list[Module] = []
     components: list[Component] = []
-    for rel in sorted(set(files)):
+    for rel in readable:
         text, problem = _read_text(root / rel)
         if problem is not None:
             problems.append(Problem(rel, problem.error, problem.skipped))
@@ -110,7 +117,8 @@ def read_repository(
         + [m.id for m in modules if m.package == REPOSITORY_ID]
     )
     hashes = {p.id: p.content_hash for p in packages} | {m.id: m.content_hash for m in modules}
-    repository = Repository(root.name, children_hash([(c, hashes[c]) for c in top]), tuple(top))
+    package_name = root.name if (root / "__init__.py").is_file() and root.name.isidentifier() else None
+    repository = Repository(root.name, children_hash([(c, hashes[c]) for c in top]), tuple(top), package_name)
     return RepoUnits(
         repository,
         tuple(sorted(packages, key=lambda p: p.id)),
@@ -118,6 +126,22 @@ def read_repository(
         tuple(sorted(components, key=lambda c: c.id)),
         tuple(sorted(problems, key=lambda p: (p.path, p.error))),
     )
+
+
+def _refused(root: Path, rel: str, max_bytes: int) -> str | None:
+    """Why a given file is not read: outside the root, missing, too large, or a module a
+    package of the same name hides."""
+    path = root / rel
+    if Path(rel).is_absolute() or ".." in Path(rel).parts or not rel.endswith(".py"):
+        return "not a .py file inside the repository"
+    if not path.is_file():
+        return "no such file"
+    size = path.stat().st_size
+    if size > max_bytes:
+        return f"larger than the size cap ({size} > {max_bytes} bytes)"
+    if (path.parent / path.stem / "__init__.py").is_file():
+        return f"hidden by the package {Path(rel).with_suffix('').as_posix()}/ (Python imports the package)"
+    return None
 
 
 def _message(exc: Exception) -> str:
@@ -159,6 +183,7 @@ class _ImportNames:
 
     def __init__(self, root: Path, files: Sequence[str]) -> None:
         folders = {str(Path(f).parent.as_posix()) for f in files}
+        self.modules = {f.removesuffix(".py") for f in files}
         ancestors = {a for f in folders for a in _ancestors(f)}
         self.initialised = {
             a for a in ancestors | folders if a != "." and (root / a / "__init__.py").is_file()
@@ -171,13 +196,14 @@ class _ImportNames:
         self.ambiguous = {top for top, where in roots.items() if len(where) > 1}
 
     def in_package(self, folder: str) -> bool:
-        """A folder with ``__init__.py``, or inside one (a namespace sub-package)."""
+        """A folder with ``__init__.py``, or inside one (a namespace sub-package, unless a
+        module of its name beside it hides it)."""
         if folder == ".":
             return False
         known = self._in_package.get(folder)
         if known is None:
             parent = Path(folder).parent.as_posix()
-            known = folder in self.initialised or self.in_package(parent)
+            known = folder in self.initialised or (folder not in self.modules and self.in_package(parent))
             self._in_package[folder] = known
         return known
 

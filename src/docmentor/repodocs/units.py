@@ -179,11 +179,16 @@ class Package:
 
 @dataclass(frozen=True, slots=True)
 class Repository:
-    """The repository: ``name`` is its folder's name (for display; the id is always ``.``)."""
+    """The repository: ``name`` is its folder's name (for display; the id is always ``.``).
+    ``package_name``: the folder's name when the root is itself a package (it has
+    ``__init__.py``: ``site-packages/httpx``); ids stay relative to the root (``_api``, not
+    ``httpx._api``), and absolute imports through the name (``from httpx._api import …``)
+    resolve inside the repository."""
 
     name: str
     content_hash: str
     children: tuple[str, ...] = ()
+    package_name: str | None = None
     id: str = REPOSITORY_ID
     kind: Literal["repository"] = "repository"
     path: str = "."
