@@ -358,10 +358,11 @@ def test_aliases_star_imports_inherited_init_nested_classes_and_recursion(tmp_pa
         "lib/__init__.py": "",
         "lib/core.py": (
             "class Base:\n    def __init__(self, x):\n        self.x = x\n\n"  # 1-4
-            "class Sub(Base):\n    class Meta:\n        def tag(self):\n            return 'm'\n\n"  # 5-9
+            "class Sub(Base):\n    class Meta:\n        def tag(self):\n            return selfish()\n\n"  # 5-9
             "    def go(self):\n        self.x.strip()\n        return self.Meta().tag()\n\n"  # 10-13
             "Alias = Sub\nLoop = Loop2\nLoop2 = Loop\n\n"  # 14-17
-            "def fact(n):\n    return 1 if n < 2 else n * fact(n - 1)\n"  # 18-19
+            "def fact(n):\n    return 1 if n < 2 else n * fact(n - 1)\n\n"  # 18-20
+            "def selfish():\n    pass\n"
         ),
         "lib/use.py": (
             "from lib.core import *\nfrom lib import core\n\n"
@@ -381,6 +382,7 @@ def test_aliases_star_imports_inherited_init_nested_classes_and_recursion(tmp_pa
     assert ("lib.use.build", "lib.core.Base.__init__") in calls
     assert ("lib.use.build", "lib.core.fact") in calls  # through the star import
     assert ("lib.core.fact", "lib.core.fact") in calls  # recursion
+    assert ("lib.core.Sub.Meta.tag", "lib.core.selfish") in calls  # a name that starts with "self"
     # self.Meta(): the nested class; self.x.strip(): what x holds is not known; a loop of
     # aliases (Loop = Loop2, Loop2 = Loop) ends unresolved
     assert {t for s, t in calls if s == "lib.core.Sub.go"} == {"lib.core.Sub.Meta"}

@@ -196,7 +196,8 @@ class _Builder:
     ) -> None:
         cls = self._enclosing_class(owner)
         for call in calls:
-            if cls is not None and owner is not None and (call.name.startswith(("self", "super()"))):
+            on_self = call.name == "self" or call.name.startswith(("self.", "super()."))
+            if cls is not None and owner is not None and on_self:
                 self._self_call(source, cls, owner, call)
                 continue
             self._named(source, module, call.name, call.line, local)

@@ -120,15 +120,17 @@ def traversal(graph: Graph) -> Traversal:
     for source in successors:
         successors[source] = sorted(set(successors[source]), key=ranks.__getitem__)
     components = strongly_connected(nodes, successors)
-    cycles = [
-        tuple(sorted(members, key=ranks.__getitem__))
-        for members in components
-        if len(members) > 1 or members[0] in successors.get(members[0], ())
-    ]
+    cyclic = [m for m in components if len(m) > 1 or m[0] in successors.get(m[0], ())]
+    cycles = [tuple(sorted(members, key=ranks.__getitem__)) for members in cyclic]
+    where = {unit_id: k for k, members in enumerate(cyclic) for unit_id in members}
+    inside: dict[int, list[Edge]] = defaultdict(list)  # each cycle's own edges
+    for e in graph.edges:
+        k = where.get(e.source)
+        if k is not None and where.get(e.target) == k:
+            inside[k].append(e)
     removed: set[tuple[str, str]] = set()
-    for members in components:
-        if len(members) > 1 or members[0] in successors.get(members[0], ()):
-            removed |= _break_cycle(set(members), graph.edges, ranks)
+    for k, members in enumerate(cyclic):
+        removed |= _break_cycle(set(members), inside[k], ranks)
     dropped = sorted({e for e in graph.edges if (e.source, e.target) in removed})
     kept: dict[str, set[str]] = {
         s: {t for t in targets if (s, t) not in removed} for s, targets in successors.items()

@@ -22,7 +22,7 @@ import os
 import tokenize
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from docmentor.repodocs.units import (
@@ -256,7 +256,7 @@ def _packages(names: _ImportNames, modules: list[Module]) -> tuple[list[Package]
                 return names.package_id(a)[0]
         return REPOSITORY_ID
 
-    modules = [_replace_package(m, owner(Path(m.path).parent.as_posix())) for m in modules]
+    modules = [replace(m, package=owner(Path(m.path).parent.as_posix())) for m in modules]
     children: dict[str, list[tuple[str, str]]] = defaultdict(list)
     for m in modules:
         children[m.package].append((m.id, m.content_hash))
@@ -264,7 +264,7 @@ def _packages(names: _ImportNames, modules: list[Module]) -> tuple[list[Package]
     # deepest first, so a package's sub-packages have their hashes before it
     for folder in sorted(unit_folders, key=lambda f: (-f.count("/"), f)):
         pid, python = names.package_id(folder)
-        parent = owner(Path(folder).parent.as_posix()) if "/" in folder else REPOSITORY_ID
+        parent = owner(Path(folder).parent.as_posix())
         kids = children[pid]
         package = Package(
             pid,
@@ -280,16 +280,12 @@ def _packages(names: _ImportNames, modules: list[Module]) -> tuple[list[Package]
     return packages, modules
 
 
-def _replace_package(m: Module, package: str) -> Module:
-    return replace(m, package=package)
-
-
 # -- one module ---------------------------------------------------------------------------------
 
 
 class _Source:
-    """A module's lines (split where Python splits them: ``\n``, ``\r\n``, ``\r``) and the
-    text of a node as written."""
+    """A module's lines (split where Python splits them: at LF, CR LF and CR) and the text
+    of a node as written."""
 
     def __init__(self, text: str) -> None:
         self.lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
@@ -330,7 +326,6 @@ class _Scope:
 
     qualname: str = ""
     class_id: str | None = None
-    members: list[str] = field(default_factory=list)
 
 
 class _ModuleReader:
@@ -507,16 +502,17 @@ def _definitions(body: list[ast.stmt]) -> Iterator[ast.FunctionDef | ast.AsyncFu
 
 
 def _outside_defs(body: list[ast.stmt]) -> Iterator[ast.AST]:
-    """Every node of a body that is not inside one of its definitions (decorators, bases and
-    default values of those are evaluated here, so they count)."""
+    """Every node of a body that is not inside one of its definitions (their decorators and
+    bases are evaluated here, so they count; a function's default values count as the
+    function's own)."""
     stack: list[ast.AST] = list(reversed(body))
     while stack:
         node = stack.pop()
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
-            stack += [*node.decorator_list, *node.args.defaults, *(d for d in node.args.kw_defaults if d)]
+            stack += reversed(node.decorator_list)
             continue
         if isinstance(node, ast.ClassDef):
-            stack += [*node.decorator_list, *node.bases, *(k.value for k in node.keywords)]
+            stack += reversed([*node.decorator_list, *node.bases, *(k.value for k in node.keywords)])
             continue
         yield node
         stack += reversed(list(ast.iter_child_nodes(node)))
