@@ -15,6 +15,10 @@ the repository was cloned into, or the order files are read):
 - module: its import name, the dotted path from the nearest folder above it that is not part
   of a package (``src/pkg/mod.py`` → ``pkg.mod``, ``tests/test_x.py`` → ``test_x``); a
   package's ``__init__.py`` is the module ``pkg.__init__`` (the package itself is ``pkg``).
+  As Python imports them: ``pkg/mod.py`` beside ``pkg/mod/__init__.py`` is hidden by the
+  package (not read, reported), and a folder without ``__init__.py`` beside a module of its
+  name is no namespace package. A root that is itself a package keeps ids relative to it
+  (see ``Repository``).
 - component: its module's id, then the names of the classes it is in and its own:
   ``pkg.mod.Class.method``, ``pkg.mod.function``, ``pkg.__init__.function``. A function or
   class nested in a function is part of that function (no unit of its own: its code, calls
