@@ -1,4 +1,5 @@
-"""Read a Python repository's folder into its units (``units.py``) with ``ast``.
+"""Read a Python repository's folder into its units (``units.py``): which files, and each
+file's text.
 
 What is read: every ``*.py`` file under the root, in sorted order, except in hidden folders
 (``.git``, ``.venv``, …), ``venv``, ``node_modules``, ``build``, ``dist``, ``__pycache__``
@@ -10,8 +11,8 @@ encoding (UTF-8 unless a PEP 263 ``coding:`` line says otherwise) is read with r
 characters and reported too (``skipped=False``). Nothing here raises on a file's content;
 only a root that is not a folder raises ``NotADirectoryError``.
 
-Definitions are read where they are at module or class level, also under ``if``/``try``/
-``with`` (``if TYPE_CHECKING:``, ``try: … except ImportError:``). See ``units.py`` for the ids.
+Each file's import name and the package units are ``python_names.py``'s; what one module
+defines (components, parameters, calls, raises, attributes) is ``python_reader.py``'s.
 """
 
 from __future__ import annotations
@@ -20,32 +21,25 @@ import ast
 import io
 import os
 import tokenize
-from collections import defaultdict
-from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Sequence
 from pathlib import Path
 
+from docmentor.repodocs.python_names import ImportNames, package_units
+from docmentor.repodocs.python_reader import ModuleReader, format_parameters
 from docmentor.repodocs.units import (
     REPOSITORY_ID,
-    CallSite,
     Component,
-    ImportRef,
-    MethodKind,
     Module,
-    Package,
-    Parameter,
-    ParameterKind,
     Problem,
     Repository,
     RepoUnits,
     children_hash,
-    sha256_text,
 )
+
+__all__ = ["DEFAULT_MAX_BYTES", "SKIP_DIRS", "discover", "format_parameters", "read_repository"]
 
 SKIP_DIRS = frozenset({"venv", "node_modules", "build", "dist", "__pycache__", "site-packages"})
 DEFAULT_MAX_BYTES = 1_000_000
-_BLOCKS = (ast.If, ast.Try, ast.TryStar, ast.With, ast.AsyncWith)
-_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
 
 def discover(root: Path, *, max_bytes: int = DEFAULT_MAX_BYTES) -> tuple[list[str], list[Problem]]:
@@ -93,7 +87,7 @@ def read_repository(
             readable.append(rel)
         else:
             problems.append(Problem(rel, why))
-    names = _ImportNames(root, readable)
+    names = ImportNames(root, readable)
     modules: list[Module] = []
     components: list[Component] = []
     for rel in readable:
@@ -108,10 +102,10 @@ def read_repository(
             where = f" (line {exc.lineno})" if isinstance(exc, SyntaxError) and exc.lineno else ""
             problems.append(Problem(rel, f"does not parse: {exc.__class__.__name__}: {_message(exc)}{where}"))
             continue
-        module, found = _ModuleReader(rel, text, tree, names).read()
+        module, found = ModuleReader(rel, text, tree, names).read()
         modules.append(module)
         components += found
-    packages, modules = _packages(names, modules)
+    packages, modules = package_units(names, modules)
     top = sorted(
         [p.id for p in packages if p.parent == REPOSITORY_ID]
         + [m.id for m in modules if m.package == REPOSITORY_ID]
@@ -172,523 +166,3 @@ def _read_text(path: Path) -> tuple[str | None, Problem | None]:
         why = f"not valid {encoding} (byte {exc.start}); read with replacement characters"
         return data.decode(encoding, errors="replace"), Problem("", why, skipped=False)
     return text, None if note is None else Problem("", note, skipped=False)
-
-
-# -- import names and packages ----------------------------------------------------------------
-
-
-class _ImportNames:
-    """Each file's and folder's import name, and the root qualifier when two import roots
-    provide the same top-level name (see ``units.py``)."""
-
-    def __init__(self, root: Path, files: Sequence[str]) -> None:
-        folders = {str(Path(f).parent.as_posix()) for f in files}
-        self.modules = {f.removesuffix(".py") for f in files}
-        ancestors = {a for f in folders for a in _ancestors(f)}
-        self.initialised = {
-            a for a in ancestors | folders if a != "." and (root / a / "__init__.py").is_file()
-        }
-        self._in_package: dict[str, bool] = {}
-        roots: dict[str, set[str]] = defaultdict(set)
-        for f in files:
-            import_root, dotted = self.split(f)
-            roots[dotted.split(".")[0]].add(import_root)
-        self.ambiguous = {top for top, where in roots.items() if len(where) > 1}
-
-    def in_package(self, folder: str) -> bool:
-        """A folder with ``__init__.py``, or inside one (a namespace sub-package, unless a
-        module of its name beside it hides it)."""
-        if folder == ".":
-            return False
-        known = self._in_package.get(folder)
-        if known is None:
-            parent = Path(folder).parent.as_posix()
-            known = folder in self.initialised or (folder not in self.modules and self.in_package(parent))
-            self._in_package[folder] = known
-        return known
-
-    def split(self, rel: str) -> tuple[str, str]:
-        """(import root folder, dotted import name) of a file or a package folder."""
-        path = Path(rel)
-        parts = [path.stem if path.suffix == ".py" else path.name]
-        folder = path.parent.as_posix()
-        while self.in_package(folder):
-            parts.insert(0, Path(folder).name)
-            folder = Path(folder).parent.as_posix()
-        return folder, ".".join(parts)
-
-    def module_id(self, rel: str) -> tuple[str, str]:
-        """(id, import name) of the module in file ``rel``."""
-        import_root, dotted = self.split(rel)
-        return self.qualify(import_root, dotted), dotted
-
-    def qualify(self, import_root: str, dotted: str) -> str:
-        return f"{import_root}:{dotted}" if dotted.split(".")[0] in self.ambiguous else dotted
-
-    def package_id(self, folder: str) -> tuple[str, bool]:
-        """(id, python_package) of a folder."""
-        if self.in_package(folder):
-            import_root, dotted = self.split(folder)
-            return self.qualify(import_root, dotted), True
-        return folder + "/", False
-
-
-def _ancestors(folder: str) -> Iterator[str]:
-    path = Path(folder)
-    while path.as_posix() != ".":
-        yield path.as_posix()
-        path = path.parent
-
-
-def _packages(names: _ImportNames, modules: list[Module]) -> tuple[list[Package], list[Module]]:
-    """The package units (folders with modules of their own, and Python packages' folders
-    above them), and the modules with their package set."""
-    by_folder: dict[str, list[Module]] = defaultdict(list)
-    for m in modules:
-        by_folder[Path(m.path).parent.as_posix()].append(m)
-    unit_folders = {f for f in by_folder if f != "."}
-    for f in list(unit_folders):  # a Python package's enclosing packages are units too
-        unit_folders |= {a for a in _ancestors(f) if names.in_package(a)}
-
-    def owner(folder: str) -> str:
-        for a in _ancestors(folder):
-            if a in unit_folders:
-                return names.package_id(a)[0]
-        return REPOSITORY_ID
-
-    modules = [replace(m, package=owner(Path(m.path).parent.as_posix())) for m in modules]
-    children: dict[str, list[tuple[str, str]]] = defaultdict(list)
-    for m in modules:
-        children[m.package].append((m.id, m.content_hash))
-    packages: list[Package] = []
-    # deepest first, so a package's sub-packages have their hashes before it
-    for folder in sorted(unit_folders, key=lambda f: (-f.count("/"), f)):
-        pid, python = names.package_id(folder)
-        parent = owner(Path(folder).parent.as_posix())
-        kids = children[pid]
-        package = Package(
-            pid,
-            Path(folder).name,
-            folder,
-            parent,
-            python,
-            children_hash(kids),
-            tuple(sorted(k for k, _ in kids)),
-        )
-        packages.append(package)
-        children[parent].append((pid, package.content_hash))
-    return packages, modules
-
-
-# -- one module ---------------------------------------------------------------------------------
-
-
-class _Source:
-    """A module's lines (split where Python splits them: at LF, CR LF and CR) and the text
-    of a node as written."""
-
-    def __init__(self, text: str) -> None:
-        self.lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
-        if len(self.lines) > 1 and self.lines[-1] == "":
-            self.lines.pop()
-        self._encoded: dict[int, bytes] = {}
-
-    def _line(self, lineno: int) -> bytes:
-        # ast's column offsets count UTF-8 bytes
-        found = self._encoded.get(lineno)
-        if found is None:
-            found = self._encoded[lineno] = self.lines[lineno - 1].encode("utf-8", errors="surrogatepass")
-        return found
-
-    def segment(self, node: ast.expr | ast.keyword) -> str:
-        """The node's source text; over several lines, joined by one space (unparsed instead
-        when a comment is inside it)."""
-        end = node.end_lineno or node.lineno
-        end_col = node.end_col_offset if node.end_col_offset is not None else len(self._line(end))
-        if end == node.lineno:
-            return self._line(end)[node.col_offset : end_col].decode("utf-8", errors="replace")
-        parts = [self._line(node.lineno)[node.col_offset :]]
-        parts += [self._line(n) for n in range(node.lineno + 1, end)]
-        parts.append(self._line(end)[:end_col])
-        text = [p.decode("utf-8", errors="replace").strip() for p in parts]
-        if any("#" in t for t in text):
-            return ast.unparse(node)
-        out = ""
-        for t in filter(None, text):
-            glue = "" if not out or out.endswith(("(", "[", "{")) or t.startswith((")", "]", "}")) else " "
-            out += glue + t
-        return out
-
-
-@dataclass
-class _Scope:
-    """The class a definition is in (None at module level) and its qualname prefix."""
-
-    qualname: str = ""
-    class_id: str | None = None
-
-
-class _ModuleReader:
-    def __init__(self, rel: str, text: str, tree: ast.Module, names: _ImportNames) -> None:
-        self.rel = rel
-        self.source = _Source(text)
-        self.lines = self.source.lines
-        self.tree = tree
-        self.id, self.dotted = names.module_id(rel)
-        # the package relative imports start from (``pkg`` for ``pkg.mod`` and ``pkg.__init__``)
-        self.package = self.dotted.rpartition(".")[0]
-        self.text = text
-        self.components: list[Component] = []
-        self.seen: dict[str, int] = {}
-
-    def read(self) -> tuple[Module, list[Component]]:
-        top = self._body(self.tree.body, _Scope())
-        module = Module(
-            id=self.id,
-            name=self.dotted,
-            path=self.rel,
-            package=REPOSITORY_ID,  # set when the packages are known
-            line_start=1,
-            line_end=max(len(self.lines), 1),
-            docstring=ast.get_docstring(self.tree),
-            content_hash=sha256_text(self.text),
-            imports=tuple(self._imports(ast.walk(self.tree))),
-            aliases=tuple(_aliases(self.tree.body)),
-            calls=tuple(_calls(_outside_defs(self.tree.body), None)),
-            components=tuple(top),
-        )
-        return module, self.components
-
-    def _unique(self, unit_id: str) -> str:
-        count = self.seen.get(unit_id, 0) + 1
-        self.seen[unit_id] = count
-        return unit_id if count == 1 else f"{unit_id}#{count}"
-
-    def _body(self, body: list[ast.stmt], scope: _Scope) -> list[str]:
-        """The ids of the definitions in a module or class body (in its blocks too)."""
-        ids: list[str] = []
-        for node in _definitions(body):
-            if isinstance(node, ast.ClassDef):
-                ids.append(self._class(node, scope))
-            else:
-                ids.append(self._function(node, scope))
-        return ids
-
-    def _span(self, node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> tuple[int, int, str]:
-        start = min([node.lineno, *(d.lineno for d in node.decorator_list)])
-        end = node.end_lineno or node.lineno
-        return start, end, sha256_text("\n".join(self.lines[start - 1 : end]))
-
-    def _function(self, node: ast.FunctionDef | ast.AsyncFunctionDef, scope: _Scope) -> str:
-        qualname = f"{scope.qualname}{node.name}"
-        unit_id = self._unique(f"{self.id}.{qualname}")
-        start, end, digest = self._span(node)
-        decorators = tuple(self.source.segment(d) for d in node.decorator_list)
-        params = _parameters(node.args, self.source)
-        in_class = scope.class_id is not None
-        method_kind = _method_kind(decorators) if in_class else None
-        receiver = params[0].name if in_class and method_kind != "static" and params else None
-        returns = self.source.segment(node.returns) if node.returns else None
-        prefix = "async def" if isinstance(node, ast.AsyncFunctionDef) else "def"
-        inside = [*node.body, *node.args.defaults, *(d for d in node.args.kw_defaults if d is not None)]
-        self.components.append(
-            Component(
-                id=unit_id,
-                kind="method" if in_class else "function",
-                name=node.name,
-                qualname=qualname,
-                module=self.id,
-                parent=scope.class_id or self.id,
-                path=self.rel,
-                line_start=start,
-                line_end=end,
-                signature=f"{prefix} {node.name}({format_parameters(params)})"
-                + (f" -> {returns}" if returns else ""),
-                docstring=ast.get_docstring(node),
-                content_hash=digest,
-                decorators=decorators,
-                parameters=params,
-                returns=returns,
-                is_async=isinstance(node, ast.AsyncFunctionDef),
-                raises=tuple(dict.fromkeys(_raises(node.body))),
-                calls=tuple(_calls(_walk_all(inside), receiver)),
-                imports=tuple(self._imports(_walk_all(node.body))),
-                method_kind=method_kind,
-            )
-        )
-        return unit_id
-
-    def _class(self, node: ast.ClassDef, scope: _Scope) -> str:
-        qualname = f"{scope.qualname}{node.name}"
-        unit_id = self._unique(f"{self.id}.{qualname}")
-        start, end, digest = self._span(node)
-        inner = _Scope(f"{qualname}.", unit_id)
-        members = self._body(node.body, inner)
-        bases = tuple(self.source.segment(b) for b in node.bases)
-        bases += tuple(self.source.segment(k) for k in node.keywords)
-        decorators = tuple(self.source.segment(d) for d in node.decorator_list)
-        init = next(
-            (
-                d
-                for d in _definitions(node.body)
-                if isinstance(d, ast.FunctionDef | ast.AsyncFunctionDef) and d.name == "__init__"
-            ),
-            None,
-        )
-        params: tuple[Parameter, ...] = ()
-        init_signature: str | None = None
-        if init is not None:
-            params = _parameters(init.args, self.source)[1:]
-            init_signature = f"({format_parameters(params)})"
-        elif any(d.split("(")[0].split(".")[-1] == "dataclass" for d in decorators):
-            params = _dataclass_fields(node.body, self.source)
-            init_signature = f"({format_parameters(params)})"
-        self.components.append(
-            Component(
-                id=unit_id,
-                kind="class",
-                name=node.name,
-                qualname=qualname,
-                module=self.id,
-                parent=scope.class_id or self.id,
-                path=self.rel,
-                line_start=start,
-                line_end=end,
-                signature=f"class {node.name}" + (f"({', '.join(bases)})" if bases else ""),
-                docstring=ast.get_docstring(node),
-                content_hash=digest,
-                decorators=decorators,
-                parameters=params,
-                calls=tuple(_calls(_outside_defs(node.body), None)),
-                imports=tuple(self._imports(_outside_defs(node.body))),
-                bases=bases,
-                init_signature=init_signature,
-                members=tuple(members),
-                attributes=tuple(_attributes(node)),
-            )
-        )
-        return unit_id
-
-    def _imports(self, nodes: Iterable[ast.AST]) -> Iterator[ImportRef]:
-        for node in nodes:
-            if isinstance(node, ast.Import):
-                for a in node.names:
-                    yield ImportRef(a.name, None, a.asname, 0, node.lineno)
-            elif isinstance(node, ast.ImportFrom):
-                target = self._absolute(node.module, node.level)
-                for a in node.names:
-                    yield ImportRef(target, a.name, a.asname, node.level, node.lineno)
-
-    def _absolute(self, module: str | None, level: int) -> str:
-        if not level:
-            return module or ""
-        parts = self.package.split(".") if self.package else []
-        if level - 1 > len(parts):
-            return "." * level + (module or "")
-        base = parts[: len(parts) - (level - 1)]
-        return ".".join(base + ([module] if module else []))
-
-
-def _definitions(body: list[ast.stmt]) -> Iterator[ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef]:
-    """The definitions in a module or class body, in source order, also inside if/try/with."""
-    for node in body:
-        if isinstance(node, _DEFS):
-            yield node
-        elif isinstance(node, _BLOCKS):
-            for part in ("body", "orelse", "finalbody"):
-                yield from _definitions(getattr(node, part, []))
-            for handler in getattr(node, "handlers", []):
-                yield from _definitions(handler.body)
-
-
-def _outside_defs(body: list[ast.stmt]) -> Iterator[ast.AST]:
-    """Every node of a body that is not inside one of its definitions (their decorators and
-    bases are evaluated here, so they count; a function's default values count as the
-    function's own)."""
-    stack: list[ast.AST] = list(reversed(body))
-    while stack:
-        node = stack.pop()
-        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
-            stack += reversed(node.decorator_list)
-            continue
-        if isinstance(node, ast.ClassDef):
-            stack += reversed([*node.decorator_list, *node.bases, *(k.value for k in node.keywords)])
-            continue
-        yield node
-        stack += reversed(list(ast.iter_child_nodes(node)))
-
-
-def _walk_all(nodes: Iterable[ast.AST]) -> Iterator[ast.AST]:
-    for node in nodes:
-        yield from ast.walk(node)
-
-
-def _dotted(expr: ast.expr) -> str | None:
-    """``a.b.c`` for a name or an attribute chain on a name; ``super().m``; else None."""
-    parts: list[str] = []
-    while isinstance(expr, ast.Attribute):
-        parts.append(expr.attr)
-        expr = expr.value
-    if isinstance(expr, ast.Name):
-        parts.append(expr.id)
-    elif isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name) and expr.func.id == "super" and parts:
-        parts.append("super()")
-    else:
-        return None
-    return ".".join(reversed(parts))
-
-
-def _calls(nodes: Iterable[ast.AST], receiver: str | None) -> Iterator[CallSite]:
-    """The calls among ``nodes`` as dotted names; ``receiver`` (a method's first parameter)
-    is written ``self``."""
-    for node in nodes:
-        if not isinstance(node, ast.Call):
-            continue
-        name = _dotted(node.func)
-        if name is None:
-            continue
-        if receiver is not None:
-            head, _, rest = name.partition(".")
-            if head == receiver:
-                name = "self" + (f".{rest}" if rest else "")
-        yield CallSite(name, node.lineno)
-
-
-def _raises(body: list[ast.stmt]) -> Iterator[str]:
-    for node in _walk_all(body):
-        if isinstance(node, ast.Raise) and node.exc is not None:
-            exc = node.exc.func if isinstance(node.exc, ast.Call) else node.exc
-            name = _dotted(exc)
-            if name is not None:
-                yield name
-
-
-def _aliases(body: list[ast.stmt]) -> Iterator[tuple[str, str]]:
-    """Module-level ``Name = other.name`` assignments (also in if/try blocks)."""
-    for node in body:
-        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
-            value = _dotted(node.value) if isinstance(node.value, ast.Name | ast.Attribute) else None
-            if value is not None and "super()" not in value:
-                yield node.targets[0].id, value
-        elif isinstance(node, _BLOCKS):
-            for part in ("body", "orelse", "finalbody"):
-                yield from _aliases(getattr(node, part, []))
-            for handler in getattr(node, "handlers", []):
-                yield from _aliases(handler.body)
-
-
-def _parameters(args: ast.arguments, source: _Source) -> tuple[Parameter, ...]:
-    def text(node: ast.expr | None) -> str | None:
-        return None if node is None else source.segment(node)
-
-    positional = [*args.posonlyargs, *args.args]
-    defaults: list[ast.expr | None] = [None] * (len(positional) - len(args.defaults)) + list(args.defaults)
-    out: list[Parameter] = []
-    for i, (arg, default) in enumerate(zip(positional, defaults, strict=True)):
-        kind: ParameterKind = "positional_only" if i < len(args.posonlyargs) else "positional_or_keyword"
-        out.append(Parameter(arg.arg, kind, text(arg.annotation), text(default)))
-    if args.vararg is not None:
-        out.append(Parameter(args.vararg.arg, "var_positional", text(args.vararg.annotation)))
-    for arg, kw_default in zip(args.kwonlyargs, args.kw_defaults, strict=True):
-        out.append(Parameter(arg.arg, "keyword_only", text(arg.annotation), text(kw_default)))
-    if args.kwarg is not None:
-        out.append(Parameter(args.kwarg.arg, "var_keyword", text(args.kwarg.annotation)))
-    return tuple(out)
-
-
-def format_parameters(params: Sequence[Parameter]) -> str:
-    """Parameters as a signature writes them, with ``/`` and ``*`` where they belong."""
-    parts: list[str] = []
-    star = any(p.kind == "var_positional" for p in params)
-    for i, p in enumerate(params):
-        if p.kind == "keyword_only" and not star:
-            parts.append("*")
-            star = True
-        text = p.name
-        if p.kind == "var_positional":
-            text = "*" + text
-        elif p.kind == "var_keyword":
-            text = "**" + text
-        if p.annotation is not None:
-            text += f": {p.annotation}"
-        if p.default is not None:
-            text += f" = {p.default}" if p.annotation is not None else f"={p.default}"
-        parts.append(text)
-        if p.kind == "positional_only" and (i + 1 == len(params) or params[i + 1].kind != "positional_only"):
-            parts.append("/")
-    return ", ".join(parts)
-
-
-def _method_kind(decorators: Sequence[str]) -> MethodKind:
-    for d in decorators:
-        last = d.split("(")[0].split(".")[-1]
-        if last == "staticmethod":
-            return "static"
-        if last == "classmethod":
-            return "class"
-        if last in {"property", "cached_property", "setter", "getter", "deleter"}:
-            return "property"
-    return "instance"
-
-
-def _dataclass_fields(body: list[ast.stmt], source: _Source) -> tuple[Parameter, ...]:
-    """A dataclass's ``__init__`` parameters: its annotated fields, not ``ClassVar``s;
-    after ``_: KW_ONLY`` keyword-only."""
-    out: list[Parameter] = []
-    keyword_only = False
-    for node in body:
-        if not isinstance(node, ast.AnnAssign) or not isinstance(node.target, ast.Name):
-            continue
-        annotation = source.segment(node.annotation)
-        if "ClassVar" in annotation:
-            continue
-        if annotation.split(".")[-1] == "KW_ONLY":
-            keyword_only = True
-            continue
-        default = source.segment(node.value) if node.value is not None else None
-        kind: ParameterKind = "keyword_only" if keyword_only else "positional_or_keyword"
-        out.append(Parameter(node.target.id, kind, annotation, default))
-    return tuple(out)
-
-
-def _attributes(node: ast.ClassDef) -> Iterator[str]:
-    """Names assigned in the class body and on a method's first parameter, first seen first."""
-    seen: set[str] = set()
-
-    def new(name: str) -> bool:
-        if name in seen:
-            return False
-        seen.add(name)
-        return True
-
-    for stmt in _outside_defs(node.body):
-        for target in _targets(stmt):
-            if isinstance(target, ast.Name) and new(target.id):
-                yield target.id
-    for method in _definitions(node.body):
-        if not isinstance(method, ast.FunctionDef | ast.AsyncFunctionDef):
-            continue
-        args = [*method.args.posonlyargs, *method.args.args]
-        if not args:
-            continue
-        receiver = args[0].arg
-        for stmt in _walk_all(method.body):
-            for target in _targets(stmt):
-                if (
-                    isinstance(target, ast.Attribute)
-                    and isinstance(target.value, ast.Name)
-                    and target.value.id == receiver
-                    and new(target.attr)
-                ):
-                    yield target.attr
-
-
-def _targets(node: ast.AST) -> list[ast.expr]:
-    if isinstance(node, ast.Assign):
-        out: list[ast.expr] = []
-        for t in node.targets:
-            out += t.elts if isinstance(t, ast.Tuple | ast.List) else [t]
-        return out
-    if isinstance(node, ast.AnnAssign | ast.AugAssign):
-        return [node.target]
-    return []
