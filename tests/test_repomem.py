@@ -1,4 +1,4 @@
-"""RepoMemory in the index (store/repomem.py, migration m010_repo_memory): runs, units,
+"""RepoMemory in the index (store/repomem*.py, migration m010_repo_memory): runs, units,
 the search cache and the trace through a real index, resume, and a run killed mid-commit."""
 
 from __future__ import annotations
@@ -17,10 +17,10 @@ import pytest
 
 from docmentor.engine import Docmentor
 from docmentor.errors import NotFoundError, UsageError
-from docmentor.store import repomem
+from docmentor.store import repomem, repomem_rows, repomem_trace
 from docmentor.store.db import Store
 from docmentor.store.migrations import MIGRATIONS
-from docmentor.store.repomem import NewUnit
+from docmentor.store.repomem_rows import NewUnit
 
 UNITS = [
     NewUnit("pkg.util.helper", "component", "h1", parent_id="pkg.util"),
@@ -38,7 +38,7 @@ def store(tmp_path: Path) -> Iterator[Store]:
     engine.close()
 
 
-def _commit(store: Store, run_id: int, unit_id: str, **extra: object) -> repomem.UnitRow:
+def _commit(store: Store, run_id: int, unit_id: str, **extra: object) -> repomem_rows.UnitRow:
     args: dict[str, object] = {
         "document": f"# {unit_id}\n\nWhat {unit_id} does.",
         "claims": [f"{unit_id} exists", f"{unit_id} is documented"],
@@ -58,7 +58,7 @@ def test_a_run_registers_commits_and_reads_its_units(store: Store, tmp_path: Pat
     assert (run.resumed, run.status, run.model, run.settings) == (False, "running", "m1", {"max_steps": 8})
     assert run.root == str((tmp_path / "repo").resolve())
     reg = repomem.register_units(store, run.id, UNITS)
-    assert reg == repomem.Registration(added=tuple(u.unit_id for u in UNITS), changed=(), kept=0)
+    assert reg == repomem_rows.Registration(added=tuple(u.unit_id for u in UNITS), changed=(), kept=0)
     assert repomem.unit_ids(store, run.id, status="pending") == [u.unit_id for u in UNITS]
     pending = repomem.get_unit(store, run.id, "pkg.util")
     assert (pending.status, pending.document, pending.parent_id, pending.granularity) == (
@@ -162,11 +162,11 @@ def test_incremental_update_finds_changed_units_and_resets_them(store: Store, tm
     new_hashes["pkg.util.fresh"] = "h9"
     del new_hashes["pkg.util.Box.open"]
     changes = repomem.changed_units(store, run.id, new_hashes)
-    assert changes == repomem.UnitChanges(
+    assert changes == repomem_rows.UnitChanges(
         changed=("pkg.util.helper",), added=("pkg.util.fresh",), removed=("pkg.util.Box.open",)
     )
     assert repomem.changed_units(store, run.id, {u.unit_id: u.content_hash for u in UNITS}) == (
-        repomem.UnitChanges((), (), ())
+        repomem_rows.UnitChanges((), (), ())
     )
 
     repomem.reopen_run(store, run.id)
@@ -208,23 +208,23 @@ def test_incremental_update_finds_changed_units_and_resets_them(store: Store, tm
 
 def test_the_search_cache_counts_hits(store: Store, tmp_path: Path) -> None:
     run = repomem.start_run(store, tmp_path, model="m1")
-    assert repomem.cache_get(store, run.id, "external", "httpx timeout") is None
-    repomem.cache_put(store, run.id, "external", "httpx timeout", [{"path": "a.md", "score": 1.5}])
-    repomem.cache_put(store, run.id, "code", "httpx timeout", "callers: none")  # another kind
-    first = repomem.cache_get(store, run.id, "external", "httpx timeout")
-    assert first == repomem.CacheEntry("external", "httpx timeout", [{"path": "a.md", "score": 1.5}], 1)
-    again = repomem.cache_get(store, run.id, "external", "httpx timeout")
+    assert repomem_trace.cache_get(store, run.id, "external", "httpx timeout") is None
+    repomem_trace.cache_put(store, run.id, "external", "httpx timeout", [{"path": "a.md", "score": 1.5}])
+    repomem_trace.cache_put(store, run.id, "code", "httpx timeout", "callers: none")  # another kind
+    first = repomem_trace.cache_get(store, run.id, "external", "httpx timeout")
+    assert first == repomem_rows.CacheEntry("external", "httpx timeout", [{"path": "a.md", "score": 1.5}], 1)
+    again = repomem_trace.cache_get(store, run.id, "external", "httpx timeout")
     assert again is not None and again.hits == 2
-    repomem.cache_put(store, run.id, "external", "httpx timeout", [])  # a new answer keeps the count
-    third = repomem.cache_get(store, run.id, "external", "httpx timeout")
+    repomem_trace.cache_put(store, run.id, "external", "httpx timeout", [])  # a new answer keeps the count
+    third = repomem_trace.cache_get(store, run.id, "external", "httpx timeout")
     assert third is not None and (third.result, third.hits) == ([], 3)
-    code = repomem.cache_get(store, run.id, "code", "httpx timeout")
+    code = repomem_trace.cache_get(store, run.id, "code", "httpx timeout")
     assert code is not None and (code.result, code.hits) == ("callers: none", 1)
     other = repomem.start_run(store, tmp_path / "other", model="m1")
-    assert repomem.cache_get(store, other.id, "external", "httpx timeout") is None  # per run
-    assert repomem.progress(store, run.id).cache_hits == 4
+    assert repomem_trace.cache_get(store, other.id, "external", "httpx timeout") is None  # per run
+    assert repomem_trace.progress(store, run.id).cache_hits == 4
     with pytest.raises(UsageError, match="not JSON"):
-        repomem.cache_put(store, run.id, "external", "q", {"x": object()})
+        repomem_trace.cache_put(store, run.id, "external", "q", {"x": object()})
 
 
 def test_the_trace_keeps_the_order_of_actions_and_progress_sums_it(store: Store, tmp_path: Path) -> None:
@@ -239,28 +239,28 @@ def test_the_trace_keeps_the_order_of_actions_and_progress_sums_it(store: Store,
         (None, "CHECKPOINT", {}, 0, 0.0),
     ]
     seqs = [
-        repomem.append_trace(store, run.id, unit_id=u, action=a, inputs=i, tokens=t, seconds=s)
+        repomem_trace.append_trace(store, run.id, unit_id=u, action=a, inputs=i, tokens=t, seconds=s)
         for u, a, i, t, s in steps
     ]
     assert seqs == [1, 2, 3, 4, 5, 6]
-    rows = repomem.trace(store, run.id)
+    rows = repomem_trace.trace(store, run.id)
     assert [(r.seq, r.unit_id, r.action, r.inputs, r.tokens) for r in rows] == [
         (i + 1, u, a, inp, t) for i, (u, a, inp, t, _) in enumerate(steps)
     ]
     assert rows[1].seconds == 1.5
-    assert [r.action for r in repomem.trace(store, run.id, unit_id="pkg.util.helper")] == [
+    assert [r.action for r in repomem_trace.trace(store, run.id, unit_id="pkg.util.helper")] == [
         "READ",
         "WRITE",
         "VERIFY",
         "FINISH",
     ]
     _commit(store, run.id, "pkg.util.helper", prompt_tokens=300, completion_tokens=80)
-    progress = repomem.progress(store, run.id)
+    progress = repomem_trace.progress(store, run.id)
     assert (progress.total, progress.committed, progress.pending, progress.failed) == (5, 1, 4, 0)
     assert (progress.tokens, progress.trace_tokens, progress.actions) == (380, 380, 6)
     assert progress.current_unit == "pkg.util.Box.open"  # the latest traced unit still pending
     _commit(store, run.id, "pkg.util.Box.open")
-    assert repomem.progress(store, run.id).current_unit is None
+    assert repomem_trace.progress(store, run.id).current_unit is None
 
 
 def test_units_of_one_level_commit_and_trace_from_several_threads(store: Store, tmp_path: Path) -> None:
@@ -272,9 +272,9 @@ def test_units_of_one_level_commit_and_trace_from_several_threads(store: Store, 
 
     def work(part: list[str]) -> None:
         for uid in part:
-            repomem.append_trace(store, run.id, unit_id=uid, action="WRITE", tokens=10)
-            repomem.cache_put(store, run.id, "code", "shared question", {"by": uid})
-            repomem.cache_get(store, run.id, "code", "shared question")
+            repomem_trace.append_trace(store, run.id, unit_id=uid, action="WRITE", tokens=10)
+            repomem_trace.cache_put(store, run.id, "code", "shared question", {"by": uid})
+            repomem_trace.cache_get(store, run.id, "code", "shared question")
             _commit(store, run.id, uid, prompt_tokens=7, completion_tokens=3)
         store.close()  # this thread's connection
 
@@ -284,9 +284,9 @@ def test_units_of_one_level_commit_and_trace_from_several_threads(store: Store, 
     for t in threads:
         t.join()
     assert sorted(repomem.unit_ids(store, run.id, status="committed")) == ids
-    rows = repomem.trace(store, run.id)
+    rows = repomem_trace.trace(store, run.id)
     assert [r.seq for r in rows] == list(range(1, 41)) and sorted(r.unit_id or "" for r in rows) == ids
-    progress = repomem.progress(store, run.id)
+    progress = repomem_trace.progress(store, run.id)
     assert (progress.committed, progress.tokens, progress.trace_tokens, progress.cache_hits) == (
         40,
         400,
@@ -327,20 +327,20 @@ def test_bad_input_is_a_clear_error(store: Store, tmp_path: Path) -> None:
     with pytest.raises(NotFoundError, match="no repository-documentation run 999"):
         repomem.commit_unit(store, 999, "pkg", document="x")
     with pytest.raises(NotFoundError, match="run 999"):
-        repomem.progress(store, 999)
+        repomem_trace.progress(store, 999)
     with pytest.raises(NotFoundError, match="run 999"):
         repomem.changed_units(store, 999, {"a": "h"})
     with pytest.raises(UsageError, match="an action is an upper-case name"):
-        repomem.append_trace(store, run.id, unit_id="pkg", action="read")
+        repomem_trace.append_trace(store, run.id, unit_id="pkg", action="read")
     with pytest.raises(UsageError, match="seconds must be a finite number"):
-        repomem.append_trace(store, run.id, unit_id="pkg", action="READ", seconds=-1.0)
+        repomem_trace.append_trace(store, run.id, unit_id="pkg", action="READ", seconds=-1.0)
     with pytest.raises(UsageError, match="model must be a non-empty string"):
         repomem.start_run(store, tmp_path, model="")
     with pytest.raises(UsageError, match="settings must be a mapping"):
         repomem.start_run(store, tmp_path, model=None, settings=["x"])  # type: ignore[arg-type]
     with pytest.raises(UsageError, match="as a list, not one string"):
         repomem.reset_units(store, run.id, "pkg")
-    assert repomem.trace(store, run.id) == []
+    assert repomem_trace.trace(store, run.id) == []
 
 
 def test_the_migration_applies_to_an_index_of_the_previous_code(
@@ -367,7 +367,7 @@ def test_the_migration_applies_to_an_index_of_the_previous_code(
     run = repomem.start_run(engine.store, tmp_path / "repo", model=None)
     repomem.register_units(engine.store, run.id, UNITS[:1])
     _commit(engine.store, run.id, "pkg.util.helper")
-    assert repomem.progress(engine.store, run.id).committed == 1
+    assert repomem_trace.progress(engine.store, run.id).committed == 1
     assert [s.name for s in engine.store.sources()] == ["docs"]  # the indexed source is untouched
     assert engine.store.sources()[0].documents == 1
 
@@ -383,7 +383,7 @@ CHILD = textwrap.dedent(
     import sys
     from pathlib import Path
 
-    from docmentor.store import repomem
+    from docmentor.store import repomem, repomem_rows
     from docmentor.store.db import Store
 
     def document(uid):  # ~60 KB: a commit takes a while, so the kill lands inside one
@@ -400,7 +400,7 @@ CHILD = textwrap.dedent(
             os.kill(os.getpid(), signal.SIGKILL)
 
     units = [
-        repomem.NewUnit(f"pkg.mod{i // 10}.f{i:04d}", "component", f"hash{i}", parent_id=f"pkg.mod{i // 10}")
+        repomem_rows.NewUnit(f"pkg.mod{i // 10}.f{i:04d}", "component", f"hash{i}", parent_id=f"pkg.mod{i // 10}")
         for i in range(int(sys.argv[3]))
     ]
     reg = repomem.register_units(store, run.id, units)
@@ -513,7 +513,7 @@ def test_a_killed_run_keeps_every_committed_unit_and_resumes_without_redoing_one
     assert reported == order[len(committed) :]
     store = Store(index)
     assert _check_whole(store, run_id, order) == order
-    progress = repomem.progress(store, run_id)
+    progress = repomem_trace.progress(store, run_id)
     assert (progress.committed, progress.pending, progress.tokens) == (N_UNITS, 0, N_UNITS * 1100)
     assert repomem.get_run(store, run_id).status == "finished"
 
