@@ -7,7 +7,9 @@ adapters over it.
 - **docs engine** — :class:`Docmentor` (add / refresh / search / get / excerpt)
   and what it returns: :class:`RefreshReport`, :class:`SearchHit`, :class:`DocPage`,
   :class:`DocExcerpts`, :class:`SourceInfo`, :class:`EmbedReport`; :class:`SourceSpec` (:class:`SourceOptions`); ``docmentor.toml`` through :func:`load_config`;
-  the index's default folder (:func:`default_db`), a ``NAME:TARGET`` source argument
+  the index's default folder (:func:`default_db`), whether one holds an index
+  (:func:`index_exists`) and a first add that leaves none when it fails
+  (:func:`index_removed_on_failure`), a ``NAME:TARGET`` source argument
   (:func:`split_named`), a MkDocs project's snippet folders (:func:`mkdocs_bases`).
 - **background work** of a long-running process — :class:`RefreshScheduler`,
   :class:`BackgroundEmbedder`, :class:`UnindexedSources`, :func:`configured_sources`.
@@ -67,6 +69,8 @@ _EXPORTS: dict[str, str] = {
     "Config": "docmentor.config",
     "load_config": "docmentor.config",
     "default_db": "docmentor.config",
+    "index_exists": "docmentor.engine.core",
+    "index_removed_on_failure": "docmentor.engine.core",
     "split_named": "docmentor.config",
     "mkdocs_bases": "docmentor.sources.mkdocs",
     # a long-running process's background work (``docmentor serve``)
@@ -250,6 +254,8 @@ __all__ = [
     "generate",
     "get_improvement_roadmap",
     "git_commit",
+    "index_exists",
+    "index_removed_on_failure",
     "knowledge_bases",
     "load_config",
     "load_questions",
@@ -290,6 +296,7 @@ if TYPE_CHECKING:
     from docmentor.clarity.scoring import Penalty as ScorePenalty
     from docmentor.config import Config, ConfiguredSource, default_db, load_config, split_named
     from docmentor.engine import DocExcerpts, Docmentor, DocPage, RefreshReport, SourceInfo
+    from docmentor.engine.core import index_exists, index_removed_on_failure
     from docmentor.errors import DocmentorError, NotFoundError, SourceUnavailableError, StoreError, UsageError
     from docmentor.evaluation import (
         ApiEval,

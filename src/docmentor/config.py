@@ -29,8 +29,19 @@ def cache_dir() -> Path:
 
 
 def default_db() -> Path:
+    """The index folder when none is given: ``DOCMENTOR_DB``, else ``db`` in the working
+    folder's ``docmentor.toml`` (``db_path`` in ``llmdoc.json``), else ``DOCMENTOR_HOME``,
+    else ``~/.docmentor``. One rule for the library and the CLI; a folder given explicitly
+    (``Docmentor(db)``, ``--db``) comes before all of these.
+
+    Raises:
+        UsageError: the config file is consulted and cannot be read (an error, not a silent
+            fall-back to another index).
+    """
     env = os.environ.get("DOCMENTOR_DB")
-    return Path(env).expanduser() if env else home()
+    if env:
+        return Path(env).expanduser()
+    return load_config().db or home()
 
 
 _OFF = {"0", "false", "no", "off"}

@@ -20,8 +20,10 @@ class SourceOptions:
     """How one source is read. ``None``: not given, the reader's default applies.
 
     Options enter once, through :meth:`parse` (``docmentor.toml``, ``Docmentor.add``'s
-    ``options``) or :meth:`from_stored` (the index's JSON of them), and are passed typed from
-    there. :meth:`as_dict` is that JSON: the given options only, as they were given.
+    ``options``) or :meth:`from_stored` (the index's JSON of them), or are made directly (the
+    CLI's flags, a Python caller), and are passed typed from there. However they are made,
+    the numbers are checked against :data:`WHOLE_RANGES` and :data:`SECONDS_OPTIONS`.
+    :meth:`as_dict` is that JSON: the given options only, as they were given.
     """
 
     base_paths: tuple[str, ...] | None = None  # folders: extra folders includes may read from
@@ -34,6 +36,19 @@ class SourceOptions:
     timeout: float | None = None  # llms.txt: seconds per request
     retries: int | None = None  # llms.txt: extra attempts on 5xx, 429 and time-outs
     deadline: float | None = None  # llms.txt: seconds for one refresh of the source
+
+    def __post_init__(self) -> None:
+        """Raises :class:`UsageError` naming the option (``arguments``) out of its range."""
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if value is None:
+                continue
+            if f.name in WHOLE_RANGES:
+                lo, hi = WHOLE_RANGES[f.name]
+                if not _in_range(value, lo, hi):
+                    raise UsageError(f"{f.name} must be {_range_words(lo, hi)}", arguments=(f.name,))
+            elif f.name in SECONDS_OPTIONS and not _positive_seconds(value):
+                raise UsageError(f"{f.name} must be positive", arguments=(f.name,))
 
     @classmethod
     def parse(cls, given: Mapping[str, object], *, where: str = "source options") -> SourceOptions:
@@ -68,11 +83,11 @@ class SourceOptions:
         return cls(
             base_paths=get("base_paths", _strings),
             use_gitignore=get("use_gitignore", _flag),
-            max_bytes=get("max_bytes", _positive_whole),
+            max_bytes=get("max_bytes", _whole),
             max_included_bytes=get("max_included_bytes", _whole),
             allowed_hosts=get("allowed_hosts", _strings),
             include_optional=get("include_optional", _flag),
-            concurrency=get("concurrency", _positive_whole),
+            concurrency=get("concurrency", _whole),
             timeout=get("timeout", _seconds),
             retries=get("retries", _whole),
             deadline=get("deadline", _seconds),
@@ -88,22 +103,49 @@ class SourceOptions:
         return out
 
 
-def _whole(where: str, key: str, value: object, minimum: int = 0) -> int:
+#: the whole-number options' ranges (lowest, highest; None: no limit), however options are made
+WHOLE_RANGES: dict[str, tuple[int, int | None]] = {
+    "max_bytes": (1, None),
+    "max_included_bytes": (0, None),
+    "concurrency": (1, 64),
+    "retries": (0, None),
+}
+#: the options in seconds: positive, finite numbers
+SECONDS_OPTIONS = ("timeout", "deadline")
+
+
+def _in_range(value: object, lo: int, hi: int | None) -> bool:
+    if not isinstance(value, int) or isinstance(value, bool):
+        return False
+    return lo <= value and (hi is None or value <= hi)
+
+
+def _range_words(lo: int, hi: int | None) -> str:
+    if hi is not None:
+        return f"between {lo} and {hi}"
+    return "positive" if lo == 1 else f"at least {lo}"
+
+
+def _positive_seconds(value: object) -> bool:
+    if not isinstance(value, int | float) or isinstance(value, bool):
+        return False
+    return math.isfinite(value) and value > 0
+
+
+def _whole(where: str, key: str, value: object) -> int:
+    lo, hi = WHOLE_RANGES[key]
     number: int | None = None
     if isinstance(value, int) and not isinstance(value, bool):
         number = value
     elif isinstance(value, str) and value.strip().isdigit():
         number = int(value.strip())  # e.g. max_bytes = "5000" in docmentor.toml, as before
-    if number is None or number < minimum:
+    if number is None or not _in_range(number, lo, hi):
+        bound = f"of at least {lo}" if hi is None else f"between {lo} and {hi}"
         raise UsageError(
-            f"{where}: {key} must be a whole number of at least {minimum}, not {value!r}",
-            hint=f"for example {key} = {max(minimum, 1) * 10}",
+            f"{where}: {key} must be a whole number {bound}, not {value!r}",
+            hint=f"for example {key} = {max(lo, 1) * 10}",
         )
     return number
-
-
-def _positive_whole(where: str, key: str, value: object) -> int:
-    return _whole(where, key, value, minimum=1)
 
 
 def _seconds(where: str, key: str, value: object) -> float:
@@ -115,7 +157,7 @@ def _seconds(where: str, key: str, value: object) -> float:
             number = float(value.strip())
         except ValueError:
             number = None
-    if number is None or not math.isfinite(number) or number <= 0:
+    if number is None or not _positive_seconds(number):
         raise UsageError(
             f"{where}: {key} must be a positive number of seconds, not {value!r}",
             hint=f"for example {key} = 20",

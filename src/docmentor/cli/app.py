@@ -89,24 +89,10 @@ def _main(
     logging.getLogger("griffe").setLevel(logging.DEBUG if debug else logging.CRITICAL)
 
 
-def db_path() -> Path | None:
-    """``--db``, else ``DOCMENTOR_DB``, else ``db`` in the config file; None: the default.
-
-    A config file that cannot be read is an error for every command that opens the index,
-    not a silent fall-back to another index."""
-    if STATE.db is not None:
-        return STATE.db
-    if os.environ.get("DOCMENTOR_DB"):
-        return None  # the engine's default reads it
-    from docmentor import load_config
-
-    return load_config().db
-
-
 def open_engine(*, create: bool) -> Docmentor:
     from docmentor import Docmentor
 
-    return Docmentor(db_path(), create=create, embeddings=STATE.embeddings)
+    return Docmentor(STATE.db, create=create, embeddings=STATE.embeddings)
 
 
 @contextlib.contextmanager
@@ -165,12 +151,9 @@ def require_index(hint: str = "add a source first: docmentor add PATH_OR_URL") -
 
 
 def index_exists() -> bool:
-    from docmentor import default_db
+    from docmentor import index_exists as exists
 
-    db = (db_path() or default_db()).expanduser()
-    if db.exists() and not db.is_dir():
-        raise UsageError(f"--db {db} is a file; it must be a folder docmentor owns")
-    return (db / "index.sqlite3").exists()
+    return exists(STATE.db)
 
 
 def open_knowledge() -> Any:

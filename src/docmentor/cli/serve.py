@@ -8,7 +8,7 @@ from typing import Annotated
 import click
 import typer
 
-from docmentor.cli.app import STATE, db_path
+from docmentor.cli.app import STATE
 
 TRANSPORTS = ("stdio", "http")
 
@@ -79,7 +79,7 @@ def serve(
 
     groups = [t.strip() for t in tools.split(",") if t.strip()]
     run_server(
-        db=db_path(),
+        db=STATE.db,
         transport=transport,
         host=host,
         port=port,

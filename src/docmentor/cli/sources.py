@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import sys
 from dataclasses import replace
 from pathlib import Path
@@ -14,7 +13,6 @@ from docmentor import SourceUnavailableError, UsageError
 from docmentor.cli.app import (
     STATE,
     app,
-    db_path,
     embed_sources,
     emit,
     index_exists,
@@ -113,17 +111,11 @@ def add(
     as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
 ) -> None:
     """Register a documentation source and index it now. Adding an existing name re-indexes it."""
-    from docmentor import Docmentor, SourceOptions, default_db, split_named
+    from docmentor import Docmentor, SourceOptions, index_removed_on_failure, split_named
 
     if name is None and not _is_path(target):  # a folder named "we:ird" is a folder, not NAME:TARGET
         name, target = split_named(target)
-    if max_bytes is not None and max_bytes < 1:
-        raise UsageError("--max-bytes must be positive")
-    if concurrency is not None and not 1 <= concurrency <= 64:
-        raise UsageError("--concurrency must be between 1 and 64")
-    if timeout is not None and timeout <= 0:
-        raise UsageError("--timeout must be positive")
-    options = SourceOptions(
+    options = SourceOptions(  # it checks the values: an error names them as the flags
         base_paths=tuple(str(p.expanduser().resolve()) for p in base_path) if base_path else None,
         allowed_hosts=tuple(allow_host) if allow_host else None,
         max_bytes=max_bytes,
@@ -132,10 +124,7 @@ def add(
         timeout=timeout,
     )
     Docmentor.make_spec(target, name=name, options=options)  # a bad target fails before an index is made
-    existed = index_exists()
-    root = (db_path() or default_db()).expanduser()
-    made_folder = not root.exists()
-    try:
+    with index_removed_on_failure(STATE.db):  # a failed command changes nothing: not even an empty index
         engine = open_engine(create=True)
         try:
             with progress(not as_json) as cb:
@@ -143,10 +132,6 @@ def add(
         except BaseException:
             engine.close()
             raise
-    except BaseException:
-        if not existed:  # a failed command changes nothing: not even an empty index is left
-            _discard_index(root, made_folder=made_folder)
-        raise
     report = replace(report, embedding=embed_sources(engine, not as_json))
     engine.close()
     if as_json:
@@ -162,20 +147,6 @@ def _is_path(target: str) -> bool:
         return Path(target).expanduser().exists()
     except (OSError, ValueError):  # a name too long for the system, a NUL byte
         return False
-
-
-def _discard_index(root: Path, *, made_folder: bool) -> None:
-    """Remove what opening a new index made in ``root``; the folder itself only when this
-    command made it and nothing else is in it (it may be DOCMENTOR_HOME, with the cache and
-    the config file in it)."""
-    import shutil
-
-    for name in ("index.sqlite3", "index.sqlite3-wal", "index.sqlite3-shm", "write.lock"):
-        (root / name).unlink(missing_ok=True)
-    shutil.rmtree(root / "lexical", ignore_errors=True)
-    if made_folder:
-        with contextlib.suppress(OSError):  # not empty: something else lives there now
-            root.rmdir()
 
 
 @app.command()

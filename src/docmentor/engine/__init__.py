@@ -24,7 +24,9 @@ class Docmentor(Refreshing, Lookup):
     """An index of documentation sources.
 
     Args:
-        db: the index folder (``--db``); default ``$DOCMENTOR_DB`` or ``~/.docmentor``.
+        db: the index folder (``--db``); default :func:`docmentor.config.default_db`:
+            ``$DOCMENTOR_DB``, else ``db`` in the working folder's ``docmentor.toml``, else
+            ``$DOCMENTOR_HOME``, else ``~/.docmentor``.
         create: create the index if it does not exist (writers); readers get
             :class:`NotFoundError` instead.
         ranking: the ranking constants (default :data:`docmentor.search.config.DEFAULT`).

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import shutil
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -33,6 +34,49 @@ SETTLE_WAIT = 5.0
 #: searches run again when a writer committed while they ran, before filtering against the store
 READ_ATTEMPTS = 3
 _T = TypeVar("_T")
+#: the index folder's store and lexical index
+STORE_FILE = "index.sqlite3"
+LEXICAL_FOLDER = "lexical"
+
+
+def index_root(db: str | Path | None = None) -> Path:
+    """The index folder: ``db`` if given, else :func:`docmentor.config.default_db`.
+
+    Raises:
+        UsageError: it is a file (argument ``db``).
+    """
+    root = Path(db).expanduser() if db else default_db()
+    if root.exists() and not root.is_dir():
+        raise UsageError(f"db {root} is a file; it must be a folder docmentor owns", arguments=("db",))
+    return root
+
+
+def index_exists(db: str | Path | None = None) -> bool:
+    """Whether the index folder (:func:`index_root`) holds an index."""
+    return (index_root(db) / STORE_FILE).exists()
+
+
+@contextlib.contextmanager
+def index_removed_on_failure(db: str | Path | None = None) -> Iterator[None]:
+    """A block that may create the index (a first ``add``): when it raises and there was no
+    index before, what opening one made is removed, so a failed first add leaves no index;
+    the folder itself only when the block made it and nothing else is in it (it may be
+    ``DOCMENTOR_HOME``, with the cache and the config file in it). Engines opened in the
+    block must be closed when it raises."""
+    root = index_root(db)
+    if (root / STORE_FILE).exists():
+        yield
+        return
+    made_folder = not root.exists()
+    try:
+        yield
+    except BaseException:
+        Store.remove_files(root / STORE_FILE)
+        shutil.rmtree(root / LEXICAL_FOLDER, ignore_errors=True)
+        if made_folder:
+            with contextlib.suppress(OSError):  # not empty: something else lives there now
+                root.rmdir()
+        raise
 
 
 class IndexCore:
@@ -49,11 +93,8 @@ class IndexCore:
         self.ranking = ranking or DEFAULT_RANKING
         #: sections embedded and searched by meaning too (``--no-embeddings``, ``DOCMENTOR_EMBEDDINGS=0``)
         self.embeddings = embeddings_enabled() if embeddings is None else embeddings
-        root = Path(db).expanduser() if db else default_db()
-        if root.exists() and not root.is_dir():
-            raise UsageError(f"db {root} is a file; it must be a folder docmentor owns", arguments=("db",))
-        self.root = root
-        self.store = Store(root / "index.sqlite3", readonly=not create)
+        self.root = root = index_root(db)
+        self.store = Store(root / STORE_FILE, readonly=not create)
         self._lexical: LexicalIndex | None = None
         self._vectors: VectorCache | None = None
         #: a search waits for the embedding model to load (the CLI); False: it searches by
@@ -75,12 +116,12 @@ class IndexCore:
         if self._lexical is None:
             with self._open_lock:  # threads of one server: one LexicalIndex, not two
                 if self._lexical is None:
-                    self._lexical = LexicalIndex(self.root / "lexical", config=self.ranking)
+                    self._lexical = LexicalIndex(self.root / LEXICAL_FOLDER, config=self.ranking)
         return self._lexical
 
     def _lexical_to_read(self) -> LexicalIndex | None:
         """The lexical index for a search; None while no writer has made it (nothing indexed)."""
-        if self._lexical is None and not (self.root / "lexical" / "meta.json").exists():
+        if self._lexical is None and not (self.root / LEXICAL_FOLDER / "meta.json").exists():
             return None
         return self.lexical
 
@@ -194,7 +235,7 @@ class IndexCore:
                     log.warning(
                         "analyzer changed (%s → %s): rebuilding the lexical index", stored, self.index_version
                     )
-                lexical = self.root / "lexical"
+                lexical = self.root / LEXICAL_FOLDER
                 # A new index has nothing to rebuild: the first writer makes the lexical index, under
                 # the write lock (readers never make it). Making it here would also start tantivy's
                 # reader thread, and a process with threads must not fork (see parse.batch).
@@ -208,10 +249,10 @@ class IndexCore:
         for row in self.store.sources():
             self.store.mark_lexical(row.name, -1)
         try:
-            self._lexical = LexicalIndex(self.root / "lexical", config=self.ranking)
+            self._lexical = LexicalIndex(self.root / LEXICAL_FOLDER, config=self.ranking)
             self._lexical.searcher()
         except (StoreError, ValueError):  # unreadable (e.g. another schema): start afresh
-            self._lexical = LexicalIndex(self.root / "lexical", recreate=True, config=self.ranking)
+            self._lexical = LexicalIndex(self.root / LEXICAL_FOLDER, recreate=True, config=self.ranking)
         ids = [i for row in self.store.sources() for i in self.store.document_ids(row.name)]
         units: list[Unit] = []
         n = self.lexical.replace(

@@ -97,7 +97,7 @@ class Store:
         self.path = path
         self.readonly = readonly
         self._local = threading.local()
-        self._lock_path = path.parent / "write.lock"
+        self._lock_path = path.parent / "write.lock"  # remove_files names it too
         if not readonly:
             path.parent.mkdir(parents=True, exist_ok=True)
             self._migrate()
@@ -125,6 +125,13 @@ class Store:
         if db is not None:
             db.close()
             self._local.db = None
+
+    @staticmethod
+    def remove_files(path: Path) -> None:
+        """Delete the store at ``path``: the database, its WAL and shared-memory files and the
+        write lock (closed stores only: for an index that a failed first write just made)."""
+        for name in (path.name, f"{path.name}-wal", f"{path.name}-shm", "write.lock"):
+            (path.parent / name).unlink(missing_ok=True)
 
     @contextlib.contextmanager
     def write_lock(self, timeout: float = 600.0) -> Iterator[None]:

@@ -1,0 +1,91 @@
+"""The source commands are thin: option ranges, the index folder, "is there an index" and
+"a failed first add leaves none" are the library's, and the CLI only parses and formats."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from clitool import Cli
+from docmentor import Docmentor, SourceOptions, UsageError, index_exists, index_removed_on_failure
+
+
+def _docs(tmp_path: Path) -> Path:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "guide.md").write_text("# Guide\n\nThe kestrel hovers.\n", encoding="utf-8")
+    return docs
+
+
+@pytest.mark.parametrize(
+    ("flags", "says"),
+    [
+        (["--concurrency", "65"], "error: --concurrency must be between 1 and 64"),
+        (["--concurrency", "0"], "error: --concurrency must be between 1 and 64"),
+        (["--timeout", "0"], "error: --timeout must be positive"),
+        (["--max-bytes", "-5"], "error: --max-bytes must be positive"),
+    ],
+)
+def test_add_flags_are_checked_by_the_options_themselves(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], flags: list[str], says: str
+) -> None:
+    cli = Cli(tmp_path / "index", capsys)
+    err = cli.fails("add", str(_docs(tmp_path)), *flags)
+    assert err.splitlines()[0] == says
+    assert not (tmp_path / "index").exists()
+
+
+def test_options_made_directly_are_checked(tmp_path: Path) -> None:
+    with pytest.raises(UsageError, match="max_bytes must be positive") as caught:
+        SourceOptions(max_bytes=-5)
+    assert caught.value.arguments == ("max_bytes",)
+    with pytest.raises(UsageError, match="concurrency must be between 1 and 64"):
+        SourceOptions(concurrency=500)
+    with pytest.raises(UsageError, match="retries must be at least 0"):
+        SourceOptions(retries=-1)
+    assert SourceOptions(concurrency=64, timeout=0.5, retries=0).concurrency == 64
+
+
+def test_docmentor_toml_concurrency_has_the_same_range(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _docs(tmp_path)
+    (tmp_path / "docmentor.toml").write_text(
+        '[[sources]]\nname = "handbook"\npath = "docs"\nconcurrency = 500\n', encoding="utf-8"
+    )
+    monkeypatch.chdir(tmp_path)
+    err = Cli(tmp_path / "index", capsys).fails("refresh")
+    assert "concurrency must be a whole number between 1 and 64, not 500" in err
+
+
+def test_the_cli_and_the_library_open_the_same_index(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    docs = _docs(tmp_path)
+    (tmp_path / "docmentor.toml").write_text('db = "idx"\n', encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    cli = Cli(tmp_path / "unused", capsys)
+    rc, _, err = cli.raw("add", str(docs), "--name", "guide")
+    assert rc == 0, err
+    assert (tmp_path / "idx").is_dir() and index_exists()
+    engine = Docmentor(create=False)
+    assert [s["name"] for s in engine.sources()] == ["guide"]
+    engine.close()
+    monkeypatch.setenv("DOCMENTOR_DB", str(tmp_path / "env-db"))  # the environment before the file
+    assert not index_exists()
+    rc, out, _ = cli.raw("sources")
+    assert (rc, out) == (0, "no sources: add one with `docmentor add PATH_OR_URL`\n")
+
+
+def test_a_failed_first_add_leaves_no_index(tmp_path: Path) -> None:
+    db = tmp_path / "new"
+    with pytest.raises(RuntimeError), index_removed_on_failure(db):
+        Docmentor(db).close()
+        assert index_exists(db)
+        raise RuntimeError("the add failed")
+    assert not db.exists()
+    Docmentor(db).close()  # an index that was there before is left alone
+    with pytest.raises(RuntimeError), index_removed_on_failure(db):
+        raise RuntimeError("the add failed")
+    assert index_exists(db)
