@@ -1,0 +1,108 @@
+"""What the deterministic documents need from the code beyond the units (``units.py``):
+which functions return a value (``return <value>``) or yield, and the names each module
+assigns at its top level (constants, type variables: what a default or an annotation may
+name besides units and imports). One ``ast`` pass over each module's file; a file that no
+longer reads or parses contributes nothing (its units keep what ``read_repository`` found)."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from docmentor.repodocs.units import Component, RepoUnits
+
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+_BLOCKS = (ast.If, ast.Try, ast.TryStar, ast.With, ast.AsyncWith, ast.For, ast.While)
+
+
+@dataclass(frozen=True)
+class CodeFacts:
+    """``returns_value``/``yields``: the ids of functions and methods with a ``return
+    <value>`` / a ``yield`` in their own body (not in nested definitions). ``module_names``:
+    each module's top-level assigned names (not its definitions or imports)."""
+
+    returns_value: frozenset[str]
+    yields: frozenset[str]
+    module_names: dict[str, frozenset[str]]
+
+
+def read_facts(root: Path, units: RepoUnits) -> CodeFacts:
+    """The facts of every module of ``units`` read from ``root`` (sorted, deterministic)."""
+    by_module: dict[str, list[Component]] = {}
+    for c in units.components:
+        if c.kind != "class":
+            by_module.setdefault(c.module, []).append(c)
+    returns: set[str] = set()
+    yields: set[str] = set()
+    names: dict[str, frozenset[str]] = {}
+    for module in units.modules:
+        tree = _parse(root / module.path)
+        if tree is None:
+            names[module.id] = frozenset()
+            continue
+        names[module.id] = frozenset(_assigned(tree.body))
+        spans = {(c.line_start, c.line_end): c.id for c in by_module.get(module.id, [])}
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                continue
+            start = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+            unit_id = spans.get((start, node.end_lineno or node.lineno))
+            if unit_id is None:
+                continue  # a nested function: part of its enclosing one
+            for inner in _own_nodes(node.body):
+                if isinstance(inner, ast.Return) and inner.value is not None:
+                    returns.add(unit_id)
+                elif isinstance(inner, ast.Yield | ast.YieldFrom):
+                    yields.add(unit_id)
+    return CodeFacts(frozenset(returns), frozenset(yields), names)
+
+
+def _parse(path: Path) -> ast.Module | None:
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return None
+    try:
+        return ast.parse(data)
+    except (SyntaxError, ValueError):
+        pass
+    try:  # not valid in its declared encoding: read as python_units does, with replacements
+        return ast.parse(data.decode("utf-8", errors="replace"))
+    except (SyntaxError, ValueError):
+        return None
+
+
+def _own_nodes(body: list[ast.stmt]) -> Iterator[ast.AST]:
+    """The nodes of a function body outside its nested definitions and lambdas."""
+    stack: list[ast.AST] = list(body)
+    while stack:
+        node = stack.pop()
+        yield node
+        stack += [n for n in ast.iter_child_nodes(node) if not isinstance(n, _SCOPES)]
+
+
+def _assigned(body: list[ast.stmt]) -> Iterator[str]:
+    """Top-level assignment targets, also inside if/try/with/for blocks."""
+    for node in body:
+        if isinstance(node, ast.Assign):
+            for target in node.targets:
+                yield from _names(target)
+        elif isinstance(node, ast.AnnAssign | ast.AugAssign):
+            yield from _names(node.target)
+        elif isinstance(node, _BLOCKS):
+            for part in ("body", "orelse", "finalbody"):
+                yield from _assigned(getattr(node, part, []))
+            for handler in getattr(node, "handlers", []):
+                yield from _assigned(handler.body)
+
+
+def _names(target: ast.expr) -> Iterator[str]:
+    if isinstance(target, ast.Name):
+        yield target.id
+    elif isinstance(target, ast.Tuple | ast.List):
+        for element in target.elts:
+            yield from _names(element)
+    elif isinstance(target, ast.Starred):
+        yield from _names(target.value)
