@@ -3,12 +3,21 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
 from clitool import Cli
-from docmentor import Docmentor, SourceOptions, UsageError, index_exists, index_removed_on_failure
+from docmentor import (
+    Docmentor,
+    SourceOptions,
+    UnindexedSources,
+    UsageError,
+    index_exists,
+    index_removed_on_failure,
+    refresh_pass,
+)
 
 
 def _docs(tmp_path: Path) -> Path:
@@ -89,3 +98,25 @@ def test_a_failed_first_add_leaves_no_index(tmp_path: Path) -> None:
     with pytest.raises(RuntimeError), index_removed_on_failure(db):
         raise RuntimeError("the add failed")
     assert index_exists(db)
+
+
+def test_one_refresh_pass_for_the_cli_and_the_servers(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    docs = _docs(tmp_path)
+    (tmp_path / "docmentor.toml").write_text(
+        '[[sources]]\nname = "conf"\npath = "docs"\n\n[[sources]]\nname = "gone"\npath = "missing"\n',
+        encoding="utf-8",
+    )
+    monkeypatch.chdir(tmp_path)
+    cli = Cli(tmp_path / "index", capsys)
+    cli.ok("add", str(docs), "--name", "own")
+    assert [r["source"] for r in cli.json("refresh", "own")["sources"]] == ["own"]  # that one alone
+    rc, out, _ = cli("refresh", "--json")  # every source, and the configured ones not indexed yet
+    assert rc == 1 and {r["source"] for r in json.loads(out)["sources"]} == {"conf", "gone", "own"}
+    unindexed = UnindexedSources()
+    engine = Docmentor(tmp_path / "index")
+    reports = refresh_pass(engine, unindexed=unindexed)  # the configured sources by default
+    engine.close()
+    assert {r.source for r in reports} == {"conf", "gone", "own"}
+    assert [row["name"] for row in unindexed.sources([])] == ["gone"]

@@ -12,7 +12,8 @@ adapters over it.
   (:func:`index_removed_on_failure`), a ``NAME:TARGET`` source argument
   (:func:`split_named`), a MkDocs project's snippet folders (:func:`mkdocs_bases`).
 - **background work** of a long-running process — :class:`RefreshScheduler`,
-  :class:`BackgroundEmbedder`, :class:`UnindexedSources`, :func:`configured_sources`.
+  :class:`BackgroundEmbedder`, :class:`UnindexedSources`, :func:`configured_sources`; one
+  refresh as every caller runs it, :func:`refresh_pass`.
 - **assembly** — :func:`assemble_context` (an engine and one question) returns a :class:`Digest`
   (:class:`DocumentScore`, :class:`DistilledSection`); its budget range :data:`MAX_TOKENS_RANGE`.
 - **library knowledge** — :func:`generate` (:class:`GenerationResult`);
@@ -78,6 +79,7 @@ _EXPORTS: dict[str, str] = {
     "BackgroundEmbedder": "docmentor.scheduler",
     "UnindexedSources": "docmentor.scheduler",
     "configured_sources": "docmentor.scheduler",
+    "refresh_pass": "docmentor.scheduler",
     # assembly
     "assemble_context": "docmentor.assemble",
     "Digest": "docmentor.assemble.models",
@@ -262,6 +264,7 @@ __all__ = [
     "load_rubric",
     "mkdocs_bases",
     "record_history",
+    "refresh_pass",
     "remove_knowledge_base",
     "report_issue",
     "score_document",
@@ -336,7 +339,13 @@ if TYPE_CHECKING:
     from docmentor.llm import LLMClient
     from docmentor.llm.config import LLMConfig
     from docmentor.models import SearchHit, SourceOptions, SourceSpec
-    from docmentor.scheduler import BackgroundEmbedder, RefreshScheduler, UnindexedSources, configured_sources
+    from docmentor.scheduler import (
+        BackgroundEmbedder,
+        RefreshScheduler,
+        UnindexedSources,
+        configured_sources,
+        refresh_pass,
+    )
     from docmentor.search.semantic import EmbedReport
     from docmentor.sources.mkdocs import mkdocs_bases
     from docmentor.store.kb import KbRow

@@ -3,8 +3,10 @@ sources not indexed yet, refresh every source periodically, and embed what has n
 
 :class:`RefreshScheduler` runs the first two in one daemon thread, :class:`BackgroundEmbedder`
 the third in another; :class:`UnindexedSources` remembers the configured sources that could
-not be indexed (with why), for a listing of sources. Nothing here knows of MCP: a caller that
-shows something derived from the index (the server's instructions) passes ``on_change``.
+not be indexed (with why), for a listing of sources. :func:`refresh_pass` is one refresh as
+every caller runs it (``docmentor refresh``, the refresh tool, the periodic pass). Nothing
+here knows of MCP: a caller that shows something derived from the index (the server's
+instructions) passes ``on_change``.
 """
 
 from __future__ import annotations
@@ -16,11 +18,13 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
+from docmentor.engine.refresh import DEFAULT_REFRESH_DEADLINE
 from docmentor.errors import DocmentorError
 
 if TYPE_CHECKING:
     from docmentor.config import ConfiguredSource
     from docmentor.engine import Docmentor
+    from docmentor.engine.reports import Progress, RefreshReport
 
 log = logging.getLogger(__name__)
 
@@ -81,6 +85,35 @@ class UnindexedSources:
             for name in names & set(self._failed):
                 del self._failed[name]
             return [*indexed, *self._failed.values()]
+
+
+def refresh_pass(
+    engine: Docmentor,
+    name: str | None = None,
+    *,
+    configured: Sequence[ConfiguredSource] | None = None,
+    unindexed: UnindexedSources | None = None,
+    progress: Progress | None = None,
+    embed: bool = False,
+    prune: bool = False,
+    deadline: float | None = DEFAULT_REFRESH_DEADLINE,
+) -> list[RefreshReport]:
+    """One refresh: the source ``name`` alone (``Docmentor.refresh``, its error raised), or
+    every source with the configured ones not indexed yet (``Docmentor.refresh_with_config``).
+
+    ``configured``: those sources (default: :func:`configured_sources`, the working folder's
+    config, none when it cannot be read); the ones that could not be indexed are noted in
+    ``unindexed``. ``progress``, ``embed``, ``prune`` and ``deadline`` as for the engine's
+    calls (here ``embed`` defaults to False: each caller embeds in its own way)."""
+    if name:
+        return engine.refresh(name, progress=progress, embed=embed, prune=prune, deadline=deadline)
+    wanted = list(configured_sources() if configured is None else configured)
+    reports = engine.refresh_with_config(
+        wanted, progress=progress, embed=embed, prune=prune, deadline=deadline
+    )
+    if unindexed is not None:
+        unindexed.note(wanted, reports)
+    return reports
 
 
 class BackgroundEmbedder:
@@ -202,11 +235,10 @@ class RefreshScheduler:
     def refresh(self) -> None:
         """One periodic pass: every source refreshed (configured ones not indexed yet added)."""
         try:
-            wanted = list(configured_sources()) if self.configured else []
-            reports = self.engine.refresh_with_config(wanted, embed=False)
+            reports = refresh_pass(
+                self.engine, configured=None if self.configured else [], unindexed=self.unindexed
+            )
             self._wake()
-            if self.unindexed is not None:
-                self.unindexed.note(wanted, reports)
             for r in reports:
                 if r.error:
                     log.warning("source %s not refreshed: %s", r.source, r.error)

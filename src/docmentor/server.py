@@ -14,7 +14,7 @@ import weakref
 from collections.abc import Sequence
 from contextlib import suppress
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import anyio
 from mcp.server.mcpserver import MCPServer
@@ -30,8 +30,8 @@ from docmentor import (
     UnindexedSources,
     UsageError,
     __version__,
-    configured_sources,
     mcp_sdk,
+    refresh_pass,
 )
 from docmentor import mcp_schemas as out
 from docmentor.mcp_contract import READ_ONLY, REFRESH, Contract, tool
@@ -396,17 +396,7 @@ def _docs_tools(server: MCPServer, engine: Docmentor, state: ServerState) -> Non
 
         A document that fails to fetch keeps its last good copy. Takes seconds for large sources.
         """
-        configured: list[Any] = []
-
-        def refresh() -> list[Any]:
-            if source:
-                return engine.refresh(source, embed=False)
-            # configured ones not yet indexed too
-            configured.extend(configured_sources())
-            return engine.refresh_with_config(configured, embed=False)
-
-        reports = await _run(refresh)
-        state.unindexed.note(configured, reports)
+        reports = await _run(lambda: refresh_pass(engine, source, unindexed=state.unindexed))
         EMBEDDER.wake()  # new sections are searchable by words now, by meaning once embedded
         _update_instructions(server, engine)
         return _structured({"sources": [r.to_dict() for r in reports]})

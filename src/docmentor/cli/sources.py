@@ -173,7 +173,7 @@ def refresh(
     as_json: Annotated[bool, typer.Option("--json", help="Print the reports as JSON.")] = False,
 ) -> None:
     """Re-read sources and index what changed. Unchanged documents are skipped, vanished ones removed, failures keep the old copy."""
-    from docmentor import load_config
+    from docmentor import load_config, refresh_pass
 
     configured = load_config().sources
     if not index_exists() and (name is not None or not configured):
@@ -181,14 +181,10 @@ def refresh(
     engine = open_engine(create=True)
     targets = {str(s["name"]): str(s["target"]) for s in engine.sources()}
     targets.update({src.name: src.target for src in configured if src.name not in targets})
-    reports: list[RefreshReport]
-    with progress(not as_json) as cb:
-        if name is None:  # the configured sources not indexed yet too
-            reports = engine.refresh_with_config(
-                configured, progress=cb, embed=False, prune=prune, deadline=deadline
-            )
-        else:
-            reports = engine.refresh(name, progress=cb, embed=False, prune=prune, deadline=deadline)
+    with progress(not as_json) as cb:  # all: the configured sources not indexed yet too
+        reports = refresh_pass(
+            engine, name, configured=configured, progress=cb, prune=prune, deadline=deadline
+        )
     embedded = embed_sources(engine, not as_json) if reports else None
     engine.close()
     if as_json:
