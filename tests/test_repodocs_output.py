@@ -21,6 +21,7 @@ from typing import Any
 import pytest
 
 from docmentor.repodocs.code_facts import read_facts
+from docmentor.repodocs.deterministic import MAX_DIAGRAM_EDGES
 from docmentor.repodocs.generate import DEFAULT_OUT, RepoDocs, build_documents, document_repository
 from docmentor.repodocs.markdown import code, first_sentence, plain
 from docmentor.repodocs.output import FORMAT, OutputError, render_tree, write_tree
@@ -221,6 +222,8 @@ def test_the_sections_of_known_units(tmp_path: Path) -> None:
     load_doc = by_id["kit.read.load"]
     assert "- `OSError`" in load_doc["text"]
     assert "`json.loads` (outside the repository)" in load_doc["text"]
+    assert "- `error` (a variable holding the exception: re-raised)" in by_id["kit.read.first_error"]["text"]
+    assert "- `OSError`\n" in by_id["kit.read.load"]["text"] + "\n"
     assert by_id["kit.count.twice#2"]["anchor"] == "c-twice--2" != by_id["kit.count.twice"]["anchor"]
     assert by_id["kit.count.count_words"]["span"] == [17, 25]
     assert by_id["."]["sections"] == ["Purpose", "Architecture", "Packages", "Modules"]
@@ -456,6 +459,37 @@ def test_every_relative_link_resolves(generated: tuple[Path, Path]) -> None:
     assert all(
         not t.startswith(("/", "http")) for p in out.rglob("*.md") for _, t in LINK.findall(p.read_text())
     )
+
+
+def test_a_broken_link_or_anchor_is_caught(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    document_repository(DOCS_SAMPLE, out)
+    assert broken_links(out) == []
+    page = out / "modules" / "kit.count.md"
+    text = page.read_text(encoding="utf-8")
+    assert "](../modules/kit.count.md#c-count_words)" in text and "](../index.md)" in text
+    text = text.replace("#c-count_words)", "#c-no_such_anchor)", 1).replace(
+        "](../index.md)", "](../gone.md)", 1
+    )
+    page.write_text(text, encoding="utf-8")
+    assert sorted(broken_links(out)) == [
+        ("modules/kit.count.md", "../gone.md"),
+        ("modules/kit.count.md", "../modules/kit.count.md#c-no_such_anchor"),
+    ]
+
+
+def test_a_large_diagram_draws_its_first_edges_and_counts_the_rest(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    n = MAX_DIAGRAM_EDGES + 5
+    lines = ["def f0() -> int:\n    return 0\n"]
+    lines += [f"def f{i}() -> int:\n    return f{i - 1}()\n" for i in range(1, n + 1)]
+    (repo / "chain.py").write_text("\n\n".join(lines), encoding="utf-8")
+    docs = build_documents(repo)
+    diagram = dict((s.name, s.body) for s in docs.documents["chain"].sections)["Diagram"]
+    assert diagram.count("-->|calls|") == MAX_DIAGRAM_EDGES
+    assert diagram.endswith("5 more edges are not drawn.")
+    assert build_documents(repo).documents == docs.documents
 
 
 def test_every_component_is_a_heading_with_its_anchor_on_its_module_page(

@@ -21,11 +21,14 @@ _BLOCKS = (ast.If, ast.Try, ast.TryStar, ast.With, ast.AsyncWith, ast.For, ast.W
 class CodeFacts:
     """``returns_value``/``yields``: the ids of functions and methods with a ``return
     <value>`` / a ``yield`` in their own body (not in nested definitions). ``module_names``:
-    each module's top-level assigned names (not its definitions or imports)."""
+    each module's top-level assigned names (not its definitions or imports). ``local_names``:
+    the names each function binds in its own body (assignments, ``except … as``, loop
+    targets, its parameters): ``raise error`` re-raises such a variable, not a class."""
 
     returns_value: frozenset[str]
     yields: frozenset[str]
     module_names: dict[str, frozenset[str]]
+    local_names: dict[str, frozenset[str]]
 
 
 def read_facts(root: Path, units: RepoUnits) -> CodeFacts:
@@ -37,6 +40,7 @@ def read_facts(root: Path, units: RepoUnits) -> CodeFacts:
     returns: set[str] = set()
     yields: set[str] = set()
     names: dict[str, frozenset[str]] = {}
+    local: dict[str, frozenset[str]] = {}
     for module in units.modules:
         tree = _parse(root / module.path)
         if tree is None:
@@ -51,12 +55,18 @@ def read_facts(root: Path, units: RepoUnits) -> CodeFacts:
             unit_id = spans.get((start, node.end_lineno or node.lineno))
             if unit_id is None:
                 continue  # a nested function: part of its enclosing one
+            bound = {a.arg for a in ast.walk(node.args) if isinstance(a, ast.arg)}
             for inner in _own_nodes(node.body):
                 if isinstance(inner, ast.Return) and inner.value is not None:
                     returns.add(unit_id)
                 elif isinstance(inner, ast.Yield | ast.YieldFrom):
                     yields.add(unit_id)
-    return CodeFacts(frozenset(returns), frozenset(yields), names)
+                elif isinstance(inner, ast.Name) and isinstance(inner.ctx, ast.Store):
+                    bound.add(inner.id)
+                elif isinstance(inner, ast.ExceptHandler) and inner.name:
+                    bound.add(inner.name)
+            local[unit_id] = frozenset(bound)
+    return CodeFacts(frozenset(returns), frozenset(yields), names, local)
 
 
 def _parse(path: Path) -> ast.Module | None:

@@ -316,7 +316,13 @@ class Documenter:
         if c.id in self.facts.yields:
             out.append(Section("Yields", "Values, one per `yield` (a generator)."))
         if c.raises:
-            out.append(Section("Raises", "\n".join(f"- {code(r)}" for r in c.raises)))
+            local = self.facts.local_names.get(c.id, frozenset())
+            lines = [
+                f"- {code(r)}"
+                + (" (a variable holding the exception: re-raised)" if r.split(".")[0] in local else "")
+                for r in c.raises
+            ]
+            out.append(Section("Raises", "\n".join(lines)))
         return out
 
     def _class_sections(self, c: Component) -> list[Section]:
