@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import inspect
 import json
-import re
 from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
@@ -47,9 +46,6 @@ _TYPE_NAMES = {
     "object": "an object",
     "null": "null",
 }
-# Library messages name library arguments (``DocmentorError.arguments``), which are the
-# tools' argument names too; the one a reading tool does not take is dropped from its hint.
-_NOT_A_TOOL_ARGUMENT = re.compile(r",? or pass source\b")
 
 
 def tool(server: MCPServer, **options: Any) -> Callable[[F], F]:
@@ -62,16 +58,10 @@ def tool(server: MCPServer, **options: Any) -> Callable[[F], F]:
     return register
 
 
-def for_model(text: str) -> str:
-    """A library message as a tool reports it: without the ``source`` argument the
-    document-reading tools do not take (they accept ``SOURCE:PATH`` instead)."""
-    return _NOT_A_TOOL_ARGUMENT.sub("", text)
-
-
 def tool_error(exc: DocmentorError) -> ToolError:
     """Our error as the model reads it: the message, then what to try (in the tools' words)."""
     hint = f" Try: {exc.hint}." if exc.hint else ""
-    return ToolError(for_model(f"{exc.message}.{hint}"))
+    return ToolError(f"{exc.message}.{hint}")
 
 
 async def run(fn: Callable[[], T]) -> T:
@@ -221,4 +211,4 @@ def _reword(result: dict[str, Any], name: str, problem: str | None) -> None:
         text = f"the arguments of {name} do not fit its input schema. Try: check them against tools/list"
     if text and not text.endswith("."):
         text += "."
-    content[0] = {**content[0], "text": for_model(text)}
+    content[0] = {**content[0], "text": text}

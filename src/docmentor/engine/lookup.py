@@ -18,6 +18,11 @@ from docmentor.search.ranking import excerpts, rank_hits
 from docmentor.search.semantic import counts, vector_model
 from docmentor.store.db import StoredDoc
 
+#: ``excerpt``'s ranges (lowest, highest), a value outside clamped: passages, and characters
+#: around a match
+EXCERPT_CHUNKS_RANGE = (1, 20)
+EXCERPT_CONTEXT_RANGE = (50, 5000)
+
 
 class Lookup(Embedding):
     """Lists, searches and reads what the index holds (see :class:`Docmentor`)."""
@@ -167,8 +172,7 @@ class Lookup(Embedding):
                     choices = ", ".join(f"{o}:{c}" for o, c in owners)
                     raise UsageError(
                         f"{ref!r} is in several sources",
-                        hint=f"name one: {choices}, or pass source",
-                        arguments=("source",),
+                        hint=f"name one: {choices}",
                     )
                 if owners:
                     doc = st.find_document(source=owners[0][0], path=owners[0][1])
@@ -249,8 +253,8 @@ class Lookup(Embedding):
         chunks = excerpts(
             sections,
             self.query_terms(query, index),
-            max_chunks=max(1, min(max_chunks, 20)),
-            context_chars=max(50, min(context_chars, 5000)),
+            max_chunks=max(EXCERPT_CHUNKS_RANGE[0], min(max_chunks, EXCERPT_CHUNKS_RANGE[1])),
+            context_chars=max(EXCERPT_CONTEXT_RANGE[0], min(context_chars, EXCERPT_CONTEXT_RANGE[1])),
             cosine=found[1] if found is not None else None,
             config=self.ranking,
         )
