@@ -4,9 +4,13 @@ This namespace is the library: every public object is here, once, under one name
 modules below it are internal; their layout may change). The CLI and the MCP server are
 adapters over it.
 
-- **docs engine** — :class:`Docmentor` (add / refresh / search / get / excerpt)
+- **docs engine** — :class:`Docmentor` (add / refresh / search / get / excerpt; a refresh's
+  time limit :data:`DEFAULT_REFRESH_DEADLINE`)
   and what it returns: :class:`RefreshReport`, :class:`SearchHit`, :class:`DocPage`,
-  :class:`DocExcerpts`, :class:`SourceInfo`, :class:`EmbedReport`; :class:`SourceSpec` (:class:`SourceOptions`); ``docmentor.toml`` through :func:`load_config`;
+  :class:`DocExcerpts` (its ranges :data:`EXCERPT_CHUNKS_RANGE`, :data:`EXCERPT_CONTEXT_RANGE`),
+  :class:`SourceInfo`, :class:`EmbedReport`; a report's warnings grouped for a reader
+  (:func:`group_warnings` → :class:`ReportWarnings`); :class:`SourceSpec` (:class:`SourceOptions`);
+  ``docmentor.toml`` through :func:`load_config`;
   the index's default folder (:func:`default_db`), whether one holds an index
   (:func:`index_exists`) and a first add that leaves none when it fails
   (:func:`index_removed_on_failure`), a ``NAME:TARGET`` source argument
@@ -21,21 +25,22 @@ adapters over it.
   :class:`FoundExamples` of :class:`ExampleMatch`; overview: :class:`LibraryOverview`); the
   registered knowledge
   bases: :func:`knowledge_bases` (:class:`KbRow`), :func:`remove_knowledge_base`
-  (:class:`RemovedKnowledgeBase`); feedback: :func:`report_issue` (:class:`LoggedIssue`),
+  (:class:`RemovedKnowledgeBase`), :func:`drift_report` (:class:`DriftReport` of
+  :class:`DriftFinding`); feedback: :func:`report_issue` (:class:`LoggedIssue`),
   :class:`SessionLog` (:class:`ToolCall`), :func:`analyze_feedback` (:class:`FeedbackAnalysis`:
   :class:`FeedbackSummary`, :class:`FailingQuery`, :class:`UnclearApi`, :class:`SearchQuality`),
   :func:`feedback_report`.
 - **clarity** — :func:`score_text`, :func:`score_paths`, :func:`score_source`,
   :func:`score_document` (:class:`ReadPolicy`) and what they return: :class:`ClarityReport`
-  (:class:`ClaritySummary`) of :class:`DocumentClarity` (:class:`DimensionEvaluation`,
-  :class:`ClarityIssue`, :class:`ContentMetrics`); the formula (:func:`calculate_clarity_score`
-  → :class:`ClarityScore` of :class:`ScorePenalty`, :func:`calculate_dimension_score` →
-  :class:`DimensionScore`, :data:`SCORING_VERSION`), :func:`explain_score`
-  (:class:`ScoreExplanation`, :class:`ContentPenalty`), the rubric (:class:`Rubric`,
+  (:class:`ClaritySummary`; its gate: :class:`ClarityGate`) of :class:`DocumentClarity`
+  (:class:`DimensionEvaluation`, :class:`ClarityIssue`, :class:`ContentMetrics`); the formula
+  (:func:`calculate_clarity_score` → :class:`ClarityScore` of :class:`ScorePenalty`,
+  :func:`calculate_dimension_score` → :class:`DimensionScore`, :data:`SCORING_VERSION`),
+  :func:`explain_score` (:class:`ScoreExplanation`, :class:`ContentPenalty`), the rubric (:class:`Rubric`,
   :func:`default_rubric`, :func:`load_rubric`), the roadmap (:func:`get_improvement_roadmap`
   → :class:`Roadmap` of :class:`PlannedFix`, :class:`QuickWin`), history (:func:`record_history`,
-  :func:`trend_summary`, :class:`TrendSummary`, :func:`git_commit`), :func:`write_html`; the
-  optional LLM finder's client (:class:`LLMClient`, :class:`LLMConfig`).
+  :func:`trend_summary`, :class:`TrendSummary`, :func:`git_commit`, :func:`scored_commit`),
+  :func:`write_html`; the optional LLM finder's client (:class:`LLMClient`, :class:`LLMConfig`).
 - **evaluation** — :func:`load_questions`, :func:`check_labels`, :func:`evaluate_search`,
   :func:`evaluate_assemble`, :func:`evaluate_api` (:class:`SearchRun`, :class:`Labels`,
   :class:`AssembleEval`, :class:`ApiEval`).
@@ -58,10 +63,15 @@ __version__ = "0.1.0"
 _EXPORTS: dict[str, str] = {
     # docs engine
     "Docmentor": "docmentor.engine",
+    "DEFAULT_REFRESH_DEADLINE": "docmentor.engine.refresh",
     "RefreshReport": "docmentor.engine.reports",
     "DocPage": "docmentor.engine.reports",
     "DocExcerpts": "docmentor.engine.reports",
+    "EXCERPT_CHUNKS_RANGE": "docmentor.engine.lookup",
+    "EXCERPT_CONTEXT_RANGE": "docmentor.engine.lookup",
     "SourceInfo": "docmentor.engine.reports",
+    "ReportWarnings": "docmentor.engine.report_warnings",
+    "group_warnings": "docmentor.engine.report_warnings",
     "EmbedReport": "docmentor.search.semantic",
     "SearchHit": "docmentor.models",
     "SourceSpec": "docmentor.models",
@@ -98,6 +108,9 @@ _EXPORTS: dict[str, str] = {
     "knowledge_bases": "docmentor.library.service.registry",
     "remove_knowledge_base": "docmentor.library.service.registry",
     "RemovedKnowledgeBase": "docmentor.library.service.registry",
+    "drift_report": "docmentor.library.service.registry",
+    "DriftReport": "docmentor.library.examples.drift",
+    "DriftFinding": "docmentor.library.examples.drift",
     "KbRow": "docmentor.store.kb",
     "report_issue": "docmentor.library.service.feedback",
     "SessionLog": "docmentor.library.service.feedback",
@@ -118,6 +131,7 @@ _EXPORTS: dict[str, str] = {
     "ReadPolicy": "docmentor.access",
     "ClarityReport": "docmentor.clarity.results",
     "ClaritySummary": "docmentor.clarity.results",
+    "ClarityGate": "docmentor.clarity.results",
     "DocumentClarity": "docmentor.clarity.results",
     "DimensionEvaluation": "docmentor.clarity.results",
     "ClarityIssue": "docmentor.clarity.models",
@@ -144,6 +158,7 @@ _EXPORTS: dict[str, str] = {
     "ScoreChange": "docmentor.clarity.history",
     "write_html": "docmentor.clarity.report",
     "git_commit": "docmentor.clarity.report",
+    "scored_commit": "docmentor.clarity",
     "LLMClient": "docmentor.llm",
     "LLMConfig": "docmentor.llm.config",
     # evaluation
@@ -174,12 +189,16 @@ _RENAMED: dict[str, str] = {
 
 #: the public names, as listed in ``_EXPORTS`` (tests/test_public_api.py checks the two agree)
 __all__ = [
+    "DEFAULT_REFRESH_DEADLINE",
+    "EXCERPT_CHUNKS_RANGE",
+    "EXCERPT_CONTEXT_RANGE",
     "MAX_TOKENS_RANGE",
     "SCORING_VERSION",
     "ApiEval",
     "ApiMatch",
     "AssembleEval",
     "BackgroundEmbedder",
+    "ClarityGate",
     "ClarityIssue",
     "ClarityReport",
     "ClarityScore",
@@ -198,6 +217,8 @@ __all__ = [
     "DocmentorError",
     "DocumentClarity",
     "DocumentScore",
+    "DriftFinding",
+    "DriftReport",
     "EmbedReport",
     "ExampleMatch",
     "FailingQuery",
@@ -220,6 +241,7 @@ __all__ = [
     "RefreshReport",
     "RefreshScheduler",
     "RemovedKnowledgeBase",
+    "ReportWarnings",
     "Roadmap",
     "Rubric",
     "ScoreChange",
@@ -248,6 +270,7 @@ __all__ = [
     "configured_sources",
     "default_db",
     "default_rubric",
+    "drift_report",
     "evaluate_api",
     "evaluate_assemble",
     "evaluate_search",
@@ -256,6 +279,7 @@ __all__ = [
     "generate",
     "get_improvement_roadmap",
     "git_commit",
+    "group_warnings",
     "index_exists",
     "index_removed_on_failure",
     "knowledge_bases",
@@ -271,6 +295,7 @@ __all__ = [
     "score_paths",
     "score_source",
     "score_text",
+    "scored_commit",
     "split_named",
     "trend_summary",
     "write_html",
@@ -281,13 +306,19 @@ if TYPE_CHECKING:
     from docmentor.assemble import MAX_TOKENS_RANGE
     from docmentor.assemble import assemble as assemble_context
     from docmentor.assemble.models import Digest, DistilledSection, DocumentScore
-    from docmentor.clarity import score_paths, score_source, score_text
+    from docmentor.clarity import score_paths, score_source, score_text, scored_commit
     from docmentor.clarity.explain import ContentPenalty, ScoreExplanation, explain_score
     from docmentor.clarity.history import ScoreChange, TrendSummary, record_history, trend_summary
     from docmentor.clarity.models import ContentMetrics
     from docmentor.clarity.models import Issue as ClarityIssue
     from docmentor.clarity.report import git_commit, write_html
-    from docmentor.clarity.results import ClarityReport, ClaritySummary, DimensionEvaluation, DocumentClarity
+    from docmentor.clarity.results import (
+        ClarityGate,
+        ClarityReport,
+        ClaritySummary,
+        DimensionEvaluation,
+        DocumentClarity,
+    )
     from docmentor.clarity.roadmap import PlannedFix, QuickWin, Roadmap, get_improvement_roadmap
     from docmentor.clarity.rubric import SCORING_VERSION, Rubric, default_rubric, load_rubric
     from docmentor.clarity.scoring import (
@@ -300,6 +331,9 @@ if TYPE_CHECKING:
     from docmentor.config import Config, ConfiguredSource, default_db, load_config, split_named
     from docmentor.engine import DocExcerpts, Docmentor, DocPage, RefreshReport, SourceInfo
     from docmentor.engine.core import index_exists, index_removed_on_failure
+    from docmentor.engine.lookup import EXCERPT_CHUNKS_RANGE, EXCERPT_CONTEXT_RANGE
+    from docmentor.engine.refresh import DEFAULT_REFRESH_DEADLINE
+    from docmentor.engine.report_warnings import ReportWarnings, group_warnings
     from docmentor.errors import DocmentorError, NotFoundError, SourceUnavailableError, StoreError, UsageError
     from docmentor.evaluation import (
         ApiEval,
@@ -313,11 +347,13 @@ if TYPE_CHECKING:
         load_questions,
     )
     from docmentor.library import GenerationResult, generate
+    from docmentor.library.examples.drift import DriftFinding, DriftReport
     from docmentor.library.service.feedback import SessionLog, report_issue
     from docmentor.library.service.feedback import analyze as analyze_feedback
     from docmentor.library.service.feedback import report_text as feedback_report
     from docmentor.library.service.registry import (
         RemovedKnowledgeBase,
+        drift_report,
         knowledge_bases,
         remove_knowledge_base,
     )

@@ -20,7 +20,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from docmentor.errors import UsageError
 
@@ -30,9 +30,23 @@ if TYPE_CHECKING:
 
 PASS_COVERAGE = 0.8
 
+Harness = Literal["search", "assemble", "api"]
+#: what each harness needs of a question: its key (a non-empty value), and how an error names it
+NEEDS: dict[Harness, tuple[str, str]] = {
+    "search": ("relevant", '"relevant" labels'),
+    "assemble": ("expected_contains", '"expected_contains"'),
+    "api": ("expected_api", '"expected_api"'),
+}
 
-def load_questions(path: Path) -> list[dict[str, Any]]:
-    """Questions from a JSONL file; a clear error names the bad line."""
+
+def asks(question: dict[str, Any], harness: Harness) -> bool:
+    """Whether ``harness`` measures ``question`` (it has what the harness needs); the others are skipped."""
+    return bool(question.get(NEEDS[harness][0]))
+
+
+def load_questions(path: Path, *, harness: Harness | None = None) -> list[dict[str, Any]]:
+    """Questions from a JSONL file; a clear error names the bad line. With ``harness``, only
+    the questions it measures (:func:`asks`), and an error naming the file when there is none."""
     try:
         lines = path.read_text(encoding="utf-8").splitlines()
     except OSError as exc:
@@ -51,7 +65,12 @@ def load_questions(path: Path) -> list[dict[str, Any]]:
         out.append(q)
     if not out:
         raise UsageError(f"{path}: no questions")
-    return out
+    if harness is None:
+        return out
+    asked = [q for q in out if asks(q, harness)]
+    if not asked:
+        raise UsageError(f"{path}: no question has {NEEDS[harness][1]}")
+    return asked
 
 
 def align_labels(
@@ -268,7 +287,7 @@ def evaluate_api(
         raise UsageError(f"limit must be between 1 and {MAX_API_RESULTS}, got {limit}")
     rows: list[ApiQuestion] = []
     for q in questions:
-        if not q.get("expected_api"):
+        if not asks(q, "api"):
             continue
         found = knowledge.find_api(q["query"], max_results=limit, library=library)
         rows.append(
@@ -318,7 +337,7 @@ def check_labels(
     engine.check_source(source)  # before any label is looked up
     names = [r["name"] for r in engine.sources() if source is None or r["name"] == source]
     indexed = {path for name in names for path in engine.store.documents(name)}
-    aligned, renamed, unmatched = align_labels([q for q in questions if q.get("relevant")], indexed)
+    aligned, renamed, unmatched = align_labels([q for q in questions if asks(q, "search")], indexed)
     labelled = {str(lab.get("path")) for q in aligned for lab in q["relevant"]}
     return Labels(tuple(aligned), renamed, tuple(unmatched), len(labelled))
 
@@ -424,7 +443,7 @@ def evaluate_assemble(
 
     rows = []
     for q in questions:
-        if not q.get("expected_contains"):
+        if not asks(q, "assemble"):
             continue
         digest = assemble(
             engine, q["query"], max_tokens=max_tokens, source=source, depth=depth, allow_empty=True

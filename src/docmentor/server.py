@@ -454,13 +454,13 @@ def _assemble_tools(server: MCPServer, engine: Docmentor) -> None:
             )
         )
         note = None
-        if not digest.sections and digest.stats.get("candidate_sections"):
+        if digest.empty_reason == "nothing_fit":
             note = "No matching section fit within max_tokens: raise it, or use search_docs."
-        elif not digest.sections:
+        elif digest.empty_reason == "nothing_matched":
             note = "Nothing in the index matched this question: try search_docs with other words."
         if format == "json":
             text = digest.json_text  # fitted to the budget, like the markdown
-            data = {**json.loads(text), "format": "json"}
+            data = {**digest.to_dict(), "format": "json"}  # json_text's data
         else:
             text = digest.markdown + (f"\n\n{note}\n" if note else "")
             data = {**digest.to_dict(), "format": "markdown", "digest": text}

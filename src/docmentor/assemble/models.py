@@ -119,6 +119,15 @@ class Digest:
     json_text: str = ""  # the JSON rendering of the same digest, when asked for (fmt="json")
     layout: Literal["full", "compact"] = "full"  # "compact" leaves out metadata and usage note (tiny budgets)
 
+    @property
+    def empty_reason(self) -> Literal["nothing_fit", "nothing_matched"] | None:
+        """Why the digest holds no section: sections matched but none fit within the budget
+        (``"nothing_fit"``), or nothing matched the question (``"nothing_matched"``); None
+        when it holds sections."""
+        if self.sections:
+            return None
+        return "nothing_fit" if self.stats.get("candidate_sections") else "nothing_matched"
+
     def to_dict(self) -> dict[str, Any]:
         """The digest as structured data: documents, sections, metadata (``render.render_json``).
 

@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from docmentor.llm import LLMClient
 
 log = logging.getLogger(__name__)
-__all__ = ["score_paths", "score_raw", "score_source", "score_text"]
+__all__ = ["score_paths", "score_raw", "score_source", "score_text", "scored_commit"]
 
 DOC_SUFFIXES = (".md", ".mdx", ".markdown", ".rst", ".txt")
 
@@ -271,6 +271,19 @@ def score_source(
             )
         )
     return results(docs, rubric=rubric, target=target, now=now)
+
+
+def scored_commit(
+    paths: Sequence[Path], *, engine: Docmentor | None = None, source: str | None = None
+) -> str | None:
+    """The commit of the work tree the scored documents are in, for the history record: the
+    folder ``source`` was added from (with ``engine``), else the first of ``paths``, else the
+    current folder (a file's folder when it is not one)."""
+    from docmentor.clarity.report import git_commit
+
+    target = engine.store.source(source).target if engine is not None and source else None
+    folder = Path(target or (list(paths) or [Path.cwd()])[0])
+    return git_commit(folder if folder.is_dir() else folder.parent)
 
 
 def drift_counts(engine: Docmentor, source: str) -> dict[str, dict[str, int]]:

@@ -1,7 +1,8 @@
 """The results of scoring documents: one document's (:class:`DocumentClarity`) and a run's
-(:class:`ClarityReport`, with its :class:`ClaritySummary`). Frozen values; each ``to_dict``
-is the JSON that ``docmentor clarity score --json`` prints and the ``score_document`` tool
-returns, key order included."""
+(:class:`ClarityReport`, with its :class:`ClaritySummary`, the documents below its target and
+what fails a quality gate: :class:`ClarityGate`). Frozen values; each ``to_dict`` is the JSON
+that ``docmentor clarity score --json`` prints and the ``score_document`` tool returns, key
+order included."""
 
 from __future__ import annotations
 
@@ -146,6 +147,21 @@ class ClaritySummary:
 
 
 @dataclass(frozen=True, slots=True)
+class ClarityGate:
+    """What fails a run's quality gate: the documents scoring below ``min_score`` (in the
+    report's order; none when no minimum was asked), and the critical clarity issues, each
+    with its document's path (none unless asked)."""
+
+    min_score: float | None
+    below_min: tuple[DocumentClarity, ...]
+    critical: tuple[tuple[str, Issue], ...]
+
+    @property
+    def failed(self) -> bool:
+        return bool(self.below_min or self.critical)
+
+
+@dataclass(frozen=True, slots=True)
 class ClarityReport:
     """What :func:`~docmentor.clarity.score_paths` and ``score_source`` give: every
     document's result and the summary, stamped with when it was made."""
@@ -153,6 +169,31 @@ class ClarityReport:
     generated_at: str  # ISO 8601, UTC, whole seconds: "2026-01-01T00:00:00Z"
     documents: tuple[DocumentClarity, ...]
     summary: ClaritySummary
+
+    def below_target(self) -> tuple[DocumentClarity, ...]:
+        """The documents scoring below the summary's target, the worst first (then by path)."""
+        target = self.summary.target_score
+        below = [d for d in self.documents if d.score.overall_score < target]
+        return tuple(sorted(below, key=lambda d: (d.score.overall_score, d.path)))
+
+    def gate(self, *, min_score: float | None = None, fail_on_critical: bool = False) -> ClarityGate:
+        """What fails the gate: documents below ``min_score`` (when given) and, with
+        ``fail_on_critical``, every critical clarity issue (not those counted as broken links
+        or missing alt text)."""
+        low = (
+            () if min_score is None else tuple(d for d in self.documents if d.score.overall_score < min_score)
+        )
+        critical = (
+            tuple(
+                (d.path, i)
+                for d in self.documents
+                for i in d.issues
+                if i.severity == "critical" and not i.counts_as
+            )
+            if fail_on_critical
+            else ()
+        )
+        return ClarityGate(min_score=min_score, below_min=low, critical=critical)
 
     def to_dict(self) -> dict[str, Any]:
         return {

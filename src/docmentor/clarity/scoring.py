@@ -79,6 +79,13 @@ class Penalty:
     amount: Decimal
     explanation: str
     weight: Decimal | None = None  # per-item weight; None for a flat penalty
+    counted: str | None = None  # what a per-item penalty counts: "3 broken links"; None for a flat one
+
+    @property
+    def label(self) -> str:
+        """What the penalty is for, without its per-item weight: "3 broken links" (a per-item
+        penalty), else the whole explanation ("No code blocks in the document")."""
+        return self.counted if self.counted is not None else self.explanation
 
     @property
     def term(self) -> str:
@@ -159,12 +166,14 @@ def _plural(n: int, one: str, many: str | None = None) -> str:
 
 
 def _per_item(kind: str, count: int, weight: Decimal, noun: str, nouns: str | None = None) -> Penalty:
+    counted = _plural(count, noun, nouns)
     return Penalty(
         type=kind,
         count=count,
         amount=count * weight,
         weight=weight,
-        explanation=f"{_plural(count, noun, nouns)} × {fmt(weight)} points each",
+        explanation=f"{counted} × {fmt(weight)} points each",
+        counted=counted,
     )
 
 

@@ -4,17 +4,13 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 import click
 import typer
 
 from docmentor import UsageError
 from docmentor.cli.app import app, emit, open_engine, open_knowledge, require_index
-
-if TYPE_CHECKING:
-    pass
-
 
 # fixed values as click choices: a wrong one is a usage error (exit 2) that lists them, and
 # --help shows them; spelled here so `docmentor --help` loads no tokenizer (a test checks
@@ -72,7 +68,7 @@ def assemble(
         allow_empty=allow_empty,
     )
     text = digest.markdown if fmt == "markdown" else digest.json_text
-    if not digest.sections and digest.stats.get("candidate_sections"):
+    if digest.empty_reason == "nothing_fit":
         # sections matched but none fit: say so on stderr, whatever the format (an empty JSON
         # digest must not pass for "nothing matched")
         print(
@@ -120,9 +116,7 @@ def eval_search(
     """Search quality: document- and section-level MRR@10, Recall@k and nDCG@10."""
     from docmentor import check_labels, evaluate_search, load_questions
 
-    qs = [q for q in load_questions(questions) if q.get("relevant")]
-    if not qs:
-        raise UsageError(f'{questions}: no question has "relevant" labels')
+    qs = load_questions(questions, harness="search")
     require_index()
     engine = open_engine(create=False)
     labels = check_labels(engine, qs, source=source)
@@ -169,9 +163,7 @@ def eval_assemble(
     """Assembly quality: share of expected strings in each digest; a question passes at ≥ 0.8."""
     from docmentor import evaluate_assemble, load_questions
 
-    qs = [q for q in load_questions(questions) if q.get("expected_contains")]
-    if not qs:
-        raise UsageError(f'{questions}: no question has "expected_contains"')
+    qs = load_questions(questions, harness="assemble")
     require_index()
     result = evaluate_assemble(
         open_engine(create=False), qs, max_tokens=max_tokens, source=source, depth=depth
@@ -207,9 +199,7 @@ def eval_api(
         raise UsageError("--limit must be between 1 and 50")
     from docmentor import evaluate_api, load_questions
 
-    qs = [q for q in load_questions(questions) if q.get("expected_api")]
-    if not qs:
-        raise UsageError(f'{questions}: no question has "expected_api"')
+    qs = load_questions(questions, harness="api")
     result = evaluate_api(open_knowledge(), qs, limit=limit, library=library)
     summary = result.summary()
     if as_json:

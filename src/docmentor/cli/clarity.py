@@ -53,11 +53,11 @@ def clarity_score(
     """Score documentation clarity: the same pages always get the same score, with the why and what to fix."""
     from docmentor import (
         default_rubric,
-        git_commit,
         load_rubric,
         record_history,
         score_paths,
         score_source,
+        scored_commit,
         write_html,
     )
 
@@ -80,10 +80,8 @@ def clarity_score(
             llm.close()
     result = report.to_dict()
     if history is not None:
-        folder = Path(
-            (source and open_engine(create=False).store.source(source).target) or (paths or [Path.cwd()])[0]
-        )
-        record_history(result, history, commit=git_commit(folder if folder.is_dir() else folder.parent))
+        engine = open_engine(create=False) if source else None
+        record_history(result, history, commit=scored_commit(paths or [], engine=engine, source=source))
     if html_out is not None:
         write_html(result, html_out)
         print(f"wrote {html_out} ({len(result['documents'])} documents)", file=sys.stderr)
@@ -119,7 +117,7 @@ def other_penalties(score: ClarityScore) -> str:
     """The score's penalties that no count column shows, e.g. "No complete executable examples
     found −1.5", so that every point lost is visible in the table ("" when there are none)."""
     return "; ".join(
-        f"{p.explanation.split(' × ')[0]} −{float(p.amount):g}"
+        f"{p.label} −{float(p.amount):g}"
         for p in score.penalties
         if p.type not in _COUNTED_PENALTIES and p.amount
     )
@@ -178,8 +176,7 @@ def _print_clarity(report: ClarityReport, documents: list[dict[str, Any]]) -> No
             markup=False,
         )
     # why, and what to fix first: for the documents below the target (the worst first)
-    below = [d for d in report.documents if d.score.overall_score < s.target_score]
-    below.sort(key=lambda d: (d.score.overall_score, d.path))
+    below = report.below_target()
     for d in below[:EXPLAINED_DOCUMENTS]:
         console.print(f"\n{d.path}: {d.explanation.human_explanation}".rstrip(), markup=False)
         fixes = [  # the document's roadmap aims at the same target, with the same rubric
@@ -198,20 +195,17 @@ def _print_clarity(report: ClarityReport, documents: list[dict[str, Any]]) -> No
 
 
 def _clarity_gates(report: ClarityReport, *, min_score: float | None, fail_on_critical: bool) -> None:
-    docs = report.documents
-    if min_score is not None:
-        low = [d for d in docs if d.score.overall_score < min_score]
-        if low:
-            names = ", ".join(f"{d.path} ({d.score.overall_score:.1f})" for d in low[:5])
-            more = f" and {len(low) - 5} more" if len(low) > 5 else ""
-            raise GateFailed(f"{len(low)} document(s) below --min-score {min_score:g}: {names}{more}")
-    if fail_on_critical:
-        crit = [(d.path, i) for d in docs for i in d.issues if i.severity == "critical" and not i.counts_as]
-        if crit:
-            path, first = crit[0]
-            raise GateFailed(
-                f"{len(crit)} critical issue(s), first {path}:{first.line} {first.type}: {first.message}"
-            )
+    gate = report.gate(min_score=min_score, fail_on_critical=fail_on_critical)
+    low, crit = gate.below_min, gate.critical
+    if low:
+        names = ", ".join(f"{d.path} ({d.score.overall_score:.1f})" for d in low[:5])
+        more = f" and {len(low) - 5} more" if len(low) > 5 else ""
+        raise GateFailed(f"{len(low)} document(s) below --min-score {min_score:g}: {names}{more}")
+    if crit:
+        path, first = crit[0]
+        raise GateFailed(
+            f"{len(crit)} critical issue(s), first {path}:{first.line} {first.type}: {first.message}"
+        )
 
 
 @clarity_app.command("rubric", short_help="Print the scoring rubric: tiers, criteria and weights.")

@@ -179,40 +179,21 @@ def readme_drift(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """Documented calls that the installed version does not have or accept (from the last generation)."""
-    from docmentor import knowledge_bases
+    from docmentor import drift_report
 
     require_index()
-    rows = {r.library: r for r in knowledge_bases(open_engine(create=False))}
-    if library not in rows:
-        raise UsageError(
-            f"no knowledge base for {library!r}",
-            hint=f"run: docmentor readme-llm generate --library {library}",
-        )
-    folder = Path(rows[library].path)
-    path = folder / "drift.json"
-    if not folder.is_dir():
-        raise UsageError(
-            f"the knowledge base folder of {library!r} is gone: {folder}",
-            hint=f"regenerate it: docmentor readme-llm generate --library {library} --out DIR",
-        )
-    if not path.is_file():
-        raise UsageError(
-            f"no drift report for {library!r}",
-            hint="regenerate with Python examples and the package installed",
-        )
-    data = json.loads(path.read_text(encoding="utf-8"))
+    report = drift_report(open_engine(create=False), library)
     if as_json:
-        emit(data)
+        emit(report.to_dict())
         return
-    counts = data.get("counts", {})
     print(
-        f"Drift report for {data.get('library')} {data.get('version') or ''}: {data.get('examples_checked', 0)} examples "
-        f"checked, {counts.get('missing_api', 0)} missing APIs, {counts.get('invalid_api_signature', 0)} invalid signatures, "
-        f"{counts.get('deprecated_api', 0)} uses of deprecated APIs"
+        f"Drift report for {report.library} {report.version or ''}: {report.examples_checked} examples "
+        f"checked, {report.missing} missing APIs, {report.invalid} invalid signatures, "
+        f"{report.deprecated} uses of deprecated APIs"
     )
-    for f in data.get("findings", []):
-        hint = f" ({f['suggestion']})" if f.get("suggestion") else ""  # a whole sentence already
-        print(f"{f['path']}:{f['line']}: {f['kind']}: {f['message']}{hint}")
+    for f in report.findings:
+        hint = f" ({f.suggestion})" if f.suggestion else ""  # a whole sentence already
+        print(f"{f.path}:{f.line}: {f.kind}: {f.message}{hint}")
 
 
 @api_app.command("find")
@@ -309,15 +290,6 @@ def feedback_analyze(
     require_index()
     engine = open_engine(create=True)
     analysis = analyze_feedback(engine.store, library)
-    if library is not None and not analysis.summary.total_issues:
-        from docmentor import knowledge_bases
-
-        known = sorted({k.library for k in knowledge_bases(engine)})
-        if library not in known:  # a misspelt name would read as "no issues"
-            raise UsageError(
-                f"no knowledge base and no reports for {library!r}",
-                hint=f"known: {', '.join(known) or 'none'}",
-            )
     data = analysis.to_dict()
     if output_report is not None:
         try:

@@ -29,6 +29,7 @@ from docmentor.library.service.results import (
 )
 from docmentor.store.db import Store
 from docmentor.store.feedback import feedback_rows, record_feedback
+from docmentor.store.kb import list_kbs
 
 IssueType = Literal["error", "unclear_docs", "missing_example", "wrong_signature"]
 ISSUE_TYPES: tuple[str, ...] = ("error", "unclear_docs", "missing_example", "wrong_signature")
@@ -161,9 +162,21 @@ def _recommendation(kind: str, query: str, apis: set[str]) -> str:
 
 
 def analyze(store: Store, library: str | None = None) -> FeedbackAnalysis:
-    """The feedback report: summary, top failing queries, gaps, search quality, recommendations."""
+    """The feedback report: summary, top failing queries, gaps, search quality, recommendations.
+
+    Raises:
+        UsageError: ``library`` has neither reports nor a knowledge base (a misspelt name
+            would read as "no issues"); the hint lists the knowledge bases.
+    """
     reports = feedback_rows(store, library)
     total = sum(r.count for r in reports)
+    if library is not None and not total:
+        known = sorted({k.library for k in list_kbs(store)})
+        if library not in known:
+            raise UsageError(
+                f"no knowledge base and no reports for {library!r}",
+                hint=f"known: {', '.join(known) or 'none'}",
+            )
     by_query: Counter[str] = Counter()
     types_of: dict[str, Counter[str]] = {}
     apis_of: dict[str, set[str]] = {}

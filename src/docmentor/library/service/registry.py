@@ -1,4 +1,4 @@
-"""The knowledge bases registered in the index: list them, and unregister one.
+"""The knowledge bases registered in the index: list them, unregister one, read one's drift report.
 
 What ``docmentor readme-llm remove`` / ``drift``, ``docmentor feedback analyze`` and the MCP
 server's instructions ask of the registry, as library calls over the store's records
@@ -7,7 +7,9 @@ server's instructions ask of the registry, as library calls over the store's rec
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from docmentor.errors import UsageError
@@ -15,8 +17,9 @@ from docmentor.store.kb import KbRow, list_kbs, unregister_kb
 
 if TYPE_CHECKING:
     from docmentor.engine import Docmentor
+    from docmentor.library.examples.drift import DriftReport
 
-__all__ = ["RemovedKnowledgeBase", "knowledge_bases", "remove_knowledge_base"]
+__all__ = ["RemovedKnowledgeBase", "drift_report", "knowledge_bases", "remove_knowledge_base"]
 
 
 def knowledge_bases(engine: Docmentor) -> list[KbRow]:
@@ -64,4 +67,41 @@ def remove_knowledge_base(engine: Docmentor, library: str) -> RemovedKnowledgeBa
         version=row.version,
         path=row.path,
         docs_source=docs if engine.store.has_source(docs) else None,
+    )
+
+
+def drift_report(engine: Docmentor, library: str) -> DriftReport:
+    """The drift report of ``library``'s last generation (its knowledge base's ``drift.json``):
+    the documented calls the installed version did not have or accept.
+
+    Raises:
+        UsageError: no knowledge base is registered for ``library``, its folder is gone, or
+            it has no drift report (generated without Python examples or the package installed).
+    """
+    from docmentor.library.examples.drift import DriftFinding, DriftReport
+
+    rows = {r.library: r for r in list_kbs(engine.store)}
+    if library not in rows:
+        raise UsageError(
+            f"no knowledge base for {library!r}",
+            hint=f"run: docmentor readme-llm generate --library {library}",
+        )
+    folder = Path(rows[library].path)
+    path = folder / "drift.json"
+    if not folder.is_dir():
+        raise UsageError(
+            f"the knowledge base folder of {library!r} is gone: {folder}",
+            hint=f"regenerate it: docmentor readme-llm generate --library {library} --out DIR",
+        )
+    if not path.is_file():
+        raise UsageError(
+            f"no drift report for {library!r}",
+            hint="regenerate with Python examples and the package installed",
+        )
+    data = json.loads(path.read_text(encoding="utf-8"))  # written by DriftReport.to_dict
+    return DriftReport(
+        library=data["library"],
+        version=data["version"],
+        examples_checked=data["examples_checked"],
+        findings=tuple(DriftFinding(**f) for f in data["findings"]),
     )
