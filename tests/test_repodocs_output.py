@@ -225,7 +225,11 @@ def test_the_sections_of_known_units(tmp_path: Path) -> None:
     assert "- `error` (a variable holding the exception: re-raised)" in by_id["kit.read.first_error"]["text"]
     assert "- `OSError`\n" in by_id["kit.read.load"]["text"] + "\n"
     assert by_id["kit.count.twice#2"]["anchor"] == "c-twice--2" != by_id["kit.count.twice"]["anchor"]
-    assert by_id["kit.count.count_words"]["span"] == [17, 25]
+    assert by_id["kit.count.count_words"]["span"] == [19, 27]
+    is_generator = by_id["kit.count.is_generator"]["text"]  # through kit.compat's alias
+    assert "- `inspect.isgeneratorfunction` (outside the repository)" in is_generator
+    assert "- `exc` (a variable holding the exception: re-raised)" in by_id["kit.read.strict"]["text"]
+    assert "- `factor` (`int`, default `scale`)" in by_id["kit.count.Counter.scaled"]["text"]
     assert by_id["."]["sections"] == ["Purpose", "Architecture", "Packages", "Modules"]
 
 
@@ -262,7 +266,8 @@ def entities(units: RepoUnits) -> Iterator[tuple[str, str]]:
     components = {c.id: c for c in units.components}
     for c in units.components:
         if c.kind == "class":
-            yield from ((c.id, f"`{p.name}`") for p in c.parameters)
+            for p in c.parameters:
+                yield c.id, "`" + {"var_positional": "*", "var_keyword": "**"}.get(p.kind, "") + p.name + "`"
             yield from ((c.id, f"`{a}`") for a in c.attributes)
             for member in c.members:
                 if not components[member].name.startswith("_") or components[member].name == "__init__":
@@ -335,8 +340,9 @@ class Symbols:
     unit, an import of its module (the name it binds, or the imported name), or a name its
     module assigns at top level."""
 
-    def __init__(self, root: Path, units: RepoUnits) -> None:
+    def __init__(self, root: Path, units: RepoUnits, external: dict[str, tuple[str, ...]]) -> None:
         self.root = root
+        self.external = external
         self.ids = set(units.units())
         self.components = {c.id: c for c in units.components}
         self.modules: dict[str, Module] = {m.id: m for m in units.modules}
@@ -358,7 +364,9 @@ class Symbols:
         tree = function_node(self.root, c)
         names: set[str] = set()
         for node in ast.walk(tree):
-            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            if isinstance(node, ast.arg):
+                names.add(node.arg)
+            elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
                 names.add(node.id)
             elif isinstance(node, ast.ExceptHandler) and node.name:
                 names.add(node.name)
@@ -376,6 +384,10 @@ class Symbols:
         allowed = self.local.get(module, set()) | self.global_names
         if isinstance(unit, Component):
             allowed |= {p.name for p in unit.parameters} | set(unit.attributes)
+            allowed |= set(self.external.get(unit_id, ()))  # resolved through imports and aliases
+            owner = self.components.get(unit.parent)
+            if owner is not None:  # a class-level name a method's default names
+                allowed |= set(owner.attributes)
         bad: list[str] = []
         text = STRING.sub("", span)
         for match in NAME.finditer(text):
@@ -397,7 +409,7 @@ class Symbols:
 def test_every_symbol_in_a_code_span_resolves(name: str, request: pytest.FixtureRequest) -> None:
     root = roots(request, name)
     docs = docs_for(root)
-    symbols = Symbols(root.resolve(), docs.units)
+    symbols = Symbols(root.resolve(), docs.units, docs.graph.external)
     spans = 0
     bad: list[tuple[str, str, list[str]]] = []
     for unit_id, doc in docs.documents.items():
@@ -412,7 +424,7 @@ def test_every_symbol_in_a_code_span_resolves(name: str, request: pytest.Fixture
 
 def test_an_invented_symbol_is_caught() -> None:
     docs = build_documents(DOCS_SAMPLE)
-    symbols = Symbols(DOCS_SAMPLE.resolve(), docs.units)
+    symbols = Symbols(DOCS_SAMPLE.resolve(), docs.units, docs.graph.external)
     assert symbols.unresolved("kit.count.count_words", "misc.helper(text)") == ["misc.helper"]
     assert symbols.unresolved("kit.count.count_words", "kit/count.py:17-999") == ["kit/count.py:17-999"]
     assert symbols.unresolved("kit.count.count_words", "limit") == []

@@ -22,8 +22,8 @@ class CodeFacts:
     """``returns_value``/``yields``: the ids of functions and methods with a ``return
     <value>`` / a ``yield`` in their own body (not in nested definitions). ``module_names``:
     each module's top-level assigned names (not its definitions or imports). ``local_names``:
-    the names each function binds in its own body (assignments, ``except … as``, loop
-    targets, its parameters): ``raise error`` re-raises such a variable, not a class."""
+    the names each function binds (assignments, ``except … as``, loop targets, parameters;
+    in its nested functions too): ``raise error`` re-raises such a variable, not a class."""
 
     returns_value: frozenset[str]
     yields: frozenset[str]
@@ -55,17 +55,12 @@ def read_facts(root: Path, units: RepoUnits) -> CodeFacts:
             unit_id = spans.get((start, node.end_lineno or node.lineno))
             if unit_id is None:
                 continue  # a nested function: part of its enclosing one
-            bound = {a.arg for a in ast.walk(node.args) if isinstance(a, ast.arg)}
             for inner in _own_nodes(node.body):
                 if isinstance(inner, ast.Return) and inner.value is not None:
                     returns.add(unit_id)
                 elif isinstance(inner, ast.Yield | ast.YieldFrom):
                     yields.add(unit_id)
-                elif isinstance(inner, ast.Name) and isinstance(inner.ctx, ast.Store):
-                    bound.add(inner.id)
-                elif isinstance(inner, ast.ExceptHandler) and inner.name:
-                    bound.add(inner.name)
-            local[unit_id] = frozenset(bound)
+            local[unit_id] = frozenset(_bound(node))
     return CodeFacts(frozenset(returns), frozenset(yields), names, local)
 
 
@@ -91,6 +86,18 @@ def _own_nodes(body: list[ast.stmt]) -> Iterator[ast.AST]:
         node = stack.pop()
         yield node
         stack += [n for n in ast.iter_child_nodes(node) if not isinstance(n, _SCOPES)]
+
+
+def _bound(node: ast.FunctionDef | ast.AsyncFunctionDef) -> Iterator[str]:
+    """The names a function binds, in nested functions too (their code counts as its own,
+    ``units.py``): parameters, assignment and loop targets, ``except … as`` names."""
+    for inner in ast.walk(node):
+        if isinstance(inner, ast.arg):
+            yield inner.arg
+        elif isinstance(inner, ast.Name) and isinstance(inner.ctx, ast.Store):
+            yield inner.id
+        elif isinstance(inner, ast.ExceptHandler) and inner.name:
+            yield inner.name
 
 
 def _assigned(body: list[ast.stmt]) -> Iterator[str]:
