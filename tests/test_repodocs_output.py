@@ -583,6 +583,30 @@ def test_a_failed_final_rename_leaves_the_previous_output(
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]  # no temporary folder left
 
 
+def test_a_failure_while_writing_the_files_leaves_the_previous_output(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    out = tmp_path / "out"
+    document_repository(SAMPLE, out)
+    before = files_of(out)
+    real_write = Path.write_bytes
+    written: list[Path] = []
+
+    def failing(self: Path, data: bytes) -> int:
+        written.append(self)
+        if len(written) == 3:
+            raise OSError("simulated full disk")
+        return real_write(self, data)
+
+    monkeypatch.setattr(Path, "write_bytes", failing)
+    with pytest.raises(OSError, match="full disk"):
+        document_repository(DOCS_SAMPLE, out)
+    monkeypatch.undo()
+    assert all(out not in p.parents for p in written)  # nothing was written into the output
+    assert files_of(out) == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]
+
+
 def test_a_run_that_died_between_the_renames_is_recovered(tmp_path: Path) -> None:
     out = tmp_path / "out"
     document_repository(SAMPLE, out)
