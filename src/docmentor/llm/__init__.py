@@ -40,6 +40,7 @@ import logging
 import math
 import time
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from email.utils import parsedate_to_datetime
 from typing import Any, TypeVar
 
@@ -50,12 +51,24 @@ from docmentor.llm.config import LLMConfig, LLMError, LLMReplyError
 from docmentor.llm.deadline import Expired, Watchdog
 from docmentor.llm.replies import describe, extract_json, schema_instruction, with_instruction
 
-__all__ = ["ChatMessage", "LLMClient"]
+__all__ = ["ChatMessage", "ChatReply", "LLMClient"]
 
 logger = logging.getLogger(__name__)
 
 T = TypeVar("T", bound=BaseModel)
 ChatMessage = Mapping[str, Any]  # {"role": "system" | "user" | "assistant", "content": "..."}
+
+
+@dataclass(frozen=True, slots=True)
+class ChatReply:
+    """A reply's text and the tokens the server says it used (its ``usage``; 0 and
+    ``usage_reported`` False when the answer has none: nothing is estimated)."""
+
+    text: str
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    usage_reported: bool = False
+
 
 _EXCERPT = 300  # characters of an error body kept in LLMError
 _ERROR_BODY_CAP = 64 * 1024  # bytes of an error answer read (enough for its message)
@@ -113,6 +126,23 @@ class LLMClient:
         Raises:
             LLMError: the request failed after the retries, or the answer was not a chat completion.
         """
+        return self.complete(
+            messages, json_schema=json_schema, temperature=temperature, max_tokens=max_tokens
+        ).text
+
+    def complete(
+        self,
+        messages: Sequence[ChatMessage],
+        *,
+        json_schema: type[BaseModel] | None = None,
+        temperature: float = 0.0,
+        max_tokens: int | None = None,
+    ) -> ChatReply:
+        """``chat``, returning the reply's text with the tokens the server reported for it.
+
+        Raises:
+            LLMError: as ``chat``.
+        """
         msgs = [dict(m) for m in messages]
         if json_schema is not None:
             msgs = with_instruction(msgs, schema_instruction(json_schema))
@@ -126,7 +156,7 @@ class LLMClient:
                 payload.pop(name, None)
             response = self._send(payload)
             if response.status_code < 300:
-                return self._content(response)
+                return ChatReply(self._content(response), *_usage(response))
             refused = _refused_param(response, payload)
             if refused is None:
                 raise self._status_error(response)
@@ -349,6 +379,21 @@ class LLMClient:
 
 
 # ---------------------------------------------------------------------- helpers
+
+
+def _usage(response: httpx.Response) -> tuple[int, int, bool]:
+    """(prompt tokens, completion tokens, reported) from a chat completion's ``usage``."""
+    try:
+        usage = response.json().get("usage")
+    except (ValueError, RecursionError, AttributeError):
+        return 0, 0, False
+    if not isinstance(usage, dict):
+        return 0, 0, False
+    prompt, completion = usage.get("prompt_tokens"), usage.get("completion_tokens")
+    ok = [isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in (prompt, completion)]
+    if not any(ok):
+        return 0, 0, False
+    return (prompt if ok[0] else 0), (completion if ok[1] else 0), True  # type: ignore[return-value]
 
 
 def _squeeze(text: str) -> str:

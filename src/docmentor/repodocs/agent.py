@@ -1,0 +1,655 @@
+"""The documentation agent's loop (issue 21, item 3): one unit at a time, in traversal order,
+a state machine whose transitions the model chooses among READ, WRITE, VERIFY and FINISH.
+
+Per unit (``UnitAgent.run``), every step is one model call answered by one JSON action
+(``prompts.py`` has the protocol):
+
+- **READ** answers from memory (the committed documents of the unit's dependencies and
+  children), the code through the graph (callees, callers, the owning class, any unit by id)
+  or, when a ``Docmentor`` is given, docmentor's own index (``search``). Every answer goes
+  through the run's search cache in RepoMemory; a second read of the same target in one unit
+  is served from it and counted as a repeat. Every read is in the trace.
+- **WRITE** keeps the model's document (and its claims) as the draft; verification is void.
+- **VERIFY** reads the model's scores strictly (``verify.read_scores``: missing or unusable
+  is a failure) and runs the deterministic checks (``verify.py``). It passes when the mean
+  is at least ``threshold`` and no check finds anything; otherwise the findings go back to
+  the model, and after ``max_revisions`` failed revisions the unit fails.
+- **FINISH**, only after a passing VERIFY of the latest draft, commits the document with its
+  claims, dependencies, children, scores, tokens and model to RepoMemory in one transaction.
+
+A malformed reply, an unknown action or one out of order (VERIFY before WRITE, FINISH before
+a pass) is counted, answered with a corrective message and uses a step; it never ends the
+run. A unit that runs out of steps, revisions or tokens, or whose model call fails after the
+client's retries, is marked failed with the reason: nothing unverified is committed. The
+run goes on with the next unit; it stops (resumable) after ``stop_after_llm_errors`` units in
+a row failed on the endpoint.
+
+``document_repository`` runs it over a repository: units registered in traversal order with
+their code hashes (a resumed run keeps what was committed and redoes none of it), then each
+pending unit, one after another or, with ``workers`` > 1, the units of one traversal level at a
+time in a thread pool (a level's units do not depend on each other).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from docmentor.errors import UsageError
+from docmentor.llm import LLMClient
+from docmentor.llm.config import LLMError
+from docmentor.llm.replies import extract_json
+from docmentor.repodocs import prompts
+from docmentor.repodocs.graph import build_graph
+from docmentor.repodocs.order import traversal
+from docmentor.repodocs.python_units import read_repository
+from docmentor.repodocs.reads import RepoView, trim
+from docmentor.repodocs.verify import (
+    SymbolTable,
+    check_parameters,
+    check_sections,
+    check_symbols,
+    read_scores,
+    source_names,
+)
+from docmentor.store import repomem, repomem_trace
+from docmentor.store.repomem_rows import NewUnit
+
+if TYPE_CHECKING:
+    from docmentor.engine import Docmentor
+    from docmentor.store.db import Store
+
+__all__ = ["AgentConfig", "RunReport", "UnitAgent", "UnitOutcome", "document_repository"]
+
+ACTIONS = ("READ", "WRITE", "VERIFY", "FINISH")
+_GRAPH_TARGETS = ("memory", "callees", "callers", "owner")
+_DROPPED_NOTE = "[earlier message left out to fit the context budget]"
+
+
+@dataclass(frozen=True)
+class AgentConfig:
+    """Every limit of the loop, with the paper's values where it gives them (10 steps, 2
+    revisions, threshold 0.9). Character budgets stand for tokens at about 4 characters each."""
+
+    max_steps: int = 10  # model calls per unit, malformed ones included
+    max_revisions: int = 2  # failed VERIFYs after the first that a unit may have
+    max_tokens: int = 60_000  # prompt + completion tokens per unit, as the server reports them
+    threshold: float = 0.9  # the self-evaluation mean a document needs
+    reply_tokens: int | None = 2_048  # max_tokens of one reply (None: the server's default)
+    source_chars: int = 12_000  # the unit's own code in its task message
+    read_chars: int = 8_000  # one READ's answer
+    context_chars: int = 48_000  # a whole request: older messages are left out beyond it
+    workers: int = 1  # units of one level documented at the same time
+    retry_failed: bool = True  # a resumed run tries its failed units again
+    stop_after_llm_errors: int = 3  # units in a row failed on the endpoint stop the run
+    search_limit: int = 3  # sections a READ search returns
+
+    def __post_init__(self) -> None:
+        for name in ("max_steps", "max_tokens", "source_chars", "read_chars", "context_chars"):
+            if getattr(self, name) < 1:
+                raise UsageError(f"AgentConfig.{name} must be 1 or more, not {getattr(self, name)!r}")
+        for name in ("workers", "stop_after_llm_errors", "search_limit"):
+            if getattr(self, name) < 1:
+                raise UsageError(f"AgentConfig.{name} must be 1 or more, not {getattr(self, name)!r}")
+        if self.max_revisions < 0:
+            raise UsageError(f"AgentConfig.max_revisions must be 0 or more, not {self.max_revisions!r}")
+        if not (math.isfinite(self.threshold) and 0.0 < self.threshold <= 1.0):
+            raise UsageError(f"AgentConfig.threshold must be in (0, 1], not {self.threshold!r}")
+        if self.reply_tokens is not None and self.reply_tokens < 1:
+            raise UsageError(f"AgentConfig.reply_tokens must be 1 or more, not {self.reply_tokens!r}")
+
+
+@dataclass(frozen=True)
+class UnitOutcome:
+    """What one unit's loop did: ``status`` is ``committed`` or ``failed`` (with ``reason``)."""
+
+    unit_id: str
+    status: str
+    reason: str | None
+    steps: int
+    invalid_actions: int
+    reads: int
+    repeated_reads: int
+    verifications: int
+    revisions: int
+    prompt_tokens: int
+    completion_tokens: int
+    seconds: float
+    llm_error: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class RunReport:
+    """One call of ``document_repository``: the run, the units it worked on (in the order
+    they ended), those already committed before it (skipped) and the tokens it used."""
+
+    run_id: int
+    total_units: int
+    skipped: tuple[str, ...]
+    outcomes: tuple[UnitOutcome, ...]
+    finished: bool
+    stopped: str | None = None
+    problems: tuple[str, ...] = ()
+    outcome_by_id: dict[str, UnitOutcome] = field(default_factory=dict, repr=False)
+
+    @property
+    def committed(self) -> list[str]:
+        return [o.unit_id for o in self.outcomes if o.status == "committed"]
+
+    @property
+    def failed(self) -> list[str]:
+        return [o.unit_id for o in self.outcomes if o.status == "failed"]
+
+    @property
+    def prompt_tokens(self) -> int:
+        return sum(o.prompt_tokens for o in self.outcomes)
+
+    @property
+    def completion_tokens(self) -> int:
+        return sum(o.completion_tokens for o in self.outcomes)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "run_id": self.run_id,
+            "total_units": self.total_units,
+            "skipped": list(self.skipped),
+            "committed": self.committed,
+            "failed": self.failed,
+            "finished": self.finished,
+            "stopped": self.stopped,
+            "problems": list(self.problems),
+            "prompt_tokens": self.prompt_tokens,
+            "completion_tokens": self.completion_tokens,
+            "units": [o.to_dict() for o in self.outcomes],
+        }
+
+
+class _Failed(Exception):
+    def __init__(self, reason: str, *, llm_error: bool = False) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.llm_error = llm_error
+
+
+@dataclass
+class _Shared:
+    """What every unit of a run shares."""
+
+    store: Store
+    run_id: int
+    client: LLMClient
+    config: AgentConfig
+    view: RepoView
+    symbols: SymbolTable
+    docs: Docmentor | None
+    system: str
+
+
+class UnitAgent:
+    """The loop of one unit: states READ / WRITE / VERIFY / FINISH, chosen by the model."""
+
+    def __init__(self, shared: _Shared, unit_id: str) -> None:
+        self.s = shared
+        self.unit_id = unit_id
+        self.kind = shared.view.kind(unit_id)
+        self.messages: list[dict[str, Any]] = []
+        self.draft: str | None = None
+        self.claims: list[str] = []
+        self.verified: dict[str, Any] | None = None  # the passing VERIFY of the latest draft
+        self.steps = self.invalid = self.reads = self.repeats = 0
+        self.verifications = self.failed_verifications = 0
+        self.prompt_tokens = self.completion_tokens = 0
+        self.seen: set[tuple[str, str]] = set()
+        self.own_source = ""
+
+    # -- the loop ---------------------------------------------------------------------
+
+    def run(self) -> UnitOutcome:
+        started = time.monotonic()
+        try:
+            self.messages = [
+                {"role": "system", "content": self.s.system},
+                {"role": "user", "content": self._task()},
+            ]
+            while True:
+                if self.steps >= self.s.config.max_steps:
+                    raise _Failed(f"step limit: {self.steps} steps without a verified FINISH")
+                if self._step():
+                    return self._outcome("committed", None, started)
+                used = self.prompt_tokens + self.completion_tokens
+                if used > self.s.config.max_tokens:
+                    raise _Failed(f"token limit: {used} tokens used (limit {self.s.config.max_tokens})")
+        except _Failed as failure:
+            self._fail(failure.reason, time.monotonic() - started)
+            return self._outcome("failed", failure.reason, started, llm_error=failure.llm_error)
+
+    def _step(self) -> bool:
+        """One model call and its action; True when the unit was committed."""
+        self.steps += 1
+        t0 = time.monotonic()
+        try:
+            reply = self.s.client.complete(
+                fit(self.messages, self.s.config.context_chars), max_tokens=self.s.config.reply_tokens
+            )
+        except LLMError as exc:
+            raise _Failed(f"model request failed: {exc}", llm_error=True) from None
+        self.prompt_tokens += reply.prompt_tokens
+        self.completion_tokens += reply.completion_tokens
+        tokens = reply.prompt_tokens + reply.completion_tokens
+        self.messages.append({"role": "assistant", "content": reply.text})
+        action, problem = parse_action(reply.text)
+        if action is None:
+            return self._invalid(problem or "unusable reply", tokens, t0)
+        name = action["action"]
+        handler: Callable[[dict[str, Any], int, float], bool] = {
+            "READ": self._read,
+            "WRITE": self._write,
+            "VERIFY": self._verify,
+            "FINISH": self._finish,
+        }[name]
+        return handler(action, tokens, t0)
+
+    def _observe(self, text: str) -> None:
+        self.messages.append({"role": "user", "content": text})
+
+    def _trace(self, action: str, inputs: dict[str, Any], tokens: int, t0: float) -> None:
+        repomem_trace.append_trace(
+            self.s.store,
+            self.s.run_id,
+            unit_id=self.unit_id,
+            action=action,
+            inputs=inputs,
+            tokens=tokens,
+            seconds=time.monotonic() - t0,
+        )
+
+    def _invalid(self, problem: str, tokens: int, t0: float) -> bool:
+        self.invalid += 1
+        self._trace("INVALID", {"problem": problem[:300]}, tokens, t0)
+        self._observe(prompts.corrective(problem))
+        return False
+
+    # -- READ -------------------------------------------------------------------------
+
+    def _read(self, action: dict[str, Any], tokens: int, t0: float) -> bool:
+        target = str(action["target"]).strip()
+        view = self.s.view
+        if target == "search":
+            query = action.get("query")
+            if not isinstance(query, str) or not query.strip():
+                return self._invalid('READ "search" needs a "query" string', tokens, t0)
+            key = ("search", " ".join(query.split()))
+        elif target in _GRAPH_TARGETS:
+            key = (target, self.unit_id)
+        elif target in view.units:
+            key = ("code", target)
+        else:
+            known = ", ".join((*_GRAPH_TARGETS, "search", "a unit id"))
+            return self._invalid(f"unknown READ target {target!r} (one of {known})", tokens, t0)
+        repeat = key in self.seen
+        self.seen.add(key)
+        self.reads += 1
+        self.repeats += repeat
+        entry = repomem_trace.cache_get(self.s.store, self.s.run_id, *key)
+        if entry is not None and isinstance(entry.result, str):
+            answer, cached = entry.result, True
+        else:
+            answer, cached = self._answer(key), False
+            repomem_trace.cache_put(self.s.store, self.s.run_id, key[0], key[1], answer)
+        self._trace(
+            "READ",
+            {
+                "target": target,
+                "kind": key[0],
+                "query": key[1],
+                "cached": cached,
+                "repeat": repeat,
+                "chars": len(answer),
+            },
+            tokens,
+            t0,
+        )
+        note = " (you read this already in this task)" if repeat else ""
+        self._observe(f"READ {target}{note}:\n{answer}")
+        return False
+
+    def _answer(self, key: tuple[str, str]) -> str:
+        kind, query = key
+        view, budget = self.s.view, self.s.config.read_chars
+        if kind == "memory":
+            return self._memory(budget)
+        if kind == "callees":
+            ids = view.callee_ids(self.unit_id)
+            return view.sources(ids, budget) if ids else "It calls no unit of the repository."
+        if kind == "callers":
+            ids = view.caller_ids(self.unit_id)
+            return view.sources(ids, budget) if ids else "No unit of the repository calls it."
+        if kind == "owner":
+            owner = view.owner(self.unit_id)
+            return view.sources([owner], budget) if owner else "It belongs to no class."
+        if kind == "code":
+            return view.sources([query], budget)
+        return self._search(query, budget)
+
+    def _memory(self, budget: int) -> str:
+        view = self.s.view
+        ids = list(
+            dict.fromkeys([*view.depends_on.get(self.unit_id, []), *view.children.get(self.unit_id, [])])
+        )
+        if not ids:
+            return "Nothing in memory: it depends on and contains no documented unit."
+        docs = repomem.committed_documents(self.s.store, self.s.run_id, ids)
+        each = max(budget // len(ids), 300)
+        parts = []
+        for uid in ids:
+            row = docs.get(uid)
+            relation = "contains" if uid in view.children.get(self.unit_id, []) else "depends on"
+            body = trim(row.document or "", each) if row is not None else "(not documented: it failed)"
+            parts.append(f"### {uid} ({relation})\n{body}")
+        return trim("\n\n".join(parts), budget)
+
+    def _search(self, query: str, budget: int) -> str:
+        if self.s.docs is None:
+            return "No documentation index is available to search."
+        hits = self.s.docs.search(query, limit=self.s.config.search_limit, semantic=False)
+        if not hits:
+            return "The documentation index has nothing on this."
+        parts = [
+            f"### {h.title} — {h.heading} ({h.source}: {h.path}:{h.line_start})\n{h.snippet}" for h in hits
+        ]
+        return trim("\n\n".join(parts), budget)
+
+    # -- WRITE, VERIFY, FINISH --------------------------------------------------------
+
+    def _write(self, action: dict[str, Any], tokens: int, t0: float) -> bool:
+        document = action["document"].strip()
+        claims = action.get("claims")
+        self.claims = (
+            [c.strip() for c in claims if isinstance(c, str) and c.strip()]
+            if isinstance(claims, list)
+            else []
+        )
+        self.draft = document
+        self.verified = None
+        self._trace("WRITE", {"chars": len(document), "claims": len(self.claims)}, tokens, t0)
+        self._observe(f"Draft kept ({len(document)} characters). VERIFY it next.")
+        return False
+
+    def _verify(self, action: dict[str, Any], tokens: int, t0: float) -> bool:
+        if self.draft is None:
+            return self._invalid("there is no document to verify: WRITE one first", tokens, t0)
+        self.verifications += 1
+        cfg = self.s.config
+        scores = read_scores(action.get("scores"))
+        findings = self.checks(self.draft)
+        if scores.problem:
+            findings.insert(0, scores.problem)
+        elif scores.mean is not None and scores.mean < cfg.threshold:
+            findings.insert(
+                0, f"self-evaluation mean {scores.mean:.2f} is below the threshold {cfg.threshold:.2f}"
+            )
+        passed = not findings
+        self._trace(
+            "VERIFY",
+            {"scores": scores.values, "mean": scores.mean, "passed": passed, "findings": findings[:20]},
+            tokens,
+            t0,
+        )
+        if passed:
+            self.verified = {**scores.values, "mean": scores.mean, "verifications": self.verifications}
+            self._observe(prompts.verdict(True, scores.mean, [], 0))
+            return False
+        self.failed_verifications += 1
+        revisions = self.failed_verifications - 1
+        if revisions >= cfg.max_revisions:
+            shown = "; ".join(findings[:3])
+            raise _Failed(f"did not pass VERIFY after {revisions} revision(s): {shown}")
+        self._observe(prompts.verdict(False, scores.mean, findings, cfg.max_revisions - revisions))
+        return False
+
+    def checks(self, document: str) -> list[str]:
+        """The deterministic checks' findings on ``document``."""
+        unit = self.s.view.units[self.unit_id]
+        return [
+            *check_sections(unit, self.kind, document),
+            *check_parameters(unit, document),
+            *check_symbols(document, self.s.symbols, source_names(self.own_source)),
+        ]
+
+    def _finish(self, action: dict[str, Any], tokens: int, t0: float) -> bool:
+        if self.draft is None or self.verified is None:
+            return self._invalid("FINISH comes after a passing VERIFY of the latest document", tokens, t0)
+        view = self.s.view
+        repomem.commit_unit(
+            self.s.store,
+            self.s.run_id,
+            self.unit_id,
+            document=self.draft,
+            claims=self.claims,
+            depends_on=view.depends_on.get(self.unit_id, []),
+            children=view.children.get(self.unit_id, []),
+            scores=self.verified,
+            model=self.s.client.config.model,
+            prompt_tokens=self.prompt_tokens,
+            completion_tokens=self.completion_tokens,
+        )
+        self._trace(
+            "FINISH",
+            {
+                "prompt_tokens": self.prompt_tokens,
+                "completion_tokens": self.completion_tokens,
+                "steps": self.steps,
+                "reads": self.reads,
+                "repeated_reads": self.repeats,
+            },
+            tokens,
+            t0,
+        )
+        return True
+
+    # -- the unit's task and its end --------------------------------------------------
+
+    def _task(self) -> str:
+        view, cfg = self.s.view, self.s.config
+        unit = view.units[self.unit_id]
+        self.own_source = view.source(self.unit_id, cfg.source_chars)
+        reads = ["memory"]
+        reads += ["callees"] if view.callee_ids(self.unit_id) else []
+        reads += ["callers"] if view.caller_ids(self.unit_id) else []
+        reads += ["owner"] if view.owner(self.unit_id) else []
+        reads += ["search"] if self.s.docs is not None else []
+        reads.append("<unit id>")
+        context = []
+        imports = view.imports(self.unit_id)
+        if imports:
+            context.append("Imports in its file:\n" + "\n".join(imports))
+        external = view.graph.external.get(self.unit_id)
+        if external:
+            context.append("Library names it uses: " + ", ".join(external))
+        return prompts.task_message(
+            unit_id=self.unit_id,
+            kind=self.kind,
+            path=unit.path,
+            span=view.span(self.unit_id),
+            signature=view.signature(self.unit_id),
+            source=self.own_source,
+            context="\n\n".join(context),
+            reads=reads,
+        )
+
+    def _fail(self, reason: str, seconds: float) -> None:
+        repomem.fail_unit(
+            self.s.store,
+            self.s.run_id,
+            self.unit_id,
+            error=reason,
+            model=self.s.client.config.model,
+            prompt_tokens=self.prompt_tokens,
+            completion_tokens=self.completion_tokens,
+        )
+        repomem_trace.append_trace(
+            self.s.store,
+            self.s.run_id,
+            unit_id=self.unit_id,
+            action="FAIL",
+            inputs={"reason": reason[:500], "steps": self.steps},
+            seconds=seconds,
+        )
+
+    def _outcome(
+        self, status: str, reason: str | None, started: float, *, llm_error: bool = False
+    ) -> UnitOutcome:
+        return UnitOutcome(
+            unit_id=self.unit_id,
+            status=status,
+            reason=reason,
+            steps=self.steps,
+            invalid_actions=self.invalid,
+            reads=self.reads,
+            repeated_reads=self.repeats,
+            verifications=self.verifications,
+            revisions=min(self.failed_verifications, self.s.config.max_revisions),
+            prompt_tokens=self.prompt_tokens,
+            completion_tokens=self.completion_tokens,
+            seconds=time.monotonic() - started,
+            llm_error=llm_error,
+        )
+
+
+def parse_action(reply: str) -> tuple[dict[str, Any] | None, str | None]:
+    """The action in a model's reply, or why there is none usable."""
+    try:
+        obj = extract_json(reply)
+    except ValueError as exc:
+        return None, f"no JSON object in the reply ({exc})"
+    name = obj.get("action")
+    if not isinstance(name, str) or name.strip().upper() not in ACTIONS:
+        return None, f"unknown action {name!r}"
+    action = {**obj, "action": name.strip().upper()}
+    if action["action"] == "READ" and (not isinstance(obj.get("target"), str) or not obj["target"].strip()):
+        return None, 'READ needs a "target" string'
+    if action["action"] == "WRITE" and (
+        not isinstance(obj.get("document"), str) or not obj["document"].strip()
+    ):
+        return None, 'WRITE needs a non-empty "document" string'
+    return action, None
+
+
+def fit(messages: list[dict[str, Any]], budget: int) -> list[dict[str, Any]]:
+    """The messages to send within ``budget`` characters: the system prompt, the task and the
+    latest two messages always; older ones, oldest first, replaced by a short note."""
+    out = [dict(m) for m in messages]
+    size = sum(len(str(m.get("content", ""))) for m in out)
+    for m in out[2:-2]:
+        if size <= budget:
+            break
+        content = str(m.get("content", ""))
+        if content != _DROPPED_NOTE:
+            size += len(_DROPPED_NOTE) - len(content)
+            m["content"] = _DROPPED_NOTE
+    return out
+
+
+# -- the run ------------------------------------------------------------------------------
+
+
+def document_repository(
+    root: Path,
+    store: Store,
+    client: LLMClient,
+    *,
+    config: AgentConfig | None = None,
+    docs: Docmentor | None = None,
+    resume: bool = True,
+) -> RunReport:
+    """Document the repository at ``root`` with the model behind ``client``, persisting every
+    step in RepoMemory (``store``). With ``resume``, the latest unfinished run of ``root`` is
+    continued: committed units are skipped (and, with ``retry_failed``, failed ones redone).
+    ``docs``: the index READ's ``search`` asks (None: no search). The run is marked finished
+    when every unit is committed."""
+    cfg = config or AgentConfig()
+    root = Path(root).resolve()
+    repo = read_repository(root)
+    graph = build_graph(repo)
+    order = traversal(graph)
+    view = RepoView(root, repo, graph, order)
+    run = repomem.start_run(store, root, model=client.config.model, settings=asdict(cfg), resume=resume)
+    repomem.register_units(
+        store,
+        run.id,
+        [NewUnit(uid, view.granularity(uid), _hash(view, uid), view.parent(uid)) for uid in order.order],
+    )
+    if cfg.retry_failed:
+        failed = repomem.unit_ids(store, run.id, status="failed")
+        if failed:
+            repomem.reset_units(store, run.id, failed)
+    pending = set(repomem.unit_ids(store, run.id, status="pending"))
+    skipped = tuple(u for u in order.order if u not in pending)
+    shared = _Shared(
+        store=store,
+        run_id=run.id,
+        client=client,
+        config=cfg,
+        view=view,
+        symbols=SymbolTable(repo, graph),
+        docs=docs,
+        system=prompts.system_prompt(cfg.threshold, cfg.max_revisions),
+    )
+    outcomes, stopped = _work(
+        shared, order.levels if cfg.workers > 1 else tuple((u,) for u in order.order), pending
+    )
+    left = repomem.unit_ids(store, run.id, status="pending") + repomem.unit_ids(
+        store, run.id, status="failed"
+    )
+    finished = not left and stopped is None
+    if finished:
+        repomem.finish_run(store, run.id)
+    return RunReport(
+        run_id=run.id,
+        total_units=len(order.order),
+        skipped=skipped,
+        outcomes=tuple(outcomes),
+        finished=finished,
+        stopped=stopped,
+        problems=tuple(f"{p.path}: {p.error}" for p in repo.problems),
+        outcome_by_id={o.unit_id: o for o in outcomes},
+    )
+
+
+def _work(
+    shared: _Shared, batches: tuple[tuple[str, ...], ...], pending: set[str]
+) -> tuple[list[UnitOutcome], str | None]:
+    """Each batch's pending units (a batch of several: at the same time), in order; stops after
+    ``stop_after_llm_errors`` units in a row failed on the endpoint."""
+    outcomes: list[UnitOutcome] = []
+    errors_in_a_row = 0
+    limit = shared.config.stop_after_llm_errors
+    with ThreadPoolExecutor(max_workers=shared.config.workers) as pool:
+        for batch in batches:
+            todo = [u for u in batch if u in pending]
+            if len(todo) == 1:
+                done = [UnitAgent(shared, todo[0]).run()]
+            else:
+                done = list(pool.map(lambda uid: UnitAgent(shared, uid).run(), todo))
+            for outcome in done:
+                outcomes.append(outcome)
+                errors_in_a_row = errors_in_a_row + 1 if outcome.llm_error else 0
+            if errors_in_a_row >= limit:
+                last = outcomes[-1].reason or ""
+                return (
+                    outcomes,
+                    f"stopped after {errors_in_a_row} units in a row failed on the model endpoint: {last}",
+                )
+    return outcomes, None
+
+
+def _hash(view: RepoView, unit_id: str) -> str:
+    return view.units[unit_id].content_hash

@@ -1,0 +1,157 @@
+"""What the agent's READ action reads, and each unit's own code: the source text of units
+(trimmed to a budget), their neighbours in the graph (callees, callers, the owning class) and
+the committed documents of what a unit depends on and contains.
+
+``RepoView`` is built once per run from the units and the graph; its neighbour lists are
+indexed up front, so a READ costs the size of its answer, not a pass over every edge.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from pathlib import Path
+
+from docmentor.repodocs.graph import Graph
+from docmentor.repodocs.order import Traversal
+from docmentor.repodocs.units import Component, Module, Package, Repository, RepoUnits, Unit
+
+GRANULARITY = {
+    "function": "component",
+    "method": "component",
+    "class": "component",
+    "module": "module",
+    "package": "package",
+    "repository": "repository",
+}
+
+
+def trim(text: str, budget: int) -> str:
+    """``text`` cut to at most ``budget`` characters at a line end, saying how much was left out."""
+    if len(text) <= budget:
+        return text
+    cut = text.rfind("\n", 0, max(budget, 1))
+    cut = cut if cut > 0 else budget
+    left = text[cut:].count("\n") + 1
+    return text[:cut] + f"\n[… {left} more lines left out to fit the context budget]"
+
+
+class RepoView:
+    """The repository as the agent reads it: units, their code and their neighbours."""
+
+    def __init__(self, root: Path, repo: RepoUnits, graph: Graph, order: Traversal) -> None:
+        self.root = root
+        self.repo = repo
+        self.graph = graph
+        self.order = order
+        self.units: dict[str, Unit] = graph.units
+        dropped = {(e.source, e.target, e.kind) for e in order.dropped}
+        self.depends_on: dict[str, list[str]] = defaultdict(list)  # uses (not containment)
+        self.children: dict[str, list[str]] = defaultdict(list)
+        self.callees: dict[str, list[str]] = defaultdict(list)
+        self.callers: dict[str, list[str]] = defaultdict(list)
+        for e in graph.edges:
+            if e.source == e.target:
+                continue
+            if e.kind == "contains":
+                self.children[e.source].append(e.target)
+                continue
+            if (e.source, e.target, e.kind) not in dropped and e.target not in self.depends_on[e.source]:
+                self.depends_on[e.source].append(e.target)
+            if e.kind == "calls":
+                self.callees[e.source].append(e.target)
+                self.callers[e.target].append(e.source)
+        self._lines: dict[str, list[str]] = {}
+
+    # -- a unit's facts ---------------------------------------------------------------
+
+    def kind(self, unit_id: str) -> str:
+        return self.units[unit_id].kind
+
+    def granularity(self, unit_id: str) -> str:
+        return GRANULARITY[self.kind(unit_id)]
+
+    def parent(self, unit_id: str) -> str | None:
+        unit = self.units[unit_id]
+        if isinstance(unit, Component | Package):
+            return unit.parent
+        if isinstance(unit, Module):
+            return unit.package
+        return None
+
+    def owner(self, unit_id: str) -> str | None:
+        """The class a method belongs to."""
+        unit = self.units[unit_id]
+        if isinstance(unit, Component) and unit.kind == "method":
+            return unit.parent
+        return None
+
+    def callee_ids(self, unit_id: str) -> list[str]:
+        """What the unit calls; a class: what its ``__init__`` calls too."""
+        out = list(self.callees.get(unit_id, ()))
+        unit = self.units[unit_id]
+        if isinstance(unit, Component) and unit.kind == "class":
+            init = f"{unit_id}.__init__"
+            out += [c for c in self.callees.get(init, ()) if c not in out]
+        return out
+
+    def caller_ids(self, unit_id: str) -> list[str]:
+        """What calls the unit (a class: where it is instantiated)."""
+        return list(self.callers.get(unit_id, ()))
+
+    def span(self, unit_id: str) -> str:
+        unit = self.units[unit_id]
+        if isinstance(unit, Component | Module):
+            return f":{unit.line_start}-{unit.line_end}"
+        return ""
+
+    def signature(self, unit_id: str) -> str:
+        unit = self.units[unit_id]
+        return unit.signature if isinstance(unit, Component) else ""
+
+    def imports(self, unit_id: str) -> list[str]:
+        """The imports of the unit's module (and the unit's own lazy imports), as written."""
+        unit = self.units[unit_id]
+        module_id = unit.module if isinstance(unit, Component) else unit_id
+        module = self.units.get(module_id)
+        refs = list(module.imports) if isinstance(module, Module) else []
+        if isinstance(unit, Component):
+            refs += [r for r in unit.imports if r not in refs]
+        out = []
+        for r in refs:
+            text = f"from {r.target} import {r.name}" if r.name is not None else f"import {r.target}"
+            out.append(text + (f" as {r.alias}" if r.alias else ""))
+        return list(dict.fromkeys(out))
+
+    # -- code ---------------------------------------------------------------------------
+
+    def source(self, unit_id: str, budget: int) -> str:
+        """The unit's code (a package or the repository: what it holds), within ``budget``."""
+        unit = self.units[unit_id]
+        if isinstance(unit, Package | Repository):
+            kids = self.children.get(unit_id, [])
+            return "Contains:\n" + "\n".join(f"- {k} ({self.kind(k)})" for k in kids)
+        lines = self._file(unit.path)
+        return trim("\n".join(lines[unit.line_start - 1 : unit.line_end]), budget)
+
+    def sources(self, ids: list[str], budget: int) -> str:
+        """Several units' code, each under a header with its location, sharing ``budget``."""
+        if not ids:
+            return ""
+        each = max(budget // len(ids), 200)
+        parts = []
+        for uid in ids:
+            unit = self.units[uid]
+            where = f"{unit.path}{self.span(uid)}"
+            parts.append(f"### {uid} ({unit.kind}, {where})\n{self.source(uid, each)}")
+        return trim("\n\n".join(parts), budget)
+
+    def _file(self, path: str) -> list[str]:
+        lines = self._lines.get(path)
+        if lines is None:
+            try:
+                raw = (self.root / path).read_bytes()
+            except OSError:  # gone since it was read: nothing to show
+                raw = b""
+            lines = raw.decode("utf-8", errors="replace").splitlines()  # as the reader reads it
+            self._lines[path] = lines
+        return lines

@@ -1,0 +1,313 @@
+"""VERIFY's checks of a drafted document: the model's self-evaluation scores read strictly
+(a missing or unusable score fails), and deterministic checks that need no model.
+
+The deterministic checks:
+
+- **sections**: the document has the sections its granularity requires (``prompts.FORMATS``;
+  a function's Args only when it has parameters, Raises only when its code raises).
+- **parameters** (functions and methods): every parameter of the signature (without the
+  ``self``/``cls`` of a method) is documented under Args, and every name documented there is
+  a parameter (extra names are allowed only beside ``**kwargs``).
+- **symbols**: every name that looks like code — in a backtick span or written ``name(`` in
+  prose, outside fenced blocks — resolves: to a unit of the repository (by id or a dotted
+  suffix of one, ``Item.describe``), a class attribute, a parameter, a name in the unit's own
+  source, a builtin, the standard library or a library the repository imports. "Looks like
+  code" is a dotted name, a call ``name()``, a name with ``_``, or a capitalised or camelCase
+  name; plain words in backticks (``price``, ``EUR``) are not checked.
+
+Every scan is line by line and linear in the document.
+"""
+
+from __future__ import annotations
+
+import builtins
+import keyword
+import math
+import re
+import sys
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+from docmentor.repodocs.graph import Graph
+from docmentor.repodocs.units import Component, Module, RepoUnits, Unit
+
+SCORE_NAMES: tuple[str, ...] = ("consistency", "completeness", "helpfulness")
+
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_DOTTED = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
+_CALL_HEAD = re.compile(r"([A-Za-z_][A-Za-z0-9_.]*)\s*\(")  # anchored with match(): linear
+_CAMEL = re.compile(r"[a-z0-9][A-Z]|^[A-Z][a-z]")
+_MAX_SPAN = 200  # a longer backtick span is prose, not a name
+_ALWAYS = frozenset(dir(builtins)) | frozenset(keyword.kwlist) | frozenset(sys.stdlib_module_names)
+
+
+@dataclass(frozen=True, slots=True)
+class Scores:
+    """The self-evaluation: the three scores and their mean, or why they are unusable."""
+
+    values: dict[str, float]
+    mean: float | None
+    problem: str | None = None
+
+
+def read_scores(raw: object) -> Scores:
+    """The model's VERIFY scores, strictly: a mapping with each of ``SCORE_NAMES`` a number in
+    [0, 1] (a numeric string is accepted). Anything missing or out of range is a problem and no
+    mean: an unusable score never passes."""
+    if not isinstance(raw, Mapping):
+        return Scores(
+            {}, None, "no scores were given (expected an object with " + ", ".join(SCORE_NAMES) + ")"
+        )
+    values: dict[str, float] = {}
+    missing: list[str] = []
+    bad: list[str] = []
+    lowered = {str(k).lower(): v for k, v in raw.items()}
+    for name in SCORE_NAMES:
+        value = lowered.get(name)
+        if value is None:
+            missing.append(name)
+            continue
+        number = _number(value)
+        if number is None or not 0.0 <= number <= 1.0:
+            bad.append(f"{name}={value!r}")
+            continue
+        values[name] = number
+    if missing or bad:
+        parts = ([f"missing {', '.join(missing)}"] if missing else []) + (
+            [f"not a number in [0, 1]: {', '.join(bad)}"] if bad else []
+        )
+        return Scores(values, None, "unusable scores: " + "; ".join(parts))
+    return Scores(values, sum(values.values()) / len(values))
+
+
+def _number(value: object) -> float | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int | float):
+        number = float(value)
+    elif isinstance(value, str):
+        try:
+            number = float(value.strip())
+        except ValueError:
+            return None
+    else:
+        return None
+    return number if math.isfinite(number) else None
+
+
+# -- the document's structure ------------------------------------------------------------
+
+
+def sections(document: str) -> dict[str, list[str]]:
+    """The document's sections by lower-case name (``## Args``, ``Args:``), each with its lines;
+    text before the first heading is under ``""``."""
+    out: dict[str, list[str]] = {"": []}
+    current = ""
+    fenced = False
+    for line in document.splitlines():
+        stripped = line.strip()
+        if stripped.startswith(("```", "~~~")):
+            fenced = not fenced
+        if not fenced:
+            name = _heading(stripped)
+            if name is not None:
+                current = name
+                out.setdefault(current, [])
+                continue
+        out[current].append(line)
+    return out
+
+
+def _heading(stripped: str) -> str | None:
+    if stripped.startswith("#"):
+        name = stripped.lstrip("#").strip().rstrip(":").strip()
+        return name.lower() or None
+    if stripped.endswith(":") and stripped[:-1].strip().lower() in _KNOWN_SECTIONS:
+        return stripped[:-1].strip().lower()
+    return None
+
+
+_KNOWN_SECTIONS = frozenset(
+    {"summary", "description", "args", "arguments", "parameters", "returns", "raises", "examples"}
+    | {"attributes", "methods", "role", "components", "public api", "dependencies", "diagram"}
+    | {"purpose", "overview"}
+)
+_ARGS_NAMES = ("args", "arguments", "parameters")
+
+
+def documented_parameters(document: str) -> list[str]:
+    """The names documented under Args (``name (type): …``, ``- `name`: …``, ``**name** — …``):
+    the entries at the section's outermost indentation."""
+    found = sections(document)
+    lines = next((found[n] for n in _ARGS_NAMES if n in found), [])
+    entries = [line for line in lines if line.strip()]
+    if not entries:
+        return []
+    indent = min(len(line) - len(line.lstrip()) for line in entries)
+    names: list[str] = []
+    for line in entries:
+        if len(line) - len(line.lstrip()) != indent:
+            continue
+        text = line.strip().lstrip("-*+").strip().lstrip("`*").lstrip("*")
+        m = _NAME.match(text)
+        if m is None:
+            continue
+        rest = text[m.end() :].lstrip("`*").lstrip()
+        if m.group(0) in ("None", "none") or not rest.startswith(("(", ":", "-", "—", "–")):
+            continue
+        names.append(m.group(0))
+    return names
+
+
+def signature_parameters(component: Component) -> tuple[list[str], bool]:
+    """A function's or method's parameter names as documented (no ``self``/``cls`` of a method),
+    and whether it takes ``**kwargs``."""
+    params = list(component.parameters)
+    if component.kind == "method" and component.method_kind != "static" and params:
+        params = params[1:]
+    return [p.name for p in params], any(p.kind == "var_keyword" for p in params)
+
+
+# -- the checks -------------------------------------------------------------------------
+
+
+def check_sections(unit: Unit, kind: str, document: str) -> list[str]:
+    """The required sections the document lacks."""
+    found = set(sections(document))
+    required: list[str] = []
+    if kind in ("function", "method") and isinstance(unit, Component):
+        names, _ = signature_parameters(unit)
+        required = (
+            ["summary", "description"] + (["args"] if names else []) + (["raises"] if unit.raises else [])
+        )
+    elif kind == "class":
+        required = ["summary", "description"]
+    elif kind == "module":
+        required = ["role", "components"]
+    elif kind in ("package", "repository"):
+        required = ["purpose", "overview"]
+    missing = []
+    for name in required:
+        present = name in found or (name == "args" and any(n in found for n in _ARGS_NAMES))
+        if not present:
+            missing.append(name)
+    return [f"missing section: {name.title()}" for name in missing]
+
+
+def check_parameters(unit: Unit, document: str) -> list[str]:
+    """Parameters of the signature left undocumented, and documented names that are none."""
+    if not isinstance(unit, Component) or unit.kind == "class":
+        return []
+    names, has_kwargs = signature_parameters(unit)
+    documented = documented_parameters(document)
+    findings = [f"parameter not documented under Args: {n}" for n in names if n not in documented]
+    if not has_kwargs:
+        findings += [
+            f"documented parameter not in the signature {unit.signature!r}: {n}"
+            for n in dict.fromkeys(documented)
+            if n not in names
+        ]
+    return findings
+
+
+class SymbolTable:
+    """What a document may name: the repository's units and attributes, parameters, imported
+    libraries, builtins and the standard library."""
+
+    def __init__(self, repo: RepoUnits, graph: Graph) -> None:
+        names: set[str] = set()
+        heads: set[str] = set(_ALWAYS)
+        for unit_id, unit in repo.units().items():
+            plain = unit_id.split(":", 1)[-1].rstrip("/")
+            for dotted in {plain, plain.removesuffix(".__init__") if isinstance(unit, Module) else plain}:
+                parts = dotted.split(".")
+                names.update(".".join(parts[i:]) for i in range(len(parts)))
+            names.add(unit_id)
+            if isinstance(unit, Component):
+                names.update(p.name for p in unit.parameters)
+                names.update(unit.attributes)
+                names.update(f"{unit.name}.{a}" for a in unit.attributes)
+                for ref in unit.imports:
+                    heads.add(ref.bound)
+            if isinstance(unit, Module):
+                names.add(unit.name)
+                for ref in unit.imports:
+                    heads.add(ref.bound)
+                    heads.add(ref.target.split(".")[0])
+                names.update(alias for alias, _ in unit.aliases)
+        for refs in graph.external.values():
+            heads.update(r.split(".")[0] for r in refs)
+        self.names = frozenset(names)
+        self.heads = frozenset(heads)
+
+    def resolves(self, name: str, local: frozenset[str]) -> bool:
+        """Whether the dotted ``name`` is something the repository, its imports or Python has."""
+        for prefix in ("self.", "cls."):
+            if name.startswith(prefix):
+                name = name[len(prefix) :]
+        if name in self.names or name in local:
+            return True
+        parts = name.split(".")
+        if parts[0] in self.heads and parts[0] not in self.names:
+            return True  # a library's or Python's name: not checked further
+        if all(p in local for p in parts):
+            return True
+        return len(parts) > 1 and ".".join(parts[1:]) in self.names and parts[0] in local
+
+
+def code_names(document: str) -> list[str]:
+    """The names the document writes as code: backtick spans and ``name(`` in prose, outside
+    fenced blocks, that look like code (see the module docstring), in order, each once."""
+    found: dict[str, None] = {}
+    fenced = False
+    for line in document.splitlines():
+        if line.strip().startswith(("```", "~~~")):
+            fenced = not fenced
+            continue
+        if fenced:
+            continue
+        pieces = line.split("`")
+        closed = len(pieces) - (1 if len(pieces) % 2 == 0 else 0)  # an unclosed last backtick
+        for i, piece in enumerate(pieces):
+            if i % 2 == 1 and i < closed:
+                _span_name(piece, found)
+            else:
+                _prose_calls(piece, found)
+    return list(found)
+
+
+def _span_name(span: str, found: dict[str, None]) -> None:
+    span = span.strip()
+    if not span or len(span) > _MAX_SPAN:
+        return
+    call = _CALL_HEAD.match(span)
+    if call is not None:
+        found.setdefault(call.group(1).rstrip("."), None)
+        return
+    if _DOTTED.fullmatch(span) and _looks_like_code(span):
+        found.setdefault(span, None)
+
+
+def _prose_calls(text: str, found: dict[str, None]) -> None:
+    for m in _DOTTED.finditer(text):
+        if text[m.end() : m.end() + 1] == "(" and _looks_like_code(m.group(0)):
+            found.setdefault(m.group(0), None)
+
+
+def _looks_like_code(name: str) -> bool:
+    return "." in name or "_" in name.strip("_") or _CAMEL.search(name) is not None
+
+
+def check_symbols(document: str, table: SymbolTable, local: Iterable[str]) -> list[str]:
+    """Names written as code that resolve nowhere (``local``: the names in the unit's own source)."""
+    here = frozenset(local)
+    return [
+        f"names something that is not in the repository, its imports or Python: `{name}`"
+        for name in code_names(document)
+        if not table.resolves(name, here)
+    ]
+
+
+def source_names(source: str) -> frozenset[str]:
+    """Every identifier in a unit's source text (its locals, attributes and strings' words)."""
+    return frozenset(m.group(0) for m in _NAME.finditer(source))

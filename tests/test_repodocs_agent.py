@@ -1,0 +1,668 @@
+"""The documentation agent's loop (repodocs/agent.py, reads.py, verify.py, prompts.py), driven
+through the real LLMClient against the scripted OpenAI-compatible server on 127.0.0.1, on
+the fixture repository tests/fixtures/repodocs/sample, with RepoMemory in a real index."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+from collections import defaultdict
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from docmentor.engine import Docmentor
+from docmentor.errors import UsageError
+from docmentor.llm import LLMClient
+from docmentor.llm.config import LLMConfig
+from docmentor.repodocs import build_graph, read_repository, traversal
+from docmentor.repodocs.agent import AgentConfig, document_repository, fit, parse_action
+from docmentor.repodocs.units import Component, Module, Unit
+from docmentor.repodocs.verify import (
+    SymbolTable,
+    check_parameters,
+    check_sections,
+    check_symbols,
+    code_names,
+    documented_parameters,
+    read_scores,
+)
+from docmentor.store import repomem, repomem_trace
+from httpserver import Reply
+from openai_server import ChatRequest, OpenAIServer, rate_limited
+from openai_server import openai_server as openai_server  # the fixture
+
+SAMPLE = Path(__file__).parent / "fixtures" / "repodocs" / "sample"
+REPO = read_repository(SAMPLE)
+GRAPH = build_graph(REPO)
+ORDER = traversal(GRAPH)
+UNITS = REPO.units()
+
+
+# -- a scripted model ------------------------------------------------------------------------
+
+
+def good_document(unit: Unit) -> str:
+    """A document that passes every deterministic check."""
+    if isinstance(unit, Component) and unit.kind in ("function", "method"):
+        params = list(unit.parameters)
+        if unit.kind == "method" and unit.method_kind != "static":
+            params = params[1:]
+        parts = [f"## Summary\nWhat `{unit.qualname}` is for.", "## Description\nIt does its job."]
+        if params:
+            parts.append(
+                "## Args\n" + "\n".join(f"{p.name} ({p.annotation or 'Any'}): the {p.name}." for p in params)
+            )
+        parts.append("## Returns\nThe result.")
+        if unit.raises:
+            parts.append("## Raises\n" + "\n".join(f"{r}: when the input is bad." for r in unit.raises))
+        return "\n\n".join(parts)
+    if isinstance(unit, Component):
+        return (
+            f"## Summary\nThe class `{unit.name}`.\n\n## Description\nIt keeps state.\n\n## Methods\n- none"
+        )
+    if isinstance(unit, Module):
+        comps = "\n".join(f"- `{c.split('.')[-1]}`: a part." for c in unit.components) or "- (none)"
+        return f"## Role\nThe module `{unit.id}`.\n\n## Components\n{comps}"
+    return "## Purpose\nWhat it holds.\n\n## Overview\nIts parts."
+
+
+def unit_of(req: ChatRequest) -> str:
+    first_user = next(m for m in req.messages if m["role"] == "user")
+    line = next(x for x in str(first_user["content"]).splitlines() if x.startswith("Unit: "))
+    return line.removeprefix("Unit: ")
+
+
+class Model:
+    """Decides each reply from the conversation: READ memory, WRITE, VERIFY, FINISH; per-unit
+    behaviours override it. Every reply carries ``usage`` (prompt 10 + 7 x turn, completion
+    3 + turn), summed per unit as served."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.served: dict[str, list[tuple[int, int]]] = defaultdict(list)
+        self.first: dict[str, list[str]] = {}  # unit → replies given first, in order
+        self.scores: dict[str, Callable[[int], Any]] = {}  # unit → VERIFY number → scores
+        self.documents: dict[str, Callable[[int], str]] = {}  # unit → WRITE number → document
+        self.delay: dict[str, float] = {}
+        self.turns: dict[str, int] = defaultdict(int)
+
+    def __call__(self, req: ChatRequest) -> Reply:
+        unit = unit_of(req)
+        msgs = req.messages
+        turn = sum(1 for m in msgs if m["role"] == "assistant")
+        with self.lock:
+            queued = self.first.get(unit)
+            content = queued.pop(0) if queued else self.decide(unit, msgs)
+            usage = (10 + 7 * turn, 3 + turn)
+            self.served[unit].append(usage)
+        body = {
+            "id": "chatcmpl-test",
+            "object": "chat.completion",
+            "created": 0,
+            "model": req.model,
+            "choices": [
+                {"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}
+            ],
+            "usage": {"prompt_tokens": usage[0], "completion_tokens": usage[1], "total_tokens": sum(usage)},
+        }
+        delay = self.delay.get(unit, 0.0) if turn == 0 else 0.0
+        return Reply(body=json.dumps(body), content_type="application/json", delay=delay)
+
+    def decide(self, unit: str, msgs: list[dict[str, Any]]) -> str:
+        last = str(msgs[-1]["content"]) if msgs[-1]["role"] == "user" else ""
+        writes = sum(1 for m in msgs if m["role"] == "assistant" and '"WRITE"' in str(m["content"]))
+        verifies = sum(1 for m in msgs if m["role"] == "assistant" and '"VERIFY"' in str(m["content"]))
+        if last.startswith("Unit: ") or last.startswith("That action could not be used"):
+            return json.dumps({"action": "READ", "target": "memory"})
+        if last.startswith("READ") or last.startswith("REVISE"):
+            make = self.documents.get(unit, lambda n: good_document(UNITS[unit]))
+            return json.dumps({"action": "WRITE", "document": make(writes), "claims": [f"{unit} exists."]})
+        if last.startswith("Draft kept"):
+            scores = self.scores.get(
+                unit, lambda n: {"consistency": 0.95, "completeness": 0.92, "helpfulness": 0.91}
+            )
+            value = scores(verifies)
+            return json.dumps(
+                {"action": "VERIFY"} if value is None else {"action": "VERIFY", "scores": value}
+            )
+        if last.startswith("PASS"):
+            return json.dumps({"action": "FINISH"})
+        return "I am confused."  # never reached by the tests' conversations
+
+    def tokens(self, unit: str) -> tuple[int, int]:
+        pairs = self.served[unit]
+        return sum(p for p, _ in pairs), sum(c for _, c in pairs)
+
+
+@pytest.fixture
+def engine(tmp_path: Path) -> Iterator[Docmentor]:
+    eng = Docmentor(tmp_path / "db")
+    yield eng
+    eng.close()
+
+
+def client_for(server: OpenAIServer, **extra: Any) -> LLMClient:
+    return LLMClient(LLMConfig(base_url=server.base_url, model="scripted", timeout=10, **extra))
+
+
+def finish_order(engine: Docmentor, run_id: int) -> list[str]:
+    return [t.unit_id or "" for t in repomem_trace.trace(engine.store, run_id) if t.action == "FINISH"]
+
+
+def assert_order_respects_edges(order: list[str]) -> None:
+    pos = {u: i for i, u in enumerate(order)}
+    dropped = set(ORDER.dropped)
+    checked = 0
+    for e in GRAPH.edges:
+        if e in dropped or e.source == e.target or e.source not in pos or e.target not in pos:
+            continue
+        assert pos[e.target] < pos[e.source], (
+            f"{e.source} committed before its dependency {e.target} ({e.kind})"
+        )
+        checked += 1
+    assert checked > 30
+
+
+# -- the loop, end to end ----------------------------------------------------------------------
+
+
+def test_a_well_formed_run_commits_every_unit_in_dependency_order(
+    openai_server: OpenAIServer, engine: Docmentor
+) -> None:
+    model = Model()
+    openai_server.script(model)
+    with client_for(openai_server) as client:
+        report = document_repository(SAMPLE, engine.store, client)
+    assert report.finished and not report.failed and report.stopped is None
+    assert report.committed == list(ORDER.order)
+    order = finish_order(engine, report.run_id)
+    assert order == list(ORDER.order)
+    assert_order_respects_edges(order)
+    assert any("broken.py" in p for p in report.problems)
+    rows = {r.unit_id: r for r in repomem.units(engine.store, report.run_id)}
+    item = rows["shop.models.Item.label"]
+    assert item.status == "committed" and item.model == "scripted"
+    assert item.document == good_document(UNITS["shop.models.Item.label"])
+    assert item.claims == ("shop.models.Item.label exists.",)
+    assert item.scores["mean"] == pytest.approx((0.95 + 0.92 + 0.91) / 3)
+    assert set(rows["shop.models.Item"].children) >= {"shop.models.Item.label", "shop.models.Item.describe"}
+    assert "shop.util.clamp" in rows["shop.pricing.discounted"].depends_on
+    assert repomem.get_run(engine.store, report.run_id).status == "finished"
+    # every unit: READ memory, WRITE, VERIFY, FINISH; the module's READ shows its children's documents
+    outcome = report.outcome_by_id["shop.util"]
+    assert (outcome.steps, outcome.reads, outcome.invalid_actions, outcome.revisions) == (4, 1, 0, 0)
+    module_request = next(
+        r for r in openai_server.requests if unit_of(r) == "shop.util" and len(r.messages) == 4
+    )
+    assert "### shop.util.clamp (contains)" in module_request.messages[-1]["content"]
+    assert "## Args\nx (float): the x." in module_request.messages[-1]["content"]
+    # the system prompt carries the threshold and the revision limit; the task the format
+    first = openai_server.requests[0]
+    assert "at least 0.90" in first.messages[0]["content"] and "up to 2 times" in first.messages[0]["content"]
+    assert "## Summary" in first.messages[1]["content"] and "<SOURCE>" in first.messages[1]["content"]
+
+
+def test_a_malformed_or_unknown_action_is_corrected_and_retried(
+    openai_server: OpenAIServer, engine: Docmentor
+) -> None:
+    model = Model()
+    target = "shop.util.clamp"
+    model.first[target] = [
+        "Let me think about this.",
+        json.dumps({"action": "DANCE"}),
+        json.dumps({"action": "READ"}),
+        json.dumps({"action": "FINISH"}),  # out of order: nothing verified yet
+        json.dumps({"action": "READ", "target": "nowhere.at.all"}),
+    ]
+    openai_server.script(model)
+    with client_for(openai_server) as client:
+        report = document_repository(SAMPLE, engine.store, client, config=AgentConfig(max_steps=12))
+    out = report.outcome_by_id[target]
+    assert out.status == "committed" and out.invalid_actions == 5 and out.steps == 9
+    invalid = [
+        t for t in repomem_trace.trace(engine.store, report.run_id, unit_id=target) if t.action == "INVALID"
+    ]
+    assert [t.inputs["problem"].split(" (")[0] for t in invalid][:2] == [
+        "no JSON object in the reply",
+        "unknown action 'DANCE'",
+    ]
+    assert 'READ needs a "target"' in invalid[2].inputs["problem"]
+    assert "FINISH comes after a passing VERIFY" in invalid[3].inputs["problem"]
+    assert "unknown READ target 'nowhere.at.all'" in invalid[4].inputs["problem"]
+    second = next(r for r in openai_server.requests if unit_of(r) == target and len(r.messages) == 4)
+    assert second.messages[-1]["content"].startswith("That action could not be used: no JSON object")
+    assert report.finished
+
+
+def test_a_model_that_never_passes_verify_fails_its_unit_and_the_run_goes_on(
+    openai_server: OpenAIServer, engine: Docmentor
+) -> None:
+    model = Model()
+    target = "shop.util.clamp"
+    model.scores[target] = lambda n: {"consistency": 0.6, "completeness": 0.5, "helpfulness": 0.5}
+    openai_server.script(model)
+    with client_for(openai_server) as client:
+        report = document_repository(SAMPLE, engine.store, client)
+    out = report.outcome_by_id[target]
+    assert out.status == "failed" and out.verifications == 3 and out.revisions == 2
+    assert out.reason is not None and out.reason.startswith("did not pass VERIFY after 2 revision(s)")
+    assert "below the threshold 0.90" in out.reason
+    row = repomem.get_unit(engine.store, report.run_id, target)
+    assert row.status == "failed" and row.document is None and row.error == out.reason
+    assert row.prompt_tokens == model.tokens(target)[0]
+    assert report.failed == [target] and len(report.committed) == len(ORDER.order) - 1
+    assert not report.finished and repomem.get_run(engine.store, report.run_id).status == "running"
+    # its dependent was still documented, told the dependency has no document
+    caller = next(
+        r for r in openai_server.requests if unit_of(r) == "shop.pricing.discounted" and len(r.messages) == 4
+    )
+    assert "### shop.util.clamp (depends on)\n(not documented: it failed)" in caller.messages[-1]["content"]
+    # a resumed run retries the failed unit only
+    model.scores.pop(target)
+    before = len(openai_server.requests)
+    with client_for(openai_server) as client:
+        again = document_repository(SAMPLE, engine.store, client)
+    assert again.run_id == report.run_id and again.committed == [target] and again.finished
+    assert {unit_of(r) for r in openai_server.requests[before:]} == {target}
+
+
+def test_a_missing_or_unusable_score_is_a_failure_not_a_pass(
+    openai_server: OpenAIServer, engine: Docmentor
+) -> None:
+    model = Model()
+    once, always = "shop.util.round2", "shop.util.clamp"
+    good = {"consistency": 0.95, "completeness": 0.95, "helpfulness": 0.95}
+    model.scores[once] = lambda n: None if n == 0 else good
+    model.scores[always] = lambda n: [None, {"consistency": 0.99}, {**good, "helpfulness": "high"}][min(n, 2)]
+    openai_server.script(model)
+    with client_for(openai_server) as client:
+        report = document_repository(SAMPLE, engine.store, client)
+    first = report.outcome_by_id[once]
+    assert first.status == "committed" and first.verifications == 2 and first.revisions == 1
+    revise = next(r for r in openai_server.requests if unit_of(r) == once and len(r.messages) == 8)
+    assert revise.messages[-1]["content"].startswith("REVISE (no usable score)")
+    assert "no scores were given" in revise.messages[-1]["content"]
+    second = report.outcome_by_id[always]
+    assert second.status == "failed" and second.verifications == 3
+    verifies = [
+        t for t in repomem_trace.trace(engine.store, report.run_id, unit_id=always) if t.action == "VERIFY"
+    ]
+    assert [v.inputs["passed"] for v in verifies] == [False, False, False]
+    assert "missing completeness, helpfulness" in verifies[1].inputs["findings"][0]
+    assert "not a number in [0, 1]: helpfulness='high'" in verifies[2].inputs["findings"][0]
+
+
+def test_deterministic_checks_send_a_draft_back_with_their_findings(
+    openai_server: OpenAIServer, engine: Docmentor
+) -> None:
+    model = Model()
+    target = "shop.pricing.total"
+    good = good_document(UNITS[target])
+    bad = good.replace("discount (float): the discount.", "rate (float): an invented rate.") + (
+        "\n\nIt calls `misc.helper()` and then shop_utils_round(x)."
+    )
+    model.documents[target] = lambda n: bad if n == 0 else good
+    openai_server.script(model)
+    with client_for(openai_server) as client:
+        report = document_repository(SAMPLE, engine.store, client)
+    out = report.outcome_by_id[target]
+    assert out.status == "committed" and out.revisions == 1
+    verify = next(
+        t for t in repomem_trace.trace(engine.store, report.run_id, unit_id=target) if t.action == "VERIFY"
+    )
+    assert verify.inputs["passed"] is False and verify.inputs["mean"] == pytest.approx(0.9266, abs=1e-3)
+    assert verify.inputs["findings"] == [
+        "parameter not documented under Args: discount",
+        "documented parameter not in the signature "
+        "'def total(items: list[m.Item], *, discount: float = 0.0) -> float': rate",
+        "names something that is not in the repository, its imports or Python: `misc.helper`",
+        "names something that is not in the repository, its imports or Python: `shop_utils_round`",
+    ]
+    assert repomem.get_unit(engine.store, report.run_id, target).document == good
+
+
+def test_a_429_storm_is_retried_by_the_client_and_the_run_completes(
+    openai_server: OpenAIServer, engine: Docmentor
+) -> None:
+    model = Model()
+    counter = iter(range(10**6))
+    limited = rate_limited("0")
+
+    def storm(req: ChatRequest) -> Reply:
+        return limited(req) if next(counter) % 3 != 2 else model(req)  # two 429s before each answer
+
+    openai_server.script(storm)
+    with client_for(openai_server, max_attempts=3, backoff=0.001, max_backoff=0.002) as client:
+        report = document_repository(SAMPLE, engine.store, client)
+    assert report.finished and report.committed == list(ORDER.order)
+    calls = sum(o.steps for o in report.outcomes)
+    assert len(openai_server.requests) == 3 * calls
+    # only the answers count: 429s carry no usage
+    assert report.prompt_tokens == sum(model.tokens(u)[0] for u in ORDER.order)
+
+
+def test_an_endpoint_that_keeps_failing_fails_units_then_stops_the_run(
+    openai_server: OpenAIServer, engine: Docmentor
+) -> None:
+    openai_server.script(rate_limited("0"))
+    with client_for(openai_server, max_attempts=2, backoff=0.001, max_backoff=0.002) as client:
+        report = document_repository(
+            SAMPLE, engine.store, client, config=AgentConfig(stop_after_llm_errors=2)
+        )
+    assert [o.status for o in report.outcomes] == ["failed", "failed"]
+    assert all(o.llm_error and "HTTP 429" in (o.reason or "") for o in report.outcomes)
+    assert report.stopped is not None and report.stopped.startswith("stopped after 2 units in a row")
+    assert not report.finished
+    assert repomem_trace.progress(engine.store, report.run_id).pending == len(ORDER.order) - 2
+
+
+def test_token_accounting_per_unit_and_per_run(openai_server: OpenAIServer, engine: Docmentor) -> None:
+    model = Model()
+    model.first["shop.util.round2"] = ["not json"]  # a wasted call still costs its tokens
+    openai_server.script(model)
+    with client_for(openai_server) as client:
+        report = document_repository(SAMPLE, engine.store, client)
+    rows = {r.unit_id: r for r in repomem.units(engine.store, report.run_id)}
+    for uid in ORDER.order:
+        prompt, completion = model.tokens(uid)
+        assert (report.outcome_by_id[uid].prompt_tokens, report.outcome_by_id[uid].completion_tokens) == (
+            prompt,
+            completion,
+        )
+        assert (rows[uid].prompt_tokens, rows[uid].completion_tokens) == (prompt, completion)
+        traced = sum(t.tokens for t in repomem_trace.trace(engine.store, report.run_id, unit_id=uid))
+        assert traced == prompt + completion
+    # READ, WRITE, VERIFY, FINISH: prompts 10+17+24+31 = 82, completions 3+4+5+6 = 18
+    assert model.tokens("shop.util.clamp") == (82, 18)
+    assert model.tokens("shop.util.round2") == (82 + 38, 18 + 7)
+    total_prompt = sum(model.tokens(u)[0] for u in ORDER.order)
+    total_completion = sum(model.tokens(u)[1] for u in ORDER.order)
+    progress = repomem_trace.progress(engine.store, report.run_id)
+    assert (report.prompt_tokens, report.completion_tokens) == (total_prompt, total_completion)
+    assert (progress.prompt_tokens, progress.completion_tokens) == (total_prompt, total_completion)
+    assert progress.trace_tokens == total_prompt + total_completion
+
+
+def test_limits_on_steps_and_tokens_fail_the_unit_with_the_reason(
+    openai_server: OpenAIServer, engine: Docmentor
+) -> None:
+    model = Model()
+    model.first["shop.util.clamp"] = [json.dumps({"action": "READ", "target": "callers"})] * 20
+    model.first["shop.util.round2"] = [json.dumps({"action": "READ", "target": "memory"})] * 2
+    openai_server.script(model)
+    config = AgentConfig(max_steps=4, max_tokens=60)
+    with client_for(openai_server) as client:
+        report = document_repository(SAMPLE, engine.store, client, config=config)
+    clamp, round2 = report.outcome_by_id["shop.util.clamp"], report.outcome_by_id["shop.util.round2"]
+    # clamp's prompts 10, 17, 24 and completions 3, 4, 5 pass 60 tokens on its third call
+    assert clamp.status == "failed" and clamp.reason == "token limit: 63 tokens used (limit 60)"
+    assert clamp.repeated_reads == 2 and clamp.reads == 3
+    config = AgentConfig(max_steps=2)
+    with client_for(openai_server) as client:
+        again = document_repository(SAMPLE, engine.store, client, config=config)
+    assert again.outcome_by_id["shop.util.clamp"].reason == "step limit: 2 steps without a verified FINISH"
+    assert round2.status == "failed" or again.outcome_by_id["shop.util.round2"].status == "failed"
+
+
+def test_reads_are_cached_repeats_counted_and_search_asks_the_index(
+    openai_server: OpenAIServer, engine: Docmentor, tmp_path: Path
+) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "asyncio.md").write_text(
+        "# asyncio\n\n## Sleeping\n\n`asyncio.sleep(delay)` suspends the current task for delay seconds.\n",
+        encoding="utf-8",
+    )
+    engine.add(str(docs), name="pydocs", embed=False)
+    model = Model()
+    search = json.dumps({"action": "READ", "target": "search", "query": "asyncio sleep  suspends"})
+    callees = json.dumps({"action": "READ", "target": "callees"})
+    model.first["shop.pricing.fetch_prices"] = [
+        search,
+        search,
+        callees,
+        json.dumps({"action": "READ", "target": "shop.util.clamp"}),
+    ]
+    model.first["shop.pricing.discounted"] = [callees, callees]
+    model.first["shop.pricing.outer"] = [search]
+    openai_server.script(model)
+    with client_for(openai_server) as client:
+        report = document_repository(
+            SAMPLE, engine.store, client, config=AgentConfig(max_steps=12), docs=engine
+        )
+    fetch = report.outcome_by_id["shop.pricing.fetch_prices"]
+    assert fetch.status == "committed" and fetch.reads == 4 and fetch.repeated_reads == 1
+    reads = [
+        t.inputs
+        for t in repomem_trace.trace(engine.store, report.run_id, unit_id="shop.pricing.fetch_prices")
+        if t.action == "READ"
+    ]
+    assert [(r["kind"], r["cached"], r["repeat"]) for r in reads] == [
+        ("search", False, False),
+        ("search", True, True),
+        ("callees", False, False),
+        ("code", False, False),
+    ]
+    assert reads[0]["query"] == "asyncio sleep suspends"
+    answered = next(
+        r
+        for r in openai_server.requests
+        if unit_of(r) == "shop.pricing.fetch_prices" and len(r.messages) == 4
+    )
+    assert "suspends the current task" in answered.messages[-1]["content"]
+    # another unit's same question is a cache hit but no repeat of its own
+    outer = [
+        t.inputs
+        for t in repomem_trace.trace(engine.store, report.run_id, unit_id="shop.pricing.outer")
+        if t.action == "READ"
+    ]
+    assert (outer[0]["cached"], outer[0]["repeat"]) == (True, False)
+    discounted = next(
+        r for r in openai_server.requests if unit_of(r) == "shop.pricing.discounted" and len(r.messages) == 4
+    )
+    assert "### shop.util.clamp (function, shop/util.py:" in discounted.messages[-1]["content"]
+    assert "### shop.util.logged" in discounted.messages[-1]["content"]
+    assert report.outcome_by_id["shop.pricing.discounted"].repeated_reads == 1
+    # hits: fetch_prices' repeated search, outer's search, discounted's repeated callees
+    assert repomem_trace.progress(engine.store, report.run_id).cache_hits == 3
+
+
+def test_units_of_one_level_run_at_the_same_time_with_workers(
+    openai_server: OpenAIServer, engine: Docmentor
+) -> None:
+    model = Model()
+    openai_server.script(model)
+    with client_for(openai_server) as client:
+        report = document_repository(SAMPLE, engine.store, client, config=AgentConfig(workers=4))
+    assert report.finished and sorted(report.committed) == sorted(ORDER.order)
+    assert_order_respects_edges(finish_order(engine, report.run_id))
+
+
+# -- kill and resume -------------------------------------------------------------------------
+
+_CHILD = textwrap.dedent(
+    """
+    import sys
+    from pathlib import Path
+    from docmentor.engine import Docmentor
+    from docmentor.llm import LLMClient
+    from docmentor.llm.config import LLMConfig
+    from docmentor.repodocs.agent import document_repository
+
+    engine = Docmentor(Path(sys.argv[1]))
+    with LLMClient(LLMConfig(base_url=sys.argv[2], model="scripted", timeout=60)) as client:
+        document_repository(Path(sys.argv[3]), engine.store, client)
+    """
+)
+
+
+def test_a_run_killed_mid_way_resumes_without_redoing_committed_units(
+    openai_server: OpenAIServer, tmp_path: Path
+) -> None:
+    model = Model()
+    slow = "shop.pricing.total"
+    model.delay[slow] = 30.0
+    openai_server.script(model)
+    db = tmp_path / "db"
+    Docmentor(db).close()  # the index exists before the child opens it
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).parents[1] / "src")}
+    child = subprocess.Popen(
+        [sys.executable, "-c", _CHILD, str(db), openai_server.base_url, str(SAMPLE)],
+        env=env,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while not any(unit_of(r) == slow for r in openai_server.requests):
+            assert child.poll() is None, child.stderr.read().decode() if child.stderr else ""
+            assert time.monotonic() < deadline, "the child never reached the slow unit"
+            time.sleep(0.05)
+        os.kill(child.pid, signal.SIGKILL)
+        child.wait(10)
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait(10)
+        if child.stderr is not None:
+            child.stderr.close()
+    engine = Docmentor(db)
+    try:
+        run = repomem.list_runs(engine.store)[0]
+        before = {r.unit_id: r for r in repomem.units(engine.store, run.id, status="committed")}
+        position = ORDER.order.index(slow)
+        assert set(before) == set(ORDER.order[:position])  # everything before the slow unit, nothing after
+        assert repomem.get_unit(engine.store, run.id, slow).status == "pending"
+        model.delay.clear()
+        seen = len(openai_server.requests)
+        with client_for(openai_server) as client:
+            report = document_repository(SAMPLE, engine.store, client)
+        assert report.run_id == run.id and report.finished
+        assert set(report.skipped) == set(before)
+        assert report.committed == list(ORDER.order[position:])
+        asked = {unit_of(r) for r in openai_server.requests[seen:]}
+        assert asked.isdisjoint(before) and slow in asked
+        after = {r.unit_id: r for r in repomem.units(engine.store, run.id, status="committed")}
+        assert all(after[u].committed_at == before[u].committed_at for u in before)
+        assert_order_respects_edges(finish_order(engine, run.id))
+    finally:
+        engine.close()
+
+
+# -- the pieces ------------------------------------------------------------------------------
+
+
+def test_parse_action_reads_json_anywhere_and_rejects_the_rest() -> None:
+    assert parse_action('Thought: easy.\n```json\n{"action": "read", "target": "memory"}\n```')[0] == {
+        "action": "READ",
+        "target": "memory",
+    }
+    assert parse_action('{"action": "FINISH"}') == ({"action": "FINISH"}, None)
+    assert parse_action("") == (None, "no JSON object in the reply (the reply was empty)")
+    assert parse_action('{"action": 3}')[1] == "unknown action 3"
+    assert (
+        parse_action('{"action": "WRITE", "document": "  "}')[1]
+        == 'WRITE needs a non-empty "document" string'
+    )
+    assert parse_action('{"action": "READ", "target": ""}')[1] == 'READ needs a "target" string'
+
+
+def test_fit_drops_older_messages_first_and_keeps_the_task_and_the_latest() -> None:
+    msgs = [{"role": "system", "content": "S" * 10}, {"role": "user", "content": "T" * 10}]
+    msgs += [{"role": "assistant" if i % 2 else "user", "content": str(i) * 100} for i in range(6)]
+    out = fit(msgs, 500)
+    assert [m["content"][:1] for m in out[:2]] == ["S", "T"]
+    assert [m["content"] == "[earlier message left out to fit the context budget]" for m in out[2:]] == [
+        True, True, True, False, False, False,
+    ]  # fmt: skip
+    assert sum(len(m["content"]) for m in out) <= 500
+    tight = fit(msgs, 100)  # cannot fit: every older message goes, the latest two stay whole
+    assert [m["content"] == out[2]["content"] for m in tight[2:]] == [True] * 4 + [False] * 2
+    assert msgs[2]["content"] == "0" * 100  # the history itself is kept
+    assert fit(msgs, 10**6) == msgs
+
+
+def test_agent_config_rejects_limits_that_cannot_work() -> None:
+    for bad in (
+        {"max_steps": 0},
+        {"threshold": 1.5},
+        {"threshold": float("nan")},
+        {"max_revisions": -1},
+        {"workers": 0},
+    ):
+        with pytest.raises(UsageError):
+            AgentConfig(**bad)
+
+
+def test_read_scores_is_strict() -> None:
+    ok = read_scores({"Consistency": 1, "completeness": "0.9", "helpfulness": 0.8})
+    assert ok.problem is None and ok.mean == pytest.approx(0.9)
+    assert read_scores(None).mean is None
+    assert (
+        read_scores({"consistency": 0.9, "completeness": 0.9}).problem
+        == "unusable scores: missing helpfulness"
+    )
+    for value in (True, float("inf"), 1.01, -0.1, "n/a", [0.9]):
+        scores = read_scores({"consistency": value, "completeness": 0.9, "helpfulness": 0.9})
+        assert scores.mean is None and scores.problem is not None and "consistency=" in scores.problem
+
+
+def test_parameter_and_section_checks_on_real_units() -> None:
+    total = UNITS["shop.pricing.total"]
+    label = UNITS["shop.models.Item.label"]
+    make = UNITS["shop.models.Item.make"]
+    assert isinstance(total, Component) and isinstance(label, Component) and isinstance(make, Component)
+    doc = "## Summary\nx\n## Description\ny\n## Args\n- `items` (list): a.\n  continued: not a name\n- **discount** — b.\n"
+    assert documented_parameters(doc) == ["items", "discount"]
+    assert check_parameters(total, doc) == []
+    assert documented_parameters("Args:\n    items (list): a.\n    None\n") == ["items"]
+    assert check_parameters(make, "## Args\nname (str): n.") == []  # cls is not documented
+    assert check_parameters(label, "## Summary\ns") == []  # self only
+    assert check_sections(label, "method", "## Summary\ns\n## Description\nd") == ["missing section: Raises"]
+    assert (
+        check_sections(total, "function", "## Summary\ns\n## Description\nd\n## Parameters\nitems: x") == []
+    )
+    module = UNITS["shop.util"]
+    assert check_sections(module, "module", "```\n## Role\n```\n## Components\nc") == [
+        "missing section: Role"
+    ]
+
+
+def test_symbol_check_resolves_repository_library_and_python_names() -> None:
+    table = SymbolTable(REPO, GRAPH)
+    doc = textwrap.dedent(
+        """\
+        Uses `Item.describe`, `shop.util.clamp`, `util.round2()`, `self.price`, `Money`, `ValueError`,
+        `asyncio.sleep(0)`, `functools.wraps`, `dataclasses.dataclass`, `os.path.join`, `is_even`,
+        plain words `price` and `EUR`, a call total(items) and `round(x, 2)`.
+        ```mermaid
+        flowchart LR
+          not_checked_here --> `Nothing`
+        ```
+        Invented: `misc.helper`, `Item.nothing_here`, `make_widget()`, `FancyThing` and build_cache(x); unclosed `tick
+        """
+    )
+    names = code_names(doc)
+    assert "not_checked_here" not in names and "price" not in names and "EUR" not in names
+    assert check_symbols(doc, table, ()) == [
+        f"names something that is not in the repository, its imports or Python: `{n}`"
+        for n in ("misc.helper", "Item.nothing_here", "make_widget", "FancyThing", "build_cache")
+    ]
+    assert check_symbols("`new_total` is kept", table, {"new_total"}) == []
+
+
+def test_symbol_scan_is_linear_on_hostile_text() -> None:
+    table = SymbolTable(REPO, GRAPH)
+    for doc in ("a" * 200_000 + "(", "`" * 100_001, ("x." * 100_000) + "(", "`a" * 100_000):
+        started = time.monotonic()
+        check_symbols(doc, table, ())
+        documented_parameters("## Args\n" + doc)
+        assert time.monotonic() - started < 2.0
