@@ -24,7 +24,7 @@ from docmentor.errors import UsageError
 from docmentor.llm import LLMClient
 from docmentor.llm.config import LLMConfig
 from docmentor.repodocs import build_graph, read_repository, traversal
-from docmentor.repodocs.agent import AgentConfig, document_repository, fit, parse_action
+from docmentor.repodocs.agent import AgentConfig, fit, parse_action, run_agent
 from docmentor.repodocs.units import Component, Module, Unit
 from docmentor.repodocs.verify import (
     SymbolTable,
@@ -181,7 +181,7 @@ def test_a_well_formed_run_commits_every_unit_in_dependency_order(
     model = Model()
     openai_server.script(model)
     with client_for(openai_server) as client:
-        report = document_repository(SAMPLE, engine.store, client)
+        report = run_agent(SAMPLE, engine.store, client)
     assert report.finished and not report.failed and report.stopped is None
     assert report.committed == list(ORDER.order)
     order = finish_order(engine, report.run_id)
@@ -209,6 +209,12 @@ def test_a_well_formed_run_commits_every_unit_in_dependency_order(
     first = openai_server.requests[0]
     assert "at least 0.90" in first.messages[0]["content"] and "up to 2 times" in first.messages[0]["content"]
     assert "## Summary" in first.messages[1]["content"] and "<SOURCE>" in first.messages[1]["content"]
+    # the deterministic document (no model) comes with the task as what the code determines
+    task = next(r for r in openai_server.requests if unit_of(r) == "shop.models.Item.label").messages[1][
+        "content"
+    ]
+    assert "What the code determines (written without a model):" in task
+    assert "ValueError" in task.split("What the code determines", 1)[1]
 
 
 def test_a_malformed_or_unknown_action_is_corrected_and_retried(
@@ -223,9 +229,16 @@ def test_a_malformed_or_unknown_action_is_corrected_and_retried(
         json.dumps({"action": "FINISH"}),  # out of order: nothing verified yet
         json.dumps({"action": "READ", "target": "nowhere.at.all"}),
     ]
+    model.first["shop.util"] = [json.dumps({"action": "WRITE", "document": "## Role\nr\n\n## Components\nc"})]
     openai_server.script(model)
     with client_for(openai_server) as client:
-        report = document_repository(SAMPLE, engine.store, client, config=AgentConfig(max_steps=12))
+        report = run_agent(SAMPLE, engine.store, client, config=AgentConfig(max_steps=12))
+    module = report.outcome_by_id["shop.util"]
+    assert module.status == "committed" and module.invalid_actions == 1
+    first_action = repomem_trace.trace(engine.store, report.run_id, unit_id="shop.util")[0]
+    assert first_action.action == "INVALID" and first_action.inputs == {
+        "problem": 'a module is written from memory: READ "memory" first'
+    }
     out = report.outcome_by_id[target]
     assert out.status == "committed" and out.invalid_actions == 5 and out.steps == 9
     invalid = [
@@ -251,7 +264,7 @@ def test_a_model_that_never_passes_verify_fails_its_unit_and_the_run_goes_on(
     model.scores[target] = lambda n: {"consistency": 0.6, "completeness": 0.5, "helpfulness": 0.5}
     openai_server.script(model)
     with client_for(openai_server) as client:
-        report = document_repository(SAMPLE, engine.store, client)
+        report = run_agent(SAMPLE, engine.store, client)
     out = report.outcome_by_id[target]
     assert out.status == "failed" and out.verifications == 3 and out.revisions == 2
     assert out.reason is not None and out.reason.startswith("did not pass VERIFY after 2 revision(s)")
@@ -270,7 +283,7 @@ def test_a_model_that_never_passes_verify_fails_its_unit_and_the_run_goes_on(
     model.scores.pop(target)
     before = len(openai_server.requests)
     with client_for(openai_server) as client:
-        again = document_repository(SAMPLE, engine.store, client)
+        again = run_agent(SAMPLE, engine.store, client)
     assert again.run_id == report.run_id and again.committed == [target] and again.finished
     assert {unit_of(r) for r in openai_server.requests[before:]} == {target}
 
@@ -285,7 +298,7 @@ def test_a_missing_or_unusable_score_is_a_failure_not_a_pass(
     model.scores[always] = lambda n: [None, {"consistency": 0.99}, {**good, "helpfulness": "high"}][min(n, 2)]
     openai_server.script(model)
     with client_for(openai_server) as client:
-        report = document_repository(SAMPLE, engine.store, client)
+        report = run_agent(SAMPLE, engine.store, client)
     first = report.outcome_by_id[once]
     assert first.status == "committed" and first.verifications == 2 and first.revisions == 1
     revise = next(r for r in openai_server.requests if unit_of(r) == once and len(r.messages) == 8)
@@ -313,7 +326,7 @@ def test_deterministic_checks_send_a_draft_back_with_their_findings(
     model.documents[target] = lambda n: bad if n == 0 else good
     openai_server.script(model)
     with client_for(openai_server) as client:
-        report = document_repository(SAMPLE, engine.store, client)
+        report = run_agent(SAMPLE, engine.store, client)
     out = report.outcome_by_id[target]
     assert out.status == "committed" and out.revisions == 1
     verify = next(
@@ -342,7 +355,7 @@ def test_a_429_storm_is_retried_by_the_client_and_the_run_completes(
 
     openai_server.script(storm)
     with client_for(openai_server, max_attempts=3, backoff=0.001, max_backoff=0.002) as client:
-        report = document_repository(SAMPLE, engine.store, client)
+        report = run_agent(SAMPLE, engine.store, client)
     assert report.finished and report.committed == list(ORDER.order)
     calls = sum(o.steps for o in report.outcomes)
     assert len(openai_server.requests) == 3 * calls
@@ -355,9 +368,7 @@ def test_an_endpoint_that_keeps_failing_fails_units_then_stops_the_run(
 ) -> None:
     openai_server.script(rate_limited("0"))
     with client_for(openai_server, max_attempts=2, backoff=0.001, max_backoff=0.002) as client:
-        report = document_repository(
-            SAMPLE, engine.store, client, config=AgentConfig(stop_after_llm_errors=2)
-        )
+        report = run_agent(SAMPLE, engine.store, client, config=AgentConfig(stop_after_llm_errors=2))
     assert [o.status for o in report.outcomes] == ["failed", "failed"]
     assert all(o.llm_error and "HTTP 429" in (o.reason or "") for o in report.outcomes)
     assert report.stopped is not None and report.stopped.startswith("stopped after 2 units in a row")
@@ -370,7 +381,7 @@ def test_token_accounting_per_unit_and_per_run(openai_server: OpenAIServer, engi
     model.first["shop.util.round2"] = ["not json"]  # a wasted call still costs its tokens
     openai_server.script(model)
     with client_for(openai_server) as client:
-        report = document_repository(SAMPLE, engine.store, client)
+        report = run_agent(SAMPLE, engine.store, client)
     rows = {r.unit_id: r for r in repomem.units(engine.store, report.run_id)}
     for uid in ORDER.order:
         prompt, completion = model.tokens(uid)
@@ -401,14 +412,14 @@ def test_limits_on_steps_and_tokens_fail_the_unit_with_the_reason(
     openai_server.script(model)
     config = AgentConfig(max_steps=4, max_tokens=60)
     with client_for(openai_server) as client:
-        report = document_repository(SAMPLE, engine.store, client, config=config)
+        report = run_agent(SAMPLE, engine.store, client, config=config)
     clamp, round2 = report.outcome_by_id["shop.util.clamp"], report.outcome_by_id["shop.util.round2"]
     # clamp's prompts 10, 17, 24 and completions 3, 4, 5 pass 60 tokens on its third call
     assert clamp.status == "failed" and clamp.reason == "token limit: 63 tokens used (limit 60)"
     assert clamp.repeated_reads == 2 and clamp.reads == 3
     config = AgentConfig(max_steps=2)
     with client_for(openai_server) as client:
-        again = document_repository(SAMPLE, engine.store, client, config=config)
+        again = run_agent(SAMPLE, engine.store, client, config=config)
     assert again.outcome_by_id["shop.util.clamp"].reason == "step limit: 2 steps without a verified FINISH"
     assert round2.status == "failed" or again.outcome_by_id["shop.util.round2"].status == "failed"
 
@@ -436,9 +447,7 @@ def test_reads_are_cached_repeats_counted_and_search_asks_the_index(
     model.first["shop.pricing.outer"] = [search]
     openai_server.script(model)
     with client_for(openai_server) as client:
-        report = document_repository(
-            SAMPLE, engine.store, client, config=AgentConfig(max_steps=12), docs=engine
-        )
+        report = run_agent(SAMPLE, engine.store, client, config=AgentConfig(max_steps=12), docs=engine)
     fetch = report.outcome_by_id["shop.pricing.fetch_prices"]
     assert fetch.status == "committed" and fetch.reads == 4 and fetch.repeated_reads == 1
     reads = [
@@ -453,6 +462,8 @@ def test_reads_are_cached_repeats_counted_and_search_asks_the_index(
         ("code", False, False),
     ]
     assert reads[0]["query"] == "asyncio sleep suspends"
+    assert reads[2]["query"] == f"shop.pricing.fetch_prices@{REPO.repository.content_hash[:12]}"
+    assert reads[3]["query"] == f"shop.util.clamp@{REPO.repository.content_hash[:12]}"
     answered = next(
         r
         for r in openai_server.requests
@@ -482,7 +493,7 @@ def test_units_of_one_level_run_at_the_same_time_with_workers(
     model = Model()
     openai_server.script(model)
     with client_for(openai_server) as client:
-        report = document_repository(SAMPLE, engine.store, client, config=AgentConfig(workers=4))
+        report = run_agent(SAMPLE, engine.store, client, config=AgentConfig(workers=4))
     assert report.finished and sorted(report.committed) == sorted(ORDER.order)
     assert_order_respects_edges(finish_order(engine, report.run_id))
 
@@ -496,11 +507,11 @@ _CHILD = textwrap.dedent(
     from docmentor.engine import Docmentor
     from docmentor.llm import LLMClient
     from docmentor.llm.config import LLMConfig
-    from docmentor.repodocs.agent import document_repository
+    from docmentor.repodocs.agent import run_agent
 
     engine = Docmentor(Path(sys.argv[1]))
     with LLMClient(LLMConfig(base_url=sys.argv[2], model="scripted", timeout=60)) as client:
-        document_repository(Path(sys.argv[3]), engine.store, client)
+        run_agent(Path(sys.argv[3]), engine.store, client)
     """
 )
 
@@ -544,7 +555,7 @@ def test_a_run_killed_mid_way_resumes_without_redoing_committed_units(
         model.delay.clear()
         seen = len(openai_server.requests)
         with client_for(openai_server) as client:
-            report = document_repository(SAMPLE, engine.store, client)
+            report = run_agent(SAMPLE, engine.store, client)
         assert report.run_id == run.id and report.finished
         assert set(report.skipped) == set(before)
         assert report.committed == list(ORDER.order[position:])

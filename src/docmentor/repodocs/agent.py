@@ -10,6 +10,8 @@ Per unit (``UnitAgent.run``), every step is one model call answered by one JSON 
   through the run's search cache in RepoMemory; a second read of the same target in one unit
   is served from it and counted as a repeat. Every read is in the trace.
 - **WRITE** keeps the model's document (and its claims) as the draft; verification is void.
+  A module, package or repository is written only after a READ of memory (the paper's rule:
+  its parts' documents are its primary source).
 - **VERIFY** reads the model's scores strictly (``verify.read_scores``: missing or unusable
   is a failure) and runs the deterministic checks (``verify.py``). It passes when the mean
   is at least ``threshold`` and no check finds anything; otherwise the findings go back to
@@ -24,7 +26,7 @@ client's retries, is marked failed with the reason: nothing unverified is commit
 run goes on with the next unit; it stops (resumable) after ``stop_after_llm_errors`` units in
 a row failed on the endpoint.
 
-``document_repository`` runs it over a repository: units registered in traversal order with
+``run_agent`` runs it over a repository: units registered in traversal order with
 their code hashes (a resumed run keeps what was committed and redoes none of it), then each
 pending unit, one after another or, with ``workers`` > 1, the units of one traversal level at a
 time in a thread pool (a level's units do not depend on each other).
@@ -45,10 +47,13 @@ from docmentor.llm import LLMClient
 from docmentor.llm.config import LLMError
 from docmentor.llm.replies import extract_json
 from docmentor.repodocs import prompts
+from docmentor.repodocs.code_facts import read_facts
+from docmentor.repodocs.deterministic import Documenter
 from docmentor.repodocs.graph import build_graph
 from docmentor.repodocs.order import traversal
 from docmentor.repodocs.python_units import read_repository
 from docmentor.repodocs.reads import RepoView, trim
+from docmentor.repodocs.units import sha256_text
 from docmentor.repodocs.verify import (
     SymbolTable,
     check_parameters,
@@ -64,10 +69,11 @@ if TYPE_CHECKING:
     from docmentor.engine import Docmentor
     from docmentor.store.db import Store
 
-__all__ = ["AgentConfig", "RunReport", "UnitAgent", "UnitOutcome", "document_repository"]
+__all__ = ["AgentConfig", "RunReport", "UnitAgent", "UnitOutcome", "run_agent"]
 
 ACTIONS = ("READ", "WRITE", "VERIFY", "FINISH")
 _GRAPH_TARGETS = ("memory", "callees", "callers", "owner")
+_SYNTHESES = ("module", "package", "repository")  # documents written from their parts' documents
 _DROPPED_NOTE = "[earlier message left out to fit the context budget]"
 
 
@@ -88,11 +94,14 @@ class AgentConfig:
     retry_failed: bool = True  # a resumed run tries its failed units again
     stop_after_llm_errors: int = 3  # units in a row failed on the endpoint stop the run
     search_limit: int = 3  # sections a READ search returns
+    facts_chars: int = 4_000  # the deterministic document given with the task (0: none)
 
     def __post_init__(self) -> None:
         for name in ("max_steps", "max_tokens", "source_chars", "read_chars", "context_chars"):
             if getattr(self, name) < 1:
                 raise UsageError(f"AgentConfig.{name} must be 1 or more, not {getattr(self, name)!r}")
+        if self.facts_chars < 0:
+            raise UsageError(f"AgentConfig.facts_chars must be 0 or more, not {self.facts_chars!r}")
         for name in ("workers", "stop_after_llm_errors", "search_limit"):
             if getattr(self, name) < 1:
                 raise UsageError(f"AgentConfig.{name} must be 1 or more, not {getattr(self, name)!r}")
@@ -128,7 +137,7 @@ class UnitOutcome:
 
 @dataclass(frozen=True)
 class RunReport:
-    """One call of ``document_repository``: the run, the units it worked on (in the order
+    """One call of ``run_agent``: the run, the units it worked on (in the order
     they ended), those already committed before it (skipped) and the tokens it used."""
 
     run_id: int
@@ -191,6 +200,8 @@ class _Shared:
     symbols: SymbolTable
     docs: Docmentor | None
     system: str
+    facts: dict[str, str]  # each unit's deterministic document (from the code, no model)
+    version: str  # the repository's code hash: cached code answers are keyed by it
 
 
 class UnitAgent:
@@ -287,10 +298,12 @@ class UnitAgent:
             if not isinstance(query, str) or not query.strip():
                 return self._invalid('READ "search" needs a "query" string', tokens, t0)
             key = ("search", " ".join(query.split()))
+        elif target == "memory":
+            key = ("memory", f"{self.unit_id}@{self._memory_version()}")
         elif target in _GRAPH_TARGETS:
-            key = (target, self.unit_id)
+            key = (target, f"{self.unit_id}@{self.s.version}")
         elif target in view.units:
-            key = ("code", target)
+            key = ("code", f"{target}@{self.s.version}")
         else:
             known = ", ".join((*_GRAPH_TARGETS, "search", "a unit id"))
             return self._invalid(f"unknown READ target {target!r} (one of {known})", tokens, t0)
@@ -336,14 +349,25 @@ class UnitAgent:
             owner = view.owner(self.unit_id)
             return view.sources([owner], budget) if owner else "It belongs to no class."
         if kind == "code":
-            return view.sources([query], budget)
+            return view.sources([query.rsplit("@", 1)[0]], budget)
         return self._search(query, budget)
+
+    def _memory_ids(self) -> list[str]:
+        view = self.s.view
+        return list(
+            dict.fromkeys([*view.depends_on.get(self.unit_id, []), *view.children.get(self.unit_id, [])])
+        )
+
+    def _memory_version(self) -> str:
+        """Which of the unit's dependencies and children are committed, and when: a cached
+        memory answer is only reused while that is unchanged."""
+        docs = repomem.committed_documents(self.s.store, self.s.run_id, self._memory_ids())
+        stamp = "\n".join(f"{u}\t{docs[u].committed_at}" for u in sorted(docs))
+        return sha256_text(stamp)[:12]
 
     def _memory(self, budget: int) -> str:
         view = self.s.view
-        ids = list(
-            dict.fromkeys([*view.depends_on.get(self.unit_id, []), *view.children.get(self.unit_id, [])])
-        )
+        ids = self._memory_ids()
         if not ids:
             return "Nothing in memory: it depends on and contains no documented unit."
         docs = repomem.committed_documents(self.s.store, self.s.run_id, ids)
@@ -370,6 +394,9 @@ class UnitAgent:
     # -- WRITE, VERIFY, FINISH --------------------------------------------------------
 
     def _write(self, action: dict[str, Any], tokens: int, t0: float) -> bool:
+        if self.kind in _SYNTHESES and not any(kind == "memory" for kind, _ in self.seen):
+            # the paper's rule: a module, package or repository is written from its parts' documents
+            return self._invalid(f'a {self.kind} is written from memory: READ "memory" first', tokens, t0)
         document = action["document"].strip()
         claims = action.get("claims")
         self.claims = (
@@ -474,6 +501,11 @@ class UnitAgent:
         external = view.graph.external.get(self.unit_id)
         if external:
             context.append("Library names it uses: " + ", ".join(external))
+        facts = self.s.facts.get(self.unit_id)
+        if facts and cfg.facts_chars:
+            context.append(
+                "What the code determines (written without a model):\n" + trim(facts, cfg.facts_chars)
+            )
         return prompts.task_message(
             unit_id=self.unit_id,
             kind=self.kind,
@@ -561,7 +593,7 @@ def fit(messages: list[dict[str, Any]], budget: int) -> list[dict[str, Any]]:
 # -- the run ------------------------------------------------------------------------------
 
 
-def document_repository(
+def run_agent(
     root: Path,
     store: Store,
     client: LLMClient,
@@ -593,6 +625,14 @@ def document_repository(
             repomem.reset_units(store, run.id, failed)
     pending = set(repomem.unit_ids(store, run.id, status="pending"))
     skipped = tuple(u for u in order.order if u not in pending)
+    facts = (
+        {
+            uid: doc.text(3)
+            for uid, doc in Documenter(repo, graph, read_facts(root, repo), root).documents().items()
+        }
+        if cfg.facts_chars
+        else {}
+    )
     shared = _Shared(
         store=store,
         run_id=run.id,
@@ -602,6 +642,8 @@ def document_repository(
         symbols=SymbolTable(repo, graph),
         docs=docs,
         system=prompts.system_prompt(cfg.threshold, cfg.max_revisions),
+        facts=facts,
+        version=repo.repository.content_hash[:12],
     )
     outcomes, stopped = _work(
         shared, order.levels if cfg.workers > 1 else tuple((u,) for u in order.order), pending
