@@ -120,3 +120,21 @@ def test_one_refresh_pass_for_the_cli_and_the_servers(
     engine.close()
     assert {r.source for r in reports} == {"conf", "gone", "own"}
     assert [row["name"] for row in unindexed.sources([])] == ["gone"]
+
+
+def test_includes_not_found_for_a_reason_are_capped_like_the_others(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    too_long = "x" * 300  # no such file, and the system says why: "File name too long"
+    lines = ["# Page", ""]
+    for i in range(4):
+        lines += [f'--8<-- "missing{i}.md"', "", f'--8<-- "{too_long}{i}.md"', ""]
+    (docs / "page.md").write_text("\n".join(lines), encoding="utf-8")
+    rc, _, err = Cli(tmp_path / "index", capsys)("add", str(docs))
+    assert rc == 0, err
+    warned = err.splitlines()
+    assert len(warned) == 6, warned
+    assert sum("include not found (" in w for w in warned[:5]) == 2
+    assert warned[5].startswith("warning: … and 3 more includes not found; if they are relative")

@@ -63,7 +63,7 @@ __version__ = "0.1.0"
 _EXPORTS: dict[str, str] = {
     # docs engine
     "Docmentor": "docmentor.engine",
-    "DEFAULT_REFRESH_DEADLINE": "docmentor.engine.refresh",
+    "DEFAULT_REFRESH_DEADLINE": "docmentor.config",
     "RefreshReport": "docmentor.engine.reports",
     "DocPage": "docmentor.engine.reports",
     "DocExcerpts": "docmentor.engine.reports",
@@ -328,11 +328,17 @@ if TYPE_CHECKING:
         calculate_dimension_score,
     )
     from docmentor.clarity.scoring import Penalty as ScorePenalty
-    from docmentor.config import Config, ConfiguredSource, default_db, load_config, split_named
+    from docmentor.config import (
+        DEFAULT_REFRESH_DEADLINE,
+        Config,
+        ConfiguredSource,
+        default_db,
+        load_config,
+        split_named,
+    )
     from docmentor.engine import DocExcerpts, Docmentor, DocPage, RefreshReport, SourceInfo
     from docmentor.engine.core import index_exists, index_removed_on_failure
     from docmentor.engine.lookup import EXCERPT_CHUNKS_RANGE, EXCERPT_CONTEXT_RANGE
-    from docmentor.engine.refresh import DEFAULT_REFRESH_DEADLINE
     from docmentor.engine.report_warnings import ReportWarnings, group_warnings
     from docmentor.errors import DocmentorError, NotFoundError, SourceUnavailableError, StoreError, UsageError
     from docmentor.evaluation import (

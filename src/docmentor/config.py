@@ -15,6 +15,10 @@ from docmentor.errors import UsageError
 from docmentor.models import SourceOptions
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+#: seconds one ``refresh`` of every source may take (llms.txt fetching stops then; what was
+#: not fetched keeps its last good copy, sources not reached are left as they were); here,
+#: not in the engine, so that the CLI's ``--deadline`` default costs no engine import
+DEFAULT_REFRESH_DEADLINE = 1800.0
 
 
 def home() -> Path:

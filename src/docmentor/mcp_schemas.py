@@ -17,7 +17,7 @@ from typing import Annotated, Any, Literal, NotRequired
 from pydantic import Field
 from typing_extensions import TypedDict  # pydantic needs it below Python 3.12
 
-from docmentor import MAX_TOKENS_RANGE
+from docmentor import EXCERPT_CHUNKS_RANGE, EXCERPT_CONTEXT_RANGE, MAX_TOKENS_RANGE
 
 # -- input ranges -----------------------------------------------------------------------------
 
@@ -26,8 +26,8 @@ MAX_DOC_CHARS = 100_000  # get_doc characters per page
 MAX_FIND_RESULTS = 20  # find_api results per call (the CLI allows 50)
 MAX_DIGEST_TOKENS = 20_000  # assemble_context budget: tool results must stay usable
 MIN_DIGEST_TOKENS = MAX_TOKENS_RANGE[0]  # the CLI's lower bound
-MAX_CHUNKS = 20  # get_doc_excerpt passages (the engine's cap)
-CONTEXT_CHARS = (50, 5000)  # get_doc_excerpt characters around a match (the engine's range)
+MAX_CHUNKS = EXCERPT_CHUNKS_RANGE[1]  # get_doc_excerpt passages (the engine's cap)
+CONTEXT_CHARS = EXCERPT_CONTEXT_RANGE  # get_doc_excerpt characters around a match (the engine's range)
 MAX_SECTIONS = 100  # assemble's --sections
 MAX_DEPTH = 2  # assemble's --depth
 LINES_PATTERN = r"^\s*\d+\s*(-\s*\d+\s*)?$"

@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from docmentor.engine.refresh import DEFAULT_REFRESH_DEADLINE
+from docmentor.config import DEFAULT_REFRESH_DEADLINE
 from docmentor.errors import DocmentorError
 
 if TYPE_CHECKING:

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from docmentor import SourceUnavailableError, UsageError
+from docmentor import DEFAULT_REFRESH_DEADLINE, SourceUnavailableError, UsageError
 from docmentor.cli.app import (
     STATE,
     app,
@@ -23,8 +23,6 @@ from docmentor.cli.app import (
 
 if TYPE_CHECKING:
     from docmentor import RefreshReport
-
-DEFAULT_REFRESH_DEADLINE = 1800.0  # = docmentor.engine's (not imported here: the CLI starts fast)
 
 
 def _report_line(r: RefreshReport) -> str:
@@ -47,35 +45,23 @@ SHOWN_FAILED = 10  # documents that could not be read, then one line with the co
 
 
 def _warn(report: RefreshReport, target: str | None = None) -> None:
-    missing = [w for w in report.warnings if ": include not found: " in w]
-    for w in report.warnings:
-        if w in missing[SHOWN_MISSING_INCLUDES:]:
-            continue
+    from docmentor import group_warnings
+
+    said = group_warnings(
+        report, target, shown_missing_includes=SHOWN_MISSING_INCLUDES, shown_failed=SHOWN_FAILED
+    )
+    for w in said.warnings:
         print(f"warning: {w}", file=sys.stderr)
-    if len(missing) > SHOWN_MISSING_INCLUDES:
-        more = len(missing) - SHOWN_MISSING_INCLUDES
-        print(f"warning: … and {more} more includes not found{_base_hint(target)}", file=sys.stderr)
-    unsaid = [(path, err) for path, err in report.failed if not any(path in w for w in report.warnings)]
-    for path, err in unsaid[:SHOWN_FAILED]:
+    if said.more_missing_includes:
+        more = said.more_missing_includes
+        print(f"warning: … and {more} more includes not found{said.include_hint}", file=sys.stderr)
+    for path, err in said.failed:
         print(f"warning: {path}: {err}", file=sys.stderr)
-    if len(unsaid) > SHOWN_FAILED:  # a 429 storm on a big site: not a thousand lines
-        more = len(unsaid) - SHOWN_FAILED
+    if said.more_failed:  # a 429 storm on a big site: not a thousand lines
         print(
-            f"warning: … and {more} more documents could not be read (--json lists them all)", file=sys.stderr
+            f"warning: … and {said.more_failed} more documents could not be read (--json lists them all)",
+            file=sys.stderr,
         )
-
-
-def _base_hint(target: str | None) -> str:
-    """What to pass when a folder's includes name paths relative to a folder above it."""
-    folder = Path(target) if target else None
-    if folder is None or not folder.is_dir():
-        return " (includes are read from the docs folder and the --base-path folders)"
-    from docmentor import mkdocs_bases
-
-    bases = [b for b in mkdocs_bases(folder) if b != folder.resolve()]
-    if bases:
-        return f"; this folder is inside a MkDocs project: add it with --base-path {bases[0]}"
-    return "; if they are relative to another folder, add the source again with --base-path FOLDER"
 
 
 @app.command()

@@ -13,7 +13,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from docmentor.config import ConfiguredSource, auto_name, is_url, validate_name
+from docmentor.config import DEFAULT_REFRESH_DEADLINE, ConfiguredSource, auto_name, is_url, validate_name
 from docmentor.engine.embedding import Embedding
 from docmentor.engine.read_source import read_folder, read_llms, set_updated_times
 from docmentor.engine.reports import Progress, RefreshReport
@@ -27,9 +27,6 @@ from docmentor.store.db import DocChange
 
 log = logging.getLogger(__name__)
 
-#: seconds one ``refresh`` of every source may take (llms.txt fetching stops then; what was
-#: not fetched keeps its last good copy, sources not reached are left as they were)
-DEFAULT_REFRESH_DEADLINE = 1800.0
 #: a refresh that would leave a source fewer than half of its documents, when it had at least
 #: this many, removes none (they stay, stale) and warns: removing them takes ``refresh --prune``
 PRUNE_GUARD_MIN = 4

@@ -33,6 +33,17 @@ _SECTION_MARKER = re.compile(
 )
 
 
+#: the problem of an include whose file is not found (``locate``), as its warnings say it
+NOT_FOUND = "include not found"
+# a warning "FILE:LINE: include not found: RAW" or "FILE:LINE: include not found (REASON): RAW"
+_NOT_FOUND_WARNING = re.compile(rf": {NOT_FOUND}(?: \([^()\n]*\))?: ")
+
+
+def is_missing_include(warning: str) -> bool:
+    """Whether a scan's warning is about an include whose file was not found (either form)."""
+    return _NOT_FOUND_WARNING.search(warning) is not None
+
+
 @dataclass
 class IncludeBudget:
     """What the includes of one source may add to its documents, all documents together.
@@ -310,7 +321,7 @@ class IncludeReader:
                 unusable = unusable or str(getattr(exc, "strerror", None) or exc)
         if escaped:
             return "include refused: path escapes the docs root"
-        return f"include not found ({unusable})" if unusable else "include not found"
+        return f"{NOT_FOUND} ({unusable})" if unusable else NOT_FOUND
 
     def open(self, raw: str, at: At, kind: _Kind, *, check_cycle: bool = True) -> _Opened | None:
         target = self.locate(raw, at.file, kind)
