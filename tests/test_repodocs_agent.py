@@ -28,11 +28,15 @@ from docmentor.repodocs.agent import AgentConfig, fit, parse_action, run_agent
 from docmentor.repodocs.units import Component, Module, Unit
 from docmentor.repodocs.verify import (
     SymbolTable,
+    check_links,
     check_parameters,
+    check_raises,
     check_sections,
     check_symbols,
     code_names,
     documented_parameters,
+    documented_raises,
+    locations,
     read_scores,
 )
 from docmentor.store import repomem, repomem_trace
@@ -321,7 +325,8 @@ def test_deterministic_checks_send_a_draft_back_with_their_findings(
     target = "shop.pricing.total"
     good = good_document(UNITS[target])
     bad = good.replace("discount (float): the discount.", "rate (float): an invented rate.") + (
-        "\n\nIt calls `misc.helper()` and then shop_utils_round(x)."
+        "\n\nIt calls `misc.helper()` and then shop_utils_round(x); see [its page](shop.nothing.md) and"
+        " `shop/pricing.py:99`.\n\n## Raises\nKeyError: never."
     )
     model.documents[target] = lambda n: bad if n == 0 else good
     openai_server.script(model)
@@ -339,6 +344,9 @@ def test_deterministic_checks_send_a_draft_back_with_their_findings(
         "'def total(items: list[m.Item], *, discount: float = 0.0) -> float': rate",
         "names something that is not in the repository, its imports or Python: `misc.helper`",
         "names something that is not in the repository, its imports or Python: `shop_utils_round`",
+        "documented under Raises but raised neither by it nor by what it calls: KeyError",
+        "link to a document of no unit: shop.nothing.md",
+        "code location past the end of shop/pricing.py (36 lines): shop/pricing.py:99",
     ]
     assert repomem.get_unit(engine.store, report.run_id, target).document == good
 
@@ -677,3 +685,34 @@ def test_symbol_scan_is_linear_on_hostile_text() -> None:
         check_symbols(doc, table, ())
         documented_parameters("## Args\n" + doc)
         assert time.monotonic() - started < 2.0
+
+
+def test_raises_links_and_locations_are_checked_against_the_code() -> None:
+    label, total = UNITS["shop.models.Item.label"], UNITS["shop.pricing.total"]
+    assert check_raises(label, "## Raises\n- `ValueError`: if the price is negative.", []) == []
+    assert check_raises(label, "## Summary\ns", []) == ["raised but not documented under Raises: ValueError"]
+    assert check_raises(total, "## Raises\nLookupError: when a callee does.", ["LookupError"]) == []
+    assert check_raises(total, "## Raises\nerrors.UsageError: bad.", []) == [
+        "documented under Raises but raised neither by it nor by what it calls: UsageError"
+    ]
+    assert documented_raises("## Raises\nNone.\n  ValueError if x\nraises nothing here") == ["ValueError"]
+    pages = {"index.md", "modules/shop.util.md"}
+    lines = {"shop/util.py": 22}
+    doc = (
+        "[a](shop.util.md) [b](../modules/shop.util.md#c-clamp) [c](index.md) [d](https://x.org/y.md) "
+        "[e](#anchor) [f](shop/util.py) [g](nothing.md) [h](../packages/nope.md) [i](docs/missing.txt) "
+        "`shop/util.py:7` at ./shop/util.py:3-9, shop/util.py:30 and `other/mod.py:1`, x.py:y"
+    )
+    assert check_links(doc, UNITS, pages, lines) == [
+        "link to a document of no unit: nothing.md",
+        "link to a document of no unit: ../packages/nope.md",
+        "link to a file not in the repository: docs/missing.txt",
+        "code location past the end of shop/util.py (22 lines): shop/util.py:30",
+        "code location in no file of the repository: other/mod.py:1",
+    ]
+    assert locations("a/b.py:3-4 b.py:7") == [("a/b.py", 3, 4), ("b.py", 7, None)]
+    started = time.monotonic()
+    for hostile in ("a" * 200_000 + ".py:1", ".py:" * 50_000, "](" * 100_000, "[x](" + "a" * 200_000):
+        check_links(hostile, UNITS, pages, lines)
+        documented_raises("## Raises\n" + hostile)
+    assert time.monotonic() - started < 3.0

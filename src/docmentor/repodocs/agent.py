@@ -48,7 +48,7 @@ from docmentor.llm.config import LLMError
 from docmentor.llm.replies import extract_json
 from docmentor.repodocs import prompts
 from docmentor.repodocs.code_facts import read_facts
-from docmentor.repodocs.deterministic import Documenter
+from docmentor.repodocs.deterministic import Documenter, Layout
 from docmentor.repodocs.graph import build_graph
 from docmentor.repodocs.order import traversal
 from docmentor.repodocs.python_units import read_repository
@@ -56,7 +56,9 @@ from docmentor.repodocs.reads import RepoView, trim
 from docmentor.repodocs.units import sha256_text
 from docmentor.repodocs.verify import (
     SymbolTable,
+    check_links,
     check_parameters,
+    check_raises,
     check_sections,
     check_symbols,
     read_scores,
@@ -202,6 +204,8 @@ class _Shared:
     system: str
     facts: dict[str, str]  # each unit's deterministic document (from the code, no model)
     version: str  # the repository's code hash: cached code answers are keyed by it
+    pages: frozenset[str]  # the Markdown tree's pages (deterministic.Layout), links may name them
+    file_lines: dict[str, int]  # each module's path and line count, for path:line locations
 
 
 class UnitAgent:
@@ -449,7 +453,13 @@ class UnitAgent:
             *check_sections(unit, self.kind, document),
             *check_parameters(unit, document),
             *check_symbols(document, self.s.symbols, source_names(self.own_source)),
+            *check_raises(unit, document, self._callee_raises()),
+            *check_links(document, self.s.view.units, self.s.pages, self.s.file_lines),
         ]
+
+    def _callee_raises(self) -> list[str]:
+        view = self.s.view
+        return [r for c in view.callee_ids(self.unit_id) for r in getattr(view.units[c], "raises", ())]
 
     def _finish(self, action: dict[str, Any], tokens: int, t0: float) -> bool:
         if self.draft is None or self.verified is None:
@@ -644,6 +654,8 @@ def run_agent(
         system=prompts.system_prompt(cfg.threshold, cfg.max_revisions),
         facts=facts,
         version=repo.repository.content_hash[:12],
+        pages=frozenset(Layout(repo).pages.values()),
+        file_lines={m.path: m.line_end for m in repo.modules},
     )
     outcomes, stopped = _work(
         shared, order.levels if cfg.workers > 1 else tuple((u,) for u in order.order), pending

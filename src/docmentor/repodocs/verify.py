@@ -14,6 +14,12 @@ The deterministic checks:
   source, a builtin, the standard library or a library the repository imports. "Looks like
   code" is a dotted name, a call ``name()``, a name with ``_``, or a capitalised or camelCase
   name; plain words in backticks (``price``, ``EUR``) are not checked.
+- **raises** (functions and methods): every exception class the code raises is under Raises,
+  and every one Raises names is raised by it or by a unit it calls (a re-raised variable,
+  ``raise exc``, names no class and is not asked for).
+- **links and locations**: a link to a ``.md`` page names a unit (``<id>.md``) or a page of
+  the Markdown tree; another relative link a file of the repository; every ``path.py:line``
+  (or ``:first-last``) is a module of the repository and within its lines.
 
 Every scan is line by line and linear in the document.
 """
@@ -311,3 +317,115 @@ def check_symbols(document: str, table: SymbolTable, local: Iterable[str]) -> li
 def source_names(source: str) -> frozenset[str]:
     """Every identifier in a unit's source text (its locals, attributes and strings' words)."""
     return frozenset(m.group(0) for m in _NAME.finditer(source))
+
+
+# -- raised exceptions, links and code locations ----------------------------------------
+
+
+def _exception(name: str) -> str | None:
+    """The class name of a raised name as written (``errors.UsageError`` → ``UsageError``);
+    None for a re-raised variable (``raise exc``)."""
+    last = name.rsplit(".", 1)[-1]
+    return last if last[:1].isupper() else None
+
+
+def documented_raises(document: str) -> list[str]:
+    """The exception names documented under Raises (``ValueError: when …``, ``- `errors.X`: …``),
+    as class names."""
+    lines = sections(document).get("raises", [])
+    out: list[str] = []
+    for line in lines:
+        text = line.strip().lstrip("-*+").strip().lstrip("`*")
+        m = _DOTTED.match(text)
+        if m is None:
+            continue
+        rest = text[m.end() :].lstrip("`*").lstrip()
+        name = _exception(m.group(0))
+        if name is not None and name != "None" and rest.startswith((":", "-", "—", "–", "(", "if", "when")):
+            out.append(name)
+    return list(dict.fromkeys(out))
+
+
+def check_raises(unit: Unit, document: str, callee_raises: Iterable[str]) -> list[str]:
+    """Exceptions the function raises that Raises leaves out, and exceptions Raises names that
+    neither it nor what it calls raises (a function or method only)."""
+    if not isinstance(unit, Component) or unit.kind == "class":
+        return []
+    own = [n for n in (_exception(r) for r in unit.raises) if n is not None]
+    documented = documented_raises(document)
+    near = set(own) | {n for n in (_exception(r) for r in callee_raises) if n is not None}
+    findings = [
+        f"raised but not documented under Raises: {n}" for n in dict.fromkeys(own) if n not in documented
+    ]
+    findings += [
+        f"documented under Raises but raised neither by it nor by what it calls: {n}"
+        for n in documented
+        if n not in near
+    ]
+    return findings
+
+
+_LINK_TARGET = re.compile(r"\]\(([^()\s]{1,300})\)")
+_PATH_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./-")
+
+
+def check_links(
+    document: str, unit_ids: Iterable[str], pages: Iterable[str], file_lines: Mapping[str, int]
+) -> list[str]:
+    """Links that lead nowhere and code locations (``path.py:line``) that are not in the
+    repository. A link to a ``.md`` page must be ``<unit id>.md`` (the format the model is
+    asked for) or a page of the Markdown tree (``pages``: ``modules/shop.util.md``, after any
+    ``../``); any other relative link a file of the repository; web links and in-page anchors
+    are not checked. ``file_lines``: each module's path and line count."""
+    ids = set(unit_ids)
+    tree = set(pages)
+    findings: list[str] = []
+    for m in _LINK_TARGET.finditer(document):
+        target = m.group(1).split("#", 1)[0]
+        if not target or "://" in target or target.startswith("mailto:"):
+            continue
+        bare = target
+        while bare.startswith(("../", "./")):
+            bare = bare[3:] if bare.startswith("../") else bare[2:]
+        if bare.endswith(".md"):
+            if bare[:-3] not in ids and bare not in tree:
+                findings.append(f"link to a document of no unit: {target}")
+        elif bare not in file_lines:
+            findings.append(f"link to a file not in the repository: {target}")
+    for path, first, last in dict.fromkeys(locations(document)):
+        count = file_lines.get(path)
+        span = f"{first}-{last}" if last is not None else str(first)
+        if count is None:
+            findings.append(f"code location in no file of the repository: {path}:{span}")
+        elif not 1 <= first <= count or (last is not None and not first <= last <= count):
+            findings.append(f"code location past the end of {path} ({count} lines): {path}:{span}")
+    return findings
+
+
+def locations(document: str) -> list[tuple[str, int, int | None]]:
+    """The ``path.py:line`` and ``path.py:first-last`` locations the text names (found from each
+    ``.py:`` by walking back over path characters and forward over digits: linear)."""
+    out: list[tuple[str, int, int | None]] = []
+    pos = document.find(".py:")
+    while pos != -1:
+        start = pos
+        while start > 0 and document[start - 1] in _PATH_CHARS and pos - start < 250:
+            start -= 1
+        first, after = _digits(document, pos + 4)
+        if first is not None and start < pos:
+            last = None
+            if after < len(document) and document[after] in "-–":
+                last, _ = _digits(document, after + 1)
+            path = document[start : pos + 3]
+            while path.startswith("./"):
+                path = path[2:]
+            out.append((path, first, last))
+        pos = document.find(".py:", pos + 4)
+    return out
+
+
+def _digits(text: str, at: int) -> tuple[int | None, int]:
+    end = at
+    while end < len(text) and end - at < 7 and text[end].isdigit():
+        end += 1
+    return (int(text[at:end]) if end > at else None), end
