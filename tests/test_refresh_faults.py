@@ -24,7 +24,6 @@ from typing import Any
 import pytest
 
 import docmentor.engine.core as engine_core
-import docmentor.engine.refresh as engine_refresh
 import httpserver
 from clitool import Cli
 from docmentor.engine import Docmentor
@@ -576,12 +575,6 @@ def test_sources_not_reached_before_the_deadline_are_left_as_they_were(
         assert len(reports["a_site"].failed) == 2 and reports["a_site"].error is None
         assert reports["b_folder"].error is not None and "time limit" in reports["b_folder"].error
         assert [h.path for h in eng.search("xenops")] == ["x.md"]
-
-
-def test_the_cli_and_the_engine_share_the_default_deadline() -> None:
-    from docmentor.cli import sources
-
-    assert sources.DEFAULT_REFRESH_DEADLINE == engine_refresh.DEFAULT_REFRESH_DEADLINE
 
 
 def test_a_reader_that_cannot_repair_filters_its_hits_and_does_not_retry(
