@@ -85,6 +85,10 @@ def unit_of(req: ChatRequest) -> str:
     return line.removeprefix("Unit: ")
 
 
+def is_judge(req: ChatRequest) -> bool:
+    return str(req.messages[0]["content"]).startswith("You check a draft document")
+
+
 class Model:
     """Decides each reply from the conversation: READ memory, WRITE, VERIFY, FINISH; per-unit
     behaviours override it. Every reply carries ``usage`` (prompt 10 + 7 x turn, completion
@@ -97,6 +101,8 @@ class Model:
         self.scores: dict[str, Callable[[int], Any]] = {}  # unit → VERIFY number → scores
         self.documents: dict[str, Callable[[int], str]] = {}  # unit → WRITE number → document
         self.delay: dict[str, float] = {}
+        self.judgements: dict[str, Callable[[int], Any]] = {}  # unit → check number → answer
+        self.judged: dict[str, int] = defaultdict(int)
         self.turns: dict[str, int] = defaultdict(int)
 
     def __call__(self, req: ChatRequest) -> Reply:
@@ -105,7 +111,13 @@ class Model:
         turn = sum(1 for m in msgs if m["role"] == "assistant")
         with self.lock:
             queued = self.first.get(unit)
-            content = queued.pop(0) if queued else self.decide(unit, msgs)
+            if is_judge(req):
+                answer = self.judgements.get(unit, lambda n: {"claims": ["one", "two"], "conflicts": []})
+                value = answer(self.judged[unit])
+                self.judged[unit] += 1
+                content = value if isinstance(value, str) else json.dumps(value)
+            else:
+                content = queued.pop(0) if queued else self.decide(unit, msgs)
             usage = (10 + 7 * turn, 3 + turn)
             self.served[unit].append(usage)
         body = {
@@ -365,7 +377,8 @@ def test_a_429_storm_is_retried_by_the_client_and_the_run_completes(
     with client_for(openai_server, max_attempts=3, backoff=0.001, max_backoff=0.002) as client:
         report = run_agent(SAMPLE, engine.store, client)
     assert report.finished and report.committed == list(ORDER.order)
-    calls = sum(o.steps for o in report.outcomes)
+    calls = sum(o.model_calls for o in report.outcomes)
+    assert calls > sum(o.steps for o in report.outcomes)  # the cross-document checks are calls too
     assert len(openai_server.requests) == 3 * calls
     # only the answers count: 429s carry no usage
     assert report.prompt_tokens == sum(model.tokens(u)[0] for u in ORDER.order)
@@ -403,6 +416,9 @@ def test_token_accounting_per_unit_and_per_run(openai_server: OpenAIServer, engi
     # READ, WRITE, VERIFY, FINISH: prompts 10+17+24+31 = 82, completions 3+4+5+6 = 18
     assert model.tokens("shop.util.clamp") == (82, 18)
     assert model.tokens("shop.util.round2") == (82 + 38, 18 + 7)
+    # a module: READ, WRITE, VERIFY, the cross-document check (a new conversation), FINISH
+    assert model.tokens("shop.util") == (82 + 10, 18 + 3)
+    assert report.outcome_by_id["shop.util"].model_calls == 5
     total_prompt = sum(model.tokens(u)[0] for u in ORDER.order)
     total_completion = sum(model.tokens(u)[1] for u in ORDER.order)
     progress = repomem_trace.progress(engine.store, report.run_id)
@@ -716,3 +732,70 @@ def test_raises_links_and_locations_are_checked_against_the_code() -> None:
         check_links(hostile, UNITS, pages, lines)
         documented_raises("## Raises\n" + hostile)
     assert time.monotonic() - started < 3.0
+
+
+def test_cross_document_conflicts_send_the_draft_back_and_an_unusable_check_fails(
+    openai_server: OpenAIServer, engine: Docmentor
+) -> None:
+    model = Model()
+    conflicted, unusable = "shop.pricing.discounted", "shop.pricing.total"
+    conflict = {
+        "claim": "clamp never limits the rate",
+        "unit": "shop.util.clamp",
+        "reason": "it clamps to [lo, hi]",
+    }
+    model.judgements[conflicted] = lambda n: {"claims": ["a", "b"], "conflicts": [conflict] if n == 0 else []}
+    model.judgements[unusable] = lambda n: "I see no problems." if n < 2 else {"claims": ["a"]}
+    model.documents[conflicted] = lambda n: good_document(UNITS[conflicted])
+    openai_server.script(model)
+    with client_for(openai_server) as client:
+        report = run_agent(SAMPLE, engine.store, client)
+    out = report.outcome_by_id[conflicted]
+    assert out.status == "committed" and out.revisions == 1 and out.model_calls == out.steps + 2
+    checks = [
+        t
+        for t in repomem_trace.trace(engine.store, report.run_id, unit_id=conflicted)
+        if t.action == "CONFLICT"
+    ]
+    assert checks[0].inputs["conflicts"] == [conflict] and checks[0].inputs["references"] == [
+        "shop.util.clamp",
+        "shop.util.logged",
+    ]
+    judge = next(r for r in openai_server.requests if unit_of(r) == conflicted and is_judge(r))
+    assert '<REFERENCE unit="shop.util.clamp">' in judge.messages[1]["content"]
+    assert judge.body["response_format"] == {"type": "json_object"}
+    revise = next(r for r in openai_server.requests if unit_of(r) == conflicted and len(r.messages) == 8)
+    assert (
+        "contradicts the document of shop.util.clamp: clamp never limits the rate (it clamps to [lo, hi])"
+        in revise.messages[-1]["content"]
+    )
+    row = repomem.get_unit(engine.store, report.run_id, conflicted)
+    assert row.scores["conflict_free"] == 1.0
+    failed = report.outcome_by_id[unusable]
+    assert failed.status == "failed" and "the cross-document check gave no usable answer" in (
+        failed.reason or ""
+    )
+    # three verifications; the third check's answer lacks "conflicts": unusable too, never a pass
+    assert failed.verifications == 3 and model.judged[unusable] == 3
+
+
+def test_claims_come_from_the_writer_else_from_the_check(
+    openai_server: OpenAIServer, engine: Docmentor
+) -> None:
+    model = Model()
+    silent = "shop.util"
+    model.first[silent] = [
+        json.dumps({"action": "READ", "target": "memory"}),
+        json.dumps({"action": "WRITE", "document": good_document(UNITS[silent])}),
+    ]
+    model.judgements[silent] = lambda n: {"claims": ["clamp bounds x", " ", "round2 rounds"], "conflicts": []}
+    openai_server.script(model)
+    with client_for(openai_server) as client:
+        report = run_agent(SAMPLE, engine.store, client, config=AgentConfig(cross_check=True))
+    rows = {r.unit_id: r for r in repomem.units(engine.store, report.run_id)}
+    assert rows[silent].claims == ("clamp bounds x", "round2 rounds")
+    assert rows["shop.pricing"].claims == ("shop.pricing exists.",)
+    with client_for(openai_server) as client:
+        seen = len(openai_server.requests)
+        off = run_agent(SAMPLE, engine.store, client, config=AgentConfig(cross_check=False), resume=False)
+    assert off.finished and not any(is_judge(r) for r in openai_server.requests[seen:])

@@ -13,9 +13,12 @@ Per unit (``UnitAgent.run``), every step is one model call answered by one JSON 
   A module, package or repository is written only after a READ of memory (the paper's rule:
   its parts' documents are its primary source).
 - **VERIFY** reads the model's scores strictly (``verify.read_scores``: missing or unusable
-  is a failure) and runs the deterministic checks (``verify.py``). It passes when the mean
-  is at least ``threshold`` and no check finds anything; otherwise the findings go back to
-  the model, and after ``max_revisions`` failed revisions the unit fails.
+  is a failure) and runs the deterministic checks (``verify.py``); a draft that passes both
+  goes to the cross-document check (``cross_check``): the model, as a judge in a separate
+  request, extracts the draft's claims and names those the committed documents of the unit's
+  dependencies and children contradict (each is a finding; an unusable answer is one too).
+  It passes when the mean is at least ``threshold`` and nothing was found; otherwise the
+  findings go back to the model, and after ``max_revisions`` failed revisions the unit fails.
 - **FINISH**, only after a passing VERIFY of the latest draft, commits the document with its
   claims, dependencies, children, scores, tokens and model to RepoMemory in one transaction.
 
@@ -42,10 +45,12 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from pydantic import BaseModel, ValidationError
+
 from docmentor.errors import UsageError
 from docmentor.llm import LLMClient
 from docmentor.llm.config import LLMError
-from docmentor.llm.replies import extract_json
+from docmentor.llm.replies import describe, extract_json
 from docmentor.repodocs import prompts
 from docmentor.repodocs.code_facts import read_facts
 from docmentor.repodocs.deterministic import Documenter, Layout
@@ -97,6 +102,7 @@ class AgentConfig:
     stop_after_llm_errors: int = 3  # units in a row failed on the endpoint stop the run
     search_limit: int = 3  # sections a READ search returns
     facts_chars: int = 4_000  # the deterministic document given with the task (0: none)
+    cross_check: bool = True  # VERIFY asks the model whether the draft contradicts its parts' documents
 
     def __post_init__(self) -> None:
         for name in ("max_steps", "max_tokens", "source_chars", "read_chars", "context_chars"):
@@ -122,7 +128,8 @@ class UnitOutcome:
     unit_id: str
     status: str
     reason: str | None
-    steps: int
+    steps: int  # the loop's model calls (its actions)
+    model_calls: int  # all its model calls: the steps and the cross-document checks
     invalid_actions: int
     reads: int
     repeated_reads: int
@@ -183,6 +190,22 @@ class RunReport:
         }
 
 
+class Conflict(BaseModel):
+    """One claim of a draft that a committed document contradicts."""
+
+    claim: str
+    unit: str
+    reason: str = ""
+
+
+class Judgement(BaseModel):
+    """The cross-document check's answer: the draft's claims and the contradicted ones
+    (``conflicts`` must be there, empty when there are none: a missing answer is no pass)."""
+
+    claims: list[str] = []
+    conflicts: list[Conflict]
+
+
 class _Failed(Exception):
     def __init__(self, reason: str, *, llm_error: bool = False) -> None:
         super().__init__(reason)
@@ -224,6 +247,8 @@ class UnitAgent:
         self.prompt_tokens = self.completion_tokens = 0
         self.seen: set[tuple[str, str]] = set()
         self.own_source = ""
+        self.judged_claims: list[str] = []  # the claims the cross-document check extracted
+        self.judge_calls = 0
 
     # -- the loop ---------------------------------------------------------------------
 
@@ -427,15 +452,30 @@ class UnitAgent:
             findings.insert(
                 0, f"self-evaluation mean {scores.mean:.2f} is below the threshold {cfg.threshold:.2f}"
             )
+        cross: dict[str, Any] = {}
+        if not findings and cfg.cross_check:  # the model is asked only about a draft that passed the rest
+            cross = self._cross_check(self.draft)
+            findings += cross.pop("findings")
         passed = not findings
         self._trace(
             "VERIFY",
-            {"scores": scores.values, "mean": scores.mean, "passed": passed, "findings": findings[:20]},
+            {
+                "scores": scores.values,
+                "mean": scores.mean,
+                "passed": passed,
+                "findings": findings[:20],
+                **cross,
+            },
             tokens,
             t0,
         )
         if passed:
-            self.verified = {**scores.values, "mean": scores.mean, "verifications": self.verifications}
+            self.verified = {
+                **scores.values,
+                "mean": scores.mean,
+                "verifications": self.verifications,
+                **cross,
+            }
             self._observe(prompts.verdict(True, scores.mean, [], 0))
             return False
         self.failed_verifications += 1
@@ -445,6 +485,56 @@ class UnitAgent:
             raise _Failed(f"did not pass VERIFY after {revisions} revision(s): {shown}")
         self._observe(prompts.verdict(False, scores.mean, findings, cfg.max_revisions - revisions))
         return False
+
+    def _cross_check(self, draft: str) -> dict[str, Any]:
+        """The cross-document conflict check: the model, as a judge, lists the draft's claims
+        and those the committed documents of the unit's dependencies and children contradict.
+        Its findings (an unusable answer is one), and the contradiction-free rate."""
+        cfg = self.s.config
+        docs = repomem.committed_documents(self.s.store, self.s.run_id, self._memory_ids())
+        if not docs:
+            return {"findings": []}
+        each = max(cfg.read_chars // len(docs), 300)
+        references = {uid: trim(row.document or "", each) for uid, row in sorted(docs.items())}
+        messages: list[dict[str, Any]] = [
+            {"role": "system", "content": prompts.JUDGE_PROMPT},
+            {"role": "user", "content": prompts.judge_message(self.unit_id, draft, self.claims, references)},
+        ]
+        t0 = time.monotonic()
+        self.judge_calls += 1
+        try:
+            reply = self.s.client.complete(
+                fit(messages, cfg.context_chars), json_schema=Judgement, max_tokens=cfg.reply_tokens
+            )
+        except LLMError as exc:
+            raise _Failed(f"model request failed: {exc}", llm_error=True) from None
+        self.prompt_tokens += reply.prompt_tokens
+        self.completion_tokens += reply.completion_tokens
+        tokens = reply.prompt_tokens + reply.completion_tokens
+        try:
+            judgement = Judgement.model_validate(extract_json(reply.text))
+        except (ValueError, ValidationError) as exc:
+            problem = f"the cross-document check gave no usable answer ({describe(exc)[:200]})"
+            self._trace("CONFLICT", {"usable": False, "problem": problem}, tokens, t0)
+            return {"findings": [problem]}
+        conflicts = judgement.conflicts
+        self.judged_claims = [c.strip() for c in judgement.claims if c.strip()]
+        rate = 1.0 - min(len(conflicts) / max(len(self.judged_claims), 1), 1.0)
+        self._trace(
+            "CONFLICT",
+            {
+                "usable": True,
+                "claims": len(self.judged_claims),
+                "conflicts": [c.model_dump() for c in conflicts][:20],
+                "references": sorted(references),
+            },
+            tokens,
+            t0,
+        )
+        return {
+            "findings": [f"contradicts the document of {c.unit}: {c.claim} ({c.reason})" for c in conflicts],
+            "conflict_free": rate,
+        }
 
     def checks(self, document: str) -> list[str]:
         """The deterministic checks' findings on ``document``."""
@@ -470,7 +560,7 @@ class UnitAgent:
             self.s.run_id,
             self.unit_id,
             document=self.draft,
-            claims=self.claims,
+            claims=self.claims or self.judged_claims,
             depends_on=view.depends_on.get(self.unit_id, []),
             children=view.children.get(self.unit_id, []),
             scores=self.verified,
@@ -554,6 +644,7 @@ class UnitAgent:
             status=status,
             reason=reason,
             steps=self.steps,
+            model_calls=self.steps + self.judge_calls,
             invalid_actions=self.invalid,
             reads=self.reads,
             repeated_reads=self.repeats,

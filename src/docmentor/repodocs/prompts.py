@@ -165,3 +165,24 @@ def verdict(passed: bool, mean: float | None, findings: Sequence[str], revisions
         f"REVISE ({score}); {revisions_left} revision(s) left.\nFindings:\n{lines}\n"
         "READ what you need or WRITE a corrected document, then VERIFY again."
     )
+
+
+JUDGE_PROMPT = """\
+You check a draft document of one unit of a software repository for contradictions with the \
+documents of the units it depends on or contains, which were verified before it and are the \
+reference. First list the draft's atomic factual claims (one statement each, as short as \
+possible). Then, for every claim that a reference document contradicts (not one it merely does \
+not mention), give the claim, the id of the contradicting unit and why. Answer with one JSON \
+object: {"claims": ["..."], "conflicts": [{"claim": "...", "unit": "<unit id>", "reason": "..."}]} \
+with "conflicts": [] when there are none.
+"""
+
+
+def judge_message(unit_id: str, draft: str, claims: Sequence[str], references: dict[str, str]) -> str:
+    """The cross-document check's request: the draft (with the writer's claims, if any) and the
+    reference documents by unit id."""
+    parts = [f"Unit: {unit_id}", f"<DRAFT>\n{draft}\n</DRAFT>"]
+    if claims:
+        parts.append("The writer's claims:\n" + "\n".join(f"- {c}" for c in claims))
+    parts += [f'<REFERENCE unit="{uid}">\n{doc}\n</REFERENCE>' for uid, doc in references.items()]
+    return "\n\n".join(parts)
