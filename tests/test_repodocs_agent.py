@@ -25,6 +25,7 @@ from docmentor.llm import LLMClient
 from docmentor.llm.config import LLMConfig
 from docmentor.repodocs import build_graph, read_repository, traversal
 from docmentor.repodocs.agent import AgentConfig, fit, parse_action, run_agent
+from docmentor.repodocs.reads import pages
 from docmentor.repodocs.units import Component, Module, Unit
 from docmentor.repodocs.verify import (
     SymbolTable,
@@ -511,6 +512,19 @@ def test_reads_are_cached_repeats_counted_and_search_asks_the_index(
     assert repomem_trace.progress(engine.store, report.run_id).cache_hits == 3
 
 
+def test_time_waiting_for_the_model_is_told_apart_from_the_loops_own(
+    openai_server: OpenAIServer, engine: Docmentor
+) -> None:
+    model = Model()
+    model.delay["shop.util.clamp"] = 0.4
+    openai_server.script(model)
+    with client_for(openai_server) as client:
+        report = run_agent(SAMPLE, engine.store, client)
+    clamp = report.outcome_by_id["shop.util.clamp"]
+    assert clamp.model_seconds >= 0.4 and clamp.seconds >= clamp.model_seconds
+    assert all(0 < o.model_seconds <= o.seconds for o in report.outcomes)
+
+
 def test_units_of_one_level_run_at_the_same_time_with_workers(
     openai_server: OpenAIServer, engine: Docmentor
 ) -> None:
@@ -799,3 +813,43 @@ def test_claims_come_from_the_writer_else_from_the_check(
         seen = len(openai_server.requests)
         off = run_agent(SAMPLE, engine.store, client, config=AgentConfig(cross_check=False), resume=False)
     assert off.finished and not any(is_judge(r) for r in openai_server.requests[seen:])
+
+
+def test_a_unit_larger_than_a_page_is_read_in_pages(openai_server: OpenAIServer, engine: Docmentor) -> None:
+    model = Model()
+    target = "shop.pricing.total"
+    model.first[target] = [
+        json.dumps({"action": "READ", "target": target, "page": 2}),
+        json.dumps({"action": "READ", "target": target, "page": 3}),
+        json.dumps({"action": "READ", "target": target, "page": 99}),
+        json.dumps({"action": "READ", "target": target, "page": "two"}),
+    ]
+    openai_server.script(model)
+    with client_for(openai_server) as client:
+        report = run_agent(SAMPLE, engine.store, client, config=AgentConfig(source_chars=80, max_steps=12))
+    out = report.outcome_by_id[target]
+    assert out.status == "committed" and out.invalid_actions == 1 and out.reads == 4  # then memory
+    requests = [r for r in openai_server.requests if unit_of(r) == target and not is_judge(r)]
+    task = requests[0].messages[1]["content"]
+    first = task.split("<SOURCE>\n", 1)[1].split("\n[page 1 of 3: ", 1)[0]
+    assert '[page 1 of 3: READ {"target": "shop.pricing.total", "page": 2} and on for the rest]' in task
+    answers = [requests[i].messages[-1]["content"] for i in (1, 2, 3)]
+    assert answers[0].startswith(
+        "READ shop.pricing.total:\n### shop.pricing.total (function, shop/pricing.py:9-11) page 2 of 3\n"
+    )
+    assert answers[0].endswith('[page 2 of 3: READ {"target": "shop.pricing.total", "page": 3} for the next]')
+    second = answers[0].split("page 2 of 3\n", 1)[1].split("\n[page 2 of 3", 1)[0]
+    third = answers[1].split("page 3 of 3\n", 1)[1]
+    source = "\n".join(SAMPLE.joinpath("shop/pricing.py").read_text().splitlines()[8:11])
+    assert "\n".join([first, second, third]) == source and all(len(p) <= 80 for p in (first, second, third))
+    assert answers[2].endswith("It has 3 page(s) of code; there is no page 99.")
+    assert requests[4].messages[-1]["content"].startswith('That action could not be used: "page" is a number')
+
+
+def test_pages_cut_at_line_ends_and_split_long_lines() -> None:
+    assert pages("", 10) == [""]
+    assert pages("abc\ndef\ngh", 8) == ["abc\ndef", "gh"]
+    assert pages("x" * 25 + "\ny", 10) == ["x" * 10, "x" * 10, "x" * 5 + "\ny"]
+    text = "\n".join(f"line {i}" for i in range(1000))
+    cut = pages(text, 100)
+    assert "\n".join(cut) == text and all(len(p) <= 100 for p in cut)

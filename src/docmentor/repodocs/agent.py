@@ -94,7 +94,7 @@ class AgentConfig:
     max_tokens: int = 60_000  # prompt + completion tokens per unit, as the server reports them
     threshold: float = 0.9  # the self-evaluation mean a document needs
     reply_tokens: int | None = 2_048  # max_tokens of one reply (None: the server's default)
-    source_chars: int = 12_000  # the unit's own code in its task message
+    source_chars: int = 12_000  # a page of code: the unit's own in its task, any unit's in a READ
     read_chars: int = 8_000  # one READ's answer
     context_chars: int = 48_000  # a whole request: older messages are left out beyond it
     workers: int = 1  # units of one level documented at the same time
@@ -138,6 +138,7 @@ class UnitOutcome:
     prompt_tokens: int
     completion_tokens: int
     seconds: float
+    model_seconds: float = 0.0  # of ``seconds``, waiting for the model; the rest is the loop's overhead
     llm_error: bool = False
 
     def to_dict(self) -> dict[str, Any]:
@@ -249,6 +250,7 @@ class UnitAgent:
         self.own_source = ""
         self.judged_claims: list[str] = []  # the claims the cross-document check extracted
         self.judge_calls = 0
+        self.model_seconds = 0.0  # waiting for the model (retries included): the rest is the loop's own
 
     # -- the loop ---------------------------------------------------------------------
 
@@ -281,6 +283,8 @@ class UnitAgent:
             )
         except LLMError as exc:
             raise _Failed(f"model request failed: {exc}", llm_error=True) from None
+        finally:
+            self.model_seconds += time.monotonic() - t0
         self.prompt_tokens += reply.prompt_tokens
         self.completion_tokens += reply.completion_tokens
         tokens = reply.prompt_tokens + reply.completion_tokens
@@ -332,7 +336,10 @@ class UnitAgent:
         elif target in _GRAPH_TARGETS:
             key = (target, f"{self.unit_id}@{self.s.version}")
         elif target in view.units:
-            key = ("code", f"{target}@{self.s.version}")
+            page = action.get("page", 1)
+            if isinstance(page, bool) or not isinstance(page, int) or page < 1:
+                return self._invalid(f'"page" is a number from 1, not {page!r}', tokens, t0)
+            key = ("code", f"{target}@{self.s.version}" + (f"#{page}" if page > 1 else ""))
         else:
             known = ", ".join((*_GRAPH_TARGETS, "search", "a unit id"))
             return self._invalid(f"unknown READ target {target!r} (one of {known})", tokens, t0)
@@ -378,8 +385,27 @@ class UnitAgent:
             owner = view.owner(self.unit_id)
             return view.sources([owner], budget) if owner else "It belongs to no class."
         if kind == "code":
-            return view.sources([query.rsplit("@", 1)[0]], budget)
+            unit_id, _, rest = query.rpartition("@")
+            page = int(rest.partition("#")[2] or 1)
+            return self._code_page(unit_id, page, self.s.config.source_chars)
         return self._search(query, budget)
+
+    def _code_page(self, unit_id: str, page: int, size: int) -> str:
+        """A unit's code, one page at a time, under a header saying where it is and how to go on."""
+        view = self.s.view
+        text, count = view.source_page(unit_id, page, size)
+        unit = view.units[unit_id]
+        header = f"### {unit_id} ({unit.kind}, {unit.path}{view.span(unit_id)})"
+        if page > count:
+            return f"{header}\nIt has {count} page(s) of code; there is no page {page}."
+        if count > 1:
+            header += f" page {page} of {count}"
+        more = (
+            f'\n[page {page} of {count}: READ {{"target": "{unit_id}", "page": {page + 1}}} for the next]'
+            if page < count
+            else ""
+        )
+        return f"{header}\n{text}{more}"
 
     def _memory_ids(self) -> list[str]:
         view = self.s.view
@@ -508,6 +534,8 @@ class UnitAgent:
             )
         except LLMError as exc:
             raise _Failed(f"model request failed: {exc}", llm_error=True) from None
+        finally:
+            self.model_seconds += time.monotonic() - t0
         self.prompt_tokens += reply.prompt_tokens
         self.completion_tokens += reply.completion_tokens
         tokens = reply.prompt_tokens + reply.completion_tokens
@@ -587,7 +615,12 @@ class UnitAgent:
     def _task(self) -> str:
         view, cfg = self.s.view, self.s.config
         unit = view.units[self.unit_id]
-        self.own_source = view.source(self.unit_id, cfg.source_chars)
+        first, count = view.source_page(self.unit_id, 1, cfg.source_chars)
+        self.own_source = view.full_source(self.unit_id)  # its names: what the document may mention
+        if count > 1:
+            first += (
+                f'\n[page 1 of {count}: READ {{"target": "{self.unit_id}", "page": 2}} and on for the rest]'
+            )
         reads = ["memory"]
         reads += ["callees"] if view.callee_ids(self.unit_id) else []
         reads += ["callers"] if view.caller_ids(self.unit_id) else []
@@ -612,7 +645,7 @@ class UnitAgent:
             path=unit.path,
             span=view.span(self.unit_id),
             signature=view.signature(self.unit_id),
-            source=self.own_source,
+            source=first,
             context="\n\n".join(context),
             reads=reads,
         )
@@ -653,6 +686,7 @@ class UnitAgent:
             prompt_tokens=self.prompt_tokens,
             completion_tokens=self.completion_tokens,
             seconds=time.monotonic() - started,
+            model_seconds=self.model_seconds,
             llm_error=llm_error,
         )
 

@@ -35,6 +35,29 @@ def trim(text: str, budget: int) -> str:
     return text[:cut] + f"\n[… {left} more lines left out to fit the context budget]"
 
 
+def pages(text: str, size: int) -> list[str]:
+    """``text`` cut into pages of at most ``size`` characters at line ends (a longer line is cut
+    into pieces); at least one page."""
+    out: list[str] = []
+    current: list[str] = []
+    length = 0
+    for line in text.splitlines():
+        while len(line) > size:
+            if current:
+                out.append("\n".join(current))
+                current, length = [], 0
+            out.append(line[:size])
+            line = line[size:]
+        if current and length + len(line) + 1 > size:
+            out.append("\n".join(current))
+            current, length = [], 0
+        current.append(line)
+        length += len(line) + 1
+    if current or not out:
+        out.append("\n".join(current))
+    return out
+
+
 class RepoView:
     """The repository as the agent reads it: units, their code and their neighbours."""
 
@@ -124,14 +147,25 @@ class RepoView:
 
     # -- code ---------------------------------------------------------------------------
 
-    def source(self, unit_id: str, budget: int) -> str:
-        """The unit's code (a package or the repository: what it holds), within ``budget``."""
+    def full_source(self, unit_id: str) -> str:
+        """The unit's code (a package or the repository: what it holds)."""
         unit = self.units[unit_id]
         if isinstance(unit, Package | Repository):
             kids = self.children.get(unit_id, [])
             return "Contains:\n" + "\n".join(f"- {k} ({self.kind(k)})" for k in kids)
         lines = self._file(unit.path)
-        return trim("\n".join(lines[unit.line_start - 1 : unit.line_end]), budget)
+        return "\n".join(lines[unit.line_start - 1 : unit.line_end])
+
+    def source(self, unit_id: str, budget: int) -> str:
+        """The unit's code within ``budget`` (cut, saying so)."""
+        return trim(self.full_source(unit_id), budget)
+
+    def source_page(self, unit_id: str, page: int, size: int) -> tuple[str, int]:
+        """Page ``page`` (from 1) of the unit's code in pages of ``size`` characters ("" past
+        the last), and how many pages there are: a unit too large for one request is read in
+        pages instead of overflowing the model's context."""
+        cut = pages(self.full_source(unit_id), size)
+        return (cut[page - 1] if 1 <= page <= len(cut) else ""), len(cut)
 
     def sources(self, ids: list[str], budget: int) -> str:
         """Several units' code, each under a header with its location, sharing ``budget``."""
