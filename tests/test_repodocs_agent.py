@@ -706,6 +706,13 @@ def test_symbol_check_resolves_repository_library_and_python_names() -> None:
         for n in ("misc.helper", "Item.nothing_here", "make_widget", "FancyThing", "build_cache")
     ]
     assert check_symbols("`new_total` is kept", table, {"new_total"}) == []
+    # a library's or Python's name is not checked further; one under the repository's own is
+    assert check_symbols("`dataclasses.field` and `types.MappingProxyType`", table, ()) == []
+    assert check_symbols("`shop.util.nothing` and `m.Item`", table, ()) == [
+        "names something that is not in the repository, its imports or Python: `shop.util.nothing`",
+        "names something that is not in the repository, its imports or Python: `m.Item`",
+    ]
+    assert check_symbols("`m.Item`", table, {"m", "Item"}) == []  # names in the unit's file
 
 
 def test_symbol_scan_is_linear_on_hostile_text() -> None:

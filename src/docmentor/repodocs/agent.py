@@ -247,7 +247,7 @@ class UnitAgent:
         self.verifications = self.failed_verifications = 0
         self.prompt_tokens = self.completion_tokens = 0
         self.seen: set[tuple[str, str]] = set()
-        self.own_source = ""
+        self.own_names: frozenset[str] = frozenset()
         self.judged_claims: list[str] = []  # the claims the cross-document check extracted
         self.judge_calls = 0
         self.model_seconds = 0.0  # waiting for the model (retries included): the rest is the loop's own
@@ -570,7 +570,7 @@ class UnitAgent:
         return [
             *check_sections(unit, self.kind, document),
             *check_parameters(unit, document),
-            *check_symbols(document, self.s.symbols, source_names(self.own_source)),
+            *check_symbols(document, self.s.symbols, self.own_names),
             *check_raises(unit, document, self._callee_raises()),
             *check_links(document, self.s.view.units, self.s.pages, self.s.file_lines),
         ]
@@ -616,7 +616,7 @@ class UnitAgent:
         view, cfg = self.s.view, self.s.config
         unit = view.units[self.unit_id]
         first, count = view.source_page(self.unit_id, 1, cfg.source_chars)
-        self.own_source = view.full_source(self.unit_id)  # its names: what the document may mention
+        self.own_names = source_names(view.module_source(self.unit_id))  # names the document may use
         if count > 1:
             first += (
                 f'\n[page 1 of {count}: READ {{"target": "{self.unit_id}", "page": 2}} and on for the rest]'

@@ -156,6 +156,13 @@ class RepoView:
         lines = self._file(unit.path)
         return "\n".join(lines[unit.line_start - 1 : unit.line_end])
 
+    def module_source(self, unit_id: str) -> str:
+        """The code of the file the unit is in (its own, for a package or the repository)."""
+        unit = self.units[unit_id]
+        if isinstance(unit, Component):
+            return "\n".join(self._file(unit.path))
+        return self.full_source(unit_id)
+
     def source(self, unit_id: str, budget: int) -> str:
         """The unit's code within ``budget`` (cut, saying so)."""
         return trim(self.full_source(unit_id), budget)

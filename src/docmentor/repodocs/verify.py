@@ -35,7 +35,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from docmentor.repodocs.graph import Graph
-from docmentor.repodocs.units import Component, Module, RepoUnits, Unit
+from docmentor.repodocs.units import Component, ImportRef, Module, RepoUnits, Unit
 
 SCORE_NAMES: tuple[str, ...] = ("consistency", "completeness", "helpfulness")
 
@@ -222,7 +222,17 @@ class SymbolTable:
 
     def __init__(self, repo: RepoUnits, graph: Graph) -> None:
         names: set[str] = set()
-        heads: set[str] = set(_ALWAYS)
+        heads: set[str] = set(_ALWAYS)  # first names of what is outside the repository
+        inside = {m.name.split(".")[0] for m in repo.modules} | {p.name.split(".")[0] for p in repo.packages}
+        if repo.repository.package_name:
+            inside.add(repo.repository.package_name)
+
+        def imported(refs: Iterable[ImportRef]) -> None:
+            for ref in refs:
+                head = ref.target.split(".")[0]
+                if head not in inside and not head.startswith("."):  # a library's import
+                    heads.update((ref.bound, head))
+
         for unit_id, unit in repo.units().items():
             plain = unit_id.split(":", 1)[-1].rstrip("/")
             for dotted in {plain, plain.removesuffix(".__init__") if isinstance(unit, Module) else plain}:
@@ -233,13 +243,10 @@ class SymbolTable:
                 names.update(p.name for p in unit.parameters)
                 names.update(unit.attributes)
                 names.update(f"{unit.name}.{a}" for a in unit.attributes)
-                for ref in unit.imports:
-                    heads.add(ref.bound)
+                imported(unit.imports)
             if isinstance(unit, Module):
                 names.add(unit.name)
-                for ref in unit.imports:
-                    heads.add(ref.bound)
-                    heads.add(ref.target.split(".")[0])
+                imported(unit.imports)
                 names.update(alias for alias, _ in unit.aliases)
         for refs in graph.external.values():
             heads.update(r.split(".")[0] for r in refs)
@@ -254,7 +261,7 @@ class SymbolTable:
         if name in self.names or name in local:
             return True
         parts = name.split(".")
-        if parts[0] in self.heads and parts[0] not in self.names:
+        if parts[0] in self.heads:
             return True  # a library's or Python's name: not checked further
         if all(p in local for p in parts):
             return True
