@@ -32,26 +32,27 @@ a row failed on the endpoint.
 ``run_agent`` runs it over a repository: units registered in traversal order with
 their code hashes (a resumed run keeps what was committed and redoes none of it), then each
 pending unit, one after another or, with ``workers`` > 1, the units of one traversal level at a
-time in a thread pool (a level's units do not depend on each other).
+time in a thread pool (a level's units do not depend on each other). Its settings and results
+are ``agent_results.py``'s; what READ reads ``reads.py``'s; the checks ``verify.py``'s; every
+text sent to the model ``prompts.py``'s.
 """
 
 from __future__ import annotations
 
-import math
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, ValidationError
+from pydantic import ValidationError
 
-from docmentor.errors import UsageError
 from docmentor.llm import LLMClient
 from docmentor.llm.config import LLMError
 from docmentor.llm.replies import describe, extract_json
 from docmentor.repodocs import prompts
+from docmentor.repodocs.agent_results import AgentConfig, Judgement, RunReport, UnitOutcome
 from docmentor.repodocs.code_facts import read_facts
 from docmentor.repodocs.deterministic import Documenter, Layout
 from docmentor.repodocs.graph import build_graph
@@ -82,129 +83,6 @@ ACTIONS = ("READ", "WRITE", "VERIFY", "FINISH")
 _GRAPH_TARGETS = ("memory", "callees", "callers", "owner")
 _SYNTHESES = ("module", "package", "repository")  # documents written from their parts' documents
 _DROPPED_NOTE = "[earlier message left out to fit the context budget]"
-
-
-@dataclass(frozen=True)
-class AgentConfig:
-    """Every limit of the loop, with the paper's values where it gives them (10 steps, 2
-    revisions, threshold 0.9). Character budgets stand for tokens at about 4 characters each."""
-
-    max_steps: int = 10  # model calls per unit, malformed ones included
-    max_revisions: int = 2  # failed VERIFYs after the first that a unit may have
-    max_tokens: int = 60_000  # prompt + completion tokens per unit, as the server reports them
-    threshold: float = 0.9  # the self-evaluation mean a document needs
-    reply_tokens: int | None = 2_048  # max_tokens of one reply (None: the server's default)
-    source_chars: int = 12_000  # a page of code: the unit's own in its task, any unit's in a READ
-    read_chars: int = 8_000  # one READ's answer
-    context_chars: int = 48_000  # a whole request: older messages are left out beyond it
-    workers: int = 1  # units of one level documented at the same time
-    retry_failed: bool = True  # a resumed run tries its failed units again
-    stop_after_llm_errors: int = 3  # units in a row failed on the endpoint stop the run
-    search_limit: int = 3  # sections a READ search returns
-    facts_chars: int = 4_000  # the deterministic document given with the task (0: none)
-    cross_check: bool = True  # VERIFY asks the model whether the draft contradicts its parts' documents
-
-    def __post_init__(self) -> None:
-        for name in ("max_steps", "max_tokens", "source_chars", "read_chars", "context_chars"):
-            if getattr(self, name) < 1:
-                raise UsageError(f"AgentConfig.{name} must be 1 or more, not {getattr(self, name)!r}")
-        if self.facts_chars < 0:
-            raise UsageError(f"AgentConfig.facts_chars must be 0 or more, not {self.facts_chars!r}")
-        for name in ("workers", "stop_after_llm_errors", "search_limit"):
-            if getattr(self, name) < 1:
-                raise UsageError(f"AgentConfig.{name} must be 1 or more, not {getattr(self, name)!r}")
-        if self.max_revisions < 0:
-            raise UsageError(f"AgentConfig.max_revisions must be 0 or more, not {self.max_revisions!r}")
-        if not (math.isfinite(self.threshold) and 0.0 < self.threshold <= 1.0):
-            raise UsageError(f"AgentConfig.threshold must be in (0, 1], not {self.threshold!r}")
-        if self.reply_tokens is not None and self.reply_tokens < 1:
-            raise UsageError(f"AgentConfig.reply_tokens must be 1 or more, not {self.reply_tokens!r}")
-
-
-@dataclass(frozen=True)
-class UnitOutcome:
-    """What one unit's loop did: ``status`` is ``committed`` or ``failed`` (with ``reason``)."""
-
-    unit_id: str
-    status: str
-    reason: str | None
-    steps: int  # the loop's model calls (its actions)
-    model_calls: int  # all its model calls: the steps and the cross-document checks
-    invalid_actions: int
-    reads: int
-    repeated_reads: int
-    verifications: int
-    revisions: int
-    prompt_tokens: int
-    completion_tokens: int
-    seconds: float
-    model_seconds: float = 0.0  # of ``seconds``, waiting for the model; the rest is the loop's overhead
-    llm_error: bool = False
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-
-@dataclass(frozen=True)
-class RunReport:
-    """One call of ``run_agent``: the run, the units it worked on (in the order
-    they ended), those already committed before it (skipped) and the tokens it used."""
-
-    run_id: int
-    total_units: int
-    skipped: tuple[str, ...]
-    outcomes: tuple[UnitOutcome, ...]
-    finished: bool
-    stopped: str | None = None
-    problems: tuple[str, ...] = ()
-    outcome_by_id: dict[str, UnitOutcome] = field(default_factory=dict, repr=False)
-
-    @property
-    def committed(self) -> list[str]:
-        return [o.unit_id for o in self.outcomes if o.status == "committed"]
-
-    @property
-    def failed(self) -> list[str]:
-        return [o.unit_id for o in self.outcomes if o.status == "failed"]
-
-    @property
-    def prompt_tokens(self) -> int:
-        return sum(o.prompt_tokens for o in self.outcomes)
-
-    @property
-    def completion_tokens(self) -> int:
-        return sum(o.completion_tokens for o in self.outcomes)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "run_id": self.run_id,
-            "total_units": self.total_units,
-            "skipped": list(self.skipped),
-            "committed": self.committed,
-            "failed": self.failed,
-            "finished": self.finished,
-            "stopped": self.stopped,
-            "problems": list(self.problems),
-            "prompt_tokens": self.prompt_tokens,
-            "completion_tokens": self.completion_tokens,
-            "units": [o.to_dict() for o in self.outcomes],
-        }
-
-
-class Conflict(BaseModel):
-    """One claim of a draft that a committed document contradicts."""
-
-    claim: str
-    unit: str
-    reason: str = ""
-
-
-class Judgement(BaseModel):
-    """The cross-document check's answer: the draft's claims and the contradicted ones
-    (``conflicts`` must be there, empty when there are none: a missing answer is no pass)."""
-
-    claims: list[str] = []
-    conflicts: list[Conflict]
 
 
 class _Failed(Exception):
