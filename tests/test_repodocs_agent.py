@@ -200,6 +200,7 @@ def test_a_well_formed_run_commits_every_unit_in_dependency_order(
     with client_for(openai_server) as client:
         report = run_agent(SAMPLE, engine.store, client)
     assert report.finished and not report.failed and report.stopped is None
+    assert report.cost is None  # no prices given: no cost
     assert report.committed == list(ORDER.order)
     order = finish_order(engine, report.run_id)
     assert order == list(ORDER.order)
@@ -402,8 +403,13 @@ def test_token_accounting_per_unit_and_per_run(openai_server: OpenAIServer, engi
     model = Model()
     model.first["shop.util.round2"] = ["not json"]  # a wasted call still costs its tokens
     openai_server.script(model)
+    seen: list[str] = []
+    config = AgentConfig(prompt_price=2.0, completion_price=8.0)
     with client_for(openai_server) as client:
-        report = run_agent(SAMPLE, engine.store, client)
+        report = run_agent(
+            SAMPLE, engine.store, client, config=config, on_unit=lambda o: seen.append(o.unit_id)
+        )
+    assert seen == list(ORDER.order)
     rows = {r.unit_id: r for r in repomem.units(engine.store, report.run_id)}
     for uid in ORDER.order:
         prompt, completion = model.tokens(uid)
@@ -426,6 +432,11 @@ def test_token_accounting_per_unit_and_per_run(openai_server: OpenAIServer, engi
     assert (report.prompt_tokens, report.completion_tokens) == (total_prompt, total_completion)
     assert (progress.prompt_tokens, progress.completion_tokens) == (total_prompt, total_completion)
     assert progress.trace_tokens == total_prompt + total_completion
+    # cost only from the counted tokens and the prices given
+    assert report.cost == pytest.approx((total_prompt * 2.0 + total_completion * 8.0) / 1e6)
+    clamp = next(u for u in report.to_dict()["units"] if u["unit_id"] == "shop.util.clamp")
+    assert clamp["cost"] == pytest.approx((82 * 2.0 + 18 * 8.0) / 1e6)
+    assert json.loads(json.dumps(report.to_dict()))["cost"] == pytest.approx(report.cost)
 
 
 def test_limits_on_steps_and_tokens_fail_the_unit_with_the_reason(
@@ -646,6 +657,8 @@ def test_agent_config_rejects_limits_that_cannot_work() -> None:
         {"threshold": float("nan")},
         {"max_revisions": -1},
         {"workers": 0},
+        {"prompt_price": 1.0},
+        {"prompt_price": -1.0, "completion_price": 1.0},
     ):
         with pytest.raises(UsageError):
             AgentConfig(**bad)

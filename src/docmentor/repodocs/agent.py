@@ -614,11 +614,13 @@ def run_agent(
     config: AgentConfig | None = None,
     docs: Docmentor | None = None,
     resume: bool = True,
+    on_unit: Callable[[UnitOutcome], None] | None = None,
 ) -> RunReport:
     """Document the repository at ``root`` with the model behind ``client``, persisting every
     step in RepoMemory (``store``). With ``resume``, the latest unfinished run of ``root`` is
     continued: committed units are skipped (and, with ``retry_failed``, failed ones redone).
-    ``docs``: the index READ's ``search`` asks (None: no search). The run is marked finished
+    ``docs``: the index READ's ``search`` asks (None: no search). ``on_unit`` is called with
+    each unit's outcome as it ends (a progress bar), in the calling thread. The run is marked finished
     when every unit is committed."""
     cfg = config or AgentConfig()
     root = Path(root).resolve()
@@ -660,9 +662,8 @@ def run_agent(
         pages=frozenset(Layout(repo).pages.values()),
         file_lines={m.path: m.line_end for m in repo.modules},
     )
-    outcomes, stopped = _work(
-        shared, order.levels if cfg.workers > 1 else tuple((u,) for u in order.order), pending
-    )
+    batches = order.levels if cfg.workers > 1 else tuple((u,) for u in order.order)
+    outcomes, stopped = _work(shared, batches, pending, on_unit)
     left = repomem.unit_ids(store, run.id, status="pending") + repomem.unit_ids(
         store, run.id, status="failed"
     )
@@ -678,11 +679,17 @@ def run_agent(
         stopped=stopped,
         problems=tuple(f"{p.path}: {p.error}" for p in repo.problems),
         outcome_by_id={o.unit_id: o for o in outcomes},
+        prices=None
+        if cfg.prompt_price is None or cfg.completion_price is None
+        else (cfg.prompt_price, cfg.completion_price),
     )
 
 
 def _work(
-    shared: _Shared, batches: tuple[tuple[str, ...], ...], pending: set[str]
+    shared: _Shared,
+    batches: tuple[tuple[str, ...], ...],
+    pending: set[str],
+    on_unit: Callable[[UnitOutcome], None] | None,
 ) -> tuple[list[UnitOutcome], str | None]:
     """Each batch's pending units (a batch of several: at the same time), in order; stops after
     ``stop_after_llm_errors`` units in a row failed on the endpoint."""
@@ -698,6 +705,8 @@ def _work(
                 done = list(pool.map(lambda uid: UnitAgent(shared, uid).run(), todo))
             for outcome in done:
                 outcomes.append(outcome)
+                if on_unit is not None:
+                    on_unit(outcome)
                 errors_in_a_row = errors_in_a_row + 1 if outcome.llm_error else 0
             if errors_in_a_row >= limit:
                 last = outcomes[-1].reason or ""

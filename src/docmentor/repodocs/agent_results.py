@@ -34,11 +34,21 @@ class AgentConfig:
     search_limit: int = 3  # sections a READ search returns
     facts_chars: int = 4_000  # the deterministic document given with the task (0: none)
     cross_check: bool = True  # VERIFY asks the model whether the draft contradicts its parts' documents
+    # your provider's prices per million tokens, to report a run's cost from its counted tokens
+    # (None: no cost is reported; nothing is ever estimated without counted tokens)
+    prompt_price: float | None = None
+    completion_price: float | None = None
 
     def __post_init__(self) -> None:
         for name in ("max_steps", "max_tokens", "source_chars", "read_chars", "context_chars"):
             if getattr(self, name) < 1:
                 raise UsageError(f"AgentConfig.{name} must be 1 or more, not {getattr(self, name)!r}")
+        for name in ("prompt_price", "completion_price"):
+            price = getattr(self, name)
+            if price is not None and not (math.isfinite(price) and price >= 0):
+                raise UsageError(f"AgentConfig.{name} must be a price ≥ 0 per million tokens, not {price!r}")
+        if (self.prompt_price is None) != (self.completion_price is None):
+            raise UsageError("give AgentConfig both prompt_price and completion_price, or neither")
         if self.facts_chars < 0:
             raise UsageError(f"AgentConfig.facts_chars must be 0 or more, not {self.facts_chars!r}")
         for name in ("workers", "stop_after_llm_errors", "search_limit"):
@@ -89,6 +99,18 @@ class RunReport:
     stopped: str | None = None
     problems: tuple[str, ...] = ()
     outcome_by_id: dict[str, UnitOutcome] = field(default_factory=dict, repr=False)
+    prices: tuple[float, float] | None = None  # per million prompt and completion tokens
+
+    def cost_of(self, prompt_tokens: int, completion_tokens: int) -> float | None:
+        """What these tokens cost at ``prices`` (None without prices)."""
+        if self.prices is None:
+            return None
+        return (prompt_tokens * self.prices[0] + completion_tokens * self.prices[1]) / 1_000_000
+
+    @property
+    def cost(self) -> float | None:
+        """The run's cost at ``prices``: its units' counted tokens (None without prices)."""
+        return self.cost_of(self.prompt_tokens, self.completion_tokens)
 
     @property
     def committed(self) -> list[str]:
@@ -118,7 +140,11 @@ class RunReport:
             "problems": list(self.problems),
             "prompt_tokens": self.prompt_tokens,
             "completion_tokens": self.completion_tokens,
-            "units": [o.to_dict() for o in self.outcomes],
+            "cost": self.cost,
+            "units": [
+                {**o.to_dict(), "cost": self.cost_of(o.prompt_tokens, o.completion_tokens)}
+                for o in self.outcomes
+            ],
         }
 
 
