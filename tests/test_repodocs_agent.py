@@ -24,7 +24,8 @@ from docmentor.errors import UsageError
 from docmentor.llm import LLMClient
 from docmentor.llm.config import LLMConfig
 from docmentor.repodocs import build_graph, read_repository, traversal
-from docmentor.repodocs.agent import AgentConfig, fit, parse_action, run_agent
+from docmentor.repodocs.agent import AgentConfig, run_agent
+from docmentor.repodocs.agent_actions import fit, parse_action
 from docmentor.repodocs.reads import pages
 from docmentor.repodocs.units import Component, Module, Unit
 from docmentor.repodocs.verify import (
