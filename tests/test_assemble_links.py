@@ -25,7 +25,8 @@ from docmentor.assemble.links import LinkGraph, adr_number, find_adr_mentions
 from docmentor.assemble.models import Candidate
 from docmentor.engine import Docmentor
 from docmentor.models import Link, ParsedDocument, RawDocument, Section, SourceSpec
-from docmentor.store.db import DocChange, Store
+from docmentor.store.db import Store
+from docmentor.store.rows import DocChange
 from httpserver import HttpServer, http_server  # noqa: F401
 
 FIXTURE = Path(__file__).parent / "fixtures" / "assemble"

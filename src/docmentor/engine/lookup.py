@@ -16,7 +16,7 @@ from docmentor.search.config import RankingConfig
 from docmentor.search.lexical import LexicalIndex
 from docmentor.search.ranking import excerpts, rank_hits
 from docmentor.search.semantic import counts, vector_model
-from docmentor.store.db import StoredDoc
+from docmentor.store.rows import StoredDoc
 
 #: ``excerpt``'s ranges (lowest, highest), a value outside clamped: passages, and characters
 #: around a match

@@ -23,7 +23,7 @@ from docmentor.parse.batch import parse_many
 from docmentor.search.lexical import section_terms
 from docmentor.search.semantic import write_units
 from docmentor.search.units import Unit
-from docmentor.store.db import DocChange
+from docmentor.store.rows import DocChange
 
 log = logging.getLogger(__name__)
 

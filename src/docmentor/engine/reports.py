@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypedDict
 
 from docmentor.search.semantic import EmbedReport
-from docmentor.store.db import SourceRow
+from docmentor.store.rows import SourceRow
 
 #: a progress callback: ``(done, total, what)``
 Progress = Callable[[int, int, str], None]

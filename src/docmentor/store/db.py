@@ -16,75 +16,14 @@ import sqlite3
 import threading
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
 from docmentor.errors import NotFoundError, StoreError
-from docmentor.models import ParsedDocument, RawDocument, SourceOptions, SourceSpec
+from docmentor.models import SourceSpec
 from docmentor.store.migrations import MIGRATIONS
+from docmentor.store.rows import DocChange, SourceRow, StoredDoc, now_iso, source_row, stored_doc
 
 log = logging.getLogger(__name__)
-
-
-def now_iso() -> str:
-    return datetime.now(UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z")
-
-
-@dataclass(frozen=True, slots=True)
-class StoredDoc:
-    id: int
-    source: str
-    path: str
-    url: str
-    title: str
-    fmt: str
-    content_hash: str
-    etag: str | None
-    last_modified: str | None
-    fetched_at: str
-    indexed_at: str
-    stale: bool
-    error: str | None
-    served: str | None = None  # 'html' or 'text' for an llms.txt document (how its copy was served)
-
-
-@dataclass(slots=True)
-class DocChange:
-    """A new or changed document, parsed, ready to be written."""
-
-    raw: RawDocument
-    parsed: ParsedDocument
-    content_hash: str
-
-
-@dataclass(frozen=True, slots=True)
-class SourceRow:
-    name: str
-    kind: str
-    target: str
-    options: dict[str, Any]
-    version: str | None
-    title: str | None
-    created_at: str
-    refreshed_at: str | None
-    status: str
-    error: str | None
-    generation: int
-    lexical_generation: int
-    documents: int
-    sections: int
-    stale: int
-
-    @property
-    def spec(self) -> SourceSpec:
-        return SourceSpec(
-            name=self.name,
-            kind=self.kind,  # type: ignore[arg-type]
-            target=self.target,
-            options=SourceOptions.from_stored(self.options),
-        )
 
 
 _DOC_COLS = "id, source, path, url, title, fmt, content_hash, etag, last_modified, fetched_at, indexed_at, stale, error, served"
@@ -261,7 +200,7 @@ class Store:
             )
             .fetchall()
         )
-        return [_source_row(r) for r in rows]
+        return [source_row(r) for r in rows]
 
     def source(self, name: str) -> SourceRow:
         for row in self.sources():
@@ -314,7 +253,7 @@ class Store:
     # -- documents ---------------------------------------------------------------
     def documents(self, source: str) -> dict[str, StoredDoc]:
         rows = self.conn().execute(f"SELECT {_DOC_COLS} FROM documents WHERE source = ?", (source,))
-        return {r["path"]: _doc(r) for r in rows}
+        return {r["path"]: stored_doc(r) for r in rows}
 
     def document_ids(self, source: str) -> list[int]:
         return [r[0] for r in self.conn().execute("SELECT id FROM documents WHERE source = ?", (source,))]
@@ -344,7 +283,7 @@ class Store:
             ).fetchone()
         else:
             row = None
-        return None if row is None else _doc(row)
+        return None if row is None else stored_doc(row)
 
     def sources_with_path(self, path: str) -> list[str]:
         """The sources that hold a document at ``path`` (sorted)."""
@@ -564,42 +503,3 @@ def _wal(db: sqlite3.Connection) -> None:
             if ("locked" not in str(exc) and "busy" not in str(exc)) or time.monotonic() > deadline:
                 raise
             time.sleep(0.02)
-
-
-def _source_row(r: sqlite3.Row) -> SourceRow:
-    return SourceRow(
-        name=r["name"],
-        kind=r["kind"],
-        target=r["target"],
-        options=json.loads(r["options"] or "{}"),
-        version=r["version"],
-        title=r["title"],
-        created_at=r["created_at"],
-        refreshed_at=r["refreshed_at"],
-        status=r["status"],
-        error=r["error"],
-        generation=r["generation"],
-        lexical_generation=r["lexical_generation"],
-        documents=r["documents"],
-        sections=r["sections"],
-        stale=r["stale"],
-    )
-
-
-def _doc(r: sqlite3.Row) -> StoredDoc:
-    return StoredDoc(
-        id=r["id"],
-        source=r["source"],
-        path=r["path"],
-        url=r["url"],
-        title=r["title"],
-        fmt=r["fmt"],
-        content_hash=r["content_hash"],
-        etag=r["etag"],
-        last_modified=r["last_modified"],
-        fetched_at=r["fetched_at"],
-        indexed_at=r["indexed_at"],
-        stale=bool(r["stale"]),
-        error=r["error"],
-        served=r["served"],
-    )

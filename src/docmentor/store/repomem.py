@@ -23,7 +23,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from docmentor.errors import NotFoundError, UsageError
-from docmentor.store.db import now_iso
 from docmentor.store.repomem_rows import (
     GRANULARITIES,
     UNIT_STATUSES,
@@ -39,6 +38,7 @@ from docmentor.store.repomem_rows import (
     text,
     unit_status,
 )
+from docmentor.store.rows import now_iso
 
 if TYPE_CHECKING:
     import sqlite3

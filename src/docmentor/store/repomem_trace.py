@@ -12,7 +12,6 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from docmentor.errors import NotFoundError, UsageError
-from docmentor.store.db import now_iso
 from docmentor.store.repomem_rows import (
     CacheEntry,
     RunProgress,
@@ -24,6 +23,7 @@ from docmentor.store.repomem_rows import (
     to_json,
     unit_status,
 )
+from docmentor.store.rows import now_iso
 
 if TYPE_CHECKING:
     from docmentor.store.db import Store
