@@ -44,6 +44,10 @@ adapters over it.
 - **evaluation** — :func:`load_questions`, :func:`check_labels`, :func:`evaluate_search`,
   :func:`evaluate_assemble`, :func:`evaluate_api` (:class:`SearchRun`, :class:`Labels`,
   :class:`AssembleEval`, :class:`ApiEval`).
+- **repository documentation** (being built) — :func:`document_repository`
+  (:class:`RepoDocsResult`; an output folder it will not replace: :class:`RepoDocsOutputError`),
+  :func:`run_agent` (:class:`AgentConfig`, :class:`RunReport`), what the index holds of a
+  repository's runs: :func:`repo_run_status` (:class:`RepoRunStatus`), :func:`repo_unit_document`.
 - **errors** — :class:`DocmentorError` and its subclasses :class:`UsageError`,
   :class:`NotFoundError`, :class:`SourceUnavailableError`, :class:`StoreError`.
 
@@ -171,6 +175,16 @@ _EXPORTS: dict[str, str] = {
     "Labels": "docmentor.evaluation",
     "AssembleEval": "docmentor.evaluation",
     "ApiEval": "docmentor.evaluation",
+    # repository documentation
+    "document_repository": "docmentor.repodocs.generate",
+    "RepoDocsResult": "docmentor.repodocs.generate",
+    "RepoDocsOutputError": "docmentor.repodocs.output",
+    "run_agent": "docmentor.repodocs.agent",
+    "AgentConfig": "docmentor.repodocs.agent_results",
+    "RunReport": "docmentor.repodocs.agent_results",
+    "repo_run_status": "docmentor.repodocs.runs",
+    "RepoRunStatus": "docmentor.repodocs.runs",
+    "repo_unit_document": "docmentor.repodocs.runs",
     # errors
     "DocmentorError": "docmentor.errors",
     "UsageError": "docmentor.errors",
@@ -185,6 +199,7 @@ _RENAMED: dict[str, str] = {
     "feedback_report": "report_text",
     "ClarityIssue": "Issue",
     "ScorePenalty": "Penalty",
+    "RepoDocsOutputError": "OutputError",
 }
 
 #: the public names, as listed in ``_EXPORTS`` (tests/test_public_api.py checks the two agree)
@@ -194,6 +209,7 @@ __all__ = [
     "EXCERPT_CONTEXT_RANGE",
     "MAX_TOKENS_RANGE",
     "SCORING_VERSION",
+    "AgentConfig",
     "ApiEval",
     "ApiMatch",
     "AssembleEval",
@@ -241,9 +257,13 @@ __all__ = [
     "RefreshReport",
     "RefreshScheduler",
     "RemovedKnowledgeBase",
+    "RepoDocsOutputError",
+    "RepoDocsResult",
+    "RepoRunStatus",
     "ReportWarnings",
     "Roadmap",
     "Rubric",
+    "RunReport",
     "ScoreChange",
     "ScoreExplanation",
     "ScorePenalty",
@@ -270,6 +290,7 @@ __all__ = [
     "configured_sources",
     "default_db",
     "default_rubric",
+    "document_repository",
     "drift_report",
     "evaluate_api",
     "evaluate_assemble",
@@ -290,7 +311,10 @@ __all__ = [
     "record_history",
     "refresh_pass",
     "remove_knowledge_base",
+    "repo_run_status",
+    "repo_unit_document",
     "report_issue",
+    "run_agent",
     "score_document",
     "score_paths",
     "score_source",
@@ -381,6 +405,11 @@ if TYPE_CHECKING:
     from docmentor.llm import LLMClient
     from docmentor.llm.config import LLMConfig
     from docmentor.models import SearchHit, SourceOptions, SourceSpec
+    from docmentor.repodocs.agent import run_agent
+    from docmentor.repodocs.agent_results import AgentConfig, RunReport
+    from docmentor.repodocs.generate import RepoDocsResult, document_repository
+    from docmentor.repodocs.output import OutputError as RepoDocsOutputError
+    from docmentor.repodocs.runs import RepoRunStatus, repo_run_status, repo_unit_document
     from docmentor.scheduler import (
         BackgroundEmbedder,
         RefreshScheduler,

@@ -12,6 +12,7 @@ from docmentor.cli import sources  # noqa: F401  add, refresh, sources, remove, 
 from docmentor.cli import assemble  # noqa: F401  assemble, the eval sub-app
 from docmentor.cli import clarity  # noqa: F401  the clarity sub-app
 from docmentor.cli import library  # noqa: F401  the readme-llm, api and feedback sub-apps
+from docmentor.cli import repodocs  # noqa: F401  the repo-docs sub-app
 from docmentor.cli import serve
 
 # isort: on

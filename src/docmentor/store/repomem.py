@@ -53,6 +53,7 @@ __all__ = [
     "finish_run",
     "get_run",
     "get_unit",
+    "latest_run",
     "list_runs",
     "register_units",
     "remove_units",
@@ -118,6 +119,16 @@ def list_runs(store: Store, root: str | Path | None = None) -> list[RunRow]:
     else:
         rows = store.conn().execute("SELECT * FROM repo_runs WHERE root = ? ORDER BY id DESC", (_root(root),))
     return [_run(r) for r in rows]
+
+
+def latest_run(store: Store, root: str | Path) -> RunRow | None:
+    """The newest run of the repository at ``root``, in whatever state; None when it has none."""
+    row = (
+        store.conn()
+        .execute("SELECT * FROM repo_runs WHERE root = ? ORDER BY id DESC LIMIT 1", (_root(root),))
+        .fetchone()
+    )
+    return None if row is None else _run(row)
 
 
 def finish_run(store: Store, run_id: int, *, status: str = "finished") -> RunRow:

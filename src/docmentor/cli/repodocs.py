@@ -1,0 +1,219 @@
+"""The repo-docs sub-app: document a repository's code (generate), see how far the latest run
+is (status) and print one unit's document (show)."""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+from collections.abc import Callable, Iterator
+from dataclasses import asdict
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+
+from docmentor import UsageError
+from docmentor.cli.app import app, emit, open_engine, require_index
+
+if TYPE_CHECKING:
+    from docmentor import RepoDocsResult, RunReport
+
+repodocs_app = typer.Typer(
+    help="Document a repository's code unit by unit, dependencies first (being built: Python only).",
+    short_help="Document a repository's code: generate, status, show.",
+    no_args_is_help=True,
+)
+app.add_typer(repodocs_app, name="repo-docs")
+
+_NO_INDEX_HINT = "document the repository with a model first: docmentor repo-docs generate PATH"
+
+
+@repodocs_app.command("generate", short_help="Write a document for every unit of a repository.")
+def repodocs_generate(
+    path: Annotated[Path, typer.Argument(help="The repository's folder.")],
+    out: Annotated[
+        Path | None,
+        typer.Option(
+            "--out", help="Output folder without a model (default PATH/.docmentor-docs).", show_default=False
+        ),
+    ] = None,
+    no_llm: Annotated[
+        bool, typer.Option("--no-llm", help="Write from the code alone, even with an endpoint configured.")
+    ] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
+) -> None:
+    """Document the repository at PATH. Without a model (--no-llm, or no DOCMENTOR_LLM_BASE_URL
+    and DOCMENTOR_LLM_MODEL): a Markdown tree and documentation.json under --out, from the code
+    alone. With a model: the agent writes each unit's document into the index (--db); a run
+    that stopped goes on where it stopped."""
+    from docmentor import LLMConfig
+
+    root = _folder(path)
+    config = None if no_llm else LLMConfig.from_env()
+    if config is None:
+        if out is not None and out.exists() and not out.is_dir():
+            raise UsageError(
+                f"--out {out} is a file", hint="give a new or empty folder, or an earlier output"
+            )
+        result = _write_tree(root, out)
+        if as_json:
+            emit(result.to_dict())
+        else:
+            print(_tree_summary(result))
+        return
+    if out is not None:
+        raise UsageError(
+            "--out is for the documents written without a model; the agent keeps its documents in the index",
+            hint="add --no-llm to write the Markdown tree, or leave out --out",
+        )
+    report = _run_agent(root, config, show_progress=not as_json)
+    if as_json:
+        emit(report.to_dict())
+    else:
+        print(_agent_summary(root, report))
+
+
+def _folder(path: Path) -> Path:
+    if not path.exists():
+        raise UsageError(f"{path} does not exist", hint="give the repository's folder")
+    if not path.is_dir():
+        raise UsageError(f"{path} is not a folder", hint="give the repository's folder, not a file in it")
+    return path.resolve()
+
+
+def _write_tree(root: Path, out: Path | None) -> RepoDocsResult:
+    from docmentor import RepoDocsOutputError, document_repository
+
+    try:
+        return document_repository(root, out)
+    except RepoDocsOutputError as exc:
+        raise UsageError(
+            str(exc),
+            hint="give --out a new or empty folder (or one an earlier run wrote); nothing was changed",
+        ) from None
+
+
+def _tree_summary(result: RepoDocsResult) -> str:
+    units = sum(result.documents.values())
+    kinds = ", ".join(f"{n} {kind}" for kind, n in sorted(result.documents.items()))
+    problems = len(result.problems)
+    unread = f"; {problems} file(s) could not be read (--json lists them)" if problems else ""
+    return (
+        f"documented {units} units ({kinds}) without a model in {result.out} ({result.files} files){unread}"
+    )
+
+
+def _run_agent(root: Path, config: Any, *, show_progress: bool) -> RunReport:
+    from docmentor import AgentConfig, LLMClient, run_agent
+
+    engine = open_engine(create=True)
+    try:
+        with LLMClient(config) as client, _agent_progress(show_progress, engine, root) as on_unit:
+            return run_agent(root, engine.store, client, config=AgentConfig(), docs=engine, on_unit=on_unit)
+    finally:
+        engine.close()
+
+
+@contextlib.contextmanager
+def _agent_progress(enabled: bool, engine: Any, root: Path) -> Iterator[Callable[[Any], None] | None]:
+    """On a terminal, a bar on stderr: units done of the run's total, and the tokens used."""
+    if not enabled or not sys.stderr.isatty():
+        yield None
+        return
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from docmentor import repo_run_status
+
+    with Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=Console(stderr=True),
+        transient=True,
+    ) as bar:
+        task = bar.add_task("documenting units", total=None)
+
+        def on_unit(_outcome: Any) -> None:
+            p = repo_run_status(engine.store, root).progress
+            bar.update(
+                task,
+                completed=p.committed + p.failed,
+                total=p.total,
+                description=f"documenting units, {p.tokens:,} tokens",
+            )
+
+        yield on_unit
+
+
+def _agent_summary(root: Path, report: RunReport) -> str:
+    tokens = report.prompt_tokens + report.completion_tokens
+    cost = f", cost {report.cost:.4f}" if report.cost is not None else ""
+    lines = [
+        f"run {report.run_id}: {len(report.committed)} units committed, {len(report.failed)} failed, "
+        f"{len(report.skipped)} already done, of {report.total_units}; {tokens:,} tokens "
+        f"({report.prompt_tokens:,} prompt, {report.completion_tokens:,} completion){cost}",
+        "finished"
+        if report.finished
+        else (report.stopped or "not finished: run it again to go on where it stopped"),
+        "the documents are in the index (no Markdown tree is written with a model yet): "
+        f"docmentor repo-docs show UNIT --path {root} prints one",
+    ]
+    if report.problems:
+        lines.append(f"{len(report.problems)} file(s) could not be read (--json lists them)")
+    return "\n".join(lines)
+
+
+@repodocs_app.command("status", short_help="How far the latest documentation run of a repository is.")
+def repodocs_status(
+    path: Annotated[Path, typer.Argument(help="The repository's folder.")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """The latest run of the repository at PATH in the index: units done, pending and failed,
+    tokens, the unit being worked on, and whether it finished."""
+    from docmentor import repo_run_status
+
+    require_index(_NO_INDEX_HINT)
+    engine = open_engine(create=False)
+    try:
+        status = repo_run_status(engine.store, path)
+    finally:
+        engine.close()
+    data = status.to_dict()
+    if as_json:
+        emit(data)
+        return
+    units = data["units"]
+    state = "finished" if status.finished else data["status"]
+    print(f"run {data['run_id']} of {data['root']} ({data['model'] or 'no model'}): {state}")
+    print(
+        f"units: {units['committed']} committed, {units['pending']} pending, {units['failed']} failed, "
+        f"of {units['total']}; {data['tokens']:,} tokens "
+        f"({data['prompt_tokens']:,} prompt, {data['completion_tokens']:,} completion)"
+    )
+    if data["current_unit"]:
+        print(f"current unit: {data['current_unit']}")
+
+
+@repodocs_app.command("show", short_help="Print one unit's document from the latest run.")
+def repodocs_show(
+    unit: Annotated[str, typer.Argument(help="The unit's id, a dotted name such as pkg.module.func.")],
+    path: Annotated[
+        Path, typer.Option("--path", help="The repository's folder (default: the current folder).")
+    ] = Path("."),
+    as_json: Annotated[bool, typer.Option("--json", help="Print the unit as JSON.")] = False,
+) -> None:
+    """Print the committed document of UNIT from the latest run of the repository at --path."""
+    from docmentor import repo_unit_document
+
+    require_index(_NO_INDEX_HINT)
+    engine = open_engine(create=False)
+    try:
+        row = repo_unit_document(engine.store, path, unit)
+    finally:
+        engine.close()
+    if as_json:
+        emit(asdict(row))
+        return
+    print(row.document or "")

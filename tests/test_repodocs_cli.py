@@ -1,0 +1,207 @@
+"""`docmentor repo-docs` (generate, status, show) through the CLI, on a copy of the sample
+repository, with the model behind the scripted OpenAI-compatible server; and the library
+functions it reads the index with (``repodocs/runs.py``, ``repomem.latest_run``)."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from clitool import Cli
+from docmentor.engine import Docmentor
+from docmentor.errors import NotFoundError
+from docmentor.repodocs.runs import repo_run_status, repo_unit_document
+from docmentor.store import repomem
+from docmentor.store.repomem_rows import NewUnit
+from openai_server import OpenAIServer
+from openai_server import openai_server as openai_server  # the fixture
+from test_repodocs_agent import UNITS, Model, good_document
+
+SAMPLE = Path(__file__).parent / "fixtures" / "repodocs" / "sample"
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    target = tmp_path / "sample"
+    shutil.copytree(SAMPLE, target)
+    return target
+
+
+@pytest.fixture
+def cli(tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> Cli:
+    for name in ("DOCMENTOR_LLM_BASE_URL", "DOCMENTOR_LLM_MODEL", "DOCMENTOR_LLM_API_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    return Cli(tmp_path / "db", capsys)
+
+
+def tree(folder: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def test_help_lists_repo_docs(cli: Cli) -> None:
+    rc, out, _ = cli.raw("--help")
+    assert rc == 0 and "repo-docs" in out
+    rc, out, _ = cli.raw("repo-docs", "--help")
+    assert rc == 0 and all(c in out for c in ("generate", "status", "show"))
+
+
+# -- without a model -------------------------------------------------------------------------------
+
+
+def test_generate_without_a_model_writes_the_tree_and_again_byte_identical(cli: Cli, repo: Path) -> None:
+    out = cli.ok("repo-docs", "generate", str(repo))
+    target = repo / ".docmentor-docs"
+    assert (target / "index.md").is_file() and (target / "documentation.json").is_file()
+    assert out.count("\n") == 1 and "without a model" in out and str(target) in out
+    assert "could not be read" in out  # broken.py, blob.py, latin.py
+    first = tree(target)
+    data = cli.json("repo-docs", "generate", str(repo))
+    assert set(data) == {"root", "out", "documents", "files", "problems"}
+    assert data["root"] == str(repo.resolve()) and data["out"] == str(target)
+    assert data["documents"]["repository"] == 1 and data["documents"]["function"] > 0
+    assert data["files"] == len(first)
+    assert any(p["path"] == "broken.py" for p in data["problems"])
+    assert tree(target) == first  # a second run: byte-identical
+    assert not (cli.db).exists()  # no model: no index touched
+
+
+def test_no_llm_wins_over_a_configured_endpoint_and_out_is_honoured(
+    cli: Cli, repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("DOCMENTOR_LLM_BASE_URL", "http://127.0.0.1:9/v1")  # nothing listens there
+    monkeypatch.setenv("DOCMENTOR_LLM_MODEL", "none")
+    out = tmp_path / "docs"
+    data = cli.json("repo-docs", "generate", str(repo), "--out", str(out), "--no-llm")
+    assert data["out"] == str(out) and (out / "index.md").is_file()
+    assert not (repo / ".docmentor-docs").exists()
+    # with the endpoint and without --no-llm, --out is refused before anything runs
+    err = cli.fails("repo-docs", "generate", str(repo), "--out", str(out))
+    assert "--out" in err and "--no-llm" in err and not cli.db.exists()
+
+
+def test_bad_paths_and_outputs_are_one_line_errors_and_nothing_is_lost(
+    cli: Cli, repo: Path, tmp_path: Path
+) -> None:
+    err = cli.fails("repo-docs", "generate", str(tmp_path / "missing"))
+    assert "does not exist" in err
+    err = cli.fails("repo-docs", "generate", str(repo / "shop" / "util.py"))
+    assert "is not a folder" in err
+    a_file = tmp_path / "notes.txt"
+    a_file.write_text("mine\n")
+    err = cli.fails("repo-docs", "generate", str(repo), "--out", str(a_file))
+    assert "is a file" in err and a_file.read_text() == "mine\n"
+    foreign = tmp_path / "mine"
+    foreign.mkdir()
+    (foreign / "keep.md").write_text("keep me\n")
+    err = cli.fails("repo-docs", "generate", str(repo), "--out", str(foreign))
+    assert "not replaced" in err and "--out" in err
+    assert tree(foreign) == {"keep.md": b"keep me\n"}
+    rc, out, err = cli("repo-docs", "generate")  # no PATH: a usage error
+    assert rc == 2 and out == "" and "PATH" in err
+
+
+def test_status_and_show_without_an_index_or_a_run(cli: Cli, repo: Path) -> None:
+    err = cli.fails("repo-docs", "status", str(repo))
+    assert "no index" in err and "repo-docs generate" in err
+    err = cli.fails("repo-docs", "show", "shop.util", "--path", str(repo))
+    assert "no index" in err
+    Docmentor(cli.db).close()  # an index, but no run of this repository
+    err = cli.fails("repo-docs", "status", str(repo))
+    assert f"no documentation run of {repo.resolve()}" in err and "DOCMENTOR_LLM_BASE_URL" in err
+
+
+# -- with a model ----------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def model_run(
+    cli: Cli, repo: Path, openai_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch
+) -> tuple[Cli, str]:
+    openai_server.script(Model())
+    monkeypatch.setenv("DOCMENTOR_LLM_BASE_URL", openai_server.base_url)
+    monkeypatch.setenv("DOCMENTOR_LLM_MODEL", "scripted")
+    return cli, cli.ok("repo-docs", "generate", str(repo))
+
+
+def test_generate_with_a_model_then_status_and_show(model_run: tuple[Cli, str], repo: Path) -> None:
+    cli, out = model_run
+    total = len(UNITS)
+    assert f"{total} units committed, 0 failed, 0 already done, of {total}" in out
+    assert "\nfinished\n" in out and "in the index" in out and "repo-docs show UNIT" in out
+    assert not (repo / ".docmentor-docs").exists()  # the agent writes no Markdown tree
+    status = cli.json("repo-docs", "status", str(repo))
+    assert status["finished"] and status["status"] == "finished" and status["model"] == "scripted"
+    assert status["units"] == {"total": total, "committed": total, "pending": 0, "failed": 0}
+    assert status["tokens"] == status["prompt_tokens"] + status["completion_tokens"] > 0
+    assert status["current_unit"] is None
+    text = cli.ok("repo-docs", "status", str(repo))
+    assert f"{total} committed, 0 pending, 0 failed, of {total}" in text and ": finished" in text
+    doc = cli.ok("repo-docs", "show", "shop.util.clamp", "--path", str(repo))
+    assert doc == good_document(UNITS["shop.util.clamp"]) + "\n"
+    row = cli.json("repo-docs", "show", "shop.util.clamp", "--path", str(repo))
+    assert row["unit_id"] == "shop.util.clamp" and row["status"] == "committed"
+    assert row["claims"] == ["shop.util.clamp exists."] and row["model"] == "scripted"
+    err = cli.fails("repo-docs", "show", "shop.util.clam", "--path", str(repo))
+    assert "no unit 'shop.util.clam'" in err and "did you mean shop.util.clamp" in err
+
+
+def test_show_defaults_to_the_current_folder(
+    model_run: tuple[Cli, str], repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cli, _ = model_run
+    monkeypatch.chdir(repo)
+    assert cli.ok("repo-docs", "show", "shop.util") == good_document(UNITS["shop.util"]) + "\n"
+    monkeypatch.chdir(repo / "shop")  # a folder with no run of its own
+    err = cli.fails("repo-docs", "show", "shop.util")
+    assert f"no documentation run of {repo / 'shop'}" in err
+
+
+# -- the library functions behind status and show ----------------------------------------------------
+
+
+def test_latest_run_run_status_and_unit_document_on_a_real_store(tmp_path: Path, repo: Path) -> None:
+    engine = Docmentor(tmp_path / "db")
+    try:
+        store = engine.store
+        assert repomem.latest_run(store, repo) is None
+        with pytest.raises(NotFoundError, match="no documentation run"):
+            repo_run_status(store, repo)
+        first = repomem.start_run(store, repo, model="m")
+        repomem.finish_run(store, first.id)
+        run = repomem.start_run(store, repo, model="m")
+        assert run.id != first.id
+        latest = repomem.latest_run(store, str(repo / "shop" / ".."))  # the same root, spelled otherwise
+        assert latest is not None and latest.id == run.id
+        repomem.register_units(
+            store,
+            run.id,
+            [NewUnit("pkg.a", "component", "h1", "pkg"), NewUnit("pkg.b", "component", "h2", "pkg")],
+        )
+        repomem.commit_unit(
+            store,
+            run.id,
+            "pkg.a",
+            document="A.",
+            claims=["a"],
+            model="m",
+            prompt_tokens=5,
+            completion_tokens=2,
+        )
+        repomem.fail_unit(store, run.id, "pkg.b", error="out of steps", prompt_tokens=1, completion_tokens=1)
+        status = repo_run_status(store, repo)
+        assert not status.finished and status.run.id == run.id
+        data = status.to_dict()
+        assert data["units"] == {"total": 2, "committed": 1, "pending": 0, "failed": 1}
+        assert (data["prompt_tokens"], data["completion_tokens"], data["tokens"]) == (6, 3, 9)
+        assert repo_unit_document(store, repo, "pkg.a").document == "A."
+        with pytest.raises(NotFoundError, match="it failed: out of steps"):
+            repo_unit_document(store, repo, "pkg.b")
+        with pytest.raises(NotFoundError, match=r"did you mean pkg\.a"):
+            repo_unit_document(store, repo, "a")
+        with pytest.raises(NotFoundError) as caught:
+            repo_unit_document(store, repo, "zzz")
+        assert caught.value.hint == "unit ids are dotted names such as 'pkg.a'"
+    finally:
+        engine.close()
