@@ -1,6 +1,7 @@
 """The documentation agent's run over a repository (issue 21, item 3): ``run_agent`` registers
 the units in traversal order with their code hashes (a resumed run keeps what was committed
-and redoes none of it), then runs each pending unit's loop (``agent_unit.py``), one after
+and redoes none of it; with ``update``, the last finished run is reopened; in both, when the
+code changed since, ``update.py``'s set of stale units goes back to pending), then runs each pending unit's loop (``agent_unit.py``), one after
 another or, with ``workers`` > 1, the units of one traversal level at a time in a thread pool
 (a level's units do not depend on each other). A unit that fails is marked failed and the run
 goes on with the next; it stops (resumable) after ``stop_after_llm_errors`` units in a row
@@ -15,8 +16,9 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+from docmentor.errors import UsageError
 from docmentor.llm import LLMClient
 from docmentor.repodocs import prompts
 from docmentor.repodocs.agent_answers import Shared
@@ -24,13 +26,14 @@ from docmentor.repodocs.agent_results import AgentConfig, RunReport, UnitOutcome
 from docmentor.repodocs.agent_unit import UnitAgent
 from docmentor.repodocs.code_facts import read_facts
 from docmentor.repodocs.deterministic import Documenter, Layout
-from docmentor.repodocs.graph import build_graph
+from docmentor.repodocs.graph import Graph, build_graph
 from docmentor.repodocs.order import traversal
 from docmentor.repodocs.python_units import read_repository
 from docmentor.repodocs.reads import RepoView
+from docmentor.repodocs.update import UpdatePlan, plan_update
 from docmentor.repodocs.verify import SymbolTable
 from docmentor.store import repomem
-from docmentor.store.repomem_rows import NewUnit
+from docmentor.store.repomem_rows import NewUnit, RunRow
 
 if TYPE_CHECKING:
     from docmentor.engine import Docmentor
@@ -47,6 +50,8 @@ def run_agent(
     config: AgentConfig | None = None,
     docs: Docmentor | None = None,
     resume: bool = True,
+    update: bool = False,
+    transitive: bool = True,
     on_unit: Callable[[UnitOutcome], None] | None = None,
 ) -> RunReport:
     """Document the repository at ``root`` with the model behind ``client``, persisting every
@@ -54,19 +59,33 @@ def run_agent(
     continued: committed units are skipped (and, with ``retry_failed``, failed ones redone).
     ``docs``: the index READ's ``search`` asks (None: no search). ``on_unit`` is called with
     each unit's outcome as it ends (a progress bar), in the calling thread. The run is marked finished
-    when every unit is committed."""
+    when every unit is committed.
+
+    With ``update``, the latest run of ``root`` is worked on even when it finished (an
+    incremental update; none: a new run). Whenever the run worked on was stored before (resumed
+    or updated) and the code changed since, exactly ``update.plan_update``'s set goes back to
+    pending (the changed and added units, their dependents — all of them, or with
+    ``transitive=False`` the direct ones — and their ancestors) and the removed units are
+    dropped from memory; every other committed unit is kept and never sent to the model."""
     cfg = config or AgentConfig()
     root = Path(root).resolve()
     repo = read_repository(root)
     graph = build_graph(repo)
     order = traversal(graph)
     view = RepoView(root, repo, graph, order)
-    run = repomem.start_run(store, root, model=client.config.model, settings=asdict(cfg), resume=resume)
+    run, stored_before = _open_run(
+        store, root, client.config.model, asdict(cfg), resume=resume, update=update
+    )
+    hashes = {uid: _hash(view, uid) for uid in order.order}
+    plan = _plan(store, run.id, graph, hashes, transitive=transitive) if stored_before else None
     repomem.register_units(
         store,
         run.id,
-        [NewUnit(uid, view.granularity(uid), _hash(view, uid), view.parent(uid)) for uid in order.order],
+        [NewUnit(uid, view.granularity(uid), hashes[uid], view.parent(uid)) for uid in order.order],
     )
+    if plan is not None:
+        repomem.remove_units(store, run.id, plan.removed)
+        repomem.reset_units(store, run.id, plan.redo)
     if cfg.retry_failed:
         failed = repomem.unit_ids(store, run.id, status="failed")
         if failed:
@@ -115,6 +134,40 @@ def run_agent(
         prices=None
         if cfg.prompt_price is None or cfg.completion_price is None
         else (cfg.prompt_price, cfg.completion_price),
+    )
+
+
+def _open_run(
+    store: Store, root: Path, model: str | None, settings: dict[str, Any], *, resume: bool, update: bool
+) -> tuple[RunRow, bool]:
+    """The run to work on and whether it was stored before: with ``update``, the latest
+    unfinished or finished run of ``root`` (a finished one reopened); otherwise ``start_run``'s."""
+    if update:
+        if not resume:
+            raise UsageError("an update works on the last run of the repository; it cannot start afresh")
+        last = next((r for r in repomem.list_runs(store, root) if r.status in ("running", "finished")), None)
+        if last is not None and last.status == "finished":
+            return repomem.reopen_run(store, last.id), True
+    run = repomem.start_run(store, root, model=model, settings=settings, resume=resume)
+    return run, run.resumed
+
+
+def _plan(
+    store: Store, run_id: int, graph: Graph, hashes: dict[str, str], *, transitive: bool
+) -> UpdatePlan | None:
+    """What to redo in a stored run, from its stored hashes and dependencies (None: nothing
+    changed)."""
+    changes = repomem.changed_units(store, run_id, hashes)
+    if not (changes.changed or changes.added or changes.removed):
+        return None
+    previous = {row.unit_id: row.depends_on for row in repomem.units(store, run_id)}
+    return plan_update(
+        graph,
+        changes.changed,
+        changes.added,
+        changes.removed,
+        previous_dependencies=previous,
+        transitive=transitive,
     )
 
 
