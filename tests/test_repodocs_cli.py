@@ -5,6 +5,7 @@ functions it reads the index with (``repodocs/runs.py``, ``repomem.latest_run``)
 from __future__ import annotations
 
 import shutil
+import sys
 from pathlib import Path
 
 import pytest
@@ -205,3 +206,19 @@ def test_latest_run_run_status_and_unit_document_on_a_real_store(tmp_path: Path,
         assert caught.value.hint == "unit ids are dotted names such as 'pkg.a'"
     finally:
         engine.close()
+
+
+def test_a_terminal_gets_a_progress_bar_of_units_and_tokens_on_stderr(
+    cli: Cli, repo: Path, openai_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    openai_server.script(Model())
+    monkeypatch.setenv("DOCMENTOR_LLM_BASE_URL", openai_server.base_url)
+    monkeypatch.setenv("DOCMENTOR_LLM_MODEL", "scripted")
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
+    rc, out, err = cli("repo-docs", "generate", str(repo))
+    total = len(UNITS)
+    assert rc == 0 and f"{total} units committed" in out
+    assert "documenting units" in err and "tokens" in err and f"/{total}" in err
+    # --json prints only the JSON, no bar
+    rc, out, err = cli("repo-docs", "generate", str(repo), "--json")
+    assert rc == 0 and "documenting" not in err
