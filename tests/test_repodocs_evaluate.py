@@ -190,6 +190,7 @@ def _commit(store: Store, run_id: int, unit_id: str) -> None:
 
 def test_a_run_in_traversal_order_has_no_order_violation(repo: Path, out: Path, store: Store) -> None:
     run_id, order, _ = _run(store, repo)
+    assert traversal(build_graph(read_repository(repo))).dropped  # a cycle's edge: not counted
     for unit_id in order:
         _commit(store, run_id, unit_id)
     ev = evaluate_docs(repo, out, store=store, run_id=run_id)
@@ -231,3 +232,36 @@ def test_the_trace_gives_the_redundant_read_rate_and_cache_hits(repo: Path, out:
     assert ev.reads.redundant_rate == 0.25 and ev.reads.cached_rate == 0.5
     assert [f.unit for f in ev.reads.repeats] == [a]
     assert ev.order is not None and ev.order.checked == 0  # nothing committed
+
+
+def test_without_a_trace_the_commit_times_give_the_order(repo: Path, out: Path, store: Store) -> None:
+    run_id, _, _ = _run(store, repo)
+    caller, callee = ("shop.pricing.discounted", "shop.util.clamp")
+    for unit_id in (caller, callee):
+        repomem.commit_unit(store, run_id, unit_id, document=f"# {unit_id}\n")
+    with store.transaction() as db:
+        db.execute(
+            "UPDATE repo_units SET committed_at = '2026-01-01T00:00:00Z' WHERE run_id = ? AND unit_id = ?",
+            (run_id, caller),
+        )
+        db.execute(
+            "UPDATE repo_units SET committed_at = '2026-01-01T00:00:01Z' WHERE run_id = ? AND unit_id = ?",
+            (run_id, callee),
+        )
+    ev = evaluate_docs(repo, out, store=store, run_id=run_id)
+    assert ev.order is not None and ev.order_violations == 1 and ev.order.failures[0].unit == caller
+    with store.transaction() as db:  # the same second: no order is known, nothing is counted
+        db.execute("UPDATE repo_units SET committed_at = '2026-01-01T00:00:01Z' WHERE run_id = ?", (run_id,))
+    ev = evaluate_docs(repo, out, store=store, run_id=run_id)
+    assert ev.order is not None and ev.order.checked == 0 and ev.order_violations == 0
+
+
+def test_an_escaped_or_quoted_link_is_not_a_link(repo: Path, out: Path) -> None:
+    _edit_page(
+        out,
+        "modules/shop.pricing.md",
+        "## Components\n",
+        "## Components\n\nNot links: \\[x\\](nowhere.md), `[x](nowhere.md)`, [web](https://example.org/x.md)\n",
+    )
+    _edit_page(out, "index.md", "(packages/shop.md)", "(packages/sh%6Fp.md)")  # percent-encoded
+    assert evaluate_docs(repo, out).links.failures == ()

@@ -40,6 +40,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+from urllib.parse import unquote
 
 from docmentor.repodocs.code_facts import CodeFacts, read_facts
 from docmentor.repodocs.deterministic import has_returns, is_public, receiver_free
@@ -514,7 +515,7 @@ def _external(target: str) -> bool:
 
 
 def _link_problem(out: Path, page: Path, target: str, anchors: dict[Path, set[str]]) -> str | None:
-    path, _, anchor = target.partition("#")
+    path, _, anchor = (unquote(part) for part in target.partition("#"))
     dest = (page.parent / path).resolve() if path else page
     if not dest.is_relative_to(out):
         return "link out of the documentation folder"
