@@ -163,6 +163,22 @@ def test_removed_units_bring_in_the_units_whose_documents_cited_them() -> None:
     assert set(plan.redo) == {"shop.pricing.outer", "shop.pricing", "shop", "."}
 
 
+def test_a_unit_whose_code_is_the_same_but_uses_other_units_is_rewired() -> None:
+    now = {"shop.pricing.total": ["shop.util.round2"], "shop.pricing.outer": ["shop.util.clamp"]}
+    plan = plan_update(
+        GRAPH,
+        ["shop.pricing"],
+        previous_dependencies={
+            "shop.pricing.total": ["shop.util.clamp", "shop.util.round2"],
+            "shop.pricing.outer": ["shop.util.clamp"],  # the same: not rewired
+            "shop.pricing.make_item": ["shop.models.Item"],  # no current set given: not compared
+        },
+        current_dependencies=now,
+    )
+    assert plan.rewired == ("shop.pricing.total",)
+    assert set(plan.redo) == {"shop.pricing", "shop.pricing.total", "checkout", "scripts/", "shop", "."}
+
+
 def test_added_units_and_ids_outside_the_graph() -> None:
     plan = plan_update(GRAPH, ["no.such.unit"], added=["latin.greet"])
     assert plan.changed == () and plan.added == ("latin.greet",)
@@ -344,3 +360,47 @@ def test_an_update_cannot_start_afresh_and_without_a_run_documents_everything(
     openai_server.script(Model(repo))
     report = run_agent(repo, engine.store, client, update=True)
     assert report.finished and sent_since(openai_server, 0) == ALL
+
+
+def test_update_after_changing_an_import_redoes_the_functions_that_now_call_another_unit(
+    repo: Path, openai_server: OpenAIServer, engine: Docmentor, client: LLMClient
+) -> None:
+    model = Model(repo)
+    openai_server.script(model)
+    assert run_agent(repo, engine.store, client).finished
+    edit(repo, "shop/pricing.py", "from .util import clamp as cl", "from .util import round2 as cl")
+    model.reread()
+    changed, added, removed = changed_hashes(SAMPLE, repo)
+    assert (changed, added, removed) == ({"shop.pricing", "shop", "."}, set(), set())
+    # total and discounted call cl: their code is the same, but cl is round2 now, not clamp;
+    # checkout imports shop.pricing and calls total; outer calls util.clamp, as before
+    expected = {
+        "shop.pricing",
+        "shop",
+        ".",
+        "shop.pricing.total",
+        "shop.pricing.discounted",
+        "checkout",
+        "scripts/",
+    }
+    seen = len(openai_server.requests)
+    report = run_agent(repo, engine.store, client, update=True)
+    assert precision_recall(sent_since(openai_server, seen), expected) == (1.0, 1.0)
+    assert report.finished
+    row = repomem.get_unit(engine.store, report.run_id, "shop.pricing.discounted")
+    assert "shop.util.round2" in row.depends_on and "shop.util.clamp" not in row.depends_on
+
+
+def test_a_resumed_run_whose_code_changed_redoes_the_same_set(
+    repo: Path, openai_server: OpenAIServer, engine: Docmentor, client: LLMClient
+) -> None:
+    model = Model(repo)
+    openai_server.script(model)
+    first = run_agent(repo, engine.store, client)
+    repomem.reopen_run(engine.store, first.run_id)  # as if it had stopped before finishing
+    edit(repo, "shop/models.py", "        return self.kind\n", "        return self.kind.upper()\n")
+    model.reread()
+    seen = len(openai_server.requests)
+    report = run_agent(repo, engine.store, client)  # resume, not update
+    assert report.run_id == first.run_id and report.finished
+    assert precision_recall(sent_since(openai_server, seen), NAME_OF_TRANSITIVE) == (1.0, 1.0)

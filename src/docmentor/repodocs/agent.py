@@ -26,7 +26,7 @@ from docmentor.repodocs.agent_results import AgentConfig, RunReport, UnitOutcome
 from docmentor.repodocs.agent_unit import UnitAgent
 from docmentor.repodocs.code_facts import read_facts
 from docmentor.repodocs.deterministic import Documenter, Layout
-from docmentor.repodocs.graph import Graph, build_graph
+from docmentor.repodocs.graph import build_graph
 from docmentor.repodocs.order import traversal
 from docmentor.repodocs.python_units import read_repository
 from docmentor.repodocs.reads import RepoView
@@ -77,7 +77,7 @@ def run_agent(
         store, root, client.config.model, asdict(cfg), resume=resume, update=update
     )
     hashes = {uid: _hash(view, uid) for uid in order.order}
-    plan = _plan(store, run.id, graph, hashes, transitive=transitive) if stored_before else None
+    plan = _plan(store, run.id, view, hashes, transitive=transitive) if stored_before else None
     repomem.register_units(
         store,
         run.id,
@@ -153,20 +153,21 @@ def _open_run(
 
 
 def _plan(
-    store: Store, run_id: int, graph: Graph, hashes: dict[str, str], *, transitive: bool
+    store: Store, run_id: int, view: RepoView, hashes: dict[str, str], *, transitive: bool
 ) -> UpdatePlan | None:
     """What to redo in a stored run, from its stored hashes and dependencies (None: nothing
     changed)."""
     changes = repomem.changed_units(store, run_id, hashes)
     if not (changes.changed or changes.added or changes.removed):
         return None
-    previous = {row.unit_id: row.depends_on for row in repomem.units(store, run_id)}
+    previous = {row.unit_id: row.depends_on for row in repomem.units(store, run_id, status="committed")}
     return plan_update(
-        graph,
+        view.graph,
         changes.changed,
         changes.added,
         changes.removed,
         previous_dependencies=previous,
+        current_dependencies={uid: view.depends_on.get(uid, []) for uid in view.units},
         transitive=transitive,
     )
 

@@ -4,9 +4,12 @@ the exact set of units whose documents are stale.
 
 The set is, in this order:
 
-1. the *seeds*: every changed and every added unit, and every unit whose stored document
+1. the *seeds*: every changed and every added unit, every unit whose stored document
    depended on a removed unit (the memory's ``depends_on``: its document cites a unit that
-   is gone, though its own code may be the same);
+   is gone, though its own code may be the same), and every unit whose dependencies are not
+   the stored ones though its code is the same (*rewired*: ``from .util import clamp as cl``
+   became ``... import round2 as cl``, and ``total``, which calls ``cl``, now uses another
+   unit);
 2. the *dependents* of the seeds through the graph's ``calls``, ``imports`` and ``inherits``
    edges (every edge reads "source depends on target", so a dependent is an edge's source),
    edges dropped to break a cycle included (the code still uses the unit);
@@ -37,13 +40,14 @@ __all__ = ["UpdatePlan", "plan_update"]
 
 @dataclass(frozen=True)
 class UpdatePlan:
-    """Each part sorted: the seeds (changed, added, citing a removed unit), the dependents
+    """Each part sorted: the seeds (changed, added, citing a removed unit, rewired), the dependents
     and ancestors each brings in (not repeating an earlier part), the removed units, and
     ``redo``, everything to document again (seeds, dependents and ancestors, in the graph)."""
 
     changed: tuple[str, ...]
     added: tuple[str, ...]
     cite_removed: tuple[str, ...]
+    rewired: tuple[str, ...]
     dependents: tuple[str, ...]
     ancestors: tuple[str, ...]
     removed: tuple[str, ...]
@@ -57,12 +61,15 @@ def plan_update(
     removed: Iterable[str] = (),
     *,
     previous_dependencies: Mapping[str, Iterable[str]] | None = None,
+    current_dependencies: Mapping[str, Iterable[str]] | None = None,
     transitive: bool = True,
 ) -> UpdatePlan:
     """The units to re-document after the code changed (see the module's docstring).
     ``changed``, ``added``: unit ids of ``graph`` (ids it does not have are ignored: they
     name nothing to document); ``removed``: ids of the last run that ``graph`` no longer has;
-    ``previous_dependencies``: each stored unit's ``depends_on`` from that run."""
+    ``previous_dependencies``: each committed unit's ``depends_on`` from that run (the units
+    its document was written from); ``current_dependencies``: each unit's now (a unit named
+    in both with a different set is rewired; a unit absent from either is not compared)."""
     units = graph.units
     changed_ids = sorted({u for u in changed if u in units})
     added_ids = sorted({u for u in added if u in units})
@@ -73,7 +80,18 @@ def plan_update(
         - set(changed_ids)
         - set(added_ids)
     )
-    seeds = set(changed_ids) | set(added_ids) | set(cite)
+    before = previous_dependencies or {}
+    rewired = sorted(
+        {
+            u
+            for u, deps in (current_dependencies or {}).items()
+            if u in units and u in before and set(deps) != set(before[u])
+        }
+        - set(changed_ids)
+        - set(added_ids)
+        - set(cite)
+    )
+    seeds = set(changed_ids) | set(added_ids) | set(cite) | set(rewired)
     users: dict[str, set[str]] = defaultdict(set)  # unit → the units that depend on it
     parent: dict[str, str] = {}
     for e in graph.edges:
@@ -98,6 +116,7 @@ def plan_update(
         changed=tuple(changed_ids),
         added=tuple(added_ids),
         cite_removed=tuple(cite),
+        rewired=tuple(rewired),
         dependents=tuple(sorted(dependents)),
         ancestors=tuple(sorted(ancestors)),
         removed=tuple(removed_ids),
