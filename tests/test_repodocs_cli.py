@@ -1,4 +1,4 @@
-"""`docmentor repo-docs` (generate, status, show) through the CLI, on a copy of the sample
+"""`docmentor repo-docs` (generate, status, show, evaluate) through the CLI, on a copy of the sample
 repository, with the model behind the scripted OpenAI-compatible server; and the library
 functions it reads the index with (``repodocs/runs.py``, ``repomem.latest_run``)."""
 
@@ -45,7 +45,7 @@ def test_help_lists_repo_docs(cli: Cli) -> None:
     rc, out, _ = cli.raw("--help")
     assert rc == 0 and "repo-docs" in out
     rc, out, _ = cli.raw("repo-docs", "--help")
-    assert rc == 0 and all(c in out for c in ("generate", "status", "show"))
+    assert rc == 0 and all(c in out for c in ("generate", "status", "show", "evaluate"))
 
 
 # -- without a model -------------------------------------------------------------------------------
@@ -157,6 +157,42 @@ def test_show_defaults_to_the_current_folder(
     monkeypatch.chdir(repo / "shop")  # a folder with no run of its own
     err = cli.fails("repo-docs", "show", "shop.util")
     assert f"no documentation run of {repo / 'shop'}" in err
+
+
+def test_generate_update_sends_the_model_only_what_the_edit_made_stale(
+    model_run: tuple[Cli, str], repo: Path, openai_server: OpenAIServer
+) -> None:
+    cli, _ = model_run
+    asked = len(openai_server.requests)
+    out = cli.ok("repo-docs", "generate", str(repo), "--update")  # nothing changed: nothing to do
+    assert f"0 units committed, 0 failed, {len(UNITS)} already done" in out
+    assert len(openai_server.requests) == asked
+    clamp = repo / "shop" / "util.py"
+    clamp.write_text(
+        clamp.read_text(encoding="utf-8") + "\n\ndef spare() -> int:\n    return 1\n", encoding="utf-8"
+    )
+    out = cli.ok("repo-docs", "generate", str(repo), "--update")
+    done = int(out.split(" units committed")[0].split(": ")[-1])
+    assert 0 < done < len(UNITS)  # the new function, its module, package and the repository
+    assert len(openai_server.requests) > asked
+
+
+def test_evaluate_scores_the_tree_and_names_what_fails(cli: Cli, repo: Path) -> None:
+    cli.ok("repo-docs", "generate", str(repo), "--no-llm")
+    data = cli.json("repo-docs", "evaluate", str(repo))
+    assert {m: data["metrics"][m]["value"] for m in data["metrics"]} == {
+        "sections": 1.0,
+        "coverage": 1.0,
+        "signatures": 1.0,
+        "symbols": 1.0,
+        "links": 1.0,
+    }
+    page = next((repo / ".docmentor-docs").rglob("shop.pricing.md"))
+    page.write_text(page.read_text(encoding="utf-8").replace("](", "](missing-", 1), encoding="utf-8")
+    text = cli.ok("repo-docs", "evaluate", str(repo))
+    assert "links: " in text and "links: 1.000" not in text
+    err = cli.fails("repo-docs", "evaluate", str(repo), "--out", str(repo / "nowhere"))
+    assert "documentation.json" in err
 
 
 # -- the library functions behind status and show ----------------------------------------------------

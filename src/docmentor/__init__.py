@@ -47,7 +47,8 @@ adapters over it.
 - **repository documentation** (being built) — :func:`document_repository`
   (:class:`RepoDocsResult`; an output folder it will not replace: :class:`RepoDocsOutputError`),
   :func:`run_agent` (:class:`AgentConfig`, :class:`RunReport`), what the index holds of a
-  repository's runs: :func:`repo_run_status` (:class:`RepoRunStatus`), :func:`repo_unit_document`.
+  repository's runs: :func:`repo_run_status` (:class:`RepoRunStatus`), :func:`repo_unit_document`;
+  :func:`evaluate_repo_docs` (:class:`RepoDocsEvaluation`) scores the written tree without a model.
 - **errors** — :class:`DocmentorError` and its subclasses :class:`UsageError`,
   :class:`NotFoundError`, :class:`SourceUnavailableError`, :class:`StoreError`.
 
@@ -185,6 +186,8 @@ _EXPORTS: dict[str, str] = {
     "repo_run_status": "docmentor.repodocs.runs",
     "RepoRunStatus": "docmentor.repodocs.runs",
     "repo_unit_document": "docmentor.repodocs.runs",
+    "evaluate_repo_docs": "docmentor.repodocs.evaluate",
+    "RepoDocsEvaluation": "docmentor.repodocs.evaluate",
     # errors
     "DocmentorError": "docmentor.errors",
     "UsageError": "docmentor.errors",
@@ -200,6 +203,7 @@ _RENAMED: dict[str, str] = {
     "ClarityIssue": "Issue",
     "ScorePenalty": "Penalty",
     "RepoDocsOutputError": "OutputError",
+    "evaluate_repo_docs": "evaluate_docs",
 }
 
 #: the public names, as listed in ``_EXPORTS`` (tests/test_public_api.py checks the two agree)
@@ -257,6 +261,7 @@ __all__ = [
     "RefreshReport",
     "RefreshScheduler",
     "RemovedKnowledgeBase",
+    "RepoDocsEvaluation",
     "RepoDocsOutputError",
     "RepoDocsResult",
     "RepoRunStatus",
@@ -294,6 +299,7 @@ __all__ = [
     "drift_report",
     "evaluate_api",
     "evaluate_assemble",
+    "evaluate_repo_docs",
     "evaluate_search",
     "explain_score",
     "feedback_report",
@@ -407,6 +413,8 @@ if TYPE_CHECKING:
     from docmentor.models import SearchHit, SourceOptions, SourceSpec
     from docmentor.repodocs.agent import run_agent
     from docmentor.repodocs.agent_results import AgentConfig, RunReport
+    from docmentor.repodocs.evaluate import RepoDocsEvaluation
+    from docmentor.repodocs.evaluate import evaluate_docs as evaluate_repo_docs
     from docmentor.repodocs.generate import RepoDocsResult, document_repository
     from docmentor.repodocs.output import OutputError as RepoDocsOutputError
     from docmentor.repodocs.runs import RepoRunStatus, repo_run_status, repo_unit_document

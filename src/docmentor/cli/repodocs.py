@@ -1,5 +1,5 @@
-"""The repo-docs sub-app: document a repository's code (generate), see how far the latest run
-is (status) and print one unit's document (show)."""
+"""The repo-docs sub-app: document a repository's code (generate), score what was written
+(evaluate), see how far the latest run is (status) and print one unit's document (show)."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 
 repodocs_app = typer.Typer(
     help="Document a repository's code unit by unit, dependencies first (being built: Python only).",
-    short_help="Document a repository's code: generate, status, show.",
+    short_help="Document a repository's code: generate, status, show, evaluate.",
     no_args_is_help=True,
 )
 app.add_typer(repodocs_app, name="repo-docs")
@@ -39,6 +39,14 @@ def repodocs_generate(
     ] = None,
     no_llm: Annotated[
         bool, typer.Option("--no-llm", help="Write from the code alone, even with an endpoint configured.")
+    ] = False,
+    update: Annotated[
+        bool,
+        typer.Option(
+            "--update",
+            help="With a model: document again only what the code changed since the last run "
+            "(changed units, what depends on them, their module, package and the repository).",
+        ),
     ] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
 ) -> None:
@@ -66,7 +74,7 @@ def repodocs_generate(
             "--out is for the documents written without a model; the agent keeps its documents in the index",
             hint="add --no-llm to write the Markdown tree, or leave out --out",
         )
-    report = _run_agent(root, config, show_progress=not as_json)
+    report = _run_agent(root, config, show_progress=not as_json, update=update)
     if as_json:
         emit(report.to_dict())
     else:
@@ -103,13 +111,15 @@ def _tree_summary(result: RepoDocsResult) -> str:
     )
 
 
-def _run_agent(root: Path, config: Any, *, show_progress: bool) -> RunReport:
+def _run_agent(root: Path, config: Any, *, show_progress: bool, update: bool) -> RunReport:
     from docmentor import AgentConfig, LLMClient, run_agent
 
     engine = open_engine(create=True)
     try:
         with LLMClient(config) as client, _agent_progress(show_progress, engine, root) as on_unit:
-            return run_agent(root, engine.store, client, config=AgentConfig(), docs=engine, on_unit=on_unit)
+            return run_agent(
+                root, engine.store, client, config=AgentConfig(), docs=engine, on_unit=on_unit, update=update
+            )
     finally:
         engine.close()
 
@@ -217,3 +227,33 @@ def repodocs_show(
         emit(asdict(row))
         return
     print(row.document or "")
+
+
+@repodocs_app.command("evaluate", short_help="Score a repository's written documentation without a model.")
+def repodocs_evaluate(
+    path: Annotated[Path, typer.Argument(help="The repository's folder.")],
+    out: Annotated[
+        Path | None,
+        typer.Option(
+            "--out", help="The documentation folder (default PATH/.docmentor-docs).", show_default=False
+        ),
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print every metric and failure as JSON.")] = False,
+) -> None:
+    """Score the Markdown tree and documentation.json that `repo-docs generate --no-llm` wrote
+    for the repository at PATH against its code: sections, coverage, signatures, symbols and
+    links, each with the units that fail it."""
+    from docmentor import evaluate_repo_docs
+
+    root = _folder(path)
+    result = evaluate_repo_docs(root, out if out is not None else root / ".docmentor-docs")
+    data = result.to_dict()
+    if as_json:
+        emit(data)
+        return
+    for name, metric in data["metrics"].items():
+        print(f"{name}: {metric['value']:.3f} ({metric['passed']}/{metric['checked']})")
+        for failure in metric["failures"][:5]:
+            print(f"  {failure['unit']}: {failure['what']}")
+        if len(metric["failures"]) > 5:
+            print(f"  … {len(metric['failures']) - 5} more (--json lists them)")

@@ -42,6 +42,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote
 
+from docmentor.errors import NotFoundError
 from docmentor.repodocs.code_facts import CodeFacts, read_facts
 from docmentor.repodocs.deterministic import has_returns, is_public, receiver_free
 from docmentor.repodocs.graph import Graph, build_graph
@@ -70,7 +71,7 @@ _ANCHOR = re.compile(r'<a id="([^"<>]{1,200})"')
 _ARGS_NAMES = ("args", "arguments", "parameters")
 
 
-class EvaluationError(Exception):
+class EvaluationError(NotFoundError):
     """The output folder cannot be evaluated (no ``documentation.json`` of this format)."""
 
 
