@@ -52,14 +52,14 @@ def test_help_lists_repo_docs(cli: Cli) -> None:
 
 
 def test_generate_without_a_model_writes_the_tree_and_again_byte_identical(cli: Cli, repo: Path) -> None:
-    out = cli.ok("repo-docs", "generate", str(repo))
+    out = cli.ok("repo-docs", "generate", str(repo), "--no-register")
     target = repo / ".docmentor-docs"
     assert (target / "index.md").is_file() and (target / "documentation.json").is_file()
     assert out.count("\n") == 1 and "without a model" in out and str(target) in out
     assert "could not be read" in out  # broken.py, blob.py, latin.py
     first = tree(target)
-    data = cli.json("repo-docs", "generate", str(repo))
-    assert set(data) == {"root", "out", "documents", "files", "problems"}
+    data = cli.json("repo-docs", "generate", str(repo), "--no-register")
+    assert set(data) == {"root", "out", "documents", "files", "problems", "source"} and data["source"] is None
     assert data["root"] == str(repo.resolve()) and data["out"] == str(target)
     assert data["documents"]["repository"] == 1 and data["documents"]["function"] > 0
     assert data["files"] == len(first)
@@ -74,7 +74,7 @@ def test_no_llm_wins_over_a_configured_endpoint_and_out_is_honoured(
     monkeypatch.setenv("DOCMENTOR_LLM_BASE_URL", "http://127.0.0.1:9/v1")  # nothing listens there
     monkeypatch.setenv("DOCMENTOR_LLM_MODEL", "none")
     out = tmp_path / "docs"
-    data = cli.json("repo-docs", "generate", str(repo), "--out", str(out), "--no-llm")
+    data = cli.json("repo-docs", "generate", str(repo), "--out", str(out), "--no-llm", "--no-register")
     assert data["out"] == str(out) and (out / "index.md").is_file()
     assert not (repo / ".docmentor-docs").exists()
     # with the endpoint and without --no-llm, --out is refused before anything runs
@@ -258,3 +258,41 @@ def test_a_terminal_gets_a_progress_bar_of_units_and_tokens_on_stderr(
     # --json prints only the JSON, no bar
     rc, out, err = cli("repo-docs", "generate", str(repo), "--json")
     assert rc == 0 and "documenting" not in err
+
+
+# -- the tree without a model served as a docs source ------------------------------------------------
+
+
+def test_generate_registers_the_tree_as_a_source_and_refreshes_it(cli: Cli, repo: Path) -> None:
+    out = cli.ok("repo-docs", "generate", str(repo))
+    assert "indexed as the docs source repo-sample" in out and out.count("\n") == 1
+    (src,) = cli.json("sources")["sources"]
+    assert src["name"] == "repo-sample" and src["target"] == str(repo / ".docmentor-docs")
+    hits = cli.json("search", "discounted")["results"]
+    assert hits and hits[0]["source"] == "repo-sample" and hits[0]["path"] == "modules/shop.pricing.md"
+    assert any("`discounted` (function)" in h for h in hits[0]["heading_path"])
+    # the code changes; a second run refreshes the same source, no duplicate
+    (repo / "shop" / "pricing.py").write_text(
+        (repo / "shop" / "pricing.py").read_text() + "\n\ndef frobnicate_totals(x):\n    return x\n"
+    )
+    data = cli.json("repo-docs", "generate", str(repo))
+    assert data["source"]["name"] == "repo-sample" and data["source"]["refreshed"] is True
+    assert [s["name"] for s in cli.json("sources")["sources"]] == ["repo-sample"]
+    hits = cli.json("search", "frobnicate_totals")["results"]
+    assert hits and hits[0]["path"] == "modules/shop.pricing.md"
+
+
+def test_generate_takes_a_free_name_when_repo_name_serves_another_folder(
+    cli: Cli, repo: Path, tmp_path: Path
+) -> None:
+    other = tmp_path / "elsewhere"
+    other.mkdir()
+    (other / "a.md").write_text("# A\n\ntext\n")
+    cli.ok("add", str(other), "--name", "repo-sample")
+    data = cli.json("repo-docs", "generate", str(repo), "--out", str(tmp_path / "tree"))
+    assert data["source"] == {
+        "name": "repo-sample-2",
+        "out": str(tmp_path / "tree"),
+        "refreshed": False,
+        "documents": data["files"] - 1,  # every page but documentation.json
+    }

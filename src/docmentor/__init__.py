@@ -48,7 +48,10 @@ adapters over it.
   (:class:`RepoDocsResult`; an output folder it will not replace: :class:`RepoDocsOutputError`),
   :func:`run_agent` (:class:`AgentConfig`, :class:`RunReport`), what the index holds of a
   repository's runs: :func:`repo_run_status` (:class:`RepoRunStatus`), :func:`repo_unit_document`;
-  :func:`evaluate_repo_docs` (:class:`RepoDocsEvaluation`) scores the written tree without a model.
+  :func:`evaluate_repo_docs` (:class:`RepoDocsEvaluation`) scores the written tree without a model;
+  :func:`register_repo_docs` (:class:`RepoDocsSource`) indexes the tree as a docs source;
+  :func:`repo_docs_progress` (:class:`RepoDocsProgress`) and :func:`repo_docs_unit`
+  (:class:`RepoDocsUnit`) read the latest documentation, tree or run.
 - **errors** — :class:`DocmentorError` and its subclasses :class:`UsageError`,
   :class:`NotFoundError`, :class:`SourceUnavailableError`, :class:`StoreError`.
 
@@ -186,6 +189,12 @@ _EXPORTS: dict[str, str] = {
     "repo_run_status": "docmentor.repodocs.runs",
     "RepoRunStatus": "docmentor.repodocs.runs",
     "repo_unit_document": "docmentor.repodocs.runs",
+    "register_repo_docs": "docmentor.repodocs.serve",
+    "RepoDocsSource": "docmentor.repodocs.serve",
+    "repo_docs_progress": "docmentor.repodocs.serve",
+    "RepoDocsProgress": "docmentor.repodocs.serve",
+    "repo_docs_unit": "docmentor.repodocs.serve",
+    "RepoDocsUnit": "docmentor.repodocs.serve",
     "evaluate_repo_docs": "docmentor.repodocs.evaluate",
     "RepoDocsEvaluation": "docmentor.repodocs.evaluate",
     # errors
@@ -263,7 +272,10 @@ __all__ = [
     "RemovedKnowledgeBase",
     "RepoDocsEvaluation",
     "RepoDocsOutputError",
+    "RepoDocsProgress",
     "RepoDocsResult",
+    "RepoDocsSource",
+    "RepoDocsUnit",
     "RepoRunStatus",
     "ReportWarnings",
     "Roadmap",
@@ -316,7 +328,10 @@ __all__ = [
     "mkdocs_bases",
     "record_history",
     "refresh_pass",
+    "register_repo_docs",
     "remove_knowledge_base",
+    "repo_docs_progress",
+    "repo_docs_unit",
     "repo_run_status",
     "repo_unit_document",
     "report_issue",
@@ -418,6 +433,14 @@ if TYPE_CHECKING:
     from docmentor.repodocs.generate import RepoDocsResult, document_repository
     from docmentor.repodocs.output import OutputError as RepoDocsOutputError
     from docmentor.repodocs.runs import RepoRunStatus, repo_run_status, repo_unit_document
+    from docmentor.repodocs.serve import (
+        RepoDocsProgress,
+        RepoDocsSource,
+        RepoDocsUnit,
+        register_repo_docs,
+        repo_docs_progress,
+        repo_docs_unit,
+    )
     from docmentor.scheduler import (
         BackgroundEmbedder,
         RefreshScheduler,

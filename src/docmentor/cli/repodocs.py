@@ -13,10 +13,10 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from docmentor import UsageError
-from docmentor.cli.app import app, emit, open_engine, require_index
+from docmentor.cli.app import app, embed_sources, emit, open_engine, require_index
 
 if TYPE_CHECKING:
-    from docmentor import RepoDocsResult, RunReport
+    from docmentor import RepoDocsResult, RepoDocsSource, RunReport
 
 repodocs_app = typer.Typer(
     help="Document a repository's code unit by unit, dependencies first (being built: Python only).",
@@ -48,11 +48,18 @@ def repodocs_generate(
             "(changed units, what depends on them, their module, package and the repository).",
         ),
     ] = False,
+    no_register: Annotated[
+        bool,
+        typer.Option(
+            "--no-register", help="Without a model: do not index the tree as a docs source (repo-NAME)."
+        ),
+    ] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
 ) -> None:
     """Document the repository at PATH. Without a model (--no-llm, or no DOCMENTOR_LLM_BASE_URL
     and DOCMENTOR_LLM_MODEL): a Markdown tree and documentation.json under --out, from the code
-    alone. With a model: the agent writes each unit's document into the index (--db); a run
+    alone, then indexed as the folder source repo-NAME (refreshed by the next run), so that
+    search, get and assemble serve it (--no-register: not indexed). With a model: the agent writes each unit's document into the index (--db); a run
     that stopped goes on where it stopped."""
     from docmentor import LLMConfig
 
@@ -64,10 +71,11 @@ def repodocs_generate(
                 f"--out {out} is a file", hint="give a new or empty folder, or an earlier output"
             )
         result = _write_tree(root, out)
+        source = None if no_register else _register(result, show_progress=not as_json)
         if as_json:
-            emit(result.to_dict())
+            emit({**result.to_dict(), "source": source.to_dict() if source is not None else None})
         else:
-            print(_tree_summary(result))
+            print(_tree_summary(result, source))
         return
     if out is not None:
         raise UsageError(
@@ -101,13 +109,30 @@ def _write_tree(root: Path, out: Path | None) -> RepoDocsResult:
         ) from None
 
 
-def _tree_summary(result: RepoDocsResult) -> str:
+def _register(result: RepoDocsResult, *, show_progress: bool) -> RepoDocsSource:
+    from docmentor import register_repo_docs
+
+    engine = open_engine(create=True)
+    try:
+        source = register_repo_docs(engine, result, embed=False)
+        embed_sources(engine, show_progress)
+    finally:
+        engine.close()
+    return source
+
+
+def _tree_summary(result: RepoDocsResult, source: RepoDocsSource | None) -> str:
     units = sum(result.documents.values())
     kinds = ", ".join(f"{n} {kind}" for kind, n in sorted(result.documents.items()))
     problems = len(result.problems)
     unread = f"; {problems} file(s) could not be read (--json lists them)" if problems else ""
+    served = ""
+    if source is not None:
+        how = "refreshed" if source.refreshed else "indexed"
+        served = f"; {how} as the docs source {source.name} ({source.documents} documents)"
     return (
-        f"documented {units} units ({kinds}) without a model in {result.out} ({result.files} files){unread}"
+        f"documented {units} units ({kinds}) without a model in {result.out} ({result.files} files)"
+        f"{served}{unread}"
     )
 
 
