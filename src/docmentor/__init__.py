@@ -49,7 +49,8 @@ adapters over it.
   :func:`run_agent` (:class:`AgentConfig`, :class:`RunReport`), what the index holds of a
   repository's runs: :func:`repo_run_status` (:class:`RepoRunStatus`), :func:`repo_unit_document`;
   :func:`evaluate_repo_docs` (:class:`RepoDocsEvaluation`) scores the written tree without a model;
-  :func:`register_repo_docs` (:class:`RepoDocsSource`) indexes the tree as a docs source;
+  :func:`register_repo_docs` (:class:`RepoDocsSource`) indexes the tree as a docs source,
+  :class:`RepoDocsJobs` runs the agent in background threads;
   :func:`repo_docs_progress` (:class:`RepoDocsProgress`) and :func:`repo_docs_unit`
   (:class:`RepoDocsUnit`) read the latest documentation, tree or run.
 - **errors** — :class:`DocmentorError` and its subclasses :class:`UsageError`,
@@ -190,6 +191,7 @@ _EXPORTS: dict[str, str] = {
     "RepoRunStatus": "docmentor.repodocs.runs",
     "repo_unit_document": "docmentor.repodocs.runs",
     "register_repo_docs": "docmentor.repodocs.serve",
+    "RepoDocsJobs": "docmentor.repodocs.serve",
     "RepoDocsSource": "docmentor.repodocs.serve",
     "repo_docs_progress": "docmentor.repodocs.serve",
     "RepoDocsProgress": "docmentor.repodocs.serve",
@@ -271,6 +273,7 @@ __all__ = [
     "RefreshScheduler",
     "RemovedKnowledgeBase",
     "RepoDocsEvaluation",
+    "RepoDocsJobs",
     "RepoDocsOutputError",
     "RepoDocsProgress",
     "RepoDocsResult",
@@ -434,6 +437,7 @@ if TYPE_CHECKING:
     from docmentor.repodocs.output import OutputError as RepoDocsOutputError
     from docmentor.repodocs.runs import RepoRunStatus, repo_run_status, repo_unit_document
     from docmentor.repodocs.serve import (
+        RepoDocsJobs,
         RepoDocsProgress,
         RepoDocsSource,
         RepoDocsUnit,

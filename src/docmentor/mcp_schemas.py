@@ -435,3 +435,48 @@ class ReportOut(TypedDict):
     library: str | None
     times_reported: int
     suggestions: list[str]
+
+
+# -- repository documentation (the repodocs group) ---------------------------------------------
+
+RepoDocsMode = Literal["model", "no_model"]
+
+
+class RepoDocsGenerateOut(TypedDict):
+    root: str
+    mode: RepoDocsMode
+    finished: bool
+    run_id: int | None
+    out: str | None
+    source: str | None
+    documents: dict[str, int]
+    problems: Count
+    message: str
+
+
+class RepoDocsUnits(TypedDict):
+    total: Count
+    done: Count
+    failed: Count
+    pending: Count
+
+
+class RepoDocsStatusOut(TypedDict):
+    root: str
+    mode: RepoDocsMode
+    run_id: int | None
+    status: str
+    finished: bool
+    running: bool
+    units: RepoDocsUnits
+    tokens: Count
+    current_unit: str | None
+    out: str | None
+
+
+class RepoDocsShowOut(TypedDict):
+    root: str
+    unit: str
+    mode: RepoDocsMode
+    kind: str
+    document: str

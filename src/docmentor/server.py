@@ -56,7 +56,10 @@ from docmentor.mcp_schemas import (
 
 log = logging.getLogger(__name__)
 
-TOOL_GROUPS = ("docs", "api", "assemble", "clarity", "feedback")
+TOOL_GROUPS = ("docs", "api", "assemble", "clarity", "feedback", "repodocs")
+# repodocs is asked for by name: it writes into the user's repositories (and, with a model,
+# spends tokens), and reaches only the folders of --allow-path
+DEFAULT_GROUPS = ("docs", "api", "assemble", "clarity", "feedback")
 __all__ = [
     "MAX_DIGEST_TOKENS",
     "MAX_DOC_CHARS",
@@ -89,7 +92,7 @@ def _state(server: MCPServer) -> ServerState | None:
 def instructions(engine: Docmentor, groups: list[str] | None = None) -> str:
     """Server instructions (< 2 KB): what is indexed and when to use which tool, for the
     tool groups this server has (all by default)."""
-    groups = list(TOOL_GROUPS) if groups is None else groups
+    groups = list(DEFAULT_GROUPS) if groups is None else groups
     parts = []
     if "docs" in groups or "assemble" in groups:
         rows = engine.sources()
@@ -136,12 +139,17 @@ def instructions(engine: Docmentor, groups: list[str] | None = None) -> str:
         )
     if "clarity" in groups:
         parts.append("calculate_clarity_score and get_improvement_roadmap judge how clear a document is.")
+    if "repodocs" in groups:
+        parts.append(
+            "repo_docs_generate documents a Python repository in an allowed folder; repo_docs_status "
+            "follows it, repo_docs_show gives one unit's document."
+        )
     return "\n".join(parts)[:2000]
 
 
 def check_groups(tools: list[str] | None) -> list[str]:
-    """The requested tool groups (all available ones by default); unknown names are an error."""
-    groups = tools or list(TOOL_GROUPS)
+    """The requested tool groups (DEFAULT_GROUPS by default); unknown names are an error."""
+    groups = tools or list(DEFAULT_GROUPS)
     unknown = [g for g in groups if g not in TOOL_GROUPS]
     if unknown:
         raise DocmentorError(
@@ -175,6 +183,10 @@ def build_server(
         from docmentor.mcp_api import api_tools
 
         api_tools(server, engine, api="api" in groups, feedback="feedback" in groups)
+    if "repodocs" in groups:
+        from docmentor.mcp_repodocs import repodocs_tools
+
+        repodocs_tools(server, engine, state)
     _strict_arguments(server)
     return server
 
