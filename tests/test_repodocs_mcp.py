@@ -19,6 +19,9 @@ from mcp_types import CallToolResult, TextContent
 from docmentor.engine import Docmentor
 from docmentor.server import DEFAULT_GROUPS, TOOL_GROUPS, check_groups
 from mcptool import structured
+from openai_server import OpenAIServer
+from openai_server import openai_server as openai_server  # the fixture
+from test_repodocs_agent import UNITS, Model
 
 SAMPLE = Path(__file__).parent / "fixtures" / "repodocs" / "sample"
 REPODOCS_TOOLS = {"repo_docs_generate", "repo_docs_status", "repo_docs_show"}
@@ -163,3 +166,46 @@ def test_the_tools_are_absent_without_the_group(layout: dict[str, Path], tmp_pat
     names, error = anyio.run(go)
     assert "search_docs" in names and not names & REPODOCS_TOOLS
     assert "Unknown tool: repo_docs_status" in error
+
+
+def test_generate_with_a_model_runs_in_the_background(
+    layout: dict[str, Path], tmp_path: Path, openai_server: OpenAIServer
+) -> None:
+    openai_server.script(Model())
+    params = _params(tmp_path, layout["db"], "--tools", "repodocs", "--allow-path", str(layout["allowed"]))
+    params.env = {
+        **(params.env or {}),
+        "DOCMENTOR_LLM_BASE_URL": openai_server.base_url,
+        "DOCMENTOR_LLM_MODEL": "scripted",
+    }
+    repo = str(layout["repo"])
+
+    async def go() -> tuple[CallToolResult, list[dict[str, Any]], CallToolResult]:
+        async with Client(params) as client:
+            started = await client.call_tool("repo_docs_generate", {"path": repo})
+            seen = []
+            for _ in range(600):  # at most a minute
+                seen.append(structured(await client.call_tool("repo_docs_status", {"path": repo})))
+                if seen[-1]["finished"] and not seen[-1]["running"]:
+                    break
+                await anyio.sleep(0.1)
+            return (
+                started,
+                seen,
+                await client.call_tool("repo_docs_show", {"unit": "shop.pricing.discounted", "path": repo}),
+            )
+
+    started, seen, show = anyio.run(go)
+    gen = structured(started)
+    assert gen["mode"] == "model" and gen["finished"] is False and isinstance(gen["run_id"], int)
+    last = seen[-1]
+    total = len(UNITS)
+    assert last["finished"] is True and last["run_id"] == gen["run_id"] and last["mode"] == "model"
+    assert last["units"] == {"total": total, "done": total, "failed": 0, "pending": 0}
+    assert last["tokens"] > 0
+    assert [s["units"]["done"] for s in seen] == sorted(
+        s["units"]["done"] for s in seen
+    )  # progress only grows
+    unit = structured(show)
+    assert unit["mode"] == "model" and unit["unit"] == "shop.pricing.discounted" and unit["document"]
+    assert not (layout["repo"] / ".docmentor-docs").exists()  # the agent keeps its documents in the index
