@@ -30,7 +30,12 @@ def serve(
     ] = "127.0.0.1",
     port: Annotated[int, typer.Option("--port", help="HTTP port.", min=1, max=65535)] = 8765,
     tools: Annotated[
-        str, typer.Option("--tools", help="Tool groups to expose (docs, api, assemble, clarity, feedback).")
+        str,
+        typer.Option(
+            "--tools",
+            help="Tool groups to expose (docs, api, assemble, clarity, feedback; repodocs: opt-in, "
+            "with --allow-path).",
+        ),
     ] = "docs,api,assemble,clarity,feedback",
     refresh_interval: Annotated[
         float,
