@@ -46,7 +46,8 @@ adapters over it.
   :class:`AssembleEval`, :class:`ApiEval`).
 - **repository documentation** (being built) — :func:`document_repository`
   (:class:`RepoDocsResult`; an output folder it will not replace: :class:`RepoDocsOutputError`),
-  :func:`run_agent` (:class:`AgentConfig`, :class:`RunReport`), what the index holds of a
+  :func:`run_agent` (:class:`AgentConfig`, :class:`RunReport`), :func:`write_agent_tree`
+  (:class:`AgentTreeResult`) writes a run's documents as the same tree, what the index holds of a
   repository's runs: :func:`repo_run_status` (:class:`RepoRunStatus`), :func:`repo_unit_document`;
   :func:`evaluate_repo_docs` (:class:`RepoDocsEvaluation`) scores the written tree without a model;
   :func:`register_repo_docs` (:class:`RepoDocsSource`) indexes the tree as a docs source,
@@ -183,6 +184,8 @@ _EXPORTS: dict[str, str] = {
     # repository documentation
     "document_repository": "docmentor.repodocs.generate",
     "RepoDocsResult": "docmentor.repodocs.generate",
+    "write_agent_tree": "docmentor.repodocs.agent_tree",
+    "AgentTreeResult": "docmentor.repodocs.agent_tree",
     "RepoDocsOutputError": "docmentor.repodocs.output",
     "run_agent": "docmentor.repodocs.agent",
     "AgentConfig": "docmentor.repodocs.agent_results",
@@ -225,6 +228,7 @@ __all__ = [
     "MAX_TOKENS_RANGE",
     "SCORING_VERSION",
     "AgentConfig",
+    "AgentTreeResult",
     "ApiEval",
     "ApiMatch",
     "AssembleEval",
@@ -346,6 +350,7 @@ __all__ = [
     "scored_commit",
     "split_named",
     "trend_summary",
+    "write_agent_tree",
     "write_html",
 ]
 
@@ -431,6 +436,7 @@ if TYPE_CHECKING:
     from docmentor.models import SearchHit, SourceOptions, SourceSpec
     from docmentor.repodocs.agent import run_agent
     from docmentor.repodocs.agent_results import AgentConfig, RunReport
+    from docmentor.repodocs.agent_tree import AgentTreeResult, write_agent_tree
     from docmentor.repodocs.evaluate import RepoDocsEvaluation
     from docmentor.repodocs.evaluate import evaluate_docs as evaluate_repo_docs
     from docmentor.repodocs.generate import RepoDocsResult, document_repository

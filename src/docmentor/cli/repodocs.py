@@ -16,7 +16,7 @@ from docmentor import UsageError
 from docmentor.cli.app import app, embed_sources, emit, open_engine, require_index
 
 if TYPE_CHECKING:
-    from docmentor import RepoDocsResult, RepoDocsSource, RunReport
+    from docmentor import AgentTreeResult, RepoDocsResult, RepoDocsSource, RunReport
 
 repodocs_app = typer.Typer(
     help="Document a repository's code unit by unit, dependencies first (being built: Python only).",
@@ -34,7 +34,9 @@ def repodocs_generate(
     out: Annotated[
         Path | None,
         typer.Option(
-            "--out", help="Output folder without a model (default PATH/.docmentor-docs).", show_default=False
+            "--out",
+            help="Output folder of the Markdown tree (default PATH/.docmentor-docs).",
+            show_default=False,
         ),
     ] = None,
     no_llm: Annotated[
@@ -50,26 +52,24 @@ def repodocs_generate(
     ] = False,
     no_register: Annotated[
         bool,
-        typer.Option(
-            "--no-register", help="Without a model: do not index the tree as a docs source (repo-NAME)."
-        ),
+        typer.Option("--no-register", help="Do not index the written tree as a docs source (repo-NAME)."),
     ] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
 ) -> None:
     """Document the repository at PATH. Without a model (--no-llm, or no DOCMENTOR_LLM_BASE_URL
     and DOCMENTOR_LLM_MODEL): a Markdown tree and documentation.json under --out, from the code
     alone, then indexed as the folder source repo-NAME (refreshed by the next run), so that
-    search, get and assemble serve it (--no-register: not indexed). With a model: the agent writes each unit's document into the index (--db); a run
-    that stopped goes on where it stopped."""
+    search, get and assemble serve it (--no-register: not indexed). With a model: the agent
+    writes each unit's document into the index (--db), a run that stopped goes on where it
+    stopped; then the same tree is written from the run's documents (a unit the model did not
+    document gets the code's, marked in documentation.json) and indexed the same way."""
     from docmentor import LLMConfig
 
     root = _folder(path)
     config = None if no_llm else LLMConfig.from_env()
+    if out is not None and out.exists() and not out.is_dir():
+        raise UsageError(f"--out {out} is a file", hint="give a new or empty folder, or an earlier output")
     if config is None:
-        if out is not None and out.exists() and not out.is_dir():
-            raise UsageError(
-                f"--out {out} is a file", hint="give a new or empty folder, or an earlier output"
-            )
         result = _write_tree(root, out)
         source = None if no_register else _register(result, show_progress=not as_json)
         if as_json:
@@ -77,16 +77,19 @@ def repodocs_generate(
         else:
             print(_tree_summary(result, source))
         return
-    if out is not None:
-        raise UsageError(
-            "--out is for the documents written without a model; the agent keeps its documents in the index",
-            hint="add --no-llm to write the Markdown tree, or leave out --out",
-        )
     report = _run_agent(root, config, show_progress=not as_json, update=update)
+    written = _write_agent_tree(root, report.run_id, out)
+    source = None if no_register else _register(written.tree, show_progress=not as_json)
     if as_json:
-        emit(report.to_dict())
+        emit(
+            {
+                **report.to_dict(),
+                "tree": written.to_dict(),
+                "source": source.to_dict() if source is not None else None,
+            }
+        )
     else:
-        print(_agent_summary(root, report))
+        print(_agent_summary(root, report, written, source))
 
 
 def _folder(path: Path) -> Path:
@@ -109,6 +112,21 @@ def _write_tree(root: Path, out: Path | None) -> RepoDocsResult:
         ) from None
 
 
+def _write_agent_tree(root: Path, run_id: int, out: Path | None) -> AgentTreeResult:
+    from docmentor import RepoDocsOutputError, write_agent_tree
+
+    engine = open_engine(create=False)
+    try:
+        return write_agent_tree(engine.store, root, run_id, out)
+    except RepoDocsOutputError as exc:
+        raise UsageError(
+            f"{exc} (the run's documents stay in the index)",
+            hint="give --out a new or empty folder (or one an earlier run wrote)",
+        ) from None
+    finally:
+        engine.close()
+
+
 def _register(result: RepoDocsResult, *, show_progress: bool) -> RepoDocsSource:
     from docmentor import register_repo_docs
 
@@ -126,14 +144,17 @@ def _tree_summary(result: RepoDocsResult, source: RepoDocsSource | None) -> str:
     kinds = ", ".join(f"{n} {kind}" for kind, n in sorted(result.documents.items()))
     problems = len(result.problems)
     unread = f"; {problems} file(s) could not be read (--json lists them)" if problems else ""
-    served = ""
-    if source is not None:
-        how = "refreshed" if source.refreshed else "indexed"
-        served = f"; {how} as the docs source {source.name} ({source.documents} documents)"
     return (
         f"documented {units} units ({kinds}) without a model in {result.out} ({result.files} files)"
-        f"{served}{unread}"
+        f"{_served(source)}{unread}"
     )
+
+
+def _served(source: RepoDocsSource | None) -> str:
+    if source is None:
+        return ""
+    how = "refreshed" if source.refreshed else "indexed"
+    return f"; {how} as the docs source {source.name} ({source.documents} documents)"
 
 
 def _run_agent(root: Path, config: Any, *, show_progress: bool, update: bool) -> RunReport:
@@ -182,7 +203,9 @@ def _agent_progress(enabled: bool, engine: Any, root: Path) -> Iterator[Callable
         yield on_unit
 
 
-def _agent_summary(root: Path, report: RunReport) -> str:
+def _agent_summary(
+    root: Path, report: RunReport, written: AgentTreeResult, source: RepoDocsSource | None
+) -> str:
     tokens = report.prompt_tokens + report.completion_tokens
     cost = f", cost {report.cost:.4f}" if report.cost is not None else ""
     lines = [
@@ -192,8 +215,10 @@ def _agent_summary(root: Path, report: RunReport) -> str:
         "finished"
         if report.finished
         else (report.stopped or "not finished: run it again to go on where it stopped"),
-        "the documents are in the index (no Markdown tree is written with a model yet): "
-        f"docmentor repo-docs show UNIT --path {root} prints one",
+        f"wrote {written.tree.out} ({written.tree.files} files): {len(written.from_model)} documents "
+        f"by the model, {len(written.from_code)} from the code alone (not documented by the model)"
+        + _served(source),
+        f"docmentor repo-docs show UNIT --path {root} prints one unit's document from the index",
     ]
     if report.problems:
         lines.append(f"{len(report.problems)} file(s) could not be read (--json lists them)")
