@@ -17,6 +17,7 @@ from docmentor.errors import UsageError
 from docmentor.repodocs.agent import run_agent
 from docmentor.repodocs.agent_tree import model_sections, write_agent_tree
 from docmentor.repodocs.output import OutputError
+from docmentor.repodocs.serve import repo_docs_progress
 from openai_server import OpenAIServer
 from openai_server import openai_server as openai_server  # the fixture
 from test_repodocs_agent import UNITS, Model, client_for, good_document
@@ -93,6 +94,12 @@ def test_a_run_is_written_as_the_tree_with_the_models_text_and_the_codes_where_i
     failed = section_of(page, units[FAILED]["anchor"])
     assert "Written from the code alone: the model's document for this unit failed" in failed
     assert "#### Signature" in failed and "did not pass VERIFY" in failed  # the code's document
+    engine = Docmentor(tmp_path / "db")
+    try:  # the tree was written after the run, from it: progress is still the run's
+        progress = repo_docs_progress(engine, repo, out)
+    finally:
+        engine.close()
+    assert (progress.mode, progress.run_id, progress.failed) == ("model", report.run_id, 1)
 
 
 def test_a_unit_whose_code_changed_after_its_commit_gets_the_codes_document(

@@ -265,10 +265,19 @@ def _latest(engine: Docmentor, root: Path, out: Path | None) -> tuple[Path | Non
             hint="generate it first (repo_docs_generate, or docmentor repo-docs generate PATH)",
         )
     if status is not None and tree is not None:
-        if _when(status.run.started_at) >= tree.stat().st_mtime:
-            return None, status
+        if _when(status.run.started_at) >= tree.stat().st_mtime or _tree_run(tree) == status.run.id:
+            return None, status  # a tree written from that run: the run says what failed
         return tree, None
     return tree, status
+
+
+def _tree_run(json_path: Path) -> int | None:
+    """The id of the agent run a tree was written from (``write_agent_tree``), if any."""
+    try:
+        run = json.loads(json_path.read_text(encoding="utf-8")).get("run")
+    except (OSError, ValueError, AttributeError):
+        return None
+    return run.get("id") if isinstance(run, dict) and isinstance(run.get("id"), int) else None
 
 
 def _when(iso: str) -> float:
