@@ -19,12 +19,12 @@ from docmentor.llm import LLMClient
 from docmentor.llm.config import LLMConfig
 from docmentor.repodocs import build_graph, read_repository
 from docmentor.repodocs.agent import run_agent
-from docmentor.repodocs.units import Component, Module, Unit
 from docmentor.repodocs.update import plan_update
 from docmentor.store import repomem
 from httpserver import Reply
 from openai_server import ChatRequest, OpenAIServer
 from openai_server import openai_server as openai_server  # the fixture
+from test_repodocs_agent import good_document, unit_of
 
 SAMPLE = Path(__file__).parent / "fixtures" / "repodocs" / "sample"
 GRAPH = build_graph(read_repository(SAMPLE))
@@ -187,37 +187,6 @@ def test_added_units_and_ids_outside_the_graph() -> None:
 
 
 # -- a real run against the scripted server ----------------------------------------------------
-
-
-def good_document(unit: Unit) -> str:
-    """A document that passes every deterministic check."""
-    if isinstance(unit, Component) and unit.kind in ("function", "method"):
-        params = list(unit.parameters)
-        if unit.kind == "method" and unit.method_kind != "static":
-            params = params[1:]
-        parts = [f"## Summary\nWhat `{unit.qualname}` is for.", "## Description\nIt does its job."]
-        if params:
-            parts.append(
-                "## Args\n" + "\n".join(f"{p.name} ({p.annotation or 'Any'}): the {p.name}." for p in params)
-            )
-        parts.append("## Returns\nThe result.")
-        if unit.raises:
-            parts.append("## Raises\n" + "\n".join(f"{r}: when the input is bad." for r in unit.raises))
-        return "\n\n".join(parts)
-    if isinstance(unit, Component):
-        return (
-            f"## Summary\nThe class `{unit.name}`.\n\n## Description\nIt keeps state.\n\n## Methods\n- none"
-        )
-    if isinstance(unit, Module):
-        comps = "\n".join(f"- `{c.split('.')[-1]}`: a part." for c in unit.components) or "- (none)"
-        return f"## Role\nThe module `{unit.id}`.\n\n## Components\n{comps}"
-    return "## Purpose\nWhat it holds.\n\n## Overview\nIts parts."
-
-
-def unit_of(req: ChatRequest) -> str:
-    first_user = next(m for m in req.messages if m["role"] == "user")
-    line = next(x for x in str(first_user["content"]).splitlines() if x.startswith("Unit: "))
-    return line.removeprefix("Unit: ")
 
 
 class Model:
