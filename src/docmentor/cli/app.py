@@ -95,6 +95,22 @@ def open_engine(*, create: bool) -> Docmentor:
     return Docmentor(STATE.db, create=create, embeddings=STATE.embeddings)
 
 
+def progress_bar() -> Any:
+    """The CLI's rich progress bar on stderr (description, bar, done of total, time), gone
+    when it ends; use it as a context manager."""
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    return Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=Console(stderr=True),
+        transient=True,
+    )
+
+
 @contextlib.contextmanager
 def progress(enabled: bool, describe: Callable[[str], str] = "fetching {}".format) -> Iterator[Any]:
     """A rich progress bar on a terminal (one row per label, named by ``describe``); a no-op
@@ -102,17 +118,7 @@ def progress(enabled: bool, describe: Callable[[str], str] = "fetching {}".forma
     if not enabled or not sys.stderr.isatty():
         yield None
         return
-    from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-    with Progress(
-        TextColumn("{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        console=Console(stderr=True),
-        transient=True,
-    ) as bar:
+    with progress_bar() as bar:
         tasks: dict[str, Any] = {}
 
         def update(done: int, total: int, label: str) -> None:

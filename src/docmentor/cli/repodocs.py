@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from docmentor import UsageError
-from docmentor.cli.app import app, embed_sources, emit, open_engine, require_index
+from docmentor.cli.app import app, embed_sources, emit, open_engine, progress_bar, require_index
 
 if TYPE_CHECKING:
     from docmentor import AgentTreeResult, RepoDocsResult, RepoDocsSource, RunReport
@@ -176,19 +176,9 @@ def _agent_progress(enabled: bool, engine: Any, root: Path) -> Iterator[Callable
     if not enabled or not sys.stderr.isatty():
         yield None
         return
-    from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
     from docmentor import repo_run_status
 
-    with Progress(
-        TextColumn("{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        console=Console(stderr=True),
-        transient=True,
-    ) as bar:
+    with progress_bar() as bar:
         task = bar.add_task("documenting units", total=None)
 
         def on_unit(_outcome: Any) -> None:
