@@ -1,7 +1,9 @@
 """Evaluate a repository's generated documentation without a model: the code (``read_repository``,
 ``build_graph``, ``traversal``) against the output folder (``documentation.json`` and the
 Markdown tree ``document_repository`` writes) and, when a RepoMemory run is given, its commit
-order and trace.
+order and trace. This module reads the documents and checks each against its unit; the link
+check is ``evaluate_links.py``, a run's order and reads ``evaluate_run.py``, the result
+records ``evaluate_metrics.py``.
 
 The metrics (each a fraction in [0, 1] of the checks that pass, with every failing check listed
 as unit id + what, so it can be fixed):
@@ -36,18 +38,18 @@ as unit id + what, so it can be fixed):
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
-from urllib.parse import unquote
 
 from docmentor.errors import NotFoundError
 from docmentor.repodocs.code_facts import CodeFacts, read_facts
 from docmentor.repodocs.deterministic import has_returns, is_public, receiver_free
+from docmentor.repodocs.evaluate_links import link_metric
+from docmentor.repodocs.evaluate_metrics import Failure, Metric, ReadStats
+from docmentor.repodocs.evaluate_run import order_metric, read_stats
 from docmentor.repodocs.graph import Graph, build_graph
 from docmentor.repodocs.markdown import rest_after_first_sentence
-from docmentor.repodocs.order import traversal
 from docmentor.repodocs.output import JSON_NAME
 from docmentor.repodocs.python_units import DEFAULT_MAX_BYTES, read_repository
 from docmentor.repodocs.units import REPOSITORY_ID, Component, Module, Package, RepoUnits, Unit
@@ -59,86 +61,17 @@ from docmentor.repodocs.verify import (
     sections,
     source_names,
 )
-from docmentor.store import repomem, repomem_trace
 
 if TYPE_CHECKING:
     from docmentor.store.db import Store
 
 __all__ = ["EvaluationError", "Failure", "Metric", "ReadStats", "RepoDocsEvaluation", "evaluate_docs"]
 
-_LINK = re.compile(r"\]\(([^()\s]{1,400})\)")  # a Markdown link's target: bounded, linear
-_ANCHOR = re.compile(r'<a id="([^"<>]{1,200})"')
 _ARGS_NAMES = ("args", "arguments", "parameters")
 
 
 class EvaluationError(NotFoundError):
     """The output folder cannot be evaluated (no ``documentation.json`` of this format)."""
-
-
-@dataclass(frozen=True, slots=True)
-class Failure:
-    """One failing check: the unit (or Markdown file, for a link) and what is wrong."""
-
-    unit: str
-    what: str
-
-    def to_dict(self) -> dict[str, str]:
-        return {"unit": self.unit, "what": self.what}
-
-
-@dataclass(frozen=True, slots=True)
-class Metric:
-    """``passed`` of ``checked`` checks passed; ``failures`` lists the others."""
-
-    name: str
-    checked: int
-    passed: int
-    failures: tuple[Failure, ...] = ()
-
-    @property
-    def value(self) -> float:
-        """The fraction that passed (1.0 when nothing was checked)."""
-        return self.passed / self.checked if self.checked else 1.0
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "name": self.name,
-            "value": round(self.value, 6),
-            "checked": self.checked,
-            "passed": self.passed,
-            "failures": [f.to_dict() for f in self.failures],
-        }
-
-
-@dataclass(frozen=True, slots=True)
-class ReadStats:
-    """A run's READ actions: how many, how many repeated an earlier READ of the same unit, how
-    many were answered from the cache, and the cache's hit count."""
-
-    reads: int
-    repeated: int
-    cached: int
-    cache_hits: int
-    repeats: tuple[Failure, ...] = ()
-
-    @property
-    def redundant_rate(self) -> float:
-        return self.repeated / self.reads if self.reads else 0.0
-
-    @property
-    def cached_rate(self) -> float:
-        return self.cached / self.reads if self.reads else 0.0
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "reads": self.reads,
-            "repeated": self.repeated,
-            "redundant_rate": round(self.redundant_rate, 6),
-            "cached": self.cached,
-            "cached_rate": round(self.cached_rate, 6),
-            "cache_hits": self.cache_hits,
-            "repeats": [f.to_dict() for f in self.repeats],
-        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -203,11 +136,11 @@ def evaluate_docs(
     checks = _Checks()
     for unit_id in sorted(set(all_units) & set(texts)):
         checks.unit(code, all_units[unit_id], texts[unit_id])
-    links = _links(out, places)
+    links = link_metric(out, places)
     order = reads = None
     if store is not None and run_id is not None:
-        order = _order(store, run_id, graph)
-        reads = _reads(store, run_id)
+        order = order_metric(store, run_id, graph)
+        reads = read_stats(store, run_id)
     return RepoDocsEvaluation(
         root=str(root),
         out=str(out),
@@ -457,141 +390,3 @@ def _fenced(lines: list[str]) -> list[str]:
         if inside:
             out.append(line)
     return out
-
-
-# -- links ------------------------------------------------------------------------------------
-
-
-def _links(out: Path, places: dict[tuple[str, str | None], str]) -> Metric:
-    """Every relative link of every page, its failure named by the unit whose document holds
-    it (the page's unit, or the component of the latest ``<a id>`` above it) or else the page."""
-    anchors: dict[Path, set[str]] = {}
-    checked = 0
-    failures: list[Failure] = []
-    for page in sorted(p for p in out.rglob("*.md") if p.is_file()):
-        rel = page.relative_to(out).as_posix()
-        for anchor, target in _link_targets(page.read_text(encoding="utf-8", errors="replace")):
-            checked += 1
-            problem = _link_problem(out, page, target, anchors)
-            if problem:
-                unit = places.get((rel, anchor)) or places.get((rel, None)) or rel
-                failures.append(Failure(unit, f"{problem}: {target} (in {rel})"))
-    return Metric("links", checked, checked - len(failures), tuple(failures))
-
-
-def _link_targets(text: str) -> list[tuple[str | None, str]]:
-    """(the latest ``<a id>`` above it, target) of each link not to the web."""
-    out: list[tuple[str | None, str]] = []
-    fenced = False
-    anchor: str | None = None
-    for line in text.splitlines():
-        if line.strip().startswith(("```", "~~~")):
-            fenced = not fenced
-            continue
-        if fenced:
-            continue
-        found = _ANCHOR.match(line)
-        if found:
-            anchor = found.group(1)
-        for i, piece in enumerate(line.replace("\\`", "").split("`")):
-            if i % 2 == 0:  # outside code spans
-                out += [
-                    (anchor, m.group(1))
-                    for m in _LINK.finditer(piece)
-                    if not _escaped(piece, m.start()) and not _external(m.group(1))
-                ]
-    return out
-
-
-def _escaped(text: str, at: int) -> bool:
-    """Whether the character at ``at`` follows an odd number of backslashes."""
-    count = 0
-    while at - count > 0 and text[at - count - 1] == "\\":
-        count += 1
-    return count % 2 == 1
-
-
-def _external(target: str) -> bool:
-    return "://" in target or target.startswith(("mailto:", "data:"))
-
-
-def _link_problem(out: Path, page: Path, target: str, anchors: dict[Path, set[str]]) -> str | None:
-    path, _, anchor = (unquote(part) for part in target.partition("#"))
-    dest = (page.parent / path).resolve() if path else page
-    if not dest.is_relative_to(out):
-        return "link out of the documentation folder"
-    if not dest.is_file():
-        return "link to no file"
-    if anchor:
-        if dest not in anchors:
-            anchors[dest] = _anchors(dest.read_text(encoding="utf-8", errors="replace"))
-        if anchor not in anchors[dest]:
-            return "link to no anchor"
-    return None
-
-
-def _anchors(text: str) -> set[str]:
-    """``<a id>`` anchors and GitHub-style heading slugs (lower case, punctuation dropped,
-    spaces as ``-``)."""
-    found = {m.group(1) for m in _ANCHOR.finditer(text)}
-    for line in text.splitlines():
-        if line.startswith("#"):
-            heading = line.lstrip("#").strip().lower()
-            found.add("".join(ch for ch in heading if ch.isalnum() or ch in "-_ ").replace(" ", "-"))
-    return found
-
-
-# -- a run: order and reads ---------------------------------------------------------------
-
-
-def _order(store: Store, run_id: int, graph: Graph) -> Metric:
-    committed = {u.unit_id: u for u in repomem.units(store, run_id, status="committed")}
-    finished: dict[str, int] = {}
-    for row in repomem_trace.trace(store, run_id):
-        if row.action == "FINISH" and row.unit_id in committed:
-            finished[row.unit_id] = row.seq
-    if committed and set(finished) == set(committed):
-        position: dict[str, tuple[str | int, ...]] = {u: (finished[u],) for u in committed}
-    else:
-        position = {u: (row.committed_at or "",) for u, row in committed.items()}
-    dropped = {(e.source, e.target) for e in traversal(graph).dropped}
-    pairs = sorted(
-        {
-            (e.source, e.target)
-            for e in graph.edges
-            if e.source != e.target and (e.source, e.target) not in dropped
-        }
-    )
-    checked = 0
-    failures: list[Failure] = []
-    for source, target in pairs:
-        if source not in committed or target not in committed or position[source] == position[target]:
-            continue
-        checked += 1
-        if position[source] < position[target]:
-            failures.append(Failure(source, f"committed before its dependency {target}"))
-    return Metric("order", checked, checked - len(failures), tuple(failures))
-
-
-def _reads(store: Store, run_id: int) -> ReadStats:
-    seen: set[tuple[str | None, str, str]] = set()
-    reads = repeated = cached = 0
-    repeats: list[Failure] = []
-    for row in repomem_trace.trace(store, run_id):
-        if row.action != "READ":
-            continue
-        reads += 1
-        inputs = row.inputs
-        kind, query = inputs.get("kind"), inputs.get("query")
-        key = (
-            (row.unit_id, str(kind), str(query))
-            if kind is not None and query is not None
-            else (row.unit_id, "target", str(inputs.get("target")))
-        )
-        if key in seen:
-            repeated += 1
-            repeats.append(Failure(row.unit_id or "", f"READ {key[1]} {key[2]} again (action {row.seq})"))
-        seen.add(key)
-        cached += inputs.get("cached") is True
-    hits = repomem_trace.progress(store, run_id).cache_hits
-    return ReadStats(reads, repeated, cached, hits, tuple(repeats))
