@@ -40,7 +40,8 @@ def scripted() -> Model:
     model = Model()
     model.scores[FAILED] = lambda n: {"consistency": 0.6, "completeness": 0.5, "helpfulness": 0.5}
     model.documents[MARKED] = lambda n: good_document(UNITS[MARKED]).replace(
-        "It does its job.", f"It applies the {WORD} discount rule."
+        "It does its job.",
+        f"It applies the {WORD} discount rule, with [`shop.util`](shop.util.md) ([code](shop/pricing.py)).",
     )
     return model
 
@@ -89,7 +90,9 @@ def test_a_run_is_written_as_the_tree_with_the_models_text_and_the_codes_where_i
     assert WORD in units[MARKED]["text"] and units[MARKED]["hash"] == UNITS[MARKED].content_hash
     page = (out / units[MARKED]["page"]).read_text(encoding="utf-8")
     marked = section_of(page, units[MARKED]["anchor"])
-    assert f"It applies the {WORD} discount rule." in marked and "Written from the code" not in marked
+    assert f"It applies the {WORD} discount rule" in marked and "Written from the code" not in marked
+    # the model's links, made to work from the module page its document is on
+    assert "with [`shop.util`](../modules/shop.util.md) (code (`shop/pricing.py`))." in marked
     page = (out / units[FAILED]["page"]).read_text(encoding="utf-8")
     failed = section_of(page, units[FAILED]["anchor"])
     assert "Written from the code alone: the model's document for this unit failed" in failed

@@ -4,6 +4,7 @@ functions it reads the index with (``repodocs/runs.py``, ``repomem.latest_run``)
 
 from __future__ import annotations
 
+import json
 import shutil
 import sys
 from pathlib import Path
@@ -100,14 +101,38 @@ def test_bad_paths_and_outputs_are_one_line_errors_and_nothing_is_lost(
     assert rc == 2 and out == "" and "PATH" in err
 
 
-def test_status_and_show_without_an_index_or_a_run(cli: Cli, repo: Path) -> None:
+def test_status_and_show_without_any_documentation(cli: Cli, repo: Path) -> None:
     err = cli.fails("repo-docs", "status", str(repo))
-    assert "no index" in err and "repo-docs generate" in err
+    assert f"no documentation of {repo.resolve()} yet" in err and "repo-docs generate" in err
     err = cli.fails("repo-docs", "show", "shop.util", "--path", str(repo))
-    assert "no index" in err
-    Docmentor(cli.db).close()  # an index, but no run of this repository
+    assert "no documentation of" in err
+    Docmentor(cli.db).close()  # an index, but no run of this repository and no tree
     err = cli.fails("repo-docs", "status", str(repo))
-    assert f"no documentation run of {repo.resolve()}" in err and "DOCMENTOR_LLM_BASE_URL" in err
+    assert f"no documentation of {repo.resolve()} yet" in err
+
+
+def test_status_and_show_read_a_tree_written_without_a_model_with_or_without_an_index(
+    cli: Cli, repo: Path, tmp_path: Path
+) -> None:
+    out = tmp_path / "docs"
+    cli.ok("repo-docs", "generate", str(repo), "--no-register", "--out", str(out))
+    assert not cli.db.exists()
+    err = cli.fails("repo-docs", "status", str(repo))  # the tree is not where status looks
+    assert "no documentation of" in err
+    status = cli.json("repo-docs", "status", str(repo), "--out", str(out))
+    units = json.loads((out / "documentation.json").read_text(encoding="utf-8"))["units"]
+    assert status["mode"] == "no_model" and status["finished"] and status["out"] == str(out)
+    assert status["units"] == {"total": len(units), "done": len(units), "failed": 0, "pending": 0}
+    text = cli.ok("repo-docs", "status", str(repo), "--out", str(out))
+    assert f"{len(units)} units documented without a model in {out}" in text
+    shown = cli.ok("repo-docs", "show", "shop.util.clamp", "--path", str(repo), "--out", str(out))
+    assert "## Signature" in shown and "clamp(" in shown
+    row = cli.json("repo-docs", "show", "shop.util.clamp", "--path", str(repo), "--out", str(out))
+    assert row["mode"] == "no_model" and row["kind"] == "function" and row["document"].startswith(shown)
+    cli.ok("repo-docs", "generate", str(repo))  # the default folder, indexed: an index now
+    assert cli.json("repo-docs", "status", str(repo))["mode"] == "no_model"
+    err = cli.fails("repo-docs", "show", "shop.util.clam", "--path", str(repo))
+    assert "no unit 'shop.util.clam'" in err and "did you mean" not in err
 
 
 # -- with a model ----------------------------------------------------------------------------------
@@ -131,7 +156,8 @@ def test_generate_with_a_model_then_status_and_show(model_run: tuple[Cli, str], 
     assert f"{total} documents by the model, 0 from the code alone" in out
     assert "no Markdown tree" not in out and (repo / ".docmentor-docs" / "index.md").is_file()
     status = cli.json("repo-docs", "status", str(repo))
-    assert status["finished"] and status["status"] == "finished" and status["model"] == "scripted"
+    assert status["mode"] == "model" and status["status"] == "finished" and status["model"] == "scripted"
+    assert status["finished"]
     assert status["units"] == {"total": total, "committed": total, "pending": 0, "failed": 0}
     assert status["tokens"] == status["prompt_tokens"] + status["completion_tokens"] > 0
     assert status["current_unit"] is None
@@ -140,7 +166,7 @@ def test_generate_with_a_model_then_status_and_show(model_run: tuple[Cli, str], 
     doc = cli.ok("repo-docs", "show", "shop.util.clamp", "--path", str(repo))
     assert doc == good_document(UNITS["shop.util.clamp"]) + "\n"
     row = cli.json("repo-docs", "show", "shop.util.clamp", "--path", str(repo))
-    assert row["unit_id"] == "shop.util.clamp" and row["status"] == "committed"
+    assert row["unit_id"] == "shop.util.clamp" and row["status"] == "committed" and row["mode"] == "model"
     assert row["claims"] == ["shop.util.clamp exists."] and row["model"] == "scripted"
     err = cli.fails("repo-docs", "show", "shop.util.clam", "--path", str(repo))
     assert "no unit 'shop.util.clam'" in err and "did you mean shop.util.clamp" in err
@@ -154,7 +180,7 @@ def test_show_defaults_to_the_current_folder(
     assert cli.ok("repo-docs", "show", "shop.util") == good_document(UNITS["shop.util"]) + "\n"
     monkeypatch.chdir(repo / "shop")  # a folder with no run of its own
     err = cli.fails("repo-docs", "show", "shop.util")
-    assert f"no documentation run of {repo / 'shop'}" in err
+    assert f"no documentation of {repo / 'shop'} yet" in err
 
 
 def test_generate_update_sends_the_model_only_what_the_edit_made_stale(

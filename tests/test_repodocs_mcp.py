@@ -4,6 +4,7 @@ the group's absence when --tools does not name it."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import sys
@@ -172,7 +173,9 @@ def test_generate_with_a_model_runs_in_the_background(
     layout: dict[str, Path], tmp_path: Path, openai_server: OpenAIServer
 ) -> None:
     openai_server.script(Model())
-    params = _params(tmp_path, layout["db"], "--tools", "repodocs", "--allow-path", str(layout["allowed"]))
+    params = _params(
+        tmp_path, layout["db"], "--tools", "docs,repodocs", "--allow-path", str(layout["allowed"])
+    )
     params.env = {
         **(params.env or {}),
         "DOCMENTOR_LLM_BASE_URL": openai_server.base_url,
@@ -180,7 +183,7 @@ def test_generate_with_a_model_runs_in_the_background(
     }
     repo = str(layout["repo"])
 
-    async def go() -> tuple[CallToolResult, list[dict[str, Any]], CallToolResult]:
+    async def go() -> tuple[CallToolResult, list[dict[str, Any]], CallToolResult, CallToolResult]:
         async with Client(params) as client:
             started = await client.call_tool("repo_docs_generate", {"path": repo})
             seen = []
@@ -193,9 +196,12 @@ def test_generate_with_a_model_runs_in_the_background(
                 started,
                 seen,
                 await client.call_tool("repo_docs_show", {"unit": "shop.pricing.discounted", "path": repo}),
+                await client.call_tool(
+                    "search_docs", {"query": "discounted price", "source": "repo-sample", "limit": 3}
+                ),
             )
 
-    started, seen, show = anyio.run(go)
+    started, seen, show, found = anyio.run(go)
     gen = structured(started)
     assert gen["mode"] == "model" and gen["finished"] is False and isinstance(gen["run_id"], int)
     last = seen[-1]
@@ -208,4 +214,10 @@ def test_generate_with_a_model_runs_in_the_background(
     )  # progress only grows
     unit = structured(show)
     assert unit["mode"] == "model" and unit["unit"] == "shop.pricing.discounted" and unit["document"]
-    assert not (layout["repo"] / ".docmentor-docs").exists()  # the agent keeps its documents in the index
+    # the run's documents are then written as the tree and indexed as the docs source repo-sample
+    tree = json.loads((layout["repo"] / ".docmentor-docs" / "documentation.json").read_text())
+    assert tree["run"]["id"] == gen["run_id"]
+    assert {u["source"] for u in tree["units"]} == {"model"}
+    hits = structured(found)["results"]
+    assert hits and all(h["source"] == "repo-sample" for h in hits)
+    assert any("discounted" in h["path"] or "pricing" in h["path"] for h in hits)

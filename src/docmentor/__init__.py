@@ -44,14 +44,16 @@ adapters over it.
 - **evaluation** — :func:`load_questions`, :func:`check_labels`, :func:`evaluate_search`,
   :func:`evaluate_assemble`, :func:`evaluate_api` (:class:`SearchRun`, :class:`Labels`,
   :class:`AssembleEval`, :class:`ApiEval`).
-- **repository documentation** (being built) — :func:`document_repository`
+- **repository documentation** (being built) — :func:`generate_repo_docs`
+  (:class:`RepoDocsGeneration`) does a whole generation, with or without a model, the tree
+  written and indexed; its parts: :func:`document_repository`
   (:class:`RepoDocsResult`; an output folder it will not replace: :class:`RepoDocsOutputError`),
   :func:`run_agent` (:class:`AgentConfig`, :class:`RunReport`), :func:`write_agent_tree`
   (:class:`AgentTreeResult`) writes a run's documents as the same tree, what the index holds of a
   repository's runs: :func:`repo_run_status` (:class:`RepoRunStatus`), :func:`repo_unit_document`;
   :func:`evaluate_repo_docs` (:class:`RepoDocsEvaluation`) scores the written tree without a model;
   :func:`register_repo_docs` (:class:`RepoDocsSource`) indexes the tree as a docs source,
-  :class:`RepoDocsJobs` runs the agent in background threads;
+  :class:`RepoDocsJobs` runs generations with a model in background threads;
   :func:`repo_docs_progress` (:class:`RepoDocsProgress`) and :func:`repo_docs_unit`
   (:class:`RepoDocsUnit`) read the latest documentation, tree or run.
 - **errors** — :class:`DocmentorError` and its subclasses :class:`UsageError`,
@@ -194,7 +196,9 @@ _EXPORTS: dict[str, str] = {
     "RepoRunStatus": "docmentor.repodocs.runs",
     "repo_unit_document": "docmentor.repodocs.runs",
     "register_repo_docs": "docmentor.repodocs.serve",
-    "RepoDocsJobs": "docmentor.repodocs.serve",
+    "RepoDocsJobs": "docmentor.repodocs.jobs",
+    "generate_repo_docs": "docmentor.repodocs.generation",
+    "RepoDocsGeneration": "docmentor.repodocs.generation",
     "RepoDocsSource": "docmentor.repodocs.serve",
     "repo_docs_progress": "docmentor.repodocs.serve",
     "RepoDocsProgress": "docmentor.repodocs.serve",
@@ -277,6 +281,7 @@ __all__ = [
     "RefreshScheduler",
     "RemovedKnowledgeBase",
     "RepoDocsEvaluation",
+    "RepoDocsGeneration",
     "RepoDocsJobs",
     "RepoDocsOutputError",
     "RepoDocsProgress",
@@ -323,6 +328,7 @@ __all__ = [
     "explain_score",
     "feedback_report",
     "generate",
+    "generate_repo_docs",
     "get_improvement_roadmap",
     "git_commit",
     "group_warnings",
@@ -442,8 +448,9 @@ if TYPE_CHECKING:
     from docmentor.repodocs.generate import RepoDocsResult, document_repository
     from docmentor.repodocs.output import OutputError as RepoDocsOutputError
     from docmentor.repodocs.runs import RepoRunStatus, repo_run_status, repo_unit_document
+    from docmentor.repodocs.generation import RepoDocsGeneration, generate_repo_docs
+    from docmentor.repodocs.jobs import RepoDocsJobs
     from docmentor.repodocs.serve import (
-        RepoDocsJobs,
         RepoDocsProgress,
         RepoDocsSource,
         RepoDocsUnit,

@@ -50,7 +50,7 @@ def confined_repository(engine: Docmentor, policy: ReadPolicy, path: str) -> Pat
 
 def generate(engine: Docmentor, jobs: RepoDocsJobs, root: Path, *, no_llm: bool) -> dict[str, Any]:
     """One repo_docs_generate: the no-model tree written and indexed, or the agent started."""
-    from docmentor import LLMConfig, RepoDocsOutputError, document_repository, register_repo_docs
+    from docmentor import LLMConfig, generate_repo_docs
 
     config = None if no_llm else LLMConfig.from_env()
     if config is not None:
@@ -60,18 +60,17 @@ def generate(engine: Docmentor, jobs: RepoDocsJobs, root: Path, *, no_llm: bool)
         return {
             "root": str(root), "mode": "model", "finished": False, "run_id": run_id, "out": None,
             "source": None, "documents": {}, "problems": 0,
-            "message": "the agent documents the repository in the background: follow it with repo_docs_status",
+            "message": "the agent documents the repository in the background, then writes and indexes "
+            "its tree: follow it with repo_docs_status",
         }  # fmt: skip
     if jobs.running(root):
         raise UsageError(
             f"the documentation of {root} is being generated with a model",
             hint="wait for it (repo_docs_status)",
         )
-    try:
-        result = document_repository(root)
-    except RepoDocsOutputError as exc:
-        raise UsageError(str(exc), hint="remove or rename that folder; nothing was changed") from None
-    source = register_repo_docs(engine, result)
+    generation = generate_repo_docs(engine, root)
+    result, source = generation.tree, generation.source
+    assert source is not None
     units = sum(result.documents.values())
     return {
         "root": result.root, "mode": "no_model", "finished": True, "run_id": None, "out": result.out,

@@ -13,10 +13,10 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from docmentor import UsageError
-from docmentor.cli.app import app, embed_sources, emit, open_engine, progress_bar, require_index
+from docmentor.cli.app import app, embed_sources, emit, index_exists, open_engine, progress_bar
 
 if TYPE_CHECKING:
-    from docmentor import AgentTreeResult, RepoDocsResult, RepoDocsSource, RunReport
+    from docmentor import AgentTreeResult, RepoDocsGeneration, RepoDocsResult, RepoDocsSource, RunReport
 
 repodocs_app = typer.Typer(
     help="Document a repository's code unit by unit, dependencies first (being built: Python only).",
@@ -24,8 +24,6 @@ repodocs_app = typer.Typer(
     no_args_is_help=True,
 )
 app.add_typer(repodocs_app, name="repo-docs")
-
-_NO_INDEX_HINT = "document the repository with a model first: docmentor repo-docs generate PATH"
 
 
 @repodocs_app.command("generate", short_help="Write a document for every unit of a repository.")
@@ -69,27 +67,24 @@ def repodocs_generate(
     config = None if no_llm else LLMConfig.from_env()
     if out is not None and out.exists() and not out.is_dir():
         raise UsageError(f"--out {out} is a file", hint="give a new or empty folder, or an earlier output")
-    if config is None:
-        result = _write_tree(root, out)
-        source = None if no_register else _register(result, show_progress=not as_json)
+    if config is None and no_register:  # the code's tree alone: no index is needed
+        from docmentor import generate_repo_docs
+
+        tree = generate_repo_docs(None, root, out=out, register=False).tree
         if as_json:
-            emit({**result.to_dict(), "source": source.to_dict() if source is not None else None})
+            emit({**tree.to_dict(), "source": None})
         else:
-            print(_tree_summary(result, source))
+            print(_tree_summary(tree, None))
         return
-    report = _run_agent(root, config, show_progress=not as_json, update=update)
-    written = _write_agent_tree(root, report.run_id, out)
-    source = None if no_register else _register(written.tree, show_progress=not as_json)
+    generation = _generate(
+        root, config, out, update=update, register=not no_register, show_progress=not as_json
+    )
     if as_json:
-        emit(
-            {
-                **report.to_dict(),
-                "tree": written.to_dict(),
-                "source": source.to_dict() if source is not None else None,
-            }
-        )
+        emit(generation.to_dict())
+    elif generation.run is not None and generation.written is not None:
+        print(_agent_summary(root, generation.run, generation.written, generation.source))
     else:
-        print(_agent_summary(root, report, written, source))
+        print(_tree_summary(generation.tree, generation.source))
 
 
 def _folder(path: Path) -> Path:
@@ -100,43 +95,30 @@ def _folder(path: Path) -> Path:
     return path.resolve()
 
 
-def _write_tree(root: Path, out: Path | None) -> RepoDocsResult:
-    from docmentor import RepoDocsOutputError, document_repository
-
-    try:
-        return document_repository(root, out)
-    except RepoDocsOutputError as exc:
-        raise UsageError(
-            str(exc),
-            hint="give --out a new or empty folder (or one an earlier run wrote); nothing was changed",
-        ) from None
-
-
-def _write_agent_tree(root: Path, run_id: int, out: Path | None) -> AgentTreeResult:
-    from docmentor import RepoDocsOutputError, write_agent_tree
-
-    engine = open_engine(create=False)
-    try:
-        return write_agent_tree(engine.store, root, run_id, out)
-    except RepoDocsOutputError as exc:
-        raise UsageError(
-            f"{exc} (the run's documents stay in the index)",
-            hint="give --out a new or empty folder (or one an earlier run wrote)",
-        ) from None
-    finally:
-        engine.close()
-
-
-def _register(result: RepoDocsResult, *, show_progress: bool) -> RepoDocsSource:
-    from docmentor import register_repo_docs
+def _generate(
+    root: Path, config: Any, out: Path | None, *, update: bool, register: bool, show_progress: bool
+) -> RepoDocsGeneration:
+    """generate_repo_docs with the CLI's progress: the agent's units, then the embedding."""
+    from docmentor import generate_repo_docs
 
     engine = open_engine(create=True)
     try:
-        source = register_repo_docs(engine, result, embed=False)
-        embed_sources(engine, show_progress)
+        with _agent_progress(show_progress and config is not None, engine, root) as on_unit:
+            generation = generate_repo_docs(
+                engine,
+                root,
+                llm=config,
+                out=out,
+                update=update,
+                register=register,
+                embed=False,
+                on_unit=on_unit,
+            )
+        if generation.source is not None:
+            embed_sources(engine, show_progress)
+        return generation
     finally:
         engine.close()
-    return source
 
 
 def _tree_summary(result: RepoDocsResult, source: RepoDocsSource | None) -> str:
@@ -155,19 +137,6 @@ def _served(source: RepoDocsSource | None) -> str:
         return ""
     how = "refreshed" if source.refreshed else "indexed"
     return f"; {how} as the docs source {source.name} ({source.documents} documents)"
-
-
-def _run_agent(root: Path, config: Any, *, show_progress: bool, update: bool) -> RunReport:
-    from docmentor import AgentConfig, LLMClient, run_agent
-
-    engine = open_engine(create=True)
-    try:
-        with LLMClient(config) as client, _agent_progress(show_progress, engine, root) as on_unit:
-            return run_agent(
-                root, engine.store, client, config=AgentConfig(), docs=engine, on_unit=on_unit, update=update
-            )
-    finally:
-        engine.close()
 
 
 @contextlib.contextmanager
@@ -215,27 +184,51 @@ def _agent_summary(
     return "\n".join(lines)
 
 
-@repodocs_app.command("status", short_help="How far the latest documentation run of a repository is.")
-def repodocs_status(
-    path: Annotated[Path, typer.Argument(help="The repository's folder.")],
-    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
-) -> None:
-    """The latest run of the repository at PATH in the index: units done, pending and failed,
-    tokens, the unit being worked on, and whether it finished."""
-    from docmentor import repo_run_status
+_OUT_OPTION = typer.Option(
+    "--out", help="The documentation folder (default PATH/.docmentor-docs).", show_default=False
+)
 
-    require_index(_NO_INDEX_HINT)
+
+@contextlib.contextmanager
+def _latest_engine() -> Iterator[Any]:
+    """The index, if there is one (None: only a tree written without a model can be read)."""
+    if not index_exists():
+        yield None
+        return
     engine = open_engine(create=False)
     try:
-        status = repo_run_status(engine.store, path)
+        yield engine
     finally:
         engine.close()
-    data = status.to_dict()
+
+
+@repodocs_app.command("status", short_help="How far the latest documentation of a repository is.")
+def repodocs_status(
+    path: Annotated[Path, typer.Argument(help="The repository's folder.")],
+    out: Annotated[Path | None, _OUT_OPTION] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """The latest documentation of the repository at PATH: the agent's latest run in the index
+    (units done, pending and failed, tokens, the unit being worked on, finished or not), or the
+    tree under --out when it was written later without a model."""
+    from docmentor import repo_docs_progress, repo_run_status
+
+    root = _folder(path)
+    with _latest_engine() as engine:
+        progress = repo_docs_progress(engine, root, out)
+        run = repo_run_status(engine.store, root) if engine is not None and progress.mode == "model" else None
+    if run is None:
+        if as_json:
+            emit(progress.to_dict())
+        else:
+            print(f"{root}: {progress.total} units documented without a model in {progress.out}")
+        return
+    data = {"mode": "model", **run.to_dict()}
     if as_json:
         emit(data)
         return
     units = data["units"]
-    state = "finished" if status.finished else data["status"]
+    state = "finished" if run.finished else data["status"]
     print(f"run {data['run_id']} of {data['root']} ({data['model'] or 'no model'}): {state}")
     print(
         f"units: {units['committed']} committed, {units['pending']} pending, {units['failed']} failed, "
@@ -246,38 +239,39 @@ def repodocs_status(
         print(f"current unit: {data['current_unit']}")
 
 
-@repodocs_app.command("show", short_help="Print one unit's document from the latest run.")
+@repodocs_app.command("show", short_help="Print one unit's document from the latest documentation.")
 def repodocs_show(
     unit: Annotated[str, typer.Argument(help="The unit's id, a dotted name such as pkg.module.func.")],
     path: Annotated[
         Path, typer.Option("--path", help="The repository's folder (default: the current folder).")
     ] = Path("."),
+    out: Annotated[Path | None, _OUT_OPTION] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the unit as JSON.")] = False,
 ) -> None:
-    """Print the committed document of UNIT from the latest run of the repository at --path."""
-    from docmentor import repo_unit_document
+    """Print the document of UNIT from the latest documentation of the repository at --path:
+    the model's committed document of the latest run, or the tree's when it was written later
+    without a model."""
+    from docmentor import repo_docs_unit, repo_unit_document
 
-    require_index(_NO_INDEX_HINT)
-    engine = open_engine(create=False)
-    try:
-        row = repo_unit_document(engine.store, path, unit)
-    finally:
-        engine.close()
+    root = _folder(path)
+    with _latest_engine() as engine:
+        found = repo_docs_unit(engine, root, unit, out)
+        row = (
+            repo_unit_document(engine.store, root, unit)
+            if engine is not None and found.mode == "model"
+            else None
+        )
     if as_json:
-        emit(asdict(row))
+        emit({"mode": "model", **asdict(row)} if row is not None else found.to_dict())
         return
-    print(row.document or "")
+    text = (row.document or "") if row is not None else found.document
+    print(text.rstrip("\n"))
 
 
 @repodocs_app.command("evaluate", short_help="Score a repository's written documentation without a model.")
 def repodocs_evaluate(
     path: Annotated[Path, typer.Argument(help="The repository's folder.")],
-    out: Annotated[
-        Path | None,
-        typer.Option(
-            "--out", help="The documentation folder (default PATH/.docmentor-docs).", show_default=False
-        ),
-    ] = None,
+    out: Annotated[Path | None, _OUT_OPTION] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print every metric and failure as JSON.")] = False,
 ) -> None:
     """Score the Markdown tree and documentation.json that `repo-docs generate --no-llm` wrote

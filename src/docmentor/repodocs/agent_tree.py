@@ -3,9 +3,10 @@ of ``output.py``: each unit's committed document where the run has one for the c
 now, else the unit's document written from the code (marked as such).
 
 Pages, anchors and the atomic write are ``output.py``'s and ``deterministic.Layout``'s. A
-model's document is split into sections at its top-level headings (deeper headings become
-bold lines, so the page's outline stays the tree's); the repository's and packages' pages keep
-the code's lists of packages and modules, so every page stays reachable from ``index.md``.
+model's document has its links made to work from its page (``relink.py``) and is split into
+sections at its top-level headings (deeper headings become bold lines, so the page's outline
+stays the tree's); the repository's and packages' pages keep the code's lists of packages and
+modules, so every page stays reachable from ``index.md``.
 ``documentation.json`` gets, per unit, ``source`` (``model`` or ``code``) and ``status``
 (``committed``, or why the code's document is there: ``failed``, ``pending``, ``stale`` (the
 code changed after the commit), ``missing`` (not in the run)), and the run's id and model.
@@ -24,6 +25,7 @@ from docmentor.repodocs.generate import DEFAULT_OUT, RepoDocsResult, build_docum
 from docmentor.repodocs.markdown import plain
 from docmentor.repodocs.output import JSON_NAME, render_tree, write_tree
 from docmentor.repodocs.python_units import DEFAULT_MAX_BYTES
+from docmentor.repodocs.relink import Links, relink
 from docmentor.store import repomem
 
 if TYPE_CHECKING:
@@ -101,8 +103,8 @@ def model_sections(document: str) -> tuple[Section, ...]:
     return tuple(sections) or (Section("Summary", "(The model's document is empty.)"),)
 
 
-def _from_model(code_doc: UnitDocument, row: UnitRow) -> UnitDocument:
-    sections = list(model_sections(row.document or ""))
+def _from_model(code_doc: UnitDocument, row: UnitRow, links: Links) -> UnitDocument:
+    sections = list(model_sections(relink(row.document or "", code_doc.page, links)))
     if code_doc.kind in ("repository", "package"):
         names = {s.name for s in sections}
         for s in code_doc.sections:
@@ -144,6 +146,11 @@ def write_agent_tree(
     target = out if out is not None else root / DEFAULT_OUT
     docs = build_documents(root, max_bytes=max_bytes)
     rows = {r.unit_id: r for r in repomem.units(store, run_id)}
+    links = Links(
+        {u: d.page for u, d in docs.documents.items()},
+        {u: d.anchor for u, d in docs.documents.items() if d.anchor},
+        frozenset(m.path for m in docs.units.modules),
+    )
     documents: dict[str, UnitDocument] = {}
     status: dict[str, str] = {}
     for unit_id, code_doc in docs.documents.items():
@@ -156,7 +163,7 @@ def write_agent_tree(
             state = row.status if row.status in ("failed", "pending") else "pending"
         status[unit_id] = state
         documents[unit_id] = (
-            _from_model(code_doc, row)
+            _from_model(code_doc, row, links)
             if state == "committed" and row is not None
             else _from_code(code_doc, state, row)
         )

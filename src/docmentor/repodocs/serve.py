@@ -1,17 +1,13 @@
-"""Serving a repository's documentation: the tree written without a model registered as a
-folder source of the index (``register_repo_docs``), so that search, get_doc and assemble
-serve it; the agent run in a background thread (``RepoDocsJobs``); and what the latest
-documentation of a repository is, whichever way it was written (``repo_docs_progress``,
+"""Serving a repository's documentation: a written tree registered as a folder source of the
+index (``register_repo_docs``), so that search, get_doc and assemble serve it; and what the
+latest documentation of a repository is, whichever way it was written (``repo_docs_progress``,
 ``repo_docs_unit``): the agent's run in RepoMemory, or the tree's ``documentation.json``,
 the more recent of the two."""
 
 from __future__ import annotations
 
 import json
-import logging
 import os
-import threading
-import time
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -19,19 +15,14 @@ from typing import TYPE_CHECKING, Any
 
 from docmentor.config import auto_name
 from docmentor.errors import NotFoundError, UsageError
-from docmentor.llm import LLMClient
-from docmentor.repodocs.agent import run_agent
-from docmentor.repodocs.agent_results import AgentConfig, RunReport
 from docmentor.repodocs.generate import DEFAULT_OUT, RepoDocsResult
 from docmentor.repodocs.output import JSON_NAME
 from docmentor.repodocs.runs import repo_run_status, repo_unit_document
-from docmentor.store import repomem
 
 if TYPE_CHECKING:
     from docmentor.engine import Docmentor
 
 __all__ = [
-    "RepoDocsJobs",
     "RepoDocsProgress",
     "RepoDocsSource",
     "RepoDocsUnit",
@@ -41,8 +32,6 @@ __all__ = [
     "repo_docs_unit",
 ]
 
-log = logging.getLogger(__name__)
-RUN_ID_WAIT = 10.0  # seconds RepoDocsJobs.start waits for the agent's run to be registered
 SOURCE_PREFIX = "repo-"  # a source name holds no ':' (config.validate_name)
 MAX_NAME_TRIES = 100
 
@@ -91,62 +80,6 @@ def register_repo_docs(engine: Docmentor, result: RepoDocsResult, *, embed: bool
     if report.error:
         raise UsageError(f"the documentation in {out} could not be indexed: {report.error}")
     return RepoDocsSource(name, os.path.abspath(out), existed, len(engine.store.documents(name)))
-
-
-# -- agent runs in the background ------------------------------------------------------------------
-
-
-class RepoDocsJobs:
-    """The agent runs this server started, one background thread per repository."""
-
-    def __init__(self, engine: Docmentor) -> None:
-        self.engine = engine
-        self._lock = threading.Lock()
-        self._threads: dict[Path, threading.Thread] = {}
-        self.errors: dict[Path, str] = {}
-
-    def running(self, root: Path) -> bool:
-        with self._lock:
-            thread = self._threads.get(root)
-            return thread is not None and thread.is_alive()
-
-    def start(self, root: Path, config: Any) -> int | None:
-        """Start documenting ``root`` with the model of ``config``; the run's id once it is
-        registered (None if it was not within RUN_ID_WAIT seconds, or the run failed first)."""
-        with self._lock:
-            thread = self._threads.get(root)
-            if thread is not None and thread.is_alive():
-                raise UsageError(
-                    f"the documentation of {root} is being generated already",
-                    hint="follow it with repo_docs_status",
-                )
-            before = repomem.latest_run(self.engine.store, root)
-            self.errors.pop(root, None)
-            thread = threading.Thread(
-                target=self._run, args=(root, config), name="docmentor-repodocs", daemon=True
-            )
-            self._threads[root] = thread
-            thread.start()
-        ends = time.monotonic() + RUN_ID_WAIT
-        while time.monotonic() < ends:
-            latest = repomem.latest_run(self.engine.store, root)
-            if latest is not None and (
-                before is None or latest.id != before.id or latest.status == "running"
-            ):
-                return latest.id
-            if not thread.is_alive():  # ended at once: its run, unless it failed before one
-                return latest.id if latest is not None and root not in self.errors else None
-            time.sleep(0.05)
-        return None
-
-    def _run(self, root: Path, config: Any) -> RunReport | None:
-        try:
-            with LLMClient(config) as client:
-                return run_agent(root, self.engine.store, client, config=AgentConfig(), docs=self.engine)
-        except Exception as exc:  # the thread's end: kept for repo_docs_status
-            log.warning("documentation of %s failed: %s", root, exc)
-            self.errors[root] = str(exc)
-            return None
 
 
 # -- the latest documentation of a repository ---------------------------------------------------
@@ -204,9 +137,10 @@ class RepoDocsUnit:
         }
 
 
-def repo_docs_progress(engine: Docmentor, root: Path, out: Path | None = None) -> RepoDocsProgress:
+def repo_docs_progress(engine: Docmentor | None, root: Path, out: Path | None = None) -> RepoDocsProgress:
     """The latest documentation of the repository at ``root`` (the tree under ``out``,
-    default ``root/.docmentor-docs``): NotFoundError when there is none."""
+    default ``root/.docmentor-docs``, or the agent's latest run in the index of ``engine``;
+    None: no index, the tree alone): NotFoundError when there is none."""
     root = root.resolve()
     tree, status = _latest(engine, root, out)
     if status is not None:
@@ -223,12 +157,12 @@ def repo_docs_progress(engine: Docmentor, root: Path, out: Path | None = None) -
     )
 
 
-def repo_docs_unit(engine: Docmentor, root: Path, unit: str, out: Path | None = None) -> RepoDocsUnit:
+def repo_docs_unit(engine: Docmentor | None, root: Path, unit: str, out: Path | None = None) -> RepoDocsUnit:
     """The document of ``unit`` (a dotted id) in the latest documentation of ``root``;
     NotFoundError (with the closest ids) when it has no such unit."""
     root = root.resolve()
     tree, status = _latest(engine, root, out)
-    if status is not None:
+    if status is not None and engine is not None:
         row = repo_unit_document(engine.store, root, unit)
         return RepoDocsUnit(str(root), unit, "model", row.granularity, row.document or "")
     assert tree is not None
@@ -250,13 +184,13 @@ def repo_docs_unit(engine: Docmentor, root: Path, unit: str, out: Path | None = 
     raise NotFoundError(f"the documentation of {root} has no unit {unit!r}", hint=hint)
 
 
-def _latest(engine: Docmentor, root: Path, out: Path | None) -> tuple[Path | None, Any]:
+def _latest(engine: Docmentor | None, root: Path, out: Path | None) -> tuple[Path | None, Any]:
     """The tree's documentation.json (if written) and the agent's latest run (if any): only
     the more recent of the two is returned, the other None."""
     json_path = (out if out is not None else root / DEFAULT_OUT) / JSON_NAME
     tree = json_path if json_path.is_file() else None
     try:
-        status = repo_run_status(engine.store, root)
+        status = repo_run_status(engine.store, root) if engine is not None else None
     except NotFoundError:
         status = None
     if status is None and tree is None:
