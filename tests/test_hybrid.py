@@ -59,6 +59,14 @@ def test_meaning_finds_what_words_miss(embedded: Path, query: str) -> None:
     assert _top(Docmentor(embedded, embeddings=True), query) == "Insert if not exists"
 
 
+def test_a_ranking_passed_to_search_is_the_one_the_blend_uses(embedded: Path) -> None:
+    # search(ranking=...) replaces the engine's query-time constants, the semantic ones too
+    engine = Docmentor(embedded, embeddings=True)
+    query = "avoid duplicate records on insert"
+    assert engine.search(query, limit=3)[0].heading == "Insert if not exists"
+    assert engine.search(query, limit=3, ranking=LEXICAL)[0].heading == "Skipping records"
+
+
 def test_words_still_decide_identifier_questions(embedded: Path) -> None:
     # an error code means nothing to the model: the exact match keeps the first place
     hybrid = Docmentor(embedded, embeddings=True)

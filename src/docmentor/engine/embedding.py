@@ -96,13 +96,13 @@ class Embedding(IndexCore):
             log.warning("searching by words only: %s", exc)
 
     def _nearest(
-        self, query: str, source: str | None, top: int
+        self, query: str, source: str | None, top: int, ranking: RankingConfig | None = None
     ) -> tuple[list[tuple[int, float]], Callable[[int], float | None]] | None:
         """The ``top`` units nearest the query by meaning and each unit's cosine (by section
         id); None where there is nothing to compare: embeddings off, no vector yet (the model
         is then not even loaded), or no model."""
         cache = self._vector_cache()
-        if cache is None or self.ranking.semantic_weight <= 0:
+        if cache is None or (ranking or self.ranking).semantic_weight <= 0:
             return None
         cache.refresh()
         if not len(cache):
@@ -125,7 +125,8 @@ class Embedding(IndexCore):
         """Lexical hits blended with the nearest units by meaning; None: no vectors to use.
         ``terms``: the analysed query, to score by words the units found by meaning alone.
         ``check``: keep only units the store still has (see :meth:`_read_lexical`)."""
-        found = self._nearest(query, source, self.ranking.semantic_pool)
+        r = ranking or self.ranking
+        found = self._nearest(query, source, r.semantic_pool, r)
         if found is None:
             return None
         nearest, cosine = found
@@ -135,8 +136,8 @@ class Embedding(IndexCore):
             source=source,
             doc_scores=doc_scores,
             terms=terms,
-            config=ranking or self.ranking,
+            config=r,
         )
         if check:
             extra = self._live(extra)
-        return blend(hits, extra, cosine, self.ranking)
+        return blend(hits, extra, cosine, r)
