@@ -21,7 +21,7 @@ from docmentor.store.db import Store
 from docmentor.store.repomem_rows import NewUnit
 
 SAMPLE = Path(__file__).parent / "fixtures" / "repodocs" / "sample"
-METRICS = ("sections", "coverage", "signatures", "symbols", "links")
+METRICS = ("sections", "coverage", "signatures", "parameters", "symbols", "links")
 
 
 @pytest.fixture
@@ -134,6 +134,24 @@ def test_an_altered_signature_lowers_signatures(repo: Path, out: Path) -> None:
     failures = _only(evaluate_docs(repo, out), "signatures")
     assert [f.unit for f in failures] == ["shop.pricing.total"]
     assert "0.5" in failures[0].what and "0.0" in failures[0].what
+
+
+def test_a_wrong_default_or_type_or_an_invented_parameter_lowers_parameters(repo: Path, out: Path) -> None:
+    _edit_text(out, "shop.util.clamp", "- `hi` (`float`, default `1.0`)", "- `hi` (`float`, default `2.0`)")
+    _edit_text(out, "shop.pricing.discounted", "- `rate` (`float`)", "- `rate` (`int`)")
+    _edit_text(
+        out, "shop.models.Item", "- `price` (`float`, default `0.0`)", "- `price` (`float`)\n- `cost` (`int`)"
+    )
+    failures = _only(evaluate_docs(repo, out), "parameters")
+    assert [(f.unit, f.what.split(" is ")[0]) for f in failures] == [
+        (
+            "shop.models.Item",
+            "documented parameter not in the signature 'Item(name: str, price: float = 0.0)': cost",
+        ),
+        ("shop.pricing.discounted", "type of rate"),
+        ("shop.util.clamp", "default of hi"),
+    ]
+    assert "'2.0'" in failures[2].what and "'1.0'" in failures[2].what
 
 
 def test_missing_output_and_unknown_units(repo: Path, out: Path, tmp_path: Path) -> None:
