@@ -1,0 +1,595 @@
+"""One TypeScript or JavaScript file (``.ts .tsx .mts .cts .js .jsx .mjs .cjs``) → its
+``Module`` unit and its components, through tree-sitter.
+
+Components: function declarations (generators too), module-level ``const f = (…) => …`` and
+``const f = function …`` (functions), classes, interfaces and enums (classes), and a class's
+or an interface's methods (getters are properties, ``static`` methods static). A method's
+parameters start with an implicit ``this`` (its receiver, as Python's ``self``: Args leaves
+it out). Calls: ``f()``, ``ns.f()``, ``new X()`` (written ``X``); on ``this`` written
+``self.m``, ``super(…)`` ``super().constructor`` and ``super.m()`` ``super().m``. Raises:
+the classes ``throw new X(…)`` constructs (a thrown variable names none). Imports: ES
+``import … from`` and ``export … from`` (re-exports) and ``require('…')``; a relative
+specifier is resolved to the repository's file (``./x`` → ``x.ts``, ``x.tsx``, ``x.js`` …,
+``x/index.*``) and named by its module id, a bare one (``react``) kept as written. A default
+import is the name ``default``; ``export default X`` is the alias ``default`` → ``X``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
+
+from docmentor.repodocs.treesitter_units import (
+    FileFacts,
+    Ids,
+    Source,
+    clean_block_comment,
+    comments_above,
+    end_line,
+    line,
+    parameter,
+    unique_calls,
+    walk,
+)
+from docmentor.repodocs.units import (
+    REPOSITORY_ID,
+    CallSite,
+    Component,
+    ImportRef,
+    MethodKind,
+    Module,
+    Parameter,
+)
+
+if TYPE_CHECKING:
+    from tree_sitter import Node, Tree
+
+Resolver = Callable[[str], str | None]  # an import specifier → the module id it names, or None
+
+_FUNCTIONS = frozenset({"function_declaration", "generator_function_declaration"})
+_CLASSES = frozenset(
+    {"class_declaration", "abstract_class_declaration", "interface_declaration", "enum_declaration", "class"}
+)
+_FUNCTION_VALUES = frozenset({"arrow_function", "function_expression", "function", "generator_function"})
+_SCOPES = frozenset(
+    {*_FUNCTION_VALUES, "function_declaration", "generator_function_declaration", "method_definition"}
+)
+_DOC = frozenset({"comment"})
+_BETWEEN = frozenset({"decorator"})
+
+
+@dataclass
+class _Def:
+    """A definition and where its text starts (its doc comment, decorators) and ends."""
+
+    node: Node  # the declaration (function, class, variable declarator's value)
+    outer: Node  # the statement (an ``export`` around it included)
+    doc: str | None
+    start: int
+    decorators: tuple[str, ...] = ()
+    name: str = ""
+    declarator: Node | None = None
+
+
+@dataclass
+class TsFile:
+    """The result of reading one file."""
+
+    module: Module
+    components: list[Component]
+    facts: FileFacts = field(default_factory=FileFacts)
+
+
+def read_ts(rel: str, data: bytes, tree: Tree, module_id: str, resolve: Resolver) -> TsFile:
+    """The module and components of one parsed file (``module_id``: its id; ``resolve``: a
+    relative import specifier → a module id)."""
+    return _Reader(rel, Source(data), module_id, resolve).read(tree.root_node)
+
+
+class _Reader:
+    def __init__(self, rel: str, source: Source, module_id: str, resolve: Resolver) -> None:
+        self.rel = rel
+        self.source = source
+        self.id = module_id
+        self.resolve = resolve
+        self.ids = Ids()
+        self.components: list[Component] = []
+        self.facts = FileFacts()
+        self.imports: list[ImportRef] = []
+        self.aliases: list[tuple[str, str]] = []
+        self.calls: list[CallSite] = []
+
+    def read(self, root: Node) -> TsFile:
+        children = list(root.named_children)
+        top: list[str] = []
+        for i, node in enumerate(children):
+            for d in self._definitions(children, i):
+                top.append(self._class(d, None) if d.node.type in _CLASSES else self._function(d, None))
+            self._statement(node)
+        module = Module(
+            id=self.id,
+            name=self.id,
+            path=self.rel,
+            package=REPOSITORY_ID,
+            line_start=1,
+            line_end=max(len(self.source.lines), 1),
+            docstring=_module_doc(children, self.source),
+            content_hash=self.source.hash(1, max(len(self.source.lines), 1)),
+            imports=tuple(self.imports),
+            aliases=tuple(self.aliases),
+            calls=unique_calls(self.calls),
+            components=tuple(top),
+        )
+        return TsFile(module, self.components, self.facts)
+
+    # -- what a top-level statement defines, imports and calls --------------------------------
+
+    def _definitions(self, siblings: list[Node], index: int) -> Iterator[_Def]:
+        outer = siblings[index]
+        node = outer
+        if node.type == "export_statement":
+            node = node.child_by_field_name("declaration") or node.child_by_field_name("value") or node
+        if node.type in ("lexical_declaration", "variable_declaration"):
+            for declarator in node.named_children:
+                value = declarator.child_by_field_name("value")
+                name = declarator.child_by_field_name("name")
+                if declarator.type != "variable_declarator" or name is None:
+                    continue
+                if (
+                    value is not None
+                    and value.type in _FUNCTION_VALUES | {"class"}
+                    and name.type == "identifier"
+                ):
+                    yield self._def(siblings, index, value, self.source.of(name), declarator)
+                else:
+                    self.facts.module_names.update(_bound_names(name, self.source))
+            return
+        if node.type in _FUNCTIONS | _CLASSES or (
+            outer.type == "export_statement" and node.type in _FUNCTION_VALUES
+        ):
+            name_node = node.child_by_field_name("name")
+            yield self._def(siblings, index, node, self.source.of(name_node) if name_node else "default")
+
+    def _def(
+        self, siblings: list[Node], index: int, node: Node, name: str, declarator: Node | None = None
+    ) -> _Def:
+        outer = siblings[index]
+        docs = comments_above(siblings, index, _DOC, _BETWEEN)
+        docs = docs[-1:] if docs and self.source.of(docs[-1]).startswith("/**") else []
+        above: list[Node] = []
+        for sibling in reversed(siblings[:index]):
+            if sibling.type == "decorator":
+                above.append(sibling)
+            elif sibling.type != "comment":
+                break
+        own = [c for c in (*outer.children, *node.children) if c.type == "decorator"]
+        decorators = sorted({d.start_byte: d for d in (*above, *own)}.values(), key=lambda d: d.start_byte)
+        start = min([line(outer), *(line(d) for d in docs), *(line(d) for d in decorators)])
+        doc = clean_block_comment(self.source.of(docs[0])) if docs else None
+        names = tuple(self.source.of(d).removeprefix("@").strip() for d in decorators)
+        return _Def(node, outer, doc or None, start, names, name, declarator)
+
+    def _statement(self, node: Node) -> None:
+        if node.type == "import_statement":
+            self._import(node)
+        elif node.type == "export_statement":
+            self._export(node)
+        if node.type in (
+            "lexical_declaration",
+            "variable_declaration",
+            "export_statement",
+            "expression_statement",
+        ):
+            for inner in walk(node, _SCOPES | _CLASSES):
+                if (
+                    inner.type == "call_expression"
+                    and self.source.of(inner.child_by_field_name("function")) == "require"
+                ):
+                    self._require(inner)
+            if node.type == "expression_statement":
+                self.calls += self._calls(node, None)
+
+    def _import(self, node: Node) -> None:
+        target = self._target(node.child_by_field_name("source"))
+        if target is None:
+            return
+        clause = next((c for c in node.named_children if c.type == "import_clause"), None)
+        at = line(node)
+        if clause is None:
+            self.imports.append(ImportRef(target, None, None, _level(node, self.source), at))
+            return
+        level = _level(node, self.source)
+        for part in clause.named_children:
+            if part.type == "identifier":
+                self.imports.append(ImportRef(target, "default", self.source.of(part), level, at))
+            elif part.type == "namespace_import":
+                alias = next((self.source.of(c) for c in part.named_children if c.type == "identifier"), None)
+                self.imports.append(ImportRef(target, None, alias, level, at))
+            elif part.type == "named_imports":
+                for spec in part.named_children:
+                    if spec.type == "import_specifier":
+                        self._specifier(spec, target, level, at)
+
+    def _export(self, node: Node) -> None:
+        source = node.child_by_field_name("source")
+        value = node.child_by_field_name("value")
+        if source is None:
+            if value is not None and value.type == "identifier":
+                self.aliases.append(("default", self.source.of(value)))
+            elif value is not None and value.type in _FUNCTION_VALUES:
+                self.aliases.append(("default", "default"))
+            declaration = node.child_by_field_name("declaration")
+            if declaration is not None and "default" in [c.type for c in node.children]:
+                named = declaration.child_by_field_name("name")
+                if named is not None:
+                    self.aliases.append(("default", self.source.of(named)))
+            return
+        target = self._target(source)
+        if target is None:
+            return
+        level, at = _level(node, self.source), line(node)
+        clause = next((c for c in node.named_children if c.type == "export_clause"), None)
+        if clause is None:  # export * from './x' (or * as ns)
+            ns = next((c for c in node.named_children if c.type in ("namespace_export", "identifier")), None)
+            alias = self.source.of(ns).split()[-1] if ns is not None else None
+            self.imports.append(ImportRef(target, None if alias else "*", alias, level, at))
+            return
+        for spec in clause.named_children:
+            if spec.type == "export_specifier":
+                self._specifier(spec, target, level, at)
+
+    def _specifier(self, spec: Node, target: str, level: int, at: int) -> None:
+        """``name`` or ``name as alias`` of an import or re-export list."""
+        name = self.source.of(spec.child_by_field_name("name"))
+        alias = spec.child_by_field_name("alias")
+        self.imports.append(ImportRef(target, name, self.source.of(alias) if alias else None, level, at))
+
+    def _require(self, call: Node) -> None:
+        args = call.child_by_field_name("arguments")
+        strings = [a for a in (args.named_children if args else []) if a.type == "string"]
+        target = self._target(strings[0]) if strings else None
+        if target is None:
+            return
+        declarator = call.parent
+        level, at = (1 if self.source.of(strings[0]).strip("'\"`").startswith(".") else 0), line(call)
+        name = (
+            declarator.child_by_field_name("name")
+            if declarator and declarator.type == "variable_declarator"
+            else None
+        )
+        if name is not None and name.type == "identifier":
+            self.imports.append(ImportRef(target, None, self.source.of(name), level, at))
+        elif name is not None and name.type == "object_pattern":
+            for bound in name.named_children:
+                if bound.type == "shorthand_property_identifier_pattern":
+                    self.imports.append(ImportRef(target, self.source.of(bound), None, level, at))
+                elif bound.type == "pair_pattern":
+                    key, value = bound.child_by_field_name("key"), bound.child_by_field_name("value")
+                    self.imports.append(
+                        ImportRef(target, self.source.of(key), self.source.of(value), level, at)
+                    )
+        else:
+            self.imports.append(ImportRef(target, None, None, level, at))
+
+    def _target(self, string: Node | None) -> str | None:
+        """An import's specifier: the module id of a relative one (as written when it names no
+        file of the repository), a package's name as written."""
+        if string is None:
+            return None
+        spec = self.source.of(string).strip("'\"`")
+        if not spec:
+            return None
+        if spec.startswith("."):
+            return self.resolve(spec) or spec
+        return spec
+
+    # -- definitions ------------------------------------------------------------------------
+
+    def _function(self, d: _Def, owner: Component | None, method_kind: MethodKind | None = None) -> str:
+        node = d.node
+        body = node.child_by_field_name("body")
+        if owner is None:
+            qualname = d.name
+            unit_id = self.ids.unique(f"{self.id}.{qualname}")
+        else:
+            qualname = f"{owner.qualname}.{d.name}"
+            unit_id = self.ids.unique(f"{owner.id}.{d.name}")
+        end = end_line(d.outer)
+        params = _parameters(node, self.source)
+        if owner is not None and method_kind != "static":
+            params = (Parameter("this", "positional_or_keyword"), *params)
+        returns_node = node.child_by_field_name("return_type")
+        returns = self.source.of(returns_node).lstrip(":").strip() if returns_node is not None else None
+        header_start = _header_start(d.outer)
+        stop = body.start_byte if body is not None else d.outer.end_byte
+        signature = self.source.between(header_start, stop).rstrip(";").rstrip()
+        if signature.endswith("{"):
+            signature = signature[:-1].rstrip()
+        is_async = any(c.type == "async" for c in node.children)
+        scope = body if body is not None else node
+        receiver = "this" if owner is not None else None
+        self.components.append(
+            Component(
+                id=unit_id,
+                kind="method" if owner is not None else "function",
+                name=d.name,
+                qualname=qualname,
+                module=self.id,
+                parent=owner.id if owner is not None else self.id,
+                path=self.rel,
+                line_start=d.start,
+                line_end=end,
+                signature=signature,
+                docstring=d.doc,
+                content_hash=self.source.hash(d.start, end),
+                decorators=d.decorators,
+                parameters=params,
+                returns=returns or None,
+                is_async=is_async,
+                raises=tuple(dict.fromkeys(self._raises(scope))),
+                calls=unique_calls([*self._calls(scope, receiver), *self._default_calls(node)]),
+                method_kind=method_kind,
+            )
+        )
+        span = (d.start, end)
+        if body is not None and (body.type != "statement_block" or _returns_value(body)):
+            self.facts.returns.add(span)
+        if any(c.type == "*" for c in node.children) or _yields(scope):
+            self.facts.yields.add(span)
+        self.facts.local[span] = frozenset(_locals(node, self.source)) | {p.name for p in params}
+        return unit_id
+
+    def _class(self, d: _Def, owner: Component | None) -> str:
+        node = d.node
+        name = d.name
+        qualname = name if owner is None else f"{owner.qualname}.{name}"
+        unit_id = self.ids.unique(f"{self.id}.{qualname}")
+        body = node.child_by_field_name("body")
+        end = end_line(d.outer)
+        stop = body.start_byte if body is not None else d.outer.end_byte
+        signature = self.source.between(_header_start(d.outer), stop)
+        bases = tuple(_heritage(node, self.source))
+        placeholder = Component(
+            unit_id, "class", name, qualname, self.id, owner.id if owner else self.id, self.rel, d.start, end,
+            signature, d.doc, self.source.hash(d.start, end),
+        )  # fmt: skip
+        members: list[str] = []
+        attributes: list[str] = []
+        init: Node | None = None
+        children = list(body.named_children) if body is not None else []
+        for i, child in enumerate(children):
+            kind = child.type
+            if kind in ("method_definition", "method_signature", "abstract_method_signature"):
+                name_node = child.child_by_field_name("name")
+                method_name = self.source.of(name_node)
+                if method_name == "constructor":
+                    init = child
+                member = self._def(children, i, child, method_name)
+                members.append(self._function(member, placeholder, _method_kind(child)))
+            elif kind in ("public_field_definition", "field_definition", "property_signature"):
+                field_name = child.child_by_field_name("name") or child.child_by_field_name("property")
+                attributes.append(self.source.of(field_name))
+            elif kind in ("enum_assignment", "property_identifier"):
+                target = child.child_by_field_name("name") or child
+                attributes.append(self.source.of(target))
+        attributes += _this_attributes(body, self.source) if body is not None else []
+        params: tuple[Parameter, ...] = ()
+        init_signature: str | None = None
+        if init is not None:
+            params = _parameters(init, self.source)
+            formal = init.child_by_field_name("parameters")
+            init_signature = self.source.between(formal.start_byte, formal.end_byte) if formal else "()"
+            attributes += [p.name for p in _parameter_properties(init, self.source)]
+        self.components.append(
+            replace(
+                placeholder,
+                decorators=d.decorators,
+                parameters=params,
+                bases=bases,
+                init_signature=init_signature,
+                members=tuple(members),
+                attributes=tuple(dict.fromkeys(a for a in attributes if a)),
+            )
+        )
+        return unit_id
+
+    # -- code inside a definition -------------------------------------------------------------
+
+    def _calls(self, scope: Node, receiver: str | None) -> Iterator[CallSite]:
+        for node in walk(scope):
+            if node.type == "call_expression":
+                callee = node.child_by_field_name("function")
+                if callee is not None and callee.type == "super":
+                    yield CallSite("super().constructor", line(node))
+                    continue
+                name = _dotted(callee, self.source, receiver)
+                if name is not None and name != "require":
+                    yield CallSite(name, line(node))
+            elif node.type == "new_expression":
+                name = _dotted(node.child_by_field_name("constructor"), self.source, receiver)
+                if name is not None:
+                    yield CallSite(name, line(node))
+
+    def _default_calls(self, node: Node) -> Iterator[CallSite]:
+        formal = node.child_by_field_name("parameters")
+        if formal is not None:
+            yield from self._calls(formal, None)
+
+    def _raises(self, scope: Node) -> Iterator[str]:
+        for node in walk(scope):
+            if node.type == "throw_statement":
+                thrown = next(iter(node.named_children), None)
+                if thrown is not None and thrown.type == "new_expression":
+                    name = _dotted(thrown.child_by_field_name("constructor"), self.source, None)
+                    if name is not None:
+                        yield name
+
+
+def _header_start(outer: Node) -> int:
+    """Where a definition's signature starts: its first child that is no decorator."""
+    for child in outer.children:
+        if child.type not in ("decorator", "comment"):
+            if child.type in ("lexical_declaration", "variable_declaration", "class_declaration"):
+                return (
+                    _header_start(child)
+                    if child.children and child.children[0].type == "decorator"
+                    else child.start_byte
+                )
+            return child.start_byte
+    return outer.start_byte
+
+
+def _module_doc(children: list[Node], source: Source) -> str | None:
+    """A ``/** … */`` comment at the top of the file that belongs to no definition (a blank
+    line or no code after it)."""
+    first = next(
+        (c for c in children if not (c.type == "expression_statement" and "use strict" in source.of(c))), None
+    )
+    if first is None or first.type != "comment" or not source.of(first).startswith("/**"):
+        return None
+    following = [c for c in children if c.start_byte > first.end_byte]
+    if following and line(following[0]) <= end_line(first) + 1 and following[0].type != "comment":
+        return None
+    return clean_block_comment(source.of(first)) or None
+
+
+def _level(node: Node, source: Source) -> int:
+    spec = node.child_by_field_name("source")
+    return 1 if spec is not None and source.of(spec).strip("'\"`").startswith(".") else 0
+
+
+def _method_kind(node: Node) -> MethodKind:
+    kinds = {c.type for c in node.children}
+    if "static" in kinds:
+        return "static"
+    if "get" in kinds or "set" in kinds:
+        return "property"
+    return "instance"
+
+
+def _parameters(node: Node, source: Source) -> tuple[Parameter, ...]:
+    formal = node.child_by_field_name("parameters")
+    if formal is None:
+        single = node.child_by_field_name("parameter")  # x => …
+        return (parameter(source.of(single)),) if single is not None else ()
+    out: list[Parameter] = []
+    for p in formal.named_children:
+        if p.type in ("comment", "accessibility_modifier", "this"):
+            continue
+        pattern = p.child_by_field_name("pattern")
+        annotation = p.child_by_field_name("type")
+        value = p.child_by_field_name("value")
+        if p.type in ("required_parameter", "optional_parameter") and pattern is not None:
+            rest = pattern.type == "rest_pattern"
+            name = source.of(pattern).removeprefix("...") if rest else source.of(pattern)
+            if name == "this":
+                continue
+            typed = source.of(annotation).lstrip(":").strip() if annotation is not None else None
+            out.append(parameter(name, typed, source.of(value) if value is not None else None, rest=rest))
+        elif p.type == "assignment_pattern":
+            out.append(
+                parameter(
+                    source.of(p.child_by_field_name("left")), None, source.of(p.child_by_field_name("right"))
+                )
+            )
+        elif p.type == "rest_pattern":
+            out.append(parameter(source.of(p).removeprefix("..."), rest=True))
+        else:
+            out.append(parameter(source.of(p)))
+    return tuple(out)
+
+
+def _parameter_properties(init: Node, source: Source) -> list[Parameter]:
+    """Constructor parameters with an accessibility modifier (``private x``): fields too."""
+    formal = init.child_by_field_name("parameters")
+    out = []
+    for p in formal.named_children if formal is not None else []:
+        if any(c.type in ("accessibility_modifier", "readonly") for c in p.children):
+            pattern = p.child_by_field_name("pattern")
+            if pattern is not None:
+                out.append(parameter(source.of(pattern)))
+    return out
+
+
+def _heritage(node: Node, source: Source) -> Iterator[str]:
+    """The classes and interfaces a class extends and implements, an interface extends."""
+    for child in node.named_children:
+        if child.type in ("class_heritage", "extends_type_clause"):
+            clauses = child.named_children if child.type == "class_heritage" else [child]
+            for clause in clauses:
+                for base in clause.named_children:
+                    if base.type != "comment":
+                        yield source.of(base)
+            if child.type == "class_heritage" and not child.named_children:
+                yield source.of(child).removeprefix("extends").strip()
+
+
+def _this_attributes(body: Node, source: Source) -> list[str]:
+    out = []
+    for node in walk(body):
+        if node.type == "assignment_expression":
+            left = node.child_by_field_name("left")
+            if left is not None and left.type == "member_expression":
+                obj = left.child_by_field_name("object")
+                if obj is not None and obj.type == "this":
+                    out.append(source.of(left.child_by_field_name("property")))
+    return out
+
+
+def _dotted(node: Node | None, source: Source, receiver: str | None) -> str | None:
+    """``a.b.c`` for an identifier or a member chain on one (``this`` → ``self``, ``super``
+    → ``super()``); None for anything else (a call's result, an index)."""
+    parts: list[str] = []
+    while node is not None and node.type == "member_expression":
+        prop = node.child_by_field_name("property")
+        if prop is None or prop.type not in ("property_identifier", "private_property_identifier"):
+            return None
+        parts.append(source.of(prop))
+        node = node.child_by_field_name("object")
+    if node is None:
+        return None
+    if node.type == "identifier":
+        parts.append(source.of(node))
+    elif node.type == "this" and parts:
+        parts.append("self" if receiver else "this")
+    elif node.type == "super" and parts:
+        parts.append("super()")
+    else:
+        return None
+    return ".".join(reversed(parts))
+
+
+def _returns_value(body: Node) -> bool:
+    for node in walk(body, _SCOPES | _CLASSES):
+        if node.type == "return_statement" and node.named_children:
+            return True
+    return False
+
+
+def _yields(scope: Node) -> bool:
+    return any(n.type == "yield_expression" for n in walk(scope, _SCOPES | _CLASSES))
+
+
+def _bound_names(pattern: Node, source: Source) -> set[str]:
+    if pattern.type == "identifier":
+        return {source.of(pattern)}
+    return {
+        source.of(n)
+        for n in walk(pattern)
+        if n.type in ("identifier", "shorthand_property_identifier_pattern")
+    }
+
+
+def _locals(node: Node, source: Source) -> set[str]:
+    out: set[str] = set()
+    for inner in walk(node):
+        if inner.type == "variable_declarator":
+            name = inner.child_by_field_name("name")
+            if name is not None:
+                out |= _bound_names(name, source)
+        elif inner.type == "catch_clause":
+            param = inner.child_by_field_name("parameter")
+            if param is not None:
+                out |= _bound_names(param, source)
+    return out

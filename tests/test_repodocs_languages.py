@@ -1,0 +1,216 @@
+"""Repository documentation of TypeScript/JavaScript, Go and Rust repositories: the units read
+through tree-sitter (ids, spans, signatures, doc comments, parameters, calls, imports),
+discovery (skipped folders, .gitignore) and files that do not parse."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from docmentor.repodocs.python_units import discover, read_repository
+from docmentor.repodocs.treesitter_repo import module_ids
+from docmentor.repodocs.units import Component, RepoUnits
+
+FIXTURES = Path(__file__).parent / "fixtures" / "repodocs_langs"
+
+
+def _copy(name: str, tmp_path: Path) -> Path:
+    root = tmp_path / name
+    shutil.copytree(FIXTURES / name, root)
+    return root
+
+
+def _components(units: RepoUnits) -> dict[str, Component]:
+    return {c.id: c for c in units.components}
+
+
+@pytest.fixture(scope="module")
+def ts() -> RepoUnits:
+    return read_repository(FIXTURES / "ts_repo")
+
+
+@pytest.fixture(scope="module")
+def go() -> RepoUnits:
+    return read_repository(FIXTURES / "go_repo")
+
+
+@pytest.fixture(scope="module")
+def rust() -> RepoUnits:
+    return read_repository(FIXTURES / "rust_repo")
+
+
+# -- TypeScript / JavaScript ------------------------------------------------------------------
+
+
+def test_typescript_units_ids_and_packages(ts: RepoUnits) -> None:
+    assert [m.id for m in ts.modules] == ["src.geo.shapes", "src.geo.util", "src.index", "src.legacy"]
+    assert [(p.id, p.children) for p in ts.packages] == [
+        ("src/", ("src.index", "src.legacy", "src/geo/")),
+        ("src/geo/", ("src.geo.shapes", "src.geo.util")),
+    ]
+    c = _components(ts)
+    assert c["src.geo.shapes.Circle"].members == (
+        "src.geo.shapes.Circle.constructor",
+        "src.geo.shapes.Circle.area",
+        "src.geo.shapes.Circle.unit",
+        "src.geo.shapes.Circle.diameter",
+        "src.geo.shapes.Circle.check",
+    )
+    assert c["src.legacy.Registry.add"].kind == "method"
+    assert c["src.geo.util.clamp"].kind == "function"  # const clamp = (…) => …
+    assert ts.problems[0].path == "src/broken.ts"
+    assert ts.problems[0].error == "does not parse: syntax error (line 1)"
+
+
+def test_typescript_spans_signatures_docs_and_parameters(ts: RepoUnits) -> None:
+    c = _components(ts)
+    circle = c["src.geo.shapes.Circle"]
+    assert (circle.line_start, circle.line_end) == (30, 63)  # from its doc comment
+    assert circle.signature == "export class Circle extends Base implements Shape"
+    assert circle.docstring == "A circle.\n\nIts radius is clamped to be at least zero."
+    assert circle.bases == ("Base", "Shape")
+    assert circle.init_signature == "(radius: number)"
+    assert circle.attributes == ("name", "radius")
+    scale = c["src.geo.shapes.scale"]
+    assert scale.signature == "export const scale = (shape: Shape, factor = 2): number =>"
+    assert [(p.name, p.annotation, p.default) for p in scale.parameters] == [
+        ("shape", "Shape", None),
+        ("factor", None, "2"),
+    ]
+    assert scale.returns == "number"
+    areas = c["src.geo.shapes.areas"]
+    assert [(p.name, p.kind) for p in areas.parameters] == [
+        ("shapes", "positional_or_keyword"),
+        ("more", "var_positional"),
+    ]
+    assert c["src.geo.shapes.Circle.unit"].method_kind == "static"
+    assert c["src.geo.shapes.Circle.diameter"].method_kind == "property"
+    assert c["src.geo.shapes.Circle.area"].parameters[0].name == "this"  # the receiver, as self
+    assert c["src.geo.shapes.Circle.check"].raises == ("RangeError",)
+    assert ts.modules[1].docstring == "Number helpers shared by the shapes."
+
+
+def test_typescript_calls_and_imports(ts: RepoUnits) -> None:
+    c = _components(ts)
+    assert [x.name for x in c["src.geo.shapes.Circle.check"].calls] == ["RangeError", "self.describe"]
+    assert [x.name for x in c["src.geo.shapes.Circle.constructor"].calls] == ["super().constructor", "limit"]
+    assert [x.name for x in c["src.legacy.make"].calls] == ["shapes.Circle"]
+    shapes = next(m for m in ts.modules if m.id == "src.geo.shapes")
+    assert [(i.target, i.name, i.alias) for i in shapes.imports] == [
+        ("src.geo.util", "round", None),
+        ("src.geo.util", "clamp", "limit"),
+        ("src.geo.util", None, "util"),
+        ("events", "EventEmitter", None),
+    ]
+    legacy = next(m for m in ts.modules if m.id == "src.legacy")
+    assert [(i.target, i.name, i.alias) for i in legacy.imports] == [
+        ("src.geo.shapes", None, "shapes"),
+        ("src.geo.util", "round", None),
+    ]
+
+
+def test_discovery_skips_dependency_folders_and_gitignored_paths(tmp_path: Path) -> None:
+    root = _copy("ts_repo", tmp_path)
+    for rel in ("node_modules/pad/index.js", "dist/out.js", "generated/x.ts", "src/gen/y.ts", "target/z.rs"):
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text("export const x = 1;\n", encoding="utf-8")
+    (root / ".gitignore").write_text("generated/\n", encoding="utf-8")
+    (root / "src" / ".gitignore").write_text("gen/\n!keep.ts\n", encoding="utf-8")
+    found, _ = discover(root)
+    assert sorted(found) == [
+        "src/broken.ts",
+        "src/geo/shapes.ts",
+        "src/geo/util.ts",
+        "src/index.ts",
+        "src/legacy.js",
+    ]
+
+
+def test_binary_and_oversized_files_are_problems_not_crashes(tmp_path: Path) -> None:
+    root = _copy("ts_repo", tmp_path)
+    (root / "src" / "blob.ts").write_bytes(b"export const a = 1;\0\0")
+    (root / "src" / "big.go").write_text("package big\n" + "// x\n" * 100, encoding="utf-8")
+    (root / "src" / "latin.js").write_bytes(b"// caf\xe9\nfunction f() { return 1; }\n")
+    units = read_repository(root, max_bytes=300)
+    problems = {p.path: (p.error, p.skipped) for p in units.problems}
+    assert problems["src/blob.ts"] == ("binary file (it holds a NUL byte)", True)
+    assert problems["src/big.go"][0].startswith("larger than the size cap")
+    assert problems["src/latin.js"][1] is False  # read with replacement characters
+    assert "src.latin.f" in _components(units)
+
+
+def test_module_ids_keep_apart_files_that_would_share_one() -> None:
+    ids = module_ids(["src/a.ts", "src/a.js", "lib/x.d.ts", "b.go"], {"b"})
+    assert ids == {"src/a.ts": "src.a~ts", "src/a.js": "src.a~js", "lib/x.d.ts": "lib.x-d", "b.go": "b~go"}
+
+
+def test_a_mixed_repository_is_read_whole(tmp_path: Path) -> None:
+    root = _copy("ts_repo", tmp_path)
+    (root / "tools").mkdir()
+    (root / "tools" / "gen.py").write_text('"""Generate."""\n\ndef main():\n    pass\n', encoding="utf-8")
+    units = read_repository(root)
+    assert "gen" in {m.id for m in units.modules}
+    assert {"gen.main", "src.geo.util.round"} <= set(_components(units))
+
+
+# -- Go ---------------------------------------------------------------------------------------
+
+
+def test_go_units_methods_join_their_type_across_files(go: RepoUnits) -> None:
+    c = _components(go)
+    store = c["store.store.Store"]
+    assert store.members == ("store.store.Store.Add", "store.store.Store.Price", "store.store.Store.describe")
+    add = c["store.store.Store.Add"]
+    assert add.path == "store/methods.go" and add.module == "store.store"
+    assert (add.line_start, add.line_end) == (3, 7)
+    assert add.signature == "func (s *Store) Add(name string, price float64)"
+    assert [(p.name, p.annotation) for p in add.parameters] == [
+        ("s", "*Store"),
+        ("name", "string"),
+        ("price", "float64"),
+    ]
+    assert [x.name for x in add.calls] == ["self.Age"]
+    assert store.bases == ("Base",) and store.attributes == ("items",)
+    assert c["store.methods.Total"].returns == "(sum float64)"
+    assert c["store.methods.Total"].parameters[0].kind == "var_positional"
+    assert c["store.store.NewStore"].docstring == "NewStore makes an empty store."
+    assert [x.name for x in c["store.store.NewStore"].calls] == ["Store"]  # &Store{…}
+    base = next(m for m in go.modules if m.id == "store.base")
+    assert base.docstring == "Package store keeps the shop's items."
+    main = next(m for m in go.modules if m.id == "cmd.shop.main")
+    assert [(i.target, i.alias) for i in main.imports] == [("fmt", "fmt"), ("store/", "st")]
+    assert [p.path for p in go.problems] == ["store/broken.go"]
+
+
+# -- Rust -------------------------------------------------------------------------------------
+
+
+def test_rust_units_impl_blocks_traits_and_uses(rust: RepoUnits) -> None:
+    c = _components(rust)
+    circle = c["src.shapes.circle.Circle"]
+    assert (circle.line_start, circle.line_end) == (5, 10)  # doc comment and #[derive]
+    assert circle.signature == "pub struct Circle"
+    assert circle.bases == ("Shape", "fmt::Display")
+    assert circle.members[:2] == ("src.shapes.circle.Circle.new", "src.shapes.circle.Circle.unit")
+    assert c["src.shapes.circle.Circle.new"].method_kind == "static"
+    assert c["src.shapes.circle.Circle.grow"].parameters[0].name == "self"
+    assert [x.name for x in c["src.shapes.circle.Circle.unit"].calls] == ["self.new"]
+    assert c["src.shapes.mod.Shape"].members == ("src.shapes.mod.Shape.area", "src.shapes.mod.Shape.name")
+    assert c["src.shapes.mod.Kind"].attributes == ("Round", "Square")
+    assert c["src.util.round"].docstring == "Round to two decimals."
+    lib = next(m for m in rust.modules if m.id == "src.lib")
+    assert lib.docstring == "Shapes with areas.\n\nThe crate's root: it declares the modules."
+    assert [(i.target, i.name, i.alias) for i in lib.imports] == [
+        ("src.shapes.mod", None, "shapes"),
+        ("src.util", None, "util"),
+        ("src.shapes.circle", "Circle", None),
+    ]
+    circle_module = next(m for m in rust.modules if m.id == "src.shapes.circle")
+    assert [(i.target, i.name) for i in circle_module.imports] == [
+        ("src.util", "check"),
+        ("src.util", "round"),
+        ("src.shapes.mod", "Shape"),
+        ("std", "fmt"),
+    ]
