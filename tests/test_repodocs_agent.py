@@ -4,6 +4,7 @@ the fixture repository tests/fixtures/repodocs/sample, with RepoMemory in a real
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import signal
@@ -19,6 +20,7 @@ from typing import Any
 
 import pytest
 
+from docmentor.assemble.tokens import count_tokens
 from docmentor.engine import Docmentor
 from docmentor.errors import UsageError
 from docmentor.llm import LLMClient
@@ -26,7 +28,7 @@ from docmentor.llm.config import LLMConfig
 from docmentor.repodocs import build_graph, read_repository, traversal
 from docmentor.repodocs.agent import AgentConfig, run_agent
 from docmentor.repodocs.agent_actions import fit, parse_action
-from docmentor.repodocs.reads import pages
+from docmentor.repodocs.budget import count_request, pages
 from docmentor.repodocs.units import Component, Module, Unit
 from docmentor.repodocs.verify import (
     SymbolTable,
@@ -51,6 +53,7 @@ REPO = read_repository(SAMPLE)
 GRAPH = build_graph(REPO)
 ORDER = traversal(GRAPH)
 UNITS = REPO.units()
+ENC = "o200k_base"
 
 
 # -- a scripted model ------------------------------------------------------------------------
@@ -638,17 +641,22 @@ def test_parse_action_reads_json_anywhere_and_rejects_the_rest() -> None:
 
 def test_fit_drops_older_messages_first_and_keeps_the_task_and_the_latest() -> None:
     msgs = [{"role": "system", "content": "S" * 10}, {"role": "user", "content": "T" * 10}]
-    msgs += [{"role": "assistant" if i % 2 else "user", "content": str(i) * 100} for i in range(6)]
-    out = fit(msgs, 500)
+    msgs += [{"role": "assistant" if i % 2 else "user", "content": f"word{i} " * 60} for i in range(6)]
+    whole = count_request(msgs, ENC)
+    out = fit(msgs, whole - 200, ENC)
     assert [m["content"][:1] for m in out[:2]] == ["S", "T"]
     assert [m["content"] == "[earlier message left out to fit the context budget]" for m in out[2:]] == [
-        True, True, True, False, False, False,
+        True, True, False, False, False, False,
     ]  # fmt: skip
-    assert sum(len(m["content"]) for m in out) <= 500
-    tight = fit(msgs, 100)  # cannot fit: every older message goes, the latest two stay whole
-    assert [m["content"] == out[2]["content"] for m in tight[2:]] == [True] * 4 + [False] * 2
-    assert msgs[2]["content"] == "0" * 100  # the history itself is kept
-    assert fit(msgs, 10**6) == msgs
+    assert count_request(out, ENC) <= whole - 200
+    tight = fit(msgs, 200, ENC)  # every older message goes, then the latest are cut, the last first
+    assert [m["content"] == out[2]["content"] for m in tight[2:6]] == [True] * 4
+    assert count_request(tight, ENC) <= 200 and tight[-1]["content"] != msgs[-1]["content"]
+    assert "more lines left out to fit the context budget" in tight[-1]["content"] or not tight[-1]["content"]
+    assert msgs[2]["content"] == "word0 " * 60  # the history itself is kept
+    assert fit(msgs, 10**6, ENC) == msgs
+    # the client's JSON instruction counts too
+    assert count_request(fit(msgs, whole, ENC, extra=100), ENC) <= whole - 100
 
 
 def test_agent_config_rejects_limits_that_cannot_work() -> None:
@@ -847,7 +855,7 @@ def test_a_unit_larger_than_a_page_is_read_in_pages(openai_server: OpenAIServer,
     ]
     openai_server.script(model)
     with client_for(openai_server) as client:
-        report = run_agent(SAMPLE, engine.store, client, config=AgentConfig(source_chars=80, max_steps=12))
+        report = run_agent(SAMPLE, engine.store, client, config=AgentConfig(source_tokens=22, max_steps=12))
     out = report.outcome_by_id[target]
     assert out.status == "committed" and out.invalid_actions == 1 and out.reads == 4  # then memory
     requests = [r for r in openai_server.requests if unit_of(r) == target and not is_judge(r)]
@@ -862,15 +870,22 @@ def test_a_unit_larger_than_a_page_is_read_in_pages(openai_server: OpenAIServer,
     second = answers[0].split("page 2 of 3\n", 1)[1].split("\n[page 2 of 3", 1)[0]
     third = answers[1].split("page 3 of 3\n", 1)[1]
     source = "\n".join(SAMPLE.joinpath("shop/pricing.py").read_text().splitlines()[8:11])
-    assert "\n".join([first, second, third]) == source and all(len(p) <= 80 for p in (first, second, third))
+    assert "\n".join([first, second, third]) == source
+    assert all(count_tokens(p) <= 22 for p in (first, second, third))
     assert answers[2].endswith("It has 3 page(s) of code; there is no page 99.")
     assert requests[4].messages[-1]["content"].startswith('That action could not be used: "page" is a number')
 
 
 def test_pages_cut_at_line_ends_and_split_long_lines() -> None:
-    assert pages("", 10) == [""]
-    assert pages("abc\ndef\ngh", 8) == ["abc\ndef", "gh"]
-    assert pages("x" * 25 + "\ny", 10) == ["x" * 10, "x" * 10, "x" * 5 + "\ny"]
-    text = "\n".join(f"line {i}" for i in range(1000))
-    cut = pages(text, 100)
-    assert "\n".join(cut) == text and all(len(p) <= 100 for p in cut)
+    assert pages("", 10, ENC) == [""]
+    assert pages("abc\ndef\ngh", 4, ENC) == ["abc\ndef", "gh"]
+    long = "".join(f"{i} λόγος 中文 " for i in range(300))  # one line of some 2,000 tokens
+    cut = pages(long + "\ny", 100, ENC)
+    assert "".join(cut[:-1]) == long and cut[-1] == "y"  # the pieces of the line are the line
+    assert all(count_tokens(p) <= 100 for p in cut) and len(cut) >= 15
+    text = "\n".join(f"línea {i}: ünïcödé 字 {i * 7}" for i in range(1000))
+    cut = pages(text, 100, ENC)
+    assert "\n".join(cut) == text and all(count_tokens(p) <= 100 for p in cut)
+    assert all(
+        count_tokens(a + "\n" + b.split("\n")[0]) > 100 for a, b in itertools.pairwise(cut)
+    )  # full pages

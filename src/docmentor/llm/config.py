@@ -1,4 +1,5 @@
-"""The chat endpoint's configuration (``DOCMENTOR_LLM_*``) and the errors of a chat request."""
+"""The chat endpoint's configuration (``DOCMENTOR_LLM_*``: base URL, model, key, timeout,
+attempts, the model's context window) and the errors of a chat request."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from dataclasses import dataclass, field
 from docmentor.errors import DocmentorError, UsageError
 
 MAX_RESPONSE_BYTES = 8 * 1024 * 1024  # a chat completion is kilobytes; 8 MiB is ~2M tokens of text
+DEFAULT_CONTEXT_WINDOW = 32_768
 
 
 class LLMError(DocmentorError):
@@ -45,6 +47,9 @@ class LLMConfig:
     max_retry_after: float = 30.0  # a server's Retry-After is honoured up to this many seconds
     user_agent: str = "docmentor"
     max_response_bytes: int = MAX_RESPONSE_BYTES  # a longer answer is abandoned unread
+    # the model's context window in tokens, prompt and reply: what a caller fits its requests
+    # to (the documentation agent does); a conservative 32k when DOCMENTOR_LLM_CONTEXT is unset
+    context_window: int = DEFAULT_CONTEXT_WINDOW
 
     def __post_init__(self) -> None:
         url = self.base_url.strip().rstrip("/")
@@ -61,6 +66,11 @@ class LLMConfig:
             raise UsageError(f"invalid LLM timeout {self.timeout!r}", hint="use a positive number of seconds")
         if self.max_attempts < 1:
             raise UsageError(f"invalid LLM max_attempts {self.max_attempts!r}", hint="use 1 or more")
+        if self.context_window < 1:
+            raise UsageError(
+                f"invalid LLM context window {self.context_window!r}",
+                hint="set DOCMENTOR_LLM_CONTEXT to the model's context length in tokens",
+            )
         if self.max_response_bytes < 1:
             raise UsageError(
                 f"invalid LLM max_response_bytes {self.max_response_bytes!r}", hint="use 1 or more"
@@ -93,6 +103,7 @@ class LLMConfig:
             api_key=env.get("DOCMENTOR_LLM_API_KEY", "").strip() or None,
             timeout=_env_number(env, "DOCMENTOR_LLM_TIMEOUT", 60.0),
             max_attempts=int(_env_number(env, "DOCMENTOR_LLM_MAX_ATTEMPTS", 3)),
+            context_window=int(_env_number(env, "DOCMENTOR_LLM_CONTEXT", DEFAULT_CONTEXT_WINDOW)),
         )
 
 

@@ -5,7 +5,10 @@ code changed since, ``update.py``'s set of stale units goes back to pending), th
 another or, with ``workers`` > 1, the units of one traversal level at a time in a thread pool
 (a level's units do not depend on each other). A unit that fails is marked failed and the run
 goes on with the next; it stops (resumable) after ``stop_after_llm_errors`` units in a row
-failed on the endpoint. Its settings and results are ``agent_results.py``'s; what READ
+failed on the endpoint. Every request fits the model's context window in counted tokens
+(``budget.py``: the window, ``AgentConfig.context_tokens`` or the client's
+``DOCMENTOR_LLM_CONTEXT``, is split once per run). Its settings and results are
+``agent_results.py``'s; what READ
 answers ``agent_answers.py``'s (over ``reads.py``); the checks ``verify.py``'s; every text sent
 to the model ``prompts.py``'s.
 """
@@ -24,6 +27,7 @@ from docmentor.repodocs import prompts
 from docmentor.repodocs.agent_answers import Shared
 from docmentor.repodocs.agent_results import AgentConfig, RunReport, UnitOutcome
 from docmentor.repodocs.agent_unit import UnitAgent
+from docmentor.repodocs.budget import Budget
 from docmentor.repodocs.code_facts import read_facts
 from docmentor.repodocs.deterministic import Documenter, Layout
 from docmentor.repodocs.graph import build_graph
@@ -72,7 +76,17 @@ def run_agent(
     repo = read_repository(root)
     graph = build_graph(repo)
     order = traversal(graph)
-    view = RepoView(root, repo, graph, order)
+    view = RepoView(root, repo, graph, order, cfg.encoding)
+    system = prompts.system_prompt(cfg.threshold, cfg.max_revisions)
+    budget = Budget.of(  # before anything is stored: a window too small is refused at once
+        window=cfg.context_tokens or client.config.context_window,
+        reply_tokens=cfg.reply_tokens,
+        system=system,
+        read_tokens=cfg.read_tokens,
+        source_tokens=cfg.source_tokens,
+        facts_tokens=cfg.facts_tokens,
+        encoding=cfg.encoding,
+    )
     run, stored_before = _open_run(
         store, root, client.config.model, asdict(cfg), resume=resume, update=update
     )
@@ -97,7 +111,7 @@ def run_agent(
             uid: doc.text(3)
             for uid, doc in Documenter(repo, graph, read_facts(root, repo), root).documents().items()
         }
-        if cfg.facts_chars
+        if cfg.facts_tokens
         else {}
     )
     shared = Shared(
@@ -108,11 +122,12 @@ def run_agent(
         view=view,
         symbols=SymbolTable(repo, graph),
         docs=docs,
-        system=prompts.system_prompt(cfg.threshold, cfg.max_revisions),
+        system=system,
         facts=facts,
         version=repo.repository.content_hash[:12],
         pages=frozenset(Layout(repo).pages.values()),
         file_lines={m.path: m.line_end for m in repo.modules},
+        budget=budget,
     )
     batches = order.levels if cfg.workers > 1 else tuple((u,) for u in order.order)
     outcomes, stopped = _work(shared, batches, pending, on_unit)

@@ -10,7 +10,8 @@ from typing import TYPE_CHECKING
 
 from docmentor.llm import LLMClient
 from docmentor.repodocs.agent_results import AgentConfig
-from docmentor.repodocs.reads import RepoView, trim
+from docmentor.repodocs.budget import Budget, share, trim
+from docmentor.repodocs.reads import RepoView
 from docmentor.repodocs.units import sha256_text
 from docmentor.repodocs.verify import SymbolTable
 from docmentor.store import repomem
@@ -38,12 +39,13 @@ class Shared:
     version: str  # the repository's code hash: cached code answers are keyed by it
     pages: frozenset[str]  # the Markdown tree's pages (deterministic.Layout), links may name them
     file_lines: dict[str, int]  # each module's path and line count, for path:line locations
+    budget: Budget  # the run's token budget: the window split once
 
 
 def read_answer(shared: Shared, unit_id: str, key: tuple[str, str]) -> str:
     """The answer to a READ of ``unit_id``'s task, by its cache key (kind, query)."""
     kind, query = key
-    view, budget = shared.view, shared.config.read_chars
+    view, budget = shared.view, shared.budget.read
     if kind == "memory":
         return memory(shared, unit_id, budget)
     if kind == "callees":
@@ -58,7 +60,7 @@ def read_answer(shared: Shared, unit_id: str, key: tuple[str, str]) -> str:
     if kind == "code":
         target, _, rest = query.rpartition("@")
         page = int(rest.partition("#")[2] or 1)
-        return code_page(view, target, page, shared.config.source_chars)
+        return code_page(view, target, page, shared.budget.source)
     return search(shared, query, budget)
 
 
@@ -93,20 +95,21 @@ def memory_version(shared: Shared, unit_id: str) -> str:
 
 
 def memory(shared: Shared, unit_id: str, budget: int) -> str:
-    """The committed documents of the unit's dependencies and children, within ``budget``."""
+    """The committed documents of the unit's dependencies and children, within ``budget``
+    tokens: when they do not all fit, the largest are cut first, and a note says which were cut
+    or left out (``budget.share``)."""
     view = shared.view
     ids = memory_ids(view, unit_id)
     if not ids:
         return "Nothing in memory: it depends on and contains no documented unit."
     docs = repomem.committed_documents(shared.store, shared.run_id, ids)
-    each = max(budget // len(ids), 300)
     parts = []
     for uid in ids:
         row = docs.get(uid)
         relation = "contains" if uid in view.children.get(unit_id, []) else "depends on"
-        body = trim(row.document or "", each) if row is not None else "(not documented: it failed)"
-        parts.append(f"### {uid} ({relation})\n{body}")
-    return trim("\n\n".join(parts), budget)
+        body = (row.document or "") if row is not None else "(not documented: it failed)"
+        parts.append((f"### {uid} ({relation})", body))
+    return share(parts, budget, shared.budget.encoding)
 
 
 def search(shared: Shared, query: str, budget: int) -> str:
@@ -117,4 +120,4 @@ def search(shared: Shared, query: str, budget: int) -> str:
     if not hits:
         return "The documentation index has nothing on this."
     parts = [f"### {h.title} — {h.heading} ({h.source}: {h.path}:{h.line_start})\n{h.snippet}" for h in hits]
-    return trim("\n\n".join(parts), budget)
+    return trim("\n\n".join(parts), budget, shared.budget.encoding)

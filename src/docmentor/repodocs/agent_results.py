@@ -10,6 +10,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from docmentor.assemble.tokens import DEFAULT_ENCODING, check_encoding
 from docmentor.errors import UsageError
 
 __all__ = ["AgentConfig", "Conflict", "Judgement", "RunReport", "UnitOutcome"]
@@ -18,21 +19,26 @@ __all__ = ["AgentConfig", "Conflict", "Judgement", "RunReport", "UnitOutcome"]
 @dataclass(frozen=True)
 class AgentConfig:
     """Every limit of the loop, with the paper's values where it gives them (10 steps, 2
-    revisions, threshold 0.9). Character budgets stand for tokens at about 4 characters each."""
+    revisions, threshold 0.9). Budgets are tokens, counted exactly offline in ``encoding``
+    (``budget.py``): every request's counted prompt plus ``reply_tokens`` fits the context
+    window; the page, READ and facts sizes shrink to fit a small window."""
 
     max_steps: int = 10  # model calls per unit, malformed ones included
     max_revisions: int = 2  # failed VERIFYs after the first that a unit may have
     max_tokens: int = 60_000  # prompt + completion tokens per unit, as the server reports them
     threshold: float = 0.9  # the self-evaluation mean a document needs
     reply_tokens: int | None = 2_048  # max_tokens of one reply (None: the server's default)
-    source_chars: int = 12_000  # a page of code: the unit's own in its task, any unit's in a READ
-    read_chars: int = 8_000  # one READ's answer
-    context_chars: int = 48_000  # a whole request: older messages are left out beyond it
+    # the model's context window in tokens (None: the client's, LLMConfig.context_window, which
+    # DOCMENTOR_LLM_CONTEXT sets; 32k by default); older messages are left out beyond it
+    context_tokens: int | None = None
+    source_tokens: int = 3_000  # a page of code: the unit's own in its task, any unit's in a READ
+    read_tokens: int = 4_000  # one READ's answer (a page of code with its header too)
     workers: int = 1  # units of one level documented at the same time
     retry_failed: bool = True  # a resumed run tries its failed units again
     stop_after_llm_errors: int = 3  # units in a row failed on the endpoint stop the run
     search_limit: int = 3  # sections a READ search returns
-    facts_chars: int = 4_000  # the deterministic document given with the task (0: none)
+    facts_tokens: int = 1_000  # the deterministic document given with the task (0: none)
+    encoding: str = DEFAULT_ENCODING  # the tokenizer budgets are counted in (assemble.tokens.ENCODINGS)
     cross_check: bool = True  # VERIFY asks the model whether the draft contradicts its parts' documents
     # your provider's prices per million tokens, to report a run's cost from its counted tokens
     # (None: no cost is reported; nothing is ever estimated without counted tokens)
@@ -40,7 +46,10 @@ class AgentConfig:
     completion_price: float | None = None
 
     def __post_init__(self) -> None:
-        for name in ("max_steps", "max_tokens", "source_chars", "read_chars", "context_chars"):
+        check_encoding(self.encoding)
+        if self.context_tokens is not None and self.context_tokens < 1:
+            raise UsageError(f"AgentConfig.context_tokens must be 1 or more, not {self.context_tokens!r}")
+        for name in ("max_steps", "max_tokens", "source_tokens", "read_tokens"):
             if getattr(self, name) < 1:
                 raise UsageError(f"AgentConfig.{name} must be 1 or more, not {getattr(self, name)!r}")
         for name in ("prompt_price", "completion_price"):
@@ -49,8 +58,8 @@ class AgentConfig:
                 raise UsageError(f"AgentConfig.{name} must be a price ≥ 0 per million tokens, not {price!r}")
         if (self.prompt_price is None) != (self.completion_price is None):
             raise UsageError("give AgentConfig both prompt_price and completion_price, or neither")
-        if self.facts_chars < 0:
-            raise UsageError(f"AgentConfig.facts_chars must be 0 or more, not {self.facts_chars!r}")
+        if self.facts_tokens < 0:
+            raise UsageError(f"AgentConfig.facts_tokens must be 0 or more, not {self.facts_tokens!r}")
         for name in ("workers", "stop_after_llm_errors", "search_limit"):
             if getattr(self, name) < 1:
                 raise UsageError(f"AgentConfig.{name} must be 1 or more, not {getattr(self, name)!r}")
@@ -81,6 +90,7 @@ class UnitOutcome:
     seconds: float
     model_seconds: float = 0.0  # of ``seconds``, waiting for the model; the rest is the loop's overhead
     llm_error: bool = False
+    largest_request: int = 0  # the most prompt tokens counted in one of its requests (budget.py)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

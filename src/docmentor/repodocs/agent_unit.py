@@ -37,12 +37,19 @@ from typing import Any
 from pydantic import ValidationError
 
 from docmentor.llm.config import LLMError
-from docmentor.llm.replies import describe, extract_json
+from docmentor.llm.replies import describe, extract_json, schema_instruction
 from docmentor.repodocs import prompts
 from docmentor.repodocs.agent_actions import fit, parse_action
 from docmentor.repodocs.agent_answers import GRAPH_TARGETS, Shared, memory_ids, memory_version, read_answer
 from docmentor.repodocs.agent_results import Judgement, UnitOutcome
-from docmentor.repodocs.reads import trim
+from docmentor.repodocs.budget import (
+    MESSAGE_OVERHEAD,
+    REQUEST_OVERHEAD,
+    count,
+    count_request,
+    fit_parts,
+    trim,
+)
 from docmentor.repodocs.verify import (
     check_links,
     check_parameters,
@@ -85,6 +92,7 @@ class UnitAgent:
         self.judged_claims: list[str] = []  # the claims the cross-document check extracted
         self.judge_calls = 0
         self.model_seconds = 0.0  # waiting for the model (retries included): the rest is the loop's own
+        self.largest_request = 0  # the most prompt tokens counted in one of its requests
 
     # -- the loop ---------------------------------------------------------------------
 
@@ -111,10 +119,11 @@ class UnitAgent:
         """One model call and its action; True when the unit was committed."""
         self.steps += 1
         t0 = time.monotonic()
+        budget = self.s.budget
+        request = fit(self.messages, budget.prompt, budget.encoding)
+        self.largest_request = max(self.largest_request, count_request(request, budget.encoding))
         try:
-            reply = self.s.client.complete(
-                fit(self.messages, self.s.config.context_chars), max_tokens=self.s.config.reply_tokens
-            )
+            reply = self.s.client.complete(request, max_tokens=self.s.config.reply_tokens)
         except LLMError as exc:
             raise _Failed(f"model request failed: {exc}", llm_error=True) from None
         finally:
@@ -278,18 +287,12 @@ class UnitAgent:
         docs = repomem.committed_documents(self.s.store, self.s.run_id, memory_ids(self.s.view, self.unit_id))
         if not docs:
             return {"findings": []}
-        each = max(cfg.read_chars // len(docs), 300)
-        references = {uid: trim(row.document or "", each) for uid, row in sorted(docs.items())}
-        messages: list[dict[str, Any]] = [
-            {"role": "system", "content": prompts.JUDGE_PROMPT},
-            {"role": "user", "content": prompts.judge_message(self.unit_id, draft, self.claims, references)},
-        ]
+        messages = self._judge_request(draft, {uid: row.document or "" for uid, row in sorted(docs.items())})
+        references = sorted(docs)
         t0 = time.monotonic()
         self.judge_calls += 1
         try:
-            reply = self.s.client.complete(
-                fit(messages, cfg.context_chars), json_schema=Judgement, max_tokens=cfg.reply_tokens
-            )
+            reply = self.s.client.complete(messages, json_schema=Judgement, max_tokens=cfg.reply_tokens)
         except LLMError as exc:
             raise _Failed(f"model request failed: {exc}", llm_error=True) from None
         finally:
@@ -312,7 +315,7 @@ class UnitAgent:
                 "usable": True,
                 "claims": len(self.judged_claims),
                 "conflicts": [c.model_dump() for c in conflicts][:20],
-                "references": sorted(references),
+                "references": references,
             },
             tokens,
             t0,
@@ -321,6 +324,32 @@ class UnitAgent:
             "findings": [f"contradicts the document of {c.unit}: {c.claim} ({c.reason})" for c in conflicts],
             "conflict_free": rate,
         }
+
+    def _judge_request(self, draft: str, documents: dict[str, str]) -> list[dict[str, Any]]:
+        """The cross-document check's messages within the prompt budget: the draft whole (cut
+        only past the reply's size, which a server ignoring max_tokens could send) and the
+        reference documents cut to what is left, the largest first, with a note of what was cut
+        or left out (the client adds the JSON instruction to the system prompt: counted too)."""
+        budget = self.s.budget
+        enc = budget.encoding
+        draft = trim(draft, budget.reply, enc)
+        instruction = count(f"{prompts.JUDGE_PROMPT}\n\n{schema_instruction(Judgement)}", enc)
+        base = count(prompts.judge_message(self.unit_id, draft, self.claims, {}), enc)
+        room = budget.prompt - REQUEST_OVERHEAD - 2 * MESSAGE_OVERHEAD - instruction - base - 8
+        parts = list(documents.items())
+        kept, note = fit_parts(parts, room, enc, per_part=16)
+        references = {parts[i][0]: body for i, body in kept}
+        messages: list[dict[str, Any]] = [
+            {"role": "system", "content": prompts.JUDGE_PROMPT},
+            {
+                "role": "user",
+                "content": prompts.judge_message(self.unit_id, draft, self.claims, references, note),
+            },
+        ]
+        extra = instruction - count(prompts.JUDGE_PROMPT, enc)  # as the client sends the system prompt
+        out = fit(messages, budget.prompt, enc, extra=extra)
+        self.largest_request = max(self.largest_request, count_request(out, enc) + extra)
+        return out
 
     def checks(self, document: str) -> list[str]:
         """The deterministic checks' findings on ``document``."""
@@ -371,33 +400,42 @@ class UnitAgent:
     # -- the unit's task and its end --------------------------------------------------
 
     def _task(self) -> str:
-        view, cfg = self.s.view, self.s.config
+        """The unit's task within the task budget: its code whole when it fits one page;
+        otherwise its outline (members by signature) and the first page, the rest read in pages."""
+        view, budget = self.s.view, self.s.budget
+        enc = budget.encoding
         unit = view.units[self.unit_id]
-        first, count = view.source_page(self.unit_id, 1, cfg.source_chars)
+        first, count_pages = view.source_page(self.unit_id, 1, budget.source)
         self.own_names = source_names(view.module_source(self.unit_id))  # names the document may use
-        if count > 1:
+        context = []
+        if count_pages > 1:
             first += (
-                f'\n[page 1 of {count}: READ {{"target": "{self.unit_id}", "page": 2}} and on for the rest]'
+                f'\n[page 1 of {count_pages}: READ {{"target": "{self.unit_id}", "page": 2}} '
+                "and on for the rest]"
             )
+            outline = view.outline(self.unit_id)
+            if outline:
+                context.append(
+                    f"Outline (its code takes {count_pages} pages):\n" + trim(outline, budget.task // 8, enc)
+                )
         reads = ["memory"]
         reads += ["callees"] if view.callee_ids(self.unit_id) else []
         reads += ["callers"] if view.caller_ids(self.unit_id) else []
         reads += ["owner"] if view.owner(self.unit_id) else []
         reads += ["search"] if self.s.docs is not None else []
         reads.append("<unit id>")
-        context = []
         imports = view.imports(self.unit_id)
         if imports:
-            context.append("Imports in its file:\n" + "\n".join(imports))
+            context.append("Imports in its file:\n" + trim("\n".join(imports), budget.task // 10, enc))
         external = view.graph.external.get(self.unit_id)
         if external:
-            context.append("Library names it uses: " + ", ".join(external))
+            context.append("Library names it uses: " + trim(", ".join(external), budget.task // 20, enc))
         facts = self.s.facts.get(self.unit_id)
-        if facts and cfg.facts_chars:
+        if facts and budget.facts:
             context.append(
-                "What the code determines (written without a model):\n" + trim(facts, cfg.facts_chars)
+                "What the code determines (written without a model):\n" + trim(facts, budget.facts, enc)
             )
-        return prompts.task_message(
+        task = prompts.task_message(
             unit_id=self.unit_id,
             kind=self.kind,
             path=unit.path,
@@ -407,6 +445,7 @@ class UnitAgent:
             context="\n\n".join(context),
             reads=reads,
         )
+        return trim(task, budget.task, enc)  # a guard: each part was cut to its share above
 
     def _fail(self, reason: str, seconds: float) -> None:
         repomem.fail_unit(
@@ -446,4 +485,5 @@ class UnitAgent:
             seconds=time.monotonic() - started,
             model_seconds=self.model_seconds,
             llm_error=llm_error,
+            largest_request=self.largest_request,
         )

@@ -178,11 +178,15 @@ with "conflicts": [] when there are none.
 """
 
 
-def judge_message(unit_id: str, draft: str, claims: Sequence[str], references: dict[str, str]) -> str:
+def judge_message(
+    unit_id: str, draft: str, claims: Sequence[str], references: dict[str, str], note: str | None = None
+) -> str:
     """The cross-document check's request: the draft (with the writer's claims, if any) and the
-    reference documents by unit id."""
+    reference documents by unit id (``note``: what of them was cut to fit the context)."""
     parts = [f"Unit: {unit_id}", f"<DRAFT>\n{draft}\n</DRAFT>"]
     if claims:
         parts.append("The writer's claims:\n" + "\n".join(f"- {c}" for c in claims))
     parts += [f'<REFERENCE unit="{uid}">\n{doc}\n</REFERENCE>' for uid, doc in references.items()]
+    if note:
+        parts.append(note)
     return "\n\n".join(parts)

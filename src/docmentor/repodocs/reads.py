@@ -1,6 +1,8 @@
 """What the agent's READ action reads, and each unit's own code: the source text of units
-(trimmed to a budget), their neighbours in the graph (callees, callers, the owning class) and
-the committed documents of what a unit depends on and contains.
+(cut to a token budget, or in pages of a token size: ``budget.py``), their outline (the
+signatures of their members, for a unit too large for one page), their neighbours in the graph
+(callees, callers, the owning class) and the committed documents of what a unit depends on and
+contains.
 
 ``RepoView`` is built once per run from the units and the graph; its neighbour lists are
 indexed up front, so a READ costs the size of its answer, not a pass over every edge.
@@ -11,6 +13,8 @@ from __future__ import annotations
 from collections import defaultdict
 from pathlib import Path
 
+from docmentor.assemble.tokens import DEFAULT_ENCODING
+from docmentor.repodocs.budget import pages, share, trim
 from docmentor.repodocs.graph import Graph
 from docmentor.repodocs.order import Traversal
 from docmentor.repodocs.units import Component, Module, Package, Repository, RepoUnits, Unit
@@ -25,44 +29,14 @@ GRANULARITY = {
 }
 
 
-def trim(text: str, budget: int) -> str:
-    """``text`` cut to at most ``budget`` characters at a line end, saying how much was left out."""
-    if len(text) <= budget:
-        return text
-    cut = text.rfind("\n", 0, max(budget, 1))
-    cut = cut if cut > 0 else budget
-    left = text[cut:].count("\n") + 1
-    return text[:cut] + f"\n[… {left} more lines left out to fit the context budget]"
-
-
-def pages(text: str, size: int) -> list[str]:
-    """``text`` cut into pages of at most ``size`` characters at line ends (a longer line is cut
-    into pieces); at least one page."""
-    out: list[str] = []
-    current: list[str] = []
-    length = 0
-    for line in text.splitlines():
-        while len(line) > size:
-            if current:
-                out.append("\n".join(current))
-                current, length = [], 0
-            out.append(line[:size])
-            line = line[size:]
-        if current and length + len(line) + 1 > size:
-            out.append("\n".join(current))
-            current, length = [], 0
-        current.append(line)
-        length += len(line) + 1
-    if current or not out:
-        out.append("\n".join(current))
-    return out
-
-
 class RepoView:
     """The repository as the agent reads it: units, their code and their neighbours."""
 
-    def __init__(self, root: Path, repo: RepoUnits, graph: Graph, order: Traversal) -> None:
+    def __init__(
+        self, root: Path, repo: RepoUnits, graph: Graph, order: Traversal, encoding: str = DEFAULT_ENCODING
+    ) -> None:
         self.root = root
+        self.encoding = encoding  # what budgets are counted in
         self.repo = repo
         self.graph = graph
         self.order = order
@@ -84,6 +58,7 @@ class RepoView:
                 self.callees[e.source].append(e.target)
                 self.callers[e.target].append(e.source)
         self._lines: dict[str, list[str]] = {}
+        self._pages: dict[tuple[str, int], list[str]] = {}
 
     # -- a unit's facts ---------------------------------------------------------------
 
@@ -164,27 +139,46 @@ class RepoView:
         return self.full_source(unit_id)
 
     def source(self, unit_id: str, budget: int) -> str:
-        """The unit's code within ``budget`` (cut, saying so)."""
-        return trim(self.full_source(unit_id), budget)
+        """The unit's code within ``budget`` tokens (cut, saying so)."""
+        return trim(self.full_source(unit_id), budget, self.encoding)
 
     def source_page(self, unit_id: str, page: int, size: int) -> tuple[str, int]:
-        """Page ``page`` (from 1) of the unit's code in pages of ``size`` characters ("" past
-        the last), and how many pages there are: a unit too large for one request is read in
-        pages instead of overflowing the model's context."""
-        cut = pages(self.full_source(unit_id), size)
+        """Page ``page`` (from 1) of the unit's code in pages of ``size`` tokens ("" past the
+        last), and how many pages there are: a unit too large for one request is read in pages
+        instead of overflowing the model's context."""
+        cut = self._pages.get((unit_id, size))
+        if cut is None:
+            cut = self._pages[(unit_id, size)] = pages(self.full_source(unit_id), size, self.encoding)
         return (cut[page - 1] if 1 <= page <= len(cut) else ""), len(cut)
 
+    def outline(self, unit_id: str) -> str:
+        """The unit's members by signature and lines, its docstring's first line and its size:
+        what the task carries of a unit whose code takes more than one page."""
+        unit = self.units[unit_id]
+        lines = []
+        doc = (getattr(unit, "docstring", None) or "").strip()
+        if doc:
+            lines.append(f"Docstring: {doc.splitlines()[0]}")
+        if isinstance(unit, Component | Module):
+            lines.append(
+                f"Lines {unit.line_start}-{unit.line_end} ({unit.line_end - unit.line_start + 1} lines)"
+            )
+        for kid in self.children.get(unit_id, []):
+            member = self.units[kid]
+            if isinstance(member, Component):
+                lines.append(f"- {member.signature}  [{kid}, lines {member.line_start}-{member.line_end}]")
+            else:
+                lines.append(f"- {kid} ({member.kind})")
+        return "\n".join(lines)
+
     def sources(self, ids: list[str], budget: int) -> str:
-        """Several units' code, each under a header with its location, sharing ``budget``."""
-        if not ids:
-            return ""
-        each = max(budget // len(ids), 200)
+        """Several units' code, each under a header with its location, within ``budget`` tokens
+        (the largest cut first, saying so)."""
         parts = []
         for uid in ids:
             unit = self.units[uid]
-            where = f"{unit.path}{self.span(uid)}"
-            parts.append(f"### {uid} ({unit.kind}, {where})\n{self.source(uid, each)}")
-        return trim("\n\n".join(parts), budget)
+            parts.append((f"### {uid} ({unit.kind}, {unit.path}{self.span(uid)})", self.full_source(uid)))
+        return share(parts, budget, self.encoding)
 
     def _file(self, path: str) -> list[str]:
         lines = self._lines.get(path)
