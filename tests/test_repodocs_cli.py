@@ -183,6 +183,22 @@ def test_show_defaults_to_the_current_folder(
     assert f"no documentation of {repo / 'shop'} yet" in err
 
 
+def test_generate_with_workers_and_prices_reports_the_cost_of_the_counted_tokens(
+    cli: Cli, repo: Path, openai_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    openai_server.script(Model())
+    monkeypatch.setenv("DOCMENTOR_LLM_BASE_URL", openai_server.base_url)
+    monkeypatch.setenv("DOCMENTOR_LLM_MODEL", "scripted")
+    err = cli.fails("repo-docs", "generate", str(repo), "--prices", "-1", "2")
+    assert "--prices" in err and openai_server.requests == []
+    data = cli.json("repo-docs", "generate", str(repo), "--workers", "2", "--prices", "1.5", "6")
+    assert data["finished"] and data["prompt_tokens"] > 0 and data["completion_tokens"] > 0
+    expected = (data["prompt_tokens"] * 1.5 + data["completion_tokens"] * 6) / 1_000_000
+    assert data["cost"] == pytest.approx(expected)
+    text = cli.ok("repo-docs", "generate", str(repo), "--update", "--prices", "1.5", "6")  # nothing changed
+    assert "0 units committed" in text and "0 tokens (0 prompt, 0 completion), cost 0.0000" in text
+
+
 def test_generate_update_sends_the_model_only_what_the_edit_made_stale(
     model_run: tuple[Cli, str], repo: Path, openai_server: OpenAIServer
 ) -> None:

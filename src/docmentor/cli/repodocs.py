@@ -52,6 +52,21 @@ def repodocs_generate(
         bool,
         typer.Option("--no-register", help="Do not index the written tree as a docs source (repo-NAME)."),
     ] = False,
+    workers: Annotated[
+        int,
+        typer.Option(
+            "--workers", min=1, max=32, help="With a model: units of one dependency level documented at once."
+        ),
+    ] = 1,
+    prices: Annotated[
+        tuple[float, float] | None,
+        typer.Option(
+            "--prices",
+            help="With a model: your provider's prices per million prompt and completion tokens, "
+            "to report the run's cost from its counted tokens.",
+            show_default=False,
+        ),
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
 ) -> None:
     """Document the repository at PATH. Without a model (--no-llm, or no DOCMENTOR_LLM_BASE_URL
@@ -76,8 +91,9 @@ def repodocs_generate(
         else:
             print(_tree_summary(tree, None))
         return
+    agent = _agent_config(workers, prices)
     generation = _generate(
-        root, config, out, update=update, register=not no_register, show_progress=not as_json
+        root, config, out, agent, update=update, register=not no_register, show_progress=not as_json
     )
     if as_json:
         emit(generation.to_dict())
@@ -95,8 +111,24 @@ def _folder(path: Path) -> Path:
     return path.resolve()
 
 
+def _agent_config(workers: int, prices: tuple[float, float] | None) -> Any:
+    from docmentor import AgentConfig
+
+    if prices is not None and (min(prices) < 0 or not all(p < float("inf") for p in prices)):
+        raise UsageError(f"--prices {prices[0]} {prices[1]}: prices are numbers of 0 or more")
+    prompt, completion = prices if prices is not None else (None, None)
+    return AgentConfig(workers=workers, prompt_price=prompt, completion_price=completion)
+
+
 def _generate(
-    root: Path, config: Any, out: Path | None, *, update: bool, register: bool, show_progress: bool
+    root: Path,
+    config: Any,
+    out: Path | None,
+    agent: Any,
+    *,
+    update: bool,
+    register: bool,
+    show_progress: bool,
 ) -> RepoDocsGeneration:
     """generate_repo_docs with the CLI's progress: the agent's units, then the embedding."""
     from docmentor import generate_repo_docs
@@ -112,6 +144,7 @@ def _generate(
                 update=update,
                 register=register,
                 embed=False,
+                agent=agent,
                 on_unit=on_unit,
             )
         if generation.source is not None:
