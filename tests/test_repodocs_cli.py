@@ -224,6 +224,7 @@ def test_evaluate_scores_the_tree_and_names_what_fails(cli: Cli, repo: Path) -> 
         "sections": 1.0,
         "coverage": 1.0,
         "signatures": 1.0,
+        "parameters": 1.0,
         "symbols": 1.0,
         "links": 1.0,
     }

@@ -301,19 +301,42 @@ def repodocs_show(
     print(text.rstrip("\n"))
 
 
-@repodocs_app.command("evaluate", short_help="Score a repository's written documentation without a model.")
+@repodocs_app.command("evaluate", short_help="Score a repository's written documentation against its code.")
 def repodocs_evaluate(
     path: Annotated[Path, typer.Argument(help="The repository's folder.")],
     out: Annotated[Path | None, _OUT_OPTION] = None,
+    llm: Annotated[
+        bool | None,
+        typer.Option(
+            "--llm/--no-llm",
+            help="Have the model judge truthfulness and helpfulness (default: when "
+            "DOCMENTOR_LLM_BASE_URL and DOCMENTOR_LLM_MODEL are set).",
+            show_default=False,
+        ),
+    ] = None,
+    judge_limit: Annotated[
+        int,
+        typer.Option("--judge-limit", min=0, help="Documents the model judges at most (a request each)."),
+    ] = 40,
     as_json: Annotated[bool, typer.Option("--json", help="Print every metric and failure as JSON.")] = False,
 ) -> None:
-    """Score the Markdown tree and documentation.json that `repo-docs generate --no-llm` wrote
-    for the repository at PATH against its code: sections, coverage, signatures, symbols and
-    links, each with the units that fail it."""
-    from docmentor import evaluate_repo_docs
+    """Score the Markdown tree and documentation.json that `repo-docs generate` wrote for the
+    repository at PATH against its code: sections, coverage, signatures, parameters, symbols
+    and links, each with the units that fail it (a document the model wrote is held to the
+    model's format, one written from the code to the code's). With a model configured (or
+    --llm), it also judges the truthfulness and helpfulness of up to --judge-limit documents;
+    a document it gives no usable score is counted as unjudged, not as a pass."""
+    from docmentor import LLMConfig, evaluate_repo_docs
 
     root = _folder(path)
-    result = evaluate_repo_docs(root, out if out is not None else root / ".docmentor-docs")
+    config = None if llm is False else LLMConfig.from_env()
+    if llm and config is None:
+        raise UsageError(
+            "--llm needs a model endpoint", hint="set DOCMENTOR_LLM_BASE_URL and DOCMENTOR_LLM_MODEL"
+        )
+    result = evaluate_repo_docs(
+        root, out if out is not None else root / ".docmentor-docs", llm=config, judge_limit=judge_limit
+    )
     data = result.to_dict()
     if as_json:
         emit(data)
@@ -324,3 +347,26 @@ def repodocs_evaluate(
             print(f"  {failure['unit']}: {failure['what']}")
         if len(metric["failures"]) > 5:
             print(f"  … {len(metric['failures']) - 5} more (--json lists them)")
+    if data["judge"] is not None:
+        print(_judge_summary(data["judge"]))
+
+
+def _judge_summary(judge: dict[str, Any]) -> str:
+    def mean(value: float | None) -> str:
+        return "n/a" if value is None else f"{value:.3f}"
+
+    lines = [
+        f"judged by {judge['model']}: {judge['judged']} of {judge['sample']} documents, "
+        f"truthfulness {mean(judge['truthfulness'])}, helpfulness {mean(judge['helpfulness'])}; "
+        f"{judge['prompt_tokens'] + judge['completion_tokens']:,} tokens in {judge['requests']} requests "
+        f"({judge['prompt_tokens']:,} prompt, {judge['completion_tokens']:,} completion"
+        + (f"; {judge['unreported_usage']} answers reported none" if judge["unreported_usage"] else "")
+        + ")"
+    ]
+    unjudged = [u for u in judge["units"] if u["problem"] is not None]
+    if unjudged:
+        lines.append(f"unjudged: {len(unjudged)}")
+        lines += [f"  {u['unit']}: {u['problem']}" for u in unjudged[:5]]
+        if len(unjudged) > 5:
+            lines.append(f"  … {len(unjudged) - 5} more (--json lists them)")
+    return "\n".join(lines)

@@ -61,17 +61,22 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from docmentor.errors import NotFoundError
+from docmentor.errors import NotFoundError, UsageError
+from docmentor.llm import LLMClient
 from docmentor.repodocs.code_facts import read_facts
 from docmentor.repodocs.evaluate_checks import CodeView, DocumentChecks, Origin
+from docmentor.repodocs.evaluate_judge import DEFAULT_JUDGE_LIMIT, JudgeResult, judge_documents, judge_sample
 from docmentor.repodocs.evaluate_links import link_metric
 from docmentor.repodocs.evaluate_metrics import Failure, Metric, ReadStats
 from docmentor.repodocs.evaluate_run import order_metric, read_stats
 from docmentor.repodocs.graph import build_graph
+from docmentor.repodocs.order import traversal
 from docmentor.repodocs.output import JSON_NAME
 from docmentor.repodocs.python_units import DEFAULT_MAX_BYTES, read_repository
 
 if TYPE_CHECKING:
+    from docmentor.llm.config import LLMConfig
+    from docmentor.repodocs.units import RepoUnits
     from docmentor.store.db import Store
 
 __all__ = ["EvaluationError", "Failure", "Metric", "ReadStats", "RepoDocsEvaluation", "evaluate_docs"]
@@ -83,8 +88,9 @@ class EvaluationError(NotFoundError):
 
 @dataclass(frozen=True, slots=True)
 class RepoDocsEvaluation:
-    """The metrics of one output folder (``order`` and ``reads`` only when a run was given);
-    ``missing``: units of the code with no document, ``unknown``: documents of no unit."""
+    """The metrics of one output folder (``order`` and ``reads`` only when a run was given,
+    ``judge`` only when a model was); ``missing``: units of the code with no document,
+    ``unknown``: documents of no unit."""
 
     root: str
     out: str
@@ -99,6 +105,7 @@ class RepoDocsEvaluation:
     unknown: tuple[str, ...] = ()
     order: Metric | None = None
     reads: ReadStats | None = None
+    judge: JudgeResult | None = None
     metrics: tuple[Metric, ...] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -119,6 +126,7 @@ class RepoDocsEvaluation:
             "metrics": {m.name: m.to_dict() for m in self.metrics},
             "order_violations": self.order_violations if self.order else None,
             "reads": self.reads.to_dict() if self.reads else None,
+            "judge": self.judge.to_dict() if self.judge else None,
         }
 
 
@@ -129,11 +137,17 @@ def evaluate_docs(
     store: Store | None = None,
     run_id: int | None = None,
     max_bytes: int = DEFAULT_MAX_BYTES,
+    llm: LLMConfig | None = None,
+    judge_limit: int = DEFAULT_JUDGE_LIMIT,
 ) -> RepoDocsEvaluation:
     """Evaluate the documentation under ``out`` of the repository at ``root`` (see the module
-    docstring); with ``store`` and ``run_id``, the RepoMemory run's order and reads too.
-    Raises ``EvaluationError`` when ``out`` holds no readable ``documentation.json`` and
-    ``NotADirectoryError`` when ``root`` is no folder."""
+    docstring); with ``store`` and ``run_id``, the RepoMemory run's order and reads too; with
+    ``llm``, the model's judgement of up to ``judge_limit`` documents (``evaluate_judge.py``).
+    Raises ``EvaluationError`` when ``out`` holds no readable ``documentation.json``,
+    ``NotADirectoryError`` when ``root`` is no folder and ``UsageError`` for a negative
+    ``judge_limit``."""
+    if judge_limit < 0:
+        raise UsageError(f"judge_limit must be 0 or more, not {judge_limit}")
     root = root.resolve()
     out = out.resolve()
     texts, origins, places = _documents(out)
@@ -149,6 +163,9 @@ def evaluate_docs(
     if store is not None and run_id is not None:
         order = order_metric(store, run_id, graph)
         reads = read_stats(store, run_id)
+    judge = None
+    if llm is not None:
+        judge = _judge(llm, code, units, texts, traversal(graph).order, judge_limit)
     return RepoDocsEvaluation(
         root=str(root),
         out=str(out),
@@ -163,7 +180,23 @@ def evaluate_docs(
         unknown=tuple(sorted(set(texts) - set(all_units))),
         order=order,
         reads=reads,
+        judge=judge,
     )
+
+
+def _judge(
+    llm: LLMConfig,
+    code: CodeView,
+    units: RepoUnits,
+    texts: dict[str, str],
+    order: tuple[str, ...],
+    limit: int,
+) -> JudgeResult:
+    everything = units.units()
+    sample = judge_sample(order, {u: everything[u] for u in order if u in texts}, limit)
+    sources = {u: code.source(everything[u]) for u in sample}
+    with LLMClient(llm) as client:
+        return judge_documents(client, units, sources, texts, sample)
 
 
 # -- the documents and the code -------------------------------------------------------------
