@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from docmentor.repodocs.graph import build_graph
+from docmentor.repodocs.order import traversal
 from docmentor.repodocs.python_units import discover, read_repository
 from docmentor.repodocs.treesitter_repo import module_ids
 from docmentor.repodocs.units import Component, RepoUnits
@@ -214,3 +216,71 @@ def test_rust_units_impl_blocks_traits_and_uses(rust: RepoUnits) -> None:
         ("src.shapes.mod", "Shape"),
         ("std", "fmt"),
     ]
+
+
+# -- the graph and the documentation order ----------------------------------------------------
+
+
+def _edges(units: RepoUnits) -> set[tuple[str, str, str]]:
+    return {(e.source, e.kind, e.target) for e in build_graph(units).edges if e.kind != "contains"}
+
+
+def test_typescript_edges(ts: RepoUnits) -> None:
+    edges = _edges(ts)
+    s, u = "src.geo.shapes", "src.geo.util"
+    assert {
+        (s, "imports", u),
+        ("src.index", "imports", s),  # export … from
+        ("src.legacy", "imports", s),  # require
+        (f"{s}.Circle", "inherits", f"{s}.Base"),  # extends
+        (f"{s}.Circle", "inherits", f"{s}.Shape"),  # implements
+        (f"{s}.Circle.area", "calls", f"{u}.round"),  # a named import
+        (f"{s}.Circle.constructor", "calls", f"{u}.clamp"),  # imported under an alias
+        (f"{s}.Circle.diameter", "calls", f"{u}.round"),  # through a namespace import
+        (f"{s}.Circle.constructor", "calls", f"{s}.Base.constructor"),  # super(…)
+        (f"{s}.Circle.check", "calls", f"{s}.Base.describe"),  # this.m() found in a base
+        (f"{s}.Circle.unit", "calls", f"{s}.Circle.constructor"),  # new Circle()
+        ("src.legacy.make", "calls", f"{s}.Circle"),  # new shapes.Circle() through require
+        ("src.legacy.Registry.add", "calls", "src.legacy.total"),
+    } <= edges
+    graph = build_graph(ts)
+    assert graph.external[s] == ("events.EventEmitter",)
+
+
+def test_go_edges(go: RepoUnits) -> None:
+    assert _edges(go) >= {
+        ("cmd.shop.main", "imports", "store/"),  # the package, by go.mod's module path
+        ("cmd.shop.main.main", "calls", "store.store.NewStore"),
+        ("cmd.shop.main.main", "calls", "store.methods.Total"),  # another file of the package
+        ("store.store.NewStore", "calls", "store.store.Store"),  # &Store{…}
+        ("store.store.Store", "inherits", "store.base.Base"),  # embedding
+        ("store.store.Store.Add", "calls", "store.base.Base.Age"),  # s.Age() through the embedded type
+    }
+    assert "fmt.Println" in build_graph(go).external["cmd.shop.main.main"]
+
+
+def test_rust_edges(rust: RepoUnits) -> None:
+    assert _edges(rust) >= {
+        ("src.lib", "imports", "src.shapes.mod"),  # mod shapes;
+        ("src.shapes.circle", "imports", "src.util"),  # use crate::util::{…}
+        ("src.shapes.circle", "imports", "src.shapes.mod"),  # use super::Shape
+        ("src.shapes.circle.Circle", "inherits", "src.shapes.mod.Shape"),  # impl Shape for Circle
+        ("src.shapes.circle.Circle.area", "calls", "src.util.round"),
+        ("src.shapes.circle.Circle.new", "calls", "src.util.check"),
+        ("src.shapes.circle.Circle.new", "calls", "src.shapes.circle.Circle"),  # Circle { … }
+        ("src.shapes.circle.Circle.unit", "calls", "src.shapes.circle.Circle.new"),  # Self::new()
+    }
+    assert build_graph(rust).external["src.shapes.circle.Circle"] == ("std.fmt.Display",)
+
+
+@pytest.mark.parametrize("name", ["ts_repo", "go_repo", "rust_repo"])
+def test_traversal_puts_dependencies_first(name: str) -> None:
+    units = read_repository(FIXTURES / name)
+    graph = build_graph(units)
+    walk = traversal(graph)
+    position = walk.position()
+    dropped = set(walk.dropped)
+    assert set(walk.order) == set(units.units()) and walk.order[-1] == "."
+    for e in graph.edges:
+        if e not in dropped and e.source != e.target:
+            assert position[e.target] < position[e.source], e

@@ -17,6 +17,15 @@ Every edge reads "``source`` depends on ``target``" (the target's document is wr
   with what it decorates: decorated → decorator.
 - ``inherits``: class → in-repo base class.
 
+TypeScript/JavaScript, Go and Rust modules (``graph_languages.py`` resolves their names):
+``imports`` edges to the imported module (a Go import to the package's unit), ``calls`` through
+the definitions in scope, imports and re-exports, ``this.m()`` / the receiver's ``r.m()`` /
+``self.m()`` / ``Self::m()`` to the class's or its bases' method, ``super(…)`` to the base's
+constructor, constructions (``new X()``: the class and its ``constructor``; ``X{…}``, ``X {
+… }``: the type; ``X::new()``: the function) and ``inherits`` edges for ``extends`` /
+``implements``, ``impl Trait for X`` and Go struct embedding. Python modules never resolve
+names through them (or they through Python's).
+
 What resolves outside the repository (a library's ``numpy.array``, ``os.path.join``, an
 external base class, an external import) is no edge: it is kept by name in
 ``Graph.external`` for the unit that uses it (for a later docs lookup). Builtins, and calls
@@ -33,6 +42,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from docmentor.repodocs.graph_languages import ForeignNames, base_name, is_foreign
 from docmentor.repodocs.units import REPOSITORY_ID, CallSite, Component, ImportRef, Module, RepoUnits, Unit
 
 EdgeKind = Literal["contains", "imports", "calls", "inherits"]
@@ -40,6 +50,7 @@ EdgeKind = Literal["contains", "imports", "calls", "inherits"]
 _BUILTINS = frozenset(dir(builtins))
 _DOTTED = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
 _MAX_HOPS = 12  # re-exports and aliases followed at most this deep (a cycle of them ends)
+_JS_SUFFIXES = (".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs")
 
 
 @dataclass(frozen=True, slots=True, order=True)
@@ -91,6 +102,8 @@ class _Builder:
         # import name → [(import root, module id)], sorted; "pkg" names pkg's __init__
         by_name: dict[str, list[tuple[str, str]]] = defaultdict(list)
         for m in sorted(repo.modules, key=lambda m: m.id):
+            if is_foreign(m.path):
+                continue
             parts = m.name.split(".")
             root = Path(m.path).parents[len(parts) - 1].as_posix()
             by_name[m.name].append((root, m.id))
@@ -111,19 +124,30 @@ class _Builder:
         self.stars: dict[str, list[str]] = {}
         self.aliases: dict[str, dict[str, str]] = {}
         for m in repo.modules:
+            if is_foreign(m.path):
+                continue
             top_level = [i for i in m.imports if (i.line, i.target, i.name) not in local_lines[m.id]]
             self.bindings[m.id] = {i.bound: i for i in top_level if i.name != "*"}
             self.stars[m.id] = [i.target for i in top_level if i.name == "*"]
             self.aliases[m.id] = dict(m.aliases)
         self.edges: dict[tuple[str, str, EdgeKind], int] = {}
         self.external: dict[str, set[str]] = defaultdict(set)
+        self.foreign = ForeignNames(
+            repo, self.members, lambda class_id, name: self._lookup(class_id, name, set())
+        )
 
     def build(self) -> Graph:
         self._containment()
         for m in self.repo.modules:
+            if is_foreign(m.path):
+                self._foreign_module(m)
+                continue
             self._imports(m)
             self._calls(m.id, m.id, m.calls, {})
         for c in self.repo.components:
+            if is_foreign(c.path):
+                self._foreign_component(c)
+                continue
             local = {i.bound: i for i in c.imports}
             self._calls(c.id, c.module, c.calls, local, c)
             for d in c.decorators:
@@ -217,7 +241,8 @@ class _Builder:
             return
         self._edge(source, target, "calls", line)
         if unit.kind == "class":
-            init = self._lookup(target, "__init__", set())
+            constructor = "constructor" if unit.path.endswith(_JS_SUFFIXES) else "__init__"
+            init = self._lookup(target, constructor, set())
             if init is not None:
                 self._edge(source, init, "calls", line)
 
@@ -262,7 +287,7 @@ class _Builder:
         for base in cls.bases:
             if "=" in base:  # metaclass=…, total=False
                 continue
-            found = self._resolve(cls.module, _head(base), {})
+            found = self._base(cls, base)
             if found is not None and found.unit is not None and found.unit in self.components:
                 yield found.unit
 
@@ -270,13 +295,59 @@ class _Builder:
         for base in cls.bases:
             if "=" in base:
                 continue
-            found = self._resolve(cls.module, _head(base), {})
+            found = self._base(cls, base)
             if found is None:
                 continue
             if found.external is not None:
                 self.external[cls.id].add(found.external)
             elif found.unit is not None and found.unit in self.components:
                 self._edge(cls.id, found.unit, "inherits", cls.line_start)
+
+    def _base(self, cls: Component, base: str) -> _Found | None:
+        if not is_foreign(cls.path):
+            return self._resolve(cls.module, _head(base), {})
+        return self._foreign_resolve(cls.path, base_name(base))
+
+    # -- TypeScript/JavaScript, Go and Rust ---------------------------------------------------
+
+    def _foreign_resolve(self, path: str, name: str) -> _Found | None:
+        module = self.foreign.file_module(path)
+        found = self.foreign.resolve(module, name) if module is not None else None
+        if found is None:
+            return None
+        return _Found(unit=found[0], external=found[1])
+
+    def _foreign_named(self, source: str, path: str, name: str, line: int) -> None:
+        found = self._foreign_resolve(path, name)
+        if found is None:
+            return
+        if found.external is not None:
+            self.external[source].add(found.external)
+        elif found.unit is not None:
+            self._call_edge(source, found.unit, line)
+
+    def _foreign_module(self, m: Module) -> None:
+        for ref in m.imports:
+            target, external = self.foreign.import_target(ref)
+            if target is not None and target != m.id:
+                self._edge(m.id, target, "imports", ref.line)
+            elif external is not None:
+                self.external[m.id].add(external)
+        for call in m.calls:
+            self._foreign_named(m.id, m.path, call.name, call.line)
+
+    def _foreign_component(self, c: Component) -> None:
+        cls = self._enclosing_class(c)
+        for call in c.calls:
+            on_self = call.name == "self" or call.name.startswith(("self.", "super()."))
+            if cls is not None and on_self:
+                self._self_call(c.id, cls, c, call)
+            else:
+                self._foreign_named(c.id, c.path, call.name, call.line)
+        for d in c.decorators:
+            self._foreign_named(c.id, c.path, _head(d), c.line_start)
+        if c.kind == "class":
+            self._bases(c)
 
     # -- name resolution --------------------------------------------------------------------
 
