@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from clitool import Cli
 from docmentor.engine import Docmentor
 from docmentor.repodocs import read_repository
 from docmentor.repodocs.agent import run_agent
@@ -176,6 +177,30 @@ def test_the_models_tree_that_follows_its_formats_scores_one(tree: tuple[Path, P
     assert ev.sections.checked > 100 and ev.coverage.checked > 40 and ev.parameters.checked >= 20
     # only the unit the model failed is in the code's format: its Signature is the one checked
     assert ev.signatures.checked == 1 and ev.signatures.value == 1.0
+
+
+def test_the_run_the_tree_was_written_from_gives_order_and_reads(
+    written: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo, docs = written
+    db = docs.parent / "db"
+    engine = Docmentor(db)
+    try:
+        ev = evaluate_docs(repo, docs, store=engine.store)
+        other = evaluate_docs(SAMPLE, docs, store=engine.store)  # the run is of another root
+    finally:
+        engine.close()
+    assert ev.order is not None and ev.order.checked > 30 and ev.order_violations == 0
+    assert ev.reads is not None and ev.reads.reads >= len(UNITS) and ev.reads.redundant_rate == 0.0
+    assert other.order is None and other.reads is None
+    cli = Cli(db, capsys)
+    data = cli.json("repo-docs", "evaluate", str(repo), "--out", str(docs), "--no-llm")
+    assert data["order_violations"] == 0 and data["metrics"]["order"]["value"] == 1.0
+    assert data["reads"]["reads"] == ev.reads.reads
+    text = cli.ok("repo-docs", "evaluate", str(repo), "--out", str(docs), "--no-llm")
+    assert "order violations: 0; reads: " in text
+    fresh = Cli(tmp_path / "no-index", capsys)  # no index: the tree alone
+    assert fresh.json("repo-docs", "evaluate", str(repo), "--out", str(docs), "--no-llm")["reads"] is None
 
 
 def test_the_models_format_is_required_of_the_models_documents(tree: tuple[Path, Path]) -> None:

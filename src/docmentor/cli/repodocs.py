@@ -325,7 +325,8 @@ def repodocs_evaluate(
     and links, each with the units that fail it (a document the model wrote is held to the
     model's format, one written from the code to the code's). With a model configured (or
     --llm), it also judges the truthfulness and helpfulness of up to --judge-limit documents;
-    a document it gives no usable score is counted as unjudged, not as a pass."""
+    a document it gives no usable score is counted as unjudged, not as a pass. A tree written
+    from an agent run in the index (--db) also gets the run's order violations and reads."""
     from docmentor import LLMConfig, evaluate_repo_docs
 
     root = _folder(path)
@@ -334,9 +335,14 @@ def repodocs_evaluate(
         raise UsageError(
             "--llm needs a model endpoint", hint="set DOCMENTOR_LLM_BASE_URL and DOCMENTOR_LLM_MODEL"
         )
-    result = evaluate_repo_docs(
-        root, out if out is not None else root / ".docmentor-docs", llm=config, judge_limit=judge_limit
-    )
+    with _latest_engine() as engine:
+        result = evaluate_repo_docs(
+            root,
+            out if out is not None else root / ".docmentor-docs",
+            store=engine.store if engine is not None else None,
+            llm=config,
+            judge_limit=judge_limit,
+        )
     data = result.to_dict()
     if as_json:
         emit(data)
@@ -347,6 +353,13 @@ def repodocs_evaluate(
             print(f"  {failure['unit']}: {failure['what']}")
         if len(metric["failures"]) > 5:
             print(f"  … {len(metric['failures']) - 5} more (--json lists them)")
+    if data["reads"] is not None:
+        reads = data["reads"]
+        print(
+            f"order violations: {data['order_violations']}; reads: {reads['reads']}, "
+            f"{reads['redundant_rate']:.1%} repeated, {reads['cached_rate']:.1%} from the cache "
+            f"({reads['cache_hits']} cache hits)"
+        )
     if data["judge"] is not None:
         print(_judge_summary(data["judge"]))
 

@@ -52,6 +52,9 @@ be fixed):
 - **reads** (a run given): the share of READ actions that repeat one the same unit made before
   (same kind and query, else same target), the share answered from the cache, and the cache's
   hit count.
+- **judge** (a model given): the mean truthfulness and helpfulness the model gives a
+  deterministic sample of documents against their code, with the judged and unjudged counts
+  and the tokens the server reported (``evaluate_judge.py``).
 """
 
 from __future__ import annotations
@@ -73,6 +76,7 @@ from docmentor.repodocs.graph import build_graph
 from docmentor.repodocs.order import traversal
 from docmentor.repodocs.output import JSON_NAME
 from docmentor.repodocs.python_units import DEFAULT_MAX_BYTES, read_repository
+from docmentor.store import repomem
 
 if TYPE_CHECKING:
     from docmentor.llm.config import LLMConfig
@@ -141,8 +145,10 @@ def evaluate_docs(
     judge_limit: int = DEFAULT_JUDGE_LIMIT,
 ) -> RepoDocsEvaluation:
     """Evaluate the documentation under ``out`` of the repository at ``root`` (see the module
-    docstring); with ``store`` and ``run_id``, the RepoMemory run's order and reads too; with
-    ``llm``, the model's judgement of up to ``judge_limit`` documents (``evaluate_judge.py``).
+    docstring); with ``store``, the order and reads of RepoMemory run ``run_id`` too (by default
+    the run ``documentation.json`` says the tree was written from, when ``store`` holds it for
+    this ``root``); with ``llm``, the model's judgement of up to ``judge_limit`` documents
+    (``evaluate_judge.py``).
     Raises ``EvaluationError`` when ``out`` holds no readable ``documentation.json``,
     ``NotADirectoryError`` when ``root`` is no folder and ``UsageError`` for a negative
     ``judge_limit``."""
@@ -150,16 +156,19 @@ def evaluate_docs(
         raise UsageError(f"judge_limit must be 0 or more, not {judge_limit}")
     root = root.resolve()
     out = out.resolve()
-    texts, origins, places = _documents(out)
+    tree = _documents(out)
+    texts = tree.texts
     units = read_repository(root, max_bytes=max_bytes)
     graph = build_graph(units)
     code = CodeView(root, units, graph, read_facts(root, units))
     all_units = units.units()
     checks = DocumentChecks()
     for unit_id in sorted(set(all_units) & set(texts)):
-        checks.unit(code, all_units[unit_id], texts[unit_id], origins[unit_id])
-    links = link_metric(out, places)
+        checks.unit(code, all_units[unit_id], texts[unit_id], tree.origins[unit_id])
+    links = link_metric(out, tree.places)
     order = reads = None
+    if store is not None and run_id is None:
+        run_id = _run_of(store, root, tree)
     if store is not None and run_id is not None:
         order = order_metric(store, run_id, graph)
         reads = read_stats(store, run_id)
@@ -202,11 +211,19 @@ def _judge(
 # -- the documents and the code -------------------------------------------------------------
 
 
-def _documents(
-    out: Path,
-) -> tuple[dict[str, str], dict[str, Origin], dict[tuple[str, str | None], str]]:
-    """Each unit's document text and origin (``source``: ``model`` where the model wrote it,
-    else the code) by id, and each unit's id by its (page, anchor)."""
+@dataclass(frozen=True, slots=True)
+class _Tree:
+    """What ``documentation.json`` holds: each unit's document text and origin (``source``:
+    ``model`` where the model wrote it, else the code) by id, each unit's id by its (page,
+    anchor), and the agent run it was written from (``run.id``), if any."""
+
+    texts: dict[str, str]
+    origins: dict[str, Origin]
+    places: dict[tuple[str, str | None], str]
+    run_id: int | None
+
+
+def _documents(out: Path) -> _Tree:
     try:
         data = json.loads((out / JSON_NAME).read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
@@ -224,4 +241,18 @@ def _documents(
             if isinstance(e.get("page"), str):
                 anchor = e.get("anchor")
                 places[(e["page"], anchor if isinstance(anchor, str) else None)] = e["id"]
-    return texts, origins, places
+    run = data.get("run")
+    run_id = run.get("id") if isinstance(run, dict) else None
+    ok = isinstance(run_id, int) and not isinstance(run_id, bool)
+    return _Tree(texts, origins, places, run_id if ok else None)
+
+
+def _run_of(store: Store, root: Path, tree: _Tree) -> int | None:
+    """The run the tree says it was written from, when ``store`` holds it for ``root``."""
+    if tree.run_id is None:
+        return None
+    try:
+        run = repomem.get_run(store, tree.run_id)
+    except NotFoundError:
+        return None
+    return tree.run_id if Path(run.root) == root else None
