@@ -1,8 +1,13 @@
 """What the deterministic documents need from the code beyond the units (``units.py``):
 which functions return a value (``return <value>``) or yield, and the names each module
 assigns at its top level (constants, type variables: what a default or an annotation may
-name besides units and imports). One ``ast`` pass over each module's file; a file that no
-longer reads or parses contributes nothing (its units keep what ``read_repository`` found)."""
+name besides units and imports). One ``ast`` pass over each Python module's file, one
+tree-sitter pass (``treesitter_repo.file_facts``) over each TypeScript/JavaScript, Go and Rust
+one — there a function returns a value when it has a ``return <value>`` (TypeScript and
+JavaScript: also an arrow function's expression body) or a result type (Go, Rust; ``()`` is
+none), yields in a generator (``function*``), and binds its parameters, its ``let``/``const``/
+``var``/``:=`` names and its ``catch`` names. A file that no longer reads or parses
+contributes nothing (its units keep what ``read_repository`` found)."""
 
 from __future__ import annotations
 
@@ -11,7 +16,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from docmentor.repodocs.units import Component, RepoUnits
+from docmentor.repodocs.treesitter_repo import file_facts
+from docmentor.repodocs.treesitter_units import suffix_of
+from docmentor.repodocs.units import Component, Module, RepoUnits
 
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 _BLOCKS = (ast.If, ast.Try, ast.TryStar, ast.With, ast.AsyncWith, ast.For, ast.While)
@@ -41,7 +48,12 @@ def read_facts(root: Path, units: RepoUnits) -> CodeFacts:
     yields: set[str] = set()
     names: dict[str, frozenset[str]] = {}
     local: dict[str, frozenset[str]] = {}
+    foreign = [m for m in units.modules if suffix_of(m.path) != ".py"]
+    if foreign:
+        _foreign_facts(root, units, foreign, (returns, yields, names, local))
     for module in units.modules:
+        if suffix_of(module.path) != ".py":
+            continue
         tree = _parse(root / module.path)
         if tree is None:
             names[module.id] = frozenset()
@@ -62,6 +74,37 @@ def read_facts(root: Path, units: RepoUnits) -> CodeFacts:
                     yields.add(unit_id)
             local[unit_id] = frozenset(_bound(node))
     return CodeFacts(frozenset(returns), frozenset(yields), names, local)
+
+
+_Into = tuple[set[str], set[str], dict[str, frozenset[str]], dict[str, frozenset[str]]]
+
+
+def _foreign_facts(root: Path, units: RepoUnits, modules: list[Module], into: _Into) -> None:
+    """The facts of TypeScript/JavaScript, Go and Rust modules: by each function's file and
+    span (a Go method may sit in another file than its type's module)."""
+    returns, yields, names, local = into
+    spans: dict[tuple[str, int, int], str] = {
+        (c.path, c.line_start, c.line_end): c.id for c in units.components if c.kind != "class"
+    }
+    for module in modules:
+        try:
+            data = (root / module.path).read_bytes()
+        except OSError:
+            data = None
+        facts = file_facts(module.path, data) if data is not None and b"\0" not in data else None
+        if facts is None:
+            names[module.id] = frozenset()
+            continue
+        names[module.id] = frozenset(facts.module_names)
+        for (start, end), bound in facts.local.items():
+            unit_id = spans.get((module.path, start, end))
+            if unit_id is None:
+                continue
+            local[unit_id] = bound
+            if (start, end) in facts.returns:
+                returns.add(unit_id)
+            if (start, end) in facts.yields:
+                yields.add(unit_id)
 
 
 def _parse(path: Path) -> ast.Module | None:

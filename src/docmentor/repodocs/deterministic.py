@@ -48,6 +48,7 @@ from docmentor.repodocs.markdown import (
     quote,
     rest_after_first_sentence,
 )
+from docmentor.repodocs.treesitter_units import fence_language, returns_value
 from docmentor.repodocs.units import REPOSITORY_ID, Component, Module, Package, Parameter, RepoUnits, Unit
 
 MAX_DIAGRAM_EDGES = 80  # a diagram draws at most this many edges (the rest are counted)
@@ -137,9 +138,24 @@ def receiver_free(c: Component) -> tuple[Parameter, ...]:
     return c.parameters
 
 
+def annotated_value(c: Component) -> bool:
+    """The function's written return type says it returns a value: not ``None`` (Python), not
+    ``void``/``never``/``Promise<void>`` (TypeScript), not ``()`` (Rust); Go's result list."""
+    if c.returns is None:
+        return False
+    if fence_language(c.path) == "python":
+        return c.returns.strip() != "None"
+    return returns_value(c.returns)
+
+
 def has_returns(c: Component, facts: CodeFacts) -> bool:
-    """Returns is written: a return annotation other than ``None``, or a ``return <value>``."""
-    return (c.returns is not None and c.returns.strip() != "None") or c.id in facts.returns_value
+    """Returns is written: a return annotation that says a value (``annotated_value``), or
+    none and a ``return <value>`` (a TypeScript function annotated ``void`` has none)."""
+    if fence_language(c.path) == "python":
+        return annotated_value(c) or c.id in facts.returns_value
+    if c.returns is not None:
+        return annotated_value(c)
+    return c.id in facts.returns_value
 
 
 def is_public(name: str) -> bool:
@@ -253,7 +269,7 @@ class Documenter:
         if description:
             sections.append(Section("Description", quote(description)))
         signature = "\n".join([*(f"@{d}" for d in c.decorators), c.signature])
-        sections.append(Section("Signature", fence(signature, "python")))
+        sections.append(Section("Signature", fence(signature, fence_language(c.path))))
         if c.kind == "class":
             sections += self._class_sections(c)
         else:
@@ -296,9 +312,9 @@ class Documenter:
             params = receiver_free(c)
             takes = "takes " + _names([code(_shown(p)) for p in params]) if params else "takes no arguments"
             gives = ""
-            if c.returns is not None and c.returns.strip() != "None":
+            if annotated_value(c) and c.returns is not None:
                 gives = f" and returns {code(c.returns)}"
-            elif c.id in self.facts.returns_value:
+            elif has_returns(c, self.facts):
                 gives = " and returns a value"
             text = f"{code(c.name)} is {_article(self._kind_label(c))} {where} that {takes}{gives}."
         return Section("Summary", text + " (No docstring: this sentence is built from the signature.)")
@@ -309,7 +325,7 @@ class Documenter:
         if params:
             out.append(Section("Args", _parameter_list(params)))
         if has_returns(c, self.facts):
-            if c.returns is not None and c.returns.strip() != "None":
+            if annotated_value(c) and c.returns is not None:
                 out.append(Section("Returns", code(c.returns)))
             else:
                 out.append(Section("Returns", "A value (the function has no return annotation)."))
@@ -440,7 +456,7 @@ class Documenter:
             sections = [Section("Purpose", quote(purpose))]
         else:
             text = (
-                f"The repository {plain(repo.name)} holds {_count(len(self.units.modules), 'Python module')} in "
+                f"The repository {plain(repo.name)} holds {_count(len(self.units.modules), self._module_noun())} in "
                 f"{_count(len(self.units.packages), 'package')}. (No README or package docstring: this "
                 "sentence is built from the code.)"
             )
@@ -458,6 +474,10 @@ class Documenter:
             sections.append(Section("Problems", "\n".join(lines)))
         return self.document(repo, sections, f"Repository {plain(repo.name)}")
 
+    def _module_noun(self) -> str:
+        languages = {fence_language(m.path) for m in self.units.modules}
+        return "Python module" if languages <= {"python"} else "module"
+
     def _architecture(self) -> str:
         """Packages and the modules directly in the repository, with their imports and the
         packages they contain."""
@@ -473,7 +493,8 @@ class Documenter:
                 edges.add((p.parent, "contains", p.id))
         for e in self.graph.edges:
             if e.kind == "imports" and owner.get(e.source) != owner.get(e.target):
-                edges.add((owner[e.source], "imports", owner[e.target]))
+                # a Go import names a package: the package is its own node
+                edges.add((owner[e.source], "imports", owner.get(e.target, e.target)))
         return _mermaid(nodes, sorted(edges))
 
     # -- all --------------------------------------------------------------------------------
