@@ -51,7 +51,8 @@ adapters over it.
   :func:`run_agent` (:class:`AgentConfig`, :class:`RunReport`), :func:`write_agent_tree`
   (:class:`AgentTreeResult`) writes a run's documents as the same tree, what the index holds of a
   repository's runs: :func:`repo_run_status` (:class:`RepoRunStatus`), :func:`repo_unit_document`;
-  :func:`evaluate_repo_docs` (:class:`RepoDocsEvaluation`) scores the written tree without a model;
+  :func:`evaluate_repo_docs` (:class:`RepoDocsEvaluation`) scores a written tree against the
+  code (with a model configured, it also has it judge truthfulness and helpfulness);
   :func:`register_repo_docs` (:class:`RepoDocsSource`) indexes the tree as a docs source,
   :class:`RepoDocsJobs` runs generations with a model in background threads;
   :func:`repo_docs_progress` (:class:`RepoDocsProgress`) and :func:`repo_docs_unit`
@@ -446,10 +447,10 @@ if TYPE_CHECKING:
     from docmentor.repodocs.evaluate import RepoDocsEvaluation
     from docmentor.repodocs.evaluate import evaluate_docs as evaluate_repo_docs
     from docmentor.repodocs.generate import RepoDocsResult, document_repository
-    from docmentor.repodocs.output import OutputError as RepoDocsOutputError
-    from docmentor.repodocs.runs import RepoRunStatus, repo_run_status, repo_unit_document
     from docmentor.repodocs.generation import RepoDocsGeneration, generate_repo_docs
     from docmentor.repodocs.jobs import RepoDocsJobs
+    from docmentor.repodocs.output import OutputError as RepoDocsOutputError
+    from docmentor.repodocs.runs import RepoRunStatus, repo_run_status, repo_unit_document
     from docmentor.repodocs.serve import (
         RepoDocsProgress,
         RepoDocsSource,
