@@ -284,3 +284,12 @@ def test_traversal_puts_dependencies_first(name: str) -> None:
     for e in graph.edges:
         if e not in dropped and e.source != e.target:
             assert position[e.target] < position[e.source], e
+
+
+def test_a_destructured_parameter_over_several_lines_is_one_name(tmp_path: Path) -> None:
+    (tmp_path / "opts.js").write_text(
+        "function load({\n  a,\n  b = 2,\n}) {\n  return a + b;\n}\n", encoding="utf-8"
+    )
+    (component,) = read_repository(tmp_path).components
+    assert [p.name for p in component.parameters] == ["{ a, b = 2, }"]
+    assert component.signature == "function load({ a, b = 2, })"

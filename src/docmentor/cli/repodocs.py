@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from docmentor import AgentTreeResult, RepoDocsGeneration, RepoDocsResult, RepoDocsSource, RunReport
 
 repodocs_app = typer.Typer(
-    help="Document a repository's code unit by unit, dependencies first (being built: Python only).",
+    help="Document a repository's code unit by unit, dependencies first (Python, TypeScript/JavaScript, Go, Rust).",
     short_help="Document a repository's code: generate, status, show, evaluate.",
     no_args_is_help=True,
 )

@@ -276,4 +276,4 @@ def parameter(
     kind: Literal["var_positional", "positional_or_keyword"] = (
         "var_positional" if rest else "positional_or_keyword"
     )
-    return Parameter(name, kind, squash_space(annotation) if annotation else None, default)
+    return Parameter(" ".join(name.split()), kind, squash_space(annotation) if annotation else None, default)

@@ -1,7 +1,8 @@
 """The code units repository documentation is written for, as frozen records.
 
 Four granularities (the MemDocAgent paper's): **components** (functions, methods, classes),
-**modules** (one ``.py`` file), **packages** (a folder with modules) and the **repository**.
+**modules** (one ``.py``, ``.ts``/``.js``…, ``.go`` or ``.rs`` file), **packages** (a folder
+with modules) and the **repository**.
 
 Ids are strings that depend only on the repository's files (never on the machine, the folder
 the repository was cloned into, or the order files are read):
@@ -30,7 +31,29 @@ the repository was cloned into, or the order files are read):
   setter, ``def`` in both branches of an ``if``) keeps its id the first time and gets ``#2``,
   ``#3`` … after it, in source order.
 
-Spans are 1-based and inclusive and start at a definition's first decorator. A unit's
+TypeScript/JavaScript, Go and Rust files (read through tree-sitter, ``treesitter_repo.py``):
+
+- module: the file's path without its suffix, ``/`` → ``.``, other dots in a name → ``-``
+  (``src/geo/shapes.ts`` → ``src.geo.shapes``, ``store/store.go`` → ``store.store``,
+  ``src/shapes/mod.rs`` → ``src.shapes.mod``, ``x.d.ts`` → ``x-d``); two files that would
+  share an id (``a.ts`` and ``a.js``, or a Python module's id) each get ``~`` and their suffix
+  (``src.a~ts``). ``Module.name`` is the id (Go, TypeScript) or the crate path (Rust,
+  ``crate::shapes::circle``).
+- package: the folder, as a plain folder of Python modules (``src/geo/``); a Go package is its
+  folder, and a Go import of it names that unit.
+- component: its module's id, then its type's name and its own (``src.geo.shapes.Circle.area``).
+  A Go method (``func (s *Store) Add``) and a Rust ``impl`` block's function are members of
+  their type wherever the type is declared in the package / crate: ids, ``module`` and
+  ``parent`` are the type's (``store.store.Store.Add``), ``path`` and the span the method's own
+  file's. A method whose type is found nowhere stays in its file's module
+  (``store.methods.Store.Add``). Functions and classes inside functions are part of them.
+- A method's receiver is its first parameter, as Python's ``self``: TypeScript/JavaScript's
+  implicit ``this`` (not for ``static`` methods), Go's receiver, Rust's ``self``; its calls on
+  the receiver are written ``self.m`` (see each reader's docstring for calls and raises:
+  ``throw new X`` in TypeScript/JavaScript; none in Go and Rust).
+
+Spans are 1-based and inclusive and start at a definition's first decorator (TypeScript,
+JavaScript, Go and Rust: at its doc comment or first attribute/decorator above it). A unit's
 ``content_hash`` is the sha256 of its source lines (a module: its whole text); a package's
 and the repository's hash is the sha256 of their children's ids and hashes, so it changes
 when any code under them changes.
