@@ -293,3 +293,55 @@ def test_a_destructured_parameter_over_several_lines_is_one_name(tmp_path: Path)
     (component,) = read_repository(tmp_path).components
     assert [p.name for p in component.parameters] == ["{ a, b = 2, }"]
     assert component.signature == "function load({ a, b = 2, })"
+
+
+def _write(root: Path, files: dict[str, str]) -> None:
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text, encoding="utf-8")
+
+
+def test_commonjs_exports_class_field_arrows_default_exports_and_star_chains(tmp_path: Path) -> None:
+    _write(
+        tmp_path,
+        {
+            "lib/math.js": "exports.add = function (a, b) { return a + b; };\n"
+            "module.exports.twice = (x) => exports.add(x, x);\n",
+            "lib/widget.ts": "export default class Widget {\n  onClick = (e: Event): void => { this.render(); };\n"
+            "  render(): void {}\n}\n",
+            "lib/all.ts": "export * from './math';\n",
+            "lib/index.ts": "export * from './all';\n",
+            "app.ts": "import Widget from './lib/widget';\nimport { add } from './lib/index';\n"
+            "const total = add(1, 2);\nexport function main(): Widget { return new Widget(); }\n",
+        },
+    )
+    units = read_repository(tmp_path)
+    c = _components(units)
+    assert {"lib.math.add", "lib.math.twice", "lib.widget.Widget.onClick", "app.main"} <= set(c)
+    assert c["lib.widget.Widget.onClick"].kind == "method"
+    assert c["lib.widget.Widget"].attributes == ()
+    edges = _edges(units)
+    assert ("app.main", "calls", "lib.widget.Widget") in edges  # the default import
+    assert ("app", "calls", "lib.math.add") in edges  # module-level code, through two export *
+    assert ("lib.widget.Widget.onClick", "calls", "lib.widget.Widget.render") in edges
+
+
+def test_deep_nesting_and_odd_rust_impls_read_without_a_crash(tmp_path: Path) -> None:
+    depth = 3000
+    _write(
+        tmp_path,
+        {
+            "deep.ts": "export function f() { return " + "[" * depth + "]" * depth + "; }\n",
+            "src/lib.rs": "pub struct S;\nimpl<'a> Tr for &'a mut S { fn m(&self) {} }\n"
+            "impl Tr for [u8] { fn n(&self) {} }\n"
+            "use a::" + "{b::" * 200 + "c" + "}" * 200 + ";\n"
+            "fn g() { x" + ".y" * depth + "(); }\n",
+        },
+    )
+    units = read_repository(tmp_path)
+    c = _components(units)
+    assert "deep.f" in c
+    assert "src.lib.S.m" in c and c["src.lib.S.m"].parent == "src.lib.S"
+    assert "src.lib._.n" in c  # a type without a name: the method stays in its module
+    assert units.problems == ()
+    build_graph(units)

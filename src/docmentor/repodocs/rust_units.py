@@ -259,9 +259,7 @@ class _Reader:
         trait = node.child_by_field_name("trait")
         if target is None:
             return
-        type_name = self.source.of(
-            target.child_by_field_name("type") if target.type == "generic_type" else target
-        )
+        type_name = _type_name(self.source.of(target))
         self.groups.append(
             MethodGroup(type_name, self.id, [], self.source.of(trait) if trait is not None else None)
         )
@@ -277,7 +275,7 @@ class _Reader:
         argument = node.child_by_field_name("argument")
         if argument is None:
             return
-        for parts, alias, star in _leaves(argument, (), self.source):
+        for parts, alias, star in _leaves(argument, self.source):
             self._import(parts, alias, star, line(node))
 
     def _import(self, parts: tuple[str, ...], alias: str | None, star: bool, at: int) -> None:
@@ -330,32 +328,41 @@ class _Reader:
                 yield CallSite(name, line(node))
 
 
-def _leaves(
-    node: Node, prefix: tuple[str, ...], source: Source
-) -> Iterator[tuple[tuple[str, ...], str | None, bool]]:
-    """Each leaf of a ``use`` tree: (path parts, alias, is a glob)."""
-    kind = node.type
-    if kind == "use_as_clause":
-        path = _path_parts(node.child_by_field_name("path"), source)
-        alias = node.child_by_field_name("alias")
-        yield (*prefix, *path), source.of(alias) if alias is not None else None, False
-    elif kind == "scoped_use_list":
-        base = (*prefix, *_path_parts(node.child_by_field_name("path"), source))
-        listed = node.child_by_field_name("list")
-        if listed is not None:
-            yield from _leaves(listed, base, source)
-    elif kind == "use_list":
-        for child in node.named_children:
-            yield from _leaves(child, prefix, source)
-    elif kind == "use_wildcard":
-        inner = next(iter(node.named_children), None)
-        yield (*prefix, *(_path_parts(inner, source) if inner is not None else ())), None, True
-    else:
-        parts = _path_parts(node, source)
-        if parts == ("self",) and prefix:  # use a::{self}
-            yield prefix, None, False
-        elif parts:
-            yield (*prefix, *parts), None, False
+def _leaves(node: Node, source: Source) -> Iterator[tuple[tuple[str, ...], str | None, bool]]:
+    """Each leaf of a ``use`` tree: (path parts, alias, is a glob); iterative, in source order."""
+    stack: list[tuple[Node, tuple[str, ...]]] = [(node, ())]
+    while stack:
+        current, prefix = stack.pop()
+        kind = current.type
+        if kind == "use_as_clause":
+            path = _path_parts(current.child_by_field_name("path"), source)
+            alias = current.child_by_field_name("alias")
+            yield (*prefix, *path), source.of(alias) if alias is not None else None, False
+        elif kind == "scoped_use_list":
+            base = (*prefix, *_path_parts(current.child_by_field_name("path"), source))
+            listed = current.child_by_field_name("list")
+            if listed is not None:
+                stack.append((listed, base))
+        elif kind == "use_list":
+            stack += [(child, prefix) for child in reversed(current.named_children)]
+        elif kind == "use_wildcard":
+            inner = next(iter(current.named_children), None)
+            yield (*prefix, *(_path_parts(inner, source) if inner is not None else ())), None, True
+        else:
+            parts = _path_parts(current, source)
+            if parts == ("self",) and prefix:  # use a::{self}
+                yield prefix, None, False
+            elif parts:
+                yield (*prefix, *parts), None, False
+
+
+def _type_name(text: str) -> str:
+    """An ``impl`` target's type name: ``Wrap<T>`` → ``Wrap``, ``&'a mut a::Foo`` → ``Foo``,
+    ``[u8]`` → ``_`` (no name)."""
+    head = text.split("<", 1)[0].split("::")[-1]
+    words = [w for w in head.replace("&", " ").split() if w not in ("mut", "dyn") and not w.startswith("'")]
+    name = words[-1] if words else ""
+    return name if name.replace("_", "a").isalnum() else "_"
 
 
 def _path_parts(node: Node | None, source: Source) -> tuple[str, ...]:
@@ -396,20 +403,24 @@ def _dotted(node: Node | None, source: Source, method: bool) -> str | None:
     ``self.m`` and ``Self::m`` → ``self.m`` (in a method), ``self::f`` → ``f``."""
     if node is None:
         return None
-    if node.type == "field_expression":
-        value = node.child_by_field_name("value")
-        name = source.of(node.child_by_field_name("field"))
-        if value is not None and value.type == "self":
-            return f"self.{name}" if method else None
-        inner = (
-            _dotted(value, source, method)
-            if value is not None and value.type in ("identifier", "field_expression")
-            else None
-        )
-        return f"{inner}.{name}" if inner else None
-    if node.type == "generic_function":
-        return _dotted(node.child_by_field_name("function"), source, method)
-    if node.type not in ("identifier", "scoped_identifier", "type_identifier", "scoped_type_identifier"):
+    fields: list[str] = []
+    while node is not None and node.type == "field_expression":  # a.b.c(): iterative
+        fields.append(source.of(node.child_by_field_name("field")))
+        node = node.child_by_field_name("value")
+    if fields:
+        if node is not None and node.type == "self":
+            return ".".join(["self", *reversed(fields)]) if method else None
+        if node is None or node.type != "identifier":
+            return None
+        return ".".join([source.of(node), *reversed(fields)])
+    if node is not None and node.type == "generic_function":
+        node = node.child_by_field_name("function")
+    if node is None or node.type not in (
+        "identifier",
+        "scoped_identifier",
+        "type_identifier",
+        "scoped_type_identifier",
+    ):
         return None
     text = source.of(node)
     parts = []

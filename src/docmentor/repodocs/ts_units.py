@@ -145,6 +145,14 @@ class _Reader:
                 else:
                     self.facts.module_names.update(_bound_names(name, self.source))
             return
+        if node.type == "expression_statement":  # CommonJS: exports.f = function …
+            assigned = next(iter(node.named_children), None)
+            if assigned is not None and assigned.type == "assignment_expression":
+                exported = _commonjs_name(assigned, self.source)
+                value = assigned.child_by_field_name("right")
+                if exported is not None and value is not None and value.type in _FUNCTION_VALUES | {"class"}:
+                    yield self._def(siblings, index, value, exported)
+            return
         if node.type in _FUNCTIONS | _CLASSES or (
             outer.type == "export_statement" and node.type in _FUNCTION_VALUES
         ):
@@ -187,8 +195,8 @@ class _Reader:
                     and self.source.of(inner.child_by_field_name("function")) == "require"
                 ):
                     self._require(inner)
-            if node.type == "expression_statement":
-                self.calls += self._calls(node, None)
+            if node.type != "export_statement":  # the top-level code's own calls
+                self.calls += self._calls(node, None, _SCOPES | _CLASSES)
 
     def _import(self, node: Node) -> None:
         target = self._target(node.child_by_field_name("source"))
@@ -369,7 +377,12 @@ class _Reader:
                 members.append(self._function(member, placeholder, _method_kind(child)))
             elif kind in ("public_field_definition", "field_definition", "property_signature"):
                 field_name = child.child_by_field_name("name") or child.child_by_field_name("property")
-                attributes.append(self.source.of(field_name))
+                value = child.child_by_field_name("value")
+                if value is not None and value.type in _FUNCTION_VALUES:  # handle = (e) => …
+                    member = self._def(children, i, value, self.source.of(field_name))
+                    members.append(self._function(member, placeholder, _method_kind(child)))
+                else:
+                    attributes.append(self.source.of(field_name))
             elif kind in ("enum_assignment", "property_identifier"):
                 target = child.child_by_field_name("name") or child
                 attributes.append(self.source.of(target))
@@ -396,8 +409,10 @@ class _Reader:
 
     # -- code inside a definition -------------------------------------------------------------
 
-    def _calls(self, scope: Node, receiver: str | None) -> Iterator[CallSite]:
-        for node in walk(scope):
+    def _calls(
+        self, scope: Node, receiver: str | None, stop: frozenset[str] = frozenset()
+    ) -> Iterator[CallSite]:
+        for node in walk(scope, stop):
             if node.type == "call_expression":
                 callee = node.child_by_field_name("function")
                 if callee is not None and callee.type == "super":
@@ -424,6 +439,21 @@ class _Reader:
                     name = _dotted(thrown.child_by_field_name("constructor"), self.source, None)
                     if name is not None:
                         yield name
+
+
+def _commonjs_name(assigned: Node, source: Source) -> str | None:
+    """The name ``module.exports.f = …`` / ``exports.f = …`` exports (``module.exports = …``:
+    the function's own name, else ``exports``)."""
+    left = source.of(assigned.child_by_field_name("left")).replace(" ", "")
+    for prefix in ("module.exports.", "exports."):
+        rest = left.removeprefix(prefix)
+        if rest != left and rest.isidentifier():
+            return rest
+    if left == "module.exports":
+        right = assigned.child_by_field_name("right")
+        named = right.child_by_field_name("name") if right is not None else None
+        return source.of(named) if named is not None else "exports"
+    return None
 
 
 def _header_start(outer: Node) -> int:
