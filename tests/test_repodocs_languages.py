@@ -345,3 +345,12 @@ def test_deep_nesting_and_odd_rust_impls_read_without_a_crash(tmp_path: Path) ->
     assert "src.lib._.n" in c  # a type without a name: the method stays in its module
     assert units.problems == ()
     build_graph(units)
+
+
+def test_go_tool_directives_are_no_documentation(tmp_path: Path) -> None:
+    _write(
+        tmp_path,
+        {"gen/gen.go": "package gen\n\n// Make builds it.\n//go:generate stringer\nfunc Make() {}\n"},
+    )
+    (make,) = read_repository(tmp_path).components
+    assert make.docstring == "Make builds it." and (make.line_start, make.line_end) == (3, 5)

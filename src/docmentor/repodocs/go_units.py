@@ -114,15 +114,16 @@ class _Reader:
         texts = [self.source.of(d) for d in docs]
         if not texts or not all(t.startswith("//") for t in texts):
             return None
-        return clean_line_comments(texts, "//") or None
+        return clean_line_comments(_prose(texts), "//") or None
 
     def _span(
         self, siblings: list[Node], index: int, node: Node | None = None
     ) -> tuple[int, int, str | None]:
         docs = comments_above(siblings, index, _DOC, _NOTHING)
         texts = [self.source.of(d) for d in docs]
-        doc = clean_line_comments(texts, "//") if texts and all(t.startswith("//") for t in texts) else None
-        start = line(docs[0]) if doc else line(node or siblings[index])
+        lines = texts and all(t.startswith("//") for t in texts)
+        doc = clean_line_comments(_prose(texts), "//") if lines else None
+        start = line(docs[0]) if lines else line(node or siblings[index])
         return start, end_line(node or siblings[index]), doc or None
 
     def _imports(self, node: Node) -> None:
@@ -241,6 +242,11 @@ class _Reader:
                 continue
             if name is not None:
                 yield CallSite(name, line(node))
+
+
+def _prose(texts: list[str]) -> list[str]:
+    """Comment lines without the tool directives among them (``//go:generate``, ``//nolint``)."""
+    return [t for t in texts if not t.startswith(("//go:", "//nolint", "//line ", "//export "))]
 
 
 def _body_start(body: Node | None) -> int | None:
