@@ -354,3 +354,19 @@ def test_go_tool_directives_are_no_documentation(tmp_path: Path) -> None:
     )
     (make,) = read_repository(tmp_path).components
     assert make.docstring == "Make builds it." and (make.line_start, make.line_end) == (3, 5)
+
+
+def test_no_component_shares_an_id_with_a_module(tmp_path: Path) -> None:
+    _write(
+        tmp_path,
+        {
+            "src/geo.ts": "export function util() {}\n",
+            "src/geo/util.ts": "export function f() {}\n",
+            "x.py": "def f():\n    pass\n",
+            "x/f.js": "function g() {}\n",
+        },
+    )
+    units = read_repository(tmp_path)
+    assert [m.id for m in units.modules] == ["src.geo.util", "src.geo~ts", "x", "x.f~js"]
+    ids = [u.id for u in (*units.modules, *units.components, *units.packages)]
+    assert len(ids) == len(set(ids)) == len(units.units()) - 1

@@ -5,8 +5,10 @@ their types across files, and each file's facts for ``code_facts``.
 
 Module ids (``units.py``): the file's path without its suffix, ``/`` → ``.`` and other dots
 in a name → ``-`` (``src/geo/shapes.ts`` → ``src.geo.shapes``, ``lib/x.d.ts`` → ``lib.x-d``);
-when two files would share an id (``a.ts`` and ``a.js``, or a Python module of that id) each
-of those files gets its suffix after a ``~`` (``src.a~ts``). Their folders are packages by
+when two files would share an id (``a.ts`` and ``a.js``, or a Python module of that id), and
+for a file beside a folder of its name (``src/geo.ts`` beside ``src/geo/``: its components'
+ids could be the folder's modules'), the file's id gets its suffix after a ``~``
+(``src.a~ts``, ``src.geo~ts``). Their folders are packages by
 path (``src/geo/``) as Python's plain folders are.
 """
 
@@ -55,10 +57,26 @@ def module_ids(files: Sequence[str], taken: set[str]) -> dict[str, str]:
     count: dict[str, int] = defaultdict(int)
     for unit_id in plain.values():
         count[unit_id] += 1
+    # a file beside a folder of its name (src/geo.ts, src/geo/): its components' ids would be
+    # the folder's modules' ids (src.geo.util)
+    folders = {
+        ".".join(p.replace(".", "-") for p in PurePosixPath(r).parent.parts[: k + 1])
+        for r in files
+        for k in range(len(PurePosixPath(r).parent.parts))
+    }
+    folders |= {".".join(t.split(".")[:k]) for t in taken for k in range(1, t.count(".") + 1)}
     return {
-        rel: f"{unit_id}~{suffix_of(rel)[1:]}" if count[unit_id] > 1 or unit_id in taken else unit_id
+        rel: f"{unit_id}~{suffix_of(rel)[1:]}"
+        if count[unit_id] > 1 or unit_id in taken or unit_id in folders or _under(unit_id, taken)
+        else unit_id
         for rel, unit_id in plain.items()
     }
+
+
+def _under(unit_id: str, taken: set[str]) -> bool:
+    """An id inside a Python module's (``x.f`` beside ``x.py``: ``x.f`` names its function)."""
+    parts = unit_id.split(".")
+    return any(".".join(parts[:k]) in taken for k in range(1, len(parts)))
 
 
 def read_foreign(
