@@ -368,5 +368,5 @@ def test_no_component_shares_an_id_with_a_module(tmp_path: Path) -> None:
     )
     units = read_repository(tmp_path)
     assert [m.id for m in units.modules] == ["src.geo.util", "src.geo~ts", "x", "x.f~js"]
-    ids = [u.id for u in (*units.modules, *units.components, *units.packages)]
+    ids = [m.id for m in units.modules] + [c.id for c in units.components] + [p.id for p in units.packages]
     assert len(ids) == len(set(ids)) == len(units.units()) - 1

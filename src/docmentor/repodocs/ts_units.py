@@ -28,9 +28,28 @@ from docmentor.repodocs.treesitter_units import (
     comments_above,
     end_line,
     line,
-    parameter,
     unique_calls,
     walk,
+)
+from docmentor.repodocs.ts_syntax import (
+    CLASSES,
+    FUNCTION_VALUES,
+    FUNCTIONS,
+    SCOPES,
+    bound_names,
+    commonjs_name,
+    dotted,
+    heritage,
+    import_level,
+    locals,
+    method_kind,
+    module_doc,
+    parameter_properties,
+    parameters,
+    returns_value,
+    signature_start,
+    this_attributes,
+    yields,
 )
 from docmentor.repodocs.units import (
     REPOSITORY_ID,
@@ -47,14 +66,6 @@ if TYPE_CHECKING:
 
 Resolver = Callable[[str], str | None]  # an import specifier → the module id it names, or None
 
-_FUNCTIONS = frozenset({"function_declaration", "generator_function_declaration"})
-_CLASSES = frozenset(
-    {"class_declaration", "abstract_class_declaration", "interface_declaration", "enum_declaration", "class"}
-)
-_FUNCTION_VALUES = frozenset({"arrow_function", "function_expression", "function", "generator_function"})
-_SCOPES = frozenset(
-    {*_FUNCTION_VALUES, "function_declaration", "generator_function_declaration", "method_definition"}
-)
 _DOC = frozenset({"comment"})
 _BETWEEN = frozenset({"decorator"})
 
@@ -105,7 +116,7 @@ class _Reader:
         top: list[str] = []
         for i, node in enumerate(children):
             for d in self._definitions(children, i):
-                top.append(self._class(d, None) if d.node.type in _CLASSES else self._function(d, None))
+                top.append(self._class(d, None) if d.node.type in CLASSES else self._function(d, None))
             self._statement(node)
         module = Module(
             id=self.id,
@@ -114,7 +125,7 @@ class _Reader:
             package=REPOSITORY_ID,
             line_start=1,
             line_end=max(len(self.source.lines), 1),
-            docstring=_module_doc(children, self.source),
+            docstring=module_doc(children, self.source),
             content_hash=self.source.hash(1, max(len(self.source.lines), 1)),
             imports=tuple(self.imports),
             aliases=tuple(self.aliases),
@@ -138,23 +149,23 @@ class _Reader:
                     continue
                 if (
                     value is not None
-                    and value.type in _FUNCTION_VALUES | {"class"}
+                    and value.type in FUNCTION_VALUES | {"class"}
                     and name.type == "identifier"
                 ):
                     yield self._def(siblings, index, value, self.source.of(name), declarator)
                 else:
-                    self.facts.module_names.update(_bound_names(name, self.source))
+                    self.facts.module_names.update(bound_names(name, self.source))
             return
         if node.type == "expression_statement":  # CommonJS: exports.f = function …
             assigned = next(iter(node.named_children), None)
             if assigned is not None and assigned.type == "assignment_expression":
-                exported = _commonjs_name(assigned, self.source)
+                exported = commonjs_name(assigned, self.source)
                 value = assigned.child_by_field_name("right")
-                if exported is not None and value is not None and value.type in _FUNCTION_VALUES | {"class"}:
+                if exported is not None and value is not None and value.type in FUNCTION_VALUES | {"class"}:
                     yield self._def(siblings, index, value, exported)
             return
-        if node.type in _FUNCTIONS | _CLASSES or (
-            outer.type == "export_statement" and node.type in _FUNCTION_VALUES
+        if node.type in FUNCTIONS | CLASSES or (
+            outer.type == "export_statement" and node.type in FUNCTION_VALUES
         ):
             name_node = node.child_by_field_name("name")
             yield self._def(siblings, index, node, self.source.of(name_node) if name_node else "default")
@@ -189,14 +200,14 @@ class _Reader:
             "export_statement",
             "expression_statement",
         ):
-            for inner in walk(node, _SCOPES | _CLASSES):
+            for inner in walk(node, SCOPES | CLASSES):
                 if (
                     inner.type == "call_expression"
                     and self.source.of(inner.child_by_field_name("function")) == "require"
                 ):
                     self._require(inner)
             if node.type != "export_statement":  # the top-level code's own calls
-                self.calls += self._calls(node, None, _SCOPES | _CLASSES)
+                self.calls += self._calls(node, None, SCOPES | CLASSES)
 
     def _import(self, node: Node) -> None:
         target = self._target(node.child_by_field_name("source"))
@@ -205,9 +216,9 @@ class _Reader:
         clause = next((c for c in node.named_children if c.type == "import_clause"), None)
         at = line(node)
         if clause is None:
-            self.imports.append(ImportRef(target, None, None, _level(node, self.source), at))
+            self.imports.append(ImportRef(target, None, None, import_level(node, self.source), at))
             return
-        level = _level(node, self.source)
+        level = import_level(node, self.source)
         for part in clause.named_children:
             if part.type == "identifier":
                 self.imports.append(ImportRef(target, "default", self.source.of(part), level, at))
@@ -225,7 +236,7 @@ class _Reader:
         if source is None:
             if value is not None and value.type == "identifier":
                 self.aliases.append(("default", self.source.of(value)))
-            elif value is not None and value.type in _FUNCTION_VALUES:
+            elif value is not None and value.type in FUNCTION_VALUES:
                 self.aliases.append(("default", "default"))
             declaration = node.child_by_field_name("declaration")
             if declaration is not None and "default" in [c.type for c in node.children]:
@@ -236,7 +247,7 @@ class _Reader:
         target = self._target(source)
         if target is None:
             return
-        level, at = _level(node, self.source), line(node)
+        level, at = import_level(node, self.source), line(node)
         clause = next((c for c in node.named_children if c.type == "export_clause"), None)
         if clause is None:  # export * from './x' (or * as ns)
             ns = next((c for c in node.named_children if c.type in ("namespace_export", "identifier")), None)
@@ -304,14 +315,14 @@ class _Reader:
             qualname = f"{owner.qualname}.{d.name}"
             unit_id = self.ids.unique(f"{owner.id}.{d.name}")
         end = end_line(d.outer)
-        params = _parameters(node, self.source)
+        params = parameters(node, self.source)
         if owner is not None and method_kind != "static":
             params = (Parameter("this", "positional_or_keyword"), *params)
         returns_node = node.child_by_field_name("return_type")
         returns = self.source.of(returns_node).lstrip(":").strip() if returns_node is not None else None
-        header_start = _header_start(d.outer)
+        start = signature_start(d.outer)
         stop = body.start_byte if body is not None else d.outer.end_byte
-        signature = self.source.between(header_start, stop).rstrip(";").rstrip()
+        signature = self.source.between(start, stop).rstrip(";").rstrip()
         if signature.endswith("{"):
             signature = signature[:-1].rstrip()
         is_async = any(c.type == "async" for c in node.children)
@@ -341,11 +352,11 @@ class _Reader:
             )
         )
         span = (d.start, end)
-        if body is not None and (body.type != "statement_block" or _returns_value(body)):
+        if body is not None and (body.type != "statement_block" or returns_value(body)):
             self.facts.returns.add(span)
-        if any(c.type == "*" for c in node.children) or _yields(scope):
+        if any(c.type == "*" for c in node.children) or yields(scope):
             self.facts.yields.add(span)
-        self.facts.local[span] = frozenset(_locals(node, self.source)) | {p.name for p in params}
+        self.facts.local[span] = frozenset(locals(node, self.source)) | {p.name for p in params}
         return unit_id
 
     def _class(self, d: _Def, owner: Component | None) -> str:
@@ -356,8 +367,8 @@ class _Reader:
         body = node.child_by_field_name("body")
         end = end_line(d.outer)
         stop = body.start_byte if body is not None else d.outer.end_byte
-        signature = self.source.between(_header_start(d.outer), stop)
-        bases = tuple(_heritage(node, self.source))
+        signature = self.source.between(signature_start(d.outer), stop)
+        bases = tuple(heritage(node, self.source))
         placeholder = Component(
             unit_id, "class", name, qualname, self.id, owner.id if owner else self.id, self.rel, d.start, end,
             signature, d.doc, self.source.hash(d.start, end),
@@ -374,26 +385,26 @@ class _Reader:
                 if method_name == "constructor":
                     init = child
                 member = self._def(children, i, child, method_name)
-                members.append(self._function(member, placeholder, _method_kind(child)))
+                members.append(self._function(member, placeholder, method_kind(child)))
             elif kind in ("public_field_definition", "field_definition", "property_signature"):
                 field_name = child.child_by_field_name("name") or child.child_by_field_name("property")
                 value = child.child_by_field_name("value")
-                if value is not None and value.type in _FUNCTION_VALUES:  # handle = (e) => …
+                if value is not None and value.type in FUNCTION_VALUES:  # handle = (e) => …
                     member = self._def(children, i, value, self.source.of(field_name))
-                    members.append(self._function(member, placeholder, _method_kind(child)))
+                    members.append(self._function(member, placeholder, method_kind(child)))
                 else:
                     attributes.append(self.source.of(field_name))
             elif kind in ("enum_assignment", "property_identifier"):
                 target = child.child_by_field_name("name") or child
                 attributes.append(self.source.of(target))
-        attributes += _this_attributes(body, self.source) if body is not None else []
+        attributes += this_attributes(body, self.source) if body is not None else []
         params: tuple[Parameter, ...] = ()
         init_signature: str | None = None
         if init is not None:
-            params = _parameters(init, self.source)
+            params = parameters(init, self.source)
             formal = init.child_by_field_name("parameters")
             init_signature = self.source.between(formal.start_byte, formal.end_byte) if formal else "()"
-            attributes += [p.name for p in _parameter_properties(init, self.source)]
+            attributes += [p.name for p in parameter_properties(init, self.source)]
         self.components.append(
             replace(
                 placeholder,
@@ -418,11 +429,11 @@ class _Reader:
                 if callee is not None and callee.type == "super":
                     yield CallSite("super().constructor", line(node))
                     continue
-                name = _dotted(callee, self.source, receiver)
+                name = dotted(callee, self.source, receiver)
                 if name is not None and name != "require":
                     yield CallSite(name, line(node))
             elif node.type == "new_expression":
-                name = _dotted(node.child_by_field_name("constructor"), self.source, receiver)
+                name = dotted(node.child_by_field_name("constructor"), self.source, receiver)
                 if name is not None:
                     yield CallSite(name, line(node))
 
@@ -436,190 +447,6 @@ class _Reader:
             if node.type == "throw_statement":
                 thrown = next(iter(node.named_children), None)
                 if thrown is not None and thrown.type == "new_expression":
-                    name = _dotted(thrown.child_by_field_name("constructor"), self.source, None)
+                    name = dotted(thrown.child_by_field_name("constructor"), self.source, None)
                     if name is not None:
                         yield name
-
-
-def _commonjs_name(assigned: Node, source: Source) -> str | None:
-    """The name ``module.exports.f = …`` / ``exports.f = …`` exports (``module.exports = …``:
-    the function's own name, else ``exports``)."""
-    left = source.of(assigned.child_by_field_name("left")).replace(" ", "")
-    for prefix in ("module.exports.", "exports."):
-        rest = left.removeprefix(prefix)
-        if rest != left and rest.isidentifier():
-            return rest
-    if left == "module.exports":
-        right = assigned.child_by_field_name("right")
-        named = right.child_by_field_name("name") if right is not None else None
-        return source.of(named) if named is not None else "exports"
-    return None
-
-
-def _header_start(outer: Node) -> int:
-    """Where a definition's signature starts: its first child that is no decorator."""
-    for child in outer.children:
-        if child.type not in ("decorator", "comment"):
-            if child.type in ("lexical_declaration", "variable_declaration", "class_declaration"):
-                return (
-                    _header_start(child)
-                    if child.children and child.children[0].type == "decorator"
-                    else child.start_byte
-                )
-            return child.start_byte
-    return outer.start_byte
-
-
-def _module_doc(children: list[Node], source: Source) -> str | None:
-    """A ``/** … */`` comment at the top of the file that belongs to no definition (a blank
-    line or no code after it)."""
-    first = next(
-        (c for c in children if not (c.type == "expression_statement" and "use strict" in source.of(c))), None
-    )
-    if first is None or first.type != "comment" or not source.of(first).startswith("/**"):
-        return None
-    following = [c for c in children if c.start_byte > first.end_byte]
-    if following and line(following[0]) <= end_line(first) + 1 and following[0].type != "comment":
-        return None
-    return clean_block_comment(source.of(first)) or None
-
-
-def _level(node: Node, source: Source) -> int:
-    spec = node.child_by_field_name("source")
-    return 1 if spec is not None and source.of(spec).strip("'\"`").startswith(".") else 0
-
-
-def _method_kind(node: Node) -> MethodKind:
-    kinds = {c.type for c in node.children}
-    if "static" in kinds:
-        return "static"
-    if "get" in kinds or "set" in kinds:
-        return "property"
-    return "instance"
-
-
-def _parameters(node: Node, source: Source) -> tuple[Parameter, ...]:
-    formal = node.child_by_field_name("parameters")
-    if formal is None:
-        single = node.child_by_field_name("parameter")  # x => …
-        return (parameter(source.of(single)),) if single is not None else ()
-    out: list[Parameter] = []
-    for p in formal.named_children:
-        if p.type in ("comment", "accessibility_modifier", "this"):
-            continue
-        pattern = p.child_by_field_name("pattern")
-        annotation = p.child_by_field_name("type")
-        value = p.child_by_field_name("value")
-        if p.type in ("required_parameter", "optional_parameter") and pattern is not None:
-            rest = pattern.type == "rest_pattern"
-            name = source.of(pattern).removeprefix("...") if rest else source.of(pattern)
-            if name == "this":
-                continue
-            typed = source.of(annotation).lstrip(":").strip() if annotation is not None else None
-            out.append(parameter(name, typed, source.of(value) if value is not None else None, rest=rest))
-        elif p.type == "assignment_pattern":
-            out.append(
-                parameter(
-                    source.of(p.child_by_field_name("left")), None, source.of(p.child_by_field_name("right"))
-                )
-            )
-        elif p.type == "rest_pattern":
-            out.append(parameter(source.of(p).removeprefix("..."), rest=True))
-        else:
-            out.append(parameter(source.of(p)))
-    return tuple(out)
-
-
-def _parameter_properties(init: Node, source: Source) -> list[Parameter]:
-    """Constructor parameters with an accessibility modifier (``private x``): fields too."""
-    formal = init.child_by_field_name("parameters")
-    out = []
-    for p in formal.named_children if formal is not None else []:
-        if any(c.type in ("accessibility_modifier", "readonly") for c in p.children):
-            pattern = p.child_by_field_name("pattern")
-            if pattern is not None:
-                out.append(parameter(source.of(pattern)))
-    return out
-
-
-def _heritage(node: Node, source: Source) -> Iterator[str]:
-    """The classes and interfaces a class extends and implements, an interface extends."""
-    for child in node.named_children:
-        if child.type in ("class_heritage", "extends_type_clause"):
-            clauses = child.named_children if child.type == "class_heritage" else [child]
-            for clause in clauses:
-                for base in clause.named_children:
-                    if base.type != "comment":
-                        yield source.of(base)
-            if child.type == "class_heritage" and not child.named_children:
-                yield source.of(child).removeprefix("extends").strip()
-
-
-def _this_attributes(body: Node, source: Source) -> list[str]:
-    out = []
-    for node in walk(body):
-        if node.type == "assignment_expression":
-            left = node.child_by_field_name("left")
-            if left is not None and left.type == "member_expression":
-                obj = left.child_by_field_name("object")
-                if obj is not None and obj.type == "this":
-                    out.append(source.of(left.child_by_field_name("property")))
-    return out
-
-
-def _dotted(node: Node | None, source: Source, receiver: str | None) -> str | None:
-    """``a.b.c`` for an identifier or a member chain on one (``this`` → ``self``, ``super``
-    → ``super()``); None for anything else (a call's result, an index)."""
-    parts: list[str] = []
-    while node is not None and node.type == "member_expression":
-        prop = node.child_by_field_name("property")
-        if prop is None or prop.type not in ("property_identifier", "private_property_identifier"):
-            return None
-        parts.append(source.of(prop))
-        node = node.child_by_field_name("object")
-    if node is None:
-        return None
-    if node.type == "identifier":
-        parts.append(source.of(node))
-    elif node.type == "this" and parts:
-        parts.append("self" if receiver else "this")
-    elif node.type == "super" and parts:
-        parts.append("super()")
-    else:
-        return None
-    return ".".join(reversed(parts))
-
-
-def _returns_value(body: Node) -> bool:
-    for node in walk(body, _SCOPES | _CLASSES):
-        if node.type == "return_statement" and node.named_children:
-            return True
-    return False
-
-
-def _yields(scope: Node) -> bool:
-    return any(n.type == "yield_expression" for n in walk(scope, _SCOPES | _CLASSES))
-
-
-def _bound_names(pattern: Node, source: Source) -> set[str]:
-    if pattern.type == "identifier":
-        return {source.of(pattern)}
-    return {
-        source.of(n)
-        for n in walk(pattern)
-        if n.type in ("identifier", "shorthand_property_identifier_pattern")
-    }
-
-
-def _locals(node: Node, source: Source) -> set[str]:
-    out: set[str] = set()
-    for inner in walk(node):
-        if inner.type == "variable_declarator":
-            name = inner.child_by_field_name("name")
-            if name is not None:
-                out |= _bound_names(name, source)
-        elif inner.type == "catch_clause":
-            param = inner.child_by_field_name("parameter")
-            if param is not None:
-                out |= _bound_names(param, source)
-    return out
