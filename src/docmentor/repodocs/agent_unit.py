@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from functools import lru_cache
 from typing import Any
 
 from pydantic import ValidationError
@@ -57,13 +58,18 @@ from docmentor.repodocs.verify import (
     check_sections,
     check_symbols,
     read_scores,
-    source_names,
 )
 from docmentor.store import repomem, repomem_trace
 
 __all__ = ["UnitAgent"]
 
 _SYNTHESES = ("module", "package", "repository")  # documents written from their parts' documents
+
+
+@lru_cache(maxsize=1)
+def _judge_instruction() -> str:
+    """The JSON instruction the client adds to the judge's system prompt (built once)."""
+    return schema_instruction(Judgement)
 
 
 class _Failed(Exception):
@@ -333,7 +339,7 @@ class UnitAgent:
         budget = self.s.budget
         enc = budget.encoding
         draft = trim(draft, budget.reply, enc)
-        instruction = count(f"{prompts.JUDGE_PROMPT}\n\n{schema_instruction(Judgement)}", enc)
+        instruction = count(f"{prompts.JUDGE_PROMPT}\n\n{_judge_instruction()}", enc)
         base = count(prompts.judge_message(self.unit_id, draft, self.claims, {}), enc)
         room = budget.prompt - REQUEST_OVERHEAD - 2 * MESSAGE_OVERHEAD - instruction - base - 8
         parts = list(documents.items())
@@ -401,51 +407,59 @@ class UnitAgent:
 
     def _task(self) -> str:
         """The unit's task within the task budget: its code whole when it fits one page;
-        otherwise its outline (members by signature) and the first page, the rest read in pages."""
+        otherwise its outline (members by signature) and the first page, the rest read in pages.
+        What the task adds to its fixed part and the page (outline, imports, library names, the
+        deterministic facts) shares what is left of the task budget."""
         view, budget = self.s.view, self.s.budget
         enc = budget.encoding
         unit = view.units[self.unit_id]
         first, count_pages = view.source_page(self.unit_id, 1, budget.source)
-        self.own_names = source_names(view.module_source(self.unit_id))  # names the document may use
-        context = []
+        self.own_names = view.module_names(self.unit_id)  # names the document may use: its file's
         if count_pages > 1:
             first += (
                 f'\n[page 1 of {count_pages}: READ {{"target": "{self.unit_id}", "page": 2}} '
                 "and on for the rest]"
             )
-            outline = view.outline(self.unit_id)
-            if outline:
-                context.append(
-                    f"Outline (its code takes {count_pages} pages):\n" + trim(outline, budget.task // 8, enc)
-                )
         reads = ["memory"]
         reads += ["callees"] if view.callee_ids(self.unit_id) else []
         reads += ["callers"] if view.caller_ids(self.unit_id) else []
         reads += ["owner"] if view.owner(self.unit_id) else []
         reads += ["search"] if self.s.docs is not None else []
         reads.append("<unit id>")
+
+        def message(context: list[str]) -> str:
+            return prompts.task_message(
+                unit_id=self.unit_id,
+                kind=self.kind,
+                path=unit.path,
+                span=view.span(self.unit_id),
+                signature=view.signature(self.unit_id),
+                source=first,
+                context="\n\n".join(context),
+                reads=reads,
+            )
+
+        left = max(budget.task - count(message([]), enc) - 48, 0)  # 48: the parts' headings
+        context = []
+        if count_pages > 1:
+            outline = view.outline(self.unit_id)
+            if outline:
+                context.append(
+                    f"Outline (its code takes {count_pages} pages):\n" + trim(outline, left // 4, enc)
+                )
         imports = view.imports(self.unit_id)
         if imports:
-            context.append("Imports in its file:\n" + trim("\n".join(imports), budget.task // 10, enc))
+            context.append("Imports in its file:\n" + trim("\n".join(imports), left // 5, enc))
         external = view.graph.external.get(self.unit_id)
         if external:
-            context.append("Library names it uses: " + trim(", ".join(external), budget.task // 20, enc))
+            context.append("Library names it uses: " + trim(", ".join(external), left // 10, enc))
         facts = self.s.facts.get(self.unit_id)
         if facts and budget.facts:
             context.append(
-                "What the code determines (written without a model):\n" + trim(facts, budget.facts, enc)
+                "What the code determines (written without a model):\n"
+                + trim(facts, min(budget.facts, left // 3), enc)
             )
-        task = prompts.task_message(
-            unit_id=self.unit_id,
-            kind=self.kind,
-            path=unit.path,
-            span=view.span(self.unit_id),
-            signature=view.signature(self.unit_id),
-            source=first,
-            context="\n\n".join(context),
-            reads=reads,
-        )
-        return trim(task, budget.task, enc)  # a guard: each part was cut to its share above
+        return trim(message(context), budget.task, enc)  # a guard: each part was cut to its share
 
     def _fail(self, reason: str, seconds: float) -> None:
         repomem.fail_unit(

@@ -38,6 +38,12 @@ def count(text: str, encoding: str) -> int:
     return count_tokens(text, encoding) if text else 0
 
 
+def fits(text: str, budget: int, encoding: str) -> bool:
+    """Whether ``text`` is at most ``budget`` tokens; without counting when its UTF-8 bytes are
+    (every token is at least one byte)."""
+    return (len(text) <= budget and len(text.encode("utf-8")) <= budget) or count(text, encoding) <= budget
+
+
 def count_request(messages: Sequence[dict[str, Any]], encoding: str) -> int:
     """The prompt tokens of a request: each message's content and its template overhead."""
     return REQUEST_OVERHEAD + sum(
@@ -111,7 +117,7 @@ def _note(left: int) -> str:
 def trim(text: str, budget: int, encoding: str) -> str:
     """``text`` within ``budget`` tokens: cut at a line end, saying how many lines were left out
     (a budget too small for the note: the text's first tokens' worth of characters)."""
-    if count(text, encoding) <= budget:
+    if fits(text, budget, encoding):
         return text
     room = budget - count(_note(10**6), encoding)
     if room < 1:
@@ -203,7 +209,7 @@ def share(parts: Sequence[tuple[str, str]], budget: int, encoding: str, *, floor
     if not parts:
         return ""
     whole = "\n\n".join(f"{h}\n{b}" for h, b in parts)
-    if count(whole, encoding) <= budget:
+    if fits(whole, budget, encoding):
         return whole
     kept, note = fit_parts(parts, budget, encoding, floor=floor)
     text = "\n\n".join([*(f"{parts[i][0]}\n{body}" for i, body in kept), *([note] if note else [])])

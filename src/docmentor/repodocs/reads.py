@@ -18,6 +18,7 @@ from docmentor.repodocs.budget import pages, share, trim
 from docmentor.repodocs.graph import Graph
 from docmentor.repodocs.order import Traversal
 from docmentor.repodocs.units import Component, Module, Package, Repository, RepoUnits, Unit
+from docmentor.repodocs.verify import source_names
 
 GRANULARITY = {
     "function": "component",
@@ -59,6 +60,7 @@ class RepoView:
                 self.callers[e.target].append(e.source)
         self._lines: dict[str, list[str]] = {}
         self._pages: dict[tuple[str, int], list[str]] = {}
+        self._names: dict[str, frozenset[str]] = {}
 
     # -- a unit's facts ---------------------------------------------------------------
 
@@ -137,6 +139,16 @@ class RepoView:
         if isinstance(unit, Component):
             return "\n".join(self._file(unit.path))
         return self.full_source(unit_id)
+
+    def module_names(self, unit_id: str) -> frozenset[str]:
+        """The names the code of the unit's file binds (``verify.source_names``), parsed once per
+        file: a document may name them."""
+        unit = self.units[unit_id]
+        key = unit.path if isinstance(unit, Component | Module) else unit_id
+        found = self._names.get(key)
+        if found is None:
+            found = self._names[key] = source_names(self.module_source(unit_id))
+        return found
 
     def source(self, unit_id: str, budget: int) -> str:
         """The unit's code within ``budget`` tokens (cut, saying so)."""
