@@ -500,15 +500,20 @@ class _DriftPython(PythonAnalysis):
         else:
             if base.kind not in ("api", "instance"):
                 return  # an iterator of instances, or `self` in the example's own subclass
-            entry = self.r.entry(base.name)
-            if entry is None or entry.kind != "class":
+            # a union (`db[name]` → Table | View): missing when none of its classes has it
+            classes = [self.r.entry(c) for c in base.classes]
+            if any(e is None or e.kind != "class" for e in classes):
                 return
-            cls = entry.api_id
-            if self.r.member(cls, name) is not None or not self.checker.closed(cls):
-                return
-            if self.checker.in_subclass(cls, name):
-                return
-            owner, what, candidates = cls, f"class {cls}", self.checker.member_names(cls)
+            ids = [e.api_id for e in classes if e is not None]
+            for cls in ids:
+                if self.r.member(cls, name) is not None or not self.checker.closed(cls):
+                    return
+                if self.checker.in_subclass(cls, name):
+                    return
+            cls = ids[0]
+            owner = cls
+            what = f"class {cls}" if len(ids) == 1 else f"{' or '.join(ids)}"
+            candidates = list(dict.fromkeys(n for c in ids for n in self.checker.member_names(c)))
         near = _closest(name, candidates)
         suggestion = None
         if near is not None:

@@ -283,6 +283,10 @@ class PythonAnalysis(Analysis):
             return self.call(func)
         if isinstance(node, ast.Await):
             return self.ev(node.value)
+        if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load):
+            base = self.ev(node.value)
+            self.ev(node.slice)
+            return self.subscript(base, sliced=isinstance(node.slice, ast.Slice))
         if isinstance(node, ast.NamedExpr):
             value = self.ev(node.value)
             self.bind(node.target.id, value)

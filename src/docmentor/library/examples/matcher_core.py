@@ -55,6 +55,14 @@ class Value:
     # a library attribute imported by name (`from structlog.processors import format_exc_info`):
     # its api_id, so that each use of the name credits it, as `processors.format_exc_info` does
     imported: str | None = None
+    # "instance", "items": the other classes it may be one of (a union return, ``db[name]``
+    # through ``__getitem__ -> Table | View``): a member is the first of them that has it
+    alternatives: tuple[str, ...] = ()
+
+    @property
+    def classes(self) -> tuple[str, ...]:
+        """Every class it may be an instance of: ``name``, then ``alternatives``."""
+        return (self.name, *self.alternatives)
 
 
 _SELF = frozenset({"Self", "typing.Self", "typing_extensions.Self"})
@@ -99,6 +107,9 @@ class Resolver:
         self._entry: dict[str, ApiEntry | None] = {}
         self._member: dict[tuple[str, str], ApiEntry | None] = {}
         self._conventional: dict[str, str] | None = None
+        # what a class's instances give indexed or called, and union returns (the Python
+        # surface's ``products``; none from other surfaces)
+        self.products: dict[str, tuple[str, ...]] = dict(getattr(surface, "products", None) or {})
         self._spelled: dict[str, str] = {}
         self._unique: dict[str, ApiEntry] | None = None
 
@@ -186,9 +197,23 @@ class Resolver:
         cls = self._class(rc or self.surface.return_class(entry.api_id), entry, receiver)
         if cls is not None:
             return Value("instance", cls)
+        union = self.products.get(entry.api_id)
+        if union:  # `-> Table | View`: one of them (Self: the class it was reached through)
+            first, *rest = (receiver or c if c == entry.parent else c for c in union)
+            return Value("instance", first, alternatives=tuple(rest))
         items = entry.returns.item_class_id if entry.returns is not None else None
         cls = self._class(items, entry, receiver)
         return Value("items", cls) if cls is not None else None
+
+    def produced(self, cls: str, method: str) -> Value | None:
+        """What an instance of ``cls`` gives through ``method`` (``__getitem__``: ``obj[key]``,
+        ``__call__``: ``obj(...)``), when the surface knows: an instance of one of its classes."""
+        owner = self.entry(cls)
+        found = self.products.get(f"{owner.api_id if owner is not None else cls}.{method}")
+        if not found:
+            return None
+        first, *rest = found
+        return Value("instance", first, alternatives=tuple(rest))
 
     def _class(self, rc: str | None, entry: ApiEntry, receiver: str | None) -> str | None:
         while rc:
@@ -309,10 +334,11 @@ class Analysis:
         if value.kind in ("instance", "subclass", "derived", "caught"):
             if name in value.own:
                 return None  # the example's own method or attribute, not the library's
-            m = self.r.member(value.name, name)
-            if m is None:
-                return None
-            return self._reached(m, value.name, record=record, guessed=value.guessed, own=value.own)
+            for cls in value.classes:  # of a union, the first class that has it
+                m = self.r.member(cls, name)
+                if m is not None:
+                    return self._reached(m, cls, record=record, guessed=value.guessed, own=value.own)
+            return None
         if value.kind == "unknown":  # a library value of no known class: a member only it has
             m = self.r.unique_member(name)
             return None if m is None else self._reached(m, None, record=record, guessed=True)
@@ -333,9 +359,24 @@ class Analysis:
             return _guess(self.r.returns(e, receiver), guessed) or self._unknown(e, guessed)
         return Value("api", e.api_id, receiver, own=own, guessed=guessed)
 
+    def subscript(self, value: Value | None, *, sliced: bool = False) -> Value | None:
+        """What ``value[key]`` gives: what its class's ``__getitem__`` returns (``db["t"]`` →
+        ``Table``), an element of a sequence of instances (``tables[0]``; ``tables[1:]`` is
+        still the sequence), else nothing known."""
+        if value is None:
+            return None
+        if value.kind == "items":
+            return value if sliced else Value("instance", value.name, guessed=value.guessed)
+        if value.kind in ("instance", "subclass"):
+            out = self.r.produced(value.name, "__getitem__")
+            return _guess(out, value.guessed)
+        return None
+
     def call(self, value: Value | None) -> Value | None:
         if value is not None and value.kind == "derived":  # User(…): an instance of the subclass
             return Value("subclass", value.name, own=value.own, guessed=value.guessed)
+        if value is not None and value.kind in ("instance", "subclass"):  # a callable object
+            return _guess(self.r.produced(value.name, "__call__"), value.guessed)
         if value is None or value.kind != "api":
             return None
         e = self.r.entry(value.name)

@@ -46,6 +46,7 @@ from docmentor.library.surface.api_python_walk import (
     all_modules,
     static_version,
 )
+from docmentor.library.surface.products import products
 
 logger = logging.getLogger(__name__)
 
@@ -68,6 +69,9 @@ class ApiSurface:
     #: every ``module.name`` the walked modules define or import, public API or not (a
     #: module-level value without a docstring, another package's class): what exists
     present: frozenset[str] = frozenset()
+    #: what objects give that ``returns.class_id`` cannot say (:func:`.products.products`):
+    #: ``"<class>.__getitem__"`` / ``".__call__"`` and union returns → the library classes
+    products: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.by_id = {entry.api_id: entry for entry in self.entries}
@@ -199,6 +203,7 @@ def load_api(
         present=frozenset(builder.present),
         summary=summary,
         distribution=str(info.get("name") or ""),
+        products=products(entries, loader.modules_collection, builder.class_paths),
     )
 
 

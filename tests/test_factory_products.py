@@ -1,0 +1,214 @@
+"""Classes reached through a factory, ``__getitem__`` or ``__call__`` (issue 22, defect 2): the
+surface records what they give, the matcher and drift type calls through them, importance
+and README.LLM treat their methods as what users call. On a throwaway package."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from docmentor.library.examples.drift import drift_report
+from docmentor.library.examples.matcher import match_examples
+from docmentor.library.models import Example
+from docmentor.library.surface.api_python import ApiSurface, load_api
+
+FILES = {
+    "__init__.py": '''
+        """A tiny database package."""
+        from shelfdb.db import Database, Maker
+
+        __all__ = ["Database", "Maker", "connect"]
+
+
+        def connect(path: str) -> Database:
+            """Open the database at ``path``."""
+            return Database(path)
+        ''',
+    "db.py": '''
+        """The database."""
+        from __future__ import annotations
+
+        from typing import Union
+
+        from shelfdb.tables import Table, View
+
+
+        class Database:
+            """A database file."""
+
+            def __init__(self, path: str) -> None:
+                self.path = path
+
+            def table(self, name: str) -> Table:
+                """The table called ``name``."""
+                return Table(name)
+
+            def __getitem__(self, name: str) -> Union[Table, View]:
+                return Table(name)
+
+            def either(self, name: str) -> "Table | View":
+                """A table or a view."""
+                return Table(name)
+
+            def journal_mode(self) -> str:
+                """The journal mode."""
+                return "wal"
+
+            def close(self) -> None:
+                """Close it."""
+
+
+        class Maker:
+            """Makes tables when called."""
+
+            def __call__(self, name: str) -> Table:
+                return Table(name)
+        ''',
+    "tables.py": '''
+        """Tables and views (not re-exported at top level: users reach them through Database)."""
+
+
+        class Table:
+            """A table."""
+
+            def __init__(self, name: str) -> None:
+                self.name = name
+
+            def insert_all(self, rows: list, *, batch_size: int = 100) -> "Table":
+                """Insert rows."""
+                return self
+
+            def upsert(self, row: dict, pk: str = "id") -> "Table":
+                """Insert or update a row."""
+                return self
+
+
+        class View:
+            """A view."""
+
+            def rows_where(self, where: str = "") -> list:
+                """The rows matching ``where``."""
+                return []
+        ''',
+}
+
+
+@pytest.fixture(scope="module")
+def surface(tmp_path_factory: pytest.TempPathFactory) -> ApiSurface:
+    root = tmp_path_factory.mktemp("site")
+    (root / "shelfdb").mkdir()
+    for name, text in FILES.items():
+        (root / "shelfdb" / name).write_text(textwrap.dedent(text).lstrip(), encoding="utf-8")
+    return load_api("shelfdb", search_paths=[Path(root)])
+
+
+def example(code: str, example_id: str = "ex", line: int = 1) -> Example:
+    return Example(
+        example_id=example_id,
+        title=example_id,
+        code=textwrap.dedent(code).lstrip(),
+        language="python",
+        source="docs",
+        path="guide.md",
+        line=line,
+    )
+
+
+def by_name(surface: ApiSurface, dotted: str) -> str:
+    """api_id of ``Class.member`` (short class name) in the surface."""
+    cls, _, member = dotted.partition(".")
+    found = [
+        e.api_id for e in surface.entries if e.api_id.endswith(f".{cls}.{member}" if member else f".{cls}")
+    ]
+    assert len(found) == 1, (dotted, found)
+    return found[0]
+
+
+def test_the_surface_records_what_getitem_call_and_union_returns_give(surface: ApiSurface) -> None:
+    table, view = by_name(surface, "Table"), by_name(surface, "View")
+    db, maker = by_name(surface, "Database"), by_name(surface, "Maker")
+    assert surface.products[f"{db}.__getitem__"] == (table, view)
+    assert surface.products[f"{maker}.__call__"] == (table,)
+    assert surface.products[by_name(surface, "Database.either")] == (table, view)
+    # a single class stays in returns.class_id: no product entry for it
+    assert by_name(surface, "Database.table") not in surface.products
+
+
+def test_calls_through_a_factory_getitem_call_and_unions_are_credited(surface: ApiSurface) -> None:
+    examples = [
+        example(
+            """
+            import shelfdb
+            db = shelfdb.connect("data.db")
+            db["dogs"].insert_all([{"id": 1}], batch_size=10)
+            db.table("cats").upsert({"id": 2}, pk="id")
+            """,
+            "factory",
+        ),
+        example(
+            """
+            from shelfdb import Maker
+            make = Maker()
+            make("birds").insert_all([])
+            """,
+            "call",
+        ),
+        example(
+            """
+            for row in db.either("v").rows_where("age > 1"):
+                print(row)
+            db["v"].rows_where()
+            """,
+            "union",
+            line=20,
+        ),
+        example("x = {}\nx['a'].insert_all([])\n", "untyped", line=40),
+    ]
+    match_examples(examples, surface, library="shelfdb")
+    used = {ex.example_id: set(ex.apis_used) for ex in examples}
+    assert {by_name(surface, "Table.insert_all"), by_name(surface, "Table.upsert")} <= used["factory"]
+    assert by_name(surface, "Database.table") in used["factory"]
+    assert by_name(surface, "Table.insert_all") in used["call"]
+    # the block after sees `db` of the first block; the union's member is the view's
+    assert by_name(surface, "View.rows_where") in used["union"]
+    assert used["untyped"] == set()  # a dict's item is nobody's table
+
+
+def test_drift_catches_misspelled_and_wrong_keyword_calls_through_every_form(surface: ApiSurface) -> None:
+    good = example(
+        """
+        import shelfdb
+        db = shelfdb.connect("data.db")
+        db["dogs"].insert_all([], batch_size=5)
+        db.table("cats").upsert({}, pk="id")
+        db["v"].rows_where("x")
+        shelfdb.Maker()("t").insert_all([])
+        """,
+        "good",
+    )
+    bad = example(
+        """
+        import shelfdb
+        db = shelfdb.connect("data.db")
+        db["dogs"].insert_al([])
+        db.table("cats").upsert({}, key="id")
+        shelfdb.Maker()("t").insert_all([], batch=5)
+        db.either("v").rows_wher()
+        """,
+        "bad",
+        line=50,
+    )
+    assert drift_report([good], surface, library="shelfdb").findings == ()
+    report = drift_report([bad], surface, library="shelfdb")
+    found = {(f.kind, f.api, f.line) for f in report.findings}
+    assert ("missing_api", 'db["dogs"].insert_al', 50 + 1 + 2) in {
+        (k, a.replace("'", '"'), n) for k, a, n in found
+    }
+    assert any(f.kind == "invalid_api_signature" and "key" in f.message for f in report.findings)
+    assert any(f.kind == "invalid_api_signature" and "batch" in f.message for f in report.findings)
+    union = [f for f in report.findings if "rows_wher" in f.api]
+    assert len(union) == 1 and union[0].suggestion and "rows_where" in union[0].suggestion
+    misspelled = next(f for f in report.findings if "insert_al" in f.api)
+    assert misspelled.suggestion is not None and "insert_all" in misspelled.suggestion
