@@ -18,6 +18,12 @@ from docmentor.library.surface.api_python_entry import (
     api_entry,
     class_members,
 )
+from docmentor.library.surface.api_python_shadow import (
+    MODULE_SUFFIX,
+    Shadow,
+    local_object,
+    shadowed_submodules,
+)
 
 _WRAPPERS = {"Optional", "Annotated", "Final", "ClassVar", "Required", "NotRequired", "ReadOnly"}
 # return types that give instances of their first argument to `with … as` or `for`
@@ -59,6 +65,11 @@ class Builder:
         self.todo: deque[tuple[Any, str]] = deque()  # (module, public path) to walk
         self.open_classes: set[str] = set()  # classes being walked (nested classes, cycles)
         self.present: set[str] = set()  # module.name for every name a walked module has
+        # package path -> its submodules it binds another object's name over (`def retry`
+        # beside `retry.py`): the object is the API by that path, the module's api_id is
+        # its path + MODULE_SUFFIX and that path no alias of it
+        self.shadows: dict[str, dict[str, Shadow]] = {}
+        self.shadowed: set[str] = set()  # those modules' paths
 
     def build(self) -> None:
         """Walk the modules breadth first: each one once, by its shortest public path.
@@ -67,6 +78,11 @@ class Builder:
         module, not another walk of its members: packages whose modules import each other
         (SQLAlchemy) would otherwise give every member one alias per path, without end.
         """
+        for mod in all_modules(self.root):
+            shadows = shadowed_submodules(mod)
+            if shadows:
+                self.shadows[mod.path] = shadows
+                self.shadowed.update(f"{mod.path}.{name}" for name in shadows)
         self.todo.append((self.root, self.root.path))
         while self.todo:
             self.module(*self.todo.popleft())
@@ -150,16 +166,23 @@ class Builder:
 
     def _add(self, obj: Any, public: str) -> bool:
         """Record ``public`` as a path to ``obj``; True the first time this pair is seen."""
-        key = (obj.path, public)
+        api_id = obj.path
+        if obj.is_module and obj.path in self.shadowed:
+            api_id += MODULE_SUFFIX
+        key = (api_id, public)
         if key in self.seen:
             return False
         self.seen.add(key)
-        if obj.path not in self.entries:
-            self.entries[obj.path] = api_entry(obj)
-            self.aliases[obj.path] = set()
+        if api_id not in self.entries:
+            entry = api_entry(obj)
+            entry.api_id = api_id
+            self.entries[api_id] = entry
+            self.aliases[api_id] = set()
             if obj.is_function and obj.parent is not None and obj.parent.is_class:
                 self.methods[obj.path] = obj
-        self.aliases[obj.path].add(public)
+        if api_id != obj.path and public == obj.path:
+            return True  # the name is the object bound over the module, no path to the module
+        self.aliases[api_id].add(public)
         return True
 
     def module(self, mod: Any, public: str) -> None:
@@ -193,6 +216,9 @@ class Builder:
             path = f"{public}.{name}"
             if target.is_module:
                 self.todo.append((target, path))
+                shadow = self.shadows.get(mod.path, {}).get(name)
+                if shadow is not None and target.path == f"{mod.path}.{name}":
+                    self._bound_over(mod, shadow, path)
             elif target.is_class:
                 self.cls(target, path)
             # a value is public when __all__ lists it, it is a constant or documented, or a
@@ -206,6 +232,23 @@ class Builder:
             ):
                 self._add(target, path)
                 self._note_returns(target)
+
+    def _bound_over(self, package: Any, shadow: Shadow, public: str) -> None:
+        """The object ``package`` binds over its submodule ``shadow.name``: the API by ``public``."""
+        if shadow.target is None:
+            obj = local_object(package, shadow.name)
+        else:
+            try:
+                obj = alias_target(self.collection[shadow.target])
+            except Exception:  # KeyError, or griffe failing on a path it cannot follow
+                obj = None
+        if obj is None or obj.is_module or not self._inside(obj):
+            return
+        if obj.is_class:
+            self.cls(obj, public)
+        else:
+            self._add(obj, public)
+            self._note_returns(obj)
 
     def cls(self, cls: Any, public: str) -> None:
         self.class_paths[cls.path] = self.class_paths[public] = cls.path

@@ -1,0 +1,180 @@
+"""The Python API surface read by structure on throwaway packages (issue 22): a package's
+function bound over its same-named submodule, CLI command objects, internals marked,
+docstrings rendered as a reader sees them."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import griffe
+
+from docmentor.library.examples.drift import drift_report
+from docmentor.library.examples.matcher import match_examples
+from docmentor.library.models import Example
+from docmentor.library.surface.api_python import ApiSurface, load_api
+from docmentor.library.surface.api_python_shadow import MODULE_SUFFIX, local_object, shadowed_submodules
+
+
+def installed(root: Path, files: dict[str, str], package: str = "pkg") -> ApiSurface:
+    """The surface of a package written under ``root`` (``{"pkg/__init__.py": source}``)."""
+    for rel, text in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text).lstrip(), encoding="utf-8")
+    return load_api(package, search_paths=[root])
+
+
+def example(code: str, example_id: str = "ex") -> Example:
+    return Example(
+        example_id=example_id,
+        title=example_id,
+        code=textwrap.dedent(code).lstrip(),
+        language="python",
+        source="docs",
+        path="guide.md",
+        line=10,
+        complete=True,
+    )
+
+
+# -- a package's function bound over its same-named submodule ----------------------------------
+
+RETRY_MODULE = """
+    '''Retry strategies.'''
+
+    class Retrying:
+        '''Retry controller.'''
+        def __init__(self, stop=None):
+            self.retry = stop
+        def call(self, fn):
+            '''Call fn with retries.'''
+
+    def retry_if_result(predicate):
+        '''Retry when the predicate holds.'''
+"""
+
+
+def test_a_function_defined_in_init_over_a_same_named_submodule_is_the_api(tmp_path: Path) -> None:
+    surface = installed(
+        tmp_path,
+        {
+            "pkg/__init__.py": """
+                '''Retrying.'''
+                from pkg.retry import Retrying, retry_if_result
+
+                def retry(*dargs, backoff: float = 1.0, **dkw) -> Retrying:
+                    '''Wrap a function with retrying.
+
+                    :param backoff: the backoff factor.
+                    '''
+            """,
+            "pkg/retry.py": RETRY_MODULE,
+        },
+    )
+    entry = surface.resolve("pkg.retry")
+    assert entry is not None
+    assert (entry.api_id, entry.kind) == ("pkg.retry", "function")
+    assert entry.signature == "retry(*dargs, backoff: float = 1.0, **dkw) -> Retrying"
+    assert entry.description == "Wrap a function with retrying."
+    assert [(p.name, p.description) for p in entry.parameters][1] == ("backoff", "the backoff factor.")
+    assert surface.return_class("pkg.retry") == "pkg.retry.Retrying"
+    module = surface.by_id["pkg.retry" + MODULE_SUFFIX]
+    assert (module.kind, module.name, module.aliases) == ("module", "retry", [])
+    assert module.description == "Retry strategies."
+    # the module's own members keep their paths
+    assert surface.resolve("pkg.retry.retry_if_result") is surface.by_id["pkg.retry.retry_if_result"]
+    assert "pkg.retry.retry_if_result" in surface.by_alias or "pkg.retry_if_result" in surface.by_alias
+
+
+def test_a_function_imported_over_its_module_is_the_api_by_the_package_path(tmp_path: Path) -> None:
+    surface = installed(
+        tmp_path,
+        {
+            "pkg/__init__.py": """
+                from pkg.retry import Retrying, retry
+                __all__ = ["Retrying", "retry"]
+            """,
+            "pkg/retry.py": RETRY_MODULE
+            + """
+    def retry(*, attempts: int = 3):
+        '''Retry the decorated function.'''
+""",
+        },
+    )
+    entry = surface.resolve("pkg.retry")
+    assert entry is not None
+    assert (entry.api_id, entry.kind, entry.aliases) == ("pkg.retry.retry", "function", ["pkg.retry"])
+    assert "pkg.retry" not in surface.by_id  # no module answers by that path
+    assert surface.by_id["pkg.retry" + MODULE_SUFFIX].kind == "module"
+
+
+def test_a_submodule_imported_after_the_binding_stays_the_module(tmp_path: Path) -> None:
+    """Python sets the attribute when it first imports the submodule: a later import wins."""
+    surface = installed(
+        tmp_path,
+        {
+            "pkg/__init__.py": """
+                def retry():
+                    '''Overwritten below.'''
+
+                import pkg.retry
+            """,
+            "pkg/retry.py": RETRY_MODULE,
+        },
+    )
+    entry = surface.resolve("pkg.retry")
+    assert entry is not None and entry.kind == "module" and entry.api_id == "pkg.retry"
+    assert "pkg.retry" + MODULE_SUFFIX not in surface.by_id
+
+
+def test_examples_and_drift_reach_the_function_not_the_module(tmp_path: Path) -> None:
+    surface = installed(
+        tmp_path,
+        {
+            "pkg/__init__.py": """
+                from .retry import Retrying
+
+                def retry(fn=None, *, backoff: float = 1.0):
+                    '''Wrap a function with retrying.'''
+            """,
+            "pkg/retry.py": RETRY_MODULE,
+        },
+    )
+    examples = [
+        example(
+            """
+            import pkg
+
+            @pkg.retry(backoff=2)
+            def fetch():
+                pass
+            """,
+            "decorator",
+        ),
+        example("from pkg import retry\nretry(fetch, backof=2)\n", "misspelled"),
+    ]
+    match_examples(examples, surface, library="pkg")
+    assert examples[0].apis_used == ["pkg.retry"]
+    assert examples[1].apis_used == ["pkg.retry"]
+    report = drift_report(examples, surface, library="pkg", version="1.0")
+    found = [(f.kind, f.api_id, f.example_id) for f in report.findings]
+    assert found == [("invalid_api_signature", "pkg.retry", "misspelled")], report.to_text()
+
+
+def test_an_init_that_no_longer_parses_is_skipped_not_a_crash(tmp_path: Path) -> None:
+    """The ``__init__`` is read again for its bindings: one that does not parse (changed
+    since griffe read it) or cannot be decoded leaves griffe's reading, logged, no error."""
+    init = tmp_path / "pkg" / "__init__.py"
+    init.parent.mkdir()
+    init.write_text('def retry():\n    """R."""\n', encoding="utf-8")
+    (tmp_path / "pkg" / "retry.py").write_text('def x():\n    """X."""\n', encoding="utf-8")
+    loader = griffe.GriffeLoader(search_paths=[tmp_path])
+    root = loader.load("pkg")
+    assert set(shadowed_submodules(root)) == {"retry"}
+    assert local_object(root, "retry").is_function
+    init.write_text("def retry(:\n", encoding="utf-8")
+    assert shadowed_submodules(root) == {}
+    init.write_bytes(b"\xff\xfe\x00bad")
+    assert shadowed_submodules(root) == {}
+    assert local_object(root, "retry") is None
