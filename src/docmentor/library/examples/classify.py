@@ -47,6 +47,33 @@ def is_complete(code: str, language: str) -> bool:
     return False
 
 
+def names_only(code: str, language: str) -> bool:
+    """A Python block that only lists names: imports, bare names and dotted paths
+    (``retry``, ``pkg.stop_after_attempt``, a tuple of them), constants and ``pass``, and
+    calls, assigns or defines nothing (a list of what a page documents, a doctest
+    ``testcode`` of names). It is the example of no API: it shows none in use."""
+    if language != "python":
+        return False
+    tree = python_tree(code)
+    if tree is None or not tree.body:
+        return False
+    return all(_lists_names(stmt) for stmt in tree.body)
+
+
+def _lists_names(stmt: ast.stmt) -> bool:
+    if isinstance(stmt, ast.Import | ast.ImportFrom | ast.Pass):
+        return True
+    return isinstance(stmt, ast.Expr) and _names_expr(stmt.value)
+
+
+def _names_expr(node: ast.expr) -> bool:
+    while isinstance(node, ast.Attribute):
+        node = node.value
+    if isinstance(node, ast.Tuple | ast.List):
+        return all(_names_expr(e) for e in node.elts)
+    return isinstance(node, ast.Name | ast.Constant)
+
+
 @dataclass(frozen=True, slots=True)
 class CodeFacts:
     lines: int  # non-blank lines

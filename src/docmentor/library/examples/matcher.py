@@ -32,8 +32,12 @@ the same rules:
   example's own not derived from the library among its bases, nothing is assumed.
   ``except httpx.HTTPStatusError as exc`` makes ``exc`` an
   instance of that class (``except*``: a group, unknown).
+* **Products.** ``obj[key]`` and ``obj(...)`` give what the class's ``__getitem__`` /
+  ``__call__`` return, a union return each of its classes (the surface's ``products``):
+  ``db["t"].insert_all(...)`` is ``Table.insert_all``; ``tables[0]`` is one of ``list[Table]``.
 * **Nothing is invented.** A name with no known type matches nothing; words in strings
-  and comments are never looked at.
+  and comments are never looked at. A block that only lists names (imports, bare names,
+  :func:`~docmentor.library.examples.classify.names_only`) uses no API: it shows none.
 
 ``match_examples`` fills ``Example.apis_used`` and the reverse ``ApiEntry.examples``, and
 refines each matched example's complexity with its API count.
@@ -46,7 +50,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
 
-from docmentor.library.examples.classify import complexity_of
+from docmentor.library.examples.classify import complexity_of, names_only
 from docmentor.library.examples.code_analysis import JS_LANGUAGES, python_is_async, python_tree
 from docmentor.library.examples.matcher_core import Analysis, ApiSurfaceLike, Resolver, Value
 from docmentor.library.examples.matcher_js import JsAnalysis
@@ -412,6 +416,8 @@ def match_examples(
         except RecursionError:  # a pathological expression (hundreds of chained operators): skip it
             ex.apis_used = []
             continue
+        if names_only(ex.code, ex.language):  # its imports still bind names for the next blocks
+            ex.apis_used = []
         if ex.apis_used:
             ex.complexity = complexity_of(ex.code, ex.language, api_count=len(ex.apis_used))
         for api_id in ex.apis_used:
