@@ -178,3 +178,149 @@ def test_an_init_that_no_longer_parses_is_skipped_not_a_crash(tmp_path: Path) ->
     init.write_bytes(b"\xff\xfe\x00bad")
     assert shadowed_submodules(root) == {}
     assert local_object(root, "retry") is None
+
+
+# -- internals marked; CLI command objects ---------------------------------------------------
+
+ROLES = {
+    "pkg/__init__.py": """
+        '''A tool.'''
+        from pkg.core import (BaseAction, Color, DoAttempt, DoSleep, Limits, PkgError, RetryAction,
+                              connect, unlisted)
+        __all__ = ["BaseAction", "Color", "DoAttempt", "DoSleep", "Limits", "PkgError", "RetryAction",
+                   "connect"]
+    """,
+    "pkg/core.py": """
+        import enum
+
+        class DoAttempt:
+            pass
+
+        class DoSleep(float):
+            pass
+
+        class BaseAction:
+            def __repr__(self):
+                return type(self).__name__
+
+        class RetryAction(BaseAction):
+            NAME = "retry"
+            def __init__(self, sleep):
+                self.sleep = float(sleep)
+
+        class Limits:
+            '''Connection limits.'''
+            def __init__(self, *, max_connections=None):
+                self.max_connections = max_connections
+
+        class PkgError(Exception):
+            pass
+
+        class Color(enum.Enum):
+            RED = 1
+
+        def connect(uri: str) -> Limits:
+            '''Connect.'''
+
+        def unlisted():
+            '''Imported, but not in __all__.'''
+    """,
+    "pkg/cli.py": """
+        '''The command line.'''
+        import functools
+
+        CONTEXT_SETTINGS = dict(help_option_names=["-h"])
+
+        class Command:
+            def __init__(self, fn):
+                self.fn = fn
+                self.__doc__ = fn.__doc__
+            def main(self, args=None):
+                return self.fn()
+
+        class Group(Command):
+            def command(self):
+                return Command
+
+        def group(fn):
+            return Group(fn)
+
+        def verify_is_dict(value):
+            return value
+
+        @group
+        def cli():
+            '''The tool's commands.'''
+
+        @cli.command()
+        def insert(path, table, *, pk=None):
+            '''Insert rows into a table.'''
+
+        def cached(fn):
+            @functools.wraps(fn)
+            def inner(*a):
+                return fn(*a)
+            return inner
+
+        @cached
+        def lookup(key):
+            '''Look a key up.'''
+    """,
+}
+
+
+def test_markers_instance_attributes_helpers_and_constants_are_marked(tmp_path: Path) -> None:
+    for rel, text in ROLES.items():
+        path = tmp_path / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text).lstrip(), encoding="utf-8")
+    surface = load_api("pkg", search_paths=[tmp_path], documented=["pkg.cli.verify_is_dict"])
+
+    def internal(name: str) -> str | None:
+        entry = surface.resolve(name)
+        assert entry is not None, name
+        return entry.internal
+
+    # classes users construct, catch or read stay API; members- and parameter-less classes
+    # and action classes over such a base are markers
+    markers = ("DoAttempt", "DoSleep", "BaseAction", "RetryAction")
+    assert [internal(f"pkg.{n}") for n in markers] == ["marker"] * 4
+    assert [internal(f"pkg.{n}") for n in ("Limits", "PkgError", "Color", "connect")] == [None] * 4
+    # module-level functions and values nothing publishes; what __init__, __all__ or the docs name is API
+    assert internal("pkg.cli.CONTEXT_SETTINGS") == "constant"
+    assert internal("pkg.cli.group") == "helper"
+    assert internal("pkg.cli.verify_is_dict") is None  # the docs document it
+    assert internal("pkg.core.unlisted") == "helper"  # imported by __init__, left out of its __all__
+    # instance attributes (assigned on self in __init__), not class constants
+    max_connections = surface.resolve("pkg.Limits.max_connections")
+    name = surface.resolve("pkg.RetryAction.NAME")
+    assert max_connections is not None and max_connections.instance_attribute
+    assert name is not None and not name.instance_attribute
+
+
+def test_cli_command_objects_are_commands_not_functions(tmp_path: Path) -> None:
+    surface = installed(tmp_path, ROLES)
+    insert = surface.resolve("pkg.cli.insert")
+    assert insert is not None
+    assert (insert.kind, insert.command, insert.signature) == (
+        "attribute",
+        "pkg.cli.Command",
+        "insert: Command",
+    )
+    assert insert.parameters == [] and insert.description == "Insert rows into a table."
+    cli = surface.resolve("pkg.cli.cli")
+    assert cli is not None and cli.command == "pkg.cli.Group"
+    # a wrapper (functools.wraps) is still the function it wraps
+    lookup = surface.resolve("pkg.cli.lookup")
+    assert lookup is not None and (lookup.kind, lookup.command) == ("function", None)
+    assert [p.name for p in lookup.parameters] == ["key"]
+
+
+def test_a_package_that_fails_to_import_keeps_its_functions(tmp_path: Path) -> None:
+    """The command probe imports the modules: one that raises leaves the static reading."""
+    files = dict(ROLES)
+    files["pkg/cli.py"] = ROLES["pkg/cli.py"] + "\n        raise RuntimeError('no import here')\n"
+    surface = installed(tmp_path, files)
+    insert = surface.resolve("pkg.cli.insert")
+    assert insert is not None and (insert.kind, insert.command) == ("function", None)
+    assert [p.name for p in insert.parameters] == ["path", "table", "pk"]

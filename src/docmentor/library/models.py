@@ -66,6 +66,16 @@ class ApiEntry(_Model):
     related_apis: list[str] = Field(default_factory=list)
     search_keywords: list[str] = Field(default_factory=list)
     deprecated: str | None = None  # why, when the library marks it deprecated (decorator, docstring, warning)
+    # no API users call, and why (the surface decides, ranking and README.LLM weigh it less):
+    # "helper" / "constant": a module-level function / value that no __all__, re-export or
+    # docs directive makes public; "marker": a class with no public members nor parameters
+    # (a sentinel, an action marker); None: an API
+    internal: str | None = None
+    # an attribute assigned on self in its class's __init__: an instance's data, never called
+    instance_attribute: bool = False
+    # a module-level function a decorator made into an object with main/invoke (a CLI command,
+    # `click.core.Command`): that object's class; listed as an attribute with no parameters
+    command: str | None = None
 
 
 class ExecutionContext(_Model):

@@ -39,6 +39,7 @@ from docmentor.library.surface.api_python_env import (
     inspect_foreign_compiled,
     interpreter_info,
 )
+from docmentor.library.surface.api_python_roles import command_objects, make_command
 from docmentor.library.surface.api_python_walk import (
     SELF_RE,
     TEST_MODULES,
@@ -190,6 +191,7 @@ def load_api(
         builder.add_documented(documented)
         builder.note_present(loader.modules_collection, siblings)
         entries = builder.finish()
+        _mark_commands(entries, builder.decorated, python, paths)
         deprecation.inherit(
             entries, lambda api_id: api_id in builder.methods and deprecation.is_stub(builder.methods[api_id])
         )
@@ -205,6 +207,17 @@ def load_api(
         distribution=str(info.get("name") or ""),
         products=products(entries, loader.modules_collection, builder.class_paths),
     )
+
+
+def _mark_commands(
+    entries: list[ApiEntry], decorated: dict[str, list[str]], python: str | None, paths: list[str]
+) -> None:
+    """The decorated module-level functions that are CLI command objects after import
+    (:func:`~docmentor.library.surface.api_python_roles.command_objects`) made commands."""
+    commands = command_objects(python, paths, decorated)
+    for entry in entries:
+        if entry.kind == "function" and entry.parent is None and entry.api_id in commands:
+            make_command(entry, commands[entry.api_id])
 
 
 MAX_ALIAS_RETRIES = 5  # packages loaded to resolve what a stub or re-export points at

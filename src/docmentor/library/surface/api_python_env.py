@@ -84,7 +84,7 @@ def dist_info(package: str, paths: list[str]) -> dict[str, Any]:
     return {}
 
 
-def _run(python: str, script: str, *args: str) -> Any:
+def run_json(python: str, script: str, *args: str, timeout: float = _SUBPROCESS_TIMEOUT) -> Any:
     """Run ``python -c script args`` and return the JSON its last output line holds."""
     if not Path(python).exists() and shutil.which(python) is None:
         raise UsageError(f"no Python interpreter at {python}", hint="pass the path of a venv's bin/python")
@@ -97,7 +97,7 @@ def _run(python: str, script: str, *args: str) -> Any:
                 [python, "-c", script, *args],
                 capture_output=True,
                 text=True,
-                timeout=_SUBPROCESS_TIMEOUT,
+                timeout=timeout,
                 check=False,
                 cwd=empty,
             )
@@ -123,7 +123,7 @@ def interpreter_info(python: str, package: str) -> dict[str, Any]:
         + "\npaths = [p for p in sys.path if p]\n"
         "print(json.dumps({'sys_path': paths, **dist_info(sys.argv[1], paths)}))\n"
     )
-    info = _run(python, script, package)
+    info = run_json(python, script, package)
     info["sys_path"] = [p for p in info.get("sys_path", []) if Path(p).is_dir()]
     return dict(info)
 
@@ -275,12 +275,12 @@ def _attach(dumped: dict[str, Any], collection: Any) -> None:
 def inspect_foreign_compiled(python: str, root: Any, loader: griffe.GriffeLoader, paths: list[str]) -> None:
     names = _compiled_modules(root, loader.modules_collection)
     if names:
-        _attach(_run(python, _DUMPER, json.dumps(paths), *names), loader.modules_collection)
+        _attach(run_json(python, _DUMPER, json.dumps(paths), *names), loader.modules_collection)
 
 
 def foreign_root(python: str, package: str, loader: griffe.GriffeLoader, paths: list[str]) -> Any:
     """A compiled top-level module of another environment, inspected there; None when absent."""
-    dumped = _run(python, _DUMPER, json.dumps(paths), package)
+    dumped = run_json(python, _DUMPER, json.dumps(paths), package)
     if "error" in dumped.get(package, {"error": ""}):
         return None
     _attach(dumped, loader.modules_collection)

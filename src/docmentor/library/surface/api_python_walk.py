@@ -18,6 +18,11 @@ from docmentor.library.surface.api_python_entry import (
     api_entry,
     class_members,
 )
+from docmentor.library.surface.api_python_roles import (
+    is_instance_attribute,
+    is_marker_class,
+    probed_decorators,
+)
 from docmentor.library.surface.api_python_shadow import (
     MODULE_SUFFIX,
     Shadow,
@@ -70,6 +75,11 @@ class Builder:
         # its path + MODULE_SUFFIX and that path no alias of it
         self.shadows: dict[str, dict[str, Shadow]] = {}
         self.shadowed: set[str] = set()  # those modules' paths
+        # objects some public path publishes: an __all__ lists it, a package's __init__ or a
+        # star import re-exports it, the docs document it; a module-level function or value
+        # without one is a helper or constant of its module (ApiEntry.internal)
+        self.published: set[str] = set()
+        self.decorated: dict[str, list[str]] = {}  # module → its decorated functions' names
 
     def build(self) -> None:
         """Walk the modules breadth first: each one once, by its shortest public path.
@@ -92,16 +102,22 @@ class Builder:
         (a name its module's ``__all__`` leaves out): added under that path, a class with
         its members, a module walked. A private part (``pkg._impl.x``) or an object outside
         the package is no API."""
-        known = {p for paths_ in self.aliases.values() for p in paths_} | set(self.entries)
+        known = {p: api_id for api_id, paths_ in self.aliases.items() for p in paths_}
         for path in dict.fromkeys(paths):
             parts = path.split(".")
-            if path in known or parts[0] != self.top or any(p.startswith("_") for p in parts):
+            if path in known or path in self.entries:
+                self.published.add(known.get(path, path))  # found already, and documented
+                continue
+            if parts[0] != self.top or any(p.startswith("_") for p in parts):
                 continue
             try:
                 target = alias_target(self.collection[path])
             except Exception:  # KeyError, or griffe failing on a path it cannot follow
                 continue
-            if target is None or not self._inside(target) or target.path in self.entries:
+            if target is None or not self._inside(target):
+                continue
+            self.published.add(target.path)
+            if target.path in self.entries:
                 continue
             if target.is_module:
                 self.todo.append((target, path))
@@ -152,6 +168,13 @@ class Builder:
     def finish(self) -> list[ApiEntry]:
         self._other_paths()
         for api_id, entry in self.entries.items():
+            if (
+                entry.parent is None
+                and entry.kind in ("function", "attribute")
+                and api_id not in self.published
+            ):
+                entry.internal = "helper" if entry.kind == "function" else "constant"
+        for api_id, entry in self.entries.items():
             entry.aliases = sorted(self.aliases[api_id] - {api_id}, key=lambda a: (a.count("."), len(a), a))
         for api_id, (annotation, scope) in self.annotations.items():
             entry = self.entries[api_id]
@@ -176,6 +199,7 @@ class Builder:
         if api_id not in self.entries:
             entry = api_entry(obj)
             entry.api_id = api_id
+            self._facts(obj, entry)
             self.entries[api_id] = entry
             self.aliases[api_id] = set()
             if obj.is_function and obj.parent is not None and obj.parent.is_class:
@@ -184,6 +208,16 @@ class Builder:
             return True  # the name is the object bound over the module, no path to the module
         self.aliases[api_id].add(public)
         return True
+
+    def _facts(self, obj: Any, entry: ApiEntry) -> None:
+        """What the object's structure says it is beyond its kind (api_python_roles)."""
+        if obj.is_attribute:
+            entry.instance_attribute = entry.parent is not None and is_instance_attribute(obj)
+        elif obj.is_class:
+            members = class_members(obj)
+            entry.internal = "marker" if is_marker_class(obj, members, bool(entry.parameters)) else None
+        elif probed_decorators(obj):
+            self.decorated.setdefault(obj.parent.path, []).append(obj.name)
 
     def module(self, mod: Any, public: str) -> None:
         if not self._add(mod, public):
@@ -214,6 +248,8 @@ class Builder:
             if target is None or not self._inside(target):
                 continue
             path = f"{public}.{name}"
+            if exports is not None or wildcard or _is_init(mod):
+                self.published.add(target.path)
             if target.is_module:
                 self.todo.append((target, path))
                 shadow = self.shadows.get(mod.path, {}).get(name)
@@ -244,6 +280,7 @@ class Builder:
                 obj = None
         if obj is None or obj.is_module or not self._inside(obj):
             return
+        self.published.add(obj.path)
         if obj.is_class:
             self.cls(obj, public)
         else:

@@ -1,0 +1,193 @@
+"""What the Python surface knows is no API users call, read from structure: marker classes
+(no public members nor parameters: sentinels and action markers), instance attributes,
+module-level helpers and constants nothing publishes, and module-level functions a
+decorator made into CLI command objects (asked of the environment's interpreter, which
+imports their modules). The facts go on the entries (``ApiEntry.internal``,
+``instance_attribute``, ``command``); ranking and README.LLM decide what they weigh
+(:mod:`docmentor.library.surface.api_python_walk`)."""
+
+from __future__ import annotations
+
+import json
+import logging
+import sys
+from collections.abc import Iterable
+from typing import Any
+
+import griffe
+
+from docmentor.errors import UsageError
+from docmentor.library.models import ApiEntry, ApiReturn
+from docmentor.library.surface.api_python_env import run_json
+
+logger = logging.getLogger(__name__)
+
+__all__ = [
+    "PROBE_TIMEOUT",
+    "command_objects",
+    "is_instance_attribute",
+    "is_marker_class",
+    "make_command",
+    "probed_decorators",
+]
+
+PROBE_TIMEOUT = 30.0  # seconds for importing the modules of decorated functions
+
+# exception classes are caught by name in `except` clauses, enumerations' members read by
+# name: never markers, whatever members they list
+_EXCEPTION_ENDINGS = ("Error", "Exception", "Warning", "Exit", "Abort", "Interrupt", "Enum", "Flag")
+
+
+def is_instance_attribute(obj: Any) -> bool:
+    """An attribute assigned on ``self`` in its class's ``__init__`` (not declared on the class)."""
+    return bool(
+        obj.is_attribute
+        and "instance-attribute" in obj.labels
+        and "class-attribute" not in obj.labels
+        and "property" not in obj.labels
+    )
+
+
+def is_marker_class(cls: Any, members: dict[str, Any], takes_parameters: bool) -> bool:
+    """A class users never construct nor call members of: no public member of its own or
+    inherited from the package, no ``__init__`` parameters; or, with no public method nor
+    property, a subclass of the package's classes that are such markers themselves (an
+    action class over a marker base). An exception or enumeration class is never one (users
+    catch it, read its members),
+    nor a class a decorator builds (its fields are its parameters) or that answers any
+    attribute (``__getattr__``)."""
+    if cls.decorators or "__getattr__" in members or _caught_or_enumerated(cls):
+        return False
+    public = {n: m for n, m in members.items() if not n.startswith("_")}
+    if not public and not takes_parameters:
+        return True
+    if any(_is_callable_member(m) for m in public.values()):
+        return False
+    bases = _package_bases(cls)
+    return bool(bases) and all(_plain_marker(base) for base in bases)
+
+
+def _is_callable_member(member: Any) -> bool:
+    target = member
+    if member.is_alias:
+        try:
+            target = member.final_target
+        except (griffe.AliasResolutionError, griffe.CyclicAliasError):
+            return True  # unknown: counted as a method, no marker
+    return bool(target.is_function or target.is_class or "property" in target.labels)
+
+
+def _plain_marker(base: Any) -> bool:
+    """A package class with no public method or property and no ``__init__`` parameters."""
+    try:
+        members = dict(base.all_members)
+    except Exception:  # bases griffe cannot order or resolve
+        return False
+    if any(_is_callable_member(m) for n, m in members.items() if not n.startswith("_")):
+        return False
+    init = members.get("__init__")
+    if init is not None and init.is_alias:
+        return False
+    return init is None or not init.is_function or len(init.parameters) <= 1
+
+
+def _package_bases(cls: Any) -> list[Any]:
+    top = cls.path.split(".")[0]
+    try:
+        return [b for b in cls.resolved_bases if b.path.split(".")[0] == top]
+    except Exception:  # a base griffe cannot resolve
+        return []
+
+
+def _caught_or_enumerated(cls: Any) -> bool:
+    names = [str(b).rsplit(".", 1)[-1] for b in cls.bases]
+    try:
+        names += [b.name for b in cls.mro()]
+        names += [str(b).rsplit(".", 1)[-1] for m in cls.mro() for b in m.bases]
+    except Exception:  # bases griffe cannot order or resolve: those written are all there is
+        pass
+    return any(n.endswith(_EXCEPTION_ENDINGS) or n == "BaseException" for n in names)
+
+
+# -- CLI command objects --------------------------------------------------------------------
+
+# decorators that leave a function a function (or a routine) in every library
+_PLAIN_DECORATORS = ("overload", "staticmethod", "classmethod", "property", "abstractmethod")
+
+
+def probed_decorators(obj: Any) -> bool:
+    """Whether a module-level function has a decorator that may make it something else."""
+    if not obj.is_function or obj.parent is None or not obj.parent.is_module:
+        return False
+    return any(
+        str(d.value).split("(", 1)[0].rsplit(".", 1)[-1] not in _PLAIN_DECORATORS for d in obj.decorators
+    )
+
+
+# Run by the environment's interpreter: import each module, and for each name say what it
+# is after import: nothing when a routine or a wrapper (functools.wraps sets __wrapped__),
+# else its class and whether that class has a CLI entry (main/invoke).
+_PROBE = r"""
+import importlib, inspect, json, sys
+sys.path[:0] = json.loads(sys.argv[1])
+wanted = json.loads(sys.argv[2])
+out = {}
+for modname, names in wanted.items():
+    try:
+        m = importlib.import_module(modname)
+    except BaseException as e:
+        out[modname] = {"error": "%s: %s" % (type(e).__name__, e)}
+        continue
+    found = {}
+    for name in names:
+        o = getattr(m, name, None)
+        if o is None or inspect.isroutine(o) or inspect.isclass(o) or hasattr(o, "__wrapped__"):
+            continue
+        t = type(o)
+        cli = any(callable(getattr(t, a, None)) for a in ("main", "invoke"))
+        found[name] = {"class": t.__module__ + "." + t.__qualname__, "cli": cli}
+    out[modname] = {"names": found}
+print(json.dumps(out))
+"""
+
+
+def command_objects(
+    python: str | None, paths: Iterable[str], functions: dict[str, list[str]]
+) -> dict[str, str]:
+    """``module.name`` → the class of the object it is after import, for the module-level
+    functions (``{module: [names]}``) a decorator made into a CLI command (an object whose
+    class has ``main`` or ``invoke``). The modules are imported by ``python`` (this
+    interpreter when None) in a subprocess; a module that fails to import, or a probe that
+    fails or takes over PROBE_TIMEOUT seconds, leaves its functions as they are (logged)."""
+    if not functions:
+        return {}
+    try:
+        found = run_json(
+            python or sys.executable,
+            _PROBE,
+            json.dumps(list(paths)),
+            json.dumps(functions),
+            timeout=PROBE_TIMEOUT,
+        )
+    except UsageError as error:
+        logger.info("could not import the package to see its decorated functions: %s", error)
+        return {}
+    out: dict[str, str] = {}
+    for module, data in found.items() if isinstance(found, dict) else ():
+        if not isinstance(data, dict) or "error" in data:
+            logger.info("could not import %s: %s", module, (data or {}).get("error"))
+            continue
+        for name, what in (data.get("names") or {}).items():
+            if isinstance(what, dict) and what.get("cli") and isinstance(what.get("class"), str):
+                out[f"{module}.{name}"] = what["class"]
+    return out
+
+
+def make_command(entry: ApiEntry, cls: str) -> None:
+    """Make a function's entry the command object it is: an attribute of that class, no
+    parameters (they are the command line's, not a call's)."""
+    entry.command = cls
+    entry.kind = "attribute"
+    entry.signature = f"{entry.name}: {cls.rsplit('.', 1)[-1]}"
+    entry.parameters = []
+    entry.returns = ApiReturn(type=cls)
