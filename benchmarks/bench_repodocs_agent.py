@@ -22,10 +22,11 @@ cross-document check always answers "no conflicts". The figures:
   and with a fixed ``--latency`` per call standing for a model.
 - **resume**: a child process runs the agent and is killed (SIGKILL) once half the units are
   committed; a resumed run must send none of the committed units to the model again.
-- **update**: one function with callers gets a statement added to its body; ``update=True``
-  must send exactly the units whose code hash changed, their dependents (transitively, through
-  calls, imports and inheritance) and their ancestors: precision and recall of the units sent,
-  against that set worked out here from the two readings of the code and the graph.
+- **update**: the function or method outside tests with the most callers gets a statement added
+  to its body; ``update=True`` must send exactly the units whose code hash changed, their
+  dependents (transitively, through calls, imports and inheritance) and the ancestors of both:
+  precision and recall of the units sent, against that set worked out here from the two
+  readings of the code and the graph (not from ``update.py``).
 """
 
 from __future__ import annotations
@@ -326,17 +327,14 @@ def edit_function(root: Path, unit: Component) -> None:
     path.write_text("".join(lines), encoding="utf-8")
 
 
-def stale_set(before_root_units: dict[str, Unit], root: Path) -> set[str]:
-    """What an update must redo, worked out from the two readings: units whose hash changed or
-    that are new, then — to a fixed point — what depends on them (calls, imports, inheritance,
-    the graph's edges other than containment) and their ancestors."""
-    repo = read_repository(root)
-    graph = build_graph(repo)
-    after = graph.units
+def stale_set(before: dict[str, Unit], root: Path) -> set[str]:
+    """What an update must redo by the issue's rule, worked out from the two readings of the
+    code: the units whose hash changed (or that are new), every unit that depends on one of
+    them — transitively, through the graph's calls, imports and inheritance edges — and the
+    containment ancestors of all of these."""
+    graph = build_graph(read_repository(root))
     changed = {
-        u
-        for u, unit in after.items()
-        if u not in before_root_units or before_root_units[u].content_hash != unit.content_hash
+        u for u, unit in graph.units.items() if u not in before or before[u].content_hash != unit.content_hash
     }
     dependents: dict[str, set[str]] = defaultdict(set)
     parent: dict[str, str] = {}
@@ -350,11 +348,14 @@ def stale_set(before_root_units: dict[str, Unit], root: Path) -> set[str]:
     stale = set(changed)
     todo = list(stale)
     while todo:
-        uid = todo.pop()
-        for nxt in (*dependents.get(uid, ()), *([parent[uid]] if uid in parent else [])):
+        for nxt in dependents.get(todo.pop(), ()):
             if nxt not in stale:
                 stale.add(nxt)
                 todo.append(nxt)
+    for uid in list(stale):
+        while uid in parent:
+            uid = parent[uid]
+            stale.add(uid)
     return stale
 
 

@@ -128,12 +128,13 @@ class UnitAgent:
         budget = self.s.budget
         request = fit(self.messages, budget.prompt, budget.encoding)
         self.largest_request = max(self.largest_request, count_request(request, budget.encoding))
+        called = time.monotonic()  # the model's time is the call's alone: fitting is the loop's
         try:
             reply = self.s.client.complete(request, max_tokens=self.s.config.reply_tokens)
         except LLMError as exc:
             raise _Failed(f"model request failed: {exc}", llm_error=True) from None
         finally:
-            self.model_seconds += time.monotonic() - t0
+            self.model_seconds += time.monotonic() - called
         self.prompt_tokens += reply.prompt_tokens
         self.completion_tokens += reply.completion_tokens
         tokens = reply.prompt_tokens + reply.completion_tokens
