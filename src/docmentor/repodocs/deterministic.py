@@ -14,7 +14,8 @@ written exactly when the code determines it:
   or a dataclass's fields), Attributes, Methods (the method map), Subclasses, Calls,
   Called by (instantiation sites), Source.
 - module: Role (the docstring's first paragraph, else a built sentence), Description, Public
-  API (top-level components not starting with ``_``), Private definitions, Dependencies (in
+  API (top-level components that are public: ``units.is_public``, by the language's rule),
+  Private definitions, Dependencies (in
   the repository, linked, and outside it), Imported by, Diagram (Mermaid: its components'
   calls and inheritance, the modules it imports), Source.
 - package: Summary, Modules, Subpackages.
@@ -49,7 +50,16 @@ from docmentor.repodocs.markdown import (
     rest_after_first_sentence,
 )
 from docmentor.repodocs.treesitter_units import fence_language, returns_value
-from docmentor.repodocs.units import REPOSITORY_ID, Component, Module, Package, Parameter, RepoUnits, Unit
+from docmentor.repodocs.units import (
+    REPOSITORY_ID,
+    Component,
+    Module,
+    Package,
+    Parameter,
+    RepoUnits,
+    Unit,
+    is_public,
+)
 
 MAX_DIAGRAM_EDGES = 80  # a diagram draws at most this many edges (the rest are counted)
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.-]")
@@ -156,10 +166,6 @@ def has_returns(c: Component, facts: CodeFacts) -> bool:
     if c.returns is not None:
         return annotated_value(c)
     return c.id in facts.returns_value
-
-
-def is_public(name: str) -> bool:
-    return not name.startswith("_")
 
 
 def readme_paragraph(root: Path) -> str:
@@ -383,8 +389,8 @@ class Documenter:
         rest = _after_first_paragraph(m.docstring or "")
         if rest:
             sections.append(Section("Description", quote(rest)))
-        public = [c for c in m.components if is_public(self.components[c].name)]
-        private = [c for c in m.components if not is_public(self.components[c].name)]
+        public = [c for c in m.components if is_public(self.components[c])]
+        private = [c for c in m.components if not is_public(self.components[c])]
         if public:
             lines = [self.listed(c, m.id, self._kind_label(self.components[c])) for c in public]
             sections.append(Section("Public API", "\n".join(lines)))

@@ -31,8 +31,9 @@ be fixed):
   model's Args), public methods (Methods) and attributes (Attributes), a module's public
   definitions (Public API; the model's Components or Public API), the repository's top-level
   packages and modules (Packages / Modules; the model's Overview), a package's modules and
-  sub-packages (the model's Overview). A section that is missing is counted once, under
-  sections, not again here.
+  sub-packages (the model's Overview). Public is the language's rule (``units.is_public``: a
+  leading ``_`` in Python, a capital in Go, ``pub`` in Rust, exported in TypeScript/JavaScript),
+  as the writer's. A section that is missing is counted once, under sections, not again here.
 - **signatures** (the code's format): the Signature section's code block equals the code's
   decorators and signature.
 - **parameters**: what Args (the code's Constructor) states of each parameter agrees with the
@@ -40,8 +41,8 @@ be fixed):
   annotation, a stated default is the default (``evaluate_params.py`` says how they are read
   and compared).
 - **symbols**: every name in a code span (outside fenced blocks; prose is not read) resolves
-  (``verify.code_names`` / ``SymbolTable``,
-  with the unit's own source as its local names), or is the path of a file of the repository.
+  (``verify.code_names`` / ``SymbolTable``, with the unit's own source as its local names and
+  the names its language knows, ``known_names.py``), or is the path of a file of the repository.
 - **links**: every relative link in the Markdown tree (outside code blocks and spans, its
   ``]`` not escaped) leads to a file of the tree and, with an
   anchor, to an ``<a id>`` or a heading of that file (web and ``mailto:`` links are not checked).

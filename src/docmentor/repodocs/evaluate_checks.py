@@ -11,13 +11,13 @@ from pathlib import Path
 from typing import Literal
 
 from docmentor.repodocs.code_facts import CodeFacts
-from docmentor.repodocs.deterministic import has_returns, is_public, receiver_free
+from docmentor.repodocs.deterministic import has_returns, receiver_free
 from docmentor.repodocs.evaluate_metrics import Failure, Metric
 from docmentor.repodocs.evaluate_params import parameter_checks
 from docmentor.repodocs.graph import Graph
 from docmentor.repodocs.markdown import rest_after_first_sentence
 from docmentor.repodocs.prompts import FORMATS
-from docmentor.repodocs.units import REPOSITORY_ID, Component, Module, Package, RepoUnits, Unit
+from docmentor.repodocs.units import REPOSITORY_ID, Component, Module, Package, RepoUnits, Unit, is_public
 from docmentor.repodocs.verify import (
     SymbolTable,
     code_names,
@@ -25,6 +25,7 @@ from docmentor.repodocs.verify import (
     documented_raises,
     sections,
     source_names,
+    unit_language,
 )
 
 __all__ = ["CodeView", "DocumentChecks", "Origin", "expected_sections"]
@@ -109,8 +110,9 @@ class DocumentChecks:
                 self._signature(unit, found)
             self._parameters(unit, found, origin)
         local = source_names(code.source(unit))
+        language = unit_language(unit)
         for name in code_names(_spans_only(document)):
-            ok = name in code.paths or code.table.resolves(name, local)
+            ok = name in code.paths or code.table.resolves(name, local, language)
             self.count("symbols", unit.id, ok, f"names something that resolves nowhere: `{name}`")
 
     def _signature(self, c: Component, found: dict[str, list[str]]) -> None:
@@ -165,7 +167,7 @@ def expected_sections(code: CodeView, unit: Unit, origin: Origin) -> list[tuple[
             ("source", True),
         ]
     if isinstance(unit, Module):
-        public = [c for c in unit.components if is_public(code.components[c].name)]
+        public = [c for c in unit.components if is_public(code.components[c])]
         return [("role", True), ("public api", bool(public)), ("source", True)]
     if isinstance(unit, Package):
         modules = [c for c in unit.children if c in code.modules]
@@ -213,7 +215,7 @@ def _model_sections(code: CodeView, unit: Unit) -> list[tuple[str, bool]]:
             "methods": bool(unit.members),
         }
     elif isinstance(unit, Module):
-        public = any(is_public(code.components[c].name) for c in unit.components)
+        public = any(is_public(code.components[c]) for c in unit.components)
         has = bool(unit.components)
         when = {"diagram": has, "public api": public, "dependencies": bool(unit.imports)}
     return [(name.lower(), when.get(name.lower(), True)) for name in FORMATS[_kind(unit)]]
@@ -237,14 +239,14 @@ def _entities(code: CodeView, unit: Unit, origin: Origin) -> list[Entity]:
         out += [(init, "constructor parameter", (p.name,)) for p in unit.parameters]
         for m in unit.members:
             member = code.components[m]
-            if is_public(member.name) and member.kind != "class":
+            if is_public(member) and member.kind != "class":
                 out.append((("methods",), "public method", (m, member.qualname, member.name)))
         out += [(("attributes",), "attribute", (a,)) for a in unit.attributes]
     elif isinstance(unit, Module):
         where = ("components", "public api") if model else ("public api",)
         for c in unit.components:
             component = code.components[c]
-            if is_public(component.name):
+            if is_public(component):
                 out.append((where, "public definition", (c, component.qualname)))
     elif isinstance(unit, Package):
         if model:

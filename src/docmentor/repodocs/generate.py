@@ -1,6 +1,6 @@
-"""Document a Python repository without a model: read its units, link and order them, write
-every unit's deterministic document (``deterministic.py``) as a Markdown tree and
-``documentation.json`` under the output folder (``output.py``)."""
+"""Document a repository (Python, TypeScript/JavaScript, Go, Rust) without a model: read its
+units, link and order them, write every unit's deterministic document (``deterministic.py``)
+as a Markdown tree and ``documentation.json`` under the output folder (``output.py``)."""
 
 from __future__ import annotations
 

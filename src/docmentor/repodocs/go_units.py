@@ -7,7 +7,8 @@ a value receiver ``instance``, no static methods. A struct's named fields are it
 its embedded fields (and an interface's embedded interfaces) its bases. Doc comments: the
 ``//`` lines directly above a declaration (the file's: above ``package``). Calls: ``f()``,
 ``pkg.F()``, composite literals ``T{…}`` / ``pkg.T{…}`` (constructions, written ``T``); on the
-receiver written ``self.M``. Raises: none (Go returns errors as values; ``panic`` is a call).
+receiver written ``self.M``. Public: a name whose first letter is upper case (exported), a
+method's too. Raises: none (Go returns errors as values; ``panic`` is a call).
 Imports: each import path, its bound name the alias or the path's last element; a path inside
 the repository's Go module (``go.mod``'s ``module`` line) names the package folder's unit id
 (``resolve``), others kept as written (``fmt``, ``github.com/x/y``).
@@ -173,6 +174,7 @@ class _Reader:
             returns=returns,
             calls=unique_calls(self._calls(scope, receiver.name if receiver else None)),
             method_kind="instance" if receiver is not None else None,
+            public=exported(name),
         )
         if returns is not None:
             self.facts.returns.add((start, end))
@@ -227,6 +229,7 @@ class _Reader:
                     bases=tuple(bases),
                     attributes=tuple(attributes),
                     calls=unique_calls(self._calls(spec, None)),
+                    public=exported(name),
                 )
             )
             ids.append(unit_id)
@@ -242,6 +245,11 @@ class _Reader:
                 continue
             if name is not None:
                 yield CallSite(name, line(node))
+
+
+def exported(name: str) -> bool:
+    """Go's rule: a name is exported when its first character is an upper-case letter."""
+    return name[:1].isupper()
 
 
 def _prose(texts: list[str]) -> list[str]:

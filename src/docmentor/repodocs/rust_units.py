@@ -14,7 +14,9 @@ parameter (Args leaves it out); a function without ``self`` in an ``impl`` is a 
 method. Fields and enum variants are attributes. Doc comments: ``///`` and ``/** */`` above a
 definition (attributes may stand between; the span starts at the first of them), the file's
 ``//!``. Attributes are not decorators (the signature starts at the item's visibility).
-Items inside an inline ``mod x { … }`` and macros are not read as components.
+Items inside an inline ``mod x { … }`` and macros are not read as components. Public: an
+item declared ``pub`` (``declared_pub``); a trait's methods with their trait, an ``impl Trait
+for Type`` block's always (they take no visibility), an inherent ``impl``'s when ``pub``.
 
 Calls: ``f()``, ``a::b::f()`` and ``Type::new()`` written with dots (``a.b.f``,
 ``Type.new``), ``self::f()`` as ``f``, struct literals ``Type { … }`` (written ``Type``);
@@ -199,6 +201,12 @@ class _Reader:
             unit_id = "" if in_impl is not None else self.ids.unique(f"{self.id}.{name}")
             qualname = name
         scope = body if body is not None else node
+        if owner is not None:  # a trait's method: public with its trait
+            public = owner.public
+        elif in_impl is not None and self.groups[-1].trait is not None:
+            public = True  # impl Trait for Type: as visible as the trait (no `pub` there)
+        else:
+            public = declared_pub(node, self.source)
         component = Component(
             id=unit_id,
             kind="method" if method else "function",
@@ -219,6 +227,7 @@ class _Reader:
             ),
             calls=unique_calls(self._calls(scope, method)),
             method_kind=method_kind,
+            public=public,
         )
         if returns is not None and returns.strip() not in ("()", "!"):
             self.facts.returns.add((start, end))
@@ -241,7 +250,7 @@ class _Reader:
         bases = tuple(self.source.of(b) for b in bounds.named_children) if bounds is not None else ()
         placeholder = Component(
             unit_id, "class", name, name, self.id, self.id, self.rel, start, end, signature, doc,
-            self.source.hash(start, end), bases=bases,
+            self.source.hash(start, end), bases=bases, public=declared_pub(node, self.source),
         )  # fmt: skip
         members: list[str] = []
         attributes: list[str] = []
@@ -326,6 +335,13 @@ class _Reader:
                 continue
             if name is not None:
                 yield CallSite(name, line(node))
+
+
+def declared_pub(node: Node, source: Source) -> bool:
+    """The item is declared ``pub``: public outside its crate (``pub(crate)``, ``pub(super)``,
+    ``pub(in path)`` and ``pub(self)`` are not)."""
+    visibility = next((c for c in node.children if c.type == "visibility_modifier"), None)
+    return visibility is not None and source.of(visibility).strip() == "pub"
 
 
 def _leaves(node: Node, source: Source) -> Iterator[tuple[tuple[str, ...], str | None, bool]]:

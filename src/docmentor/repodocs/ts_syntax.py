@@ -1,7 +1,8 @@
 """The TypeScript/JavaScript syntax-tree reading ``ts_units`` needs beside its reader: which
 node types define functions and classes, a definition's parameters, bases, signature start,
 ``this.x`` attributes, a call's dotted name, returns and yields, the names a function binds,
-a file's module doc comment and CommonJS export names. Iterative walks only."""
+a file's module doc comment, CommonJS export names, what a file exports and whether a class
+member is public. Iterative walks only."""
 
 from __future__ import annotations
 
@@ -44,6 +45,60 @@ def commonjs_name(assigned: Node, source: Source) -> str | None:
         named = right.child_by_field_name("name") if right is not None else None
         return source.of(named) if named is not None else "exports"
     return None
+
+
+def commonjs_exported(assigned: Node, source: Source) -> set[str]:
+    """The local names a CommonJS assignment exports: ``module.exports = name``,
+    ``module.exports = { a, b: c }`` (``a``, ``c``), ``module.exports.x = name`` and
+    ``exports.x = name`` (``name``). A function or class written in place is a definition of
+    its own (``commonjs_name``)."""
+    left = source.of(assigned.child_by_field_name("left")).replace(" ", "")
+    right = assigned.child_by_field_name("right")
+    if right is None:
+        return set()
+    whole = left == "module.exports"
+    member = next((left[len(p) :] for p in ("module.exports.", "exports.") if left.startswith(p)), "")
+    if not whole and not member.isidentifier():
+        return set()
+    if right.type == "identifier":
+        return {source.of(right)}
+    out: set[str] = set()
+    if whole and right.type == "object":
+        for entry in right.named_children:
+            if entry.type == "shorthand_property_identifier":
+                out.add(source.of(entry))
+            elif entry.type == "pair":
+                value = entry.child_by_field_name("value")
+                if value is not None and value.type == "identifier":
+                    out.add(source.of(value))
+    return out
+
+
+def exported_locals(export: Node, source: Source) -> set[str]:
+    """The local names an ``export`` statement without ``from`` exports apart from their
+    definitions: ``export { a, b as c }`` (``a``, ``b``), ``export default a``, ``export = a``."""
+    out: set[str] = set()
+    for child in export.named_children:
+        if child.type == "export_clause":
+            for spec in child.named_children:
+                name = spec.child_by_field_name("name") if spec.type == "export_specifier" else None
+                if name is not None:
+                    out.add(source.of(name))
+        elif child.type == "identifier":  # export default a; export = a
+            out.add(source.of(child))
+    return out
+
+
+def member_public(member: Node) -> bool:
+    """A class's or an interface's member is public unless it is ``private``, ``protected`` or
+    ``#private``."""
+    for child in member.children:
+        if child.type == "accessibility_modifier" and any(
+            c.type in ("private", "protected") for c in child.children
+        ):
+            return False
+    name = member.child_by_field_name("name") or member.child_by_field_name("property")
+    return name is None or name.type != "private_property_identifier"
 
 
 def signature_start(outer: Node) -> int:

@@ -12,6 +12,9 @@ the classes ``throw new X(…)`` constructs (a thrown variable names none). Impo
 specifier is resolved to the repository's file (``./x`` → ``x.ts``, ``x.tsx``, ``x.js`` …,
 ``x/index.*``) and named by its module id, a bare one (``react``) kept as written. A default
 import is the name ``default``; ``export default X`` is the alias ``default`` → ``X``.
+Public: a top-level definition the file exports — ``export …``, ``export default``, ``export {
+a as b }``, ``export = a``, CommonJS ``module.exports = …`` / ``exports.x = …`` — and a class's
+or an interface's member that is not ``private``, ``protected`` or ``#private``.
 """
 
 from __future__ import annotations
@@ -37,11 +40,14 @@ from docmentor.repodocs.ts_syntax import (
     FUNCTIONS,
     SCOPES,
     bound_names,
+    commonjs_exported,
     commonjs_name,
     dotted,
+    exported_locals,
     heritage,
     import_level,
     locals,
+    member_public,
     method_kind,
     module_doc,
     parameter_properties,
@@ -81,6 +87,7 @@ class _Def:
     decorators: tuple[str, ...] = ()
     name: str = ""
     declarator: Node | None = None
+    exported: bool = False  # by its statement: ``export …``, ``exports.f = function …``
 
 
 @dataclass
@@ -110,6 +117,7 @@ class _Reader:
         self.imports: list[ImportRef] = []
         self.aliases: list[tuple[str, str]] = []
         self.calls: list[CallSite] = []
+        self.exported: set[str] = set()  # local names exported apart from their definition
 
     def read(self, root: Node) -> TsFile:
         children = list(root.named_children)
@@ -118,6 +126,10 @@ class _Reader:
             for d in self._definitions(children, i):
                 top.append(self._class(d, None) if d.node.type in CLASSES else self._function(d, None))
             self._statement(node)
+        self.components = [
+            replace(c, public=True) if c.parent == self.id and c.name in self.exported else c
+            for c in self.components
+        ]
         module = Module(
             id=self.id,
             name=self.id,
@@ -162,7 +174,7 @@ class _Reader:
                 exported = commonjs_name(assigned, self.source)
                 value = assigned.child_by_field_name("right")
                 if exported is not None and value is not None and value.type in FUNCTION_VALUES | {"class"}:
-                    yield self._def(siblings, index, value, exported)
+                    yield replace(self._def(siblings, index, value, exported), exported=True)
             return
         if node.type in FUNCTIONS | CLASSES or (
             outer.type == "export_statement" and node.type in FUNCTION_VALUES
@@ -187,7 +199,8 @@ class _Reader:
         start = min([line(outer), *(line(d) for d in docs), *(line(d) for d in decorators)])
         doc = clean_block_comment(self.source.of(docs[0])) if docs else None
         names = tuple(self.source.of(d).removeprefix("@").strip() for d in decorators)
-        return _Def(node, outer, doc or None, start, names, name, declarator)
+        exported = outer.type == "export_statement"
+        return _Def(node, outer, doc or None, start, names, name, declarator, exported)
 
     def _statement(self, node: Node) -> None:
         if node.type == "import_statement":
@@ -208,6 +221,10 @@ class _Reader:
                     self._require(inner)
             if node.type != "export_statement":  # the top-level code's own calls
                 self.calls += self._calls(node, None, SCOPES | CLASSES)
+        if node.type == "expression_statement":
+            assigned = next(iter(node.named_children), None)
+            if assigned is not None and assigned.type == "assignment_expression":
+                self.exported |= commonjs_exported(assigned, self.source)
 
     def _import(self, node: Node) -> None:
         target = self._target(node.child_by_field_name("source"))
@@ -234,6 +251,7 @@ class _Reader:
         source = node.child_by_field_name("source")
         value = node.child_by_field_name("value")
         if source is None:
+            self.exported |= exported_locals(node, self.source)
             if value is not None and value.type == "identifier":
                 self.aliases.append(("default", self.source.of(value)))
             elif value is not None and value.type in FUNCTION_VALUES:
@@ -305,7 +323,13 @@ class _Reader:
 
     # -- definitions ------------------------------------------------------------------------
 
-    def _function(self, d: _Def, owner: Component | None, method_kind: MethodKind | None = None) -> str:
+    def _function(
+        self,
+        d: _Def,
+        owner: Component | None,
+        method_kind: MethodKind | None = None,
+        public: bool | None = None,
+    ) -> str:
         node = d.node
         body = node.child_by_field_name("body")
         if owner is None:
@@ -349,6 +373,7 @@ class _Reader:
                 raises=tuple(dict.fromkeys(self._raises(scope))),
                 calls=unique_calls([*self._calls(scope, receiver), *self._default_calls(node)]),
                 method_kind=method_kind,
+                public=d.exported if owner is None else public,
             )
         )
         span = (d.start, end)
@@ -371,7 +396,7 @@ class _Reader:
         bases = tuple(heritage(node, self.source))
         placeholder = Component(
             unit_id, "class", name, qualname, self.id, owner.id if owner else self.id, self.rel, d.start, end,
-            signature, d.doc, self.source.hash(d.start, end),
+            signature, d.doc, self.source.hash(d.start, end), public=d.exported,
         )  # fmt: skip
         members: list[str] = []
         attributes: list[str] = []
@@ -385,13 +410,15 @@ class _Reader:
                 if method_name == "constructor":
                     init = child
                 member = self._def(children, i, child, method_name)
-                members.append(self._function(member, placeholder, method_kind(child)))
+                members.append(self._function(member, placeholder, method_kind(child), member_public(child)))
             elif kind in ("public_field_definition", "field_definition", "property_signature"):
                 field_name = child.child_by_field_name("name") or child.child_by_field_name("property")
                 value = child.child_by_field_name("value")
                 if value is not None and value.type in FUNCTION_VALUES:  # handle = (e) => …
                     member = self._def(children, i, value, self.source.of(field_name))
-                    members.append(self._function(member, placeholder, method_kind(child)))
+                    members.append(
+                        self._function(member, placeholder, method_kind(child), member_public(child))
+                    )
                 else:
                     attributes.append(self.source.of(field_name))
             elif kind in ("enum_assignment", "property_identifier"):

@@ -52,6 +52,16 @@ TypeScript/JavaScript, Go and Rust files (read through tree-sitter, ``treesitter
   the receiver are written ``self.m`` (see each reader's docstring for calls and raises:
   ``throw new X`` in TypeScript/JavaScript; none in Go and Rust).
 
+What is public (``is_public``): ``Component.public`` as the language reader recorded it, or,
+when it is None (Python), the name's convention — public unless it starts with ``_``. Go: a
+name that starts with an upper-case letter is exported. Rust: an item declared ``pub`` (not
+``pub(crate)``, ``pub(super)``, ``pub(in …)``); a trait's methods are public with their trait,
+an ``impl Trait for Type`` block's with the trait implementation (they take no ``pub``).
+TypeScript/JavaScript: a top-level definition the file exports (``export``, ``export default``,
+``export { a as b }``, CommonJS ``module.exports = …``, ``module.exports.x`` / ``exports.x``);
+a class's or an interface's member unless it is ``private``, ``protected`` or ``#private``.
+A module's Public API and the evaluator's coverage count public components.
+
 Spans are 1-based and inclusive and start at a definition's first decorator (TypeScript,
 JavaScript, Go and Rust: at its doc comment or first attribute/decorator above it). A unit's
 ``content_hash`` is the sha256 of its source lines (a module: its whole text); a package's
@@ -165,6 +175,15 @@ class Component:
     members: tuple[str, ...] = ()
     attributes: tuple[str, ...] = ()
     method_kind: MethodKind | None = None
+    public: bool | None = None  # the language's rule, set by its reader; None: the name's
+
+
+def is_public(component: Component) -> bool:
+    """Whether the component is public API: ``public`` as its reader recorded it, else (None,
+    Python) its name does not start with ``_``."""
+    if component.public is not None:
+        return component.public
+    return not component.name.startswith("_")
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,9 +11,13 @@ The deterministic checks:
 - **symbols**: every name that looks like code — in a backtick span or written ``name(`` in
   prose, outside fenced blocks — resolves: to a unit of the repository (by id or a dotted
   suffix of one, ``Item.describe``), a class attribute, a parameter, a name in the unit's own
-  source, a builtin, the standard library or a library the repository imports. "Looks like
-  code" is a dotted name, a call ``name()``, a name with ``_``, or a capitalised or camelCase
-  name; plain words in backticks (``price``, ``EUR``) are not checked.
+  source, a library the repository imports, or a name the unit's language knows
+  (``known_names.py``: Python's builtins and standard library, JavaScript's and TypeScript's
+  globals, Go's predeclared identifiers, Rust's prelude; a package, the repository, or a
+  caller that names no language: any of the repository's languages). "Looks like code" is a
+  dotted name or a Rust path (``a::b``, read as ``a.b``), a call ``name()``, a name with
+  ``_``, or a capitalised or camelCase name; plain words in backticks (``price``, ``EUR``)
+  are not checked. A TypeScript/JavaScript ``this.x`` is read as ``x``, as ``self.x`` is.
 - **raises** (functions and methods): every exception class the code raises is under Raises,
   and every one Raises names is raised by it or by a unit it calls (a re-raised variable,
   ``raise exc``, names no class and is not asked for).
@@ -26,25 +30,26 @@ Every scan is line by line and linear in the document.
 
 from __future__ import annotations
 
-import builtins
-import keyword
 import math
 import re
-import sys
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from docmentor.repodocs.graph import Graph
+from docmentor.repodocs.known_names import KNOWN, known_names
+from docmentor.repodocs.treesitter_units import language_of
 from docmentor.repodocs.units import Component, ImportRef, Module, RepoUnits, Unit
 
 SCORE_NAMES: tuple[str, ...] = ("consistency", "completeness", "helpfulness")
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _DOTTED = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
-_CALL_HEAD = re.compile(r"([A-Za-z_][A-Za-z0-9_.]*)\s*\(")  # anchored with match(): linear
+# a dotted name or a Rust path (a::b::c); the separators share no character with the names: linear
+_PATH = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:(?:\.|::)[A-Za-z_][A-Za-z0-9_]*)*")
+_CALL_HEAD = re.compile(r"([A-Za-z_](?:[A-Za-z0-9_.]|::)*)\s*\(")  # anchored with match(): linear
 _CAMEL = re.compile(r"[a-z0-9][A-Z]|^[A-Z][a-z]")
 _MAX_SPAN = 200  # a longer backtick span is prose, not a name
-_ALWAYS = frozenset(dir(builtins)) | frozenset(keyword.kwlist) | frozenset(sys.stdlib_module_names)
+_RECEIVERS: dict[str | None, tuple[str, ...]] = {"typescript": ("this.",), "javascript": ("this.",)}
 
 
 @dataclass(frozen=True, slots=True)
@@ -218,11 +223,13 @@ def check_parameters(unit: Unit, document: str) -> list[str]:
 
 class SymbolTable:
     """What a document may name: the repository's units and attributes, parameters, imported
-    libraries, builtins and the standard library."""
+    libraries, and the names known in the unit's language (``known_names.py``: Python's
+    builtins and standard library, JavaScript's and TypeScript's globals, Go's predeclared
+    identifiers, Rust's prelude)."""
 
     def __init__(self, repo: RepoUnits, graph: Graph) -> None:
         names: set[str] = set()
-        heads: set[str] = set(_ALWAYS)  # first names of what is outside the repository
+        heads: set[str] = set()  # first names of the libraries the repository imports
         inside = {m.name.split(".")[0] for m in repo.modules} | {p.name.split(".")[0] for p in repo.packages}
         if repo.repository.package_name:
             inside.add(repo.repository.package_name)
@@ -252,20 +259,40 @@ class SymbolTable:
             heads.update(r.split(".")[0] for r in refs)
         self.names = frozenset(names)
         self.heads = frozenset(heads)
+        found = {language_of(m.path) for m in repo.modules}
+        # a unit of no one file's language (a package, the repository; a caller that names no
+        # language): the repository's languages, Python's when it has none
+        self.languages = tuple(sorted(lang for lang in found if lang is not None)) or ("python",)
+        self._known: dict[str | None, frozenset[str]] = {lang: KNOWN[lang] for lang in KNOWN}
+        self._known[None] = known_names(self.languages)
+        receivers = (p for lang in self.languages for p in _RECEIVERS.get(lang, ()))
+        self._receivers: dict[str | None, tuple[str, ...]] = {
+            **_RECEIVERS,
+            None: tuple(dict.fromkeys(receivers)),
+        }
 
-    def resolves(self, name: str, local: frozenset[str]) -> bool:
-        """Whether the dotted ``name`` is something the repository, its imports or Python has."""
-        for prefix in ("self.", "cls."):
+    def resolves(self, name: str, local: frozenset[str], language: str | None = None) -> bool:
+        """Whether the dotted ``name`` is something the repository, its imports or the language
+        has (``language``: the unit's, ``unit_language``; None: any of the repository's)."""
+        for prefix in ("self.", "cls.", *self._receivers.get(language, ())):
             if name.startswith(prefix):
                 name = name[len(prefix) :]
         if name in self.names or name in local:
             return True
         parts = name.split(".")
-        if parts[0] in self.heads:
-            return True  # a library's or Python's name: not checked further
+        if parts[0] in self.heads or parts[0] in self._known.get(language, frozenset()):
+            return True  # a library's or the language's name: not checked further
         if all(p in local for p in parts):
             return True
         return len(parts) > 1 and ".".join(parts[1:]) in self.names and parts[0] in local
+
+
+def unit_language(unit: Unit) -> str | None:
+    """The language of the file a unit is in (``python``, ``typescript``, ``javascript``,
+    ``go``, ``rust``); None for a package or the repository."""
+    if isinstance(unit, Component | Module):
+        return language_of(unit.path)
+    return None
 
 
 def code_names(document: str) -> list[str]:
@@ -295,29 +322,37 @@ def _span_name(span: str, found: dict[str, None]) -> None:
         return
     call = _CALL_HEAD.match(span)
     if call is not None:
-        found.setdefault(call.group(1).rstrip("."), None)
+        found.setdefault(call.group(1).replace("::", ".").rstrip("."), None)
         return
-    if _DOTTED.fullmatch(span) and _looks_like_code(span):
-        found.setdefault(span, None)
+    if _PATH.fullmatch(span):
+        name = span.replace("::", ".")
+        if _looks_like_code(name):
+            found.setdefault(name, None)
 
 
 def _prose_calls(text: str, found: dict[str, None]) -> None:
-    for m in _DOTTED.finditer(text):
-        if text[m.end() : m.end() + 1] == "(" and _looks_like_code(m.group(0)):
-            found.setdefault(m.group(0), None)
+    for m in _PATH.finditer(text):
+        name = m.group(0).replace("::", ".")
+        if text[m.end() : m.end() + 1] == "(" and _looks_like_code(name):
+            found.setdefault(name, None)
 
 
 def _looks_like_code(name: str) -> bool:
     return "." in name or "_" in name.strip("_") or _CAMEL.search(name) is not None
 
 
-def check_symbols(document: str, table: SymbolTable, local: Iterable[str]) -> list[str]:
-    """Names written as code that resolve nowhere (``local``: the names in the unit's own source)."""
+def check_symbols(
+    document: str, table: SymbolTable, local: Iterable[str], language: str | None = None
+) -> list[str]:
+    """Names written as code that resolve nowhere (``local``: the names in the unit's own source;
+    ``language``: the unit's, ``unit_language``; None: any of the repository's)."""
     here = frozenset(local)
+    python = language == "python" or (language is None and table.languages == ("python",))
+    where = "Python" if python else "its language"
     return [
-        f"names something that is not in the repository, its imports or Python: `{name}`"
+        f"names something that is not in the repository, its imports or {where}: `{name}`"
         for name in code_names(document)
-        if not table.resolves(name, here)
+        if not table.resolves(name, here, language)
     ]
 
 
