@@ -385,7 +385,10 @@ def test_the_lexical_field_scores_are_bm25(seed: int) -> None:
     import math
     import random
 
-    from docmentor.library.find.bm25f import K1, B, BM25Field
+    from docmentor.library.find.bm25f import BM25Field
+    from docmentor.library.find.config import DEFAULT
+
+    K1, B = DEFAULT.bm25_k1, DEFAULT.bm25_b
 
     rng = random.Random(seed)
     words = [f"w{i}" for i in range(12)]
@@ -414,7 +417,10 @@ def test_weighted_fields_are_bm25f(seed: int) -> None:
     import math
     import random
 
-    from docmentor.library.find.bm25f import K1, B, BM25Field
+    from docmentor.library.find.bm25f import BM25Field
+    from docmentor.library.find.config import DEFAULT
+
+    K1, B = DEFAULT.bm25_k1, DEFAULT.bm25_b
 
     rng = random.Random(seed)
     words = [f"w{i}" for i in range(10)]
@@ -691,12 +697,12 @@ def _scores(index: ApiIndex, query: str) -> dict[str, float]:
     return {h.entry.api_id: h.score for h in index.find(query, limit=30)}
 
 
-def test_apis_of_a_namespace_that_mirrors_the_root_rank_after_the_roots_own(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    from docmentor.library.find import retrieval
+def test_apis_of_a_namespace_that_mirrors_the_root_rank_after_the_roots_own() -> None:
+    from docmentor.library.find.config import DEFAULT
     from docmentor.library.find.priors import mirrored, secondary
-    from docmentor.library.find.retrieval import SECONDARY_WEIGHT, ApiIndex
+    from docmentor.library.find.retrieval import ApiIndex
+
+    SECONDARY_WEIGHT = DEFAULT.secondary_weight
     from docmentor.library.models import ApiEntry
 
     root = [_fn(f"pkg.zcore.{w}", f"pkg.{w}") for w in WORDS]
@@ -711,8 +717,7 @@ def test_apis_of_a_namespace_that_mirrors_the_root_rank_after_the_roots_own(
     assert secondary(entries, "pkg") >= {e.api_id for e in compat}
     found = _scores(ApiIndex({"pkg": (entries, [])}), "copy it")
     assert next(iter(found)) == "pkg.zcore.copy"  # the root's copy first, the compatibility one after
-    monkeypatch.setattr(retrieval, "secondary", lambda entries, library: set())
-    plain = _scores(ApiIndex({"pkg": (entries, [])}), "copy it")
+    plain = _scores(ApiIndex({"pkg": (entries, [])}, config=DEFAULT.replace(secondary_weight=1.0)), "copy it")
     ratio, plain_ratio = (s["pkg.compat._core.copy"] / s["pkg.zcore.copy"] for s in (found, plain))
     assert ratio < plain_ratio and ratio == pytest.approx(SECONDARY_WEIGHT * plain_ratio)
     # a class's members are no namespace: Client.get next to pkg.get mirrors nothing
@@ -736,12 +741,12 @@ def test_apis_of_a_namespace_that_mirrors_the_root_rank_after_the_roots_own(
     assert "pkg.helper" not in mirrored([*root, *compat, own], "pkg")
 
 
-def test_apis_neither_the_root_package_nor_the_docs_lead_to_rank_after_those_they_do(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    from docmentor.library.find import retrieval
+def test_apis_neither_the_root_package_nor_the_docs_lead_to_rank_after_those_they_do() -> None:
+    from docmentor.library.find.config import DEFAULT
     from docmentor.library.find.priors import unreached
-    from docmentor.library.find.retrieval import SECONDARY_WEIGHT, ApiIndex
+    from docmentor.library.find.retrieval import ApiIndex
+
+    SECONDARY_WEIGHT = DEFAULT.secondary_weight
     from docmentor.library.models import ApiEntry, ApiReturn
 
     connect = _fn("pkg._db.connect", "pkg.connect", returns=ApiReturn(type="Conn", class_id="pkg._db.Conn"))
@@ -777,17 +782,18 @@ def test_apis_neither_the_root_package_nor_the_docs_lead_to_rank_after_those_the
     assert {index.entries[i][1].language for i in index._secondary} == {"python"}
 
     found = _scores(ApiIndex({"pkg": (entries, [])}), "rename a table")
-    monkeypatch.setattr(retrieval, "secondary", lambda entries, library: set())
-    plain = _scores(ApiIndex({"pkg": (entries, [])}), "rename a table")
+    unweighed = DEFAULT.replace(secondary_weight=1.0)
+    plain = _scores(ApiIndex({"pkg": (entries, [])}, config=unweighed), "rename a table")
     ratio, plain_ratio = (s["pkg.hooks.Hook"] / s["pkg._t.Table.rename"] for s in (found, plain))
     assert ratio < plain_ratio and ratio == pytest.approx(SECONDARY_WEIGHT * plain_ratio)
 
 
-def test_a_data_attribute_comes_after_a_callable_that_matches_the_task_as_well(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    from docmentor.library.find import retrieval
-    from docmentor.library.find.retrieval import ATTRIBUTE_WEIGHT, ApiIndex
+def test_a_data_attribute_comes_after_a_callable_that_matches_the_task_as_well() -> None:
+    from docmentor.library.find.config import DEFAULT
+    from docmentor.library.find.retrieval import ApiIndex
+
+    ATTRIBUTE_WEIGHT = DEFAULT.attribute_weight
+    unweighed_data = DEFAULT.replace(attribute_weight=1.0)
     from docmentor.library.models import ApiEntry
 
     cls = ApiEntry(api_id="pkg._r.Result", aliases=["pkg.Result"], kind="class", name="Result")
@@ -808,8 +814,7 @@ def test_a_data_attribute_comes_after_a_callable_that_matches_the_task_as_well(
     ]
     entries = [cls, code, check, prop, *others]
     found = _scores(ApiIndex({"pkg": (entries, [])}), "exit code of the command")
-    monkeypatch.setattr(retrieval, "ATTRIBUTE_WEIGHT", 1.0)
-    plain = _scores(ApiIndex({"pkg": (entries, [])}), "exit code of the command")
+    plain = _scores(ApiIndex({"pkg": (entries, [])}, config=unweighed_data), "exit code of the command")
     # unweighted, the attribute's exact name wins; weighted, the method that does the task
     assert next(iter(plain)) == "pkg._r.Result.exit_code"
     assert next(iter(found)) == "pkg._r.Result.check_exit_code"
@@ -831,10 +836,10 @@ def test_a_data_attribute_comes_after_a_callable_that_matches_the_task_as_well(
     # known (an older knowledge base) is left alone too: not weighed down; a read-only one is data
     for writable, weight in ((True, 1.0), (None, 1.0), (False, ATTRIBUTE_WEIGHT)):
         entries = [cls, code, check, prop.model_copy(update={"writable": writable})]
-        monkeypatch.setattr(retrieval, "ATTRIBUTE_WEIGHT", ATTRIBUTE_WEIGHT)
         weighed = _scores(ApiIndex({"pkg": (entries, [])}), "exit code of the command")
-        monkeypatch.setattr(retrieval, "ATTRIBUTE_WEIGHT", 1.0)
-        unweighed = _scores(ApiIndex({"pkg": (entries, [])}), "exit code of the command")
+        unweighed = _scores(
+            ApiIndex({"pkg": (entries, [])}, config=unweighed_data), "exit code of the command"
+        )
         ratio, plain_ratio = (
             s["pkg._r.Result.exit_status"] / s["pkg._r.Result.check_exit_code"] for s in (weighed, unweighed)
         )
@@ -842,10 +847,8 @@ def test_a_data_attribute_comes_after_a_callable_that_matches_the_task_as_well(
     # a module is a place to import from, not what a task calls: weighed as data
     module = ApiEntry(api_id="pkg._r", kind="module", name="_r", description="The exit code of the command.")
     entries = [cls, module, check, *others]
-    monkeypatch.setattr(retrieval, "ATTRIBUTE_WEIGHT", ATTRIBUTE_WEIGHT)
     weighed = _scores(ApiIndex({"pkg": (entries, [])}), "exit code of the command")
-    monkeypatch.setattr(retrieval, "ATTRIBUTE_WEIGHT", 1.0)
-    unweighed = _scores(ApiIndex({"pkg": (entries, [])}), "exit code of the command")
+    unweighed = _scores(ApiIndex({"pkg": (entries, [])}, config=unweighed_data), "exit code of the command")
     ratio, plain_ratio = (s["pkg._r"] / s["pkg._r.Result.check_exit_code"] for s in (weighed, unweighed))
     assert ratio == pytest.approx(ATTRIBUTE_WEIGHT * plain_ratio)
 
@@ -898,9 +901,10 @@ def test_sync_and_async_editions_of_an_api_are_found_by_name() -> None:
     ]
 
 
-def test_an_apis_second_edition_comes_after_the_next_distinct_answer(monkeypatch: pytest.MonkeyPatch) -> None:
-    from docmentor.library.find import retrieval
-    from docmentor.library.find.twins import TWIN_WEIGHT
+def test_an_apis_second_edition_comes_after_the_next_distinct_answer() -> None:
+    from docmentor.library.find.config import DEFAULT
+
+    TWIN_WEIGHT = DEFAULT.twin_weight
 
     table, atable = (ApiEntry(api_id=f"pkg._t.{c}", kind="class", name=c) for c in ("Table", "AsyncTable"))
     delete = _member("Table", "delete", description="Delete rows from the table.")
@@ -936,10 +940,8 @@ def test_an_apis_second_edition_comes_after_the_next_distinct_answer(monkeypatch
     assert by_id[purge.api_id].variants == []
     assert by_id[first].to_dict(1)["variants"] == [twin]
     # without the rule, the two editions come first
-    monkeypatch.setattr(retrieval, "TWIN_WEIGHT", 1.0)
-    plain = [
-        h.entry.api_id for h in ApiIndex({"pkg": (entries, [])}).find("delete rows from the table", limit=5)
-    ]
+    index = ApiIndex({"pkg": (entries, [])}, config=DEFAULT.replace(twin_weight=1.0))
+    plain = [h.entry.api_id for h in index.find("delete rows from the table", limit=5)]
     assert plain[:3] == [first, twin, purge.api_id]
 
 
@@ -1337,7 +1339,10 @@ def test_a_library_without_vectors_beside_one_with_them_keeps_its_meaning_matche
 
 
 def test_a_task_to_write_my_own_one_weighs_the_librarys_extension_points_more() -> None:
-    from docmentor.library.find.retrieval import EXTENSION_WEIGHT, ApiIndex
+    from docmentor.library.find.config import DEFAULT
+    from docmentor.library.find.retrieval import ApiIndex
+
+    EXTENSION_WEIGHT = DEFAULT.extension_weight
     from docmentor.library.models import ApiEntry
 
     def cls(name: str, description: str, *bases: str) -> ApiEntry:

@@ -7,9 +7,11 @@ from typing import Literal
 
 import pytest
 
-from docmentor.library.knowledge.mentions import DOCUMENTS, USES, MentionResolver
+from docmentor.library.find.config import DEFAULT
+from docmentor.library.knowledge.mentions import MentionResolver
 from docmentor.library.models import ApiEntry, Example
 
+DOCUMENTS, USES = DEFAULT.documents_weight, DEFAULT.uses_weight
 ApiKind = Literal["function", "class", "method", "property", "attribute", "module"]  # ApiEntry.kind
 
 

@@ -6,11 +6,11 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
+from docmentor.library.find.config import DEFAULT, ApiRankingConfig
 from docmentor.library.models import ApiEntry, Example
 from docmentor.library.surface.docstrings import MARKUP, plain
 from docmentor.search.analyzer import analyze
 
-MAX_PASSAGES = 8  # per API
 _PASSAGE_SPLIT = re.compile(r"\n\s*\n|\n\s*[*-]\s+")
 _BULLET = re.compile(r"^[*-]\s+")
 _WORDS = re.compile(r"[A-Za-z][a-z]+|[A-Z]+(?![a-z])")
@@ -18,10 +18,10 @@ _NAMED_ITEM = re.compile(r"^[*`]*(\w+)[*`]*\s*[-–—:]")  # "**auth** - …", 
 _LONE_LINK = re.compile(r"^\[[^\]]*\]\([^)]*\)\s*$")  # like markup, not a passage
 
 
-def passage_texts(entry: ApiEntry) -> list[str]:
+def passage_texts(entry: ApiEntry, config: ApiRankingConfig = DEFAULT) -> list[str]:
     """Docstring passages embedded besides the API's description: paragraphs and bullet
-    items of 25 characters or more (the first six), then parameter descriptions; each
-    prefixed with the API's public path. A task often matches one passage ("a custom HTTP
+    items of 25 characters or more (the first six), then parameter descriptions, at most
+    ``config.max_passages``; each prefixed with the API's public path. A task often matches one passage ("a custom HTTP
     verb" ~ "method: HTTP method for the new Request") better than the whole API."""
     if entry.kind == "module":
         return []
@@ -33,7 +33,7 @@ def passage_texts(entry: ApiEntry) -> list[str]:
     chunks += [
         f"{p.name}: {p.description}" for p in entry.parameters if p.description.strip() and p.name not in own
     ]
-    return [f"{public}: {' '.join(plain(c).split())}"[:500] for c in chunks[:MAX_PASSAGES]]
+    return [f"{public}: {' '.join(plain(c).split())}"[:500] for c in chunks[: config.max_passages]]
 
 
 def api_name_terms(e: ApiEntry) -> list[str]:

@@ -7,10 +7,10 @@ from collections import ChainMap, Counter
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
+from docmentor.library.find.config import DEFAULT
+
 if TYPE_CHECKING:
     import numpy as np
-
-K1, B = 1.2, 0.75
 
 
 class BM25Field:
@@ -19,7 +19,7 @@ class BM25Field:
     As Robertson, Zaragoza and Taylor's "Simple BM25 extension to multiple weighted fields"
     (CIKM 2004), with each field's own length normalisation as in Zaragoza et al.'s TREC 2004
     BM25F: a term's frequency in each field is normalised by that field's length, the
-    fields' frequencies are added with their weights, and the sum is saturated once (``K1``)
+    fields' frequencies are added with their weights, and the sum is saturated once (``k1``)
     and multiplied by the term's idf over the documents. A word found in an API's name, its
     signature and its docstring therefore counts as one strong match, not three: summed
     per-field scores let an API whose name happens to hold two of a task's words
@@ -32,10 +32,29 @@ class BM25Field:
     postings in Python.
     """
 
-    __slots__ = ("_docs", "_lengths", "_terms", "_tfs", "count", "postings", "vocabulary", "weights")
+    __slots__ = (
+        "_docs",
+        "_lengths",
+        "_terms",
+        "_tfs",
+        "b",
+        "count",
+        "k1",
+        "postings",
+        "vocabulary",
+        "weights",
+    )
 
-    def __init__(self, weights: Mapping[str, float] | None = None) -> None:
+    def __init__(
+        self,
+        weights: Mapping[str, float] | None = None,
+        *,
+        k1: float = DEFAULT.bm25_k1,
+        b: float = DEFAULT.bm25_b,
+    ) -> None:
+        """``k1`` and ``b``: BM25's saturation and length normalisation (``ApiRankingConfig``)."""
         self.weights = dict(weights or {"text": 1.0})
+        self.k1, self.b = k1, b
         self.vocabulary: dict[str, int] = {}
         self._terms: dict[str, list[int]] = {f: [] for f in self.weights}
         self._docs: dict[str, list[int]] = {f: [] for f in self.weights}
@@ -75,6 +94,7 @@ class BM25Field:
         if not self._lengths:
             return
         n = max(self.count, 1)
+        k1, b = self.k1, self.b
         keys, values = [], []
         for name, weight in self.weights.items():
             lengths = numpy.asarray(self._lengths[name], dtype=numpy.float64)
@@ -82,7 +102,7 @@ class BM25Field:
             in_field = numpy.asarray(self._docs[name], dtype=numpy.int64)
             counts = numpy.asarray(self._tfs[name], dtype=numpy.float64)
             keys.append(numpy.asarray(self._terms[name], dtype=numpy.int64) * n + in_field)
-            values.append(weight * counts / (1 - B + B * lengths[in_field] / avg))
+            values.append(weight * counts / (1 - b + b * lengths[in_field] / avg))
         # a (term, document) pair once, its fields' normalised frequencies added; sorted by
         # term (ids follow the vocabulary's insertion order), then document
         pairs, where = numpy.unique(numpy.concatenate(keys), return_inverse=True)
@@ -90,7 +110,7 @@ class BM25Field:
         terms, owners = numpy.divmod(pairs, n)
         df = numpy.bincount(terms, minlength=len(self.vocabulary)).astype(numpy.float64)
         idf = numpy.log(1 + (self.count - df + 0.5) / (df + 0.5))
-        weights = idf[terms] * tf * (K1 + 1) / (tf + K1)
+        weights = idf[terms] * tf * (k1 + 1) / (tf + k1)
         docs = owners.astype(numpy.intp)
         ends = numpy.cumsum(df.astype(numpy.intp)).tolist()
         start = 0
@@ -113,18 +133,26 @@ class ShardedBM25:
     lengths are its own, so a query scoped to one library ranks as an index of that library
     alone would, whatever else is registered (and adds only that library's postings)."""
 
-    __slots__ = ("pooled", "shards", "weights")
+    __slots__ = ("b", "k1", "pooled", "shards", "weights")
 
-    def __init__(self, weights: Mapping[str, float] | None = None, *, pooled: bool = False) -> None:
+    def __init__(
+        self,
+        weights: Mapping[str, float] | None = None,
+        *,
+        pooled: bool = False,
+        k1: float = DEFAULT.bm25_k1,
+        b: float = DEFAULT.bm25_b,
+    ) -> None:
         self.weights = dict(weights) if weights else None
+        self.k1, self.b = k1, b
         self.shards: list[tuple[str, int, BM25Field]] = []  # (library, its first document's number, field)
         #: with ``pooled``, also one field over every library's documents (one idf): scores
         #: that compare libraries with each other
-        self.pooled = BM25Field(self.weights) if pooled else None
+        self.pooled = BM25Field(self.weights, k1=k1, b=b) if pooled else None
 
     def start(self, library: str, offset: int) -> None:
         """The next documents are ``library``'s, the first numbered ``offset``."""
-        self.shards.append((library, offset, BM25Field(self.weights)))
+        self.shards.append((library, offset, BM25Field(self.weights, k1=self.k1, b=self.b)))
 
     def add(self, fields: list[str] | Mapping[str, list[str]]) -> None:
         self.shards[-1][2].add(fields)

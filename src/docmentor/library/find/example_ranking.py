@@ -13,9 +13,6 @@ from docmentor.search.analyzer import analyze_query
 if TYPE_CHECKING:
     from docmentor.library.find.retrieval import ApiIndex
 
-HEADING_WEIGHT = 1.0  # get_examples: a match in an example's title or headings, on top of its text
-IMPLIED_WEIGHT = 1.0  # get_examples: an example of an API find_api ranks for the task (× its relevance)
-
 
 def examples_for(
     index: ApiIndex,
@@ -27,8 +24,11 @@ def examples_for(
     limit: int = 3,
 ) -> list[tuple[str, Example, float]]:
     """Examples for a task: those using the named APIs first, then those of the APIs that
-    find_api ranks for the task, then by how well their text matches it."""
+    find_api ranks for the task, then by how well their text matches it; every weight is
+    ``index.config``'s (:class:`~docmentor.library.find.config.ApiRankingConfig`)."""
     import numpy
+
+    c = index.config
 
     wanted = {a for a in apis if a}
     # the task's match with each example: BM25 over its title, headings, prose and code,
@@ -37,7 +37,7 @@ def examples_for(
     terms = analyze_query(task)
     match = numpy.zeros(len(index.example_apis))
     index.example_field.add_scores(terms, match, 1.0, library)
-    index.example_heads.add_scores(terms, match, HEADING_WEIGHT, library)
+    index.example_heads.add_scores(terms, match, c.heading_weight, library)
     candidates = [
         (key, lib, ex)
         for key, (lib, ex) in index.examples.items()
@@ -46,7 +46,10 @@ def examples_for(
     best = max((match[index.example_position[key]] for key, _, _ in candidates), default=0.0)
     # the APIs that do the task (find_api's best three): their examples are the answer
     implied = (
-        {(h.library, h.entry.api_id): h.relevance for h in index.find(task, limit=3, library=library)}
+        {
+            (h.library, h.entry.api_id): h.relevance
+            for h in index.find(task, limit=c.implied_apis, library=library)
+        }
         if task.strip()
         else {}
     )
@@ -59,24 +62,24 @@ def examples_for(
         )
         # an example that failed validation is a last resort: it says how NOT to do it;
         # one that uses a deprecated API comes after those that do the same without
-        bonus = (0.3 if ex.validated else -2.5 if ex.validated is False else 0.0) + (
-            0.1 if ex.complete else 0.0
-        )
+        bonus = (
+            c.validated_bonus if ex.validated else -c.failed_penalty if ex.validated is False else 0.0
+        ) + (c.complete_bonus if ex.complete else 0.0)
         if index.deprecated_in(lib, ex):
-            bonus -= 0.5
+            bonus -= c.deprecated_penalty
         if ex.drift:  # calls the installed version does not have or accept
-            bonus -= 1.0
+            bonus -= c.drift_penalty
         # one that shows the library's own API, in the language it was read from, first
         # (a TypeScript reference snippet is no answer for a Python library)
         if ex.apis_used:
-            bonus += 0.2
+            bonus += c.own_api_bonus
         if ex.language == index.api_language.get(lib, ex.language):
-            bonus += 0.2
+            bonus += c.language_bonus
         shows = max((implied.get((lib, a), 0.0) for a in ex.apis_used), default=0.0)
         if not (uses or shows or overlap):
             continue  # nothing ties it to the task: its bonuses alone do not make it an answer
-        score = 2.0 * min(uses, 3) + IMPLIED_WEIGHT * shows + overlap + bonus
-        if score > 0.15:
+        score = c.named_weight * min(uses, c.max_named) + c.implied_weight * shows + overlap + bonus
+        if score > c.min_example_score:
             scored.append((score, lib, ex))
     scored.sort(key=lambda t: (-t[0], len(t[2].code), t[2].example_id))
     return [(lib, ex, s) for s, lib, ex in scored[: max(1, min(limit, 20))]]

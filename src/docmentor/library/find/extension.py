@@ -13,10 +13,8 @@ from docmentor.library.models import ApiEntry
 # "write my own class that a client hands each request to", "define my own parameter type":
 # a task to implement is answered by what the library's own implementations subclass
 # (BaseTransport, ParamType, BaseLoader, Extension) and the members they override
-# (handle_request, convert). "its own credentials", "their own templates" ask for no such
-# thing. Of the six task sets' 115 tasks, five say "my own": each such an answer
-EXTENSION_WEIGHT = 1.3
-MIN_SUBCLASSES = 2
+# (handle_request, convert), weighed ``extension_weight`` (:mod:`.config`). "its own
+# credentials", "their own templates" ask for no such thing.
 # "my own", "subclass it", "by subclassing"; not "is a subclass of" (a question about types)
 OWN_INTENT = re.compile(r"\bmy own\b|\bsubclass(?:ing|es)?\b(?! of\b)", re.I)
 _FOREIGN_BASE_MODULES = frozenset(
@@ -28,8 +26,10 @@ _FOREIGN_BASE_NAMES = frozenset(
 )  # fmt: skip
 
 
-def extension_points(entries: Sequence[tuple[str, ApiEntry]], secondary: AbstractSet[int]) -> set[int]:
-    """Positions of the classes their library subclasses MIN_SUBCLASSES times or more,
+def extension_points(
+    entries: Sequence[tuple[str, ApiEntry]], secondary: AbstractSet[int], min_subclasses: int
+) -> set[int]:
+    """Positions of the classes their library subclasses ``min_subclasses`` times or more,
     and of the members those subclasses override. A base is the library's class of
     that name; of several so named, the one whose module shares the longest prefix with
     the subclass's, a first-hand copy before a mirror's (pydantic's `BaseModel` and
@@ -71,7 +71,7 @@ def extension_points(entries: Sequence[tuple[str, ApiEntry]], secondary: Abstrac
             members.setdefault((lib, e.parent), {})[e.name] = i
     points: set[int] = set()
     for j, subs in subclasses.items():
-        if len(subs) >= MIN_SUBCLASSES:
+        if len(subs) >= min_subclasses:
             points.add(j)
             lib = entries[j][0]
             own = members.get((lib, entries[j][1].api_id), {})

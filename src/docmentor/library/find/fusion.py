@@ -6,23 +6,22 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
+from docmentor.library.find.config import DEFAULT, ApiRankingConfig
+
 if TYPE_CHECKING:
     import numpy as np
-
-# 60 (the usual) until six task sets: 40 gained httpx and Flask a task each and jinja2 0.02
-# MRR, lost none; 20 and 30 cost pydantic (BENCHMARKS.md, "The day session")
-RRF_K = 40
-DEPTH = 50  # each ranking contributes its best 50
 
 
 Ranking = list[tuple[int, float]]  # (entry position, score in [0, 1] relative to the best), best first
 
 
-def fuse(rankings: Mapping[str, Ranking]) -> dict[int, float]:
+def fuse(rankings: Mapping[str, Ranking], config: ApiRankingConfig = DEFAULT) -> dict[int, float]:
+    """Each entry's ``Σ score / (rrf_k + rank)`` over the rankings' best ``depth`` (rank 1-based)."""
+    k, depth = config.rrf_k, config.depth
     fused: dict[int, float] = {}
     for ranking in rankings.values():
-        for rank, (i, score) in enumerate(ranking[:DEPTH]):
-            fused[i] = fused.get(i, 0.0) + score / (RRF_K + rank + 1)
+        for rank, (i, score) in enumerate(ranking[:depth]):
+            fused[i] = fused.get(i, 0.0) + score / (k + rank + 1)
     return fused
 
 

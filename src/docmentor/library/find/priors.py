@@ -4,8 +4,8 @@
 a task matches both, the user-facing API comes first:
 
 ``mirrored``
-    APIs of a mirror namespace: a subpackage (not a class) that repeats at least half of
-    its ten or more public names from the root package — a compatibility copy such as
+    APIs of a mirror namespace: a subpackage (not a class) that repeats at least half
+    (``mirror_share``) of its ten or more (``mirror_min_names``) public names from the root package — a compatibility copy such as
     ``pydantic.v1`` (62 of its 93 names are pydantic's own again). The subpackages of
     lancedb and httpx share at most 13 %. An async edition (``redis.asyncio``: mostly
     ``async def`` where the root's are not) is no copy.
@@ -28,18 +28,16 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 
+from docmentor.library.find.config import DEFAULT, ApiRankingConfig
 from docmentor.library.models import ApiEntry
 
-__all__ = ["MIRROR_MIN_NAMES", "MIRROR_SHARE", "mirrored", "secondary", "unreached"]
-
-MIRROR_SHARE = 0.5  # of a subpackage's public names the root has too
-MIRROR_MIN_NAMES = 10
+__all__ = ["mirrored", "secondary", "unreached"]
 
 
-def secondary(entries: Sequence[ApiEntry], library: str) -> set[str]:
+def secondary(entries: Sequence[ApiEntry], library: str, config: ApiRankingConfig = DEFAULT) -> set[str]:
     """The api_ids of the library's Python APIs that are mirrored or unreached."""
     python = [e for e in entries if e.language == "python"]
-    return mirrored(python, library) | {e.api_id for e in unreached(python, library)}
+    return mirrored(python, library, config) | {e.api_id for e in unreached(python, library)}
 
 
 def _paths(e: ApiEntry) -> tuple[str, ...]:
@@ -62,7 +60,7 @@ def root_package(entries: Sequence[ApiEntry], library: str) -> str:
     return firsts.most_common(1)[0][0] if firsts else library
 
 
-def mirrored(entries: Sequence[ApiEntry], library: str) -> set[str]:
+def mirrored(entries: Sequence[ApiEntry], library: str, config: ApiRankingConfig = DEFAULT) -> set[str]:
     """The api_ids under a mirror namespace (see the module docstring), by shortest path."""
     python = [e for e in entries if e.language == "python"]
     root = root_package(python, library)
@@ -81,8 +79,8 @@ def mirrored(entries: Sequence[ApiEntry], library: str) -> set[str]:
         for ns, names in children.items()
         if ns.startswith(root + ".")
         and ns not in classes
-        and len(names) >= MIRROR_MIN_NAMES
-        and len(names & at_root) >= MIRROR_SHARE * len(names)
+        and len(names) >= config.mirror_min_names
+        and len(names & at_root) >= config.mirror_share * len(names)
         and not _async_twin(python, shortest, ns)
     ]
     return {api for api, path in shortest.items() if any(path.startswith(ns + ".") for ns in mirrors)}

@@ -2,8 +2,9 @@
 
 ``find_api`` fuses up to three rankings of the library's APIs by reciprocal rank fusion,
 (hybrid retrieval), each contribution weighted by its score relative to the best
-of its ranking (``Σ score / (40 + rank)``, each ranking cut at its best 50), so a weak match
-far down one ranking adds little.
+of its ranking (``Σ score / (rrf_k + rank)``, each ranking cut at its best ``depth``), so a
+weak match far down one ranking adds little. Every constant named here is a field of
+:class:`~docmentor.library.find.config.ApiRankingConfig`, with its reason (``docs/ranking.md``).
 
 ``lexical``
     BM25F with the engine's analyzer over each API's names (short name, aliases and id,
@@ -13,8 +14,8 @@ far down one ranking adds little.
     document: its title, headings, prose and code). An API matches a task when one of its
     examples does; a single document of all its examples would let an API used in ten
     places lose on length to one used once. The two scores are added with weights,
-    normalised per query and re-ranked with the API's importance (``0.85 · relevance +
-    0.15 · importance``). A
+    normalised per query and re-ranked with the API's importance (``(1 − importance_share)
+    · relevance + importance_share · importance``). A
     task's word that no API name holds also asks for its WordNet synonyms that API names
     do hold (:mod:`docmentor.library.find.synonyms`: "fetch" → ``get``); the section search
     below is asked them too.
@@ -30,7 +31,7 @@ far down one ranking adds little.
     of the same model (``readme-llm generate`` writes them unless ``--no-embeddings``).
 
 After fusion some APIs weigh less, so that on a near-tie the one a user calls comes
-first: data (attributes, read-only properties) and modules (:data:`ATTRIBUTE_WEIGHT`), deprecated APIs
+first: data (attributes, read-only properties) and modules (``attribute_weight``), deprecated APIs
 (after what replaces them), second copies and APIs off the user's path (:mod:`.priors`),
 and the second edition of a sync/async pair already listed (:mod:`.twins`).
 
@@ -50,15 +51,16 @@ from typing import TYPE_CHECKING, Any
 from docmentor.embeddings import EmbeddingUnavailable
 from docmentor.library.find.api_text import api_name_terms
 from docmentor.library.find.bm25f import ShardedBM25
+from docmentor.library.find.config import DEFAULT, ApiRankingConfig
 from docmentor.library.find.example_ranking import examples_for
-from docmentor.library.find.extension import EXTENSION_WEIGHT, OWN_INTENT, extension_points
-from docmentor.library.find.fusion import DEPTH, Ranking, fuse, ranked
+from docmentor.library.find.extension import OWN_INTENT, extension_points
+from docmentor.library.find.fusion import Ranking, fuse, ranked
 from docmentor.library.find.hits import ApiHit, api_details
 from docmentor.library.find.priors import secondary
 from docmentor.library.find.replacements import replacements
-from docmentor.library.find.semantic import SEMANTIC_FLOOR, semantic_ranking, worker
-from docmentor.library.find.synonyms import SYNONYM_WEIGHT, synonyms, verb_synonyms
-from docmentor.library.find.twins import TWIN_WEIGHT, editions
+from docmentor.library.find.semantic import semantic_ranking, worker
+from docmentor.library.find.synonyms import synonyms, verb_synonyms
+from docmentor.library.find.twins import editions
 from docmentor.library.knowledge.mentions import MentionResolver, SectionRef
 from docmentor.library.models import ApiEntry, Example
 from docmentor.library.surface.docstrings import plain
@@ -70,38 +72,6 @@ if TYPE_CHECKING:
 
     from docmentor.embeddings import Embedder, LibraryVectors
 
-# BM25F field weights of an API's text (they scale term frequencies before the one saturation),
-# and the weight of its best example's BM25 score, added after: not on the fields' scale. Set
-# when the text's three BM25 scores were added (together up to 4 × a field's); kept with BM25F
-# as measured (examples at 1.0 or 0.75 cost lancedb 0.05 MRR and httpx up to 0.03)
-FIELD_WEIGHTS = {"name": 2.0, "signature": 0.5, "doc": 1.5, "examples": 1.5}
-MAX_LINKED_EXAMPLES = 10  # an API's examples that count for its "examples" score (its first ones)
-IMPORTANCE_SHARE = 0.15
-SECTIONS = 20  # documentation sections asked of the engine per library
-# ... and when no word of the task is in the library nor an English word the model knows:
-# such nonsense came within 0.35 ("asdf" of `ASGITransport` in httpx, 0.41 of a one-line
-# `ASGITransport` alone)
-WORDLESS_FLOOR = 0.50
-# the cosine of a library's closest API description below which none is near the task
-# (find_api then warns that the library may not do it): of 125 labelled tasks over six
-# libraries, 2 came below it (marshmallow's); of the same tasks asked of the five other
-# libraries, 296 of 625 — some of those rightly close (a jinja2 task of Flask's templates)
-WEAK_MATCH = 0.30
-DEPRECATED_WEIGHT = 0.8  # a deprecated API whose reason names no replacement we know
-# an API of a mirror namespace (pydantic.v1), or one neither the root package nor the docs
-# lead to (:mod:`.priors`), weighs as a deprecated one: once, whichever of these it is
-SECONDARY_WEIGHT = DEPRECATED_WEIGHT
-# data: an attribute (a class variable, an enum member, a module constant, a field) or a
-# read-only property (`URL.password`): a task asks what to call or make far more often than
-# which value to read, so on a near-tie the callable comes first. A property with a setter
-# is a setting one changes to act (`Client.event_hooks`): not weighed. A module weighs the
-# same: a place to import from, not what a task calls (`jinja2.environment`, whose docstring
-# names templates and compiling, came 2nd for "persist compiled templates in a directory")
-ATTRIBUTE_WEIGHT = 0.7
-MAX_REPLACEMENTS = 3  # of those its reason names, lifted above a deprecated API
-# several libraries, a query naming none: a library's scores × (its strength / the best
-# library's) ** this; cosines of related texts differ by little (0.45 against 0.6)
-LIBRARY_WEIGHT = 4.0
 # the texts of an API that are indexed and embedded, re-exported: the pipeline embeds them
 __all__ = ["ApiHit", "ApiIndex", "SectionSearch"]
 
@@ -120,6 +90,7 @@ class ApiIndex:
         docs_sources: Mapping[str, str] | None = None,
         section_search: SectionSearch | None = None,
         embedder: Callable[[], Embedder] | None = None,
+        config: ApiRankingConfig = DEFAULT,
     ) -> None:
         """
         Args:
@@ -128,17 +99,18 @@ class ApiIndex:
             docs_sources: library → the indexed source of its docs, for ``section_search``.
             section_search: the engine's section search (None: no ``sections`` ranking).
             embedder: gives the query embedder (None: no ``semantic`` ranking).
+            config: the ranking constants (:mod:`docmentor.library.find.config`).
         """
+        self.config = config
+        k1, b = config.bm25_k1, config.bm25_b
         self.entries: list[tuple[str, ApiEntry]] = []
         self.examples: dict[str, tuple[str, Example]] = {}
         # an API's name, signature and docstring: one BM25F document
         several = len(libraries) > 1
-        self.text = ShardedBM25(
-            {name: w for name, w in FIELD_WEIGHTS.items() if name != "examples"}, pooled=several
-        )
+        self.text = ShardedBM25(config.field_weights(), pooled=several, k1=k1, b=b)
         # one BM25 document per example; an API's "examples" score is its best example's
-        self.example_field = ShardedBM25(pooled=several)
-        self.example_heads = ShardedBM25()  # an example's title and headings alone (get_examples)
+        self.example_field = ShardedBM25(pooled=several, k1=k1, b=b)
+        self.example_heads = ShardedBM25(k1=k1, b=b)  # an example's title and headings alone (get_examples)
         self.example_apis: list[list[int]] = []  # example position → the entries it is linked to
         self.example_position: dict[str, int] = {}  # "library:example_id" → its position
         self._position: dict[tuple[str, str], int] = {}
@@ -172,10 +144,10 @@ class ApiIndex:
                         "doc": analyze(plain(e.docstring or e.description)),
                     }
                 )
-                for x in dict.fromkeys(e.examples[:MAX_LINKED_EXAMPLES]):
+                for x in dict.fromkeys(e.examples[: config.linked_examples]):
                     if x in example_at:
                         self.example_apis[example_at[x]].append(i)
-            self._resolvers[library] = MentionResolver(entries, examples)
+            self._resolvers[library] = MentionResolver(entries, examples, config=config)
             self._names[library] = frozenset(names)  # what its API names say (synonyms)
         import numpy
 
@@ -219,7 +191,7 @@ class ApiIndex:
         self.semantic_error: str | None = None
         self.vectors: dict[str, tuple[LibraryVectors, np.ndarray]] = {}  # row → entry position (-1: none)
         verb_synonyms()  # loaded with the index, not by the first query (~5 ms)
-        second = {lib: secondary(entries, lib) for lib, (entries, _) in libraries.items()}
+        second = {lib: secondary(entries, lib, config) for lib, (entries, _) in libraries.items()}
         self._secondary = {
             i for i, (lib, e) in enumerate(self.entries) if e.language == "python" and e.api_id in second[lib]
         }
@@ -228,9 +200,9 @@ class ApiIndex:
             for i, (_, e) in enumerate(self.entries)
             if e.kind in ("attribute", "module") or (e.kind == "property" and e.writable is False)
         }
-        # extension points: classes the library subclasses itself (MIN_SUBCLASSES times or
-        # more), and their members a subclass overrides (:data:`EXTENSION_WEIGHT`)
-        self._extension = extension_points(self.entries, self._secondary)
+        # extension points: classes the library subclasses itself (``min_subclasses`` times
+        # or more), and their members a subclass overrides (``extension_weight``)
+        self._extension = extension_points(self.entries, self._secondary, config.min_subclasses)
         # entry position → the positions of its other editions (sync/async twins)
         self._twins: dict[int, tuple[int, ...]] = {}
         for lib, (entries, _) in libraries.items():
@@ -262,7 +234,7 @@ class ApiIndex:
     def _word_scores(
         self, terms: Sequence[tuple[str, float]], library: str | None, *, pooled: bool = False
     ) -> np.ndarray:
-        """Per API: its text's BM25F plus EXAMPLES × its best example's BM25 (each library's
+        """Per API: its text's BM25F plus ``examples_weight`` × its best example's BM25 (each library's
         own fields, or with ``pooled`` the fields over all libraries)."""
         import numpy
 
@@ -273,7 +245,7 @@ class ApiIndex:
             self.example_field.add_scores(terms, per_example, 1.0, library, pooled=pooled)
             best = numpy.zeros(len(self.entries))
             numpy.maximum.at(best, self._link_api, per_example[self._link_example])
-            total += FIELD_WEIGHTS["examples"] * best
+            total += self.config.examples_weight * best
         return total
 
     def _lexical(self, terms: Sequence[tuple[str, float]], library: str | None) -> Ranking:
@@ -287,8 +259,10 @@ class ApiIndex:
             return []
         highest = float(total[matched].max())
         relevance = total[matched] / highest
-        scored = (1 - IMPORTANCE_SHARE) * relevance + IMPORTANCE_SHARE * self._importance[matched]
-        keep = 2 * DEPTH  # the fusion reads the best DEPTH: keep those (and any tied with the last)
+        share = self.config.importance_share
+        scored = (1 - share) * relevance + share * self._importance[matched]
+        # the fusion reads the best ``depth``: keep those (and any tied with the last)
+        keep = 2 * self.config.depth
         if matched.size > keep:
             cut = numpy.partition(scored, -keep)[-keep]
             chosen = scored >= cut
@@ -322,14 +296,16 @@ class ApiIndex:
         return self.embedder().embed_one(query)
 
     def _semantic_of(
-        self, vector: Any, library: str | None, floor: float = SEMANTIC_FLOOR
+        self, vector: Any, library: str | None, floor: float | None = None
     ) -> tuple[Ranking, float, float]:
-        """:func:`.semantic.semantic_ranking` over this index's vectors."""
+        """:func:`.semantic.semantic_ranking` over this index's vectors (``floor``: the
+        config's ``semantic_floor`` when None)."""
         return semantic_ranking(
             self.vectors,
             vector,
             library,
-            floor,
+            self.config.semantic_floor if floor is None else floor,
+            config=self.config,
             entries=len(self.entries),
             several=len(self._library_number) > 1,
             tiebreak=self._tiebreak,
@@ -349,7 +325,7 @@ class ApiIndex:
         found = synonyms(query, names, terms)
         if not found:
             return terms, query
-        terms += [(t, SYNONYM_WEIGHT) for s in found for t in s.terms]
+        terms += [(t, self.config.synonym_weight) for s in found for t in s.terms]
         return terms, f"{query} {' '.join(s.synonym for s in found)}"
 
     def find(
@@ -364,12 +340,12 @@ class ApiIndex:
 
         Several libraries and no ``library``: each is ranked as if the query named it, then
         the lists are merged, each library's scores (relative to its best) weighted by how
-        well its best API matches the task against the best library's (:data:`LIBRARY_WEIGHT`).
+        well its best API matches the task against the best library's (``library_weight``).
         One ranking of all their APIs together would favour a library with documentation
         (one more ranking to score in) whatever the task.
 
         ``report``, when given, receives ``closeness``: per library with vectors, the cosine
-        of its API closest to the task (the service warns when it is below WEAK_MATCH).
+        of its API closest to the task (the service warns when it is below ``weak_match``).
         """
         if not self.entries or not query.strip():
             return []
@@ -402,20 +378,21 @@ class ApiIndex:
                 # no word of the task is in the library, nor in the model's vocabulary: letters
                 # that resemble a name ("asdf" came within 0.35 of `ASGITransport`) are no
                 # likeness; a paraphrase in English words ("terminate when finished") is
-                rankings["semantic"] = self._semantic_of(vector, lib, WORDLESS_FLOOR)[0]
-            lib_fused = self._adjusted(fuse(rankings))
+                rankings["semantic"] = self._semantic_of(vector, lib, self.config.wordless_floor)[0]
+            lib_fused = self._adjusted(fuse(rankings, self.config))
             if own and self._extension:
                 for i in self._extension.intersection(lib_fused):
-                    lib_fused[i] *= EXTENSION_WEIGHT
+                    lib_fused[i] *= self.config.extension_weight
             if lib_fused:
                 scored[lib] = (lib_fused, rankings)
         if not scored:
             return []
-        # each API's rank in each of its library's rankings (1-based, the best DEPTH)
+        # each API's rank in each of its library's rankings (1-based, the best ``depth``)
+        depth = self.config.depth
         positions: dict[str, dict[int, int]] = {}
         for _, lib_rankings in scored.values():
             for name, ranking in lib_rankings.items():
-                positions.setdefault(name, {}).update((i, r) for r, (i, _) in enumerate(ranking[:DEPTH], 1))
+                positions.setdefault(name, {}).update((i, r) for r, (i, _) in enumerate(ranking[:depth], 1))
         fused: dict[int, float] = {}
         if len(scored) == 1:
             fused = next(iter(scored.values()))[0]
@@ -433,7 +410,7 @@ class ApiIndex:
             }
             best_strength = max(strength.values()) or 1.0
             for lib, (lib_fused, _) in scored.items():
-                weight = (strength[lib] / best_strength) ** LIBRARY_WEIGHT
+                weight = (strength[lib] / best_strength) ** self.config.library_weight
                 lib_top = max(lib_fused.values())
                 if weight > 0:  # no strength at all: nothing of it is an answer
                     fused.update((i, weight * v / lib_top) for i, v in lib_fused.items())
@@ -483,7 +460,7 @@ class ApiIndex:
         # before the replacements of deprecated APIs are lifted: one that is an attribute
         # (`Mode.OVERWRITE`) keeps the place it is lifted to
         for i in self._attributes.intersection(fused):
-            fused[i] *= ATTRIBUTE_WEIGHT
+            fused[i] *= self.config.attribute_weight
         # A deprecated API is still found, but after what replaces it: of the replacements
         # its reason names, the best-ranked one, takes its place if it ranked lower, and the
         # deprecated one comes right after it.
@@ -492,17 +469,18 @@ class ApiIndex:
             if replacements:
                 # every replacement it names ("Use create_index() with config=FTS()": both),
                 # best-ranked first, takes a place at least as high; then the deprecated one
-                ordered = sorted(replacements, key=lambda j: -fused.get(j, 0.0))[:MAX_REPLACEMENTS]
+                most = self.config.max_replacements
+                ordered = sorted(replacements, key=lambda j: -fused.get(j, 0.0))[:most]
                 step = fused[i] * 0.001
                 for k, j in enumerate(ordered):
                     fused[j] = max(fused.get(j, 0.0), fused[i] - k * step)
                 fused[i] = min(fused[i], min(fused[j] for j in ordered) - step)
             else:
-                fused[i] *= DEPRECATED_WEIGHT
+                fused[i] *= self.config.deprecated_weight
         # after the replacements are lifted: a replacement keeps its place even when what
         # it replaces is a second copy or off the path (and is judged by its own standing)
         for i in self._secondary.intersection(fused):
-            fused[i] *= SECONDARY_WEIGHT
+            fused[i] *= self.config.secondary_weight
         return fused
 
     def _hits(
@@ -527,7 +505,7 @@ class ApiIndex:
 
     def _distinct(self, fused: dict[int, float], limit: int) -> list[tuple[int, float]]:
         """The best ``limit`` positions by fused score, where an API whose twin is already
-        listed counts at ``TWIN_WEIGHT`` of its score (once per listed twin): the next
+        listed counts at ``twin_weight`` of its score (once per listed twin): the next
         distinct answer comes before a second edition of the first (:mod:`.twins`).
         (position, the score it is listed with), best first."""
 
@@ -542,7 +520,7 @@ class ApiIndex:
             score, *_, seen, i = heapq.heappop(heap)
             now = listed.get(i, 0)
             if now != seen:  # a twin got listed since: its score went down
-                heapq.heappush(heap, (*key(i, fused[i] * TWIN_WEIGHT**now), now, i))
+                heapq.heappush(heap, (*key(i, fused[i] * self.config.twin_weight**now), now, i))
                 continue
             out.append((i, -score))
             for j in self._twins.get(i, ()):

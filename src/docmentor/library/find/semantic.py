@@ -9,16 +9,13 @@ from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
 
-from docmentor.library.find.fusion import DEPTH, Ranking, ranked
+from docmentor.library.find.config import DEFAULT, ApiRankingConfig
+from docmentor.library.find.fusion import Ranking, ranked
 
 if TYPE_CHECKING:
     import numpy as np
 
     from docmentor.embeddings import LibraryVectors
-
-SEMANTIC_FLOOR = 0.25  # cosine below which an API is not similar at all (nonsense scores < 0.2)
-PASSAGE_WEIGHT = 0.9  # a docstring passage is weaker evidence than the API's own description
-CLOSEST = 5  # texts whose mean cosine says how close a library comes to a task
 
 
 _pool: ThreadPoolExecutor | None = None
@@ -37,17 +34,23 @@ def semantic_ranking(
     vectors: Mapping[str, tuple[LibraryVectors, np.ndarray]],
     vector: Any,
     library: str | None,
-    floor: float = SEMANTIC_FLOOR,
+    floor: float | None = None,
     *,
     entries: int,
     several: bool,
     tiebreak: np.ndarray,
+    config: ApiRankingConfig = DEFAULT,
 ) -> tuple[Ranking, float, float]:
-    """Per API: the best of its description's cosine and PASSAGE_WEIGHT × its best passage's
-    (of the best 2·DEPTH descriptions and 4·DEPTH passages at or above SEMANTIC_FLOOR);
-    the mean cosine of the CLOSEST texts nearest the task (how well the library matches
-    it, whichever its APIs); and the cosine of the API description closest to it (-1: none)."""
+    """Per API: the best of its description's cosine and ``passage_weight`` × its best
+    passage's (of the best 2·depth descriptions and 4·depth passages at or above ``floor``,
+    by default the config's ``semantic_floor``); the mean cosine of the ``closest`` texts
+    nearest the task (how well the library matches it, whichever its APIs); and the cosine
+    of the API description closest to it (-1: none)."""
     import numpy
+
+    if floor is None:
+        floor = config.semantic_floor
+    depth, closest_n = config.depth, config.closest
 
     best = numpy.full(entries, -1.0)
     closest: list[float] = []
@@ -59,21 +62,21 @@ def semantic_ranking(
         if lv.primary:
             closest_one = max(closest_one, float(values[: lv.primary].max()))
         if values.size and several:  # only merging libraries asks
-            k = min(CLOSEST, values.size)
+            k = min(closest_n, values.size)
             closest = sorted(
                 [*closest, *numpy.partition(values, values.size - k)[values.size - k :].tolist()]
-            )[-CLOSEST:]
-        for part, weight, depth in (
-            (slice(0, lv.primary), 1.0, 2 * DEPTH),
-            (slice(lv.primary, len(rows)), PASSAGE_WEIGHT, 4 * DEPTH),
+            )[-closest_n:]
+        for part, weight, cut in (
+            (slice(0, lv.primary), 1.0, 2 * depth),
+            (slice(lv.primary, len(rows)), config.passage_weight, 4 * depth),
         ):
             sims = values[part] * weight if weight != 1.0 else values[part]
             owner = rows[part]
-            if sims.size > depth:
-                top = numpy.argpartition(sims, sims.size - depth)[sims.size - depth :]
+            if sims.size > cut:
+                top = numpy.argpartition(sims, sims.size - cut)[sims.size - cut :]
                 sims, owner = sims[top], owner[top]
             keep = (owner >= 0) & (sims >= floor)
             numpy.maximum.at(best, owner[keep], sims[keep])
     found = numpy.flatnonzero(best >= floor)
     nearness = float(numpy.mean(closest)) if closest else 0.0
-    return ranked(found, best[found], tiebreak, DEPTH), nearness, closest_one
+    return ranked(found, best[found], tiebreak, depth), nearness, closest_one

@@ -3,7 +3,7 @@
 Libraries often ship every operation twice, once blocking and once as a coroutine, and a
 task matches both about equally. Listed one after the other they fill two of an agent's
 first three results with one answer, so ``find_api`` counts an edition after its twin at
-:data:`TWIN_WEIGHT` of its score, and every result names its other editions
+``twin_weight`` (:mod:`docmentor.library.find.config`) of its score, and every result names its other editions
 (``variants``).
 
 Editions are found by name, within one module of one library:
@@ -24,10 +24,7 @@ from collections.abc import Iterable
 
 from docmentor.library.models import ApiEntry
 
-__all__ = ["TWIN_WEIGHT", "editions"]
-
-#: an edition's score once its twin is listed: it comes after the next distinct answers
-TWIN_WEIGHT = 0.5
+__all__ = ["editions"]
 
 
 def _bare_class(name: str) -> str:

@@ -6,18 +6,19 @@ the APIs each found section names. A section names an API
 - in a mkdocstrings directive (``::: httpx.Client``), a Sphinx autodoc or Python-domain
   directive (``.. autoclass:: httpx.Client``, ``.. py:method:: Client.send(request)``, the
   default domain's ``.. data:: request``) or its own heading (``## `Client```): weight
-  1.0 — the section documents that API (:meth:`MentionResolver.documented`);
+  ``documents_weight`` (1.0) — the section documents that API (:meth:`MentionResolver.documented`);
 - in a code example that the matcher linked to the API (imports, aliases, return types):
-  weight 0.6;
+  weight ``uses_weight`` (0.6);
 - in an inline code span of its prose (```response.iter_lines()```, ```.aclose()```,
   ```DigestAuth```) or a Sphinx cross-reference (``:meth:`~httpx.Response.iter_lines```,
-  ``:class:`the client <httpx.Client>```): weight 0.6, shared when the name is ambiguous.
+  ``:class:`the client <httpx.Client>```): ``uses_weight``, shared when the name is ambiguous.
 
 A code span is resolved against the library's names: a full path or alias
 (``httpx.Client.send``), ``Class.member`` (``Response.json``), a receiver named after a
 class (``response.json()`` → ``Response.json``), a leading-dot member (``.aclose()``) of a
 class named in the heading path, or a short name that is distinctive (a capital, ``_``)
-or unique in the library. Ambiguous names (more than three candidates) credit nothing.
+or unique in the library. Ambiguous names (more than ``max_candidates``, three) credit nothing.
+The weights are fields of :class:`~docmentor.library.find.config.ApiRankingConfig`.
 """
 
 from __future__ import annotations
@@ -27,15 +28,13 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from typing import Protocol
 
+from docmentor.library.find.config import DEFAULT, ApiRankingConfig
 from docmentor.library.knowledge.importance import prose_text
 from docmentor.library.models import ApiEntry, Example
 from docmentor.library.surface.docstrings import PROSE_ROLES, role_name
 
 __all__ = ["MentionResolver", "SectionRef", "directive_names"]
 
-DOCUMENTS = 1.0  # a directive or the section's heading names it (in code, or spelling a name)
-USES = 0.6  # a linked example uses it, or the prose names it
-MAX_CANDIDATES = 3
 CACHE_SIZE = 20_000  # sections whose APIs are remembered
 
 # with the role before it, if any: Sphinx's ``:meth:`x` `` or MyST's ``{meth}`x` ``
@@ -108,7 +107,16 @@ def spells(found: tuple[frozenset[str], ...], at: int, words: tuple[str, ...]) -
 class MentionResolver:
     """Resolves names written in documentation to the ``api_id`` of one or more libraries."""
 
-    def __init__(self, entries: Iterable[ApiEntry], examples: Iterable[Example] = ()) -> None:
+    def __init__(
+        self,
+        entries: Iterable[ApiEntry],
+        examples: Iterable[Example] = (),
+        *,
+        config: ApiRankingConfig = DEFAULT,
+    ) -> None:
+        """``config``: its credits and how ambiguous a name may be (``documents_weight``,
+        ``uses_weight``, ``max_candidates``)."""
+        self.config = config
         self._full: dict[str, str] = {}
         self._qualified: dict[str, set[str]] = defaultdict(set)
         self._short: dict[str, set[str]] = defaultdict(set)
@@ -174,7 +182,7 @@ class MentionResolver:
         last = parts[-1]
         if len(parts) >= 2:
             found = self._qualified.get(".".join(parts[-2:]), set())
-            if 0 < len(found) <= MAX_CANDIDATES:
+            if 0 < len(found) <= self.config.max_candidates:
                 return set(found)
             # a receiver named after a class: response.json() → Response.json
             owners = self._classes.get(parts[-2].lower(), set())
@@ -189,7 +197,7 @@ class MentionResolver:
         distinctive = any(c.isupper() or c.isdigit() or c == "_" for c in last.lstrip("_"))
         if len(parts) == 1 and not relative and not distinctive:
             return set(candidates) if len(candidates) == 1 else set()  # a plain word: unique only
-        return set(candidates) if 0 < len(candidates) <= MAX_CANDIDATES else set()
+        return set(candidates) if 0 < len(candidates) <= self.config.max_candidates else set()
 
     def _spans(self, text: str) -> list[str]:
         out: list[str] = []
@@ -225,20 +233,21 @@ class MentionResolver:
                 if weight > credit.get(api, 0.0):
                     credit[api] = weight
 
+        documents, uses = self.config.documents_weight, self.config.uses_weight
         headings = list(section.heading_path)
         context = self._context(headings)
-        give(self.documented(headings, section.text, context), DOCUMENTS)
+        give(self.documented(headings, section.text, context), documents)
         # a heading of the section's path that spells an API's name (a section "Example"
         # under "ASGI Transport" is about `ASGITransport`): as a directive would
         for heading in headings:
-            give(self.spelled_by(heading), DOCUMENTS)
+            give(self.spelled_by(heading), documents)
         for name in self._spans(prose_text(section.text)):
             found = self.resolve(name, context)
             if found:
-                give(found, USES / len(found))
+                give(found, uses / len(found))
         for ex in self._examples.get((section.source, section.path), ()):
             if section.line_start <= ex.line <= section.line_end:
-                give(set(ex.apis_used), USES)
+                give(set(ex.apis_used), uses)
         return credit
 
     def spelled_by(self, heading: str) -> set[str]:

@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING, Any
 
 from docmentor.embeddings import MODEL_ID, embedder_loaded, get_embedder
 from docmentor.errors import DocmentorError, NotFoundError, UsageError
-from docmentor.library.find.retrieval import SECTIONS, WEAK_MATCH, ApiIndex
+from docmentor.library.find.config import DEFAULT, ApiRankingConfig
+from docmentor.library.find.retrieval import ApiIndex
 from docmentor.library.service.results import (
     ApiMatch,
     ExampleMatch,
@@ -38,9 +39,14 @@ COMPLEXITIES = ("beginner", "intermediate", "advanced", "any")
 class LibraryKnowledge:
     """find_api / get_examples / get_library_overview over the registered knowledge bases."""
 
-    def __init__(self, engine: Docmentor, *, cwd: Path | None = None) -> None:
+    def __init__(
+        self, engine: Docmentor, *, cwd: Path | None = None, ranking: ApiRankingConfig = DEFAULT
+    ) -> None:
+        """``ranking``: find_api's and get_examples' constants (:mod:`docmentor.library.find.config`),
+        as ``Docmentor(ranking=...)`` takes search's."""
         self.engine = engine
         self.cwd = cwd or Path.cwd()
+        self.ranking = ranking
         self._lock = threading.Lock()
         self._key: tuple[tuple[str, int], ...] = ()
         self._index: ApiIndex | None = None
@@ -80,6 +86,7 @@ class LibraryKnowledge:
                     },
                     section_search=self._section_search,
                     embedder=get_embedder,  # a query runs on one thread, the rankings beside it
+                    config=self.ranking,
                 )
                 self._versions = {r.library: r.version for r in rows}
                 self._distributions = {lib: str(s.get("distribution") or "") for lib, s in settings.items()}
@@ -122,10 +129,10 @@ class LibraryKnowledge:
                 self.engine.search(
                     query,
                     source=source,
-                    limit=SECTIONS,
-                    per_document=3,
+                    limit=self.ranking.sections,
+                    per_document=self.ranking.section_per_document,
                     snippets=False,
-                    pool=SECTIONS,
+                    pool=self.ranking.sections,
                     semantic=False,
                     ranking=self.engine.ranking.for_api_sections(),
                 )
@@ -170,7 +177,7 @@ class LibraryKnowledge:
         libs = sorted({h.library for h in hits})
         versions, warnings = self._version_info(libs or ([lib] if lib else sorted(self._versions)))
         closeness = report.get("closeness") or {}
-        if hits and hits[0].library in closeness and closeness[hits[0].library] < WEAK_MATCH:
+        if hits and hits[0].library in closeness and closeness[hits[0].library] < self.ranking.weak_match:
             warnings.append(
                 f"no API of {hits[0].library} is close to this task (best similarity "
                 f"{closeness[hits[0].library]:.2f}): it may not do this; these are the nearest by words"
