@@ -9,17 +9,21 @@ from pathlib import Path
 
 import pytest
 
+from docmentor.engine import Docmentor
+from docmentor.library import generate
 from docmentor.library.examples.drift import drift_report
 from docmentor.library.examples.matcher import match_examples
+from docmentor.library.knowledge.importance import reached_products, score_importance
+from docmentor.library.knowledge.kb_files import load_kb
 from docmentor.library.models import Example
 from docmentor.library.surface.api_python import ApiSurface, load_api
 
 FILES = {
     "__init__.py": '''
         """A tiny database package."""
-        from shelfdb.db import Database, Maker
+        from shelfdb.db import Database, Default, Maker
 
-        __all__ = ["Database", "Maker", "connect"]
+        __all__ = ["Database", "Default", "Maker", "connect"]
 
 
         def connect(path: str) -> Database:
@@ -60,6 +64,10 @@ FILES = {
                 """Close it."""
 
 
+        class Default:
+            """Marks a parameter left to its default."""
+
+
         class Maker:
             """Makes tables when called."""
 
@@ -95,13 +103,32 @@ FILES = {
 }
 
 
+DOCS = """
+# Quickstart
+
+Open a database with `connect`:
+
+```python
+import shelfdb
+
+db = shelfdb.connect("data.db")
+dogs = db.table("dogs")
+```
+"""
+
+
 @pytest.fixture(scope="module")
-def surface(tmp_path_factory: pytest.TempPathFactory) -> ApiSurface:
+def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("site")
     (root / "shelfdb").mkdir()
     for name, text in FILES.items():
         (root / "shelfdb" / name).write_text(textwrap.dedent(text).lstrip(), encoding="utf-8")
-    return load_api("shelfdb", search_paths=[Path(root)])
+    return root
+
+
+@pytest.fixture(scope="module")
+def surface(site: Path) -> ApiSurface:
+    return load_api("shelfdb", search_paths=[site])
 
 
 def example(code: str, example_id: str = "ex", line: int = 1) -> Example:
@@ -212,3 +239,59 @@ def test_drift_catches_misspelled_and_wrong_keyword_calls_through_every_form(sur
     assert len(union) == 1 and union[0].suggestion and "rows_where" in union[0].suggestion
     misspelled = next(f for f in report.findings if "insert_al" in f.api)
     assert misspelled.suggestion is not None and "insert_all" in misspelled.suggestion
+
+
+def test_the_classes_users_get_from_factories_are_products(surface: ApiSurface) -> None:
+    reached = reached_products(surface.entries, surface.products, "shelfdb")
+    table, view = by_name(surface, "Table"), by_name(surface, "View")
+    assert set(reached) == {table, view}  # Database, Maker: exported themselves
+    assert reached[table] in {
+        by_name(surface, "Database.table"),
+        by_name(surface, "Database"),
+        by_name(surface, "Maker"),
+    }
+    # without the surface's products only the typed factory reaches Table
+    assert set(reached_products(surface.entries, {}, "shelfdb")) == {table}
+
+
+def test_a_products_methods_weigh_what_its_factory_weighs(surface: ApiSurface) -> None:
+    entries = [e.model_copy(deep=True) for e in surface.entries]
+    score_importance(entries, [], {}, package="shelfdb", products=surface.products)
+    by_id = {e.api_id: e for e in entries}
+    upsert = by_id[by_name(surface, "Table.upsert")]
+    rows_where = by_id[by_name(surface, "View.rows_where")]  # reached only through db[name]
+    journal = by_id[by_name(surface, "Database.journal_mode")]
+    assert upsert.importance_factors["exported"] == rows_where.importance_factors["exported"] == 0.6
+    assert upsert.importance_factors["propagation"] > 0 and rows_where.importance_factors["propagation"] > 0
+    assert upsert.importance_score > journal.importance_score
+    assert rows_where.importance_score > journal.importance_score
+
+
+def test_readme_contexts_are_what_users_call(site: Path, tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "index.md").write_text(textwrap.dedent(DOCS).lstrip(), encoding="utf-8")
+    engine = Docmentor(tmp_path / "db")
+    result = generate(
+        engine, library="shelfdb", docs_path=docs, out=tmp_path / "out", search_paths=[site], embeddings=False
+    )
+    assert result.readme_path is not None and result.kb_path is not None
+    readme = result.readme_path.read_text(encoding="utf-8")
+    heads = [
+        line.split("\n")[0].split("(")[0]
+        for block in readme.split("<context_")
+        if "_function>\n" in block
+        for line in [block.split("_function>\n", 1)[1]]
+    ]
+    assert heads, readme
+    order = {head: i for i, head in enumerate(heads)}
+    table = by_name(load_api("shelfdb", search_paths=[site]), "Table")
+    for method in ("insert_all", "upsert"):
+        assert f"{table}.{method}" in order
+        assert order[f"{table}.{method}"] < order["shelfdb.Database.journal_mode"]
+    # instance attributes come after every API users call
+    last_call = max(i for h, i in order.items() if not h.endswith(("Database.path", "Table.name")))
+    assert order["shelfdb.Database.path"] > last_call and order[f"{table}.name"] > last_call
+    kb = load_kb(result.kb_path)
+    factors = {e.api_id: e.importance_factors for e in kb.entries}
+    assert factors[f"{table}.upsert"]["exported"] == 0.6

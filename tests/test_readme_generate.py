@@ -28,7 +28,7 @@ from docmentor.library.knowledge.kb_files import load_kb, write_kb
 from docmentor.library.knowledge.kb_index import load_entries, load_examples, register_kb
 from docmentor.library.knowledge.kb_schema import KnowledgeBase
 from docmentor.library.knowledge.overview import build_overview
-from docmentor.library.knowledge.readme import best_example, ranked_entries, render_readme
+from docmentor.library.knowledge.readme import best_example, is_data, ranked_entries, render_readme
 from docmentor.library.models import ApiEntry, ApiParameter, ApiReturn, Example
 from docmentor.library.surface.api_python import load_api
 from docmentor.sources.mkdocs import mkdocs_bases
@@ -161,8 +161,9 @@ def test_readme_top_n_and_order(kb: KnowledgeBase) -> None:
     b = blocks(text)
     for n, entry in enumerate(top, 1):
         assert b[f"context_{n}_function"].startswith(public_path(entry))
-    scores = [e.importance_score for e in ranked_entries(kb.entries)]
-    assert scores == sorted(scores, reverse=True)
+    # what users call first, then attributes; each by importance
+    keys = [(is_data(e), -e.importance_score) for e in ranked_entries(kb.entries)]
+    assert keys == sorted(keys)
     assert (
         contexts(render_readme("minidb", "1.2.0", kb.entries, kb.examples, max_apis=0, validated=False)) == []
     )

@@ -274,7 +274,8 @@ def rank(api: Api, found: Found) -> None:
     # (click's ":func:`command`" and "`group`" cross-references: its entry points)
     prose = (prose_text(s.text) for s in sections) if sections else (e.docstring or "" for e in entries)
     mentions = count_mentions(prose, entries)
-    score_importance(entries, found.examples, mentions, package=api.package)
+    products = getattr(api.surfaces[0], "products", None) if api.surfaces else None
+    score_importance(entries, found.examples, mentions, package=api.package, products=products)
     enrich_entries(entries, found.examples)
 
 

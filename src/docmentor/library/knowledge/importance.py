@@ -7,7 +7,8 @@ factor                    weight  value
 ========================  ======  ==========================================================
 ``exported``              0.25    1.0 for a top-level export (an alias ``pkg.name``: nothing
                                   between the package and the name); 0.6 for a member of a
-                                  top-level class (``pkg.Class.method``); 0 otherwise.
+                                  top-level class (``pkg.Class.method``) or of a class users
+                                  get from one (a *product*, below); 0 otherwise.
 ``examples``              0.30    doc examples that use it: ``log(1+n) / log(1+max(n))``,
                                   the maximum taken over the library (at least 3).
 ``prose``                 0.15    mentions in the docs' text outside code blocks, scaled the
@@ -22,8 +23,18 @@ factor                    weight  value
                                   above): a class gets the best score of the APIs that return
                                   it and of its own methods and properties (it is their
                                   receiver); a function or method returning a class gets
-                                  nothing from it.
+                                  nothing from it; a member of a product gets the score of
+                                  what produces it (``db.table(name).insert_all`` weighs
+                                  what ``Database.table`` weighs).
 ========================  ======  ==========================================================
+
+A class's *products* are what users reach through it without naming it: the classes an
+exported function or method (or a member of a product) returns — its return class, each
+class of a union return — and what its instances give indexed or called (``db[name]``:
+``__getitem__ -> Table | View``; ``obj(...)``: ``__call__``), from the surface's ``products``
+(:func:`docmentor.library.surface.products.products`). Walked to a fixed point from the
+exported APIs: ``Table`` is not re-exported, but ``Database.table`` returns it, so
+``Table.insert_all`` is as reachable as ``Database.table`` and is no internal.
 
 A deprecated API (``ApiEntry.deprecated``) keeps a quarter of its score
 (:data:`DEPRECATED_SHARE`): the docs may still use it everywhere, but it is not what to
@@ -41,7 +52,15 @@ from collections.abc import Iterable, Mapping, Sequence
 from docmentor.library.models import ApiEntry, Example
 from docmentor.parse.fences import Fence, closes, fence_open
 
-__all__ = ["SCORING", "WEIGHTS", "count_mentions", "prose_text", "public_path", "score_importance"]
+__all__ = [
+    "SCORING",
+    "WEIGHTS",
+    "count_mentions",
+    "prose_text",
+    "public_path",
+    "reached_products",
+    "score_importance",
+]
 
 WEIGHTS: dict[str, float] = {
     "exported": 0.25,
@@ -54,7 +73,7 @@ MEMBER_OF_EXPORTED = 0.6
 MIN_EXAMPLE_SCALE = 3
 MIN_MENTION_SCALE = 5
 DEPRECATED_SHARE = 0.25
-SCORING = "importance-v2"  # bump when the formula changes; recorded in the knowledge base
+SCORING = "importance-v3"  # bump when the formula changes; recorded in the knowledge base
 
 _INLINE_CODE = re.compile(r"`([^`\n]+)`")
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -153,12 +172,48 @@ def _docstring(entry: ApiEntry) -> float:
     return (summary + documented + returns) / 3
 
 
+def _produced(entry: ApiEntry, products: Mapping[str, Sequence[str]]) -> list[str]:
+    """The classes calling (or reading) ``entry`` gives: its return class, a union's classes."""
+    out = list(products.get(entry.api_id, ()))
+    if entry.returns is not None and entry.returns.class_id:
+        out.append(entry.returns.class_id)
+    return out
+
+
+def reached_products(
+    entries: Sequence[ApiEntry], products: Mapping[str, Sequence[str]], package: str
+) -> dict[str, str]:
+    """Each product class (see the module docstring) → an API that produces it, walked
+    breadth first from the exported APIs; a class exported itself is no product."""
+    by_id = {e.api_id: e for e in entries}
+    members: dict[str, list[ApiEntry]] = {}
+    for e in entries:
+        if e.parent is not None:
+            members.setdefault(e.parent, []).append(e)
+    exported = {e.api_id for e in entries if _exported(e, by_id, package) > 0}
+    reached: dict[str, str] = {}
+    todo = [e for e in entries if e.api_id in exported]
+    while todo:
+        e = todo.pop()
+        made = _produced(e, products)
+        if e.kind == "class":
+            made += [c for m in ("__getitem__", "__call__") for c in products.get(f"{e.api_id}.{m}", ())]
+        for cls in made:
+            target = by_id.get(cls)
+            if target is None or target.kind != "class" or cls in reached or cls in exported:
+                continue
+            reached[cls] = e.api_id
+            todo += [target, *members.get(cls, ())]
+    return reached
+
+
 def score_importance(
     surface_entries: Sequence[ApiEntry],
     examples: Sequence[Example],
     prose_mentions: Mapping[str, int],
     *,
     package: str | None = None,
+    products: Mapping[str, Sequence[str]] | None = None,
 ) -> None:
     """Fill ``importance_score`` and ``importance_factors`` of every entry, in place.
 
@@ -167,6 +222,7 @@ def score_importance(
         examples: the docs' examples, matched (``apis_used`` filled).
         prose_mentions: ``api_id`` → mentions in the docs' prose (:func:`count_mentions`).
         package: the top-level package; by default the first part of the first ``api_id``.
+        products: the surface's ``products`` (``__getitem__``/``__call__`` and union returns).
     """
     if not surface_entries:
         return
@@ -181,11 +237,15 @@ def score_importance(
     top_examples = max((len(v) for v in users.values()), default=0)
     top_mentions = max(prose_mentions.values(), default=0)
 
+    reached = reached_products(surface_entries, products or {}, package)
     factors: dict[str, dict[str, float]] = {}
     base: dict[str, float] = {}
     for e in surface_entries:
+        exported = _exported(e, by_id, package)
+        if e.parent in reached:  # a member of a class users get from a factory
+            exported = max(exported, MEMBER_OF_EXPORTED)
         f = {
-            "exported": _exported(e, by_id, package),
+            "exported": exported,
             "examples": _scaled(len(users.get(e.api_id, ())), top_examples, MIN_EXAMPLE_SCALE),
             "prose": _scaled(prose_mentions.get(e.api_id, 0), top_mentions, MIN_MENTION_SCALE),
             "docstring": _docstring(e),
@@ -205,6 +265,11 @@ def score_importance(
         for t in targets:
             if t in by_id and t != e.api_id:
                 propagated[t] = max(propagated.get(t, 0.0), base[e.api_id])
+    # a product's members weigh what produces them
+    for e in surface_entries:
+        producer = reached.get(e.parent) if e.parent is not None else None
+        if producer is not None and e.kind != "class":
+            propagated[e.api_id] = max(propagated.get(e.api_id, 0.0), base[producer])
 
     for e in surface_entries:
         f = factors[e.api_id]

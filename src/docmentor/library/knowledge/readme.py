@@ -52,7 +52,15 @@ from docmentor.library.surface.docstrings import (
     without_lead_in,
 )
 
-__all__ = ["HeadingNames", "api_words", "best_example", "example_code", "ranked_entries", "render_readme"]
+__all__ = [
+    "HeadingNames",
+    "api_words",
+    "best_example",
+    "example_code",
+    "is_data",
+    "ranked_entries",
+    "render_readme",
+]
 
 _STRAY = re.compile(r"<(/?)(?=context_|rules\b|ReadMe\.LLM\b)", re.IGNORECASE)
 _SECTION = re.compile(
@@ -139,10 +147,20 @@ def _parses(code: str) -> bool:
 
 
 def ranked_entries(entries: Sequence[ApiEntry]) -> list[ApiEntry]:
-    """The entries README.LLM may show, most important first (ties: shorter public path).
-    Deprecated APIs are not shown: README.LLM teaches how to use the library today."""
+    """The entries README.LLM may show: what users call first (functions, methods,
+    properties, classes), most important first (ties: shorter public path), then what they
+    only read (:func:`is_data`), by the same order. Deprecated APIs are not shown:
+    README.LLM teaches how to use the library today."""
     shown = [e for e in entries if e.kind != "module" and not e.deprecated]
-    return sorted(shown, key=lambda e: (-e.importance_score, public_path(e).count("."), public_path(e)))
+    return sorted(
+        shown, key=lambda e: (is_data(e), -e.importance_score, public_path(e).count("."), public_path(e))
+    )
+
+
+def is_data(entry: ApiEntry) -> bool:
+    """An API users read rather than call: an attribute (an instance's, assigned in
+    ``__init__``, or a module constant). It never takes a context from an API users call."""
+    return entry.kind == "attribute"
 
 
 def best_example(
