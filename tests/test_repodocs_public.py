@@ -3,8 +3,9 @@ Go's capitalised names, Rust's ``pub`` (not ``pub(crate)``/``pub(super)``/``pub(
 methods with their trait), TypeScript/JavaScript exports (ES and CommonJS) and class members
 that are not ``private``/``protected``/``#private``, recorded on the units, written into the
 module documents and counted alike by the evaluator (1.000 on each fixture); Python's rule
-unchanged. Each language's globals/predeclared names/prelude known to the symbol check, an
-invented name or another language's still failing."""
+unchanged; a name exported under another is an alias the graph follows. Each language's
+globals/predeclared names/prelude known to the symbol check, an invented name or another
+language's still failing."""
 
 from __future__ import annotations
 
@@ -63,7 +64,7 @@ def test_typescript_and_javascript_public_is_exported(ts: RepoUnits) -> None:
         assert public[f"src.cjs.{unit_id}"], unit_id
     assert not public["src.cjs.inner"]
     assert public["src.widget.Widget"] and not public["src.widget.helper"]
-    assert public["src.entry.main"]
+    assert public["src.entry.main"] and public["src.consumer.consume"]
     # members: public unless private, protected or #private; a member's rule is its own
     assert public["src.exports.Account.deposit"] and public["src.exports.Account.constructor"]
     for member in ("audit", "check", "#verify"):
@@ -71,6 +72,15 @@ def test_typescript_and_javascript_public_is_exported(ts: RepoUnits) -> None:
     assert public["src.exports.Helper.run"] and public["src.legacy.Legacy.run"]
     # every component carries the reader's decision
     assert all(c.public is not None for c in ts.components)
+
+
+def test_names_exported_under_other_names_are_aliases_the_graph_follows(ts: RepoUnits) -> None:
+    modules = {m.id: m for m in ts.modules}
+    assert modules["src.exports"].aliases == (("renamed", "listed"), ("default", "fallback"))
+    assert modules["src.cjs"].aliases == (("make", "makeIt"), ("one", "single"))
+    graph = build_graph(ts)
+    calls = {e.target for e in graph.edges if e.source == "src.consumer.consume" and e.kind == "calls"}
+    assert calls == {"src.exports.listed", "src.cjs.makeIt", "src.cjs.single"}
 
 
 def test_go_public_is_capitalised(go: RepoUnits) -> None:

@@ -47,45 +47,51 @@ def commonjs_name(assigned: Node, source: Source) -> str | None:
     return None
 
 
-def commonjs_exported(assigned: Node, source: Source) -> set[str]:
-    """The local names a CommonJS assignment exports: ``module.exports = name``,
-    ``module.exports = { a, b: c }`` (``a``, ``c``), ``module.exports.x = name`` and
-    ``exports.x = name`` (``name``). A function or class written in place is a definition of
-    its own (``commonjs_name``)."""
+def commonjs_exported(assigned: Node, source: Source) -> list[tuple[str, str | None]]:
+    """The local names a CommonJS assignment exports, each with the name it is exported as
+    (None: the module itself): ``module.exports = a`` (``a``, None), ``module.exports = { a,
+    b: c }`` (``a``, ``a``) and (``c``, ``b``), ``module.exports.x = a`` and ``exports.x = a``
+    (``a``, ``x``). A function or class written in place is a definition of its own
+    (``commonjs_name``)."""
     left = source.of(assigned.child_by_field_name("left")).replace(" ", "")
     right = assigned.child_by_field_name("right")
     if right is None:
-        return set()
+        return []
     whole = left == "module.exports"
     member = next((left[len(p) :] for p in ("module.exports.", "exports.") if left.startswith(p)), "")
     if not whole and not member.isidentifier():
-        return set()
+        return []
     if right.type == "identifier":
-        return {source.of(right)}
-    out: set[str] = set()
+        return [(source.of(right), None if whole else member)]
+    out: list[tuple[str, str | None]] = []
     if whole and right.type == "object":
         for entry in right.named_children:
             if entry.type == "shorthand_property_identifier":
-                out.add(source.of(entry))
+                out.append((source.of(entry), source.of(entry)))
             elif entry.type == "pair":
-                value = entry.child_by_field_name("value")
-                if value is not None and value.type == "identifier":
-                    out.add(source.of(value))
+                key, value = entry.child_by_field_name("key"), entry.child_by_field_name("value")
+                if key is not None and value is not None and value.type == "identifier":
+                    out.append((source.of(value), source.of(key).strip("'\"")))
     return out
 
 
-def exported_locals(export: Node, source: Source) -> set[str]:
+def exported_locals(export: Node, source: Source) -> list[tuple[str, str | None]]:
     """The local names an ``export`` statement without ``from`` exports apart from their
-    definitions: ``export { a, b as c }`` (``a``, ``b``), ``export default a``, ``export = a``."""
-    out: set[str] = set()
+    definitions, each with the name it is exported as: ``export { a, b as c }`` (``a``, ``a``)
+    and (``b``, ``c``), ``export default a`` (``a``, ``default``), ``export = a`` (``a``, None:
+    the module itself)."""
+    out: list[tuple[str, str | None]] = []
+    default = any(c.type == "default" for c in export.children)
     for child in export.named_children:
         if child.type == "export_clause":
             for spec in child.named_children:
                 name = spec.child_by_field_name("name") if spec.type == "export_specifier" else None
+                alias = spec.child_by_field_name("alias") if spec.type == "export_specifier" else None
                 if name is not None:
-                    out.add(source.of(name))
+                    local = source.of(name)
+                    out.append((local, source.of(alias) if alias is not None else local))
         elif child.type == "identifier":  # export default a; export = a
-            out.add(source.of(child))
+            out.append((source.of(child), "default" if default else None))
     return out
 
 

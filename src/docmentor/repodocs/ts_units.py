@@ -11,7 +11,9 @@ the classes ``throw new X(…)`` constructs (a thrown variable names none). Impo
 ``import … from`` and ``export … from`` (re-exports) and ``require('…')``; a relative
 specifier is resolved to the repository's file (``./x`` → ``x.ts``, ``x.tsx``, ``x.js`` …,
 ``x/index.*``) and named by its module id, a bare one (``react``) kept as written. A default
-import is the name ``default``; ``export default X`` is the alias ``default`` → ``X``.
+import is the name ``default``; ``export default X`` is the alias ``default`` → ``X``, and a
+name exported under another (``export { a as b }``, ``module.exports = { b: a }``,
+``exports.b = a``) the alias ``b`` → ``a``.
 Public: a top-level definition the file exports — ``export …``, ``export default``, ``export {
 a as b }``, ``export = a``, CommonJS ``module.exports = …`` / ``exports.x = …`` — and a class's
 or an interface's member that is not ``private``, ``protected`` or ``#private``.
@@ -224,7 +226,16 @@ class _Reader:
         if node.type == "expression_statement":
             assigned = next(iter(node.named_children), None)
             if assigned is not None and assigned.type == "assignment_expression":
-                self.exported |= commonjs_exported(assigned, self.source)
+                self._exported(commonjs_exported(assigned, self.source))
+
+    def _exported(self, pairs: list[tuple[str, str | None]]) -> None:
+        """Local names exported apart from their definitions: public, and one exported under
+        another name (``export { a as b }``, ``module.exports = { b: a }``) the alias ``b`` →
+        ``a``, so an import of ``b`` resolves (``export default a`` is the alias already)."""
+        for local, name in pairs:
+            self.exported.add(local)
+            if name is not None and name not in (local, "default") and (name, local) not in self.aliases:
+                self.aliases.append((name, local))
 
     def _import(self, node: Node) -> None:
         target = self._target(node.child_by_field_name("source"))
@@ -251,7 +262,7 @@ class _Reader:
         source = node.child_by_field_name("source")
         value = node.child_by_field_name("value")
         if source is None:
-            self.exported |= exported_locals(node, self.source)
+            self._exported(exported_locals(node, self.source))
             if value is not None and value.type == "identifier":
                 self.aliases.append(("default", self.source.of(value)))
             elif value is not None and value.type in FUNCTION_VALUES:
