@@ -9,11 +9,15 @@ from pathlib import Path
 
 import griffe
 
+from docmentor.engine import Docmentor
 from docmentor.library.examples.drift import drift_report
 from docmentor.library.examples.matcher import match_examples
+from docmentor.library.knowledge.purpose import doc_sections
 from docmentor.library.models import Example
 from docmentor.library.surface.api_python import ApiSurface, load_api
 from docmentor.library.surface.api_python_shadow import MODULE_SUFFIX, local_object, shadowed_submodules
+from docmentor.library.surface.docstrings import display, ended, readable_summary
+from docmentor.library.surface.ref_titles import label_titles, titled_entries
 
 
 def installed(root: Path, files: dict[str, str], package: str = "pkg") -> ApiSurface:
@@ -324,3 +328,93 @@ def test_a_package_that_fails_to_import_keeps_its_functions(tmp_path: Path) -> N
     insert = surface.resolve("pkg.cli.insert")
     assert insert is not None and (insert.kind, insert.command) == ("function", None)
     assert [p.name for p in insert.parameters] == ["path", "table", "pk"]
+
+
+# -- docstrings as a reader sees them ----------------------------------------------------------
+
+
+def test_docstrings_read_as_sphinx_renders_them(tmp_path: Path) -> None:
+    surface = installed(
+        tmp_path,
+        {
+            "pkg/__init__.py": """
+                from pkg.wait import wait_random_exponential
+                from pkg.wait import wait_random_exponential as wait_full_jitter
+
+                class Table:
+                    def __init__(self, db, name, pk=None):
+                        '''
+                        :param db: the :class:`Database` the table lives in
+                        :param name: the table's name
+                        '''
+
+                def rows(sql):
+                    '''This is equivalent to::
+
+                        db.execute(sql)
+                    '''
+            """,
+            "pkg/wait.py": """
+                class wait_random_exponential:
+                    '''Wait a random time up to an exponentially growing limit.'''
+                    def __init__(self, multiplier: float = 1.0) -> None: ...
+            """,
+        },
+    )
+    table = surface.resolve("pkg.Table")
+    assert table is not None
+    # a class whose docstring is its __init__'s field list: parameters, no raw summary
+    assert table.description == ""
+    assert [(p.name, p.description) for p in table.parameters][:2] == [
+        ("db", "the :class:`Database` the table lives in"),
+        ("name", "the table's name"),
+    ]
+    rows = surface.resolve("pkg.rows")
+    assert rows is not None
+    # "::" before a literal block left out: the sentence keeps its colon, no dangling full stop
+    assert readable_summary(rows.description) == "This is equivalent to:"
+    assert ended("The query that defines a view, as stored:") == "The query that defines a view, as stored."
+    # a short alias is noted; the heading (first alias) is the object's own name
+    wait = surface.resolve("pkg.wait_full_jitter")
+    assert wait is not None and wait.name == "wait_random_exponential"
+    assert wait.aliases[:2] == ["pkg.wait_random_exponential", "pkg.wait_full_jitter"]
+
+
+def test_ref_labels_take_the_titles_of_the_sections_they_mark(tmp_path: Path) -> None:
+    """Labels from the indexed docs (a real index through the store): ``:ref:`label```
+    becomes the section's title; a label the docs lack reads as words, never raw."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "reference.rst").write_text(
+        ".. _reference:\n\nReference\n=========\n\nIntro.\n\n"
+        ".. _reference_db_table:\n\nTables\n------\n\nA table holds rows.\n\n"
+        ".. _not_a_label: https://example.com\n\nViews\n-----\n\nText.\n",
+        encoding="utf-8",
+    )
+    (docs / "guide.md").write_text("# Guide\n\n(myst-label)=\n## Upserts\n\nUpsert rows.\n", encoding="utf-8")
+    engine = Docmentor(tmp_path / "index")
+    try:
+        engine.add(str(docs), name="pkg-docs")
+        sections = doc_sections(engine, "pkg-docs")
+    finally:
+        engine.close()
+    titles = label_titles(sections)
+    assert titles == {"reference": "Reference", "reference_db_table": "Tables", "myst-label": "Upserts"}
+    surface = installed(
+        tmp_path / "site",
+        {
+            "pkg/__init__.py": """
+                def insert(table, rows):
+                    '''Insert rows. See :ref:`reference_db_table` and {ref}`myst-label`.
+
+                    :param table: the table (:ref:`the reference <reference>`, :ref:`unknown_label`)
+                    '''
+            """
+        },
+    )
+    titled_entries(surface.entries, titles)
+    insert = surface.resolve("pkg.insert")
+    assert insert is not None
+    assert display(insert.description) == "Insert rows. See Tables and Upserts."
+    assert display(insert.parameters[0].description) == "the table (the reference, unknown label)"
+    assert "See Tables and Upserts." in display(insert.docstring)

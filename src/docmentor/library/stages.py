@@ -262,8 +262,11 @@ def rank(api: Api, found: Found) -> None:
     from docmentor.library.knowledge.enrich import describe_from_docs, enrich_entries, parameters_by_reference
     from docmentor.library.knowledge.importance import count_mentions, prose_text, score_importance
     from docmentor.library.knowledge.mentions import MentionResolver
+    from docmentor.library.surface.ref_titles import label_titles, titled_entries
 
     entries, sections = api.entries, found.sections
+    # ":ref:`label`" in docstrings written with the title the docs give the label
+    titled_entries(entries, label_titles(sections))
     # "Parameters: see `request`": those parameters are described as they are there
     resolver = MentionResolver(entries)
     parameters_by_reference(entries, resolver)

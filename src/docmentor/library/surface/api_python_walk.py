@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 from collections import deque
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import griffe
@@ -175,7 +175,9 @@ class Builder:
             ):
                 entry.internal = "helper" if entry.kind == "function" else "constant"
         for api_id, entry in self.entries.items():
-            entry.aliases = sorted(self.aliases[api_id] - {api_id}, key=lambda a: (a.count("."), len(a), a))
+            # shortest first; of as short ones, those by the object's own name (a short alias,
+            # `wait_full_jitter = wait_random_exponential`, is noted, not the heading)
+            entry.aliases = sorted(self.aliases[api_id] - {api_id}, key=_alias_order(entry.name))
         for api_id, (annotation, scope) in self.annotations.items():
             entry = self.entries[api_id]
             if entry.returns is not None:
@@ -359,6 +361,15 @@ class Builder:
         except (KeyError, ValueError, griffe.AliasResolutionError, griffe.CyclicAliasError):
             return None
         return self.class_paths.get(target.path)
+
+
+def _alias_order(own: str) -> Callable[[str], tuple[int, bool, int, str]]:
+    """Paths by length in parts; of as long ones, those ending in the object's own name first."""
+
+    def key(path: str) -> tuple[int, bool, int, str]:
+        return (path.count("."), path.rsplit(".", 1)[-1] != own, len(path), path)
+
+    return key
 
 
 def _holds_tests(member: Any) -> bool:

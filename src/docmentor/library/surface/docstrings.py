@@ -107,6 +107,8 @@ def _role_text(inner: str, role: str = "") -> str:
         return target[1:].rsplit(".", 1)[-1]
     if role == "sub-ref":  # MyST's substitution reference: the reST form, |release|
         return f"|{target}|"
+    if role in ("ref", "numref"):  # a label the docs did not title: its words
+        return " ".join(target.replace("_", " ").replace("-", " ").split()) or target
     if role == "doc":  # a page by its path: its name (Sphinx would show its title)
         parts = [p for p in target.split("/") if p and p != "index"]
         return parts[-1].rsplit(".", 1)[0].replace("-", " ").replace("_", " ") if parts else target
@@ -400,11 +402,25 @@ def is_label(lead_in: str) -> bool:
     return len(lead_in.strip().rstrip(":").split()) <= _LABEL_WORDS
 
 
+# words a sentence cannot end on: it ends on what they announce (a preposition, an article,
+# a conjunction, a copula)
+_NEEDS_OBJECT = frozenset(
+    {"to", "as", "of", "with", "by", "for", "from", "like", "than", "into", "in", "on", "at"}
+    | {"is", "are", "be", "was", "were", "the", "a", "an", "and", "or"}
+)
+
+
 def ended(lead_in: str) -> str:
     """A lead-in ended where it stands: its colon a full stop ("… as stored:" → "… as
-    stored."), none added after one that closes an abbreviation ("e.g.:" → "e.g.")."""
+    stored."), none added after one that closes an abbreviation ("e.g.:" → "e.g."); the
+    colon kept when the sentence cannot end there ("This is equivalent to:", whose literal
+    block was left out, never "… equivalent to.")."""
     text = lead_in.rstrip().rstrip(":").rstrip()
-    return text if text.endswith((".", "!", "?", "…")) else text + "."
+    if text.endswith((".", "!", "?", "…")):
+        return text
+    last = text.rsplit(None, 1)[-1].lower() if text else ""
+    # "… is equivalent to:" says nothing ended with a full stop: what it announced is missing
+    return text + (":" if last in _NEEDS_OBJECT else ".")
 
 
 def readable_summary(summary: str) -> str:
@@ -444,8 +460,19 @@ def summary(docstring: str) -> str:
     """The docstring's first prose paragraph, at most ~400 characters (cut at a sentence when
     it can). Leading markup paragraphs are skipped with their indented bodies: ``!!! abstract
     "Usage Documentation"`` over a link is not what an API does; so are leading code
-    examples. Only markup and code: the first paragraph."""
-    paragraphs = [p for p in PARAGRAPHS.split(_without_fences(docstring.strip())) if p.strip()]
+    examples. Only markup and code: the first paragraph. The summary ends where the fields
+    start (``:param x:``, ``Args:``); a docstring that opens with them has none."""
+    text = _without_fences(docstring.strip())
+    fields = _SECTION.search(text)
+    if fields is not None and fields.start() == 0 and not text.startswith("#"):
+        # fields only (`:param db: …`, as an `__init__` docstring a class takes may be): no
+        # summary; the parameters have their place
+        return ""
+    paragraphs = [
+        p
+        for p in PARAGRAPHS.split(text[: fields.start()] if fields and fields.start() else text)
+        if p.strip()
+    ]
     chosen = next((p for p in paragraphs if p.strip() != _CODE), "")
     in_block = False
     for para in paragraphs:

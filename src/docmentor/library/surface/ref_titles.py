@@ -1,0 +1,98 @@
+"""The titles the docs give their cross-reference labels, and docstrings' ``:ref:`` roles
+given them: Sphinx shows ``:ref:`reference_db_table``` as the title of the section that
+``.. _reference_db_table:`` (MyST: ``(reference_db_table)=``) marks, so the catalog says
+"See Tables", not "See reference_db_table". Labels are read from the indexed docs
+sections (a label line ends the section before the one it marks); a label the docs do not
+have is shown readable by :func:`~docmentor.library.surface.docstrings.display`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from typing import Protocol
+
+from docmentor.library.models import ApiEntry
+
+__all__ = ["label_titles", "titled_entries", "with_titles"]
+
+
+class _Section(Protocol):
+    @property
+    def path(self) -> str: ...
+    @property
+    def heading(self) -> str: ...
+    @property
+    def text(self) -> str: ...
+
+
+# a label line: `.. _name:` (reST; not `.. __:`, an anonymous target, nor `.. _name: url`,
+# a hyperlink target) or `(name)=` (MyST)
+_LABEL_LINE = re.compile(r"^[ \t]*(?:\.\.[ \t]+_(?!_)([^:`\n]+?):|\(([^()\s]+)\)=)[ \t]*$")
+
+
+def label_titles(sections: Iterable[_Section]) -> dict[str, str]:
+    """label (lower case, as Sphinx keys it) → the heading of the section it marks: the
+    labels on the lines that end one section (and nothing but blank lines or other labels
+    after them) mark the next section of the same page."""
+    out: dict[str, str] = {}
+    pending: list[str] = []
+    page: str | None = None
+    for section in sections:
+        if section.path != page:
+            page, pending = section.path, []
+        if pending and section.heading:
+            for label in pending:
+                out.setdefault(label, section.heading)
+        pending = _trailing_labels(section.text)
+    return out
+
+
+def _trailing_labels(text: str) -> list[str]:
+    labels: list[str] = []
+    for line in reversed(text.split("\n")):
+        if not line.strip():
+            continue
+        m = _LABEL_LINE.match(line)
+        if m is None:
+            break
+        labels.append(" ".join((m.group(1) or m.group(2)).split()).lower())
+    return labels
+
+
+# a reference role without a title of its own: :ref:`label`, :std:ref:`label`, {ref}`label`.
+# The role's name run is read once (the lookbehind: no restart inside ":a:a:a…"); the label
+# runs to the next backtick at most
+_REF = re.compile(
+    r"(?P<role>(?<![\w:.+-]):(?:[\w.+-]+:)*ref:|(?<![\w{$])\{(?:[\w.+-]+:)*ref\})`(?P<label>[^`<>\n]+)`"
+)
+
+
+def with_titles(text: str, titles: Mapping[str, str]) -> str:
+    """``text`` with each ``:ref:`label``` the docs title written ``:ref:`Title <label>```
+    (what Sphinx shows); other roles, and labels the docs lack, as written."""
+    if not titles or "ref" not in text:
+        return text
+
+    def one(m: re.Match[str]) -> str:
+        label = m.group("label").strip()
+        title = titles.get(" ".join(label.split()).lower())
+        if title is None or not label:
+            return m.group(0)
+        return f"{m.group('role')}`{title} <{label}>`"
+
+    return _REF.sub(one, text)
+
+
+def titled_entries(entries: Iterable[ApiEntry], titles: Mapping[str, str]) -> None:
+    """The entries' docstrings, summaries, parameter and return descriptions with their
+    ``:ref:`` labels titled (:func:`with_titles`), in place."""
+    if not titles:
+        return
+    for entry in entries:
+        entry.docstring = with_titles(entry.docstring, titles)
+        entry.description = with_titles(entry.description, titles)
+        for param in entry.parameters:
+            param.description = with_titles(param.description, titles)
+        if entry.returns is not None:
+            entry.returns.description = with_titles(entry.returns.description, titles)
