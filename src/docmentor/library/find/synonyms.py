@@ -14,7 +14,7 @@ name holds adds nothing.
 Only plain words as written are looked up: not identifiers (``open_table``, ``base64``),
 and not inflections. In a task the wanted action is the imperative's base form ("dispatch
 a Request"), while participles describe the things involved ("a request I constructed",
-"without dispatching it"); measured on the three API sets (BENCHMARKS.md), expanding
+"without dispatching it"); measured on the httpx, lancedb and pydantic-probe API sets, expanding
 inflected forms too cost the first place it had won (httpx 0.667 / 0.800 / 0.744 →
 0.600 / 0.800 / 0.711 over 10 results).
 """
