@@ -132,6 +132,25 @@ def test_a_submodule_imported_after_the_binding_stays_the_module(tmp_path: Path)
     assert "pkg.retry" + MODULE_SUFFIX not in surface.by_id
 
 
+def test_a_star_import_binds_the_submodule_s_same_named_function_over_it(tmp_path: Path) -> None:
+    surface = installed(
+        tmp_path,
+        {
+            "pkg/__init__.py": "from pkg.retry import *\n",
+            "pkg/retry.py": RETRY_MODULE
+            + """
+    __all__ = ["Retrying", "retry"]
+
+    def retry(*, attempts: int = 3):
+        '''Retry the decorated function.'''
+""",
+        },
+    )
+    entry = surface.resolve("pkg.retry")
+    assert entry is not None and (entry.api_id, entry.kind) == ("pkg.retry.retry", "function")
+    assert surface.by_id["pkg.retry" + MODULE_SUFFIX].kind == "module"
+
+
 def test_examples_and_drift_reach_the_function_not_the_module(tmp_path: Path) -> None:
     surface = installed(
         tmp_path,

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import ast
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -54,10 +55,14 @@ def shadowed_submodules(mod: Any) -> dict[str, Shadow]:
     except (OSError, UnicodeDecodeError, SyntaxError, ValueError, RecursionError, MemoryError) as error:
         logger.debug("could not read %s for its bindings: %s", path, error)
         return {}
+
+    def star(source: str) -> set[str]:
+        return _star_names(mod, source)
+
     state: dict[str, str] = {}  # name -> what the attribute holds so far
     imported: set[str] = set()
     for stmt in _statements(tree.body):
-        for name, _at, target in sorted(_events(stmt, mod.path, subs), key=lambda e: e[1]):
+        for name, _at, target in sorted(_events(stmt, mod.path, subs, star), key=lambda e: e[1]):
             if target == _MODULE:  # imported: the attribute is set the first time only
                 if name not in imported:
                     imported.add(name)
@@ -106,6 +111,24 @@ _MODULE_BOUND = "\x00bound"  # the event: the name bound to the submodule itself
 _LOCAL = "\x00local"  # the event: the name bound by the __init__ itself
 
 
+_Star = Callable[[str], set[str]]  # a module's path → the names `from it import *` binds
+
+
+def _star_names(mod: Any, source: str) -> set[str]:
+    """The names ``from source import *`` binds: its ``__all__``, else its public names."""
+    try:
+        found = mod.modules_collection[source]
+        target = found.final_target if found.is_alias else found
+    except Exception:  # not loaded (another package), or griffe failing to follow it
+        return set()
+    if not target.is_module:
+        return set()
+    exports = target.exports
+    if exports is not None:
+        return {e if isinstance(e, str) else getattr(e, "name", str(e)) for e in exports}
+    return {n for n in target.members if not n.startswith("_")}
+
+
 def _init_path(mod: Any) -> Path | None:
     try:
         path = mod.filepath
@@ -133,7 +156,7 @@ def _statements(body: list[ast.stmt]) -> list[ast.stmt]:
     return out
 
 
-def _events(stmt: ast.stmt, package: str, subs: set[str]) -> list[tuple[str, float, str]]:
+def _events(stmt: ast.stmt, package: str, subs: set[str], star: _Star) -> list[tuple[str, float, str]]:
     """(name, order within the statement, what it binds: _MODULE, _LOCAL or an import's
     target path) for the submodule names a statement imports or binds."""
     if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
@@ -153,11 +176,13 @@ def _events(stmt: ast.stmt, package: str, subs: set[str]) -> list[tuple[str, flo
                 out.append((bound, 0.5, _MODULE_BOUND if alias.name == f"{package}.{bound}" else alias.name))
         return out
     if isinstance(stmt, ast.ImportFrom):
-        return _from_events(stmt, package, subs)
+        return _from_events(stmt, package, subs, star)
     return []
 
 
-def _from_events(stmt: ast.ImportFrom, package: str, subs: set[str]) -> list[tuple[str, float, str]]:
+def _from_events(
+    stmt: ast.ImportFrom, package: str, subs: set[str], star: _Star
+) -> list[tuple[str, float, str]]:
     source = _absolute(stmt, package)
     if source is None:
         return []
@@ -171,7 +196,9 @@ def _from_events(stmt: ast.ImportFrom, package: str, subs: set[str]) -> list[tup
             out.append((alias.name, 0.0, _MODULE))  # `from . import retry [as r]`: the module
             if bound == alias.name:
                 continue
-        if bound in subs and alias.name != "*":
+        if alias.name == "*":  # `from .retry import *`: the names that module makes public
+            out += [(name, 0.5, f"{source}.{name}") for name in sorted(subs & star(source))]
+        elif bound in subs:
             out.append((bound, 0.5, f"{source}.{alias.name}"))
     return out
 
