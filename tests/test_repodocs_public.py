@@ -22,7 +22,7 @@ from docmentor.repodocs.generate import build_documents, document_repository
 from docmentor.repodocs.graph import build_graph
 from docmentor.repodocs.python_units import read_repository
 from docmentor.repodocs.units import RepoUnits, is_public
-from docmentor.repodocs.verify import SymbolTable, check_symbols, code_names, unit_language
+from docmentor.repodocs.verify import SymbolTable, check_symbols, code_names, unit_file, unit_language
 
 FIXTURES = Path(__file__).parent / "fixtures" / "repodocs_public"
 SAMPLE = Path(__file__).parent / "fixtures" / "repodocs" / "sample"
@@ -85,6 +85,7 @@ def test_names_exported_under_other_names_are_aliases_the_graph_follows(ts: Repo
 
 def test_go_public_is_capitalised(go: RepoUnits) -> None:
     assert _public(go) == {
+        "bank.format.Title": True,
         "bank.account.Account": True,
         "bank.account.Account.Deposit": True,
         "bank.account.Account.add": False,
@@ -232,15 +233,21 @@ def test_typescript_globals_are_known_and_invented_names_are_not() -> None:
 
 def test_go_predeclared_names_and_imported_packages_are_known() -> None:
     units, table = _table(FIXTURES / "go_repo")
-    language = unit_language(units.units()["bank.account.Open"])
-    assert language == "go"
+    unit = units.units()["bank.account.Open"]
+    language, path = unit_language(unit), unit_file(unit)
+    assert (language, path) == ("go", "bank/account.go")
     doc = (
-        "Builds the account; `fmt.Println()` and `errors.New()` (imported by the package), "
+        "Builds the account; `fmt.Println()` and `errors.New()` (imported by its file), "
         "`append()`, `len()`, `make()`, `panic()` and `recover()` are Go's own. "
-        "Invented: `make_buffer()`, `strings.ToUpper()` (not imported), `Promise.all()`, `Vec::new()`."
+        "Invented: `make_buffer()`, `strings.ToUpper()` (imported by another file only), "
+        "`Promise.all()`, `Vec::new()`."
     )
-    findings = check_symbols(doc, table, (), language)
+    findings = check_symbols(doc, table, (), language, path)
     assert _invented(findings) == ["make_buffer", "strings.ToUpper", "Promise.all", "Vec.new"]
+    # in the file that imports it, or with no file given (any import counts), it resolves
+    title = units.units()["bank.format.Title"]
+    assert check_symbols("`strings.ToUpper()`", table, (), "go", unit_file(title)) == []
+    assert check_symbols("`strings.ToUpper()`", table, (), "go") == []
 
 
 def test_rust_prelude_and_std_paths_are_known() -> None:
@@ -254,7 +261,7 @@ def test_rust_prelude_and_std_paths_are_known() -> None:
         "Invented: `HashMap::new()` (not in the prelude, not imported), `serde::Serialize`, "
         "`console.log()`, `open_vault()` and make_vault_key(x)."
     )
-    findings = check_symbols(doc, table, (), language)
+    findings = check_symbols(doc, table, (), language, "src/lib.rs")
     assert _invented(findings) == [
         "HashMap.new",
         "serde.Serialize",
@@ -262,6 +269,10 @@ def test_rust_prelude_and_std_paths_are_known() -> None:
         "open_vault",
         "make_vault_key",
     ]
+    # `use std::fmt;` makes `fmt::…` known in lib.rs, not in ledger.rs; a std path anywhere
+    assert check_symbols("`fmt::Display`", table, (), "rust", "src/lib.rs") == []
+    assert _invented(check_symbols("`fmt::Display`", table, (), "rust", "src/ledger.rs")) == ["fmt.Display"]
+    assert check_symbols("`std::fmt::Display`", table, (), "rust", "src/ledger.rs") == []
     assert "std.mem.take" in code_names(doc)  # a Rust path in prose read with dots
 
 
@@ -296,6 +307,10 @@ def test_the_evaluator_checks_symbols_by_the_unit_language() -> None:
     symbols = _checks(root, "src.lib.open", doc, "model").metric("symbols")
     assert [f.what for f in symbols.failures] == ["names something that resolves nowhere: `console.log`"]
     assert symbols.checked == 3
+    go = (FIXTURES / "go_repo").resolve()
+    doc = "## Summary\n\nOpens one; `fmt.Sprintf()` formats it, `strings.ToUpper()` is another file's.\n"
+    symbols = _checks(go, "bank.account.Open", doc, "model").metric("symbols")
+    assert [f.what for f in symbols.failures] == ["names something that resolves nowhere: `strings.ToUpper`"]
 
 
 def test_the_rust_path_scan_is_linear_on_hostile_text() -> None:

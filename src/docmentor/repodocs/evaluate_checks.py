@@ -25,6 +25,7 @@ from docmentor.repodocs.verify import (
     documented_raises,
     sections,
     source_names,
+    unit_file,
     unit_language,
 )
 
@@ -110,9 +111,9 @@ class DocumentChecks:
                 self._signature(unit, found)
             self._parameters(unit, found, origin)
         local = source_names(code.source(unit))
-        language = unit_language(unit)
+        language, path = unit_language(unit), unit_file(unit)
         for name in code_names(_spans_only(document)):
-            ok = name in code.paths or code.table.resolves(name, local, language)
+            ok = name in code.paths or code.table.resolves(name, local, language, path)
             self.count("symbols", unit.id, ok, f"names something that resolves nowhere: `{name}`")
 
     def _signature(self, c: Component, found: dict[str, list[str]]) -> None:

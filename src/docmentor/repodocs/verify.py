@@ -225,22 +225,22 @@ class SymbolTable:
     """What a document may name: the repository's units and attributes, parameters, imported
     libraries, and the names known in the unit's language (``known_names.py``: Python's
     builtins and standard library, JavaScript's and TypeScript's globals, Go's predeclared
-    identifiers, Rust's prelude)."""
+    identifiers, Rust's prelude).
+
+    A library's names (``fmt.Println``, ``serde::Serialize``, ``lodash.get``) resolve by the
+    name an import binds or the library's first name: for a TypeScript/JavaScript, Go or Rust
+    unit whose file is given, only its own file's imports (and the outside names its code
+    calls) count, as in those languages an import is the file's; for Python, or when no file
+    is given, any import in the repository."""
 
     def __init__(self, repo: RepoUnits, graph: Graph) -> None:
         names: set[str] = set()
-        heads: set[str] = set()  # first names of the libraries the repository imports
         inside = {m.name.split(".")[0] for m in repo.modules} | {p.name.split(".")[0] for p in repo.packages}
         if repo.repository.package_name:
             inside.add(repo.repository.package_name)
-
-        def imported(refs: Iterable[ImportRef]) -> None:
-            for ref in refs:
-                head = ref.target.split(".")[0]
-                if head not in inside and not head.startswith("."):  # a library's import
-                    heads.update((ref.bound, head))
-
-        for unit_id, unit in repo.units().items():
+        files: dict[str, set[str]] = {}  # each file's library heads
+        units = repo.units()
+        for unit_id, unit in units.items():
             plain = unit_id.split(":", 1)[-1].rstrip("/")
             for dotted in {plain, plain.removesuffix(".__init__") if isinstance(unit, Module) else plain}:
                 parts = dotted.split(".")
@@ -250,15 +250,17 @@ class SymbolTable:
                 names.update(p.name for p in unit.parameters)
                 names.update(unit.attributes)
                 names.update(f"{unit.name}.{a}" for a in unit.attributes)
-                imported(unit.imports)
             if isinstance(unit, Module):
                 names.add(unit.name)
-                imported(unit.imports)
                 names.update(alias for alias, _ in unit.aliases)
-        for refs in graph.external.values():
-            heads.update(r.split(".")[0] for r in refs)
+            if isinstance(unit, Component | Module):
+                files.setdefault(unit.path, set()).update(_library_heads(unit.imports, inside))
+        for unit_id, refs in graph.external.items():
+            path = units[unit_id].path if unit_id in units else ""
+            files.setdefault(path, set()).update(r.split(".")[0] for r in refs)
         self.names = frozenset(names)
-        self.heads = frozenset(heads)
+        self.heads = frozenset(h for heads in files.values() for h in heads)  # in any file
+        self._files = {path: frozenset(heads) for path, heads in files.items()}
         found = {language_of(m.path) for m in repo.modules}
         # a unit of no one file's language (a package, the repository; a caller that names no
         # language): the repository's languages, Python's when it has none
@@ -271,20 +273,35 @@ class SymbolTable:
             None: tuple(dict.fromkeys(receivers)),
         }
 
-    def resolves(self, name: str, local: frozenset[str], language: str | None = None) -> bool:
+    def resolves(
+        self, name: str, local: frozenset[str], language: str | None = None, path: str | None = None
+    ) -> bool:
         """Whether the dotted ``name`` is something the repository, its imports or the language
-        has (``language``: the unit's, ``unit_language``; None: any of the repository's)."""
+        has (``language``: the unit's, ``unit_language``, None: any of the repository's;
+        ``path``: the unit's file, whose imports count for a language other than Python)."""
         for prefix in ("self.", "cls.", *self._receivers.get(language, ())):
             if name.startswith(prefix):
                 name = name[len(prefix) :]
         if name in self.names or name in local:
             return True
         parts = name.split(".")
-        if parts[0] in self.heads or parts[0] in self._known.get(language, frozenset()):
+        heads = self.heads if path is None or language in (None, "python") else self._files.get(path)
+        if parts[0] in (heads or ()) or parts[0] in self._known.get(language, frozenset()):
             return True  # a library's or the language's name: not checked further
         if all(p in local for p in parts):
             return True
         return len(parts) > 1 and ".".join(parts[1:]) in self.names and parts[0] in local
+
+
+def _library_heads(refs: Iterable[ImportRef], inside: set[str]) -> set[str]:
+    """The names imports of libraries (not of the repository's own modules) make known: the
+    bound name and the library's first name."""
+    out: set[str] = set()
+    for ref in refs:
+        head = ref.target.split(".")[0]
+        if head not in inside and not head.startswith("."):
+            out.update((ref.bound, head))
+    return out
 
 
 def unit_language(unit: Unit) -> str | None:
@@ -293,6 +310,12 @@ def unit_language(unit: Unit) -> str | None:
     if isinstance(unit, Component | Module):
         return language_of(unit.path)
     return None
+
+
+def unit_file(unit: Unit) -> str | None:
+    """The file a unit is in (a method declared apart from its type: the method's own file);
+    None for a package or the repository."""
+    return unit.path if isinstance(unit, Component | Module) else None
 
 
 def code_names(document: str) -> list[str]:
@@ -342,17 +365,22 @@ def _looks_like_code(name: str) -> bool:
 
 
 def check_symbols(
-    document: str, table: SymbolTable, local: Iterable[str], language: str | None = None
+    document: str,
+    table: SymbolTable,
+    local: Iterable[str],
+    language: str | None = None,
+    path: str | None = None,
 ) -> list[str]:
     """Names written as code that resolve nowhere (``local``: the names in the unit's own source;
-    ``language``: the unit's, ``unit_language``; None: any of the repository's)."""
+    ``language``: the unit's, ``unit_language``, None: any of the repository's; ``path``: the
+    unit's file, ``unit_file``, None: imports anywhere in the repository count)."""
     here = frozenset(local)
     python = language == "python" or (language is None and table.languages == ("python",))
     where = "Python" if python else "its language"
     return [
         f"names something that is not in the repository, its imports or {where}: `{name}`"
         for name in code_names(document)
-        if not table.resolves(name, here, language)
+        if not table.resolves(name, here, language, path)
     ]
 
 
