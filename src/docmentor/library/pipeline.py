@@ -36,6 +36,7 @@ from docmentor.library.stages import (
     write_knowledge_base,
     write_readme,
 )
+from docmentor.library.token_cache import TokenCacheAhead
 
 if TYPE_CHECKING:
     from docmentor.engine import Docmentor
@@ -196,6 +197,20 @@ def generate(
         base_paths=base_paths,
     )
     run = Run(progress)
+    # README.LLM's exact token count: its vocabulary file, when missing, is derived in a child
+    # process now and waited for before the embedding model loads (library/token_cache.py)
+    ahead = TokenCacheAhead.start(encoding) if output_format in ("monolithic", "both") else None
+    try:
+        return _run_stages(engine, req, run, ahead, embeddings=embeddings)
+    finally:
+        if ahead is not None:
+            ahead.cancel()  # still running only when a stage failed
+
+
+def _run_stages(
+    engine: Docmentor, req: Request, run: Run, ahead: TokenCacheAhead | None, *, embeddings: bool
+) -> GenerationResult:
+    library, version, output_format = req.library, req.version, req.output_format
     with run.timed("api"):  # 1. what is really installed (fails early, before anything is written)
         api = read_api(engine, req, run)
     version = version or api.version
@@ -205,6 +220,9 @@ def generate(
         found = match_stage(engine, req, api, docs_source, run)
     with run.timed("importance"):  # 4. importance, descriptions, related APIs
         rank(api, found)
+    if ahead is not None and ahead.running:
+        with run.timed("token_cache"):  # the child's rest, before the model loads beside it
+            ahead.finish()
     with run.timed("embeddings"):  # 4b. for find_api's semantic ranking
         vectors = (
             embed_apis(api.entries, found.examples, run.warnings, run.step)
@@ -212,7 +230,7 @@ def generate(
             else None
         )
     with run.timed("validation"):  # 5. validation and drift
-        validation = validate_stage(req, api, found.examples, version, run) if validate else None
+        validation = validate_stage(req, api, found.examples, version, run) if req.validate else None
     with run.timed("drift"):
         drift = mark_drift(found.examples, api.surfaces, library=library, version=version)
     shown = [ex for ex in found.examples if not ex.drift]
