@@ -163,3 +163,28 @@ def test_fusion_and_priors_read_the_config() -> None:
     assert mirrored([*root, *compat], "pkg", more) == set()
     # the copies are still off the root's path (unreached), whatever the mirror rule says
     assert secondary([*root, *compat], "pkg", more) == {e.api_id for e in compat}
+
+
+def test_what_is_embedded_reads_the_config() -> None:
+    from docmentor.library.find.api_text import embedding_text, passage_texts
+    from docmentor.library.models import ApiParameter
+
+    entry = ApiEntry(
+        api_id="pkg._c.Client.send",
+        aliases=["pkg.Client.send"],
+        kind="method",
+        name="send",
+        description="Send a request.",
+        docstring="Send a request.\n\nThe request is sent over the pooled connection of this client.\n\n"
+        "Redirects are followed when the client was made to follow them.",
+        parameters=[ApiParameter(name="timeout", description="Seconds to wait for the server.")],
+    )
+    texts = passage_texts(entry)
+    assert len(texts) == 3 and texts[-1] == "pkg.Client.send: timeout: Seconds to wait for the server."
+    assert len(passage_texts(entry, DEFAULT.replace(passage_min_chars=63))) == 2  # one paragraph too short
+    assert len(passage_texts(entry, DEFAULT.replace(passage_paragraphs=1))) == 2
+    assert len(passage_texts(entry, DEFAULT.replace(max_passages=1))) == 1
+    assert all(len(t) <= 20 for t in passage_texts(entry, DEFAULT.replace(passage_chars=20)))
+    whole = embedding_text(entry, {})
+    assert whole.startswith("pkg.Client.send (send) method. Send a request.")
+    assert embedding_text(entry, {}, DEFAULT.replace(embedded_chars=15)) == whole[:15]

@@ -20,20 +20,24 @@ _LONE_LINK = re.compile(r"^\[[^\]]*\]\([^)]*\)\s*$")  # like markup, not a passa
 
 def passage_texts(entry: ApiEntry, config: ApiRankingConfig = DEFAULT) -> list[str]:
     """Docstring passages embedded besides the API's description: paragraphs and bullet
-    items of 25 characters or more (the first six), then parameter descriptions, at most
-    ``config.max_passages``; each prefixed with the API's public path. A task often matches one passage ("a custom HTTP
+    items of ``passage_min_chars`` (25) or more (the first ``passage_paragraphs``, six),
+    then parameter descriptions, ``max_passages`` in all; each prefixed with the API's
+    public path, cut at ``passage_chars``. A task often matches one passage ("a custom HTTP
     verb" ~ "method: HTTP method for the new Request") better than the whole API."""
     if entry.kind == "module":
         return []
     public = entry.aliases[0] if entry.aliases else entry.api_id
     pieces = (_BULLET.sub("", c.strip()) for c in _PASSAGE_SPLIT.split(entry.docstring or ""))
-    chunks = [c for c in pieces if len(c) >= 25 and not MARKUP.match(c) and not _LONE_LINK.match(c)][:6]
+    least = config.passage_min_chars
+    chunks = [c for c in pieces if len(c) >= least and not MARKUP.match(c) and not _LONE_LINK.match(c)]
+    chunks = chunks[: config.passage_paragraphs]
     # a parameter with a chunk of its own already (a Markdown list item "**auth** - …") once
     own = {m.group(1) for c in chunks if (m := _NAMED_ITEM.match(c))}
     chunks += [
         f"{p.name}: {p.description}" for p in entry.parameters if p.description.strip() and p.name not in own
     ]
-    return [f"{public}: {' '.join(plain(c).split())}"[:500] for c in chunks[: config.max_passages]]
+    cut = config.passage_chars
+    return [f"{public}: {' '.join(plain(c).split())}"[:cut] for c in chunks[: config.max_passages]]
 
 
 def api_name_terms(e: ApiEntry) -> list[str]:
@@ -47,12 +51,15 @@ def name_words(name: str) -> str:
     return " ".join(_WORDS.findall(name)).lower()
 
 
-def embedding_text(entry: ApiEntry, examples: Mapping[str, Example]) -> str:
+def embedding_text(
+    entry: ApiEntry, examples: Mapping[str, Example], config: ApiRankingConfig = DEFAULT
+) -> str:
     """What an API's vector is computed from: public path, name words, kind, summary, and
-    the headings and opening prose of the docs' examples that use it."""
+    the headings and opening prose of the docs' examples that use it (how much of each:
+    ``config``'s ``embedded_*`` fields)."""
     public = entry.aliases[0] if entry.aliases else entry.api_id
     headings: list[str] = []
-    for x in entry.examples[:5]:
+    for x in entry.examples[: config.embedded_examples]:
         ex = examples.get(x)
         if ex is None:
             continue
@@ -60,6 +67,7 @@ def embedding_text(entry: ApiEntry, examples: Mapping[str, Example]) -> str:
         if heading and heading not in headings:
             headings.append(heading)
     first = next((examples[x] for x in entry.examples[:1] if x in examples), None)
-    context = first.context[:200] if first is not None else ""
+    context = first.context[: config.embedded_context_chars] if first is not None else ""
     text = f"{public} ({name_words(entry.name)}) {entry.kind}. {plain(entry.description)} "
-    return (text + "; ".join(headings[:3]) + " " + context).strip()[:800]
+    shown = "; ".join(headings[: config.embedded_headings])
+    return (text + shown + " " + context).strip()[: config.embedded_chars]

@@ -11,9 +11,9 @@ The ranking code reads the config it is given: ``ApiIndex(..., config=...)``,
 ``LibraryKnowledge(engine, ranking=...)``, ``MentionResolver(..., config=...)``; each
 defaults to :data:`DEFAULT`. Tests pass a config instead of patching module constants.
 
-Two fields are read when a knowledge base is generated rather than per query
-(``max_passages``: the docstring passages embedded per API; ``max_candidates`` also
-decides which names the generation's cross-references resolve): a change to them shows
+The fields under "what is indexed and embedded" are read when a knowledge base is
+generated (the API texts embedded) or when the index is built, and ``max_candidates`` also
+decides which names the generation's cross-references resolve: a change to them shows
 after ``readme-llm generate``.
 
 Task sets named below (top-1 / top-3 / MRR over 10 results): httpx (30 tasks,
@@ -166,15 +166,6 @@ class ApiRankingConfig:
         "httpx and lancedb together.",
         HTTPX_LANCEDB,
     )
-    max_passages: int = _c(
-        8,
-        "Docstring passages embedded per API besides its description (read at generation: "
-        "paragraphs and bullet items of 25 characters or more, the first six, then parameter "
-        "descriptions). A parameter whose list item is a passage already is not embedded "
-        "twice (twice: httpx 0.700 / 0.833 / 0.784); dropping parameter passages the "
-        "docstring holds cost pydantic 0.575 → 0.543, Flask and click ~0.005 MRR.",
-        FIVE,
-    )
     closest: int = _c(
         5,
         "Several libraries, a task naming none: a library's closeness to the task is the mean "
@@ -198,6 +189,46 @@ class ApiRankingConfig:
         "(marshmallow's); of the same tasks asked of the five other libraries 296 of 625 (some "
         "rightly close). 0.28: 2 and 245; 0.32: 4 and 335.",
         "httpx + lancedb + Flask + click + jinja2 + marshmallow API sets",
+    )
+
+    # -- what is indexed and embedded --------------------------------------------------------
+    max_passages: int = _c(
+        8,
+        "Docstring passages embedded per API besides its description (paragraphs and bullet "
+        "items first, then parameter descriptions). A parameter whose list item is a passage "
+        "already is not embedded twice (twice: httpx 0.700 / 0.833 / 0.784); dropping "
+        "parameter passages the docstring holds cost pydantic 0.575 → 0.543, Flask and click "
+        "~0.005 MRR.",
+        FIVE,
+    )
+    passage_paragraphs: int = _c(
+        6, "Docstring paragraphs and bullet items embedded per API, the first ones.", NOT_TUNED
+    )
+    passage_min_chars: int = _c(
+        25, "A docstring paragraph or bullet item shorter than this is no passage.", NOT_TUNED
+    )
+    passage_chars: int = _c(500, "A passage's text embedded (its public path first), at most.", NOT_TUNED)
+    embedded_examples: int = _c(
+        5,
+        "An API's description vector also reads the headings of its first this many linked "
+        "examples (and the opening prose of the first).",
+        HTTPX_LANCEDB,
+    )
+    embedded_headings: int = _c(3, "Of those headings, the first this many distinct ones.", HTTPX_LANCEDB)
+    embedded_context_chars: int = _c(
+        200, "Characters of the first linked example's prose in the description vector.", HTTPX_LANCEDB
+    )
+    embedded_chars: int = _c(
+        800,
+        "An API's description text embedded (public path, name words, kind, summary, example "
+        "headings and prose), at most.",
+        HTTPX_LANCEDB,
+    )
+    example_code_chars: int = _c(
+        2000,
+        "Characters of an example's code in its BM25 document (after its title, headings and "
+        "prose): the lexical ranking's examples score and get_examples' text match.",
+        NOT_TUNED,
     )
 
     # -- fusion -------------------------------------------------------------------------------

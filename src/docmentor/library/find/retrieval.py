@@ -127,7 +127,9 @@ class ApiIndex:
                 example_at[ex.example_id] = len(self.example_apis)
                 self.example_apis.append([])
                 self.example_field.add(
-                    analyze(f"{ex.title} {' '.join(ex.heading_path)} {ex.context} {ex.code[:2000]}")
+                    analyze(
+                        f"{ex.title} {' '.join(ex.heading_path)} {ex.context} {ex.code[: config.example_code_chars]}"
+                    )
                 )
                 self.example_heads.add(analyze(f"{ex.title} {' '.join(ex.heading_path)}"))
             names: set[str] = set()
