@@ -5,7 +5,7 @@ modules below it are internal; their layout may change). The CLI and the MCP ser
 adapters over it.
 
 - **docs engine** — :class:`Docmentor` (add / refresh / search / get / excerpt; a refresh's
-  time limit :data:`DEFAULT_REFRESH_DEADLINE`)
+  time limit :data:`DEFAULT_REFRESH_DEADLINE`; its ranking constants :class:`RankingConfig`)
   and what it returns: :class:`RefreshReport`, :class:`SearchHit`, :class:`DocPage`,
   :class:`DocExcerpts` (its ranges :data:`EXCERPT_CHUNKS_RANGE`, :data:`EXCERPT_CONTEXT_RANGE`),
   :class:`SourceInfo`, :class:`EmbedReport`; a report's warnings grouped for a reader
@@ -21,7 +21,8 @@ adapters over it.
 - **assembly** — :func:`assemble_context` (an engine and one question) returns a :class:`Digest`
   (:class:`DocumentScore`, :class:`DistilledSection`); its budget range :data:`MAX_TOKENS_RANGE`.
 - **library knowledge** — :func:`generate` (:class:`GenerationResult`);
-  :class:`LibraryKnowledge` (find_api: :class:`FoundApis` of :class:`ApiMatch`; get_examples:
+  :class:`LibraryKnowledge` (its ranking constants :class:`ApiRankingConfig`; find_api:
+  :class:`FoundApis` of :class:`ApiMatch`; get_examples:
   :class:`FoundExamples` of :class:`ExampleMatch`; overview: :class:`LibraryOverview`); the
   registered knowledge
   bases: :func:`knowledge_bases` (:class:`KbRow`), :func:`remove_knowledge_base`
@@ -76,6 +77,7 @@ __version__ = "0.1.0"
 _EXPORTS: dict[str, str] = {
     # docs engine
     "Docmentor": "docmentor.engine",
+    "RankingConfig": "docmentor.search.config",
     "DEFAULT_REFRESH_DEADLINE": "docmentor.config",
     "RefreshReport": "docmentor.engine.reports",
     "DocPage": "docmentor.engine.reports",
@@ -113,6 +115,7 @@ _EXPORTS: dict[str, str] = {
     "generate": "docmentor.library.pipeline",
     "GenerationResult": "docmentor.library.pipeline",
     "LibraryKnowledge": "docmentor.library.service.service",
+    "ApiRankingConfig": "docmentor.library.find.config",
     "FoundApis": "docmentor.library.service.results",
     "ApiMatch": "docmentor.library.service.results",
     "FoundExamples": "docmentor.library.service.results",
@@ -236,6 +239,7 @@ __all__ = [
     "AgentTreeResult",
     "ApiEval",
     "ApiMatch",
+    "ApiRankingConfig",
     "AssembleEval",
     "BackgroundEmbedder",
     "ClarityGate",
@@ -277,6 +281,7 @@ __all__ = [
     "NotFoundError",
     "PlannedFix",
     "QuickWin",
+    "RankingConfig",
     "ReadPolicy",
     "RefreshReport",
     "RefreshScheduler",
@@ -414,6 +419,7 @@ if TYPE_CHECKING:
     )
     from docmentor.library import GenerationResult, generate
     from docmentor.library.examples.drift import DriftFinding, DriftReport
+    from docmentor.library.find.config import ApiRankingConfig
     from docmentor.library.service.feedback import SessionLog, report_issue
     from docmentor.library.service.feedback import analyze as analyze_feedback
     from docmentor.library.service.feedback import report_text as feedback_report
@@ -466,6 +472,7 @@ if TYPE_CHECKING:
         configured_sources,
         refresh_pass,
     )
+    from docmentor.search.config import RankingConfig
     from docmentor.search.semantic import EmbedReport
     from docmentor.sources.mkdocs import mkdocs_bases
     from docmentor.store.kb import KbRow
