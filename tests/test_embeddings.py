@@ -33,6 +33,20 @@ def test_vectors_are_unit_rows_in_input_order(embedder: Embedder) -> None:
     assert np.array_equal(Embedder(threads=3).embed(many), embedder.embed(many))
 
 
+def test_texts_tokenized_a_chunk_at_a_time_get_the_vectors_each_gets_alone(
+    embedder: Embedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    texts = ["connect to the database", "", "word " * 400, "bake a loaf", "open a connection"] * 2
+    whole = embedder.embed(texts)
+    cut = embedder.embed(texts, max_tokens=8)
+    monkeypatch.setattr(embeddings, "ENCODE_CHUNK", 3)  # chunks end mid-list and mid-pair
+    assert np.array_equal(embedder.embed(texts), whole)
+    assert np.array_equal(embedder.embed(texts, max_tokens=8), cut)
+    assert np.array_equal(whole[2], embedder.embed_one("word " * 400))  # 256 tokens: the model's cut
+    assert not np.array_equal(cut[2], whole[2]) and np.array_equal(cut[0], whole[0])  # 7 tokens: not cut
+    assert np.array_equal(cut[2], embedder.embed_one("word " * 6))  # [CLS] + 6 words + [SEP]
+
+
 def test_similar_meanings_are_closer_than_unrelated_ones(embedder: Embedder) -> None:
     a, b, c = embedder.embed(
         ["open a database connection", "connect to the database", "bake a loaf of bread"]

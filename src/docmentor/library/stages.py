@@ -451,8 +451,17 @@ def embed_apis(
     warnings: list[str],
     step: Callable[[str, int, int], None],
 ) -> Any:
-    """The APIs' embeddings (:class:`~docmentor.embeddings.LibraryVectors`), or None with a warning."""
-    from docmentor.embeddings import EmbeddingUnavailable, LibraryVectors, get_embedder
+    """The APIs' embeddings (:class:`~docmentor.embeddings.LibraryVectors`), or None with a warning.
+
+    A model this call loaded is released when it is done (the rest of ``generate`` does not
+    need it): its ~35 MB are not held while the knowledge base is written."""
+    from docmentor.embeddings import (
+        EmbeddingUnavailable,
+        LibraryVectors,
+        embedder_loaded,
+        get_embedder,
+        release_embedder,
+    )
     from docmentor.library.find.api_text import embedding_text, passage_texts
 
     by_id = {ex.example_id: ex for ex in examples}
@@ -462,14 +471,19 @@ def embed_apis(
         for passage in passage_texts(e):
             texts.append(passage)
             owners.append(e.api_id)
+    loaded_here = not embedder_loaded()
     try:
         step("embedding APIs", 0, len(texts))
         embedder = get_embedder()
+        model = embedder.model_id
         matrix = embedder.embed(texts, progress=lambda done: step("embedding APIs", done, len(texts)))
     except EmbeddingUnavailable as exc:
         warnings.append(f"no embeddings ({exc}); find_api ranks without them")
         return None
-    return LibraryVectors(model=embedder.model_id, api_ids=owners, matrix=matrix, primary=len(entries))
+    finally:
+        if loaded_here:
+            release_embedder()
+    return LibraryVectors(model=model, api_ids=owners, matrix=matrix, primary=len(entries))
 
 
 def _load_surfaces(
