@@ -289,9 +289,11 @@ def test_readme_contexts_are_what_users_call(site: Path, tmp_path: Path) -> None
     for method in ("insert_all", "upsert"):
         assert f"{table}.{method}" in order
         assert order[f"{table}.{method}"] < order["shelfdb.Database.journal_mode"]
-    # instance attributes come after every API users call
-    last_call = max(i for h, i in order.items() if not h.endswith(("Database.path", "Table.name")))
-    assert order["shelfdb.Database.path"] > last_call and order[f"{table}.name"] > last_call
+    # instance attributes and marker classes come after every API users call (Maker: the
+    # surface marks it too, though its instances are called: left out of the check)
+    aside = ("shelfdb.Database.path", f"{table}.name", "shelfdb.Default", "shelfdb.Maker")
+    last_call = max(i for h, i in order.items() if h not in aside)
+    assert all(order[h] > last_call for h in aside[:3])
     kb = load_kb(result.kb_path)
     factors = {e.api_id: e.importance_factors for e in kb.entries}
     assert factors[f"{table}.upsert"]["exported"] == 0.6

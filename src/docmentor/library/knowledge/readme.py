@@ -158,9 +158,11 @@ def ranked_entries(entries: Sequence[ApiEntry]) -> list[ApiEntry]:
 
 
 def is_data(entry: ApiEntry) -> bool:
-    """An API users read rather than call: an attribute (an instance's, assigned in
-    ``__init__``, or a module constant). It never takes a context from an API users call."""
-    return entry.kind == "attribute"
+    """An API users read or name rather than call: an attribute (an instance's, assigned in
+    ``__init__``, or a module constant), or what the surface marks as no API users call
+    (``ApiEntry.internal``: a helper or constant nothing publishes, a marker class). It never
+    takes a context from an API users call."""
+    return entry.kind == "attribute" or entry.instance_attribute or entry.internal is not None
 
 
 def best_example(
