@@ -321,6 +321,42 @@ def test_markers_instance_attributes_helpers_and_constants_are_marked(tmp_path: 
     assert name is not None and not name.instance_attribute
 
 
+def test_sentinel_values_and_type_variables_are_marked(tmp_path: Path) -> None:
+    surface = installed(
+        tmp_path,
+        {
+            "pkg/__init__.py": """
+                import typing
+
+                __all__ = ["NO_RESULT", "NEVER", "WrappedFn", "DEFAULT", "LIMIT", "Retrying"]
+
+                class _Never:
+                    pass
+
+                class Retrying:
+                    '''Retry controller.'''
+                    def call(self, fn): ...
+
+                NO_RESULT = object()
+                NEVER = _Never()
+                WrappedFn = typing.TypeVar("WrappedFn")
+                DEFAULT = Retrying()
+                LIMIT = 10
+            """
+        },
+    )
+    roles = {
+        n: surface.by_id[f"pkg.{n}"].internal for n in ("NO_RESULT", "NEVER", "WrappedFn", "DEFAULT", "LIMIT")
+    }
+    assert roles == {
+        "NO_RESULT": "sentinel",
+        "NEVER": "sentinel",
+        "WrappedFn": "type variable",
+        "DEFAULT": None,  # an instance of a class users call: a value to use
+        "LIMIT": None,
+    }
+
+
 def test_cli_command_objects_are_commands_not_functions(tmp_path: Path) -> None:
     surface = installed(tmp_path, ROLES)
     insert = surface.resolve("pkg.cli.insert")

@@ -29,6 +29,7 @@ __all__ = [
     "is_marker_class",
     "make_command",
     "probed_decorators",
+    "value_role",
 ]
 
 PROBE_TIMEOUT = 30.0  # seconds for importing the modules of decorated functions
@@ -107,6 +108,29 @@ def _caught_or_enumerated(cls: Any) -> bool:
     except Exception:  # bases griffe cannot order or resolve: those written are all there is
         pass
     return any(n.endswith(_EXCEPTION_ENDINGS) or n == "BaseException" for n in names)
+
+
+_TYPE_VARIABLES = frozenset({"TypeVar", "ParamSpec", "TypeVarTuple"})
+
+
+def value_role(obj: Any) -> tuple[str | None, str | None]:
+    """What a module-level value is made of, when that makes it no API: ``("sentinel",
+    None)`` for ``NO_RESULT = object()``, ``("type variable", None)`` for a ``TypeVar``
+    (``WrappedFn = TypeVar("WrappedFn")``); ``(None, path)`` for an instance of a class
+    called without arguments (a sentinel when that class is a marker: the caller decides);
+    ``(None, None)`` otherwise."""
+    value = getattr(obj, "value", None)
+    if not isinstance(value, griffe.ExprCall):
+        return None, None
+    callee = str(value.function).rsplit(".", 1)[-1]
+    if callee in _TYPE_VARIABLES:
+        return "type variable", None
+    if list(value.arguments):
+        return None, None
+    if callee == "object":
+        return "sentinel", None
+    path = getattr(value.function, "canonical_path", None)
+    return None, path if isinstance(path, str) else None
 
 
 # -- CLI command objects --------------------------------------------------------------------

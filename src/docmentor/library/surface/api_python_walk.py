@@ -22,6 +22,7 @@ from docmentor.library.surface.api_python_roles import (
     is_instance_attribute,
     is_marker_class,
     probed_decorators,
+    value_role,
 )
 from docmentor.library.surface.api_python_shadow import (
     MODULE_SUFFIX,
@@ -80,6 +81,7 @@ class Builder:
         # without one is a helper or constant of its module (ApiEntry.internal)
         self.published: set[str] = set()
         self.decorated: dict[str, list[str]] = {}  # module → its decorated functions' names
+        self.instances: dict[str, str] = {}  # module value → the class it is a bare instance of
 
     def build(self) -> None:
         """Walk the modules breadth first: each one once, by its shortest public path.
@@ -167,10 +169,14 @@ class Builder:
 
     def finish(self) -> list[ApiEntry]:
         self._other_paths()
+        for api_id, of in self.instances.items():  # `NEVER = _Never()`: an instance of a marker
+            if self._is_marker(of):
+                self.entries[api_id].internal = "sentinel"
         for api_id, entry in self.entries.items():
             if (
                 entry.parent is None
                 and entry.kind in ("function", "attribute")
+                and entry.internal is None
                 and api_id not in self.published
             ):
                 entry.internal = "helper" if entry.kind == "function" else "constant"
@@ -185,6 +191,20 @@ class Builder:
                 if entry.returns.class_id is None:
                     entry.returns.item_class_id = self._item_class_of(annotation, scope, entry.parent)
         return list(self.entries.values())
+
+    def _is_marker(self, path: str) -> bool:
+        """Whether ``path`` names a marker class of the package, public or not."""
+        try:
+            cls = alias_target(self.collection[path])
+        except Exception:  # KeyError, or griffe failing on a path it cannot follow
+            return False
+        if cls is None or not cls.is_class or not self._inside(cls):
+            return False
+        members = class_members(cls)
+        init = members.get("__init__")
+        init = alias_target(init) if init is not None else None
+        takes = init is not None and init.is_function and len(init.parameters) > 1
+        return is_marker_class(cls, members, takes)
 
     def _inside(self, obj: Any) -> bool:
         return bool(obj.path.split(".")[0] in self.tops)
@@ -215,6 +235,10 @@ class Builder:
         """What the object's structure says it is beyond its kind (api_python_roles)."""
         if obj.is_attribute:
             entry.instance_attribute = entry.parent is not None and is_instance_attribute(obj)
+            if entry.parent is None and obj.parent is not None and obj.parent.is_module:
+                entry.internal, instance_of = value_role(obj)
+                if instance_of is not None:
+                    self.instances[entry.api_id] = instance_of
         elif obj.is_class:
             members = class_members(obj)
             entry.internal = "marker" if is_marker_class(obj, members, bool(entry.parameters)) else None
