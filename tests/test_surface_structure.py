@@ -292,6 +292,37 @@ ROLES = {
 }
 
 
+ROLES["pkg/tcli.py"] = """
+    '''Commands registered on an application object that keeps them functions.'''
+
+    class App:
+        def __init__(self):
+            self.commands = []
+        def command(self):
+            def register(fn):
+                self.commands.append(fn)
+                return fn
+            return register
+        def __call__(self):
+            return self.commands
+
+    class Registry:
+        def add(self, fn):
+            return fn
+
+    app = App()
+    hooks = Registry()
+
+    @app.command()
+    def serve(port: int = 8000):
+        '''Serve the site.'''
+
+    @hooks.add
+    def on_start():
+        '''A hook.'''
+"""
+
+
 def test_markers_instance_attributes_helpers_and_constants_are_marked(tmp_path: Path) -> None:
     for rel, text in ROLES.items():
         path = tmp_path / rel
@@ -369,6 +400,16 @@ def test_cli_command_objects_are_commands_not_functions(tmp_path: Path) -> None:
     assert insert.parameters == [] and insert.description == "Insert rows into a table."
     cli = surface.resolve("pkg.cli.cli")
     assert cli is not None and cli.command == "pkg.cli.Group"
+    # registered on an application object that runs its commands: still a function
+    serve = surface.resolve("pkg.tcli.serve")
+    assert serve is not None
+    assert (serve.kind, serve.command, [p.name for p in serve.parameters]) == (
+        "function",
+        "pkg.tcli.App",
+        ["port"],
+    )
+    hook = surface.resolve("pkg.tcli.on_start")  # on an object that neither runs nor is a CLI
+    assert hook is not None and (hook.kind, hook.command) == ("function", None)
     # a wrapper (functools.wraps) is still the function it wraps
     lookup = surface.resolve("pkg.cli.lookup")
     assert lookup is not None and (lookup.kind, lookup.command) == ("function", None)

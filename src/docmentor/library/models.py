@@ -75,7 +75,9 @@ class ApiEntry(_Model):
     # an attribute assigned on self in its class's __init__: an instance's data, never called
     instance_attribute: bool = False
     # a module-level function a decorator made into an object with main/invoke (a CLI command,
-    # `click.core.Command`): that object's class; listed as an attribute with no parameters
+    # `click.core.Command`): that object's class, and it is listed as an attribute with no
+    # parameters; or one a decorator registers on a module-level application object that
+    # runs it (`@app.command()`, typer): that object's class, the function as it is
     command: str | None = None
 
 

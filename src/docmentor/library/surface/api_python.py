@@ -191,7 +191,7 @@ def load_api(
         builder.add_documented(documented)
         builder.note_present(loader.modules_collection, siblings)
         entries = builder.finish()
-        _mark_commands(entries, builder.decorated, python, paths)
+        _mark_commands(builder, python, paths)
         deprecation.inherit(
             entries, lambda api_id: api_id in builder.methods and deprecation.is_stub(builder.methods[api_id])
         )
@@ -209,15 +209,23 @@ def load_api(
     )
 
 
-def _mark_commands(
-    entries: list[ApiEntry], decorated: dict[str, list[str]], python: str | None, paths: list[str]
-) -> None:
-    """The decorated module-level functions that are CLI command objects after import
-    (:func:`~docmentor.library.surface.api_python_roles.command_objects`) made commands."""
-    commands = command_objects(python, paths, decorated)
-    for entry in entries:
-        if entry.kind == "function" and entry.parent is None and entry.api_id in commands:
-            make_command(entry, commands[entry.api_id])
+def _mark_commands(builder: Builder, python: str | None, paths: list[str]) -> None:
+    """The decorated module-level functions that are CLI command objects after import made
+    commands (:func:`~docmentor.library.surface.api_python_roles.make_command`); those a
+    decorator registers on a module-level application object (``@app.command()``: it has
+    ``main``/``invoke`` or runs what it holds) keep their signature and say that object's class."""
+    names = {module: sorted(set(found)) for module, found in builder.decorated.items()}
+    probed = command_objects(python, paths, names)
+    for api_id, entry in builder.entries.items():
+        if entry.kind != "function" or entry.parent is not None:
+            continue
+        what = probed.get(api_id)
+        if what is not None and what.cli:
+            make_command(entry, what.cls)
+            continue
+        registry = probed.get(builder.registered.get(api_id, ""))
+        if registry is not None and (registry.cli or registry.runs):
+            entry.command = registry.cls
 
 
 MAX_ALIAS_RETRIES = 5  # packages loaded to resolve what a stub or re-export points at

@@ -12,6 +12,7 @@ import json
 import logging
 import sys
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any
 
 import griffe
@@ -24,11 +25,13 @@ logger = logging.getLogger(__name__)
 
 __all__ = [
     "PROBE_TIMEOUT",
+    "Probed",
     "command_objects",
     "is_instance_attribute",
     "is_marker_class",
     "make_command",
     "probed_decorators",
+    "registry_name",
     "value_role",
 ]
 
@@ -174,42 +177,72 @@ for modname, names in wanted.items():
             continue
         t = type(o)
         cli = any(callable(getattr(t, a, None)) for a in ("main", "invoke"))
-        found[name] = {"class": t.__module__ + "." + t.__qualname__, "cli": cli}
+        found[name] = {"class": t.__module__ + "." + t.__qualname__, "cli": cli, "runs": callable(o)}
     out[modname] = {"names": found}
 print(json.dumps(out))
 """
 
 
+@dataclass(frozen=True)
+class Probed:
+    """What a module-level name is after import, when it is no function nor class."""
+
+    cls: str  # its class, `module.qualname`
+    cli: bool  # the class has `main` or `invoke`: a command line's entry
+    runs: bool  # it is callable (`__call__`): an application object that runs what it holds
+
+
 def command_objects(
-    python: str | None, paths: Iterable[str], functions: dict[str, list[str]]
-) -> dict[str, str]:
-    """``module.name`` → the class of the object it is after import, for the module-level
-    functions (``{module: [names]}``) a decorator made into a CLI command (an object whose
-    class has ``main`` or ``invoke``). The modules are imported by ``python`` (this
-    interpreter when None) in a subprocess; a module that fails to import, or a probe that
-    fails or takes over PROBE_TIMEOUT seconds, leaves its functions as they are (logged)."""
-    if not functions:
+    python: str | None, paths: Iterable[str], names: dict[str, list[str]]
+) -> dict[str, Probed]:
+    """``module.name`` → what it is after import (:class:`Probed`), for the module-level
+    names asked (``{module: [names]}``: decorated functions, the objects decorators
+    register functions on) that are objects, not functions, classes or wrappers. The
+    modules are imported by ``python`` (this interpreter when None) in a subprocess; a
+    module that fails to import, or a probe that fails or takes over PROBE_TIMEOUT seconds,
+    tells nothing (logged)."""
+    if not names:
         return {}
     try:
         found = run_json(
             python or sys.executable,
             _PROBE,
             json.dumps(list(paths)),
-            json.dumps(functions),
+            json.dumps(names),
             timeout=PROBE_TIMEOUT,
         )
     except UsageError as error:
         logger.info("could not import the package to see its decorated functions: %s", error)
         return {}
-    out: dict[str, str] = {}
+    out: dict[str, Probed] = {}
     for module, data in found.items() if isinstance(found, dict) else ():
         if not isinstance(data, dict) or "error" in data:
             logger.info("could not import %s: %s", module, (data or {}).get("error"))
             continue
         for name, what in (data.get("names") or {}).items():
-            if isinstance(what, dict) and what.get("cli") and isinstance(what.get("class"), str):
-                out[f"{module}.{name}"] = what["class"]
+            if isinstance(what, dict) and isinstance(what.get("class"), str):
+                out[f"{module}.{name}"] = Probed(what["class"], bool(what.get("cli")), bool(what.get("runs")))
     return out
+
+
+def registry_name(obj: Any) -> str | None:
+    """The module-level object a decorator registers this module-level function on
+    (``@app.command()`` with ``app = typer.Typer()`` in the module): its name; None when no
+    decorator is a member of an object the module assigns (a function, a class or an
+    imported module is no registry)."""
+    if not obj.is_function or obj.parent is None or not obj.parent.is_module:
+        return None
+    for decorator in obj.decorators:
+        value = decorator.value
+        callee = value.function if isinstance(value, griffe.ExprCall) else value
+        if not isinstance(callee, griffe.ExprAttribute):
+            continue
+        first = callee.first
+        name = first.name if isinstance(first, griffe.ExprName) else None
+        member = obj.parent.members.get(name) if name else None
+        if member is not None and not member.is_alias and member.is_attribute:
+            return str(name)
+    return None
 
 
 def make_command(entry: ApiEntry, cls: str) -> None:

@@ -22,6 +22,7 @@ from docmentor.library.surface.api_python_roles import (
     is_instance_attribute,
     is_marker_class,
     probed_decorators,
+    registry_name,
     value_role,
 )
 from docmentor.library.surface.api_python_shadow import (
@@ -81,6 +82,7 @@ class Builder:
         # without one is a helper or constant of its module (ApiEntry.internal)
         self.published: set[str] = set()
         self.decorated: dict[str, list[str]] = {}  # module → its decorated functions' names
+        self.registered: dict[str, str] = {}  # function → the module object it is registered on
         self.instances: dict[str, str] = {}  # module value → the class it is a bare instance of
 
     def build(self) -> None:
@@ -243,7 +245,12 @@ class Builder:
             members = class_members(obj)
             entry.internal = "marker" if is_marker_class(obj, members, bool(entry.parameters)) else None
         elif probed_decorators(obj):
-            self.decorated.setdefault(obj.parent.path, []).append(obj.name)
+            names = self.decorated.setdefault(obj.parent.path, [])
+            names.append(obj.name)
+            registry = registry_name(obj)
+            if registry is not None:  # `@app.command()`: what `app` is tells what this is
+                self.registered[entry.api_id] = f"{obj.parent.path}.{registry}"
+                names.append(registry)
 
     def module(self, mod: Any, public: str) -> None:
         if not self._add(mod, public):
