@@ -208,9 +208,9 @@ def test_an_init_that_no_longer_parses_is_skipped_not_a_crash(tmp_path: Path) ->
 ROLES = {
     "pkg/__init__.py": """
         '''A tool.'''
-        from pkg.core import (BaseAction, Color, DoAttempt, DoSleep, Limits, PkgError, RetryAction,
+        from pkg.core import (BaseAction, Color, DoAttempt, DoSleep, Length, Limits, PkgError, RetryAction,
                               connect, unlisted)
-        __all__ = ["BaseAction", "Color", "DoAttempt", "DoSleep", "Limits", "PkgError", "RetryAction",
+        __all__ = ["BaseAction", "Color", "DoAttempt", "DoSleep", "Length", "Limits", "PkgError", "RetryAction",
                    "connect"]
     """,
     "pkg/core.py": """
@@ -241,6 +241,15 @@ ROLES = {
 
         class Color(enum.Enum):
             RED = 1
+
+        class Validator:
+            error = None
+
+        class Length(Validator):
+            def __init__(self, min=None):
+                self.min = min
+            def __call__(self, value):
+                return value
 
         def connect(uri: str) -> Limits:
             '''Connect.'''
@@ -339,7 +348,8 @@ def test_markers_instance_attributes_helpers_and_constants_are_marked(tmp_path: 
     # and action classes over such a base are markers
     markers = ("DoAttempt", "DoSleep", "BaseAction", "RetryAction")
     assert [internal(f"pkg.{n}") for n in markers] == ["marker"] * 4
-    assert [internal(f"pkg.{n}") for n in ("Limits", "PkgError", "Color", "connect")] == [None] * 4
+    users_call = ("Limits", "PkgError", "Color", "Length", "connect")  # Length: called (a validator)
+    assert [internal(f"pkg.{n}") for n in users_call] == [None] * 5
     # module-level functions and values nothing publishes; what __init__, __all__ or the docs name is API
     assert internal("pkg.cli.CONTEXT_SETTINGS") == "constant"
     assert internal("pkg.cli.group") == "helper"

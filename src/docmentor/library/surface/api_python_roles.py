@@ -59,9 +59,12 @@ def is_marker_class(cls: Any, members: dict[str, Any], takes_parameters: bool) -
     action class over a marker base). An exception or enumeration class is never one (users
     catch it, read its members),
     nor a class a decorator builds (its fields are its parameters) or that answers any
-    attribute (``__getattr__``)."""
+    attribute (``__getattr__``), nor one users call, enter, iterate or index (``__call__``,
+    ``__enter__``, ``__iter__``, ``__getitem__`` …: a validator, a context manager)."""
     if cls.decorators or "__getattr__" in members or _caught_or_enumerated(cls):
         return False
+    if _USED_THROUGH.intersection(members):
+        return False  # called, entered, iterated or indexed: a validator, a context manager
     public = {n: m for n, m in members.items() if not n.startswith("_")}
     if not public and not takes_parameters:
         return True
@@ -69,6 +72,13 @@ def is_marker_class(cls: Any, members: dict[str, Any], takes_parameters: bool) -
         return False
     bases = _package_bases(cls)
     return bool(bases) and all(_plain_marker(base) for base in bases)
+
+
+# special methods through which users use instances (`Length(min=1)(value)`, `with X():`)
+_USED_THROUGH = frozenset(
+    {"__call__", "__enter__", "__aenter__", "__iter__", "__aiter__", "__next__", "__anext__"}
+    | {"__getitem__", "__contains__", "__get__", "__set__", "__await__"}
+)
 
 
 def _is_callable_member(member: Any) -> bool:
@@ -88,6 +98,8 @@ def _plain_marker(base: Any) -> bool:
     except Exception:  # bases griffe cannot order or resolve
         return False
     if any(_is_callable_member(m) for n, m in members.items() if not n.startswith("_")):
+        return False
+    if _USED_THROUGH.intersection(members):
         return False
     init = members.get("__init__")
     if init is not None and init.is_alias:
