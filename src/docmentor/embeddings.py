@@ -20,7 +20,9 @@ fast here (6.0 s for 1,500 docstrings against 6.5 s batched) with flat memory. M
 run two at a time on one single-threaded session (:class:`Embedder`), twice as fast.
 
 The heavy imports happen on the first :func:`get_embedder` call, and the embedder is
-shared by the process.
+shared by the process until :func:`release_embedder` (``generate`` releases a model it loaded
+once its texts are embedded). Texts are tokenized a chunk at a time, so a large batch does not
+hold the tokenizer's records of every text at once.
 """
 
 from __future__ import annotations
