@@ -33,8 +33,9 @@ the same rules:
   ``except httpx.HTTPStatusError as exc`` makes ``exc`` an
   instance of that class (``except*``: a group, unknown).
 * **Products.** ``obj[key]`` and ``obj(...)`` give what the class's ``__getitem__`` /
-  ``__call__`` return, a union return each of its classes (the surface's ``products``):
-  ``db["t"].insert_all(...)`` is ``Table.insert_all``; ``tables[0]`` is one of ``list[Table]``.
+  ``__call__`` return (the surface's ``products``); a union (``Table | View``) is one of its
+  classes, and a member names which when only one has it: ``db["t"].insert_all(...)`` is
+  ``Table.insert_all``; ``tables[0]`` is one of ``list[Table]``.
 * **Nothing is invented.** A name with no known type matches nothing; words in strings
   and comments are never looked at. A block that only lists names (imports, bare names,
   :func:`~docmentor.library.examples.classify.names_only`) uses no API: it shows none.
