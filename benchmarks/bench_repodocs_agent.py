@@ -155,7 +155,7 @@ class ScriptedModel:
         return plan.pop(0) if plan else {"action": "FINISH"}
 
     def plan(self, unit: str, task: str) -> list[dict[str, Any]]:
-        reads = [{"action": "READ", "target": "memory"}]
+        reads: list[dict[str, Any]] = [{"action": "READ", "target": "memory"}]
         offered = next((x for x in task.splitlines() if x.startswith("Available READ targets: ")), "")
         for target in ("callees", "owner"):
             if f" {target}," in offered:
