@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """find_api on libraries nobody tuned for: Flask 3.1.3, click 8.5.1, jinja2 3.1.6 and
 marshmallow 4.4.0 (issue 5); arrow 1.4.0 and more-itertools 11.2.1 held out (issue 22: their
-task sets were committed before any run on them, benchmarks/HELDOUT.md, and are only reported).
+task sets were committed before any run on them, benchmarks/HELDOUT.md, and are only reported);
+lancedb 0.40.0's blind set (benchmarks/lancedb_api.jsonl) with its docs from
+../shared/corpora/lancedb (installed without dependencies: griffe reads it statically).
 
 The task sets (benchmarks/flask_api.jsonl, 20 tasks; click_api.jsonl, 15; jinja2_api.jsonl,
 20; marshmallow_api.jsonl, 20) were written by helper sessions that saw the libraries and
@@ -48,16 +50,24 @@ LIBRARIES = [
     ("click", "click", "8.5.1", "click_api.jsonl", False),
     ("jinja2", "jinja2", "3.1.6", "jinja2_api.jsonl", False),
     ("marshmallow", "marshmallow", "4.4.0", "marshmallow_api.jsonl", False),
+    ("lancedb", "lancedb", "0.40.0", "lancedb_api.jsonl", False),  # docs: ../shared/corpora/lancedb
     ("arrow", "arrow", "1.4.0", "arrow_api.jsonl", True),
     ("more-itertools", "more_itertools", "11.2.1", "more_itertools_api.jsonl", True),
 ]
 
 
-def venv_with(path: Path, requirement: str) -> Path:
+SHARED_DOCS = {"lancedb": ROOT.parent / "shared" / "corpora" / "lancedb" / "docs" / "src"}
+NO_DEPS = {"lancedb"}  # griffe reads it statically; its dependencies (pyarrow…) are not needed
+
+
+def venv_with(path: Path, requirement: str, *, no_deps: bool = False) -> Path:
     python = path / "bin" / "python"
     if not python.exists():
         subprocess.run([sys.executable, "-m", "venv", str(path)], check=True, capture_output=True)
-    subprocess.run([str(python), "-m", "pip", "install", "-q", requirement], check=True, capture_output=True)
+    extra = ["--no-deps"] if no_deps else []
+    subprocess.run(
+        [str(python), "-m", "pip", "install", "-q", *extra, requirement], check=True, capture_output=True
+    )
     return python
 
 
@@ -92,8 +102,8 @@ def main() -> None:
     for dist, name, version, tasks, held_out in LIBRARIES:
         if args.only and dist not in args.only and name not in args.only:
             continue
-        python = venv_with(args.work / f"venv-{name}", f"{dist}=={version}")
-        docs = sdist_docs(args.work, dist, version)
+        python = venv_with(args.work / f"venv-{name}", f"{dist}=={version}", no_deps=dist in NO_DEPS)
+        docs = SHARED_DOCS[dist] if dist in SHARED_DOCS else sdist_docs(args.work, dist, version)
         with tempfile.TemporaryDirectory(prefix=f"bench-{name}-") as tmp:
             db = Path(tmp) / "index"
             generated, seconds = cli(db, "readme-llm", "generate", "--library", name, "--python", str(python),
