@@ -58,6 +58,8 @@ from docmentor.repodocs.verify import (
     check_sections,
     check_symbols,
     read_scores,
+    unit_file,
+    unit_language,
 )
 from docmentor.store import repomem, repomem_trace
 
@@ -364,7 +366,7 @@ class UnitAgent:
         return [
             *check_sections(unit, self.kind, document),
             *check_parameters(unit, document),
-            *check_symbols(document, self.s.symbols, self.own_names),
+            *check_symbols(document, self.s.symbols, self.own_names, unit_language(unit), unit_file(unit)),
             *check_raises(unit, document, self._callee_raises()),
             *check_links(document, self.s.view.units, self.s.pages, self.s.file_lines),
         ]
