@@ -37,6 +37,7 @@ FIVE = "httpx + lancedb + pydantic-probe + Flask + click API sets"
 SIX = FIVE + " + jinja2"
 UNSCOPED = FIVE + ", each set's tasks asked of one index of all five libraries without naming one"
 NOT_TUNED = "not tuned: a bound or a rule, unchanged since it was written"
+DEV = "httpx + lancedb + Flask + click + jinja2 + marshmallow API sets"
 EXAMPLES = "no labelled get_examples set: set by the rule it states, checked by tests"
 
 
@@ -188,7 +189,7 @@ class ApiRankingConfig:
         "is below this cosine. Of 125 labelled tasks over six libraries 2 came below it "
         "(marshmallow's); of the same tasks asked of the five other libraries 296 of 625 (some "
         "rightly close). 0.28: 2 and 245; 0.32: 4 and 335.",
-        "httpx + lancedb + Flask + click + jinja2 + marshmallow API sets",
+        DEV,
     )
 
     # -- what is indexed and embedded --------------------------------------------------------
@@ -259,6 +260,33 @@ class ApiRankingConfig:
         "setter is a setting one changes (httpx event_hooks 1st → 6th when weighed): not "
         "weighed. Modules weighed alike changed no rank.",
         FIVE,
+    )
+    internal_weight: float = _c(
+        1.0,
+        "An API the surface marks internal (ApiEntry.internal: a module-level helper or "
+        "constant nothing publishes, a marker class, a sentinel, a type variable; "
+        "find/roles.py) × this after fusion, besides attribute_weight for a constant. Unused "
+        "(1.0): no value from 0.3 to 0.85 moved any dev set's top-1, top-3 or MRR (of 125 "
+        "tasks one internal came in a first five, 4th, its answer 1st: jinja2's "
+        "do_forceescape); kept unused rather than fitted to no evidence.",
+        DEV,
+    )
+    instance_attribute_weight: float = _c(
+        0.7,
+        "An instance attribute (assigned on self in __init__: ApiEntry.instance_attribute: an "
+        "instance's data, never called) × this after fusion, besides attribute_weight. 0.5–0.7: "
+        "jinja2 MRR 0.3531 → 0.3556 (Template.blocks below the answer, 5th → 4th), every other "
+        "set unchanged; 0.8: no change.",
+        DEV,
+    )
+    command_weight: float = _c(
+        0.7,
+        "A CLI command object (ApiEntry.command: what a user runs from a shell, not what code "
+        "calls) × this after fusion for a task worded as code, instead of attribute_weight (its "
+        "weight when it was taken for data: unchanged); not weighed for a task worded as a "
+        "command line (find/roles.py's COMMAND_INTENT). 0.5 and 1.0 moved no dev set (no "
+        "command object came in a task's first five).",
+        DEV,
     )
     deprecated_weight: float = _c(
         0.8,
@@ -356,7 +384,10 @@ class ApiRankingConfig:
         EXAMPLES,
     )
     own_api_bonus: float = _c(
-        0.2, "get_examples: an example linked to some API of the library adds this.", EXAMPLES
+        0.2,
+        "get_examples: an example linked to some API of the library users call adds this (not "
+        "one linked only to internals or instance attributes: find/roles.py).",
+        EXAMPLES,
     )
     language_bonus: float = _c(
         0.2,

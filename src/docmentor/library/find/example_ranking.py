@@ -1,6 +1,8 @@
 """get_examples' ranking: the examples that use the named APIs, then those of the APIs
 find_api ranks for the task, then by how well their text matches it
-(:mod:`docmentor.library.find.retrieval`)."""
+(:mod:`docmentor.library.find.retrieval`); an example that shows only APIs users do not call
+(internals, instance attributes: :mod:`docmentor.library.find.roles`) gets no
+``own_api_bonus``."""
 
 from __future__ import annotations
 
@@ -69,9 +71,10 @@ def examples_for(
             bonus -= c.deprecated_penalty
         if ex.drift:  # calls the installed version does not have or accept
             bonus -= c.drift_penalty
-        # one that shows the library's own API, in the language it was read from, first
-        # (a TypeScript reference snippet is no answer for a Python library)
-        if ex.apis_used:
+        # one that shows the library's own API users call (not only its internals: a helper,
+        # a constant, a marker, an instance attribute), in the language it was read from,
+        # first (a TypeScript reference snippet is no answer for a Python library)
+        if any(index.users_call(lib, a) for a in ex.apis_used):
             bonus += c.own_api_bonus
         if ex.language == index.api_language.get(lib, ex.language):
             bonus += c.language_bonus

@@ -31,7 +31,8 @@ weak match far down one ranking adds little. Every constant named here is a fiel
     of the same model (``readme-llm generate`` writes them unless ``--no-embeddings``).
 
 After fusion some APIs weigh less, so that on a near-tie the one a user calls comes
-first: data (attributes, read-only properties) and modules (``attribute_weight``), deprecated APIs
+first: data (attributes, read-only properties) and modules (``attribute_weight``), what the
+surface marks as no API users call and CLI command objects (:mod:`.roles`), deprecated APIs
 (after what replaces them), second copies and APIs off the user's path (:mod:`.priors`),
 and the second edition of a sync/async pair already listed (:mod:`.twins`).
 
@@ -58,6 +59,7 @@ from docmentor.library.find.fusion import Ranking, fuse, ranked
 from docmentor.library.find.hits import ApiHit, api_details
 from docmentor.library.find.priors import secondary
 from docmentor.library.find.replacements import replacements
+from docmentor.library.find.roles import asks_for_command, is_data, role_weights
 from docmentor.library.find.semantic import semantic_ranking, worker
 from docmentor.library.find.synonyms import synonyms, verb_synonyms
 from docmentor.library.find.twins import editions
@@ -197,11 +199,9 @@ class ApiIndex:
         self._secondary = {
             i for i, (lib, e) in enumerate(self.entries) if e.language == "python" and e.api_id in second[lib]
         }
-        self._attributes = {
-            i
-            for i, (_, e) in enumerate(self.entries)
-            if e.kind in ("attribute", "module") or (e.kind == "property" and e.writable is False)
-        }
+        self._attributes = {i for i, (_, e) in enumerate(self.entries) if is_data(e)}
+        # what the surface marks as no API users call, and CLI command objects (find/roles.py)
+        self._roles, self._commands = role_weights([e for _, e in self.entries], config)
         # extension points: classes the library subclasses itself (``min_subclasses`` times
         # or more), and their members a subclass overrides (``extension_weight``)
         self._extension = extension_points(self.entries, self._secondary, config.min_subclasses)
@@ -226,6 +226,15 @@ class ApiIndex:
             if reason:
                 out[api] = reason
         return out
+
+    def users_call(self, library: str, api: str) -> bool:
+        """Whether ``api`` (an api_id) is an API of ``library`` that users call: not one the
+        surface marks internal or an instance attribute (:mod:`.roles`)."""
+        i = self._position.get((library, api))
+        if i is None:
+            return False
+        e = self.entries[i][1]
+        return not (e.internal or e.instance_attribute)
 
     @property
     def semantic(self) -> bool:
@@ -372,6 +381,7 @@ class ApiIndex:
             per_library = self._all_word_rankings(queries)
         scored: dict[str, tuple[dict[int, float], dict[str, Ranking]]] = {}
         own = OWN_INTENT.search(query) is not None  # "write my own class that …"
+        command_task = asks_for_command(query)  # "… from the command line"
         for lib in libraries:
             rankings, _ = per_library[lib]
             rankings["semantic"] = semantic.get(lib, ([], 0.0))[0]
@@ -381,7 +391,7 @@ class ApiIndex:
                 # that resemble a name ("asdf" came within 0.35 of `ASGITransport`) are no
                 # likeness; a paraphrase in English words ("terminate when finished") is
                 rankings["semantic"] = self._semantic_of(vector, lib, self.config.wordless_floor)[0]
-            lib_fused = self._adjusted(fuse(rankings, self.config))
+            lib_fused = self._adjusted(fuse(rankings, self.config), command_task)
             if own and self._extension:
                 for i in self._extension.intersection(lib_fused):
                     lib_fused[i] *= self.config.extension_weight
@@ -455,14 +465,23 @@ class ApiIndex:
         numpy.maximum.at(strongest, self._library_of, total)
         return {lib: float(strongest[k]) for lib, k in self._library_number.items()}
 
-    def _adjusted(self, fused: dict[int, float]) -> dict[int, float]:
-        """The fused scores after the rules that weigh some APIs less (module docstring)."""
+    def _adjusted(self, fused: dict[int, float], command_task: bool = False) -> dict[int, float]:
+        """The fused scores after the rules that weigh some APIs less (module docstring);
+        ``command_task``: the task is worded as a command line (CLI command objects are its
+        answers' kind: not weighed)."""
         if not fused:
             return fused
         # before the replacements of deprecated APIs are lifted: one that is an attribute
         # (`Mode.OVERWRITE`) keeps the place it is lifted to
         for i in self._attributes.intersection(fused):
             fused[i] *= self.config.attribute_weight
+        # what the surface marks as no API users call (internal, instance attributes), and
+        # CLI command objects for a task worded as code (find/roles.py)
+        for i in fused.keys() & self._roles.keys():
+            fused[i] *= self._roles[i]
+        if not command_task:
+            for i in self._commands.intersection(fused):
+                fused[i] *= self.config.command_weight
         # A deprecated API is still found, but after what replaces it: of the replacements
         # its reason names, the best-ranked one, takes its place if it ranked lower, and the
         # deprecated one comes right after it.
