@@ -16,9 +16,9 @@ generated (the API texts embedded) or when the index is built, and ``max_candida
 decides which names the generation's cross-references resolve: a change to them shows
 after ``readme-llm generate``.
 
-Task sets named below (top-1 / top-3 / MRR over 10 results): httpx (30 tasks,
-``../shared/eval/httpx_api.jsonl``), lancedb (20, ``benchmarks/lancedb_api.jsonl``), a
-pydantic probe (10, no docs), Flask (20), click (15), jinja2 (20) and marshmallow (20)
+Task sets named below (top-1 / top-3 / MRR over 10 results): httpx (30 tasks, the dev set
+``httpx_api.jsonl`` that ``benchmarks/bench_api.py`` reads), lancedb (20,
+``benchmarks/lancedb_api.jsonl``), a pydantic probe (10, no docs), Flask (20), click (15), jinja2 (20) and marshmallow (20)
 (``benchmarks/*_api.jsonl``). The figures quoted are those of the session that set the
 value (BENCHMARKS.md's history in git); the sets were smaller then.
 """
