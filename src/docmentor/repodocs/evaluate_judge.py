@@ -21,7 +21,6 @@ reported none.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -32,6 +31,7 @@ from docmentor.llm.config import LLMError
 from docmentor.llm.replies import extract_json
 from docmentor.repodocs.markdown import first_paragraph
 from docmentor.repodocs.units import Component, Module, Package, RepoUnits, Unit
+from docmentor.repodocs.verify import score_number
 
 if TYPE_CHECKING:
     from docmentor.llm import LLMClient
@@ -238,7 +238,7 @@ def read_verdict(unit_id: str, kind: str, text: str) -> JudgedUnit:
         if name not in lowered or lowered[name] is None:
             problems.append(f"no {name} score")
             continue
-        number = _number(lowered[name])
+        number = score_number(lowered[name])
         if number is None or not 0.0 <= number <= 1.0:
             problems.append(f"{name} is not a number in [0, 1]: {lowered[name]!r}"[:200])
         else:
@@ -252,21 +252,6 @@ def read_verdict(unit_id: str, kind: str, text: str) -> JudgedUnit:
         else ()
     )
     return JudgedUnit(unit_id, kind, scores["truthfulness"], scores["helpfulness"], claims)
-
-
-def _number(value: object) -> float | None:
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int | float):
-        number = float(value)
-    elif isinstance(value, str):
-        try:
-            number = float(value.strip())
-        except ValueError:
-            return None
-    else:
-        return None
-    return number if math.isfinite(number) else None
 
 
 def _message(unit: Unit, code: str, document: str) -> str:

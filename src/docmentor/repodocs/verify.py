@@ -78,7 +78,7 @@ def read_scores(raw: object) -> Scores:
         if value is None:
             missing.append(name)
             continue
-        number = _number(value)
+        number = score_number(value)
         if number is None or not 0.0 <= number <= 1.0:
             bad.append(f"{name}={value!r}")
             continue
@@ -91,7 +91,9 @@ def read_scores(raw: object) -> Scores:
     return Scores(values, sum(values.values()) / len(values))
 
 
-def _number(value: object) -> float | None:
+def score_number(value: object) -> float | None:
+    """A model's score as a finite number (a number, or a string of one), else None: ``true``
+    is no score."""
     if isinstance(value, bool):
         return None
     if isinstance(value, int | float):

@@ -23,9 +23,29 @@ from typing import Any
 SUITE = "httpx + pydantic + tanstack-query dev sets (make eval)"
 
 
-def _c(value: Any, why: str, measured: str = SUITE) -> Any:
-    """A config field with its reason and the sets it was measured on."""
+def constant(value: Any, why: str, measured: str) -> Any:
+    """A ranking config's field: its value, why it has it and the sets it was measured on
+    (read back by :func:`describe_constants`; find_api's config uses it too)."""
     return field(default=value, metadata={"why": why, "measured_on": measured})
+
+
+def describe_constants(cls: type) -> list[dict[str, Any]]:
+    """Each field of a config dataclass made with :func:`constant`: name, default value, why,
+    what it was measured on."""
+    default = cls()
+    return [
+        {
+            "name": f.name,
+            "value": getattr(default, f.name),
+            "why": f.metadata.get("why", ""),
+            "measured_on": f.metadata.get("measured_on", ""),
+        }
+        for f in dataclasses.fields(cls)
+    ]
+
+
+def _c(value: Any, why: str, measured: str = SUITE) -> Any:
+    return constant(value, why, measured)
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,16 +167,7 @@ class RankingConfig:
     @classmethod
     def describe(cls) -> list[dict[str, Any]]:
         """Each constant: name, value, why, what it was measured on."""
-        default = cls()
-        return [
-            {
-                "name": f.name,
-                "value": getattr(default, f.name),
-                "why": f.metadata.get("why", ""),
-                "measured_on": f.metadata.get("measured_on", ""),
-            }
-            for f in dataclasses.fields(cls)
-        ]
+        return describe_constants(cls)
 
 
 DEFAULT = RankingConfig()

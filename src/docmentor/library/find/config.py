@@ -26,8 +26,10 @@ value (BENCHMARKS.md's history in git); the sets were smaller then.
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
+
+from docmentor.search.config import constant, describe_constants
 
 __all__ = ["DEFAULT", "ApiRankingConfig"]
 
@@ -44,7 +46,7 @@ EXAMPLES = "no labelled get_examples set: set by the rule it states, checked by 
 def _c(value: Any, why: str, measured: str) -> Any:
     """A config field with its reason and the sets it was measured on (required: a value
     nobody measured says so, ``NOT_TUNED``)."""
-    return field(default=value, metadata={"why": why, "measured_on": measured})
+    return constant(value, why, measured)
 
 
 @dataclass(frozen=True, slots=True)
@@ -412,16 +414,7 @@ class ApiRankingConfig:
     @classmethod
     def describe(cls) -> list[dict[str, Any]]:
         """Each constant: name, value, why, what it was measured on."""
-        default = cls()
-        return [
-            {
-                "name": f.name,
-                "value": getattr(default, f.name),
-                "why": f.metadata.get("why", ""),
-                "measured_on": f.metadata.get("measured_on", ""),
-            }
-            for f in dataclasses.fields(cls)
-        ]
+        return describe_constants(cls)
 
 
 DEFAULT = ApiRankingConfig()
