@@ -17,13 +17,13 @@ the repository's Go module (``go.mod``'s ``module`` line) names the package fold
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from docmentor.repodocs.treesitter_units import (
     FileFacts,
     Ids,
     MethodGroup,
+    ReadFile,
     Source,
     clean_line_comments,
     comments_above,
@@ -44,17 +44,7 @@ _DOC = frozenset({"comment"})
 _NOTHING: frozenset[str] = frozenset()
 
 
-@dataclass
-class GoFile:
-    """The result of reading one file; ``groups``: its methods, by receiver type."""
-
-    module: Module
-    components: list[Component]
-    groups: list[MethodGroup] = field(default_factory=list)
-    facts: FileFacts = field(default_factory=FileFacts)
-
-
-def read_go(rel: str, data: bytes, tree: Tree, module_id: str, resolve: Resolver) -> GoFile:
+def read_go(rel: str, data: bytes, tree: Tree, module_id: str, resolve: Resolver) -> ReadFile:
     """The module, components and methods of one parsed Go file."""
     return _Reader(rel, Source(data), module_id, resolve).read(tree.root_node)
 
@@ -72,7 +62,7 @@ class _Reader:
         self.imports: list[ImportRef] = []
         self.calls: list[CallSite] = []
 
-    def read(self, root: Node) -> GoFile:
+    def read(self, root: Node) -> ReadFile:
         children = list(root.named_children)
         top: list[str] = []
         doc: str | None = None
@@ -108,7 +98,7 @@ class _Reader:
             calls=unique_calls(self.calls),
             components=tuple(top),
         )
-        return GoFile(module, self.components, list(self.groups.values()), self.facts)
+        return ReadFile(module, self.components, list(self.groups.values()), self.facts)
 
     def _doc(self, siblings: list[Node], index: int) -> str | None:
         docs = comments_above(siblings, index, _DOC, _NOTHING)

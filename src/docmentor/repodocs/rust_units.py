@@ -30,7 +30,7 @@ to the module): an in-repository module's id as the target and the item as the n
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING
 
@@ -38,6 +38,7 @@ from docmentor.repodocs.treesitter_units import (
     FileFacts,
     Ids,
     MethodGroup,
+    ReadFile,
     Source,
     clean_block_comment,
     clean_line_comments,
@@ -87,17 +88,7 @@ def rust_module_path(rel: str) -> tuple[str, tuple[str, ...]]:
     return crate, tuple(inner)
 
 
-@dataclass
-class RustFile:
-    """The result of reading one file; ``groups``: its ``impl`` blocks' methods."""
-
-    module: Module
-    components: list[Component]
-    groups: list[MethodGroup] = field(default_factory=list)
-    facts: FileFacts = field(default_factory=FileFacts)
-
-
-def read_rust(rel: str, data: bytes, tree: Tree, module_id: str, resolve: Resolver) -> RustFile:
+def read_rust(rel: str, data: bytes, tree: Tree, module_id: str, resolve: Resolver) -> ReadFile:
     """The module, components and methods of one parsed Rust file."""
     return _Reader(rel, Source(data), module_id, resolve).read(tree.root_node)
 
@@ -126,7 +117,7 @@ class _Reader:
         self.facts = FileFacts()
         self.imports: list[ImportRef] = []
 
-    def read(self, root: Node) -> RustFile:
+    def read(self, root: Node) -> ReadFile:
         children = list(root.named_children)
         top: list[str] = []
         head = []
@@ -164,7 +155,7 @@ class _Reader:
             imports=tuple(self.imports),
             components=tuple(top),
         )
-        return RustFile(module, self.components, self.groups, self.facts)
+        return ReadFile(module, self.components, self.groups, self.facts)
 
     def _span(self, siblings: list[Node], index: int) -> tuple[int, int, str | None]:
         above = comments_above(siblings, index, _DOC | _ATTRIBUTES, frozenset())

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Literal
 
 from docmentor.library.surface.treesitter.core import GrammarsUnavailable, grammar_parser, squash_space
-from docmentor.repodocs.units import CallSite, Component, Parameter, sha256_text
+from docmentor.repodocs.units import CallSite, Component, Module, Parameter, sha256_text
 
 if TYPE_CHECKING:
     from tree_sitter import Node, Tree
@@ -205,6 +205,18 @@ class FileFacts:
     yields: set[tuple[int, int]] = field(default_factory=set)
     local: dict[tuple[int, int], frozenset[str]] = field(default_factory=dict)
     module_names: set[str] = field(default_factory=set)
+
+
+@dataclass
+class ReadFile:
+    """What a language reader read of one file: its module, its components, the methods it
+    declares apart from their type (``groups``: Go methods, Rust ``impl`` blocks; none in
+    TypeScript/JavaScript) and what ``code_facts`` needs of it."""
+
+    module: Module
+    components: list[Component]
+    groups: list[MethodGroup] = field(default_factory=list)
+    facts: FileFacts = field(default_factory=FileFacts)
 
 
 @dataclass

@@ -22,12 +22,13 @@ or an interface's member that is not ``private``, ``protected`` or ``#private``.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from docmentor.repodocs.treesitter_units import (
     FileFacts,
     Ids,
+    ReadFile,
     Source,
     clean_block_comment,
     comments_above,
@@ -92,16 +93,7 @@ class _Def:
     exported: bool = False  # by its statement: ``export …``, ``exports.f = function …``
 
 
-@dataclass
-class TsFile:
-    """The result of reading one file."""
-
-    module: Module
-    components: list[Component]
-    facts: FileFacts = field(default_factory=FileFacts)
-
-
-def read_ts(rel: str, data: bytes, tree: Tree, module_id: str, resolve: Resolver) -> TsFile:
+def read_ts(rel: str, data: bytes, tree: Tree, module_id: str, resolve: Resolver) -> ReadFile:
     """The module and components of one parsed file (``module_id``: its id; ``resolve``: a
     relative import specifier → a module id)."""
     return _Reader(rel, Source(data), module_id, resolve).read(tree.root_node)
@@ -121,7 +113,7 @@ class _Reader:
         self.calls: list[CallSite] = []
         self.exported: set[str] = set()  # local names exported apart from their definition
 
-    def read(self, root: Node) -> TsFile:
+    def read(self, root: Node) -> ReadFile:
         children = list(root.named_children)
         top: list[str] = []
         for i, node in enumerate(children):
@@ -146,7 +138,7 @@ class _Reader:
             calls=unique_calls(self.calls),
             components=tuple(top),
         )
-        return TsFile(module, self.components, self.facts)
+        return ReadFile(module, self.components, facts=self.facts)
 
     # -- what a top-level statement defines, imports and calls --------------------------------
 
