@@ -7,6 +7,8 @@ the APIs each found section names. A section names an API
   directive (``.. autoclass:: httpx.Client``, ``.. py:method:: Client.send(request)``, the
   default domain's ``.. data:: request``) or its own heading (``## `Client```): weight
   ``documents_weight`` (1.0) — the section documents that API (:meth:`MentionResolver.documented`);
+  so does a section whose own heading *is* the name of a method (two words or more, word for
+  word: "Context Processors") that it uses (:meth:`MentionResolver.titled`);
 - in a code example that the matcher linked to the API (imports, aliases, return types):
   weight ``uses_weight`` (0.6);
 - in an inline code span of its prose (```response.iter_lines()```, ```.aclose()```,
@@ -23,6 +25,7 @@ The weights are fields of :class:`~docmentor.library.find.config.ApiRankingConfi
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
@@ -36,6 +39,7 @@ from docmentor.library.surface.docstrings import PROSE_ROLES, role_name
 __all__ = ["MentionResolver", "SectionRef", "directive_names"]
 
 CACHE_SIZE = 20_000  # sections whose APIs are remembered
+MAX_TITLE_WORDS = 6  # a longer heading is a sentence, no method's name
 
 # with the role before it, if any: Sphinx's ``:meth:`x` `` or MyST's ``{meth}`x` ``
 # (the lookbehind keeps it linear on long runs of colons)
@@ -140,11 +144,16 @@ class MentionResolver:
         # the words of class and function names of two words or more, by their first:
         # a heading that spells one ("ASGI Transport", "Bytecode Cache") is about it
         self._spelled: dict[str, list[tuple[tuple[str, ...], str]]] = defaultdict(list)
+        # and methods' names of two words or more, by all their words (:meth:`titled`)
+        self._titles: dict[tuple[str, ...], set[str]] = defaultdict(set)
         for e in entries:
+            words = heading_words(e.name)
+            if len(words) < 2:  # one word ("Requests", "Timeouts") is too common a heading
+                continue
             if e.kind in ("class", "function") and not e.parent:
-                words = heading_words(e.name)
-                if len(words) >= 2:  # one word ("Requests", "Timeouts") is too common a heading
-                    self._spelled[words[0]].append((words, e.api_id))
+                self._spelled[words[0]].append((words, e.api_id))
+            elif e.kind == "method" and not e.name.startswith("_"):
+                self._titles[words].add(e.api_id)
         self._cache: dict[tuple[str, str, int, int, int], dict[str, float]] = {}
         self._examples: dict[tuple[str, str], list[Example]] = defaultdict(list)
         for ex in examples:
@@ -248,7 +257,22 @@ class MentionResolver:
         for ex in self._examples.get((section.source, section.path), ()):
             if section.line_start <= ex.line <= section.line_end:
                 give(set(ex.apis_used), uses)
+        # a method the section uses whose name is its own heading: the section is about it
+        if headings:
+            give(self.titled(headings[-1]) & credit.keys(), documents)
         return credit
+
+    def titled(self, heading: str) -> set[str]:
+        """The methods whose name of two words or more is the whole heading, word for word, a
+        plural for the last ("Context Processors" → ``context_processor``); a heading that
+        only contains one ("Search with distance range") is about more than that method."""
+        found = heading_forms(heading)
+        if not 2 <= len(found) <= MAX_TITLE_WORDS:
+            return set()
+        out: set[str] = set()
+        for words in itertools.product(*found):
+            out |= self._titles.get(words, set())
+        return out
 
     def spelled_by(self, heading: str) -> set[str]:
         """The classes and functions whose name's words (two or more) the heading spells, in
