@@ -64,6 +64,34 @@ _LEADING = re.compile(r"^(?:async\s+def|def|class|await|from|import)\s+")
 _DOTTED = re.compile(r"\.?[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
 
 
+_OPTION = re.compile(r"^([ \t]*):([\w-]+):[ \t]*(.*)$")  # a directive's option line
+
+
+def _member_option(lines: Sequence[str], start: int, indent: int) -> list[str]:
+    """The names of the ``:members:`` option among the option lines of the directive whose
+    head line (indented ``indent``) is just before ``start``, continuation lines included
+    (``:members: a, b,`` then ``    c``); none when it lists no names (all members)."""
+    names: list[str] = []
+    inside = False
+    option_indent = 0
+    for line in lines[start:]:
+        stripped = line.strip()
+        if not stripped:
+            break
+        current = len(line) - len(line.lstrip())
+        m = _OPTION.match(line)
+        if m is not None and (current > indent or line.startswith(":")):
+            inside = m.group(2) == "members"
+            option_indent = current
+            if inside:
+                names += re.findall(r"[A-Za-z_]\w*", m.group(3))
+        elif inside and current > option_indent:
+            names += re.findall(r"[A-Za-z_]\w*", stripped)
+        else:
+            break
+    return names
+
+
 class SectionRef(Protocol):
     """What the resolver needs of a found section (an engine :class:`SearchHit` fits)."""
 
@@ -127,10 +155,12 @@ class MentionResolver:
         self._classes: dict[str, set[str]] = defaultdict(set)  # lower-case class name → ids
         self._members: dict[str, dict[str, str]] = defaultdict(dict)  # class id → name → id
         self._kind: dict[str, str] = {}
+        self._roots: set[str] = set()  # the libraries' root packages
         for e in entries:
             if e.kind == "module":
                 continue
             self._kind[e.api_id] = e.kind
+            self._roots.add(e.api_id.split(".", 1)[0])
             for path in (e.api_id, *e.aliases):
                 self._full.setdefault(path, e.api_id)
                 parts = path.split(".")
@@ -246,6 +276,9 @@ class MentionResolver:
         headings = list(section.heading_path)
         context = self._context(headings)
         give(self.documented(headings, section.text, context), documents)
+        # the members a class's directive documents (nested directives, ``:members:``): one
+        # section documents them all, so each is credited as a use
+        give(self.directive_apis(section.text, context)[1], uses)
         # a heading of the section's path that spells an API's name (a section "Example"
         # under "ASGI Transport" is about `ASGITransport`): as a directive would
         for heading in headings:
@@ -309,9 +342,52 @@ class MentionResolver:
         if headings:
             for name in self._spans(headings[-1]):
                 out |= self.resolve(name, scope)
-        for name in _DIRECTIVE.findall(text):
-            out |= self.resolve(name, scope)
+        out |= self.directive_apis(text, scope)[0]
         return out
+
+    def directive_apis(self, text: str, scope: Iterable[str] = ()) -> tuple[set[str], set[str]]:
+        """The APIs the directives in ``text`` name (resolved as written, in ``scope``), and
+        the class members that only their class's directive resolves: a directive indented
+        under a class's (``.. autoclass:: Template`` then ``    .. automethod:: generate``)
+        and the names of that directive's ``:members:`` option. Sphinx documents them there,
+        so that ``generate`` is ``Template.generate`` however many ``generate`` the library has."""
+        named: set[str] = set()
+        members: set[str] = set()
+        classes: list[tuple[int, str]] = []  # the enclosing class directives: (indent, class id)
+        lines = text.splitlines()
+        for k, line in enumerate(lines):
+            if not line.strip():
+                continue
+            indent = len(line) - len(line.lstrip())
+            while classes and classes[-1][0] >= indent:  # the class's block has ended
+                classes.pop()
+            m = _DIRECTIVE.match(line)
+            if m is None:
+                continue
+            name = m.group(1)
+            inner = self.member(classes[-1][1], name) if classes else None
+            found = {inner} if inner is not None else self._directive_target(name, scope)
+            named |= found
+            if len(found) == 1 and self._kind.get(next(iter(found))) == "class":
+                cls = next(iter(found))
+                classes.append((indent, cls))
+                for name in _member_option(lines, k + 1, indent):
+                    member = self.member(cls, name)
+                    if member is not None:
+                        members.add(member)
+        return named, members - named
+
+    def _directive_target(self, name: str, scope: Iterable[str]) -> set[str]:
+        """What a directive's name denotes: as :meth:`resolve`, but a short name several
+        APIs share is the one the library's root package exports under it (Sphinx resolves
+        a directive's name in the current module, the package's by default:
+        ``.. autoclass:: Template`` is ``pkg.Template``, not ``pkg.nodes.Template``)."""
+        found = self.resolve(name, scope)
+        if len(found) > 1:
+            top = {self._full[f"{root}.{name}"] for root in self._roots if f"{root}.{name}" in self._full}
+            if len(top) == 1 and top <= found:
+                return top
+        return found
 
     def rank(self, sections: Sequence[SectionRef], scores: Sequence[float]) -> dict[str, float]:
         """API → best ``section score × weight`` over the found sections (scores in [0, 1])."""
