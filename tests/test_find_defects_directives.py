@@ -1,8 +1,9 @@
 """A Sphinx docs section credits the APIs its autodoc directives document (issue 22): the
 members under a class's directive (nested ``.. automethod::``, the ``:members:`` option)
-are that class's, whatever other class has a member of the same name; and a directive's
-short name two classes share is the one the library's root package exports. On a throwaway
-package read by the real surface (griffe) and its reST docs indexed by a real Docmentor."""
+are that class's, whatever other class has a member of the same name; and a short name two
+classes share (in a directive or a role) is the one the library's root package exports. On
+a throwaway package read by the real surface (griffe) and its reST docs indexed by a real
+Docmentor."""
 
 from __future__ import annotations
 
@@ -69,7 +70,7 @@ Everything starts with a renderer that turns long pieces of text into pages.
 
     .. automethod:: stream
 
-Pages are yielded piece by piece while they are produced.
+Pages are yielded piece by piece while they are produced: see :class:`Page`.
 """
 
 
@@ -101,6 +102,14 @@ def section(tmp_path_factory: pytest.TempPathFactory) -> object:
     return found[0]
 
 
+class _Section:
+    """A section as the resolver reads one (prose alone)."""
+
+    def __init__(self, text: str) -> None:
+        self.source, self.path, self.heading_path = "tpl-docs", "notes.rst", ["Notes"]
+        self.line_start, self.line_end, self.text = 1, 1, text
+
+
 def test_the_fixture_has_the_shared_names(surface: ApiSurface) -> None:
     ids = {e.api_id for e in surface.entries}
     assert {"tpl.env.Page.generate", "tpl.nodes.Page.generate", "tpl.env.Renderer.generate"} <= ids
@@ -121,6 +130,9 @@ def test_a_section_credits_the_members_its_class_directives_document(
     assert credit.get("tpl.env.Page.generate") == config.documents_weight
     assert credit.get("tpl.env.Page.stream") == config.documents_weight
     assert "tpl.nodes.Page.generate" not in credit and "tpl.env.Renderer.generate" not in credit
+    # a role's shared short name too: the root package's Page is the one the prose names
+    prose = MentionResolver(surface.entries).section_apis(_Section("See :class:`Page` and `Page`."))
+    assert prose == {"tpl.env.Page": config.uses_weight}
     # the :members: option, continuation line included: documented there, credited as a use
     assert credit.get("tpl.env.Renderer.from_text") == config.uses_weight
     assert credit.get("tpl.env.Renderer.pick") == config.uses_weight

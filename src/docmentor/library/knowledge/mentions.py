@@ -284,7 +284,7 @@ class MentionResolver:
         for heading in headings:
             give(self.spelled_by(heading), documents)
         for name in self._spans(prose_text(section.text)):
-            found = self.resolve(name, context)
+            found = self._target(name, context)
             if found:
                 give(found, uses / len(found))
         for ex in self._examples.get((section.source, section.path), ()):
@@ -366,7 +366,7 @@ class MentionResolver:
                 continue
             name = m.group(1)
             inner = self.member(classes[-1][1], name) if classes else None
-            found = {inner} if inner is not None else self._directive_target(name, scope)
+            found = {inner} if inner is not None else self._target(name, scope)
             named |= found
             if len(found) == 1 and self._kind.get(next(iter(found))) == "class":
                 cls = next(iter(found))
@@ -377,11 +377,12 @@ class MentionResolver:
                         members.add(member)
         return named, members - named
 
-    def _directive_target(self, name: str, scope: Iterable[str]) -> set[str]:
-        """What a directive's name denotes: as :meth:`resolve`, but a short name several
-        APIs share is the one the library's root package exports under it (Sphinx resolves
-        a directive's name in the current module, the package's by default:
-        ``.. autoclass:: Template`` is ``pkg.Template``, not ``pkg.nodes.Template``)."""
+    def _target(self, name: str, scope: Iterable[str]) -> set[str]:
+        """What a name a section writes denotes: as :meth:`resolve`, but a short name several
+        APIs share is the one the library's root package exports under it, when one is
+        (Sphinx resolves a directive's or a role's name in the current module, the package's
+        by default: ``.. autoclass:: Template`` and ``:class:`Template``` are
+        ``pkg.Template``, not ``pkg.nodes.Template``)."""
         found = self.resolve(name, scope)
         if len(found) > 1:
             top = {self._full[f"{root}.{name}"] for root in self._roots if f"{root}.{name}" in self._full}
