@@ -74,6 +74,9 @@ class ApiEntry(_Model):
     internal: str | None = None
     # an attribute assigned on self in its class's __init__: an instance's data, never called
     instance_attribute: bool = False
+    # the docs' autodoc / mkdocstrings directives document it (by one of its paths): the docs
+    # lead users to it even when the root package does not export it (find/priors.py)
+    documented: bool = False
     # a module-level function a decorator made into an object with main/invoke (a CLI command,
     # `click.core.Command`): that object's class, and it is listed as an attribute with no
     # parameters; or one a decorator registers on a module-level application object that

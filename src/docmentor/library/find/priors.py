@@ -11,8 +11,10 @@ a task matches both, the user-facing API comes first:
     ``async def`` where the root's are not) is no copy.
 ``unreached``
     APIs neither ``import root`` nor the docs lead to. Leading to are the root package's
-    exports and the exports of every module the docs' examples use an API of
-    (``hypothesis.strategies`` when the examples call ``st.integers()``), then the members
+    exports, the exports of every module the docs' examples use an API of
+    (``hypothesis.strategies`` when the examples call ``st.integers()``) and what the docs'
+    autodoc / mkdocstrings directives document (``.. autofunction:: pkg.meta.find``; not
+    every export of an ``automodule``: that cost marshmallow a task), then the members
     of the classes reached (by any of a class's paths, so inherited members count) and the
     classes reached APIs return or yield (``lancedb.connect`` → ``DBConnection`` →
     ``open_table`` → ``Table``). What is left is imported from a submodule the docs do not
@@ -118,6 +120,7 @@ def unreached(entries: Sequence[ApiEntry], library: str) -> list[ApiEntry]:
         return []  # the root exports nothing known: no way to tell
     shown = {ns for e in python if e.examples for ns in _namespaces(e)}  # modules the docs import from
     todo = [e for ns in (root, *sorted(shown)) for e in under.get(ns, [])]
+    todo += [e for e in python if e.documented]  # what the docs' directives document
     seen: set[str] = set()
     while todo:
         e = todo.pop()

@@ -81,6 +81,7 @@ class Builder:
         # star import re-exports it, the docs document it; a module-level function or value
         # without one is a helper or constant of its module (ApiEntry.internal)
         self.published: set[str] = set()
+        self.documented: set[str] = set()  # the objects the docs' directives document
         self.decorated: dict[str, list[str]] = {}  # module → its decorated functions' names
         self.registered: dict[str, str] = {}  # function → the module object it is registered on
         self.instances: dict[str, str] = {}  # module value → the class it is a bare instance of
@@ -111,6 +112,7 @@ class Builder:
             parts = path.split(".")
             if path in known or path in self.entries:
                 self.published.add(known.get(path, path))  # found already, and documented
+                self.documented.add(known.get(path, path))
                 continue
             if parts[0] != self.top or any(p.startswith("_") for p in parts):
                 continue
@@ -121,6 +123,7 @@ class Builder:
             if target is None or not self._inside(target):
                 continue
             self.published.add(target.path)
+            self.documented.add(target.path)
             if target.path in self.entries:
                 continue
             if target.is_module:
@@ -171,6 +174,8 @@ class Builder:
 
     def finish(self) -> list[ApiEntry]:
         self._other_paths()
+        for api_id in self.documented.intersection(self.entries):
+            self.entries[api_id].documented = True
         for api_id, of in self.instances.items():  # `NEVER = _Never()`: an instance of a marker
             if self._is_marker(of):
                 self.entries[api_id].internal = "sentinel"

@@ -1,0 +1,112 @@
+"""An API the docs' autodoc directives document is one the docs lead users to (issue 22):
+the surface marks it ``documented`` (kept in the knowledge base) and find_api does not weigh
+it as off the user's path, though the root package does not export it. On a throwaway
+package read by the real surface (griffe) with the docs' directives read from a folder."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from docmentor.library.find.priors import unreached
+from docmentor.library.find.retrieval import ApiIndex
+from docmentor.library.knowledge.kb_schema import KB_FORMAT
+from docmentor.library.models import ApiEntry
+from docmentor.library.surface.api_python import ApiSurface, load_api
+from docmentor.sources.autodoc import documented_paths
+
+PACKAGE = {
+    "tpl/__init__.py": """
+        '''Templates.'''
+        from tpl.env import Page
+        __all__ = ["Page"]
+    """,
+    "tpl/env.py": """
+        '''Pages.'''
+
+        class Page:
+            '''A page: render the variables a template expects.'''
+            def render(self, **variables):
+                '''Render the page with the variables it expects.'''
+    """,
+    "tpl/meta.py": """
+        '''What a template needs.'''
+        __all__ = ["find_variables", "find_includes"]
+
+        def find_variables(source):
+            '''The variables a template expects its caller to provide, without rendering it.'''
+
+        def find_includes(source):
+            '''The templates a template includes.'''
+    """,
+    "tpl/internals.py": """
+        '''Internals.'''
+        __all__ = ["expect_variables"]
+
+        def expect_variables(source):
+            '''The variables a template expects, for the compiler.'''
+    """,
+}
+
+DOCS = """
+Meta
+====
+
+.. autofunction:: tpl.meta.find_variables
+"""
+
+FOUND = "tpl.meta.find_variables"
+UNDOCUMENTED = "tpl.meta.find_includes"
+INTERNAL = "tpl.internals.expect_variables"
+
+
+@pytest.fixture(scope="module")
+def surface(tmp_path_factory: pytest.TempPathFactory) -> ApiSurface:
+    root = tmp_path_factory.mktemp("pkg")
+    for rel, text in PACKAGE.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text).lstrip(), encoding="utf-8")
+    docs = root / "docs"
+    docs.mkdir()
+    (docs / "api.rst").write_text(DOCS.lstrip(), encoding="utf-8")
+    (docs / "broken.rst").write_bytes(b"\xff\xfe .. autofunction:: \x00\x00")  # unreadable: skipped
+    return load_api("tpl", search_paths=[root], documented=documented_paths(docs))
+
+
+def _entries(surface: ApiSurface) -> list[ApiEntry]:
+    return [e.model_copy(deep=True) for e in surface.entries]
+
+
+def test_the_surface_marks_what_the_docs_document(surface: ApiSurface) -> None:
+    marked = {e.api_id for e in surface.entries if e.documented}
+    assert marked == {FOUND}
+    # kept in the knowledge base: the field round-trips, and the format says it has it
+    entry = surface.by_id[FOUND]
+    assert ApiEntry.model_validate_json(entry.model_dump_json()).documented is True
+    assert KB_FORMAT >= 4
+
+
+def test_a_documented_api_is_on_the_users_path(surface: ApiSurface) -> None:
+    off = {e.api_id for e in unreached(_entries(surface), "tpl")}
+    assert FOUND not in off
+    assert {UNDOCUMENTED, INTERNAL} <= off  # neither exported, documented nor shown
+
+
+def test_find_api_ranks_the_documented_api_over_an_undocumented_twin(surface: ApiSurface) -> None:
+    hits = ApiIndex({"tpl": (_entries(surface), [])}).find(
+        "which variables a template expects without rendering it", limit=5
+    )
+    ranks = {h.entry.api_id: r for r, h in enumerate(hits, 1)}
+    assert ranks[FOUND] < ranks[INTERNAL], ranks
+    # unmarked, it weighs as off the path like the internal one (the test can fail)
+    flat = _entries(surface)
+    for e in flat:
+        e.documented = False
+    assert FOUND in {e.api_id for e in unreached(flat, "tpl")}
+
+
+def test_no_docs_marks_nothing(tmp_path: Path) -> None:
+    assert documented_paths(tmp_path / "missing") == []
