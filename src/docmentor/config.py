@@ -32,6 +32,24 @@ def cache_dir() -> Path:
     return Path(env).expanduser() if env else home() / "cache"
 
 
+_URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]{0,30}://")
+
+
+def local_folder(value: str, where: str, *, arguments: tuple[str, ...] = ()) -> Path:
+    """``value`` as the index's local folder. A URL (``postgresql://…``, ``https://…``) is a
+    :class:`UsageError`: this docmentor keeps its index in a local folder only, and a URL
+    taken as a path would silently create a folder named ``postgresql:``. The message names
+    the URL's scheme only (a URL may hold a password)."""
+    if _URL.match(value.strip()):
+        scheme = value.strip().split("://", 1)[0]
+        raise UsageError(
+            f"{where} is a {scheme}:// URL; docmentor keeps its index in a local folder only",
+            hint="give a folder path (no server backend is supported yet)",
+            arguments=arguments,
+        )
+    return Path(value).expanduser()
+
+
 def default_db() -> Path:
     """The index folder when none is given: ``DOCMENTOR_DB``, else ``db`` in the working
     folder's ``docmentor.toml`` (``db_path`` in ``llmdoc.json``), else ``DOCMENTOR_HOME``,
@@ -44,7 +62,7 @@ def default_db() -> Path:
     """
     env = os.environ.get("DOCMENTOR_DB")
     if env:
-        return Path(env).expanduser()
+        return local_folder(env, "DOCMENTOR_DB")
     return load_config().db or home()
 
 
@@ -207,7 +225,7 @@ def _from_toml(path: Path, cwd: Path) -> Config:
         raise UsageError(f"{path}: not valid TOML: {exc}") from exc
     return Config(
         sources=[_source_from(s, str(path), cwd) for s in data.get("sources", [])],
-        db=(cwd / Path(str(data["db"])).expanduser()).resolve() if "db" in data else None,
+        db=(cwd / local_folder(str(data["db"]), f"db in {path}")).resolve() if "db" in data else None,
         fetch=dict(data.get("fetch", {})),
         max_bytes=data.get("max_bytes"),
         refresh_interval_hours=data.get("refresh_interval_hours"),
@@ -225,7 +243,7 @@ def _from_json(path: Path, cwd: Path) -> Config:
     if not isinstance(data, dict):
         raise UsageError(f"{path}: expected a JSON object")
     sources = [_source_from(s, str(path), cwd) for s in data.get("sources", [])]
-    db = Path(str(data["db_path"])).expanduser() if data.get("db_path") else None
+    db = local_folder(str(data["db_path"]), f"db_path in {path}") if data.get("db_path") else None
     fetch: dict[str, Any] = {}
     if data.get("max_concurrent_fetches"):
         fetch["concurrency"] = int(data["max_concurrent_fetches"])

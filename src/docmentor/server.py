@@ -229,7 +229,7 @@ def _update_instructions(server: MCPServer | None, engine: Docmentor) -> None:
 
 def run_server(
     *,
-    db: Path | None,
+    db: str | Path | None,
     transport: str = "stdio",
     host: str = "127.0.0.1",
     port: int = 8765,

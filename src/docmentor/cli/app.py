@@ -9,7 +9,6 @@ import os
 import re
 import sys
 from collections.abc import Callable, Iterator
-from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import click
@@ -33,7 +32,7 @@ app = typer.Typer(
 
 
 class State:
-    db: Path | None = None
+    db: str | None = None  # as given: a URL must reach the library's check unchanged
     debug: bool = False
     embeddings: bool | None = None  # --no-embeddings: False; None: the environment or config decides
     # Set by a command whose work is committed and whose index is closed: the `docmentor`
@@ -53,7 +52,7 @@ def _version(value: bool) -> None:
 @app.callback()
 def _main(
     db: Annotated[
-        Path | None,
+        str | None,
         typer.Option(
             "--db",
             help="Index folder (env DOCMENTOR_DB, or `db` in docmentor.toml; default DOCMENTOR_HOME, "

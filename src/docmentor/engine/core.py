@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
 
-from docmentor.config import default_db, embeddings_enabled
+from docmentor.config import default_db, embeddings_enabled, local_folder
 from docmentor.errors import NotFoundError, StoreError, UsageError
 from docmentor.search.analyzer import ANALYZER_VERSION
 from docmentor.search.config import DEFAULT as DEFAULT_RANKING
@@ -43,9 +43,9 @@ def index_root(db: str | Path | None = None) -> Path:
     """The index folder: ``db`` if given, else :func:`docmentor.config.default_db`.
 
     Raises:
-        UsageError: it is a file (argument ``db``).
+        UsageError: it is a file, or a URL (argument ``db``).
     """
-    root = Path(db).expanduser() if db else default_db()
+    root = local_folder(str(db), "db", arguments=("db",)) if db else default_db()
     if root.exists() and not root.is_dir():
         raise UsageError(f"db {root} is a file; it must be a folder docmentor owns", arguments=("db",))
     return root
