@@ -112,6 +112,7 @@ class Resolver:
         self.products: dict[str, tuple[str, ...]] = dict(getattr(surface, "products", None) or {})
         self._spelled: dict[str, str] = {}
         self._unique: dict[str, ApiEntry] | None = None
+        self._subclasses: dict[str, list[str]] | None = None
 
     def conventional(self, name: str) -> Value | None:
         """What a never-bound name stands for by convention, as a guess:
@@ -162,6 +163,45 @@ class Resolver:
                 and not e.name.startswith("_")
             }
         return self._unique.get(name)
+
+    def subclass_member(self, cls: str, attr: str) -> tuple[str, ApiEntry] | None:
+        """The member ``attr`` of the one public subclass of ``cls`` (direct or further down)
+        that has it, with that subclass's api_id, when ``cls`` itself lacks it: ``app`` guessed
+        an ``App`` reaches ``Flask.test_client``. None when no subclass, or several, have it."""
+        if self._subclasses is None:
+            self._subclasses = {}
+            classes = [e for e in self.entries if e.kind == "class"]
+            named: dict[str, set[str]] = {}
+            for e in classes:
+                named.setdefault(e.name, set()).add(e.api_id)
+            for e in classes:
+                if e.name.startswith("_"):
+                    continue
+                module = e.api_id.rpartition(".")[0]
+                for base in e.bases:
+                    b = self.entry(base) or self.entry(f"{module}.{base}")
+                    # a base as written (``App``, imported from elsewhere): the one class so named
+                    short = named.get(base.rpartition(".")[2], set())
+                    b_id = b.api_id if b is not None and b.kind == "class" else None
+                    b_id = b_id or (next(iter(short)) if len(short) == 1 else None)
+                    if b_id is not None and b_id != e.api_id:
+                        self._subclasses.setdefault(b_id, []).append(e.api_id)
+        owner = self.entry(cls)
+        if owner is None or self.member(owner.api_id, attr) is not None:
+            return None
+        seen: set[str] = set()
+        todo = list(self._subclasses.get(owner.api_id, []))
+        while todo and len(seen) < 64:
+            sub = todo.pop()
+            if sub not in seen:
+                seen.add(sub)
+                todo.extend(self._subclasses.get(sub, []))
+        found = {m.api_id: (sub, m) for sub in sorted(seen) if (m := self.member(sub, attr)) is not None}
+        if len(found) != 1:  # defined by several subclasses (or none): which one is unknown
+            return None
+        sub, m = next(iter(found.values()))
+        # the subclass defining it, when it is one of them (its own subclasses inherit it)
+        return (m.parent if m.parent is not None and m.parent in seen else sub), m
 
     def entry(self, name: str) -> ApiEntry | None:
         if name not in self._entry:
@@ -340,6 +380,11 @@ class Analysis:
             # of lancedb's `AsyncTable.search -> AsyncHybridQuery | AsyncFTSQuery | …` and
             # what its `-> Self` chains give: lancedb MRR 0.7375 → 0.7267)
             found = [(cls, m) for cls in value.classes if (m := self.r.member(cls, name)) is not None]
+            if not found and value.guessed and value.kind == "instance" and not value.alternatives:
+                # a guessed class lacking the member: the one public subclass defining it
+                # (``app`` guessed an ``App``, ``app.test_client()`` only ``Flask`` has)
+                sub = self.r.subclass_member(value.name, name)
+                found = [sub] if sub is not None else []
             if len(found) != 1:
                 return None
             cls, m = found[0]

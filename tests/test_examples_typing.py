@@ -1,0 +1,228 @@
+"""Examples whose objects the matcher could not type (issue 22): a pytest test's parameters
+are the page's fixtures (typed by what the fixture returns or yields), and a guessed class
+lacking a member reaches the one public subclass that defines it (``app`` guessed an
+``App``; ``app.test_client()`` only its subclass has). On a throwaway package and its docs,
+through the real ``generate``."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from docmentor.engine import Docmentor
+from docmentor.library import generate
+from docmentor.library.knowledge.kb_files import load_kb
+
+FILES = {
+    "tinyweb/__init__.py": '''
+        """A tiny web framework."""
+        from tinyweb.app import Cli, Web
+        from tinyweb.core import App
+        from tinyweb.testing import TestClient
+
+        __all__ = ["App", "Cli", "TestClient", "Web"]
+    ''',
+    "tinyweb/core.py": '''
+        """What every application is."""
+
+
+        class App:
+            """The base application."""
+
+            def route(self, rule: str) -> object:
+                """Register a view for ``rule``."""
+                return rule
+    ''',
+    "tinyweb/app.py": '''
+        """Applications (their base written as imported from another module)."""
+        from __future__ import annotations
+
+        from tinyweb import core
+        from tinyweb.testing import TestClient
+
+
+        class Web(core.App):
+            """The application users make."""
+
+            def test_client(self) -> TestClient:
+                """A client that sends requests without a server."""
+                return TestClient(self)
+
+            def serve(self, port: int) -> None:
+                """Serve over HTTP."""
+
+
+        class Cli(core.App):
+            """An application run from the command line."""
+
+            def serve(self, port: int) -> None:
+                """Serve on a terminal."""
+    ''',
+    "tinyweb/testing.py": '''
+        """Testing helpers."""
+
+
+        class TestClient:
+            """Sends requests to an application."""
+
+            def __init__(self, app: object) -> None:
+                self.app = app
+
+            def fetch(self, path: str) -> str:
+                """Fetch ``path`` and return the body."""
+                return path
+
+            def submit(self, path: str, data: dict) -> str:
+                """Post ``data`` to ``path``."""
+                return path
+    ''',
+    "docs/testing.md": """
+        # Testing
+
+        Make the application and a client for it in fixtures:
+
+        ```python
+        import pytest
+        from tinyweb import Web
+
+        @pytest.fixture
+        def app():
+            app = Web()
+            yield app
+
+        @pytest.fixture()
+        def client(app):
+            return app.test_client()
+        ```
+
+        Then ask for the client in a test:
+
+        ```python
+        def test_index(client):
+            assert client.fetch("/") == "/"
+        ```
+
+        A fixture can be named apart from its function:
+
+        ```python
+        @pytest.fixture(name="poster")
+        def make_poster(app):
+            return app.test_client()
+
+        def test_post(poster):
+            poster.submit("/", {"a": 1})
+        ```
+
+        A helper that is no test nor fixture takes whatever it is given, and a test's
+        parameter no fixture of the page provides is unknown:
+
+        ```python
+        def helper(client):
+            return client.submit("/x", {})
+        ```
+
+        ```python
+        def test_other(runner):
+            runner.fetch("/")
+        ```
+
+        ```python
+        def test_bad(:
+        ```
+    """,
+    "docs/guessing.md": """
+        # Without imports
+
+        ```python
+        tester = app.test_client()
+        tester.fetch("/")
+        ```
+
+        Both kinds of application serve:
+
+        ```python
+        app.serve(8000)
+        ```
+
+        ```python
+        app.route("/")
+        ```
+    """,
+}
+
+WEB_TEST_CLIENT = "tinyweb.app.Web.test_client"
+FETCH = "tinyweb.testing.TestClient.fetch"
+SUBMIT = "tinyweb.testing.TestClient.submit"
+ROUTE = "tinyweb.core.App.route"
+
+
+@pytest.fixture(scope="module")
+def used(tmp_path_factory: pytest.TempPathFactory) -> list[tuple[str, list[str]]]:
+    """Each Python example's code and the APIs it credits, in page order."""
+    root = tmp_path_factory.mktemp("tinyweb")
+    for rel, text in FILES.items():
+        path = root / "lib" / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text).lstrip(), encoding="utf-8")
+    engine = Docmentor(root / "index")
+    try:
+        result = generate(
+            engine,
+            library="tinyweb",
+            docs_path=root / "lib" / "docs",
+            out=root / "out",
+            search_paths=[root / "lib"],
+            embeddings=False,
+        )
+    finally:
+        engine.close()
+    assert result.kb_path is not None
+    kb = load_kb(Path(result.kb_path))
+    return [(ex.code, ex.apis_used) for ex in sorted(kb.examples, key=lambda x: (x.path, x.line))]
+
+
+def _credits(used: list[tuple[str, list[str]]], snippet: str) -> list[str]:
+    found = [apis for code, apis in used if snippet in code]
+    assert len(found) == 1, (snippet, used)
+    return found[0]
+
+
+def test_a_fixture_parameter_is_what_the_page_fixture_of_its_name_gives(
+    used: list[tuple[str, list[str]]],
+) -> None:
+    # `app` is what the app fixture yields (a Web), so `app.test_client()` is Web's
+    assert WEB_TEST_CLIENT in _credits(used, "def client(app)")
+    # `client` is what the client fixture returns: Web.test_client's TestClient
+    assert _credits(used, 'client.fetch("/")') == [FETCH]
+
+
+def test_a_fixture_named_apart_from_its_function(used: list[tuple[str, list[str]]]) -> None:
+    assert _credits(used, "poster.submit") == [WEB_TEST_CLIENT, SUBMIT]
+
+
+def test_a_plain_function_or_unknown_fixture_parameter_is_nothing_known(
+    used: list[tuple[str, list[str]]],
+) -> None:
+    assert _credits(used, "def helper(client)") == []
+    assert _credits(used, "def test_other(runner)") == []
+
+
+def test_a_guessed_class_reaches_the_one_subclass_defining_the_member(
+    used: list[tuple[str, list[str]]],
+) -> None:
+    # `app` (never bound) is guessed an App by its name; App has no test_client, its one
+    # subclass defining it (Web, whose base is written `core.App`) has; what it returns types on
+    assert _credits(used, "tester = app.test_client()") == [WEB_TEST_CLIENT, FETCH]
+    # the class's own member comes first
+    assert _credits(used, 'app.route("/")') == [ROUTE]
+
+
+def test_a_member_several_subclasses_define_credits_nothing(used: list[tuple[str, list[str]]]) -> None:
+    # Web.serve and Cli.serve: which one `app.serve` is is unknown
+    assert _credits(used, "app.serve(8000)") == []
+
+
+def test_a_block_that_does_not_parse_credits_nothing(used: list[tuple[str, list[str]]]) -> None:
+    assert _credits(used, "def test_bad(:") == []
