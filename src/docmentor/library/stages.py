@@ -239,17 +239,21 @@ def index_docs_stage(engine: Docmentor, req: Request, run: Run) -> tuple[str | N
 
 def match_stage(engine: Docmentor, req: Request, api: Api, docs_source: str | None, run: Run) -> Found:
     """Stage 3: the docs' examples, matched to the API, and the docs' sections."""
-    from docmentor.library.examples.examples import SUPPORTED_LANGUAGES, detect_languages, extract_examples
+    from docmentor.library.examples.examples import (
+        SUPPORTED_LANGUAGES,
+        detect_languages,
+        extract_examples,
+        setup_examples,
+    )
     from docmentor.library.examples.matcher import match_examples
 
     run.step("matching examples")
-    examples = (
-        extract_examples(engine, docs_source, languages=req.languages or SUPPORTED_LANGUAGES)
-        if docs_source
-        else []
-    )
+    languages = req.languages or SUPPORTED_LANGUAGES
+    examples = extract_examples(engine, docs_source, languages=languages) if docs_source else []
+    # set-up code hidden in HTML comments: what it binds types the page's examples
+    setup = setup_examples(engine, docs_source, languages=languages) if docs_source else []
     for surface in api.surfaces:
-        match_examples(examples, surface, library=req.library)
+        match_examples(examples, surface, library=req.library, context=setup)
     detected = detect_languages(examples)
     sections = doc_sections(engine, docs_source) if docs_source else []
     run.step("matching examples", 1)

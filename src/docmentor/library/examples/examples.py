@@ -31,6 +31,7 @@ from docmentor.library.examples.classify import (
     tags_of,
     untagged_language,
 )
+from docmentor.library.examples.setup_code import hidden_blocks
 from docmentor.library.knowledge.importance import prose_text
 from docmentor.library.models import Example
 from docmentor.parse.common import map_line
@@ -47,6 +48,7 @@ __all__ = [
     "detect_languages",
     "extract_examples",
     "normalize_language",
+    "setup_examples",
 ]
 
 
@@ -185,6 +187,46 @@ def extract_examples(
                 )
             )
     return examples
+
+
+def setup_examples(
+    engine: Docmentor, source: str, *, languages: Sequence[str] | None = DEFAULT_LANGUAGES
+) -> list[Example]:
+    """The set-up code each document of an indexed source hides in HTML comments
+    (:func:`~docmentor.library.examples.setup_code.hidden_blocks`), as examples to give the
+    matcher as page context (``match_examples(…, context=…)``): never examples shown. Their
+    ``line`` is the original file's, so they come before the blocks that rely on them.
+
+    Raises:
+        NotFoundError: no such source.
+    """
+    if not engine.store.has_source(source):
+        raise NotFoundError(f"unknown source {source!r}", hint="index it first: docmentor add PATH")
+    wanted = None if languages is None else {normalize_language(x) for x in languages}
+    store = engine.store
+    out: list[Example] = []
+    for doc in documents_by_path(store, source):
+        content = store.content(doc.id)
+        if "<!--" not in content:
+            continue
+        line_map = store.line_map(doc.id)
+        for n, block in enumerate(hidden_blocks(content), 1):
+            lang = normalize_language(block.info.split()[0] if block.info.split() else "")
+            lang = lang or untagged_language(block.code)
+            if not lang or (wanted is not None and lang not in wanted) or not block.code.strip():
+                continue
+            out.append(
+                Example(
+                    example_id=f"setup-{doc.path}-{n}",
+                    title="set-up code",
+                    code=block.code,
+                    language=lang,
+                    source=source,
+                    path=doc.path,
+                    line=map_line(line_map, block.line),
+                )
+            )
+    return out
 
 
 CONTEXT_CHARS = 1500

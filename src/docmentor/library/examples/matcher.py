@@ -21,7 +21,8 @@ the same rules:
   Blocks in sibling content tabs (``=== "Sync API"`` / ``=== "Async API"``) do not see
   each other's names; among the earlier blocks an async block prefers names bound by async
   blocks, a sync one those bound by sync blocks. Parameters, comprehension targets and
-  ``except … as`` names end with their scope.
+  ``except … as`` names end with their scope. Set-up code a page hides in an HTML comment
+  (``context``) is read in its place for what it binds, and credits nothing.
 * **Subclasses and handlers.** A method defined in a subclass of library classes only
   uses the member it overrides (``class T(httpx.BaseTransport): def handle_request(self,
   …)`` shows ``BaseTransport.handle_request``), and its ``self`` reaches the base's members
@@ -419,6 +420,7 @@ def match_examples(
     *,
     library: str,
     js_packages: Iterable[str] = (),
+    context: Sequence[Example] = (),
 ) -> None:
     """Link examples and APIs both ways, in place.
 
@@ -435,6 +437,9 @@ def match_examples(
             (``lancedb.connect``) and the npm package matched in imports
             (``lancedb``, ``@lancedb/lancedb``).
         js_packages: further npm package names that are this library (``vectordb``).
+        context: code read in its page's order only for what it binds, never linked (the
+            set-up code a page hides in HTML comments:
+            :func:`~docmentor.library.examples.examples.setup_examples`).
     """
     by_id: dict[str, ApiEntry] = {}
     for e in surface.entries:
@@ -456,7 +461,8 @@ def match_examples(
 
     analyses: dict[str, Analysis] = {}  # fresh per page and family
     page: tuple[str, str] | None = None
-    for ex in sorted(examples, key=lambda x: (x.source, x.path, x.line)):
+    hidden = {id(ex) for ex in context}
+    for ex in sorted([*examples, *context], key=lambda x: (x.source, x.path, x.line)):
         if (ex.source, ex.path) != page:
             page, analyses = (ex.source, ex.path), {}
         if ex.language == "python" and "python" in families:
@@ -468,10 +474,16 @@ def match_examples(
         if family not in analyses:
             analyses[family] = analysis(family)
         try:
-            ex.apis_used = analyses[family].run(ex)
+            used = analyses[family].run(ex)
         except RecursionError:  # a pathological expression (hundreds of chained operators): skip it
+            used = []
+            if id(ex) in hidden:
+                continue
             ex.apis_used = []
             continue
+        if id(ex) in hidden:  # page context: its names bind, it credits nothing
+            continue
+        ex.apis_used = used
         if names_only(ex.code, ex.language):  # its imports still bind names for the next blocks
             ex.apis_used = []
         if ex.apis_used:
