@@ -254,8 +254,9 @@ def test_damaged_records_in_the_index_are_a_clear_error(engine: Docmentor, table
 
 
 def test_deprecated_apis_rank_after_what_replaces_them_and_leave_readme_llm() -> None:
+    from docmentor.library.find.config import DEFAULT
     from docmentor.library.find.retrieval import ApiIndex
-    from docmentor.library.knowledge.importance import DEPRECATED_SHARE, score_importance
+    from docmentor.library.knowledge.importance import score_importance
     from docmentor.library.knowledge.readme import ranked_entries
     from docmentor.library.models import ApiEntry
 
@@ -294,7 +295,7 @@ def test_deprecated_apis_rank_after_what_replaces_them_and_leave_readme_llm() ->
 
     twin = old.model_copy(update={"deprecated": None, "api_id": "pkg.dict2", "name": "dict2"})
     score_importance([old, twin, new], [], {}, package="pkg")
-    assert old.importance_score == pytest.approx(twin.importance_score * DEPRECATED_SHARE, abs=1e-3)
+    assert old.importance_score == pytest.approx(twin.importance_score * DEFAULT.deprecated_share, abs=1e-3)
     assert [e.api_id for e in ranked_entries([old, twin, new])] == ["pkg.dict2", "pkg.model_dump"]
 
 

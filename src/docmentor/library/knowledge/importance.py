@@ -37,7 +37,8 @@ examples, prose and docstring. (Giving a product's members their producer's scor
 propagation too was measured: lancedb MRR 0.7375 → 0.7292; not kept.)
 
 A deprecated API (``ApiEntry.deprecated``) keeps a quarter of its score
-(:data:`DEPRECATED_SHARE`): the docs may still use it everywhere, but it is not what to
+(``ApiRankingConfig.deprecated_share``; every weight and floor here is a field of
+:class:`~docmentor.library.find.config.ApiRankingConfig`): the docs may still use it everywhere, but it is not what to
 learn. The factors are stored per API (``ApiEntry.importance_factors``), rounded to 4
 places, so the knowledge base shows why an API ranks where it does.
 """
@@ -49,12 +50,12 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 
+from docmentor.library.find.config import DEFAULT, ApiRankingConfig
 from docmentor.library.models import ApiEntry, Example
 from docmentor.parse.fences import Fence, closes, fence_open
 
 __all__ = [
     "SCORING",
-    "WEIGHTS",
     "count_mentions",
     "prose_text",
     "public_path",
@@ -62,17 +63,6 @@ __all__ = [
     "score_importance",
 ]
 
-WEIGHTS: dict[str, float] = {
-    "exported": 0.25,
-    "examples": 0.30,
-    "prose": 0.15,
-    "docstring": 0.15,
-    "propagation": 0.15,
-}
-MEMBER_OF_EXPORTED = 0.6
-MIN_EXAMPLE_SCALE = 3
-MIN_MENTION_SCALE = 5
-DEPRECATED_SHARE = 0.25
 SCORING = "importance-v3"  # bump when the formula changes; recorded in the knowledge base
 
 _INLINE_CODE = re.compile(r"`([^`\n]+)`")
@@ -142,14 +132,14 @@ def _scaled(n: int, top: int, floor: int) -> float:
     return min(1.0, math.log1p(n) / math.log1p(max(top, floor)))
 
 
-def _exported(entry: ApiEntry, by_id: Mapping[str, ApiEntry], package: str) -> float:
+def _exported(entry: ApiEntry, by_id: Mapping[str, ApiEntry], package: str, member: float) -> float:
     paths = [entry.api_id, *entry.aliases]
     if any(p.count(".") == 1 and p.split(".")[0] == package for p in paths):
         return 1.0
     if entry.parent is not None:
         owner = by_id.get(entry.parent)
-        if owner is not None and _exported(owner, by_id, package) == 1.0:
-            return MEMBER_OF_EXPORTED
+        if owner is not None and _exported(owner, by_id, package, member) == 1.0:
+            return member
     return 0.0
 
 
@@ -190,7 +180,8 @@ def reached_products(
     for e in entries:
         if e.parent is not None:
             members.setdefault(e.parent, []).append(e)
-    exported = {e.api_id for e in entries if _exported(e, by_id, package) > 0}
+    # exported, or a member of an exported class (whatever weight the config gives members)
+    exported = {e.api_id for e in entries if _exported(e, by_id, package, 1.0) > 0}
     reached: dict[str, str] = {}
     todo = [e for e in entries if e.api_id in exported]
     while todo:
@@ -214,8 +205,10 @@ def score_importance(
     *,
     package: str | None = None,
     products: Mapping[str, Sequence[str]] | None = None,
+    config: ApiRankingConfig = DEFAULT,
 ) -> None:
-    """Fill ``importance_score`` and ``importance_factors`` of every entry, in place.
+    """Fill ``importance_score`` and ``importance_factors`` of every entry, in place (the
+    weights and floors of ``config``: ``importance_*``, ``member_of_exported``, …).
 
     Args:
         surface_entries: the library's API entries (one per ``api_id``).
@@ -237,21 +230,23 @@ def score_importance(
     top_examples = max((len(v) for v in users.values()), default=0)
     top_mentions = max(prose_mentions.values(), default=0)
 
+    weights = config.importance_weights()
+    member = config.member_of_exported
     reached = reached_products(surface_entries, products or {}, package)
     factors: dict[str, dict[str, float]] = {}
     base: dict[str, float] = {}
     for e in surface_entries:
-        exported = _exported(e, by_id, package)
+        exported = _exported(e, by_id, package, member)
         if e.parent in reached:  # a member of a class users get from a factory
-            exported = max(exported, MEMBER_OF_EXPORTED)
+            exported = max(exported, member)
         f = {
             "exported": exported,
-            "examples": _scaled(len(users.get(e.api_id, ())), top_examples, MIN_EXAMPLE_SCALE),
-            "prose": _scaled(prose_mentions.get(e.api_id, 0), top_mentions, MIN_MENTION_SCALE),
+            "examples": _scaled(len(users.get(e.api_id, ())), top_examples, config.min_example_scale),
+            "prose": _scaled(prose_mentions.get(e.api_id, 0), top_mentions, config.min_mention_scale),
             "docstring": _docstring(e),
         }
         factors[e.api_id] = f
-        base[e.api_id] = sum(WEIGHTS[k] * v for k, v in f.items()) / (1.0 - WEIGHTS["propagation"])
+        base[e.api_id] = sum(weights[k] * v for k, v in f.items()) / (1.0 - weights["propagation"])
 
     # One propagation step: classes inherit the importance of what returns them and of
     # what they are the receiver of.
@@ -269,8 +264,8 @@ def score_importance(
     for e in surface_entries:
         f = factors[e.api_id]
         f["propagation"] = propagated.get(e.api_id, 0.0)
-        score = sum(WEIGHTS[k] * v for k, v in f.items())
+        score = sum(weights[k] * v for k, v in f.items())
         if e.deprecated:
-            score *= DEPRECATED_SHARE
+            score *= config.deprecated_share
         e.importance_factors = {k: round(v, 4) for k, v in f.items()}
         e.importance_score = round(min(1.0, max(0.0, score)), 4)

@@ -23,7 +23,8 @@ from pydantic import ValidationError
 
 from docmentor.embeddings import LibraryVectors
 from docmentor.errors import NotFoundError, StoreError
-from docmentor.library.knowledge.importance import SCORING, WEIGHTS, public_path
+from docmentor.library.find.config import DEFAULT as RANKING
+from docmentor.library.knowledge.importance import SCORING, public_path
 from docmentor.library.knowledge.kb_schema import (
     KB_FORMAT,
     KbEmbeddings,
@@ -167,7 +168,7 @@ def write_kb(
             generated_at=stamp,
             stats=dict(stats),
             settings=dict(settings),
-            scoring={"name": SCORING, "weights": dict(WEIGHTS), "range": [0.0, 1.0]},
+            scoring={"name": SCORING, "weights": RANKING.importance_weights(), "range": [0.0, 1.0]},
             versions={
                 "library": version,
                 "docmentor": docmentor_version,
