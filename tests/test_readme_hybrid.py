@@ -296,6 +296,10 @@ def test_deprecated_apis_rank_after_what_replaces_them_and_leave_readme_llm() ->
     twin = old.model_copy(update={"deprecated": None, "api_id": "pkg.dict2", "name": "dict2"})
     score_importance([old, twin, new], [], {}, package="pkg")
     assert old.importance_score == pytest.approx(twin.importance_score * DEFAULT.deprecated_share, abs=1e-3)
+    # a config passed in is the one scored with: a deprecated API keeping all of its score
+    score_importance([old, twin, new], [], {}, package="pkg", config=DEFAULT.replace(deprecated_share=1.0))
+    assert old.importance_score == pytest.approx(twin.importance_score, abs=1e-3)
+    score_importance([old, twin, new], [], {}, package="pkg")
     assert [e.api_id for e in ranked_entries([old, twin, new])] == ["pkg.dict2", "pkg.model_dump"]
 
 
