@@ -6,14 +6,9 @@ through the real ``generate``."""
 
 from __future__ import annotations
 
-import textwrap
-from pathlib import Path
-
 import pytest
 
-from docmentor.engine import Docmentor
-from docmentor.library import generate
-from docmentor.library.knowledge.kb_files import load_kb
+from libtool import generated_kb
 
 FILES = {
     "tinyweb/__init__.py": '''
@@ -162,24 +157,7 @@ ROUTE = "tinyweb.core.App.route"
 def used(tmp_path_factory: pytest.TempPathFactory) -> list[tuple[str, list[str]]]:
     """Each Python example's code and the APIs it credits, in page order."""
     root = tmp_path_factory.mktemp("tinyweb")
-    for rel, text in FILES.items():
-        path = root / "lib" / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(textwrap.dedent(text).lstrip(), encoding="utf-8")
-    engine = Docmentor(root / "index")
-    try:
-        result = generate(
-            engine,
-            library="tinyweb",
-            docs_path=root / "lib" / "docs",
-            out=root / "out",
-            search_paths=[root / "lib"],
-            embeddings=False,
-        )
-    finally:
-        engine.close()
-    assert result.kb_path is not None
-    kb = load_kb(Path(result.kb_path))
+    kb = generated_kb(root, "tinyweb", FILES)
     return [(ex.code, ex.apis_used) for ex in sorted(kb.examples, key=lambda x: (x.path, x.line))]
 
 

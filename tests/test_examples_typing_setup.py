@@ -6,14 +6,11 @@ through the real ``generate``."""
 from __future__ import annotations
 
 import textwrap
-from pathlib import Path
 
 import pytest
 
-from docmentor.engine import Docmentor
-from docmentor.library import generate
 from docmentor.library.examples.setup_code import HiddenBlock, hidden_blocks
-from docmentor.library.knowledge.kb_files import load_kb
+from libtool import generated_kb
 
 
 def test_hidden_blocks_are_the_fences_inside_comments() -> None:
@@ -119,24 +116,7 @@ FILES = {
 def kb_examples(tmp_path_factory: pytest.TempPathFactory) -> list[tuple[str, str, list[str]]]:
     """Each Python example's page, code and the APIs it credits."""
     root = tmp_path_factory.mktemp("kvstore")
-    for rel, text in FILES.items():
-        path = root / "lib" / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(textwrap.dedent(text).lstrip(), encoding="utf-8")
-    engine = Docmentor(root / "index")
-    try:
-        result = generate(
-            engine,
-            library="kvstore",
-            docs_path=root / "lib" / "docs",
-            out=root / "out",
-            search_paths=[root / "lib"],
-            embeddings=False,
-        )
-    finally:
-        engine.close()
-    assert result.kb_path is not None
-    kb = load_kb(Path(result.kb_path))
+    kb = generated_kb(root, "kvstore", FILES)
     return [(ex.path, ex.code, ex.apis_used) for ex in kb.examples]
 
 

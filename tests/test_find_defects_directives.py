@@ -7,7 +7,6 @@ Docmentor."""
 
 from __future__ import annotations
 
-import textwrap
 import time
 
 import pytest
@@ -15,6 +14,7 @@ import pytest
 from docmentor.engine import Docmentor
 from docmentor.library.knowledge.mentions import MentionResolver
 from docmentor.library.surface.api_python import ApiSurface, load_api
+from libtool import write_files
 
 PACKAGE = {
     "tpl/__init__.py": """
@@ -77,10 +77,7 @@ Pages are yielded piece by piece while they are produced: see :class:`Page`.
 @pytest.fixture(scope="module")
 def surface(tmp_path_factory: pytest.TempPathFactory) -> ApiSurface:
     root = tmp_path_factory.mktemp("pkg")
-    for rel, text in PACKAGE.items():
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(textwrap.dedent(text).lstrip(), encoding="utf-8")
+    write_files(root, PACKAGE)
     return load_api("tpl", search_paths=[root])
 
 

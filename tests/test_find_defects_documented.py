@@ -5,7 +5,6 @@ package read by the real surface (griffe) with the docs' directives read from a 
 
 from __future__ import annotations
 
-import textwrap
 from pathlib import Path
 
 import pytest
@@ -16,6 +15,7 @@ from docmentor.library.knowledge.kb_schema import KB_FORMAT
 from docmentor.library.models import ApiEntry
 from docmentor.library.surface.api_python import ApiSurface, load_api
 from docmentor.sources.autodoc import documented_paths
+from libtool import write_files
 
 PACKAGE = {
     "tpl/__init__.py": """
@@ -65,10 +65,7 @@ INTERNAL = "tpl.internals.expect_variables"
 @pytest.fixture(scope="module")
 def surface(tmp_path_factory: pytest.TempPathFactory) -> ApiSurface:
     root = tmp_path_factory.mktemp("pkg")
-    for rel, text in PACKAGE.items():
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(textwrap.dedent(text).lstrip(), encoding="utf-8")
+    write_files(root, PACKAGE)
     docs = root / "docs"
     docs.mkdir()
     (docs / "api.rst").write_text(DOCS.lstrip(), encoding="utf-8")

@@ -16,6 +16,7 @@ from docmentor.library.find.retrieval import ApiIndex
 from docmentor.library.find.roles import asks_for_command, is_data, role_weights
 from docmentor.library.models import ApiEntry, Example
 from docmentor.library.surface.api_python import ApiSurface, load_api
+from libtool import write_files
 
 # a table tool: the public function `add` does the job; an unpublished helper, an
 # unpublished constant, a marker class, an instance attribute and a CLI command object all
@@ -76,10 +77,7 @@ PUBLIC = "tbl.core.add"
 @pytest.fixture(scope="module")
 def surface(tmp_path_factory: pytest.TempPathFactory) -> ApiSurface:
     root = tmp_path_factory.mktemp("pkg")
-    for rel, text in PACKAGE.items():
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(textwrap.dedent(text).lstrip(), encoding="utf-8")
+    write_files(root, PACKAGE)
     return load_api("tbl", search_paths=[root])
 
 

@@ -7,7 +7,6 @@ use, credits nothing more. On a throwaway package and its docs, read by the real
 
 from __future__ import annotations
 
-import textwrap
 from collections.abc import Iterator
 
 import pytest
@@ -18,6 +17,7 @@ from docmentor.library.find.config import DEFAULT
 from docmentor.library.knowledge.mentions import MentionResolver
 from docmentor.library.models import ApiEntry
 from docmentor.library.service.service import LibraryKnowledge
+from libtool import write_files
 
 DOCUMENTS, USES = DEFAULT.documents_weight, DEFAULT.uses_weight
 
@@ -108,10 +108,7 @@ DEFAULTS = "tmpl.app.App.url_defaults"
 @pytest.fixture(scope="module")
 def knowledge(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LibraryKnowledge]:
     root = tmp_path_factory.mktemp("tmpl")
-    for rel, text in FILES.items():
-        path = root / "lib" / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(textwrap.dedent(text).lstrip(), encoding="utf-8")
+    write_files(root / "lib", FILES)
     engine = Docmentor(root / "index")
     try:
         generate(
