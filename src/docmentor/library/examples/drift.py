@@ -14,8 +14,13 @@ every attribute and call is checked against the surface:
   name the page never binds and the matcher typed by convention (``app`` → ``App``).
 * ``invalid_api_signature`` — a call with a keyword the signature does not accept (no
   ``**kwargs``, not a parameter name, or a positional-only one), or with more positional
-  arguments than it takes (no ``*args``). Signatures read from compiled code, and classes
-  whose ``__init__`` is unknown, are not checked.
+  arguments than it takes (no ``*args``) (:mod:`.drift_arguments`). The signature is the
+  function's, the method's, the class's ``__init__``'s, or for a call of an instance
+  (``nlp(text, lower=True)``) its class's ``__call__``'s (the surface's ``calls``). A method
+  reached through its class is given its receiver explicitly, so its positional count is
+  only checked when it is a classmethod or staticmethod (the surface's ``bindings``).
+  Signatures read from compiled code, classes whose ``__init__`` is unknown and a
+  ``__call__`` from outside the library are not checked.
 * ``deprecated_api`` — an example uses (the matcher linked it to) an API the installed
   version marks deprecated (``ApiEntry.deprecated``); the message gives the library's
   reason, which usually names the replacement. The example still runs, so the clarity
@@ -29,13 +34,13 @@ removed APIs on purpose (marshmallow's ``upgrading.rst`` made 18 of its 20 findi
 from __future__ import annotations
 
 import ast
-import difflib
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from docmentor.clarity.checks.python import parse_python, placeholders_filled, prepare
+from docmentor.library.examples.drift_arguments import argument_problems, closest, signature_known
 from docmentor.library.examples.matcher import PythonAnalysis
 from docmentor.library.examples.matcher_core import ApiSurfaceLike, Resolver, Value
 from docmentor.library.models import ApiEntry, Example
@@ -60,8 +65,6 @@ _TRANSPARENT_BASES = frozenset(
     }
 )
 _TEST_MODULES = frozenset({"conftest", "tests", "test"})
-_POSITIONAL = ("positional-only", "positional or keyword")
-_KEYWORD = ("positional or keyword", "keyword-only")
 
 
 @dataclass(frozen=True, slots=True)
@@ -271,6 +274,11 @@ class _Checker:
         self.r = resolver
         self.library = library
         self.present = present  # module.name paths that exist though not public API
+        surface = resolver.surface
+        # what calling an instance takes, and the methods that take no instance
+        # (:mod:`docmentor.library.surface.call_forms`; none on other surfaces)
+        self.calls: dict[str, ApiEntry] = dict(getattr(surface, "calls", None) or {})
+        self.bindings: frozenset[str] = frozenset(getattr(surface, "bindings", None) or ())
         self.tree = ClassTree(resolver.entries, resolver.entry)
         self.bases = self.tree.bases
         self._closed: dict[str, bool] = {}
@@ -297,6 +305,11 @@ class _Checker:
         self._closed[api_id] = ok
         return ok
 
+    def call_of(self, cls: str) -> ApiEntry | None:
+        """The ``__call__`` an instance of ``cls`` (api_id or alias) runs, when the surface knows it."""
+        entry = self.r.entry(cls)
+        return self.calls.get(entry.api_id if entry is not None else cls)
+
     def in_subclass(self, api_id: str, name: str) -> bool:
         return any(self.r.member(sub, name) is not None for sub in self.tree.subclasses(api_id))
 
@@ -321,22 +334,6 @@ class _Checker:
             p[len(prefix) :] for p in self.r.prefixes if p.startswith(prefix) and "." not in p[len(prefix) :]
         ]
         return list(dict.fromkeys(names))
-
-
-def _signature_known(entry: ApiEntry) -> bool:
-    if entry.kind not in ("function", "method", "class"):
-        return False
-    if entry.kind == "class" and entry.signature.endswith("(...)"):
-        return False  # __init__ inherited from outside the library, or not introspectable
-    # Read from source or stubs; compiled code inspected at run time may show no parameters.
-    return entry.source_file is not None and entry.source_file.endswith((".py", ".pyi"))
-
-
-def _closest(name: str, candidates: list[str]) -> str | None:
-    matches = difflib.get_close_matches(
-        name, [c for c in candidates if not c.startswith("_")], n=1, cutoff=0.6
-    )
-    return matches[0] if matches else None
 
 
 def _written(node: ast.AST) -> str:
@@ -469,7 +466,7 @@ class _DriftPython(PythonAnalysis):
         while parent and not self.module_exists(parent):  # report the first part that is missing
             parent, _, last = parent.rpartition(".")
         full = f"{parent}.{last}"
-        near = _closest(last, self.checker.module_names(parent))
+        near = closest(last, self.checker.module_names(parent))
         self.report(
             "missing_api",
             node,
@@ -514,7 +511,7 @@ class _DriftPython(PythonAnalysis):
             owner = cls
             what = f"class {cls}" if len(ids) == 1 else f"{' or '.join(ids)}"
             candidates = list(dict.fromkeys(n for c in ids for n in self.checker.member_names(c)))
-        near = _closest(name, candidates)
+        near = closest(name, candidates)
         suggestion = None
         if near is not None:
             fixed = written[: len(written) - len(name)] + near if written.endswith(name) else near
@@ -530,60 +527,37 @@ class _DriftPython(PythonAnalysis):
         )
 
     def check_call(self, func: Value | None, node: ast.Call) -> None:
-        if func is None or func.kind != "api" or func.guessed:
+        """The call's arguments against what it reaches: a function's, a method's or a
+        class's ``__init__``'s parameters (:attr:`ApiEntry.parameters`), or for an instance
+        of a library class, its ``__call__``'s (``nlp(text, lower=True)``)."""
+        if func is None or func.guessed:
             return
-        entry = self.r.entry(func.name)
-        if entry is None or not _signature_known(entry):
+        if func.kind == "api":
+            entry = self.r.entry(func.name)
+            shown = entry.signature or entry.name if entry is not None else ""
+            # A method reached through its class (``Cls.method(obj, ...)``) may take the
+            # receiver explicitly: its positional count is not checked, unless it binds
+            # the class or nothing (a classmethod, a staticmethod).
+            count = entry is not None and (
+                entry.kind != "method" or func.receiver is not None or entry.api_id in self.checker.bindings
+            )
+        elif func.kind in ("instance", "subclass") and not func.alternatives and "__call__" not in func.own:
+            entry = self.checker.call_of(func.name)
+            cls = self.r.entry(func.name)
+            shown = f"{cls.name if cls is not None else func.name}.{entry.signature}" if entry else ""
+            count = True
+        else:
             return
-        params = entry.parameters
-        kinds = {p.kind for p in params}
+        if entry is None or not signature_known(entry):
+            return
         written = _written(node.func)
-        accepted = [p.name for p in params if p.kind in _KEYWORD]
-        shown = entry.signature or entry.name
-        if "var-keyword" not in kinds:
-            for kw in node.keywords:
-                if kw.arg is None or kw.arg in accepted:
-                    continue
-                positional_only = any(p.name == kw.arg and p.kind == "positional-only" for p in params)
-                problem = (
-                    f"{kw.arg!r} is positional-only" if positional_only else f"no parameter named {kw.arg!r}"
-                )
-                near = None if positional_only else _closest(kw.arg, accepted)
-                hint = (
-                    f"accepted keywords: {', '.join(accepted)}"
-                    if accepted
-                    else "it takes no keyword arguments"
-                )
-                self.report(
-                    "invalid_api_signature",
-                    kw,
-                    api=written,
-                    api_id=entry.api_id,
-                    owner=entry.parent,
-                    message=f"{written}(..., {kw.arg}=...): {problem} in {shown}",
-                    suggestion=f"did you mean {near}=? {hint}" if near else hint,
-                )
-        # A method reached through its class (``Cls.method(obj, ...)``, a classmethod) may
-        # take the receiver explicitly: its positional count is not checked.
-        bound = entry.kind != "method" or func.receiver is not None
-        if "var-positional" not in kinds and bound:
-            positional = [a for a in node.args if not isinstance(a, ast.Starred)]
-            takes = [p.name for p in params if p.kind in _POSITIONAL]
-            placeholder = any(isinstance(a, ast.Constant) and a.value is Ellipsis for a in positional)
-            if len(positional) > len(takes) and not placeholder:
-                self.report(
-                    "invalid_api_signature",
-                    node,
-                    api=written,
-                    api_id=entry.api_id,
-                    owner=entry.parent,
-                    message=(
-                        f"{written}(...) is given {len(positional)} positional arguments "
-                        f"but takes {len(takes)}: {shown}"
-                    ),
-                    suggestion=(
-                        f"positional parameters: {', '.join(takes)}; pass the rest by keyword"
-                        if takes
-                        else "pass the arguments by keyword"
-                    ),
-                )
+        for problem in argument_problems(entry, node, written=written, shown=shown, count_positional=count):
+            self.report(
+                "invalid_api_signature",
+                problem.node,
+                api=written,
+                api_id=entry.api_id,
+                owner=entry.parent,
+                message=problem.message,
+                suggestion=problem.suggestion,
+            )

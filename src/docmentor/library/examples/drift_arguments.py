@@ -1,0 +1,101 @@
+"""A documented call's arguments against the installed signature, for the drift report
+(:mod:`docmentor.library.examples.drift`): keywords the signature does not accept (no
+``**kwargs``, not a parameter name, or a positional-only one) and more positional arguments
+than it takes (no ``*args``). Which signature a call reaches (a function, a method, a class's
+``__init__``, an instance's ``__call__``) and whether the receiver is passed explicitly is the
+caller's to say."""
+
+from __future__ import annotations
+
+import ast
+import difflib
+from dataclasses import dataclass
+
+from docmentor.library.models import ApiEntry
+
+__all__ = ["ArgumentProblem", "argument_problems", "closest", "signature_known"]
+
+_POSITIONAL = ("positional-only", "positional or keyword")
+_KEYWORD = ("positional or keyword", "keyword-only")
+
+
+@dataclass(frozen=True, slots=True)
+class ArgumentProblem:
+    """One argument of a call the signature does not take."""
+
+    node: ast.AST  # the keyword, or the whole call for a positional count
+    message: str
+    suggestion: str
+
+
+def signature_known(entry: ApiEntry) -> bool:
+    """Whether the entry's parameters are the whole truth: a function, method or class read
+    from source or stubs (compiled code inspected at run time may show no parameters), and
+    for a class, an ``__init__`` the library defines."""
+    if entry.kind not in ("function", "method", "class"):
+        return False
+    if entry.kind == "class" and entry.signature.endswith("(...)"):
+        return False  # __init__ inherited from outside the library, or not introspectable
+    return entry.source_file is not None and entry.source_file.endswith((".py", ".pyi"))
+
+
+def closest(name: str, candidates: list[str]) -> str | None:
+    """The public candidate spelled most like ``name``, when one is close."""
+    matches = difflib.get_close_matches(
+        name, [c for c in candidates if not c.startswith("_")], n=1, cutoff=0.6
+    )
+    return matches[0] if matches else None
+
+
+def argument_problems(
+    entry: ApiEntry, node: ast.Call, *, written: str, shown: str, count_positional: bool
+) -> list[ArgumentProblem]:
+    """What is wrong with ``node``'s arguments for ``entry``'s parameters.
+
+    Args:
+        entry: the API called (its ``parameters`` exclude the receiver).
+        node: the call as written.
+        written: how the example names the callee (``db.create_table``), for the messages.
+        shown: the signature to show in the messages.
+        count_positional: False when the receiver may be among the positional arguments
+            (``Cls.method(obj, ...)``): their count is then not checked.
+    """
+    params = entry.parameters
+    kinds = {p.kind for p in params}
+    accepted = [p.name for p in params if p.kind in _KEYWORD]
+    out: list[ArgumentProblem] = []
+    if "var-keyword" not in kinds:
+        for kw in node.keywords:
+            if kw.arg is None or kw.arg in accepted:
+                continue
+            positional_only = any(p.name == kw.arg and p.kind == "positional-only" for p in params)
+            problem = (
+                f"{kw.arg!r} is positional-only" if positional_only else f"no parameter named {kw.arg!r}"
+            )
+            near = None if positional_only else closest(kw.arg, accepted)
+            hint = (
+                f"accepted keywords: {', '.join(accepted)}" if accepted else "it takes no keyword arguments"
+            )
+            out.append(
+                ArgumentProblem(
+                    kw,
+                    f"{written}(..., {kw.arg}=...): {problem} in {shown}",
+                    f"did you mean {near}=? {hint}" if near else hint,
+                )
+            )
+    if "var-positional" not in kinds and count_positional:
+        positional = [a for a in node.args if not isinstance(a, ast.Starred)]
+        takes = [p.name for p in params if p.kind in _POSITIONAL]
+        placeholder = any(isinstance(a, ast.Constant) and a.value is Ellipsis for a in positional)
+        if len(positional) > len(takes) and not placeholder:
+            out.append(
+                ArgumentProblem(
+                    node,
+                    f"{written}(...) is given {len(positional)} positional arguments "
+                    f"but takes {len(takes)}: {shown}",
+                    f"positional parameters: {', '.join(takes)}; pass the rest by keyword"
+                    if takes
+                    else "pass the arguments by keyword",
+                )
+            )
+    return out

@@ -1,0 +1,468 @@
+"""Drift through every form the docs call an API in (issue 22's target): a plain function, an
+imported name, ``obj.method`` with ``obj`` made by a constructor, ``factory(...).method``,
+``obj[key].method`` (a union ``__getitem__``), ``obj(...)`` (``__call__``), ``obj(...).method``,
+decorators (plain, factories, an object's method), constructors, class- and static methods,
+and a package function shadowing its same-named submodule. For each: a correct call is no
+finding; a misspelt member is one (with a suggestion when close); so is a wrong keyword and,
+where the signature tells, too many positional arguments; ``*args``/``**kwargs`` never are.
+On a throwaway package; the last test reads Markdown and reST pages (doctest sessions too)
+through the real ``generate``."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from docmentor.library.examples.drift import DriftReport, drift_report
+from docmentor.library.models import Example
+from docmentor.library.surface.api_python import ApiSurface, load_api
+from libtool import generated_kb, write_files
+
+PACKAGE = {
+    "mx/__init__.py": '''
+        """The mx library."""
+        from typing import Callable
+
+        from mx.core import (
+            App, Database, Document, Flexible, Partial, Pipeline, Table, View, connect, deco, load, tagged,
+        )
+        from mx.retry import Policy
+
+        __all__ = ["App", "Database", "Document", "Flexible", "Partial", "Pipeline", "Policy", "Table",
+                   "View", "connect", "deco", "load", "retry", "tagged"]
+
+
+        def retry(fn: Callable | None = None, *, attempts: int = 3, backoff: float = 1.0) -> Callable:
+            """Retry a function (binds ``mx.retry`` over the submodule imported above)."""
+            return fn
+        ''',
+    "mx/retry.py": '''
+        class Policy:
+            """A retry policy."""
+            def __init__(self, attempts: int = 3) -> None:
+                self.attempts = attempts
+        ''',
+    "mx/core.py": '''
+        import functools
+        from typing import Any, Callable, Union
+
+
+        class Document:
+            """A document."""
+            def words(self, *, lower: bool = False) -> list[str]:
+                """Its words."""
+                return []
+
+
+        class Step:
+            """Runs on a text when called."""
+            def __call__(self, text: str, *, lower: bool = False) -> Document:
+                """Run on a text."""
+                return Document()
+
+
+        class Pipeline(Step):
+            """A pipeline: call it on a text (``__call__`` inherited from Step)."""
+            def __init__(self, name: str, *, steps: int = 1) -> None:
+                self.name = name
+
+            def add(self, step: str) -> None:
+                """Add a step."""
+
+
+        class Flexible:
+            """Takes anything when called."""
+            def __call__(self, *args: Any, **kwargs: Any) -> Document:
+                return Document()
+
+
+        class Partial(functools.partial):
+            """Its ``__call__`` is the standard library's: unknown here."""
+
+
+        class Table:
+            """A table."""
+            def insert(self, row: dict, *, replace: bool = False) -> None:
+                """Insert a row."""
+
+            def search(self, q: str, limit: int = 10) -> "Table":
+                """Search."""
+                return self
+
+
+        class View:
+            """A view."""
+            def select(self, where: str) -> list:
+                """Select rows."""
+                return []
+
+
+        class Database:
+            """A database."""
+            def __init__(self, path: str, *, timeout: float = 5.0) -> None:
+                self.path = path
+
+            def table(self, name: str) -> Table:
+                """A table."""
+                return Table()
+
+            def __getitem__(self, name: str) -> Union[Table, View]:
+                return Table()
+
+            @classmethod
+            def memory(cls, *, strict: bool = False) -> "Database":
+                """An in-memory database."""
+                return cls(":memory:")
+
+            @staticmethod
+            def quote(value: str) -> str:
+                """Quote a value."""
+                return value
+
+            def execute(self, sql: str, *params: object) -> None:
+                """Run SQL."""
+
+            def configure(self, **options: object) -> None:
+                """Set options."""
+
+
+        class App:
+            """An application."""
+            def route(self, rule: str, *, methods: list[str] | None = None) -> Callable:
+                """Register a view."""
+                return lambda f: f
+
+
+        def connect(path: str, *, timeout: float = 5.0) -> Database:
+            """Connect."""
+            return Database(path)
+
+
+        def deco(fn: Callable) -> Callable:
+            """A plain decorator."""
+            return fn
+
+
+        def tagged(*, name: str, level: int = 0) -> Callable:
+            """A decorator factory."""
+            return lambda f: f
+
+
+        def load(*args: object, **kwargs: object) -> None:
+            """Anything goes."""
+        ''',
+}
+
+
+@pytest.fixture(scope="module")
+def surface(tmp_path_factory: pytest.TempPathFactory) -> ApiSurface:
+    root = tmp_path_factory.mktemp("forms")
+    write_files(root, PACKAGE)
+    return load_api("mx", search_paths=[root])
+
+
+def drift(surface: ApiSurface, code: str) -> DriftReport:
+    example = Example(
+        example_id="ex",
+        title="ex",
+        code="import mx\n" + textwrap.dedent(code).lstrip(),
+        language="python",
+        source="docs",
+        path="guide.md",
+        line=1,
+        complete=True,
+    )
+    return drift_report([example], surface, library="mx")
+
+
+MISSING, INVALID = "missing_api", "invalid_api_signature"
+KEEP = "accepted keywords"  # a suggestion that only lists the keywords
+COUNT = "by keyword"  # a positional count's suggestion
+
+DB = "db = mx.Database('p')\n"
+DBC = "db = mx.connect('p')\n"
+NLP = "nlp = mx.Pipeline('en')\n"
+APP = "app = mx.App()\n"
+FN = "\ndef view():\n    pass\n"
+
+# form → (code, expected findings: (kind, api as written, what the suggestion says)); the
+# suggestion of a misspelt name is the fixed text, of a keyword its start, of a count its end
+FORMS: dict[str, tuple[str, list[tuple[str, str, str | None]]]] = {
+    # a function of the package
+    "function ok": ("mx.connect('p', timeout=1)", []),
+    "function misspelt": ("mx.conect('p')", [(MISSING, "mx.conect", "did you mean mx.connect?")]),
+    "function far name": ("mx.frobnicate('p')", [(MISSING, "mx.frobnicate", None)]),
+    "function keyword": ("mx.connect('p', timout=1)", [(INVALID, "mx.connect", "did you mean timeout=?")]),
+    "function positional": ("mx.connect('p', 2)", [(INVALID, "mx.connect", COUNT)]),
+    # imported by name
+    "imported ok": ("from mx import connect\nconnect('p')", []),
+    "imported misspelt": (
+        "from mx import conect",
+        [(MISSING, "from mx import conect", "did you mean from mx import connect?")],
+    ),
+    "imported keyword": (
+        "from mx import connect\nconnect('p', timout=1)",
+        [(INVALID, "connect", "did you mean timeout=?")],
+    ),
+    "imported positional": ("from mx import connect\nconnect('p', 1)", [(INVALID, "connect", COUNT)]),
+    # obj.method, obj made by a constructor
+    "method ok": (DB + "db.table('t')", []),
+    "method misspelt": (DB + "db.tabel('t')", [(MISSING, "db.tabel", "did you mean db.table?")]),
+    "method keyword": (DB + "db.table(nme='t')", [(INVALID, "db.table", "did you mean name=?")]),
+    "method positional": (DB + "db.table('t', 'u')", [(INVALID, "db.table", COUNT)]),
+    # factory(...).method, through typed returns
+    "factory ok": ("mx.connect('p').table('t').insert({}, replace=True)", []),
+    "factory misspelt": (
+        "mx.connect('p').table('t').insrt({})",
+        [(MISSING, "mx.connect('p').table('t').insrt", "did you mean mx.connect('p').table('t').insert?")],
+    ),
+    "factory keyword": (
+        "mx.connect('p').table('t').insert({}, replce=True)",
+        [(INVALID, "mx.connect('p').table('t').insert", "did you mean replace=?")],
+    ),
+    "factory positional": (
+        "mx.connect('p').table('t').insert({}, True)",
+        [(INVALID, "mx.connect('p').table('t').insert", COUNT)],
+    ),
+    # obj[key].method: __getitem__ -> Table | View, the member says which
+    "getitem ok": (
+        DBC + "db['t'].insert({})\ndb['v'].select('x')\nt = db['t']\nt.search('q').insert({})",
+        [],
+    ),
+    "getitem misspelt": (
+        DBC + "db['t'].insrt({})",
+        [(MISSING, "db['t'].insrt", "did you mean db['t'].insert?")],
+    ),
+    "getitem keyword": (
+        DBC + "db['t'].insert({}, replce=True)",
+        [(INVALID, "db['t'].insert", "did you mean replace=?")],
+    ),
+    "getitem positional": (DBC + "db['t'].insert({}, True)", [(INVALID, "db['t'].insert", COUNT)]),
+    "getitem union member keyword": (
+        DBC + "db['v'].select(wher='x')",
+        [(INVALID, "db['v'].select", "did you mean where=?")],
+    ),
+    "getitem union member positional": (
+        DBC + "db['v'].select('x', 'y')",
+        [(INVALID, "db['v'].select", COUNT)],
+    ),
+    # obj(...): the class's __call__ (inherited within the library)
+    "call ok": (NLP + "nlp('text', lower=True)", []),
+    "call keyword": (NLP + "nlp('text', lowr=True)", [(INVALID, "nlp", "did you mean lower=?")]),
+    "call positional": (NLP + "nlp('text', True)", [(INVALID, "nlp", COUNT)]),
+    "call of a subclass instance": (
+        "class Mine(mx.Pipeline):\n    pass\n\nmine = Mine('en')\nmine('t', lowr=True)",
+        [(INVALID, "mine", "did you mean lower=?")],
+    ),
+    "call overridden by the example": (
+        "class Mine(mx.Pipeline):\n    def __call__(self, a, b, c):\n        pass\n\nMine('en')(1, 2, 3, d=4)",
+        [],
+    ),
+    # obj(...).method
+    "call then method ok": (NLP + "nlp('text').words(lower=True)", []),
+    "call then method misspelt": (
+        NLP + "nlp('text').wrds()",
+        [(MISSING, "nlp('text').wrds", "did you mean nlp('text').words?")],
+    ),
+    "call then method keyword": (
+        NLP + "nlp('text').words(lowr=True)",
+        [(INVALID, "nlp('text').words", "did you mean lower=?")],
+    ),
+    "call then method positional": (
+        NLP + "nlp('text').words(True)",
+        [(INVALID, "nlp('text').words", "pass the arguments by keyword")],
+    ),
+    # @pkg.deco
+    "decorator ok": ("@mx.deco" + FN + "@mx.deco\nclass C:\n    pass", []),
+    "decorator misspelt": ("@mx.dec" + FN, [(MISSING, "mx.dec", "did you mean mx.deco?")]),
+    "decorator called with too many": ("@mx.deco(1, 2)" + FN, [(INVALID, "mx.deco", COUNT)]),
+    # @pkg.deco(...): a decorator factory's keywords
+    "decorator factory ok": ("@mx.tagged(name='x', level=2)" + FN, []),
+    "decorator factory misspelt": (
+        "@mx.taged(name='x')" + FN,
+        [(MISSING, "mx.taged", "did you mean mx.tagged?")],
+    ),
+    "decorator factory keyword": (
+        "@mx.tagged(nam='x')" + FN,
+        [(INVALID, "mx.tagged", "did you mean name=?")],
+    ),
+    "decorator factory positional": (
+        "@mx.tagged('x')" + FN,
+        [(INVALID, "mx.tagged", "pass the arguments by keyword")],
+    ),
+    # @obj.method(...): an application's route decorator
+    "route ok": (APP + "@app.route('/', methods=['GET'])" + FN + "@app.route" + FN, []),
+    "route misspelt": (APP + "@app.rote('/')" + FN, [(MISSING, "app.rote", "did you mean app.route?")]),
+    "route keyword": (
+        APP + "@app.route('/', method=['GET'])" + FN,
+        [(INVALID, "app.route", "did you mean methods=?")],
+    ),
+    "route positional": (APP + "@app.route('/', ['GET'])" + FN, [(INVALID, "app.route", COUNT)]),
+    # Cls(...): __init__'s parameters
+    "constructor ok": ("mx.Database('p', timeout=2)\nmx.Pipeline('en', steps=2)", []),
+    "constructor misspelt": ("mx.Databse('p')", [(MISSING, "mx.Databse", "did you mean mx.Database?")]),
+    "constructor keyword": (
+        "mx.Database('p', timout=2)",
+        [(INVALID, "mx.Database", "did you mean timeout=?")],
+    ),
+    "constructor positional": ("mx.Database('p', 2)", [(INVALID, "mx.Database", COUNT)]),
+    # classmethod and staticmethod, through the class (no receiver passed) and an instance
+    "classmethod ok": ("mx.Database.memory(strict=True)\n" + DB + "db.memory()", []),
+    "classmethod misspelt": (
+        "mx.Database.memry()",
+        [(MISSING, "mx.Database.memry", "did you mean mx.Database.memory?")],
+    ),
+    "classmethod keyword": (
+        "mx.Database.memory(strct=True)",
+        [(INVALID, "mx.Database.memory", "did you mean strict=?")],
+    ),
+    "classmethod positional": (
+        "mx.Database.memory(True)",
+        [(INVALID, "mx.Database.memory", "pass the arguments by keyword")],
+    ),
+    "staticmethod ok": ("mx.Database.quote('x')\n" + DB + "db.quote(value='x')", []),
+    "staticmethod keyword": (
+        "mx.Database.quote(valu='x')",
+        [(INVALID, "mx.Database.quote", "did you mean value=?")],
+    ),
+    "staticmethod positional": ("mx.Database.quote('x', 'y')", [(INVALID, "mx.Database.quote", COUNT)]),
+    "staticmethod positional on an instance": (DB + "db.quote('x', 'y')", [(INVALID, "db.quote", COUNT)]),
+    "method through its class takes the instance": (DB + "mx.Database.table(db, 't')", []),
+    # a package function shadowing its same-named submodule (mx/retry.py)
+    "shadowing function ok": (
+        "@mx.retry(attempts=2, backoff=0.5)"
+        + FN
+        + "@mx.retry"
+        + FN
+        + "from mx import retry\n@retry(backoff=2)"
+        + FN,
+        [],
+    ),
+    "shadowing function misspelt": (
+        "@mx.retri(attempts=2)" + FN,
+        [(MISSING, "mx.retri", "did you mean mx.retry?")],
+    ),
+    "shadowing function keyword": (
+        "@mx.retry(atempts=2)" + FN,
+        [(INVALID, "mx.retry", "did you mean attempts=?")],
+    ),
+    "shadowing function positional": ("mx.retry(None, 2)", [(INVALID, "mx.retry", COUNT)]),
+    "shadowed submodule still imports": (
+        "from mx.retry import Policy\nPolicy(attempts=2)\nfrom mx.retry import Polcy",
+        [(MISSING, "from mx.retry import Polcy", "did you mean from mx.retry import Policy?")],
+    ),
+    # *args / **kwargs, and a __call__ the library does not define: never reported
+    "flexible signatures": (
+        DB + "db.execute('s', 1, 2, 3)\ndb.configure(a=1, b=2)\nmx.load(1, 2, x=3)\n"
+        "mx.Flexible()(1, 2, anything=3)\nmx.Partial(print)(1, 2, sep='')",
+        [],
+    ),
+}
+
+
+@pytest.mark.parametrize("form", list(FORMS))
+def test_each_form_is_checked(surface: ApiSurface, form: str) -> None:
+    code, expected = FORMS[form]
+    report = drift(surface, code)
+    found = [(f.kind, f.api) for f in report.findings]
+    assert found == [(kind, api) for kind, api, _ in expected], report.to_text()
+    for f, (_, _, says) in zip(report.findings, expected, strict=True):
+        if says is None or f.kind == MISSING:
+            assert f.suggestion == says
+        elif says in (COUNT, "pass the arguments by keyword"):
+            assert f.suggestion is not None and f.suggestion.endswith(says), f.suggestion
+        else:
+            assert f.suggestion is not None and f.suggestion.startswith(says), f.suggestion
+            assert KEEP in f.suggestion
+
+
+def test_an_instance_call_names_the_class_and_its_call_signature(surface: ApiSurface) -> None:
+    (keyword,) = drift(surface, NLP + "nlp('text', lowr=True)").findings
+    assert keyword.api_id == "mx.core.Step.__call__" and keyword.owner == "mx.core.Step"
+    assert keyword.message == (
+        "nlp(..., lowr=...): no parameter named 'lowr' in "
+        "Pipeline.__call__(self, text: str, *, lower: bool = False) -> Document"
+    )
+    assert keyword.suggestion == "did you mean lower=? accepted keywords: text, lower"
+    # the surface keeps __call__ for its parameters; it is no API of the catalog
+    assert "mx.core.Step.__call__" not in surface.by_id
+    assert set(surface.calls) == {"mx.core.Step", "mx.core.Pipeline", "mx.core.Flexible"}
+    assert surface.bindings == {
+        "mx.core.Database.memory": "classmethod",
+        "mx.core.Database.quote": "staticmethod",
+    }
+
+
+DOCS = {
+    "docs/guide.md": """
+        # Guide
+
+        ```python
+        import mx
+
+        db = mx.connect("data.db")
+        db["t"].insrt({"a": 1})
+        ```
+
+        A session:
+
+        ```pycon
+        >>> import mx
+        >>> nlp = mx.Pipeline("en")
+        >>> nlp("text",
+        ...     lowr=True)
+        ```
+
+        ```python
+        @mx.retry(atempts=3)
+        def fetch():
+            pass
+        ```
+        """,
+    "docs/api.rst": """
+        API
+        ===
+
+        .. code-block:: python
+
+           import mx
+
+           app = mx.App()
+
+           @app.route("/", method=["GET"])
+           def index():
+               pass
+
+        Sessions in reST::
+
+           >>> import mx
+           >>> mx.Database.memory(True)
+           >>> mx.connect("p").table("t").insert({}, replce=True)
+        """,
+}
+
+
+def test_markdown_and_rest_pages_through_generate(tmp_path: Path) -> None:
+    kb = generated_kb(tmp_path, "mx", {**PACKAGE, **DOCS})
+    assert kb.drift is not None
+    found = [(f["path"], f["kind"], f["api"]) for f in kb.drift["findings"]]
+    assert sorted(found) == sorted(
+        [
+            ("api.rst", INVALID, "app.route"),
+            ("api.rst", INVALID, "mx.Database.memory"),
+            ("api.rst", INVALID, "mx.connect('p').table('t').insert"),
+            ("guide.md", MISSING, "db['t'].insrt"),
+            ("guide.md", INVALID, "nlp"),
+            ("guide.md", INVALID, "mx.retry"),
+        ]
+    )
+    # Markdown: the line of the page that has the mistake (a session's continuation line too)
+    lines = {f["api"]: f["line"] for f in kb.drift["findings"] if f["path"] == "guide.md"}
+    assert lines == {"db['t'].insrt": 7, "nlp": 16, "mx.retry": 20}
+    # reST: within the block (the directive's options and blank line are not counted yet)
+    rest = sorted(f["line"] for f in kb.drift["findings"] if f["path"] == "api.rst")
+    assert [4 < rest[0] <= 10, 14 < rest[1] <= 17, 14 < rest[2] <= 18] == [True, True, True], rest
+    # the examples the installed version cannot run as written are marked
+    assert {ex.path for ex in kb.examples if ex.drift} == {"guide.md", "api.rst"}
