@@ -38,6 +38,11 @@ PACKAGE = {
             """Retry a function (binds ``mx.retry`` over the submodule imported above)."""
             return fn
         ''',
+    "mx/lazy.py": '''
+        def __getattr__(name: str) -> object:
+            """Names moved elsewhere, still answered (with a warning)."""
+            raise AttributeError(name)
+        ''',
     "mx/retry.py": '''
         class Policy:
             """A retry policy."""
@@ -352,6 +357,11 @@ FORMS: dict[str, tuple[str, list[tuple[str, str, str | None]]]] = {
     "shadowed submodule still imports": (
         "from mx.retry import Policy\nPolicy(attempts=2)\nfrom mx.retry import Polcy",
         [(MISSING, "from mx.retry import Polcy", "did you mean from mx.retry import Policy?")],
+    ),
+    # a module with __getattr__ answers names it does not define
+    "module with __getattr__": (
+        "from mx.lazy import moved\nmx.lazy.other()\nfrom mx.retry import moved",
+        [(MISSING, "from mx.retry import moved", None)],
     ),
     # *args / **kwargs, and a __call__ the library does not define: never reported
     "flexible signatures": (

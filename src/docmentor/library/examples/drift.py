@@ -11,6 +11,7 @@ every attribute and call is checked against the surface:
   library (their inherited members are unknown), nor when a subclass has the member (the
   value may well be that subclass), nor for a name the module has that is no public API
   (``from flask.logging import default_handler``: a value without a docstring), nor on a
+  module with a ``__getattr__`` (it answers names it does not define), nor on a
   name the page never binds and the matcher typed by convention (``app`` → ``App``).
 * ``invalid_api_signature`` — a call with a keyword the signature does not accept (no
   ``**kwargs``, not a parameter name, or a positional-only one), or with more positional
@@ -491,6 +492,9 @@ class _DriftPython(PythonAnalysis):
                 or self.r.entry(q) is not None
                 or q in self.r.prefixes
                 or q in self.checker.present
+                # a module-level __getattr__ answers names it does not define (click's
+                # `from click.parser import split_arg_string`, moved and deprecated)
+                or f"{base.name}.__getattr__" in self.checker.present
             ):
                 return
             owner, what, candidates = base.name, f"module {base.name}", self.checker.module_names(base.name)
