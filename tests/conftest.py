@@ -3,6 +3,11 @@
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
+import uuid
+import warnings
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -36,3 +41,38 @@ def _isolated_home(
     # the few that check the default): each test then stays fast and its rankings exact.
     monkeypatch.setenv("DOCMENTOR_EMBEDDINGS", "0")
     return home
+
+
+@pytest.fixture(scope="session")
+def postgres_server() -> Iterator[str]:
+    """A real PostgreSQL 16 with pgvector (the pgserver wheel, a test dependency), started
+    once for the run, offline; its URL. A missing or broken server fails the tests that
+    need it: never a skip. Its data folder is outside pytest's temporary folders (another
+    pytest run may prune those) and readable by the user pgserver runs the server as when
+    the tests run as root."""
+    with warnings.catch_warnings():  # platformdirs warns when XDG_RUNTIME_DIR is unset
+        warnings.simplefilter("ignore")
+        import pgserver
+
+    data = Path(tempfile.mkdtemp(prefix="docmentor-pg-"))
+    data.chmod(0o755)
+    server = pgserver.get_server(data, cleanup_mode="stop")
+    try:
+        yield str(server.get_uri())
+    finally:
+        server.cleanup()
+        shutil.rmtree(data, ignore_errors=True)
+
+
+@pytest.fixture
+def postgres_url(postgres_server: str) -> Iterator[str]:
+    """The URL of an empty schema of its own in the tests' PostgreSQL (dropped afterwards)."""
+    import psycopg
+
+    schema = f"t_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(postgres_server, autocommit=True) as conn:
+        conn.execute(f"CREATE SCHEMA {schema}")
+    sep = "&" if "?" in postgres_server else "?"
+    yield f"{postgres_server}{sep}options=-csearch_path%3D{schema}"
+    with psycopg.connect(postgres_server, autocommit=True) as conn:
+        conn.execute(f"DROP SCHEMA {schema} CASCADE")

@@ -26,12 +26,13 @@ PACKAGE = {
         from typing import Callable
 
         from mx.core import (
-            App, Database, Document, Flexible, Partial, Pipeline, Table, View, connect, deco, load, tagged,
+            App, Database, Document, Flexible, Partial, Pipeline, Table, View, cached, connect, deco, english,
+            load, tagged,
         )
         from mx.retry import Policy
 
         __all__ = ["App", "Database", "Document", "Flexible", "Partial", "Pipeline", "Policy", "Table",
-                   "View", "connect", "deco", "load", "retry", "tagged"]
+                   "View", "cached", "connect", "deco", "english", "load", "retry", "tagged"]
 
 
         def retry(fn: Callable | None = None, *, attempts: int = 3, backoff: float = 1.0) -> Callable:
@@ -157,6 +158,19 @@ PACKAGE = {
 
         def load(*args: object, **kwargs: object) -> None:
             """Anything goes."""
+
+
+        class cached:
+            """A decorator factory that is a class: ``@cached(maxsize=3)``."""
+            def __init__(self, *, maxsize: int = 128) -> None:
+                self.maxsize = maxsize
+
+            def __call__(self, fn: Callable) -> Callable:
+                return fn
+
+
+        english: Pipeline = Pipeline("en")
+        """The English pipeline, ready to call."""
         ''',
 }
 
@@ -297,6 +311,23 @@ FORMS: dict[str, tuple[str, list[tuple[str, str, str | None]]]] = {
         "@mx.tagged('x')" + FN,
         [(INVALID, "mx.tagged", "pass the arguments by keyword")],
     ),
+    # a decorator factory that is a class: __init__'s keywords, then __call__ on the function
+    "class decorator ok": ("@mx.cached(maxsize=3)" + FN + "mx.cached()(print)", []),
+    "class decorator keyword": (
+        "@mx.cached(maxsiz=3)" + FN,
+        [(INVALID, "mx.cached", "did you mean maxsize=?")],
+    ),
+    "class decorator positional": (
+        "@mx.cached(3)" + FN,
+        [(INVALID, "mx.cached", "pass the arguments by keyword")],
+    ),
+    "class decorator's call": ("mx.cached()(print, 1)", [(INVALID, "mx.cached()", COUNT)]),
+    # an instance the package holds, typed by its annotation, called
+    "module instance call ok": ("mx.english('text', lower=True).words()", []),
+    "module instance call keyword": (
+        "mx.english('text', lowr=True)",
+        [(INVALID, "mx.english", "did you mean lower=?")],
+    ),
     # @obj.method(...): an application's route decorator
     "route ok": (APP + "@app.route('/', methods=['GET'])" + FN + "@app.route" + FN, []),
     "route misspelt": (APP + "@app.rote('/')" + FN, [(MISSING, "app.rote", "did you mean app.route?")]),
@@ -398,7 +429,7 @@ def test_an_instance_call_names_the_class_and_its_call_signature(surface: ApiSur
     assert keyword.suggestion == "did you mean lower=? accepted keywords: text, lower"
     # the surface keeps __call__ for its parameters; it is no API of the catalog
     assert "mx.core.Step.__call__" not in surface.by_id
-    assert set(surface.calls) == {"mx.core.Step", "mx.core.Pipeline", "mx.core.Flexible"}
+    assert set(surface.calls) == {"mx.core.Step", "mx.core.Pipeline", "mx.core.Flexible", "mx.core.cached"}
     assert surface.bindings == {
         "mx.core.Database.memory": "classmethod",
         "mx.core.Database.quote": "staticmethod",

@@ -20,6 +20,7 @@ from docmentor.errors import NotFoundError, UsageError
 from docmentor.store import repomem, repomem_rows, repomem_trace
 from docmentor.store.db import Store
 from docmentor.store.migrations import MIGRATIONS
+from docmentor.store.pg_store import PgStore
 from docmentor.store.repomem_rows import NewUnit
 
 UNITS = [
@@ -31,8 +32,14 @@ UNITS = [
 ]
 
 
-@pytest.fixture
-def store(tmp_path: Path) -> Iterator[Store]:
+@pytest.fixture(params=["sqlite", "postgres"])
+def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
+    """The repository memory on each backend: the embedded index, and PostgreSQL."""
+    if request.param == "postgres":
+        pg = PgStore(request.getfixturevalue("postgres_url"))
+        yield pg
+        pg.close_all()
+        return
     engine = Docmentor(tmp_path / "db")
     yield engine.store
     engine.close()

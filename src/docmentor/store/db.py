@@ -20,6 +20,7 @@ from pathlib import Path
 
 from docmentor.errors import NotFoundError, StoreError
 from docmentor.models import SourceSpec
+from docmentor.store.dbapi import Connection, Row, missing_table
 from docmentor.store.migrations import MIGRATIONS
 from docmentor.store.rows import DocChange, SourceRow, StoredDoc, now_iso, source_row, stored_doc
 
@@ -43,8 +44,13 @@ class Store:
         elif not path.exists():
             raise NotFoundError(f"no index at {path.parent}", hint="add a source first: docmentor add PATH")
 
+    @property
+    def location(self) -> str:
+        """Where the index is, for messages (a file path, or a database URL without password)."""
+        return str(self.path)
+
     # -- connections -------------------------------------------------------------
-    def conn(self) -> sqlite3.Connection:
+    def conn(self) -> Connection:
         db: sqlite3.Connection | None = getattr(self._local, "db", None)
         if db is None:
             try:
@@ -114,7 +120,7 @@ class Store:
                 fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
 
     @contextlib.contextmanager
-    def transaction(self) -> Iterator[sqlite3.Connection]:
+    def transaction(self) -> Iterator[Connection]:
         db = self.conn()
         db.execute("BEGIN IMMEDIATE")
         try:
@@ -126,7 +132,7 @@ class Store:
             db.execute("COMMIT")
 
     @contextlib.contextmanager
-    def snapshot(self) -> Iterator[sqlite3.Connection]:
+    def snapshot(self) -> Iterator[Connection]:
         """A read transaction: every read inside sees one committed state (WAL snapshot)."""
         db = self.conn()
         if db.in_transaction:
@@ -142,8 +148,10 @@ class Store:
         """Migrations already applied, read without the writer lock (None: a new index)."""
         try:
             return {r[0] for r in self.conn().execute("SELECT name FROM _migrations")}
-        except sqlite3.OperationalError:
-            return None
+        except Exception as exc:
+            if missing_table(exc):
+                return None
+            raise
 
     def _migrate(self) -> None:
         # Fast path: an up-to-date index is opened without waiting for a writer that may be
@@ -159,7 +167,7 @@ class Store:
             known = {name for name, _ in MIGRATIONS}
             if done - known:
                 raise StoreError(
-                    f"the index {self.path} was written by a newer docmentor ({sorted(done - known)[-1]})",
+                    f"the index {self.location} was written by a newer docmentor ({sorted(done - known)[-1]})",
                     hint="upgrade docmentor",
                 )
             for name, fn in MIGRATIONS:
@@ -195,7 +203,7 @@ class Store:
                    (SELECT count(*) FROM documents d WHERE d.source = s.name) AS documents,
                    (SELECT count(*) FROM sections x JOIN documents d ON d.id = x.document_id
                      WHERE d.source = s.name) AS sections,
-                   (SELECT count(*) FROM documents d WHERE d.source = s.name AND d.stale) AS stale
+                   (SELECT count(*) FROM documents d WHERE d.source = s.name AND d.stale = 1) AS stale
                FROM sources s ORDER BY s.name"""
             )
             .fetchall()
@@ -300,22 +308,22 @@ class Store:
         row = self.conn().execute("SELECT line_map FROM documents WHERE id = ?", (doc_id,)).fetchone()
         return None if row is None or not row[0] else list(json.loads(row[0]))
 
-    def document_facts(self, sources: list[str] | None = None) -> list[sqlite3.Row]:
+    def document_facts(self, sources: list[str] | None = None) -> list[Row]:
         """What assembly needs of every document: path, title, front matter, times."""
         sql = "SELECT id, source, path, url, title, meta, updated_at, fetched_at FROM documents"
         if sources:
             sql += f" WHERE source IN ({','.join('?' * len(sources))})"
         return self.conn().execute(sql, sources or []).fetchall()
 
-    def links(self, sources: list[str] | None = None) -> list[sqlite3.Row]:
+    def links(self, sources: list[str] | None = None) -> list[Row]:
         """Every stored link (document_id, target, anchor, line), for the link graph."""
         sql = "SELECT l.document_id, l.target, l.anchor, l.line FROM links l"
         if sources:
             sql += f" JOIN documents d ON d.id = l.document_id WHERE d.source IN ({','.join('?' * len(sources))})"
         return self.conn().execute(sql, sources or []).fetchall()
 
-    def sections_by_id(self, ids: list[int]) -> dict[int, sqlite3.Row]:
-        out: dict[int, sqlite3.Row] = {}
+    def sections_by_id(self, ids: list[int]) -> dict[int, Row]:
+        out: dict[int, Row] = {}
         for i in range(0, len(ids), 500):
             chunk = ids[i : i + 500]
             rows = self.conn().execute(
@@ -324,14 +332,14 @@ class Store:
             out.update({int(r["id"]): r for r in rows})
         return out
 
-    def sections_of(self, doc_id: int) -> list[sqlite3.Row]:
+    def sections_of(self, doc_id: int) -> list[Row]:
         return (
             self.conn()
             .execute("SELECT * FROM sections WHERE document_id = ? ORDER BY ord", (doc_id,))
             .fetchall()
         )
 
-    def lexical_rows(self, doc_ids: list[int]) -> Iterator[sqlite3.Row]:
+    def lexical_rows(self, doc_ids: list[int]) -> Iterator[Row]:
         """Everything the lexical index stores for the sections of these documents."""
         db = self.conn()
         for i in range(0, len(doc_ids), 500):
@@ -341,7 +349,7 @@ class Store:
                 f"""SELECT x.id AS section_id, x.heading, x.heading_path, x.level, x.line_start, x.line_end,
                            x.text, d.id AS document_id, d.source, d.path, d.url, d.title, d.indexed_at
                     FROM sections x JOIN documents d ON d.id = x.document_id
-                    WHERE d.id IN ({marks}) AND d.searchable ORDER BY d.id, x.ord""",
+                    WHERE d.id IN ({marks}) AND d.searchable = 1 ORDER BY d.id, x.ord""",
                 chunk,
             )
 
@@ -420,7 +428,7 @@ class Store:
 
     def _write_doc(
         self,
-        db: sqlite3.Connection,
+        db: Connection,
         source: str,
         ch: DocChange,
         stamp: str,
@@ -437,7 +445,7 @@ class Store:
         cur = db.execute(
             """INSERT INTO documents (source, path, url, title, fmt, content, content_hash, line_map, meta, etag,
                                       last_modified, fetched_at, indexed_at, searchable, updated_at, served)
-               VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+               VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id""",
             (
                 source,
                 raw.path,
@@ -457,11 +465,11 @@ class Store:
                 served,
             ),
         )
-        doc_id = int(cur.lastrowid or 0)
+        doc_id = int(cur.fetchone()[0])
         for ord_, sec in enumerate(parsed.sections):
             scur = db.execute(
                 """INSERT INTO sections (document_id, ord, heading, heading_path, level, anchor, line_start,
-                                         line_end, text) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+                                         line_end, text) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id""",
                 (
                     doc_id,
                     ord_,
@@ -474,7 +482,7 @@ class Store:
                     sec.text,
                 ),
             )
-            sid = scur.lastrowid
+            sid = int(scur.fetchone()[0])
             if sec.code_blocks:
                 db.executemany(
                     "INSERT INTO code_blocks (section_id, document_id, language, code, line) VALUES (?, ?, ?, ?, ?)",

@@ -1,7 +1,7 @@
 """What the products read of an indexed source: its sections with their pages, its code blocks.
 
 The store owns the SQL on its schema; products (library knowledge, clarity, assembly) call
-these functions and get plain typed rows back, never a connection or an ``sqlite3.Row``.
+these functions and get plain typed rows back, never a connection or a database row.
 """
 
 from __future__ import annotations

@@ -55,7 +55,7 @@ def record_feedback(
             """INSERT INTO feedback (key, library, query, issue_type, apis_tried, error_message, code_attempted,
                                      session_context, first_seen, last_seen, count)
                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1)
-               ON CONFLICT(key) DO UPDATE SET count = count + 1, last_seen = excluded.last_seen,
+               ON CONFLICT(key) DO UPDATE SET count = feedback.count + 1, last_seen = excluded.last_seen,
                    session_context = excluded.session_context""",
             (
                 key,

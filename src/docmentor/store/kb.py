@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from docmentor.errors import NotFoundError, StoreError
+from docmentor.store.dbapi import MissingTable, missing_table
 
 if TYPE_CHECKING:
     from docmentor.embeddings import LibraryVectors
@@ -75,9 +76,6 @@ class KbRow:
         }
 
 
-_NO_TABLES = "no such table"
-
-
 def register_records(store: Store, kb: KbRecords) -> int:
     """Register ``kb`` for its library, replacing the library's rows; returns the new generation."""
     library = kb.library
@@ -106,8 +104,16 @@ def register_records(store: Store, kb: KbRecords) -> int:
                 kb.metadata,
             ),
         )
-        db.executemany("INSERT OR REPLACE INTO kb_entries VALUES (?, ?, ?, ?)", entries)
-        db.executemany("INSERT OR REPLACE INTO kb_examples VALUES (?, ?, ?, ?)", examples)
+        db.executemany(
+            """INSERT INTO kb_entries VALUES (?, ?, ?, ?) ON CONFLICT (library, api_id)
+               DO UPDATE SET ord = excluded.ord, data = excluded.data""",
+            entries,
+        )
+        db.executemany(
+            """INSERT INTO kb_examples VALUES (?, ?, ?, ?) ON CONFLICT (library, example_id)
+               DO UPDATE SET ord = excluded.ord, data = excluded.data""",
+            examples,
+        )
         if kb.vectors is not None:
             v = kb.vectors
             db.execute(
@@ -142,8 +148,8 @@ def list_kbs(store: Store) -> list[KbRow]:
                FROM knowledge_bases ORDER BY library"""
         )
         return [KbRow(*tuple(r)) for r in rows]
-    except sqlite3.OperationalError as exc:
-        if _NO_TABLES in str(exc):
+    except (sqlite3.OperationalError, MissingTable) as exc:
+        if missing_table(exc):
             return []
         raise StoreError(f"cannot read the knowledge bases: {exc}") from exc
 

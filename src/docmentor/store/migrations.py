@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Callable
 
-Migration = Callable[[sqlite3.Connection], None]
+from docmentor.store.dbapi import Connection
+
+Migration = Callable[[Connection], None]
 MIGRATIONS: list[tuple[str, Migration]] = []
 
 
-def _script(db: sqlite3.Connection, sql: str) -> None:
+def _script(db: Connection, sql: str) -> None:
     # not executescript(): it commits first, and a migration must run inside our transaction
     for statement in sql.split(";"):
         if statement.strip():
@@ -22,7 +23,7 @@ def migration(fn: Migration) -> Migration:
 
 
 @migration
-def m001_initial(db: sqlite3.Connection) -> None:
+def m001_initial(db: Connection) -> None:
     _script(
         db,
         """
@@ -99,20 +100,20 @@ def m001_initial(db: sqlite3.Connection) -> None:
 
 
 @migration
-def m002_searchable(db: sqlite3.Connection) -> None:
+def m002_searchable(db: Connection) -> None:
     # An llms.txt's own table of contents is served by `get` but kept out of search.
     db.execute("ALTER TABLE documents ADD COLUMN searchable INTEGER NOT NULL DEFAULT 1")
 
 
 @migration
-def m003_updated_at(db: sqlite3.Connection) -> None:
+def m003_updated_at(db: Connection) -> None:
     # When the document last changed at its origin (git commit time, mtime, Last-Modified),
     # for recency in canonicality; NULL when unknown.
     db.execute("ALTER TABLE documents ADD COLUMN updated_at TEXT")
 
 
 @migration
-def m004_knowledge_bases(db: sqlite3.Connection) -> None:
+def m004_knowledge_bases(db: Connection) -> None:
     # Registered README.LLM knowledge bases, one per library, with their records, so the MCP
     # server and `docmentor api` read them from the index. `generation` bumps on every
     # registration (readers cache by it).
@@ -149,7 +150,7 @@ def m004_knowledge_bases(db: sqlite3.Connection) -> None:
 
 
 @migration
-def m005_feedback(db: sqlite3.Connection) -> None:
+def m005_feedback(db: Connection) -> None:
     # report_issue: identical reports share a key and are counted, not stored twice.
     _script(
         db,
@@ -173,7 +174,7 @@ def m005_feedback(db: sqlite3.Connection) -> None:
 
 
 @migration
-def m006_kb_vectors(db: sqlite3.Connection) -> None:
+def m006_kb_vectors(db: Connection) -> None:
     # find_api's semantic ranking: one float32 matrix per library, rows in api_ids order.
     _script(
         db,
@@ -190,14 +191,14 @@ def m006_kb_vectors(db: sqlite3.Connection) -> None:
 
 
 @migration
-def m007_code_blocks_section_index(db: sqlite3.Connection) -> None:
+def m007_code_blocks_section_index(db: Connection) -> None:
     # Deleting a section cascades to its code blocks: without this index, each deleted
     # section scanned every code block (a refresh of 1,500 changed files: 13 s, not 3).
     _script(db, "CREATE INDEX IF NOT EXISTS code_blocks_section ON code_blocks(section_id)")
 
 
 @migration
-def m008_section_vectors(db: sqlite3.Connection) -> None:
+def m008_section_vectors(db: Connection) -> None:
     # Hybrid search: the search units of each document with the hash of the text that is
     # embedded, and the vectors, keyed by that hash (unchanged sections are never embedded
     # again, and a vector outlives a refresh that re-writes its document).
@@ -223,7 +224,7 @@ def m008_section_vectors(db: sqlite3.Connection) -> None:
 
 
 @migration
-def m009_served(db: sqlite3.Connection) -> None:
+def m009_served(db: Connection) -> None:
     # How an llms.txt document was served: 'html' (converted) or 'text' (Markdown / plain text);
     # NULL for files and older rows. A 200 answering an HTML page where 'text' was served
     # before is taken for an error page, and the last good copy is kept.
@@ -231,7 +232,7 @@ def m009_served(db: sqlite3.Connection) -> None:
 
 
 @migration
-def m010_repo_memory(db: sqlite3.Connection) -> None:
+def m010_repo_memory(db: Connection) -> None:
     # RepoMemory of repository documentation (issue 21), kept so a killed run resumes with
     # every committed unit kept: one row per run of one repository root, its units (the
     # component / module / package / repository documents, committed one transaction each),

@@ -41,9 +41,8 @@ from docmentor.store.repomem_rows import (
 from docmentor.store.rows import now_iso
 
 if TYPE_CHECKING:
-    import sqlite3
-
     from docmentor.store.db import Store
+    from docmentor.store.dbapi import Connection, Row
 
 __all__ = [
     "changed_units",
@@ -97,10 +96,11 @@ def start_run(
                 return _run(row, resumed=True)
         db.execute("UPDATE repo_runs SET status = 'abandoned' WHERE root = ? AND status = 'running'", (key,))
         cur = db.execute(
-            "INSERT INTO repo_runs (root, started_at, model, settings, status) VALUES (?, ?, ?, ?, 'running')",
+            "INSERT INTO repo_runs (root, started_at, model, settings, status) VALUES (?, ?, ?, ?, 'running')"
+            " RETURNING id",
             (key, now_iso(), model, settings_json),
         )
-        row = db.execute("SELECT * FROM repo_runs WHERE id = ?", (cur.lastrowid,)).fetchone()
+        row = db.execute("SELECT * FROM repo_runs WHERE id = ?", (cur.fetchone()[0],)).fetchone()
     return _run(row)
 
 
@@ -374,7 +374,7 @@ def _root(root: str | Path) -> str:
     return str(Path(root).expanduser().resolve())
 
 
-def _run(row: sqlite3.Row, *, resumed: bool = False) -> RunRow:
+def _run(row: Row, *, resumed: bool = False) -> RunRow:
     return RunRow(
         id=int(row["id"]),
         root=str(row["root"]),
@@ -387,7 +387,7 @@ def _run(row: sqlite3.Row, *, resumed: bool = False) -> RunRow:
     )
 
 
-def _unit(row: sqlite3.Row) -> UnitRow:
+def _unit(row: Row) -> UnitRow:
     return UnitRow(
         run_id=int(row["run_id"]),
         unit_id=str(row["unit_id"]),
@@ -409,7 +409,7 @@ def _unit(row: sqlite3.Row) -> UnitRow:
     )
 
 
-def _require_units(db: sqlite3.Connection, run_id: int, ids: list[str]) -> None:
+def _require_units(db: Connection, run_id: int, ids: list[str]) -> None:
     found: set[str] = set()
     for chunk in _chunks(ids):
         found.update(
@@ -427,7 +427,7 @@ def _require_units(db: sqlite3.Connection, run_id: int, ids: list[str]) -> None:
         )
 
 
-def _clear(db: sqlite3.Connection, run_id: int, ids: list[str]) -> None:
+def _clear(db: Connection, run_id: int, ids: list[str]) -> None:
     for chunk in _chunks(ids):
         db.execute(
             f"""UPDATE repo_units SET status = 'pending', document = NULL, claims = '[]', depends_on = '[]',

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from docmentor.errors import NotFoundError, UsageError
 
 if TYPE_CHECKING:
-    import sqlite3
+    from docmentor.store.dbapi import Connection
 
 __all__ = [
     "GRANULARITIES",
@@ -160,7 +160,7 @@ class RunProgress:
 # -- checks ----------------------------------------------------------------------
 
 
-def require_running(db: sqlite3.Connection, run_id: int) -> None:
+def require_running(db: Connection, run_id: int) -> None:
     row = db.execute("SELECT status FROM repo_runs WHERE id = ?", (run_id,)).fetchone()
     if row is None:
         raise NotFoundError(f"no repository-documentation run {run_id}")
@@ -171,7 +171,7 @@ def require_running(db: sqlite3.Connection, run_id: int) -> None:
         )
 
 
-def unit_status(db: sqlite3.Connection, run_id: int, unit_id: str) -> str:
+def unit_status(db: Connection, run_id: int, unit_id: str) -> str:
     row = db.execute(
         "SELECT status FROM repo_units WHERE run_id = ? AND unit_id = ?", (run_id, unit_id)
     ).fetchone()

@@ -4,12 +4,12 @@ written, and the converters from SQLite rows."""
 from __future__ import annotations
 
 import json
-import sqlite3
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
 from docmentor.models import ParsedDocument, RawDocument, SourceOptions, SourceSpec
+from docmentor.store.dbapi import Row
 
 
 def now_iso() -> str:
@@ -71,7 +71,7 @@ class SourceRow:
         )
 
 
-def source_row(r: sqlite3.Row) -> SourceRow:
+def source_row(r: Row) -> SourceRow:
     return SourceRow(
         name=r["name"],
         kind=r["kind"],

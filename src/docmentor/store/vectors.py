@@ -14,9 +14,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
-    import sqlite3
-
     from docmentor.store.db import Store
+    from docmentor.store.dbapi import Connection
 
 __all__ = [
     "UNITS_GENERATION",
@@ -67,13 +66,17 @@ def write_unit_rows(store: Store, rows: Iterable[UnitRow], *, clear_sources: Seq
     with store.transaction() as db:
         for name in clear_sources:
             db.execute("DELETE FROM search_units WHERE source = ?", (name,))
-        db.executemany("INSERT OR REPLACE INTO search_units VALUES (?, ?, ?, ?)", list(rows))
+        db.executemany(
+            """INSERT INTO search_units VALUES (?, ?, ?, ?) ON CONFLICT (section_id) DO UPDATE SET
+               document_id = excluded.document_id, source = excluded.source, hash = excluded.hash""",
+            list(rows),
+        )
         _bump(db)
 
 
-def _bump(db: sqlite3.Connection) -> None:
+def _bump(db: Connection) -> None:
     db.execute(
-        "INSERT INTO settings VALUES (?, '1') ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + 1",
+        "INSERT INTO settings VALUES (?, '1') ON CONFLICT(key) DO UPDATE SET value = CAST(settings.value AS INTEGER) + 1",
         (UNITS_GENERATION,),
     )
 
@@ -103,7 +106,8 @@ def write_vectors(store: Store, model: str, vectors: Sequence[tuple[str, bytes]]
     """Store (hash, float16 vector bytes) pairs for ``model``, one transaction."""
     with store.transaction() as db:
         db.executemany(
-            "INSERT OR REPLACE INTO unit_vectors (model, hash, data) VALUES (?, ?, ?)",
+            # a hash's vector never changes: one already stored keeps its place (and rowid)
+            "INSERT INTO unit_vectors (model, hash, data) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
             [(model, h, data) for h, data in vectors],
         )
 

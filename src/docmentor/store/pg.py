@@ -1,0 +1,195 @@
+"""The store of record on PostgreSQL: the same tables, statements and migrations as SQLite's.
+
+:class:`PgStore` is a :class:`~docmentor.store.db.Store` whose connections are psycopg's,
+wrapped so the store's code runs unchanged (:class:`PgConnection`: its SQL rewritten by
+:func:`~docmentor.store.dbapi.to_postgres`, rows readable by position and by name). One
+connection per thread, in autocommit mode with the store's explicit ``BEGIN`` / ``COMMIT``.
+The cross-process write lock is a PostgreSQL advisory lock held on its own connection, so
+it orders writers on every machine that shares the database (SQLite's is a file lock).
+
+The index lives in one schema of the database: ``public`` unless the URL names another with
+``?options=-csearch_path%3DNAME`` (tests use one schema each).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from docmentor.errors import StoreError, UsageError
+from docmentor.store.dbapi import MissingTable, to_postgres
+
+__all__ = ["PgConnection", "PgRow", "is_postgres_url", "psycopg_module", "redact"]
+
+_SCHEMES = ("postgresql://", "postgres://")
+
+
+def is_postgres_url(location: str) -> bool:
+    """Whether ``location`` names a PostgreSQL database (``postgresql://…``, ``postgres://…``)."""
+    return location.lower().startswith(_SCHEMES)
+
+
+def redact(url: str) -> str:
+    """``url`` with its password replaced by ``***`` (for messages and logs)."""
+    scheme, sep, rest = url.partition("://")
+    if not sep or "@" not in rest.split("/", 1)[0]:
+        return url
+    userinfo, _, host = rest.partition("@")
+    user = userinfo.split(":", 1)[0]
+    return f"{scheme}://{user}:***@{host}" if ":" in userinfo else url
+
+
+def psycopg_module() -> Any:
+    """psycopg, or a usage error saying which extra installs it."""
+    try:
+        import psycopg
+    except ImportError:  # pragma: no cover - the extra is part of the test install
+        raise UsageError(
+            "a PostgreSQL index needs psycopg", hint="pip install 'docmentor[postgres]'"
+        ) from None
+    return psycopg
+
+
+class PgRow(tuple[Any, ...]):
+    """A row as :class:`sqlite3.Row` reads: ``row[0]``, ``row["name"]``, ``row.keys()``."""
+
+    _names: tuple[str, ...]
+    _index: dict[str, int]
+
+    def __new__(cls, values: Sequence[Any], names: tuple[str, ...], index: dict[str, int]) -> PgRow:
+        row = super().__new__(cls, values)
+        row._names, row._index = names, index
+        return row
+
+    def __getitem__(self, key: Any) -> Any:
+        if isinstance(key, str):
+            return super().__getitem__(self._index[key])
+        return super().__getitem__(key)
+
+    def keys(self) -> list[str]:
+        return list(self._names)
+
+
+def _row_factory(cursor: Any) -> Any:
+    description = cursor.description
+    if description is None:
+        return tuple
+    names = tuple(d.name for d in description)
+    index = {name: i for i, name in enumerate(names)}
+
+    def make(values: Sequence[Any]) -> PgRow:
+        return PgRow(values, names, index)
+
+    return make
+
+
+class _Cursor:
+    """What ``execute`` returns: rows, ``rowcount``; for an INSERT, ``lastrowid`` as SQLite's."""
+
+    def __init__(self, cursor: Any, lastrowid: int | None = None) -> None:
+        self._cursor = cursor
+        self.lastrowid = lastrowid
+
+    @property
+    def rowcount(self) -> int:
+        return int(self._cursor.rowcount)
+
+    def fetchone(self) -> Any:
+        return self._cursor.fetchone() if self._cursor.description is not None else None
+
+    def fetchall(self) -> list[Any]:
+        return list(self._cursor.fetchall()) if self._cursor.description is not None else []
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self.fetchall())
+
+
+class PgConnection:
+    """A psycopg connection with the :class:`sqlite3.Connection` calls the store makes."""
+
+    def __init__(self, raw: Any) -> None:
+        self.raw = raw
+        self._psycopg = psycopg_module()
+
+    @property
+    def in_transaction(self) -> bool:
+        status = self.raw.info.transaction_status
+        return bool(status != self._psycopg.pq.TransactionStatus.IDLE)
+
+    def execute(self, sql: str, parameters: Sequence[Any] = (), /) -> _Cursor:
+        params = list(parameters)
+        statement = to_postgres(sql, params=bool(params))
+        try:
+            cursor = self.raw.execute(statement, params if params else None)
+        except self._psycopg.errors.UndefinedTable as exc:
+            raise MissingTable(str(exc)) from exc
+        return _Cursor(cursor)
+
+    def executemany(self, sql: str, parameters: Any, /) -> _Cursor:
+        rows = [list(p) for p in parameters]
+        cursor = self.raw.cursor()
+        if rows:
+            cursor.executemany(to_postgres(sql), rows)
+        return _Cursor(cursor)
+
+    def close(self) -> None:
+        self.raw.close()
+
+
+def connect(url: str) -> PgConnection:
+    """A new autocommit connection to ``url``; StoreError when it cannot be made."""
+    psycopg = psycopg_module()
+    try:
+        raw = psycopg.connect(url, autocommit=True, row_factory=_row_factory, connect_timeout=10)
+    except psycopg.Error as exc:
+        raise StoreError(
+            f"cannot connect to the PostgreSQL index {redact(url)}: {str(exc).strip()}",
+            hint="check the URL, that the server runs and that the user may connect",
+        ) from None
+    return PgConnection(raw)
+
+
+def lock_key(name: str) -> int:
+    """A 64-bit advisory lock key for ``name`` (stable across processes and machines)."""
+    return int.from_bytes(hashlib.sha256(name.encode()).digest()[:8], "big", signed=True)
+
+
+class AdvisoryLock:
+    """A session-level PostgreSQL advisory lock on a connection of its own."""
+
+    def __init__(self, url: str, name: str) -> None:
+        self.url = url
+        self.key = lock_key(name)
+        self._guard = threading.Lock()  # threads of one process take turns, as with flock
+
+    @contextlib.contextmanager
+    def held(self, timeout: float, busy: str) -> Iterator[None]:
+        with self._guard:
+            conn = connect(self.url)
+            try:
+                deadline = time.monotonic() + timeout
+                while not conn.execute("SELECT pg_try_advisory_lock(?)", (self.key,)).fetchone()[0]:
+                    if time.monotonic() > deadline:
+                        raise StoreError(busy)
+                    time.sleep(0.05)
+                yield
+            finally:
+                conn.close()  # ends the session: the lock goes with it
+
+    @contextlib.contextmanager
+    def try_held(self) -> Iterator[bool]:
+        if not self._guard.acquire(blocking=False):
+            yield False
+            return
+        try:
+            conn = connect(self.url)
+            try:
+                yield bool(conn.execute("SELECT pg_try_advisory_lock(?)", (self.key,)).fetchone()[0])
+            finally:
+                conn.close()
+        finally:
+            self._guard.release()

@@ -1,0 +1,120 @@
+"""The store of record in a PostgreSQL database (``--db postgresql://…``).
+
+Everything but the plumbing is :class:`~docmentor.store.db.Store`'s own code: its statements
+run through :class:`~docmentor.store.pg.PgConnection`, its migrations are the same named
+migrations (recorded in ``_migrations`` as on SQLite). What differs is here: connections
+(one per thread), the write lock (an advisory lock every replica sees), read snapshots
+(``REPEATABLE READ``) and what "no index yet" means (no ``_migrations`` table).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+from docmentor.errors import NotFoundError, StoreError
+from docmentor.store.db import Store
+from docmentor.store.dbapi import Connection
+from docmentor.store.pg import AdvisoryLock, PgConnection, connect, lock_key, redact
+
+__all__ = ["PgStore"]
+
+_WRITE_LOCK = "docmentor:write"
+_TRANSACTION_LOCK = "docmentor:transaction"
+
+
+class PgStore(Store):
+    """A :class:`Store` in the database ``url`` (its schema: see :mod:`docmentor.store.pg`)."""
+
+    def __init__(self, url: str, *, readonly: bool = False) -> None:
+        self.url = url
+        self.readonly = readonly
+        self._local = threading.local()
+        self._write = AdvisoryLock(url, _WRITE_LOCK)
+        self._tx_key = lock_key(_TRANSACTION_LOCK)
+        self._all: list[PgConnection] = []  # every thread's connection, closed by close_all
+        self._all_lock = threading.Lock()
+        try:
+            if not readonly:
+                self._migrate()
+            elif self._applied() is None:
+                raise NotFoundError(
+                    f"no index in the database {redact(url)}",
+                    hint="add a source first: docmentor --db URL add PATH",
+                )
+        except BaseException:
+            self.close_all()
+            raise
+
+    @property
+    def location(self) -> str:
+        return redact(self.url)
+
+    @property
+    def path(self) -> Path:  # type: ignore[override]
+        raise StoreError(f"the index in {self.location} has no folder")
+
+    # -- connections -------------------------------------------------------------
+    def conn(self) -> Connection:
+        db: PgConnection | None = getattr(self._local, "db", None)
+        if db is None or db.raw.closed:
+            db = connect(self.url)
+            self._local.db = db
+            with self._all_lock:
+                self._all.append(db)
+        return db
+
+    def close(self) -> None:
+        db: PgConnection | None = getattr(self._local, "db", None)
+        if db is not None:
+            db.close()
+            self._local.db = None
+
+    def close_all(self) -> None:
+        """Close every thread's connection (a server shutting down, a test's end)."""
+        with self._all_lock:
+            for db in self._all:
+                db.close()
+            self._all.clear()
+        self._local = threading.local()
+
+    # -- locks and transactions --------------------------------------------------
+    @contextlib.contextmanager
+    def write_lock(self, timeout: float = 600.0) -> Iterator[None]:
+        with self._write.held(timeout, "another docmentor process is writing this index"):
+            yield
+
+    @contextlib.contextmanager
+    def try_write_lock(self) -> Iterator[bool | None]:
+        with self._write.try_held() as got:
+            yield got
+
+    @contextlib.contextmanager
+    def transaction(self) -> Iterator[Connection]:
+        """One writer at a time, as SQLite's ``BEGIN IMMEDIATE``: a transaction-scoped advisory
+        lock taken first, so read-then-write statements (next sequence numbers, counters)
+        never race another writer."""
+        db = self.conn()
+        db.execute("BEGIN")
+        try:
+            db.execute("SELECT pg_advisory_xact_lock(?)", (self._tx_key,))
+            yield db
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        else:
+            db.execute("COMMIT")
+
+    @contextlib.contextmanager
+    def snapshot(self) -> Iterator[Connection]:
+        db = self.conn()
+        if db.in_transaction:
+            yield db
+            return
+        db.execute("BEGIN ISOLATION LEVEL REPEATABLE READ")
+        try:
+            yield db
+        finally:
+            db.execute("COMMIT")
