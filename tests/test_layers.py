@@ -63,6 +63,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "docmentor.evaluation",
             "docmentor.access",
             "docmentor.repodocs",
+            "docmentor.auth",
         ),
     ),
     (

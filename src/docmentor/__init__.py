@@ -58,6 +58,13 @@ adapters over it.
   :class:`RepoDocsJobs` runs generations with a model in background threads;
   :func:`repo_docs_progress` (:class:`RepoDocsProgress`) and :func:`repo_docs_unit`
   (:class:`RepoDocsUnit`) read the latest documentation, tree or run.
+- **serving over HTTP** — bearer tokens kept in the index: :func:`create_token`
+  (:class:`CreatedToken`, shown once), :func:`list_tokens` (:class:`TokenInfo`),
+  :func:`revoke_token`, :func:`verify_token` (:class:`Principal`, or :class:`TokenRejected`),
+  :func:`has_tokens`, :func:`record_token_use` (:data:`TOKEN_PREFIX`, :data:`TOKEN_SCOPES`); an
+  OAuth issuer's JWTs: :class:`OAuthVerifier` (:class:`OAuthConfig`); one server's check of
+  both, :class:`Authenticator`; a load balancer's readiness check, :func:`index_ready`
+  (:class:`Readiness`).
 - **errors** — :class:`DocmentorError` and its subclasses :class:`UsageError`,
   :class:`NotFoundError`, :class:`SourceUnavailableError`, :class:`StoreError`.
 
@@ -210,6 +217,24 @@ _EXPORTS: dict[str, str] = {
     "RepoDocsUnit": "docmentor.repodocs.serve",
     "evaluate_repo_docs": "docmentor.repodocs.evaluate",
     "RepoDocsEvaluation": "docmentor.repodocs.evaluate",
+    # serving over HTTP: who may (tokens, OAuth) and readiness
+    "create_token": "docmentor.auth.tokens",
+    "list_tokens": "docmentor.auth.tokens",
+    "revoke_token": "docmentor.auth.tokens",
+    "verify_token": "docmentor.auth.tokens",
+    "has_tokens": "docmentor.auth.tokens",
+    "record_token_use": "docmentor.auth.tokens",
+    "TokenInfo": "docmentor.auth.tokens",
+    "CreatedToken": "docmentor.auth.tokens",
+    "TOKEN_PREFIX": "docmentor.auth.tokens",
+    "TOKEN_SCOPES": "docmentor.auth.principal",
+    "Principal": "docmentor.auth.principal",
+    "TokenRejected": "docmentor.auth.principal",
+    "OAuthConfig": "docmentor.auth.oauth",
+    "OAuthVerifier": "docmentor.auth.oauth",
+    "Authenticator": "docmentor.auth.guard",
+    "index_ready": "docmentor.auth.health",
+    "Readiness": "docmentor.auth.health",
     # errors
     "DocmentorError": "docmentor.errors",
     "UsageError": "docmentor.errors",
@@ -235,12 +260,15 @@ __all__ = [
     "EXCERPT_CONTEXT_RANGE",
     "MAX_TOKENS_RANGE",
     "SCORING_VERSION",
+    "TOKEN_PREFIX",
+    "TOKEN_SCOPES",
     "AgentConfig",
     "AgentTreeResult",
     "ApiEval",
     "ApiMatch",
     "ApiRankingConfig",
     "AssembleEval",
+    "Authenticator",
     "BackgroundEmbedder",
     "ClarityGate",
     "ClarityIssue",
@@ -251,6 +279,7 @@ __all__ = [
     "ConfiguredSource",
     "ContentMetrics",
     "ContentPenalty",
+    "CreatedToken",
     "Digest",
     "DimensionEvaluation",
     "DimensionScore",
@@ -279,10 +308,14 @@ __all__ = [
     "LibraryOverview",
     "LoggedIssue",
     "NotFoundError",
+    "OAuthConfig",
+    "OAuthVerifier",
     "PlannedFix",
+    "Principal",
     "QuickWin",
     "RankingConfig",
     "ReadPolicy",
+    "Readiness",
     "RefreshReport",
     "RefreshScheduler",
     "RemovedKnowledgeBase",
@@ -311,6 +344,8 @@ __all__ = [
     "SourceSpec",
     "SourceUnavailableError",
     "StoreError",
+    "TokenInfo",
+    "TokenRejected",
     "ToolCall",
     "TrendSummary",
     "UnclearApi",
@@ -323,6 +358,7 @@ __all__ = [
     "calculate_dimension_score",
     "check_labels",
     "configured_sources",
+    "create_token",
     "default_db",
     "default_rubric",
     "document_repository",
@@ -338,14 +374,18 @@ __all__ = [
     "get_improvement_roadmap",
     "git_commit",
     "group_warnings",
+    "has_tokens",
     "index_exists",
+    "index_ready",
     "index_removed_on_failure",
     "knowledge_bases",
+    "list_tokens",
     "load_config",
     "load_questions",
     "load_rubric",
     "mkdocs_bases",
     "record_history",
+    "record_token_use",
     "refresh_pass",
     "register_repo_docs",
     "remove_knowledge_base",
@@ -354,6 +394,7 @@ __all__ = [
     "repo_run_status",
     "repo_unit_document",
     "report_issue",
+    "revoke_token",
     "run_agent",
     "score_document",
     "score_paths",
@@ -362,6 +403,7 @@ __all__ = [
     "scored_commit",
     "split_named",
     "trend_summary",
+    "verify_token",
     "write_agent_tree",
     "write_html",
 ]
@@ -371,6 +413,21 @@ if TYPE_CHECKING:
     from docmentor.assemble import MAX_TOKENS_RANGE
     from docmentor.assemble import assemble as assemble_context
     from docmentor.assemble.models import Digest, DistilledSection, DocumentScore
+    from docmentor.auth.guard import Authenticator
+    from docmentor.auth.health import Readiness, index_ready
+    from docmentor.auth.oauth import OAuthConfig, OAuthVerifier
+    from docmentor.auth.principal import TOKEN_SCOPES, Principal, TokenRejected
+    from docmentor.auth.tokens import (
+        TOKEN_PREFIX,
+        CreatedToken,
+        TokenInfo,
+        create_token,
+        has_tokens,
+        list_tokens,
+        record_token_use,
+        revoke_token,
+        verify_token,
+    )
     from docmentor.clarity import score_paths, score_source, score_text, scored_commit
     from docmentor.clarity.explain import ContentPenalty, ScoreExplanation, explain_score
     from docmentor.clarity.history import ScoreChange, TrendSummary, record_history, trend_summary

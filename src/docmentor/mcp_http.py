@@ -1,10 +1,12 @@
 """Serving MCP over streamable HTTP: who may connect, and under which names.
 
-- A bind to an address other than loopback is refused unless a bearer token is configured
-  (``serve --token-file``) or the user says ``--insecure``: the index may hold private
-  documentation, and the tools can re-read sources.
-- With a token, every HTTP request must carry ``Authorization: Bearer TOKEN`` (compared in
-  constant time); anything else gets 401 with ``WWW-Authenticate: Bearer``.
+- A bind to an address other than loopback is refused unless authentication is configured
+  (tokens stored in the index, ``serve --token-file``, or ``--oauth-issuer``) or the user
+  says ``--insecure``: the index may hold private documentation, and the tools can re-read
+  sources.
+- With authentication, every HTTP request but the health checks must carry
+  ``Authorization: Bearer TOKEN``, and a read-scope token reaches only the read-only tools
+  (:mod:`docmentor.mcp_auth`).
 - Every bind checks the Host and Origin headers (DNS-rebinding protection): allowed are the
   bound host and port, the loopback names for a loopback or wildcard bind, the machine's
   name for a wildcard bind, and the names given with ``--allow-host``.
@@ -12,16 +14,18 @@
 
 from __future__ import annotations
 
-import hmac
 import ipaddress
-import json
 import logging
 import socket
 import sys
+from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from docmentor import UsageError
+
+if TYPE_CHECKING:
+    from docmentor import Authenticator
 
 log = logging.getLogger(__name__)
 
@@ -29,6 +33,8 @@ MIN_TOKEN_CHARS = 16
 _WILDCARDS = ("", "0.0.0.0", "::")
 _LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
 _MAKE_TOKEN = "python -c 'import secrets; print(secrets.token_urlsafe(32))' > FILE"
+# (ASGI scope, the JSON-RPC message, send) → whether a response was sent instead
+Refusal = Callable[[dict[str, Any], Any, Any], Awaitable[bool]]
 
 
 def is_loopback(host: str) -> bool:
@@ -64,14 +70,16 @@ def read_token(path: Path) -> str:
     return token
 
 
-def check_bind(host: str, *, token: str | None, insecure: bool) -> None:
-    """Refuse to serve on an address other machines reach without a token or ``--insecure``."""
-    if token is not None or insecure or is_loopback(host):
+def check_bind(host: str, *, authenticated: bool, insecure: bool) -> None:
+    """Refuse to serve on an address other machines reach without authentication (stored
+    tokens, a token file, an OAuth issuer) or ``--insecure``."""
+    if authenticated or insecure or is_loopback(host):
         return
     shown = host or "all addresses"
     raise UsageError(
         f"refusing to serve on {shown} without authentication: other machines can reach it",
-        hint="pass --token-file FILE, so that clients must send its bearer token; "
+        hint="create a token (docmentor token create --scope read), or pass --token-file FILE "
+        "or --oauth-issuer URL --oauth-audience AUD, so that clients must send a bearer token; "
         "or --insecure to serve anyone who can connect; or --host 127.0.0.1",
     )
 
@@ -121,47 +129,6 @@ def check_port(host: str, port: int) -> None:
             ) from None
 
 
-class BearerAuth:
-    """ASGI middleware: every HTTP request carries ``Authorization: Bearer TOKEN``."""
-
-    def __init__(self, app: Any, token: str) -> None:
-        self.app = app
-        self._token = token.encode("utf-8")
-
-    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
-        if scope.get("type") != "http":
-            await self.app(scope, receive, send)
-            return
-        given = b""
-        for key, value in scope.get("headers", ()):
-            if key.lower() == b"authorization":
-                given = bytes(value)
-                break
-        scheme, _, credentials = given.partition(b" ")
-        if scheme.lower() == b"bearer" and hmac.compare_digest(credentials.strip(), self._token):
-            await self.app(scope, receive, send)
-            return
-        challenge = 'Bearer realm="docmentor"' + (', error="invalid_token"' if given else "")
-        body = json.dumps(
-            {
-                "error": "unauthorized",
-                "error_description": "this server needs Authorization: Bearer TOKEN (the token in its --token-file)",
-            }
-        ).encode()
-        await send(
-            {
-                "type": "http.response.start",
-                "status": 401,
-                "headers": [
-                    (b"content-type", b"application/json"),
-                    (b"content-length", str(len(body)).encode()),
-                    (b"www-authenticate", challenge.encode()),
-                ],
-            }
-        )
-        await send({"type": "http.response.body", "body": body})
-
-
 class JsonRpcShape:
     """ASGI middleware: a POST to /mcp whose body is not one JSON-RPC message is answered
     here, as over stdio (:func:`docmentor.mcp_stdio.classify`): -32700 for what is not
@@ -170,12 +137,13 @@ class JsonRpcShape:
     The SDK's Host/Origin/Content-Type checks (``security``) come first, so a request from a
     name the server does not answer to gets 421/403 whatever its body."""
 
-    def __init__(self, app: Any, max_body: int, security: Any) -> None:
+    def __init__(self, app: Any, max_body: int, security: Any, refuse: Refusal | None = None) -> None:
         from mcp.server.transport_security import TransportSecurityMiddleware
 
         self.app = app
         self.max_body = max_body
         self.guard = TransportSecurityMiddleware(security)
+        self.refuse = refuse  # a last say on a well-formed message (the write scope's 403)
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope.get("type") != "http" or scope.get("method") != "POST" or scope.get("path") != "/mcp":
@@ -207,7 +175,9 @@ class JsonRpcShape:
         if complete and len(body) <= self.max_body:
             from docmentor.mcp_stdio import classify
 
-            _, error = classify(body.decode("utf-8", errors="replace"))
+            message, error = classify(body.decode("utf-8", errors="replace"))
+            if error is None and self.refuse is not None and await self.refuse(scope, message, send):
+                return
             if error is not None:
                 reply = error.encode()
                 headers = [
@@ -221,12 +191,17 @@ class JsonRpcShape:
 
 
 def serve_http(
-    server: Any, *, host: str, port: int, token: str | None, allow_hosts: list[str], insecure: bool
+    server: Any, *, host: str, port: int, auth: Authenticator, allow_hosts: list[str], insecure: bool
 ) -> None:
-    """Serve ``server`` (an MCPServer) as stateless streamable HTTP at ``/mcp`` until stopped."""
+    """Serve ``server`` (an MCPServer) as stateless streamable HTTP at ``/mcp`` until stopped,
+    with ``auth``'s tokens checked (:class:`docmentor.mcp_auth.AuthGate`) and the health
+    endpoints answered."""
     import anyio
     import uvicorn
+    from mcp.server.auth.middleware.auth_context import AuthContextMiddleware
     from mcp.server.transport_security import DEFAULT_MAX_REQUEST_BODY_SIZE, TransportSecuritySettings
+
+    from docmentor.mcp_auth import AuthGate, write_tools
 
     hosts = allowed_hosts(host, port, allow_hosts)
     security = TransportSecuritySettings(
@@ -237,12 +212,22 @@ def serve_http(
     app: Any = server.streamable_http_app(
         stateless_http=True, json_response=True, transport_security=security, host=host
     )
-    app = JsonRpcShape(app, DEFAULT_MAX_REQUEST_BODY_SIZE, security)
-    if token is not None:
-        app = BearerAuth(app, token)
+    writes = anyio.run(write_tools, server)
+    gate = AuthGate(app, auth, host=host, port=port)
+
+    async def refuse(scope: dict[str, Any], message: Any, send: Any) -> bool:
+        return await gate.write_refusal(scope, message, writes, send)
+
+    gate.app = JsonRpcShape(AuthContextMiddleware(app), DEFAULT_MAX_REQUEST_BODY_SIZE, security, refuse)
     shown = f"[{host}]" if ":" in host else host
-    note = " (bearer token required)" if token else (" (no authentication: --insecure)" if insecure else "")
+    if auth.required():
+        note = " (bearer token required)"
+    else:
+        note = " (no authentication: --insecure)" if insecure else ""
     sys.stderr.write(f"docmentor: MCP over streamable HTTP at http://{shown}:{port}/mcp{note}\n")
     sys.stderr.flush()
-    config = uvicorn.Config(app, host=host, port=port, log_level="warning")
-    anyio.run(uvicorn.Server(config).serve)
+    config = uvicorn.Config(gate, host=host, port=port, log_level="warning")
+    try:
+        anyio.run(uvicorn.Server(config).serve)
+    finally:
+        auth.close()

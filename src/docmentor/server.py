@@ -22,18 +22,24 @@ from mcp_types import CallToolResult
 from pydantic import Field
 
 from docmentor import (
+    Authenticator,
     BackgroundEmbedder,
     Docmentor,
     DocmentorError,
+    OAuthConfig,
+    OAuthVerifier,
     ReadPolicy,
     RefreshScheduler,
     UnindexedSources,
     UsageError,
     __version__,
+    has_tokens,
+    index_exists,
     mcp_sdk,
     refresh_pass,
 )
 from docmentor import mcp_schemas as out
+from docmentor.mcp_auth import ScopedTools
 from docmentor.mcp_contract import READ_ONLY, REFRESH, Contract, tool
 from docmentor.mcp_contract import now as _now
 from docmentor.mcp_contract import run as _run
@@ -170,6 +176,7 @@ def build_server(
     state = ServerState(groups, allow_paths)
     _STATES[server] = state  # for _background, _update_instructions
     server.middleware.append(Contract(server))
+    server.middleware.append(ScopedTools(server))  # a read-scope token sees the read-only tools
 
     if "docs" in groups:
         _docs_tools(server, engine, state)
@@ -240,15 +247,17 @@ def run_server(
     token_file: Path | None = None,
     insecure: bool = False,
     allow_hosts: Sequence[str] = (),
+    oauth: OAuthConfig | None = None,
 ) -> None:
     """Run until the client goes away (stdio) or the process is stopped (http).
 
     Sections without vectors are embedded by a background thread; until the model is
     loaded and they are, searches answer by words (never an error, never a wait).
 
-    Over HTTP, an address other machines reach needs ``token_file`` (a bearer token every
-    request carries) or ``insecure``; Host and Origin are checked for every bind
-    (:mod:`docmentor.mcp_http`)."""
+    Over HTTP, an address other machines reach needs authentication — tokens stored in the
+    index, ``token_file`` (a write-scope bearer token), or ``oauth`` (an issuer's JWTs) — or
+    ``insecure``; Host and Origin are checked for every bind (:mod:`docmentor.mcp_http`,
+    :mod:`docmentor.mcp_auth`)."""
     from docmentor.mcp_http import check_bind, read_token, serve_http
 
     # stdout belongs to the protocol in stdio mode: logs go to stderr only.
@@ -260,6 +269,10 @@ def run_server(
         if not Path(folder).expanduser().is_dir():
             raise UsageError(f"--allow-path {folder}: not a folder", hint="name a folder of documents")
     token: str | None = None
+    verifier: OAuthVerifier | None = None
+    # an index that exists is opened first (its stored tokens decide whether HTTP needs
+    # one); a new one only once the checks below pass
+    engine = Docmentor(db, create=True, embeddings=embeddings) if index_exists(db) else None
     if transport == "stdio":
         given = [
             o
@@ -267,6 +280,7 @@ def run_server(
                 ("--token-file", token_file),
                 ("--insecure", insecure),
                 ("--allow-host", allow_hosts),
+                ("--oauth-issuer", oauth),
             )
             if v
         ]
@@ -277,9 +291,14 @@ def run_server(
     else:
         host = host.strip("[]")  # [::1] as in a URL
         token = read_token(token_file) if token_file is not None else None
-        check_bind(host, token=token, insecure=insecure)
+        verifier = OAuthVerifier(oauth) if oauth is not None else None  # checks the URLs
+        stored = engine is not None and has_tokens(engine)
+        check_bind(host, authenticated=bool(token or verifier or stored), insecure=insecure)
         _check_port(host, port)  # before anything starts writing
-    engine = Docmentor(db, create=True, embeddings=embeddings)
+        if verifier is not None and (warning := verifier.start()):
+            sys.stderr.write(f"docmentor: warning: {warning}\n")
+    if engine is None:
+        engine = Docmentor(db, create=True, embeddings=embeddings)
     engine.wait_for_model = False
     server = build_server(engine, tools=tools, allow_paths=allow_paths)
     EMBEDDER.start(engine)
@@ -290,9 +309,8 @@ def run_server(
         except* (BrokenPipeError, ConnectionResetError):  # the client stopped reading: done
             log.info("the client closed the connection")
     else:
-        serve_http(
-            server, host=host, port=port, token=token, allow_hosts=list(allow_hosts), insecure=insecure
-        )
+        auth = Authenticator(engine, file_token=token, oauth=verifier)
+        serve_http(server, host=host, port=port, auth=auth, allow_hosts=list(allow_hosts), insecure=insecure)
 
 
 async def _serve_stdio(server: MCPServer) -> None:

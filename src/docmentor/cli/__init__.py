@@ -14,6 +14,7 @@ from docmentor.cli import clarity  # noqa: F401  the clarity sub-app
 from docmentor.cli import library  # noqa: F401  the readme-llm, api and feedback sub-apps
 from docmentor.cli import repodocs  # noqa: F401  the repo-docs sub-app
 from docmentor.cli import serve
+from docmentor.cli import tokens  # noqa: F401  the token sub-app (after serve in --help)
 
 # isort: on
 

@@ -26,7 +26,11 @@ def serve(
     ] = "stdio",
     host: Annotated[
         str,
-        typer.Option("--host", help="HTTP host. Other than loopback only with --token-file or --insecure."),
+        typer.Option(
+            "--host",
+            help="HTTP host. Other than loopback only with authentication (stored tokens, --token-file, "
+            "--oauth-issuer) or --insecure.",
+        ),
     ] = "127.0.0.1",
     port: Annotated[int, typer.Option("--port", help="HTTP port.", min=1, max=65535)] = 8765,
     tools: Annotated[
@@ -59,12 +63,15 @@ def serve(
         Path | None,
         typer.Option(
             "--token-file",
-            help="HTTP: a file holding a bearer token every request must carry (Authorization: Bearer TOKEN).",
+            help="HTTP: a file holding a bearer token with write scope (Authorization: Bearer TOKEN); "
+            "tokens made by `docmentor token create` are accepted too.",
         ),
     ] = None,
     insecure: Annotated[
         bool,
-        typer.Option("--insecure", help="HTTP: serve an address other machines reach without a token."),
+        typer.Option(
+            "--insecure", help="HTTP: serve an address other machines reach without authentication."
+        ),
     ] = False,
     allow_host: Annotated[
         list[str] | None,
@@ -73,16 +80,62 @@ def serve(
             help="HTTP: another Host header name clients use, NAME or NAME:PORT (repeatable).",
         ),
     ] = None,
+    oauth_issuer: Annotated[
+        str | None,
+        typer.Option(
+            "--oauth-issuer",
+            help="HTTP: accept JWT access tokens from this OAuth issuer (its iss, e.g. "
+            "https://idp.example.com/realms/docs); needs --oauth-audience.",
+        ),
+    ] = None,
+    oauth_audience: Annotated[
+        str | None,
+        typer.Option("--oauth-audience", help="HTTP: the audience (aud) the issuer's tokens must name."),
+    ] = None,
+    oauth_jwks_url: Annotated[
+        str | None,
+        typer.Option(
+            "--oauth-jwks-url",
+            help="HTTP: the issuer's JWKS (default: jwks_uri of ISSUER/.well-known/openid-configuration, "
+            "else ISSUER/.well-known/jwks.json).",
+        ),
+    ] = None,
+    oauth_resource: Annotated[
+        str | None,
+        typer.Option(
+            "--oauth-resource",
+            help="HTTP: the URL clients reach /mcp at, for the protected-resource metadata "
+            "(default: the URL of each request; set it behind a reverse proxy).",
+        ),
+    ] = None,
 ) -> None:
     """Run the MCP server over stdio or HTTP.
 
     stdio for clients that start it (Claude Code, Cursor, VS Code); stateless streamable HTTP
-    at /mcp otherwise. Over HTTP, an address other machines reach needs --token-file (or
-    --insecure).
+    at /mcp otherwise, with /healthz and /readyz for load balancers. Over HTTP, requests need
+    a bearer token once the index holds one (`docmentor token create`), or with --token-file or
+    --oauth-issuer; an address other machines reach needs one of them (or --insecure).
     """
     from docmentor.server import run_server
 
     groups = [t.strip() for t in tools.split(",") if t.strip()]
+    oauth = None
+    if oauth_issuer is not None or oauth_audience is not None:
+        from docmentor import OAuthConfig, UsageError
+
+        if oauth_issuer is None or oauth_audience is None:
+            missing = "--oauth-audience" if oauth_issuer is not None else "--oauth-issuer"
+            raise UsageError(
+                f"{missing} is missing", hint="pass both --oauth-issuer URL and --oauth-audience AUD"
+            )
+        oauth = OAuthConfig(oauth_issuer, oauth_audience, jwks_url=oauth_jwks_url, resource=oauth_resource)
+    elif oauth_jwks_url is not None or oauth_resource is not None:
+        from docmentor import UsageError
+
+        raise UsageError(
+            "--oauth-jwks-url and --oauth-resource need --oauth-issuer",
+            hint="pass --oauth-issuer URL --oauth-audience AUD",
+        )
     run_server(
         db=STATE.db,
         transport=transport,
@@ -95,4 +148,5 @@ def serve(
         token_file=token_file,
         insecure=insecure,
         allow_hosts=list(allow_host or []),
+        oauth=oauth,
     )

@@ -296,3 +296,22 @@ def m010_repo_memory(db: Connection) -> None:
         );
         """,
     )
+
+
+@migration
+def m011_access_tokens(db: sqlite3.Connection) -> None:
+    # `docmentor token create`: bearer tokens of `serve --transport http`, kept as the hex
+    # SHA-256 of the token (never the token); scope is 'read' or 'write'; times are ISO 8601 UTC.
+    _script(
+        db,
+        """
+        CREATE TABLE access_tokens (
+            name TEXT PRIMARY KEY,
+            token_hash TEXT NOT NULL UNIQUE,
+            scope TEXT NOT NULL,
+            created_at TEXT NOT NULL,
+            expires_at TEXT,
+            last_used_at TEXT
+        )
+        """,
+    )
