@@ -154,6 +154,8 @@ def test_sources_text_and_json(indexed: Cli, docs: Path) -> None:
         "target",
         "title",
         "version",
+        "version_origin",  # where the version was read (None: no version known)
+        "library",  # the name without @VERSION: the versions of one library share it
         "documents",
         "sections",
         "stale_documents",
@@ -360,6 +362,7 @@ def test_get_paginates(indexed: Cli) -> None:
         "has_more": True,
         "stale": False,
         "error": None,
+        "source_version": None,  # the library version of the source (none found for "w")
     }
     text = ""
     offset = 0

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from typing import Any, Literal
@@ -36,6 +37,9 @@ class SourceOptions:
     timeout: float | None = None  # llms.txt: seconds per request
     retries: int | None = None  # llms.txt: extra attempts on 5xx, 429 and time-outs
     deadline: float | None = None  # llms.txt: seconds for one refresh of the source
+    #: the library version the docs describe (the source is named ``NAME@VERSION``); None:
+    #: read from the docs' package metadata, an llms.txt or the installed package
+    version: str | None = None
 
     def __post_init__(self) -> None:
         """Raises :class:`UsageError` naming the option (``arguments``) out of its range."""
@@ -43,6 +47,12 @@ class SourceOptions:
             value = getattr(self, f.name)
             if value is None:
                 continue
+            if f.name == "version" and not VERSION_TEXT.fullmatch(str(value)):
+                raise UsageError(
+                    f"version {value!r} is not a version",
+                    hint="for example 0.27, 2.1.0 or 1.0.0-beta.1",
+                    arguments=("version",),
+                )
             if f.name in WHOLE_RANGES:
                 lo, hi = WHOLE_RANGES[f.name]
                 if not _in_range(value, lo, hi):
@@ -91,6 +101,7 @@ class SourceOptions:
             timeout=get("timeout", _seconds),
             retries=get("retries", _whole),
             deadline=get("deadline", _seconds),
+            version=get("version", _version),
         )
 
     def as_dict(self) -> dict[str, object]:
@@ -102,6 +113,10 @@ class SourceOptions:
                 out[f.name] = list(value) if isinstance(value, tuple) else value
         return out
 
+
+#: what a library version may look like (PEP 440 and semver alike: ``0.27``, ``1!2.0``,
+#: ``1.0.0-beta.1``, ``2.0+local``): it is part of a source's name, so no spaces, slashes or ``@``
+VERSION_TEXT = re.compile(r"v?[0-9][A-Za-z0-9_.+!-]{0,63}")
 
 #: the whole-number options' ranges (lowest, highest; None: no limit), however options are made
 WHOLE_RANGES: dict[str, tuple[int, int | None]] = {
@@ -163,6 +178,17 @@ def _seconds(where: str, key: str, value: object) -> float:
             hint=f"for example {key} = 20",
         )
     return number
+
+
+def _version(where: str, key: str, value: object) -> str:
+    # a number is refused: TOML's 1.10 is the float 1.1
+    text = value.strip() if isinstance(value, str) else ""
+    if not VERSION_TEXT.fullmatch(text):
+        raise UsageError(
+            f'{where}: {key} must be a version in quotes such as "0.27" or "2.1.0", not {value!r}',
+            hint=f'for example {key} = "2.1.0"',
+        )
+    return text
 
 
 def _flag(where: str, key: str, value: object) -> bool:
@@ -266,6 +292,9 @@ class SearchHit:
     snippet: str
     indexed_at: str = ""
     source_version: str | None = None
+    #: why this version of its library answered, when several are indexed or one was asked
+    #: for: "asked", "pinned" (the project's requirement) or "newest"; None: no choice was made
+    version_reason: str | None = None
     document_id: int = 0  # internal handles for the library (not in ``search --json``)
     section_id: int = 0
     text: str = ""  # the whole section text as the index stored it (not in ``search --json``)
@@ -287,5 +316,6 @@ class SearchHit:
             "snippet": self.snippet,
             "indexed_at": self.indexed_at,
             "source_version": self.source_version,
+            **({"version_reason": self.version_reason} if self.version_reason else {}),
             "also": list(self.also),
         }

@@ -56,6 +56,8 @@ class UnindexedSources:
             "target": target,
             "title": None,
             "version": None,
+            "version_origin": None,
+            "library": name.partition("@")[0],
             "documents": 0,
             "sections": 0,
             "stale_documents": 0,

@@ -68,6 +68,7 @@ def assemble(
     allow_empty: bool = False,
     now: datetime | None = None,
     fmt: str = "markdown",
+    version: str | None = None,
 ) -> Digest:
     """Build the digest for ``query``.
 
@@ -77,7 +78,13 @@ def assemble(
 
     Raises:
         UsageError: an option is out of range.
-        NotFoundError: unknown ``source``, or nothing matched (unless ``allow_empty``).
+        NotFoundError: unknown ``source``, a ``version`` nobody indexed, or nothing matched
+            (unless ``allow_empty``).
+
+    ``source`` may name a library (every version of it) and ``version`` one of its versions;
+    where several versions of a library are indexed, the sections come from one (asked, the
+    project's pinned, else the newest: ``Docmentor.version_scope``), and the digest's metadata
+    says which (``versions``: source → version, ``version_reasons``: source → why).
     """
     from docmentor.assemble.crossrefs import expand
     from docmentor.assemble.distill import distill
@@ -101,8 +108,9 @@ def assemble(
 
     store = engine.store
     rows = store.sources()
-    names = [source] if source else [r.name for r in rows]
-    hits = engine.candidates(query, source=source, limit=max(sections * 10, 200))
+    versions = engine.version_scope(source, version)
+    names = versions.names() or [r.name for r in rows]
+    hits = engine.candidates(query, source=source, version=version, limit=max(sections * 10, 200))
     facts = {int(r["id"]): r for r in store.document_facts(names)}
     if not hits and not allow_empty:
         scope = f" in source {source!r}" if source else ""
@@ -192,6 +200,10 @@ def assemble(
         "source": source,
         "seconds": 0.0,
     }
+    if versions.reasons:  # several versions of a library, or one asked for: which answered, and why
+        used = sorted({d.source for d in documents})
+        stats["versions"] = {s: versions.versions.get(s) for s in used}
+        stats["version_reasons"] = {s: versions.reasons[s] for s in used if s in versions.reasons}
 
     # One selection for every format; the budget counts the text that is printed.
     digest = distill(

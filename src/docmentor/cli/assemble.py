@@ -39,7 +39,17 @@ def assemble(
     sections: Annotated[
         int, typer.Option("--sections", help="At most this many sections (before cross-references).")
     ] = 20,
-    source: Annotated[str | None, typer.Option("--source", "-s", help="Only this source.")] = None,
+    source: Annotated[
+        str | None,
+        typer.Option("--source", "-s", help="Only this source, or library (every version of it)."),
+    ] = None,
+    version: Annotated[
+        str | None,
+        typer.Option(
+            "--version",
+            help="Only this version of the library (default: the one your project pins, else the newest).",
+        ),
+    ] = None,
     encoding: Annotated[
         str,
         typer.Option(
@@ -66,6 +76,7 @@ def assemble(
         source=source,
         encoding=encoding,
         allow_empty=allow_empty,
+        version=version,
     )
     text = digest.markdown if fmt == "markdown" else digest.json_text
     if digest.empty_reason == "nothing_fit":

@@ -94,6 +94,15 @@ def add(
     timeout: Annotated[
         float | None, typer.Option("--timeout", help="llms.txt: seconds per request (default 20).")
     ] = None,
+    version: Annotated[
+        str | None,
+        typer.Option(
+            "--version",
+            help="The library version the docs describe: the source is named NAME@VERSION, beside "
+            "the library's other versions (default: read from the docs' package metadata, the "
+            "llms.txt or the installed package).",
+        ),
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
 ) -> None:
     """Register a documentation source and index it now. Adding an existing name re-indexes it."""
@@ -108,6 +117,7 @@ def add(
         include_optional=False if no_optional else None,
         concurrency=concurrency,
         timeout=timeout,
+        version=version.strip() if version is not None else None,
     )
     Docmentor.make_spec(target, name=name, options=options)  # a bad target fails before an index is made
     with index_removed_on_failure(STATE.db):  # a failed command changes nothing: not even an empty index
@@ -125,7 +135,22 @@ def add(
     else:
         _warn(report, target)
         print(_report_line(report))
+        if report.version:  # where it was read: a wrong guess is fixed with --version
+            origin = _ORIGINS.get(str(report.version_origin), report.version_origin)
+            print(f"{report.source}: version {report.version} ({origin})", file=sys.stderr)
     STATE.finished = True
+
+
+
+#: how ``sources`` and ``add`` say where a version was read
+_ORIGINS = {
+    "given": "given",
+    "pyproject.toml": "from the project's pyproject.toml",
+    "package.json": "from the project's package.json",
+    "setup.cfg": "from the project's setup.cfg",
+    "llms.txt": "stated in the llms.txt",
+    "installed": "of the installed package",
+}
 
 
 def _is_path(target: str) -> bool:
@@ -212,9 +237,12 @@ def sources(as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")]
         if embedding and s["units"] and s["embedded"] < s["units"]:
             stale += f", {s['embedded']}/{s['units']} embedded"
         err = f"  [error: {s['error']}]" if s["error"] else ""
+        version = (
+            f"\tversion {s['version']} ({s['version_origin'] or 'origin unknown'})" if s["version"] else ""
+        )
         print(
             f"{s['name']}\t{s['kind']}\t{s['documents']} documents, {s['sections']} sections{stale}\t"
-            f"{s['target']}\trefreshed {s['refreshed_at']}{err}"
+            f"{s['target']}\trefreshed {s['refreshed_at']}{err}{version}"
         )
 
 
@@ -237,23 +265,38 @@ def reindex() -> None:
 @app.command()
 def search(
     query: Annotated[str, typer.Argument(help="What to look for: words, identifiers or a whole question.")],
-    source: Annotated[str | None, typer.Option("--source", "-s", help="Only this source.")] = None,
+    source: Annotated[
+        str | None,
+        typer.Option("--source", "-s", help="Only this source, or library (every version of it)."),
+    ] = None,
+    version: Annotated[
+        str | None,
+        typer.Option(
+            "--version",
+            help="Only this version of the library (default: the one your project pins, else the newest).",
+        ),
+    ] = None,
     limit: Annotated[int, typer.Option("--limit", "-l", help="How many sections.")] = 10,
     as_json: Annotated[bool, typer.Option("--json", help="Print the contract's JSON.")] = False,
 ) -> None:
     """Search the indexed documentation. Results are sections, best first."""
     if not query.strip():
         raise UsageError("empty query", hint="search for words, an identifier or a question")
-    hits = open_engine(create=False).search(query, source=source, limit=limit)
+    engine = open_engine(create=False)
+    hits = engine.search(query, source=source, version=version, limit=limit)
     if as_json:
         emit({"query": query, "results": [h.to_dict() for h in hits]})
         return
+    for note in engine.version_scope(source, version).notes:
+        print(f"note: {note}", file=sys.stderr)
     if not hits:
         shown = query if len(query) <= 80 else query[:77] + "…"
         print(f"no results for {shown!r}")
     for h in hits:
         where = " › ".join(h.heading_path) or h.title
-        print(f"{h.rank}. {where}  [{h.source}] {h.path}:{h.line_start}-{h.line_end}  (score {h.score:.2f})")
+        chosen = f", {h.version_reason}" if h.version_reason else ""
+        tag = f"{h.source} {h.source_version}{chosen}" if h.version_reason else h.source
+        print(f"{h.rank}. {where}  [{tag}] {h.path}:{h.line_start}-{h.line_end}  (score {h.score:.2f})")
         for line in h.snippet.splitlines()[:6]:
             print(f"   {line}")
         print()

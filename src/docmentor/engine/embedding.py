@@ -96,7 +96,7 @@ class Embedding(IndexCore):
             log.warning("searching by words only: %s", exc)
 
     def _nearest(
-        self, query: str, source: str | None, top: int, ranking: RankingConfig | None = None
+        self, query: str, source: str | Sequence[str] | None, top: int, ranking: RankingConfig | None = None
     ) -> tuple[list[tuple[int, float]], Callable[[int], float | None]] | None:
         """The ``top`` units nearest the query by meaning and each unit's cosine (by section
         id); None where there is nothing to compare: embeddings off, no vector yet (the model
@@ -117,7 +117,7 @@ class Embedding(IndexCore):
         hits: list[Any],
         doc_scores: dict[int, float],
         *,
-        source: str | None,
+        source: str | Sequence[str] | None,
         check: bool = False,
         terms: Sequence[tuple[str, float]] = (),
         ranking: RankingConfig | None = None,

@@ -9,6 +9,7 @@ from typing import Any
 from docmentor.config import is_url
 from docmentor.engine.embedding import Embedding
 from docmentor.engine.reports import DocExcerpts, DocPage, SourceInfo, source_info
+from docmentor.engine.scope import VersionScope, version_scope
 from docmentor.errors import NotFoundError, UsageError
 from docmentor.models import SearchHit
 from docmentor.search.analyzer import analyze_query
@@ -26,6 +27,19 @@ EXCERPT_CONTEXT_RANGE = (50, 5000)
 
 class Lookup(Embedding):
     """Lists, searches and reads what the index holds (see :class:`Docmentor`)."""
+
+    #: the project whose requirements choose which indexed version of a library answers when
+    #: several are indexed and none is asked for (None: the working folder, read at each call)
+    project: Path | None = None
+
+    def version_scope(self, source: str | None = None, version: str | None = None) -> VersionScope:
+        """Which sources a read with ``source`` (a source's name, or a library's: every version
+        of it) and ``version`` covers, and why each version was chosen (asked, pinned by the
+        project's requirements, newest). :class:`NotFoundError` for an unknown source, or a
+        version nobody indexed (the hint lists the indexed versions)."""
+        return version_scope(
+            self.store.source_versions(), source=source, version=version, project=self.project
+        )
 
     def sources(self) -> list[SourceInfo]:
         """Every source, with how many of its search units are embedded."""
@@ -53,6 +67,7 @@ class Lookup(Embedding):
         query: str,
         *,
         source: str | None = None,
+        version: str | None = None,
         limit: int = 10,
         per_document: int | None = None,
         snippets: bool = True,
@@ -67,11 +82,16 @@ class Lookup(Embedding):
         them (default ``4 × limit``, at least the config's ``lexical_pool``). Both for callers
         that only need which sections match, fast (find_api's section ranking).
         ``semantic=False``: by words only, even where sections are embedded. ``ranking``:
-        other query-time constants than the engine's (the index shape stays the engine's)."""
+        other query-time constants than the engine's (the index shape stays the engine's).
+        ``source``: a source, or a library (every version of it); ``version``: only that
+        version of it (of every library without ``source``). Where several versions of a
+        library are indexed and none is asked for, the project's pinned one answers, else the
+        newest (:meth:`version_scope`); each hit says its ``source_version`` and why."""
         if limit < 1:
             raise UsageError("limit must be at least 1", arguments=("limit",))
         limit = min(limit, 100)
-        self._known_source(source)
+        scope = self.version_scope(source, version)
+        within = scope.sources
         r = ranking or self.ranking
 
         def run(index: LexicalIndex | None, check: bool) -> list[SearchHit]:
@@ -81,7 +101,7 @@ class Lookup(Embedding):
             doc_scores: dict[int, float] = {}
             hits = index.search(
                 terms,
-                source=source,
+                source=within,
                 limit=max(limit, pool) if pool else max(limit * 4, r.lexical_pool),
                 doc_scores=doc_scores,
                 config=r,
@@ -90,7 +110,7 @@ class Lookup(Embedding):
                 hits = self._live(hits)
             blended = (
                 self._hybrid(
-                    index, query, hits, doc_scores, source=source, check=check, terms=terms, ranking=r
+                    index, query, hits, doc_scores, source=within, check=check, terms=terms, ranking=r
                 )
                 if semantic
                 else None
@@ -100,46 +120,56 @@ class Lookup(Embedding):
                 terms,
                 limit=limit,
                 per_document=per_document if per_document is not None else r.per_document,
-                versions=self.store.source_versions(),
+                versions=scope.versions,
                 snippets=snippets,
                 config=r,
                 fused=blended is not None,
+                reasons=scope.reasons,
             )
 
         return self._read_lexical(run)
 
-    def candidates(self, query: str, *, source: str | None = None, limit: int = 200) -> list[SearchHit]:
+    def candidates(
+        self, query: str, *, source: str | None = None, version: str | None = None, limit: int = 200
+    ) -> list[SearchHit]:
         """Every section matching a query, best first, with no per-document cap (for assembly).
 
-        The same analyzer, index and scoring as :meth:`search`.
+        The same analyzer, index, scoring and choice of versions as :meth:`search`.
         """
-        self._known_source(source)
+        scope = self.version_scope(source, version)
+        within = scope.sources
 
         def run(index: LexicalIndex | None, check: bool) -> list[SearchHit]:
             terms = self.query_terms(query, index)
             if not terms or index is None:
                 return []
             doc_scores: dict[int, float] = {}
-            hits = index.search(terms, source=source, limit=max(1, min(limit, 1000)), doc_scores=doc_scores)
+            hits = index.search(terms, source=within, limit=max(1, min(limit, 1000)), doc_scores=doc_scores)
             if check:
                 hits = self._live(hits)
-            blended = self._hybrid(index, query, hits, doc_scores, source=source, check=check, terms=terms)
+            blended = self._hybrid(index, query, hits, doc_scores, source=within, check=check, terms=terms)
             ranked = blended if blended is not None else hits
             return rank_hits(
                 ranked,
                 terms,
                 limit=len(ranked),
                 per_document=len(ranked),
-                versions={},
+                versions=scope.versions,
                 config=self.ranking,
                 collapse=False,
                 fused=blended is not None,
+                reasons=scope.reasons,
             )
 
         return self._read_lexical(run)
 
     def find(self, ref: str, *, source: str | None = None) -> Any:
-        """The stored document a reference names (URL, ``source:path``, path or absolute file)."""
+        """The stored document a reference names (URL, ``source:path``, path or absolute file).
+        ``source`` may name a library with several versions indexed: the one that answers
+        searches (:meth:`version_scope`)."""
+        if source is not None and not self.store.has_source(source):
+            names = self.version_scope(source).names() or []
+            source = names[0] if len(names) == 1 else source
         self._known_source(source)
         ref = ref.strip()
         st = self.store
@@ -233,6 +263,7 @@ class Lookup(Embedding):
             error=doc.error,
             indexed_at=doc.indexed_at,
             span_length=len(text),
+            source_version=self.store.source_versions().get(doc.source),
         )
 
     def excerpt(

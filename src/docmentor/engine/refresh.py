@@ -11,11 +11,11 @@ import time
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from docmentor.config import DEFAULT_REFRESH_DEADLINE, ConfiguredSource, auto_name, is_url, validate_name
 from docmentor.engine.embedding import Embedding
-from docmentor.engine.read_source import read_folder, read_llms, set_updated_times
+from docmentor.engine.read_source import SourceRead, read_folder, read_llms, set_updated_times
 from docmentor.engine.reports import Progress, RefreshReport
 from docmentor.errors import DocmentorError, SourceUnavailableError, UsageError
 from docmentor.models import RawDocument, SourceKind, SourceOptions, SourceSpec
@@ -24,6 +24,9 @@ from docmentor.search.lexical import section_terms
 from docmentor.search.semantic import write_units
 from docmentor.search.units import Unit
 from docmentor.store.rows import DocChange
+
+if TYPE_CHECKING:
+    from docmentor.sources.versions import FoundVersion
 
 log = logging.getLogger(__name__)
 
@@ -52,14 +55,22 @@ class Refreshing(Embedding):
         options: SourceOptions | Mapping[str, object] | None = None,
         progress: Progress | None = None,
         embed: bool = True,
+        version: str | None = None,
     ) -> RefreshReport:
         """Register a source (folder, llms.txt URL or local llms.txt file) and index it now.
 
         ``options``: how it is read (:class:`SourceOptions`, or a mapping of its fields, e.g.
         ``{"max_bytes": 200_000}``; a bad one raises :class:`UsageError`).
+        ``version``: the library version the docs describe (the ``version`` option): the
+        source is then named ``NAME@VERSION`` and sits beside the library's other versions.
+        Without it the version is read from the docs (package metadata, llms.txt) or the
+        installed package, and the name stays, unless another version of the library holds it.
         The source is searchable by words once its lexical index is committed; then, unless
         ``embed=False`` or embeddings are off, its new sections are embedded (:meth:`embed`)."""
-        spec = self.make_spec(target, name=name, options=options)
+        from docmentor.sources.versions import beside_other_version
+
+        spec = self.make_spec(target, name=name, options=options, version=version)
+        spec = beside_other_version(spec, {r.name: (r.target, r.version) for r in self.store.sources()})
         report = self._refresh_spec(spec, progress=progress)
         if embed:
             report = replace(report, embedding=self.embed(progress=progress))
@@ -71,7 +82,10 @@ class Refreshing(Embedding):
         *,
         name: str | None = None,
         options: SourceOptions | Mapping[str, object] | None = None,
+        version: str | None = None,
     ) -> SourceSpec:
+        """The source ``add`` would register; ``version`` (or the ``version`` option) names it
+        ``NAME@VERSION``."""
         target = os.fspath(target).strip()
         if not target:
             raise UsageError(
@@ -85,6 +99,13 @@ class Refreshing(Embedding):
             opts = options
         else:
             opts = SourceOptions.parse(options)
+        if version is not None:
+            if opts.version is not None and opts.version != version.strip():
+                raise UsageError(
+                    f"two versions given: {version!r} and the option {opts.version!r}",
+                    arguments=("version",),
+                )
+            opts = replace(opts, version=version.strip())
         kind: SourceKind
         if is_url(target):
             kind = detect_kind(target)
@@ -104,8 +125,9 @@ class Refreshing(Embedding):
             else:
                 raise UsageError(f"{target} is a file; add its folder, or an llms.txt file")
             target = str(path)
+        base = validate_name(name) if name else auto_name(target)
         return SourceSpec(
-            name=validate_name(name) if name else auto_name(target),
+            name=f"{base}@{opts.version}" if opts.version else base,
             kind=kind,
             target=target,
             options=opts,
@@ -130,9 +152,10 @@ class Refreshing(Embedding):
         with self.adding_configured:  # one thread of this process adds them, the others wait
             known = {r.name for r in self.store.sources()}
             for src in configured:
-                if src.name in known or src.name in added:
+                indexed = f"{src.name}@{src.settings.version}" if src.settings.version else src.name
+                if indexed in known or indexed in added:
                     continue
-                added.add(src.name)
+                added.add(indexed)
                 try:
                     if ends is not None and time.monotonic() >= ends:
                         raise SourceUnavailableError(f"not added: the time limit of {deadline:g} s passed")
@@ -267,6 +290,7 @@ class Refreshing(Embedding):
         else:
             read = read_llms(self.store, spec, existing, progress, served, ends)
             index_path = read.ok_paths[0]  # the llms.txt itself
+        found = _version_of(spec, read, index_path)
         stale, fresh = dict(read.stale), [*read.fresh]
         warnings = list(read.warnings)
 
@@ -310,9 +334,10 @@ class Refreshing(Embedding):
                     delete_paths=delete_paths,
                     stale=stale,
                     fresh_paths=fresh,
-                    version=read.version,
+                    version=found.version if found else read.version,
                     title=read.title,
                     served=served,
+                    version_origin=found.origin if found else None,
                 )
                 units: list[Unit] = []
                 self.lexical.replace(
@@ -325,6 +350,8 @@ class Refreshing(Embedding):
                 self.store.mark_lexical(spec.name, gen)
         else:
             self.store.set_source_status(spec.name, status="ok", error=None, refreshed=True)
+            if found is not None and self.store.source_versions().get(spec.name) != found.version:
+                self.store.set_source_version(spec.name, found.version, found.origin)
         unread = [(p, e) for p, e in read.failed if p not in read.refused]
         if unread:  # the source is fine; some of its documents are not (a 404 link)
             first_path, first_error = unread[0]
@@ -348,7 +375,29 @@ class Refreshing(Embedding):
             sections=row.sections,
             seconds=time.perf_counter() - t0,
             refused=read.refused,
+            version=row.version,
+            version_origin=row.version_origin if row.version else None,
         )
+
+
+def _version_of(spec: SourceSpec, read: SourceRead, index_path: str | None) -> FoundVersion | None:
+    """The version the source describes now (None: keep what the store has). An llms.txt
+    whose text was not read this time (unchanged) keeps its stored version."""
+    from docmentor.sources.versions import detect_version, library_of
+
+    if spec.kind == "folder":
+        return detect_version(
+            given=spec.options.version,
+            folder=Path(spec.target),
+            llms_text=None,
+            library=library_of(spec.name),
+        )
+    text = next((d.content for d in read.docs if d.path == index_path), None)
+    if text is None and not spec.options.version:
+        return None
+    return detect_version(
+        given=spec.options.version, folder=None, llms_text=text, library=library_of(spec.name)
+    )
 
 
 def _deadline(seconds: float | None) -> float | None:

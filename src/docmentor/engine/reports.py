@@ -32,6 +32,10 @@ class RefreshReport:
     error: str | None = None  # the whole source could not be read; it was left as it was
     refused: set[str] = field(default_factory=set)  # of ``failed``, links refused by policy
     embedding: EmbedReport | None = None  # the embedding run that followed, if any
+    version: str | None = None  # the library version the source describes, when known
+    #: where ``version`` was read ("given", "pyproject.toml", "package.json", "setup.cfg",
+    #: "llms.txt", "installed")
+    version_origin: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -49,6 +53,8 @@ class RefreshReport:
             "sections": self.sections,
             "seconds": round(self.seconds, 3),
             "embedding": self.embedding.to_dict() if self.embedding is not None else None,
+            # when known: the version and where it was read (a wrong guess is fixed with --version)
+            **({"version": self.version, "version_origin": self.version_origin} if self.version else {}),
         }
 
 
@@ -69,6 +75,7 @@ class DocPage:
     #: characters of what was asked for (the lines' text with ``lines``, else the document);
     #: ``has_more`` and the next ``offset`` count in it (not in the JSON)
     span_length: int | None = None
+    source_version: str | None = None  # the library version the document's source describes
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -84,6 +91,7 @@ class DocPage:
             "stale": self.stale,
             "error": self.error,
             "indexed_at": self.indexed_at,
+            "source_version": self.source_version,
         }
 
 
@@ -95,6 +103,10 @@ class SourceInfo(TypedDict):
     target: str
     title: str | None
     version: str | None
+    #: where ``version`` was read: "given", "pyproject.toml", "package.json", "setup.cfg",
+    #: "llms.txt", "installed"; None: no version known
+    version_origin: str | None
+    library: str  # the library the source documents: its name without "@VERSION"
     documents: int
     sections: int
     stale_documents: int
@@ -126,6 +138,8 @@ def source_info(r: SourceRow, units: int, embedded: int) -> SourceInfo:
         "target": r.target,
         "title": r.title,
         "version": r.version,
+        "version_origin": r.version_origin,
+        "library": r.name.partition("@")[0],
         "documents": r.documents,
         "sections": r.sections,
         "stale_documents": r.stale,

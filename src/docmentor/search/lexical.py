@@ -280,21 +280,27 @@ class LexicalIndex:
             "parts": config.parts_boost,
         }
 
-    def _query(self, matching: tantivy.Query, *, kind: str, source: str | None) -> tantivy.Query:
+    def _query(
+        self, matching: tantivy.Query, *, kind: str, source: str | Sequence[str] | None
+    ) -> tantivy.Query:
+        """``source``: one source, any of several (several versions of libraries), or all (None)."""
         schema = self.index.schema
         must = [
             (tantivy.Occur.Must, matching),
             (tantivy.Occur.Must, tantivy.Query.term_query(schema, "kind", kind)),
         ]
-        if source is not None:
+        if isinstance(source, str):
             must.append((tantivy.Occur.Must, tantivy.Query.term_query(schema, "source", source)))
+        elif source is not None:
+            any_of = [(tantivy.Occur.Should, tantivy.Query.term_query(schema, "source", s)) for s in source]
+            must.append((tantivy.Occur.Must, tantivy.Query.boolean_query(any_of)))
         return tantivy.Query.boolean_query(must)
 
     def search(
         self,
         terms: Sequence[tuple[str, float]],
         *,
-        source: str | None = None,
+        source: str | Sequence[str] | None = None,
         limit: int = 10,
         config: RankingConfig | None = None,
         doc_scores: dict[int, float] | None = None,
@@ -334,7 +340,7 @@ class LexicalIndex:
         self,
         section_ids: Sequence[int],
         *,
-        source: str | None = None,
+        source: str | Sequence[str] | None = None,
         doc_scores: Mapping[int, float] | None = None,
         terms: Sequence[tuple[str, float]] = (),
         config: RankingConfig | None = None,

@@ -29,12 +29,16 @@ def rank_hits(
     config: RankingConfig = DEFAULT,
     collapse: bool = True,
     fused: bool = False,
+    reasons: Mapping[str, str] | None = None,
 ) -> list[SearchHit]:
     """Best first; identical section texts once; near-identical ones (``collapse``) as one
     result listing the other places; at most ``per_document`` sections of a document before
     every other matching document had its turn. ``snippets=False`` leaves ``snippet`` empty
     (callers that only need the sections: a third of the time). ``fused``: the hits are
-    already scored and ordered (:func:`docmentor.search.hybrid.blend`)."""
+    already scored and ordered (:func:`docmentor.search.hybrid.blend`). ``versions``: each
+    source's library version; ``reasons``: why a source's version was chosen among its
+    library's (each hit's ``version_reason``)."""
+    reasons = reasons or {}
     hits = list(hits) if fused else fuse(hits, doc_weight=config.doc_weight)
     seen_text: set[str] = set()
     picked: list[LexicalHit] = []
@@ -81,6 +85,7 @@ def rank_hits(
                 snippet=snippet(str(f.get("s_text", "")), term_set) if snippets else "",
                 indexed_at=str(f.get("s_indexed_at", "")),
                 source_version=versions.get(source),
+                version_reason=reasons.get(source),
                 document_id=int(f.get("document_id", 0)),
                 section_id=int(f.get("section_id", 0)),
                 text=str(f.get("s_text", "")),

@@ -265,9 +265,10 @@ class VectorCache:
         self._last_rowid = last
 
     def search(
-        self, query_vector: np.ndarray, *, source: str | None, top: int
+        self, query_vector: np.ndarray, *, source: str | Sequence[str] | None, top: int
     ) -> tuple[list[tuple[int, float]], Callable[[int], float | None]]:
-        """The ``top`` nearest units (section id, cosine), and a look-up of any unit's cosine."""
+        """The ``top`` nearest units (section id, cosine), and a look-up of any unit's cosine;
+        ``source``: of one source, of any of several, or of all (None)."""
         import numpy as np
 
         with self._lock:
@@ -275,11 +276,16 @@ class VectorCache:
             if n == 0:
                 return [], _none
             scores = self._matrix[:n] @ query_vector.astype(np.float32, copy=False)
-            if source is not None:
+            if isinstance(source, str):
                 code = self._codes.get(source)
                 if code is None:
                     return [], _none
                 scores = np.where(self._source_codes[:n] == code, scores, -np.inf)
+            elif source is not None:
+                codes = [c for s in source if (c := self._codes.get(s)) is not None]
+                if not codes:
+                    return [], _none
+                scores = np.where(np.isin(self._source_codes[:n], codes), scores, -np.inf)
             k = min(top, n)
             best = np.argpartition(-scores, k - 1)[:k] if k < n else np.arange(n)
             best = best[np.argsort(-scores[best])]

@@ -1,12 +1,16 @@
-"""What the user's project requires of a library: read from its pyproject.toml, uv.lock and
-requirements*.txt (and the files those include), as pip and uv read them.
+"""What the user's project requires of a library: read from its uv.lock, poetry.lock,
+pyproject.toml (PEP 621 and Poetry dependencies), requirements*.txt (and the files those
+include), as pip, uv and Poetry read them, and package.json (npm ranges as PEP 440
+specifiers: ``^4.2.0`` is ``>=4.2.0,<5``).
 
 The library-knowledge answers use it to warn when a project pins another version of a
-library than the one described. Every regex here runs in linear time on any line.
+library than the one described, and searches to choose which indexed version of a library
+answers (:mod:`docmentor.sources.versions`). Every regex here runs in linear time on any line.
 """
 
 from __future__ import annotations
 
+import json
 import re
 import tomllib
 from collections.abc import Iterable
@@ -22,6 +26,9 @@ _CONTINUATION = re.compile(r"\\\s*\n")  # a backslash ending a line: it goes on
 _COMMENT = re.compile(r"(?:^|\s)#")
 _OPTION = re.compile(r"(?:^|\s)--?[A-Za-z]")
 _INCLUDE = re.compile(r"^\s*(?:-r|--requirement|-c|--constraint)(?:\s+|=)(\S+)")
+_OPERATOR_SPACE = re.compile(r"(\^|~>?|>=|<=|>|<|=)[ \t]+")  # ">= 1.2": the operator joined to its version
+# one comparator of an npm (or Poetry) range: an operator, then a version that may hold x / *
+_NPM_PART = re.compile(r"(\^|~>?|>=|<=|>|<|=)?\s*v?([0-9xX*]+(?:\.[0-9xX*]+){0,2})(-[0-9A-Za-z.-]{1,40})?")
 
 
 class ProjectRequirement(NamedTuple):
@@ -79,7 +86,13 @@ _CACHE: dict[tuple[str, tuple[str, ...]], tuple[_Stamp, ProjectRequirement | Non
 
 def _stamp(folder: Path) -> _Stamp:
     # the .txt files beside them too: what a requirements file includes (`-r base.txt`)
-    files = [folder / "uv.lock", folder / "pyproject.toml", *sorted(folder.glob("*.txt"))]
+    files = [
+        folder / "uv.lock",
+        folder / "poetry.lock",
+        folder / "pyproject.toml",
+        folder / "package.json",
+        *sorted(folder.glob("*.txt")),
+    ]
     stamp = []
     for f in files:
         try:
@@ -102,8 +115,9 @@ def requirement_cached(folder: Path, names: str | Iterable[str]) -> bool:
 
 def requirement(folder: Path, names: str | Iterable[str]) -> ProjectRequirement | None:
     """What the project in ``folder`` requires of a library known by any of ``names`` (its
-    import and its distribution name: ``attr`` / ``attrs``). uv.lock's locked version first,
-    then pyproject.toml's dependencies, then requirements*.txt, then pyproject.toml's optional
+    import and its distribution name: ``attr`` / ``attrs``). uv.lock's or poetry.lock's locked
+    version first, then pyproject.toml's dependencies (PEP 621, then Poetry's), then
+    requirements*.txt, then package.json's dependencies, then pyproject.toml's optional
     dependencies and groups. Files that cannot be read, or are of the wrong shape, are passed
     over. Cached while the files stay."""
     stamp = _stamp(folder)
@@ -125,7 +139,7 @@ def pinned_version(folder: Path, library: str) -> str | None:
 
 
 def _requirement(folder: Path, want: set[str]) -> ProjectRequirement | None:
-    locked = _locked(folder / "uv.lock", want)
+    locked = _locked(folder / "uv.lock", want) or _locked(folder / "poetry.lock", want)
     if locked:
         return locked
     # the project's own dependencies, then requirements files, then optional ones and groups
@@ -134,7 +148,101 @@ def _requirement(folder: Path, want: set[str]) -> ProjectRequirement | None:
     seen: set[Path] = set()
     for req in sorted(folder.glob("requirements*.txt")):
         main += _requirement_lines(req, seen)
-    return _first_requirement(main, want) or _first_requirement(extra, want)
+    return (
+        _first_requirement(main, want)
+        or _poetry_requirement(folder / "pyproject.toml", want)
+        or _package_json(folder / "package.json", want)
+        or _first_requirement(extra, want)
+    )
+
+
+def npm_specifier(spec: str) -> str | None:
+    """An npm (or Poetry) version range as a PEP 440 specifier: ``^4.2.0`` → ``>=4.2.0,<5``,
+    ``~1.2`` → ``>=1.2,<1.3``, ``1.x`` → ``==1.*``, ``4.29.5`` → ``==4.29.5``, ``>=1 <2`` →
+    ``>=1,<2``; None for what it cannot say (``a || b``, a tag such as ``latest``, a URL)."""
+    spec = spec.strip()
+    if not spec or "||" in spec or len(spec) > 200:
+        return None
+    head, dash, tail = spec.partition(" - ")
+    if dash:  # a hyphen range: 1.2 - 2.3
+        low, high = npm_specifier(head), npm_specifier(tail)
+        if low is None or high is None or not low.startswith("==") or not high.startswith("=="):
+            return None
+        return f">={low[2:]},<={high[2:]}"
+    out: list[str] = []
+    for part in _OPERATOR_SPACE.sub(r"\1", spec).replace(",", " ").split():
+        m = _NPM_PART.fullmatch(part)
+        if m is None:
+            return None
+        out += _npm_part(m.group(1) or "", m.group(2), m.group(3) or "")
+    return ",".join(out) if out else None
+
+
+def _npm_part(op: str, version: str, pre: str) -> list[str]:
+    numbers = [n for n in version.split(".") if n not in {"x", "X", "*"}]
+    wild = len(numbers) < len(version.split("."))
+    if not numbers:
+        return []
+    base = ".".join(numbers) + pre
+    nums = [int(n[:18]) for n in numbers]
+    if op == "^":
+        first = next((i for i, n in enumerate(nums) if n != 0), len(nums) - 1)
+        upper = [*nums[:first], nums[first] + 1]
+        return [f">={base}", f"<{'.'.join(map(str, upper))}"]
+    if op in {"~", "~>"}:
+        upper = [nums[0] + 1] if len(nums) == 1 else [nums[0], nums[1] + 1]
+        return [f">={base}", f"<{'.'.join(map(str, upper))}"]
+    if op in {"", "="}:
+        return [f"=={'.'.join(numbers)}.*" if wild else f"=={base}"]
+    return [f"{op}{base}"]
+
+
+def _poetry_requirement(path: Path, want: set[str]) -> ProjectRequirement | None:
+    """``[tool.poetry.dependencies]`` (and its groups): ``httpx = "^0.27"`` or ``{version = …}``."""
+    data = _toml(path)
+    poetry = data.get("tool", {}).get("poetry", {}) if isinstance(data.get("tool"), dict) else {}
+    if not isinstance(poetry, dict):
+        return None
+    tables = [poetry.get("dependencies"), poetry.get("dev-dependencies")]
+    groups = poetry.get("group")
+    if isinstance(groups, dict):
+        tables += [g.get("dependencies") for g in groups.values() if isinstance(g, dict)]
+    return _first_range([t for t in tables if isinstance(t, dict)], want)
+
+
+def _package_json(path: Path, want: set[str]) -> ProjectRequirement | None:
+    """package.json's dependencies, then its dev and peer dependencies."""
+    if not path.is_file():
+        return None
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError):
+        return None
+    if not isinstance(data, dict):
+        return None
+    tables = [data.get(k) for k in ("dependencies", "devDependencies", "peerDependencies")]
+    return _first_range([t for t in tables if isinstance(t, dict)], want)
+
+
+def _first_range(tables: list[dict[str, Any]], want: set[str]) -> ProjectRequirement | None:
+    for table in tables:
+        for name, value in table.items():
+            if normalize_name(str(name)) not in want:
+                continue
+            text = value.get("version") if isinstance(value, dict) else value
+            spec = npm_specifier(text) if isinstance(text, str) else None
+            if spec:
+                return ProjectRequirement(str(name), spec)
+    return None
+
+
+def _toml(path: Path) -> dict[str, Any]:
+    if not path.is_file():
+        return {}
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError):
+        return {}
 
 
 def _locked(lock: Path, want: set[str]) -> ProjectRequirement | None:

@@ -220,6 +220,13 @@ class Store:
     def source_versions(self) -> dict[str, str | None]:
         return {r[0]: r[1] for r in self.conn().execute("SELECT name, version FROM sources")}
 
+    def set_source_version(self, name: str, version: str, origin: str | None) -> None:
+        """Record the library version a source describes and where it was read."""
+        with self.transaction() as db:
+            db.execute(
+                "UPDATE sources SET version = ?, version_origin = ? WHERE name = ?", (version, origin, name)
+            )
+
     def has_source(self, name: str) -> bool:
         return self.conn().execute("SELECT 1 FROM sources WHERE name = ?", (name,)).fetchone() is not None
 
@@ -365,11 +372,14 @@ class Store:
         version: str | None = None,
         title: str | None = None,
         served: dict[str, str] | None = None,
+        version_origin: str | None = None,
     ) -> tuple[int, list[int], list[int]]:
         """Write one refresh of one source atomically.
 
         ``stale`` maps paths kept from before to why they were not refreshed; ``served``
-        how new or changed documents were served (path → 'html' | 'text').
+        how new or changed documents were served (path → 'html' | 'text'); ``version`` the
+        library version the source describes and ``version_origin`` where it was read (None:
+        both stay as they were).
         Returns the new generation, the ids of documents written (to index) and the ids
         of documents removed or replaced (to drop from the lexical index).
         """
@@ -407,6 +417,10 @@ class Store:
                 db.execute(
                     "UPDATE documents SET stale = 1, error = ? WHERE source = ? AND path = ?",
                     (error, spec.name, path),
+                )
+            if version is not None:
+                db.execute(
+                    "UPDATE sources SET version_origin = ? WHERE name = ?", (version_origin, spec.name)
                 )
             if fresh_paths:
                 db.executemany(

@@ -60,6 +60,7 @@ class SourceRow:
     documents: int
     sections: int
     stale: int
+    version_origin: str | None = None  # where ``version`` was read (migration m012)
 
     @property
     def spec(self) -> SourceSpec:
@@ -88,6 +89,7 @@ def source_row(r: Row) -> SourceRow:
         documents=r["documents"],
         sections=r["sections"],
         stale=r["stale"],
+        version_origin=r["version_origin"] if "version_origin" in r.keys() else None,  # noqa: SIM118
     )
 
 

@@ -1,0 +1,126 @@
+"""Which indexed sources answer a read: ``source`` (a source's name, or a library's: every
+version of it) and ``version`` narrowed to one version per library — the version asked
+for, else the one the user's project pins, else the newest (:mod:`docmentor.sources.versions`).
+
+With one version of each library indexed and no version asked, the scope is what it always
+was: the source given, or every source.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from docmentor.errors import NotFoundError
+from docmentor.sources.project_files import requirement
+from docmentor.sources.versions import choose_version, library_of, matches, version_key
+
+#: a lexical / vector search's source filter: one source, any of several, or every source
+SourceFilter = str | tuple[str, ...] | None
+
+
+@dataclass(frozen=True, slots=True)
+class VersionScope:
+    """The sources a read covers (``sources``: the search filter), and for each source
+    chosen among its library's versions why (``reasons``: "asked", "pinned", "newest");
+    ``notes`` say what the choice passed over (a pinned version that is not indexed)."""
+
+    sources: SourceFilter
+    reasons: Mapping[str, str] = field(default_factory=dict)
+    notes: tuple[str, ...] = ()
+    versions: Mapping[str, str | None] = field(default_factory=dict)  # every source's version
+
+    def names(self) -> list[str] | None:
+        """The sources covered (None: every source)."""
+        if self.sources is None:
+            return None
+        return [self.sources] if isinstance(self.sources, str) else list(self.sources)
+
+    def to_dict(self) -> dict[str, Any]:
+        covered = self.names()
+        return {
+            "sources": covered,
+            "versions": {s: self.versions.get(s) for s in covered or self.versions},
+            "reasons": dict(self.reasons),
+            "notes": list(self.notes),
+        }
+
+
+def version_scope(
+    versions: Mapping[str, str | None],
+    *,
+    source: str | None = None,
+    version: str | None = None,
+    project: Path | None = None,
+) -> VersionScope:
+    """The scope of a read over sources with these ``versions`` (name → version).
+
+    Raises:
+        NotFoundError: ``source`` names neither a source nor a library; or no source of the
+            scope has ``version`` (the hint lists the versions that are indexed).
+    """
+    groups: dict[str, list[str]] = {}
+    for name in sorted(versions):
+        groups.setdefault(library_of(name), []).append(name)
+    if source is not None:
+        if source in versions and ("@" in source or len(groups[library_of(source)]) == 1):
+            return _one_source(versions, source, version)
+        if source not in groups:
+            known = ", ".join(sorted(versions)) or "none"
+            raise NotFoundError(f"unknown source {source!r}", hint=f"known sources: {known}")
+        wanted = {source: groups[source]}
+    else:
+        wanted = groups
+    if version is None and all(len(m) == 1 for m in wanted.values()):
+        return VersionScope(sources=None if source is None else wanted[source][0], versions=versions)
+    allowed: list[str] = []
+    reasons: dict[str, str] = {}
+    notes: list[str] = []
+    for lib, members in wanted.items():
+        if version is None and len(members) == 1:
+            allowed += members
+            continue
+        pin = requirement(project or Path.cwd(), lib) if version is None else None
+        choice = choose_version(lib, [versions[m] for m in members], asked=version, requirement=pin)
+        if choice is None:
+            continue
+        picked = [m for m in members if versions[m] == choice.version]
+        allowed += picked
+        reasons.update(dict.fromkeys(picked, choice.reason))
+        if choice.note:
+            notes.append(choice.note)
+    if not allowed:
+        raise NotFoundError(
+            f"no indexed version {version} of {source}" if source else f"no source has version {version}",
+            hint=f"indexed versions: {indexed_versions(versions, wanted)}",
+            arguments=("version",),
+        )
+    return VersionScope(
+        sources=allowed[0] if len(allowed) == 1 else tuple(allowed),
+        reasons=reasons,
+        notes=tuple(notes),
+        versions=versions,
+    )
+
+
+def _one_source(versions: Mapping[str, str | None], source: str, version: str | None) -> VersionScope:
+    if version is None:
+        return VersionScope(sources=source, versions=versions)
+    if not matches(versions[source], version):
+        raise NotFoundError(
+            f"source {source!r} is version {versions[source] or 'unknown'}, not {version}",
+            hint=f"indexed versions: {indexed_versions(versions, {library_of(source): [source]})}",
+            arguments=("version",),
+        )
+    return VersionScope(sources=source, reasons={source: "asked"}, versions=versions)
+
+
+def indexed_versions(versions: Mapping[str, str | None], groups: Mapping[str, list[str]]) -> str:
+    """``httpx 0.27, 0.28; pydantic 2.5`` for the libraries of ``groups`` (all when empty)."""
+    parts = []
+    for lib, members in sorted(groups.items()):
+        known = sorted({v for m in members if (v := versions.get(m))}, key=version_key)
+        parts.append(f"{lib} {', '.join(known) if known else '(no version known)'}")
+    return "; ".join(parts) or "none"

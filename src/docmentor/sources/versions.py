@@ -1,0 +1,274 @@
+"""Library versions of documentation sources: which version a docs folder or an llms.txt
+describes and where that was read (given, the docs' package metadata, the llms.txt, the
+installed package), the names versions are indexed under (``httpx@0.27``: library
+``httpx``), their order (PEP 440, else semver-like), and which indexed version answers a
+question: the one asked for, else the one the user's project pins, else the newest.
+
+Every regex here runs in linear time on any line.
+"""
+
+from __future__ import annotations
+
+import configparser
+import json
+import re
+import tomllib
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from importlib import metadata
+from pathlib import Path
+from typing import Literal
+
+from docmentor.models import SourceSpec
+from docmentor.sources.project_files import ProjectRequirement, same_version
+
+#: where a source's version was read
+VersionOrigin = Literal["given", "pyproject.toml", "package.json", "setup.cfg", "llms.txt", "installed"]
+#: why one version of a library answered: asked for, the project's requirement, the newest
+VersionReason = Literal["asked", "pinned", "newest"]
+
+#: lines of an llms.txt read for a stated version (its title, summary and first notes)
+LLMS_HEAD_LINES = 40
+#: metadata versions that say nothing (a docs site's placeholder)
+PLACEHOLDERS = frozenset({"0.0.0", "0.0.0-development", "0.0.0-dev"})
+
+# "version 1.2.3", "Version: v2.0", "version = 0.27" — the word, then the number
+_STATED = re.compile(
+    r"(?i)\bversion\b[ \t]*(?:[:=][ \t]*)?(v?\d+(?:\.\d+){0,3}(?:[-+][0-9A-Za-z.]{1,30})?)\b"
+)
+_NUMBERS = re.compile(r"\d+")
+
+
+@dataclass(frozen=True, slots=True)
+class FoundVersion:
+    """A source's version and where it was read (:data:`VersionOrigin`)."""
+
+    version: str
+    origin: str
+
+
+def library_of(source: str) -> str:
+    """The library a source name belongs to: ``httpx@0.27`` → ``httpx``; a name without a
+    version is its own library."""
+    return source.partition("@")[0]
+
+
+def versioned_name(library: str, version: str) -> str:
+    """The name of version ``version`` of ``library``'s docs: ``httpx@0.27``."""
+    return f"{library_of(library)}@{version}"
+
+
+# -- reading the version -----------------------------------------------------------------------
+
+
+def detect_version(
+    *, given: str | None, folder: Path | None, llms_text: str | None, library: str
+) -> FoundVersion | None:
+    """The version a source describes: ``given`` (``--version``, ``version =`` in
+    docmentor.toml), else the package metadata at the docs folder's project root, else the
+    version an llms.txt states, else the installed package named as the library."""
+    if given:
+        return FoundVersion(given, "given")
+    found = folder_version(folder) if folder is not None else None
+    if found is None and llms_text is not None:
+        stated = llms_version(llms_text)
+        found = FoundVersion(stated, "llms.txt") if stated else None
+    if found is None:
+        installed = installed_version(library)
+        found = FoundVersion(installed, "installed") if installed else None
+    return found
+
+
+def folder_version(folder: Path) -> FoundVersion | None:
+    """The version in the package metadata of the project a docs folder belongs to: a
+    pyproject.toml, package.json or setup.cfg in the folder itself or in its parent (the
+    project root of ``project/docs``). Dynamic and placeholder versions say nothing."""
+    for root in (folder, folder.parent):
+        for name, read in (
+            ("pyproject.toml", _pyproject),
+            ("package.json", _package_json),
+            ("setup.cfg", _setup_cfg),
+        ):
+            path = root / name
+            if not path.is_file():
+                continue
+            try:
+                version = read(path)
+            except (OSError, UnicodeDecodeError, ValueError, tomllib.TOMLDecodeError, configparser.Error):
+                version = None
+            if version and version not in PLACEHOLDERS and _NUMBERS.match(version.lstrip("v")):
+                return FoundVersion(version, name)
+    return None
+
+
+def _pyproject(path: Path) -> str | None:
+    data = tomllib.loads(path.read_text(encoding="utf-8"))
+    project = data.get("project")
+    if isinstance(project, dict) and isinstance(project.get("version"), str):
+        return str(project["version"]).strip()
+    poetry = data.get("tool", {}).get("poetry") if isinstance(data.get("tool"), dict) else None
+    if isinstance(poetry, dict) and isinstance(poetry.get("version"), str):
+        return str(poetry["version"]).strip()
+    return None
+
+
+def _package_json(path: Path) -> str | None:
+    data = json.loads(path.read_text(encoding="utf-8"))
+    version = data.get("version") if isinstance(data, dict) else None
+    return version.strip() if isinstance(version, str) else None
+
+
+def _setup_cfg(path: Path) -> str | None:
+    parser = configparser.ConfigParser(interpolation=None)
+    parser.read_string(path.read_text(encoding="utf-8"))
+    version = parser.get("metadata", "version", fallback=None)
+    if version is None or version.strip().startswith(("attr:", "file:")):
+        return None
+    return version.strip()
+
+
+def llms_version(text: str) -> str | None:
+    """The version an llms.txt states in its head (title, summary, notes before the first
+    section): ``> Docs for version 2.1.0``, ``Version: 0.27``."""
+    for line in text.splitlines()[:LLMS_HEAD_LINES]:
+        if line.startswith("## "):
+            break
+        m = _STATED.search(line[:1000])
+        if m:
+            return m.group(1)
+    return None
+
+
+def installed_version(library: str) -> str | None:
+    """The version of the installed distribution named as the library, if there is one."""
+    if not library or "/" in library:
+        return None
+    try:
+        return metadata.version(library)
+    except (metadata.PackageNotFoundError, ValueError):
+        return None
+
+
+def beside_other_version(spec: SourceSpec, existing: Mapping[str, tuple[str, str | None]]) -> SourceSpec:
+    """``spec`` named ``NAME@VERSION`` when its name is taken by another version of the same
+    library (``existing``: name → (target, version) of the indexed sources): the docs of
+    httpx 0.28 added as ``httpx`` beside the 0.27 already there. Otherwise ``spec`` as it is
+    (the same target is a refresh; an unknown version keeps the "already points at" error)."""
+    held = existing.get(spec.name)
+    if held is None or held[0] == spec.target or spec.options.version:
+        return spec
+    folder = Path(spec.target) if spec.kind == "folder" else None
+    found = detect_version(given=None, folder=folder, llms_text=None, library=library_of(spec.name))
+    if found is None or (held[1] is not None and same_version(found.version, held[1])):
+        return spec
+    name = versioned_name(spec.name, found.version)
+    return spec if name in existing and existing[name][0] != spec.target else replace(spec, name=name)
+
+
+# -- order and choice -----------------------------------------------------------------------------
+
+
+def version_key(version: str | None) -> tuple[int, object]:
+    """A sort key: PEP 440 order where the text is a PEP 440 version (``1.0.0-beta.1`` too),
+    else by its numbers; an unknown version first."""
+    from packaging.version import InvalidVersion, Version
+
+    if not version:
+        return (0, ())
+    try:
+        return (2, Version(version))
+    except InvalidVersion:
+        return (1, tuple(int(n[:18]) for n in _NUMBERS.findall(version)))
+
+
+def newest(versions: Iterable[str | None]) -> str | None:
+    """The newest of ``versions`` (:func:`version_key`)."""
+    return max(versions, key=version_key, default=None)
+
+
+def matches(indexed: str | None, asked: str) -> bool:
+    """Whether an indexed version is the one asked for: equal (``0.27`` is ``0.27.0``), or
+    within it (``0.27`` asked, ``0.27.2`` indexed)."""
+    if not indexed:
+        return False
+    return same_version(indexed, asked) or _release_within(indexed, asked)
+
+
+def _release_within(version: str, prefix: str) -> bool:
+    mine, theirs = _release(version), _release(prefix)
+    return bool(theirs) and mine[: len(theirs)] == theirs and _is_release(prefix)
+
+
+def _release(version: str) -> tuple[int, ...]:
+    from packaging.version import InvalidVersion, Version
+
+    try:
+        return tuple(Version(version).release)
+    except InvalidVersion:
+        return tuple(int(n[:18]) for n in _NUMBERS.findall(version))
+
+
+def _is_release(version: str) -> bool:
+    """Only numbers and dots (``0.27``): a prefix of releases, not a pre-release."""
+    return all(part.isdigit() for part in version.lstrip("vV").split("."))
+
+
+@dataclass(frozen=True, slots=True)
+class VersionChoice:
+    """The version of one library that answers: ``version`` (None: unknown), ``reason``
+    (:data:`VersionReason`), and ``note``: what the choice passed over (a pin not indexed)."""
+
+    version: str | None
+    reason: str
+    note: str | None = None
+
+
+def choose_version(
+    library: str,
+    versions: Sequence[str | None],
+    *,
+    asked: str | None = None,
+    requirement: ProjectRequirement | None = None,
+) -> VersionChoice | None:
+    """Which of a library's indexed ``versions`` answers: the one ``asked`` for (the newest
+    of those it names: ``0.27`` names ``0.27.2``; None when none does), else the one the
+    project's ``requirement`` pins or allows (the newest it allows), else the newest."""
+    known = [v for v in versions if v]
+    if asked is not None:
+        fitting = [v for v in known if matches(v, asked)]
+        return VersionChoice(newest(fitting), "asked") if fitting else None
+    if requirement is not None:
+        pinned = _pinned(known, requirement)
+        if pinned is not None:
+            return VersionChoice(pinned, "pinned")
+        note = (
+            f"your project requires {requirement.name}{requirement.specifier}, which no indexed "
+            f"version of {library} fits ({', '.join(sorted(known, key=version_key)) or 'none'})"
+        )
+        return VersionChoice(newest(versions), "newest", note)
+    return VersionChoice(newest(versions), "newest")
+
+
+def _pinned(known: Sequence[str], requirement: ProjectRequirement) -> str | None:
+    exact = requirement.pinned
+    if exact is not None:
+        same = [v for v in known if same_version(v, exact)]
+        if same:
+            return same[0]
+        # docs of a series: 0.27 describes the pinned 0.27.2 (the longest such prefix)
+        within = [v for v in known if _is_release(v) and _release_within(exact, v)]
+        if within:
+            return max(within, key=lambda v: len(_release(v)))
+    allowed = [v for v in known if not requirement.excludes(v)]
+    return newest(allowed) if allowed and _readable(requirement) else None
+
+
+def _readable(requirement: ProjectRequirement) -> bool:
+    """Whether the requirement's specifier can be read (else it excludes nothing)."""
+    from packaging.specifiers import InvalidSpecifier, SpecifierSet
+
+    try:
+        SpecifierSet(requirement.specifier)
+    except InvalidSpecifier:
+        return False
+    return True
