@@ -200,10 +200,10 @@ def load_api(
         deprecation.inherit(
             entries, lambda api_id: api_id in builder.methods and deprecation.is_stub(builder.methods[api_id])
         )
+        forms = call_forms(entries, loader.modules_collection)  # reads sources too: before the clear
     finally:
         deprecation.clear_cache()
     summary = " ".join(str(info.get("summary") or "").split())
-    forms = call_forms(entries, loader.modules_collection)
     return ApiSurface(
         library=name,
         version=version,
