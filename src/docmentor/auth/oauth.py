@@ -93,11 +93,17 @@ class OAuthVerifier:
     """Checks JWT access tokens from :class:`OAuthConfig`'s issuer (thread-safe)."""
 
     def __init__(
-        self, config: OAuthConfig, *, cooldown: float = 30.0, timeout: float = FETCH_TIMEOUT
+        self,
+        config: OAuthConfig,
+        *,
+        cooldown: float = 30.0,
+        timeout: float = FETCH_TIMEOUT,
+        retry: float = RETRY_SECONDS,
     ) -> None:
         self.config = config.checked()
         self._cooldown = cooldown
         self._timeout = timeout
+        self._retry = retry
         self._client: jwt.PyJWKClient | None = None
         self._lock = threading.Lock()
         self._failed_at = 0.0
@@ -140,7 +146,7 @@ class OAuthVerifier:
         with self._lock:
             if self._client is not None:
                 return self._client
-            if self._failed_at and time.monotonic() - self._failed_at < RETRY_SECONDS:
+            if self._failed_at and time.monotonic() - self._failed_at < self._retry:
                 raise ConnectionError(self.problem or "the issuer cannot be reached")
             try:
                 client = jwt.PyJWKClient(
@@ -175,7 +181,7 @@ class OAuthVerifier:
         except ConnectionError as exc:
             return (
                 f"cannot fetch the signing keys of {self.config.issuer} now ({exc}): its tokens are "
-                f"refused until they can be fetched (tried again every {RETRY_SECONDS:.0f} s or so)"
+                f"refused until they can be fetched (tried again every {self._retry:g} s or so)"
             )
         return None
 
