@@ -26,13 +26,13 @@ PACKAGE = {
         from typing import Callable
 
         from mx.core import (
-            App, Database, Document, Flexible, Partial, Pipeline, Table, View, cached, connect, deco, english,
-            load, tagged,
+            App, Client, Database, Document, Flexible, Partial, Pipeline, Table, View, backoff, cached, connect,
+            deco, english, load, tagged,
         )
         from mx.retry import Policy
 
-        __all__ = ["App", "Database", "Document", "Flexible", "Partial", "Pipeline", "Policy", "Table",
-                   "View", "cached", "connect", "deco", "english", "load", "retry", "tagged"]
+        __all__ = ["App", "Client", "Database", "Document", "Flexible", "Partial", "Pipeline", "Policy", "Table",
+                   "View", "backoff", "cached", "connect", "deco", "english", "load", "retry", "tagged"]
 
 
         def retry(fn: Callable | None = None, *, attempts: int = 3, backoff: float = 1.0) -> Callable:
@@ -52,6 +52,7 @@ PACKAGE = {
         ''',
     "mx/core.py": '''
         import functools
+        import typing
         from typing import Any, Callable, Union
 
 
@@ -167,6 +168,24 @@ PACKAGE = {
 
             def __call__(self, fn: Callable) -> Callable:
                 return fn
+
+
+        @typing.overload
+        def backoff(func: Callable) -> Callable: ...
+        @typing.overload
+        def backoff(*, stop: int = 3, wait: float = 1.0) -> Callable: ...
+        def backoff(*dargs: Any, **dkw: Any) -> Any:
+            """Retry with backoff: a decorator, or a decorator factory (its keywords in its overloads)."""
+
+
+        class Client:
+            """Made from a URL, or a host and a port (its ``__init__`` takes anything)."""
+            @typing.overload
+            def __init__(self, url: str) -> None: ...
+            @typing.overload
+            def __init__(self, *, host: str, port: int = 80) -> None: ...
+            def __init__(self, *args: Any, **kwargs: Any) -> None:
+                self.args = args
 
 
         english: Pipeline = Pipeline("en")
@@ -322,6 +341,18 @@ FORMS: dict[str, tuple[str, list[tuple[str, str, str | None]]]] = {
         [(INVALID, "mx.cached", "pass the arguments by keyword")],
     ),
     "class decorator's call": ("mx.cached()(print, 1)", [(INVALID, "mx.cached()", COUNT)]),
+    # a signature that takes anything (*dargs, **dkw) with its keywords in @overloads
+    "overloaded decorator ok": ("@mx.backoff" + FN + "@mx.backoff(stop=2, wait=0.5)" + FN, []),
+    "overloaded decorator keyword": (
+        "@mx.backoff(stp=2)" + FN,
+        [(INVALID, "mx.backoff", "did you mean stop=?")],
+    ),
+    "overloaded decorator positional": ("mx.backoff(print, 2)", [(INVALID, "mx.backoff", COUNT)]),
+    "overloaded constructor ok": ("mx.Client('http://x')\nmx.Client(host='x', port=1)", []),
+    "overloaded constructor keyword": (
+        "mx.Client(hots='x')",
+        [(INVALID, "mx.Client", "did you mean host=?")],
+    ),
     # an instance the package holds, typed by its annotation, called
     "module instance call ok": ("mx.english('text', lower=True).words()", []),
     "module instance call keyword": (
@@ -429,11 +460,24 @@ def test_an_instance_call_names_the_class_and_its_call_signature(surface: ApiSur
     assert keyword.suggestion == "did you mean lower=? accepted keywords: text, lower"
     # the surface keeps __call__ for its parameters; it is no API of the catalog
     assert "mx.core.Step.__call__" not in surface.by_id
-    assert set(surface.calls) == {"mx.core.Step", "mx.core.Pipeline", "mx.core.Flexible", "mx.core.cached"}
-    assert surface.bindings == {
+    forms = surface.call_forms
+    assert set(forms.calls) == {"mx.core.Step", "mx.core.Pipeline", "mx.core.Flexible", "mx.core.cached"}
+    assert forms.bindings == {
         "mx.core.Database.memory": "classmethod",
         "mx.core.Database.quote": "staticmethod",
     }
+    # overloads only where the signature itself takes anything (Flexible.__call__ has none)
+    assert {k: len(v) for k, v in forms.overloads.items()} == {"mx.core.backoff": 2, "mx.core.Client": 2}
+
+
+def test_an_overloaded_call_is_told_against_the_overload_it_comes_closest_to(surface: ApiSurface) -> None:
+    (keyword,) = drift(surface, "mx.Client(hots='x', port=1)").findings
+    assert keyword.api_id == "mx.core.Client"
+    assert keyword.message == (
+        "mx.Client(..., hots=...): no parameter named 'hots' in "
+        "Client.__init__(self, *, host: str, port: int = 80) -> None (one of 2 overloads)"
+    )
+    assert keyword.suggestion == "did you mean host=? accepted keywords: host, port"
 
 
 DOCS = {

@@ -64,6 +64,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "docmentor.access",
             "docmentor.repodocs",
             "docmentor.auth",
+            "docmentor.worker",
         ),
     ),
     (

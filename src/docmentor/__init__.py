@@ -65,6 +65,9 @@ adapters over it.
   OAuth issuer's JWTs: :class:`OAuthVerifier` (:class:`OAuthConfig`); one server's check of
   both, :class:`Authenticator`; a load balancer's readiness check, :func:`index_ready`
   (:class:`Readiness`).
+- **work done once** — jobs queued in the index and done by workers: :func:`queue_job`
+  (:data:`JOB_KINDS`), :func:`list_jobs`, :func:`get_job`, :func:`wait_for_job` (:class:`JobRow`),
+  :func:`run_worker`, :func:`run_one_job`, :func:`worker_name`.
 - **errors** — :class:`DocmentorError` and its subclasses :class:`UsageError`,
   :class:`NotFoundError`, :class:`SourceUnavailableError`, :class:`StoreError`.
 
@@ -228,6 +231,16 @@ _EXPORTS: dict[str, str] = {
     "CreatedToken": "docmentor.auth.tokens",
     "TOKEN_PREFIX": "docmentor.auth.tokens",
     "TOKEN_SCOPES": "docmentor.auth.principal",
+    # work done once: the job table and its workers
+    "JOB_KINDS": "docmentor.worker",
+    "queue_job": "docmentor.worker",
+    "list_jobs": "docmentor.worker",
+    "get_job": "docmentor.worker",
+    "wait_for_job": "docmentor.worker",
+    "run_worker": "docmentor.worker",
+    "run_one_job": "docmentor.worker",
+    "worker_name": "docmentor.worker",
+    "JobRow": "docmentor.store.jobs",
     "Principal": "docmentor.auth.principal",
     "TokenRejected": "docmentor.auth.principal",
     "OAuthConfig": "docmentor.auth.oauth",
@@ -258,6 +271,7 @@ __all__ = [
     "DEFAULT_REFRESH_DEADLINE",
     "EXCERPT_CHUNKS_RANGE",
     "EXCERPT_CONTEXT_RANGE",
+    "JOB_KINDS",
     "MAX_TOKENS_RANGE",
     "SCORING_VERSION",
     "TOKEN_PREFIX",
@@ -300,6 +314,7 @@ __all__ = [
     "FoundApis",
     "FoundExamples",
     "GenerationResult",
+    "JobRow",
     "KbRow",
     "LLMClient",
     "LLMConfig",
@@ -372,6 +387,7 @@ __all__ = [
     "generate",
     "generate_repo_docs",
     "get_improvement_roadmap",
+    "get_job",
     "git_commit",
     "group_warnings",
     "has_tokens",
@@ -379,11 +395,13 @@ __all__ = [
     "index_ready",
     "index_removed_on_failure",
     "knowledge_bases",
+    "list_jobs",
     "list_tokens",
     "load_config",
     "load_questions",
     "load_rubric",
     "mkdocs_bases",
+    "queue_job",
     "record_history",
     "record_token_use",
     "refresh_pass",
@@ -396,6 +414,8 @@ __all__ = [
     "report_issue",
     "revoke_token",
     "run_agent",
+    "run_one_job",
+    "run_worker",
     "score_document",
     "score_paths",
     "score_source",
@@ -404,6 +424,8 @@ __all__ = [
     "split_named",
     "trend_summary",
     "verify_token",
+    "wait_for_job",
+    "worker_name",
     "write_agent_tree",
     "write_html",
 ]
@@ -532,7 +554,18 @@ if TYPE_CHECKING:
     from docmentor.search.config import RankingConfig
     from docmentor.search.semantic import EmbedReport
     from docmentor.sources.mkdocs import mkdocs_bases
+    from docmentor.store.jobs import JobRow
     from docmentor.store.kb import KbRow
+    from docmentor.worker import (
+        JOB_KINDS,
+        get_job,
+        list_jobs,
+        queue_job,
+        run_one_job,
+        run_worker,
+        wait_for_job,
+        worker_name,
+    )
 
 
 def __getattr__(name: str) -> Any:  # lazy: keep `import docmentor` (and --help) light

@@ -15,6 +15,7 @@ from docmentor.cli import library  # noqa: F401  the readme-llm, api and feedbac
 from docmentor.cli import repodocs  # noqa: F401  the repo-docs sub-app
 from docmentor.cli import serve
 from docmentor.cli import tokens  # noqa: F401  the token sub-app (after serve in --help)
+from docmentor.cli import jobs  # noqa: F401  the jobs sub-app and worker
 
 # isort: on
 

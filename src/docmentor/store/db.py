@@ -44,6 +44,9 @@ class Store:
         elif not path.exists():
             raise NotFoundError(f"no index at {path.parent}", hint="add a source first: docmentor add PATH")
 
+    #: the SQL dialect behind :meth:`conn` ("sqlite" here, "postgresql" for :class:`PgStore`)
+    dialect = "sqlite"
+
     @property
     def location(self) -> str:
         """Where the index is, for messages (a file path, or a database URL without password)."""
@@ -130,6 +133,12 @@ class Store:
             raise
         else:
             db.execute("COMMIT")
+
+    def row_transaction(self) -> contextlib.AbstractContextManager[Connection]:
+        """A write transaction whose statements lock the rows they need (``FOR UPDATE``): on
+        SQLite, :meth:`transaction` (one writer at a time); PostgreSQL's lets writers of other
+        rows run beside it."""
+        return self.transaction()
 
     @contextlib.contextmanager
     def snapshot(self) -> Iterator[Connection]:

@@ -299,7 +299,7 @@ def m010_repo_memory(db: Connection) -> None:
 
 
 @migration
-def m011_access_tokens(db: sqlite3.Connection) -> None:
+def m011_access_tokens(db: Connection) -> None:
     # `docmentor token create`: bearer tokens of `serve --transport http`, kept as the hex
     # SHA-256 of the token (never the token); scope is 'read' or 'write'; times are ISO 8601 UTC.
     _script(
@@ -323,3 +323,31 @@ def m012_source_version_origin(db: Connection) -> None:
     # (--version, docmentor.toml), "pyproject.toml", "package.json", "setup.cfg", "llms.txt"
     # or "installed"; NULL when unknown (rows written before, or no version found).
     db.execute("ALTER TABLE sources ADD COLUMN version_origin TEXT")
+
+
+@migration
+def m013_jobs(db: Connection) -> None:
+    # Work done once (store/jobs.py): refreshes and generations queued by any replica and
+    # taken by one worker. JSON columns: args, result.
+    _script(
+        db,
+        """
+        CREATE TABLE jobs (
+            id INTEGER PRIMARY KEY,
+            kind TEXT NOT NULL,
+            args TEXT NOT NULL DEFAULT '{}',
+            status TEXT NOT NULL DEFAULT 'queued' CHECK (status IN ('queued', 'running', 'done', 'failed')),
+            dedupe TEXT,
+            created_at TEXT NOT NULL,
+            started_at TEXT,
+            finished_at TEXT,
+            heartbeat_at TEXT,
+            worker TEXT,
+            attempts INTEGER NOT NULL DEFAULT 0,
+            result TEXT,
+            error TEXT
+        );
+        CREATE INDEX jobs_status ON jobs(status, id);
+        CREATE INDEX jobs_dedupe ON jobs(dedupe, status)
+        """,
+    )

@@ -28,6 +28,8 @@ _TRANSACTION_LOCK = "docmentor:transaction"
 class PgStore(Store):
     """A :class:`Store` in the database ``url`` (its schema: see :mod:`docmentor.store.pg`)."""
 
+    dialect = "postgresql"
+
     def __init__(self, url: str, *, readonly: bool = False) -> None:
         self.url = url
         self.readonly = readonly
@@ -100,6 +102,18 @@ class PgStore(Store):
         db.execute("BEGIN")
         try:
             db.execute("SELECT pg_advisory_xact_lock(?)", (self._tx_key,))
+            yield db
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        else:
+            db.execute("COMMIT")
+
+    @contextlib.contextmanager
+    def row_transaction(self) -> Iterator[Connection]:
+        db = self.conn()
+        db.execute("BEGIN")
+        try:
             yield db
         except BaseException:
             db.execute("ROLLBACK")

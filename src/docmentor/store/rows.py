@@ -93,7 +93,7 @@ def source_row(r: Row) -> SourceRow:
     )
 
 
-def stored_doc(r: sqlite3.Row) -> StoredDoc:
+def stored_doc(r: Row) -> StoredDoc:
     return StoredDoc(
         id=r["id"],
         source=r["source"],

@@ -17,9 +17,11 @@ every attribute and call is checked against the surface:
   ``**kwargs``, not a parameter name, or a positional-only one), or with more positional
   arguments than it takes (no ``*args``) (:mod:`.drift_arguments`). The signature is the
   function's, the method's, the class's ``__init__``'s, or for a call of an instance
-  (``nlp(text, lower=True)``) its class's ``__call__``'s (the surface's ``calls``). A method
-  reached through its class is given its receiver explicitly, so its positional count is
-  only checked when it is a classmethod or staticmethod (the surface's ``bindings``).
+  (``nlp(text, lower=True)``) its class's ``__call__``'s (the surface's ``call_forms``). A
+  method reached through its class is given its receiver explicitly, so its positional
+  count is only checked when it is a classmethod or staticmethod (``call_forms``). A
+  signature that takes anything (``def retry(*dargs, **dkw)``) is checked against its
+  ``@overload`` signatures when it has some: one of them must take the call.
   Signatures read from compiled code, classes whose ``__init__`` is unknown and a
   ``__call__`` from outside the library are not checked.
 * ``deprecated_api`` — an example uses (the matcher linked it to) an API the installed
@@ -41,7 +43,12 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from docmentor.clarity.checks.python import parse_python, placeholders_filled, prepare
-from docmentor.library.examples.drift_arguments import argument_problems, closest, signature_known
+from docmentor.library.examples.drift_arguments import (
+    argument_problems,
+    closest,
+    overload_problems,
+    signature_known,
+)
 from docmentor.library.examples.matcher import PythonAnalysis
 from docmentor.library.examples.matcher_core import ApiSurfaceLike, Resolver, Value
 from docmentor.library.models import ApiEntry, Example
@@ -275,11 +282,13 @@ class _Checker:
         self.r = resolver
         self.library = library
         self.present = present  # module.name paths that exist though not public API
-        surface = resolver.surface
-        # what calling an instance takes, and the methods that take no instance
-        # (:mod:`docmentor.library.surface.call_forms`; none on other surfaces)
-        self.calls: dict[str, ApiEntry] = dict(getattr(surface, "calls", None) or {})
-        self.bindings: frozenset[str] = frozenset(getattr(surface, "bindings", None) or ())
+        # what calling an instance takes, the methods that take no instance, the overloads
+        # of what takes anything (:mod:`docmentor.library.surface.call_forms`; none on
+        # other surfaces)
+        forms = getattr(resolver.surface, "call_forms", None)
+        self.calls: dict[str, ApiEntry] = dict(forms.calls) if forms is not None else {}
+        self.bindings: frozenset[str] = frozenset(forms.bindings) if forms is not None else frozenset()
+        self.overloads: dict[str, tuple[ApiEntry, ...]] = dict(forms.overloads) if forms is not None else {}
         self.tree = ClassTree(resolver.entries, resolver.entry)
         self.bases = self.tree.bases
         self._closed: dict[str, bool] = {}
@@ -533,12 +542,13 @@ class _DriftPython(PythonAnalysis):
     def check_call(self, func: Value | None, node: ast.Call) -> None:
         """The call's arguments against what it reaches: a function's, a method's or a
         class's ``__init__``'s parameters (:attr:`ApiEntry.parameters`), or for an instance
-        of a library class, its ``__call__``'s (``nlp(text, lower=True)``)."""
+        of a library class, its ``__call__``'s (``nlp(text, lower=True)``); when that
+        signature takes anything, its overloads'."""
         if func is None or func.guessed:
             return
         if func.kind == "api":
             entry = self.r.entry(func.name)
-            shown = entry.signature or entry.name if entry is not None else ""
+            prefix = f"{entry.name}." if entry is not None and entry.kind == "class" else ""
             # A method reached through its class (``Cls.method(obj, ...)``) may take the
             # receiver explicitly: its positional count is not checked, unless it binds
             # the class or nothing (a classmethod, a staticmethod).
@@ -548,14 +558,23 @@ class _DriftPython(PythonAnalysis):
         elif func.kind in ("instance", "subclass") and not func.alternatives and "__call__" not in func.own:
             entry = self.checker.call_of(func.name)
             cls = self.r.entry(func.name)
-            shown = f"{cls.name if cls is not None else func.name}.{entry.signature}" if entry else ""
+            prefix = f"{cls.name if cls is not None else func.name}."
             count = True
         else:
             return
         if entry is None or not signature_known(entry):
             return
         written = _written(node.func)
-        for problem in argument_problems(entry, node, written=written, shown=shown, count_positional=count):
+        overloads = self.checker.overloads.get(entry.api_id)
+        if overloads:
+            problems = overload_problems(
+                overloads, node, written=written, prefix=prefix, count_positional=count
+            )
+        else:
+            shown = entry.signature or entry.name
+            shown = shown if entry.kind == "class" else prefix + shown
+            problems = argument_problems(entry, node, written=written, shown=shown, count_positional=count)
+        for problem in problems:
             self.report(
                 "invalid_api_signature",
                 problem.node,

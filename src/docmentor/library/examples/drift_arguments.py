@@ -1,7 +1,8 @@
 """A documented call's arguments against the installed signature, for the drift report
 (:mod:`docmentor.library.examples.drift`): keywords the signature does not accept (no
 ``**kwargs``, not a parameter name, or a positional-only one) and more positional arguments
-than it takes (no ``*args``). Which signature a call reaches (a function, a method, a class's
+than it takes (no ``*args``); for a callable whose own signature takes anything, its
+``@overload`` signatures, of which one must take the call. Which signature a call reaches (a function, a method, a class's
 ``__init__``, an instance's ``__call__``) and whether the receiver is passed explicitly is the
 caller's to say."""
 
@@ -13,7 +14,7 @@ from dataclasses import dataclass
 
 from docmentor.library.models import ApiEntry
 
-__all__ = ["ArgumentProblem", "argument_problems", "closest", "signature_known"]
+__all__ = ["ArgumentProblem", "argument_problems", "closest", "overload_problems", "signature_known"]
 
 _POSITIONAL = ("positional-only", "positional or keyword")
 _KEYWORD = ("positional or keyword", "keyword-only")
@@ -99,3 +100,29 @@ def argument_problems(
                 )
             )
     return out
+
+
+def overload_problems(
+    overloads: tuple[ApiEntry, ...], node: ast.Call, *, written: str, prefix: str, count_positional: bool
+) -> list[ArgumentProblem]:
+    """The call of a callable that takes anything (``def retry(*dargs, **dkw)``) against the
+    signatures its overloads declare: nothing when one of them takes it, else the problems
+    with the one it comes closest to (fewest problems, then most parameters).
+
+    Args:
+        overloads: the overloads' entries (their ``parameters`` exclude the receiver).
+        prefix: put before an overload's signature in the messages (``Pipeline.`` for a
+            ``__call__`` or ``__init__``), or "".
+    """
+    best: tuple[tuple[int, int], list[ArgumentProblem]] | None = None
+    for variant in overloads:
+        shown = f"{prefix}{variant.signature} (one of {len(overloads)} overloads)"
+        found = argument_problems(
+            variant, node, written=written, shown=shown, count_positional=count_positional
+        )
+        if not found:
+            return []
+        key = (len(found), -len(variant.parameters))
+        if best is None or key < best[0]:
+            best = (key, found)
+    return best[1] if best is not None else []

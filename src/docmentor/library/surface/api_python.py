@@ -47,7 +47,7 @@ from docmentor.library.surface.api_python_walk import (
     all_modules,
     static_version,
 )
-from docmentor.library.surface.call_forms import Binding, call_forms
+from docmentor.library.surface.call_forms import CallForms, call_forms
 from docmentor.library.surface.products import products
 
 logger = logging.getLogger(__name__)
@@ -74,10 +74,9 @@ class ApiSurface:
     #: what objects give that ``returns.class_id`` cannot say (:func:`.products.products`):
     #: ``"<class>.__getitem__"`` / ``".__call__"`` and union returns → the library classes
     products: dict[str, tuple[str, ...]] = field(default_factory=dict)
-    #: what calling an instance takes (class api_id → its ``__call__``'s entry) and the
-    #: methods that bind their class or nothing (:func:`.call_forms.call_forms`)
-    calls: dict[str, ApiEntry] = field(default_factory=dict)
-    bindings: dict[str, Binding] = field(default_factory=dict)
+    #: what calling an instance takes (``__call__``), the methods that bind their class or
+    #: nothing, the overloads of what takes anything (:func:`.call_forms.call_forms`)
+    call_forms: CallForms = field(default_factory=CallForms)
 
     def __post_init__(self) -> None:
         self.by_id = {entry.api_id: entry for entry in self.entries}
@@ -212,8 +211,7 @@ def load_api(
         summary=summary,
         distribution=str(info.get("name") or ""),
         products=products(entries, loader.modules_collection, builder.class_paths),
-        calls=forms.calls,
-        bindings=forms.bindings,
+        call_forms=forms,
     )
 
 

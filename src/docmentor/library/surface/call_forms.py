@@ -1,12 +1,15 @@
 """How a library's objects are called, where an ``ApiEntry`` cannot say: what calling an
 instance takes (its class's ``__call__``, inherited within the library included:
-``nlp = Pipeline(...); nlp(text, lower=True)``), and which methods bind their class or
-nothing (``@classmethod``, ``@staticmethod``: ``Database.memory(strict=True)`` passes no
-receiver, so its arguments are checked as written).
+``nlp = Pipeline(...); nlp(text, lower=True)``); which methods bind their class or nothing
+(``@classmethod``, ``@staticmethod``: ``Database.memory(strict=True)`` passes no receiver,
+so its arguments are checked as written); and the ``@typing.overload`` signatures of a
+callable (a function, a method, a class's ``__init__``, a ``__call__``) whose own signature
+takes anything: a decorator factory ``def retry(*dargs, **dkw)`` declares its keywords
+(``stop=``, ``wait=``) only in its overloads.
 
 Read from the griffe objects once the walk is done (:func:`call_forms`); the drift report
-checks ``obj(...)`` and ``Cls.method(...)`` with it. ``__call__`` is no API of the catalog
-(special methods are not listed): its entry is kept here only, for its parameters.
+checks ``obj(...)``, ``Cls.method(...)`` and ``@retry(...)`` with it. ``__call__`` and the
+overloads are no APIs of the catalog: their entries are kept here only, for their parameters.
 """
 
 from __future__ import annotations
@@ -34,41 +37,75 @@ class CallForms:
     calls: dict[str, ApiEntry] = field(default_factory=dict)
     #: method api_id → how it binds, for the methods that take no instance
     bindings: dict[str, Binding] = field(default_factory=dict)
+    #: api_id of a function, method, class (its ``__init__``) or ``__call__`` whose own
+    #: signature has ``*args`` or ``**kwargs`` → its overloads' entries (two or more)
+    overloads: dict[str, tuple[ApiEntry, ...]] = field(default_factory=dict)
 
 
 def call_forms(entries: Iterable[ApiEntry], collection: Any) -> CallForms:
-    """The ``__call__`` of each class and the binding of each class- or static method.
+    """The ``__call__`` of each class, the binding of each class- or static method, and the
+    overloads of what takes anything.
 
     Args:
-        entries: the surface's entries (classes and methods are read).
+        entries: the surface's entries (classes, functions and methods are read).
         collection: griffe's modules collection the entries were read from.
     """
     calls: dict[str, ApiEntry] = {}
     bindings: dict[str, Binding] = {}
+    overloads: dict[str, tuple[ApiEntry, ...]] = {}
     for entry in entries:
-        if entry.language != "python" or entry.kind not in ("class", "method"):
+        if entry.language != "python" or entry.kind not in ("class", "method", "function"):
             continue
         obj = _get(collection, entry.api_id)
         if obj is None:
             continue
-        if entry.kind == "method":
-            labels: set[str] = set(obj.labels) if obj.is_function else set()
-            if "staticmethod" in labels:
+        if entry.kind != "class":
+            if not obj.is_function:
+                continue
+            if "staticmethod" in obj.labels:
                 bindings[entry.api_id] = "staticmethod"
-            elif "classmethod" in labels:
+            elif "classmethod" in obj.labels:
                 bindings[entry.api_id] = "classmethod"
+            _add_overloads(overloads, entry.api_id, obj)
             continue
         if not obj.is_class:
             continue
-        member = class_members(obj).get("__call__")
+        members = class_members(obj)
+        init = members.get("__init__")
+        init = alias_target(init) if init is not None else None
+        if init is not None and init.is_function:
+            _add_overloads(overloads, entry.api_id, init)
+        member = members.get("__call__")
         target = alias_target(member) if member is not None else None
         if target is None or not target.is_function or "property" in target.labels:
             continue
-        try:
-            calls[entry.api_id] = api_entry(target)
-        except (griffe.AliasResolutionError, griffe.CyclicAliasError, ValueError):
-            continue  # a signature griffe cannot read: not checked
-    return CallForms(calls=calls, bindings=bindings)
+        call = _entry(target)
+        if call is not None:
+            calls[entry.api_id] = call
+            _add_overloads(overloads, call.api_id, target)
+    return CallForms(calls=calls, bindings=bindings, overloads=overloads)
+
+
+_ANYTHING = frozenset({griffe.ParameterKind.var_positional, griffe.ParameterKind.var_keyword})
+
+
+def _add_overloads(out: dict[str, tuple[ApiEntry, ...]], api_id: str, function: Any) -> None:
+    """``function``'s overloads under ``api_id``, when its own signature takes anything."""
+    if api_id in out:
+        return
+    declared = list(getattr(function, "overloads", None) or ())
+    if len(declared) < 2 or not any(p.kind in _ANYTHING for p in function.parameters):
+        return
+    found = [e for o in declared if (e := _entry(o)) is not None]
+    if len(found) == len(declared):  # every one read, or none trusted
+        out[api_id] = tuple(found)
+
+
+def _entry(function: Any) -> ApiEntry | None:
+    try:
+        return api_entry(function)
+    except (griffe.AliasResolutionError, griffe.CyclicAliasError, ValueError, AttributeError):
+        return None  # a signature griffe cannot read: not checked
 
 
 def _get(collection: Any, path: str) -> Any:

@@ -1,0 +1,211 @@
+"""Workers: take the index's queued jobs and do them, each job once (``docmentor worker``).
+
+Any process that shares the index queues work (:func:`queue_job`: the CLI, an MCP server, a
+replica's schedule); any number of workers take it (:func:`run_worker`), on one machine or
+many when the index is in PostgreSQL. A worker beats a heartbeat while a job runs; a job
+whose worker died is taken again by another (:mod:`docmentor.store.jobs`).
+
+Kinds and their arguments:
+
+- ``refresh`` — ``source`` (one source; default every source), ``prune`` (bool).
+- ``readme-llm`` — ``library``, ``out`` (required), ``docs_path``, ``version``.
+- ``repo-docs`` — ``root`` (required), ``out``, ``update`` (bool), ``llm`` (bool: use the model
+  configured by the environment, as ``repo-docs generate`` does; default false).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import socket
+import threading
+import time
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from docmentor.errors import UsageError
+from docmentor.store import jobs as job_table
+from docmentor.store.jobs import JobRow
+
+if TYPE_CHECKING:
+    from docmentor.engine import Docmentor
+
+__all__ = [
+    "JOB_KINDS",
+    "get_job",
+    "list_jobs",
+    "queue_job",
+    "run_one_job",
+    "run_worker",
+    "wait_for_job",
+    "worker_name",
+]
+
+log = logging.getLogger(__name__)
+
+#: kind → (required arguments, optional arguments)
+JOB_KINDS: Mapping[str, tuple[frozenset[str], frozenset[str]]] = {
+    "refresh": (frozenset(), frozenset({"source", "prune"})),
+    "readme-llm": (frozenset({"library", "out"}), frozenset({"docs_path", "version"})),
+    "repo-docs": (frozenset({"root"}), frozenset({"out", "update", "llm"})),
+}
+
+
+def worker_name() -> str:
+    """This process's name in the job table: host and process id."""
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
+def _check(kind: str, args: Mapping[str, Any]) -> None:
+    if kind not in JOB_KINDS:
+        raise UsageError(f"unknown job kind {kind!r}", hint=f"one of: {', '.join(JOB_KINDS)}")
+    required, optional = JOB_KINDS[kind]
+    missing = sorted(required - set(args))
+    unknown = sorted(set(args) - required - optional)
+    if missing:
+        raise UsageError(f"a {kind} job needs {', '.join(missing)}")
+    if unknown:
+        raise UsageError(
+            f"a {kind} job takes no {', '.join(unknown)}",
+            hint=f"it takes: {', '.join(sorted(required | optional))}",
+        )
+
+
+def queue_job(
+    engine: Docmentor,
+    kind: str,
+    args: Mapping[str, Any] | None = None,
+    *,
+    dedupe: str | None = None,
+    min_interval: float = 0.0,
+) -> tuple[JobRow, bool]:
+    """Queue a job in ``engine``'s index for a worker; (the job, whether it is new — False
+    when the same ``dedupe`` key is queued, running or finished within ``min_interval`` s)."""
+    data = dict(args or {})
+    _check(kind, data)
+    return job_table.enqueue_job(engine.store, kind, data, dedupe=dedupe, min_interval=min_interval)
+
+
+def get_job(engine: Docmentor, job_id: int) -> JobRow:
+    return job_table.get_job(engine.store, job_id)
+
+
+def list_jobs(engine: Docmentor, *, status: str | None = None, limit: int = 50) -> list[JobRow]:
+    return job_table.list_jobs(engine.store, status=status, limit=limit)
+
+
+def _do(engine: Docmentor, job: JobRow) -> Any:
+    """Run one job; its JSON result."""
+    args = job.args
+    if job.kind == "refresh":
+        from docmentor.scheduler import refresh_pass
+
+        reports = refresh_pass(engine, args.get("source"), prune=bool(args.get("prune", False)), embed=True)
+        return [r.to_dict() for r in reports]
+    if job.kind == "readme-llm":
+        from docmentor.library import generate
+
+        result = generate(
+            engine,
+            library=str(args["library"]),
+            docs_path=args.get("docs_path"),
+            version=args.get("version"),
+            out=Path(str(args["out"])),
+        )
+        return result.to_dict()
+    from docmentor.llm import LLMConfig
+    from docmentor.repodocs.generation import generate_repo_docs
+
+    out = args.get("out")
+    run = generate_repo_docs(
+        engine,
+        Path(str(args["root"])),
+        llm=LLMConfig.from_env() if args.get("llm") else None,
+        out=None if out is None else Path(str(out)),
+        update=bool(args.get("update", False)),
+    )
+    return run.to_dict()
+
+
+def run_one_job(
+    engine: Docmentor,
+    name: str | None = None,
+    *,
+    kinds: tuple[str, ...] = (),
+    stale_after: float = 120.0,
+    beat_every: float = 10.0,
+) -> JobRow | None:
+    """Take one queued job and do it; the finished job, or None when none waited.
+
+    A job that raises is recorded as failed with its error (the worker goes on)."""
+    name = name or worker_name()
+    job = job_table.claim_job(engine.store, name, kinds=kinds, stale_after=stale_after)
+    if job is None:
+        return None
+    stop = threading.Event()
+
+    def beat() -> None:
+        while not stop.wait(beat_every):
+            if not job_table.heartbeat(engine.store, job.id, name):
+                return
+
+    beater = threading.Thread(target=beat, name=f"job-{job.id}-heartbeat", daemon=True)
+    beater.start()
+    try:
+        _check(job.kind, job.args)
+        result = _do(engine, job)
+    except Exception as exc:  # a job's failure is its record, not the worker's end
+        log.warning("job %s (%s) failed: %s", job.id, job.kind, exc)
+        stop.set()
+        job_table.finish_job(engine.store, job.id, name, error=f"{type(exc).__name__}: {exc}")
+    else:
+        stop.set()
+        job_table.finish_job(engine.store, job.id, name, result=result)
+    finally:
+        stop.set()
+        beater.join()
+    return job_table.get_job(engine.store, job.id)
+
+
+def run_worker(
+    engine: Docmentor,
+    name: str | None = None,
+    *,
+    once: bool = False,
+    poll: float = 2.0,
+    max_jobs: int | None = None,
+    kinds: tuple[str, ...] = (),
+    stop: threading.Event | None = None,
+    on_job: Callable[[JobRow], None] | None = None,
+) -> int:
+    """Do queued jobs until ``stop`` is set (or, with ``once``, until none waits, or after
+    ``max_jobs``); waits ``poll`` seconds between looks at an empty queue. Returns the number
+    of jobs done (failed ones included)."""
+    if poll <= 0:
+        raise UsageError("the poll interval must be positive")
+    stop = stop or threading.Event()
+    done = 0
+    while not stop.is_set() and (max_jobs is None or done < max_jobs):
+        job = run_one_job(engine, name, kinds=kinds)
+        if job is None:
+            if once:
+                break
+            stop.wait(poll)
+            continue
+        done += 1
+        if on_job is not None:
+            on_job(job)
+    return done
+
+
+def wait_for_job(engine: Docmentor, job_id: int, *, timeout: float, poll: float = 0.2) -> JobRow:
+    """The job once it is done or failed; TimeoutError after ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    while True:
+        job = get_job(engine, job_id)
+        if job.status in ("done", "failed"):
+            return job
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"job {job_id} is still {job.status}")
+        time.sleep(poll)

@@ -1,0 +1,104 @@
+"""Jobs queued in the index and done once by workers (docmentor/worker.py, `docmentor jobs`,
+`docmentor worker`), on a real index and real sources."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from clitool import Cli
+from docmentor.engine import Docmentor
+from docmentor.errors import UsageError
+from docmentor.worker import get_job, queue_job, run_one_job, run_worker, wait_for_job
+
+
+def _docs(root: Path) -> Path:
+    docs = root / "docs"
+    docs.mkdir(parents=True)
+    (docs / "index.md").write_text("# Guide\n\nHow to configure retries.\n", encoding="utf-8")
+    return docs
+
+
+def test_a_queued_refresh_is_done_by_a_worker(tmp_path: Path) -> None:
+    docs = _docs(tmp_path)
+    engine = Docmentor(tmp_path / "index")
+    engine.add(docs, name="guide")
+    (docs / "more.md").write_text("# Timeouts\n\nSet a timeout on every call.\n", encoding="utf-8")
+    job, new = queue_job(engine, "refresh", {"source": "guide"}, dedupe="refresh:guide")
+    assert new and job.status == "queued"
+    assert not queue_job(engine, "refresh", {"source": "guide"}, dedupe="refresh:guide")[1]
+    assert run_worker(engine, "w1", once=True) == 1
+    done = get_job(engine, job.id)
+    assert done.status == "done" and done.worker == "w1"
+    assert done.result[0]["source"] == "guide" and done.result[0]["added"] == 1
+    assert engine.search("timeout on every call", limit=1)[0].path == "more.md"
+    engine.close()
+
+
+def test_a_failing_job_is_recorded_and_the_worker_goes_on(tmp_path: Path) -> None:
+    engine = Docmentor(tmp_path / "index")
+    engine.add(_docs(tmp_path), name="guide")
+    bad, _ = queue_job(engine, "refresh", {"source": "nope"})
+    good, _ = queue_job(engine, "refresh", {})
+    assert run_worker(engine, "w", once=True) == 2
+    failed = get_job(engine, bad.id)
+    assert failed.status == "failed" and "nope" in (failed.error or "")
+    assert get_job(engine, good.id).status == "done"
+    assert run_one_job(engine, "w") is None  # nothing left
+    engine.close()
+
+
+def test_a_job_is_checked_when_queued(tmp_path: Path) -> None:
+    engine = Docmentor(tmp_path / "index")
+    with pytest.raises(UsageError, match="unknown job kind"):
+        queue_job(engine, "reboot", {})
+    with pytest.raises(UsageError, match="needs library, out"):
+        queue_job(engine, "readme-llm", {})
+    with pytest.raises(UsageError, match="takes no colour"):
+        queue_job(engine, "refresh", {"colour": "red"})
+    engine.close()
+
+
+def test_jobs_and_worker_from_the_command_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    cli = Cli(tmp_path / "index", capsys)
+    cli.ok("add", str(_docs(tmp_path)), "--name", "guide")
+    queued = cli.json("jobs", "add", "refresh", "--arg", "source=guide", "--arg", "prune=false")
+    assert queued["queued"] and queued["args"] == {"source": "guide", "prune": False}
+    assert cli.json("jobs", "list", "--status", "queued")["jobs"][0]["id"] == queued["id"]
+    rc, out, err = cli("worker", "--once")
+    assert rc == 0 and f"{queued['id']}\trefresh\tdone" in out and "1 job done" in err
+    shown = cli.json("jobs", "list")["jobs"][0]
+    assert shown["status"] == "done" and shown["result"][0]["source"] == "guide"
+    assert "error: unknown job kind" in cli.fails("jobs", "add", "reboot")
+    assert "KEY=VALUE" in cli.fails("jobs", "add", "refresh", "--arg", "source")
+    assert "no job 99" in cli.fails("jobs", "show", "99")
+
+
+_WORKER = """
+import sys
+from docmentor.engine import Docmentor
+from docmentor.worker import run_worker
+engine = Docmentor(sys.argv[1])
+print(run_worker(engine, sys.argv[2], once=True))
+"""
+
+
+def test_workers_in_two_processes_share_the_queue_and_do_each_job_once(tmp_path: Path) -> None:
+    engine = Docmentor(tmp_path / "index")
+    engine.add(_docs(tmp_path), name="guide")
+    ids = [queue_job(engine, "refresh", {"source": "guide"})[0].id for _ in range(6)]
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", _WORKER, str(tmp_path / "index"), f"p{i}"],
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        for i in range(2)
+    ]
+    counts = [int(p.communicate(timeout=120)[0].strip()) for p in procs]
+    assert sum(counts) == len(ids)
+    assert {wait_for_job(engine, i, timeout=5).status for i in ids} == {"done"}
+    engine.close()
