@@ -279,6 +279,9 @@ def test_host_and_origin_are_checked_on_every_bind(tmp_path: Path, serve: Any) -
     port = insecure.port
     assert _post(port).status_code == 200  # 127.0.0.1:PORT, a loopback name of a wildcard bind
     assert _post(port, host=f"docs.internal:{port}").status_code == 200  # --allow-host
+    assert _post(port, host="docs.internal").status_code == 200  # bare: a reverse proxy on 443 sends it
+    assert _post(port, host="docs.internal:9999").status_code == 421  # but no other port
+    assert _post(port, host="127.0.0.1").status_code == 421  # only names given with --allow-host go bare
     assert _post(port, host=f"docs.internal:{port}", origin=f"http://docs.internal:{port}").status_code == 200
     assert _post(port, host=f"evil.example:{port}").status_code == 421
     assert _post(port, origin="http://evil.example").status_code == 403

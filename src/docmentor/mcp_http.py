@@ -93,15 +93,23 @@ def _with_port(name: str, port: int) -> str:
     return name if ":" in name else f"{name}:{port}"
 
 
+def _has_port(name: str) -> bool:
+    return "]:" in name if name.startswith("[") else name.count(":") == 1
+
+
 def allowed_hosts(host: str, port: int, extra: list[str]) -> list[str]:
-    """The Host header values this server answers to."""
+    """The Host header values this server answers to. A ``--allow-host`` NAME without a port
+    is also answered bare: behind a reverse proxy on 443 (or 80) clients send ``Host: NAME``."""
     bare = host.strip("[]")
     names = [_with_port(bare, port)] if bare not in _WILDCARDS else []
     if bare in _WILDCARDS or is_loopback(bare):
         names += [f"{n}:{port}" for n in _LOOPBACK_NAMES]
     if bare in _WILDCARDS:
         names += [f"{socket.gethostname()}:{port}", f"{socket.getfqdn()}:{port}"]
-    names += [_with_port(n, port) for n in extra if n.strip()]
+    for name in (n.strip() for n in extra if n.strip()):
+        names.append(_with_port(name, port))
+        if not _has_port(name):
+            names.append(f"[{name}]" if name.count(":") > 1 else name)
     return list(dict.fromkeys(names))
 
 

@@ -77,7 +77,8 @@ def serve(
         list[str] | None,
         typer.Option(
             "--allow-host",
-            help="HTTP: another Host header name clients use, NAME or NAME:PORT (repeatable).",
+            help="HTTP: another Host header name clients use, NAME or NAME:PORT (repeatable); a NAME "
+            "without a port is answered bare too, as a reverse proxy on 443 sends it.",
         ),
     ] = None,
     oauth_issuer: Annotated[
