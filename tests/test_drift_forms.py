@@ -250,6 +250,23 @@ FORMS: dict[str, tuple[str, list[tuple[str, str, str | None]]]] = {
     "method misspelt": (DB + "db.tabel('t')", [(MISSING, "db.tabel", "did you mean db.table?")]),
     "method keyword": (DB + "db.table(nme='t')", [(INVALID, "db.table", "did you mean name=?")]),
     "method positional": (DB + "db.table('t', 'u')", [(INVALID, "db.table", COUNT)]),
+    # the value reached through `with`, an annotation, `await`, `:=` and import aliases
+    "through with": (
+        "with mx.connect('p') as db:\n    db.tabel('t')",
+        [(MISSING, "db.tabel", "did you mean db.table?")],
+    ),
+    "through an annotation": (
+        "def f(db: mx.Database):\n    db.table(nme='t')",
+        [(INVALID, "db.table", "did you mean name=?")],
+    ),
+    "through await": (
+        "async def main():\n    db = await mx.connect('p')\n    db.tabel('t')",
+        [(MISSING, "db.tabel", "did you mean db.table?")],
+    ),
+    "through an alias": (
+        "import mx as m\nfrom mx import Database as DB\nm.conect()\nDB.memory(strct=1)",
+        [(MISSING, "m.conect", "did you mean m.connect?"), (INVALID, "DB.memory", "did you mean strict=?")],
+    ),
     # factory(...).method, through typed returns
     "factory ok": ("mx.connect('p').table('t').insert({}, replace=True)", []),
     "factory misspelt": (
