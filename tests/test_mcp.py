@@ -100,7 +100,7 @@ def test_tools_annotations_and_instructions(engine: Docmentor) -> None:
         assert ann is not None and ann.read_only_hint is True and ann.destructive_hint is False, name
     ann = by_name["refresh_sources"].annotations
     assert ann is not None and ann.read_only_hint is False
-    assert set(by_name["search_docs"].input_schema["properties"]) == {"query", "limit", "source"}
+    assert set(by_name["search_docs"].input_schema["properties"]) == {"query", "limit", "source", "version"}
     assert by_name["search_docs"].input_schema["required"] == ["query"]
     assert set(by_name["get_doc"].input_schema["properties"]) == {"url_or_path", "offset", "limit", "lines"}
     assert {"url_or_path", "query"} <= set(by_name["get_doc_excerpt"].input_schema["properties"])

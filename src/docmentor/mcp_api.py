@@ -14,7 +14,7 @@ from pydantic import Field
 from docmentor import DocmentorError
 from docmentor import mcp_schemas as out
 from docmentor.mcp_contract import READ_ONLY, now, run, structured, tool
-from docmentor.mcp_schemas import MAX_FIND_RESULTS
+from docmentor.mcp_schemas import KB_VERSION_DESCRIPTION, MAX_FIND_RESULTS, VERSION_PATTERN
 
 if TYPE_CHECKING:
     from docmentor import Docmentor
@@ -52,19 +52,26 @@ def api_tools(server: MCPServer, engine: Docmentor, *, api: bool, feedback: bool
             library: Annotated[
                 str | None, Field(description="The library (when several are registered).")
             ] = None,
+            version: Annotated[
+                str | None, Field(pattern=VERSION_PATTERN, description=KB_VERSION_DESCRIPTION)
+            ] = None,
         ) -> Annotated[CallToolResult, out.OverviewOut]:
             """Overview of a library from its generated knowledge base: aspect is "architecture"
             (key modules and classes), "quickstart" (install and first example), "concepts" or "all".
             Name the library when several are registered (the instructions list them). States
             the library version it describes."""
             session.record("get_library_overview", {"aspect": aspect, "library": library})
-            return structured((await run(lambda: knowledge.overview(library, aspect=aspect))).to_dict())
+            found = await run(lambda: knowledge.overview(library, aspect=aspect, version=version or None))
+            return structured(found.to_dict())
 
         @tool(server, annotations=READ_ONLY, title="Find an API")
         async def find_api(
             query: Annotated[str, Field(description='The task in words ("stream a large download").')],
             max_results: Annotated[int, Field(ge=1, le=MAX_FIND_RESULTS, description="How many APIs.")] = 5,
             library: Annotated[str | None, Field(description="Only this library.")] = None,
+            version: Annotated[
+                str | None, Field(pattern=VERSION_PATTERN, description=KB_VERSION_DESCRIPTION)
+            ] = None,
         ) -> Annotated[CallToolResult, out.FindApiOut]:
             """Find the library functions, classes and methods that do a task, with their real
             signatures (introspected from the installed package), parameters, return types and
@@ -73,7 +80,9 @@ def api_tools(server: MCPServer, engine: Docmentor, *, api: bool, feedback: bool
             the library marks deprecated says so ("deprecated": the reason, often the
             replacement) and comes after what replaces it."""
             session.record("find_api", {"query": query, "max_results": max_results, "library": library})
-            call = lambda: knowledge.find_api(query, max_results=max_results, library=library or None)  # noqa: E731
+            call = lambda: knowledge.find_api(  # noqa: E731
+                query, max_results=max_results, library=library or None, version=version or None
+            )
             # a few milliseconds once the index and the model are loaded: in the event loop,
             # sparing a worker thread's two hand-overs (~1 ms of a round trip); else in one
             found = now(call) if knowledge.ready() else await run(call)
@@ -88,6 +97,9 @@ def api_tools(server: MCPServer, engine: Docmentor, *, api: bool, feedback: bool
             ] = None,
             complexity: Annotated[Complexity, Field(description="How involved an example.")] = "any",
             library: Annotated[str | None, Field(description="Only this library.")] = None,
+            version: Annotated[
+                str | None, Field(pattern=VERSION_PATTERN, description=KB_VERSION_DESCRIPTION)
+            ] = None,
         ) -> Annotated[CallToolResult, out.ExamplesOut]:
             """Working code examples from the library's documentation for a task; examples using
             apis_involved (api ids or names from find_api) come first. complexity: beginner,
@@ -102,6 +114,7 @@ def api_tools(server: MCPServer, engine: Docmentor, *, api: bool, feedback: bool
                     apis_involved=apis_involved,
                     complexity=complexity,
                     library=library or None,
+                    version=version or None,
                 )
             )
             return structured(found.to_dict())

@@ -33,6 +33,14 @@ CONTEXT_CHARS = EXCERPT_CONTEXT_RANGE  # get_doc_excerpt characters around a mat
 MAX_SECTIONS = 100  # assemble's --sections
 MAX_DEPTH = 2  # assemble's --depth
 LINES_PATTERN = r"^\s*\d+\s*(-\s*\d+\s*)?$"
+#: a library version, as ``docmentor add --version`` takes it (``0.27``, ``2.1.0``, ``1.0.0-beta.1``)
+VERSION_PATTERN = r"^v?[0-9][A-Za-z0-9_.+!-]{0,63}$"
+VERSION_DESCRIPTION = (
+    "Only this version of the library (e.g. 0.27; default: the one the project pins, else the newest)."
+)
+KB_VERSION_DESCRIPTION = (
+    "That version's knowledge base (e.g. 0.27; default: the one the project pins, else the newest)."
+)
 
 Count = Annotated[int, Field(ge=0, description="A count of issues or items (0 or more).")]
 MaybeCount = Annotated[int | None, Field(ge=0, description="A count (0 or more); omitted: unknown.")]
@@ -66,6 +74,9 @@ class SearchResult(TypedDict):
     snippet: str
     indexed_at: str
     source_version: str | None
+    #: why this version of the library answered: "asked", "pinned" or "newest" (only when
+    #: several versions of it are indexed, or one was asked for)
+    version_reason: NotRequired[str]
     also: list[AlsoHit]
 
 
@@ -87,6 +98,7 @@ class DocPageOut(TypedDict):
     stale: bool
     error: str | None
     indexed_at: str
+    source_version: NotRequired[str | None]  # the library version of the document's source
 
 
 class Excerpt(TypedDict):
@@ -113,6 +125,9 @@ class SourceRow(TypedDict):
     target: str
     title: str | None
     version: str | None
+    #: where version was read: given, pyproject.toml, package.json, setup.cfg, llms.txt, installed
+    version_origin: NotRequired[str | None]
+    library: NotRequired[str]  # the source's name without @VERSION: one library's versions share it
     documents: int
     sections: int
     stale_documents: int
@@ -362,6 +377,7 @@ class OverviewOut(TypedDict):
     description: str | None
     versions: dict[str, str | None]
     warnings: list[str]
+    version_reasons: NotRequired[dict[str, str]]  # library → "asked", "pinned" or "newest"
 
 
 class ApiParameter(TypedDict, total=False):
@@ -473,6 +489,7 @@ class FindApiOut(TypedDict):
     results: Annotated[list[ApiResult], FlatSchema()]  # each call's answer is checked against it
     versions: Annotated[dict[str, str | None], FlatSchema()]
     warnings: list[str]
+    version_reasons: NotRequired[dict[str, str]]  # library → "asked", "pinned" or "newest"
 
 
 class Example(TypedDict, total=False):
@@ -496,6 +513,7 @@ class ExamplesOut(TypedDict):
     examples: list[Example]
     versions: dict[str, str | None]
     warnings: list[str]
+    version_reasons: NotRequired[dict[str, str]]  # library → "asked", "pinned" or "newest"
 
 
 class ReportOut(TypedDict):

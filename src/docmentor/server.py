@@ -57,6 +57,8 @@ from docmentor.mcp_schemas import (
     MAX_SEARCH_LIMIT,
     MAX_SECTIONS,
     MIN_DIGEST_TOKENS,
+    VERSION_DESCRIPTION,
+    VERSION_PATTERN,
     DigestFormat,
 )
 
@@ -348,17 +350,23 @@ def _docs_tools(server: MCPServer, engine: Docmentor, state: ServerState) -> Non
         query: Annotated[str, Field(description="What to look for: a question, keywords or API names.")],
         limit: Annotated[int, Field(ge=1, le=MAX_SEARCH_LIMIT, description="How many sections.")] = 5,
         source: Annotated[str | None, Field(description="Only this source (see list_sources).")] = None,
+        version: Annotated[
+            str | None,
+            Field(pattern=VERSION_PATTERN, description=VERSION_DESCRIPTION),
+        ] = None,
     ) -> Annotated[CallToolResult, out.SearchOut]:
         """Search the indexed documentation and return the best-matching sections, best first.
 
         Each result has source, path, url, title, heading, heading_path, line_start/line_end
-        (1-based, in the original file), score and a snippet. Ask in words or with identifiers
-        (`httpx.AsyncClient`, `max_connections`). Use get_doc_excerpt, or get_doc with
-        lines="START-END", to read more.
+        (1-based, in the original file), score, a snippet and source_version. Ask in words or
+        with identifiers (`httpx.AsyncClient`, `max_connections`). Use get_doc_excerpt, or
+        get_doc with lines="START-END", to read more. Where several versions of a library are
+        indexed, the project's pinned one answers (else the newest) unless version names one;
+        version_reason says why.
         """
         if not query.strip():  # as the CLI: a blank query is a mistake, not a search for nothing
             raise _tool_error(UsageError("empty query", hint="ask in words, or with an identifier"))
-        hits = _now(lambda: engine.search(query, source=source or None, limit=limit))
+        hits = _now(lambda: engine.search(query, source=source or None, version=version or None, limit=limit))
         return _structured({"query": query, "results": [h.to_dict() for h in hits]})
 
     @tool(server, annotations=READ_ONLY, title="Read a document")
@@ -457,6 +465,10 @@ def _assemble_tools(server: MCPServer, engine: Docmentor) -> None:
             Field(ge=1, le=MAX_SECTIONS, description="At most this many sections (before cross-references)."),
         ] = 20,
         source: Annotated[str | None, Field(description="Only this source (see list_sources).")] = None,
+        version: Annotated[
+            str | None,
+            Field(pattern=VERSION_PATTERN, description=VERSION_DESCRIPTION),
+        ] = None,
         format: Annotated[
             DigestFormat, Field(description='"markdown" (read it directly) or "json" (structured).')
         ] = "markdown",
@@ -481,6 +493,7 @@ def _assemble_tools(server: MCPServer, engine: Docmentor) -> None:
                 source=source or None,
                 allow_empty=True,
                 fmt=format,
+                version=version or None,
             )
         )
         note = None

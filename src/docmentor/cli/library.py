@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated
 
@@ -201,17 +202,25 @@ def api_find(
     query: Annotated[str, typer.Argument(help="The task, in words.")],
     library: Annotated[str | None, typer.Option("--library", "-l", help="Only this library.")] = None,
     limit: Annotated[int, typer.Option("--limit", help="How many APIs.")] = 5,
+    version: Annotated[
+        str | None,
+        typer.Option(
+            "--version",
+            help="That version's knowledge base (default: the one your project pins, else the newest).",
+        ),
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """Find the APIs that do a task, with their real signatures."""
     if not 1 <= limit <= 50:
         raise UsageError("--limit must be between 1 and 50")
-    found = open_knowledge().find_api(query, max_results=limit, library=library)
+    found = open_knowledge().find_api(query, max_results=limit, library=library, version=version)
     if as_json:
         emit(found.to_dict())
         return
     for w in found.warnings:
         print(f"warning: {w}", file=sys.stderr)
+    _say_versions(found.versions, found.version_reasons)
     if not found.results:
         print(f"no API matches {query!r}")
     for r in found.results:
@@ -241,15 +250,25 @@ def api_examples(
         ),
     ] = "any",
     library: Annotated[str | None, typer.Option("--library", "-l", help="Only this library.")] = None,
+    version: Annotated[
+        str | None,
+        typer.Option(
+            "--version",
+            help="That version's knowledge base (default: the one your project pins, else the newest).",
+        ),
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """Code examples from the documentation for a task."""
-    found = open_knowledge().get_examples(task, apis_involved=api, complexity=complexity, library=library)
+    found = open_knowledge().get_examples(
+        task, apis_involved=api, complexity=complexity, library=library, version=version
+    )
     if as_json:
         emit(found.to_dict())
         return
     for w in found.warnings:
         print(f"warning: {w}", file=sys.stderr)
+    _say_versions(found.versions, found.version_reasons)
     if not found.examples:
         print(f"no example matches {task!r}")
     for ex in found.examples:
@@ -263,15 +282,29 @@ def api_overview(
     aspect: Annotated[
         str, typer.Option("--aspect", help="Which part.", click_type=click.Choice(ASPECT_CHOICES))
     ] = "all",
+    version: Annotated[
+        str | None,
+        typer.Option(
+            "--version",
+            help="That version's knowledge base (default: the one your project pins, else the newest).",
+        ),
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """The library's overview from its knowledge base."""
-    overview = open_knowledge().overview(library, aspect=aspect)
+    overview = open_knowledge().overview(library, aspect=aspect, version=version)
     if as_json:
         emit(overview.to_dict())
         return
+    _say_versions(overview.versions, overview.version_reasons)
     print(f"# {overview.library} {overview.versions.get(overview.library) or ''}".rstrip())
     print(overview.overview)
+
+
+def _say_versions(versions: Mapping[str, str | None], reasons: Mapping[str, str]) -> None:
+    """Which version of each library answered, where one was chosen among several."""
+    for lib, why in sorted(reasons.items()):
+        print(f"note: {lib} {versions.get(lib) or '(version unknown)'} answered ({why})", file=sys.stderr)
 
 
 @feedback_app.command("analyze", short_help="What agents failed to find, and what to fix.")

@@ -48,9 +48,10 @@ class FoundVersion:
 
 
 def library_of(source: str) -> str:
-    """The library a source name belongs to: ``httpx@0.27`` → ``httpx``; a name without a
-    version is its own library."""
-    return source.partition("@")[0]
+    """The library a source (or knowledge base) name belongs to: ``httpx@0.27`` → ``httpx``;
+    a name without a version is its own library (``@scope/pkg`` too)."""
+    head, at, _ = source.rpartition("@")
+    return head if at and head else source
 
 
 def versioned_name(library: str, version: str) -> str:

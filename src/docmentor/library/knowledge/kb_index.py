@@ -13,23 +13,31 @@ from pydantic import BaseModel, ValidationError
 
 from docmentor.errors import StoreError
 from docmentor.library.models import ApiEntry, Example
-from docmentor.store.kb import KbRecords, load_entry_records, load_example_records, register_records
+from docmentor.store.kb import (
+    KbRecords,
+    list_kbs,
+    load_entry_records,
+    load_example_records,
+    register_records,
+)
 
 if TYPE_CHECKING:
     from docmentor.library.knowledge.kb_schema import KnowledgeBase
     from docmentor.store.db import Store
 
-__all__ = ["load_entries", "load_examples", "register_kb"]
+__all__ = ["load_entries", "load_examples", "register_kb", "registered_name"]
 
 M = TypeVar("M", bound=BaseModel)
 
 
 def register_kb(store: Store, kb: KnowledgeBase) -> int:
-    """Register ``kb`` for its library, replacing the library's rows; returns the new generation."""
+    """Register ``kb`` for its library, replacing the library's rows of the same version;
+    returns the new generation. Another version of the library stays registered beside it:
+    this one under ``LIBRARY@VERSION`` (:func:`registered_name`)."""
     return register_records(
         store,
         KbRecords(
-            library=kb.index.library,
+            library=registered_name(store, kb.index.library, kb.index.version),
             version=kb.index.version,
             path=str(kb.path.resolve()),
             generated_at=kb.index.generated_at,
@@ -40,6 +48,25 @@ def register_kb(store: Store, kb: KnowledgeBase) -> int:
             vectors=kb.vectors,
         ),
     )
+
+
+def registered_name(store: Store, library: str, version: str | None) -> str:
+    """The name a knowledge base of ``library`` at ``version`` is registered under: that of
+    the registered one of the same version, else the library's own name when it is free or
+    holds no known version (regenerating replaces it, as before versions), else
+    ``LIBRARY@VERSION``, beside the other versions."""
+    from docmentor.sources.project_files import same_version
+    from docmentor.sources.versions import library_of, versioned_name
+
+    if not version:
+        return library
+    registered = {r.library: r.version for r in list_kbs(store)}
+    for name, theirs in registered.items():
+        if library_of(name) == library and theirs and same_version(theirs, version):
+            return name
+    if registered.get(library) is None:  # free, or of no known version
+        return library
+    return versioned_name(library, version)
 
 
 def load_entries(store: Store, library: str) -> list[ApiEntry]:

@@ -7,7 +7,7 @@ What ``LibraryKnowledge`` answers: each one's ``to_dict()`` is the JSON ``docmen
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -94,6 +94,9 @@ class FoundApis:
     results: tuple[ApiMatch, ...]
     versions: Mapping[str, str | None]
     warnings: tuple[str, ...]
+    #: library → why that version's knowledge base answered ("asked", "pinned", "newest"),
+    #: where several versions are registered or one was asked for (in the JSON only then)
+    version_reasons: Mapping[str, str] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -101,6 +104,7 @@ class FoundApis:
             "results": [r.to_dict() for r in self.results],
             "versions": dict(self.versions),
             "warnings": list(self.warnings),
+            **({"version_reasons": dict(self.version_reasons)} if self.version_reasons else {}),
         }
 
 
@@ -151,6 +155,7 @@ class FoundExamples:
     examples: tuple[ExampleMatch, ...]
     versions: Mapping[str, str | None]
     warnings: tuple[str, ...]
+    version_reasons: Mapping[str, str] = field(default_factory=dict)  # as FoundApis's
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -158,6 +163,7 @@ class FoundExamples:
             "examples": [e.to_dict() for e in self.examples],
             "versions": dict(self.versions),
             "warnings": list(self.warnings),
+            **({"version_reasons": dict(self.version_reasons)} if self.version_reasons else {}),
         }
 
 
@@ -173,6 +179,7 @@ class LibraryOverview:
     description: str | None
     versions: Mapping[str, str | None]
     warnings: tuple[str, ...]
+    version_reasons: Mapping[str, str] = field(default_factory=dict)  # as FoundApis's
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -182,6 +189,7 @@ class LibraryOverview:
             "description": self.description,
             "versions": dict(self.versions),
             "warnings": list(self.warnings),
+            **({"version_reasons": dict(self.version_reasons)} if self.version_reasons else {}),
         }
 
 

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -29,6 +31,7 @@ from docmentor.sources.project_files import pinned_version, requirement, require
 
 if TYPE_CHECKING:
     from docmentor.engine import Docmentor
+    from docmentor.store.kb import KbRow
 
 log = logging.getLogger(__name__)
 
@@ -37,7 +40,12 @@ COMPLEXITIES = ("beginner", "intermediate", "advanced", "any")
 
 
 class LibraryKnowledge:
-    """find_api / get_examples / get_library_overview over the registered knowledge bases."""
+    """find_api / get_examples / get_library_overview over the registered knowledge bases.
+
+    Where several versions of a library's knowledge base are registered (``httpx`` and
+    ``httpx@0.28``), one answers: the ``version`` asked for, else the one the project in
+    ``cwd`` pins, else the newest; each answer says which (``versions``) and why
+    (``version_reasons``)."""
 
     def __init__(
         self, engine: Docmentor, *, cwd: Path | None = None, ranking: ApiRankingConfig = DEFAULT
@@ -48,50 +56,130 @@ class LibraryKnowledge:
         self.cwd = cwd or Path.cwd()
         self.ranking = ranking
         self._lock = threading.Lock()
-        self._key: tuple[tuple[str, int], ...] = ()
-        self._index: ApiIndex | None = None
-        self._versions: dict[str, str | None] = {}
+        self._key: tuple[tuple[str, int], ...] = ()  # every registered knowledge base's generation
+        self._index: ApiIndex | None = None  # the default selection's (no version asked)
+        self._built: dict[tuple[tuple[str, str, int], ...], _Built] = {}  # by selection
+        self._versions: dict[str, str | None] = {}  # library → the version that answers by default
         self._distributions: dict[str, str] = {}
 
     # -- loading ------------------------------------------------------------------------
-    def index(self) -> ApiIndex:
-        from docmentor.library.knowledge.kb_index import load_entries, load_examples
-        from docmentor.store.kb import list_kbs, load_metadata, load_vectors
+    def index(self, library: str | None = None, version: str | None = None) -> ApiIndex:
+        """The API index over one knowledge base per library: ``version`` of ``library`` (of
+        every library that has it, without ``library``), else the pinned or newest version.
 
-        rows = list_kbs(self.engine.store)
-        key = tuple(sorted((r.library, r.generation) for r in rows))
+        Raises:
+            NotFoundError: no knowledge base of ``library`` describes ``version`` (the hint
+                lists the versions registered).
+        """
+        return self._answering(library, version).index
+
+    def _answering(self, library: str | None, version: str | None) -> _Answering:
+        from docmentor.store.kb import list_kbs
+
         with self._lock:
-            if self._index is None or key != self._key:
-                with self.engine.store.snapshot():  # registry, entries and examples of one generation
-                    rows = list_kbs(self.engine.store)
-                    key = tuple(sorted((r.library, r.generation) for r in rows))
-                    libs = {
-                        r.library: (
-                            load_entries(self.engine.store, r.library),
-                            load_examples(self.engine.store, r.library),
-                        )
-                        for r in rows
-                    }
-                    vectors = {r.library: load_vectors(self.engine.store, r.library) for r in rows}
-                    settings = {
-                        r.library: load_metadata(self.engine.store, r.library).get("settings", {})
-                        for r in rows
-                    }
-                    docs = {lib: s.get("docs_source") for lib, s in settings.items()}
-                self._index = ApiIndex(
-                    libs,
-                    vectors={lib: v for lib, v in vectors.items() if v is not None and v.model == MODEL_ID},
-                    docs_sources={
-                        lib: src for lib, src in docs.items() if src and self.engine.store.has_source(src)
-                    },
-                    section_search=self._section_search,
-                    embedder=get_embedder,  # a query runs on one thread, the rankings beside it
-                    config=self.ranking,
-                )
-                self._versions = {r.library: r.version for r in rows}
-                self._distributions = {lib: str(s.get("distribution") or "") for lib, s in settings.items()}
-                self._key = key
-            return self._index
+            with self.engine.store.snapshot():  # registry, entries and examples of one generation
+                rows = list_kbs(self.engine.store)
+                chosen, reasons, notes = self._select(rows, library, version)
+                key = tuple(sorted((lib, r.library, r.generation) for lib, r in chosen.items()))
+                built = self._built.get(key)
+                if built is None:
+                    built = self._build(chosen)
+                    if len(self._built) >= MAX_SELECTIONS:
+                        self._built.pop(next(iter(self._built)))
+                    self._built[key] = built
+            answering = _Answering(
+                index=built.index,
+                versions={lib: r.version for lib, r in chosen.items()},
+                distributions=built.distributions,
+                stored=built.stored,
+                reasons=reasons,
+                notes=tuple(notes),
+            )
+            if version is None:  # what ready() and warm() look at
+                self._index = built.index
+                self._key = tuple(sorted((r.library, r.generation) for r in rows))
+                self._versions = dict(answering.versions)
+                self._distributions = dict(built.distributions)
+            return answering
+
+    def _select(
+        self, rows: list[KbRow], library: str | None, version: str | None
+    ) -> tuple[dict[str, KbRow], dict[str, str], list[str]]:
+        """One knowledge base per library (library → its row), why each was chosen among
+        several versions, and notes on what the choice passed over."""
+        from docmentor.sources.versions import choose_version, library_of
+
+        groups: dict[str, list[KbRow]] = {}
+        for r in rows:
+            groups.setdefault(library_of(r.library), []).append(r)
+        chosen: dict[str, KbRow] = {}
+        reasons: dict[str, str] = {}
+        notes: list[str] = []
+        for lib, members in groups.items():
+            asked = version if library is None or library_of(library) == lib else None
+            if asked is None and len(members) == 1:
+                chosen[lib] = members[0]
+                continue
+            pin = None
+            if asked is None:
+                names = [lib, *self._distribution_names(members)]
+                pin = requirement(self.cwd, names)
+            choice = choose_version(lib, [m.version for m in members], asked=asked, requirement=pin)
+            if choice is None:
+                continue  # no knowledge base of this library describes the version asked
+            chosen[lib] = next(m for m in members if m.version == choice.version)
+            reasons[lib] = choice.reason
+            if choice.note:
+                notes.append(choice.note)
+        if version is not None and not any(lib in reasons for lib in groups):
+            wanted = [lib for lib in groups if library is None or library_of(library) == lib]
+            listed = "; ".join(
+                f"{lib} {', '.join(sorted(str(m.version) for m in groups[lib] if m.version)) or '(version unknown)'}"
+                for lib in sorted(wanted)
+            )
+            raise NotFoundError(
+                f"no knowledge base of {library or 'any library'} describes version {version}",
+                hint=f"registered versions: {listed or 'none'}; generate one with: docmentor readme-llm "
+                f"generate --library {library or 'NAME'} --version {version}",
+                arguments=("version",),
+            )
+        return chosen, reasons, notes
+
+    def _distribution_names(self, members: list[KbRow]) -> list[str]:
+        from docmentor.store.kb import load_metadata
+
+        names = []
+        for m in members:
+            dist = load_metadata(self.engine.store, m.library).get("settings", {}).get("distribution")
+            if dist:
+                names.append(str(dist))
+        return names
+
+    def _build(self, chosen: dict[str, KbRow]) -> _Built:
+        from docmentor.library.knowledge.kb_index import load_entries, load_examples
+        from docmentor.store.kb import load_metadata, load_vectors
+
+        store = self.engine.store
+        libs = {
+            lib: (load_entries(store, r.library), load_examples(store, r.library))
+            for lib, r in chosen.items()
+        }
+        vectors = {lib: load_vectors(store, r.library) for lib, r in chosen.items()}
+        settings = {lib: load_metadata(store, r.library).get("settings", {}) for lib, r in chosen.items()}
+        docs = {lib: s.get("docs_source") for lib, s in settings.items()}
+        index = ApiIndex(
+            libs,
+            vectors={lib: v for lib, v in vectors.items() if v is not None and v.model == MODEL_ID},
+            docs_sources={lib: src for lib, src in docs.items() if src and store.has_source(src)},
+            section_search=self._section_search,
+            embedder=get_embedder,  # a query runs on one thread, the rankings beside it
+            config=self.ranking,
+        )
+        return _Built(
+            index=index,
+            distributions={lib: str(s.get("distribution") or "") for lib, s in settings.items()},
+            stored={lib: r.library for lib, r in chosen.items()},
+        )
 
     def ready(self) -> bool:
         """Whether find_api would answer in milliseconds: the index is built and current, and
@@ -114,10 +202,10 @@ class LibraryKnowledge:
         """Load what the first find_api needs (the index, the query model), so it does not wait:
         for a server, in the background at start. Nothing when no knowledge base is registered."""
         try:
-            index = self.index()
-            if index.entries:
-                index.find("warm up", limit=1)
-                self._version_info(sorted(self._versions))  # reads the project's pins
+            answering = self._answering(None, None)
+            if answering.index.entries:
+                answering.index.find("warm up", limit=1)
+                self._version_info(sorted(answering.versions), answering)  # reads the project's pins
         except Exception as exc:  # the first real call reports it the usual way
             log.debug("warming the library knowledge failed: %s", exc)
 
@@ -140,42 +228,51 @@ class LibraryKnowledge:
         except NotFoundError:
             return []
 
-    def _library(self, library: str | None) -> str | None:
-        self.index()
+    def _library(self, library: str | None, answering: _Answering) -> str | None:
+        """The library as the index names it ("HTTPX", " httpx" and "httpx@0.28" name httpx)."""
+        from docmentor.sources.versions import library_of
+
         if library is None:
             return None
-        if library not in self._versions:
-            # as the library is written elsewhere: "HTTPX", " httpx"
-            same = [name for name in self._versions if name.lower() == library.strip().lower()]
+        if library not in answering.versions:
+            wanted = {library.strip().lower(), library_of(library.strip()).lower()}
+            same = [name for name in answering.versions if name.lower() in wanted]
             if len(same) == 1:
                 return same[0]
-            known = ", ".join(sorted(self._versions)) or "none"
+            known = ", ".join(sorted(answering.versions)) or "none"
             raise NotFoundError(
                 f"no knowledge base for {library!r}",
                 hint=f"known: {known}; generate one with: docmentor readme-llm generate --library {library}",
             )
         return library
 
-    def _require_any(self) -> None:
-        if not self._versions:
+    def _require_any(self, answering: _Answering) -> None:
+        if not answering.versions:
             raise NotFoundError(
                 "no library knowledge base is registered",
                 hint="generate one: docmentor readme-llm generate --library NAME --docs-path DOCS",
             )
 
     # -- answers ------------------------------------------------------------------------
-    def find_api(self, query: str, *, max_results: int = 5, library: str | None = None) -> FoundApis:
+    def find_api(
+        self, query: str, *, max_results: int = 5, library: str | None = None, version: str | None = None
+    ) -> FoundApis:
+        """``version``: the knowledge base of that version of ``library`` (of every library
+        registered in it, without ``library``); default: the project's pinned, else the newest."""
         if not query.strip():
             raise UsageError(
                 "empty query", hint="describe the task, e.g. 'send a POST request with a JSON body'"
             )
-        index = self.index()
-        lib = self._library(library)
-        self._require_any()
+        library, version = _named_version(library, version)
+        answering = self._answering(library, version)
+        index = answering.index
+        lib = self._library(library, answering)
+        self._require_any(answering)
         report: dict[str, Any] = {}
         hits = index.find(query, limit=max_results, library=lib, report=report)
         libs = sorted({h.library for h in hits})
-        versions, warnings = self._version_info(libs or ([lib] if lib else sorted(self._versions)))
+        shown = libs or ([lib] if lib else sorted(answering.versions))
+        versions, warnings = self._version_info(shown, answering)
         closeness = report.get("closeness") or {}
         if hits and hits[0].library in closeness and closeness[hits[0].library] < self.ranking.weak_match:
             warnings.append(
@@ -187,6 +284,7 @@ class LibraryKnowledge:
             results=tuple(ApiMatch.of(h, rank) for rank, h in enumerate(hits, 1)),
             versions=versions,
             warnings=tuple(warnings),
+            version_reasons=answering.reasons_of(shown),
         )
 
     def get_examples(
@@ -197,16 +295,20 @@ class LibraryKnowledge:
         complexity: str = "any",
         library: str | None = None,
         limit: int = 3,
+        version: str | None = None,
     ) -> FoundExamples:
+        """``version`` as for :meth:`find_api`."""
         if complexity not in COMPLEXITIES:
             raise UsageError(
                 f"unknown complexity {complexity!r}", hint=f"use one of {', '.join(COMPLEXITIES)}"
             )
         if not task_description.strip() and not any(a.strip() for a in apis_involved or []):
             raise UsageError("empty task", hint="describe the task, or name the APIs it involves")
-        index = self.index()
-        lib = self._library(library)
-        self._require_any()
+        library, version = _named_version(library, version)
+        answering = self._answering(library, version)
+        index = answering.index
+        lib = self._library(library, answering)
+        self._require_any(answering)
         found = index.examples_for(
             task_description, apis=apis_involved or [], complexity=complexity, library=lib, limit=limit
         )
@@ -228,8 +330,8 @@ class LibraryKnowledge:
             )
             for name, ex, score in found
         )
-        libs = sorted({e.library for e in examples})
-        versions, warnings = self._version_info(libs or sorted(self._versions))
+        libs = sorted({e.library for e in examples}) or sorted(answering.versions)
+        versions, warnings = self._version_info(libs, answering)
         unknown = index.unknown_apis(apis_involved or [], lib)
         if unknown:
             warnings.append(
@@ -237,29 +339,38 @@ class LibraryKnowledge:
                 f"{f' of {lib}' if lib else ''}: examples chosen by the task alone for those"
             )
         return FoundExamples(
-            task=task_description, examples=examples, versions=versions, warnings=tuple(warnings)
+            task=task_description,
+            examples=examples,
+            versions=versions,
+            warnings=tuple(warnings),
+            version_reasons=answering.reasons_of(libs),
         )
 
-    def overview(self, library: str | None = None, *, aspect: str = "all") -> LibraryOverview:
+    def overview(
+        self, library: str | None = None, *, aspect: str = "all", version: str | None = None
+    ) -> LibraryOverview:
+        """``version`` as for :meth:`find_api`."""
         from docmentor.store.kb import load_overview
 
         if aspect not in ASPECTS:
             raise UsageError(f"unknown aspect {aspect!r}", hint=f"use one of {', '.join(ASPECTS)}")
-        self.index()
-        self._require_any()
+        library, version = _named_version(library, version)
+        answering = self._answering(library, version)
+        self._require_any(answering)
         if library is None:
-            if len(self._versions) > 1:
+            if len(answering.versions) > 1:
                 raise UsageError(
-                    "several libraries are registered", hint=f"name one: {', '.join(sorted(self._versions))}"
+                    "several libraries are registered",
+                    hint=f"name one: {', '.join(sorted(answering.versions))}",
                 )
-            library = next(iter(self._versions))
-        lib = self._library(library)
+            library = next(iter(answering.versions))
+        lib = self._library(library, answering)
         assert lib is not None
-        data = load_overview(self.engine.store, lib)
+        data = load_overview(self.engine.store, answering.stored.get(lib, lib))
         aspects = data.get("aspects", {})
         # each aspect starts with its own heading
         text = "\n\n".join(v for v in aspects.values() if v) if aspect == "all" else aspects.get(aspect, "")
-        versions, warnings = self._version_info([lib])
+        versions, warnings = self._version_info([lib], answering)
         return LibraryOverview(
             library=lib,
             aspect=aspect,
@@ -267,16 +378,22 @@ class LibraryKnowledge:
             description=data.get("description", ""),
             versions=versions,
             warnings=tuple(warnings),
+            version_reasons=answering.reasons_of([lib]),
         )
 
     # -- versions -----------------------------------------------------------------------
-    def _version_info(self, libraries: list[str]) -> tuple[dict[str, str | None], list[str]]:
+    def _version_info(
+        self, libraries: list[str], answering: _Answering
+    ) -> tuple[dict[str, str | None], list[str]]:
         """The versions of ``libraries`` the knowledge bases describe, and a warning for each
-        the user's project pins to another version."""
-        versions = {lib: self._versions.get(lib) for lib in libraries}
-        warnings = []
+        the user's project pins to another version (unless that version was asked for), and
+        for each whose pinned version has no knowledge base."""
+        versions = {lib: answering.versions.get(lib) for lib in libraries}
+        warnings = list(answering.notes)
         for lib, version in versions.items():
-            found = requirement(self.cwd, self._pin_names(lib))
+            if answering.reasons.get(lib) == "asked":
+                continue
+            found = requirement(self.cwd, _pin_names(lib, answering.distributions))
             if found is None or not version or not found.excludes(version):
                 continue
             name, spec = found
@@ -289,4 +406,49 @@ class LibraryKnowledge:
 
     def _pin_names(self, library: str) -> list[str]:
         """The names a project's requirements may give the library: its own and its distribution's."""
-        return [library, *([d] if (d := self._distributions.get(library)) else [])]
+        return _pin_names(library, self._distributions)
+
+
+def _pin_names(library: str, distributions: Mapping[str, str]) -> list[str]:
+    return [library, *([d] if (d := distributions.get(library)) else [])]
+
+
+def _named_version(library: str | None, version: str | None) -> tuple[str | None, str | None]:
+    """``httpx@0.28`` (a registered knowledge base's name) as library httpx, version 0.28."""
+    from docmentor.sources.versions import library_of
+
+    if library is None or version is not None:
+        return library, version
+    name = library_of(library.strip())
+    if name != library.strip():
+        return name, library.strip()[len(name) + 1 :]
+    return library, version
+
+
+#: selections of knowledge bases (one version per library) whose indexes are kept
+MAX_SELECTIONS = 4
+
+
+@dataclass(frozen=True, slots=True)
+class _Built:
+    """The API index over one selection of knowledge bases, and what it was built from."""
+
+    index: ApiIndex
+    distributions: dict[str, str]  # library → its distribution's name (pins may use it)
+    stored: dict[str, str]  # library → the name its knowledge base is registered under
+
+
+@dataclass(frozen=True, slots=True)
+class _Answering:
+    """The knowledge bases that answer one call: one per library, with why where a version
+    was chosen among several (or asked for) and notes on what the choice passed over."""
+
+    index: ApiIndex
+    versions: dict[str, str | None]
+    distributions: dict[str, str]
+    stored: dict[str, str]
+    reasons: dict[str, str]
+    notes: tuple[str, ...]
+
+    def reasons_of(self, libraries: list[str]) -> dict[str, str]:
+        return {lib: self.reasons[lib] for lib in libraries if lib in self.reasons}
