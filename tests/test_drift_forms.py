@@ -26,12 +26,12 @@ PACKAGE = {
         from typing import Callable
 
         from mx.core import (
-            App, Client, Database, Document, Flexible, Partial, Pipeline, Table, View, backoff, cached, connect,
+            App, Client, Database, Document, Flexible, Partial, Pipeline, Table, Token, View, backoff, cached, connect,
             deco, english, load, tagged,
         )
         from mx.retry import Policy
 
-        __all__ = ["App", "Client", "Database", "Document", "Flexible", "Partial", "Pipeline", "Policy", "Table",
+        __all__ = ["App", "Client", "Database", "Document", "Flexible", "Partial", "Pipeline", "Policy", "Table", "Token",
                    "View", "backoff", "cached", "connect", "deco", "english", "load", "retry", "tagged"]
 
 
@@ -186,6 +186,12 @@ PACKAGE = {
             def __init__(self, *, host: str, port: int = 80) -> None: ...
             def __init__(self, *args: Any, **kwargs: Any) -> None:
                 self.args = args
+
+
+        class Token:
+            """Constructed by ``__new__`` (no ``__init__``)."""
+            def __new__(cls, value: str, *, strict: bool = False) -> "Token":
+                return object.__new__(cls)
 
 
         english: Pipeline = Pipeline("en")
@@ -392,6 +398,12 @@ FORMS: dict[str, tuple[str, list[tuple[str, str, str | None]]]] = {
         [(INVALID, "mx.Database", "did you mean timeout=?")],
     ),
     "constructor positional": ("mx.Database('p', 2)", [(INVALID, "mx.Database", COUNT)]),
+    "constructed by __new__ ok": ("mx.Token('x', strict=True)", []),
+    "constructed by __new__ keyword": (
+        "mx.Token('x', strct=True)",
+        [(INVALID, "mx.Token", "did you mean strict=?")],
+    ),
+    "constructed by __new__ positional": ("mx.Token('x', True)", [(INVALID, "mx.Token", COUNT)]),
     # classmethod and staticmethod, through the class (no receiver passed) and an instance
     "classmethod ok": ("mx.Database.memory(strict=True)\n" + DB + "db.memory()", []),
     "classmethod misspelt": (

@@ -16,9 +16,9 @@ every attribute and call is checked against the surface:
 * ``invalid_api_signature`` — a call with a keyword the signature does not accept (no
   ``**kwargs``, not a parameter name, or a positional-only one), or with more positional
   arguments than it takes (no ``*args``) (:mod:`.drift_arguments`). The signature is the
-  function's, the method's, the class's ``__init__``'s, or for a call of an instance
-  (``nlp(text, lower=True)``) its class's ``__call__``'s (the surface's ``call_forms``). A
-  method reached through its class is given its receiver explicitly, so its positional
+  function's, the method's, the class's ``__init__``'s (else its ``__new__``'s), or for a
+  call of an instance (``nlp(text, lower=True)``) its class's ``__call__``'s (the surface's
+  ``call_forms``). A method reached through its class is given its receiver explicitly, so its positional
   count is only checked when it is a classmethod or staticmethod (``call_forms``). A
   signature that takes anything (``def retry(*dargs, **dkw)``) is checked against its
   ``@overload`` signatures when it has some: one of them must take the call.
@@ -289,6 +289,7 @@ class _Checker:
         self.calls: dict[str, ApiEntry] = dict(forms.calls) if forms is not None else {}
         self.bindings: frozenset[str] = frozenset(forms.bindings) if forms is not None else frozenset()
         self.overloads: dict[str, tuple[ApiEntry, ...]] = dict(forms.overloads) if forms is not None else {}
+        self.constructors: dict[str, ApiEntry] = dict(forms.constructors) if forms is not None else {}
         self.tree = ClassTree(resolver.entries, resolver.entry)
         self.bases = self.tree.bases
         self._closed: dict[str, bool] = {}
@@ -541,11 +542,12 @@ class _DriftPython(PythonAnalysis):
 
     def check_call(self, func: Value | None, node: ast.Call) -> None:
         """The call's arguments against what it reaches: a function's, a method's or a
-        class's ``__init__``'s parameters (:attr:`ApiEntry.parameters`), or for an instance
-        of a library class, its ``__call__``'s (``nlp(text, lower=True)``); when that
-        signature takes anything, its overloads'."""
+        class's ``__init__``'s parameters (:attr:`ApiEntry.parameters`; without one, its
+        ``__new__``'s), or for an instance of a library class, its ``__call__``'s
+        (``nlp(text, lower=True)``); when that signature takes anything, its overloads'."""
         if func is None or func.guessed:
             return
+        reported: ApiEntry | None = None  # the API named in the finding, when not ``entry``
         if func.kind == "api":
             entry = self.r.entry(func.name)
             prefix = f"{entry.name}." if entry is not None and entry.kind == "class" else ""
@@ -555,6 +557,9 @@ class _DriftPython(PythonAnalysis):
             count = entry is not None and (
                 entry.kind != "method" or func.receiver is not None or entry.api_id in self.checker.bindings
             )
+            made = self.checker.constructors.get(entry.api_id) if entry is not None else None
+            if made is not None:  # a class constructed by its __new__ (no __init__)
+                reported, entry = entry, made
         elif func.kind in ("instance", "subclass") and not func.alternatives and "__call__" not in func.own:
             entry = self.checker.call_of(func.name)
             cls = self.r.entry(func.name)
@@ -565,7 +570,7 @@ class _DriftPython(PythonAnalysis):
         if entry is None or not signature_known(entry):
             return
         written = _written(node.func)
-        overloads = self.checker.overloads.get(entry.api_id)
+        overloads = self.checker.overloads.get((reported or entry).api_id)
         if overloads:
             problems = overload_problems(
                 overloads, node, written=written, prefix=prefix, count_positional=count
@@ -574,13 +579,14 @@ class _DriftPython(PythonAnalysis):
             shown = entry.signature or entry.name
             shown = shown if entry.kind == "class" else prefix + shown
             problems = argument_problems(entry, node, written=written, shown=shown, count_positional=count)
+        reported = reported or entry
         for problem in problems:
             self.report(
                 "invalid_api_signature",
                 problem.node,
                 api=written,
-                api_id=entry.api_id,
-                owner=entry.parent,
+                api_id=reported.api_id,
+                owner=reported.parent,
                 message=problem.message,
                 suggestion=problem.suggestion,
             )

@@ -2,7 +2,8 @@
 instance takes (its class's ``__call__``, inherited within the library included:
 ``nlp = Pipeline(...); nlp(text, lower=True)``); which methods bind their class or nothing
 (``@classmethod``, ``@staticmethod``: ``Database.memory(strict=True)`` passes no receiver,
-so its arguments are checked as written); and the ``@typing.overload`` signatures of a
+so its arguments are checked as written); what constructing a class takes when the library
+gives it a ``__new__`` and no ``__init__``; and the ``@typing.overload`` signatures of a
 callable (a function, a method, a class's ``__init__``, a ``__call__``) whose own signature
 takes anything: a decorator factory ``def retry(*dargs, **dkw)`` declares its keywords
 (``stop=``, ``wait=``) only in its overloads.
@@ -37,14 +38,17 @@ class CallForms:
     calls: dict[str, ApiEntry] = field(default_factory=dict)
     #: method api_id → how it binds, for the methods that take no instance
     bindings: dict[str, Binding] = field(default_factory=dict)
-    #: api_id of a function, method, class (its ``__init__``) or ``__call__`` whose own
-    #: signature has ``*args`` or ``**kwargs`` → its overloads' entries (two or more)
+    #: api_id of a function, method, class (its ``__init__``, or ``__new__``) or ``__call__``
+    #: whose own signature has ``*args`` or ``**kwargs`` → its overloads' entries (two or more)
     overloads: dict[str, tuple[ApiEntry, ...]] = field(default_factory=dict)
+    #: class api_id → its ``__new__``'s entry, for a class the library gives a ``__new__``
+    #: and no ``__init__``: what constructing it takes (its entry then shows no parameters)
+    constructors: dict[str, ApiEntry] = field(default_factory=dict)
 
 
 def call_forms(entries: Iterable[ApiEntry], collection: Any) -> CallForms:
-    """The ``__call__`` of each class, the binding of each class- or static method, and the
-    overloads of what takes anything.
+    """The ``__call__`` of each class, the binding of each class- or static method, the
+    overloads of what takes anything, and the ``__new__`` of classes without ``__init__``.
 
     Args:
         entries: the surface's entries (classes, functions and methods are read).
@@ -53,6 +57,7 @@ def call_forms(entries: Iterable[ApiEntry], collection: Any) -> CallForms:
     calls: dict[str, ApiEntry] = {}
     bindings: dict[str, Binding] = {}
     overloads: dict[str, tuple[ApiEntry, ...]] = {}
+    constructors: dict[str, ApiEntry] = {}
     for entry in entries:
         if entry.language != "python" or entry.kind not in ("class", "method", "function"):
             continue
@@ -75,6 +80,13 @@ def call_forms(entries: Iterable[ApiEntry], collection: Any) -> CallForms:
         init = alias_target(init) if init is not None else None
         if init is not None and init.is_function:
             _add_overloads(overloads, entry.api_id, init)
+        else:  # `Token(value)` runs `__new__(cls, value)` when no `__init__` takes it
+            new = members.get("__new__")
+            new = alias_target(new) if new is not None else None
+            made = _entry(new) if new is not None and new.is_function else None
+            if made is not None:
+                constructors[entry.api_id] = made
+                _add_overloads(overloads, entry.api_id, new)
         member = members.get("__call__")
         target = alias_target(member) if member is not None else None
         if target is None or not target.is_function or "property" in target.labels:
@@ -83,7 +95,7 @@ def call_forms(entries: Iterable[ApiEntry], collection: Any) -> CallForms:
         if call is not None:
             calls[entry.api_id] = call
             _add_overloads(overloads, call.api_id, target)
-    return CallForms(calls=calls, bindings=bindings, overloads=overloads)
+    return CallForms(calls=calls, bindings=bindings, overloads=overloads, constructors=constructors)
 
 
 _ANYTHING = frozenset({griffe.ParameterKind.var_positional, griffe.ParameterKind.var_keyword})
