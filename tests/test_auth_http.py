@@ -300,11 +300,19 @@ def test_an_unreachable_issuer_at_start_up_warns_and_its_tokens_get_503(
 ) -> None:
     issuer = Issuer(http_server)
     http_server.add("/realms/docs/certs", Reply(status=503))
-    served = serve("--oauth-issuer", issuer.url, "--oauth-audience", AUDIENCE)
+    public = "https://docs.example.com/mcp"  # behind a reverse proxy
+    served = serve("--oauth-issuer", issuer.url, "--oauth-audience", AUDIENCE, "--oauth-resource", public)
     assert f"docmentor: warning: cannot fetch the signing keys of {issuer.url} now" in served.log.read_text()
     waiting = served.post(LIST, issuer.token())
     assert waiting.status_code == 503 and waiting.headers["retry-after"] == "30"
     assert "cannot be fetched now" in waiting.json()["error_description"]
+    # the resource is the public URL, wherever the request came from
+    metadata = httpx.get(served.url + "/.well-known/oauth-protected-resource", timeout=10).json()
+    assert metadata["resource"] == public and metadata["authorization_servers"] == [issuer.url]
+    challenge = _challenge(served.post(LIST))
+    assert challenge.endswith(
+        'resource_metadata="https://docs.example.com/.well-known/oauth-protected-resource/mcp"'
+    )
     assert httpx.get(served.url + "/readyz", timeout=10).status_code == 200  # the index is fine
 
 
@@ -332,3 +340,44 @@ def test_serve_refuses_auth_options_that_cannot_work(
     rc, _, err = cli("serve", "--transport", "http", "--host", "0.0.0.0", "--port", port)
     assert "docmentor token create --scope read" in err
     assert json.loads(cli.ok("token", "list", "--json")) == {"tokens": []}
+
+
+def test_the_server_keeps_write_tools_from_a_read_caller_whatever_the_transport(index: Path) -> None:
+    """Behind the HTTP 403, the MCP server itself hides and refuses write tools for a caller
+    the transport authenticated with the read scope only (mcp_auth.ScopedTools)."""
+    from mcp import MCPError
+    from mcp.server.auth.middleware.auth_context import auth_context_var
+    from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
+    from mcp.server.auth.provider import AccessToken
+
+    from docmentor.server import build_server
+
+    engine = Docmentor(index, embeddings=False)
+    server = build_server(engine)
+
+    async def as_caller(scopes: list[str] | None) -> tuple[set[str], str]:
+        user = (
+            None
+            if scopes is None
+            else AuthenticatedUser(AccessToken(token="t", client_id="c", scopes=scopes))
+        )
+        reset = auth_context_var.set(user)
+        try:
+            async with Client(server) as client:
+                names = {t.name for t in (await client.list_tools()).tools}
+                try:
+                    await client.call_tool("refresh_sources", {})
+                    outcome = "ran"
+                except MCPError as exc:
+                    outcome = exc.error.message
+                return names, outcome
+        finally:
+            auth_context_var.reset(reset)
+
+    everything, ran = anyio.run(as_caller, None)  # stdio, or HTTP without authentication
+    assert everything >= WRITE_TOOLS and ran == "ran"
+    assert anyio.run(as_caller, ["read", "write"]) == (everything, "ran")
+    names, refused = anyio.run(as_caller, ["read"])
+    assert names == everything - WRITE_TOOLS
+    assert refused == "refresh_sources needs the write scope; this token has only read"
+    engine.close()

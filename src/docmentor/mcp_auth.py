@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import anyio
@@ -101,7 +101,7 @@ def _header(scope: Mapping[str, Any], name: bytes) -> str | None:
     return None
 
 
-async def send_json(send: Send, status: int, data: Any, headers: list[tuple[bytes, bytes]] = ()) -> None:  # type: ignore[assignment]
+async def send_json(send: Send, status: int, data: Any, headers: Sequence[tuple[bytes, bytes]] = ()) -> None:
     body = json.dumps(data).encode()
     await send(
         {
