@@ -26,12 +26,12 @@ PACKAGE = {
         from typing import Callable
 
         from mx.core import (
-            App, Client, Database, Document, Flexible, Partial, Pipeline, Table, Token, View, backoff, cached, connect,
+            App, Client, Database, Document, Flexible, Partial, Pipeline, Single, Table, Token, View, Checked, backoff, cached, connect,
             deco, english, load, tagged,
         )
         from mx.retry import Policy
 
-        __all__ = ["App", "Client", "Database", "Document", "Flexible", "Partial", "Pipeline", "Policy", "Table", "Token",
+        __all__ = ["App", "Client", "Database", "Document", "Flexible", "Partial", "Pipeline", "Policy", "Single", "Table", "Token", "Checked",
                    "View", "backoff", "cached", "connect", "deco", "english", "load", "retry", "tagged"]
 
 
@@ -51,6 +51,7 @@ PACKAGE = {
                 self.attempts = attempts
         ''',
     "mx/core.py": '''
+        import abc
         import functools
         import typing
         from typing import Any, Callable, Union
@@ -192,6 +193,20 @@ PACKAGE = {
             """Constructed by ``__new__`` (no ``__init__``)."""
             def __new__(cls, value: str, *, strict: bool = False) -> "Token":
                 return object.__new__(cls)
+
+
+        class Meta(type):
+            """Constructs its classes itself."""
+            def __call__(cls, *args: Any, **kwargs: Any) -> Any:
+                return super().__call__()
+
+
+        class Single(metaclass=Meta):
+            """Made by its metaclass, whatever the call."""
+
+
+        class Checked(metaclass=abc.ABCMeta):
+            """An ABCMeta class constructs as any class."""
 
 
         english: Pipeline = Pipeline("en")
@@ -404,6 +419,8 @@ FORMS: dict[str, tuple[str, list[tuple[str, str, str | None]]]] = {
         [(INVALID, "mx.Token", "did you mean strict=?")],
     ),
     "constructed by __new__ positional": ("mx.Token('x', True)", [(INVALID, "mx.Token", COUNT)]),
+    "constructed by a metaclass": ("mx.Single(1, 2, anything=3)", []),
+    "constructed as any class": ("mx.Checked(1)", [(INVALID, "mx.Checked", "pass the arguments by keyword")]),
     # classmethod and staticmethod, through the class (no receiver passed) and an instance
     "classmethod ok": ("mx.Database.memory(strict=True)\n" + DB + "db.memory()", []),
     "classmethod misspelt": (
@@ -490,7 +507,15 @@ def test_an_instance_call_names_the_class_and_its_call_signature(surface: ApiSur
     # the surface keeps __call__ for its parameters; it is no API of the catalog
     assert "mx.core.Step.__call__" not in surface.by_id
     forms = surface.call_forms
-    assert set(forms.calls) == {"mx.core.Step", "mx.core.Pipeline", "mx.core.Flexible", "mx.core.cached"}
+    assert set(forms.calls) == {
+        "mx.core.Step",
+        "mx.core.Pipeline",
+        "mx.core.Flexible",
+        "mx.core.cached",
+        "mx.core.Meta",
+    }
+    assert forms.made_by_metaclass == {"mx.core.Single"}
+    assert set(forms.constructors) == {"mx.core.Token"}
     assert forms.bindings == {
         "mx.core.Database.memory": "classmethod",
         "mx.core.Database.quote": "staticmethod",

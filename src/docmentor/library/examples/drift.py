@@ -22,8 +22,9 @@ every attribute and call is checked against the surface:
   count is only checked when it is a classmethod or staticmethod (``call_forms``). A
   signature that takes anything (``def retry(*dargs, **dkw)``) is checked against its
   ``@overload`` signatures when it has some: one of them must take the call.
-  Signatures read from compiled code, classes whose ``__init__`` is unknown and a
-  ``__call__`` from outside the library are not checked.
+  Signatures read from compiled code, classes whose ``__init__`` is unknown or that a
+  metaclass may construct otherwise, and a ``__call__`` from outside the library are not
+  checked.
 * ``deprecated_api`` — an example uses (the matcher linked it to) an API the installed
   version marks deprecated (``ApiEntry.deprecated``); the message gives the library's
   reason, which usually names the replacement. The example still runs, so the clarity
@@ -290,6 +291,7 @@ class _Checker:
         self.bindings: frozenset[str] = frozenset(forms.bindings) if forms is not None else frozenset()
         self.overloads: dict[str, tuple[ApiEntry, ...]] = dict(forms.overloads) if forms is not None else {}
         self.constructors: dict[str, ApiEntry] = dict(forms.constructors) if forms is not None else {}
+        self.made_by_metaclass: frozenset[str] = forms.made_by_metaclass if forms is not None else frozenset()
         self.tree = ClassTree(resolver.entries, resolver.entry)
         self.bases = self.tree.bases
         self._closed: dict[str, bool] = {}
@@ -557,6 +559,8 @@ class _DriftPython(PythonAnalysis):
             count = entry is not None and (
                 entry.kind != "method" or func.receiver is not None or entry.api_id in self.checker.bindings
             )
+            if entry is not None and entry.api_id in self.checker.made_by_metaclass:
+                return  # its metaclass's __call__ decides what constructing it takes
             made = self.checker.constructors.get(entry.api_id) if entry is not None else None
             if made is not None:  # a class constructed by its __new__ (no __init__)
                 reported, entry = entry, made

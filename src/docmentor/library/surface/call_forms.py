@@ -44,6 +44,10 @@ class CallForms:
     #: class api_id → its ``__new__``'s entry, for a class the library gives a ``__new__``
     #: and no ``__init__``: what constructing it takes (its entry then shows no parameters)
     constructors: dict[str, ApiEntry] = field(default_factory=dict)
+    #: classes whose metaclass may construct them otherwise (``class X(metaclass=Meta)``
+    #: with a ``Meta.__call__``, or a metaclass from outside the library): what
+    #: constructing them takes is unknown
+    made_by_metaclass: frozenset[str] = frozenset()
 
 
 def call_forms(entries: Iterable[ApiEntry], collection: Any) -> CallForms:
@@ -58,6 +62,7 @@ def call_forms(entries: Iterable[ApiEntry], collection: Any) -> CallForms:
     bindings: dict[str, Binding] = {}
     overloads: dict[str, tuple[ApiEntry, ...]] = {}
     constructors: dict[str, ApiEntry] = {}
+    metaclassed: set[str] = set()
     for entry in entries:
         if entry.language != "python" or entry.kind not in ("class", "method", "function"):
             continue
@@ -75,6 +80,8 @@ def call_forms(entries: Iterable[ApiEntry], collection: Any) -> CallForms:
             continue
         if not obj.is_class:
             continue
+        if _custom_metaclass(obj, collection):
+            metaclassed.add(entry.api_id)
         members = class_members(obj)
         init = members.get("__init__")
         init = alias_target(init) if init is not None else None
@@ -95,7 +102,13 @@ def call_forms(entries: Iterable[ApiEntry], collection: Any) -> CallForms:
         if call is not None:
             calls[entry.api_id] = call
             _add_overloads(overloads, call.api_id, target)
-    return CallForms(calls=calls, bindings=bindings, overloads=overloads, constructors=constructors)
+    return CallForms(
+        calls=calls,
+        bindings=bindings,
+        overloads=overloads,
+        constructors=constructors,
+        made_by_metaclass=frozenset(metaclassed),
+    )
 
 
 _ANYTHING = frozenset({griffe.ParameterKind.var_positional, griffe.ParameterKind.var_keyword})
@@ -111,6 +124,25 @@ def _add_overloads(out: dict[str, tuple[ApiEntry, ...]], api_id: str, function: 
     found = [e for o in declared if (e := _entry(o)) is not None]
     if len(found) == len(declared):  # every one read, or none trusted
         out[api_id] = tuple(found)
+
+
+# metaclasses that construct as ``type`` does: ``__init__`` (or ``__new__``) takes the call
+_PLAIN_METACLASSES = frozenset({"type", "builtins.type", "abc.ABCMeta", "ABCMeta"})
+
+
+def _custom_metaclass(cls: Any, collection: Any) -> bool:
+    """Whether ``cls`` names a metaclass that may construct it otherwise than ``type``: one
+    of the library's with a ``__call__``, or one from elsewhere (unknown)."""
+    meta = (getattr(cls, "keywords", None) or {}).get("metaclass")
+    if meta is None:
+        return False
+    path = str(getattr(meta, "canonical_path", None) or meta)
+    if path in _PLAIN_METACLASSES:
+        return False
+    target = _get(collection, path)
+    if target is None or not target.is_class:
+        return True
+    return "__call__" in class_members(target)
 
 
 def _entry(function: Any) -> ApiEntry | None:
