@@ -560,6 +560,21 @@ DOCS = {
             pass
         ```
         """,
+    "docs/myst.md": """
+        # MyST
+
+        ```{code-block} python
+        import mx
+        mx.conect("p")
+        ```
+
+        ```{eval-rst}
+        .. code-block:: python
+
+           import mx
+           mx.Database.quote("x", "y")
+        ```
+        """,
     "docs/api.rst": """
         API
         ===
@@ -595,13 +610,16 @@ def test_markdown_and_rest_pages_through_generate(tmp_path: Path) -> None:
             ("guide.md", MISSING, "db['t'].insrt"),
             ("guide.md", INVALID, "nlp"),
             ("guide.md", INVALID, "mx.retry"),
+            ("myst.md", MISSING, "mx.conect"),
+            ("myst.md", INVALID, "mx.Database.quote"),
         ]
     )
     # Markdown: the line of the page that has the mistake (a session's continuation line too)
     lines = {f["api"]: f["line"] for f in kb.drift["findings"] if f["path"] == "guide.md"}
     assert lines == {"db['t'].insrt": 7, "nlp": 16, "mx.retry": 20}
+    assert [f["line"] for f in kb.drift["findings"] if f["api"] == "mx.conect"] == [5]  # a MyST directive
     # reST: within the block (the directive's options and blank line are not counted yet)
     rest = sorted(f["line"] for f in kb.drift["findings"] if f["path"] == "api.rst")
     assert [4 < rest[0] <= 10, 14 < rest[1] <= 17, 14 < rest[2] <= 18] == [True, True, True], rest
     # the examples the installed version cannot run as written are marked
-    assert {ex.path for ex in kb.examples if ex.drift} == {"guide.md", "api.rst"}
+    assert {ex.path for ex in kb.examples if ex.drift} == {"guide.md", "api.rst", "myst.md"}
