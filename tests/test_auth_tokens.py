@@ -21,6 +21,7 @@ from docmentor import (
     UsageError,
     create_token,
     has_tokens,
+    index_ready,
     list_tokens,
     record_token_use,
     revoke_token,
@@ -146,3 +147,21 @@ def test_the_library_api_is_exported() -> None:
         "OAuthVerifier",
     ):
         assert name in docmentor.__all__
+
+
+def test_tokens_and_readiness_on_postgresql(postgres_url: str) -> None:
+    """The same statements on the PostgreSQL backend (migration m011, store/tokens.py)."""
+    engine = Docmentor(postgres_url, embeddings=False)
+    assert not has_tokens(engine) and index_ready(engine).ready
+    made = create_token(engine, scope="write", name="pg")
+    assert verify_token(engine, made.token).scopes == frozenset({"read", "write"})
+    assert record_token_use(engine, made.token)
+    (listed,) = list_tokens(engine)
+    assert listed.name == "pg" and listed.last_used_at is not None
+    with pytest.raises(UsageError, match="a token named 'pg' exists"):
+        create_token(engine, scope="read", name="pg")
+    revoke_token(engine, "pg")
+    with pytest.raises(TokenRejected):
+        verify_token(engine, made.token)
+    assert not has_tokens(engine)
+    engine.close()
