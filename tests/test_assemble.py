@@ -775,7 +775,7 @@ def test_mcp_tool_is_listed_read_only(fx_engine: Docmentor) -> None:
     assert tool.annotations is not None
     assert tool.annotations.read_only_hint is True and tool.annotations.destructive_hint is False
     props = tool.input_schema["properties"]
-    assert set(props) == {"query", "max_tokens", "depth", "sections", "source", "format"}
+    assert set(props) == {"query", "max_tokens", "depth", "sections", "source", "version", "format"}
     assert tool.input_schema["required"] == ["query"]
     assert props["max_tokens"]["default"] == 8000 and props["format"]["default"] == "markdown"
 

@@ -49,7 +49,7 @@ class SourceOptions:
                 continue
             if f.name == "version" and not VERSION_TEXT.fullmatch(str(value)):
                 raise UsageError(
-                    f"version {value!r} is not a version",
+                    f"version {value!r} is not a release number",
                     hint="for example 0.27, 2.1.0 or 1.0.0-beta.1",
                     arguments=("version",),
                 )

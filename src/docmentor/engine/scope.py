@@ -95,7 +95,6 @@ def version_scope(
         raise NotFoundError(
             f"no indexed version {version} of {source}" if source else f"no source has version {version}",
             hint=f"indexed versions: {indexed_versions(versions, wanted)}",
-            arguments=("version",),
         )
     return VersionScope(
         sources=allowed[0] if len(allowed) == 1 else tuple(allowed),
@@ -112,7 +111,6 @@ def _one_source(versions: Mapping[str, str | None], source: str, version: str | 
         raise NotFoundError(
             f"source {source!r} is version {versions[source] or 'unknown'}, not {version}",
             hint=f"indexed versions: {indexed_versions(versions, {library_of(source): [source]})}",
-            arguments=("version",),
         )
     return VersionScope(sources=source, reasons={source: "asked"}, versions=versions)
 

@@ -151,19 +151,25 @@ def installed_version(library: str) -> str | None:
 
 
 def beside_other_version(spec: SourceSpec, existing: Mapping[str, tuple[str, str | None]]) -> SourceSpec:
-    """``spec`` named ``NAME@VERSION`` when its name is taken by another version of the same
-    library (``existing``: name → (target, version) of the indexed sources): the docs of
-    httpx 0.28 added as ``httpx`` beside the 0.27 already there. Otherwise ``spec`` as it is
-    (the same target is a refresh; an unknown version keeps the "already points at" error)."""
+    """``spec`` named ``NAME@VERSION`` when other versions of its library are indexed
+    (``existing``: name → (target, version) of the indexed sources) and its version can be
+    read: the docs of httpx 0.28 added as ``httpx`` beside the 0.27 already there. The docs
+    of an indexed source added again keep its name (a refresh). Otherwise ``spec`` as it is."""
     held = existing.get(spec.name)
-    if held is None or held[0] == spec.target or spec.options.version:
+    if spec.options.version or (held is not None and held[0] == spec.target):
+        return spec
+    library = library_of(spec.name)
+    same = [n for n, (target, _) in existing.items() if target == spec.target and library_of(n) == library]
+    if same:
+        return replace(spec, name=same[0])
+    if not any(library_of(n) == library for n in existing):
         return spec
     folder = Path(spec.target) if spec.kind == "folder" else None
-    found = detect_version(given=None, folder=folder, llms_text=None, library=library_of(spec.name))
-    if found is None or (held[1] is not None and same_version(found.version, held[1])):
+    found = detect_version(given=None, folder=folder, llms_text=None, library=library)
+    if found is None:
         return spec
-    name = versioned_name(spec.name, found.version)
-    return spec if name in existing and existing[name][0] != spec.target else replace(spec, name=name)
+    name = versioned_name(library, found.version)
+    return spec if name in existing else replace(spec, name=name)
 
 
 # -- order and choice -----------------------------------------------------------------------------

@@ -141,7 +141,6 @@ class LibraryKnowledge:
                 f"no knowledge base of {library or 'any library'} describes version {version}",
                 hint=f"registered versions: {listed or 'none'}; generate one with: docmentor readme-llm "
                 f"generate --library {library or 'NAME'} --version {version}",
-                arguments=("version",),
             )
         return chosen, reasons, notes
 

@@ -1,0 +1,457 @@
+"""Versioned sources (issue 23, part 5): two versions of one library's docs side by side,
+the version read from the docs or the installed package, the version filter of search,
+assembly and get, the project's pinned version chosen by default — through real indexes of
+tests/fixtures/versions (tinyhttp 1.0.0 and 2.0.0), the CLI and the MCP server."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterator
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from mcp import Client
+
+import httpserver
+from clitool import Cli
+from docmentor import assemble_context
+from docmentor.engine import Docmentor
+from docmentor.errors import NotFoundError, UsageError
+from docmentor.server import build_server
+from httpserver import HttpServer
+from mcptool import structured
+
+http_server = httpserver.http_server
+
+FIXTURES = Path(__file__).parent / "fixtures" / "versions"
+V1 = FIXTURES / "tinyhttp-1.0" / "docs"
+V2 = FIXTURES / "tinyhttp-2.0" / "docs"
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    """The user's project: no requirements until a test writes some."""
+    folder = tmp_path / "project"
+    folder.mkdir()
+    return folder
+
+
+@pytest.fixture
+def both(tmp_path: Path, project: Path) -> Iterator[Docmentor]:
+    """tinyhttp 1.0.0 and 2.0.0 added with --version, the project pinning nothing."""
+    engine = Docmentor(tmp_path / "index")
+    engine.project = project
+    engine.add(V1, name="tinyhttp", version="1.0.0")
+    engine.add(V2, name="tinyhttp", version="2.0.0")
+    yield engine
+    engine.close()
+
+
+def by_name(engine: Docmentor) -> dict[str, Any]:
+    return {s["name"]: s for s in engine.sources()}
+
+
+# -- adding versions ---------------------------------------------------------------------------
+
+
+def test_two_versions_sit_side_by_side_named_by_version(both: Docmentor) -> None:
+    rows = by_name(both)
+    assert sorted(rows) == ["tinyhttp@1.0.0", "tinyhttp@2.0.0"]
+    for version in ("1.0.0", "2.0.0"):
+        row = rows[f"tinyhttp@{version}"]
+        assert (row["version"], row["version_origin"], row["library"]) == (version, "given", "tinyhttp")
+        assert row["options"] == {"version": version}  # kept: a refresh keeps the version
+    assert rows["tinyhttp@2.0.0"]["documents"] == 3 and rows["tinyhttp@1.0.0"]["documents"] == 2
+    both.refresh()
+    assert {r["name"]: r["version"] for r in both.sources()} == {
+        "tinyhttp@1.0.0": "1.0.0",
+        "tinyhttp@2.0.0": "2.0.0",
+    }
+
+
+def test_version_is_read_from_the_docs_package_metadata(tmp_path: Path) -> None:
+    engine = Docmentor(tmp_path / "index")
+    first = engine.add(V1, name="tinyhttp")
+    assert (first.source, first.version, first.version_origin) == ("tinyhttp", "1.0.0", "pyproject.toml")
+    assert first.to_dict()["version_origin"] == "pyproject.toml"
+    # the same name for the docs of another version: beside it, not an error
+    second = engine.add(V2, name="tinyhttp")
+    assert (second.source, second.version) == ("tinyhttp@2.0.0", "2.0.0")
+    assert {r["name"]: r["version"] for r in engine.sources()} == {
+        "tinyhttp": "1.0.0",
+        "tinyhttp@2.0.0": "2.0.0",
+    }
+    # adding it again is a refresh of that source, not a third one
+    assert engine.add(V2, name="tinyhttp").source == "tinyhttp@2.0.0"
+    assert len(engine.sources()) == 2
+    engine.close()
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "version"),
+    [
+        ("package.json", '{"name": "tinyhttp", "version": "4.2.0-beta.1"}', "4.2.0-beta.1"),
+        ("setup.cfg", "[metadata]\nname = tinyhttp\nversion = 0.9.1\n", "0.9.1"),
+        ("pyproject.toml", '[tool.poetry]\nname = "tinyhttp"\nversion = "0.5.0"\n', "0.5.0"),
+    ],
+)
+def test_other_package_metadata(tmp_path: Path, name: str, text: str, version: str) -> None:
+    root = tmp_path / "proj"
+    (root / "docs").mkdir(parents=True)
+    (root / "docs" / "a.md").write_text("# A\n\nSome text about requests.\n", encoding="utf-8")
+    (root / name).write_text(text, encoding="utf-8")
+    engine = Docmentor(tmp_path / "index")
+    report = engine.add(root / "docs", name="tinyhttp")
+    assert (report.version, report.version_origin) == (version, name)
+    engine.close()
+
+
+def test_dynamic_or_placeholder_versions_say_nothing(tmp_path: Path) -> None:
+    root = tmp_path / "proj"
+    (root / "docs").mkdir(parents=True)
+    (root / "docs" / "a.md").write_text("# A\n\ntext\n", encoding="utf-8")
+    (root / "pyproject.toml").write_text('[project]\nname = "x"\ndynamic = ["version"]\n', encoding="utf-8")
+    (root / "package.json").write_text('{"version": "0.0.0"}', encoding="utf-8")
+    engine = Docmentor(tmp_path / "index")
+    report = engine.add(root / "docs", name="not-an-installed-package-xyz")
+    assert (report.version, report.version_origin) == (None, None)
+    assert "version" not in report.to_dict()  # the report's JSON as before
+    engine.close()
+
+
+def test_version_of_the_installed_package_of_the_same_name(tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "a.md").write_text("# Specifiers\n\nVersion specifiers.\n", encoding="utf-8")
+    engine = Docmentor(tmp_path / "index")
+    report = engine.add(docs, name="packaging")
+    assert (report.version, report.version_origin) == (metadata.version("packaging"), "installed")
+    engine.close()
+
+
+def test_llms_txt_that_states_its_version(tmp_path: Path, http_server: HttpServer) -> None:
+    http_server.add(
+        "/docs/llms.txt",
+        "# tinyhttp\n\n> HTTP for tiny programs. Version: 3.1.0\n\n## Docs\n\n- [Timeouts](timeouts.md)\n",
+    )
+    http_server.add("/docs/timeouts.md", "# Timeouts\n\nPass `timeout=Timeout(5)`.\n")
+    engine = Docmentor(tmp_path / "index")
+    report = engine.add(http_server.url("/docs/llms.txt"), name="tinyhttp")
+    assert (report.version, report.version_origin) == ("3.1.0", "llms.txt")
+    # refreshed unchanged (not read again): the version stays
+    engine.refresh("tinyhttp")
+    assert by_name(engine)["tinyhttp"]["version"] == "3.1.0"
+    assert by_name(engine)["tinyhttp"]["version_origin"] == "llms.txt"
+    engine.close()
+
+
+def test_a_bad_version_is_refused_and_nothing_is_made(tmp_path: Path) -> None:
+    engine = Docmentor(tmp_path / "index")
+    for bad in ("1.0 beta", "../x", "a@b", ""):
+        with pytest.raises(UsageError) as caught:
+            engine.add(V1, name="tinyhttp", version=bad)
+        assert "version" in str(caught.value)
+    with pytest.raises(UsageError, match="two versions"):
+        engine.add(V1, name="tinyhttp", version="1.0", options={"version": "2.0"})
+    assert engine.sources() == []
+    engine.close()
+
+
+# -- search: the version that answers --------------------------------------------------------------
+
+
+def test_search_without_a_pin_answers_from_the_newest(both: Docmentor) -> None:
+    hits = both.search("timeout seconds")
+    assert hits and {h.source for h in hits} == {"tinyhttp@2.0.0"}
+    assert {(h.source_version, h.version_reason) for h in hits} == {("2.0.0", "newest")}
+    assert hits[0].to_dict()["version_reason"] == "newest"
+
+
+@pytest.mark.parametrize(
+    ("name", "text"),
+    [
+        ("requirements.txt", "tinyhttp==1.0.0\n"),
+        ("pyproject.toml", '[project]\nname = "app"\ndependencies = ["tinyhttp>=1,<2"]\n'),
+        ("uv.lock", 'version = 1\n[[package]]\nname = "tinyhttp"\nversion = "1.0.0"\n'),
+        ("poetry.lock", '[[package]]\nname = "tinyhttp"\nversion = "1.0.0"\n'),
+        ("pyproject.toml", '[tool.poetry.dependencies]\npython = "^3.11"\ntinyhttp = "^1.0"\n'),
+        ("package.json", '{"dependencies": {"tinyhttp": "~1.0.0"}}'),
+    ],
+)
+def test_the_projects_pin_chooses_the_version(both: Docmentor, project: Path, name: str, text: str) -> None:
+    (project / name).write_text(text, encoding="utf-8")
+    hits = both.search("timeout seconds")
+    assert hits and {(h.source, h.version_reason) for h in hits} == {("tinyhttp@1.0.0", "pinned")}
+    assert 'tinyhttp.get("https://example.org", timeout=5)' in hits[0].text
+
+
+def test_a_pin_nobody_indexed_falls_back_to_the_newest_with_a_note(both: Docmentor, project: Path) -> None:
+    (project / "requirements.txt").write_text("tinyhttp==1.5.0\n", encoding="utf-8")
+    assert {h.version_reason for h in both.search("timeout")} == {"newest"}
+    (note,) = both.version_scope().notes
+    assert "tinyhttp==1.5.0" in note and "1.0.0, 2.0.0" in note
+
+
+def test_asked_version_and_source_forms(both: Docmentor, project: Path) -> None:
+    (project / "requirements.txt").write_text("tinyhttp==2.0.0\n", encoding="utf-8")
+    asked = both.search("timeout", version="1.0")  # 1.0 names 1.0.0
+    assert {(h.source, h.version_reason) for h in asked} == {("tinyhttp@1.0.0", "asked")}
+    assert {h.source for h in both.search("timeout", source="tinyhttp")} == {"tinyhttp@2.0.0"}
+    named = both.search("timeout", source="tinyhttp@1.0.0")  # one version by its own name
+    assert {(h.source, h.version_reason) for h in named} == {("tinyhttp@1.0.0", None)}
+    assert {h.source for h in both.search("timeout", source="tinyhttp", version="1.0.0")} == {
+        "tinyhttp@1.0.0"
+    }
+
+
+def test_a_version_nobody_indexed_says_which_are(both: Docmentor) -> None:
+    with pytest.raises(NotFoundError) as caught:
+        both.search("timeout", source="tinyhttp", version="3.0")
+    assert "no indexed version 3.0 of tinyhttp" in str(caught.value)
+    assert caught.value.hint == "indexed versions: tinyhttp 1.0.0, 2.0.0"
+    with pytest.raises(NotFoundError, match="no source has version 9"):
+        both.search("timeout", version="9")
+    with pytest.raises(NotFoundError, match=r"is version 2\.0\.0, not 1\.0"):
+        both.search("timeout", source="tinyhttp@2.0.0", version="1.0")
+    with pytest.raises(NotFoundError, match="unknown source 'nope'"):
+        both.search("timeout", source="nope")
+
+
+def test_other_libraries_are_searched_as_before(both: Docmentor, tmp_path: Path) -> None:
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "team.md").write_text(
+        "# Team timeouts\n\nWe set every timeout to 30 seconds.\n", encoding="utf-8"
+    )
+    both.add(notes, name="notes")
+    hits = both.search("timeout", limit=20)
+    assert {h.source for h in hits} == {"notes", "tinyhttp@2.0.0"}
+    assert {h.version_reason for h in hits if h.source == "notes"} == {None}
+    # a version asked for without a source: only the sources of that version
+    assert {h.source for h in both.search("timeout", version="1.0.0")} == {"tinyhttp@1.0.0"}
+
+
+def test_one_version_indexed_searches_exactly_as_before(tmp_path: Path) -> None:
+    engine = Docmentor(tmp_path / "index")
+    engine.add(V2, name="tinyhttp", version="2.0.0")
+    scope = engine.version_scope()
+    assert (scope.sources, dict(scope.reasons)) == (None, {})  # no filter: ranking unchanged
+    assert engine.version_scope("tinyhttp").sources == "tinyhttp@2.0.0"
+    hits = engine.search("timeout")
+    assert hits and all(h.version_reason is None and h.source_version == "2.0.0" for h in hits)
+    assert "version_reason" not in hits[0].to_dict()
+    engine.close()
+
+
+def test_get_and_assemble_follow_the_version(both: Docmentor, project: Path) -> None:
+    page = both.get("timeouts.md", source="tinyhttp")  # the library: its newest version's page
+    assert (page.source, page.to_dict()["source_version"]) == ("tinyhttp@2.0.0", "2.0.0")
+    assert "Timeout` object" in page.content
+    (project / "requirements.txt").write_text("tinyhttp==1.0.0\n", encoding="utf-8")
+    assert both.get("timeouts.md", source="tinyhttp").source == "tinyhttp@1.0.0"
+
+    digest = assemble_context(both, "how do I set a timeout", max_tokens=2000)
+    assert {d.source for d in digest.documents} == {"tinyhttp@1.0.0"}
+    assert digest.stats["versions"] == {"tinyhttp@1.0.0": "1.0.0"}
+    assert digest.stats["version_reasons"] == {"tinyhttp@1.0.0": "pinned"}
+    asked = assemble_context(both, "how do I set a timeout", max_tokens=2000, version="2.0.0")
+    assert {d.source for d in asked.documents} == {"tinyhttp@2.0.0"}
+    assert asked.stats["version_reasons"] == {"tinyhttp@2.0.0": "asked"}
+    assert all(c.source == "tinyhttp@2.0.0" for c in both.candidates("timeout", version="2"))
+
+
+def test_candidates_carry_the_version(both: Docmentor) -> None:
+    hits = both.candidates("timeout")
+    assert hits and {(h.source_version, h.version_reason) for h in hits} == {("2.0.0", "newest")}
+
+
+# -- the configuration file and old indexes -------------------------------------------------------
+
+
+def test_docmentor_toml_versions(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from docmentor import load_config
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "docmentor.toml").write_text(
+        f'[[sources]]\nname = "tinyhttp"\npath = "{V1}"\nversion = "1.0.0"\n\n'
+        f'[[sources]]\nname = "tinyhttp"\npath = "{V2}"\nversion = "2.0.0"\n',
+        encoding="utf-8",
+    )
+    engine = Docmentor(tmp_path / "index")
+    configured = load_config().sources
+    engine.refresh_with_config(configured)
+    assert sorted(by_name(engine)) == ["tinyhttp@1.0.0", "tinyhttp@2.0.0"]
+    again = engine.refresh_with_config(configured)  # indexed: refreshed, not added again
+    assert sorted(r.source for r in again) == ["tinyhttp@1.0.0", "tinyhttp@2.0.0"]
+    engine.close()
+    (tmp_path / "docmentor.toml").write_text(f'[[sources]]\npath = "{V1}"\nversion = 1.1\n', encoding="utf-8")
+    with pytest.raises(UsageError, match="version in quotes"):
+        load_config()
+
+
+def test_an_index_from_before_versions_opens_and_upgrades(tmp_path: Path) -> None:
+    engine = Docmentor(tmp_path / "index")
+    engine.add(V1, name="tinyhttp")
+    engine.close()
+    db = sqlite3.connect(tmp_path / "index" / "index.sqlite3")
+    db.execute("ALTER TABLE sources DROP COLUMN version_origin")
+    db.execute("UPDATE sources SET version = NULL")
+    db.execute("DELETE FROM _migrations WHERE name = 'm012_source_version_origin'")
+    db.commit()
+    db.close()
+    reader = Docmentor(tmp_path / "index", create=False)  # read-only: not migrated
+    (row,) = reader.sources()
+    assert (row["version"], row["version_origin"]) == (None, None)
+    assert reader.search("timeout")[0].source_version is None
+    reader.close()
+    writer = Docmentor(tmp_path / "index")  # migrated; the next refresh reads the version
+    writer.refresh("tinyhttp")
+    (row,) = writer.sources()
+    assert (row["version"], row["version_origin"]) == ("1.0.0", "pyproject.toml")
+    writer.close()
+
+
+# -- the CLI --------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def cli(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], project: Path, monkeypatch: pytest.MonkeyPatch
+) -> Cli:
+    monkeypatch.chdir(project)  # the project the CLI reads pins from: the working folder
+    return Cli(tmp_path / "cli-index", capsys)
+
+
+def test_cli_add_search_sources_and_assemble(cli: Cli, project: Path) -> None:
+    rc, out, err = cli("add", str(V1), "--name", "tinyhttp", "--version", "1.0.0")
+    assert rc == 0 and out.startswith("tinyhttp@1.0.0: 2 documents")
+    assert err == "tinyhttp@1.0.0: version 1.0.0 (given)\n"
+    report = cli.json("add", str(V2), "--name", "tinyhttp")
+    assert (report["source"], report["version"], report["version_origin"]) == (
+        "tinyhttp@2.0.0",
+        "2.0.0",
+        "pyproject.toml",
+    )
+    rows = {s["name"]: s for s in cli.json("sources")["sources"]}
+    assert {n: (r["version"], r["version_origin"]) for n, r in rows.items()} == {
+        "tinyhttp@1.0.0": ("1.0.0", "given"),
+        "tinyhttp@2.0.0": ("2.0.0", "pyproject.toml"),
+    }
+    assert "version 2.0.0 (pyproject.toml)" in cli.ok("sources")
+
+    found = cli.json("search", "timeout", "--source", "tinyhttp")
+    assert {(r["source_version"], r["version_reason"]) for r in found["results"]} == {("2.0.0", "newest")}
+    found = cli.json("search", "timeout", "--version", "1.0")
+    assert {(r["source"], r["version_reason"]) for r in found["results"]} == {("tinyhttp@1.0.0", "asked")}
+    (project / "requirements.txt").write_text("tinyhttp==1.0.0\n", encoding="utf-8")
+    text = cli.ok("search", "timeout")
+    assert "[tinyhttp@1.0.0 1.0.0, pinned]" in text and "tinyhttp@2.0.0" not in text
+
+    digest = json.loads(cli.ok("assemble", "set a timeout", "--version", "2.0.0", "--format", "json"))
+    assert {d["source"] for d in digest["documents"]} == {"tinyhttp@2.0.0"}
+    assert digest["metadata"]["version_reasons"] == {"tinyhttp@2.0.0": "asked"}
+    assert cli.json("get", "timeouts.md", "--source", "tinyhttp")["source_version"] == "1.0.0"
+
+
+def test_cli_errors_name_the_indexed_versions(cli: Cli) -> None:
+    assert cli("add", str(V1), "--name", "tinyhttp", "--version", "1.0.0")[0] == 0
+    err = cli.fails("search", "timeout", "--source", "tinyhttp", "--version", "7")
+    assert "no indexed version 7 of tinyhttp" in err and "indexed versions: tinyhttp 1.0.0" in err
+    rc, out, err = cli("add", str(V2), "--name", "tinyhttp", "--version", "two point oh")
+    assert (
+        rc == 1
+        and out == ""
+        and err
+        == "error: --version 'two point oh' is not a release number (for example 0.27, 2.1.0 or 1.0.0-beta.1)\n"
+    )
+    assert sorted(s["name"] for s in cli.state()["sources"]) == ["tinyhttp@1.0.0"]
+
+
+# -- the MCP server --------------------------------------------------------------------------------
+
+
+def call(engine: Docmentor, name: str, args: dict[str, Any]) -> Any:
+    async def go() -> Any:
+        async with Client(build_server(engine)) as client:
+            return await client.call_tool(name, args)
+
+    return anyio.run(go)
+
+
+def test_mcp_search_get_sources_and_assemble(both: Docmentor) -> None:
+    data = structured(call(both, "search_docs", {"query": "timeout", "version": "1.0.0"}))
+    assert {(r["source"], r["source_version"], r["version_reason"]) for r in data["results"]} == {
+        ("tinyhttp@1.0.0", "1.0.0", "asked")
+    }
+    data = structured(call(both, "search_docs", {"query": "timeout", "source": "tinyhttp"}))
+    assert {(r["source_version"], r["version_reason"]) for r in data["results"]} == {("2.0.0", "newest")}
+    listed = structured(call(both, "list_sources", {}))["sources"]
+    assert {(s["name"], s["version"], s["version_origin"], s["library"]) for s in listed} == {
+        ("tinyhttp@1.0.0", "1.0.0", "given", "tinyhttp"),
+        ("tinyhttp@2.0.0", "2.0.0", "given", "tinyhttp"),
+    }
+    page = structured(call(both, "get_doc", {"url_or_path": "tinyhttp@1.0.0:timeouts.md"}))
+    assert page["source_version"] == "1.0.0"
+    result = call(both, "assemble_context", {"query": "set a timeout", "version": "1.0.0", "format": "json"})
+    assert not result.is_error and result.structured_content is not None
+    assert {d["source"] for d in result.structured_content["documents"]} == {"tinyhttp@1.0.0"}
+
+
+def test_mcp_unknown_version_is_a_tool_error_naming_the_versions(both: Docmentor) -> None:
+    result = call(both, "search_docs", {"query": "timeout", "source": "tinyhttp", "version": "5"})
+    assert result.is_error
+    text = result.content[0].text
+    assert "no indexed version 5 of tinyhttp" in text and "1.0.0, 2.0.0" in text
+    bad = call(both, "search_docs", {"query": "timeout", "version": "not a version"})
+    assert bad.is_error
+
+
+def test_removing_one_version_keeps_the_other(both: Docmentor) -> None:
+    both.remove("tinyhttp@2.0.0")
+    hits = both.search("timeout", source="tinyhttp")
+    assert {(h.source, h.version_reason) for h in hits} == {("tinyhttp@1.0.0", None)}
+
+
+def test_by_meaning_too_only_the_chosen_versions_answer(tmp_path: Path) -> None:
+    """With embeddings on, the units found by meaning are filtered like the words' (several
+    sources at once: the chosen version and the other libraries)."""
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "waits.md").write_text("# Waiting\n\nHow long we wait for slow servers.\n", encoding="utf-8")
+    engine = Docmentor(tmp_path / "index", embeddings=True)
+    engine.project = tmp_path
+    for docs, version in ((V1, "1.0.0"), (V2, "2.0.0")):
+        engine.add(docs, name="tinyhttp", version=version)
+    engine.add(notes, name="notes")
+    assert all(s["embedded"] == s["units"] > 0 for s in engine.sources())
+    assert engine.version_scope().sources == ("notes", "tinyhttp@2.0.0")
+    hits = engine.search("how long to wait for a slow server", limit=20)
+    assert {h.source for h in hits} == {"notes", "tinyhttp@2.0.0"}
+    asked = engine.search("how long to wait for a slow server", version="1.0.0", limit=20)
+    assert {h.source for h in asked} == {"tinyhttp@1.0.0"}
+    engine.close()
+
+
+def test_reading_versions_runs_in_linear_time() -> None:
+    import time
+
+    from docmentor.sources.versions import llms_version
+
+    n = 48_000
+    lines = [
+        "version" + " " * n + "x",
+        "version:" + "\t" * n,
+        "Version 1" + ".1" * (n // 2) + "-" + "a" * n,
+        "version " * (n // 8),
+    ]
+    for line in lines:
+        text = "# Docs\n\n> " + line + "\n"
+        start = time.perf_counter()
+        llms_version(text)
+        assert time.perf_counter() - start < 1.0
+    assert llms_version("# Docs\n\n> The docs of version 2.1.0 of it.\n") == "2.1.0"
+    assert llms_version("# Docs\n\n## Section\n\nversion 9.9\n") is None  # only the head
