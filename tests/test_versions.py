@@ -6,6 +6,7 @@ tests/fixtures/versions (tinyhttp 1.0.0 and 2.0.0), the CLI and the MCP server."
 from __future__ import annotations
 
 import json
+import shutil
 import sqlite3
 from collections.abc import Iterator
 from importlib import metadata
@@ -291,6 +292,26 @@ def test_docmentor_toml_versions(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     (tmp_path / "docmentor.toml").write_text(f'[[sources]]\npath = "{V1}"\nversion = 1.1\n', encoding="utf-8")
     with pytest.raises(UsageError, match="version in quotes"):
         load_config()
+
+
+def test_a_server_indexes_configured_versions_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from docmentor import RefreshScheduler
+
+    docs = tmp_path / "docs"
+    shutil.copytree(V1, docs)
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "docmentor.toml").write_text(
+        f'[[sources]]\nname = "tinyhttp"\npath = "{docs}"\nversion = "1.0.0"\n', encoding="utf-8"
+    )
+    engine = Docmentor(tmp_path / "index")
+    scheduler = RefreshScheduler(engine, configured=True, interval_hours=0)
+    scheduler.index_configured()
+    (row,) = engine.sources()
+    assert (row["name"], row["version"], row["documents"]) == ("tinyhttp@1.0.0", "1.0.0", 2)
+    (docs / "new.md").write_text("# New\n\nA page added later.\n", encoding="utf-8")
+    scheduler.index_configured()  # indexed already under its versioned name: not read again
+    assert engine.sources()[0]["documents"] == 2
+    engine.close()
 
 
 def test_an_index_from_before_versions_opens_and_upgrades(tmp_path: Path) -> None:

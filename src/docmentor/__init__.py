@@ -8,7 +8,8 @@ adapters over it.
   time limit :data:`DEFAULT_REFRESH_DEADLINE`; its ranking constants :class:`RankingConfig`)
   and what it returns: :class:`RefreshReport`, :class:`SearchHit`, :class:`DocPage`,
   :class:`DocExcerpts` (its ranges :data:`EXCERPT_CHUNKS_RANGE`, :data:`EXCERPT_CONTEXT_RANGE`),
-  :class:`SourceInfo`, :class:`EmbedReport`; a report's warnings grouped for a reader
+  :class:`SourceInfo`, :class:`EmbedReport`, :class:`VersionScope` (which versions of a
+  library answer: asked, pinned, newest); a report's warnings grouped for a reader
   (:func:`group_warnings` → :class:`ReportWarnings`); :class:`SourceSpec` (:class:`SourceOptions`);
   ``docmentor.toml`` through :func:`load_config`;
   the index's default folder (:func:`default_db`), whether one holds an index
@@ -95,6 +96,7 @@ _EXPORTS: dict[str, str] = {
     "EXCERPT_CHUNKS_RANGE": "docmentor.engine.lookup",
     "EXCERPT_CONTEXT_RANGE": "docmentor.engine.lookup",
     "SourceInfo": "docmentor.engine.reports",
+    "VersionScope": "docmentor.engine.scope",
     "ReportWarnings": "docmentor.engine.report_warnings",
     "group_warnings": "docmentor.engine.report_warnings",
     "EmbedReport": "docmentor.search.semantic",
@@ -366,6 +368,7 @@ __all__ = [
     "UnclearApi",
     "UnindexedSources",
     "UsageError",
+    "VersionScope",
     "__version__",
     "analyze_feedback",
     "assemble_context",
@@ -484,6 +487,7 @@ if TYPE_CHECKING:
     from docmentor.engine.core import index_exists, index_removed_on_failure
     from docmentor.engine.lookup import EXCERPT_CHUNKS_RANGE, EXCERPT_CONTEXT_RANGE
     from docmentor.engine.report_warnings import ReportWarnings, group_warnings
+    from docmentor.engine.scope import VersionScope
     from docmentor.errors import DocmentorError, NotFoundError, SourceUnavailableError, StoreError, UsageError
     from docmentor.evaluation import (
         ApiEval,

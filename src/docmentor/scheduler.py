@@ -212,6 +212,8 @@ class RefreshScheduler:
     def index_configured(self) -> None:
         """Index the configured sources that are not indexed yet (not while another thread
         of this process does: ``Docmentor.adding_configured``)."""
+        from docmentor.sources.versions import indexed_name
+
         engine = self.engine
         with engine.adding_configured:
             try:
@@ -219,7 +221,9 @@ class RefreshScheduler:
             except DocmentorError as exc:
                 log.warning("cannot list the indexed sources: %s", exc)
                 known = set()
-            for src in [s for s in configured_sources() if s.name not in known]:
+            for src in [
+                s for s in configured_sources() if indexed_name(s.name, s.settings.version) not in known
+            ]:
                 log.info("indexing configured source %s", src.name)
                 try:
                     engine.add(src.target, name=src.name, options=src.options, embed=False)

@@ -23,6 +23,7 @@ from docmentor.parse.batch import parse_many
 from docmentor.search.lexical import section_terms
 from docmentor.search.semantic import write_units
 from docmentor.search.units import Unit
+from docmentor.sources.versions import indexed_name
 from docmentor.store.rows import DocChange
 
 if TYPE_CHECKING:
@@ -127,7 +128,7 @@ class Refreshing(Embedding):
             target = str(path)
         base = validate_name(name) if name else auto_name(target)
         return SourceSpec(
-            name=f"{base}@{opts.version}" if opts.version else base,
+            name=indexed_name(base, opts.version),
             kind=kind,
             target=target,
             options=opts,
@@ -152,7 +153,7 @@ class Refreshing(Embedding):
         with self.adding_configured:  # one thread of this process adds them, the others wait
             known = {r.name for r in self.store.sources()}
             for src in configured:
-                indexed = f"{src.name}@{src.settings.version}" if src.settings.version else src.name
+                indexed = indexed_name(src.name, src.settings.version)
                 if indexed in known or indexed in added:
                     continue
                 added.add(indexed)
