@@ -376,6 +376,10 @@ def test_cli_add_search_sources_and_assemble(cli: Cli, project: Path) -> None:
     assert {d["source"] for d in digest["documents"]} == {"tinyhttp@2.0.0"}
     assert digest["metadata"]["version_reasons"] == {"tinyhttp@2.0.0": "asked"}
     assert cli.json("get", "timeouts.md", "--source", "tinyhttp")["source_version"] == "1.0.0"
+    (project / "requirements.txt").write_text("tinyhttp==1.5.0\n", encoding="utf-8")
+    rc, out, err = cli("search", "timeout")
+    assert rc == 0 and "[tinyhttp@2.0.0 2.0.0, newest]" in out
+    assert err.startswith("note: your project requires tinyhttp==1.5.0, which no indexed version")
 
 
 def test_cli_errors_name_the_indexed_versions(cli: Cli) -> None:
