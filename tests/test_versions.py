@@ -480,3 +480,19 @@ def test_reading_versions_runs_in_linear_time() -> None:
         assert time.perf_counter() - start < 1.0
     assert llms_version("# Docs\n\n> The docs of version 2.1.0 of it.\n") == "2.1.0"
     assert llms_version("# Docs\n\n## Section\n\nversion 9.9\n") is None  # only the head
+
+
+def test_several_sources_filter_without_changing_scores(both: Docmentor, tmp_path: Path) -> None:
+    """The filter of several sources scores nothing: a section ranks against the others as
+    it would unfiltered (a source's own weight would favour the smaller sources)."""
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "team.md").write_text(
+        "# Team timeouts\n\nWe set every timeout to 30 seconds.\n", encoding="utf-8"
+    )
+    both.add(notes, name="notes")
+    terms = both.query_terms("timeout seconds")
+    everything = {h.fields["section_id"]: h.score for h in both.lexical.search(terms, limit=50)}
+    within = both.lexical.search(terms, source=("notes", "tinyhttp@2.0.0"), limit=50)
+    assert {h.fields["source"] for h in within} == {"notes", "tinyhttp@2.0.0"}
+    assert all(h.score == pytest.approx(everything[h.fields["section_id"]]) for h in within)

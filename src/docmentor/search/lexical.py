@@ -292,8 +292,10 @@ class LexicalIndex:
         if isinstance(source, str):
             must.append((tantivy.Occur.Must, tantivy.Query.term_query(schema, "source", source)))
         elif source is not None:
+            # scoring nothing: each source's own idf would favour the smaller sources
             any_of = [(tantivy.Occur.Should, tantivy.Query.term_query(schema, "source", s)) for s in source]
-            must.append((tantivy.Occur.Must, tantivy.Query.boolean_query(any_of)))
+            within = tantivy.Query.const_score_query(tantivy.Query.boolean_query(any_of), 0.0)
+            must.append((tantivy.Occur.Must, within))
         return tantivy.Query.boolean_query(must)
 
     def search(
