@@ -7,6 +7,7 @@ Every ranking change is judged here, on all three corpora together (issue 18).
     python benchmarks/eval_suite.py --via library --set semantic_weight=0.3 --set title_boost=0.5
     python benchmarks/eval_suite.py --via library --sweep semantic_weight=0,0.3,0.4,0.5
     python benchmarks/eval_suite.py --assemble      # also `eval assemble` coverage at 8,000 tokens
+    python benchmarks/eval_suite.py --via library --postgres   # the index in PostgreSQL (pgserver)
 
 ``--set`` / ``--sweep`` take fields of ``docmentor.search.config.RankingConfig`` (library mode).
 ``--no-embeddings`` measures lexical ranking only. The corpora and question sets are read from
@@ -63,10 +64,11 @@ def _via_library(
     shared: Path,
     corpus: str,
     config: Any,
-    dbs: dict[tuple[str, str], Path],
+    dbs: dict[tuple[str, str], Path | str],
     tmp: Path,
     embeddings: bool,
     assemble: bool,
+    postgres: str | None = None,
 ) -> dict[str, Any]:
     from docmentor import assemble_context
     from docmentor.engine import Docmentor
@@ -77,7 +79,9 @@ def _via_library(
     key = (corpus, config.index_signature() + (f"+emb{config.embed_tokens}" if embeddings else ""))
     index_s = 0.0
     if key not in dbs:
-        db = tmp / f"{corpus}-{len(dbs)}"
+        db: Path | str = tmp / f"{corpus}-{len(dbs)}"
+        if postgres is not None:
+            db = _schema(postgres, f"{corpus.replace('-', '_')}_{len(dbs)}")
         t0 = time.perf_counter()
         engine = Docmentor(db, ranking=config, embeddings=embeddings)
         engine.add(root, name=corpus)
@@ -112,6 +116,31 @@ def _via_library(
     if covered:
         out["assemble"] = sum(c >= 0.8 for c in covered) / len(covered)
     return out
+
+
+def _postgres(tmp: Path) -> tuple[Any, str]:
+    """A PostgreSQL 16 + pgvector server of the pgserver wheel in ``tmp`` (the test extra)."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        import pgserver
+
+    data = tmp / "pg"
+    data.mkdir()
+    tmp.chmod(0o755)
+    data.chmod(0o755)
+    server = pgserver.get_server(data, cleanup_mode="stop")
+    return server, str(server.get_uri())
+
+
+def _schema(base: str, name: str) -> str:
+    import psycopg
+
+    with psycopg.connect(base, autocommit=True) as conn:
+        conn.execute(f"CREATE SCHEMA {name}")
+    sep = "&" if "?" in base else "?"
+    return f"{base}{sep}options=-csearch_path%3D{name}"
 
 
 def _summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
@@ -207,7 +236,10 @@ def main() -> None:
     ap.add_argument("--no-embeddings", action="store_true", help="lexical ranking only")
     ap.add_argument("--assemble", action="store_true", help="also eval assemble coverage at 8,000 tokens")
     ap.add_argument("--json", type=Path, help="write every figure (and per-question rows) here")
+    ap.add_argument("--postgres", action="store_true", help="the index in PostgreSQL (library mode)")
     args = ap.parse_args()
+    if args.postgres and args.via != "library":
+        sys.exit("error: --postgres needs --via library")
     if not (args.shared / "eval" / "evaluate.py").is_file():
         sys.exit(f"error: no dev suite at {args.shared} (pass --shared)")
     corpora = args.corpus or list(CORPORA)
@@ -223,7 +255,8 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp_name:
         tmp = Path(tmp_name)
         os.environ.setdefault("DOCMENTOR_HOME", str(tmp / "home"))
-        dbs: dict[tuple[str, str], Path] = {}
+        dbs: dict[tuple[str, str], Path | str] = {}
+        server, pg_url = _postgres(tmp) if args.postgres else (None, None)
         for combo in combos or [{}]:
             overrides = {**base, **combo}
             label = f"via {args.via}, embeddings {'on' if embeddings else 'off'}" + (
@@ -233,7 +266,7 @@ def main() -> None:
             for corpus in corpora:
                 if args.via == "library":
                     results[corpus] = _via_library(
-                        args.shared, corpus, _config(overrides), dbs, tmp, embeddings, args.assemble
+                        args.shared, corpus, _config(overrides), dbs, tmp, embeddings, args.assemble, pg_url
                     )
                 else:
                     if overrides:
@@ -243,8 +276,10 @@ def main() -> None:
                         results[corpus]["assemble"] = _assemble_cli(
                             args.shared, corpus, args.cmd, tmp, embeddings
                         )
-            _print(results, label)
+            _print(results, label + (", PostgreSQL" if pg_url else ""))
             report[label] = results
+        if server is not None:
+            server.cleanup()
     if args.json:
         args.json.write_text(json.dumps(report, indent=1, default=str))
 

@@ -1,7 +1,8 @@
-"""A database URL where the index's folder is expected is an error that names only the URL's
-scheme (a URL may hold a password) and creates nothing: `--db`, ``Docmentor(db)``,
-``DOCMENTOR_DB``, ``db`` in docmentor.toml and ``db_path`` in llmdoc.json alike (issue 23:
-such a value used to create a local folder named ``postgresql:``)."""
+"""Where the index lives: a folder, or a PostgreSQL database given by URL (``--db``,
+``Docmentor(db)``, ``DOCMENTOR_DB``). Any other URL is an error that names only the URL's
+scheme (a URL may hold a password) and creates nothing, and so is a database URL in a config
+file (``db`` in docmentor.toml, ``db_path`` in llmdoc.json take folders): such values used to
+create a local folder named ``postgresql:`` (issue 23)."""
 
 from __future__ import annotations
 
@@ -14,21 +15,35 @@ import pytest
 from docmentor.cli import main
 from docmentor.config import load_config, local_folder
 from docmentor.engine import Docmentor
-from docmentor.errors import UsageError
+from docmentor.errors import StoreError, UsageError
 
 URL = "postgresql://docs:s3cret@db.example:5432/docmentor"
 
 
-def test_the_library_refuses_a_url_and_creates_nothing(
+def test_the_library_refuses_other_urls_and_creates_nothing(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.chdir(tmp_path)
     with pytest.raises(UsageError) as raised:
-        Docmentor(URL)
-    assert "postgresql:// URL" in str(raised.value) and "s3cret" not in str(raised.value)
-    monkeypatch.setenv("DOCMENTOR_DB", URL)
-    with pytest.raises(UsageError, match="DOCMENTOR_DB is a postgresql:// URL"):
+        Docmentor(URL.replace("postgresql", "mysql"))
+    assert "mysql:// URL" in str(raised.value) and "s3cret" not in str(raised.value)
+    monkeypatch.setenv("DOCMENTOR_DB", "https://example.com/x")
+    with pytest.raises(UsageError, match="DOCMENTOR_DB is a https:// URL"):
         Docmentor()
+    assert os.listdir(tmp_path) == []
+
+
+def test_an_unreachable_database_is_a_clear_error_and_creates_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    for given in (URL, None):
+        if given is None:
+            monkeypatch.setenv("DOCMENTOR_DB", URL)
+        with pytest.raises(StoreError) as raised:
+            Docmentor(given)
+        assert "cannot connect to the PostgreSQL index" in str(raised.value)
+        assert "s3cret" not in str(raised.value) and "docs:***@db.example" in str(raised.value)
     assert os.listdir(tmp_path) == []
 
 
@@ -55,7 +70,7 @@ def test_the_cli_says_so_in_one_line_and_creates_nothing(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     monkeypatch.chdir(tmp_path)
-    for url in (URL, "https://example.com/index", "sqlite:///tmp/x.db"):
+    for url in ("mysql://docs:s3cret@db/x", "https://example.com/index", "sqlite:///tmp/x.db"):
         capsys.readouterr()
         rc = main(["--db", url, "sources"])
         out, err = capsys.readouterr()

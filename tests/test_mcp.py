@@ -440,6 +440,7 @@ def http_servers(tmp_path: Path) -> Iterator[Callable[[Path], HttpServerProcess]
 
 
 def test_http_server(engine: Docmentor, http_servers: Callable[[Path], HttpServerProcess]) -> None:
+    assert engine.root is not None
     server = http_servers(engine.root)
     server.wait_ready()
 
@@ -479,6 +480,7 @@ def test_http_server_on_a_port_in_use_is_one_error(engine: Docmentor, tmp_path: 
 def test_two_servers_share_one_index(
     engine: Docmentor, docs: Path, http_servers: Callable[[Path], HttpServerProcess]
 ) -> None:
+    assert engine.root is not None
     one, two = http_servers(engine.root), http_servers(engine.root)
     one.wait_ready()
     two.wait_ready()

@@ -37,17 +37,48 @@ _URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]{0,30}://")
 
 def local_folder(value: str, where: str, *, arguments: tuple[str, ...] = ()) -> Path:
     """``value`` as the index's local folder. A URL (``postgresql://…``, ``https://…``) is a
-    :class:`UsageError`: this docmentor keeps its index in a local folder only, and a URL
-    taken as a path would silently create a folder named ``postgresql:``. The message names
-    the URL's scheme only (a URL may hold a password)."""
+    :class:`UsageError` here (where a database is allowed, :func:`index_location` takes it
+    first): a URL taken as a path would silently create a folder named ``postgresql:``. The
+    message names the URL's scheme only (a URL may hold a password)."""
     if _URL.match(value.strip()):
         scheme = value.strip().split("://", 1)[0]
+        if is_database_url(value):  # a database where only a folder may go (a config file)
+            raise UsageError(
+                f"{where} is a {scheme}:// URL; it takes a folder",
+                hint="give a PostgreSQL index with --db URL or DOCMENTOR_DB",
+                arguments=arguments,
+            )
         raise UsageError(
-            f"{where} is a {scheme}:// URL; docmentor keeps its index in a local folder only",
-            hint="give a folder path (no server backend is supported yet)",
+            f"{where} is a {scheme}:// URL; docmentor keeps its index in a local folder or in PostgreSQL",
+            hint="give a folder path, or a postgresql:// URL",
             arguments=arguments,
         )
     return Path(value).expanduser()
+
+
+DATABASE_SCHEMES = ("postgresql", "postgres")
+
+
+def is_database_url(value: str) -> bool:
+    """Whether ``value`` names a PostgreSQL database (``postgresql://…``, ``postgres://…``)."""
+    scheme, sep, _ = value.strip().partition("://")
+    return bool(sep) and scheme.lower() in DATABASE_SCHEMES
+
+
+def index_location(value: str, where: str, *, arguments: tuple[str, ...] = ()) -> Path | str:
+    """``value`` as where the index lives: a PostgreSQL URL as given, else a local folder
+    (:func:`local_folder`: any other URL is an error)."""
+    if is_database_url(value):
+        return value.strip()
+    return local_folder(value, where, arguments=arguments)
+
+
+def default_location() -> Path | str:
+    """:func:`default_db`, except that ``DOCMENTOR_DB`` may also name a PostgreSQL database."""
+    env = os.environ.get("DOCMENTOR_DB")
+    if env:
+        return index_location(env, "DOCMENTOR_DB")
+    return default_db()
 
 
 def default_db() -> Path:

@@ -38,6 +38,12 @@ class State:
     # Set by a command whose work is committed and whose index is closed: the `docmentor`
     # process may then end without the interpreter's teardown (see `main`).
     finished: bool = False
+    # Every engine a command opened: closed when the command ends, however it ends (an index
+    # in PostgreSQL holds connections until then).
+    engines: list[Docmentor]
+
+    def __init__(self) -> None:
+        self.engines = []
 
 
 STATE = State()
@@ -91,7 +97,9 @@ def _main(
 def open_engine(*, create: bool) -> Docmentor:
     from docmentor import Docmentor
 
-    return Docmentor(STATE.db, create=create, embeddings=STATE.embeddings)
+    engine = Docmentor(STATE.db, create=create, embeddings=STATE.embeddings)
+    STATE.engines.append(engine)
+    return engine
 
 
 def progress_bar() -> Any:
@@ -199,7 +207,12 @@ def main(argv: list[str] | None = None) -> int:
     collection over every object, with nothing left for it to do; see :func:`_end_process`).
     """
     STATE.finished = False
-    rc = _run(argv)
+    try:
+        rc = _run(argv)
+    finally:
+        engines, STATE.engines = STATE.engines, []
+        for engine in engines:
+            engine.close()
     if argv is None and STATE.finished and rc == 0:
         _end_process(rc)
     return rc

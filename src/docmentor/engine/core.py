@@ -16,15 +16,17 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
 
-from docmentor.config import default_db, embeddings_enabled, local_folder
+from docmentor.config import default_location, embeddings_enabled, index_location
 from docmentor.errors import NotFoundError, StoreError, UsageError
 from docmentor.search.analyzer import ANALYZER_VERSION
 from docmentor.search.config import DEFAULT as DEFAULT_RANKING
 from docmentor.search.config import RankingConfig
-from docmentor.search.lexical import LexicalIndex
+from docmentor.search.lexical import LexicalIndex, LexicalSearch
+from docmentor.search.lexical_pg import PgLexicalIndex
 from docmentor.search.semantic import VectorCache, write_units
 from docmentor.search.units import Unit
 from docmentor.store.db import Store
+from docmentor.store.pg_store import PgStore
 
 log = logging.getLogger(__name__)
 
@@ -39,21 +41,31 @@ STORE_FILE = "index.sqlite3"
 LEXICAL_FOLDER = "lexical"
 
 
-def index_root(db: str | Path | None = None) -> Path:
-    """The index folder: ``db`` if given, else :func:`docmentor.config.default_db`.
+def index_root(db: str | Path | None = None) -> Path | str:
+    """Where the index is: ``db`` if given, else :func:`docmentor.config.default_location` —
+    a folder, or the URL of a PostgreSQL database.
 
     Raises:
-        UsageError: it is a file, or a URL (argument ``db``).
+        UsageError: it is a file, or a URL of another kind (argument ``db``).
     """
-    root = local_folder(str(db), "db", arguments=("db",)) if db else default_db()
+    root = index_location(str(db), "db", arguments=("db",)) if db else default_location()
+    if isinstance(root, str):
+        return root
     if root.exists() and not root.is_dir():
         raise UsageError(f"db {root} is a file; it must be a folder docmentor owns", arguments=("db",))
     return root
 
 
 def index_exists(db: str | Path | None = None) -> bool:
-    """Whether the index folder (:func:`index_root`) holds an index."""
-    return (index_root(db) / STORE_FILE).exists()
+    """Whether the index folder (:func:`index_root`), or database, holds an index."""
+    root = index_root(db)
+    if isinstance(root, Path):
+        return (root / STORE_FILE).exists()
+    try:
+        PgStore(root, readonly=True).close_all()
+    except NotFoundError:
+        return False
+    return True
 
 
 @contextlib.contextmanager
@@ -64,7 +76,7 @@ def index_removed_on_failure(db: str | Path | None = None) -> Iterator[None]:
     ``DOCMENTOR_HOME``, with the cache and the config file in it). Engines opened in the
     block must be closed when it raises."""
     root = index_root(db)
-    if (root / STORE_FILE).exists():
+    if isinstance(root, str) or (root / STORE_FILE).exists():  # a database: its tables stay
         yield
         return
     made_folder = not root.exists()
@@ -93,9 +105,15 @@ class IndexCore:
         self.ranking = ranking or DEFAULT_RANKING
         #: sections embedded and searched by meaning too (``--no-embeddings``, ``DOCMENTOR_EMBEDDINGS=0``)
         self.embeddings = embeddings_enabled() if embeddings is None else embeddings
-        self.root = root = index_root(db)
-        self.store = Store(root / STORE_FILE, readonly=not create)
-        self._lexical: LexicalIndex | None = None
+        where = index_root(db)
+        #: the index folder; None for an index in PostgreSQL (``self.store.location`` says where)
+        self.root: Path | None = where if isinstance(where, Path) else None
+        self.store = (
+            Store(where / STORE_FILE, readonly=not create)
+            if isinstance(where, Path)
+            else PgStore(where, readonly=not create)
+        )
+        self._lexical: LexicalSearch | None = None
         self._vectors: VectorCache | None = None
         #: a search waits for the embedding model to load (the CLI); False: it searches by
         #: words until a background load is done (a server)
@@ -111,17 +129,26 @@ class IndexCore:
 
     # -- plumbing ------------------------------------------------------------------
     @property
-    def lexical(self) -> LexicalIndex:
+    def lexical(self) -> LexicalSearch:
         """The lexical index, opened (made, for a writer holding the write lock) on first use."""
         if self._lexical is None:
             with self._open_lock:  # threads of one server: one LexicalIndex, not two
                 if self._lexical is None:
-                    self._lexical = LexicalIndex(self.root / LEXICAL_FOLDER, config=self.ranking)
+                    self._lexical = self._open_lexical()
         return self._lexical
 
-    def _lexical_to_read(self) -> LexicalIndex | None:
+    def _open_lexical(self, *, recreate: bool = False) -> LexicalSearch:
+        if self.root is None:
+            return PgLexicalIndex(self.store, config=self.ranking)
+        return LexicalIndex(self.root / LEXICAL_FOLDER, recreate=recreate, config=self.ranking)
+
+    def _lexical_to_read(self) -> LexicalSearch | None:
         """The lexical index for a search; None while no writer has made it (nothing indexed)."""
-        if self._lexical is None and not (self.root / LEXICAL_FOLDER / "meta.json").exists():
+        if (
+            self._lexical is None
+            and self.root is not None
+            and not (self.root / LEXICAL_FOLDER / "meta.json").exists()
+        ):
             return None
         return self.lexical
 
@@ -162,7 +189,7 @@ class IndexCore:
                 return gens, False
             time.sleep(0.01)
 
-    def _read_lexical(self, run: Callable[[LexicalIndex | None, bool], _T]) -> _T:
+    def _read_lexical(self, run: Callable[[LexicalSearch | None, bool], _T]) -> _T:
         """``run(index, check)`` on a lexical index that matches the store.
 
         The store's generations are read before the search and again after it: when the
@@ -235,11 +262,11 @@ class IndexCore:
                     log.warning(
                         "analyzer changed (%s → %s): rebuilding the lexical index", stored, self.index_version
                     )
-                lexical = self.root / LEXICAL_FOLDER
+                lexical = None if self.root is None else self.root / LEXICAL_FOLDER
                 # A new index has nothing to rebuild: the first writer makes the lexical index, under
                 # the write lock (readers never make it). Making it here would also start tantivy's
                 # reader thread, and a process with threads must not fork (see parse.batch).
-                if self.store.sources() or (lexical.is_dir() and any(lexical.iterdir())):
+                if self.store.sources() or (lexical and lexical.is_dir() and any(lexical.iterdir())):
                     self._rebuild_lexical()
                 self.store.set_setting("analyzer", self.index_version)
 
@@ -249,10 +276,10 @@ class IndexCore:
         for row in self.store.sources():
             self.store.mark_lexical(row.name, -1)
         try:
-            self._lexical = LexicalIndex(self.root / LEXICAL_FOLDER, config=self.ranking)
+            self._lexical = self._open_lexical()
             self._lexical.searcher()
         except (StoreError, ValueError):  # unreadable (e.g. another schema): start afresh
-            self._lexical = LexicalIndex(self.root / LEXICAL_FOLDER, recreate=True, config=self.ranking)
+            self._lexical = self._open_lexical(recreate=True)
         ids = [i for row in self.store.sources() for i in self.store.document_ids(row.name)]
         units: list[Unit] = []
         n = self.lexical.replace(
@@ -286,7 +313,10 @@ class IndexCore:
                 self.store.mark_lexical(row.name, row.generation)
 
     def close(self) -> None:
-        self.store.close()
+        if isinstance(self.store, PgStore):
+            self.store.close_all()  # every thread's connection: a server's too
+        else:
+            self.store.close()
 
     def check_source(self, source: str | None) -> None:
         """:class:`NotFoundError` naming the indexed sources when ``source`` is not one of

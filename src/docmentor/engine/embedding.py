@@ -11,7 +11,7 @@ from docmentor.engine.core import IndexCore
 from docmentor.engine.reports import Progress
 from docmentor.search.config import RankingConfig
 from docmentor.search.hybrid import blend
-from docmentor.search.lexical import LexicalIndex
+from docmentor.search.lexical import LexicalSearch
 from docmentor.search.semantic import EmbedReport, VectorCache, embed_pending, vector_model
 
 log = logging.getLogger(__name__)
@@ -112,7 +112,7 @@ class Embedding(IndexCore):
 
     def _hybrid(
         self,
-        index: LexicalIndex,
+        index: LexicalSearch,
         query: str,
         hits: list[Any],
         doc_scores: dict[int, float],

@@ -14,7 +14,7 @@ from docmentor.errors import NotFoundError, UsageError
 from docmentor.models import SearchHit
 from docmentor.search.analyzer import analyze_query
 from docmentor.search.config import RankingConfig
-from docmentor.search.lexical import LexicalIndex
+from docmentor.search.lexical import LexicalSearch
 from docmentor.search.ranking import excerpts, rank_hits
 from docmentor.search.semantic import counts, vector_model
 from docmentor.store.rows import StoredDoc
@@ -49,7 +49,7 @@ class Lookup(Embedding):
         return [source_info(r, *per_source.get(r.name, (0, 0))) for r in self.store.sources()]
 
     def query_terms(
-        self, query: str, index: LexicalIndex | None = None, ranking: RankingConfig | None = None
+        self, query: str, index: LexicalSearch | None = None, ranking: RankingConfig | None = None
     ) -> list[tuple[str, float]]:
         """The analysed query with the ranking config's weights."""
         index = index if index is not None else self._lexical_to_read()
@@ -94,7 +94,7 @@ class Lookup(Embedding):
         within = scope.sources
         r = ranking or self.ranking
 
-        def run(index: LexicalIndex | None, check: bool) -> list[SearchHit]:
+        def run(index: LexicalSearch | None, check: bool) -> list[SearchHit]:
             terms = self.query_terms(query, index, r)
             if not terms or index is None:
                 return []
@@ -139,7 +139,7 @@ class Lookup(Embedding):
         scope = self.version_scope(source, version)
         within = scope.sources
 
-        def run(index: LexicalIndex | None, check: bool) -> list[SearchHit]:
+        def run(index: LexicalSearch | None, check: bool) -> list[SearchHit]:
             terms = self.query_terms(query, index)
             if not terms or index is None:
                 return []

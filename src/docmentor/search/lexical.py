@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import tantivy
 
@@ -42,6 +42,44 @@ _SPLIT = "\x1f"  # between the words and the identifier parts of ``section_terms
 class LexicalHit:
     score: float
     fields: dict[str, Any]
+
+
+class LexicalSearch(Protocol):
+    """What the engine asks of a lexical index: tantivy's (:class:`LexicalIndex`) or the one
+    in PostgreSQL's tables (:class:`docmentor.search.lexical_pg.PgLexicalIndex`)."""
+
+    def reload(self) -> None: ...
+    def searcher(self) -> Any: ...
+    def replace(
+        self,
+        *,
+        drop_document_ids: Iterable[int],
+        rows: Iterable[Any],
+        drop_sources: Iterable[str] = ...,
+        drop_all: bool = ...,
+        body_terms: Mapping[str, str] | None = ...,
+        on_unit: Callable[[Unit], None] | None = ...,
+    ) -> int: ...
+    def search(
+        self,
+        terms: Sequence[tuple[str, float]],
+        *,
+        source: str | Sequence[str] | None = ...,
+        limit: int = ...,
+        config: RankingConfig | None = ...,
+        doc_scores: dict[int, float] | None = ...,
+    ) -> list[LexicalHit]: ...
+    def units(
+        self,
+        section_ids: Sequence[int],
+        *,
+        source: str | Sequence[str] | None = ...,
+        doc_scores: Mapping[int, float] | None = ...,
+        terms: Sequence[tuple[str, float]] = ...,
+        config: RankingConfig | None = ...,
+    ) -> list[LexicalHit]: ...
+    def knows(self, term: str) -> bool: ...
+    def num_docs(self) -> int: ...
 
 
 def _schema() -> tantivy.Schema:
@@ -97,6 +135,72 @@ def _pad(n: int) -> str:
 
 def doc_key(document_id: int) -> str:
     return str(document_id)
+
+
+def document_fields(units: list[Unit], bodies: list[str]) -> dict[str, str]:
+    """The terms of a document's entry, by field (:data:`DOC_FIELDS`): its title, every
+    heading, its file name and the terms of all its units' texts (``bodies``)."""
+    first = units[0]
+    return {
+        "d_title": _terms(first.title),
+        "d_heading": _terms(" ".join(u.heading for u in units)),
+        "d_path": _path_terms(first.path),
+        "d_body": " ".join(bodies),
+    }
+
+
+def unit_fields(unit: Unit, body: str, parts: str, pad: str) -> dict[str, str]:
+    """The terms of a unit's entry, by field (:data:`SECTION_FIELDS`); ``pad`` lowers BM25's
+    length normalisation (RankingConfig.length_pad)."""
+    heading_path = unit.heading_path
+    heading = heading_path[1:] if heading_path and heading_path[0] == unit.title else heading_path
+    return {
+        "title": _short_terms(unit.title),
+        "heading": _short_terms(" ".join(heading)),
+        "path": _path_terms(unit.path),
+        "body": f"{body} {pad}" if pad else body,
+        "parts": f"{parts} {pad}" if pad else parts,
+    }
+
+
+def stored_fields(unit: Unit) -> dict[str, str]:
+    """What a hit on ``unit`` shows (:data:`STORED`)."""
+    return {
+        "s_path": unit.path,
+        "s_url": unit.url,
+        "s_title": unit.title,
+        "s_heading": unit.heading,
+        "s_heading_path": json.dumps(unit.heading_path, ensure_ascii=False),
+        "s_text": unit.text,
+        "s_indexed_at": unit.indexed_at,
+    }
+
+
+def unit_terms(unit: Unit, body_terms: Mapping[str, str] | None) -> tuple[str, str]:
+    """A unit's body words and identifier parts (``body_terms``: texts already analysed)."""
+    words, parts = [], []
+    for text in unit.texts:
+        terms = body_terms.get(text) if body_terms else None
+        w, _, p = (terms if terms is not None else section_terms(text)).partition(_SPLIT)
+        words.append(w)
+        parts.append(p)
+    return " ".join(words), " ".join(parts)
+
+
+def pad_terms(config: RankingConfig) -> str:
+    """The padding of every unit's body and parts fields (``length_pad`` terms, or none)."""
+    return _pad(config.length_pad) if config.length_pad > 0 else ""
+
+
+def section_boosts(config: RankingConfig) -> dict[str, float]:
+    """Each section field's weight in a query."""
+    return {
+        "title": config.title_boost,
+        "heading": config.heading_boost,
+        "path": config.path_boost,
+        "body": config.body_boost,
+        "parts": config.parts_boost,
+    }
 
 
 class LexicalIndex:
@@ -167,7 +271,7 @@ class LexicalIndex:
         ``body_terms`` maps section texts to :func:`section_terms` already computed.
         """
         writer = self.index.writer(heap_size=64_000_000, num_threads=1)
-        pad = _pad(self.config.length_pad) if self.config.length_pad > 0 else ""
+        pad = pad_terms(self.config)
         try:
             if drop_all:
                 writer.delete_all_documents()
@@ -182,13 +286,7 @@ class LexicalIndex:
                 if group and group[0].document_id != unit.document_id:
                     writer.add_document(self._doc_entry(group, bodies))
                     group, bodies = [], []
-                words, parts = [], []
-                for text in unit.texts:
-                    terms = body_terms.get(text) if body_terms else None
-                    w, _, p = (terms if terms is not None else section_terms(text)).partition(_SPLIT)
-                    words.append(w)
-                    parts.append(p)
-                body, part_terms = " ".join(words), " ".join(parts)
+                body, part_terms = unit_terms(unit, body_terms)
                 group.append(unit)
                 bodies.append(body + " " + part_terms)
                 writer.add_document(self._document(unit, body, part_terms, pad))
@@ -218,42 +316,25 @@ class LexicalIndex:
         doc.add_text("doc_key", doc_key(first.document_id))
         doc.add_text("source", first.source)
         doc.add_text("kind", "d")
-        doc.add_text("d_title", _terms(first.title))
-        doc.add_text("d_heading", _terms(" ".join(u.heading for u in units)))
-        doc.add_text("d_path", _path_terms(first.path))
-        doc.add_text("d_body", " ".join(bodies))
+        for name, text in document_fields(units, bodies).items():
+            doc.add_text(name, text)
         doc.add_integer("document_id", first.document_id)
         return doc
 
     @staticmethod
     def _document(unit: Unit, body: str, parts: str, pad: str) -> tantivy.Document:
-        heading_path = unit.heading_path
         doc = tantivy.Document()
         doc.add_text("doc_key", doc_key(unit.document_id))
         doc.add_text("source", unit.source)
         doc.add_text("kind", "s")
-        doc.add_text("title", _short_terms(unit.title))
-        doc.add_text(
-            "heading",
-            _short_terms(
-                " ".join(heading_path[1:] if heading_path and heading_path[0] == unit.title else heading_path)
-            ),
-        )
-        doc.add_text("path", _path_terms(unit.path))
-        # the pad lowers BM25's length normalisation (RankingConfig.length_pad)
-        doc.add_text("body", f"{body} {pad}" if pad else body)
-        doc.add_text("parts", f"{parts} {pad}" if pad else parts)
+        for name, text in unit_fields(unit, body, parts, pad).items():
+            doc.add_text(name, text)
         doc.add_integer("section_id", unit.section_id)
         doc.add_integer("document_id", unit.document_id)
         doc.add_integer("line_start", unit.line_start)
         doc.add_integer("line_end", unit.line_end)
-        doc.add_bytes("s_path", unit.path.encode())
-        doc.add_bytes("s_url", unit.url.encode())
-        doc.add_bytes("s_title", unit.title.encode())
-        doc.add_bytes("s_heading", unit.heading.encode())
-        doc.add_bytes("s_heading_path", json.dumps(heading_path, ensure_ascii=False).encode())
-        doc.add_bytes("s_text", unit.text.encode())
-        doc.add_bytes("s_indexed_at", unit.indexed_at.encode())
+        for name, value in stored_fields(unit).items():
+            doc.add_bytes(name, value.encode())
         return doc
 
     # -- reading -----------------------------------------------------------------------
@@ -272,13 +353,7 @@ class LexicalIndex:
         return tantivy.Query.boolean_query(clauses)
 
     def _section_boosts(self, config: RankingConfig) -> dict[str, float]:
-        return {
-            "title": config.title_boost,
-            "heading": config.heading_boost,
-            "path": config.path_boost,
-            "body": config.body_boost,
-            "parts": config.parts_boost,
-        }
+        return section_boosts(config)
 
     def _query(
         self, matching: tantivy.Query, *, kind: str, source: str | Sequence[str] | None

@@ -16,7 +16,6 @@ them); a change of the units (a refresh) reloads the whole view.
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import logging
 import threading
 import time
@@ -87,17 +86,8 @@ def counts(store: Store, model: str) -> dict[str, tuple[int, int]]:
 @contextlib.contextmanager
 def embed_lock(store: Store) -> Iterator[bool]:
     """Whether this process may embed now (one process at a time; others skip, not wait)."""
-    path = store.path.parent / "embed.lock"
-    with open(path, "a+") as fh:
-        try:
-            fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            yield False
-            return
-        try:
-            yield True
-        finally:
-            fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
+    with store.try_named_lock("embed") as mine:
+        yield mine
 
 
 def embed_pending(

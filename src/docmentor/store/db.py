@@ -123,6 +123,21 @@ class Store:
                 fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
 
     @contextlib.contextmanager
+    def try_named_lock(self, name: str) -> Iterator[bool]:
+        """A lock of its own (``name``: e.g. "embed") if no other process holds it now; False
+        at once otherwise (a second embedder skips, it does not wait)."""
+        with open(self.path.parent / f"{name}.lock", "a+") as fh:
+            try:
+                fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                yield False
+                return
+            try:
+                yield True
+            finally:
+                fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
+
+    @contextlib.contextmanager
     def transaction(self) -> Iterator[Connection]:
         db = self.conn()
         db.execute("BEGIN IMMEDIATE")

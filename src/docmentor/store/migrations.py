@@ -351,3 +351,38 @@ def m013_jobs(db: Connection) -> None:
         CREATE INDEX jobs_dedupe ON jobs(dedupe, status)
         """,
     )
+
+
+@migration
+def m014_lexical_tables(db: Connection) -> None:
+    # The lexical index of an index in PostgreSQL (store/lexical_tables.py); an embedded index
+    # keeps it in tantivy's files and leaves these empty.
+    _script(
+        db,
+        """
+        CREATE TABLE lex_entries (
+            key INTEGER PRIMARY KEY,
+            kind TEXT NOT NULL,
+            source TEXT NOT NULL,
+            document_id INTEGER NOT NULL,
+            stored TEXT NOT NULL
+        );
+        CREATE INDEX lex_entries_document ON lex_entries(document_id);
+        CREATE INDEX lex_entries_source ON lex_entries(source, kind);
+        CREATE TABLE lex_lengths (
+            key INTEGER NOT NULL,
+            field TEXT NOT NULL,
+            len INTEGER NOT NULL,
+            PRIMARY KEY (key, field)
+        );
+        CREATE TABLE lex_postings (
+            term TEXT NOT NULL,
+            field TEXT NOT NULL,
+            key INTEGER NOT NULL,
+            tf INTEGER NOT NULL,
+            len INTEGER NOT NULL
+        );
+        CREATE INDEX lex_postings_term ON lex_postings(term, field);
+        CREATE INDEX lex_postings_key ON lex_postings(key)
+        """,
+    )

@@ -25,6 +25,21 @@ _WRITE_LOCK = "docmentor:write"
 _TRANSACTION_LOCK = "docmentor:transaction"
 
 
+def _database_ident(url: str) -> str:
+    """The database and schema ``url`` opens (one index per schema), or StoreError."""
+    conn = connect(url)
+    try:
+        row = conn.execute("SELECT current_database(), current_schema()").fetchone()
+    finally:
+        conn.close()
+    if row[1] is None:
+        raise StoreError(
+            f"the database {redact(url)} has no schema in its search path to keep the index in",
+            hint="create the schema first (CREATE SCHEMA name), or leave search_path alone",
+        )
+    return f"{row[0]}.{row[1]}"
+
+
 class PgStore(Store):
     """A :class:`Store` in the database ``url`` (its schema: see :mod:`docmentor.store.pg`)."""
 
@@ -34,8 +49,9 @@ class PgStore(Store):
         self.url = url
         self.readonly = readonly
         self._local = threading.local()
-        self._write = AdvisoryLock(url, _WRITE_LOCK)
-        self._tx_key = lock_key(_TRANSACTION_LOCK)
+        self._ident = _database_ident(url)  # locks are per database: name them by schema too
+        self._write = AdvisoryLock(url, f"{_WRITE_LOCK}:{self._ident}")
+        self._tx_key = lock_key(f"{_TRANSACTION_LOCK}:{self._ident}")
         self._all: list[PgConnection] = []  # every thread's connection, closed by close_all
         self._all_lock = threading.Lock()
         try:
@@ -91,6 +107,11 @@ class PgStore(Store):
     @contextlib.contextmanager
     def try_write_lock(self) -> Iterator[bool | None]:
         with self._write.try_held() as got:
+            yield got
+
+    @contextlib.contextmanager
+    def try_named_lock(self, name: str) -> Iterator[bool]:
+        with AdvisoryLock(self.url, f"docmentor:{self._ident}:{name}").try_held() as got:
             yield got
 
     @contextlib.contextmanager

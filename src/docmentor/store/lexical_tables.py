@@ -1,0 +1,249 @@
+"""The lexical index as tables, for an index in PostgreSQL (``lex_entries``, ``lex_postings``).
+
+The embedded index keeps its lexical index in tantivy's files beside the SQLite file; an
+index in PostgreSQL keeps it in the database, so every replica reads the same one and a
+refresh commits it like any other write. :mod:`docmentor.search.lexical_pg` decides what
+an entry holds and how BM25 scores it; this module only stores and sums:
+
+- ``lex_entries``: one row per entry — a search unit (``kind`` 's', key = its section id) or
+  a whole document ('d', key = minus its document id) — with what a hit shows.
+- ``lex_postings``: (term, field, key) with the term's frequency in that field and the
+  field's length as tantivy records it (:func:`recorded_length`), indexed by (term, field):
+  a query reads only its terms' rows.
+- ``lex_lengths``: each entry's field lengths, for the average lengths BM25 divides by.
+"""
+
+from __future__ import annotations
+
+import bisect
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from docmentor.store.db import Store
+
+__all__ = [
+    "LexEntry",
+    "LexStats",
+    "doc_freqs",
+    "entries",
+    "has_term",
+    "lexical_stats",
+    "recorded_length",
+    "replace_entries",
+    "score_entries",
+]
+
+_CHUNK = 500
+
+
+def _norm_table() -> list[int]:
+    """The 256 field lengths tantivy can record (its one-byte field norms): 0–40 exactly,
+    then runs of eight values, the step doubling from 2 after each run."""
+    table = list(range(41))
+    step = 2
+    while len(table) < 256:
+        for _ in range(8):
+            if len(table) == 256:
+                break
+            table.append(table[-1] + step)
+        step *= 2
+    return table
+
+
+_NORMS = _norm_table()
+
+
+def recorded_length(n: int) -> int:
+    """``n`` as tantivy records a field's length: the largest table value not above it."""
+    return _NORMS[bisect.bisect_right(_NORMS, n) - 1]
+
+
+@dataclass(frozen=True, slots=True)
+class LexEntry:
+    """One entry and its terms: ``fields`` maps a field to its whitespace-joined terms."""
+
+    key: int
+    kind: str  # 's' (a unit) or 'd' (a whole document)
+    source: str
+    document_id: int
+    stored: dict[str, Any]  # what a hit shows (section id, lines, path, text, …)
+    fields: dict[str, str]
+
+
+@dataclass(frozen=True, slots=True)
+class LexStats:
+    docs: int  # every entry, of both kinds (as tantivy counts documents)
+    tokens: dict[str, int]  # field → total length
+    by_kind: dict[str, int]  # kind → entries
+    by_source: dict[str, int]  # source → entries
+
+
+def _postings(entry: LexEntry) -> Iterable[tuple[str, str, int, int, int]]:
+    for field, text in entry.fields.items():
+        terms = text.split()
+        if not terms:
+            continue
+        counts: dict[str, int] = {}
+        for term in terms:
+            counts[term] = counts.get(term, 0) + 1
+        n = recorded_length(len(terms))
+        for term, tf in counts.items():
+            yield term, field, entry.key, tf, n
+
+
+def replace_entries(
+    store: Store,
+    *,
+    drop_document_ids: Iterable[int],
+    drop_sources: Iterable[str],
+    drop_all: bool,
+    add: Iterable[LexEntry],
+) -> int:
+    """Drop entries (of documents, of whole sources, or all) and add ``add``, in one
+    transaction; the number of entries added."""
+    n = 0
+    with store.transaction() as db:
+        if drop_all:
+            for table in ("lex_postings", "lex_lengths", "lex_entries"):
+                db.execute(f"DELETE FROM {table}")  # the names above, no input
+        doomed: list[int] = []
+        for name in drop_sources:
+            doomed.extend(
+                int(r[0]) for r in db.execute("SELECT key FROM lex_entries WHERE source = ?", (name,))
+            )
+        doc_ids = list(drop_document_ids)
+        for i in range(0, len(doc_ids), _CHUNK):
+            chunk = doc_ids[i : i + _CHUNK]
+            rows = db.execute(
+                f"SELECT key FROM lex_entries WHERE document_id IN ({','.join('?' * len(chunk))})", chunk
+            )
+            doomed.extend(int(r[0]) for r in rows)
+        for i in range(0, len(doomed), _CHUNK):
+            chunk = doomed[i : i + _CHUNK]
+            marks = ",".join("?" * len(chunk))
+            for table in ("lex_postings", "lex_lengths", "lex_entries"):
+                db.execute(f"DELETE FROM {table} WHERE key IN ({marks})", chunk)
+        batch: list[LexEntry] = []
+        for entry in add:
+            batch.append(entry)
+            if len(batch) >= _CHUNK:
+                _insert(db, batch)
+                n += len(batch)
+                batch = []
+        if batch:
+            _insert(db, batch)
+            n += len(batch)
+    return n
+
+
+def _insert(db: Any, batch: Sequence[LexEntry]) -> None:
+    db.executemany(
+        "INSERT INTO lex_entries (key, kind, source, document_id, stored) VALUES (?, ?, ?, ?, ?)",
+        [(e.key, e.kind, e.source, e.document_id, json.dumps(e.stored, ensure_ascii=False)) for e in batch],
+    )
+    db.executemany(
+        "INSERT INTO lex_lengths (key, field, len) VALUES (?, ?, ?)",
+        [(e.key, f, len(t.split())) for e in batch for f, t in e.fields.items()],
+    )
+    db.executemany(
+        "INSERT INTO lex_postings (term, field, key, tf, len) VALUES (?, ?, ?, ?, ?)",
+        [p for e in batch for p in _postings(e)],
+    )
+
+
+def lexical_stats(store: Store) -> LexStats:
+    db = store.conn()
+    by: dict[tuple[str, str], int] = {
+        (str(r[0]), str(r[1])): int(r[2])
+        for r in db.execute("SELECT kind, source, COUNT(*) FROM lex_entries GROUP BY kind, source")
+    }
+    tokens = {
+        str(r[0]): int(r[1]) for r in db.execute("SELECT field, SUM(len) FROM lex_lengths GROUP BY field")
+    }
+    by_kind: dict[str, int] = {}
+    by_source: dict[str, int] = {}
+    for (kind, source), n in by.items():
+        by_kind[kind] = by_kind.get(kind, 0) + n
+        by_source[source] = by_source.get(source, 0) + n
+    return LexStats(sum(by.values()), tokens, by_kind, by_source)
+
+
+def doc_freqs(store: Store, terms: Sequence[str]) -> dict[tuple[str, str], int]:
+    """(term, field) → the number of entries whose field holds the term."""
+    if not terms:
+        return {}
+    rows = store.conn().execute(
+        f"SELECT term, field, COUNT(*) FROM lex_postings WHERE term IN ({','.join('?' * len(terms))}) "
+        "GROUP BY term, field",
+        list(terms),
+    )
+    return {(str(r[0]), str(r[1])): int(r[2]) for r in rows}
+
+
+def has_term(store: Store, term: str, field: str) -> bool:
+    row = (
+        store.conn()
+        .execute("SELECT 1 FROM lex_postings WHERE term = ? AND field = ? LIMIT 1", (term, field))
+        .fetchone()
+    )
+    return row is not None
+
+
+def score_entries(
+    store: Store,
+    weights: Sequence[tuple[str, str, float, float]],
+    *,
+    kind: str,
+    sources: Sequence[str] | None,
+    limit: int,
+    keys: Sequence[int] | None = None,
+    k1: float = 1.2,
+    b: float = 0.75,
+) -> list[tuple[int, float]]:
+    """BM25 of every entry of ``kind`` (of ``sources``; of ``keys``) holding any weighted
+    (term, field): Σ weight · tf·(k1+1) / (tf + k1·(1 − b + b·len/avglen)), best first.
+    ``weights``: (term, field, weight, the field's average length)."""
+    if not weights:
+        return []
+    values = ", ".join(
+        ["(CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS DOUBLE PRECISION), CAST(? AS DOUBLE PRECISION))"]
+        * len(weights)
+    )
+    params: list[Any] = [x for w in weights for x in w]
+    where = ["e.kind = ?"]
+    params_where: list[Any] = [kind]
+    if sources is not None:
+        where.append(f"e.source IN ({','.join('?' * len(sources))})")
+        params_where.extend(sources)
+    if keys is not None:
+        where.append(f"p.key IN ({','.join('?' * len(keys))})")
+        params_where.extend(keys)
+    sql = f"""SELECT p.key, SUM(w.weight * p.tf * {k1 + 1} / (p.tf + {k1} * ({1 - b} + {b} * p.len / w.avglen))) AS score
+              FROM lex_postings p
+              JOIN (VALUES {values}) AS w(term, field, weight, avglen) ON p.term = w.term AND p.field = w.field
+              JOIN lex_entries e ON e.key = p.key
+              WHERE {" AND ".join(where)}
+              GROUP BY p.key ORDER BY score DESC, p.key LIMIT ?"""
+    rows = store.conn().execute(sql, [*params, *params_where, int(limit)])
+    return [(int(r[0]), float(r[1])) for r in rows]
+
+
+def entries(
+    store: Store, keys: Sequence[int], *, kind: str, sources: Sequence[str] | None = None
+) -> dict[int, tuple[str, int, dict[str, Any]]]:
+    """key → (source, document id, stored fields) of those entries still indexed."""
+    out: dict[int, tuple[str, int, dict[str, Any]]] = {}
+    db = store.conn()
+    for i in range(0, len(keys), _CHUNK):
+        chunk = list(keys[i : i + _CHUNK])
+        sql = f"SELECT key, source, document_id, stored FROM lex_entries WHERE kind = ? AND key IN ({','.join('?' * len(chunk))})"
+        params: list[Any] = [kind, *chunk]
+        if sources is not None:
+            sql += f" AND source IN ({','.join('?' * len(sources))})"
+            params.extend(sources)
+        for r in db.execute(sql, params):
+            out[int(r[0])] = (str(r[1]), int(r[2]), json.loads(r[3]))
+    return out
