@@ -136,6 +136,8 @@ def replace_entries(
         if batch:
             _insert(db, batch)
             n += len(batch)
+    if store.dialect == "postgresql":  # fresh statistics for the planner after a large change
+        store.conn().execute("ANALYZE lex_entries, lex_lengths, lex_postings")
     return n
 
 
@@ -219,14 +221,19 @@ def score_entries(
         where.append(f"e.source IN ({','.join('?' * len(sources))})")
         params_where.extend(sources)
     if keys is not None:
-        where.append(f"p.key IN ({','.join('?' * len(keys))})")
+        where.append(f"e.key IN ({','.join('?' * len(keys))})")
         params_where.extend(keys)
-    sql = f"""SELECT p.key, SUM(w.weight * p.tf * {k1 + 1} / (p.tf + {k1} * ({1 - b} + {b} * p.len / w.avglen))) AS score
-              FROM lex_postings p
-              JOIN (VALUES {values}) AS w(term, field, weight, avglen) ON p.term = w.term AND p.field = w.field
-              JOIN lex_entries e ON e.key = p.key
+    # the sums first, from the query terms' postings alone (each field belongs to one kind);
+    # then the entries' filters: a plan that does not hang on the tables' statistics
+    sql = f"""WITH scored AS MATERIALIZED (
+                  SELECT p.key AS key,
+                         SUM(w.weight * p.tf * {k1 + 1} / (p.tf + {k1} * ({1 - b} + {b} * p.len / w.avglen))) AS score
+                  FROM lex_postings p
+                  JOIN (VALUES {values}) AS w(term, field, weight, avglen) ON p.term = w.term AND p.field = w.field
+                  GROUP BY p.key)
+              SELECT scored.key, scored.score FROM scored JOIN lex_entries e ON e.key = scored.key
               WHERE {" AND ".join(where)}
-              GROUP BY p.key ORDER BY score DESC, p.key LIMIT ?"""
+              ORDER BY scored.score DESC, scored.key LIMIT ?"""
     rows = store.conn().execute(sql, [*params, *params_where, int(limit)])
     return [(int(r[0]), float(r[1])) for r in rows]
 
