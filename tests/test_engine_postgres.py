@@ -90,3 +90,23 @@ def test_the_cli_takes_a_database_url(
     assert rc == 0 and '"path": "retries.md"' in out
     rc, out, err = cli.raw("--db", "mysql://u:pw@db/x", "search", "x")
     assert rc == 1 and "mysql:// URL" in err and "pw" not in err
+
+
+def test_replicas_on_one_database_make_each_periodic_refresh_once(tmp_path: Path, postgres_url: str) -> None:
+    from docmentor.scheduler import RefreshScheduler
+
+    docs = _docs(tmp_path)
+    one, two = Docmentor(postgres_url), Docmentor(postgres_url)
+    try:
+        one.add(docs, name="guide")
+        (docs / "new.md").write_text("# New page\n\nAdded later.\n", encoding="utf-8")
+        schedulers = [RefreshScheduler(e, configured=False, interval_hours=1) for e in (one, two)]
+        assert [s.refresh() for s in schedulers] == [True, False]  # the second replica skips
+        assert two.search("added later", limit=1)[0].path == "new.md"
+        with one.store.try_named_lock("periodic-refresh") as held:  # a pass under way elsewhere
+            assert held and not schedulers[1].refresh()
+        one.store.set_setting("periodic_refresh_at", "0")  # the period is over
+        assert schedulers[1].refresh()
+    finally:
+        one.close()
+        two.close()

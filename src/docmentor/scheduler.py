@@ -167,6 +167,10 @@ class BackgroundEmbedder:
                 log.exception("embedding sections failed")
 
 
+#: settings key: when a server last made the periodic pass (seconds since the epoch)
+PERIODIC_REFRESH_AT = "periodic_refresh_at"
+
+
 class RefreshScheduler:
     """Index the configured sources that are missing (``configured``), then refresh every
     source every ``interval_hours`` (0: never), in one daemon thread.
@@ -238,8 +242,24 @@ class RefreshScheduler:
                         )
         self._changed()
 
-    def refresh(self) -> None:
-        """One periodic pass: every source refreshed (configured ones not indexed yet added)."""
+    def refresh(self) -> bool:
+        """One periodic pass: every source refreshed (configured ones not indexed yet added) —
+        once per period however many servers share the index: the pass runs under a lock of
+        the index's (a file lock, or a PostgreSQL advisory lock every replica sees) and only
+        when no server has made one within 90% of the period. Whether this one did it."""
+        store = self.engine.store
+        with store.try_named_lock("periodic-refresh") as mine:
+            if not mine:
+                return False  # another server is refreshing now
+            last = store.get_setting(PERIODIC_REFRESH_AT)
+            period = self.interval_hours * 3600 * 0.9
+            if last is not None and period > 0 and time.time() - float(last) < period:
+                return False  # another server did this period's pass
+            self._refresh()
+            store.set_setting(PERIODIC_REFRESH_AT, repr(time.time()))
+        return True
+
+    def _refresh(self) -> None:
         try:
             reports = refresh_pass(
                 self.engine, configured=None if self.configured else [], unindexed=self.unindexed
