@@ -6,12 +6,16 @@ from __future__ import annotations
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
+import anyio
 import pytest
+from mcp import Client
 
 from clitool import Cli
 from docmentor.engine import Docmentor
 from docmentor.errors import UsageError
+from docmentor.server import build_server
 from docmentor.worker import get_job, queue_job, run_one_job, run_worker, wait_for_job
 
 
@@ -101,4 +105,29 @@ def test_workers_in_two_processes_share_the_queue_and_do_each_job_once(tmp_path:
     counts = [int(p.communicate(timeout=120)[0].strip()) for p in procs]
     assert sum(counts) == len(ids)
     assert {wait_for_job(engine, i, timeout=5).status for i in ids} == {"done"}
+    engine.close()
+
+
+def test_the_jobs_tools_over_mcp(tmp_path: Path) -> None:
+    engine = Docmentor(tmp_path / "index")
+    engine.add(_docs(tmp_path), name="guide")
+    server = build_server(engine, tools=["jobs"])
+
+    async def go() -> tuple[set[str], Any, Any, Any, Any]:
+        async with Client(server) as client:
+            tools = {t.name for t in (await client.list_tools()).tools}
+            first = await client.call_tool("queue_refresh", {"source": "guide"})
+            again = await client.call_tool("queue_refresh", {"source": "guide"})
+            unknown = await client.call_tool("queue_refresh", {"source": "nope"})
+            run_worker(engine, "w", once=True)
+            listed = await client.call_tool("list_jobs", {"status": "done"})
+            return tools, first, again, unknown, listed
+
+    tools, first, again, unknown, listed = anyio.run(go)
+    assert tools == {"list_jobs", "queue_refresh"}
+    assert first.structured_content["queued"] and not again.structured_content["queued"]
+    assert again.structured_content["job"]["id"] == first.structured_content["job"]["id"]
+    assert unknown.is_error
+    (job,) = listed.structured_content["jobs"]
+    assert job["status"] == "done" and job["worker"] == "w" and job["result"][0]["source"] == "guide"
     engine.close()

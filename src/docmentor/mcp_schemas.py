@@ -568,3 +568,31 @@ class RepoDocsShowOut(TypedDict):
     mode: RepoDocsMode
     kind: str
     document: str
+
+
+JobStatus = Literal["queued", "running", "done", "failed"]
+
+
+class JobOut(TypedDict):
+    id: int
+    kind: str
+    args: dict[str, Any]
+    status: JobStatus
+    dedupe: str | None
+    created_at: str
+    started_at: str | None
+    finished_at: str | None
+    heartbeat_at: str | None
+    worker: str | None
+    attempts: int
+    result: Any
+    error: str | None
+
+
+class JobsOut(TypedDict):
+    jobs: list[JobOut]
+
+
+class QueuedJobOut(TypedDict):
+    job: JobOut
+    queued: bool  # False: the same refresh was already queued or running

@@ -64,9 +64,10 @@ from docmentor.mcp_schemas import (
 
 log = logging.getLogger(__name__)
 
-TOOL_GROUPS = ("docs", "api", "assemble", "clarity", "feedback", "repodocs")
+TOOL_GROUPS = ("docs", "api", "assemble", "clarity", "feedback", "repodocs", "jobs")
 # repodocs is asked for by name: it writes into the user's repositories (and, with a model,
-# spends tokens), and reaches only the folders of --allow-path
+# spends tokens), and reaches only the folders of --allow-path; jobs too: it serves a team's
+# set-up, where `docmentor worker` processes take the queued work
 DEFAULT_GROUPS = ("docs", "api", "assemble", "clarity", "feedback")
 __all__ = [
     "MAX_DIGEST_TOKENS",
@@ -196,6 +197,10 @@ def build_server(
         from docmentor.mcp_repodocs import repodocs_tools
 
         repodocs_tools(server, engine, state)
+    if "jobs" in groups:
+        from docmentor.mcp_jobs import jobs_tools
+
+        jobs_tools(server, engine)
     _strict_arguments(server)
     return server
 
