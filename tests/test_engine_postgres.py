@@ -110,3 +110,36 @@ def test_replicas_on_one_database_make_each_periodic_refresh_once(tmp_path: Path
     finally:
         one.close()
         two.close()
+
+
+def test_hybrid_search_through_pgvector_answers_as_the_embedded_index(
+    tmp_path: Path, postgres_url: str
+) -> None:
+    from docmentor.search.semantic_pg import PgVectorSearch
+
+    docs = _docs(tmp_path)
+    embedded, pg = Docmentor(tmp_path / "index", embeddings=True), Docmentor(postgres_url, embeddings=True)
+    try:
+        for engine in (embedded, pg):
+            engine.add(docs, name="guide")
+        assert pg.store.has_pgvector
+        search = pg._vector_cache()  # which search answers
+        assert isinstance(search, PgVectorSearch)
+        search.refresh()
+        assert len(search) == sum(s["units"] for s in pg.sources()) == sum(s["embedded"] for s in pg.sources()) > 0
+        for query in [*QUERIES, "how long may a request wait", "go through an intermediary server"]:
+            lite, post = embedded.search(query, limit=5), pg.search(query, limit=5)
+            assert [(h.path, h.heading) for h in post] == [(h.path, h.heading) for h in lite], query
+            for a, b in zip(lite, post, strict=True):
+                assert b.score == pytest.approx(a.score, abs=2e-3), (query, a.path)
+        excerpt = pg.excerpt("guide:timeouts.md", "how long may a request wait")
+        assert (
+            excerpt["excerpts"]
+            == embedded.excerpt("guide:timeouts.md", "how long may a request wait")["excerpts"]
+        )
+        (docs / "timeouts.md").unlink()
+        pg.refresh("guide", prune=True)
+        assert all(h.path != "timeouts.md" for h in pg.search("how long may a request wait", limit=5))
+    finally:
+        embedded.close()
+        pg.close()

@@ -141,7 +141,6 @@ def add(
     STATE.finished = True
 
 
-
 #: how ``sources`` and ``add`` say where a version was read
 _ORIGINS = {
     "given": "given",

@@ -24,6 +24,7 @@ from docmentor.search.config import RankingConfig
 from docmentor.search.lexical import LexicalIndex, LexicalSearch
 from docmentor.search.lexical_pg import PgLexicalIndex
 from docmentor.search.semantic import VectorCache, write_units
+from docmentor.search.semantic_pg import PgVectorSearch
 from docmentor.search.units import Unit
 from docmentor.store.db import Store
 from docmentor.store.pg_store import PgStore
@@ -114,7 +115,7 @@ class IndexCore:
             else PgStore(where, readonly=not create)
         )
         self._lexical: LexicalSearch | None = None
-        self._vectors: VectorCache | None = None
+        self._vectors: VectorCache | PgVectorSearch | None = None
         #: a search waits for the embedding model to load (the CLI); False: it searches by
         #: words until a background load is done (a server)
         self.wait_for_model = True

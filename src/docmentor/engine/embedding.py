@@ -13,6 +13,7 @@ from docmentor.search.config import RankingConfig
 from docmentor.search.hybrid import blend
 from docmentor.search.lexical import LexicalSearch
 from docmentor.search.semantic import EmbedReport, VectorCache, embed_pending, vector_model
+from docmentor.search.semantic_pg import PgVectorSearch
 
 log = logging.getLogger(__name__)
 
@@ -47,17 +48,21 @@ class Embedding(IndexCore):
             stop=stop,
         )
 
-    def _vector_cache(self) -> VectorCache | None:
-        """This process's view of the section vectors; None when embeddings are off."""
+    def _vector_cache(self) -> VectorCache | PgVectorSearch | None:
+        """This process's view of the section vectors (PostgreSQL with pgvector: the
+        database's search); None when embeddings are off."""
         if not self.embeddings:
             return None
         if self._vectors is None:
             from docmentor.embeddings import DIMENSIONS, MODEL_ID
 
+            model = vector_model(MODEL_ID, self.ranking.embed_tokens)
             with self._open_lock:
                 if self._vectors is None:
-                    self._vectors = VectorCache(
-                        self.store, vector_model(MODEL_ID, self.ranking.embed_tokens), DIMENSIONS
+                    self._vectors = (
+                        PgVectorSearch(self.store, model)
+                        if self.store.pgvector_ready(DIMENSIONS)
+                        else VectorCache(self.store, model, DIMENSIONS)
                     )
         return self._vectors
 
@@ -96,11 +101,17 @@ class Embedding(IndexCore):
             log.warning("searching by words only: %s", exc)
 
     def _nearest(
-        self, query: str, source: str | Sequence[str] | None, top: int, ranking: RankingConfig | None = None
+        self,
+        query: str,
+        source: str | Sequence[str] | None,
+        top: int,
+        ranking: RankingConfig | None = None,
+        also: Sequence[int] = (),
     ) -> tuple[list[tuple[int, float]], Callable[[int], float | None]] | None:
         """The ``top`` units nearest the query by meaning and each unit's cosine (by section
-        id); None where there is nothing to compare: embeddings off, no vector yet (the model
-        is then not even loaded), or no model."""
+        id; ``also``: the other units whose cosines will be asked); None where there is
+        nothing to compare: embeddings off, no vector yet (the model is then not even
+        loaded), or no model."""
         cache = self._vector_cache()
         if cache is None or (ranking or self.ranking).semantic_weight <= 0:
             return None
@@ -108,7 +119,7 @@ class Embedding(IndexCore):
         if not len(cache):
             return None
         vector = self._query_vector(query)
-        return None if vector is None else cache.search(vector, source=source, top=top)
+        return None if vector is None else cache.search(vector, source=source, top=top, also=also)
 
     def _hybrid(
         self,
@@ -126,11 +137,11 @@ class Embedding(IndexCore):
         ``terms``: the analysed query, to score by words the units found by meaning alone.
         ``check``: keep only units the store still has (see :meth:`_read_lexical`)."""
         r = ranking or self.ranking
-        found = self._nearest(query, source, r.semantic_pool, r)
+        have = {int(h.fields.get("section_id", 0)) for h in hits}
+        found = self._nearest(query, source, r.semantic_pool, r, also=sorted(have))
         if found is None:
             return None
         nearest, cosine = found
-        have = {int(h.fields.get("section_id", 0)) for h in hits}
         extra = index.units(
             [sid for sid, _ in nearest if sid not in have],
             source=source,

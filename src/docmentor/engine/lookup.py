@@ -280,7 +280,9 @@ class Lookup(Embedding):
             doc = self.find(ref, source=source)
             sections = self.store.sections_of(doc.id)
         index = self._lexical_to_read()
-        found = self._nearest(query, doc.source, 1)  # for the units' cosines
+        found = self._nearest(
+            query, doc.source, 1, also=[int(s["id"]) for s in sections]
+        )  # the units' cosines
         chunks = excerpts(
             sections,
             self.query_terms(query, index),

@@ -255,10 +255,16 @@ class VectorCache:
         self._last_rowid = last
 
     def search(
-        self, query_vector: np.ndarray, *, source: str | Sequence[str] | None, top: int
+        self,
+        query_vector: np.ndarray,
+        *,
+        source: str | Sequence[str] | None,
+        top: int,
+        also: Sequence[int] = (),
     ) -> tuple[list[tuple[int, float]], Callable[[int], float | None]]:
         """The ``top`` nearest units (section id, cosine), and a look-up of any unit's cosine;
-        ``source``: of one source, of any of several, or of all (None)."""
+        ``source``: of one source, of any of several, or of all (None). ``also``: the units
+        whose cosines will be looked up (this cache has them all; PgVectorSearch needs them)."""
         import numpy as np
 
         with self._lock:

@@ -47,6 +47,15 @@ class Store:
     #: the SQL dialect behind :meth:`conn` ("sqlite" here, "postgresql" for :class:`PgStore`)
     dialect = "sqlite"
 
+    def pgvector_ready(self, dimensions: int) -> bool:
+        """Whether vectors are also kept in pgvector (PostgreSQL with the extension only)."""
+        return False
+
+    @property
+    def has_pgvector(self) -> bool:
+        """Whether pgvector was found ready (without trying)."""
+        return False
+
     @property
     def location(self) -> str:
         """Where the index is, for messages (a file path, or a database URL without password)."""

@@ -136,6 +136,12 @@ def replace_entries(
         if batch:
             _insert(db, batch)
             n += len(batch)
+        stats = _count(db)
+        db.execute(
+            "INSERT INTO settings VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+            (_STATS, json.dumps({"docs": stats.docs, "tokens": stats.tokens, "by_kind": stats.by_kind,
+                                 "by_source": stats.by_source})),
+        )  # fmt: skip
     if store.dialect == "postgresql":  # fresh statistics for the planner after a large change
         store.conn().execute("ANALYZE lex_entries, lex_lengths, lex_postings")
     return n
@@ -156,8 +162,10 @@ def _insert(db: Any, batch: Sequence[LexEntry]) -> None:
     )
 
 
-def lexical_stats(store: Store) -> LexStats:
-    db = store.conn()
+_STATS = "lexical_stats"  # settings key: the statistics as of the last lexical write
+
+
+def _count(db: Any) -> LexStats:
     by: dict[tuple[str, str], int] = {
         (str(r[0]), str(r[1])): int(r[2])
         for r in db.execute("SELECT kind, source, COUNT(*) FROM lex_entries GROUP BY kind, source")
@@ -171,6 +179,16 @@ def lexical_stats(store: Store) -> LexStats:
         by_kind[kind] = by_kind.get(kind, 0) + n
         by_source[source] = by_source.get(source, 0) + n
     return LexStats(sum(by.values()), tokens, by_kind, by_source)
+
+
+def lexical_stats(store: Store) -> LexStats:
+    """The entries' counts and field lengths BM25 needs: kept with every lexical write (one
+    small read per search, however large the index), counted when none were kept."""
+    row = store.conn().execute("SELECT value FROM settings WHERE key = ?", (_STATS,)).fetchone()
+    if row is None:
+        return _count(store.conn())
+    data = json.loads(row[0])
+    return LexStats(int(data["docs"]), data["tokens"], data["by_kind"], data["by_source"])
 
 
 def doc_freqs(store: Store, terms: Sequence[str]) -> dict[tuple[str, str], int]:

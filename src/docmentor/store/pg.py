@@ -114,6 +114,7 @@ class PgConnection:
     def __init__(self, raw: Any) -> None:
         self.raw = raw
         self._psycopg = psycopg_module()
+        self.extra_schema: str | None = None  # a schema added to the search path (pgvector's)
 
     @property
     def in_transaction(self) -> bool:

@@ -52,6 +52,9 @@ class PgStore(Store):
         self._ident = _database_ident(url)  # locks are per database: name them by schema too
         self._write = AdvisoryLock(url, f"{_WRITE_LOCK}:{self._ident}")
         self._tx_key = lock_key(f"{_TRANSACTION_LOCK}:{self._ident}")
+        self._pgvector: bool | None = None  # unknown until first use
+        self._vector_schema: str | None = None  # where pgvector's type and operators are
+        self._pgvector_lock = threading.Lock()
         self._all: list[PgConnection] = []  # every thread's connection, closed by close_all
         self._all_lock = threading.Lock()
         try:
@@ -71,6 +74,23 @@ class PgStore(Store):
         return redact(self.url)
 
     @property
+    def has_pgvector(self) -> bool:
+        return bool(self._pgvector)
+
+    def pgvector_ready(self, dimensions: int) -> bool:
+        """Whether vectors are kept (and searched) in pgvector too: the table and its HNSW
+        index made on first use (:func:`~docmentor.store.pgvector_rows.prepare_pgvector`)."""
+        with self._pgvector_lock:
+            if self._pgvector is None:
+                from docmentor.store.pgvector_rows import extension_schema, prepare_pgvector
+
+                self._vector_schema = extension_schema(self)
+                if self._vector_schema is not None:
+                    prepare_pgvector(self, dimensions)  # on this thread's connection: path set
+                self._pgvector = self._vector_schema is not None
+            return self._pgvector
+
+    @property
     def path(self) -> Path:  # type: ignore[override]
         raise StoreError(f"the index in {self.location} has no folder")
 
@@ -82,6 +102,13 @@ class PgStore(Store):
             self._local.db = db
             with self._all_lock:
                 self._all.append(db)
+        schema = self._vector_schema
+        if schema is not None and db.extra_schema != schema:
+            db.execute(
+                "SELECT set_config('search_path', current_setting('search_path') || ', ' || quote_ident(?), false)",
+                (schema,),
+            )
+            db.extra_schema = schema
         return db
 
     def close(self) -> None:

@@ -103,8 +103,14 @@ def unit_counts(store: Store, model: str) -> dict[str, tuple[int, int]]:
 
 
 def write_vectors(store: Store, model: str, vectors: Sequence[tuple[str, bytes]]) -> None:
-    """Store (hash, float16 vector bytes) pairs for ``model``, one transaction."""
+    """Store (hash, float16 vector bytes) pairs for ``model``, one transaction (on PostgreSQL
+    with pgvector, as ``vector`` values too: :mod:`docmentor.store.pgvector_rows`)."""
+    in_pgvector = bool(vectors) and store.pgvector_ready(len(vectors[0][1]) // 2)
     with store.transaction() as db:
+        if in_pgvector:
+            from docmentor.store.pgvector_rows import write_embeddings
+
+            write_embeddings(db, model, vectors)
         db.executemany(
             # a hash's vector never changes: one already stored keeps its place (and rowid)
             "INSERT INTO unit_vectors (model, hash, data) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
@@ -115,6 +121,10 @@ def write_vectors(store: Store, model: str, vectors: Sequence[tuple[str, bytes]]
 def delete_orphan_vectors(store: Store, model: str) -> None:
     """Drop ``model``'s vectors no unit has any more (their sections changed or went away)."""
     with store.transaction() as db:
+        if store.has_pgvector:  # only where the table was made
+            from docmentor.store.pgvector_rows import delete_orphan_embeddings
+
+            delete_orphan_embeddings(db, model)
         db.execute(
             "DELETE FROM unit_vectors WHERE model = ? AND hash NOT IN (SELECT hash FROM search_units)",
             (model,),
