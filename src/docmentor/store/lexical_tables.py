@@ -148,18 +148,29 @@ def replace_entries(
 
 
 def _insert(db: Any, batch: Sequence[LexEntry]) -> None:
-    db.executemany(
-        "INSERT INTO lex_entries (key, kind, source, document_id, stored) VALUES (?, ?, ?, ?, ?)",
-        [(e.key, e.kind, e.source, e.document_id, json.dumps(e.stored, ensure_ascii=False)) for e in batch],
+    tables = (
+        (
+            "lex_entries",
+            ("key", "kind", "source", "document_id", "stored"),
+            [
+                (e.key, e.kind, e.source, e.document_id, json.dumps(e.stored, ensure_ascii=False))
+                for e in batch
+            ],
+        ),
+        (
+            "lex_lengths",
+            ("key", "field", "len"),
+            [(e.key, f, len(t.split())) for e in batch for f, t in e.fields.items()],
+        ),
+        ("lex_postings", ("term", "field", "key", "tf", "len"), [p for e in batch for p in _postings(e)]),
     )
-    db.executemany(
-        "INSERT INTO lex_lengths (key, field, len) VALUES (?, ?, ?)",
-        [(e.key, f, len(t.split())) for e in batch for f, t in e.fields.items()],
-    )
-    db.executemany(
-        "INSERT INTO lex_postings (term, field, key, tf, len) VALUES (?, ?, ?, ?, ?)",
-        [p for e in batch for p in _postings(e)],
-    )
+    for table, columns, rows in tables:
+        copy = getattr(db, "copy_rows", None)  # PostgreSQL's COPY
+        if copy is not None:
+            copy(table, columns, rows)
+        else:
+            marks = ", ".join("?" * len(columns))
+            db.executemany(f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({marks})", rows)
 
 
 _STATS = "lexical_stats"  # settings key: the statistics as of the last lexical write

@@ -17,7 +17,7 @@ import contextlib
 import hashlib
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 from docmentor.errors import StoreError, UsageError
@@ -136,6 +136,16 @@ class PgConnection:
         if rows:
             cursor.executemany(to_postgres(sql), rows)
         return _Cursor(cursor)
+
+    def copy_rows(self, table: str, columns: Sequence[str], rows: Iterable[Sequence[Any]]) -> None:
+        """Bulk rows into ``table`` with COPY (several times executemany's speed); ``table``
+        and ``columns`` are the store's own names, never input."""
+        with (
+            self.raw.cursor() as cursor,
+            cursor.copy(f"COPY {table} ({', '.join(columns)}) FROM STDIN") as copy,
+        ):
+            for row in rows:
+                copy.write_row(row)
 
     def close(self) -> None:
         self.raw.close()
