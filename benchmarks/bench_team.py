@@ -33,13 +33,15 @@ import subprocess
 import sys
 import tempfile
 import time
-import warnings
 from pathlib import Path
 from typing import Any
 
 import httpx
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from pg_server import start_postgres  # noqa: E402
+
 BIN = ROOT / ".venv" / "bin" / "docmentor"
 ACCEPT = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
 
@@ -48,19 +50,6 @@ def _port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
-
-
-def _postgres(tmp: Path) -> tuple[Any, str]:
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        import pgserver
-
-    data = tmp / "pg"
-    data.mkdir()
-    tmp.chmod(0o755)
-    data.chmod(0o755)
-    server = pgserver.get_server(data, cleanup_mode="stop")
-    return server, str(server.get_uri())
 
 
 def _wait(url: str, proc: subprocess.Popen[bytes], timeout: float = 60) -> None:
@@ -156,7 +145,7 @@ def main() -> None:
     corpus = args.shared / "corpora" / args.corpus
     questions = [json.loads(line)["query"] for line in (args.shared / "eval" / f"{args.corpus}.jsonl").open()]
     tmp = Path(tempfile.mkdtemp(prefix="bench-team-"))
-    server, url = _postgres(tmp)
+    server, url = start_postgres(tmp)
     procs: list[subprocess.Popen[bytes]] = []
     env = {**os.environ, "DOCMENTOR_HOME": str(tmp / "home"), "DOCMENTOR_EMBEDDINGS": "0"}
     try:

@@ -27,13 +27,15 @@ import subprocess
 import sys
 import tempfile
 import time
-import warnings
 from pathlib import Path
 from typing import Any
 
 import httpx
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from pg_server import start_postgres  # noqa: E402
+
 BIN = ROOT / ".venv" / "bin" / "docmentor"
 CORPORA = ("httpx", "pydantic", "tanstack-query", "lancedb", "backstage")
 ACCEPT = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
@@ -130,13 +132,7 @@ def main() -> None:
         logs.mkdir()
         targets: dict[str, str] = {}
         if args.only != "embedded":
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                import pgserver
-            (tmp / "pg").mkdir()
-            (tmp / "pg").chmod(0o755)
-            server = pgserver.get_server(tmp / "pg", cleanup_mode="stop")
-            targets["postgres"] = str(server.get_uri())
+            server, targets["postgres"] = start_postgres(tmp)
         if args.only != "postgres":
             targets["embedded"] = str(tmp / "index")
         for label, db in targets.items():

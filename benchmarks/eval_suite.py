@@ -32,6 +32,9 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from pg_server import schema_url, start_postgres  # noqa: E402
+
 CORPORA = ("httpx", "pydantic", "tanstack-query")
 METRICS = (
     ("doc", "mrr"),
@@ -81,7 +84,7 @@ def _via_library(
     if key not in dbs:
         db: Path | str = tmp / f"{corpus}-{len(dbs)}"
         if postgres is not None:
-            db = _schema(postgres, f"{corpus.replace('-', '_')}_{len(dbs)}")
+            db = schema_url(postgres, f"{corpus.replace('-', '_')}_{len(dbs)}")
         t0 = time.perf_counter()
         engine = Docmentor(db, ranking=config, embeddings=embeddings)
         engine.add(root, name=corpus)
@@ -116,31 +119,6 @@ def _via_library(
     if covered:
         out["assemble"] = sum(c >= 0.8 for c in covered) / len(covered)
     return out
-
-
-def _postgres(tmp: Path) -> tuple[Any, str]:
-    """A PostgreSQL 16 + pgvector server of the pgserver wheel in ``tmp`` (the test extra)."""
-    import warnings
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        import pgserver
-
-    data = tmp / "pg"
-    data.mkdir()
-    tmp.chmod(0o755)
-    data.chmod(0o755)
-    server = pgserver.get_server(data, cleanup_mode="stop")
-    return server, str(server.get_uri())
-
-
-def _schema(base: str, name: str) -> str:
-    import psycopg
-
-    with psycopg.connect(base, autocommit=True) as conn:
-        conn.execute(f"CREATE SCHEMA {name}")
-    sep = "&" if "?" in base else "?"
-    return f"{base}{sep}options=-csearch_path%3D{name}"
 
 
 def _summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
@@ -256,7 +234,7 @@ def main() -> None:
         tmp = Path(tmp_name)
         os.environ.setdefault("DOCMENTOR_HOME", str(tmp / "home"))
         dbs: dict[tuple[str, str], Path | str] = {}
-        server, pg_url = _postgres(tmp) if args.postgres else (None, None)
+        server, pg_url = start_postgres(tmp) if args.postgres else (None, None)
         for combo in combos or [{}]:
             overrides = {**base, **combo}
             label = f"via {args.via}, embeddings {'on' if embeddings else 'off'}" + (

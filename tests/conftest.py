@@ -12,6 +12,9 @@ from pathlib import Path
 
 import pytest
 
+from docmentor.store.db import Store
+from docmentor.store.pg_store import PgStore
+
 # The fixtures hold vendored documentation slices whose include targets are upstream test files
 # (tests/fixtures/lancedb/python/python/tests/docs/test_*.py): documents, not tests of ours.
 collect_ignore = ["fixtures"]
@@ -76,3 +79,17 @@ def postgres_url(postgres_server: str) -> Iterator[str]:
     yield f"{postgres_server}{sep}options=-csearch_path%3D{schema}"
     with psycopg.connect(postgres_server, autocommit=True) as conn:
         conn.execute(f"DROP SCHEMA {schema} CASCADE")
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def backend_store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
+    """A new, empty store on each backend: the embedded index's SQLite file, and a schema
+    of its own in the tests' PostgreSQL."""
+    if request.param == "postgres":
+        pg = PgStore(request.getfixturevalue("postgres_url"))
+        yield pg
+        pg.close_all()
+        return
+    lite = Store(tmp_path / "db" / "index.sqlite3")
+    yield lite
+    lite.close()

@@ -5,8 +5,6 @@ from __future__ import annotations
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
@@ -16,16 +14,9 @@ from docmentor.store.db import Store
 from docmentor.store.pg_store import PgStore
 
 
-@pytest.fixture(params=["sqlite", "postgres"])
-def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
-    if request.param == "postgres":
-        pg = PgStore(request.getfixturevalue("postgres_url"))
-        yield pg
-        pg.close_all()
-        return
-    lite = Store(tmp_path / "index.sqlite3")
-    yield lite
-    lite.close()
+@pytest.fixture
+def store(backend_store: Store) -> Store:
+    return backend_store
 
 
 def test_a_job_is_queued_taken_once_and_finished(store: Store) -> None:

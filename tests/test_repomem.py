@@ -10,7 +10,6 @@ import subprocess
 import sys
 import textwrap
 import threading
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -20,7 +19,6 @@ from docmentor.errors import NotFoundError, UsageError
 from docmentor.store import repomem, repomem_rows, repomem_trace
 from docmentor.store.db import Store
 from docmentor.store.migrations import MIGRATIONS
-from docmentor.store.pg_store import PgStore
 from docmentor.store.repomem_rows import NewUnit
 
 UNITS = [
@@ -32,17 +30,10 @@ UNITS = [
 ]
 
 
-@pytest.fixture(params=["sqlite", "postgres"])
-def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
+@pytest.fixture
+def store(backend_store: Store) -> Store:
     """The repository memory on each backend: the embedded index, and PostgreSQL."""
-    if request.param == "postgres":
-        pg = PgStore(request.getfixturevalue("postgres_url"))
-        yield pg
-        pg.close_all()
-        return
-    engine = Docmentor(tmp_path / "db")
-    yield engine.store
-    engine.close()
+    return backend_store
 
 
 def _commit(store: Store, run_id: int, unit_id: str, **extra: object) -> repomem_rows.UnitRow:

@@ -146,22 +146,19 @@ class PgStore(Store):
         """One writer at a time, as SQLite's ``BEGIN IMMEDIATE``: a transaction-scoped advisory
         lock taken first, so read-then-write statements (next sequence numbers, counters)
         never race another writer."""
-        db = self.conn()
-        db.execute("BEGIN")
-        try:
-            db.execute("SELECT pg_advisory_xact_lock(?)", (self._tx_key,))
+        with self._transaction(exclusive=True) as db:
             yield db
-        except BaseException:
-            db.execute("ROLLBACK")
-            raise
-        else:
-            db.execute("COMMIT")
+
+    def row_transaction(self) -> contextlib.AbstractContextManager[Connection]:
+        return self._transaction(exclusive=False)
 
     @contextlib.contextmanager
-    def row_transaction(self) -> Iterator[Connection]:
+    def _transaction(self, *, exclusive: bool) -> Iterator[Connection]:
         db = self.conn()
         db.execute("BEGIN")
         try:
+            if exclusive:
+                db.execute("SELECT pg_advisory_xact_lock(?)", (self._tx_key,))
             yield db
         except BaseException:
             db.execute("ROLLBACK")
