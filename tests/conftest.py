@@ -93,3 +93,11 @@ def backend_store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[St
     lite = Store(tmp_path / "db" / "index.sqlite3")
     yield lite
     lite.close()
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def index_location(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """Where a test's index lives, on each backend: a folder, or a PostgreSQL schema's URL."""
+    if request.param == "postgres":
+        return str(request.getfixturevalue("postgres_url"))
+    return str(tmp_path / "db")

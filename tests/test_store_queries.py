@@ -8,6 +8,7 @@ instead: a source's sections and code blocks (store/docs.py), feedback reports
 from __future__ import annotations
 
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -68,14 +69,16 @@ Runs it.
 
 
 @pytest.fixture
-def engine(tmp_path: Path) -> Docmentor:
+def engine(tmp_path: Path, index_location: str) -> Iterator[Docmentor]:
+    """On each backend (the embedded index, PostgreSQL)."""
     docs = tmp_path / "docs"
     docs.mkdir()
     (docs / "guide.md").write_text(GUIDE)
     (docs / "api.md").write_text(API)
-    engine = Docmentor(tmp_path / "db")
+    engine = Docmentor(index_location)
     engine.add(str(docs), name="lib", embed=False)
-    return engine
+    yield engine
+    engine.close()
 
 
 def test_sections_and_documents_of_a_source_in_path_then_page_order(engine: Docmentor) -> None:

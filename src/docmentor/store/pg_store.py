@@ -54,6 +54,7 @@ class PgStore(Store):
         self._tx_key = lock_key(f"{_TRANSACTION_LOCK}:{self._ident}")
         self._pgvector: bool | None = None  # unknown until first use
         self._vector_schema: str | None = None  # where pgvector's type and operators are
+        self._vector_size = 0  # the dimensions of unit_embeddings' vectors
         self._pgvector_lock = threading.Lock()
         self._all: list[PgConnection] = []  # every thread's connection, closed by close_all
         self._all_lock = threading.Lock()
@@ -78,17 +79,18 @@ class PgStore(Store):
         return bool(self._pgvector)
 
     def pgvector_ready(self, dimensions: int) -> bool:
-        """Whether vectors are kept (and searched) in pgvector too: the table and its HNSW
-        index made on first use (:func:`~docmentor.store.pgvector_rows.prepare_pgvector`)."""
+        """Whether vectors of ``dimensions`` are kept (and searched) in pgvector too: the table
+        and its HNSW index made on first use (:func:`~docmentor.store.pgvector_rows.prepare_pgvector`),
+        for the size of the first vectors written."""
         with self._pgvector_lock:
             if self._pgvector is None:
                 from docmentor.store.pgvector_rows import extension_schema, prepare_pgvector
 
                 self._vector_schema = extension_schema(self)
-                if self._vector_schema is not None:
-                    prepare_pgvector(self, dimensions)  # on this thread's connection: path set
+                if self._vector_schema is not None:  # on this thread's connection: path set
+                    self._vector_size = prepare_pgvector(self, dimensions)
                 self._pgvector = self._vector_schema is not None
-            return self._pgvector
+            return self._pgvector and dimensions == self._vector_size
 
     @property
     def path(self) -> Path:  # type: ignore[override]

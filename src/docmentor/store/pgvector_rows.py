@@ -65,9 +65,11 @@ def extension_schema(store: Store) -> str | None:
     return None if row is None else str(row[0])
 
 
-def prepare_pgvector(store: Store, dimensions: int) -> None:
+def prepare_pgvector(store: Store, dimensions: int) -> int:
     """Make ``unit_embeddings`` and its HNSW index if they are missing, and copy in the
-    vectors stored before (the extension's schema is on the connection's path)."""
+    vectors stored before (the extension's schema is on the connection's path); the table's
+    dimensions (those of the first model that wrote it: vectors of another size stay in
+    ``unit_vectors`` only)."""
     with store.transaction() as tx:
         tx.execute(
             f"""CREATE TABLE IF NOT EXISTS unit_embeddings (
@@ -79,11 +81,20 @@ def prepare_pgvector(store: Store, dimensions: int) -> None:
         tx.execute(
             "CREATE INDEX IF NOT EXISTS unit_embeddings_hnsw ON unit_embeddings USING hnsw (embedding vector_ip_ops)"
         )
+        size = int(
+            tx.execute(
+                """SELECT atttypmod FROM pg_attribute
+                   WHERE attrelid = CAST('unit_embeddings' AS regclass) AND attname = 'embedding'"""
+            ).fetchone()[0]
+        )
         missing = tx.execute(
             """SELECT v.model, v.hash, v.data FROM unit_vectors v
                LEFT JOIN unit_embeddings e ON e.model = v.model AND e.hash = v.hash WHERE e.hash IS NULL"""
         ).fetchall()
-        _insert(tx, [(str(m), str(h), vector_text(bytes(d))) for m, h, d in missing])
+        _insert(
+            tx, [(str(m), str(h), vector_text(bytes(d))) for m, h, d in missing if len(bytes(d)) == 2 * size]
+        )
+    return size
 
 
 def _insert(db: Any, rows: Sequence[tuple[str, str, str]]) -> None:
