@@ -26,9 +26,9 @@ def _docs(root: Path) -> Path:
     return docs
 
 
-def test_a_queued_refresh_is_done_by_a_worker(tmp_path: Path) -> None:
+def test_a_queued_refresh_is_done_by_a_worker(tmp_path: Path, index_location: str) -> None:
     docs = _docs(tmp_path)
-    engine = Docmentor(tmp_path / "index")
+    engine = Docmentor(index_location)
     engine.add(docs, name="guide")
     (docs / "more.md").write_text("# Timeouts\n\nSet a timeout on every call.\n", encoding="utf-8")
     job, new = queue_job(engine, "refresh", {"source": "guide"}, dedupe="refresh:guide")
@@ -42,8 +42,8 @@ def test_a_queued_refresh_is_done_by_a_worker(tmp_path: Path) -> None:
     engine.close()
 
 
-def test_a_failing_job_is_recorded_and_the_worker_goes_on(tmp_path: Path) -> None:
-    engine = Docmentor(tmp_path / "index")
+def test_a_failing_job_is_recorded_and_the_worker_goes_on(tmp_path: Path, index_location: str) -> None:
+    engine = Docmentor(index_location)
     engine.add(_docs(tmp_path), name="guide")
     bad, _ = queue_job(engine, "refresh", {"source": "nope"})
     good, _ = queue_job(engine, "refresh", {})
