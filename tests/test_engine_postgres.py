@@ -48,6 +48,8 @@ def test_the_engine_answers_the_same_on_postgresql(tmp_path: Path, postgres_url:
             for a, b in zip(lite, post, strict=True):
                 assert b.score == pytest.approx(a.score, rel=0.05), (query, a.path)
         assert pg.get("guide:timeouts.md").content == embedded.get("guide:timeouts.md").content
+        assert pg.reindex() == embedded.reindex()  # the lexical tables rebuilt from the store
+        assert [_results(pg, q) for q in QUERIES] == [_results(embedded, q) for q in QUERIES]
         (docs / "retries.md").write_text("# Retries\n\nGive up after three attempts.\n", encoding="utf-8")
         (docs / "proxies.md").unlink()
         pg.refresh("guide", prune=True)
