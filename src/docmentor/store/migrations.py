@@ -386,3 +386,27 @@ def m014_lexical_tables(db: Connection) -> None:
         CREATE INDEX lex_postings_key ON lex_postings(key)
         """,
     )
+
+
+@migration
+def m015_lexical_impact(db: Connection) -> None:
+    # PostgreSQL's lexical tables at scale: each term's postings in order of the term's share
+    # of the field (density), so a search reads a bounded number of them per term; and each
+    # (term, field)'s document frequency kept, not counted per search. The index holds every
+    # column a search reads of a posting (PostgreSQL reads it alone, not the table).
+    _script(
+        db,
+        """
+        ALTER TABLE lex_postings ADD COLUMN density REAL;
+        UPDATE lex_postings SET density = CAST(tf AS REAL) / len WHERE len > 0;
+        DROP INDEX IF EXISTS lex_postings_term;
+        CREATE INDEX lex_postings_density ON lex_postings(term, field, density DESC, key, tf, len);
+        CREATE TABLE lex_terms (
+            term TEXT NOT NULL,
+            field TEXT NOT NULL,
+            df INTEGER NOT NULL,
+            PRIMARY KEY (term, field)
+        );
+        INSERT INTO lex_terms SELECT term, field, COUNT(*) FROM lex_postings GROUP BY term, field
+        """,
+    )
