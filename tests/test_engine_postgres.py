@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from clitool import Cli
+from docmentor import assemble_context
 from docmentor.engine import Docmentor
 from docmentor.engine.core import index_exists
 
@@ -48,6 +49,12 @@ def test_the_engine_answers_the_same_on_postgresql(tmp_path: Path, postgres_url:
             for a, b in zip(lite, post, strict=True):
                 assert b.score == pytest.approx(a.score, rel=0.05), (query, a.path)
         assert pg.get("guide:timeouts.md").content == embedded.get("guide:timeouts.md").content
+        digests = [
+            assemble_context(e, "how do I set a connect timeout?", max_tokens=1000) for e in (embedded, pg)
+        ]
+        assert [[(d.candidate.path, d.line_start) for d in g.sections] for g in digests][0] == [
+            (d.candidate.path, d.line_start) for d in digests[1].sections
+        ]
         assert pg.reindex() == embedded.reindex()  # the lexical tables rebuilt from the store
         assert [_results(pg, q) for q in QUERIES] == [_results(embedded, q) for q in QUERIES]
         (docs / "retries.md").write_text("# Retries\n\nGive up after three attempts.\n", encoding="utf-8")
@@ -128,7 +135,12 @@ def test_hybrid_search_through_pgvector_answers_as_the_embedded_index(
         search = pg._vector_cache()  # which search answers
         assert isinstance(search, PgVectorSearch)
         search.refresh()
-        assert len(search) == sum(s["units"] for s in pg.sources()) == sum(s["embedded"] for s in pg.sources()) > 0
+        assert (
+            len(search)
+            == sum(s["units"] for s in pg.sources())
+            == sum(s["embedded"] for s in pg.sources())
+            > 0
+        )
         for query in [*QUERIES, "how long may a request wait", "go through an intermediary server"]:
             lite, post = embedded.search(query, limit=5), pg.search(query, limit=5)
             assert [(h.path, h.heading) for h in post] == [(h.path, h.heading) for h in lite], query

@@ -316,7 +316,7 @@ def _graph(engine: Docmentor, names: list[str], rows: list[Any]) -> LinkGraph:
     from docmentor.assemble.links import LinkGraph
 
     gens = {r.name: r.generation for r in rows}
-    key = (str(engine.root), tuple((n, gens.get(n, -1)) for n in sorted(names)))
+    key = (engine.store.location, tuple((n, gens.get(n, -1)) for n in sorted(names)))  # folder or database
     graph = _GRAPHS.get(key)
     if graph is None:
         graph = LinkGraph.build(engine.store, names)
