@@ -113,7 +113,8 @@ def write_embeddings(db: Any, model: str, vectors: Sequence[tuple[str, bytes]]) 
 
 def delete_orphan_embeddings(db: Any, model: str) -> None:
     db.execute(
-        "DELETE FROM unit_embeddings WHERE model = ? AND hash NOT IN (SELECT hash FROM search_units)",
+        "DELETE FROM unit_embeddings WHERE model = ?"
+        " AND NOT EXISTS (SELECT 1 FROM search_units u WHERE u.hash = unit_embeddings.hash)",
         (model,),
     )
 

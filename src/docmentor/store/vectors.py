@@ -126,7 +126,9 @@ def delete_orphan_vectors(store: Store, model: str) -> None:
 
             delete_orphan_embeddings(db, model)
         db.execute(
-            "DELETE FROM unit_vectors WHERE model = ? AND hash NOT IN (SELECT hash FROM search_units)",
+            # NOT EXISTS, not NOT IN: PostgreSQL runs NOT IN over a large subquery in quadratic time
+            "DELETE FROM unit_vectors WHERE model = ?"
+            " AND NOT EXISTS (SELECT 1 FROM search_units u WHERE u.hash = unit_vectors.hash)",
             (model,),
         )
 
