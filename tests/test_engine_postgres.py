@@ -52,9 +52,8 @@ def test_the_engine_answers_the_same_on_postgresql(tmp_path: Path, postgres_url:
         digests = [
             assemble_context(e, "how do I set a connect timeout?", max_tokens=1000) for e in (embedded, pg)
         ]
-        assert [[(d.candidate.path, d.line_start) for d in g.sections] for g in digests][0] == [
-            (d.candidate.path, d.line_start) for d in digests[1].sections
-        ]
+        chosen = [[(d.candidate.path, d.line_start) for d in g.sections] for g in digests]
+        assert chosen[0] == chosen[1]
         assert pg.reindex() == embedded.reindex()  # the lexical tables rebuilt from the store
         assert [_results(pg, q) for q in QUERIES] == [_results(embedded, q) for q in QUERIES]
         (docs / "retries.md").write_text("# Retries\n\nGive up after three attempts.\n", encoding="utf-8")
