@@ -585,7 +585,12 @@ def test_mcp_api_tools(engine: Docmentor, tmp_path: Path, monkeypatch: pytest.Mo
 
     r = run(go)
     assert set(r["tools"]) >= {"find_api", "get_examples", "get_library_overview", "report_issue"}
-    assert set(r["tools"]["find_api"].input_schema["properties"]) == {"query", "max_results", "library", "version"}
+    assert set(r["tools"]["find_api"].input_schema["properties"]) == {
+        "query",
+        "max_results",
+        "library",
+        "version",
+    }
     assert set(r["tools"]["report_issue"].input_schema["required"]) == {"query", "issue_type"}
     for name in ("find_api", "get_examples", "get_library_overview"):  # each says it returns an object
         assert r["tools"][name].output_schema["type"] == "object", name
