@@ -48,6 +48,23 @@ class State:
 
 STATE = State()
 
+# The --version of reads that pick one version of a library (search, assemble; api find /
+# examples / overview): one spelling for every command.
+DocsVersion = Annotated[
+    str | None,
+    typer.Option(
+        "--version",
+        help="Only this version of the library (default: the one your project pins, else the newest).",
+    ),
+]
+KbVersion = Annotated[
+    str | None,
+    typer.Option(
+        "--version",
+        help="That version's knowledge base (default: the one your project pins, else the newest).",
+    ),
+]
+
 
 def _version(value: bool) -> None:
     if value:

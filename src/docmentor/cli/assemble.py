@@ -10,7 +10,7 @@ import click
 import typer
 
 from docmentor import UsageError
-from docmentor.cli.app import app, emit, open_engine, open_knowledge, require_index
+from docmentor.cli.app import DocsVersion, app, emit, open_engine, open_knowledge, require_index
 
 # fixed values as click choices: a wrong one is a usage error (exit 2) that lists them, and
 # --help shows them; spelled here so `docmentor --help` loads no tokenizer (a test checks
@@ -43,13 +43,7 @@ def assemble(
         str | None,
         typer.Option("--source", "-s", help="Only this source, or library (every version of it)."),
     ] = None,
-    version: Annotated[
-        str | None,
-        typer.Option(
-            "--version",
-            help="Only this version of the library (default: the one your project pins, else the newest).",
-        ),
-    ] = None,
+    version: DocsVersion = None,
     encoding: Annotated[
         str,
         typer.Option(

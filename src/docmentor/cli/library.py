@@ -12,7 +12,16 @@ import click
 import typer
 
 from docmentor import UsageError
-from docmentor.cli.app import STATE, app, emit, open_engine, open_knowledge, progress, require_index
+from docmentor.cli.app import (
+    STATE,
+    KbVersion,
+    app,
+    emit,
+    open_engine,
+    open_knowledge,
+    progress,
+    require_index,
+)
 
 readme_app = typer.Typer(
     help="Generate README.LLM and a library knowledge base from docs and the real API.",
@@ -202,13 +211,7 @@ def api_find(
     query: Annotated[str, typer.Argument(help="The task, in words.")],
     library: Annotated[str | None, typer.Option("--library", "-l", help="Only this library.")] = None,
     limit: Annotated[int, typer.Option("--limit", help="How many APIs.")] = 5,
-    version: Annotated[
-        str | None,
-        typer.Option(
-            "--version",
-            help="That version's knowledge base (default: the one your project pins, else the newest).",
-        ),
-    ] = None,
+    version: KbVersion = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """Find the APIs that do a task, with their real signatures."""
@@ -250,13 +253,7 @@ def api_examples(
         ),
     ] = "any",
     library: Annotated[str | None, typer.Option("--library", "-l", help="Only this library.")] = None,
-    version: Annotated[
-        str | None,
-        typer.Option(
-            "--version",
-            help="That version's knowledge base (default: the one your project pins, else the newest).",
-        ),
-    ] = None,
+    version: KbVersion = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """Code examples from the documentation for a task."""
@@ -282,13 +279,7 @@ def api_overview(
     aspect: Annotated[
         str, typer.Option("--aspect", help="Which part.", click_type=click.Choice(ASPECT_CHOICES))
     ] = "all",
-    version: Annotated[
-        str | None,
-        typer.Option(
-            "--version",
-            help="That version's knowledge base (default: the one your project pins, else the newest).",
-        ),
-    ] = None,
+    version: KbVersion = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """The library's overview from its knowledge base."""

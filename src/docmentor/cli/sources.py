@@ -12,6 +12,7 @@ import typer
 from docmentor import DEFAULT_REFRESH_DEADLINE, SourceUnavailableError, UsageError
 from docmentor.cli.app import (
     STATE,
+    DocsVersion,
     app,
     embed_sources,
     emit,
@@ -268,13 +269,7 @@ def search(
         str | None,
         typer.Option("--source", "-s", help="Only this source, or library (every version of it)."),
     ] = None,
-    version: Annotated[
-        str | None,
-        typer.Option(
-            "--version",
-            help="Only this version of the library (default: the one your project pins, else the newest).",
-        ),
-    ] = None,
+    version: DocsVersion = None,
     limit: Annotated[int, typer.Option("--limit", "-l", help="How many sections.")] = 10,
     as_json: Annotated[bool, typer.Option("--json", help="Print the contract's JSON.")] = False,
 ) -> None:

@@ -17,6 +17,7 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import IO
 
 from docmentor.errors import NotFoundError, StoreError
 from docmentor.models import SourceSpec
@@ -120,31 +121,15 @@ class Store:
         except OSError:  # e.g. a read-only index folder: this process cannot write anyway
             yield None
             return
-        with fh:
-            try:
-                fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except OSError:
-                yield False
-                return
-            try:
-                yield True
-            finally:
-                fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
+        with fh, _flock_now(fh) as mine:
+            yield mine
 
     @contextlib.contextmanager
     def try_named_lock(self, name: str) -> Iterator[bool]:
         """A lock of its own (``name``: e.g. "embed") if no other process holds it now; False
         at once otherwise (a second embedder skips, it does not wait)."""
-        with open(self.path.parent / f"{name}.lock", "a+") as fh:
-            try:
-                fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except BlockingIOError:
-                yield False
-                return
-            try:
-                yield True
-            finally:
-                fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
+        with open(self.path.parent / f"{name}.lock", "a+") as fh, _flock_now(fh) as mine:
+            yield mine
 
     @contextlib.contextmanager
     def transaction(self) -> Iterator[Connection]:
@@ -541,6 +526,21 @@ class Store:
                 [(doc_id, ln.target, ln.anchor, ln.line) for ln in parsed.links],
             )
         return doc_id
+
+
+@contextlib.contextmanager
+def _flock_now(fh: IO[str]) -> Iterator[bool]:
+    """An exclusive lock on the open file ``fh`` if no process holds it now (True, released
+    at the end), else False at once."""
+    try:
+        fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        yield False
+        return
+    try:
+        yield True
+    finally:
+        fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
 
 
 def _wal(db: sqlite3.Connection) -> None:
