@@ -79,6 +79,8 @@ def test_jobs_and_worker_from_the_command_line(tmp_path: Path, capsys: pytest.Ca
     assert "error: unknown job kind" in cli.fails("jobs", "add", "reboot")
     assert "KEY=VALUE" in cli.fails("jobs", "add", "refresh", "--arg", "source")
     assert "no job 99" in cli.fails("jobs", "show", "99")
+    assert "unknown job kind 'nope'" in cli.fails("worker", "--once", "--kind", "nope")
+    assert "unknown job status" in cli.fails("jobs", "list", "--status", "sleeping")
 
 
 _WORKER = """

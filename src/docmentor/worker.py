@@ -178,12 +178,19 @@ def run_worker(
     kinds: tuple[str, ...] = (),
     stop: threading.Event | None = None,
     on_job: Callable[[JobRow], None] | None = None,
+    on_start: Callable[[], None] | None = None,
 ) -> int:
     """Do queued jobs until ``stop`` is set (or, with ``once``, until none waits, or after
-    ``max_jobs``); waits ``poll`` seconds between looks at an empty queue. Returns the number
-    of jobs done (failed ones included)."""
+    ``max_jobs``); waits ``poll`` seconds between looks at an empty queue; ``on_start`` is
+    called once the arguments are checked. Returns the number of jobs done (failed ones
+    included)."""
     if poll <= 0:
         raise UsageError("the poll interval must be positive")
+    unknown = sorted(set(kinds) - set(JOB_KINDS))
+    if unknown:
+        raise UsageError(f"unknown job kind {unknown[0]!r}", hint=f"one of: {', '.join(JOB_KINDS)}")
+    if on_start is not None:  # the arguments are good: the worker starts
+        on_start()
     stop = stop or threading.Event()
     done = 0
     while not stop.is_set() and (max_jobs is None or done < max_jobs):

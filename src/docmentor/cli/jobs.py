@@ -132,7 +132,6 @@ def worker(
 
     previous = signal.signal(signal.SIGTERM, ask_stop)
     name = worker_name()
-    print(f"worker {name} taking jobs", file=sys.stderr)
     try:
         done = run_worker(
             engine,
@@ -143,6 +142,7 @@ def worker(
             kinds=tuple(kind or ()),
             stop=stop,
             on_job=lambda job: print(_line(job), flush=True),
+            on_start=lambda: print(f"worker {name} taking jobs", file=sys.stderr),
         )
     except KeyboardInterrupt:
         done = -1

@@ -158,7 +158,7 @@ def connect(url: str) -> PgConnection:
         raw = psycopg.connect(url, autocommit=True, row_factory=_row_factory, connect_timeout=10)
     except psycopg.Error as exc:
         raise StoreError(
-            f"cannot connect to the PostgreSQL index {redact(url)}: {str(exc).strip()}",
+            f"cannot connect to the PostgreSQL index {redact(url)}: {' '.join(str(exc).split())}",
             hint="check the URL, that the server runs and that the user may connect",
         ) from None
     return PgConnection(raw)
