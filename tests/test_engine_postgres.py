@@ -156,3 +156,29 @@ def test_hybrid_search_through_pgvector_answers_as_the_embedded_index(
     finally:
         embedded.close()
         pg.close()
+
+
+def test_a_source_filter_answers_as_the_embedded_index(tmp_path: Path, postgres_url: str) -> None:
+    # a filter that narrows (one source of two) looks up the sources of the best-scored
+    # entries; a filter naming every source is no filter
+    docs = _docs(tmp_path)
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "net.md").write_text(
+        "# Network\n\nA timeout on every socket.\n\n## Retry\n\nRetry the request after a timeout.\n",
+        encoding="utf-8",
+    )
+    embedded, pg = Docmentor(tmp_path / "index"), Docmentor(postgres_url)
+    try:
+        for engine in (embedded, pg):
+            engine.add(docs, name="guide")
+            engine.add(other, name="other")
+        for query in QUERIES:
+            for source in ("guide", "other", None):
+                want = [(h.source, h.path, h.line_start) for h in embedded.search(query, source=source)]
+                got = [(h.source, h.path, h.line_start) for h in pg.search(query, source=source)]
+                assert got == want, (query, source)
+                assert all(h[0] == source for h in got if source is not None)
+    finally:
+        embedded.close()
+        pg.close()

@@ -40,6 +40,7 @@ from docmentor.store.lexical_tables import (
     lexical_stats,
     replace_entries,
     score_entries,
+    term_postings,
 )
 
 if TYPE_CHECKING:
@@ -56,6 +57,15 @@ def _sources(source: str | Sequence[str] | None) -> list[str] | None:
     if source is None:
         return None
     return [source] if isinstance(source, str) else list(source)
+
+
+def _narrowing(source: str | Sequence[str] | None, stats: LexStats) -> list[str] | None:
+    """The sources to keep, or None when ``source`` keeps every indexed one (no filter to
+    apply: a search that filters looks up each scored entry's source)."""
+    sources = _sources(source)
+    if sources is None or set(stats.by_source) <= set(sources):
+        return None
+    return sources
 
 
 class PgLexicalIndex:
@@ -161,21 +171,24 @@ class PgLexicalIndex:
         if not terms:
             return []
         config = config or self.config
-        sources = _sources(source)
         stats = lexical_stats(self.store)
         if stats.docs == 0:
             return []
-        dfs = doc_freqs(self.store, sorted({t[:MAX_TERM] for t, _ in terms}))
+        sources = _narrowing(source, stats)
+        postings = term_postings(self.store, sorted({t[:MAX_TERM] for t, _ in terms}))
+        dfs = {pair: found.df for pair, found in postings.items()}
         boosts = section_boosts(config)
         doc_boosts = {d: boosts[f] for d, f in DOC_FIELDS.items()}
         if doc_scores is None:
             doc_scores = {}
         doc_weights = self._weights(terms, doc_boosts, stats, dfs)
-        found_docs = score_entries(self.store, doc_weights, kind="d", sources=sources, limit=30)
+        found_docs = score_entries(
+            self.store, doc_weights, kind="d", sources=sources, limit=30, postings=postings
+        )
         for key, score in found_docs:
             doc_scores[-key] = score + self._filter_score(stats, "d", source)
         weights = self._weights(terms, boosts, stats, dfs)
-        found = score_entries(self.store, weights, kind="s", sources=sources, limit=limit)
+        found = score_entries(self.store, weights, kind="s", sources=sources, limit=limit, postings=postings)
         return self._hits(found, stats, source, doc_scores)
 
     def _hits(
@@ -210,7 +223,6 @@ class PgLexicalIndex:
         """As :meth:`LexicalIndex.units`: these units, each scored by ``terms`` (0 without)."""
         if not section_ids:
             return []
-        sources = _sources(source)
         ids = [int(i) for i in section_ids]
         if not terms:
             return self._hits(
@@ -219,7 +231,11 @@ class PgLexicalIndex:
         stats = lexical_stats(self.store)
         dfs = doc_freqs(self.store, sorted({t[:MAX_TERM] for t, _ in terms}))
         weights = self._weights(terms, section_boosts(config or self.config), stats, dfs)
-        scores = dict(score_entries(self.store, weights, kind="s", sources=sources, limit=len(ids), keys=ids))
+        scores = dict(
+            score_entries(
+                self.store, weights, kind="s", sources=_narrowing(source, stats), limit=len(ids), keys=ids
+            )
+        )
         ranked = sorted(ids, key=lambda i: -scores.get(i, 0.0))  # best first, as tantivy returns them
         return self._hits([(i, scores.get(i, 0.0)) for i in ranked], stats, source, doc_scores or {})
 

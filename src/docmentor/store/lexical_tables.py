@@ -17,9 +17,12 @@ from __future__ import annotations
 
 import bisect
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import numpy.typing as npt
 
 if TYPE_CHECKING:
     from docmentor.store.db import Store
@@ -28,13 +31,16 @@ __all__ = [
     "PER_TERM",
     "LexEntry",
     "LexStats",
+    "TermPostings",
     "doc_freqs",
     "entries",
     "has_term",
+    "keep_top_postings",
     "lexical_stats",
     "recorded_length",
     "replace_entries",
     "score_entries",
+    "term_postings",
 ]
 
 _CHUNK = 500
@@ -150,7 +156,7 @@ def replace_entries(
             _insert(db, batch)
             touched.update(t for e in batch for text in e.fields.values() for t in text.split())
             n += len(batch)
-        _count_terms(db, sorted(touched))
+        _count_terms(db, sorted(touched), top=store.dialect == "postgresql")
         stats = _count(db)
         db.execute(
             "INSERT INTO settings VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
@@ -162,17 +168,48 @@ def replace_entries(
     return n
 
 
-def _count_terms(db: Any, terms: Sequence[str]) -> None:
-    """Recount the document frequencies of ``terms`` (in every field) from the postings."""
+def _top(where: str) -> str:
+    """(term, field, df, and the term's ``PER_TERM`` densest postings in that field) of the
+    (term, field)s of ``lex_terms`` matching ``where``: the keys, frequencies and lengths as
+    packed big-endian integers (PostgreSQL's ``int8send``/``int4send``), densest first, read
+    through the postings' density index."""
+    ordered = "ORDER BY p.density DESC, p.key"
+    return f"""SELECT t.term, t.field, t.df,
+                   string_agg(int8send(p.key), ''::bytea {ordered}),
+                   string_agg(int4send(p.tf::int4), ''::bytea {ordered}),
+                   string_agg(int4send(p.len::int4), ''::bytea {ordered})
+               FROM lex_terms t CROSS JOIN LATERAL (
+                   SELECT q.key, q.tf, q.len, q.density FROM lex_postings q
+                   WHERE q.term = t.term AND q.field = t.field
+                   ORDER BY q.density DESC, q.key LIMIT {PER_TERM}) p
+               WHERE {where} GROUP BY t.term, t.field, t.df"""
+
+
+def keep_top_postings(db: Any, where: str = "TRUE", params: Sequence[Any] = ()) -> None:
+    """Store the densest postings of the (term, field)s matching ``where`` in their
+    ``lex_terms`` rows (PostgreSQL only: what :func:`score_entries` reads)."""
+    db.execute(
+        f"""UPDATE lex_terms SET top_keys = x.k, top_tfs = x.tf, top_lens = x.len
+            FROM ({_top(where)}) x(term, field, df, k, tf, len)
+            WHERE lex_terms.term = x.term AND lex_terms.field = x.field""",
+        list(params),
+    )
+
+
+def _count_terms(db: Any, terms: Sequence[str], *, top: bool) -> None:
+    """Recount the document frequencies of ``terms`` (in every field) from the postings, and
+    with ``top`` keep their densest postings (:func:`keep_top_postings`)."""
     for i in range(0, len(terms), _CHUNK):
         chunk = list(terms[i : i + _CHUNK])
         marks = ",".join("?" * len(chunk))
         db.execute(f"DELETE FROM lex_terms WHERE term IN ({marks})", chunk)
         db.execute(
-            f"INSERT INTO lex_terms SELECT term, field, COUNT(*) FROM lex_postings WHERE term IN ({marks})"
-            " GROUP BY term, field",
+            f"INSERT INTO lex_terms (term, field, df) SELECT term, field, COUNT(*) FROM lex_postings"
+            f" WHERE term IN ({marks}) GROUP BY term, field",
             chunk,
         )
+        if top:
+            keep_top_postings(db, f"t.term IN ({marks})", chunk)
 
 
 def _insert(db: Any, batch: Sequence[LexEntry]) -> None:
@@ -253,6 +290,43 @@ def has_term(store: Store, term: str, field: str) -> bool:
     return row is not None
 
 
+@dataclass(frozen=True, slots=True)
+class TermPostings:
+    """A (term, field)'s document frequency and its densest postings (``PER_TERM`` at most:
+    entry keys, term frequencies, recorded field lengths), densest first."""
+
+    df: int
+    keys: npt.NDArray[np.int64]
+    tfs: npt.NDArray[np.float64]
+    lens: npt.NDArray[np.float64]
+
+
+_NONE = np.zeros(0)
+
+
+def term_postings(store: Store, terms: Sequence[str]) -> dict[tuple[str, str], TermPostings]:
+    """(term, field) → its :class:`TermPostings`, for every field holding one of ``terms``:
+    one row per (term, field), however many entries hold the term."""
+    out: dict[tuple[str, str], TermPostings] = {}
+    if not terms:
+        return out
+    rows = store.conn().execute(
+        "SELECT term, field, df, top_keys, top_tfs, top_lens FROM lex_terms"
+        f" WHERE term IN ({','.join('?' * len(terms))})",
+        list(terms),
+    )
+    for r in rows:
+        packed = (r[3], r[4], r[5])
+        if any(p is None for p in packed):  # not kept (never, once m017 ran): no postings to read
+            keys, tfs, lens = _NONE.astype(np.int64), _NONE, _NONE
+        else:
+            keys = np.frombuffer(bytes(packed[0]), dtype=">i8").astype(np.int64)
+            tfs = np.frombuffer(bytes(packed[1]), dtype=">i4").astype(np.float64)
+            lens = np.frombuffer(bytes(packed[2]), dtype=">i4").astype(np.float64)
+        out[(str(r[0]), str(r[1]))] = TermPostings(int(r[2]), keys, tfs, lens)
+    return out
+
+
 def score_entries(
     store: Store,
     weights: Sequence[tuple[str, str, float, float]],
@@ -261,52 +335,89 @@ def score_entries(
     sources: Sequence[str] | None,
     limit: int,
     keys: Sequence[int] | None = None,
-    per_term: int = PER_TERM,
+    postings: Mapping[tuple[str, str], TermPostings] | None = None,
     k1: float = 1.2,
     b: float = 0.75,
 ) -> list[tuple[int, float]]:
     """BM25 of the entries of ``kind`` (of ``sources``; of ``keys``) holding any weighted
-    (term, field): Σ weight · tf·(k1+1) / (tf + k1·(1 − b + b·len/avglen)), best first.
+    (term, field) — each field belongs to one kind, ``kind`` only matters with ``sources`` —
+    Σ weight · tf·(k1+1) / (tf + k1·(1 − b + b·len/avglen)), best first (ties by key).
     ``weights``: (term, field, weight, the field's average length).
 
-    Without ``keys``, each (term, field) contributes its ``per_term`` densest postings (the
-    term's share of the field): the work per search is bounded however large the index; an
-    entry outside a common term's densest postings misses that term's part of its score (a
-    term in fewer entries than ``per_term``, which is most, is read whole). With ``keys``,
-    those entries' scores are exact."""
+    Without ``keys``, each (term, field) contributes its ``PER_TERM`` densest postings (the
+    term's share of the field; ``postings``: those of :func:`term_postings`, read when not
+    given): the work per search is bounded however large the index; an entry outside a common
+    term's densest postings misses that term's part of its score (a term in fewer entries than
+    ``PER_TERM``, which is most, is read whole). With ``keys``, those entries' scores are
+    exact, summed in the database from their own postings."""
     if not weights:
         return []
+    if keys is None:
+        if postings is None:
+            postings = term_postings(store, sorted({w[0] for w in weights}))
+        ranked = _sum_postings(postings, weights, k1=k1, b=b)
+        return _first(store, ranked, kind=kind, sources=sources, limit=limit)
     values = ", ".join(
         ["(CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS DOUBLE PRECISION), CAST(? AS DOUBLE PRECISION))"]
         * len(weights)
     )
-    params: list[Any] = [x for w in weights for x in w]
-    where = ["e.kind = ?"]
-    params_where: list[Any] = [kind]
-    if sources is not None:
-        where.append(f"e.source IN ({','.join('?' * len(sources))})")
-        params_where.extend(sources)
+    terms = sorted({str(w[0]) for w in weights})
     formula = f"w.weight * p.tf * {k1 + 1} / (p.tf + {k1} * ({1 - b} + {b} * p.len / w.avglen))"
-    if keys is not None:  # these entries' exact scores: their own postings
-        postings = f"""SELECT p.key AS key, SUM({formula}) AS score
-                       FROM lex_postings p JOIN w ON p.term = w.term AND p.field = w.field
-                       WHERE p.key IN ({",".join("?" * len(keys))}) GROUP BY p.key"""
-        params.extend(keys)
-    else:  # each term's densest postings (at most per_term), scored exactly, summed
-        postings = f"""SELECT p.key AS key, SUM({formula}) AS score
-                       FROM w CROSS JOIN LATERAL (
-                           SELECT q.key, q.tf, q.len FROM lex_postings q
-                           WHERE q.term = w.term AND q.field = w.field
-                           ORDER BY q.density DESC LIMIT ?) p
-                       GROUP BY p.key"""
-        params.append(int(per_term))
-    sql = f"""WITH w(term, field, weight, avglen) AS (VALUES {values}),
-              scored AS MATERIALIZED ({postings})
-              SELECT scored.key, scored.score FROM scored JOIN lex_entries e ON e.key = scored.key
-              WHERE {" AND ".join(where)}
-              ORDER BY scored.score DESC, scored.key LIMIT ?"""
-    rows = store.conn().execute(sql, [*params, *params_where, int(limit)])
-    return [(int(r[0]), float(r[1])) for r in rows]
+    sql = f"""WITH w(term, field, weight, avglen) AS (VALUES {values})
+              SELECT p.key, SUM({formula}) AS score
+              FROM (SELECT key, term, field, tf, len FROM lex_postings
+                    WHERE key IN ({",".join("?" * len(keys))})
+                    AND term IN ({",".join("?" * len(terms))}) OFFSET 0) p
+              JOIN w ON p.term = w.term AND p.field = w.field
+              GROUP BY p.key ORDER BY score DESC, p.key LIMIT ?"""
+    # by entry, then term (lex_postings_entry, m016): OFFSET 0 keeps PostgreSQL from reading by term
+    params: list[Any] = [x for w in weights for x in w]
+    rows = store.conn().execute(sql, [*params, *keys, *terms, int(limit)])
+    found = [(int(r[0]), float(r[1])) for r in rows]
+    return _first(store, found, kind=kind, sources=sources, limit=limit)
+
+
+def _sum_postings(
+    postings: Mapping[tuple[str, str], TermPostings],
+    weights: Sequence[tuple[str, str, float, float]],
+    *,
+    k1: float,
+    b: float,
+) -> list[tuple[int, float]]:
+    """Every entry in the weighted (term, field)s' postings with its summed score, best first."""
+    keys: list[npt.NDArray[np.int64]] = []
+    scores: list[npt.NDArray[np.float64]] = []
+    for term, field, weight, avglen in weights:
+        found = postings.get((term, field))
+        if found is None or not len(found.keys):
+            continue
+        tf = found.tfs
+        keys.append(found.keys)
+        scores.append(weight * tf * (k1 + 1) / (tf + k1 * ((1 - b) + b * found.lens / avglen)))
+    if not keys:
+        return []
+    unique, where = np.unique(np.concatenate(keys), return_inverse=True)
+    sums = np.bincount(where, weights=np.concatenate(scores))
+    order = np.lexsort((unique, -sums))
+    return list(zip(unique[order].tolist(), sums[order].tolist(), strict=True))
+
+
+def _first(
+    store: Store, ranked: Sequence[tuple[int, float]], *, kind: str, sources: Sequence[str] | None, limit: int
+) -> list[tuple[int, float]]:
+    """The first ``limit`` of ``ranked`` that are entries of ``kind`` in ``sources`` (every
+    ranked entry when ``sources`` is None: a field's entries are of one kind)."""
+    if sources is None:
+        return list(ranked[:limit])
+    out: list[tuple[int, float]] = []
+    step = max(4 * limit, _CHUNK)
+    for i in range(0, len(ranked), step):
+        chunk = ranked[i : i + step]
+        kept = set(entries(store, [k for k, _ in chunk], kind=kind, sources=sources))
+        out.extend(pair for pair in chunk if pair[0] in kept)
+        if len(out) >= limit:
+            break
+    return out[:limit]
 
 
 def entries(

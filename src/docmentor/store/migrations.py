@@ -410,3 +410,37 @@ def m015_lexical_impact(db: Connection) -> None:
         INSERT INTO lex_terms SELECT term, field, COUNT(*) FROM lex_postings GROUP BY term, field
         """,
     )
+
+
+@migration
+def m016_lexical_postings_by_entry(db: Connection) -> None:
+    # PostgreSQL's lexical tables at scale: a hybrid search scores the units found by meaning
+    # exactly (every posting of theirs for the query's terms); by entry and term, read from
+    # the index alone, that is a few rows per unit whatever the index's size (by term alone,
+    # it was every posting of each common term). Dropping an entry finds its terms the same way.
+    _script(
+        db,
+        """
+        DROP INDEX IF EXISTS lex_postings_key;
+        CREATE INDEX lex_postings_entry ON lex_postings(key, term, field, tf, len)
+        """,
+    )
+
+
+@migration
+def m017_lexical_top_postings(db: Connection) -> None:
+    # PostgreSQL's lexical tables at scale: each (term, field)'s densest postings packed in
+    # its lex_terms row, so a search reads one row per query term and field and sums the
+    # scores itself (summing thousands of posting rows in SQL was most of a search's time).
+    _script(
+        db,
+        """
+        ALTER TABLE lex_terms ADD COLUMN top_keys BLOB;
+        ALTER TABLE lex_terms ADD COLUMN top_tfs BLOB;
+        ALTER TABLE lex_terms ADD COLUMN top_lens BLOB
+        """,
+    )
+    if getattr(db, "copy_rows", None) is not None:  # PostgreSQL's (the only lexical tables in use)
+        from docmentor.store.lexical_tables import keep_top_postings
+
+        keep_top_postings(db)
