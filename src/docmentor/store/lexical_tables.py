@@ -355,8 +355,8 @@ def score_entries(
     if keys is None:
         if postings is None:
             postings = term_postings(store, sorted({w[0] for w in weights}))
-        ranked = _sum_postings(postings, weights, k1=k1, b=b)
-        return _first(store, ranked, kind=kind, sources=sources, limit=limit)
+        summed = _sum_postings(postings, weights, k1=k1, b=b)
+        return _first(store, summed, kind=kind, sources=sources, limit=limit)
     values = ", ".join(
         ["(CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS DOUBLE PRECISION), CAST(? AS DOUBLE PRECISION))"]
         * len(weights)
@@ -372,9 +372,9 @@ def score_entries(
               GROUP BY p.key ORDER BY score DESC, p.key LIMIT ?"""
     # by entry, then term (lex_postings_entry, m016): OFFSET 0 keeps PostgreSQL from reading by term
     params: list[Any] = [x for w in weights for x in w]
-    rows = store.conn().execute(sql, [*params, *keys, *terms, int(limit)])
-    found = [(int(r[0]), float(r[1])) for r in rows]
-    return _first(store, found, kind=kind, sources=sources, limit=limit)
+    rows = store.conn().execute(sql, [*params, *keys, *terms, int(limit)]).fetchall()
+    summed = (np.array([int(r[0]) for r in rows], dtype=np.int64), np.array([float(r[1]) for r in rows]))
+    return _first(store, summed, kind=kind, sources=sources, limit=limit)
 
 
 def _sum_postings(
@@ -383,8 +383,8 @@ def _sum_postings(
     *,
     k1: float,
     b: float,
-) -> list[tuple[int, float]]:
-    """Every entry in the weighted (term, field)s' postings with its summed score, best first."""
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]]:
+    """Every entry in the weighted (term, field)s' postings, and its summed score."""
     keys: list[npt.NDArray[np.int64]] = []
     scores: list[npt.NDArray[np.float64]] = []
     for term, field, weight, avglen in weights:
@@ -395,29 +395,45 @@ def _sum_postings(
         keys.append(found.keys)
         scores.append(weight * tf * (k1 + 1) / (tf + k1 * ((1 - b) + b * found.lens / avglen)))
     if not keys:
-        return []
+        return np.zeros(0, dtype=np.int64), np.zeros(0)
     unique, where = np.unique(np.concatenate(keys), return_inverse=True)
-    sums = np.bincount(where, weights=np.concatenate(scores))
-    order = np.lexsort((unique, -sums))
-    return list(zip(unique[order].tolist(), sums[order].tolist(), strict=True))
+    return unique, np.bincount(where, weights=np.concatenate(scores)).astype(np.float64)
+
+
+def _best(keys: npt.NDArray[np.int64], sums: npt.NDArray[np.float64], n: int) -> list[tuple[int, float]]:
+    """The ``n`` best (key, score), best first, ties by key: only those sorted (a search
+    sums thousands of entries and keeps tens)."""
+    if len(sums) > n:
+        kth = np.partition(sums, len(sums) - n)[len(sums) - n]
+        keep = sums >= kth  # every entry tied with the n-th, so ties still go by key
+        keys, sums = keys[keep], sums[keep]
+    order = np.lexsort((keys, -sums))[:n]
+    return list(zip(keys[order].tolist(), sums[order].tolist(), strict=True))
 
 
 def _first(
-    store: Store, ranked: Sequence[tuple[int, float]], *, kind: str, sources: Sequence[str] | None, limit: int
+    store: Store,
+    summed: tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]],
+    *,
+    kind: str,
+    sources: Sequence[str] | None,
+    limit: int,
 ) -> list[tuple[int, float]]:
-    """The first ``limit`` of ``ranked`` that are entries of ``kind`` in ``sources`` (every
-    ranked entry when ``sources`` is None: a field's entries are of one kind)."""
+    """The best ``limit`` of the ``summed`` entries that are entries of ``kind`` in
+    ``sources`` (every one when ``sources`` is None: a field's entries are of one kind)."""
     if sources is None:
-        return list(ranked[:limit])
-    out: list[tuple[int, float]] = []
-    step = max(4 * limit, _CHUNK)
-    for i in range(0, len(ranked), step):
-        chunk = ranked[i : i + step]
-        kept = set(entries(store, [k for k, _ in chunk], kind=kind, sources=sources))
-        out.extend(pair for pair in chunk if pair[0] in kept)
-        if len(out) >= limit:
-            break
-    return out[:limit]
+        return _best(*summed, limit)
+    n = max(4 * limit, _CHUNK)
+    looked = 0
+    kept: set[int] = set()
+    while True:
+        ranked = _best(*summed, n)
+        fresh = [k for k, _ in ranked[looked:]]
+        kept.update(entries(store, fresh, kind=kind, sources=sources))
+        out = [pair for pair in ranked if pair[0] in kept]
+        if len(out) >= limit or len(ranked) < n:
+            return out[:limit]
+        looked, n = len(ranked), n * 4
 
 
 def entries(
