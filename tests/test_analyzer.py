@@ -6,7 +6,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from docmentor.search.analyzer import PART_WEIGHT, WHOLE_WEIGHT, analyze, analyze_query
+from docmentor.search.analyzer import PART_WEIGHT, WHOLE_WEIGHT, analyze, analyze_query, compound_terms
 from docmentor.search.stopwords import CODE_WORDS, STOPWORDS
 
 
@@ -191,3 +191,23 @@ def test_chinese_query_terms_weigh_as_words_and_come_after_the_others() -> None:
     before = analyzer._analyze_token.cache_info().currsize
     analyze("一二三四五六七八九十百千万")
     assert analyzer._analyze_token.cache_info().currsize == before
+
+
+def test_compound_terms_are_every_term_the_analyzer_asks_about() -> None:
+    # an index answers for all of them in one look-up (PostgreSQL: one query, not one a term)
+    for query in (
+        "make requests never time out",
+        "reset the data base",
+        "base url",
+        "time out the door",
+        "x",
+    ):
+        asked: list[str] = []
+
+        def known(term: str, asked: list[str] = asked) -> bool:
+            asked.append(term)
+            return False
+
+        analyze_query(query, known)
+        assert compound_terms(query) == list(dict.fromkeys(asked)), query
+    assert compound_terms("reset the data base") == ["database", "databas"]

@@ -12,7 +12,7 @@ from docmentor.engine.reports import DocExcerpts, DocPage, SourceInfo, source_in
 from docmentor.engine.scope import VersionScope, version_scope
 from docmentor.errors import NotFoundError, UsageError
 from docmentor.models import SearchHit
-from docmentor.search.analyzer import analyze_query
+from docmentor.search.analyzer import analyze_query, compound_terms
 from docmentor.search.config import RankingConfig
 from docmentor.search.lexical import LexicalSearch
 from docmentor.search.ranking import excerpts, rank_hits
@@ -54,9 +54,10 @@ class Lookup(Embedding):
         """The analysed query with the ranking config's weights."""
         index = index if index is not None else self._lexical_to_read()
         r = ranking or self.ranking
+        held = index.holding(compound_terms(query)) if index is not None else None
         return analyze_query(
             query,
-            index.knows if index is not None else None,
+            held.__contains__ if held is not None else None,
             whole_weight=r.whole_weight,
             part_weight=r.part_weight,
             joined_weight=r.joined_weight,

@@ -20,7 +20,7 @@ import itertools
 import math
 import re
 import unicodedata
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
 from functools import lru_cache
 from typing import TypeVar
 
@@ -297,6 +297,27 @@ PART_WEIGHT = 0.6
 JOINED_WEIGHT = 0.5  # "time out" → "timeout", unless the index is known to hold it
 
 
+def _compounds(words: Sequence[str]) -> Iterator[tuple[str, tuple[str, ...]]]:
+    """Each compound of two adjacent words ("time out" → ``timeout``) and the forms of it
+    an index may hold (as is, stemmed)."""
+    for a, b in itertools.pairwise(words):
+        if not (a.isalpha() and b.isalpha() and len(a) > 1 and len(b) > 1):
+            continue
+        if _fold(a) in STOPWORDS or _fold(b) in STOPWORDS:
+            continue
+        if _CJK.search(a) or _CJK.search(b):  # those are already cut into character pairs
+            continue
+        joined = _fold(a + b)
+        yield joined, tuple(dict.fromkeys((joined, _stem(joined))))
+
+
+def compound_terms(text: str) -> list[str]:
+    """Every term :func:`analyze_query` asks its ``known`` about for ``text``: an index can
+    answer for all of them at once (one look-up, not one per term)."""
+    words = _tokens(_nfkc(text[:MAX_QUERY_CHARS]))
+    return list(dict.fromkeys(t for _, forms in _compounds(words) for t in forms))
+
+
 def analyze_query(
     text: str,
     known: Callable[[str], bool] | None = None,
@@ -349,15 +370,8 @@ def analyze_query(
             )
             weights[term] = max(weights.get(term, 0.0), w)
     # "time out" also asks for "timeout", "base url" for base_url / baseUrl (compact form)
-    for a, b in itertools.pairwise(words):
-        if not (a.isalpha() and b.isalpha() and len(a) > 1 and len(b) > 1):
-            continue
-        if _fold(a) in STOPWORDS or _fold(b) in STOPWORDS:
-            continue
-        if _CJK.search(a) or _CJK.search(b):  # those are already cut into character pairs
-            continue
-        joined = _fold(a + b)
-        held = [t for t in dict.fromkeys((joined, _stem(joined))) if known(t)] if known else []
+    for joined, forms in _compounds(words):
+        held = [t for t in forms if known(t)] if known else []
         if not held:
             weights.setdefault(joined, joined_weight)
             continue

@@ -79,6 +79,7 @@ class LexicalSearch(Protocol):
         config: RankingConfig | None = ...,
     ) -> list[LexicalHit]: ...
     def knows(self, term: str) -> bool: ...
+    def holding(self, terms: Iterable[str]) -> set[str]: ...
     def num_docs(self) -> int: ...
 
 
@@ -450,6 +451,10 @@ class LexicalIndex:
     def knows(self, term: str) -> bool:
         """Whether any section's text holds ``term`` (an analysed term)."""
         return bool(self.searcher().doc_freq("body", term[:MAX_TERM]))
+
+    def holding(self, terms: Iterable[str]) -> set[str]:
+        """Those of ``terms`` some section's text holds (:meth:`knows` of each)."""
+        return {t for t in terms if self.knows(t)}
 
     def num_docs(self) -> int:
         return int(self.searcher().num_docs)

@@ -36,7 +36,6 @@ from docmentor.store.lexical_tables import (
     LexStats,
     doc_freqs,
     entries,
-    has_term,
     lexical_stats,
     replace_entries,
     score_entries,
@@ -241,7 +240,13 @@ class PgLexicalIndex:
 
     def knows(self, term: str) -> bool:
         """Whether any section's text holds ``term`` (an analysed term)."""
-        return has_term(self.store, term[:MAX_TERM], "body")
+        return bool(self.holding([term]))
+
+    def holding(self, terms: Iterable[str]) -> set[str]:
+        """Those of ``terms`` some section's text holds, in one look-up."""
+        wanted = {t: t[:MAX_TERM] for t in terms}
+        dfs = doc_freqs(self.store, sorted(set(wanted.values())))
+        return {t for t, cut in wanted.items() if dfs.get((cut, "body"), 0) > 0}
 
     def num_docs(self) -> int:
         return lexical_stats(self.store).docs

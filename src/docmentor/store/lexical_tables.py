@@ -34,7 +34,6 @@ __all__ = [
     "TermPostings",
     "doc_freqs",
     "entries",
-    "has_term",
     "keep_top_postings",
     "lexical_stats",
     "recorded_length",
@@ -279,15 +278,6 @@ def doc_freqs(store: Store, terms: Sequence[str]) -> dict[tuple[str, str], int]:
         f"SELECT term, field, df FROM lex_terms WHERE term IN ({','.join('?' * len(terms))})", list(terms)
     )
     return {(str(r[0]), str(r[1])): int(r[2]) for r in rows}
-
-
-def has_term(store: Store, term: str, field: str) -> bool:
-    row = (
-        store.conn()
-        .execute("SELECT 1 FROM lex_postings WHERE term = ? AND field = ? LIMIT 1", (term, field))
-        .fetchone()
-    )
-    return row is not None
 
 
 @dataclass(frozen=True, slots=True)
