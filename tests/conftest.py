@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+
 import os
 import shutil
 import tempfile
@@ -67,18 +69,31 @@ def postgres_server() -> Iterator[str]:
         shutil.rmtree(data, ignore_errors=True)
 
 
-@pytest.fixture
-def postgres_url(postgres_server: str) -> Iterator[str]:
-    """The URL of an empty schema of its own in the tests' PostgreSQL (dropped afterwards)."""
+@contextlib.contextmanager
+def _schema(server: str) -> Iterator[str]:
     import psycopg
 
     schema = f"t_{uuid.uuid4().hex[:12]}"
-    with psycopg.connect(postgres_server, autocommit=True) as conn:
+    with psycopg.connect(server, autocommit=True) as conn:
         conn.execute(f"CREATE SCHEMA {schema}")
-    sep = "&" if "?" in postgres_server else "?"
-    yield f"{postgres_server}{sep}options=-csearch_path%3D{schema}"
-    with psycopg.connect(postgres_server, autocommit=True) as conn:
+    sep = "&" if "?" in server else "?"
+    yield f"{server}{sep}options=-csearch_path%3D{schema}"
+    with psycopg.connect(server, autocommit=True) as conn:
         conn.execute(f"DROP SCHEMA {schema} CASCADE")
+
+
+@pytest.fixture
+def postgres_url(postgres_server: str) -> Iterator[str]:
+    """The URL of an empty schema of its own in the tests' PostgreSQL (dropped afterwards)."""
+    with _schema(postgres_server) as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def module_postgres_url(postgres_server: str) -> Iterator[str]:
+    """As ``postgres_url``, shared by one test module's tests (for a module-scoped index)."""
+    with _schema(postgres_server) as url:
+        yield url
 
 
 @pytest.fixture(params=["sqlite", "postgres"])

@@ -64,13 +64,28 @@ def run(fn: Any) -> Any:
     return anyio.run(fn)
 
 
+def _kb_engine(tmp: Path, where: str | Path) -> Docmentor:
+    lib = tmp / "lib"
+    shutil.copytree(LIB, lib, ignore=shutil.ignore_patterns("__pycache__"))
+    eng = Docmentor(where)
+    generate(eng, library="minidb", docs_path=lib / "docs", out=tmp / "gen", search_paths=[lib])
+    return eng
+
+
 @pytest.fixture(scope="module")
 def kb_engine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Docmentor]:
     tmp = tmp_path_factory.mktemp("contract")
-    lib = tmp / "lib"
-    shutil.copytree(LIB, lib, ignore=shutil.ignore_patterns("__pycache__"))
-    eng = Docmentor(tmp / "index")
-    generate(eng, library="minidb", docs_path=lib / "docs", out=tmp / "gen", search_paths=[lib])
+    eng = _kb_engine(tmp, tmp / "index")
+    yield eng
+    eng.close()
+
+
+@pytest.fixture(scope="module")
+def kb_engine_postgres(
+    tmp_path_factory: pytest.TempPathFactory, module_postgres_url: str
+) -> Iterator[Docmentor]:
+    """The same knowledge base and documents in PostgreSQL (a team server's index)."""
+    eng = _kb_engine(tmp_path_factory.mktemp("contract-pg"), module_postgres_url)
     yield eng
     eng.close()
 
@@ -188,11 +203,13 @@ def test_out_of_range_values_are_tool_errors_naming_the_range(
 # ------------------------------------------------------------------------- output schemas
 
 
+@pytest.mark.parametrize("engine", ["kb_engine", "kb_engine_postgres"])
 def test_every_tool_has_a_typed_output_schema_and_its_results_match_it(
-    kb_engine: Docmentor, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    engine: str, request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # every tool on either backend: the embedded index and an index in PostgreSQL
     monkeypatch.chdir(tmp_path)  # no project pins, no configured sources here
-    tools, results = calls(kb_engine, CALLS)
+    tools, results = calls(request.getfixturevalue(engine), CALLS)
     for tool in tools.values():
         schema = tool.output_schema
         assert schema is not None and schema.get("type") == "object", tool.name

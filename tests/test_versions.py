@@ -42,9 +42,10 @@ def project(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def both(tmp_path: Path, project: Path) -> Iterator[Docmentor]:
-    """tinyhttp 1.0.0 and 2.0.0 added with --version, the project pinning nothing."""
-    engine = Docmentor(tmp_path / "index")
+def both(index_location: str, project: Path) -> Iterator[Docmentor]:
+    """tinyhttp 1.0.0 and 2.0.0 added with --version, the project pinning nothing; on each
+    backend (the embedded index, PostgreSQL)."""
+    engine = Docmentor(index_location)
     engine.project = project
     engine.add(V1, name="tinyhttp", version="1.0.0")
     engine.add(V2, name="tinyhttp", version="2.0.0")
