@@ -45,10 +45,11 @@ def folders(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     return root / "db", notes
 
 
-@pytest.fixture(scope="module")
-def dm(folders: tuple[Path, Path]) -> Iterator[Docmentor]:
+@pytest.fixture(scope="module", params=["sqlite", "postgres"])
+def dm(request: pytest.FixtureRequest, folders: tuple[Path, Path]) -> Iterator[Docmentor]:
+    """The fixture corpus and the notes, on each backend (the embedded index, PostgreSQL)."""
     db, notes = folders
-    engine = Docmentor(db)
+    engine = Docmentor(db if request.param == "sqlite" else request.getfixturevalue("module_postgres_url"))
     report = engine.add(str(CORPUS), name="acme")
     assert (report.added, report.failed, report.skipped) == (N_CORPUS, [], [])
     engine.add(str(notes), name="notes")
