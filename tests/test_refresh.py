@@ -43,8 +43,9 @@ def serve_site(server: HttpServer, pages: dict[str, str] = PAGES, **reply: Any) 
 
 
 @pytest.fixture
-def engine(tmp_path: Path) -> Iterator[Docmentor]:
-    with closing(Docmentor(tmp_path / "index")) as eng:
+def engine(index_location: str) -> Iterator[Docmentor]:
+    """An empty index on each backend (the embedded index, a PostgreSQL schema)."""
+    with closing(Docmentor(index_location)) as eng:
         yield eng
 
 
@@ -300,13 +301,13 @@ def test_an_emptied_folder_removes_its_documents(engine: Docmentor, tmp_path: Pa
     assert found(engine, "axolotl") == []
 
 
-def test_a_symlinked_folder_is_followed_anew_at_each_refresh(tmp_path: Path) -> None:
+def test_a_symlinked_folder_is_followed_anew_at_each_refresh(index_location: str, tmp_path: Path) -> None:
     for version, word in (("v1", "alphaword"), ("v2", "bravoword")):
         (tmp_path / version).mkdir()
         (tmp_path / version / "page.md").write_text(f"# Page\n\nAbout {word}.\n", encoding="utf-8")
     current = tmp_path / "current"
     current.symlink_to(tmp_path / "v1", target_is_directory=True)
-    dm = Docmentor(tmp_path / "db")
+    dm = Docmentor(index_location)
     dm.add(str(current), name="site")
     assert [h.path for h in dm.search("alphaword")] == ["page.md"]
     tmp = tmp_path / "next"
@@ -322,6 +323,7 @@ def test_a_symlinked_folder_is_followed_anew_at_each_refresh(tmp_path: Path) -> 
     assert report.unchanged == 1
     refreshed_at = dm.sources()[0]["refreshed_at"]
     assert refreshed_at is not None and refreshed_at > "2000-01-01T00:00:00Z"
+    dm.close()
 
 
 # ---------------------------------------------------------------------------- details
@@ -344,6 +346,7 @@ def test_last_modified_dates(value: str, iso: str | None) -> None:
 
 
 def test_a_lexical_index_left_without_its_store_is_cleared(tmp_path: Path) -> None:
+    # Embedded only: deletes the index folder's SQLite files under its tantivy index.
     docs = tmp_path / "docs"
     docs.mkdir()
     (docs / "a.md").write_text("# A\n\nThe aardvark digs.\n")
