@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import contextlib
-
 import os
 import shutil
 import tempfile
 import uuid
 import warnings
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -116,3 +115,11 @@ def index_location(request: pytest.FixtureRequest, tmp_path: Path) -> str:
     if request.param == "postgres":
         return str(request.getfixturevalue("postgres_url"))
     return str(tmp_path / "db")
+
+
+@pytest.fixture(scope="module")
+def module_postgres_schemas(postgres_server: str) -> Iterator[Callable[[], str]]:
+    """Makes as many ``module_postgres_url``s as a module needs (one per index it builds):
+    each call the URL of a new empty schema; all dropped after the module's tests."""
+    with contextlib.ExitStack() as stack:
+        yield lambda: stack.enter_context(_schema(postgres_server))

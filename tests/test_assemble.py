@@ -14,7 +14,7 @@ import os
 import random
 import re
 import shutil
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -122,7 +122,17 @@ def fx_dir(module_tmp: Path) -> Path:
     return root
 
 
-def _index(db: Path, **sources: Path) -> Path:
+@pytest.fixture(scope="module", params=["sqlite", "postgres"])
+def new_index(request: pytest.FixtureRequest, module_tmp: Path) -> Callable[[str], str]:
+    """Where the module's indexes live, on each backend: ``new_index(name)`` gives a folder
+    of the embedded index, or the URL of a new PostgreSQL schema (``--db`` takes either)."""
+    if request.param == "postgres":
+        schemas: Callable[[], str] = request.getfixturevalue("module_postgres_schemas")
+        return lambda name: schemas()
+    return lambda name: str(module_tmp / f"{name}-index")
+
+
+def _index(db: str, **sources: Path) -> str:
     eng = Docmentor(db)
     for name, folder in sources.items():
         eng.add(str(folder), name=name)
@@ -131,35 +141,35 @@ def _index(db: Path, **sources: Path) -> Path:
 
 
 @pytest.fixture(scope="module")
-def fx_db(module_tmp: Path, fx_dir: Path) -> Path:
-    return _index(module_tmp / "fx-index", fx=fx_dir)
+def fx_db(new_index: Callable[[str], str], fx_dir: Path) -> str:
+    return _index(new_index("fx"), fx=fx_dir)
 
 
 @pytest.fixture(scope="module")
-def httpx_db(module_tmp: Path) -> Path:
-    return _index(module_tmp / "httpx-index", httpx=HTTPX)
+def httpx_db(new_index: Callable[[str], str]) -> str:
+    return _index(new_index("httpx"), httpx=HTTPX)
 
 
 @pytest.fixture(scope="module")
-def two_db(module_tmp: Path, fx_dir: Path) -> Path:
+def two_db(new_index: Callable[[str], str], module_tmp: Path, fx_dir: Path) -> str:
     """The fixture corpus and a second, unrelated source that also talks about deploying."""
     other = module_tmp / "ops"
-    other.mkdir()
+    other.mkdir(exist_ok=True)
     (other / "deploy-notes.md").write_text(
         "# Deploy notes\n\nTo deploy a new service to the edge cluster, run `edge push`.\n", encoding="utf-8"
     )
-    return _index(module_tmp / "two-index", fx=fx_dir, ops=other)
+    return _index(new_index("two"), fx=fx_dir, ops=other)
 
 
 @pytest.fixture(scope="module")
-def fx_engine(fx_db: Path) -> Iterator[Docmentor]:
+def fx_engine(fx_db: str) -> Iterator[Docmentor]:
     eng = Docmentor(fx_db, create=False)
     yield eng
     eng.close()
 
 
 @pytest.fixture(scope="module")
-def httpx_engine(httpx_db: Path) -> Iterator[Docmentor]:
+def httpx_engine(httpx_db: str) -> Iterator[Docmentor]:
     eng = Docmentor(httpx_db, create=False)
     yield eng
     eng.close()
@@ -334,7 +344,7 @@ def test_depth_two_goes_further_than_depth_one(fx_engine: Docmentor) -> None:
 
 
 def test_json_shows_every_canonicality_factor(
-    capsys: pytest.CaptureFixture[str], fx_db: Path, fx_dir: Path
+    capsys: pytest.CaptureFixture[str], fx_db: str, fx_dir: Path
 ) -> None:
     for q in GOLDEN_QUESTIONS.values():
         rc, out, err = cli(capsys, "--db", fx_db, "assemble", q, "--format", "json")
@@ -442,7 +452,7 @@ def test_other_encodings_count_exactly(fx_engine: Docmentor) -> None:
 
 
 def test_eval_assemble_on_labelled_questions(
-    capsys: pytest.CaptureFixture[str], httpx_db: Path, tmp_path: Path
+    capsys: pytest.CaptureFixture[str], httpx_db: str, tmp_path: Path
 ) -> None:
     rc, out, err = cli(capsys, "--db", httpx_db, "eval", "assemble", QUESTIONS, "--max-tokens", "2000")
     assert (rc, err) == (0, ""), err
@@ -469,7 +479,7 @@ def test_eval_assemble_on_labelled_questions(
 
 
 def test_eval_search_scores_what_search_returns(
-    capsys: pytest.CaptureFixture[str], httpx_db: Path, httpx_engine: Docmentor
+    capsys: pytest.CaptureFixture[str], httpx_db: str, httpx_engine: Docmentor
 ) -> None:
     rc, out, err = cli(capsys, "--db", httpx_db, "eval", "search", QUESTIONS)
     assert (rc, err) == (0, ""), err
@@ -501,10 +511,10 @@ def test_eval_search_scores_what_search_returns(
 
 
 def test_eval_search_labels_relative_to_the_folder_above_the_source(
-    capsys: pytest.CaptureFixture[str], httpx_db: Path, module_tmp: Path, tmp_path: Path
+    capsys: pytest.CaptureFixture[str], httpx_db: str, new_index: Callable[[str], str], tmp_path: Path
 ) -> None:
     # the labels say docs/advanced/x.md; a source added at docs/ stores advanced/x.md
-    docs_db = _index(module_tmp / "httpx-docs-index", httpx=HTTPX / "docs")
+    docs_db = _index(new_index("httpx-docs"), httpx=HTTPX / "docs")
     rc, root_out, _ = cli(capsys, "--db", httpx_db, "eval", "search", QUESTIONS, "--json")
     rc2, docs_out, err = cli(capsys, "--db", docs_db, "eval", "search", QUESTIONS, "--json")
     assert (rc, rc2, err) == (0, 0, "")
@@ -560,7 +570,7 @@ def test_align_labels_renames_by_the_common_folder_only() -> None:
 
 
 def test_cli_assemble_prints_the_markdown(
-    capsys: pytest.CaptureFixture[str], fx_db: Path, fx_dir: Path
+    capsys: pytest.CaptureFixture[str], fx_db: str, fx_dir: Path
 ) -> None:
     rc, out, err = cli(capsys, "--db", fx_db, "assemble", GOLDEN_QUESTIONS["deploy"], "--max-tokens", "4000")
     assert (rc, err) == (0, ""), err
@@ -571,7 +581,7 @@ def test_cli_assemble_prints_the_markdown(
 
 
 def test_cli_output_file(
-    capsys: pytest.CaptureFixture[str], fx_db: Path, fx_dir: Path, tmp_path: Path
+    capsys: pytest.CaptureFixture[str], fx_db: str, fx_dir: Path, tmp_path: Path
 ) -> None:
     target = tmp_path / "context.md"
     rc, out, err = cli(capsys, "--db", fx_db, "assemble", "retry policy", "--output", target)
@@ -586,7 +596,7 @@ def test_cli_output_file(
     assert set(json.loads(target_json.read_text(encoding="utf-8"))) == JSON_KEYS
 
 
-def test_cli_source_filter(capsys: pytest.CaptureFixture[str], two_db: Path) -> None:
+def test_cli_source_filter(capsys: pytest.CaptureFixture[str], two_db: str) -> None:
     q = "deploy a new service"
     paths: dict[str | None, set[str]] = {}
     for source in (None, "fx", "ops"):
@@ -602,7 +612,7 @@ def test_cli_source_filter(capsys: pytest.CaptureFixture[str], two_db: Path) -> 
     assert paths[None] >= {"deploy-notes.md", "docs/guides/deploy.md"}
 
 
-def test_cli_sections_and_depth(capsys: pytest.CaptureFixture[str], fx_db: Path) -> None:
+def test_cli_sections_and_depth(capsys: pytest.CaptureFixture[str], fx_db: str) -> None:
     q = GOLDEN_QUESTIONS["deploy"]
     rc, out, _ = cli(capsys, "--db", fx_db, "assemble", q, "--format", "json", "--sections", "1")
     assert rc == 0
@@ -619,7 +629,7 @@ def test_cli_sections_and_depth(capsys: pytest.CaptureFixture[str], fx_db: Path)
     assert rc == 0 and "### Cross-Reference: " in out and "**Referenced by:** " in out
 
 
-def test_cli_allow_empty(capsys: pytest.CaptureFixture[str], fx_db: Path) -> None:
+def test_cli_allow_empty(capsys: pytest.CaptureFixture[str], fx_db: str) -> None:
     q = "zyxwvut quaggaflux"
     rc, out, err = cli(capsys, "--db", fx_db, "assemble", q)
     assert rc == 1 and out == ""
@@ -646,7 +656,7 @@ def test_cli_allow_empty(capsys: pytest.CaptureFixture[str], fx_db: Path) -> Non
     ],
 )
 def test_cli_assemble_errors(
-    capsys: pytest.CaptureFixture[str], fx_db: Path, args: list[str], message: str
+    capsys: pytest.CaptureFixture[str], fx_db: str, args: list[str], message: str
 ) -> None:
     rc, out, err = cli(capsys, "--db", fx_db, "assemble", "deploy", *args)
     assert (rc, out) == (1, "")
@@ -654,7 +664,7 @@ def test_cli_assemble_errors(
 
 
 def test_cli_assemble_error_no_index_and_unwritable_output(
-    capsys: pytest.CaptureFixture[str], fx_db: Path, tmp_path: Path
+    capsys: pytest.CaptureFixture[str], fx_db: str, tmp_path: Path
 ) -> None:
     rc, out, err = cli(capsys, "--db", tmp_path / "none", "assemble", "deploy")
     assert (rc, out) == (1, "")
@@ -669,14 +679,14 @@ def test_cli_assemble_error_no_index_and_unwritable_output(
     assert "cannot write" in one_error(err)
 
 
-def test_cli_usage_errors_exit_2(capsys: pytest.CaptureFixture[str], fx_db: Path) -> None:
+def test_cli_usage_errors_exit_2(capsys: pytest.CaptureFixture[str], fx_db: str) -> None:
     for args in (["assemble"], ["assemble", "deploy", "--max-tokens", "many"], ["eval", "assemble"]):
         rc, out, err = cli(capsys, "--db", fx_db, *args)
         assert (rc, out) == (2, ""), args
         one_error(err)
 
 
-def test_cli_eval_errors(capsys: pytest.CaptureFixture[str], fx_db: Path, tmp_path: Path) -> None:
+def test_cli_eval_errors(capsys: pytest.CaptureFixture[str], fx_db: str, tmp_path: Path) -> None:
     missing = tmp_path / "nope.jsonl"
     for kind in ("search", "assemble"):
         rc, out, err = cli(capsys, "--db", fx_db, "eval", kind, missing)
@@ -710,7 +720,7 @@ def test_cli_eval_errors(capsys: pytest.CaptureFixture[str], fx_db: Path, tmp_pa
 
 
 def test_cli_eval_assemble_on_the_fixture(
-    capsys: pytest.CaptureFixture[str], fx_db: Path, tmp_path: Path
+    capsys: pytest.CaptureFixture[str], fx_db: str, tmp_path: Path
 ) -> None:
     questions = tmp_path / "q.jsonl"
     questions.write_text(
@@ -833,19 +843,19 @@ def test_mcp_nothing_matched_and_errors(fx_engine: Docmentor) -> None:
 
 
 @pytest.fixture(scope="module")
-def big_engine(module_tmp: Path) -> Iterator[Docmentor]:
+def big_engine(module_tmp: Path, new_index: Callable[[str], str]) -> Iterator[Docmentor]:
     """Many long sections that all match "widget calibration": more than 20k tokens of them."""
     rng = random.Random(7)
     filler = ["gear", "spring", "lever", "dial", "torque", "sensor", "offset", "drift", "sample", "bench"]
     root = module_tmp / "widgets"
-    root.mkdir()
+    root.mkdir(exist_ok=True)
     for i in range(30):
         parts = [f"# Widget calibration part {i}\n"]
         for j in range(4):
             para = " ".join(rng.choice(filler) for _ in range(220))
             parts.append(f"## Widget calibration step {i}.{j}\n\nWidget calibration: {para}.\n")
         (root / f"part-{i:02d}.md").write_text("\n".join(parts), encoding="utf-8")
-    eng = Docmentor(module_tmp / "widgets-index")
+    eng = Docmentor(new_index("widgets"))
     eng.add(str(root), name="widgets")
     yield eng
     eng.close()
@@ -889,7 +899,7 @@ def test_relevance_threshold_is_reported(fx_engine: Docmentor) -> None:
 
 
 def test_json_fitted_to_a_small_budget_reports_the_budget_asked_for(
-    capsys: pytest.CaptureFixture[str], fx_db: Path
+    capsys: pytest.CaptureFixture[str], fx_db: str
 ) -> None:
     from docmentor.assemble.tokens import count_tokens
 
@@ -907,7 +917,7 @@ def test_json_fitted_to_a_small_budget_reports_the_budget_asked_for(
 
 
 def test_a_tight_budget_takes_a_documents_best_sections_first_and_shows_them_in_reading_order(
-    tmp_path: Path,
+    index_location: str, tmp_path: Path
 ) -> None:
     docs = tmp_path / "docs"
     docs.mkdir()
@@ -921,10 +931,11 @@ def test_a_tight_budget_takes_a_documents_best_sections_first_and_shows_them_in_
         "## Timeouts\n\nSet the widget timeout with `timeout=5`: the widget timeout applies to every call.\n",
         encoding="utf-8",
     )
-    eng = Docmentor(tmp_path / "index")
+    eng = Docmentor(index_location)
     eng.add(str(docs), name="d")
     digest = assemble_context(eng, "how do I set the widget timeout", max_tokens=700, depth=0)
     headings = [s.candidate.heading for s in digest.sections]
     assert "Timeouts" in headings  # the best section, though it comes last in the file
     lines = [s.line_start for s in digest.sections]
     assert lines == sorted(lines)  # shown in the page's order
+    eng.close()
