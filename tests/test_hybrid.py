@@ -15,7 +15,8 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -31,14 +32,37 @@ FIXTURE = Path(__file__).parent / "fixtures" / "hybrid"
 LEXICAL = RankingConfig(semantic_weight=0.0)
 
 
-@pytest.fixture
-def embedded(tmp_path: Path) -> Path:
-    db = tmp_path / "db"
+@pytest.fixture(scope="module", params=["sqlite", "postgres"])
+def embedded(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> str:
+    """The fixture pages indexed and embedded, on each backend (the embedded index; PostgreSQL,
+    whose nearest units come from pgvector); the tests only read it."""
+    if request.param == "postgres":
+        db = str(request.getfixturevalue("module_postgres_url"))
+    else:
+        db = str(tmp_path_factory.mktemp("hybrid") / "db")
     engine = Docmentor(db, embeddings=True)
     report = engine.add(FIXTURE, name="fx")
     assert report.embedding is not None and report.embedding.embedded == report.sections
     engine.close()
     return db
+
+
+@pytest.fixture
+def at(embedded: str) -> Iterator[Callable[..., Docmentor]]:
+    """Opens the ``embedded`` index with the given engine options; closed after the test."""
+    engines: list[Docmentor] = []
+
+    def open_engine(**options: Any) -> Docmentor:
+        engines.append(Docmentor(embedded, **options))
+        return engines[-1]
+
+    yield open_engine
+    for engine in engines:
+        engine.close()
+
+
+def count(engine: Docmentor, sql: str) -> int:
+    return int(engine.store.conn().execute(sql).fetchone()[0])
 
 
 def _top(engine: Docmentor, query: str) -> str:
@@ -53,45 +77,45 @@ def _top(engine: Docmentor, query: str) -> str:
         "keep the first copy of a record and drop later ones with the same key",
     ],
 )
-def test_meaning_finds_what_words_miss(embedded: Path, query: str) -> None:
+def test_meaning_finds_what_words_miss(at: Callable[..., Docmentor], query: str) -> None:
     # the words point at "Skipping records"; the answer says it in other words
-    assert _top(Docmentor(embedded, ranking=LEXICAL, embeddings=True), query) == "Skipping records"
-    assert _top(Docmentor(embedded, embeddings=True), query) == "Insert if not exists"
+    assert _top(at(ranking=LEXICAL, embeddings=True), query) == "Skipping records"
+    assert _top(at(embeddings=True), query) == "Insert if not exists"
 
 
-def test_a_ranking_passed_to_search_is_the_one_the_blend_uses(embedded: Path) -> None:
+def test_a_ranking_passed_to_search_is_the_one_the_blend_uses(at: Callable[..., Docmentor]) -> None:
     # search(ranking=...) replaces the engine's query-time constants, the semantic ones too
-    engine = Docmentor(embedded, embeddings=True)
+    engine = at(embeddings=True)
     query = "avoid duplicate records on insert"
     assert engine.search(query, limit=3)[0].heading == "Insert if not exists"
     assert engine.search(query, limit=3, ranking=LEXICAL)[0].heading == "Skipping records"
 
 
-def test_words_still_decide_identifier_questions(embedded: Path) -> None:
+def test_words_still_decide_identifier_questions(at: Callable[..., Docmentor]) -> None:
     # an error code means nothing to the model: the exact match keeps the first place
-    hybrid = Docmentor(embedded, embeddings=True)
+    hybrid = at(embeddings=True)
     for query in ("E1205", "pool_recycle", "max_keepalive"):
-        lexical_first = _top(Docmentor(embedded, ranking=LEXICAL, embeddings=True), query)
+        lexical_first = _top(at(ranking=LEXICAL, embeddings=True), query)
         assert _top(hybrid, query) == lexical_first
     hits = hybrid.search("what does E1205 mean", limit=3)
     assert hits[0].heading == "Error codes"
 
 
-def test_words_decide_where_meaning_alone_misses(embedded: Path) -> None:
+def test_words_decide_where_meaning_alone_misses(at: Callable[..., Docmentor]) -> None:
     # the English model reads Chinese as near-unknown pieces: by meaning alone the timeout page
     # comes first for "connection pool" and "connection count"; the blend keeps the page
     # that holds the words
-    meaning_only = Docmentor(embedded, ranking=RankingConfig(semantic_weight=1.0), embeddings=True)
-    hybrid = Docmentor(embedded, embeddings=True)
+    meaning_only = at(ranking=RankingConfig(semantic_weight=1.0), embeddings=True)
+    hybrid = at(embeddings=True)
     for query in ("连接池", "连接数"):
         assert meaning_only.search(query, limit=1)[0].path == "zh-timeout.md"
         assert hybrid.search(query, limit=1)[0].path == "zh-pool.md"
 
 
-def test_units_found_by_meaning_keep_their_words_score(embedded: Path) -> None:
+def test_units_found_by_meaning_keep_their_words_score(at: Callable[..., Docmentor]) -> None:
     # a unit just below the lexical pool, found again by meaning, is scored by its words as
     # the lexical search scores it (it used to count as 0: as if no query word were in it)
-    engine = Docmentor(embedded, embeddings=True)
+    engine = at(embeddings=True)
     index = engine._lexical_to_read()
     assert index is not None
     terms = engine.query_terms("records insert duplicate key", index)
@@ -106,21 +130,21 @@ def test_units_found_by_meaning_keep_their_words_score(embedded: Path) -> None:
         assert bare.score == 0.0
 
 
-def test_no_embeddings_is_the_lexical_ranking(embedded: Path) -> None:
-    off = Docmentor(embedded, embeddings=False)
-    lexical = Docmentor(embedded, ranking=LEXICAL, embeddings=True)
+def test_no_embeddings_is_the_lexical_ranking(at: Callable[..., Docmentor]) -> None:
+    off = at(embeddings=False)
+    lexical = at(ranking=LEXICAL, embeddings=True)
     for query in ("avoid duplicate records on insert", "reuse sockets"):
         assert [h.section_id for h in off.search(query)] == [h.section_id for h in lexical.search(query)]
     assert off.embed().skipped == "embeddings are turned off"
 
 
-def test_sources_count_embedded_units(embedded: Path) -> None:
-    (row,) = Docmentor(embedded, embeddings=True).sources()
+def test_sources_count_embedded_units(at: Callable[..., Docmentor]) -> None:
+    (row,) = at(embeddings=True).sources()
     assert row["units"] == row["embedded"] > 0
 
 
 def test_unchanged_sections_are_not_embedded_again(
-    tmp_path: Path, embedded: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, index_location: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     texts: list[str] = []
     real = Embedder.embed
@@ -138,7 +162,7 @@ def test_unchanged_sections_are_not_embedded_again(
     monkeypatch.setattr(Embedder, "embed", counting)
     folder = tmp_path / "docs"
     shutil.copytree(FIXTURE, folder)
-    engine = Docmentor(tmp_path / "db2", embeddings=True)
+    engine = Docmentor(index_location, embeddings=True)
     first = engine.add(folder, name="docs")
     assert first.embedding is not None and len(texts) == first.embedding.embedded == first.sections
     texts.clear()
@@ -154,14 +178,15 @@ def test_unchanged_sections_are_not_embedded_again(
     texts.clear()
     (third,) = engine.refresh("docs")
     assert texts == [] and third.embedding is not None and third.embedding.embedded == 0
-    # vectors of sections that went away are collected
-    db = sqlite3.connect(tmp_path / "db2" / "index.sqlite3")
-    n_vectors = db.execute("SELECT COUNT(*) FROM unit_vectors").fetchone()[0]
-    n_units = db.execute("SELECT COUNT(DISTINCT hash) FROM search_units").fetchone()[0]
-    assert n_vectors == n_units
+    # vectors of sections that went away are collected (in pgvector's table too)
+    n_units = count(engine, "SELECT COUNT(DISTINCT hash) FROM search_units")
+    assert count(engine, "SELECT COUNT(*) FROM unit_vectors") == n_units
+    if index_location.startswith("postgresql:"):
+        assert count(engine, "SELECT COUNT(*) FROM unit_embeddings") == n_units
+    engine.close()
 
 
-def test_search_during_embedding_never_errors(tmp_path: Path) -> None:
+def test_search_during_embedding_never_errors(index_location: str, tmp_path: Path) -> None:
     folder = tmp_path / "docs"
     folder.mkdir()
     for i in range(12):  # ~240 sections: a few seconds of embedding
@@ -173,7 +198,7 @@ def test_search_during_embedding_never_errors(tmp_path: Path) -> None:
                 for k in range(20)
             )
         )
-    engine = Docmentor(tmp_path / "db", embeddings=True)
+    engine = Docmentor(index_location, embeddings=True)
     engine.add(folder, name="docs", embed=False)  # searchable by words, nothing embedded
     assert engine.sources()[0]["embedded"] == 0
     assert engine.search("configure option3 of service5")  # no vectors: lexical, no model needed
@@ -182,7 +207,8 @@ def test_search_during_embedding_never_errors(tmp_path: Path) -> None:
 
     def embed() -> None:
         try:
-            Docmentor(tmp_path / "db", embeddings=True).embed()
+            with closing(Docmentor(index_location, embeddings=True)) as other:
+                other.embed()
         except BaseException as exc:
             errors.append(exc)
         finally:
@@ -201,9 +227,12 @@ def test_search_during_embedding_never_errors(tmp_path: Path) -> None:
     row = engine.sources()[0]
     assert row["embedded"] == row["units"]
     assert engine.search("configure option3 of service5", limit=1)[0].path == "page5.md"
+    engine.close()
 
 
 def test_a_kill_during_embedding_leaves_a_searchable_index(tmp_path: Path) -> None:
+    # Embedded only: it watches the index's SQLite file for the first vector, and its 1,260
+    # sections take ~25 s (test_search_during_embedding_never_errors runs on both backends).
     folder = tmp_path / "docs"
     folder.mkdir()
     filler = "The report lists every check that ran, how long it took and what it found. " * 8
@@ -255,10 +284,10 @@ def test_a_kill_during_embedding_leaves_a_searchable_index(tmp_path: Path) -> No
     assert report["embedding"]["embedded"] == 1260 - row["embedded"]
 
 
-def test_no_embeddings_never_loads_the_model(tmp_path: Path) -> None:
+def test_no_embeddings_never_loads_the_model(index_location: str) -> None:
     code = (
         "import sys; from docmentor.cli import main\n"
-        f"db = {str(tmp_path / 'db')!r}\n"
+        f"db = {index_location!r}\n"
         f"assert main(['--no-embeddings', '--db', db, 'add', {str(FIXTURE)!r}, '--name', 'fx']) == 0\n"
         "assert main(['--no-embeddings', '--db', db, 'search', 'avoid duplicate records']) == 0\n"
         "assert 'onnxruntime' not in sys.modules, 'the model was loaded'\n"
@@ -266,8 +295,8 @@ def test_no_embeddings_never_loads_the_model(tmp_path: Path) -> None:
     env = {**os.environ, "DOCMENTOR_EMBEDDINGS": "1"}
     done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
-    units = sqlite3.connect(tmp_path / "db" / "index.sqlite3").execute("SELECT COUNT(*) FROM unit_vectors")
-    assert units.fetchone()[0] == 0
+    with closing(Docmentor(index_location, embeddings=False)) as engine:
+        assert count(engine, "SELECT COUNT(*) FROM unit_vectors") == 0
 
 
 def test_env_and_config_turn_embeddings_off(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -280,8 +309,8 @@ def test_env_and_config_turn_embeddings_off(tmp_path: Path, monkeypatch: pytest.
     assert Docmentor(tmp_path / "c").embeddings is True
 
 
-def test_a_server_searches_by_words_until_the_model_is_loaded(embedded: Path) -> None:
-    engine = Docmentor(embedded, embeddings=True)
+def test_a_server_searches_by_words_until_the_model_is_loaded(at: Callable[..., Docmentor]) -> None:
+    engine = at(embeddings=True)
     engine.wait_for_model = False
     import docmentor.embeddings as emb
 
@@ -300,7 +329,7 @@ def test_a_server_searches_by_words_until_the_model_is_loaded(embedded: Path) ->
         emb._shared.update(loaded)
 
 
-def test_near_duplicates_are_one_result(tmp_path: Path) -> None:
+def test_near_duplicates_are_one_result(index_location: str, tmp_path: Path) -> None:
     folder = tmp_path / "docs"
     for framework in ("react", "vue", "solid"):
         page = folder / framework / "caching.md"
@@ -312,7 +341,7 @@ def test_near_duplicates_are_one_result(tmp_path: Path) -> None:
             "query or as a default of the client.\n"
         )
     (folder / "other.md").write_text("# Polling\n\n## Interval\n\nRefetch every `refetchInterval` ms.\n")
-    engine = Docmentor(tmp_path / "db", embeddings=False)
+    engine = Docmentor(index_location, embeddings=False)
     engine.add(folder, name="docs")
     hits = engine.search("how long does data stay fresh before a refetch", limit=5)
     fresh = [h for h in hits if h.heading == "Stale time"]
@@ -321,7 +350,8 @@ def test_near_duplicates_are_one_result(tmp_path: Path) -> None:
         p for p in ("react/caching.md", "vue/caching.md", "solid/caching.md") if p != fresh[0].path
     )
     assert fresh[0].to_dict()["also"]
-    off = Docmentor(tmp_path / "db", ranking=RankingConfig(duplicate_jaccard=1.01), embeddings=False)
+    engine.close()
+    off = Docmentor(index_location, ranking=RankingConfig(duplicate_jaccard=1.01), embeddings=False)
     assert (
         len(
             [
@@ -332,6 +362,7 @@ def test_near_duplicates_are_one_result(tmp_path: Path) -> None:
         )
         == 3
     )
+    off.close()
 
 
 def test_tiny_sections_rank_with_their_parent() -> None:
@@ -380,19 +411,20 @@ def test_ranking_config_is_documented() -> None:
     assert RankingConfig().index_signature() != RankingConfig(length_pad=0).index_signature()
 
 
-def test_another_index_shape_rebuilds_the_lexical_index(tmp_path: Path) -> None:
-    engine = Docmentor(tmp_path / "db", embeddings=False)
+def test_another_index_shape_rebuilds_the_lexical_index(index_location: str) -> None:
+    engine = Docmentor(index_location, embeddings=False)
     engine.add(FIXTURE, name="fx")
     before = [h.heading for h in engine.search("max_connections")]
     engine.close()
-    other = Docmentor(tmp_path / "db", ranking=RankingConfig(stub_chars=0), embeddings=False)
+    other = Docmentor(index_location, ranking=RankingConfig(stub_chars=0), embeddings=False)
     assert other.search("max_connections")[0].heading == before[0]
     assert other.store.get_setting("analyzer") == other.index_version
+    other.close()
 
 
-def test_excerpts_rank_by_meaning_too(embedded: Path) -> None:
+def test_excerpts_rank_by_meaning_too(at: Callable[..., Docmentor]) -> None:
     def first(embeddings: bool, question: str) -> list[str]:
-        found = Docmentor(embedded, embeddings=embeddings).excerpt("writing.md", question, max_chunks=1)
+        found = at(embeddings=embeddings).excerpt("writing.md", question, max_chunks=1)
         return [e["heading"] for e in found["excerpts"]]
 
     # get_doc_excerpt ranks a page's sections as search does: words, blended with meaning
@@ -441,18 +473,21 @@ def test_a_wrong_embeddings_setting_in_the_config_is_an_error(
         Docmentor(tmp_path / "db")
 
 
-def test_an_mcp_server_embeds_in_the_background_and_answers_meanwhile(tmp_path: Path) -> None:
+def test_an_mcp_server_embeds_in_the_background_and_answers_meanwhile(
+    index_location: str, tmp_path: Path
+) -> None:
     import anyio
     from mcp import Client, StdioServerParameters
 
     from mcptool import structured
 
-    db = tmp_path / "db"
-    Docmentor(db, embeddings=False).add(FIXTURE, name="fx")  # by words only, no vector yet
+    db = index_location
+    with closing(Docmentor(db, embeddings=False)) as engine:
+        engine.add(FIXTURE, name="fx")  # by words only, no vector yet
     env = {**os.environ, "DOCMENTOR_EMBEDDINGS": "1", "DOCMENTOR_HOME": str(tmp_path / "home")}
     env.pop("DOCMENTOR_DB", None)
     params = StdioServerParameters(
-        command=sys.executable, args=["-m", "docmentor", "--db", str(db), "serve"], env=env, cwd=tmp_path
+        command=sys.executable, args=["-m", "docmentor", "--db", db, "serve"], env=env, cwd=tmp_path
     )
     question = {"query": "avoid duplicate records on insert", "limit": 3}
 
