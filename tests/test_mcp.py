@@ -10,6 +10,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Awaitable, Callable, Iterator
+from contextlib import closing
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -51,9 +52,7 @@ def run(fn: Callable[[], Awaitable[T]]) -> T:
     return anyio.run(fn)
 
 
-@pytest.fixture
-def docs(tmp_path: Path) -> Path:
-    root = tmp_path / "widgets"
+def write_docs(root: Path) -> Path:
     root.mkdir()
     (root / "guide.md").write_text(GUIDE, encoding="utf-8")
     (root / "faq.md").write_text(FAQ, encoding="utf-8")
@@ -61,11 +60,44 @@ def docs(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def engine(tmp_path: Path, docs: Path) -> Iterator[Docmentor]:
-    eng = Docmentor(tmp_path / "index")
+def docs(tmp_path: Path) -> Path:
+    return write_docs(tmp_path / "widgets")
+
+
+@pytest.fixture
+def engine(index_location: str, docs: Path) -> Iterator[Docmentor]:
+    """The widget docs indexed on each backend, for a test that changes them or the index;
+    ``index_location`` is where (``--db``)."""
+    eng = Docmentor(index_location)
     eng.add(str(docs), name="w")
     yield eng
     eng.close()
+
+
+@pytest.fixture(scope="module")
+def shared_docs(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return write_docs(tmp_path_factory.mktemp("mcp") / "widgets")
+
+
+@pytest.fixture(scope="module", params=["sqlite", "postgres"])
+def reader_location(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory, shared_docs: Path
+) -> str:
+    """The widget docs indexed once per backend for the tests that only read them: a
+    folder, or a PostgreSQL schema's URL (``--db``)."""
+    if request.param == "postgres":
+        where = str(request.getfixturevalue("module_postgres_url"))
+    else:
+        where = str(tmp_path_factory.mktemp("mcp-index") / "index")
+    with closing(Docmentor(where)) as eng:
+        eng.add(str(shared_docs), name="w")
+    return where
+
+
+@pytest.fixture
+def reader(reader_location: str) -> Iterator[Docmentor]:
+    with closing(Docmentor(reader_location)) as eng:
+        yield eng
 
 
 def error_text(result: CallToolResult) -> str:
@@ -87,9 +119,9 @@ def call(engine: Docmentor, name: str, args: dict[str, Any] | None = None) -> Ca
 # ----------------------------------------------------------------------- in-process
 
 
-def test_tools_annotations_and_instructions(engine: Docmentor) -> None:
+def test_tools_annotations_and_instructions(reader: Docmentor) -> None:
     async def go() -> tuple[Any, str | None]:
-        async with Client(build_server(engine)) as client:
+        async with Client(build_server(reader)) as client:
             return await client.list_tools(), client.instructions
 
     tools, instructions = run(go)
@@ -112,8 +144,8 @@ def test_tools_annotations_and_instructions(engine: Docmentor) -> None:
     assert "search_docs" in instructions
 
 
-def test_instructions_stay_small_with_many_sources(tmp_path: Path) -> None:
-    eng = Docmentor(tmp_path / "index")
+def test_instructions_stay_small_with_many_sources(index_location: str, tmp_path: Path) -> None:
+    eng = Docmentor(index_location)
     for i in range(30):
         folder = tmp_path / f"src{i}"
         folder.mkdir()
@@ -125,51 +157,53 @@ def test_instructions_stay_small_with_many_sources(tmp_path: Path) -> None:
             return client.instructions
 
     instructions = run(go)
+    eng.close()
     assert instructions is not None and len(instructions.encode()) < 2048
     assert "and 18 more" in instructions
 
 
-def test_search_docs_equals_the_library(engine: Docmentor) -> None:
+def test_search_docs_equals_the_library(reader: Docmentor) -> None:
     cases: list[tuple[str, dict[str, Any]]] = [
         ("frobnicator", {}),
         ("widget colour", {"limit": 2}),
         ("gadgets", {"source": "w"}),
     ]
     for query, args in cases:
-        data = structured(call(engine, "search_docs", {"query": query, **args}))
-        expected = engine.search(query, limit=int(args.get("limit", 5)), source=args.get("source"))
+        data = structured(call(reader, "search_docs", {"query": query, **args}))
+        expected = reader.search(query, limit=int(args.get("limit", 5)), source=args.get("source"))
         assert data == {"query": query, "results": [h.to_dict() for h in expected]}
         assert data["results"], query
-    data = structured(call(engine, "search_docs", {"query": "frobnicator"}))
+    data = structured(call(reader, "search_docs", {"query": "frobnicator"}))
     assert (data["results"][0]["path"], data["results"][0]["heading"]) in {
         ("guide.md", "Install"),
         ("guide.md", "Troubleshooting"),
     }
-    assert structured(call(engine, "search_docs", {"query": "zzqqxx"})) == {"query": "zzqqxx", "results": []}
+    assert structured(call(reader, "search_docs", {"query": "zzqqxx"})) == {"query": "zzqqxx", "results": []}
     # a blank query is a mistake the agent learns of (as the CLI says), not a search for nothing
-    blank = call(engine, "search_docs", {"query": "  "})
+    blank = call(reader, "search_docs", {"query": "  "})
     first = blank.content[0]
     assert blank.is_error and isinstance(first, TextContent) and "empty query" in first.text
 
 
-def test_search_docs_limit_is_checked(tmp_path: Path) -> None:
+def test_search_docs_limit_is_checked(index_location: str, tmp_path: Path) -> None:
     folder = tmp_path / "many"
     folder.mkdir()
     for i in range(30):
         (folder / f"p{i:02d}.md").write_text(f"# Page {i}\n\nthe walrus {i}\n", encoding="utf-8")
-    eng = Docmentor(tmp_path / "index")
+    eng = Docmentor(index_location)
     eng.add(str(folder), name="many")
     assert len(structured(call(eng, "search_docs", {"query": "walrus", "limit": 20}))["results"]) == 20
     assert len(structured(call(eng, "search_docs", {"query": "walrus", "limit": 1}))["results"]) == 1
     for limit in (500, 0, -5):  # refused, with the range: not silently 20 or 1
         text = error_text(call(eng, "search_docs", {"query": "walrus", "limit": limit}))
         assert text == f"limit must be between 1 and 20, got {limit}. Try: a value from 1 to 20.", text
+    eng.close()
 
 
-def test_get_doc_paginates(engine: Docmentor, docs: Path) -> None:
+def test_get_doc_paginates(reader: Docmentor, shared_docs: Path) -> None:
     async def go() -> list[dict[str, Any]]:
         pages = []
-        async with Client(build_server(engine)) as client:
+        async with Client(build_server(reader)) as client:
             offset = 0
             while True:
                 page = structured(
@@ -192,16 +226,16 @@ def test_get_doc_paginates(engine: Docmentor, docs: Path) -> None:
     assert (first["source"], first["path"], first["url"], first["title"]) == (
         "w",
         "guide.md",
-        (docs / "guide.md").as_uri(),
+        (shared_docs / "guide.md").as_uri(),
         "Widget Guide",
     )
-    by_url = structured(call(engine, "get_doc", {"url_or_path": (docs / "faq.md").as_uri()}))
+    by_url = structured(call(reader, "get_doc", {"url_or_path": (shared_docs / "faq.md").as_uri()}))
     assert (by_url["content"], by_url["has_more"], by_url["offset"]) == (FAQ, False, 0)
 
 
-def test_get_doc_excerpt(engine: Docmentor) -> None:
+def test_get_doc_excerpt(reader: Docmentor) -> None:
     data = structured(
-        call(engine, "get_doc_excerpt", {"url_or_path": "w:guide.md", "query": "frobnicator stalls restart"})
+        call(reader, "get_doc_excerpt", {"url_or_path": "w:guide.md", "query": "frobnicator stalls restart"})
     )
     assert (data["source"], data["path"], data["query"]) == ("w", "guide.md", "frobnicator stalls restart")
     assert data["excerpts"]
@@ -211,11 +245,11 @@ def test_get_doc_excerpt(engine: Docmentor) -> None:
     assert "restart it" in best["text"]
 
 
-def test_list_sources_and_resource(engine: Docmentor) -> None:
-    assert structured(call(engine, "list_sources")) == {"sources": engine.sources()}
+def test_list_sources_and_resource(reader: Docmentor) -> None:
+    assert structured(call(reader, "list_sources")) == {"sources": reader.sources()}
 
     async def go() -> Any:
-        async with Client(build_server(engine)) as client:
+        async with Client(build_server(reader)) as client:
             listed = await client.list_resources()
             return listed, await client.read_resource("doc://sources")
 
@@ -223,8 +257,8 @@ def test_list_sources_and_resource(engine: Docmentor) -> None:
     assert [str(r.uri) for r in listed.resources] == ["doc://sources"]
     (content,) = read.contents
     assert content.mime_type == "application/json"
-    assert json.loads(content.text) == {"sources": engine.sources()}
-    assert engine.sources()[0]["documents"] == 2
+    assert json.loads(content.text) == {"sources": reader.sources()}
+    assert reader.sources()[0]["documents"] == 2
 
 
 def test_refresh_sources(engine: Docmentor, docs: Path) -> None:
@@ -246,12 +280,12 @@ def test_refresh_sources(engine: Docmentor, docs: Path) -> None:
     assert [(r["source"], r["unchanged"]) for r in data["sources"]] == [("w", 3)]
 
 
-def test_tool_errors_are_results_written_for_the_model(engine: Docmentor, docs: Path) -> None:
-    before = engine.sources()
+def test_tool_errors_are_results_written_for_the_model(reader: Docmentor, shared_docs: Path) -> None:
+    before = reader.sources()
 
     async def go() -> list[tuple[str, CallToolResult]]:
         out = []
-        async with Client(build_server(engine)) as client:
+        async with Client(build_server(reader)) as client:
             for name, args in (
                 ("search_docs", {"query": "widget", "source": "nope"}),
                 ("get_doc", {"url_or_path": "w:missing.md"}),
@@ -283,7 +317,7 @@ def test_tool_errors_are_results_written_for_the_model(engine: Docmentor, docs: 
         )
         assert "Traceback" not in text
     assert structured(results[-1][1])["results"]
-    assert engine.sources() == before
+    assert reader.sources() == before
 
 
 def test_refresh_of_a_vanished_folder_is_a_tool_error(engine: Docmentor, docs: Path) -> None:
@@ -308,8 +342,8 @@ def _env(tmp_path: Path) -> dict[str, str]:
     return env
 
 
-def test_stdio_server(engine: Docmentor, tmp_path: Path) -> None:
-    db = str(engine.root)
+def test_stdio_server(reader: Docmentor, reader_location: str, tmp_path: Path) -> None:
+    db = reader_location
     problems: list[Any] = []
 
     async def on_message(message: Any) -> None:
@@ -334,13 +368,16 @@ def test_stdio_server(engine: Docmentor, tmp_path: Path) -> None:
     assert "search_docs" in {t.name for t in tools.tools}
     assert structured(hits) == {
         "query": "frobnicator",
-        "results": [h.to_dict() for h in engine.search("frobnicator", limit=5)],
+        "results": [h.to_dict() for h in reader.search("frobnicator", limit=5)],
     }
     assert "no indexed document 'nope'" in error_text(bad)
     assert problems == []  # every stdout line was a JSON-RPC message
 
 
-def test_stdio_stdout_is_only_protocol(engine: Docmentor, tmp_path: Path) -> None:
+# SQLite only, for time: test_stdio_server checks on both backends that every stdout line is
+# a JSON-RPC message; this one checks the raw pipe on one.
+@pytest.mark.parametrize("reader_location", ["sqlite"], indirect=True)
+def test_stdio_stdout_is_only_protocol(reader: Docmentor, reader_location: str, tmp_path: Path) -> None:
     """Raw pipes: every line the server writes to stdout is a JSON-RPC message."""
     messages: list[dict[str, Any]] = [
         {
@@ -359,7 +396,7 @@ def test_stdio_stdout_is_only_protocol(engine: Docmentor, tmp_path: Path) -> Non
         tool_call(4, "refresh_sources"),
     ]
     replies, stderr = converse(
-        [sys.executable, "-m", "docmentor", "--db", str(engine.root), "serve"],
+        [sys.executable, "-m", "docmentor", "--db", reader_location, "serve"],
         messages,
         env=_env(tmp_path),
         cwd=tmp_path,
@@ -380,7 +417,7 @@ def _free_port() -> int:
 
 
 class HttpServerProcess:
-    def __init__(self, db: Path, tmp_path: Path) -> None:
+    def __init__(self, db: str, tmp_path: Path) -> None:
         self.port = _free_port()
         self.url = f"http://127.0.0.1:{self.port}/mcp"
         self.log = (tmp_path / f"server-{self.port}.log").open("w")
@@ -390,7 +427,7 @@ class HttpServerProcess:
                 "-m",
                 "docmentor",
                 "--db",
-                str(db),
+                db,
                 "serve",
                 "--transport",
                 "http",
@@ -426,10 +463,10 @@ class HttpServerProcess:
 
 
 @pytest.fixture
-def http_servers(tmp_path: Path) -> Iterator[Callable[[Path], HttpServerProcess]]:
+def http_servers(tmp_path: Path) -> Iterator[Callable[[str], HttpServerProcess]]:
     started: list[HttpServerProcess] = []
 
-    def start(db: Path) -> HttpServerProcess:
+    def start(db: str) -> HttpServerProcess:
         server = HttpServerProcess(db, tmp_path)
         started.append(server)
         return server
@@ -439,9 +476,10 @@ def http_servers(tmp_path: Path) -> Iterator[Callable[[Path], HttpServerProcess]
         server.stop()
 
 
-def test_http_server(engine: Docmentor, http_servers: Callable[[Path], HttpServerProcess]) -> None:
-    assert engine.root is not None
-    server = http_servers(engine.root)
+def test_http_server(
+    reader: Docmentor, reader_location: str, http_servers: Callable[[str], HttpServerProcess]
+) -> None:
+    server = http_servers(reader_location)
     server.wait_ready()
 
     async def go() -> CallToolResult:
@@ -451,7 +489,7 @@ def test_http_server(engine: Docmentor, http_servers: Callable[[Path], HttpServe
     data = structured(run(go))
     assert data == {
         "query": "frobnicator",
-        "results": [h.to_dict() for h in engine.search("frobnicator", limit=3)],
+        "results": [h.to_dict() for h in reader.search("frobnicator", limit=3)],
     }
     server.stop()
     assert server.proc.returncode in (0, -signal.SIGTERM)
@@ -460,13 +498,16 @@ def test_http_server(engine: Docmentor, http_servers: Callable[[Path], HttpServe
     assert log.startswith(f"docmentor: MCP over streamable HTTP at {server.url}\n"), log
 
 
-def test_http_server_on_a_port_in_use_is_one_error(engine: Docmentor, tmp_path: Path) -> None:
+# SQLite only, for time: the port is checked the same way whatever the index (test_http_server
+# serves PostgreSQL).
+@pytest.mark.parametrize("reader_location", ["sqlite"], indirect=True)
+def test_http_server_on_a_port_in_use_is_one_error(reader_location: str, tmp_path: Path) -> None:
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
         taken.listen()
         port = taken.getsockname()[1]
         proc = subprocess.run(
-            [sys.executable, "-m", "docmentor", "--db", str(engine.root), "serve", "--transport", "http",
+            [sys.executable, "-m", "docmentor", "--db", reader_location, "serve", "--transport", "http",
              "--port", str(port)],
             capture_output=True, text=True, env=_env(tmp_path), cwd=tmp_path, timeout=60,
         )  # fmt: skip
@@ -478,10 +519,9 @@ def test_http_server_on_a_port_in_use_is_one_error(engine: Docmentor, tmp_path: 
 
 
 def test_two_servers_share_one_index(
-    engine: Docmentor, docs: Path, http_servers: Callable[[Path], HttpServerProcess]
+    engine: Docmentor, index_location: str, docs: Path, http_servers: Callable[[str], HttpServerProcess]
 ) -> None:
-    assert engine.root is not None
-    one, two = http_servers(engine.root), http_servers(engine.root)
+    one, two = http_servers(index_location), http_servers(index_location)
     one.wait_ready()
     two.wait_ready()
 
@@ -506,23 +546,25 @@ def test_two_servers_share_one_index(
     run(go)
 
 
-def _project_with_configured_sources(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Docmentor:
+def _project_with_configured_sources(
+    index_location: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> Docmentor:
     """A working folder whose docmentor.toml names an unreachable source, then a folder."""
     work = tmp_path / "project"
     (work / "manual").mkdir(parents=True)
     (work / "manual" / "intro.md").write_text("# Intro\n\nThe zeppelin manual.\n", encoding="utf-8")
     (work / "docmentor.toml").write_text('sources = ["bad:http://127.0.0.1:9/llms.txt", "cfg:manual"]\n')
     monkeypatch.chdir(work)
-    return Docmentor(tmp_path / "index", create=True)
+    return Docmentor(index_location, create=True)
 
 
 def test_configured_sources_are_indexed_one_by_one_and_named_in_new_sessions(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    index_location: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from docmentor.server import _background
 
     # the first configured source cannot be read (nothing listens there); the second can
-    engine = _project_with_configured_sources(tmp_path, monkeypatch)
+    engine = _project_with_configured_sources(index_location, tmp_path, monkeypatch)
     server = build_server(engine, tools=["docs"])
     assert "Indexed sources: none yet" in (server.instructions or "")
     _background(engine, server, configured=True, interval_hours=0)
@@ -534,9 +576,9 @@ def test_configured_sources_are_indexed_one_by_one_and_named_in_new_sessions(
     engine.close()
 
 
-def test_an_argument_a_tool_does_not_take_is_an_error(engine: Docmentor) -> None:
+def test_an_argument_a_tool_does_not_take_is_an_error(reader: Docmentor) -> None:
     async def go() -> tuple[CallToolResult, CallToolResult, dict[str, Any]]:
-        async with Client(build_server(engine)) as client:
+        async with Client(build_server(reader)) as client:
             schema = {t.name: t.input_schema for t in (await client.list_tools()).tools}
             wrong = await client.call_tool("calculate_clarity_score", {"document": "print(x)"})
             right = await client.call_tool("search_docs", {"query": "frobnicator", "limit": 1})
@@ -556,10 +598,10 @@ def test_an_argument_a_tool_does_not_take_is_an_error(engine: Docmentor) -> None
 
 
 def test_refresh_sources_indexes_configured_sources_and_reports_the_ones_it_cannot_read(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    index_location: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # the first configured source cannot be read (nothing listens there); the second can
-    engine = _project_with_configured_sources(tmp_path, monkeypatch)
+    engine = _project_with_configured_sources(index_location, tmp_path, monkeypatch)
 
     async def go() -> dict[str, Any]:
         async with Client(build_server(engine, tools=["docs"])) as client:
@@ -600,3 +642,4 @@ def test_serve_options_are_checked_before_anything_starts(
         assert err.startswith(message), (argv, err)
         assert "Traceback" not in err
     assert not (tmp_path / "index").exists()  # nothing was created
+    # (embedded only: that no index folder is made is the point)
