@@ -18,6 +18,7 @@ import sys
 import threading
 import time
 from collections.abc import Iterator
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -91,30 +92,72 @@ def work(tmp_path: Path, lib: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return folder
 
 
-@pytest.fixture
-def cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Cli:
-    return Cli(tmp_path / "index", capsys)
+class IndexCli(Cli):
+    """``docmentor --db LOCATION ...`` on either backend: an index folder or a PostgreSQL URL."""
+
+    def __init__(self, location: str, capsys: pytest.CaptureFixture[str]) -> None:
+        super().__init__(Path(location), capsys)
+        self.location = location  # a URL is no Path: ``Path`` would fold its "//"
+
+    def __call__(self, *args: str) -> tuple[int, str, str]:
+        return self.raw("--db", self.location, *args)
 
 
 @pytest.fixture
-def generated(cli: Cli, work: Path, lib: Path) -> Cli:
+def cli(index_location: str, capsys: pytest.CaptureFixture[str]) -> IndexCli:
+    """The CLI on an empty index of each backend."""
+    return IndexCli(index_location, capsys)
+
+
+@pytest.fixture
+def generated(cli: IndexCli, work: Path, lib: Path) -> IndexCli:
     out = cli.ok("readme-llm", "generate", "--library", "minidb", "--docs-path", str(lib / "docs"))
     assert "(registered, generation 1)" in out
     return cli
 
 
 @pytest.fixture
-def engine(tmp_path: Path, lib: Path) -> Iterator[Docmentor]:
-    eng = Docmentor(tmp_path / "engine")
+def engine(index_location: str, tmp_path: Path, lib: Path) -> Iterator[Docmentor]:
+    """minidb's knowledge base generated into a new index of each backend, for a test that
+    writes (feedback, a regeneration)."""
+    eng = Docmentor(index_location)
     generate(eng, library="minidb", docs_path=lib / "docs", out=tmp_path / "gen", search_paths=[lib])
     yield eng
     eng.close()
 
 
+@pytest.fixture(scope="module", params=["sqlite", "postgres"])
+def kb_location(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory, shared_cache: Path
+) -> Iterator[str]:
+    """minidb's knowledge base generated once per backend, for the tests that only read it."""
+    root = tmp_path_factory.mktemp("readme-kb")
+    lib = root / "lib"
+    shutil.copytree(LIB, lib, ignore=shutil.ignore_patterns("__pycache__"))
+    with pytest.MonkeyPatch.context() as mp:  # module fixtures run before the autouse home
+        mp.setenv("DOCMENTOR_HOME", str(root / "home"))
+        mp.setenv("DOCMENTOR_CACHE", str(shared_cache))
+        mp.delenv("DOCMENTOR_DB", raising=False)
+        mp.delenv("DOCMENTOR_SOURCES", raising=False)
+        if request.param == "postgres":
+            where = str(request.getfixturevalue("module_postgres_url"))
+        else:
+            where = str(root / "index")
+        with closing(Docmentor(where)) as eng:
+            generate(eng, library="minidb", docs_path=lib / "docs", out=root / "gen", search_paths=[lib])
+        yield where
+
+
+@pytest.fixture
+def kb_engine(kb_location: str) -> Iterator[Docmentor]:
+    with closing(Docmentor(kb_location)) as eng:
+        yield eng
+
+
 # -- readme-llm generate / drift ---------------------------------------------------------------
 
 
-def test_generate_cli_text_and_outputs(cli: Cli, work: Path, lib: Path) -> None:
+def test_generate_cli_text_and_outputs(cli: IndexCli, work: Path, lib: Path) -> None:
     out = cli.ok("readme-llm", "generate", "--library", "minidb", "--docs-path", str(lib / "docs"))
     readme = work / "readme_llm" / "README.LLM"
     tokens = re.search(r"\(14 sections, (\d+) tokens\)", out)
@@ -142,7 +185,7 @@ def test_generate_cli_text_and_outputs(cli: Cli, work: Path, lib: Path) -> None:
     )
 
 
-def test_generate_cli_json_formats_and_errors(cli: Cli, work: Path, lib: Path, tmp_path: Path) -> None:
+def test_generate_cli_json_formats_and_errors(cli: IndexCli, work: Path, lib: Path, tmp_path: Path) -> None:
     docs = str(lib / "docs")
     data = cli.json("readme-llm", "generate", "-l", "minidb", "--docs-path", docs, "--out", "o1")
     assert data["library"] == "minidb" and data["version"] == "1.2.0"
@@ -177,7 +220,7 @@ def test_generate_cli_json_formats_and_errors(cli: Cli, work: Path, lib: Path, t
     assert cli.json("readme-llm", "drift", "--library", "minidb")["counts"]["missing_api"] == 0
 
 
-def test_drift_cli_text_and_json(cli: Cli, work: Path, lib: Path) -> None:
+def test_drift_cli_text_and_json(cli: IndexCli, work: Path, lib: Path) -> None:
     (lib / "docs" / "pitfalls.md").write_text(DRIFT_PAGE, encoding="utf-8")
     out = cli.ok("readme-llm", "generate", "-l", "minidb", "--docs-path", str(lib / "docs"))
     assert "drift: 1 missing APIs, 1 invalid signatures" in out
@@ -243,7 +286,7 @@ def test_drift_cli_text_and_json(cli: Cli, work: Path, lib: Path) -> None:
 
 
 def test_remove_unregisters_a_knowledge_base_and_drift_says_when_its_folder_is_gone(
-    cli: Cli, work: Path, lib: Path
+    cli: IndexCli, work: Path, lib: Path
 ) -> None:
     import shutil
 
@@ -257,14 +300,14 @@ def test_remove_unregisters_a_knowledge_base_and_drift_says_when_its_folder_is_g
     assert data["removed"] == "minidb" and data["docs_source"] == "minidb-docs"
     err = cli.fails("api", "find", "open a database")
     assert "no library knowledge base is registered" in err
-    store = Docmentor(cli.db, create=False).store
-    rows = (
-        store.conn()
-        .execute(
-            "SELECT (SELECT count(*) FROM kb_entries) + (SELECT count(*) FROM kb_examples) + (SELECT count(*) FROM kb_vectors)"
+    with closing(Docmentor(cli.location, create=False)) as engine:
+        rows = (
+            engine.store.conn()
+            .execute(
+                "SELECT (SELECT count(*) FROM kb_entries) + (SELECT count(*) FROM kb_examples) + (SELECT count(*) FROM kb_vectors)"
+            )
+            .fetchone()[0]
         )
-        .fetchone()[0]
-    )
     assert rows == 0  # nothing of it is left behind
     err = cli.fails("readme-llm", "remove", "--library", "minidb")
     assert "no knowledge base for 'minidb'" in err and "registered: none" in err
@@ -273,7 +316,7 @@ def test_remove_unregisters_a_knowledge_base_and_drift_says_when_its_folder_is_g
 # -- api find / examples / overview --------------------------------------------------------------
 
 
-def test_api_find_text_and_json(generated: Cli) -> None:
+def test_api_find_text_and_json(generated: IndexCli) -> None:
     cli = generated
     data = cli.json("api", "find", "insert rows into a table", "--limit", "3")
     assert data["query"] == "insert rows into a table"
@@ -290,11 +333,8 @@ def test_api_find_text_and_json(generated: Cli) -> None:
     assert scores == sorted(scores, reverse=True)
 
     # the same answer as the library (the CLI only formats it)
-    direct = (
-        LibraryKnowledge(Docmentor(cli.db, create=False))
-        .find_api("insert rows into a table", max_results=3)
-        .to_dict()
-    )
+    with closing(Docmentor(cli.location, create=False)) as engine:
+        direct = LibraryKnowledge(engine).find_api("insert rows into a table", max_results=3).to_dict()
     assert direct == data
 
     lines = cli.ok("api", "find", "insert rows into a table", "--limit", "3").splitlines()
@@ -320,7 +360,7 @@ def test_api_find_text_and_json(generated: Cli) -> None:
     )
 
 
-def test_api_examples_and_overview(generated: Cli) -> None:
+def test_api_examples_and_overview(generated: IndexCli) -> None:
     cli = generated
     data = cli.json(
         "api", "examples", "filter rows", "--api", "minidb.query.Query.where", "--complexity", "beginner"
@@ -375,7 +415,7 @@ def test_api_examples_and_overview(generated: Cli) -> None:
     assert "no knowledge base for 'nope'" in cli.fails("api", "overview", "nope")
 
 
-def test_api_without_an_index_or_a_knowledge_base(cli: Cli, work: Path, lib: Path) -> None:
+def test_api_without_an_index_or_a_knowledge_base(cli: IndexCli, work: Path, lib: Path) -> None:
     assert "no index here yet" in cli.fails("api", "find", "open a database")
     assert "no index here yet" in cli.fails("api", "overview", "minidb")
     assert cli("add", str(lib / "docs"), "--name", "docs")[0] == 0
@@ -384,7 +424,7 @@ def test_api_without_an_index_or_a_knowledge_base(cli: Cli, work: Path, lib: Pat
         assert "no library knowledge base is registered" in err or "no knowledge base for 'minidb'" in err
 
 
-def test_eval_api_prints_top1_top3_mrr(generated: Cli, tmp_path: Path) -> None:
+def test_eval_api_prints_top1_top3_mrr(generated: IndexCli, tmp_path: Path) -> None:
     qs = tmp_path / "minidb_api.jsonl"
     rows = [
         {"id": "m-1", "query": "open a database stored at a path", "expected_api": ["minidb.core.connect", "minidb.connect"]},
@@ -416,7 +456,7 @@ def test_eval_api_prints_top1_top3_mrr(generated: Cli, tmp_path: Path) -> None:
     assert 'no question has "expected_api"' in generated.fails("eval", "api", str(bad))
 
 
-def test_blank_queries_are_refused_not_answered_with_nothing(generated: Cli) -> None:
+def test_blank_queries_are_refused_not_answered_with_nothing(generated: IndexCli) -> None:
     assert "empty query" in generated.fails("api", "find", "  ")
     assert "empty task" in generated.fails("api", "examples", "")
     assert "empty query" in generated.fails("search", "\t")
@@ -450,18 +490,25 @@ def _project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str, content
     ],
 )
 def test_version_warning_when_the_project_pins_another_version(
-    engine: Docmentor, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str, content: str, pinned: str
+    kb_engine: Docmentor,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    name: str,
+    content: str,
+    pinned: str,
 ) -> None:
     project = _project(tmp_path, monkeypatch, name, content)
     assert pinned_version(project, "minidb") == pinned
-    data = LibraryKnowledge(engine).find_api("open a database").to_dict()
+    data = LibraryKnowledge(kb_engine).find_api("open a database").to_dict()
     assert data["results"] and data["versions"] == {"minidb": "1.2.0"}
     (warning,) = data["warnings"]
     assert (
         "minidb 1.2.0" in warning and f"minidb {pinned}" in warning.lower()
     )  # the name as the project writes it
     # every answer carries it
-    assert LibraryKnowledge(engine).overview("minidb", aspect="quickstart").to_dict()["warnings"] == [warning]
+    assert LibraryKnowledge(kb_engine).overview("minidb", aspect="quickstart").to_dict()["warnings"] == [
+        warning
+    ]
 
 
 @pytest.mark.parametrize(
@@ -475,10 +522,10 @@ def test_version_warning_when_the_project_pins_another_version(
     ],
 )
 def test_no_version_warning_for_the_same_version(
-    engine: Docmentor, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str, content: str
+    kb_engine: Docmentor, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str, content: str
 ) -> None:
     _project(tmp_path, monkeypatch, name, content)
-    data = LibraryKnowledge(engine).find_api("open a database").to_dict()
+    data = LibraryKnowledge(kb_engine).find_api("open a database").to_dict()
     assert data["results"] and data["warnings"] == []
 
 
@@ -504,14 +551,14 @@ def test_no_version_warning_for_the_same_version(
     ],
 )
 def test_version_warning_when_the_projects_range_leaves_the_version_out(
-    engine: Docmentor, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str, content: str, wants: str
+    kb_engine: Docmentor, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str, content: str, wants: str
 ) -> None:
     _project(tmp_path, monkeypatch, name, content)
-    (warning,) = LibraryKnowledge(engine).find_api("open a database").to_dict()["warnings"]
+    (warning,) = LibraryKnowledge(kb_engine).find_api("open a database").to_dict()["warnings"]
     assert warning == f"this describes minidb 1.2.0, but your project {wants}: check the differences"
 
 
-def test_version_warning_in_the_cli(generated: Cli, work: Path) -> None:
+def test_version_warning_in_the_cli(generated: IndexCli, work: Path) -> None:
     (work / "requirements.txt").write_text("minidb==1.0.0\n", encoding="utf-8")
     rc, out, err = generated("api", "find", "open a database stored at a path")
     assert rc == 0 and out.startswith("1. minidb.connect  [minidb]")
@@ -525,9 +572,9 @@ def test_version_warning_in_the_cli(generated: Cli, work: Path) -> None:
 # -- MCP tools through the official client ---------------------------------------------------------
 
 
-def test_mcp_instructions_name_the_tools_served_and_the_knowledge_bases(engine: Docmentor) -> None:
+def test_mcp_instructions_name_the_tools_served_and_the_knowledge_bases(kb_engine: Docmentor) -> None:
     async def go(tools: list[str] | None) -> str | None:
-        async with Client(build_server(engine, tools=tools)) as client:
+        async with Client(build_server(kb_engine, tools=tools)) as client:
             return client.instructions
 
     everything = run(lambda: go(None))
@@ -660,9 +707,10 @@ import sys, time
 from pathlib import Path
 from docmentor.library.service.feedback import report_issue
 from docmentor.store.db import Store
+from docmentor.store.pg_store import PgStore
 
-db, w, go = Path(sys.argv[1]), int(sys.argv[2]), Path(sys.argv[3])
-store = Store(db / "index.sqlite3")
+db, w, go = sys.argv[1], int(sys.argv[2]), Path(sys.argv[3])
+store = PgStore(db) if db.startswith("postgresql:") else Store(Path(db) / "index.sqlite3")
 while not go.exists():
     time.sleep(0.002)
 seen = []
@@ -680,15 +728,15 @@ print(" ".join(map(str, seen)))
 
 
 def test_feedback_concurrent_writers_and_analyze(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    index_location: str, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    db = tmp_path / "index"
+    db = index_location
     go = tmp_path / "go"
     env = dict(os.environ)
     env.pop("DOCMENTOR_DB", None)
     procs = [
         subprocess.Popen(
-            [sys.executable, "-c", WRITER, str(db), str(w), str(go)],
+            [sys.executable, "-c", WRITER, db, str(w), str(go)],
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
@@ -706,7 +754,7 @@ def test_feedback_concurrent_writers_and_analyze(
     assert seen == list(range(1, 101))
 
     monkeypatch.chdir(tmp_path)
-    cli = Cli(db, capsys)
+    cli = IndexCli(db, capsys)
     data = cli.json("feedback", "analyze")
     assert data["summary"]["total_issues"] == 200
     assert data["summary"]["distinct_reports"] == 101
@@ -737,7 +785,8 @@ def test_feedback_concurrent_writers_and_analyze(
         "Improve the descriptions of 5 API(s): minidb.core.Database.drop, "
         + ", ".join(f"minidb.w{w}" for w in range(4)),
     ]
-    assert data == analyze(Docmentor(db, create=False).store).to_dict()
+    with closing(Docmentor(db, create=False)) as engine:
+        assert data == analyze(engine.store).to_dict()
 
     text = cli.ok("feedback", "analyze")
     assert text.startswith(
@@ -817,7 +866,7 @@ def test_regeneration_is_atomic_and_seen_by_a_running_reader(
     assert [r.generation for r in list_kbs(engine.store)] == [gen1 + 1]
 
 
-def test_generate_cli_no_embeddings(cli: Cli, work: Path, lib: Path) -> None:
+def test_generate_cli_no_embeddings(cli: IndexCli, work: Path, lib: Path) -> None:
     out = cli.ok(
         "readme-llm", "generate", "-l", "minidb", "--docs-path", str(lib / "docs"), "--no-embeddings"
     )
@@ -856,10 +905,10 @@ def test_a_report_without_a_library_is_filed_under_the_one_it_is_about(engine: D
         assert _inferred_library(engine.store, [], []) is None
 
 
-def test_warming_loads_the_index_and_the_query_model(engine: Docmentor, tmp_path: Path) -> None:
+def test_warming_loads_the_index_and_the_query_model(kb_engine: Docmentor, tmp_path: Path) -> None:
     from docmentor import embeddings
 
-    knowledge = LibraryKnowledge(engine, cwd=tmp_path)
+    knowledge = LibraryKnowledge(kb_engine, cwd=tmp_path)
     assert knowledge._index is None and not knowledge.ready()
     knowledge.warm()
     assert knowledge.ready()  # find_api now answers in milliseconds
@@ -871,7 +920,7 @@ def test_warming_loads_the_index_and_the_query_model(engine: Docmentor, tmp_path
     LibraryKnowledge(Docmentor(tmp_path / "empty")).warm()  # nothing registered: nothing to do, no error
 
 
-def test_generate_lists_the_docs_indexing_warnings(cli: Cli, work: Path, lib: Path) -> None:
+def test_generate_lists_the_docs_indexing_warnings(cli: IndexCli, work: Path, lib: Path) -> None:
     (lib / "docs" / "broken.md").write_text(
         "# Broken\n\n" + "".join(f'--8<-- "missing{i}.py"\n\n' for i in range(7)), encoding="utf-8"
     )
@@ -898,7 +947,7 @@ class AsyncDatabase:
 '''
 
 
-def test_api_find_names_the_other_editions_of_an_api(cli: Cli, work: Path, lib: Path) -> None:
+def test_api_find_names_the_other_editions_of_an_api(cli: IndexCli, work: Path, lib: Path) -> None:
     core = lib / "minidb" / "core.py"
     core.write_text(core.read_text(encoding="utf-8") + ASYNC_EDITION, encoding="utf-8")
     init = lib / "minidb" / "__init__.py"
@@ -926,7 +975,7 @@ def test_api_find_names_the_other_editions_of_an_api(cli: Cli, work: Path, lib: 
 
 
 def test_a_docs_folder_without_documents_is_refused_and_the_index_kept(
-    generated: Cli, tmp_path: Path, lib: Path
+    generated: IndexCli, tmp_path: Path, lib: Path
 ) -> None:
     """A wrong --docs-path must not empty the docs index nor replace the knowledge base."""
     before = generated.json("sources")
@@ -949,7 +998,7 @@ def test_a_docs_folder_without_documents_is_refused_and_the_index_kept(
 
 
 def test_generating_from_the_indexed_docs_reads_their_directives_and_keeps_the_source_options(
-    cli: Cli, work: Path, lib: Path
+    cli: IndexCli, work: Path, lib: Path
 ) -> None:
     """Without --docs-path the library's indexed docs folder is read for autodoc directives
     as it is with it; and --docs-path on the same folder keeps the source's --base-path."""
@@ -978,7 +1027,7 @@ def test_generating_from_the_indexed_docs_reads_their_directives_and_keeps_the_s
 
 
 def test_generate_base_path_lets_the_docs_include_the_project_readme(
-    cli: Cli, work: Path, tmp_path: Path
+    cli: IndexCli, work: Path, tmp_path: Path
 ) -> None:
     project = tmp_path / "project"
     docs = project / "docs"
