@@ -16,6 +16,8 @@ import posixpath
 import random
 import shutil
 import time
+from collections.abc import Callable, Iterator
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -43,11 +45,21 @@ CONFIG = "docs/guides/configuration.md"
 INDEX = "docs/index.md"
 
 
+@pytest.fixture(scope="module", params=["sqlite", "postgres"])
+def new_index(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Callable[[], str]:
+    """Where the module's indexes live, on each backend: a new folder of the embedded index,
+    or the URL of a new PostgreSQL schema, at each call."""
+    if request.param == "postgres":
+        schemas: Callable[[], str] = request.getfixturevalue("module_postgres_schemas")
+        return schemas
+    return lambda: str(tmp_path_factory.mktemp("assemble-links") / "db")
+
+
 @pytest.fixture(scope="module")
-def fx(tmp_path_factory: pytest.TempPathFactory) -> Docmentor:
-    engine = Docmentor(tmp_path_factory.mktemp("assemble-links") / "db")
-    engine.add(str(FIXTURE), name="fx")
-    return engine
+def fx(new_index: Callable[[], str]) -> Iterator[Docmentor]:
+    with closing(Docmentor(new_index())) as engine:
+        engine.add(str(FIXTURE), name="fx")
+        yield engine
 
 
 @pytest.fixture(scope="module")
@@ -128,12 +140,12 @@ def test_in_degree_counts_distinct_other_documents(fx: Docmentor, graph: LinkGra
     assert 0 < graph.authority(doc_id(fx, ADR2)) < graph.authority(doc_id(fx, DEPLOY)) < 1
 
 
-def test_self_links_do_not_count(tmp_path: Path) -> None:
+def test_self_links_do_not_count(index_location: str, tmp_path: Path) -> None:
     root = tmp_path / "docs"
     root.mkdir()
     (root / "a.md").write_text("# A\n\n[top](#a) [me](a.md) [b](b.md)\n\n## Sub\n")
     (root / "b.md").write_text("# B\n")
-    engine = Docmentor(tmp_path / "db")
+    engine = Docmentor(index_location)
     engine.add(str(root), name="s")
     g = LinkGraph.build(engine.store, ["s"])
     a, b = doc_id(engine, "a.md", "s"), doc_id(engine, "b.md", "s")
@@ -141,12 +153,13 @@ def test_self_links_do_not_count(tmp_path: Path) -> None:
     assert g.inlinks(a) == 0
     assert g.inlinks(b) == 1
     assert g.authority(b) == 1.0
+    engine.close()
 
 
 # -- resolution: the rarer forms --------------------------------------------------------------
 
 
-def test_encoded_names_html_pages_folders_and_site_links(tmp_path: Path) -> None:
+def test_encoded_names_html_pages_folders_and_site_links(index_location: str, tmp_path: Path) -> None:
     root = tmp_path / "site"
     files = {
         "docs/my page.md": "# My page\n",
@@ -168,7 +181,7 @@ def test_encoded_names_html_pages_folders_and_site_links(tmp_path: Path) -> None
     for rel, text in files.items():
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
         (root / rel).write_text(text)
-    engine = Docmentor(tmp_path / "db")
+    engine = Docmentor(index_location)
     engine.add(str(root), name="s")
     g = LinkGraph.build(engine.store, ["s"])
     got = [(g.docs[ln.target_doc].path, ln.anchor) for ln in g.outlinks(doc_id(engine, "README.md", "s"))]
@@ -190,29 +203,31 @@ def test_encoded_names_html_pages_folders_and_site_links(tmp_path: Path) -> None
     assert notes == [("docs/api/client.md", 3)]
     # a source link ("x.md") is read as written: from docs/api/ it names docs/README.md, not there
     assert [(u.target, u.reason) for u in g.unresolved] == [("../README.md", "missing")]
+    engine.close()
 
 
-def test_root_absolute_links_in_a_source_rooted_at_docs(tmp_path: Path) -> None:
+def test_root_absolute_links_in_a_source_rooted_at_docs(index_location: str, tmp_path: Path) -> None:
     root = tmp_path / "docs"
     (root / "guides").mkdir(parents=True)
     (root / "guides" / "a.md").write_text("# A\n\n[b](/docs/guides/b.md) [c](/guides/b) [x](/docs/nope.md)\n")
     (root / "guides" / "b.md").write_text("# B\n")
-    engine = Docmentor(tmp_path / "db")
+    engine = Docmentor(index_location)
     engine.add(str(root), name="d")
     g = LinkGraph.build(engine.store, ["d"])
     b = doc_id(engine, "guides/b.md", "d")
     assert [ln.target_doc for ln in g.outlinks(doc_id(engine, "guides/a.md", "d"))] == [b, b]
     assert [(u.target, u.reason) for u in g.unresolved] == [("/docs/nope.md", "missing")]
+    engine.close()
 
 
-def test_links_stay_within_their_source(tmp_path: Path) -> None:
+def test_links_stay_within_their_source(index_location: str, tmp_path: Path) -> None:
     one, two = tmp_path / "one", tmp_path / "two"
     one.mkdir()
     two.mkdir()
     (one / "a.md").write_text("# A\n\n[b](b.md) [c](c.md)\n")
     (one / "b.md").write_text("# B\n")
     (two / "c.md").write_text("# C\n")
-    engine = Docmentor(tmp_path / "db")
+    engine = Docmentor(index_location)
     engine.add(str(one), name="one")
     engine.add(str(two), name="two")
     g = LinkGraph.build(engine.store, None)
@@ -221,9 +236,11 @@ def test_links_stay_within_their_source(tmp_path: Path) -> None:
     assert [(u.target, u.reason) for u in g.unresolved] == [("c.md", "missing")]
     only_two = LinkGraph.build(engine.store, ["two"])
     assert len(only_two) == 1 and only_two.unresolved == []
+    engine.close()
 
 
 def test_llms_txt_source_resolves_relative_and_absolute_urls_on_its_host(
+    index_location: str,
     tmp_path: Path,
     http_server: HttpServer,  # noqa: F811
 ) -> None:
@@ -240,7 +257,7 @@ def test_llms_txt_source_resolves_relative_and_absolute_urls_on_its_host(
     )
     http_server.add("/docs/guide/b.md", "# B\n\n## Setup\n\n[up](../a.md)\n", content_type="text/markdown")
     http_server.add("/docs/c", "# C\n", content_type="text/markdown")
-    engine = Docmentor(tmp_path / "db")
+    engine = Docmentor(index_location)
     engine.add(http_server.url("/llms.txt"), name="web")
     g = LinkGraph.build(engine.store, ["web"])
     by_path = {d.path: d.id for d in g.docs.values()}
@@ -251,6 +268,7 @@ def test_llms_txt_source_resolves_relative_and_absolute_urls_on_its_host(
     assert reasons == {("https://example.org/docs/a.md", "external"), ("missing.md", "missing")}
     # the llms.txt itself links every page
     assert g.inlinks(a) == 2 and g.inlinks(c) == 2
+    engine.close()
 
 
 # -- ADR numbers ----------------------------------------------------------------------------
@@ -292,10 +310,10 @@ def test_adr_mentions() -> None:
 
 
 @pytest.fixture(scope="module")
-def backstage(tmp_path_factory: pytest.TempPathFactory) -> tuple[Docmentor, LinkGraph]:
-    engine = Docmentor(tmp_path_factory.mktemp("backstage") / "db")
-    engine.add(str(BACKSTAGE_ADRS), name="adrs")
-    return engine, LinkGraph.build(engine.store, ["adrs"])
+def backstage(new_index: Callable[[], str]) -> Iterator[tuple[Docmentor, LinkGraph]]:
+    with closing(Docmentor(new_index())) as engine:
+        engine.add(str(BACKSTAGE_ADRS), name="adrs")
+        yield engine, LinkGraph.build(engine.store, ["adrs"])
 
 
 def test_backstage_adr_3_resolves_to_its_file(backstage: tuple[Docmentor, LinkGraph]) -> None:
@@ -310,11 +328,11 @@ def test_backstage_adr_3_resolves_to_its_file(backstage: tuple[Docmentor, LinkGr
 # -- speed ----------------------------------------------------------------------------------
 
 
-def test_building_for_a_thousand_documents_is_fast(tmp_path: Path) -> None:
+def test_building_for_a_thousand_documents_is_fast(backend_store: Store) -> None:
     """1,000 documents with 20 links each (relative, ../, root-absolute, extensionless,
-    anchors, external, missing) through the real store."""
+    anchors, external, missing) through the real store, on each backend."""
     rng = random.Random(7)
-    store = Store(tmp_path / "index.sqlite3")
+    store = backend_store
     paths = [f"docs/area{i % 25}/part{i % 3}/page-{i}.md" for i in range(1000)]
     changes = []
     for p in paths:
@@ -471,7 +489,7 @@ def test_cap_keeps_referrer_order_then_link_order(fx: Docmentor, graph: LinkGrap
     assert expand([promote], graph=graph, store=fx.store, max_expansions=0) == []
 
 
-def test_anchor_to_the_same_document_and_unknown_anchors(tmp_path: Path) -> None:
+def test_anchor_to_the_same_document_and_unknown_anchors(index_location: str, tmp_path: Path) -> None:
     root = tmp_path / "d"
     root.mkdir()
     (root / "a.md").write_text(
@@ -479,7 +497,7 @@ def test_anchor_to_the_same_document_and_unknown_anchors(tmp_path: Path) -> None
         "## Details\n\nThe details.\n"
     )
     (root / "b.md").write_text("---\ntitle: B\n---\n\n# B\n\nB's first paragraph.\n\n## More\n\nMore.\n")
-    engine = Docmentor(tmp_path / "db")
+    engine = Docmentor(index_location)
     engine.add(str(root), name="s")
     g = LinkGraph.build(engine.store, ["s"])
     a = engine.store.find_document(source="s", path="a.md")
@@ -499,12 +517,13 @@ def test_anchor_to_the_same_document_and_unknown_anchors(tmp_path: Path) -> None
     intro, details = introduction(rows), section_for_anchor(rows, "Details")
     assert intro is not None and intro["heading"] == ""  # the preamble
     assert details is not None and details["heading"] == "Details"  # by the heading's slug
+    engine.close()
 
 
-def test_links_to_documents_that_are_gone_are_skipped(tmp_path: Path) -> None:
+def test_links_to_documents_that_are_gone_are_skipped(index_location: str, tmp_path: Path) -> None:
     root = tmp_path / "corpus"
     shutil.copytree(FIXTURE, root)
-    engine = Docmentor(tmp_path / "db")
+    engine = Docmentor(index_location)
     engine.add(str(root), name="fx")
     g = LinkGraph.build(engine.store, ["fx"])  # built before the change, as a cached graph would be
     before = section(engine, DEPLOY, "Before you deploy")
@@ -514,3 +533,4 @@ def test_links_to_documents_that_are_gone_are_skipped(tmp_path: Path) -> None:
     got = expand([before], graph=g, store=engine.store, depth=2)
     assert (got[0].path, got[0].heading) == (OVERVIEW, "Data flow")
     assert {ADR1, CONFIG}.isdisjoint(c.path for c in got)
+    engine.close()
