@@ -149,6 +149,12 @@ def kb_location(
 
 
 @pytest.fixture
+def kb_cli(kb_location: str, work: Path, capsys: pytest.CaptureFixture[str]) -> IndexCli:
+    """The CLI on ``kb_location`` (read only), from the user's working folder."""
+    return IndexCli(kb_location, capsys)
+
+
+@pytest.fixture
 def kb_engine(kb_location: str) -> Iterator[Docmentor]:
     with closing(Docmentor(kb_location)) as eng:
         yield eng
@@ -316,8 +322,8 @@ def test_remove_unregisters_a_knowledge_base_and_drift_says_when_its_folder_is_g
 # -- api find / examples / overview --------------------------------------------------------------
 
 
-def test_api_find_text_and_json(generated: IndexCli) -> None:
-    cli = generated
+def test_api_find_text_and_json(kb_cli: IndexCli) -> None:
+    cli = kb_cli
     data = cli.json("api", "find", "insert rows into a table", "--limit", "3")
     assert data["query"] == "insert rows into a table"
     assert data["versions"] == {"minidb": "1.2.0"} and data["warnings"] == []
@@ -360,8 +366,8 @@ def test_api_find_text_and_json(generated: IndexCli) -> None:
     )
 
 
-def test_api_examples_and_overview(generated: IndexCli) -> None:
-    cli = generated
+def test_api_examples_and_overview(kb_cli: IndexCli) -> None:
+    cli = kb_cli
     data = cli.json(
         "api", "examples", "filter rows", "--api", "minidb.query.Query.where", "--complexity", "beginner"
     )
@@ -424,7 +430,7 @@ def test_api_without_an_index_or_a_knowledge_base(cli: IndexCli, work: Path, lib
         assert "no library knowledge base is registered" in err or "no knowledge base for 'minidb'" in err
 
 
-def test_eval_api_prints_top1_top3_mrr(generated: IndexCli, tmp_path: Path) -> None:
+def test_eval_api_prints_top1_top3_mrr(kb_cli: IndexCli, tmp_path: Path) -> None:
     qs = tmp_path / "minidb_api.jsonl"
     rows = [
         {"id": "m-1", "query": "open a database stored at a path", "expected_api": ["minidb.core.connect", "minidb.connect"]},
@@ -433,35 +439,35 @@ def test_eval_api_prints_top1_top3_mrr(generated: IndexCli, tmp_path: Path) -> N
         {"id": "m-4", "query": "no label here"},
     ]  # fmt: skip
     qs.write_text("\n".join(json.dumps(r) for r in rows) + "\n", encoding="utf-8")
-    out = generated.ok("eval", "api", str(qs), "--library", "minidb").splitlines()
+    out = kb_cli.ok("eval", "api", str(qs), "--library", "minidb").splitlines()
     assert out[0] == "id\trank ('-': not in the first 10)\tquery"
     assert out[1].startswith("m-1\t1\t") and out[2].startswith("m-2\t2\t") and out[3].startswith("m-3\t-\t")
     assert out[-1] == "questions=3 top1=0.333 top3=0.667 mrr=0.5000"
-    data = generated.json("eval", "api", str(qs))
+    data = kb_cli.json("eval", "api", str(qs))
     assert data["summary"] == {"questions": 3, "limit": 10, "top1": 0.3333, "top3": 0.6667, "mrr": 0.5}
     assert [q["rank"] for q in data["questions"]] == [1, 2, None]
     # --limit 1: the second-placed answer counts as not found
-    data = generated.json("eval", "api", str(qs), "--limit", "1")
+    data = kb_cli.json("eval", "api", str(qs), "--limit", "1")
     assert [q["rank"] for q in data["questions"]] == [1, None, None] and data["summary"]["limit"] == 1
-    assert "--limit must be between 1 and 50" in generated.fails("eval", "api", str(qs), "--limit", "0")
+    assert "--limit must be between 1 and 50" in kb_cli.fails("eval", "api", str(qs), "--limit", "0")
     blank = tmp_path / "blank.jsonl"
     blank.write_text(
         '{"query": "open a database", "expected_api": ["minidb.core.Database"]}\n{"query": " "}\n'
     )
-    assert f'{blank}:2: each line needs a "query" string, not a blank one' in generated.fails(
+    assert f'{blank}:2: each line needs a "query" string, not a blank one' in kb_cli.fails(
         "eval", "api", str(blank)
     )
     bad = tmp_path / "nolabels.jsonl"
     bad.write_text('{"query": "x"}\n', encoding="utf-8")
-    assert 'no question has "expected_api"' in generated.fails("eval", "api", str(bad))
+    assert 'no question has "expected_api"' in kb_cli.fails("eval", "api", str(bad))
 
 
-def test_blank_queries_are_refused_not_answered_with_nothing(generated: IndexCli) -> None:
-    assert "empty query" in generated.fails("api", "find", "  ")
-    assert "empty task" in generated.fails("api", "examples", "")
-    assert "empty query" in generated.fails("search", "\t")
+def test_blank_queries_are_refused_not_answered_with_nothing(kb_cli: IndexCli) -> None:
+    assert "empty query" in kb_cli.fails("api", "find", "  ")
+    assert "empty task" in kb_cli.fails("api", "examples", "")
+    assert "empty query" in kb_cli.fails("search", "\t")
     # a blank task that names the APIs it involves is a question
-    data = generated.json("api", "examples", "", "--api", "minidb.connect")
+    data = kb_cli.json("api", "examples", "", "--api", "minidb.connect")
     assert data["examples"] and all("minidb.core.connect" in e["apis_used"] for e in data["examples"])
 
 
@@ -558,15 +564,15 @@ def test_version_warning_when_the_projects_range_leaves_the_version_out(
     assert warning == f"this describes minidb 1.2.0, but your project {wants}: check the differences"
 
 
-def test_version_warning_in_the_cli(generated: IndexCli, work: Path) -> None:
+def test_version_warning_in_the_cli(kb_cli: IndexCli, work: Path) -> None:
     (work / "requirements.txt").write_text("minidb==1.0.0\n", encoding="utf-8")
-    rc, out, err = generated("api", "find", "open a database stored at a path")
+    rc, out, err = kb_cli("api", "find", "open a database stored at a path")
     assert rc == 0 and out.startswith("1. minidb.connect  [minidb]")
     assert (
         err
         == "warning: this describes minidb 1.2.0, but your project pins minidb 1.0.0: check the differences\n"
     )
-    assert generated.json("api", "find", "open a database")["warnings"] == [err[len("warning: ") : -1]]
+    assert kb_cli.json("api", "find", "open a database")["warnings"] == [err[len("warning: ") : -1]]
 
 
 # -- MCP tools through the official client ---------------------------------------------------------
