@@ -625,11 +625,11 @@ def test_serving_on_an_address_of_another_machine_says_which_option_to_change() 
 
 
 def test_serve_options_are_checked_before_anything_starts(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    index_location: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     from clitool import Cli
 
-    cli = Cli(tmp_path / "index", capsys)
+    cli = Cli(tmp_path, capsys)
     for argv, code, message in (
         (("--transport", "carrier-pigeon"), 2, "error: Invalid value for '--transport' / '-t': 'carrier-pigeon' is not one of 'stdio', 'http'."),
         (("--refresh-interval", "-1"), 2, "error: Invalid value for '--refresh-interval': -1.0 is not in the range x>=0."),
@@ -637,9 +637,12 @@ def test_serve_options_are_checked_before_anything_starts(
         (("--insecure",), 1, "error: --insecure: only for --transport http (drop it, or serve over HTTP)"),
         (("--token-file", str(tmp_path / "none"), "-t", "http"), 1, f"error: cannot read the token file {tmp_path / 'none'}"),
     ):  # fmt: skip
-        rc, out, err = cli.raw("serve", *argv)
+        rc, out, err = cli.raw("--db", index_location, "serve", *argv)
         assert (rc, out) == (code, ""), (argv, err)
         assert err.startswith(message), (argv, err)
         assert "Traceback" not in err
-    assert not (tmp_path / "index").exists()  # nothing was created
-    # (embedded only: that no index folder is made is the point)
+    # nothing was created: no index folder, no index in the schema
+    if "://" not in index_location:
+        assert not Path(index_location).exists()
+    rc, out, err = cli.raw("--db", index_location, "search", "widget")
+    assert (rc, out) == (1, "") and err.startswith("error: no index "), err
