@@ -182,3 +182,23 @@ def test_a_source_filter_answers_as_the_embedded_index(tmp_path: Path, postgres_
     finally:
         embedded.close()
         pg.close()
+
+
+def test_an_index_from_before_the_kept_postings_gets_them(tmp_path: Path, postgres_url: str) -> None:
+    # m017 fills the kept postings of an index built before it (keep_top_postings over every
+    # term); until then a term without them would score nothing
+    from docmentor.store.lexical_tables import keep_top_postings
+
+    docs = _docs(tmp_path)
+    pg = Docmentor(postgres_url)
+    try:
+        pg.add(docs, name="guide")
+        want = [_results(pg, q) for q in QUERIES]
+        with pg.store.transaction() as db:
+            db.execute("UPDATE lex_terms SET top_keys = NULL, top_tfs = NULL, top_lens = NULL")
+        assert all(_results(pg, q) == [] for q in ("timeout", "proxy"))
+        with pg.store.transaction() as db:
+            keep_top_postings(db)
+        assert [_results(pg, q) for q in QUERIES] == want
+    finally:
+        pg.close()
