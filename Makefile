@@ -37,16 +37,19 @@ typecheck: $(BIN)/docmentor
 # imported first (PYTHONPATH); the .venv is this one. PYTEST_ARGS picks tests, e.g.
 # `make unit PYTEST_ARGS="tests/test_fresh_clone.py"`; UNIT_IN_PLACE=1 runs in place.
 PYTEST_ARGS ?=
+# The suite runs on every core, up to 4 workers (pytest-xdist; each worker starts its own
+# PostgreSQL); `make unit PYTEST_WORKERS=` runs it in one process.
+PYTEST_WORKERS ?= -n auto --maxprocesses 4
 unit: $(BIN)/docmentor
 ifeq ($(UNIT_IN_PLACE),1)
-	$(BIN)/pytest -q $(PYTEST_ARGS)
+	$(BIN)/pytest -q $(PYTEST_WORKERS) $(PYTEST_ARGS)
 else
 	@tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT && mkdir "$$tmp/repo" && \
 	git ls-files -z --cached --others --exclude-standard \
 	  | tar --null --ignore-failed-read -T - -cf - 2>/dev/null | tar -xf - -C "$$tmp/repo" && \
 	test -f "$$tmp/repo/pyproject.toml" || { echo "make unit: cannot copy the repository's files (is git here?)" >&2; exit 1; }; \
 	echo "running the tests from a copy of the repository in $$tmp/repo (nothing beside it)"; \
-	cd "$$tmp/repo" && PYTHONPATH="$$tmp/repo/src" "$(CURDIR)/$(BIN)/pytest" -q -p no:cacheprovider $(PYTEST_ARGS)
+	cd "$$tmp/repo" && PYTHONPATH="$$tmp/repo/src" "$(CURDIR)/$(BIN)/pytest" -q -p no:cacheprovider $(PYTEST_WORKERS) $(PYTEST_ARGS)
 endif
 
 # The HTML clarity report is checked in a real headless browser: Debian's chromium.
