@@ -12,10 +12,12 @@ from docmentor.cli import main
 
 
 class Cli:
-    """``docmentor --db DB ...`` in-process; calls return (exit code, stdout, stderr)."""
+    """``docmentor --db DB ...`` in-process; calls return (exit code, stdout, stderr). ``db`` is
+    an index folder or a PostgreSQL URL (a ``str``: ``Path`` would fold the URL's "//")."""
 
-    def __init__(self, db: Path, capsys: pytest.CaptureFixture[str]) -> None:
-        self.db = db
+    def __init__(self, db: Path | str, capsys: pytest.CaptureFixture[str]) -> None:
+        self.db = Path(db)  # the folder, for tests that look into it (meaningless for a URL)
+        self.location = str(db)  # what ``--db`` gets
         self.capsys = capsys
 
     def raw(self, *args: str) -> tuple[int, str, str]:
@@ -26,7 +28,7 @@ class Cli:
         return rc, out, err
 
     def __call__(self, *args: str) -> tuple[int, str, str]:
-        return self.raw("--db", str(self.db), *args)
+        return self.raw("--db", self.location, *args)
 
     def ok(self, *args: str) -> str:
         rc, out, err = self(*args)
