@@ -37,9 +37,10 @@ SNAPSHOT = '''
 TASK = "write a point-in-time backup copy of the tables"
 
 
-@pytest.fixture(scope="module")
-def index(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    """An index with minidb 1.0.0 and 2.0.0 generated and registered."""
+@pytest.fixture(scope="module", params=["sqlite", "postgres"])
+def index(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """An index with minidb 1.0.0 and 2.0.0 generated and registered, on each backend (the
+    tests only read it)."""
     root = tmp_path_factory.mktemp("versioned-kb")
     v1, v2 = root / "v1", root / "v2"
     shutil.copytree(LIB, v1, ignore=shutil.ignore_patterns("__pycache__"))
@@ -47,7 +48,12 @@ def index(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     core = v2 / "minidb" / "core.py"
     anchor = "    @property\n    def tables(self)"
     core.write_text(core.read_text(encoding="utf-8").replace(anchor, SNAPSHOT.lstrip("\n") + "\n" + anchor))
-    engine = Docmentor(root / "index")
+    where = (
+        str(root / "index")
+        if request.param == "sqlite"
+        else str(request.getfixturevalue("module_postgres_url"))
+    )
+    engine = Docmentor(where)
     for lib, version in ((v1, "1.0.0"), (v2, "2.0.0")):
         generate(
             engine,
@@ -59,11 +65,11 @@ def index(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
             embeddings=False,
         )
     engine.close()
-    yield root / "index"
+    yield where
 
 
 @pytest.fixture
-def engine(index: Path) -> Iterator[Docmentor]:
+def engine(index: str) -> Iterator[Docmentor]:
     eng = Docmentor(index)
     yield eng
     eng.close()
@@ -125,7 +131,7 @@ def test_a_pin_with_no_knowledge_base_warns(engine: Docmentor, tmp_path: Path) -
     assert any("describes minidb 2.0.0, but your project pins minidb 1.5.0" in w for w in found.warnings)
 
 
-def test_cli_api_version(index: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_cli_api_version(index: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     cli = Cli(index, capsys)
     data = cli.json("api", "find", TASK, "--version", "1.0.0", "--limit", "10")
     assert data["versions"] == {"minidb": "1.0.0"} and data["version_reasons"] == {"minidb": "asked"}
@@ -156,8 +162,8 @@ def test_mcp_api_tools_take_a_version(engine: Docmentor) -> None:
     assert missing.is_error and "describes version 7.0" in missing.content[0].text
 
 
-def test_one_version_registered_answers_as_before(tmp_path: Path) -> None:
-    engine = Docmentor(tmp_path / "index")
+def test_one_version_registered_answers_as_before(index_location: str, tmp_path: Path) -> None:
+    engine = Docmentor(index_location)
     generate(
         engine,
         library="minidb",
