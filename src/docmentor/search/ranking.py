@@ -47,6 +47,8 @@ def rank_hits(
     words: dict[int, frozenset[str]] = {}
     also: dict[int, list[dict[str, Any]]] = {}
     for hit in hits:
+        if len(picked) >= limit:  # the rest can neither be shown nor be collapsed into these
+            break
         f = hit.fields
         text = str(f.get("s_text", "")).strip()
         digest = hashlib.sha1(text.encode()).hexdigest()
