@@ -26,7 +26,15 @@ MD = "text/markdown; charset=utf-8"
 
 
 @pytest.fixture
-def engine(tmp_path: Path) -> Iterator[Docmentor]:
+def engine(index_location: str) -> Iterator[Docmentor]:
+    """A new index on each backend (the embedded one, a PostgreSQL schema)."""
+    with closing(Docmentor(index_location)) as eng:
+        yield eng
+
+
+@pytest.fixture
+def sqlite_engine(tmp_path: Path) -> Iterator[Docmentor]:
+    """An embedded index only, for what reads the documents' folder and never the store."""
     with closing(Docmentor(tmp_path / "index")) as eng:
         yield eng
 
@@ -77,26 +85,25 @@ def test_an_unreadable_file_keeps_its_document(
     assert report.removed == 0 and engine.search("bravo")[0].path == "b.md"
 
 
-def test_a_fifo_in_the_docs_folder_does_not_hang(engine: Docmentor, tmp_path: Path) -> None:
+def test_a_fifo_in_the_docs_folder_does_not_hang(sqlite_engine: Docmentor, tmp_path: Path) -> None:
     docs = write(tmp_path / "docs", {"a.md": "# A\n\nalpha\n"})
     os.mkfifo(docs / "pipe.md")
     signal.alarm(20)  # a read of the FIFO would block forever
     try:
-        report = engine.add(str(docs), name="s")
+        report = sqlite_engine.add(str(docs), name="s")
     finally:
         signal.alarm(0)
     assert report.documents == 1
 
 
-def test_include_amplification_is_capped(tmp_path: Path) -> None:
+def test_include_amplification_is_capped(engine: Docmentor, tmp_path: Path) -> None:
     root = tmp_path / "amp"
     for i in range(7):  # each file includes the next ten times: 10**6 copies without a cap
         body = "\n".join([f'--8<-- "f{i + 1}.md"'] * 10) if i < 6 else "x" * 700
         write(root, {f"f{i}.md": f"# F{i}\n\n{body}\n"})
-    eng = Docmentor(tmp_path / "db")
-    report = eng.add(str(root), name="amp", options={"max_bytes": 200_000})
+    report = engine.add(str(root), name="amp", options={"max_bytes": 200_000})
     assert any("size cap" in w for w in report.warnings)
-    assert len(eng.get("amp:f0.md").content) <= 400_000
+    assert len(engine.get("amp:f0.md").content) <= 400_000
 
 
 def test_an_llms_txt_that_suddenly_lists_nothing_leaves_the_source(
