@@ -4,6 +4,7 @@ the sum is clamped to [0, 1], and the fixture corpus (a real index) ranks as a r
 from __future__ import annotations
 
 import json
+from contextlib import closing
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -192,8 +193,13 @@ def test_default_status_follows_the_score() -> None:
     assert score("docs/guides/x.md", updated_at=ago(10), authority=0.4).status == "canonical"  # 0.71
 
 
-def test_the_fixture_corpus_ranks_as_a_reader_would(tmp_path: Path) -> None:
-    engine = Docmentor(tmp_path / "db")
+def test_the_fixture_corpus_ranks_as_a_reader_would(index_location: str) -> None:
+    """On each backend: the facts and links the scores read come from the store."""
+    with closing(Docmentor(index_location)) as engine:
+        ranks_as_a_reader_would(engine)
+
+
+def ranks_as_a_reader_would(engine: Docmentor) -> None:
     engine.add(str(FIXTURE), name="fx")
     graph = LinkGraph.build(engine.store, ["fx"])
     when = datetime.now(UTC)  # the fixture's times are its git commit (or file) times
