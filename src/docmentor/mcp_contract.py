@@ -184,12 +184,11 @@ class Contract:
             raise MCPError(code=INVALID_PARAMS, message=f"Unknown tool: {name} (tools: {known})", data=name)
         validator, schema = tools[name]
         arguments = ctx.params.get("arguments")
-        problem = None
-        errors = list(validator.iter_errors({} if arguments is None else arguments))
-        if errors:
-            problem = _describe(name, schema, best_match(errors))
         result = await call_next(ctx)
         if isinstance(result, dict) and result.get("isError"):
+            # the arguments are checked against the schema only to explain a failed call
+            errors = list(validator.iter_errors({} if arguments is None else arguments))
+            problem = _describe(name, schema, best_match(errors)) if errors else None
             _reword(result, name, problem)
         return result
 
