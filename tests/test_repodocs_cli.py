@@ -33,9 +33,31 @@ def repo(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def cli(tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> Cli:
+    """The CLI on an embedded index, for what is about the files written, not the index."""
     for name in ("DOCMENTOR_LLM_BASE_URL", "DOCMENTOR_LLM_MODEL", "DOCMENTOR_LLM_API_KEY"):
         monkeypatch.delenv(name, raising=False)
     return Cli(tmp_path / "db", capsys)
+
+
+@pytest.fixture
+def any_cli(index_location: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> Cli:
+    """The CLI on a new index of each backend: a folder, or a PostgreSQL schema's URL."""
+    for name in ("DOCMENTOR_LLM_BASE_URL", "DOCMENTOR_LLM_MODEL", "DOCMENTOR_LLM_API_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    return Cli(index_location, capsys)
+
+
+def has_index(location: str) -> bool:
+    """Whether an index was made there: the folder exists, or the schema holds tables."""
+    if not location.startswith("postgresql"):
+        return Path(location).exists()
+    import psycopg
+
+    with psycopg.connect(location) as conn:
+        row = conn.execute(
+            "SELECT count(*) FROM information_schema.tables WHERE table_schema = current_schema()"
+        ).fetchone()
+    return row is not None and row[0] > 0
 
 
 def tree(folder: Path) -> dict[str, bytes]:
@@ -101,37 +123,37 @@ def test_bad_paths_and_outputs_are_one_line_errors_and_nothing_is_lost(
     assert rc == 2 and out == "" and "PATH" in err
 
 
-def test_status_and_show_without_any_documentation(cli: Cli, repo: Path) -> None:
-    err = cli.fails("repo-docs", "status", str(repo))
+def test_status_and_show_without_any_documentation(any_cli: Cli, repo: Path) -> None:
+    err = any_cli.fails("repo-docs", "status", str(repo))
     assert f"no documentation of {repo.resolve()} yet" in err and "repo-docs generate" in err
-    err = cli.fails("repo-docs", "show", "shop.util", "--path", str(repo))
+    err = any_cli.fails("repo-docs", "show", "shop.util", "--path", str(repo))
     assert "no documentation of" in err
-    Docmentor(cli.db).close()  # an index, but no run of this repository and no tree
-    err = cli.fails("repo-docs", "status", str(repo))
+    Docmentor(any_cli.location).close()  # an index, but no run of this repository and no tree
+    err = any_cli.fails("repo-docs", "status", str(repo))
     assert f"no documentation of {repo.resolve()} yet" in err
 
 
 def test_status_and_show_read_a_tree_written_without_a_model_with_or_without_an_index(
-    cli: Cli, repo: Path, tmp_path: Path
+    any_cli: Cli, repo: Path, tmp_path: Path
 ) -> None:
     out = tmp_path / "docs"
-    cli.ok("repo-docs", "generate", str(repo), "--no-register", "--out", str(out))
-    assert not cli.db.exists()
-    err = cli.fails("repo-docs", "status", str(repo))  # the tree is not where status looks
+    any_cli.ok("repo-docs", "generate", str(repo), "--no-register", "--out", str(out))
+    assert not has_index(any_cli.location)
+    err = any_cli.fails("repo-docs", "status", str(repo))  # the tree is not where status looks
     assert "no documentation of" in err
-    status = cli.json("repo-docs", "status", str(repo), "--out", str(out))
+    status = any_cli.json("repo-docs", "status", str(repo), "--out", str(out))
     units = json.loads((out / "documentation.json").read_text(encoding="utf-8"))["units"]
     assert status["mode"] == "no_model" and status["finished"] and status["out"] == str(out)
     assert status["units"] == {"total": len(units), "done": len(units), "failed": 0, "pending": 0}
-    text = cli.ok("repo-docs", "status", str(repo), "--out", str(out))
+    text = any_cli.ok("repo-docs", "status", str(repo), "--out", str(out))
     assert f"{len(units)} units documented without a model in {out}" in text
-    shown = cli.ok("repo-docs", "show", "shop.util.clamp", "--path", str(repo), "--out", str(out))
+    shown = any_cli.ok("repo-docs", "show", "shop.util.clamp", "--path", str(repo), "--out", str(out))
     assert "## Signature" in shown and "clamp(" in shown
-    row = cli.json("repo-docs", "show", "shop.util.clamp", "--path", str(repo), "--out", str(out))
+    row = any_cli.json("repo-docs", "show", "shop.util.clamp", "--path", str(repo), "--out", str(out))
     assert row["mode"] == "no_model" and row["kind"] == "function" and row["document"].startswith(shown)
-    cli.ok("repo-docs", "generate", str(repo))  # the default folder, indexed: an index now
-    assert cli.json("repo-docs", "status", str(repo))["mode"] == "no_model"
-    err = cli.fails("repo-docs", "show", "shop.util.clam", "--path", str(repo))
+    any_cli.ok("repo-docs", "generate", str(repo))  # the default folder, indexed: an index now
+    assert any_cli.json("repo-docs", "status", str(repo))["mode"] == "no_model"
+    err = any_cli.fails("repo-docs", "show", "shop.util.clam", "--path", str(repo))
     assert "no unit 'shop.util.clam'" in err and "did you mean" not in err
 
 
@@ -140,12 +162,27 @@ def test_status_and_show_read_a_tree_written_without_a_model_with_or_without_an_
 
 @pytest.fixture
 def model_run(
+    any_cli: Cli, repo: Path, openai_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch
+) -> tuple[Cli, str]:
+    """The sample documented by the scripted model into an index of each backend."""
+    return any_cli, generate_with_the_model(any_cli, repo, openai_server, monkeypatch)
+
+
+@pytest.fixture
+def lite_model_run(
     cli: Cli, repo: Path, openai_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch
 ) -> tuple[Cli, str]:
+    """As ``model_run``, into an embedded index only (for what does not depend on the backend)."""
+    return cli, generate_with_the_model(cli, repo, openai_server, monkeypatch)
+
+
+def generate_with_the_model(
+    cli: Cli, repo: Path, openai_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch
+) -> str:
     openai_server.script(Model())
     monkeypatch.setenv("DOCMENTOR_LLM_BASE_URL", openai_server.base_url)
     monkeypatch.setenv("DOCMENTOR_LLM_MODEL", "scripted")
-    return cli, cli.ok("repo-docs", "generate", str(repo))
+    return cli.ok("repo-docs", "generate", str(repo))
 
 
 def test_generate_with_a_model_then_status_and_show(model_run: tuple[Cli, str], repo: Path) -> None:
@@ -173,9 +210,9 @@ def test_generate_with_a_model_then_status_and_show(model_run: tuple[Cli, str], 
 
 
 def test_show_defaults_to_the_current_folder(
-    model_run: tuple[Cli, str], repo: Path, monkeypatch: pytest.MonkeyPatch
+    lite_model_run: tuple[Cli, str], repo: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    cli, _ = model_run
+    cli, _ = lite_model_run
     monkeypatch.chdir(repo)
     assert cli.ok("repo-docs", "show", "shop.util") == good_document(UNITS["shop.util"]) + "\n"
     monkeypatch.chdir(repo / "shop")  # a folder with no run of its own
@@ -184,18 +221,19 @@ def test_show_defaults_to_the_current_folder(
 
 
 def test_generate_with_workers_and_prices_reports_the_cost_of_the_counted_tokens(
-    cli: Cli, repo: Path, openai_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch
+    any_cli: Cli, repo: Path, openai_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     openai_server.script(Model())
     monkeypatch.setenv("DOCMENTOR_LLM_BASE_URL", openai_server.base_url)
     monkeypatch.setenv("DOCMENTOR_LLM_MODEL", "scripted")
-    err = cli.fails("repo-docs", "generate", str(repo), "--prices", "-1", "2")
+    err = any_cli.fails("repo-docs", "generate", str(repo), "--prices", "-1", "2")
     assert "--prices" in err and openai_server.requests == []
-    data = cli.json("repo-docs", "generate", str(repo), "--workers", "2", "--prices", "1.5", "6")
+    data = any_cli.json("repo-docs", "generate", str(repo), "--workers", "2", "--prices", "1.5", "6")
     assert data["finished"] and data["prompt_tokens"] > 0 and data["completion_tokens"] > 0
     expected = (data["prompt_tokens"] * 1.5 + data["completion_tokens"] * 6) / 1_000_000
     assert data["cost"] == pytest.approx(expected)
-    text = cli.ok("repo-docs", "generate", str(repo), "--update", "--prices", "1.5", "6")  # nothing changed
+    # nothing changed
+    text = any_cli.ok("repo-docs", "generate", str(repo), "--update", "--prices", "1.5", "6")
     assert "0 units committed" in text and "0 tokens (0 prompt, 0 completion), cost 0.0000" in text
 
 
@@ -239,8 +277,8 @@ def test_evaluate_scores_the_tree_and_names_what_fails(cli: Cli, repo: Path) -> 
 # -- the library functions behind status and show ----------------------------------------------------
 
 
-def test_latest_run_run_status_and_unit_document_on_a_real_store(tmp_path: Path, repo: Path) -> None:
-    engine = Docmentor(tmp_path / "db")
+def test_latest_run_run_status_and_unit_document_on_a_real_store(index_location: str, repo: Path) -> None:
+    engine = Docmentor(index_location)
     try:
         store = engine.store
         assert repomem.latest_run(store, repo) is None
@@ -304,33 +342,33 @@ def test_a_terminal_gets_a_progress_bar_of_units_and_tokens_on_stderr(
 # -- the tree without a model served as a docs source ------------------------------------------------
 
 
-def test_generate_registers_the_tree_as_a_source_and_refreshes_it(cli: Cli, repo: Path) -> None:
-    out = cli.ok("repo-docs", "generate", str(repo))
+def test_generate_registers_the_tree_as_a_source_and_refreshes_it(any_cli: Cli, repo: Path) -> None:
+    out = any_cli.ok("repo-docs", "generate", str(repo))
     assert "indexed as the docs source repo-sample" in out and out.count("\n") == 1
-    (src,) = cli.json("sources")["sources"]
+    (src,) = any_cli.json("sources")["sources"]
     assert src["name"] == "repo-sample" and src["target"] == str(repo / ".docmentor-docs")
-    hits = cli.json("search", "discounted")["results"]
+    hits = any_cli.json("search", "discounted")["results"]
     assert hits and hits[0]["source"] == "repo-sample" and hits[0]["path"] == "modules/shop.pricing.md"
     assert any("`discounted` (function)" in h for h in hits[0]["heading_path"])
     # the code changes; a second run refreshes the same source, no duplicate
     (repo / "shop" / "pricing.py").write_text(
         (repo / "shop" / "pricing.py").read_text() + "\n\ndef frobnicate_totals(x):\n    return x\n"
     )
-    data = cli.json("repo-docs", "generate", str(repo))
+    data = any_cli.json("repo-docs", "generate", str(repo))
     assert data["source"]["name"] == "repo-sample" and data["source"]["refreshed"] is True
-    assert [s["name"] for s in cli.json("sources")["sources"]] == ["repo-sample"]
-    hits = cli.json("search", "frobnicate_totals")["results"]
+    assert [s["name"] for s in any_cli.json("sources")["sources"]] == ["repo-sample"]
+    hits = any_cli.json("search", "frobnicate_totals")["results"]
     assert hits and hits[0]["path"] == "modules/shop.pricing.md"
 
 
 def test_generate_takes_a_free_name_when_repo_name_serves_another_folder(
-    cli: Cli, repo: Path, tmp_path: Path
+    any_cli: Cli, repo: Path, tmp_path: Path
 ) -> None:
     other = tmp_path / "elsewhere"
     other.mkdir()
     (other / "a.md").write_text("# A\n\ntext\n")
-    cli.ok("add", str(other), "--name", "repo-sample")
-    data = cli.json("repo-docs", "generate", str(repo), "--out", str(tmp_path / "tree"))
+    any_cli.ok("add", str(other), "--name", "repo-sample")
+    data = any_cli.json("repo-docs", "generate", str(repo), "--out", str(tmp_path / "tree"))
     assert data["source"] == {
         "name": "repo-sample-2",
         "out": str(tmp_path / "tree"),
