@@ -239,7 +239,16 @@ class Model:
 
 
 @pytest.fixture
-def engine(tmp_path: Path) -> Iterator[Docmentor]:
+def engine(index_location: str) -> Iterator[Docmentor]:
+    """A new index on each backend: the runs and units an update reads are in the store."""
+    eng = Docmentor(index_location)
+    yield eng
+    eng.close()
+
+
+@pytest.fixture
+def lite_engine(tmp_path: Path) -> Iterator[Docmentor]:
+    """An embedded index only, for a planner option that reads the store as the others do."""
     eng = Docmentor(tmp_path / "db")
     yield eng
     eng.close()
@@ -287,15 +296,15 @@ def test_update_after_editing_one_function_sends_exactly_the_stale_units(
 
 
 def test_update_with_direct_dependents_only(
-    repo: Path, openai_server: OpenAIServer, engine: Docmentor, client: LLMClient
+    repo: Path, openai_server: OpenAIServer, lite_engine: Docmentor, client: LLMClient
 ) -> None:
     model = Model(repo)
     openai_server.script(model)
-    assert run_agent(repo, engine.store, client).finished
+    assert run_agent(repo, lite_engine.store, client).finished
     edit(repo, "shop/models.py", "        return self.kind\n", "        return self.kind.upper()\n")
     model.reread()
     seen = len(openai_server.requests)
-    report = run_agent(repo, engine.store, client, update=True, transitive=False)
+    report = run_agent(repo, lite_engine.store, client, update=True, transitive=False)
     assert precision_recall(sent_since(openai_server, seen), NAME_OF_DIRECT) == (1.0, 1.0)
     assert report.finished
 
