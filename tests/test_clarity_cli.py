@@ -673,7 +673,9 @@ def test_browser_check_catches_a_javascript_error(cli: Cli, tmp_path: Path, wher
 # ----------------------------------------------------------------- 7. --source, errors, rubric
 
 
-def test_score_an_indexed_source(cli: Cli, docs: Path) -> None:
+def test_score_an_indexed_source(index_location: str, docs: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """On each backend: the pages scored from the index are the pages on disk."""
+    cli = Cli(index_location, capsys)
     cli.ok("add", str(docs), "--name", "site")
     indexed = cli.json("clarity", "score", "--source", "site")
     direct = cli.json("clarity", "score", str(docs))
@@ -805,8 +807,9 @@ def test_llm_without_configuration_is_an_error(cli: Cli, monkeypatch: pytest.Mon
 
 
 @pytest.fixture
-def engine(tmp_path: Path, docs: Path) -> Any:
-    eng = Docmentor(tmp_path / "mcp-index")
+def engine(index_location: str, docs: Path) -> Any:
+    """The fixture pages indexed as ``site`` on each backend."""
+    eng = Docmentor(index_location)
     eng.add(str(docs), name="site")
     yield eng
     eng.close()
@@ -839,7 +842,7 @@ DESIGN_ISSUES = [
 ]
 
 
-def test_mcp_clarity_tools(engine: Docmentor, docs: Path, cli: Cli, tmp_path: Path) -> None:
+def test_mcp_clarity_tools(engine: Docmentor, index_location: str, docs: Path, cli: Cli) -> None:
     tools, results = mcp_calls(
         engine,
         [
@@ -924,7 +927,7 @@ def test_mcp_clarity_tools(engine: Docmentor, docs: Path, cli: Cli, tmp_path: Pa
 
     cli_local = cli.json("clarity", "score", str(docs / "howto.md"))["documents"][0]
     assert structured(local) == cli_local
-    indexed_by_cli = Cli(tmp_path / "mcp-index", cli.capsys).json("clarity", "score", "--source", "site")
+    indexed_by_cli = Cli(index_location, cli.capsys).json("clarity", "score", "--source", "site")
     assert structured(indexed) == by_path(indexed_by_cli)["broken.md"]
     assert structured(indexed)["clarity_score"]["overall_score"] == 7.6
 
