@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -17,7 +18,28 @@ from docmentor.models import SourceOptions
 
 @pytest.fixture
 def cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Cli:
+    """The CLI on an embedded index, for the checks made before anything is stored."""
     return Cli(tmp_path / "index", capsys)
+
+
+@pytest.fixture
+def any_cli(index_location: str, capsys: pytest.CaptureFixture[str]) -> Cli:
+    """The CLI on a new index of each backend: the options are stored there and read back."""
+    return Cli(index_location, capsys)
+
+
+def store_options(cli: Cli, name: str, options: object) -> None:
+    """Writes a source's stored options as another version of docmentor might have: the JSON
+    text in the ``sources`` row, straight into the SQLite file or the PostgreSQL schema."""
+    text = json.dumps(options)
+    if cli.location.startswith("postgresql"):
+        import psycopg
+
+        with psycopg.connect(cli.location) as pg:
+            pg.execute("UPDATE sources SET options = %s WHERE name = %s", (text, name))
+        return
+    with closing(sqlite3.connect(cli.db / "index.sqlite3")) as con, con:
+        con.execute("UPDATE sources SET options = ? WHERE name = ?", (text, name))
 
 
 def _docs(tmp_path: Path) -> Path:
@@ -64,65 +86,67 @@ def test_a_bad_option_in_docmentor_toml_is_one_clear_error(
 
 
 def test_options_from_docmentor_toml_reach_the_folder_reader(
-    cli: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    any_cli: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     _docs(tmp_path)
     _toml(tmp_path, monkeypatch, 'max_bytes = "1000"')  # a number written as a string, as before
-    (report,) = cli.json("refresh")["sources"]
+    (report,) = any_cli.json("refresh")["sources"]
     assert [s["path"] for s in report["skipped"]] == ["big.md"]
-    (row,) = cli.state()["sources"]
+    (row,) = any_cli.state()["sources"]
     assert row["options"] == {"max_bytes": 1000}
-    assert [r["path"] for r in cli.json("search", "kestrel")["results"]] == ["small.md"]
+    assert [r["path"] for r in any_cli.json("search", "kestrel")["results"]] == ["small.md"]
 
 
-def test_cli_add_stores_the_options_as_given_and_refresh_reads_them_back(cli: Cli, tmp_path: Path) -> None:
+def test_cli_add_stores_the_options_as_given_and_refresh_reads_them_back(
+    any_cli: Cli, tmp_path: Path
+) -> None:
     docs = _docs(tmp_path)
-    rc, _, err = cli("add", str(docs), "--name", "k", "--max-bytes", "1000", "--base-path", str(tmp_path))
+    rc, _, err = any_cli("add", str(docs), "--name", "k", "--max-bytes", "1000", "--base-path", str(tmp_path))
     assert rc == 0 and "big.md: skipped: over the size cap" in err
-    (row,) = cli.state()["sources"]
+    (row,) = any_cli.state()["sources"]
     assert row["options"] == {"max_bytes": 1000, "base_paths": [str(tmp_path.resolve())]}
-    (report,) = cli.json("refresh", "k")["sources"]
+    (report,) = any_cli.json("refresh", "k")["sources"]
     assert [s["path"] for s in report["skipped"]] == ["big.md"]  # the stored option, read back
 
 
-def test_an_old_stored_row_still_loads(cli: Cli, tmp_path: Path) -> None:
+def test_an_old_stored_row_still_loads(any_cli: Cli, tmp_path: Path) -> None:
     """Rows written before options were typed: any JSON of the known keys (ints for seconds,
     numbers as strings, keys of another version) refreshes as it did."""
     docs = _docs(tmp_path)
-    cli.ok("add", str(docs), "--name", "k")
+    any_cli.ok("add", str(docs), "--name", "k")
     old = {"max_bytes": "1000", "timeout": 5, "use_gitignore": True, "from_a_newer_version": [1]}
-    with sqlite3.connect(cli.db / "index.sqlite3") as con:
-        con.execute("UPDATE sources SET options = ? WHERE name = 'k'", (json.dumps(old),))
-    con.close()
-    assert cli.state()["sources"][0]["options"] == old  # shown as stored
-    (report,) = cli.json("refresh", "k")["sources"]
+    store_options(any_cli, "k", old)
+    assert any_cli.state()["sources"][0]["options"] == old  # shown as stored
+    (report,) = any_cli.json("refresh", "k")["sources"]
     assert report["error"] is None
     assert [s["path"] for s in report["skipped"]] == ["big.md"]
     # written back in the same format: the known options, as they were given
-    assert cli.state()["sources"][0]["options"] == {"max_bytes": 1000, "timeout": 5, "use_gitignore": True}
+    assert any_cli.state()["sources"][0]["options"] == {
+        "max_bytes": 1000,
+        "timeout": 5,
+        "use_gitignore": True,
+    }
 
 
-def test_a_bad_stored_option_fails_that_source_only(cli: Cli, tmp_path: Path) -> None:
+def test_a_bad_stored_option_fails_that_source_only(any_cli: Cli, tmp_path: Path) -> None:
     docs = _docs(tmp_path)
     other = tmp_path / "other"
     other.mkdir()
     (other / "a.md").write_text("# A\n\nThe heron waits.\n", encoding="utf-8")
-    cli.ok("add", str(docs), "--name", "k")
-    cli.ok("add", str(other), "--name", "o")
-    with sqlite3.connect(cli.db / "index.sqlite3") as con:
-        con.execute("UPDATE sources SET options = ? WHERE name = 'k'", (json.dumps({"max_bytes": "lots"}),))
-    con.close()
-    rc, out, err = cli("refresh", "--json")
+    any_cli.ok("add", str(docs), "--name", "k")
+    any_cli.ok("add", str(other), "--name", "o")
+    store_options(any_cli, "k", {"max_bytes": "lots"})
+    rc, out, err = any_cli("refresh", "--json")
     assert rc == 1 and "1 of 2 sources could not be refreshed: k" in err
     by_name = {r["source"]: r for r in json.loads(out)["sources"]}
     assert "max_bytes must be a whole number of at least 1, not 'lots'" in by_name["k"]["error"]
     assert by_name["o"]["error"] is None
-    assert [r["path"] for r in cli.json("search", "kestrel")["results"]] == ["small.md"]  # k kept
+    assert [r["path"] for r in any_cli.json("search", "kestrel")["results"]] == ["small.md"]  # k kept
 
 
-def test_python_options_are_checked_and_may_be_typed(tmp_path: Path) -> None:
+def test_python_options_are_checked_and_may_be_typed(index_location: str, tmp_path: Path) -> None:
     docs = _docs(tmp_path)
-    engine = Docmentor(tmp_path / "idx")
+    engine = Docmentor(index_location)
     try:
         with pytest.raises(UsageError, match="source options: unknown source option 'max_byte'"):
             engine.add(docs, name="k", options={"max_byte": 10})
