@@ -69,15 +69,22 @@ def test_docmentor_toml_concurrency_has_the_same_range(
 
 
 def test_the_cli_and_the_library_open_the_same_index(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    index_location: str, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """Each backend, named where a user would: the folder as ``db`` in docmentor.toml (relative
+    to the file), a PostgreSQL URL in DOCMENTOR_DB (the file takes folders only)."""
     docs = _docs(tmp_path)
-    (tmp_path / "docmentor.toml").write_text('db = "idx"\n', encoding="utf-8")
     monkeypatch.chdir(tmp_path)
+    folder = not index_location.startswith("postgresql")
+    if folder:
+        (tmp_path / "docmentor.toml").write_text('db = "idx"\n', encoding="utf-8")
+    else:
+        monkeypatch.setenv("DOCMENTOR_DB", index_location)
+    assert not index_exists()  # nothing there yet (an empty schema holds no index)
     cli = Cli(tmp_path / "unused", capsys)
     rc, _, err = cli.raw("add", str(docs), "--name", "guide")
     assert rc == 0, err
-    assert (tmp_path / "idx").is_dir() and index_exists()
+    assert index_exists() and (tmp_path / "idx").is_dir() == folder
     engine = Docmentor(create=False)
     assert [s["name"] for s in engine.sources()] == ["guide"]
     engine.close()
@@ -88,6 +95,8 @@ def test_the_cli_and_the_library_open_the_same_index(
 
 
 def test_a_failed_first_add_leaves_no_index(tmp_path: Path) -> None:
+    """The index folder only: in a database the tables a failed first add made stay (by design,
+    ``index_removed_on_failure``)."""
     db = tmp_path / "new"
     with pytest.raises(RuntimeError), index_removed_on_failure(db):
         Docmentor(db).close()
@@ -101,7 +110,7 @@ def test_a_failed_first_add_leaves_no_index(tmp_path: Path) -> None:
 
 
 def test_one_refresh_pass_for_the_cli_and_the_servers(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    index_location: str, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     docs = _docs(tmp_path)
     (tmp_path / "docmentor.toml").write_text(
@@ -109,13 +118,13 @@ def test_one_refresh_pass_for_the_cli_and_the_servers(
         encoding="utf-8",
     )
     monkeypatch.chdir(tmp_path)
-    cli = Cli(tmp_path / "index", capsys)
+    cli = Cli(index_location, capsys)
     cli.ok("add", str(docs), "--name", "own")
     assert [r["source"] for r in cli.json("refresh", "own")["sources"]] == ["own"]  # that one alone
     rc, out, _ = cli("refresh", "--json")  # every source, and the configured ones not indexed yet
     assert rc == 1 and {r["source"] for r in json.loads(out)["sources"]} == {"conf", "gone", "own"}
     unindexed = UnindexedSources()
-    engine = Docmentor(tmp_path / "index")
+    engine = Docmentor(index_location)
     reports = refresh_pass(engine, unindexed=unindexed)  # the configured sources by default
     engine.close()
     assert {r.source for r in reports} == {"conf", "gone", "own"}
