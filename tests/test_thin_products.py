@@ -55,20 +55,23 @@ LONG = " ".join(f"widget calibration step {i} adjusts the dial by one notch" for
 
 
 @pytest.fixture
-def generated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[Path, Path]]:
-    """An index with minidb's knowledge base (a page of drifted examples): (db, its folder)."""
+def generated(
+    index_location: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[tuple[str, Path]]:
+    """An index of each backend with minidb's knowledge base (a page of drifted examples):
+    (where the index is, the knowledge base's folder)."""
     lib = tmp_path / "lib"
     shutil.copytree(FIXTURES / "readme_lib", lib, ignore=shutil.ignore_patterns("__pycache__"))
     (lib / "docs" / "pitfalls.md").write_text(DRIFT_PAGE, encoding="utf-8")
     monkeypatch.syspath_prepend(str(lib))
-    db, out = tmp_path / "index", tmp_path / "gen"
+    db, out = index_location, tmp_path / "gen"
     with closing(Docmentor(db)) as eng:
         generate(eng, library="minidb", docs_path=lib / "docs", out=out, search_paths=[lib])
     yield db, out
 
 
 def test_drift_report_reads_the_last_generation(
-    generated: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
+    generated: tuple[str, Path], capsys: pytest.CaptureFixture[str]
 ) -> None:
     db, out = generated
     (stored,) = out.rglob("knowledge_base/drift.json")
@@ -106,14 +109,14 @@ def test_drift_report_reads_the_last_generation(
 
 
 @pytest.fixture
-def engine(tmp_path: Path) -> Iterator[Docmentor]:
+def engine(index_location: str, tmp_path: Path) -> Iterator[Docmentor]:
     docs = tmp_path / "docs"
     docs.mkdir()
     (docs / "calibration.md").write_text(f"# Widget calibration\n\n{LONG}.\n", encoding="utf-8")
     (docs / "guide.md").write_text(
         "# Releases\n\nThe release process: tag, then publish.\n", encoding="utf-8"
     )
-    with closing(Docmentor(tmp_path / "index")) as eng:
+    with closing(Docmentor(index_location)) as eng:
         eng.add(str(docs), name="fx")
         yield eng
 
@@ -171,7 +174,7 @@ def test_a_penalty_names_what_it_counts_without_its_weight() -> None:
     assert links.explanation == "3 broken links × 0.3 points each"
 
 
-def test_scored_commit_is_the_commit_of_the_scored_folder(tmp_path: Path) -> None:
+def test_scored_commit_is_the_commit_of_the_scored_folder(index_location: str, tmp_path: Path) -> None:
     repo = tmp_path / "repo"
     shutil.copytree(CLARITY_DOCS, repo)
     git = ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@t"]
@@ -182,7 +185,7 @@ def test_scored_commit_is_the_commit_of_the_scored_folder(tmp_path: Path) -> Non
         [*git, "rev-parse", "--short=12", "HEAD"], check=True, capture_output=True, text=True
     ).stdout.strip()
     assert scored_commit([repo / "guide.md"]) == head  # a file: its folder's
-    with closing(Docmentor(tmp_path / "index")) as eng:
+    with closing(Docmentor(index_location)) as eng:
         eng.add(str(repo), name="docs")
         assert scored_commit([], engine=eng, source="docs") == head
     assert scored_commit([tmp_path]) is None  # not a work tree
@@ -211,25 +214,27 @@ def test_each_harness_takes_the_questions_it_measures(
 
 
 def test_a_misspelt_library_is_no_empty_feedback_analysis(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    index_location: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    with closing(Docmentor(tmp_path / "index")) as eng:
+    with closing(Docmentor(index_location)) as eng:
         with pytest.raises(UsageError, match="no knowledge base and no reports for 'minidbb'") as exc:
             analyze_feedback(eng.store, "minidbb")
         assert exc.value.hint == "known: none"
         assert analyze_feedback(eng.store).summary.total_issues == 0
-    err = Cli(tmp_path / "index", capsys).fails("feedback", "analyze", "--library", "minidbb")
+    err = Cli(index_location, capsys).fails("feedback", "analyze", "--library", "minidbb")
     assert err == "error: no knowledge base and no reports for 'minidbb' (known: none)\n"
 
 
 # -------------------------------------------------------------------------- a neutral hint
 
 
-def test_an_ambiguous_reference_hints_with_the_references_themselves(tmp_path: Path) -> None:
+def test_an_ambiguous_reference_hints_with_the_references_themselves(
+    index_location: str, tmp_path: Path
+) -> None:
     docs = tmp_path / "docs"
     docs.mkdir()
     (docs / "guide.md").write_text("# Guide\n\ntext\n", encoding="utf-8")
-    with closing(Docmentor(tmp_path / "index")) as eng:
+    with closing(Docmentor(index_location)) as eng:
         eng.add(str(docs), name="a")
         eng.add(str(docs), name="b")
         with pytest.raises(UsageError) as exc:
