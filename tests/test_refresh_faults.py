@@ -35,7 +35,15 @@ MD = "text/markdown; charset=utf-8"
 
 @pytest.fixture
 def cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Cli:
+    """The CLI on an embedded index, for what a site or folder does (not the store)."""
     return Cli(tmp_path / "index", capsys)
+
+
+@pytest.fixture
+def any_cli(index_location: str, capsys: pytest.CaptureFixture[str]) -> Cli:
+    """The CLI on a new index of each backend (a folder, a PostgreSQL schema's URL), for what
+    a failed, aborted or killed writer leaves in the index."""
+    return Cli(index_location, capsys)
 
 
 def report_of(out: str, source: str) -> dict[str, Any]:
@@ -67,12 +75,12 @@ def write(root: Path, files: dict[str, str]) -> Path:
 
 
 def test_one_source_that_raises_does_not_stop_the_others(
-    cli: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+    any_cli: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
     a = write(tmp_path / "a", {"one.md": "# One\n\nThe albatross.\n"})
     b = write(tmp_path / "b", {"two.md": "# Two\n\nThe bittern.\n"})
-    cli.ok("add", str(a), "--name", "a")
-    cli.ok("add", str(b), "--name", "b")
+    any_cli.ok("add", str(a), "--name", "a")
+    any_cli.ok("add", str(b), "--name", "b")
     write(a, {"three.md": "# Three\n\nThe avocet.\n"})
     write(b, {"four.md": "# Four\n\nThe bunting.\n"})
 
@@ -87,29 +95,29 @@ def test_one_source_that_raises_does_not_stop_the_others(
 
     monkeypatch.setattr(local, "scan_folder", scan)
     caplog.set_level(logging.DEBUG, logger="docmentor.engine")
-    rc, out, err = cli("refresh", "--json")
+    rc, out, err = any_cli("refresh", "--json")
     assert rc == 1
     assert err.startswith("error: 1 of 2 sources could not be refreshed: a"), err
     failed, done = report_of(out, "a"), report_of(out, "b")
     assert "OSError" in failed["error"] and "File name too long" in failed["error"]
     assert (done["error"], done["added"], done["documents"]) == (None, 1, 2)
-    assert paths_found(cli, "bunting") == ["four.md"]  # b was refreshed after a failed
-    assert paths_found(cli, "albatross") == ["one.md"]  # a was left as it was
-    assert paths_found(cli, "avocet") == []
-    row = source_row(cli, "a")
+    assert paths_found(any_cli, "bunting") == ["four.md"]  # b was refreshed after a failed
+    assert paths_found(any_cli, "albatross") == ["one.md"]  # a was left as it was
+    assert paths_found(any_cli, "avocet") == []
+    row = source_row(any_cli, "a")
     assert row["status"] == "error" and "File name too long" in row["error"]
     # the traceback is in the debug log, not in the user's face
     assert any(r.exc_info and "refreshing source a failed" in r.getMessage() for r in caplog.records)
     assert "Traceback" not in err
 
     # one source by name: one error line, exit 1
-    err = cli.fails("refresh", "a")
+    err = any_cli.fails("refresh", "a")
     assert "cannot refresh a: unexpected OSError" in err and "File name too long" in err
 
     monkeypatch.setattr(local, "scan_folder", real_scan)
-    rc, out, err = cli("refresh", "--json")
+    rc, out, err = any_cli("refresh", "--json")
     assert (rc, report_of(out, "a")["added"]) == (0, 1)
-    assert source_row(cli, "a")["status"] == "ok"
+    assert source_row(any_cli, "a")["status"] == "ok"
 
 
 def test_an_include_path_too_long_for_the_system_fails_only_its_source(cli: Cli, tmp_path: Path) -> None:
@@ -145,41 +153,41 @@ NAMES = [f"p{c}{c}{c}" for c in "abcdefghijklmnopqrstuvw"]  # one search word ea
 
 
 def test_a_partial_llms_txt_keeps_the_documents_it_dropped_until_prune(
-    cli: Cli, http_server: HttpServer
+    any_cli: Cli, http_server: HttpServer
 ) -> None:
     serve_pages(http_server, NAMES)
     url = serve_listing(http_server, NAMES)
-    cli.ok("add", url, "--name", "site")
-    assert source_row(cli, "site")["documents"] == 24
+    any_cli.ok("add", url, "--name", "site")
+    assert source_row(any_cli, "site")["documents"] == 24
 
     serve_listing(http_server, NAMES[:2])  # 2 of 23 links: a broken or partial page
-    rc, out, err = cli("refresh", "--json")
+    rc, out, err = any_cli("refresh", "--json")
     assert rc == 0, err
     r = report_of(out, "site")
     assert (r["removed"], r["documents"]) == (0, 24)
     (warning,) = [w for w in r["warnings"] if "refresh --prune site" in w]
     assert "21 of the 23 documents of site are gone" in warning
-    row = source_row(cli, "site")
+    row = source_row(any_cli, "site")
     assert (row["documents"], row["stale_documents"]) == (24, 21)
-    assert paths_found(cli, "pwww") == ["/docs/pwww.md"]  # still searchable
-    kept = page(cli, "site:/docs/pwww.md")
+    assert paths_found(any_cli, "pwww") == ["/docs/pwww.md"]  # still searchable
+    kept = page(any_cli, "site:/docs/pwww.md")
     assert kept["stale"] and "no longer lists it" in kept["error"]
 
-    rc, out, err = cli("refresh", "site")  # the text report warns on stderr
+    rc, out, err = any_cli("refresh", "site")  # the text report warns on stderr
     assert rc == 0 and "warning: 21 of the 23 documents of site are gone" in err
 
-    rc, out, err = cli("refresh", "--prune", "--json")
+    rc, out, err = any_cli("refresh", "--prune", "--json")
     assert rc == 0, err
     r = report_of(out, "site")
     assert (r["removed"], r["documents"]) == (21, 3)
-    assert paths_found(cli, "pwww") == []
-    assert source_row(cli, "site")["stale_documents"] == 0
+    assert paths_found(any_cli, "pwww") == []
+    assert source_row(any_cli, "site")["stale_documents"] == 0
 
 
-def test_prune_is_a_parameter_of_the_library_api(tmp_path: Path, http_server: HttpServer) -> None:
+def test_prune_is_a_parameter_of_the_library_api(index_location: str, http_server: HttpServer) -> None:
     serve_pages(http_server, NAMES[:12])
     url = serve_listing(http_server, NAMES[:12])
-    with closing(Docmentor(tmp_path / "index")) as eng:
+    with closing(Docmentor(index_location)) as eng:
         eng.add(url, name="site")
         serve_listing(http_server, NAMES[:3])
         (report,) = eng.refresh("site")
@@ -218,22 +226,22 @@ def test_small_sources_and_renamed_pages_are_refreshed_as_usual(cli: Cli, http_s
     assert (r["removed"], r["added"], r["documents"], r["warnings"]) == (11, 11, 13, [])
 
 
-def test_a_folder_that_lost_most_files_keeps_them_until_prune(cli: Cli, tmp_path: Path) -> None:
+def test_a_folder_that_lost_most_files_keeps_them_until_prune(any_cli: Cli, tmp_path: Path) -> None:
     docs = write(tmp_path / "docs", {f"mnt/p{i}.md": f"# P{i}\n\nThe p{i} page.\n" for i in range(10)})
     write(docs, {"index.md": "# Index\n\nThe start.\n", "guide.md": "# Guide\n\nThe guide.\n"})
-    cli.ok("add", str(docs), "--name", "d")
+    any_cli.ok("add", str(docs), "--name", "d")
     (docs / "mnt").rename(tmp_path / "unmounted")  # a disk that was not mounted this time
-    rc, out, err = cli("refresh", "--json")
+    rc, out, err = any_cli("refresh", "--json")
     assert rc == 0, err
     r = report_of(out, "d")
     assert (r["removed"], r["documents"]) == (0, 12)
     assert any("10 of the 12 documents of d are gone" in w for w in r["warnings"])
-    assert page(cli, "d:mnt/p3.md")["error"].startswith("no longer in the folder")
+    assert page(any_cli, "d:mnt/p3.md")["error"].startswith("no longer in the folder")
     (tmp_path / "unmounted").rename(docs / "mnt")  # mounted again: fresh again
-    r = report_of(cli("refresh", "--json")[1], "d")
-    assert (r["removed"], source_row(cli, "d")["stale_documents"]) == (0, 0)
+    r = report_of(any_cli("refresh", "--json")[1], "d")
+    assert (r["removed"], source_row(any_cli, "d")["stale_documents"]) == (0, 0)
     (docs / "mnt").rename(tmp_path / "unmounted")
-    r = report_of(cli("refresh", "d", "--prune", "--json")[1], "d")
+    r = report_of(any_cli("refresh", "d", "--prune", "--json")[1], "d")
     assert (r["removed"], r["documents"]) == (10, 2)
 
 
@@ -400,17 +408,20 @@ def test_an_empty_or_cut_short_llms_full_txt_leaves_the_source_as_it_was(cli: Cl
 # ------------------------------------------------ a writer killed between commits (item 6)
 
 # A writer that dies at one exact point: after the store's transaction has committed, when
-# it starts writing the lexical index (a real process, killed with SIGKILL).
+# it starts writing the lexical index (a real process, killed with SIGKILL). On either
+# backend: tantivy's folder, or PostgreSQL's lexical tables (their own transaction).
 KILLED_BETWEEN_COMMITS = """
 import os, signal, sys
 from docmentor.engine import Docmentor
 from docmentor.search.lexical import LexicalIndex
+from docmentor.search.lexical_pg import PgLexicalIndex
 
 def die(self, **kwargs):
     os.kill(os.getpid(), signal.SIGKILL)
 
 eng = Docmentor(sys.argv[1])
 LexicalIndex.replace = die
+PgLexicalIndex.replace = die
 if sys.argv[2] == "add":
     eng.add(sys.argv[3], name=sys.argv[4])
 else:
@@ -419,7 +430,7 @@ print("survived", flush=True)
 """
 
 
-def kill_between_commits(tmp_path: Path, db: Path, *call: str) -> None:
+def kill_between_commits(tmp_path: Path, db: Path | str, *call: str) -> None:
     env = {**os.environ, "DOCMENTOR_HOME": str(tmp_path / "home")}
     proc = subprocess.run(
         [sys.executable, "-c", KILLED_BETWEEN_COMMITS, str(db), *call],
@@ -440,45 +451,45 @@ def every_hit_can_be_read(cli: Cli, word: str) -> list[str]:
 
 
 def test_a_refresh_killed_between_its_commits_is_repaired_by_the_next_reader(
-    cli: Cli, tmp_path: Path
+    any_cli: Cli, tmp_path: Path
 ) -> None:
     docs = write(tmp_path / "docs", {f"d{i}.md": f"# D{i}\n\nThe dipper {i}.\n" for i in range(4)})
-    cli.ok("add", str(docs), "--name", "d")
+    any_cli.ok("add", str(docs), "--name", "d")
     (docs / "d0.md").unlink()
     write(docs, {"d1.md": "# D1\n\nThe diver.\n"})
-    kill_between_commits(tmp_path, cli.db, "refresh", "d")
+    kill_between_commits(tmp_path, any_cli.location, "refresh", "d")
     # a reader (the CLI's search) finds the lexical index behind the store, and no writer at work
-    assert sorted(every_hit_can_be_read(cli, "dipper")) == ["d2.md", "d3.md"]
-    assert every_hit_can_be_read(cli, "diver") == ["d1.md"]
-    with closing(Docmentor(cli.db, create=False)) as eng:
+    assert sorted(every_hit_can_be_read(any_cli, "dipper")) == ["d2.md", "d3.md"]
+    assert every_hit_can_be_read(any_cli, "diver") == ["d1.md"]
+    with closing(Docmentor(any_cli.location, create=False)) as eng:
         assert [(n, g == lg) for n, g, lg in eng.store.generations()] == [("d", True)]
 
 
-def test_an_add_killed_between_its_commits_is_searchable_at_once(cli: Cli, tmp_path: Path) -> None:
+def test_an_add_killed_between_its_commits_is_searchable_at_once(any_cli: Cli, tmp_path: Path) -> None:
     docs = write(tmp_path / "docs", {"a.md": "# A\n\nThe avocet.\n", "b.md": "# B\n\nThe bittern.\n"})
-    kill_between_commits(tmp_path, cli.db, "add", str(docs), "k")
-    assert [s["name"] for s in cli.state()["sources"]] == ["k"]
-    assert every_hit_can_be_read(cli, "avocet") == ["a.md"]
-    assert every_hit_can_be_read(cli, "bittern") == ["b.md"]
+    kill_between_commits(tmp_path, any_cli.location, "add", str(docs), "k")
+    assert [s["name"] for s in any_cli.state()["sources"]] == ["k"]
+    assert every_hit_can_be_read(any_cli, "avocet") == ["a.md"]
+    assert every_hit_can_be_read(any_cli, "bittern") == ["b.md"]
 
 
 def test_while_a_writer_holds_the_lock_hits_are_checked_against_the_store(
-    cli: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    any_cli: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     docs = write(tmp_path / "docs", {f"d{i}.md": f"# D{i}\n\nThe dipper {i}.\n" for i in range(4)})
-    cli.ok("add", str(docs), "--name", "d")
+    any_cli.ok("add", str(docs), "--name", "d")
     (docs / "d0.md").unlink()
     (docs / "d1.md").unlink()
-    kill_between_commits(tmp_path, cli.db, "refresh", "d")
+    kill_between_commits(tmp_path, any_cli.location, "refresh", "d")
     monkeypatch.setattr(engine_core, "SETTLE_WAIT", 0.2)
-    with closing(Docmentor(cli.db)) as writer, writer.store.write_lock():  # another writer at work
+    with closing(Docmentor(any_cli.location)) as writer, writer.store.write_lock():  # another writer at work
         t0 = time.monotonic()
-        assert sorted(every_hit_can_be_read(cli, "dipper")) == ["d2.md", "d3.md"]
+        assert sorted(every_hit_can_be_read(any_cli, "dipper")) == ["d2.md", "d3.md"]
         assert time.monotonic() - t0 < 10
-        with closing(Docmentor(cli.db, create=False)) as eng:  # not repaired: the lock was taken
+        with closing(Docmentor(any_cli.location, create=False)) as eng:  # not repaired: the lock was taken
             assert [(n, g == lg) for n, g, lg in eng.store.generations()] == [("d", False)]
-    assert sorted(every_hit_can_be_read(cli, "dipper")) == ["d2.md", "d3.md"]
-    with closing(Docmentor(cli.db, create=False)) as eng:  # lock free: the reader repaired it
+    assert sorted(every_hit_can_be_read(any_cli, "dipper")) == ["d2.md", "d3.md"]
+    with closing(Docmentor(any_cli.location, create=False)) as eng:  # lock free: the reader repaired it
         assert [(n, g == lg) for n, g, lg in eng.store.generations()] == [("d", True)]
         assert eng.lexical.num_docs() == 4  # two sections, two document entries
 
@@ -562,9 +573,9 @@ def test_a_refresh_ends_at_its_deadline_and_keeps_what_it_did_not_fetch(
 
 
 def test_sources_not_reached_before_the_deadline_are_left_as_they_were(
-    tmp_path: Path, http_server: HttpServer, monkeypatch: pytest.MonkeyPatch
+    index_location: str, tmp_path: Path, http_server: HttpServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    with closing(Docmentor(tmp_path / "index")) as eng:
+    with closing(Docmentor(index_location)) as eng:
         eng.add(site_of(http_server, 2), name="a_site")
         eng.add(str(write(tmp_path / "docs", {"x.md": "# X\n\nThe xenops.\n"})), name="b_folder")
         for i in range(2):
@@ -578,12 +589,12 @@ def test_sources_not_reached_before_the_deadline_are_left_as_they_were(
 
 
 def test_a_reader_that_cannot_repair_filters_its_hits_and_does_not_retry(
-    cli: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+    any_cli: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
     docs = write(tmp_path / "docs", {f"d{i}.md": f"# D{i}\n\nThe dipper {i}.\n" for i in range(4)})
-    cli.ok("add", str(docs), "--name", "d")
+    any_cli.ok("add", str(docs), "--name", "d")
     (docs / "d3.md").unlink()
-    kill_between_commits(tmp_path, cli.db, "refresh", "d")
+    kill_between_commits(tmp_path, any_cli.location, "refresh", "d")
     calls = []
 
     def cannot(self: Docmentor) -> None:  # what a read-only index folder does to a repair
@@ -591,7 +602,7 @@ def test_a_reader_that_cannot_repair_filters_its_hits_and_does_not_retry(
         raise PermissionError(13, "Permission denied")
 
     monkeypatch.setattr(Docmentor, "_repair", cannot)
-    with closing(Docmentor(cli.db, create=False)) as eng:
+    with closing(Docmentor(any_cli.location, create=False)) as eng:
         t0 = time.monotonic()
         for _ in range(3):
             assert sorted(h.path for h in eng.search("dipper")) == ["d0.md", "d1.md", "d2.md"]
@@ -603,11 +614,11 @@ def test_a_reader_that_cannot_repair_filters_its_hits_and_does_not_retry(
 
 
 def test_documents_indexed_before_served_was_recorded_learn_it_on_the_next_refresh(
-    tmp_path: Path, raw_site: RawSite
+    index_location: str, raw_site: RawSite
 ) -> None:
     raw_site.set("/docs/llms.txt", "# Site\n\n## Docs\n\n- [A](a.md)\n", content_type="text/plain")
     raw_site.set("/docs/a.md", "# A\n\nThe avocet.\n")
-    with closing(Docmentor(tmp_path / "index")) as eng:
+    with closing(Docmentor(index_location)) as eng:
         eng.add(raw_site.base + "/docs/llms.txt", name="site")
         eng.store.conn().execute("UPDATE documents SET served = NULL")  # as an older docmentor left it
         (report,) = eng.refresh("site")
@@ -622,6 +633,7 @@ def test_documents_indexed_before_served_was_recorded_learn_it_on_the_next_refre
 
 
 def test_a_reader_that_cannot_take_the_write_lock_does_not_wait(cli: Cli, tmp_path: Path) -> None:
+    """The embedded index only: its write lock is a file in the index folder."""
     docs = write(tmp_path / "docs", {f"d{i}.md": f"# D{i}\n\nThe dipper {i}.\n" for i in range(3)})
     cli.ok("add", str(docs), "--name", "d")
     (docs / "d2.md").unlink()
@@ -634,18 +646,21 @@ def test_a_reader_that_cannot_take_the_write_lock_does_not_wait(cli: Cli, tmp_pa
 
 
 def test_a_search_disturbed_on_every_attempt_reads_holding_the_write_lock(
-    cli: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    any_cli: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     docs = write(tmp_path / "docs", {f"d{i}.md": f"# D{i}\n\nThe dipper {i}.\n" for i in range(3)})
-    cli.ok("add", str(docs), "--name", "d")
+    any_cli.ok("add", str(docs), "--name", "d")
     (docs / "d2.md").unlink()
     write(docs, {"d1.md": "# D1\n\nThe diver.\n"})
-    kill_between_commits(tmp_path, cli.db, "refresh", "d")
+    kill_between_commits(tmp_path, any_cli.location, "refresh", "d")
     monkeypatch.setattr(engine_core, "READ_ATTEMPTS", 0)  # as if writers committed during each
-    assert every_hit_can_be_read(cli, "dipper") == ["d0.md"]
-    assert every_hit_can_be_read(cli, "diver") == ["d1.md"]  # repaired under the lock, not filtered
+    assert every_hit_can_be_read(any_cli, "dipper") == ["d0.md"]
+    assert every_hit_can_be_read(any_cli, "diver") == ["d1.md"]  # repaired under the lock, not filtered
     monkeypatch.setattr(engine_core, "SETTLE_WAIT", 0.2)
-    with closing(Docmentor(cli.db)) as writer, writer.store.write_lock():  # a writer at work for long
+    with (
+        closing(Docmentor(any_cli.location)) as writer,
+        writer.store.write_lock(),
+    ):  # a writer at work for long
         t0 = time.monotonic()
-        assert every_hit_can_be_read(cli, "dipper") == ["d0.md"]  # the lexical view, checked
+        assert every_hit_can_be_read(any_cli, "dipper") == ["d0.md"]  # the lexical view, checked
         assert time.monotonic() - t0 < 5  # gave up on the lock after SETTLE_WAIT
