@@ -430,10 +430,34 @@ print("survived", flush=True)
 """
 
 
-def kill_between_commits(tmp_path: Path, db: Path | str, *call: str) -> None:
+# A writer that dies inside the store's transaction, after it wrote its first document's rows
+# and before it commits: the database (SQLite's journal, PostgreSQL's server) drops them all.
+KILLED_IN_THE_TRANSACTION = """
+import os, signal, sys
+from docmentor.engine import Docmentor
+from docmentor.store.db import Store
+
+written = Store._write_doc
+
+def die_on_the_second(self, *args, **kwargs):
+    if getattr(Store, "wrote", False):
+        os.kill(os.getpid(), signal.SIGKILL)
+    Store.wrote = True
+    return written(self, *args, **kwargs)
+
+eng = Docmentor(sys.argv[1])
+Store._write_doc = die_on_the_second
+eng.refresh(sys.argv[3])
+print("survived", flush=True)
+"""
+
+
+def kill_between_commits(
+    tmp_path: Path, db: Path | str, *call: str, script: str = KILLED_BETWEEN_COMMITS
+) -> None:
     env = {**os.environ, "DOCMENTOR_HOME": str(tmp_path / "home")}
     proc = subprocess.run(
-        [sys.executable, "-c", KILLED_BETWEEN_COMMITS, str(db), *call],
+        [sys.executable, "-c", script, str(db), *call],
         capture_output=True,
         text=True,
         timeout=60,
@@ -463,6 +487,20 @@ def test_a_refresh_killed_between_its_commits_is_repaired_by_the_next_reader(
     assert every_hit_can_be_read(any_cli, "diver") == ["d1.md"]
     with closing(Docmentor(any_cli.location, create=False)) as eng:
         assert [(n, g == lg) for n, g, lg in eng.store.generations()] == [("d", True)]
+
+
+def test_a_refresh_killed_inside_the_store_transaction_loses_nothing(any_cli: Cli, tmp_path: Path) -> None:
+    docs = write(tmp_path / "docs", {f"d{i}.md": f"# D{i}\n\nThe dipper {i}.\n" for i in range(4)})
+    any_cli.ok("add", str(docs), "--name", "d")
+    before = any_cli.state()
+    write(docs, {f"d{i}.md": f"# D{i}\n\nThe diver {i}.\n" for i in range(5)})  # four changed, one new
+    kill_between_commits(tmp_path, any_cli.location, "refresh", "d", script=KILLED_IN_THE_TRANSACTION)
+    assert any_cli.state() == before  # not one row of the killed refresh
+    assert sorted(every_hit_can_be_read(any_cli, "dipper")) == [f"d{i}.md" for i in range(4)]
+    assert every_hit_can_be_read(any_cli, "diver") == []
+    r = report_of(any_cli("refresh", "--json")[1], "d")  # the next writer is not blocked
+    assert (r["error"], r["updated"], r["added"]) == (None, 4, 1)
+    assert sorted(every_hit_can_be_read(any_cli, "diver")) == [f"d{i}.md" for i in range(5)]
 
 
 def test_an_add_killed_between_its_commits_is_searchable_at_once(any_cli: Cli, tmp_path: Path) -> None:
