@@ -13,7 +13,7 @@ import json
 import re
 import shutil
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
@@ -46,6 +46,22 @@ def generated(tmp_path_factory: pytest.TempPathFactory) -> tuple[Docmentor, Gene
     engine = Docmentor(root / "db")
     result = generate(engine, library="minidb", docs_path=DOCS, out=root / "out", search_paths=[LIB])
     return engine, result
+
+
+@pytest.fixture(scope="module", params=["sqlite", "postgres"])
+def generated_each(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[tuple[Docmentor, GenerationResult]]:
+    """``generated`` on each backend (the embedded one is ``generated`` itself), for the few
+    end-to-end checks of what generation reads from and writes to the index."""
+    if request.param == "sqlite":
+        yield request.getfixturevalue("generated")
+        return
+    root = tmp_path_factory.mktemp("gen-pg")
+    engine = Docmentor(request.getfixturevalue("module_postgres_url"))
+    result = generate(engine, library="minidb", docs_path=DOCS, out=root / "out", search_paths=[LIB])
+    yield engine, result
+    engine.close()
 
 
 @pytest.fixture(scope="module")
@@ -90,8 +106,10 @@ def contexts(text: str) -> list[int]:
 # -- README.LLM ------------------------------------------------------------------------------
 
 
-def test_readme_golden_structure(readme: str, generated: tuple[Docmentor, GenerationResult]) -> None:
-    _, result = generated
+def test_readme_golden_structure(generated_each: tuple[Docmentor, GenerationResult]) -> None:
+    _, result = generated_each
+    assert result.readme_path is not None
+    readme = result.readme_path.read_text(encoding="utf-8")
     assert readme.startswith("<ReadMe.LLM>\n<rules>\n")
     assert readme.endswith("</ReadMe.LLM>\n")
     b = blocks(readme)
@@ -308,8 +326,10 @@ def test_importance_empty_and_synthetic() -> None:
 # -- the knowledge base -------------------------------------------------------------------------
 
 
-def test_kb_round_trip(kb: KnowledgeBase, generated: tuple[Docmentor, GenerationResult]) -> None:
-    _, result = generated
+def test_kb_round_trip(generated_each: tuple[Docmentor, GenerationResult]) -> None:
+    _, result = generated_each
+    assert result.kb_path is not None
+    kb = load_kb(result.kb_path)
     assert kb.library == "minidb" and kb.version == "1.2.0"
     assert len(kb.entries) == result.api_count == kb.index.counts["apis"] == 18
     assert len(kb.examples) == result.example_count == kb.index.counts["examples"]
@@ -412,8 +432,8 @@ def test_kb_replaced_atomically(kb: KnowledgeBase, tmp_path: Path) -> None:
 # -- the store ------------------------------------------------------------------------------------
 
 
-def test_register_list_load(kb: KnowledgeBase, tmp_path: Path) -> None:
-    engine = Docmentor(tmp_path / "db")
+def test_register_list_load(kb: KnowledgeBase, index_location: str) -> None:
+    engine = Docmentor(index_location)
     assert list_kbs(engine.store) == []
     with pytest.raises(NotFoundError, match="no knowledge base for library 'minidb'"):
         load_entries(engine.store, "minidb")
@@ -434,13 +454,15 @@ def test_register_list_load(kb: KnowledgeBase, tmp_path: Path) -> None:
     assert len(load_entries(engine.store, "minidb")) == 4
     assert list_kbs(engine.store)[0].generation == 2
     # readers see it
-    reader = Docmentor(tmp_path / "db", create=False)
+    reader = Docmentor(index_location, create=False)
     assert [r.library for r in list_kbs(reader.store)] == ["minidb"]
     assert len(load_entries(reader.store, "minidb")) == 4
+    reader.close()
+    engine.close()
 
 
-def test_generate_registers_in_the_index(generated: tuple[Docmentor, GenerationResult]) -> None:
-    engine, result = generated
+def test_generate_registers_in_the_index(generated_each: tuple[Docmentor, GenerationResult]) -> None:
+    engine, result = generated_each
     assert result.generation == 1
     assert [r.library for r in list_kbs(engine.store)] == ["minidb"]
     assert len(load_entries(engine.store, "minidb")) == result.api_count
@@ -460,12 +482,13 @@ def test_generate_registers_in_the_index(generated: tuple[Docmentor, GenerationR
 # -- generate: options and failures -----------------------------------------------------------------
 
 
-def test_generate_unknown_library(tmp_path: Path) -> None:
-    engine = Docmentor(tmp_path / "db")
+def test_generate_unknown_library(index_location: str, tmp_path: Path) -> None:
+    engine = Docmentor(index_location)
     with pytest.raises(NotFoundError, match="not installed"):
         generate(engine, library="no_such_lib_xyz", docs_path=DOCS, out=tmp_path / "out", search_paths=[LIB])
     assert not (tmp_path / "out").exists()
     assert not engine.store.has_source("no_such_lib_xyz-docs")
+    engine.close()
 
 
 @pytest.mark.parametrize("name", ["", " ", "http x", "httpx\n"])
@@ -521,8 +544,8 @@ def test_generate_with_a_missing_docs_folder_fails_before_reading_the_api(
     assert not (tmp_path / "out").exists()
 
 
-def test_generate_output_formats_and_version(tmp_path: Path) -> None:
-    engine = Docmentor(tmp_path / "db")
+def test_generate_output_formats_and_version(index_location: str, tmp_path: Path) -> None:
+    engine = Docmentor(index_location)
     with pytest.raises(UsageError, match="output format"):
         generate(engine, library="minidb", out=tmp_path / "x", output_format="html", search_paths=[LIB])
     mono = generate(
@@ -547,6 +570,7 @@ def test_generate_output_formats_and_version(tmp_path: Path) -> None:
     assert only_kb.readme_path is None and only_kb.example_count == mono.example_count
     assert sorted(p.name for p in (tmp_path / "kb").iterdir()) == ["knowledge_base"]
     assert load_kb(tmp_path / "kb" / "knowledge_base").version == "1.2.0"
+    engine.close()
 
 
 def test_generate_with_validation(tmp_path: Path) -> None:
