@@ -43,8 +43,8 @@ __all__ = [
 ]
 
 _CHUNK = 500
-#: postings read per (term, field) in a search (score_entries): a term in more entries than
-#: this contributes to its densest ones only. 500: the dev suite on PostgreSQL (make eval's
+#: postings kept per (term, field) in its lex_terms row (m017) and read by a search
+#: (score_entries): a term in more entries than this contributes to its densest ones only. 500: the dev suite on PostgreSQL (make eval's
 #: three corpora, eval_suite --postgres) keeps every figure of the exact sum but one (tanstack
 #: nDCG 0.740 → 0.742); search p50 on 3 copies of the shared corpora (20k sections, lexical,
 #: in-process) 86 ms (every posting) → 52 ms (2,000) → 34 ms (500)
@@ -185,8 +185,9 @@ def _top(where: str) -> str:
 
 
 def keep_top_postings(db: Any, where: str = "TRUE", params: Sequence[Any] = ()) -> None:
-    """Store the densest postings of the (term, field)s matching ``where`` in their
-    ``lex_terms`` rows (PostgreSQL only: what :func:`score_entries` reads)."""
+    """Store the densest postings of the (term, field)s matching ``where`` (SQL over
+    ``lex_terms t``: the store's own text, never input) in their ``lex_terms`` rows
+    (PostgreSQL only: what :func:`score_entries` reads)."""
     db.execute(
         f"""UPDATE lex_terms SET top_keys = x.k, top_tfs = x.tf, top_lens = x.len
             FROM ({_top(where)}) x(term, field, df, k, tf, len)
