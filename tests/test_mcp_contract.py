@@ -25,6 +25,7 @@ from mcp_types import CallToolResult, TextContent
 
 from docmentor.engine import Docmentor
 from docmentor.library import generate
+from docmentor.mcp_contract import untitled
 from docmentor.server import build_server
 from mcptool import tool_call
 
@@ -575,3 +576,37 @@ def test_malformed_lines_on_a_socket_stdio_are_answered_too(small: Docmentor, tm
     assert errors == [(None, -32700), (None, -32600)], replies
     assert next(r for r in replies if r.get("id") == 5)["result"]["structuredContent"]["results"]
     assert "Traceback" not in stderr
+
+
+def test_listed_schemas_carry_no_title_annotations(small: Docmentor) -> None:
+    # pydantic's titles ("Line Start") say nothing the names do not, and the tool list goes
+    # into every session's context; a property named "title" is a property, and stays
+    tools, _ = calls(small, [])
+
+    def titles(node: Any) -> int:
+        if isinstance(node, dict):
+            own = 1 if isinstance(node.get("title"), str) else 0
+            return own + sum(titles(v) for v in node.values())
+        return sum(titles(v) for v in node) if isinstance(node, list) else 0
+
+    for tool in tools.values():
+        assert titles(tool.input_schema) == 0 and titles(tool.output_schema) == 0, tool.name
+    result = tools["search_docs"].output_schema["$defs"]["SearchResult"]
+    assert result["properties"]["title"] == {"type": "string"} and "title" in result["required"]
+    assert tools["search_docs"].input_schema["properties"]["limit"]["maximum"] == 20
+
+
+def test_untitled_keeps_everything_but_title_strings() -> None:
+    schema = {
+        "title": "Out",
+        "type": "object",
+        "properties": {"title": {"title": "Title", "type": "string"}, "n": {"type": "integer", "title": "N"}},
+        "required": ["title"],
+        "anyOf": [{"title": "A", "const": 1}],
+    }
+    assert untitled(schema) == {
+        "type": "object",
+        "properties": {"title": {"type": "string"}, "n": {"type": "integer"}},
+        "required": ["title"],
+        "anyOf": [{"const": 1}],
+    }

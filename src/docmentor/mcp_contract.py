@@ -145,6 +145,18 @@ def _describe(tool_name: str, schema: Mapping[str, Any], error: ValidationError)
     return f"{where or 'the arguments'} do not fit the input schema ({error.message}). Try: see the tool's input schema"
 
 
+def untitled(schema: Any) -> Any:
+    """A JSON schema without its ``title`` annotations (pydantic's "Line Start" for
+    ``line_start``: they say nothing the property's name does not): a fifth of the tool
+    list's bytes (48.8 → 38.2 kB for the 16 default tools), which every session puts in the
+    model's context. A property named ``title`` stays (its value is a schema, not a string)."""
+    if isinstance(schema, dict):
+        return {k: untitled(v) for k, v in schema.items() if not (k == "title" and isinstance(v, str))}
+    if isinstance(schema, list):
+        return [untitled(v) for v in schema]
+    return schema
+
+
 class Contract:
     """The server middleware (``server.middleware``) that keeps the details above."""
 
@@ -169,6 +181,11 @@ class Contract:
         ):
             return await self._call_tool(ctx, call_next)
         result = await call_next(ctx)
+        if method == "tools/list" and isinstance(result, dict):
+            for listed in result.get("tools", []):
+                for key in ("inputSchema", "outputSchema"):
+                    if isinstance(listed, dict) and isinstance(listed.get(key), dict):
+                        listed[key] = untitled(listed[key])
         if method in ("initialize", "server/discover") and isinstance(result, dict):
             capabilities = result.get("capabilities")
             if isinstance(capabilities, dict):
