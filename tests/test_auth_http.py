@@ -213,6 +213,16 @@ def test_stored_tokens_their_scopes_and_each_refusal(tmp_path: Path, index: Path
     engine.close()
 
 
+def test_readiness_without_the_index_file_makes_no_empty_one(index: Path, serve: Any) -> None:
+    served = serve()
+    assert httpx.get(served.url + "/readyz", timeout=10).status_code == 200
+    for database in index.glob("*.sqlite3*"):
+        database.unlink()  # the index file alone is gone (its folder stays)
+    missing = httpx.get(served.url + "/readyz", timeout=10)
+    assert missing.json() == {"status": "unavailable", "reason": "the index file is missing"}
+    assert missing.status_code == 503 and not list(index.glob("*.sqlite3"))  # none made in its place
+
+
 def test_readiness_follows_the_index_and_a_new_token_turns_authentication_on(
     tmp_path: Path, index: Path, serve: Any
 ) -> None:
@@ -225,9 +235,7 @@ def test_readiness_follows_the_index_and_a_new_token_turns_authentication_on(
     try:
         gone = httpx.get(served.url + "/readyz", timeout=10)
         assert gone.status_code == 503, gone.text
-        assert gone.json()["status"] == "unavailable" and gone.json()["reason"].startswith(
-            "the index does not answer"
-        )
+        assert gone.json() == {"status": "unavailable", "reason": "the index file is missing"}
         assert str(tmp_path) not in gone.text  # no paths to an unauthenticated caller
         assert httpx.get(served.url + "/healthz", timeout=10).status_code == 200  # alive all the same
     finally:

@@ -38,6 +38,9 @@ def index_ready(engine: Docmentor, *, timeout: float = READY_TIMEOUT) -> Readine
     """Open the index anew, run one trivial query, close it: :class:`Readiness`."""
     outcome: list[BaseException | None] = []
     store = engine.store
+    if store.dialect == "sqlite" and not store.path.exists():
+        # opening it would create an empty index file in its place
+        return Readiness(False, "the index file is missing")
 
     def probe() -> None:
         try:
