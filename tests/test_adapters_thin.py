@@ -81,7 +81,7 @@ def test_find_api_answers_carry_the_import_path_over_mcp_as_in_the_library(
     tool, found = anyio.run(go)
     # the output schema names it, and the answer (checked against that schema by the SDK) has it
     item = tool.output_schema["properties"]["results"]["items"]["properties"]  # written out flat
-    assert item["import_path"] == {"title": "Import Path", "type": "string"}
+    assert item["import_path"] == {"type": "string"}  # listed without pydantic's title annotation
     assert [r["import_path"] for r in found["results"]] == [r["import_path"] for r in direct["results"]]
     assert found["results"][0]["import_path"] == "minidb.Database.insert"
     assert found["results"][0]["api_id"] == "minidb.core.Database.insert"
