@@ -184,10 +184,13 @@ def test_a_source_filter_answers_as_the_embedded_index(tmp_path: Path, postgres_
         pg.close()
 
 
-def test_an_index_from_before_the_kept_postings_gets_them(tmp_path: Path, postgres_url: str) -> None:
-    # m017 fills the kept postings of an index built before it (keep_top_postings over every
-    # term); until then a term without them would score nothing
-    from docmentor.store.lexical_tables import keep_top_postings
+def test_postings_not_kept_yet_are_read_from_the_postings_and_kept_by_the_next_write(
+    tmp_path: Path, postgres_url: str
+) -> None:
+    # an index being filled by m019, or written by an older process, has terms without kept
+    # postings: a search reads theirs from lex_postings (the same answers), and the next
+    # lexical write keeps them
+    from docmentor.store.lexical_tables import score_entries
 
     docs = _docs(tmp_path)
     pg = Docmentor(postgres_url)
@@ -196,9 +199,17 @@ def test_an_index_from_before_the_kept_postings_gets_them(tmp_path: Path, postgr
         want = [_results(pg, q) for q in QUERIES]
         with pg.store.transaction() as db:
             db.execute("UPDATE lex_terms SET top_keys = NULL, top_tfs = NULL, top_lens = NULL")
-        assert all(_results(pg, q) == [] for q in ("timeout", "proxy"))
-        with pg.store.transaction() as db:
-            keep_top_postings(db)
         assert [_results(pg, q) for q in QUERIES] == want
+        (docs / "extra.md").write_text("# Extra\n\nOne more page.\n", encoding="utf-8")
+        pg.refresh("guide")
+        row = pg.store.conn().execute("SELECT COUNT(*) FROM lex_terms WHERE top_keys IS NULL").fetchone()
+        assert row[0] == 0
+        fresh = Docmentor(tmp_path / "fresh")  # the same documents, indexed afresh
+        fresh.add(docs, name="guide")
+        assert [_results(pg, q) for q in QUERIES] == [_results(fresh, q) for q in QUERIES]
+        fresh.close()
+        assert (
+            score_entries(pg.store, [("timeout", "body", 1.0, 10.0)], kind="s", sources=None, limit=0) == []
+        )
     finally:
         pg.close()

@@ -600,13 +600,21 @@ def test_untitled_keeps_everything_but_title_strings() -> None:
     schema = {
         "title": "Out",
         "type": "object",
-        "properties": {"title": {"title": "Title", "type": "string"}, "n": {"type": "integer", "title": "N"}},
+        "properties": {
+            "title": {"title": "Title", "type": "string"},
+            "n": {"type": "integer", "title": "N"},
+            "default": {"type": "string", "title": "Default"},  # a property named like a keyword
+        },
         "required": ["title"],
         "anyOf": [{"title": "A", "const": 1}],
+        "default": {"title": "a value, not a schema"},
+        "examples": [{"title": "x"}],
     }
     assert untitled(schema) == {
         "type": "object",
-        "properties": {"title": {"type": "string"}, "n": {"type": "integer"}},
+        "properties": {"title": {"type": "string"}, "n": {"type": "integer"}, "default": {"type": "string"}},
         "required": ["title"],
         "anyOf": [{"const": 1}],
+        "default": {"title": "a value, not a schema"},
+        "examples": [{"title": "x"}],
     }

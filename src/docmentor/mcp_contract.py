@@ -145,13 +145,25 @@ def _describe(tool_name: str, schema: Mapping[str, Any], error: ValidationError)
     return f"{where or 'the arguments'} do not fit the input schema ({error.message}). Try: see the tool's input schema"
 
 
+_VALUES = frozenset({"default", "const", "enum", "examples"})  # values, not schemas: kept whole
+_NAMED = frozenset({"properties", "patternProperties", "$defs", "definitions"})
+
+
 def untitled(schema: Any) -> Any:
     """A JSON schema without its ``title`` annotations (pydantic's "Line Start" for
     ``line_start``: they say nothing the property's name does not): a fifth of the tool
     list's bytes (48.8 → 38.2 kB for the 16 default tools), which every session puts in the
     model's context. A property named ``title`` stays (its value is a schema, not a string)."""
     if isinstance(schema, dict):
-        return {k: untitled(v) for k, v in schema.items() if not (k == "title" and isinstance(v, str))}
+        out: dict[str, Any] = {}
+        for k, v in schema.items():
+            if k == "title" and isinstance(v, str):
+                continue
+            if k in _NAMED and isinstance(v, dict):  # names → schemas (a name is no keyword)
+                out[k] = {name: untitled(sub) for name, sub in v.items()}
+            else:
+                out[k] = v if k in _VALUES else untitled(v)
+        return out
     if isinstance(schema, list):
         return [untitled(v) for v in schema]
     return schema

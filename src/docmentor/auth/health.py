@@ -38,12 +38,13 @@ def index_ready(engine: Docmentor, *, timeout: float = READY_TIMEOUT) -> Readine
     """Open the index anew, run one trivial query, close it: :class:`Readiness`."""
     outcome: list[BaseException | None] = []
     store = engine.store
-    if store.dialect == "sqlite" and not store.path.exists():
-        # opening it would create an empty index file in its place
-        return Readiness(False, "the index file is missing")
+    missing: list[bool] = []
 
     def probe() -> None:
         try:
+            if store.dialect == "sqlite" and not store.path.exists():
+                missing.append(True)  # opening it would create an empty index file in its place
+                return
             store.get_setting("docmentor.ready")  # one row looked up by key
             outcome.append(None)
         except BaseException as exc:
@@ -57,6 +58,8 @@ def index_ready(engine: Docmentor, *, timeout: float = READY_TIMEOUT) -> Readine
     thread = threading.Thread(target=probe, name="readyz", daemon=True)
     thread.start()
     thread.join(timeout)
+    if missing:
+        return Readiness(False, "the index file is missing")
     if not outcome:
         return Readiness(False, f"the index did not answer within {timeout:g} s")
     error = outcome[0]

@@ -156,6 +156,8 @@ def replace_entries(
             touched.update(t for e in batch for text in e.fields.values() for t in text.split())
             n += len(batch)
         _count_terms(db, sorted(touched), top=store.dialect == "postgresql")
+        if store.dialect == "postgresql":  # any not kept yet (m019 filling, an older writer)
+            keep_top_postings(db, "t.top_keys IS NULL")
         stats = _count(db)
         db.execute(
             "INSERT INTO settings VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
@@ -292,9 +294,6 @@ class TermPostings:
     lens: npt.NDArray[np.float64]
 
 
-_NONE = np.zeros(0)
-
-
 def term_postings(store: Store, terms: Sequence[str]) -> dict[tuple[str, str], TermPostings]:
     """(term, field) → its :class:`TermPostings`, for every field holding one of ``terms``:
     one row per (term, field), however many entries hold the term."""
@@ -306,15 +305,28 @@ def term_postings(store: Store, terms: Sequence[str]) -> dict[tuple[str, str], T
         f" WHERE term IN ({','.join('?' * len(terms))})",
         list(terms),
     )
-    for r in rows:
-        packed = (r[3], r[4], r[5])
-        if any(p is None for p in packed):  # not kept (never, once m017 ran): no postings to read
-            keys, tfs, lens = _NONE.astype(np.int64), _NONE, _NONE
+    for r in rows.fetchall():
+        term, field, packed = str(r[0]), str(r[1]), (r[3], r[4], r[5])
+        if any(p is None for p in packed):
+            # not kept yet (an index being filled by m019, or a write by an older process):
+            # read them from the postings, as they would have been kept
+            found = (
+                store.conn()
+                .execute(
+                    "SELECT key, tf, len FROM lex_postings WHERE term = ? AND field = ?"
+                    f" ORDER BY density DESC, key LIMIT {PER_TERM}",
+                    (term, field),
+                )
+                .fetchall()
+            )
+            keys = np.array([int(f[0]) for f in found], dtype=np.int64)
+            tfs = np.array([float(f[1]) for f in found])
+            lens = np.array([float(f[2]) for f in found])
         else:
             keys = np.frombuffer(bytes(packed[0]), dtype=">i8").astype(np.int64)
             tfs = np.frombuffer(bytes(packed[1]), dtype=">i4").astype(np.float64)
             lens = np.frombuffer(bytes(packed[2]), dtype=">i4").astype(np.float64)
-        out[(str(r[0]), str(r[1]))] = TermPostings(int(r[2]), keys, tfs, lens)
+        out[(term, field)] = TermPostings(int(r[2]), keys, tfs, lens)
     return out
 
 
@@ -394,6 +406,8 @@ def _sum_postings(
 def _best(keys: npt.NDArray[np.int64], sums: npt.NDArray[np.float64], n: int) -> list[tuple[int, float]]:
     """The ``n`` best (key, score), best first, ties by key: only those sorted (a search
     sums thousands of entries and keeps tens)."""
+    if n <= 0:
+        return []
     if len(sums) > n:
         kth = np.partition(sums, len(sums) - n)[len(sums) - n]
         keep = sums >= kth  # every entry tied with the n-th, so ties still go by key
@@ -420,11 +434,27 @@ def _first(
     while True:
         ranked = _best(*summed, n)
         fresh = [k for k, _ in ranked[looked:]]
-        kept.update(entries(store, fresh, kind=kind, sources=sources))
+        kept.update(_of_sources(store, fresh, kind=kind, sources=sources))
         out = [pair for pair in ranked if pair[0] in kept]
         if len(out) >= limit or len(ranked) < n:
             return out[:limit]
         looked, n = len(ranked), n * 4
+
+
+def _of_sources(store: Store, keys: Sequence[int], *, kind: str, sources: Sequence[str]) -> set[int]:
+    """Those of ``keys`` that are entries of ``kind`` in ``sources`` (keys only, not what
+    they show)."""
+    out: set[int] = set()
+    db = store.conn()
+    for i in range(0, len(keys), _CHUNK):
+        chunk = list(keys[i : i + _CHUNK])
+        rows = db.execute(
+            f"SELECT key FROM lex_entries WHERE kind = ? AND key IN ({','.join('?' * len(chunk))})"
+            f" AND source IN ({','.join('?' * len(sources))})",
+            [kind, *chunk, *sources],
+        )
+        out.update(int(r[0]) for r in rows)
+    return out
 
 
 def entries(

@@ -418,11 +418,13 @@ def m016_lexical_postings_by_entry(db: Connection) -> None:
     # exactly (every posting of theirs for the query's terms); by entry and term, read from
     # the index alone, that is a few rows per unit whatever the index's size (by term alone,
     # it was every posting of each common term). Dropping an entry finds its terms the same way.
+    # The new index is built before the old one is dropped: dropping locks out readers until
+    # the migration commits, building does not.
     _script(
         db,
         """
-        DROP INDEX IF EXISTS lex_postings_key;
-        CREATE INDEX lex_postings_entry ON lex_postings(key, term, field, tf, len)
+        CREATE INDEX lex_postings_entry ON lex_postings(key, term, field, tf, len);
+        DROP INDEX IF EXISTS lex_postings_key
         """,
     )
 
@@ -439,11 +441,7 @@ def m017_lexical_top_postings(db: Connection) -> None:
         ALTER TABLE lex_terms ADD COLUMN top_tfs BLOB;
         ALTER TABLE lex_terms ADD COLUMN top_lens BLOB
         """,
-    )
-    if getattr(db, "copy_rows", None) is not None:  # PostgreSQL's (the only lexical tables in use)
-        from docmentor.store.lexical_tables import keep_top_postings
-
-        keep_top_postings(db)
+    )  # committed on its own (the columns lock readers out until then): m019 fills them
 
 
 @migration
@@ -453,3 +451,13 @@ def m018_vectors_by_rowid(db: Connection) -> None:
     # it, every search read every vector row: 3 ms at 5k vectors, linear in their number)
     if getattr(db, "copy_rows", None) is not None:
         db.execute("CREATE INDEX unit_vectors_rowid ON unit_vectors(rowid)")
+
+
+@migration
+def m019_lexical_top_postings_filled(db: Connection) -> None:
+    # PostgreSQL: the kept postings (m017) of an index built before them. Readers go on
+    # meanwhile (a term not kept yet is read from its postings, as it would have been kept).
+    if getattr(db, "copy_rows", None) is not None:  # PostgreSQL's (the only lexical tables in use)
+        from docmentor.store.lexical_tables import keep_top_postings
+
+        keep_top_postings(db, "t.top_keys IS NULL")
