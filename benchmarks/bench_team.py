@@ -27,7 +27,6 @@ import os
 import random
 import shutil
 import signal
-import socket
 import statistics
 import subprocess
 import sys
@@ -40,30 +39,10 @@ import httpx
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from pg_server import start_postgres  # noqa: E402
+from pg_server import serve_replica, start_postgres  # noqa: E402
 
 BIN = ROOT / ".venv" / "bin" / "docmentor"
 ACCEPT = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
-
-
-def _port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def _wait(url: str, proc: subprocess.Popen[bytes], timeout: float = 60) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise SystemExit(f"a replica exited: {proc.returncode}")
-        try:
-            if httpx.get(url + "/readyz", timeout=1).status_code == 200:
-                return
-        except httpx.HTTPError:
-            pass
-        time.sleep(0.1)
-    raise SystemExit(f"{url} did not become ready")
 
 
 class Load:
@@ -171,17 +150,9 @@ def main() -> None:
         )
         replicas = []
         for i in range(2):
-            port = _port()
-            log = (logs / f"replica{i}.log").open("wb")
-            proc = subprocess.Popen(
-                [str(BIN), "--db", url, "serve", "--transport", "http", "--port", str(port)],
-                env=env,
-                stdout=log,
-                stderr=subprocess.STDOUT,
-            )
+            proc, replica = serve_replica(BIN, url, env, logs / f"replica{i}.log")
             procs.append(proc)
-            replicas.append(f"http://127.0.0.1:{port}")
-            _wait(replicas[-1], proc)
+            replicas.append(replica)
         load = Load(replicas, questions, args.seconds)
 
         async def events() -> dict[str, Any]:

@@ -21,7 +21,6 @@ import argparse
 import json
 import os
 import shutil
-import socket
 import statistics
 import subprocess
 import sys
@@ -34,17 +33,11 @@ import httpx
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from pg_server import start_postgres  # noqa: E402
+from pg_server import serve_replica, start_postgres  # noqa: E402
 
 BIN = ROOT / ".venv" / "bin" / "docmentor"
 CORPORA = ("httpx", "pydantic", "tanstack-query", "lancedb", "backstage")
 ACCEPT = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
-
-
-def _port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def _corpus(shared: Path, copies: int, into: Path) -> None:
@@ -68,26 +61,8 @@ def _search(client: httpx.Client, url: str, query: str) -> dict[str, Any]:
 
 
 def _measure(db: str, questions: list[str], env: dict[str, str], logs: Path, label: str) -> dict[str, Any]:
-    port = _port()
-    url = f"http://127.0.0.1:{port}"
-    log = (logs / f"{label}.log").open("wb")
-    proc = subprocess.Popen(
-        [str(BIN), "--db", db, "serve", "--transport", "http", "--port", str(port)],
-        env=env,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-    )
+    proc, url = serve_replica(BIN, db, env, logs / f"{label}.log", timeout=120)
     try:
-        deadline = time.monotonic() + 120
-        while True:
-            try:
-                if httpx.get(url + "/readyz", timeout=2).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            if time.monotonic() > deadline or proc.poll() is not None:
-                raise SystemExit(f"{label}: the server did not start")
-            time.sleep(0.2)
         # one client, its connection kept open, as an MCP client's session does (a new client
         # per call adds ~28 ms of its own set-up to every call, which is not the server's time)
         client = httpx.Client()
