@@ -120,16 +120,20 @@ def main() -> None:
             "apis": generated["api_count"],
             "examples": generated["example_count"],
             "matched_examples": generated["matched_examples"],
+            "docstring_examples": generated.get("docstring_examples", 0),
             "drift": generated["drift"],
             "generation_seconds": round(seconds, 2),
             **{k: scored[k] for k in ("questions", "top1", "top3", "mrr")},
             "misses": {m["id"]: m["rank"] for m in scored["misses"]},
         }
-    print("| library | APIs | examples (matched) | generation | tasks | top-1 | top-3 | MRR |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|")
+    print(
+        "| library | APIs | examples (matched) | from docstrings | generation | tasks | top-1 | top-3 | MRR |"
+    )
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
     for name, r in results.items():
         print(
             f"| {name} {r['version']}{' (held out)' if r['held_out'] else ''} | {r['apis']} | {r['examples']} ({r['matched_examples']}) | "
+            f"{r['docstring_examples']} | "
             f"{r['generation_seconds']:.1f} s | {r['questions']} | {r['top1']:.3f} | {r['top3']:.3f} | {r['mrr']:.4f} |"
         )
     for name, r in results.items():

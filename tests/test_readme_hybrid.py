@@ -959,6 +959,7 @@ def test_generation_reports_its_progress(tmp_path: Path, lib: Path) -> None:
         "indexing the docs",
         "matching examples",
         "embedding APIs",
+        "docstring examples",
         "writing outputs",
     ]
     for name in steps:  # each starts at 0 and ends done

@@ -137,6 +137,7 @@ def readme_generate(
     print(
         f"{result.library} {result.version or '(version unknown)'}: {result.api_count} APIs, "
         f"{result.example_count} examples ({result.matched_examples} matched to APIs)"
+        + (f", {result.docstring_examples} from docstrings" if result.docstring_examples else "")
     )
     if result.readme_path:
         print(

@@ -115,3 +115,6 @@ class Example(_Model):
     # real signature refuses), one message each; such an example is no model to copy
     drift: list[str] = Field(default_factory=list)
     execution_context: ExecutionContext = Field(default_factory=ExecutionContext)
+    # "docs": a code block of the documentation; "docstring": one of the API's own docstring
+    # (shown, never counted as evidence of what users call: library/examples/docstring_examples.py)
+    origin: Literal["docs", "docstring"] = "docs"

@@ -24,6 +24,7 @@ from docmentor.library.stages import (
     Request,
     Run,
     check_arguments,
+    docstring_stage,
     embed_apis,
     given_docs_folder,
     index_docs_stage,
@@ -54,7 +55,7 @@ class GenerationResult:
     readme_path: Path | None
     kb_path: Path | None
     api_count: int
-    example_count: int
+    example_count: int  # the docs' examples
     matched_examples: int
     readme_sections: int
     readme_tokens: int | None
@@ -65,6 +66,7 @@ class GenerationResult:
     timings: dict[str, float] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
     docs_warnings: list[str] = field(default_factory=list)  # every one of the docs' indexing
+    docstring_examples: int = 0  # examples from the APIs' own docstrings (shown, not counted)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -76,6 +78,7 @@ class GenerationResult:
             "api_count": self.api_count,
             "example_count": self.example_count,
             "matched_examples": self.matched_examples,
+            "docstring_examples": self.docstring_examples,
             "readme_sections": self.readme_sections,
             "readme_tokens": self.readme_tokens,
             "languages": self.languages,
@@ -229,10 +232,19 @@ def _run_stages(
             if embeddings and api.entries
             else None
         )
+    with run.timed("docstring_examples"):  # 4c. the docstrings' own examples (shown, not counted)
+        from_docstrings = docstring_stage(req, api, found, run)
+    docs_examples = [ex for ex in found.examples if ex.origin == "docs"]
     with run.timed("validation"):  # 5. validation and drift
         validation = validate_stage(req, api, found.examples, version, run) if req.validate else None
     with run.timed("drift"):
-        drift = mark_drift(found.examples, api.surfaces, library=library, version=version)
+        # the docs' examples: a docstring's example is the installed version's own
+        drift = mark_drift(
+            [ex for ex in found.examples if ex.origin == "docs"],
+            api.surfaces,
+            library=library,
+            version=version,
+        )
     shown = [ex for ex in found.examples if not ex.drift]
     with run.timed("readme"):  # 6. outputs
         run.step("writing outputs")
@@ -270,8 +282,8 @@ def _run_stages(
         readme_path=readme.path,
         kb_path=kb_path,
         api_count=len(api.entries),
-        example_count=len(found.examples),
-        matched_examples=sum(1 for ex in found.examples if ex.apis_used),
+        example_count=len(docs_examples),
+        matched_examples=sum(1 for ex in docs_examples if ex.apis_used),
         readme_sections=readme.sections,
         readme_tokens=readme.tokens,
         languages=found.languages,
@@ -281,4 +293,5 @@ def _run_stages(
         timings=run.timings,
         warnings=run.warnings,
         docs_warnings=docs_warnings,
+        docstring_examples=from_docstrings,
     )

@@ -260,6 +260,35 @@ def match_stage(engine: Docmentor, req: Request, api: Api, docs_source: str | No
     return Found(examples, detected, sections)
 
 
+def docstring_stage(req: Request, api: Api, found: Found, run: Run) -> int:
+    """Stage 4c: the examples of the APIs' own docstrings (doctests, ``::`` literal blocks,
+    code directives, fences), matched to the APIs they use and linked to the API whose
+    docstring holds them, after the docs' examples: added to ``found.examples``; how many.
+    Run after importance and the embeddings, which read the docs' examples only."""
+    from docmentor.library.examples.docstring_examples import docstring_examples, module_setup
+    from docmentor.library.examples.matcher import match_examples
+
+    run.step("docstring examples")
+    examples = docstring_examples(api.entries)
+    if examples:
+        owners = {ex.example_id: ex.apis_used[0] for ex in examples}  # whose docstring
+        setup = module_setup(api.entries)
+        for surface in api.surfaces:
+            match_examples(examples, surface, library=req.library, context=setup)
+        for ex in examples:  # the API whose docstring it is, first
+            owner = owners[ex.example_id]
+            ex.apis_used = [owner, *(a for a in ex.apis_used if a != owner)]
+        # linked by ``apis_used`` only: an entry's ``examples`` are the docs' (what its
+        # importance, find_api's examples score and the namespace priors count)
+        ids = set(owners)
+        for e in api.entries:
+            if ids.intersection(e.examples):
+                e.examples = [x for x in e.examples if x not in ids]
+        found.examples.extend(examples)
+    run.step("docstring examples", 1)
+    return len(examples)
+
+
 def rank(api: Api, found: Found) -> None:
     """Stage 4: describe the entries from the docs where they have no docstring, score their
     importance, and enrich them (related_apis, tags, search_keywords)."""
@@ -423,6 +452,7 @@ def write_knowledge_base(
         "apis_by_kind": dict(sorted(Counter(e.kind for e in entries).items())),
         "apis_with_examples": sum(1 for e in entries if e.examples),
         "examples": len(examples),
+        "examples_from_docstrings": sum(1 for ex in examples if ex.origin == "docstring"),
         "examples_by_language": dict(Counter(ex.language for ex in examples).most_common()),
         "examples_matched": sum(1 for ex in examples if ex.apis_used),
         "examples_complete": sum(1 for ex in examples if ex.complete),

@@ -40,6 +40,9 @@ def examples_for(
     match = numpy.zeros(len(index.example_apis))
     index.example_field.add_scores(terms, match, 1.0, library)
     index.example_heads.add_scores(terms, match, c.heading_weight, library)
+    # the docstrings' examples: their own fields (each example is in one of the two)
+    index.docstring_field.add_scores(terms, match, 1.0, library)
+    index.docstring_heads.add_scores(terms, match, c.heading_weight, library)
     candidates = [
         (key, lib, ex)
         for key, (lib, ex) in index.examples.items()

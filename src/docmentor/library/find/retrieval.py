@@ -118,22 +118,18 @@ class ApiIndex:
         self._position: dict[tuple[str, str], int] = {}
         self._resolvers: dict[str, MentionResolver] = {}
         self._names: dict[str, frozenset[str]] = {}
+        from_docstrings: list[tuple[str, Example]] = []
         for library, (entries, examples) in sorted(libraries.items()):
             example_at: dict[str, int] = {}
             self.example_field.start(library, len(self.example_apis))
             self.example_heads.start(library, len(self.example_apis))
             self.text.start(library, len(self.entries))
             for ex in examples:
-                self.examples[f"{library}:{ex.example_id}"] = (library, ex)
-                self.example_position[f"{library}:{ex.example_id}"] = len(self.example_apis)
+                if ex.origin != "docs":  # a docstring's: in fields of its own, below
+                    from_docstrings.append((library, ex))
+                    continue
                 example_at[ex.example_id] = len(self.example_apis)
-                self.example_apis.append([])
-                self.example_field.add(
-                    analyze(
-                        f"{ex.title} {' '.join(ex.heading_path)} {ex.context} {ex.code[: config.example_code_chars]}"
-                    )
-                )
-                self.example_heads.add(analyze(f"{ex.title} {' '.join(ex.heading_path)}"))
+                self._add_example(library, ex, self.example_field, self.example_heads)
             names: set[str] = set()
             for e in entries:
                 i = len(self.entries)
@@ -153,10 +149,28 @@ class ApiIndex:
                         self.example_apis[example_at[x]].append(i)
             self._resolvers[library] = MentionResolver(entries, examples, config=config)
             self._names[library] = frozenset(names)  # what its API names say (synonyms)
+        # the docstrings' examples after every library's docs examples, in fields of their
+        # own: get_examples reads them, find_api's examples score (the docs' examples, whose
+        # statistics they would change) does not
+        self.docstring_field = ShardedBM25(k1=k1, b=b)
+        self.docstring_heads = ShardedBM25(k1=k1, b=b)
+        started: set[str] = set()
+        for library, ex in from_docstrings:
+            if library not in started:
+                started.add(library)
+                self.docstring_field.start(library, len(self.example_apis))
+                self.docstring_heads.start(library, len(self.example_apis))
+            self._add_example(library, ex, self.docstring_field, self.docstring_heads)
         import numpy
 
         self._all_names = frozenset().union(*self._names.values())
-        for f in (self.text, self.example_field, self.example_heads):
+        for f in (
+            self.text,
+            self.example_field,
+            self.example_heads,
+            self.docstring_field,
+            self.docstring_heads,
+        ):
             f.freeze()
         # the language of each library's API (the examples in it come first in get_examples)
         self.api_language = {
@@ -235,6 +249,20 @@ class ApiIndex:
             return False
         e = self.entries[i][1]
         return not (e.internal or e.instance_attribute)
+
+    def _add_example(self, library: str, ex: Example, field: ShardedBM25, heads: ShardedBM25) -> None:
+        """Number an example and index its text (title, headings, prose, code) and its title
+        and headings alone."""
+        config = self.config
+        self.examples[f"{library}:{ex.example_id}"] = (library, ex)
+        self.example_position[f"{library}:{ex.example_id}"] = len(self.example_apis)
+        self.example_apis.append([])
+        field.add(
+            analyze(
+                f"{ex.title} {' '.join(ex.heading_path)} {ex.context} {ex.code[: config.example_code_chars]}"
+            )
+        )
+        heads.add(analyze(f"{ex.title} {' '.join(ex.heading_path)}"))
 
     @property
     def semantic(self) -> bool:

@@ -48,9 +48,9 @@ ASPECTS: tuple[Aspect, ...] = ("architecture", "quickstart", "concepts")
 # bumped when a catalog field is added: an older docmentor then says the knowledge base is
 # newer than it, instead of failing its schema (2: open_members, item_class_id, writable;
 # 3: internal, instance_attribute, command — what the surface knows is no API users call;
-# 4: documented — the docs' directives document it); this one reads every format up to its
-# own (new fields have defaults)
-KB_FORMAT = 4
+# 4: documented — the docs' directives document it; 5: Example.origin — examples from the
+# APIs' docstrings); this one reads every format up to its own (new fields have defaults)
+KB_FORMAT = 5
 INDEX_PAGES = ("index.md", "readme.md", "index.rst", "readme.rst", "index.mdx")  # a docs home page
 
 

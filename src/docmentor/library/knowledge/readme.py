@@ -180,6 +180,7 @@ def best_example(
     imports no package beyond the library and the standard library (the truststore
     recipe is no example of ``Client``), then one that uses the API itself (a
     class's example may use only its members: ``tbl.search(...)`` shows ``Table``), then one
+    of the docs rather than of a docstring (those fill the gaps the docs leave), then one
     under a heading that names it, then complete programs that import the library (a
     callback that names nothing is no program of it), then one not shown yet for
     another API, then the one most about it (the largest part of its API uses are the API
@@ -210,6 +211,7 @@ def best_example(
             any(a in deprecated for a in ex.apis_used),
             ex.language == "python" and bool(_imported(example_code(ex)) - own - _STDLIB),
             entry.api_id not in ex.apis_used,
+            ex.origin != "docs",  # the docs' examples first: a docstring's fills a gap
             not _names(ex, words, names),
             not (ex.complete and (ex.language != "python" or bool(_imported(example_code(ex)) & own))),
             ex.example_id in seen,

@@ -1,0 +1,202 @@
+"""Code examples written in the API's own docstrings.
+
+Sphinx's autodoc and mkdocstrings render docstrings into the documentation: a library whose
+pages are ``.. autofunction::`` directives only shows its users the doctests and code
+blocks of its docstrings, and the docs folder we index holds none of them. Each such block
+is an :class:`~docmentor.library.models.Example` of the API whose docstring it is
+(``origin="docstring"``):
+
+- a doctest run (``>>> chunked([1, 2, 3], 2)`` and its output, to the next blank line);
+- a reST literal block after a paragraph ending in ``::`` ("Example usage::");
+- a ``.. code-block:: python`` / ``.. code::`` / ``.. sourcecode::`` / ``.. testcode::`` /
+  ``.. doctest::`` directive's body;
+- a fenced Markdown block (```` ```python ````).
+
+Only Python that does something is kept (:func:`untagged_language`): a template, a shell
+line or a bare list of names is no example. The matcher links the other APIs the code
+uses (names the docstring's module defines are bound as if imported from it); the API the
+docstring belongs to is always linked.
+
+These examples are shown (README.LLM, ``get_examples``) but not counted where the docs'
+examples stand for what users call: an API's importance, find_api's examples score and the
+API's description vector read the documentation's examples only.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+
+from docmentor.library.examples.classify import complexity_of, is_complete, untagged_language
+from docmentor.library.models import ApiEntry, Example
+from docmentor.library.surface.docstrings import prose_paragraphs
+from docmentor.parse.fences import closes, fence_open
+
+__all__ = ["DOCSTRING_SOURCE", "DocstringCode", "docstring_code", "docstring_examples", "module_setup"]
+
+DOCSTRING_SOURCE = "docstrings"  # Example.source of a docstring's example
+MAX_EXAMPLES = 3  # per API: the first ones (a docstring is no tutorial)
+MAX_LINES = 60  # a longer block is cut (a whole module in a docstring is rare and no example)
+CONTEXT_CHARS = 400  # the docstring's prose kept as the example's context
+
+_CODE_DIRECTIVES = ("code-block", "code", "sourcecode", "testcode", "doctest")
+
+
+@dataclass(frozen=True, slots=True)
+class DocstringCode:
+    """A code block of a docstring: its first line (0-based, in the docstring) and code."""
+
+    line: int
+    code: str
+    language: str  # as tagged ("python", "pycon", "") — "" for doctests and literal blocks
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip())
+
+
+def _directive(stripped: str) -> tuple[str, str] | None:
+    """(name, argument) of a reST directive line ``.. name:: argument``, else None."""
+    if not stripped.startswith(".. "):
+        return None
+    name, sep, rest = stripped[3:].partition("::")
+    if not sep or not name or " " in name.strip():
+        return None
+    return name.strip(), rest.strip()
+
+
+def _body(lines: Sequence[str], start: int, indent: int) -> tuple[int, list[str], int]:
+    """The block indented more than ``indent`` from ``start`` on (blank lines inside kept,
+    option lines ``:name: value`` right at its start skipped): its first line, its lines,
+    and where it ends."""
+    k = start
+    while k < len(lines) and not lines[k].strip():
+        k += 1
+    while k < len(lines) and lines[k].strip().startswith(":") and _indent(lines[k]) > indent:
+        k += 1  # a directive's options
+    while k < len(lines) and not lines[k].strip():
+        k += 1
+    first = k
+    body: list[str] = []
+    while k < len(lines) and (not lines[k].strip() or _indent(lines[k]) > indent):
+        body.append(lines[k])
+        k += 1
+    while body and not body[-1].strip():
+        body.pop()
+    return first, body, k
+
+
+def docstring_code(docstring: str) -> Iterator[DocstringCode]:
+    """The code blocks of a docstring, in order (one pass over its lines)."""
+    lines = docstring.split("\n")
+    k = 0
+    while k < len(lines):
+        line = lines[k]
+        stripped = line.strip()
+        if stripped.startswith(">>>"):
+            start = k
+            while k < len(lines) and lines[k].strip():
+                k += 1
+            yield DocstringCode(start, textwrap.dedent("\n".join(lines[start:k])), "")
+            continue
+        fence = fence_open(line, any_indent=True)
+        if fence is not None:
+            start = k + 1
+            k = start
+            while k < len(lines) and not closes(lines[k], fence, any_indent=True):
+                k += 1
+            yield DocstringCode(start, textwrap.dedent("\n".join(lines[start:k])), fence.info.split(" ")[0])
+            k += 1
+            continue
+        directive = _directive(stripped)
+        if directive is not None and directive[0] in _CODE_DIRECTIVES:
+            first, body, end = _body(lines, k + 1, _indent(line))
+            if body:
+                tag = directive[1] or ("pycon" if directive[0] == "doctest" else "")
+                yield DocstringCode(first, textwrap.dedent("\n".join(body)), tag)
+            k = max(end, k + 1)
+            continue
+        if stripped.endswith("::") and directive is None:
+            first, body, end = _body(lines, k + 1, _indent(line))
+            if body:
+                yield DocstringCode(first, textwrap.dedent("\n".join(body)), "")
+            k = max(end, k + 1)
+            continue
+        k += 1
+
+
+def _python(block: DocstringCode) -> bool:
+    tag = block.language.lower()
+    if tag and tag not in ("python", "py", "python3", "py3", "pycon", "python-repl", "ipython", "ipython3"):
+        return False
+    return untagged_language(block.code) == "python"
+
+
+def docstring_examples(entries: Iterable[ApiEntry]) -> list[Example]:
+    """The Python examples of each entry's docstring (its first :data:`MAX_EXAMPLES`), linked to it."""
+    out: list[Example] = []
+    for entry in entries:
+        if not entry.docstring or entry.language != "python":
+            continue
+        name = entry.aliases[0] if entry.aliases else entry.api_id
+        context = " ".join(prose_paragraphs(entry.docstring))[:CONTEXT_CHARS] or entry.description
+        n = 0
+        for block in docstring_code(entry.docstring):
+            if n >= MAX_EXAMPLES:
+                break
+            if not _python(block):
+                continue
+            code = "\n".join(block.code.split("\n")[:MAX_LINES])
+            n += 1
+            out.append(
+                Example(
+                    example_id=f"docstring-{entry.api_id}-{n}",
+                    title=name,
+                    code=code,
+                    language="python",
+                    source=DOCSTRING_SOURCE,
+                    path=entry.source_file or entry.api_id,
+                    # the docstring opens on the line after the definition
+                    line=(entry.line or 0) + 1 + block.line,
+                    apis_used=[entry.api_id],
+                    complete=is_complete(code, "python"),
+                    use_case=entry.description or name,
+                    complexity=complexity_of(code, "python"),
+                    context=context,
+                    origin="docstring",
+                )
+            )
+    return out
+
+
+def module_setup(entries: Iterable[ApiEntry]) -> list[Example]:
+    """Per source file, code that binds what the docstrings there write unqualified: the
+    module's own names, as if imported from it (never linked, only read for its bindings)."""
+    names: dict[str, dict[str, str]] = {}
+    for e in entries:
+        if e.parent or e.kind == "module" or not e.source_file or e.language != "python":
+            continue
+        module = e.api_id.rpartition(".")[0]
+        if module:
+            names.setdefault(e.source_file, {}).setdefault(e.name, module)
+    out = []
+    for path, bound in sorted(names.items()):
+        by_module: dict[str, list[str]] = {}
+        for name, module in sorted(bound.items()):
+            by_module.setdefault(module, []).append(name)
+        code = "\n".join(
+            f"from {module} import {', '.join(found)}" for module, found in sorted(by_module.items())
+        )
+        out.append(
+            Example(
+                example_id=f"docstring-setup-{path}",
+                title="",
+                code=code,
+                language="python",
+                source=DOCSTRING_SOURCE,
+                path=path,
+                line=0,
+            )
+        )
+    return out
