@@ -576,3 +576,23 @@ Title
 """
     found = [(b.language, b.line, b.code.strip()) for b in parse_rst(text).sections[0].code_blocks]
     assert found == [("python", 4, "import pkg"), ("python", 8, ">>> pkg.run()"), ("", 12, "pkg.go()")]
+
+
+def test_rst_doctest_blocks_are_code() -> None:
+    # a paragraph that opens with the prompt is a doctest block in reST: code to the next
+    # blank line, Python; its line is the one before the prompt (a fence's line is the one
+    # before its code); a prompt inside a paragraph is prose
+    text = (
+        "Native\n======\n\nUse it like this.\n\n"
+        ">>> env = NativeEnvironment()\n>>> env.from_string('{{ x + y }}').render(x=4, y=2)\n6\n\n"
+        "Text that quotes >>> a prompt\n>>> mid-paragraph, not a block\n\n"
+        "  >>> indented()\n  1\n\n"
+        "Literal::\n\n    >>> inside_a_literal()\n"
+    )
+    blocks = parse_rst(text).sections[-1].code_blocks
+    assert [(b.language, b.line, b.code.split("\n")[0]) for b in blocks] == [
+        ("python", 5, ">>> env = NativeEnvironment()"),
+        ("python", 12, ">>> indented()"),
+        ("", 16, ">>> inside_a_literal()"),  # the literal block's, once
+    ]
+    assert blocks[0].code.endswith("6\n")

@@ -147,7 +147,8 @@ def code_blocks(text: str) -> list[CodeBlock]:
 
 
 def _code_blocks(text: str, first_line: int, line_map: list[int] | None) -> list[CodeBlock]:
-    """``.. code-block:: lang`` bodies and ``::`` literal blocks of one section.
+    """``.. code-block:: lang`` bodies, ``::`` literal blocks and doctest blocks (a
+    paragraph that opens with ``>>>``) of one section.
 
     ``first_line`` is the section's first line in the served text.
     """
@@ -175,6 +176,22 @@ def _code_blocks(text: str, first_line: int, line_map: list[int] | None) -> list
                         line=map_line(line_map, first_line + i),
                     )
                 )
+            i = j
+            continue
+        if lines[i].lstrip().startswith(">>>") and (i == 0 or not lines[i - 1].strip()):
+            # a doctest block: a paragraph that opens with the prompt is code in reST, to
+            # the next blank line; its line is the (blank) one before the prompt, as a
+            # fence's line is the one before its code
+            j = i
+            while j < len(lines) and lines[j].strip():
+                j += 1
+            out.append(
+                CodeBlock(
+                    language="python",
+                    code=textwrap.dedent("\n".join(lines[i:j])) + "\n",
+                    line=map_line(line_map, max(first_line + i - 1, 1)),
+                )
+            )
             i = j
             continue
         i += 1
