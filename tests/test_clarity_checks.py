@@ -700,3 +700,15 @@ def test_slices_of_real_documentation(caplog: pytest.LogCaptureFixture) -> None:
     # real problems are still found: a missing comma in httpx, a TOML block with // comments in lancedb
     assert any(i.type == "syntax_error" for i in httpx["docs/advanced/transports.md"])
     assert any(i.type == "syntax_error" for i in lancedb["docs/src/embeddings/embedding_functions.md"])
+
+
+def test_a_doctest_session_holding_a_template_string_is_python() -> None:
+    from docmentor.clarity.checks.python import prepare
+
+    session = ">>> t = env.from_string('{{ x + y }}')\n>>> t.render(x=1, y=2)\n'3'\n"
+    source, _, is_session, skipped = prepare(session, "python")
+    assert (is_session, skipped) == (True, "") and "env.from_string" in source
+    # a template is still no Python, however long its unclosed runs (one scan each)
+    assert prepare("Hello {{ name }}!", "python")[3] == "template"
+    assert prepare("{% for x in xs %}{{ x }}{% endfor %}", "")[3] == "template"
+    assert prepare("{{" * 50_000, "python")[3] != "template"

@@ -55,7 +55,6 @@ _SHELL_LIKE = re.compile(
 )
 _ARG_ELLIPSIS = re.compile(r"(?<=[(,\[])(\s*)(?:\.\.\.|…)(?=\s*[,)\]])")
 _SPREAD_ELLIPSIS = re.compile(r"(?:\.\.\.|…)(?=[A-Za-z_])")
-_TEMPLATE = re.compile(r"\{\{.*?\}\}|\{%.*?%\}", re.S)
 _HARVEST = (
     re.compile(r"^\s*(?:async\s+)?def\s+([A-Za-z_]\w*)", re.M),
     re.compile(r"^\s*class\s+([A-Za-z_]\w*)", re.M),
@@ -92,6 +91,15 @@ class PyExample:
         return self.offsets[min(max(source_line, 1), len(self.offsets)) - 1]
 
 
+def _is_template(code: str) -> bool:
+    """Whether ``{{ … }}`` or ``{% … %}`` is in the code (one forward scan each)."""
+    for opening, closing in (("{{", "}}"), ("{%", "%}")):
+        at = code.find(opening)
+        if at >= 0 and code.find(closing, at + 2) >= 0:
+            return True
+    return False
+
+
 def prepare(code: str, language: str, *, skip_marked: bool = True) -> tuple[str, list[int], bool, str]:
     """(source for ``ast``, line offsets, is a session, skip reason) of a code block.
 
@@ -100,13 +108,15 @@ def prepare(code: str, language: str, *, skip_marked: bool = True) -> tuple[str,
     """
     if skip_marked and "doctest: +SKIP" in code:
         return "", [], False, "marked # doctest: +SKIP"
-    if ("{{" in code or "{%" in code) and _TEMPLATE.search(code):
-        return "", [], False, "template"
     lines = code.split("\n")
     if lines and lines[-1] == "":
         lines.pop()
     lines = [("" if SNIPPET_LINE.match(s) else s) for s in lines]
     first = next((s.strip() for s in lines if s.strip()), "")
+    # a Jinja/Django template; not a doctest session, whose strings may hold one
+    # (``>>> env.from_string('{{ x + y }}')``)
+    if not first.startswith(">>>") and _is_template(code):
+        return "", [], False, "template"
     if not first:
         return "", [], False, "empty"  # also: nothing but unresolved snippet includes
     session = language in SESSION_LANGS or first.startswith(">>>") or bool(_IPY_IN.match(first))
