@@ -240,10 +240,7 @@ def _run_stages(
     with run.timed("drift"):
         # the docs' examples: a docstring's example is the installed version's own
         drift = mark_drift(
-            [ex for ex in found.examples if ex.origin == "docs"],
-            api.surfaces,
-            library=library,
-            version=version,
+            docs_examples, api.surfaces, library=library, version=version, context=found.context
         )
     shown = [ex for ex in found.examples if not ex.drift]
     with run.timed("readme"):  # 6. outputs

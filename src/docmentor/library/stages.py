@@ -11,7 +11,7 @@ import re
 import tempfile
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -136,6 +136,8 @@ class Found:
     examples: list[Example]
     languages: list[str]
     sections: list[DocSection]
+    # code the pages bind names with, never shown (hidden set-up code, current modules)
+    context: list[Example] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -243,6 +245,7 @@ def match_stage(engine: Docmentor, req: Request, api: Api, docs_source: str | No
         SUPPORTED_LANGUAGES,
         detect_languages,
         extract_examples,
+        module_examples,
         setup_examples,
     )
     from docmentor.library.examples.matcher import match_examples
@@ -250,14 +253,31 @@ def match_stage(engine: Docmentor, req: Request, api: Api, docs_source: str | No
     run.step("matching examples")
     languages = req.languages or SUPPORTED_LANGUAGES
     examples = extract_examples(engine, docs_source, languages=languages) if docs_source else []
-    # set-up code hidden in HTML comments: what it binds types the page's examples
+    # set-up code hidden in HTML comments, and the names of a page's current module (reST's
+    # ``.. module::``): what they bind types the page's examples
     setup = setup_examples(engine, docs_source, languages=languages) if docs_source else []
+    if docs_source:
+        setup += module_examples(engine, docs_source, module_names(api.entries))
     for surface in api.surfaces:
         match_examples(examples, surface, library=req.library, context=setup)
     detected = detect_languages(examples)
     sections = doc_sections(engine, docs_source) if docs_source else []
     run.step("matching examples", 1)
-    return Found(examples, detected, sections)
+    return Found(examples, detected, sections, setup)
+
+
+def module_names(entries: Iterable[ApiEntry]) -> dict[str, set[str]]:
+    """Module → the public names it defines or re-exports (module-level entries, by their
+    paths and aliases: ``jinja2`` → ``Environment``, ``jinja2.environment`` → ``Environment``)."""
+    out: dict[str, set[str]] = {}
+    for e in entries:
+        if e.parent or e.kind == "module":
+            continue
+        for path in (e.api_id, *e.aliases):
+            module, _, name = path.rpartition(".")
+            if module:
+                out.setdefault(module, set()).add(name)
+    return out
 
 
 def docstring_stage(req: Request, api: Api, found: Found, run: Run) -> int:
@@ -349,7 +369,12 @@ def validate_stage(
 
 
 def mark_drift(
-    examples: list[Example], surfaces: list[Any], *, library: str, version: str | None
+    examples: list[Example],
+    surfaces: list[Any],
+    *,
+    library: str,
+    version: str | None,
+    context: Sequence[Example] = (),
 ) -> dict[str, Any] | None:
     """Stage 5b: the drift report of the examples against the main surface (None without one).
 
@@ -359,7 +384,7 @@ def mark_drift(
 
     if not surfaces:
         return None
-    drifted = drift_report(examples, surfaces[0], library=library, version=version)
+    drifted = drift_report(examples, surfaces[0], library=library, version=version, context=context)
     broken: dict[str, list[str]] = {}
     for f in drifted.findings:
         if f.kind in ("missing_api", "invalid_api_signature"):

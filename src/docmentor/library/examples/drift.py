@@ -213,6 +213,7 @@ def drift_report(
     *,
     library: str,
     version: str | None = None,
+    context: Sequence[Example] = (),
 ) -> DriftReport:
     """Find the documented calls the installed API does not support.
 
@@ -222,6 +223,8 @@ def drift_report(
         surface: the library's API surface, as installed.
         library: the library name, for the report.
         version: the installed version; the surface's ``version`` when None.
+        context: code read in its page's order only for what it binds, never checked (set-up
+            code a page hides, the names of its current module: as the matcher reads them).
     """
     resolver = Resolver(surface, frozenset({"python"}), library=library)
     checker = _Checker(resolver, library, getattr(surface, "present", frozenset()))
@@ -229,7 +232,8 @@ def drift_report(
     checked = 0
     page: tuple[str, str] | None = None
     analysis: _DriftPython | None = None
-    for ex in sorted(examples, key=lambda x: (x.source, x.path, x.line)):
+    hidden = {id(ex) for ex in context}
+    for ex in sorted([*examples, *context], key=lambda x: (x.source, x.path, x.line)):
         if ex.language != "python" or historical_page(ex.path):
             continue
         if (ex.source, ex.path) != page or analysis is None:
@@ -237,6 +241,8 @@ def drift_report(
         try:
             analysis.check(ex)
         except RecursionError:  # too deeply nested to analyse: not checked rather than wrong
+            continue
+        if id(ex) in hidden:
             continue
         findings += analysis.found
         findings += _deprecated_uses(ex, resolver, analysis.certain)

@@ -17,7 +17,7 @@ from __future__ import annotations
 import hashlib
 import re
 from collections import Counter
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from docmentor.clarity.checks.python import prepare
@@ -224,6 +224,50 @@ def setup_examples(
                     source=source,
                     path=doc.path,
                     line=map_line(line_map, block.line),
+                )
+            )
+    return out
+
+
+# Sphinx's ``.. module:: jinja2.nativetypes`` / ``.. currentmodule:: x``: the module a page's
+# unqualified names are in
+_CURRENT_MODULE = re.compile(
+    r"^[ \t]*\.\.[ \t]+(?:py:)?(?:current)?module::[ \t]*([A-Za-z_][\w.]*)[ \t]*$", re.M
+)
+
+
+def module_examples(engine: Docmentor, source: str, names: Mapping[str, Collection[str]]) -> list[Example]:
+    """Page context for the matcher (``match_examples(…, context=…)``, never shown): where a
+    reST page sets its current module (``.. module::``, ``.. currentmodule::``), the names
+    ``names[module]`` are bound from it from there on, as Sphinx reads the page — a doctest
+    under ``.. module:: jinja2.nativetypes`` that writes ``NativeEnvironment()`` means that
+    module's class. ``names``: module → the public names it defines or re-exports.
+
+    Raises:
+        NotFoundError: no such source.
+    """
+    if not engine.store.has_source(source):
+        raise NotFoundError(f"unknown source {source!r}", hint="index it first: docmentor add PATH")
+    store = engine.store
+    out: list[Example] = []
+    for doc in documents_by_path(store, source):
+        content = store.content(doc.id)
+        if "module::" not in content:
+            continue
+        line_map = store.line_map(doc.id)
+        for n, m in enumerate(_CURRENT_MODULE.finditer(content), 1):
+            bound = sorted(x for x in names.get(m.group(1), ()) if x.isidentifier() and not x.startswith("_"))
+            if not bound:
+                continue
+            out.append(
+                Example(
+                    example_id=f"module-{doc.path}-{n}",
+                    title="current module",
+                    code=f"from {m.group(1)} import {', '.join(bound)}\n",
+                    language="python",
+                    source=source,
+                    path=doc.path,
+                    line=map_line(line_map, content.count("\n", 0, m.start()) + 1),
                 )
             )
     return out

@@ -1,0 +1,91 @@
+"""Examples a reST page writes as Sphinx reads them (issue 22): a doctest block (a paragraph
+that opens with ``>>>``, no ``::`` before it) is an example; its names are those of the
+page's current module (``.. module::`` / ``.. currentmodule::``), so ``NativeEnv()`` under
+``.. module:: tpl.native`` is that module's class; a session whose strings hold a template
+(``'{{ x + y }}'``) is still Python. Drift checks them. On a throwaway package through the
+real ``generate``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from docmentor.library.knowledge.kb_schema import KnowledgeBase
+from libtool import generated_kb
+
+PACKAGE = {
+    "tpl/__init__.py": """
+        '''Templates.'''
+        from tpl.env import Env
+        __all__ = ["Env"]
+    """,
+    "tpl/env.py": """
+        '''The environment.'''
+
+        class Env:
+            '''Renders templates.'''
+
+            def from_string(self, source: str) -> "Env":
+                '''A template from its source.'''
+                return self
+
+            def render(self, **values: object) -> str:
+                '''The template, rendered.'''
+                return ""
+    """,
+    "tpl/native.py": """
+        '''Native types.'''
+        from tpl.env import Env
+
+        class NativeEnv(Env):
+            '''Renders to native Python types.'''
+
+        def native_concat(values: list) -> object:
+            '''Concatenate values natively.'''
+    """,
+    "docs/native.rst": """
+        Native Types
+        ============
+
+        .. module:: tpl.native
+
+        Render to Python types:
+
+        >>> env = NativeEnv()
+        >>> env.from_string('{{ x + y }}').render(x=4, y=2)
+        6
+
+        Join the parts:
+
+        >>> native_concat(["a"], sep=",")
+        'a'
+    """,
+    "docs/other.rst": """
+        Other
+        =====
+
+        No current module here: a bare name is nobody's.
+
+        >>> NativeEnv()
+    """,
+}
+
+
+def _kb(tmp_path: Path) -> KnowledgeBase:
+    return generated_kb(tmp_path, "tpl", PACKAGE)
+
+
+def test_doctest_blocks_under_a_current_module_are_its_examples(tmp_path: Path) -> None:
+    kb = _kb(tmp_path)
+    examples = {(ex.path, ex.code.split("\n")[0]): ex for ex in kb.examples if ex.origin == "docs"}
+    native = examples[("native.rst", ">>> env = NativeEnv()")]
+    assert native.language == "python" and native.line == 7  # the line before the prompt
+    # the page's module binds the class; its inherited methods are the base class's
+    assert native.apis_used[:3] == ["tpl.native.NativeEnv", "tpl.env.Env.from_string", "tpl.env.Env.render"]
+    assert examples[("native.rst", '>>> native_concat(["a"], sep=",")')].apis_used == [
+        "tpl.native.native_concat"
+    ]
+    assert examples[("other.rst", ">>> NativeEnv()")].apis_used == []
+    # drift reads them: the keyword native_concat does not take is reported, at its line
+    assert kb.drift is not None
+    found = [(f["path"], f["api"], f["line"]) for f in kb.drift["findings"]]
+    assert found == [("native.rst", "native_concat", 14)]
