@@ -58,6 +58,10 @@ PACKAGE = {
 
         >>> native_concat(["a"], sep=",")
         'a'
+
+        .. currentmodule:: tpl.env
+
+        >>> Env().render()
     """,
     "docs/other.rst": """
         Other
@@ -85,6 +89,8 @@ def test_doctest_blocks_under_a_current_module_are_its_examples(tmp_path: Path) 
         "tpl.native.native_concat"
     ]
     assert examples[("other.rst", ">>> NativeEnv()")].apis_used == []
+    # a second directive on the page switches the module
+    assert examples[("native.rst", ">>> Env().render()")].apis_used == ["tpl.env.Env", "tpl.env.Env.render"]
     # drift reads them: the keyword native_concat does not take is reported, at its line
     assert kb.drift is not None
     found = [(f["path"], f["api"], f["line"]) for f in kb.drift["findings"]]

@@ -255,7 +255,10 @@ def module_examples(engine: Docmentor, source: str, names: Mapping[str, Collecti
         if "module::" not in content:
             continue
         line_map = store.line_map(doc.id)
+        line, counted = 1, 0  # the line of ``content[counted]``, counted on as matches come
         for n, m in enumerate(_CURRENT_MODULE.finditer(content), 1):
+            line += content.count("\n", counted, m.start())
+            counted = m.start()
             bound = sorted(x for x in names.get(m.group(1), ()) if x.isidentifier() and not x.startswith("_"))
             if not bound:
                 continue
@@ -267,7 +270,7 @@ def module_examples(engine: Docmentor, source: str, names: Mapping[str, Collecti
                     language="python",
                     source=source,
                     path=doc.path,
-                    line=map_line(line_map, content.count("\n", 0, m.start()) + 1),
+                    line=map_line(line_map, line),
                 )
             )
     return out
