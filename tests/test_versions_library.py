@@ -25,6 +25,7 @@ from docmentor.library import generate
 from docmentor.library.service.service import LibraryKnowledge
 from docmentor.server import build_server
 from docmentor.sources.project_files import npm_specifier, requirement
+from docmentor.store.docs import documents_by_path
 from docmentor.store.kb import list_kbs
 from mcptool import structured
 
@@ -230,3 +231,45 @@ def test_npm_ranges_in_linear_time() -> None:
         start = time.perf_counter()
         npm_specifier(text)
         assert time.perf_counter() - start < 0.5
+
+
+def test_each_version_keeps_its_own_docs_source(index_location: str, tmp_path: Path) -> None:
+    """Generating a second version with its own docs indexes them beside the first's (a
+    source named after the version's registration) instead of re-pointing the first's:
+    the first version's find_api keeps reading its own pages."""
+    v1, v2 = tmp_path / "v1", tmp_path / "v2"
+    shutil.copytree(LIB, v1, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(LIB, v2, ignore=shutil.ignore_patterns("__pycache__"))
+    (v2 / "docs" / "backups.md").write_text("# Backups\n\nOnly in 2.0.\n", encoding="utf-8")
+    engine = Docmentor(index_location)
+    try:
+        results = [
+            generate(
+                engine,
+                library="minidb",
+                docs_path=lib / "docs",
+                out=tmp_path / f"out-{version}",
+                search_paths=[lib],
+                version=version,
+                embeddings=False,
+            )
+            for lib, version in ((v1, "1.0.0"), (v2, "2.0.0"))
+        ]
+        assert [r.docs_source for r in results] == ["minidb-docs", "minidb-2.0.0-docs"]
+        assert not any("re-indexed" in w for r in results for w in r.warnings)
+        targets = {s.name: s.target for s in engine.store.sources()}
+        assert targets["minidb-docs"] == str((v1 / "docs").resolve())
+        assert targets["minidb-2.0.0-docs"] == str((v2 / "docs").resolve())
+        pages = {name: {d.path for d in documents_by_path(engine.store, name)} for name in targets}
+        assert "backups.md" in pages["minidb-2.0.0-docs"] and "backups.md" not in pages["minidb-docs"]
+        # regenerating 2.0.0 without --docs-path reads its own docs source again
+        again = generate(engine, library="minidb", out=tmp_path / "again", search_paths=[v2],
+                         version="2.0.0", embeddings=False)  # fmt: skip
+        assert again.docs_source == "minidb-2.0.0-docs"
+        # a third version without docs of its own reads the library's first docs, and says so
+        third = generate(engine, library="minidb", out=tmp_path / "third", search_paths=[v2],
+                         version="3.0.0", embeddings=False)  # fmt: skip
+        assert third.docs_source == "minidb-docs"
+        assert any("no documentation of this version" in w for w in third.warnings)
+    finally:
+        engine.close()

@@ -24,6 +24,7 @@ from docmentor.library.stages import (
     Request,
     Run,
     check_arguments,
+    docs_source_for,
     docstring_stage,
     embed_apis,
     given_docs_folder,
@@ -218,7 +219,9 @@ def _run_stages(
         api = read_api(engine, req, run)
     version = version or api.version
     with run.timed("docs"):  # 2. the docs, indexed by the engine (includes resolved)
-        docs_source, docs_warnings = index_docs_stage(engine, req, run)
+        # one docs source per registered version: another version's stays as it is
+        docs_name = docs_source_for(engine, library, version)
+        docs_source, docs_warnings = index_docs_stage(engine, req, run, docs_name)
     with run.timed("examples"):  # 3. examples, matched to APIs
         found = match_stage(engine, req, api, docs_source, run)
     with run.timed("importance"):  # 4. importance, descriptions, related APIs

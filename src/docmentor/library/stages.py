@@ -33,6 +33,7 @@ __all__ = [
     "Request",
     "Run",
     "check_arguments",
+    "docs_source_for",
     "docs_source_name",
     "embed_apis",
     "given_docs_folder",
@@ -224,16 +225,35 @@ def read_api(engine: Docmentor, req: Request, run: Run) -> Api:
     return Api(entries, surfaces, version, package)
 
 
-def index_docs_stage(engine: Docmentor, req: Request, run: Run) -> tuple[str | None, list[str]]:
-    """Stage 2: index ``docs_path`` as the library's docs source (or use the one indexed);
-    the source's name (None without docs) and every indexing warning."""
-    name = docs_source_name(req.library)
+def docs_source_for(engine: Docmentor, library: str, version: str | None) -> str:
+    """The docs source of ``library`` at ``version``: named after the name its knowledge base
+    is registered under (``httpx-docs``; ``httpx-0.28-docs`` for ``httpx@0.28`` beside a
+    registered 0.27), so that generating one version never re-points another's docs."""
+    from docmentor.library.knowledge.kb_index import registered_name
+
+    return docs_source_name(registered_name(engine.store, library, version))
+
+
+def index_docs_stage(
+    engine: Docmentor, req: Request, run: Run, name: str | None = None
+) -> tuple[str | None, list[str]]:
+    """Stage 2: index ``docs_path`` as the library's docs source ``name`` (by default
+    :func:`docs_source_name`; or use the one indexed); the source's name (None without docs)
+    and every indexing warning."""
+    name = name or docs_source_name(req.library)
     if req.docs_path is not None:
         run.step("indexing the docs")
         docs_warnings = _index_docs(engine, req.docs_path, name, run.warnings, req.base_paths)
         run.step("indexing the docs", 1)
         return name, docs_warnings
     if not engine.store.has_source(name):
+        default = docs_source_name(req.library)
+        if default != name and engine.store.has_source(default):
+            run.warnings.append(
+                f"no documentation of this version indexed (no source {name!r}): the docs of "
+                f"source {default!r} are read; pass --docs-path for this version's own"
+            )
+            return default, []
         run.warnings.append(f"no documentation: pass --docs-path (no source {name!r} is indexed)")
         return None, []
     return name, []
