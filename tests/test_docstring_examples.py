@@ -67,10 +67,20 @@ def test_the_code_blocks_of_a_docstring() -> None:
     assert lines[blocks[0].line].startswith(">>> chunk")
 
 
+def test_a_doctest_group_is_no_language_and_a_run_ends_at_a_dedent() -> None:
+    grouped = "Doc.\n\n.. doctest:: mygroup\n\n   >>> f(1)\n   2\n\n.. testcode:: setup\n\n   g(2)\n"
+    assert [(b.code, b.language) for b in docstring_code(grouped)] == [
+        (">>> f(1)\n2", "pycon"),
+        ("g(2)", "python"),
+    ]
+    google = "Doc.\n\nExample:\n    >>> f(1)\n    2\nReturns:\n    int\n"
+    assert [b.code for b in docstring_code(google)] == [">>> f(1)\n2"]
+
+
 def test_only_python_that_does_something_becomes_an_example() -> None:
     entry = ApiEntry(api_id="itr.core.chunk", aliases=["itr.chunk"], kind="function", name="chunk",
                      docstring=DOCSTRING, description="Split items into lists of n.",
-                     source_file="itr/core.py", line=10)  # fmt: skip
+                     source_file="itr/core.py", line=10, docstring_line=11)  # fmt: skip
     examples = docstring_examples([entry])
     # three at most per API: the doctest, the "Usage::" block, the code-block (not the shell
     # line, not the template)
@@ -83,6 +93,13 @@ def test_only_python_that_does_something_becomes_an_example() -> None:
     assert first.origin == "docstring" and first.source == DOCSTRING_SOURCE
     assert first.title == "itr.chunk" and first.apis_used == ["itr.core.chunk"]
     assert (first.path, first.line) == ("itr/core.py", 13)  # the docstring's third line
+    # the docstring's line unknown: the definition's
+    unknown = docstring_examples([entry.model_copy(update={"docstring_line": None})])
+    assert unknown[0].line == 10
+    # a docstring two entries share (a subclass showing its base's text) gives its examples once,
+    # to the entry whose source holds it
+    borrowed = entry.model_copy(update={"api_id": "itr.sub.chunk", "docstring_line": None})
+    assert {ex.apis_used[0] for ex in docstring_examples([borrowed, entry])} == {"itr.core.chunk"}
     assert "Split items" in first.use_case
 
 
@@ -111,8 +128,8 @@ def test_a_long_docstring_is_read_in_one_pass() -> None:
 PACKAGE = {
     "itr/__init__.py": """
         '''Iterator tools.'''
-        from itr.core import chunk, flatten, Window
-        __all__ = ["chunk", "flatten", "Window"]
+        from itr.core import chunk, flatten, window, Window
+        __all__ = ["chunk", "flatten", "window", "Window"]
     """,
     "itr/core.py": '''
         """The tools."""
@@ -130,6 +147,20 @@ PACKAGE = {
             Usage::
 
                 flat = flatten(chunk(range(10), 3))
+            """
+
+        def _deco(f):
+            return f
+
+        @_deco
+        def window(
+            items,
+            size,
+        ):
+            """
+            Slide over items.
+
+            >>> window([1, 2, 3], size=2, step=1)
             """
 
         class Window:
@@ -176,7 +207,7 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[KnowledgeBase, Path
     finally:
         engine.close()
     assert result.kb_path is not None
-    assert (result.example_count, result.docstring_examples) == (1, 3)  # the guide's; the three docstrings'
+    assert (result.example_count, result.docstring_examples) == (1, 4)  # the guide's; the four docstrings'
     return load_kb(Path(result.kb_path)), root / "index", root / "out" / "README.LLM"
 
 
@@ -188,8 +219,14 @@ def test_generate_links_each_docstring_example_to_its_api_and_what_it_uses(
     assert set(from_docstrings) == {
         "docstring-itr.core.chunk-1",
         "docstring-itr.core.flatten-1",
+        "docstring-itr.core.window-1",
         "docstring-itr.core.Window.slide-1",
     }
+    # each at the line of its code in the file: after a decorator, a signature on several
+    # lines, a docstring whose text starts on the line after its quotes
+    source = (built[1].parent / "lib" / "itr" / "core.py").read_text(encoding="utf-8").split("\n")
+    for ex in from_docstrings.values():
+        assert source[ex.line - 1].strip() == ex.code.split("\n")[0].strip(), ex.example_id
     # the API whose docstring it is, first; then what its code calls by the module's names
     assert from_docstrings["docstring-itr.core.flatten-1"].apis_used == ["itr.core.flatten", "itr.core.chunk"]
     assert from_docstrings["docstring-itr.core.Window.slide-1"].apis_used[0] == "itr.core.Window.slide"
@@ -198,9 +235,12 @@ def test_generate_links_each_docstring_example_to_its_api_and_what_it_uses(
     by_id = {e.api_id: e for e in kb.entries}
     assert by_id["itr.core.chunk"].examples == by_id["itr.core.flatten"].examples == ["guide-1"]
     assert by_id["itr.core.Window.slide"].examples == []
-    assert kb.metadata.stats["examples_from_docstrings"] == 3
+    assert (kb.metadata.stats["examples"], kb.metadata.stats["examples_from_docstrings"]) == (1, 4)
     # a docstring's example is the installed version's own: drift reads the docs' examples
-    assert all(f["path"] != "itr/core.py" for f in (kb.drift or {}).get("findings", []))
+    # (window's passes a keyword it does not take, and is not reported)
+    assert kb.drift is not None and kb.drift["findings"] == []
+    # the overview's quick start is the docs' (here: none of its pages is one)
+    assert not any(x.startswith("docstring-") for x in kb.overview.quickstart_examples)
 
 
 def test_readme_and_get_examples_show_them(built: tuple[KnowledgeBase, Path, Path]) -> None:

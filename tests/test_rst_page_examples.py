@@ -41,6 +41,9 @@ PACKAGE = {
 
         def native_concat(values: list) -> object:
             '''Concatenate values natively.'''
+
+        def open(url: str) -> object:
+            '''Open a template by URL (a name Python's builtins have too).'''
     """,
     "docs/native.rst": """
         Native Types
@@ -58,6 +61,10 @@ PACKAGE = {
 
         >>> native_concat(["a"], sep=",")
         'a'
+
+        The builtin stays the builtin:
+
+        >>> open("notes.txt", "w", encoding="utf-8").close()
 
         .. currentmodule:: tpl.env
 
@@ -89,6 +96,8 @@ def test_doctest_blocks_under_a_current_module_are_its_examples(tmp_path: Path) 
         "tpl.native.native_concat"
     ]
     assert examples[("other.rst", ">>> NativeEnv()")].apis_used == []
+    # the page's module does not shadow a builtin (Sphinx's current module is for references)
+    assert examples[("native.rst", '>>> open("notes.txt", "w", encoding="utf-8").close()')].apis_used == []
     # a second directive on the page switches the module
     assert examples[("native.rst", ">>> Env().render()")].apis_used == ["tpl.env.Env", "tpl.env.Env.render"]
     # drift reads them: the keyword native_concat does not take is reported, at its line

@@ -59,6 +59,8 @@ class ApiEntry(_Model):
     language: str = "python"
     source_file: str | None = None
     line: int | None = None
+    # the source line of the docstring's first line, as ``docstring`` holds it (None: not known)
+    docstring_line: int | None = None
     examples: list[str] = Field(default_factory=list)  # example_ids that use it
     importance_score: float = 0.0
     importance_factors: dict[str, float] = Field(default_factory=dict)

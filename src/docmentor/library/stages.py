@@ -472,7 +472,7 @@ def write_knowledge_base(
         version=version,
         purpose=purpose,
         entries=entries,
-        examples=shown,
+        examples=[ex for ex in shown if ex.origin == "docs"],  # a quick start is the docs'
         sections=found.sections,
     )
     settings = {
@@ -492,15 +492,17 @@ def write_knowledge_base(
         "validate": req.validate,
         "embeddings": vectors.model if vectors is not None else None,
     }
+    docs = [ex for ex in examples if ex.origin == "docs"]
     stats: dict[str, Any] = {
         "apis": len(entries),
         "apis_by_kind": dict(sorted(Counter(e.kind for e in entries).items())),
         "apis_with_examples": sum(1 for e in entries if e.examples),
-        "examples": len(examples),
-        "examples_from_docstrings": sum(1 for ex in examples if ex.origin == "docstring"),
-        "examples_by_language": dict(Counter(ex.language for ex in examples).most_common()),
-        "examples_matched": sum(1 for ex in examples if ex.apis_used),
-        "examples_complete": sum(1 for ex in examples if ex.complete),
+        # the docs' examples; those of the APIs' docstrings apart
+        "examples": len(docs),
+        "examples_from_docstrings": len(examples) - len(docs),
+        "examples_by_language": dict(Counter(ex.language for ex in docs).most_common()),
+        "examples_matched": sum(1 for ex in docs if ex.apis_used),
+        "examples_complete": sum(1 for ex in docs if ex.complete),
         "documents_sections": len(found.sections),
         "languages_detected": found.languages,
         "validation": validation,

@@ -95,8 +95,9 @@ def docstring_code(docstring: str) -> Iterator[DocstringCode]:
         line = lines[k]
         stripped = line.strip()
         if stripped.startswith(">>>"):
-            start = k
-            while k < len(lines) and lines[k].strip():
+            start, indent = k, _indent(line)
+            # to the next blank line, or a line indented less than the prompt ("Returns:")
+            while k < len(lines) and lines[k].strip() and _indent(lines[k]) >= indent:
                 k += 1
             yield DocstringCode(start, textwrap.dedent("\n".join(lines[start:k])), "")
             continue
@@ -113,7 +114,8 @@ def docstring_code(docstring: str) -> Iterator[DocstringCode]:
         if directive is not None and directive[0] in _CODE_DIRECTIVES:
             first, body, end = _body(lines, k + 1, _indent(line))
             if body:
-                tag = directive[1] or ("pycon" if directive[0] == "doctest" else "")
+                # doctest's and testcode's argument is a group name, not a language
+                tag = {"doctest": "pycon", "testcode": "python"}.get(directive[0], directive[1])
                 yield DocstringCode(first, textwrap.dedent("\n".join(body)), tag)
             k = max(end, k + 1)
             continue
@@ -134,11 +136,16 @@ def _python(block: DocstringCode) -> bool:
 
 
 def docstring_examples(entries: Iterable[ApiEntry]) -> list[Example]:
-    """The Python examples of each entry's docstring (its first :data:`MAX_EXAMPLES`), linked to it."""
+    """The Python examples of each entry's docstring (its first :data:`MAX_EXAMPLES`), linked to
+    it. A docstring several entries share (a class showing its same-named base's text, another
+    name for a function) gives its examples once: to the entry whose source holds it."""
     out: list[Example] = []
-    for entry in entries:
-        if not entry.docstring or entry.language != "python":
+    seen: set[str] = set()
+    # those whose docstring's line is known (their own text) first
+    for entry in sorted(entries, key=lambda e: e.docstring_line is None):
+        if not entry.docstring or entry.language != "python" or entry.docstring in seen:
             continue
+        seen.add(entry.docstring)
         name = entry.aliases[0] if entry.aliases else entry.api_id
         context = " ".join(prose_paragraphs(entry.docstring))[:CONTEXT_CHARS] or entry.description
         n = 0
@@ -157,8 +164,9 @@ def docstring_examples(entries: Iterable[ApiEntry]) -> list[Example]:
                     language="python",
                     source=DOCSTRING_SOURCE,
                     path=entry.source_file or entry.api_id,
-                    # the docstring opens on the line after the definition
-                    line=(entry.line or 0) + 1 + block.line,
+                    # where the block's first line is (the definition's line when the
+                    # docstring's is not known)
+                    line=(entry.docstring_line + block.line) if entry.docstring_line else (entry.line or 1),
                     apis_used=[entry.api_id],
                     complete=is_complete(code, "python"),
                     use_case=entry.description or name,

@@ -14,6 +14,7 @@ matcher are :mod:`docmentor.library.examples.code_analysis`.
 
 from __future__ import annotations
 
+import builtins
 import hashlib
 import re
 from collections import Counter
@@ -230,10 +231,12 @@ def setup_examples(
 
 
 # Sphinx's ``.. module:: jinja2.nativetypes`` / ``.. currentmodule:: x``: the module a page's
-# unqualified names are in
-_CURRENT_MODULE = re.compile(
-    r"^[ \t]*\.\.[ \t]+(?:py:)?(?:current)?module::[ \t]*([A-Za-z_][\w.]*)[ \t]*$", re.M
-)
+# unqualified names are in (unindented: one shown in a code block or a directive's body is
+# not the page's)
+_CURRENT_MODULE = re.compile(r"^\.\.[ \t]+(?:py:)?(?:current)?module::[ \t]*([A-Za-z_][\w.]*)[ \t]*$", re.M)
+# a page's current module does not shadow Python's builtins in its code: `open(...)` under
+# `.. module:: fsspec` is still the builtin (Sphinx's current module is for cross-references)
+_BUILTINS = frozenset(dir(builtins))
 
 
 def module_examples(engine: Docmentor, source: str, names: Mapping[str, Collection[str]]) -> list[Example]:
@@ -259,7 +262,11 @@ def module_examples(engine: Docmentor, source: str, names: Mapping[str, Collecti
         for n, m in enumerate(_CURRENT_MODULE.finditer(content), 1):
             line += content.count("\n", counted, m.start())
             counted = m.start()
-            bound = sorted(x for x in names.get(m.group(1), ()) if x.isidentifier() and not x.startswith("_"))
+            bound = sorted(
+                x
+                for x in names.get(m.group(1), ())
+                if x.isidentifier() and not x.startswith("_") and x not in _BUILTINS
+            )
             if not bound:
                 continue
             out.append(

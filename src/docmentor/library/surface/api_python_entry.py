@@ -5,6 +5,8 @@ stands for (:mod:`docmentor.library.surface.api_python`)."""
 from __future__ import annotations
 
 import ast
+import functools
+import os
 from typing import Any, Literal
 
 import griffe
@@ -68,6 +70,48 @@ def _inherited_docstring(obj: Any) -> Any:
         return next((b.docstring for b in obj.mro() if b.name == obj.name and b.docstring), None)
     except Exception:  # bases griffe cannot order or resolve (outside the package, cyclic)
         return None
+
+
+def _source_lines(path: str) -> tuple[str, ...]:
+    """A source file's lines (the loader keeps no source: entries are built module by module,
+    so a few files are read again at most; a changed file is read anew)."""
+    return _read_lines(path, os.stat(path).st_mtime_ns)
+
+
+@functools.lru_cache(maxsize=8)
+def _read_lines(path: str, mtime: int) -> tuple[str, ...]:
+    with open(path, encoding="utf-8", errors="replace") as f:
+        return tuple(f.read().split("\n"))
+
+
+def _docstring_line(doc: Any) -> int | None:
+    """The source line of a docstring's first line as griffe gives its text: the line of its
+    opening quotes, or the next line with text when those quotes stand alone (griffe drops
+    the blank start, as ``inspect.cleandoc`` does). None when griffe knows no line."""
+    line = getattr(doc, "lineno", None)
+    if not line:
+        return None
+    try:
+        lines = _source_lines(str(doc.parent.filepath))
+    except Exception:  # inspected (no source), or no file: the quotes' line
+        return int(line)
+    if 0 < line <= len(lines):
+        head = lines[line - 1].strip().lstrip("rRbBuU")
+        for quote in ('"""', "'''", '"', "'"):
+            if head.startswith(quote):
+                head = head[len(quote) :]
+                break
+        if not head.strip():
+            line += 1
+            while line <= len(lines) and not lines[line - 1].strip():
+                line += 1
+    return int(line)
+
+
+def _docstring_line_in(doc: Any, obj: Any) -> int | None:
+    """:func:`_docstring_line` of ``doc`` when it is in ``obj``'s file, else None."""
+    parent = getattr(doc, "parent", None)
+    return _docstring_line(doc) if parent is not None and parent.filepath == obj.filepath else None
 
 
 _BOUND_KINDS = ("positional-only", "positional or keyword")
@@ -204,6 +248,8 @@ def _callable_value(obj: Any) -> ApiEntry | None:
         returns=ApiReturn(type=returns or returns_type, description=returns_doc),
         description=_summary(docstring),
         docstring=docstring,
+        # the function's text is in its own file, maybe not the attribute's
+        docstring_line=_docstring_line(obj.docstring) if own else _docstring_line_in(doc, obj),
         source_file=source_file,
         line=obj.lineno,
     )
@@ -220,6 +266,7 @@ def _plain_entry(obj: Any) -> ApiEntry:
         "api_id": obj.path,
         "name": obj.name,
         "docstring": docstring,
+        "docstring_line": _docstring_line(obj.docstring) if docstring else None,
         "source_file": source_file,
         "line": obj.lineno,
     }
@@ -235,7 +282,9 @@ def _plain_entry(obj: Any) -> ApiEntry:
             from_init = parse_docstring(init.docstring)
             descriptions = {**from_init.params, **descriptions}
             types = {**from_init.types, **types}
-            docstring = docstring or (init.docstring.value if init.docstring else "")
+            if not docstring and init.docstring:  # the class's text is its __init__'s
+                docstring = init.docstring.value
+                common["docstring_line"] = _docstring_line(init.docstring)
             signature = _signature(obj.name, params, None)
         else:  # unknown when inherited from outside the package, compiled without a signature,
             # or made by a class decorator (@attr.s, @dataclass: the fields are its parameters)
@@ -246,6 +295,7 @@ def _plain_entry(obj: Any) -> ApiEntry:
             inherited = _inherited_docstring(obj)
             if inherited is not None:
                 docstring = inherited.value
+                common["docstring_line"] = None  # the base's text, in the base's file
                 descriptions = {**parse_docstring(inherited).params, **descriptions}
         common["docstring"] = docstring
         bases = [str(base) for base in obj.bases]
