@@ -258,3 +258,4 @@ def test_readme_and_get_examples_show_them(built: tuple[KnowledgeBase, Path, Pat
         engine.close()
     assert found.examples[0].example_id == "docstring-itr.core.Window.slide-1"
     assert found.examples[0].source.startswith("itr/core.py:")
+    assert found.examples[0].to_dict()["origin"] == "docstring"

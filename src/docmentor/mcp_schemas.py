@@ -506,6 +506,7 @@ class Example(TypedDict, total=False):
     drift: list[Any]
     source: str
     relevance: float
+    origin: str  # "docs", or "docstring": from the API's own docstring
 
 
 class ExamplesOut(TypedDict):

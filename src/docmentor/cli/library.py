@@ -270,7 +270,8 @@ def api_examples(
     if not found.examples:
         print(f"no example matches {task!r}")
     for ex in found.examples:
-        print(f"### {ex.title}  [{ex.library}] ({ex.source}, {ex.complexity})")
+        where = f"{ex.source}, its docstring" if ex.origin == "docstring" else ex.source
+        print(f"### {ex.title}  [{ex.library}] ({where}, {ex.complexity})")
         print(f"```{ex.language}\n{ex.code.rstrip()}\n```\n")
 
 

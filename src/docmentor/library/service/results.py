@@ -127,6 +127,7 @@ class ExampleMatch:
     drift: tuple[str, ...]
     source: str
     relevance: float
+    origin: str = "docs"  # "docstring": from the API's own docstring (``source`` is its module)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -143,6 +144,7 @@ class ExampleMatch:
             "drift": list(self.drift),
             "source": self.source,
             "relevance": self.relevance,
+            "origin": self.origin,
         }
 
 

@@ -326,6 +326,7 @@ class LibraryKnowledge:
                 drift=tuple(ex.drift),
                 source=f"{ex.path}:{ex.line}",
                 relevance=round(score, 4),
+                origin=ex.origin,
             )
             for name, ex, score in found
         )
