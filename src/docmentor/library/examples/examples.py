@@ -18,8 +18,8 @@ import builtins
 import hashlib
 import re
 from collections import Counter
-from collections.abc import Collection, Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 from docmentor.clarity.checks.python import prepare
 from docmentor.errors import NotFoundError
@@ -201,16 +201,9 @@ def setup_examples(
     Raises:
         NotFoundError: no such source.
     """
-    if not engine.store.has_source(source):
-        raise NotFoundError(f"unknown source {source!r}", hint="index it first: docmentor add PATH")
     wanted = None if languages is None else {normalize_language(x) for x in languages}
-    store = engine.store
     out: list[Example] = []
-    for doc in documents_by_path(store, source):
-        content = store.content(doc.id)
-        if "<!--" not in content:
-            continue
-        line_map = store.line_map(doc.id)
+    for doc, content, line_map in _pages_holding(engine, source, "<!--"):
         for n, block in enumerate(hidden_blocks(content), 1):
             lang = normalize_language(block.info.split()[0] if block.info.split() else "")
             lang = lang or untagged_language(block.code)
@@ -249,15 +242,8 @@ def module_examples(engine: Docmentor, source: str, names: Mapping[str, Collecti
     Raises:
         NotFoundError: no such source.
     """
-    if not engine.store.has_source(source):
-        raise NotFoundError(f"unknown source {source!r}", hint="index it first: docmentor add PATH")
-    store = engine.store
     out: list[Example] = []
-    for doc in documents_by_path(store, source):
-        content = store.content(doc.id)
-        if "module::" not in content:
-            continue
-        line_map = store.line_map(doc.id)
+    for doc, content, line_map in _pages_holding(engine, source, "module::"):
         line, counted = 1, 0  # the line of ``content[counted]``, counted on as matches come
         for n, m in enumerate(_CURRENT_MODULE.finditer(content), 1):
             line += content.count("\n", counted, m.start())
@@ -281,6 +267,22 @@ def module_examples(engine: Docmentor, source: str, names: Mapping[str, Collecti
                 )
             )
     return out
+
+
+def _pages_holding(
+    engine: Docmentor, source: str, marker: str
+) -> Iterator[tuple[Any, str, list[int] | None]]:
+    """(document, its text, its line map) of each document of ``source`` whose text holds
+    ``marker``, one at a time.
+
+    Raises:
+        NotFoundError: no such source (at once, before any document is read).
+    """
+    if not engine.store.has_source(source):
+        raise NotFoundError(f"unknown source {source!r}", hint="index it first: docmentor add PATH")
+    store = engine.store
+    docs = documents_by_path(store, source)
+    return ((d, c, store.line_map(d.id)) for d, c in ((d, store.content(d.id)) for d in docs) if marker in c)
 
 
 CONTEXT_CHARS = 1500
