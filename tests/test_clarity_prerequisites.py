@@ -226,7 +226,9 @@ def test_adversarial_lines_are_read_in_linear_time(line: str) -> None:
     told = Told()
     told.read(line, [("text", line), ("toml", "dependencies = " + line)])
     gaps(page(line))
-    assert time.perf_counter() - start < 1.0
+    # ~0.5 s on a quiet machine for the slowest; a quadratic read of these lines takes minutes
+    # (1.0 s failed once with both cores busy)
+    assert time.perf_counter() - start < 3.0
 
 
 def test_the_json_issue_is_the_terminal_fix(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
