@@ -596,3 +596,6 @@ def test_rst_doctest_blocks_are_code() -> None:
         ("", 16, ">>> inside_a_literal()"),  # the literal block's, once
     ]
     assert blocks[0].code.endswith("6\n")
+    # a comment's body is no content, however it goes on; a directive's is
+    commented = "T\n=\n\n.. a note to self\n   more\n\n   >>> hidden()\n\n.. note::\n\n   >>> shown()\n"
+    assert [b.code for b in parse_rst(commented).sections[-1].code_blocks] == [">>> shown()\n"]

@@ -69,6 +69,10 @@ PACKAGE = {
         .. currentmodule:: tpl.env
 
         >>> Env().render()
+
+        .. currentmodule:: None
+
+        >>> Env()
     """,
     "docs/other.rst": """
         Other
@@ -100,6 +104,8 @@ def test_doctest_blocks_under_a_current_module_are_its_examples(tmp_path: Path) 
     assert examples[("native.rst", '>>> open("notes.txt", "w", encoding="utf-8").close()')].apis_used == []
     # a second directive on the page switches the module
     assert examples[("native.rst", ">>> Env().render()")].apis_used == ["tpl.env.Env", "tpl.env.Env.render"]
+    # and `.. currentmodule:: None` unbinds its names
+    assert examples[("native.rst", ">>> Env()")].apis_used == []
     # drift reads them: the keyword native_concat does not take is reported, at its line
     assert kb.drift is not None
     found = [(f["path"], f["api"], f["line"]) for f in kb.drift["findings"]]

@@ -146,6 +146,19 @@ def code_blocks(text: str) -> list[CodeBlock]:
     return _code_blocks(normalize_newlines(text), 1, None)
 
 
+def _is_comment(line: str) -> bool:
+    """Whether a line opens a reST comment: ``..`` and text that is no directive (``::``), no
+    link target (``.. _x:``), no substitution (``.. |x|``) and no footnote (``.. [1]``)."""
+    body = line.lstrip()
+    if not body.startswith(".."):
+        return False
+    rest = body[2:]
+    if rest and not rest[0].isspace():
+        return False  # "...", "..x": text
+    rest = rest.strip()
+    return "::" not in rest and not rest.startswith(("_", "|", "["))
+
+
 def _code_blocks(text: str, first_line: int, line_map: list[int] | None) -> list[CodeBlock]:
     """``.. code-block:: lang`` bodies, ``::`` literal blocks and doctest blocks (a
     paragraph that opens with ``>>>``) of one section.
@@ -177,6 +190,12 @@ def _code_blocks(text: str, first_line: int, line_map: list[int] | None) -> list
                     )
                 )
             i = j
+            continue
+        if _is_comment(lines[i]):  # a comment's indented body is no page content
+            base = len(lines[i]) - len(lines[i].lstrip())
+            i += 1
+            while i < len(lines) and (not lines[i].strip() or len(lines[i]) - len(lines[i].lstrip()) > base):
+                i += 1
             continue
         if lines[i].lstrip().startswith(">>>") and (i == 0 or not lines[i - 1].strip()):
             # a doctest block: a paragraph that opens with the prompt is code in reST, to

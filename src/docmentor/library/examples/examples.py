@@ -237,13 +237,15 @@ def module_examples(engine: Docmentor, source: str, names: Mapping[str, Collecti
     reST page sets its current module (``.. module::``, ``.. currentmodule::``), the names
     ``names[module]`` are bound from it from there on, as Sphinx reads the page — a doctest
     under ``.. module:: jinja2.nativetypes`` that writes ``NativeEnvironment()`` means that
-    module's class. ``names``: module → the public names it defines or re-exports.
+    module's class; ``.. currentmodule:: None`` unbinds them. ``names``: module → the public
+    names it defines or re-exports.
 
     Raises:
         NotFoundError: no such source.
     """
     out: list[Example] = []
     for doc, content, line_map in _pages_holding(engine, source, "module::"):
+        previous: list[str] = []  # the names the page's last current module bound
         line, counted = 1, 0  # the line of ``content[counted]``, counted on as matches come
         for n, m in enumerate(_CURRENT_MODULE.finditer(content), 1):
             line += content.count("\n", counted, m.start())
@@ -253,13 +255,19 @@ def module_examples(engine: Docmentor, source: str, names: Mapping[str, Collecti
                 for x in names.get(m.group(1), ())
                 if x.isidentifier() and not x.startswith("_") and x not in _BUILTINS
             )
-            if not bound:
+            if m.group(1) == "None":  # ``.. currentmodule:: None``: no module from here on
+                code, previous = "".join(f"{x} = None\n" for x in previous), []
+            elif bound:
+                code, previous = f"from {m.group(1)} import {', '.join(bound)}\n", bound
+            else:
+                continue
+            if not code:
                 continue
             out.append(
                 Example(
                     example_id=f"module-{doc.path}-{n}",
                     title="current module",
-                    code=f"from {m.group(1)} import {', '.join(bound)}\n",
+                    code=code,
                     language="python",
                     source=source,
                     path=doc.path,
