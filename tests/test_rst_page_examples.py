@@ -110,3 +110,25 @@ def test_doctest_blocks_under_a_current_module_are_its_examples(tmp_path: Path) 
     assert kb.drift is not None
     found = [(f["path"], f["api"], f["line"]) for f in kb.drift["findings"]]
     assert found == [("native.rst", "native_concat", 14)]
+
+
+def test_where_a_blocks_code_starts() -> None:
+    from docmentor.library.examples.examples import _code_line
+
+    page = [
+        ".. code-block:: python",  # 1
+        "   :caption: a caption",  # 2
+        "",  # 3
+        "   x = f(1)",  # 4
+        "",  # 5
+        "```python",  # 6
+        "y = g(2)",  # 7
+        "```",  # 8
+        "",  # 9
+        "    z = h(3)",  # 10: an indented Markdown block: its code starts on its own line
+    ]
+    assert _code_line(page, 1, "x = f(1)\n") == 4  # past the option and the blank line
+    assert _code_line(page, 6, "y = g(2)\n") is None  # the next line: nothing to record
+    assert _code_line(page, 10, "z = h(3)\n") == 10
+    assert _code_line(page, 1, "not on the page\n") is None
+    assert _code_line(page, 1, "\n\n") is None

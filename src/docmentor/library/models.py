@@ -102,6 +102,9 @@ class Example(_Model):
     source: str  # the indexed source name
     path: str  # the document path within the source
     line: int  # 1-based line of the opening fence in the original file
+    # the line of the code's first line when it is not the one after ``line`` (a reST
+    # directive's options and blank line come between); None: the next line
+    code_line: int | None = None
     heading_path: list[str] = Field(default_factory=list)  # enclosing headings, outermost first
     tabs: list[str] = Field(default_factory=list)  # enclosing content tabs (=== "Async API")
     apis_used: list[str] = Field(default_factory=list)  # api_ids

@@ -265,7 +265,8 @@ def _deprecated_uses(ex: Example, resolver: Resolver, used: Iterable[str]) -> li
         public = entry.aliases[0] if entry.aliases else entry.api_id
         named = re.compile(rf"(?<![\w]){re.escape(entry.name)}(?!\w)")
         at = next((i for i, text in enumerate(lines, 1) if named.search(text.split("#", 1)[0])), None)
-        line = ex.line + at if at is not None else ex.line
+        first = ex.code_line or ex.line + 1  # the code's first line
+        line = first - 1 + at if at is not None else ex.line
         out.append(
             DriftFinding(
                 kind="deprecated_api",
@@ -403,7 +404,8 @@ class _DriftPython(PythonAnalysis):
 
     def line(self, node: ast.AST) -> int:
         assert self.example is not None
-        return self.example.line + 1 + self._offset(node)
+        first = self.example.code_line or self.example.line + 1  # the code's first line
+        return first + self._offset(node)
 
     def report(
         self,

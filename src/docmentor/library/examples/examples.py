@@ -154,7 +154,8 @@ def extract_examples(
             continue
         content = store.content(doc.id)
         lines = content.split("\n")
-        fence_at = _fence_lines(lines, store.line_map(doc.id))
+        line_map = store.line_map(doc.id)
+        fence_at = _fence_lines(lines, line_map)
         installs = prerequisites(content)
         prose_of: dict[int, str] = {}  # section id → its prose
         for n, block, lang in picked:
@@ -168,6 +169,7 @@ def extract_examples(
             if tabs and normalize_language(re.sub(r"\[\^\w+\]", "", tabs[-1])) not in (lang, "python3"):
                 title = f"{heading} ({tabs[-1]})"
             facts = code_facts(block.code, lang)
+            code_line = _code_line(lines, block.line, block.code) if line_map is None else None
             examples.append(
                 Example(
                     example_id=f"{slug}-{n}",
@@ -177,6 +179,7 @@ def extract_examples(
                     source=source,
                     path=doc.path,
                     line=block.line,
+                    code_line=code_line,
                     heading_path=heading_path,
                     tabs=tabs,
                     complete=is_complete(block.code, lang),
@@ -307,6 +310,23 @@ def _prose(section_text: str) -> str:
     """The words around an example: its section without code blocks (for finding APIs by task)."""
     text = prose_text(section_text or "")  # one line scan: linear, whatever the fences
     return " ".join(text.split())[:CONTEXT_CHARS]
+
+
+CODE_LINE_REACH = 40  # lines after a block's opening line where its code may start
+
+
+def _code_line(lines: Sequence[str], line: int, code: str) -> int | None:
+    """The 1-based line where a block opening at ``line`` starts its code, when that is not
+    the next line (a reST directive's options and blank line between; a Markdown indented
+    block, whose code starts on its own line); None otherwise or when it cannot be told."""
+    first = next((c.strip() for c in code.split("\n") if c.strip()), "")
+    if not first:
+        return None
+    # from the block's own line (a Markdown indented block's code starts on it)
+    for k in range(max(line - 1, 0), min(line + CODE_LINE_REACH, len(lines))):
+        if lines[k].strip() == first:
+            return k + 1 if k + 1 != line + 1 else None
+    return None
 
 
 def _fence_lines(lines: list[str], line_map: list[int] | None) -> dict[int, int]:
