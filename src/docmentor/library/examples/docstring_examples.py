@@ -29,6 +29,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 from docmentor.library.examples.classify import complexity_of, is_complete, untagged_language
+from docmentor.library.examples.examples import normalize_language
 from docmentor.library.models import ApiEntry, Example
 from docmentor.library.surface.docstrings import prose_paragraphs
 from docmentor.parse.fences import closes, fence_open
@@ -129,8 +130,7 @@ def docstring_code(docstring: str) -> Iterator[DocstringCode]:
 
 
 def _python(block: DocstringCode) -> bool:
-    tag = block.language.lower()
-    if tag and tag not in ("python", "py", "python3", "py3", "pycon", "python-repl", "ipython", "ipython3"):
+    if block.language and normalize_language(block.language) != "python":
         return False
     return untagged_language(block.code) == "python"
 
