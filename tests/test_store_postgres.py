@@ -236,3 +236,24 @@ def test_a_password_is_never_shown() -> None:
     assert redact("postgresql://u:pw@db:5432/x") == "postgresql://u:***@db:5432/x"
     assert redact("postgresql://u@db/x") == "postgresql://u@db/x"
     assert redact("postgresql:///x?host=/run") == "postgresql:///x?host=/run"
+
+
+def test_a_store_nobody_closed_closes_its_sessions_when_collected(postgres_url: str) -> None:
+    """An engine dropped without ``close()`` (every thread's connection of its store) ends its
+    server sessions when it is collected: no connection left open, none warned about."""
+    import gc
+    import warnings
+
+    from docmentor.store.pg_store import PgStore
+
+    store = PgStore(postgres_url)
+    opened = [store.conn()]
+    worker = threading.Thread(target=lambda: opened.append(store.conn()))
+    worker.start()
+    worker.join()
+    assert not any(c.raw.closed for c in opened)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ResourceWarning)
+        del store, worker
+        gc.collect()
+    assert all(c.raw.closed for c in opened)

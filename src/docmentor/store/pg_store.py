@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import threading
+import weakref
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -23,6 +24,13 @@ __all__ = ["PgStore"]
 
 _WRITE_LOCK = "docmentor:write"
 _TRANSACTION_LOCK = "docmentor:transaction"
+
+
+def _close_every(connections: list[PgConnection], lock: threading.Lock) -> None:
+    with lock:
+        for db in connections:
+            db.close()
+        connections.clear()
 
 
 def _database_ident(url: str) -> str:
@@ -58,6 +66,9 @@ class PgStore(Store):
         self._pgvector_lock = threading.Lock()
         self._all: list[PgConnection] = []  # every thread's connection, closed by close_all
         self._all_lock = threading.Lock()
+        # a store dropped without close_all (an engine nobody closed) closes its sessions when
+        # it is collected, instead of leaving them open to the server until the process ends
+        weakref.finalize(self, _close_every, self._all, self._all_lock)
         try:
             if not readonly:
                 self._migrate()
@@ -121,10 +132,7 @@ class PgStore(Store):
 
     def close_all(self) -> None:
         """Close every thread's connection (a server shutting down, a test's end)."""
-        with self._all_lock:
-            for db in self._all:
-                db.close()
-            self._all.clear()
+        _close_every(self._all, self._all_lock)
         self._local = threading.local()
 
     # -- locks and transactions --------------------------------------------------
