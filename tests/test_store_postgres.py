@@ -246,9 +246,12 @@ def test_a_store_nobody_closed_closes_its_sessions_when_collected(postgres_url: 
 
     from docmentor.store.pg_store import PgStore
 
+    def open_one(s: PgStore, into: list[Any]) -> None:
+        into.append(s.conn())
+
     store = PgStore(postgres_url)
     opened = [store.conn()]
-    worker = threading.Thread(target=lambda: opened.append(store.conn()))
+    worker = threading.Thread(target=open_one, args=(store, opened))
     worker.start()
     worker.join()
     assert not any(c.raw.closed for c in opened)
