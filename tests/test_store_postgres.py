@@ -247,10 +247,10 @@ def test_a_store_nobody_closed_closes_its_sessions_when_collected(postgres_url: 
     from docmentor.store.pg_store import PgStore
 
     def open_one(s: PgStore, into: list[Any]) -> None:
-        into.append(s.conn())
+        into.append(s.conn())  # a PgConnection (``raw``: its psycopg connection)
 
     store = PgStore(postgres_url)
-    opened = [store.conn()]
+    opened: list[Any] = [store.conn()]
     worker = threading.Thread(target=open_one, args=(store, opened))
     worker.start()
     worker.join()
