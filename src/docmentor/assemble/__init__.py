@@ -88,6 +88,7 @@ def assemble(
     """
     from docmentor.assemble.crossrefs import expand
     from docmentor.assemble.distill import distill
+    from docmentor.assemble.subsections import with_subsections
     from docmentor.assemble.tokens import ENCODINGS
 
     if not query.strip():
@@ -164,6 +165,7 @@ def assemble(
         chosen[doc_id] = sorted(best, key=lambda c: c.line_start)  # reading order within a document
         taken += len(best)
     selected = [c for doc_id in order if doc_id in chosen for c in chosen[doc_id]]
+    selected = with_subsections(store, selected, max_chars=engine.ranking.subsection_chars)
 
     expansions: list[Candidate] = []
     if depth > 0 and selected:
