@@ -251,6 +251,15 @@ def test_python_that_does_not_parse_is_critical() -> None:
     assert "line 2 of the block" in issue.message
 
 
+def test_a_rest_directive_reports_the_line_of_its_code() -> None:
+    """Options and a blank line come between ``.. code-block::`` and its code: the issue points
+    at the broken line, not at the directive's."""
+    rst = "Title\n=====\n\nText.\n\n.. code-block:: python\n   :caption: broken\n\n   x = 1\n   if x\n       print(x)\n"
+    (issue,) = found(rst, "syntax_error", path="page.rst")
+    assert issue.line == 10  # the page line of `if x`
+    assert issue.context_quote == "if x"
+
+
 @pytest.mark.parametrize(
     "code",
     [

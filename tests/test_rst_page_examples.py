@@ -113,7 +113,7 @@ def test_doctest_blocks_under_a_current_module_are_its_examples(tmp_path: Path) 
 
 
 def test_where_a_blocks_code_starts() -> None:
-    from docmentor.library.examples.examples import _code_line
+    from docmentor.parse.common import code_start_line as _code_line
 
     page = [
         ".. code-block:: python",  # 1

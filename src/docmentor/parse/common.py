@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Sequence
 
 from docmentor.models import Section
 
@@ -29,6 +30,23 @@ def map_line(line_map: list[int] | None, line: int) -> int:
         return line
     idx = min(max(line, 1), len(line_map)) - 1
     return line_map[idx]
+
+
+CODE_LINE_REACH = 40  # lines after a block's opening line where its code may start
+
+
+def code_start_line(lines: Sequence[str], line: int, code: str) -> int | None:
+    """The 1-based line where a code block opening at ``line`` starts its code, when that is
+    not the next line (a reST directive's options and blank line between; a Markdown indented
+    block, whose code starts on its own line); None otherwise or when it cannot be told."""
+    first = next((c.strip() for c in code.split("\n") if c.strip()), "")
+    if not first:
+        return None
+    # from the block's own line (a Markdown indented block's code starts on it)
+    for k in range(max(line - 1, 0), min(line + CODE_LINE_REACH, len(lines))):
+        if lines[k].strip() == first:
+            return k + 1 if k + 1 != line + 1 else None
+    return None
 
 
 def build_sections(

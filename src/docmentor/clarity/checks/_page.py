@@ -19,7 +19,7 @@ from markdown_it import MarkdownIt
 
 from docmentor.clarity.models import CheckedDocument, Issue, Severity
 from docmentor.models import CodeBlock
-from docmentor.parse.common import map_line, normalize_newlines
+from docmentor.parse.common import code_start_line, map_line, normalize_newlines
 from docmentor.parse.markdown import split_front_matter, structure_view
 
 Kind = Literal["blank", "prose", "heading", "code", "comment", "html", "front"]
@@ -183,8 +183,9 @@ class Page:
         """Original line of line ``offset`` (0-based) of code block ``index``'s content."""
         block = self.code_blocks[index]
         fence = self._block_fences.get(index)
-        if fence is None:
-            return block.line + 1 + offset
+        if fence is None:  # a reST directive or an indented block: its code may start later
+            start = code_start_line(self.lines, block.line, block.code) if not self.line_map else None
+            return (start or block.line + 1) + offset
         served = min(fence.start + 1 + max(offset, 0), max(fence.end - 2, fence.start + 1))
         return self.orig(served)
 

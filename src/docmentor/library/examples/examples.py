@@ -35,7 +35,7 @@ from docmentor.library.examples.classify import (
 from docmentor.library.examples.setup_code import hidden_blocks
 from docmentor.library.knowledge.importance import prose_text
 from docmentor.library.models import Example
-from docmentor.parse.common import map_line
+from docmentor.parse.common import code_start_line, map_line
 from docmentor.parse.fences import Fence, closes, fence_open
 from docmentor.store.docs import CodeBlockRow, code_blocks, documents_by_path, section_text
 
@@ -169,7 +169,7 @@ def extract_examples(
             if tabs and normalize_language(re.sub(r"\[\^\w+\]", "", tabs[-1])) not in (lang, "python3"):
                 title = f"{heading} ({tabs[-1]})"
             facts = code_facts(block.code, lang)
-            code_line = _code_line(lines, block.line, block.code) if line_map is None else None
+            code_line = code_start_line(lines, block.line, block.code) if line_map is None else None
             examples.append(
                 Example(
                     example_id=f"{slug}-{n}",
@@ -310,23 +310,6 @@ def _prose(section_text: str) -> str:
     """The words around an example: its section without code blocks (for finding APIs by task)."""
     text = prose_text(section_text or "")  # one line scan: linear, whatever the fences
     return " ".join(text.split())[:CONTEXT_CHARS]
-
-
-CODE_LINE_REACH = 40  # lines after a block's opening line where its code may start
-
-
-def _code_line(lines: Sequence[str], line: int, code: str) -> int | None:
-    """The 1-based line where a block opening at ``line`` starts its code, when that is not
-    the next line (a reST directive's options and blank line between; a Markdown indented
-    block, whose code starts on its own line); None otherwise or when it cannot be told."""
-    first = next((c.strip() for c in code.split("\n") if c.strip()), "")
-    if not first:
-        return None
-    # from the block's own line (a Markdown indented block's code starts on it)
-    for k in range(max(line - 1, 0), min(line + CODE_LINE_REACH, len(lines))):
-        if lines[k].strip() == first:
-            return k + 1 if k + 1 != line + 1 else None
-    return None
 
 
 def _fence_lines(lines: list[str], line_map: list[int] | None) -> dict[int, int]:
