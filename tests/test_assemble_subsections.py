@@ -16,6 +16,10 @@ Intro of the page about quokka settings in general.
 
 Set `quokka=True` on one field to make that field refuse coercion.
 
+### Returns
+
+`QuokkaField`
+
 ### The shorthand type
 
 The alias `PinnedInt` is the same as an int with that behaviour switched on.
@@ -55,6 +59,8 @@ def test_a_chosen_section_brings_its_short_subsection(index_location: str, tmp_p
     assert "Filler sentence number 100" not in digest.markdown  # the long one is over the cap
     assert "wombats" not in field_level.text  # a section of the same level ends the growth
     assert field_level.line_end > field_level.candidate.line_start + 4  # the range covers it
+    # the sentence-less "Returns" stub rides with its parent in the search unit: shown once
+    assert digest.markdown.count("`QuokkaField`") == 1
 
 
 def test_zero_keeps_each_section_alone(index_location: str, tmp_path: Path) -> None:

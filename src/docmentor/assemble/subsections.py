@@ -39,6 +39,8 @@ def with_subsections(store: Store, selected: list[Candidate], *, max_chars: int)
         for row in rows[at + 1 :]:
             if int(row["level"]) <= level or (c.document_id, int(row["line_start"])) in chosen:
                 break
+            if int(row["line_start"]) <= c.line_end:
+                continue  # a stub the search unit already holds (docmentor.search.units)
             text = str(row["text"])
             if used + len(text) > max_chars:
                 break
