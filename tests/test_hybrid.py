@@ -365,6 +365,32 @@ def test_near_duplicates_are_one_result(index_location: str, tmp_path: Path) -> 
     off.close()
 
 
+def test_exact_copies_in_other_sources_are_listed_under_the_result(
+    index_location: str, tmp_path: Path
+) -> None:
+    """The same page in two sources (a copy of a folder registered twice) is one result whose
+    ``also`` names the other place, as a near-identical one would be: it does not vanish."""
+    page = "# Widgets\n\n## Removing a widget\n\nCall `WidgetGone()` to remove a widget for good.\n"
+    for name in ("one", "two"):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "api.md").write_text(page, encoding="utf-8")
+    engine = Docmentor(index_location, embeddings=False)
+    try:
+        engine.add(tmp_path / "one", name="one")
+        engine.add(tmp_path / "two", name="two")
+        hits = [
+            h
+            for h in engine.search("WidgetGone remove a widget", limit=10)
+            if h.heading == "Removing a widget"
+        ]
+        assert len(hits) == 1
+        assert [(p["source"], p["path"], p["line_start"]) for p in hits[0].also] == [
+            ({"one": "two", "two": "one"}[hits[0].source], "api.md", 3)
+        ]
+    finally:
+        engine.close()
+
+
 def test_tiny_sections_rank_with_their_parent() -> None:
     def row(sid: int, heading: str, level: int, path: list[str], text: str) -> dict[str, object]:
         return {

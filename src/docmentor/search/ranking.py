@@ -31,8 +31,8 @@ def rank_hits(
     fused: bool = False,
     reasons: Mapping[str, str] | None = None,
 ) -> list[SearchHit]:
-    """Best first; identical section texts once; near-identical ones (``collapse``) as one
-    result listing the other places; at most ``per_document`` sections of a document before
+    """Best first; identical section texts once (with ``collapse``, listing the other places, as
+    near-identical ones are); at most ``per_document`` sections of a document before
     every other matching document had its turn. ``snippets=False`` leaves ``snippet`` empty
     (callers that only need the sections: a third of the time). ``fused``: the hits are
     already scored and ordered (:func:`docmentor.search.hybrid.blend`). ``versions``: each
@@ -40,7 +40,7 @@ def rank_hits(
     library's (each hit's ``version_reason``)."""
     reasons = reasons or {}
     hits = list(hits) if fused else fuse(hits, doc_weight=config.doc_weight)
-    seen_text: set[str] = set()
+    seen_text: dict[str, LexicalHit] = {}  # each text's first hit: a copy is listed under it
     picked: list[LexicalHit] = []
     overflow: list[LexicalHit] = []
     per_doc: dict[int, int] = {}
@@ -52,9 +52,12 @@ def rank_hits(
         f = hit.fields
         text = str(f.get("s_text", "")).strip()
         digest = hashlib.sha1(text.encode()).hexdigest()
-        if digest in seen_text:
+        first = seen_text.get(digest)
+        if first is not None:
+            if collapse:  # the same text in another place (a copied page, another source)
+                also.setdefault(id(first), []).append(_place(f))
             continue
-        seen_text.add(digest)
+        seen_text[digest] = hit
         if collapse and len(picked) < limit:
             twin = _near_duplicate(text, picked, words, config.duplicate_jaccard)
             if twin is not None:
