@@ -395,14 +395,15 @@ def _failures(docs: Path, tmp_path: Path) -> list[tuple[list[str], str]]:
         (["add", str(tmp_path / "missing")], "error: no such file or folder:"),
         (["add", str(a_file)], f"error: {a_file} is a file; add its folder, or an llms.txt file"),
         (["search", "widget", "--limit", "0"], "error: --limit must be at least 1"),
-        (["get", "w:guide.md", "--limit", "0"], "error: --offset must be ≥ 0 and --limit ≥ 1"),
-        (["get", "w:guide.md", "--offset", "-1"], "error: --offset must be ≥ 0 and --limit ≥ 1"),
+        (["get", "w:guide.md", "--limit", "0"], "error: --limit must be at least 1, got 0"),
+        (["get", "w:guide.md", "--offset", "-1"], "error: --offset must be at least 0, got -1"),
         (
             ["add", "ftp://example.com/llms.txt"],
             "error: unsupported URL scheme in 'ftp://example.com/llms.txt'",
         ),
         (["add", str(docs), "--name", "bad name"], "error: invalid source name 'bad name'"),
         (["add", str(docs), "--name", "-x"], "error: invalid source name '-x'"),
+        (["add", str(docs), "--name", ""], "error: invalid source name ''"),
         (["add", str(tmp_path), "--name", "w"], "error: source 'w' already points at"),
         (["add", str(docs), "--max-bytes", "0"], "error: --max-bytes must be positive"),
     ]  # serve's bad --transport is a usage error (exit 2): tests/test_mcp.py

@@ -228,8 +228,10 @@ class Lookup(Embedding):
         ``lines=(start, end)`` first narrows it to the lines of the original file a search
         result points at (1-based, inclusive; included text counts as its directive's line).
         """
-        if offset < 0 or limit < 1:
-            raise UsageError("offset must be ≥ 0 and limit ≥ 1", arguments=("offset", "limit"))
+        if offset < 0:
+            raise UsageError(f"offset must be at least 0, got {offset}", arguments=("offset",))
+        if limit < 1:
+            raise UsageError(f"limit must be at least 1, got {limit}", arguments=("limit",))
         with self.store.snapshot():  # the document, its text and line map from one state
             doc = self.find(ref, source=source)
             text = self.store.content(doc.id)

@@ -128,7 +128,8 @@ class Refreshing(Embedding):
             else:
                 raise UsageError(f"{target} is a file; add its folder, or an llms.txt file")
             target = str(path)
-        base = validate_name(name) if name else auto_name(target)
+        # an empty name is an error (--name ""), not "no name"
+        base = validate_name(name) if name is not None else auto_name(target)
         return SourceSpec(
             name=indexed_name(base, opts.version),
             kind=kind,
