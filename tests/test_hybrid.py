@@ -101,6 +101,16 @@ def test_words_still_decide_identifier_questions(at: Callable[..., Docmentor]) -
     assert hits[0].heading == "Error codes"
 
 
+def test_a_question_nothing_is_about_finds_nothing(at: Callable[..., Docmentor]) -> None:
+    # no page holds the word, and no page is near it in meaning: the nearest unit (cosine ~0.2)
+    # is no answer, though it is the best the embeddings have (it used to come first, scored 1)
+    hybrid = at(embeddings=True)
+    for query in ("blorptang wibblequx", "flibbertigibbet"):
+        assert hybrid.search(query, limit=5) == []
+    before = at(ranking=RankingConfig(semantic_only_cosine=0.0), embeddings=True)
+    assert before.search("blorptang wibblequx", limit=5)
+
+
 def test_words_decide_where_meaning_alone_misses(at: Callable[..., Docmentor]) -> None:
     # the English model reads Chinese as near-unknown pieces: by meaning alone the timeout page
     # comes first for "connection pool" and "connection count"; the blend keeps the page

@@ -136,6 +136,13 @@ class RankingConfig:
         "A unit found by meaning alone (no query word in it) joins the candidates only when its "
         "scaled cosine is at least this: below, it is a neighbour of nothing in particular.",
     )
+    semantic_only_cosine: float = _c(
+        0.3,
+        "A unit found by meaning alone also needs at least this raw cosine with the question: the "
+        "scaled cosine above is relative to the query's best, so a question nothing in the docs is "
+        "about (a made-up word: best cosine ~0.2) still had a best neighbour scoring 1, and a "
+        "digest built on it. 0 / 0.2 / 0.25 / 0.3 / 0.35 give the same dev-suite figures.",
+    )
     semantic_floor: float = _c(
         0.15,
         "Cosines are scaled as (cos − floor) / (best − floor): MiniLM gives unrelated sections "

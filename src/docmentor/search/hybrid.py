@@ -38,7 +38,9 @@ def blend(
         lex = hit.score / top_lexical
         closeness = None if cos is None else scale(cos)
         weak = closeness is None or closeness < config.semantic_only_min
-        if weak and int(hit.fields.get("section_id", 0)) in only_meaning:
+        if int(hit.fields.get("section_id", 0)) in only_meaning and (
+            weak or cos is None or cos < config.semantic_only_cosine
+        ):
             continue
         score = lex if closeness is None else (1.0 - alpha) * lex + alpha * closeness
         out.append(LexicalHit(score=score, fields=hit.fields))
