@@ -544,3 +544,27 @@ def test_an_mcp_server_embeds_in_the_background_and_answers_meanwhile(
     assert row["embedded"] == row["units"] > 0
     assert later["results"][0]["heading"] == "Insert if not exists"
     assert "also" in later["results"][0]
+
+
+def test_add_says_whose_sections_its_embedding_run_took(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One run embeds every source's waiting sections: the report of adding ``two`` says when
+    it also embedded those ``one`` was added without."""
+    from clitool import Cli
+
+    for name in ("one", "two"):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "page.md").write_text(
+            f"# Page {name}\n\nAbout the {name} widget.\n", encoding="utf-8"
+        )
+    cli = Cli(tmp_path / "index", capsys)
+    cli.ok("add", str(tmp_path / "one"), "--name", "one")  # embeddings off (the tests' default)
+    monkeypatch.setenv("DOCMENTOR_EMBEDDINGS", "1")
+    out = cli.ok("add", str(tmp_path / "two"), "--name", "two")
+    assert "sections embedded in" in out and "(with those of one)" in out, out
+    again = cli.json("refresh", "two")["embedding"]
+    assert (again["embedded"], again["sources"]) == (0, [])
+    (tmp_path / "two" / "page.md").write_text("# Page two\n\nAbout the new widget.\n", encoding="utf-8")
+    report = cli.json("refresh", "two")["embedding"]
+    assert report["sources"] == ["two"] and report["embedded"] >= 1

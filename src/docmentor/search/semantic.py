@@ -54,6 +54,7 @@ class EmbedReport:
     pending: int = 0  # units still without a vector (interrupted, or another process is on them)
     seconds: float = 0.0
     skipped: str | None = None  # why nothing ran (turned off, another process embedding …)
+    sources: tuple[str, ...] = ()  # whose sections were embedded: every source's waiting ones are
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -61,6 +62,7 @@ class EmbedReport:
             "pending": self.pending,
             "seconds": round(self.seconds, 3),
             "skipped": self.skipped,
+            "sources": list(self.sources),
         }
 
 
@@ -117,15 +119,18 @@ def embed_pending(
             delete_orphan_vectors(store, model)
             return EmbedReport(seconds=time.perf_counter() - t0)
         texts: dict[str, str] = {}
+        sources_of: dict[str, set[str]] = {}  # a text shared by several sources is embedded once
         doc_ids = sorted(set(missing.values()))
         for unit in build_units(store.lexical_rows(doc_ids), stub_chars=stub_chars):
             h = unit.content_hash(code_lines)
-            if h in missing and h not in texts:
-                texts[h] = unit.embed_text(code_lines)
+            if h in missing:
+                texts.setdefault(h, unit.embed_text(code_lines))
+                sources_of.setdefault(h, set()).add(unit.source)
         if len(texts) < len(missing):  # units of documents no longer searchable, or changed meanwhile
             log.debug("%d unit hashes have no text now", len(missing) - len(texts))
         # similar lengths together: the shares of a batch take about as long
         order = sorted(texts, key=lambda h: len(texts[h]))
+        done_sources: set[str] = set()
         total = len(order)
         if progress is not None:
             progress(0, total)
@@ -140,12 +145,19 @@ def embed_pending(
                 [(h, v.astype(np.float16).tobytes()) for h, v in zip(batch, vectors, strict=True)],
             )
             embedded += len(batch)
+            for h in batch:
+                done_sources.update(sources_of.get(h, ()))
             if progress is not None:
                 progress(embedded, total)
         pending = len(pending_units(store, model))
         if not pending:
             delete_orphan_vectors(store, model)
-    return EmbedReport(embedded=embedded, pending=pending, seconds=time.perf_counter() - t0)
+    return EmbedReport(
+        embedded=embedded,
+        pending=pending,
+        seconds=time.perf_counter() - t0,
+        sources=tuple(sorted(done_sources)),
+    )
 
 
 # -- reading ---------------------------------------------------------------------------
