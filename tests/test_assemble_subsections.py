@@ -55,7 +55,7 @@ def test_a_chosen_section_brings_its_short_subsection(index_location: str, tmp_p
         eng.close()
     field_level = next(s for s in digest.sections if s.candidate.heading == "Quokka mode at the field level")
     assert "PinnedInt" in field_level.text  # the subsection's words, under its own heading
-    assert "### The shorthand type" in field_level.text
+    assert "### The shorthand type" in field_level.candidate.text.split("\n")
     assert "Filler sentence number 100" not in digest.markdown  # the long one is over the cap
     assert "wombats" not in field_level.text  # a section of the same level ends the growth
     assert field_level.line_end > field_level.candidate.line_start + 4  # the range covers it
@@ -84,3 +84,92 @@ def test_a_subsection_chosen_on_its_own_is_not_shown_twice(index_location: str, 
     headings = [s.candidate.heading for s in digest.sections]
     assert "The shorthand type" in headings and "Quokka mode at the field level" in headings
     assert digest.markdown.count("The alias `PinnedInt` is the same") == 1
+
+
+LINKED = """# Setup
+
+## Quokka setup
+
+Turn quokka mode on: see [the first way](#strict-one), [the second](#strict-two) and the
+[operations page](ops.md).
+
+### Strict one
+
+The first way sets `quokka=True` on the field.
+
+
+
+### Strict two
+
+The second way uses the `PinnedInt` alias.
+"""
+
+
+def test_links_into_the_grown_subsections_leave_the_cross_reference_slots_free(tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "setup.md").write_text(LINKED, encoding="utf-8")
+    (docs / "ops.md").write_text(
+        "# Operations\n\nRestart the wombat service after a deploy.\n", encoding="utf-8"
+    )
+    eng = Docmentor(str(tmp_path / "db"), embeddings=False)
+    try:
+        eng.add(str(docs), name="fx")
+        # one section chosen: two cross-reference slots, and the two anchors are inside it
+        digest = assemble_context(
+            eng, "turn quokka mode on", max_tokens=4000, source="fx", depth=1, sections=1
+        )
+    finally:
+        eng.close()
+    (setup,) = [s for s in digest.sections if s.candidate.origin == "search"]
+    assert setup.candidate.heading == "Quokka setup" and "PinnedInt" in setup.text
+    crossrefs = [
+        (s.candidate.path, s.candidate.heading) for s in digest.sections if s.candidate.origin == "crossref"
+    ]
+    assert crossrefs == [("ops.md", "Operations")]
+    # the grown text keeps the page's line numbers (a trimmed range and a mention's line are
+    # counted from the section's first line): each of its lines is the page's line there
+    page = LINKED.split("\n")
+    grown = setup.candidate.text.split("\n")
+    assert (setup.candidate.line_start, setup.candidate.line_end) == (3, 16)
+    assert [i for i, line in enumerate(grown) if line.startswith("#")] == [0, 5, 11]
+    for i, line in enumerate(grown):
+        assert page[setup.candidate.line_start - 1 + i] == line, (i, line)
+
+
+RST = """Strictness
+==========
+
+Field level
+-----------
+
+Set ``quokka=True`` on one field to make that field refuse coercion.
+
+Using Strict
+^^^^^^^^^^^^
+
+The alias ``PinnedInt`` is the same as an int with that behaviour switched on.
+
+Other level
+-----------
+
+Wombats and their burrows.
+"""
+
+
+def test_rest_subsections_come_as_headings(tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "strict.rst").write_text(RST, encoding="utf-8")
+    eng = Docmentor(str(tmp_path / "db"), embeddings=False)
+    try:
+        eng.add(str(docs), name="fx")
+        digest = assemble_context(eng, QUESTION, max_tokens=4000, source="fx", depth=0, sections=1)
+    finally:
+        eng.close()
+    (field,) = digest.sections
+    assert field.candidate.heading == "Field level"
+    assert "Using Strict" in field.text and "PinnedInt" in field.text
+    assert "^^^" not in field.text and "Wombats" not in field.text
+    heading = next(line for line in field.text.split("\n") if "Using Strict" in line)
+    assert heading.lstrip("#").strip() == "Using Strict" and heading.startswith("#")

@@ -165,7 +165,7 @@ def assemble(
         chosen[doc_id] = sorted(best, key=lambda c: c.line_start)  # reading order within a document
         taken += len(best)
     selected = [c for doc_id in order if doc_id in chosen for c in chosen[doc_id]]
-    selected = with_subsections(store, selected, max_chars=engine.ranking.subsection_chars)
+    selected, covered = with_subsections(store, selected, max_chars=engine.ranking.subsection_chars)
 
     expansions: list[Candidate] = []
     if depth > 0 and selected:
@@ -175,7 +175,7 @@ def assemble(
             store=store,
             depth=depth,
             max_expansions=min(10, max(2, sections // 2)),
-            already={c.key for c in selected},
+            already={c.key for c in selected} | covered,  # a grown section holds these
         )
         # a search unit can hold short sections after its own (docmentor.search.units): a link
         # to one of those is already in the digest
