@@ -568,3 +568,35 @@ def test_add_says_whose_sections_its_embedding_run_took(
     (tmp_path / "two" / "page.md").write_text("# Page two\n\nAbout the new widget.\n", encoding="utf-8")
     report = cli.json("refresh", "two")["embedding"]
     assert report["sources"] == ["two"] and report["embedded"] >= 1
+
+
+def _hit(score: float, doc: int, path: str, text: str) -> Any:
+    from docmentor.search.lexical import LexicalHit
+
+    fields = {"document_id": doc, "section_id": doc * 100 + int(score * 10), "s_path": path, "s_text": text}
+    return LexicalHit(score=score, fields={**fields, "source": "fx", "line_start": 1, "line_end": 2})
+
+
+def test_every_copy_of_a_result_is_listed_under_it() -> None:
+    from docmentor.search.ranking import rank_hits
+
+    words = " ".join(f"word{i}" for i in range(30))
+    near = words + " and one more"  # Jaccard 30/33 with the first
+    hits = [_hit(0.9, 1, "a.md", words), _hit(0.8, 2, "b.md", near), _hit(0.7, 3, "c.md", near)]
+    (only,) = rank_hits(hits, [], limit=5, per_document=3, versions={}, fused=True, snippets=False)
+    # b is near-identical to a, and c an exact copy of b: both are places of the one answer
+    assert only.path == "a.md" and [p["path"] for p in only.also] == ["b.md", "c.md"]
+
+
+def test_a_copy_answers_when_the_first_place_waits_behind_its_documents_cap() -> None:
+    from docmentor.search.ranking import rank_hits
+
+    hits = [
+        _hit(3.0, 1, "a.md", "alpha text of the first section"),
+        _hit(2.5, 1, "a.md", "beta text, the answer"),  # a.md's second section: over the cap of 1
+        _hit(2.0, 2, "c.md", "beta text, the answer"),  # the same text in another document
+        _hit(1.0, 3, "d.md", "delta text"),
+    ]
+    ranked = rank_hits(hits, [], limit=3, per_document=1, versions={}, fused=True, snippets=False)
+    assert [(h.path, h.score) for h in ranked] == [("a.md", 3.0), ("c.md", 2.0), ("d.md", 1.0)]
+    assert [p["path"] for p in ranked[1].also] == ["a.md"]

@@ -52,18 +52,29 @@ def rank_hits(
         f = hit.fields
         text = str(f.get("s_text", "")).strip()
         digest = hashlib.sha1(text.encode()).hexdigest()
+        doc = int(f["document_id"])
         first = seen_text.get(digest)
         if first is not None:
-            if collapse:  # the same text in another place (a copied page, another source)
-                also.setdefault(id(first), []).append(_place(f))
-            continue
-        seen_text[digest] = hit
-        if collapse and len(picked) < limit:
-            twin = _near_duplicate(text, picked, words, config.duplicate_jaccard)
-            if twin is not None:
-                also.setdefault(id(twin), []).append(_place(f))
+            if not collapse:
                 continue
-        doc = int(f["document_id"])
+            waiting = next((k for k, o in enumerate(overflow) if o is first), None)
+            if waiting is not None and per_doc.get(doc, 0) < per_document:
+                # the first place waits behind its document's cap: this copy answers now, and
+                # lists the first (and whatever was listed under it)
+                overflow.pop(waiting)
+                also[id(hit)] = [_place(first.fields), *also.pop(id(first), [])]
+                seen_text[digest] = hit
+            else:  # the same text in another place (a copied page, another source)
+                also.setdefault(id(first), []).append(_place(f))
+                continue
+        else:
+            seen_text[digest] = hit
+            if collapse and len(picked) < limit:
+                twin = _near_duplicate(text, picked, words, config.duplicate_jaccard)
+                if twin is not None:
+                    also.setdefault(id(twin), []).append(_place(f))
+                    seen_text[digest] = twin  # an exact copy of this place is listed there too
+                    continue
         if per_doc.get(doc, 0) >= per_document:
             overflow.append(hit)
             continue
