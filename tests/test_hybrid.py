@@ -565,6 +565,16 @@ def test_add_says_whose_sections_its_embedding_run_took(
     assert "sections embedded in" in out and "(with those of one)" in out, out
     again = cli.json("refresh", "two")["embedding"]
     assert (again["embedded"], again["sources"]) == (0, [])
+    # a page the two sources share is one vector for both: the run names both
+    (tmp_path / "three").mkdir()
+    shared = "# Shared page\n\nThe same words in two places.\n"
+    for name in ("two", "three"):
+        (tmp_path / name / "shared.md").write_text(shared, encoding="utf-8")
+    monkeypatch.setenv("DOCMENTOR_EMBEDDINGS", "0")
+    cli.ok("add", str(tmp_path / "three"), "--name", "three")
+    monkeypatch.setenv("DOCMENTOR_EMBEDDINGS", "1")
+    both = cli.json("refresh", "two")["embedding"]
+    assert (both["embedded"], both["sources"]) == (1, ["three", "two"])
     (tmp_path / "two" / "page.md").write_text("# Page two\n\nAbout the new widget.\n", encoding="utf-8")
     report = cli.json("refresh", "two")["embedding"]
     assert report["sources"] == ["two"] and report["embedded"] >= 1

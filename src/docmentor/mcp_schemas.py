@@ -159,6 +159,7 @@ class Embedding(TypedDict):
     pending: int
     seconds: float
     skipped: str | None
+    sources: list[str]  # whose sections were embedded: a run embeds every source's waiting ones
 
 
 class RefreshRow(TypedDict):

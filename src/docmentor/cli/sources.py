@@ -38,7 +38,7 @@ def _report_line(r: RefreshReport) -> str:
         line += f"; {e.embedded} sections embedded in {e.seconds:.2f}s"
         others = [s for s in e.sources if s != r.source]
         if others:  # one run embeds every source's waiting sections
-            line += f" (with those of {', '.join(others)})"
+            line += f" ({'with ' if r.source in e.sources else ''}those of {', '.join(others)})"
     if e is not None and e.pending:
         line += f"; {e.pending} sections not embedded yet"
     return line

@@ -29,6 +29,7 @@ from docmentor.store.vectors import (
     delete_orphan_vectors,
     pending_units,
     unit_counts,
+    unit_sources,
     vector_state,
     vectors_after,
     vectors_view,
@@ -119,13 +120,11 @@ def embed_pending(
             delete_orphan_vectors(store, model)
             return EmbedReport(seconds=time.perf_counter() - t0)
         texts: dict[str, str] = {}
-        sources_of: dict[str, set[str]] = {}  # a text shared by several sources is embedded once
         doc_ids = sorted(set(missing.values()))
         for unit in build_units(store.lexical_rows(doc_ids), stub_chars=stub_chars):
             h = unit.content_hash(code_lines)
-            if h in missing:
-                texts.setdefault(h, unit.embed_text(code_lines))
-                sources_of.setdefault(h, set()).add(unit.source)
+            if h in missing and h not in texts:
+                texts[h] = unit.embed_text(code_lines)
         if len(texts) < len(missing):  # units of documents no longer searchable, or changed meanwhile
             log.debug("%d unit hashes have no text now", len(missing) - len(texts))
         # similar lengths together: the shares of a batch take about as long
@@ -145,8 +144,7 @@ def embed_pending(
                 [(h, v.astype(np.float16).tobytes()) for h, v in zip(batch, vectors, strict=True)],
             )
             embedded += len(batch)
-            for h in batch:
-                done_sources.update(sources_of.get(h, ()))
+            done_sources |= unit_sources(store, batch)  # a text two sources share: both
             if progress is not None:
                 progress(embedded, total)
         pending = len(pending_units(store, model))

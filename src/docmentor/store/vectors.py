@@ -25,6 +25,7 @@ __all__ = [
     "delete_orphan_vectors",
     "pending_units",
     "unit_counts",
+    "unit_sources",
     "vector_state",
     "vectors_after",
     "vectors_view",
@@ -90,6 +91,19 @@ def pending_units(store: Store, model: str) -> dict[str, int]:
         (model,),
     )
     return {str(h): int(d) for h, d in rows}
+
+
+def unit_sources(store: Store, hashes: Sequence[str]) -> set[str]:
+    """The sources that hold a unit with one of these hashes (a text two sources share is one
+    vector for both)."""
+    out: set[str] = set()
+    for i in range(0, len(hashes), 500):
+        chunk = list(hashes[i : i + 500])
+        rows = store.conn().execute(
+            f"SELECT DISTINCT source FROM search_units WHERE hash IN ({','.join('?' * len(chunk))})", chunk
+        )
+        out.update(str(r[0]) for r in rows)
+    return out
 
 
 def unit_counts(store: Store, model: str) -> dict[str, tuple[int, int]]:
