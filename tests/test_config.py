@@ -90,6 +90,12 @@ def test_broken_config_files_are_clear_errors(tmp_path: Path, name: str, text: s
         load_config(tmp_path)
 
 
+def test_an_empty_source_name_in_config_is_an_error_as_on_the_command_line(tmp_path: Path) -> None:
+    (tmp_path / "docmentor.toml").write_text('sources = [{name = "", url = "https://x.example/llms.txt"}]')
+    with pytest.raises(UsageError, match="invalid source name ''"):
+        load_config(tmp_path)
+
+
 def test_bad_source_name_in_config(tmp_path: Path) -> None:
     (tmp_path / "docmentor.toml").write_text(
         'sources = [{name = "bad name!", url = "https://x.example/llms.txt"}]'

@@ -210,7 +210,9 @@ def _source_from(item: Any, origin: str, base: Path) -> ConfiguredSource:
     if not is_url(target):
         target = str((base / Path(target).expanduser()).resolve())
     return ConfiguredSource(
-        name=validate_name(name) if name else auto_name(target), target=target, options=options
+        name=validate_name(str(name)) if name is not None else auto_name(target),
+        target=target,
+        options=options,
     )
 
 
