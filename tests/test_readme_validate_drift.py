@@ -7,6 +7,7 @@ import sys
 import textwrap
 import time
 from pathlib import Path
+from typing import Literal
 
 import pytest
 
@@ -163,6 +164,28 @@ def test_a_timeout_kills_the_whole_process_group(tmp_path: Path) -> None:
         time.sleep(0.05)
     else:
         pytest.fail("the example's child process survived the timeout")
+
+
+def test_a_docstrings_doctest_runs_with_its_modules_names(tmp_path: Path) -> None:
+    """A doctest in a module's docstring uses the module's names unimported (doctest runs it in
+    the module's namespace): with the module's set-up code it runs, and passes or fails; a docs
+    example of the same file gets no set-up."""
+
+    def docstring(code: str, example_id: str, origin: Literal["docs", "docstring"] = "docstring") -> Example:
+        ex = example(code, example_id=example_id, path="textwrap.py", complete=False)
+        ex.origin = origin
+        return ex
+
+    good = docstring(">>> dedent('  x')\n'x'\n", "good")
+    bad = docstring(">>> shorten('a b c', width=0)\n", "bad")  # width must be positive
+    docs = docstring(">>> dedent('  x')\n'x'\n", "docs", origin="docs")
+    setup = {"textwrap.py": "from textwrap import dedent, shorten"}
+    report = validate_examples([good, bad, docs], jobs=2, setup=setup)
+    by_id = {r.example_id: r.status for r in report.results}
+    assert by_id == {"good": "passed", "bad": "failed", "docs": "skipped"}, report.results
+    assert (good.validated, bad.validated, docs.validated) == (True, False, None)
+    again = docstring(">>> dedent('  x')\n'x'\n", "again")
+    assert validate_examples([again]).results[0].status == "skipped"  # no set-up: not a program
 
 
 def test_validation_uses_the_given_interpreter(tmp_path: Path) -> None:

@@ -38,7 +38,7 @@ import textwrap
 import threading
 import time
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -224,11 +224,14 @@ def validate_examples(
     timeout: float = 20.0,
     jobs: int = 2,
     progress: Callable[[int, int], None] | None = None,
+    setup: Mapping[str, str] | None = None,
 ) -> ValidationReport:
     """Run each complete Python example and record whether it works.
 
     Only examples with ``complete`` set and language ``python`` run; the others are
-    reported as skipped and keep ``validated = None``. A run passes when the program exits
+    reported as skipped and keep ``validated = None``. An example of a docstring runs as
+    doctest runs it, with its module's names in scope: ``setup`` (source file → the code that
+    imports them, :func:`docmentor.library.examples.docstring_examples.module_setup`) goes first. A run passes when the program exits
     with status 0 within ``timeout``. Each run sets ``example.validated`` and
     ``example.execution_context`` (``works_on_version``, ``validated_at``, ``error``).
 
@@ -261,9 +264,10 @@ def validate_examples(
     _warn_once(found)
 
     def one(example: Example) -> ExampleResult:
-        if not example.complete or example.language != "python":
+        first = (setup or {}).get(example.path, "") if example.origin == "docstring" else ""
+        if not (example.complete or first) or example.language != "python":
             return ExampleResult(example.example_id, "skipped")
-        source = runnable_source(example.code)
+        source = runnable_source(example.code, setup=first)
         if source is None:
             return ExampleResult(example.example_id, "skipped")
         result = _run_one(example.example_id, source, interpreter, timeout, sandboxed=found.sandboxed)
@@ -308,16 +312,18 @@ def validate_examples(
     return report
 
 
-def runnable_source(code: str) -> str | None:
+def runnable_source(code: str, *, setup: str = "") -> str | None:
     """The program an example spells: a doctest session's statements without their prompts
     and output, other code dedented; code that awaits at the top level (as an asyncio REPL
     or a notebook allows) run inside ``asyncio.run``; None when there is nothing to run (a
-    template, a ``# doctest: +SKIP``)."""
+    template, a ``# doctest: +SKIP``). ``setup``: code run first (a docstring's module names)."""
     source, _offsets, session, skipped = prepare(code, "python")
     if skipped or not source.strip():
         return None
     if session and _TRACEBACK in code:
         source = _expected_errors_caught(code) or source
+    if setup:
+        source = f"{setup}\n{source}"
     if _awaits_at_top_level(source):
         # compiled as a module that may await (as the asyncio REPL does) and run to its end:
         # no re-indenting, so strings, `global` and `from __future__` stay what they were
