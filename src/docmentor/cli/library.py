@@ -272,6 +272,8 @@ def api_examples(
     for ex in found.examples:
         where = f"{ex.source}, its docstring" if ex.origin == "docstring" else ex.source
         print(f"### {ex.title}  [{ex.library}] ({where}, {ex.complexity})")
+        for problem in ex.drift:  # the installed version refuses part of it: no model to copy
+            print(f"warning: does not match the installed version: {problem}")
         print(f"```{ex.language}\n{ex.code.rstrip()}\n```\n")
 
 
