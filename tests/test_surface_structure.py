@@ -86,6 +86,12 @@ def test_a_function_defined_in_init_over_a_same_named_submodule_is_the_api(tmp_p
     module = surface.by_id["pkg.retry" + MODULE_SUFFIX]
     assert (module.kind, module.name, module.aliases) == ("module", "retry", [])
     assert module.description == "Retry strategies."
+    # what a user is shown, and imports: the module's path, never its id's suffix
+    from docmentor.library.find.import_paths import import_path
+    from docmentor.library.knowledge.overview import _key_modules
+
+    assert import_path(module.api_id, module.aliases) == "pkg.retry"
+    assert "pkg.retry" in [m.name for m in _key_modules("pkg", list(surface.by_id.values()))]
     # the module's own members keep their paths
     assert surface.resolve("pkg.retry.retry_if_result") is surface.by_id["pkg.retry.retry_if_result"]
     assert "pkg.retry.retry_if_result" in surface.by_alias or "pkg.retry_if_result" in surface.by_alias

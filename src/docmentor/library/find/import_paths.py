@@ -4,11 +4,16 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from docmentor.library.surface.api_python_shadow import MODULE_SUFFIX
+
 
 def import_path(api_id: str, aliases: Iterable[str] = ()) -> str:
     """The path users import an API by: the shortest one without a private part
     (``pkg.connect``, not ``pkg.compat.connect`` nor ``pkg._core.connect``), the defining one
     first among those as short (an inherited method by its class, ``fields.Field.make_error``,
-    not ``fields.IP.make_error``); ``api_id`` itself when every path has a private part."""
+    not ``fields.IP.make_error``); ``api_id`` itself when every path has a private part. A
+    shadowed submodule's id ends in ``~module``: its path is shown without it."""
     public = [p for p in (api_id, *aliases) if not any(part.startswith("_") for part in p.split("."))]
-    return min(public, key=lambda p: (p.count("."), p != api_id, len(p), p)) if public else api_id
+    best = min(public, key=lambda p: (p.count("."), p != api_id, len(p), p)) if public else api_id
+    # a submodule its package's same-named function hides: ``import pkg.retry`` imports it
+    return best.removesuffix(MODULE_SUFFIX)

@@ -18,6 +18,7 @@ from docmentor.library.knowledge.kb_schema import (
     NamedText,
 )
 from docmentor.library.models import ApiEntry, Example
+from docmentor.library.surface.api_python_shadow import MODULE_SUFFIX
 from docmentor.library.surface.docstrings import readable_summary
 
 __all__ = [
@@ -142,11 +143,17 @@ def _key_modules(library: str, entries: Sequence[ApiEntry], limit: int = 12) -> 
     # a module's importance is that of its best member
     best: dict[str, float] = {}
     for e in entries:
-        mod = next((m.api_id for m in modules if e.api_id.startswith(m.api_id + ".")), None)
+        mod = next((m.api_id for m in modules if e.api_id.startswith(_path(m) + ".")), None)
         if mod is not None:
             best[mod] = max(best.get(mod, 0.0), e.importance_score)
     modules.sort(key=lambda m: (-best.get(m.api_id, 0.0), m.api_id))
-    return [NamedText(name=m.api_id, description=shown(m.description)) for m in modules[:limit]]
+    return [NamedText(name=_path(m), description=shown(m.description)) for m in modules[:limit]]
+
+
+def _path(module: ApiEntry) -> str:
+    """A module's dotted path (a submodule hidden by its package's same-named function has
+    ``~module`` after it in its id, never in what a reader imports)."""
+    return module.api_id.removesuffix(MODULE_SUFFIX)
 
 
 def _key_classes(entries: Sequence[ApiEntry], limit: int = 12) -> list[NamedText]:
