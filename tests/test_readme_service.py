@@ -280,6 +280,25 @@ def test_drift_cli_text_and_json(cli: IndexCli, work: Path, lib: Path) -> None:
     penalties = {p["type"]: p["penalty"] for p in page["clarity_score"]["calculation_breakdown"]["penalties"]}
     assert penalties.get("missing_api_signatures") == 1.2
     assert penalties.get("invalid_api_signatures") == 0.8
+    # the same page named by its file, or its folder, gets the same score (the index knows
+    # whose docs folder it is in); and so does the MCP tool's
+    by_file = cli.json("clarity", "score", str(lib / "docs" / "pitfalls.md"), "--json")["documents"][0]
+    assert by_file["clarity_score"] == page["clarity_score"]
+    by_folder = next(
+        d
+        for d in cli.json("clarity", "score", str(lib / "docs"), "--json")["documents"]
+        if d["path"] == "pitfalls.md"
+    )
+    assert by_folder["clarity_score"] == page["clarity_score"]
+    from docmentor.access import ReadPolicy, score_document
+
+    engine = Docmentor(cli.location, create=False)
+    try:
+        for ref in ("minidb-docs:pitfalls.md", str(lib / "docs" / "pitfalls.md")):
+            scored = score_document(engine, ref, policy=ReadPolicy()).to_dict()
+            assert scored["clarity_score"] == page["clarity_score"], ref
+    finally:
+        engine.close()
 
     # a use of a deprecated API is reported, not scored: the example still runs
     (drift_file,) = work.rglob("knowledge_base/drift.json")

@@ -33,6 +33,7 @@ class Readable:
     file: Path | None = None
     document: RawDocument | None = None
     root: Path | None = None
+    source: str | None = None  # the indexed document's source
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,17 +79,20 @@ class ReadPolicy:
             real = Path(os.path.realpath(local))
             if real.is_relative_to(root.resolve()) and real.is_file():
                 return Readable(file=local)
-        return Readable(document=raw, root=root if root is not None and root.is_dir() else None)
+        return Readable(
+            document=raw, root=root if root is not None and root.is_dir() else None, source=doc.source
+        )
 
 
 def score_document(
     engine: Docmentor, ref: str, *, policy: ReadPolicy, target: float = 8.0
 ) -> DocumentClarity:
     """The clarity result of one document the policy lets be read (see :meth:`ReadPolicy.resolve`)."""
-    from docmentor.clarity import score_paths, score_raw
+    from docmentor.clarity import drift_counts, score_paths, score_raw
 
     found = policy.resolve(engine, ref)
     if found.file is not None:
-        return score_paths([found.file], target=target).documents[0]
+        return score_paths([found.file], target=target, engine=engine).documents[0]
     assert found.document is not None
-    return score_raw(found.document, root=found.root, target=target)
+    counts = drift_counts(engine, found.source).get(found.document.path) if found.source else None
+    return score_raw(found.document, root=found.root, target=target, api_counts=counts)

@@ -15,7 +15,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -194,17 +194,28 @@ def score_paths(
     target: float = 8.0,
     llm: LLMClient | None = None,
     now: datetime | None = None,
+    engine: Docmentor | None = None,
 ) -> ClarityReport:
-    """Score every document under the given files and folders (includes resolved first)."""
+    """Score every document under the given files and folders (includes resolved first).
+
+    With ``engine``, a file inside the folder of an indexed source is scored with the drift
+    findings of the knowledge base generated from that source, as ``score_source`` scores
+    it: the same page gets the same score however it is named."""
     from docmentor.clarity.checks import SiteFiles, check_document
     from docmentor.sources.local import scan_folder
 
+    drift_of = file_drift(engine) if engine is not None else (lambda _file: None)
     docs: list[DocumentClarity] = []
     for p in paths:
         if p.is_dir():
             files = SiteFiles(p)
             for raw in scan_folder(p).documents:
-                docs.append(score_raw(raw, root=p, files=files, rubric=rubric, target=target, llm=llm))
+                counts = drift_of(p / raw.path)
+                docs.append(
+                    score_raw(
+                        raw, root=p, files=files, rubric=rubric, target=target, llm=llm, api_counts=counts
+                    )
+                )
         elif p.is_file():
             if p.suffix.lower() not in DOC_SUFFIXES:
                 raise UsageError(
@@ -222,6 +233,7 @@ def score_paths(
                     rubric=rubric,
                     target=target,
                     llm=llm,
+                    api_counts=drift_of(p),
                 )
             )
         else:
@@ -284,6 +296,24 @@ def scored_commit(
     target = engine.store.source(source).target if engine is not None and source else None
     folder = Path(target or (list(paths) or [Path.cwd()])[0])
     return git_commit(folder if folder.is_dir() else folder.parent)
+
+
+def file_drift(engine: Docmentor) -> Callable[[Path], dict[str, int] | None]:
+    """A file's drift counts (see :func:`drift_counts`) when it is a document of an indexed
+    folder source, else None; each source's report is read once."""
+    roots = [(Path(r.target).resolve(), r.name) for r in engine.store.sources() if r.kind == "folder"]
+    read: dict[str, dict[str, dict[str, int]]] = {}
+
+    def of(file: Path) -> dict[str, int] | None:
+        real = file.resolve()
+        for root, name in roots:
+            if real.is_relative_to(root):
+                if name not in read:
+                    read[name] = drift_counts(engine, name)
+                return read[name].get(real.relative_to(root).as_posix())
+        return None
+
+    return of
 
 
 def drift_counts(engine: Docmentor, source: str) -> dict[str, dict[str, int]]:

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from docmentor import UsageError
-from docmentor.cli.app import GateFailed, app, emit, open_engine, require_index
+from docmentor.cli.app import GateFailed, app, emit, index_exists, open_engine, require_index
 
 if TYPE_CHECKING:
     from docmentor import ClarityReport, ClarityScore
@@ -73,6 +73,12 @@ def clarity_score(
         if source:
             require_index()
             report = score_source(open_engine(create=False), source, rubric=rubric, target=target, llm=llm)
+        elif index_exists():  # a page of an indexed folder: its library's drift counts too
+            index = open_engine(create=False)
+            try:
+                report = score_paths(list(paths or []), rubric=rubric, target=target, llm=llm, engine=index)
+            finally:
+                index.close()
         else:
             report = score_paths(list(paths or []), rubric=rubric, target=target, llm=llm)
     finally:
