@@ -368,7 +368,8 @@ def test_fail_on_critical_gate(cli: Cli, tmp_path: Path) -> None:
 
 def test_gates_pass(cli: Cli) -> None:
     guide = str(DOCS / "guide.md")
-    assert "10.0" in cli.ok("clarity", "score", guide, "--min-score", "9.5", "--fail-on-critical")
+    out = cli.ok("clarity", "score", guide, "--min-score", "9.5", "--fail-on-critical")
+    assert "10.0" in out and "1 document, average 10.0" in out
     cli.ok("clarity", "score", str(DOCS / "howto.md"), "--fail-on-critical")  # warnings only
     cli.ok("clarity", "score", str(DOCS), "--min-score", "7.3")  # the lowest score is not below 7.3
     rc, _, err = cli("clarity", "score", str(DOCS), "--min-score", "11")

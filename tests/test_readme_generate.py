@@ -541,6 +541,10 @@ def test_generate_with_a_missing_docs_folder_fails_before_reading_the_api(
         generate(
             engine, library="minidb", docs_path=tmp_path / "nope", out=tmp_path / "out", search_paths=[LIB]
         )
+    page = tmp_path / "page.md"
+    page.write_text("# A page\n", encoding="utf-8")
+    with pytest.raises(SourceUnavailableError, match=r"page\.md is a file, not a documentation folder"):
+        generate(engine, library="minidb", docs_path=page, out=tmp_path / "out", search_paths=[LIB])
     assert not (tmp_path / "out").exists()
 
 

@@ -254,6 +254,10 @@ def test_drift_cli_text_and_json(cli: IndexCli, work: Path, lib: Path) -> None:
 
     err = cli.fails("readme-llm", "drift", "--library", "nope")
     assert "no knowledge base for 'nope'" in err
+    # --check: a CI gate, after the report
+    rc, out, err = cli("readme-llm", "drift", "--library", "minidb", "--check")
+    assert rc == 1 and out.splitlines() == text
+    assert err.strip() == "error: --check: 1 missing APIs, 1 invalid signatures in the docs' examples"
 
     # the example is marked: README.LLM and the overview leave it out, get_examples says why
     readme = (work / "readme_llm" / "README.LLM").read_text(encoding="utf-8")

@@ -194,7 +194,8 @@ def open_knowledge() -> Any:
 
 
 class GateFailed(DocmentorError):
-    """A clarity gate (--min-score, --fail-on-critical) failed; the report was still printed."""
+    """A CI gate (clarity --min-score, --fail-on-critical; readme-llm drift --check) failed; the
+    report was still printed."""
 
 
 # a library argument whose option is not its name with dashes

@@ -166,7 +166,7 @@ def _print_clarity(report: ClarityReport, documents: list[dict[str, Any]]) -> No
     s = report.summary
     dist = ", ".join(f"{g} {n}" for g, n in s.grade_distribution.items() if n)
     console.print(
-        f"{s.documents} documents, average {s.average_score:.1f} ({s.average_grade}); grades: {dist}"
+        f"{s.documents} document{'' if s.documents == 1 else 's'}, average {s.average_score:.1f} ({s.average_grade}); grades: {dist}"
     )
     console.print(
         f"issues: {s.critical_issues} critical, {s.warning_issues} warning, {s.info_issues} info; "

@@ -14,6 +14,7 @@ import typer
 from docmentor import UsageError
 from docmentor.cli.app import (
     STATE,
+    GateFailed,
     KbVersion,
     app,
     emit,
@@ -188,6 +189,10 @@ def readme_drift(
         str, typer.Option("--library", "-l", help="A library with a generated knowledge base.")
     ],
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    check: Annotated[
+        bool,
+        typer.Option("--check", help="Exit 1 when a documented call is missing or rejected (for CI)."),
+    ] = False,
 ) -> None:
     """Documented calls that the installed version does not have or accept (from the last generation)."""
     from docmentor import drift_report
@@ -196,15 +201,19 @@ def readme_drift(
     report = drift_report(open_engine(create=False), library)
     if as_json:
         emit(report.to_dict())
-        return
-    print(
-        f"Drift report for {report.library} {report.version or ''}: {report.examples_checked} examples "
-        f"checked, {report.missing} missing APIs, {report.invalid} invalid signatures, "
-        f"{report.deprecated} uses of deprecated APIs"
-    )
-    for f in report.findings:
-        hint = f" ({f.suggestion})" if f.suggestion else ""  # a whole sentence already
-        print(f"{f.path}:{f.line}: {f.kind}: {f.message}{hint}")
+    else:
+        print(
+            f"Drift report for {report.library} {report.version or ''}: {report.examples_checked} examples "
+            f"checked, {report.missing} missing APIs, {report.invalid} invalid signatures, "
+            f"{report.deprecated} uses of deprecated APIs"
+        )
+        for f in report.findings:
+            hint = f" ({f.suggestion})" if f.suggestion else ""  # a whole sentence already
+            print(f"{f.path}:{f.line}: {f.kind}: {f.message}{hint}")
+    if check and (report.missing or report.invalid):  # uses of deprecated APIs still run
+        raise GateFailed(
+            f"--check: {report.missing} missing APIs, {report.invalid} invalid signatures in the docs' examples"
+        )
 
 
 @api_app.command("find")
