@@ -598,6 +598,14 @@ def test_generate_with_validation(tmp_path: Path) -> None:
     b = blocks(text)
     for key in [k for k in b if k.endswith("_example")]:
         assert any(x.code.strip("\n") == b[key] and x.validated for x in kb.examples)
+    # the clarity score of the page counts the failed example (the formula's −1.0 each)
+    from docmentor.clarity import score_source
+
+    source = kb.metadata.settings["docs_source"]
+    page = next(d for d in score_source(engine, source).documents if d.path == failed[0].path).to_dict()
+    assert page["metrics"]["failed_examples"] == 1
+    penalties = {p["type"]: p["penalty"] for p in page["clarity_score"]["calculation_breakdown"]["penalties"]}
+    assert penalties.get("failed_examples") == 1.0
 
 
 def test_build_overview_without_docs() -> None:

@@ -143,6 +143,10 @@ def document_result(
     if api_counts and any(api_counts.values()):  # from `readme-llm generate`'s drift report
         inputs["missing_api_signatures"] = int(api_counts.get("missing_api_signatures", 0))
         inputs["invalid_api_signatures"] = int(api_counts.get("invalid_api_signatures", 0))
+        failed = int(api_counts.get("failed_examples", 0))  # and its --validate run
+        if failed:
+            inputs["failed_examples"] = failed
+            result.metrics = dataclasses.replace(result.metrics, failed_examples=failed)
     score = calculate_clarity_score(inputs, rubric)
     dims = dimension_scores(issues, rubric=rubric)
     explanation = explain_calculation(inputs, rubric=rubric)
@@ -317,7 +321,8 @@ def file_drift(engine: Docmentor) -> Callable[[Path], dict[str, int] | None]:
 
 
 def drift_counts(engine: Docmentor, source: str) -> dict[str, dict[str, int]]:
-    """Per document of ``source``: drift findings of the knowledge base generated from it."""
+    """Per document of ``source``: the drift findings of the knowledge base generated from it,
+    and its examples that failed validation (``failed_examples``)."""
     import json
 
     from docmentor.store.kb import list_kbs, load_metadata
@@ -336,10 +341,30 @@ def drift_counts(engine: Docmentor, source: str) -> dict[str, dict[str, int]]:
             if f.get("kind") not in ("missing_api", "invalid_api_signature"):
                 continue  # uses of deprecated APIs still run: not a clarity issue
             key = "missing_api_signatures" if f.get("kind") == "missing_api" else "invalid_api_signatures"
-            counts = out.setdefault(
-                str(f.get("path")), {"missing_api_signatures": 0, "invalid_api_signatures": 0}
-            )
+            counts = out.setdefault(str(f.get("path")), dict.fromkeys(_API_KEYS, 0))
             counts[key] += 1
+        for page, failed in _failed_examples(Path(row.path)).items():
+            out.setdefault(page, dict.fromkeys(_API_KEYS, 0))["failed_examples"] += failed
+    return out
+
+
+_API_KEYS = ("missing_api_signatures", "invalid_api_signatures", "failed_examples")
+
+
+def _failed_examples(kb: Path) -> dict[str, int]:
+    """Per docs page: its examples that failed when ``generate --validate`` ran them (the
+    knowledge base's ``examples_db``; a docstring's examples are the library's, not a page's)."""
+    import json
+
+    out: dict[str, int] = {}
+    for file in sorted((kb / "examples_db").glob("*.json")):
+        try:
+            examples = json.loads(file.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        for ex in examples if isinstance(examples, list) else []:
+            if isinstance(ex, dict) and ex.get("validated") is False and ex.get("origin", "docs") == "docs":
+                out[str(ex.get("path"))] = out.get(str(ex.get("path")), 0) + 1
     return out
 
 
