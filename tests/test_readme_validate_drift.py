@@ -166,10 +166,17 @@ def test_a_timeout_kills_the_whole_process_group(tmp_path: Path) -> None:
         pytest.fail("the example's child process survived the timeout")
 
 
-def test_a_docstrings_doctest_runs_with_its_modules_names(tmp_path: Path) -> None:
-    """A doctest in a module's docstring uses the module's names unimported (doctest runs it in
-    the module's namespace): with the module's set-up code it runs, and passes or fails; a docs
-    example of the same file gets no set-up."""
+def test_a_docstrings_doctest_runs_in_its_modules_namespace(tmp_path: Path) -> None:
+    """A doctest in a module's docstring uses the module's names unimported, its private helpers
+    and imports too (doctest runs it in the module's globals): with the module's set-up it runs,
+    and passes or fails. Its other blocks, and a docs example of the same file, are programs
+    only when complete."""
+    from docmentor.library.examples.docstring_examples import doctest_setup
+    from docmentor.library.models import ApiEntry
+
+    entries = [ApiEntry(api_id="textwrap.dedent", kind="function", name="dedent", source_file="textwrap.py")]
+    setup = doctest_setup(entries)
+    assert set(setup) == {"textwrap.py"}
 
     def docstring(code: str, example_id: str, origin: Literal["docs", "docstring"] = "docstring") -> Example:
         ex = example(code, example_id=example_id, path="textwrap.py", complete=False)
@@ -177,13 +184,24 @@ def test_a_docstrings_doctest_runs_with_its_modules_names(tmp_path: Path) -> Non
         return ex
 
     good = docstring(">>> dedent('  x')\n'x'\n", "good")
+    private = docstring(">>> _whitespace_only_re.sub('', ' \\n')\n'\\n'\n", "private")  # a module global
+    future = docstring(
+        ">>> from __future__ import annotations\n>>> shorten('a b', width=9)\n'a b'\n", "future"
+    )
     bad = docstring(">>> shorten('a b c', width=0)\n", "bad")  # width must be positive
+    fragment = docstring("wrapper = TextWrapper(width=width)\n", "fragment")  # a :: block, no session
     docs = docstring(">>> dedent('  x')\n'x'\n", "docs", origin="docs")
-    setup = {"textwrap.py": "from textwrap import dedent, shorten"}
-    report = validate_examples([good, bad, docs], jobs=2, setup=setup)
+    report = validate_examples([good, private, future, bad, fragment, docs], jobs=2, setup=setup)
     by_id = {r.example_id: r.status for r in report.results}
-    assert by_id == {"good": "passed", "bad": "failed", "docs": "skipped"}, report.results
-    assert (good.validated, bad.validated, docs.validated) == (True, False, None)
+    assert by_id == {
+        "good": "passed",
+        "private": "passed",
+        "future": "passed",
+        "bad": "failed",
+        "fragment": "skipped",
+        "docs": "skipped",
+    }, report.results
+    assert (good.validated, bad.validated, fragment.validated, docs.validated) == (True, False, None, None)
     again = docstring(">>> dedent('  x')\n'x'\n", "again")
     assert validate_examples([again]).results[0].status == "skipped"  # no set-up: not a program
 

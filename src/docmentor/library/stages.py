@@ -363,7 +363,7 @@ def validate_stage(
     req: Request, api: Api, examples: list[Example], version: str | None, run: Run
 ) -> dict[str, Any]:
     """Stage 5: run the complete Python examples; the report's counts (failures are warned about)."""
-    from docmentor.library.examples.docstring_examples import module_setup
+    from docmentor.library.examples.docstring_examples import doctest_setup
     from docmentor.library.examples.validate import validate_examples
 
     report = validate_examples(
@@ -373,7 +373,7 @@ def validate_stage(
         library=api.package,
         timeout=req.validate_timeout,
         progress=lambda done, total: run.step("validating examples", done, total),
-        setup={ex.path: ex.code for ex in module_setup(api.entries)},  # doctests see their module
+        setup=doctest_setup(api.entries),  # a docstring's doctests run in their module's namespace
     )
     validation = {k: v for k, v in report.to_dict().items() if k != "results"}
     where = {ex.example_id: f"{ex.path}:{ex.line}" for ex in examples}

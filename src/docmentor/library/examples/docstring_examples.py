@@ -31,10 +31,18 @@ from dataclasses import dataclass
 from docmentor.library.examples.classify import complexity_of, is_complete, untagged_language
 from docmentor.library.examples.examples import normalize_language
 from docmentor.library.models import ApiEntry, Example
+from docmentor.library.surface.api_python_shadow import MODULE_SUFFIX
 from docmentor.library.surface.docstrings import prose_paragraphs
 from docmentor.parse.fences import closes, fence_open
 
-__all__ = ["DOCSTRING_SOURCE", "DocstringCode", "docstring_code", "docstring_examples", "module_setup"]
+__all__ = [
+    "DOCSTRING_SOURCE",
+    "DocstringCode",
+    "docstring_code",
+    "docstring_examples",
+    "doctest_setup",
+    "module_setup",
+]
 
 DOCSTRING_SOURCE = "docstrings"  # Example.source of a docstring's example
 MAX_EXAMPLES = 3  # per API: the first ones (a docstring is no tutorial)
@@ -176,6 +184,26 @@ def docstring_examples(entries: Iterable[ApiEntry]) -> list[Example]:
                 )
             )
     return out
+
+
+def doctest_setup(entries: Iterable[ApiEntry]) -> dict[str, str]:
+    """Per source file, the code that runs a doctest of its docstrings as doctest does: in the
+    module's namespace (its globals, private helpers and imports too), for ``--validate``."""
+    modules: dict[str, str] = {}
+    for e in entries:
+        if not e.source_file or e.language != "python" or e.parent:
+            continue
+        module = e.api_id.removesuffix(MODULE_SUFFIX) if e.kind == "module" else e.api_id.rpartition(".")[0]
+        if module:
+            modules.setdefault(e.source_file, module)
+    return {
+        path: (
+            "import importlib as _docmentor_importlib\n"
+            f"globals().update({{k: v for k, v in vars(_docmentor_importlib.import_module({module!r})).items() "
+            "if not k.startswith('__')})"
+        )
+        for path, module in sorted(modules.items())
+    }
 
 
 def module_setup(entries: Iterable[ApiEntry]) -> list[Example]:

@@ -229,9 +229,10 @@ def validate_examples(
     """Run each complete Python example and record whether it works.
 
     Only examples with ``complete`` set and language ``python`` run; the others are
-    reported as skipped and keep ``validated = None``. An example of a docstring runs as
-    doctest runs it, with its module's names in scope: ``setup`` (source file → the code that
-    imports them, :func:`docmentor.library.examples.docstring_examples.module_setup`) goes first. A run passes when the program exits
+    reported as skipped and keep ``validated = None``. A doctest session of a docstring runs as
+    doctest runs it, in its module's namespace: ``setup`` (source file → the code that puts
+    the module's names in scope, :func:`~docmentor.library.examples.docstring_examples.doctest_setup`)
+    goes first. A run passes when the program exits
     with status 0 within ``timeout``. Each run sets ``example.validated`` and
     ``example.execution_context`` (``works_on_version``, ``validated_at``, ``error``).
 
@@ -264,7 +265,11 @@ def validate_examples(
     _warn_once(found)
 
     def one(example: Example) -> ExampleResult:
-        first = (setup or {}).get(example.path, "") if example.origin == "docstring" else ""
+        # a docstring's doctest session runs in its module's namespace, as doctest runs it;
+        # its other blocks (``::``, directives) are programs only when complete
+        first = ""
+        if example.origin == "docstring" and example.language == "python" and setup:
+            first = setup.get(example.path, "") if prepare(example.code, "python")[2] else ""
         if not (example.complete or first) or example.language != "python":
             return ExampleResult(example.example_id, "skipped")
         source = runnable_source(example.code, setup=first)
@@ -322,8 +327,11 @@ def runnable_source(code: str, *, setup: str = "") -> str | None:
         return None
     if session and _TRACEBACK in code:
         source = _expected_errors_caught(code) or source
-    if setup:
-        source = f"{setup}\n{source}"
+    if setup:  # after the session's own ``from __future__`` lines, which must come first
+        lines = source.split("\n")
+        future = [line for line in lines if line.startswith("from __future__ import")]
+        rest = [line for line in lines if not line.startswith("from __future__ import")]
+        source = "\n".join([*future, setup, *rest])
     if _awaits_at_top_level(source):
         # compiled as a module that may await (as the asyncio REPL does) and run to its end:
         # no re-indenting, so strings, `global` and `from __future__` stay what they were
