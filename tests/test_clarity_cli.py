@@ -959,3 +959,30 @@ def test_a_history_line_without_a_score_is_no_point_of_the_trend(cli: Cli, tmp_p
     assert [t["score"] for t in doc["trend"]] == [10.0]
     out = cli.ok("clarity", "score", guide, "--history", str(history))
     assert "trend: 1 documents scored before, average 10.0 → 10.0 (+0.0); no score changed" in out
+
+
+def test_files_are_scored_without_an_index_that_cannot_be_read(capsys: pytest.CaptureFixture[str]) -> None:
+    """A file's score reads the index only for the drift of its library: an unreachable
+    database is no reason to fail (nor is no index at all)."""
+    from clitool import Cli
+
+    unreachable = Cli("postgresql://127.0.0.1:1/nope", capsys)
+    out = unreachable.ok("clarity", "score", str(DOCS / "guide.md"))
+    assert "1 document, average 10.0" in out
+
+
+def test_a_page_s_failed_examples_are_counted_once_and_not_beside_their_drift(tmp_path: Path) -> None:
+    from docmentor.clarity import _failed_examples
+
+    db = tmp_path / "knowledge_base" / "examples_db"
+    db.mkdir(parents=True)
+    examples = [
+        {"example_id": "a-1", "path": "a.md", "validated": False, "origin": "docs"},
+        {"example_id": "a-2", "path": "a.md", "validated": False, "drift": ["x: no parameter named 'y'"]},
+        {"example_id": "a-3", "path": "a.md", "validated": True},
+        {"example_id": "d-1", "path": "pkg/m.py", "validated": False, "origin": "docstring"},
+        {"example_id": "b-1", "path": "b.md", "validated": False},  # a knowledge base before origin
+    ]
+    (db / "a.json").write_text(json.dumps(examples), encoding="utf-8")
+    (db / "broken.json").write_text("{not json", encoding="utf-8")
+    assert _failed_examples(tmp_path / "knowledge_base") == {("a.md", "a-1"), ("b.md", "b-1")}

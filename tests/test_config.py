@@ -18,6 +18,8 @@ def test_named_and_unnamed_targets() -> None:
     assert split_named("https://gofastmcp.com/llms.txt") == (None, "https://gofastmcp.com/llms.txt")
     assert split_named("docs:./docs") == ("docs", "./docs")
     assert split_named("./docs") == (None, "./docs")
+    with pytest.raises(UsageError, match="invalid source name ''"):  # the name left empty
+        split_named(":https://gofastmcp.com/llms.txt")
     assert auto_name("https://www.example.com/llms.txt") == "example.com"
     assert auto_name("http://127.0.0.1:8000/llms.txt") == "127.0.0.1_8000"
 

@@ -294,6 +294,11 @@ def test_drift_cli_text_and_json(cli: IndexCli, work: Path, lib: Path) -> None:
         if d["path"] == "pitfalls.md"
     )
     assert by_folder["clarity_score"] == page["clarity_score"]
+    # a second source registered on a folder the page is in (the library's docs inside it):
+    # the page still gets the drift of the source its knowledge base was built from
+    cli.ok("add", str(lib), "--name", "a-whole-lib")  # listed before minidb-docs
+    nested = cli.json("clarity", "score", str(lib / "docs" / "pitfalls.md"), "--json")["documents"][0]
+    assert nested["clarity_score"] == page["clarity_score"]
     from docmentor.access import ReadPolicy, score_document
 
     engine = Docmentor(cli.location, create=False)

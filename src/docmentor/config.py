@@ -148,6 +148,8 @@ def split_named(spec: str) -> tuple[str | None, str]:
     if is_url(spec):
         return None, spec
     head, sep, rest = spec.partition(":")
+    if sep and not head and rest:  # ":url": a name left empty, not a folder named so
+        validate_name(head)
     windows_drive = len(head) == 1 and rest.startswith(("\\", "/"))
     if sep and rest and _NAME.match(head) and not rest.startswith("//") and not windows_drive:
         return head, rest

@@ -305,16 +305,21 @@ def scored_commit(
 def file_drift(engine: Docmentor) -> Callable[[Path], dict[str, int] | None]:
     """A file's drift counts (see :func:`drift_counts`) when it is a document of an indexed
     folder source, else None; each source's report is read once."""
-    roots = [(Path(r.target).resolve(), r.name) for r in engine.store.sources() if r.kind == "folder"]
+    roots = sorted(
+        ((Path(r.target).resolve(), r.name) for r in engine.store.sources() if r.kind == "folder"),
+        key=lambda t: (-len(t[0].parts), t[1]),  # a folder inside another's: the deeper first
+    )
     read: dict[str, dict[str, dict[str, int]]] = {}
 
     def of(file: Path) -> dict[str, int] | None:
         real = file.resolve()
-        for root, name in roots:
+        for root, name in roots:  # every source the file is in: the first with a report on it
             if real.is_relative_to(root):
                 if name not in read:
                     read[name] = drift_counts(engine, name)
-                return read[name].get(real.relative_to(root).as_posix())
+                found = read[name].get(real.relative_to(root).as_posix())
+                if found:
+                    return found
         return None
 
     return of
@@ -328,13 +333,17 @@ def drift_counts(engine: Docmentor, source: str) -> dict[str, dict[str, int]]:
     from docmentor.store.kb import list_kbs, load_metadata
 
     out: dict[str, dict[str, int]] = {}
+    failed: set[tuple[str, str]] = set()  # (page, example): once, however many KBs read the source
     for row in list_kbs(engine.store):
         settings = load_metadata(engine.store, row.library).get("settings", {})
-        path = Path(row.path) / "drift.json"
-        if settings.get("docs_source") != source or not path.is_file():
+        if settings.get("docs_source") != source:
             continue
+        failed |= _failed_examples(Path(row.path))
+        path = Path(row.path) / "drift.json"
         try:
-            findings = json.loads(path.read_text(encoding="utf-8")).get("findings", [])
+            findings = (
+                json.loads(path.read_text(encoding="utf-8")).get("findings", []) if path.is_file() else []
+            )
         except (OSError, ValueError):
             continue
         for f in findings:
@@ -343,28 +352,34 @@ def drift_counts(engine: Docmentor, source: str) -> dict[str, dict[str, int]]:
             key = "missing_api_signatures" if f.get("kind") == "missing_api" else "invalid_api_signatures"
             counts = out.setdefault(str(f.get("path")), dict.fromkeys(_API_KEYS, 0))
             counts[key] += 1
-        for page, failed in _failed_examples(Path(row.path)).items():
-            out.setdefault(page, dict.fromkeys(_API_KEYS, 0))["failed_examples"] += failed
+    for page, _example in sorted(failed):
+        out.setdefault(page, dict.fromkeys(_API_KEYS, 0))["failed_examples"] += 1
     return out
 
 
 _API_KEYS = ("missing_api_signatures", "invalid_api_signatures", "failed_examples")
 
 
-def _failed_examples(kb: Path) -> dict[str, int]:
-    """Per docs page: its examples that failed when ``generate --validate`` ran them (the
-    knowledge base's ``examples_db``; a docstring's examples are the library's, not a page's)."""
+def _failed_examples(kb: Path) -> set[tuple[str, str]]:
+    """(docs page, example id) of the examples that failed when ``generate --validate`` ran them
+    (the knowledge base's ``examples_db``). Not a docstring's (the library's, not a page's), nor
+    one with drift: its missing API or refused keyword is counted once, by the drift report."""
     import json
 
-    out: dict[str, int] = {}
+    out: set[tuple[str, str]] = set()
     for file in sorted((kb / "examples_db").glob("*.json")):
         try:
             examples = json.loads(file.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             continue
         for ex in examples if isinstance(examples, list) else []:
-            if isinstance(ex, dict) and ex.get("validated") is False and ex.get("origin", "docs") == "docs":
-                out[str(ex.get("path"))] = out.get(str(ex.get("path")), 0) + 1
+            if (
+                isinstance(ex, dict)
+                and ex.get("validated") is False
+                and ex.get("origin", "docs") == "docs"
+                and not ex.get("drift")
+            ):
+                out.add((str(ex.get("path")), str(ex.get("example_id"))))
     return out
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -10,6 +11,8 @@ import typer
 
 from docmentor import UsageError
 from docmentor.cli.app import GateFailed, app, emit, index_exists, open_engine, require_index
+
+log = logging.getLogger(__name__)
 
 if TYPE_CHECKING:
     from docmentor import ClarityReport, ClarityScore
@@ -73,14 +76,13 @@ def clarity_score(
         if source:
             require_index()
             report = score_source(open_engine(create=False), source, rubric=rubric, target=target, llm=llm)
-        elif index_exists():  # a page of an indexed folder: its library's drift counts too
-            index = open_engine(create=False)
+        else:
+            index = _index_if_readable()  # a page of an indexed folder: its library's drift counts too
             try:
                 report = score_paths(list(paths or []), rubric=rubric, target=target, llm=llm, engine=index)
             finally:
-                index.close()
-        else:
-            report = score_paths(list(paths or []), rubric=rubric, target=target, llm=llm)
+                if index is not None:
+                    index.close()
     finally:
         if llm is not None:
             llm.close()
@@ -90,12 +92,25 @@ def clarity_score(
         record_history(result, history, commit=scored_commit(paths or [], engine=engine, source=source))
     if html_out is not None:
         write_html(result, html_out)
-        print(f"wrote {html_out} ({len(result['documents'])} documents)", file=sys.stderr)
+        n = len(result["documents"])
+        print(f"wrote {html_out} ({n} document{'' if n == 1 else 's'})", file=sys.stderr)
     if as_json:
         emit(result)
     else:
         _print_clarity(report, result["documents"])
     _clarity_gates(report, min_score=min_score, fail_on_critical=fail_on_critical)
+
+
+def _index_if_readable() -> Any:
+    """The index, when there is one this docmentor can read; None otherwise (files are scored
+    without it, as before there was one: an unreachable database is no reason to fail)."""
+    from docmentor import DocmentorError
+
+    try:
+        return open_engine(create=False) if index_exists() else None
+    except DocmentorError as exc:
+        log.debug("scoring without the index: %s", exc)
+        return None
 
 
 def _llm_client() -> Any:
