@@ -269,8 +269,8 @@ def test_drift_cli_text_and_json(cli: IndexCli, work: Path, lib: Path) -> None:
     found = cli.json("api", "examples", "pitfalls of read-only access, truncate")["examples"]
     (marked,) = [e for e in found if "readonly=True" in e["code"]]
     assert len(marked["drift"]) == 2 and any("readonly" in m for m in marked["drift"])
-    text = cli.ok("api", "examples", "pitfalls of read-only access, truncate")  # the text says so too
-    shown = [b for b in text.split("### ")[1:] if "readonly=True" in b]
+    printed = cli.ok("api", "examples", "pitfalls of read-only access, truncate")  # the text says so too
+    shown = [b for b in printed.split("### ")[1:] if "readonly=True" in b]
     assert len(shown) == 1 and all(
         f"warning: does not match the installed version: {m}" in shown[0] for m in marked["drift"]
     )
