@@ -341,7 +341,7 @@ def test_min_score_gate_fails_with_one_line_and_still_reports(cli: Cli, tmp_path
     rc, out, err = cli("clarity", "score", howto, "--min-score", "9.5", "--json", "--html", str(report))
     assert rc == 1
     wrote, err = err.split("\n", 1)
-    assert wrote == f"wrote {report} (1 documents)"
+    assert wrote == f"wrote {report} (1 document)"
     assert one_error(err) == f"error: 1 document(s) below --min-score 9.5: {howto} (7.3)"
     assert json.loads(out)["documents"][0]["clarity_score"]["overall_score"] == 7.3
     assert 'id="clarity-data"' in report.read_text(encoding="utf-8")
@@ -359,7 +359,7 @@ def test_fail_on_critical_gate(cli: Cli, tmp_path: Path) -> None:
     report = tmp_path / "report.html"
     rc, out, err = cli("clarity", "score", broken, "--fail-on-critical", "--html", str(report))
     assert rc == 1
-    assert err.startswith(f"wrote {report} (1 documents)\n")
+    assert err.startswith(f"wrote {report} (1 document)\n")
     line = one_error(err.split("\n", 1)[1])
     assert line.startswith(f"error: 1 critical issue(s), first {broken}:10 syntax_error: ")
     assert "broken.md" in out and "7.6" in out
@@ -650,7 +650,7 @@ def test_browser_check_catches_a_javascript_error(cli: Cli, tmp_path: Path, wher
     chromium()
     report = tmp_path / "report.html"
     rc, _, err = cli("clarity", "score", str(DOCS / "guide.md"), "--html", str(report))
-    assert (rc, err) == (0, f"wrote {report} (1 documents)\n")
+    assert (rc, err) == (0, f"wrote {report} (1 document)\n")
     page = report.read_text(encoding="utf-8")
     marker = "<script>\n(function () {"
     assert page.count(marker) == 1
