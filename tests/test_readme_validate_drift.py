@@ -206,6 +206,18 @@ def test_a_docstrings_doctest_runs_in_its_modules_namespace(tmp_path: Path) -> N
     assert validate_examples([again]).results[0].status == "skipped"  # no set-up: not a program
 
 
+def test_a_failure_points_at_the_page_line_of_the_failing_statement() -> None:
+    """The fence opens on line 10, the code starts on 11: the failing statement's page line, as
+    drift gives a call's (a session's prompts and output, and blank lines, counted)."""
+    program = example("import os\nx = 1\n\nraise ValueError('boom')\n", example_id="program")
+    session = example(">>> a = 1\n>>> a\n1\n>>> b = (a,\n...      1 / 0)\n", example_id="session")
+    passing = example("print('fine')\n", example_id="passing")
+    report = validate_examples([program, session, passing], jobs=2)
+    lines = {r.example_id: r.line for r in report.results}
+    assert lines == {"program": 14, "session": 15, "passing": None}, report.results  # 15: `1 / 0`
+    assert {r.example_id: r.to_dict()["line"] for r in report.results} == lines
+
+
 def test_validation_uses_the_given_interpreter(tmp_path: Path) -> None:
     code = "import sys\nsys.exit('interpreter: ' + sys.executable)\n"  # told on stderr: no writes outside
     report = validate_examples([example(code)], python=sys.executable, jobs=1)

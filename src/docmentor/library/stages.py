@@ -376,7 +376,12 @@ def validate_stage(
         setup=doctest_setup(api.entries),  # a docstring's doctests run in their module's namespace
     )
     validation = {k: v for k, v in report.to_dict().items() if k != "results"}
-    where = {ex.example_id: f"{ex.path}:{ex.line}" for ex in examples}
+    paths = {ex.example_id: (ex.path, ex.line) for ex in examples}
+    where = {
+        r.example_id: f"{paths[r.example_id][0]}:{r.line or paths[r.example_id][1]}"
+        for r in report.results
+        if r.example_id in paths
+    }
     failed = [r for r in report.results if r.status == "failed"]
     not_here = [r for r in report.results if r.status == "skipped" and r.error]
     validation["not_run_here"] = len(not_here)

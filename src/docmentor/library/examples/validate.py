@@ -40,7 +40,7 @@ import time
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
@@ -171,6 +171,10 @@ class ExampleResult:
     error: str | None = None  # "ValueError: boom (exit code 1)", "timed out after 20s"
     exit_code: int | None = None
     duration: float = 0.0  # seconds
+    # where it failed: the page line of the statement the traceback ends in (a docs example's),
+    # else None; ``script_line`` is that line in the program that ran
+    line: int | None = None
+    script_line: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -179,6 +183,7 @@ class ExampleResult:
             "error": self.error,
             "exit_code": self.exit_code,
             "duration": round(self.duration, 3),
+            "line": self.line,
         }
 
 
@@ -276,6 +281,8 @@ def validate_examples(
         if source is None:
             return ExampleResult(example.example_id, "skipped")
         result = _run_one(example.example_id, source, interpreter, timeout, sandboxed=found.sandboxed)
+        if result.script_line is not None and example.origin == "docs" and not first:
+            result = replace(result, line=_page_line(example, result.script_line))
         if result.status == "failed" and (reason := not_run_here(result.error, library)):
             result = ExampleResult(
                 example.example_id,
@@ -497,7 +504,14 @@ def _run_one(
         if sandboxed and code == _SANDBOX_FAILED and last.startswith("docmentor-sandbox: "):
             return ExampleResult(example_id, "failed", error=last, exit_code=code, duration=duration)
         message = f"{last} (exit code {code})" if last else f"exit code {code}"
-        return ExampleResult(example_id, "failed", error=message, exit_code=code, duration=duration)
+        return ExampleResult(
+            example_id,
+            "failed",
+            error=message,
+            exit_code=code,
+            duration=duration,
+            script_line=_script_line(stderr_path),
+        )
 
 
 def _kill_group(proc: subprocess.Popen[bytes]) -> None:
@@ -543,6 +557,33 @@ def _kill_marked(run_id: str) -> None:
                     pass
         time.sleep(0.01)
     logger.warning("processes of example run %s kept starting others; some may be left", run_id)
+
+
+_FRAME = re.compile(r'File "[^"\n]*example\.py", line (\d+)')  # linear: no nested repetition
+
+
+def _script_line(path: Path) -> int | None:
+    """The line of ``example.py`` the traceback in ``path`` ends in (its last frame there, or a
+    SyntaxError's), or None."""
+    with path.open("rb") as f:
+        f.seek(0, os.SEEK_END)
+        f.seek(max(0, f.tell() - _STDERR_TAIL))
+        text = f.read().decode("utf-8", "replace")
+    found = _FRAME.findall(text)
+    return int(found[-1]) if found else None
+
+
+def _page_line(example: Example, script_line: int) -> int | None:
+    """The page line of line ``script_line`` of the program a docs example ran as: its
+    statements map back through the session's prompts or the dedent (``prepare``'s offsets);
+    None for a program docmentor rewrote (top-level await, expected tracebacks)."""
+    source, offsets, session, _ = prepare(example.code, "python")
+    if not offsets or (session and _TRACEBACK in example.code) or _awaits_at_top_level(source):
+        return None
+    if not 1 <= script_line <= len(offsets):
+        return None
+    first = example.code_line or example.line + 1  # the page line of the code's first line
+    return first + offsets[script_line - 1]
 
 
 def _last_line(path: Path) -> str:
