@@ -702,3 +702,14 @@ def test_members_of_protocols_and_classes_with_getattr_are_never_missing(tmp_pat
     code = "import dyn\ndyn.cursor().mogrify('x')\ndyn.proxy().anything()\ndyn.closed().walk()\n"
     report = drift_report([example(code)], surface, library="dyn")
     assert [f.api for f in report.findings] == ["dyn.closed().walk"]
+
+
+def test_a_suggestion_for_an_api_renamed_by_a_word() -> None:
+    from docmentor.library.examples.drift_arguments import closest
+
+    members = ["get", "put", "scan", "delete", "_scan_all"]
+    assert closest("gett", members) == "get"  # spelled alike
+    assert closest("scan_prefix", members) == "scan"  # a word more than the real one
+    assert closest("get_many", ["get", "get_all"]) == "get_all"  # spelled alike first
+    assert closest("put", ["put_item", "put_many_items"]) == "put_item"  # a word less: the nearest
+    assert closest("frobnicate", members) is None and closest("scan", ["_scan_all"]) is None

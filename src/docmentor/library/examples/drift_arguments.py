@@ -41,11 +41,15 @@ def signature_known(entry: ApiEntry) -> bool:
 
 
 def closest(name: str, candidates: list[str]) -> str | None:
-    """The public candidate spelled most like ``name``, when one is close."""
-    matches = difflib.get_close_matches(
-        name, [c for c in candidates if not c.startswith("_")], n=1, cutoff=0.6
-    )
-    return matches[0] if matches else None
+    """The public candidate spelled most like ``name``, when one is close; else one that is
+    ``name`` with a word dropped from or added to its end (``scan_prefix`` → ``scan``,
+    ``get`` → ``get_many``: an API renamed the common way), the nearest such."""
+    public = [c for c in candidates if not c.startswith("_")]
+    matches = difflib.get_close_matches(name, public, n=1, cutoff=0.6)
+    if matches:
+        return matches[0]
+    words = [c for c in public if name.startswith(c + "_") or c.startswith(name + "_")]
+    return min(words, key=lambda c: (abs(len(c) - len(name)), c)) if words else None
 
 
 def argument_problems(
