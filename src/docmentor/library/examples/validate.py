@@ -500,7 +500,8 @@ def _run_one(
             code = -(code - 128)  # as subprocess does without the sandbox
         if code == 0:
             return ExampleResult(example_id, "passed", exit_code=0, duration=duration)
-        last = _last_line(stderr_path)
+        tail = _tail(stderr_path)
+        last = _last_line(tail)
         if sandboxed and code == _SANDBOX_FAILED and last.startswith("docmentor-sandbox: "):
             return ExampleResult(example_id, "failed", error=last, exit_code=code, duration=duration)
         message = f"{last} (exit code {code})" if last else f"exit code {code}"
@@ -510,7 +511,7 @@ def _run_one(
             error=message,
             exit_code=code,
             duration=duration,
-            script_line=_script_line(stderr_path),
+            script_line=_script_line(tail),
         )
 
 
@@ -562,14 +563,10 @@ def _kill_marked(run_id: str) -> None:
 _FRAME = re.compile(r'File "[^"\n]*example\.py", line (\d+)')  # linear: no nested repetition
 
 
-def _script_line(path: Path) -> int | None:
-    """The line of ``example.py`` the traceback in ``path`` ends in (its last frame there, or a
+def _script_line(tail: str) -> int | None:
+    """The line of ``example.py`` the traceback in ``tail`` ends in (its last frame there, or a
     SyntaxError's), or None."""
-    with path.open("rb") as f:
-        f.seek(0, os.SEEK_END)
-        f.seek(max(0, f.tell() - _STDERR_TAIL))
-        text = f.read().decode("utf-8", "replace")
-    found = _FRAME.findall(text)
+    found = _FRAME.findall(tail)
     return int(found[-1]) if found else None
 
 
@@ -586,11 +583,14 @@ def _page_line(example: Example, script_line: int) -> int | None:
     return first + offsets[script_line - 1]
 
 
-def _last_line(path: Path) -> str:
+def _tail(path: Path) -> str:
+    """The end of a run's stderr (its last ``_STDERR_TAIL`` bytes): where the error is."""
     with path.open("rb") as f:
         f.seek(0, os.SEEK_END)
-        size = f.tell()
-        f.seek(max(0, size - _STDERR_TAIL))
-        text = f.read().decode("utf-8", "replace")
-    lines = [s.strip() for s in text.splitlines() if s.strip()]
+        f.seek(max(0, f.tell() - _STDERR_TAIL))
+        return f.read().decode("utf-8", "replace")
+
+
+def _last_line(tail: str) -> str:
+    lines = [s.strip() for s in tail.splitlines() if s.strip()]
     return lines[-1][:500] if lines else ""
