@@ -591,7 +591,7 @@ def test_listed_schemas_carry_no_title_annotations(small: Docmentor) -> None:
 
     for tool in tools.values():
         assert titles(tool.input_schema) == 0 and titles(tool.output_schema) == 0, tool.name
-    result = tools["search_docs"].output_schema["$defs"]["SearchResult"]
+    result = tools["search_docs"].output_schema["properties"]["results"]["items"]
     assert result["properties"]["title"] == {"type": "string"} and "title" in result["required"]
     assert tools["search_docs"].input_schema["properties"]["limit"]["maximum"] == 20
 

@@ -1,4 +1,4 @@
-"""find_api's output schema written out flat (mcp_schemas.flat_schema): no ``$ref``, nullable
+"""find_api's and search_docs' output schemas written out flat (mcp_schemas.flat_schema): no ``$ref``, nullable
 types as type lists, the same values valid as with the schema pydantic derives.
 
 The MCP client validates every answer against the published schema with jsonschema; the
@@ -143,6 +143,34 @@ def test_find_api_publishes_the_flat_schema_and_its_answers_match_it(tmp_path: P
     jsonschema.validate(answer, schema)
     wrong = copy.deepcopy(answer)
     wrong["results"][0]["parameters"][0]["required"] = "no"
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(wrong, schema)
+    engine.close()
+
+
+def test_search_docs_publishes_a_flat_schema_its_answers_match(tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "a.md").write_text("# Timeouts\n\nSet a timeout on the client.\n", encoding="utf-8")
+    (docs / "b.md").write_text("# Timeouts\n\nSet a timeout on the client.\n", encoding="utf-8")
+    engine = Docmentor(tmp_path / "db", embeddings=False)
+    engine.add(docs, name="d")
+
+    async def go() -> tuple[Any, Any]:
+        async with Client(build_server(engine)) as client:
+            tools = {t.name: t for t in (await client.list_tools()).tools}
+            answer = await client.call_tool("search_docs", {"query": "timeout", "limit": 5})
+            return tools["search_docs"].output_schema, answer.structured_content
+
+    schema, answer = anyio.run(go)
+    jsonschema.Draft202012Validator.check_schema(schema)
+    assert "$defs" not in schema and not any("$ref" in n or "anyOf" in n for n in nodes(schema))
+    item = schema["properties"]["results"]["items"]
+    assert item["properties"]["source_version"]["type"] == ["string", "null"]
+    assert answer["results"][0]["also"], answer  # the copy is listed: the nested items are checked too
+    jsonschema.validate(answer, schema)
+    wrong = copy.deepcopy(answer)
+    wrong["results"][0]["also"][0]["line_start"] = "1"
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate(wrong, schema)
     engine.close()

@@ -82,7 +82,7 @@ class SearchResult(TypedDict):
 
 class SearchOut(TypedDict):
     query: str
-    results: list[SearchResult]
+    results: Annotated[list[SearchResult], FlatSchema()]  # checked by the client on every call
 
 
 class DocPageOut(TypedDict):
