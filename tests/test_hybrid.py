@@ -610,3 +610,45 @@ def test_a_copy_answers_when_the_first_place_waits_behind_its_documents_cap() ->
     ranked = rank_hits(hits, [], limit=3, per_document=1, versions={}, fused=True, snippets=False)
     assert [(h.path, h.score) for h in ranked] == [("a.md", 3.0), ("c.md", 2.0), ("d.md", 1.0)]
     assert [p["path"] for p in ranked[1].also] == ["a.md"]
+
+
+def test_add_and_refresh_report_before_the_embedding_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The words index is committed before the embedding run starts, so its report and the
+    warnings (a skipped file) are printed then: a run stopped by Ctrl-C still said them."""
+    from clitool import Cli
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "page.md").write_text("# Page\n\nAbout the widget.\n", encoding="utf-8")
+    (docs / "blob.md").write_bytes(b"\x00\x01binary" * 50)
+
+    def interrupted(self: Docmentor, **_: Any) -> None:
+        raise KeyboardInterrupt  # what Ctrl-C does in the middle of the run
+
+    monkeypatch.setenv("DOCMENTOR_EMBEDDINGS", "1")
+    monkeypatch.setattr(Docmentor, "embed", interrupted)
+    cli = Cli(tmp_path / "index", capsys)
+    rc, out, err = cli("add", str(docs), "--name", "d")
+    assert rc != 0 and "interrupted while embedding" in err, (rc, out, err)
+    assert out.startswith("d: 1 documents, 1 sections (+1 new"), out
+    assert "blob.md: skipped: binary file" in err and err.index("blob.md") < err.index("interrupted"), err
+    (docs / "page.md").write_text("# Page\n\nAbout the gadget.\n", encoding="utf-8")
+    rc, out, err = cli("refresh")
+    assert rc != 0 and out.startswith("d: 1 documents, 1 sections (+0 new, 1 updated"), (rc, out, err)
+    monkeypatch.setenv("DOCMENTOR_EMBEDDINGS", "0")
+    assert "Page" in cli.ok("search", "gadget")  # searchable by words all along
+
+
+def test_progress_off_a_terminal_is_a_line_now_and_then(capsys: pytest.CaptureFixture[str]) -> None:
+    from docmentor.cli.app import plain_progress
+
+    quiet = plain_progress(lambda _label: "embedding sections", every=3600)
+    for done in range(5):
+        quiet(done, 5, "x")
+    assert capsys.readouterr().err == ""  # a short task says nothing
+    chatty = plain_progress(lambda _label: "embedding sections", every=0)
+    chatty(2, 5, "x")
+    chatty(5, 5, "x")  # done: the report says the rest
+    assert capsys.readouterr().err == "embedding sections: 2 of 5\n"

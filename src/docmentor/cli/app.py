@@ -8,6 +8,7 @@ import logging
 import os
 import re
 import sys
+import time
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -135,12 +136,39 @@ def progress_bar() -> Any:
     )
 
 
+#: off a terminal (a CI log, a pipe), a long task says how far it is this often, in seconds
+PLAIN_PROGRESS_EVERY = 10.0
+
+
+def plain_progress(
+    describe: Callable[[str], str], every: float = PLAIN_PROGRESS_EVERY
+) -> Callable[[int, int, str], None]:
+    """A progress callback for a stderr that is not a terminal: one line ``embedding sections:
+    1200 of 47506`` when ``every`` seconds have passed since the task began or last said
+    so; a task that ends sooner says nothing."""
+    clock = time.monotonic
+    said: dict[str, float] = {}
+
+    def update(done: int, total: int, label: str) -> None:
+        now = clock()
+        last = said.setdefault(label, now)
+        if now - last >= every and done < total:
+            said[label] = now
+            print(f"{describe(label)}: {done} of {total}", file=sys.stderr, flush=True)
+
+    return update
+
+
 @contextlib.contextmanager
 def progress(enabled: bool, describe: Callable[[str], str] = "fetching {}".format) -> Iterator[Any]:
-    """A rich progress bar on a terminal (one row per label, named by ``describe``); a no-op
-    callback otherwise."""
-    if not enabled or not sys.stderr.isatty():
+    """A rich progress bar on a terminal (one row per label, named by ``describe``); elsewhere
+    a line every :data:`PLAIN_PROGRESS_EVERY` seconds of a long task; with ``enabled`` false,
+    no callback."""
+    if not enabled:
         yield None
+        return
+    if not sys.stderr.isatty():
+        yield plain_progress(describe)
         return
     with progress_bar() as bar:
         tasks: dict[str, Any] = {}

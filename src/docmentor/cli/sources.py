@@ -23,7 +23,7 @@ from docmentor.cli.app import (
 )
 
 if TYPE_CHECKING:
-    from docmentor import RefreshReport
+    from docmentor import EmbedReport, RefreshReport
 
 
 def _report_line(r: RefreshReport) -> str:
@@ -32,14 +32,18 @@ def _report_line(r: RefreshReport) -> str:
     if r.failed:
         parts[-1] += f", {len(r.failed)} failed"
     parts[-1] += f") in {r.seconds:.2f}s"
-    line = " ".join(parts)
-    e = r.embedding
-    if e is not None and e.embedded:
-        line += f"; {e.embedded} sections embedded in {e.seconds:.2f}s"
-        others = [s for s in e.sources if s != r.source]
-        if others:  # one run embeds every source's waiting sections
-            line += f" ({'with ' if r.source in e.sources else ''}those of {', '.join(others)})"
-    if e is not None and e.pending:
+    return " ".join(parts)
+
+
+def _embedding_line(e: EmbedReport | None, source: str | None = None) -> str | None:
+    """What an embedding run after ``add`` (of ``source``) or ``refresh`` did, if anything."""
+    if e is None or not (e.embedded or e.pending):
+        return None
+    line = f"{source + ': ' if source else ''}{e.embedded} sections embedded in {e.seconds:.2f}s"
+    others = [s for s in e.sources if s != source]
+    if source and e.embedded and others:  # one run embeds every source's waiting sections
+        line += f" ({'with ' if source in e.sources else ''}those of {', '.join(others)})"
+    if e.pending:
         line += f"; {e.pending} sections not embedded yet"
     return line
 
@@ -132,16 +136,18 @@ def add(
         except BaseException:
             engine.close()
             raise
+    if not as_json:  # said before the embedding run: the source is searchable by words already
+        _warn(report, target)
+        print(_report_line(report), flush=True)
+        if report.version:  # where it was read: a wrong guess is fixed with --version
+            origin = _ORIGINS.get(str(report.version_origin), report.version_origin)
+            print(f"{report.source}: version {report.version} ({origin})", file=sys.stderr)
     report = replace(report, embedding=embed_sources(engine, not as_json))
     engine.close()
     if as_json:
         emit(report.to_dict())
-    else:
-        _warn(report, target)
-        print(_report_line(report))
-        if report.version:  # where it was read: a wrong guess is fixed with --version
-            origin = _ORIGINS.get(str(report.version_origin), report.version_origin)
-            print(f"{report.source}: version {report.version} ({origin})", file=sys.stderr)
+    elif (line := _embedding_line(report.embedding, report.source)) is not None:
+        print(line)
     STATE.finished = True
 
 
@@ -199,22 +205,21 @@ def refresh(
         reports = refresh_pass(
             engine, name, configured=configured, progress=cb, prune=prune, deadline=deadline
         )
+    if not as_json:  # said before the embedding run: what changed is searchable by words already
+        for r in reports:
+            _warn(r, targets.get(r.source))
+            if not (r.error and r.kind == "configured"):  # a configured source never read: nothing to count
+                print(_report_line(r), flush=True)
+        if not reports:
+            print("no sources: add one with `docmentor add PATH_OR_URL`")
     embedded = embed_sources(engine, not as_json) if reports else None
     engine.close()
     if as_json:
         emit(
             {"sources": [r.to_dict() for r in reports], "embedding": embedded.to_dict() if embedded else None}
         )
-    else:
-        for r in reports:
-            _warn(r, targets.get(r.source))
-            if not (r.error and r.kind == "configured"):  # a configured source never read: nothing to count
-                print(_report_line(r))
-        if not reports:
-            print("no sources: add one with `docmentor add PATH_OR_URL`")
-        if embedded is not None and (embedded.embedded or embedded.pending):
-            more = f", {embedded.pending} not embedded yet" if embedded.pending else ""
-            print(f"embedded {embedded.embedded} sections in {embedded.seconds:.2f}s{more}")
+    elif (line := _embedding_line(embedded)) is not None:
+        print(line)
     STATE.finished = True
     failed = [r.source for r in reports if r.error]
     if failed:  # the others were refreshed; these were left as they were
