@@ -986,3 +986,48 @@ def test_a_page_s_failed_examples_are_counted_once_and_not_beside_their_drift(tm
     (db / "a.json").write_text(json.dumps(examples), encoding="utf-8")
     (db / "broken.json").write_text("{not json", encoding="utf-8")
     assert _failed_examples(tmp_path / "knowledge_base") == {("a.md", "a-1"), ("b.md", "b-1")}
+
+
+def test_files_are_read_as_add_reads_them(cli: Cli, tmp_path: Path) -> None:
+    """A binary file named alone is refused; in a folder it is left out with a warning; a
+    Windows-1252 page reads the same alone and in its folder; an include keeps the lines of
+    the page's own reST code blocks."""
+    folder = tmp_path / "pages"
+    folder.mkdir()
+    (folder / "blob.md").write_bytes(b"\x00\x01\x02binary" * 100)
+    (folder / "cafe.md").write_bytes("# Café\n\nTODO: café crème.\n".encode("cp1252"))
+    (folder / "ex.py").write_text("print(\n", encoding="utf-8")
+    (folder / "x.rst").write_text(
+        "Guide\n=====\n\nRun this:\n\n.. code-block:: python\n\n   def f(:\n       pass\n\n"
+        "Next\n----\n\nAnd the file:\n\n.. literalinclude:: ex.py\n   :language: python\n",
+        encoding="utf-8",
+    )
+    err = cli.fails("clarity", "score", str(folder / "blob.md"))
+    assert "binary file" in err
+    rc, out, err = cli("clarity", "score", str(folder), "--json")
+    assert rc == 0 and "blob.md: skipped: binary file" in err and "read as Windows-1252" in err, err
+    paths = {d["path"]: d for d in json.loads(out)["documents"]}
+    assert set(paths) == {"cafe.md", "x.rst"}
+
+    def quotes(doc: dict[str, Any]) -> list[str]:
+        return [i["context_quote"] for i in doc["issues"]]
+
+    alone = json.loads(cli("clarity", "score", str(folder / "cafe.md"), "--json")[1])["documents"][0]
+    assert quotes(alone) == quotes(paths["cafe.md"]) == ["TODO: café crème."]
+    lines = sorted(i["line"] for i in paths["x.rst"]["issues"] if i["type"] == "syntax_error")
+    assert lines == [8, 16], paths["x.rst"]["issues"]  # `def f(:`, and the literalinclude's line
+
+
+def test_an_empty_page_is_a_critical_issue(cli: Cli, tmp_path: Path) -> None:
+    pages = {"empty.md": "", "front.md": "---\ntitle: x\n---\n", "heads.md": "# Only\n\n## Headings\n"}
+    for name, text in pages.items():
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    report = cli.json("clarity", "score", *(str(tmp_path / n) for n in pages))
+    for doc in report["documents"]:
+        assert [(i["type"], i["severity"]) for i in doc["issues"]] == [("empty_document", "critical")], doc
+        assert doc["clarity_score"]["overall_score"] < 8.0
+    (tmp_path / "ok.md").write_text("# Title\n\nSome words.\n", encoding="utf-8")
+    assert not any(
+        i["type"] == "empty_document"
+        for i in cli.json("clarity", "score", str(tmp_path / "ok.md"))["documents"][0]["issues"]
+    )

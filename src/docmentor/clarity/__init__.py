@@ -199,21 +199,31 @@ def score_paths(
     llm: LLMClient | None = None,
     now: datetime | None = None,
     engine: Docmentor | None = None,
+    warn: Callable[[str], None] | None = None,
 ) -> ClarityReport:
     """Score every document under the given files and folders (includes resolved first).
 
-    With ``engine``, a file inside the folder of an indexed source is scored with the drift
-    findings of the knowledge base generated from that source, as ``score_source`` scores
-    it: the same page gets the same score however it is named."""
+    Files are read as ``add`` reads them: a folder's binary or oversized files are left out,
+    and ``warn`` is told (with the scan's other warnings); a file named alone that ``add``
+    would skip is an error. With ``engine``, a file inside the folder of an indexed source is
+    scored with the drift findings of the knowledge base generated from that source, as
+    ``score_source`` scores it: the same page gets the same score however it is named.
+
+    Raises:
+        SourceUnavailableError: a file named alone cannot be read as a document."""
     from docmentor.clarity.checks import SiteFiles, check_document
-    from docmentor.sources.local import scan_folder
+    from docmentor.sources.local import read_file, scan_folder
 
     drift_of = file_drift(engine) if engine is not None else (lambda _file: None)
+    say = warn or (lambda _message: None)
     docs: list[DocumentClarity] = []
     for p in paths:
         if p.is_dir():
             files = SiteFiles(p)
-            for raw in scan_folder(p).documents:
+            scan = scan_folder(p)
+            for message in scan.warnings:
+                say(message)
+            for raw in scan.documents:
                 counts = drift_of(p / raw.path)
                 docs.append(
                     score_raw(
@@ -225,13 +235,15 @@ def score_paths(
                 raise UsageError(
                     f"{p} is not a documentation file", hint=f"expected one of {', '.join(DOC_SUFFIXES)}"
                 )
+            raw, warnings = read_file(p)
+            for message in warnings:
+                say(message)
             result = check_document(p, path=str(p))
-            text = p.read_text(encoding="utf-8", errors="replace")
             docs.append(
                 _finish(
                     result,
-                    text=text,
-                    line_map=None,
+                    text=raw.content,
+                    line_map=raw.line_map,
                     path=str(p),
                     url=p.resolve().as_uri(),
                     rubric=rubric,

@@ -70,6 +70,7 @@ EFFORT_BY_TYPE: dict[str, Effort] = {
     "failed_example": "medium",
     # a new section or a restructuring
     "missing_section": "high",
+    "empty_document": "high",
     "restructure": "high",
 }
 

@@ -79,7 +79,14 @@ def clarity_score(
         else:
             index = _index_if_readable()  # a page of an indexed folder: its library's drift counts too
             try:
-                report = score_paths(list(paths or []), rubric=rubric, target=target, llm=llm, engine=index)
+                report = score_paths(
+                    list(paths or []),
+                    rubric=rubric,
+                    target=target,
+                    llm=llm,
+                    engine=index,
+                    warn=lambda message: print(f"warning: {message}", file=sys.stderr),
+                )
             finally:
                 if index is not None:
                     index.close()

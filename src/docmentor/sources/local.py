@@ -158,6 +158,31 @@ def scan_folder(
     return scan
 
 
+def read_file(
+    file: Path, *, root: Path | None = None, max_bytes: int = DEFAULT_MAX_BYTES
+) -> tuple[RawDocument, list[str]]:
+    """One document read as a folder scan reads it (binary and oversized files refused, a
+    page saved as Windows-1252 decoded so, includes expanded within ``root``, the file's
+    folder by default), with the warnings the scan would give.
+
+    Raises:
+        SourceUnavailableError: the scan would skip the file; the message says why.
+    """
+    real_root = (root or file.absolute().parent).resolve()
+    try:
+        rel = file.absolute().relative_to(real_root).as_posix() if root is not None else file.name
+    except ValueError:
+        raise SourceUnavailableError(f"{file} is not inside {real_root}") from None
+    scan = LocalScan()
+    doc = _read_document(
+        real_root, rel, scan, max_bytes=max_bytes, bases=mkdocs_base_dirs(real_root), cache=IncludeCache()
+    )
+    if doc is None:
+        reason = scan.skipped[0][1] if scan.skipped else "cannot read it"
+        raise SourceUnavailableError(f"{file}: {reason}", hint="pass a text documentation file")
+    return doc, scan.warnings
+
+
 def _size(n: int) -> str:
     return f"{n / 1e6:.1f} MB" if n >= 100_000 else f"{n / 1e3:.1f} KB"
 

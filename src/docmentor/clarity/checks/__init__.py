@@ -18,12 +18,12 @@ from docmentor.clarity.checks import code, examples, links, prerequisites, struc
 from docmentor.clarity.checks._page import page_of
 from docmentor.clarity.checks._registry import CHECKS, Check, CheckFunction, check
 from docmentor.clarity.models import CheckedDocument, CheckResult, ContentMetrics, Issue
-from docmentor.errors import NotFoundError, SourceUnavailableError
+from docmentor.errors import NotFoundError
 from docmentor.models import RawDocument
 from docmentor.parse import parse_document
 from docmentor.parse.markdown import parse_markdown
 from docmentor.sources.includes import resolve_includes
-from docmentor.sources.local import SKIP_DIRS, mkdocs_base_dirs
+from docmentor.sources.local import SKIP_DIRS, mkdocs_base_dirs, read_file
 
 __all__ = [
     "CHECKS",
@@ -155,22 +155,24 @@ def check_document(path_or_text: str | Path, *, path: str, root: Path | None = N
 
     Raises:
         NotFoundError: ``path_or_text`` is a path that does not exist.
-        SourceUnavailableError: The file cannot be read.
+        SourceUnavailableError: The file cannot be read, or a folder scan would skip it
+            (binary, over the size cap, not text in any encoding it tries).
     """
     if isinstance(path_or_text, Path):
         file: Path | None = path_or_text
         assert file is not None
         if not file.is_file():
             raise NotFoundError(f"no such file: {file}", hint="pass the path of a Markdown file")
-        try:
-            text = file.read_text(encoding="utf-8", errors="replace").removeprefix("\ufeff")
-        except OSError as exc:
-            raise SourceUnavailableError(f"cannot read {file}: {exc.strerror or exc}") from exc
-        if root is None:
-            root = file.parent
-    else:
-        text = path_or_text
-        file = root / path if root is not None else None
+        # read as a folder scan reads it: a binary file refused, a Windows-1252 page decoded so
+        read, _warnings = read_file(file, root=root)
+        folder = root if root is not None else file.absolute().parent.resolve()
+        return run_checks(
+            checked_document(
+                dataclasses.replace(read, path=path), root=folder, files=SiteFiles(folder), file=file
+            )
+        )
+    text = path_or_text
+    file = root / path if root is not None else None
     suffix = os.path.splitext(path)[1].lower()
     fmt: Literal["markdown", "rst", "text"] = (
         "rst" if suffix == ".rst" else "text" if suffix == ".txt" else "markdown"

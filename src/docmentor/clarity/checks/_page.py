@@ -184,10 +184,28 @@ class Page:
         block = self.code_blocks[index]
         fence = self._block_fences.get(index)
         if fence is None:  # a reST directive or an indented block: its code may start later
-            start = code_start_line(self.lines, block.line, block.code) if not self.line_map else None
-            return (start or block.line + 1) + offset
+            if not self.line_map:
+                return (code_start_line(self.lines, block.line, block.code) or block.line + 1) + offset
+            # with includes expanded, look in the served text from the block's served line,
+            # and map the code's line back (an included file's lines are its directive's)
+            opening = self._served(block.line)
+            if opening is None:
+                return block.line + 1 + offset
+            start = code_start_line(self.lines, opening + 1, block.code) or opening + 2
+            return self.orig(start - 1 + offset)
         served = min(fence.start + 1 + max(offset, 0), max(fence.end - 2, fence.start + 1))
         return self.orig(served)
+
+    def _served(self, line: int) -> int | None:
+        """The first served 0-based line that is original line ``line``."""
+        first = self.cache.get("served")
+        if first is None:
+            first = {}
+            for i, orig in enumerate(self.line_map or ()):
+                first.setdefault(orig, i)
+            self.cache["served"] = first
+        found: int | None = first.get(line)
+        return found
 
     def section_at(self, line: int) -> str:
         """Heading path (``A > B``) of the section holding original line ``line``."""

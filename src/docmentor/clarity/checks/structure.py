@@ -27,14 +27,34 @@ def _body_empty(section: Section) -> bool:
     return not body.strip()
 
 
+def _has_body(section: Section) -> bool:
+    if section.level > 0:
+        return not _body_empty(section)
+    return bool(_COMMENT.sub("", section.text).strip())
+
+
 @check("headings")
 def heading_structure(doc: CheckedDocument) -> Iterator[Issue]:
     """Heading problems: more than one H1 (warning), skipped levels such as H2 → H4 (info),
     and empty sections — a heading with no text and no subsections (info).
 
-    A page may start at any level (many MkDocs pages have no H1 and start with H2).
+    A page may start at any level (many MkDocs pages have no H1 and start with H2). A page
+    with nothing under its headings (empty, front matter only, headings only) is one critical
+    ``empty_document`` issue instead: a reader finds nothing to act on.
     """
     page = page_of(doc)
+    if not any(_has_body(s) for s in doc.parsed.sections):
+        yield page.issue(
+            type="empty_document",
+            severity="critical",
+            dimensions=["completeness"],
+            line=1,
+            message="The page has no content" + (" under its headings" if doc.parsed.sections else ""),
+            suggested_fix="Write the page, or remove it (and the links to it).",
+            quote=next((line.strip() for line in page.lines if line.strip()), ""),
+            effort="high",
+        )
+        return
     sections = [s for s in doc.parsed.sections if s.level > 0]
     first_h1: Section | None = None
     previous = 0
