@@ -952,3 +952,24 @@ def test_a_tight_budget_takes_a_documents_best_sections_first_and_shows_them_in_
     lines = [s.line_start for s in digest.sections]
     assert lines == sorted(lines)  # shown in the page's order
     eng.close()
+
+
+def test_eval_search_without_grades_counts_every_labelled_section() -> None:
+    """Labels without a grade (1 by default) are all answers, at the section level as at the
+    document level: the top hit being the one labelled section is MRR 1, not 0."""
+    from docmentor.evaluation import score_search
+
+    q = {"id": "q", "query": "client", "relevant": [{"path": "api/client.md", "heading": "Client API"}]}
+    hit = {
+        "path": "api/client.md",
+        "heading": "Client API",
+        "heading_path": ["Client API"],
+        "line_start": 1,
+        "line_end": 4,
+    }
+    other = {**hit, "path": "other.md", "heading": "Other", "heading_path": ["Other"]}
+    row = score_search(q, [hit], lambda _path: [])
+    assert row["doc"]["mrr"] == row["section"]["mrr"] == row["section"]["r@5"] == 1.0
+    assert score_search(q, [other, hit], lambda _path: [])["section"]["mrr"] == 0.5
+    graded = {**q, "relevant": [*q["relevant"], {"path": "other.md", "heading": "Other", "grade": 2}]}
+    assert score_search(graded, [hit, other], lambda _path: [])["section"]["mrr"] == 0.5  # grade 2 first

@@ -183,6 +183,10 @@ def score_search(
         **{f"r@{k}": len(answers & set(docs[:k])) / len(answers) if answers else 0.0 for k in (1, 5, 10)},
         "ndcg": _dcg(2 ** doc_grade.get(p, 0) - 1 for p in docs[:10]) / _dcg(ideal) if ideal else 0.0,
     }
+    # the answers are the grade-2 labels, or every label when none is graded 2 (as above)
+    answer_ids = [i for i, lab in enumerate(labels) if int(lab.get("grade", 1)) == 2] or list(
+        range(len(labels))
+    )
     used: set[int] = set()
     found_at: dict[int, int] = {}
     sec_first, gains = None, []
@@ -192,12 +196,11 @@ def score_search(
             if i not in used and _section_match(h, lab, read_lines):
                 used.add(i)
                 gain = 2 ** int(lab.get("grade", 1)) - 1
-                if int(lab.get("grade", 1)) == 2:
+                if i in answer_ids:
                     found_at[i] = rank
                     sec_first = sec_first or rank
                 break
         gains.append(gain)
-    answer_ids = [i for i, lab in enumerate(labels) if int(lab.get("grade", 1)) == 2]
     sec_ideal = sorted((2 ** int(lab.get("grade", 1)) - 1 for lab in labels), reverse=True)[:10]
     sec = {
         "mrr": 1 / sec_first if sec_first else 0.0,
