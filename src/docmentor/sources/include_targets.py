@@ -26,7 +26,7 @@ _INCLUDE_EXTENSIONS = ("mdx_include", "markdown_include.include")
 # any line. Searched (not matched from ^ with a lazy prefix, which is quadratic on long lines
 # of dashes): the dashes before 8< are bounded so a backtrack cannot run away, and a match
 # starts only where a run of ``;`` starts (from inside the run it was quadratic on ``;;;…``).
-_SECTION_MARKER = re.compile(
+SECTION_MARKER = re.compile(
     r"(?<!;)(?P<escape>;*+)-{1,32}8<-+[ \t]+\[[ \t]*(?P<type>start|end)[ \t]*:[ \t]*"
     r"(?P<name>[a-z][-_0-9a-z]*)[ \t]*\]",
     re.IGNORECASE,
@@ -119,7 +119,7 @@ def _load(path: Path, max_bytes: int) -> _Loaded | str:
     lines, _ = split_lines(text.removeprefix("\ufeff"))
     markers: dict[int, tuple[str, str, bool]] = {}
     for idx, line in enumerate(lines):
-        if "8<" in line and (m := _SECTION_MARKER.search(line)):
+        if "8<" in line and (m := SECTION_MARKER.search(line)):
             markers[idx] = (m["type"].lower(), m["name"], bool(m["escape"]))
     return _Loaded(tuple(lines), markers, replaced)
 

@@ -32,7 +32,7 @@ document's folder, the base folders and the root. An absolute path (or ``~``) is
 
 Deviations from the tools, chosen for indexing: section markers (``--8<-- [start:x]``)
 are dropped from every included text (``{*…*}`` code excepted), not only from extracted
-sections; a target that cannot be read leaves the directive line in place and adds a
+sections, and (as pymdownx.snippets does) from a Markdown page's own lines; a target that cannot be read leaves the directive line in place and adds a
 warning. markdown-include-variants' tab around the block, its "Full file preview" (the
 same file again) and its "Other versions" tabs (the ``_py310`` / ``_an`` sibling files) are
 not reproduced. An mdx_include slice's columns (``1.2-3.4``) are ignored: whole rows are
@@ -55,6 +55,7 @@ from typing import Literal
 
 from docmentor.parse.fences import Fence, closes
 from docmentor.sources.include_targets import (
+    SECTION_MARKER,
     At,
     IncludeBudget,
     IncludeCache,
@@ -278,6 +279,10 @@ class _Expander(IncludeReader):
                         got = indent_text(inc, m["space"])
                 elif SNIPPET_BLOCK.match(line):
                     got, consumed = self._block(lines, nums, i, doc)
+                elif (mark := SECTION_MARKER.search(line)) is not None:
+                    # a section marker is dropped from the page too (pymdownx.snippets drops it
+                    # from every page it renders); an escaped one loses a ``;``
+                    got = [line.replace(";", "", 1)] if mark["escape"] else []
             elif (fmt == "rst" or eval_rst) and (m := _RST_DIRECTIVE.match(line)):
                 got, consumed = self._rst(lines, i, m, fmt if eval_rst is None else "rst", at)
             elif fmt == "markdown" and (m := _MYST_OPEN.match(line)):
