@@ -687,3 +687,19 @@ def test_griffes_analysis_notes_stay_quiet_unless_debugging(
     )  # "Failed to get annotation …": not the user's
     cli("--debug", "sources")
     assert logging.getLogger("griffe").level == logging.DEBUG
+
+
+def test_search_text_lists_where_else_a_result_is(cli: Cli, tmp_path: Path) -> None:
+    """A result that collapsed copies names their places in the text output too (``--json``
+    has them in ``also``)."""
+    docs = tmp_path / "docs"
+    for name in ("a", "b", "c", "d", "e"):
+        (docs / name).mkdir(parents=True)
+        (docs / name / "retries.md").write_text(
+            "# Retries\n\nSet max_retries on the transport.\n", encoding="utf-8"
+        )
+    cli.ok("--no-embeddings", "add", str(docs), "--name", "d")
+    out = cli.ok("--no-embeddings", "search", "max_retries")
+    assert out.count("retries.md:1-3") == 4, out  # the result and three of its copies
+    assert "also in: " in out and " and 1 more" in out, out
+    assert len(cli.json("--no-embeddings", "search", "max_retries")["results"][0]["also"]) == 4

@@ -10,7 +10,7 @@ import pytest
 
 from docmentor.errors import SourceUnavailableError
 from docmentor.models import RawDocument
-from docmentor.sources.local import DOC_SUFFIXES, LocalScan, mkdocs_base_dirs, scan_folder
+from docmentor.sources.local import DOC_SUFFIXES, IGNORE_FILE, LocalScan, mkdocs_base_dirs, scan_folder
 
 LANCEDB = Path(__file__).parent / "fixtures" / "lancedb"  # a slice of the LanceDB docs (NOTICE)
 SNIPPET = re.compile(r"""^\s*-+8<-+\s+["'](?P<target>[^"']+)["']\s*$""")
@@ -148,8 +148,11 @@ def test_symlinks(tmp_path: Path) -> None:
     (root / "alias.md").symlink_to(root / "docs/a.md")
     (root / "docs/loop").symlink_to(root / "docs", target_is_directory=True)
     (root / "dangling.md").symlink_to(root / "nowhere.md")
+    write(root, "drafts/b.md", "b\n")  # left out by the ignore file: its link is the way in
+    write(root, IGNORE_FILE, "drafts/\n")
+    (root / "b.md").symlink_to(root / "drafts/b.md")
     scan = scan_folder(root)
-    assert paths(scan) == ["alias.md", "docs/a.md"]
+    assert paths(scan) == ["b.md", "docs/a.md"]  # alias.md is docs/a.md, read once by its own path
     assert sorted(scan.skipped) == [
         ("out.md", "symlink points outside the root"),
         ("outdir", "symlinked folder points outside the root"),

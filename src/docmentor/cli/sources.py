@@ -48,6 +48,7 @@ def _embedding_line(e: EmbedReport | None, source: str | None = None) -> str | N
     return line
 
 
+SHOWN_ALSO = 3  # other places of a collapsed search result, then their count
 SHOWN_MISSING_INCLUDES = 5  # then one line with the count and what to do
 SHOWN_FAILED = 10  # documents that could not be read, then one line with the count
 
@@ -301,6 +302,13 @@ def search(
         print(f"{h.rank}. {where}  [{tag}] {h.path}:{h.line_start}-{h.line_end}  (score {h.score:.2f})")
         for line in h.snippet.splitlines()[:6]:
             print(f"   {line}")
+        if h.also:  # the same or near-identical text elsewhere, collapsed into this result
+            places = [
+                f"{'' if a['source'] == h.source else a['source'] + ' '}{a['path']}:{a['line_start']}-{a['line_end']}"
+                for a in h.also[:SHOWN_ALSO]
+            ]
+            more = f" and {len(h.also) - SHOWN_ALSO} more" if len(h.also) > SHOWN_ALSO else ""
+            print(f"   also in: {', '.join(places)}{more}")
         print()
 
 

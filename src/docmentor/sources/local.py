@@ -313,6 +313,7 @@ def _ignored(rel: str, rules: _Rules) -> bool:
 def _walk(root: Path, scan: LocalScan, *, use_gitignore: bool, suffixes: Sequence[str]) -> list[str]:
     wanted = tuple(s.lower() for s in suffixes)
     found: list[str] = []
+    links: dict[str, str] = {}  # a symlinked document inside the root → its target, relative
     base_rules: _Rules = ()
     own = root / IGNORE_FILE
     own_spec = _load_spec(own) if own.is_file() else None
@@ -355,7 +356,8 @@ def _walk(root: Path, scan: LocalScan, *, use_gitignore: bool, suffixes: Sequenc
                     continue
                 pending.append((Path(entry.path), rel + "/", rules))
             elif name.lower().endswith(wanted) and not _ignored(rel, active):
-                if is_link and not Path(entry.path).resolve().is_relative_to(root):
+                target = Path(entry.path).resolve() if is_link else None
+                if target is not None and not target.is_relative_to(root):
                     scan.skip(rel, "symlink points outside the root")
                     continue
                 try:
@@ -364,6 +366,12 @@ def _walk(root: Path, scan: LocalScan, *, use_gitignore: bool, suffixes: Sequenc
                     regular = False
                 if regular:
                     found.append(rel)
+                    if target is not None:
+                        links[rel] = target.relative_to(root).as_posix()
+    # a link to a document read by its own path is the same page twice: read it once, as a
+    # symlinked folder inside the root is (a link to a file left out stays: it is the only way in)
+    own = set(found) - set(links)
+    found = [rel for rel in found if links.get(rel) not in own]
     found.sort()
     return found
 
