@@ -370,8 +370,8 @@ def _walk(root: Path, scan: LocalScan, *, use_gitignore: bool, suffixes: Sequenc
                         links[rel] = target.relative_to(root).as_posix()
     # a link to a document read by its own path is the same page twice: read it once, as a
     # symlinked folder inside the root is (a link to a file left out stays: it is the only way in)
-    own = set(found) - set(links)
-    found = [rel for rel in found if links.get(rel) not in own]
+    direct = set(found) - set(links)
+    found = [rel for rel in found if links.get(rel) not in direct]
     found.sort()
     return found
 
