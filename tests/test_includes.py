@@ -761,7 +761,9 @@ def test_pathological_lines_take_linear_time(tmp_path: Path, line: str) -> None:
 def test_a_pages_own_section_markers_are_dropped(root: Path) -> None:
     """A snippet file indexed as a page of its own keeps no ``--8<-- [start:x]`` line (as
     pymdownx.snippets renders it): no marker becomes a heading; an escaped one is text."""
-    text = "Intro.\n# --8<-- [start:part]\nThe part.\n<!-- --8<-- [end:part] -->\n;--8<-- [start:shown]\nEnd.\n"
+    text = (
+        "Intro.\n# --8<-- [start:part]\nThe part.\n<!-- --8<-- [end:part] -->\n;--8<-- [start:shown]\nEnd.\n"
+    )
     result = run(root, "snippets/common.md", text)
     assert result.text == "Intro.\nThe part.\n--8<-- [start:shown]\nEnd.\n"
     assert result.line_map == [1, 3, 5, 6]  # what is left keeps its lines
