@@ -534,3 +534,19 @@ def test_links_to_documents_that_are_gone_are_skipped(index_location: str, tmp_p
     assert (got[0].path, got[0].heading) == (OVERVIEW, "Data flow")
     assert {ADR1, CONFIG}.isdisjoint(c.path for c in got)
     engine.close()
+
+
+def test_a_linked_copy_of_a_chosen_section_is_not_brought_again(index_location: str, tmp_path: Path) -> None:
+    """A page that links to a copy of itself (a mirrored page, an old path kept): the copy
+    would print the chosen text twice in a digest; the other links are followed."""
+    root = tmp_path / "docs"
+    root.mkdir()
+    text = "# Guide\n\nConfigure the timeout. See [the mirror](mirror.md) and [setup](setup.md).\n"
+    (root / "guide.md").write_text(text)
+    (root / "mirror.md").write_text(text.replace("\n\n", "\n\n  "))  # whitespace aside, the same
+    (root / "setup.md").write_text("# Setup\n\nInstall it first.\n")
+    with closing(Docmentor(index_location, embeddings=False)) as engine:
+        engine.add(str(root), name="fx")
+        g = LinkGraph.build(engine.store, ["fx"])
+        got = expand([section(engine, "guide.md", "Guide")], graph=g, store=engine.store)
+        assert [c.path for c in got] == ["setup.md"]

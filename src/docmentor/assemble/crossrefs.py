@@ -62,6 +62,7 @@ def expand(
     seen: set[tuple[int, int, int]] = {c.key for c in selected}
     if already:
         seen |= set(already)
+    shown = {_same_text(c.text) for c in selected}  # a copy elsewhere would repeat what is shown
     found: dict[tuple[int, int, int], Candidate] = {}
     sections: dict[int, list[Any]] = {}  # document id → its section rows, read once per call
 
@@ -103,6 +104,9 @@ def expand(
                     hit.relevance = max(hit.relevance, referrer.relevance * DECAY)
                     continue
                 if len(found) >= max_expansions:
+                    continue
+                if _same_text(str(row["text"])) in shown:
+                    seen.add(key)
                     continue
                 cand = _candidate(row, info, relevance=referrer.relevance * DECAY, depth=level, where=where)
                 found[key] = cand
@@ -160,6 +164,11 @@ def introduction(rows: list[Any]) -> Any | None:
         if body.strip():
             return row
     return rows[0] if rows else None
+
+
+def _same_text(text: str) -> str:
+    """What two copies of a section share: their words, whitespace aside."""
+    return " ".join(text.split())
 
 
 def _candidate(row: Any, info: Any, *, relevance: float, depth: int, where: str) -> Candidate:
