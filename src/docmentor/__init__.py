@@ -13,7 +13,7 @@ adapters over it.
   (:func:`group_warnings` → :class:`ReportWarnings`); :class:`SourceSpec` (:class:`SourceOptions`);
   ``docmentor.toml`` through :func:`load_config`;
   the index's default folder (:func:`default_db`), whether one holds an index
-  (:func:`index_exists`) and a first add that leaves none when it fails
+  (:func:`index_exists`, where: :func:`index_root`) and a first add that leaves none when it fails
   (:func:`index_removed_on_failure`), a ``NAME:TARGET`` source argument
   (:func:`split_named`), a MkDocs project's snippet folders (:func:`mkdocs_bases`).
 - **background work** of a long-running process — :class:`RefreshScheduler`,
@@ -109,6 +109,7 @@ _EXPORTS: dict[str, str] = {
     "default_db": "docmentor.config",
     "index_exists": "docmentor.engine.core",
     "index_removed_on_failure": "docmentor.engine.core",
+    "index_root": "docmentor.engine.core",
     "split_named": "docmentor.config",
     "mkdocs_bases": "docmentor.sources.mkdocs",
     # a long-running process's background work (``docmentor serve``)
@@ -397,6 +398,7 @@ __all__ = [
     "index_exists",
     "index_ready",
     "index_removed_on_failure",
+    "index_root",
     "knowledge_bases",
     "list_jobs",
     "list_tokens",
@@ -484,7 +486,7 @@ if TYPE_CHECKING:
         split_named,
     )
     from docmentor.engine import DocExcerpts, Docmentor, DocPage, RefreshReport, SourceInfo
-    from docmentor.engine.core import index_exists, index_removed_on_failure
+    from docmentor.engine.core import index_exists, index_removed_on_failure, index_root
     from docmentor.engine.lookup import EXCERPT_CHUNKS_RANGE, EXCERPT_CONTEXT_RANGE
     from docmentor.engine.report_warnings import ReportWarnings, group_warnings
     from docmentor.engine.scope import VersionScope

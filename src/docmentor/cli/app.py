@@ -10,6 +10,7 @@ import re
 import sys
 import time
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import click
@@ -203,9 +204,11 @@ def emit(data: Any) -> None:
 
 def require_index(hint: str = "add a source first: docmentor add PATH_OR_URL") -> None:
     if not index_exists():
-        from docmentor import NotFoundError
+        from docmentor import NotFoundError, index_root
 
-        raise NotFoundError("no index here yet", hint=hint)
+        root = index_root(STATE.db)
+        where = f"at {root}" if isinstance(root, Path) else "in that PostgreSQL database"
+        raise NotFoundError(f"no index {where}", hint=hint)
 
 
 def index_exists() -> bool:

@@ -43,7 +43,9 @@ class Store:
             path.parent.mkdir(parents=True, exist_ok=True)
             self._migrate()
         elif not path.exists():
-            raise NotFoundError(f"no index at {path.parent}", hint="add a source first: docmentor add PATH")
+            raise NotFoundError(
+                f"no index at {path.parent}", hint="add a source first: docmentor add PATH_OR_URL"
+            )
 
     #: the SQL dialect behind :meth:`conn` ("sqlite" here, "postgresql" for :class:`PgStore`)
     dialect = "sqlite"
