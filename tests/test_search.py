@@ -431,3 +431,19 @@ def test_chinese_and_japanese_words_inside_runs_are_found(tmp_path: Path) -> Non
     assert dm.search("超时", limit=1)[0].path == "zh.md"
     assert dm.search("見出し", limit=1)[0].path == "ja.md"
     assert dm.search("接続プール", limit=1)[0].path == "ja.md"
+
+
+def test_a_snippet_finds_the_words_past_a_huge_line() -> None:
+    """The window is looked for in a section's first lines (8,000 characters); when the
+    question's words are only further on (a 120 KB generated line before them), the
+    snippet is cut where they are, not the section's heading alone."""
+    from docmentor.search.analyzer import analyze
+    from docmentor.search.ranking import snippet
+
+    text = "# Long lines\n\n" + "lorem " * 20_000 + "narwhal\n\n## After long\nshort line with ocelot\n"
+    got = snippet(text, set(analyze("ocelot")))
+    assert "ocelot" in got and got.startswith("## After long"), got
+    inside = "# Long\n\n" + "lorem " * 20_000 + "the okapi hides here " + "ipsum " * 1_000 + "\n"
+    got = snippet(inside, set(analyze("okapi")))
+    assert got.startswith("…") and "okapi" in got and len(got) <= 330, got
+    assert snippet(text, set(analyze("giraffe"))).startswith("# Long lines")  # no term: as before

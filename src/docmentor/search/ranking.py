@@ -229,6 +229,10 @@ def snippet(text: str, terms: set[str], *, size: int = SNIPPET_CHARS) -> str:
         score = float(hits) + (0.5 if line.lstrip().startswith("#") else 0.0)
         if score > best_score:
             best, best_score = i, score
+    if best_score < 1.0 and probe is not None and len(text) > len(scanned):
+        later = _later_window(text, len(scanned), probe, terms, size)
+        if later is not None:  # the terms are only past the scanned lines (a huge line before)
+            return later
     start = best
     # one line of context before, when it is prose
     if start > 0 and lines[start - 1].strip() and fence_open(lines[start - 1], any_indent=True) is None:
@@ -244,6 +248,32 @@ def snippet(text: str, terms: set[str], *, size: int = SNIPPET_CHARS) -> str:
     if len(result) > size:
         result = result[: size - 1].rstrip() + "…"
     return result
+
+
+MAX_LATER_PROBES = 64  # prefix matches checked past the scanned lines, at most
+
+
+def _later_window(text: str, offset: int, probe: re.Pattern[str], terms: set[str], size: int) -> str | None:
+    """A ``size`` window of ``text`` from the line (or, in a long line, a third of a window
+    before the place) where a query term first appears past ``offset``; None if none does."""
+    lowered = text.lower()
+    for k, m in enumerate(probe.finditer(lowered, offset)):
+        if k >= MAX_LATER_PROBES:
+            break
+        around = text[max(m.start() - 64, 0) : m.end() + 64]
+        if not _line_terms(around) & terms:
+            continue  # the first letters of a term, not the term
+        line_start = text.rfind("\n", 0, m.start()) + 1
+        before = text.rfind("\n", 0, max(line_start - 1, 0)) + 1
+        if 0 < line_start - before < size // 3 and text[before:line_start].strip():
+            line_start = before  # a short line before it (a heading, a lead-in) comes too
+        start = max(line_start, m.start() - size // 3)
+        window = text[start : start + size]
+        cut = window.rfind("\n")
+        if cut > size // 2:
+            window = window[:cut]
+        return ("…" if start > line_start else "") + window.strip()
+    return None
 
 
 def excerpts(
