@@ -242,10 +242,16 @@ def test_readiness_follows_the_index_and_a_new_token_turns_authentication_on(
         moved.rename(index)
     assert httpx.get(served.url + "/readyz", timeout=10).status_code == 200
     engine = Docmentor(index, embeddings=False)
-    token = create_token(engine, scope="read").token
+    token = create_token(engine, scope="read", name="only").token
     engine.close()
     assert served.post(LIST).status_code == 401  # the index holds a token now
     assert served.post(LIST, token).status_code == 200
+    engine = Docmentor(index, embeddings=False)
+    revoke_token(engine, "only")
+    engine.close()
+    # the last token revoked: the server does not fall open, it refuses everyone
+    assert served.post(LIST).status_code == 401
+    assert served.post(LIST, token).status_code == 401
 
 
 def test_oauth_tokens_from_the_issuer(http_server: HttpServer, index: Path, serve: Any) -> None:  # noqa: F811

@@ -124,7 +124,7 @@ def test_the_token_commands(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
     assert cli.fails("token", "create", "--scope", "read", "--name", "agent").startswith(
         "error: a token named 'agent' exists (pick another --name, or revoke it first: docmentor token revoke agent)"
     )
-    assert cli.ok("token", "revoke", "agent") == "revoked agent\n"
+    assert cli.ok("token", "revoke", "agent") == "revoked agent\n"  # token-1 is left: no warning
     assert cli.fails("token", "revoke", "agent").startswith("error: no token named 'agent'")
     rc, _, err = cli("token", "create", "--scope", "admin")
     assert rc == 2 and "'admin' is not one of 'read', 'write'" in err
@@ -135,6 +135,8 @@ def test_the_token_commands(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
         verify_token(engine, token)
     assert verify_token(engine, made["token"]).name == "token-1"
     engine.close()
+    rc, out, err = cli("token", "revoke", "token-1")  # the last one: what that means for servers
+    assert rc == 0 and out == "revoked token-1\n" and err.startswith("warning: no tokens left"), err
 
 
 def test_the_library_api_is_exported() -> None:

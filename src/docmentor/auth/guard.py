@@ -3,8 +3,11 @@
 A token is tried against, in turn: the ``--token-file`` token (write scope, compared in
 constant time), the tokens stored in the index (``dmt_…``), and the OAuth issuer's JWTs.
 Authentication is required when any of them is configured — stored tokens counted on each
-request, so a token created while the server runs turns it on. A stored token's last use
-is written by one background thread, never on the request's path.
+request, so a token created while the server runs turns it on. Once on, it stays on for
+the server's life: revoking the last stored token leaves every request refused until a
+token is created again (a server bound beyond localhost because a token existed must never
+fall open). A stored token's last use is written by one background thread, never on the
+request's path.
 """
 
 from __future__ import annotations
@@ -38,17 +41,22 @@ class Authenticator:
         self.oauth = oauth
         self._file_token = file_token.encode("utf-8") if file_token else None
         self._uses = ThreadPoolExecutor(max_workers=1, thread_name_prefix="token-use")
+        self._latched = False  # a token was required once: it stays required
+        self.required()  # as the server starts: tokens stored now latch it on
 
     def required(self) -> bool:
-        """Whether requests must carry a token: a token file, an issuer, or stored tokens.
-        An index that cannot say counts as having tokens (refuse rather than open up)."""
-        if self._file_token is not None or self.oauth is not None:
+        """Whether requests must carry a token: a token file, an issuer, or stored tokens —
+        now or at any time since the server started (revoking the last token does not open
+        the server). An index that cannot say counts as having tokens (refuse rather than
+        open up)."""
+        if self._latched or self._file_token is not None or self.oauth is not None:
             return True
         try:
-            return has_tokens(self.engine)
+            self._latched = has_tokens(self.engine)
         except Exception as exc:  # the index is unreadable: fail closed
             log.warning("cannot read the stored tokens (%s): requiring one", exc)
             return True
+        return self._latched
 
     def verify(self, token: str) -> Principal:
         """The caller ``token`` names, or :class:`TokenRejected` saying why not."""

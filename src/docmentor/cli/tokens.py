@@ -95,12 +95,19 @@ def token_revoke(
     name: Annotated[str, typer.Argument(help="The token's name (see `docmentor token list`).")],
 ) -> None:
     """Revoke a token: requests carrying it are refused from now on (running servers included)."""
-    from docmentor import revoke_token
+    from docmentor import has_tokens, revoke_token
 
     require_index("there are no tokens: create one with `docmentor token create --scope read`")
     engine = open_engine(create=True)
     try:
         info = revoke_token(engine, name)
+        left = has_tokens(engine)
     finally:
         engine.close()
     print(f"revoked {info.name}")
+    if not left:
+        print(
+            "warning: no tokens left: a server running with tokens refuses every request until one is "
+            "created; a server started now without --token-file serves localhost without one",
+            file=sys.stderr,
+        )
