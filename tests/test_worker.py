@@ -14,7 +14,7 @@ from mcp import Client
 
 from clitool import Cli
 from docmentor.engine import Docmentor
-from docmentor.errors import UsageError
+from docmentor.errors import NotFoundError, UsageError
 from docmentor.server import build_server
 from docmentor.worker import get_job, queue_job, run_one_job, run_worker, wait_for_job
 
@@ -45,11 +45,13 @@ def test_a_queued_refresh_is_done_by_a_worker(tmp_path: Path, index_location: st
 def test_a_failing_job_is_recorded_and_the_worker_goes_on(tmp_path: Path, index_location: str) -> None:
     engine = Docmentor(index_location)
     engine.add(_docs(tmp_path), name="guide")
-    bad, _ = queue_job(engine, "refresh", {"source": "nope"})
+    engine.add(_docs(tmp_path / "other"), name="gone")
+    bad, _ = queue_job(engine, "refresh", {"source": "gone"})
     good, _ = queue_job(engine, "refresh", {})
+    engine.remove("gone")  # after it was queued: the worker finds no such source
     assert run_worker(engine, "w", once=True) == 2
     failed = get_job(engine, bad.id)
-    assert failed.status == "failed" and "nope" in (failed.error or "")
+    assert failed.status == "failed" and "gone" in (failed.error or "")
     assert get_job(engine, good.id).status == "done"
     assert run_one_job(engine, "w") is None  # nothing left
     engine.close()
@@ -63,6 +65,8 @@ def test_a_job_is_checked_when_queued(tmp_path: Path) -> None:
         queue_job(engine, "readme-llm", {})
     with pytest.raises(UsageError, match="takes no colour"):
         queue_job(engine, "refresh", {"colour": "red"})
+    with pytest.raises(NotFoundError, match="unknown source 'nope'"):
+        queue_job(engine, "refresh", {"source": "nope"})
     engine.close()
 
 
@@ -71,9 +75,14 @@ def test_jobs_and_worker_from_the_command_line(tmp_path: Path, capsys: pytest.Ca
     cli.ok("add", str(_docs(tmp_path)), "--name", "guide")
     queued = cli.json("jobs", "add", "refresh", "--arg", "source=guide", "--arg", "prune=false")
     assert queued["queued"] and queued["args"] == {"source": "guide", "prune": False}
+    again = cli.ok("jobs", "add", "refresh", "--arg", "source=guide")  # refreshes dedupe by source
+    assert again == f"already queued: job {queued['id']} (refresh, queued)\n"
+    assert cli.fails("jobs", "add", "refresh", "--arg", "source=nope").startswith(
+        "error: unknown source 'nope'"
+    )  # said now, not by the worker later
     assert cli.json("jobs", "list", "--status", "queued")["jobs"][0]["id"] == queued["id"]
     rc, out, err = cli("worker", "--once")
-    assert rc == 0 and f"{queued['id']}\trefresh\tdone" in out and "1 job done" in err
+    assert rc == 0 and f"{queued['id']}\trefresh\tdone" in out and "1 job taken: 1 done, 0 failed" in err
     shown = cli.json("jobs", "list")["jobs"][0]
     assert shown["status"] == "done" and shown["result"][0]["source"] == "guide"
     assert "error: unknown job kind" in cli.fails("jobs", "add", "reboot")
@@ -95,7 +104,7 @@ print(run_worker(engine, sys.argv[2], once=True))
 def test_workers_in_two_processes_share_the_queue_and_do_each_job_once(tmp_path: Path) -> None:
     engine = Docmentor(tmp_path / "index")
     engine.add(_docs(tmp_path), name="guide")
-    ids = [queue_job(engine, "refresh", {"source": "guide"})[0].id for _ in range(6)]
+    ids = [queue_job(engine, "refresh", {"source": "guide"}, dedupe=f"r{i}")[0].id for i in range(6)]
     procs = [
         subprocess.Popen(
             [sys.executable, "-c", _WORKER, str(tmp_path / "index"), f"p{i}"],
@@ -130,6 +139,8 @@ def test_the_jobs_tools_over_mcp(tmp_path: Path) -> None:
     assert first.structured_content["queued"] and not again.structured_content["queued"]
     assert again.structured_content["job"]["id"] == first.structured_content["job"]["id"]
     assert unknown.is_error
+    said = unknown.content[0].text
+    assert said.startswith("unknown source 'nope'") and "guide" in said and "unexpectedly" not in said, said
     (job,) = listed.structured_content["jobs"]
     assert job["status"] == "done" and job["worker"] == "w" and job["result"][0]["source"] == "guide"
     engine.close()

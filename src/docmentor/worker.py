@@ -24,7 +24,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from docmentor.errors import UsageError
+from docmentor.errors import NotFoundError, UsageError
 from docmentor.store import jobs as job_table
 from docmentor.store.jobs import JobRow
 
@@ -81,10 +81,34 @@ def queue_job(
     min_interval: float = 0.0,
 ) -> tuple[JobRow, bool]:
     """Queue a job in ``engine``'s index for a worker; (the job, whether it is new — False
-    when the same ``dedupe`` key is queued, running or finished within ``min_interval`` s)."""
+    when the same ``dedupe`` key is queued, running or finished within ``min_interval`` s).
+
+    A refresh names a source the index or the working folder's ``docmentor.toml`` knows, and
+    is deduplicated by default (``refresh:SOURCE``, ``refresh:*`` for all): the same refresh
+    is not queued twice while it waits or runs.
+
+    Raises:
+        UsageError: an unknown kind, or arguments it does not take.
+        NotFoundError: a refresh of a source nobody knows (the error lists the known ones).
+    """
     data = dict(args or {})
     _check(kind, data)
+    if kind == "refresh":
+        source = data.get("source")
+        if source is not None:
+            _known_source(engine, str(source))
+        dedupe = dedupe if dedupe is not None else f"refresh:{source or '*'}"
     return job_table.enqueue_job(engine.store, kind, data, dedupe=dedupe, min_interval=min_interval)
+
+
+def _known_source(engine: Docmentor, name: str) -> None:
+    from docmentor.config import load_config
+
+    try:
+        engine.check_source(name)
+    except NotFoundError:
+        if name not in {c.name for c in load_config().sources}:  # configured, not added yet: fine
+            raise
 
 
 def get_job(engine: Docmentor, job_id: int) -> JobRow:

@@ -51,7 +51,11 @@ def jobs_add(
         ),
     ] = None,
     dedupe: Annotated[
-        str | None, typer.Option("--dedupe", help="Not queued again while a job with this key waits or runs.")
+        str | None,
+        typer.Option(
+            "--dedupe",
+            help="Not queued again while a job with this key waits or runs (a refresh: refresh:SOURCE by default).",
+        ),
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
@@ -132,6 +136,13 @@ def worker(
 
     previous = signal.signal(signal.SIGTERM, ask_stop)
     name = worker_name()
+    failed = 0
+
+    def finished(job: Any) -> None:
+        nonlocal failed
+        failed += job.status == "failed"
+        print(_line(job), flush=True)
+
     try:
         done = run_worker(
             engine,
@@ -141,7 +152,7 @@ def worker(
             max_jobs=max_jobs,
             kinds=tuple(kind or ()),
             stop=stop,
-            on_job=lambda job: print(_line(job), flush=True),
+            on_job=finished,
             on_start=lambda: print(f"worker {name} taking jobs", file=sys.stderr),
         )
     except KeyboardInterrupt:
@@ -150,4 +161,7 @@ def worker(
         signal.signal(signal.SIGTERM, previous)
         engine.close()
     if done >= 0:
-        print(f"{done} job{'s' if done != 1 else ''} done", file=sys.stderr)
+        print(
+            f"{done} job{'s' if done != 1 else ''} taken: {done - failed} done, {failed} failed",
+            file=sys.stderr,
+        )

@@ -221,7 +221,7 @@ def finish_job(
 def get_job(store: Store, job_id: int) -> JobRow:
     row = store.conn().execute(f"SELECT {_COLUMNS} FROM jobs WHERE id = ?", (job_id,)).fetchone()
     if row is None:
-        raise NotFoundError(f"no job {job_id}", hint="list the jobs: docmentor jobs")
+        raise NotFoundError(f"no job {job_id}", hint="list the jobs to see their ids")
     return _row(row)
 
 
