@@ -283,9 +283,16 @@ def test_host_and_origin_are_checked_on_every_bind(tmp_path: Path, serve: Any) -
     assert _post(port, host="docs.internal:9999").status_code == 421  # but no other port
     assert _post(port, host="127.0.0.1").status_code == 421  # only names given with --allow-host go bare
     assert _post(port, host=f"docs.internal:{port}", origin=f"http://docs.internal:{port}").status_code == 200
-    assert _post(port, host=f"evil.example:{port}").status_code == 421
+    refused = _post(port, host=f"evil.example:{port}")
+    assert refused.status_code == 421 and "--allow-host evil.example" in refused.text, refused.text
     assert _post(port, origin="http://evil.example").status_code == 403
     assert "no authentication: --insecure" in insecure.log.read_text()
+    # a wildcard bind answers to this machine's own addresses (clients on the network use
+    # them), not to another machine's, and still checks the Origin
+    assert _post(port, host=f"127.0.0.3:{port}").status_code == 200
+    assert _post(port, host=f"127.0.0.3:{port + 1}").status_code == 421
+    assert _post(port, host=f"192.0.2.77:{port}").status_code == 421  # TEST-NET: not this machine
+    assert _post(port, host=f"127.0.0.3:{port}", origin="http://evil.example").status_code == 403
 
     def post_two(host: str) -> int:
         response = httpx.post(
@@ -298,3 +305,4 @@ def test_host_and_origin_are_checked_on_every_bind(tmp_path: Path, serve: Any) -
 
     assert post_two(f"127.0.0.2:{loopback_two.port}") == 200  # no token needed on loopback
     assert post_two(f"rebound.example:{loopback_two.port}") == 421  # but the Host is checked
+    assert post_two(f"127.0.0.3:{loopback_two.port}") == 421  # only a wildcard bind answers its addresses

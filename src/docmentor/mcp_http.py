@@ -137,6 +137,78 @@ def check_port(host: str, port: int) -> None:
             ) from None
 
 
+MAX_LOCAL_ADDRESSES = 64  # a wildcard bind's own IP addresses learnt from Host headers
+
+
+def is_local_address(text: str) -> bool:
+    """Whether ``text`` is an IP address of this machine (one a socket can bind to)."""
+    try:
+        address = ipaddress.ip_address(text)
+    except ValueError:
+        return False
+    family = socket.AF_INET6 if address.version == 6 else socket.AF_INET
+    try:
+        with socket.socket(family, socket.SOCK_DGRAM) as probe:
+            probe.bind((str(address), 0))
+    except OSError:
+        return False
+    return True
+
+
+class HostCheck:
+    """ASGI middleware, outermost for ``/mcp``: a request whose Host header names no name the
+    server answers to gets a 421 that says how to make it answer (``--allow-host``).
+
+    On a wildcard bind (``0.0.0.0``, ``::``) a Host that is one of this machine's own IP
+    addresses, with the server's port, is answered too (clients on the network use them; a
+    DNS-rebinding page cannot send one: its Host is its own name). Such an address joins
+    ``security.allowed_hosts`` (the list the SDK checks), so its Origin stays refused."""
+
+    def __init__(self, app: Any, security: Any, *, port: int, wildcard: bool) -> None:
+        self.app = app
+        self.security = security
+        self.port = port
+        self.wildcard = wildcard
+        self.checked: dict[str, bool] = {}
+
+    def _answers(self, host: str) -> bool:
+        if host in self.security.allowed_hosts:
+            return True
+        if not self.wildcard or len(self.checked) >= MAX_LOCAL_ADDRESSES:
+            return self.checked.get(host, False)
+        name, sep, port = host.rpartition(":")
+        if not sep or port != str(self.port):
+            return False
+        if host not in self.checked:
+            self.checked[host] = is_local_address(name.removeprefix("[").removesuffix("]"))
+            if self.checked[host]:
+                self.security.allowed_hosts.append(host)
+        return self.checked[host]
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope.get("type") != "http" or scope.get("path") != "/mcp":
+            await self.app(scope, receive, send)
+            return
+        host = next((v.decode("latin-1") for k, v in scope.get("headers", []) if k == b"host"), "")
+        if self._answers(host):
+            await self.app(scope, receive, send)
+            return
+        bare = host.rpartition(":")[0] if host.rpartition(":")[2].isdigit() else host
+        said = (
+            f"Invalid Host header: this server does not answer to {host!r}; start it with "
+            f"--allow-host {bare or 'NAME'} to let clients reach it by that name\n"
+        ).encode()
+        log.warning(
+            "refused a request for Host %r: not a name this server answers to (see --allow-host)", host
+        )
+        headers = [
+            (b"content-type", b"text/plain; charset=utf-8"),
+            (b"content-length", str(len(said)).encode()),
+        ]
+        await send({"type": "http.response.start", "status": 421, "headers": headers})
+        await send({"type": "http.response.body", "body": said})
+
+
 class JsonRpcShape:
     """ASGI middleware: a POST to /mcp whose body is not one JSON-RPC message is answered
     here, as over stdio (:func:`docmentor.mcp_stdio.classify`): -32700 for what is not
@@ -234,7 +306,8 @@ def serve_http(
         note = " (no authentication: --insecure)" if insecure else ""
     sys.stderr.write(f"docmentor: MCP over streamable HTTP at http://{shown}:{port}/mcp{note}\n")
     sys.stderr.flush()
-    config = uvicorn.Config(gate, host=host, port=port, log_level="warning")
+    outer = HostCheck(gate, security, port=port, wildcard=host.strip("[]") in _WILDCARDS)
+    config = uvicorn.Config(outer, host=host, port=port, log_level="warning")
     try:
         anyio.run(uvicorn.Server(config).serve)
     finally:
