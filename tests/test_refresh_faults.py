@@ -702,3 +702,17 @@ def test_a_search_disturbed_on_every_attempt_reads_holding_the_write_lock(
         t0 = time.monotonic()
         assert every_hit_can_be_read(any_cli, "dipper") == ["d0.md"]  # the lexical view, checked
         assert time.monotonic() - t0 < 5  # gave up on the lock after SETTLE_WAIT
+
+
+def test_a_failed_source_reports_the_time_it_took_and_is_said_once(cli: Cli, http_server: HttpServer) -> None:
+    """A source that could not be refreshed (its llms.txt answers 500 on every try) reports
+    the seconds its tries took, not 0, and its error is printed once, with the source's URL."""
+    url = site_of(http_server, 2)
+    cli.ok("add", url, "--name", "site")
+    http_server.add("/docs/llms.txt", Reply(status=500))
+    rc, out, err = cli("refresh", "--json")
+    (r,) = json.loads(out)["sources"]
+    assert rc == 1 and r["error"] and r["seconds"] > 0.1, r
+    rc, _, err = cli("refresh")
+    said = [line for line in err.splitlines() if line.startswith("warning: ")]
+    assert rc == 1 and len(said) == 1 and url in said[0], err

@@ -160,6 +160,7 @@ class Refreshing(Embedding):
                 if indexed in known or indexed in added:
                     continue
                 added.add(indexed)
+                began = time.perf_counter()
                 try:
                     if ends is not None and time.monotonic() >= ends:
                         raise SourceUnavailableError(f"not added: the time limit of {deadline:g} s passed")
@@ -168,7 +169,11 @@ class Refreshing(Embedding):
                 except Exception as exc:  # this one is not indexed; the others still are
                     message = _failure(src.name, exc)
                     failed = RefreshReport(
-                        source=src.name, kind="configured", error=message, warnings=[message]
+                        source=src.name,
+                        kind="configured",
+                        error=message,
+                        warnings=[message],
+                        seconds=time.perf_counter() - began,
                     )
                     reports.append(failed)
         reports.extend(self._refresh_rows(None, progress=progress, exclude=added, prune=prune, ends=ends))
@@ -216,6 +221,7 @@ class Refreshing(Embedding):
         )
         reports: list[RefreshReport] = []
         for row in rows:
+            began = time.perf_counter()
             try:
                 if ends is not None and time.monotonic() >= ends:
                     raise SourceUnavailableError(
@@ -246,6 +252,7 @@ class Refreshing(Embedding):
                         failed=[(row.target, message)],
                         documents=row.documents,  # what is still indexed from it
                         sections=row.sections,
+                        seconds=time.perf_counter() - began,  # the tries it took to fail
                     )
                 )
         return reports

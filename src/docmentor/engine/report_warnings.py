@@ -31,15 +31,18 @@ def group_warnings(
     """``report``'s warnings with at most ``shown_missing_includes`` of its includes not found
     (either form of the warning), and at most ``shown_failed`` of its failed documents that no
     warning names. ``target``: the source's folder or URL (for :func:`include_hint`)."""
+    unsaid = [(path, err) for path, err in report.failed if not any(path in w for w in report.warnings)]
+    said_with_path = {err for _, err in unsaid[:shown_failed]}  # shown below, with the path
     missing = 0
     shown: list[str] = []
     for warning in report.warnings:
+        if warning in said_with_path:
+            continue
         if is_missing_include(warning):
             missing += 1
             if missing > shown_missing_includes:
                 continue
         shown.append(warning)
-    unsaid = [(path, err) for path, err in report.failed if not any(path in w for w in report.warnings)]
     more_missing = max(0, missing - shown_missing_includes)
     return ReportWarnings(
         warnings=tuple(shown),
