@@ -233,6 +233,10 @@ def test_a_redirect_on_the_same_host_is_followed(engine: Docmentor, http_server:
     http_server.add("/docs/v2/api.md", PAGES["api.md"], content_type=MD, etag='"r1"')
     engine.add(url, name="site", options=FAST)
     assert found(engine, "capybara") == ["/docs/api.md"]
+    # the page is read by the URL the llms.txt lists, as by the one it redirected to
+    listed = http_server.url("/docs/api.md")
+    assert engine.get(listed).content == engine.get(http_server.url("/docs/v2/api.md")).content
+    assert engine.get(listed, source="site").content == PAGES["api.md"]
     (report,) = engine.refresh("site")
     assert (report.unchanged, report.removed) == (4, 0)
     assert http_server.requests_for("/docs/api.md")[-1].headers.get("if-none-match") == '"r1"'

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from docmentor.config import is_url
 from docmentor.engine.embedding import Embedding
@@ -187,13 +188,13 @@ class Lookup(Embedding):
         if source is not None:
             doc = in_source(source, ref)
             if doc is None and (is_url(ref) or ref.startswith("file://")):
-                doc = st.find_document(url=ref)
+                doc = st.find_document(url=ref) or self._listed(ref, source)
         else:
             head, sep, rest = ref.partition(":")
             if sep and not rest.startswith("//") and st.has_source(head):
                 doc = in_source(head, rest)
             if doc is None and (is_url(ref) or ref.startswith("file://")):
-                doc = st.find_document(url=ref)
+                doc = st.find_document(url=ref) or self._listed(ref)
             if doc is None and ref.startswith("/"):
                 doc = st.find_document(url=Path(ref).resolve().as_uri())
             if doc is None:
@@ -213,6 +214,22 @@ class Lookup(Embedding):
                 hint="use a URL or a path as search results show it, e.g. SOURCE:docs/page.md",
             )
         return doc
+
+    def _listed(self, url: str, source: str | None = None) -> StoredDoc | None:
+        """The document an llms.txt source lists at ``url`` when it was stored under another
+        (the page redirected): its path is the listed URL's path, on the source's site."""
+        parts = urlsplit(url)
+        if parts.scheme not in ("http", "https") or not parts.path:
+            return None
+        for row in self.store.sources():
+            if row.kind != "llms_txt" or (source is not None and row.name != source):
+                continue
+            site = urlsplit(row.target)
+            if (site.scheme, site.netloc) == (parts.scheme, parts.netloc):
+                doc = self.store.find_document(source=row.name, path=parts.path)
+                if doc is not None:
+                    return doc
+        return None
 
     def get(
         self,
