@@ -238,6 +238,8 @@ class Refreshing(Embedding):
                     log.debug("cannot record the error of source %s", row.name, exc_info=True)
                 if name:
                     if isinstance(exc, DocmentorError):
+                        if not exc.hint:  # what happened to the source, and what to do
+                            exc.hint = "it was left as it was (its documents are still searched); refresh it again later"
                         raise
                     raise SourceUnavailableError(
                         f"cannot refresh {name}: {message}",
