@@ -37,8 +37,8 @@ def serve(
         str,
         typer.Option(
             "--tools",
-            help="Tool groups to expose (docs, api, assemble, clarity, feedback; repodocs: opt-in, "
-            "with --allow-path).",
+            help="Tool groups to expose (docs, api, assemble, clarity, feedback; opt-in: repodocs, "
+            "with --allow-path, and jobs: queue_refresh, list_jobs for workers).",
         ),
     ] = "docs,api,assemble,clarity,feedback",
     refresh_interval: Annotated[
