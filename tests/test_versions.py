@@ -148,6 +148,13 @@ def test_llms_txt_that_states_its_version(tmp_path: Path, http_server: HttpServe
     engine.refresh("tinyhttp")
     assert by_name(engine)["tinyhttp"]["version"] == "3.1.0"
     assert by_name(engine)["tinyhttp"]["version_origin"] == "llms.txt"
+    # the llms.txt no longer states one: the source describes no version now
+    http_server.add(
+        "/docs/llms.txt", "# tinyhttp\n\n> HTTP for tiny programs.\n\n## Docs\n\n- [Timeouts](timeouts.md)\n"
+    )
+    (report,) = engine.refresh("tinyhttp")
+    assert (report.version, report.version_origin) == (None, None)
+    assert by_name(engine)["tinyhttp"]["version"] is None
     engine.close()
 
 

@@ -374,6 +374,14 @@ class Refreshing(Embedding):
                 error=f"{len(unread)} document(s) could not be read, first {first_path}: {first_error}",
             )
         row = self.store.source(spec.name)
+        if (
+            found is None
+            and row.version_origin == "llms.txt"
+            and any(d.path == index_path for d in read.docs)
+        ):
+            # the llms.txt was read and no longer states the version it stated: no version now
+            self.store.set_source_version(spec.name, None, None)
+            row = self.store.source(spec.name)
         return RefreshReport(
             source=spec.name,
             kind=spec.kind,

@@ -240,8 +240,9 @@ class Store:
     def source_versions(self) -> dict[str, str | None]:
         return {r[0]: r[1] for r in self.conn().execute("SELECT name, version FROM sources")}
 
-    def set_source_version(self, name: str, version: str, origin: str | None) -> None:
-        """Record the library version a source describes and where it was read."""
+    def set_source_version(self, name: str, version: str | None, origin: str | None) -> None:
+        """Record the library version a source describes and where it was read (None: it
+        describes none any more)."""
         with self.transaction() as db:
             db.execute(
                 "UPDATE sources SET version = ?, version_origin = ? WHERE name = ?", (version, origin, name)
