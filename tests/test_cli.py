@@ -703,3 +703,27 @@ def test_search_text_lists_where_else_a_result_is(cli: Cli, tmp_path: Path) -> N
     assert out.count("retries.md:1-3") == 4, out  # the result and three of its copies
     assert "also in: " in out and " and 1 more" in out, out
     assert len(cli.json("--no-embeddings", "search", "max_retries")["results"][0]["also"]) == 4
+
+
+def test_sources_lists_the_configured_ones_not_indexed_yet(
+    cli: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A source of docmentor.toml that was never indexed (or could not be) is listed after
+    the indexed ones, as MCP list_sources lists it, until a refresh indexes it."""
+    docs = tmp_path / "guide"
+    docs.mkdir()
+    (docs / "a.md").write_text("# A\n\nThe aardvark.\n", encoding="utf-8")
+    (tmp_path / "docmentor.toml").write_text(
+        f'[[sources]]\nname = "guide"\ntarget = "{docs}"\n\n[[sources]]\nname = "gone"\ntarget = "http://127.0.0.1:1/llms.txt"\n',
+        encoding="utf-8",
+    )
+    monkeypatch.chdir(tmp_path)
+    rows = cli.json("sources")["sources"]
+    assert [(r["name"], r["kind"], r["status"]) for r in rows] == [
+        ("guide", "configured", "not indexed"),
+        ("gone", "configured", "not indexed"),
+    ]
+    assert "gone\tconfigured\tnot indexed yet\thttp://127.0.0.1:1/llms.txt" in cli.ok("sources")
+    cli("--no-embeddings", "refresh")  # indexes guide; gone cannot be read
+    rows = cli.json("sources")["sources"]
+    assert [(r["name"], r["kind"]) for r in rows] == [("guide", "folder"), ("gone", "configured")]

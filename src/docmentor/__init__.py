@@ -17,7 +17,8 @@ adapters over it.
   (:func:`index_removed_on_failure`), a ``NAME:TARGET`` source argument
   (:func:`split_named`), a MkDocs project's snippet folders (:func:`mkdocs_bases`).
 - **background work** of a long-running process — :class:`RefreshScheduler`,
-  :class:`BackgroundEmbedder`, :class:`UnindexedSources`, :func:`configured_sources`; one
+  :class:`BackgroundEmbedder`, :class:`UnindexedSources`, :func:`configured_sources` (those not
+  indexed yet: :func:`not_indexed_yet`); one
   refresh as every caller runs it, :func:`refresh_pass`.
 - **assembly** — :func:`assemble_context` (an engine and one question) returns a :class:`Digest`
   (:class:`DocumentScore`, :class:`DistilledSection`); its budget range :data:`MAX_TOKENS_RANGE`.
@@ -117,6 +118,7 @@ _EXPORTS: dict[str, str] = {
     "BackgroundEmbedder": "docmentor.scheduler",
     "UnindexedSources": "docmentor.scheduler",
     "configured_sources": "docmentor.scheduler",
+    "not_indexed_yet": "docmentor.scheduler",
     "refresh_pass": "docmentor.scheduler",
     # assembly
     "assemble_context": "docmentor.assemble",
@@ -406,6 +408,7 @@ __all__ = [
     "load_questions",
     "load_rubric",
     "mkdocs_bases",
+    "not_indexed_yet",
     "queue_job",
     "record_history",
     "record_token_use",
@@ -555,6 +558,7 @@ if TYPE_CHECKING:
         RefreshScheduler,
         UnindexedSources,
         configured_sources,
+        not_indexed_yet,
         refresh_pass,
     )
     from docmentor.search.config import RankingConfig

@@ -41,6 +41,55 @@ def configured_sources() -> list[ConfiguredSource]:
         return []
 
 
+def configured_row(
+    name: str, target: str, options: Mapping[str, Any], *, status: str, error: str, tried: bool
+) -> dict[str, Any]:
+    """A configured source that is not indexed, as a row shaped like ``Docmentor.sources()``'s
+    (kind "configured"); ``tried``: a refresh tried to index it (``refreshed_at`` is then)."""
+    return {
+        "name": name,
+        "kind": "configured",
+        "target": target,
+        "title": None,
+        "version": None,
+        "version_origin": None,
+        "library": name.partition("@")[0],
+        "documents": 0,
+        "sections": 0,
+        "stale_documents": 0,
+        "status": status,
+        "error": error,
+        "created_at": None,
+        "refreshed_at": datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+        if tried
+        else None,
+        "options": dict(options),
+        "units": 0,
+        "embedded": 0,
+    }
+
+
+def not_indexed_yet(
+    indexed: Sequence[Mapping[str, Any]], configured: Iterable[ConfiguredSource]
+) -> list[dict[str, Any]]:
+    """The configured sources no indexed source answers for, as rows (status "not indexed")."""
+    from docmentor.sources.versions import indexed_name
+
+    names = {r["name"] for r in indexed}
+    return [
+        configured_row(
+            src.name,
+            src.target,
+            src.options,
+            status="not indexed",
+            error="configured, not indexed yet: `docmentor refresh` (or `serve`) indexes it",
+            tried=False,
+        )
+        for src in configured
+        if indexed_name(src.name, src.settings.version) not in names
+    ]
+
+
 class UnindexedSources:
     """The configured sources that could not be indexed, as rows shaped like
     ``Docmentor.sources()``'s (kind "configured", status "error", the error), until they are."""
@@ -50,25 +99,7 @@ class UnindexedSources:
         self._lock = threading.Lock()
 
     def failed(self, name: str, target: str, options: dict[str, Any], error: str) -> None:
-        row = {
-            "name": name,
-            "kind": "configured",
-            "target": target,
-            "title": None,
-            "version": None,
-            "version_origin": None,
-            "library": name.partition("@")[0],
-            "documents": 0,
-            "sections": 0,
-            "stale_documents": 0,
-            "status": "error",
-            "error": error,
-            "created_at": None,
-            "refreshed_at": datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z"),
-            "options": dict(options),
-            "units": 0,
-            "embedded": 0,
-        }
+        row = configured_row(name, target, options, status="error", error=error, tried=True)
         with self._lock:
             self._failed[name] = row
 

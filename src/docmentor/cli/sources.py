@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -232,9 +233,12 @@ def refresh(
 
 @app.command()
 def sources(as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False) -> None:
-    """List the indexed sources."""
+    """List the indexed sources, then the configured ones (docmentor.toml) not indexed yet."""
+    from docmentor import configured_sources, not_indexed_yet
+
     engine = open_engine(create=False) if index_exists() else None
-    rows = engine.sources() if engine is not None else []
+    indexed = engine.sources() if engine is not None else []
+    rows: list[Mapping[str, Any]] = [*indexed, *not_indexed_yet(indexed, configured_sources())]
     embedding = engine is not None and engine.embeddings
     if as_json:
         emit({"sources": rows})
@@ -242,6 +246,11 @@ def sources(as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")]
     if not rows:
         print("no sources: add one with `docmentor add PATH_OR_URL`")
     for s in rows:
+        if s["status"] == "not indexed":  # configured in docmentor.toml, never indexed here
+            print(
+                f"{s['name']}\tconfigured\tnot indexed yet\t{s['target']}\t(`docmentor refresh` indexes it)"
+            )
+            continue
         stale = f", {s['stale_documents']} stale" if s["stale_documents"] else ""
         if embedding and s["units"] and s["embedded"] < s["units"]:
             stale += f", {s['embedded']}/{s['units']} embedded"
