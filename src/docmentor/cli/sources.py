@@ -30,8 +30,11 @@ if TYPE_CHECKING:
 def _report_line(r: RefreshReport) -> str:
     parts = [f"{r.source}: {r.documents} documents, {r.sections} sections"]
     parts.append(f"(+{r.added} new, {r.updated} updated, {r.unchanged} unchanged, -{r.removed} removed")
-    if r.failed:
-        parts[-1] += f", {len(r.failed)} failed"
+    refused = sum(1 for path, _ in r.failed if path in r.refused)  # links the policy refuses
+    if len(r.failed) > refused:
+        parts[-1] += f", {len(r.failed) - refused} failed"
+    if refused:
+        parts[-1] += f", {refused} refused"
     parts[-1] += f") in {r.seconds:.2f}s"
     return " ".join(parts)
 
