@@ -234,7 +234,7 @@ def refresh(
         )
 
 
-@app.command()
+@app.command(short_help="List the sources, indexed and configured.")
 def sources(as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False) -> None:
     """List the indexed sources, then the configured ones (docmentor.toml) not indexed yet."""
     from docmentor import configured_sources, not_indexed_yet
