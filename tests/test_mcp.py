@@ -646,3 +646,27 @@ def test_serve_options_are_checked_before_anything_starts(
         assert not Path(index_location).exists()
     rc, out, err = cli.raw("--db", index_location, "search", "widget")
     assert (rc, out) == (1, "") and err.startswith("error: no index "), err
+
+
+def test_an_excerpt_cut_from_a_long_section_names_its_own_lines(tmp_path: Path) -> None:
+    """An agent quotes an excerpt by its lines: a window cut from a long section reports the
+    lines of the text it returns, not the whole section's."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    body = "\n".join(f"Line {i} says nothing much about anything at all." for i in range(3, 40))
+    (docs / "long.md").write_text(
+        f"# Long\n\n{body}\nTo stop it, call widget.shutdown() once.\n", encoding="utf-8"
+    )
+    engine = Docmentor(tmp_path / "index", embeddings=False)
+    engine.add(str(docs), name="d")
+    data = structured(
+        call(
+            engine, "get_doc_excerpt", {"url_or_path": "d:long.md", "query": "shutdown", "context_chars": 50}
+        )
+    )
+    best = data["excerpts"][0]
+    lines = (docs / "long.md").read_text(encoding="utf-8").splitlines()
+    shown = lines[best["line_start"] - 1 : best["line_end"]]
+    assert "widget.shutdown()" in best["text"] and best["line_end"] == 40 and best["line_start"] >= 38, best
+    assert "\n".join(shown).endswith(best["text"].removeprefix("…").strip()), (shown, best)
+    engine.close()

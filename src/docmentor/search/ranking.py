@@ -324,16 +324,29 @@ def excerpts(
     out: list[dict[str, Any]] = []
     for score, _, sec in scored[:max_chunks]:
         text = str(sec["text"])
+        shown = text if len(text) <= 2 * context_chars else snippet(text, term_set, size=2 * context_chars)
+        first, last = _lines_of(shown, text, int(sec["line_start"]), int(sec["line_end"]))
         out.append(
             {
                 "heading": sec["heading"],
                 "heading_path": json.loads(sec["heading_path"]),
-                "line_start": sec["line_start"],
-                "line_end": sec["line_end"],
+                "line_start": first,
+                "line_end": last,
                 "score": round(score, 3),
-                "text": text
-                if len(text) <= 2 * context_chars
-                else snippet(text, term_set, size=2 * context_chars),
+                "text": shown,
             }
         )
     return out
+
+
+def _lines_of(window: str, text: str, start: int, end: int) -> tuple[int, int]:
+    """The original lines a window of a section's text spans: the section's own when its text
+    is not line for line the file's (an include expanded inside it) or the window is not found."""
+    if text.count("\n") != end - start:
+        return start, end
+    core = window.removeprefix("…").removesuffix("…").strip()
+    at = text.find(core) if core else -1
+    if at < 0:
+        return start, end
+    first = start + text.count("\n", 0, at)
+    return first, min(first + core.count("\n"), end)
