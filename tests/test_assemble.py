@@ -973,3 +973,32 @@ def test_eval_search_without_grades_counts_every_labelled_section() -> None:
     assert score_search(q, [other, hit], lambda _path: [])["section"]["mrr"] == 0.5
     graded = {**q, "relevant": [*q["relevant"], {"path": "other.md", "heading": "Other", "grade": 2}]}
     assert score_search(graded, [hit, other], lambda _path: [])["section"]["mrr"] == 0.5  # grade 2 first
+
+
+def test_a_cross_reference_comes_only_with_the_section_that_links_to_it(tmp_path: Path) -> None:
+    """When the budget leaves out the section holding a link, the page it links to is not
+    brought as a cross-reference of nothing in the digest."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    long = " ".join(
+        f"Retries back off exponentially, attempt {i} waits longer than the last." for i in range(120)
+    )
+    (docs / "retries.md").write_text(
+        f"# Retries\n\nFirst read [the setup](setup.md).\n\n{long}\n", encoding="utf-8"
+    )
+    (docs / "setup.md").write_text("# Setup\n\nInstall it with pip.\n", encoding="utf-8")
+    engine = Docmentor(tmp_path / "index", embeddings=False)
+    engine.add(str(docs), name="d")
+    roomy = assemble_context(engine, "retry backoff", max_tokens=8000, depth=1, now=NOW)
+    assert [(s.candidate.path, s.candidate.origin) for s in roomy.sections] == [
+        ("retries.md", "search"),
+        ("setup.md", "crossref"),
+    ]
+    for budget in (200, 260, 320):
+        digest = assemble_context(engine, "retry backoff", max_tokens=budget, depth=1, now=NOW)
+        shown = {(s.candidate.path, s.candidate.origin) for s in digest.sections}
+        if ("setup.md", "crossref") in shown:  # only with the linking line shown
+            (link,) = [s for s in digest.sections if s.candidate.path == "retries.md"]
+            assert link.line_start <= 3 <= link.line_end, (budget, digest.sections)
+        assert shown <= {("retries.md", "search"), ("setup.md", "crossref")}, shown
+    engine.close()

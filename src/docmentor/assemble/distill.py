@@ -38,6 +38,19 @@ class _Pick:
     tokens: int
 
 
+def _referred(c: Candidate, shown: list[_Pick]) -> bool:
+    """Whether a link or mention that led to cross-reference ``c`` is in a shown section (its
+    lines as shown, a trimmed one's included)."""
+    for where in c.referenced_by:
+        path, _, line = where.rpartition(":")
+        if not line.isdigit():
+            return True  # a reference without a line: cannot tell, keep it
+        at = int(line)
+        if any(pk.prepared.candidate.path == path and pk.line_start <= at <= pk.line_end for pk in shown):
+            return True
+    return False
+
+
 @dataclass(slots=True)
 class _Unit:
     """A piece of a trimmed body: a whole block, or a sentence run of the block that did not fit."""
@@ -110,6 +123,8 @@ class _Distiller:
                 break
             if not p.blocks:
                 continue
+            if p.candidate.origin != "search" and not _referred(p.candidate, [pk for _, pk in chosen]):
+                continue  # a cross-reference from a section this budget left out has no place
             doc_id = p.candidate.document_id
             doc_cost = (
                 self.entry_tokens[doc_id] + _JOIN_SLACK if doc_id in self.docs and doc_id not in listed else 0
