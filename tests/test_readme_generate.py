@@ -1325,3 +1325,26 @@ def test_without_docs_the_librarys_docstrings_say_which_apis_matter(tmp_path: Pa
     assert command.importance_score > max(
         entries[f"clikit.{n}"].importance_score for n in ("getchar", "pause")
     )
+
+
+def test_the_quick_start_teaches_the_current_api_first() -> None:
+    """An example that uses a deprecated API comes after every one that does not: the quick
+    start is what an agent copies."""
+    old = ApiEntry(api_id="p.fetch", kind="function", name="fetch", deprecated="since 1.2: use p.connect")
+    new = ApiEntry(api_id="p.connect", kind="function", name="connect")
+
+    def example(n: int, title: str, code: str, apis: list[str]) -> Example:
+        return Example(
+            example_id=f"e{n}", title=title, code=code, language="python", source="d",
+            path="quickstart.md", line=n * 10, apis_used=apis, complete=True,
+        )  # fmt: skip
+
+    examples = [
+        example(1, "The one-call way", "import p\np.fetch('k')\n", ["p.fetch"]),
+        example(2, "Connecting", "import p\nc = p.connect('k')\n", ["p.connect"]),
+    ]
+    ov = build_overview(
+        library="p", version=None, purpose="", entries=[old, new], examples=examples, sections=[]
+    )
+    text = ov.aspects["quickstart"]
+    assert text.index("p.connect(") < text.index("p.fetch("), text

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 from docmentor.library.knowledge.doc_text import first_sentences
 from docmentor.library.knowledge.importance import public_path
@@ -114,7 +114,7 @@ def build_overview(
     key_classes = _key_classes(entries)
     language = Counter(e.language for e in entries).most_common(1)[0][0] if entries else None
     install = install_commands(library, examples, language=language)
-    quick = _quickstart_examples(library, examples)
+    quick = _quickstart_examples(library, examples, deprecated={e.api_id for e in entries if e.deprecated})
     concepts = _concepts(sections, max_concepts)
     architecture = _architecture_text(library, version, purpose, key_modules, key_classes, entries)
     return LibraryOverview(
@@ -176,14 +176,19 @@ def _key_classes(entries: Sequence[ApiEntry], limit: int = 12) -> list[NamedText
     return key_classes
 
 
-def _quickstart_examples(library: str, examples: Sequence[Example], limit: int = 3) -> list[Example]:
-    """The quick start's examples: matched, not failed, one per heading; a first example
-    shows the library from the start (import, or library.call()), whole; then the docs' own
-    order (a quickstart's first examples are its canonical ones)."""
+def _quickstart_examples(
+    library: str, examples: Sequence[Example], limit: int = 3, *, deprecated: Collection[str] = ()
+) -> list[Example]:
+    """The quick start's examples: matched, not failed, one per heading; an example that
+    uses a ``deprecated`` API only after every one that does not (a quick start teaches the
+    current way); a first example shows the library from the start (import, or
+    library.call()), whole; then the docs' own order (a quickstart's first examples are its
+    canonical ones)."""
     mentions_library = re.compile(rf"\b(?:import|from)\s+{re.escape(library)}\b|\b{re.escape(library)}\.")
 
-    def quick_rank(ex: Example) -> tuple[int, bool, bool, bool, str, int]:
+    def quick_rank(ex: Example) -> tuple[bool, int, bool, bool, bool, str, int]:
         return (
+            any(a in deprecated for a in ex.apis_used),
             _quickstart_place(ex),
             not mentions_library.search(ex.code),
             not ex.complete,
