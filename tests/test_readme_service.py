@@ -1092,3 +1092,28 @@ def test_generate_base_path_lets_the_docs_include_the_project_readme(
     assert rc == 0 and "include refused" not in err
     hits = cli.json("search", "stores rows in one file")["results"]
     assert hits and hits[0]["path"] == "index.md"  # the README's text, included
+
+
+def test_drift_in_included_code_points_at_the_include(tmp_path: Path) -> None:
+    """A call the installed version refuses, in code a page includes (``--8<--``), is
+    reported at the include's line: the included lines are the directive's on the page."""
+    pkg = tmp_path / "pkgs"
+    pkg.mkdir()
+    (pkg / "minisky.py").write_text(
+        '"""Weather."""\n\n\ndef connect(key: str, timeout: float = 1.0) -> None:\n    """Connect."""\n',
+        encoding="utf-8",
+    )
+    docs = tmp_path / "docs"
+    (docs / "snippets").mkdir(parents=True)
+    (docs / "snippets" / "setup.py").write_text(
+        'import minisky\n\nx = 1\nminisky.connect("k", retries=3)\n', encoding="utf-8"
+    )
+    page = '# Guide\n\nSet it up:\n\n```python\n--8<-- "snippets/setup.py"\n```\n\nThen:\n\n'
+    page += '```python\nimport minisky\n\nminisky.connect("k", tries=2)\n```\n'
+    (docs / "guide.md").write_text(page, encoding="utf-8")
+    with closing(Docmentor(tmp_path / "index", embeddings=False)) as eng:
+        generate(eng, library="minisky", docs_path=docs, out=tmp_path / "gen", search_paths=[pkg])
+        from docmentor.library.service.registry import drift_report
+
+        found = sorted((f.path, f.line) for f in drift_report(eng, "minisky").findings)
+    assert found == [("guide.md", 6), ("guide.md", 14)], found  # the include's line; a plain block's own

@@ -105,6 +105,9 @@ class Example(_Model):
     # the line of the code's first line when it is not the one after ``line`` (a reST
     # directive's options and blank line come between); None: the next line
     code_line: int | None = None
+    # the page line of each code line when they do not follow each other (an include inside
+    # the block, or the whole block included: its lines are the directive's); None otherwise
+    code_lines: list[int] | None = None
     heading_path: list[str] = Field(default_factory=list)  # enclosing headings, outermost first
     tabs: list[str] = Field(default_factory=list)  # enclosing content tabs (=== "Async API")
     apis_used: list[str] = Field(default_factory=list)  # api_ids
@@ -123,3 +126,9 @@ class Example(_Model):
     # "docs": a code block of the documentation; "docstring": one of the API's own docstring
     # (shown, never counted as evidence of what users call: library/examples/docstring_examples.py)
     origin: Literal["docs", "docstring"] = "docs"
+
+    def page_line(self, offset: int) -> int:
+        """The page line of the code's line ``offset`` (0-based), as a reader finds it."""
+        if self.code_lines:
+            return self.code_lines[min(max(offset, 0), len(self.code_lines) - 1)]
+        return (self.code_line or self.line + 1) + offset

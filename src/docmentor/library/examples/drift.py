@@ -265,8 +265,7 @@ def _deprecated_uses(ex: Example, resolver: Resolver, used: Iterable[str]) -> li
         public = entry.aliases[0] if entry.aliases else entry.api_id
         named = re.compile(rf"(?<![\w]){re.escape(entry.name)}(?!\w)")
         at = next((i for i, text in enumerate(lines, 1) if named.search(text.split("#", 1)[0])), None)
-        first = ex.code_line or ex.line + 1  # the code's first line
-        line = first - 1 + at if at is not None else ex.line
+        line = ex.page_line(at - 1) if at is not None else ex.line
         out.append(
             DriftFinding(
                 kind="deprecated_api",
@@ -404,8 +403,7 @@ class _DriftPython(PythonAnalysis):
 
     def line(self, node: ast.AST) -> int:
         assert self.example is not None
-        first = self.example.code_line or self.example.line + 1  # the code's first line
-        return first + self._offset(node)
+        return self.example.page_line(self._offset(node))
 
     def report(
         self,

@@ -170,6 +170,9 @@ def extract_examples(
                 title = f"{heading} ({tabs[-1]})"
             facts = code_facts(block.code, lang)
             code_line = code_start_line(lines, block.line, block.code) if line_map is None else None
+            code_lines = (
+                _page_lines(line_map, k, block.code) if line_map is not None and k is not None else None
+            )
             examples.append(
                 Example(
                     example_id=f"{slug}-{n}",
@@ -180,6 +183,7 @@ def extract_examples(
                     path=doc.path,
                     line=block.line,
                     code_line=code_line,
+                    code_lines=code_lines,
                     heading_path=heading_path,
                     tabs=tabs,
                     complete=is_complete(block.code, lang),
@@ -310,6 +314,14 @@ def _prose(section_text: str) -> str:
     """The words around an example: its section without code blocks (for finding APIs by task)."""
     text = prose_text(section_text or "")  # one line scan: linear, whatever the fences
     return " ".join(text.split())[:CONTEXT_CHARS]
+
+
+def _page_lines(line_map: list[int], fence: int, code: str) -> list[int] | None:
+    """The page line of each line of a fenced block's code (its fence on stored line
+    ``fence``, 0-based), when they do not simply follow each other; None when they do."""
+    n = code.rstrip("\n").count("\n") + 1
+    out = [map_line(line_map, fence + 2 + i) for i in range(n)]
+    return None if out == list(range(out[0], out[0] + n)) else out
 
 
 def _fence_lines(lines: list[str], line_map: list[int] | None) -> dict[int, int]:

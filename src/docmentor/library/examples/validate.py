@@ -579,8 +579,7 @@ def _page_line(example: Example, script_line: int) -> int | None:
         return None
     if not 1 <= script_line <= len(offsets):
         return None
-    first = example.code_line or example.line + 1  # the page line of the code's first line
-    return first + offsets[script_line - 1]
+    return example.page_line(offsets[script_line - 1])
 
 
 def _tail(path: Path) -> str:
