@@ -822,8 +822,10 @@ def test_explain_texts_per_tier() -> None:
 def test_explain_rejects_issue_penalties_as_content() -> None:
     with pytest.raises(UsageError, match="content penalties only"):
         explain_score(penalties_applied=[{"type": "critical_issues", "penalty": 2.0}])
-    with pytest.raises(UsageError, match="non-negative number"):
-        explain_score(penalties_applied=[{"type": "no_code_blocks", "penalty": "2"}])
+    for amount in ("2", -5, 1e308, float("nan")):
+        with pytest.raises(UsageError, match="a number from 0 to 10") as caught:
+            explain_score(penalties_applied=[{"type": "no_code_blocks", "penalty": amount}])
+        assert caught.value.hint  # the tool's error says what to pass
 
 
 def test_explain_calculation_matches_calculate() -> None:
@@ -845,3 +847,11 @@ def test_explain_calculation_matches_calculate() -> None:
 
 def test_weights_constant_is_the_default() -> None:
     assert dict(default_rubric().weights) == WEIGHTS
+
+
+def test_explanation_of_a_score_lowered_only_by_content_penalties() -> None:
+    text = explain_score(
+        penalties_applied=[{"type": "invalid_api_signatures", "penalty": 2.4}]
+    ).human_explanation
+    assert text.startswith("Good documentation with no issues") and "has no issues that should" not in text
+    assert "Content penalties cost 2.4 points" in text

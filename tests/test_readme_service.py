@@ -390,7 +390,7 @@ def test_api_find_text_and_json(kb_cli: IndexCli) -> None:
 
     assert cli.ok("api", "find", "zzzqqq") == "no API matches 'zzzqqq'\n"
     err = cli.fails("api", "find", "x", "--library", "nope")
-    assert "no knowledge base for 'nope'" in err and "known: minidb" in err
+    assert "no knowledge base for 'nope'" in err and "libraries with one: minidb" in err
     # a library as written elsewhere ("MiniDB"): the one registered
     assert (
         cli.json("api", "find", "insert rows into a table", "--library", "MiniDB", "--limit", "3")["results"]

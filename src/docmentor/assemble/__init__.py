@@ -92,9 +92,7 @@ def assemble(
     from docmentor.assemble.tokens import ENCODINGS
 
     if not query.strip():
-        raise UsageError(
-            "empty question", hint="ask something, e.g. docmentor assemble 'how do I set a timeout?'"
-        )
+        raise UsageError("empty question", hint="ask something, e.g. 'how do I set a timeout?'")
     lo, hi = MAX_TOKENS_RANGE
     if not lo <= max_tokens <= hi:
         raise UsageError(f"max_tokens must be between {lo} and {hi}", arguments=("max_tokens",))

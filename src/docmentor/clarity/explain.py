@@ -111,11 +111,17 @@ def _counts_phrase(critical: int, warning: int, info: int) -> str:
     return f"{joined} {'issue' if critical + warning + info == 1 else 'issues'}"
 
 
+_LABELS = {"excellent": "Excellent", "good": "Good", "needs_improvement": "Acceptable", "poor": "Poor"}
+
+
 def _human(score: float, critical: int, warning: int, info: int, content: list[ContentPenalty]) -> str:
     phrase = _counts_phrase(critical, warning, info)
     rating = quality_rating(score)
     if score >= 10.0:
         text = f"Production-ready documentation: {phrase}."
+    elif not critical + warning + info and content:  # the score is the content penalties' alone
+        label = _LABELS.get(rating, "Unusable")
+        text = f"{label} documentation with no issues: what it loses is its content penalties."
     elif rating == "excellent":
         text = f"Excellent documentation with only minor polish needed: {phrase}."
     elif rating == "good":
@@ -143,7 +149,10 @@ def _content_penalties(penalties_applied: Iterable[Mapping[str, Any]]) -> list[C
     out = []
     for i, p in enumerate(penalties_applied):
         if not isinstance(p, Mapping) or not isinstance(p.get("type"), str):
-            raise UsageError(f"penalties_applied[{i}] must be an object with a 'type' string")
+            raise UsageError(
+                f"penalties_applied[{i}] must be an object with a 'type' string",
+                hint='e.g. {"type": "no_code_blocks", "penalty": 2.0}',
+            )
         kind = p["type"]
         if kind in ISSUE_PENALTY_TYPES:
             raise UsageError(
@@ -152,8 +161,11 @@ def _content_penalties(penalties_applied: Iterable[Mapping[str, Any]]) -> list[C
                 "penalties_applied is for content penalties only",
             )
         amount = p.get("penalty")
-        if isinstance(amount, bool) or not isinstance(amount, int | float) or amount < 0:
-            raise UsageError(f"penalties_applied[{i}].penalty must be a non-negative number, got {amount!r}")
+        if isinstance(amount, bool) or not isinstance(amount, int | float) or not 0 <= amount <= 10:
+            raise UsageError(
+                f"penalties_applied[{i}].penalty must be a number from 0 to 10, got {amount!r}",
+                hint="the points the penalty takes off the score, as the score's breakdown lists them",
+            )
         explanation = p.get("explanation") or CONTENT_PENALTY_EXPLANATIONS.get(kind) or kind.replace("_", " ")
         out.append(ContentPenalty(type=kind, penalty=float(dec(amount)), explanation=str(explanation)))
     return out

@@ -162,7 +162,7 @@ def _require(store: Store, library: str) -> KbRow:
     known = ", ".join(r.library for r in rows) or "none"
     raise NotFoundError(
         f"no knowledge base for library {library!r}",
-        hint=f"known: {known}; generate one with: docmentor readme-llm generate --library {library}",
+        hint=f"libraries with one: {known}; readme-llm generate makes one for another",
     )
 
 

@@ -86,7 +86,11 @@ def report_issue(
     """Store one report (or count a repeat) and answer with suggestions; ``session_context``
     the reporting session's last tool calls (:meth:`SessionLog.recent`)."""
     if not query.strip():
-        raise UsageError("report_issue needs the query: what you were trying to do")
+        raise UsageError(
+            "report_issue needs the query: what you were trying to do",
+            hint="pass query, e.g. 'stream a large download to a file'",
+            arguments=("query",),
+        )
     if issue_type not in ISSUE_TYPES:
         raise UsageError(f"unknown issue_type {issue_type!r}", hint=f"use one of {', '.join(ISSUE_TYPES)}")
     apis = sorted({a.strip() for a in apis_tried or [] if a and a.strip()})

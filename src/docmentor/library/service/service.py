@@ -139,8 +139,8 @@ class LibraryKnowledge:
             )
             raise NotFoundError(
                 f"no knowledge base of {library or 'any library'} describes version {version}",
-                hint=f"registered versions: {listed or 'none'}; generate one with: docmentor readme-llm "
-                f"generate --library {library or 'NAME'} --version {version}",
+                hint=f"registered versions: {listed or 'none'}; ask for one of them, or have that "
+                f"version's knowledge base made (readme-llm generate)",
             )
         return chosen, reasons, notes
 
@@ -241,7 +241,7 @@ class LibraryKnowledge:
             known = ", ".join(sorted(answering.versions)) or "none"
             raise NotFoundError(
                 f"no knowledge base for {library!r}",
-                hint=f"known: {known}; generate one with: docmentor readme-llm generate --library {library}",
+                hint=f"libraries with one: {known}; readme-llm generate makes one for another",
             )
         return library
 
