@@ -192,6 +192,7 @@ def test_the_choices_are_the_librarys() -> None:
         ("score_document", {"path_or_url": "g:guide.md", "target_score": -1}, "target_score must be between 0 and 10, got -1. Try: a value from 0 to 10."),
         ("search_docs", {"query": "x", "limit": "many"}, 'limit must be a whole number, got "many". Try: pass a whole number.'),
         ("list_sources", {"verbose": True}, "list_sources takes no argument 'verbose'. Try: call it without arguments."),
+        ("search_docs", {"query": "x", "version": "latest"}, 'version "latest" is not a version number. Try: one such as 2.1 or v0.28.1 (list_sources shows the indexed ones), or leave it out for the newest.'),
     ],
 )  # fmt: skip
 def test_out_of_range_values_are_tool_errors_naming_the_range(

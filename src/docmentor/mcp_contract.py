@@ -140,9 +140,20 @@ def _describe(tool_name: str, schema: Mapping[str, Any], error: ValidationError)
         return f"{where or 'the arguments'} must be {names}, got {_shown(value)}. Try: pass {names}"
     if kind == "pattern" and where == "lines":
         return f"lines {_shown(value)} is not a line range. Try: START-END, e.g. 12-40"
-    if kind in ("minLength", "maxLength", "minItems", "maxItems"):
-        return f"{where}: {error.message}. Try: see the tool's input schema"
-    return f"{where or 'the arguments'} do not fit the input schema ({error.message}). Try: see the tool's input schema"
+    if kind == "pattern" and where == "version":
+        return (
+            f"version {_shown(value)} is not a version number. Try: one such as 2.1 or v0.28.1 "
+            "(list_sources shows the indexed ones), or leave it out for the newest"
+        )
+    if kind in ("minLength", "maxLength"):
+        bound = error.validator_value
+        size = "at least" if kind == "minLength" else "at most"
+        return f"{where} must be {size} {bound} characters, got {_shown(value)}. Try: {size} {bound} characters"
+    if kind in ("minItems", "maxItems"):
+        bound = error.validator_value
+        size = "at least" if kind == "minItems" else "at most"
+        return f"{where} must have {size} {bound} items. Try: {size} {bound}"
+    return f"{where or 'the arguments'} {_shown(value)} is not allowed here. Try: see the tool's input schema"
 
 
 _VALUES = frozenset({"default", "const", "enum", "examples"})  # values, not schemas: kept whole
