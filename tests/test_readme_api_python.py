@@ -1693,3 +1693,64 @@ def test_a_partial_has_the_signature_inspect_gives_it(tmp_path: Path) -> None:
         ("d", "keyword-only", "0"),
     ]  # fmt: skip
     assert by_id["pkg.va"].kind == by_id["pkg.C.pm"].kind == "attribute"
+
+
+def test_a_classes_attributes_section_describes_its_fields_and_a_returns_sentence_stays_whole(
+    tmp_path: Path,
+) -> None:
+    api = surface(
+        tmp_path,
+        {
+            "pkg/__init__.py": '''
+                import dataclasses
+
+                @dataclasses.dataclass
+                class Forecast:
+                    """A forecast.
+
+                    Attributes:
+                        city: The city it is for.
+                        days (int): How many days it covers.
+                    """
+
+                    city: str
+                    days: int = 1
+
+                class SkyError(Exception):
+                    """The service refused.
+
+                    Attributes:
+                        status: The HTTP status it answered.
+                    """
+
+                    def __init__(self, message: str, status: int) -> None:
+                        super().__init__(message)
+                        self.status = status
+
+                def get(city: str) -> "Forecast":
+                    """Get one.
+
+                    Args:
+                        city: Where.
+
+                    Returns:
+                        A :class:`Forecast`.
+                    """
+            ''',
+        },
+    )
+    described = {e.api_id: e.description for e in api.entries}
+    assert described["pkg.Forecast.city"] == "The city it is for."
+    assert described["pkg.Forecast.days"] == "How many days it covers."
+    assert described["pkg.SkyError.status"] == "The HTTP status it answered."
+    error = api.resolve("pkg.SkyError")
+    assert error is not None and {p.name: p.description for p in error.parameters}["status"] == (
+        "The HTTP status it answered."
+    )
+    get = api.resolve("pkg.get")
+    assert (
+        get is not None
+        and get.returns is not None
+        and "class:`Forecast`" not in get.returns.description.replace(":class:", "")
+    )
+    assert get.returns.description.startswith("A ") and "Forecast" in get.returns.description

@@ -7,6 +7,8 @@ from __future__ import annotations
 import logging
 import re
 import textwrap
+from collections.abc import Mapping
+from types import MappingProxyType
 from typing import Any, NamedTuple
 
 import griffe
@@ -16,7 +18,7 @@ from docmentor.library.surface.docstrings import PARAGRAPHS, is_name_list
 logger = logging.getLogger(__name__)
 
 
-_STRUCTURED = {"parameters", "other parameters", "returns", "yields", "raises", "receives"}
+_STRUCTURED = {"parameters", "other parameters", "returns", "yields", "raises", "receives", "attributes"}
 _PARSER_OPTIONS: dict[str, Any] = {"warnings": False, "warn_unknown_params": False}
 
 
@@ -154,6 +156,24 @@ class _Parsed(NamedTuple):
     returns: str  # what the returns section says
     types: dict[str, str]  # parameter → the type the docstring gives it (`widget (Widget): …`)
     returns_type: str | None  # the type the returns section gives (one only)
+    attributes: Mapping[str, str] = MappingProxyType({})  # ``Attributes:``: name → its description
+
+
+# a Sphinx role griffe cut at its colon (``A :class:`Forecast`.`` read as ``A`` and
+# ``class:`Forecast`.``)
+_CUT_ROLE = re.compile(r"(?:[a-z]+:)+`")
+
+
+def _returns_text(item: Any) -> str:
+    """What a returns item says, whole: griffe reads ``name: description`` where a Google
+    returns line is only a sentence (``A :class:`Forecast`.``, ``True if found: …``)."""
+    text = " ".join(item.description.split())
+    name = str(getattr(item, "name", "") or "").strip()
+    if name and _CUT_ROLE.match(text):
+        return f"{name} :{text}"
+    if not name or item.annotation or _returned_type(item) is not None:
+        return text
+    return f"{name}: {text}"
 
 
 def parse_docstring(docstring: griffe.Docstring | None) -> _Parsed:
@@ -177,6 +197,7 @@ def parse_docstring(docstring: griffe.Docstring | None) -> _Parsed:
     types: dict[str, str] = {}
     returns: list[str] = []
     returned: list[str] = []
+    attributes: dict[str, str] = {}
     for section in sections:
         kind = str(getattr(section.kind, "value", section.kind))
         if kind in ("parameters", "other parameters"):
@@ -186,6 +207,9 @@ def parse_docstring(docstring: griffe.Docstring | None) -> _Parsed:
                 if item.annotation:
                     types.setdefault(name, " ".join(str(item.annotation).split()))
         elif kind == "returns":
-            returns += [" ".join(item.description.split()) for item in section.value if item.description]
+            returns += [_returns_text(item) for item in section.value if item.description]
             returned += [t for item in section.value if (t := _returned_type(item))]
-    return _Parsed(params, " ".join(returns), types, returned[0] if len(returned) == 1 else None)
+        elif kind == "attributes":
+            for item in section.value:
+                attributes.setdefault(item.name, " ".join(item.description.split()))
+    return _Parsed(params, " ".join(returns), types, returned[0] if len(returned) == 1 else None, attributes)

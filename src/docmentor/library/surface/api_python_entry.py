@@ -226,7 +226,7 @@ def _callable_value(obj: Any) -> ApiEntry | None:
     params = _partially_applied(list(function.parameters), bound) if bound else list(function.parameters)
     own = obj.docstring.value if obj.docstring else ""
     doc = obj.docstring or function.docstring
-    descriptions, returns_doc, types, returns_type = parse_docstring(function.docstring or doc)
+    descriptions, returns_doc, types, returns_type, _ = parse_docstring(function.docstring or doc)
     returns = str(function.returns) if function.returns is not None else None
     try:
         source_file: str | None = str(obj.relative_package_filepath)
@@ -257,7 +257,7 @@ def _callable_value(obj: Any) -> ApiEntry | None:
 
 def _plain_entry(obj: Any) -> ApiEntry:
     docstring = obj.docstring.value if obj.docstring else ""
-    descriptions, returns_doc, types, returns_type = parse_docstring(obj.docstring)
+    descriptions, returns_doc, types, returns_type, attributes = parse_docstring(obj.docstring)
     try:
         source_file: str | None = str(obj.relative_package_filepath)
     except (ValueError, griffe.BuiltinModuleError, AttributeError):
@@ -297,6 +297,9 @@ def _plain_entry(obj: Any) -> ApiEntry:
                 docstring = inherited.value
                 common["docstring_line"] = None  # the base's text, in the base's file
                 descriptions = {**parse_docstring(inherited).params, **descriptions}
+        # a parameter its own docs leave out, the class's ``Attributes:`` may say (the fields
+        # of a dataclass, an exception's ``status``)
+        descriptions = {**attributes, **descriptions}
         common["docstring"] = docstring
         bases = [str(base) for base in obj.bases]
         dynamic = "__getattr__" in members or "__getattribute__" in members
@@ -348,12 +351,16 @@ def _plain_entry(obj: Any) -> ApiEntry:
     )
     if kind == "attribute" and value is not None and len(str(value)) <= 80 and not from_parameter:
         signature += f" = {value}"
+    description = _summary(docstring)
+    if not description and obj.parent is not None and obj.parent.is_class and obj.parent.docstring:
+        # no docstring of its own: what its class's ``Attributes:`` section says of it
+        description = parse_docstring(obj.parent.docstring).attributes.get(obj.name, "")
     return ApiEntry(
         kind=kind,
         parent=parent,
         signature=signature,
         returns=ApiReturn(type=type_text, description=returns_doc),
-        description=_summary(docstring),
+        description=description,
         # griffe labels a setter only when it reads the source: inspected (compiled) ones unknown
         writable=("writable" in obj.labels) if kind == "property" and _static(obj) else None,
         **common,
