@@ -375,3 +375,18 @@ def test_generate_takes_a_free_name_when_repo_name_serves_another_folder(
         "refreshed": False,
         "documents": data["files"] - 1,  # every page but documentation.json
     }
+
+
+def test_a_run_that_stops_on_a_failing_endpoint_exits_1_after_its_report(
+    cli: Cli, repo: Path, openai_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A CI script sees a run the model endpoint stopped fail (exit 1), after the report."""
+    from openai_server import error
+
+    openai_server.script(*[error(500, "boom")] * 200)
+    monkeypatch.setenv("DOCMENTOR_LLM_BASE_URL", openai_server.base_url)
+    monkeypatch.setenv("DOCMENTOR_LLM_MODEL", "scripted")
+    monkeypatch.setenv("DOCMENTOR_LLM_MAX_ATTEMPTS", "1")
+    rc, out, err = cli("repo-docs", "generate", str(repo), "--no-register")
+    assert rc == 1 and "0 units committed" in out and "stopped after" in out, (out, err)
+    assert err.startswith("error: the model did not document every unit: stopped after"), err

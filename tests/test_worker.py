@@ -67,6 +67,8 @@ def test_a_job_is_checked_when_queued(tmp_path: Path) -> None:
         queue_job(engine, "refresh", {"colour": "red"})
     with pytest.raises(NotFoundError, match="unknown source 'nope'"):
         queue_job(engine, "refresh", {"source": "nope"})
+    with pytest.raises(UsageError, match="llm is true or false, not 'no'"):  # "no" read as yes
+        queue_job(engine, "repo-docs", {"root": "/repo", "llm": "no"})
     engine.close()
 
 

@@ -70,6 +70,14 @@ def _check(kind: str, args: Mapping[str, Any]) -> None:
             f"a {kind} job takes no {', '.join(unknown)}",
             hint=f"it takes: {', '.join(sorted(required | optional))}",
         )
+    for key in _FLAGS & set(args):
+        if not isinstance(args[key], bool):  # "no" is a non-empty string: it read as yes
+            raise UsageError(
+                f"a {kind} job's {key} is true or false, not {args[key]!r}", hint=f"{key}=true or {key}=false"
+            )
+
+
+_FLAGS = frozenset({"prune", "update", "llm"})  # job arguments that are true or false
 
 
 def queue_job(

@@ -13,7 +13,16 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from docmentor import UsageError
-from docmentor.cli.app import app, embed_sources, emit, index_exists, open_engine, progress_bar
+from docmentor.cli.app import (
+    GateFailed,
+    app,
+    embed_sources,
+    emit,
+    index_exists,
+    open_engine,
+    plain_progress,
+    progress_bar,
+)
 
 if TYPE_CHECKING:
     from docmentor import AgentTreeResult, RepoDocsGeneration, RepoDocsResult, RepoDocsSource, RunReport
@@ -101,6 +110,15 @@ def repodocs_generate(
         print(_agent_summary(root, generation.run, generation.written, generation.source))
     else:
         print(_tree_summary(generation.tree, generation.source))
+    run = generation.run
+    # the report is printed; a script sees the run fail when it stopped early or the model
+    # documented no unit at all (a few failed units among committed ones: exit 0)
+    if run is not None and (run.stopped or (run.failed and not run.committed and not run.skipped)):
+        why = run.stopped or f"every unit failed ({len(run.failed)})"
+        raise GateFailed(
+            f"the model did not document every unit: {why}",
+            hint="run it again to go on where it stopped (committed units are kept)",
+        )
 
 
 def _folder(path: Path) -> Path:
@@ -174,11 +192,22 @@ def _served(source: RepoDocsSource | None) -> str:
 
 @contextlib.contextmanager
 def _agent_progress(enabled: bool, engine: Any, root: Path) -> Iterator[Callable[[Any], None] | None]:
-    """On a terminal, a bar on stderr: units done of the run's total, and the tokens used."""
-    if not enabled or not sys.stderr.isatty():
+    """On a terminal, a bar on stderr: units done of the run's total, and the tokens used;
+    elsewhere (a CI log) a line now and then (:func:`docmentor.cli.app.plain_progress`)."""
+    if not enabled:
         yield None
         return
     from docmentor import repo_run_status
+
+    if not sys.stderr.isatty():
+        say = plain_progress(lambda _label: "documenting units")
+
+        def on_unit_plain(_outcome: Any) -> None:
+            p = repo_run_status(engine.store, root).progress
+            say(p.committed + p.failed, p.total, "units")
+
+        yield on_unit_plain
+        return
 
     with progress_bar() as bar:
         task = bar.add_task("documenting units", total=None)
