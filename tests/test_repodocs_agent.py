@@ -45,7 +45,7 @@ from docmentor.repodocs.verify import (
 )
 from docmentor.store import repomem, repomem_trace
 from httpserver import Reply
-from openai_server import ChatRequest, OpenAIServer, rate_limited
+from openai_server import ChatRequest, OpenAIServer, completion, rate_limited
 from openai_server import openai_server as openai_server  # the fixture
 
 SAMPLE = Path(__file__).parent / "fixtures" / "repodocs" / "sample"
@@ -403,6 +403,37 @@ def test_an_endpoint_that_keeps_failing_fails_units_then_stops_the_run(
     assert repomem_trace.progress(engine.store, report.run_id).pending == len(ORDER.order) - 2
 
 
+def test_with_workers_a_failing_endpoint_stops_the_run_within_a_few_units(
+    openai_server: OpenAIServer, engine: Docmentor
+) -> None:
+    """The first level holds 11 units; with 4 workers and the endpoint down the run stops once
+    2 in a row failed, with at most the units already started: not the whole level."""
+    openai_server.script(rate_limited("0"))
+    config = AgentConfig(stop_after_llm_errors=2, workers=4)
+    with client_for(openai_server, max_attempts=1) as client:
+        report = run_agent(SAMPLE, engine.store, client, config=config)
+    assert report.stopped is not None and report.stopped.startswith("stopped after 2 units in a row")
+    assert 2 <= len(report.outcomes) <= 2 + 3, len(report.outcomes)
+    assert repomem_trace.progress(engine.store, report.run_id).pending == len(ORDER.order) - len(
+        report.outcomes
+    )
+
+
+def test_a_model_whose_answers_are_never_usable_stops_the_run(
+    openai_server: OpenAIServer, engine: Docmentor
+) -> None:
+    """A model that answers, but never with an action the loop can use, fails unit after unit
+    with no endpoint error: the run stops after ``stop_after_failures`` of them (resumable)."""
+    openai_server.script(completion("I would rather not."))
+    config = AgentConfig(stop_after_failures=3, max_steps=2)
+    with client_for(openai_server) as client:
+        report = run_agent(SAMPLE, engine.store, client, config=config)
+    assert [o.status for o in report.outcomes] == ["failed"] * 3
+    assert not any(o.llm_error for o in report.outcomes)
+    assert report.stopped is not None and report.stopped.startswith("stopped after 3 units in a row failed")
+    assert repomem_trace.progress(engine.store, report.run_id).pending == len(ORDER.order) - 3
+
+
 def test_token_accounting_per_unit_and_per_run(openai_server: OpenAIServer, engine: Docmentor) -> None:
     model = Model()
     model.first["shop.util.round2"] = ["not json"]  # a wasted call still costs its tokens
@@ -450,14 +481,14 @@ def test_limits_on_steps_and_tokens_fail_the_unit_with_the_reason(
     model.first["shop.util.clamp"] = [json.dumps({"action": "READ", "target": "callers"})] * 20
     model.first["shop.util.round2"] = [json.dumps({"action": "READ", "target": "memory"})] * 2
     openai_server.script(model)
-    config = AgentConfig(max_steps=4, max_tokens=60)
+    config = AgentConfig(max_steps=4, max_tokens=60, stop_after_failures=1000)
     with client_for(openai_server) as client:
         report = run_agent(SAMPLE, engine.store, client, config=config)
     clamp, round2 = report.outcome_by_id["shop.util.clamp"], report.outcome_by_id["shop.util.round2"]
     # clamp's prompts 10, 17, 24 and completions 3, 4, 5 pass 60 tokens on its third call
     assert clamp.status == "failed" and clamp.reason == "token limit: 63 tokens used (limit 60)"
     assert clamp.repeated_reads == 2 and clamp.reads == 3
-    config = AgentConfig(max_steps=2)
+    config = AgentConfig(max_steps=2, stop_after_failures=1000)  # every unit fails: do them all
     with client_for(openai_server) as client:
         again = run_agent(SAMPLE, engine.store, client, config=config)
     assert again.outcome_by_id["shop.util.clamp"].reason == "step limit: 2 steps without a verified FINISH"

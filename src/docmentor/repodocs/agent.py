@@ -16,7 +16,7 @@ to the model ``prompts.py``'s.
 from __future__ import annotations
 
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -193,30 +193,61 @@ def _work(
     pending: set[str],
     on_unit: Callable[[UnitOutcome], None] | None,
 ) -> tuple[list[UnitOutcome], str | None]:
-    """Each batch's pending units (a batch of several: at the same time), in order; stops after
-    ``stop_after_llm_errors`` units in a row failed on the endpoint."""
+    """Each batch's pending units (a batch of several: ``workers`` at a time), in order; stops
+    (no unit started after it) once ``stop_after_llm_errors`` units in a row failed on the
+    endpoint, or ``stop_after_failures`` in a row failed at all. The units not started stay
+    pending: the next run goes on with them."""
     outcomes: list[UnitOutcome] = []
-    errors_in_a_row = 0
-    limit = shared.config.stop_after_llm_errors
-    with ThreadPoolExecutor(max_workers=shared.config.workers) as pool:
+    tally = _InARow(shared.config)
+    workers = max(shared.config.workers, 1)
+    with ThreadPoolExecutor(max_workers=workers) as pool:
         for batch in batches:
-            todo = [u for u in batch if u in pending]
-            if len(todo) == 1:
-                done = [UnitAgent(shared, todo[0]).run()]
-            else:
-                done = list(pool.map(lambda uid: UnitAgent(shared, uid).run(), todo))
-            for outcome in done:
-                outcomes.append(outcome)
-                if on_unit is not None:
-                    on_unit(outcome)
-                errors_in_a_row = errors_in_a_row + 1 if outcome.llm_error else 0
-            if errors_in_a_row >= limit:
-                last = outcomes[-1].reason or ""
-                return (
-                    outcomes,
-                    f"stopped after {errors_in_a_row} units in a row failed on the model endpoint: {last}",
-                )
+            todo = iter([u for u in batch if u in pending])
+            running: set[Future[UnitOutcome]] = set()
+            while True:
+                while tally.stopped is None and len(running) < workers:
+                    uid = next(todo, None)
+                    if uid is None:
+                        break
+                    running.add(pool.submit(UnitAgent(shared, uid).run))
+                if not running:
+                    break
+                finished, running = wait(running, return_when=FIRST_COMPLETED)
+                for future in finished:
+                    outcome = future.result()
+                    outcomes.append(outcome)
+                    if on_unit is not None:
+                        on_unit(outcome)
+                    tally.see(outcome)
+            if tally.stopped is not None:
+                return outcomes, tally.stopped
     return outcomes, None
+
+
+class _InARow:
+    """Units failed in a row, on the endpoint and at all; ``stopped`` says why the run stops."""
+
+    def __init__(self, config: AgentConfig) -> None:
+        self.config = config
+        self.llm_errors = 0
+        self.failures = 0
+        self.stopped: str | None = None
+
+    def see(self, outcome: UnitOutcome) -> None:
+        self.llm_errors = self.llm_errors + 1 if outcome.llm_error else 0
+        self.failures = self.failures + 1 if outcome.status == "failed" else 0
+        if self.stopped is not None:
+            return
+        why = outcome.reason or ""
+        if self.llm_errors >= self.config.stop_after_llm_errors:
+            self.stopped = (
+                f"stopped after {self.llm_errors} units in a row failed on the model endpoint: {why}"
+            )
+        elif self.failures >= self.config.stop_after_failures:
+            self.stopped = (
+                f"stopped after {self.failures} units in a row failed (the model's work could not be "
+                f"committed; the last: {why})"
+            )
 
 
 def _hash(view: RepoView, unit_id: str) -> str:

@@ -36,6 +36,9 @@ class AgentConfig:
     workers: int = 1  # units of one level documented at the same time
     retry_failed: bool = True  # a resumed run tries its failed units again
     stop_after_llm_errors: int = 3  # units in a row failed on the endpoint stop the run
+    # units in a row failed for any reason (answers never usable, claims never verified) stop
+    # the run too: a model that cannot do the work would spend every unit's steps in vain
+    stop_after_failures: int = 10
     search_limit: int = 3  # sections a READ search returns
     facts_tokens: int = 1_000  # the deterministic document given with the task (0: none)
     encoding: str = DEFAULT_ENCODING  # the tokenizer budgets are counted in (assemble.tokens.ENCODINGS)
