@@ -434,6 +434,24 @@ def test_a_model_whose_answers_are_never_usable_stops_the_run(
     assert repomem_trace.progress(engine.store, report.run_id).pending == len(ORDER.order) - 3
 
 
+def test_running_again_after_a_finished_run_redoes_nothing_unless_the_model_changed(
+    openai_server: OpenAIServer, engine: Docmentor
+) -> None:
+    """A second run with the same model works on the finished run (nothing changed: nothing
+    is sent); another model starts a run of its own."""
+    openai_server.script(Model())
+    with client_for(openai_server) as client:
+        first = run_agent(SAMPLE, engine.store, client)
+    asked = len(openai_server.requests)
+    with client_for(openai_server) as client:
+        again = run_agent(SAMPLE, engine.store, client)
+    assert again.run_id == first.run_id and again.finished and not again.outcomes
+    assert len(openai_server.requests) == asked  # nothing sent to the model
+    with LLMClient(LLMConfig(base_url=openai_server.base_url, model="another", timeout=10)) as client:
+        other = run_agent(SAMPLE, engine.store, client, config=AgentConfig(stop_after_failures=1000))
+    assert other.run_id != first.run_id and len(openai_server.requests) > asked
+
+
 def test_token_accounting_per_unit_and_per_run(openai_server: OpenAIServer, engine: Docmentor) -> None:
     model = Model()
     model.first["shop.util.round2"] = ["not json"]  # a wasted call still costs its tokens

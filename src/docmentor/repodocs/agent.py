@@ -156,12 +156,14 @@ def _open_run(
     store: Store, root: Path, model: str | None, settings: dict[str, Any], *, resume: bool, update: bool
 ) -> tuple[RunRow, bool]:
     """The run to work on and whether it was stored before: with ``update``, the latest
-    unfinished or finished run of ``root`` (a finished one reopened); otherwise ``start_run``'s."""
-    if update:
-        if not resume:
-            raise UsageError("an update works on the last run of the repository; it cannot start afresh")
+    unfinished or finished run of ``root`` (a finished one reopened); with ``resume`` alone,
+    the same when the latest run finished with this ``model`` (running again costs only what
+    changed since, never a second full run of the same model); otherwise ``start_run``'s."""
+    if update and not resume:
+        raise UsageError("an update works on the last run of the repository; it cannot start afresh")
+    if resume:
         last = next((r for r in repomem.list_runs(store, root) if r.status in ("running", "finished")), None)
-        if last is not None and last.status == "finished":
+        if last is not None and last.status == "finished" and (update or last.model == model):
             return repomem.reopen_run(store, last.id), True
     run = repomem.start_run(store, root, model=model, settings=settings, resume=resume)
     return run, run.resumed
