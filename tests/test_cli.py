@@ -731,3 +731,20 @@ def test_sources_lists_the_configured_ones_not_indexed_yet(
     cli("--no-embeddings", "refresh")  # indexes guide; gone cannot be read
     rows = cli.json("sources")["sources"]
     assert [(r["name"], r["kind"]) for r in rows] == [("guide", "folder"), ("gone", "configured")]
+
+
+def test_ctrl_c_says_it_was_interrupted(cli: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """typer turns Ctrl-C into a silent exit 130: the CLI still says what happened."""
+    from docmentor.engine import Docmentor
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "a.md").write_text("# A\n\nThe aardvark.\n", encoding="utf-8")
+    cli.ok("--no-embeddings", "add", str(docs), "--name", "d")
+
+    def interrupted(self: Docmentor, *args: object, **kwargs: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(Docmentor, "search", interrupted)
+    rc, out, err = cli("--no-embeddings", "search", "aardvark")
+    assert (rc, out) == (130, "") and err.startswith("error: interrupted"), (rc, out, err)

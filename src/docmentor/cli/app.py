@@ -295,6 +295,10 @@ def _end_process(rc: int) -> None:
     os._exit(rc)
 
 
+_INTERRUPTED = 130  # the exit code of a command stopped by Ctrl-C (128 + SIGINT)
+_INTERRUPTED_MESSAGE = "interrupted (what was done and stored is kept; run it again to go on)"
+
+
 def _run(argv: list[str] | None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     debug = "--debug" in args or os.environ.get("DOCMENTOR_DEBUG") == "1"
@@ -318,8 +322,8 @@ def _run(argv: list[str] | None) -> int:
         print(f"error: {phrase(exc)}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
-        print("error: interrupted", file=sys.stderr)
-        return 130
+        print(f"error: {_INTERRUPTED_MESSAGE}", file=sys.stderr)
+        return _INTERRUPTED
     except BrokenPipeError:
         return 0
     except Exception as exc:
@@ -330,4 +334,6 @@ def _run(argv: list[str] | None) -> int:
             file=sys.stderr,
         )
         return 1
+    if rc == _INTERRUPTED:  # Ctrl-C: typer ends the command with exit code 130, silently
+        print(f"error: {_INTERRUPTED_MESSAGE}", file=sys.stderr)
     return rc if isinstance(rc, int) else 0
