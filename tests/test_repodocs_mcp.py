@@ -221,3 +221,37 @@ def test_generate_with_a_model_runs_in_the_background(
     hits = structured(found)["results"]
     assert hits and all(h["source"] == "repo-sample" for h in hits)
     assert any("discounted" in h["path"] or "pricing" in h["path"] for h in hits)
+
+
+def test_a_background_run_that_stopped_says_why_in_its_status(
+    layout: dict[str, Path], tmp_path: Path, openai_server: OpenAIServer
+) -> None:
+    """The endpoint fails: the run stops early; repo_docs_status says why and where its tree
+    was written (it said only "running": false)."""
+    from openai_server import error
+
+    openai_server.script(*[error(500, "boom")] * 100)
+    params = _params(tmp_path, layout["db"], "--tools", "repodocs", "--allow-path", str(layout["allowed"]))
+    params.env = {
+        **(params.env or {}),
+        "DOCMENTOR_LLM_BASE_URL": openai_server.base_url,
+        "DOCMENTOR_LLM_MODEL": "scripted",
+        "DOCMENTOR_LLM_MAX_ATTEMPTS": "1",
+    }
+    repo = str(layout["repo"])
+
+    async def go() -> dict[str, Any]:
+        async with Client(params) as client:
+            await client.call_tool("repo_docs_generate", {"path": repo})
+            for _ in range(600):  # at most a minute
+                status = structured(await client.call_tool("repo_docs_status", {"path": repo}))
+                if not status["running"] and status["stopped"]:
+                    return status
+                await anyio.sleep(0.1)
+            return status
+
+    status = anyio.run(go)
+    assert status["stopped"] is not None and status["stopped"].startswith("stopped after 3 units in a row"), (
+        status
+    )
+    assert status["out"] == str(layout["repo"] / ".docmentor-docs") and not status["finished"]

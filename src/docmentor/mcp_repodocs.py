@@ -108,14 +108,21 @@ def repodocs_tools(server: MCPServer, engine: Docmentor, state: ServerState) -> 
         path: Annotated[str, Field(description=PATH_HELP)],
     ) -> Annotated[CallToolResult, out.RepoDocsStatusOut]:
         """How far the latest documentation of a repository is: units done, failed and
-        pending of the total, tokens used, the unit being worked on, finished or not, and
-        whether this server is still running it."""
+        pending of the total, tokens used, the unit being worked on, finished or not,
+        whether this server is still running it, and why its run stopped early (`stopped`:
+        calling repo_docs_generate again goes on where it stopped)."""
 
         def status() -> dict[str, Any]:
             root = confined_repository(engine, state.policy, path)
             if root in jobs.errors and not jobs.running(root):
                 raise DocmentorError(f"the documentation run of {root} failed: {jobs.errors[root]}")
-            return {**repo_docs_progress(engine, root).to_dict(), "running": jobs.running(root)}
+            running = jobs.running(root)
+            found = {**repo_docs_progress(engine, root).to_dict(), "running": running, "stopped": None}
+            if not running and root in jobs.ended:  # a run this server made, and how it ended
+                stopped, out = jobs.ended[root]
+                found["stopped"] = stopped
+                found["out"] = found["out"] or out
+            return found
 
         return structured(await run(status))
 

@@ -562,6 +562,7 @@ class RepoDocsStatusOut(TypedDict):
     tokens: Count
     current_unit: str | None
     out: str | None
+    stopped: str | None  # why a run this server made stopped early (None: it did not, or not its)
 
 
 class RepoDocsShowOut(TypedDict):

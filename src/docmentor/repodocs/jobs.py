@@ -33,6 +33,9 @@ class RepoDocsJobs:
         self._lock = threading.Lock()
         self._threads: dict[Path, threading.Thread] = {}
         self.errors: dict[Path, str] = {}
+        # how a run this server made ended: why it stopped (None: it did not stop early) and
+        # where its tree was written
+        self.ended: dict[Path, tuple[str | None, str]] = {}
 
     def running(self, root: Path) -> bool:
         with self._lock:
@@ -52,6 +55,7 @@ class RepoDocsJobs:
                 )
             before = repomem.latest_run(self.engine.store, root)
             self.errors.pop(root, None)
+            self.ended.pop(root, None)
             thread = threading.Thread(
                 target=self._run, args=(root, config), name="docmentor-repodocs", daemon=True
             )
@@ -71,8 +75,13 @@ class RepoDocsJobs:
 
     def _run(self, root: Path, config: LLMConfig) -> RepoDocsGeneration | None:
         try:
-            return generate_repo_docs(self.engine, root, llm=config)
+            made = generate_repo_docs(self.engine, root, llm=config)
         except Exception as exc:  # the thread's end: kept for repo_docs_status
             log.warning("documentation of %s failed: %s", root, exc)
             self.errors[root] = str(exc)
             return None
+        stopped = made.run.stopped if made.run is not None else None
+        if stopped:
+            log.warning("documentation of %s: %s", root, stopped)
+        self.ended[root] = (stopped, made.tree.out)
+        return made
