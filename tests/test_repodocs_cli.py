@@ -390,3 +390,12 @@ def test_a_run_that_stops_on_a_failing_endpoint_exits_1_after_its_report(
     rc, out, err = cli("repo-docs", "generate", str(repo), "--no-register")
     assert rc == 1 and "0 units committed" in out and "stopped after" in out, (out, err)
     assert err.startswith("error: the model did not document every unit: stopped after"), err
+
+
+def test_evaluate_says_when_a_metric_had_nothing_to_check(cli: Cli, tmp_path: Path) -> None:
+    """A package with no function has no signature to check: not a perfect 1.000 (0/0)."""
+    (tmp_path / "tiny" / "pkg").mkdir(parents=True)
+    (tmp_path / "tiny" / "pkg" / "__init__.py").write_text('"""A tiny package."""\n', encoding="utf-8")
+    cli.ok("repo-docs", "generate", str(tmp_path / "tiny"), "--no-llm", "--no-register")
+    text = cli.ok("repo-docs", "evaluate", str(tmp_path / "tiny"))
+    assert "signatures: nothing to check" in text and "(0/0)" not in text, text

@@ -377,6 +377,9 @@ def repodocs_evaluate(
         emit(data)
         return
     for name, metric in data["metrics"].items():
+        if not metric["checked"]:  # nothing to check is no score
+            print(f"{name}: nothing to check")
+            continue
         print(f"{name}: {metric['value']:.3f} ({metric['passed']}/{metric['checked']})")
         for failure in metric["failures"][:5]:
             print(f"  {failure['unit']}: {failure['what']}")
