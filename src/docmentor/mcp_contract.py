@@ -148,7 +148,9 @@ def _describe(tool_name: str, schema: Mapping[str, Any], error: ValidationError)
     if kind in ("minLength", "maxLength"):
         bound = error.validator_value
         size = "at least" if kind == "minLength" else "at most"
-        return f"{where} must be {size} {bound} characters, got {_shown(value)}. Try: {size} {bound} characters"
+        return (
+            f"{where} must be {size} {bound} characters, got {_shown(value)}. Try: {size} {bound} characters"
+        )
     if kind in ("minItems", "maxItems"):
         bound = error.validator_value
         size = "at least" if kind == "minItems" else "at most"
