@@ -1031,3 +1031,12 @@ def test_an_empty_page_is_a_critical_issue(cli: Cli, tmp_path: Path) -> None:
         i["type"] == "empty_document"
         for i in cli.json("clarity", "score", str(tmp_path / "ok.md"))["documents"][0]["issues"]
     )
+
+
+def test_a_page_whose_penalties_pass_ten_points_is_scored(cli: Cli, tmp_path: Path) -> None:
+    """40 broken links cost 12 points: the score floors, the report is still made."""
+    (tmp_path / "bl").mkdir()
+    links = " ".join(f"[x](missing{i}.md)" for i in range(40))
+    (tmp_path / "bl" / "page.md").write_text(f"# Page\n\nSee {links}.\n", encoding="utf-8")
+    (doc,) = cli.json("clarity", "score", str(tmp_path / "bl"))["documents"]
+    assert doc["clarity_score"]["overall_score"] == 0.0
