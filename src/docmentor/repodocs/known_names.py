@@ -24,11 +24,8 @@ A name written with a prefix is known by its first part, as an imported library'
 from __future__ import annotations
 
 import builtins
-import functools
-import importlib
 import keyword
 import sys
-import types
 from collections.abc import Iterable
 
 __all__ = ["GO", "JAVASCRIPT", "KNOWN", "PYTHON", "RUST", "TYPESCRIPT", "known_names"]
@@ -113,43 +110,3 @@ def known_names(languages: Iterable[str]) -> frozenset[str]:
     for language in languages:
         out |= KNOWN.get(language, frozenset())
     return out
-
-
-# standard-library modules never imported to check a name: importing them does something
-# (opens a browser, prints, starts a GUI or a test)
-_NOT_IMPORTED = frozenset(
-    {"antigravity", "this", "turtle", "turtledemo", "tkinter", "idlelib", "__hello__", "__phello__"}
-)
-
-
-@functools.lru_cache(maxsize=1024)
-def python_has(name: str) -> bool | None:
-    """Whether the dotted ``name`` under a Python builtin or standard-library module exists
-    (``json.loads`` yes, ``json.parse`` or ``list.push`` no); None when that cannot be told
-    (a single name, another head, a module not safe to import)."""
-    head, _, rest = name.partition(".")
-    if not rest:
-        return None
-    if hasattr(builtins, head):
-        obj: object = getattr(builtins, head)
-    elif head in sys.stdlib_module_names and head not in _NOT_IMPORTED:
-        try:
-            obj = importlib.import_module(head)
-        except Exception:  # not on this platform (winreg), or failing to import: cannot tell
-            return None
-    else:
-        return None
-    path = head
-    for part in rest.split("."):
-        path += "." + part
-        if hasattr(obj, part):
-            obj = getattr(obj, part)
-            continue
-        if isinstance(obj, types.ModuleType):  # a submodule not imported yet (xml.etree)
-            try:
-                obj = importlib.import_module(path)
-                continue
-            except Exception:
-                return False
-        return False
-    return True

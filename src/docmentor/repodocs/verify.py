@@ -36,7 +36,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from docmentor.repodocs.graph import Graph
-from docmentor.repodocs.known_names import KNOWN, known_names, python_has
+from docmentor.repodocs.known_names import KNOWN, known_names
 from docmentor.repodocs.treesitter_units import language_of
 from docmentor.repodocs.units import Component, ImportRef, Module, RepoUnits, Unit
 
@@ -289,9 +289,7 @@ class SymbolTable:
         parts = name.split(".")
         heads = self.heads if path is None or language in (None, "python") else self._files.get(path)
         if parts[0] in (heads or ()) or parts[0] in self._known.get(language, frozenset()):
-            # a library's or the language's name: only Python's own are checked further
-            # (``json.parse``, ``list.push`` do not exist); a third-party one is not
-            return language not in (None, "python") or python_has(name) is not False
+            return True  # a library's or the language's name: not checked further
         if all(p in local for p in parts):
             return True
         return len(parts) > 1 and ".".join(parts[1:]) in self.names and parts[0] in local
