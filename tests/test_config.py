@@ -24,16 +24,6 @@ def test_named_and_unnamed_targets() -> None:
     assert auto_name("http://127.0.0.1:8000/llms.txt") == "127.0.0.1_8000"
 
 
-def test_a_local_llms_txt_is_named_after_its_folder(tmp_path: Path) -> None:
-    for folder in ("proj", "other/docs"):  # two of them do not both default to "llms"
-        (tmp_path / folder).mkdir(parents=True)
-        (tmp_path / folder / "llms.txt").write_text("# P\n", encoding="utf-8")
-        (tmp_path / folder / "guide.md").write_text("# G\n", encoding="utf-8")
-    assert auto_name(str(tmp_path / "proj" / "llms.txt")) == "proj"
-    assert auto_name(str(tmp_path / "other" / "docs" / "llms.txt")) == "other"  # "docs" says little
-    assert auto_name(str(tmp_path / "proj" / "guide.md")) == "guide"
-
-
 def test_toml_sources_and_fetch_defaults(tmp_path: Path) -> None:
     (tmp_path / "docs").mkdir()
     (tmp_path / "docmentor.toml").write_text(

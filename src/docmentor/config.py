@@ -157,8 +157,7 @@ def split_named(spec: str) -> tuple[str | None, str]:
 
 
 def auto_name(target: str) -> str:
-    """A source name derived from a URL's host, a folder's name, or a file's (an
-    ``llms.txt`` file: its folder's, as every one of them has the same name)."""
+    """A source name derived from a URL's host or a folder's name."""
     if is_url(target):
         parts = urlsplit(target)
         host = (parts.hostname or "docs").removeprefix("www.")
@@ -167,8 +166,6 @@ def auto_name(target: str) -> str:
         base = host
     else:
         p = Path(target).expanduser().resolve()
-        if p.is_file() and p.name.lower().startswith("llms") and p.parent.name:
-            p = p.parent
         base = p.stem if p.is_file() else p.name
         if base.lower() in {"docs", "doc", "documentation", "src", "site"} and p.parent.name:
             base = p.parent.name
