@@ -767,3 +767,6 @@ def test_a_pages_own_section_markers_are_dropped(root: Path) -> None:
     result = run(root, "snippets/common.md", text)
     assert result.text == "Intro.\nThe part.\n--8<-- [start:shown]\nEnd.\n"
     assert result.line_map == [1, 3, 5, 6]  # what is left keeps its lines
+    # prose that mentions a marker is prose: it stays, as written
+    prose = "Mark it with `# --8<-- [start:name]` in the file.\nSee a; b ;--8<-- [start:x] here.\n"
+    assert run(root, "guide.md", prose).text == prose

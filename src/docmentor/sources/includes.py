@@ -279,10 +279,11 @@ class _Expander(IncludeReader):
                         got = indent_text(inc, m["space"])
                 elif SNIPPET_BLOCK.match(line):
                     got, consumed = self._block(lines, nums, i, doc)
-                elif (mark := SECTION_MARKER.search(line)) is not None:
-                    # a section marker is dropped from the page too (pymdownx.snippets drops it
-                    # from every page it renders); an escaped one loses a ``;``
-                    got = [line.replace(";", "", 1)] if mark["escape"] else []
+                elif (mark := SECTION_MARKER.search(line)) is not None and _marker_line(line, mark):
+                    # a line that is only a section marker (in a comment or not) is dropped from
+                    # the page too, as pymdownx.snippets renders it; an escaped one loses its ``;``
+                    at = mark.start("escape")
+                    got = [line[:at] + line[at + 1 :]] if mark["escape"] else []
             elif (fmt == "rst" or eval_rst) and (m := _RST_DIRECTIVE.match(line)):
                 got, consumed = self._rst(lines, i, m, fmt if eval_rst is None else "rst", at)
             elif fmt == "markdown" and (m := _MYST_OPEN.match(line)):
@@ -376,6 +377,16 @@ class _Expander(IncludeReader):
             return None, 1
         opts = myst_options(lines[i + 1 : close])
         return self.directive(m["name"], _arg(m), opts, m["indent"], "markdown", at), close - i + 1
+
+
+# what may stand around a section marker on a line of its own: comment delimiters
+_MARKER_FRAME = frozenset("#/*<!->;{}% \t")
+
+
+def _marker_line(line: str, mark: re.Match[str]) -> bool:
+    """Whether ``line`` holds nothing but the marker and comment delimiters (``# --8<--
+    [start:x]``, ``<!-- --8<-- [end:x] -->``): prose that mentions a marker stays."""
+    return set(line[: mark.start()]) <= _MARKER_FRAME and set(line[mark.end() :]) <= _MARKER_FRAME
 
 
 def resolve_includes(
