@@ -282,8 +282,8 @@ class _Expander(IncludeReader):
                 elif (mark := SECTION_MARKER.search(line)) is not None and _marker_line(line, mark):
                     # a line that is only a section marker (in a comment or not) is dropped from
                     # the page too, as pymdownx.snippets renders it; an escaped one loses its ``;``
-                    at = mark.start("escape")
-                    got = [line[:at] + line[at + 1 :]] if mark["escape"] else []
+                    cut = mark.start("escape")
+                    got = [line[:cut] + line[cut + 1 :]] if mark["escape"] else []
             elif (fmt == "rst" or eval_rst) and (m := _RST_DIRECTIVE.match(line)):
                 got, consumed = self._rst(lines, i, m, fmt if eval_rst is None else "rst", at)
             elif fmt == "markdown" and (m := _MYST_OPEN.match(line)):
