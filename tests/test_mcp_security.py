@@ -293,6 +293,10 @@ def test_host_and_origin_are_checked_on_every_bind(tmp_path: Path, serve: Any) -
     assert _post(port, host=f"127.0.0.3:{port + 1}").status_code == 421
     assert _post(port, host=f"192.0.2.77:{port}").status_code == 421  # TEST-NET: not this machine
     assert _post(port, host=f"127.0.0.3:{port}", origin="http://evil.example").status_code == 403
+    for i in range(70):  # strangers' Hosts are not remembered: they cannot crowd out this machine's
+        assert _post(port, host=f"junk{i}.example:{port}").status_code == 421
+    assert _post(port, host=f"127.0.0.4:{port}").status_code == 200
+    assert _post(port, host=f"0.0.0.0:{port}").status_code == 421  # no address of anyone's
 
     def post_two(host: str) -> int:
         response = httpx.post(

@@ -141,10 +141,13 @@ MAX_LOCAL_ADDRESSES = 64  # a wildcard bind's own IP addresses learnt from Host 
 
 
 def is_local_address(text: str) -> bool:
-    """Whether ``text`` is an IP address of this machine (one a socket can bind to)."""
+    """Whether ``text`` is an IP address of this machine (one a socket can bind to; not the
+    unspecified ``0.0.0.0`` / ``::`` nor a multicast group)."""
     try:
         address = ipaddress.ip_address(text)
     except ValueError:
+        return False
+    if address.is_unspecified or address.is_multicast:
         return False
     family = socket.AF_INET6 if address.version == 6 else socket.AF_INET
     try:
@@ -169,21 +172,26 @@ class HostCheck:
         self.security = security
         self.port = port
         self.wildcard = wildcard
-        self.checked: dict[str, bool] = {}
+        self.learnt = 0  # own addresses added to the allowed hosts (only those: never a refusal)
 
     def _answers(self, host: str) -> bool:
-        if host in self.security.allowed_hosts:
+        allowed = self.security.allowed_hosts
+        if host in allowed or any(
+            a.endswith(":*") and host.startswith(a[:-1]) for a in allowed
+        ):  # NAME:* answers NAME on any port, as the SDK's check does
             return True
-        if not self.wildcard or len(self.checked) >= MAX_LOCAL_ADDRESSES:
-            return self.checked.get(host, False)
-        name, sep, port = host.rpartition(":")
-        if not sep or port != str(self.port):
+        if not self.wildcard or self.learnt >= MAX_LOCAL_ADDRESSES:
             return False
-        if host not in self.checked:
-            self.checked[host] = is_local_address(name.removeprefix("[").removesuffix("]"))
-            if self.checked[host]:
-                self.security.allowed_hosts.append(host)
-        return self.checked[host]
+        name, sep, port = host.rpartition(":")
+        if (
+            not sep
+            or port != str(self.port)
+            or not is_local_address(name.removeprefix("[").removesuffix("]"))
+        ):
+            return False  # not remembered: a stranger's requests cannot fill anything up
+        allowed.append(host)
+        self.learnt += 1
+        return True
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope.get("type") != "http" or scope.get("path") != "/mcp":
