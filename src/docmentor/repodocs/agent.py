@@ -202,25 +202,36 @@ def _work(
     outcomes: list[UnitOutcome] = []
     tally = _InARow(shared.config)
     workers = max(shared.config.workers, 1)
+
+    def ended(outcome: UnitOutcome) -> None:
+        outcomes.append(outcome)
+        if on_unit is not None:
+            on_unit(outcome)
+        tally.see(outcome)
+
+    if workers == 1:  # in the calling thread: Ctrl-C stops the unit under way at once
+        for batch in batches:
+            for uid in batch:
+                if uid in pending and tally.stopped is None:
+                    ended(UnitAgent(shared, uid).run())
+            if tally.stopped is not None:
+                return outcomes, tally.stopped
+        return outcomes, None
     with ThreadPoolExecutor(max_workers=workers) as pool:
         for batch in batches:
             todo = iter([u for u in batch if u in pending])
             running: set[Future[UnitOutcome]] = set()
             while True:
                 while tally.stopped is None and len(running) < workers:
-                    uid = next(todo, None)
-                    if uid is None:
+                    following = next(todo, None)
+                    if following is None:
                         break
-                    running.add(pool.submit(UnitAgent(shared, uid).run))
+                    running.add(pool.submit(UnitAgent(shared, following).run))
                 if not running:
                     break
                 finished, running = wait(running, return_when=FIRST_COMPLETED)
                 for future in finished:
-                    outcome = future.result()
-                    outcomes.append(outcome)
-                    if on_unit is not None:
-                        on_unit(outcome)
-                    tally.see(outcome)
+                    ended(future.result())
             if tally.stopped is not None:
                 return outcomes, tally.stopped
     return outcomes, None
