@@ -1727,6 +1727,18 @@ def test_a_classes_attributes_section_describes_its_fields_and_a_returns_sentenc
                         super().__init__(message)
                         self.status = status
 
+                class Box:
+                    """A box.
+
+                    :param size: How big.
+
+                    Attributes:
+                        size: The size it has.
+                    """
+
+                    def __init__(self, size: int) -> None:
+                        self.size = size
+
                 def get(city: str) -> "Forecast":
                     """Get one.
 
@@ -1740,6 +1752,8 @@ def test_a_classes_attributes_section_describes_its_fields_and_a_returns_sentenc
         },
     )
     described = {e.api_id: e.description for e in api.entries}
+    box = api.resolve("pkg.Box")
+    assert box is not None and {p.name: p.description for p in box.parameters}["size"].startswith("How big.")
     assert described["pkg.Forecast.city"] == "The city it is for."
     assert described["pkg.Forecast.days"] == "How many days it covers."
     assert described["pkg.SkyError.status"] == "The HTTP status it answered."

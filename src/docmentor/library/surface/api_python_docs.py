@@ -18,7 +18,7 @@ from docmentor.library.surface.docstrings import PARAGRAPHS, is_name_list
 logger = logging.getLogger(__name__)
 
 
-_STRUCTURED = {"parameters", "other parameters", "returns", "yields", "raises", "receives", "attributes"}
+_STRUCTURED = {"parameters", "other parameters", "returns", "yields", "raises", "receives"}
 _PARSER_OPTIONS: dict[str, Any] = {"warnings": False, "warn_unknown_params": False}
 
 
@@ -176,6 +176,16 @@ def _returns_text(item: Any) -> str:
     return f"{name}: {text}"
 
 
+def _attributes(docstring: griffe.Docstring) -> dict[str, str]:
+    """A class's Google ``Attributes:`` section: each attribute's description."""
+    out: dict[str, str] = {}
+    for section in _sections(docstring, griffe.Parser.google):
+        if str(getattr(section.kind, "value", section.kind)) == "attributes":
+            for item in section.value:
+                out.setdefault(item.name, " ".join(item.description.split()))
+    return out
+
+
 def parse_docstring(docstring: griffe.Docstring | None) -> _Parsed:
     """Parameter descriptions and types, the returns description and type; Google, then
     NumPy, then Sphinx."""
@@ -187,17 +197,18 @@ def parse_docstring(docstring: griffe.Docstring | None) -> _Parsed:
         parsers.append(griffe.Parser.numpy)
     if re.search(r":(param|returns?|rtype|type|raises)\b", text):
         parsers.append(griffe.Parser.sphinx)
+    # a Google ``Attributes:`` section, whichever style the rest is in
+    attributes = _attributes(docstring) if "Attributes" in text else {}
     for parser in parsers:
         sections = _sections(docstring, parser)
         if any(str(getattr(s.kind, "value", s.kind)) in _STRUCTURED for s in sections):
             break
     else:
-        return _Parsed({**_listed_parameters(text), **_markdown_parameters(text)}, "", {}, None)
+        return _Parsed({**_listed_parameters(text), **_markdown_parameters(text)}, "", {}, None, attributes)
     params: dict[str, str] = {}
     types: dict[str, str] = {}
     returns: list[str] = []
     returned: list[str] = []
-    attributes: dict[str, str] = {}
     for section in sections:
         kind = str(getattr(section.kind, "value", section.kind))
         if kind in ("parameters", "other parameters"):
@@ -209,7 +220,4 @@ def parse_docstring(docstring: griffe.Docstring | None) -> _Parsed:
         elif kind == "returns":
             returns += [_returns_text(item) for item in section.value if item.description]
             returned += [t for item in section.value if (t := _returned_type(item))]
-        elif kind == "attributes":
-            for item in section.value:
-                attributes.setdefault(item.name, " ".join(item.description.split()))
     return _Parsed(params, " ".join(returns), types, returned[0] if len(returned) == 1 else None, attributes)
