@@ -77,14 +77,15 @@ def test_jobs_and_worker_from_the_command_line(tmp_path: Path, capsys: pytest.Ca
     cli.ok("add", str(_docs(tmp_path)), "--name", "guide")
     queued = cli.json("jobs", "add", "refresh", "--arg", "source=guide", "--arg", "prune=false")
     assert queued["queued"] and queued["args"] == {"source": "guide", "prune": False}
-    again = cli.ok("jobs", "add", "refresh", "--arg", "source=guide")  # refreshes dedupe by source
-    assert again == f"already queued: job {queued['id']} (refresh, queued)\n"
+    keyed = cli.ok("jobs", "add", "refresh", "--arg", "source=guide", "--dedupe", "refresh:guide")
+    again = cli.ok("jobs", "add", "refresh", "--arg", "source=guide", "--dedupe", "refresh:guide")
+    assert again == keyed.replace("queued:", "already queued:"), (keyed, again)
     assert cli.fails("jobs", "add", "refresh", "--arg", "source=nope").startswith(
         "error: unknown source 'nope'"
     )  # said now, not by the worker later
-    assert cli.json("jobs", "list", "--status", "queued")["jobs"][0]["id"] == queued["id"]
+    assert cli.json("jobs", "list", "--status", "queued")["jobs"][-1]["id"] == queued["id"]
     rc, out, err = cli("worker", "--once")
-    assert rc == 0 and f"{queued['id']}\trefresh\tdone" in out and "1 job taken: 1 done, 0 failed" in err
+    assert rc == 0 and f"{queued['id']}\trefresh\tdone" in out and "2 jobs taken: 2 done, 0 failed" in err
     shown = cli.json("jobs", "list")["jobs"][0]
     assert shown["status"] == "done" and shown["result"][0]["source"] == "guide"
     assert "error: unknown job kind" in cli.fails("jobs", "add", "reboot")
@@ -106,7 +107,7 @@ print(run_worker(engine, sys.argv[2], once=True))
 def test_workers_in_two_processes_share_the_queue_and_do_each_job_once(tmp_path: Path) -> None:
     engine = Docmentor(tmp_path / "index")
     engine.add(_docs(tmp_path), name="guide")
-    ids = [queue_job(engine, "refresh", {"source": "guide"}, dedupe=f"r{i}")[0].id for i in range(6)]
+    ids = [queue_job(engine, "refresh", {"source": "guide"})[0].id for _ in range(6)]
     procs = [
         subprocess.Popen(
             [sys.executable, "-c", _WORKER, str(tmp_path / "index"), f"p{i}"],

@@ -52,6 +52,6 @@ def jobs_tools(server: MCPServer, engine: Docmentor) -> None:
         """Queue a refresh of one source (or all) for a `docmentor worker`: answers at once;
         follow it with list_jobs. The same refresh is not queued twice while it waits or runs."""
         args = {} if source is None else {"source": source}
-        # an unknown source is the caller's error, said so; deduplicated by source
-        job, new = await run(lambda: queue_job(engine, "refresh", args))
+        # an unknown source is the caller's error, said so
+        job, new = await run(lambda: queue_job(engine, "refresh", args, dedupe=f"refresh:{source or '*'}"))
         return structured({"job": job.to_dict(), "queued": new})

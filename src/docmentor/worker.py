@@ -91,9 +91,7 @@ def queue_job(
     """Queue a job in ``engine``'s index for a worker; (the job, whether it is new — False
     when the same ``dedupe`` key is queued, running or finished within ``min_interval`` s).
 
-    A refresh names a source the index or the working folder's ``docmentor.toml`` knows, and
-    is deduplicated by default (``refresh:SOURCE``, ``refresh:*`` for all): the same refresh
-    is not queued twice while it waits or runs.
+    A refresh names a source the index or the working folder's ``docmentor.toml`` knows.
 
     Raises:
         UsageError: an unknown kind, or arguments it does not take.
@@ -105,7 +103,6 @@ def queue_job(
         source = data.get("source")
         if source is not None:
             _known_source(engine, str(source))
-        dedupe = dedupe if dedupe is not None else f"refresh:{source or '*'}"
     return job_table.enqueue_job(engine.store, kind, data, dedupe=dedupe, min_interval=min_interval)
 
 

@@ -54,7 +54,7 @@ def jobs_add(
         str | None,
         typer.Option(
             "--dedupe",
-            help="Not queued again while a job with this key waits or runs (a refresh: refresh:SOURCE by default).",
+            help="Not queued again while a job with this key waits or runs (e.g. refresh:SOURCE).",
         ),
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
