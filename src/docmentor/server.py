@@ -316,7 +316,9 @@ def run_server(
         except* (BrokenPipeError, ConnectionResetError):  # the client stopped reading: done
             log.info("the client closed the connection")
     else:
-        auth = Authenticator(engine, file_token=token, oauth=verifier)
+        # a server that started with tokens required (or bound beyond loopback on them) keeps
+        # requiring them, even if reading them fails now or all are revoked later
+        auth = Authenticator(engine, file_token=token, oauth=verifier, required=stored)
         serve_http(server, host=host, port=port, auth=auth, allow_hosts=list(allow_hosts), insecure=insecure)
 
 

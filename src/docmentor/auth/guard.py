@@ -35,13 +35,20 @@ class Authenticator:
     """Bearer tokens for one server: its token file's, the index's, an OAuth issuer's."""
 
     def __init__(
-        self, engine: Docmentor, *, file_token: str | None = None, oauth: OAuthVerifier | None = None
+        self,
+        engine: Docmentor,
+        *,
+        file_token: str | None = None,
+        oauth: OAuthVerifier | None = None,
+        required: bool = False,
     ) -> None:
+        """``required``: tokens are required from the start (the server found stored ones when
+        it checked its bind), whatever a first read of them says."""
         self.engine = engine
         self.oauth = oauth
         self._file_token = file_token.encode("utf-8") if file_token else None
         self._uses = ThreadPoolExecutor(max_workers=1, thread_name_prefix="token-use")
-        self._latched = False  # a token was required once: it stays required
+        self._latched = required  # a token was required once: it stays required
         self.required()  # as the server starts: tokens stored now latch it on
 
     def required(self) -> bool:
