@@ -296,7 +296,7 @@ def _end_process(rc: int) -> None:
 
 
 _INTERRUPTED = 130  # the exit code of a command stopped by Ctrl-C (128 + SIGINT)
-_INTERRUPTED_MESSAGE = "interrupted (what was done and stored is kept; run it again to go on)"
+_INTERRUPTED_MESSAGE = "interrupted (what was already stored is kept)"
 
 
 def _run(argv: list[str] | None) -> int:
