@@ -399,3 +399,16 @@ def test_evaluate_says_when_a_metric_had_nothing_to_check(cli: Cli, tmp_path: Pa
     cli.ok("repo-docs", "generate", str(tmp_path / "tiny"), "--no-llm", "--no-register")
     text = cli.ok("repo-docs", "evaluate", str(tmp_path / "tiny"))
     assert "signatures: nothing to check" in text and "(0/0)" not in text, text
+
+
+def test_generate_again_goes_on_with_the_finished_run_and_fresh_starts_anew(
+    model_run: tuple[Cli, str], repo: Path, openai_server: OpenAIServer
+) -> None:
+    cli, _ = model_run
+    asked = len(openai_server.requests)
+    first = cli.json("repo-docs", "generate", str(repo))
+    assert first["committed"] == [] and len(openai_server.requests) == asked  # nothing changed: nothing sent
+    fresh = cli.json("repo-docs", "generate", str(repo), "--fresh")
+    assert fresh["run_id"] != first["run_id"] and len(openai_server.requests) > asked
+    err = cli.fails("repo-docs", "generate", str(repo), "--fresh", "--update")
+    assert "choose one" in err

@@ -57,6 +57,14 @@ def repodocs_generate(
             "(changed units, what depends on them, their module, package and the repository).",
         ),
     ] = False,
+    fresh: Annotated[
+        bool,
+        typer.Option(
+            "--fresh",
+            help="With a model: a new run that documents every unit again (run again, generate "
+            "goes on with the last run: only what is not done, or what changed).",
+        ),
+    ] = False,
     no_register: Annotated[
         bool,
         typer.Option("--no-register", help="Do not index the written tree as a docs source (repo-NAME)."),
@@ -102,7 +110,14 @@ def repodocs_generate(
         return
     agent = _agent_config(workers, prices)
     generation = _generate(
-        root, config, out, agent, update=update, register=not no_register, show_progress=not as_json
+        root,
+        config,
+        out,
+        agent,
+        update=update,
+        fresh=fresh,
+        register=not no_register,
+        show_progress=not as_json,
     )
     if as_json:
         emit(generation.to_dict())
@@ -145,6 +160,7 @@ def _generate(
     agent: Any,
     *,
     update: bool,
+    fresh: bool,
     register: bool,
     show_progress: bool,
 ) -> RepoDocsGeneration:
@@ -164,6 +180,7 @@ def _generate(
                 embed=False,
                 agent=agent,
                 on_unit=on_unit,
+                fresh=fresh,
             )
         if generation.source is not None:
             embed_sources(engine, show_progress)

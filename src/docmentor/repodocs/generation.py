@@ -76,19 +76,23 @@ def generate_repo_docs(
     embed: bool = True,
     agent: AgentConfig | None = None,
     on_unit: Callable[[UnitOutcome], None] | None = None,
+    fresh: bool = False,
 ) -> RepoDocsGeneration:
     """Document the repository at ``root`` and write the Markdown tree and
     ``documentation.json`` under ``out`` (default ``root/.docmentor-docs``).
 
     Without ``llm``: every unit's document from the code. With ``llm``: the agent documents the
-    units into the index's RepoMemory (a run that stopped goes on where it stopped; ``update``:
-    only what the code changed since the last run), then the tree is written from the run (a
+    units into the index's RepoMemory (a run that stopped goes on where it stopped, and one
+    that finished with the same model is worked on again: only what changed; ``update``: that
+    whatever the model; ``fresh``: a new run of every unit), then the tree is written from the run (a
     unit the model did not document gets the code's, marked in ``documentation.json``). With
     ``register`` the tree is indexed (``embed``: with vectors now) as the source ``repo-NAME``.
     ``engine`` (the index) may be None only without a model and without ``register``.
     Raises UsageError when ``out`` holds files that are not an earlier output (a model's run
     stays in the index)."""
     root = Path(root).resolve()
+    if fresh and update:
+        raise UsageError("a fresh run documents every unit again; an update only what changed: choose one")
     if engine is None and (llm is not None or register):
         raise UsageError("an index is needed to document with a model or to register the tree")
     if llm is None:
@@ -105,6 +109,7 @@ def generate_repo_docs(
             docs=engine,
             on_unit=on_unit,
             update=update,
+            resume=not fresh,
         )
     try:
         written = write_agent_tree(engine.store, root, report.run_id, out)
