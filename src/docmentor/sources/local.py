@@ -169,10 +169,14 @@ def read_file(
         SourceUnavailableError: the scan would skip the file; the message says why.
     """
     real_root = (root or file.absolute().parent).resolve()
-    try:
-        rel = file.absolute().relative_to(real_root).as_posix() if root is not None else file.name
-    except ValueError:
-        raise SourceUnavailableError(f"{file} is not inside {real_root}") from None
+    rel = file.name
+    if root is not None:  # the file as named under the root as named, or both resolved
+        for inside, under in ((file.absolute(), root.absolute()), (file.resolve(), real_root)):
+            if inside.is_relative_to(under):
+                rel = inside.relative_to(under).as_posix()
+                break
+        else:
+            raise SourceUnavailableError(f"{file} is not inside {root}")
     scan = LocalScan()
     doc = _read_document(
         real_root, rel, scan, max_bytes=max_bytes, bases=mkdocs_base_dirs(real_root), cache=IncludeCache()
