@@ -200,6 +200,29 @@ def serve(tmp_path: Path, engine: Docmentor) -> Iterator[Any]:
                 served.proc.wait()
 
 
+def _own_network_address() -> str:
+    """An IPv4 address of this machine that is not loopback (the one its default route uses;
+    no packet is sent)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+        probe.connect(("192.0.2.1", 9))
+        return str(probe.getsockname()[0])
+
+
+def test_the_addresses_a_wildcard_bind_learns() -> None:
+    """Only this machine's non-loopback addresses, in their canonical spelling, with the port:
+    a stranger cannot multiply them (loopback aliases, other spellings, mapped forms)."""
+    from docmentor.mcp_http import HostCheck, is_local_address
+
+    security = type("S", (), {"allowed_hosts": ["127.0.0.1:8765"]})()
+    check = HostCheck(None, security, port=8765, wildcard=True)
+    own = _own_network_address()
+    assert check._answers(f"{own}:8765") and f"{own}:8765" in security.allowed_hosts
+    for host in ("127.0.0.2:8765", "[::1]:8765", "[0::1]:8765", f"{own}:8766", "192.0.2.77:8765", "x:8765"):
+        assert not check._answers(host), host
+    assert not is_local_address("::ffff:0.0.0.0") and not is_local_address("::ffff:224.0.0.1")
+    assert not is_local_address("0.0.0.0") and is_local_address("127.0.0.1")
+
+
 def _post(port: int, *, host: str | None = None, token: str | None = None, origin: str | None = None) -> Any:
     headers = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
     if host is not None:
@@ -287,16 +310,17 @@ def test_host_and_origin_are_checked_on_every_bind(tmp_path: Path, serve: Any) -
     assert refused.status_code == 421 and "--allow-host evil.example" in refused.text, refused.text
     assert _post(port, origin="http://evil.example").status_code == 403
     assert "no authentication: --insecure" in insecure.log.read_text()
-    # a wildcard bind answers to this machine's own addresses (clients on the network use
-    # them), not to another machine's, and still checks the Origin
-    assert _post(port, host=f"127.0.0.3:{port}").status_code == 200
-    assert _post(port, host=f"127.0.0.3:{port + 1}").status_code == 421
-    assert _post(port, host=f"192.0.2.77:{port}").status_code == 421  # TEST-NET: not this machine
-    assert _post(port, host=f"127.0.0.3:{port}", origin="http://evil.example").status_code == 403
-    for i in range(70):  # strangers' Hosts are not remembered: they cannot crowd out this machine's
-        assert _post(port, host=f"junk{i}.example:{port}").status_code == 421
-    assert _post(port, host=f"127.0.0.4:{port}").status_code == 200
+    # a wildcard bind answers to this machine's own network addresses (clients on the network
+    # use them), not to another machine's, nor to loopback aliases beyond the names listed
+    own = _own_network_address()
+    assert _post(port, host=f"127.0.0.3:{port}").status_code == 421
+    assert _post(port, host=f"198.51.100.7:{port}").status_code == 421  # TEST-NET-2: no one's here
     assert _post(port, host=f"0.0.0.0:{port}").status_code == 421  # no address of anyone's
+    for i in range(70):  # strangers' Hosts are not remembered: they cannot crowd out this machine's
+        assert _post(port, host=f"127.0.{i // 200}.{i % 200 + 2}:{port}").status_code == 421
+    assert _post(port, host=f"{own}:{port}").status_code == 200, own
+    assert _post(port, host=f"{own}:{port + 1}").status_code == 421
+    assert _post(port, host=f"{own}:{port}", origin="http://evil.example").status_code == 403
 
     def post_two(host: str) -> int:
         response = httpx.post(

@@ -147,6 +147,9 @@ def is_local_address(text: str) -> bool:
         address = ipaddress.ip_address(text)
     except ValueError:
         return False
+    mapped = getattr(address, "ipv4_mapped", None)  # ::ffff:0.0.0.0 is 0.0.0.0
+    if mapped is not None:
+        address = mapped
     if address.is_unspecified or address.is_multicast:
         return False
     family = socket.AF_INET6 if address.version == 6 else socket.AF_INET
@@ -162,10 +165,11 @@ class HostCheck:
     """ASGI middleware, outermost for ``/mcp``: a request whose Host header names no name the
     server answers to gets a 421 that says how to make it answer (``--allow-host``).
 
-    On a wildcard bind (``0.0.0.0``, ``::``) a Host that is one of this machine's own IP
-    addresses, with the server's port, is answered too (clients on the network use them; a
-    DNS-rebinding page cannot send one: its Host is its own name). Such an address joins
-    ``security.allowed_hosts`` (the list the SDK checks), so its Origin stays refused."""
+    On a wildcard bind (``0.0.0.0``, ``::``) a Host that is one of this machine's own network
+    addresses (not loopback), written canonically, with the server's port, is answered too
+    (clients on the network use them; a DNS-rebinding page cannot send one: its Host is its
+    own name). Such an address joins ``security.allowed_hosts`` (the list the SDK checks), so
+    its Origin stays refused."""
 
     def __init__(self, app: Any, security: Any, *, port: int, wildcard: bool) -> None:
         self.app = app
@@ -180,18 +184,26 @@ class HostCheck:
             a.endswith(":*") and host.startswith(a[:-1]) for a in allowed
         ):  # NAME:* answers NAME on any port, as the SDK's check does
             return True
-        if not self.wildcard or self.learnt >= MAX_LOCAL_ADDRESSES:
-            return False
-        name, sep, port = host.rpartition(":")
-        if (
-            not sep
-            or port != str(self.port)
-            or not is_local_address(name.removeprefix("[").removesuffix("]"))
-        ):
+        if not self.wildcard or self.learnt >= MAX_LOCAL_ADDRESSES or not self._own_address(host):
             return False  # not remembered: a stranger's requests cannot fill anything up
         allowed.append(host)
         self.learnt += 1
         return True
+
+    def _own_address(self, host: str) -> bool:
+        """Whether ``host`` is one of this machine's network addresses with the server's port,
+        written the one canonical way (``192.0.2.2:8765``, ``[fd00::2]:8765``): the few a
+        stranger cannot multiply. Loopback addresses answer only as the names listed."""
+        name, sep, port = host.rpartition(":")
+        if not sep or port != str(self.port):
+            return False
+        bare = name[1:-1] if name.startswith("[") and name.endswith("]") else name
+        try:
+            address = ipaddress.ip_address(bare)
+        except ValueError:
+            return False
+        canonical = f"[{address}]" if address.version == 6 else str(address)
+        return name == canonical and not address.is_loopback and is_local_address(bare)
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope.get("type") != "http" or scope.get("path") != "/mcp":
