@@ -1739,6 +1739,24 @@ def test_a_classes_attributes_section_describes_its_fields_and_a_returns_sentenc
                     def __init__(self, size: int) -> None:
                         self.size = size
 
+                class Estimator:
+                    """A fitted model.
+
+                    Parameters
+                    ----------
+                    alpha : float
+                        How much to shrink.
+
+                    Attributes
+                    ----------
+                    coef_ : list
+                        The fitted coefficients.
+                    """
+
+                    def __init__(self, alpha: float = 1.0) -> None:
+                        self.alpha = alpha
+                        self.coef_: list[float] = []
+
                 def get(city: str) -> "Forecast":
                     """Get one.
 
@@ -1755,6 +1773,7 @@ def test_a_classes_attributes_section_describes_its_fields_and_a_returns_sentenc
     box = api.resolve("pkg.Box")
     assert box is not None and {p.name: p.description for p in box.parameters}["size"].startswith("How big.")
     assert described["pkg.Forecast.city"] == "The city it is for."
+    assert described["pkg.Estimator.coef_"] == "The fitted coefficients."  # NumPy style
     assert described["pkg.Forecast.days"] == "How many days it covers."
     assert described["pkg.SkyError.status"] == "The HTTP status it answered."
     error = api.resolve("pkg.SkyError")

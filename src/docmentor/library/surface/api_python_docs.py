@@ -177,12 +177,19 @@ def _returns_text(item: Any) -> str:
 
 
 def _attributes(docstring: griffe.Docstring) -> dict[str, str]:
-    """A class's Google ``Attributes:`` section: each attribute's description."""
+    """A class's ``Attributes`` section (Google's ``Attributes:``, NumPy's underlined one):
+    each attribute's description."""
     out: dict[str, str] = {}
-    for section in _sections(docstring, griffe.Parser.google):
-        if str(getattr(section.kind, "value", section.kind)) == "attributes":
-            for item in section.value:
-                out.setdefault(item.name, " ".join(item.description.split()))
+    parsers = (
+        [griffe.Parser.google, griffe.Parser.numpy] if "--" in docstring.value else [griffe.Parser.google]
+    )
+    for parser in parsers:
+        for section in _sections(docstring, parser):
+            if str(getattr(section.kind, "value", section.kind)) == "attributes":
+                for item in section.value:
+                    out.setdefault(item.name, " ".join(item.description.split()))
+        if out:
+            break
     return out
 
 
