@@ -8,7 +8,6 @@ is false and ``note`` says so; docmentor never reports a score the formula does 
 from __future__ import annotations
 
 import dataclasses
-import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from decimal import Decimal
@@ -162,9 +161,10 @@ def _content_penalties(penalties_applied: Iterable[Mapping[str, Any]]) -> list[C
                 "penalties_applied is for content penalties only",
             )
         amount = p.get("penalty")
-        if isinstance(amount, bool) or not isinstance(amount, int | float) or not 0 <= amount < math.inf:
+        # past a million points no report gives it; NaN and infinities fail the comparison
+        if isinstance(amount, bool) or not isinstance(amount, int | float) or not 0 <= amount <= 1e6:
             raise UsageError(
-                f"penalties_applied[{i}].penalty must be a number of 0 or more, got {amount!r}",
+                f"penalties_applied[{i}].penalty must be a number from 0 to 1,000,000, got {amount!r}",
                 hint="the points the penalty takes off the score, as the score's breakdown lists them",
             )
         explanation = p.get("explanation") or CONTENT_PENALTY_EXPLANATIONS.get(kind) or kind.replace("_", " ")
