@@ -132,7 +132,7 @@ def repodocs_generate(
         why = run.stopped or f"every unit failed ({len(run.failed)})"
         raise GateFailed(
             f"the model did not document every unit: {why}",
-            hint="run it again to go on where it stopped (committed units are kept)",
+            hint="run it again (without --fresh) to go on where it stopped: committed units are kept",
         )
 
 
