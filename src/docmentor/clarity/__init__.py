@@ -211,7 +211,7 @@ def score_paths(
 
     Raises:
         SourceUnavailableError: a file named alone cannot be read as a document."""
-    from docmentor.clarity.checks import SiteFiles, check_document
+    from docmentor.clarity.checks import SiteFiles, checked_document, run_checks
     from docmentor.sources.local import read_file, scan_folder
 
     drift_of = file_drift(engine) if engine is not None else (lambda _file: None)
@@ -238,7 +238,9 @@ def score_paths(
             raw, warnings = read_file(p)
             for message in warnings:
                 say(message)
-            result = check_document(p, path=str(p))
+            folder = p.absolute().parent.resolve()  # as check_document reads a file: read once here
+            page = dataclasses.replace(raw, path=str(p))
+            result = run_checks(checked_document(page, root=folder, files=SiteFiles(folder), file=p))
             docs.append(
                 _finish(
                     result,
