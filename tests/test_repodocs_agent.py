@@ -29,6 +29,8 @@ from docmentor.repodocs import build_graph, read_repository, traversal
 from docmentor.repodocs.agent import AgentConfig, run_agent
 from docmentor.repodocs.agent_actions import fit, parse_action
 from docmentor.repodocs.budget import count_request, pages
+from docmentor.repodocs.code_facts import CodeFacts, read_facts
+from docmentor.repodocs.model_format import model_sections
 from docmentor.repodocs.units import Component, Module, Unit
 from docmentor.repodocs.verify import (
     SymbolTable,
@@ -53,14 +55,19 @@ REPO = read_repository(SAMPLE)
 GRAPH = build_graph(REPO)
 ORDER = traversal(GRAPH)
 UNITS = REPO.units()
+FACTS = read_facts(SAMPLE, REPO)
 ENC = "o200k_base"
 
 
 # -- a scripted model ------------------------------------------------------------------------
 
 
-def good_document(unit: Unit) -> str:
-    """A document that passes every deterministic check."""
+def good_document(unit: Unit, facts: CodeFacts | None = None, units: dict[str, Unit] | None = None) -> str:
+    """A document that passes every deterministic check of VERIFY (``facts`` and ``units``: the
+    code facts and units of the unit's repository, the sample's by default)."""
+    facts = FACTS if facts is None else facts
+    units = UNITS if units is None else units
+    wanted = dict(model_sections(unit, facts, units))
     if isinstance(unit, Component) and unit.kind in ("function", "method"):
         params = list(unit.parameters)
         if unit.kind == "method" and unit.method_kind != "static":
@@ -70,17 +77,32 @@ def good_document(unit: Unit) -> str:
             parts.append(
                 "## Args\n" + "\n".join(f"{p.name} ({p.annotation or 'Any'}): the {p.name}." for p in params)
             )
-        parts.append("## Returns\nThe result.")
+        if wanted["returns"]:
+            parts.append("## Returns\nThe result.")
         if unit.raises:
             parts.append("## Raises\n" + "\n".join(f"{r}: when the input is bad." for r in unit.raises))
+        parts.append("## Examples\nCall it with real input.")
         return "\n\n".join(parts)
     if isinstance(unit, Component):
-        return (
-            f"## Summary\nThe class `{unit.name}`.\n\n## Description\nIt keeps state.\n\n## Methods\n- none"
-        )
+        parts = [f"## Summary\nThe class `{unit.name}`.", "## Description\nIt keeps state."]
+        if wanted["args"]:
+            parts.append("## Args\n" + "\n".join(f"{p.name}: the {p.name}." for p in unit.parameters))
+        if wanted["attributes"]:
+            parts.append("## Attributes\n" + "\n".join(f"{a}: kept." for a in unit.attributes))
+        if wanted["methods"]:
+            parts.append("## Methods\n- its methods")
+        parts.append("## Examples\nMake one and use it.")
+        return "\n\n".join(parts)
     if isinstance(unit, Module):
         comps = "\n".join(f"- `{c.split('.')[-1]}`: a part." for c in unit.components) or "- (none)"
-        return f"## Role\nThe module `{unit.id}`.\n\n## Components\n{comps}"
+        parts = [f"## Role\nThe module `{unit.id}`.", f"## Components\n{comps}"]
+        if wanted["public api"]:
+            parts.append("## Public API\nWhat the components above offer.")
+        if wanted["dependencies"]:
+            parts.append("## Dependencies\nWhat it imports.")
+        if wanted["diagram"]:
+            parts.append("## Diagram\n```mermaid\nflowchart LR\n  a --> b\n```")
+        return "\n\n".join(parts)
     return "## Purpose\nWhat it holds.\n\n## Overview\nIts parts."
 
 
@@ -357,6 +379,7 @@ def test_deterministic_checks_send_a_draft_back_with_their_findings(
     )
     assert verify.inputs["passed"] is False and verify.inputs["mean"] == pytest.approx(0.9266, abs=1e-3)
     assert verify.inputs["findings"] == [
+        "section the code does not call for: Raises (leave it out)",
         "parameter not documented under Args: discount",
         "documented parameter not in the signature "
         "'def total(items: list[m.Item], *, discount: float = 0.0) -> float': rate",
@@ -746,13 +769,22 @@ def test_parameter_and_section_checks_on_real_units() -> None:
     assert documented_parameters("Args:\n    items (list): a.\n    None\n") == ["items"]
     assert check_parameters(make, "## Args\nname (str): n.") == []  # cls is not documented
     assert check_parameters(label, "## Summary\ns") == []  # self only
-    assert check_sections(label, "method", "## Summary\ns\n## Description\nd") == ["missing section: Raises"]
-    assert (
-        check_sections(total, "function", "## Summary\ns\n## Description\nd\n## Parameters\nitems: x") == []
-    )
+    # the sections `repodocs evaluate` requires of a model's document, no more and no fewer
+    found = check_sections(label, "## Summary\ns\n## Description\nd", FACTS, UNITS)
+    assert found == ["missing section: Returns", "missing section: Raises", "missing section: Examples"]
+    doc = "## Summary\ns\n## Description\nd\n## Parameters\nitems: x\n## Yields\nr\n## Examples\ne"
+    assert check_sections(total, doc, FACTS, UNITS) == []  # Parameters for Args, Yields for Returns
+    init = UNITS["shop.models.Item.__init__"]
+    doc = "## Summary\ns\n## Description\nd\n## Args\nname: n\n## Returns\nNone.\n## Examples\ne"
+    assert check_sections(init, doc, FACTS, UNITS) == [
+        "section the code does not call for: Returns (leave it out)"
+    ]
     module = UNITS["shop.util"]
-    assert check_sections(module, "module", "```\n## Role\n```\n## Components\nc") == [
-        "missing section: Role"
+    doc = "```\n## Role\n```\n## Components\nc\n## Public API\np\n## Diagram\nflowchart LR"
+    assert check_sections(module, doc, FACTS, UNITS) == [
+        "missing section: Role",
+        "missing section: Dependencies",
+        "no ```mermaid block under Diagram",
     ]
 
 

@@ -24,6 +24,7 @@ from docmentor.llm.config import DEFAULT_CONTEXT_WINDOW, LLMConfig
 from docmentor.repodocs import read_repository
 from docmentor.repodocs.agent import AgentConfig, run_agent
 from docmentor.repodocs.budget import Budget, count_request, fit_parts, pages, share, trim
+from docmentor.repodocs.code_facts import read_facts
 from docmentor.repodocs.units import Component
 from docmentor.store import repomem
 from httpserver import Reply
@@ -32,7 +33,9 @@ from openai_server import openai_server as openai_server  # the fixture
 from test_repodocs_agent import good_document, unit_of
 
 LEXICON = Path(__file__).parent / "fixtures" / "repodocs_budget"
-UNITS = read_repository(LEXICON).units()
+_REPO = read_repository(LEXICON)
+UNITS = _REPO.units()
+FACTS = read_facts(LEXICON, _REPO)
 ENC = "o200k_base"
 WINDOW = 3_500
 REPLY = 512
@@ -92,7 +95,7 @@ class CountingModel:
             if found
             else []
         )
-        document = good_document(UNITS[unit])
+        document = good_document(UNITS[unit], FACTS, UNITS)
         if isinstance(UNITS[unit], Component):
             document = document.replace("It does its job.", f"It does its job. {PROSE}").replace(
                 "It keeps state.", f"It keeps state. {PROSE}"

@@ -12,6 +12,7 @@ import pytest
 
 from docmentor.engine import Docmentor
 from docmentor.repodocs.agent import run_agent
+from docmentor.repodocs.code_facts import read_facts
 from docmentor.repodocs.python_units import read_repository
 from openai_server import OpenAIServer
 from openai_server import openai_server as openai_server  # the fixture
@@ -34,11 +35,14 @@ def test_the_symbol_check_reads_each_unit_in_its_language(
     openai_server: OpenAIServer, tmp_path: Path, mixed: Path, suffix: str, passes: bool
 ) -> None:
     units = read_repository(mixed)
+    facts, by_id = read_facts(mixed, units), units.units()
     model = Model()
-    for unit_id, unit in units.units().items():
-        model.documents[unit_id] = lambda n, u=unit: good_document(u)  # type: ignore[misc]
+    for unit_id, unit in by_id.items():
+        model.documents[unit_id] = lambda n, u=unit: good_document(u, facts, by_id)  # type: ignore[misc]
     target = next(c for c in units.components if c.kind == "function" and c.path.endswith(suffix))
-    model.documents[target.id] = lambda n: good_document(target) + "\n\nIt gives a `Promise` of the value."
+    model.documents[target.id] = lambda n: (
+        good_document(target, facts, by_id) + "\n\nIt gives a `Promise` of the value."
+    )
     openai_server.script(model)
     engine = Docmentor(tmp_path / "db")
     try:

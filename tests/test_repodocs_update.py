@@ -19,6 +19,7 @@ from docmentor.llm import LLMClient
 from docmentor.llm.config import LLMConfig
 from docmentor.repodocs import build_graph, read_repository
 from docmentor.repodocs.agent import run_agent
+from docmentor.repodocs.code_facts import read_facts
 from docmentor.repodocs.update import plan_update
 from docmentor.store import repomem
 from httpserver import Reply
@@ -210,7 +211,8 @@ class Model:
             action = {"claims": ["one", "two"], "conflicts": []}
         elif last.startswith("READ") or last.startswith("REVISE"):
             with self.lock:
-                document = good_document(self.units[unit])
+                repo = read_repository(self.root)
+                document = good_document(self.units[unit], read_facts(self.root, repo), repo.units())
             action = {"action": "WRITE", "document": document, "claims": [f"{unit} exists."]}
         elif last.startswith("Draft kept"):
             action = {

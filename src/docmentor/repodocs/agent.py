@@ -106,11 +106,9 @@ def run_agent(
             repomem.reset_units(store, run.id, failed)
     pending = set(repomem.unit_ids(store, run.id, status="pending"))
     skipped = tuple(u for u in order.order if u not in pending)
+    code_facts = read_facts(root, repo)
     facts = (
-        {
-            uid: doc.text(3)
-            for uid, doc in Documenter(repo, graph, read_facts(root, repo), root).documents().items()
-        }
+        {uid: doc.text(3) for uid, doc in Documenter(repo, graph, code_facts, root).documents().items()}
         if cfg.facts_tokens
         else {}
     )
@@ -124,6 +122,7 @@ def run_agent(
         docs=docs,
         system=system,
         facts=facts,
+        code_facts=code_facts,
         version=repo.repository.content_hash[:12],
         pages=frozenset(Layout(repo).pages.values()),
         file_lines={m.path: m.line_end for m in repo.modules},

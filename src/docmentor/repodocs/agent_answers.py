@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from docmentor.llm import LLMClient
 from docmentor.repodocs.agent_results import AgentConfig
 from docmentor.repodocs.budget import Budget, share, trim
+from docmentor.repodocs.code_facts import CodeFacts
 from docmentor.repodocs.reads import RepoView
 from docmentor.repodocs.units import sha256_text
 from docmentor.repodocs.verify import SymbolTable
@@ -36,6 +37,7 @@ class Shared:
     docs: Docmentor | None
     system: str
     facts: dict[str, str]  # each unit's deterministic document (from the code, no model)
+    code_facts: CodeFacts  # what the code returns, yields and binds (the sections VERIFY requires)
     version: str  # the repository's code hash: cached code answers are keyed by it
     pages: frozenset[str]  # the Markdown tree's pages (deterministic.Layout), links may name them
     file_lines: dict[str, int]  # each module's path and line count, for path:line locations

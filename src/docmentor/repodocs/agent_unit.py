@@ -364,7 +364,7 @@ class UnitAgent:
         """The deterministic checks' findings on ``document``."""
         unit = self.s.view.units[self.unit_id]
         return [
-            *check_sections(unit, self.kind, document),
+            *check_sections(unit, document, self.s.code_facts, self.s.view.units),
             *check_parameters(unit, document),
             *check_symbols(document, self.s.symbols, self.own_names, unit_language(unit), unit_file(unit)),
             *check_raises(unit, document, self._callee_raises()),

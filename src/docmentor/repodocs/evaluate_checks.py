@@ -16,7 +16,8 @@ from docmentor.repodocs.evaluate_metrics import Failure, Metric
 from docmentor.repodocs.evaluate_params import parameter_checks
 from docmentor.repodocs.graph import Graph
 from docmentor.repodocs.markdown import rest_after_first_sentence
-from docmentor.repodocs.prompts import FORMATS
+from docmentor.repodocs.model_format import CONDITIONAL, has_mermaid, model_section, model_sections
+from docmentor.repodocs.model_format import title as section_title
 from docmentor.repodocs.units import REPOSITORY_ID, Component, Module, Package, RepoUnits, Unit, is_public
 from docmentor.repodocs.verify import (
     SymbolTable,
@@ -32,9 +33,6 @@ from docmentor.repodocs.verify import (
 __all__ = ["CodeView", "DocumentChecks", "Origin", "expected_sections"]
 
 Origin = Literal["code", "model"]
-_ARGS_NAMES = ("args", "arguments", "parameters")
-_CONDITIONAL = frozenset({"args", "returns", "yields", "raises"})
-_TITLES = {"public api": "Public API"}
 
 
 class CodeView:
@@ -85,12 +83,12 @@ class DocumentChecks:
         found = sections(document)
         for name, wanted in expected_sections(code, unit, origin):
             lines = _section(found, name, origin)
-            title = _TITLES.get(name, name.title())
+            title = section_title(name)
             if wanted:
-                ok = lines is not None and (name != "diagram" or origin == "code" or _has_mermaid(lines))
+                ok = lines is not None and (name != "diagram" or origin == "code" or has_mermaid(lines))
                 what = f"missing section: {title}" if lines is None else f"no Mermaid block under {title}"
                 self.count("sections", unit.id, ok, what)
-            elif name in _CONDITIONAL:
+            elif name in CONDITIONAL:
                 ok = lines is None
                 self.count("sections", unit.id, ok, f"section the code does not call for: {title}")
         for names_of, entity, names in _entities(code, unit, origin):
@@ -104,7 +102,7 @@ class DocumentChecks:
             if not present:
                 continue  # counted under sections
             ok = any(n in listed for n in names)
-            where = " or ".join(_TITLES.get(s, s.title()) for s in names_of)
+            where = " or ".join(section_title(s) for s in names_of)
             self.count("coverage", unit.id, ok, f"{entity} not under {where}: {names[0]}")
         if isinstance(unit, Component):
             if origin == "code":
@@ -145,7 +143,7 @@ def expected_sections(code: CodeView, unit: Unit, origin: Origin) -> list[tuple[
     """(section, required) pairs of ``unit``'s document of ``origin``; a conditional section
     (Args, Returns, Yields, Raises) with ``False`` must be absent."""
     if origin == "model":
-        return _model_sections(code, unit)
+        return model_sections(unit, code.facts, code.components)
     if isinstance(unit, Component) and unit.kind != "class":
         return [
             ("summary", True),
@@ -185,41 +183,6 @@ def expected_sections(code: CodeView, unit: Unit, origin: Origin) -> list[tuple[
         ("modules", bool(units.modules)),
         ("problems", bool(units.problems)),
     ]
-
-
-def _kind(unit: Unit) -> str:
-    if isinstance(unit, Component):
-        return unit.kind
-    if isinstance(unit, Module):
-        return "module"
-    return "package" if isinstance(unit, Package) else "repository"
-
-
-def _model_sections(code: CodeView, unit: Unit) -> list[tuple[str, bool]]:
-    """The model's format of the unit's granularity (``prompts.FORMATS``), each section
-    required unless the code leaves it nothing to say: Args without parameters, Returns
-    without a return value or ``yield``, Raises without a ``raise``; a class's Attributes and
-    Methods without any; a module's Diagram without components, Public API without public
-    ones, Dependencies without imports (its Components is required, as VERIFY requires it:
-    "none" is something to say)."""
-    when: dict[str, bool] = {}
-    if isinstance(unit, Component) and unit.kind != "class":
-        when = {
-            "args": bool(receiver_free(unit)),
-            "returns": has_returns(unit, code.facts) or unit.id in code.facts.yields,
-            "raises": bool(unit.raises),
-        }
-    elif isinstance(unit, Component):
-        when = {
-            "args": bool(unit.parameters),
-            "attributes": bool(unit.attributes),
-            "methods": bool(unit.members),
-        }
-    elif isinstance(unit, Module):
-        public = any(is_public(code.components[c]) for c in unit.components)
-        has = bool(unit.components)
-        when = {"diagram": has, "public api": public, "dependencies": bool(unit.imports)}
-    return [(name.lower(), when.get(name.lower(), True)) for name in FORMATS[_kind(unit)]]
 
 
 Entity = tuple[tuple[str, ...], str, tuple[str, ...]]  # sections, what, accepted names
@@ -264,15 +227,9 @@ def _entities(code: CodeView, unit: Unit, origin: Origin) -> list[Entity]:
 
 
 def _section(found: dict[str, list[str]], name: str, origin: Origin) -> list[str] | None:
-    if name == "args":
-        return next((found[n] for n in _ARGS_NAMES if n in found), None)
-    if name == "returns" and origin == "model":
-        return found.get("returns", found.get("yields"))
+    if origin == "model" or name == "args":
+        return model_section(found, name)
     return found.get(name)
-
-
-def _has_mermaid(lines: list[str]) -> bool:
-    return any(line.strip().startswith(("```mermaid", "~~~mermaid")) for line in lines)
 
 
 def _listed(lines: list[str], section: str, document: str) -> set[str]:

@@ -31,7 +31,7 @@ _FORMAT_NOTES: dict[str, str] = {
     "function": (
         "Args: one line per parameter, `name (type): meaning`, every parameter of the signature "
         "and no other (omit the section when there are none; not self/cls). Returns: type and "
-        "meaning. Raises: `ExceptionType: when`, only exceptions the code raises (omit when none). "
+        "meaning (omit the section when it returns nothing; a generator's is headed Yields). Raises: `ExceptionType: when`, only exceptions the code raises (omit when none). "
         "Examples: a short realistic use."
     ),
     "class": (

@@ -3,8 +3,11 @@
 
 The deterministic checks:
 
-- **sections**: the document has the sections its granularity requires (``prompts.FORMATS``;
-  a function's Args only when it has parameters, Raises only when its code raises).
+- **sections**: the document has the sections its granularity requires (``prompts.FORMATS``,
+  as ``repodocs evaluate`` reads them, ``model_format.py``: a function's Args only when it has
+  parameters, Returns only when it returns a value or yields, Raises only when its code
+  raises; a module's Diagram holds a Mermaid block), and none of Args, Returns and Raises
+  the code does not call for.
 - **parameters** (functions and methods): every parameter of the signature (without the
   ``self``/``cls`` of a method) is documented under Args, and every name documented there is
   a parameter (extra names are allowed only beside ``**kwargs``).
@@ -35,8 +38,17 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
+from docmentor.repodocs.code_facts import CodeFacts
 from docmentor.repodocs.graph import Graph
 from docmentor.repodocs.known_names import KNOWN, known_names
+from docmentor.repodocs.model_format import (
+    ARGS_NAMES,
+    CONDITIONAL,
+    has_mermaid,
+    model_section,
+    model_sections,
+    title,
+)
 from docmentor.repodocs.treesitter_units import language_of
 from docmentor.repodocs.units import Component, ImportRef, Module, RepoUnits, Unit
 
@@ -145,14 +157,13 @@ _KNOWN_SECTIONS = frozenset(
     | {"attributes", "methods", "role", "components", "public api", "dependencies", "diagram"}
     | {"purpose", "overview"}
 )
-_ARGS_NAMES = ("args", "arguments", "parameters")
 
 
 def documented_parameters(document: str) -> list[str]:
     """The names documented under Args (``name (type): …``, ``- `name`: …``, ``**name** — …``):
     the entries at the section's outermost indentation."""
     found = sections(document)
-    lines = next((found[n] for n in _ARGS_NAMES if n in found), [])
+    lines = next((found[n] for n in ARGS_NAMES if n in found), [])
     entries = [line for line in lines if line.strip()]
     if not entries:
         return []
@@ -184,27 +195,22 @@ def signature_parameters(component: Component) -> tuple[list[str], bool]:
 # -- the checks -------------------------------------------------------------------------
 
 
-def check_sections(unit: Unit, kind: str, document: str) -> list[str]:
-    """The required sections the document lacks."""
-    found = set(sections(document))
-    required: list[str] = []
-    if kind in ("function", "method") and isinstance(unit, Component):
-        names, _ = signature_parameters(unit)
-        required = (
-            ["summary", "description"] + (["args"] if names else []) + (["raises"] if unit.raises else [])
-        )
-    elif kind == "class":
-        required = ["summary", "description"]
-    elif kind == "module":
-        required = ["role", "components"]
-    elif kind in ("package", "repository"):
-        required = ["purpose", "overview"]
-    missing = []
-    for name in required:
-        present = name in found or (name == "args" and any(n in found for n in _ARGS_NAMES))
-        if not present:
-            missing.append(name)
-    return [f"missing section: {name.title()}" for name in missing]
+def check_sections(unit: Unit, document: str, facts: CodeFacts, units: Mapping[str, Unit]) -> list[str]:
+    """The sections the model's format requires that the document lacks (a module's Diagram
+    without a Mermaid block counts as lacking), and the conditional ones it has that the code
+    does not call for (Returns of a function that returns nothing): the rules ``repodocs
+    evaluate`` applies (``model_format.py``). ``units``: the repository's units by id."""
+    found = sections(document)
+    findings: list[str] = []
+    for name, wanted in model_sections(unit, facts, units):
+        lines = model_section(found, name)
+        if wanted and lines is None:
+            findings.append(f"missing section: {title(name)}")
+        elif wanted and lines is not None and name == "diagram" and not has_mermaid(lines):
+            findings.append(f"no ```mermaid block under {title(name)}")
+        elif not wanted and lines is not None and name in CONDITIONAL:
+            findings.append(f"section the code does not call for: {title(name)} (leave it out)")
+    return findings
 
 
 def check_parameters(unit: Unit, document: str) -> list[str]:
