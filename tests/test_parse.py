@@ -578,6 +578,30 @@ Title
     assert found == [("python", 4, "import pkg"), ("python", 8, ">>> pkg.run()"), ("", 12, "pkg.go()")]
 
 
+def test_rst_doctest_setup_and_cleanup_are_no_code_of_the_page() -> None:
+    """sphinx.ext.doctest runs testsetup and testcleanup around the doctests and never shows
+    them: a reader sees no such block, so it is no example (a mock set-up was one before)."""
+    text = """\
+Title
+=====
+
+.. testsetup:: *
+
+    from unittest import mock
+    urllib = mock.MagicMock()
+
+.. testcleanup::
+
+    urllib.reset_mock()
+
+.. doctest::
+
+    >>> pkg.run()
+"""
+    found = [(b.language, b.code.strip()) for b in parse_rst(text).sections[0].code_blocks]
+    assert found == [("python", ">>> pkg.run()")]
+
+
 def test_rst_doctest_blocks_are_code() -> None:
     # a paragraph that opens with the prompt is a doctest block in reST: code to the next
     # blank line, Python; its line is the one before the prompt (a fence's line is the one

@@ -713,3 +713,113 @@ def test_a_suggestion_for_an_api_renamed_by_a_word() -> None:
     assert closest("get_many", ["get", "get_all"]) == "get_all"  # spelled alike first
     assert closest("put", ["put_item", "put_many_items"]) == "put_item"  # a word less: the nearest
     assert closest("frobnicate", members) is None and closest("scan", ["_scan_all"]) is None
+
+
+def test_a_docstrings_later_doctest_runs_after_its_earlier_ones_and_set_up_code_is_no_example(
+    tmp_path: Path,
+) -> None:
+    """doctest runs a docstring's sessions in one namespace: the second uses what the first bound.
+    sphinx.ext.doctest's ``testsetup`` is never shown, so it is no example. When validation leaves
+    APIs with examples but none that passed (snippets are not run), a warning says README.LLM
+    shows none for them. Through the real ``generate --validate``, on a throwaway package."""
+    from docmentor.engine import Docmentor
+    from docmentor.library import generate
+    from docmentor.library.knowledge.kb_files import load_kb
+    from libtool import write_files
+
+    write_files(
+        tmp_path / "lib",
+        {
+            "sess/__init__.py": '''
+                """Sessions."""
+                from datetime import timedelta
+
+                __all__ = ["span", "other"]
+
+
+                def span(delta: timedelta) -> str:
+                    """Say how long a delta is.
+
+                    >>> delta = timedelta(seconds=90)
+                    >>> span(delta)
+                    '90 seconds'
+
+                    It takes the same delta again:
+
+                    >>> span(delta + delta)
+                    '180 seconds'
+                    """
+                    return f"{int(delta.total_seconds())} seconds"
+
+
+                def other(name: str) -> str:
+                    """Another function."""
+                    return name
+            ''',
+            "docs/index.rst": """
+                Sessions
+                ========
+
+                .. testsetup:: *
+
+                    from unittest import mock
+                    clock = mock.MagicMock()
+
+                Call another one:
+
+                .. code-block:: python
+
+                    sess.other(name)
+            """,
+        },
+    )
+    python = tmp_path / "python"
+    python.write_text(f'#!/bin/sh\nPYTHONPATH="{tmp_path / "lib"}" exec "{sys.executable}" "$@"\n')
+    python.chmod(0o755)
+    engine = Docmentor(tmp_path / "index")
+    try:
+        result = generate(
+            engine,
+            library="sess",
+            docs_path=tmp_path / "lib" / "docs",
+            out=tmp_path / "out",
+            search_paths=[tmp_path / "lib"],
+            embeddings=False,
+            python=str(python),
+            validate=True,
+            version="1.0",
+        )
+    finally:
+        engine.close()
+    assert result.kb_path is not None
+    kb = load_kb(Path(result.kb_path))
+    assert not any("MagicMock" in x.code for x in kb.examples)  # the set-up is no example
+    by_id = {x.example_id: x for x in kb.examples}
+    assert by_id["docstring-sess.span-1"].validated is True
+    second = by_id["docstring-sess.span-2"]
+    assert second.validated is True, second.execution_context.error  # `delta` of the first
+    assert result.validation is not None and result.validation["failed"] == 0
+    assert any(w.startswith("1 API(s) have examples but none that passed") for w in result.warnings), (
+        result.warnings
+    )
+
+
+def test_doctest_sessions_are_the_earlier_sessions_of_the_same_docstring() -> None:
+    from docmentor.library.examples.docstring_examples import doctest_sessions
+
+    def ex(example_id: str, code: str, origin: Literal["docs", "docstring"] = "docstring") -> Example:
+        made = example(code, example_id=example_id)
+        made.origin = origin
+        return made
+
+    found = doctest_sessions(
+        [
+            ex("docstring-p.f-3", ">>> f(a)\n"),
+            ex("docstring-p.f-1", ">>> a = 1\n>>> a\n1\n"),
+            ex("docstring-p.f-2", "b = f(a)\n"),  # a literal block: doctest does not run it
+            ex("docstring-p.g-1", ">>> g()\n"),
+            ex("docstring-p.g-2", ">>> g(1)\n"),
+            ex("page-1", ">>> h()\n", origin="docs"),
+        ]
+    )
+    assert found == {"docstring-p.f-3": ">>> a = 1\n>>> a\n1", "docstring-p.g-2": ">>> g()"}

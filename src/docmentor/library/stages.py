@@ -363,7 +363,7 @@ def validate_stage(
     req: Request, api: Api, examples: list[Example], version: str | None, run: Run
 ) -> dict[str, Any]:
     """Stage 5: run the complete Python examples; the report's counts (failures are warned about)."""
-    from docmentor.library.examples.docstring_examples import doctest_setup
+    from docmentor.library.examples.docstring_examples import doctest_sessions, doctest_setup
     from docmentor.library.examples.validate import validate_examples
 
     report = validate_examples(
@@ -374,6 +374,7 @@ def validate_stage(
         timeout=req.validate_timeout,
         progress=lambda done, total: run.step("validating examples", done, total),
         setup=doctest_setup(api.entries),  # a docstring's doctests run in their module's namespace
+        sessions=doctest_sessions(examples),  # after the doctests of their docstring before them
     )
     validation = {k: v for k, v in report.to_dict().items() if k != "results"}
     paths = {ex.example_id: (ex.path, ex.line) for ex in examples}
@@ -396,7 +397,27 @@ def validate_stage(
             f"{len(not_here)} example(s) not run here (they need the network or modules this "
             "environment lacks); README.LLM leaves them out too"
         )
+    unproven = _apis_left_without_example(examples)
+    if unproven:
+        run.warnings.append(
+            f"{unproven} API(s) have examples but none that passed (only whole Python programs "
+            "and doctest sessions run): README.LLM shows validated examples only, so none for "
+            "them; without --validate it shows their examples"
+        )
     return validation
+
+
+def _apis_left_without_example(examples: Sequence[Example]) -> int:
+    """How many APIs that examples use have none that passed validation, though one of them
+    was not failed (a snippet, not run): what ``--validate`` takes out of README.LLM."""
+    passed: set[str] = set()
+    unrun: set[str] = set()
+    for ex in examples:
+        if ex.validated is True:
+            passed.update(ex.apis_used)
+        elif ex.validated is None and ex.code.strip():
+            unrun.update(ex.apis_used)
+    return len(unrun - passed)
 
 
 def mark_drift(

@@ -20,10 +20,12 @@ _FIELD = re.compile(r"^:(\w[\w-]*):\s*(.*)$")
 # (Python); a documentation extension's example (``click:example``: its language is told by
 # whether it parses, as for a literal block)
 _CODE_DIRECTIVE = re.compile(
-    r"^(\s*)\.\.\s+(code-block|code|sourcecode|testcode|testsetup|doctest|jupyter-execute|ipython"
+    r"^(\s*)\.\.\s+(code-block|code|sourcecode|testcode|testsetup|testcleanup|doctest|jupyter-execute|ipython"
     r"|(?:[\w-]+:)?example)::\s*(\S*)"
 )
-_PYTHON_DIRECTIVES = frozenset({"testcode", "testsetup", "doctest", "jupyter-execute", "ipython"})
+_PYTHON_DIRECTIVES = frozenset({"testcode", "doctest", "jupyter-execute", "ipython"})
+# sphinx.ext.doctest's set-up and clean-up code: run around the doctests, never shown to readers
+_HIDDEN_DIRECTIVES = frozenset({"testsetup", "testcleanup"})
 _LANGUAGE_ARGUMENT = frozenset({"code-block", "code", "sourcecode"})
 # Patterns on document text run in linear time on any line: a match scans no further than
 # the next backtick (``[^>]+`` ran to the line's end from every backtick: quadratic on "`<`<…").
@@ -181,7 +183,7 @@ def _code_blocks(text: str, first_line: int, line_map: list[int] | None) -> list
                 body.append(lines[j])
                 j += 1
             code = "\n".join(body).strip("\n")
-            if code.strip():
+            if code.strip() and not (m and m.group(2) in _HIDDEN_DIRECTIVES):
                 out.append(
                     CodeBlock(
                         language=_language(m),

@@ -40,6 +40,7 @@ __all__ = [
     "DocstringCode",
     "docstring_code",
     "docstring_examples",
+    "doctest_sessions",
     "doctest_setup",
     "module_setup",
 ]
@@ -204,6 +205,30 @@ def doctest_setup(entries: Iterable[ApiEntry]) -> dict[str, str]:
         )
         for path, module in sorted(modules.items())
     }
+
+
+def doctest_sessions(examples: Iterable[Example]) -> dict[str, str]:
+    """Per docstring example that is a doctest session (``>>>``), the sessions of the same
+    docstring before it, in order: doctest runs a docstring's examples in one namespace, so
+    a later block uses what an earlier one bound (``delta`` of the first, in the third), for
+    ``--validate``. Examples without an earlier session are left out."""
+    out: dict[str, str] = {}
+    earlier: dict[str, list[str]] = {}
+    numbered: list[tuple[str, int, Example]] = []
+    for ex in examples:
+        if ex.origin != "docstring" or ex.language != "python":
+            continue
+        docstring, _, n = ex.example_id.rpartition("-")
+        if docstring and n.isdigit():
+            numbered.append((docstring, int(n), ex))
+    for docstring, _, ex in sorted(numbered, key=lambda t: (t[0], t[1])):
+        if not ex.code.lstrip().startswith(">>>"):
+            continue
+        before = earlier.setdefault(docstring, [])
+        if before:
+            out[ex.example_id] = "\n".join(before)
+        before.append(ex.code.rstrip("\n"))
+    return out
 
 
 def module_setup(entries: Iterable[ApiEntry]) -> list[Example]:

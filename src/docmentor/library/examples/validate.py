@@ -230,6 +230,7 @@ def validate_examples(
     jobs: int = 2,
     progress: Callable[[int, int], None] | None = None,
     setup: Mapping[str, str] | None = None,
+    sessions: Mapping[str, str] | None = None,
 ) -> ValidationReport:
     """Run each complete Python example and record whether it works.
 
@@ -237,7 +238,8 @@ def validate_examples(
     reported as skipped and keep ``validated = None``. A doctest session of a docstring runs as
     doctest runs it, in its module's namespace: ``setup`` (source file → the code that puts
     the module's names in scope, :func:`~docmentor.library.examples.docstring_examples.doctest_setup`)
-    goes first. A run passes when the program exits
+    goes first, then ``sessions``' text for the example (by id: the doctest blocks of the same
+    docstring before it, which doctest runs in the same namespace). A run passes when the program exits
     with status 0 within ``timeout``. Each run sets ``example.validated`` and
     ``example.execution_context`` (``works_on_version``, ``validated_at``, ``error``).
 
@@ -277,7 +279,8 @@ def validate_examples(
             first = setup.get(example.path, "") if prepare(example.code, "python")[2] else ""
         if not (example.complete or first) or example.language != "python":
             return ExampleResult(example.example_id, "skipped")
-        source = runnable_source(example.code, setup=first)
+        earlier = (sessions or {}).get(example.example_id, "") if first else ""
+        source = runnable_source(f"{earlier}\n{example.code}" if earlier else example.code, setup=first)
         if source is None:
             return ExampleResult(example.example_id, "skipped")
         result = _run_one(example.example_id, source, interpreter, timeout, sandboxed=found.sandboxed)
