@@ -1348,3 +1348,22 @@ def test_the_quick_start_teaches_the_current_api_first() -> None:
     )
     text = ov.aspects["quickstart"]
     assert text.index("p.connect(") < text.index("p.fetch("), text
+
+
+def test_an_inherited_member_is_named_by_the_class_that_defines_it() -> None:
+    """README.LLM names an attribute as users import it, as find_api's ``import_path`` does: a
+    member of a public class by that class, not by one of the subclasses it is also reached
+    through (``cachetools.Cache.maxsize``, not ``RRCache.maxsize``), and a private module's
+    member by its public alias."""
+    inherited = ApiEntry(
+        api_id="cache.Cache.maxsize",
+        aliases=["cache.RRCache.maxsize", "cache.LRUCache.maxsize"],
+        kind="property",
+        name="maxsize",
+        parent="cache.Cache",
+    )
+    assert public_path(inherited) == "cache.Cache.maxsize"
+    hidden = ApiEntry(api_id="pkg._core.Client.get", aliases=["pkg.Client.get"], kind="method", name="get")
+    assert public_path(hidden) == "pkg.Client.get"
+    reexported = ApiEntry(api_id="pkg.models.Item", aliases=["pkg.Item"], kind="class", name="Item")
+    assert public_path(reexported) == "pkg.Item"

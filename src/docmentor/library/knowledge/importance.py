@@ -51,6 +51,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 
 from docmentor.library.find.config import DEFAULT, ApiRankingConfig
+from docmentor.library.find.import_paths import import_path
 from docmentor.library.models import ApiEntry, Example
 from docmentor.parse.fences import Fence, closes, fence_open
 
@@ -71,8 +72,10 @@ _DOTTED = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
 
 
 def public_path(entry: ApiEntry) -> str:
-    """The shortest public import path of an API (its first alias, else its ``api_id``)."""
-    return entry.aliases[0] if entry.aliases else entry.api_id
+    """The path users import an API by, as find_api gives it (:func:`.import_path`): the
+    shortest without a private part, the defining one first among those as short (an
+    inherited attribute by the class that defines it, not by one of its subclasses)."""
+    return import_path(entry.api_id, entry.aliases)
 
 
 def prose_text(markdown: str) -> str:
