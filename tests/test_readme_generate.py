@@ -1367,3 +1367,17 @@ def test_an_inherited_member_is_named_by_the_class_that_defines_it() -> None:
     assert public_path(hidden) == "pkg.Client.get"
     reexported = ApiEntry(api_id="pkg.models.Item", aliases=["pkg.Item"], kind="class", name="Item")
     assert public_path(reexported) == "pkg.Item"
+
+
+def test_values_that_are_no_api_take_no_context() -> None:
+    """A module constant nothing publishes (``TYPE_CHECKING = False``), a sentinel and a type
+    variable are left out of README.LLM; an unpublished helper function is shown, last."""
+    call = ApiEntry(api_id="p.num.intcomma", kind="function", name="intcomma", importance_score=0.4)
+    helper = ApiEntry(
+        api_id="p.num.split", kind="function", name="split", internal="helper", importance_score=0.9
+    )
+    flag = ApiEntry(api_id="p.num.TYPE_CHECKING", kind="attribute", name="TYPE_CHECKING", internal="constant")
+    never = ApiEntry(api_id="p.NEVER", kind="attribute", name="NEVER", internal="sentinel")
+    var = ApiEntry(api_id="p.T", kind="attribute", name="T", internal="type variable")
+    shown = [e.api_id for e in ranked_entries([flag, never, var, helper, call])]
+    assert shown == ["p.num.intcomma", "p.num.split"]
