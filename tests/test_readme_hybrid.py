@@ -1398,3 +1398,4 @@ def test_a_task_no_api_comes_close_to_is_said_to_be_a_weak_match(engine: Docment
     assert far["results"]
     (warning,) = [w for w in far["warnings"] if "close to this task" in w]
     assert warning.startswith("no API of minidb is close to this task (best similarity 0.")
+    assert warning.endswith("these are the nearest it has")  # not "by words": meaning found some

@@ -276,7 +276,7 @@ class LibraryKnowledge:
         if hits and hits[0].library in closeness and closeness[hits[0].library] < self.ranking.weak_match:
             warnings.append(
                 f"no API of {hits[0].library} is close to this task (best similarity "
-                f"{closeness[hits[0].library]:.2f}): it may not do this; these are the nearest by words"
+                f"{closeness[hits[0].library]:.2f}): it may not do this; these are the nearest it has"
             )
         return FoundApis(
             query=query,
