@@ -770,3 +770,110 @@ def test_a_pages_own_section_markers_are_dropped(root: Path) -> None:
     # prose that mentions a marker is prose: it stays, as written
     prose = "Mark it with `# --8<-- [start:name]` in the file.\nSee a; b ;--8<-- [start:x] here.\n"
     assert run(root, "guide.md", prose).text == prose
+
+
+# -- mkdocs-include-markdown-plugin --------------------------------------------------------
+
+README = """\
+# humanize
+
+<!-- index-start -->
+Humanize numbers:
+
+```python
+>>> humanize.intcomma(12345)
+'12,345'
+```
+
+## Usage
+
+```jinja
+Words {% include "nothing.md" %} in a fence stay.
+```
+<!-- index-end -->
+
+## License
+MIT
+"""
+
+
+def test_include_markdown_between_delimiters_on_several_lines(tmp_path: Path) -> None:
+    """humanize's docs/index.md: the README's part between two HTML comments, the tag written
+    over several lines; the text around a one-line tag stays, and heading-offset deepens."""
+    write(tmp_path, "README.md", README)
+    doc = (
+        "Intro.\n"
+        "{%\n"
+        '   include-markdown "../README.md"\n'
+        '   start="<!-- index-start -->"\n'
+        '   end="<!-- index-end -->"\n'
+        "   comments=false\n"
+        "%}\n"
+        "Outro.\n"
+    )
+    result = resolve_includes(
+        doc, path=write(tmp_path, "docs/index.md", doc), root=tmp_path / "docs", base_dirs=[tmp_path]
+    )
+    assert result.warnings == []
+    body = result.text.split("\n")
+    assert body[0] == "Intro." and body[-2] == "Outro."
+    assert "Humanize numbers:" in body and "## Usage" in body and "## License" not in result.text
+    # the tag's own text is inside a fence of the included part: it is not read as a tag
+    assert 'Words {% include "nothing.md" %} in a fence stay.' in body
+    assert rows(result)[1][0] == 2  # the included lines map to the tag's first line
+
+    one = 'Before {% include-markdown "../README.md" start="## Usage" end="<!-- index-end -->" heading-offset=1 %} after\n'
+    result = resolve_includes(
+        one, path=write(tmp_path, "docs/one.md", one), root=tmp_path / "docs", base_dirs=[tmp_path]
+    )
+    assert result.text.startswith("Before \n\n```jinja\nWords ") and result.text.endswith("```\n after\n")
+
+
+def test_include_directive_offsets_dedent_and_a_tag_that_is_no_include(tmp_path: Path) -> None:
+    write(tmp_path, "docs/parts/code.py", "    def f():\n        return 1\n")
+    write(tmp_path, "docs/parts/page.md", "# Part\n\nText.\n")
+    doc = (
+        "- item\n"
+        '  {% include "parts/code.py" dedent=true %}\n'
+        '{% include-markdown "parts/page.md" heading-offset=2 %}\n'
+        "{% if user %}Hello{% endif %}\n"
+        "```jinja\n"
+        '{% include "parts/page.md" %}\n'
+        "```\n"
+    )
+    result = run(tmp_path, "docs/a.md", doc)
+    assert result.warnings == []
+    assert result.text.split("\n")[:5] == ["- item", "  def f():", "      return 1", "### Part", ""]
+    assert '{% if user %}Hello{% endif %}\n```jinja\n{% include "parts/page.md" %}\n```\n' in result.text
+
+
+def test_include_markdown_refusals_and_missing_delimiters_warn(tmp_path: Path, opened: list[Path]) -> None:
+    root = tmp_path / "root"
+    write(tmp_path, "secret.md", "secret\n")
+    write(root, "docs/part.md", "alpha\nbeta\n")
+    doc = (
+        '{% include-markdown "../../secret.md" %}\n'
+        f'{{% include "{tmp_path}/secret.md" %}}\n'
+        '{% include-markdown "https://example.com/x.md" %}\n'
+        '{% include-markdown "*.md" %}\n'
+        '{% include-markdown "missing.md" %}\n'
+        '{% include-markdown "part.md" start="<!-- no -->" %}\n'
+        '{% include-markdown "part.md" start="alpha" end="<!-- no -->" %}\n'
+        '{% include-markdown "part.md"\n'
+    )
+    result = run(root, "docs/a.md", doc)
+    assert result.warnings == [
+        "docs/a.md:1: include refused: path escapes the docs root: ../../secret.md",
+        f"docs/a.md:2: include refused: absolute path: {tmp_path}/secret.md",
+        "docs/a.md:3: remote include not fetched: https://example.com/x.md",
+        "docs/a.md:4: include of several files (a glob) not expanded: *.md",
+        "docs/a.md:5: include not found: missing.md",
+        'docs/a.md:6: include-markdown part.md: start="<!-- no -->" not found',
+        'docs/a.md:7: include-markdown part.md: end="<!-- no -->" not found after start="alpha"',
+    ]
+    lines = result.text.split("\n")
+    assert lines[:5] == doc.split("\n")[:5]  # refused or missing: left as written
+    assert lines[5] == ""  # a start not found includes nothing, as the plugin does
+    assert lines[6:8] == ["", "beta"]  # after the start to the end of the file
+    assert lines[8] == '{% include-markdown "part.md"'  # never closed: text
+    assert all(p.name == "part.md" for p in opened)

@@ -168,7 +168,7 @@ class At(NamedTuple):
 
 # snippet: pymdownx.snippets; sphinx: literalinclude / include; mdx: ``{!…!}``;
 # variants: ``{*…*}`` (markdown-include-variants)
-_Kind = Literal["snippet", "sphinx", "mdx", "variants"]
+_Kind = Literal["snippet", "sphinx", "mdx", "variants", "plugin"]
 _Opened = tuple[Path, "_Loaded"]
 
 
@@ -296,6 +296,10 @@ class IncludeReader:
                 rest = [*self.base_dirs, self.shown_root, here]
             bases = [*first, *rest]
             telling = set(first) or None
+        elif kind == "plugin":  # mkdocs-include-markdown-plugin: from the including file's folder
+            if rel.startswith("~") or Path(rel).is_absolute():
+                return "include refused: absolute path"
+            bases = [here]
         elif rel.startswith("/"):
             rel = rel.lstrip("/")
             conf = self._conf_dir(here) if kind == "sphinx" else None

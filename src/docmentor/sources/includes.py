@@ -17,6 +17,13 @@ Supported forms:
   around the picked ranges stand the plugin's ``# Code above omitted 👆``, ``# Code here
   omitted 👈`` and ``# Code below omitted 👇`` lines; ``ln[0]`` means the whole file. ``hl``
   (highlighting) and ``title`` are ignored. The included code is not searched for includes.
+* mkdocs-include-markdown-plugin: ``{% include-markdown "path" start="…" end="…" %}`` and
+  ``{% include "path" %}``, on one line or several, outside code blocks, relative to the
+  including file's folder: the text between each ``start`` and the next ``end`` (a ``start``
+  not found includes nothing, as the plugin does; a warning says so), ``dedent``,
+  ``heading-offset`` (include-markdown), ``recursive`` and ``preserve-includer-indent``;
+  globs and URLs are not expanded (a warning). ``comments`` and ``rewrite-relative-urls``
+  only change the rendered page.
 * Sphinx ``.. literalinclude::`` and ``.. include::`` (reST files, ``{eval-rst}`` fences)
   and their MyST fence forms (```` ```{literalinclude} path ````). Their option parsing,
   filters and code-block rendering live in ``docmentor.sources.sphinx_includes``.
@@ -53,7 +60,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from docmentor.parse.fences import Fence, closes
+from docmentor.parse.fences import Fence, closes, fence_open
 from docmentor.sources.include_targets import (
     SECTION_MARKER,
     At,
@@ -69,13 +76,19 @@ from docmentor.sources.mkdocs_includes import (
     BELOW,
     HERE,
     MD_INCLUDE,
+    PLUGIN_TAG_LINES,
     SNIPPET_BLOCK,
     SNIPPET_FILE,
     SNIPPET_INLINE,
     VARIANT_LN,
+    PluginTag,
+    between,
+    heading_offset,
     parse_ln,
     parse_row_slice,
+    plugin_tag,
     row_slice,
+    unescape,
     variants_line,
 )
 from docmentor.sources.sphinx_includes import (
@@ -94,7 +107,7 @@ logger = logging.getLogger(__name__)
 
 Fmt = Literal["markdown", "rst"]
 DEFAULT_MAX_BYTES = 5_000_000
-_QUICK = ("8<", "{!", "{*", "include::", "{literalinclude}", "{include}", "{eval-rst}")
+_QUICK = ("8<", "{!", "{*", "{%", "include::", "{literalinclude}", "{include}", "{eval-rst}")
 # The argument is the rest of the line, stripped by :func:`_arg` (a lazy ``(.*?)[ \t]*$``
 # was cubic on a line of spaces).
 _RST_DIRECTIVE = re.compile(r"^(?P<indent>[ \t]*+)\.\.[ \t]++(?P<name>literalinclude|include)::(?P<arg>.*)$")
@@ -249,6 +262,48 @@ class _Expander(IncludeReader):
             nums = list(range(1, len(lines) + 1))
         return indent_text(self.nested(lines, nums, target, fmt, at), indent)
 
+    def plugin(self, tag: PluginTag, indent: str, at: At) -> list[str] | None:
+        """``{% include-markdown … %}`` / ``{% include … %}`` (mkdocs-include-markdown-plugin):
+        the file, relative to the including page's folder, between its ``start`` and ``end``
+        delimiters; ``dedent``, ``heading-offset`` (include-markdown), ``recursive`` and
+        ``preserve-includer-indent`` as the plugin reads them."""
+        path = tag.path
+        if path.lower().startswith(("http://", "https://")):
+            self.warn(at, f"remote include not fetched: {path}")
+            return None
+        if any(c in path for c in "*?["):
+            self.warn(at, f"include of several files (a glob) not expanded: {path}")
+            return None
+        opened = self.open(path, at, "plugin")
+        if opened is None:
+            return None
+        target, loaded = opened
+        lines, nums = strip_markers(loaded, range(len(loaded.lines)))
+        text = "\n".join(lines)
+        start, end = (unescape(tag.args[k]) if tag.args.get(k) else None for k in ("start", "end"))
+        spans, problem = between(text, start, end)
+        if problem is not None:
+            self.warn(at, f"{tag.name} {path}: {problem}")
+        kept: list[str] = []
+        kept_nums: list[int] = []
+        for begin, stop in spans:
+            piece = text[begin:stop].split("\n")
+            first = text.count("\n", 0, begin)
+            kept.extend(piece)
+            kept_nums.extend(nums[min(first + k, len(nums) - 1)] for k in range(len(piece)))
+        if tag.args.get("dedent", "false").lower() == "true":
+            kept = dedent_text(kept)
+        if (
+            tag.name == "include-markdown"
+            and (offset := tag.args.get("heading-offset", "0")).lstrip("-").isdigit()
+        ):
+            kept = heading_offset(kept, int(offset))
+        if tag.args.get("recursive", "true").lower() != "false":
+            kept = self.nested(kept, kept_nums, target, "markdown", at)
+        if tag.args.get("preserve-includer-indent", "true").lower() == "false":
+            return kept
+        return [(indent + line) if line.strip() else line for line in kept]
+
     # -- the line loop ----------------------------------------------------------------
 
     def expand(
@@ -258,11 +313,17 @@ class _Expander(IncludeReader):
         out: list[str] = []
         src: list[int] = []
         eval_rst: Fence | None = None  # an open {eval-rst} fence
+        # Jinja-style tags are read outside code blocks only (a template shown in a fence is
+        # an example, not a directive): fences are followed where a page has such a tag
+        tags = fmt == "markdown" and any("{%" in x for x in lines)
+        code: Fence | None = None
         i, n = 0, len(lines)
         while i < n:
             line = lines[i]
             if eval_rst is not None and closes(line, eval_rst, any_indent=True):
                 eval_rst = None
+            if tags:
+                code = _fence_after(line, code)
             if not any(q in line for q in _QUICK):
                 out.append(line)
                 src.append(nums[i])
@@ -295,6 +356,8 @@ class _Expander(IncludeReader):
                 got = self.variants(*v, at)
             elif fmt == "markdown" and eval_rst is None and "{!" in line:
                 got = self._md_line(line, at)
+            if got is None and tags and code is None and eval_rst is None and "{%" in line:
+                got, consumed = self._tag(lines, i, at)
             if got is None:
                 out.extend(lines[i : i + consumed])
                 src.extend(nums[i : i + consumed])
@@ -306,6 +369,32 @@ class _Expander(IncludeReader):
                     self.budget.used += max(grown, 0)
             i += consumed
         return out, src
+
+    def _tag(self, lines: Sequence[str], i: int, at: At) -> tuple[list[str] | None, int]:
+        """A ``{% … %}`` tag that opens on line ``i`` and closes within :data:`PLUGIN_TAG_LINES`
+        lines: its include (the text before and after it kept), and the lines it took."""
+        line = lines[i]
+        open_at = line.find("{%")
+        parts = [line[open_at + 2 :]]
+        j = i
+        while "%}" not in parts[-1]:
+            j += 1
+            if j >= len(lines) or j - i >= PLUGIN_TAG_LINES:
+                return None, 1
+            parts.append(lines[j])
+        inner, _, after = "\n".join(parts).partition("%}")
+        tag = plugin_tag(inner)
+        if tag is None:
+            return None, 1
+        before = line[:open_at]
+        indent = before[: len(before) - len(before.lstrip())]
+        got = self.plugin(tag, indent, at)
+        if got is None:
+            return None, j - i + 1
+        got = got or [""]
+        got[0] = before + got[0][len(indent) :] if got[0].startswith(indent) else before + got[0]
+        got[-1] += after
+        return got, j - i + 1
 
     def _block(
         self, lines: Sequence[str], nums: Sequence[int], i: int, doc: At
@@ -377,6 +466,13 @@ class _Expander(IncludeReader):
             return None, 1
         opts = myst_options(lines[i + 1 : close])
         return self.directive(m["name"], _arg(m), opts, m["indent"], "markdown", at), close - i + 1
+
+
+def _fence_after(line: str, fence: Fence | None) -> Fence | None:
+    """The code fence open after ``line`` (``fence``: the one open before it)."""
+    if fence is None:
+        return fence_open(line, any_indent=True)
+    return None if closes(line, fence, any_indent=True) else fence
 
 
 # what may stand around a section marker on a line of its own: comment delimiters

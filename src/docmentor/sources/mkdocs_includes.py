@@ -1,5 +1,6 @@
 """The MkDocs include forms' syntax: pymdownx.snippets (``--8<--``), ``{!…!}``
-(markdown-include, mdx_include) and ``{*…*}`` (markdown-include-variants).
+(markdown-include, mdx_include), ``{*…*}`` (markdown-include-variants) and ``{% include-markdown
+… %}`` / ``{% include … %}`` (mkdocs-include-markdown-plugin).
 
 Their patterns, mdx_include's row slices and the variants' ``ln[…]`` ranges; what they mean
 is in ``docmentor.sources.includes``. Every pattern here reads the user's (or a repository's)
@@ -9,6 +10,9 @@ text, so each runs in linear time on any line.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
+
+from docmentor.parse.fences import Fence, closes, fence_open
 
 SNIPPET_INLINE = re.compile(
     r"""^(?P<space>[ \t]*)(?P<escape>;*)-+8<-+[ \t]+"""
@@ -95,3 +99,140 @@ def variants_line(line: str) -> tuple[str, str, str] | None:
     if not words:
         return None
     return words[0], words[1] if len(words) > 1 else "", line[: len(line) - len(line.lstrip())]
+
+
+# mkdocs-include-markdown-plugin: ``{% include-markdown "path" start="…" %}`` and ``{% include
+# "path" %}``, on one line or several. The tag's text is read by :func:`plugin_tag`, a scan
+# over its characters (no pattern on it).
+PLUGIN_TAG_LINES = 30  # a tag not closed within this many lines is text
+_PLUGIN_NAMES = ("include-markdown", "include")
+
+
+@dataclass(frozen=True, slots=True)
+class PluginTag:
+    """One mkdocs-include-markdown-plugin directive: its name, path and arguments."""
+
+    name: str  # "include-markdown" or "include"
+    path: str
+    args: dict[str, str]
+
+
+def plugin_tag(inner: str) -> PluginTag | None:
+    """The directive inside ``{%`` … ``%}`` (Jinja's ``-`` whitespace control allowed), or None
+    when it is no include (``{% if x %}``) or its path is missing. Values are quoted (``"…"``,
+    ``'…'``, ``\\`` escapes the quote) or bare words (``true``, ``2``)."""
+    text = inner.strip().strip("-").strip()
+    name = next((n for n in _PLUGIN_NAMES if text.startswith(n)), None)
+    if name is None:
+        return None
+    rest = text[len(name) :]
+    if rest[:1] not in (" ", "\t", "\n", '"', "'"):
+        return None  # {% includes %}, {% include_raw %}: another tag
+    words = _words(rest)
+    if not words or ("=" in words[0][0] and not words[0][1]):
+        return None
+    path = words[0][0]
+    args: dict[str, str] = {}
+    for word, quoted in words[1:]:
+        key, eq, value = word.partition("=")
+        if eq and not quoted:
+            args[key.strip().replace("_", "-")] = value
+    return PluginTag(name, path, args) if path else None
+
+
+def _words(text: str) -> list[tuple[str, bool]]:
+    """Space-separated words, a quoted part read whole (``start="a b"`` is one word, its value
+    unquoted): (word, whether it is a quoted string alone). One pass over the characters."""
+    words: list[tuple[str, bool]] = []
+    word: list[str] = []
+    quoted_alone = False
+    quote = ""
+    k = 0
+    while k < len(text):
+        c = text[k]
+        if quote:
+            if c == "\\" and k + 1 < len(text) and text[k + 1] in "\"'\\":
+                word.append(text[k + 1])
+                k += 2
+                continue
+            if c == quote:
+                quote = ""
+            else:
+                word.append(c)
+        elif c in "\"'":
+            quoted_alone = not word
+            quote = c
+        elif c.isspace():
+            if word or quoted_alone:
+                words.append(("".join(word), quoted_alone))
+            word, quoted_alone = [], False
+        else:
+            word.append(c)
+            quoted_alone = False
+        k += 1
+    if word or quoted_alone:
+        words.append(("".join(word), quoted_alone))
+    return words
+
+
+def unescape(value: str) -> str:
+    """A ``start``/``end`` value's Python-style escapes read (``\\n`` is a newline), as the
+    plugin reads them; a value they do not parse in stays as written."""
+    if "\\" not in value:
+        return value
+    try:
+        return value.encode("latin-1", "backslashreplace").decode("unicode_escape")
+    except UnicodeDecodeError:
+        return value
+
+
+def between(text: str, start: str | None, end: str | None) -> tuple[list[tuple[int, int]], str | None]:
+    """The (begin, end) character spans of ``text`` the plugin includes for ``start`` and
+    ``end``: after each ``start``, to the next ``end``; after the first ``start`` alone; before
+    the first ``end`` alone. With a problem (a delimiter not found) the second value says it."""
+    if start:
+        spans: list[tuple[int, int]] = []
+        at = text.find(start)
+        if at < 0:
+            return [], f'start="{start}" not found'
+        problem = None
+        while at >= 0:
+            begin = at + len(start)
+            if not end:
+                return [(begin, len(text))], None
+            stop = text.find(end, begin)
+            if stop < 0:
+                problem = f'end="{end}" not found after start="{start}"'
+                spans.append((begin, len(text)))
+                break
+            spans.append((begin, stop))
+            at = text.find(start, stop + len(end))
+        return spans, problem
+    if end:
+        stop = text.find(end)
+        if stop < 0:
+            return [(0, len(text))], f'end="{end}" not found'
+        return [(0, stop)], None
+    return [(0, len(text))], None
+
+
+def heading_offset(lines: list[str], offset: int) -> list[str]:
+    """Markdown ATX headings outside code blocks made ``offset`` levels deeper (shallower when
+    negative), between 1 and 6, as the plugin's ``heading-offset`` does."""
+    if not offset:
+        return lines
+    out: list[str] = []
+    fence: Fence | None = None
+    for line in lines:
+        if fence is None:
+            fence = fence_open(line, any_indent=True)
+            stripped = line.lstrip(" ")
+            hashes = len(stripped) - len(stripped.lstrip("#"))
+            heading = 1 <= hashes <= 6 and len(line) - len(stripped) < 4
+            if fence is None and heading and stripped[hashes : hashes + 1] in ("", " ", "\t"):
+                level = min(max(hashes + offset, 1), 6)
+                line = line[: len(line) - len(stripped)] + "#" * level + stripped[hashes:]
+        elif closes(line, fence, any_indent=True):
+            fence = None
+        out.append(line)
+    return out
