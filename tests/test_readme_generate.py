@@ -642,6 +642,7 @@ def test_overview_shows_summaries_as_a_reader_sees_them_and_each_class_once() ->
         ("p.aio.Flask", "The application object. Calls `route` for you."),
     ]
     assert "- `p.secho`: Echo and style in one call.\n" in ov.aspects["architecture"] + "\n"
+    assert "### Key functions and methods:" in ov.aspects["architecture"]  # by importance, not uses
     # a summary that is all lead-in: nothing when it only pointed at the code, else ended
     url = ApiEntry(
         api_id="p.URL",

@@ -264,7 +264,7 @@ def _architecture_text(
         :8
     ]
     if top:
-        arch += ["", "### Most used functions and methods:"]
+        arch += ["", "### Key functions and methods:"]  # by importance: not a count of uses
         said = [(public_path(e), shown(e.description)) for e in top]
         arch += [f"- `{path}`" + (f": {text}" if text else "") for path, text in said]
     return "\n".join(arch)
