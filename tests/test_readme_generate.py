@@ -26,7 +26,7 @@ from docmentor.library import GenerationResult, generate
 from docmentor.library.knowledge.importance import count_mentions, prose_text, public_path, score_importance
 from docmentor.library.knowledge.kb_files import load_kb, write_kb
 from docmentor.library.knowledge.kb_index import load_entries, load_examples, register_kb
-from docmentor.library.knowledge.kb_schema import KnowledgeBase
+from docmentor.library.knowledge.kb_schema import DocSection, KnowledgeBase
 from docmentor.library.knowledge.overview import build_overview
 from docmentor.library.knowledge.readme import best_example, is_data, ranked_entries, render_readme
 from docmentor.library.models import ApiEntry, ApiParameter, ApiReturn, Example
@@ -1382,3 +1382,21 @@ def test_values_that_are_no_api_take_no_context() -> None:
     var = ApiEntry(api_id="p.T", kind="attribute", name="T", internal="type variable")
     shown = [e.api_id for e in ranked_entries([flag, never, var, helper, call])]
     assert shown == ["p.num.intcomma", "p.num.split"]
+
+
+def test_a_page_with_nothing_to_say_is_no_concept() -> None:
+    """A generated reference page (``::: pkg.sizes``, mkdocstrings) has a title and no prose:
+    the overview's concepts leave it out instead of printing an empty heading."""
+    sections = [
+        DocSection("sizes.md", "Sizes", "Sizes", 1, "sizes", "# Sizes\n\n::: pkg.sizes\n"),
+        DocSection(
+            "guide.md", "Guide", "Guide", 1, "guide", "# Guide\n\nThe guide shows how sizes are read.\n"
+        ),
+        DocSection("guide.md", "Guide", "Units", 2, "units", "## Units\n\nUnits are decimal by default.\n"),
+    ]
+    ov = build_overview(library="pkg", version=None, purpose="", entries=[], examples=[], sections=sections)
+    text = ov.aspects["concepts"]
+    assert "### Sizes" not in text
+    assert (
+        "### Guide\nThe guide shows how sizes are read.\n- **Units**: Units are decimal by default." in text
+    )

@@ -287,16 +287,17 @@ def _quickstart_text(install: Sequence[str], quick: Sequence[Example], version: 
 def _concepts_text(concepts: Sequence[Concept]) -> str:
     """The overview's concepts aspect: the concepts under their pages' titles."""
     cs = ["## Core Concepts"]
-    page: str | None = None
+    pages: dict[str, list[str]] = {}  # a page's lines under its title, pages in order
     for c in concepts:
-        if c.page != page:
-            page = c.page
-            cs += ["", f"### {page}"]
-        if c.name == page:
+        said = pages.setdefault(c.page, [])
+        if c.name == c.page:
             if c.description:
-                cs.append(c.description)
+                said.append(c.description)
             continue
-        cs.append(f"- **{c.name}**" + (f": {c.description}" if c.description else "") + f" ({c.source})")
+        said.append(f"- **{c.name}**" + (f": {c.description}" if c.description else "") + f" ({c.source})")
+    for page, said in pages.items():
+        if said:  # a page with nothing to say (only `::: pkg.module`, generated) is no concept
+            cs += ["", f"### {page}", *said]
     if len(cs) == 1:
         cs += ["", "The documentation has no headings to take concepts from."]
     return "\n".join(cs)
