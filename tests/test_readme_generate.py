@@ -1400,3 +1400,27 @@ def test_a_page_with_nothing_to_say_is_no_concept() -> None:
     assert (
         "### Guide\nThe guide shows how sizes are read.\n- **Units**: Units are decimal by default." in text
     )
+
+
+def test_a_docstrings_first_block_is_its_example_before_a_shorter_later_one() -> None:
+    """``metric``'s docstring shows its plain use first and an edge case after: README.LLM
+    shows the first block, though the second is shorter (doctest also runs later blocks after
+    the earlier ones, which may bind their names)."""
+    entry = ApiEntry(api_id="num.metric", kind="function", name="metric")
+
+    def block(n: int, code: str) -> Example:
+        return Example(
+            example_id=f"docstring-num.metric-{n}",
+            title="num.metric",
+            code=code,
+            language="python",
+            source="docstrings",
+            path="num.py",
+            line=10 * n,
+            apis_used=["num.metric"],
+            origin="docstring",
+        )
+
+    plain = block(1, ">>> metric(1500, 'V')\n'1.50 kV'\n>>> metric(220e-6, 'F')\n'220 μF'\n")
+    edge = block(2, ">>> metric(1e40)\n'1.00 x 10⁴⁰'\n")
+    assert best_example(entry, [edge, plain], validated=False) is plain

@@ -191,7 +191,8 @@ def best_example(
     under a heading that names it, then complete programs that import the library (a
     callback that names nothing is no program of it), then one not shown yet for
     another API, then the one most about it (the largest part of its API uses are the API
-    or its members), then the shortest. When validation ran, only passed examples qualify; a
+    or its members), then a docstring's first block before its later ones, then the
+    shortest. When validation ran, only passed examples qualify; a
     Python example qualifies only when it parses (``ast``) once dedented. ``names``: the
     words of the library's API names (:func:`api_words`), so that a heading naming a longer
     one ("Async clients") does not name a shorter one in it (``Client``).
@@ -223,10 +224,21 @@ def best_example(
             not (ex.complete and (ex.language != "python" or bool(_imported(example_code(ex)) & own))),
             ex.example_id in seen,
             -_share(ex, entry.api_id, member),
+            _block(ex),
             len(ex.code),
             ex.example_id,
         ),
     )
+
+
+def _block(example: Example) -> int:
+    """A docstring example's place in its docstring (1, 2, …; 0 for the docs' examples): its
+    first block shows the plain use and binds what later ones use (doctest runs them in one
+    namespace), a later one is often an edge case (``metric(1e40)``)."""
+    if example.origin != "docstring":
+        return 0
+    number = example.example_id.rpartition("-")[2]
+    return int(number) if number.isdigit() else 0
 
 
 def _share(example: Example, api_id: str, member: str) -> float:
