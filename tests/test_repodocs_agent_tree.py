@@ -89,6 +89,9 @@ def test_a_run_is_written_as_the_tree_with_the_models_text_and_the_codes_where_i
     assert all(u["source"] == "model" for i, u in units.items() if i != FAILED)
     assert WORD in units[MARKED]["text"] and units[MARKED]["hash"] == UNITS[MARKED].content_hash
     page = (out / units[MARKED]["page"]).read_text(encoding="utf-8")
+    # the model's module document has its Components; the components' documents come after,
+    # under a heading of their own (not a second "## Components")
+    assert page.count("\n## Components\n") == 1 and "\n## Component documents\n" in page
     marked = section_of(page, units[MARKED]["anchor"])
     assert f"It applies the {WORD} discount rule" in marked and "Written from the code" not in marked
     # the model's links, made to work from the module page its document is on

@@ -61,7 +61,10 @@ def _module_page(units: RepoUnits, module_id: str, package: str, documents: dict
     members = {c.id: c.members for c in units.components}
     module = next(m for m in units.modules if m.id == module_id)
     if module.components:
-        parts.append("## Components\n")
+        # a model's module document has a Components section of its own (one line each):
+        # the components' documents then come under a heading of their own
+        own = any(name.lower() == "components" for name in doc.section_names())
+        parts.append("## Component documents\n" if own else "## Components\n")
     stack = [(c, 3) for c in reversed(module.components)]
     while stack:
         unit_id, level = stack.pop()
