@@ -390,6 +390,10 @@ def test_a_run_that_stops_on_a_failing_endpoint_exits_1_after_its_report(
     rc, out, err = cli("repo-docs", "generate", str(repo), "--no-register")
     assert rc == 1 and "0 units committed" in out and "stopped after" in out, (out, err)
     assert err.startswith("error: the model did not document every unit: stopped after"), err
+    # no process works on it now: status says it is not finished and how to go on, not "running"
+    text = cli.ok("repo-docs", "status", str(repo))
+    assert ": not finished (repo-docs generate goes on where it stopped)" in text, text
+    assert "running" not in text
 
 
 def test_evaluate_says_when_a_metric_had_nothing_to_check(cli: Cli, tmp_path: Path) -> None:

@@ -307,15 +307,19 @@ def repodocs_status(
         emit(data)
         return
     units = data["units"]
+    # a run not finished may be at work in another process or stopped (failures, Ctrl-C, a
+    # kill): the index cannot tell which, and generate goes on with it either way
     state = "finished" if run.finished else data["status"]
+    if state == "running":
+        state = "not finished (repo-docs generate goes on where it stopped)"
     print(f"run {data['run_id']} of {data['root']} ({data['model'] or 'no model'}): {state}")
     print(
         f"units: {units['committed']} committed, {units['pending']} pending, {units['failed']} failed, "
         f"of {units['total']}; {data['tokens']:,} tokens "
         f"({data['prompt_tokens']:,} prompt, {data['completion_tokens']:,} completion)"
     )
-    if data["current_unit"]:
-        print(f"current unit: {data['current_unit']}")
+    if data["current_unit"] and not run.finished:
+        print(f"last unit started: {data['current_unit']}")
 
 
 @repodocs_app.command("show", short_help="Print one unit's document from the latest documentation.")
