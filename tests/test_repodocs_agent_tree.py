@@ -13,11 +13,11 @@ import pytest
 
 from clitool import Cli
 from docmentor.engine import Docmentor
-from docmentor.errors import UsageError
+from docmentor.errors import NotFoundError, UsageError
 from docmentor.repodocs.agent import run_agent
 from docmentor.repodocs.agent_tree import model_sections, write_agent_tree
 from docmentor.repodocs.output import OutputError
-from docmentor.repodocs.serve import repo_docs_progress
+from docmentor.repodocs.serve import repo_docs_progress, repo_docs_unit
 from openai_server import OpenAIServer
 from openai_server import openai_server as openai_server  # the fixture
 from test_repodocs_agent import UNITS, Model, client_for, good_document
@@ -67,7 +67,12 @@ def test_a_run_is_written_as_the_tree_with_the_models_text_and_the_codes_where_i
             report = run_agent(repo, engine.store, client)
         assert report.failed == [FAILED]
         out = tmp_path / "docs"
+        with pytest.raises(NotFoundError, match="no committed document"):  # no tree yet
+            repo_docs_unit(engine, repo, FAILED, out)
         result = write_agent_tree(engine.store, repo, report.run_id, out)
+        # the failed unit's document is the tree's, written from the code (it says so)
+        shown = repo_docs_unit(engine, repo, FAILED, out)
+        assert shown.mode == "model" and "Written from the code alone" in shown.document
         first = tree(out)
         again = write_agent_tree(engine.store, repo, report.run_id, out)
     finally:

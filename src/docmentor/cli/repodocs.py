@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from docmentor import UsageError
+from docmentor import NotFoundError, UsageError
 from docmentor.cli.app import (
     GateFailed,
     app,
@@ -339,11 +339,12 @@ def repodocs_show(
     root = _folder(path)
     with _latest_engine() as engine:
         found = repo_docs_unit(engine, root, unit, out)
-        row = (
-            repo_unit_document(engine.store, root, unit)
-            if engine is not None and found.mode == "model"
-            else None
-        )
+        row = None
+        if engine is not None and found.mode == "model":
+            try:
+                row = repo_unit_document(engine.store, root, unit)
+            except NotFoundError:  # failed or pending: the tree's document from the code, found
+                row = None
     if as_json:
         emit({"mode": "model", **asdict(row)} if row is not None else found.to_dict())
         return

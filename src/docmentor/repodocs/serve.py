@@ -158,12 +158,27 @@ def repo_docs_progress(engine: Docmentor | None, root: Path, out: Path | None = 
 
 
 def repo_docs_unit(engine: Docmentor | None, root: Path, unit: str, out: Path | None = None) -> RepoDocsUnit:
-    """The document of ``unit`` (a dotted id) in the latest documentation of ``root``;
-    NotFoundError (with the closest ids) when it has no such unit."""
+    """The document of ``unit`` (a dotted id) in the latest documentation of ``root`` (a unit
+    the agent's run failed or left pending: the document written from the code that the tree
+    of that run holds in its place, when the tree was written); NotFoundError (with the
+    closest ids) when it has no such unit."""
     root = root.resolve()
     tree, status = _latest(engine, root, out)
     if status is not None and engine is not None:
-        row = repo_unit_document(engine.store, root, unit)
+        try:
+            row = repo_unit_document(engine.store, root, unit)
+        except NotFoundError:
+            # failed or pending in the run: the tree written from the run has the document
+            # written from the code in its place (it says so in its first line)
+            written = (out if out is not None else root / DEFAULT_OUT) / JSON_NAME
+            if not written.is_file() or _tree_run(written) != status.run.id:
+                raise
+            entry = next((e for e in _tree_units(written) if e.get("id") == unit), None)
+            if entry is None:
+                raise
+            return RepoDocsUnit(
+                str(root), unit, "model", str(entry.get("kind", "")), str(entry.get("text", ""))
+            )
         return RepoDocsUnit(str(root), unit, "model", row.granularity, row.document or "")
     assert tree is not None
     units = _tree_units(tree)
