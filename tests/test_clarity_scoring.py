@@ -715,6 +715,12 @@ def test_roadmap_link_and_alt_text_impacts() -> None:
             "issue #1 has estimated_effort 'huge'",
         ),
         ((5.0, 8.0, ["text"]), "issue #1 must be an object"),
+        (
+            (5.0, 8.0, [{"severity": "info", "line": 3}, {"severity": "info", "line": "twelve"}]),
+            "issue #2 has line",
+        ),
+        ((5.0, 8.0, [{"severity": "info", "line": -1}]), "issue #1 has line -1"),
+        ((5.0, 8.0, [{"severity": "info", "line": True}]), "issue #1 has line True"),
     ],
 )
 def test_roadmap_bad_input(args: tuple[Any, ...], match: str) -> None:

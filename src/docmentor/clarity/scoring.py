@@ -388,7 +388,8 @@ def calculate_dimension_score(
 
 
 def issue_fields(issue: Issue | Mapping[str, Any], index: int = 0) -> dict[str, Any]:
-    """An issue (``Issue`` or a dict as the MCP tools receive it) as a dict with a valid severity."""
+    """An issue (``Issue`` or a dict as the MCP tools receive it) as a dict with a valid severity
+    and line (a whole number, or none)."""
     if isinstance(issue, Issue):
         data = issue.to_dict()
     elif isinstance(issue, Mapping):
@@ -399,6 +400,12 @@ def issue_fields(issue: Issue | Mapping[str, Any], index: int = 0) -> dict[str, 
         raise UsageError(
             f"issue #{index + 1} has severity {data.get('severity')!r}",
             hint="severity is one of critical, warning, info",
+        )
+    line = data.get("line")
+    if line is not None and (isinstance(line, bool) or not isinstance(line, int) or line < 0):
+        raise UsageError(
+            f"issue #{index + 1} has line {line!r}",
+            hint="line is the page's line number (1 or more; 0 or absent for the whole page)",
         )
     return data
 
