@@ -99,6 +99,7 @@ def test_version_is_read_from_the_docs_package_metadata(tmp_path: Path) -> None:
         ("package.json", '{"name": "tinyhttp", "version": "4.2.0-beta.1"}', "4.2.0-beta.1"),
         ("setup.cfg", "[metadata]\nname = tinyhttp\nversion = 0.9.1\n", "0.9.1"),
         ("pyproject.toml", '[tool.poetry]\nname = "tinyhttp"\nversion = "0.5.0"\n', "0.5.0"),
+        ("PKG-INFO", "Metadata-Version: 2.1\nName: tinyhttp\nVersion: 24.2.0\n\nVersion: 9.9\n", "24.2.0"),
     ],
 )
 def test_other_package_metadata(tmp_path: Path, name: str, text: str, version: str) -> None:
@@ -122,6 +123,22 @@ def test_dynamic_or_placeholder_versions_say_nothing(tmp_path: Path) -> None:
     report = engine.add(root / "docs", name="not-an-installed-package-xyz")
     assert (report.version, report.version_origin) == (None, None)
     assert "version" not in report.to_dict()  # the report's JSON as before
+    engine.close()
+
+
+def test_an_unpacked_sdists_pkg_info_gives_the_version_its_pyproject_leaves_dynamic(tmp_path: Path) -> None:
+    """attrs-24.2.0/: pyproject.toml's version is dynamic, PKG-INFO says 24.2.0; the package of
+    that name installed beside docmentor (another version) is no answer then."""
+    root = tmp_path / "attrs-24.2.0"
+    (root / "docs").mkdir(parents=True)
+    (root / "docs" / "a.md").write_text("# A\n\ntext\n", encoding="utf-8")
+    (root / "pyproject.toml").write_text(
+        '[project]\nname = "attrs"\ndynamic = ["version"]\n', encoding="utf-8"
+    )
+    (root / "PKG-INFO").write_text("Metadata-Version: 2.3\nName: attrs\nVersion: 24.2.0\n", encoding="utf-8")
+    engine = Docmentor(tmp_path / "index")
+    report = engine.add(root / "docs", name="pytest")  # a package installed here, another version
+    assert (report.version, report.version_origin) == ("24.2.0", "PKG-INFO")
     engine.close()
 
 

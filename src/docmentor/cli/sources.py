@@ -162,8 +162,9 @@ _ORIGINS = {
     "pyproject.toml": "from the project's pyproject.toml",
     "package.json": "from the project's package.json",
     "setup.cfg": "from the project's setup.cfg",
+    "PKG-INFO": "from the sdist's PKG-INFO",
     "llms.txt": "stated in the llms.txt",
-    "installed": "of the installed package",
+    "installed": "of the package installed beside docmentor",
 }
 
 

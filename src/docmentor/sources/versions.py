@@ -23,7 +23,9 @@ from docmentor.models import SourceSpec
 from docmentor.sources.project_files import ProjectRequirement, same_version
 
 #: where a source's version was read
-VersionOrigin = Literal["given", "pyproject.toml", "package.json", "setup.cfg", "llms.txt", "installed"]
+VersionOrigin = Literal[
+    "given", "pyproject.toml", "package.json", "setup.cfg", "PKG-INFO", "llms.txt", "installed"
+]
 #: why one version of a library answered: asked for, the project's requirement, the newest
 VersionReason = Literal["asked", "pinned", "newest"]
 
@@ -89,12 +91,15 @@ def detect_version(
 def folder_version(folder: Path) -> FoundVersion | None:
     """The version in the package metadata of the project a docs folder belongs to: a
     pyproject.toml, package.json or setup.cfg in the folder itself or in its parent (the
-    project root of ``project/docs``). Dynamic and placeholder versions say nothing."""
+    project root of ``project/docs``), else the PKG-INFO of an unpacked sdist there (where
+    the version the others leave dynamic is written out). Dynamic and placeholder versions
+    say nothing."""
     for root in (folder, folder.parent):
         for name, read in (
             ("pyproject.toml", _pyproject),
             ("package.json", _package_json),
             ("setup.cfg", _setup_cfg),
+            ("PKG-INFO", _pkg_info),
         ):
             path = root / name
             if not path.is_file():
@@ -132,6 +137,18 @@ def _setup_cfg(path: Path) -> str | None:
     if version is None or version.strip().startswith(("attr:", "file:")):
         return None
     return version.strip()
+
+
+def _pkg_info(path: Path) -> str | None:
+    """``Version:`` of a PKG-INFO's header (core metadata: the lines before the first blank)."""
+    with path.open(encoding="utf-8", errors="replace") as f:
+        for n, line in enumerate(f):
+            if not line.strip() or n > 200:
+                break
+            key, colon, value = line.partition(":")
+            if colon and key.strip().lower() == "version":
+                return value.strip() or None
+    return None
 
 
 def llms_version(text: str) -> str | None:

@@ -320,7 +320,7 @@ def m011_access_tokens(db: Connection) -> None:
 @migration
 def m012_source_version_origin(db: Connection) -> None:
     # Versioned sources (issue 23, part 5): where a source's version was read — "given"
-    # (--version, docmentor.toml), "pyproject.toml", "package.json", "setup.cfg", "llms.txt"
+    # (--version, docmentor.toml), "pyproject.toml", "package.json", "setup.cfg", "PKG-INFO", "llms.txt"
     # or "installed"; NULL when unknown (rows written before, or no version found).
     db.execute("ALTER TABLE sources ADD COLUMN version_origin TEXT")
 
