@@ -341,7 +341,7 @@ def get(
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON with pagination fields.")] = False,
 ) -> None:
-    """Print a stored document as written (Markdown, MDX or reST), its includes resolved."""
+    """Print a stored document as written, includes resolved."""
     span: tuple[int, int] | None = None
     if lines is not None:
         a, sep, b = lines.partition("-")
