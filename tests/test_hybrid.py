@@ -468,6 +468,8 @@ def test_excerpts_rank_by_meaning_too(at: Callable[..., Docmentor]) -> None:
     assert first(True, "ignore conflicting rows") == ["Insert if not exists"]
     assert first(False, "duplicates are dropped") == []  # no word of it on the page
     assert first(True, "duplicates are dropped") == ["Insert if not exists"]
+    # a made-up word is near no section, though one is the page's nearest by cosine
+    assert first(True, "zzqqxx") == [] and first(False, "zzqqxx") == []
 
 
 @pytest.mark.parametrize("value", ["maybe", "2", "offf"])

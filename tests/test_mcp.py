@@ -243,6 +243,9 @@ def test_get_doc_excerpt(reader: Docmentor) -> None:
     assert best["heading"] == "Troubleshooting"
     assert (best["line_start"], best["line_end"]) == (13, 15)
     assert "restart it" in best["text"]
+    blank = call(reader, "get_doc_excerpt", {"url_or_path": "w:guide.md", "query": "  "})
+    (said,) = blank.content
+    assert blank.is_error and isinstance(said, TextContent) and "empty query" in said.text  # as search_docs
 
 
 def test_list_sources_and_resource(reader: Docmentor) -> None:

@@ -418,6 +418,8 @@ def _docs_tools(server: MCPServer, engine: Docmentor, state: ServerState) -> Non
         Each excerpt has heading, heading_path, line_start/line_end and text of about
         2 x context_chars characters.
         """
+        if not query.strip():  # as search_docs: a blank query is a mistake
+            raise _tool_error(UsageError("empty query", hint="ask in words, or with an identifier"))
         found = await _run(
             lambda: engine.excerpt(url_or_path, query, max_chunks=max_chunks, context_chars=context_chars)
         )

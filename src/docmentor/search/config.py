@@ -143,6 +143,15 @@ class RankingConfig:
         "about (a made-up word: best cosine ~0.2) still had a best neighbour scoring 1, and a "
         "digest built on it. 0 / 0.2 / 0.25 / 0.3 / 0.35 give the same dev-suite figures.",
     )
+    excerpt_only_cosine: float = _c(
+        0.2,
+        "get_doc_excerpt: a section of the one page asked about found by meaning alone needs "
+        "at least this raw cosine (search's semantic_only_cosine, over every page, is 0.3). "
+        "Within a page the answer to a paraphrase sits lower ('duplicates are dropped': 0.26 "
+        "from 'Insert if not exists'), a made-up word near 0.1 ('zzqqxx': 0.13 from the page's "
+        "nearest section); before, the page's nearest section always answered.",
+        "tests/fixtures/hybrid (tests/test_hybrid.py::test_excerpts_rank_by_meaning_too)",
+    )
     semantic_floor: float = _c(
         0.15,
         "Cosines are scaled as (cos − floor) / (best − floor): MiniLM gives unrelated sections "

@@ -316,7 +316,10 @@ def excerpts(
         alpha = config.semantic_weight
         for (score, i, sec), cos in zip(lexical, cosines, strict=True):
             closeness = 0.0 if cos is None else scale(cos)
-            if i not in empty and (score > 0 or closeness >= config.semantic_only_min):
+            # found by meaning alone: close for this page, and close at all (a made-up word's
+            # nearest section is still the page's best by cosine)
+            meant = closeness >= config.semantic_only_min and (cos or 0.0) >= config.excerpt_only_cosine
+            if i not in empty and (score > 0 or meant):
                 scored.append(((1 - alpha) * score / top + alpha * closeness, i, sec))
     else:
         scored = [(sc, i, sec) for sc, i, sec in lexical if i not in empty and (sc > 0 or not term_set)]
