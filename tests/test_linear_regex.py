@@ -94,6 +94,10 @@ INCLUDE_LINES: dict[str, tuple[str, str]] = {  # name: (file name, line)
     "rst option spaces": ("a.rst", ".. literalinclude:: inc.py\n   :lines: 1" + " " * N + "x"),
     "myst option spaces": ("a.md", "```{literalinclude} inc.py\n:lines: 1" + " " * N + "x\n```"),
     "section marker run": ("a.md", '--8<-- "inc.md:sec"'),
+    "{% run": ("a.md", "{%" * (N // 2)),
+    "{% include quotes": ("a.md", '{% include-markdown "' + '\\"' * (N // 2)),
+    "{% include args": ("a.md", '{% include "inc.md" ' + "a=" * (N // 2) + " %}"),
+    "{% lines": ("a.md", "\n".join(["{% include-markdown"] * 5_000)),
 }
 
 
@@ -222,3 +226,25 @@ def test_cli_add_llms_txt_with_adversarial_lines(
     assert "malformed link skipped" in err
     hits = cli.json("search", "guideword")["results"]
     assert hits and hits[0]["path"].endswith("guide.md")
+
+
+# -- search units --------------------------------------------------------------------------
+
+INVISIBLE_LINES = {
+    "label without colon": ".. _" + "a" * N,
+    "dots and spaces": ".." + " " * N + "x",
+    "comment colons": ".. " + ":" * N,
+    "substitution bars": ".. |" + "a|" * (N // 2),
+    "parens": "(" * N,
+    "html comment": "<!--" * (N // 4),
+    "link definition": "[" + "a" * N,
+    "field colons": ":" * N,
+}
+
+
+@pytest.mark.parametrize("name", INVISIBLE_LINES)
+def test_invisible_preamble_lines(name: str) -> None:
+    from docmentor.search.units import renders_nothing
+
+    text = INVISIBLE_LINES[name] + "\n.. _label:\n"
+    assert timed(lambda: renders_nothing(text)) < BOUND

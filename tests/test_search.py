@@ -131,6 +131,30 @@ def test_words_written_apart_find_the_compound(tmp_path: Path) -> None:
     assert dm.search("how long does set up take", limit=1)[0].path == "setup.md"
 
 
+def test_a_preamble_a_reader_never_sees_is_no_result(tmp_path: Path) -> None:
+    """A Sphinx page that opens with a label (and a MyST one with ``(name)=``) has a preamble
+    before its title that renders nothing: tiny, it outranked the page's sections on the
+    title's words. It is no search unit; a preamble with text still is one, and the label
+    still names its page in the stored document."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "complex.rst").write_text(
+        ".. _complex-guide:\n\n.. currentmodule:: click\n\nComplex Applications\n"
+        "====================\n\nClick is designed to write complex and simple CLI tools alike.\n"
+    )
+    (docs / "how.md").write_text("(how)=\n\n# How it works\n\nCommands are parsed in order.\n")
+    (docs / "intro.rst").write_text("Read this first about complex applications.\n\nIntro\n=====\n\nText.\n")
+    dm = Docmentor(tmp_path / "index", embeddings=False)
+    dm.add(docs, name="d")
+    hits = dm.search("complex applications guide", limit=5)
+    assert [(h.path, h.heading) for h in hits if h.path == "complex.rst"] == [
+        ("complex.rst", "Complex Applications")
+    ]
+    assert [h.heading for h in dm.search("how it works", limit=5) if h.path == "how.md"] == ["How it works"]
+    assert ("intro.rst", "") in [(h.path, h.heading) for h in hits]  # prose before the title
+    assert dm.get("complex.rst", source="d").content.startswith(".. _complex-guide:")
+
+
 def test_a_long_query_works(dm: Docmentor) -> None:
     hits = dm.search("create_fts_index() " * 500)
     assert top(hits, 1) == [("reference/search-index.rst", "Creating an index")]

@@ -76,8 +76,36 @@ def is_stub(text: str, heading: str, stub_chars: int) -> bool:
     return len(body) < stub_chars and _SENTENCE_END.search(body.replace("`", "")) is None
 
 
+# A line a reader never sees: a reST label or hyperlink target (``.. _name:``), a substitution
+# definition, a directive that renders nothing (``.. currentmodule::``, ``.. rst-class::``,
+# ``.. meta::``…), a reST comment (``..`` and text with no ``::``), a page-wide field
+# (``:orphan:``) or a directive's option, a MyST label (``(name)=``), a one-line HTML comment,
+# a Markdown link definition or ``[//]: #`` comment. Anchored, each alternative scanned once:
+# linear on any line.
+_INVISIBLE = re.compile(
+    r"[ \t]*(?:"
+    r"\.\.[ \t]+_[^:\n]*:.*"
+    r"|\.\.[ \t]+\|[^|\n]+\|[ \t].*"
+    r"|\.\.[ \t]+(?:py:)?(?:currentmodule|module|rst-class|highlight|default-role|meta|index|title|tags)::.*"
+    r"|\.\.(?:[ \t](?!.*::).*)?"
+    r"|:[\w-]+:.*"
+    r"|\([^()\s]+\)="
+    r"|<!--.*-->"
+    r"|\[[^\]\n]*\]:[ \t].*"
+    r")[ \t]*"
+)
+
+
+def renders_nothing(text: str) -> bool:
+    """Whether a page's text before its first heading is only markup a reader never sees
+    (:data:`_INVISIBLE`): such a preamble, ``.. _options:`` above the title, is no answer,
+    and tiny, it outranked the page's real sections on the title's words."""
+    return all(_INVISIBLE.fullmatch(line) for line in text.split("\n") if line.strip())
+
+
 def build_units(rows: Iterable[Any], *, stub_chars: int) -> Iterator[Unit]:
-    """Units of rows ordered by document, then section order (``Store.lexical_rows``)."""
+    """Units of rows ordered by document, then section order (``Store.lexical_rows``); a
+    preamble that renders nothing (:func:`renders_nothing`) is no unit."""
     current: Unit | None = None
     for row in rows:
         stored = row["heading_path"]
@@ -85,6 +113,8 @@ def build_units(rows: Iterable[Any], *, stub_chars: int) -> Iterator[Unit]:
         level = int(row["level"])
         text = str(row["text"])
         heading = str(row["heading"])
+        if level == 0 and not heading and renders_nothing(text):
+            continue
         if (
             current is not None
             and current.document_id == int(row["document_id"])
