@@ -545,3 +545,26 @@ def test_budget_property(data: tuple[list[Candidate], list[DocumentScore], int])
     assert [x.document_id for x in d.documents] == [
         x.document_id for x in documents if x.document_id in counts
     ]
+
+
+def test_a_sections_title_names_its_parent_heading_below_the_pages_title() -> None:
+    """A changelog has one "Changes" per release: the digest says which ("17.4.0 › Changes"),
+    while a section right under the page's title keeps its heading alone."""
+    from dataclasses import replace
+
+    from docmentor.assemble.render import section_block
+
+    changes = replace(
+        cand(1, 1, "changelog.md", "Changes", "## Changes\n\n- faster\n", 9),
+        title="Changelog",
+        heading_path=["Changelog", "17.4.0 - 2017-12-30", "Changes"],
+    )
+    assert section_block(changes, None, "- faster", 9, 11).startswith(
+        "### 17.4.0 - 2017-12-30 › Changes (from changelog.md)\n"
+    )
+    install = replace(
+        cand(2, 2, "guide.md", "Install", "## Install\n\npip install x\n", 3),
+        title="Guide",
+        heading_path=["Guide", "Install"],
+    )
+    assert section_block(install, None, "pip install x", 3, 5).startswith("### Install (from guide.md)\n")

@@ -34,7 +34,16 @@ def _clip_query(query: str) -> str:
 
 
 def _section_title(c: Candidate) -> str:
-    return _one_line(c.heading) or _one_line(c.title) or c.path
+    """The section's heading, after its parent heading when it has one below the page's title
+    (a changelog's "17.4.0 › Changes", not one of many "Changes")."""
+    heading = _one_line(c.heading)
+    if not heading:
+        return _one_line(c.title) or c.path
+    path = [_one_line(h) for h in c.heading_path]
+    parent = path[-2] if len(path) >= 2 and path[-1] == heading else ""
+    if parent and parent != _one_line(c.title):
+        return f"{parent} › {heading}"
+    return heading
 
 
 def section_block(c: Candidate, canonical: float | None, body: str, line_start: int, line_end: int) -> str:
