@@ -285,6 +285,11 @@ def test_unknown_source_is_not_found(dm: Docmentor) -> None:
         dm.search("proxy", source="nope")
     assert err.value.hint is not None
     assert "acme" in err.value.hint
+    # SOURCE:PATH names its source as --source does: an unknown one is said so, not "no document"
+    with pytest.raises(NotFoundError, match="unknown source 'nope'"):
+        dm.get("nope:guide.md")
+    with pytest.raises(NotFoundError, match="no indexed document 'acme:nothing.md'"):
+        dm.get("acme:nothing.md")
 
 
 def test_limit(dm: Docmentor) -> None:

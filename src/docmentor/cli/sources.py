@@ -292,7 +292,7 @@ def search(
         typer.Option("--source", "-s", help="Only this source, or library (every version of it)."),
     ] = None,
     version: DocsVersion = None,
-    limit: Annotated[int, typer.Option("--limit", "-l", help="How many sections.")] = 10,
+    limit: Annotated[int, typer.Option("--limit", "-l", help="How many sections (at most 100).")] = 10,
     as_json: Annotated[bool, typer.Option("--json", help="Print the contract's JSON.")] = False,
 ) -> None:
     """Search the indexed documentation. Results are sections, best first."""

@@ -209,6 +209,11 @@ class Lookup(Embedding):
                 if owners:
                     doc = st.find_document(source=owners[0][0], path=owners[0][1])
         if doc is None:
+            head, sep, rest = ref.partition(":")
+            if source is None and sep and head and rest and not rest.startswith("//") and "/" not in head:
+                # SOURCE:PATH with a source (or library) this index does not have: say so, as
+                # --source does
+                self.version_scope(head)
             raise NotFoundError(
                 f"no indexed document {ref!r}" + (f" in source {source!r}" if source else ""),
                 hint="use a URL or a path as search results show it, e.g. SOURCE:docs/page.md",

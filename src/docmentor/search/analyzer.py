@@ -31,7 +31,7 @@ from docmentor.search.stopwords import QUESTION_NOISE, STOPWORDS
 T = TypeVar("T")
 
 # Bump when the analyzer or the lexical schema changes: writers then rebuild the index.
-ANALYZER_VERSION = "code-bm25-v8"  # v7: identifier parts in a field of their own; search units; v8: invisible preambles are no unit
+ANALYZER_VERSION = "code-bm25-v7"  # v7: identifier parts in a field of their own; search units
 
 # An identifier with optional dotted / ``::`` / ``->`` parts, or a number, or any other word.
 _TOKEN_PATTERN = r"[^\W\d_][\w{marks}]*(?:(?:\.|::|->)[^\W\d_][\w{marks}]*)*|\d+(?:\.\d+)*|[^\W_]+"

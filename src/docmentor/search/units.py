@@ -99,7 +99,9 @@ _INVISIBLE = re.compile(
 def renders_nothing(text: str) -> bool:
     """Whether a page's text before its first heading is only markup a reader never sees
     (:data:`_INVISIBLE`): such a preamble, ``.. _options:`` above the title, is no answer,
-    and tiny, it outranked the page's real sections on the title's words."""
+    and tiny, it outranked the page's real sections on the title's words. (An index built
+    before keeps such a unit until its page is indexed again, or ``docmentor reindex``: the
+    analyzer version was not raised for it, so readers of older indexes go on working.)"""
     return all(_INVISIBLE.fullmatch(line) for line in text.split("\n") if line.strip())
 
 
