@@ -288,7 +288,7 @@ def test_unknown_source_is_not_found(dm: Docmentor) -> None:
     # SOURCE:PATH names its source as --source does: an unknown one is said so, not "no document"
     with pytest.raises(NotFoundError, match="unknown source 'nope'"):
         dm.get("nope:guide.md")
-    with pytest.raises(NotFoundError, match="no indexed document 'acme:nothing.md'"):
+    with pytest.raises(NotFoundError, match=r"no indexed document 'acme:nothing\.md'"):
         dm.get("acme:nothing.md")
 
 
