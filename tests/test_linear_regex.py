@@ -248,3 +248,10 @@ def test_invisible_preamble_lines(name: str) -> None:
 
     text = INVISIBLE_LINES[name] + "\n.. _label:\n"
     assert timed(lambda: renders_nothing(text)) < BOUND
+
+
+@pytest.mark.parametrize("line", ["a" * N + "_x", "a-" * (N // 2) + "_", "a_" * (N // 2), "a__b " * (N // 5)])
+def test_rest_word_references(line: str) -> None:
+    from docmentor.library.surface.docstrings import word_references
+
+    assert timed(lambda: word_references(line)) < BOUND

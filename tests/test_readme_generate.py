@@ -1424,3 +1424,15 @@ def test_a_docstrings_first_block_is_its_example_before_a_shorter_later_one() ->
     plain = block(1, ">>> metric(1500, 'V')\n'1.50 kV'\n>>> metric(220e-6, 'F')\n'220 μF'\n")
     edge = block(2, ">>> metric(1e40)\n'1.00 x 10⁴⁰'\n")
     assert best_example(entry, [edge, plain], validated=False) is plain
+
+
+def test_rest_word_references_read_as_words_in_concepts() -> None:
+    """cachetools' index.rst: "a *cache* is a mutable_ mapping_" is two references in reST;
+    the overview shows their words. In Markdown a trailing ``_`` is the text's own."""
+    text = "Caches\n======\n\nA *cache* is a mutable_ mapping_ of a fixed maximum size, see ``type_``.\n"
+    rst = DocSection("index.rst", "Caches", "Caches", 1, "caches", text)
+    md = DocSection("notes.md", "Notes", "Notes", 1, "notes", "# Notes\n\nThe Rich_ handler logs.\n")
+    ov = build_overview(library="c", version=None, purpose="", entries=[], examples=[], sections=[rst, md])
+    concepts = ov.aspects["concepts"]
+    assert "A *cache* is a mutable mapping of a fixed maximum size, see ``type_``." in concepts
+    assert "The Rich_ handler logs." in concepts

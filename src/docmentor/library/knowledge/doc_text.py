@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 from docmentor.library.knowledge.importance import prose_text
-from docmentor.library.surface.docstrings import plain
+from docmentor.library.surface.docstrings import plain, word_references
 from docmentor.parse.fences import Fence, closes, fence_open
 
 __all__ = [
@@ -146,11 +146,13 @@ def _uncommented(line: str, comment: bool) -> tuple[str, bool]:
     return "".join(parts), comment
 
 
-def first_sentences(text: str, limit: int = 240) -> str:
+def first_sentences(text: str, limit: int = 240, *, rest: bool = False) -> str:
     """The first sentences of a section's prose: headings, admonitions, code, HTML banners and
     badges left out, and so are the lines that only lead in to what follows (a paragraph
     before a code block, or ending in ``:`` or ``...``) and one- or two-word banner lines —
-    unless the section has nothing else: then its first lead-in."""
+    unless the section has nothing else: then its first lead-in. ``rest``: the text is
+    reStructuredText, where a word's trailing ``_`` marks a reference (``mutable_ mapping_``
+    reads "mutable mapping")."""
     kept: list[str] = []
     lead_ins: list[str] = []  # the fall-back when the section has nothing else to say
     for body, before_code in _paragraphs(_without_comments(text)):
@@ -169,6 +171,8 @@ def first_sentences(text: str, limit: int = 240) -> str:
             and ln.strip() not in ("---", "***")
         ]
         flat = " ".join(plain(_LINK.sub(r"\1", _HTML_TAG.sub(" ", _IMAGE.sub(" ", " ".join(lines))))).split())
+        if rest and "_" in flat:
+            flat = word_references(flat)
         if len(flat.split()) < 3:
             continue
         if before_code or flat.endswith(_LEAD_IN):

@@ -231,7 +231,7 @@ def _concepts(sections: Sequence[DocSection], limit: int) -> list[Concept]:
         concepts.append(
             Concept(
                 name=s.heading.strip(),
-                description=first_sentences(s.text),
+                description=first_sentences(s.text, rest=s.path.endswith(".rst")),
                 page=s.title or s.path,
                 source=f"{s.path}#{s.anchor}" if s.anchor else s.path,
             )

@@ -63,7 +63,9 @@ def purpose_of(
         for s in pages[path]:  # in the page's order: the preamble, then its top-level title
             if s.level > 1:
                 break
-            text = _prose_from(_without_substitutions(first_sentences(s.text, limit=400)))
+            text = _prose_from(
+                _without_substitutions(first_sentences(s.text, limit=400, rest=path.endswith(".rst")))
+            )
             if text:
                 return text
             if s.level == 1:

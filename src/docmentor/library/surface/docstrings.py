@@ -213,6 +213,18 @@ def _outside_code(text: str, change: Callable[[str], str]) -> str:
     return "".join(p if k % 2 else change(p) for k, p in enumerate(parts))
 
 
+# reST's named and anonymous references by a word: "a mutable_ mapping_", "see here__"; the
+# word starts at a word boundary and the marks end it (a space, punctuation or the end after)
+_WORD_REFERENCE = re.compile(r"\b([A-Za-z][A-Za-z0-9-]*)__?(?=[\s.,;:!?)\]'\"]|$)")
+
+
+def word_references(text: str) -> str:
+    """reST's word references read as their words (``mutable_`` → ``mutable``), outside code
+    spans: for text known to be reST, where a Python name with a trailing ``_`` is written as
+    a literal. (Docstrings are not known to be reST: :func:`references` leaves ``Rich_``.)"""
+    return _outside_code(text, lambda part: _WORD_REFERENCE.sub(r"\1", part))
+
+
 _CODE_SPAN = re.compile(r"(``[^`\n]+``|`[^`\n]+`)")
 _LITERAL = re.compile(r"(?<!`)``([^`\n]+)``(?!`)")  # reST inline literal → inline code
 _ESCAPED_SPACE = re.compile(r"(?<=[^\s`]`)\\ ?(?=\S)")  # only after a closing backtick
