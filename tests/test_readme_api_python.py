@@ -1787,3 +1787,22 @@ def test_a_classes_attributes_section_describes_its_fields_and_a_returns_sentenc
         and "class:`Forecast`" not in get.returns.description.replace(":class:", "")
     )
     assert get.returns.description.startswith("A ") and "Forecast" in get.returns.description
+
+
+def test_a_paragraph_pointing_back_at_code_left_out_is_left_out_too() -> None:
+    """humanize's precisedelta: the lead-in "A custom format can be specified:" goes with its
+    doctest, and "Instead, the minimum_unit can be changed" after it would then follow the
+    summary as a non sequitur. A paragraph after code that does not point back stays."""
+    from docmentor.library.surface.docstrings import prose_paragraphs
+
+    doc = (
+        "Return a precise representation of a timedelta.\n\n"
+        ">>> precisedelta(delta)\n'1 hour'\n\n"
+        "A custom format can be specified to control the fraction:\n\n"
+        ">>> precisedelta(delta, format='%0.4f')\n'1.0000 hours'\n\n"
+        "Instead, the minimum unit can be changed to have a better resolution.\n\n"
+        "The function accepts negative deltas as well."
+    )
+    assert prose_paragraphs(doc) == ["The function accepts negative deltas as well."]
+    kept = "Sum.\n\nUsage::\n\n    f()\n\nIt does things, and instead of failing it returns None."
+    assert prose_paragraphs(kept) == ["It does things, and instead of failing it returns None."]

@@ -264,6 +264,15 @@ def prose(docstring: str, *, skip_summary: bool = True) -> str:
     return " ".join(prose_paragraphs(docstring, skip_summary=skip_summary))
 
 
+# A paragraph that opens by pointing back at what came before it: right after code that is
+# left out, it speaks of that code ("Instead, the minimum_unit can be changed", "The above
+# prints …") and reads as a non sequitur without it
+_BACK_REFERENCE = re.compile(
+    r"(?i)(?:instead|alternatively|otherwise|similarly|likewise|as shown|as above|the above|above,"
+    r"|in (?:this|that|the) (?:case|example)|this example|the example|the output|which (?:prints|gives|returns))\b"
+)
+
+
 def prose_paragraphs(docstring: str, *, skip_summary: bool = True) -> list[str]:
     """The docstring's prose paragraphs as :func:`display` text, each on one line, up to its
     first section (``Args:``, a NumPy heading, a reST field list such as ``:param x:``, a
@@ -272,7 +281,8 @@ def prose_paragraphs(docstring: str, *, skip_summary: bool = True) -> list[str]:
     does not read as such — directives with their bodies (``.. versionchanged::``,
     ``.. code-block::``), admonitions, code examples, Markdown fences, ``::`` literal
     blocks and text laid out in columns, nor the short lead-in that announced them
-    ("Usage:", "For example::"). Parameters, returns and examples have their own places."""
+    ("Usage:", "For example::"), nor a paragraph right after such code that opens by pointing
+    back at it ("Instead, …"). Parameters, returns and examples have their own places."""
     text = _LINK_DEFINITION.sub("", _without_fences(docstring.strip()))
     end = _SECTION.search(text)
     if end is not None:
@@ -280,6 +290,7 @@ def prose_paragraphs(docstring: str, *, skip_summary: bool = True) -> list[str]:
     kept: list[list[Any]] = []  # [text, whether it is the summary]
     seen_summary = False
     in_block = False  # inside a directive's, an admonition's or a literal block's body
+    after_code = False  # the paragraph before was code left out
     for para in PARAGRAPHS.split(text):
         if not para.strip():
             continue
@@ -296,8 +307,10 @@ def prose_paragraphs(docstring: str, *, skip_summary: bool = True) -> list[str]:
                 if not kept[-1][0]:
                     kept.pop()
             break  # "verify_ssl - Set to True to check …": the parameters, listed without a heading
-        if stripped == _CODE or MARKUP.match(stripped) or is_code(para) or _preformatted(para):
+        code = stripped == _CODE or is_code(para) or _preformatted(para)
+        if code or MARKUP.match(stripped):
             in_block = stripped != _CODE
+            after_code = after_code or code
             if kept:  # "Usage:" announced what is left out
                 kept[-1][0] = without_lead_in(kept[-1][0])
                 if not kept[-1][0]:
@@ -305,6 +318,9 @@ def prose_paragraphs(docstring: str, *, skip_summary: bool = True) -> list[str]:
             continue
         literal = stripped.endswith("::")  # a literal block follows: the code is left out
         line = " ".join(stripped.split())
+        if after_code and _BACK_REFERENCE.match(line):
+            continue  # "Instead, …", "The above …": it speaks of the code left out
+        after_code = literal
         if literal:
             in_block = True
             line = without_lead_in(line[:-1])
