@@ -830,36 +830,72 @@ def test_include_markdown_between_delimiters_on_several_lines(tmp_path: Path) ->
 
 
 def test_include_directive_offsets_dedent_and_a_tag_that_is_no_include(tmp_path: Path) -> None:
-    write(tmp_path, "docs/parts/code.py", "    def f():\n        return 1\n")
-    write(tmp_path, "docs/parts/page.md", "# Part\n\nText.\n")
+    """./ and ../ paths start at the page's folder, others at docs_dir; heading-offset and
+    dedent apply after the included file's own includes; a second tag on a line is read, and
+    a %} inside a quoted argument does not close the tag."""
+    write(tmp_path, "docs/guide/parts/code.py", "    def f():\n        return 1\n")
+    write(tmp_path, "docs/guide/parts/page.md", '# Part\n\n{% include-markdown "./deeper.md" %}\n')
+    write(tmp_path, "docs/guide/parts/deeper.md", "# Deeper\n")
+    write(tmp_path, "docs/includes/abbr.md", "*[HTML]: Hyper Text\n")
+    write(tmp_path, "docs/includes/b.md", "B")
     doc = (
         "- item\n"
-        '  {% include "parts/code.py" dedent=true %}\n'
-        '{% include-markdown "parts/page.md" heading-offset=2 %}\n'
+        '  {% include "./parts/code.py" dedent=true %}\n'
+        '{% include-markdown "./parts/page.md" heading-offset=2 %}\n'
+        '{% include-markdown "includes/abbr.md" %}\n'
+        'A{% include "includes/b.md" %}-{% include "includes/b.md" start="%}" %}C\n'
         "{% if user %}Hello{% endif %}\n"
         "```jinja\n"
-        '{% include "parts/page.md" %}\n'
+        '{% include "./parts/page.md" %}\n'
         "```\n"
     )
-    result = run(tmp_path, "docs/a.md", doc)
+    result = resolve_includes(doc, path=write(tmp_path, "docs/guide/a.md", doc), root=tmp_path / "docs")
+    assert result.warnings == ['guide/a.md:5: include includes/b.md: start="%}" not found']
+    lines = result.text.split("\n")
+    assert lines[:7] == [
+        "- item",
+        "  def f():",
+        "      return 1",
+        "### Part",
+        "",
+        "### Deeper",
+        "*[HTML]: Hyper Text",
+    ]
+    assert lines[7] == "AB-C"  # the second tag read too (its start is not found: nothing)
+    # no mkdocs.yml enables the plugin: a tag in a code block is the block's text
+    assert '{% if user %}Hello{% endif %}\n```jinja\n{% include "./parts/page.md" %}\n```\n' in result.text
+
+
+def test_with_the_plugin_enabled_a_tag_in_a_code_block_includes_the_file(tmp_path: Path) -> None:
+    """The plugin's own example: a ```yaml block whose only line includes a file; its
+    mkdocs.yml's docs_dir is where bare paths start."""
+    write(
+        tmp_path,
+        "mkdocs.yml",
+        "site_name: x\ndocs_dir: pages\nplugins:\n  - search\n  - include-markdown:\n      comments: false\n",
+    )
+    write(tmp_path, "examples/ci.yml", "on: push\n")
+    write(tmp_path, "pages/snippets/x.md", "shared words\n")
+    doc = '```yaml\n{% include "../examples/ci.yml" %}\n```\n\n{% include-markdown "snippets/x.md" %}\n'
+    result = resolve_includes(doc, path=write(tmp_path, "pages/a.md", doc), root=tmp_path)
     assert result.warnings == []
-    assert result.text.split("\n")[:5] == ["- item", "  def f():", "      return 1", "### Part", ""]
-    assert '{% if user %}Hello{% endif %}\n```jinja\n{% include "parts/page.md" %}\n```\n' in result.text
+    assert result.text == "```yaml\non: push\n```\n\nshared words\n"
 
 
 def test_include_markdown_refusals_and_missing_delimiters_warn(tmp_path: Path, opened: list[Path]) -> None:
     root = tmp_path / "root"
     write(tmp_path, "secret.md", "secret\n")
-    write(root, "docs/part.md", "alpha\nbeta\n")
+    write(root, "docs/part.md", "alpha\nbeta E gamma\n")
     doc = (
         '{% include-markdown "../../secret.md" %}\n'
         f'{{% include "{tmp_path}/secret.md" %}}\n'
         '{% include-markdown "https://example.com/x.md" %}\n'
         '{% include-markdown "*.md" %}\n'
-        '{% include-markdown "missing.md" %}\n'
-        '{% include-markdown "part.md" start="<!-- no -->" %}\n'
-        '{% include-markdown "part.md" start="alpha" end="<!-- no -->" %}\n'
-        '{% include-markdown "part.md"\n'
+        '{% include-markdown "./missing.md" %}\n'
+        '{% include-markdown "./part.md" start="<!-- no -->" %}\n'
+        '{% include-markdown "./part.md" start="<!-- no -->" end="E" %}\n'
+        '{% include-markdown "./part.md" start="alpha" end="<!-- no -->" %}\n'
+        '{% include-markdown "./part.md"\n'
     )
     result = run(root, "docs/a.md", doc)
     assert result.warnings == [
@@ -867,13 +903,15 @@ def test_include_markdown_refusals_and_missing_delimiters_warn(tmp_path: Path, o
         f"docs/a.md:2: include refused: absolute path: {tmp_path}/secret.md",
         "docs/a.md:3: remote include not fetched: https://example.com/x.md",
         "docs/a.md:4: include of several files (a glob) not expanded: *.md",
-        "docs/a.md:5: include not found: missing.md",
-        'docs/a.md:6: include-markdown part.md: start="<!-- no -->" not found',
-        'docs/a.md:7: include-markdown part.md: end="<!-- no -->" not found after start="alpha"',
+        "docs/a.md:5: include not found: ./missing.md",
+        'docs/a.md:6: include-markdown ./part.md: start="<!-- no -->" not found',
+        'docs/a.md:7: include-markdown ./part.md: start="<!-- no -->" not found',
+        'docs/a.md:8: include-markdown ./part.md: end="<!-- no -->" not found',
     ]
     lines = result.text.split("\n")
     assert lines[:5] == doc.split("\n")[:5]  # refused or missing: left as written
-    assert lines[5] == ""  # a start not found includes nothing, as the plugin does
-    assert lines[6:8] == ["", "beta"]  # after the start to the end of the file
-    assert lines[8] == '{% include-markdown "part.md"'  # never closed: text
+    assert lines[5] == ""  # a start alone not found includes nothing, as the plugin does
+    assert lines[6:8] == ["alpha", "beta "]  # with an end, the text before it (the plugin's rule)
+    assert lines[8:10] == ["", "beta E gamma"]  # after the start, to the end of the file
+    assert lines[10] == '{% include-markdown "./part.md"'  # never closed: text
     assert all(p.name == "part.md" for p in opened)

@@ -255,3 +255,18 @@ def test_rest_word_references(line: str) -> None:
     from docmentor.library.surface.docstrings import word_references
 
     assert timed(lambda: word_references(line)) < BOUND
+
+
+def test_include_markdown_with_many_delimited_parts(tmp_path: Path) -> None:
+    """A 5 MB include may hold ~800k start/end parts: each part's line is found by bisection,
+    not by counting the file's lines again (100k parts took 70 s that way)."""
+    (tmp_path / "inc.md").write_text("S x E\n" * 100_000)
+    text = '# T\n\n{% include-markdown "./inc.md" start="S" end="E" %}\n'
+    result = None
+
+    def go() -> None:
+        nonlocal result
+        result = resolve_includes(text, path=tmp_path / "a.md", root=tmp_path)
+
+    assert timed(go) < 5 * BOUND
+    assert result is not None and result.text.count(" x ") == 100_000

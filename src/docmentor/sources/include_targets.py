@@ -79,10 +79,13 @@ class _Loaded:
 
 @dataclass(frozen=True, slots=True)
 class _MkDocs:
-    """The folder of an ``mkdocs.yml`` and the folders its ``{!…!}`` paths start from."""
+    """The folder of an ``mkdocs.yml``, the folders its ``{!…!}`` paths start from, its
+    ``docs_dir`` and whether it enables mkdocs-include-markdown-plugin."""
 
     folder: Path
     include_bases: tuple[Path, ...]
+    docs_dir: Path | None = None
+    include_markdown: bool = False
 
 
 class IncludeCache:
@@ -124,12 +127,16 @@ def _load(path: Path, max_bytes: int) -> _Loaded | str:
     return _Loaded(tuple(lines), markers, replaced)
 
 
-def _mkdocs_include_bases(config_file: Path, folder: Path, max_bytes: int) -> tuple[Path, ...]:
-    """The ``base_path`` folders of ``mdx_include`` / ``markdown_include.include`` in an
-    ``mkdocs.yml`` (relative to its folder, where MkDocs runs; default ``.``), then its folder."""
+def _mkdocs_settings(config_file: Path, folder: Path, max_bytes: int) -> _MkDocs:
+    """What an ``mkdocs.yml`` says of includes: the ``base_path`` folders of ``mdx_include`` /
+    ``markdown_include.include`` (relative to its folder, where MkDocs runs; default ``.``),
+    then its folder; its ``docs_dir`` (default ``docs``); whether its ``plugins`` hold
+    ``include-markdown``."""
     from docmentor.sources.local import markdown_extensions  # local imports this module
 
     found: dict[Path, None] = {}
+    docs = "docs"
+    plugin = False
     try:
         if config_file.stat().st_size <= max_bytes:
             config = load_yaml(config_file.read_text(encoding="utf-8", errors="replace"))
@@ -139,10 +146,26 @@ def _mkdocs_include_bases(config_file: Path, folder: Path, max_bytes: int) -> tu
                     for base in raw if isinstance(raw, list) else [raw]:
                         if isinstance(base, str) and base.strip():
                             found.setdefault(folder / base.strip(), None)
+            if isinstance(config, dict):
+                if isinstance(config.get("docs_dir"), str) and config["docs_dir"].strip():
+                    docs = config["docs_dir"].strip()
+                plugins = config.get("plugins")
+                names = (
+                    list(plugins)
+                    if isinstance(plugins, dict)
+                    else plugins
+                    if isinstance(plugins, list)
+                    else []
+                )
+                for entry in names:
+                    keys = (
+                        [entry] if isinstance(entry, str) else list(entry) if isinstance(entry, dict) else []
+                    )
+                    plugin = plugin or any(str(k) == "include-markdown" for k in keys)
     except OSError as exc:
         logger.info("cannot read %s: %s", config_file, exc)
     found.setdefault(folder, None)
-    return tuple(found)
+    return _MkDocs(folder, tuple(found), folder / docs, plugin)
 
 
 def split_lines(text: str) -> tuple[list[str], bool]:
@@ -254,6 +277,11 @@ class IncludeReader:
             self.cache.conf_dirs[folder] = found
         return self.cache.conf_dirs[folder]
 
+    def include_markdown_plugin(self, file: Path) -> bool:
+        """Whether the ``mkdocs.yml`` of ``file`` enables mkdocs-include-markdown-plugin."""
+        mk = self._mkdocs(file.parent)
+        return mk is not None and mk.include_markdown
+
     def _mkdocs(self, folder: Path) -> _MkDocs | None:
         """The nearest ``mkdocs.yml`` at or above ``folder``, inside the root."""
         if folder not in self.cache.mkdocs:
@@ -264,10 +292,9 @@ class IncludeReader:
                 config = next((candidate / n for n in _MKDOCS_NAMES if (candidate / n).is_file()), None)
                 if config is not None:
                     if any(config.resolve().is_relative_to(a) for a in self.allowed):
-                        bases = _mkdocs_include_bases(config, candidate, self.max_bytes)
+                        found = _mkdocs_settings(config, candidate, self.max_bytes)
                     else:  # a symlink to a config outside: its folder still is where MkDocs runs
-                        bases = (candidate,)
-                    found = _MkDocs(candidate, bases)
+                        found = _MkDocs(candidate, (candidate,))
                     break
             self.cache.mkdocs[folder] = found
         return self.cache.mkdocs[folder]
@@ -296,10 +323,16 @@ class IncludeReader:
                 rest = [*self.base_dirs, self.shown_root, here]
             bases = [*first, *rest]
             telling = set(first) or None
-        elif kind == "plugin":  # mkdocs-include-markdown-plugin: from the including file's folder
+        elif kind == "plugin":
+            # mkdocs-include-markdown-plugin: ./ and ../ from the including file's folder, any
+            # other path from docs_dir (the mkdocs.yml's, else the docs folder indexed)
             if rel.startswith("~") or Path(rel).is_absolute():
                 return "include refused: absolute path"
-            bases = [here]
+            if rel.startswith(("./", "../")):
+                bases = [here]
+            else:
+                mk = self._mkdocs(here)
+                bases = [mk.docs_dir if mk is not None and mk.docs_dir is not None else self.shown_root]
         elif rel.startswith("/"):
             rel = rel.lstrip("/")
             conf = self._conf_dir(here) if kind == "sphinx" else None

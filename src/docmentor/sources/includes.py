@@ -18,12 +18,16 @@ Supported forms:
   omitted 👈`` and ``# Code below omitted 👇`` lines; ``ln[0]`` means the whole file. ``hl``
   (highlighting) and ``title`` are ignored. The included code is not searched for includes.
 * mkdocs-include-markdown-plugin: ``{% include-markdown "path" start="…" end="…" %}`` and
-  ``{% include "path" %}``, on one line or several, outside code blocks, relative to the
-  including file's folder: the text between each ``start`` and the next ``end`` (a ``start``
-  not found includes nothing, as the plugin does; a warning says so), ``dedent``,
-  ``heading-offset`` (include-markdown), ``recursive`` and ``preserve-includer-indent``;
-  globs and URLs are not expanded (a warning). ``comments`` and ``rewrite-relative-urls``
-  only change the rendered page.
+  ``{% include "path" %}``, on one line or several (a ``%}`` in a quoted argument does not
+  close the tag; further tags on the line are read too): ``./``/``../`` paths from the
+  including file's folder, others from ``docs_dir``; the text ``start``/``end`` pick as the
+  plugin's ``filter_inclusions`` does (:func:`~docmentor.sources.mkdocs_includes.between`; a
+  delimiter not found is a warning), its includes (``recursive``), then ``dedent``,
+  ``heading-offset`` (include-markdown) and ``preserve-includer-indent``. Tags in code
+  blocks are read when the ``mkdocs.yml`` enables the plugin, as the plugin reads them;
+  without that evidence (Jinja and mkdocs-macros write ``{% include %}`` too) only outside
+  code. Globs and URLs are not expanded (a warning); ``comments`` and
+  ``rewrite-relative-urls`` only change the rendered page.
 * Sphinx ``.. literalinclude::`` and ``.. include::`` (reST files, ``{eval-rst}`` fences)
   and their MyST fence forms (```` ```{literalinclude} path ````). Their option parsing,
   filters and code-block rendering live in ``docmentor.sources.sphinx_includes``.
@@ -88,6 +92,7 @@ from docmentor.sources.mkdocs_includes import (
     parse_row_slice,
     plugin_tag,
     row_slice,
+    tag_end,
     unescape,
     variants_line,
 )
@@ -264,9 +269,10 @@ class _Expander(IncludeReader):
 
     def plugin(self, tag: PluginTag, indent: str, at: At) -> list[str] | None:
         """``{% include-markdown … %}`` / ``{% include … %}`` (mkdocs-include-markdown-plugin):
-        the file, relative to the including page's folder, between its ``start`` and ``end``
-        delimiters; ``dedent``, ``heading-offset`` (include-markdown), ``recursive`` and
-        ``preserve-includer-indent`` as the plugin reads them."""
+        the file (``./``/``../`` paths from the including file's folder, others from
+        ``docs_dir``), the text its ``start`` and ``end`` delimiters pick (:func:`between`), its
+        own includes (``recursive``), then ``dedent`` and ``heading-offset``
+        (include-markdown), and ``preserve-includer-indent``, as the plugin does them."""
         path = tag.path
         if path.lower().startswith(("http://", "https://")):
             self.warn(at, f"remote include not fetched: {path}")
@@ -279,27 +285,19 @@ class _Expander(IncludeReader):
             return None
         target, loaded = opened
         lines, nums = strip_markers(loaded, range(len(loaded.lines)))
-        text = "\n".join(lines)
         start, end = (unescape(tag.args[k]) if tag.args.get(k) else None for k in ("start", "end"))
-        spans, problem = between(text, start, end)
-        if problem is not None:
-            self.warn(at, f"{tag.name} {path}: {problem}")
-        kept: list[str] = []
-        kept_nums: list[int] = []
-        for begin, stop in spans:
-            piece = text[begin:stop].split("\n")
-            first = text.count("\n", 0, begin)
-            kept.extend(piece)
-            kept_nums.extend(nums[min(first + k, len(nums) - 1)] for k in range(len(piece)))
-        if tag.args.get("dedent", "false").lower() == "true":
-            kept = dedent_text(kept)
-        if (
-            tag.name == "include-markdown"
-            and (offset := tag.args.get("heading-offset", "0")).lstrip("-").isdigit()
-        ):
-            kept = heading_offset(kept, int(offset))
+        text = "\n".join(lines)
+        spans, missing = between(text, start, end)
+        for what in missing:
+            self.warn(at, f"{tag.name} {path}: {what} not found")
+        kept, kept_nums = _picked(lines, nums, spans)
         if tag.args.get("recursive", "true").lower() != "false":
             kept = self.nested(kept, kept_nums, target, "markdown", at)
+        if tag.args.get("dedent", "false").lower() == "true":
+            kept = dedent_text(kept)
+        offset = tag.args.get("heading-offset", "0")
+        if tag.name == "include-markdown" and offset.lstrip("-").isdigit():
+            kept = heading_offset(kept, int(offset))
         if tag.args.get("preserve-includer-indent", "true").lower() == "false":
             return kept
         return [(indent + line) if line.strip() else line for line in kept]
@@ -316,6 +314,9 @@ class _Expander(IncludeReader):
         # Jinja-style tags are read outside code blocks only (a template shown in a fence is
         # an example, not a directive): fences are followed where a page has such a tag
         tags = fmt == "markdown" and any("{%" in x for x in lines)
+        # with the plugin enabled in mkdocs.yml, a tag is read in code blocks too (as the plugin
+        # reads it: a fenced ```yaml block that includes a file); without, only outside them
+        everywhere = tags and self.include_markdown_plugin(doc.file)
         code: Fence | None = None
         i, n = 0, len(lines)
         while i < n:
@@ -356,7 +357,7 @@ class _Expander(IncludeReader):
                 got = self.variants(*v, at)
             elif fmt == "markdown" and eval_rst is None and "{!" in line:
                 got = self._md_line(line, at)
-            if got is None and tags and code is None and eval_rst is None and "{%" in line:
+            if got is None and tags and (code is None or everywhere) and eval_rst is None and "{%" in line:
                 got, consumed = self._tag(lines, i, at)
             if got is None:
                 out.extend(lines[i : i + consumed])
@@ -371,29 +372,37 @@ class _Expander(IncludeReader):
         return out, src
 
     def _tag(self, lines: Sequence[str], i: int, at: At) -> tuple[list[str] | None, int]:
-        """A ``{% … %}`` tag that opens on line ``i`` and closes within :data:`PLUGIN_TAG_LINES`
-        lines: its include (the text before and after it kept), and the lines it took."""
+        """A ``{% … %}`` tag that opens on line ``i`` and closes (outside quotes) within
+        :data:`PLUGIN_TAG_LINES` lines: its include, the text before and after it kept (a
+        further tag after it on that line expanded too), and the lines it took."""
         line = lines[i]
         open_at = line.find("{%")
-        parts = [line[open_at + 2 :]]
         j = i
-        while "%}" not in parts[-1]:
+        close, quote = tag_end(line, open_at + 2)
+        while close < 0:
             j += 1
             if j >= len(lines) or j - i >= PLUGIN_TAG_LINES:
                 return None, 1
-            parts.append(lines[j])
-        inner, _, after = "\n".join(parts).partition("%}")
+            close, quote = tag_end(lines[j], 0, quote)
+        if j == i:
+            inner = line[open_at + 2 : close]
+        else:
+            inner = "\n".join([line[open_at + 2 :], *lines[i + 1 : j], lines[j][:close]])
         tag = plugin_tag(inner)
         if tag is None:
             return None, 1
-        before = line[:open_at]
+        before, after = line[:open_at], lines[j][close + 2 :]
         indent = before[: len(before) - len(before.lstrip())]
         got = self.plugin(tag, indent, at)
         if got is None:
             return None, j - i + 1
         got = got or [""]
-        got[0] = before + got[0][len(indent) :] if got[0].startswith(indent) else before + got[0]
-        got[-1] += after
+        got[0] = before + (got[0][len(indent) :] if got[0].startswith(indent) else got[0])
+        if "{%" in after and (more := self._tag([after], 0, at)[0]) is not None:
+            got[-1] += more[0]
+            got.extend(more[1:])
+        else:
+            got[-1] += after
         return got, j - i + 1
 
     def _block(
@@ -466,6 +475,40 @@ class _Expander(IncludeReader):
             return None, 1
         opts = myst_options(lines[i + 1 : close])
         return self.directive(m["name"], _arg(m), opts, m["indent"], "markdown", at), close - i + 1
+
+
+def _picked(
+    lines: Sequence[str], nums: Sequence[int], spans: Sequence[tuple[int, int]]
+) -> tuple[list[str], list[int]]:
+    """The text of ``spans`` of ``"\\n".join(lines)``, joined, as lines, each numbered by the
+    line its first character comes from (a bisection per line: linear in the text)."""
+    import bisect
+
+    starts: list[int] = []
+    offset = 0
+    for line in lines:
+        starts.append(offset)
+        offset += len(line) + 1
+    text = "\n".join(lines)
+    pieces = [(a, b) for a, b in spans if b > a]
+    if not pieces:
+        return [""], [nums[0] if nums else 1]
+    joined = "".join(text[a:b] for a, b in pieces)
+    begins: list[int] = []  # where each piece begins in the joined text
+    at = 0
+    for a, b in pieces:
+        begins.append(at)
+        at += b - a
+    out = joined.split("\n")
+    out_nums: list[int] = []
+    at = 0
+    for line in out:
+        k = bisect.bisect_right(begins, at) - 1
+        source = pieces[k][0] + (at - begins[k])
+        row = bisect.bisect_right(starts, source) - 1
+        out_nums.append(nums[min(max(row, 0), len(nums) - 1)] if nums else 1)
+        at += len(line) + 1
+    return out, out_nums
 
 
 def _fence_after(line: str, fence: Fence | None) -> Fence | None:

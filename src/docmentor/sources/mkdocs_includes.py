@@ -186,34 +186,69 @@ def unescape(value: str) -> str:
         return value
 
 
-def between(text: str, start: str | None, end: str | None) -> tuple[list[tuple[int, int]], str | None]:
+def between(text: str, start: str | None, end: str | None) -> tuple[list[tuple[int, int]], list[str]]:
     """The (begin, end) character spans of ``text`` the plugin includes for ``start`` and
-    ``end``: after each ``start``, to the next ``end``; after the first ``start`` alone; before
-    the first ``end`` alone. With a problem (a delimiter not found) the second value says it."""
-    if start:
-        spans: list[tuple[int, int]] = []
+    ``end``, joined as they are (no newline between them), and the delimiters not found.
+    As mkdocs-include-markdown-plugin's ``filter_inclusions``: ``start`` alone, the text after
+    its first occurrence (nothing when it is missing); ``end`` alone, the text before its
+    first occurrence (all of it when it is missing); both, every part after a ``start`` (the
+    whole text when there is none) cut at each ``end``, keeping the first, third, … pieces."""
+    missing = [f'start="{start}"'] if start and start not in text else []
+    if end and end not in text:
+        missing.append(f'end="{end}"')
+    if start and not end:
         at = text.find(start)
-        if at < 0:
-            return [], f'start="{start}" not found'
-        problem = None
-        while at >= 0:
-            begin = at + len(start)
-            if not end:
-                return [(begin, len(text))], None
-            stop = text.find(end, begin)
-            if stop < 0:
-                problem = f'end="{end}" not found after start="{start}"'
-                spans.append((begin, len(text)))
+        return ([(at + len(start), len(text))] if at >= 0 else []), missing
+    if end and not start:
+        at = text.find(end)
+        return [(0, at if at >= 0 else len(text))], missing
+    if not (start and end):
+        return [(0, len(text))], missing
+    parts: list[tuple[int, int]] = []
+    at = text.find(start)
+    if at < 0:
+        parts.append((0, len(text)))
+    while at >= 0:
+        begin = at + len(start)
+        nxt = text.find(start, begin)
+        parts.append((begin, nxt if nxt >= 0 else len(text)))
+        at = nxt
+    spans: list[tuple[int, int]] = []
+    for begin, stop in parts:
+        keep = True
+        k = begin
+        while True:
+            cut = text.find(end, k, stop)
+            piece_end = cut if cut >= 0 else stop
+            if keep:
+                spans.append((k, piece_end))
+            if cut < 0:
                 break
-            spans.append((begin, stop))
-            at = text.find(start, stop + len(end))
-        return spans, problem
-    if end:
-        stop = text.find(end)
-        if stop < 0:
-            return [(0, len(text))], f'end="{end}" not found'
-        return [(0, stop)], None
-    return [(0, len(text))], None
+            keep = not keep
+            k = cut + len(end)
+    return spans, missing
+
+
+def tag_end(line: str, begin: int, quote: str = "") -> tuple[int, str]:
+    """Where the ``%}`` that closes a tag starts on ``line`` (from ``begin``), outside quoted
+    strings (a ``\\`` escapes the quote), and the quote still open at the end of the line
+    (``quote``: the one open at its start); -1 when it does not close here. One pass."""
+    k = begin
+    n = len(line)
+    while k < n:
+        c = line[k]
+        if quote:
+            if c == "\\":
+                k += 2
+                continue
+            if c == quote:
+                quote = ""
+        elif c in "\"'":
+            quote = c
+        elif c == "%" and k + 1 < n and line[k + 1] == "}":
+            return k, ""
+        k += 1
+    return -1, quote
 
 
 def heading_offset(lines: list[str], offset: int) -> list[str]:
