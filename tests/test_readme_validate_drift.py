@@ -14,7 +14,7 @@ import pytest
 from docmentor.errors import UsageError
 from docmentor.library.examples.drift import DriftReport, clarity_counts, drift_report
 from docmentor.library.examples.validate import validate_examples
-from docmentor.library.models import Example
+from docmentor.library.models import ApiEntry, Example
 from docmentor.library.surface.api_python import ApiSurface, load_api
 
 
@@ -818,8 +818,41 @@ def test_doctest_sessions_are_the_earlier_sessions_of_the_same_docstring() -> No
             ex("docstring-p.f-1", ">>> a = 1\n>>> a\n1\n"),
             ex("docstring-p.f-2", "b = f(a)\n"),  # a literal block: doctest does not run it
             ex("docstring-p.g-1", ">>> g()\n"),
-            ex("docstring-p.g-2", ">>> g(1)\n"),
+            ex("docstring-p.g-2", ">>> g(1)  # doctest: +SKIP\n"),
+            ex("docstring-p.g-3", ">>> g(2)\n"),
             ex("page-1", ">>> h()\n", origin="docs"),
         ]
     )
-    assert found == {"docstring-p.f-3": ">>> a = 1\n>>> a\n1", "docstring-p.g-2": ">>> g()"}
+    assert found == {
+        "docstring-p.f-3": ">>> a = 1\n>>> a\n1",
+        "docstring-p.g-2": ">>> g()",
+        "docstring-p.g-3": ">>> g()",  # the skipped session binds nothing for the next
+    }
+
+
+def test_a_later_session_runs_after_the_earlier_ones_only_when_it_needs_their_names(tmp_path: Path) -> None:
+    """doctest's one namespace, without its costs: a later session that runs alone is judged
+    alone (an earlier one that raises, or is skipped, does not fail it); one that fails on a
+    name runs again after the earlier sessions."""
+    from docmentor.library.examples.docstring_examples import doctest_setup
+
+    setup = doctest_setup(
+        [ApiEntry(api_id="textwrap.dedent", kind="function", name="dedent", source_file="textwrap.py")]
+    )
+
+    def session(n: int, code: str) -> Example:
+        ex = example(code, example_id=f"docstring-textwrap.dedent-{n}", path="textwrap.py", complete=False)
+        ex.origin = "docstring"
+        return ex
+
+    first = session(1, ">>> x = dedent('  a')\n>>> 1 / 0\n")  # raises after binding x
+    alone = session(2, ">>> dedent('  b')\n'b'\n")
+    needs = session(3, ">>> x\n'a'\n")
+    sessions = {alone.example_id: first.code, needs.example_id: first.code + alone.code}
+    report = validate_examples([first, alone, needs], setup=setup, sessions=sessions, jobs=2)
+    by_id = {r.example_id: r.status for r in report.results}
+    assert by_id == {first.example_id: "failed", alone.example_id: "passed", needs.example_id: "failed"}
+    assert "ZeroDivisionError" in (needs.execution_context.error or "")  # run after the first
+    fixed = session(1, ">>> x = dedent('  a')\n")
+    report = validate_examples([fixed, needs], setup=setup, sessions={needs.example_id: fixed.code}, jobs=1)
+    assert [r.status for r in report.results] == ["passed", "passed"]

@@ -211,7 +211,8 @@ def doctest_sessions(examples: Iterable[Example]) -> dict[str, str]:
     """Per docstring example that is a doctest session (``>>>``), the sessions of the same
     docstring before it, in order: doctest runs a docstring's examples in one namespace, so
     a later block uses what an earlier one bound (``delta`` of the first, in the third), for
-    ``--validate``. Examples without an earlier session are left out."""
+    ``--validate``. Examples without an earlier session are left out, and so is a session
+    marked ``+SKIP`` from what later ones follow (doctest does not run it)."""
     out: dict[str, str] = {}
     earlier: dict[str, list[str]] = {}
     numbered: list[tuple[str, int, Example]] = []
@@ -227,7 +228,8 @@ def doctest_sessions(examples: Iterable[Example]) -> dict[str, str]:
         before = earlier.setdefault(docstring, [])
         if before:
             out[ex.example_id] = "\n".join(before)
-        before.append(ex.code.rstrip("\n"))
+        if "+SKIP" not in ex.code:  # doctest does not run it: it binds nothing for the others
+            before.append(ex.code.rstrip("\n"))
     return out
 
 

@@ -238,8 +238,9 @@ def validate_examples(
     reported as skipped and keep ``validated = None``. A doctest session of a docstring runs as
     doctest runs it, in its module's namespace: ``setup`` (source file → the code that puts
     the module's names in scope, :func:`~docmentor.library.examples.docstring_examples.doctest_setup`)
-    goes first, then ``sessions``' text for the example (by id: the doctest blocks of the same
-    docstring before it, which doctest runs in the same namespace). A run passes when the program exits
+    goes first; one that fails on a NameError runs again after ``sessions``' text for it (by
+    id: the doctest sessions of the same docstring before it, which doctest runs in the same
+    namespace). A run passes when the program exits
     with status 0 within ``timeout``. Each run sets ``example.validated`` and
     ``example.execution_context`` (``works_on_version``, ``validated_at``, ``error``).
 
@@ -279,11 +280,17 @@ def validate_examples(
             first = setup.get(example.path, "") if prepare(example.code, "python")[2] else ""
         if not (example.complete or first) or example.language != "python":
             return ExampleResult(example.example_id, "skipped")
-        earlier = (sessions or {}).get(example.example_id, "") if first else ""
-        source = runnable_source(f"{earlier}\n{example.code}" if earlier else example.code, setup=first)
+        source = runnable_source(example.code, setup=first)
         if source is None:
             return ExampleResult(example.example_id, "skipped")
         result = _run_one(example.example_id, source, interpreter, timeout, sandboxed=found.sandboxed)
+        earlier = (sessions or {}).get(example.example_id, "") if first else ""
+        if earlier and result.status == "failed" and (result.error or "").startswith("NameError"):
+            # a name an earlier session of its docstring binds (doctest runs them in one
+            # namespace): run again after those sessions, as doctest would
+            again = runnable_source(f"{earlier}\n{example.code}", setup=first)
+            if again is not None:
+                result = _run_one(example.example_id, again, interpreter, timeout, sandboxed=found.sandboxed)
         if result.script_line is not None and example.origin == "docs" and not first:
             result = replace(result, line=_page_line(example, result.script_line))
         if result.status == "failed" and (reason := not_run_here(result.error, library)):
