@@ -154,6 +154,17 @@ def test_a_preamble_a_reader_never_sees_is_no_result(tmp_path: Path) -> None:
     assert ("intro.rst", "") in [(h.path, h.heading) for h in hits]  # prose before the title
     assert dm.get("complex.rst", source="d").content.startswith(".. _complex-guide:")
 
+    from docmentor.search.units import renders_nothing
+
+    for prose in (
+        ":class:`Foo` is the main entry point.",
+        "<!-- a --> Visible text <!-- b -->",
+        "[Note]: the API changed in 2.0",
+        ".. [1] A footnote a reader sees.",
+    ):
+        assert not renders_nothing(prose), prose
+    assert renders_nothing("[//]: # (a comment)\n[x]: https://example.com 'Title'\n:tocdepth: 2")
+
 
 def test_a_long_query_works(dm: Docmentor) -> None:
     hits = dm.search("create_fts_index() " * 500)

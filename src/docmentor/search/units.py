@@ -87,11 +87,11 @@ _INVISIBLE = re.compile(
     r"\.\.[ \t]+_[^:\n]*:.*"
     r"|\.\.[ \t]+\|[^|\n]+\|[ \t].*"
     r"|\.\.[ \t]+(?:py:)?(?:currentmodule|module|rst-class|highlight|default-role|meta|index|title|tags)::.*"
-    r"|\.\.(?:[ \t](?!.*::).*)?"
-    r"|:[\w-]+:.*"
+    r"|\.\.(?:[ \t]+(?![\[_|])(?!.*::).*)?"  # a comment (not a footnote, target or substitution)
+    r"|:[\w-]+:(?:[ \t].*)?"  # a field, ``:orphan:`` (not a role: :class:`Foo` is prose)
     r"|\([^()\s]+\)="
-    r"|<!--.*-->"
-    r"|\[[^\]\n]*\]:[ \t].*"
+    r"|<!--(?:(?!-->).)*-->"  # one comment, nothing beside it
+    r"|\[[^\]\n]*\]:[ \t]*\S+(?:[ \t]+(?:\"[^\"\n]*\"|'[^'\n]*'|\([^()\n]*\)))?"  # a link definition
     r")[ \t]*"
 )
 
