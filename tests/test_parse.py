@@ -600,6 +600,9 @@ Title
 """
     found = [(b.language, b.code.strip()) for b in parse_rst(text).sections[0].code_blocks]
     assert found == [("python", ">>> pkg.run()")]
+    myst = "# Title\n\n```{testsetup} *\nurllib = mock.MagicMock()\n```\n\n```{testcleanup}\nx\n```\n\n```{doctest}\n>>> pkg.run()\n```\n"
+    found = [(b.language, b.code.strip()) for b in parse_markdown(myst).sections[0].code_blocks]
+    assert found == [("python", ">>> pkg.run()")]  # MyST's forms too
 
 
 def test_rst_doctest_blocks_are_code() -> None:

@@ -225,7 +225,9 @@ def parse_markdown(
 # MyST directives (```{name} argument) whose content is code in the language the argument
 # names; those whose content is Python; and {eval-rst}, whose content is reStructuredText
 _MYST_CODE = frozenset({"code-block", "code", "sourcecode", "code-cell"})
-_MYST_PYTHON = frozenset({"testcode", "testsetup", "doctest", "jupyter-execute", "ipython"})
+_MYST_PYTHON = frozenset({"testcode", "doctest", "jupyter-execute", "ipython"})
+# sphinx.ext.doctest's set-up and clean-up code: never shown to readers, no code of the page
+_MYST_HIDDEN = frozenset({"testsetup", "testcleanup"})
 _MYST_OPTION = re.compile(r"^:[\w-]+:")
 
 
@@ -238,6 +240,8 @@ def _fence_blocks(line0: int, info: str, content: str) -> list[tuple[int, str, s
         return [(line0, first.strip("{}."), content)]
     name = first[1:-1]
     argument = words[1].split()[0] if len(words) > 1 and words[1].split() else ""
+    if name in _MYST_HIDDEN:
+        return []
     if name == "eval-rst":
         from docmentor.parse.rst import code_blocks
 
