@@ -301,6 +301,9 @@ def test_unknown_source_is_not_found(dm: Docmentor) -> None:
         dm.get("nope:guide.md")
     with pytest.raises(NotFoundError, match=r"no indexed document 'acme:nothing\.md'"):
         dm.get("acme:nothing.md")
+    for ref in ("a.md:12", "C:/docs/a.md", "std::vector"):  # no source named: no claim there is one
+        with pytest.raises(NotFoundError, match="no indexed document"):
+            dm.get(ref)
 
 
 def test_limit(dm: Docmentor) -> None:

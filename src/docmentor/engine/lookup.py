@@ -210,7 +210,15 @@ class Lookup(Embedding):
                     doc = st.find_document(source=owners[0][0], path=owners[0][1])
         if doc is None:
             head, sep, rest = ref.partition(":")
-            if source is None and sep and head and rest and not rest.startswith("//") and "/" not in head:
+            looks_named = (
+                sep
+                and head
+                and "/" not in head
+                and ("." not in head or "@" in head)  # a.md:12 is a file and a line; httpx@0.27 a source
+                and rest[:1] not in ("", "/", ":")  # C:/docs, std::vector, a URL
+                and not rest.isdigit()
+            )
+            if source is None and looks_named:
                 # SOURCE:PATH with a source (or library) this index does not have: say so, as
                 # --source does
                 self.version_scope(head)

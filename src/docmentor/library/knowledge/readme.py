@@ -146,18 +146,19 @@ def _parses(code: str) -> bool:
     return True
 
 
-# ApiEntry.internal values of what is no API at all (a helper function or a marker class may
-# still be one users call: those are shown, after the rest)
-_NO_API = frozenset({"constant", "sentinel", "type variable"})
+# ApiEntry.internal values of what is no API at all: a module constant nothing publishes. (A
+# helper function or a marker class may still be one users call, and a sentinel or a type
+# variable is marked so whether it is published or not, `attrs.NOTHING`: those are shown,
+# after the rest.)
+_NO_API = frozenset({"constant"})
 
 
 def ranked_entries(entries: Sequence[ApiEntry]) -> list[ApiEntry]:
     """The entries README.LLM may show: what users call first (functions, methods,
     properties, classes), most important first (ties: shorter public path), then what they
     only read (:func:`is_data`), by the same order. Deprecated APIs are not shown:
-    README.LLM teaches how to use the library today. Nor are values the surface marks as no
-    API (:data:`_NO_API`: a module constant nothing publishes, such as ``TYPE_CHECKING =
-    False``, a sentinel, a type variable): they would only fill spare contexts."""
+    README.LLM teaches how to use the library today. Nor is a module constant nothing
+    publishes (:data:`_NO_API`: ``TYPE_CHECKING = False``): it would only fill a spare context."""
     shown = [e for e in entries if e.kind != "module" and not e.deprecated and e.internal not in _NO_API]
     return sorted(
         shown, key=lambda e: (is_data(e), -e.importance_score, public_path(e).count("."), public_path(e))
