@@ -721,6 +721,7 @@ def test_roadmap_link_and_alt_text_impacts() -> None:
         ),
         ((5.0, 8.0, [{"severity": "info", "line": -1}]), "issue #1 has line -1"),
         ((5.0, 8.0, [{"severity": "info", "line": True}]), "issue #1 has line True"),
+        ((5.0, 8.0, [{"severity": "info", "line": 12.5}]), "issue #1 has line 12.5"),
     ],
 )
 def test_roadmap_bad_input(args: tuple[Any, ...], match: str) -> None:
@@ -863,3 +864,8 @@ def test_explanation_of_a_score_lowered_only_by_content_penalties() -> None:
     ).human_explanation
     assert text.startswith("Good documentation with no issues") and "has no issues that should" not in text
     assert "Content penalties cost 2.4 points" in text
+
+
+def test_a_whole_line_number_written_as_a_float_is_a_line() -> None:
+    roadmap = get_improvement_roadmap(5.0, 9.0, [{"severity": "warning", "type": "x", "line": 12.0}])
+    assert "(line 12)" in roadmap.to_dict()["priority_fixes"][0]["location"]

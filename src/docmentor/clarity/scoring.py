@@ -402,6 +402,8 @@ def issue_fields(issue: Issue | Mapping[str, Any], index: int = 0) -> dict[str, 
             hint="severity is one of critical, warning, info",
         )
     line = data.get("line")
+    if isinstance(line, float) and line.is_integer():  # 12.0, as JSON may carry a whole number
+        line = data["line"] = int(line)
     if line is not None and (isinstance(line, bool) or not isinstance(line, int) or line < 0):
         raise UsageError(
             f"issue #{index + 1} has line {line!r}",
