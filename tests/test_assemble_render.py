@@ -345,6 +345,19 @@ def test_code_block_is_never_cut() -> None:
     assert "```" not in d.markdown
 
 
+def test_a_trimmed_section_does_not_end_on_what_only_introduces_the_cut_code() -> None:
+    """A lead-in ("Run:") or a content tab's opening line (``=== "Do"``) right before the code
+    that did not fit is left out with it; a whole section keeps its last lead-in."""
+    code = "\n".join(f"run_step --number {i} --with some arguments" for i in range(60))
+    for intro in ("To deploy it, run:", '=== "✅ Do"'):
+        text = f"## Install\n\nFirst paragraph explains things.\n\n{intro}\n\n```bash\n{code}\n```\n"
+        (s,) = run([cand(1, 1, GUIDE, "Install", text, 10)], DOCS, 1000).sections
+        assert s.trimmed and s.text == f"First paragraph explains things.\n\n{TRIM_MARKER}", intro
+    whole = "## Install\n\nFirst paragraph explains things.\n\nSee the next section:\n"
+    (s,) = run([cand(1, 1, GUIDE, "Install", whole, 10)], DOCS, 1000).sections
+    assert not s.trimmed and s.text.endswith("See the next section:")
+
+
 def test_long_paragraph_is_cut_at_a_sentence() -> None:
     sentences = [f"Sentence number {i} says something useful about deployments." for i in range(120)]
     text = "## Notes\n\nIntro line.\n\n" + " ".join(sentences)

@@ -8,6 +8,7 @@ blocks by ``blocks.py``; the digest is rendered by ``render.py``.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
@@ -53,13 +54,28 @@ def _referred(c: Candidate, shown: list[_Pick]) -> bool:
 
 @dataclass(slots=True)
 class _Unit:
-    """A piece of a trimmed body: a whole block, or a sentence run of the block that did not fit."""
+    """A piece of a trimmed body: a whole block, or a sentence run of the block that did not fit.
+    A body does not end on a heading, and a trimmed body not on an ``intro`` (a lead-in
+    ending in ``:``, a content tab's or an admonition's opening line): what they introduce is
+    left out."""
 
     text: str
     sep: str  # what goes before it
     last: int  # index of the last line of the candidate's text it covers
     heading: bool = False
     partial: bool = False
+    intro: bool = False
+
+
+# the opening line of a MkDocs content tab (=== "Do") or admonition (!!! note, ??? tip)
+_OPENER = re.compile(r"(?:===|\?\?\?\+?|!!!)[ \t]+\S.*")
+
+
+def _introduces(text: str) -> bool:
+    """Whether a block's last line only announces what follows it: "To install it, run:", a
+    content tab's ``=== "✅ Do"``, an admonition's ``!!! note``."""
+    last = text.rstrip().rsplit("\n", 1)[-1].strip()
+    return last.endswith(":") or _OPENER.fullmatch(last) is not None
 
 
 class _Distiller:
@@ -159,7 +175,9 @@ class _Distiller:
         for b, t in zip(p.blocks, block_tokens, strict=True):
             if used + t + _JOIN_SLACK > room:
                 break
-            units.append(_Unit(b.text, "\n\n", b.last, heading=b.kind == "heading"))
+            units.append(
+                _Unit(b.text, "\n\n", b.last, heading=b.kind == "heading", intro=_introduces(b.text))
+            )
             used += t + _JOIN_SLACK
             k += 1
         if k < len(p.blocks) and p.blocks[k].cuttable:
@@ -171,10 +189,20 @@ class _Distiller:
                     break
                 used += t + _JOIN_SLACK
                 line = b.first + b.text.count("\n", 0, cuts[j])
-                units.append(_Unit(pieces[j], "\n\n" if j == 0 else "", line, partial=True))
+                units.append(
+                    _Unit(
+                        pieces[j],
+                        "\n\n" if j == 0 else "",
+                        line,
+                        heading=_introduces(pieces[j]),
+                        partial=True,
+                    )
+                )
         while units:
-            while units and units[-1].heading:
-                units.pop()  # do not end on a heading that introduces nothing
+            while units and (
+                units[-1].heading or (units[-1].intro and (len(units) < len(p.blocks) or units[-1].partial))
+            ):
+                units.pop()  # do not end on a heading, or a lead-in to what is cut, that introduces nothing
             if not units:
                 break
             body = "".join(u.sep + u.text for u in units)[2:].rstrip()
