@@ -1806,3 +1806,15 @@ def test_a_paragraph_pointing_back_at_code_left_out_is_left_out_too() -> None:
     assert prose_paragraphs(doc) == ["The function accepts negative deltas as well."]
     kept = "Sum.\n\nUsage::\n\n    f()\n\nIt does things, and instead of failing it returns None."
     assert prose_paragraphs(kept) == ["It does things, and instead of failing it returns None."]
+
+
+def test_code_titled_cross_references_and_leading_dot_targets_read_as_sphinx_shows_them() -> None:
+    """mkdocstrings' [`IsNumeric`][dirty_equals.IsNumeric] is its code title (the text was
+    split at the code span before, and the brackets stayed); Sphinx's :class:`.Serializer`
+    finds the class by its last part and shows no dot."""
+    from docmentor.library.surface.docstrings import display, plain
+
+    said = "Inherits from [`IsNumeric`][dirty_equals.IsNumeric]; works like :class:`.Serializer`."
+    assert display(said) == "Inherits from `IsNumeric`; works like `Serializer`."
+    assert plain(said) == "Inherits from `IsNumeric`; works like Serializer."
+    assert display(":doc:`./usage`") == "usage"  # a page's path keeps its reading

@@ -105,6 +105,8 @@ def _role_text(inner: str, role: str = "") -> str:
     target = (titled[1] if titled else inner).lstrip("!")
     if target.startswith("~"):  # :exc:`~werkzeug.exceptions.HTTPException`: its last part
         return target[1:].rsplit(".", 1)[-1]
+    if target.startswith(".") and role not in ("doc", "ref", "numref"):
+        target = target.lstrip(".")  # :class:`.Serializer`: Sphinx finds it by its last part
     if role == "sub-ref":  # MyST's substitution reference: the reST form, |release|
         return f"|{target}|"
     if role in ("ref", "numref"):  # a label the docs did not title: its words
@@ -121,6 +123,8 @@ def plain(text: str) -> str:
     ``the guide``. What a role names matters to a reader; its markup does not. reST
     hyperlinks and footnote marks too (:func:`references`)."""
     text = references(text)
+    if "`][" in text:
+        text = _CODE_AUTOREF.sub(r"\1", text)
     if ":" not in text and "}`" not in text:
         return text
     return _roles(text, lambda prefix, inner: _role_text(inner, role_name(prefix)))
@@ -195,6 +199,8 @@ def display(text: str) -> str:
         text = _roles(text, _display_role)
     # `option`\s: reST's escaped space joins a role to its plural; and reST hyperlinks
     text = references(text)
+    if "`][" in text:
+        text = _CODE_AUTOREF.sub(r"\1", text)
     text = _outside_code(text, _prose_markup)
     return _LITERAL.sub(r"`\1`", text) if "``" in text else text
 
@@ -231,6 +237,9 @@ _ESCAPED_SPACE = re.compile(r"(?<=[^\s`]`)\\ ?(?=\S)")  # only after a closing b
 _LITERAL_INTRO = re.compile(r"(?<=[A-Za-z])::(?=\s|$)")  # "as stored::" before a literal block
 # [title][target], [title][]; not a subscript (table[row][col])
 _AUTOREF = re.compile(r"(?<![\w\])])\[([^\[\]\n]+)\]\[([\w.]*)\]")
+# a cross-reference whose title is code (mkdocstrings: [`IsNumeric`][dirty_equals.IsNumeric]):
+# read whole, before the text is split at its code spans
+_CODE_AUTOREF = re.compile(r"(?<![\w\])])\[(`[^`\[\]\n]+`)\]\[[\w.]*\]")
 _IDENTIFIER = re.compile(r"^[A-Za-z_][\w.]*(?:\(\))?$")
 
 
