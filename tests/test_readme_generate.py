@@ -1368,6 +1368,14 @@ def test_an_inherited_member_is_named_by_the_class_that_defines_it() -> None:
     assert public_path(hidden) == "pkg.Client.get"
     reexported = ApiEntry(api_id="pkg.models.Item", aliases=["pkg.Item"], kind="class", name="Item")
     assert public_path(reexported) == "pkg.Item"
+    # the definition's path is private: of the public ones as short, the defining class's
+    private = ApiEntry(
+        api_id="eq._base.DirtyEquals.value",
+        aliases=["eq.IsIP.value", "eq.DirtyEquals.value", "eq.IsUUID.value"],
+        kind="property",
+        name="value",
+    )
+    assert public_path(private) == "eq.DirtyEquals.value"
 
 
 def test_values_that_are_no_api_take_no_context() -> None:

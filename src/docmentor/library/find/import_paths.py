@@ -11,9 +11,18 @@ def import_path(api_id: str, aliases: Iterable[str] = ()) -> str:
     """The path users import an API by: the shortest one without a private part
     (``pkg.connect``, not ``pkg.compat.connect`` nor ``pkg._core.connect``), the defining one
     first among those as short (an inherited method by its class, ``fields.Field.make_error``,
-    not ``fields.IP.make_error``); ``api_id`` itself when every path has a private part. A
+    not ``fields.IP.make_error``), then one through the defining class's name when the
+    definition's own path is private (``pkg.Base.value`` for ``pkg._base.Base.value``, not
+    ``pkg.IP.value``); ``api_id`` itself when every path has a private part. A
     shadowed submodule's id ends in ``~module``: its path is shown without it."""
     public = [p for p in (api_id, *aliases) if not any(part.startswith("_") for part in p.split("."))]
-    best = min(public, key=lambda p: (p.count("."), p != api_id, len(p), p)) if public else api_id
+    # of as short ones, one through the class (or module) that defines it: `DirtyEquals.value`,
+    # not a subclass's `IsIP.value`, though the definition's own path is private
+    owner = api_id.rsplit(".", 2)[-2] if api_id.count(".") >= 1 else ""
+    best = (
+        min(public, key=lambda p: (p.count("."), p != api_id, p.rsplit(".", 2)[-2:-1] != [owner], len(p), p))
+        if public
+        else api_id
+    )
     # a submodule its package's same-named function hides: ``import pkg.retry`` imports it
     return best.removesuffix(MODULE_SUFFIX)
