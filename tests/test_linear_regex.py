@@ -270,3 +270,12 @@ def test_include_markdown_with_many_delimited_parts(tmp_path: Path) -> None:
 
     assert timed(go) < 5 * BOUND
     assert result is not None and result.text.count(" x ") == 100_000
+
+
+@pytest.mark.parametrize(
+    "line", ["{{" + "a" * N, "{%" + "%" * N, "{{ " * (N // 3), "{% a " + " }" * (N // 2)]
+)
+def test_template_expressions_in_doc_prose(line: str) -> None:
+    from docmentor.library.knowledge.doc_text import first_sentences
+
+    assert timed(lambda: first_sentences("# T\n\nSome words here. " + line + "\n")) < BOUND

@@ -1445,3 +1445,17 @@ def test_rest_word_references_read_as_words_in_concepts() -> None:
     concepts = ov.aspects["concepts"]
     assert "A *cache* is a mutable mapping of a fixed maximum size, see ``type_``." in concepts
     assert "The Rich_ handler logs." in concepts
+
+
+def test_concepts_skip_mkdocstrings_options_and_template_expressions() -> None:
+    """A `::: pkg.mod` line's indented `options:` block is configuration, not prose; a MkDocs
+    macro's `{{ version }}` is not read as words."""
+    from docmentor.library.knowledge.doc_text import first_sentences
+
+    page = (
+        "# Numeric Types\n\n::: eq.IsNumeric\n    options:\n      merge_init_into_class: false\n\n"
+        "Numbers are compared by value and type.\n"
+    )
+    assert first_sentences(page) == "Numbers are compared by value and type."
+    home = "# Eq\n\nDoing useful things with equals. {{ version }}\n\n**eq** is a library.\n"
+    assert first_sentences(home) == "Doing useful things with equals. **eq** is a library."

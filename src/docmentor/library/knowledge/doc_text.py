@@ -146,6 +146,10 @@ def _uncommented(line: str, comment: bool) -> tuple[str, bool]:
     return "".join(parts), comment
 
 
+# a Jinja expression or tag, as MkDocs macros and hooks leave them in a page: {{ version }}
+_TEMPLATE = re.compile(r"\{\{[^{}\n]*\}\}|\{%[^{}\n]*%\}")
+
+
 def first_sentences(text: str, limit: int = 240, *, rest: bool = False) -> str:
     """The first sentences of a section's prose: headings, admonitions, code, HTML banners and
     badges left out, and so are the lines that only lead in to what follows (a paragraph
@@ -160,17 +164,27 @@ def first_sentences(text: str, limit: int = 240, *, rest: bool = False) -> str:
         # a title is the line over its adornment (reST ====, ~~~~ at least as long; a
         # Markdown setext === or ---); both go
         titled = {k for k in range(len(raw) - 1) if raw[k].strip() and _underlines(raw[k], raw[k + 1])}
-        lines = [
-            ln
-            for k, ln in enumerate(raw)
-            if k not in titled and not (k > 0 and k - 1 in titled)
-            if ln.strip()
-            # .. reST directives, MyST colon fences (`:::{note}`, `:::{glossary}` and their ends)
-            and not ln.lstrip().startswith(("#", "!!!", "===", "???", ".. ", ":::"))
-            and not (_DIRECTIVE_OPTION.match(ln) and ln[:1].isspace())  # and their options
-            and ln.strip() not in ("---", "***")
-        ]
-        flat = " ".join(plain(_LINK.sub(r"\1", _HTML_TAG.sub(" ", _IMAGE.sub(" ", " ".join(lines))))).split())
+        lines: list[str] = []
+        under: int | None = None  # the indent of a mkdocstrings `::: pkg.mod` line, its options below
+        for k, ln in enumerate(raw):
+            indent = len(ln) - len(ln.lstrip())
+            if under is not None and ln.strip() and indent > under:
+                continue  # `    options:` / `      members: false` of the `:::` line above
+            under = indent if ln.lstrip().startswith(":::") else None
+            if k in titled or (k > 0 and k - 1 in titled) or not ln.strip():
+                continue
+            if (
+                # .. reST directives, MyST colon fences (`:::{note}`, `:::{glossary}` and their ends)
+                ln.lstrip().startswith(("#", "!!!", "===", "???", ".. ", ":::"))
+                or (_DIRECTIVE_OPTION.match(ln) and ln[:1].isspace())  # and their options
+                or ln.strip() in ("---", "***")
+            ):
+                continue
+            lines.append(ln)
+        joined = " ".join(lines)
+        if "{{" in joined or "{%" in joined:  # a template's expressions and tags (MkDocs macros): not read
+            joined = _TEMPLATE.sub(" ", joined)
+        flat = " ".join(plain(_LINK.sub(r"\1", _HTML_TAG.sub(" ", _IMAGE.sub(" ", joined)))).split())
         if rest and "_" in flat:
             flat = word_references(flat)
         if len(flat.split()) < 3:
