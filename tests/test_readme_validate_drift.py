@@ -856,3 +856,26 @@ def test_a_later_session_runs_after_the_earlier_ones_only_when_it_needs_their_na
     fixed = session(1, ">>> x = dedent('  a')\n")
     report = validate_examples([fixed, needs], setup=setup, sessions={needs.example_id: fixed.code}, jobs=1)
     assert [r.status for r in report.results] == ["passed", "passed"]
+
+
+def test_a_member_missing_from_a_generic_class_is_drift_however_typing_is_imported(tmp_path: Path) -> None:
+    """itsdangerous writes `class Serializer(t.Generic[_T])`: typing's Generic adds no members,
+    so a misspelled method of it is missing, whatever name typing is imported under."""
+    found = installed(
+        tmp_path,
+        {
+            "gen/__init__.py": """
+                import typing as t
+
+                _T = t.TypeVar("_T")
+
+                class Serializer(t.Generic[_T]):
+                    def __init__(self, key: str) -> None: ...
+                    def dumps(self, obj: object) -> _T: ...
+            """
+        },
+        "gen",
+    )
+    code = "import gen\ns = gen.Serializer('k')\ns.dumps({})\ns.dumpz({})\n"
+    report = drift_report([example(code)], found, library="gen", version="1")
+    assert [(f.kind, f.api) for f in report.findings] == [("missing_api", "s.dumpz")], report.to_text()

@@ -315,7 +315,9 @@ class _Checker:
         ok = cls is not None and depth < 10 and not cls.open_members
         for text in cls.bases if cls is not None and ok else []:
             plain = text.split("[", 1)[0].strip()
-            if plain in _TRANSPARENT_BASES or plain.rpartition(".")[2].startswith("_"):
+            last = plain.rpartition(".")[2]
+            # typing's bases however the module is named (`t.Generic[T]`, `typ.Protocol`)
+            if plain in _TRANSPARENT_BASES or last in _TRANSPARENT_BASES or last.startswith("_"):
                 continue  # private bases are in the library: griffe merged their members
             b = self.base(cls, text) if cls is not None else None
             if b is None or not self.closed(b, depth + 1):
