@@ -166,6 +166,12 @@ PACKAGE = {
         class Window:
             """A sliding window over an iterable."""
 
+            def __init__(self, size=2):
+                """Make a window (mkdocstrings shows this text under the class's).
+
+                >>> Window(size=3)
+                """
+
             def slide(self, step):
                 """Move the window along.
 
@@ -207,7 +213,7 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[KnowledgeBase, Path
     finally:
         engine.close()
     assert result.kb_path is not None
-    assert (result.example_count, result.docstring_examples) == (1, 4)  # the guide's; the four docstrings'
+    assert (result.example_count, result.docstring_examples) == (1, 5)  # the guide's; the docstrings'
     return load_kb(Path(result.kb_path)), root / "index", root / "out" / "README.LLM"
 
 
@@ -221,6 +227,7 @@ def test_generate_links_each_docstring_example_to_its_api_and_what_it_uses(
         "docstring-itr.core.flatten-1",
         "docstring-itr.core.window-1",
         "docstring-itr.core.Window.slide-1",
+        "docstring-itr.core.Window-1",  # its __init__'s docstring's, the class having its own
     }
     # each at the line of its code in the file: after a decorator, a signature on several
     # lines, a docstring whose text starts on the line after its quotes
@@ -235,7 +242,7 @@ def test_generate_links_each_docstring_example_to_its_api_and_what_it_uses(
     by_id = {e.api_id: e for e in kb.entries}
     assert by_id["itr.core.chunk"].examples == by_id["itr.core.flatten"].examples == ["guide-1"]
     assert by_id["itr.core.Window.slide"].examples == []
-    assert (kb.metadata.stats["examples"], kb.metadata.stats["examples_from_docstrings"]) == (1, 4)
+    assert (kb.metadata.stats["examples"], kb.metadata.stats["examples_from_docstrings"]) == (1, 5)
     # a docstring's example is the installed version's own: drift reads the docs' examples
     # (window's passes a keyword it does not take, and is not reported)
     assert kb.drift is not None and kb.drift["findings"] == []

@@ -61,6 +61,10 @@ class ApiEntry(_Model):
     line: int | None = None
     # the source line of the docstring's first line, as ``docstring`` holds it (None: not known)
     docstring_line: int | None = None
+    # a class's ``__init__`` docstring when the class has a docstring of its own (mkdocstrings'
+    # merge_init_into_class shows both: its examples are the class's), and its first line
+    init_docstring: str = ""
+    init_docstring_line: int | None = None
     examples: list[str] = Field(default_factory=list)  # example_ids that use it
     importance_score: float = 0.0
     importance_factors: dict[str, float] = Field(default_factory=dict)

@@ -145,8 +145,8 @@ def _python(block: DocstringCode) -> bool:
 
 
 def docstring_examples(entries: Iterable[ApiEntry]) -> list[Example]:
-    """The Python examples of each entry's docstring (its first :data:`MAX_EXAMPLES`), linked to
-    it. A docstring several entries share (a class showing its same-named base's text, another
+    """The Python examples of each entry's docstring, and of a class's ``__init__`` docstring
+    after it (its first :data:`MAX_EXAMPLES`), linked to it. A docstring several entries share (a class showing its same-named base's text, another
     name for a function) gives its examples once: to the entry whose source holds it."""
     out: list[Example] = []
     seen: set[str] = set()
@@ -158,7 +158,11 @@ def docstring_examples(entries: Iterable[ApiEntry]) -> list[Example]:
         name = entry.aliases[0] if entry.aliases else entry.api_id
         context = " ".join(prose_paragraphs(entry.docstring))[:CONTEXT_CHARS] or entry.description
         n = 0
-        for block in docstring_code(entry.docstring):
+        # a class's own docstring, then its __init__'s (shown together, as mkdocstrings merges them)
+        texts = [(entry.docstring, entry.docstring_line)]
+        if entry.init_docstring:
+            texts.append((entry.init_docstring, entry.init_docstring_line))
+        for first_line, block in ((f, b) for t, f in texts for b in docstring_code(t)):
             if n >= MAX_EXAMPLES:
                 break
             if not _python(block):
@@ -175,7 +179,7 @@ def docstring_examples(entries: Iterable[ApiEntry]) -> list[Example]:
                     path=entry.source_file or entry.api_id,
                     # where the block's first line is (the definition's line when the
                     # docstring's is not known)
-                    line=(entry.docstring_line + block.line) if entry.docstring_line else (entry.line or 1),
+                    line=(first_line + block.line) if first_line else (entry.line or 1),
                     apis_used=[entry.api_id],
                     complete=is_complete(code, "python"),
                     use_case=entry.description or name,

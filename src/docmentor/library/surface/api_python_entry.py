@@ -285,6 +285,9 @@ def _plain_entry(obj: Any) -> ApiEntry:
             if not docstring and init.docstring:  # the class's text is its __init__'s
                 docstring = init.docstring.value
                 common["docstring_line"] = _docstring_line(init.docstring)
+            elif init.docstring and init.docstring.value.strip():  # both: the __init__'s examples too
+                common["init_docstring"] = init.docstring.value
+                common["init_docstring_line"] = _docstring_line(init.docstring)
             signature = _signature(obj.name, params, None)
         else:  # unknown when inherited from outside the package, compiled without a signature,
             # or made by a class decorator (@attr.s, @dataclass: the fields are its parameters)
