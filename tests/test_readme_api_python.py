@@ -1818,3 +1818,26 @@ def test_code_titled_cross_references_and_leading_dot_targets_read_as_sphinx_sho
     assert display(said) == "Inherits from `IsNumeric`; works like `Serializer`."
     assert plain(said) == "Inherits from `IsNumeric`; works like Serializer."
     assert display(":doc:`./usage`") == "usage"  # a page's path keeps its reading
+
+
+def test_a_class_whose_bases_in_the_package_take_nothing_is_called_with_nothing(tmp_path: Path) -> None:
+    """itsdangerous's NoneAlgorithm(SigningAlgorithm): no __init__ anywhere in its package
+    bases, so `NoneAlgorithm()`; a base from outside (Exception) may take arguments: `(...)`."""
+    s = surface(
+        tmp_path,
+        {
+            "algo/__init__.py": """
+                class SigningAlgorithm:
+                    def get_signature(self, key, value): ...
+
+                class NoneAlgorithm(SigningAlgorithm):
+                    '''No signature.'''
+
+                class Err(Exception):
+                    '''An error.'''
+            """
+        },
+        "algo",
+    )
+    sigs = {e.name: e.signature for e in s.entries if e.kind == "class"}
+    assert sigs["NoneAlgorithm"] == "NoneAlgorithm()" and sigs["Err"] == "Err(...)"

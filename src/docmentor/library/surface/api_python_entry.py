@@ -34,6 +34,27 @@ def class_members(cls: Any) -> dict[str, Any]:
         return dict(cls.members)
 
 
+def _plain_bases(cls: Any, depth: int = 0) -> bool:
+    """Whether every base of a class with no ``__init__`` is a class of the package, itself
+    undecorated and with plain bases: then nothing gives it parameters (``NoneAlgorithm()``).
+    A base from outside (``Exception``) or one that cannot be resolved may take some."""
+    if depth > 20:
+        return False
+    try:
+        bases = list(cls.resolved_bases)
+    except (griffe.AliasResolutionError, griffe.CyclicAliasError, RecursionError, ValueError):
+        return False
+    if len(bases) != len(cls.bases):
+        return False  # a base griffe could not find: from outside the package
+    for base in bases:
+        base = alias_target(base) if getattr(base, "is_alias", False) else base
+        if base is None or not getattr(base, "is_class", False) or base.decorators:
+            return False
+        if "__init__" in base.members or "__new__" in base.members or not _plain_bases(base, depth + 1):
+            return False
+    return True
+
+
 def alias_target(member: Any) -> Any:
     """The object an alias finally points at; None when it cannot be resolved (external)."""
     if not member.is_alias:
@@ -292,7 +313,7 @@ def _plain_entry(obj: Any) -> ApiEntry:
         else:  # unknown when inherited from outside the package, compiled without a signature,
             # or made by a class decorator (@attr.s, @dataclass: the fields are its parameters)
             params = []
-            plain = init is None and not obj.bases and not obj.decorators
+            plain = init is None and not obj.decorators and _plain_bases(obj)
             signature = f"{obj.name}()" if plain else f"{obj.name}(...)"
         if not docstring:  # nor its __init__: its same-named base's
             inherited = _inherited_docstring(obj)
