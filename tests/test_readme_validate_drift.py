@@ -879,3 +879,13 @@ def test_a_member_missing_from_a_generic_class_is_drift_however_typing_is_import
     code = "import gen\ns = gen.Serializer('k')\ns.dumps({})\ns.dumpz({})\n"
     report = drift_report([example(code)], found, library="gen", version="1")
     assert [(f.kind, f.api) for f in report.findings] == [("missing_api", "s.dumpz")], report.to_text()
+
+
+def test_a_failure_the_line_says_it_shows_is_no_failed_example() -> None:
+    """dirty-equals' `assert now == IsNow()  # this will fail!`: the docs show that failure, as
+    drift reads such a comment; a failure on another line is still one."""
+    on_purpose = example("x = 1\nassert x == 2  # this will fail!\n", example_id="purpose")
+    elsewhere = example("x = 1  # this will fail later\nassert x == 2\n", example_id="elsewhere")
+    report = validate_examples([on_purpose, elsewhere], jobs=2)
+    by_id = {r.example_id: r.status for r in report.results}
+    assert by_id == {"purpose": "passed", "elsewhere": "failed"}, report.results
