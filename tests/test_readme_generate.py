@@ -1459,3 +1459,18 @@ def test_concepts_skip_mkdocstrings_options_and_template_expressions() -> None:
     assert first_sentences(page) == "Numbers are compared by value and type."
     home = "# Eq\n\nDoing useful things with equals. {{ version }}\n\n**eq** is a library.\n"
     assert first_sentences(home) == "Doing useful things with equals. **eq** is a library."
+
+
+def test_key_functions_name_each_method_once() -> None:
+    """dirty-equals: every matcher overrides the abstract `equals`; the overview's key functions
+    list one of them, then other names, not eight `*.equals`."""
+    entries = [
+        ApiEntry(api_id=f"eq.Is{k}.equals", kind="method", name="equals", importance_score=0.9 - k / 100)
+        for k in range(8)
+    ]
+    entries.append(
+        ApiEntry(api_id="eq.helpers.plain_repr", kind="function", name="plain_repr", importance_score=0.5)
+    )
+    ov = build_overview(library="eq", version=None, purpose="", entries=entries, examples=[], sections=[])
+    arch = ov.aspects["architecture"]
+    assert arch.count(".equals`") == 1 and "`eq.helpers.plain_repr`" in arch

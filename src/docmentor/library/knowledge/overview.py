@@ -260,9 +260,13 @@ def _architecture_text(
     if key_classes:
         arch += ["", "### Key Classes:"]
         arch += [f"- **{c.name}**" + (f": {c.description}" if c.description else "") for c in key_classes]
-    top = [e for e in sorted(entries, key=lambda e: -e.importance_score) if e.kind in ("function", "method")][
-        :8
-    ]
+    top: list[ApiEntry] = []
+    named: set[str] = set()
+    for e in sorted(entries, key=lambda e: -e.importance_score):
+        # one per name: eight overrides of one abstract `equals` say one thing eight times
+        if e.kind in ("function", "method") and e.name not in named and len(top) < 8:
+            top.append(e)
+            named.add(e.name)
     if top:
         arch += ["", "### Key functions and methods:"]  # by importance: not a count of uses
         said = [(public_path(e), shown(e.description)) for e in top]
