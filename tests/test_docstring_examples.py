@@ -178,6 +178,9 @@ PACKAGE = {
                 >>> w = Window()
                 >>> w.slide(2)
                 """
+
+        class Wide(Window):
+            """A wider window (its __init__ is Window's: no example of its own from it)."""
     ''',
     "docs/api.rst": """
         API
@@ -228,7 +231,7 @@ def test_generate_links_each_docstring_example_to_its_api_and_what_it_uses(
         "docstring-itr.core.window-1",
         "docstring-itr.core.Window.slide-1",
         "docstring-itr.core.Window-1",  # its __init__'s docstring's, the class having its own
-    }
+    }  # and none for Wide, which inherits that __init__
     # each at the line of its code in the file: after a decorator, a signature on several
     # lines, a docstring whose text starts on the line after its quotes
     source = (built[1].parent / "lib" / "itr" / "core.py").read_text(encoding="utf-8").split("\n")

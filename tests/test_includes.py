@@ -845,6 +845,7 @@ def test_include_directive_offsets_dedent_and_a_tag_that_is_no_include(tmp_path:
         '{% include-markdown "includes/abbr.md" %}\n'
         'A{% include "includes/b.md" %}-{% include "includes/b.md" start="%}" %}C\n'
         "{% if user %}Hello{% endif %}\n"
+        '{% if a %}{% include "includes/b.md" %}{% endif %}\n'
         "```jinja\n"
         '{% include "./parts/page.md" %}\n'
         "```\n"
@@ -863,7 +864,8 @@ def test_include_directive_offsets_dedent_and_a_tag_that_is_no_include(tmp_path:
     ]
     assert lines[7] == "AB-C"  # the second tag read too (its start is not found: nothing)
     # no mkdocs.yml enables the plugin: a tag in a code block is the block's text
-    assert '{% if user %}Hello{% endif %}\n```jinja\n{% include "./parts/page.md" %}\n```\n' in result.text
+    assert "{% if user %}Hello{% endif %}\n{% if a %}B{% endif %}\n```jinja\n" in result.text
+    assert '```jinja\n{% include "./parts/page.md" %}\n```\n' in result.text
 
 
 def test_with_the_plugin_enabled_a_tag_in_a_code_block_includes_the_file(tmp_path: Path) -> None:

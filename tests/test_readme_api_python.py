@@ -1835,9 +1835,24 @@ def test_a_class_whose_bases_in_the_package_take_nothing_is_called_with_nothing(
 
                 class Err(Exception):
                     '''An error.'''
+
+                class _Meta(type):
+                    def __call__(cls, *a, **k): ...
+
+                class _Model(metaclass=_Meta):
+                    pass
+
+                class User(_Model):
+                    '''Made by its base's metaclass, which may take anything.'''
+
+                class Token(SigningAlgorithm):
+                    '''Made by its own __new__.'''
+
+                    def __new__(cls, value): ...
             """
         },
         "algo",
     )
     sigs = {e.name: e.signature for e in s.entries if e.kind == "class"}
     assert sigs["NoneAlgorithm"] == "NoneAlgorithm()" and sigs["Err"] == "Err(...)"
+    assert sigs["User"] == "User(...)" and sigs["Token"] == "Token(...)"

@@ -1459,6 +1459,10 @@ def test_concepts_skip_mkdocstrings_options_and_template_expressions() -> None:
     assert first_sentences(page) == "Numbers are compared by value and type."
     home = "# Eq\n\nDoing useful things with equals. {{ version }}\n\n**eq** is a library.\n"
     assert first_sentences(home) == "Doing useful things with equals. **eq** is a library."
+    jinja = "# Templates\n\nPrint a variable with `{{ name }}` and run logic in `{% if x %}` blocks.\n"
+    assert (
+        first_sentences(jinja) == "Print a variable with `{{ name }}` and run logic in `{% if x %}` blocks."
+    )
 
 
 def test_key_functions_name_each_method_once() -> None:

@@ -889,3 +889,17 @@ def test_a_failure_the_line_says_it_shows_is_no_failed_example() -> None:
     report = validate_examples([on_purpose, elsewhere], jobs=2)
     by_id = {r.example_id: r.status for r in report.results}
     assert by_id == {"purpose": "passed", "elsewhere": "failed"}, report.results
+
+
+def test_only_the_failure_a_comment_names_is_shown_on_purpose() -> None:
+    """A comment that mentions errors is no promise of one; a failure must be the one the
+    comment names (an AssertionError for a bare "this will fail!")."""
+    cases = {
+        "named": ("x = 'a'\nint(x)  # raises ValueError\n", "passed"),
+        "other": ("import json\njson.loads('{bad')  # raises TypeError\n", "failed"),
+        "mention": ("import json\njson.loads('{bad')  # never raises an error on valid input\n", "failed"),
+        "not an assertion": ("1 / 0  # this will fail!\n", "failed"),
+    }
+    examples = [example(code, example_id=name) for name, (code, _) in cases.items()]
+    report = validate_examples(examples, jobs=2)
+    assert {r.example_id: r.status for r in report.results} == {n: want for n, (_, want) in cases.items()}

@@ -19,7 +19,8 @@ Supported forms:
   (highlighting) and ``title`` are ignored. The included code is not searched for includes.
 * mkdocs-include-markdown-plugin: ``{% include-markdown "path" start="…" end="…" %}`` and
   ``{% include "path" %}``, on one line or several (a ``%}`` in a quoted argument does not
-  close the tag; further tags on the line are read too): ``./``/``../`` paths from the
+  close the tag here, where the plugin honours that in the path only; other tags before it on
+  the line are skipped, and tags after it read): ``./``/``../`` paths from the
   including file's folder, others from ``docs_dir``; the text ``start``/``end`` pick as the
   plugin's ``filter_inclusions`` does (:func:`~docmentor.sources.mkdocs_includes.between`; a
   delimiter not found is a warning), its includes (``recursive``), then ``dedent``,
@@ -377,20 +378,23 @@ class _Expander(IncludeReader):
         further tag after it on that line expanded too), and the lines it took."""
         line = lines[i]
         open_at = line.find("{%")
-        j = i
-        close, quote = tag_end(line, open_at + 2)
-        while close < 0:
-            j += 1
-            if j >= len(lines) or j - i >= PLUGIN_TAG_LINES:
+        while True:  # the first tag on the line that is an include (`{% if x %}{% include … %}`)
+            j = i
+            close, quote = tag_end(line, open_at + 2)
+            while close < 0:
+                j += 1
+                if j >= len(lines) or j - i >= PLUGIN_TAG_LINES:
+                    return None, 1
+                close, quote = tag_end(lines[j], 0, quote)
+            if j == i:
+                inner = line[open_at + 2 : close]
+            else:
+                inner = "\n".join([line[open_at + 2 :], *lines[i + 1 : j], lines[j][:close]])
+            tag = plugin_tag(inner)
+            if tag is not None:
+                break
+            if j > i or (open_at := line.find("{%", close + 2)) < 0:
                 return None, 1
-            close, quote = tag_end(lines[j], 0, quote)
-        if j == i:
-            inner = line[open_at + 2 : close]
-        else:
-            inner = "\n".join([line[open_at + 2 :], *lines[i + 1 : j], lines[j][:close]])
-        tag = plugin_tag(inner)
-        if tag is None:
-            return None, 1
         before, after = line[:open_at], lines[j][close + 2 :]
         indent = before[: len(before) - len(before.lstrip())]
         got = self.plugin(tag, indent, at)

@@ -202,7 +202,7 @@ def historical_page(path: str) -> bool:
 
 
 # a line's comment that says the line fails: what the docs show as a mistake
-SAYS_IT_FAILS = re.compile(
+_FAILS = re.compile(
     r"\b(?:error|errors|fails?|raises?|invalid|wrong|not allowed|AttributeError|TypeError)\b", re.I
 )
 
@@ -396,7 +396,7 @@ class _DriftPython(PythonAnalysis):
         lines = self.example.code.split("\n")
         if not 0 <= offset < len(lines) or "#" not in lines[offset]:
             return False
-        return SAYS_IT_FAILS.search(lines[offset].split("#", 1)[1]) is not None
+        return _FAILS.search(lines[offset].split("#", 1)[1]) is not None
 
     def _offset(self, node: ast.AST) -> int:
         """The 0-based line of the example's code that ``node`` (in the prepared source) is on."""

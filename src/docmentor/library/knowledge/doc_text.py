@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 from docmentor.library.knowledge.importance import prose_text
-from docmentor.library.surface.docstrings import plain, word_references
+from docmentor.library.surface.docstrings import outside_code, plain, word_references
 from docmentor.parse.fences import Fence, closes, fence_open
 
 __all__ = [
@@ -182,8 +182,8 @@ def first_sentences(text: str, limit: int = 240, *, rest: bool = False) -> str:
                 continue
             lines.append(ln)
         joined = " ".join(lines)
-        if "{{" in joined or "{%" in joined:  # a template's expressions and tags (MkDocs macros): not read
-            joined = _TEMPLATE.sub(" ", joined)
+        if "{{" in joined or "{%" in joined:  # a template's expressions and tags (MkDocs macros): not
+            joined = outside_code(joined, lambda part: _TEMPLATE.sub(" ", part))  # read; in code, shown
         flat = " ".join(plain(_LINK.sub(r"\1", _HTML_TAG.sub(" ", _IMAGE.sub(" ", joined)))).split())
         if rest and "_" in flat:
             flat = word_references(flat)

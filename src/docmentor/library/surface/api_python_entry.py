@@ -36,7 +36,8 @@ def class_members(cls: Any) -> dict[str, Any]:
 
 def _plain_bases(cls: Any, depth: int = 0) -> bool:
     """Whether every base of a class with no ``__init__`` is a class of the package, itself
-    undecorated and with plain bases: then nothing gives it parameters (``NoneAlgorithm()``).
+    undecorated, without ``__init__``, ``__new__`` or a metaclass, and with plain bases: then
+    nothing gives it parameters (``NoneAlgorithm()``).
     A base from outside (``Exception``) or one that cannot be resolved may take some."""
     if depth > 20:
         return False
@@ -48,7 +49,12 @@ def _plain_bases(cls: Any, depth: int = 0) -> bool:
         return False  # a base griffe could not find: from outside the package
     for base in bases:
         base = alias_target(base) if getattr(base, "is_alias", False) else base
-        if base is None or not getattr(base, "is_class", False) or base.decorators:
+        if (
+            base is None
+            or not getattr(base, "is_class", False)
+            or base.decorators
+            or getattr(base, "keywords", None)
+        ):
             return False
         if "__init__" in base.members or "__new__" in base.members or not _plain_bases(base, depth + 1):
             return False
@@ -306,14 +312,24 @@ def _plain_entry(obj: Any) -> ApiEntry:
             if not docstring and init.docstring:  # the class's text is its __init__'s
                 docstring = init.docstring.value
                 common["docstring_line"] = _docstring_line(init.docstring)
-            elif init.docstring and init.docstring.value.strip():  # both: the __init__'s examples too
+            elif (  # both: the __init__'s examples too, when the class defines it (not each subclass)
+                init.docstring
+                and init.docstring.value.strip()
+                and getattr(init.parent, "path", None) == obj.path
+            ):
                 common["init_docstring"] = init.docstring.value
                 common["init_docstring_line"] = _docstring_line(init.docstring)
             signature = _signature(obj.name, params, None)
         else:  # unknown when inherited from outside the package, compiled without a signature,
             # or made by a class decorator (@attr.s, @dataclass: the fields are its parameters)
             params = []
-            plain = init is None and not obj.decorators and _plain_bases(obj)
+            plain = (
+                init is None
+                and not obj.decorators
+                and "__new__" not in obj.members
+                and not getattr(obj, "keywords", None)  # metaclass=…: its __call__ may take some
+                and _plain_bases(obj)
+            )
             signature = f"{obj.name}()" if plain else f"{obj.name}(...)"
         if not docstring:  # nor its __init__: its same-named base's
             inherited = _inherited_docstring(obj)

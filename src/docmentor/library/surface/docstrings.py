@@ -211,6 +211,11 @@ def _prose_markup(text: str) -> str:
     return _AUTOREF.sub(_autoref, text) if "][" in text else text
 
 
+def outside_code(text: str, change: Callable[[str], str]) -> str:
+    """``change`` applied to the text between code spans (```…```, ````…````)."""
+    return _outside_code(text, change)
+
+
 def _outside_code(text: str, change: Callable[[str], str]) -> str:
     """``change`` applied to the text between code spans (```…```, ````…````)."""
     if "`" not in text:
@@ -278,7 +283,7 @@ def prose(docstring: str, *, skip_summary: bool = True) -> str:
 # prints …") and reads as a non sequitur without it
 _BACK_REFERENCE = re.compile(
     r"(?i)(?:instead|alternatively|otherwise|similarly|likewise|as shown|as above|the above|above,"
-    r"|in (?:this|that|the) (?:case|example)|this example|the example|the output|which (?:prints|gives|returns))\b"
+    r"|in (?:this|that|the) (?:case|example)|this example|the example|which (?:prints|gives|returns))\b"
 )
 
 
