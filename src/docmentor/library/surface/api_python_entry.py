@@ -34,6 +34,18 @@ def class_members(cls: Any) -> dict[str, Any]:
         return dict(cls.members)
 
 
+_PLAIN_METACLASSES = frozenset({"type", "ABCMeta"})  # they construct as any class does
+
+
+def _plain_keywords(cls: Any) -> bool:
+    """Whether a class statement's keywords leave its construction plain: none, or a metaclass
+    that constructs as any class does (``abc.ABCMeta``); another metaclass's ``__call__``, or
+    ``__init_subclass__`` keywords, may take arguments."""
+    keywords = dict(getattr(cls, "keywords", None) or {})
+    meta = keywords.pop("metaclass", None)
+    return not keywords and (meta is None or str(meta).rsplit(".", 1)[-1] in _PLAIN_METACLASSES)
+
+
 def _plain_bases(cls: Any, depth: int = 0) -> bool:
     """Whether every base of a class with no ``__init__`` is a class of the package, itself
     undecorated, without ``__init__``, ``__new__`` or a metaclass, and with plain bases: then
@@ -53,7 +65,7 @@ def _plain_bases(cls: Any, depth: int = 0) -> bool:
             base is None
             or not getattr(base, "is_class", False)
             or base.decorators
-            or getattr(base, "keywords", None)
+            or not _plain_keywords(base)
         ):
             return False
         if "__init__" in base.members or "__new__" in base.members or not _plain_bases(base, depth + 1):
@@ -327,7 +339,7 @@ def _plain_entry(obj: Any) -> ApiEntry:
                 init is None
                 and not obj.decorators
                 and "__new__" not in obj.members
-                and not getattr(obj, "keywords", None)  # metaclass=…: its __call__ may take some
+                and _plain_keywords(obj)  # metaclass=…: its __call__ may take some
                 and _plain_bases(obj)
             )
             signature = f"{obj.name}()" if plain else f"{obj.name}(...)"
