@@ -58,6 +58,7 @@ written and counted for one warning (``docmentor.sources.local`` sets the limit)
 
 from __future__ import annotations
 
+import bisect
 import logging
 import re
 from collections.abc import Sequence
@@ -151,8 +152,7 @@ class _Expander(IncludeReader):
     # -- the directive forms ----------------------------------------------------------
 
     def snippet(self, spec: str, at: At) -> list[str] | None:
-        if spec.lower().startswith(("http://", "https://")):
-            self.warn(at, f"remote include not fetched: {spec}")
+        if self._remote(spec, at):
             return None
         m = SNIPPET_FILE.match(spec)
         if not m or not m["path"].strip():
@@ -178,6 +178,13 @@ class _Expander(IncludeReader):
             lines = dedent_text(lines)
         return self.nested(lines, nums, target, "markdown", at)
 
+    def _remote(self, path: str, at: At) -> bool:
+        """Whether ``path`` is a URL: never fetched, a warning says so."""
+        if not path.lower().startswith(("http://", "https://")):
+            return False
+        self.warn(at, f"remote include not fetched: {path}")
+        return True
+
     def md_include(self, m: re.Match[str], at: At) -> list[str] | None:
         """``{!…!}``: markdown-include's and mdx_include's forms (see the module doc)."""
         path, _, _encoding = m["body"].partition("|")  # an mdx_include path holds no "|"
@@ -185,8 +192,7 @@ class _Expander(IncludeReader):
         spec: str | None = None
         if path.endswith("]") and (k := path.rfind("[ln:")) != -1:
             path, spec = path[:k].rstrip(), path[k + 4 : -1]
-        if path.lower().startswith(("http://", "https://")):
-            self.warn(at, f"remote include not fetched: {path}")
+        if self._remote(path, at):
             return None
         parts = None if spec is None else parse_row_slice(spec)
         if spec is not None and parts is None:
@@ -275,8 +281,7 @@ class _Expander(IncludeReader):
         own includes (``recursive``), then ``dedent`` and ``heading-offset``
         (include-markdown), and ``preserve-includer-indent``, as the plugin does them."""
         path = tag.path
-        if path.lower().startswith(("http://", "https://")):
-            self.warn(at, f"remote include not fetched: {path}")
+        if self._remote(path, at):
             return None
         if any(c in path for c in "*?["):
             self.warn(at, f"include of several files (a glob) not expanded: {path}")
@@ -291,7 +296,7 @@ class _Expander(IncludeReader):
         spans, missing = between(text, start, end)
         for what in missing:
             self.warn(at, f"{tag.name} {path}: {what} not found")
-        kept, kept_nums = _picked(lines, nums, spans)
+        kept, kept_nums = _picked(text, lines, nums, spans)
         if tag.args.get("recursive", "true").lower() != "false":
             kept = self.nested(kept, kept_nums, target, "markdown", at)
         if tag.args.get("dedent", "false").lower() == "true":
@@ -482,18 +487,15 @@ class _Expander(IncludeReader):
 
 
 def _picked(
-    lines: Sequence[str], nums: Sequence[int], spans: Sequence[tuple[int, int]]
+    text: str, lines: Sequence[str], nums: Sequence[int], spans: Sequence[tuple[int, int]]
 ) -> tuple[list[str], list[int]]:
-    """The text of ``spans`` of ``"\\n".join(lines)``, joined, as lines, each numbered by the
-    line its first character comes from (a bisection per line: linear in the text)."""
-    import bisect
-
+    """The text of ``spans`` of ``text`` (``"\\n".join(lines)``), joined, as lines, each
+    numbered by the line its first character comes from (a bisection per line: linear)."""
     starts: list[int] = []
     offset = 0
     for line in lines:
         starts.append(offset)
         offset += len(line) + 1
-    text = "\n".join(lines)
     pieces = [(a, b) for a, b in spans if b > a]
     if not pieces:
         return [""], [nums[0] if nums else 1]

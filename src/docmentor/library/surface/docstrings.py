@@ -153,9 +153,9 @@ def references(text: str) -> str:
     if "`_" in text:
         text = _REST_LINK.sub(r"\1", text)
     if "]_" in text:
-        text = _outside_code(text, lambda part: _REST_FOOTNOTE.sub("", part))
+        text = outside_code(text, lambda part: _REST_FOOTNOTE.sub("", part))
     if "[^" in text:  # outside code spans: `[^abc]` is code
-        text = _outside_code(text, lambda part: _FOOTNOTE_MARK.sub("", part))
+        text = outside_code(text, lambda part: _FOOTNOTE_MARK.sub("", part))
     return text
 
 
@@ -201,7 +201,7 @@ def display(text: str) -> str:
     text = references(text)
     if "`][" in text:
         text = _CODE_AUTOREF.sub(r"\1", text)
-    text = _outside_code(text, _prose_markup)
+    text = outside_code(text, _prose_markup)
     return _LITERAL.sub(r"`\1`", text) if "``" in text else text
 
 
@@ -212,11 +212,6 @@ def _prose_markup(text: str) -> str:
 
 
 def outside_code(text: str, change: Callable[[str], str]) -> str:
-    """``change`` applied to the text between code spans (```…```, ````…````)."""
-    return _outside_code(text, change)
-
-
-def _outside_code(text: str, change: Callable[[str], str]) -> str:
     """``change`` applied to the text between code spans (```…```, ````…````)."""
     if "`" not in text:
         return change(text)
@@ -233,7 +228,7 @@ def word_references(text: str) -> str:
     """reST's word references read as their words (``mutable_`` → ``mutable``), outside code
     spans: for text known to be reST, where a Python name with a trailing ``_`` is written as
     a literal. (Docstrings are not known to be reST: :func:`references` leaves ``Rich_``.)"""
-    return _outside_code(text, lambda part: _WORD_REFERENCE.sub(r"\1", part))
+    return outside_code(text, lambda part: _WORD_REFERENCE.sub(r"\1", part))
 
 
 _CODE_SPAN = re.compile(r"(``[^`\n]+``|`[^`\n]+`)")
