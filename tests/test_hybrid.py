@@ -375,6 +375,34 @@ def test_near_duplicates_are_one_result(index_location: str, tmp_path: Path) -> 
     off.close()
 
 
+def test_also_does_not_depend_on_limit(index_location: str, tmp_path: Path) -> None:
+    """The last result shown lists its copies as any other does: ``--limit 1`` gives the same
+    ``also`` as ``--limit 5`` (a copy ranked after the last shown place is still its copy)."""
+    page = "# Widgets\n\n## Removing a widget\n\nCall `WidgetGone()` to remove a widget for good.\n"
+    for name in ("one", "two"):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "api.md").write_text(page, encoding="utf-8")
+    for framework in ("react", "vue"):
+        (tmp_path / "one" / framework).mkdir()
+        (tmp_path / "one" / framework / "caching.md").write_text(
+            "# Caching\n\n## Stale time\n\n"
+            f"In {framework}, data stays fresh for `staleTime` milliseconds; after that a query refetches "
+            "when a component mounts, the window regains focus or the network reconnects. Set it per "
+            "query or as a default of the client.\n"
+        )
+    engine = Docmentor(index_location, embeddings=False)
+    try:
+        engine.add(tmp_path / "one", name="one")
+        engine.add(tmp_path / "two", name="two")
+        for query in ("WidgetGone remove a widget", "how long does data stay fresh before a refetch"):
+            wide = engine.search(query, limit=5)[0]
+            narrow = engine.search(query, limit=1)
+            assert len(narrow) == 1 and narrow[0].path == wide.path
+            assert narrow[0].also == wide.also and len(wide.also) == 1
+    finally:
+        engine.close()
+
+
 def test_exact_copies_in_other_sources_are_listed_under_the_result(
     index_location: str, tmp_path: Path
 ) -> None:

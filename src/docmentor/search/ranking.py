@@ -47,11 +47,20 @@ def rank_hits(
     words: dict[int, frozenset[str]] = {}
     also: dict[int, list[dict[str, Any]]] = {}
     for hit in hits:
-        if len(picked) >= limit:  # the rest can neither be shown nor be collapsed into these
-            break
         f = hit.fields
         text = str(f.get("s_text", "")).strip()
         digest = hashlib.sha1(text.encode()).hexdigest()
+        if len(picked) >= limit:
+            # the list is full: the rest is not shown, but a copy of a shown section is still
+            # listed under it (its ``also`` must not depend on ``limit``)
+            if collapse:
+                _list_copy(
+                    hit,
+                    seen_text.get(digest) or _near_duplicate(text, picked, words, config.duplicate_jaccard),
+                    picked,
+                    also,
+                )
+            continue
         doc = int(f["document_id"])
         first = seen_text.get(digest)
         if first is not None:
@@ -109,6 +118,17 @@ def rank_hits(
             )
         )
     return out
+
+
+def _list_copy(
+    hit: LexicalHit,
+    shown: LexicalHit | None,
+    picked: Sequence[LexicalHit],
+    also: dict[int, list[dict[str, Any]]],
+) -> None:
+    """List ``hit`` under ``shown`` when that is one of the picked hits."""
+    if shown is not None and any(p is shown for p in picked):
+        also.setdefault(id(shown), []).append(_place(hit.fields))
 
 
 def _place(f: Mapping[str, Any]) -> dict[str, Any]:
