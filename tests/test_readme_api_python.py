@@ -771,6 +771,62 @@ def test_a_class_a_decorator_makes_has_its_fields_or_an_unknown_signature(tmp_pa
     assert api.by_id["pkg.Plain"].signature == "Plain()"
 
 
+def test_a_class_built_by_new_has_its_parameters(tmp_path: Path) -> None:
+    """A class with no ``__init__`` whose ``__new__`` takes the call (anyio's ``Lock``,
+    ``CapacityLimiter``, a ``tuple`` subclass) is documented with ``__new__``'s parameters."""
+    api = surface(
+        tmp_path,
+        {
+            "pkg/__init__.py": """
+                __all__ = ["Limiter", "Event", "make_pair", "Anything", "Counted", "Both"]
+
+                class Limiter:
+                    def __new__(cls, total_tokens: float) -> "Limiter":
+                        \"\"\"A limiter.
+
+                        Args:
+                            total_tokens: how many tasks may hold it at once.
+                        \"\"\"
+                        return object.__new__(cls)
+
+                class Event:
+                    def __new__(cls) -> "Event":
+                        return object.__new__(cls)
+
+                class make_pair(tuple):
+                    def __new__(cls, max_buffer_size: float = 0, item_type: object = None):
+                        return tuple.__new__(cls, (1, 2))
+
+                class Anything:
+                    def __new__(cls, *args, **kwargs):
+                        return object.__new__(cls)
+
+                class Counted(Limiter):
+                    pass
+
+                class Both:
+                    def __new__(cls, *args, **kwargs):
+                        return object.__new__(cls)
+                    def __init__(self, name: str) -> None:
+                        self.name = name
+            """,
+        },
+    )
+    limiter = api.by_id["pkg.Limiter"]
+    assert limiter.signature == "Limiter(total_tokens: float)"
+    assert [(p.name, p.description) for p in limiter.parameters] == [
+        ("total_tokens", "how many tasks may hold it at once.")
+    ]
+    assert api.by_id["pkg.Event"].signature == "Event()"
+    assert (
+        api.by_id["pkg.make_pair"].signature
+        == "make_pair(max_buffer_size: float = 0, item_type: object = None)"
+    )
+    assert api.by_id["pkg.Anything"].signature == "Anything(...)"  # passes anything on: unknown
+    assert api.by_id["pkg.Counted"].signature == "Counted(total_tokens: float)"  # a package base's
+    assert api.by_id["pkg.Both"].signature == "Both(name: str)"  # __init__ says it
+
+
 def test_a_test_named_module_is_api_unless_it_holds_tests(tmp_path: Path) -> None:
     # aiohttp.test_utils holds TestClient and TestServer; test_core.py holds tests
     api = surface(
@@ -1855,4 +1911,4 @@ def test_a_class_whose_bases_in_the_package_take_nothing_is_called_with_nothing(
     )
     sigs = {e.name: e.signature for e in s.entries if e.kind == "class"}
     assert sigs["NoneAlgorithm"] == "NoneAlgorithm()" and sigs["Err"] == "Err(...)"
-    assert sigs["User"] == "User(...)" and sigs["Token"] == "Token(...)"
+    assert sigs["User"] == "User(...)" and sigs["Token"] == "Token(value)"  # what its __new__ takes

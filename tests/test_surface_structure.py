@@ -368,6 +368,38 @@ def test_markers_instance_attributes_helpers_and_constants_are_marked(tmp_path: 
     assert name is not None and not name.instance_attribute
 
 
+def test_a_class_its_new_takes_arguments_for_is_no_marker(tmp_path: Path) -> None:
+    """anyio's ``create_memory_object_stream(tuple)``: no public member, no ``__init__``, but
+    ``__new__(cls, max_buffer_size=0)`` takes the call: users call it. A ``__new__`` that takes
+    nothing leaves a marker one."""
+    surface = installed(
+        tmp_path,
+        {
+            "pkg/__init__.py": """
+                __all__ = ["create_stream", "Marker", "Action"]
+
+                class create_stream(tuple):
+                    def __new__(cls, max_buffer_size: float = 0):
+                        return tuple.__new__(cls, (1, 2))
+
+                class Marker:
+                    def __new__(cls):
+                        return object.__new__(cls)
+
+                class _Base:
+                    def __new__(cls, delay: float):
+                        return object.__new__(cls)
+
+                class Action(_Base):
+                    pass
+            """
+        },
+    )
+    assert surface.by_id["pkg.create_stream"].internal is None
+    assert surface.by_id["pkg.Marker"].internal == "marker"
+    assert surface.by_id["pkg.Action"].internal is None  # its base's __new__ takes a delay
+
+
 def test_sentinel_values_and_type_variables_are_marked(tmp_path: Path) -> None:
     surface = installed(
         tmp_path,

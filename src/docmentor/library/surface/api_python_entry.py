@@ -46,6 +46,26 @@ def _plain_keywords(cls: Any) -> bool:
     return not keywords and (meta is None or str(meta).rsplit(".", 1)[-1] in _PLAIN_METACLASSES)
 
 
+def constructor(cls: Any, members: dict[str, Any]) -> Any | None:
+    """What takes a class's call (``members``: :func:`class_members`): its ``__init__`` (its
+    own or a package base's, aliases followed); without one, its ``__new__`` (anyio's
+    ``CapacityLimiter``, ``create_memory_object_stream``), unless a decorator or a metaclass
+    may build the class or ``__new__`` passes anything on (``*args, **kwargs``)."""
+    init = members.get("__init__")
+    if init is not None:
+        return alias_target(init)
+    if cls.decorators or not _plain_keywords(cls):
+        return None
+    new = members.get("__new__")
+    new = alias_target(new) if new is not None else None
+    if new is None or not new.is_function:
+        return None
+    kinds = [p.kind for p in list(new.parameters)[1:]]
+    if griffe.ParameterKind.var_positional in kinds and griffe.ParameterKind.var_keyword in kinds:
+        return None
+    return new
+
+
 def _plain_bases(cls: Any, depth: int = 0) -> bool:
     """Whether every base of a class with no ``__init__`` is a class of the package, itself
     undecorated, without ``__init__``, ``__new__`` or a metaclass, and with plain bases: then
@@ -314,8 +334,7 @@ def _plain_entry(obj: Any) -> ApiEntry:
         return ApiEntry(kind="module", description=_summary(docstring), **common)
     if obj.is_class:
         members = class_members(obj)
-        init = members.get("__init__")
-        init = alias_target(init) if init is not None else None
+        init = constructor(obj, members)
         if init is not None and init.is_function and len(init.parameters):
             params = list(init.parameters)[1:]
             from_init = parse_docstring(init.docstring)

@@ -92,7 +92,8 @@ def _is_callable_member(member: Any) -> bool:
 
 
 def _plain_marker(base: Any) -> bool:
-    """A package class with no public method or property and no ``__init__`` parameters."""
+    """A package class with no public method or property and no ``__init__`` (or ``__new__``)
+    parameters."""
     try:
         members = dict(base.all_members)
     except Exception:  # bases griffe cannot order or resolve
@@ -101,7 +102,8 @@ def _plain_marker(base: Any) -> bool:
         return False
     if _USED_THROUGH.intersection(members):
         return False
-    init = members.get("__init__")
+    # what takes the call: `__init__`, or `__new__(cls, value)` when no `__init__` does
+    init = members.get("__init__") or members.get("__new__")
     if init is not None and init.is_alias:
         return False
     return init is None or not init.is_function or len(init.parameters) <= 1

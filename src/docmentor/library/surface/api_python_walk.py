@@ -17,6 +17,7 @@ from docmentor.library.surface.api_python_entry import (
     aliased_function,
     api_entry,
     class_members,
+    constructor,
 )
 from docmentor.library.surface.api_python_roles import (
     is_instance_attribute,
@@ -208,8 +209,7 @@ class Builder:
         if cls is None or not cls.is_class or not self._inside(cls):
             return False
         members = class_members(cls)
-        init = members.get("__init__")
-        init = alias_target(init) if init is not None else None
+        init = constructor(cls, members)
         takes = init is not None and init.is_function and len(init.parameters) > 1
         return is_marker_class(cls, members, takes)
 
