@@ -438,6 +438,27 @@ def test_hidden_setup_code_and_wildcards_define_names() -> None:
     assert found(include, "undefined_name") == []
 
 
+def test_rest_literal_blocks_and_untagged_fences_are_python_examples() -> None:
+    """A reST ``::`` literal block (Sphinx highlights it as Python) and an untagged fence count
+    as Python when they parse and do something, as the library's examples count them: the
+    same program scores alike however the page marks it; output and shell lines do not."""
+    program = "import json\n\nprint(json.dumps({}))\nprint(missing)\n"
+    indented = textwrap.indent(program, "    ")
+    rest = f"Title\n=====\n\nRun it::\n\n{indented}\nIt prints::\n\n    {{}}\n"
+    directive = f"Title\n=====\n\nRun it:\n\n.. code-block:: python\n\n{indented}\nIt prints::\n\n    {{}}\n"
+    untagged = f"# Title\n\nRun it:\n\n```\n{program}```\n\nShell:\n\n```\n$ pip install x\n```\n"
+    results = [
+        check_document(rest, path="a.rst"),
+        check_document(directive, path="b.rst"),
+        check_document(untagged, path="c.md"),
+    ]
+    for result in results:
+        assert result.metrics.executable_examples == 0  # `missing` is undefined
+        assert [i.type for i in result.issues if i.type == "undefined_name"] == ["undefined_name"]
+    complete = rest.replace("print(missing)", "print(1)")
+    assert check_document(complete, path="a.rst").metrics.executable_examples == 1
+
+
 def test_executable_examples_metric() -> None:
     page = """
     # T

@@ -16,9 +16,10 @@ from typing import Literal
 
 import pytest
 
+from docmentor.clarity.checks.python import untagged_language
 from docmentor.engine import Docmentor
 from docmentor.errors import NotFoundError
-from docmentor.library.examples.classify import complexity_of, is_complete, prerequisites, untagged_language
+from docmentor.library.examples.classify import complexity_of, is_complete, prerequisites
 from docmentor.library.examples.examples import detect_languages, extract_examples, normalize_language
 from docmentor.library.examples.matcher import match_examples
 from docmentor.library.models import ApiEntry, ApiReturn, Example

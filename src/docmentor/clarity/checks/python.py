@@ -185,7 +185,9 @@ def analyse(page: Page) -> list[PyExample]:
         return cached
     examples: list[PyExample] = []
     for i, block in enumerate(page.code_blocks):
-        lang = block.language.lower()
+        # a block naming no language (a reST `::` literal block, an untagged fence) is Python
+        # when it parses and does something, as the library's examples count it
+        lang = block.language.lower() or untagged_language(block.code)
         if lang not in PY_LANGS:
             continue
         source, offsets, session, skipped = prepare(block.code, lang)
@@ -207,6 +209,27 @@ def analyse(page: Page) -> list[PyExample]:
         examples.append(ex)
     page.cache["python"] = examples
     return examples
+
+
+_STATEMENTS = (ast.Call, ast.Import, ast.ImportFrom, ast.With, ast.AsyncWith)
+
+
+def untagged_language(code: str) -> str:
+    """The language of a code block that names none: ``"python"`` when it parses as Python
+    and does something (a call, an import, a ``with``), else ``""``.
+
+    Sphinx highlights reST ``::`` literal blocks as Python when they parse (its default
+    ``highlight_language``), and many Markdown docs leave Python fences untagged. Output,
+    shell commands and prose do not parse, or parse to bare names and literals; config
+    files (``key: value``, ``name = "x"``, ``API_KEY=sk-abc``) parse to assignments only.
+    """
+    source, _, _, skipped = prepare(code, "python", skip_marked=False)
+    if skipped or not source.strip():
+        return ""
+    tree, _ = parse_python(source)
+    if tree is None or not any(isinstance(node, _STATEMENTS) for node in ast.walk(tree)):
+        return ""
+    return "python"
 
 
 def placeholders_filled(source: str) -> str:

@@ -13,7 +13,6 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
 
-from docmentor.clarity.checks.python import parse_python, prepare
 from docmentor.library.examples.code_analysis import (
     JS_KEYWORDS,
     JS_LANGUAGES,
@@ -195,24 +194,3 @@ def tags_of(words: Iterable[str], *, is_async: bool = False, limit: int = 10) ->
     if is_async:
         tags.setdefault("async", None)
     return list(tags)[:limit]
-
-
-_STATEMENTS = (ast.Call, ast.Import, ast.ImportFrom, ast.With, ast.AsyncWith)
-
-
-def untagged_language(code: str) -> str:
-    """The language of a code block that names none: ``"python"`` when it parses as Python
-    and does something (a call, an import, a ``with``), else ``""``.
-
-    Sphinx highlights reST ``::`` literal blocks as Python when they parse (its default
-    ``highlight_language``), and many Markdown docs leave Python fences untagged. Output,
-    shell commands and prose do not parse, or parse to bare names and literals; config
-    files (``key: value``, ``name = "x"``, ``API_KEY=sk-abc``) parse to assignments only.
-    """
-    source, _, _, skipped = prepare(code, "python", skip_marked=False)
-    if skipped or not source.strip():
-        return ""
-    tree, _ = parse_python(source)
-    if tree is None or not any(isinstance(node, _STATEMENTS) for node in ast.walk(tree)):
-        return ""
-    return "python"

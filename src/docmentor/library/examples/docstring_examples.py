@@ -28,7 +28,8 @@ import textwrap
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
-from docmentor.library.examples.classify import complexity_of, is_complete, untagged_language
+from docmentor.clarity.checks.python import untagged_language
+from docmentor.library.examples.classify import complexity_of, is_complete
 from docmentor.library.examples.examples import normalize_language
 from docmentor.library.models import ApiEntry, Example
 from docmentor.library.surface.api_python_shadow import MODULE_SUFFIX

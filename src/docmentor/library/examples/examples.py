@@ -21,7 +21,7 @@ from collections import Counter
 from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from docmentor.clarity.checks.python import prepare
+from docmentor.clarity.checks.python import prepare, untagged_language
 from docmentor.errors import NotFoundError
 from docmentor.library.examples.classify import (
     code_facts,
@@ -30,7 +30,6 @@ from docmentor.library.examples.classify import (
     is_complete,
     prerequisites,
     tags_of,
-    untagged_language,
 )
 from docmentor.library.examples.setup_code import hidden_blocks
 from docmentor.library.knowledge.importance import prose_text
