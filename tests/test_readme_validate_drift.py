@@ -380,8 +380,16 @@ def test_upgrade_guides_and_changelogs_show_removed_apis_on_purpose(surface: Api
     ]
     examples = [example(old, example_id=f"e{i}", path=p) for i, p in enumerate(pages)]
     report = drift_report(examples, surface, library="pkg", version="0.1")
-    # a guide's and a page merely named like one ("exchanges") are read; the rest are not
+    # a guide's and a page merely named like one ("exchanges") are reported; the rest are not
     assert sorted(f.example_id for f in report.findings) == ["e4", "e5"] and report.examples_checked == 2
+    assert report.to_dict()["counts"]["missing_api"] == 2 and "historical" not in report.to_dict()
+    # but their old code is known, so it is shown as no example to follow
+    assert sorted(f.example_id for f in report.historical) == ["e0", "e1", "e2", "e3"]
+    from docmentor.library.stages import mark_drift
+
+    current = example("import pkg\ndb = pkg.connect('memory://')\n", example_id="new", path="upgrading.rst")
+    mark_drift([*examples, current], [surface], library="pkg", version="0.1")
+    assert [bool(ex.drift) for ex in examples] == [True] * 6 and current.drift == []
 
 
 def test_a_call_whose_comment_says_it_fails_is_shown_on_purpose(surface: ApiSurface) -> None:

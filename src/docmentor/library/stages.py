@@ -438,7 +438,7 @@ def mark_drift(
         return None
     drifted = drift_report(examples, surfaces[0], library=library, version=version, context=context)
     broken: dict[str, list[str]] = {}
-    for f in drifted.findings:
+    for f in (*drifted.findings, *drifted.historical):  # an upgrade guide's old code too
         if f.kind in ("missing_api", "invalid_api_signature"):
             broken.setdefault(f.example_id, []).append(f.message)
     for ex in examples:

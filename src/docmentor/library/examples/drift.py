@@ -30,9 +30,11 @@ every attribute and call is checked against the surface:
   reason, which usually names the replacement. The example still runs, so the clarity
   score does not count these.
 
-Only Python examples are read, and not those of upgrade guides and changelogs
-(``upgrading.rst``, ``migration.md``, ``CHANGES.rst``: :func:`historical_page`), which show
-removed APIs on purpose (marshmallow's ``upgrading.rst`` made 18 of its 20 findings).
+Only Python examples are read. Those of upgrade guides and changelogs (``upgrading.rst``,
+``migration.md``, ``CHANGES.rst``: :func:`historical_page`) show removed APIs on purpose
+(marshmallow's ``upgrading.rst`` made 18 of its 20 findings): what they would be reported for
+is kept apart (``DriftReport.historical``), never reported, and only keeps such an example
+from being shown as one to follow (anyio's migration guide's ``maybe_async_cm(CancelScope())``).
 """
 
 from __future__ import annotations
@@ -114,6 +116,9 @@ class DriftReport:
     version: str | None
     examples_checked: int
     findings: tuple[DriftFinding, ...]
+    #: what the examples of upgrade guides and changelogs would be reported for: never
+    #: reported (they show the old API on purpose), but such an example is no example to use
+    historical: tuple[DriftFinding, ...] = ()
 
     @property
     def missing(self) -> int:
@@ -229,12 +234,13 @@ def drift_report(
     resolver = Resolver(surface, frozenset({"python"}), library=library)
     checker = _Checker(resolver, library, getattr(surface, "present", frozenset()))
     findings: list[DriftFinding] = []
+    historical: list[DriftFinding] = []
     checked = 0
     page: tuple[str, str] | None = None
     analysis: _DriftPython | None = None
     hidden = {id(ex) for ex in context}
     for ex in sorted([*examples, *context], key=lambda x: (x.source, x.path, x.line)):
-        if ex.language != "python" or historical_page(ex.path):
+        if ex.language != "python":
             continue
         if (ex.source, ex.path) != page or analysis is None:
             page, analysis = (ex.source, ex.path), _DriftPython(resolver, checker)
@@ -244,12 +250,21 @@ def drift_report(
             continue
         if id(ex) in hidden:
             continue
+        if historical_page(ex.path):
+            historical += analysis.found
+            continue
         findings += analysis.found
         findings += _deprecated_uses(ex, resolver, analysis.certain)
         checked += 1
     if version is None:
         version = getattr(surface, "version", None)
-    return DriftReport(library=library, version=version, examples_checked=checked, findings=tuple(findings))
+    return DriftReport(
+        library=library,
+        version=version,
+        examples_checked=checked,
+        findings=tuple(findings),
+        historical=tuple(historical),
+    )
 
 
 def _deprecated_uses(ex: Example, resolver: Resolver, used: Iterable[str]) -> list[DriftFinding]:
