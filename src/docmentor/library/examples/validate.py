@@ -17,9 +17,10 @@ environment marker, and processes that carry it are killed when the example ends
 of ``/proc`` on Linux), besides the example's process group.
 
 A doctest session (``>>> import httpx``) runs as the program its prompts spell. An example
-that fails only for want of what this machine lacks — the network, or a module other than
-the library's — is not counted as broken: it is *not run here*, with the reason
-(``skipped`` with an ``error``, ``validated`` left unset).
+that fails only for want of what this machine lacks — the network, a module other than the
+library's, a file the reader would have, a writable filesystem outside its folder — or that
+still runs at the timeout (a server, a watcher) is not counted as broken: it is *not run
+here*, with the reason (``skipped`` with an ``error``, ``validated`` left unset).
 """
 
 from __future__ import annotations
@@ -71,6 +72,12 @@ _NO_NETWORK = re.compile(
     r"|ClientConnectorError)(?::|\s|$)"
     r"|^OSError: \[Errno (?:101|113|-2|-3|-5)\]"  # network unreachable, no route, name lookup
 )
+# a file or folder the example expects on the reader's machine (`/some/path/somewhere`, a
+# Unix socket no server made here)
+_NO_FILE = re.compile(r"^(?:FileNotFoundError|NotADirectoryError)(?::|\s|$)")
+# a write outside its folder (`/tmp/data`), which the sandbox keeps read-only
+_READ_ONLY = re.compile(r"^(?:[\w.]*\.)?(?:OSError|PermissionError): \[Errno 30\]")
+_TIMED_OUT = "timed out after "
 # a library saying an optional dependency is missing: "… is not available. Install it with: pip install anyio[trio]"
 _OPTIONAL_PACKAGE = re.compile(r"[Ii]nstall it with:? *`?pip install|^ImportError: .*pip install \S+\[")
 # every process of one run carries this variable (with the run's id) in its environment
@@ -430,7 +437,10 @@ def _awaits_at_top_level(source: str) -> bool:
 
 def not_run_here(error: str | None, library: str | None) -> str | None:
     """Why a failure is this machine's, not the example's: a module other than the library's
-    is not installed, or another host could not be reached. None: the example failed."""
+    is not installed, another host could not be reached, a file the reader would have is not
+    here, a write outside the example's folder met the sandbox's read-only filesystem, or the
+    example still ran at the timeout (a server runs until it is stopped). None: the example
+    failed."""
     if not error:
         return None
     missing = _MISSING_MODULE.match(error)
@@ -452,6 +462,12 @@ def not_run_here(error: str | None, library: str | None) -> str | None:
         return f"not run here: needs the network ({error})"
     if _OPTIONAL_PACKAGE.search(error):
         return f"not run here: needs a package this environment lacks ({error})"
+    if _NO_FILE.match(error):
+        return f"not run here: needs a file or folder this machine lacks ({error})"
+    if _READ_ONLY.match(error):
+        return f"not run here: writes outside its own folder, which the sandbox keeps read-only ({error})"
+    if error.startswith(_TIMED_OUT):  # a server or a watcher runs until it is stopped
+        return f"not run here: still running when stopped, as a server runs until it is ({error})"
     if error.startswith("docmentor-sandbox: "):
         return f"not run here: the sandbox could not be set up ({error})"
     return None
@@ -507,7 +523,7 @@ def _run_one(
                 return ExampleResult(
                     example_id,
                     "failed",
-                    error=f"timed out after {timeout:g}s",
+                    error=f"{_TIMED_OUT}{timeout:g}s",
                     duration=time.monotonic() - started,
                 )
             finally:
