@@ -490,3 +490,21 @@ def test_a_snippet_finds_the_words_past_a_huge_line() -> None:
     got = snippet(inside, set(analyze("okapi")))
     assert got.startswith("…") and "okapi" in got and len(got) <= 330, got
     assert snippet(text, set(analyze("giraffe"))).startswith("# Long lines")  # no term: as before
+
+
+def test_a_snippet_shows_the_name_asked_for_past_the_first_lines() -> None:
+    """A long changelog names ``abandon_on_cancel`` once, past its first 8,000 characters,
+    and says "cancel" on every screen: the snippet is where the name is (the line holding more
+    of the query), not the first line about cancelling."""
+    from docmentor.search.analyzer import analyze_query
+    from docmentor.search.ranking import snippet
+
+    entry = "- Fixed cancel scopes not propagating on exit (#{n})\n"
+    text = "# Version history\n\n" + "".join(entry.format(n=n) for n in range(200))
+    text += "- Call ``run_sync()`` using the ``abandon_on_cancel`` keyword argument\n"
+    text += "".join(entry.format(n=n) for n in range(200, 260))
+    assert text.index("abandon_on_cancel") > 8_000
+    terms = {t for t, _ in analyze_query("abandon_on_cancel")}
+    assert "abandon_on_cancel" in snippet(text, terms)
+    # a word asked for that the text never holds changes nothing
+    assert "(#0)" in snippet(text, {t for t, _ in analyze_query("cancel giraffe")})

@@ -9,6 +9,7 @@ from typing import Any
 
 from docmentor.engine.core import IndexCore
 from docmentor.engine.reports import Progress
+from docmentor.search.analyzer import identifiers_only
 from docmentor.search.config import RankingConfig
 from docmentor.search.hybrid import blend
 from docmentor.search.lexical import LexicalSearch
@@ -137,6 +138,8 @@ class Embedding(IndexCore):
         ``terms``: the analysed query, to score by words the units found by meaning alone.
         ``check``: keep only units the store still has (see :meth:`_read_lexical`)."""
         r = ranking or self.ranking
+        if r.identifiers_by_words and identifiers_only(query):
+            return None  # exact names: the model reads them as their parts
         have = {int(h.fields.get("section_id", 0)) for h in hits}
         found = self._nearest(query, source, r.semantic_pool, r, also=sorted(have))
         if found is None:

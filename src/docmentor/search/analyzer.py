@@ -285,6 +285,14 @@ def analyze_split(text: str, max_term: int) -> tuple[str, str]:
 
 
 _CODEISH = re.compile(r"[`()\[\]{}=<>]|\w[._:]\w|\w(?:_|[a-z][A-Z])")
+IDENTIFIER_QUERY_WORDS = 6  # a longer query is a question, whatever its words
+
+
+def identifiers_only(text: str) -> bool:
+    """Whether a query is only code names (``abandon_on_cancel``, ``httpx.get``,
+    ``QueryClient setQueryData``): each of its at most six words reads as code."""
+    words = text[:MAX_QUERY_CHARS].split()
+    return 0 < len(words) <= IDENTIFIER_QUERY_WORDS and all(_CODEISH.search(w) for w in words)
 
 
 # A pasted document is not a query: beyond these, more words only cost time.

@@ -115,6 +115,14 @@ class RankingConfig:
         "lexical score has the rest. Scores are blended, each scaled by the query's best: plain "
         "reciprocal-rank fusion lost ~0.03 doc-MRR on httpx.",
     )
+    identifiers_by_words: bool = _c(
+        True,
+        "A query made only of code names (analyzer.identifiers_only: `abandon_on_cancel`, "
+        "`httpx.get`) ranks by words alone: MiniLM reads an identifier as its parts, so on "
+        "anyio's docs the sections about 'cancel' outranked the one page naming "
+        "abandon_on_cancel (1st by words, 8th blended). The dev suite's questions are "
+        "sentences: its figures are the same either way.",
+    )
     lexical_pool: int = _c(20, "Lexical candidates read before fusion (at least 4× the limit).")
     embed_tokens: int = _c(
         192,

@@ -241,18 +241,23 @@ def snippet(text: str, terms: set[str], *, size: int = SNIPPET_CHARS) -> str:
         at = c
         rows.add(row)
     best, best_score = 0, -1.0
+    seen: set[str] = set()
     for i in sorted(rows):
         line = lines[i]
         if not line.strip():
             continue
-        hits = len(_line_terms(line) & terms)
-        score = float(hits) + (0.5 if line.lstrip().startswith("#") else 0.0)
+        found = _line_terms(line) & terms
+        seen |= found
+        score = float(len(found)) + (0.5 if line.lstrip().startswith("#") else 0.0)
         if score > best_score:
             best, best_score = i, score
-    if best_score < 1.0 and probe is not None and len(text) > len(scanned):
-        later = _later_window(text, len(scanned), probe, terms, size)
-        if later is not None:  # the terms are only past the scanned lines (a huge line before)
-            return later
+    missing = terms - seen
+    if missing and len(text) > len(scanned):
+        # terms only past the scanned lines (a huge line before, a long changelog): their
+        # window, when its place holds more of the query than the best scanned line
+        later = _later_window(text, len(scanned), _probe(frozenset(t[:4] for t in missing if t)), terms, size)
+        if later is not None and later[1] > best_score:
+            return later[0]
     start = best
     # one line of context before, when it is prose
     if start > 0 and lines[start - 1].strip() and fence_open(lines[start - 1], any_indent=True) is None:
@@ -273,15 +278,21 @@ def snippet(text: str, terms: set[str], *, size: int = SNIPPET_CHARS) -> str:
 MAX_LATER_PROBES = 64  # prefix matches checked past the scanned lines, at most
 
 
-def _later_window(text: str, offset: int, probe: re.Pattern[str], terms: set[str], size: int) -> str | None:
+def _later_window(
+    text: str, offset: int, probe: re.Pattern[str] | None, terms: set[str], size: int
+) -> tuple[str, int] | None:
     """A ``size`` window of ``text`` from the line (or, in a long line, a third of a window
-    before the place) where a query term first appears past ``offset``; None if none does."""
+    before the place) where a term ``probe`` looks for first appears past ``offset``, and how
+    many of ``terms`` that place holds; None if none does."""
+    if probe is None:
+        return None
     lowered = text.lower()
     for k, m in enumerate(probe.finditer(lowered, offset)):
         if k >= MAX_LATER_PROBES:
             break
         around = text[max(m.start() - 64, 0) : m.end() + 64]
-        if not _line_terms(around) & terms:
+        held = len(_line_terms(around) & terms)
+        if not held:
             continue  # the first letters of a term, not the term
         line_start = text.rfind("\n", 0, m.start()) + 1
         before = text.rfind("\n", 0, max(line_start - 1, 0)) + 1
@@ -292,7 +303,7 @@ def _later_window(text: str, offset: int, probe: re.Pattern[str], terms: set[str
         cut = window.rfind("\n")
         if cut > size // 2:
             window = window[:cut]
-        return ("…" if start > line_start else "") + window.strip()
+        return ("…" if start > line_start else "") + window.strip(), held
     return None
 
 
