@@ -682,3 +682,35 @@ def test_progress_off_a_terminal_is_a_line_now_and_then(capsys: pytest.CaptureFi
     chatty(2, 5, "x")
     chatty(5, 5, "x")  # done: the report says the rest
     assert capsys.readouterr().err == "embedding sections: 2 of 5\n"
+
+
+def test_a_query_of_code_names_ranks_by_words(index_location: str, tmp_path: Path) -> None:
+    """``abandon_on_cancel`` is named once, in a changelog; the model reads it as "abandon on
+    cancel", nearest to the sections about cancelling. A query made only of code names goes by
+    its exact match (``RankingConfig.identifiers_by_words``); blended, the changelog was not in
+    the top 3."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "cancellation.md").write_text(
+        "# Cancellation and timeouts\n\n## Cancelling a task\n\nCancel a running task by cancelling "
+        "its scope. Cancellation is delivered at the next checkpoint.\n\n## Shielding from "
+        "cancellation\n\nA shielded scope keeps cancellation out while cleanup runs, so on cancel the "
+        "cleanup still finishes.\n\n## Timeouts\n\nA timeout cancels the scope when its deadline passes.\n"
+    )
+    entries = "".join(
+        f"- Fixed a crash in the socket listener when the peer resets (#{n})\n" for n in range(40)
+    )
+    named = "- Call `run_sync()` with the `abandon_on_cancel` keyword argument instead of `cancellable`\n"
+    (docs / "changes.md").write_text(f"# Version history\n\n## 4.1.0\n\n{entries}{named}{entries}")
+    with closing(Docmentor(index_location, embeddings=True)) as engine:
+        engine.add(docs, name="d")
+        assert engine.search("abandon_on_cancel", limit=1)[0].path == "changes.md"
+        assert engine.search("`abandon_on_cancel` run_sync()", limit=1)[0].path == "changes.md"
+    blended = RankingConfig(identifiers_by_words=False)
+    with closing(Docmentor(index_location, embeddings=True, ranking=blended)) as engine:
+        assert "changes.md" not in [h.path for h in engine.search("abandon_on_cancel", limit=3)]
+    from docmentor.search.analyzer import identifiers_only
+
+    assert identifiers_only("httpx.get") and identifiers_only("QueryClient setQueryData")
+    assert not identifiers_only("how do I cancel") and not identifiers_only("timeout")
+    assert not identifiers_only("a_b c_d e_f g_h i_j k_l m_n")  # seven: a question's length
