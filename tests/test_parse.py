@@ -553,6 +553,14 @@ def test_myst_directive_fences_and_eval_rst_give_their_code_blocks() -> None:
     ]
 
 
+def test_myst_directive_options_written_indented_are_no_code() -> None:
+    """MyST-Parser strips an option line's indent (cattrs writes ```` ```{doctest} ```` then
+    ``    :options: +SKIP``): the line is an option, not the first line of the code."""
+    text = "# T\n\n```{doctest}\n    :options: +SKIP\n\n>>> import json\n>>> json.dumps(1)\n'1'\n```\n"
+    (block,) = parse_markdown(text).sections[0].code_blocks
+    assert block.language == "python" and block.code.strip().startswith(">>> import json")
+
+
 def test_rst_doctest_jupyter_and_extension_example_directives_are_code() -> None:
     text = """\
 Title

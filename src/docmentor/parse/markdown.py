@@ -228,7 +228,7 @@ _MYST_CODE = frozenset({"code-block", "code", "sourcecode", "code-cell"})
 _MYST_PYTHON = frozenset({"testcode", "doctest", "jupyter-execute", "ipython"})
 # sphinx.ext.doctest's set-up and clean-up code: never shown to readers, no code of the page
 _MYST_HIDDEN = frozenset({"testsetup", "testcleanup"})
-_MYST_OPTION = re.compile(r"^:[\w-]+:")
+_MYST_OPTION = re.compile(r"^[ \t]*:[\w-]+:")  # MyST strips the indent: `    :options: +SKIP`
 
 
 def _fence_blocks(line0: int, info: str, content: str) -> list[tuple[int, str, str]]:
