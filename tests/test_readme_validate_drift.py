@@ -114,6 +114,26 @@ def test_sessions_run_as_programs_and_what_this_machine_lacks_is_not_a_failure(t
     assert (report.passed, report.failed, report.skipped) == (1, 2, 2)
 
 
+def test_an_exception_group_is_reported_by_its_group_and_last_error() -> None:
+    """An example failing with an exception group (cattrs' ClassValidationError, an anyio task
+    group's) is reported by the group's line and its last sub-exception's, not by the box the
+    traceback draws; a group whose sub-exception is a network error is not run here."""
+    from docmentor.library.examples.validate import not_run_here
+
+    code = (
+        "class ClassValidationError(ExceptionGroup):\n    pass\n\n"
+        "raise ClassValidationError('While structuring C', [KeyError('extra')])\n"
+    )
+    report = validate_examples([example(code, example_id="group")])
+    (result,) = report.results
+    assert result.status == "failed"
+    assert result.error == (
+        "ClassValidationError: While structuring C (1 sub-exception) — KeyError: 'extra' (exit code 1)"
+    )
+    offline = "ExceptionGroup: unhandled errors in a TaskGroup (1 sub-exception) — ConnectionRefusedError: [Errno 111] (exit code 1)"
+    assert (not_run_here(offline, "anyio") or "").startswith("not run here: needs the network")
+
+
 def test_a_session_that_shows_an_error_passes_when_that_statement_raises(tmp_path: Path) -> None:
     """As doctest checks it: a statement whose expected output is a traceback may raise;
     any other statement that raises fails the example."""

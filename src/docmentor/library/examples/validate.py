@@ -443,6 +443,8 @@ def not_run_here(error: str | None, library: str | None) -> str | None:
     failed."""
     if not error:
         return None
+    if " — " in error and _GROUP_LINE.match(error):  # an exception group: its last sub-exception
+        return not_run_here(error.split(" — ", 1)[1], library)
     missing = _MISSING_MODULE.match(error)
     if missing:
         top = missing.group(1).split(".")[0]
@@ -652,6 +654,24 @@ def _tail(path: Path) -> str:
         return f.read().decode("utf-8", "replace")
 
 
+# an exception group's traceback draws boxes: `+-+---- 1 ----`, `+------`, and `| ` before
+# each line of the group and its sub-exceptions (linear: one character class)
+_BOX_LINE = re.compile(r"[+\-| \d]*")
+_GROUP_LINE = re.compile(r"[\w.]+: .*\(\d+ sub-exceptions?\)")
+
+
 def _last_line(tail: str) -> str:
-    lines = [s.strip() for s in tail.splitlines() if s.strip()]
-    return lines[-1][:500] if lines else ""
+    """The error a traceback ends with; for an exception group (cattrs' ClassValidationError)
+    the group's line and its last sub-exception's, not the box drawn around them."""
+    lines = []
+    for raw in tail.splitlines():
+        line = raw.strip()
+        while line.startswith("| ") or line == "|":
+            line = line[2:].strip()
+        if line and not _BOX_LINE.fullmatch(line):
+            lines.append(line)
+    if not lines:
+        return ""
+    group = next((line for line in lines if _GROUP_LINE.fullmatch(line)), None)
+    last = lines[-1]
+    return (f"{group} — {last}" if group is not None and group != last else last)[:500]
