@@ -230,6 +230,15 @@ def test_refresh_all_with_a_vanished_folder_warns_and_keeps_it(indexed: Cli, doc
     rc, out, err = indexed("refresh", "w")
     assert (rc, out) == (1, "")
     assert one_error(err) == f"error: the folder {docs} is gone (nothing was changed)"
+    # --json: that source's report, as refreshing all of them gives it, and the exit code says so
+    rc, out, err = indexed("refresh", "--json", "w")
+    (report,) = json.loads(out)["sources"]
+    assert rc == 1 and (report["source"], report["error"]) == (
+        "w",
+        f"the folder {docs} is gone (nothing was changed)",
+    )
+    assert (report["documents"], report["sections"]) == (2, 5)
+    assert err.endswith("(they keep their previous content; see each source's error in the JSON)\n")
 
 
 def test_add_and_get_an_llms_txt_site(cli: Cli, http_server: HttpServer, tmp_path: Path) -> None:

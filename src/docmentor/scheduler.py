@@ -130,16 +130,20 @@ def refresh_pass(
     embed: bool = False,
     prune: bool = False,
     deadline: float | None = DEFAULT_REFRESH_DEADLINE,
+    report_errors: bool = False,
 ) -> list[RefreshReport]:
-    """One refresh: the source ``name`` alone (``Docmentor.refresh``, its error raised), or
-    every source with the configured ones not indexed yet (``Docmentor.refresh_with_config``).
+    """One refresh: the source ``name`` alone (``Docmentor.refresh``, its error raised, or
+    its report's with ``report_errors``), or every source with the configured ones not indexed
+    yet (``Docmentor.refresh_with_config``).
 
     ``configured``: those sources (default: :func:`configured_sources`, the working folder's
     config, none when it cannot be read); the ones that could not be indexed are noted in
     ``unindexed``. ``progress``, ``embed``, ``prune`` and ``deadline`` as for the engine's
     calls (here ``embed`` defaults to False: each caller embeds in its own way)."""
     if name:
-        return engine.refresh(name, progress=progress, embed=embed, prune=prune, deadline=deadline)
+        return engine.refresh(
+            name, progress=progress, embed=embed, prune=prune, deadline=deadline, report_errors=report_errors
+        )
     wanted = list(configured_sources() if configured is None else configured)
     reports = engine.refresh_with_config(
         wanted, progress=progress, embed=embed, prune=prune, deadline=deadline

@@ -208,8 +208,14 @@ def refresh(
     targets = {str(s["name"]): str(s["target"]) for s in engine.sources()}
     targets.update({src.name: src.target for src in configured if src.name not in targets})
     with progress(not as_json) as cb:  # all: the configured sources not indexed yet too
-        reports = refresh_pass(
-            engine, name, configured=configured, progress=cb, prune=prune, deadline=deadline
+        reports = refresh_pass(  # --json: one source's failure is in the JSON, as all sources' are
+            engine,
+            name,
+            configured=configured,
+            progress=cb,
+            prune=prune,
+            deadline=deadline,
+            report_errors=as_json,
         )
     if not as_json:  # said before the embedding run: what changed is searchable by words already
         for r in reports:
@@ -229,9 +235,10 @@ def refresh(
     STATE.finished = True
     failed = [r.source for r in reports if r.error]
     if failed:  # the others were refreshed; these were left as they were
+        where = "each source's error in the JSON" if as_json else "the warnings above"
         raise SourceUnavailableError(
             f"{len(failed)} of {len(reports)} sources could not be refreshed: {', '.join(failed)}",
-            hint="they keep their previous content; see the warnings above",
+            hint=f"they keep their previous content; see {where}",
         )
 
 

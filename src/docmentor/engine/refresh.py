@@ -188,12 +188,14 @@ class Refreshing(Embedding):
         embed: bool = True,
         prune: bool = False,
         deadline: float | None = DEFAULT_REFRESH_DEADLINE,
+        report_errors: bool = False,
     ) -> list[RefreshReport]:
         """Re-read one source, or all but ``exclude``.
 
         A source that cannot be read, or whose refresh fails in any way, is left as it was:
-        with ``name`` the error is raised; otherwise it is that source's report (``error``)
-        and the other sources are still refreshed.
+        with ``name`` the error is raised (with ``report_errors``, it is the report's, as for
+        all sources; an unknown ``name`` is still raised); otherwise it is that source's report
+        (``error``) and the other sources are still refreshed.
 
         ``prune``: remove the documents a source no longer lists even when that is most of
         them (without it, a refresh that would leave a source of at least
@@ -203,7 +205,12 @@ class Refreshing(Embedding):
         fetched by then keep their last good copy, sources not reached are left as they were.
         """
         reports = self._refresh_rows(
-            name, progress=progress, exclude=exclude, prune=prune, ends=_deadline(deadline)
+            name,
+            progress=progress,
+            exclude=exclude,
+            prune=prune,
+            ends=_deadline(deadline),
+            raises=bool(name) and not report_errors,
         )
         return self._with_embedding(reports, progress) if embed else reports
 
@@ -215,6 +222,7 @@ class Refreshing(Embedding):
         exclude: Collection[str],
         prune: bool,
         ends: float | None,
+        raises: bool = False,
     ) -> list[RefreshReport]:
         rows = (
             [self.store.source(name)] if name else [r for r in self.store.sources() if r.name not in exclude]
@@ -236,7 +244,7 @@ class Refreshing(Embedding):
                     self.store.set_source_status(row.name, status="error", error=message)
                 except Exception:  # e.g. the disk is full: the report still says it
                     log.debug("cannot record the error of source %s", row.name, exc_info=True)
-                if name:
+                if raises:
                     if isinstance(exc, DocmentorError):
                         if not exc.hint:  # what happened to the source, and what to do
                             exc.hint = "it was left as it was (its documents are still searched); refresh it again later"
