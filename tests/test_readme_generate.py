@@ -742,6 +742,12 @@ def test_install_commands_are_the_librarys_own_first() -> None:
     assert install_commands("my_lib", examples) == [
         "pip install my-lib", "pip install my_lib[socks]", "pip install chardet",
     ]  # fmt: skip
+    # docs that only install it with an extra (cattrs' `pip install cattrs[ujson]`): the plain
+    # command comes first, as the extra is for one feature
+    assert install_commands("my_lib", examples[:2]) == ["pip install my_lib", "pip install my_lib[socks]"]
+    assert install_commands("my_lib", [ex("p.md", "Q", ["pip install 'my-lib[a,b]>=2'"])])[0] == (
+        "pip install 'my-lib>=2'"
+    )
     # a library whose docs never install it: what the docs do install
     assert install_commands("other", examples[:2]) == ["pip install my_lib[socks]", "pip install mitmproxy"]
     # with other packages on one integration's page: not how to install the library; an index

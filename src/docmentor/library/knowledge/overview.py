@@ -47,7 +47,8 @@ def install_commands(
     library: str, examples: Sequence[Example], limit: int = 5, *, language: str | None = None
 ) -> list[str]:
     """How to install the library, from the docs' install commands: those that install only
-    the library itself first (plain before extras), then others seen on its quickstart and
+    the library itself first (plain before extras; when the docs only install it with an extra,
+    the same command without it comes first), then others seen on its quickstart and
     install pages; commands for other tools elsewhere in the docs (``pip install mitmproxy``,
     ``pip install lancedb phidata openai …`` for one integration's page) are not."""
     name = re.escape(library.replace("_", "-").lower())
@@ -71,6 +72,8 @@ def install_commands(
 
     seen = list(dict.fromkeys(p for ex in examples for p in ex.prerequisites))
     mine = sorted((p for p in seen if only_the_library(p)), key=lambda p: ("[" in p, seen.index(p)))
+    if mine and "[" in mine[0]:  # only with extras (`pip install cattrs[ujson]`): the plain one first
+        mine.insert(0, re.sub(r"\[[^\]\n]*\]", "", mine[0]))
     near = [
         p
         for ex in examples
