@@ -288,6 +288,15 @@ def test_add_and_get_an_llms_txt_site(cli: Cli, http_server: HttpServer, tmp_pat
         "error: 'docs/a.md' is in several sources (name one: loc:docs/a.md, site:/docs/a.md"
     )
     assert cli.ok("get", "loc:docs/a.md") == "# Local A\n"
+    # the page's name alone, as the llms.txt lists it: the one path of the source ending so
+    assert cli.ok("get", "site:a.md") == cli.ok("get", "a.md", "--source", "site") == "# A\n\nThe okapi.\n"
+    (local / "docs" / "sub").mkdir()
+    (local / "docs" / "sub" / "a.md").write_text("# Sub A\n", encoding="utf-8")
+    cli("refresh", "loc")
+    assert cli.fails("get", "loc:a.md").startswith(
+        "error: 'a.md' is the end of several paths in loc (name one: loc:docs/a.md, loc:docs/sub/a.md"
+    )
+    assert cli.fails("get", "site:b.md").startswith("error: no indexed document 'site:b.md'")
 
 
 # ------------------------------------------------------------------------------ search

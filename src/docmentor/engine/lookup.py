@@ -18,6 +18,7 @@ from docmentor.search.config import RankingConfig
 from docmentor.search.lexical import LexicalSearch
 from docmentor.search.ranking import excerpts, rank_hits
 from docmentor.search.semantic import counts, vector_model
+from docmentor.store.docs import documents_by_path
 from docmentor.store.rows import StoredDoc
 
 #: ``excerpt``'s ranges (lowest, highest), a value outside clamped: passages, and characters
@@ -183,7 +184,8 @@ class Lookup(Embedding):
             return tuple(dict.fromkeys((p, bare, "/" + bare) if bare else (p,)))
 
         def in_source(name: str, p: str) -> StoredDoc | None:
-            return next((d for d in (st.find_document(source=name, path=c) for c in paths(p)) if d), None)
+            found = next((d for d in (st.find_document(source=name, path=c) for c in paths(p)) if d), None)
+            return found if found is not None else self._by_tail(name, p)
 
         if source is not None:
             doc = in_source(source, ref)
@@ -227,6 +229,20 @@ class Lookup(Embedding):
                 hint="use a URL or a path as search results show it, e.g. SOURCE:docs/page.md",
             )
         return doc
+
+    def _by_tail(self, source: str, path: str) -> StoredDoc | None:
+        """The one document of ``source`` whose path ends with ``path`` at a folder boundary
+        (``customizing.md`` for an llms.txt source's ``/docs/customizing.md``); an error naming
+        them when several do; None when none does."""
+        bare = path.strip().lstrip("./")
+        if not bare or is_url(bare):
+            return None
+        tail = "/" + bare
+        matches = [row.path for row in documents_by_path(self.store, source) if row.path.endswith(tail)]
+        if len(matches) > 1:
+            shown = ", ".join(f"{source}:{m}" for m in matches[:5])
+            raise UsageError(f"{path!r} is the end of several paths in {source}", hint=f"name one: {shown}")
+        return self.store.find_document(source=source, path=matches[0]) if matches else None
 
     def _listed(self, url: str, source: str | None = None) -> StoredDoc | None:
         """The document an llms.txt source lists at ``url`` when it was stored under another
