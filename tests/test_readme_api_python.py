@@ -827,6 +827,61 @@ def test_a_class_built_by_new_has_its_parameters(tmp_path: Path) -> None:
     assert api.by_id["pkg.Both"].signature == "Both(name: str)"  # __init__ says it
 
 
+def test_a_method_of_a_module_level_instance_is_a_function(tmp_path: Path) -> None:
+    """cattrs' ``structure = global_converter.structure`` (``global_converter: Final =
+    Converter()``): a function users call, with the method's parameters without ``self`` and
+    its docstring; a method of another package's instance stays data."""
+    api = surface(
+        tmp_path,
+        {
+            "pkg/__init__.py": """
+                import json
+                from typing import Final
+                from pkg.conv import Converter
+
+                __all__ = ["structure", "unstructure", "encode", "global_converter", "Converter"]
+
+                global_converter: Final = Converter()
+                structure = global_converter.structure
+                unstructure = global_converter.unstructure
+                encode = json.JSONEncoder().encode
+            """,
+            "pkg/conv.py": """
+                class Base:
+                    def unstructure(self, obj: object, unstructure_as: object = None) -> object:
+                        'Convert to plain data.'
+
+                class Converter(Base):
+                    def structure(self, obj: object, cl: type) -> object:
+                        '''Convert unstructured data to a structured class.
+
+                        Args:
+                            obj: the data.
+                            cl: the class to build.
+                        '''
+            """,
+        },
+    )
+    structure = api.by_id["pkg.structure"]
+    assert (structure.kind, structure.parent, structure.signature) == (
+        "function",
+        None,
+        "structure(obj: object, cl: type) -> object",
+    )
+    assert [(p.name, p.description) for p in structure.parameters] == [
+        ("obj", "the data."),
+        ("cl", "the class to build."),
+    ]
+    assert structure.description == "Convert unstructured data to a structured class."
+    unstructure = api.by_id["pkg.unstructure"]  # inherited by the instance's class
+    assert (unstructure.kind, unstructure.signature) == (
+        "function",
+        "unstructure(obj: object, unstructure_as: object = None) -> object",
+    )
+    assert api.by_id["pkg.encode"].kind == "attribute"  # json's, not this package's
+    assert api.by_id["pkg.global_converter"].kind == "attribute"
+
+
 def test_a_test_named_module_is_api_unless_it_holds_tests(tmp_path: Path) -> None:
     # aiohttp.test_utils holds TestClient and TestServer; test_core.py holds tests
     api = surface(

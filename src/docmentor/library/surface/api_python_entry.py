@@ -7,7 +7,7 @@ from __future__ import annotations
 import ast
 import functools
 import os
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 import griffe
 
@@ -177,16 +177,25 @@ _BOUND_KINDS = ("positional-only", "positional or keyword")
 
 
 def aliased_function(obj: Any) -> Any:
-    """The package's function (or, in a class body, the same class's method) an unannotated
-    attribute is another name for; None for anything else (see :func:`_callable_value`)."""
+    """The package's function (or, in a class body, the same class's method; or the method of
+    a module-level instance) an unannotated attribute is another name for; None for anything
+    else (see :func:`_callable_value`)."""
     found = _aliased(obj)
-    return None if found is None else found[0]
+    return None if found is None else found.function
 
 
-def _aliased(obj: Any) -> tuple[Any, dict[str, str]] | None:
+class _Alias(NamedTuple):
+    function: Any
+    bound: dict[str, str]  # keyword defaults a functools.partial binds
+    instance: bool = False  # a method bound to a module-level instance: called without self
+
+
+def _aliased(obj: Any) -> _Alias | None:
     """:func:`aliased_function`, and the keyword defaults a ``functools.partial`` binds:
     ``frozen = partial(define, frozen=True, on_setattr=None)`` is ``define`` with
-    ``frozen`` and ``on_setattr`` defaulting so (attrs)."""
+    ``frozen`` and ``on_setattr`` defaulting so (attrs); and whether it is a method of a
+    module-level instance of one of the package's classes (cattrs' ``structure =
+    global_converter.structure``, ``global_converter = Converter()``)."""
     if not obj.is_attribute or obj.parent is None or "property" in obj.labels:
         return None
     if getattr(obj, "annotation", None) is not None:
@@ -207,6 +216,9 @@ def _aliased(obj: Any) -> tuple[Any, dict[str, str]] | None:
     if not isinstance(value, griffe.ExprName | griffe.ExprAttribute):
         return None
     function = _resolved(obj, value)
+    if function is None and not bound and not obj.parent.is_class:
+        method = _instance_method(obj, value)
+        return None if method is None else _Alias(method, {}, instance=True)
     if function is None or function.path.split(".")[0] != obj.path.split(".")[0]:
         return None  # only the package's own: `dumps = json.dumps` is no API of it
     if not function.is_function or "property" in function.labels:
@@ -218,8 +230,38 @@ def _aliased(obj: Any) -> tuple[Any, dict[str, str]] | None:
     if obj.parent.is_class:
         # `info = msg` in a class body: a method under another name (structlog's loggers);
         # `handler = some_function` there is a function stored on the class: left as data
-        return (function, bound) if owner is not None and owner.path == obj.parent.path else None
-    return (function, bound) if owner is None else None
+        return _Alias(function, bound) if owner is not None and owner.path == obj.parent.path else None
+    return _Alias(function, bound) if owner is None else None
+
+
+def _instance_method(obj: Any, value: Any) -> Any:
+    """The method ``value`` names on a module-level instance of one of the package's classes
+    (``global_converter.structure``, ``global_converter = Converter()`` in ``obj``'s module);
+    None for anything else."""
+    if not isinstance(value, griffe.ExprAttribute) or len(value.values) != 2:
+        return None
+    holder, attribute = value.values
+    if not isinstance(holder, griffe.ExprName) or not isinstance(attribute, griffe.ExprName):
+        return None
+    instance = obj.parent.members.get(holder.name)
+    try:
+        instance = alias_target(instance) if instance is not None else None
+    except Exception:  # griffe failing on a name it cannot follow
+        return None
+    made = getattr(instance, "value", None) if instance is not None and instance.is_attribute else None
+    if not isinstance(made, griffe.ExprCall) or not isinstance(
+        made.function, griffe.ExprName | griffe.ExprAttribute
+    ):
+        return None
+    cls = _resolved(instance, made.function)
+    top = obj.path.split(".")[0]
+    if cls is None or not cls.is_class or cls.path.split(".")[0] != top:
+        return None  # an instance of another package's class: its methods are no API of this one
+    method = class_members(cls).get(attribute.name)
+    method = alias_target(method) if method is not None else None
+    if method is None or not method.is_function or "property" in method.labels:
+        return None
+    return method if method.path.split(".")[0] == top else None
 
 
 _VARIADIC = ("variadic positional", "variadic keyword")
@@ -280,8 +322,11 @@ def _callable_value(obj: Any) -> ApiEntry | None:
     found = _aliased(obj)
     if found is None:
         return None
-    function, bound = found
-    owner = function.parent if function.parent is not None and function.parent.is_class else None
+    function, bound, instance = found
+    # a method of a module-level instance is called as a function: without self
+    owner = (
+        function.parent if function.parent is not None and function.parent.is_class and not instance else None
+    )
     params = _partially_applied(list(function.parameters), bound) if bound else list(function.parameters)
     own = obj.docstring.value if obj.docstring else ""
     doc = obj.docstring or function.docstring
@@ -293,8 +338,9 @@ def _callable_value(obj: Any) -> ApiEntry | None:
         source_file = None
     docstring = own or (doc.value if doc else "")
     prefix = "async " if "async" in function.labels else ""
-    # a method's signature as written (with self), its parameters without it, as for methods
-    is_method = owner is not None and "staticmethod" not in function.labels
+    # a method's signature as written (with self), its parameters without it, as for methods;
+    # an instance's method is a function of its parameters without self
+    is_method = (owner is not None or instance) and "staticmethod" not in function.labels
     first_kind = getattr(params[0].kind, "value", None) if params else None
     shown = params[1:] if is_method and first_kind in _BOUND_KINDS else params
     return ApiEntry(
@@ -302,7 +348,7 @@ def _callable_value(obj: Any) -> ApiEntry | None:
         name=obj.name,
         kind="method" if owner is not None else "function",
         parent=owner.path if owner is not None else None,
-        signature=prefix + _signature(obj.name, params, returns),
+        signature=prefix + _signature(obj.name, shown if instance else params, returns),
         parameters=_parameters(shown, descriptions, types),
         returns=ApiReturn(type=returns or returns_type, description=returns_doc),
         description=_summary(docstring),
