@@ -882,6 +882,41 @@ def test_a_method_of_a_module_level_instance_is_a_function(tmp_path: Path) -> No
     assert api.by_id["pkg.global_converter"].kind == "attribute"
 
 
+def test_a_context_manager_function_shows_what_with_gives(tmp_path: Path) -> None:
+    """anyio's ``@contextmanager def fail_after(...) -> Generator[CancelScope, None, None]`` is
+    called in a ``with``: it gives a ``ContextManager[CancelScope]``, and an
+    ``@asynccontextmanager async def`` is no coroutine to await."""
+    api = surface(
+        tmp_path,
+        {
+            "pkg/__init__.py": """
+                from collections.abc import AsyncIterator, Generator
+                from contextlib import asynccontextmanager, contextmanager
+
+                __all__ = ["fail_after", "open_stream", "plain"]
+
+                class CancelScope: ...
+                class Stream: ...
+
+                @contextmanager
+                def fail_after(delay: float) -> Generator[CancelScope, None, None]:
+                    yield CancelScope()
+
+                @asynccontextmanager
+                async def open_stream(name: str) -> AsyncIterator[Stream]:
+                    yield Stream()
+
+                def plain() -> Generator[int, None, None]:
+                    yield 1
+            """,
+        },
+    )
+    assert api.by_id["pkg.fail_after"].signature == "fail_after(delay: float) -> ContextManager[CancelScope]"
+    assert api.by_id["pkg.open_stream"].signature == "open_stream(name: str) -> AsyncContextManager[Stream]"
+    assert api.by_id["pkg.fail_after"].returns.type == "ContextManager[CancelScope]"
+    assert api.by_id["pkg.plain"].signature == "plain() -> Generator[int, None, None]"  # iterated
+
+
 def test_a_test_named_module_is_api_unless_it_holds_tests(tmp_path: Path) -> None:
     # aiohttp.test_utils holds TestClient and TestServer; test_core.py holds tests
     api = surface(

@@ -7,6 +7,7 @@ from __future__ import annotations
 import ast
 import functools
 import os
+import re
 from typing import Any, Literal, NamedTuple
 
 import griffe
@@ -360,6 +361,45 @@ def _callable_value(obj: Any) -> ApiEntry | None:
     )
 
 
+def _context_manager(function: Any) -> str | None:
+    """``"sync"`` or ``"async"`` for a function ``contextlib``'s ``@contextmanager`` or
+    ``@asynccontextmanager`` makes a context manager of; None for any other."""
+    for decorator in function.decorators:
+        name = str(decorator.value).split("(", 1)[0].rsplit(".", 1)[-1]
+        if name == "contextmanager":
+            return "sync"
+        if name == "asynccontextmanager":
+            return "async"
+    return None
+
+
+# the generator a @contextmanager function is written as: what it yields is its first argument
+_GENERATOR_TYPE = re.compile(
+    r"(?:typing\.|t\.|collections\.abc\.)?(?:Async)?(?:Generator|Iterator|Iterable)\["
+)
+
+
+def _managed_type(kind: str, returns: str | None) -> str:
+    """What calling a ``@contextmanager`` function gives: ``ContextManager[X]`` for its
+    ``Generator[X, None, None]`` (``AsyncContextManager[X]`` for an async one)."""
+    text = returns or ""
+    found = _GENERATOR_TYPE.match(text)
+    held, depth = "", 0
+    if found:
+        for i in range(found.end(), len(text)):  # up to the first top-level comma or bracket
+            c = text[i]
+            if c == "[":
+                depth += 1
+            elif c in "],":
+                if depth == 0:
+                    held = text[found.end() : i].strip()
+                    break
+                if c == "]":
+                    depth -= 1
+    name = "AsyncContextManager" if kind == "async" else "ContextManager"
+    return f"{name}[{held}]" if held else name
+
+
 def _plain_entry(obj: Any) -> ApiEntry:
     docstring = obj.docstring.value if obj.docstring else ""
     descriptions, returns_doc, types, returns_type, attributes = parse_docstring(obj.docstring)
@@ -442,6 +482,9 @@ def _plain_entry(obj: Any) -> ApiEntry:
         # `async def` says so, as the definition does: a coroutine is awaited, an async
         # generator iterated with `async for`
         prefix = "async " if "async" in obj.labels else ""
+        managed = _context_manager(obj)
+        if managed is not None:  # `with fail_after(1) as scope:`, never awaited nor iterated
+            prefix, returns = "", _managed_type(managed, returns)
         return ApiEntry(
             kind="method" if parent else "function",
             parent=parent,
