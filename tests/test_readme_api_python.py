@@ -913,7 +913,8 @@ def test_a_context_manager_function_shows_what_with_gives(tmp_path: Path) -> Non
     )
     assert api.by_id["pkg.fail_after"].signature == "fail_after(delay: float) -> ContextManager[CancelScope]"
     assert api.by_id["pkg.open_stream"].signature == "open_stream(name: str) -> AsyncContextManager[Stream]"
-    assert api.by_id["pkg.fail_after"].returns.type == "ContextManager[CancelScope]"
+    returns = api.by_id["pkg.fail_after"].returns
+    assert returns is not None and returns.type == "ContextManager[CancelScope]"
     assert api.by_id["pkg.plain"].signature == "plain() -> Generator[int, None, None]"  # iterated
 
 
