@@ -210,7 +210,11 @@ def test_default_domain_directives_document_apis_and_their_bodies_describe_undoc
     assert (
         read["pkg._auth.DigestAuth"].description == "A challenge-response scheme: the password never travels."
     )
-    assert read["pkg._client.Client"].description == ""  # one word: too common to be spelled
+    assert read["pkg._client.Client"].description == ""  # one word: only a heading of its own
+    # a one-word class's name, or its plural, as the whole heading (anyio's "Events", "Locks")
+    plural = [Doc("Clientele", "Not about clients."), Doc("Clients", "A client keeps a pool of connections.")]
+    assert describe_from_docs(spelled, plural, MentionResolver(spelled), package="pkg") == 1
+    assert read["pkg._client.Client"].description == "A client keeps a pool of connections."
     assert by_id["pkg._util.unique_helper"].description == "A helper for the globals."
     assert by_id["pkg._client.Client"].description == "Its own docstring."
     assert by_id["pkg._models.Response"].description == ""

@@ -199,7 +199,8 @@ def describe_from_docs(
     - a section whose heading names it and only it in code (``## `Response```; every code
       span a bare name, all the same API; a dotted name only when exactly the library's);
     - a section whose heading spells a class's name of two words or more ("Digest
-      authentication": ``DigestAuth``).
+      authentication": ``DigestAuth``), or is a one-word name or its plural ("Locks":
+      ``Lock``).
 
     Docs order: the first such place wins. Returns how many got one."""
     wanting = {e.api_id: e for e in entries if not e.description.strip() and e.kind != "module"}
@@ -425,7 +426,7 @@ def _spelled_classes(entries: Sequence[ApiEntry]) -> dict[tuple[str, ...], set[s
     for e in entries:
         if e.kind == "class" and not e.description.strip():
             words = _words_of(e.name)
-            if len(words) >= 2:
+            if words:
                 out.setdefault(words, set()).add(e.api_id)
     return out
 
@@ -445,7 +446,10 @@ class _Spelled:
         first = heading[0]
         for k in range(1, len(first) + 1):  # each start of the heading's first word
             for words, ids in self._by_first.get(first[:k], ()):
-                if len(words) == len(heading) and all(
+                if len(words) == 1:  # one word: the heading is the name or its plural ("Locks")
+                    if len(heading) == 1 and first in (words[0], words[0] + "s", words[0] + "es"):
+                        out |= ids
+                elif len(words) == len(heading) and all(
                     h.startswith(w) for w, h in zip(words, heading, strict=True)
                 ):
                     out |= ids
