@@ -1002,7 +1002,7 @@ def test_readme_shows_sphinx_docstrings_as_prose_without_fields_directives_or_co
     # a summary announcing code left out loses that sentence; one announcing a list keeps it
     for doc, shown in (
         ("Combine both. The two calls are the same:\n\n    a()\n    b()\n", "Combine both."),
-        ("Fill it. It takes two kinds:\n\n- a string\n- an object\n", "Fill it. It takes two kinds: - a string - an object"),
+        ("Fill it. It takes two kinds:\n\n- a string\n- an object\n", "Fill it. It takes two kinds: a string, an object."),
     ):  # fmt: skip
         lead = entry.model_copy(update={"docstring": doc, "description": summary(doc)})
         text = render_readme("web", "1.0", [lead], [], validated=False)
@@ -1484,3 +1484,32 @@ def test_key_functions_name_each_method_once() -> None:
     ov = build_overview(library="eq", version=None, purpose="", entries=entries, examples=[], sections=[])
     arch = ov.aspects["architecture"]
     assert arch.count(".equals`") == 1 and "`eq.helpers.plain_repr`" in arch
+
+
+def test_a_description_inlines_lists_and_ends_on_no_lead_in() -> None:
+    """A docstring's bullet list reads as a sentence of its items (anyio's AsyncFile: not
+    "* read * read1"), and a paragraph announcing a list that did not fit is not left
+    dangling at the end (anyio's Path: "… based on the Python version:")."""
+    from docmentor.library.knowledge.readme import _description
+
+    files = ApiEntry(
+        api_id="pkg.AsyncFile", kind="class", name="AsyncFile", description="An asynchronous file object.",
+        docstring="An asynchronous file object.\n\nIt wraps these blocking methods:\n\n* read\n* read1\n"
+        "* readline\n\nAll other methods are passed through.\n",
+    )  # fmt: skip
+    assert _description(files, {}) == (
+        "pkg.AsyncFile is a class. An asynchronous file object. It wraps these blocking methods: "
+        "read, read1, readline. All other methods are passed through."
+    )
+    long_items = "\n".join(
+        f"* :meth:`~pathlib.Path.m{i}` (available on Python 3.13 or later)" for i in range(30)
+    )
+    path = ApiEntry(
+        api_id="pkg.Path", kind="class", name="Path", description="An asynchronous path.",
+        docstring="An asynchronous path.\n\nIt is compatible with os.PathLike.\n\nSome methods may be "
+        f"unavailable, based on the Python version:\n\n{long_items}\n",
+    )  # fmt: skip
+    assert (
+        _description(path, {})
+        == "pkg.Path is a class. An asynchronous path. It is compatible with os.PathLike."
+    )
