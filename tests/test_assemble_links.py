@@ -220,6 +220,31 @@ def test_root_absolute_links_in_a_source_rooted_at_docs(index_location: str, tmp
     engine.close()
 
 
+def test_sphinx_doc_roles_are_links(index_location: str, tmp_path: Path) -> None:
+    """``:doc:`threads``` and ``:doc:`the API </api/ref>``` name documents without their
+    suffix, relative to the page or rooted at the docs folder: the link graph (cross-references
+    and in-links) reads them as links."""
+    root = tmp_path / "docs"
+    (root / "api").mkdir(parents=True)
+    (root / "guide").mkdir()
+    (root / "guide" / "basics.rst").write_text(
+        "Basics\n======\n\nSee :doc:`threads` and :doc:`the reference </api/ref>`.\n\n"
+        "Also :doc:`missing`, and ``:doc:`` alone.\n"
+    )
+    (root / "guide" / "threads.rst").write_text("Threads\n=======\n\nWorker threads.\n")
+    (root / "api" / "ref.rst").write_text("Reference\n=========\n")
+    engine = Docmentor(index_location)
+    engine.add(str(root), name="d")
+    g = LinkGraph.build(engine.store, ["d"])
+    got = [
+        (g.docs[ln.target_doc].path, ln.line) for ln in g.outlinks(doc_id(engine, "guide/basics.rst", "d"))
+    ]
+    assert got == [("guide/threads.rst", 4), ("api/ref.rst", 4)]
+    assert [(u.target, u.reason) for u in g.unresolved] == [("missing", "missing")]
+    assert g.inlinks(doc_id(engine, "guide/threads.rst", "d")) == 1
+    engine.close()
+
+
 def test_links_stay_within_their_source(index_location: str, tmp_path: Path) -> None:
     one, two = tmp_path / "one", tmp_path / "two"
     one.mkdir()

@@ -30,6 +30,9 @@ _LANGUAGE_ARGUMENT = frozenset({"code-block", "code", "sourcecode"})
 # Patterns on document text run in linear time on any line: a match scans no further than
 # the next backtick (``[^>]+`` ran to the line's end from every backtick: quadratic on "`<`<…").
 _LINK = re.compile(r"`[^`<]*+<([^>`]++)>`_")
+# Sphinx's :doc:`threads`, :doc:`the guide </guide/threads>`: a document, relative to this one
+# unless rooted (at the docs folder), named without its suffix
+_DOC_ROLE = re.compile(r":doc:`(?:[^`<]*+<([^>`]++)>|([^`<]++))`")
 
 
 def parse_rst(text: str, *, line_map: list[int] | None = None, fallback_title: str = "") -> ParsedDocument:
@@ -89,6 +92,14 @@ def parse_rst(text: str, *, line_map: list[int] | None = None, fallback_title: s
         for no, ln in enumerate(lines)
         for m in _LINK.finditer(ln)
     ]
+    links += [
+        Link(target=(m.group(1) or m.group(2)).strip(), anchor=None, text="", line=map_line(line_map, no + 1))
+        for no, ln in enumerate(lines)
+        if ":doc:`" in ln
+        for m in _DOC_ROLE.finditer(ln)
+        if (m.group(1) or m.group(2)).strip()
+    ]
+    links.sort(key=lambda link: link.line)
     return ParsedDocument(title=title, meta=meta, sections=sections, links=links)
 
 
