@@ -317,7 +317,20 @@ def test_the_scheduler_indexes_configured_sources_one_by_one_and_remembers_the_f
     scheduler = RefreshScheduler(
         engine, configured=True, interval_hours=0, unindexed=unindexed, on_change=changed
     )
+    # while they are indexed, a listing shows them (list_sources answered [] at a server's start)
+    listed: list[list[tuple[str, str]]] = []
+    add = engine.add
+
+    def listing_add(*args: Any, **kwargs: Any) -> Any:
+        listed.append([(r["name"], r["status"]) for r in unindexed.sources(engine.sources())])
+        return add(*args, **kwargs)
+
+    monkeypatch.setattr(engine, "add", listing_add)
     scheduler.index_configured()
+    assert listed == [
+        [("bad", "not indexed"), ("cfg", "not indexed")],
+        [("bad", "error"), ("cfg", "not indexed")],
+    ]
     assert [s["name"] for s in engine.sources()] == ["cfg"] and changes == [1]
     rows = unindexed.sources(engine.sources())
     assert [(r["name"], r["kind"], r["status"]) for r in rows] == [

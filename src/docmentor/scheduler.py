@@ -92,16 +92,41 @@ def not_indexed_yet(
 
 class UnindexedSources:
     """The configured sources that could not be indexed, as rows shaped like
-    ``Docmentor.sources()``'s (kind "configured", status "error", the error), until they are."""
+    ``Docmentor.sources()``'s (kind "configured", status "error", the error), until they are;
+    and those a server is indexing now (status "not indexed"), until they are indexed or fail."""
 
     def __init__(self) -> None:
         self._failed: dict[str, dict[str, Any]] = {}
+        self._indexing: dict[str, dict[str, Any]] = {}  # by the name the index will give it
         self._lock = threading.Lock()
 
     def failed(self, name: str, target: str, options: dict[str, Any], error: str) -> None:
         row = configured_row(name, target, options, status="error", error=error, tried=True)
         with self._lock:
             self._failed[name] = row
+            for key in [k for k, r in self._indexing.items() if r["name"] == name]:
+                del self._indexing[key]
+
+    def indexing(self, sources: Iterable[ConfiguredSource]) -> None:
+        """Configured sources a server starts indexing: listed until they are indexed (a server
+        that indexes them at start answered ``list_sources`` with none of them before)."""
+        from docmentor.sources.versions import indexed_name
+
+        with self._lock:
+            for src in sources:
+                self._indexing[indexed_name(src.name, src.settings.version)] = configured_row(
+                    src.name,
+                    src.target,
+                    src.options,
+                    status="not indexed",
+                    error="configured, being indexed by this server now",
+                    tried=False,
+                )
+
+    def indexed(self) -> None:
+        """The indexing pass is over: what it did not index has failed (listed as such)."""
+        with self._lock:
+            self._indexing.clear()
 
     def note(self, configured: Iterable[ConfiguredSource], reports: Iterable[Any]) -> None:
         """The configured sources a refresh (``Docmentor.refresh_with_config``) could not index."""
@@ -112,12 +137,16 @@ class UnindexedSources:
                 self.failed(src.name, src.target, src.options, r.error)
 
     def sources(self, indexed: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
-        """The indexed sources, then the configured ones that are not (with their error)."""
+        """The indexed sources, then the configured ones that are not (with their error), then
+        those being indexed."""
         names = {r["name"] for r in indexed}
         with self._lock:
             for name in names & set(self._failed):
                 del self._failed[name]
-            return [*indexed, *self._failed.values()]
+            waiting = [
+                r for key, r in self._indexing.items() if key not in names and r["name"] not in self._failed
+            ]
+            return [*indexed, *self._failed.values(), *waiting]
 
 
 def refresh_pass(
@@ -260,9 +289,10 @@ class RefreshScheduler:
             except DocmentorError as exc:
                 log.warning("cannot list the indexed sources: %s", exc)
                 known = set()
-            for src in [
-                s for s in configured_sources() if indexed_name(s.name, s.settings.version) not in known
-            ]:
+            todo = [s for s in configured_sources() if indexed_name(s.name, s.settings.version) not in known]
+            if self.unindexed is not None:
+                self.unindexed.indexing(todo)
+            for src in todo:
                 log.info("indexing configured source %s", src.name)
                 try:
                     engine.add(src.target, name=src.name, options=src.options, embed=False)
@@ -275,6 +305,8 @@ class RefreshScheduler:
                         self.unindexed.failed(
                             src.name, src.target, src.options, str(exc) or type(exc).__name__
                         )
+            if self.unindexed is not None:
+                self.unindexed.indexed()
         self._changed()
 
     def refresh(self) -> bool:
