@@ -634,3 +634,19 @@ def test_rst_doctest_blocks_are_code() -> None:
     # a comment's body is no content, however it goes on; a directive's is
     commented = "T\n=\n\n.. a note to self\n   more\n\n   >>> hidden()\n\n.. note::\n\n   >>> shown()\n"
     assert [b.code for b in parse_rst(commented).sections[-1].code_blocks] == [">>> shown()\n"]
+
+
+def test_sphinx_setup_blocks_of_rest_and_myst_pages() -> None:
+    """``.. testsetup::`` bodies (any group, options skipped) and MyST ```` ```{testsetup} ````
+    fences: what sphinx.ext.doctest runs first; ``testcleanup`` and the page's code are not."""
+    from docmentor.parse.markdown import setup_blocks as md_setup
+    from docmentor.parse.rst import setup_blocks as rst_setup
+
+    rest = (
+        "Title\n=====\n\n.. testsetup::\n\n    import json\n\n.. testsetup:: other\n   :skipif: False\n\n"
+        "   import os\n\n.. testcleanup::\n\n   done()\n\n>>> json.dumps(1)\n'1'\n"
+    )
+    assert [(b.line, b.code) for b in rst_setup(rest)] == [(4, "import json\n"), (8, "import os\n")]
+    myst = "# T\n\n```{testsetup}\n:hide:\nfrom pkg import x\n```\n\n```{doctest}\n>>> x\n1\n```\n"
+    assert [(b.line, b.code) for b in md_setup(myst)] == [(3, "from pkg import x\n")]
+    assert md_setup("# T\n\n```python\ntestsetup = 1\n```\n") == []

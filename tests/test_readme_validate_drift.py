@@ -853,6 +853,100 @@ def test_a_docstrings_later_doctest_runs_after_its_earlier_ones_and_set_up_code_
     )
 
 
+def test_a_pages_doctests_run_after_its_sphinx_set_up(tmp_path: Path) -> None:
+    """sphinx.ext.doctest runs conf.py's ``doctest_global_setup`` and the page's ``testsetup``
+    before the page's doctests, in one namespace per page (cattrs' docs import ``cattrs`` only
+    there): ``--validate`` runs the sessions so, and the matcher reads what the set-up binds.
+    Through the real ``generate --validate``, on a throwaway package."""
+    from docmentor.engine import Docmentor
+    from docmentor.library import generate
+    from docmentor.library.knowledge.kb_files import load_kb
+    from libtool import write_files
+
+    write_files(
+        tmp_path / "lib",
+        {
+            "cfgpkg/__init__.py": '''
+                """Arithmetic."""
+
+                __all__ = ["add", "double"]
+
+
+                def add(a: int, b: int) -> int:
+                    """Add two numbers."""
+                    return a + b
+
+
+                def double(a: int) -> int:
+                    """Twice a number."""
+                    return 2 * a
+            ''',
+            "docs/conf.py": '''
+                project = "cfgpkg"
+                doctest_global_setup = """
+                import cfgpkg
+                from cfgpkg import double
+                """
+            ''',
+            "docs/index.rst": """
+                Arithmetic
+                ==========
+
+                .. testsetup::
+
+                    base = 40
+
+                Add:
+
+                .. doctest::
+
+                    >>> cfgpkg.add(base, 2)
+                    42
+
+                Double, and keep the result:
+
+                >>> result = double(1)
+                >>> result
+                2
+
+                Later on the page:
+
+                >>> result + 1
+                3
+
+                >>> undefined_name + 1
+                3
+            """,
+        },
+    )
+    python = tmp_path / "python"
+    python.write_text(f'#!/bin/sh\nPYTHONPATH="{tmp_path / "lib"}" exec "{sys.executable}" "$@"\n')
+    python.chmod(0o755)
+    engine = Docmentor(tmp_path / "index")
+    try:
+        result = generate(
+            engine,
+            library="cfgpkg",
+            docs_path=tmp_path / "lib" / "docs",
+            out=tmp_path / "out",
+            search_paths=[tmp_path / "lib"],
+            embeddings=False,
+            python=str(python),
+            validate=True,
+            version="1.0",
+        )
+    finally:
+        engine.close()
+    assert result.kb_path is not None
+    kb = load_kb(Path(result.kb_path))
+    docs = sorted((x for x in kb.examples if x.origin == "docs"), key=lambda x: x.line)
+    assert [x.validated for x in docs] == [True, True, True, False], [
+        (x.code, x.execution_context.error) for x in docs
+    ]
+    assert "cfgpkg.add" in docs[0].apis_used and "cfgpkg.double" in docs[1].apis_used
+    assert not any("base = 40" in x.code or "import cfgpkg\nfrom" in x.code for x in kb.examples)
+
+
 def test_doctest_sessions_are_the_earlier_sessions_of_the_same_docstring() -> None:
     from docmentor.library.examples.docstring_examples import doctest_sessions
 
@@ -952,3 +1046,22 @@ def test_only_the_failure_a_comment_names_is_shown_on_purpose() -> None:
     examples = [example(code, example_id=name) for name, (code, _) in cases.items()]
     report = validate_examples(examples, jobs=2)
     assert {r.example_id: r.status for r in report.results} == {n: want for n, (_, want) in cases.items()}
+
+
+def test_the_global_doctest_set_up_is_read_from_conf_py_never_run(tmp_path: Path) -> None:
+    """Only a literal string assigned to ``doctest_global_setup`` counts; conf.py is parsed,
+    not executed, and one that does not parse, or is huge, gives nothing."""
+    from docmentor.library.examples.sphinx_setup import MAX_CONF_BYTES, global_setup
+
+    docs = tmp_path / "docs"
+    (docs / "source").mkdir(parents=True)
+    (docs / "source" / "conf.py").write_text(
+        'raise SystemExit("never run")\ndoctest_global_setup = """\nimport pkg\n"""\n', encoding="utf-8"
+    )
+    assert global_setup(docs) == "import pkg\n"
+    (docs / "source" / "conf.py").write_text("doctest_global_setup = make()\n", encoding="utf-8")
+    assert global_setup(docs) == ""
+    (docs / "source" / "conf.py").write_text("doctest_global_setup = '''\n", encoding="utf-8")
+    assert global_setup(docs) == "" and global_setup(None) == "" and global_setup(tmp_path / "nope") == ""
+    (docs / "source" / "conf.py").write_text("x = 1\n" * (MAX_CONF_BYTES // 5), encoding="utf-8")
+    assert global_setup(docs) == ""

@@ -239,7 +239,9 @@ def _run_stages(
         from_docstrings = docstring_stage(req, api, found, run)
     docs_examples = [ex for ex in found.examples if ex.origin == "docs"]
     with run.timed("validation"):  # 5. validation and drift
-        validation = validate_stage(req, api, found.examples, version, run) if req.validate else None
+        validation = (
+            validate_stage(req, api, found.examples, version, run, found.context) if req.validate else None
+        )
     with run.timed("drift"):
         # the docs' examples: a docstring's example is the installed version's own
         drift = mark_drift(

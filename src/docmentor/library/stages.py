@@ -271,8 +271,10 @@ def match_stage(engine: Docmentor, req: Request, api: Api, docs_source: str | No
         extract_examples,
         module_examples,
         setup_examples,
+        sphinx_setup_examples,
     )
     from docmentor.library.examples.matcher import match_examples
+    from docmentor.library.examples.sphinx_setup import global_setup
 
     run.step("matching examples")
     languages = req.languages or SUPPORTED_LANGUAGES
@@ -282,6 +284,10 @@ def match_stage(engine: Docmentor, req: Request, api: Api, docs_source: str | No
     setup = setup_examples(engine, docs_source, languages=languages) if docs_source else []
     if docs_source:
         setup += module_examples(engine, docs_source, module_names(api.entries))
+        # what sphinx.ext.doctest runs before a page's doctests: conf.py's global set-up and
+        # the page's testsetup blocks (they bind the names its examples use; --validate too)
+        conf = global_setup(_docs_folder(engine, req.docs_path, docs_source))
+        setup += sphinx_setup_examples(engine, docs_source, conf)
     for surface in api.surfaces:
         match_examples(examples, surface, library=req.library, context=setup)
     detected = detect_languages(examples)
@@ -360,7 +366,12 @@ def rank(api: Api, found: Found) -> None:
 
 
 def validate_stage(
-    req: Request, api: Api, examples: list[Example], version: str | None, run: Run
+    req: Request,
+    api: Api,
+    examples: list[Example],
+    version: str | None,
+    run: Run,
+    context: Sequence[Example] = (),
 ) -> dict[str, Any]:
     """Stage 5: run the complete Python examples; the report's counts (failures are warned about)."""
     from docmentor.library.examples.docstring_examples import doctest_sessions, doctest_setup
@@ -375,6 +386,7 @@ def validate_stage(
         progress=lambda done, total: run.step("validating examples", done, total),
         setup=doctest_setup(api.entries),  # a docstring's doctests run in their module's namespace
         sessions=doctest_sessions(examples),  # after the doctests of their docstring before them
+        page_setup=_page_setup(context),  # a docs page's doctests after its Sphinx set-up
     )
     validation = {k: v for k, v in report.to_dict().items() if k != "results"}
     paths = {ex.example_id: (ex.path, ex.line) for ex in examples}
@@ -444,6 +456,16 @@ def mark_drift(
     for ex in examples:
         ex.drift = broken.get(ex.example_id, [])
     return drifted.to_dict()
+
+
+def _page_setup(context: Sequence[Example]) -> dict[str, str]:
+    """Docs page → the code sphinx.ext.doctest runs before its doctests, in order (the
+    ``sphinx_setup_examples`` among the page context)."""
+    out: dict[str, list[str]] = {}
+    for ex in sorted(context, key=lambda x: (x.path, x.line)):
+        if ex.example_id.startswith(("global-setup-", "testsetup-")):
+            out.setdefault(ex.path, []).append(ex.code.rstrip("\n"))
+    return {path: "\n".join(codes) + "\n" for path, codes in out.items()}
 
 
 def library_purpose(library: str, api: Api, sections: list[DocSection]) -> str:

@@ -231,6 +231,26 @@ _MYST_HIDDEN = frozenset({"testsetup", "testcleanup"})
 _MYST_OPTION = re.compile(r"^[ \t]*:[\w-]+:")  # MyST strips the indent: `    :options: +SKIP`
 
 
+def setup_blocks(text: str) -> list[CodeBlock]:
+    """The MyST ```` ```{testsetup} ```` bodies of a Markdown page (sphinx.ext.doctest runs
+    them before the page's doctests; no reader sees them), each ``line`` its fence's 1-based
+    line in ``text``."""
+    if "testsetup" not in text:
+        return []
+    text = normalize_newlines(text)
+    out: list[CodeBlock] = []
+    for tok in _md().parse(text, {}):
+        words = tok.info.split() if tok.type == "fence" else []
+        if tok.map and words and words[0] == "{testsetup}":
+            body = tok.content.split("\n")
+            while body and _MYST_OPTION.match(body[0]):
+                body.pop(0)
+            code = "\n".join(body).strip("\n")
+            if code.strip():
+                out.append(CodeBlock(language="python", code=code + "\n", line=tok.map[0] + 1))
+    return out
+
+
 def _fence_blocks(line0: int, info: str, content: str) -> list[tuple[int, str, str]]:
     """(0-based line, language, code) of a fence: itself, or the code blocks inside a MyST
     ``{eval-rst}`` fence (``.. code-block:: python``, ``.. click:example::``)."""

@@ -159,6 +159,13 @@ def code_blocks(text: str) -> list[CodeBlock]:
     return _code_blocks(normalize_newlines(text), 1, None)
 
 
+def setup_blocks(text: str) -> list[CodeBlock]:
+    """The ``.. testsetup::`` bodies of a reStructuredText page (sphinx.ext.doctest runs them
+    before the page's doctests; no reader sees them), each ``line`` its directive's 1-based
+    line in ``text``."""
+    return _code_blocks(normalize_newlines(text), 1, None, setup=True)
+
+
 def _is_comment(line: str) -> bool:
     """Whether a line opens a reST comment: ``..`` and text that is no directive (``::``), no
     link target (``.. _x:``), no substitution (``.. |x|``) and no footnote (``.. [1]``)."""
@@ -172,9 +179,12 @@ def _is_comment(line: str) -> bool:
     return "::" not in rest and not rest.startswith(("_", "|", "["))
 
 
-def _code_blocks(text: str, first_line: int, line_map: list[int] | None) -> list[CodeBlock]:
+def _code_blocks(
+    text: str, first_line: int, line_map: list[int] | None, *, setup: bool = False
+) -> list[CodeBlock]:
     """``.. code-block:: lang`` bodies, ``::`` literal blocks and doctest blocks (a
-    paragraph that opens with ``>>>``) of one section.
+    paragraph that opens with ``>>>``) of one section; with ``setup``, only the
+    ``.. testsetup::`` bodies.
 
     ``first_line`` is the section's first line in the served text.
     """
@@ -194,7 +204,9 @@ def _code_blocks(text: str, first_line: int, line_map: list[int] | None) -> list
                 body.append(lines[j])
                 j += 1
             code = "\n".join(body).strip("\n")
-            if code.strip() and not (m and m.group(2) in _HIDDEN_DIRECTIVES):
+            hidden = bool(m and m.group(2) in _HIDDEN_DIRECTIVES)
+            wanted = (m is not None and m.group(2) == "testsetup") if setup else not hidden
+            if code.strip() and wanted:
                 out.append(
                     CodeBlock(
                         language=_language(m),
@@ -217,13 +229,14 @@ def _code_blocks(text: str, first_line: int, line_map: list[int] | None) -> list
             j = i
             while j < len(lines) and lines[j].strip():
                 j += 1
-            out.append(
-                CodeBlock(
-                    language="python",
-                    code=textwrap.dedent("\n".join(lines[i:j])) + "\n",
-                    line=map_line(line_map, max(first_line + i - 1, 1)),
+            if not setup:
+                out.append(
+                    CodeBlock(
+                        language="python",
+                        code=textwrap.dedent("\n".join(lines[i:j])) + "\n",
+                        line=map_line(line_map, max(first_line + i - 1, 1)),
+                    )
                 )
-            )
             i = j
             continue
         i += 1

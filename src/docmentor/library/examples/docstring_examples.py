@@ -216,13 +216,17 @@ def doctest_sessions(examples: Iterable[Example]) -> dict[str, str]:
     """Per docstring example that is a doctest session (``>>>``), the sessions of the same
     docstring before it, in order: doctest runs a docstring's examples in one namespace, so
     a later block uses what an earlier one bound (``delta`` of the first, in the third), for
-    ``--validate``. Examples without an earlier session are left out, and so is a session
+    ``--validate``; a docs page's sessions likewise (sphinx.ext.doctest runs a page's blocks
+    in one namespace). Examples without an earlier session are left out, and so is a session
     marked ``+SKIP`` from what later ones follow (doctest does not run it)."""
     out: dict[str, str] = {}
     earlier: dict[str, list[str]] = {}
     numbered: list[tuple[str, int, Example]] = []
     for ex in examples:
-        if ex.origin != "docstring" or ex.language != "python":
+        if ex.language != "python":
+            continue
+        if ex.origin == "docs":  # a docs page's: sphinx.ext.doctest runs them in one namespace
+            numbered.append((f"{ex.source}\n{ex.path}", ex.line, ex))
             continue
         docstring, _, n = ex.example_id.rpartition("-")
         if docstring and n.isdigit():

@@ -32,6 +32,7 @@ from docmentor.library.examples.classify import (
     tags_of,
 )
 from docmentor.library.examples.setup_code import hidden_blocks
+from docmentor.library.examples.sphinx_setup import page_setup_blocks
 from docmentor.library.knowledge.importance import prose_text
 from docmentor.library.models import Example
 from docmentor.parse.common import code_start_line, map_line
@@ -229,6 +230,35 @@ def setup_examples(
     return out
 
 
+def sphinx_setup_examples(engine: Docmentor, source: str, global_code: str = "") -> list[Example]:
+    """The code sphinx.ext.doctest runs before each page's doctests
+    (:mod:`~docmentor.library.examples.sphinx_setup`): ``global_code`` (the docs' ``conf.py``
+    ``doctest_global_setup``) on every page with a doctest session or a ``testcode`` block,
+    then the page's own ``testsetup`` blocks, as examples to give the matcher as page context
+    and ``--validate`` as the page's set-up: never examples shown.
+
+    Raises:
+        NotFoundError: no such source.
+    """
+    out: list[Example] = []
+    markers = ("testsetup", ">>>", "testcode") if global_code.strip() else ("testsetup",)
+    for doc, content, line_map in _pages_holding(engine, source, *markers):
+        blocks = page_setup_blocks(doc.path, content)
+        if global_code.strip() and any(m in content for m in (">>>", "testcode")):
+            setup = Example(
+                example_id=f"global-setup-{doc.path}", title="doctest set-up", code=global_code,
+                language="python", source=source, path=doc.path, line=0,
+            )  # fmt: skip
+            out.append(setup)
+        for n, block in enumerate(blocks, 1):
+            own = Example(
+                example_id=f"testsetup-{doc.path}-{n}", title="doctest set-up", code=block.code,
+                language="python", source=source, path=doc.path, line=map_line(line_map, block.line),
+            )  # fmt: skip
+            out.append(own)
+    return out
+
+
 # Sphinx's ``.. module:: jinja2.nativetypes`` / ``.. currentmodule:: x``: the module a page's
 # unqualified names are in (unindented: one shown in a code block or a directive's body is
 # not the page's)
@@ -284,10 +314,10 @@ def module_examples(engine: Docmentor, source: str, names: Mapping[str, Collecti
 
 
 def _pages_holding(
-    engine: Docmentor, source: str, marker: str
+    engine: Docmentor, source: str, *markers: str
 ) -> Iterator[tuple[Any, str, list[int] | None]]:
     """(document, its text, its line map) of each document of ``source`` whose text holds
-    ``marker``, one at a time.
+    one of ``markers``, one at a time.
 
     Raises:
         NotFoundError: no such source (at once, before any document is read).
@@ -296,7 +326,11 @@ def _pages_holding(
         raise NotFoundError(f"unknown source {source!r}", hint="index it first: docmentor add PATH")
     store = engine.store
     docs = documents_by_path(store, source)
-    return ((d, c, store.line_map(d.id)) for d, c in ((d, store.content(d.id)) for d in docs) if marker in c)
+    return (
+        (d, c, store.line_map(d.id))
+        for d, c in ((d, store.content(d.id)) for d in docs)
+        if any(m in c for m in markers)
+    )
 
 
 CONTEXT_CHARS = 1500

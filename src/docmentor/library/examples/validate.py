@@ -238,6 +238,7 @@ def validate_examples(
     progress: Callable[[int, int], None] | None = None,
     setup: Mapping[str, str] | None = None,
     sessions: Mapping[str, str] | None = None,
+    page_setup: Mapping[str, str] | None = None,
 ) -> ValidationReport:
     """Run each complete Python example and record whether it works.
 
@@ -247,6 +248,11 @@ def validate_examples(
     the module's names in scope, :func:`~docmentor.library.examples.docstring_examples.doctest_setup`)
     goes first; one that fails on a NameError runs again after ``sessions``' text for it (by
     id: the doctest sessions of the same docstring before it, which doctest runs in the same
+    namespace). A docs page's doctest session runs so too, after ``page_setup``'s code for its
+    page (the docs' path → what sphinx.ext.doctest runs first there: ``conf.py``'s
+    ``doctest_global_setup`` and the page's ``testsetup`` blocks,
+    :mod:`~docmentor.library.examples.sphinx_setup`), and on a NameError again after the
+    page's sessions before it (``sessions``; sphinx.ext.doctest runs a page's blocks in one
     namespace). A run passes when the program exits
     with status 0 within ``timeout``. Each run sets ``example.validated`` and
     ``example.execution_context`` (``works_on_version``, ``validated_at``, ``error``).
@@ -283,8 +289,9 @@ def validate_examples(
         # a docstring's doctest session runs in its module's namespace, as doctest runs it;
         # its other blocks (``::``, directives) are programs only when complete
         first = ""
-        if example.origin == "docstring" and example.language == "python" and setup:
-            first = setup.get(example.path, "") if prepare(example.code, "python")[2] else ""
+        by_page = setup if example.origin == "docstring" else page_setup if example.origin == "docs" else None
+        if example.language == "python" and by_page:
+            first = by_page.get(example.path, "") if prepare(example.code, "python")[2] else ""
         if not (example.complete or first) or example.language != "python":
             return ExampleResult(example.example_id, "skipped")
         source = runnable_source(example.code, setup=first)
