@@ -6,6 +6,7 @@ The same checks over the whole corpora: benchmarks/corpus_checks.py (`make eval`
 from __future__ import annotations
 
 import logging
+import re
 import textwrap
 import time
 from collections import Counter
@@ -742,3 +743,22 @@ def test_a_doctest_session_holding_a_template_string_is_python() -> None:
     assert prepare("Hello {{ name }}!", "python")[3] == "template"
     assert prepare("{% for x in xs %}{{ x }}{% endfor %}", "")[3] == "template"
     assert prepare("{{" * 50_000, "python")[3] != "template"
+
+
+def test_names_the_sphinx_doctest_set_up_binds_are_defined(tmp_path: Path) -> None:
+    """sphinx.ext.doctest runs ``conf.py``'s ``doctest_global_setup`` (cattrs' one line of
+    ``;``-joined imports, a star import among them) and the page's ``testsetup`` before the
+    page's doctests: the names they bind are no undefined names."""
+    page = "Title\n=====\n\n.. testsetup::\n\n    base = 40\n\n>>> cattrs.structure(base, int)\n40\n>>> helper(1)\n"
+
+    def undefined() -> set[str]:
+        issues = check_document(page, path="p.rst", root=tmp_path).issues
+        return {n for i in issues if i.type == "undefined_name" for n in re.findall(r"`(\w+)`", i.message)}
+
+    assert undefined() == {"cattrs", "helper"}  # base: the page's testsetup binds it
+    (tmp_path / "conf.py").write_text(
+        'doctest_global_setup = ("import attr, cattrs;" "from typing import *")\n'
+    )
+    assert undefined() == set()
+    (tmp_path / "conf.py").write_text('doctest_global_setup = "import cattrs"\n')
+    assert undefined() == {"helper"}

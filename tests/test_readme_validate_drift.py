@@ -1051,7 +1051,7 @@ def test_only_the_failure_a_comment_names_is_shown_on_purpose() -> None:
 def test_the_global_doctest_set_up_is_read_from_conf_py_never_run(tmp_path: Path) -> None:
     """Only a literal string assigned to ``doctest_global_setup`` counts; conf.py is parsed,
     not executed, and one that does not parse, or is huge, gives nothing."""
-    from docmentor.library.examples.sphinx_setup import MAX_CONF_BYTES, global_setup
+    from docmentor.sources.sphinx_doctest import MAX_CONF_BYTES, global_setup
 
     docs = tmp_path / "docs"
     (docs / "source").mkdir(parents=True)

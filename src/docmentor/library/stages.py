@@ -274,7 +274,7 @@ def match_stage(engine: Docmentor, req: Request, api: Api, docs_source: str | No
         sphinx_setup_examples,
     )
     from docmentor.library.examples.matcher import match_examples
-    from docmentor.library.examples.sphinx_setup import global_setup
+    from docmentor.sources.sphinx_doctest import global_setup
 
     run.step("matching examples")
     languages = req.languages or SUPPORTED_LANGUAGES

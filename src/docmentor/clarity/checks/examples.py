@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from docmentor.clarity.checks._page import Page, page_of
 from docmentor.clarity.checks._registry import check
-from docmentor.clarity.checks.python import PyExample, analyse, hidden_definitions
+from docmentor.clarity.checks.python import WILDCARD, PyExample, analyse, hidden_definitions
 from docmentor.clarity.models import CheckedDocument, Issue
 
 _FRAGMENT_NAMES_SHOWN = 5
@@ -40,7 +40,7 @@ def name_findings(page: Page) -> list[NameFinding]:
             last_def[name] = k
     findings: list[NameFinding] = []
     seen: set[str] = set()
-    wildcard = False
+    wildcard = WILDCARD in defined  # set-up code's `from typing import *`
     for k, ex in enumerate(examples):
         if not (wildcard or ex.opaque or ex.wildcard):  # after ``import *`` anything may be defined
             for name, line in sorted(ex.uses.items(), key=lambda t: (t[1], t[0])):
@@ -57,7 +57,7 @@ def name_findings(page: Page) -> list[NameFinding]:
 def executable_examples(page: Page) -> int:
     """How many Python blocks are complete programs (see the module docstring)."""
     defined = hidden_definitions(page)
-    wildcard = False
+    wildcard = WILDCARD in defined
     count = 0
     for ex in analyse(page):
         if ex.skipped:

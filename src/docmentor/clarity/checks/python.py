@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 
 from docmentor.clarity.checks._page import SNIPPET_LINE, Page
 from docmentor.parse.fences import Fence, closes, fence_open
+from docmentor.sources.sphinx_doctest import global_setup, page_setup_blocks
 
 PY_LANGS = frozenset(
     {"python", "py", "python3", "py3", "pycon", "ipython", "ipython3", "python-repl", "pyi", "sage"}
@@ -283,12 +284,42 @@ def _command_like(tree: ast.Module) -> bool:
 
 
 def hidden_definitions(page: Page) -> set[str]:
-    """Names defined by Python fences hidden in HTML comments (``<!-- Setup Code … -->``)."""
+    """Names defined by Python fences hidden in HTML comments (``<!-- Setup Code … -->``),
+    and by what sphinx.ext.doctest runs before the page's doctests: its ``testsetup`` blocks
+    and the docs' ``conf.py`` ``doctest_global_setup`` (:mod:`docmentor.sources.sphinx_doctest`)."""
     found: set[str] = set()
     for comment in page.comments:
         for code in _python_fences(comment):
             found |= harvest(code)
+    for block in page_setup_blocks(page.doc.path, page.text):
+        found |= setup_names(block.code)
+    if page.doc.root is not None and (">>>" in page.text or "testcode" in page.text):
+        found |= setup_names(global_setup(page.doc.root))  # a few kilobytes, parsed, never run
     return found
+
+
+WILDCARD = "*"  # among defined names: a ``from x import *`` made any name defined
+
+
+def setup_names(code: str) -> set[str]:
+    """The names set-up code binds at its top level (``import attr, cattrs; from typing
+    import *``: ``*`` for a star import); by pattern when it does not parse."""
+    tree, _ = parse_python(code) if code.strip() else (None, None)
+    if tree is None:
+        return harvest(code)
+    names: set[str] = set()
+    for node in tree.body:
+        if isinstance(node, ast.Import):
+            names.update(a.asname or a.name.split(".")[0] for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            names.update(a.asname or a.name for a in node.names)
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            names.add(node.name)
+        elif isinstance(node, ast.Assign | ast.AnnAssign | ast.AugAssign):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for target in targets:
+                names.update(n.id for n in ast.walk(target) if isinstance(n, ast.Name))
+    return names
 
 
 _PYTHON_INFO = re.compile(r"(?:python|py)\b")

@@ -32,7 +32,7 @@ from docmentor.library.examples.classify import (
     tags_of,
 )
 from docmentor.library.examples.setup_code import hidden_blocks
-from docmentor.library.examples.sphinx_setup import page_setup_blocks
+from docmentor.sources.sphinx_doctest import page_setup_blocks
 from docmentor.library.knowledge.importance import prose_text
 from docmentor.library.models import Example
 from docmentor.parse.common import code_start_line, map_line
@@ -232,7 +232,7 @@ def setup_examples(
 
 def sphinx_setup_examples(engine: Docmentor, source: str, global_code: str = "") -> list[Example]:
     """The code sphinx.ext.doctest runs before each page's doctests
-    (:mod:`~docmentor.library.examples.sphinx_setup`): ``global_code`` (the docs' ``conf.py``
+    (:mod:`~docmentor.sources.sphinx_doctest`): ``global_code`` (the docs' ``conf.py``
     ``doctest_global_setup``) on every page with a doctest session or a ``testcode`` block,
     then the page's own ``testsetup`` blocks, as examples to give the matcher as page context
     and ``--validate`` as the page's set-up: never examples shown.

@@ -251,7 +251,7 @@ def validate_examples(
     namespace). A docs page's doctest session runs so too, after ``page_setup``'s code for its
     page (the docs' path → what sphinx.ext.doctest runs first there: ``conf.py``'s
     ``doctest_global_setup`` and the page's ``testsetup`` blocks,
-    :mod:`~docmentor.library.examples.sphinx_setup`), and on a NameError again after the
+    :mod:`~docmentor.sources.sphinx_doctest`), and on a NameError again after the
     page's sessions before it (``sessions``; sphinx.ext.doctest runs a page's blocks in one
     namespace). A run passes when the program exits
     with status 0 within ``timeout``. Each run sets ``example.validated`` and
