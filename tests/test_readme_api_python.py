@@ -918,6 +918,46 @@ def test_a_context_manager_function_shows_what_with_gives(tmp_path: Path) -> Non
     assert api.by_id["pkg.plain"].signature == "plain() -> Generator[int, None, None]"  # iterated
 
 
+def test_a_class_whose_metaclass_takes_the_call_keeps_an_unknown_signature(tmp_path: Path) -> None:
+    """An enumeration's ``__new__(cls, value, phrase)`` builds its members: ``Status(200)``
+    looks one up (EnumMeta takes the call), so no ``__new__`` signature is shown; nor for a
+    class whose package base has a metaclass."""
+    api = surface(
+        tmp_path,
+        {
+            "pkg/__init__.py": """
+                import enum
+
+                __all__ = ["Status", "Model", "Plain"]
+
+                class Status(enum.IntEnum):
+                    def __new__(cls, value: int, phrase: str):
+                        obj = int.__new__(cls, value)
+                        obj._value_ = value
+                        return obj
+                    OK = (200, "ok")
+
+                class _Meta(type):
+                    def __call__(cls, *args, **kwargs): ...
+
+                class _Base(metaclass=_Meta):
+                    pass
+
+                class Model(_Base):
+                    def __new__(cls, name: str):
+                        return object.__new__(cls)
+
+                class Plain(tuple):
+                    def __new__(cls, size: int):
+                        return tuple.__new__(cls, (size,))
+            """,
+        },
+    )
+    assert api.by_id["pkg.Status"].signature == "Status(...)"
+    assert api.by_id["pkg.Model"].signature == "Model(...)"
+    assert api.by_id["pkg.Plain"].signature == "Plain(size: int)"
+
+
 def test_a_test_named_module_is_api_unless_it_holds_tests(tmp_path: Path) -> None:
     # aiohttp.test_utils holds TestClient and TestServer; test_core.py holds tests
     api = surface(

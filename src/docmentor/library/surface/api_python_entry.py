@@ -55,7 +55,7 @@ def constructor(cls: Any, members: dict[str, Any]) -> Any | None:
     init = members.get("__init__")
     if init is not None:
         return alias_target(init)
-    if cls.decorators or not _plain_keywords(cls):
+    if cls.decorators or not _constructed_plainly(cls):
         return None
     new = members.get("__new__")
     new = alias_target(new) if new is not None else None
@@ -65,6 +65,33 @@ def constructor(cls: Any, members: dict[str, Any]) -> Any | None:
     if griffe.ParameterKind.var_positional in kinds and griffe.ParameterKind.var_keyword in kinds:
         return None
     return new
+
+
+# classes whose metaclass takes the call (an enumeration's ``Status(200)`` looks a member up;
+# ``Status(…, …)`` is EnumMeta's functional API), by their name as written in ``bases``
+_METACLASSED_BASES = ("Enum", "Flag")
+
+
+def _constructed_plainly(cls: Any, depth: int = 0) -> bool:
+    """Whether calling a class runs its ``__new__`` / ``__init__`` as written: no metaclass of
+    its own nor of a base (an enumeration's, any base with ``metaclass=``) takes the call."""
+    if depth > 20 or not _plain_keywords(cls):
+        return False
+    if any(str(b).split("[", 1)[0].rsplit(".", 1)[-1].endswith(_METACLASSED_BASES) for b in cls.bases):
+        return False
+    try:
+        bases = list(cls.resolved_bases)
+    except (griffe.AliasResolutionError, griffe.CyclicAliasError, RecursionError, ValueError):
+        return True  # bases griffe cannot find are from outside: `tuple`, `object`
+    for base in bases:
+        base = alias_target(base) if getattr(base, "is_alias", False) else base
+        if (
+            base is not None
+            and getattr(base, "is_class", False)
+            and not _constructed_plainly(base, depth + 1)
+        ):
+            return False
+    return True
 
 
 def _plain_bases(cls: Any, depth: int = 0) -> bool:
@@ -484,7 +511,8 @@ def _plain_entry(obj: Any) -> ApiEntry:
         prefix = "async " if "async" in obj.labels else ""
         managed = _context_manager(obj)
         if managed is not None:  # `with fail_after(1) as scope:`, never awaited nor iterated
-            prefix, returns = "", _managed_type(managed, returns)
+            prefix = ""
+            returns = _managed_type(managed, returns) if returns else None  # else the docstring's
         return ApiEntry(
             kind="method" if parent else "function",
             parent=parent,
