@@ -439,25 +439,28 @@ def test_hidden_setup_code_and_wildcards_define_names() -> None:
     assert found(include, "undefined_name") == []
 
 
-def test_rest_literal_blocks_and_untagged_fences_are_python_examples() -> None:
-    """A reST ``::`` literal block (Sphinx highlights it as Python) and an untagged fence count
-    as Python when they parse and do something, as the library's examples count them: the
-    same program scores alike however the page marks it; output and shell lines do not."""
+def test_rest_literal_blocks_are_python_examples() -> None:
+    """A reST ``::`` literal block (Sphinx highlights it as Python) counts as Python when it
+    parses and does something, as the library's examples count it: the same program scores
+    alike however the reST page marks it; output does not. An untagged Markdown fence stays of
+    no language (JavaScript's ``fetch('/x').then(show)`` parses as Python too)."""
     program = "import json\n\nprint(json.dumps({}))\nprint(missing)\n"
     indented = textwrap.indent(program, "    ")
     rest = f"Title\n=====\n\nRun it::\n\n{indented}\nIt prints::\n\n    {{}}\n"
     directive = f"Title\n=====\n\nRun it:\n\n.. code-block:: python\n\n{indented}\nIt prints::\n\n    {{}}\n"
-    untagged = f"# Title\n\nRun it:\n\n```\n{program}```\n\nShell:\n\n```\n$ pip install x\n```\n"
+    tagged = f"# Title\n\nRun it:\n\n```python\n{program}```\n\nShell:\n\n```\n$ pip install x\n```\n"
     results = [
         check_document(rest, path="a.rst"),
         check_document(directive, path="b.rst"),
-        check_document(untagged, path="c.md"),
+        check_document(tagged, path="c.md"),
     ]
     for result in results:
         assert result.metrics.executable_examples == 0  # `missing` is undefined
         assert [i.type for i in result.issues if i.type == "undefined_name"] == ["undefined_name"]
     complete = rest.replace("print(missing)", "print(1)")
     assert check_document(complete, path="a.rst").metrics.executable_examples == 1
+    javascript = "# W\n\n```\nfetch('/widgets').then(show)\n```\n"
+    assert "undefined_name" not in {i.type for i in check_document(javascript, path="w.md").issues}
 
 
 def test_executable_examples_metric() -> None:

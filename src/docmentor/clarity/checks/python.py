@@ -186,9 +186,10 @@ def analyse(page: Page) -> list[PyExample]:
         return cached
     examples: list[PyExample] = []
     for i, block in enumerate(page.code_blocks):
-        # a block naming no language (a reST `::` literal block, an untagged fence) is Python
-        # when it parses and does something, as the library's examples count it
-        lang = block.language.lower() or untagged_language(block.code)
+        # a reST block naming no language (a `::` literal block) is Python when it parses and
+        # does something, as Sphinx highlights it; an untagged Markdown fence stays unknown
+        # (JavaScript's `fetch('/x').then(show)` parses as Python too)
+        lang = block.language.lower() or ("" if page.markdown else untagged_language(block.code))
         if lang not in PY_LANGS:
             continue
         source, offsets, session, skipped = prepare(block.code, lang)
