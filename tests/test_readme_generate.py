@@ -1513,3 +1513,14 @@ def test_a_description_inlines_lists_and_ends_on_no_lead_in() -> None:
         _description(path, {})
         == "pkg.Path is a class. An asynchronous path. It is compatible with os.PathLike."
     )
+
+
+def test_a_list_inlined_keeps_its_code_and_hyphens() -> None:
+    """A list is split at its own markers only: a hyphen or a ``*`` inside an item or a code
+    span stays (``a[1 - 2]``, "3.8 - 3.12"), and a numbered list is not rewritten."""
+    from docmentor.library.knowledge.readme import _inline_list
+
+    assert _inline_list("* slicing with `a[1 - 2]` * versions from 3.8 - 3.12 * step 2. the stride") == (
+        "slicing with `a[1 - 2]`, versions from 3.8 - 3.12, step 2. the stride."
+    )
+    assert _inline_list("- one - with `x - y` - two") == "one, with `x - y`, two."

@@ -348,26 +348,42 @@ def _description(entry: ApiEntry, by_id: dict[str, ApiEntry]) -> str:
         if body.endswith(":"):
             body = "" if is_label(body) or (fits and says_nothing(body)) else ended(body)
     for paragraph in paragraphs:
-        if _ITEM.match(paragraph):  # a list, flattened: its items as a sentence
+        if paragraph[:2] in _BULLETS:  # a bulleted list, flattened: its items as a sentence
             paragraph = _inline_list(paragraph)
         if len(body) + len(paragraph) >= _MAX_DESCRIPTION:
             break
         # a summary without its full stop ("An active LanceDB connection") ends before the next
         body = f"{body}{'' if body[-1:] in '.!?:' else '.'} {paragraph}" if body else paragraph
-    if body.endswith(":") and body != display(entry.description.strip()):
-        # the last paragraph announced what did not fit ("… based on the Python version:")
+    if body.endswith(":"):  # it announced what did not fit ("… based on the Python version:")
         body = without_lead_in(body) or ended(body)
     return f"{lead} {body}".strip()
 
 
-_ITEM_MARK = re.compile(r"(?:^|\s)(?:[-*+]|\d+[.)])\s+")
+_BULLETS = ("* ", "- ", "+ ")
 
 
 def _inline_list(paragraph: str) -> str:
-    """A flattened list (``* read * read1 * readline``) as one sentence: ``read, read1,
-    readline.``"""
-    items = [i.strip().rstrip(".;,") for i in _ITEM_MARK.split(paragraph) if i.strip()]
-    return ", ".join(items) + "." if items else paragraph
+    """A flattened bulleted list (``* read * read1 * readline``) as one sentence: ``read,
+    read1, readline.`` Items are split only at the list's own marker between spaces, never
+    inside a code span (``a[1 - 2]``)."""
+    marker = paragraph[0]
+    items: list[str] = []
+    start, in_code = 1, False
+    for i, c in enumerate(paragraph):
+        if c == "`":
+            in_code = not in_code
+        elif (
+            c == marker
+            and not in_code
+            and 0 < i < len(paragraph) - 1
+            and paragraph[i - 1] == " "
+            and paragraph[i + 1] == " "
+        ):
+            items.append(paragraph[start:i])
+            start = i + 1
+    items.append(paragraph[start:])
+    cleaned = [item.strip().rstrip(".;,") for item in items if item.strip()]
+    return ", ".join(cleaned) + "." if cleaned else paragraph
 
 
 def _function(entry: ApiEntry) -> str:
