@@ -32,11 +32,11 @@ from docmentor.library.examples.classify import (
     tags_of,
 )
 from docmentor.library.examples.setup_code import hidden_blocks
-from docmentor.sources.sphinx_doctest import page_setup_blocks
 from docmentor.library.knowledge.importance import prose_text
 from docmentor.library.models import Example
 from docmentor.parse.common import code_start_line, map_line
 from docmentor.parse.fences import Fence, closes, fence_open
+from docmentor.sources.sphinx_doctest import page_setup_blocks
 from docmentor.store.docs import CodeBlockRow, code_blocks, documents_by_path, section_text
 
 if TYPE_CHECKING:

@@ -19,7 +19,8 @@ of ``/proc`` on Linux), besides the example's process group.
 A doctest session (``>>> import httpx``) runs as the program its prompts spell. An example
 that fails only for want of what this machine lacks — the network, a module other than the
 library's, a file the reader would have, a writable filesystem outside its folder — or that
-still runs at the timeout (a server, a watcher) is not counted as broken: it is *not run
+still runs at the timeout while its code serves, listens or loops forever (a server, a
+watcher) is not counted as broken: it is *not run
 here*, with the reason (``skipped`` with an ``error``, ``validated`` left unset).
 """
 
@@ -78,6 +79,12 @@ _NO_FILE = re.compile(r"^(?:FileNotFoundError|NotADirectoryError)(?::|\s|$)")
 # a write outside its folder (`/tmp/data`), which the sandbox keeps read-only
 _READ_ONLY = re.compile(r"^(?:[\w.]*\.)?(?:OSError|PermissionError): \[Errno 30\]")
 _TIMED_OUT = "timed out after "
+# code that runs until it is stopped: a server, a listener, a watcher, a signal handler, a loop
+# forever (linear: each alternative is a word's run of characters from a word boundary)
+_RUNS_UNTIL_STOPPED = re.compile(
+    r"\b(?:serve\w*|run_forever|listen\w*|accept|sleep_forever|wait_closed|open_signal_receiver"
+    r"|watch\w*|subscribe\w*|\w*_listener|\w*[Ss]erver\w*)\b|\bwhile\s+True\b"
+)
 # a library saying an optional dependency is missing: "… is not available. Install it with: pip install anyio[trio]"
 _OPTIONAL_PACKAGE = re.compile(r"[Ii]nstall it with:? *`?pip install|^ImportError: .*pip install \S+\[")
 # every process of one run carries this variable (with the run's id) in its environment
@@ -310,12 +317,14 @@ def validate_examples(
         if (
             result.status == "failed"
             and not first
-            and not_run_here(result.error, library) is None
             and _fails_on_purpose(example, result.script_line, result.error or "")
         ):
             # `assert now == IsNow()  # this will fail!`: the docs show that failure
             result = ExampleResult(example.example_id, "passed", duration=result.duration)
-        if result.status == "failed" and (reason := not_run_here(result.error, library)):
+        # a hang of code that should end (a deadlock, an event never set) has failed; a
+        # server still serving at the timeout is not run here
+        hung = (result.error or "").startswith(_TIMED_OUT) and not _RUNS_UNTIL_STOPPED.search(example.code)
+        if result.status == "failed" and not hung and (reason := not_run_here(result.error, library)):
             result = ExampleResult(
                 example.example_id,
                 "skipped",
@@ -446,12 +455,13 @@ def not_run_here(error: str | None, library: str | None) -> str | None:
     """Why a failure is this machine's, not the example's: a module other than the library's
     is not installed, another host could not be reached, a file the reader would have is not
     here, a write outside the example's folder met the sandbox's read-only filesystem, or the
-    example still ran at the timeout (a server runs until it is stopped). None: the example
-    failed."""
+    example still ran at the timeout (a server runs until it is stopped; the caller decides
+    whether the code is one). None: the example failed."""
     if not error:
         return None
-    if " — " in error and _GROUP_LINE.match(error):  # an exception group: its last sub-exception
-        return not_run_here(error.split(" — ", 1)[1], library)
+    if _GROUP_LINE.match(error):  # an exception group (an anyio task group's): by its one error
+        one = error.find(_ONE_SUB_EXCEPTION)
+        return not_run_here(error[one + len(_ONE_SUB_EXCEPTION) :], library) if one > 0 else None
     missing = _MISSING_MODULE.match(error)
     if missing:
         top = missing.group(1).split(".")[0]
@@ -663,22 +673,38 @@ def _tail(path: Path) -> str:
 
 # an exception group's traceback draws boxes: `+-+---- 1 ----`, `+------`, and `| ` before
 # each line of the group and its sub-exceptions (linear: one character class)
-_BOX_LINE = re.compile(r"[+\-| \d]*")
+_BOX_LINE = re.compile(r"[+\-| \d.]*")
 _GROUP_LINE = re.compile(r"[\w.]+: .*\(\d+ sub-exceptions?\)")
+_MORE_LINE = re.compile(r"and \d+ more exceptions?")
+_ONE_SUB_EXCEPTION = " (1 sub-exception) — "  # how an error names a group's only error
+_TRACEBACK_HEADERS = (
+    "Traceback (most recent call last):",
+    "Exception Group Traceback (most recent call last):",
+)
 
 
 def _last_line(tail: str) -> str:
-    """The error a traceback ends with; for an exception group (cattrs' ClassValidationError)
-    the group's line and its last sub-exception's, not the box drawn around them."""
+    """The error a traceback ends with; when the last traceback is an exception group's
+    (cattrs' ClassValidationError, an anyio task group's) the group's line and its last
+    sub-exception's, not the box drawn around them."""
+    raw = tail.splitlines()
+    start = max(
+        (i for i, line in enumerate(raw) if line.strip().lstrip("+ ").endswith(_TRACEBACK_HEADERS)),
+        default=-1,
+    )
+    grouped = start >= 0 and "Exception Group Traceback" in raw[start]
     lines = []
-    for raw in tail.splitlines():
-        line = raw.strip()
-        while line.startswith("| ") or line == "|":
-            line = line[2:].strip()
-        if line and not _BOX_LINE.fullmatch(line):
+    for text in raw[start:] if grouped else raw:
+        line = text.strip()
+        if grouped:
+            while line.startswith("| ") or line == "|":
+                line = line[2:].strip()
+            if _BOX_LINE.fullmatch(line) or _MORE_LINE.fullmatch(line):
+                continue
+        if line:
             lines.append(line)
     if not lines:
         return ""
-    group = next((line for line in lines if _GROUP_LINE.fullmatch(line)), None)
     last = lines[-1]
+    group = next((line for line in lines if _GROUP_LINE.fullmatch(line)), None) if grouped else None
     return (f"{group} — {last}" if group is not None and group != last else last)[:500]
