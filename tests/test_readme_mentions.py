@@ -323,3 +323,17 @@ def test_a_heading_that_spells_a_compound_name_documents_it() -> None:
         "pkg._t.HTTPTransport",
         "pkg._t.ASGITransport",
     }
+
+
+def test_a_one_word_class_is_spelled_by_its_plural() -> None:
+    from docmentor.library.knowledge.enrich import _heading_key, _Spelled, _spelled_classes
+
+    proxy = ApiEntry(api_id="pkg.Proxy", kind="class", name="Proxy")
+    lock = ApiEntry(api_id="pkg.Lock", kind="class", name="Lock")
+    spelled = _Spelled(_spelled_classes([proxy, lock]))
+    assert spelled.find(_heading_key("Proxies")) == {"pkg.Proxy"}
+    assert spelled.find(_heading_key("Locks")) == {"pkg.Lock"}
+    assert (
+        spelled.find(_heading_key("Lockers")) == set()
+        and spelled.find(_heading_key("Proxy servers")) == set()
+    )

@@ -292,22 +292,25 @@ class RefreshScheduler:
             todo = [s for s in configured_sources() if indexed_name(s.name, s.settings.version) not in known]
             if self.unindexed is not None:
                 self.unindexed.indexing(todo)
-            for src in todo:
-                log.info("indexing configured source %s", src.name)
-                try:
-                    engine.add(src.target, name=src.name, options=src.options, embed=False)
-                except Exception as exc:
-                    if isinstance(exc, DocmentorError):
-                        log.warning("configured source %s not indexed: %s", src.name, exc)
-                    else:
-                        log.exception("indexing configured source %s failed", src.name)
-                    if self.unindexed is not None:  # a listing of sources shows it, with why
-                        self.unindexed.failed(
-                            src.name, src.target, src.options, str(exc) or type(exc).__name__
-                        )
-            if self.unindexed is not None:
-                self.unindexed.indexed()
+            try:
+                for src in todo:
+                    self._index_one(src)
+            finally:  # whatever ended the pass, no row says "being indexed now" any more
+                if self.unindexed is not None:
+                    self.unindexed.indexed()
         self._changed()
+
+    def _index_one(self, src: ConfiguredSource) -> None:
+        log.info("indexing configured source %s", src.name)
+        try:
+            self.engine.add(src.target, name=src.name, options=src.options, embed=False)
+        except Exception as exc:
+            if isinstance(exc, DocmentorError):
+                log.warning("configured source %s not indexed: %s", src.name, exc)
+            else:
+                log.exception("indexing configured source %s failed", src.name)
+            if self.unindexed is not None:  # a listing of sources shows it, with why
+                self.unindexed.failed(src.name, src.target, src.options, str(exc) or type(exc).__name__)
 
     def refresh(self) -> bool:
         """One periodic pass: every source refreshed (configured ones not indexed yet added) —

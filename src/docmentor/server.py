@@ -430,7 +430,8 @@ def _docs_tools(server: MCPServer, engine: Docmentor, state: ServerState) -> Non
         """List the documentation sources with document counts, status and last refresh.
 
         A configured source that could not be indexed is listed too, with kind "configured",
-        status "error" and the error.
+        status "error" and the error; one the server is indexing at its start, with status
+        "not indexed", until it is indexed.
         """
         return _structured({"sources": state.unindexed.sources(_now(engine.sources))})
 

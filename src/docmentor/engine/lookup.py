@@ -234,7 +234,9 @@ class Lookup(Embedding):
         """The one document of ``source`` whose path ends with ``path`` at a folder boundary
         (``customizing.md`` for an llms.txt source's ``/docs/customizing.md``); an error naming
         them when several do; None when none does."""
-        bare = path.strip().lstrip("./")
+        bare = path.strip()
+        while bare.startswith(("./", "/")):  # not `.github/…`'s dot
+            bare = bare[1:] if bare.startswith("/") else bare[2:]
         if not bare or is_url(bare):
             return None
         tail = "/" + bare

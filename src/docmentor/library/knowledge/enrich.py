@@ -444,10 +444,15 @@ class _Spelled:
         if not heading:
             return out
         first = heading[0]
-        for k in range(1, len(first) + 1):  # each start of the heading's first word
-            for words, ids in self._by_first.get(first[:k], ()):
+        keys = [first[:k] for k in range(1, len(first) + 1)]  # each start of the heading's first word
+        if first.endswith("ies"):
+            keys.append(first[:-3] + "y")  # "Proxies": Proxy's words start with "proxy"
+        for key in dict.fromkeys(keys):
+            for words, ids in self._by_first.get(key, ()):
                 if len(words) == 1:  # one word: the heading is the name or its plural ("Locks")
-                    if len(heading) == 1 and first in (words[0], words[0] + "s", words[0] + "es"):
+                    w = words[0]
+                    plurals = (w, w + "s", w + "es", w[:-1] + "ies" if w.endswith("y") else w)
+                    if len(heading) == 1 and first in plurals:  # "Proxies": Proxy
                         out |= ids
                 elif len(words) == len(heading) and all(
                     h.startswith(w) for w, h in zip(words, heading, strict=True)
