@@ -82,8 +82,8 @@ _TIMED_OUT = "timed out after "
 # code that runs until it is stopped: a server, a listener, a watcher, a signal handler, a loop
 # forever (linear: each alternative is a word's run of characters from a word boundary)
 _RUNS_UNTIL_STOPPED = re.compile(
-    r"\b(?:serve\w*|run_forever|listen\w*|accept|sleep_forever|wait_closed|open_signal_receiver"
-    r"|watch\w*|subscribe\w*|\w*_listener|\w*[Ss]erver\w*)\b|\bwhile\s+True\b"
+    r"\b(?:serve\w*|\w*forever\w*|\w*until_stopped\w*|listen\w*|accept|wait_closed"
+    r"|open_signal_receiver|watch\w*|subscribe\w*|\w*_listener|\w*[Ss]erver\w*)\b|\bwhile\s+True\b"
 )
 # a library saying an optional dependency is missing: "… is not available. Install it with: pip install anyio[trio]"
 _OPTIONAL_PACKAGE = re.compile(r"[Ii]nstall it with:? *`?pip install|^ImportError: .*pip install \S+\[")
