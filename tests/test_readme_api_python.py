@@ -958,6 +958,46 @@ def test_a_class_whose_metaclass_takes_the_call_keeps_an_unknown_signature(tmp_p
     assert api.by_id["pkg.Plain"].signature == "Plain(size: int)"
 
 
+def test_an_unannotated_function_shows_its_typed_overloads(tmp_path: Path) -> None:
+    """cattrs' ``register_structure_hook_factory(self, predicate, factory=None)`` is typed only
+    by its ``@overload`` declarations: the catalog keeps them and README.LLM shows them under
+    the public path; an annotated function's overloads are not repeated."""
+    from docmentor.library.knowledge.readme import _function
+
+    api = surface(
+        tmp_path,
+        {
+            "pkg/__init__.py": """
+                from typing import Callable, overload
+
+                __all__ = ["register", "typed"]
+
+                @overload
+                def register(predicate: Callable[[type], bool]) -> Callable[[int], int]: ...
+                @overload
+                def register(predicate: Callable[[type], bool], factory: int) -> int: ...
+                def register(predicate, factory=None):
+                    '''Register a factory.'''
+
+                @overload
+                def typed(x: int) -> int: ...
+                @overload
+                def typed(x: str) -> str: ...
+                def typed(x: int | str) -> int | str:
+                    return x
+            """,
+        },
+    )
+    register = api.by_id["pkg.register"]
+    assert register.overloads == [
+        "register(predicate: Callable[[type], bool]) -> Callable[[int], int]",
+        "register(predicate: Callable[[type], bool], factory: int) -> int",
+    ]
+    assert api.by_id["pkg.typed"].overloads == []
+    shown = _function(register)
+    assert "Overloads:\n- pkg.register(predicate: Callable[[type], bool]) -> Callable[[int], int]\n" in shown
+
+
 def test_a_test_named_module_is_api_unless_it_holds_tests(tmp_path: Path) -> None:
     # aiohttp.test_utils holds TestClient and TestServer; test_core.py holds tests
     api = surface(

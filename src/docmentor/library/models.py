@@ -65,6 +65,9 @@ class ApiEntry(_Model):
     # merge_init_into_class shows both: its examples are the class's), and its first line
     init_docstring: str = ""
     init_docstring_line: int | None = None
+    # the @typing.overload signatures of a function or method whose own parameters are not
+    # annotated (cattrs' register_structure_hook_factory): what it is called with, typed
+    overloads: list[str] = Field(default_factory=list)
     examples: list[str] = Field(default_factory=list)  # example_ids that use it
     importance_score: float = 0.0
     importance_factors: dict[str, float] = Field(default_factory=dict)

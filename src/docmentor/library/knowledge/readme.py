@@ -397,6 +397,12 @@ def _function(entry: ApiEntry) -> str:
     else:  # another language's declaration ("function ok(a)"), or a re-export under another name
         first = f"{path}\n{sig}"
     lines = [first]
+    if entry.overloads:  # the typed forms of an unannotated function, under its public path
+        lines += ["", "Overloads:"]
+        lines += [
+            f"- {path}{o[len(entry.name) :]}" if o.startswith(entry.name + "(") else f"- {o}"
+            for o in entry.overloads
+        ]
     if entry.parameters:
         lines += ["", "Parameters:"]
         for p in entry.parameters:

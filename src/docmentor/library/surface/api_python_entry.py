@@ -517,6 +517,7 @@ def _plain_entry(obj: Any) -> ApiEntry:
             kind="method" if parent else "function",
             parent=parent,
             signature=prefix + _signature(obj.name, params, returns),  # as written: no docstring types
+            overloads=_typed_overloads(obj, prefix),
             parameters=_parameters(shown, descriptions, types),
             returns=ApiReturn(type=returns or returns_type, description=returns_doc),
             description=_summary(docstring),
@@ -609,6 +610,20 @@ def _private_constant(default: Any) -> str | None:
     except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
         return None
     return value
+
+
+def _typed_overloads(function: Any, prefix: str) -> list[str]:
+    """The ``@typing.overload`` signatures of a function whose own parameters (``self`` and
+    ``cls`` aside) have no annotation: they say what it takes, typed; none otherwise."""
+    declared = list(getattr(function, "overloads", None) or ())
+    own = [p for p in function.parameters if p.name not in ("self", "cls")]
+    if len(declared) < 2 or any(p.annotation is not None for p in own):
+        return []
+    out: list[str] = []
+    for overload in declared:
+        returns = str(overload.returns) if overload.returns is not None else None
+        out.append(prefix + _signature(function.name, list(overload.parameters), returns))
+    return list(dict.fromkeys(out))
 
 
 def _signature(name: str, params: list[Any], returns: str | None) -> str:
