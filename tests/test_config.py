@@ -24,6 +24,22 @@ def test_named_and_unnamed_targets() -> None:
     assert auto_name("http://127.0.0.1:8000/llms.txt") == "127.0.0.1_8000"
 
 
+def test_an_unpacked_releases_folder_is_named_by_its_project(tmp_path: Path) -> None:
+    for folder, name in (
+        ("anyio-4.6.2.post1", "anyio"),
+        ("cattrs-24.1.2", "cattrs"),
+        ("more-itertools-11.2.1", "more-itertools"),
+        ("httpx-0.28.1rc1", "httpx"),
+        ("project-v2", "project"),
+        ("python-slugify", "python-slugify"),
+        ("web2py", "web2py"),
+        ("docs-2", "docs"),
+    ):
+        (tmp_path / folder / "docs").mkdir(parents=True)
+        assert auto_name(str(tmp_path / folder / "docs")) == name, folder
+        assert auto_name(str(tmp_path / folder)) == name, folder
+
+
 def test_toml_sources_and_fetch_defaults(tmp_path: Path) -> None:
     (tmp_path / "docs").mkdir()
     (tmp_path / "docmentor.toml").write_text(

@@ -156,8 +156,14 @@ def split_named(spec: str) -> tuple[str | None, str]:
     return None, spec
 
 
+# the VERSION of a folder named NAME-VERSION, as sdists and GitHub archives unpack (PEP 440;
+# linear: each repetition starts with a dot or a pre/post/dev tag)
+_RELEASE_VERSION = re.compile(r"v?\d+(?:\.\d+)*(?:[.-]?(?:a|b|rc|post|dev)\d*)*")
+
+
 def auto_name(target: str) -> str:
-    """A source name derived from a URL's host or a folder's name."""
+    """A source name derived from a URL's host or a folder's name (an unpacked release's
+    ``anyio-4.6.2.post1`` is ``anyio``: its version is told by its package metadata)."""
     if is_url(target):
         parts = urlsplit(target)
         host = (parts.hostname or "docs").removeprefix("www.")
@@ -169,6 +175,10 @@ def auto_name(target: str) -> str:
         base = p.stem if p.is_file() else p.name
         if base.lower() in {"docs", "doc", "documentation", "src", "site"} and p.parent.name:
             base = p.parent.name
+        # an unpacked release (`anyio-4.6.2.post1/docs`): the project, its version told apart
+        project, _, version = base.rpartition("-")
+        if project[:1].isalpha() and _RELEASE_VERSION.fullmatch(version):
+            base = project
     name = re.sub(r"[^A-Za-z0-9_.-]+", "_", base).strip("_.-")[:64]
     return name or "docs"
 
