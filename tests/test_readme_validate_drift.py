@@ -7,9 +7,12 @@ import sys
 import textwrap
 import time
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import pytest
+
+if TYPE_CHECKING:
+    from docmentor.library import GenerationResult
 
 from docmentor.errors import UsageError
 from docmentor.library.examples.drift import DriftReport, clarity_counts, drift_report
@@ -766,8 +769,6 @@ def test_a_docstrings_later_doctest_runs_after_its_earlier_ones_and_set_up_code_
     sphinx.ext.doctest's ``testsetup`` is never shown, so it is no example. When validation leaves
     APIs with examples but none that passed (snippets are not run), a warning says README.LLM
     shows none for them. Through the real ``generate --validate``, on a throwaway package."""
-    from docmentor.engine import Docmentor
-    from docmentor.library import generate
     from docmentor.library.knowledge.kb_files import load_kb
     from libtool import write_files
 
@@ -817,24 +818,7 @@ def test_a_docstrings_later_doctest_runs_after_its_earlier_ones_and_set_up_code_
             """,
         },
     )
-    python = tmp_path / "python"
-    python.write_text(f'#!/bin/sh\nPYTHONPATH="{tmp_path / "lib"}" exec "{sys.executable}" "$@"\n')
-    python.chmod(0o755)
-    engine = Docmentor(tmp_path / "index")
-    try:
-        result = generate(
-            engine,
-            library="sess",
-            docs_path=tmp_path / "lib" / "docs",
-            out=tmp_path / "out",
-            search_paths=[tmp_path / "lib"],
-            embeddings=False,
-            python=str(python),
-            validate=True,
-            version="1.0",
-        )
-    finally:
-        engine.close()
+    result = _generate_validated(tmp_path, "sess")
     assert result.kb_path is not None
     kb = load_kb(Path(result.kb_path))
     assert not any("MagicMock" in x.code for x in kb.examples)  # the set-up is no example
@@ -853,8 +837,6 @@ def test_a_pages_doctests_run_after_its_sphinx_set_up(tmp_path: Path) -> None:
     before the page's doctests, in one namespace per page (cattrs' docs import ``cattrs`` only
     there): ``--validate`` runs the sessions so, and the matcher reads what the set-up binds.
     Through the real ``generate --validate``, on a throwaway package."""
-    from docmentor.engine import Docmentor
-    from docmentor.library import generate
     from docmentor.library.knowledge.kb_files import load_kb
     from libtool import write_files
 
@@ -923,24 +905,7 @@ def test_a_pages_doctests_run_after_its_sphinx_set_up(tmp_path: Path) -> None:
             """,
         },
     )
-    python = tmp_path / "python"
-    python.write_text(f'#!/bin/sh\nPYTHONPATH="{tmp_path / "lib"}" exec "{sys.executable}" "$@"\n')
-    python.chmod(0o755)
-    engine = Docmentor(tmp_path / "index")
-    try:
-        result = generate(
-            engine,
-            library="cfgpkg",
-            docs_path=tmp_path / "lib" / "docs",
-            out=tmp_path / "out",
-            search_paths=[tmp_path / "lib"],
-            embeddings=False,
-            python=str(python),
-            validate=True,
-            version="1.0",
-        )
-    finally:
-        engine.close()
+    result = _generate_validated(tmp_path, "cfgpkg")
     assert result.kb_path is not None
     kb = load_kb(Path(result.kb_path))
     docs = sorted(
@@ -957,6 +922,32 @@ def test_a_pages_doctests_run_after_its_sphinx_set_up(tmp_path: Path) -> None:
     )
     assert "index.rst" in warned and "upgrading.rst" not in warned
     assert not any("base = 40" in x.code or "import cfgpkg\nfrom" in x.code for x in kb.examples)
+
+
+def _generate_validated(tmp_path: Path, library: str) -> GenerationResult:
+    """``generate --validate`` of the throwaway package and docs under ``tmp_path / "lib"``, run
+    by an interpreter that imports them."""
+    from docmentor.engine import Docmentor
+    from docmentor.library import generate
+
+    python = tmp_path / "python"
+    python.write_text(f'#!/bin/sh\nPYTHONPATH="{tmp_path / "lib"}" exec "{sys.executable}" "$@"\n')
+    python.chmod(0o755)
+    engine = Docmentor(tmp_path / "index")
+    try:
+        return generate(
+            engine,
+            library=library,
+            docs_path=tmp_path / "lib" / "docs",
+            out=tmp_path / "out",
+            search_paths=[tmp_path / "lib"],
+            embeddings=False,
+            python=str(python),
+            validate=True,
+            version="1.0",
+        )
+    finally:
+        engine.close()
 
 
 def test_doctest_sessions_are_the_earlier_sessions_of_the_same_docstring() -> None:
