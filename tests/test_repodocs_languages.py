@@ -4,6 +4,7 @@ discovery (skipped folders, .gitignore) and files that do not parse."""
 
 from __future__ import annotations
 
+import re
 import shutil
 from pathlib import Path
 
@@ -370,3 +371,32 @@ def test_no_component_shares_an_id_with_a_module(tmp_path: Path) -> None:
     assert [m.id for m in units.modules] == ["src.geo.util", "src.geo~ts", "x", "x.f~js"]
     ids = [m.id for m in units.modules] + [c.id for c in units.components] + [p.id for p in units.packages]
     assert len(ids) == len(set(ids)) == len(units.units()) - 1
+
+
+def test_a_line_comment_inside_a_signature_is_left_out_and_a_quoted_member_gets_a_safe_anchor(
+    tmp_path: Path,
+) -> None:
+    """zod writes ``ZodCatchDef<T>, // any input will pass`` inside a signature: joined on one
+    line the comment would swallow the rest. A member named by a string (``"~validate"``)
+    gets an anchor made of safe characters that its links reach."""
+    from docmentor.repodocs.generate import document_repository
+
+    _write(
+        tmp_path / "repo",
+        {
+            "src/schema.ts": "export class Schema {\n"
+            "  /** Check a value. */\n"
+            '  "~validate"(value: unknown): boolean {\n    return true;\n  }\n'
+            "  /** Catch. */\n"
+            "  catch(\n    fallback: string, // any input will pass\n"
+            '    url: string = "http://x", // a default\n  ): Schema {\n    return this;\n  }\n}\n',
+        },
+    )
+    units = read_repository(tmp_path / "repo")
+    catch = next(c for c in units.components if c.name == "catch")
+    assert catch.signature == 'catch(fallback: string, url: string = "http://x"): Schema'
+    document_repository(tmp_path / "repo", tmp_path / "out")
+    page = next((tmp_path / "out").rglob("src.schema.md")).read_text(encoding="utf-8")
+    anchors = re.findall(r'<a id="([^"]*)"', page)
+    assert all(re.fullmatch(r"[A-Za-z0-9_.-]+", a) for a in anchors), anchors
+    assert any("validate" in a for a in anchors)

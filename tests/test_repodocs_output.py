@@ -245,6 +245,15 @@ def test_outside_text_is_escaped_and_the_readme_gives_the_purpose(tmp_path: Path
     assert "\\*the\\* entry point \\<script\\>" in run
 
 
+def test_a_readme_in_any_case_gives_the_purpose(tmp_path: Path) -> None:
+    """immer's ``readme.md``: the README is found whatever the case of its name."""
+    from docmentor.repodocs.deterministic import readme_paragraph
+
+    (tmp_path / "readme.md").write_text("# immer\n\nCreate the next immutable state.\n", encoding="utf-8")
+    assert readme_paragraph(tmp_path) == "Create the next immutable state."
+    assert readme_paragraph(tmp_path / "missing") == ""
+
+
 def test_the_markdown_helpers() -> None:
     assert code("a`b") == "``a`b``"
     assert code("`x`") == "`` `x` ``"
@@ -254,6 +263,11 @@ def test_the_markdown_helpers() -> None:
     assert first_sentence("Count words. Then stop.\n\nMore.") == "Count words."
     assert first_sentence("No end\nhere") == "No end here"
     assert first_sentence(None) == ""
+    # an abbreviation's full stop ends no sentence (humanize's naturalsize)
+    assert first_sentence("Format a size (e.g. 10 kB). Then more.") == "Format a size (e.g. 10 kB)."
+    assert first_sentence("Use a list, i.e. a sequence, etc. for it. Done.") == (
+        "Use a list, i.e. a sequence, etc. for it."
+    )
 
 
 # -- entity coverage -------------------------------------------------------------------------

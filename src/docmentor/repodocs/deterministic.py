@@ -125,7 +125,11 @@ class Layout:
         for c in units.components:
             self.pages[c.id] = self.pages[c.module]
             local = c.id[len(c.module) + 1 :]  # the qualname, with a #2 of a name defined twice
-            self.anchors[c.id] = "c-" + local.replace("#", "--").replace(".", "-")
+            anchor = "c-" + local.replace("#", "--").replace(".", "-")
+            safe = _UNSAFE.sub("-", anchor)  # a TS member named by a string: `"~validate"`
+            self.anchors[c.id] = (
+                safe if safe == anchor else f"{safe}-{hashlib.sha256(local.encode()).hexdigest()[:8]}"
+            )
 
     def href(self, unit_id: str, from_id: str) -> str:
         """The relative link from ``from_id``'s page to ``unit_id``'s document."""
@@ -171,9 +175,13 @@ def has_returns(c: Component, facts: CodeFacts) -> bool:
 def readme_paragraph(root: Path) -> str:
     """The first paragraph of the repository's README that is prose (not a heading, a badge
     line, an HTML line or a directive), or empty."""
+    try:  # any case: immer's readme.md, a Readme.rst
+        present = {p.name.lower(): p for p in root.iterdir() if p.is_file()}
+    except OSError:
+        return ""
     for name in _README_NAMES:
-        path = root / name
-        if not path.is_file():
+        path = present.get(name.lower())
+        if path is None:
             continue
         try:
             text = path.read_text(encoding="utf-8", errors="replace")

@@ -9,7 +9,8 @@ import re
 
 _SPACES = re.compile(r"\s+")
 _BACKTICKS = re.compile(r"`+")
-_SENTENCE_END = re.compile(r"[.!?](?=\s|$)")
+# a sentence's end: not the full stop of an abbreviation ("a human-readable size (e.g. 10 kB)")
+_SENTENCE_END = re.compile(r"(?<!\be\.g)(?<!\bi\.e)(?<!\betc)(?<!\bvs)(?<!\bcf)[.!?](?=\s|$)")
 _PLAIN_SPECIAL = re.compile(r"([\\`*_\[\]<>|])")
 _STRUCTURE = re.compile(r"[-=+#~]")  # a line starting with one could be read as structure
 _ORDERED = re.compile(r"(\d+)([.)])")

@@ -170,8 +170,37 @@ def node_text(node: Node | None) -> str:
     return node.text.decode("utf-8", "replace")
 
 
+def without_line_comments(text: str) -> str:
+    """``text`` without its ``//`` line comments (outside string literals): a declaration
+    written over several lines keeps its meaning once joined on one (TS, JS, Go and Rust)."""
+    if "//" not in text:
+        return text
+    out: list[str] = []
+    for line in text.split("\n"):
+        quote = ""
+        cut = len(line)
+        i = 0
+        while i < len(line):
+            c = line[i]
+            if quote:
+                if c == "\\":
+                    i += 1
+                elif c == quote:
+                    quote = ""
+            elif c in "'\"`":
+                quote = c
+            elif c == "/" and line.startswith("//", i):
+                cut = i
+                break
+            i += 1
+        out.append(line[:cut])
+    return "\n".join(out)
+
+
 def squash_space(text: str) -> str:
-    text = " ".join(text.split())
+    """Code on one line: runs of blanks one space, none inside brackets' edges. A ``//`` line
+    comment is left out, as joining would swallow what follows it."""
+    text = " ".join(without_line_comments(text).split())
     text = re.sub(r"([(<\[]) ", r"\1", text)
     return re.sub(r",? ([)>\]])", r"\1", text)
 
