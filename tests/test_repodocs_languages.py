@@ -400,3 +400,24 @@ def test_a_line_comment_inside_a_signature_is_left_out_and_a_quoted_member_gets_
     anchors = re.findall(r'<a id="([^"]*)"', page)
     assert all(re.fullmatch(r"[A-Za-z0-9_.-]+", a) for a in anchors), anchors
     assert any("validate" in a for a in anchors)
+
+
+def test_a_file_with_a_syntax_error_is_read_around_it(tmp_path: Path) -> None:
+    """A grammar older than the code (immer's overloads in an interface, zod's ``in``/``out``
+    variance) leaves an error in one place: the declarations that parsed are still read, and
+    the problem names the line where the code goes wrong, not the file's first line."""
+    _write(
+        tmp_path,
+        {
+            "src/types.ts": "import { X } from './x'\n\n"
+            "/** A draft. */\nexport type Draft<T> = T\n\n"
+            "/** Make a draft. */\nexport function createDraft<T>(base: T): Draft<T> {\n  return base\n}\n\n"
+            "export interface Box<in out T> {\n  value: T\n  <U extends Function>(x: U\n}\n",
+        },
+    )
+    units = read_repository(tmp_path)
+    names = {c.name for c in units.components}
+    assert "createDraft" in names
+    (problem,) = units.problems
+    assert problem.path == "src/types.ts" and problem.error.startswith("partly read: a syntax error at line ")
+    assert not problem.error.startswith("partly read: a syntax error at line 1;")

@@ -91,8 +91,9 @@ def read_foreign(
     trees = {}
     for rel in sorted(texts):
         tree, error = parse(rel, texts[rel])
+        if error:  # not read, or read around a syntax error
+            out.problems.append(Problem(rel, error))
         if tree is None:
-            out.problems.append(Problem(rel, error or "does not parse"))
             continue
         trees[rel] = tree
         parsed[rel] = ids[rel]

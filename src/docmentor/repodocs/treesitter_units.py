@@ -103,8 +103,10 @@ def end_line(node: Node) -> int:
 
 
 def parse(path: str, data: bytes) -> tuple[Tree | None, str | None]:
-    """The file's syntax tree, or why there is none (a syntax error and its line, a missing
-    grammar)."""
+    """The file's syntax tree, and what to tell about it: None and why there is none (a
+    missing grammar), or the tree and the line of its first syntax error, when it has one —
+    what parsed around the error is read (a grammar older than the code: TypeScript's ``in`` /
+    ``out`` variance, overloads in an interface), what the error swallowed is left out."""
     grammar = GRAMMARS[suffix_of(path)]
     try:
         parser = grammar_parser(grammar)
@@ -114,19 +116,36 @@ def parse(path: str, data: bytes) -> tuple[Tree | None, str | None]:
     root = tree.root_node
     if root.has_error:
         where = first_error(root)
-        return None, "does not parse: syntax error" + (f" (line {where})" if where else "")
+        if not any(_whole_declaration(c) for c in root.children):  # nothing to read around it
+            return None, "does not parse: syntax error" + (f" (line {where})" if where else "")
+        told = "partly read: a syntax error" + (f" at line {where}" if where else "")
+        return tree, told + "; the declarations it cuts into are left out"
     return tree, None
 
 
+_DECLARATION_ENDINGS = ("_declaration", "_statement", "_item", "_clause", "_definition")
+
+
+def _whole_declaration(node: Node) -> bool:
+    """A top-level declaration that parsed whole (an import, a function, a type …)."""
+    return (
+        node.type != "expression_statement"
+        and node.type.endswith(_DECLARATION_ENDINGS)
+        and not node.has_error
+    )
+
+
 def first_error(root: Node) -> int | None:
-    """The line of the first error or missing node (iterative, in source order)."""
+    """The line of the first error or missing node that holds no other (iterative, in source
+    order): a file tree-sitter wraps whole in an error is reported where the code goes
+    wrong, not at its first line."""
     stack = [root]
     while stack:
         node = stack.pop()
-        if node.type == "ERROR" or node.is_missing:
+        inner = [c for c in node.children if c.has_error or c.type == "ERROR" or c.is_missing]
+        if (node.type == "ERROR" or node.is_missing) and not inner:
             return line(node)
-        if node.has_error:
-            stack += reversed(node.children)
+        stack += reversed(inner)
     return None
 
 
