@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import textwrap
 import time
 from pathlib import Path
@@ -375,3 +376,23 @@ def test_deprecated_tags_in_doc_comments(tmp_path: Path) -> None:
     go_entries = by_id(load_source_api(tmp_path / "go", library="lib", language="go"))
     deprecated = {k: v.deprecated for k, v in go_entries.items() if v.deprecated}
     assert deprecated == {next(k for k in go_entries if k.endswith(".Connect")): "use Open."}
+
+
+def test_generate_from_sources_reads_the_version_of_their_package_json(tmp_path: Path) -> None:
+    """``readme-llm generate --source-path pkg/src``: the version is the project's
+    (``pkg/package.json``), as ``add`` reads it for the docs; it was "unknown"."""
+    from docmentor.engine import Docmentor
+    from docmentor.library import generate
+
+    project = tmp_path / "pkg"
+    shutil.copytree(FIXTURES / "ts" / "src", project / "src")
+    (project / "package.json").write_text('{"name": "fx", "version": "2.3.4"}', encoding="utf-8")
+    engine = Docmentor(tmp_path / "index")
+    try:
+        result = generate(
+            engine, library="fx", source=project / "src", out=tmp_path / "out", embeddings=False
+        )
+    finally:
+        engine.close()
+    assert result.version == "2.3.4"
+    assert not any("version of fx is unknown" in w for w in result.warnings)

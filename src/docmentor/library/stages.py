@@ -661,6 +661,11 @@ def _load_surfaces(
         surfaces.append(surface)
         entries += list(surface.entries)
         version = getattr(surface, "version", None)
+        if version is None:  # the package.json (Cargo.toml …) of the sources' project
+            from docmentor.sources.versions import folder_version
+
+            found = folder_version(Path(source))
+            version = found.version if found is not None else None
     if source is None or (wanted is not None and "python" in wanted):
         from docmentor.library.surface.api_python import load_api
 
