@@ -1524,3 +1524,19 @@ def test_a_list_inlined_keeps_its_code_and_hyphens() -> None:
         "slicing with `a[1 - 2]`, versions from 3.8 - 3.12, step 2. the stride."
     )
     assert _inline_list("- one - with `x - y` - two") == "one, with `x - y`, two."
+
+
+def test_a_typescript_interface_is_no_class_to_construct() -> None:
+    """zod's ``ParseContext`` is an interface: README.LLM calls it one and promises no new
+    instance; a class still returns one."""
+    from docmentor.library.knowledge.readme import _description, _function
+
+    shape = ApiEntry(
+        api_id="zod.ParseContext", kind="class", name="ParseContext", language="typescript",
+        signature="export interface ParseContext", description="What a parse knows.",
+    )  # fmt: skip
+    assert _description(shape, {}).startswith("zod.ParseContext is an interface.")
+    assert "a new instance" not in _function(shape)
+    made = shape.model_copy(update={"signature": "export class ParseContext", "name": "ParseContext"})
+    assert _description(made, {}).startswith("zod.ParseContext is a class.")
+    assert "ParseContext - a new instance" in _function(made)

@@ -325,9 +325,17 @@ def _names(example: Example, words: tuple[str, ...], names: HeadingNames | None 
     return False
 
 
+_INTERFACE = re.compile(r"(?:export\s+)?(?:declare\s+)?interface\b")
+
+
+def _is_interface(entry: ApiEntry) -> bool:
+    """A TypeScript interface (catalogued as a class): a shape, never constructed."""
+    return entry.kind == "class" and entry.language != "python" and bool(_INTERFACE.match(entry.signature))
+
+
 def _description(entry: ApiEntry, by_id: dict[str, ApiEntry]) -> str:
     path = public_path(entry)
-    kind = entry.kind
+    kind = "interface" if _is_interface(entry) else entry.kind
     article = "an" if kind[0] in "aeiou" else "a"
     if entry.parent and entry.parent in by_id:
         owner = public_path(by_id[entry.parent])
@@ -424,7 +432,7 @@ def _function(entry: ApiEntry) -> str:
                 line += ": " + field_text(p.description)
             lines.append(line)
     r = entry.returns
-    if entry.kind == "class":
+    if entry.kind == "class" and not _is_interface(entry):
         lines += ["", "Returns:", f"{entry.name} - a new instance"]
     elif r is not None and (r.type or r.description.strip()):
         text = r.type or ""
