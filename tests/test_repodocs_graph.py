@@ -16,7 +16,7 @@ from docmentor.repodocs import build_graph, read_repository, traversal
 from docmentor.repodocs.graph import Edge, Graph
 from docmentor.repodocs.order import Traversal, strongly_connected
 from docmentor.repodocs.python_units import discover
-from docmentor.repodocs.units import Component, ImportRef, Parameter, RepoUnits
+from docmentor.repodocs.units import Component, ImportRef, Parameter, RepoUnits, is_public
 
 SAMPLE = Path(__file__).parent / "fixtures" / "repodocs" / "sample"
 SRC = Path(__file__).resolve().parents[1] / "src"
@@ -578,3 +578,25 @@ def test_docmentor_itself_is_read_with_no_problem_and_ordered() -> None:
     calls = edges(graph, "calls")
     assert ("docmentor.repodocs.order.traversal", "docmentor.repodocs.order.strongly_connected") in calls
     assert ("docmentor.repodocs.__init__", "docmentor.repodocs.graph") in edges(graph, "imports")
+
+
+def test_a_modules_all_says_what_is_public_and_a_bare_raise_raises_what_it_caught(tmp_path: Path) -> None:
+    """humanize's ``time.py`` leaves ``Unit`` out of its ``__all__``: not public API, though
+    its name has no underscore. ``naturaldelta``'s bare ``raise`` in ``except OverflowError``
+    raises that error."""
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("", encoding="utf-8")
+    (tmp_path / "pkg" / "time.py").write_text(
+        '__all__ = ["naturaldelta"]\n\n\nclass Unit:\n    """A unit."""\n\n\n'
+        "def naturaldelta(value):\n    try:\n        return int(value)\n"
+        "    except (OverflowError, ValueError):\n        raise\n\n\ndef helper():\n    pass\n",
+        encoding="utf-8",
+    )
+    (tmp_path / "pkg" / "plain.py").write_text("class Shown:\n    pass\n\n\ndef _hidden():\n    pass\n")
+    units = read_repository(tmp_path)
+    by_name = {c.name: c for c in units.components}
+    assert [n for n in ("Unit", "naturaldelta", "helper", "Shown", "_hidden") if is_public(by_name[n])] == [
+        "naturaldelta",
+        "Shown",
+    ]
+    assert by_name["naturaldelta"].raises == ("OverflowError", "ValueError")

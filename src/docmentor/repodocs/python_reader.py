@@ -85,6 +85,7 @@ class ModuleReader:
         self.text = text
         self.components: list[Component] = []
         self.seen: dict[str, int] = {}
+        self.exported = _literal_all(tree.body)  # the module's `__all__`, when it is a literal
 
     def read(self) -> tuple[Module, list[Component]]:
         top = self._body(self.tree.body, _Scope())
@@ -103,6 +104,13 @@ class ModuleReader:
             components=tuple(top),
         )
         return module, self.components
+
+    def _public(self, name: str, scope: _Scope) -> bool | None:
+        """A module-level definition is public when the module's literal ``__all__`` lists
+        it (humanize's ``time.Unit`` is left out of it); None: the name's rule."""
+        if self.exported is None or scope.class_id is not None:
+            return None
+        return name in self.exported
 
     def _unique(self, unit_id: str) -> str:
         count = self.seen.get(unit_id, 0) + 1
@@ -159,6 +167,7 @@ class ModuleReader:
                 calls=tuple(_calls(_walk_all(inside), receiver)),
                 imports=tuple(self._imports(_walk_all(node.body))),
                 method_kind=method_kind,
+                public=self._public(node.name, scope),
             )
         )
         return unit_id
@@ -210,6 +219,7 @@ class ModuleReader:
                 init_signature=init_signature,
                 members=tuple(members),
                 attributes=tuple(_attributes(node)),
+                public=self._public(node.name, scope),
             )
         )
         return unit_id
@@ -306,6 +316,26 @@ def _raises(body: list[ast.stmt]) -> Iterator[str]:
             name = _dotted(exc)
             if name is not None:
                 yield name
+        elif (  # a bare `raise` in `except OverflowError:` raises what it caught
+            isinstance(node, ast.ExceptHandler)
+            and node.type is not None
+            and any(isinstance(n, ast.Raise) and n.exc is None for n in _walk_all(node.body))
+        ):
+            caught = node.type.elts if isinstance(node.type, ast.Tuple) else [node.type]
+            yield from (name for c in caught if (name := _dotted(c)) is not None)
+
+
+def _literal_all(body: list[ast.stmt]) -> frozenset[str] | None:
+    """The names of a module's ``__all__ = [...]`` (or a tuple), when it is a literal of strings."""
+    for node in body:
+        if (
+            isinstance(node, ast.Assign)
+            and any(isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets)
+            and isinstance(node.value, ast.List | ast.Tuple)
+            and all(isinstance(e, ast.Constant) and isinstance(e.value, str) for e in node.value.elts)
+        ):
+            return frozenset(str(e.value) for e in node.value.elts if isinstance(e, ast.Constant))
+    return None
 
 
 def _aliases(body: list[ast.stmt]) -> Iterator[tuple[str, str]]:
