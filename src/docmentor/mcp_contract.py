@@ -60,7 +60,8 @@ def tool(server: MCPServer, **options: Any) -> Callable[[F], F]:
 
 def tool_error(exc: DocmentorError) -> ToolError:
     """Our error as the model reads it: the message, then what to try (in the tools' words)."""
-    hint = f" Try: {exc.hint}." if exc.hint else ""
+    # a hint that ends a sentence itself ("did you mean x.y?") gets no second full stop
+    hint = f" Try: {exc.hint}{'' if exc.hint.endswith(('.', '?', '!')) else '.'}" if exc.hint else ""
     return ToolError(f"{exc.message}.{hint}")
 
 
@@ -250,6 +251,6 @@ def _reword(result: dict[str, Any], name: str, problem: str | None) -> None:
         text = problem
     elif "errors.pydantic.dev" in text or "validation error for" in text:
         text = f"the arguments of {name} do not fit its input schema. Try: check them against tools/list"
-    if text and not text.endswith("."):
+    if text and not text.endswith((".", "?", "!")):
         text += "."
     content[0] = {**content[0], "text": text}

@@ -73,7 +73,7 @@ def repo_unit_document(store: Store, root: str | Path, unit_id: str) -> UnitRow:
         hint = (
             "did you mean " + ", ".join(close) + "?"
             if close
-            else f"unit ids are dotted names such as {ids[0]!r}"
+            else f"unit ids are dotted names such as {next((i for i in ids if '.' in i.strip('.')), ids[0])!r}"
             if ids
             else "the run has no units"
         )

@@ -192,7 +192,7 @@ def repo_docs_unit(engine: Docmentor | None, root: Path, unit: str, out: Path | 
     hint = (
         "did you mean " + ", ".join(close) + "?"
         if close
-        else f"unit ids are dotted names such as {ids[0]!r}"
+        else f"unit ids are dotted names such as {next((i for i in ids if '.' in i.strip('.')), ids[0])!r}"
         if ids
         else "it has no units"
     )
