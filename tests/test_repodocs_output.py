@@ -686,3 +686,16 @@ def test_docmentor_src_is_documented_end_to_end(tmp_path: Path, src_copy: Path) 
     assert output["sections"][0] == "Role"
     assert "The repository documentation on disk" in output["text"]
     assert plain("byte-identical") in output["text"]
+
+
+def test_a_readme_purpose_ends_on_no_lead_in(tmp_path: Path) -> None:
+    """humanize's first paragraph ends "It is localized to:" and a list the purpose leaves out."""
+    from docmentor.repodocs.deterministic import readme_paragraph
+
+    (tmp_path / "README.md").write_text(
+        "# h\n\nThis modest package turns numbers into words. It is localized to:\n\n* French\n",
+        encoding="utf-8",
+    )
+    assert readme_paragraph(tmp_path) == "This modest package turns numbers into words."
+    (tmp_path / "README.md").write_text("# h\n\nIt is localized to:\n\n* French\n", encoding="utf-8")
+    assert readme_paragraph(tmp_path) == "It is localized to."

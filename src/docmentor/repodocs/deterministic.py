@@ -48,6 +48,7 @@ from docmentor.repodocs.markdown import (
     plain,
     quote,
     rest_after_first_sentence,
+    without_lead_in,
 )
 from docmentor.repodocs.treesitter_units import fence_language, returns_value
 from docmentor.repodocs.units import (
@@ -197,7 +198,7 @@ def readme_paragraph(root: Path) -> str:
             if not paragraph and stripped.startswith(("#", "[!", "![", "<", "..", "=", "-", "*", "`", "|")):
                 continue
             paragraph.append(stripped)
-        return " ".join(paragraph)
+        return without_lead_in(" ".join(paragraph))
     return ""
 
 

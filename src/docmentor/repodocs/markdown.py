@@ -78,6 +78,17 @@ def first_sentence(text: str | None) -> str:
     return paragraph[: match.end()] if match else paragraph
 
 
+def without_lead_in(paragraph: str) -> str:
+    """A paragraph without its last sentence when that only announces what follows (humanize's
+    "It is localized to:", whose list is not shown); its colon a full stop when it is the
+    only sentence."""
+    if not paragraph.endswith(":"):
+        return paragraph
+    body = paragraph[:-1].rstrip()
+    ends = [m.end() for m in _SENTENCE_END.finditer(body)]
+    return body[: ends[-1]] if ends else body + "."
+
+
 def rest_after_first_sentence(text: str | None) -> str:
     """``text`` without its first sentence (empty when nothing follows it)."""
     if not text:
