@@ -118,9 +118,10 @@ def test_an_exception_group_is_reported_by_its_group_and_last_error() -> None:
     traceback draws; a group whose sub-exception is a network error is not run here."""
     from docmentor.library.examples.validate import not_run_here
 
-    code = (
-        "class ClassValidationError(ExceptionGroup):\n    pass\n\n"
-        "raise ClassValidationError('While structuring C', [KeyError('extra')])\n"
+    code = (  # a sub-exception that was raised prints its own traceback inside the box
+        "class ClassValidationError(ExceptionGroup):\n    pass\n\nerrors = []\ntry:\n    {}['extra']\n"
+        "except KeyError as e:\n    errors.append(e)\n"
+        "raise ClassValidationError('While structuring C', errors)\n"
     )
     report = validate_examples([example(code, example_id="group")])
     (result,) = report.results
@@ -1078,6 +1079,16 @@ def test_a_server_still_running_at_the_timeout_is_not_run_here_but_a_hang_fails(
         "import socket, time\n\ndef serve_forever():\n    while True:\n        time.sleep(1)\n\nserve_forever()\n",
         example_id="server",
     )
+    from docmentor.library.examples.validate import _RUNS_UNTIL_STOPPED as serving
+
+    for code in (
+        'uvicorn.run(app, host="0.0.0.0")',
+        "app.run(debug=True)",
+        "web.run_app(app)",
+        "while 1:\n    pass",
+    ):
+        assert serving.search(code), code
+    assert not serving.search("asyncio.run(main())") and not serving.search("event.wait()")
     hang = example("import threading\nthreading.Event().wait()\n", example_id="hang")
     shown = example("open('/no/such/file.txt')  # raises FileNotFoundError\n", example_id="shown")
     report = validate_examples([server, hang, shown], timeout=1.5, jobs=2)

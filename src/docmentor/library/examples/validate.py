@@ -82,8 +82,9 @@ _TIMED_OUT = "timed out after "
 # code that runs until it is stopped: a server, a listener, a watcher, a signal handler, a loop
 # forever (linear: each alternative is a word's run of characters from a word boundary)
 _RUNS_UNTIL_STOPPED = re.compile(
-    r"\b(?:serve\w*|\w*forever\w*|\w*until_stopped\w*|listen\w*|accept|wait_closed"
-    r"|open_signal_receiver|watch\w*|subscribe\w*|\w*_listener|\w*[Ss]erver\w*)\b|\bwhile\s+True\b"
+    r"\b(?:serve\w*|\w*forever\w*|\w*until_stopped\w*|listen\w*|accept|wait_closed|run_app|mainloop"
+    r"|uvicorn|hypercorn|open_signal_receiver|watch\w*|subscribe\w*|\w*_listener|\w*[Ss]erver\w*)\b"
+    r"|\bapp\.run\(|\bwhile\s+(?:True|1)\s*:"
 )
 # a library saying an optional dependency is missing: "… is not available. Install it with: pip install anyio[trio]"
 _OPTIONAL_PACKAGE = re.compile(r"[Ii]nstall it with:? *`?pip install|^ImportError: .*pip install \S+\[")
@@ -688,8 +689,9 @@ def _last_line(tail: str) -> str:
     (cattrs' ClassValidationError, an anyio task group's) the group's line and its last
     sub-exception's, not the box drawn around them."""
     raw = tail.splitlines()
+    # the last traceback of the program's own: not a sub-exception's inside a group's box (`| …`)
     start = max(
-        (i for i, line in enumerate(raw) if line.strip().lstrip("+ ").endswith(_TRACEBACK_HEADERS)),
+        (i for i, line in enumerate(raw) if line.strip().removeprefix("+ ").startswith(_TRACEBACK_HEADERS)),
         default=-1,
     )
     grouped = start >= 0 and "Exception Group Traceback" in raw[start]
