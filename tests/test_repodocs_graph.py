@@ -600,3 +600,14 @@ def test_a_modules_all_says_what_is_public_and_a_bare_raise_raises_what_it_caugh
         "Shown",
     ]
     assert by_name["naturaldelta"].raises == ("OverflowError", "ValueError")
+    # a clean-up's `except BaseException: …; raise` and a nested handler's own raise: not theirs
+    (tmp_path / "pkg" / "io.py").write_text(
+        '__all__: list[str] = ["load"]\n__all__ += ["save"]\n\n\n'
+        "def load(d):\n    try:\n        return d['k']\n    except KeyError:\n        try:\n"
+        "            return int(d)\n        except ValueError:\n            raise\n\n\n"
+        "def save(f):\n    try:\n        f.write('x')\n    except BaseException:\n        f.close()\n        raise\n",
+        encoding="utf-8",
+    )
+    io = {c.name: c for c in read_repository(tmp_path).components if c.module.endswith("io")}
+    assert io["load"].raises == ("ValueError",) and io["save"].raises == ()
+    assert is_public(io["load"]) and is_public(io["save"])

@@ -420,4 +420,22 @@ def test_a_file_with_a_syntax_error_is_read_around_it(tmp_path: Path) -> None:
     assert "createDraft" in names
     (problem,) = units.problems
     assert problem.path == "src/types.ts" and problem.error.startswith("partly read: a syntax error at line ")
+    assert problem.skipped is False  # read, around the error
     assert not problem.error.startswith("partly read: a syntax error at line 1;")
+
+
+def test_a_rust_lifetime_opens_no_string_and_a_template_literal_spans_lines(tmp_path: Path) -> None:
+    from docmentor.library.surface.treesitter.core import squash_space
+
+    _write(
+        tmp_path,
+        {
+            "Cargo.toml": '[package]\nname = "p"\nversion = "0.1.0"\n',
+            "src/lib.rs": "/// Parse.\npub fn parse<'a>(\n    input: &'a str, // the input\n    rest: &str,\n) -> &'a str {\n    input\n}\n",
+        },
+    )
+    (parse_fn,) = [c for c in read_repository(tmp_path).components if c.name == "parse"]
+    assert parse_fn.signature == "pub fn parse<'a>(input: &'a str, rest: &str) -> &'a str"
+    assert squash_space("f(\n a: string = `multi\n line https://x`, // c\n b: number)") == (
+        "f(a: string = `multi line https://x`, b: number)"
+    )

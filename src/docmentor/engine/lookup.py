@@ -235,8 +235,14 @@ class Lookup(Embedding):
         (``customizing.md`` for an llms.txt source's ``/docs/customizing.md``); an error naming
         them when several do; None when none does."""
         bare = path.strip()
-        while bare.startswith(("./", "/")):  # not `.github/…`'s dot
-            bare = bare[1:] if bare.startswith("/") else bare[2:]
+        while bare.startswith(("./", "../", "/")):  # not `.github/…`'s dot
+            bare = (
+                bare.removeprefix("../")
+                if bare.startswith("../")
+                else bare[1:]
+                if bare[0] == "/"
+                else bare[2:]
+            )
         if not bare or is_url(bare):
             return None
         tail = "/" + bare

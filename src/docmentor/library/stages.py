@@ -661,7 +661,7 @@ def _load_surfaces(
         surfaces.append(surface)
         entries += list(surface.entries)
         version = getattr(surface, "version", None)
-        if version is None:  # the package.json (Cargo.toml …) of the sources' project
+        if version is None:  # the package.json (or pyproject.toml …) of the sources' project
             from docmentor.sources.versions import folder_version
 
             found = folder_version(Path(source))

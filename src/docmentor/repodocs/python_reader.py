@@ -319,23 +319,49 @@ def _raises(body: list[ast.stmt]) -> Iterator[str]:
         elif (  # a bare `raise` in `except OverflowError:` raises what it caught
             isinstance(node, ast.ExceptHandler)
             and node.type is not None
-            and any(isinstance(n, ast.Raise) and n.exc is None for n in _walk_all(node.body))
+            and any(isinstance(n, ast.Raise) and n.exc is None for n in _own_statements(node.body))
         ):
             caught = node.type.elts if isinstance(node.type, ast.Tuple) else [node.type]
-            yield from (name for c in caught if (name := _dotted(c)) is not None)
+            # a clean-up's `except BaseException: …; raise` says nothing of what is raised
+            yield from (
+                name
+                for c in caught
+                if (name := _dotted(c)) is not None and name not in ("Exception", "BaseException")
+            )
+
+
+def _own_statements(body: list[ast.stmt]) -> Iterator[ast.AST]:
+    """The nodes of a handler's body, not of the handlers nested in it (their bare ``raise``
+    re-raises what they caught) nor of the functions defined in it."""
+    todo: list[ast.AST] = list(body)
+    while todo:
+        node = todo.pop()
+        yield node
+        if not isinstance(node, ast.ExceptHandler | ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
+            todo.extend(ast.iter_child_nodes(node))
 
 
 def _literal_all(body: list[ast.stmt]) -> frozenset[str] | None:
     """The names of a module's ``__all__ = [...]`` (or a tuple), when it is a literal of strings."""
+    names: set[str] | None = None
     for node in body:
-        if (
-            isinstance(node, ast.Assign)
-            and any(isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets)
-            and isinstance(node.value, ast.List | ast.Tuple)
-            and all(isinstance(e, ast.Constant) and isinstance(e.value, str) for e in node.value.elts)
+        if isinstance(node, ast.Assign):
+            targets = node.targets
+        elif isinstance(node, ast.AnnAssign | ast.AugAssign):  # `__all__: list[str] = …`, `+= […]`
+            targets = [node.target]
+        else:
+            continue
+        if not any(isinstance(t, ast.Name) and t.id == "__all__" for t in targets):
+            continue
+        value = node.value
+        if not (
+            isinstance(value, ast.List | ast.Tuple)
+            and all(isinstance(e, ast.Constant) and isinstance(e.value, str) for e in value.elts)
         ):
-            return frozenset(str(e.value) for e in node.value.elts if isinstance(e, ast.Constant))
-    return None
+            return None  # built some other way: the names' rule
+        found = {str(e.value) for e in value.elts if isinstance(e, ast.Constant)}
+        names = (names or set()) | found if isinstance(node, ast.AugAssign) else found
+    return frozenset(names) if names is not None else None
 
 
 def _aliases(body: list[ast.stmt]) -> Iterator[tuple[str, str]]:

@@ -91,8 +91,8 @@ def read_foreign(
     trees = {}
     for rel in sorted(texts):
         tree, error = parse(rel, texts[rel])
-        if error:  # not read, or read around a syntax error
-            out.problems.append(Problem(rel, error))
+        if error:  # not read, or read around a syntax error (then not skipped)
+            out.problems.append(Problem(rel, error, skipped=tree is None))
         if tree is None:
             continue
         trees[rel] = tree

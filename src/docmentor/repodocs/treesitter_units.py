@@ -106,7 +106,8 @@ def parse(path: str, data: bytes) -> tuple[Tree | None, str | None]:
     """The file's syntax tree, and what to tell about it: None and why there is none (a
     missing grammar), or the tree and the line of its first syntax error, when it has one —
     what parsed around the error is read (a grammar older than the code: TypeScript's ``in`` /
-    ``out`` variance, overloads in an interface), what the error swallowed is left out."""
+    ``out`` variance, overloads in an interface), what the error swallowed is left out (a
+    declaration, or only a member of a class around it)."""
     grammar = GRAMMARS[suffix_of(path)]
     try:
         parser = grammar_parser(grammar)
@@ -119,7 +120,7 @@ def parse(path: str, data: bytes) -> tuple[Tree | None, str | None]:
         if not any(_whole_declaration(c) for c in root.children):  # nothing to read around it
             return None, "does not parse: syntax error" + (f" (line {where})" if where else "")
         told = "partly read: a syntax error" + (f" at line {where}" if where else "")
-        return tree, told + "; the declarations it cuts into are left out"
+        return tree, told + "; what the error swallowed is left out"
     return tree, None
 
 

@@ -53,7 +53,9 @@ TypeScript/JavaScript, Go and Rust files (read through tree-sitter, ``treesitter
   ``throw new X`` in TypeScript/JavaScript; none in Go and Rust).
 
 What is public (``is_public``): ``Component.public`` as the language reader recorded it, or,
-when it is None (Python), the name's convention — public unless it starts with ``_``. Go: a
+when it is None, the name's convention — public unless it starts with ``_``. Python: a
+module-level definition its module's literal ``__all__`` lists, or leaves out; else (no
+``__all__``, members of classes) the name's convention. Go: a
 name that starts with an upper-case letter is exported. Rust: an item declared ``pub`` (not
 ``pub(crate)``, ``pub(super)``, ``pub(in …)``); a trait's methods are public with their trait,
 an ``impl Trait for Type`` block's with the trait implementation (they take no ``pub``).

@@ -407,10 +407,13 @@ def _function(entry: ApiEntry) -> str:
     lines = [first]
     if entry.overloads:  # the typed forms of an unannotated function, under its public path
         lines += ["", "Overloads:"]
-        lines += [
-            f"- {path}{o[len(entry.name) :]}" if o.startswith(entry.name + "(") else f"- {o}"
-            for o in entry.overloads
-        ]
+        for o in entry.overloads:
+            is_async_form = o.startswith("async ")
+            bare_form = o.removeprefix("async ")
+            shown = (
+                path + bare_form[len(entry.name) :] if bare_form.startswith(entry.name + "(") else bare_form
+            )
+            lines.append(f"- {'async ' if is_async_form else ''}{shown}")
     if entry.parameters:
         lines += ["", "Parameters:"]
         for p in entry.parameters:

@@ -69,7 +69,7 @@ def constructor(cls: Any, members: dict[str, Any]) -> Any | None:
 
 # classes whose metaclass takes the call (an enumeration's ``Status(200)`` looks a member up;
 # ``Status(…, …)`` is EnumMeta's functional API), by their name as written in ``bases``
-_METACLASSED_BASES = ("Enum", "Flag")
+_METACLASSED_BASES = frozenset({"Enum", "IntEnum", "StrEnum", "Flag", "IntFlag", "ReprEnum"})
 
 
 def _constructed_plainly(cls: Any, depth: int = 0) -> bool:
@@ -77,7 +77,7 @@ def _constructed_plainly(cls: Any, depth: int = 0) -> bool:
     its own nor of a base (an enumeration's, any base with ``metaclass=``) takes the call."""
     if depth > 20 or not _plain_keywords(cls):
         return False
-    if any(str(b).split("[", 1)[0].rsplit(".", 1)[-1].endswith(_METACLASSED_BASES) for b in cls.bases):
+    if any(str(b).split("[", 1)[0].rsplit(".", 1)[-1] in _METACLASSED_BASES for b in cls.bases):
         return False
     try:
         bases = list(cls.resolved_bases)

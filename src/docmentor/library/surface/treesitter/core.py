@@ -172,12 +172,16 @@ def node_text(node: Node | None) -> str:
 
 def without_line_comments(text: str) -> str:
     """``text`` without its ``//`` line comments (outside string literals): a declaration
-    written over several lines keeps its meaning once joined on one (TS, JS, Go and Rust)."""
+    written over several lines keeps its meaning once joined on one (TS, JS, Go and Rust). A
+    ``'`` opens a string only when the line closes it (Rust's lifetime ``'a`` does not); a
+    template literal (`` ` ``) may run over lines."""
     if "//" not in text:
         return text
     out: list[str] = []
+    quote = ""
     for line in text.split("\n"):
-        quote = ""
+        if quote != "`":
+            quote = ""
         cut = len(line)
         i = 0
         while i < len(line):
@@ -187,7 +191,7 @@ def without_line_comments(text: str) -> str:
                     i += 1
                 elif c == quote:
                     quote = ""
-            elif c in "'\"`":
+            elif c in '"`' or (c == "'" and "'" in line[i + 1 :]):
                 quote = c
             elif c == "/" and line.startswith("//", i):
                 cut = i
