@@ -396,3 +396,34 @@ def test_generate_from_sources_reads_the_version_of_their_package_json(tmp_path:
         engine.close()
     assert result.version == "2.3.4"
     assert not any("version of fx is unknown" in w for w in result.warnings)
+
+
+def test_a_const_naming_a_static_or_an_instances_method_is_a_function(tmp_path: Path) -> None:
+    """zod's ``const stringType = ZodString.create`` (exported as ``string``) and immer's
+    ``export const produce = immer.produce`` (``const immer = new Immer()``) are what users
+    call: functions with the method's parameters and text, not data."""
+    (tmp_path / "index.ts").write_text(
+        "/** A string schema. */\nexport class ZodString {\n  /** Make a string schema. */\n"
+        "  static create(params?: string): ZodString {\n    return new ZodString()\n  }\n}\n\n"
+        "export class Immer {\n  /** Produce the next state. */\n"
+        "  produce<T>(base: T, recipe: (draft: T) => void): T {\n    return base\n  }\n}\n\n"
+        "const immer = new Immer()\nexport const produce = immer.produce\n"
+        "export const bound = immer.produce.bind(immer)\nconst stringType = ZodString.create\n"
+        "export { stringType as string }\nexport const other = Math.max\n"
+        "export class ZodNumber {\n  /** Make a number schema. */\n"
+        "  static create = (params?: string): ZodNumber => {\n    return new ZodNumber()\n  }\n}\n"
+        "export const number = ZodNumber.create\n",
+        encoding="utf-8",
+    )
+    by_id = {e.api_id: e for e in load_source_api(tmp_path, library="fx")}
+    string = by_id["fx.string"]
+    assert (string.kind, string.signature) == ("function", "string(params?: string): ZodString")
+    assert [p.name for p in string.parameters] == ["params"] and string.description == "Make a string schema."
+    produce = by_id["fx.produce"]
+    assert (produce.kind, produce.signature) == (
+        "function",
+        "produce<T>(base: T, recipe: (draft: T) => void): T",
+    )
+    assert by_id["fx.bound"].kind == "function"
+    assert by_id["fx.other"].kind == "attribute"  # Math's, not the library's
+    assert by_id["fx.number"].signature == "number(params?: string): ZodNumber"  # an arrow field

@@ -297,6 +297,8 @@ class Collector:
         self.reexports: list[Reexport] = []
         self.impls: list[tuple[str, str, str]] = []  # (module, type name, trait/embedded name)
         self.imports: dict[str, dict[str, tuple[list[str], str]]] = {}  # module → local → (modules, name)
+        # module → module-level variable → the class it is an instance of (`const immer = new Immer()`)
+        self.instances: dict[str, dict[str, str]] = {}
 
     def qualify(self, *parts: str) -> str:
         return ".".join(p for p in (self.library, *parts) if p)

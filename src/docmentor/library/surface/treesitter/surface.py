@@ -4,6 +4,7 @@ across files (re-export aliases, bases, return classes), wrapped in :class:`Sour
 from __future__ import annotations
 
 import logging
+import re
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -41,8 +42,54 @@ def _finish(c: Collector, language: SourceLanguage) -> list[ApiEntry]:
     classes = _ClassFinder(c)
     _move_impl_members(c, classes)
     _resolve_types(c, classes)
+    if language in ("typescript", "javascript"):
+        _callable_consts(c, classes)
     _add_aliases(c)
     return list(c.entries.values())
+
+
+# `const stringType = ZodString.create`, `export const produce = immer.produce(.bind(immer))`
+_METHOD_ALIAS = re.compile(
+    r"(?:const|let|var)\s+[\w$]+\s*=\s*([A-Za-z_$][\w$]*)\.([A-Za-z_$][\w$]*)(?:\.bind\(\s*[\w$]+\s*\))?"
+)
+_NEW_INSTANCE = re.compile(r"(?:const|let|var)\s+[\w$]+\s*=\s*new\s+([A-Za-z_$][\w$]*)")
+
+
+def _callable_consts(c: Collector, classes: _ClassFinder) -> None:
+    """An exported constant that names a class's static method (zod's ``string =
+    ZodString.create``) or a method of a module-level instance (immer's ``produce =
+    immer.produce``) is a function users call: that method's signature, parameters and text."""
+    entries = c.entries
+    exported_instances: dict[str, dict[str, str]] = {}
+    for e in entries.values():
+        new = _NEW_INSTANCE.fullmatch(e.signature) if e.kind == "attribute" and not e.parent else None
+        if new:
+            exported_instances.setdefault(c.module.get(e.api_id, ""), {})[e.name] = new.group(1)
+    for e in entries.values():
+        alias = _METHOD_ALIAS.fullmatch(e.signature) if e.kind == "attribute" and not e.parent else None
+        if alias is None:
+            continue
+        holder, member = alias.groups()
+        module = c.module.get(e.api_id, "")
+        owner = classes.find(holder, module)
+        if owner is None:  # an instance's method
+            made = c.instances.get(module, {}).get(holder) or exported_instances.get(module, {}).get(holder)
+            owner = classes.find(made, module) if made else None
+        method = entries.get(f"{owner}.{member}") if owner is not None else None
+        if method is None or method.kind not in ("method", "function"):
+            continue
+        at = method.signature.find(method.name)
+        tail = method.signature[at + len(method.name) :] if at >= 0 else ""
+        if tail.lstrip().startswith("="):  # a class field holding an arrow: `static create = (…): T =>`
+            tail = tail.lstrip()[1:].strip().removesuffix("=>").rstrip()
+        if not tail.startswith(("(", "<")):
+            continue
+        e.kind = "function"
+        e.signature = e.name + tail
+        e.parameters = [p.model_copy() for p in method.parameters]
+        e.returns = method.returns.model_copy() if method.returns is not None else None
+        if not e.description:
+            e.description, e.docstring = method.description, e.docstring or method.docstring
 
 
 def _follow_reexports(c: Collector, language: SourceLanguage) -> None:

@@ -99,6 +99,8 @@ class JsCollector:
             else:
                 for name, decl in self.declared(child):
                     self.locals.setdefault(name, (decl, child))
+        for local, (decl, _) in self.locals.items():
+            self.note_instance(local, decl)
         for local, exported in exports:
             if local in self.locals:
                 decl, anchor = self.locals[local]
@@ -106,6 +108,19 @@ class JsCollector:
             elif local in self.imports:
                 targets, imported = self.imports[local]
                 self.reexport(targets, imported, exported)
+
+    def note_instance(self, name: str, decl: Node) -> None:
+        """Record a module-level ``const x = new X()``: ``x.method`` is then X's method."""
+        if decl.type not in ("lexical_declaration", "variable_declaration"):
+            return
+        for d in decl.named_children:
+            if d.type != "variable_declarator" or node_text(d.child_by_field_name("name")) != name:
+                continue
+            value = d.child_by_field_name("value")
+            if value is not None and value.type == "new_expression":
+                made = node_text(value.child_by_field_name("constructor"))
+                if made:
+                    self.c.instances.setdefault(self.f.module, {})[name] = made
 
     def declared(self, node: Node) -> list[tuple[str, Node]]:
         if node.type == "ambient_declaration":
