@@ -439,3 +439,17 @@ def test_a_rust_lifetime_opens_no_string_and_a_template_literal_spans_lines(tmp_
     assert squash_space("f(\n a: string = `multi\n line https://x`, // c\n b: number)") == (
         "f(a: string = `multi line https://x`, b: number)"
     )
+
+
+def test_an_object_types_members_one_per_line_stay_apart_when_joined() -> None:
+    """immer's ``constructor(config?: {`` then ``autoFreeze?: boolean`` and
+    ``useStrictShallowCopy?: StrictMode`` on lines of their own: joined, a ``;`` keeps them
+    apart; parameters, unions and members already ended are left as they are."""
+    from docmentor.library.surface.treesitter.core import squash_space
+
+    assert squash_space(
+        "constructor(config?: {\n  autoFreeze?: boolean\n  readonly strict?: StrictMode\n})"
+    ) == ("constructor(config?: { autoFreeze?: boolean; readonly strict?: StrictMode })")
+    assert squash_space("f(\n  a: string,\n  b: number\n): void") == "f(a: string, b: number): void"
+    assert squash_space("type X = {\n  a: string;\n  b: number;\n}") == "type X = { a: string; b: number; }"
+    assert squash_space("f(a: A\n  | B)") == "f(a: A | B)"

@@ -201,10 +201,27 @@ def without_line_comments(text: str) -> str:
     return "\n".join(out)
 
 
+# a TypeScript object type's member on a line of its own (`useStrictShallowCopy?: StrictMode`)
+_MEMBER_LINE = re.compile(r"[ \t]*(?:readonly[ \t]+)?[A-Za-z_$][\w$]*\??[ \t]*:")
+_MEMBER_ENDS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_$])>'\"`?")
+
+
+def _separated(lines: list[str]) -> list[str]:
+    """Lines of an object type whose members are one per line without ``;``: each member ends
+    with one, so that joined they stay apart (``{ a?: boolean; b?: string }``)."""
+    out = list(lines)
+    for i in range(len(out) - 1):
+        here = out[i].rstrip()
+        if here and here[-1] in _MEMBER_ENDS and _MEMBER_LINE.match(out[i + 1]) and _MEMBER_LINE.match(here):
+            out[i] = here + ";"
+    return out
+
+
 def squash_space(text: str) -> str:
     """Code on one line: runs of blanks one space, none inside brackets' edges. A ``//`` line
-    comment is left out, as joining would swallow what follows it."""
-    text = " ".join(without_line_comments(text).split())
+    comment is left out, as joining would swallow what follows it; an object type's members
+    written one per line keep a ``;`` between them."""
+    text = " ".join("\n".join(_separated(without_line_comments(text).split("\n"))).split())
     text = re.sub(r"([(<\[]) ", r"\1", text)
     return re.sub(r",? ([)>\]])", r"\1", text)
 
