@@ -77,17 +77,14 @@ def not_indexed_yet(
 
     names = {r["name"] for r in indexed}
     return [
-        configured_row(
-            src.name,
-            src.target,
-            src.options,
-            status="not indexed",
-            error="configured, not indexed yet: `docmentor refresh` (or `serve`) indexes it",
-            tried=False,
-        )
+        _not_indexed_row(src, "configured, not indexed yet: `docmentor refresh` (or `serve`) indexes it")
         for src in configured
         if indexed_name(src.name, src.settings.version) not in names
     ]
+
+
+def _not_indexed_row(src: ConfiguredSource, error: str) -> dict[str, Any]:
+    return configured_row(src.name, src.target, src.options, status="not indexed", error=error, tried=False)
 
 
 class UnindexedSources:
@@ -114,13 +111,8 @@ class UnindexedSources:
 
         with self._lock:
             for src in sources:
-                self._indexing[indexed_name(src.name, src.settings.version)] = configured_row(
-                    src.name,
-                    src.target,
-                    src.options,
-                    status="not indexed",
-                    error="configured, being indexed by this server now",
-                    tried=False,
+                self._indexing[indexed_name(src.name, src.settings.version)] = _not_indexed_row(
+                    src, "configured, being indexed by this server now"
                 )
 
     def indexed(self) -> None:

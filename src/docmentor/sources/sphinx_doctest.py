@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ast
 import logging
+from functools import lru_cache
 from pathlib import Path
 
 from docmentor.models import CodeBlock
@@ -29,27 +30,43 @@ _CONF_PLACES = ("conf.py", "source/conf.py", "docs/conf.py", "doc/conf.py")
 
 def global_setup(folder: Path | None) -> str:
     """The ``doctest_global_setup`` string of the Sphinx ``conf.py`` of a docs folder (in it
-    or its ``source/``), "" when there is none or it is not a literal string."""
+    or its ``source/``), "" when there is none or it is not a literal string. Read once per
+    version of the file (clarity asks for every page of a folder)."""
     if folder is None:
         return ""
     for place in _CONF_PLACES:
         conf = folder / place
         try:
-            if not conf.is_file() or conf.stat().st_size > MAX_CONF_BYTES:
+            if not conf.is_file():
                 continue
-            tree = ast.parse(conf.read_bytes(), filename=str(conf))
-        except (OSError, SyntaxError, ValueError, RecursionError, MemoryError) as exc:
-            logger.info("cannot read %s for its doctest set-up: %s", conf, exc)
+            stat = conf.stat()
+        except OSError:
             continue
-        for node in tree.body:
-            if (
-                isinstance(node, ast.Assign)
-                and any(isinstance(t, ast.Name) and t.id == "doctest_global_setup" for t in node.targets)
-                and isinstance(node.value, ast.Constant)
-                and isinstance(node.value.value, str)
-            ):
-                return node.value.value.strip("\n") + "\n"
-        return ""  # the first conf.py found is the docs'
+        if stat.st_size > MAX_CONF_BYTES:
+            continue
+        found = _conf_setup(str(conf), stat.st_mtime_ns, stat.st_size)
+        if found is not None:
+            return found  # the first conf.py that parses is the docs'
+    return ""
+
+
+@lru_cache(maxsize=32)
+def _conf_setup(conf: str, _mtime_ns: int, _size: int) -> str | None:
+    """:func:`global_setup` of one version of one ``conf.py`` (keyed by its time and size);
+    None when it does not parse."""
+    try:
+        tree = ast.parse(Path(conf).read_bytes(), filename=conf)
+    except (OSError, SyntaxError, ValueError, RecursionError, MemoryError) as exc:
+        logger.info("cannot read %s for its doctest set-up: %s", conf, exc)
+        return None
+    for node in tree.body:
+        if (
+            isinstance(node, ast.Assign)
+            and any(isinstance(t, ast.Name) and t.id == "doctest_global_setup" for t in node.targets)
+            and isinstance(node.value, ast.Constant)
+            and isinstance(node.value.value, str)
+        ):
+            return node.value.value.strip("\n") + "\n"
     return ""
 
 
