@@ -6,9 +6,10 @@ from __future__ import annotations
 import textwrap
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 from docmentor.engine import Docmentor
-from docmentor.library import generate
+from docmentor.library import GenerationResult, generate
 from docmentor.library.knowledge.kb_files import load_kb
 from docmentor.library.knowledge.kb_schema import KnowledgeBase
 
@@ -25,17 +26,24 @@ def generated_kb(root: Path, library: str, files: Mapping[str, str]) -> Knowledg
     """``files`` written under ``root/lib`` (the package and its ``docs/``), the library's
     knowledge base generated from them into ``root/index``, and loaded."""
     write_files(root / "lib", files)
+    result = generated(root, library)
+    assert result.kb_path is not None
+    return load_kb(Path(result.kb_path))
+
+
+def generated(root: Path, library: str, **options: Any) -> GenerationResult:
+    """The real ``generate`` of the package and docs under ``root/lib`` into ``root/index``
+    (no embeddings; ``options``: more of ``generate``'s arguments)."""
     engine = Docmentor(root / "index")
     try:
-        result = generate(
+        return generate(
             engine,
             library=library,
             docs_path=root / "lib" / "docs",
             out=root / "out",
             search_paths=[root / "lib"],
             embeddings=False,
+            **options,
         )
     finally:
         engine.close()
-    assert result.kb_path is not None
-    return load_kb(Path(result.kb_path))

@@ -928,27 +928,12 @@ def test_a_pages_doctests_run_after_its_sphinx_set_up(tmp_path: Path) -> None:
 def _generate_validated(tmp_path: Path, library: str) -> GenerationResult:
     """``generate --validate`` of the throwaway package and docs under ``tmp_path / "lib"``, run
     by an interpreter that imports them."""
-    from docmentor.engine import Docmentor
-    from docmentor.library import generate
+    from libtool import generated
 
     python = tmp_path / "python"
     python.write_text(f'#!/bin/sh\nPYTHONPATH="{tmp_path / "lib"}" exec "{sys.executable}" "$@"\n')
     python.chmod(0o755)
-    engine = Docmentor(tmp_path / "index")
-    try:
-        return generate(
-            engine,
-            library=library,
-            docs_path=tmp_path / "lib" / "docs",
-            out=tmp_path / "out",
-            search_paths=[tmp_path / "lib"],
-            embeddings=False,
-            python=str(python),
-            validate=True,
-            version="1.0",
-        )
-    finally:
-        engine.close()
+    return generated(tmp_path, library, python=str(python), validate=True, version="1.0")
 
 
 def test_doctest_sessions_are_the_earlier_sessions_of_the_same_docstring() -> None:
