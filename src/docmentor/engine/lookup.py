@@ -3,6 +3,7 @@ assembly's candidates, and a document found by reference, paged or excerpted."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -20,6 +21,8 @@ from docmentor.search.ranking import excerpts, rank_hits
 from docmentor.search.semantic import counts, vector_model
 from docmentor.store.docs import documents_by_path
 from docmentor.store.rows import StoredDoc
+
+_LEADING_DIRS = re.compile(r"^(?:\.{1,2}/|/)+")
 
 #: ``excerpt``'s ranges (lowest, highest), a value outside clamped: passages, and characters
 #: around a match
@@ -234,15 +237,7 @@ class Lookup(Embedding):
         """The one document of ``source`` whose path ends with ``path`` at a folder boundary
         (``customizing.md`` for an llms.txt source's ``/docs/customizing.md``); an error naming
         them when several do; None when none does."""
-        bare = path.strip()
-        while bare.startswith(("./", "../", "/")):  # not `.github/…`'s dot
-            bare = (
-                bare.removeprefix("../")
-                if bare.startswith("../")
-                else bare[1:]
-                if bare[0] == "/"
-                else bare[2:]
-            )
+        bare = _LEADING_DIRS.sub("", path.strip())  # ./, ../ and /, not `.github/…`'s dot
         if not bare or is_url(bare):
             return None
         tail = "/" + bare
