@@ -427,3 +427,23 @@ def test_a_const_naming_a_static_or_an_instances_method_is_a_function(tmp_path: 
     assert by_id["fx.bound"].kind == "function"
     assert by_id["fx.other"].kind == "attribute"  # Math's, not the library's
     assert by_id["fx.number"].signature == "number(params?: string): ZodNumber"  # an arrow field
+
+
+def test_an_underscored_export_is_a_helper(tmp_path: Path) -> None:
+    """zod exports ``_optional`` and ``_parseAsync`` beside ``optional`` and ``parseAsync``:
+    by the convention a leading underscore marks, they are the library's building blocks, so
+    the surface marks them internal helpers (find_api and README.LLM weigh them less), unless a
+    path without the underscore exports them too."""
+    (tmp_path / "api.ts").write_text(
+        "/** Make a schema optional. */\nexport function _optional(x: string): string {\n  return x\n}\n"
+        "/** Make a schema optional. */\nexport function optional(x: string): string {\n  return _optional(x)\n}\n"
+        "/** Parse. */\nexport function _parse(x: string): string {\n  return x\n}\n",
+        encoding="utf-8",
+    )
+    (tmp_path / "index.ts").write_text(
+        'export * from "./api"\nexport { _parse as parse2 } from "./api"\n', encoding="utf-8"
+    )
+    by_id = {e.api_id: e for e in load_source_api(tmp_path, library="fx")}
+    assert by_id["fx.api._optional"].internal == "helper"
+    assert by_id["fx.api.optional"].internal is None
+    assert by_id["fx.api._parse"].internal is None  # also exported as `parse2`

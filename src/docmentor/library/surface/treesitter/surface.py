@@ -45,7 +45,20 @@ def _finish(c: Collector, language: SourceLanguage) -> list[ApiEntry]:
     if language in ("typescript", "javascript"):
         _callable_consts(c, classes)
     _add_aliases(c)
+    if language in ("typescript", "javascript"):
+        _underscored_helpers(c)
     return list(c.entries.values())
+
+
+def _underscored_helpers(c: Collector) -> None:
+    """A module-level name that starts with ``_`` under every path it is exported by (zod's
+    ``_optional``, ``_parseAsync``) is a helper by the language's convention, as a Python
+    module's ``_name`` is: the library's own building block, not what its users call. Class
+    members so named are not collected at all."""
+    for e in c.entries.values():
+        underscored = e.name.startswith("_") and all(a.rsplit(".", 1)[-1].startswith("_") for a in e.aliases)
+        if underscored and e.parent is None and e.internal is None:
+            e.internal = "helper"
 
 
 # `const stringType = ZodString.create`, `export const produce = immer.produce(.bind(immer))`
