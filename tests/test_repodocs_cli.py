@@ -147,6 +147,8 @@ def test_status_and_show_read_a_tree_written_without_a_model_with_or_without_an_
     assert status["units"] == {"total": len(units), "done": len(units), "failed": 0, "pending": 0}
     text = any_cli.ok("repo-docs", "status", str(repo), "--out", str(out))
     assert f"{len(units)} units documented without a model in {out}" in text
+    assert "code: unchanged since it was documented" in text
+    assert status["code"] == {"current": True, "changed": [], "added": [], "removed": []}
     shown = any_cli.ok("repo-docs", "show", "shop.util.clamp", "--path", str(repo), "--out", str(out))
     assert "## Signature" in shown and "clamp(" in shown
     row = any_cli.json("repo-docs", "show", "shop.util.clamp", "--path", str(repo), "--out", str(out))
@@ -207,6 +209,39 @@ def test_generate_with_a_model_then_status_and_show(model_run: tuple[Cli, str], 
     assert row["claims"] == ["shop.util.clamp exists."] and row["model"] == "scripted"
     err = cli.fails("repo-docs", "show", "shop.util.clam", "--path", str(repo))
     assert "no unit 'shop.util.clam'" in err and "did you mean shop.util.clamp" in err
+    assert status["code"]["current"] and "code: unchanged" in text
+
+
+@pytest.mark.parametrize("mode", ["model", "no_model"])
+def test_status_says_which_units_changed_since_they_were_documented(
+    mode: str, cli: Cli, repo: Path, openai_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Code edited after the documentation was written: status names the units changed, added
+    and removed (what the next generate documents again), by the tree's or the run's hashes."""
+    if mode == "model":
+        generate_with_the_model(cli, repo, openai_server, monkeypatch)
+    else:
+        cli.ok("repo-docs", "generate", str(repo), "--no-register")
+    util = repo / "shop" / "util.py"
+    text = util.read_text(encoding="utf-8")
+    text = text.replace("return round(x, 2)", "return round(x, 3)")
+    text = text.replace(
+        "def logged(fn):", "def twice(x: float) -> float:\n    return 2 * x\n\n\ndef logged(fn):"
+    )
+    util.write_text(text, encoding="utf-8")
+    (repo / "shop" / "pricing.py").unlink()
+    status = cli.json("repo-docs", "status", str(repo))
+    assert status["mode"] == mode
+    code = status["code"]
+    assert not code["current"]
+    assert "shop.util.round2" in code["changed"] and "shop.util.clamp" not in code["changed"]
+    assert "shop.util" in code["changed"]  # a module's hash is its whole text
+    assert code["added"] == ["shop.util.twice"]
+    assert "shop.pricing" in code["removed"]
+    shown = cli.ok("repo-docs", "status", str(repo))
+    assert "code changed since it was documented:" in shown and "added: shop.util.twice" in shown
+    how = "generate --update" if mode == "model" else "generate writes the tree again"
+    assert how in shown
 
 
 def test_show_defaults_to_the_current_folder(

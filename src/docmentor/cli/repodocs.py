@@ -289,20 +289,23 @@ def repodocs_status(
 ) -> None:
     """The latest documentation of the repository at PATH: the agent's latest run in the index
     (units done, pending and failed, tokens, the unit being worked on, finished or not), or the
-    tree under --out when it was written later without a model."""
+    tree under --out when it was written later without a model; and whether the code changed
+    since it was documented (units changed, added and removed)."""
     from docmentor import repo_docs_progress, repo_run_status
 
     root = _folder(path)
     with _latest_engine() as engine:
-        progress = repo_docs_progress(engine, root, out)
+        progress = repo_docs_progress(engine, root, out, check_code=True)
         run = repo_run_status(engine.store, root) if engine is not None and progress.mode == "model" else None
+    code = progress.code.to_dict() if progress.code is not None else None
     if run is None:
         if as_json:
             emit(progress.to_dict())
         else:
             print(f"{root}: {progress.total} units documented without a model in {progress.out}")
+            _print_code_changes(code, "repo-docs generate writes the tree again")
         return
-    data = {"mode": "model", **run.to_dict()}
+    data = {"mode": "model", **run.to_dict(), "code": code}
     if as_json:
         emit(data)
         return
@@ -320,6 +323,22 @@ def repodocs_status(
     )
     if data["current_unit"] and not run.finished:
         print(f"last unit started: {data['current_unit']}")
+    _print_code_changes(code, "repo-docs generate --update documents them again")
+
+
+def _print_code_changes(code: dict[str, Any] | None, how: str) -> None:
+    if code is None:
+        return
+    if code["current"]:
+        print("code: unchanged since it was documented")
+        return
+    parts = [f"{len(code[k])} {k}" for k in ("changed", "added", "removed") if code[k]]
+    print(f"code changed since it was documented: {', '.join(parts)} unit(s) ({how})")
+    for kind in ("changed", "added", "removed"):
+        ids = code[kind]
+        if ids:
+            more = f", … {len(ids) - 5} more (--json lists them)" if len(ids) > 5 else ""
+            print(f"  {kind}: {', '.join(ids[:5])}{more}")
 
 
 @repodocs_app.command("show", short_help="Print one unit's document from the latest documentation.")

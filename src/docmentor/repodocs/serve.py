@@ -18,14 +18,17 @@ from docmentor.errors import NotFoundError, UsageError
 from docmentor.repodocs.generate import DEFAULT_OUT, RepoDocsResult
 from docmentor.repodocs.output import JSON_NAME
 from docmentor.repodocs.runs import repo_run_status, repo_unit_document
+from docmentor.store import repomem
 
 if TYPE_CHECKING:
     from docmentor.engine import Docmentor
 
 __all__ = [
+    "CodeChanges",
     "RepoDocsProgress",
     "RepoDocsSource",
     "RepoDocsUnit",
+    "code_changes",
     "register_repo_docs",
     "repo_docs_progress",
     "repo_docs_source_name",
@@ -102,6 +105,8 @@ class RepoDocsProgress:
     tokens: int
     current_unit: str | None
     out: str | None
+    # the code as it is now against the code documented (None: not compared)
+    code: CodeChanges | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -114,7 +119,43 @@ class RepoDocsProgress:
             "tokens": self.tokens,
             "current_unit": self.current_unit,
             "out": self.out,
+            "code": None if self.code is None else self.code.to_dict(),
         }
+
+
+@dataclass(frozen=True)
+class CodeChanges:
+    """The units whose code changed since it was documented, the units added since and the
+    units documented that are gone: what ``repo-docs generate`` would document again."""
+
+    changed: tuple[str, ...]
+    added: tuple[str, ...]
+    removed: tuple[str, ...]
+
+    @property
+    def current(self) -> bool:
+        return not (self.changed or self.added or self.removed)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "current": self.current,
+            "changed": list(self.changed),
+            "added": list(self.added),
+            "removed": list(self.removed),
+        }
+
+
+def code_changes(root: Path, documented: dict[str, str]) -> CodeChanges:
+    """The repository's units now (read as generate reads them) against ``documented`` (unit
+    id → the content hash of the code its document was written from)."""
+    from docmentor.repodocs.python_units import read_repository
+
+    now = {unit_id: unit.content_hash for unit_id, unit in read_repository(root).units().items()}
+    return CodeChanges(
+        tuple(sorted(u for u, h in now.items() if u in documented and documented[u] != h)),
+        tuple(sorted(now.keys() - documented.keys())),
+        tuple(sorted(documented.keys() - now.keys())),
+    )
 
 
 @dataclass(frozen=True)
@@ -137,23 +178,36 @@ class RepoDocsUnit:
         }
 
 
-def repo_docs_progress(engine: Docmentor | None, root: Path, out: Path | None = None) -> RepoDocsProgress:
+def repo_docs_progress(
+    engine: Docmentor | None, root: Path, out: Path | None = None, *, check_code: bool = False
+) -> RepoDocsProgress:
     """The latest documentation of the repository at ``root`` (the tree under ``out``,
     default ``root/.docmentor-docs``, or the agent's latest run in the index of ``engine``;
-    None: no index, the tree alone): NotFoundError when there is none."""
+    None: no index, the tree alone): NotFoundError when there is none. ``check_code``: also
+    compare the code as it is now with the code documented (``code``: it reads the whole
+    repository, a second or a few for a large one)."""
     root = root.resolve()
     tree, status = _latest(engine, root, out)
     if status is not None:
+        assert engine is not None
         p = status.progress
+        code = None
+        if check_code:
+            rows = repomem.units(engine.store, status.run.id)
+            code = code_changes(root, {r.unit_id: r.content_hash for r in rows})
         return RepoDocsProgress(
             str(root), "model", status.run.id, status.run.status, status.finished,
-            p.total, p.committed, p.failed, p.pending, p.tokens, p.current_unit, None,
+            p.total, p.committed, p.failed, p.pending, p.tokens, p.current_unit, None, code,
         )  # fmt: skip
     assert tree is not None
     units = _tree_units(tree)
     n = len(units)
+    code = None
+    if check_code:
+        documented = {str(u.get("id")): str(u.get("hash")) for u in units if u.get("id") is not None}
+        code = code_changes(root, documented)
     return RepoDocsProgress(
-        str(root), "no_model", None, "finished", True, n, n, 0, 0, 0, None, str(tree.parent)
+        str(root), "no_model", None, "finished", True, n, n, 0, 0, 0, None, str(tree.parent), code
     )
 
 
