@@ -676,7 +676,7 @@ def test_many_missing_includes_are_summed_up_with_what_to_do(
     (project / "docs" / "src").mkdir(parents=True)
     (project / "snippets").mkdir()
     (project / "snippets" / "a.py").write_text("print('a')\n", encoding="utf-8")
-    (project / "mkdocs.yml").write_text("docs_dir: docs/src\n", encoding="utf-8")
+    (project / "mkdocs.yml").write_text("docs_dir: docs\n", encoding="utf-8")  # a part of the docs added
     lines = "".join(f'--8<-- "snippets/a.py"\n\ntext {i}\n\n' for i in range(8))
     (project / "docs" / "src" / "page.md").write_text("# Page\n\n" + lines, encoding="utf-8")
     cli = Cli(tmp_path / "index", capsys)
@@ -689,12 +689,35 @@ def test_many_missing_includes_are_summed_up_with_what_to_do(
         for w in warnings[:5]
     )
     assert warnings[5] == (
-        "warning: … and 3 more includes not found; this folder is inside a MkDocs project: "
+        "warning: … and 3 more includes not read (not found, or outside the folders it may read); "
+        "this folder is inside a MkDocs project: "
         f"add it with --base-path {project.resolve()}"
     )
     rc, out, err = cli("add", str(project / "docs" / "src"), "--name", "p", "--base-path", str(project))
     assert (rc, err) == (0, "")
     assert "print('a')" in cli.ok("get", "p:page.md")
+    # the project's docs_dir itself: its includes are read from the project, nothing to pass
+    rc, out, err = cli("add", str(project / "docs"), "--name", "whole")
+    assert (rc, err) == (0, "")
+    assert "print('a')" in cli.ok("get", "whole:src/page.md")
+
+
+def test_includes_refused_as_outside_are_summed_up_too(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A docs folder whose includes all lead out of it (typer's 250 ``{!../docs_src/…!}`` when
+    its project is not known): five warnings, then one line with the count and what to do."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (tmp_path / "docs_src").mkdir()
+    lines = "".join(f"{{!../docs_src/app{i}.py!}}\n\ntext {i}\n\n" for i in range(8))
+    (docs / "page.md").write_text("# Page\n\n" + lines, encoding="utf-8")
+    rc, _, err = Cli(tmp_path / "index", capsys)("add", str(docs))
+    assert rc == 0, err
+    warned = err.splitlines()
+    assert len(warned) == 6, warned
+    assert all("include refused: path escapes the docs root" in w for w in warned[:5])
+    assert warned[5].startswith("warning: … and 3 more includes not read") and "--base-path" in warned[5]
 
 
 def test_griffes_analysis_notes_stay_quiet_unless_debugging(

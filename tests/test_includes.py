@@ -698,6 +698,30 @@ def test_mdx_include_uses_the_mkdocs_base_path(tmp_path: Path) -> None:
     assert (result.text, result.warnings) == ("body = 1\n", [])
 
 
+def test_a_docs_folder_added_alone_reads_includes_from_its_mkdocs_project(tmp_path: Path) -> None:
+    """Typer's layout, with ``docs/`` added rather than the project: its mkdocs.yml (one folder
+    up, ``docs_dir`` the default ``docs``) makes the project folder a base, as MkDocs reads the
+    includes from there. Nothing else above is read: not a folder the project's mkdocs.yml does
+    not name as its docs, nor a file outside the project."""
+    from docmentor.sources.local import mkdocs_project, scan_folder
+
+    write(tmp_path, "typer/mkdocs.yml", "markdown_extensions:\n  - mdx_include:\n      base_path: docs\n")
+    write(tmp_path, "typer/docs_src/app.py", "import typer\n")
+    write(tmp_path, "typer/docs/options.md", "# Options\n\n{!../docs_src/app.py!}\n\n{!../../secret.txt!}\n")
+    write(tmp_path, "secret.txt", "password\n")
+    write(tmp_path, "typer/other/page.md", "# Page\n\n{!../docs_src/app.py!}\n")
+    assert mkdocs_project(tmp_path / "typer" / "docs") == (tmp_path / "typer").resolve()
+    assert mkdocs_project(tmp_path / "typer" / "other") is None
+    scan = scan_folder(tmp_path / "typer" / "docs")
+    (doc,) = scan.documents
+    assert "import typer" in doc.content and "password" not in doc.content
+    assert len(scan.warnings) == 1 and "secret.txt" in scan.warnings[0] and "escapes" in scan.warnings[0]
+    other = scan_folder(tmp_path / "typer" / "other")
+    assert "import typer" not in other.documents[0].content and "escapes" in other.warnings[0]
+    write(tmp_path, "typer/mkdocs.yml", "docs_dir: site-docs\n")  # the project's docs are elsewhere
+    assert mkdocs_project(tmp_path / "typer" / "docs") is None
+
+
 def test_mdx_include_line_slices_follow_rcslice(root: Path) -> None:
     write(root, "n.txt", "".join(f"n{k}\n" for k in range(1, 7)))
     assert run(root, "a.md", "{! n.txt [ln:2-3] !}\n").text == "n2\nn3\n"

@@ -146,4 +146,5 @@ def test_includes_not_found_for_a_reason_are_capped_like_the_others(
     warned = err.splitlines()
     assert len(warned) == 6, warned
     assert sum("include not found (" in w for w in warned[:5]) == 2
-    assert warned[5].startswith("warning: … and 3 more includes not found; if they are relative")
+    assert warned[5].startswith("warning: … and 3 more includes not read (not found, or outside the folders")
+    assert "; if they are relative" in warned[5]

@@ -67,7 +67,10 @@ def _warn(report: RefreshReport, target: str | None = None) -> None:
         print(f"warning: {w}", file=sys.stderr)
     if said.more_missing_includes:
         more = said.more_missing_includes
-        print(f"warning: … and {more} more includes not found{said.include_hint}", file=sys.stderr)
+        print(
+            f"warning: … and {more} more includes not read (not found, or outside the folders it may read){said.include_hint}",
+            file=sys.stderr,
+        )
     for path, err in said.failed:
         print(f"warning: {path}: {err}", file=sys.stderr)
     if said.more_failed:  # a 429 storm on a big site: not a thousand lines

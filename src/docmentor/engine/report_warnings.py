@@ -14,7 +14,7 @@ from docmentor.sources.mkdocs import mkdocs_bases
 @dataclass(frozen=True, slots=True)
 class ReportWarnings:
     """What to tell a reader about one refresh report, in this order: ``warnings``; then,
-    when ``more_missing_includes``, that many more includes not found and ``include_hint``;
+    when ``more_missing_includes``, that many more includes not read (not found, or refused: outside) and ``include_hint``;
     then ``failed`` (path, error); then, when ``more_failed``, that many more documents that
     could not be read."""
 

@@ -35,12 +35,16 @@ SECTION_MARKER = re.compile(
 
 #: the problem of an include whose file is not found (``locate``), as its warnings say it
 NOT_FOUND = "include not found"
-# a warning "FILE:LINE: include not found: RAW" or "FILE:LINE: include not found (REASON): RAW"
-_NOT_FOUND_WARNING = re.compile(rf": {NOT_FOUND}(?: \([^()\n]*\))?: ")
+#: the problem of an include whose path leads out of the folders a source may read
+ESCAPES = "include refused: path escapes the docs root"
+# a warning "FILE:LINE: include not found: RAW", "FILE:LINE: include not found (REASON): RAW"
+# or "FILE:LINE: include refused: path escapes the docs root: RAW"
+_NOT_FOUND_WARNING = re.compile(rf": (?:{NOT_FOUND}(?: \([^()\n]*\))?|{ESCAPES}): ")
 
 
 def is_missing_include(warning: str) -> bool:
-    """Whether a scan's warning is about an include whose file was not found (either form)."""
+    """Whether a scan's warning is about an include whose file was not read: not found (either
+    form), or outside the folders the source may read (``--base-path`` adds one)."""
     return _NOT_FOUND_WARNING.search(warning) is not None
 
 
@@ -357,7 +361,7 @@ class IncludeReader:
             except (OSError, RuntimeError) as exc:  # a name too long, a symlink loop: not this base
                 unusable = unusable or str(getattr(exc, "strerror", None) or exc)
         if escaped:
-            return "include refused: path escapes the docs root"
+            return ESCAPES
         return f"{NOT_FOUND} ({unusable})" if unusable else NOT_FOUND
 
     def open(self, raw: str, at: At, kind: _Kind, *, check_cycle: bool = True) -> _Opened | None:

@@ -118,7 +118,9 @@ def scan_folder(
             (or ``base_dirs``) is read.
         max_bytes: Files (and include targets) larger than this are skipped.
         base_dirs: Extra folders for snippet paths; MkDocs ``base_path`` settings found
-            in ``mkdocs.yml`` are added when they lie inside ``root``.
+            in ``mkdocs.yml`` are added when they lie inside ``root``. When ``root`` is the
+            ``docs_dir`` of an ``mkdocs.yml`` one or two folders up (:func:`mkdocs_project`),
+            that project's folder is a base too, as MkDocs reads includes from it.
         use_gitignore: Honour ``.gitignore`` files (``.docmentorignore`` always is).
         suffixes: File name endings that are documents (case-insensitive).
         max_included_bytes: What includes may add to all documents together (characters);
@@ -133,7 +135,11 @@ def scan_folder(
             f"not a folder: {root}", hint="pass the path of a folder of documentation"
         )
     real_root = root.resolve()
-    bases = list(dict.fromkeys([*(b.resolve() for b in base_dirs), *mkdocs_base_dirs(real_root)]))
+    project = mkdocs_project(real_root)
+    project_bases = [project, *mkdocs_base_dirs(project)] if project is not None else []
+    bases = list(
+        dict.fromkeys([*(b.resolve() for b in base_dirs), *mkdocs_base_dirs(real_root), *project_bases])
+    )
     scan = LocalScan()
     files = _walk(real_root, scan, use_gitignore=use_gitignore, suffixes=suffixes)
     cache = IncludeCache()
@@ -394,6 +400,28 @@ def markdown_extensions(config: object) -> list[tuple[str, dict[Any, Any]]]:
         elif isinstance(entry, dict):
             found.extend((str(name), conf if isinstance(conf, dict) else {}) for name, conf in entry.items())
     return found
+
+
+def mkdocs_project(docs: Path) -> Path | None:
+    """The folder of the MkDocs project whose documentation folder ``docs`` is: an
+    ``mkdocs.yml`` in its parent or grandparent whose ``docs_dir`` (default ``docs``) is
+    ``docs``. Its includes (``{!../docs_src/app.py!}``) read files of the project outside
+    ``docs``, as MkDocs does when it builds the site; no other folder above is read."""
+    real = docs.resolve()
+    for folder in list(real.parents)[:2]:
+        config_file = next(
+            (folder / n for n in ("mkdocs.yml", "mkdocs.yaml") if (folder / n).is_file()), None
+        )
+        if config_file is None:
+            continue
+        try:
+            config = load_yaml(config_file.read_text(encoding="utf-8", errors="replace")[:1_000_000])
+        except OSError:
+            return None
+        docs_dir = config.get("docs_dir") if isinstance(config, dict) else None
+        name = docs_dir.strip() if isinstance(docs_dir, str) and docs_dir.strip() else "docs"
+        return folder if (folder / name).resolve() == real else None
+    return None
 
 
 def mkdocs_base_dirs(root: Path) -> list[Path]:
