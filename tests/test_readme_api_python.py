@@ -769,6 +769,7 @@ def test_a_class_a_decorator_makes_has_its_fields_or_an_unknown_signature(tmp_pa
     assert api.by_id["pkg.Timeout"].signature == "Timeout(...)"  # attrs makes __init__: unknown
     assert api.by_id["pkg.Point"].signature == "Point(x: int, y: int = 0)"  # griffe reads dataclasses
     assert api.by_id["pkg.Plain"].signature == "Plain()"
+    assert api.by_id["pkg.Lock"].signature == "Lock(*, a: int, b: str = 'x')"
 
 
 def test_a_class_built_by_new_has_its_parameters(tmp_path: Path) -> None:
@@ -2083,3 +2084,79 @@ def test_a_class_whose_bases_in_the_package_take_nothing_is_called_with_nothing(
     sigs = {e.name: e.signature for e in s.entries if e.kind == "class"}
     assert sigs["NoneAlgorithm"] == "NoneAlgorithm()" and sigs["Err"] == "Err(...)"
     assert sigs["User"] == "User(...)" and sigs["Token"] == "Token(value)"  # what its __new__ takes
+
+
+def test_an_attrs_class_takes_its_fields_as_parameters(tmp_path: Path) -> None:
+    """attrs writes the ``__init__`` of a decorated class from its fields, which static
+    analysis never sees: trio's ``CancelScope`` showed ``CancelScope(...)``. The fields are
+    read as attrs reads them: annotated ones under ``define`` (not a ``ClassVar``), every
+    ``attr.ib`` / ``attrs.field``, ``init=False`` left out, a leading underscore dropped, an
+    ``alias``, ``kw_only`` ones last, a factory's call as the default, a base's fields first."""
+    api = surface(
+        tmp_path,
+        {
+            "pkg/__init__.py": """
+                from typing import ClassVar
+
+                import attr
+                import attrs
+                from attrs import define, field
+
+                __all__ = ["Scope", "Old", "Child", "Frozen", "NoInit", "Plain", "Lock"]
+
+                @attrs.define(eq=False)
+                class Scope:
+                    \"\"\"A scope.\"\"\"
+
+                    name: str
+                    _deadline: float = attrs.field(default=1.0, kw_only=True)
+                    items: list = attrs.field(factory=list)
+                    count: int = attrs.field(default=0, init=False)
+                    limit: ClassVar[int] = 3
+
+                    def __attrs_post_init__(self) -> None:
+                        self.extra = 1
+
+                @attr.s
+                class Old:
+                    p = attr.ib()
+                    q = attr.ib(default=1, alias="qq")
+                    r: int = 5  # not a field: attr.s reads only attr.ib without auto_attribs
+
+                @define
+                class Child(Scope):
+                    size: int = field(default=2)
+
+                @attrs.frozen(kw_only=True)
+                class Frozen:
+                    a: int
+                    b: str = "x"
+
+                @attrs.define(init=False)
+                class NoInit:
+                    a: int
+
+                class Plain:
+                    a: int = 1
+
+                class Lock(Frozen):  # not decorated: attrs' __init__ of its base
+                    pass
+            """,
+        },
+    )
+    assert (
+        api.by_id["pkg.Scope"].signature == "Scope(name: str, items: list = list(), *, deadline: float = 1.0)"
+    )
+    assert [(p.name, p.required) for p in api.by_id["pkg.Scope"].parameters] == [
+        ("name", True),
+        ("items", False),
+        ("deadline", False),
+    ]
+    assert api.by_id["pkg.Old"].signature == "Old(p, qq=1)"
+    assert api.by_id["pkg.Child"].signature == (
+        "Child(name: str, items: list = list(), size: int = 2, *, deadline: float = 1.0)"
+    )
+    assert api.by_id["pkg.Frozen"].signature == "Frozen(*, a: int, b: str = 'x')"
+    assert api.by_id["pkg.NoInit"].signature == "NoInit(...)"  # no __init__ of attrs': unknown
+    assert api.by_id["pkg.Plain"].signature == "Plain()"
+    assert api.by_id["pkg.Lock"].signature == "Lock(*, a: int, b: str = 'x')"

@@ -14,6 +14,7 @@ import griffe
 
 from docmentor.library.models import ApiEntry, ApiParameter, ApiReturn
 from docmentor.library.surface import deprecation
+from docmentor.library.surface.api_python_attrs import attrs_parameters
 from docmentor.library.surface.api_python_docs import parse_docstring
 from docmentor.library.surface.docstrings import summary as _summary
 
@@ -464,8 +465,12 @@ def _plain_entry(obj: Any) -> ApiEntry:
                 common["init_docstring"] = init.docstring.value
                 common["init_docstring_line"] = _docstring_line(init.docstring)
             signature = _signature(obj.name, params, None)
+        elif init is None and (fields := attrs_parameters(obj)) is not None:
+            # attrs writes the __init__ from the fields (trio's CancelScope, StapledStream)
+            params = fields
+            signature = _signature(obj.name, params, None)
         else:  # unknown when inherited from outside the package, compiled without a signature,
-            # or made by a class decorator (@attr.s, @dataclass: the fields are its parameters)
+            # or made by a class decorator (@dataclass: the fields are its parameters)
             params = []
             plain = (
                 init is None
