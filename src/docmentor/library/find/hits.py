@@ -24,18 +24,19 @@ class ApiHit:
     def to_dict(self, rank: int) -> dict[str, Any]:
         e = self.entry
         details = self.details if self.details is not None else api_details(e)
+        path = import_path(e.api_id, e.aliases)
         return {
             "rank": rank,
             "api_id": e.api_id,
             "library": self.library,
-            "signature": e.signature,
+            "signature": called_signature(e, path),
             "description": details["description"],
             "relevance": round(self.relevance, 4),
             "importance": round(e.importance_score, 4),
             "score": round(self.score, 4),
             "signals": dict(self.signals),
             "aliases": list(e.aliases),
-            "import_path": import_path(e.api_id, e.aliases),
+            "import_path": path,
             "variants": list(self.variants),
             "kind": e.kind,
             "parameters": [dict(p) for p in details["parameters"]],
@@ -43,6 +44,21 @@ class ApiHit:
             "examples": list(e.examples[:3]),
             "deprecated": details["deprecated"],
         }
+
+
+def called_signature(e: ApiEntry, path: str) -> str:
+    """The signature under the name users call it by: a function defined as
+    ``to_thread_run_sync`` and exported only as ``trio.to_thread.run_sync`` shows
+    ``run_sync(…)``, so that an agent never calls the private name. A signature that does not
+    start with the defined name (another language's declaration) is left as it is."""
+    called = path.rsplit(".", 1)[-1]
+    if called == e.name or not called.isidentifier():
+        return e.signature
+    prefix = "async " if e.signature.startswith("async ") else ""
+    rest = e.signature[len(prefix) :]
+    if rest.startswith((e.name + "(", e.name + "[")):
+        return prefix + called + rest[len(e.name) :]
+    return e.signature
 
 
 def api_details(e: ApiEntry) -> dict[str, Any]:
