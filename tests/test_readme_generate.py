@@ -1094,6 +1094,22 @@ def test_roles_with_long_runs_of_spaces_are_read_in_linear_time() -> None:
     assert plain(f":x:`a{spaces}b <c>`") == f"a{spaces}b"
 
 
+def test_sphinx_default_role_references_show_as_sphinx_renders_them() -> None:
+    """trio's docs set ``default_role = "obj"``, so its docstrings write references in single
+    backticks: ```~trio.CancelScope.shield``` shows ```shield```, ```SendChannel.send
+    <trio.abc.SendChannel.send>``` its title; a code span that is neither stays, in linear time."""
+    from docmentor.library.surface.docstrings import display
+
+    assert display("Set `~trio.CancelScope.shield` or `~trio.sleep()`.") == "Set `shield` or `sleep()`."
+    assert display("Call `SendChannel.send <trio.abc.SendChannel.send>` first.") == (
+        "Call `SendChannel.send` first."
+    )
+    for kept in ("`x < y`", "``~pkg.name``", "`a <b c>`", "`~`"):
+        assert display(f"a {kept} b") == f"a {kept if not kept.startswith('``') else kept[1:-1]} b"
+    many = "`~" + "a." * 200_000 + " and `t " + "<a." * 200_000  # no span closes: nothing to show
+    assert display(many) == many
+
+
 def test_a_knowledge_base_of_the_previous_format_loads_and_a_newer_one_is_refused(
     kb: KnowledgeBase, tmp_path: Path
 ) -> None:

@@ -201,6 +201,8 @@ def display(text: str) -> str:
     text = references(text)
     if "`][" in text:
         text = _CODE_AUTOREF.sub(r"\1", text)
+    if "`~" in text or ">`" in text:  # Sphinx's default role: `~pkg.Class.attr`, `title <pkg.target>`
+        text = _DEFAULT_ROLE_TARGET.sub(r"`\1`", _DEFAULT_ROLE_SHORT.sub(r"`\1`", text))
     text = outside_code(text, _prose_markup)
     return _LITERAL.sub(r"`\1`", text) if "``" in text else text
 
@@ -241,6 +243,11 @@ _AUTOREF = re.compile(r"(?<![\w\])])\[([^\[\]\n]+)\]\[([\w.]*)\]")
 # read whole, before the text is split at its code spans
 _CODE_AUTOREF = re.compile(r"(?<![\w\])])\[(`[^`\[\]\n]+`)\]\[[\w.]*\]")
 _IDENTIFIER = re.compile(r"^[A-Za-z_][\w.]*(?:\(\))?$")
+# A docstring written for Sphinx's default role (trio sets `default_role = "obj"`): a single
+# backtick span that is `~dotted.name` shows its last part, one that is `title <dotted.name>`
+# its title, as Sphinx renders them; no Markdown code span is written so
+_DEFAULT_ROLE_SHORT = re.compile(r"(?<!`)`~(?:[A-Za-z_]\w*\.)*([A-Za-z_]\w*(?:\(\))?)`(?!`)")
+_DEFAULT_ROLE_TARGET = re.compile(r"(?<!`)`([^`<>\n]*[^`<>\s]) <[A-Za-z_][\w.]*>`(?!`)")
 
 
 def _autoref(m: re.Match[str]) -> str:
