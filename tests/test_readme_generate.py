@@ -1110,6 +1110,21 @@ def test_sphinx_default_role_references_show_as_sphinx_renders_them() -> None:
     assert display(many) == many
 
 
+def test_a_sentence_the_left_out_code_interrupted_is_left_out_with_it() -> None:
+    """trio.run's docstring: "Calling:: <code> is the equivalent of:: <code> except that run
+    can …". With the code left out, its lowercase continuations would read "… and return the
+    result. except that run can …": they go with the code; the next sentence stays."""
+    from docmentor.library.surface.docstrings import prose_paragraphs
+
+    doc = (
+        "Run an async function, and return the result.\n\nCalling::\n\n   run(f, *args)\n\n"
+        "is the equivalent of::\n\n   await f(*args)\n\nexcept that :func:`run` can only be called "
+        "from a\nsynchronous context.\n\nThis is the main entry point.\n\nFor example::\n\n"
+        "   run(main)\n\nIt returns what ``main`` returns.\n"
+    )
+    assert prose_paragraphs(doc) == ["This is the main entry point.", "It returns what `main` returns."]
+
+
 def test_a_knowledge_base_of_the_previous_format_loads_and_a_newer_one_is_refused(
     kb: KnowledgeBase, tmp_path: Path
 ) -> None:

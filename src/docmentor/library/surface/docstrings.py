@@ -298,7 +298,8 @@ def prose_paragraphs(docstring: str, *, skip_summary: bool = True) -> list[str]:
     ``.. code-block::``), admonitions, code examples, Markdown fences, ``::`` literal
     blocks and text laid out in columns, nor the short lead-in that announced them
     ("Usage:", "For example::"), nor a paragraph right after such code that opens by pointing
-    back at it ("Instead, …"). Parameters, returns and examples have their own places."""
+    back at it ("Instead, …") or goes on with the sentence the code interrupted (a lowercase
+    word: "except that …"). Parameters, returns and examples have their own places."""
     text = _LINK_DEFINITION.sub("", _without_fences(docstring.strip()))
     end = _SECTION.search(text)
     if end is not None:
@@ -336,6 +337,10 @@ def prose_paragraphs(docstring: str, *, skip_summary: bool = True) -> list[str]:
         line = " ".join(stripped.split())
         if after_code and _BACK_REFERENCE.match(line):
             continue  # "Instead, …", "The above …": it speaks of the code left out
+        if after_code and line[:1].islower():  # the sentence the code interrupted goes on:
+            # "Calling:: run(f) is the equivalent of:: await f() except that run …" (trio)
+            in_block = after_code = literal
+            continue
         after_code = literal
         if literal:
             in_block = True
