@@ -2160,3 +2160,60 @@ def test_an_attrs_class_takes_its_fields_as_parameters(tmp_path: Path) -> None:
     assert api.by_id["pkg.NoInit"].signature == "NoInit(...)"  # no __init__ of attrs': unknown
     assert api.by_id["pkg.Plain"].signature == "Plain()"
     assert api.by_id["pkg.Lock"].signature == "Lock(*, a: int, b: str = 'x')"
+
+
+def test_what_a_package_reexports_explicitly_from_another_is_its_api(tmp_path: Path) -> None:
+    """typer's ``__init__`` re-exports click's ``echo``, ``Exit``, ``confirm`` by the redundant
+    alias (``from click.utils import echo as echo``), and typer's users call ``typer.echo``:
+    those objects are typer's API, named where defined, with typer's path as alias, a class with
+    its members. A plain import of another package's name (``from ext.utils import helper``),
+    or one inside a function, is not a re-export."""
+    api = surface(
+        tmp_path,
+        {
+            "ext/__init__.py": "",
+            "ext/utils.py": """
+                def echo(message: str, err: bool = False) -> None:
+                    \"\"\"Print a message.\"\"\"
+
+                def helper() -> None:
+                    \"\"\"A helper.\"\"\"
+
+                class Exit(RuntimeError):
+                    \"\"\"Leave the program.\"\"\"
+
+                    def __init__(self, code: int = 0) -> None:
+                        self.exit_code = code
+
+                    def describe(self) -> str:
+                        return "exit"
+            """,
+            "cli/__init__.py": """
+                \"\"\"A CLI library.\"\"\"
+                from ext.utils import echo as echo
+                from ext.utils import Exit as Exit
+                from ext.utils import helper
+
+                from .main import run as run
+
+
+                def later():
+                    from ext.utils import helper as helper
+            """,
+            "cli/main.py": """
+                def run(fn) -> None:
+                    \"\"\"Run a function as a command.\"\"\"
+            """,
+        },
+        package="cli",
+    )
+    echo = api.by_alias["cli.echo"]
+    assert (echo.api_id, echo.kind, echo.signature) == (
+        "ext.utils.echo",
+        "function",
+        "echo(message: str, err: bool = False) -> None",
+    )
+    assert api.by_alias["cli.Exit"].signature == "Exit(code: int = 0)"
+    assert "ext.utils.Exit.describe" in api.by_id
+    assert "ext.utils.helper" not in api.by_id and "cli.helper" not in api.by_alias
+    assert "cli.main.run" in api.by_id

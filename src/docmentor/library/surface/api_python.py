@@ -189,7 +189,9 @@ def load_api(
     version: str | None = info.get("version")
     if version is None:
         version = static_version(root)
-    builder = Builder(root, loader.modules_collection, siblings)
+    explicit = explicit_reexports(root, {name.split(".")[0], *siblings})
+    _load_reexported(loader, {module.split(".")[0] for module, _ in explicit.values()})
+    builder = Builder(root, loader.modules_collection, siblings, frozenset(explicit))
     try:
         builder.build()
         builder.add_documented(documented)
@@ -235,6 +237,54 @@ def _mark_commands(builder: Builder, python: str | None, paths: list[str]) -> No
 
 
 MAX_ALIAS_RETRIES = 5  # packages loaded to resolve what a stub or re-export points at
+
+
+def explicit_reexports(root: Any, own: set[str]) -> dict[tuple[str, str], tuple[str, str]]:
+    """What the package's ``__init__`` re-exports explicitly from another distribution:
+    ``from click.termui import echo as echo`` (the redundant alias that says "re-exported", as
+    type checkers read it) or a name its ``__all__`` lists, imported absolutely from a package
+    not in ``own``. (package path, name) → (the module imported from, the name there). typer
+    users call ``typer.echo``, ``typer.Exit``, ``typer.confirm``: click's, published by typer."""
+    import ast
+
+    try:
+        path = root.filepath
+    except griffe.BuiltinModuleError:
+        return {}
+    if not isinstance(path, Path) or path.name not in ("__init__.py", "__init__.pyi"):
+        return {}
+    try:
+        tree = ast.parse(path.read_text(encoding="utf-8", errors="replace"))
+    except (OSError, SyntaxError, ValueError):
+        return {}
+    listed = set(root.exports or ())
+    found: dict[tuple[str, str], tuple[str, str]] = {}
+    for node in tree.body:  # module level only: not what a function or `if` imports
+        if not isinstance(node, ast.ImportFrom) or node.level or not node.module:
+            continue
+        if node.module.split(".")[0] in own:
+            continue
+        for alias in node.names:
+            public = alias.asname or alias.name
+            if alias.name != "*" and (alias.asname == alias.name or public in listed):
+                found[(root.path, public)] = (node.module, alias.name)
+    return found
+
+
+def _load_reexported(loader: griffe.GriffeLoader, packages: set[str]) -> None:
+    """Load the packages the library re-exports objects from, so that those resolve."""
+    for package in sorted(packages):
+        if package in loader.modules_collection.members:
+            continue
+        try:
+            loader.load(package)
+        except (
+            ImportError,
+            griffe.LoadingError,
+            griffe.AliasResolutionError,
+            griffe.CyclicAliasError,
+        ) as error:
+            logger.debug("could not load %s, which the library re-exports from: %s", package, error)
 
 
 def _import_name(package: str, installed: list[str]) -> str:

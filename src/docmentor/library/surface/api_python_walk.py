@@ -57,10 +57,20 @@ def all_modules(mod: Any) -> Iterator[Any]:
 
 
 class Builder:
-    def __init__(self, root: Any, collection: Any, siblings: Sequence[str] = ()) -> None:
+    def __init__(
+        self,
+        root: Any,
+        collection: Any,
+        siblings: Sequence[str] = (),
+        explicit: frozenset[tuple[str, str]] = frozenset(),
+    ) -> None:
         self.root = root
         self.top = root.path.split(".")[0]
         self.tops = {self.top, *siblings}  # the distribution's packages: APIs defined there count
+        # (module, name) the package re-exports explicitly from another distribution (typer's
+        # `from click.termui import echo as echo`): those objects (and their members) count
+        self.explicit = explicit
+        self.adopted: set[str] = set()  # the paths of such objects, once found
         self.collection = collection
         self.entries: dict[str, ApiEntry] = {}
         self.aliases: dict[str, set[str]] = {}
@@ -214,7 +224,14 @@ class Builder:
         return is_marker_class(cls, members, takes)
 
     def _inside(self, obj: Any) -> bool:
-        return bool(obj.path.split(".")[0] in self.tops)
+        path = obj.path
+        if path.split(".")[0] in self.tops:
+            return True
+        if not self.adopted:
+            return False
+        # an object re-exported explicitly from another distribution, or one of its members
+        parts = path.split(".")
+        return any(".".join(parts[:k]) in self.adopted for k in range(2, len(parts) + 1))
 
     def _add(self, obj: Any, public: str) -> bool:
         """Record ``public`` as a path to ``obj``; True the first time this pair is seen."""
@@ -283,6 +300,8 @@ class Builder:
             if member.is_alias and exports is None and not _is_init(mod) and not wildcard:
                 continue
             target = alias_target(member)
+            if target is not None and (mod.path, name) in self.explicit and not target.is_module:
+                self.adopted.add(target.path)
             if target is None or not self._inside(target):
                 continue
             path = f"{public}.{name}"
