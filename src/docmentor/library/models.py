@@ -91,6 +91,10 @@ class ApiEntry(_Model):
     # parameters; or one a decorator registers on a module-level application object that
     # runs it (`@app.command()`, typer): that object's class, the function as it is
     command: str | None = None
+    # defined in another distribution, which the library's __init__ re-exports explicitly
+    # (typer's `from click.utils import echo as echo`): the library's API by its alias; the
+    # defining package is no package of the library's
+    foreign: bool = False
 
 
 class ExecutionContext(_Model):

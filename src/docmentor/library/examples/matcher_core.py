@@ -99,8 +99,14 @@ class Resolver:
                 self.by_module.setdefault(".".join(parts[:-1]), []).append((parts[-1], e.api_id))
         # the library's top-level names, known on a page even when it never imports them:
         # Python's top-level packages, the JS namespace
+        # (not the package another distribution's re-exported objects are defined in: typer's
+        # `typer.echo` is click's, and `click.group` is no name typer should have)
         self.roots = (
-            {name.split(".")[0] for e in self.entries for name in (e.api_id, *e.aliases)}
+            {
+                name.split(".")[0]
+                for e in self.entries
+                for name in (*e.aliases, *(() if e.foreign else (e.api_id,)))
+            }
             if "python" in languages
             else {library}
         )

@@ -208,6 +208,9 @@ class Builder:
                 entry.returns.class_id = self._class_of(annotation, scope, entry.parent)
                 if entry.returns.class_id is None:
                     entry.returns.item_class_id = self._item_class_of(annotation, scope, entry.parent)
+        for api_id, entry in self.entries.items():
+            if api_id.split(".")[0] not in self.tops:  # adopted: re-exported from another distribution
+                entry.foreign = True
         return list(self.entries.values())
 
     def _is_marker(self, path: str) -> bool:
