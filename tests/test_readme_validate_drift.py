@@ -1082,3 +1082,29 @@ def test_a_server_still_running_at_the_timeout_is_not_run_here_but_a_hang_fails(
     assert (by_id["server"].error or "").startswith("not run here: still running when stopped")
     assert by_id["hang"].status == "failed" and hang.validated is False
     assert by_id["shown"].status == "passed" and shown.validated is True
+
+
+def test_a_command_line_program_without_arguments_or_input_is_not_run_here() -> None:
+    """typer's and click's docs are command-line programs: run bare, one stops with a usage
+    error (exit status 2: "Error: Missing command.") and one at a prompt meets the end of
+    input (click's "Aborted!", input()'s EOFError). Those need what a user gives them, not a
+    fix; an exception the program raises is still a failure."""
+    usage = example(
+        "import argparse\nparser = argparse.ArgumentParser()\nparser.add_argument('name')\n"
+        "print(parser.parse_args().name)\n",
+        example_id="usage",
+    )
+    prompt = example("name = input('Your name: ')\nprint(name)\n", example_id="prompt")
+    aborted = example(
+        "import sys\nprint('Password: Aborted!', file=sys.stderr)\nsys.exit(1)\n", example_id="abort"
+    )
+    broken = example("raise ValueError('boom')\n", example_id="broken")
+    report = validate_examples([usage, prompt, aborted, broken])
+    by_id = {r.example_id: r for r in report.results}
+    assert by_id["usage"].status == "skipped", by_id["usage"].error
+    assert (by_id["usage"].error or "").startswith(
+        "not run here: a command-line program that needs arguments"
+    )
+    assert by_id["prompt"].status == "skipped" and "prompt" in (by_id["prompt"].error or "")
+    assert by_id["abort"].status == "skipped"
+    assert by_id["broken"].status == "failed" and usage.validated is None and broken.validated is False

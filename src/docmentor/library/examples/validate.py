@@ -79,6 +79,11 @@ _NO_FILE = re.compile(r"^(?:FileNotFoundError|NotADirectoryError)(?::|\s|$)")
 # a write outside its folder (`/tmp/data`), which the sandbox keeps read-only
 _READ_ONLY = re.compile(r"^(?:[\w.]*\.)?(?:OSError|PermissionError): \[Errno 30\]")
 _TIMED_OUT = "timed out after "
+# a command-line program run with no arguments: exit status 2 is a usage error (argparse,
+# click, typer; an uncaught exception exits with 1), "Error: Missing command."
+_USAGE_ERROR = re.compile(r"\(exit code 2\)$")
+# a prompt that met the end of input (there is none here): click's "Aborted!", input()'s EOFError
+_NO_INPUT = re.compile(r"(?:^EOFError\b.*|Aborted!) \(exit code 1\)$")
 # code that runs until it is stopped: a server, a listener, a watcher, a signal handler, a loop
 # forever (linear: each alternative is a word's run of characters from a word boundary)
 _RUNS_UNTIL_STOPPED = re.compile(
@@ -455,9 +460,11 @@ def _awaits_at_top_level(source: str) -> bool:
 def not_run_here(error: str | None, library: str | None) -> str | None:
     """Why a failure is this machine's, not the example's: a module other than the library's
     is not installed, another host could not be reached, a file the reader would have is not
-    here, a write outside the example's folder met the sandbox's read-only filesystem, or the
+    here, a write outside the example's folder met the sandbox's read-only filesystem, the
     example still ran at the timeout (a server runs until it is stopped; the caller decides
-    whether the code is one). None: the example failed."""
+    whether the code is one), it is a command-line program that stopped with a usage error
+    (exit status 2: it needs arguments it was not given) or a prompt met the end of input.
+    None: the example failed."""
     if not error:
         return None
     if _GROUP_LINE.match(error):  # an exception group (an anyio task group's): by its one error
@@ -490,6 +497,10 @@ def not_run_here(error: str | None, library: str | None) -> str | None:
         return f"not run here: still running when stopped, as a server runs until it is ({error})"
     if error.startswith("docmentor-sandbox: "):
         return f"not run here: the sandbox could not be set up ({error})"
+    if _USAGE_ERROR.search(error):
+        return f"not run here: a command-line program that needs arguments, run without them ({error})"
+    if _NO_INPUT.search(error):
+        return f"not run here: waits for what a user types at a prompt ({error})"
     return None
 
 
