@@ -323,6 +323,31 @@ def test_importance_empty_and_synthetic() -> None:
     assert 0 < b.importance_score < a.importance_score <= 1
 
 
+def test_an_api_a_public_namespace_publishes_counts_by_that_path() -> None:
+    """trio defines ``to_thread_run_sync`` in the private ``trio._threads`` and publishes it as
+    ``trio.to_thread.run_sync``: the docs name it ``run_sync`` (its prose mentions count by
+    that name too), and the public namespace exports it as a top-level class exports its
+    members. An object of a public module that defines it (lancedb's ``lancedb.table.Table``)
+    or one no public path names is no namespace's export."""
+    published = ApiEntry(
+        api_id="p._threads.to_thread_run_sync",
+        aliases=["p.to_thread.run_sync"],
+        kind="function",
+        name="to_thread_run_sync",
+        description="Run a function in a thread.",
+    )
+    own_module = ApiEntry(api_id="p.table.Table", kind="class", name="Table", description="A table.")
+    hidden = ApiEntry(api_id="p._impl.helper_fn", kind="function", name="helper_fn", description="Help.")
+    counts = count_mentions(["Call `run_sync` or trio.to_thread.run_sync( in a thread."], [published])
+    assert counts == {"p._threads.to_thread_run_sync": 2}
+    score_importance([published, own_module, hidden], [], counts, package="p")
+    from docmentor.library.find.config import DEFAULT
+
+    member = DEFAULT.member_of_exported
+    assert published.importance_factors["exported"] == member
+    assert own_module.importance_factors["exported"] == 0.0 == hidden.importance_factors["exported"]
+
+
 # -- the knowledge base -------------------------------------------------------------------------
 
 

@@ -8,11 +8,14 @@ factor                    weight  value
 ``exported``              0.25    1.0 for a top-level export (an alias ``pkg.name``: nothing
                                   between the package and the name); 0.6 for a member of a
                                   top-level class (``pkg.Class.method``) or of a class users
-                                  get from one (a *product*, below); 0 otherwise.
+                                  get from one (a *product*, below), and for what a private
+                                  module defines and a public namespace publishes
+                                  (``trio.to_thread.run_sync``); 0 otherwise.
 ``examples``              0.30    doc examples that use it: ``log(1+n) / log(1+max(n))``,
                                   the maximum taken over the library (at least 3).
 ``prose``                 0.15    mentions in the docs' text outside code blocks, scaled the
-                                  same way (at least 5). A distinctive name (``Database``,
+                                  same way (at least 5), by the name it is defined with or a
+                                  public path's last part, the most mentioned. A distinctive name (``Database``,
                                   ``to_list``: a capital, ``_`` or digit) counts wherever it
                                   is a word; a plain word (``connect``) only where it reads
                                   as code: ```connect```, ``connect(`` or ``.connect``.
@@ -126,7 +129,13 @@ def count_mentions(texts: Iterable[str], entries: Iterable[ApiEntry]) -> dict[st
     ``texts`` are the documents' texts with code blocks removed (:func:`prose_text`).
     """
     mentions = _Mentions(texts)
-    return {e.api_id: mentions.of(e.name) for e in entries if e.kind != "module"}
+    return {e.api_id: max(mentions.of(n) for n in _names(e)) for e in entries if e.kind != "module"}
+
+
+def _names(e: ApiEntry) -> set[str]:
+    """The short names an API is known by: its own, and the last part of each public path
+    (trio's ``to_thread_run_sync`` is ``trio.to_thread.run_sync``: the docs say ``run_sync``)."""
+    return {e.name, *(a.rsplit(".", 1)[-1] for a in e.aliases)}
 
 
 def _scaled(n: int, top: int, floor: int) -> float:
@@ -143,7 +152,19 @@ def _exported(entry: ApiEntry, by_id: Mapping[str, ApiEntry], package: str, memb
         owner = by_id.get(entry.parent)
         if owner is not None and _exported(owner, by_id, package, member) == 1.0:
             return member
+    elif _private(entry.api_id) and any(_namespace_path(p, package) for p in entry.aliases):
+        return member  # a private module's object a public namespace publishes (trio.to_thread.run_sync)
     return 0.0
+
+
+def _private(path: str) -> bool:
+    return any(part.startswith("_") for part in path.split("."))
+
+
+def _namespace_path(path: str, package: str) -> bool:
+    """``pkg.namespace.name``: a first-level public submodule's name."""
+    parts = path.split(".")
+    return len(parts) == 3 and parts[0] == package and not _private(path)
 
 
 _NOTHING_RETURNED = {"None", "NoReturn", "Never"}
