@@ -543,6 +543,45 @@ def test_placeholders() -> None:
     assert found(good, "placeholder_text") == []
 
 
+def test_placeholders_in_rst_code_comments_and_literal_blocks_are_not_prose() -> None:
+    """trio's docs: a ``TODO`` in a reST comment (``..`` then text, or its indented body) is
+    invisible to readers, and an ``XXX`` in a ``.. code-block::``, a ``::`` literal block or a
+    doctest block is code; the TODO in the page's text is the one finding."""
+    text = """
+    Title
+    =====
+
+    TODO: explain cancellation.
+
+    ..
+       TODO: what about Cancelled?
+
+    .. TODO this page needs a diagram
+
+    .. code-block:: pycon
+
+       >>> x = 1
+
+       >>> broken()   # XXX PyPy fix?
+
+    It prints this::
+
+        FIXME not a placeholder here
+
+    >>> y = 2  # XXX also code
+
+    .. note::
+
+       A note's text is prose.
+
+    .. _label:
+
+    The end.
+    """
+    issues = found(text, "placeholder_text", path="page.rst")
+    assert [(i.line, i.message) for i in issues] == [(4, "Leftover placeholder “TODO”")]
+
+
 def test_terminology_drift() -> None:
     issues = found(
         "# Using GitHub\n\nPush to GitHub. Github is where lanceDB and LanceDB live.\n",

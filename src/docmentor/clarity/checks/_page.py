@@ -23,6 +23,34 @@ from docmentor.parse.common import code_start_line, map_line, normalize_newlines
 from docmentor.parse.markdown import split_front_matter, structure_view
 
 Kind = Literal["blank", "prose", "heading", "code", "comment", "html", "front"]
+
+# reST explicit markup (linear: fixed prefixes, one run of name characters)
+_RST_DIRECTIVE = re.compile(r"^\s*\.\.\s+(?:\|[^|\n]+\|\s+)?([\w:.+-]+)::(?:\s|$)")
+_RST_EXPLICIT = re.compile(r"^\s*\.\.(?:\s|$)")
+_RST_TARGET = re.compile(r"^\s*\.\.\s+(?:_[^\n]*:|\[[^\]\n]+\])(?:\s|$)")  # `.. _label:`, `.. [1]`
+_RST_OPTION = re.compile(r"^\s+:[\w.+ -]+:(?:\s|$)")
+# directives whose body is code (or machine text), not prose
+_RST_CODE_DIRECTIVES = frozenset(
+    {
+        "code-block", "code", "sourcecode", "literalinclude", "doctest", "testcode", "testoutput",
+        "testsetup", "testcleanup", "ipython", "jupyter-execute", "jupyter-kernel", "math",
+        "graphviz", "raw", "highlight", "parsed-literal", "example", "run", "program-output",
+        "command-output", "prompt",
+    }
+)  # fmt: skip
+
+
+def _rst_body_end(lines: list[str], start: int, indent: int) -> int:
+    """The line after the indented body that starts at ``start`` (lines blank or indented
+    deeper than ``indent``), trailing blank lines left out."""
+    j = start
+    while j < len(lines) and (not lines[j].strip() or len(lines[j]) - len(lines[j].lstrip()) > indent):
+        j += 1
+    while j > start and not lines[j - 1].strip():
+        j -= 1
+    return j
+
+
 Effort = Literal["low", "medium", "high"]
 
 _HEADING_LINK = re.compile(r"!?\[([^\]\n]*)\](?:\([^)\n]*\)|\[[^\]\n]*\])")
@@ -115,6 +143,8 @@ class Page:
         self.cache: dict[str, Any] = {}
         if self.markdown:
             self._classify()
+        else:
+            self._classify_rst()
         self._sections = sorted(
             ((s.line_start, " > ".join(s.heading_path)) for s in doc.parsed.sections if s.level > 0),
             key=lambda t: t[0],
@@ -157,6 +187,68 @@ class Page:
                     self.kinds[i] = "heading"
                 if text:
                     self.headings.append((a, int(tok.tag[1]), text))
+
+    def _classify_rst(self) -> None:
+        """reStructuredText's lines: code directives (``code-block``, ``testcode``, …), ``::``
+        literal blocks and doctest blocks are code; comments (``..`` then text that is no
+        directive, target or footnote, with their indented body) are comments; other
+        directives' and targets' own lines (and a directive's options) are markup; their
+        bodies (an admonition's text) stay prose."""
+        lines, kinds = self.lines, self.kinds
+        n = len(lines)
+        i = 0
+        literal_indent: int | None = None  # the paragraph before ended with "::" (its indent)
+        previous_blank = True
+        while i < n:
+            line = lines[i]
+            if not line.strip():
+                previous_blank = True
+                i += 1
+                continue
+            indent = len(line) - len(line.lstrip())
+            if literal_indent is not None and previous_blank and indent > literal_indent:
+                end = _rst_body_end(lines, i, literal_indent)
+                for j in range(i, end):
+                    if kinds[j] != "blank":
+                        kinds[j] = "code"
+                literal_indent, previous_blank, i = None, False, end
+                continue
+            literal_indent = None
+            directive = _RST_DIRECTIVE.match(line)
+            if directive is not None:
+                name = directive.group(1).lower().rsplit(":", 1)[-1]  # py:function, click:example
+                end = _rst_body_end(lines, i + 1, indent)
+                if name in _RST_CODE_DIRECTIVES:
+                    for j in range(i, end):
+                        if kinds[j] != "blank":
+                            kinds[j] = "code"
+                else:
+                    kinds[i] = "html"
+                    j = i + 1
+                    while j < end and _RST_OPTION.match(lines[j]):  # the directive's options
+                        kinds[j] = "html"
+                        j += 1
+                previous_blank, i = False, (end if name in _RST_CODE_DIRECTIVES else i + 1)
+                continue
+            if _RST_EXPLICIT.match(line):
+                end = _rst_body_end(lines, i + 1, indent)
+                markup = _RST_TARGET.match(line) is not None
+                for j in range(i, end if not markup else i + 1):
+                    if kinds[j] != "blank":
+                        kinds[j] = "html" if markup else "comment"
+                previous_blank, i = False, (i + 1 if markup else end)
+                continue
+            if previous_blank and line.lstrip().startswith(">>>"):  # a doctest block
+                j = i
+                while j < n and lines[j].strip():
+                    kinds[j] = "code"
+                    j += 1
+                previous_blank, i = False, j
+                continue
+            if line.rstrip().endswith("::"):
+                literal_indent = indent
+            previous_blank = False
+            i += 1
 
     def _pair_fences(self) -> dict[int, Fence]:
         """Index of each code block (in ``code_blocks``) → its fence in the served text."""
