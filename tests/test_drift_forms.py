@@ -524,6 +524,14 @@ def test_an_instance_call_names_the_class_and_its_call_signature(surface: ApiSur
     assert {k: len(v) for k, v in forms.overloads.items()} == {"mx.core.backoff": 2, "mx.core.Client": 2}
 
 
+def test_a_name_imported_from_a_private_module_is_not_judged(surface: ApiSurface) -> None:
+    """rich's docs import ``make_test_card`` from ``rich.__main__``: the surface leaves private
+    modules out, so it cannot tell what they hold; a public module's missing name still counts."""
+    assert not drift(surface, "from mx.__main__ import make_card\nfrom mx._impl import helper\n").findings
+    (missing,) = drift(surface, "from mx.core import Databse\n").findings
+    assert missing.kind == MISSING
+
+
 def test_an_overloaded_call_is_told_against_the_overload_it_comes_closest_to(surface: ApiSurface) -> None:
     (keyword,) = drift(surface, "mx.Client(hots='x', port=1)").findings
     assert keyword.api_id == "mx.core.Client"

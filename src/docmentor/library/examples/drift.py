@@ -477,7 +477,8 @@ class _DriftPython(PythonAnalysis):
         elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
             if not self.module_exists(node.module):
                 self.missing_module(node.module, node)
-            elif self.known_root(node.module):
+            elif self.known_root(node.module) and not any(p.startswith("_") for p in node.module.split(".")):
+                # (a private module, `rich.__main__`, is not in the surface: its names are not known)
                 module = Value("module", node.module)
                 for alias in node.names:
                     if alias.name != "*":
