@@ -2238,3 +2238,32 @@ def test_what_a_package_reexports_explicitly_from_another_is_its_api(tmp_path: P
     assert ("invalid_api_signature", "cli.echo") in found
     assert ("missing_api", "cli.ecko") in found
     assert not [api_ for _, api_ in found if api_.startswith("ext")]
+
+
+def test_what_a_modules_main_guard_defines_is_no_api(tmp_path: Path) -> None:
+    """rich's modules end in ``if __name__ == "__main__":`` demos that define classes and
+    functions (``rich.traceback.foo``, ``rich.pretty.Thing``): they exist only when the file
+    runs as a script, and are no API."""
+    api = surface(
+        tmp_path,
+        {
+            "pkg/__init__.py": "",
+            "pkg/panel.py": """
+                class Panel:
+                    \"\"\"A panel.\"\"\"
+
+                if __name__ == "__main__":
+                    class Demo:
+                        pass
+
+                    def show() -> None:
+                        print(Panel())
+
+                if "__main__" == __name__:
+                    def other() -> None:
+                        pass
+            """,
+        },
+    )
+    assert "pkg.panel.Panel" in api.by_id
+    assert not {"pkg.panel.Demo", "pkg.panel.show", "pkg.panel.other"} & set(api.by_id)

@@ -290,10 +290,13 @@ class Builder:
         names = list(exports) if exports is not None else [n for n in mod.members if not n.startswith("_")]
         # Submodules are importable whatever __all__ says.
         names += [n for n, m in mod.members.items() if not m.is_alias and m.is_module and n not in names]
+        demo = _main_guard_lines(mod)
         for name in names:
             member = mod.members.get(name)
             if member is None or name.startswith("_") or (name.startswith("test_") and _holds_tests(member)):
                 continue
+            if demo and not member.is_alias and any(a <= (member.lineno or 0) <= b for a, b in demo):
+                continue  # defined by the module's `if __name__ == "__main__":` demo, not its API
             if name in TEST_MODULES and not (name == "test" and _plain_module(member)):
                 continue
             # Without __all__, imported names are part of the API only in __init__ modules,
@@ -428,6 +431,42 @@ def _alias_order(own: str) -> Callable[[str], tuple[int, bool, int, str]]:
         return (path.count("."), path.rsplit(".", 1)[-1] != own, len(path), path)
 
     return key
+
+
+def _main_guard_lines(mod: Any) -> list[tuple[int, int]]:
+    """The line ranges of the module's top-level ``if __name__ == "__main__":`` blocks: what
+    runs when the file is a script (rich's demos define ``Foo``, ``bar``, ``divide`` there)."""
+    import ast
+
+    try:
+        path = mod.filepath
+    except griffe.BuiltinModuleError:
+        return []
+    if not hasattr(path, "read_text") or path.suffix != ".py":
+        return []
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return []
+    if "__main__" not in text:
+        return []
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return []
+    found = []
+    for node in tree.body:
+        if (
+            isinstance(node, ast.If)
+            and isinstance(node.test, ast.Compare)
+            and len(node.test.comparators) == 1
+        ):
+            sides = [node.test.left, node.test.comparators[0]]
+            names = [x.id for x in sides if isinstance(x, ast.Name)]
+            values = [x.value for x in sides if isinstance(x, ast.Constant)]
+            if names == ["__name__"] and values == ["__main__"] and isinstance(node.test.ops[0], ast.Eq):
+                found.append((node.lineno, node.end_lineno or node.lineno))
+    return found
 
 
 def _holds_tests(member: Any) -> bool:
