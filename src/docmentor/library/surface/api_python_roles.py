@@ -53,10 +53,12 @@ def is_instance_attribute(obj: Any) -> bool:
 
 
 def is_marker_class(cls: Any, members: dict[str, Any], takes_parameters: bool) -> bool:
-    """A class users never construct nor call members of: no public member of its own or
-    inherited from the package, no ``__init__`` parameters; or, with no public method nor
+    """A class users never construct nor call members of: no ``__init__`` parameters, and no
+    public member of its own or inherited from the package; or, with no public method nor
     property, a subclass of the package's classes that are such markers themselves (an
-    action class over a marker base). An exception or enumeration class is never one (users
+    action class over a marker base, tenacity's ``RetryAction(sleep)``). A class whose
+    docstring (or ``__init__``'s) describes its parameters is none: users construct it (rich's
+    ``Markdown(markup)`` over a mixin with no members). An exception or enumeration class is never one (users
     catch it, read its members),
     nor a class a decorator builds (its fields are its parameters) or that answers any
     attribute (``__getattr__``), nor one users call, enter, iterate or index (``__call__``,
@@ -68,10 +70,24 @@ def is_marker_class(cls: Any, members: dict[str, Any], takes_parameters: bool) -
     public = {n: m for n, m in members.items() if not n.startswith("_")}
     if not public and not takes_parameters:
         return True
+    if takes_parameters and _documents_parameters(cls, members):
+        return False  # its docs tell users what to construct it with: rich's Markdown(markup)
     if any(_is_callable_member(m) for m in public.values()):
         return False
     bases = _package_bases(cls)
     return bool(bases) and all(_plain_marker(base) for base in bases)
+
+
+def _documents_parameters(cls: Any, members: dict[str, Any]) -> bool:
+    """Whether the class's docstring or its ``__init__``'s describes parameters."""
+    from docmentor.library.surface.api_python_docs import parse_docstring
+
+    init = members.get("__init__")
+    docstrings = [
+        cls.docstring,
+        getattr(init, "docstring", None) if init is not None and not init.is_alias else None,
+    ]
+    return any(d is not None and parse_docstring(d).params for d in docstrings)
 
 
 # special methods through which users use instances (`Length(min=1)(value)`, `with X():`)
