@@ -1870,6 +1870,40 @@ def test_what_the_docs_document_is_public_though_all_leaves_it_out(tmp_path: Pat
     )
 
 
+def test_the_members_an_automodule_lists_are_documented(tmp_path: Path) -> None:
+    """rich's ``.. automodule:: rich.traceback`` with ``:members: Traceback, install``: those
+    two are documented (``install`` was a "helper" nothing publishes, left out of README.LLM's
+    first contexts); a bare ``:members:`` adds no name."""
+    from docmentor.sources.autodoc import documented_paths
+
+    make_package(
+        tmp_path,
+        {
+            "pkg/__init__.py": "",
+            "pkg/traceback.py": """
+                class Traceback:
+                    \"\"\"A traceback.\"\"\"
+                def install(width: int = 100) -> None:
+                    \"\"\"Install the handler.\"\"\"
+                def other() -> None: ...
+            """,
+        },
+    )
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "api.rst").write_text(
+        ".. automodule:: pkg.traceback\n    :members: Traceback, install\n    :show-inheritance:\n\n"
+        "Text.\n\n.. automodule:: pkg\n    :members:\n",
+        encoding="utf-8",
+    )
+    paths = documented_paths(docs)
+    assert paths == ["pkg.traceback", "pkg.traceback.Traceback", "pkg.traceback.install", "pkg"]
+    api = load_api("pkg", search_paths=[tmp_path], documented=paths)
+    install = api.by_id["pkg.traceback.install"]
+    assert install.documented and install.internal is None
+    assert api.by_id["pkg.traceback.other"].internal == "helper"
+
+
 def test_a_module_that_star_imports_re_exports_what_it_brings(tmp_path: Path) -> None:
     api = surface(
         tmp_path,

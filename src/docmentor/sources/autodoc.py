@@ -27,6 +27,28 @@ _MEMBER_DIRECTIVES = frozenset(
 MAX_SCANNED_BYTES = 2_000_000  # a page larger than this is not read for directives
 
 
+_OPTION = re.compile(r"[ \t]+:([\w-]+):[ \t]*(.*)")
+_NAME = re.compile(r"[A-Za-z_]\w*")
+
+
+def _listed_members(text: str, start: int) -> list[str]:
+    """The names a directive's ``:members:`` option lists, read from its option lines (the
+    indented ``:name: value`` lines right after the directive line that ends at ``start``)."""
+    end = text.find("\n", start)
+    names: list[str] = []
+    pos = end + 1 if end >= 0 else len(text)
+    while pos < len(text):
+        line_end = text.find("\n", pos)
+        line = text[pos : line_end if line_end >= 0 else len(text)]
+        option = _OPTION.fullmatch(line)
+        if option is None:
+            break
+        if option.group(1) == "members":
+            names += [n for n in (part.strip() for part in option.group(2).split(",")) if _NAME.fullmatch(n)]
+        pos = line_end + 1 if line_end >= 0 else len(text)
+    return names
+
+
 def documented_paths(docs: Path | None) -> list[str]:
     """The dotted paths the docs' pages document with autodoc or mkdocstrings directives,
     a relative name read in the module the page last set (``.. module::``,
@@ -54,6 +76,9 @@ def documented_paths(docs: Path | None) -> list[str]:
                 module = "" if target == "None" else target  # `.. currentmodule:: None` resets it
                 if kind == "automodule" and module:
                     found.append(target)
+                    # `:members: Traceback, install`: those it names (a bare `:members:`
+                    # documents what the module exports: the surface knows those already)
+                    found += [f"{module}.{name}" for name in _listed_members(text, m.end())]
             elif kind in _MEMBER_DIRECTIVES and "." not in target and m.group(0)[:1] in " \t":
                 continue  # `.. method:: get` inside `.. class:: Client`: its class is not read here
             elif kind in _AUTODOC:
