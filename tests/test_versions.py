@@ -142,6 +142,30 @@ def test_an_unpacked_sdists_pkg_info_gives_the_version_its_pyproject_leaves_dyna
     engine.close()
 
 
+def test_a_folder_inside_the_docs_folder_reads_the_projects_version(tmp_path: Path) -> None:
+    """pytest's sdist keeps its pages in ``doc/en``, trio's in ``docs/source``: the PKG-INFO two
+    folders up gives the version (pytest's was read from the pytest installed beside docmentor)
+    and the project names the source; a folder two levels below something else reads no further."""
+    root = tmp_path / "pytest-8.3.4"
+    (root / "doc" / "en").mkdir(parents=True)
+    (root / "doc" / "en" / "a.rst").write_text("A\n=\n\ntext\n", encoding="utf-8")
+    (root / "PKG-INFO").write_text("Metadata-Version: 2.1\nName: pytest\nVersion: 8.3.4\n", encoding="utf-8")
+    engine = Docmentor(tmp_path / "index")
+    report = engine.add(root / "doc" / "en")
+    assert (report.source, report.version, report.version_origin) == ("pytest", "8.3.4", "PKG-INFO")
+    engine.close()
+    other = tmp_path / "tinylib-1.0" / "guides" / "en"
+    other.mkdir(parents=True)
+    (tmp_path / "tinylib-1.0" / "PKG-INFO").write_text(
+        "Metadata-Version: 2.1\nName: t\nVersion: 1.0\n", encoding="utf-8"
+    )
+    from docmentor.config import auto_name
+    from docmentor.sources.versions import folder_version
+
+    assert folder_version(other) is None and auto_name(str(other)) == "en"
+    assert auto_name(str(tmp_path / "trio-0.27.0" / "docs" / "source")) == "trio"
+
+
 def test_version_of_the_installed_package_of_the_same_name(tmp_path: Path) -> None:
     docs = tmp_path / "docs"
     docs.mkdir()

@@ -161,6 +161,10 @@ def split_named(spec: str) -> tuple[str | None, str]:
 _RELEASE_VERSION = re.compile(r"v?\d+(?:\.\d+)*(?:[.-]?(?:a|b|rc|post|dev)\d*)*")
 
 
+_DOCS_FOLDERS = frozenset({"docs", "doc", "documentation", "src", "site"})
+_INNER_DOCS_FOLDERS = frozenset({"source", "src", "en", "content", "pages"})
+
+
 def auto_name(target: str) -> str:
     """A source name derived from a URL's host or a folder's name (an unpacked release's
     ``anyio-4.6.2.post1`` is ``anyio``: its version is told by its package metadata)."""
@@ -173,8 +177,14 @@ def auto_name(target: str) -> str:
     else:
         p = Path(target).expanduser().resolve()
         base = p.stem if p.is_file() else p.name
-        if base.lower() in {"docs", "doc", "documentation", "src", "site"} and p.parent.name:
-            base = p.parent.name
+        # a docs folder names its project (`trio-0.27.0/docs/source`, `pytest/doc/en`: the
+        # Sphinx source or a language folder inside one, then the docs folder)
+        for _ in range(2):
+            low, parent = base.lower(), p.parent.name
+            inner = low in _INNER_DOCS_FOLDERS and parent.lower() in _DOCS_FOLDERS
+            if not parent or not (low in _DOCS_FOLDERS or inner):
+                break
+            p, base = p.parent, parent
         # an unpacked release (`anyio-4.6.2.post1/docs`): the project, its version told apart
         project, _, version = base.rpartition("-")
         if project[:1].isalpha() and _RELEASE_VERSION.fullmatch(version):

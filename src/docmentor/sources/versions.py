@@ -91,10 +91,14 @@ def detect_version(
 def folder_version(folder: Path) -> FoundVersion | None:
     """The version in the package metadata of the project a docs folder belongs to: a
     pyproject.toml, package.json or setup.cfg in the folder itself or in its parent (the
-    project root of ``project/docs``), else the PKG-INFO of an unpacked sdist there (where
+    project root of ``project/docs``; for a folder inside the docs folder, ``docs/source`` or
+    ``doc/en``, the one above), else the PKG-INFO of an unpacked sdist there (where
     the version the others leave dynamic is written out). Dynamic and placeholder versions
     say nothing."""
-    for root in (folder, folder.parent):
+    roots = [folder, folder.parent]
+    if folder.parent.name.lower() in ("docs", "doc", "documentation"):  # docs/source, doc/en
+        roots.append(folder.parent.parent)
+    for root in roots:
         for name, read in (
             ("pyproject.toml", _pyproject),
             ("package.json", _package_json),
