@@ -306,8 +306,9 @@ def test_rst_fixture_sections_levels_and_code() -> None:
     parsed = parse_document(doc)
     assert parsed.title == "Search index"
     assert outline(parsed) == [
-        (0, 1, 1, []),  # the '.. _search-index:' label
-        (1, 3, 7, ["Search index"]),  # overline + underline: line_start is the overline
+        # overline + underline, and the '.. _search-index:' label above that names it (its
+        # section starts there: the label is the section's, as Sphinx reads it)
+        (1, 1, 7, ["Search index"]),
         (2, 9, 18, ["Search index", "Creating an index"]),
         (3, 20, 27, ["Search index", "Creating an index", "Tokenizers"]),
         (2, 29, 32, ["Search index", "Rebuilding the index"]),
@@ -396,7 +397,13 @@ def test_line_ranges_match_the_original_files_of_the_corpus() -> None:
         for sec in parse_document(raw).sections:
             assert 1 <= sec.line_start <= sec.line_end <= len(lines), (raw.path, sec.heading)
             if sec.heading:
-                window = " ".join(lines[sec.line_start - 1 : sec.line_start + 1])
+                # a reST section starts at the labels above its heading (`.. _name:`)
+                top = sec.line_start - 1
+                while top < sec.line_end and (
+                    not lines[top].strip() or lines[top].lstrip().startswith(".. _")
+                ):
+                    top += 1
+                window = " ".join(lines[top : top + 2])
                 assert sec.heading.split(" <")[0] in window, (raw.path, sec.heading)
             # every non-blank line of the section's text is the original line at its position
             original = lines[sec.line_start - 1 : sec.line_end]
@@ -650,3 +657,20 @@ def test_sphinx_setup_blocks_of_rest_and_myst_pages() -> None:
     myst = "# T\n\n```{testsetup}\n:hide:\nfrom pkg import x\n```\n\n```{doctest}\n>>> x\n1\n```\n"
     assert [(b.line, b.code) for b in md_setup(myst)] == [(3, "from pkg import x\n")]
     assert md_setup("# T\n\n```python\ntestsetup = 1\n```\n") == []
+
+
+def test_a_rst_label_starts_the_section_it_names() -> None:
+    """celery's ``.. _calling-connection-errors:`` line sits above the heading it names: it is
+    that section's (its words search it, not the section before, whose snippet was the label
+    alone), and a snippet starts at the text a reader reads, not at the label."""
+    from docmentor.search.ranking import snippet
+
+    text = (
+        "Retry Policy\n============\n\nRetry text.\n\n.. _calling-connection-errors:\n\n"
+        "Connection Error Handling\n=========================\n\n" + "Words about brokers. " * 30 + "\n"
+    )
+    doc = parse_rst(text)
+    retry, errors = doc.sections
+    assert "calling-connection-errors" not in retry.text and retry.line_end == 4
+    assert errors.text.startswith(".. _calling-connection-errors:") and errors.line_start == 6
+    assert snippet(errors.text, {"zzz"}, size=120).startswith("Connection Error Handling")

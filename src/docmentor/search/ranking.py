@@ -217,6 +217,7 @@ def _probe(prefixes: frozenset[str]) -> re.Pattern[str] | None:
 
 
 _HEADING_LINE = re.compile(r"^[ \t]*#", re.MULTILINE)
+_LABEL_LINE = re.compile(r"[ \t]*\.\.[ \t]+_[^:`\n]+:[ \t]*$")
 MAX_SNIPPET_LINES = 400
 MAX_SNIPPET_CHARS = 8_000  # the window is looked for this far into a section
 
@@ -233,7 +234,8 @@ def snippet(text: str, terms: set[str], *, size: int = SNIPPET_CHARS) -> str:
     probe = _probe(frozenset(t[:4] for t in terms if t))
     if probe is not None:
         candidates.update(m.start() for m in probe.finditer(scanned.lower()))
-    first = next((i for i, line in enumerate(lines) if line.strip()), 0)
+    # the first line a reader reads: not a reST label (`.. _retry-policy:`) above the heading
+    first = next((i for i, line in enumerate(lines) if line.strip() and not _LABEL_LINE.match(line)), 0)
     rows = {first}
     at, row = 0, 0
     for c in sorted(candidates):  # offsets → line numbers in one pass

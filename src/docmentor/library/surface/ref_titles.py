@@ -2,7 +2,7 @@
 API descriptions a reader is shown given them: Sphinx shows ``:ref:`reference_db_table``` as the title of the section that
 ``.. _reference_db_table:`` (MyST: ``(reference_db_table)=``) marks, so the catalog says
 "See Tables", not "See reference_db_table". Labels are read from the indexed docs
-sections (a label line ends the section before the one it marks); a label the docs do not
+sections (a reST label starts the section it marks; a MyST one ends the section before); a label the docs do not
 have is shown readable by :func:`~docmentor.library.surface.docstrings.display`.
 """
 
@@ -41,11 +41,24 @@ def label_titles(sections: Iterable[_Section]) -> dict[str, str]:
     for section in sections:
         if section.path != page:
             page, pending = section.path, []
-        if pending and section.heading:
-            for label in pending:
+        if section.heading:
+            # a reST section starts at its labels; a MyST page's labels end the section before
+            for label in [*pending, *_leading_labels(section.text)]:
                 out.setdefault(label, section.heading)
         pending = _trailing_labels(section.text)
     return out
+
+
+def _leading_labels(text: str) -> list[str]:
+    labels: list[str] = []
+    for line in text.split("\n"):
+        if not line.strip():
+            continue
+        m = _LABEL_LINE.match(line)
+        if m is None:
+            break
+        labels.append(" ".join((m.group(1) or m.group(2)).split()).lower())
+    return labels
 
 
 def _trailing_labels(text: str) -> list[str]:
