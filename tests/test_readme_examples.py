@@ -415,6 +415,17 @@ def test_python_rebinding_forgets_the_type_and_other_libraries_are_ignored() -> 
     assert used(ex(code)) == [["lancedb.connect"]]
 
 
+def test_an_object_the_page_made_stays_typed_when_the_reader_imports_it_from_their_own_module() -> None:
+    """rich's console page: ``console = Console()``, then ``from my_project.console import
+    console`` ("import it from where you made it"), then ``console.print``: the name keeps the
+    instance the page made. An import from another module of a name the page never made,
+    or of a class, still binds nothing."""
+    a = ex("import lancedb\ndb = lancedb.connect('x')", n=1)
+    b = ex("from my_project.setup import db\ndb.open_table('t')", n=2)
+    c = ex("from other.lib import connect\nconnect('x')", n=3)
+    assert used(a, b, c) == [["lancedb.connect"], ["lancedb.db.DBConnection.open_table"], []]
+
+
 def test_python_sync_and_async_tabs_do_not_mix() -> None:
     sync1 = ex("import lancedb\ndb = lancedb.connect('x')", n=1, tabs=("Python", "Sync API"))
     async1 = ex("import lancedb\ndb = await lancedb.connect_async('x')", n=2, tabs=("Python", "Async API"))

@@ -279,6 +279,11 @@ class PythonAnalysis(Analysis):
                     self.bind(name, Value("api", api_id))
                 continue
             local = alias.asname or alias.name
+            if not known and (prior := self.lookup(local)) is not None and prior.kind == "instance":
+                # `from my_project.console import console` after the page's `console =
+                # Console()` (rich): the reader's own module holds the object the page made
+                self.bind(local, prior)
+                continue
             value = self.attr(Value("module", mod), alias.name, record=False) if known else None
             e = self.r.entry(f"{mod}.{alias.name}") if known else None
             if e is not None and e.kind in ("attribute", "property"):
