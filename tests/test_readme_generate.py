@@ -315,6 +315,24 @@ def test_prose_mentions() -> None:
     assert counts == {"m.Database": 2, "m.connect": 1, "m.close": 1, "m.query": 1}
 
 
+def test_the_modules_of_a_qualified_path_are_no_mentions_of_same_named_members() -> None:
+    """rich's docs write ``:class:`~rich.console.Console``` everywhere: the ``console`` there is
+    a module, not ``Status.console`` (which ranked 15th in README.LLM by those mentions); the
+    name a path ends in, and a part after an object's dot, still count."""
+    entries = [
+        ApiEntry(
+            api_id="rich.status.Status.console", kind="attribute", name="console", parent="rich.status.Status"
+        ),
+        ApiEntry(
+            api_id="rich.console.Console.print", kind="method", name="print", parent="rich.console.Console"
+        ),
+    ]
+    counts = count_mentions(
+        ["See rich.console.Console and rich.console.Console.print, or `status.console`."], entries
+    )
+    assert counts == {"rich.status.Status.console": 1, "rich.console.Console.print": 1}
+
+
 def test_importance_empty_and_synthetic() -> None:
     score_importance([], [], {})
     a = ApiEntry(api_id="p.mod.f", aliases=["p.f"], kind="function", name="f", description="F.")

@@ -102,7 +102,7 @@ def _distinctive(name: str) -> bool:
 class _Mentions:
     """Identifier counts over prose: as words, and where they read as code."""
 
-    def __init__(self, texts: Iterable[str]) -> None:
+    def __init__(self, texts: Iterable[str], packages: frozenset[str] = frozenset()) -> None:
         self.words: Counter[str] = Counter()
         self.code: Counter[str] = Counter()
         for text in texts:
@@ -110,8 +110,10 @@ class _Mentions:
                 parts = m.group(0).split(".")
                 self.words.update(parts)
                 called = text.startswith("(", m.end())
-                # ``.name`` and ``name(`` read as code; so does every part after a dot
-                self.code.update(parts[1:])
+                # ``.name`` and ``name(`` read as code; so does every part after a dot, but
+                # the modules of a path from the package down (``rich.console.Console``:
+                # ``console`` is a module there, not rich's ``Status.console``)
+                self.code.update(parts[-1:] if parts[0] in packages else parts[1:])
                 if called and len(parts) == 1:
                     self.code[parts[0]] += 1
             for m in _INLINE_CODE.finditer(text):
@@ -128,7 +130,9 @@ def count_mentions(texts: Iterable[str], entries: Iterable[ApiEntry]) -> dict[st
 
     ``texts`` are the documents' texts with code blocks removed (:func:`prose_text`).
     """
-    mentions = _Mentions(texts)
+    entries = list(entries)
+    packages = frozenset(p.split(".")[0] for e in entries for p in (e.api_id, *e.aliases) if not e.foreign)
+    mentions = _Mentions(texts, packages)
     return {e.api_id: max(mentions.of(n) for n in _names(e)) for e in entries if e.kind != "module"}
 
 
