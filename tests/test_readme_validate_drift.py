@@ -1108,3 +1108,21 @@ def test_a_command_line_program_without_arguments_or_input_is_not_run_here() -> 
     assert by_id["prompt"].status == "skipped" and "prompt" in (by_id["prompt"].error or "")
     assert by_id["abort"].status == "skipped"
     assert by_id["broken"].status == "failed" and usage.validated is None and broken.validated is False
+
+
+def test_an_example_its_comment_says_does_not_work_is_marked() -> None:
+    """rich's ``with console.status("working"):  # Will not work`` and trio's "Whoops, we
+    forgot the 'await'!" show what not to do: marked as drifted, so README.LLM and the overview
+    never offer them and get_examples ranks them last; a comment that only names a bad
+    request, or a comment mark inside a string, is no such mark; linear on a line of marks."""
+    from docmentor.library.stages import counterexample, mark_drift
+
+    status = example('with console.status("working"):  # Will not work\n    pass\n', example_id="status")
+    whoops = example(
+        "async def main():\n    # Whoops, we forgot the 'await'!\n    trio.sleep(1)\n", example_id="w"
+    )
+    fine = example('x = get("http://h/#bad")  # bad request handling is below\n', example_id="fine")
+    assert mark_drift([status, whoops, fine], [], library="rich", version=None) is None
+    assert status.drift == ["the docs say this code does not work (# Will not work)"]
+    assert whoops.drift and fine.drift == []
+    assert counterexample("#" * 200_000) is None and counterexample("// " * 100_000) is None

@@ -453,19 +453,41 @@ def mark_drift(
     """Stage 5b: the drift report of the examples against the main surface (None without one).
 
     An example the installed version cannot run as written is marked, and neither README.LLM
-    nor the overview shows it (deprecated uses are only marked at serving)."""
+    nor the overview shows it (deprecated uses are only marked at serving). So is one a
+    comment of which says the code does not work (``# Will not work``, ``# Whoops, we forgot
+    the await!``): the docs show it as what not to do."""
     from docmentor.library.examples.drift import drift_report
 
+    for ex in examples:
+        said = counterexample(ex.code)
+        ex.drift = [f"the docs say this code does not work ({said})"] if said else []
     if not surfaces:
         return None
     drifted = drift_report(examples, surfaces[0], library=library, version=version, context=context)
-    broken: dict[str, list[str]] = {}
     for f in (*drifted.findings, *drifted.historical):  # an upgrade guide's old code too
         if f.kind in ("missing_api", "invalid_api_signature"):
-            broken.setdefault(f.example_id, []).append(f.message)
-    for ex in examples:
-        ex.drift = broken.get(ex.example_id, [])
+            next(ex for ex in examples if ex.example_id == f.example_id).drift.append(f.message)
     return drifted.to_dict()
+
+
+# what a comment says when the code beside it does not work: what the docs show not to do
+_DOES_NOT_WORK = re.compile(
+    r"\b(?:will not|won't|does not|doesn't|did not|didn't)[ \t]+work\b|\b(?:don't|do not) do this\b"
+    r"|^(?:#|//)[ \t]*(?:wrong|incorrect|bad|broken|whoops|oops)\b[ \t]*(?:[:!.,(-]|$)",
+    re.IGNORECASE,
+)
+
+
+def counterexample(code: str) -> str | None:
+    """The comment that says ``code`` does not work, if one does (each line's comment read
+    from its first ``#`` or ``//``: linear in the code)."""
+    if "#" not in code and "//" not in code:
+        return None
+    for line in code.split("\n"):
+        at = min((i for i in (line.find("#"), line.find("//")) if i >= 0), default=-1)
+        if at >= 0 and _DOES_NOT_WORK.search(line[at:]):
+            return line[at:].strip()
+    return None
 
 
 def _page_setup(context: Sequence[Example]) -> dict[str, str]:
