@@ -1153,6 +1153,18 @@ def test_sphinx_default_role_references_show_as_sphinx_renders_them() -> None:
     assert display(many) == many
 
 
+def test_a_type_left_at_the_start_of_a_field_is_not_its_description() -> None:
+    """rich writes ``Returns: ~ScreenContext: Context which …`` and ``speed_estimate_period:
+    (float, optional): Period …``: the type has its own place, the description is the rest;
+    prose in parentheses or after a plain word and a colon stays."""
+    from docmentor.library.surface.docstrings import field_text
+
+    assert field_text("~ScreenContext: Context which enables it.") == "Context which enables it."
+    assert field_text("(float, optional): Period in seconds.") == "Period in seconds."
+    for kept in ("(see below): x", "Note: a note", "bool: True if so"):
+        assert field_text(kept) == kept
+
+
 def test_a_sentence_the_left_out_code_interrupted_is_left_out_with_it() -> None:
     """trio.run's docstring: "Calling:: <code> is the equivalent of:: <code> except that run
     can …". With the code left out, its lowercase continuations would read "… and return the

@@ -497,12 +497,20 @@ def without_lead_in(text: str) -> str:
 _DIRECTIVE_IN_FIELD = re.compile(r"(?:^|\s)\.\.\s+[\w:-]+::")
 
 
+_TYPE_PREFIX = re.compile(
+    r"^(?:~[A-Za-z_][\w.]*(?:\[[^\]\n]{0,80}\])?|\([\w.\[\]~|]{1,60}(?:, ?[\w.\[\]~|]{1,60}){0,4}\)):\s+(?=\S)"
+)
+
+
 def field_text(text: str) -> str:
     """A parameter's or a return's description for a reader: on one line, as
     :func:`display` shows it, without the directives a reST field list lets trail into its
     last field (``:param x: … .. versionchanged:: 2.0 …``)."""
     cut = _DIRECTIVE_IN_FIELD.search(text)
-    return display(" ".join((text[: cut.start()] if cut else text).split()))
+    text = " ".join((text[: cut.start()] if cut else text).split())
+    # a type the docstring's style left in the text: rich's "Returns: ~ScreenContext: …" and
+    # "speed_estimate_period: (float, optional): …" (the type has its own place)
+    return display(_TYPE_PREFIX.sub("", text, count=1))
 
 
 def summary(docstring: str) -> str:
