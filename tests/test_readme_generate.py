@@ -657,6 +657,41 @@ def test_build_overview_without_docs() -> None:
     assert "no example" in ov.aspects["quickstart"] and "no headings" in ov.aspects["concepts"]
 
 
+def test_overview_concepts_share_the_budget_among_pages() -> None:
+    """rich's console page has 23 subsections: taken in file order they used the whole budget,
+    and tables, progress or logging never appeared, while "Indices and tables" (``* genindex *
+    modindex``) and the code of conduct did. Each page gives its first heading, then its
+    second, …; a heading over no sentence and a project's own pages give none."""
+    from docmentor.library.knowledge.kb_schema import DocSection
+
+    def sec(path: str, heading: str, level: int, text: str = "This says something useful.") -> DocSection:
+        return DocSection(
+            path=path, title=path.split(".")[0].title(), heading=heading, level=level, anchor="", text=text
+        )
+
+    sections = [
+        sec("console.rst", "Console", 1),
+        *(sec("console.rst", f"Console part {k}", 2) for k in range(20)),
+        sec("index.rst", "Indices and tables", 2, "* genindex\n* modindex\n* search"),
+        sec("code_of_conduct.rst", "Our pledge", 1),
+        sec("tables.rst", "Tables", 1),
+        sec("tables.rst", "Adding columns", 2),
+        sec("logging.rst", "Logging handler", 1),
+    ]
+    ov = build_overview(
+        library="p", version=None, purpose="", entries=[], examples=[], sections=sections, max_concepts=6
+    )
+    names = [c.name for c in ov.concepts]
+    assert names == [
+        "Console",
+        "Console part 0",
+        "Console part 1",
+        "Tables",
+        "Adding columns",
+        "Logging handler",
+    ]
+
+
 def test_overview_shows_summaries_as_a_reader_sees_them_and_each_class_once() -> None:
     said = "The application object. Calls :meth:`~p.App.route` for you."
     app = ApiEntry(

@@ -221,27 +221,53 @@ def _quickstart_place(ex: Example) -> int:
 
 def _concepts(sections: Sequence[DocSection], limit: int) -> list[Concept]:
     """The docs' concepts: their first- and second-level headings, once per page, with their
-    first sentences."""
-    concepts: list[Concept] = []
+    first sentences. The budget is shared among the pages (each page's first heading, then
+    each page's second, …), so one page of 23 subsections does not leave the others out; a
+    project's own pages (changelog, contributing, code of conduct, license) and a heading over
+    no sentence (Sphinx's "Indices and tables": ``* genindex * modindex``) are no concepts."""
+    from docmentor.library.examples.drift import historical_page
+
+    by_page: dict[str, list[Concept]] = {}
     seen: set[tuple[str, str]] = set()
     for s in sections:
         if s.level < 1 or s.level > 2 or not s.heading.strip():
+            continue
+        if historical_page(s.path) or _PROJECT_PAGE.search(s.path.rsplit("/", 1)[-1]):
             continue
         key = (s.path, s.heading.strip().lower())
         if key in seen:
             continue
         seen.add(key)
-        concepts.append(
+        description = first_sentences(s.text, rest=s.path.endswith(".rst"))
+        if description and not _SENTENCE.search(description):
+            continue  # a list of bare words (a toctree's index entries): nothing said
+        by_page.setdefault(s.path, []).append(
             Concept(
                 name=s.heading.strip(),
-                description=first_sentences(s.text, rest=s.path.endswith(".rst")),
+                description=description,
                 page=s.title or s.path,
                 source=f"{s.path}#{s.anchor}" if s.anchor else s.path,
             )
         )
-        if len(concepts) >= limit:
-            break
-    return concepts
+    chosen: list[tuple[int, int, Concept]] = []  # (page's place, its rank there, concept)
+    rank = 0
+    pages = list(by_page.values())
+    while len(chosen) < limit and any(rank < len(p) for p in pages):
+        for place, concepts in enumerate(pages):
+            if rank < len(concepts) and len(chosen) < limit:
+                chosen.append((place, rank, concepts[rank]))
+        rank += 1
+    return [c for _, _, c in sorted(chosen, key=lambda t: (t[0], t[1]))]
+
+
+# a project's pages about itself, not the library (file names, as projects write them)
+_PROJECT_PAGE = re.compile(
+    r"^(?:contributing|contribute|code[-_ ]of[-_ ]conduct|conduct|license|licence|authors|sponsors"
+    r"|governance|security)(?:\.\w+)?$",
+    re.IGNORECASE,
+)
+# a sentence: three words in a row (a list of index entries has none)
+_SENTENCE = re.compile(r"[A-Za-z][a-z']*[,;]? [A-Za-z`(][\w'`)]*[,;]? [A-Za-z`(]")
 
 
 def _architecture_text(
