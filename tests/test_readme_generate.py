@@ -817,9 +817,14 @@ def test_install_commands_are_the_librarys_own_first() -> None:
         ex("advanced/ssl.md", "Certs", ["pip install trustme-cli"]),
         ex("other.md", "Alike", ["pip install my-libx"]),
     ]
-    assert install_commands("my_lib", examples) == [
-        "pip install my-lib", "pip install my_lib[socks]", "pip install chardet",
-    ]  # fmt: skip
+    assert install_commands("my_lib", examples) == ["pip install my-lib", "pip install my_lib[socks]"]
+    # a tutorial's other commands install no library of its (typer's `pip install something`,
+    # `pip install --user ./dist/app.whl`); a command written twice, quoted once, is one
+    tutorial = [
+        ex("tutorial/package.md", "Build", ["pip install something", "pip install --user ./dist/app.whl"]),
+        ex("tutorial/install.md", "All", ['pip install "my-lib[all]"', "pip install my-lib[all]"]),
+    ]
+    assert install_commands("my_lib", tutorial) == ["pip install my-lib", 'pip install "my-lib[all]"']
     # docs that only install it with an extra (cattrs' `pip install cattrs[ujson]`): the plain
     # command comes first, as the extra is for one feature
     assert install_commands("my_lib", examples[:2]) == ["pip install my_lib", "pip install my_lib[socks]"]

@@ -73,18 +73,30 @@ def install_commands(
     seen = list(dict.fromkeys(p for ex in examples for p in ex.prerequisites))
     mine = sorted((p for p in seen if only_the_library(p)), key=lambda p: ("[" in p, seen.index(p)))
     if mine and "[" in mine[0]:  # only with extras (`pip install cattrs[ujson]`): the plain one first
-        mine.insert(0, re.sub(r"\[[^\]\n]*\]", "", mine[0]))
+        plain = re.sub(r"\[[^\]\n]*\]", "", mine[0])
+        mine.insert(0, re.sub(r"(['\"])([\w.-]+)\1", r"\2", plain))  # no quotes a bare name needs not
+    names_it = re.compile(rf"(?<![\w-]){name}(?![\w-])")
     near = [
         p
         for ex in examples
         if _QUICKSTART.search(" ".join([ex.path, ex.title, *ex.heading_path]))
         and (language is None or ex.language == language)  # npm for a Python library's page: no
         for p in ex.prerequisites
-        if p not in mine
+        # a tutorial's `pip install something` or `pip install ./dist/app.whl` installs no library
+        if p not in mine and names_it.search(p.replace("_", "-").lower())
     ]
-    found = list(dict.fromkeys(mine + near))
-    mentioning = [p for p in seen if re.search(rf"\b{name}\b", p.replace("_", "-").lower())]
-    return (found or mentioning or seen)[:limit]
+    found = _distinct(mine + near)
+    mentioning = [p for p in seen if names_it.search(p.replace("_", "-").lower())]
+    return (found or _distinct(mentioning) or seen)[:limit]
+
+
+def _distinct(commands: Sequence[str]) -> list[str]:
+    """The commands once each, quoting aside (``pip install "typer[all]"`` is ``pip install
+    typer[all]``): the first form written."""
+    out: dict[str, str] = {}
+    for command in commands:
+        out.setdefault(" ".join(w.strip("'\"") for w in command.split()), command)
+    return list(out.values())
 
 
 def _layered(a: ApiEntry, b: ApiEntry) -> bool:
