@@ -657,6 +657,31 @@ def test_build_overview_without_docs() -> None:
     assert "no example" in ov.aspects["quickstart"] and "no headings" in ov.aspects["concepts"]
 
 
+def test_a_quickstart_example_gets_the_imports_its_page_gave_before_it() -> None:
+    """rich's quick start: a block with only ``from rich import print``, then ``>>>
+    print("[italic red]Hello[/italic red] World!")``: shown alone, the example would use the
+    built-in print. It gets the import lines of the page's earlier blocks that bind what it
+    uses; nothing it binds itself, nor another page's."""
+    from docmentor.library.knowledge.overview import with_page_imports
+    from docmentor.library.models import Example
+
+    def ex(code: str, line: int, path: str = "introduction.rst") -> Example:
+        return Example(
+            example_id=f"e{line}", title="t", code=code, language="python", source="d", path=path, line=line
+        )
+
+    page = [
+        ex("from rich import print\nimport os\n", 10),
+        ex("from rich.console import Console\n", 12, path="other.rst"),
+        ex('>>> print("[italic red]Hello[/italic red] World!", locals())\n', 20),
+        ex("import os\nprint(os.sep)\n", 30),
+    ]
+    assert with_page_imports(page[2], page) == (
+        '>>> from rich import print\n>>> print("[italic red]Hello[/italic red] World!", locals())\n'
+    )
+    assert with_page_imports(page[3], page) == "from rich import print\nimport os\nprint(os.sep)\n"
+
+
 def test_overview_concepts_share_the_budget_among_pages() -> None:
     """rich's console page has 23 subsections: taken in file order they used the whole budget,
     and tables, progress or logging never appeared, while "Indices and tables" (``* genindex *

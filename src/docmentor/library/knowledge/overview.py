@@ -143,7 +143,7 @@ def build_overview(
         concepts=concepts,
         aspects={
             "architecture": architecture,
-            "quickstart": _quickstart_text(install, quick, version),
+            "quickstart": _quickstart_text(install, quick, version, examples),
             "concepts": _concepts_text(concepts),
         },
     )
@@ -315,18 +315,76 @@ def _architecture_text(
     return "\n".join(arch)
 
 
-def _quickstart_text(install: Sequence[str], quick: Sequence[Example], version: str | None) -> str:
-    """The overview's quickstart aspect: the install commands and the quick start's examples."""
+def _quickstart_text(
+    install: Sequence[str], quick: Sequence[Example], version: str | None, examples: Sequence[Example] = ()
+) -> str:
+    """The overview's quickstart aspect: the install commands and the quick start's examples
+    (each with the imports it needs from the page's earlier blocks)."""
     qs = ["## Quick Start"]
     if install:
         qs += ["", "Install:"] + [f"- `{cmd}`" for cmd in install]
     for ex in quick:
-        qs += ["", f"### {ex.title}", f"```{ex.language}", ex.code.strip("\n"), "```"]
+        code = with_page_imports(ex, examples)
+        qs += ["", f"### {ex.title}", f"```{ex.language}", code.strip("\n"), "```"]
         if ex.validated:
             qs.append(f"✓ Validated on version {version}")
     if len(qs) == 1:
         qs += ["", "The documentation has no example of this library's API."]
     return "\n".join(qs)
+
+
+def with_page_imports(ex: Example, examples: Sequence[Example]) -> str:
+    """``ex``'s code, after the import lines of its page's earlier Python blocks that bind
+    names it uses and does not bind itself: rich's quick start shows ``>>> print("[italic
+    red]Hello[/italic red] World!")`` under a block that only says ``from rich import print``;
+    copied alone, it would print the markup with the built-in ``print``."""
+    import ast
+
+    from docmentor.clarity.checks.python import prepare
+
+    if ex.language != "python":
+        return ex.code
+    source, _, session, skipped = prepare(ex.code, "python", skip_marked=False)
+    try:
+        tree = ast.parse(source) if source and not skipped else None
+    except (SyntaxError, ValueError):
+        tree = None
+    if tree is None:
+        return ex.code
+    bound = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    bound |= {
+        (a.asname or a.name).split(".")[0]
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Import | ast.ImportFrom)
+        for a in n.names
+    }
+    bound |= {
+        n.name for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
+    }
+    needed = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)} - bound
+    if not needed:
+        return ex.code
+    lines: list[str] = []
+    for earlier in sorted(examples, key=lambda e: e.line):
+        if earlier.path != ex.path or earlier.line >= ex.line or earlier.language != "python":
+            continue
+        src, _, _, skip = prepare(earlier.code, "python", skip_marked=False)
+        try:
+            found = ast.parse(src).body if src and not skip else []
+        except (SyntaxError, ValueError):
+            continue
+        for stmt in found:
+            if isinstance(stmt, ast.Import | ast.ImportFrom):
+                names = {(a.asname or a.name).split(".")[0] for a in stmt.names}
+                if names & needed:
+                    text = ast.unparse(stmt)
+                    if text not in lines:
+                        lines.append(text)
+                    needed -= names
+    if not lines:
+        return ex.code
+    prefix = "".join(f">>> {line}\n" if session else f"{line}\n" for line in lines)
+    return prefix + ex.code
 
 
 def _concepts_text(concepts: Sequence[Concept]) -> str:
