@@ -1126,3 +1126,15 @@ def test_an_example_its_comment_says_does_not_work_is_marked() -> None:
     assert status.drift == ["the docs say this code does not work (# Will not work)"]
     assert whoops.drift and fine.drift == []
     assert counterexample("#" * 200_000) is None and counterexample("// " * 100_000) is None
+
+
+def test_a_demo_that_sleeps_in_a_loop_is_not_run_here_at_the_timeout() -> None:
+    """rich's progress examples sleep a second per step to show a bar (``for i in
+    track(range(20)): time.sleep(1)``): still showing it at the timeout, not stuck; one long
+    sleep, or a wait that never ends, is a failure."""
+    demo = example("import time\nfor i in range(20):\n    time.sleep(1)\n", example_id="demo")
+    stuck = example("import threading\nthreading.Event().wait()\n", example_id="stuck")
+    report = validate_examples([demo, stuck], timeout=2)
+    by_id = {r.example_id: r for r in report.results}
+    assert by_id["demo"].status == "skipped" and "still running" in (by_id["demo"].error or "")
+    assert by_id["stuck"].status == "failed" and demo.validated is None

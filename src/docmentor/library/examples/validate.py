@@ -328,8 +328,10 @@ def validate_examples(
             # `assert now == IsNow()  # this will fail!`: the docs show that failure
             result = ExampleResult(example.example_id, "passed", duration=result.duration)
         # a hang of code that should end (a deadlock, an event never set) has failed; a
-        # server still serving at the timeout is not run here
-        hung = (result.error or "").startswith(_TIMED_OUT) and not _RUNS_UNTIL_STOPPED.search(example.code)
+        # server still serving at the timeout, or a demo that sleeps, is not run here
+        hung = (result.error or "").startswith(_TIMED_OUT) and not (
+            _RUNS_UNTIL_STOPPED.search(example.code) or _sleeps_in_a_loop(example.code)
+        )
         if result.status == "failed" and not hung and (reason := not_run_here(result.error, library)):
             result = ExampleResult(
                 example.example_id,
@@ -454,6 +456,28 @@ def _awaits_at_top_level(source: str) -> bool:
         return True
     except ValueError:  # a NUL byte and the like
         return False
+    return False
+
+
+def _sleeps_in_a_loop(code: str) -> bool:
+    """Whether the code sleeps inside a loop: a demo of something slow (rich's ``for i in
+    track(range(20)): time.sleep(1)  # Simulate work``), still showing it at the timeout, not
+    stuck. One long ``sleep(100)`` is no such demo."""
+    if "sleep" not in code:
+        return False
+    source, _, _, skipped = prepare(code, "python", skip_marked=False)
+    try:
+        tree = ast.parse(source) if source and not skipped else None
+    except (SyntaxError, ValueError):
+        return False
+    for loop in ast.walk(tree) if tree is not None else ():
+        if isinstance(loop, ast.For | ast.AsyncFor | ast.While):
+            for node in ast.walk(loop):
+                if isinstance(node, ast.Call):
+                    f = node.func
+                    name = f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
+                    if name == "sleep":
+                        return True
     return False
 
 
