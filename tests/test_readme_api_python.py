@@ -2301,3 +2301,37 @@ def test_what_a_modules_main_guard_defines_is_no_api(tmp_path: Path) -> None:
     )
     assert "pkg.panel.Panel" in api.by_id
     assert not {"pkg.panel.Demo", "pkg.panel.show", "pkg.panel.other"} & set(api.by_id)
+
+
+def test_a_method_a_property_like_decorator_makes_is_a_property(tmp_path: Path) -> None:
+    """werkzeug's ``Request.form`` is ``@cached_property`` (werkzeug's own, a subclass of
+    ``property``): README.LLM said "a method", ``form(self)``, and agents wrote ``request.form()``."""
+    api = surface(
+        tmp_path,
+        {
+            "pkg/__init__.py": """
+                from pkg.utils import cached_property
+
+                __all__ = ["Request"]
+
+                class Request:
+                    \"\"\"A request.\"\"\"
+
+                    @cached_property
+                    def form(self) -> dict[str, str]:
+                        \"\"\"The form parameters.\"\"\"
+                        return {}
+
+                    def get_data(self) -> bytes:
+                        \"\"\"The body.\"\"\"
+                        return b""
+            """,
+            "pkg/utils.py": """
+                class cached_property(property):
+                    \"\"\"A property evaluated once.\"\"\"
+            """,
+        },
+    )
+    form = api.by_id["pkg.Request.form"]
+    assert (form.kind, form.signature) == ("property", "form: dict[str, str]")
+    assert api.by_id["pkg.Request.get_data"].kind == "method"

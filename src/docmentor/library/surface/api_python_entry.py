@@ -136,6 +136,8 @@ def alias_target(member: Any) -> Any:
 
 
 def api_entry(obj: Any) -> ApiEntry:
+    if obj.is_function and "property" not in obj.labels and property_like(obj):
+        obj.labels.add("property")  # read as griffe reads `@property` and `@functools.cached_property`
     entry = _callable_value(obj) or _plain_entry(obj)
     entry.deprecated = deprecation.reason(
         obj,
@@ -144,6 +146,20 @@ def api_entry(obj: Any) -> ApiEntry:
         takes_kwargs=any(p.kind == "var-keyword" for p in entry.parameters),
     )
     return entry
+
+
+def property_like(function: Any) -> bool:
+    """Whether a method is made a property by a decorator of its own kind: werkzeug's
+    ``@cached_property`` (a subclass of ``property``), a ``@lazy_property``: its name ends in
+    ``property`` (``@x.setter`` is the setter of one)."""
+    for d in function.decorators:
+        try:
+            path = d.callable_path
+        except Exception:  # griffe: an expression it cannot name
+            continue
+        if path.rsplit(".", 1)[-1].lower().endswith("property"):
+            return True
+    return False
 
 
 def _inherited_docstring(obj: Any) -> Any:
