@@ -376,7 +376,7 @@ def test_a_class_its_new_takes_arguments_for_is_no_marker(tmp_path: Path) -> Non
         tmp_path,
         {
             "pkg/__init__.py": """
-                __all__ = ["create_stream", "Marker", "Action", "Markdown"]
+                __all__ = ["create_stream", "Marker", "Action", "Markdown", "BaseRequest", "Placeholder"]
 
                 class create_stream(tuple):
                     def __new__(cls, max_buffer_size: float = 0):
@@ -395,6 +395,18 @@ def test_a_class_its_new_takes_arguments_for_is_no_marker(tmp_path: Path) -> Non
 
                 class JupyterMixin:
                     pass
+
+                class BaseRequest:
+                    '''Represents the non-IO parts of a request. This is not meant for general use.'''
+
+                    def __init__(self, method: str) -> None:
+                        self.method = method
+
+                class Placeholder:
+                    '''You shouldn't use this class directly. It's used internally.'''
+
+                    def __init__(self, value: object) -> None:
+                        self.value = value
 
                 class Markdown(JupyterMixin):
                     '''A Markdown renderable.
@@ -416,6 +428,10 @@ def test_a_class_its_new_takes_arguments_for_is_no_marker(tmp_path: Path) -> Non
     # rich's Markdown: data members only, over a member-less mixin, but its docs describe the
     # arguments users build it with (tenacity's RetryAction(sleep), undocumented, stays a marker)
     assert surface.by_id["pkg.Markdown"].internal is None
+    # what a class's own docstring says is not for users (werkzeug's sansio Request, typer's
+    # DefaultPlaceholder) is internal, constructed with arguments or not
+    assert surface.by_id["pkg.BaseRequest"].internal == "said internal"
+    assert surface.by_id["pkg.Placeholder"].internal == "said internal"
 
 
 def test_sentinel_values_and_type_variables_are_marked(tmp_path: Path) -> None:

@@ -269,6 +269,8 @@ class Builder:
         elif obj.is_class:
             members = class_members(obj)
             entry.internal = "marker" if is_marker_class(obj, members, bool(entry.parameters)) else None
+            if entry.internal is None and says_internal(entry.docstring):
+                entry.internal = "said internal"
         elif probed_decorators(obj):
             names = self.decorated.setdefault(obj.parent.path, [])
             names.append(obj.name)
@@ -431,6 +433,20 @@ def _alias_order(own: str) -> Callable[[str], tuple[int, bool, int, str]]:
         return (path.count("."), path.rsplit(".", 1)[-1] != own, len(path), path)
 
     return key
+
+
+# what a class's docstring says when users are not to use it (werkzeug's sansio Request: "not
+# meant for general use"; typer's DefaultPlaceholder: "You shouldn't use this class directly")
+_NOT_FOR_USERS = re.compile(
+    r"\b(?:not meant for (?:general|public) use|(?:shouldn't|should not|must not|do not|don't) use this"
+    r" (?:class|object) directly|for internal use(?: only)?\b|internal use only|not part of the public api)",
+    re.IGNORECASE,
+)
+
+
+def says_internal(docstring: str) -> bool:
+    """Whether a class's docstring says it is not for users (its first 2,000 characters)."""
+    return bool(docstring) and _NOT_FOR_USERS.search(docstring[:2000]) is not None
 
 
 def _main_guard_lines(mod: Any) -> list[tuple[int, int]]:
