@@ -8,7 +8,8 @@ factor                    weight  value
 ``exported``              0.25    1.0 for a top-level export (an alias ``pkg.name``: nothing
                                   between the package and the name); 0.6 for a member of a
                                   top-level class (``pkg.Class.method``) or of a class users
-                                  get from one (a *product*, below), and for what a private
+                                  get from one (a *product*, below) and that class itself,
+                                  and for what a private
                                   module defines and a public namespace publishes
                                   (``trio.to_thread.run_sync``); 0 otherwise.
 ``examples``              0.30    doc examples that use it: ``log(1+n) / log(1+max(n))``,
@@ -265,7 +266,7 @@ def score_importance(
     base: dict[str, float] = {}
     for e in surface_entries:
         exported = _exported(e, by_id, package, member)
-        if e.parent in reached:  # a member of a class users get from a factory
+        if e.parent in reached or e.api_id in reached:  # a class users get from a factory, its members
             exported = max(exported, member)
         f = {
             "exported": exported,
