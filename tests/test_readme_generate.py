@@ -701,7 +701,12 @@ def test_overview_concepts_share_the_budget_among_pages() -> None:
         sec("code_of_conduct.rst", "Our pledge", 1),
         sec("tables.rst", "Tables", 1),
         sec("tables.rst", "Adding columns", 2),
-        sec("logging.rst", "Logging handler", 1),
+        sec(
+            "logging.rst",
+            "Logging handler",
+            1,
+            "Set ``use_debugger=True`` to debug it with your favorite tool::\n\n    run(debug=True)\n",
+        ),
     ]
     ov = build_overview(
         library="p", version=None, purpose="", entries=[], examples=[], sections=sections, max_concepts=6
@@ -715,6 +720,9 @@ def test_overview_concepts_share_the_budget_among_pages() -> None:
         "Adding columns",
         "Logging handler",
     ]
+    # shown as a reader sees it: a reST literal as code, no literal block's "::"
+    said = ov.concepts[-1].description
+    assert "``" not in said and "`use_debugger=True`" in said and "::" not in said
 
 
 def test_overview_shows_summaries_as_a_reader_sees_them_and_each_class_once() -> None:

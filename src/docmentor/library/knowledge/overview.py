@@ -19,7 +19,7 @@ from docmentor.library.knowledge.kb_schema import (
 )
 from docmentor.library.models import ApiEntry, Example
 from docmentor.library.surface.api_python_shadow import MODULE_SUFFIX
-from docmentor.library.surface.docstrings import readable_summary
+from docmentor.library.surface.docstrings import display, readable_summary
 
 __all__ = [
     "build_overview",
@@ -250,7 +250,8 @@ def _concepts(sections: Sequence[DocSection], limit: int) -> list[Concept]:
         if key in seen:
             continue
         seen.add(key)
-        description = first_sentences(s.text, rest=s.path.endswith(".rst"))
+        # as a reader sees it: ``literal`` as code, roles by their text, "manager::" as "manager:"
+        description = display(first_sentences(s.text, rest=s.path.endswith(".rst")))
         if description and not _SENTENCE.search(description):
             continue  # a list of bare words (a toctree's index entries): nothing said
         by_page.setdefault(s.path, []).append(
