@@ -858,6 +858,16 @@ def test_install_commands_are_the_librarys_own_first() -> None:
         ex("tutorial/install.md", "All", ['pip install "my-lib[all]"', "pip install my-lib[all]"]),
     ]
     assert install_commands("my_lib", tutorial) == ["pip install my-lib", 'pip install "my-lib[all]"']
+    # an install page with no example of the library's language (werkzeug's installation.rst:
+    # one `sh` block) still tells how to install it, before a tutorial's longer command
+    from docmentor.library.knowledge.kb_schema import DocSection
+
+    page = DocSection(path="installation.rst", title="Installation", heading="Install it", level=2, anchor="",
+                      text="Use this:\n\n.. code-block:: sh\n\n    pip install My-Lib\n")  # fmt: skip
+    tutorial_only = [ex("tutorial.rst", "Step 0", ["pip install Jinja2 redis my-lib"])]
+    assert install_commands("my_lib", tutorial_only, sections=[page]) == [
+        "pip install My-Lib", "pip install Jinja2 redis my-lib",
+    ]  # fmt: skip
     # docs that only install it with an extra (cattrs' `pip install cattrs[ujson]`): the plain
     # command comes first, as the extra is for one feature
     assert install_commands("my_lib", examples[:2]) == ["pip install my_lib", "pip install my_lib[socks]"]

@@ -44,7 +44,12 @@ _OPTIONS_WITH_VALUE = frozenset(
 
 
 def install_commands(
-    library: str, examples: Sequence[Example], limit: int = 5, *, language: str | None = None
+    library: str,
+    examples: Sequence[Example],
+    limit: int = 5,
+    *,
+    language: str | None = None,
+    sections: Sequence[DocSection] = (),
 ) -> list[str]:
     """How to install the library, from the docs' install commands: those that install only
     the library itself first (plain before extras; when the docs only install it with an extra,
@@ -70,7 +75,17 @@ def install_commands(
                 packages.append(w)
         return bool(packages) and all(own.fullmatch(p) for p in packages)
 
-    seen = list(dict.fromkeys(p for ex in examples for p in ex.prerequisites))
+    # and the commands of install and quick-start pages that hold no example of the library's
+    # language (werkzeug's installation.rst: one `sh` block, `pip install Werkzeug`)
+    from docmentor.library.examples.classify import for_language, prerequisites
+
+    on_pages = [
+        c
+        for s in sections
+        if _QUICKSTART.search(f"{s.path} {s.heading}")
+        for c in for_language(prerequisites(s.text), language or "python")
+    ]
+    seen = list(dict.fromkeys([*(p for ex in examples for p in ex.prerequisites), *on_pages]))
     mine = sorted((p for p in seen if only_the_library(p)), key=lambda p: ("[" in p, seen.index(p)))
     if mine and "[" in mine[0]:  # only with extras (`pip install cattrs[ujson]`): the plain one first
         plain = re.sub(r"\[[^\]\n]*\]", "", mine[0])
@@ -85,6 +100,7 @@ def install_commands(
         # a tutorial's `pip install something` or `pip install ./dist/app.whl` installs no library
         if p not in mine and names_it.search(p.replace("_", "-").lower())
     ]
+    near += [p for p in on_pages if p not in mine and names_it.search(p.replace("_", "-").lower())]
     found = _distinct(mine + near)
     mentioning = [p for p in seen if names_it.search(p.replace("_", "-").lower())]
     return (found or _distinct(mentioning) or seen)[:limit]
@@ -128,7 +144,7 @@ def build_overview(
     key_modules = _key_modules(library, entries)
     key_classes = _key_classes(entries)
     language = Counter(e.language for e in entries).most_common(1)[0][0] if entries else None
-    install = install_commands(library, examples, language=language)
+    install = install_commands(library, examples, language=language, sections=sections)
     quick = _quickstart_examples(library, examples, deprecated={e.api_id for e in entries if e.deprecated})
     concepts = _concepts(sections, max_concepts)
     architecture = _architecture_text(library, version, purpose, key_modules, key_classes, entries)
