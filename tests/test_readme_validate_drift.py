@@ -1138,3 +1138,18 @@ def test_a_demo_that_sleeps_in_a_loop_is_not_run_here_at_the_timeout() -> None:
     by_id = {r.example_id: r for r in report.results}
     assert by_id["demo"].status == "skipped" and "still running" in (by_id["demo"].error or "")
     assert by_id["stuck"].status == "failed" and demo.validated is None
+
+
+def test_a_name_the_readers_program_has_is_not_run_here_but_a_misspelling_fails() -> None:
+    """werkzeug's middleware pages: ``app = ProxyFix(app, x_for=1)`` wraps the reader's app,
+    which the example never makes (NameError: not run here); ``reponse`` for the ``response``
+    the example binds is the docs' mistake, a failure."""
+    wraps = example("import functools\n\napp = functools.partial(app, x_for=1)\n", example_id="wraps")
+    typo = example("response = {'a': 1}\nprint(reponse['a'])\n", example_id="typo")
+    report = validate_examples([wraps, typo])
+    by_id = {r.example_id: r for r in report.results}
+    assert by_id["wraps"].status == "skipped", by_id["wraps"].error
+    assert (by_id["wraps"].error or "").startswith(
+        "not run here: uses 'app', which the reader's own program has"
+    )
+    assert by_id["typo"].status == "failed" and typo.validated is False and wraps.validated is None

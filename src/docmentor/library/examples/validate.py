@@ -332,6 +332,14 @@ def validate_examples(
         hung = (result.error or "").startswith(_TIMED_OUT) and not (
             _RUNS_UNTIL_STOPPED.search(example.code) or _sleeps_in_a_loop(example.code)
         )
+        if result.status == "failed" and not first and (reason := _readers_name(example.code, result.error)):
+            result = ExampleResult(
+                example.example_id,
+                "failed",
+                error=reason,
+                exit_code=result.exit_code,
+                duration=result.duration,
+            )  # said "not run here" below
         if result.status == "failed" and not hung and (reason := not_run_here(result.error, library)):
             result = ExampleResult(
                 example.example_id,
@@ -481,6 +489,41 @@ def _sleeps_in_a_loop(code: str) -> bool:
     return False
 
 
+_NAME_ERROR = re.compile(r"^NameError: name '(\w+)' is not defined")
+
+
+def _readers_name(code: str, error: str | None) -> str | None:
+    """For a NameError on a name the example takes from the reader's own program (werkzeug's
+    ``app = ProxyFix(app, x_for=1)``: the app the reader has), the reason it is not run here;
+    None for any other failure, and for a misspelling of a name the example binds
+    (``reponse`` for ``response``: a mistake of the docs)."""
+    m = _NAME_ERROR.match(error or "")
+    if m is None:
+        return None
+    name = m.group(1)
+    source, _, _, skipped = prepare(code, "python", skip_marked=False)
+    try:
+        tree = ast.parse(source) if source and not skipped else None
+    except (SyntaxError, ValueError):
+        return None
+    if tree is None:
+        return None
+    defined: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            defined |= {(a.asname or a.name).split(".")[0] for a in node.names}
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            defined.add(node.name)
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store) and node.id != name:
+            defined.add(node.id)
+    if name in defined or difflib.get_close_matches(name, sorted(defined), n=1, cutoff=0.8):
+        return None
+    return f"{_READERS_OWN}{name!r}, which the reader's own program has ({error})"
+
+
+_READERS_OWN = "not run here: uses "
+
+
 def not_run_here(error: str | None, library: str | None) -> str | None:
     """Why a failure is this machine's, not the example's: a module other than the library's
     is not installed, another host could not be reached, a file the reader would have is not
@@ -491,6 +534,8 @@ def not_run_here(error: str | None, library: str | None) -> str | None:
     None: the example failed."""
     if not error:
         return None
+    if error.startswith(_READERS_OWN):  # told by _readers_name
+        return error
     if _GROUP_LINE.match(error):  # an exception group (an anyio task group's): by its one error
         one = error.find(_ONE_SUB_EXCEPTION)
         return not_run_here(error[one + len(_ONE_SUB_EXCEPTION) :], library) if one > 0 else None
