@@ -631,3 +631,62 @@ def test_markdown_and_rest_pages_through_generate(tmp_path: Path) -> None:
     assert rest == [10, 17, 18]
     # the examples the installed version cannot run as written are marked
     assert {ex.path for ex in kb.examples if ex.drift} == {"guide.md", "api.rst", "myst.md"}
+
+
+def test_calling_a_property_is_a_finding(tmp_path: Path) -> None:
+    """werkzeug's test docs write ``response.json()``, where ``json`` is a property (a dict):
+    the call raises TypeError. A property whose type is callable, or unknown, is no finding;
+    reading it, or calling a method, neither."""
+    write_files(
+        tmp_path,
+        {
+            "pk/__init__.py": '''
+                from typing import Callable
+
+                __all__ = ["Response", "get"]
+
+
+                class Response:
+                    """A response."""
+
+                    @property
+                    def json(self) -> dict:
+                        """The body as JSON."""
+                        return {}
+
+                    @property
+                    def handler(self) -> Callable[[int], int]:
+                        """A callable."""
+                        return abs
+
+                    @property
+                    def anything(self):
+                        """Of no known type."""
+
+                    def text(self) -> str:
+                        """The body."""
+                        return ""
+
+
+                def get(url: str) -> Response:
+                    """Get a URL."""
+                    return Response()
+                ''',
+        },
+    )
+    api = load_api("pk", search_paths=[tmp_path])
+    code = "import pk\nr = pk.get('u')\nobj = r.json()\nr.text()\nr.handler(1)\nr.anything()\nx = r.json\n"
+    example = Example(
+        example_id="ex",
+        title="ex",
+        code=code,
+        language="python",
+        source="docs",
+        path="g.md",
+        line=1,
+        complete=True,
+    )
+    (finding,) = drift_report([example], api, library="pk").findings
+    assert (finding.kind, finding.api, finding.line) == (INVALID, "r.json()", 4)  # the page line: 1 + 3
+    assert "Response.json is a property (dict), not a method" in finding.message
+    assert finding.suggestion == "read it without the call: r.json"

@@ -197,6 +197,12 @@ _HISTORICAL_FOLDERS = frozenset(
 _TOKEN = re.compile(r"[a-z]+|\d+")
 
 
+# a type a value may be called as: a callable, a class, a protocol, or anything
+_MAY_BE_CALLED = re.compile(
+    r"Callable|\b[Tt]ype\[|\bAny\b|\bobject\b|Protocol|\bT\b|\w*Func\w*|\w*[Hh]andler\w*"
+)
+
+
 def historical_page(path: str) -> bool:
     """Whether a docs page shows the old API on purpose (see :data:`_HISTORICAL_WORDS`)."""
     *folders, name = path.lower().split("/")
@@ -460,7 +466,13 @@ class _DriftPython(PythonAnalysis):
             self.check_attribute(base, node)
             return self.attr(base, node.attr)
         if isinstance(node, ast.Call):
-            func = self.ev(node.func)
+            if isinstance(node.func, ast.Attribute) and isinstance(node.func.ctx, ast.Load):
+                base = self.ev(node.func.value)  # as ev reads an attribute, once
+                self.check_attribute(base, node.func)
+                self.check_property_call(base, node.func)
+                func = self.attr(base, node.func.attr)
+            else:
+                func = self.ev(node.func)
             for arg in node.args:
                 self.ev(arg)
             for kw in node.keywords:
@@ -564,6 +576,38 @@ class _DriftPython(PythonAnalysis):
             owner=owner,
             message=f"{written}: {what} has no {name!r} in the installed {self.checker.library}",
             suggestion=suggestion,
+        )
+
+    def check_property_call(self, base: Value | None, node: ast.Attribute) -> None:
+        """``response.json()`` where ``json`` is a property whose type is no callable (werkzeug's
+        test docs): the call raises TypeError; the property is read without ``()``."""
+        if base is None or base.guessed or base.kind not in ("instance", "subclass") or node.attr in base.own:
+            return
+        found = [m for cls in base.classes if (m := self.r.member(cls, node.attr)) is not None]
+        if len(found) != 1 or found[0].kind != "property":
+            return
+        prop = found[0]
+        kind = (prop.returns.type if prop.returns is not None else None) or ""
+        if not kind.strip() or _MAY_BE_CALLED.search(kind):
+            return  # its type unknown, or something callable (a Callable, a class, Any)
+        made = (
+            self.r.entry(prop.returns.class_id)
+            if prop.returns is not None and prop.returns.class_id
+            else None
+        )
+        if made is not None and self.r.member(made.api_id, "__call__") is not None:
+            return
+        written = _written(node)
+        owner = self.r.entry(prop.parent) if prop.parent else None
+        shown = f"{owner.name}.{prop.name}" if owner is not None else prop.name
+        self.report(
+            "invalid_api_signature",
+            node,
+            api=f"{written}()",
+            api_id=prop.api_id,
+            owner=prop.parent,
+            message=f"{written}(): {shown} is a property ({kind}), not a method: calling it raises TypeError",
+            suggestion=f"read it without the call: {written}",
         )
 
     def check_call(self, func: Value | None, node: ast.Call) -> None:
