@@ -674,3 +674,13 @@ def test_a_rst_label_starts_the_section_it_names() -> None:
     assert "calling-connection-errors" not in retry.text and retry.line_end == 4
     assert errors.text.startswith(".. _calling-connection-errors:") and errors.line_start == 6
     assert snippet(errors.text, {"zzz"}, size=120).startswith("Connection Error Handling")
+
+
+def test_roles_in_rest_titles_read_as_sphinx_shows_them() -> None:
+    """pytest's "Dropping to :doc:`python:library/pdb` on failures" showed the role's target;
+    Sphinx shows the document's title, here its name. ``~`` shows a path's last part."""
+    from docmentor.parse.rst import _plain
+
+    assert _plain("Dropping to :doc:`python:library/pdb` on failures") == "Dropping to `pdb` on failures"
+    assert _plain("See :doc:`the guide <guide/intro>`") == "See `the guide`"
+    assert _plain("Use :func:`~pkg.mod.run` or :func:`pkg.stop`") == "Use `run` or `pkg.stop`"

@@ -133,6 +133,19 @@ def _labelled_start(lines: list[str], start: int, floor: int) -> int:
     return first
 
 
+def _role_text(m: re.Match[str]) -> str:
+    """A role in a title as Sphinx shows it: its text as code; a ``:doc:`` without a title
+    by the document's name (``:doc:`python:library/pdb``` → ```pdb```), as its title is not
+    known here."""
+    raw = _text(m.group(2))
+    text = raw.lstrip("~!")
+    if raw.startswith("~"):  # `~pkg.mod.run` shows `run`
+        text = text.rsplit(".", 1)[-1] or text
+    if m.group(0).startswith(f"{m['pre']}:doc:`") and "<" not in m.group(0):
+        text = text.rsplit("/", 1)[-1].rsplit(":", 1)[-1] or text
+    return f"{m['pre']}`{text}`"
+
+
 def _text(raw: str) -> str:
     """A role's or link's text without the spaces before its ``<target>`` (at least one character)."""
     return raw.rstrip() or raw[:1]
@@ -141,7 +154,7 @@ def _text(raw: str) -> str:
 def _plain(title: str) -> str:
     """A title as read, not as marked up: reST inline markup is kept only as Markdown's
     code spans (``Sub *Section*`` → ``Sub Section``; ````connect()```` → ```connect()```)."""
-    title = _TITLE_ROLE.sub(lambda m: f"{m['pre']}`{_text(m.group(2)).lstrip('~!')}`", title)
+    title = _TITLE_ROLE.sub(_role_text, title)
     title = _TITLE_LITERAL.sub(r"`\1`", title)
     title = _TITLE_LINK.sub(lambda m: _text(m.group(1)), title)
     # emphasis outside code spans only
