@@ -475,7 +475,7 @@ def test_rst_titles_are_read_without_their_inline_markup() -> None:
     )
     doc = parse_rst(text)
     assert doc.title == "The `Client` guide"
-    assert [s.heading for s in doc.sections] == ["The `Client` guide", "Using `pkg.Table`", "See the docs"]
+    assert [s.heading for s in doc.sections] == ["The `Client` guide", "Using `Table`", "See the docs"]
     assert doc.sections[1].line_start == 6  # lines are those of the file, as before
 
 
