@@ -684,3 +684,13 @@ def test_roles_in_rest_titles_read_as_sphinx_shows_them() -> None:
     assert _plain("Dropping to :doc:`python:library/pdb` on failures") == "Dropping to `pdb` on failures"
     assert _plain("See :doc:`the guide <guide/intro>`") == "See `the guide`"
     assert _plain("Use :func:`~pkg.mod.run` or :func:`pkg.stop`") == "Use `run` or `pkg.stop`"
+
+
+def test_a_myst_label_starts_the_section_it_names() -> None:
+    """``(upserts)=`` above ``## Upserts`` names that section (MyST's target), as a reST label
+    does: it is that section's text, not the end of the one before."""
+    guide, upserts = parse_markdown(
+        "# Guide\n\nIntro.\n\n(upserts)=\n\n## Upserts\n\nUpsert rows.\n"
+    ).sections
+    assert guide.text == "# Guide\n\nIntro." and guide.line_end == 3
+    assert upserts.text.startswith("(upserts)=") and upserts.line_start == 5

@@ -38,8 +38,9 @@ PRUNE_GUARD_MIN = 4
 # Part of every content hash: bump it when parsing changes (sections, links …), so the next
 # refresh re-parses documents whose text did not change.
 # p4: reST titles without inline markup; front-matter-only pages; p5: reST doctest blocks;
-# p6: a reST label starts the section it names; p7: reST title roles as Sphinx shows them
-PARSE_VERSION = "p7"
+# p6: a reST label starts the section it names; p7: reST title roles as Sphinx shows them;
+# p8: a MyST label starts the section it names too
+PARSE_VERSION = "p8"
 
 
 def content_hash(doc: RawDocument) -> str:

@@ -203,6 +203,7 @@ def parse_markdown(
         lines[i] = served  # MDX import/export lines and JSX tags are not text
     if skip:
         lines = [""] * skip + lines[skip:]
+    heads = [(_labelled_start(lines, start, skip), level, text) for start, level, text in heads]
     sections = build_sections(lines, heads, line_map=line_map, title=title)
     if not sections and skip and meta.get("title"):
         # a page of nothing but front matter (a stub, a redirect): findable by what it says
@@ -289,3 +290,20 @@ def _attach_code(sections: list[Any], fences: list[tuple[int, str, str]], line_m
             else:
                 break
         owner.code_blocks.append(CodeBlock(language=lang, code=code, line=line))
+
+
+# a MyST label (`(target-name)=`) that marks the heading after it
+_MYST_LABEL = re.compile(r"[ \t]*\([^()\s]+\)=[ \t]*")
+
+
+def _labelled_start(lines: list[str], start: int, floor: int) -> int:
+    """Where the section whose heading is on line ``start`` starts: at the MyST labels right
+    above the heading (blank lines between), which name it for ``{ref}``, not at the end of the
+    section before."""
+    first = start
+    k = start - 1
+    while k >= floor and (not lines[k].strip() or _MYST_LABEL.fullmatch(lines[k])):
+        if lines[k].strip():
+            first = k
+        k -= 1
+    return first

@@ -217,7 +217,7 @@ def _probe(prefixes: frozenset[str]) -> re.Pattern[str] | None:
 
 
 _HEADING_LINE = re.compile(r"^[ \t]*#", re.MULTILINE)
-_LABEL_LINE = re.compile(r"[ \t]*\.\.[ \t]+_[^:`\n]+:[ \t]*$")
+_LABEL_LINE = re.compile(r"[ \t]*(?:\.\.[ \t]+_[^:`\n]+:|\([^()\s]+\)=)[ \t]*$")  # reST, MyST
 MAX_SNIPPET_LINES = 400
 MAX_SNIPPET_CHARS = 8_000  # the window is looked for this far into a section
 

@@ -2,7 +2,7 @@
 API descriptions a reader is shown given them: Sphinx shows ``:ref:`reference_db_table``` as the title of the section that
 ``.. _reference_db_table:`` (MyST: ``(reference_db_table)=``) marks, so the catalog says
 "See Tables", not "See reference_db_table". Labels are read from the indexed docs
-sections (a reST label starts the section it marks; a MyST one ends the section before); a label the docs do not
+sections (a reST or MyST label starts the section it marks; in an index built before, a label line ends the section before); a label the docs do not
 have is shown readable by :func:`~docmentor.library.surface.docstrings.display`.
 """
 
