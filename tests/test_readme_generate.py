@@ -1618,7 +1618,7 @@ def test_rest_word_references_read_as_words_in_concepts() -> None:
     md = DocSection("notes.md", "Notes", "Notes", 1, "notes", "# Notes\n\nThe Rich_ handler logs.\n")
     ov = build_overview(library="c", version=None, purpose="", entries=[], examples=[], sections=[rst, md])
     concepts = ov.aspects["concepts"]
-    assert "A *cache* is a mutable mapping of a fixed maximum size, see ``type_``." in concepts
+    assert "A *cache* is a mutable mapping of a fixed maximum size, see `type_`." in concepts
     assert "The Rich_ handler logs." in concepts
 
 

@@ -224,10 +224,19 @@ def test_line_ranges_point_at_the_original_file(dm: Docmentor, query: str) -> No
     for hit in hits:
         lines = lines_of(hit)
         assert 1 <= hit.line_start <= hit.line_end <= len(lines)
-        head = lines[hit.line_start - 1]
+        top = hit.line_start - 1
+        while (
+            hit.heading
+            and top < hit.line_end - 1
+            and (
+                not lines[top].strip() or lines[top].lstrip().startswith(".. _")  # its reST labels first
+            )
+        ):
+            top += 1
+        head = lines[top]
         if hit.heading:
             if hit.path.endswith(".rst") and set(head.strip()) == {"="}:
-                head = lines[hit.line_start]  # an overlined title starts at its overline
+                head = lines[top + 1]  # an overlined title starts at its overline
             assert hit.heading.split(" <")[0] in head.lstrip("#").strip(), (hit.path, hit.heading, head)
         else:
             assert head.strip(), (hit.path, hit.line_start)
