@@ -131,6 +131,42 @@ def test_words_written_apart_find_the_compound(tmp_path: Path) -> None:
     assert dm.search("how long does set up take", limit=1)[0].path == "setup.md"
 
 
+def test_a_changelog_counts_less_than_the_guide_it_records_changes_of(tmp_path: Path) -> None:
+    """celery's history/changelog-1.0.rst held the very crontab example of the question and
+    came first, above periodic-tasks.rst: a page that records changes counts
+    ``RankingConfig.history_weight`` of its score; the guide keeps its own."""
+    from docmentor.search.config import RankingConfig
+
+    docs = tmp_path / "docs"
+    (docs / "history").mkdir(parents=True)
+    (docs / "history" / "changelog-1.0.rst").write_text(
+        "1.0.3\n=====\n\nNew: run a task every Monday morning with crontab(hour=7, minute=30, "
+        "day_of_week='mon'). A task every Monday morning at 7:30: crontab. Monday morning tasks "
+        "run by crontab.\n",
+        encoding="utf-8",
+    )
+    (docs / "periodic-tasks.rst").write_text(
+        "Crontab schedules\n=================\n\nFor more control over when a task is executed, "
+        "for example a particular time of day or day of the week, use a crontab schedule.\n",
+        encoding="utf-8",
+    )
+    (docs / "migrating.rst").write_text(
+        "Migrating\n=========\n\nSomething else entirely.\n", encoding="utf-8"
+    )
+    dm = Docmentor(tmp_path / "index", embeddings=False)
+    dm.add(docs, name="d")
+    question = "run a task every Monday morning at 7:30 with crontab schedule"
+    weighed = {h.path: h.score for h in dm.search(question, limit=5)}
+    dm.close()
+    flat = Docmentor(tmp_path / "index", embeddings=False, ranking=RankingConfig(history_weight=1.0))
+    plain = {h.path: h.score for h in flat.search(question, limit=5)}
+    flat.close()
+    changelog, guide = "history/changelog-1.0.rst", "periodic-tasks.rst"
+    assert weighed[changelog] == pytest.approx(plain[changelog] * RankingConfig().history_weight)
+    assert weighed[guide] == pytest.approx(plain[guide])
+    assert plain[changelog] > plain[guide]  # its words match better; it still counts less
+
+
 def test_a_preamble_a_reader_never_sees_is_no_result(tmp_path: Path) -> None:
     """A Sphinx page that opens with a label (and a MyST one with ``(name)=``) has a preamble
     before its title that renders nothing: tiny, it outranked the page's sections on the

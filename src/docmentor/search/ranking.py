@@ -40,6 +40,16 @@ def rank_hits(
     library's (each hit's ``version_reason``)."""
     reasons = reasons or {}
     hits = list(hits) if fused else fuse(hits, doc_weight=config.doc_weight)
+    if config.history_weight != 1.0 and any(history_page(str(h.fields.get("s_path", ""))) for h in hits):
+        hits = sorted(
+            (
+                LexicalHit(h.score * config.history_weight, h.fields)
+                if history_page(str(h.fields.get("s_path", "")))
+                else h
+                for h in hits
+            ),
+            key=lambda h: -h.score,
+        )
     seen_text: dict[str, LexicalHit] = {}  # each text's first hit: a copy is listed under it
     picked: list[LexicalHit] = []
     overflow: list[LexicalHit] = []
@@ -214,6 +224,42 @@ def _probe(prefixes: frozenset[str]) -> re.Pattern[str] | None:
     if not prefixes:
         return None
     return re.compile("|".join("_?".join(re.escape(c) for c in p) for p in sorted(prefixes)))
+
+
+# a page that records changes: a changelog, release notes, a release announcement (file name
+# words, digits aside; a migration or upgrade guide is none: it teaches the new way)
+_HISTORY_WORDS = frozenset(
+    {
+        "changelog",
+        "changes",
+        "change",
+        "log",
+        "history",
+        "release",
+        "releases",
+        "notes",
+        "news",
+        "whatsnew",
+        "whats",
+        "new",
+    }
+)
+_HISTORY_KEYS = frozenset(
+    {"changelog", "changes", "history", "release", "releases", "news", "whatsnew", "whats"}
+)
+_HISTORY_FOLDERS = frozenset(
+    {"changelog", "changelogs", "changes", "history", "releases", "release-notes", "announce"}
+)
+_NAME_WORDS = re.compile(r"[a-z]+")
+
+
+def history_page(path: str) -> bool:
+    """Whether a page records changes (see :data:`_HISTORY_WORDS`)."""
+    *folders, name = path.lower().split("/")
+    words = set(_NAME_WORDS.findall(name.rsplit(".", 1)[0] if "." in name else name))
+    if words and words <= _HISTORY_WORDS and words & _HISTORY_KEYS:
+        return True
+    return any(f in _HISTORY_FOLDERS for f in folders) and bool(words & _HISTORY_KEYS or not words)
 
 
 _HEADING_LINE = re.compile(r"^[ \t]*#", re.MULTILINE)
