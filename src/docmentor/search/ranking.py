@@ -253,6 +253,7 @@ _HISTORY_FOLDERS = frozenset(
 _NAME_WORDS = re.compile(r"[a-z]+")
 
 
+@lru_cache(maxsize=8192)
 def history_page(path: str) -> bool:
     """Whether a page records changes (see :data:`_HISTORY_WORDS`)."""
     *folders, name = path.lower().split("/")
