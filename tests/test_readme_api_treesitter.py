@@ -447,3 +447,38 @@ def test_an_underscored_export_is_a_helper(tmp_path: Path) -> None:
     assert by_id["fx.api._optional"].internal == "helper"
     assert by_id["fx.api.optional"].internal is None
     assert by_id["fx.api._parse"].internal is None  # also exported as `parse2`
+
+
+def test_ts_object_types_and_function_typed_consts(tmp_path: Path) -> None:
+    """ky's ``.d.ts``: ``type KyInstance = { <T>(url): …; post: (url) => …; create(…): … }``
+    was one attribute holding the whole type, and ``declare const addDays: (date: Date) =>
+    Date`` data without parameters. The object type is a shape whose members are collected
+    (a member typed as a function is a method; its call signature gives its parameters), the
+    const a function; README.LLM calls the shape a type."""
+    from docmentor.library.knowledge.readme import _description
+
+    (tmp_path / "index.d.ts").write_text(
+        "/** Add days.\n * @param date - the date\n */\n"
+        "export declare const addDays: (date: Date, amount: number) => Date;\n"
+        "/** The main instance. */\nexport type KyInstance = {\n  /** Fetch. */\n"
+        "  <T>(url: string, options?: Options): Promise<T>;\n  /** POST. */\n"
+        "  post: (url: string, options?: Options) => Promise<Response>;\n"
+        "  create(defaults?: Options): KyInstance;\n  readonly stop: symbol;\n};\n"
+        "export type Mode = 'a' | 'b';\nexport interface Options { timeout?: number }\n",
+        encoding="utf-8",
+    )
+    by_id = {e.api_id: e for e in load_source_api(tmp_path, library="ky")}
+    add = by_id["ky.addDays"]
+    assert add.kind == "function" and [(p.name, p.description) for p in add.parameters] == [
+        ("date", "the date"),
+        ("amount", ""),
+    ]
+    assert add.returns is not None and add.returns.type == "Date"
+    shape = by_id["ky.KyInstance"]
+    assert (shape.kind, shape.signature) == ("class", "type KyInstance = {…}")
+    assert [p.name for p in shape.parameters] == ["url", "options"]
+    assert by_id["ky.KyInstance.post"].kind == "method" and by_id["ky.KyInstance.create"].kind == "method"
+    assert by_id["ky.KyInstance.stop"].kind == "property"
+    assert by_id["ky.Mode"].kind == "attribute"  # a union of literals stays a type value
+    assert _description(shape, by_id).startswith("ky.KyInstance is a type. The main instance.")
+    assert _description(by_id["ky.Options"], by_id).startswith("ky.Options is an interface.")

@@ -325,17 +325,23 @@ def _names(example: Example, words: tuple[str, ...], names: HeadingNames | None 
     return False
 
 
-_INTERFACE = re.compile(r"(?:export\s+)?(?:declare\s+)?interface\b")
+_INTERFACE = re.compile(r"(?:export\s+)?(?:declare\s+)?(?:interface\b|(?P<type>type)\s)")
 
 
 def _is_interface(entry: ApiEntry) -> bool:
-    """A TypeScript interface (catalogued as a class): a shape, never constructed."""
+    """A TypeScript interface or object type (catalogued as a class): a shape, never constructed."""
     return entry.kind == "class" and entry.language != "python" and bool(_INTERFACE.match(entry.signature))
+
+
+def _shape_word(entry: ApiEntry) -> str:
+    """ "type" for an object type alias (``type KyInstance = {…}``), "interface" for an interface."""
+    m = _INTERFACE.match(entry.signature)
+    return "type" if m is not None and m.group("type") else "interface"
 
 
 def _description(entry: ApiEntry, by_id: dict[str, ApiEntry]) -> str:
     path = public_path(entry)
-    kind = "interface" if _is_interface(entry) else entry.kind
+    kind = _shape_word(entry) if _is_interface(entry) else entry.kind
     article = "an" if kind[0] in "aeiou" else "a"
     if entry.parent and entry.parent in by_id:
         owner = public_path(by_id[entry.parent])

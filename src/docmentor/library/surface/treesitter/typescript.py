@@ -40,6 +40,20 @@ class _Doc:
 _TAG = re.compile(r"^@(\w+)\s*(?:\{(?P<type>[^}]*)\})?\s*(?P<rest>.*)$", re.S)
 
 
+def _function_type(type_node: Node | None) -> Node | None:
+    """The function type a type annotation is (``: (date: Date) => Date``), if it is one."""
+    if type_node is None:
+        return None
+    inner = (
+        type_node.named_children[0]
+        if type_node.type == "type_annotation" and type_node.named_children
+        else type_node
+    )
+    while inner.type == "parenthesized_type" and inner.named_children:
+        inner = inner.named_children[0]
+    return inner if inner.type == "function_type" else None
+
+
 def _jsdoc(comment: str) -> _Doc:
     body = comment.removeprefix("/**").removesuffix("*/")
     lines = [re.sub(r"^\s*\* ?", "", line).rstrip() for line in body.splitlines()]
@@ -230,6 +244,12 @@ class JsCollector:
             )
         elif t in _JS_CLASSES:
             self.klass(decl, name or own or "default", doc)
+        elif (
+            t == "type_alias_declaration"
+            and (value := decl.child_by_field_name("value")) is not None
+            and (value.type == "object_type")
+        ):
+            self.object_type(decl, value, name or own, doc)  # `type KyInstance = { get: …; post(…): … }`
         elif t in ("type_alias_declaration", "enum_declaration"):
             kind = "attribute" if t == "type_alias_declaration" else "class"
             value = decl.child_by_field_name("value")
@@ -255,6 +275,10 @@ class JsCollector:
                     continue
                 type_node = d.child_by_field_name("type")
                 type_text = node_text(type_node).removeprefix(":").strip() or None
+                shape = _function_type(type_node)
+                if shape is not None and value is None:  # `declare const addDays: (date: Date) => Date`
+                    self.function(shape, name or own, doc, header=f"{keyword} {own}: {type_text}")
+                    continue
                 sig = f"{keyword} {own}" + (f": {type_text}" if type_text else "")
                 if type_text is None and value is not None and len(node_text(value)) <= 80:
                     sig += f" = {squash_space(node_text(value))}"
@@ -337,6 +361,55 @@ class JsCollector:
             docstring=doc.text,
             summary=_main_text(doc),
         )
+
+    def object_type(self, decl: Node, value: Node, name: str, doc: _Doc) -> None:
+        """A type alias of an object type (ky's ``type KyInstance = { <T>(url): …; post: (…) =>
+        …; create(…): KyInstance }``): a shape like an interface, its members collected as an
+        interface's; a member typed as a function is a method; a call signature makes the
+        shape's own parameters."""
+        api_id = self.c.add(
+            self.f,
+            decl,
+            name=name,
+            kind="class",
+            signature=f"type {name} = {{…}}",
+            docstring=doc.text,
+            summary=_main_text(doc),
+        )
+        for m in value.named_children:
+            mdoc = _js_comment(m) or _Doc()
+            if mdoc.tags & _HIDDEN_TAGS:
+                continue
+            if m.type == "call_signature":
+                entry = self.c.entries[api_id]
+                if not entry.parameters:
+                    entry.parameters = self.params(m.child_by_field_name("parameters"), mdoc)
+                continue
+            name_node = m.child_by_field_name("name")
+            member = node_text(name_node)
+            if name_node is None or member.startswith(("_", "#")):
+                continue
+            if m.type == "method_signature":
+                header = squash_space(node_text(m)).removesuffix(";").removesuffix(",")
+                self.function(m, member, mdoc, header=header, parent=api_id, kind="method")
+            elif m.type == "property_signature":
+                type_node = m.child_by_field_name("type")
+                shape = _function_type(type_node)
+                header = squash_space(node_text(m)).removesuffix(";").removesuffix(",")
+                if shape is not None:
+                    self.function(shape, member, mdoc, header=header, parent=api_id, kind="method")
+                    continue
+                self.c.add(
+                    self.f,
+                    m,
+                    name=member,
+                    parent=api_id,
+                    kind="property",
+                    signature=header,
+                    returns=api_return(node_text(type_node).removeprefix(":").strip() or None),
+                    docstring=mdoc.text,
+                    summary=_main_text(mdoc),
+                )
 
     def klass(self, node: Node, name: str, doc: _Doc) -> None:
         body = node.child_by_field_name("body")
