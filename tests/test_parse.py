@@ -694,3 +694,12 @@ def test_a_myst_label_starts_the_section_it_names() -> None:
     ).sections
     assert guide.text == "# Guide\n\nIntro." and guide.line_end == 3
     assert upserts.text.startswith("(upserts)=") and upserts.line_start == 5
+
+
+def test_a_markdown_headings_attr_list_is_no_part_of_its_title() -> None:
+    """griffe's and pydantic's docs write ``## GitHub {#ci-github}`` (Python-Markdown's
+    attr_list): the id and classes are no words of the title; braces that are words stay."""
+    doc = parse_markdown(
+        "# GitHub {#ci-github}\n\nx\n\n## Parser options {: #numpydoc-options .x }\n\ny\n\n## Sets {x}\n\nz\n"
+    )
+    assert [s.heading for s in doc.sections] == ["GitHub", "Parser options", "Sets {x}"]

@@ -165,7 +165,8 @@ def parse_markdown(
     for idx, tok in enumerate(tokens):
         if tok.type == "heading_open" and tok.map:
             inline = tokens[idx + 1]
-            heading = " ".join(_HEADING_LINK.sub(r"\1", inline.content).split())
+            # `## GitHub {#ci-github}`: attr_list's id and classes are no words of the title
+            heading = " ".join(_ATTR_LIST.sub("", _HEADING_LINK.sub(r"\1", inline.content)).split())
             if heading:
                 heads.append((tok.map[0], int(tok.tag[1]), heading))
         elif tok.type == "fence" and tok.map:
@@ -291,6 +292,9 @@ def _attach_code(sections: list[Any], fences: list[tuple[int, str, str]], line_m
                 break
         owner.code_blocks.append(CodeBlock(language=lang, code=code, line=line))
 
+
+# Python-Markdown's attr_list at a heading's end: `{#id}`, `{: #id .class }`, `{ .lg .middle }`
+_ATTR_LIST = re.compile(r"[ \t]*\{:?[ \t]*[#.][^{}\n]*\}[ \t]*$")
 
 # a MyST label (`(target-name)=`) that marks the heading after it
 _MYST_LABEL = re.compile(r"[ \t]*\([^()\s]+\)=[ \t]*")
