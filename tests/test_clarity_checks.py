@@ -804,3 +804,17 @@ def test_names_the_sphinx_doctest_set_up_binds_are_defined(tmp_path: Path) -> No
     assert undefined() == set()
     (tmp_path / "conf.py").write_text('doctest_global_setup = "import cattrs"\n')
     assert undefined() == {"helper"}
+
+
+def test_a_page_of_mkdocstrings_headings_is_not_empty() -> None:
+    """griffe's reference pages are ``# ::: griffe.Alias`` (mkdocstrings' heading form): the
+    API's docs are rendered there, so the page is not empty, nor its sections."""
+    assert found("# ::: griffe.Alias\n\n## ::: griffe.Alias.target\n", path="alias.md") == []
+    from docmentor.library.knowledge.mentions import directive_names
+    from docmentor.sources.autodoc import _DOCUMENTS
+
+    assert [m["name"] for m in _DOCUMENTS.finditer("# ::: griffe.Alias\n::: griffe.load\n")] == [
+        "griffe.Alias",
+        "griffe.load",
+    ]
+    assert directive_names("## ::: griffe.Class\n") == ["griffe.Class"]

@@ -8,9 +8,10 @@ from pathlib import Path
 __all__ = ["MAX_SCANNED_BYTES", "documented_paths"]
 
 # what a page documents: reST / MyST autodoc (`.. autofunction:: name`, ```{autoclass} name```)
-# and mkdocstrings (`::: pkg.name`), and what sets the module relative names are in
+# and mkdocstrings (`::: pkg.name`, or as a heading: `## ::: pkg.name`), and what sets the
+# module relative names are in
 _DOCUMENTS = re.compile(
-    r"^[ \t]*(?:(?P<mk>:::)|\.\.\s+(?:py:)?(?P<rd>[a-z]+)::|(?:```+|~~~+|:::+)\{(?:py:)?(?P<md>[a-z]+)\})"
+    r"^[ \t]*(?:(?:\#{1,6}[ \t]+)?(?P<mk>:::)|\.\.\s+(?:py:)?(?P<rd>[a-z]+)::|(?:```+|~~~+|:::+)\{(?:py:)?(?P<md>[a-z]+)\})"
     r"[ \t]*(?P<name>[A-Za-z_][\w.]*)",
     re.M,
 )

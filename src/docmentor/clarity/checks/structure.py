@@ -28,6 +28,8 @@ def _body_empty(section: Section) -> bool:
 
 
 def _has_body(section: Section) -> bool:
+    if section.heading.startswith("::: "):  # mkdocstrings' heading form: the API's rendered docs
+        return True
     if section.level > 0:
         return not _body_empty(section)
     return bool(_COMMENT.sub("", section.text).strip())
@@ -91,7 +93,7 @@ def heading_structure(doc: CheckedDocument) -> Iterator[Issue]:
         previous = s.level
         nxt = sections[k + 1] if k + 1 < len(sections) else None
         has_children = nxt is not None and nxt.level > s.level
-        if not has_children and _body_empty(s):
+        if not has_children and _body_empty(s) and not s.heading.startswith("::: "):
             yield page.issue(
                 type="empty_section",
                 severity="info",

@@ -45,7 +45,7 @@ MAX_TITLE_WORDS = 6  # a longer heading is a sentence, no method's name
 # (the lookbehind keeps it linear on long runs of colons)
 _INLINE = re.compile(r"((?<![\w.:+-]):[\w.:+-]+:|\{[\w.:+-]+\})?`([^`\n]+)`")
 _DIRECTIVE = re.compile(
-    r"^[ \t]*(?::::|(?:\.\.\s+|(?:```+|~~~+|:::+)\{)"  # reST ``.. autoclass::``, MyST ```` ```{autoclass} ````
+    r"^[ \t]*(?:(?:\#{1,6}[ \t]+)?:::|(?:\.\.\s+|(?:```+|~~~+|:::+)\{)"  # mkdocstrings (a heading too), reST, MyST
     r"(?:auto|py:)?(?:class|function|method|classmethod|staticmethod|attribute|property"
     r"|exception|data|decorator)(?:::|\}))"
     r"\s*([A-Za-z_][\w.]*)",
