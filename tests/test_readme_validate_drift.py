@@ -545,6 +545,10 @@ def test_top_level_await_runs_and_only_real_network_or_module_failures_are_not_r
         assert not_run_here(error, "lancedb") is None, error
     assert not_run_here("httpx.ConnectError: [Errno -3] Try again (exit code 1)", "httpx")
     assert not_run_here("ModuleNotFoundError: No module named 'pandas' (exit code 1)", "lancedb")
+    # the same wrapped by the library (griffe.load of a package the reader would have)
+    wrapped = "ImportError: … accessing 'my_package' raises ModuleNotFoundError: No module named 'my_package' (exit code 1)"
+    assert (not_run_here(wrapped, "griffe") or "").startswith("not run here: needs the module 'my_package'")
+    assert not_run_here(wrapped.replace("my_package", "griffe"), "griffe") is None  # its own: a failure
     # a file the reader would have, a write the sandbox refuses, a server still running
     for error, why in (
         (

@@ -64,7 +64,9 @@ Status = Literal["passed", "failed", "skipped"]
 # Variables a program may need to start at all; everything else of ours stays out.
 _KEPT_ENV = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "SYSTEMROOT", "TZ")
 _STDERR_TAIL = 64 * 1024
-_MISSING_MODULE = re.compile(r"^ModuleNotFoundError: No module named '([\w.]+)'")
+# also where a library wraps it (griffe: "ImportError: … accessing 'my_package' raises
+# ModuleNotFoundError: No module named 'my_package'")
+_MISSING_MODULE = re.compile(r"(?<![\w.])ModuleNotFoundError: No module named '([\w.]+)'")
 # what a program's last line says when it could not reach another host: the exception's own
 # class (``httpx.ConnectError: …``), not one that merely ends so (``LanceConnectionError``)
 _NO_NETWORK = re.compile(
@@ -539,7 +541,7 @@ def not_run_here(error: str | None, library: str | None) -> str | None:
     if _GROUP_LINE.match(error):  # an exception group (an anyio task group's): by its one error
         one = error.find(_ONE_SUB_EXCEPTION)
         return not_run_here(error[one + len(_ONE_SUB_EXCEPTION) :], library) if one > 0 else None
-    missing = _MISSING_MODULE.match(error)
+    missing = _MISSING_MODULE.search(error)
     if missing:
         top = missing.group(1).split(".")[0]
         own = (library or "").split(".")[0]
