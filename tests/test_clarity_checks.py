@@ -818,3 +818,12 @@ def test_a_page_of_mkdocstrings_headings_is_not_empty() -> None:
         "griffe.load",
     ]
     assert directive_names("## ::: griffe.Class\n") == ["griffe.Class"]
+
+
+def test_python_syntax_newer_than_this_interpreters_is_not_an_error() -> None:
+    """griffe's docs use PEP 695 (Python 3.12): ``type X = dict[str, int]`` and ``class
+    Box[T]:`` parse on the reader's Python; here (3.11) they are not judged. A real error
+    still is."""
+    page = "# T\n\nText.\n\n```python\ntype Pairs = dict[str, int]\n\nclass Box[T]:\n    item: T\n```\n"
+    assert found(page, "syntax_error") == []
+    assert len(found("# T\n\nText.\n\n```python\ndef f(:\n    pass\n```\n", "syntax_error")) == 1

@@ -265,7 +265,22 @@ def _tolerate(ex: PyExample, source: str) -> tuple[ast.Module | None, str]:
     if _SHELL_LIKE.match(first):
         ex.error = None
         return None, "a shell session"
+    if sys.version_info < (3, 12) and ex.error is not None and ex.error.lineno:
+        # syntax newer than this Python's (PEP 695: `type X = …`, `class Box[T]:`), which the
+        # reader's Python parses: not judged here
+        lines = source.split("\n")
+        at = lines[ex.error.lineno - 1] if 0 < ex.error.lineno <= len(lines) else ""
+        if _NEWER_SYNTAX.match(at):
+            ex.error = None
+            return None, "syntax newer than this Python's"
     return None, ""
+
+
+# PEP 695 (Python 3.12): a type statement, a generic class or function (linear: one name, then
+# a fixed token)
+_NEWER_SYNTAX = re.compile(
+    r"\s*(?:type\s+[A-Za-z_]\w*\s*[\[=]|(?:async\s+)?(?:def|class)\s+[A-Za-z_]\w*\s*\[)"
+)
 
 
 def _command_like(tree: ast.Module) -> bool:
