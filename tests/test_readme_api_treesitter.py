@@ -482,3 +482,35 @@ def test_ts_object_types_and_function_typed_consts(tmp_path: Path) -> None:
     assert by_id["ky.Mode"].kind == "attribute"  # a union of literals stays a type value
     assert _description(shape, by_id).startswith("ky.KyInstance is a type. The main instance.")
     assert _description(by_id["ky.Options"], by_id).startswith("ky.Options is an interface.")
+
+
+def test_a_default_import_is_the_modules_default_export(tmp_path: Path) -> None:
+    """ky's README: ``import ky from 'ky'`` then ``ky.post(…)``; ky exports ``const ky =
+    createInstance()`` as its default. The constant is typed by what the function returns, and
+    the default import binds that export, so the README's examples credit ``KyInstance.post``
+    (38 of its 42 examples credited nothing)."""
+    (tmp_path / "index.ts").write_text(
+        "/** The instance type. */\nexport type KyInstance = {\n  (url: string): Promise<Response>;\n"
+        "  /** POST. */\n  post: (url: string, options?: object) => Promise<Response>;\n};\n"
+        "export const createInstance = (): KyInstance => { return null as any };\n"
+        "/** The default instance. */\nconst ky = createInstance();\nexport default ky;\n",
+        encoding="utf-8",
+    )
+    (tmp_path / "other.d.ts").write_text(
+        "import type { KyInstance } from './index';\ndeclare const up: KyInstance;\nexport default up;\n",
+        encoding="utf-8",
+    )
+    s = load_source_surface(tmp_path, library="ky")
+    made = s.by_id["ky.ky"].returns
+    assert made is not None and made.class_id == "ky.KyInstance"  # by its maker's return type
+    example = Example(
+        example_id="r-1",
+        title="t",
+        code="import ky from 'ky';\nconst json = await ky.post('https://x.org', {json: {a: 1}}).json();\n",
+        language="typescript",
+        source="s",
+        path="readme.md",
+        line=1,
+    )
+    match_examples([example], s, library="ky")
+    assert "ky.KyInstance.post" in example.apis_used

@@ -78,7 +78,8 @@ class JsAnalysis(Analysis):
         if self.tx(i) == "type":
             i += 1
         named: list[tuple[str, str]] = []  # (exported, local)
-        whole: list[str] = []  # namespace and default imports
+        whole: list[str] = []  # namespace imports (and a default one, below)
+        default: list[str] = []  # `import ky from "ky"`: the module's default export
         while i < hi and self.t[i].kind != "str" and self.tx(i) not in (";", "from", "="):
             text = self.tx(i)
             if text == "*" and self.tx(i + 1) == "as":
@@ -100,13 +101,13 @@ class JsAnalysis(Analysis):
                     k += self.tx(k) == ","
                 i = end + 1
             elif self.t[i].kind == "name":
-                whole.append(text)
+                default.append(text)
                 i += 1
             else:
                 i += 1
         if self.tx(i) == "=":  # import x = require("pkg")
             value, i = self.expr(i + 1, hi)
-            for local in whole:
+            for local in whole + default:
                 self.bind(local, value)
             return i
         i += self.tx(i) == "from"
@@ -114,6 +115,11 @@ class JsAnalysis(Analysis):
         ns = self.namespace(spec) if spec else None
         for local in whole:
             self.bind(local, ns)
+        for local in default:
+            # the module's `default` export, else the export the import names (ky's `export
+            # default ky`, imported as `ky`), else the module as a namespace
+            found = self.attr(ns, "default", record=False) or self.attr(ns, local, record=False)
+            self.bind(local, found or ns)
         for exported, local in named:
             self.bind(local, self.attr(ns, exported, record=False))
         return i + 1

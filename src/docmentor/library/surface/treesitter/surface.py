@@ -66,6 +66,8 @@ _METHOD_ALIAS = re.compile(
     r"(?:const|let|var)\s+[\w$]+\s*=\s*([A-Za-z_$][\w$]*)\.([A-Za-z_$][\w$]*)(?:\.bind\(\s*[\w$]+\s*\))?"
 )
 _NEW_INSTANCE = re.compile(r"(?:const|let|var)\s+[\w$]+\s*=\s*new\s+([A-Za-z_$][\w$]*)")
+# `const ky = createInstance()`: what a module function returns
+_MADE_BY_CALL = re.compile(r"(?:const|let|var)\s+[\w$]+\s*=\s*([A-Za-z_$][\w$]*)\(\)")
 
 
 def _callable_consts(c: Collector, classes: _ClassFinder) -> None:
@@ -79,6 +81,17 @@ def _callable_consts(c: Collector, classes: _ClassFinder) -> None:
         if new:
             exported_instances.setdefault(c.module.get(e.api_id, ""), {})[e.name] = new.group(1)
     for e in entries.values():
+        # ky's `const ky = createInstance()`: an instance of what the function returns
+        call = _MADE_BY_CALL.fullmatch(e.signature) if e.kind == "attribute" and not e.parent else None
+        if call is not None and (e.returns is None or not e.returns.type):
+            maker = entries.get(c.qualify(c.module.get(e.api_id, ""), call.group(1)))
+            if (
+                maker is not None
+                and maker.kind == "function"
+                and maker.returns is not None
+                and maker.returns.class_id
+            ):
+                e.returns = maker.returns.model_copy()
         alias = _METHOD_ALIAS.fullmatch(e.signature) if e.kind == "attribute" and not e.parent else None
         if alias is None:
             continue
