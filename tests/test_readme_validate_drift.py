@@ -1157,3 +1157,22 @@ def test_a_name_the_readers_program_has_is_not_run_here_but_a_misspelling_fails(
         "not run here: uses 'app', which the reader's own program has"
     )
     assert by_id["typo"].status == "failed" and typo.validated is False and wraps.validated is None
+
+
+def test_a_drift_report_says_which_examples_it_did_not_read() -> None:
+    """ky's 42 TypeScript examples: drift reads Python only, and its report said "0 examples
+    checked … no drift" as if all were fine. It says how many it did not read, and no
+    "No drift" when it checked nothing."""
+    from docmentor.library.examples.drift import drift_report
+    from docmentor.library.surface.api_python import ApiSurface
+
+    ts = example("import ky from 'ky';\nawait ky.post('u');\n", example_id="ts").model_copy(
+        update={"language": "typescript"}
+    )
+    report = drift_report([ts], ApiSurface(library="ky", version="1.0", entries=[]), library="ky")
+    assert report.examples_checked == 0 and report.examples_not_checked == 1
+    text = report.to_text()
+    assert (
+        "1 example in other languages not checked: drift reads Python only" in text and "No drift" not in text
+    )
+    assert report.to_dict()["examples_not_checked"] == 1

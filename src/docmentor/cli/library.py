@@ -206,6 +206,7 @@ def readme_drift(
             f"Drift report for {report.library} {report.version or ''}: {report.examples_checked} examples "
             f"checked, {report.missing} missing APIs, {report.invalid} invalid signatures, "
             f"{report.deprecated} uses of deprecated APIs"
+            + (f" ({_not_checked(report.examples_not_checked)})" if report.examples_not_checked else "")
         )
         for f in report.findings:
             hint = f" ({f.suggestion})" if f.suggestion else ""  # a whole sentence already
@@ -337,3 +338,8 @@ def feedback_analyze(
         emit(data)
     else:
         sys.stdout.write(feedback_report(analysis))
+
+
+def _not_checked(n: int) -> str:
+    """What drift says of the examples it did not read (as its report's text does)."""
+    return f"{n} example{'s' if n != 1 else ''} in other languages not checked: drift reads Python only"

@@ -119,6 +119,8 @@ class DriftReport:
     #: what the examples of upgrade guides and changelogs would be reported for: never
     #: reported (they show the old API on purpose), but such an example is no example to use
     historical: tuple[DriftFinding, ...] = ()
+    #: examples in another language than Python: drift reads Python only
+    examples_not_checked: int = 0
 
     @property
     def missing(self) -> int:
@@ -142,6 +144,7 @@ class DriftReport:
                 "invalid_api_signature": self.invalid,
                 "deprecated_api": self.deprecated,
             },
+            "examples_not_checked": self.examples_not_checked,
             "findings": [f.to_dict() for f in self.findings],
         }
 
@@ -153,7 +156,11 @@ class DriftReport:
             f"{self.invalid} invalid signature{'s' if self.invalid != 1 else ''}, "
             f"{self.deprecated} use{'s' if self.deprecated != 1 else ''} of deprecated APIs"
         )
+        if self.examples_not_checked:
+            head += f" ({not_checked_note(self.examples_not_checked)})"
         if not self.findings:
+            if not self.examples_checked:
+                return head + "\n"
             return head + "\n\nNo drift: every documented call matches the installed API.\n"
         out = [head]
         page: tuple[str, str] | None = None
@@ -237,6 +244,7 @@ def drift_report(
         context: code read in its page's order only for what it binds, never checked (set-up
             code a page hides, the names of its current module: as the matcher reads them).
     """
+    not_checked = sum(ex.language != "python" for ex in examples)
     resolver = Resolver(surface, frozenset({"python"}), library=library)
     checker = _Checker(resolver, library, getattr(surface, "present", frozenset()))
     findings: list[DriftFinding] = []
@@ -270,7 +278,13 @@ def drift_report(
         examples_checked=checked,
         findings=tuple(findings),
         historical=tuple(historical),
+        examples_not_checked=not_checked,
     )
+
+
+def not_checked_note(n: int) -> str:
+    """What a drift report says of the examples it did not read."""
+    return f"{n} example{'s' if n != 1 else ''} in other languages not checked: drift reads Python only"
 
 
 def _deprecated_uses(ex: Example, resolver: Resolver, used: Iterable[str]) -> list[DriftFinding]:

@@ -104,4 +104,5 @@ def drift_report(engine: Docmentor, library: str) -> DriftReport:
         version=data["version"],
         examples_checked=data["examples_checked"],
         findings=tuple(DriftFinding(**f) for f in data["findings"]),
+        examples_not_checked=int(data.get("examples_not_checked", 0)),  # a report before it: 0
     )
