@@ -703,3 +703,8 @@ def test_a_markdown_headings_attr_list_is_no_part_of_its_title() -> None:
         "# GitHub {#ci-github}\n\nx\n\n## Parser options {: #numpydoc-options .x }\n\ny\n\n## Sets {x}\n\nz\n"
     )
     assert [s.heading for s in doc.sections] == ["GitHub", "Parser options", "Sets {x}"]
+    assert [s.anchor for s in doc.sections] == [
+        "ci-github",
+        "numpydoc-options",
+        "sets-x",
+    ]  # the id, as MkDocs

@@ -160,13 +160,19 @@ def parse_markdown(
     refs: dict[str, Any] = env.get("references") or {}
 
     heads: list[tuple[int, int, str]] = []
+    ids: dict[int, str] = {}  # heading line → the id its attr_list gives
     fences: list[tuple[int, str, str]] = []
     links: list[Link] = []
     for idx, tok in enumerate(tokens):
         if tok.type == "heading_open" and tok.map:
             inline = tokens[idx + 1]
-            # `## GitHub {#ci-github}`: attr_list's id and classes are no words of the title
-            heading = " ".join(_ATTR_LIST.sub("", _HEADING_LINK.sub(r"\1", inline.content)).split())
+            # `## GitHub {#ci-github}`: attr_list's id and classes are no words of the title;
+            # the id is the section's anchor, as MkDocs makes it
+            raw = _HEADING_LINK.sub(r"\1", inline.content)
+            attrs = _ATTR_LIST.search(raw)
+            if attrs is not None and (given := _ATTR_ID.search(attrs.group(0))) is not None:
+                ids[tok.map[0]] = given.group(1)
+            heading = " ".join(_ATTR_LIST.sub("", raw).split())
             if heading:
                 heads.append((tok.map[0], int(tok.tag[1]), heading))
         elif tok.type == "fence" and tok.map:
@@ -204,8 +210,9 @@ def parse_markdown(
         lines[i] = served  # MDX import/export lines and JSX tags are not text
     if skip:
         lines = [""] * skip + lines[skip:]
-    heads = [(_labelled_start(lines, start, skip), level, text) for start, level, text in heads]
-    sections = build_sections(lines, heads, line_map=line_map, title=title)
+    labelled = [(_labelled_start(lines, start, skip), level, text) for start, level, text in heads]
+    sections = build_sections(lines, labelled, line_map=line_map, title=title)
+    _given_anchors(sections, heads, ids)
     if not sections and skip and meta.get("title"):
         # a page of nothing but front matter (a stub, a redirect): findable by what it says
         # of itself, pointing at its front matter's lines
@@ -295,6 +302,19 @@ def _attach_code(sections: list[Any], fences: list[tuple[int, str, str]], line_m
 
 # Python-Markdown's attr_list at a heading's end: `{#id}`, `{: #id .class }`, `{ .lg .middle }`
 _ATTR_LIST = re.compile(r"[ \t]*\{:?[ \t]*[#.][^{}\n]*\}[ \t]*$")
+_ATTR_ID = re.compile(r"#([\w-]+)")
+
+
+def _given_anchors(sections: list[Section], heads: list[tuple[int, int, str]], ids: dict[int, str]) -> None:
+    """The ids headings' attr_lists give, as their sections' anchors (``build_sections`` makes
+    one section a heading, in order, after the preamble)."""
+    if not ids:
+        return
+    headed = [sec for sec in sections if sec.level > 0]
+    for sec, (line, _, _) in zip(headed, heads, strict=False):
+        if line in ids:
+            sec.anchor = ids[line]
+
 
 # a MyST label (`(target-name)=`) that marks the heading after it
 _MYST_LABEL = re.compile(r"[ \t]*\([^()\s]+\)=[ \t]*")
