@@ -3,6 +3,7 @@ assembly's candidates, and a document found by reference, paged or excerpted."""
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from pathlib import Path
 from typing import Any
@@ -14,7 +15,7 @@ from docmentor.engine.reports import DocExcerpts, DocPage, SourceInfo, source_in
 from docmentor.engine.scope import VersionScope, version_scope
 from docmentor.errors import NotFoundError, UsageError
 from docmentor.models import SearchHit
-from docmentor.search.analyzer import analyze_query, compound_terms
+from docmentor.search.analyzer import analyze_query, compound_terms, identifiers_only
 from docmentor.search.config import RankingConfig
 from docmentor.search.lexical import LexicalSearch
 from docmentor.search.ranking import excerpts, rank_hits
@@ -99,6 +100,10 @@ class Lookup(Embedding):
         scope = self.version_scope(source, version)
         within = scope.sources
         r = ranking or self.ranking
+        if r.history_weight != 1.0 and identifiers_only(query):
+            # a query made only of code names asks where the name is written: a changelog that
+            # names it (anyio's `abandon_on_cancel`) is as good an answer as a guide
+            r = dataclasses.replace(r, history_weight=1.0)
 
         def run(index: LexicalSearch | None, check: bool) -> list[SearchHit]:
             terms = self.query_terms(query, index, r)
