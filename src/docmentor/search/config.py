@@ -175,7 +175,9 @@ class RankingConfig:
         "records what changed, and its words (every API, every version) otherwise outrank the "
         "guide that explains the thing. The dev corpora have no such page (figures unchanged); "
         "on the pytest and celery tour sets (benchmarks/tour_search) doc MRR 0.833 -> 0.858 and "
-        "0.883 -> 0.908, section MRR 0.708 -> 0.733 and 0.790 -> 0.815 (0.7 was set, not swept).",
+        "0.883 -> 0.908, section MRR 0.708 -> 0.733 and 0.790 -> 0.815 (0.7 was set, not swept). "
+        "Not for a query made only of code names (engine.lookup): where a name is written, a "
+        "changelog included, is the answer there.",
         measured="httpx + pydantic + tanstack-query (unchanged), pytest + celery tour sets",
     )
     duplicate_jaccard: float = _c(
