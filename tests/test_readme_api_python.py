@@ -2342,3 +2342,23 @@ def test_a_method_a_property_like_decorator_makes_is_a_property(tmp_path: Path) 
     form = api.by_id["pkg.Request.form"]
     assert (form.kind, form.signature) == ("property", "form: dict[str, str]")
     assert api.by_id["pkg.Request.get_data"].kind == "method"
+
+
+def test_a_class_named_as_its_base_is_read_without_a_cycle(tmp_path: Path) -> None:
+    """``from collections import OrderedDict`` then ``class OrderedDict(OrderedDict)``: griffe
+    resolves the base to the class itself; reading attrs' fields must not walk that loop (a
+    review found load_api raising RecursionError)."""
+    api = surface(
+        tmp_path,
+        {
+            "pkg/__init__.py": """
+                from collections import OrderedDict
+
+                __all__ = ["OrderedDict"]
+
+                class OrderedDict(OrderedDict):
+                    \"\"\"An ordered dict.\"\"\"
+            """,
+        },
+    )
+    assert api.by_id["pkg.OrderedDict"].kind == "class"

@@ -420,7 +420,10 @@ def mkdocs_project(docs: Path) -> Path | None:
             return None
         docs_dir = config.get("docs_dir") if isinstance(config, dict) else None
         name = docs_dir.strip() if isinstance(docs_dir, str) and docs_dir.strip() else "docs"
-        return folder if (folder / name).resolve() == real else None
+        try:
+            return folder if (folder / name).resolve() == real else None
+        except (OSError, ValueError):  # a docs_dir no path can be (a NUL in it)
+            return None
     return None
 
 

@@ -143,7 +143,7 @@ class Page:
         self.cache: dict[str, Any] = {}
         if self.markdown:
             self._classify()
-        else:
+        elif suffix == "rst":
             self._classify_rst()
         self._sections = sorted(
             ((s.line_start, " > ".join(s.heading_path)) for s in doc.parsed.sections if s.level > 0),

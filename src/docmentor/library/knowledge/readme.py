@@ -330,7 +330,11 @@ _INTERFACE = re.compile(r"(?:export\s+)?(?:declare\s+)?(?:interface\b|(?P<type>t
 
 def _is_interface(entry: ApiEntry) -> bool:
     """A TypeScript interface or object type (catalogued as a class): a shape, never constructed."""
-    return entry.kind == "class" and entry.language != "python" and bool(_INTERFACE.match(entry.signature))
+    return (
+        entry.kind == "class"
+        and entry.language in ("typescript", "javascript")
+        and bool(_INTERFACE.match(entry.signature))
+    )
 
 
 def _shape_word(entry: ApiEntry) -> str:

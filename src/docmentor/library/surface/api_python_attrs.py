@@ -156,15 +156,19 @@ def _fields(cls: Any, seen: set[str]) -> list[tuple[str, griffe.Parameter]] | No
     return [item for item in inherited if item[0] not in names] + own
 
 
-def attrs_parameters(cls: Any) -> list[griffe.Parameter] | None:
+def attrs_parameters(cls: Any, _seen: frozenset[str] = frozenset()) -> list[griffe.Parameter] | None:
     """The parameters attrs gives ``cls``'s ``__init__`` (module docstring), keyword-only ones
     last as attrs orders them; None when ``cls`` is not an attrs class or a decorator option
     this reading does not follow (``init=False``: no generated ``__init__``) is set."""
     found = _decorator(cls)
     if found is None:  # a plain subclass of an attrs class inherits its __init__ (trio's Lock)
+        seen = _seen | {cls.path}
         for base in getattr(cls, "resolved_bases", []):
-            if isinstance(base, griffe.Class) and not ({"__init__", "__new__"} & set(base.members)):
-                return attrs_parameters(base)
+            # `class OrderedDict(OrderedDict)` resolves its base to itself: no cycle walked
+            if not isinstance(base, griffe.Class) or base.path in seen:
+                continue
+            if not ({"__init__", "__new__"} & set(base.members)):
+                return attrs_parameters(base, seen)
         return None
     if "init" in found[1] and not _is_true(found[1]["init"]):
         return None
