@@ -301,7 +301,7 @@ def _attach_code(sections: list[Any], fences: list[tuple[int, str, str]], line_m
 
 
 # Python-Markdown's attr_list at a heading's end: `{#id}`, `{: #id .class }`, `{ .lg .middle }`
-_ATTR_LIST = re.compile(r"[ \t]*\{:?[ \t]*[#.][^{}\n]*\}[ \t]*$")
+_ATTR_LIST = re.compile(r"(?<![ \t])[ \t]*\{:?[ \t]*[#.][^{}\n]*\}[ \t]*$")  # one start per run of blanks
 _ATTR_ID = re.compile(r"#([\w-]+)")
 
 
