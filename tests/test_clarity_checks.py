@@ -827,3 +827,13 @@ def test_python_syntax_newer_than_this_interpreters_is_not_an_error() -> None:
     page = "# T\n\nText.\n\n```python\ntype Pairs = dict[str, int]\n\nclass Box[T]:\n    item: T\n```\n"
     assert found(page, "syntax_error") == []
     assert len(found("# T\n\nText.\n\n```python\ndef f(:\n    pass\n```\n", "syntax_error")) == 1
+
+
+def test_a_labelled_empty_section_is_still_empty() -> None:
+    """A section starts at its label (``(lbl)=``, ``.. _lbl:``); the label is no body of it
+    (review: such empty sections were no longer reported)."""
+    md = found("# T\n\nText.\n\n(lbl)=\n## Empty\n\n## Full\n\nMore.\n", "empty_section")
+    rst = found(
+        "T\n=\n\nText.\n\n.. _lbl:\n\nEmpty\n-----\n\nFull\n----\n\nMore.\n", "empty_section", path="p.rst"
+    )
+    assert len(md) == 1 and len(rst) == 1

@@ -553,3 +553,15 @@ def test_a_snippet_shows_the_name_asked_for_past_the_first_lines() -> None:
     assert "abandon_on_cancel" in snippet(text, terms)
     # a word asked for that the text never holds changes nothing
     assert "(#0)" in snippet(text, {t for t, _ in analyze_query("cancel giraffe")})
+
+
+def test_which_pages_record_changes() -> None:
+    """Changelogs, release notes and release announcements; not a migration guide, nor a page
+    on how to release (review: ``release.md``), and a version's ``v`` is no word."""
+    from docmentor.search.ranking import history_page
+
+    for path in ("CHANGES.rst", "docs/changelog.md", "history/changelog-1.0.rst", "announce/release-2.3.5.rst",
+                 "release-notes.md", "release-notes/v2.0.md", "HISTORY.rst", "whats-new.md"):  # fmt: skip
+        assert history_page(path), path
+    for path in ("docs/migration.md", "release.md", "docs/guide/timeouts.md", "upgrading.rst"):
+        assert not history_page(path), path

@@ -459,33 +459,41 @@ def mark_drift(
     from docmentor.library.examples.drift import drift_report
 
     for ex in examples:
-        said = counterexample(ex.code)
+        said = counterexample(ex.code, ex.language)
         ex.drift = [f"the docs say this code does not work ({said})"] if said else []
     if not surfaces:
         return None
     drifted = drift_report(examples, surfaces[0], library=library, version=version, context=context)
+    by_id: dict[str, list[Example]] = {}
+    for ex in examples:
+        by_id.setdefault(ex.example_id, []).append(ex)
     for f in (*drifted.findings, *drifted.historical):  # an upgrade guide's old code too
         if f.kind in ("missing_api", "invalid_api_signature"):
-            next(ex for ex in examples if ex.example_id == f.example_id).drift.append(f.message)
+            for ex in by_id.get(f.example_id, []):
+                ex.drift.append(f.message)
     return drifted.to_dict()
 
 
-# what a comment says when the code beside it does not work: what the docs show not to do
+# what a comment opens with when the code beside it does not work, with no condition after it
+# ("won't work on Windows" is a caveat, not a counterexample): what the docs show not to do
 _DOES_NOT_WORK = re.compile(
-    r"\b(?:will not|won't|does not|doesn't|did not|didn't)[ \t]+work\b|\b(?:don't|do not) do this\b"
-    r"|^(?:#|//)[ \t]*(?:wrong|incorrect|bad|broken|whoops|oops)\b[ \t]*(?:[:!.,(-]|$)",
+    r"(?:#|//)[ \t]*(?:(?:this|that|it|which)[ \t]+)?(?:will not|won't|does not|doesn't|did not|didn't)"
+    r"[ \t]+work\b(?![ \t]+(?:on|in|with|without|if|until|unless|for|under|when|before|after)\b)"
+    r"|(?:#|//)[ \t]*(?:don't|do not) do this\b"
+    r"|(?:#|//)[ \t]*(?:wrong|incorrect|bad|broken|whoops|oops)\b[ \t]*(?:[:!.,(-]|$)",
     re.IGNORECASE,
 )
 
 
-def counterexample(code: str) -> str | None:
-    """The comment that says ``code`` does not work, if one does (each line's comment read
-    from its first ``#`` or ``//``: linear in the code)."""
-    if "#" not in code and "//" not in code:
+def counterexample(code: str, language: str = "python") -> str | None:
+    """The comment that says ``code`` does not work, if one does: each line's comment read
+    from its first ``#`` (Python, shell) or ``//`` (JavaScript and the like); linear in the code."""
+    mark = "#" if language in ("python", "bash", "sh", "shell", "console", "") else "//"
+    if mark not in code:
         return None
     for line in code.split("\n"):
-        at = min((i for i in (line.find("#"), line.find("//")) if i >= 0), default=-1)
-        if at >= 0 and _DOES_NOT_WORK.search(line[at:]):
+        at = line.find(mark)
+        if at >= 0 and _DOES_NOT_WORK.match(line, at):
             return line[at:].strip()
     return None
 

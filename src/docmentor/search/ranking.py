@@ -244,23 +244,25 @@ _HISTORY_WORDS = frozenset(
         "new",
     }
 )
-_HISTORY_KEYS = frozenset(
-    {"changelog", "changes", "history", "release", "releases", "news", "whatsnew", "whats"}
-)
+_HISTORY_KEYS = frozenset({"changelog", "changes", "history", "releases", "news", "whatsnew", "whats"})
 _HISTORY_FOLDERS = frozenset(
     {"changelog", "changelogs", "changes", "history", "releases", "release-notes", "announce"}
 )
-_NAME_WORDS = re.compile(r"[a-z]+")
+_NAME_WORDS = re.compile(r"[a-z]{2,}")  # a version's `v` is no word
 
 
 @lru_cache(maxsize=8192)
 def history_page(path: str) -> bool:
-    """Whether a page records changes (see :data:`_HISTORY_WORDS`)."""
+    """Whether a page records changes (see :data:`_HISTORY_WORDS`): ``release`` only with a
+    version or ``notes`` (``release.md`` may be how to release)."""
     *folders, name = path.lower().split("/")
-    words = set(_NAME_WORDS.findall(name.rsplit(".", 1)[0] if "." in name else name))
-    if words and words <= _HISTORY_WORDS and words & _HISTORY_KEYS:
+    stem = name.rsplit(".", 1)[0] if "." in name else name
+    words = set(_NAME_WORDS.findall(stem))
+    numbered = any(c.isdigit() for c in stem)
+    key = bool(words & _HISTORY_KEYS) or ("release" in words and (numbered or "notes" in words))
+    if words and words <= _HISTORY_WORDS and key:
         return True
-    return any(f in _HISTORY_FOLDERS for f in folders) and bool(words & _HISTORY_KEYS or not words)
+    return any(f in _HISTORY_FOLDERS for f in folders) and (key or not words or numbered)
 
 
 _HEADING_LINE = re.compile(r"^[ \t]*#", re.MULTILINE)

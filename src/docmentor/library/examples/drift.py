@@ -204,9 +204,11 @@ _HISTORICAL_FOLDERS = frozenset(
 _TOKEN = re.compile(r"[a-z]+|\d+")
 
 
-# a type a value may be called as: a callable, a class, a protocol, or anything
-_MAY_BE_CALLED = re.compile(
-    r"Callable|\b[Tt]ype\[|\bAny\b|\bobject\b|Protocol|\bT\b|\w*Func\w*|\w*[Hh]andler\w*"
+# a property type whose values are never called: builtin data or a container of anything,
+# or those or None (`dict`, `list[str]`, `str | None`, `Optional[dict[str, Any]]`)
+_DATA = r"(?:dict|list|str|int|float|bool|bytes|tuple|set|frozenset|Dict|List|Tuple|Set|FrozenSet|Mapping|Sequence)"
+_NEVER_CALLED = re.compile(
+    rf"(?:Optional\[)?(?:typing\.|t\.)?{_DATA}(?:\[[^\n]*\])?\]?(?:[ \t]*\|[ \t]*None)?"
 )
 
 
@@ -602,15 +604,16 @@ class _DriftPython(PythonAnalysis):
             return
         prop = found[0]
         kind = (prop.returns.type if prop.returns is not None else None) or ""
-        if not kind.strip() or _MAY_BE_CALLED.search(kind):
-            return  # its type unknown, or something callable (a Callable, a class, Any)
         made = (
             self.r.entry(prop.returns.class_id)
             if prop.returns is not None and prop.returns.class_id
             else None
         )
-        if made is not None and self.r.member(made.api_id, "__call__") is not None:
-            return
+        if made is not None:  # a class of the library: not callable unless it has __call__
+            if made.kind != "class" or self.r.member(made.api_id, "__call__") is not None:
+                return
+        elif not _NEVER_CALLED.fullmatch(kind.strip()):
+            return  # a type that may be callable, or not known to be data (an alias, a TypeVar)
         written = _written(node)
         owner = self.r.entry(prop.parent) if prop.parent else None
         shown = f"{owner.name}.{prop.name}" if owner is not None else prop.name

@@ -511,16 +511,37 @@ def _readers_name(code: str, error: str | None) -> str | None:
     if tree is None:
         return None
     defined: set[str] = set()
+    stored = False  # the example binds the name somewhere itself
     for node in ast.walk(tree):
         if isinstance(node, ast.Import | ast.ImportFrom):
             defined |= {(a.asname or a.name).split(".")[0] for a in node.names}
         elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
             defined.add(node.name)
-        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store) and node.id != name:
-            defined.add(node.id)
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            if node.id == name:
+                stored = True
+            else:
+                defined.add(node.id)
     if name in defined or difflib.get_close_matches(name, sorted(defined), n=1, cutoff=0.8):
         return None
+    if stored and not _wraps_itself(tree, name):
+        return None  # used before the example binds it (`print(total)`, then `total = 5`): its bug
     return f"{_READERS_OWN}{name!r}, which the reader's own program has ({error})"
+
+
+def _wraps_itself(tree: ast.Module, name: str) -> bool:
+    """Whether the module binds ``name`` first by a value that reads it (``app = ProxyFix(app)``:
+    the reader's ``app``, wrapped)."""
+    for stmt in tree.body:
+        if isinstance(stmt, ast.Assign | ast.AnnAssign | ast.AugAssign):
+            targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+            if any(isinstance(t, ast.Name) and t.id == name for t in targets):
+                value = stmt.value
+                return value is not None and any(
+                    isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)
+                    for n in ast.walk(value)
+                )
+    return False
 
 
 _READERS_OWN = "not run here: uses "
