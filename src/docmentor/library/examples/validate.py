@@ -334,15 +334,12 @@ def validate_examples(
         hung = (result.error or "").startswith(_TIMED_OUT) and not (
             _RUNS_UNTIL_STOPPED.search(example.code) or _sleeps_in_a_loop(example.code)
         )
-        if result.status == "failed" and not first and (reason := _readers_name(example.code, result.error)):
-            result = ExampleResult(
-                example.example_id,
-                "failed",
-                error=reason,
-                exit_code=result.exit_code,
-                duration=result.duration,
-            )  # said "not run here" below
-        if result.status == "failed" and not hung and (reason := not_run_here(result.error, library)):
+        reason = None
+        if result.status == "failed":
+            reason = (None if first else _readers_name(example.code, result.error)) or (
+                None if hung else not_run_here(result.error, library)
+            )
+        if reason:
             result = ExampleResult(
                 example.example_id,
                 "skipped",
@@ -557,8 +554,6 @@ def not_run_here(error: str | None, library: str | None) -> str | None:
     None: the example failed."""
     if not error:
         return None
-    if error.startswith(_READERS_OWN):  # told by _readers_name
-        return error
     if _GROUP_LINE.match(error):  # an exception group (an anyio task group's): by its one error
         one = error.find(_ONE_SUB_EXCEPTION)
         return not_run_here(error[one + len(_ONE_SUB_EXCEPTION) :], library) if one > 0 else None

@@ -276,15 +276,15 @@ def _load_reexported(loader: griffe.GriffeLoader, packages: set[str]) -> None:
     for package in sorted(packages):
         if package in loader.modules_collection.members:
             continue
-        try:
-            loader.load(package)
-        except (
-            ImportError,
-            griffe.LoadingError,
-            griffe.AliasResolutionError,
-            griffe.CyclicAliasError,
-        ) as error:
-            logger.debug("could not load %s, which the library re-exports from: %s", package, error)
+        _try_load(loader, package, "which the library re-exports from")
+
+
+def _try_load(loader: griffe.GriffeLoader, package: str, why: str) -> None:
+    """Load ``package`` into ``loader`` if it loads; a package that does not is only logged."""
+    try:
+        loader.load(package)
+    except (ImportError, griffe.LoadingError, griffe.AliasResolutionError, griffe.CyclicAliasError) as error:
+        logger.debug("could not load %s, %s: %s", package, why, error)
 
 
 def _import_name(package: str, installed: list[str]) -> str:
@@ -323,15 +323,7 @@ def _load(
     while True:
         loader = _loader(paths, python)
         for other in first:
-            try:
-                loader.load(other)
-            except (
-                ImportError,
-                griffe.LoadingError,
-                griffe.AliasResolutionError,
-                griffe.CyclicAliasError,
-            ) as error:
-                logger.debug("could not load %s beside %s: %s", other, name, error)
+            _try_load(loader, other, f"beside {name}")
         try:
             root = loader.load(name)
         except (griffe.AliasResolutionError, griffe.CyclicAliasError) as error:

@@ -50,20 +50,17 @@ def label_titles(sections: Iterable[_Section]) -> dict[str, str]:
 
 
 def _leading_labels(text: str) -> list[str]:
-    labels: list[str] = []
-    for line in text.split("\n"):
-        if not line.strip():
-            continue
-        m = _LABEL_LINE.match(line)
-        if m is None:
-            break
-        labels.append(" ".join((m.group(1) or m.group(2)).split()).lower())
-    return labels
+    return _labels(text.split("\n"))
 
 
 def _trailing_labels(text: str) -> list[str]:
+    return _labels(reversed(text.split("\n")))
+
+
+def _labels(lines: Iterable[str]) -> list[str]:
+    """The labels of the label lines ``lines`` start with (blank lines between skipped)."""
     labels: list[str] = []
-    for line in reversed(text.split("\n")):
+    for line in lines:
         if not line.strip():
             continue
         m = _LABEL_LINE.match(line)
