@@ -514,3 +514,27 @@ def test_a_default_import_is_the_modules_default_export(tmp_path: Path) -> None:
     )
     match_examples([example], s, library="ky")
     assert "ky.KyInstance.post" in example.apis_used
+
+
+def test_ts_overloads_are_kept(tmp_path: Path) -> None:
+    """``function parse(input: string): Date; function parse(input: number, opts?): Date``
+    kept only the first form; every overload signature is kept (README.LLM's "Overloads:"),
+    the implementation's own is not (it cannot be called from outside)."""
+    (tmp_path / "index.ts").write_text(
+        "/** Parse a date. */\nexport function parse(input: string): Date;\n"
+        "export function parse(input: number, opts?: { utc: boolean }): Date;\n"
+        "export function parse(input: any, opts?: any): Date {\n  return new Date(input);\n}\n"
+        "export class Client {\n  send(path: string): void;\n  send(path: string, body: object): void;\n"
+        "  send(path: string, body?: object): void {}\n}\n",
+        encoding="utf-8",
+    )
+    by_id = {e.api_id: e for e in load_source_api(tmp_path, library="sy")}
+    assert by_id["sy.parse"].overloads == [
+        "function parse(input: string): Date",
+        "function parse(input: number, opts?: { utc: boolean }): Date",
+    ]
+    assert by_id["sy.Client.send"].overloads == [
+        "send(path: string): void",
+        "send(path: string, body: object): void",
+    ]
+    assert by_id["sy.parse"].description == "Parse a date."

@@ -344,8 +344,21 @@ class Collector:
             self.module[api_id] = f.module
             if parent is None:
                 self.names.setdefault(f.module, {}).setdefault(name, api_id)
+        elif node.type in _OVERLOAD_NODES and fields.get("kind") in ("function", "method"):
+            # TypeScript overloads: each signature is a form the function is called in (the
+            # implementation's own, after them, is not callable from outside and is left out)
+            entry = self.entries[api_id]
+            signature = str(fields.get("signature") or "")
+            if entry.kind in ("function", "method") and signature and signature != entry.signature:
+                if not entry.overloads:
+                    entry.overloads.append(entry.signature)
+                if signature not in entry.overloads:
+                    entry.overloads.append(signature)
         return api_id
 
+
+# a declaration without a body: one of an overloaded function's forms
+_OVERLOAD_NODES = frozenset({"function_signature", "method_signature", "abstract_method_signature"})
 
 # JSDoc/TSDoc `@deprecated reason`, Go's "Deprecated: reason" paragraph (Rust's #[deprecated]
 # attribute is not read)
