@@ -113,3 +113,22 @@ def _trim(block: list[str], offset: int) -> tuple[int, int]:
     while end > start and not block[end].strip():
         end -= 1
     return offset + start, offset + max(end, start)
+
+
+# a label line that names the section after it: reST's `.. _calling-retry:`, MyST's `(upserts)=`
+REST_LABEL = re.compile(r"[ \t]*\.\.[ \t]+_[^:`\n]+:[ \t]*")
+MYST_LABEL = re.compile(r"[ \t]*\([^()\s]+\)=[ \t]*")
+LABEL_LINE = re.compile(r"[ \t]*(?:\.\.[ \t]+_[^:`\n]+:|\([^()\s]+\)=)[ \t]*")  # either
+
+
+def labelled_start(lines: Sequence[str], start: int, floor: int, label: re.Pattern[str]) -> int:
+    """Where the section whose heading starts at line ``start`` starts: at the ``label`` lines
+    right above its heading (blank lines between), which name it for cross-references, not at
+    the end of the section before. ``floor``: the first line a section may start at."""
+    first = start
+    k = start - 1
+    while k >= floor and (not lines[k].strip() or label.fullmatch(lines[k])):
+        if lines[k].strip():
+            first = k
+        k -= 1
+    return first

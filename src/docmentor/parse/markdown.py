@@ -18,7 +18,7 @@ from typing import Any
 from markdown_it import MarkdownIt
 
 from docmentor.models import CodeBlock, Link, ParsedDocument, Section
-from docmentor.parse.common import build_sections, map_line, normalize_newlines
+from docmentor.parse.common import MYST_LABEL, build_sections, labelled_start, map_line, normalize_newlines
 from docmentor.parse.fences import Fence, closes, fence_open
 
 log = logging.getLogger(__name__)
@@ -210,7 +210,7 @@ def parse_markdown(
         lines[i] = served  # MDX import/export lines and JSX tags are not text
     if skip:
         lines = [""] * skip + lines[skip:]
-    labelled = [(_labelled_start(lines, start, skip), level, text) for start, level, text in heads]
+    labelled = [(labelled_start(lines, start, skip, MYST_LABEL), level, text) for start, level, text in heads]
     sections = build_sections(lines, labelled, line_map=line_map, title=title)
     _given_anchors(sections, heads, ids)
     if not sections and skip and meta.get("title"):
@@ -314,20 +314,3 @@ def _given_anchors(sections: list[Section], heads: list[tuple[int, int, str]], i
     for sec, (line, _, _) in zip(headed, heads, strict=False):
         if line in ids:
             sec.anchor = ids[line]
-
-
-# a MyST label (`(target-name)=`) that marks the heading after it
-_MYST_LABEL = re.compile(r"[ \t]*\([^()\s]+\)=[ \t]*")
-
-
-def _labelled_start(lines: list[str], start: int, floor: int) -> int:
-    """Where the section whose heading is on line ``start`` starts: at the MyST labels right
-    above the heading (blank lines between), which name it for ``{ref}``, not at the end of the
-    section before."""
-    first = start
-    k = start - 1
-    while k >= floor and (not lines[k].strip() or _MYST_LABEL.fullmatch(lines[k])):
-        if lines[k].strip():
-            first = k
-        k -= 1
-    return first

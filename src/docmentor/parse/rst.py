@@ -12,7 +12,7 @@ import re
 import textwrap
 
 from docmentor.models import CodeBlock, Link, ParsedDocument
-from docmentor.parse.common import build_sections, map_line, normalize_newlines
+from docmentor.parse.common import REST_LABEL, build_sections, labelled_start, map_line, normalize_newlines
 
 _ADORN = re.compile(r"^([!-/:-@\[-`{-~])\1{2,}\s*$")
 _FIELD = re.compile(r"^:(\w[\w-]*):\s*(.*)$")
@@ -75,7 +75,7 @@ def parse_rst(text: str, *, line_map: list[int] | None = None, fallback_title: s
         i += 1
 
     title = str(meta.get("title") or "") or (heads[0][2] if heads else "") or fallback_title
-    heads = [(_labelled_start(lines, start, skip), level, text) for start, level, text in heads]
+    heads = [(labelled_start(lines, start, skip, REST_LABEL), level, text) for start, level, text in heads]
     body = [""] * skip + lines[skip:]
     # cut with served line numbers, so code lines can be mapped like the section bounds
     sections = build_sections(body, heads, line_map=None, title=title)
@@ -114,23 +114,6 @@ _TITLE_LITERAL = re.compile(r"``([^`]+)``")  # ``code`` → `code`
 # (no ``*`` inside: from every ``*`` a ``.+?`` ran to the line's end, quadratic on " *a *a…")
 _TITLE_EMPHASIS = re.compile(r"(?<![\w*])(\*\*?)(?=\S)([^*]+?)(?<=\S)\1(?![\w*])")
 _SPAN = re.compile(r"`[^`]*`")
-
-
-# a label (`.. _calling-retry:`) that marks the section after it
-_LABEL = re.compile(r"[ \t]*\.\.[ \t]+_[^:`\n]+:[ \t]*")
-
-
-def _labelled_start(lines: list[str], start: int, floor: int) -> int:
-    """Where the section whose heading starts at ``start`` starts: at the labels right above
-    its heading (with blank lines between), which name it for ``:ref:`` (Sphinx's targets),
-    not at the end of the section before."""
-    first = start
-    k = start - 1
-    while k >= floor and (not lines[k].strip() or _LABEL.fullmatch(lines[k])):
-        if lines[k].strip():
-            first = k
-        k -= 1
-    return first
 
 
 def _role_text(m: re.Match[str]) -> str:

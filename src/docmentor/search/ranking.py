@@ -10,6 +10,7 @@ from functools import lru_cache
 from typing import Any
 
 from docmentor.models import SearchHit
+from docmentor.parse.common import LABEL_LINE
 from docmentor.parse.fences import fence_open
 from docmentor.search.analyzer import analyze
 from docmentor.search.config import DEFAULT, RankingConfig
@@ -40,16 +41,16 @@ def rank_hits(
     library's (each hit's ``version_reason``)."""
     reasons = reasons or {}
     hits = list(hits) if fused else fuse(hits, doc_weight=config.doc_weight)
-    if config.history_weight != 1.0 and any(history_page(str(h.fields.get("s_path", ""))) for h in hits):
-        hits = sorted(
-            (
-                LexicalHit(h.score * config.history_weight, h.fields)
-                if history_page(str(h.fields.get("s_path", "")))
-                else h
-                for h in hits
-            ),
-            key=lambda h: -h.score,
-        )
+    if config.history_weight != 1.0:
+        changes = [history_page(str(h.fields.get("s_path", ""))) for h in hits]
+        if any(changes):
+            hits = sorted(
+                (
+                    LexicalHit(h.score * config.history_weight, h.fields) if c else h
+                    for h, c in zip(hits, changes, strict=True)
+                ),
+                key=lambda h: -h.score,
+            )
     seen_text: dict[str, LexicalHit] = {}  # each text's first hit: a copy is listed under it
     picked: list[LexicalHit] = []
     overflow: list[LexicalHit] = []
@@ -266,7 +267,6 @@ def history_page(path: str) -> bool:
 
 
 _HEADING_LINE = re.compile(r"^[ \t]*#", re.MULTILINE)
-_LABEL_LINE = re.compile(r"[ \t]*(?:\.\.[ \t]+_[^:`\n]+:|\([^()\s]+\)=)[ \t]*$")  # reST, MyST
 MAX_SNIPPET_LINES = 400
 MAX_SNIPPET_CHARS = 8_000  # the window is looked for this far into a section
 
@@ -284,7 +284,7 @@ def snippet(text: str, terms: set[str], *, size: int = SNIPPET_CHARS) -> str:
     if probe is not None:
         candidates.update(m.start() for m in probe.finditer(scanned.lower()))
     # the first line a reader reads: not a reST label (`.. _retry-policy:`) above the heading
-    first = next((i for i, line in enumerate(lines) if line.strip() and not _LABEL_LINE.match(line)), 0)
+    first = next((i for i, line in enumerate(lines) if line.strip() and not LABEL_LINE.fullmatch(line)), 0)
     rows = {first}
     at, row = 0, 0
     for c in sorted(candidates):  # offsets → line numbers in one pass

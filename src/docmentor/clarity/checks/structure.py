@@ -10,6 +10,7 @@ from docmentor.clarity.checks._page import page_of, shorten
 from docmentor.clarity.checks._registry import check
 from docmentor.clarity.models import CheckedDocument, Issue
 from docmentor.models import Section
+from docmentor.parse.common import LABEL_LINE
 
 _PLACEHOLDER = re.compile(r"(?<![\w-])(TODO|FIXME|TBD|XXX)(?![\w-])|\blorem\s+ipsum\b", re.IGNORECASE)
 _SETEXT = re.compile(r"^\s{0,3}(=+|-+)\s*$")
@@ -18,13 +19,9 @@ _COMMENT = re.compile(r"<!--.*?-->", re.S)
 _WORD = re.compile(r"(?<![\w./\\@#$%&=~-])([A-Za-z][A-Za-z0-9]*)(?![\w/\\(@=~-]|\.[A-Za-z0-9])")
 
 
-# a label a section starts with (reST `.. _name:`, MyST `(name)=`): no body of it
-_LABEL = re.compile(r"[ \t]*(?:\.\.[ \t]+_[^:`\n]+:|\([^()\s]+\)=)[ \t]*")
-
-
 def _body_empty(section: Section) -> bool:
     lines = section.text.split("\n")
-    while lines and (not lines[0].strip() or _LABEL.fullmatch(lines[0])):
+    while lines and (not lines[0].strip() or LABEL_LINE.fullmatch(lines[0])):
         lines = lines[1:]  # the labels naming it, above its heading
     skip = 1
     if len(lines) > 1 and not lines[0].lstrip().startswith("#") and _SETEXT.match(lines[1]):
