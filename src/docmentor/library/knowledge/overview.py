@@ -90,7 +90,11 @@ def install_commands(
     if mine and "[" in mine[0]:  # only with extras (`pip install cattrs[ujson]`): the plain one first
         plain = re.sub(r"\[[^\]\n]*\]", "", mine[0])
         mine.insert(0, re.sub(r"(['\"])([\w.-]+)\1", r"\2", plain))  # no quotes a bare name needs not
-    names_it = re.compile(rf"(?<![\w-]){name}(?![\w-])")
+    named = re.compile(rf"(?<![\w-]){name}(?![\w-])")
+
+    def names_it(command: str) -> bool:
+        return named.search(command.replace("_", "-").lower()) is not None
+
     near = [
         p
         for ex in examples
@@ -98,11 +102,11 @@ def install_commands(
         and (language is None or ex.language == language)  # npm for a Python library's page: no
         for p in ex.prerequisites
         # a tutorial's `pip install something` or `pip install ./dist/app.whl` installs no library
-        if p not in mine and names_it.search(p.replace("_", "-").lower())
+        if p not in mine and names_it(p)
     ]
-    near += [p for p in on_pages if p not in mine and names_it.search(p.replace("_", "-").lower())]
+    near += [p for p in on_pages if p not in mine and names_it(p)]
     found = _distinct(mine + near)
-    mentioning = [p for p in seen if names_it.search(p.replace("_", "-").lower())]
+    mentioning = [p for p in seen if names_it(p)]
     return (found or _distinct(mentioning) or seen)[:limit]
 
 
