@@ -18,7 +18,7 @@ reStructuredText, click's MyST Markdown with ``{eval-rst}`` fences), ``docmentor
 generate --python VENV --docs-path DOCS`` into a temporary index, then ``find_api`` (10
 results) scored as ``docmentor eval api``: top-1, top-3, MRR. Needs the package index.
 
-Usage: .venv/bin/python benchmarks/bench_api_blind.py [--json OUT] [--work DIR] [--only NAME ...]
+Usage: .venv/bin/python benchmarks/bench_api_blind.py [--json OUT] [--work DIR] [--only NAME ...] [--tours]
 """
 
 from __future__ import annotations
@@ -54,6 +54,15 @@ LIBRARIES = [
     ("arrow", "arrow", "1.4.0", "arrow_api.jsonl", True),
     ("more-itertools", "more_itertools", "11.2.1", "more_itertools_api.jsonl", True),
 ]
+# the new-user tours' sets whose docs ship in the sdist (benchmarks/tour_tasks/README.md): dev
+# sets, run with --tours; (distribution, import name, version, task set, docs folder in the sdist)
+TOURS = [
+    ("typer", "typer", "0.9.0", "tour_tasks/typer_api.jsonl", "docs"),
+    ("trio", "trio", "0.27.0", "tour_tasks/trio_api.jsonl", "docs/source"),
+    ("werkzeug", "werkzeug", "3.0.6", "tour_tasks/werkzeug_api.jsonl", "docs"),
+    ("tenacity", "tenacity", "9.0.0", "tour_tasks/tenacity_api.jsonl", "doc/source"),
+    ("sqlite-utils", "sqlite_utils", "3.37", "tour_tasks/sqlite_utils_api.jsonl", "docs"),
+]
 
 
 SHARED_DOCS = {"lancedb": ROOT.parent / "shared" / "corpora" / "lancedb" / "docs" / "src"}
@@ -71,10 +80,10 @@ def venv_with(path: Path, requirement: str, *, no_deps: bool = False) -> Path:
     return python
 
 
-def sdist_docs(work: Path, name: str, version: str) -> Path:
+def sdist_docs(work: Path, name: str, version: str, docs: str = "docs") -> Path:
     stem = f"{name.replace('-', '_')}-{version}"  # the sdist's file and folder name (PEP 625)
     folders = [work / f"{name}-{version}", work / stem]
-    if not any((f / "docs").is_dir() for f in folders):
+    if not any((f / docs).is_dir() for f in folders):
         subprocess.run(
             [sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--no-binary", ":all:",
              f"{name}=={version}", "-d", str(work)],
@@ -85,7 +94,7 @@ def sdist_docs(work: Path, name: str, version: str) -> Path:
         )
         with tarfile.open(archive_path) as archive:
             archive.extractall(work, filter="data")
-    return next(f / "docs" for f in folders if (f / "docs").is_dir())
+    return next(f / docs for f in folders if (f / docs).is_dir())
 
 
 def main() -> None:
@@ -96,14 +105,19 @@ def main() -> None:
     parser.add_argument("--work", type=Path, default=Path(tempfile.gettempdir()) / "docmentor-bench-blind",
                         help="venvs and sdists (reused)")  # fmt: skip
     parser.add_argument("--only", action="append", default=[], help="this library only (repeatable)")
+    parser.add_argument("--tours", action="store_true",
+                        help="also the tours' dev sets (typer, trio, werkzeug, tenacity, sqlite-utils)")  # fmt: skip
     args = parser.parse_args()
     args.work.mkdir(parents=True, exist_ok=True)
     results: dict[str, Any] = {}
-    for dist, name, version, tasks, held_out in LIBRARIES:
+    runs = [(d, n, v, t, h, "docs") for d, n, v, t, h in LIBRARIES]
+    if args.tours or any(o in {t[0] for t in TOURS} | {t[1] for t in TOURS} for o in args.only):
+        runs += [(d, n, v, t, False, docs) for d, n, v, t, docs in TOURS]
+    for dist, name, version, tasks, held_out, docs_folder in runs:
         if args.only and dist not in args.only and name not in args.only:
             continue
         python = venv_with(args.work / f"venv-{name}", f"{dist}=={version}", no_deps=dist in NO_DEPS)
-        docs = SHARED_DOCS[dist] if dist in SHARED_DOCS else sdist_docs(args.work, dist, version)
+        docs = SHARED_DOCS[dist] if dist in SHARED_DOCS else sdist_docs(args.work, dist, version, docs_folder)
         with tempfile.TemporaryDirectory(prefix=f"bench-{name}-") as tmp:
             db = Path(tmp) / "index"
             generated, seconds = cli(db, "readme-llm", "generate", "--library", name, "--python", str(python),
