@@ -307,3 +307,79 @@ def test_readme_contexts_are_what_users_call(site: Path, tmp_path: Path) -> None
     kb = load_kb(result.kb_path)
     factors = {e.api_id: e.importance_factors for e in kb.entries}
     assert factors[f"{table}.upsert"]["exported"] == 0.6
+
+
+SHARED = {
+    "__init__.py": '''
+        """A database package whose tables and views share a base."""
+        from qdb.db import Database
+
+        __all__ = ["Database"]
+        ''',
+    "db.py": '''
+        """The database."""
+        from __future__ import annotations
+
+        from typing import Union
+
+
+        class Queryable:
+            """What tables and views share."""
+
+            def rows_where(self, where: str = "", *, limit: int | None = None) -> list:
+                """The rows matching ``where``."""
+                return []
+
+
+        class Table(Queryable):
+            """A table."""
+
+            def enable_fts(self, columns: list, *, fts_version: str = "FTS5") -> None:
+                """Enable full-text search on ``columns``."""
+                self.fts = (columns, fts_version)
+
+
+        class View(Queryable):
+            """A view."""
+
+            def enable_fts(self, *args, **kwargs):
+                "Not supported on views."
+                raise NotImplementedError("enable_fts() is supported on tables but not on views")
+
+
+        class Database:
+            """A database file."""
+
+            def __getitem__(self, name: str) -> Union[Table, View]:
+                return Table()
+        ''',
+}
+
+
+@pytest.fixture(scope="module")
+def shared(tmp_path_factory: pytest.TempPathFactory) -> ApiSurface:
+    root = tmp_path_factory.mktemp("shared")
+    (root / "qdb").mkdir()
+    for name, text in SHARED.items():
+        (root / "qdb" / name).write_text(textwrap.dedent(text).lstrip(), encoding="utf-8")
+    return load_api("qdb", search_paths=[root])
+
+
+def test_a_union_member_one_base_defines_or_only_one_class_implements_is_credited(shared: ApiSurface) -> None:
+    code = """
+        from qdb import Database
+        db = Database()
+        for row in db["dogs"].rows_where("age > 1", limit=5):
+            print(row)
+        db["dogs"].enable_fts(["name"], fts_version="FTS4")
+        """
+    ex = example(code)
+    match_examples([ex], shared, library="qdb")
+    assert {"qdb.db.Queryable.rows_where", "qdb.db.Table.enable_fts"} <= set(ex.apis_used)
+    assert "qdb.db.View.enable_fts" not in ex.apis_used
+    assert "qdb.db.View.enable_fts" in shared.stubs
+    # so drift checks those calls too
+    bad = example(code.replace("limit=5", "limt=5").replace("fts_version=", "fts_versoin="), "bad")
+    found = {f.api for f in drift_report([bad], shared, library="qdb").findings}
+    assert any("rows_where" in api for api in found) and any("enable_fts" in api for api in found)
+    assert drift_report([example(code, "good")], shared, library="qdb").findings == ()

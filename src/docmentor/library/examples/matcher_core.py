@@ -116,6 +116,7 @@ class Resolver:
         # what a class's instances give indexed or called, and union returns (the Python
         # surface's ``products``; none from other surfaces)
         self.products: dict[str, tuple[str, ...]] = dict(getattr(surface, "products", None) or {})
+        self.stubs: frozenset[str] = frozenset(getattr(surface, "stubs", None) or ())
         self._spelled: dict[str, str] = {}
         self._unique: dict[str, ApiEntry] | None = None
         self._subclasses: dict[str, list[str]] | None = None
@@ -391,6 +392,7 @@ class Analysis:
                 # (``app`` guessed an ``App``, ``app.test_client()`` only ``Flask`` has)
                 sub = self.r.subclass_member(value.name, name)
                 found = [sub] if sub is not None else []
+            found = self._one_definition(found)
             if len(found) != 1:
                 return None
             cls, m = found[0]
@@ -399,6 +401,19 @@ class Analysis:
             m = self.r.unique_member(name)
             return None if m is None else self._reached(m, None, record=record, guessed=True)
         return None
+
+    def _one_definition(self, found: list[tuple[str, ApiEntry]]) -> list[tuple[str, ApiEntry]]:
+        """Of a union's classes having a member, those whose member can run: one inherited
+        definition all share is that one (``Queryable.rows_where`` of a Table and a View,
+        reached as the first class's, so nothing is typed past a guessed receiver), and a
+        member that only declares (``raise NotImplementedError``) loses to one that does
+        something (a View's ``enable_fts`` against a Table's)."""
+        if len(found) < 2:
+            return found
+        if len({m.api_id for _, m in found}) == 1:
+            return [(found[0][1].parent or found[0][0], found[0][1])]
+        real = [(cls, m) for cls, m in found if m.api_id not in self.r.stubs]
+        return real or found
 
     def _reached(
         self,

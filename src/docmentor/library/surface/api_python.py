@@ -77,6 +77,9 @@ class ApiSurface:
     #: what calling an instance takes (``__call__``), the methods that bind their class or
     #: nothing, the overloads of what takes anything (:func:`.call_forms.call_forms`)
     call_forms: CallForms = field(default_factory=CallForms)
+    #: the methods that only declare (abstract, ``...``, ``raise NotImplementedError``): of a
+    #: union's classes, the one whose member does something is the one a call reaches
+    stubs: frozenset[str] = frozenset()
 
     def __post_init__(self) -> None:
         self.by_id = {entry.api_id: entry for entry in self.entries}
@@ -198,9 +201,8 @@ def load_api(
         builder.note_present(loader.modules_collection, siblings)
         entries = builder.finish()
         _mark_commands(builder, python, paths)
-        deprecation.inherit(
-            entries, lambda api_id: api_id in builder.methods and deprecation.is_stub(builder.methods[api_id])
-        )
+        stubs = frozenset(api_id for api_id, obj in builder.methods.items() if deprecation.is_stub(obj))
+        deprecation.inherit(entries, lambda api_id: api_id in stubs)
         forms = call_forms(entries, loader.modules_collection)  # reads sources too: before the clear
     finally:
         deprecation.clear_cache()
@@ -214,6 +216,7 @@ def load_api(
         distribution=str(info.get("name") or ""),
         products=products(entries, loader.modules_collection, builder.class_paths),
         call_forms=forms,
+        stubs=stubs,
     )
 
 
