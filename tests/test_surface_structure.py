@@ -597,3 +597,42 @@ def test_ref_labels_take_the_titles_of_the_sections_they_mark(tmp_path: Path) ->
     assert display(insert.parameters[0].description) == "the table (the reference, unknown label)"
     # the docstring, find_api's text, keeps the labels: they read as words
     assert "See reference db table and myst label." in display(insert.docstring)
+
+
+def test_an_overloaded_decorator_bound_over_its_submodule_shows_and_checks_its_keywords(
+    tmp_path: Path,
+) -> None:
+    surface = installed(
+        tmp_path,
+        {
+            "pkg/__init__.py": """
+                '''Retrying.'''
+                import typing as t
+                from pkg.retry import Retrying, retry_if_result
+
+                @t.overload
+                def retry(func: t.Callable) -> t.Callable: ...
+
+                @t.overload
+                def retry(*, stop: int = 3, wait: float = 0.0) -> t.Callable: ...
+
+                def retry(*dargs: t.Any, **dkw: t.Any) -> t.Any:
+                    '''Wrap a function with retrying.'''
+            """,
+            "pkg/retry.py": RETRY_MODULE,
+        },
+    )
+    entry = surface.resolve("pkg.retry")
+    assert entry is not None and entry.kind == "function"
+    # `*dargs: Any, **dkw: Any` says nothing: the overloads say what it takes
+    assert entry.overloads == [
+        "retry(func: t.Callable) -> t.Callable",
+        "retry(*, stop: int = 3, wait: float = 0.0) -> t.Callable",
+    ]
+    assert len(surface.call_forms.overloads["pkg.retry"]) == 2
+    fn = "def work():\n    pass\n\n"
+    good = example("import pkg\n\n@pkg.retry\n" + fn + "@pkg.retry(stop=5, wait=1.0)\n" + fn, "good")
+    bad = example("from pkg import retry\n\n@retry(stopp=5)\n" + fn, "bad")
+    assert drift_report([good], surface, library="pkg").findings == ()
+    findings = drift_report([bad], surface, library="pkg").findings
+    assert [f.kind for f in findings] == ["invalid_api_signature"] and "stopp" in findings[0].message

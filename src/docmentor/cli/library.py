@@ -241,7 +241,7 @@ def api_find(
         shown = r.import_path  # `structlog.get_logger`, not `structlog._config…`
         print(f"{r.rank}. {shown}  [{r.library}]  relevance {r.relevance:.2f}, importance {r.importance:.2f}")
         print(f"   {r.signature}")
-        if shown != r.api_id:
+        if shown != r.api_id.partition("~")[0]:  # a shadowed submodule's id ends in `~module`
             print(f"   defined as {r.api_id}")
         if r.deprecated:
             print(f"   deprecated: {r.deprecated}")

@@ -203,7 +203,8 @@ def load_api(
         _mark_commands(builder, python, paths)
         stubs = frozenset(api_id for api_id, obj in builder.methods.items() if deprecation.is_stub(obj))
         deprecation.inherit(entries, lambda api_id: api_id in stubs)
-        forms = call_forms(entries, loader.modules_collection)  # reads sources too: before the clear
+        # reads sources too: before the clear
+        forms = call_forms(entries, loader.modules_collection, builder.bound_over)
     finally:
         deprecation.clear_cache()
     summary = " ".join(str(info.get("summary") or "").split())

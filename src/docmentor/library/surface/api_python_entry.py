@@ -635,10 +635,14 @@ def _private_constant(default: Any) -> str | None:
 
 def _typed_overloads(function: Any, prefix: str) -> list[str]:
     """The ``@typing.overload`` signatures of a function whose own parameters (``self`` and
-    ``cls`` aside) have no annotation: they say what it takes, typed; none otherwise."""
+    ``cls`` aside) say nothing: none annotated, or only ``*args``/``**kwargs`` (``*dargs:
+    Any, **dkw: Any``). They say what it takes, typed; none otherwise."""
     declared = list(getattr(function, "overloads", None) or ())
     own = [p for p in function.parameters if p.name not in ("self", "cls")]
-    if len(declared) < 2 or any(p.annotation is not None for p in own):
+    variadic = ("variadic positional", "variadic keyword")
+    if len(declared) < 2 or (
+        any(p.annotation is not None for p in own) and not all(p.kind.value in variadic for p in own)
+    ):
         return []
     out: list[str] = []
     for overload in declared:

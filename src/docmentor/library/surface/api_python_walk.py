@@ -88,6 +88,9 @@ class Builder:
         # its path + MODULE_SUFFIX and that path no alias of it
         self.shadows: dict[str, dict[str, Shadow]] = {}
         self.shadowed: set[str] = set()  # those modules' paths
+        # api_id → the object bound over a shadowed submodule, which the collection's path
+        # gives as the module (griffe keeps the module there)
+        self.bound_over: dict[str, Any] = {}
         # objects some public path publishes: an __all__ lists it, a package's __init__ or a
         # star import re-exports it, the docs document it; a module-level function or value
         # without one is a helper or constant of its module (ApiEntry.internal)
@@ -346,6 +349,7 @@ class Builder:
         if obj is None or obj.is_module or not self._inside(obj):
             return
         self.published.add(obj.path)
+        self.bound_over[obj.path] = obj
         if obj.is_class:
             self.cls(obj, public)
         else:

@@ -15,7 +15,7 @@ overloads are no APIs of the catalog: their entries are kept here only, for thei
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -50,14 +50,19 @@ class CallForms:
     made_by_metaclass: frozenset[str] = frozenset()
 
 
-def call_forms(entries: Iterable[ApiEntry], collection: Any) -> CallForms:
+def call_forms(
+    entries: Iterable[ApiEntry], collection: Any, bound_over: Mapping[str, Any] | None = None
+) -> CallForms:
     """The ``__call__`` of each class, the binding of each class- or static method, the
     overloads of what takes anything, and the ``__new__`` of classes without ``__init__``.
 
     Args:
         entries: the surface's entries (classes, functions and methods are read).
         collection: griffe's modules collection the entries were read from.
+        bound_over: api_id → the object a package binds over its same-named submodule
+            (``pkg.retry`` the function, where the collection holds the module).
     """
+    bound_over = bound_over or {}
     calls: dict[str, ApiEntry] = {}
     bindings: dict[str, Binding] = {}
     overloads: dict[str, tuple[ApiEntry, ...]] = {}
@@ -66,7 +71,7 @@ def call_forms(entries: Iterable[ApiEntry], collection: Any) -> CallForms:
     for entry in entries:
         if entry.language != "python" or entry.kind not in ("class", "method", "function"):
             continue
-        obj = _get(collection, entry.api_id)
+        obj = bound_over.get(entry.api_id) or _get(collection, entry.api_id)
         if obj is None:
             continue
         if entry.kind != "class":
