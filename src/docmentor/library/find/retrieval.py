@@ -80,6 +80,9 @@ __all__ = ["ApiHit", "ApiIndex", "SectionSearch"]
 #: (query, docs source) → the engine's ranked sections of that source
 SectionSearch = Callable[[str, str], Sequence[SectionRef]]
 
+# a task that is only a name: `enable_fts`, `Table.enable_fts`, `table.enable_fts()`, in backticks
+_EXACT = re.compile(r"`?(?P<name>[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)(?:\(\))?`?")
+
 
 class ApiIndex:
     """Hybrid retrieval over one or more libraries' APIs (see the module docstring)."""
@@ -191,6 +194,7 @@ class ApiIndex:
         self._tiebreak = numpy.empty(len(self.entries), dtype=numpy.intp)
         self._tiebreak[numpy.asarray(ties, dtype=numpy.intp)] = numpy.arange(len(ties), dtype=numpy.intp)
         self._library_number = {lib: k for k, lib in enumerate(sorted(libraries))}
+        self._by_name: dict[str, list[int]] | None = None  # an API's short name → its positions
         self._library_of = numpy.fromiter(
             (self._library_number[lib] for lib, _ in self.entries), dtype=numpy.intp, count=len(self.entries)
         )
@@ -456,7 +460,43 @@ class ApiIndex:
                     fused.update((i, weight * v / lib_top) for i, v in lib_fused.items())
             if not fused:
                 return []
+        self._exact_first(query, fused, libraries)
         return self._hits(fused, positions, limit)
+
+    def _exact_first(self, query: str, fused: dict[int, float], libraries: Sequence[str]) -> None:
+        """A task that is only an API's name (``enable_fts``, ``State.seconds_since_start``,
+        ``table.enable_fts()``) lists the APIs of that name first, in their fused order: the
+        user asked for that one, however well its neighbours match the name's words (an
+        undocumented member has no section to vote for it). A qualified name keeps those whose
+        path ends so, when any does. In place."""
+        name = _EXACT.fullmatch(query.strip())
+        if name is None:
+            return
+        wanted = name["name"]
+        if self._by_name is None:
+            self._by_name = {}
+            for i, (_, e) in enumerate(self.entries):
+                self._by_name.setdefault(e.name, []).append(i)
+        allowed = {self._library_number[lib] for lib in libraries if lib in self._library_number}
+        found = [
+            i for i in self._by_name.get(wanted.rpartition(".")[2], ()) if self._library_of[i] in allowed
+        ]
+        if "." in wanted:
+            tail = "." + wanted.lower()
+            qualified = [
+                i
+                for i in found
+                if any(
+                    ("." + p.lower()).endswith(tail)
+                    for p in (self.entries[i][1].api_id, *self.entries[i][1].aliases)
+                )
+            ]
+            found = qualified or found
+        if not found:
+            return
+        top = max(fused.values(), default=1.0) or 1.0
+        for i in found:  # above every other, in the order they had
+            fused[i] = top * (1.0 + 0.01 * fused.get(i, 0.0) / top)
 
     def _known_words(self, query: str) -> bool:
         """Whether a word of the query (not a stopword) is a whole word of the query model's

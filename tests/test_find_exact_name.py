@@ -1,0 +1,92 @@
+"""A task that is only an API's name (``enable_fts``, ``Retrying.seconds_since_start``,
+``pkg.wait_fixed()``) lists that API first, however well better-documented neighbours
+match the name's words (two tours: an undocumented member came 5th on its own name)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from docmentor.library.find.retrieval import ApiIndex
+from docmentor.library.models import ApiEntry, Example
+
+
+def entry(api_id: str, kind: str, description: str, importance: float, **kw: object) -> ApiEntry:
+    parent = api_id.rpartition(".")[0] if kind in ("method", "property", "attribute") else None
+    return ApiEntry(
+        api_id=api_id,
+        name=api_id.rpartition(".")[2],
+        kind=kind,  # type: ignore[arg-type]
+        parent=parent,
+        description=description,
+        importance_score=importance,
+        **kw,  # type: ignore[arg-type]
+    )
+
+
+ENTRIES = [
+    entry("db.core.Table", "class", "A table.", 0.9, aliases=["db.Table"]),
+    entry("db.core.Table.enable_fts", "method", "Turn it on.", 0.1),
+    entry(
+        "db.core.Table.disable_fts",
+        "method",
+        "Disable FTS: full-text search (fts) enable and disable; fts tables removed.",
+        0.9,
+    ),
+    entry("db.core.Table.populate_fts", "method", "Populate the fts index to enable full text search.", 0.8),
+    entry("db.core.State", "class", "Retry state.", 0.5, aliases=["db.State"]),
+    entry("db.core.State.seconds_since_start", "property", "", 0.05),
+    entry("db.core.wait_since_start", "function", "Wait seconds since the start, seconds.", 0.9),
+]
+EXAMPLES = [
+    Example(
+        example_id="e1",
+        title="Full-text search",
+        # a call of each, which the matcher credited to the two others only (a receiver it
+        # could not type): their best example says `enable_fts`, and `seconds_since_start`
+        code=(
+            "table.enable_fts(['name'])\ntable.disable_fts()\ntable.populate_fts(['name'])\n"
+            "print(state.seconds_since_start)\nwait_since_start()\n"
+        ),
+        language="python",
+        source="docs",
+        path="fts.md",
+        line=1,
+        apis_used=["db.core.Table.disable_fts", "db.core.Table.populate_fts", "db.core.wait_since_start"],
+    )
+]
+
+
+@dataclass
+class Section:
+    """A docs section the engine found: it names the neighbours, never the asked API."""
+
+    source: str = "db-docs"
+    path: str = "guide.md"
+    heading_path: list[str] = field(default_factory=lambda: ["Full-text search"])
+    line_start: int = 1
+    line_end: int = 9
+    text: str = "Call `Table.disable_fts()` or `Table.populate_fts()`; `wait_since_start()` waits."
+
+
+def first(query: str) -> str:
+    entries = [e.model_copy(deep=True) for e in ENTRIES]
+    index = ApiIndex(
+        {"db": (entries, EXAMPLES)},
+        docs_sources={"db": "db-docs"},
+        section_search=lambda query, source: [Section()],
+    )
+    return index.find(query, limit=5)[0].entry.api_id
+
+
+def test_a_task_that_is_an_api_name_lists_it_first() -> None:
+    assert first("enable_fts") == "db.core.Table.enable_fts"
+    assert first("seconds_since_start") == "db.core.State.seconds_since_start"
+    # a qualified name, a call, a public path
+    assert first("State.seconds_since_start") == "db.core.State.seconds_since_start"
+    assert first("table.enable_fts()") == "db.core.Table.enable_fts"
+    assert first("db.Table.enable_fts") == "db.core.Table.enable_fts"
+
+
+def test_words_or_a_name_no_api_has_are_ranked_as_words() -> None:
+    assert first("turn on full text search") != "db.core.Table.enable_fts"
+    assert first("enable_fts_now") != "db.core.Table.enable_fts"
