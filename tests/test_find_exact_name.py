@@ -90,3 +90,29 @@ def test_a_task_that_is_an_api_name_lists_it_first() -> None:
 def test_words_or_a_name_no_api_has_are_ranked_as_words() -> None:
     assert first("turn on full text search") != "db.core.Table.enable_fts"
     assert first("enable_fts_now") != "db.core.Table.enable_fts"
+
+
+def test_an_api_asked_about_by_an_aliass_short_name_is_that_api() -> None:
+    jitter = entry(
+        "db.wait.wait_random_exponential",
+        "class",
+        "Random exponential wait.",
+        0.5,
+        aliases=["db.wait_random_exponential", "db.wait_full_jitter"],
+    )
+    used = Example(
+        example_id="w1",
+        title="Jitter",
+        code="wait_random_exponential(multiplier=1)\n",
+        language="python",
+        source="docs",
+        path="wait.md",
+        line=1,
+        apis_used=[jitter.api_id],
+    )
+    index = ApiIndex({"db": ([*ENTRIES, jitter], [*EXAMPLES, used])})
+    assert index.named("wait_full_jitter", "db") == {jitter.api_id}
+    assert index.named("db.wait_full_jitter", "db") == {jitter.api_id}
+    assert index.unknown_apis(["wait_full_jitter", "nosuch"], "db") == ["nosuch"]
+    found = index.examples_for("wait", apis=["wait_full_jitter"], library="db")
+    assert [ex.example_id for _, ex, _ in found][:1] == ["w1"]

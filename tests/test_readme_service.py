@@ -419,6 +419,15 @@ def test_api_examples_and_overview(kb_cli: IndexCli) -> None:
     assert first["code"].rstrip() in text
     assert text.count("### ") == len(examples)
 
+    # an API no example uses: what is shown was chosen by the task, and that is said
+    unused = cli.json("api", "examples", "format a row", "--api", "format_row")
+    assert all("minidb.utils.format_row" not in ex["apis_used"] for ex in unused["examples"])
+    assert unused["warnings"] == [
+        "none of these examples uses 'format_row' (the docs show no call of it that was matched):"
+        " they were chosen by the task"
+    ]
+    assert data["warnings"] == []
+
     # a complexity nobody has: nothing, said plainly
     assert cli.json("api", "examples", "filter rows", "--complexity", "advanced")["examples"] == []
     assert "no example matches 'filter rows'" in cli.ok(

@@ -636,3 +636,17 @@ def test_an_overloaded_decorator_bound_over_its_submodule_shows_and_checks_its_k
     assert drift_report([good], surface, library="pkg").findings == ()
     findings = drift_report([bad], surface, library="pkg").findings
     assert [f.kind for f in findings] == ["invalid_api_signature"] and "stopp" in findings[0].message
+
+
+def test_the_import_path_shown_keeps_the_apis_own_name_over_a_shorter_alias() -> None:
+    from docmentor.library.find.import_paths import import_path
+
+    # `from .wait import wait_random_exponential as wait_full_jitter`: both exported
+    aliases = ["pkg.wait_random_exponential", "pkg.wait_full_jitter"]
+    assert import_path("pkg.wait.wait_random_exponential", aliases) == "pkg.wait_random_exponential"
+    assert (
+        import_path("pkg.wait.wait_random_exponential", list(reversed(aliases)))
+        == "pkg.wait_random_exponential"
+    )
+    # only the alias is short: fewer dots still win
+    assert import_path("pkg.wait.wait_random_exponential", ["pkg.wait_full_jitter"]) == "pkg.wait_full_jitter"

@@ -32,7 +32,8 @@ def examples_for(
 
     c = index.config
 
-    wanted = {a for a in apis if a}
+    # each API asked about → the api_ids it names (an alias's short name included)
+    wanted = [index.named(a, library) or frozenset({a}) for a in dict.fromkeys(a for a in apis if a)]
     # the task's match with each example: BM25 over its title, headings, prose and code,
     # plus over its title and headings alone ("Add data to a table" says what it does),
     # relative to the best example's
@@ -62,9 +63,8 @@ def examples_for(
     for key, lib, ex in candidates:
         # relative to the best of the examples asked about (this library, this complexity)
         overlap = float(match[index.example_position[key]] / best) if best > 0 else 0.0
-        uses = len(wanted & set(ex.apis_used)) + sum(
-            1 for w in wanted for a in ex.apis_used if a.endswith("." + w.rsplit(".", 1)[-1])
-        )
+        used = set(ex.apis_used)
+        uses = sum(1 for ids in wanted if ids & used)
         # an example that failed validation is a last resort: it says how NOT to do it;
         # one that uses a deprecated API comes after those that do the same without
         bonus = (

@@ -19,8 +19,21 @@ def import_path(api_id: str, aliases: Iterable[str] = ()) -> str:
     # of as short ones, one through the class (or module) that defines it: `DirtyEquals.value`,
     # not a subclass's `IsIP.value`, though the definition's own path is private
     owner = api_id.rsplit(".", 2)[-2] if api_id.count(".") >= 1 else ""
+    # of as short ones, one by the API's own name: `wait_random_exponential`, not the alias
+    # `wait_full_jitter` a package also exports it as (its docstring and examples say the name)
+    own = api_id.removesuffix(MODULE_SUFFIX).rpartition(".")[2]
     best = (
-        min(public, key=lambda p: (p.count("."), p != api_id, p.rsplit(".", 2)[-2:-1] != [owner], len(p), p))
+        min(
+            public,
+            key=lambda p: (
+                p.count("."),
+                p != api_id,
+                p.rpartition(".")[2] != own,
+                p.rsplit(".", 2)[-2:-1] != [owner],
+                len(p),
+                p,
+            ),
+        )
         if public
         else api_id
     )

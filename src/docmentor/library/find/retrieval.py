@@ -206,7 +206,8 @@ class ApiIndex:
                 if found:
                     self._replaced_by[i] = found
         self._details: dict[int, dict[str, Any]] = {}  # entry position → api_details(entry), on first use
-        self._api_names: dict[str | None, frozenset[str]] = {}  # library → its API names (unknown_apis)
+        # library → each name of its APIs (id, public paths, short names) → their api_ids
+        self._api_names: dict[str | None, dict[str, frozenset[str]]] = {}
         self.docs_sources = dict(docs_sources or {})
         self.section_search = section_search
         self.embedder = embedder
@@ -616,20 +617,25 @@ class ApiIndex:
                 listed[j] = listed.get(j, 0) + 1
         return out
 
+    def named(self, name: str, library: str | None = None) -> frozenset[str]:
+        """The api_ids of ``library``'s APIs (any library's when None) that ``name`` names:
+        an id, a public path, or a short name — the API's own or an alias's
+        (``wait_full_jitter`` for ``wait.wait_random_exponential`` exported under both); a
+        qualified name no API has, by its last part (``table.upsert``)."""
+        if library not in self._api_names:
+            names: dict[str, set[str]] = {}
+            for lib, e in self.entries:
+                if library is None or lib == library:
+                    for n in (e.api_id, *e.aliases, e.name, *(a.rpartition(".")[2] for a in e.aliases)):
+                        names.setdefault(n, set()).add(e.api_id)
+            self._api_names[library] = {n: frozenset(ids) for n, ids in names.items()}
+        names_of = self._api_names[library]
+        return names_of.get(name) or names_of.get(name.rpartition(".")[2], frozenset())
+
     def unknown_apis(self, apis: Iterable[str], library: str | None = None) -> list[str]:
         """Those of ``apis`` (ids, public paths or short names) that name no API of ``library``
         (of any library when None)."""
-        apis = [a for a in apis if a]
-        if not apis:
-            return []
-        if library not in self._api_names:
-            names: set[str] = set()
-            for lib, e in self.entries:
-                if library is None or lib == library:
-                    names.update((e.api_id, *e.aliases, e.name))
-            self._api_names[library] = frozenset(names)
-        names_of = self._api_names[library]
-        return [a for a in apis if a not in names_of and a.rsplit(".", 1)[-1] not in names_of]
+        return [a for a in apis if a and not self.named(a, library)]
 
     def examples_for(
         self,

@@ -338,6 +338,16 @@ class LibraryKnowledge:
                 f"no API named {', '.join(repr(a) for a in unknown)} in the knowledge base"
                 f"{f' of {lib}' if lib else ''}: examples chosen by the task alone for those"
             )
+        unshown = [
+            a
+            for a in dict.fromkeys(apis_involved or [])
+            if a not in unknown and not any(index.named(a, lib) & set(e.apis_used) for e in examples)
+        ]
+        if unshown:
+            warnings.append(
+                f"none of these examples uses {', '.join(repr(a) for a in unshown)}"
+                " (the docs show no call of it that was matched): they were chosen by the task"
+            )
         return FoundExamples(
             task=task_description,
             examples=examples,
