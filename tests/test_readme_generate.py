@@ -1709,3 +1709,42 @@ def test_a_typescript_interface_is_no_class_to_construct() -> None:
     made = shape.model_copy(update={"signature": "export class ParseContext", "name": "ParseContext"})
     assert _description(made, {}).startswith("zod.ParseContext is a class.")
     assert "ParseContext - a new instance" in _function(made)
+
+
+def test_concepts_read_ref_labels_by_their_titles_and_drop_substitutions() -> None:
+    """sqlite-utils' docs: a CLI page says "See :ref:`cli_query`.", its index page opens with
+    "sqlite-utils |version|" and a line of badge substitutions; Sphinx shows the label's
+    title, the version and images, none of them raw."""
+    index = DocSection(
+        "index.rst",
+        "sqlite-utils |version|",
+        "sqlite-utils |version|",
+        1,
+        "sqlite-utils-version",
+        "sqlite-utils |version|\n======================\n\n|PyPI| |CI|\n\n"
+        ".. |PyPI| image:: https://img.shields.io/pypi/v/x.svg\n\n"
+        "*CLI tool and Python library for manipulating SQLite databases.* It creates databases.\n",
+    )
+    query = DocSection(
+        "cli.rst",
+        "Running queries",
+        "Running queries",
+        1,
+        "running-queries",
+        ".. _cli_query:\n\nRunning queries\n===============\n\nYou can run SQL queries against a database.\n",
+    )
+    ref = DocSection(
+        "cli-reference.rst",
+        "query",
+        "query",
+        2,
+        "query",
+        "query\n-----\n\nSee :ref:`cli_query`. Usage: run a query and return the results.\n",
+    )
+    ov = build_overview(
+        library="s", version=None, purpose="", entries=[], examples=[], sections=[index, query, ref]
+    )
+    concepts = ov.aspects["concepts"]
+    assert "|" not in concepts, concepts
+    assert "### sqlite-utils\n" in concepts and "manipulating SQLite databases" in concepts
+    assert "See Running queries." in concepts and "cli query" not in concepts

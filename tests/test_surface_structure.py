@@ -597,6 +597,17 @@ def test_ref_labels_take_the_titles_of_the_sections_they_mark(tmp_path: Path) ->
     assert display(insert.parameters[0].description) == "the table (the reference, unknown label)"
     # the docstring, find_api's text, keeps the labels: they read as words
     assert "See reference db table and myst label." in display(insert.docstring)
+    # README.LLM's description shows the docstring's later paragraphs by the labels' titles
+    from docmentor.library.knowledge.readme import _description
+
+    upsert = insert.model_copy(
+        update={
+            "description": "Upsert rows.",
+            "docstring": "Upsert rows.\n\nSee :ref:`reference_db_table` for full details.\n",
+        }
+    )
+    assert _description(upsert, {}, titles).endswith("Upsert rows. See Tables for full details.")
+    assert _description(upsert, {}).endswith("See reference db table for full details.")
 
 
 def test_an_overloaded_decorator_bound_over_its_submodule_shows_and_checks_its_keywords(

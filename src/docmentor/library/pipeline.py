@@ -252,7 +252,7 @@ def _run_stages(
         run.step("writing outputs")
         purpose = library_purpose(library, api, found.sections)
         readme = (
-            write_readme(req, api, shown, version, purpose)
+            write_readme(req, api, shown, version, purpose, found.sections)
             if output_format in ("monolithic", "both")
             else Readme()
         )

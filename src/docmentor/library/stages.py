@@ -515,10 +515,19 @@ def library_purpose(library: str, api: Api, sections: list[DocSection]) -> str:
     return purpose_of(api.surfaces[0].library if api.surfaces else library, api.entries, sections, summary)
 
 
-def write_readme(req: Request, api: Api, shown: list[Example], version: str | None, purpose: str) -> Readme:
-    """Stage 6: render and write ``out/README.LLM``."""
+def write_readme(
+    req: Request,
+    api: Api,
+    shown: list[Example],
+    version: str | None,
+    purpose: str,
+    sections: Sequence[DocSection] = (),
+) -> Readme:
+    """Stage 6: render and write ``out/README.LLM``; ``sections``: the docs' sections, whose
+    labels a docstring's ``:ref:`` roles are shown by the titles of."""
     from docmentor.assemble.tokens import count_tokens
     from docmentor.library.knowledge.readme import render_readme
+    from docmentor.library.surface.ref_titles import label_titles
 
     text = render_readme(
         req.library,
@@ -530,6 +539,7 @@ def write_readme(req: Request, api: Api, shown: list[Example], version: str | No
         encoding=req.encoding,
         validated=req.validate,
         purpose=purpose,
+        titles=label_titles(sections),
     )
     path = req.out / "README.LLM"
     _write_text(path, text)

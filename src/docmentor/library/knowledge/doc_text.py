@@ -14,6 +14,8 @@ from docmentor.parse.fences import Fence, closes, fence_open
 
 __all__ = [
     "first_sentences",
+    "without_substitution_marks",
+    "without_substitutions",
 ]
 
 _HTML_TAG = re.compile(r"<[^<>\n]{1,400}>")
@@ -208,3 +210,28 @@ def first_sentences(text: str, limit: int = 240, *, rest: bool = False) -> str:
     cut = flat[:limit]
     end = cut.rfind(". ")
     return cut[: end + 1] if end > limit // 3 else cut.rstrip() + "…"
+
+
+# |pypi|, |release|: a reST substitution, standing as a word (not int|str|None, x|y|z)
+_SUBSTITUTION = re.compile(r"(?<![^\s*_(])\|[\w-]+\|(?=[\s.,;:!?)*_]|$)")
+_EMPTY_MARKUP = re.compile(r"(\*{1,2}|_)\s*\1|\(\s*\)")  # what a substitution stood in: "** **", "( )"
+
+
+def without_substitutions(text: str) -> str:
+    """The text without its reST substitutions; a sentence left with fewer than four words
+    goes too ("Current version is |release|.")."""
+    if not _SUBSTITUTION.search(text):
+        return text
+    kept = []
+    for sentence in re.split(r"(?<=[.!?])\s+", text):
+        if _SUBSTITUTION.search(sentence):
+            sentence = " ".join(_EMPTY_MARKUP.sub(" ", _SUBSTITUTION.sub(" ", sentence)).split())
+            if len(re.findall(r"\w+", sentence)) < 4:
+                continue
+        kept.append(sentence)
+    return " ".join(kept)
+
+
+def without_substitution_marks(text: str) -> str:
+    """``text`` (a title: "sqlite-utils |version|") without its reST substitutions."""
+    return " ".join(_SUBSTITUTION.sub(" ", text).split()) if "|" in text else text

@@ -8,7 +8,11 @@ import re
 from collections import Counter
 from collections.abc import Collection, Sequence
 
-from docmentor.library.knowledge.doc_text import first_sentences
+from docmentor.library.knowledge.doc_text import (
+    first_sentences,
+    without_substitution_marks,
+    without_substitutions,
+)
 from docmentor.library.knowledge.importance import public_path
 from docmentor.library.knowledge.kb_schema import (
     INDEX_PAGES,
@@ -258,7 +262,9 @@ def _concepts(sections: Sequence[DocSection], limit: int) -> list[Concept]:
     project's own pages (changelog, contributing, code of conduct, license) and a heading over
     no sentence (Sphinx's "Indices and tables": ``* genindex * modindex``) are no concepts."""
     from docmentor.library.examples.drift import historical_page
+    from docmentor.library.surface.ref_titles import label_titles, with_titles
 
+    titles = label_titles(sections)  # `:ref:` labels read as the titles the docs give them
     by_page: dict[str, list[Concept]] = {}
     seen: set[tuple[str, str]] = set()
     for s in sections:
@@ -271,14 +277,16 @@ def _concepts(sections: Sequence[DocSection], limit: int) -> list[Concept]:
             continue
         seen.add(key)
         # as a reader sees it: ``literal`` as code, roles by their text, "manager::" as "manager:"
-        description = display(first_sentences(s.text, rest=s.path.endswith(".rst")))
+        # and without reST substitutions (`|version|`, badges: `|PyPI| |CI|`)
+        first = first_sentences(with_titles(s.text, titles), rest=s.path.endswith(".rst"))
+        description = display(without_substitutions(first))
         if description and not _SENTENCE.search(description):
             continue  # a list of bare words (a toctree's index entries): nothing said
         by_page.setdefault(s.path, []).append(
             Concept(
-                name=s.heading.strip(),
+                name=without_substitution_marks(s.heading.strip()) or s.heading.strip(),
                 description=description,
-                page=s.title or s.path,
+                page=without_substitution_marks(s.title) or s.path,
                 source=f"{s.path}#{s.anchor}" if s.anchor else s.path,
             )
         )

@@ -8,6 +8,8 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from docmentor.library.knowledge.doc_text import without_substitutions
+
 if TYPE_CHECKING:
     from docmentor.engine import Docmentor
     from docmentor.library.knowledge.kb_schema import DocSection
@@ -64,7 +66,7 @@ def purpose_of(
             if s.level > 1:
                 break
             text = _prose_from(
-                _without_substitutions(first_sentences(s.text, limit=400, rest=path.endswith(".rst")))
+                without_substitutions(first_sentences(s.text, limit=400, rest=path.endswith(".rst")))
             )
             if text:
                 return text
@@ -74,9 +76,6 @@ def purpose_of(
 
 
 _DOCS_FOLDERS = frozenset({"docs", "doc", "documentation", "src", "source", "en"})
-# |pypi|, |release|: a reST substitution, standing as a word (not int|str|None, x|y|z)
-_SUBSTITUTION = re.compile(r"(?<![^\s*_(])\|[\w-]+\|(?=[\s.,;:!?)*_]|$)")
-_EMPTY_MARKUP = re.compile(r"(\*{1,2}|_)\s*\1|\(\s*\)")  # what a substitution stood in: "** **", "( )"
 _ADORNED_TITLE = re.compile(r"^\s*(\S[^\n]*)\n\s*([=\-~^\"'`#*+.:_])\2{2,}\s*(?:\n|$)")
 
 
@@ -84,21 +83,6 @@ def _without_title(docstring: str) -> str:
     """A docstring without the reST title it opens with ("Foo\n---\nFoo parses things.")."""
     m = _ADORNED_TITLE.match(docstring.strip("\n"))
     return docstring.strip("\n")[m.end() :] if m else docstring
-
-
-def _without_substitutions(text: str) -> str:
-    """The text without its reST substitutions; a sentence left with fewer than four words
-    goes too ("Current version is |release|.")."""
-    if not _SUBSTITUTION.search(text):
-        return text
-    kept = []
-    for sentence in re.split(r"(?<=[.!?])\s+", text):
-        if _SUBSTITUTION.search(sentence):
-            sentence = " ".join(_EMPTY_MARKUP.sub(" ", _SUBSTITUTION.sub(" ", sentence)).split())
-            if len(re.findall(r"\w+", sentence)) < 4:
-                continue
-        kept.append(sentence)
-    return " ".join(kept)
 
 
 _SENTENCE_END = re.compile(r"[.!?][)\]\"'*_]*(?=\s|$)")  # "(What's new?)" ends one too

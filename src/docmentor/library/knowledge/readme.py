@@ -32,7 +32,7 @@ import re
 import sys
 import textwrap
 import warnings
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from functools import lru_cache
 
 from docmentor.assemble.tokens import DEFAULT_ENCODING, check_encoding, count_tokens
@@ -51,6 +51,7 @@ from docmentor.library.surface.docstrings import (
     says_nothing,
     without_lead_in,
 )
+from docmentor.library.surface.ref_titles import with_titles
 
 __all__ = [
     "HeadingNames",
@@ -343,7 +344,7 @@ def _shape_word(entry: ApiEntry) -> str:
     return "type" if m is not None and m.group("type") else "interface"
 
 
-def _description(entry: ApiEntry, by_id: dict[str, ApiEntry]) -> str:
+def _description(entry: ApiEntry, by_id: dict[str, ApiEntry], titles: Mapping[str, str] | None = None) -> str:
     path = public_path(entry)
     kind = _shape_word(entry) if _is_interface(entry) else entry.kind
     article = "an" if kind[0] in "aeiou" else "a"
@@ -355,7 +356,7 @@ def _description(entry: ApiEntry, by_id: dict[str, ApiEntry]) -> str:
     body = display(entry.description.strip())
     # the docstring's prose after the summary, up to its first section (Args:, :param x: …),
     # without directives, code and literal blocks: whole paragraphs, as many as fit
-    paragraphs = prose_paragraphs(entry.docstring)
+    paragraphs = prose_paragraphs(with_titles(entry.docstring, titles or {}))
     if body.endswith(":") and not (paragraphs and _ITEM.match(paragraphs[0])):
         # it announced code left out ("… are the same:"): its other sentences stay. One that
         # is all lead-in is left out when it is a label ("Usage:"), and gives way to the
@@ -462,12 +463,17 @@ REPEAT_LINES = 10
 
 
 def _context(
-    n: int, entry: ApiEntry, by_id: dict[str, ApiEntry], example: Example | None, shown_in: int | None = None
+    n: int,
+    entry: ApiEntry,
+    by_id: dict[str, ApiEntry],
+    example: Example | None,
+    shown_in: int | None = None,
+    titles: Mapping[str, str] | None = None,
 ) -> str:
     parts = [
         f"<context_{n}>",
         f"<context_{n}_description>",
-        _safe(_description(entry, by_id)),
+        _safe(_description(entry, by_id, titles or {})),
         f"</context_{n}_description>",
         "",
         f"<context_{n}_function>",
@@ -533,6 +539,7 @@ def render_readme(
     encoding: str = DEFAULT_ENCODING,
     validated: bool,
     purpose: str = "",
+    titles: Mapping[str, str] | None = None,
 ) -> str:
     """README.LLM for ``library``.
 
@@ -546,6 +553,8 @@ def render_readme(
         encoding: the tokenizer for ``max_tokens``.
         validated: validation ran: only passed examples are shown, and the rules say so.
         purpose: what the library is for (package docstring or the docs' index page).
+        titles: the docs' label → section title (:func:`.ref_titles.label_titles`): a
+            docstring's ``:ref:`label``` is shown by its title, as Sphinx shows it.
 
     Raises:
         UsageError: ``max_apis`` < 0, or ``max_tokens`` too small for the rules and description.
@@ -572,7 +581,9 @@ def render_readme(
             entry, examples, validated=validated, shown=set(shown), deprecated=deprecated, names=names
         )
         n = len(sections) + 1
-        section = _context(n, entry, by_id, example, shown.get(example.example_id) if example else None)
+        section = _context(
+            n, entry, by_id, example, shown.get(example.example_id) if example else None, titles or {}
+        )
         if (
             max_tokens is not None
             and count_tokens(_join(head, [*sections, section], _FOOTER), encoding) > max_tokens
