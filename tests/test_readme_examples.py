@@ -1079,3 +1079,22 @@ def test_python_values_of_no_known_class_reach_only_a_member_one_class_has() -> 
             "lancedb.table.TableStatistics.fragment_sizes",
         ]
     ]
+
+
+def test_an_install_command_holds_for_its_sections_examples_not_the_whole_page(tmp_path: Path) -> None:
+    """sqlite-utils' python-api.rst: one `pip install sqlite-dump` deep in the page was given
+    to all its 168 examples. The page's top and the sections above an example still count."""
+    page = (
+        "# API\n\nInstall it: `pip install minidb`.\n\n"
+        "## Tables\n\n```python\ndb.table('t').insert({})\n```\n\n"
+        "## Dumping\n\nFirst `pip install minidb-dump`.\n\n"
+        "### To a file\n\n```python\ndb.dump('out.sql')\n```\n\n"
+        "## Views\n\n```python\ndb.view('v')\n```\n"
+    )
+    engine = index(tmp_path, {"api.md": page})
+    by_line = {e.code.strip(): e.prerequisites for e in extract_examples(engine, "lib")}
+    assert by_line == {
+        "db.table('t').insert({})": ["pip install minidb"],
+        "db.dump('out.sql')": ["pip install minidb", "pip install minidb-dump"],
+        "db.view('v')": ["pip install minidb"],
+    }

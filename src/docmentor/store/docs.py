@@ -16,9 +16,11 @@ if TYPE_CHECKING:
 __all__ = [
     "CodeBlockRow",
     "DocumentRow",
+    "OutlineRow",
     "SectionRow",
     "code_blocks",
     "documents_by_path",
+    "outline",
     "section_text",
     "sections_of_source",
 ]
@@ -66,6 +68,29 @@ def sections_of_source(store: Store, source: str) -> list[SectionRow]:
         .fetchall()
     )
     return [SectionRow(r[0], r[1] or "", r[2] or "", int(r[3]), r[4] or "", r[5] or "") for r in rows]
+
+
+@dataclass(frozen=True, slots=True)
+class OutlineRow:
+    """One section of a document: where it sits (its heading path, its level) and its text."""
+
+    id: int
+    heading_path: tuple[str, ...]
+    level: int
+    text: str
+
+
+def outline(store: Store, document_id: int) -> list[OutlineRow]:
+    """The document's sections in page order."""
+    rows = (
+        store.conn()
+        .execute(
+            "SELECT id, heading_path, level, text FROM sections WHERE document_id = ? ORDER BY ord",
+            (document_id,),
+        )
+        .fetchall()
+    )
+    return [OutlineRow(int(r[0]), tuple(json.loads(r[1] or "[]")), int(r[2]), r[3] or "") for r in rows]
 
 
 def documents_by_path(store: Store, source: str) -> list[DocumentRow]:

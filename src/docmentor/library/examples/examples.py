@@ -18,7 +18,7 @@ import builtins
 import hashlib
 import re
 from collections import Counter
-from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from docmentor.clarity.checks.python import prepare, untagged_language
@@ -37,7 +37,14 @@ from docmentor.library.models import Example
 from docmentor.parse.common import code_start_line, map_line
 from docmentor.parse.fences import Fence, closes, fence_open
 from docmentor.sources.sphinx_doctest import page_setup_blocks
-from docmentor.store.docs import CodeBlockRow, code_blocks, documents_by_path, section_text
+from docmentor.store.docs import (
+    CodeBlockRow,
+    OutlineRow,
+    code_blocks,
+    documents_by_path,
+    outline,
+    section_text,
+)
 
 if TYPE_CHECKING:
     from docmentor.engine import Docmentor
@@ -109,6 +116,31 @@ def _tabs(lines: list[str], k: int) -> list[str]:
     return labels[::-1]
 
 
+def _installs_by_section(sections: Sequence[OutlineRow]) -> Callable[[int], list[str]]:
+    """The install commands that hold for a section's examples, by section id: those of the
+    page's top (its preamble and level-1 section), of the sections above it (its heading
+    path's) and its own, in page order. A deep section's `pip install sqlite-dump` is for
+    its own examples, not for the page's other 160."""
+    found = {s.id: prerequisites(s.text) for s in sections}
+    by_path = {s.heading_path: s.id for s in sections}
+    top = [s.id for s in sections if s.level <= 1]
+    order = {s.id: k for k, s in enumerate(sections)}
+    by_id = {s.id: s for s in sections}
+
+    def of(section_id: int) -> list[str]:
+        section = by_id.get(section_id)
+        ids = set(top)
+        if section is not None:
+            path = section.heading_path
+            ids.update(i for k in range(1, len(path) + 1) if (i := by_path.get(path[:k])) is not None)
+            ids.add(section_id)
+        return list(
+            dict.fromkeys(c for i in sorted(ids, key=lambda i: order.get(i, 0)) for c in found.get(i, ()))
+        )
+
+    return of
+
+
 def _slug(path: str) -> str:
     stem = re.sub(r"\.(md|mdx|markdown|rst|txt|ipynb)$", "", path, flags=re.I)
     return re.sub(r"[^a-z0-9]+", "-", stem.lower()).strip("-") or "doc"
@@ -156,7 +188,7 @@ def extract_examples(
         lines = content.split("\n")
         line_map = store.line_map(doc.id)
         fence_at = _fence_lines(lines, line_map)
-        installs = prerequisites(content)
+        installs = _installs_by_section(outline(store, doc.id))
         prose_of: dict[int, str] = {}  # section id → its prose
         for n, block, lang in picked:
             if lang == "python" and prepare(block.code, "python")[3] in ("empty", "shell session"):
@@ -190,7 +222,7 @@ def extract_examples(
                     use_case=heading,
                     complexity=complexity_of(block.code, lang),
                     tags=tags_of([doc.title, *heading_path], is_async=facts.is_async),
-                    prerequisites=for_language(installs, lang),
+                    prerequisites=for_language(installs(block.section_id), lang),
                     context=_section_prose(store, block.section_id, prose_of),
                 )
             )
