@@ -436,6 +436,9 @@ def test_api_examples_and_overview(kb_cli: IndexCli) -> None:
 
     out = cli.ok("api", "overview", "minidb", "--aspect", "quickstart")
     assert out.startswith("# minidb 1.2.0\n")
+    # -l as `api find` and `api examples` take it; two different names are refused
+    assert cli.ok("api", "overview", "-l", "minidb", "--aspect", "quickstart") == out
+    assert "two libraries named" in cli.fails("api", "overview", "minidb", "-l", "other")
     assert "pip install minidb" in out and "minidb.connect(" in out
     ov = cli.json("api", "overview", "minidb", "--aspect", "quickstart")
     assert ov["library"] == "minidb" and ov["aspect"] == "quickstart"

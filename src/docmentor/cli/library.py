@@ -289,14 +289,21 @@ def api_examples(
 
 @api_app.command("overview")
 def api_overview(
-    library: Annotated[str, typer.Argument(help="The library.")],
+    library: Annotated[str | None, typer.Argument(help="The library.")] = None,
     aspect: Annotated[
         str, typer.Option("--aspect", help="Which part.", click_type=click.Choice(ASPECT_CHOICES))
     ] = "all",
     version: KbVersion = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    library_option: Annotated[
+        str | None,
+        typer.Option("--library", "-l", help="The library (as `api find` and `api examples` take it)."),
+    ] = None,
 ) -> None:
     """The library's overview from its knowledge base."""
+    if library is not None and library_option is not None and library != library_option:
+        raise UsageError(f"two libraries named: {library!r} and --library {library_option!r}")
+    library = library or library_option
     overview = open_knowledge().overview(library, aspect=aspect, version=version)
     if as_json:
         emit(overview.to_dict())

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from docmentor.config import default_location, embeddings_enabled, index_location
+from docmentor.engine.scope import unknown_source
 from docmentor.errors import NotFoundError, StoreError, UsageError
 from docmentor.search.analyzer import ANALYZER_VERSION
 from docmentor.search.config import DEFAULT as DEFAULT_RANKING
@@ -326,5 +327,4 @@ class IndexCore:
 
     def _known_source(self, source: str | None) -> None:
         if source is not None and not self.store.has_source(source):
-            known = ", ".join(r.name for r in self.store.sources()) or "none"
-            raise NotFoundError(f"unknown source {source!r}", hint=f"known sources: {known}")
+            raise unknown_source(source, (r.name for r in self.store.sources()))

@@ -8,7 +8,7 @@ was: the source given, or every source.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -48,6 +48,17 @@ class VersionScope:
         }
 
 
+def unknown_source(source: str, known: Iterable[str]) -> NotFoundError:
+    """The error for a source name no source has: the known ones, and those the name starts
+    (``tenacity`` → ``tenacity-docs``, the source ``readme-llm generate`` indexed)."""
+    names = sorted(known)
+    near = [n for n in names if n.lower().startswith(source.lower()) and n != source]
+    hint = f"known sources: {', '.join(names) or 'none'}"
+    if near:
+        hint = f"did you mean {' or '.join(repr(n) for n in near[:3])}? {hint}"
+    return NotFoundError(f"unknown source {source!r}", hint=hint)
+
+
 def version_scope(
     versions: Mapping[str, str | None],
     *,
@@ -68,8 +79,7 @@ def version_scope(
         if source in versions and ("@" in source or len(groups[library_of(source)]) == 1):
             return _one_source(versions, source, version)
         if source not in groups:
-            known = ", ".join(sorted(versions)) or "none"
-            raise NotFoundError(f"unknown source {source!r}", hint=f"known sources: {known}")
+            raise unknown_source(source, versions)
         wanted = {source: groups[source]}
     else:
         wanted = groups

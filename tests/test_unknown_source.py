@@ -1,0 +1,28 @@
+"""A source name no source has is refused with the known ones, and with the source it is the
+start of (``readme-llm generate`` indexes a library's docs as ``<library>-docs``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from docmentor.engine import Docmentor
+from docmentor.errors import NotFoundError
+
+
+def test_an_unknown_source_names_the_one_it_starts(tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "index.md").write_text("# Retrying\n\nRetry a call until it works.\n", encoding="utf-8")
+    engine = Docmentor(tmp_path / "db", embeddings=False)
+    try:
+        engine.add(str(docs), name="tenacity-docs")
+        with pytest.raises(NotFoundError) as caught:
+            engine.search("retry", source="tenacity")
+        assert caught.value.hint == "did you mean 'tenacity-docs'? known sources: tenacity-docs"
+        with pytest.raises(NotFoundError) as other:
+            engine.search("retry", source="httpx")
+        assert other.value.hint == "known sources: tenacity-docs"
+    finally:
+        engine.close()
