@@ -4,6 +4,7 @@ start of (``readme-llm generate`` indexes a library's docs as ``<library>-docs``
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -26,3 +27,18 @@ def test_an_unknown_source_names_the_one_it_starts(tmp_path: Path) -> None:
         assert other.value.hint == "known sources: tenacity-docs"
     finally:
         engine.close()
+
+
+def test_a_library_named_with_a_dash_or_an_underscore_is_the_same_library() -> None:
+    """`readme-llm generate -l sqlite-utils` registers "sqlite-utils"; `api find -l
+    sqlite_utils` (the import name) names it too, as package indexes compare names."""
+    from types import SimpleNamespace
+
+    from docmentor.library.service.service import LibraryKnowledge
+
+    answering: Any = SimpleNamespace(versions={"sqlite-utils": "3.37", "httpx": "0.28"})
+    pick = LibraryKnowledge._library
+    assert pick(Any, "sqlite_utils", answering) == "sqlite-utils"  # type: ignore[arg-type]
+    assert pick(Any, "SQLite.Utils", answering) == "sqlite-utils"  # type: ignore[arg-type]
+    with pytest.raises(NotFoundError):
+        pick(Any, "sqliteutils", answering)  # type: ignore[arg-type]

@@ -9,6 +9,7 @@ Every answer states the library version it describes, and warns when the user's 
 from __future__ import annotations
 
 import logging
+import re
 import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -228,14 +229,19 @@ class LibraryKnowledge:
             return []
 
     def _library(self, library: str | None, answering: _Answering) -> str | None:
-        """The library as the index names it ("HTTPX", " httpx" and "httpx@0.28" name httpx)."""
+        """The library as the index names it ("HTTPX", " httpx" and "httpx@0.28" name httpx;
+        "sqlite-utils" and "sqlite_utils" name each other, as package indexes compare names)."""
         from docmentor.sources.versions import library_of
 
         if library is None:
             return None
         if library not in answering.versions:
-            wanted = {library.strip().lower(), library_of(library.strip()).lower()}
-            same = [name for name in answering.versions if name.lower() in wanted]
+
+            def norm(name: str) -> str:
+                return re.sub(r"[-_.]+", "-", name).lower()
+
+            wanted = {norm(library.strip()), norm(library_of(library.strip()))}
+            same = [name for name in answering.versions if norm(name) in wanted]
             if len(same) == 1:
                 return same[0]
             known = ", ".join(sorted(answering.versions)) or "none"
