@@ -720,6 +720,35 @@ def test_includes_refused_as_outside_are_summed_up_too(
     assert warned[5].startswith("warning: … and 3 more includes not read") and "--base-path" in warned[5]
 
 
+def test_the_hint_for_refused_includes_names_the_folder_that_holds_their_files(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """FastAPI's shape: `docs/en/mkdocs.yml`, pages in `docs/en/docs` including
+    `{* ../../docs_src/… *}` from the mkdocs.yml's folder, the files in the repository's root.
+    The MkDocs project's folder is not enough; the hint names the one that is, and with it
+    every include is read. A file that is not there, inside it, is "not found"."""
+    repo = tmp_path / "repo"
+    (repo / "docs" / "en" / "docs").mkdir(parents=True)
+    (repo / "docs" / "en" / "mkdocs.yml").write_text("site_name: x\n", encoding="utf-8")
+    (repo / "docs_src").mkdir()
+    for i in range(7):
+        (repo / "docs_src" / f"app{i}.py").write_text(f"def handler_{i}():\n    pass\n", encoding="utf-8")
+    lines = "".join(f"{{* ../../docs_src/app{i}.py hl[1] *}}\n\ntext {i}\n\n" for i in range(8))
+    docs = repo / "docs" / "en" / "docs"
+    (docs / "page.md").write_text("# Page\n\n" + lines, encoding="utf-8")
+    cli = Cli(tmp_path / "index", capsys)
+    rc, _, err = cli("add", str(docs), "--name", "fa")
+    assert rc == 0, err
+    warned = err.splitlines()
+    assert warned[-1] == (
+        "warning: … and 3 more includes not read (not found, or outside the folders it may read); "
+        f"they lead to files in {repo.resolve()}: add the source again with --base-path {repo.resolve()}"
+    )
+    rc, _, err = cli("add", str(docs), "--name", "fa", "--base-path", str(repo))
+    assert rc == 0 and err.splitlines() == ["warning: page.md:31: include not found: ../../docs_src/app7.py"]
+    assert "def handler_6" in cli.ok("get", "fa:page.md")
+
+
 def test_griffes_analysis_notes_stay_quiet_unless_debugging(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

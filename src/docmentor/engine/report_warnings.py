@@ -3,11 +3,14 @@ a few (with what to do about them), and the failed documents no warning names ye
 
 from __future__ import annotations
 
+import os
+import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
 from docmentor.engine.reports import RefreshReport
-from docmentor.sources.include_targets import is_missing_include
+from docmentor.sources.include_targets import ESCAPES, is_missing_include
 from docmentor.sources.mkdocs import mkdocs_bases
 
 
@@ -47,20 +50,63 @@ def group_warnings(
     return ReportWarnings(
         warnings=tuple(shown),
         more_missing_includes=more_missing,
-        include_hint=include_hint(target) if more_missing else "",
+        include_hint=include_hint(target, report.warnings) if more_missing else "",
         failed=tuple(unsaid[:shown_failed]),
         more_failed=max(0, len(unsaid) - shown_failed),
     )
 
 
-def include_hint(target: str | None) -> str:
+def include_hint(target: str | None, warnings: Iterable[str] = ()) -> str:
     """What to pass when a source's includes are not found, as a clause to follow a warning:
-    the MkDocs project's base folder when the docs folder is inside one, else ``--base-path``
-    in general."""
+    the folder that holds the docs folder and the files its refused includes lead to, when
+    they are there (FastAPI's pages include ``../../docs_src/…`` from their ``mkdocs.yml``'s
+    folder: the repository's root); else the MkDocs project's base folder when the docs
+    folder is inside one; else ``--base-path`` in general."""
     folder = Path(target) if target else None
     if folder is None or not folder.is_dir():
         return " (includes are read from the docs folder and the --base-path folders)"
+    holding = _holding_folder(folder.resolve(), warnings)
+    if holding is not None:
+        return f"; they lead to files in {holding}: add the source again with --base-path {holding}"
     bases = [b for b in mkdocs_bases(folder) if b != folder.resolve()]
     if bases:
         return f"; this folder is inside a MkDocs project: add it with --base-path {bases[0]}"
     return "; if they are relative to another folder, add the source again with --base-path FOLDER"
+
+
+# "FILE:LINE: include refused: path escapes the docs root: RAW" (FILE from the docs folder)
+_REFUSED = re.compile(rf"^(?P<file>[^\n]+?):\d+: {re.escape(ESCAPES)}: (?P<raw>[^\n]+)$")
+_ABOVE = 4  # how far above the docs folder an mkdocs.yml (a base the includes start from) is looked for
+_SHOWN_TARGETS = 50  # the refused includes read to find the folder
+
+
+def _holding_folder(root: Path, warnings: Iterable[str]) -> Path | None:
+    """The nearest folder holding ``root`` and the files the refused includes of
+    ``warnings`` lead to — from their page's folder or an ``mkdocs.yml``'s folder above it,
+    where the include tools start — when one of them is there; None otherwise. Only the
+    user's own command reads this: it looks at files outside the docs folder, which the
+    scan never does."""
+    targets: list[Path] = []
+    for warning in warnings:
+        m = _REFUSED.match(warning)
+        if m is None:
+            continue
+        page = (root / m["file"]).parent
+        starts = [
+            f
+            for f in [page, *page.parents][: len(page.relative_to(root).parts) + _ABOVE + 1]
+            if any((f / n).is_file() for n in ("mkdocs.yml", "mkdocs.yaml"))
+        ]
+        for start in [*starts, page]:
+            try:
+                found = (start / m["raw"].strip()).resolve()
+                if found.is_file() and not found.is_relative_to(root):
+                    targets.append(found)
+                    break
+            except (OSError, RuntimeError, ValueError):
+                continue
+        if len(targets) >= _SHOWN_TARGETS:
+            break
+    if not targets:
+        return None
+    return Path(os.path.commonpath([root, *targets]))

@@ -33,6 +33,8 @@ SECTION_MARKER = re.compile(
 )
 
 
+_ABOVE_ROOT = 2  # how far above the root a base folder's mkdocs.yml is looked for
+
 #: the problem of an include whose file is not found (``locate``), as its warnings say it
 NOT_FOUND = "include not found"
 #: the problem of an include whose path leads out of the folders a source may read
@@ -287,12 +289,17 @@ class IncludeReader:
         return mk is not None and mk.include_markdown
 
     def _mkdocs(self, folder: Path) -> _MkDocs | None:
-        """The nearest ``mkdocs.yml`` at or above ``folder``, inside the root."""
+        """The nearest ``mkdocs.yml`` at or above ``folder``, inside the root, or in a base
+        folder above it (the MkDocs project whose ``docs_dir`` the root is: FastAPI's
+        ``docs/en/mkdocs.yml`` over ``docs/en/docs``)."""
         if folder not in self.cache.mkdocs:
             found: _MkDocs | None = None
             for candidate in (folder, *folder.parents):
                 if not (candidate.is_relative_to(self.shown_root) or candidate.is_relative_to(self.root)):
-                    break
+                    if candidate not in self.base_dirs:
+                        if len(candidate.parts) < len(self.root.parts) - _ABOVE_ROOT:
+                            break
+                        continue
                 config = next((candidate / n for n in _MKDOCS_NAMES if (candidate / n).is_file()), None)
                 if config is not None:
                     if any(config.resolve().is_relative_to(a) for a in self.allowed):
@@ -347,20 +354,23 @@ class IncludeReader:
             bases = [here, *self.base_dirs, self.shown_root]
         else:
             bases = [*self.base_dirs, self.shown_root, here]
-        escaped = False
+        escaped = False  # a telling base's path leads outside the folders it may read
+        inside = False  # a telling base's path stays inside them: a file that is not there
         unusable = ""
         for base in dict.fromkeys(bases):
             try:
                 target = (base / rel).resolve()
+                tells = telling is None or base in telling
                 # Check confinement before touching the file at all.
                 if not any(target.is_relative_to(a) for a in self.allowed):
-                    escaped = escaped or telling is None or base in telling
+                    escaped = escaped or tells
                     continue
                 if target.is_file():
                     return target
+                inside = inside or tells
             except (OSError, RuntimeError) as exc:  # a name too long, a symlink loop: not this base
                 unusable = unusable or str(getattr(exc, "strerror", None) or exc)
-        if escaped:
+        if escaped and not (inside and telling is not None):
             return ESCAPES
         return f"{NOT_FOUND} ({unusable})" if unusable else NOT_FOUND
 
