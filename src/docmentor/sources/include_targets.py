@@ -295,11 +295,11 @@ class IncludeReader:
         if folder not in self.cache.mkdocs:
             found: _MkDocs | None = None
             for candidate in (folder, *folder.parents):
-                if not (candidate.is_relative_to(self.shown_root) or candidate.is_relative_to(self.root)):
-                    if candidate not in self.base_dirs:
-                        if len(candidate.parts) < len(self.root.parts) - _ABOVE_ROOT:
-                            break
-                        continue
+                inside = candidate.is_relative_to(self.shown_root) or candidate.is_relative_to(self.root)
+                if not inside and candidate not in self.base_dirs:
+                    if len(candidate.parts) < len(self.root.parts) - _ABOVE_ROOT:
+                        break
+                    continue
                 config = next((candidate / n for n in _MKDOCS_NAMES if (candidate / n).is_file()), None)
                 if config is not None:
                     if any(config.resolve().is_relative_to(a) for a in self.allowed):
