@@ -1748,3 +1748,22 @@ def test_concepts_read_ref_labels_by_their_titles_and_drop_substitutions() -> No
     assert "|" not in concepts, concepts
     assert "### sqlite-utils\n" in concepts and "manipulating SQLite databases" in concepts
     assert "See Running queries." in concepts and "cli query" not in concepts
+
+
+def test_a_rest_auto_numbered_list_keeps_its_items_first_lines() -> None:
+    """tenacity's "Contribute": `#. Check for open issues …` is a list item, not a Markdown
+    heading; its first line was dropped ("feature idea or a bug. **main** branch")."""
+    from docmentor.library.knowledge.doc_text import first_sentences
+
+    text = (
+        "Contribute\n----------\n\n"
+        "#. Check for open issues or open a fresh issue to start a discussion around a\n"
+        "   feature idea or a bug.\n"
+        "#. Fork the repository on GitHub to start making your changes.\n"
+    )
+    got = first_sentences(text, rest=True)
+    assert got.startswith(
+        "Check for open issues or open a fresh issue to start a discussion around a feature"
+    ), got
+    assert "#." not in got
+    assert "# Heading" not in first_sentences("# Heading\n\nSome words are here.\n")

@@ -176,13 +176,16 @@ def first_sentences(text: str, limit: int = 240, *, rest: bool = False) -> str:
             if k in titled or (k > 0 and k - 1 in titled) or not ln.strip():
                 continue
             if (
-                # .. reST directives, MyST colon fences (`:::{note}`, `:::{glossary}` and their ends)
-                ln.lstrip().startswith(("#", "!!!", "===", "???", ".. ", ":::"))
+                # a Markdown heading (not reST's `#.` list item), .. reST directives, MyST colon
+                # fences (`:::{note}`, `:::{glossary}` and their ends)
+                (ln.lstrip().startswith("#") and not ln.lstrip().startswith("#."))
+                or ln.lstrip().startswith(("!!!", "===", "???", ".. ", ":::"))
                 or (_DIRECTIVE_OPTION.match(ln) and ln[:1].isspace())  # and their options
                 or ln.strip() in ("---", "***")
             ):
                 continue
-            lines.append(ln)
+            # a reST auto-numbered item reads as its sentence (`#. Fork the repository …`)
+            lines.append(ln.replace("#. ", "", 1) if ln.lstrip().startswith("#. ") else ln)
         joined = " ".join(lines)
         if "{{" in joined or "{%" in joined:  # a template's expressions and tags (MkDocs macros): not
             joined = outside_code(joined, lambda part: _TEMPLATE.sub(" ", part))  # read; in code, shown
