@@ -375,6 +375,45 @@ def test_near_duplicates_are_one_result(index_location: str, tmp_path: Path) -> 
     off.close()
 
 
+def test_sections_sharing_a_long_code_block_but_not_their_prose_are_two_results(
+    index_location: str, tmp_path: Path
+) -> None:
+    """FastAPI's steps each include one whole file (`{* app.py hl[…] *}`): the shared code
+    made "Verify the scopes" a copy of "Use the scopes". Prose decides; framework editions of
+    one step, whose prose is one and whose code differs, are still one result."""
+    code = (
+        "```python\n"
+        + "".join(f"def handler_{i}(scopes, token, user):\n    return {i}\n" for i in range(300))
+        + "```\n"
+    )
+    (tmp_path / "scopes.md").write_text(
+        "# OAuth2 scopes\n\n## Use the scopes\n\nDeclare which scopes a path operation needs with a "
+        "dependency that lists them; the client asks for them at login.\n\n" + code + "\n"
+        "## Verify the scopes\n\nCheck every scope the token carries against those required, and "
+        "refuse the request with a 401 when one is missing.\n\n" + code,
+        encoding="utf-8",
+    )
+    for framework in ("react", "vue"):
+        (tmp_path / framework).mkdir()
+        (tmp_path / framework / "fresh.md").write_text(
+            "# Caching\n\n## Stale time\n\nData stays fresh for `staleTime` milliseconds; after that a "
+            "query refetches when a component mounts or the window regains focus.\n\n"
+            f"```js\nuse{framework.title()}Query({{ staleTime: 1000, framework: '{framework}' }})\n```\n",
+            encoding="utf-8",
+        )
+    engine = Docmentor(index_location, embeddings=False)
+    try:
+        engine.add(tmp_path, name="docs")
+        headings = [h.heading for h in engine.search("verify the token scopes required", limit=5)]
+        assert {"Use the scopes", "Verify the scopes"} <= set(headings), headings
+        fresh = [
+            h for h in engine.search("data fresh staleTime refetch", limit=5) if h.heading == "Stale time"
+        ]
+        assert len(fresh) == 1 and len(fresh[0].also) == 1
+    finally:
+        engine.close()
+
+
 def test_also_does_not_depend_on_limit(index_location: str, tmp_path: Path) -> None:
     """The last result shown lists its copies as any other does: ``--limit 1`` gives the same
     ``also`` as ``--limit 5`` (a copy ranked after the last shown place is still its copy)."""

@@ -11,7 +11,7 @@ from typing import Any
 
 from docmentor.models import SearchHit
 from docmentor.parse.common import LABEL_LINE
-from docmentor.parse.fences import fence_open
+from docmentor.parse.fences import closes, fence_open
 from docmentor.search.analyzer import analyze
 from docmentor.search.config import DEFAULT, RankingConfig
 from docmentor.search.lexical import LexicalHit
@@ -152,29 +152,44 @@ def _place(f: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
+_MIN_WORDS = 8  # a heading and a line: too little to call two places one answer
+
+
 def _words(text: str) -> frozenset[str]:
+    """The words two sections are compared by: those of their prose, outside code fences,
+    when it says enough; else all. Two sections that include one file (FastAPI's `{*
+    app.py hl[…] *}` pastes the whole file under each of a page's steps) are not one answer
+    when their prose differs; two framework editions of a guide, whose prose is one, are."""
+    if "```" in text or "~~~" in text:
+        prose: list[str] = []
+        fence = None
+        for line in text.split("\n"):
+            if fence is None:
+                fence = fence_open(line, any_indent=True)
+                if fence is None:
+                    prose.append(line)
+            elif closes(line, fence, any_indent=True):
+                fence = None
+        words = frozenset(" ".join(prose).lower().split())
+        if len(words) >= _MIN_WORDS:
+            return words
     return frozenset(text.lower().split())
 
 
 def _near_duplicate(
     text: str, picked: Sequence[LexicalHit], cache: dict[int, frozenset[str]], threshold: float
 ) -> LexicalHit | None:
-    """The picked hit whose words this text shares at Jaccard ≥ ``threshold``, if any."""
+    """The picked hit whose words (:func:`_words`) this text shares at Jaccard ≥ ``threshold``,
+    if any."""
     if threshold > 1.0 or not picked:
         return None
-    mine: frozenset[str] | None = None
+    mine = _words(text)
+    if len(mine) < _MIN_WORDS:
+        return None
     for other in picked:
-        other_text = str(other.fields.get("s_text", ""))
-        # Jaccard ≥ t needs lengths within a factor t of each other (a cheap first test)
-        if min(len(text), len(other_text)) < threshold * max(len(text), len(other_text)) * 0.8:
-            continue
-        if mine is None:
-            mine = _words(text)
-            if len(mine) < 8:  # a heading and a line: too little to call two places one answer
-                return None
         theirs = cache.get(id(other))
         if theirs is None:
-            theirs = cache[id(other)] = _words(other_text)
+            theirs = cache[id(other)] = _words(str(other.fields.get("s_text", "")))
         small, large = sorted((len(mine), len(theirs)))
         if small < threshold * large:  # Jaccard ≤ small / large
             continue
