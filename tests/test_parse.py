@@ -710,6 +710,29 @@ def test_a_markdown_headings_attr_list_is_no_part_of_its_title() -> None:
     ]  # the id, as MkDocs
 
 
+def test_a_markdown_headings_inline_html_is_no_part_of_its_title() -> None:
+    """FastAPI's `## Data <dfn title="also known as: serialization">conversion</dfn>`: the
+    tags are markup, their words the title's; a type parameter in a code span stays."""
+    doc = parse_markdown(
+        '# Data <dfn title="also known as: serialization, parsing">conversion</dfn>\n\nx\n\n'
+        "## The `useQuery<TData>` hook<br/>\n\ny\n\n## When a < b and c > d\n\nz\n"
+    )
+    assert [s.heading for s in doc.sections] == [
+        "Data conversion",
+        "The `useQuery<TData>` hook",
+        "When a < b and c > d",
+    ]
+    assert doc.sections[0].anchor == "data-conversion"
+
+
+def test_inline_html_in_headings_is_read_in_linear_time() -> None:
+    import time
+
+    started = time.perf_counter()
+    doc = parse_markdown("# a " + "<b " * 50_000 + "\n\ntext\n")
+    assert doc.sections[0].heading.startswith("a") and time.perf_counter() - started < 2
+
+
 def test_an_attr_list_is_looked_for_in_linear_time() -> None:
     """A heading ending in a long run of blanks before a word: the attr_list pattern starts once
     per run (a review measured 1.3 s for 40,000 blanks before)."""

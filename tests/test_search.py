@@ -555,6 +555,21 @@ def test_a_snippet_shows_the_name_asked_for_past_the_first_lines() -> None:
     assert "(#0)" in snippet(text, {t for t, _ in analyze_query("cancel giraffe")})
 
 
+def test_a_snippet_shows_headings_without_their_attr_list() -> None:
+    """FastAPI writes `## Docker Cache { #docker-cache }`: the snippet shows the heading as a
+    reader sees it; braces in prose and code stay."""
+    from docmentor.search.analyzer import analyze
+    from docmentor.search.ranking import snippet
+
+    short = "## Docker Cache { #docker-cache }\n\nCopy `requirements.txt` first: {a} stays.\n"
+    assert snippet(short, set(analyze("docker cache"))) == (
+        "## Docker Cache\n\nCopy `requirements.txt` first: {a} stays."
+    )
+    long = "# Deploy\n\n" + "filler words here\n" * 40 + "### Docker Cache {#cache}\n\nThe cache layer.\n"
+    got = snippet(long, set(analyze("docker cache layer")))
+    assert "### Docker Cache\n" in got and "{#cache}" not in got, got
+
+
 def test_which_pages_record_changes() -> None:
     """Changelogs, release notes and release announcements; not a migration guide, nor a page
     on how to release (review: ``release.md``), and a version's ``v`` is no word."""

@@ -118,6 +118,8 @@ def _trim(block: list[str], offset: int) -> tuple[int, int]:
 # a label line that names the section after it: reST's `.. _calling-retry:`, MyST's `(upserts)=`
 REST_LABEL = re.compile(r"[ \t]*\.\.[ \t]+_[^:`\n]+:[ \t]*")
 MYST_LABEL = re.compile(r"[ \t]*\([^()\s]+\)=[ \t]*")
+# Python-Markdown's attr_list at a heading's end: `{#id}`, `{: #id .class }`, `{ .lg .middle }`
+ATTR_LIST = re.compile(r"(?<![ \t])[ \t]*\{:?[ \t]*[#.][^{}\n]*\}[ \t]*$")  # one start per run of blanks
 LABEL_LINE = re.compile(r"[ \t]*(?:\.\.[ \t]+_[^:`\n]+:|\([^()\s]+\)=)[ \t]*")  # either
 
 

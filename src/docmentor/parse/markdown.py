@@ -18,7 +18,14 @@ from typing import Any
 from markdown_it import MarkdownIt
 
 from docmentor.models import CodeBlock, Link, ParsedDocument, Section
-from docmentor.parse.common import MYST_LABEL, build_sections, labelled_start, map_line, normalize_newlines
+from docmentor.parse.common import (
+    ATTR_LIST,
+    MYST_LABEL,
+    build_sections,
+    labelled_start,
+    map_line,
+    normalize_newlines,
+)
 from docmentor.parse.fences import Fence, closes, fence_open
 
 log = logging.getLogger(__name__)
@@ -169,10 +176,11 @@ def parse_markdown(
             # `## GitHub {#ci-github}`: attr_list's id and classes are no words of the title;
             # the id is the section's anchor, as MkDocs makes it
             raw = _HEADING_LINK.sub(r"\1", inline.content)
-            attrs = _ATTR_LIST.search(raw)
+            attrs = ATTR_LIST.search(raw)
             if attrs is not None and (given := _ATTR_ID.search(attrs.group(0))) is not None:
                 ids[tok.map[0]] = given.group(1)
-            heading = " ".join(_ATTR_LIST.sub("", raw).split())
+            # inline HTML is markup too: `Data <dfn title="…">conversion</dfn>` reads "Data conversion"
+            heading = " ".join(_without_tags(ATTR_LIST.sub("", raw)).split())
             if heading:
                 heads.append((tok.map[0], int(tok.tag[1]), heading))
         elif tok.type == "fence" and tok.map:
@@ -301,7 +309,20 @@ def _attach_code(sections: list[Any], fences: list[tuple[int, str, str]], line_m
 
 
 # Python-Markdown's attr_list at a heading's end: `{#id}`, `{: #id .class }`, `{ .lg .middle }`
-_ATTR_LIST = re.compile(r"(?<![ \t])[ \t]*\{:?[ \t]*[#.][^{}\n]*\}[ \t]*$")  # one start per run of blanks
+# an HTML tag in a heading (not `a < b`); linear: the attributes run to the first `<`, `>` or
+# line end
+_INLINE_TAG = re.compile(r"</?[a-z][a-z0-9-]*+(?:[ \t][^<>\n]*+)?/?>", re.IGNORECASE)
+
+
+def _without_tags(heading: str) -> str:
+    """A heading's text without its inline HTML tags, outside code spans (`useQuery<TData>` keeps
+    its type parameter)."""
+    if "<" not in heading:
+        return heading
+    parts = heading.split("`")
+    return "`".join(p if k % 2 else _INLINE_TAG.sub("", p) for k, p in enumerate(parts))
+
+
 _ATTR_ID = re.compile(r"#([\w-]+)")
 
 

@@ -10,7 +10,7 @@ from functools import lru_cache
 from typing import Any
 
 from docmentor.models import SearchHit
-from docmentor.parse.common import LABEL_LINE
+from docmentor.parse.common import ATTR_LIST, LABEL_LINE
 from docmentor.parse.fences import closes, fence_open
 from docmentor.search.analyzer import analyze
 from docmentor.search.config import DEFAULT, RankingConfig
@@ -287,7 +287,20 @@ MAX_SNIPPET_CHARS = 8_000  # the window is looked for this far into a section
 
 
 def snippet(text: str, terms: set[str], *, size: int = SNIPPET_CHARS) -> str:
-    """The window of a section's text with the most query terms, on line boundaries."""
+    """The window of a section's text with the most query terms, on line boundaries; its
+    headings as a reader sees them (not their attr_list: `## Docker Cache { #docker-cache }`)."""
+    return _as_read(_window(text, terms, size))
+
+
+def _as_read(window: str) -> str:
+    if "{" not in window:
+        return window
+    return "\n".join(
+        ATTR_LIST.sub("", line) if line.lstrip().startswith("#") else line for line in window.split("\n")
+    )
+
+
+def _window(text: str, terms: set[str], size: int) -> str:
     if len(text) <= size:
         return text.strip()
     lines = text[:MAX_SNIPPET_CHARS].split("\n")[:MAX_SNIPPET_LINES]
