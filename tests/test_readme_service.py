@@ -428,6 +428,10 @@ def test_api_examples_and_overview(kb_cli: IndexCli) -> None:
     ]
     assert data["warnings"] == []
 
+    # --limit, as `api find` takes it
+    assert len(cli.json("api", "examples", "filter rows", "--limit", "1")["examples"]) == 1
+    assert "--limit must be between 1 and 20" in cli.fails("api", "examples", "x", "--limit", "0")
+
     # a complexity nobody has: nothing, said plainly
     assert cli.json("api", "examples", "filter rows", "--complexity", "advanced")["examples"] == []
     assert "no example matches 'filter rows'" in cli.ok(

@@ -266,10 +266,13 @@ def api_examples(
     library: Annotated[str | None, typer.Option("--library", "-l", help="Only this library.")] = None,
     version: KbVersion = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    limit: Annotated[int, typer.Option("--limit", help="How many examples (1-20).")] = 3,
 ) -> None:
     """Code examples from the documentation for a task."""
+    if not 1 <= limit <= 20:
+        raise UsageError("--limit must be between 1 and 20")
     found = open_knowledge().get_examples(
-        task, apis_involved=api, complexity=complexity, library=library, version=version
+        task, apis_involved=api, complexity=complexity, library=library, version=version, limit=limit
     )
     if as_json:
         emit(found.to_dict())
