@@ -62,6 +62,8 @@ TOURS = [
     ("werkzeug", "werkzeug", "3.0.6", "tour_tasks/werkzeug_api.jsonl", "docs"),
     ("tenacity", "tenacity", "9.0.0", "tour_tasks/tenacity_api.jsonl", "doc/source"),
     ("sqlite-utils", "sqlite_utils", "3.37", "tour_tasks/sqlite_utils_api.jsonl", "docs"),
+    ("cattrs", "cattrs", "24.1.2", "tour_tasks/cattrs_api.jsonl", "docs"),
+    ("jsonschema", "jsonschema", "4.23.0", "tour_tasks/jsonschema_api.jsonl", "docs"),
 ]
 
 
@@ -106,7 +108,7 @@ def main() -> None:
                         help="venvs and sdists (reused)")  # fmt: skip
     parser.add_argument("--only", action="append", default=[], help="this library only (repeatable)")
     parser.add_argument("--tours", action="store_true",
-                        help="also the tours' dev sets (typer, trio, werkzeug, tenacity, sqlite-utils)")  # fmt: skip
+                        help="also the tours' dev sets (typer, trio, werkzeug, tenacity, sqlite-utils, cattrs, jsonschema)")  # fmt: skip
     args = parser.parse_args()
     args.work.mkdir(parents=True, exist_ok=True)
     results: dict[str, Any] = {}
