@@ -107,3 +107,55 @@ def test_find_api_ranks_the_documented_api_over_an_undocumented_twin(surface: Ap
 
 def test_no_docs_marks_nothing(tmp_path: Path) -> None:
     assert documented_paths(tmp_path / "missing") == []
+
+
+def test_a_bare_members_option_documents_what_autodoc_shows(tmp_path: Path) -> None:
+    """cattrs' `.. automodule:: cattrs.preconf.json` `:members:` documents its
+    `make_converter` (no `__all__`, not re-exported: a "helper" before); sqlite-utils'
+    `.. autoclass:: Table` `:members:` documents the class's methods. What the module only
+    imports is not documented there."""
+    write_files(
+        tmp_path,
+        {
+            "conv/__init__.py": "'''Converters.'''\n",
+            "conv/preconf/__init__.py": "'''Preconfigured converters.'''\n",
+            "conv/preconf/json.py": """
+                '''JSON.'''
+                from os.path import join
+
+                def make_converter(strict=False):
+                    '''A converter for JSON.'''
+
+                def _private():
+                    pass
+
+                class JsonConverter:
+                    '''Converts to JSON.'''
+                    def dumps(self, obj):
+                        '''The JSON text of obj.'''
+            """,
+            "conv/table.py": """
+                '''Tables.'''
+                class Table:
+                    '''A table.'''
+                    def enable_fts(self, columns):
+                        '''Enable full-text search.'''
+            """,
+        },
+    )
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "api.rst").write_text(
+        "API\n===\n\n.. automodule:: conv.preconf.json\n   :members:\n\n"
+        ".. autoclass:: conv.table.Table\n   :members:\n",
+        encoding="utf-8",
+    )
+    paths = documented_paths(docs)
+    assert "conv.preconf.json.*" in paths and "conv.table.Table.*" in paths
+    surface = load_api("conv", search_paths=[tmp_path], documented=paths)
+    by_id = {e.api_id: e for e in surface.entries}
+    made = by_id["conv.preconf.json.make_converter"]
+    assert made.documented and made.internal is None
+    assert by_id["conv.preconf.json.JsonConverter"].documented
+    assert by_id["conv.table.Table.enable_fts"].documented
+    assert not any(e.api_id.endswith("join") for e in surface.entries if e.documented)

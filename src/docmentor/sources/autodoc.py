@@ -32,11 +32,12 @@ _OPTION = re.compile(r"[ \t]+:([\w-]+):[ \t]*(.*)")
 _NAME = re.compile(r"[A-Za-z_]\w*")
 
 
-def _listed_members(text: str, start: int) -> list[str]:
+def _listed_members(text: str, start: int) -> list[str] | None:
     """The names a directive's ``:members:`` option lists, read from its option lines (the
-    indented ``:name: value`` lines right after the directive line that ends at ``start``)."""
+    indented ``:name: value`` lines right after the directive line that ends at ``start``);
+    ``["*"]`` for a bare ``:members:`` (every public member), None without the option."""
     end = text.find("\n", start)
-    names: list[str] = []
+    names: list[str] | None = None
     pos = end + 1 if end >= 0 else len(text)
     while pos < len(text):
         line_end = text.find("\n", pos)
@@ -45,7 +46,8 @@ def _listed_members(text: str, start: int) -> list[str]:
         if option is None:
             break
         if option.group(1) == "members":
-            names += [n for n in (part.strip() for part in option.group(2).split(",")) if _NAME.fullmatch(n)]
+            listed = [n for n in (part.strip() for part in option.group(2).split(",")) if _NAME.fullmatch(n)]
+            names = (names or []) + (listed or ["*"])
         pos = line_end + 1 if line_end >= 0 else len(text)
     return names
 
@@ -77,14 +79,17 @@ def documented_paths(docs: Path | None) -> list[str]:
                 module = "" if target == "None" else target  # `.. currentmodule:: None` resets it
                 if kind == "automodule" and module:
                     found.append(target)
-                    # `:members: Traceback, install`: those it names (a bare `:members:`
-                    # documents what the module exports: the surface knows those already)
-                    found += [f"{module}.{name}" for name in _listed_members(text, m.end())]
+                    # `:members: Traceback, install`: those it names; a bare `:members:`
+                    # documents every public member (`module.*`: the surface says which)
+                    found += [f"{module}.{name}" for name in _listed_members(text, m.end()) or ()]
             elif kind in _MEMBER_DIRECTIVES and "." not in target and m.group(0)[:1] in " \t":
                 continue  # `.. method:: get` inside `.. class:: Client`: its class is not read here
             elif kind in _AUTODOC:
                 # a name of the current module (`set_exc_info`, `Column.width`); a path
                 # from the package down (`pkg._impl.hidden`) as it is
                 relative = module and target.split(".")[0] != module.split(".")[0]
-                found.append(f"{module}.{target}" if relative else target)
+                full = f"{module}.{target}" if relative else target
+                found.append(full)
+                if kind in ("autoclass", "autoexception") and _listed_members(text, m.end()) == ["*"]:
+                    found.append(f"{full}.*")  # `.. autoclass:: Table` `:members:`: its members too
     return found

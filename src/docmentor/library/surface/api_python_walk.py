@@ -120,9 +120,11 @@ class Builder:
         """The objects the docs document by these paths that the walk did not find public
         (a name its module's ``__all__`` leaves out): added under that path, a class with
         its members, a module walked. A private part (``pkg._impl.x``) or an object outside
-        the package is no API."""
+        the package is no API. ``pkg.mod.*`` (a bare ``:members:``): what autodoc documents
+        there, the public names the module (or class) defines itself, ``__all__``'s when it
+        has one."""
         known = {p: api_id for api_id, paths_ in self.aliases.items() for p in paths_}
-        for path in dict.fromkeys(paths):
+        for path in dict.fromkeys(p for given in paths for p in self._members_of(given)):
             parts = path.split(".")
             if path in known or path in self.entries:
                 self.published.add(known.get(path, path))  # found already, and documented
@@ -149,6 +151,31 @@ class Builder:
                 self._note_returns(target)
         while self.todo:
             self.module(*self.todo.popleft())
+
+    def _members_of(self, path: str) -> list[str]:
+        """``path`` itself; for ``owner.*``, the paths of what autodoc's bare ``:members:``
+        documents of ``owner`` (nothing when it is not the package's)."""
+        if not path.endswith(".*"):
+            return [path]
+        owner = path[:-2]
+        if owner.split(".")[0] != self.top:
+            return []
+        try:
+            obj = alias_target(self.collection[owner])
+        except Exception:  # KeyError, or griffe failing on a path it cannot follow
+            return []
+        if obj is None or not (obj.is_module or obj.is_class):
+            return []
+        listed = getattr(obj, "exports", None) if obj.is_module else None
+        if listed:
+            names = [str(n) for n in listed]
+        else:  # its own public names (autodoc leaves imported members out)
+            names = [
+                n
+                for n, m in obj.members.items()
+                if not n.startswith("_") and (not m.is_alias or not obj.is_module)
+            ]
+        return [f"{owner}.{n}" for n in names if not n.startswith("_")]
 
     def note_present(self, collection: Any, packages: Sequence[str]) -> None:
         """Every name the distribution's other packages' modules have (``attr.s``, ``attr.ib``
