@@ -116,3 +116,14 @@ def test_an_api_asked_about_by_an_aliass_short_name_is_that_api() -> None:
     assert index.unknown_apis(["wait_full_jitter", "nosuch"], "db") == ["nosuch"]
     found = index.examples_for("wait", apis=["wait_full_jitter"], library="db")
     assert [ex.example_id for _, ex, _ in found][:1] == ["w1"]
+
+
+def test_a_qualified_name_asked_about_keeps_its_class() -> None:
+    """`MsgpackConverter.dumps`: the class's method, not every `dumps` (cattrs' JsonConverter
+    one was shown, with no warning); a receiver no API has (`table.upsert`) still names by
+    the method."""
+    json_dumps = entry("db.json.JsonConverter.dumps", "method", "JSON text.", 0.5)
+    msgpack_dumps = entry("db.msgpack.MsgpackConverter.dumps", "method", "Msgpack bytes.", 0.5)
+    index = ApiIndex({"db": ([*ENTRIES, json_dumps, msgpack_dumps], [])})
+    assert index.named("MsgpackConverter.dumps", "db") == {msgpack_dumps.api_id}
+    assert index.named("converter.dumps", "db") == {msgpack_dumps.api_id, json_dumps.api_id}

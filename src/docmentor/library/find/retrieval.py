@@ -208,6 +208,7 @@ class ApiIndex:
         self._details: dict[int, dict[str, Any]] = {}  # entry position → api_details(entry), on first use
         # library → each name of its APIs (id, public paths, short names) → their api_ids
         self._api_names: dict[str | None, dict[str, frozenset[str]]] = {}
+        self._paths: dict[str, tuple[str, ...]] = {}  # api_id → its public paths (named)
         self.docs_sources = dict(docs_sources or {})
         self.section_search = section_search
         self.embedder = embedder
@@ -621,7 +622,8 @@ class ApiIndex:
         """The api_ids of ``library``'s APIs (any library's when None) that ``name`` names:
         an id, a public path, or a short name — the API's own or an alias's
         (``wait_full_jitter`` for ``wait.wait_random_exponential`` exported under both); a
-        qualified name no API has, by its last part (``table.upsert``)."""
+        qualified name no API has, by the paths it ends (``MsgpackConverter.dumps``), else by
+        its last part (``table.upsert``)."""
         if library not in self._api_names:
             names: dict[str, set[str]] = {}
             for lib, e in self.entries:
@@ -629,8 +631,21 @@ class ApiIndex:
                     for n in (e.api_id, *e.aliases, e.name, *(a.rpartition(".")[2] for a in e.aliases)):
                         names.setdefault(n, set()).add(e.api_id)
             self._api_names[library] = {n: frozenset(ids) for n, ids in names.items()}
+            self._paths.update((e.api_id, tuple(e.aliases)) for _, e in self.entries)
         names_of = self._api_names[library]
-        return names_of.get(name) or names_of.get(name.rpartition(".")[2], frozenset())
+        found = names_of.get(name)
+        if found:
+            return found
+        short = names_of.get(name.rpartition(".")[2], frozenset())
+        if "." in name and short:
+            tail = "." + name
+            ends = frozenset(
+                api_id
+                for api_id in short
+                if any(p.endswith(tail) for p in (api_id, *self._paths.get(api_id, ())))
+            )
+            return ends or short
+        return short
 
     def unknown_apis(self, apis: Iterable[str], library: str | None = None) -> list[str]:
         """Those of ``apis`` (ids, public paths or short names) that name no API of ``library``
