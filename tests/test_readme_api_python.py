@@ -1379,7 +1379,8 @@ def test_deprecation_of_a_parameter_or_a_flag_is_not_the_apis(tmp_path: Path) ->
             "pkg/__init__.py": '''
                 import warnings
                 __all__ = [
-                    "define", "flags", "is_deprecated", "spaced", "joined", "warned", "Base", "Impl", "evolve", "fetch"
+                    "define", "flags", "is_deprecated", "spaced", "joined", "warned", "Base", "Impl", "evolve", "fetch",
+                    "Validator",
                 ]
 
                 def evolve(*args, **changes):
@@ -1441,6 +1442,24 @@ def test_deprecation_of_a_parameter_or_a_flag_is_not_the_apis(tmp_path: Path) ->
                 class Impl(Base):
                     @warnings.deprecated("no")
                     def run(self): ...
+
+                    def iter_errors(self, instance):
+                        """Lazily yield each of the validation errors.
+
+                        .. deprecated:: v4.0.0
+
+                            Calling this function with a second schema argument is deprecated.
+                            Use `Validator.evolve` instead.
+                        """
+
+                class Validator:
+                    """The protocol.
+
+                    .. deprecated:: v4.12.0
+
+                        Subclassing validator classes now explicitly warns this is not part of
+                        their public API.
+                    """
             ''',
         },
     )

@@ -6,7 +6,8 @@ An API is deprecated, with the library's own words as the reason, when:
   ``@deprecated.deprecated(reason=...)``, ``@deprecation.deprecated(details=...)``;
 - its docstring has a ``.. deprecated:: version`` directive (with its body), a
   ``!!! warning "Deprecated"`` admonition or a Google ``Deprecated:`` section, at the left
-  margin — unless the text is about one of its parameters (``*hash* is deprecated``);
+  margin — unless the text is about one of its parameters (``*hash* is deprecated``) or one
+  way of using it ("Calling this function with a second schema argument", "Subclassing …");
 - its docstring's first paragraph says it *is* deprecated (not "whether X is deprecated");
 - its first statement, after the docstring, is ``warnings.warn(..., DeprecationWarning)``
   (a warning under an ``if`` is about a parameter, not the function).
@@ -48,6 +49,13 @@ _CALLED_ARGUMENT = re.compile(
 _ADVICE = re.compile(r"^\s*(?:(?:since\s+)?v?[\d.]+:?\s+)?(?:use|call|see|prefer|instead)\b", re.I)
 _VERSION = re.compile(r"v?\d+(?:\.\d+)*(?:[-.]?\w+)?")
 _PROSE = re.compile(r"[^.\n]*\b(?:is|are|now|was|has been|have been) deprecated\b[^.\n]*\.?", re.I)
+# a deprecation of one way of using it, not of the API: "Calling this function with a second
+# schema argument is deprecated", "Subclassing validator classes now warns" (jsonschema)
+_USAGE = re.compile(
+    r"^\W*(?:since\s+\S+\s+)?(?:(?:passing|providing|supplying|specifying|subclassing|overriding)\b"
+    r"|calling\b[^.\n]{0,80}?\b(?:with|without|positionally|passing)\b)",
+    re.I,
+)
 _NOT_A_CLAIM = re.compile(r"^\s*(?:whether|true if|if|returns?|check|flag)\b", re.I)
 
 
@@ -122,13 +130,17 @@ def _docstring_reason(docstring: str, parameters: set[str], takes_kwargs: bool =
         if _VERSION.fullmatch(head):  # ".. deprecated:: 0.2" then its body: "since 0.2: Use …"
             head = f"since {head}" + (":" if body else "")
         text = " ".join(p for p in (head, *body) if p)
-        if _about_parameter(text, parameters, takes_kwargs):
+        if _about_parameter(text, parameters, takes_kwargs) or _USAGE.match(text):
             continue
         return text or "deprecated"
     first = PARAGRAPHS.split(docstring.strip(), 1)[0]
     for sentence in _PROSE.finditer(first):
         claim = " ".join(sentence.group(0).split())
-        if not _NOT_A_CLAIM.match(claim) and not _about_parameter(claim, parameters, takes_kwargs):
+        if (
+            not _NOT_A_CLAIM.match(claim)
+            and not _USAGE.match(claim)
+            and not _about_parameter(claim, parameters, takes_kwargs)
+        ):
             return claim
     return None
 
