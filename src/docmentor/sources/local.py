@@ -228,6 +228,21 @@ def _fmt(rel: str) -> Literal["markdown", "rst", "text"]:
     return "rst" if suffix == ".rst" else "text" if suffix == ".txt" else "markdown"
 
 
+_LIST_MIN_LINES = 5  # a shorter .txt file is read whatever its shape
+_LIST_SHARE = 0.8  # of its lines (comments aside) one word each: a list, not prose
+
+
+def _word_list(text: str) -> bool:
+    """A plain-text file whose lines, ``#`` comments aside, are mostly one word each: a
+    spelling word list, pinned requirements (``alabaster==0.7.16``) — no documentation."""
+    lines = [ln.strip() for ln in text.splitlines()]
+    entries = [ln for ln in lines if ln and not ln.startswith("#")]
+    if len(entries) < _LIST_MIN_LINES:
+        return False
+    single = sum(1 for ln in entries if len(ln.split()) == 1)
+    return single >= _LIST_SHARE * len(entries)
+
+
 def _read_document(
     root: Path,
     rel: str,
@@ -275,6 +290,9 @@ def _read_document(
         text = text.replace("\0", "")
     fmt = _fmt(rel)
     line_map: list[int] | None = None
+    if fmt == "text" and _word_list(text):
+        scan.skip(rel, "a list of single words or pins (a word list, a requirements file), not prose")
+        return None
     if fmt == "text":
         lines, trailing = split_lines(text)
         text = "\n".join(lines) + ("\n" if trailing else "")
