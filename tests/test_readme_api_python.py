@@ -737,10 +737,13 @@ def test_a_module_named_test_is_api_a_package_of_tests_is_not(tmp_path: Path) ->
             "pkg/test.py": "class EnvironBuilder:\n    def get_environ(self) -> dict: ...\n",
             "pkg/tests/__init__.py": "",
             "pkg/tests/test_core.py": "def test_it() -> None: ...\n",
+            # jsonschema ships its pyperf scripts as a `benchmarks` package: no API either
+            "pkg/benchmarks/__init__.py": "",
+            "pkg/benchmarks/subcomponents.py": "def registry_add() -> None: ...\n",
         },
     )
     assert api.resolve("pkg.test.EnvironBuilder.get_environ") is not None
-    assert not any(".tests" in e.api_id for e in api.entries)
+    assert not any(".tests" in e.api_id or ".benchmarks" in e.api_id for e in api.entries)
 
 
 def test_a_class_a_decorator_makes_has_its_fields_or_an_unknown_signature(tmp_path: Path) -> None:

@@ -41,7 +41,8 @@ _CONTAINERS = {
     "Sequence", "MutableSequence", "Collection", "list", "List", "set", "Set", "frozenset", "FrozenSet",
 }  # fmt: skip
 SELF_RE = re.compile(r"(?<![\w.])(?:typing(?:_extensions)?\.)?Self\b")
-TEST_MODULES = {"conftest", "tests", "test"}  # shipped by some wheels, never meant to be imported
+# shipped by some wheels, never meant to be imported: test suites, benchmark scripts
+TEST_MODULES = {"conftest", "tests", "test", "benchmarks"}
 # ... except a plain module named `test` (werkzeug.test: the test client, EnvironBuilder)
 
 
