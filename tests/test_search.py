@@ -557,7 +557,8 @@ def test_a_snippet_shows_the_name_asked_for_past_the_first_lines() -> None:
 
 def test_a_snippet_shows_headings_without_their_attr_list() -> None:
     """FastAPI writes `## Docker Cache { #docker-cache }`: the snippet shows the heading as a
-    reader sees it; braces in prose and code stay."""
+    reader sees it; braces in prose and code stay. TanStack Router's marker comments
+    (`<!-- ::start:framework -->`) are not shown either."""
     from docmentor.search.analyzer import analyze
     from docmentor.search.ranking import snippet
 
@@ -565,6 +566,15 @@ def test_a_snippet_shows_headings_without_their_attr_list() -> None:
     assert snippet(short, set(analyze("docker cache"))) == (
         "## Docker Cache\n\nCopy `requirements.txt` first: {a} stays."
     )
+    marked = "## Blocking\n\n<!-- ::start:framework -->\nUse `useBlocker` to stop a navigation.\n<!-- ::end:framework -->\n"
+    assert (
+        snippet(marked, set(analyze("useBlocker"))) == "## Blocking\n\nUse `useBlocker` to stop a navigation."
+    )
+    import time
+
+    started = time.perf_counter()
+    snippet("<!--" + "-x" * 100_000 + "\n{a}\n", set(analyze("x")))  # an unclosed comment: linear
+    assert time.perf_counter() - started < 1
     long = "# Deploy\n\n" + "filler words here\n" * 40 + "### Docker Cache {#cache}\n\nThe cache layer.\n"
     got = snippet(long, set(analyze("docker cache layer")))
     assert "### Docker Cache\n" in got and "{#cache}" not in got, got

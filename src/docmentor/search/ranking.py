@@ -293,11 +293,19 @@ def snippet(text: str, terms: set[str], *, size: int = SNIPPET_CHARS) -> str:
 
 
 def _as_read(window: str) -> str:
-    if "{" not in window:
+    """The window as a reader sees the page: a heading without its attr_list, and no line
+    that is only an HTML comment (`<!-- ::start:framework -->`: a site's markers)."""
+    if "{" not in window and "<!--" not in window:
         return window
-    return "\n".join(
-        ATTR_LIST.sub("", line) if line.lstrip().startswith("#") else line for line in window.split("\n")
-    )
+    lines = [
+        ATTR_LIST.sub("", line) if line.lstrip().startswith("#") else line
+        for line in window.split("\n")
+        if not _COMMENT_LINE.fullmatch(line)
+    ]
+    return "\n".join(lines).strip()
+
+
+_COMMENT_LINE = re.compile(r"[ \t]*<!--(?:[^-]|-(?!->))*-->[ \t]*")  # linear: no nested quantifier
 
 
 def _window(text: str, terms: set[str], size: int) -> str:
