@@ -1885,7 +1885,7 @@ def test_what_the_docs_document_is_public_though_all_leaves_it_out(tmp_path: Pat
     )
     paths = documented_paths(docs)
     assert paths == [
-        "pkg.Renderer", "pkg.dev", "pkg.dev.Column", "pkg.dev.set_exc_info", "pkg._impl.hidden",
+        "pkg.Renderer", "pkg.dev", "pkg.dev.Column", "pkg.dev.Column.*", "pkg.dev.set_exc_info", "pkg._impl.hidden",
         "pkg.dev.nosuch", "pkg.dev.Column.width", "os.path.join", "pkg.dev.Thing", "pkg.dev.set_exc_info",
     ]  # fmt: skip
     plain = {e.api_id for e in load_api("pkg", search_paths=[tmp_path]).entries}
@@ -1902,7 +1902,7 @@ def test_what_the_docs_document_is_public_though_all_leaves_it_out(tmp_path: Pat
 def test_the_members_an_automodule_lists_are_documented(tmp_path: Path) -> None:
     """rich's ``.. automodule:: rich.traceback`` with ``:members: Traceback, install``: those
     two are documented (``install`` was a "helper" nothing publishes, left out of README.LLM's
-    first contexts); a bare ``:members:`` adds no name."""
+    first contexts); a bare ``:members:`` adds ``module.*``."""
     from docmentor.sources.autodoc import documented_paths
 
     make_package(
@@ -1926,7 +1926,8 @@ def test_the_members_an_automodule_lists_are_documented(tmp_path: Path) -> None:
         encoding="utf-8",
     )
     paths = documented_paths(docs)
-    assert paths == ["pkg.traceback", "pkg.traceback.Traceback", "pkg.traceback.install", "pkg"]
+    # a bare `:members:` documents what autodoc shows there: `pkg.*` (the surface says which)
+    assert paths == ["pkg.traceback", "pkg.traceback.Traceback", "pkg.traceback.install", "pkg", "pkg.*"]
     api = load_api("pkg", search_paths=[tmp_path], documented=paths)
     install = api.by_id["pkg.traceback.install"]
     assert install.documented and install.internal is None
