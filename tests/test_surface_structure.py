@@ -661,3 +661,53 @@ def test_the_import_path_shown_keeps_the_apis_own_name_over_a_shorter_alias() ->
     )
     # only the alias is short: fewer dots still win
     assert import_path("pkg.wait.wait_random_exponential", ["pkg.wait_full_jitter"]) == "pkg.wait_full_jitter"
+
+
+def test_a_class_a_factory_call_makes_at_module_level_is_a_class(tmp_path: Path) -> None:
+    """jsonschema's `Draft202012Validator = create(...)`: read statically, an attribute with
+    no constructor nor members (README.LLM: "is an attribute"; drift blind to its calls). It
+    is looked up after import: a class, with its constructor and the methods it has there."""
+    surface = installed(
+        tmp_path,
+        {
+            "pkg/__init__.py": """
+                '''Validators.'''
+                from pkg.validators import Draft7Validator, Point, LIMITS, create
+                __all__ = ["Draft7Validator", "Point", "LIMITS", "create"]
+            """,
+            "pkg/validators.py": """
+                '''Validators made by a factory.'''
+                from collections import namedtuple
+
+                def create(name):
+                    '''Make a validator class.'''
+                    class Validator:
+                        '''Validates instances against a schema.'''
+                        def __init__(self, schema, format_checker=None):
+                            self.schema = schema
+                        def iter_errors(self, instance):
+                            '''Each error of instance.'''
+                            return iter(())
+                    Validator.__name__ = Validator.__qualname__ = name
+                    return Validator
+
+                Draft7Validator = create("Draft7Validator")
+                Point = namedtuple("Point", "x y")
+                LIMITS = dict(low=1, high=2)
+            """,
+        },
+    )
+    validator = surface.resolve("pkg.Draft7Validator")
+    assert validator is not None and validator.kind == "class"
+    assert validator.signature == "Draft7Validator(schema, format_checker=None)"
+    assert validator.description == "Validates instances against a schema."
+    method = surface.resolve("pkg.Draft7Validator.iter_errors")
+    assert method is not None and method.description == "Each error of instance."
+    point = surface.resolve("pkg.Point")
+    assert point is not None and point.kind == "class" and point.signature.startswith("Point(x, y")
+    limits = surface.resolve("pkg.LIMITS")
+    assert limits is not None and limits.kind == "attribute"  # a call that makes no class
+    bad = example("import pkg\nv = pkg.Draft7Validator({}, format_checkers=None)\nv.iter_error(1)\n", "bad")
+    found = {(f.kind, f.api) for f in drift_report([bad], surface, library="pkg").findings}
+    assert any("format_checkers" in f.message for f in drift_report([bad], surface, library="pkg").findings)
+    assert any(kind == "missing_api" and "iter_error" in api for kind, api in found), found

@@ -37,6 +37,7 @@ from docmentor.library.surface.api_python_env import (
     dist_info,
     foreign_root,
     inspect_foreign_compiled,
+    inspect_made_classes,
     interpreter_info,
 )
 from docmentor.library.surface.api_python_roles import command_objects, make_command
@@ -189,6 +190,7 @@ def load_api(
         raise SourceUnavailableError(f"could not analyse {package!r}: {error}") from error
     if python is not None:
         inspect_foreign_compiled(python, root, loader, extra)
+    inspect_made_classes(python or sys.executable, root, paths)
     version: str | None = info.get("version")
     if version is None:
         version = static_version(root)

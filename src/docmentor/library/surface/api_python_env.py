@@ -183,10 +183,21 @@ def dump(name, o, mod, method):
         if inspect.iscoroutinefunction(o) or inspect.isasyncgenfunction(o):
             labels.append("async")
         return {"kind": "function", "name": name, "doc": doc(o), "sig": sig(o), "labels": labels}
-    return {"kind": "attribute", "name": name, "value": repr(o)[:80]}
+    r = repr(o)
+    # a value as written; not an object's repr (`<function f at 0x7f…>`, a long dict of them)
+    return {"kind": "attribute", "name": name, "value": r if len(r) <= 80 and " at 0x" not in r else None}
 sys.path[:0] = json.loads(sys.argv[1])
 out = {}
 for modname in sys.argv[2:]:
+    if ":" in modname:  # "module:name": that name, when it is a class (a factory made it)
+        mod, _, attr = modname.partition(":")
+        try:
+            o = getattr(importlib.import_module(mod), attr)
+        except Exception as e:
+            out[modname] = {"error": "%s: %s" % (type(e).__name__, e)}
+            continue
+        out[modname] = dump(attr, o, getattr(o, "__module__", mod), False) if inspect.isclass(o) else {"kind": "other"}
+        continue
     try:
         m = importlib.import_module(modname)
     except Exception as e:
@@ -270,6 +281,51 @@ def _attach(dumped: dict[str, Any], collection: Any) -> None:
             collection[parent_path].set_member(name, _griffe_object(data))
         else:
             collection.set_member(modname, _griffe_object(data, collection))
+
+
+MAX_MADE_CLASSES = 200  # module-level calls asked about at run time, at most
+
+
+def inspect_made_classes(python: str, root: Any, paths: list[str]) -> int:
+    """The classes a package makes by a call at module level (``Draft202012Validator =
+    create(...)``, ``Point = namedtuple(...)``), which static reading takes for attributes:
+    each such name is looked up in ``python`` after import, and a class replaces the
+    attribute, with its constructor and the members it has there. A module that fails to
+    import, or a probe that fails, changes nothing (logged). Returns how many were replaced."""
+    from docmentor.library.surface.api_python_walk import all_modules
+
+    asked: list[tuple[Any, str]] = []
+    for mod in all_modules(root):
+        try:
+            filepath = mod.filepath
+        except griffe.BuiltinModuleError:  # compiled, inspected already (or not at all)
+            continue
+        if not isinstance(filepath, Path) or filepath.suffix != ".py":
+            continue
+        for name, member in mod.members.items():
+            if name.startswith("_") or member.is_alias or not member.is_attribute:
+                continue
+            if isinstance(member.value, griffe.ExprCall):
+                asked.append((mod, name))
+    asked = asked[:MAX_MADE_CLASSES]
+    if not asked:
+        return 0
+    try:
+        dumped = run_json(python, _DUMPER, json.dumps(paths), *(f"{m.path}:{n}" for m, n in asked))
+    except (UsageError, ValueError) as error:
+        logger.info("could not look at the module-level calls at run time: %s", error)
+        return 0
+    made = 0
+    for mod, name in asked:
+        data = dumped.get(f"{mod.path}:{name}") or {}
+        if data.get("kind") != "class":
+            continue
+        cls = _griffe_object({**data, "name": name})
+        old = mod.members[name]
+        cls.lineno, cls.endlineno = old.lineno, old.endlineno
+        mod.set_member(name, cls)
+        made += 1
+    return made
 
 
 def inspect_foreign_compiled(python: str, root: Any, loader: griffe.GriffeLoader, paths: list[str]) -> None:
