@@ -138,6 +138,10 @@ def test_a_bare_members_option_documents_what_autodoc_shows(tmp_path: Path) -> N
                 '''Tables.'''
                 class Table:
                     '''A table.'''
+                    import json  # werkzeug's EnvironBuilder: a name imported in the body, then deleted
+                    dumps = staticmethod(json.dumps)
+                    del json
+
                     def enable_fts(self, columns):
                         '''Enable full-text search.'''
             """,

@@ -171,10 +171,10 @@ class Builder:
         if listed:
             names = [str(n) for n in listed]
         else:  # its own public names (autodoc leaves imported members out)
-            names = [  # not its submodules: autodoc documents a module's own objects
+            names = [  # its own objects: not what it imports, nor its submodules
                 n
                 for n, m in obj.members.items()
-                if not n.startswith("_") and (not m.is_alias or not obj.is_module) and not m.is_module
+                if not n.startswith("_") and not m.is_alias and not m.is_module
             ]
         return [f"{owner}.{n}" for n in names if not n.startswith("_")]
 
