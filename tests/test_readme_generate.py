@@ -1767,3 +1767,17 @@ def test_a_rest_auto_numbered_list_keeps_its_items_first_lines() -> None:
     ), got
     assert "#." not in got
     assert "# Heading" not in first_sentences("# Heading\n\nSome words are here.\n")
+
+
+def test_a_rest_default_role_with_a_title_reads_as_its_title() -> None:
+    """jsonschema: "a `protocol <typing.Protocol>`" read as "a `protocol `" (the target taken for
+    an HTML tag); Sphinx shows the title. A `title <url>`_ hyperlink keeps its own reading."""
+    from docmentor.library.knowledge.doc_text import first_sentences
+    from docmentor.library.surface.docstrings import display
+
+    text = "Intro\n=====\n\nAll `versioned validators <versioned-validators>` follow a `protocol <typing.Protocol>`.\n"
+    assert display(first_sentences(text, rest=True)) == "All `versioned validators` follow a `protocol`."
+    link = "Intro\n=====\n\nSee the `tutorial <https://example.com/t>`_ for a longer walk through it.\n"
+    assert "tutorial" in display(first_sentences(link, rest=True)) and "<" not in first_sentences(
+        link, rest=True
+    )
