@@ -929,6 +929,81 @@ def test_a_pages_doctests_run_after_its_sphinx_set_up(tmp_path: Path) -> None:
     assert not any("base = 40" in x.code or "import cfgpkg\nfrom" in x.code for x in kb.examples)
 
 
+def test_a_pages_testcode_blocks_run_after_its_set_up_and_the_blocks_before_them(tmp_path: Path) -> None:
+    """sphinx.ext.doctest runs a group's ``testsetup`` and then its ``testcode``/``doctest``
+    blocks in one namespace (tenacity's pages import only in ``testsetup``: 31 of 35 examples
+    were skipped; jsonschema's errors page uses an earlier block's ``tree``). A block that
+    fails does not fail the ones after it; a ``code-block`` fragment is still not run."""
+    from docmentor.library.knowledge.kb_files import load_kb
+    from libtool import write_files
+
+    write_files(
+        tmp_path / "lib",
+        {
+            "trypkg/__init__.py": '''
+                """Retrying."""
+
+                __all__ = ["retry", "Tree"]
+
+
+                def retry(fn):
+                    """Retry fn."""
+                    return fn
+
+
+                class Tree:
+                    """A tree of errors."""
+
+                    def __init__(self, errors: list) -> None:
+                        self.errors = errors
+            ''',
+            "docs/index.rst": """
+                Retrying
+                ========
+
+                .. testsetup::
+
+                    from trypkg import *
+
+                .. testcode::
+
+                    @retry
+                    def never_gives_up():
+                        return 1
+
+                    tree = Tree([1, 2])
+
+                .. testcode::
+
+                    raise RuntimeError("this one fails")
+
+                .. testcode::
+
+                    print(len(tree.errors), never_gives_up())
+
+                .. testcode:: other
+
+                    print(tree)
+
+                .. code-block:: python
+
+                    print(tree.errors)
+            """,
+        },
+    )
+    result = _generate_validated(tmp_path, "trypkg")
+    assert result.kb_path is not None
+    kb = load_kb(Path(result.kb_path))
+    docs = sorted((x for x in kb.examples if x.origin == "docs"), key=lambda x: x.line)
+    assert [(x.doctest_group, x.validated) for x in docs] == [
+        ("default", True),
+        ("default", False),  # the block that raises
+        ("default", True),  # runs after the first, as Sphinx runs it: `tree` is bound
+        ("other", False),  # another group: no `tree` there
+        (None, None),  # a code-block fragment: not run
+    ], [(x.code, x.execution_context.error) for x in docs]
+
+
 def _generate_validated(tmp_path: Path, library: str) -> GenerationResult:
     """``generate --validate`` of the throwaway package and docs under ``tmp_path / "lib"``, run
     by an interpreter that imports them."""

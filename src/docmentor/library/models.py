@@ -138,6 +138,10 @@ class Example(_Model):
     # "docs": a code block of the documentation; "docstring": one of the API's own docstring
     # (shown, never counted as evidence of what users call: library/examples/docstring_examples.py)
     origin: Literal["docs", "docstring"] = "docs"
+    # sphinx.ext.doctest's group of a docs page's ``testcode`` or ``doctest`` block ("default"
+    # when the directive names none): Sphinx runs the group's blocks after its set-up, in one
+    # namespace (``--validate`` too); None for any other block
+    doctest_group: str | None = None
 
     def page_line(self, offset: int) -> int:
         """The page line of the code's line ``offset`` (0-based), as a reader finds it."""

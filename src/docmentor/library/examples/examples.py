@@ -116,6 +116,28 @@ def _tabs(lines: list[str], k: int) -> list[str]:
     return labels[::-1]
 
 
+# a sphinx.ext.doctest block's directive (reST, or a MyST fence) and its group argument
+_DOCTEST_DIRECTIVE = re.compile(
+    r"[ \t]*(?:\.\.[ \t]+(?:testcode|doctest)::|(?:`{3,}|~{3,}|:{3,})\{(?:testcode|doctest)\})[ \t]*([^\s`]*)"
+)
+
+
+def _doctest_group(lines: Sequence[str], line_map: Sequence[int] | None, line: int) -> str | None:
+    """The group of the ``testcode``/``doctest`` directive at page line ``line`` ("default"
+    when it names none); None when the block there is no such directive."""
+    if line_map is None:
+        k = line - 1
+    else:
+        k = next((i for i, original in enumerate(line_map) if original == line), -1)
+    if not 0 <= k < len(lines):
+        return None
+    m = _DOCTEST_DIRECTIVE.match(lines[k])
+    if m is None:
+        return None
+    group = m.group(1).split(",")[0].strip()
+    return group or "default"
+
+
 def _installs_by_section(sections: Sequence[OutlineRow]) -> Callable[[int], list[str]]:
     """The install commands that hold for a section's examples, by section id: those of the
     page's top (its preamble and level-1 section), of the sections above it (its heading
@@ -223,6 +245,7 @@ def extract_examples(
                     complexity=complexity_of(block.code, lang),
                     tags=tags_of([doc.title, *heading_path], is_async=facts.is_async),
                     prerequisites=for_language(installs(block.section_id), lang),
+                    doctest_group=_doctest_group(lines, line_map, block.line),
                     context=_section_prose(store, block.section_id, prose_of),
                 )
             )

@@ -268,7 +268,10 @@ def validate_examples(
     ``doctest_global_setup`` and the page's ``testsetup`` blocks,
     :mod:`~docmentor.sources.sphinx_doctest`), and on a NameError again after the
     page's sessions before it (``sessions``; sphinx.ext.doctest runs a page's blocks in one
-    namespace). A run passes when the program exits
+    namespace). A page's ``testcode`` and ``doctest`` blocks (``Example.doctest_group``) run
+    as Sphinx runs them: after the page's set-up and after the blocks of their group before
+    them on the page, each of those guarded so that one that fails leaves the names it bound
+    and does not fail the rest. A run passes when the program exits
     with status 0 within ``timeout``. Each run sets ``example.validated`` and
     ``example.execution_context`` (``works_on_version``, ``validated_at``, ``error``).
 
@@ -300,13 +303,18 @@ def validate_examples(
     found = isolation()
     _warn_once(found)
 
+    grouped = _group_chains(examples)
+
     def one(example: Example) -> ExampleResult:
         # a docstring's doctest session runs in its module's namespace, as doctest runs it;
         # its other blocks (``::``, directives) are programs only when complete
         first = ""
         by_page = setup if example.origin == "docstring" else page_setup if example.origin == "docs" else None
-        if example.language == "python" and by_page:
-            first = by_page.get(example.path, "") if prepare(example.code, "python")[2] else ""
+        in_group = example.origin == "docs" and example.doctest_group is not None
+        if example.language == "python" and by_page and (in_group or prepare(example.code, "python")[2]):
+            first = by_page.get(example.path, "")
+        if in_group and grouped.get(example.example_id):
+            first = f"{first}\n{grouped[example.example_id]}" if first else grouped[example.example_id]
         if not (example.complete or first) or example.language != "python":
             return ExampleResult(example.example_id, "skipped")
         source = runnable_source(example.code, setup=first)
@@ -378,6 +386,29 @@ def validate_examples(
         report.failed,
     )
     return report
+
+
+def _group_chains(examples: Sequence[Example]) -> dict[str, str]:
+    """Per docs ``testcode``/``doctest`` block, the program of the blocks of its group before
+    it on its page (sphinx.ext.doctest runs them in one namespace), each in a ``try`` that
+    swallows an exception: a block that fails still binds what it bound before failing, and
+    the next ones run. A block with ``from __future__`` lines is left out of it."""
+    chains: dict[str, str] = {}
+    earlier: dict[tuple[str, str, str], list[str]] = {}
+    grouped = [
+        ex
+        for ex in examples
+        if ex.origin == "docs" and ex.doctest_group is not None and ex.language == "python"
+    ]
+    for ex in sorted(grouped, key=lambda ex: (ex.source, ex.path, ex.line)):
+        key = (ex.source, ex.path, ex.doctest_group or "")
+        before = earlier.setdefault(key, [])
+        if before:
+            chains[ex.example_id] = "\n".join(before)
+        source = runnable_source(ex.code)
+        if source is not None and "from __future__" not in source:
+            before.append("try:\n" + textwrap.indent(source, "    ") + "\nexcept Exception:\n    pass")
+    return chains
 
 
 def runnable_source(code: str, *, setup: str = "") -> str | None:
