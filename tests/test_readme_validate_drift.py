@@ -860,7 +860,11 @@ def test_a_pages_doctests_run_after_its_sphinx_set_up(tmp_path: Path) -> None:
 
 
                 def double(a: int) -> int:
-                    """Twice a number."""
+                    """Twice a number.
+
+                    >>> cfgpkg.double(add(1, 1))
+                    4
+                    """
                     return 2 * a
             ''',
             "docs/conf.py": '''
@@ -920,6 +924,9 @@ def test_a_pages_doctests_run_after_its_sphinx_set_up(tmp_path: Path) -> None:
         (x.code, x.execution_context.error) for x in docs
     ]
     assert "cfgpkg.add" in docs[0].apis_used and "cfgpkg.double" in docs[1].apis_used
+    # a docstring's doctest runs after conf.py's doctest_global_setup too (`cfgpkg.` unimported)
+    (own,) = [x for x in kb.examples if x.origin == "docstring"]
+    assert own.validated is True, own.execution_context.error
     # the upgrade guide's old code fails on purpose: counted, not listed among the failures
     (warned,) = [w for w in result.warnings if "failed validation" in w]
     assert warned.startswith(

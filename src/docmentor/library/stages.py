@@ -11,7 +11,7 @@ import re
 import tempfile
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -385,7 +385,7 @@ def validate_stage(
         library=api.package,
         timeout=req.validate_timeout,
         progress=lambda done, total: run.step("validating examples", done, total),
-        setup=doctest_setup(api.entries),  # a docstring's doctests run in their module's namespace
+        setup=_docstring_setup(doctest_setup(api.entries), examples, context),
         sessions=doctest_sessions(examples),  # after the doctests of their docstring before them
         page_setup=_page_setup(context),  # a docs page's doctests after its Sphinx set-up
     )
@@ -506,6 +506,20 @@ def _page_setup(context: Sequence[Example]) -> dict[str, str]:
         if ex.example_id.startswith(("global-setup-", "testsetup-")):
             out.setdefault(ex.path, []).append(ex.code.rstrip("\n"))
     return {path: "\n".join(codes) + "\n" for path, codes in out.items()}
+
+
+def _docstring_setup(
+    modules: Mapping[str, str], examples: Sequence[Example], context: Sequence[Example]
+) -> dict[str, str]:
+    """What a docstring's doctests run after, by source file: conf.py's
+    ``doctest_global_setup`` (sphinx.ext.doctest runs it before the docstrings autodoc puts
+    on a page: jsonschema's write ``jsonschema.validate(…)`` unimported), then the names of
+    their own module."""
+    glob = next((ex.code.rstrip("\n") for ex in context if ex.example_id.startswith("global-setup-")), "")
+    if not glob:
+        return dict(modules)
+    files = set(modules) | {ex.path for ex in examples if ex.origin == "docstring"}
+    return {f: f"{glob}\n{modules.get(f, '')}" for f in files}
 
 
 def library_purpose(library: str, api: Api, sections: list[DocSection]) -> str:
