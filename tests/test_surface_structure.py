@@ -691,12 +691,38 @@ def test_a_class_a_factory_call_makes_at_module_level_is_a_class(tmp_path: Path)
                     Validator.__name__ = Validator.__qualname__ = name
                     return Validator
 
+                class _Loud:
+                    def __repr__(self):
+                        raise RuntimeError("no repr")
+
+                def odd():
+                    class Odd:
+                        value = _Loud()  # a member whose repr fails: the others still count
+                    return Odd
+
                 Draft7Validator = create("Draft7Validator")
                 Point = namedtuple("Point", "x y")
                 LIMITS = dict(low=1, high=2)
+                text_type = type("")  # another's class under a new name: no class of pkg
+                Odd = odd()
+                print("imported", end="")  # output without a newline before the probe's
+            """,
+            "pkg/__main__.py": """
+                import pathlib
+                pathlib.Path(__file__).with_name("ran").write_text("x")
+
+                def build():
+                    return 1
+
+                tool = build()
             """,
         },
     )
+    assert not (tmp_path / "pkg" / "ran").exists()  # a __main__ module is never imported
+    text_type = surface.resolve("pkg.validators.text_type")
+    assert text_type is None or text_type.kind == "attribute"
+    odd = surface.resolve("pkg.validators.Odd")
+    assert odd is not None and odd.kind == "class"
     validator = surface.resolve("pkg.Draft7Validator")
     assert validator is not None and validator.kind == "class"
     assert validator.signature == "Draft7Validator(schema, format_checker=None)"

@@ -190,7 +190,7 @@ def load_api(
         raise SourceUnavailableError(f"could not analyse {package!r}: {error}") from error
     if python is not None:
         inspect_foreign_compiled(python, root, loader, extra)
-    inspect_made_classes(python or sys.executable, root, paths)
+    inspect_made_classes(python or sys.executable, all_modules(root), paths)
     version: str | None = info.get("version")
     if version is None:
         version = static_version(root)

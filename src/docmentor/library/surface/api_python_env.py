@@ -15,6 +15,7 @@ import logging
 import shutil
 import subprocess
 import tempfile
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -131,7 +132,7 @@ def interpreter_info(python: str, package: str) -> dict[str, Any]:
 # A pure-stdlib dumper of compiled modules, run by the other interpreter: it imports each
 # module there and prints what ``inspect`` sees, in a shape _griffe_object() rebuilds.
 _DUMPER = r"""
-import importlib, inspect, json, sys
+import importlib, inspect, json, os, sys
 KINDS = ["positional-only", "positional or keyword", "variadic positional", "keyword-only", "variadic keyword"]
 def ann(a):
     if a is inspect.Parameter.empty:
@@ -183,20 +184,28 @@ def dump(name, o, mod, method):
         if inspect.iscoroutinefunction(o) or inspect.isasyncgenfunction(o):
             labels.append("async")
         return {"kind": "function", "name": name, "doc": doc(o), "sig": sig(o), "labels": labels}
-    r = repr(o)
+    try:
+        r = repr(o)
+    except Exception:
+        r = ""
     # a value as written; not an object's repr (`<function f at 0x7f…>`, a long dict of them)
-    return {"kind": "attribute", "name": name, "value": r if len(r) <= 80 and " at 0x" not in r else None}
+    return {"kind": "attribute", "name": name, "value": r if r and len(r) <= 80 and " at 0x" not in r else None}
 sys.path[:0] = json.loads(sys.argv[1])
 out = {}
 for modname in sys.argv[2:]:
-    if ":" in modname:  # "module:name": that name, when it is a class (a factory made it)
+    if ":" in modname:  # "module:name": that name, when it is a class its package made
         mod, _, attr = modname.partition(":")
         try:
             o = getattr(importlib.import_module(mod), attr)
-        except Exception as e:
+            home = getattr(o, "__module__", None)
+            # made by the package (a factory there, namedtuple, Enum(...)); not `type("")`,
+            # `type(re.compile(""))`: another's class under a new name
+            if inspect.isclass(o) and isinstance(home, str) and home.split(".")[0] == mod.split(".")[0]:
+                out[modname] = dump(attr, o, home, False)
+            else:
+                out[modname] = {"kind": "other"}
+        except BaseException as e:  # the import, or a member's repr: this name tells nothing
             out[modname] = {"error": "%s: %s" % (type(e).__name__, e)}
-            continue
-        out[modname] = dump(attr, o, getattr(o, "__module__", mod), False) if inspect.isclass(o) else {"kind": "other"}
         continue
     try:
         m = importlib.import_module(modname)
@@ -207,7 +216,11 @@ for modname in sys.argv[2:]:
     members = {n: dump(n, getattr(m, n), modname, False) for n in names if hasattr(m, n)}
     out[modname] = {"kind": "module", "name": modname.rsplit(".", 1)[-1], "doc": doc(m), "members": members,
                     "exports": list(names) if hasattr(m, "__all__") else None}
-print(json.dumps(out))
+# on a line of its own (an imported module may have written without a newline), and no
+# atexit handler of theirs writes after it
+sys.stdout.write("\n" + json.dumps(out) + "\n")
+sys.stdout.flush()
+os._exit(0)
 """
 
 
@@ -286,26 +299,37 @@ def _attach(dumped: dict[str, Any], collection: Any) -> None:
 MAX_MADE_CLASSES = 200  # module-level calls asked about at run time, at most
 
 
-def inspect_made_classes(python: str, root: Any, paths: list[str]) -> int:
+# calls that make no class: not worth importing the package to ask about
+_NOT_CLASS_MAKERS = frozenset(
+    {"getLogger", "get_logger", "TypeVar", "ParamSpec", "TypeVarTuple", "NewType", "object", "compile",
+     "field", "attrib", "ib", "Field", "dict", "list", "set", "frozenset", "tuple", "str", "int", "float",
+     "frozendict", "partial", "ContextVar", "Lock", "RLock", "local", "getenv", "get"}
+)  # fmt: skip
+
+
+def inspect_made_classes(python: str, modules: Iterable[Any], paths: list[str]) -> int:
     """The classes a package makes by a call at module level (``Draft202012Validator =
     create(...)``, ``Point = namedtuple(...)``), which static reading takes for attributes:
-    each such name is looked up in ``python`` after import, and a class replaces the
-    attribute, with its constructor and the members it has there. A module that fails to
+    each such name of ``modules`` (the package's, walked) is looked up in ``python`` after
+    import, and a class its package made replaces the attribute, with its constructor and
+    the members it has there. A ``__main__`` module is not imported; a module that fails to
     import, or a probe that fails, changes nothing (logged). Returns how many were replaced."""
-    from docmentor.library.surface.api_python_walk import all_modules
-
     asked: list[tuple[Any, str]] = []
-    for mod in all_modules(root):
+    for mod in modules:
         try:
             filepath = mod.filepath
         except griffe.BuiltinModuleError:  # compiled, inspected already (or not at all)
             continue
-        if not isinstance(filepath, Path) or filepath.suffix != ".py":
+        if not isinstance(filepath, Path) or filepath.suffix != ".py" or mod.name == "__main__":
             continue
         for name, member in mod.members.items():
             if name.startswith("_") or member.is_alias or not member.is_attribute:
                 continue
-            if isinstance(member.value, griffe.ExprCall):
+            value = member.value
+            if (
+                isinstance(value, griffe.ExprCall)
+                and str(value.function).rpartition(".")[2] not in _NOT_CLASS_MAKERS
+            ):
                 asked.append((mod, name))
     asked = asked[:MAX_MADE_CLASSES]
     if not asked:
