@@ -1777,6 +1777,11 @@ def test_a_rest_default_role_with_a_title_reads_as_its_title() -> None:
 
     text = "Intro\n=====\n\nAll `versioned validators <versioned-validators>` follow a `protocol <typing.Protocol>`.\n"
     assert display(first_sentences(text, rest=True)) == "All `versioned validators` follow a `protocol`."
+    import time
+
+    started = time.perf_counter()
+    first_sentences("Intro\n=====\n\n`a" + " " * 40_000 + "b <x>` and more words here.\n", rest=True)
+    assert time.perf_counter() - started < 0.5  # the title's blanks are read once
     link = "Intro\n=====\n\nSee the `tutorial <https://example.com/t>`_ for a longer walk through it.\n"
     assert "tutorial" in display(first_sentences(link, rest=True)) and "<" not in first_sentences(
         link, rest=True
