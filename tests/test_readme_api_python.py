@@ -1383,7 +1383,7 @@ def test_deprecation_of_a_parameter_or_a_flag_is_not_the_apis(tmp_path: Path) ->
                 import warnings
                 __all__ = [
                     "define", "flags", "is_deprecated", "spaced", "joined", "warned", "Base", "Impl", "evolve", "fetch",
-                    "Validator",
+                    "Validator", "old",
                 ]
 
                 def evolve(*args, **changes):
@@ -1455,6 +1455,9 @@ def test_deprecation_of_a_parameter_or_a_flag_is_not_the_apis(tmp_path: Path) ->
                             Use `Validator.evolve` instead.
                         """
 
+                def old():
+                    """Calling `old()` is deprecated; call `define()` with the same arguments."""
+
                 class Validator:
                     """The protocol.
 
@@ -1474,6 +1477,8 @@ def test_deprecation_of_a_parameter_or_a_flag_is_not_the_apis(tmp_path: Path) ->
         "pkg.Impl.run": "no",
         # advice naming an argument of another API: the whole API is deprecated
         "pkg.fetch": "since 2.0: Use ``define`` with the ``stream`` argument instead.",
+        # "with" after the claim is advice, not a way of calling it
+        "pkg.old": "Calling `old()` is deprecated; call `define()` with the same arguments.",
     }
 
 

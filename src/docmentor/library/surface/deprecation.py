@@ -53,7 +53,7 @@ _PROSE = re.compile(r"[^.\n]*\b(?:is|are|now|was|has been|have been) deprecated\
 # schema argument is deprecated", "Subclassing validator classes now warns" (jsonschema)
 _USAGE = re.compile(
     r"^\W*(?:since\s+\S+\s+)?(?:(?:passing|providing|supplying|specifying|subclassing|overriding)\b"
-    r"|calling\b[^.\n]{0,80}?\b(?:with|without|positionally|passing)\b)",
+    r"|calling\b(?:(?!deprecat)[^.;\n]){0,80}?\b(?:with|without|positionally|passing)\b)",
     re.I,
 )
 _NOT_A_CLAIM = re.compile(r"^\s*(?:whether|true if|if|returns?|check|flag)\b", re.I)
