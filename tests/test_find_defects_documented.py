@@ -129,6 +129,11 @@ def test_a_bare_members_option_documents_what_autodoc_shows(tmp_path: Path) -> N
                 def _private():
                     pass
 
+                def undocumented_helper():
+                    pass
+
+                LIMIT = 3
+
                 class JsonConverter:
                     '''Converts to JSON.'''
                     def dumps(self, obj):
@@ -163,3 +168,6 @@ def test_a_bare_members_option_documents_what_autodoc_shows(tmp_path: Path) -> N
     assert by_id["conv.preconf.json.JsonConverter"].documented
     assert by_id["conv.table.Table.enable_fts"].documented
     assert not any(e.api_id.endswith("join") for e in surface.entries if e.documented)
+    # autodoc leaves out what has no docstring: still a helper, a constant
+    assert by_id["conv.preconf.json.undocumented_helper"].internal == "helper"
+    assert by_id["conv.preconf.json.LIMIT"].internal == "constant"

@@ -46,6 +46,14 @@ TEST_MODULES = {"conftest", "tests", "test", "benchmarks"}
 # ... except a plain module named `test` (werkzeug.test: the test client, EnvironBuilder)
 
 
+def _has_docstring(obj: Any) -> bool:
+    try:
+        target = alias_target(obj)
+    except Exception:  # griffe failing on a path it cannot follow
+        return False
+    return target is not None and bool(getattr(target, "docstring", None))
+
+
 def all_modules(mod: Any) -> Iterator[Any]:
     """``mod`` and every module below it (not through aliases)."""
     yield mod
@@ -155,7 +163,8 @@ class Builder:
 
     def _members_of(self, path: str) -> list[str]:
         """``path`` itself; for ``owner.*``, the paths of what autodoc's bare ``:members:``
-        documents of ``owner`` (nothing when it is not the package's)."""
+        documents of ``owner``: its own public objects (``__all__``'s) that have a docstring
+        (nothing when it is not the package's)."""
         if not path.endswith(".*"):
             return [path]
         owner = path[:-2]
@@ -170,13 +179,18 @@ class Builder:
         listed = getattr(obj, "exports", None) if obj.is_module else None
         if listed:
             names = [str(n) for n in listed]
-        else:  # its own public names (autodoc leaves imported members out)
+        else:
             names = [  # its own objects: not what it imports, nor its submodules
                 n
                 for n, m in obj.members.items()
                 if not n.startswith("_") and not m.is_alias and not m.is_module
             ]
-        return [f"{owner}.{n}" for n in names if not n.startswith("_")]
+        # autodoc leaves out what has no docstring (unless :undoc-members:, not read here)
+        return [
+            f"{owner}.{n}"
+            for n in names
+            if not n.startswith("_") and (m := obj.members.get(n)) is not None and _has_docstring(m)
+        ]
 
     def note_present(self, collection: Any, packages: Sequence[str]) -> None:
         """Every name the distribution's other packages' modules have (``attr.s``, ``attr.ib``
