@@ -1091,9 +1091,13 @@ def test_an_install_command_holds_for_its_sections_examples_not_the_whole_page(t
         "### To a file\n\n```python\ndb.dump('out.sql')\n```\n\n"
         "## Views\n\n```python\ndb.view('v')\n```\n"
     )
-    engine = index(tmp_path, {"api.md": page})
+    readme = (
+        "## Installation\n\n```bash\npip install minidb\n```\n\n## Usage\n\n```python\nminidb.open()\n```\n"
+    )
+    engine = index(tmp_path, {"api.md": page, "readme.md": readme})
     by_line = {e.code.strip(): e.prerequisites for e in extract_examples(engine, "lib")}
     assert by_line == {
+        "minidb.open()": ["pip install minidb"],  # a page's Installation section holds for its examples
         "db.table('t').insert({})": ["pip install minidb"],
         "db.dump('out.sql')": ["pip install minidb", "pip install minidb-dump"],
         "db.view('v')": ["pip install minidb"],
