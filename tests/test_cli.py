@@ -818,3 +818,16 @@ def test_ctrl_c_says_it_was_interrupted(cli: Cli, tmp_path: Path, monkeypatch: p
     monkeypatch.setattr(Docmentor, "search", interrupted)
     rc, out, err = cli("--no-embeddings", "search", "aardvark")
     assert (rc, out) == (130, "") and err.startswith("error: interrupted"), (rc, out, err)
+
+
+def test_the_hint_for_refused_includes_names_no_folder_far_above() -> None:
+    """One include reaching far up (`../../../../../../etc/hostname`) beside the project's own
+    would make the hint "--base-path /": no folder is named then, only the general advice;
+    a warning that names its page another way (absolute) is not read."""
+    from docmentor.engine.report_warnings import _holding_folder
+
+    root = Path("/").resolve()
+    far = ["a.md:1: include refused: path escapes the docs root: " + "../" * 12 + "etc/hostname"]
+    assert _holding_folder(root / "tmp", far) is None
+    absolute = ["/elsewhere/a.md:1: include refused: path escapes the docs root: ../x.py"]
+    assert _holding_folder(Path("/tmp"), absolute) is None

@@ -92,6 +92,8 @@ def _holding_folder(root: Path, warnings: Iterable[str]) -> Path | None:
         if m is None:
             continue
         page = (root / m["file"]).parent
+        if not page.is_relative_to(root):  # a warning naming a page another way: not read
+            continue
         starts = [
             f
             for f in [page, *page.parents][: len(page.relative_to(root).parts) + _ABOVE + 1]
@@ -109,4 +111,9 @@ def _holding_folder(root: Path, warnings: Iterable[str]) -> Path | None:
             break
     if not targets:
         return None
-    return Path(os.path.commonpath([root, *targets]))
+    holding = Path(os.path.commonpath([root, *targets]))
+    # a folder the docs' project could be in: not the disk's root, the home folder, nor one
+    # far above (one include reaching `../../../../etc/hostname` makes no base folder)
+    if len(root.parts) - len(holding.parts) > _ABOVE or holding in (Path(holding.anchor), Path.home()):
+        return None
+    return holding
