@@ -427,6 +427,15 @@ def test_api_examples_and_overview(kb_cli: IndexCli) -> None:
         " they were chosen by the task"
     ]
     assert data["warnings"] == []
+    # a blank name says nothing; with no example at all, no example "does not use" it
+    assert (
+        cli.json("api", "examples", "filter rows", "--api", " ", "--api", "minidb.query.Query.where")[
+            "warnings"
+        ]
+        == []
+    )
+    nothing = cli.json("api", "examples", "format a row", "--api", "format_row", "--complexity", "advanced")
+    assert nothing["examples"] == [] and nothing["warnings"] == []
 
     # --limit, as `api find` takes it
     assert len(cli.json("api", "examples", "filter rows", "--limit", "1")["examples"]) == 1

@@ -650,7 +650,7 @@ class ApiIndex:
     def unknown_apis(self, apis: Iterable[str], library: str | None = None) -> list[str]:
         """Those of ``apis`` (ids, public paths or short names) that name no API of ``library``
         (of any library when None)."""
-        return [a for a in apis if a and not self.named(a, library)]
+        return [a for a in apis if a.strip() and not self.named(a, library)]
 
     def examples_for(
         self,

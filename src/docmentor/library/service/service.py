@@ -346,8 +346,10 @@ class LibraryKnowledge:
             )
         unshown = [
             a
-            for a in dict.fromkeys(apis_involved or [])
-            if a not in unknown and not any(index.named(a, lib) & set(e.apis_used) for e in examples)
+            for a in dict.fromkeys(a for a in apis_involved or [] if a.strip())
+            if examples
+            and a not in unknown
+            and not any(index.named(a, lib) & set(e.apis_used) for e in examples)
         ]
         if unshown:
             warnings.append(
