@@ -572,9 +572,14 @@ def test_a_snippet_shows_headings_without_their_attr_list() -> None:
     )
     import time
 
+    from docmentor.search.ranking import _as_read
+
     started = time.perf_counter()
-    snippet("<!--" + "-x" * 100_000 + "\n{a}\n", set(analyze("x")))  # an unclosed comment: linear
+    _as_read("<!--" + "-x" * 100_000 + "\n{a}\n")  # an unclosed comment: linear
     assert time.perf_counter() - started < 1
+    # inside a code block, lines are shown as written
+    code = "## Page {#p}\n\n```html\n<!-- your content here -->\n# not a heading {#x}\n```\n"
+    assert _as_read(code) == "## Page\n\n```html\n<!-- your content here -->\n# not a heading {#x}\n```"
     long = "# Deploy\n\n" + "filler words here\n" * 40 + "### Docker Cache {#cache}\n\nThe cache layer.\n"
     got = snippet(long, set(analyze("docker cache layer")))
     assert "### Docker Cache\n" in got and "{#cache}" not in got, got

@@ -297,11 +297,18 @@ def _as_read(window: str) -> str:
     that is only an HTML comment (`<!-- ::start:framework -->`: a site's markers)."""
     if "{" not in window and "<!--" not in window:
         return window
-    lines = [
-        ATTR_LIST.sub("", line) if line.lstrip().startswith("#") else line
-        for line in window.split("\n")
-        if not _COMMENT_LINE.fullmatch(line)
-    ]
+    lines: list[str] = []
+    fence = None
+    for line in window.split("\n"):
+        if fence is not None:  # code is shown as written (a `# comment`, an HTML comment)
+            lines.append(line)
+            if closes(line, fence, any_indent=True):
+                fence = None
+            continue
+        fence = fence_open(line, any_indent=True)
+        if fence is None and _COMMENT_LINE.fullmatch(line):
+            continue
+        lines.append(ATTR_LIST.sub("", line) if fence is None and line.lstrip().startswith("#") else line)
     return "\n".join(lines).strip()
 
 
