@@ -840,15 +840,17 @@ def test_a_method_of_a_module_level_instance_is_a_function(tmp_path: Path) -> No
         {
             "pkg/__init__.py": """
                 import json
-                from typing import Final
+                from typing import Callable, Final
                 from pkg.conv import Converter
 
-                __all__ = ["structure", "unstructure", "encode", "global_converter", "Converter"]
+                __all__ = ["structure", "unstructure", "encode", "global_converter", "Converter", "load", "handler"]
 
                 global_converter: Final = Converter()
                 structure = global_converter.structure
                 unstructure = global_converter.unstructure
                 encode = json.JSONEncoder().encode
+                load: Final = global_converter.structure  # `Final` says it is not rebound
+                handler: Callable = global_converter.structure  # a typed setting: data
             """,
             "pkg/conv.py": """
                 class Base:
@@ -883,6 +885,8 @@ def test_a_method_of_a_module_level_instance_is_a_function(tmp_path: Path) -> No
         "unstructure(obj: object, unstructure_as: object = None) -> object",
     )
     assert api.by_id["pkg.encode"].kind == "attribute"  # json's, not this package's
+    assert api.by_id["pkg.load"].signature == "load(obj: object, cl: type) -> object"
+    assert api.by_id["pkg.handler"].kind == "attribute"
     assert api.by_id["pkg.global_converter"].kind == "attribute"
 
 

@@ -235,6 +235,9 @@ class _Alias(NamedTuple):
     instance: bool = False  # a method bound to a module-level instance: called without self
 
 
+_FINAL = re.compile(r"(?:typing(?:_extensions)?\.|t\.)?Final")
+
+
 def _aliased(obj: Any) -> _Alias | None:
     """:func:`aliased_function`, and the keyword defaults a ``functools.partial`` binds:
     ``frozen = partial(define, frozen=True, on_setattr=None)`` is ``define`` with
@@ -243,8 +246,12 @@ def _aliased(obj: Any) -> _Alias | None:
     global_converter.structure``, ``global_converter = Converter()``)."""
     if not obj.is_attribute or obj.parent is None or "property" in obj.labels:
         return None
-    if getattr(obj, "annotation", None) is not None:
-        return None  # `handler: Callable = get_logger`: a typed setting that holds a function
+    annotation = getattr(obj, "annotation", None)
+    if annotation is not None and not _FINAL.fullmatch(str(annotation)):
+        # `handler: Callable = get_logger`: a typed setting that holds a function (a bare
+        # `Final` says it is not rebound, not what it holds: cattrs' `get_structure_hook:
+        # Final = global_converter.get_structure_hook` is that method)
+        return None
     value = getattr(obj, "value", None)
     bound: dict[str, str] = {}
     if isinstance(value, griffe.ExprCall) and _named(value.function) in ("partial", "functools.partial"):
