@@ -701,6 +701,7 @@ def test_a_class_a_factory_call_makes_at_module_level_is_a_class(tmp_path: Path)
                     return Odd
 
                 Draft7Validator = create("Draft7Validator")
+                Draft4Validator = create("Draft4Validator")
                 Point = namedtuple("Point", "x y")
                 LIMITS = dict(low=1, high=2)
                 text_type = type("")  # another's class under a new name: no class of pkg
@@ -729,6 +730,9 @@ def test_a_class_a_factory_call_makes_at_module_level_is_a_class(tmp_path: Path)
     assert validator.description == "Validates instances against a schema."
     method = surface.resolve("pkg.Draft7Validator.iter_errors")
     assert method is not None and method.description == "Each error of instance."
+    # one factory's classes share their methods' definition: one API under both names
+    assert surface.resolve("pkg.validators.Draft4Validator.iter_errors") is method
+    assert "pkg.validators.Draft4Validator.iter_errors" in method.aliases
     point = surface.resolve("pkg.Point")
     assert point is not None and point.kind == "class" and point.signature.startswith("Point(x, y")
     limits = surface.resolve("pkg.LIMITS")

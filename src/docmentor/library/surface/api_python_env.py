@@ -183,7 +183,8 @@ def dump(name, o, mod, method):
     if callable(o):
         if inspect.iscoroutinefunction(o) or inspect.isasyncgenfunction(o):
             labels.append("async")
-        return {"kind": "function", "name": name, "doc": doc(o), "sig": sig(o), "labels": labels}
+        return {"kind": "function", "name": name, "doc": doc(o), "sig": sig(o), "labels": labels,
+                "qualname": "%s:%s" % (getattr(o, "__module__", ""), getattr(o, "__qualname__", ""))}
     try:
         r = repr(o)
     except Exception:
@@ -340,11 +341,25 @@ def inspect_made_classes(python: str, modules: Iterable[Any], paths: list[str]) 
         logger.info("could not look at the module-level calls at run time: %s", error)
         return 0
     made = 0
+    # classes one factory made (their methods are one definition: `create.<locals>.…`) → the
+    # first's path: the others' members are its members under other names, not copies
+    siblings: dict[frozenset[str], str] = {}
     for mod, name in asked:
         data = dumped.get(f"{mod.path}:{name}") or {}
         if data.get("kind") != "class":
             continue
         cls = _griffe_object({**data, "name": name})
+        made_in = frozenset(
+            str(m.get("qualname"))
+            for m in data.get("members", {}).values()
+            if "<locals>" in str(m.get("qualname", ""))
+        )
+        first = siblings.setdefault(made_in, f"{mod.path}.{name}") if made_in else None
+        if first is not None and first != f"{mod.path}.{name}":
+            for member, about in data.get("members", {}).items():
+                # its methods and properties are the first's; its data (a META_SCHEMA) its own
+                if about.get("kind") == "property" or str(about.get("qualname", "")) in made_in:
+                    cls.set_member(member, griffe.Alias(member, f"{first}.{member}"))
         old = mod.members[name]
         cls.lineno, cls.endlineno = old.lineno, old.endlineno
         mod.set_member(name, cls)
