@@ -1786,3 +1786,33 @@ def test_a_rest_default_role_with_a_title_reads_as_its_title() -> None:
     assert "tutorial" in display(first_sentences(link, rest=True)) and "<" not in first_sentences(
         link, rest=True
     )
+
+
+def test_readme_shows_a_whole_program_before_a_fragment_under_a_heading_naming_the_api() -> None:
+    """tenacity's `retry` got the asyncio fragment under "Async and retry", cattrs'
+    `structure` one using an undefined `MyClass`: a program a reader can run comes first."""
+    from docmentor.library.models import ApiEntry, Example
+
+    entry = ApiEntry(api_id="pkg.retry", kind="function", name="retry")
+
+    def ex(example_id: str, code: str, heading: str, complete: bool) -> Example:
+        return Example(
+            example_id=example_id,
+            title=heading,
+            code=code,
+            language="python",
+            source="docs",
+            path="index.rst",
+            line=1,
+            heading_path=[heading],
+            apis_used=["pkg.retry"],
+            complete=complete,
+        )
+
+    fragment = ex(
+        "frag", "@retry\nasync def fetch():\n    await session.get(url)\n", "Async and retry", False
+    )
+    program = ex(
+        "prog", "from pkg import retry\n\n@retry\ndef work():\n    return 1\n\nwork()\n", "Basic use", True
+    )
+    assert best_example(entry, [fragment, program], validated=False) is program
