@@ -156,46 +156,67 @@ _MIN_WORDS = 8  # a heading and a line: too little to call two places one answer
 
 
 def _words(text: str) -> frozenset[str]:
-    """The words two sections are compared by: those of their prose, outside code fences,
-    when it says enough; else all. Two sections that include one file (FastAPI's `{*
-    app.py hl[…] *}` pastes the whole file under each of a page's steps) are not one answer
-    when their prose differs; two framework editions of a guide, whose prose is one, are."""
-    if "```" in text or "~~~" in text:
-        prose: list[str] = []
-        fence = None
-        for line in text.split("\n"):
-            if fence is None:
-                fence = fence_open(line, any_indent=True)
-                if fence is None:
-                    prose.append(line)
-            elif closes(line, fence, any_indent=True):
-                fence = None
-        words = frozenset(" ".join(prose).lower().split())
-        if len(words) >= _MIN_WORDS:
-            return words
     return frozenset(text.lower().split())
+
+
+def _prose_words(text: str) -> frozenset[str] | None:
+    """The words of a section's prose, outside code fences; None when it has no fence or its
+    prose says too little to judge by."""
+    if "```" not in text and "~~~" not in text:
+        return None
+    prose: list[str] = []
+    fence = None
+    for line in text.split("\n"):
+        if fence is None:
+            fence = fence_open(line, any_indent=True)
+            if fence is None:
+                prose.append(line)
+        elif closes(line, fence, any_indent=True):
+            fence = None
+    words = frozenset(" ".join(prose).lower().split())
+    return words if len(words) >= _MIN_WORDS else None
+
+
+def _jaccard_at_least(a: frozenset[str], b: frozenset[str], threshold: float) -> bool:
+    small, large = sorted((len(a), len(b)))
+    if small < threshold * large:  # Jaccard ≤ small / large
+        return False
+    shared = len(a & b)
+    return shared >= threshold * (len(a) + len(b) - shared)
 
 
 def _near_duplicate(
     text: str, picked: Sequence[LexicalHit], cache: dict[int, frozenset[str]], threshold: float
 ) -> LexicalHit | None:
-    """The picked hit whose words (:func:`_words`) this text shares at Jaccard ≥ ``threshold``,
-    if any."""
+    """The picked hit whose words this text shares at Jaccard ≥ ``threshold``, if any — and,
+    when either holds code, whose prose it shares so too: two sections that include one file
+    (FastAPI's `{* app.py hl[…] *}` pastes the whole file under each of a page's steps) are
+    not one answer when their prose differs."""
     if threshold > 1.0 or not picked:
         return None
-    mine = _words(text)
-    if len(mine) < _MIN_WORDS:
-        return None
+    mine: frozenset[str] | None = None
     for other in picked:
+        other_text = str(other.fields.get("s_text", ""))
+        # Jaccard ≥ t needs lengths within a factor t of each other (a cheap first test)
+        if min(len(text), len(other_text)) < threshold * max(len(text), len(other_text)) * 0.8:
+            continue
+        if mine is None:
+            mine = _words(text)
+            if len(mine) < _MIN_WORDS:
+                return None
         theirs = cache.get(id(other))
         if theirs is None:
-            theirs = cache[id(other)] = _words(str(other.fields.get("s_text", "")))
-        small, large = sorted((len(mine), len(theirs)))
-        if small < threshold * large:  # Jaccard ≤ small / large
+            theirs = cache[id(other)] = _words(other_text)
+        if not _jaccard_at_least(mine, theirs, threshold):
             continue
-        shared = len(mine & theirs)
-        if shared >= threshold * (len(mine) + len(theirs) - shared):
-            return other
+        prose, other_prose = _prose_words(text), _prose_words(other_text)
+        if (
+            prose is not None
+            and other_prose is not None
+            and not _jaccard_at_least(prose, other_prose, threshold)
+        ):
+            continue  # one code, different words around it
+        return other
     return None
 
 
