@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["Fence", "closes", "fence_open"]
+__all__ = ["Fence", "closes", "fence_open", "outside_fences"]
 
 _FENCE_CHARS = "`~"
 
@@ -55,3 +55,17 @@ def closes(line: str, fence: Fence, *, any_indent: bool = False) -> bool:
         return False
     rest = body.lstrip(fence.char)
     return len(body) - len(rest) >= fence.length and not rest.strip(" \t\r\n")
+
+
+def outside_fences(text: str) -> str:
+    """``text`` without its fenced code blocks (fences included; inline code is kept)."""
+    out: list[str] = []
+    fence: Fence | None = None
+    for line in text.split("\n"):
+        if fence is None:
+            fence = fence_open(line, any_indent=True)
+            if fence is None:
+                out.append(line)
+        elif closes(line, fence, any_indent=True):
+            fence = None
+    return "\n".join(out)

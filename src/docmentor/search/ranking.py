@@ -11,7 +11,7 @@ from typing import Any
 
 from docmentor.models import SearchHit
 from docmentor.parse.common import ATTR_LIST, LABEL_LINE
-from docmentor.parse.fences import closes, fence_open
+from docmentor.parse.fences import closes, fence_open, outside_fences
 from docmentor.search.analyzer import analyze
 from docmentor.search.config import DEFAULT, RankingConfig
 from docmentor.search.lexical import LexicalHit
@@ -164,16 +164,7 @@ def _prose_words(text: str) -> frozenset[str] | None:
     prose says too little to judge by."""
     if "```" not in text and "~~~" not in text:
         return None
-    prose: list[str] = []
-    fence = None
-    for line in text.split("\n"):
-        if fence is None:
-            fence = fence_open(line, any_indent=True)
-            if fence is None:
-                prose.append(line)
-        elif closes(line, fence, any_indent=True):
-            fence = None
-    words = frozenset(" ".join(prose).lower().split())
+    words = frozenset(outside_fences(text).lower().split())
     return words if len(words) >= _MIN_WORDS else None
 
 

@@ -57,7 +57,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from docmentor.library.find.config import DEFAULT, ApiRankingConfig
 from docmentor.library.find.import_paths import import_path
 from docmentor.library.models import ApiEntry, Example
-from docmentor.parse.fences import Fence, closes, fence_open
+from docmentor.parse.fences import outside_fences
 
 __all__ = [
     "SCORING",
@@ -84,16 +84,7 @@ def public_path(entry: ApiEntry) -> str:
 
 def prose_text(markdown: str) -> str:
     """``markdown`` without its fenced code blocks (inline code is kept: it is prose's code)."""
-    out: list[str] = []
-    fence: Fence | None = None
-    for line in markdown.split("\n"):
-        if fence is None:
-            fence = fence_open(line, any_indent=True)
-            if fence is None:
-                out.append(line)
-        elif closes(line, fence, any_indent=True):
-            fence = None
-    return "\n".join(out)
+    return outside_fences(markdown)
 
 
 def _distinctive(name: str) -> bool:
