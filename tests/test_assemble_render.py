@@ -581,3 +581,19 @@ def test_a_sections_title_names_its_parent_heading_below_the_pages_title() -> No
         heading_path=["Guide", "Install"],
     )
     assert section_block(install, None, "pip install x", 3, 5).startswith("### Install (from guide.md)\n")
+
+
+def test_a_digest_leaves_out_lines_that_are_only_an_html_comment() -> None:
+    """TanStack Router's pages mark framework blocks with `<!-- ::start:framework -->`: a
+    digest showed them; code blocks keep theirs, and prose around a comment stays."""
+    from docmentor.assemble.blocks import prepare
+    from docmentor.assemble.models import Candidate
+
+    text = (
+        "## Blocking\n\n<!-- ::start:framework -->\n\nUse `useBlocker` to stop a navigation.\n"
+        "<!-- ::end:framework -->\n\n```html\n<!-- kept -->\n```\n"
+    )
+    c = Candidate(1, 1, "s", "a.md", "", "A", "Blocking", ["Blocking"], "blocking", 1, 9, text, 1.0)
+    shown = prepare(c, None).body
+    assert "::start" not in shown and "::end" not in shown
+    assert "Use `useBlocker` to stop a navigation." in shown and "<!-- kept -->" in shown

@@ -73,6 +73,10 @@ def _own_heading(lines: list[str], heading: str) -> tuple[int, int | None]:
     return i, None
 
 
+# a whole line that is an HTML comment (`<!-- ::start:framework -->`); linear: no nested quantifier
+_COMMENT_LINE = re.compile(r"[ \t]*<!--(?:[^-]|-(?!->))*-->[ \t]*")
+
+
 def _demoted(text: str, level: int, offset: int) -> str:
     return f"{'#' * min(6, max(4, level + offset))} {text.strip()}"
 
@@ -95,6 +99,9 @@ def _split_blocks(lines: list[str], start: int, own_level: int | None) -> list[B
         line = lines[i]
         if not line.strip():
             flush()
+            i += 1
+            continue
+        if _COMMENT_LINE.fullmatch(line):  # a line only an HTML comment: nothing a reader sees
             i += 1
             continue
         fence = fence_open(line, any_indent=True)
