@@ -986,7 +986,19 @@ def test_a_pages_testcode_blocks_run_after_its_set_up_and_the_blocks_before_them
 
                 .. testcode::
 
+                    import sys
+                    doc = \"\"\"a
+                    b\"\"\"
+                    sys.exit(0)
+
+                .. testcode::
+
+                    print 'python 2'
+
+                .. testcode::
+
                     print(len(tree.errors), never_gives_up())
+                    assert doc == "a\\nb", doc
 
                 .. testcode:: other
 
@@ -1005,7 +1017,9 @@ def test_a_pages_testcode_blocks_run_after_its_set_up_and_the_blocks_before_them
     assert [(x.doctest_group, x.validated) for x in docs] == [
         ("default", True),
         ("default", False),  # the block that raises
-        ("default", True),  # runs after the first, as Sphinx runs it: `tree` is bound
+        ("default", True),  # it exits: no failure, and no end to the blocks after it
+        ("default", False),  # a syntax this Python does not read: it fails alone
+        ("default", True),  # runs after the blocks before it, as Sphinx runs it: `tree`, `doc`
         ("other", False),  # another group: no `tree` there
         (None, None),  # a code-block fragment: not run
     ], [(x.code, x.execution_context.error) for x in docs]

@@ -53,6 +53,7 @@ from docmentor.clarity.checks.python import (
     prepare,
 )
 from docmentor.errors import UsageError
+from docmentor.library.examples.code_analysis import python_free_names
 from docmentor.library.models import Example, ExecutionContext
 
 logger = logging.getLogger(__name__)
@@ -390,25 +391,56 @@ def validate_examples(
 
 def _group_chains(examples: Sequence[Example]) -> dict[str, str]:
     """Per docs ``testcode``/``doctest`` block, the program of the blocks of its group before
-    it on its page (sphinx.ext.doctest runs them in one namespace), each in a ``try`` that
-    swallows an exception: a block that fails still binds what it bound before failing, and
-    the next ones run. A block with ``from __future__`` lines is left out of it."""
+    it on its page that bind a name it uses (sphinx.ext.doctest runs a group in one
+    namespace), with those they use in turn, in page order. Each runs by ``exec`` in a
+    ``try`` that swallows whatever it raises (an exception, a ``SystemExit``, a syntax this
+    Python does not read): a block that fails still binds what it bound before failing, and
+    the next ones run. A block with ``from __future__`` lines, or awaiting at the top level
+    (run in a namespace of its own), binds nothing for the others."""
     chains: dict[str, str] = {}
-    earlier: dict[tuple[str, str, str], list[str]] = {}
+    # (source, path, group) → the earlier blocks: (names they bind, names they use, program)
+    earlier: dict[tuple[str, str, str], list[tuple[frozenset[str], frozenset[str], str]]] = {}
     grouped = [
         ex
         for ex in examples
         if ex.origin == "docs" and ex.doctest_group is not None and ex.language == "python"
     ]
     for ex in sorted(grouped, key=lambda ex: (ex.source, ex.path, ex.line)):
-        key = (ex.source, ex.path, ex.doctest_group or "")
-        before = earlier.setdefault(key, [])
-        if before:
-            chains[ex.example_id] = "\n".join(before)
+        before = earlier.setdefault((ex.source, ex.path, ex.doctest_group or ""), [])
         source = runnable_source(ex.code)
-        if source is not None and "from __future__" not in source:
-            before.append("try:\n" + textwrap.indent(source, "    ") + "\nexcept Exception:\n    pass")
+        binds, needs = _names_of(source or "")
+        if before and needs:
+            wanted, chosen = set(needs), []
+            for their_binds, their_needs, program in reversed(before):
+                if their_binds & wanted or "*" in their_binds:  # a star import binds what it binds
+                    chosen.append(program)
+                    wanted |= their_needs
+            if chosen:
+                chains[ex.example_id] = "\n".join(reversed(chosen))
+        if source is None or "from __future__" in source or _awaits_at_top_level(source) or not binds:
+            continue
+        program = f"try:\n    exec(compile({source!r}, '<an earlier block>', 'exec'))\nexcept BaseException:\n    pass"
+        before.append((binds, needs, program))
     return chains
+
+
+def _names_of(source: str) -> tuple[frozenset[str], frozenset[str]]:
+    """The names a program binds at its top level and those it uses unbound (none when it
+    does not parse)."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return frozenset(), frozenset()
+    binds: set[str] = set()
+    for node in tree.body:
+        for sub in ast.walk(node):
+            if isinstance(sub, ast.Name) and not isinstance(sub.ctx, ast.Load):
+                binds.add(sub.id)
+            elif isinstance(sub, ast.Import | ast.ImportFrom):
+                binds.update((a.asname or a.name).split(".")[0] for a in sub.names)
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            binds.add(node.name)
+    return frozenset(binds), frozenset(python_free_names(tree))
 
 
 def runnable_source(code: str, *, setup: str = "") -> str | None:
