@@ -672,8 +672,8 @@ def test_a_class_a_factory_call_makes_at_module_level_is_a_class(tmp_path: Path)
         {
             "pkg/__init__.py": """
                 '''Validators.'''
-                from pkg.validators import Draft7Validator, Point, LIMITS, create
-                __all__ = ["Draft7Validator", "Point", "LIMITS", "create"]
+                from pkg.validators import Draft7Validator, Point, LIMITS, create, Cheap, Dear
+                __all__ = ["Draft7Validator", "Point", "LIMITS", "create", "Cheap", "Dear"]
             """,
             "pkg/validators.py": """
                 '''Validators made by a factory.'''
@@ -700,8 +700,21 @@ def test_a_class_a_factory_call_makes_at_module_level_is_a_class(tmp_path: Path)
                         value = _Loud()  # a member whose repr fails: the others still count
                     return Odd
 
+                def priced(rate):
+                    class Order:
+                        '''An order.'''
+                        def cost(self):
+                            '''What it costs.'''
+                            return rate
+                    if rate > 1:
+                        Order.total = property(lambda self: rate, doc="The total.")
+                    return Order
+
+                Draft3Validator = create("Draft3Validator")  # not exported: not the one named
                 Draft7Validator = create("Draft7Validator")
                 Draft4Validator = create("Draft4Validator")
+                Cheap = priced(1)
+                Dear = priced(2)  # a property only it has: its own
                 Point = namedtuple("Point", "x y")
                 LIMITS = dict(low=1, high=2)
                 text_type = type("")  # another's class under a new name: no class of pkg
@@ -733,6 +746,11 @@ def test_a_class_a_factory_call_makes_at_module_level_is_a_class(tmp_path: Path)
     # one factory's classes share their methods' definition: one API under both names
     assert surface.resolve("pkg.validators.Draft4Validator.iter_errors") is method
     assert "pkg.validators.Draft4Validator.iter_errors" in method.aliases
+    # named by the class the module exports, not an unexported sibling before it
+    assert method.api_id == "pkg.validators.Draft7Validator.iter_errors", method.api_id
+    total = surface.resolve("pkg.Dear.total")
+    assert total is not None and total.description == "The total."
+    assert surface.resolve("pkg.Cheap.cost") is surface.resolve("pkg.Dear.cost")
     point = surface.resolve("pkg.Point")
     assert point is not None and point.kind == "class" and point.signature.startswith("Point(x, y")
     limits = surface.resolve("pkg.LIMITS")

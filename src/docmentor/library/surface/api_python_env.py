@@ -340,31 +340,52 @@ def inspect_made_classes(python: str, modules: Iterable[Any], paths: list[str]) 
     except (UsageError, ValueError) as error:
         logger.info("could not look at the module-level calls at run time: %s", error)
         return 0
-    made = 0
-    # classes one factory made (their methods are one definition: `create.<locals>.…`) → the
-    # first's path: the others' members are its members under other names, not copies
-    siblings: dict[frozenset[str], str] = {}
+    made: list[tuple[Any, str, dict[str, Any], frozenset[str]]] = []
     for mod, name in asked:
         data = dumped.get(f"{mod.path}:{name}") or {}
-        if data.get("kind") != "class":
-            continue
+        if data.get("kind") == "class":
+            made_in = frozenset(  # its methods' definitions made in a factory (`create.<locals>.…`)
+                str(m.get("qualname"))
+                for m in data.get("members", {}).values()
+                if "<locals>" in str(m.get("qualname", ""))
+            )
+            made.append((mod, name, data, made_in))
+    # of the classes one factory made, the first one its module exports (else the first):
+    # the others' methods and properties are its own under other names, not copies
+    canonical: dict[frozenset[str], tuple[str, dict[str, Any]]] = {}
+    for mod, name, data, made_in in sorted(made, key=lambda m: not _exported(m[0], m[1])):
+        if made_in:
+            canonical.setdefault(made_in, (f"{mod.path}.{name}", data))
+    for mod, name, data, made_in in made:
         cls = _griffe_object({**data, "name": name})
-        made_in = frozenset(
-            str(m.get("qualname"))
-            for m in data.get("members", {}).values()
-            if "<locals>" in str(m.get("qualname", ""))
-        )
-        first = siblings.setdefault(made_in, f"{mod.path}.{name}") if made_in else None
-        if first is not None and first != f"{mod.path}.{name}":
+        first, first_data = canonical.get(made_in, ("", {}))
+        if made_in and first != f"{mod.path}.{name}":
+            theirs = first_data.get("members", {})
             for member, about in data.get("members", {}).items():
-                # its methods and properties are the first's; its data (a META_SCHEMA) its own
-                if about.get("kind") == "property" or str(about.get("qualname", "")) in made_in:
+                same = theirs.get(member)
+                if same is None or same.get("kind") != about.get("kind"):
+                    continue
+                # a method of one definition, or a property documented alike; its data (a
+                # META_SCHEMA) its own
+                one = str(about.get("qualname", "")) in made_in and about.get("qualname") == same.get(
+                    "qualname"
+                )
+                alike = about.get("kind") == "property" and about.get("doc") == same.get("doc")
+                if one or alike:
                     cls.set_member(member, griffe.Alias(member, f"{first}.{member}"))
         old = mod.members[name]
         cls.lineno, cls.endlineno = old.lineno, old.endlineno
         mod.set_member(name, cls)
-        made += 1
-    return made
+    return len(made)
+
+
+def _exported(mod: Any, name: str) -> bool:
+    """Whether ``mod`` or a package above it lists ``name`` in its ``__all__``."""
+    while mod is not None:
+        if name in {str(e) for e in getattr(mod, "exports", None) or ()}:
+            return True
+        mod = getattr(mod, "parent", None)
+    return False
 
 
 def inspect_foreign_compiled(python: str, root: Any, loader: griffe.GriffeLoader, paths: list[str]) -> None:
