@@ -390,7 +390,8 @@ def test_sections_sharing_a_long_code_block_but_not_their_prose_are_two_results(
         "# OAuth2 scopes\n\n## Use the scopes\n\nDeclare which scopes a path operation needs with a "
         "dependency that lists them; the client asks for them at login.\n\n" + code + "\n"
         "## Verify the scopes\n\nCheck every scope the token carries against those required, and "
-        "refuse the request with a 401 when one is missing.\n\n" + code,
+        "refuse the request with a 401 when one is missing.\n\n" + code + "\n"
+        "## Run it\n\nRun the app:\n\n" + code,
         encoding="utf-8",
     )
     for framework in ("react", "vue"):
@@ -406,6 +407,11 @@ def test_sections_sharing_a_long_code_block_but_not_their_prose_are_two_results(
         engine.add(tmp_path, name="docs")
         headings = [h.heading for h in engine.search("verify the token scopes required", limit=5)]
         assert {"Use the scopes", "Verify the scopes"} <= set(headings), headings
+        # a step whose prose is three words is no copy of one that says more around the same code
+        run = [h for h in engine.search("run the app handler scopes token", limit=5) if h.heading == "Run it"]
+        assert run and not any(
+            p["heading"] == "Run it" for h in engine.search("scopes token", limit=5) for p in h.also
+        )
         fresh = [
             h for h in engine.search("data fresh staleTime refetch", limit=5) if h.heading == "Stale time"
         ]

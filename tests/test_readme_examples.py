@@ -1089,7 +1089,8 @@ def test_an_install_command_holds_for_its_sections_examples_not_the_whole_page(t
         "## Tables\n\n```python\ndb.table('t').insert({})\n```\n\n"
         "## Dumping\n\nFirst `pip install minidb-dump`.\n\n"
         "### To a file\n\n```python\ndb.dump('out.sql')\n```\n\n"
-        "## Views\n\n```python\ndb.view('v')\n```\n"
+        "## Views\n\n```python\ndb.view('v')\n```\n\n"
+        "### Installing the Redis backend\n\n`pip install minidb[redis]`\n\n```python\ndb.redis()\n```\n"
     )
     readme = (
         "## Installation\n\n```bash\npip install minidb\n```\n\n## Usage\n\n```python\nminidb.open()\n```\n"
@@ -1100,5 +1101,6 @@ def test_an_install_command_holds_for_its_sections_examples_not_the_whole_page(t
         "minidb.open()": ["pip install minidb"],  # a page's Installation section holds for its examples
         "db.table('t').insert({})": ["pip install minidb"],
         "db.dump('out.sql')": ["pip install minidb", "pip install minidb-dump"],
-        "db.view('v')": ["pip install minidb"],
+        "db.view('v')": ["pip install minidb"],  # a deeper "Installing …" section is its own
+        "db.redis()": ["pip install minidb", "pip install minidb[redis]"],
     }

@@ -74,7 +74,8 @@ def _own_heading(lines: list[str], heading: str) -> tuple[int, int | None]:
 
 
 # a whole line that is an HTML comment (`<!-- ::start:framework -->`); linear: no nested quantifier
-_COMMENT_LINE = re.compile(r"[ \t]*<!--(?:[^-]|-(?!->))*-->[ \t]*")
+# at the margin: an indented one is a literal block's (reST `.. code-block:: html` bodies)
+_COMMENT_LINE = re.compile(r"<!--(?:[^-]|-(?!->))*-->[ \t]*")
 
 
 def _demoted(text: str, level: int, offset: int) -> str:
@@ -102,6 +103,7 @@ def _split_blocks(lines: list[str], start: int, own_level: int | None) -> list[B
             i += 1
             continue
         if _COMMENT_LINE.fullmatch(line):  # a line only an HTML comment: nothing a reader sees
+            flush()  # (a paragraph around it ends there: its lines stay the ones it shows)
             i += 1
             continue
         fence = fence_open(line, any_indent=True)

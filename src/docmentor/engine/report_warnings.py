@@ -114,6 +114,10 @@ def _holding_folder(root: Path, warnings: Iterable[str]) -> Path | None:
     holding = Path(os.path.commonpath([root, *targets]))
     # a folder the docs' project could be in: not the disk's root, the home folder, nor one
     # far above (one include reaching `../../../../etc/hostname` makes no base folder)
-    if len(root.parts) - len(holding.parts) > _ABOVE or holding in (Path(holding.anchor), Path.home()):
+    try:
+        home: Path | None = Path.home().resolve()
+    except (RuntimeError, OSError):  # no home folder known
+        home = None
+    if len(root.parts) - len(holding.parts) > _ABOVE or holding in (Path(holding.anchor), home):
         return None
     return holding

@@ -160,12 +160,10 @@ def _words(text: str) -> frozenset[str]:
 
 
 def _prose_words(text: str) -> frozenset[str] | None:
-    """The words of a section's prose, outside code fences; None when it has no fence or its
-    prose says too little to judge by."""
+    """The words of a section's prose, outside code fences; None when it has no fence."""
     if "```" not in text and "~~~" not in text:
         return None
-    words = frozenset(outside_fences(text).lower().split())
-    return words if len(words) >= _MIN_WORDS else None
+    return frozenset(outside_fences(text).lower().split())
 
 
 def _jaccard_at_least(a: frozenset[str], b: frozenset[str], threshold: float) -> bool:
@@ -180,9 +178,9 @@ def _near_duplicate(
     text: str, picked: Sequence[LexicalHit], cache: dict[int, frozenset[str]], threshold: float
 ) -> LexicalHit | None:
     """The picked hit whose words this text shares at Jaccard ≥ ``threshold``, if any — and,
-    when either holds code, whose prose it shares so too: two sections that include one file
-    (FastAPI's `{* app.py hl[…] *}` pastes the whole file under each of a page's steps) are
-    not one answer when their prose differs."""
+    when both hold code and some prose, whose prose it shares so too: two sections that
+    include one file (FastAPI's `{* app.py hl[…] *}` pastes the whole file under each of a
+    page's steps) are not one answer when their prose differs."""
     if threshold > 1.0 or not picked:
         return None
     mine: frozenset[str] | None = None
@@ -201,11 +199,7 @@ def _near_duplicate(
         if not _jaccard_at_least(mine, theirs, threshold):
             continue
         prose, other_prose = _prose_words(text), _prose_words(other_text)
-        if (
-            prose is not None
-            and other_prose is not None
-            and not _jaccard_at_least(prose, other_prose, threshold)
-        ):
+        if prose and other_prose and not _jaccard_at_least(prose, other_prose, threshold):
             continue  # one code, different words around it
         return other
     return None

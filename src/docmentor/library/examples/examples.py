@@ -146,8 +146,8 @@ _SETUP_HEADING = re.compile(
 
 def _installs_by_section(sections: Sequence[OutlineRow]) -> Callable[[int], list[str]]:
     """The install commands that hold for a section's examples, by section id: those of the
-    page's top (its preamble and level-1 section) and of its sections about setting up
-    ("Installation", "Requirements"), of the sections above it (its heading path's) and its
+    page's top (its preamble and level-1 section) and of its second-level sections about
+    setting up ("## Installation", "## Requirements"), of the sections above it (its heading path's) and its
     own, in page order. A deep section's `pip install sqlite-dump` is for
     its own examples, not for the page's other 160."""
     found = {s.id: prerequisites(s.text) for s in sections}
@@ -156,7 +156,7 @@ def _installs_by_section(sections: Sequence[OutlineRow]) -> Callable[[int], list
     top = [
         s.id
         for s in sections
-        if s.level <= 1 or (s.heading_path and _SETUP_HEADING.search(s.heading_path[-1]))
+        if s.level <= 1 or (s.level <= 2 and s.heading_path and _SETUP_HEADING.search(s.heading_path[-1]))
     ]
     order = {s.id: k for k, s in enumerate(sections)}
     by_id = {s.id: s for s in sections}
