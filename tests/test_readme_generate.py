@@ -1816,3 +1816,36 @@ def test_readme_shows_a_whole_program_before_a_fragment_under_a_heading_naming_t
         "prog", "from pkg import retry\n\n@retry\ndef work():\n    return 1\n\nwork()\n", "Basic use", True
     )
     assert best_example(entry, [fragment, program], validated=False) is program
+
+
+def test_readme_gives_one_api_under_two_names_one_context() -> None:
+    """cattrs' `structure = global_converter.structure` is a function beside the method
+    `BaseConverter.structure`: four of README.LLM's 50 contexts were such pairs. One context
+    says it; two classes' methods of one name (a sync and an async client's `get`) stay two."""
+    from docmentor.library.models import ApiEntry, ApiParameter
+
+    def api(api_id: str, kind: str, params: list[str], importance: float) -> ApiEntry:
+        return ApiEntry(
+            api_id=api_id,
+            kind=kind,  # type: ignore[arg-type]
+            name=api_id.rpartition(".")[2],
+            parent=api_id.rpartition(".")[0] if kind == "method" else None,
+            description="Convert unstructured data to a structured class."
+            if api_id.endswith("structure")
+            else "Send a GET request.",
+            parameters=[ApiParameter(name=p) for p in params],
+            importance_score=importance,
+        )
+
+    entries = [
+        api("conv.structure", "function", ["obj", "cl"], 0.9),
+        api("conv.converters.BaseConverter.structure", "method", ["self", "obj", "cl"], 0.8),
+        api("conv.Client.get", "method", ["self", "url"], 0.7),
+        api("conv.AsyncClient.get", "method", ["self", "url"], 0.6),
+    ]
+    for e in entries:
+        e.signature = f"{e.name}({', '.join(p.name for p in e.parameters)})"
+    text = render_readme("conv", "1.0", entries, [], validated=False)
+    assert re.findall(r"<context_\d+>", text) == ["<context_1>", "<context_2>", "<context_3>"], text
+    assert "conv.structure(obj, cl)" in text and "BaseConverter.structure(" not in text
+    assert "conv.Client.get(" in text and "conv.AsyncClient.get(" in text

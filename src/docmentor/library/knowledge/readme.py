@@ -577,7 +577,20 @@ def render_readme(
             )
     deprecated = {e.api_id for e in entries if e.deprecated}
     names = api_words(entries)
-    for entry in ranked_entries(entries)[:max_apis]:
+    # what the contexts so far describe → their kind: one API under two names (cattrs'
+    # `structure = global_converter.structure`, a function, beside the method
+    # `BaseConverter.structure`) gets one context; two classes' methods (a sync and an async
+    # client's `get`) are two APIs
+    said: dict[tuple[str, str, tuple[str, ...]], str] = {}
+    for entry in ranked_entries(entries):
+        if len(sections) >= max_apis:
+            break
+        params = tuple(p.name for p in entry.parameters if p.name not in ("self", "cls"))
+        same = (entry.name, entry.description.strip(), params)
+        if entry.kind in ("function", "method") and same[1]:
+            if said.get(same, entry.kind) != entry.kind:
+                continue
+            said.setdefault(same, entry.kind)
         example = best_example(
             entry, examples, validated=validated, shown=set(shown), deprecated=deprecated, names=names
         )
