@@ -1849,3 +1849,10 @@ def test_readme_gives_one_api_under_two_names_one_context() -> None:
     assert re.findall(r"<context_\d+>", text) == ["<context_1>", "<context_2>", "<context_3>"], text
     assert "conv.structure(obj, cl)" in text and "BaseConverter.structure(" not in text
     assert "conv.Client.get(" in text and "conv.AsyncClient.get(" in text
+    # no docstring on either: the same parameters say it is one API
+    bare = [
+        e.model_copy(update={"api_id": e.api_id.replace("structure", "unstructure"), "name": "unstructure",
+                             "description": "", "signature": e.signature.replace("structure", "unstructure")})
+        for e in entries[:2]
+    ]  # fmt: skip
+    assert len(re.findall(r"<context_\d+>", render_readme("conv", "1.0", bare, [], validated=False))) == 1

@@ -585,9 +585,13 @@ def render_readme(
     for entry in ranked_entries(entries):
         if len(sections) >= max_apis:
             break
-        params = tuple(p.name for p in entry.parameters if p.name not in ("self", "cls"))
+        params = tuple(
+            f"{p.name}:{p.type or ''}={p.default or ''}"
+            for p in entry.parameters
+            if p.name not in ("self", "cls")
+        )
         same = (entry.name, entry.description.strip(), params)
-        if entry.kind in ("function", "method") and same[1]:
+        if entry.kind in ("function", "method"):
             if said.get(same, entry.kind) != entry.kind:
                 continue
             said.setdefault(same, entry.kind)
