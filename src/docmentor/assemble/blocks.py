@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from docmentor.assemble.models import Candidate
+from docmentor.parse.common import COMMENT_LINE
 from docmentor.parse.fences import Fence, closes, fence_open
 
 _ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
@@ -74,8 +75,6 @@ def _own_heading(lines: list[str], heading: str) -> tuple[int, int | None]:
 
 
 # a whole line that is an HTML comment (`<!-- ::start:framework -->`); linear: no nested quantifier
-# at the margin: an indented one is a literal block's (reST `.. code-block:: html` bodies)
-_COMMENT_LINE = re.compile(r"<!--(?:[^-]|-(?!->))*-->[ \t]*")
 
 
 def _demoted(text: str, level: int, offset: int) -> str:
@@ -102,7 +101,7 @@ def _split_blocks(lines: list[str], start: int, own_level: int | None) -> list[B
             flush()
             i += 1
             continue
-        if _COMMENT_LINE.fullmatch(line):  # a line only an HTML comment: nothing a reader sees
+        if COMMENT_LINE.fullmatch(line):  # a line only an HTML comment: nothing a reader sees
             flush()  # (a paragraph around it ends there: its lines stay the ones it shows)
             i += 1
             continue

@@ -120,6 +120,9 @@ REST_LABEL = re.compile(r"[ \t]*\.\.[ \t]+_[^:`\n]+:[ \t]*")
 MYST_LABEL = re.compile(r"[ \t]*\([^()\s]+\)=[ \t]*")
 # Python-Markdown's attr_list at a heading's end: `{#id}`, `{: #id .class }`, `{ .lg .middle }`
 ATTR_LIST = re.compile(r"(?<![ \t])[ \t]*\{:?[ \t]*[#.][^{}\n]*\}[ \t]*$")  # one start per run of blanks
+# a line that is only an HTML comment, at the margin (an indented one is a literal block's);
+# linear: no nested quantifier
+COMMENT_LINE = re.compile(r"<!--(?:[^-]|-(?!->))*-->[ \t]*")
 LABEL_LINE = re.compile(r"[ \t]*(?:\.\.[ \t]+_[^:`\n]+:|\([^()\s]+\)=)[ \t]*")  # either
 
 

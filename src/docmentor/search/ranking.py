@@ -10,7 +10,7 @@ from functools import lru_cache
 from typing import Any
 
 from docmentor.models import SearchHit
-from docmentor.parse.common import ATTR_LIST, LABEL_LINE
+from docmentor.parse.common import ATTR_LIST, COMMENT_LINE, LABEL_LINE
 from docmentor.parse.fences import closes, fence_open, outside_fences
 from docmentor.search.analyzer import analyze
 from docmentor.search.config import DEFAULT, RankingConfig
@@ -312,13 +312,10 @@ def _as_read(window: str) -> str:
                 fence = None
             continue
         fence = fence_open(line, any_indent=True)
-        if fence is None and _COMMENT_LINE.fullmatch(line):
+        if fence is None and COMMENT_LINE.fullmatch(line):
             continue
         lines.append(ATTR_LIST.sub("", line) if fence is None and line.lstrip().startswith("#") else line)
     return "\n".join(lines).strip()
-
-
-_COMMENT_LINE = re.compile(r"[ \t]*<!--(?:[^-]|-(?!->))*-->[ \t]*")  # linear: no nested quantifier
 
 
 def _window(text: str, terms: set[str], size: int) -> str:

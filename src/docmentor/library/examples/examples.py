@@ -122,13 +122,11 @@ _DOCTEST_DIRECTIVE = re.compile(
 )
 
 
-def _doctest_group(lines: Sequence[str], line_map: Sequence[int] | None, line: int) -> str | None:
+def _doctest_group(lines: Sequence[str], stored_at: Mapping[int, int] | None, line: int) -> str | None:
     """The group of the ``testcode``/``doctest`` directive at page line ``line`` ("default"
-    when it names none); None when the block there is no such directive."""
-    if line_map is None:
-        k = line - 1
-    else:
-        k = next((i for i, original in enumerate(line_map) if original == line), -1)
+    when it names none); None when the block there is no such directive. ``stored_at``: page
+    line → its 0-based line in the stored text, when includes moved them (None: the same)."""
+    k = line - 1 if stored_at is None else stored_at.get(line, -1)
     if not 0 <= k < len(lines):
         return None
     m = _DOCTEST_DIRECTIVE.match(lines[k])
@@ -221,6 +219,7 @@ def extract_examples(
         content = store.content(doc.id)
         lines = content.split("\n")
         line_map = store.line_map(doc.id)
+        stored_at = None if line_map is None else {o: k for k, o in reversed(list(enumerate(line_map)))}
         fence_at = _fence_lines(lines, line_map)
         installs = _installs_by_section(outline(store, doc.id))
         prose_of: dict[int, str] = {}  # section id → its prose
@@ -257,7 +256,7 @@ def extract_examples(
                     complexity=complexity_of(block.code, lang),
                     tags=tags_of([doc.title, *heading_path], is_async=facts.is_async),
                     prerequisites=for_language(installs(block.section_id), lang),
-                    doctest_group=_doctest_group(lines, line_map, block.line),
+                    doctest_group=_doctest_group(lines, stored_at, block.line),
                     context=_section_prose(store, block.section_id, prose_of),
                 )
             )
