@@ -194,7 +194,6 @@ class ApiIndex:
         self._tiebreak = numpy.empty(len(self.entries), dtype=numpy.intp)
         self._tiebreak[numpy.asarray(ties, dtype=numpy.intp)] = numpy.arange(len(ties), dtype=numpy.intp)
         self._library_number = {lib: k for k, lib in enumerate(sorted(libraries))}
-        self._by_name: dict[str, list[int]] | None = None  # an API's short name → its positions
         self._library_of = numpy.fromiter(
             (self._library_number[lib] for lib, _ in self.entries), dtype=numpy.intp, count=len(self.entries)
         )
@@ -469,31 +468,18 @@ class ApiIndex:
         """A task that is only an API's name (``enable_fts``, ``State.seconds_since_start``,
         ``table.enable_fts()``) lists the APIs of that name first, in their fused order: the
         user asked for that one, however well its neighbours match the name's words (an
-        undocumented member has no section to vote for it). A qualified name keeps those whose
-        path ends so, when any does. In place."""
+        undocumented member has no section to vote for it). The name is read as
+        :meth:`named` reads it (a qualified one keeps those whose path ends so, when any
+        does). In place."""
         name = _EXACT.fullmatch(query.strip())
         if name is None:
             return
-        wanted = name["name"]
-        if self._by_name is None:
-            self._by_name = {}
-            for i, (_, e) in enumerate(self.entries):
-                self._by_name.setdefault(e.name, []).append(i)
-        allowed = {self._library_number[lib] for lib in libraries if lib in self._library_number}
         found = [
-            i for i in self._by_name.get(wanted.rpartition(".")[2], ()) if self._library_of[i] in allowed
+            i
+            for lib in libraries
+            for api_id in sorted(self.named(name["name"], lib))
+            if (i := self._position.get((lib, api_id))) is not None
         ]
-        if "." in wanted:
-            tail = "." + wanted.lower()
-            qualified = [
-                i
-                for i in found
-                if any(
-                    ("." + p.lower()).endswith(tail)
-                    for p in (self.entries[i][1].api_id, *self.entries[i][1].aliases)
-                )
-            ]
-            found = qualified or found
         if not found:
             return
         top = max(fused.values(), default=1.0) or 1.0
