@@ -64,6 +64,7 @@ TOURS = [
     ("sqlite-utils", "sqlite_utils", "3.37", "tour_tasks/sqlite_utils_api.jsonl", "docs"),
     ("cattrs", "cattrs", "24.1.2", "tour_tasks/cattrs_api.jsonl", "docs"),
     ("jsonschema", "jsonschema", "4.23.0", "tour_tasks/jsonschema_api.jsonl", "docs"),
+    ("cachetools", "cachetools", "8.0.2", "tour_tasks/cachetools_api.jsonl", "docs"),
 ]
 
 
@@ -108,7 +109,7 @@ def main() -> None:
                         help="venvs and sdists (reused)")  # fmt: skip
     parser.add_argument("--only", action="append", default=[], help="this library only (repeatable)")
     parser.add_argument("--tours", action="store_true",
-                        help="also the tours' dev sets (typer, trio, werkzeug, tenacity, sqlite-utils, cattrs, jsonschema)")  # fmt: skip
+                        help="also the tours' dev sets (typer, trio, werkzeug, tenacity, sqlite-utils, cattrs, jsonschema, cachetools)")  # fmt: skip
     args = parser.parse_args()
     args.work.mkdir(parents=True, exist_ok=True)
     results: dict[str, Any] = {}

@@ -49,6 +49,10 @@ class ApiEntry(_Model):
     returns: ApiReturn | None = None
     description: str = ""  # the docstring's summary (first paragraph)
     docstring: str = ""  # the whole docstring
+    # what the docs' API directives say of it besides its docstring, one paragraph a line (a
+    # hand-written body under `.. autoclass:: LFUCache` or `.. function:: wait_readable`):
+    # find_api reads it with the docstring
+    docs_text: str = ""
     bases: list[str] = Field(default_factory=list)  # for classes: base classes as written
     # for classes: its instances may have members it does not list (it defines __getattr__,
     # or is a Protocol: a minimum that implementations exceed); drift never calls one missing

@@ -18,6 +18,14 @@ _NAMED_ITEM = re.compile(r"^[*`]*(\w+)[*`]*\s*[-–—:]")  # "**auth** - …", 
 _LONE_LINK = re.compile(r"^\[[^\]]*\]\([^)]*\)\s*$")  # like markup, not a passage
 
 
+def api_doc(entry: ApiEntry) -> str:
+    """What find_api reads as an API's documentation: its docstring (else its description)
+    and the prose the docs' directives write about it (``docs_text``), which an API without
+    a docstring was described from (so its description is not read twice)."""
+    own = entry.docstring or ("" if entry.docs_text else entry.description)
+    return f"{own}\n\n{entry.docs_text}".strip()
+
+
 def passage_texts(entry: ApiEntry, config: ApiRankingConfig = DEFAULT) -> list[str]:
     """Docstring passages embedded besides the API's description: paragraphs and bullet
     items of ``passage_min_chars`` (25) or more (the first ``passage_paragraphs``, six),
@@ -31,6 +39,9 @@ def passage_texts(entry: ApiEntry, config: ApiRankingConfig = DEFAULT) -> list[s
     least = config.passage_min_chars
     chunks = [c for c in pieces if len(c) >= least and not MARKUP.match(c) and not _LONE_LINK.match(c)]
     chunks = chunks[: config.passage_paragraphs]
+    # then the docs' words on it (a paragraph a line), within the same count of paragraphs
+    told = [c for c in entry.docs_text.split("\n") if len(c) >= least and not MARKUP.match(c)]
+    chunks += told[: max(config.passage_paragraphs - len(chunks), 0)]
     # a parameter with a chunk of its own already (a Markdown list item "**auth** - …") once
     own = {m.group(1) for c in chunks if (m := _NAMED_ITEM.match(c))}
     chunks += [

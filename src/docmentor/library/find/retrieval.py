@@ -50,7 +50,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from docmentor.embeddings import EmbeddingUnavailable
-from docmentor.library.find.api_text import api_name_terms
+from docmentor.library.find.api_text import api_doc, api_name_terms
 from docmentor.library.find.bm25f import ShardedBM25
 from docmentor.library.find.config import DEFAULT, ApiRankingConfig
 from docmentor.library.find.example_ranking import examples_for
@@ -144,7 +144,7 @@ class ApiIndex:
                     {
                         "name": name_terms,
                         "signature": analyze(e.signature),
-                        "doc": analyze(plain(e.docstring or e.description)),
+                        "doc": analyze(plain(api_doc(e))),
                     }
                 )
                 for x in dict.fromkeys(e.examples[: config.linked_examples]):

@@ -202,8 +202,13 @@ def describe_from_docs(
       authentication": ``DigestAuth``), or is a one-word name or its plural ("Locks":
       ``Lock``).
 
-    Docs order: the first such place wins. Returns how many got one."""
+    Docs order: the first such place wins. Returns how many got one.
+
+    Every API a directive names also gets the prose of the directive's body as its
+    ``docs_text`` (what its docstring does not already say; several directives' in docs
+    order), described or not."""
     wanting = {e.api_id: e for e in entries if not e.description.strip() and e.kind != "module"}
+    by_id = {e.api_id: e for e in entries if e.kind != "module"}
     spelled = _Spelled(_spelled_classes(entries))
     filled = 0
     module: dict[str, str] = {}  # page → its current module (``.. currentmodule::``)
@@ -227,6 +232,8 @@ def describe_from_docs(
             api = _directive_api(resolver, found, package, current)
             if api in wanting:
                 give(api, docs_summary(found.body))
+            if api in by_id and found.prose:
+                _add_docs_text(by_id[api], found.prose)
         named = _heading_api(resolver, section.heading, package)
         if named is None and section.heading:  # "Digest authentication" is DigestAuth
             spelt = spelled.find(_heading_key(section.heading))
@@ -234,6 +241,16 @@ def describe_from_docs(
         if named in wanting:
             give(named, docs_summary(section.text))
     return filled
+
+
+def _add_docs_text(entry: ApiEntry, prose: str) -> None:
+    """Add a directive's body prose to ``entry.docs_text``: the paragraphs that neither its
+    docstring nor what it has already hold (compared by their words), within
+    :data:`DOCS_TEXT_CHARS`."""
+    held = " ".join(f"{entry.docstring}\n{entry.docs_text}".split()).lower()
+    new = [p for p in prose.split("\n") if " ".join(p.split()).lower() not in held]
+    if new:
+        entry.docs_text = "\n".join(filter(None, [entry.docs_text, *new]))[:DOCS_TEXT_CHARS]
 
 
 _HEADING_SPAN = re.compile(r"`([^`\n]+)`")
@@ -325,6 +342,7 @@ class _Directive:
     body: str = ""  # the first paragraph of prose of its body, dedented
     enclosing: str | None = None  # the ``.. class::`` it is inside of
     module: str | None = None  # a ``.. currentmodule::`` / ``.. module::`` line: the module
+    prose: str = ""  # every paragraph of prose of its body (:class:`_Prose`)
 
 
 _DIRECTIVE_HEAD = re.compile(r"^([ \t]*)\.\.[ \t]+(?:(py|auto):)?([\w-]+)::[ \t]*(.*)$")
@@ -341,6 +359,7 @@ def _directives(text: str) -> list[_Directive]:
 
     lines = text.split("\n")
     out: list[_Directive] = []
+    prose = _Prose()  # each directive's body prose, read in this pass
     classes: list[tuple[int, str]] = []  # (indent, name) of the enclosing class directives
     fence: Fence | None = None
     literal = -1  # the indentation of a "::" paragraph whose literal block we are in
@@ -358,8 +377,14 @@ def _directives(text: str) -> list[_Directive]:
             if not stripped or indent > literal:
                 continue
             literal = -1
+        if not stripped:
+            prose.blank()
+            continue
+        prose.line(stripped, indent)
         m = _DIRECTIVE_HEAD.match(line)
         if m is None:
+            if stripped.startswith(".."):
+                prose.open(indent, None)  # a comment, a label: nobody's prose under it
             if stripped.endswith("::"):
                 literal = indent
             continue
@@ -367,17 +392,104 @@ def _directives(text: str) -> list[_Directive]:
         if kind in ("currentmodule", "module"):
             if argument:
                 out.append(_Directive(argument, module=argument))
+            prose.open(indent, None)
             continue
         while classes and classes[-1][0] >= indent:
             classes.pop()
         names = directive_names(line)
         if not names:
+            prose.open(indent, None)  # `.. note::`, `.. doctest::`: not the API's own words
             continue
         name = names[0]
-        out.append(_Directive(name, _body(lines, k, indent), classes[-1][1] if classes else None))
+        found = _Directive(name, _body(lines, k, indent), classes[-1][1] if classes else None)
+        out.append(found)
+        prose.open(indent, found)
         if kind in _CLASSLIKE or (m.group(2) == "py" and kind in ("class", "exception")):
             classes.append((indent, name))
+    prose.end()
     return out
+
+
+DOCS_TEXT_CHARS = 1_200  # of a directive's body prose kept for find_api (a page of a class's own words)
+
+
+class _Body:
+    """One open directive body's prose, as :class:`_Prose` reads it."""
+
+    def __init__(self, indent: int, directive: _Directive | None) -> None:
+        self.indent = indent
+        self.directive = directive  # None: a block whose lines are nobody's prose
+        self.arguments = True  # lines right after the head go on with its signature
+        self.option = -1  # the indentation of an option line whose value may go on
+        self.current: list[str] = []
+        self.paragraphs: list[str] = []
+        self.size = 0
+
+    def read(self, stripped: str, depth: int) -> None:
+        if self.size >= DOCS_TEXT_CHARS:
+            return
+        if self.option >= 0 and depth > self.option:
+            return  # an option's value going on ("get_template, join_path," under :members:)
+        self.option = -1
+        if self.arguments and not _FIELD_LINE.match(stripped):
+            return  # "handler_args=None, client_max_size=1024**2, \\": still the signature
+        self.arguments = False
+        if stripped.startswith(".."):
+            self.close()  # a nested directive or comment opens its own block
+        elif _FIELD_LINE.match(stripped) and not self.current:
+            self.option = depth  # an option, or a field list: the API's parameters, not prose
+        else:
+            self.current.append(stripped)
+            if stripped.endswith("::"):
+                self.close()  # its literal block follows (skipped by the caller)
+
+    def close(self) -> None:
+        from docmentor.library.surface.docstrings import is_code
+
+        if self.current:
+            text = " ".join(self.current)
+            if not is_code("\n".join(self.current)):
+                self.paragraphs.append(text)
+                self.size += len(text) + 1
+            self.current.clear()
+
+
+class _Prose:
+    """Every paragraph of prose in each directive's body, in the one pass of
+    :func:`_directives` (linear: a line goes to the innermost open body only): not its
+    signature's continuation, its options (and their values' next lines), nested
+    directives (a member's ``.. method::``, a ``.. note::``) with their bodies, literal
+    blocks or code; at most :data:`DOCS_TEXT_CHARS` each. What a hand-written page says of
+    an API besides its docstring (cachetools' "This class counts how often an item is
+    retrieved …" under ``.. autoclass:: LFUCache``)."""
+
+    def __init__(self) -> None:
+        self._open: list[_Body] = []
+
+    def open(self, indent: int, directive: _Directive | None) -> None:
+        self._open.append(_Body(indent, directive))
+
+    def blank(self) -> None:
+        if self._open:
+            top = self._open[-1]
+            top.arguments, top.option = False, -1
+            top.close()
+
+    def line(self, stripped: str, depth: int) -> None:
+        while self._open and self._open[-1].indent >= depth:
+            self._done(self._open.pop())
+        if self._open and self._open[-1].directive is not None:
+            self._open[-1].read(stripped, depth)
+
+    def end(self) -> None:
+        while self._open:
+            self._done(self._open.pop())
+
+    @staticmethod
+    def _done(body: _Body) -> None:
+        body.close()
+        if body.directive is not None:
+            body.directive.prose = "\n".join(body.paragraphs)[:DOCS_TEXT_CHARS]
 
 
 def _body(lines: list[str], k: int, indent: int) -> str:
@@ -386,22 +498,28 @@ def _body(lines: list[str], k: int, indent: int) -> str:
     what follows the directive line before a blank line or an option)."""
     body: list[str] = []
     arguments = True
+    option = -1  # the indentation of the option line whose value may go on (-1: none)
     for j in range(k + 1, min(len(lines), k + 1 + _MAX_BODY_LINES)):
         line = lines[j]
         stripped = line.strip()
-        if stripped and len(line) - len(line.lstrip()) <= indent:
+        depth = len(line) - len(line.lstrip())
+        if stripped and depth <= indent:
             break  # dedented: the body is over
         if not stripped:
             arguments = False
+            option = -1
             if body:
                 break
             continue
         if arguments and not _FIELD_LINE.match(line):
             continue  # "handler_args=None, client_max_size=1024**2, \": still the signature
         arguments = False
+        if not body and option >= 0 and depth > option:
+            continue  # an option's value going on ("get_template, join_path," under :members:)
         if not body and (_FIELD_LINE.match(line) or stripped.startswith("..")):
             if stripped.startswith(".."):
                 break  # a nested directive first: no prose of its own
+            option = depth
             continue  # an option
         body.append(stripped)
     return "\n".join(body)

@@ -52,9 +52,10 @@ ASPECTS: tuple[Aspect, ...] = ("architecture", "quickstart", "concepts")
 # APIs' docstrings; 6: ApiEntry.init_docstring(_line) — a class's __init__ text beside its
 # own; 7: ApiEntry.overloads — typed @overload signatures of an unannotated function; 8:
 # ApiEntry.foreign — an API another distribution defines and the library re-exports; 9:
-# Example.doctest_group — the sphinx.ext.doctest group of a testcode/doctest block); this
-# one reads every format up to its own (new fields have defaults)
-KB_FORMAT = 9
+# Example.doctest_group — the sphinx.ext.doctest group of a testcode/doctest block; 10:
+# ApiEntry.docs_text — the docs' directive bodies on an API); this one reads every format up
+# to its own (new fields have defaults)
+KB_FORMAT = 10
 INDEX_PAGES = ("index.md", "readme.md", "index.rst", "readme.rst", "index.mdx")  # a docs home page
 
 
