@@ -306,7 +306,7 @@ def test_tool_errors_are_results_written_for_the_model(reader: Docmentor, shared
     results = run(go)
     texts = [error_text(r) for _, r in results[:-1]]
     assert "unknown source 'nope'" in texts[0] and "known sources: w" in texts[0]
-    assert "no indexed document 'w:missing.md'" in texts[1] and "Try: use a URL or a path" in texts[1]
+    assert "no indexed document 'w:missing.md'" in texts[1] and "Try: use a URL, or a path" in texts[1]
     assert "no indexed document 'missing.md'" in texts[2]
     assert "no indexed document 'nowhere'" in texts[3]
     assert "unknown source 'nope'" in texts[4]

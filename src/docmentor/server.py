@@ -378,7 +378,13 @@ def _docs_tools(server: MCPServer, engine: Docmentor, state: ServerState) -> Non
 
     @tool(server, annotations=READ_ONLY, title="Read a document")
     async def get_doc(
-        url_or_path: Annotated[str, Field(description="A URL or path from search results, or SOURCE:PATH.")],
+        url_or_path: Annotated[
+            str,
+            Field(
+                description="A URL or path from search results, or SOURCE:PATH; with #anchor (as "
+                "the docs link: page.md#usage) only that section."
+            ),
+        ],
         offset: Annotated[int, Field(ge=0, description="First character of the page.")] = 0,
         limit: Annotated[int, Field(ge=1, le=MAX_DOC_CHARS, description="Characters in the page.")] = 50_000,
         lines: Annotated[

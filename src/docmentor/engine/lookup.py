@@ -15,6 +15,7 @@ from docmentor.engine.reports import DocExcerpts, DocPage, SourceInfo, source_in
 from docmentor.engine.scope import VersionScope, version_scope
 from docmentor.errors import NotFoundError, UsageError
 from docmentor.models import SearchHit
+from docmentor.parse.common import slugify
 from docmentor.search.analyzer import analyze_query, compound_terms, identifiers_only
 from docmentor.search.config import RankingConfig
 from docmentor.search.lexical import LexicalSearch
@@ -234,7 +235,7 @@ class Lookup(Embedding):
                 self.version_scope(head)
             raise NotFoundError(
                 f"no indexed document {ref!r}" + (f" in source {source!r}" if source else ""),
-                hint="use a URL or a path as search results show it, e.g. SOURCE:docs/page.md",
+                hint="use a URL, or a path as search results show it (SOURCE:PATH, e.g. docs:guide/install.md)",
             )
         return doc
 
@@ -281,13 +282,17 @@ class Lookup(Embedding):
 
         ``lines=(start, end)`` first narrows it to the lines of the original file a search
         result points at (1-based, inclusive; included text counts as its directive's line).
+        A reference with an anchor, as the docs link (``concepts/cache.md#clearing-the-cache``),
+        narrows it to that section and its subsections, unless ``lines`` says otherwise.
         """
         if offset < 0:
             raise UsageError(f"offset must be at least 0, got {offset}", arguments=("offset",))
         if limit < 1:
             raise UsageError(f"limit must be at least 1, got {limit}", arguments=("limit",))
         with self.store.snapshot():  # the document, its text and line map from one state
-            doc = self.find(ref, source=source)
+            doc, anchor = self._find_anchored(ref, source)
+            if anchor is not None and lines is None:
+                lines = self._anchor_lines(doc, anchor)
             text = self.store.content(doc.id)
             line_map = self.store.line_map(doc.id) if lines is not None else None
         whole = len(text)  # total_length: the document's, also when only some lines are asked for
@@ -322,6 +327,45 @@ class Lookup(Embedding):
             span_length=len(text),
             source_version=self.store.source_versions().get(doc.source),
         )
+
+    def _find_anchored(self, ref: str, source: str | None) -> tuple[StoredDoc, str | None]:
+        """:meth:`find`, and the anchor of a reference that ends with one (``page.md#usage``):
+        the reference as given first (a path may hold ``#``), then without its anchor."""
+        try:
+            return self.find(ref, source=source), None
+        except NotFoundError:
+            base, sep, anchor = ref.strip().rpartition("#")
+            if not sep or not base or not anchor or "/" in anchor:
+                raise
+            try:
+                return self.find(base, source=source), anchor
+            except NotFoundError:
+                pass
+            raise
+
+    def _anchor_lines(self, doc: StoredDoc, anchor: str) -> tuple[int, int]:
+        """The original file's lines of the section an anchor names (its id or heading slug,
+        as the page's links write it) with its subsections; an error listing the page's
+        anchors when none is so named."""
+        sections = self.store.sections_of(doc.id)
+        wanted = {anchor, anchor.lower(), slugify(anchor)}
+        at = next((k for k, row in enumerate(sections) if row["anchor"] in wanted), None)
+        if at is None:
+            known = [f"#{row['anchor']}" for row in sections if row["anchor"]]
+            shown = ", ".join(known[:8]) + (", …" if len(known) > 8 else "")
+            raise NotFoundError(
+                f"no section #{anchor} in {doc.source}:{doc.path}",
+                hint=f"its sections are {shown}; or ask for the page without the anchor"
+                if known
+                else "ask for the page without the anchor",
+            )
+        first = sections[at]
+        end = int(first["line_end"])
+        for row in sections[at + 1 :]:
+            if int(row["level"]) <= int(first["level"]):
+                break
+            end = max(end, int(row["line_end"]))
+        return int(first["line_start"]), end
 
     def excerpt(
         self,
