@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from pathlib import Path
 
 import pytest
 from markdown_it import MarkdownIt
@@ -182,3 +183,42 @@ def test_example_context_drops_fences_in_linear_time() -> None:
     # a shorter run or an info string does not close; ```x``` is inline code, not a fence
     lines = ["````py", "```", "x", "````", "```x```", "~~~", "y", "~~~"]
     assert _fence_lines(lines, None) == {1: 0, 6: 5}
+
+
+def test_html_comments_of_prose_are_left_out_and_code_keeps_its_own() -> None:
+    from docmentor.parse.fences import without_html_comments
+
+    text = (
+        "Intro <!-- hidden one --> words.\n"
+        "<!-- markdownlint-disable-next-line no-empty-links -->\n"
+        "Kept line.\n"
+        "<!-- a comment\n"
+        "over lines -->After it.\n"
+        "```vue\n"
+        "<!-- MyComponent.vue -->\n"
+        "<template/>\n"
+        "```\n"
+        "End. <!-- never closed\n"
+        "hidden till the end\n"
+    )
+    assert without_html_comments(text) == (
+        "Intro  words.\nKept line.\nAfter it.\n```vue\n<!-- MyComponent.vue -->\n<template/>\n```\nEnd. "
+    )
+    assert without_html_comments("no comment\n") == "no comment\n"
+    # linear on a line of many openings, and on many lines of an unclosed comment
+    assert without_html_comments("<!--" * 100_000) == ""
+    assert without_html_comments("<!--x\n" * 100_000 + "-->y") == "y"
+
+
+def test_words_only_an_html_comment_holds_find_nothing(tmp_path: Path) -> None:
+    from docmentor.engine import Docmentor
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "build.md").write_text(
+        "# Build failures\n\nA module is missing.\n\n<!-- docker run ghcr.io/astral-sh/uv:trixieslim -->\n"
+    )
+    (docs / "docker.md").write_text("# Docker\n\nUse the `trixieslim` image.\n")
+    engine = Docmentor(tmp_path / "db", create=True, embeddings=False)
+    engine.add(str(docs), name="docs")
+    assert [h.path for h in engine.search("trixieslim")] == ["docker.md"]

@@ -69,3 +69,44 @@ def outside_fences(text: str) -> str:
         elif closes(line, fence, any_indent=True):
             fence = None
     return "\n".join(out)
+
+
+def without_html_comments(text: str) -> str:
+    """``text`` without the HTML comments of its prose (``<!-- markdownlint-disable … -->``,
+    ``<!-- old anchor … -->``): what a reader of the rendered page never sees. Comments in
+    fenced code are code (a Vue template's ``<!-- … -->``) and stay; an unclosed one hides
+    the rest of the text, as in a browser. One pass: linear."""
+    if "<!--" not in text:
+        return text
+    out: list[str] = []
+    fence: Fence | None = None
+    hidden = False  # inside a comment that began on an earlier line
+    for line in text.split("\n"):
+        if fence is not None:
+            out.append(line)
+            if closes(line, fence, any_indent=True):
+                fence = None
+            continue
+        if not hidden and "<!--" not in line:
+            fence = fence_open(line, any_indent=True)
+            out.append(line)
+            continue
+        kept: list[str] = []
+        at, began_hidden = 0, hidden
+        while at <= len(line):
+            if hidden:
+                end = line.find("-->", at)
+                if end < 0:
+                    break
+                hidden, at = False, end + 3
+            else:
+                start = line.find("<!--", at)
+                if start < 0:
+                    kept.append(line[at:])
+                    break
+                kept.append(line[at:start])
+                hidden, at = True, start + 4
+        rest = "".join(kept)
+        if rest.strip() or not (line.strip() or began_hidden):
+            out.append(rest)
+    return "\n".join(out)

@@ -19,7 +19,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from docmentor.parse.fences import Fence, closes, fence_open
+from docmentor.parse.fences import Fence, closes, fence_open, without_html_comments
 
 
 @dataclass(slots=True)
@@ -45,10 +45,11 @@ class Unit:
     def embed_text(self, code_lines: int) -> str:
         """What the embedding model reads: where the section is, then its text with each code
         block cut to its first ``code_lines`` lines (the model reads a few hundred tokens:
-        prose says more per token of what a section is about)."""
+        prose says more per token of what a section is about), without its prose's HTML
+        comments (no reader sees them)."""
         place = " > ".join(p for p in [self.title, *self.heading_path] if p)
         place = " > ".join(dict.fromkeys(place.split(" > ")))  # the title often opens the path too
-        text = _cut_code(self.text, code_lines)
+        text = _cut_code(without_html_comments(self.text), code_lines)
         return f"{place}\n{text}" if place else text
 
     def content_hash(self, code_lines: int) -> str:
