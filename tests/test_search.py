@@ -585,6 +585,34 @@ def test_a_snippet_shows_headings_without_their_attr_list() -> None:
     assert "### Docker Cache\n" in got and "{#cache}" not in got, got
 
 
+def test_a_snippet_starts_at_its_paragraph_and_shows_code_as_code() -> None:
+    """A uv docs tour: snippets began mid-sentence ("also set the equivalent", the subject
+    two lines up) and 32 of 194 held an unbalanced code fence. The window starts at the
+    paragraph of its best line (a few lines back at most), and a window that starts or ends
+    inside a code block shows its fences."""
+    from docmentor.search.analyzer import analyze
+    from docmentor.search.ranking import snippet
+
+    filler = "Unrelated words about other things go here.\n" * 12
+    wrapped = (
+        f"# Resolution\n\n{filler}\nIf you use exclude-newer to keep to older\nreleases, you may "
+        "also set the equivalent\ncooldown per package.\n\nMore text.\n"
+    )
+    got = snippet(wrapped, set(analyze("cooldown package")))
+    assert got.startswith("If you use exclude-newer"), got
+    # a list item is a paragraph of its own: the item before is not pulled in
+    items = f"# Flags\n\n{filler}\n- `--first` does one thing\n- `--cooldown` waits a\n  while per package\n"
+    got = snippet(items, set(analyze("cooldown package")))
+    assert got.startswith("- `--cooldown` waits a"), got
+    # a window that starts inside a code block opens it; one that ends inside closes it
+    code = "# Install\n\n" + filler + "```bash\n" + "".join(f"echo line {n}\n" for n in range(20))
+    code += 'eval "$(uv generate-shell-completion zsh)"\n' + "".join(f"echo more {n}\n" for n in range(40))
+    code += "```\n"
+    got = snippet(code, set(analyze("generate shell completion")))
+    assert got.startswith("```bash\n") and got.endswith("\n```"), got
+    assert got.count("```") == 2 and "generate-shell-completion" in got
+
+
 def test_which_pages_record_changes() -> None:
     """Changelogs, release notes and release announcements; not a migration guide, nor a page
     on how to release (review: ``release.md``), and a version's ``v`` is no word."""

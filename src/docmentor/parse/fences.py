@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["Fence", "closes", "fence_open", "outside_fences"]
+__all__ = ["Fence", "closes", "fence_open", "outside_fences", "without_html_comments"]
 
 _FENCE_CHARS = "`~"
 

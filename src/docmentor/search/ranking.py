@@ -11,7 +11,7 @@ from typing import Any
 
 from docmentor.models import SearchHit
 from docmentor.parse.common import ATTR_LIST, COMMENT_LINE, LABEL_LINE
-from docmentor.parse.fences import closes, fence_open, outside_fences
+from docmentor.parse.fences import Fence, closes, fence_open, outside_fences
 from docmentor.search.analyzer import analyze
 from docmentor.search.config import DEFAULT, RankingConfig
 from docmentor.search.lexical import LexicalHit
@@ -355,21 +355,69 @@ def _window(text: str, terms: set[str], size: int) -> str:
         later = _later_window(text, len(scanned), _probe(frozenset(t[:4] for t in missing if t)), terms, size)
         if later is not None and later[1] > best_score:
             return later[0]
-    start = best
-    # one line of context before, when it is prose
-    if start > 0 and lines[start - 1].strip() and fence_open(lines[start - 1], any_indent=True) is None:
-        start -= 1
+    start = _paragraph_start(lines, best, size)
+    opened = _fence_at(lines, start)  # the code block the window starts in, if any
     out: list[str] = []
     length = 0
+    fence = opened
     for line in lines[start:]:
         if length + len(line) > size and out:
             break
         out.append(line)
         length += len(line) + 1
+        if fence is None:
+            fence = fence_open(line, any_indent=True)
+        elif closes(line, fence, any_indent=True):
+            fence = None
     result = "\n".join(out).strip()
     if len(result) > size:
         result = result[: size - 1].rstrip() + "…"
+    # code shown as code: a window that starts or ends inside a block gets its fence lines
+    if opened is not None and result:
+        result = f"{opened.indent}{opened.char * opened.length}{opened.info}\n{result}"
+    if fence is not None and result:
+        result = f"{result}\n{fence.indent}{fence.char * fence.length}"
     return result
+
+
+MAX_LEAD_LINES = 4  # lines a window reaches back to start at its paragraph's first
+
+
+def _paragraph_start(lines: list[str], best: int, size: int) -> int:
+    """Where a window around line ``best`` starts: the first line of its paragraph (a wrapped
+    sentence read from its start, not from "also set the equivalent"), at most
+    :data:`MAX_LEAD_LINES` lines and half the window back; a heading or an opening
+    fence ends the walk. A line right under a heading gets the heading."""
+    start = best
+    budget = size // 2
+    while start > 0 and best - start < MAX_LEAD_LINES:
+        before = lines[start - 1]
+        if not before.strip() or before.lstrip().startswith("#") or fence_open(before, any_indent=True):
+            break
+        budget -= len(before) + 1
+        if budget < 0:
+            break
+        start -= 1
+        if start < best and _ITEM.match(lines[start + 1]):
+            start += 1  # a list item starts its own paragraph
+            break
+    if start == best and start > 0 and lines[start - 1].lstrip().startswith("#"):
+        start -= 1  # the heading right above, as a reader meets the line
+    return start
+
+
+_ITEM = re.compile(r"[ \t]*(?:[*+-]|\d{1,9}[.)])[ \t]")
+
+
+def _fence_at(lines: list[str], k: int) -> Fence | None:
+    """The fenced code block line ``k`` is inside of, if any (its opening fence)."""
+    fence: Fence | None = None
+    for line in lines[:k]:
+        if fence is None:
+            fence = fence_open(line, any_indent=True)
+        elif closes(line, fence, any_indent=True):
+            fence = None
+    return fence
 
 
 MAX_LATER_PROBES = 64  # prefix matches checked past the scanned lines, at most
