@@ -580,6 +580,11 @@ def test_a_snippet_shows_headings_without_their_attr_list() -> None:
     # inside a code block, lines are shown as written
     code = "## Page {#p}\n\n```html\n<!-- your content here -->\n# not a heading {#x}\n```\n"
     assert _as_read(code) == "## Page\n\n```html\n<!-- your content here -->\n# not a heading {#x}\n```"
+    # a reST role as Sphinx shows it, in prose; code keeps what it says
+    rst = "Caches\n======\n\nSimilar to :class:`~cachetools.TTLCache`, see :func:`cached`.\n\n```rst\n:class:`X`\n```\n"
+    assert (
+        _as_read(rst) == "Caches\n======\n\nSimilar to `TTLCache`, see `cached`.\n\n```rst\n:class:`X`\n```"
+    )
     long = "# Deploy\n\n" + "filler words here\n" * 40 + "### Docker Cache {#cache}\n\nThe cache layer.\n"
     got = snippet(long, set(analyze("docker cache layer")))
     assert "### Docker Cache\n" in got and "{#cache}" not in got, got

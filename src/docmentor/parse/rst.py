@@ -129,6 +129,13 @@ def _role_text(m: re.Match[str]) -> str:
     return f"{m['pre']}`{text}`"
 
 
+def roles_as_code(text: str) -> str:
+    """Sphinx roles in a line of prose as Sphinx shows them, as code: ``:class:`~pkg.Cache```
+    → ```Cache```, ``:ref:`the guide <guide>``` → ```the guide```. Linear (see
+    :data:`_TITLE_ROLE`)."""
+    return _TITLE_ROLE.sub(_role_text, text) if ":`" in text else text
+
+
 def _text(raw: str) -> str:
     """A role's or link's text without the spaces before its ``<target>`` (at least one character)."""
     return raw.rstrip() or raw[:1]

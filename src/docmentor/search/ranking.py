@@ -12,6 +12,7 @@ from typing import Any
 from docmentor.models import SearchHit
 from docmentor.parse.common import ATTR_LIST, COMMENT_LINE, LABEL_LINE
 from docmentor.parse.fences import Fence, closes, fence_open, outside_fences
+from docmentor.parse.rst import roles_as_code
 from docmentor.search.analyzer import analyze
 from docmentor.search.config import DEFAULT, RankingConfig
 from docmentor.search.lexical import LexicalHit
@@ -299,9 +300,10 @@ def snippet(text: str, terms: set[str], *, size: int = SNIPPET_CHARS) -> str:
 
 
 def _as_read(window: str) -> str:
-    """The window as a reader sees the page: a heading without its attr_list, and no line
-    that is only an HTML comment (`<!-- ::start:framework -->`: a site's markers)."""
-    if "{" not in window and "<!--" not in window:
+    """The window as a reader sees the page: a heading without its attr_list, no line that
+    is only an HTML comment (`<!-- ::start:framework -->`: a site's markers), and a reST
+    role as Sphinx shows it, as code (`:class:`~cachetools.TTLCache`` → `` `TTLCache` ``)."""
+    if "{" not in window and "<!--" not in window and ":`" not in window:
         return window
     lines: list[str] = []
     fence = None
@@ -314,6 +316,8 @@ def _as_read(window: str) -> str:
         fence = fence_open(line, any_indent=True)
         if fence is None and COMMENT_LINE.fullmatch(line):
             continue
+        if fence is None and ":`" in line:
+            line = roles_as_code(line)
         lines.append(ATTR_LIST.sub("", line) if fence is None and line.lstrip().startswith("#") else line)
     return "\n".join(lines).strip()
 
