@@ -171,3 +171,34 @@ def test_a_bare_members_option_documents_what_autodoc_shows(tmp_path: Path) -> N
     # autodoc leaves out what has no docstring: still a helper, a constant
     assert by_id["conv.preconf.json.undocumented_helper"].internal == "helper"
     assert by_id["conv.preconf.json.LIMIT"].internal == "constant"
+
+
+def test_listed_members_and_nested_member_directives_are_documented(tmp_path: Path) -> None:
+    """A cachetools tour: `:members: popitem, timer, ttl` (one line or several) and a
+    `.. method:: expire` inside `.. autoclass:: TTLCache` document those members, and a
+    `.. module::` its module; a member directive after the class's body is not the class's."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "index.rst").write_text(
+        ".. module:: cache\n\n"
+        ".. autoclass:: TTLCache(maxsize, ttl)\n"
+        "   :members: popitem, timer,\n"
+        "             ttl\n"
+        "   :show-inheritance:\n\n"
+        "   Words.\n\n"
+        "   .. method:: expire(self, time=None)\n\n"
+        "      Expire items.\n\n"
+        ".. autofunction:: cached\n\n"
+        "   .. method:: cache_info()\n",
+        encoding="utf-8",
+    )
+    found = documented_paths(docs)
+    assert found == [
+        "cache",
+        "cache.TTLCache",
+        "cache.TTLCache.popitem",
+        "cache.TTLCache.timer",
+        "cache.TTLCache.ttl",
+        "cache.TTLCache.expire",
+        "cache.cached",
+    ]

@@ -39,15 +39,22 @@ def _listed_members(text: str, start: int) -> list[str] | None:
     end = text.find("\n", start)
     names: list[str] | None = None
     pos = end + 1 if end >= 0 else len(text)
+    option_indent = -1  # the indentation of the ``:members:`` line whose value may go on
     while pos < len(text):
         line_end = text.find("\n", pos)
         line = text[pos : line_end if line_end >= 0 else len(text)]
         option = _OPTION.fullmatch(line)
+        indent = len(line) - len(line.lstrip())
         if option is None:
-            break
-        if option.group(1) == "members":
-            listed = [n for n in (part.strip() for part in option.group(2).split(",")) if _NAME.fullmatch(n)]
-            names = (names or []) + (listed or ["*"])
+            if not (0 <= option_indent < indent and line.strip()):
+                break
+            value = line  # ":members: get, pop,\n             clear": the list goes on
+        else:
+            option_indent = indent if option.group(1) == "members" else -1
+            value = option.group(2) if option.group(1) == "members" else ""
+        if option is None or option.group(1) == "members":
+            listed = [n for n in (part.strip() for part in value.split(",")) if _NAME.fullmatch(n)]
+            names = (names or []) + (listed or ([] if option is None else ["*"]))
         pos = line_end + 1 if line_end >= 0 else len(text)
     return names
 
@@ -71,25 +78,35 @@ def documented_paths(docs: Path | None) -> list[str]:
         except OSError:
             continue
         module = ""
+        owner: tuple[int, str] | None = None  # the last class directive: its indentation, path
         for m in _DOCUMENTS.finditer(text):
             kind, target = m["rd"] or m["md"], m["name"]
+            indent = len(m.group(0)) - len(m.group(0).lstrip())
+            if owner is not None and indent <= owner[0]:
+                owner = None  # the class's body is over
             if m["mk"]:
                 found.append(target)
             elif kind in _MODULE_SETTERS:
                 module = "" if target == "None" else target  # `.. currentmodule:: None` resets it
-                if kind == "automodule" and module:
+                if kind in ("automodule", "module") and module:
                     found.append(target)
+                if kind == "automodule" and module:
                     # `:members: Traceback, install`: those it names; a bare `:members:`
                     # documents every public member (`module.*`: the surface says which)
                     found += [f"{module}.{name}" for name in _listed_members(text, m.end()) or ()]
             elif kind in _MEMBER_DIRECTIVES and "." not in target and m.group(0)[:1] in " \t":
-                continue  # `.. method:: get` inside `.. class:: Client`: its class is not read here
+                # `.. method:: expire` inside `.. class:: TTLCache`: that class's member
+                if owner is not None and indent > owner[0]:
+                    found.append(f"{owner[1]}.{target}")
             elif kind in _AUTODOC:
                 # a name of the current module (`set_exc_info`, `Column.width`); a path
                 # from the package down (`pkg._impl.hidden`) as it is
                 relative = module and target.split(".")[0] != module.split(".")[0]
                 full = f"{module}.{target}" if relative else target
                 found.append(full)
-                if kind in ("autoclass", "autoexception") and _listed_members(text, m.end()) == ["*"]:
-                    found.append(f"{full}.*")  # `.. autoclass:: Table` `:members:`: its members too
+                if kind in ("autoclass", "autoexception", "class", "exception"):
+                    owner = (indent, full)
+                    # `:members:`: its members too, all (`Table.*`) or those it names
+                    listed = _listed_members(text, m.end()) or ()
+                    found += [f"{full}.{name}" for name in listed]
     return found
