@@ -1886,7 +1886,7 @@ def test_what_the_docs_document_is_public_though_all_leaves_it_out(tmp_path: Pat
     (docs / "more.md").write_text(
         "# More\n\n::: pkg.dev.Column.width\n\n```{autofunction} os.path.join\n```\n"
     )
-    # a member inside a class directive (its class not read here), and a reset module
+    # a member inside a class directive (its class's: one the package has not), and a reset module
     (docs / "z.rst").write_text(
         ".. module:: pkg.dev\n\n.. class:: Thing\n\n   .. method:: undocumented\n\n"
         ".. currentmodule:: None\n\n.. autofunction:: pkg.dev.set_exc_info\n",
@@ -1894,8 +1894,9 @@ def test_what_the_docs_document_is_public_though_all_leaves_it_out(tmp_path: Pat
     )
     paths = documented_paths(docs)
     assert paths == [
-        "pkg.Renderer", "pkg.dev", "pkg.dev.Column", "pkg.dev.Column.*", "pkg.dev.set_exc_info", "pkg._impl.hidden",
-        "pkg.dev.nosuch", "pkg.dev.Column.width", "os.path.join", "pkg.dev.Thing", "pkg.dev.set_exc_info",
+        "pkg", "pkg.Renderer", "pkg.dev", "pkg.dev.Column", "pkg.dev.Column.*", "pkg.dev.set_exc_info",
+        "pkg._impl.hidden", "pkg.dev.nosuch", "pkg.dev.Column.width", "os.path.join", "pkg.dev",
+        "pkg.dev.Thing", "pkg.dev.Thing.undocumented", "pkg.dev.set_exc_info",
     ]  # fmt: skip
     plain = {e.api_id for e in load_api("pkg", search_paths=[tmp_path]).entries}
     api = load_api("pkg", search_paths=[tmp_path], documented=paths)
