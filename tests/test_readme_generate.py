@@ -1856,3 +1856,41 @@ def test_readme_gives_one_api_under_two_names_one_context() -> None:
         for e in entries[:2]
     ]  # fmt: skip
     assert len(re.findall(r"<context_\d+>", render_readme("conv", "1.0", bare, [], validated=False))) == 1
+
+
+def test_an_override_with_nothing_to_say_gets_no_context_of_its_own() -> None:
+    """A cachetools tour: seven `clear(self)` overrides without a docstring, and the private
+    base's `TTLCache.get(self, *args, **kwargs)` after `Cache.get`, took 10 of 50 contexts.
+    A method or property with no description whose name a context already shows is left
+    out; one with a description of its own is another API and keeps its context."""
+    from docmentor.library.knowledge.readme import render_readme
+    from docmentor.library.models import ApiEntry
+
+    def api(api_id: str, kind: str, description: str, importance: float) -> ApiEntry:
+        parent = api_id.rpartition(".")[0] if kind in ("method", "property") else None
+        name = api_id.rpartition(".")[2]
+        return ApiEntry(
+            api_id=api_id, name=name, kind=kind, parent=parent, description=description,  # type: ignore[arg-type]
+            importance_score=importance, signature=f"{name}(self)",
+        )  # fmt: skip
+
+    entries = [
+        api("c.Cache", "class", "A cache.", 0.9),
+        api("c.Cache.clear", "method", "", 0.8),
+        api("c.LRUCache", "class", "An LRU cache.", 0.7),
+        api("c.LRUCache.clear", "method", "", 0.6),
+        api("c.TTLCache.clear", "method", "Clear, expired items first.", 0.5),
+        api("c.Cache.currsize", "property", "", 0.45),
+        api("c.TTLCache.currsize", "property", "", 0.4),
+        api("c.keys", "function", "", 0.3),
+    ]
+    text = render_readme("c", "1.0", entries, [], validated=False)
+    shown = re.findall(r"^(c\.[\w.]+) is ", text, re.M)
+    assert shown == [
+        "c.Cache",
+        "c.Cache.clear",
+        "c.LRUCache",
+        "c.TTLCache.clear",
+        "c.Cache.currsize",
+        "c.keys",
+    ]

@@ -582,9 +582,14 @@ def render_readme(
     # `BaseConverter.structure`) gets one context; two classes' methods (a sync and an async
     # client's `get`) are two APIs
     said: dict[tuple[str, str, tuple[str, ...]], str] = {}
+    members: set[str] = set()  # the names of the methods and properties shown so far
     for entry in ranked_entries(entries):
         if len(sections) >= max_apis:
             break
+        if entry.kind in ("method", "property") and not entry.description.strip() and entry.name in members:
+            # another class's override with nothing to say (cachetools' seven `clear(self)`,
+            # `TTLCache.get(self, *args, **kwargs)` after `Cache.get`): no context of its own
+            continue
         params = tuple(
             f"{p.name}:{p.type or ''}={p.default or ''}"
             for p in entry.parameters
@@ -608,6 +613,8 @@ def render_readme(
         ):
             break
         sections.append(section)
+        if entry.kind in ("method", "property"):
+            members.add(entry.name)
         if example is not None:
             shown.setdefault(example.example_id, n)
     return _join(head, sections, _FOOTER)
