@@ -2395,3 +2395,56 @@ def test_a_class_named_as_its_base_is_read_without_a_cycle(tmp_path: Path) -> No
         },
     )
     assert api.by_id["pkg.OrderedDict"].kind == "class"
+
+
+def test_a_named_tuple_is_called_with_its_fields(tmp_path: Path) -> None:
+    """A cachetools tour: `class CacheInfo(collections.namedtuple("CacheInfo", "hits misses
+    maxsize currsize"))` (a `NamedTuple` with typed fields in its stub) showed
+    `CacheInfo(...)`. A named tuple takes its fields, in order, typed where a stub or the
+    class says so, with their defaults."""
+    make_package(
+        tmp_path,
+        {
+            "nt/__init__.py": """
+                import collections
+                from typing import ClassVar, NamedTuple
+                __all__ = ["Info", "Point", "Pair", "Own"]
+
+                class Info(NamedTuple):
+                    '''Stats.'''
+                    hits: int
+                    kind: ClassVar[str] = "info"
+                    misses: int = 0
+
+                class Point(collections.namedtuple("Point", "x, y")):
+                    '''A point.'''
+
+                class Pair(collections.namedtuple("Pair", ["left", "right"], defaults=(None,))):
+                    '''Two things.'''
+
+                class Own(collections.namedtuple("Own", "a b")):
+                    '''Its own constructor.'''
+                    def __new__(cls, a): ...
+            """,
+            "nt/__init__.pyi": """
+                import collections
+                from typing import ClassVar, NamedTuple
+                class Info(NamedTuple):
+                    hits: int
+                    kind: ClassVar[str]
+                    misses: int = ...
+                class Point(collections.namedtuple("Point", "x, y")):
+                    x: float
+                    y: float
+                class Pair(collections.namedtuple("Pair", ["left", "right"], defaults=(None,))): ...
+                class Own(collections.namedtuple("Own", "a b")):
+                    def __new__(cls, a: int) -> Own: ...
+            """,
+        },
+    )
+    api = load_api("nt", search_paths=[tmp_path])
+    signatures = {e.name: e.signature for e in api.entries if e.kind == "class"}
+    assert signatures["Info"] == "Info(hits: int, misses: int = 0)"
+    assert signatures["Point"] == "Point(x: float, y: float)"
+    assert signatures["Pair"] == "Pair(left, right=None)"
+    assert signatures["Own"] == "Own(a: int)"  # its own __new__, not the fields

@@ -24,7 +24,7 @@ from typing import Any
 
 import griffe
 
-__all__ = ["attrs_parameters"]
+__all__ = ["attrs_parameters", "body_attributes"]
 
 _MODULES = ("attr", "attrs")
 _CLASS_DECORATORS = frozenset({"s", "attrs", "define", "mutable", "frozen", "dataclass"})
@@ -75,7 +75,7 @@ def _field_call(value: Any) -> dict[str, Any] | None:
     return _keywords(value) if _from_attrs(path, _FIELD_CALLS) or path in _FIELD_CALLS else None
 
 
-def _body_attributes(cls: Any) -> list[Any]:
+def body_attributes(cls: Any) -> list[Any]:
     """The class attributes written in the class body (not assigned on ``self`` in a method),
     in definition order."""
     methods = [
@@ -103,7 +103,7 @@ def _fields(cls: Any, seen: set[str]) -> list[tuple[str, griffe.Parameter]] | No
     for base in getattr(cls, "resolved_bases", []):
         if isinstance(base, griffe.Class):
             inherited += _fields(base, seen) or []
-    attributes = _body_attributes(cls)
+    attributes = body_attributes(cls)
     calls = {a.name: _field_call(a.value) for a in attributes}
     auto = options.get("auto_attribs")
     if auto is None:

@@ -16,6 +16,7 @@ from docmentor.library.models import ApiEntry, ApiParameter, ApiReturn
 from docmentor.library.surface import deprecation
 from docmentor.library.surface.api_python_attrs import attrs_parameters
 from docmentor.library.surface.api_python_docs import parse_docstring
+from docmentor.library.surface.api_python_namedtuple import namedtuple_parameters
 from docmentor.library.surface.docstrings import summary as _summary
 
 _KINDS = {
@@ -490,6 +491,10 @@ def _plain_entry(obj: Any) -> ApiEntry:
             signature = _signature(obj.name, params, None)
         elif init is None and (fields := attrs_parameters(obj)) is not None:
             # attrs writes the __init__ from the fields (trio's CancelScope, StapledStream)
+            params = fields
+            signature = _signature(obj.name, params, None)
+        elif init is None and (fields := namedtuple_parameters(obj)) is not None:
+            # a named tuple's fields (cachetools' CacheInfo, in its stub a NamedTuple)
             params = fields
             signature = _signature(obj.name, params, None)
         else:  # unknown when inherited from outside the package, compiled without a signature,
