@@ -843,7 +843,8 @@ def test_a_method_of_a_module_level_instance_is_a_function(tmp_path: Path) -> No
                 from typing import Callable, Final
                 from pkg.conv import Converter
 
-                __all__ = ["structure", "unstructure", "encode", "global_converter", "Converter", "load", "handler"]
+                __all__ = ["structure", "unstructure", "encode", "global_converter", "Converter", "load", "handler",
+                           "build", "number"]
 
                 global_converter: Final = Converter()
                 structure = global_converter.structure
@@ -851,6 +852,8 @@ def test_a_method_of_a_module_level_instance_is_a_function(tmp_path: Path) -> No
                 encode = json.JSONEncoder().encode
                 load: Final = global_converter.structure  # `Final` says it is not rebound
                 handler: Callable = global_converter.structure  # a typed setting: data
+                build: "_Structure" = global_converter.structure  # the method, typed by its call
+                number: int = global_converter.count  # not a method: data
             """,
             "pkg/conv.py": """
                 class Base:
@@ -858,6 +861,8 @@ def test_a_method_of_a_module_level_instance_is_a_function(tmp_path: Path) -> No
                         'Convert to plain data.'
 
                 class Converter(Base):
+                    count = 0
+
                     def structure(self, obj: object, cl: type) -> object:
                         '''Convert unstructured data to a structured class.
 
@@ -888,6 +893,12 @@ def test_a_method_of_a_module_level_instance_is_a_function(tmp_path: Path) -> No
     assert api.by_id["pkg.load"].signature == "load(obj: object, cl: type) -> object"
     assert api.by_id["pkg.handler"].kind == "attribute"
     assert api.by_id["pkg.global_converter"].kind == "attribute"
+    # blinker's `signal: _PNamespaceSignal = default_namespace.signal`
+    assert (api.by_id["pkg.build"].kind, api.by_id["pkg.build"].signature) == (
+        "function",
+        "build(obj: object, cl: type) -> object",
+    )
+    assert api.by_id["pkg.number"].kind == "attribute"
 
 
 def test_a_context_manager_function_shows_what_with_gives(tmp_path: Path) -> None:

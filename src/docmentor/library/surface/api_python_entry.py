@@ -248,12 +248,17 @@ def _aliased(obj: Any) -> _Alias | None:
     if not obj.is_attribute or obj.parent is None or "property" in obj.labels:
         return None
     annotation = getattr(obj, "annotation", None)
+    value = getattr(obj, "value", None)
     if annotation is not None and not _FINAL.fullmatch(str(annotation)):
         # `handler: Callable = get_logger`: a typed setting that holds a function (a bare
         # `Final` says it is not rebound, not what it holds: cattrs' `get_structure_hook:
-        # Final = global_converter.get_structure_hook` is that method)
-        return None
-    value = getattr(obj, "value", None)
+        # Final = global_converter.get_structure_hook` is that method). A module-level
+        # instance's method typed as a protocol of its call is that method (blinker's
+        # `signal: _PNamespaceSignal = default_namespace.signal`)
+        if str(annotation).split("[", 1)[0].rsplit(".", 1)[-1] == "Callable" or obj.parent.is_class:
+            return None
+        method = _instance_method(obj, value) if isinstance(value, griffe.ExprAttribute) else None
+        return None if method is None else _Alias(method, {}, instance=True)
     bound: dict[str, str] = {}
     if isinstance(value, griffe.ExprCall) and _named(value.function) in ("partial", "functools.partial"):
         if obj.parent.is_class:
