@@ -2459,3 +2459,47 @@ def test_a_named_tuple_is_called_with_its_fields(tmp_path: Path) -> None:
     assert signatures["Point"] == "Point(x: float, y: float)"
     assert signatures["Pair"] == "Pair(left, right=None)"
     assert signatures["Own"] == "Own(a: int)"  # its own __new__, not the fields
+
+
+def test_an_attributes_doc_comment_is_its_docstring(tmp_path: Path) -> None:
+    """Sphinx's ``#:`` doc comments (Flask documents its app's settings so; blinker's
+    ``#: The name of this signal.`` above ``self.name = name``): the attribute's docstring,
+    as autodoc shows it. Lines above the assignment, or one after it on its line; a plain
+    comment is no doc, nor a ``#:`` separated from the assignment by another line."""
+    api = surface(
+        tmp_path,
+        {
+            "pkg/__init__.py": """
+                __all__ = ["App", "LIMIT", "OTHER", "PLAIN"]
+
+                #: How many at most.
+                #: Counted per call.
+                LIMIT = 10
+
+                OTHER = 5  #: A number on its own line.
+
+                # just a comment
+                PLAIN = 1
+
+                class App:
+                    #: The testing flag.
+                    testing = False
+
+                    #: Not about the next line.
+
+                    debug = False
+
+                    def __init__(self, name: str) -> None:
+                        #: The name of this app.
+                        self.name = name
+            """,
+        },
+    )
+    described = {e.api_id: e.description for e in api.entries if e.kind == "attribute"}
+    assert described["pkg.LIMIT"] == "How many at most. Counted per call."
+    assert described["pkg.OTHER"] == "A number on its own line."
+    assert described["pkg.PLAIN"] == ""
+    assert described["pkg.App.testing"] == "The testing flag."
+    assert described["pkg.App.debug"] == ""
+    assert described["pkg.App.name"] == "The name of this app."
+    assert api.by_id["pkg.LIMIT"].docstring_line == 3

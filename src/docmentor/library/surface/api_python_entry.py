@@ -457,8 +457,32 @@ def _managed_type(kind: str, returns: str | None) -> str:
     return f"{name}[{held}]" if held else name
 
 
+def doc_comment(obj: Any) -> tuple[str, int] | None:
+    """The Sphinx doc comment of an attribute, and its first line: ``#:`` lines right above
+    its assignment (``#: The name of this signal.``), or one after it on its line (``x = 1
+    #: the default``); None without one. What autodoc shows as the attribute's docstring
+    (Flask documents its app's settings so)."""
+    try:
+        lines = _source_lines(str(obj.filepath))
+        k = obj.lineno - 1
+    except Exception:  # no source (a builtin, a compiled module), or griffe cannot say
+        return None
+    if not 0 <= k < len(lines):
+        return None
+    _, sep, after = lines[k].partition("#:")
+    if sep and "=" in lines[k].split("#:", 1)[0]:
+        return after.strip(), k + 1
+    above: list[str] = []
+    j = k - 1
+    while j >= 0 and lines[j].lstrip().startswith("#:"):
+        above.append(lines[j].lstrip()[2:].strip())
+        j -= 1
+    return ("\n".join(reversed(above)).strip(), j + 2) if above else None
+
+
 def _plain_entry(obj: Any) -> ApiEntry:
     docstring = obj.docstring.value if obj.docstring else ""
+    commented = doc_comment(obj) if obj.is_attribute and not docstring else None
     descriptions, returns_doc, types, returns_type, attributes = parse_docstring(obj.docstring)
     try:
         source_file: str | None = str(obj.relative_package_filepath)
@@ -472,6 +496,9 @@ def _plain_entry(obj: Any) -> ApiEntry:
         "source_file": source_file,
         "line": obj.lineno,
     }
+    if commented is not None and commented[0]:
+        docstring = common["docstring"] = commented[0]
+        common["docstring_line"] = commented[1]
     parent = obj.parent.path if obj.parent is not None and obj.parent.is_class else None
     if obj.is_module:
         return ApiEntry(kind="module", description=_summary(docstring), **common)
