@@ -1,5 +1,6 @@
 """A source name no source has is refused with the known ones, and with the source it is the
-start of (``readme-llm generate`` indexes a library's docs as ``<library>-docs``)."""
+start of; a library's name reads the docs ``readme-llm generate`` indexed for it as
+``<library>-docs``."""
 
 from __future__ import annotations
 
@@ -19,8 +20,11 @@ def test_an_unknown_source_names_the_one_it_starts(tmp_path: Path) -> None:
     engine = Docmentor(tmp_path / "db", embeddings=False)
     try:
         engine.add(str(docs), name="tenacity-docs")
+        # the library's name reads the docs `readme-llm generate` indexed for it (a blinker
+        # tour: `search -s blinker` was "unknown source" though `-s` takes a library)
+        assert [h.source for h in engine.search("retry", source="tenacity")] == ["tenacity-docs"]
         with pytest.raises(NotFoundError) as caught:
-            engine.search("retry", source="tenacity")
+            engine.search("retry", source="tenac")
         assert caught.value.hint == "did you mean 'tenacity-docs'? known sources: tenacity-docs"
         with pytest.raises(NotFoundError) as other:
             engine.search("retry", source="httpx")

@@ -15,7 +15,7 @@ from typing import Any
 
 from docmentor.errors import NotFoundError
 from docmentor.sources.project_files import requirement
-from docmentor.sources.versions import choose_version, library_of, matches, version_key
+from docmentor.sources.versions import choose_version, docs_source_name, library_of, matches, version_key
 
 #: a lexical / vector search's source filter: one source, any of several, or every source
 SourceFilter = str | tuple[str, ...] | None
@@ -75,6 +75,10 @@ def version_scope(
     groups: dict[str, list[str]] = {}
     for name in sorted(versions):
         groups.setdefault(library_of(name), []).append(name)
+    if source is not None and source not in versions and source not in groups:
+        docs = docs_source_name(source)  # `-s blinker`: the docs `readme-llm generate` indexed
+        if docs in versions or docs in groups:
+            source = docs
     if source is not None:
         if source in versions and ("@" in source or len(groups[library_of(source)]) == 1):
             return _one_source(versions, source, version)

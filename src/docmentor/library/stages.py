@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from docmentor.errors import UsageError
 from docmentor.library.knowledge.purpose import doc_sections, purpose_of
+from docmentor.sources.versions import docs_source_name
 
 if TYPE_CHECKING:
     from docmentor.engine import Docmentor
@@ -52,12 +53,6 @@ log = logging.getLogger(__name__)
 
 OUTPUT_FORMATS: tuple[str, ...] = ("monolithic", "knowledge_base", "both")
 SHOWN_DOC_WARNINGS = 5  # of the docs' indexing warnings, in generation's own warning
-
-
-def docs_source_name(library: str) -> str:
-    """The name of the docs source ``generate`` indexes for ``library`` (``httpx-docs``)."""
-    name = re.sub(r"[^A-Za-z0-9_.-]+", "-", library).strip("-._") or "library"
-    return f"{name[:58]}-docs"
 
 
 def _write_text(path: Path, text: str) -> None:

@@ -56,6 +56,13 @@ def library_of(source: str) -> str:
     return head if at and head else source
 
 
+def docs_source_name(library: str) -> str:
+    """The name of the docs source ``readme-llm generate`` indexes for ``library``
+    (``httpx-docs``); a read naming the library finds it by that name too."""
+    name = re.sub(r"[^A-Za-z0-9_.-]+", "-", library).strip("-._") or "library"
+    return f"{name[:58]}-docs"
+
+
 def versioned_name(library: str, version: str) -> str:
     """The name of version ``version`` of ``library``'s docs: ``httpx@0.27``."""
     return f"{library_of(library)}@{version}"
