@@ -1554,8 +1554,8 @@ def test_an_inherited_member_is_named_by_the_class_that_defines_it() -> None:
 
 
 def test_values_that_are_no_api_take_no_context() -> None:
-    """A module constant nothing publishes (``TYPE_CHECKING = False``) is left out of
-    README.LLM; an unpublished helper function is shown, and a sentinel and a type variable
+    """A module constant nothing publishes (``TYPE_CHECKING = False``) and a type variable
+    are left out of README.LLM; an unpublished helper function is shown, and a sentinel
     (marked so whether published or not: ``attrs.NOTHING``) too, after what users call."""
     call = ApiEntry(api_id="p.num.intcomma", kind="function", name="intcomma", importance_score=0.4)
     helper = ApiEntry(
@@ -1565,7 +1565,7 @@ def test_values_that_are_no_api_take_no_context() -> None:
     never = ApiEntry(api_id="p.NEVER", kind="attribute", name="NEVER", internal="sentinel")
     var = ApiEntry(api_id="p.T", kind="attribute", name="T", internal="type variable")
     shown = [e.api_id for e in ranked_entries([flag, never, var, helper, call])]
-    assert shown == ["p.num.intcomma", "p.num.split", "p.NEVER", "p.T"]
+    assert shown == ["p.num.intcomma", "p.num.split", "p.NEVER"]
 
 
 def test_a_page_with_nothing_to_say_is_no_concept() -> None:

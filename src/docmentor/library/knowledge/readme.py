@@ -147,11 +147,12 @@ def _parses(code: str) -> bool:
     return True
 
 
-# ApiEntry.internal values of what is no API at all: a module constant nothing publishes. (A
-# helper function or a marker class may still be one users call, and a sentinel or a type
-# variable is marked so whether it is published or not, `attrs.NOTHING`: those are shown,
-# after the rest.)
-_NO_API = frozenset({"constant"})
+# ApiEntry.internal values of what is no API at all: a module constant nothing publishes, and a
+# type variable (`F = TypeVar("F", bound=…)`: a name for the library's own annotations, never
+# what a user's code calls or passes; a blinker tour found one in README.LLM). (A helper
+# function or a marker class may still be one users call, and a sentinel is marked so whether
+# it is published or not, `attrs.NOTHING`: those are shown, after the rest.)
+_NO_API = frozenset({"constant", "type variable"})
 
 
 def ranked_entries(entries: Sequence[ApiEntry]) -> list[ApiEntry]:
