@@ -616,6 +616,23 @@ def test_a_snippet_starts_at_its_paragraph_and_shows_code_as_code() -> None:
     got = snippet(code, set(analyze("generate shell completion")))
     assert got.startswith("```bash\n") and got.endswith("\n```"), got
     assert got.count("```") == 2 and "generate-shell-completion" in got
+    # a block the window would only open is left out (an empty code block, a bare `:::note`),
+    # and code keeps its first line's indentation (a redux-toolkit tour)
+    tail = (
+        f"# Store\n\n{filler}\nConfigure the store with `reducer` here.\n\n```js\n"
+        + "x = '"
+        + "a" * 400
+        + "'\n```\n"
+    )
+    got = snippet(tail, set(analyze("configure store reducer")))
+    assert "```" not in got and got.endswith("`reducer` here."), got
+    note = f"# Notes\n\n{filler}\nThe reducer runs here.\n\n:::note\n\n" + "Long note text. " * 40 + "\n:::\n"
+    got = snippet(note, set(analyze("reducer runs")))
+    assert ":::note" not in got, got
+    nested = "# Code\n\n```js\n" + "".join(f"const v{n} = {n}\n" for n in range(30))
+    nested += "\n    initialState: todos,\n" + "".join(f"// c{n}\n" for n in range(30)) + "```\n"
+    got = snippet(nested, set(analyze("initialState todos")))
+    assert got.startswith("```js\n    initialState: todos,\n"), got
 
 
 def test_which_pages_record_changes() -> None:

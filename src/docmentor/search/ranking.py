@@ -363,17 +363,23 @@ def _window(text: str, terms: set[str], size: int) -> str:
     opened = _fence_at(lines, start)  # the code block the window starts in, if any
     out: list[str] = []
     length = 0
-    fence = opened
     for line in lines[start:]:
         if length + len(line) > size and out:
             break
         out.append(line)
         length += len(line) + 1
+    while len(out) > 1 and (
+        not out[-1].strip() or _OPENS.match(out[-1]) or fence_open(out[-1], any_indent=True)
+    ):
+        out.pop()  # a block whose content the window cuts off (`:::note`, an opening fence): not shown
+    fence = opened
+    for line in out:
         if fence is None:
             fence = fence_open(line, any_indent=True)
         elif closes(line, fence, any_indent=True):
             fence = None
-    result = "\n".join(out).strip()
+    # code keeps its first line's indentation
+    result = "\n".join(out).lstrip("\n").rstrip() if opened is not None else "\n".join(out).strip()
     if len(result) > size:
         result = result[: size - 1].rstrip() + "…"
     # code shown as code: a window that starts or ends inside a block gets its fence lines
@@ -383,6 +389,10 @@ def _window(text: str, terms: set[str], size: int) -> str:
         result = f"{result}\n{fence.indent}{fence.char * fence.length}"
     return result
 
+
+# a line that opens a block of what follows: an admonition (`:::note`, `!!! tip`, `??? info`),
+# a content tab (`=== "npm"`), a reST paragraph announcing a literal block or directive (`::`)
+_OPENS = re.compile(r"[ \t]*(?::{3,}\s*\w[^\n]*|[!?]{3}\+?\s+\w[^\n]*|===\s+\S[^\n]*|[^\n]*::)[ \t]*")
 
 MAX_LEAD_LINES = 4  # lines a window reaches back to start at its paragraph's first
 
