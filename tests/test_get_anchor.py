@@ -27,6 +27,10 @@ Use `uv cache prune`.
 ## Cache directory { #where-it-lives }
 
 Under the home folder.
+
+## Lifetime & subscription example
+
+Four components.
 """
 
 
@@ -69,3 +73,16 @@ def test_an_anchor_the_page_has_not_says_which_it_has(dm: Docmentor) -> None:
     # no page: the error is about the page
     with pytest.raises(NotFoundError, match="no indexed document"):
         dm.get("concepts/nothing.md#clearing-the-cache")
+
+
+def test_a_link_as_docusaurus_writes_it(dm: Docmentor) -> None:
+    """A redux-toolkit tour: Docusaurus links pages without their extension
+    (`rtk-query/api/createApi#refetchonfocus`) and its slugger keeps a dash per space
+    (`lifetime--subscription-example`, where MkDocs writes one)."""
+    assert dm.get("concepts/cache").path == "concepts/cache.md"
+    assert dm.get("docs:concepts/cache#clearing-the-cache").content.startswith("## Clearing the cache")
+    assert dm.get("concepts/cache.md#lifetime--subscription-example").content.startswith(
+        "## Lifetime & subscription example"
+    )
+    with pytest.raises(NotFoundError, match="no indexed document"):
+        dm.get("concepts/nothing")

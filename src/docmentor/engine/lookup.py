@@ -178,7 +178,24 @@ class Lookup(Embedding):
     def find(self, ref: str, *, source: str | None = None) -> Any:
         """The stored document a reference names (URL, ``source:path``, path or absolute file).
         ``source`` may name a library with several versions indexed: the one that answers
-        searches (:meth:`version_scope`)."""
+        searches (:meth:`version_scope`). A path without a file extension, as Docusaurus
+        and MkDocs sites link their pages (``api/createApi``), is also read as its page
+        (``.md``, ``.mdx``, ``.rst``, then the folder's ``index``)."""
+        try:
+            return self._find(ref, source=source)
+        except NotFoundError:
+            bare = ref.strip().rstrip("/")
+            last = bare.rsplit("/", 1)[-1].rsplit(":", 1)[-1]
+            if not last or "." in last or is_url(bare) or bare.startswith("file://"):
+                raise
+            for suffix in _PAGE_SUFFIXES:
+                try:
+                    return self._find(bare + suffix, source=source)
+                except NotFoundError:
+                    continue
+            raise
+
+    def _find(self, ref: str, *, source: str | None = None) -> Any:
         if source is not None and not self.store.has_source(source):
             names = self.version_scope(source).names() or []
             source = names[0] if len(names) == 1 else source
@@ -348,8 +365,10 @@ class Lookup(Embedding):
         as the page's links write it) with its subsections; an error listing the page's
         anchors when none is so named."""
         sections = self.store.sections_of(doc.id)
-        wanted = {anchor, anchor.lower(), slugify(anchor)}
-        at = next((k for k, row in enumerate(sections) if row["anchor"] in wanted), None)
+        # as written, or as another site generator writes it: Docusaurus' slugger keeps a dash
+        # per space ("lifetime & subscription" → `lifetime--subscription`), MkDocs' one per run
+        wanted = {_dashes(a) for a in (anchor, anchor.lower(), slugify(anchor))}
+        at = next((k for k, row in enumerate(sections) if _dashes(str(row["anchor"])) in wanted), None)
         if at is None:
             known = [f"#{row['anchor']}" for row in sections if row["anchor"]]
             shown = ", ".join(known[:8]) + (", …" if len(known) > 8 else "")
@@ -400,3 +419,13 @@ class Lookup(Embedding):
             "query": query,
             "excerpts": chunks,
         }
+
+
+_DASH_RUN = re.compile(r"-{2,}")
+# how a site links a page without its extension (``guide/install`` for guide/install.md)
+_PAGE_SUFFIXES = (".md", ".mdx", ".rst", "/index.md", "/index.mdx", "/index.rst", "/README.md")
+
+
+def _dashes(anchor: str) -> str:
+    """An anchor with each run of dashes as one (``a--b`` and ``a-b`` are one anchor)."""
+    return _DASH_RUN.sub("-", anchor.strip("-"))
