@@ -239,6 +239,8 @@ INVISIBLE_LINES = {
     "html comment": "<!--" * (N // 4),
     "link definition": "[" + "a" * N,
     "field colons": ":" * N,
+    "import quotes": "import " + "'a" * (N // 2),
+    "spacers": "&nbsp; " * (N // 7) + "x",
 }
 
 

@@ -81,7 +81,7 @@ def is_stub(text: str, heading: str, stub_chars: int) -> bool:
 # definition, a directive that renders nothing (``.. currentmodule::``, ``.. rst-class::``,
 # ``.. meta::``…), a reST comment (``..`` and text with no ``::``), a page-wide field
 # (``:orphan:``) or a directive's option, a MyST label (``(name)=``), a one-line HTML comment,
-# a Markdown link definition or ``[//]: #`` comment. Anchored, each alternative scanned once:
+# an MDX import, a line of ``&nbsp;``, a Markdown link definition or ``[//]: #`` comment. Anchored, each alternative scanned once:
 # linear on any line.
 _INVISIBLE = re.compile(
     r"[ \t]*(?:"
@@ -92,6 +92,8 @@ _INVISIBLE = re.compile(
     r"|:[\w-]+:(?:[ \t].*)?"  # a field, ``:orphan:`` (not a role: :class:`Foo` is prose)
     r"|\([^()\s]+\)="
     r"|<!--(?:(?!-->).)*-->"  # one comment, nothing beside it
+    r"|import[ \t][^\n]*['\"][ \t]*;?"  # an MDX page's ESM import (`import Tabs from '@theme/Tabs';`)
+    r"|(?:&nbsp;[ \t]*)+"  # a spacer line
     r"|\[[^\]\n]*\]:[ \t]*\S+(?:[ \t]+(?:\"[^\"\n]*\"|'[^'\n]*'|\([^()\n]*\)))?"  # a link definition
     r")[ \t]*"
 )
