@@ -219,6 +219,32 @@ def test_words_only_an_html_comment_holds_find_nothing(tmp_path: Path) -> None:
         "# Build failures\n\nA module is missing.\n\n<!-- docker run ghcr.io/astral-sh/uv:trixieslim -->\n"
     )
     (docs / "docker.md").write_text("# Docker\n\nUse the `trixieslim` image.\n")
+    (docs / "install.md").write_text(
+        '# Install\n\n<Tabs>\n<TabItem value="yarnberry">\n\nRun it.\n\n</TabItem>\n</Tabs>\n'
+    )
+    (docs / "yarn.md").write_text("# Yarn\n\nWith yarnberry, run it.\n")
     engine = Docmentor(tmp_path / "db", create=True, embeddings=False)
     engine.add(str(docs), name="docs")
     assert [h.path for h in engine.search("trixieslim")] == ["docker.md"]
+    assert [h.path for h in engine.search("yarnberry")] == ["yarn.md"]  # a tag's attribute: markup
+
+
+def test_tags_around_prose_are_markup_and_code_keeps_its_angle_brackets() -> None:
+    """A Redux Toolkit tour: `<Tabs>` / `<TabItem value="npm">` made a page about installing
+    match "browser tab"; httpx's `<img src=…Open_proxy…svg>` put a file name's words in a
+    page. Tags go, their text stays; inline code (`Promise<T>`) and fenced code are code."""
+    from docmentor.parse.fences import as_read_text
+
+    text = (
+        '<Tabs>\n  <TabItem value="npm" label="npm" default>\n\nRun the installer.\n\n  </TabItem>\n</Tabs>\n'
+        "<figcaption><em>How a proxy works</em></figcaption> <!-- hidden -->\n"
+        "Returns a `Promise<Todo[]>` and `<Response [200 OK]>`.\n"
+        "```tsx\n<Provider store={store}>\n```\n"
+    )
+    got = as_read_text(text)
+    assert "TabItem" not in got and "value" not in got and "Tabs" not in got and "hidden" not in got
+    assert "Run the installer." in got and "How a proxy works" in got
+    assert "`Promise<Todo[]>`" in got and "`<Response [200 OK]>`" in got
+    assert "<Provider store={store}>" in got
+    assert as_read_text("a < b and c > d, x<y") == "a < b and c > d, x<y"  # no tag: as written
+    assert len(as_read_text("<a " + "x" * 200_000 + "\n" + "<b" * 50_000)) > 0  # linear

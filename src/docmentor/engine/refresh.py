@@ -40,7 +40,7 @@ PRUNE_GUARD_MIN = 4
 # p4: reST titles without inline markup; front-matter-only pages; p5: reST doctest blocks;
 # p6: a reST label starts the section it names; p7: reST title roles as Sphinx shows them;
 # p8: a MyST label starts the section it names too; p9: a Markdown heading without its attr_list ({#id});
-# p10: a Markdown heading without inline HTML; p11: prose's HTML comments neither indexed nor embedded
+# p10: a Markdown heading without inline HTML; p11: prose's HTML comments and HTML/JSX tags neither indexed nor embedded
 PARSE_VERSION = "p11"
 
 

@@ -15,9 +15,10 @@ Plain string operations, no regular expressions: linear in the line's length.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
-__all__ = ["Fence", "closes", "fence_open", "outside_fences", "without_html_comments"]
+__all__ = ["Fence", "as_read_text", "closes", "fence_open", "outside_fences", "without_html_comments"]
 
 _FENCE_CHARS = "`~"
 
@@ -109,4 +110,37 @@ def without_html_comments(text: str) -> str:
         rest = "".join(kept)
         if rest.strip() or not (line.strip() or began_hidden):
             out.append(rest)
+    return "\n".join(out)
+
+
+# an HTML or JSX tag on one line (`<TabItem value="npm" label="npm">`, `</Tabs>`, `<img src=…/>`):
+# a name, then anything but angle brackets; linear (one pass, no nested quantifiers)
+_TAG = re.compile(r"</?[A-Za-z][\w.:-]*(?:\s[^<>\n]*)?/?>")
+
+
+def as_read_text(text: str) -> str:
+    """``text`` as a reader of the rendered page reads it, for the index and the embeddings:
+    without its prose's HTML comments (:func:`without_html_comments`) and without the HTML or
+    JSX tags around its prose (`<Tabs>`, `<div align="center">`: their names and attributes
+    are markup, not words of the page; their text stays). Code — fenced blocks and inline
+    code spans (`Promise<T>`) — is kept as written."""
+    text = without_html_comments(text)
+    if "<" not in text:
+        return text
+    out: list[str] = []
+    fence: Fence | None = None
+    for line in text.split("\n"):
+        if fence is not None:
+            out.append(line)
+            if closes(line, fence, any_indent=True):
+                fence = None
+            continue
+        fence = fence_open(line, any_indent=True)
+        if fence is not None or "<" not in line:
+            out.append(line)
+            continue
+        parts = line.split("`")
+        for k in range(0, len(parts), 2):  # outside inline code
+            parts[k] = _TAG.sub(" ", parts[k])
+        out.append("`".join(parts))
     return "\n".join(out)

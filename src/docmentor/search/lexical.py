@@ -23,7 +23,7 @@ from typing import Any, Protocol
 import tantivy
 
 from docmentor.errors import StoreError
-from docmentor.parse.fences import without_html_comments
+from docmentor.parse.fences import as_read_text
 from docmentor.search.analyzer import analyze_joined, analyze_split
 from docmentor.search.config import DEFAULT, RankingConfig
 from docmentor.search.units import Unit, build_units
@@ -113,9 +113,9 @@ def _terms(text: str) -> str:
 
 def section_terms(text: str) -> str:
     """What the index stores of a section's text (its words, then its identifier parts; not
-    its prose's HTML comments, which no reader sees), computed ahead of
+    its prose's HTML comments and tags, which no reader reads), computed ahead of
     :meth:`LexicalIndex.replace` (``body_terms``) when parsing runs elsewhere."""
-    words, parts = analyze_split(without_html_comments(text), MAX_TERM)
+    words, parts = analyze_split(as_read_text(text), MAX_TERM)
     return words + _SPLIT + parts
 
 

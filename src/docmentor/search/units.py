@@ -19,7 +19,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from docmentor.parse.fences import Fence, closes, fence_open, without_html_comments
+from docmentor.parse.fences import Fence, as_read_text, closes, fence_open
 
 
 @dataclass(slots=True)
@@ -45,11 +45,11 @@ class Unit:
     def embed_text(self, code_lines: int) -> str:
         """What the embedding model reads: where the section is, then its text with each code
         block cut to its first ``code_lines`` lines (the model reads a few hundred tokens:
-        prose says more per token of what a section is about), without its prose's HTML
-        comments (no reader sees them)."""
+        prose says more per token of what a section is about), as a reader reads it
+        (:func:`~docmentor.parse.fences.as_read_text`: no HTML comments or tags in prose)."""
         place = " > ".join(p for p in [self.title, *self.heading_path] if p)
         place = " > ".join(dict.fromkeys(place.split(" > ")))  # the title often opens the path too
-        text = _cut_code(without_html_comments(self.text), code_lines)
+        text = _cut_code(as_read_text(self.text), code_lines)
         return f"{place}\n{text}" if place else text
 
     def content_hash(self, code_lines: int) -> str:
