@@ -635,6 +635,10 @@ def test_a_snippet_starts_at_its_paragraph_and_shows_code_as_code() -> None:
     note = f"# Notes\n\n{filler}\nThe reducer runs here.\n\n:::note\n\n" + "Long note text. " * 40 + "\n:::\n"
     got = snippet(note, set(analyze("reducer runs")))
     assert ":::note" not in got, got
+    rust = "# Maps\n\nCreate a map with the constructor:\n\n```rust\nlet m = HashMap::new();\n"
+    rust += "let v = Vec::new();\n" * 30 + "```\n"
+    got = snippet(rust, set(analyze("create map constructor")))
+    assert "HashMap::new()" in got and got.endswith("Vec::new();\n```"), got  # code with `::` is code
     nested = "# Code\n\n```js\n" + "".join(f"const v{n} = {n}\n" for n in range(30))
     nested += "\n    initialState: todos,\n" + "".join(f"// c{n}\n" for n in range(30)) + "```\n"
     got = snippet(nested, set(analyze("initialState todos")))

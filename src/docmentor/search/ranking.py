@@ -369,7 +369,7 @@ def _window(text: str, terms: set[str], size: int) -> str:
         out.append(line)
         length += len(line) + 1
     while len(out) > 1 and (
-        not out[-1].strip() or _OPENS.match(out[-1]) or fence_open(out[-1], any_indent=True)
+        not out[-1].strip() or _opens_block(out[-1]) or fence_open(out[-1], any_indent=True)
     ):
         out.pop()  # a block whose content the window cuts off (`:::note`, an opening fence): not shown
     fence = opened
@@ -392,7 +392,16 @@ def _window(text: str, terms: set[str], size: int) -> str:
 
 # a line that opens a block of what follows: an admonition (`:::note`, `!!! tip`, `??? info`),
 # a content tab (`=== "npm"`), a reST paragraph announcing a literal block or directive (`::`)
-_OPENS = re.compile(r"[ \t]*(?::{3,}\s*\w[^\n]*|[!?]{3}\+?\s+\w[^\n]*|===\s+\S[^\n]*|[^\n]*::)[ \t]*")
+_OPENS = re.compile(r"(?::{3,}[ \t]*\w|[!?]{3}\+?[ \t]+\w|===[ \t]+\S)")
+
+
+def _opens_block(line: str) -> bool:
+    """Whether a line only opens a block of what follows (:data:`_OPENS`): an admonition, a
+    content tab, or a reST paragraph's ``::``. (Prefix tests: linear on any line; code such
+    as ``HashMap::new()`` ends otherwise.)"""
+    text = line.strip()
+    return bool(_OPENS.match(text)) or text.endswith("::")
+
 
 MAX_LEAD_LINES = 4  # lines a window reaches back to start at its paragraph's first
 
