@@ -240,7 +240,9 @@ INVISIBLE_LINES = {
     "link definition": "[" + "a" * N,
     "field colons": ":" * N,
     "import quotes": "import " + "'a" * (N // 2),
+    "import blanks": 'import "' + " " * N + "x",
     "spacers": "&nbsp; " * (N // 7) + "x",
+    "spacer blanks": "&nbsp;" + " " * N + "x",
 }
 
 

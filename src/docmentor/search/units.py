@@ -92,8 +92,8 @@ _INVISIBLE = re.compile(
     r"|:[\w-]+:(?:[ \t].*)?"  # a field, ``:orphan:`` (not a role: :class:`Foo` is prose)
     r"|\([^()\s]+\)="
     r"|<!--(?:(?!-->).)*-->"  # one comment, nothing beside it
-    r"|import[ \t][^\n]*['\"][ \t]*;?"  # an MDX page's ESM import (`import Tabs from '@theme/Tabs';`)
-    r"|(?:&nbsp;[ \t]*)+"  # a spacer line
+    r"|import[ \t][^\n]*['\"](?:[ \t]*;)?"  # an MDX page's ESM import (`import Tabs from '@theme/Tabs';`)
+    r"|&nbsp;(?:[ \t]*&nbsp;)*"  # a spacer line (no two runs of blanks side by side: linear)
     r"|\[[^\]\n]*\]:[ \t]*\S+(?:[ \t]+(?:\"[^\"\n]*\"|'[^'\n]*'|\([^()\n]*\)))?"  # a link definition
     r")[ \t]*"
 )
