@@ -159,3 +159,22 @@ def test_find_api_reads_the_docs_words_on_an_api() -> None:
     bare = caches()
     hits = ApiIndex({"cache": (bare, [])}).find(task, library="cache", limit=3)
     assert not hits or hits[0].entry.api_id != "cache.core.LFUCache"
+
+
+def test_every_api_gets_its_docs_words_when_all_are_described() -> None:
+    """Review: the pass stopped once no API wanted a description, so a package whose APIs
+    all have docstrings got no docs_text at all."""
+    entries = [e for e in caches() if e.name != "helper"]
+    describe_from_docs(
+        entries, [Doc("Cache implementations", PAGE)], MentionResolver(entries), package="cache"
+    )
+    assert next(e for e in entries if e.name == "LFUCache").docs_text.startswith("This class counts")
+
+
+def test_a_paragraph_opening_with_a_role_is_prose() -> None:
+    """Review: `:class:`LFUCache` counts …` was read as an option (a field line)."""
+    entries = caches()
+    page = ".. autoclass:: LFUCache\n   :members:\n\n   :class:`LFUCache` counts how often an item\n   is retrieved.\n"
+    describe_from_docs(entries, [Doc("API", page)], MentionResolver(entries), package="cache")
+    lfu = next(e for e in entries if e.name == "LFUCache")
+    assert lfu.docs_text == ":class:`LFUCache` counts how often an item is retrieved."

@@ -20,9 +20,9 @@ _LONE_LINK = re.compile(r"^\[[^\]]*\]\([^)]*\)\s*$")  # like markup, not a passa
 
 def api_doc(entry: ApiEntry) -> str:
     """What find_api reads as an API's documentation: its docstring (else its description)
-    and the prose the docs' directives write about it (``docs_text``), which an API without
-    a docstring was described from (so its description is not read twice)."""
-    own = entry.docstring or ("" if entry.docs_text else entry.description)
+    and the prose the docs' directives write about it (``docs_text``); a description the
+    docs' prose holds already (an API without a docstring is described from it) is read once."""
+    own = entry.docstring or ("" if entry.description in entry.docs_text else entry.description)
     return f"{own}\n\n{entry.docs_text}".strip()
 
 

@@ -220,8 +220,6 @@ def describe_from_docs(
             filled += 1
 
     for section in sections:
-        if not wanting:
-            break
         current = module.get(section.path, package)
         for found in _directives(section.text):
             if found.module is not None:
@@ -293,7 +291,9 @@ def _directive_api(resolver: MentionResolver, found: _Directive, package: str, m
 
 _LIST_OR_TABLE = re.compile(r"^\s*(?:[*+-]\s|\d+[.)]\s|\|)")
 _EMPHASIS = re.compile(r"^([*_]{1,2})(\S(?:.*\S)?)\1$", re.S)
-_FIELD_LINE = re.compile(r"^\s*:[\w -]+:")  # a directive's option or a field list's line
+# a directive's option or a field list's line (`:members:`, `:param x:`), not a role opening a
+# line of prose (":class:`LFUCache` counts …")
+_FIELD_LINE = re.compile(r"^\s*:[\w -]+:(?=\s|$)")
 
 
 def docs_summary(text: str) -> str:
