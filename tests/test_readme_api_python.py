@@ -2419,7 +2419,7 @@ def test_a_named_tuple_is_called_with_its_fields(tmp_path: Path) -> None:
             "nt/__init__.py": """
                 import collections
                 from typing import ClassVar, NamedTuple
-                __all__ = ["Info", "Point", "Pair", "Own"]
+                __all__ = ["Info", "Point", "Pair", "Own", "Func"]
 
                 class Info(NamedTuple):
                     '''Stats.'''
@@ -2436,6 +2436,9 @@ def test_a_named_tuple_is_called_with_its_fields(tmp_path: Path) -> None:
                 class Own(collections.namedtuple("Own", "a b")):
                     '''Its own constructor.'''
                     def __new__(cls, a): ...
+
+                class Func(NamedTuple("Func", [("x", int)])):
+                    '''The functional form: not read here.'''
             """,
             "nt/__init__.pyi": """
                 import collections
@@ -2459,6 +2462,7 @@ def test_a_named_tuple_is_called_with_its_fields(tmp_path: Path) -> None:
     assert signatures["Point"] == "Point(x: float, y: float)"
     assert signatures["Pair"] == "Pair(left, right=None)"
     assert signatures["Own"] == "Own(a: int)"  # its own __new__, not the fields
+    assert signatures["Func"] == "Func(...)"  # review: not a NamedTuple with no fields
 
 
 def test_an_attributes_doc_comment_is_its_docstring(tmp_path: Path) -> None:
@@ -2470,13 +2474,15 @@ def test_an_attributes_doc_comment_is_its_docstring(tmp_path: Path) -> None:
         tmp_path,
         {
             "pkg/__init__.py": """
-                __all__ = ["App", "LIMIT", "OTHER", "PLAIN"]
+                __all__ = ["App", "LIMIT", "OTHER", "PLAIN", "URL", "TYPED"]
 
                 #: How many at most.
                 #: Counted per call.
                 LIMIT = 10
 
                 OTHER = 5  #: A number on its own line.
+                URL = "http://x/#:frag"  # a plain comment
+                TYPED: int  #: Annotated, no value.
 
                 # just a comment
                 PLAIN = 1
@@ -2499,6 +2505,8 @@ def test_an_attributes_doc_comment_is_its_docstring(tmp_path: Path) -> None:
     assert described["pkg.LIMIT"] == "How many at most. Counted per call."
     assert described["pkg.OTHER"] == "A number on its own line."
     assert described["pkg.PLAIN"] == ""
+    assert described["pkg.URL"] == ""  # `#:` inside a string is no doc comment (review)
+    assert described["pkg.TYPED"] == "Annotated, no value."
     assert described["pkg.App.testing"] == "The testing flag."
     assert described["pkg.App.debug"] == ""
     assert described["pkg.App.name"] == "The name of this app."

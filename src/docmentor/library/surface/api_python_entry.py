@@ -469,15 +469,32 @@ def doc_comment(obj: Any) -> tuple[str, int] | None:
         return None
     if not 0 <= k < len(lines):
         return None
-    _, sep, after = lines[k].partition("#:")
-    if sep and "=" in lines[k].split("#:", 1)[0]:
-        return after.strip(), k + 1
+    after = _trailing_doc_comment(lines[k]) if "#:" in lines[k] else None
+    if after is not None:
+        return after, k + 1
     above: list[str] = []
     j = k - 1
     while j >= 0 and lines[j].lstrip().startswith("#:"):
         above.append(lines[j].lstrip()[2:].strip())
         j -= 1
     return ("\n".join(reversed(above)).strip(), j + 2) if above else None
+
+
+def _trailing_doc_comment(line: str) -> str | None:
+    """The text of a ``#:`` comment after code on ``line`` (``x = 1  #: the default``,
+    ``name: str  #: The name.``), read as Python reads it: not a ``#:`` inside a string
+    (``URL = "http://x/#:frag"``); None when there is none."""
+    import io
+    import tokenize
+
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(line.strip() + "\n").readline))
+    except (tokenize.TokenError, SyntaxError, IndentationError):  # a line of a longer statement
+        return None
+    for k, token in enumerate(tokens):
+        if token.type == tokenize.COMMENT and token.string.startswith("#:") and k > 0:
+            return token.string[2:].strip()
+    return None
 
 
 def _plain_entry(obj: Any) -> ApiEntry:

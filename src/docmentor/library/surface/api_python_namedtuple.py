@@ -85,7 +85,7 @@ def namedtuple_parameters(cls: Any) -> list[griffe.Parameter] | None:
     for base in getattr(cls, "bases", []):
         if isinstance(base, griffe.ExprCall) and _path(base.function) in _FACTORIES:
             return _from_call(base, dict(cls.members))
-        if _path(base) in _TYPED:
+        if not isinstance(base, griffe.ExprCall) and _path(base) in _TYPED:  # not NamedTuple("A", [...])
             params = []
             for attribute in body_attributes(cls):
                 annotation = attribute.annotation
