@@ -1866,12 +1866,12 @@ def test_an_override_with_nothing_to_say_gets_no_context_of_its_own() -> None:
     from docmentor.library.knowledge.readme import render_readme
     from docmentor.library.models import ApiEntry
 
-    def api(api_id: str, kind: str, description: str, importance: float) -> ApiEntry:
+    def api(api_id: str, kind: str, description: str, importance: float, call: str = "(self)") -> ApiEntry:
         parent = api_id.rpartition(".")[0] if kind in ("method", "property") else None
         name = api_id.rpartition(".")[2]
         return ApiEntry(
             api_id=api_id, name=name, kind=kind, parent=parent, description=description,  # type: ignore[arg-type]
-            importance_score=importance, signature=f"{name}(self)",
+            importance_score=importance, signature=f"{name}{call}",
         )  # fmt: skip
 
     entries = [
@@ -1883,14 +1883,15 @@ def test_an_override_with_nothing_to_say_gets_no_context_of_its_own() -> None:
         api("c.Cache.currsize", "property", "", 0.45),
         api("c.TTLCache.currsize", "property", "", 0.4),
         api("c.keys", "function", "", 0.3),
+        api("c.Cache.get", "method", "", 0.29, "(self, key, default=None)"),
+        api("c.TTLCache.get", "method", "", 0.28, "(self, *args, **kwargs)"),  # passes it on
+        api("c.Client.send", "method", "", 0.27, "(self, request)"),
+        api("c.AsyncClient.send", "method", "", 0.26, "(self, request)"),
     ]
+    entries[-1].signature = "async send(self, request)"  # called otherwise: another API (review)
     text = render_readme("c", "1.0", entries, [], validated=False)
     shown = re.findall(r"^(c\.[\w.]+) is ", text, re.M)
     assert shown == [
-        "c.Cache",
-        "c.Cache.clear",
-        "c.LRUCache",
-        "c.TTLCache.clear",
-        "c.Cache.currsize",
-        "c.keys",
-    ]
+        "c.Cache", "c.Cache.clear", "c.LRUCache", "c.TTLCache.clear", "c.Cache.currsize", "c.keys",
+        "c.Cache.get", "c.Client.send", "c.AsyncClient.send",
+    ]  # fmt: skip

@@ -583,14 +583,19 @@ def render_readme(
     # `BaseConverter.structure`) gets one context; two classes' methods (a sync and an async
     # client's `get`) are two APIs
     said: dict[tuple[str, str, tuple[str, ...]], str] = {}
-    members: set[str] = set()  # the names of the methods and properties shown so far
+    members: set[tuple[str, str]] = set()  # (name, call) of the methods and properties shown so far
     for entry in ranked_entries(entries):
         if len(sections) >= max_apis:
             break
-        if entry.kind in ("method", "property") and not entry.description.strip() and entry.name in members:
-            # another class's override with nothing to say (cachetools' seven `clear(self)`,
-            # `TTLCache.get(self, *args, **kwargs)` after `Cache.get`): no context of its own
-            continue
+        if entry.kind in ("method", "property") and not entry.description.strip():
+            call = _call(entry)
+            if (entry.name, call) in members or (
+                call == _PASS_THROUGH and any(name == entry.name for name, _ in members)
+            ):
+                # another class's override with nothing to say, called as the one shown
+                # (cachetools' seven `clear(self)`), or passing everything through to it
+                # (`TTLCache.get(self, *args, **kwargs)` after `Cache.get`): no context of its own
+                continue
         params = tuple(
             f"{p.name}:{p.type or ''}={p.default or ''}"
             for p in entry.parameters
@@ -615,10 +620,24 @@ def render_readme(
             break
         sections.append(section)
         if entry.kind in ("method", "property"):
-            members.add(entry.name)
+            members.add((entry.name, _call(entry)))
         if example is not None:
             shown.setdefault(example.example_id, n)
     return _join(head, sections, _FOOTER)
+
+
+_PASS_THROUGH = "(*args, **kwargs)"
+
+
+def _call(entry: ApiEntry) -> str:
+    """How a method is called, whoever owns it: ``async`` or not, and its parameters after
+    ``self`` (``(key, default=None)``)."""
+    signature = entry.signature
+    head, paren, rest = signature.partition("(")
+    params = [p.strip() for p in rest.rsplit(")", 1)[0].split(",")] if paren else []
+    if params and params[0] in ("self", "cls"):
+        params = params[1:]
+    return ("async " if head.startswith("async ") else "") + f"({', '.join(params)})"
 
 
 def _join(head: str, sections: list[str], footer: str) -> str:
