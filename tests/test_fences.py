@@ -198,12 +198,18 @@ def test_html_comments_of_prose_are_left_out_and_code_keeps_its_own() -> None:
         "<!-- MyComponent.vue -->\n"
         "<template/>\n"
         "```\n"
-        "End. <!-- never closed\n"
+        "End.\n"
+        "<!-- never closed\n"
         "hidden till the end\n"
     )
     assert without_html_comments(text) == (
-        "Intro  words.\nKept line.\nAfter it.\n```vue\n<!-- MyComponent.vue -->\n<template/>\n```\nEnd. "
+        "Intro  words.\nKept line.\nAfter it.\n```vue\n<!-- MyComponent.vue -->\n<template/>\n```\nEnd."
     )
+    # inline code is code, and a comment opened inside a line that does not close there is
+    # text, as CommonMark reads it (review)
+    assert without_html_comments("Cut a post at `<!--truncate-->`.") == "Cut a post at `<!--truncate-->`."
+    tip = "HTML comments start with `<!--`.\n\n## Caching\n\nUse the cache <!-- or not."
+    assert without_html_comments(tip) == tip
     assert without_html_comments("no comment\n") == "no comment\n"
     # linear on a line of many openings, and on many lines of an unclosed comment
     assert without_html_comments("<!--" * 100_000) == ""

@@ -74,9 +74,11 @@ def outside_fences(text: str) -> str:
 
 def without_html_comments(text: str) -> str:
     """``text`` without the HTML comments of its prose (``<!-- markdownlint-disable … -->``,
-    ``<!-- old anchor … -->``): what a reader of the rendered page never sees. Comments in
-    fenced code are code (a Vue template's ``<!-- … -->``) and stay; an unclosed one hides
-    the rest of the text, as in a browser. One pass: linear."""
+    ``<!-- old anchor … -->``): what a reader of the rendered page never sees. As CommonMark
+    reads them: a comment that opens a line (after at most three spaces) runs until its
+    ``-->``, over lines, or to the end of the text; one inside a line is a comment only when
+    it closes there; inline code (`` `<!--truncate-->` ``) and fenced code are code. One pass:
+    linear."""
     if "<!--" not in text:
         return text
     out: list[str] = []
@@ -88,29 +90,49 @@ def without_html_comments(text: str) -> str:
             if closes(line, fence, any_indent=True):
                 fence = None
             continue
-        if not hidden and "<!--" not in line:
+        if hidden:
+            end = line.find("-->")
+            if end < 0:
+                continue
+            hidden, line = False, line[end + 3 :]
+            if not line.strip():
+                continue
+        if "<!--" not in line:
             fence = fence_open(line, any_indent=True)
             out.append(line)
             continue
-        kept: list[str] = []
-        at, began_hidden = 0, hidden
-        while at <= len(line):
-            if hidden:
-                end = line.find("-->", at)
-                if end < 0:
-                    break
-                hidden, at = False, end + 3
-            else:
-                start = line.find("<!--", at)
-                if start < 0:
-                    kept.append(line[at:])
-                    break
-                kept.append(line[at:start])
-                hidden, at = True, start + 4
-        rest = "".join(kept)
-        if rest.strip() or not (line.strip() or began_hidden):
-            out.append(rest)
+        indent = len(line) - len(line.lstrip(" "))
+        if indent <= 3 and line.startswith("<!--", indent):  # an HTML block: to its `-->`
+            end = line.find("-->", indent + 4)
+            if end < 0:
+                hidden = True
+                continue
+            line = line[:indent] + line[end + 3 :]
+            if not line.strip():
+                continue
+        out.append(_inline_comments_out(line))
     return "\n".join(out)
+
+
+def _inline_comments_out(line: str) -> str:
+    """A line without the comments that open and close in it, outside its code spans."""
+    if "<!--" not in line:
+        return line
+    parts = line.split("`")
+    for k in range(0, len(parts), 2):  # outside inline code
+        segment = parts[k]
+        kept: list[str] = []
+        at = 0
+        while True:
+            start = segment.find("<!--", at)
+            end = segment.find("-->", start + 4) if start >= 0 else -1
+            if end < 0:
+                kept.append(segment[at:])
+                break
+            kept.append(segment[at:start])
+            at = end + 3
+        parts[k] = "".join(kept)
+    return "`".join(parts)
 
 
 # an HTML or JSX tag on one line (`<TabItem value="npm" label="npm">`, `</Tabs>`, `<img src=…/>`):
