@@ -182,6 +182,8 @@ def test_listed_members_and_nested_member_directives_are_documented(tmp_path: Pa
     (docs / "index.rst").write_text(
         ".. module:: cache\n\n"
         ".. autoclass:: TTLCache(maxsize, ttl)\n"
+        "   :exclude-members: a,\n"
+        "                     b\n"
         "   :members: popitem, timer,\n"
         "             ttl\n"
         "   :show-inheritance:\n\n"

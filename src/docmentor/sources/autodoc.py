@@ -39,7 +39,8 @@ def _listed_members(text: str, start: int) -> list[str] | None:
     end = text.find("\n", start)
     names: list[str] | None = None
     pos = end + 1 if end >= 0 else len(text)
-    option_indent = -1  # the indentation of the ``:members:`` line whose value may go on
+    option_indent = -1  # the indentation of the option line whose value may go on
+    members = False  # that option is ``:members:``
     while pos < len(text):
         line_end = text.find("\n", pos)
         line = text[pos : line_end if line_end >= 0 else len(text)]
@@ -48,11 +49,11 @@ def _listed_members(text: str, start: int) -> list[str] | None:
         if option is None:
             if not (0 <= option_indent < indent and line.strip()):
                 break
-            value = line  # ":members: get, pop,\n             clear": the list goes on
+            value = line if members else ""  # ":members: get, pop,\n             clear": the list goes on
         else:
-            option_indent = indent if option.group(1) == "members" else -1
-            value = option.group(2) if option.group(1) == "members" else ""
-        if option is None or option.group(1) == "members":
+            option_indent, members = indent, option.group(1) == "members"
+            value = option.group(2) if members else ""
+        if members:
             listed = [n for n in (part.strip() for part in value.split(",")) if _NAME.fullmatch(n)]
             names = (names or []) + (listed or ([] if option is None else ["*"]))
         pos = line_end + 1 if line_end >= 0 else len(text)
