@@ -172,6 +172,7 @@ def test_generate_cli_text_and_outputs(cli: IndexCli, work: Path, lib: Path) -> 
         "minidb 1.2.0: 18 APIs, 8 examples (8 matched to APIs)",
         f"README.LLM: {Path('readme_llm') / 'README.LLM'} (14 sections, {tokens.group(1)} tokens)",
         f"knowledge base: {Path('readme_llm') / 'knowledge_base'} (registered, generation 1)",
+        "docs: source minidb-docs (11 search units; docmentor search -s minidb …)",
         "drift: 0 missing APIs, 0 invalid signatures, 0 uses of deprecated APIs (docmentor readme-llm drift)",
     ]
     assert readme.read_text(encoding="utf-8").startswith("<ReadMe.LLM>\n<rules>\n")
@@ -1143,3 +1144,21 @@ def test_drift_in_included_code_points_at_the_include(tmp_path: Path) -> None:
 
         found = sorted((f.path, f.line) for f in drift_report(eng, "minisky").findings)
     assert found == [("guide.md", 6), ("guide.md", 14)], found  # the include's line; a plain block's own
+
+
+def test_generate_says_when_its_docs_are_searched_by_words_only(
+    tmp_path: Path, lib: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A blinker tour: after generate, `sources` said 0/18 embedded and nothing had said why.
+    With embeddings on, generate's summary says how its docs become searchable by meaning."""
+    from docmentor.cli.library import _say_docs_search
+
+    engine = Docmentor(tmp_path / "db", create=True, embeddings=True)
+    try:
+        engine.add(str(lib / "docs"), name="minidb-docs", embed=False)  # as generate indexes them
+        _say_docs_search(engine, "minidb-docs", "minidb")
+    finally:
+        engine.close()
+    out = capsys.readouterr().out
+    assert out.startswith("docs: source minidb-docs (") and "search -s minidb" in out
+    assert "by words until `docmentor refresh minidb-docs` embeds them" in out

@@ -6,7 +6,7 @@ import json
 import sys
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import click
 import typer
@@ -24,12 +24,16 @@ from docmentor.cli.app import (
     require_index,
 )
 
+if TYPE_CHECKING:
+    from docmentor import Docmentor
+
 readme_app = typer.Typer(
     help="Generate README.LLM and a library knowledge base from docs and the real API.",
     short_help="README.LLM and a knowledge base from docs and the real API.",
     no_args_is_help=True,
 )
 app.add_typer(readme_app, name="readme-llm")
+
 api_app = typer.Typer(
     help="Ask a generated library knowledge base: APIs, examples, overview.",
     short_help="Ask a library knowledge base: APIs, examples, overview.",
@@ -39,6 +43,7 @@ app.add_typer(api_app, name="api")
 feedback_app = typer.Typer(
     help="What agents reported through report_issue, and what to fix.", no_args_is_help=True
 )
+
 app.add_typer(feedback_app, name="feedback")
 
 # fixed values as choices: a wrong one is a usage error (exit 2) that lists them, and --help
@@ -112,9 +117,10 @@ def readme_generate(
     """Generate README.LLM and the knowledge base, and register it in the index."""
     from docmentor import generate
 
+    engine = open_engine(create=True)
     with progress(not as_json, describe=str) as update:
         result = generate(
-            open_engine(create=True),
+            engine,
             library=library,
             docs_path=docs_path,
             source=source_path,
@@ -146,6 +152,8 @@ def readme_generate(
         )
     if result.kb_path:
         print(f"knowledge base: {result.kb_path} (registered, generation {result.generation})")
+    if result.docs_source:
+        _say_docs_search(engine, result.docs_source, library)
     if result.drift:
         print(
             f"drift: {result.drift.get('missing_api', 0)} missing APIs, "
@@ -353,3 +361,17 @@ def feedback_analyze(
 def _not_checked(n: int) -> str:
     """What drift says of the examples it did not read (as its report's text does)."""
     return f"{n} example{'s' if n != 1 else ''} in other languages not checked: drift reads Python only"
+
+
+def _say_docs_search(engine: Docmentor, name: str, library: str) -> None:
+    """Where the docs generate indexed are searched, and, when their sections are not all
+    embedded yet, how they become searchable by meaning (a blinker tour: `sources` said
+    0/18 embedded after generate, and nothing had said why)."""
+    info = next((s for s in engine.sources() if s["name"] == name), None)
+    if info is None:
+        return
+    units, embedded = int(info.get("units", 0)), int(info.get("embedded", 0))
+    line = f"docs: source {name} ({units} search units; docmentor search -s {library} …)"
+    if engine.embeddings and embedded < units:
+        line += f"; by words until `docmentor refresh {name}` embeds them (serve does it in the background)"
+    print(line)
