@@ -46,3 +46,25 @@ def test_a_library_named_with_a_dash_or_an_underscore_is_the_same_library() -> N
     assert pick(Any, "SQLite.Utils", answering) == "sqlite-utils"  # type: ignore[arg-type]
     with pytest.raises(NotFoundError):
         pick(Any, "sqliteutils", answering)  # type: ignore[arg-type]
+
+
+def test_a_librarys_name_reads_every_version_generate_indexed(tmp_path: Path) -> None:
+    """Review: a second version's generated docs are `httpx-0.28-docs`; `-s httpx -v 0.28`
+    reads them, and `-s httpx` one version, as for a library's `NAME@VERSION` sources."""
+    from docmentor.engine.scope import generated_docs, version_scope
+
+    versions = {
+        "httpx-docs": "0.27",
+        "httpx-0.28-docs": "0.28",
+        "httpx-extras-docs": "1.0",
+        "flask-docs": "3.1",
+    }
+    assert generated_docs("httpx", versions) == ["httpx-0.28-docs", "httpx-docs"]
+    assert (
+        version_scope(versions, source="httpx", version="0.28", project=tmp_path).sources == "httpx-0.28-docs"
+    )
+    assert version_scope(versions, source="httpx", version="0.27", project=tmp_path).sources == "httpx-docs"
+    assert (
+        version_scope(versions, source="httpx", project=tmp_path).sources == "httpx-0.28-docs"
+    )  # the newest
+    assert version_scope(versions, source="flask", project=tmp_path).sources == "flask-docs"

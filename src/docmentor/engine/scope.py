@@ -8,6 +8,7 @@ was: the source given, or every source.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -59,6 +60,26 @@ def unknown_source(source: str, known: Iterable[str]) -> NotFoundError:
     return NotFoundError(f"unknown source {source!r}", hint=hint)
 
 
+def generated_docs(library: str, versions: Mapping[str, str | None]) -> list[str]:
+    """The sources ``readme-llm generate`` indexed for ``library``'s docs: ``httpx-docs``
+    (and its ``@VERSION`` names) and, for another version of it, ``httpx-0.28-docs``."""
+    docs = docs_source_name(library)
+    stem = docs.removesuffix("-docs")
+    return sorted(
+        n
+        for n in versions
+        if library_of(n) == docs
+        or (
+            n.startswith(stem + "-")
+            and n.endswith("-docs")
+            and _VERSION_TAIL.fullmatch(n[len(stem) + 1 : -5])
+        )
+    )
+
+
+_VERSION_TAIL = re.compile(r"v?\d+(?:[.\w-]*\w)?")
+
+
 def version_scope(
     versions: Mapping[str, str | None],
     *,
@@ -76,9 +97,13 @@ def version_scope(
     for name in sorted(versions):
         groups.setdefault(library_of(name), []).append(name)
     if source is not None and source not in versions and source not in groups:
-        docs = docs_source_name(source)  # `-s blinker`: the docs `readme-llm generate` indexed
-        if docs in versions or docs in groups:
-            source = docs
+        # `-s blinker`: the docs `readme-llm generate` indexed for the library, every version
+        # (`httpx-docs`, and `httpx-0.28-docs` for a second one)
+        made = generated_docs(source, versions)
+        if len(made) == 1:
+            source = made[0]
+        elif made:
+            groups[source] = made
     if source is not None:
         if source in versions and ("@" in source or len(groups[library_of(source)]) == 1):
             return _one_source(versions, source, version)
