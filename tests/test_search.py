@@ -639,6 +639,10 @@ def test_a_snippet_starts_at_its_paragraph_and_shows_code_as_code() -> None:
     rust += "let v = Vec::new();\n" * 30 + "```\n"
     got = snippet(rust, set(analyze("create map constructor")))
     assert "HashMap::new()" in got and got.endswith("Vec::new();\n```"), got  # code with `::` is code
+    # past the first 8,000 characters too (review)
+    far = "# Long\n\n```python\n" + "x = 1\n" * 2_000 + "okapi_call()\n" + "y = 2\n" * 100 + "```\n"
+    got = snippet(far, set(analyze("okapi_call")))
+    assert "okapi_call()" in got and got.startswith("```python\n") and got.endswith("\n```"), got
     nested = "# Code\n\n```js\n" + "".join(f"const v{n} = {n}\n" for n in range(30))
     nested += "\n    initialState: todos,\n" + "".join(f"// c{n}\n" for n in range(30)) + "```\n"
     got = snippet(nested, set(analyze("initialState todos")))

@@ -358,7 +358,7 @@ def _window(text: str, terms: set[str], size: int) -> str:
         # window, when its place holds more of the query than the best scanned line
         later = _later_window(text, len(scanned), _probe(frozenset(t[:4] for t in missing if t)), terms, size)
         if later is not None and later[1] > best_score:
-            return later[0]
+            return _fenced(later[0], _fence_at(text[: later[2]].split("\n"), None))
     start = _paragraph_start(lines, best, size)
     opened = _fence_at(lines, start)  # the code block the window starts in, if any
     out: list[str] = []
@@ -372,21 +372,12 @@ def _window(text: str, terms: set[str], size: int) -> str:
         not out[-1].strip() or _opens_block(out[-1]) or fence_open(out[-1], any_indent=True)
     ):
         out.pop()  # a block whose content the window cuts off (`:::note`, an opening fence): not shown
-    fence = opened
-    for line in out:
-        if fence is None:
-            fence = fence_open(line, any_indent=True)
-        elif closes(line, fence, any_indent=True):
-            fence = None
     # code keeps its first line's indentation
     result = "\n".join(out).lstrip("\n").rstrip() if opened is not None else "\n".join(out).strip()
     if len(result) > size:
         result = result[: size - 1].rstrip() + "…"
     # code shown as code: a window that starts or ends inside a block gets its fence lines
-    if opened is not None and result:
-        result = f"{opened.indent}{opened.char * opened.length}{opened.info}\n{result}"
-    if fence is not None and result:
-        result = f"{result}\n{fence.indent}{fence.char * fence.length}"
+    result = _fenced(result, opened)
     return result
 
 
@@ -432,8 +423,24 @@ def _paragraph_start(lines: list[str], best: int, size: int) -> int:
 _ITEM = re.compile(r"[ \t]*(?:[*+-]|\d{1,9}[.)])[ \t]")
 
 
-def _fence_at(lines: list[str], k: int) -> Fence | None:
-    """The fenced code block line ``k`` is inside of, if any (its opening fence)."""
+def _fenced(window: str, opened: Fence | None) -> str:
+    """``window`` with the fence lines of a code block it starts or ends inside of."""
+    fence = opened
+    for line in window.split("\n"):
+        if fence is None:
+            fence = fence_open(line, any_indent=True)
+        elif closes(line, fence, any_indent=True):
+            fence = None
+    if opened is not None and window:
+        window = f"{opened.indent}{opened.char * opened.length}{opened.info}\n{window}"
+    if fence is not None and window:
+        window = f"{window}\n{fence.indent}{fence.char * fence.length}"
+    return window
+
+
+def _fence_at(lines: list[str], k: int | None) -> Fence | None:
+    """The fenced code block line ``k`` (None: after the last line) is inside of, if any (its
+    opening fence)."""
     fence: Fence | None = None
     for line in lines[:k]:
         if fence is None:
@@ -448,10 +455,10 @@ MAX_LATER_PROBES = 64  # prefix matches checked past the scanned lines, at most
 
 def _later_window(
     text: str, offset: int, probe: re.Pattern[str] | None, terms: set[str], size: int
-) -> tuple[str, int] | None:
+) -> tuple[str, int, int] | None:
     """A ``size`` window of ``text`` from the line (or, in a long line, a third of a window
-    before the place) where a term ``probe`` looks for first appears past ``offset``, and how
-    many of ``terms`` that place holds; None if none does."""
+    before the place) where a term ``probe`` looks for first appears past ``offset``, how many
+    of ``terms`` that place holds, and where the window starts; None if none does."""
     if probe is None:
         return None
     lowered = text.lower()
@@ -471,7 +478,7 @@ def _later_window(
         cut = window.rfind("\n")
         if cut > size // 2:
             window = window[:cut]
-        return ("…" if start > line_start else "") + window.strip(), held
+        return ("…" if start > line_start else "") + window.strip(), held, start
     return None
 
 
