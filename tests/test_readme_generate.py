@@ -1895,3 +1895,39 @@ def test_an_override_with_nothing_to_say_gets_no_context_of_its_own() -> None:
         "c.Cache", "c.Cache.clear", "c.LRUCache", "c.TTLCache.clear", "c.Cache.currsize", "c.keys",
         "c.Cache.get", "c.Client.send", "c.AsyncClient.send",
     ]  # fmt: skip
+
+
+def test_a_docstrings_example_imports_the_names_it_calls_bare() -> None:
+    """A humanize tour: its docstrings' doctests call `clamp(123.456)` and pass
+    `format=intword` bare (the module's own names), and README.LLM showed them so: a NameError
+    for whoever copies them. They get the import from the public path; what the code
+    imports or binds itself, an example of the docs, and a method are left alone."""
+    from docmentor.library.knowledge.readme import with_imports
+    from docmentor.library.models import ApiEntry, Example
+
+    entries = {
+        "h.number.clamp": ApiEntry(
+            api_id="h.number.clamp", name="clamp", kind="function", aliases=["h.clamp"]
+        ),
+        "h.number.intword": ApiEntry(
+            api_id="h.number.intword", name="intword", kind="function", aliases=["h.intword"]
+        ),
+        "h.time.Delta": ApiEntry(api_id="h.time.Delta", name="Delta", kind="class"),
+        "h.time.Delta.days": ApiEntry(
+            api_id="h.time.Delta.days", name="days", kind="method", parent="h.time.Delta"
+        ),
+    }
+    code = "clamp(0.0001, format=intword)\nd = Delta()\nd.days()"
+    example = Example(
+        example_id="x", title="t", code=code, language="python", source="s", path="h/number.py", line=1,
+        apis_used=list(entries), origin="docstring",
+    )  # fmt: skip
+    assert with_imports(example, code, entries).split("\n")[:2] == [
+        "from h import clamp, intword",
+        "from h.time import Delta",
+    ]
+    bound = "from h import clamp\nintword = str\nclamp(1, format=intword)"
+    assert with_imports(example, bound, entries) == bound
+    docs = example.model_copy(update={"origin": "docs"})
+    assert with_imports(docs, code, entries) == code
+    assert with_imports(example, "clamp(", entries) == "clamp("  # does not parse: as written

@@ -464,6 +464,41 @@ def _function(entry: ApiEntry) -> str:
 REPEAT_LINES = 10
 
 
+def with_imports(example: Example, code: str, by_id: Mapping[str, ApiEntry]) -> str:
+    """A docstring's example as a program a reader can run: a doctest in a module's docstring
+    calls that module's names bare (humanize's ``clamp(123.456)``, ``format=intword``); the
+    library's functions and classes it uses and does not import get their import from the
+    public path (``from humanize import clamp, intword``). An example of the docs, or code
+    that does not parse, is shown as written."""
+    if example.origin != "docstring" or example.language != "python":
+        return code
+    try:
+        tree = ast.parse(code)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return code
+    bound: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            bound.update((a.asname or a.name).split(".")[0] for a in node.names)
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            bound.add(node.name)
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            bound.add(node.id)
+    loaded = {
+        node.id for node in ast.walk(tree) if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)
+    }
+    wanted: dict[str, set[str]] = {}
+    for api in example.apis_used:
+        entry = by_id.get(api)
+        if entry is None or entry.kind not in ("function", "class"):
+            continue
+        module, _, name = public_path(entry).rpartition(".")
+        if module and name in loaded and name not in bound:
+            wanted.setdefault(module, set()).add(name)
+    imports = [f"from {module} import {', '.join(sorted(names))}" for module, names in sorted(wanted.items())]
+    return "\n".join([*imports, code]) if imports else code
+
+
 def _context(
     n: int,
     entry: ApiEntry,
@@ -483,7 +518,7 @@ def _context(
         f"</context_{n}_function>",
     ]
     if example is not None:
-        code = example_code(example)
+        code = with_imports(example, example_code(example), by_id)
         if shown_in is not None and code.count("\n") + 1 > REPEAT_LINES:
             code = (
                 f"# the example of context_{shown_in} shows {entry.name} too ({example.path}:{example.line})"
