@@ -261,7 +261,9 @@ def api_find(
 
 @api_app.command("examples")
 def api_examples(
-    task: Annotated[str, typer.Argument(help="The task, in words.")],
+    task: Annotated[
+        str | None, typer.Argument(help="The task, in words (optional with --api: the API's examples).")
+    ] = None,
     api: Annotated[
         list[str] | None, typer.Option("--api", help="An API the example should use (repeatable).")
     ] = None,
@@ -279,6 +281,10 @@ def api_examples(
     """Code examples from the documentation for a task."""
     if not 1 <= limit <= 20:
         raise UsageError("--limit must be between 1 and 20")
+    if not (task or "").strip():
+        if not api:
+            raise UsageError("give a task, or --api NAME for an API's examples")
+        task = " ".join(api)  # its examples: the API's name is the task
     found = open_knowledge().get_examples(
         task, apis_involved=api, complexity=complexity, library=library, version=version, limit=limit
     )
