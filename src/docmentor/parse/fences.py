@@ -79,7 +79,12 @@ def without_html_comments(text: str) -> str:
     ``-->``, over lines, or to the end of the text; one inside a line is a comment only when
     it closes there; inline code (`` `<!--truncate-->` ``) and fenced code are code. One pass:
     linear."""
-    if "<!--" not in text:
+    return _markup_out(text, tags=False)
+
+
+def _markup_out(text: str, *, tags: bool) -> str:
+    """:func:`without_html_comments`, and with ``tags`` the tags of the prose too, in one pass."""
+    if "<!--" not in text and not (tags and "<" in text):
         return text
     out: list[str] = []
     fence: Fence | None = None
@@ -99,7 +104,7 @@ def without_html_comments(text: str) -> str:
                 continue
         if "<!--" not in line:
             fence = fence_open(line, any_indent=True)
-            out.append(line)
+            out.append(_tags_out(line) if tags and fence is None and "<" in line else line)
             continue
         indent = len(line) - len(line.lstrip(" "))
         if indent <= 3 and line.startswith("<!--", indent):  # an HTML block: to its `-->`
@@ -110,7 +115,8 @@ def without_html_comments(text: str) -> str:
             line = line[:indent] + line[end + 3 :]
             if not line.strip():
                 continue
-        out.append(_inline_comments_out(line))
+        line = _inline_comments_out(line)
+        out.append(_tags_out(line) if tags and "<" in line else line)
     return "\n".join(out)
 
 
@@ -146,23 +152,12 @@ def as_read_text(text: str) -> str:
     JSX tags around its prose (`<Tabs>`, `<div align="center">`: their names and attributes
     are markup, not words of the page; their text stays). Code — fenced blocks and inline
     code spans (`Promise<T>`) — is kept as written."""
-    text = without_html_comments(text)
-    if "<" not in text:
-        return text
-    out: list[str] = []
-    fence: Fence | None = None
-    for line in text.split("\n"):
-        if fence is not None:
-            out.append(line)
-            if closes(line, fence, any_indent=True):
-                fence = None
-            continue
-        fence = fence_open(line, any_indent=True)
-        if fence is not None or "<" not in line:
-            out.append(line)
-            continue
-        parts = line.split("`")
-        for k in range(0, len(parts), 2):  # outside inline code
-            parts[k] = _TAG.sub(" ", parts[k])
-        out.append("`".join(parts))
-    return "\n".join(out)
+    return _markup_out(text, tags=True)
+
+
+def _tags_out(line: str) -> str:
+    """A line of prose without its tags, outside its code spans."""
+    parts = line.split("`")
+    for k in range(0, len(parts), 2):  # outside inline code
+        parts[k] = _TAG.sub(" ", parts[k])
+    return "`".join(parts)
