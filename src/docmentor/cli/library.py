@@ -281,12 +281,9 @@ def api_examples(
     """Code examples from the documentation for a task."""
     if not 1 <= limit <= 20:
         raise UsageError("--limit must be between 1 and 20")
-    if not (task or "").strip():
-        if not api:
-            raise UsageError("give a task, or --api NAME for an API's examples")
-        task = " ".join(api)  # its examples: the API's name is the task
+    # no task, with --api: that API's examples (a blank task alone is refused as such)
     found = open_knowledge().get_examples(
-        task, apis_involved=api, complexity=complexity, library=library, version=version, limit=limit
+        task or "", apis_involved=api, complexity=complexity, library=library, version=version, limit=limit
     )
     if as_json:
         emit(found.to_dict())
