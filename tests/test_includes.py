@@ -941,3 +941,30 @@ def test_include_markdown_refusals_and_missing_delimiters_warn(tmp_path: Path, o
     assert lines[8:10] == ["", "beta E gamma"]  # after the start, to the end of the file
     assert lines[10] == '{% include-markdown "./part.md"'  # never closed: text
     assert all(p.name == "part.md" for p in opened)
+
+
+def test_an_included_code_block_belongs_to_its_included_section(tmp_path: Path) -> None:
+    """A humanize tour: every example of its README, pulled into docs/index.md, was titled
+    "Localization" (the page's last heading starting at the include's line, to which all the
+    included lines map). A code block belongs to the section it is in, in the served text."""
+    from docmentor.engine import Docmentor
+    from docmentor.store.docs import code_blocks, documents_by_path
+
+    write(
+        tmp_path,
+        "README.md",
+        "# Pkg\n\n<!-- s -->\n## Numbers\n\n```python\nintcomma(1)\n```\n\n## Dates\n\n```python\nnaturalday(d)\n```\n<!-- e -->\n",
+    )
+    write(
+        tmp_path,
+        "docs/index.md",
+        '# Pkg\n\nIntro.\n\n{% include-markdown "../README.md" start="<!-- s -->" end="<!-- e -->" %}\n',
+    )
+    engine = Docmentor(tmp_path / "db", create=True, embeddings=False)
+    try:
+        engine.add(str(tmp_path / "docs"), name="d", options={"base_paths": [str(tmp_path)]})
+        (doc,) = documents_by_path(engine.store, "d")
+        blocks = {b.code.strip(): b.heading_path[-1] for b in code_blocks(engine.store, doc.id)}
+    finally:
+        engine.close()
+    assert blocks == {"intcomma(1)": "Numbers", "naturalday(d)": "Dates"}

@@ -10,6 +10,7 @@ fences inside them are seen as such. Section text is always cut from the real te
 
 from __future__ import annotations
 
+import bisect
 import logging
 import re
 from functools import lru_cache
@@ -235,7 +236,7 @@ def parse_markdown(
                 text="\n\n".join(dict.fromkeys(about)),
             )
         ]
-    _attach_code(sections, fences, line_map)
+    _attach_code(sections, fences, line_map, [start for start, _, _ in labelled])
     return ParsedDocument(title=title, meta=meta, sections=sections, links=links)
 
 
@@ -294,17 +295,28 @@ def _fence_blocks(line0: int, info: str, content: str) -> list[tuple[int, str, s
     return [(line0, name, content)]
 
 
-def _attach_code(sections: list[Any], fences: list[tuple[int, str, str]], line_map: list[int] | None) -> None:
+def _attach_code(
+    sections: list[Any], fences: list[tuple[int, str, str]], line_map: list[int] | None, starts: list[int]
+) -> None:
+    """Give each code block to the section it is in, told by the served text's lines
+    (``starts``: each heading's 0-based line there): an included file's lines all map to its
+    directive's line in the original file, so by those every included block went to the
+    page's last section that starts there (humanize's README examples were "Localization")."""
     if not sections or not fences:
         return
+    offset = len(sections) - len(starts)  # 1 with a preamble section before the first heading
     for line0, lang, code in fences:
         line = map_line(line_map, line0 + 1)
-        owner = sections[0]
-        for sec in sections:
-            if sec.line_start <= line:
-                owner = sec
-            else:
-                break
+        if offset in (0, 1):
+            k = bisect.bisect_right(starts, line0) - 1  # the last heading at or before the block
+            owner = sections[k + offset] if k >= 0 else sections[0]
+        else:  # sections not one a heading (a front-matter page): by the original lines
+            owner = sections[0]
+            for sec in sections:
+                if sec.line_start <= line:
+                    owner = sec
+                else:
+                    break
         owner.code_blocks.append(CodeBlock(language=lang, code=code, line=line))
 
 
