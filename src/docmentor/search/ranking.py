@@ -425,12 +425,7 @@ _ITEM = re.compile(r"[ \t]*(?:[*+-]|\d{1,9}[.)])[ \t]")
 
 def _fenced(window: str, opened: Fence | None) -> str:
     """``window`` with the fence lines of a code block it starts or ends inside of."""
-    fence = opened
-    for line in window.split("\n"):
-        if fence is None:
-            fence = fence_open(line, any_indent=True)
-        elif closes(line, fence, any_indent=True):
-            fence = None
+    fence = _fence_after(window.split("\n"), opened)
     if opened is not None and window:
         window = f"{opened.indent}{opened.char * opened.length}{opened.info}\n{window}"
     if fence is not None and window:
@@ -441,8 +436,12 @@ def _fenced(window: str, opened: Fence | None) -> str:
 def _fence_at(lines: list[str], k: int | None) -> Fence | None:
     """The fenced code block line ``k`` (None: after the last line) is inside of, if any (its
     opening fence)."""
-    fence: Fence | None = None
-    for line in lines[:k]:
+    return _fence_after(lines[:k], None)
+
+
+def _fence_after(lines: list[str], fence: Fence | None) -> Fence | None:
+    """The code block open after ``lines``, read from inside ``fence`` (None: from prose)."""
+    for line in lines:
         if fence is None:
             fence = fence_open(line, any_indent=True)
         elif closes(line, fence, any_indent=True):

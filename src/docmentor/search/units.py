@@ -81,8 +81,8 @@ def is_stub(text: str, heading: str, stub_chars: int) -> bool:
 # definition, a directive that renders nothing (``.. currentmodule::``, ``.. rst-class::``,
 # ``.. meta::``…), a reST comment (``..`` and text with no ``::``), a page-wide field
 # (``:orphan:``) or a directive's option, a MyST label (``(name)=``), a one-line HTML comment,
-# an MDX import, a line of ``&nbsp;``, a Markdown link definition or ``[//]: #`` comment. Anchored, each alternative scanned once:
-# linear on any line.
+# an MDX import, a line of ``&nbsp;``, a Markdown link definition or ``[//]: #`` comment.
+# Anchored, each alternative scanned once: linear on any line.
 _INVISIBLE = re.compile(
     r"[ \t]*(?:"
     r"\.\.[ \t]+_[^:\n]*:.*"
