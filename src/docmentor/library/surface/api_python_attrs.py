@@ -24,7 +24,7 @@ from typing import Any
 
 import griffe
 
-__all__ = ["attrs_parameters", "body_attributes"]
+__all__ = ["attrs_parameters", "body_attributes", "expr_path"]
 
 _MODULES = ("attr", "attrs")
 _CLASS_DECORATORS = frozenset({"s", "attrs", "define", "mutable", "frozen", "dataclass"})
@@ -64,15 +64,17 @@ def _field_call(value: Any) -> dict[str, Any] | None:
     """The keywords of ``attr.ib(…)`` / ``attrs.field(…)``, None when the value is not one."""
     if not isinstance(value, griffe.ExprCall):
         return None
-    try:
-        path = (
-            value.function.canonical_path
-            if hasattr(value.function, "canonical_path")
-            else str(value.function)
-        )
-    except Exception:  # an unresolvable name
-        path = str(value.function)
+    path = expr_path(value.function)
     return _keywords(value) if _from_attrs(path, _FIELD_CALLS) or path in _FIELD_CALLS else None
+
+
+def expr_path(expr: Any) -> str:
+    """The path a name expression resolves to (``attr.ib``), or its text when griffe cannot
+    resolve it."""
+    try:
+        return str(expr.canonical_path) if hasattr(expr, "canonical_path") else str(expr)
+    except Exception:  # an unresolvable name
+        return str(expr)
 
 
 def body_attributes(cls: Any) -> list[Any]:

@@ -17,20 +17,13 @@ from typing import Any
 
 import griffe
 
-from docmentor.library.surface.api_python_attrs import body_attributes
+from docmentor.library.surface.api_python_attrs import body_attributes, expr_path
 
 __all__ = ["namedtuple_parameters"]
 
 _TYPED = frozenset({"typing.NamedTuple", "typing_extensions.NamedTuple", "NamedTuple"})
 _FACTORIES = frozenset({"collections.namedtuple", "namedtuple"})
 _POSITIONAL = griffe.ParameterKind.positional_or_keyword
-
-
-def _path(expr: Any) -> str:
-    try:
-        return str(expr.canonical_path) if hasattr(expr, "canonical_path") else str(expr)
-    except Exception:  # griffe: a name it cannot resolve
-        return str(expr)
 
 
 def _strings(expr: Any) -> list[str] | None:
@@ -83,9 +76,9 @@ def namedtuple_parameters(cls: Any) -> list[griffe.Parameter] | None:
     if {"__new__", "__init__"} & set(cls.members):
         return None
     for base in getattr(cls, "bases", []):
-        if isinstance(base, griffe.ExprCall) and _path(base.function) in _FACTORIES:
+        if isinstance(base, griffe.ExprCall) and expr_path(base.function) in _FACTORIES:
             return _from_call(base, dict(cls.members))
-        if not isinstance(base, griffe.ExprCall) and _path(base) in _TYPED:  # not NamedTuple("A", [...])
+        if not isinstance(base, griffe.ExprCall) and expr_path(base) in _TYPED:  # not NamedTuple("A", [...])
             params = []
             for attribute in body_attributes(cls):
                 annotation = attribute.annotation
