@@ -473,7 +473,9 @@ def with_imports(example: Example, code: str, by_id: Mapping[str, ApiEntry]) -> 
     if example.origin != "docstring" or example.language != "python":
         return code
     try:
-        tree = ast.parse(code)
+        with warnings.catch_warnings():  # a docstring's "\d" is no warning of ours to print
+            warnings.simplefilter("ignore")
+            tree = ast.parse(code)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return code
     bound: set[str] = set()
