@@ -68,6 +68,7 @@ TOURS = [
     ("blinker", "blinker", "1.9.0", "tour_tasks/blinker_api.jsonl", "docs"),
     ("humanize", "humanize", "4.17.0", "tour_tasks/humanize_api.jsonl", "docs"),
     ("python-dateutil", "dateutil", "2.9.0.post0", "tour_tasks/dateutil_api.jsonl", "docs"),
+    ("anyio", "anyio", "4.6.2", "tour_tasks/anyio_api.jsonl", "docs"),
 ]
 
 
@@ -112,7 +113,7 @@ def main() -> None:
                         help="venvs and sdists (reused)")  # fmt: skip
     parser.add_argument("--only", action="append", default=[], help="this library only (repeatable)")
     parser.add_argument("--tours", action="store_true",
-                        help="also the tours' dev sets (typer, trio, werkzeug, tenacity, sqlite-utils, cattrs, jsonschema, cachetools, blinker, humanize, dateutil)")  # fmt: skip
+                        help="also the tours' dev sets (typer, trio, werkzeug, tenacity, sqlite-utils, cattrs, jsonschema, cachetools, blinker, humanize, dateutil, anyio)")  # fmt: skip
     args = parser.parse_args()
     args.work.mkdir(parents=True, exist_ok=True)
     results: dict[str, Any] = {}
