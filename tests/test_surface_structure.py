@@ -663,6 +663,70 @@ def test_the_import_path_shown_keeps_the_apis_own_name_over_a_shorter_alias() ->
     assert import_path("pkg.wait.wait_random_exponential", ["pkg.wait_full_jitter"]) == "pkg.wait_full_jitter"
 
 
+def test_a_callable_instance_made_at_module_level_is_a_function(tmp_path: Path) -> None:
+    """A python-dateutil tour: `rrulestr = _rrulestr()` and `gettz = __get_gettz()` (an
+    instance of a class with `__call__`, made in a factory) read statically as attributes
+    with no description (`gettz = __get_gettz()`); users call them as functions. Looked up
+    after import: a function with its call's signature and its class's docstring (or its
+    `__call__`'s), when the class is private or made in a factory (an instance of a public
+    class is a value users pass: structlog's processors). An instance that is not callable,
+    or of another package's class, stays what it was."""
+    surface = installed(
+        tmp_path,
+        {
+            "pkg/__init__.py": """
+                '''Parsers.'''
+                from pkg.parsing import parse, gettz, settings, plain, render
+                __all__ = ["parse", "gettz", "settings", "plain", "render"]
+            """,
+            "pkg/parsing.py": """
+                import functools
+
+                class _Parser:
+                    '''Parse a rule string into a rule.'''
+                    def __call__(self, s, *, cache=False):
+                        return s
+
+                def __make():
+                    class Lookup:
+                        def __init__(self):
+                            self.seen = {}
+                        def __call__(self, name=None):
+                            '''Look a zone up by its name.'''
+                            return name
+                    return Lookup()
+
+                class Settings:
+                    '''Settings.'''
+
+                class Renderer:
+                    '''Render an event.'''
+                    def __call__(self, event):
+                        return event
+
+                parse = _Parser()
+                gettz = __make()
+                render = Renderer()  # a public class's instance: a value
+                settings = Settings()  # an instance, not callable: data
+                plain = functools.partial(print)  # another package's callable class: not ours
+            """,
+        },
+    )
+    parse = surface.resolve("pkg.parse")
+    assert parse is not None and parse.kind == "function", parse
+    assert parse.signature == "parse(s, *, cache=False)", parse.signature
+    assert parse.description == "Parse a rule string into a rule."
+    gettz = surface.resolve("pkg.gettz")
+    assert gettz is not None and gettz.kind == "function"
+    assert gettz.signature == "gettz(name=None)" and gettz.description == "Look a zone up by its name."
+    settings = surface.resolve("pkg.settings")
+    assert settings is not None and settings.kind == "attribute"
+    render = surface.resolve("pkg.render")
+    assert render is not None and render.kind == "attribute"
+    plain = surface.resolve("pkg.plain")
+    assert plain is None or plain.kind == "attribute"
+
+
 def test_a_class_a_factory_call_makes_at_module_level_is_a_class(tmp_path: Path) -> None:
     """jsonschema's `Draft202012Validator = create(...)`: read statically, an attribute with
     no constructor nor members (README.LLM: "is an attribute"; drift blind to its calls). It

@@ -191,6 +191,15 @@ def dump(name, o, mod, method):
         r = ""
     # a value as written; not an object's repr (`<function f at 0x7f…>`, a long dict of them)
     return {"kind": "attribute", "name": name, "value": r if r and len(r) <= 80 and " at 0x" not in r else None}
+def called(o, mod):
+    cls = type(o)
+    if inspect.isclass(o) or inspect.isroutine(o) or not isinstance(getattr(cls, "__module__", None), str):
+        return False
+    own = cls.__module__.split(".")[0] == mod.split(".")[0]
+    # a private or factory-made class: its instance is how users get at it (a public class's
+    # instance, structlog's `format_exc_info = ExceptionRenderer()`, is a value users pass)
+    hidden = cls.__name__.startswith("_") or "<locals>" in cls.__qualname__
+    return own and hidden and any("__call__" in vars(k) for k in cls.__mro__ if k is not object and k.__module__ == cls.__module__)
 sys.path[:0] = json.loads(sys.argv[1])
 out = {}
 for modname in sys.argv[2:]:
@@ -203,6 +212,12 @@ for modname in sys.argv[2:]:
             # `type(re.compile(""))`: another's class under a new name
             if inspect.isclass(o) and isinstance(home, str) and home.split(".")[0] == mod.split(".")[0]:
                 out[modname] = dump(attr, o, home, False)
+            elif called(o, mod):
+                # an instance of the package's private class with `__call__` (`rrulestr =
+                # _rrulestr()`): called as a function, with its call's signature and docstring
+                cls = type(o)
+                out[modname] = {"kind": "function", "name": attr, "doc": doc(cls) or doc(cls.__call__),
+                                "sig": sig(o), "labels": [], "qualname": "%s:%s" % (cls.__module__, cls.__qualname__)}
             else:
                 out[modname] = {"kind": "other"}
         except BaseException as e:  # the import, or a member's repr: this name tells nothing
@@ -315,24 +330,7 @@ def inspect_made_classes(python: str, modules: Iterable[Any], paths: list[str]) 
     import, and a class its package made replaces the attribute, with its constructor and
     the members it has there. A ``__main__`` module is not imported; a module that fails to
     import, or a probe that fails, changes nothing (logged). Returns how many were replaced."""
-    asked: list[tuple[Any, str]] = []
-    for mod in modules:
-        try:
-            filepath = mod.filepath
-        except griffe.BuiltinModuleError:  # compiled, inspected already (or not at all)
-            continue
-        if not isinstance(filepath, Path) or filepath.suffix != ".py" or mod.name == "__main__":
-            continue
-        for name, member in mod.members.items():
-            if name.startswith("_") or member.is_alias or not member.is_attribute:
-                continue
-            value = member.value
-            if (
-                isinstance(value, griffe.ExprCall)
-                and str(value.function).rpartition(".")[2] not in _NOT_CLASS_MAKERS
-            ):
-                asked.append((mod, name))
-    asked = asked[:MAX_MADE_CLASSES]
+    asked = _module_calls(modules)[:MAX_MADE_CLASSES]
     if not asked:
         return 0
     try:
@@ -341,9 +339,13 @@ def inspect_made_classes(python: str, modules: Iterable[Any], paths: list[str]) 
         logger.info("could not look at the module-level calls at run time: %s", error)
         return 0
     made: list[tuple[Any, str, dict[str, Any], frozenset[str]]] = []
+    called: list[tuple[Any, str, dict[str, Any]]] = []
     for mod, name in asked:
         data = dumped.get(f"{mod.path}:{name}") or {}
-        if data.get("kind") == "class":
+        if data.get("kind") == "function":
+            if not _decorates(mod, name):  # `app = App()`, `@app.command()`: an application object
+                called.append((mod, name, data))
+        elif data.get("kind") == "class":
             made_in = frozenset(  # its methods' definitions made in a factory (`create.<locals>.…`)
                 str(m.get("qualname"))
                 for m in data.get("members", {}).values()
@@ -376,7 +378,47 @@ def inspect_made_classes(python: str, modules: Iterable[Any], paths: list[str]) 
         old = mod.members[name]
         cls.lineno, cls.endlineno = old.lineno, old.endlineno
         mod.set_member(name, cls)
-    return len(made)
+    for mod, name, data in called:
+        function = _griffe_object(data)
+        old = mod.members[name]
+        function.lineno, function.endlineno = old.lineno, old.endlineno
+        mod.set_member(name, function)
+    return len(made) + len(called)
+
+
+def _module_calls(modules: Iterable[Any]) -> list[tuple[Any, str]]:
+    """The public names ``modules`` bind to a call's result (``Validator = create(...)``)."""
+    asked: list[tuple[Any, str]] = []
+    for mod in modules:
+        try:
+            filepath = mod.filepath
+        except griffe.BuiltinModuleError:  # compiled, inspected already (or not at all)
+            continue
+        if not isinstance(filepath, Path) or filepath.suffix != ".py" or mod.name == "__main__":
+            continue
+        for name, member in mod.members.items():
+            if name.startswith("_") or member.is_alias or not member.is_attribute:
+                continue
+            value = member.value
+            if (
+                isinstance(value, griffe.ExprCall)
+                and str(value.function).rpartition(".")[2] not in _NOT_CLASS_MAKERS
+            ):
+                asked.append((mod, name))
+    return asked
+
+
+def _decorates(mod: Any, name: str) -> bool:
+    """Whether a function or class of ``mod`` is decorated through ``name`` (``@app.command()``,
+    ``@app``): ``name`` holds an object that registers them, not a function users call."""
+    for member in mod.members.values():
+        if member.is_alias or not (member.is_function or member.is_class):
+            continue
+        for decorator in getattr(member, "decorators", None) or ():
+            written = str(decorator.value)
+            if written == name or written.startswith((f"{name}.", f"{name}(")):
+                return True
+    return False
 
 
 def _exported(mod: Any, name: str) -> bool:
