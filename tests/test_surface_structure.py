@@ -727,6 +727,43 @@ def test_a_callable_instance_made_at_module_level_is_a_function(tmp_path: Path) 
     assert plain is None or plain.kind == "attribute"
 
 
+def test_names_bound_by_unpacking_are_attributes(tmp_path: Path) -> None:
+    """A python-dateutil tour: `(YEARLY, MONTHLY, …) = list(range(7))` and `MO, TU, … =
+    weekdays = tuple(…)` (in `__all__`, used by the docs) were missing from the catalog, and
+    drift reported the docs' correct `rrule.YEARLY` as absent. Names bound by unpacking are
+    attributes of their module, valued when the right side is written out item by item."""
+    surface = installed(
+        tmp_path,
+        {
+            "pkg/__init__.py": """
+                '''Rules.'''
+                from pkg.rules import YEARLY, MONTHLY, MO, TU, RED, GREEN, rule
+                __all__ = ["YEARLY", "MONTHLY", "MO", "TU", "RED", "GREEN", "rule"]
+            """,
+            "pkg/rules.py": """
+                class weekday:
+                    def __init__(self, n):
+                        self.n = n
+
+                (YEARLY,
+                 MONTHLY) = list(range(2))
+                MO, TU = weekdays = tuple(weekday(x) for x in range(2))
+                [RED, GREEN] = "red", "green"
+
+                def rule(freq):
+                    '''A rule.'''
+            """,
+        },
+    )
+    for name in ("YEARLY", "MONTHLY", "MO", "TU", "RED", "GREEN"):
+        entry = surface.resolve(f"pkg.{name}")
+        assert entry is not None and entry.kind == "attribute", name
+    red = surface.resolve("pkg.RED")
+    assert red is not None and "'red'" in red.signature, red.signature
+    used = example("import pkg\npkg.rule(pkg.YEARLY)\nprint(pkg.MO, pkg.GREEN)\n")
+    assert not drift_report([used], surface, library="pkg").findings
+
+
 def test_a_class_a_factory_call_makes_at_module_level_is_a_class(tmp_path: Path) -> None:
     """jsonschema's `Draft202012Validator = create(...)`: read statically, an attribute with
     no constructor nor members (README.LLM: "is an attribute"; drift blind to its calls). It

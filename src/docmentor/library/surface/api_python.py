@@ -41,6 +41,7 @@ from docmentor.library.surface.api_python_env import (
     interpreter_info,
 )
 from docmentor.library.surface.api_python_roles import command_objects, make_command
+from docmentor.library.surface.api_python_unpacked import add_unpacked
 from docmentor.library.surface.api_python_walk import (
     SELF_RE,
     TEST_MODULES,
@@ -188,6 +189,7 @@ def load_api(
             ) from error
     except griffe.LoadingError as error:
         raise SourceUnavailableError(f"could not analyse {package!r}: {error}") from error
+    add_unpacked(all_modules(root))
     if python is not None:
         inspect_foreign_compiled(python, root, loader, extra)
     inspect_made_classes(python or sys.executable, all_modules(root), paths)
