@@ -764,6 +764,63 @@ def test_names_bound_by_unpacking_are_attributes(tmp_path: Path) -> None:
     assert not drift_report([used], surface, library="pkg").findings
 
 
+def test_a_generic_class_of_the_package_is_its_class_in_returns_and_annotations(tmp_path: Path) -> None:
+    """An anyio tour: `open_file() -> AsyncFile[Any]`, `create_tcp_listener() ->
+    MultiListener[SocketStream]` and a handler's `send_stream: MemoryObjectSendStream[str]`
+    were typed as nothing, so `f.read()` and `send_stream.send_nowait(...)` in the docs were
+    credited to no API. A subscripted class of the package is that class; a container of it
+    (`Iterator[Conn]`) still gives its items."""
+    surface = installed(
+        tmp_path,
+        {
+            "pkg/__init__.py": """
+                '''Streams.'''
+                from pkg._streams import AsyncFile, Stream, open_file, streams, Conn
+                __all__ = ["AsyncFile", "Stream", "open_file", "streams", "Conn"]
+            """,
+            "pkg/_streams.py": """
+                from __future__ import annotations
+                from typing import Any, Generic, Iterator, TypeVar
+                T = TypeVar("T")
+
+                class Conn: ...
+
+                class AsyncFile(Generic[T]):
+                    '''A file.'''
+                    async def read(self) -> T:
+                        '''Read it all.'''
+
+                class Stream(Generic[T]):
+                    '''A stream.'''
+                    def send_nowait(self, item: T) -> None:
+                        '''Send without waiting.'''
+
+                async def open_file(path: str) -> AsyncFile[Any]:
+                    '''Open a file.'''
+
+                def streams() -> Iterator[Conn]:
+                    '''Each connection.'''
+            """,
+        },
+    )
+    assert surface.return_class("pkg.open_file") == "pkg._streams.AsyncFile"
+    streams = surface.resolve("pkg.streams")
+    assert streams is not None and streams.returns is not None
+    assert (streams.returns.class_id, streams.returns.item_class_id) == (None, "pkg._streams.Conn")
+    examples = [
+        example(
+            "import pkg\n\nasync def main():\n    f = await pkg.open_file('a')\n    await f.read()\n", "file"
+        ),
+        example(
+            "import pkg\n\ndef handle(send_stream: pkg.Stream[str]):\n    send_stream.send_nowait('hi')\n",
+            "s",
+        ),
+    ]
+    match_examples(examples, surface, library="pkg")
+    assert "pkg._streams.AsyncFile.read" in examples[0].apis_used, examples[0].apis_used
+    assert "pkg._streams.Stream.send_nowait" in examples[1].apis_used, examples[1].apis_used
+
+
 def test_a_class_a_factory_call_makes_at_module_level_is_a_class(tmp_path: Path) -> None:
     """jsonschema's `Draft202012Validator = create(...)`: read statically, an attribute with
     no constructor nor members (README.LLM: "is an attribute"; drift blind to its calls). It

@@ -291,6 +291,10 @@ class PythonAnalysis(Analysis):
             self.bind(local, value)
 
     def annotation(self, node: ast.expr) -> Value | None:
+        if isinstance(node, ast.Subscript):  # `MemoryObjectSendStream[str]`: that class's instance
+            head = self.annotation(node.value)
+            if head is not None:
+                return head
         value = self.ev(node)
         if value is not None and value.kind == "derived":  # `u: User`: an instance of the subclass
             return replace(value, kind="subclass")

@@ -448,6 +448,9 @@ class Builder:
             if SELF_RE.fullmatch(path) or (isinstance(annotation, griffe.ExprName) and path == "Self"):
                 return parent
             return self._class_id(path)
+        if isinstance(annotation, griffe.ExprSubscript) and _subscript(annotation)[0] not in _CONTAINERS:
+            # a generic class of the package (`AsyncFile[Any]`, `MultiListener[SocketStream]`)
+            return self._class_of(annotation.left, scope, parent)
         return None
 
     def _item_class_of(self, annotation: Any, scope: Any, parent: str | None) -> str | None:
