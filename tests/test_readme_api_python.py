@@ -2408,6 +2408,53 @@ def test_a_class_named_as_its_base_is_read_without_a_cycle(tmp_path: Path) -> No
     assert api.by_id["pkg.OrderedDict"].kind == "class"
 
 
+def test_keywords_a_function_takes_through_kwargs_keep_their_documentation(tmp_path: Path) -> None:
+    """A python-dateutil tour: `parse(timestr, parserinfo=None, **kwargs)` documents
+    `:param default:`, `:param ignoretz:`, … which it takes through `**kwargs`; they were
+    dropped (README.LLM: `**kwargs (optional)`, no text). With `**kwargs` in the signature,
+    a documented name the signature lacks is a keyword-only parameter, before `**kwargs`."""
+    api = surface(
+        tmp_path,
+        {
+            "pkg/__init__.py": """
+                __all__ = ["parse", "strict"]
+
+                def parse(timestr, parserinfo=None, **kwargs):
+                    '''Parse a string.
+
+                    :param timestr: The string.
+                    :param default: The default datetime object.
+                    :param ignoretz: Whether to ignore time zones.
+                    :type ignoretz: bool
+                    '''
+
+                def strict(timestr):
+                    '''Parse strictly.
+
+                    :param timestr: The string.
+                    :param stale: An old parameter, gone from the signature.
+                    '''
+            """,
+        },
+    )
+    parse = api.by_id["pkg.parse"]
+    assert [(p.name, p.kind) for p in parse.parameters] == [
+        ("timestr", "positional or keyword"),
+        ("parserinfo", "positional or keyword"),
+        ("default", "keyword-only"),
+        ("ignoretz", "keyword-only"),
+        ("kwargs", "var-keyword"),
+    ]
+    ignoretz = parse.parameters[3]
+    assert (ignoretz.description, ignoretz.type, ignoretz.required) == (
+        "Whether to ignore time zones.",
+        "bool",
+        False,
+    )
+    assert parse.signature == "parse(timestr, parserinfo=None, **kwargs)"  # as written
+    assert [p.name for p in api.by_id["pkg.strict"].parameters] == ["timestr"]  # no **kwargs: not taken
+
+
 def test_a_named_tuple_is_called_with_its_fields(tmp_path: Path) -> None:
     """A cachetools tour: `class CacheInfo(collections.namedtuple("CacheInfo", "hits misses
     maxsize currsize"))` (a `NamedTuple` with typed fields in its stub) showed

@@ -662,6 +662,22 @@ def _parameters(
                 description=descriptions.get(param.name, ""),
             )
         )
+    if out and out[-1].kind == "var-keyword":
+        # what the docstring documents and the signature takes through **kwargs
+        # (dateutil's `parse(timestr, parserinfo=None, **kwargs)`: `:param ignoretz:`)
+        named = {p.name for p in out}
+        extra = [
+            ApiParameter(
+                name=name,
+                type=(types or {}).get(name),
+                required=False,
+                kind="keyword-only",
+                description=text,
+            )
+            for name, text in descriptions.items()
+            if name not in named and name.isidentifier() and text
+        ]
+        out[-1:-1] = extra
     return out
 
 
