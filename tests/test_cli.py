@@ -691,7 +691,7 @@ def test_many_missing_includes_are_summed_up_with_what_to_do(
     assert warnings[5] == (
         "warning: … and 3 more includes not read (not found, or outside the folders it may read); "
         "this folder is inside a MkDocs project: "
-        f"add it with --base-path {project.resolve()}"
+        f"add the source again with --base-path {project.resolve()}"
     )
     rc, out, err = cli("add", str(project / "docs" / "src"), "--name", "p", "--base-path", str(project))
     assert (rc, err) == (0, "")

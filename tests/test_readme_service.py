@@ -1005,6 +1005,25 @@ def test_generate_lists_the_docs_indexing_warnings(cli: IndexCli, work: Path, li
     assert len(data["docs_warnings"]) == 7 and all("include not found" in w for w in data["docs_warnings"])
 
 
+def test_generate_says_how_to_read_includes_outside_the_docs_folder(
+    cli: IndexCli, work: Path, lib: Path
+) -> None:
+    """A python-dateutil tour: `index.rst` includes `../README.rst`; generate's warning said
+    "include refused: path escapes the docs root" and not how to allow it (`--base-path`,
+    which `docmentor add` already suggests)."""
+    # the project's mkdocs.yml folder (lib) is read already: a file above it
+    (lib.parent / "README.rst").write_text("MiniDB\n======\n\nA tiny database.\n", encoding="utf-8")
+    (lib / "docs" / "readme.rst").write_text(".. include:: ../../README.rst\n", encoding="utf-8")
+    rc, _, err = cli("readme-llm", "generate", "--library", "minidb", "--docs-path", str(lib / "docs"))
+    assert rc == 0
+    (line,) = [w for w in err.splitlines() if "while indexing the docs" in w]
+    assert "include refused: path escapes the docs root: ../../README.rst" in line
+    assert line.endswith(f"run generate again with --base-path {lib.parent.resolve()}"), line
+    again = ("readme-llm", "generate", "--library", "minidb", "--docs-path", str(lib / "docs"))
+    rc, _, err = cli(*again, "--base-path", str(lib.parent))
+    assert rc == 0 and "while indexing the docs" not in err, err
+
+
 ASYNC_EDITION = '''
 
 class AsyncDatabase:

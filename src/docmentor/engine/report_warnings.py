@@ -56,7 +56,9 @@ def group_warnings(
     )
 
 
-def include_hint(target: str | None, warnings: Iterable[str] = ()) -> str:
+def include_hint(
+    target: str | None, warnings: Iterable[str] = (), *, again: str = "add the source again"
+) -> str:
     """What to pass when a source's includes are not found, as a clause to follow a warning:
     the folder that holds the docs folder and the files its refused includes lead to, when
     they are there (FastAPI's pages include ``../../docs_src/…`` from their ``mkdocs.yml``'s
@@ -67,11 +69,11 @@ def include_hint(target: str | None, warnings: Iterable[str] = ()) -> str:
         return " (includes are read from the docs folder and the --base-path folders)"
     holding = _holding_folder(folder.resolve(), warnings)
     if holding is not None:
-        return f"; they lead to files in {holding}: add the source again with --base-path {holding}"
+        return f"; they lead to files in {holding}: {again} with --base-path {holding}"
     bases = [b for b in mkdocs_bases(folder) if b != folder.resolve()]
     if bases:
-        return f"; this folder is inside a MkDocs project: add it with --base-path {bases[0]}"
-    return "; if they are relative to another folder, add the source again with --base-path FOLDER"
+        return f"; this folder is inside a MkDocs project: {again} with --base-path {bases[0]}"
+    return f"; if they are relative to another folder, {again} with --base-path FOLDER"
 
 
 # "FILE:LINE: include refused: path escapes the docs root: RAW" (FILE from the docs folder)

@@ -17,8 +17,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from docmentor.engine.report_warnings import include_hint
 from docmentor.errors import UsageError
 from docmentor.library.knowledge.purpose import doc_sections, purpose_of
+from docmentor.sources.include_targets import ESCAPES
 from docmentor.sources.versions import docs_source_name
 
 if TYPE_CHECKING:
@@ -788,5 +790,10 @@ def _index_docs(
             f"{len(report.warnings)} warning(s) while indexing the docs: "
             + "; ".join(shown)
             + ("; … (all of them: --json, under docs_warnings)" if len(report.warnings) > len(shown) else "")
+            + (
+                include_hint(str(docs_path), report.warnings, again="run generate again")
+                if any(ESCAPES in w for w in report.warnings)
+                else ""
+            )
         )
     return list(report.warnings)
