@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+import unicodedata
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -370,6 +371,13 @@ class Lookup(Embedding):
         wanted = {_dashes(a) for a in (anchor, anchor.lower(), slugify(anchor))}
         at = next((k for k, row in enumerate(sections) if _dashes(str(row["anchor"])) in wanted), None)
         if at is None:
+            # VitePress' slugger: each run of punctuation a dash (`server.fs.allow` →
+            # `server-fs-allow`, where GitHub writes `serverfsallow`), `_` before a leading digit
+            loose = _loose(anchor)
+            at = next(
+                (k for k, row in enumerate(sections) if loose and _loose(str(row["heading"])) == loose), None
+            )
+        if at is None:
             known = [f"#{row['anchor']}" for row in sections if row["anchor"]]
             shown = ", ".join(known[:8]) + (", …" if len(known) > 8 else "")
             raise NotFoundError(
@@ -424,6 +432,17 @@ class Lookup(Embedding):
 _DASH_RUN = re.compile(r"-{2,}")
 # how a site links a page without its extension (``guide/install`` for guide/install.md)
 _PAGE_SUFFIXES = (".md", ".mdx", ".rst", "/index.md", "/index.mdx", "/index.rst", "/README.md")
+
+
+_PUNCTUATION_RUN = re.compile(r"[\W_]+")
+
+
+def _loose(text: str) -> str:
+    """A heading or anchor as VitePress slugs it, but for its leading `_`: letters and digits
+    (accents dropped), each run of anything else one dash."""
+    decomposed = unicodedata.normalize("NFKD", text)
+    plain = "".join(c for c in decomposed if not unicodedata.combining(c))
+    return _PUNCTUATION_RUN.sub("-", plain.lower()).strip("-")
 
 
 def _dashes(anchor: str) -> str:
