@@ -254,3 +254,35 @@ def test_tags_around_prose_are_markup_and_code_keeps_its_angle_brackets() -> Non
     assert "<Provider store={store}>" in got
     assert as_read_text("a < b and c > d, x<y") == "a < b and c > d, x<y"  # no tag: as written
     assert len(as_read_text("<a " + "x" * 200_000 + "\n" + "<b" * 50_000)) > 0  # linear
+
+
+def test_script_and_style_blocks_are_not_read(tmp_path: Path) -> None:
+    """A Vite tour: VitePress pages hold `<script setup>` blocks (a 13-line redirect script in
+    a troubleshooting section, a page's component imports) and their words were indexed:
+    searching the script's words found it, and `blog.md`'s preamble of only a script block
+    was a result. As CommonMark reads them, a `<script>` or `<style>` block runs to its
+    closing tag: nobody reads it on the page. Fenced code showing one is code."""
+    from docmentor.engine import Docmentor
+    from docmentor.parse.fences import as_read_text
+
+    text = (
+        'Intro.\n\n<script setup lang="ts">\nconst hashForOldVersion = {}\n</script>\n\n'
+        "<style>.red { color: red }</style>\nAfter.\n"
+        "```html\n<script>\nconst shown = 1\n</script>\n```\n"
+        "<scripts are not a tag of this kind>\n"
+    )
+    got = as_read_text(text)
+    assert "hashForOldVersion" not in got and "color" not in got
+    assert "Intro." in got and "After." in got and "const shown = 1" in got
+    assert len(as_read_text("<script>\n" + "x\n" * 100_000)) < 10  # to the end when never closed
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "blog.md").write_text(
+        "<script setup>\nimport BlogIndex from './BlogIndex.vue'\nconst redirectlegacy = 1\n</script>\n\n"
+        "# Latest posts\n\n<BlogIndex/>\n\nThe blog's posts.\n"
+    )
+    (docs / "redirects.md").write_text("# Redirects\n\nHow redirectlegacy links work.\n")
+    engine = Docmentor(tmp_path / "db", create=True, embeddings=False)
+    engine.add(str(docs), name="docs")
+    assert [h.path for h in engine.search("redirectlegacy")] == ["redirects.md"]
+    assert [h.heading for h in engine.search("blog posts")] == ["Latest posts"]  # no preamble unit

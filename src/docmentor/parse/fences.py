@@ -89,12 +89,23 @@ def _markup_out(text: str, *, tags: bool) -> str:
     out: list[str] = []
     fence: Fence | None = None
     hidden = False  # inside a comment that began on an earlier line
+    raw_end = ""  # inside a <script> or <style> block: the closing tag that ends it
     for line in text.split("\n"):
         if fence is not None:
             out.append(line)
             if closes(line, fence, any_indent=True):
                 fence = None
             continue
+        if raw_end:
+            if raw_end in line.lower():
+                raw_end = ""
+            continue
+        if tags:
+            raw_end = _raw_block(line)
+            if raw_end:
+                if raw_end in line.lower():
+                    raw_end = ""
+                continue
         if hidden:
             end = line.find("-->")
             if end < 0:
@@ -118,6 +129,22 @@ def _markup_out(text: str, *, tags: bool) -> str:
         line = _inline_comments_out(line)
         out.append(_tags_out(line) if tags and "<" in line else line)
     return "\n".join(out)
+
+
+def _raw_block(line: str) -> str:
+    """The closing tag of the ``<script>`` or ``<style>`` block ``line`` opens, as CommonMark
+    reads one (indented by at most three spaces, the name followed by a space, ``>`` or the
+    line's end: VitePress' ``<script setup>``); "" when it opens none."""
+    body = line.lstrip(" ")
+    if len(line) - len(body) > 3 or not body.startswith("<"):
+        return ""
+    lowered = body[:8].lower()
+    for name in ("script", "style"):
+        if lowered.startswith("<" + name):
+            after = body[1 + len(name) : 2 + len(name)]
+            if after in ("", " ", "\t", ">"):
+                return f"</{name}>"
+    return ""
 
 
 def _inline_comments_out(line: str) -> str:

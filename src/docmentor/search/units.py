@@ -101,11 +101,12 @@ _INVISIBLE = re.compile(
 
 def renders_nothing(text: str) -> bool:
     """Whether a page's text before its first heading is only markup a reader never sees
-    (:data:`_INVISIBLE`): such a preamble, ``.. _options:`` above the title, is no answer,
+    (:data:`_INVISIBLE`, and what :func:`~docmentor.parse.fences.as_read_text` leaves out:
+    tags, comments, a ``<script setup>`` block): such a preamble, ``.. _options:`` above the title, is no answer,
     and tiny, it outranked the page's real sections on the title's words. (An index built
     before keeps such a unit until its page is indexed again, or ``docmentor reindex``: the
     analyzer version was not raised for it, so readers of older indexes go on working.)"""
-    return all(_INVISIBLE.fullmatch(line) for line in text.split("\n") if line.strip())
+    return all(_INVISIBLE.fullmatch(line) for line in as_read_text(text).split("\n") if line.strip())
 
 
 def build_units(rows: Iterable[Any], *, stub_chars: int) -> Iterator[Unit]:
