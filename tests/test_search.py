@@ -649,6 +649,21 @@ def test_a_snippet_starts_at_its_paragraph_and_shows_code_as_code() -> None:
     assert got.startswith("```js\n    initialState: todos,\n"), got
 
 
+def test_a_snippet_holds_its_best_line_even_when_a_short_line_opens_its_paragraph() -> None:
+    """A Vite tour: a short first line (`::: tip NOTE`, "Short first line") right above a long
+    line made a snippet of that first line only: the long line, which held the query's
+    words, did not fit the window and was dropped whole. It is shown, cut at the window."""
+    from docmentor.search.analyzer import analyze
+    from docmentor.search.ranking import snippet
+
+    long = "The zanzibar widget controls how frobnication is performed when the pipeline runs. " * 6
+    for opener in ("::: tip NOTE", "Short first line"):
+        page = f"# Snip\n\n## Part\n\n{opener}\n{long}\n:::\n"
+        got = snippet(page, set(analyze("zanzibar widget frobnication")))
+        assert "zanzibar widget" in got and got.endswith("…"), got
+        assert len(got) <= 320, len(got)  # the window
+
+
 def test_which_pages_record_changes() -> None:
     """Changelogs, release notes and release announcements; not a migration guide, nor a page
     on how to release (review: ``release.md``), and a version's ``v`` is no word."""

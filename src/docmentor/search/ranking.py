@@ -363,8 +363,10 @@ def _window(text: str, terms: set[str], size: int) -> str:
     opened = _fence_at(lines, start)  # the code block the window starts in, if any
     out: list[str] = []
     length = 0
-    for line in lines[start:]:
+    for at, line in enumerate(lines[start:], start):
         if length + len(line) > size and out:
+            if at <= best:
+                out.append(line)  # the best line (under a short one): shown, cut below
             break
         out.append(line)
         length += len(line) + 1
