@@ -150,6 +150,13 @@ def test_heading_links_read_as_their_text() -> None:
     )
     assert [s.heading for s in doc.sections] == ["Guide", "AsyncIO", "`Client.send()` icon"]
     assert doc.sections[1].anchor == "asyncio"
+    # a destination in angle brackets may hold parentheses (a Vite tour: a text-fragment URL)
+    odd = parse_markdown(
+        "# CSP\n\n### [`data:`](<https://developer.mozilla.org/x#:~:text=data%3A-,(not%20recommended).-,data>)\n"
+        '\nText.\n\n## [a](<b c> "title") and [d](<e>)\n'
+    )
+    assert [s.heading for s in odd.sections] == ["CSP", "`data:`", "a and d"]
+    assert odd.sections[1].anchor == "data"
 
 
 # -- titles and front matter ---------------------------------------------------------------

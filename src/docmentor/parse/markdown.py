@@ -53,7 +53,10 @@ _JSX_TAG = re.compile(r"</?[A-Z][\w.]*+(\s[^<>]*+)?/?>|\{/\*(?:[^*{]|\*(?!/\})|\
 _JSX_OPEN = re.compile(r"^\s*<[A-Z][\w.]*(\s[^<>]*)?$")  # a tag left open at the line's end
 _TAG_END = re.compile(r"(?<!=)>")
 # ``[text](url)``, ``![alt](src)`` and ``[text][ref]`` in a heading read as their text
-_HEADING_LINK = re.compile(r"!?\[([^\[\]\n]*+)\](?:\((?:[^)\n\]]|\](?!\())*+\)|\[[^\[\]\n]*+\])")
+# (a destination in angle brackets may hold parentheses: `(<https://…(not%20recommended)…>)`)
+_HEADING_LINK = re.compile(
+    r"!?\[([^\[\]\n]*+)\](?:\(<[^<>\n]*+>[^()\n]*+\)|\((?:[^)\n\]]|\](?!\())*+\)|\[[^\[\]\n]*+\])"
+)
 
 
 @lru_cache(maxsize=1)
