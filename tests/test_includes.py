@@ -968,3 +968,39 @@ def test_an_included_code_block_belongs_to_its_included_section(tmp_path: Path) 
     finally:
         engine.close()
     assert blocks == {"intcomma(1)": "Numbers", "naturalday(d)": "Dates"}
+
+
+# -- VitePress `<<<` code snippets -------------------------------------------------------------
+
+
+def test_vitepress_code_snippets_are_code_blocks_of_their_file(root: Path) -> None:
+    """A Vite tour: `<<< ./static-deploy-github-pages.yaml#content [.github/workflows/deploy.yml]`
+    (VitePress' code snippet import) was shown raw, and the workflow could not be found. The
+    file, or its `#region` (VitePress' marker comments, which are left out), becomes a code
+    block in its language (or the one `{…}` names), where the line was; `@/` is the docs
+    root, any other path is the page's folder's. A `<<<` in a code block is code."""
+    write(
+        root,
+        "docs/guide/deploy.yaml",
+        "# header\n#region content\nname: Deploy\non:\n  push: {}\n#endregion content\n# footer\n",
+    )
+    write(
+        root, "snippets/app.js", "// #region setup\nconst app = 1\n// #endregion setup\nexport default app\n"
+    )
+    page = (
+        "# Deploy\n\n1. Add the workflow:\n\n   <<< ./deploy.yaml#content [.github/workflows/deploy.yml]\n\n"
+        "<<< @/snippets/app.js{2 ts:line-numbers}\n\n"
+        "```md\n<<< @/snippets/app.js\n```\n\n<<< ./missing.js\n\n<<< ../../../outside.js\n"
+    )
+    result = run(root, "docs/guide/deploy.md", page)
+    text = result.text
+    assert "   ```yaml\n   name: Deploy\n   on:\n     push: {}\n   ```\n" in text, text
+    assert "# header" not in text and "#region content" not in text and "# footer" not in text
+    assert "```ts\n// #region setup\nconst app = 1\n// #endregion setup\nexport default app\n```" in text, (
+        text
+    )
+    assert "```md\n<<< @/snippets/app.js\n```" in text  # shown as code, not read
+    assert "<<< ./missing.js" in text and "<<< ../../../outside.js" in text  # kept, with warnings
+    assert any("missing.js" in w for w in result.warnings)
+    assert any("outside.js" in w and "refused" in w for w in result.warnings)
+    assert [n for n, line in rows(result) if line == "name: Deploy".rjust(15)] == [5]

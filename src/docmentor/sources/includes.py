@@ -29,6 +29,9 @@ Supported forms:
   without that evidence (Jinja and mkdocs-macros write ``{% include %}`` too) only outside
   code. Globs and URLs are not expanded (a warning); ``comments`` and
   ``rewrite-relative-urls`` only change the rendered page.
+* VitePress code snippet imports: ``<<< path#region{1,2 lang} [title]`` becomes a fenced code
+  block of the file or of its ``#region`` (marker comment lines left out, dedented); ``@/`` is
+  the docs root, any other path the page's folder's. Only outside code blocks.
 * Sphinx ``.. literalinclude::`` and ``.. include::`` (reST files, ``{eval-rst}`` fences)
   and their MyST fence forms (```` ```{literalinclude} path ````). Their option parsing,
   filters and code-block rendering live in ``docmentor.sources.sphinx_includes``.
@@ -114,7 +117,13 @@ logger = logging.getLogger(__name__)
 
 Fmt = Literal["markdown", "rst"]
 DEFAULT_MAX_BYTES = 5_000_000
-_QUICK = ("8<", "{!", "{*", "{%", "include::", "{literalinclude}", "{include}", "{eval-rst}")
+_QUICK = ("8<", "{!", "{*", "{%", "include::", "{literalinclude}", "{include}", "{eval-rst}", "<<<")
+# VitePress' code snippet import: `<<< @/snippets/a.js#region{1,2 ts:line-numbers} [title]`
+# (`@/` the docs root, any other path the page's folder's); possessive parts: linear
+_VITEPRESS = re.compile(
+    r"(?P<indent>[ \t]*+)<<<[ \t]++(?P<path>[^\s#{\[]++)(?:#(?P<region>[\w-]++))?"
+    r"(?:[ \t]*+\{(?P<opts>[^{}\n]*+)\})?(?:[ \t]*+\[[^\[\]\n]*+\])?[ \t]*+"
+)
 # The argument is the rest of the line, stripped by :func:`_arg` (a lazy ``(.*?)[ \t]*$``
 # was cubic on a line of spaces).
 _RST_DIRECTIVE = re.compile(r"^(?P<indent>[ \t]*+)\.\.[ \t]++(?P<name>literalinclude|include)::(?P<arg>.*)$")
@@ -247,6 +256,34 @@ class _Expander(IncludeReader):
             code = picked
         return markdown_code(code, code_language({}, target), indent)
 
+    def vitepress(self, m: re.Match[str], at: At) -> list[str] | None:
+        """``<<< path#region{… lang} [title]``: the file, or its region, as a code block."""
+        path = m["path"]
+        if self._remote(path, at):
+            return None
+        # `@/` is the docs root; a plain path is the page's folder's, as VitePress reads it
+        raw = (
+            "/" + path[2:]
+            if path.startswith("@/")
+            else path
+            if path.startswith(("./", "../"))
+            else "./" + path
+        )
+        opened = self.open(raw, at, "snippet", check_cycle=False)
+        if opened is None:
+            return None
+        target, loaded = opened
+        code = list(loaded.lines)
+        if m["region"]:
+            got = _region(code, m["region"])
+            if got is None:
+                self.warn(at, f"include region not found: #{m['region']}: {path}")
+                return None
+            code = dedent_text(got)
+        words = [w for w in (m["opts"] or "").split() if not w[0].isdigit()]
+        lang = words[0].split(":")[0] if words else ""
+        return markdown_code(code, lang or code_language({}, target), m["indent"])
+
     def directive(
         self, name: str, arg: str, opts: dict[str, str], indent: str, fmt: Fmt, at: At
     ) -> list[str] | None:
@@ -320,6 +357,7 @@ class _Expander(IncludeReader):
         # Jinja-style tags are read outside code blocks only (a template shown in a fence is
         # an example, not a directive): fences are followed where a page has such a tag
         tags = fmt == "markdown" and any("{%" in x for x in lines)
+        snippets = fmt == "markdown" and any("<<<" in x for x in lines)  # VitePress' imports
         # with the plugin enabled in mkdocs.yml, a tag is read in code blocks too (as the plugin
         # reads it: a fenced ```yaml block that includes a file); without, only outside them
         everywhere = tags and self.include_markdown_plugin(doc.file)
@@ -329,7 +367,7 @@ class _Expander(IncludeReader):
             line = lines[i]
             if eval_rst is not None and closes(line, eval_rst, any_indent=True):
                 eval_rst = None
-            if tags:
+            if tags or snippets:
                 code = _fence_after(line, code)
             if not any(q in line for q in _QUICK):
                 out.append(line)
@@ -363,6 +401,8 @@ class _Expander(IncludeReader):
                 got = self.variants(*v, at)
             elif fmt == "markdown" and eval_rst is None and "{!" in line:
                 got = self._md_line(line, at)
+            elif snippets and code is None and eval_rst is None and (m := _VITEPRESS.fullmatch(line)):
+                got = self.vitepress(m, at)
             if got is None and tags and (code is None or everywhere) and eval_rst is None and "{%" in line:
                 got, consumed = self._tag(lines, i, at)
             if got is None:
@@ -515,6 +555,32 @@ def _picked(
         out_nums.append(nums[min(max(row, 0), len(nums) - 1)] if nums else 1)
         at += len(line) + 1
     return out, out_nums
+
+
+def _region(lines: list[str], name: str) -> list[str] | None:
+    """The lines between ``#region name`` and ``#endregion name`` marker comments (``//``,
+    ``#``, ``/* … */``, ``<!-- … -->``), as VitePress picks a snippet's region; None when
+    the region is not there."""
+    start = next((k for k, line in enumerate(lines) if _marker(line) == ("region", name)), None)
+    if start is None:
+        return None
+    end = next(
+        (k for k in range(start + 1, len(lines)) if _marker(lines[k]) == ("endregion", name)), len(lines)
+    )
+    return lines[start + 1 : end]
+
+
+def _marker(line: str) -> tuple[str, str] | None:
+    """``("region", name)`` or ``("endregion", name)`` for a region marker comment line."""
+    text = line.strip()
+    for opener, closer in (("//", ""), ("/*", "*/"), ("<!--", "-->"), ("#", "")):
+        if text.startswith(opener) and text.endswith(closer):
+            text = text[len(opener) : len(text) - len(closer)].strip()
+            break
+    else:
+        return None
+    word, _, name = text.lstrip("#").partition(" ")
+    return (word, name.strip()) if word in ("region", "endregion") else None
 
 
 def _fence_after(line: str, fence: Fence | None) -> Fence | None:
