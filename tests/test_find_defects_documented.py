@@ -171,6 +171,18 @@ def test_a_bare_members_option_documents_what_autodoc_shows(tmp_path: Path) -> N
     # autodoc leaves out what has no docstring: still a helper, a constant
     assert by_id["conv.preconf.json.undocumented_helper"].internal == "helper"
     assert by_id["conv.preconf.json.LIMIT"].internal == "constant"
+    # unless :undoc-members: asks for them too (a python-dateutil tour: `EASTER_ORTHODOX`,
+    # in `__all__` and on its `automodule` page, was taken for off the path)
+    (docs / "api.rst").write_text(
+        "API\n===\n\n.. automodule:: conv.preconf.json\n   :members:\n   :undoc-members:\n",
+        encoding="utf-8",
+    )
+    paths = documented_paths(docs)
+    assert "conv.preconf.json.**" in paths
+    by_id = {e.api_id: e for e in load_api("conv", search_paths=[tmp_path], documented=paths).entries}
+    assert by_id["conv.preconf.json.LIMIT"].documented and by_id["conv.preconf.json.LIMIT"].internal is None
+    assert by_id["conv.preconf.json.undocumented_helper"].documented
+    assert not any(e.documented for e in by_id.values() if e.name == "_private")  # private: never
 
 
 def test_listed_members_and_nested_member_directives_are_documented(tmp_path: Path) -> None:

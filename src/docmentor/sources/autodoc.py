@@ -35,12 +35,14 @@ _NAME = re.compile(r"[A-Za-z_]\w*")
 def _listed_members(text: str, start: int) -> list[str] | None:
     """The names a directive's ``:members:`` option lists, read from its option lines (the
     indented ``:name: value`` lines right after the directive line that ends at ``start``);
-    ``["*"]`` for a bare ``:members:`` (every public member), None without the option."""
+    ``["*"]`` for a bare ``:members:`` (every public member with a docstring; ``["**"]``
+    with ``:undoc-members:``: every public member), None without the option."""
     end = text.find("\n", start)
     names: list[str] | None = None
     pos = end + 1 if end >= 0 else len(text)
     option_indent = -1  # the indentation of the option line whose value may go on
     members = False  # that option is ``:members:``
+    undocumented = False  # ``:undoc-members:``: a bare ``:members:`` shows those without docstrings too
     while pos < len(text):
         line_end = text.find("\n", pos)
         line = text[pos : line_end if line_end >= 0 else len(text)]
@@ -52,11 +54,14 @@ def _listed_members(text: str, start: int) -> list[str] | None:
             value = line if members else ""  # ":members: get, pop,\n             clear": the list goes on
         else:
             option_indent, members = indent, option.group(1) == "members"
+            undocumented = undocumented or option.group(1) == "undoc-members"
             value = option.group(2) if members else ""
         if members:
             listed = [n for n in (part.strip() for part in value.split(",")) if _NAME.fullmatch(n)]
             names = (names or []) + (listed or ([] if option is None else ["*"]))
         pos = line_end + 1 if line_end >= 0 else len(text)
+    if names is not None and undocumented:
+        names = ["**" if n == "*" else n for n in names]
     return names
 
 

@@ -164,10 +164,11 @@ class Builder:
     def _members_of(self, path: str) -> list[str]:
         """``path`` itself; for ``owner.*``, the paths of what autodoc's bare ``:members:``
         documents of ``owner``: its own public objects (``__all__``'s) that have a docstring
-        (nothing when it is not the package's)."""
-        if not path.endswith(".*"):
+        (all of them for ``owner.**``: ``:undoc-members:``; nothing when it is not the package's)."""
+        if not path.endswith((".*", ".**")):
             return [path]
-        owner = path[:-2]
+        every = path.endswith(".**")  # :undoc-members: too
+        owner = path[:-3] if every else path[:-2]
         if owner.split(".")[0] != self.top:
             return []
         try:
@@ -185,11 +186,13 @@ class Builder:
                 for n, m in obj.members.items()
                 if not n.startswith("_") and not m.is_alias and not m.is_module
             ]
-        # autodoc leaves out what has no docstring (unless :undoc-members:, not read here)
+        # autodoc leaves out what has no docstring, unless :undoc-members: (`owner.**`)
         return [
             f"{owner}.{n}"
             for n in names
-            if not n.startswith("_") and (m := obj.members.get(n)) is not None and _has_docstring(m)
+            if not n.startswith("_")
+            and (m := obj.members.get(n)) is not None
+            and (every or _has_docstring(m))
         ]
 
     def note_present(self, collection: Any, packages: Sequence[str]) -> None:
