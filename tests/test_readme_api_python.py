@@ -2070,6 +2070,15 @@ def test_a_classes_attributes_section_describes_its_fields_and_a_returns_sentenc
                         self.alpha = alpha
                         self.coef_: list[float] = []
 
+                class Group:
+                    """A task group.
+
+                    :ivar cancel_scope: the cancel scope inherited by all child tasks
+                    :vartype cancel_scope: CancelScope
+                    """
+
+                    cancel_scope: object
+
                 def get(city: str) -> "Forecast":
                     """Get one.
 
@@ -2089,6 +2098,8 @@ def test_a_classes_attributes_section_describes_its_fields_and_a_returns_sentenc
     assert described["pkg.Estimator.coef_"] == "The fitted coefficients."  # NumPy style
     assert described["pkg.Forecast.days"] == "How many days it covers."
     assert described["pkg.SkyError.status"] == "The HTTP status it answered."
+    # Sphinx fields (an anyio tour: TaskGroup's `:ivar cancel_scope:` reached no attribute)
+    assert described["pkg.Group.cancel_scope"] == "the cancel scope inherited by all child tasks"
     error = api.resolve("pkg.SkyError")
     assert error is not None and {p.name: p.description for p in error.parameters}["status"] == (
         "The HTTP status it answered."

@@ -206,6 +206,11 @@ def parse_docstring(docstring: griffe.Docstring | None) -> _Parsed:
         parsers.append(griffe.Parser.sphinx)
     # a Google ``Attributes:`` section, whichever style the rest is in
     attributes = _attributes(docstring) if "Attributes" in text else {}
+    if re.search(r":[ic]?var\b", text):  # Sphinx's `:ivar name:` / `:cvar name:` fields
+        for section in _sections(docstring, griffe.Parser.sphinx):
+            if str(getattr(section.kind, "value", section.kind)) == "attributes":
+                for item in section.value:
+                    attributes.setdefault(item.name, " ".join(item.description.split()))
     for parser in parsers:
         sections = _sections(docstring, parser)
         if any(str(getattr(s.kind, "value", s.kind)) in _STRUCTURED for s in sections):
