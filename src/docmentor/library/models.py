@@ -57,6 +57,10 @@ class ApiEntry(_Model):
     # for classes: its instances may have members it does not list (it defines __getattr__,
     # or is a Protocol: a minimum that implementations exceed); drift never calls one missing
     open_members: bool = False
+    # for Python classes: it declares abstract methods no class on its way implements (users
+    # get one from the library or subclass it: never `Cls()`), or it is an exception
+    abstract: bool = False
+    exception: bool = False
     # a Python property: whether it has a setter (`Client.timeout = …`); None: not known
     # (another kind, another language, a knowledge base from before it was recorded)
     writable: bool | None = None

@@ -53,9 +53,11 @@ ASPECTS: tuple[Aspect, ...] = ("architecture", "quickstart", "concepts")
 # own; 7: ApiEntry.overloads — typed @overload signatures of an unannotated function; 8:
 # ApiEntry.foreign — an API another distribution defines and the library re-exports; 9:
 # Example.doctest_group — the sphinx.ext.doctest group of a testcode/doctest block; 10:
-# ApiEntry.docs_text — the docs' directive bodies on an API); this one reads every format up
-# to its own (new fields have defaults)
-KB_FORMAT = 10
+# ApiEntry.docs_text — the docs' directive bodies on an API; 11: ApiEntry.abstract and
+# ApiEntry.exception — README.LLM says where an abstract class's instances come from, and
+# that an exception is raised); this one reads every format up to its own (new fields have
+# defaults)
+KB_FORMAT = 11
 INDEX_PAGES = ("index.md", "readme.md", "index.rst", "readme.rst", "index.mdx")  # a docs home page
 
 

@@ -407,7 +407,22 @@ def _inline_list(paragraph: str) -> str:
     return ", ".join(cleaned) + "." if cleaned else paragraph
 
 
-def _function(entry: ApiEntry) -> str:
+def _makers(entry: ApiEntry, by_id: Mapping[str, ApiEntry]) -> list[str]:
+    """The public calls that give an instance of class ``entry`` (they return it, or an
+    iterator or context manager of it), the most important first: at most three."""
+    found = [
+        e
+        for e in by_id.values()
+        if e.kind in ("function", "method")
+        and e.returns is not None
+        and entry.api_id in (e.returns.class_id, e.returns.item_class_id)
+        and e.parent != entry.api_id
+    ]
+    found.sort(key=lambda e: (-e.importance_score, e.api_id))
+    return [f"{public_path(e)}()" for e in found[:3]]
+
+
+def _function(entry: ApiEntry, by_id: Mapping[str, ApiEntry] | None = None) -> str:
     path = public_path(entry)
     sig = entry.signature or entry.name
     is_async = sig.startswith("async ") and entry.language == "python"
@@ -448,7 +463,13 @@ def _function(entry: ApiEntry) -> str:
                 line += ": " + field_text(p.description)
             lines.append(line)
     r = entry.returns
-    if entry.kind == "class" and not _is_interface(entry):
+    if entry.kind == "class" and entry.exception:  # raised by the library, caught by users
+        lines += ["", "Raised as:", f"{entry.name} - an exception: `except {path}:`"]
+    elif entry.kind == "class" and entry.abstract:  # `Cls()` raises TypeError
+        makers = _makers(entry, by_id or {})
+        made = f"; get one from {', '.join(makers)}" if makers else "; subclass it"
+        lines += ["", "Returns:", f"{entry.name} is abstract: not constructed directly{made}"]
+    elif entry.kind == "class" and not _is_interface(entry):
         lines += ["", "Returns:", f"{entry.name} - a new instance"]
     elif r is not None and (r.type or r.description.strip()):
         text = r.type or ""
@@ -516,7 +537,7 @@ def _context(
         f"</context_{n}_description>",
         "",
         f"<context_{n}_function>",
-        _safe(_function(entry)),
+        _safe(_function(entry, by_id)),
         f"</context_{n}_function>",
     ]
     if example is not None:

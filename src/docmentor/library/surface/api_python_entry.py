@@ -5,6 +5,7 @@ stands for (:mod:`docmentor.library.surface.api_python`)."""
 from __future__ import annotations
 
 import ast
+import builtins
 import functools
 import os
 import re
@@ -160,6 +161,34 @@ def property_like(function: Any) -> bool:
             continue
         if path.rsplit(".", 1)[-1].lower().endswith("property"):
             return True
+    return False
+
+
+def _abstract(members: dict[str, Any]) -> bool:
+    """Whether a class's members (its own and inherited, the nearest first) leave a method
+    abstract (``@abstractmethod``): ``Cls()`` raises TypeError."""
+    for member in members.values():
+        try:
+            target = alias_target(member)
+        except Exception:  # griffe failing on a name it cannot follow
+            continue
+        decorators = getattr(target, "decorators", None) or ()
+        if any(str(d.value).rsplit(".", 1)[-1] == "abstractmethod" for d in decorators):
+            return True
+    return False
+
+
+def _exception(obj: Any) -> bool:
+    """Whether a class derives from a built-in exception (through the package's classes)."""
+    try:
+        classes = [obj, *obj.mro()]
+    except Exception:  # bases griffe cannot order or resolve
+        classes = [obj]
+    for cls in classes:
+        for base in getattr(cls, "bases", None) or ():
+            found = getattr(builtins, str(base).rsplit(".", 1)[-1], None)
+            if isinstance(found, type) and issubclass(found, BaseException):
+                return True
     return False
 
 
@@ -578,6 +607,8 @@ def _plain_entry(obj: Any) -> ApiEntry:
             description=_summary(docstring),
             bases=bases,
             open_members=dynamic or protocol,
+            abstract=_abstract(members),
+            exception=_exception(obj),
             **common,
         )
     if obj.is_function and "property" not in obj.labels:

@@ -1,0 +1,76 @@
+"""README.LLM shows no constructor call for a class users never construct (an anyio tour:
+`anyio.abc.TaskGroup()` "Returns: TaskGroup - a new instance" raises TypeError, and
+`EndOfStream(...)` read as something to build)."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+from docmentor.library.knowledge.importance import score_importance
+from docmentor.library.knowledge.readme import render_readme
+from docmentor.library.surface.api_python import load_api
+
+PACKAGE = '''
+    """Tasks."""
+    from abc import ABC, abstractmethod
+
+    __all__ = ["TaskGroup", "create_task_group", "EndOfStream", "BrokenError", "Event", "Base", "Concrete"]
+
+
+    class TaskGroup(ABC):
+        """Groups tasks."""
+
+        @abstractmethod
+        def start_soon(self, func):
+            """Start a task."""
+
+
+    def create_task_group() -> TaskGroup:
+        """A new task group."""
+
+
+    class EndOfStream(Exception):
+        """The other end closed the stream."""
+
+
+    class BrokenError(EndOfStream):
+        """Broken."""
+
+
+    class Event:
+        """An event."""
+
+
+    class Base(ABC):
+        """A base."""
+
+        @abstractmethod
+        def run(self):
+            """Run."""
+
+
+    class Concrete(Base):
+        """Runs."""
+
+        def run(self):
+            """Run it."""
+'''
+
+
+def test_abstract_classes_and_exceptions_are_shown_as_what_they_are(tmp_path: Path) -> None:
+    (tmp_path / "tasks").mkdir()
+    (tmp_path / "tasks" / "__init__.py").write_text(textwrap.dedent(PACKAGE), encoding="utf-8")
+    surface = load_api("tasks", search_paths=[tmp_path])
+    by_name = {e.name: e for e in surface.entries}
+    assert by_name["TaskGroup"].abstract and by_name["Base"].abstract
+    assert not by_name["Concrete"].abstract and not by_name["Event"].abstract  # implemented
+    assert by_name["EndOfStream"].exception and by_name["BrokenError"].exception
+    assert not by_name["Event"].exception
+    score_importance(surface.entries, [], {})
+    text = render_readme("tasks", "1.0", surface.entries, [], validated=False)
+    assert "TaskGroup is abstract: not constructed directly; get one from tasks.create_task_group()" in text
+    assert "Base is abstract: not constructed directly; subclass it" in text
+    assert "EndOfStream - an exception: `except tasks.EndOfStream:`" in text
+    assert "Event - a new instance" in text and "Concrete - a new instance" in text
+    assert "TaskGroup - a new instance" not in text and "EndOfStream - a new instance" not in text
