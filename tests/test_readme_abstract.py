@@ -15,7 +15,26 @@ PACKAGE = '''
     """Tasks."""
     from abc import ABC, abstractmethod
 
-    __all__ = ["TaskGroup", "create_task_group", "EndOfStream", "BrokenError", "Event", "Base", "Concrete"]
+    __all__ = ["TaskGroup", "create_task_group", "EndOfStream", "BrokenError", "Event", "Base", "Concrete",
+               "create_stream", "Send", "Receive"]
+
+
+    class Send:
+        """Sends."""
+
+
+    class Receive:
+        """Receives."""
+
+
+    class create_stream(tuple["Send", "Receive"]):
+        """Create a memory object stream."""
+
+        def __new__(cls, max_buffer_size: float = 0) -> tuple[Send, Receive]:
+            """Make both ends.
+
+            :return: a tuple of (send stream, receive stream)
+            """
 
 
     class TaskGroup(ABC):
@@ -74,3 +93,6 @@ def test_abstract_classes_and_exceptions_are_shown_as_what_they_are(tmp_path: Pa
     assert "EndOfStream - an exception: `except tasks.EndOfStream:`" in text
     assert "Event - a new instance" in text and "Concrete - a new instance" in text
     assert "TaskGroup - a new instance" not in text and "EndOfStream - a new instance" not in text
+    # a class whose __new__ gives something else (anyio's create_memory_object_stream)
+    assert "tuple[Send, Receive] - a tuple of (send stream, receive stream)" in text, text
+    assert "create_stream - a new instance" not in text

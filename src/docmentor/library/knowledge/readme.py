@@ -469,6 +469,9 @@ def _function(entry: ApiEntry, by_id: Mapping[str, ApiEntry] | None = None) -> s
         makers = _makers(entry, by_id or {})
         made = f"; get one from {', '.join(makers)}" if makers else "; subclass it"
         lines += ["", "Returns:", f"{entry.name} is abstract: not constructed directly{made}"]
+    elif entry.kind == "class" and r is not None and r.type:  # its __new__ gives something else
+        said = field_text(r.description) if r.description.strip() else ""
+        lines += ["", "Returns:", f"{r.type} - {said}" if said else r.type]
     elif entry.kind == "class" and not _is_interface(entry):
         lines += ["", "Returns:", f"{entry.name} - a new instance"]
     elif r is not None and (r.type or r.description.strip()):

@@ -164,6 +164,20 @@ def property_like(function: Any) -> bool:
     return False
 
 
+def _made(cls: Any, init: Any) -> ApiReturn | None:
+    """What calling a class gives when its ``__new__`` returns something else than an
+    instance of it (anyio's ``create_memory_object_stream(…) -> tuple[Send, Receive]``);
+    None for an instance of the class, the usual."""
+    if init is None or not init.is_function or init.name != "__new__" or init.returns is None:
+        return None
+    text = str(init.returns)
+    head = text.strip("'\"").split("[", 1)[0].rsplit(".", 1)[-1]
+    if head in (cls.name, "Self", "cls") or not head:
+        return None
+    said = parse_docstring(init.docstring).returns or parse_docstring(cls.docstring).returns
+    return ApiReturn(type=text, description=said)
+
+
 def _abstract(members: dict[str, Any]) -> bool:
     """Whether a class's members (its own and inherited, the nearest first) leave a method
     abstract (``@abstractmethod``): ``Cls()`` raises TypeError."""
@@ -609,6 +623,7 @@ def _plain_entry(obj: Any) -> ApiEntry:
             open_members=dynamic or protocol,
             abstract=_abstract(members),
             exception=_exception(obj),
+            returns=_made(obj, init),
             **common,
         )
     if obj.is_function and "property" not in obj.labels:
