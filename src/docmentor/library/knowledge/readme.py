@@ -409,15 +409,20 @@ def _inline_list(paragraph: str) -> str:
 
 def _makers(entry: ApiEntry, by_id: Mapping[str, ApiEntry]) -> list[str]:
     """The public calls that give an instance of class ``entry`` (they return it, or an
-    iterator or context manager of it), the most important first: at most three."""
+    iterator or context manager of it), the most important first: at most three; a
+    function before any method (anyio's ``create_task_group()``, not the backend
+    interface's ``AsyncBackend.create_task_group()``)."""
     found = [
         e
         for e in by_id.values()
         if e.kind in ("function", "method")
+        and e.internal is None
         and e.returns is not None
         and entry.api_id in (e.returns.class_id, e.returns.item_class_id)
         and e.parent != entry.api_id
     ]
+    if any(e.kind == "function" for e in found):
+        found = [e for e in found if e.kind == "function"]
     found.sort(key=lambda e: (-e.importance_score, e.api_id))
     return [f"{public_path(e)}()" for e in found[:3]]
 
