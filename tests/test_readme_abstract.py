@@ -16,7 +16,7 @@ PACKAGE = '''
     from abc import ABC, abstractmethod
 
     __all__ = ["TaskGroup", "create_task_group", "EndOfStream", "BrokenError", "Event", "Base", "Concrete",
-               "create_stream", "Send", "Receive"]
+               "create_stream", "Send", "Receive", "Backend"]
 
 
     class Send:
@@ -47,6 +47,13 @@ PACKAGE = '''
 
     def create_task_group() -> TaskGroup:
         """A new task group."""
+
+
+    class Backend:
+        """A backend interface."""
+
+        def create_task_group(self) -> TaskGroup:
+            """The backend's task group."""
 
 
     class EndOfStream(Exception):
@@ -88,7 +95,8 @@ def test_abstract_classes_and_exceptions_are_shown_as_what_they_are(tmp_path: Pa
     assert not by_name["Event"].exception
     score_importance(surface.entries, [], {})
     text = render_readme("tasks", "1.0", surface.entries, [], validated=False)
-    assert "TaskGroup is abstract: not constructed directly; get one from tasks.create_task_group()" in text
+    # a function before a method: the backend interface's method is not named
+    assert "TaskGroup is abstract: not constructed directly; get one from tasks.create_task_group()\n" in text
     assert "Base is abstract: not constructed directly; subclass it" in text
     assert "EndOfStream - an exception: `except tasks.EndOfStream:`" in text
     assert "Event - a new instance" in text and "Concrete - a new instance" in text
