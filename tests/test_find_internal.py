@@ -224,6 +224,23 @@ def test_get_examples_prefers_an_example_of_a_real_api_over_one_of_an_internal(s
     assert [ex.example_id for _, ex, _ in flat.examples_for("bulk loading", limit=5)] == ["helper", "api"]
 
 
+def test_one_code_block_on_two_pages_is_one_example(surface: ApiSurface) -> None:
+    """A python-dateutil tour: examples.rst repeats the reference pages' blocks, and
+    get_examples gave the same code twice (`examples.rst:92` and `relativedelta.rst:103`).
+    The same code (whitespace aside) is one answer; the next one takes the other's place."""
+    entries = _entries(surface)
+    twice = "import tbl\ntbl.add(table, rows)\n"
+    examples = [
+        _example(twice, "guide"),
+        _example("import tbl\ntbl.add(table,  rows)\n\n", "reference"),  # the same, spaced apart
+        _example("import tbl\ntbl.add(table, more_rows)\ntbl.add(other, rows)\n", "other"),
+    ]
+    match_examples(examples, ApiSurface(surface.library, surface.version, entries), library="tbl")
+    index = ApiIndex({"tbl": (entries, examples)}, config=DEFAULT.replace(implied_weight=0.0))
+    found = [ex.example_id for _, ex, _ in index.examples_for("bulk loading", limit=2)]
+    assert len(found) == 2 and found[1] == "other" and found[0] in ("guide", "reference"), found
+
+
 def test_a_package_that_does_not_parse_is_reported_not_a_crash(tmp_path: Path) -> None:
     (tmp_path / "tbl").mkdir()
     (tmp_path / "tbl" / "__init__.py").write_text('"""Tables."""\nfrom tbl.core import insert_rows\n')

@@ -88,4 +88,16 @@ def examples_for(
         if score > c.min_example_score:
             scored.append((score, lib, ex))
     scored.sort(key=lambda t: (-t[0], len(t[2].code), t[2].example_id))
-    return [(lib, ex, s) for s, lib, ex in scored[: max(1, min(limit, 20))]]
+    # one code block the docs show on two pages (python-dateutil's examples.rst repeats its
+    # reference pages' blocks) is one answer: the best-placed copy
+    shown: set[tuple[str, str]] = set()
+    out: list[tuple[str, Example, float]] = []
+    for s, lib, ex in scored:
+        code = (lib, " ".join(ex.code.split()))
+        if code in shown:
+            continue
+        shown.add(code)
+        out.append((lib, ex, s))
+        if len(out) >= max(1, min(limit, 20)):
+            break
+    return out
