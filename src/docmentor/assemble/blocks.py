@@ -12,6 +12,7 @@ from typing import Literal
 from docmentor.assemble.models import Candidate
 from docmentor.parse.common import COMMENT_LINE
 from docmentor.parse.fences import Fence, closes, fence_open
+from docmentor.parse.shown_code import code_as_shown
 
 _ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
 _SETEXT = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
@@ -123,9 +124,14 @@ def _split_blocks(lines: list[str], start: int, own_level: int | None) -> list[B
                 continue
             flush()
             end = close if close is not None else n - 1
-            body = lines[i : end + 1]
-            if close is None:  # never let an unclosed fence swallow the rest of the digest
-                body = [*body, f"{fence.indent}{fence.char * fence.length}"]
+            # the code as the page shows it: no twoslash setup above `// ---cut---`, no
+            # `// highlight-next-line` (parse.shown_code)
+            inside = code_as_shown(fence.info, lines[i + 1 : end if close is not None else n])
+            body = [
+                line,
+                *inside,
+                lines[end] if close is not None else f"{fence.indent}{fence.char * fence.length}",
+            ]
             blocks.append(Block("code", "\n".join(body), i, end))
             i = end + 1
             continue

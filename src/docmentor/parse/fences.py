@@ -18,6 +18,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from docmentor.parse.shown_code import code_as_shown
+
 __all__ = ["Fence", "as_read_text", "closes", "fence_open", "outside_fences", "without_html_comments"]
 
 _FENCE_CHARS = "`~"
@@ -84,17 +86,21 @@ def without_html_comments(text: str) -> str:
 
 def _markup_out(text: str, *, tags: bool) -> str:
     """:func:`without_html_comments`, and with ``tags`` the tags of the prose too, in one pass."""
-    if "<!--" not in text and not (tags and "<" in text):
+    shown = tags and any(mark in text for mark in ("twoslash", "highlight-", "[!code "))
+    if "<!--" not in text and not (tags and "<" in text) and not shown:
         return text
     out: list[str] = []
     fence: Fence | None = None
+    code: list[str] = []  # the open block's lines, when they are read as shown
     hidden = False  # inside a comment that began on an earlier line
     raw_end = ""  # inside a <script> or <style> block: the closing tag that ends it
     for line in text.split("\n"):
         if fence is not None:
-            out.append(line)
             if closes(line, fence, any_indent=True):
-                fence = None
+                out += [*(code_as_shown(fence.info, code) if shown else code), line]
+                fence, code = None, []
+            else:
+                code.append(line)
             continue
         if raw_end:
             if raw_end in line.lower():
@@ -128,6 +134,8 @@ def _markup_out(text: str, *, tags: bool) -> str:
                 continue
         line = _inline_comments_out(line)
         out.append(_tags_out(line) if tags and "<" in line else line)
+    if fence is not None:  # a block left open: to the text's end
+        out += code_as_shown(fence.info, code) if shown else code
     return "\n".join(out)
 
 
@@ -178,7 +186,8 @@ def as_read_text(text: str) -> str:
     without its prose's HTML comments (:func:`without_html_comments`) and without the HTML or
     JSX tags around its prose (`<Tabs>`, `<div align="center">`: their names and attributes
     are markup, not words of the page; their text stays). Code — fenced blocks and inline
-    code spans (`Promise<T>`) — is kept as written."""
+    code spans (`Promise<T>`) — is kept as the page shows it
+    (:func:`~docmentor.parse.shown_code.code_as_shown`: no twoslash setup, no magic comments)."""
     return _markup_out(text, tags=True)
 
 

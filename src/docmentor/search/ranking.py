@@ -13,6 +13,7 @@ from docmentor.models import SearchHit
 from docmentor.parse.common import ATTR_LIST, COMMENT_LINE, LABEL_LINE
 from docmentor.parse.fences import Fence, closes, fence_open, outside_fences
 from docmentor.parse.rst import roles_as_code
+from docmentor.parse.shown_code import code_as_shown
 from docmentor.search.analyzer import analyze
 from docmentor.search.config import DEFAULT, RankingConfig
 from docmentor.search.lexical import LexicalHit
@@ -303,15 +304,18 @@ def _as_read(window: str) -> str:
     """The window as a reader sees the page: a heading without its attr_list, no line that
     is only an HTML comment (`<!-- ::start:framework -->`: a site's markers), and a reST
     role as Sphinx shows it, as code (`:class:`~cachetools.TTLCache`` → `` `TTLCache` ``)."""
-    if "{" not in window and "<!--" not in window and ":`" not in window:
+    if not any(mark in window for mark in ("{", "<!--", ":`", "twoslash", "highlight-", "[!code ")):
         return window
     lines: list[str] = []
     fence = None
+    code: list[str] = []  # the open block's lines so far
     for line in window.split("\n"):
-        if fence is not None:  # code is shown as written (a `# comment`, an HTML comment)
-            lines.append(line)
+        if fence is not None:  # code as the page shows it (a `# comment` stays; parse.shown_code)
             if closes(line, fence, any_indent=True):
-                fence = None
+                lines += [*code_as_shown(fence.info, code), line]
+                fence, code = None, []
+            else:
+                code.append(line)
             continue
         fence = fence_open(line, any_indent=True)
         if fence is None and COMMENT_LINE.fullmatch(line):
@@ -319,6 +323,8 @@ def _as_read(window: str) -> str:
         if fence is None and ":`" in line:
             line = roles_as_code(line)
         lines.append(ATTR_LIST.sub("", line) if fence is None and line.lstrip().startswith("#") else line)
+    if fence is not None:
+        lines += code_as_shown(fence.info, code)
     return "\n".join(lines).strip()
 
 

@@ -1,0 +1,77 @@
+"""A code block's lines as the rendered page shows them.
+
+Documentation sites mark up code with comments their renderer acts on and never shows:
+
+* twoslash (Shiki, VitePress, Docusaurus): in a block whose info string says ``twoslash``,
+  the lines up to ``// ---cut---`` (or ``// ---cut-before---``) set the example up and are
+  hidden, as is everything from ``// ---cut-after---``; compiler flags (``// @errors: 2322``,
+  ``// @noErrors``, ``// @filename: a.ts``) and type queries (``// ^?``) are not shown;
+* Docusaurus' magic comments: a line that is only ``// highlight-next-line``,
+  ``// highlight-start`` or ``// highlight-end`` (or ``#``, ``/* */``, ``{/* */}``,
+  ``<!-- -->`` around it) highlights the code, and is not shown;
+* Shiki's notation: ``// [!code ++]``, ``# [!code focus]``, ``<!-- [!code highlight] -->``
+  at a line's end style that line; the comment is not shown.
+
+Readers of the index (the words of a page), snippets and digests read code as shown: an
+agent copies what the page shows, not ``import 'vite/client'`` from above a cut. Plain
+string tests: linear in a line's length.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+__all__ = ["code_as_shown"]
+
+_MAGIC = frozenset({"highlight-next-line", "highlight-start", "highlight-end"})
+_CUT_BEFORE = ("// ---cut---", "// ---cut-before---")
+_CUT_AFTER = "// ---cut-after---"
+_WRAPPERS = (("{/*", "*/}"), ("/*", "*/"), ("<!--", "-->"), ("//", ""), ("#", ""))
+
+
+def code_as_shown(info: str, lines: Sequence[str]) -> list[str]:
+    """The lines of a code block (fences excluded) whose info string is ``info``, as shown."""
+    out = list(lines)
+    if "twoslash" in info.split():
+        cut = max((k for k, line in enumerate(out) if line.strip() in _CUT_BEFORE), default=-1)
+        out = out[cut + 1 :]
+        after = next((k for k, line in enumerate(out) if line.strip() == _CUT_AFTER), None)
+        if after is not None:
+            out = out[:after]
+        out = [line for line in out if not _twoslash_note(line)]
+    if any("highlight-" in line or "[!code " in line for line in out):
+        out = [_without_notation(line) for line in out if not _magic(line)]
+    return out
+
+
+def _twoslash_note(line: str) -> bool:
+    """``// @errors: 2322``, ``// @noErrors``, ``// ^?``: a compiler flag or a type query."""
+    text = line.strip()
+    if not text.startswith("//"):
+        return False
+    rest = text[2:].lstrip()
+    return (rest.startswith("@") and rest[1:2].isalpha()) or rest.startswith("^")
+
+
+def _magic(line: str) -> bool:
+    """A line that is only a Docusaurus magic comment."""
+    text = line.strip()
+    for opener, closer in _WRAPPERS:
+        if text.startswith(opener) and text.endswith(closer) and len(text) >= len(opener) + len(closer):
+            return text[len(opener) : len(text) - len(closer)].strip() in _MAGIC
+    return False
+
+
+def _without_notation(line: str) -> str:
+    """A line without the Shiki notation comment at its end (``x = 1 // [!code ++]``)."""
+    at = line.rfind("[!code ")
+    if at < 0:
+        return line
+    end = line.find("]", at)
+    if end < 0 or line[end + 1 :].strip() not in ("", "*/", "-->"):
+        return line
+    head = line[:at].rstrip()
+    for opener in ("//", "#", "/*", "<!--"):
+        if head.endswith(opener):
+            return head[: -len(opener)].rstrip()
+    return line

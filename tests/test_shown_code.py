@@ -1,0 +1,62 @@
+"""Code as the rendered page shows it (a Vite tour: `import 'vite/client'` above twoslash's
+`// ---cut---` was in 28 sections' words and snippets; a Redux Toolkit tour: Docusaurus'
+`// highlight-start` in digests)."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from docmentor import assemble_context
+from docmentor.assemble.render import render_markdown
+from docmentor.engine import Docmentor
+from docmentor.parse.shown_code import code_as_shown
+
+
+def test_twoslash_setup_flags_and_queries_are_not_shown() -> None:
+    lines = ["import 'vite/client'", "// @noErrors", "// ---cut---", "import imgUrl from './img.png'",
+             "// @errors: 2322", "const x: number = imgUrl", "//    ^?", "// ---cut-after---", "export {}"]  # fmt: skip
+    assert code_as_shown("js twoslash [vite.config.js]", lines) == [
+        "import imgUrl from './img.png'",
+        "const x: number = imgUrl",
+    ]
+    # without twoslash in the info string, the same lines are code as written
+    assert code_as_shown("js", lines) == lines
+
+
+def test_magic_comments_and_notation_are_not_shown() -> None:
+    lines = ["// highlight-next-line", "const a = 1", "  # highlight-start", "b = 2", "{/* highlight-end */}",
+             "old() // [!code --]", "new() // [!code ++]", "<p>x</p> <!-- [!code focus] -->",
+             "const s = '[!code ++]' + x"]  # fmt: skip
+    assert code_as_shown("tsx", lines) == [
+        "const a = 1", "b = 2", "old()", "new()", "<p>x</p>", "const s = '[!code ++]' + x"
+    ]  # fmt: skip
+    assert code_as_shown("py", ["# highlight this line", "x = 1"]) == ["# highlight this line", "x = 1"]
+
+
+def test_long_lines_take_linear_time() -> None:
+    hostile = ["// " + "[!code " * 50_000, "#" + " " * 200_000 + "x", "// ---cut---" * 20_000]
+    t = time.perf_counter()
+    code_as_shown("ts twoslash", hostile * 5)
+    assert time.perf_counter() - t < 1.0
+
+
+def test_search_snippets_digests_and_words_read_code_as_shown(tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "assets.md").write_text(
+        "# Assets\n\n## Importing an asset as a URL\n\nImport the image to get its public URL:\n\n"
+        "```js twoslash\nimport 'vite/zebraclient'\n// ---cut---\nimport imgUrl from './img.png'\n"
+        "// highlight-next-line\ndocument.getElementById('hero').src = imgUrl\n```\n"
+    )
+    (docs / "client.md").write_text("# Client types\n\nAdd `vite/zebraclient` to your types.\n")
+    engine = Docmentor(tmp_path / "db", create=True, embeddings=False)
+    engine.add(str(docs), name="docs")
+    assert [h.path for h in engine.search("zebraclient")] == ["client.md"]  # hidden setup: no words
+    (hit,) = [h for h in engine.search("image public URL imgUrl") if h.path == "assets.md"]
+    assert "import imgUrl" in hit.snippet and "zebraclient" not in hit.snippet
+    assert "highlight-next-line" not in hit.snippet and "---cut---" not in hit.snippet
+    text = render_markdown(assemble_context(engine, "import an image as a URL", max_tokens=2000))
+    assert "import imgUrl from './img.png'" in text and "zebraclient" not in text
+    assert "highlight-next-line" not in text
+    assert "// ---cut---" in engine.get("assets.md").content  # `get` gives the page as written
