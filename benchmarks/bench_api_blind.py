@@ -69,6 +69,7 @@ TOURS = [
     ("humanize", "humanize", "4.17.0", "tour_tasks/humanize_api.jsonl", "docs"),
     ("python-dateutil", "dateutil", "2.9.0.post0", "tour_tasks/dateutil_api.jsonl", "docs"),
     ("anyio", "anyio", "4.6.2", "tour_tasks/anyio_api.jsonl", "docs"),
+    ("packaging", "packaging", "24.2", "tour_tasks/packaging_api.jsonl", "docs"),
 ]
 
 
@@ -113,7 +114,7 @@ def main() -> None:
                         help="venvs and sdists (reused)")  # fmt: skip
     parser.add_argument("--only", action="append", default=[], help="this library only (repeatable)")
     parser.add_argument("--tours", action="store_true",
-                        help="also the tours' dev sets (typer, trio, werkzeug, tenacity, sqlite-utils, cattrs, jsonschema, cachetools, blinker, humanize, dateutil, anyio)")  # fmt: skip
+                        help="also the tours' dev sets (typer, trio, werkzeug, tenacity, sqlite-utils, cattrs, jsonschema, cachetools, blinker, humanize, dateutil, anyio, packaging)")  # fmt: skip
     args = parser.parse_args()
     args.work.mkdir(parents=True, exist_ok=True)
     results: dict[str, Any] = {}
