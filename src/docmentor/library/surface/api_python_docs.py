@@ -193,6 +193,15 @@ def _attributes(docstring: griffe.Docstring) -> dict[str, str]:
     return out
 
 
+def _before_doctest(text: str) -> str:
+    """A field's text up to a doctest session (a line starting ``>>>``): the Sphinx parser
+    runs the last field on into the docstring's examples after a blank line (packaging's
+    ``:param prereleases:`` held six ``>>> SpecifierSet(…)`` lines)."""
+    lines = text.split("\n")
+    at = next((k for k, line in enumerate(lines) if line.lstrip().startswith(">>>")), len(lines))
+    return "\n".join(lines[:at])
+
+
 def parse_docstring(docstring: griffe.Docstring | None) -> _Parsed:
     """Parameter descriptions and types, the returns description and type; Google, then
     NumPy, then Sphinx."""
@@ -226,7 +235,7 @@ def parse_docstring(docstring: griffe.Docstring | None) -> _Parsed:
         if kind in ("parameters", "other parameters"):
             for item in section.value:
                 name = item.name.lstrip("*")
-                params.setdefault(name, " ".join(item.description.split()))
+                params.setdefault(name, " ".join(_before_doctest(item.description).split()))
                 if item.annotation:
                     types.setdefault(name, " ".join(str(item.annotation).split()))
         elif kind == "returns":
