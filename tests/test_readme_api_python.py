@@ -2466,6 +2466,36 @@ def test_keywords_a_function_takes_through_kwargs_keep_their_documentation(tmp_p
     assert [p.name for p in api.by_id["pkg.strict"].parameters] == ["timestr"]  # no **kwargs: not taken
 
 
+def test_a_fields_text_stops_at_the_doctest_after_it(tmp_path: Path) -> None:
+    """A packaging tour: `SpecifierSet.contains`'s last field, `:param prereleases:`, held the
+    six `>>> SpecifierSet(…)` lines after it (the Sphinx parser runs on over the blank line),
+    served to agents as the parameter's text."""
+    api = surface(
+        tmp_path,
+        {
+            "pkg/__init__.py": """
+                __all__ = ["contains"]
+
+                def contains(item, prereleases=None):
+                    '''Whether the item is contained.
+
+                    :param item: The item to check for.
+                    :param prereleases:
+                        Whether or not to match prereleases.
+
+                    >>> contains("1.2.3")
+                    True
+                    '''
+            """,
+        },
+    )
+    described = {p.name: p.description for p in api.by_id["pkg.contains"].parameters}
+    assert described == {
+        "item": "The item to check for.",
+        "prereleases": "Whether or not to match prereleases.",
+    }
+
+
 def test_a_named_tuple_is_called_with_its_fields(tmp_path: Path) -> None:
     """A cachetools tour: `class CacheInfo(collections.namedtuple("CacheInfo", "hits misses
     maxsize currsize"))` (a `NamedTuple` with typed fields in its stub) showed
