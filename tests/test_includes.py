@@ -1004,3 +1004,30 @@ def test_vitepress_code_snippets_are_code_blocks_of_their_file(root: Path) -> No
     assert any("missing.js" in w for w in result.warnings)
     assert any("outside.js" in w and "refused" in w for w in result.warnings)
     assert [n for n, line in rows(result) if line == "name: Deploy".rjust(15)] == [5]
+
+
+# -- MDX partials ----------------------------------------------------------------------------
+
+
+def test_an_mdx_partial_a_page_imports_and_renders_is_included(root: Path) -> None:
+    """A tRPC tour: three setup pages `import ImportAppRouter from
+    '../../partials/_import-approuter.mdx'` and render `<ImportAppRouter />` (Docusaurus'
+    way of sharing text); the step's section was empty. The partial's text (its front
+    matter left out, its own partials read) stands where the component is rendered; a
+    component in a code block, or one not imported from a Markdown file, is left alone."""
+    write(root, "docs/partials/_router.mdx", "---\nid: x\n---\nImport your `AppRouter` type.\n\n<Inner />\n"
+          "\nimport Inner from './_inner.md';\n")  # fmt: skip
+    write(root, "docs/partials/_inner.md", "The inner text.\n")
+    write(root, "docs/partials/_loop.mdx", "import Loop from './_loop.mdx';\n\n<Loop />\n")
+    page = (
+        "import ImportAppRouter from '../partials/_router.mdx';\nimport Tabs from '@theme/Tabs';\n"
+        'import Loop from "../partials/_loop.mdx"\n\n# Setup\n\n## 2. Import your App Router\n\n'
+        "<ImportAppRouter />\n\n```mdx\n<ImportAppRouter />\n```\n\n<Tabs />\n\n<Loop />\n"
+    )
+    result = run(root, "docs/client/setup.mdx", page)
+    text = result.text
+    assert "## 2. Import your App Router\n\nImport your `AppRouter` type.\n\nThe inner text.\n" in text, text
+    assert "id: x" not in text
+    assert "```mdx\n<ImportAppRouter />\n```" in text and "<Tabs />" in text
+    assert any("cycle" in w for w in result.warnings), result.warnings
+    assert [n for n, line in rows(result) if line == "The inner text."] == [9]

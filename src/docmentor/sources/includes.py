@@ -32,6 +32,10 @@ Supported forms:
 * VitePress code snippet imports: ``<<< path#region{1,2 lang} [title]`` becomes a fenced code
   block of the file or of its ``#region`` (marker comment lines left out, dedented); ``@/`` is
   the docs root, any other path the page's folder's. Only outside code blocks.
+* MDX partials (Docusaurus): a page that imports a Markdown file as a component
+  (``import Setup from './_setup.mdx';``) and renders it on a line of its own
+  (``<Setup />``) gets the file's text there, its front matter left out and its own
+  partials read; not in code blocks.
 * Sphinx ``.. literalinclude::`` and ``.. include::`` (reST files, ``{eval-rst}`` fences)
   and their MyST fence forms (```` ```{literalinclude} path ````). Their option parsing,
   filters and code-block rendering live in ``docmentor.sources.sphinx_includes``.
@@ -118,6 +122,11 @@ logger = logging.getLogger(__name__)
 Fmt = Literal["markdown", "rst"]
 DEFAULT_MAX_BYTES = 5_000_000
 _QUICK = ("8<", "{!", "{*", "{%", "include::", "{literalinclude}", "{include}", "{eval-rst}", "<<<")
+# an MDX page's partial (Docusaurus): `import Setup from './_setup.mdx';`, then `<Setup />`
+_PARTIAL_IMPORT = re.compile(
+    r"import[ \t]+([A-Z][\w$]*+)[ \t]+from[ \t]+(['\"])(\.\.?/[^'\"\n]+\.mdx?)\2[ \t]*;?[ \t]*"
+)
+_COMPONENT_LINE = re.compile(r"(?P<indent>[ \t]*+)<(?P<name>[A-Z][\w$]*+)[ \t]*/>[ \t]*")
 # VitePress' code snippet import: `<<< @/snippets/a.js#region{1,2 ts:line-numbers} [title]`
 # (`@/` the docs root, any other path the page's folder's); possessive parts: linear
 _VITEPRESS = re.compile(
@@ -256,6 +265,19 @@ class _Expander(IncludeReader):
             code = picked
         return markdown_code(code, code_language({}, target), indent)
 
+    def partial(self, path: str, at: At) -> list[str] | None:
+        """An MDX partial a page imports and renders (``<Setup />``): its text, front matter
+        left out, its own includes read (a cycle refused)."""
+        opened = self.open(path, at, "snippet")
+        if opened is None:
+            return None
+        target, loaded = opened
+        lines, nums = strip_markers(loaded, range(len(loaded.lines)))
+        if lines and lines[0].strip() == "---":
+            end = next((k for k in range(1, len(lines)) if lines[k].strip() == "---"), 0)
+            lines, nums = lines[end + 1 :], nums[end + 1 :]
+        return self.nested(lines, nums, target, "markdown", at)
+
     def vitepress(self, m: re.Match[str], at: At) -> list[str] | None:
         """``<<< path#region{… lang} [title]``: the file, or its region, as a code block."""
         path = m["path"]
@@ -358,6 +380,11 @@ class _Expander(IncludeReader):
         # an example, not a directive): fences are followed where a page has such a tag
         tags = fmt == "markdown" and any("{%" in x for x in lines)
         snippets = fmt == "markdown" and any("<<<" in x for x in lines)  # VitePress' imports
+        partials = (
+            {m[1]: m[3] for x in lines if x.startswith("import") and (m := _PARTIAL_IMPORT.fullmatch(x))}
+            if fmt == "markdown"
+            else {}
+        )
         # with the plugin enabled in mkdocs.yml, a tag is read in code blocks too (as the plugin
         # reads it: a fenced ```yaml block that includes a file); without, only outside them
         everywhere = tags and self.include_markdown_plugin(doc.file)
@@ -367,9 +394,9 @@ class _Expander(IncludeReader):
             line = lines[i]
             if eval_rst is not None and closes(line, eval_rst, any_indent=True):
                 eval_rst = None
-            if tags or snippets:
+            if tags or snippets or partials:
                 code = _fence_after(line, code)
-            if not any(q in line for q in _QUICK):
+            if not any(q in line for q in _QUICK) and not (partials and "/>" in line):
                 out.append(line)
                 src.append(nums[i])
                 i += 1
@@ -401,8 +428,8 @@ class _Expander(IncludeReader):
                 got = self.variants(*v, at)
             elif fmt == "markdown" and eval_rst is None and "{!" in line:
                 got = self._md_line(line, at)
-            elif snippets and code is None and eval_rst is None and (m := _VITEPRESS.fullmatch(line)):
-                got = self.vitepress(m, at)
+            elif code is None and eval_rst is None and (snippets or partials):
+                got = self._site_line(line, at, partials)
             if got is None and tags and (code is None or everywhere) and eval_rst is None and "{%" in line:
                 got, consumed = self._tag(lines, i, at)
             if got is None:
@@ -416,6 +443,16 @@ class _Expander(IncludeReader):
                     self.budget.used += max(grown, 0)
             i += consumed
         return out, src
+
+    def _site_line(self, line: str, at: At, partials: dict[str, str]) -> list[str] | None:
+        """A line a site generator expands, outside code: VitePress' ``<<< path``, or an MDX
+        partial the page imports rendered as ``<Name />``."""
+        if "<<<" in line and (m := _VITEPRESS.fullmatch(line)):
+            return self.vitepress(m, at)
+        if partials and (c := _COMPONENT_LINE.fullmatch(line)) and c["name"] in partials:
+            inc = self.partial(partials[c["name"]], at)
+            return None if inc is None else indent_text(inc, c["indent"])
+        return None
 
     def _tag(self, lines: Sequence[str], i: int, at: At) -> tuple[list[str] | None, int]:
         """A ``{% … %}`` tag that opens on line ``i`` and closes (outside quotes) within
@@ -636,7 +673,9 @@ def resolve_includes(
     """
     lines, trailing = split_lines(text)
     identity = list(range(1, len(lines) + 1))
-    if not any(q in text for q in _QUICK):
+    if not any(q in text for q in _QUICK) and not (
+        "import" in text and "/>" in text
+    ):  # no MDX partial either
         return IncludeResult("\n".join(lines) + ("\n" if trailing else ""), identity)
     shown_root = root.absolute()
     real_root = root.resolve()
