@@ -43,6 +43,14 @@ Too many cookies.
 ## `hot.on(event, cb)`
 
 Listen.
+
+## Example code
+
+The first.
+
+## Example code
+
+The second.
 """
 
 
@@ -111,3 +119,11 @@ def test_a_link_as_vitepress_writes_it(dm: Docmentor) -> None:
     assert dm.get("concepts/cache.md#hot-on-event-cb").content.startswith("## `hot.on(event, cb)`")
     with pytest.raises(NotFoundError):
         dm.get("concepts/cache.md#server-fs")  # a part of a heading names no section
+
+
+def test_a_repeated_headings_anchor_as_github_and_docusaurus_number_it(dm: Docmentor) -> None:
+    """A tRPC tour: the second "Example code" is `#example-code-1` for GitHub and
+    Docusaurus (`#example-code_1` for MkDocs, as stored); the docs' link failed."""
+    assert dm.get("concepts/cache.md#example-code-1").content.endswith("The second.")
+    assert dm.get("concepts/cache.md#example-code_1").content.endswith("The second.")
+    assert dm.get("concepts/cache.md#example-code").content.endswith("The first.")

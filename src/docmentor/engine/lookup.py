@@ -369,6 +369,10 @@ class Lookup(Embedding):
         # as written, or as another site generator writes it: Docusaurus' slugger keeps a dash
         # per space ("lifetime & subscription" → `lifetime--subscription`), MkDocs' one per run
         wanted = {_dashes(a) for a in (anchor, anchor.lower(), slugify(anchor))}
+        # a repeated heading's number: `-1` for GitHub and Docusaurus, `_1` for MkDocs (stored)
+        stem, dash, number = anchor.rpartition("-")
+        if dash and stem and number.isdigit():
+            wanted.add(_dashes(f"{stem.lower()}_{number}"))
         at = next((k for k, row in enumerate(sections) if _dashes(str(row["anchor"])) in wanted), None)
         if at is None:
             # VitePress' slugger: each run of punctuation a dash (`server.fs.allow` →
