@@ -219,6 +219,9 @@ def test_default_domain_directives_document_apis_and_their_bodies_describe_undoc
     assert by_id["pkg._client.Client"].description == "Its own docstring."
     assert by_id["pkg._models.Response"].description == ""
     assert docs_summary("## Title\n\n```python\nx = 1\n```\n\n| a | b |\n\nTwo words") == ""
+    # words joined by a slash are words (a packaging tour: `Tag.platform`'s "The OS/platform.")
+    assert docs_summary("The OS/platform.") == "The OS/platform."
+    assert docs_summary("Two/words") == ""
 
 
 def test_descriptions_from_the_docs_are_only_taken_where_they_surely_describe_the_api() -> None:

@@ -296,6 +296,9 @@ _EMPHASIS = re.compile(r"^([*_]{1,2})(\S(?:.*\S)?)\1$", re.S)
 _FIELD_LINE = re.compile(r"^\s*:[\w -]+:(?=\s|$)")
 
 
+_WORD = re.compile(r"[^\W_]+")
+
+
 def docs_summary(text: str) -> str:
     """The first paragraph of prose in a piece of the docs, as one line: not a heading or a
     reST title, a list (an API page's list of members is no description), a table, a
@@ -331,7 +334,7 @@ def docs_summary(text: str) -> str:
             line = emphasis.group(2)
         if line.endswith(":"):
             line = without_lead_in(line)
-        if len(line.split()) >= 3:
+        if len(_WORD.findall(line)) >= 3:  # "The OS/platform." is three words
             return summary(line)
     return ""
 
