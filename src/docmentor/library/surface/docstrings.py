@@ -513,6 +513,12 @@ def field_text(text: str) -> str:
     return display(_TYPE_PREFIX.sub("", text, count=1))
 
 
+# a directive a reader never sees: its paragraph says nothing of the API
+_RENDERS_NOTHING = re.compile(
+    r"\.\.[ \t]+(?:testsetup|testcleanup|currentmodule|module|highlight|meta|index|default-role|rst-class)::"
+)
+
+
 def summary(docstring: str) -> str:
     """The docstring's first prose paragraph, at most ~400 characters (cut at a sentence when
     it can). Leading markup paragraphs are skipped with their indented bodies: ``!!! abstract
@@ -544,6 +550,8 @@ def summary(docstring: str) -> str:
             continue
         chosen = para
         break
+    if _RENDERS_NOTHING.match(chosen.lstrip()):
+        return ""  # a module docstring that only sets up doctests (`.. testsetup::`): nothing said
     text = " ".join(chosen.split())
     if len(text) <= SUMMARY_CHARS:
         return text
