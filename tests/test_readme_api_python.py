@@ -1760,6 +1760,8 @@ def test_an_instance_attribute_shows_no_value_a_constant_does(tmp_path: Path) ->
                         """The status."""
                         self.retries = 3
                         """How often it retries."""
+                        self.name: str = parsed.name
+                        self.extras = set(parsed.extras or [])
             ''',
         },
     )
@@ -1769,6 +1771,8 @@ def test_an_instance_attribute_shows_no_value_a_constant_does(tmp_path: Path) ->
         "pkg.Response.kind": "kind = 'http'",
         "pkg.Response.status_code": "status_code",  # not "status_code = status_code"
         "pkg.Response.retries": "retries = 3",  # a constant set in __init__ keeps it
+        "pkg.Response.name": "name: str",  # not "name: str = parsed.name" (a packaging tour)
+        "pkg.Response.extras": "extras",
     }
 
 

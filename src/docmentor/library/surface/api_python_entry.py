@@ -659,14 +659,14 @@ def _plain_entry(obj: Any) -> ApiEntry:
     signature = f"{obj.name}: {type_text}" if type_text else obj.name
     value = getattr(obj, "value", None)
     # a module or class constant shows its value; an instance attribute's "value" is what
-    # __init__ assigns (`self.status_code = status_code`), no value at all
-    # `self.status_code = status_code` in __init__: the parameter's name is no value
-    from_parameter = (
+    # __init__ assigns: a constant (`self.retries = 3`) is its starting value, anything else
+    # (`self.status_code = status_code`, packaging's `self.name = parsed.name`) is no value
+    computed = (
         "instance-attribute" in obj.labels
         and "class-attribute" not in obj.labels
-        and str(value).isidentifier()
+        and not _literal(str(value))
     )
-    if kind == "attribute" and value is not None and len(str(value)) <= 80 and not from_parameter:
+    if kind == "attribute" and value is not None and len(str(value)) <= 80 and not computed:
         signature += f" = {value}"
     description = _summary(docstring)
     if not description and obj.parent is not None and obj.parent.is_class and obj.parent.docstring:
@@ -682,6 +682,15 @@ def _plain_entry(obj: Any) -> ApiEntry:
         writable=("writable" in obj.labels) if kind == "property" and _static(obj) else None,
         **common,
     )
+
+
+def _literal(text: str) -> bool:
+    """Whether ``text`` is a Python literal (``3``, ``'x'``, ``(1, 2)``, ``None``)."""
+    try:
+        ast.literal_eval(text)
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return False
+    return True
 
 
 def _static(obj: Any) -> bool:
