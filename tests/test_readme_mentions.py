@@ -215,6 +215,17 @@ def test_default_domain_directives_document_apis_and_their_bodies_describe_undoc
     plural = [Doc("Clientele", "Not about clients."), Doc("Clients", "A client keeps a pool of connections.")]
     assert describe_from_docs(spelled, plural, MentionResolver(spelled), package="pkg") == 1
     assert read["pkg._client.Client"].description == "A client keeps a pool of connections."
+    # a directive that documents it wins over a heading before it (a packaging tour: the page
+    # "Markers" opened with words on dependencies; its `.. class:: Marker` says what it is)
+    again = [e.model_copy(update={"description": ""}) for e in ENTRIES]
+    page = [
+        Doc("Clients", "One extra requirement of dealing with servers is talking to them."),
+        Doc("Reference", ".. class:: Client\n\n    This class keeps a pool of connections open.\n"),
+    ]
+    assert describe_from_docs(again, page, MentionResolver(again), package="pkg") == 1
+    assert {e.api_id: e for e in again}["pkg._client.Client"].description == (
+        "This class keeps a pool of connections open."
+    )
     assert by_id["pkg._util.unique_helper"].description == "A helper for the globals."
     assert by_id["pkg._client.Client"].description == "Its own docstring."
     assert by_id["pkg._models.Response"].description == ""

@@ -202,7 +202,8 @@ def describe_from_docs(
       authentication": ``DigestAuth``), or is a one-word name or its plural ("Locks":
       ``Lock``).
 
-    Docs order: the first such place wins. Returns how many got one.
+    A directive documents the API it names: its body wins over any heading; otherwise docs
+    order, the first such place wins. Returns how many got one.
 
     Every API a directive names also gets the prose of the directive's body as its
     ``docs_text`` (what its docstring does not already say; several directives' in docs
@@ -212,6 +213,7 @@ def describe_from_docs(
     spelled = _Spelled(_spelled_classes(entries))
     filled = 0
     module: dict[str, str] = {}  # page → its current module (``.. currentmodule::``)
+    headed: list[tuple[str, str]] = []  # (API, text) of the sections whose heading names it
 
     def give(api: str, text: str) -> None:
         nonlocal filled
@@ -237,7 +239,10 @@ def describe_from_docs(
             spelt = spelled.find(_heading_key(section.heading))
             named = next(iter(spelt)) if len(spelt) == 1 else None
         if named in wanting:
-            give(named, docs_summary(section.text))
+            headed.append((named, section.text))
+    for named, text in headed:  # after every directive: a directive says what it documents
+        if named in wanting:
+            give(named, docs_summary(text))
     return filled
 
 
