@@ -127,3 +127,14 @@ def test_a_repeated_headings_anchor_as_github_and_docusaurus_number_it(dm: Docme
     assert dm.get("concepts/cache.md#example-code-1").content.endswith("The second.")
     assert dm.get("concepts/cache.md#example-code_1").content.endswith("The second.")
     assert dm.get("concepts/cache.md#example-code").content.endswith("The first.")
+
+
+def test_a_site_absolute_link_reads_as_its_page(dm: Docmentor) -> None:
+    """A tRPC tour: 110 of the docs' 260 links are site routes (`/docs/server/context`),
+    which `get` could not read: the docs folder has no `docs/` base. The route's end that
+    names a page is that page."""
+    assert dm.get("/docs/concepts/cache").path == "concepts/cache.md"
+    assert dm.get("docs:/docs/concepts/cache#clearing-the-cache").content.startswith("## Clearing the cache")
+    assert dm.get("/concepts/cache").path == "concepts/cache.md"
+    with pytest.raises(NotFoundError):
+        dm.get("/docs/concepts/nothing")

@@ -194,6 +194,18 @@ class Lookup(Embedding):
                     return self._find(bare + suffix, source=source)
                 except NotFoundError:
                     continue
+            # a site-absolute link (`/docs/server/context`): the site's route, under a base
+            # path the docs folder does not have: its page's path is the route's end
+            named, sep, route = bare.rpartition(":") if not bare.startswith("/") else ("", "", bare)
+            if route.startswith("/"):
+                parts = route.strip("/").split("/")
+                for k in range(1, len(parts)):
+                    rest = "/".join(parts[k:])
+                    for suffix in _PAGE_SUFFIXES:
+                        try:
+                            return self._find(f"{named}{sep}{rest}{suffix}", source=source)
+                        except NotFoundError:
+                            continue
             raise
 
     def _find(self, ref: str, *, source: str | None = None) -> Any:
