@@ -253,6 +253,9 @@ def test_tags_around_prose_are_markup_and_code_keeps_its_angle_brackets() -> Non
     assert "`Promise<Todo[]>`" in got and "`<Response [200 OK]>`" in got
     assert "<Provider store={store}>" in got
     assert as_read_text("a < b and c > d, x<y") == "a < b and c > d, x<y"  # no tag: as written
+    # a tab's label is what a reader sees (a tRPC tour: the Zod / Yup / Valibot variants)
+    tabs = as_read_text('<Tabs>\n<TabItem value="zod" label="Zod">\n\nWith zod.\n\n</TabItem>\n</Tabs>\n')
+    assert "Zod" in tabs and "value" not in tabs and 'zod"' not in tabs, tabs
     assert len(as_read_text("<a " + "x" * 200_000 + "\n" + "<b" * 50_000)) > 0  # linear
 
 

@@ -192,8 +192,19 @@ def as_read_text(text: str) -> str:
 
 
 def _tags_out(line: str) -> str:
-    """A line of prose without its tags, outside its code spans."""
+    """A line of prose without its tags, outside its code spans; a tag's ``label`` is the
+    text a reader sees (Docusaurus' ``<TabItem value="zod" label="Zod">``: the tab's title)."""
     parts = line.split("`")
     for k in range(0, len(parts), 2):  # outside inline code
-        parts[k] = _TAG.sub(" ", parts[k])
+        parts[k] = _TAG.sub(_label, parts[k])
     return "`".join(parts)
+
+
+def _label(tag: re.Match[str]) -> str:
+    text = tag.group(0)
+    at = text.find(" label=")
+    if at < 0 or len(text) < at + 9 or text[at + 7] not in "\"'":
+        return " "
+    quote = text[at + 7]
+    end = text.find(quote, at + 8)
+    return f" {text[at + 8 : end]} " if end > 0 else " "
