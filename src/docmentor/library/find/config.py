@@ -275,6 +275,17 @@ class ApiRankingConfig:
         "Plain RRF (no scores): httpx 0.705 → 0.662 MRR, lancedb 0.688 → 0.612.",
         SIX,
     )
+    exception_weight: float = _c(
+        2.0,
+        "A task that asks which exception the library raises (roles.ERROR_INTENT: 'which error "
+        "is raised when…', 'the exception raised when…', 'which exception do I catch…'; not "
+        "'raise an error if…') counts the library's exception classes (ApiEntry.exception) × "
+        "this after fusion. MRR at 1.5 / 2.0 / 3.0: packaging 0.4813 → 0.5392 at each, anyio "
+        "0.4621 → 0.4696 / 0.4738 / 0.4738; every other set unchanged at each (their "
+        "exception tasks already found theirs first, or ask no such thing). The middle of the "
+        "plateau.",
+        "every find_api dev and tour set (bench_api_blind.py --tours, bench_api.py)",
+    )
     depth: int = _c(
         50,
         "Each ranking contributes its best this many (the lexical ranking keeps 2×, the "

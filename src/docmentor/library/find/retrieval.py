@@ -59,7 +59,7 @@ from docmentor.library.find.fusion import Ranking, fuse, ranked
 from docmentor.library.find.hits import ApiHit, api_details
 from docmentor.library.find.priors import secondary
 from docmentor.library.find.replacements import replacements
-from docmentor.library.find.roles import asks_for_command, is_data, role_weights
+from docmentor.library.find.roles import asks_for_command, asks_for_error, is_data, role_weights
 from docmentor.library.find.semantic import semantic_ranking, worker
 from docmentor.library.find.synonyms import synonyms, verb_synonyms
 from docmentor.library.find.twins import editions
@@ -219,6 +219,7 @@ class ApiIndex:
             i for i, (lib, e) in enumerate(self.entries) if e.language == "python" and e.api_id in second[lib]
         }
         self._attributes = {i for i, (_, e) in enumerate(self.entries) if is_data(e)}
+        self._exceptions = {i for i, (_, e) in enumerate(self.entries) if e.exception}
         # what the surface marks as no API users call, and CLI command objects (find/roles.py)
         self._roles, self._commands = role_weights([e for _, e in self.entries], config)
         # extension points: classes the library subclasses itself (``min_subclasses`` times
@@ -415,6 +416,7 @@ class ApiIndex:
         scored: dict[str, tuple[dict[int, float], dict[str, Ranking]]] = {}
         own = OWN_INTENT.search(query) is not None  # "write my own class that …"
         command_task = asks_for_command(query)  # "… from the command line"
+        error_task = asks_for_error(query)  # "which exception is raised when …"
         for lib in libraries:
             rankings, _ = per_library[lib]
             rankings["semantic"] = semantic.get(lib, ([], 0.0))[0]
@@ -425,6 +427,9 @@ class ApiIndex:
                 # likeness; a paraphrase in English words ("terminate when finished") is
                 rankings["semantic"] = self._semantic_of(vector, lib, self.config.wordless_floor)[0]
             lib_fused = self._adjusted(fuse(rankings, self.config), command_task)
+            if error_task:
+                for i in self._exceptions.intersection(lib_fused):
+                    lib_fused[i] *= self.config.exception_weight
             if own and self._extension:
                 for i in self._extension.intersection(lib_fused):
                     lib_fused[i] *= self.config.extension_weight

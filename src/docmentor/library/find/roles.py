@@ -27,12 +27,27 @@ from collections.abc import Sequence
 from docmentor.library.find.config import DEFAULT, ApiRankingConfig
 from docmentor.library.models import ApiEntry
 
-__all__ = ["COMMAND_INTENT", "asks_for_command", "is_data", "role_weights"]
+__all__ = ["COMMAND_INTENT", "ERROR_INTENT", "asks_for_command", "asks_for_error", "is_data", "role_weights"]
 
 # a task worded as a command a user runs, not as code: fixed words, one pass (linear time)
 COMMAND_INTENT = re.compile(
     r"\b(?:command[- ]?line|cli|terminal|console command|(?:from|in) (?:the|a) shell)\b", re.IGNORECASE
 )
+
+
+# a task that asks which exception (not how to raise one): "which error is raised when…",
+# "the exception raised when…", "which exception do I catch…"; fixed words, one pass
+ERROR_INTENT = re.compile(
+    r"\b(?:which|what) (?:exception|error)s?\b"
+    r"|\b(?:exception|error)s? (?:is |gets |are )?(?:raised|thrown) (?:when|if)\b"
+    r"|\b(?:exception|error)s? (?:do|should|can|would) (?:i|we|you) catch\b",
+    re.IGNORECASE,
+)
+
+
+def asks_for_error(task: str) -> bool:
+    """Whether a task asks which exception the library raises (:data:`ERROR_INTENT`)."""
+    return ERROR_INTENT.search(task) is not None
 
 
 def asks_for_command(task: str) -> bool:
