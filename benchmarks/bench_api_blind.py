@@ -70,6 +70,7 @@ TOURS = [
     ("python-dateutil", "dateutil", "2.9.0.post0", "tour_tasks/dateutil_api.jsonl", "docs"),
     ("anyio", "anyio", "4.6.2", "tour_tasks/anyio_api.jsonl", "docs"),
     ("packaging", "packaging", "24.2", "tour_tasks/packaging_api.jsonl", "docs"),
+    ("Markdown", "markdown", "3.7", "tour_tasks/markdown_api.jsonl", "docs"),
 ]
 
 
@@ -114,7 +115,7 @@ def main() -> None:
                         help="venvs and sdists (reused)")  # fmt: skip
     parser.add_argument("--only", action="append", default=[], help="this library only (repeatable)")
     parser.add_argument("--tours", action="store_true",
-                        help="also the tours' dev sets (typer, trio, werkzeug, tenacity, sqlite-utils, cattrs, jsonschema, cachetools, blinker, humanize, dateutil, anyio, packaging)")  # fmt: skip
+                        help="also the tours' dev sets (typer, trio, werkzeug, tenacity, sqlite-utils, cattrs, jsonschema, cachetools, blinker, humanize, dateutil, anyio, packaging, markdown)")  # fmt: skip
     args = parser.parse_args()
     args.work.mkdir(parents=True, exist_ok=True)
     results: dict[str, Any] = {}
