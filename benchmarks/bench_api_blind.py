@@ -91,16 +91,16 @@ def venv_with(path: Path, requirement: str, *, no_deps: bool = False) -> Path:
 
 def sdist_docs(work: Path, name: str, version: str, docs: str = "docs") -> Path:
     stem = f"{name.replace('-', '_')}-{version}"  # the sdist's file and folder name (PEP 625)
-    folders = [work / f"{name}-{version}", work / stem]
+    # PEP 625 names are normalised to lower case (Markdown's sdist is markdown-3.7.tar.gz)
+    stems = list(dict.fromkeys([f"{name}-{version}", stem, stem.lower()]))
+    folders = [work / s for s in stems]
     if not any((f / docs).is_dir() for f in folders):
         subprocess.run(
             [sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--no-binary", ":all:",
              f"{name}=={version}", "-d", str(work)],
             check=True, capture_output=True,
         )  # fmt: skip
-        archive_path = next(
-            p for p in (work / f"{name}-{version}.tar.gz", work / f"{stem}.tar.gz") if p.exists()
-        )
+        archive_path = next(p for p in (work / f"{s}.tar.gz" for s in stems) if p.exists())
         with tarfile.open(archive_path) as archive:
             archive.extractall(work, filter="data")
     return next(f / docs for f in folders if (f / docs).is_dir())
