@@ -821,6 +821,44 @@ def test_a_generic_class_of_the_package_is_its_class_in_returns_and_annotations(
     assert "pkg._streams.Stream.send_nowait" in examples[1].apis_used, examples[1].apis_used
 
 
+def test_a_name_imported_for_type_checkers_only_is_no_path_to_it(tmp_path: Path) -> None:
+    """A Python-Markdown tour: `markdown/extensions/__init__.py` does `if TYPE_CHECKING: from
+    markdown import Markdown`, and every `Markdown` member got an alias through
+    `markdown.extensions.Markdown` (20 of them), which does not exist at run time."""
+    surface = installed(
+        tmp_path,
+        {
+            "pkg/__init__.py": """
+                '''Markdown.'''
+                from pkg.core import Markdown
+                __all__ = ["Markdown"]
+            """,
+            "pkg/core.py": """
+                class Markdown:
+                    '''The converter.'''
+                    def convert(self, text):
+                        '''Convert text.'''
+            """,
+            "pkg/extensions/__init__.py": """
+                '''Extensions.'''
+                from __future__ import annotations
+                from typing import TYPE_CHECKING
+                if TYPE_CHECKING:
+                    from pkg import Markdown
+
+                class Extension:
+                    '''An extension.'''
+                    def extendMarkdown(self, md: Markdown) -> None:
+                        '''Extend it.'''
+            """,
+        },
+    )
+    convert = surface.resolve("pkg.Markdown.convert")
+    assert convert is not None and not any("extensions" in a for a in convert.aliases), convert.aliases
+    assert surface.resolve("pkg.extensions.Markdown") is None
+    assert surface.resolve("pkg.extensions.Extension") is not None
+
+
 def test_a_class_a_factory_call_makes_at_module_level_is_a_class(tmp_path: Path) -> None:
     """jsonschema's `Draft202012Validator = create(...)`: read statically, an attribute with
     no constructor nor members (README.LLM: "is an attribute"; drift blind to its calls). It

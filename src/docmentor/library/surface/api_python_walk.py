@@ -335,7 +335,8 @@ class Builder:
             return
         self.walked.add(mod.path)
         self.module_paths[mod.path] = [public]
-        self.present.update(f"{public}.{n}" for n in mod.members)
+        # a name imported only for type checkers (`if TYPE_CHECKING:`) is not there at run time
+        self.present.update(f"{public}.{n}" for n, m in mod.members.items() if getattr(m, "runtime", True))
         exports = _exports(mod)
         names = list(exports) if exports is not None else [n for n in mod.members if not n.startswith("_")]
         # Submodules are importable whatever __all__ says.
@@ -344,6 +345,8 @@ class Builder:
         for name in names:
             member = mod.members.get(name)
             if member is None or name.startswith("_") or (name.startswith("test_") and _holds_tests(member)):
+                continue
+            if not getattr(member, "runtime", True):  # `if TYPE_CHECKING: from pkg import Markdown`
                 continue
             if demo and not member.is_alias and any(a <= (member.lineno or 0) <= b for a, b in demo):
                 continue  # defined by the module's `if __name__ == "__main__":` demo, not its API
