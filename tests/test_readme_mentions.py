@@ -233,6 +233,9 @@ def test_default_domain_directives_document_apis_and_their_bodies_describe_undoc
     # words joined by a slash are words (a packaging tour: `Tag.platform`'s "The OS/platform.")
     assert docs_summary("The OS/platform.") == "The OS/platform."
     assert docs_summary("Two/words") == ""
+    # (review) a code name or a URL is one word
+    for one in ("`get_user_by_id`", "https://example.com/a/b", "See https://example.com/a/b"):
+        assert docs_summary(one) == "", one
 
 
 def test_descriptions_from_the_docs_are_only_taken_where_they_surely_describe_the_api() -> None:
@@ -351,3 +354,11 @@ def test_a_one_word_class_is_spelled_by_its_plural() -> None:
         spelled.find(_heading_key("Lockers")) == set()
         and spelled.find(_heading_key("Proxy servers")) == set()
     )
+
+
+def test_search_keywords_split_a_name_at_its_capitals() -> None:
+    """(review) a regular expression added for docs_summary once took the name of the one
+    that splits camelCase names: AsyncClient's keywords became `asyncclient`."""
+    from docmentor.library.knowledge.enrich import _words
+
+    assert {"async", "client", "http", "error"} <= set(_words("AsyncClient HTTPError"))

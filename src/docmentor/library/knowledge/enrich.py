@@ -301,7 +301,14 @@ _EMPHASIS = re.compile(r"^([*_]{1,2})(\S(?:.*\S)?)\1$", re.S)
 _FIELD_LINE = re.compile(r"^\s*:[\w -]+:(?=\s|$)")
 
 
-_WORD = re.compile(r"[^\W_]+")
+def _word_count(line: str) -> int:
+    """Words of a line, those joined by a slash counted apart ("The OS/platform." is three);
+    a URL or a code name is one."""
+    count = 0
+    for word in line.split():
+        parts = [p for p in word.split("/") if p]
+        count += len(parts) if "://" not in word and len(parts) > 1 else 1
+    return count
 
 
 def docs_summary(text: str) -> str:
@@ -339,7 +346,7 @@ def docs_summary(text: str) -> str:
             line = emphasis.group(2)
         if line.endswith(":"):
             line = without_lead_in(line)
-        if len(_WORD.findall(line)) >= 3:  # "The OS/platform." is three words
+        if _word_count(line) >= 3:  # "The OS/platform." is three words
             return summary(line)
     return ""
 
