@@ -278,6 +278,8 @@ def test_script_and_style_blocks_are_not_read(tmp_path: Path) -> None:
     assert "hashForOldVersion" not in got and "color" not in got
     assert "Intro." in got and "After." in got and "const shown = 1" in got
     assert len(as_read_text("<script>\n" + "x\n" * 100_000)) < 10  # to the end when never closed
+    # (review) in a comment, `<script>` is the comment's text
+    assert as_read_text("<!--\n<script>\n-->\nVisible text.\n\n## Next\n") == "Visible text.\n\n## Next\n"
     docs = tmp_path / "docs"
     docs.mkdir()
     (docs / "blog.md").write_text(

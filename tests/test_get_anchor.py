@@ -138,3 +138,6 @@ def test_a_site_absolute_link_reads_as_its_page(dm: Docmentor) -> None:
     assert dm.get("/concepts/cache").path == "concepts/cache.md"
     with pytest.raises(NotFoundError):
         dm.get("/docs/concepts/nothing")
+    # (review) a route is a page's path, not the end of one in another folder
+    with pytest.raises(NotFoundError):
+        dm.get("docs:/docs/server/cache")

@@ -1031,3 +1031,24 @@ def test_an_mdx_partial_a_page_imports_and_renders_is_included(root: Path) -> No
     assert "```mdx\n<ImportAppRouter />\n```" in text and "<Tabs />" in text
     assert any("cycle" in w for w in result.warnings), result.warnings
     assert [n for n, line in rows(result) if line == "The inner text."] == [9]
+
+
+def test_review_partials_and_regions_as_the_site_reads_them(root: Path) -> None:
+    """(review) a partial is resolved from the page's folder only, an import shown in a code
+    block imports nothing, a long import line takes linear time; a region ends at a bare
+    `#endregion` too, and nested regions' markers are left out."""
+    import time
+
+    write(root, "docs/_x.mdx", "Root partial, not the page's.\n")
+    page = "import X from './_x.mdx';\n\n# Page\n\n<X />\n\n```mdx\nimport Y from './_y.mdx';\n```\n\n<Y />\n"
+    write(root, "docs/sub/_y.mdx", "Never imported.\n")
+    result = run(root, "docs/sub/page.mdx", page)
+    assert "Root partial" not in result.text and "<X />" in result.text  # ./_x.mdx is not in docs/sub
+    assert "Never imported" not in result.text and "<Y />" in result.text
+    t = time.perf_counter()
+    run(root, "docs/long.mdx", "import A from './a.md'" + " " * 100_000 + "x\n<br/>\n")
+    assert time.perf_counter() - t < 1.0
+    write(root, "snippets/a.ts", "// #region setup\nconst a = 1\n// #region inner\nconst b = 2\n// #endregion inner\n"
+          "// #endregion\nconst secret = 3\n")  # fmt: skip
+    text = run(root, "docs/r.md", "<<< @/snippets/a.ts#setup\n").text
+    assert "const a = 1\nconst b = 2\n```" in text and "secret" not in text and "#endregion" not in text, text

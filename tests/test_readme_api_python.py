@@ -2504,6 +2504,59 @@ def test_a_fields_text_stops_at_the_doctest_after_it(tmp_path: Path) -> None:
     }
 
 
+def test_review_a_classes_attributes_are_no_keywords_and_new_gives_an_instance(tmp_path: Path) -> None:
+    """(review) with `**kwargs`, a class's documented attributes became keyword parameters;
+    a base's `__new__ -> Base`, or one typed by a type variable, read as "Returns: Base";
+    a warning read as an exception to catch."""
+    api = surface(
+        tmp_path,
+        {
+            "pkg/__init__.py": '''
+                from typing import Type, TypeVar
+                __all__ = ["Client", "Base", "Sub", "Node", "OldWarning"]
+                _T = TypeVar("_T")
+
+                class Client:
+                    """A client.
+
+                    Attributes:
+                        timeout: How long it waits.
+                    """
+
+                    def __init__(self, name, **kwargs):
+                        """Make one.
+
+                        :param name: Its name.
+                        :param retries: How often it retries.
+                        """
+
+                class Base:
+                    """A base."""
+
+                    def __new__(cls, name) -> "Base":
+                        return object.__new__(cls)
+
+                class Sub(Base):
+                    """A sub."""
+
+                class Node:
+                    """A node."""
+
+                    def __new__(cls: Type[_T], name) -> _T:
+                        return object.__new__(cls)
+
+                class OldWarning(DeprecationWarning):
+                    """Old."""
+            ''',
+        },
+    )
+    client = api.by_id["pkg.Client"]
+    assert [p.name for p in client.parameters] == ["name", "retries", "kwargs"]
+    for name in ("Sub", "Node"):
+        assert api.by_id[f"pkg.{name}"].returns is None, name
+    assert not api.by_id["pkg.OldWarning"].exception
+
+
 def test_a_named_tuple_is_called_with_its_fields(tmp_path: Path) -> None:
     """A cachetools tour: `class CacheInfo(collections.namedtuple("CacheInfo", "hits misses
     maxsize currsize"))` (a `NamedTuple` with typed fields in its stub) showed

@@ -20,6 +20,9 @@ def test_twoslash_setup_flags_and_queries_are_not_shown() -> None:
         "import imgUrl from './img.png'",
         "const x: number = imgUrl",
     ]
+    # (review) `// @ts-expect-error` is a comment the page shows; twoslash's flags are a word
+    shown = code_as_shown("ts twoslash", ["// @ts-expect-error", "const x: number = 'a'", "  // @errors: 1"])
+    assert shown == ["// @ts-expect-error", "const x: number = 'a'", "  // @errors: 1"]
     # without twoslash in the info string, the same lines are code as written
     assert code_as_shown("js", lines) == lines
 

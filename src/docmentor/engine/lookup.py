@@ -196,16 +196,11 @@ class Lookup(Embedding):
                     continue
             # a site-absolute link (`/docs/server/context`): the site's route, under a base
             # path the docs folder does not have: its page's path is the route's end
-            named, sep, route = bare.rpartition(":") if not bare.startswith("/") else ("", "", bare)
+            named, _, route = bare.rpartition(":") if not bare.startswith("/") else ("", "", bare)
             if route.startswith("/"):
-                parts = route.strip("/").split("/")
-                for k in range(1, len(parts)):
-                    rest = "/".join(parts[k:])
-                    for suffix in _PAGE_SUFFIXES:
-                        try:
-                            return self._find(f"{named}{sep}{rest}{suffix}", source=source)
-                        except NotFoundError:
-                            continue
+                found = self._routed(route, named or source)
+                if found is not None:
+                    return found
             raise
 
     def _find(self, ref: str, *, source: str | None = None) -> Any:
@@ -268,6 +263,25 @@ class Lookup(Embedding):
                 hint="use a URL, or a path as search results show it (SOURCE:PATH, e.g. docs:guide/install.md)",
             )
         return doc
+
+    def _routed(self, route: str, source: str | None) -> StoredDoc | None:
+        """The page a site-absolute link names (``/docs/server/context``) under a base path the
+        docs folder does not have: the route with its first parts left off, as an exact page
+        path (with a page suffix), the longest that is one, in ``source`` or in the one source
+        that holds it; None when none is."""
+        parts = route.strip("/").split("/")
+        for k in range(1, len(parts)):
+            rest = "/".join(parts[k:])
+            for suffix in ("", *_PAGE_SUFFIXES):
+                path = rest + suffix
+                if source is not None:
+                    doc = self.store.find_document(source=source, path=path)
+                else:
+                    owners = self.store.sources_with_path(path)
+                    doc = self.store.find_document(source=owners[0], path=path) if len(owners) == 1 else None
+                if doc is not None:
+                    return doc
+        return None
 
     def _by_tail(self, source: str, path: str) -> StoredDoc | None:
         """The one document of ``source`` whose path ends with ``path`` at a folder boundary

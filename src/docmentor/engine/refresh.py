@@ -42,7 +42,8 @@ PRUNE_GUARD_MIN = 4
 # p8: a MyST label starts the section it names too; p9: a Markdown heading without its attr_list ({#id});
 # p10: a Markdown heading without inline HTML; p11: prose's HTML comments and HTML/JSX tags neither indexed nor embedded
 # p12: <script> and <style> blocks neither indexed nor embedded; a preamble of only tags is no unit;
-# a heading link with an angle-bracket destination read as its text; VitePress `<<<` snippets included
+# a heading link with an angle-bracket destination read as its text; VitePress `<<<` snippets and MDX
+# partials included; code read as shown (twoslash setup, magic comments); a tag's label read as text
 PARSE_VERSION = "p12"
 
 

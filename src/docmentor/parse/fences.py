@@ -106,7 +106,7 @@ def _markup_out(text: str, *, tags: bool) -> str:
             if raw_end in line.lower():
                 raw_end = ""
             continue
-        if tags:
+        if tags and not hidden:  # inside an HTML comment, `<script>` is the comment's text
             raw_end = _raw_block(line)
             if raw_end:
                 if raw_end in line.lower():

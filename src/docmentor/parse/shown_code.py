@@ -45,12 +45,18 @@ def code_as_shown(info: str, lines: Sequence[str]) -> list[str]:
 
 
 def _twoslash_note(line: str) -> bool:
-    """``// @errors: 2322``, ``// @noErrors``, ``// ^?``: a compiler flag or a type query."""
-    text = line.strip()
-    if not text.startswith("//"):
+    """``// @errors: 2322``, ``// @noErrors``, ``// ^?``: a compiler flag (a word, then the
+    line's end or ``:``, at the line's start, as twoslash reads one: ``// @ts-expect-error``
+    is shown) or a type query."""
+    if line.lstrip().startswith("//") and line.lstrip()[2:].lstrip().startswith("^"):
+        return True
+    if not line.startswith("//"):
         return False
-    rest = text[2:].lstrip()
-    return (rest.startswith("@") and rest[1:2].isalpha()) or rest.startswith("^")
+    rest = line[3:] if line[2:3] == " " else line[2:]
+    if not rest.startswith("@"):
+        return False
+    word = rest[1:].split(":", 1)[0].rstrip()
+    return bool(word) and (word.replace("_", "a").isalnum() and word.isascii())
 
 
 def _magic(line: str) -> bool:

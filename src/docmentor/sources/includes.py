@@ -124,7 +124,7 @@ DEFAULT_MAX_BYTES = 5_000_000
 _QUICK = ("8<", "{!", "{*", "{%", "include::", "{literalinclude}", "{include}", "{eval-rst}", "<<<")
 # an MDX page's partial (Docusaurus): `import Setup from './_setup.mdx';`, then `<Setup />`
 _PARTIAL_IMPORT = re.compile(
-    r"import[ \t]+([A-Z][\w$]*+)[ \t]+from[ \t]+(['\"])(\.\.?/[^'\"\n]+\.mdx?)\2[ \t]*;?[ \t]*"
+    r"import[ \t]++([A-Z][\w$]*+)[ \t]++from[ \t]++(['\"])(\.\.?/[^'\"\n]++)\2[ \t]*+(?:;[ \t]*+)?"
 )
 _COMPONENT_LINE = re.compile(r"(?P<indent>[ \t]*+)<(?P<name>[A-Z][\w$]*+)[ \t]*/>[ \t]*")
 # VitePress' code snippet import: `<<< @/snippets/a.js#region{1,2 ts:line-numbers} [title]`
@@ -268,7 +268,7 @@ class _Expander(IncludeReader):
     def partial(self, path: str, at: At) -> list[str] | None:
         """An MDX partial a page imports and renders (``<Setup />``): its text, front matter
         left out, its own includes read (a cycle refused)."""
-        opened = self.open(path, at, "snippet")
+        opened = self.open(path, at, "plugin")  # ./ and ../: the page's folder only
         if opened is None:
             return None
         target, loaded = opened
@@ -380,11 +380,7 @@ class _Expander(IncludeReader):
         # an example, not a directive): fences are followed where a page has such a tag
         tags = fmt == "markdown" and any("{%" in x for x in lines)
         snippets = fmt == "markdown" and any("<<<" in x for x in lines)  # VitePress' imports
-        partials = (
-            {m[1]: m[3] for x in lines if x.startswith("import") and (m := _PARTIAL_IMPORT.fullmatch(x))}
-            if fmt == "markdown"
-            else {}
-        )
+        partials = _partials(lines) if fmt == "markdown" else {}
         # with the plugin enabled in mkdocs.yml, a tag is read in code blocks too (as the plugin
         # reads it: a fenced ```yaml block that includes a file); without, only outside them
         everywhere = tags and self.include_markdown_plugin(doc.file)
@@ -594,17 +590,39 @@ def _picked(
     return out, out_nums
 
 
+def _partials(lines: Sequence[str]) -> dict[str, str]:
+    """The Markdown files a page imports as components, outside its code blocks: name → path
+    (``import Setup from './_setup.mdx';``)."""
+    found: dict[str, str] = {}
+    fence: Fence | None = None
+    for line in lines:
+        fence = _fence_after(line, fence)
+        m = _PARTIAL_IMPORT.fullmatch(line) if fence is None and line.startswith("import") else None
+        if m is not None and m[3].endswith((".md", ".mdx")):
+            found[m[1]] = m[3]
+    return found
+
+
 def _region(lines: list[str], name: str) -> list[str] | None:
     """The lines between ``#region name`` and ``#endregion name`` marker comments (``//``,
-    ``#``, ``/* … */``, ``<!-- … -->``), as VitePress picks a snippet's region; None when
+    ``#``, ``/* … */``, ``<!-- … -->``), as VitePress picks a snippet's region: a bare
+    ``#endregion`` closes it too, and nested regions' marker lines are left out; None when
     the region is not there."""
     start = next((k for k, line in enumerate(lines) if _marker(line) == ("region", name)), None)
     if start is None:
         return None
-    end = next(
-        (k for k in range(start + 1, len(lines)) if _marker(lines[k]) == ("endregion", name)), len(lines)
-    )
-    return lines[start + 1 : end]
+    depth, out = 0, []
+    for line in lines[start + 1 :]:
+        mark = _marker(line)
+        if mark is None:
+            out.append(line)
+        elif mark[0] == "region":
+            depth += 1
+        elif mark[1] == name or (not mark[1] and depth == 0):
+            break
+        else:
+            depth = max(depth - 1, 0)
+    return out
 
 
 def _marker(line: str) -> tuple[str, str] | None:

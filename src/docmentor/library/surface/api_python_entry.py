@@ -172,10 +172,21 @@ def _made(cls: Any, init: Any) -> ApiReturn | None:
         return None
     text = str(init.returns)
     head = text.strip("'\"").split("[", 1)[0].rsplit(".", 1)[-1]
-    if head in (cls.name, "Self", "cls") or not head:
+    owner = getattr(init.parent, "name", cls.name)  # the class defining __new__ (a base's: an instance)
+    if not head or head in (cls.name, owner, "Self", "cls") or _type_variable(init, head):
         return None
     said = parse_docstring(init.docstring).returns or parse_docstring(cls.docstring).returns
     return ApiReturn(type=text, description=said)
+
+
+def _type_variable(obj: Any, name: str) -> bool:
+    """Whether ``name`` is a type variable of ``obj``'s module (``_T = TypeVar("_T")``)."""
+    module = obj
+    while module is not None and not getattr(module, "is_module", False):
+        module = getattr(module, "parent", None)
+    bound = getattr(module, "members", {}).get(name) if module is not None else None
+    value = str(getattr(bound, "value", "") or "") if bound is not None and not bound.is_alias else ""
+    return value.split("(", 1)[0].rsplit(".", 1)[-1] in ("TypeVar", "ParamSpec", "TypeVarTuple")
 
 
 def _abstract(members: dict[str, Any]) -> bool:
@@ -202,7 +213,7 @@ def _exception(obj: Any) -> bool:
         for base in getattr(cls, "bases", None) or ():
             found = getattr(builtins, str(base).rsplit(".", 1)[-1], None)
             if isinstance(found, type) and issubclass(found, BaseException):
-                return True
+                return not issubclass(found, Warning)  # a warning is issued, not raised
     return False
 
 
@@ -608,6 +619,7 @@ def _plain_entry(obj: Any) -> ApiEntry:
                 descriptions = {**parse_docstring(inherited).params, **descriptions}
         # a parameter its own docs leave out, the class's ``Attributes:`` may say (the fields
         # of a dataclass, an exception's ``status``)
+        taken = set(descriptions)  # what the docs say the call takes (not its attributes)
         descriptions = {**attributes, **descriptions}
         common["docstring"] = docstring
         bases = [str(base) for base in obj.bases]
@@ -617,7 +629,7 @@ def _plain_entry(obj: Any) -> ApiEntry:
             kind="class",
             parent=parent,
             signature=signature,
-            parameters=_parameters(params, descriptions, types),
+            parameters=_parameters(params, descriptions, types, taken),
             description=_summary(docstring),
             bases=bases,
             open_members=dynamic or protocol,
@@ -699,10 +711,15 @@ def _static(obj: Any) -> bool:
 
 
 def _parameters(
-    params: list[Any], descriptions: dict[str, str], types: dict[str, str] | None = None
+    params: list[Any],
+    descriptions: dict[str, str],
+    types: dict[str, str] | None = None,
+    taken: set[str] | None = None,
 ) -> list[ApiParameter]:
     """The parameters; a parameter the signature does not annotate takes the type its
-    docstring gives (``widget (Widget): …``, ``:type widget: Widget``, ``widget : Widget``)."""
+    docstring gives (``widget (Widget): …``, ``:type widget: Widget``, ``widget : Widget``).
+    With ``**kwargs``, the documented names it does not list are keyword-only parameters:
+    of ``taken``'s names only, when given (a class's parameters, not its attributes)."""
     out = []
     for param in params:
         kind = _KINDS.get(param.kind.value, "positional or keyword")
@@ -730,7 +747,7 @@ def _parameters(
                 description=text,
             )
             for name, text in descriptions.items()
-            if name not in named and name.isidentifier() and text
+            if name not in named and name.isidentifier() and text and (taken is None or name in taken)
         ]
         out[-1:-1] = extra
     return out
