@@ -65,6 +65,7 @@ from docmentor.library.examples.code_analysis import JS_LANGUAGES, python_is_asy
 from docmentor.library.examples.matcher_core import Analysis, ApiSurfaceLike, Resolver, Value
 from docmentor.library.examples.matcher_js import JsAnalysis
 from docmentor.library.models import ApiEntry, Example
+from docmentor.search.ranking import history_page
 
 __all__ = ["ApiSurfaceLike", "PythonAnalysis", "match_examples"]
 
@@ -423,6 +424,16 @@ def _item(value: Value | None) -> Value | None:
 # -- the entry point ----------------------------------------------------------------------
 
 
+def _history_last(examples: Sequence[Example], entries: Iterable[ApiEntry]) -> None:
+    """An API's examples from pages that record changes (release notes: "previously you called
+    it like this") after its others: the first ones are what it is shown and embedded by."""
+    history = {ex.example_id for ex in examples if history_page(ex.path)}
+    if history:
+        for entry in entries:
+            if history.intersection(entry.examples):
+                entry.examples.sort(key=lambda x: x in history)
+
+
 def match_examples(
     examples: Sequence[Example],
     surface: ApiSurfaceLike,
@@ -501,3 +512,4 @@ def match_examples(
             entry = by_id.get(api_id)
             if entry is not None and ex.example_id not in entry.examples:
                 entry.examples.append(ex.example_id)
+    _history_last(examples, by_id.values())

@@ -428,6 +428,15 @@ class ApiRankingConfig:
         "or rejects) loses this.",
         EXAMPLES,
     )
+    history_penalty: float = _c(
+        1.0,
+        "get_examples: one on a page that records changes (changelog, release notes: "
+        "search.ranking.history_page) loses this, as a drifted one does: a release note shows "
+        "how an API was called before (a Python-Markdown tour: `markdown(text, safe_mode=True)` "
+        "from the 2.6 notes, ignored by 3.7, came 2nd for escaping raw HTML). Set equal to "
+        "drift_penalty, not swept: no task set measures get_examples' order.",
+        EXAMPLES,
+    )
     own_api_bonus: float = _c(
         0.2,
         "get_examples: an example linked to some API of the library users call adds this (not "

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from docmentor.library.models import Example
 from docmentor.search.analyzer import analyze_query
+from docmentor.search.ranking import history_page
 
 if TYPE_CHECKING:
     from docmentor.library.find.retrieval import ApiIndex
@@ -74,6 +75,8 @@ def examples_for(
             bonus -= c.deprecated_penalty
         if ex.drift:  # calls the installed version does not have or accept
             bonus -= c.drift_penalty
+        if history_page(ex.path):  # release notes: how it was, or how it changed
+            bonus -= c.history_penalty
         # one that shows the library's own API users call (not only its internals: a helper,
         # a constant, a marker, an instance attribute), in the language it was read from,
         # first (a TypeScript reference snippet is no answer for a Python library)

@@ -52,6 +52,7 @@ from docmentor.library.surface.docstrings import (
     without_lead_in,
 )
 from docmentor.library.surface.ref_titles import with_titles
+from docmentor.search.ranking import history_page
 
 __all__ = [
     "HeadingNames",
@@ -186,7 +187,8 @@ def best_example(
 ) -> Example | None:
     """The example to show for ``entry``.
 
-    Validated (passed) first, then one that uses no ``deprecated`` API, then one that
+    Validated (passed) first, then one that uses no ``deprecated`` API, then one not on a
+    page that records changes (a changelog's "previously you called it like this"), then one that
     imports no package beyond the library and the standard library (the truststore
     recipe is no example of ``Client``), then one that uses the API itself (a
     class's example may use only its members: ``tbl.search(...)`` shows ``Table``), then one
@@ -221,6 +223,7 @@ def best_example(
         key=lambda ex: (
             ex.validated is not True,
             any(a in deprecated for a in ex.apis_used),
+            history_page(ex.path),  # release notes show how it was, or how it changed
             ex.language == "python" and bool(_imported(example_code(ex)) - own - _STDLIB),
             entry.api_id not in ex.apis_used,
             ex.origin != "docs",  # the docs' examples first: a docstring's fills a gap
