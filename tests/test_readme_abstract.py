@@ -104,3 +104,18 @@ def test_abstract_classes_and_exceptions_are_shown_as_what_they_are(tmp_path: Pa
     # a class whose __new__ gives something else (anyio's create_memory_object_stream)
     assert "tuple[Send, Receive] - a tuple of (send stream, receive stream)" in text, text
     assert "create_stream - a new instance" not in text
+
+
+def test_a_keyword_taken_through_kwargs_shows_no_made_up_default(tmp_path: Path) -> None:
+    """A Python-Markdown tour: the keywords a function documents and takes through
+    `**kwargs` showed "default: None", contradicting their text ("Default: `True`")."""
+    (tmp_path / "hl").mkdir()
+    (tmp_path / "hl" / "__init__.py").write_text(
+        '"""Highlight."""\n__all__ = ["highlight"]\n\n\ndef highlight(src, **options):\n'
+        '    """Highlight code.\n\n    :param src: The code.\n    :param guess_lang: Guess the language. Default: `True`.\n    """\n',
+        encoding="utf-8",
+    )
+    surface = load_api("hl", search_paths=[tmp_path])
+    score_importance(surface.entries, [], {})
+    text = render_readme("hl", "1.0", surface.entries, [], validated=False)
+    assert "- guess_lang (optional, keyword-only): Guess the language. Default: `True`." in text, text

@@ -2078,6 +2078,16 @@ def test_a_classes_attributes_section_describes_its_fields_and_a_returns_sentenc
                         self.alpha = alpha
                         self.coef_: list[float] = []
 
+                class Converter:
+                    """A converter.
+
+                    Attributes:
+                        Converter.stash (dict): What it keeps aside.
+                    """
+
+                    def __init__(self) -> None:
+                        self.stash = {}
+
                 class Group:
                     """A task group.
 
@@ -2108,6 +2118,8 @@ def test_a_classes_attributes_section_describes_its_fields_and_a_returns_sentenc
     assert described["pkg.SkyError.status"] == "The HTTP status it answered."
     # Sphinx fields (an anyio tour: TaskGroup's `:ivar cancel_scope:` reached no attribute)
     assert described["pkg.Group.cancel_scope"] == "the cancel scope inherited by all child tasks"
+    # an attribute named with its class (a Python-Markdown tour: `Markdown.htmlStash (…): …`)
+    assert described["pkg.Converter.stash"] == "What it keeps aside."
     error = api.resolve("pkg.SkyError")
     assert error is not None and {p.name: p.description for p in error.parameters}["status"] == (
         "The HTTP status it answered."

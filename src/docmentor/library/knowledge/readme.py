@@ -461,7 +461,8 @@ def _function(entry: ApiEntry, by_id: Mapping[str, ApiEntry] | None = None) -> s
                 facts.append("required")
             else:
                 facts.append("optional")
-                facts.append(f"default: {p.default}")
+                if p.default is not None:  # known (a keyword documented for **kwargs has none)
+                    facts.append(f"default: {p.default}")
             if p.kind == "keyword-only":
                 facts.append("keyword-only")
             elif p.kind == "positional-only":

@@ -187,7 +187,8 @@ def _attributes(docstring: griffe.Docstring) -> dict[str, str]:
         for section in _sections(docstring, parser):
             if str(getattr(section.kind, "value", section.kind)) == "attributes":
                 for item in section.value:
-                    out.setdefault(item.name, " ".join(item.description.split()))
+                    # `Markdown.htmlStash (util.HtmlStash): …` names its class too
+                    out.setdefault(item.name.rsplit(".", 1)[-1], " ".join(item.description.split()))
         if out:
             break
     return out
