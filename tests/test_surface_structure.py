@@ -759,7 +759,8 @@ def test_names_bound_by_unpacking_are_attributes(tmp_path: Path) -> None:
         entry = surface.resolve(f"pkg.{name}")
         assert entry is not None and entry.kind == "attribute", name
     red = surface.resolve("pkg.RED")
-    assert red is not None and "'red'" in red.signature, red.signature
+    assert red is not None
+    assert "'red'" in red.signature, red.signature
     used = example("import pkg\npkg.rule(pkg.YEARLY)\nprint(pkg.MO, pkg.GREEN)\n")
     assert not drift_report([used], surface, library="pkg").findings
 
@@ -854,7 +855,8 @@ def test_a_name_imported_for_type_checkers_only_is_no_path_to_it(tmp_path: Path)
         },
     )
     convert = surface.resolve("pkg.Markdown.convert")
-    assert convert is not None and not any("extensions" in a for a in convert.aliases), convert.aliases
+    assert convert is not None
+    assert not any("extensions" in a for a in convert.aliases), convert.aliases
     assert surface.resolve("pkg.extensions.Markdown") is None
     assert surface.resolve("pkg.extensions.Extension") is not None
 
