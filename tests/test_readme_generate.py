@@ -315,6 +315,17 @@ def test_prose_mentions() -> None:
     assert counts == {"m.Database": 2, "m.connect": 1, "m.close": 1, "m.query": 1}
 
 
+def test_a_plain_name_many_apis_share_is_shared_among_them() -> None:
+    """A Python-Markdown tour: the docs' `reset()` counted as a mention of each of its nine
+    `reset` methods (README.LLM then held `State.reset`, `HtmlStash.reset` …). A plain name
+    several APIs share splits its mentions among them; a distinctive one counts whole."""
+    names = [("A", "reset"), ("B", "reset"), ("C", "reset"), ("A", "HtmlStash")]
+    entries = [ApiEntry(api_id=f"m.{o}.{n}", kind="method", name=n, parent=f"m.{o}") for o, n in names]
+    text = prose_text("Call `reset()` then `reset()`, `reset()` and `reset()` again; see `HtmlStash`.")
+    counts = count_mentions([text], entries)
+    assert counts == {"m.A.reset": 1, "m.B.reset": 1, "m.C.reset": 1, "m.A.HtmlStash": 1}
+
+
 def test_the_modules_of_a_qualified_path_are_no_mentions_of_same_named_members() -> None:
     """rich's docs write ``:class:`~rich.console.Console``` everywhere: the ``console`` there is
     a module, not ``Status.console`` (which ranked 15th in README.LLM by those mentions); the

@@ -19,7 +19,9 @@ factor                    weight  value
                                   public path's last part, the most mentioned. A distinctive name (``Database``,
                                   ``to_list``: a capital, ``_`` or digit) counts wherever it
                                   is a word; a plain word (``connect``) only where it reads
-                                  as code: ```connect```, ``connect(`` or ``.connect``.
+                                  as code: ```connect```, ``connect(`` or ``.connect``,
+                                  its count split among the APIs of that name (nine
+                                  ``reset`` methods: a ninth each).
 ``docstring``             0.15    the mean of: a summary; every parameter described (or no
                                   parameters); the return value described (or nothing to
                                   return: classes, ``-> None``, attributes with a type).
@@ -68,7 +70,7 @@ __all__ = [
     "score_importance",
 ]
 
-SCORING = "importance-v3"  # bump when the formula changes; recorded in the knowledge base
+SCORING = "importance-v4"  # bump when the formula changes; recorded in the knowledge base
 
 _INLINE_CODE = re.compile(r"`([^`\n]+)`")
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -125,7 +127,13 @@ def count_mentions(texts: Iterable[str], entries: Iterable[ApiEntry]) -> dict[st
     entries = list(entries)
     packages = frozenset(p.split(".")[0] for e in entries for p in (e.api_id, *e.aliases) if not e.foreign)
     mentions = _Mentions(texts, packages)
-    return {e.api_id: max(mentions.of(n) for n in _names(e)) for e in entries if e.kind != "module"}
+    shared = Counter(e.name for e in entries if e.kind != "module")
+    # a plain name many APIs share (nine `reset` methods) is no mention of each of them
+    return {
+        e.api_id: max(mentions.of(n) // (1 if _distinctive(n) else shared.get(n, 1) or 1) for n in _names(e))
+        for e in entries
+        if e.kind != "module"
+    }
 
 
 def _names(e: ApiEntry) -> set[str]:
