@@ -141,3 +141,21 @@ def test_a_site_absolute_link_reads_as_its_page(dm: Docmentor) -> None:
     # (review) a route is a page's path, not the end of one in another folder
     with pytest.raises(NotFoundError):
         dm.get("docs:/docs/server/cache")
+
+
+def test_a_route_a_page_gives_itself_in_front_matter_reads_as_that_page(tmp_path: Path) -> None:
+    """A tRPC tour: six of the docs' links named `/docs/client/nextjs/app-router-setup`, the
+    `slug:` of `client/nextjs/app-router/setup.mdx`; a relative slug is under the page's folder."""
+    docs = tmp_path / "docs"
+    (docs / "client" / "nextjs" / "app-router").mkdir(parents=True)
+    (docs / "client" / "nextjs" / "app-router" / "setup.mdx").write_text(
+        "---\nid: setup\nslug: '/client/nextjs/app-router-setup'\n---\n\n# Set up\n\nWords.\n"
+    )
+    (docs / "tutorials").mkdir()
+    (docs / "tutorials" / "intro.md").write_text("---\nslug: overview\n---\n\n# Intro\n\nStart here.\n")
+    engine = Docmentor(tmp_path / "db", create=True, embeddings=False)
+    engine.add(str(docs), name="docs")
+    assert engine.get("/docs/client/nextjs/app-router-setup").path == "client/nextjs/app-router/setup.mdx"
+    assert engine.get("docs:/docs/tutorials/overview").path == "tutorials/intro.md"
+    with pytest.raises(NotFoundError):
+        engine.get("/docs/overview")  # a relative slug is under its folder

@@ -198,7 +198,7 @@ class Lookup(Embedding):
             # path the docs folder does not have: its page's path is the route's end
             named, _, route = bare.rpartition(":") if not bare.startswith("/") else ("", "", bare)
             if route.startswith("/"):
-                found = self._routed(route, named or source)
+                found = self._routed(route, named or source) or self._slugged(route, named or source)
                 if found is not None:
                     return found
             raise
@@ -281,6 +281,25 @@ class Lookup(Embedding):
                     doc = self.store.find_document(source=owners[0], path=path) if len(owners) == 1 else None
                 if doc is not None:
                     return doc
+        return None
+
+    def _slugged(self, route: str, source: str | None) -> StoredDoc | None:
+        """The page whose front matter gives it the route's path (Docusaurus' ``slug:
+        /server/context``, or a slug relative to the page's folder), under a base path the
+        docs folder does not have; None when no page has. Reads every page's front matter:
+        only a route nothing else names comes here."""
+        parts = route.strip("/").split("/")
+        ends = {"/" + "/".join(parts[k:]) for k in range(len(parts))}
+        names = [source] if source is not None else [row.name for row in self.store.sources()]
+        for name in names:
+            for row in documents_by_path(self.store, name):
+                slug = _front_matter_slug(self.store.content(row.id)[:_FRONT_MATTER_CHARS])
+                if slug is None:
+                    continue
+                folder = row.path.rsplit("/", 1)[0] if "/" in row.path else ""
+                full = slug if slug.startswith("/") else f"/{folder}/{slug}" if folder else f"/{slug}"
+                if full.rstrip("/") in ends:
+                    return self.store.find_document(source=name, path=row.path)
         return None
 
     def _by_tail(self, source: str, path: str) -> StoredDoc | None:
@@ -457,6 +476,21 @@ class Lookup(Embedding):
             "query": query,
             "excerpts": chunks,
         }
+
+
+_FRONT_MATTER_CHARS = 4000  # what is read of a page for its front matter's slug
+
+
+def _front_matter_slug(text: str) -> str | None:
+    """The ``slug:`` of a page's YAML front matter (quotes removed), or None."""
+    if not text.startswith("---\n"):
+        return None
+    end = text.find("\n---", 3)
+    for line in text[4 : end if end > 0 else len(text)].split("\n"):
+        key, sep, value = line.partition(":")
+        if sep and key.strip() == "slug" and value.strip():
+            return value.strip().strip("'\"") or None
+    return None
 
 
 _DASH_RUN = re.compile(r"-{2,}")
