@@ -17,6 +17,7 @@ from docmentor.engine.scope import VersionScope, version_scope
 from docmentor.errors import NotFoundError, UsageError
 from docmentor.models import SearchHit
 from docmentor.parse.common import slugify
+from docmentor.parse.markdown import split_front_matter
 from docmentor.search.analyzer import analyze_query, compound_terms, identifiers_only
 from docmentor.search.config import RankingConfig
 from docmentor.search.lexical import LexicalSearch
@@ -482,15 +483,11 @@ _FRONT_MATTER_CHARS = 4000  # what is read of a page for its front matter's slug
 
 
 def _front_matter_slug(text: str) -> str | None:
-    """The ``slug:`` of a page's YAML front matter (quotes removed), or None."""
-    if not text.startswith("---\n"):
+    """The ``slug:`` of a page's front matter, or None."""
+    if not text.startswith("---"):
         return None
-    end = text.find("\n---", 3)
-    for line in text[4 : end if end > 0 else len(text)].split("\n"):
-        key, sep, value = line.partition(":")
-        if sep and key.strip() == "slug" and value.strip():
-            return value.strip().strip("'\"") or None
-    return None
+    slug = split_front_matter(text.split("\n"))[0].get("slug")
+    return slug.strip() or None if isinstance(slug, str) else None
 
 
 _DASH_RUN = re.compile(r"-{2,}")

@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from docmentor.parse.shown_code import code_as_shown
+from docmentor.parse.shown_code import code_as_shown, may_hide_code
 
 __all__ = ["Fence", "as_read_text", "closes", "fence_open", "outside_fences", "without_html_comments"]
 
@@ -86,7 +86,7 @@ def without_html_comments(text: str) -> str:
 
 def _markup_out(text: str, *, tags: bool) -> str:
     """:func:`without_html_comments`, and with ``tags`` the tags of the prose too, in one pass."""
-    shown = tags and any(mark in text for mark in ("twoslash", "highlight-", "[!code "))
+    shown = tags and may_hide_code(text)
     if "<!--" not in text and not (tags and "<" in text) and not shown:
         return text
     out: list[str] = []

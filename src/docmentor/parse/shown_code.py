@@ -21,12 +21,27 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-__all__ = ["code_as_shown"]
+__all__ = ["code_as_shown", "comment_text", "may_hide_code"]
 
 _MAGIC = frozenset({"highlight-next-line", "highlight-start", "highlight-end"})
 _CUT_BEFORE = ("// ---cut---", "// ---cut-before---")
 _CUT_AFTER = "// ---cut-after---"
 _WRAPPERS = (("{/*", "*/}"), ("/*", "*/"), ("<!--", "-->"), ("//", ""), ("#", ""))
+
+
+def may_hide_code(text: str) -> bool:
+    """Whether ``text`` may hold code its page does not show (a quick test before a walk)."""
+    return "twoslash" in text or "highlight-" in text or "[!code " in text
+
+
+def comment_text(line: str) -> str | None:
+    """What a line that is only a comment says (``// x``, ``# x``, ``/* x */``, ``{/* x */}``,
+    ``<!-- x -->``), stripped; None for any other line."""
+    text = line.strip()
+    for opener, closer in _WRAPPERS:
+        if text.startswith(opener) and text.endswith(closer) and len(text) >= len(opener) + len(closer):
+            return text[len(opener) : len(text) - len(closer)].strip()
+    return None
 
 
 def code_as_shown(info: str, lines: Sequence[str]) -> list[str]:
@@ -61,11 +76,7 @@ def _twoslash_note(line: str) -> bool:
 
 def _magic(line: str) -> bool:
     """A line that is only a Docusaurus magic comment."""
-    text = line.strip()
-    for opener, closer in _WRAPPERS:
-        if text.startswith(opener) and text.endswith(closer) and len(text) >= len(opener) + len(closer):
-            return text[len(opener) : len(text) - len(closer)].strip() in _MAGIC
-    return False
+    return comment_text(line) in _MAGIC
 
 
 def _without_notation(line: str) -> str:

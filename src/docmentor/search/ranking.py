@@ -13,7 +13,7 @@ from docmentor.models import SearchHit
 from docmentor.parse.common import ATTR_LIST, COMMENT_LINE, LABEL_LINE
 from docmentor.parse.fences import Fence, closes, fence_open, outside_fences
 from docmentor.parse.rst import roles_as_code
-from docmentor.parse.shown_code import code_as_shown
+from docmentor.parse.shown_code import code_as_shown, may_hide_code
 from docmentor.search.analyzer import analyze
 from docmentor.search.config import DEFAULT, RankingConfig
 from docmentor.search.lexical import LexicalHit
@@ -304,7 +304,7 @@ def _as_read(window: str) -> str:
     """The window as a reader sees the page: a heading without its attr_list, no line that
     is only an HTML comment (`<!-- ::start:framework -->`: a site's markers), and a reST
     role as Sphinx shows it, as code (`:class:`~cachetools.TTLCache`` → `` `TTLCache` ``)."""
-    if not any(mark in window for mark in ("{", "<!--", ":`", "twoslash", "highlight-", "[!code ")):
+    if "{" not in window and "<!--" not in window and ":`" not in window and not may_hide_code(window):
         return window
     lines: list[str] = []
     fence = None

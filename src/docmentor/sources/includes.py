@@ -74,6 +74,8 @@ from pathlib import Path
 from typing import Literal
 
 from docmentor.parse.fences import Fence, closes, fence_open
+from docmentor.parse.markdown import split_front_matter
+from docmentor.parse.shown_code import comment_text
 from docmentor.sources.include_targets import (
     SECTION_MARKER,
     At,
@@ -273,10 +275,8 @@ class _Expander(IncludeReader):
             return None
         target, loaded = opened
         lines, nums = strip_markers(loaded, range(len(loaded.lines)))
-        if lines and lines[0].strip() == "---":
-            end = next((k for k in range(1, len(lines)) if lines[k].strip() == "---"), 0)
-            lines, nums = lines[end + 1 :], nums[end + 1 :]
-        return self.nested(lines, nums, target, "markdown", at)
+        _, skip = split_front_matter(lines)
+        return self.nested(lines[skip:], nums[skip:], target, "markdown", at)
 
     def vitepress(self, m: re.Match[str], at: At) -> list[str] | None:
         """``<<< path#region{… lang} [title]``: the file, or its region, as a code block."""
@@ -627,12 +627,8 @@ def _region(lines: list[str], name: str) -> list[str] | None:
 
 def _marker(line: str) -> tuple[str, str] | None:
     """``("region", name)`` or ``("endregion", name)`` for a region marker comment line."""
-    text = line.strip()
-    for opener, closer in (("//", ""), ("/*", "*/"), ("<!--", "-->"), ("#", "")):
-        if text.startswith(opener) and text.endswith(closer):
-            text = text[len(opener) : len(text) - len(closer)].strip()
-            break
-    else:
+    text = comment_text(line)
+    if text is None:
         return None
     word, _, name = text.lstrip("#").partition(" ")
     return (word, name.strip()) if word in ("region", "endregion") else None

@@ -775,11 +775,7 @@ def _private_constant(default: Any) -> str | None:
     value = None if value is None else str(value)  # "30", or an expression: `-1`, `(1, 2)`
     if value is None or len(value) > 40:
         return None
-    try:
-        ast.literal_eval(value)
-    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
-        return None
-    return value
+    return value if _literal(value) else None
 
 
 def _typed_overloads(function: Any, prefix: str) -> list[str]:

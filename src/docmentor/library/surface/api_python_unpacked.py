@@ -21,7 +21,7 @@ __all__ = ["add_unpacked"]
 
 # a line that may open an unpacking assignment (`A, B =`, `(A,`, `[A,`): only such modules
 # are parsed again; anchored, one pass over the line
-_MAY_UNPACK = re.compile(r"[(\[]?[ \t]*[A-Za-z_]\w*[ \t]*,")
+_MAY_UNPACK = re.compile(r"(?:[(\[][ \t]*)?[A-Za-z_]\w*[ \t]*,")  # at the line's start: top level only
 
 
 def add_unpacked(modules: Iterable[Any]) -> int:
