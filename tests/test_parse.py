@@ -748,3 +748,63 @@ def test_an_attr_list_is_looked_for_in_linear_time() -> None:
     started = time.perf_counter()
     doc = parse_markdown("# a" + " " * 200_000 + "b\n\ntext\n")
     assert doc.sections[0].heading == "a b" and time.perf_counter() - started < 2
+
+
+def test_headings_inside_a_marked_tab_region_are_tab_labels() -> None:
+    # TanStack's sites: `<!-- ::start:framework -->` … `<!-- ::end:framework -->` shows one
+    # `# React` / `# Solid` part as a tab; the labels open no section of the page
+    text = "\n".join(
+        [
+            "---",
+            "title: Navigation",
+            "---",
+            "",
+            "## Links",
+            "",
+            "A static link:",
+            "",
+            "<!-- ::start:framework -->",
+            "",
+            "# React",
+            "",
+            "```tsx",
+            "const link = <Link to='/about'>About</Link>",
+            "```",
+            "",
+            "# Solid",
+            "",
+            "Solid's link is the same.",
+            "",
+            "<!-- ::end:framework -->",
+            "",
+            "### Dynamic Links",
+            "",
+            "Dynamic segments.",
+            "",
+            '<!-- ::start:tabs variant="bundler" -->',
+            "# Vite",
+            "Install the plugin.",
+            "<!-- ::end:tabs -->",
+            "",
+            "# React",
+            "",
+            "Not in a region: a heading.",
+        ]
+    )
+    doc = parse_markdown(text)
+    assert [s.heading_path for s in doc.sections] == [
+        ["Links"],
+        ["Links", "Dynamic Links"],
+        ["React"],
+    ]
+    links = section(doc, "Links")
+    assert (links.line_start, links.line_end) == (5, 21)
+    # a label reads as the tab's name, not as a heading line
+    assert "\nReact\n" in links.text and "# React" not in links.text
+    assert "Solid's link is the same." in links.text
+    assert "\nVite\nInstall the plugin." in section(doc, "Dynamic Links").text
+
+
+def test_an_unclosed_tab_region_leaves_headings_alone() -> None:
+    doc = parse_markdown("## A\n\n<!-- ::start:framework -->\n\n# React\n\ntext\n")
+    assert [s.heading_path for s in doc.sections] == [["A"], ["React"]]

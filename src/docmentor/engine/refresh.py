@@ -44,7 +44,8 @@ PRUNE_GUARD_MIN = 4
 # p12: <script> and <style> blocks neither indexed nor embedded; a preamble of only tags is no unit;
 # a heading link with an angle-bracket destination read as its text; VitePress `<<<` snippets and MDX
 # partials included; code read as shown (twoslash setup, magic comments); a tag's label read as text
-PARSE_VERSION = "p12"
+# p13: a heading inside a site's tab region (`<!-- ::start:framework -->`) is the tab's label
+PARSE_VERSION = "p13"
 
 
 def content_hash(doc: RawDocument) -> str:

@@ -33,6 +33,11 @@ log = logging.getLogger(__name__)
 
 _CONTAINER = re.compile(r"^(\s*)(===|!!!|\?\?\?\+?)\s")
 _MDX_IMPORT = re.compile(r"^(import|export)\s")
+# A site's tab region (TanStack's `<!-- ::start:framework -->` … `<!-- ::end:framework -->`,
+# `::start:tabs variant="files"`): each `# React` heading in it names a tab, not a part of the page
+_TAB_START = re.compile(r"[ \t]*<!--[ \t]*::start:([\w-]+)\b[^>]*-->[ \t]*")
+_TAB_END = re.compile(r"[ \t]*<!--[ \t]*::end:([\w-]+)[ \t]*-->[ \t]*")
+_ATX = re.compile(r" {0,3}#{1,6}(?:[ \t]|$)")
 # Patterns on document text run in linear time on any line: link text holds no bracket (the
 # innermost ``[…]`` is the link, as in CommonMark), and a destination or title stops at the
 # next ``](`` (or ``<``): from every ``[`` or ``](`` they ran to the line's end, quadratic
@@ -86,6 +91,8 @@ def structure_view(lines: list[str], *, skip: int, mdx: bool) -> tuple[list[str]
     view = ["" if i < skip else line for i, line in enumerate(lines)]
     mdx_lines: dict[int, str] = {}
     n = len(view)
+    ends = _tab_region_ends(view)
+    tabs_until = -1  # the line that closes the tab region the scan is in
     fence: Fence | None = None
     i = 0
     while i < n:
@@ -97,6 +104,15 @@ def structure_view(lines: list[str], *, skip: int, mdx: bool) -> tuple[list[str]
             continue
         fence = fence_open(line, any_indent=True)
         if fence is not None:
+            i += 1
+            continue
+        if ends and "<!--" in line and (start := _TAB_START.fullmatch(line)) is not None:
+            later = ends.get(start.group(1), [])
+            at = bisect.bisect_right(later, i)
+            if at < len(later):
+                tabs_until = max(tabs_until, later[at])
+        if i < tabs_until and _ATX.match(line):
+            view[i] = mdx_lines[i] = _tab_label(line)  # read as the tab's name
             i += 1
             continue
         if mdx:
@@ -133,6 +149,22 @@ def structure_view(lines: list[str], *, skip: int, mdx: bool) -> tuple[list[str]
                     view[k] = view[k][:indent] + view[k][indent + 4 :]
         i += 1
     return view, mdx_lines
+
+
+def _tab_region_ends(view: list[str]) -> dict[str, list[int]]:
+    """Each tab region name's closing lines (:data:`_TAB_END`), in order."""
+    ends: dict[str, list[int]] = {}
+    for i, line in enumerate(view):
+        if "::end:" in line and (end := _TAB_END.fullmatch(line)) is not None:
+            ends.setdefault(end.group(1), []).append(i)
+    return ends
+
+
+def _tab_label(line: str) -> str:
+    """``# React`` → ``React`` (an ATX heading's text, without a closing ``#`` run)."""
+    text = line.strip().lstrip("#").strip()
+    bare = text.rstrip("#")
+    return bare.rstrip() if bare != text and (not bare or bare[-1] in " \t") else text
 
 
 def _esm_end(view: list[str], i: int) -> int:
