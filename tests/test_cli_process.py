@@ -57,3 +57,25 @@ def test_add_as_a_process_leaves_a_complete_index(tmp_path: Path, http_server: H
     refreshed = run("--db", str(db), "refresh", "--json")
     assert refreshed.returncode == 0, refreshed.stderr
     assert sorted(r["unchanged"] for r in json.loads(refreshed.stdout)["sources"]) == [6, 30]
+
+
+def _blas_setting(env: dict[str, str]) -> list[str]:
+    """The program's BLAS variables after `docmentor --version` ran as the program itself,
+    and whether numpy was loaded before it set them."""
+    code = (
+        "import os, sys\n"
+        "sys.argv = ['docmentor', '--version']\n"
+        "from docmentor.cli import main\n"
+        "loaded = 'numpy' in sys.modules\n"
+        "main()\n"
+        "print(os.environ.get('OPENBLAS_NUM_THREADS'), os.environ.get('MKL_NUM_THREADS'), loaded)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=60)
+    assert done.returncode == 0, done.stderr
+    return done.stdout.split()[-3:]
+
+
+def test_the_program_runs_numpys_blas_on_one_thread_unless_the_user_says_otherwise() -> None:
+    env = {k: v for k, v in os.environ.items() if k not in ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")}
+    assert _blas_setting(env) == ["1", "1", "False"]  # set before numpy loads: it takes effect
+    assert _blas_setting({**env, "OPENBLAS_NUM_THREADS": "4"}) == ["4", "1", "False"]

@@ -255,6 +255,8 @@ def main(argv: list[str] | None = None) -> int:
     flushed, without the interpreter's teardown (module cleanup and a last garbage
     collection over every object, with nothing left for it to do; see :func:`_end_process`).
     """
+    if argv is None:
+        _one_blas_thread()
     STATE.finished = False
     try:
         rc = _run(argv)
@@ -265,6 +267,22 @@ def main(argv: list[str] | None = None) -> int:
     if argv is None and STATE.finished and rc == 0:
         _end_process(rc)
     return rc
+
+
+# numpy's BLAS threads, for a program whose matrix products are a query's cosines (a few
+# thousand rows by 384: a fraction of a millisecond on one core). Woken per product and left
+# spinning, OpenBLAS's threads fought onnxruntime's (the query's embedding) and the server's
+# for the two cores: find_api's p50 over MCP was 20–32 ms with them and 10.7–11.6 ms without,
+# in the same minutes (flask's knowledge base, a busy hour, 2026-11-29; BENCHMARKS.md).
+_BLAS_THREADS = {"OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+
+
+def _one_blas_thread() -> None:
+    """The ``docmentor`` program's numpy runs its BLAS on one thread (:data:`_BLAS_THREADS`),
+    unless the user set these variables; numpy is not loaded yet, so they take effect. Only
+    the program itself: a program that imports docmentor keeps its own settings."""
+    for name, value in _BLAS_THREADS.items():
+        os.environ.setdefault(name, value)
 
 
 def _end_process(rc: int) -> None:
