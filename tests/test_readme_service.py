@@ -267,6 +267,13 @@ def test_drift_cli_text_and_json(cli: IndexCli, work: Path, lib: Path) -> None:
     assert "readonly=True" not in overview
     found = cli.json("api", "examples", "open a database", "--api", "minidb.core.connect")["examples"]
     assert found and all(e["drift"] == [] for e in found)  # the ones to copy come first
+    # no task: what the text says names the APIs asked about, not a task
+    rc, out, err = cli("api", "examples", "--api", "minidb.nosuch")
+    assert rc == 0 and out.strip() == "no example uses minidb.nosuch"
+    assert err.strip() == (
+        "warning: no API named 'minidb.nosuch' in the knowledge base: no task to choose"
+        " examples by for those"
+    )
     found = cli.json("api", "examples", "pitfalls of read-only access, truncate")["examples"]
     (marked,) = [e for e in found if "readonly=True" in e["code"]]
     assert len(marked["drift"]) == 2 and any("readonly" in m for m in marked["drift"])

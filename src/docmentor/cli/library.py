@@ -292,7 +292,7 @@ def api_examples(
         print(f"warning: {w}", file=sys.stderr)
     _say_versions(found.versions, found.version_reasons)
     if not found.examples:
-        print(f"no example matches {task!r}")
+        print(f"no example matches {task!r}" if task else f"no example uses {', '.join(api or [])}")
     for ex in found.examples:
         where = f"{ex.source}, its docstring" if ex.origin == "docstring" else ex.source
         print(f"### {ex.title}  [{ex.library}] ({where}, {ex.complexity})")

@@ -342,7 +342,12 @@ class LibraryKnowledge:
         if unknown:
             warnings.append(
                 f"no API named {', '.join(repr(a) for a in unknown)} in the knowledge base"
-                f"{f' of {lib}' if lib else ''}: examples chosen by the task alone for those"
+                f"{f' of {lib}' if lib else ''}: "
+                + (
+                    "examples chosen by the task alone for those"
+                    if task_description.strip()
+                    else "no task to choose examples by for those"
+                )
             )
         unshown = [
             a
