@@ -1052,3 +1052,29 @@ def test_review_partials_and_regions_as_the_site_reads_them(root: Path) -> None:
           "// #endregion\nconst secret = 3\n")  # fmt: skip
     text = run(root, "docs/r.md", "<<< @/snippets/a.ts#setup\n").text
     assert "const a = 1\nconst b = 2\n```" in text and "secret" not in text and "#endregion" not in text, text
+
+
+def test_a_pasted_svg_is_a_picture_outside_code_and_source_inside(root: Path) -> None:
+    svg = '<?xml version="1.0"?>\n<svg xmlns="http://www.w3.org/2000/svg">\n<text>Box</text>\n</svg>\n'
+    write(root, "docs/images/diagram.excalidraw.svg", svg)
+    page = (
+        "Intro\n"
+        '<div class="excalidraw">\n--8<-- "docs/images/diagram.excalidraw.svg"\n</div>\n'
+        "{!docs/images/diagram.excalidraw.svg!}\n"
+        '```xml\n--8<-- "docs/images/diagram.excalidraw.svg"\n```\n'
+        "Outro\n"
+    )
+    result = run(root, "docs/a.md", page)
+    assert rows(result) == [
+        (1, "Intro"),
+        (2, '<div class="excalidraw">'),
+        (4, "</div>"),
+        (6, "```xml"),
+        (7, '<?xml version="1.0"?>'),
+        (7, '<svg xmlns="http://www.w3.org/2000/svg">'),
+        (7, "<text>Box</text>"),
+        (7, "</svg>"),
+        (8, "```"),
+        (9, "Outro"),
+    ]
+    assert result.warnings == []  # a picture is no failure

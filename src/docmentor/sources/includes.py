@@ -384,13 +384,16 @@ class _Expander(IncludeReader):
         # with the plugin enabled in mkdocs.yml, a tag is read in code blocks too (as the plugin
         # reads it: a fenced ```yaml block that includes a file); without, only outside them
         everywhere = tags and self.include_markdown_plugin(doc.file)
+        # a pasted SVG file is an image outside code (a diagram), its source inside a fence:
+        # code blocks are followed on pages that paste files
+        pastes = fmt == "markdown" and any("8<" in x or "{!" in x for x in lines)
         code: Fence | None = None
         i, n = 0, len(lines)
         while i < n:
             line = lines[i]
             if eval_rst is not None and closes(line, eval_rst, any_indent=True):
                 eval_rst = None
-            if tags or snippets or partials:
+            if tags or snippets or partials or pastes:
                 code = _fence_after(line, code)
             if not any(q in line for q in _QUICK) and not (partials and "/>" in line):
                 out.append(line)
@@ -405,9 +408,10 @@ class _Expander(IncludeReader):
                     if m["escape"]:
                         got = [line.replace(";", "", 1)]
                     elif (inc := self.snippet(m["target"][1:-1].strip(), at)) is not None:
-                        got = indent_text(inc, m["space"])
+                        got = _unless_picture(indent_text(inc, m["space"]), code)
                 elif SNIPPET_BLOCK.match(line):
                     got, consumed = self._block(lines, nums, i, doc)
+                    got = _unless_picture(got, code)
                 elif (mark := SECTION_MARKER.search(line)) is not None and _marker_line(line, mark):
                     # a line that is only a section marker (in a comment or not) is dropped from
                     # the page too, as pymdownx.snippets renders it; an escaped one loses its ``;``
@@ -423,7 +427,7 @@ class _Expander(IncludeReader):
             elif fmt == "markdown" and eval_rst is None and "{*" in line and (v := variants_line(line)):
                 got = self.variants(*v, at)
             elif fmt == "markdown" and eval_rst is None and "{!" in line:
-                got = self._md_line(line, at)
+                got = _unless_picture(self._md_line(line, at), code)
             elif code is None and eval_rst is None and (snippets or partials):
                 got = self._site_line(line, at, partials)
             if got is None and tags and (code is None or everywhere) and eval_rst is None and "{%" in line:
@@ -715,3 +719,24 @@ def resolve_includes(
         warnings=expander.warnings,
         included_files=list(expander.included),
     )
+
+
+def _unless_picture(got: list[str] | None, code: Fence | None) -> list[str] | None:
+    """What an include pasted, or nothing when it is an SVG picture outside a code block: the
+    page shows an image, its markup is no text of the page."""
+    return [] if got and code is None and svg_image(got) else got
+
+
+def svg_image(lines: Sequence[str]) -> bool:
+    """Whether pasted lines are an SVG document (``<svg …>``, after an XML declaration, a
+    doctype or comments): a diagram or screenshot the page shows as a picture. Excalidraw's
+    embed their fonts: one of Textual's guide pages grew from 34 KB to 509 KB of markup."""
+    for line in lines[:20]:
+        text = line.lstrip()
+        if not text:
+            continue
+        if text[:4].lower() == "<svg" and text[4:5] in ("", " ", "\t", ">", "\r"):
+            return True
+        if not text.startswith(("<?xml", "<!")):
+            return False
+    return False
