@@ -687,6 +687,26 @@ def test_a_copy_answers_when_the_first_place_waits_behind_its_documents_cap() ->
     assert [p["path"] for p in ranked[1].also] == ["a.md"]
 
 
+def test_a_documents_sections_over_the_cap_lead_the_next_window_of_results() -> None:
+    from docmentor.search.ranking import rank_hits
+
+    best = [_hit(10.0 - k / 10, 1, "guide.md", f"guide section {k} " * 3) for k in range(6)]
+    rest = [_hit(5.0 - k / 10, 2 + k, f"page{k}.md", f"page {k} text " * 3) for k in range(30)]
+    ranked = rank_hits(best + rest, [], limit=25, per_document=3, versions={}, fused=True, snippets=False)
+    paths = [h.path for h in ranked]
+    # three of the guide in the first ten, the other three lead the next ten: not after
+    # every other page's section (a cap over the whole list: ranks 28-30, past the limit)
+    assert paths[:3] == ["guide.md"] * 3 and "guide.md" not in paths[3:10]
+    assert paths[10:13] == ["guide.md"] * 3 and paths[3:10] == [f"page{k}.md" for k in range(7)]
+    assert paths[13:] == [f"page{k}.md" for k in range(7, 19)]
+    # with one window as long as the list, the old rule: after every other document
+    wide = RankingConfig(per_document_window=100)
+    ranked = rank_hits(
+        best + rest, [], limit=40, per_document=3, versions={}, fused=True, snippets=False, config=wide
+    )
+    assert [h.path for h in ranked][33:] == ["guide.md"] * 3
+
+
 def test_add_and_refresh_report_before_the_embedding_run(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -302,12 +302,13 @@ def test_at_most_three_sections_of_a_document_before_the_others(dm: Docmentor) -
     assert_per_document_rule(hits, per_document=3)
 
 
-def assert_per_document_rule(hits: list[SearchHit], *, per_document: int) -> None:
+def assert_per_document_rule(hits: list[SearchHit], *, per_document: int, window: int = 10) -> None:
+    """At most ``per_document`` sections of a document in each ``window`` of results, unless
+    every other document found was shown before."""
     docs = {h.path for h in hits}
-    seen: dict[str, int] = {}
     for i, hit in enumerate(hits):
-        seen[hit.path] = seen.get(hit.path, 0) + 1
-        if seen[hit.path] > per_document:
+        shown = [h.path for h in hits[i - i % window : i + 1]].count(hit.path)
+        if shown > per_document:
             assert docs <= {h.path for h in hits[:i]}, f"{hit.path} over the cap at rank {hit.rank}"
 
 

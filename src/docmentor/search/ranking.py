@@ -102,6 +102,8 @@ def rank_hits(
             continue
         per_doc[doc] = per_doc.get(doc, 0) + 1
         picked.append(hit)
+        if len(picked) % config.per_document_window == 0:
+            per_doc = _next_window(picked, overflow, per_document, config.per_document_window, limit)
     ordered = (picked + overflow)[:limit]
     term_set = {t for t, _ in terms}
     out: list[SearchHit] = []
@@ -131,6 +133,32 @@ def rank_hits(
             )
         )
     return out
+
+
+def _next_window(
+    picked: list[LexicalHit], overflow: list[LexicalHit], per_document: int, window: int, limit: int
+) -> dict[int, int]:
+    """A window of results is full: the sections that waited for their document's turn lead
+    the next (best first, ``per_document`` of a document in each window). Returns the counts
+    of the window being filled."""
+    while True:
+        counts: dict[int, int] = {}
+        waiting: list[LexicalHit] = []
+        full_at: int | None = None
+        for k, hit in enumerate(overflow):
+            doc = int(hit.fields["document_id"])
+            if len(picked) >= limit or counts.get(doc, 0) >= per_document:
+                waiting.append(hit)
+                continue
+            counts[doc] = counts.get(doc, 0) + 1
+            picked.append(hit)
+            if len(picked) % window == 0:
+                full_at = k
+                break
+        if full_at is None:
+            overflow[:] = waiting
+            return counts
+        overflow[:] = waiting + overflow[full_at + 1 :]  # and another window begins
 
 
 def _list_copy(
