@@ -808,3 +808,15 @@ def test_headings_inside_a_marked_tab_region_are_tab_labels() -> None:
 def test_an_unclosed_tab_region_leaves_headings_alone() -> None:
     doc = parse_markdown("## A\n\n<!-- ::start:framework -->\n\n# React\n\ntext\n")
     assert [s.heading_path for s in doc.sections] == [["A"], ["React"]]
+
+
+def test_front_matter_yaml_refuses_is_read_as_plain_pairs() -> None:
+    # `@` cannot start a plain YAML scalar: the site's own reader takes the line as it is
+    doc = parse_markdown("---\ntitle: @sveltejs/kit/node\nslug: 'node'\n---\n\n## Usage\n\nText.\n")
+    assert doc.title == "@sveltejs/kit/node" and doc.meta == {"title": "@sveltejs/kit/node", "slug": "node"}
+    assert parse_markdown("---\ntitle: [unclosed\n---\n\n# Page\n").title == "Page"  # no pairs: the heading
+
+
+def test_character_references_in_headings_read_as_shown() -> None:
+    doc = parse_markdown("# Head\n\n## &lt;title&gt; and &lt;meta&gt; &amp; more\n\n## Code `&lt;T&gt;`\n")
+    assert [s.heading for s in doc.sections[1:]] == ["<title> and <meta> & more", "Code `&lt;T&gt;`"]

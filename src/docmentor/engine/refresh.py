@@ -45,7 +45,8 @@ PRUNE_GUARD_MIN = 4
 # a heading link with an angle-bracket destination read as its text; VitePress `<<<` snippets and MDX
 # partials included; code read as shown (twoslash setup, magic comments); a tag's label read as text
 # p13: a heading inside a site's tab region (`<!-- ::start:framework -->`) is the tab's label
-PARSE_VERSION = "p13"
+# p14: front matter YAML refuses read as key: value lines; character references in headings decoded
+PARSE_VERSION = "p14"
 
 
 def content_hash(doc: RawDocument) -> str:

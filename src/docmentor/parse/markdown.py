@@ -11,6 +11,7 @@ fences inside them are seen as such. Section text is always cut from the real te
 from __future__ import annotations
 
 import bisect
+import html
 import logging
 import re
 from functools import lru_cache
@@ -79,8 +80,29 @@ def split_front_matter(lines: list[str]) -> tuple[dict[str, object], int]:
             from docmentor._yaml import load_yaml  # PyYAML costs ~10 ms to import
 
             data = load_yaml("\n".join(lines[1:i]))
+            if data is None:  # not YAML (`title: @sveltejs/kit/node`): read as the site's own reader does
+                data = _plain_pairs(lines[1:i])
             return (data if isinstance(data, dict) else {}), i + 1
     return {}, 0
+
+
+_PAIR = re.compile(r"([A-Za-z_][\w.-]*)[ \t]*:(?:[ \t]+(.*))?")
+
+
+def _plain_pairs(lines: list[str]) -> dict[str, object]:
+    """Front matter that YAML refuses (an unquoted ``@`` or `` ` `` opens a value): its
+    ``key: value`` lines at the left margin, as simple front-matter readers take them, a
+    value's surrounding quotes removed; not a value that opens a YAML structure (``[``,
+    ``{``, a block scalar, an anchor, an alias or a tag) that is broken."""
+    pairs: dict[str, object] = {}
+    for line in lines:
+        m = _PAIR.fullmatch(line.rstrip())
+        if m and m.group(2) and m.group(2)[0] not in "[{|>&*!":  # not a broken YAML structure
+            value = m.group(2).strip()
+            if len(value) > 1 and value[0] == value[-1] and value[0] in "'\"":
+                value = value[1:-1]
+            pairs.setdefault(m.group(1), value)
+    return pairs
 
 
 def structure_view(lines: list[str], *, skip: int, mdx: bool) -> tuple[list[str], dict[int, str]]:
@@ -216,7 +238,7 @@ def parse_markdown(
             if attrs is not None and (given := _ATTR_ID.search(attrs.group(0))) is not None:
                 ids[tok.map[0]] = given.group(1)
             # inline HTML is markup too: `Data <dfn title="…">conversion</dfn>` reads "Data conversion"
-            heading = " ".join(_without_tags(ATTR_LIST.sub("", raw)).split())
+            heading = " ".join(_entities(_without_tags(ATTR_LIST.sub("", raw))).split())
             if heading:
                 heads.append((tok.map[0], int(tok.tag[1]), heading))
         elif tok.type == "fence" and tok.map:
@@ -368,6 +390,15 @@ def _without_tags(heading: str) -> str:
         return heading
     parts = heading.split("`")
     return "`".join(p if k % 2 else _INLINE_TAG.sub("", p) for k, p in enumerate(parts))
+
+
+def _entities(heading: str) -> str:
+    """A heading's character references as the page shows them (`&lt;title&gt;` → `<title>`),
+    outside code spans (where CommonMark shows them as written)."""
+    if "&" not in heading:
+        return heading
+    parts = heading.split("`")
+    return "`".join(p if k % 2 else html.unescape(p) for k, p in enumerate(parts))
 
 
 _ATTR_ID = re.compile(r"#([\w-]+)")
