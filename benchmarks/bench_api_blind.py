@@ -72,6 +72,7 @@ TOURS = [
     ("packaging", "packaging", "24.2", "tour_tasks/packaging_api.jsonl", "docs"),
     ("Markdown", "markdown", "3.7", "tour_tasks/markdown_api.jsonl", "docs"),
     ("itsdangerous", "itsdangerous", "2.2.0", "tour_tasks/itsdangerous_api.jsonl", "docs"),
+    ("pluggy", "pluggy", "1.5.0", "tour_tasks/pluggy_api.jsonl", "docs"),
 ]
 
 
@@ -116,7 +117,7 @@ def main() -> None:
                         help="venvs and sdists (reused)")  # fmt: skip
     parser.add_argument("--only", action="append", default=[], help="this library only (repeatable)")
     parser.add_argument("--tours", action="store_true",
-                        help="also the tours' dev sets (typer, trio, werkzeug, tenacity, sqlite-utils, cattrs, jsonschema, cachetools, blinker, humanize, dateutil, anyio, packaging, markdown, itsdangerous)")  # fmt: skip
+                        help="also the tours' dev sets (typer, trio, werkzeug, tenacity, sqlite-utils, cattrs, jsonschema, cachetools, blinker, humanize, dateutil, anyio, packaging, markdown, itsdangerous, pluggy)")  # fmt: skip
     args = parser.parse_args()
     args.work.mkdir(parents=True, exist_ok=True)
     results: dict[str, Any] = {}
