@@ -216,3 +216,43 @@ def test_listed_members_and_nested_member_directives_are_documented(tmp_path: Pa
         "cache.TTLCache.expire",
         "cache.cached",
     ]
+
+
+def test_a_meta_private_field_keeps_a_member_out(tmp_path: Path) -> None:
+    """A pluggy tour: `Result.from_call`, `Result.exception` carry autodoc's `:meta private:`
+    and were listed as APIs with empty descriptions."""
+    write_files(
+        tmp_path,
+        {
+            "hooks/__init__.py": """
+                '''Hooks.'''
+                from hooks.result import Result, build
+                __all__ = ["Result", "build"]
+            """,
+            "hooks/result.py": """
+                '''Results.'''
+
+                def build(value):
+                    '''Build a result.
+
+                    :meta private:
+                    '''
+
+                class Result:
+                    '''A hook call's result.'''
+
+                    def get_result(self):
+                        '''The result, or raise its exception.'''
+
+                    @classmethod
+                    def from_call(cls, func):
+                        '''Call ``func`` and keep what it gave.
+
+                        :meta private:
+                        '''
+            """,
+        },
+    )
+    ids = {e.api_id for e in load_api("hooks", search_paths=[tmp_path]).entries}
+    assert "hooks.result.Result.get_result" in ids
+    assert "hooks.result.Result.from_call" not in ids and "hooks.result.build" not in ids

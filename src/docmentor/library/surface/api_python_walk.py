@@ -54,6 +54,18 @@ def _has_docstring(obj: Any) -> bool:
     return target is not None and bool(getattr(target, "docstring", None))
 
 
+def _meta_private(obj: Any) -> bool:
+    """Whether a docstring marks its object private for autodoc (a ``:meta private:`` field):
+    a member of the docs' ``:members:`` no more."""
+    try:
+        target = alias_target(obj)
+    except Exception:  # griffe failing on a path it cannot follow
+        return False
+    doc = getattr(target, "docstring", None) if target is not None else None
+    text = str(getattr(doc, "value", "") or "")
+    return ":meta private:" in text and any(line.strip() == ":meta private:" for line in text.splitlines())
+
+
 def all_modules(mod: Any) -> Iterator[Any]:
     """``mod`` and every module below it (not through aliases)."""
     yield mod
@@ -348,6 +360,8 @@ class Builder:
                 continue
             if not getattr(member, "runtime", True):  # `if TYPE_CHECKING: from pkg import Markdown`
                 continue
+            if _meta_private(member):
+                continue
             if demo and not member.is_alias and any(a <= (member.lineno or 0) <= b for a, b in demo):
                 continue  # defined by the module's `if __name__ == "__main__":` demo, not its API
             if name in TEST_MODULES and not (name == "test" and _plain_module(member)):
@@ -412,7 +426,7 @@ class Builder:
         self.open_classes.add(cls.path)
         try:
             for name, member in members.items():
-                if name.startswith("_"):
+                if name.startswith("_") or _meta_private(member):
                     continue
                 target = alias_target(member)
                 if target is None or not self._inside(target):
