@@ -2516,6 +2516,47 @@ def test_a_fields_text_stops_at_the_doctest_after_it(tmp_path: Path) -> None:
     }
 
 
+def test_a_fields_text_stops_at_the_paragraph_after_the_field_list(tmp_path: Path) -> None:
+    """A pluggy tour: `register`'s "Returns" held the paragraph after its field list ("If the
+    plugin is already registered, raises …"); a field's own second paragraph stays."""
+    api = surface(
+        tmp_path,
+        {
+            "pkg/__init__.py": """
+                __all__ = ["register", "configure"]
+
+                def register(plugin, name=None):
+                    '''Register a plugin and return its name.
+
+                    :param name:
+                        The name under which to register the plugin.
+
+                    :returns:
+                        The plugin name, or
+                        ``None`` when it is blocked.
+
+                    If the plugin is already registered, raises a :exc:`ValueError`.
+                    '''
+
+                def configure(level):
+                    '''Configure it.
+
+                    :param level: How loud.
+
+                        Louder levels log more.
+                    '''
+            """,
+        },
+    )
+    register = api.by_id["pkg.register"]
+    assert (
+        register.returns is not None
+        and register.returns.description == "The plugin name, or ``None`` when it is blocked."
+    )
+    (level,) = api.by_id["pkg.configure"].parameters
+    assert level.description == "How loud. Louder levels log more."
+
+
 def test_review_a_classes_attributes_are_no_keywords_and_new_gives_an_instance(tmp_path: Path) -> None:
     """(review) with `**kwargs`, a class's documented attributes became keyword parameters;
     a base's `__new__ -> Base`, or one typed by a type variable, read as "Returns: Base";

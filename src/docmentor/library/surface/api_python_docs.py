@@ -7,7 +7,7 @@ from __future__ import annotations
 import logging
 import re
 import textwrap
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from types import MappingProxyType
 from typing import Any, NamedTuple
 
@@ -164,10 +164,10 @@ class _Parsed(NamedTuple):
 _CUT_ROLE = re.compile(r"(?:[a-z]+:)+`")
 
 
-def _returns_text(item: Any) -> str:
+def _returns_text(item: Any, body: Callable[[str], str] = str) -> str:
     """What a returns item says, whole: griffe reads ``name: description`` where a Google
     returns line is only a sentence (``A :class:`Forecast`.``, ``True if found: …``)."""
-    text = " ".join(item.description.split())
+    text = " ".join(body(item.description).split())
     name = str(getattr(item, "name", "") or "").strip()
     if name and _CUT_ROLE.match(text):
         return f"{name} :{text}"
@@ -203,6 +203,21 @@ def _before_doctest(text: str) -> str:
     return "\n".join(lines[:at])
 
 
+def _field_body(text: str) -> str:
+    """A Sphinx field's text without the paragraph after its field list, which griffe's
+    parser runs the last field on into (pluggy's ``register``: ":returns: The plugin name …"
+    then "If the plugin is already registered, raises …" at the margin). A field's body is
+    indented under it: where griffe kept a continuation line's indent (it dedents a block
+    with no line at the margin), a line at the margin after a blank line is past the body."""
+    lines = text.split("\n")
+    if not any(line[:1] in (" ", "\t") for line in lines[1:]):
+        return text  # dedented by griffe, or one line: the body's end cannot be told
+    for k in range(2, len(lines)):
+        if lines[k][:1] not in ("", " ", "\t") and not lines[k - 1].strip():
+            return "\n".join(lines[:k]).rstrip()
+    return text
+
+
 def parse_docstring(docstring: griffe.Docstring | None) -> _Parsed:
     """Parameter descriptions and types, the returns description and type; Google, then
     NumPy, then Sphinx."""
@@ -231,15 +246,16 @@ def parse_docstring(docstring: griffe.Docstring | None) -> _Parsed:
     types: dict[str, str] = {}
     returns: list[str] = []
     returned: list[str] = []
+    body = _field_body if parser is griffe.Parser.sphinx else str
     for section in sections:
         kind = str(getattr(section.kind, "value", section.kind))
         if kind in ("parameters", "other parameters"):
             for item in section.value:
                 name = item.name.lstrip("*")
-                params.setdefault(name, " ".join(_before_doctest(item.description).split()))
+                params.setdefault(name, " ".join(_before_doctest(body(item.description)).split()))
                 if item.annotation:
                     types.setdefault(name, " ".join(str(item.annotation).split()))
         elif kind == "returns":
-            returns += [_returns_text(item) for item in section.value if item.description]
+            returns += [_returns_text(item, body) for item in section.value if item.description]
             returned += [t for item in section.value if (t := _returned_type(item))]
     return _Parsed(params, " ".join(returns), types, returned[0] if len(returned) == 1 else None, attributes)
