@@ -31,7 +31,7 @@ from docmentor.search.stopwords import QUESTION_NOISE, STOPWORDS
 T = TypeVar("T")
 
 # Bump when the analyzer or the lexical schema changes: writers then rebuild the index.
-ANALYZER_VERSION = "code-bm25-v8"  # v7: identifier parts in a field of their own; search units; v8: `URLs` one word
+ANALYZER_VERSION = "code-bm25-v7"  # v7: identifier parts in a field of their own; search units
 
 # An identifier with optional dotted / ``::`` / ``->`` parts, or a number, or any other word.
 _TOKEN_PATTERN = r"[^\W\d_][\w{marks}]*(?:(?:\.|::|->)[^\W\d_][\w{marks}]*)*|\d+(?:\.\d+)*|[^\W_]+"
@@ -41,8 +41,7 @@ _ASCII_TOKEN = re.compile(_TOKEN_PATTERN.replace("{marks}", ""))
 # On ASCII text the same tokens again, twice as fast with ASCII-only classes.
 _ASCII_ONLY_TOKEN = re.compile(_TOKEN_PATTERN.replace("{marks}", ""), re.ASCII)
 _ASCII_RUNS = re.compile(r"[\x00-\x7f]+")
-# an acronym's plural (`URLs`, `IDs`, `getAPIs`) is one word, not `UR` + `Ls`
-_CAMEL = re.compile(r"[A-Z]{2,}s(?![a-z])|[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
+_CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 _SPLIT = re.compile(r"[._:\->]+")
 
 
