@@ -749,6 +749,32 @@ def test_the_hint_for_refused_includes_names_the_folder_that_holds_their_files(
     assert "def handler_6" in cli.ok("get", "fa:page.md")
 
 
+def test_the_hint_for_includes_not_found_names_the_folder_they_start_from(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Textual's shape: no `mkdocs.yml` (its config is `mkdocs-common.yml`), pages include
+    `--8<-- "docs/examples/…"` from the repository's root. The hint names that folder."""
+    repo = tmp_path / "textual"
+    (repo / "docs" / "examples").mkdir(parents=True)
+    (repo / "mkdocs-common.yml").write_text("site_name: x\n", encoding="utf-8")
+    for i in range(8):
+        (repo / "docs" / "examples" / f"app{i}.py").write_text(
+            f"def app_{i}():\n    pass\n", encoding="utf-8"
+        )
+    lines = "".join(f'```python\n--8<-- "docs/examples/app{i}.py"\n```\n\ntext {i}\n\n' for i in range(8))
+    docs = repo / "docs"
+    (docs / "page.md").write_text("# Page\n\n" + lines, encoding="utf-8")
+    cli = Cli(tmp_path / "index", capsys)
+    rc, _, err = cli("add", str(docs), "--name", "t")
+    assert rc == 0, err
+    assert err.splitlines()[-1] == (
+        "warning: … and 3 more includes not read (not found, or outside the folders it may read); "
+        f"they are found from {repo.resolve()}: add the source again with --base-path {repo.resolve()}"
+    )
+    rc, _, err = cli("add", str(docs), "--name", "t", "--base-path", str(repo))
+    assert (rc, err) == (0, "") and "def app_7" in cli.ok("get", "t:page.md")
+
+
 def test_griffes_analysis_notes_stay_quiet_unless_debugging(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

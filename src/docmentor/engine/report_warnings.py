@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from docmentor.engine.reports import RefreshReport
-from docmentor.sources.include_targets import ESCAPES, is_missing_include
+from docmentor.sources.include_targets import ESCAPES, NOT_FOUND, is_missing_include
 from docmentor.sources.mkdocs import mkdocs_bases
 
 
@@ -63,17 +63,62 @@ def include_hint(
     the folder that holds the docs folder and the files its refused includes lead to, when
     they are there (FastAPI's pages include ``../../docs_src/…`` from their ``mkdocs.yml``'s
     folder: the repository's root); else the MkDocs project's base folder when the docs
-    folder is inside one; else ``--base-path`` in general."""
+    folder is inside one; else the folder above it that the includes not found are found
+    from; else ``--base-path`` in general."""
     folder = Path(target) if target else None
     if folder is None or not folder.is_dir():
         return " (includes are read from the docs folder and the --base-path folders)"
+    warnings = list(warnings)
     holding = _holding_folder(folder.resolve(), warnings)
     if holding is not None:
         return f"; they lead to files in {holding}: {again} with --base-path {holding}"
     bases = [b for b in mkdocs_bases(folder) if b != folder.resolve()]
     if bases:
         return f"; this folder is inside a MkDocs project: {again} with --base-path {bases[0]}"
+    start = _resolving_start(folder.resolve(), warnings)
+    if start is not None:
+        return f"; they are found from {start}: {again} with --base-path {start}"
     return f"; if they are relative to another folder, {again} with --base-path FOLDER"
+
+
+# "FILE:LINE: include not found: RAW" or "FILE:LINE: include not found (REASON): RAW"
+_NOT_FOUND = re.compile(
+    rf"^(?P<file>[^\n]+?):\d+: {re.escape(NOT_FOUND)}(?: \([^()\n]*\))?: (?P<raw>[^\n]+)$"
+)
+
+
+def _resolving_start(root: Path, warnings: Iterable[str]) -> Path | None:
+    """The folder above the docs folder that the includes not found are paths from, when one
+    is (Textual's `--8<-- "docs/examples/app.py"` starts at the repository, beside its
+    `mkdocs-common.yml`): the one most of the first of them resolve from, at most
+    :data:`_ABOVE` folders up — not the disk's root nor the home folder."""
+    above = [f for f in root.parents[:_ABOVE] if not _too_wide(f)]
+    found: dict[Path, int] = {}
+    read = 0
+    for warning in warnings:
+        m = _NOT_FOUND.match(warning)
+        if m is None or m["raw"].strip().startswith(("/", "~")):
+            continue
+        read += 1
+        for start in above:
+            try:
+                if (start / m["raw"].strip()).resolve().is_file():
+                    found[start] = found.get(start, 0) + 1
+                    break
+            except (OSError, RuntimeError, ValueError):
+                continue
+        if read >= _SHOWN_TARGETS:
+            break
+    return max(found, key=lambda f: found[f]) if found else None
+
+
+def _too_wide(folder: Path) -> bool:
+    """The disk's root or the home folder: no docs project's folder."""
+    try:
+        home: Path | None = Path.home().resolve()
+    except (RuntimeError, OSError):  # no home folder known
+        home = None
+    return folder in (Path(folder.anchor), home)
 
 
 # "FILE:LINE: include refused: path escapes the docs root: RAW" (FILE from the docs folder)
@@ -116,10 +161,6 @@ def _holding_folder(root: Path, warnings: Iterable[str]) -> Path | None:
     holding = Path(os.path.commonpath([root, *targets]))
     # a folder the docs' project could be in: not the disk's root, the home folder, nor one
     # far above (one include reaching `../../../../etc/hostname` makes no base folder)
-    try:
-        home: Path | None = Path.home().resolve()
-    except (RuntimeError, OSError):  # no home folder known
-        home = None
-    if len(root.parts) - len(holding.parts) > _ABOVE or holding in (Path(holding.anchor), home):
+    if len(root.parts) - len(holding.parts) > _ABOVE or _too_wide(holding):
         return None
     return holding
