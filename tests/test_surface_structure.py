@@ -663,6 +663,42 @@ def test_the_import_path_shown_keeps_the_apis_own_name_over_a_shorter_alias() ->
     assert import_path("pkg.wait.wait_random_exponential", ["pkg.wait_full_jitter"]) == "pkg.wait_full_jitter"
 
 
+def test_a_classes_documented_call_is_its_instances_api(tmp_path: Path) -> None:
+    """A pluggy tour: `hookimpl = HookimplMarker("x")` is called as `@hookimpl(tryfirst=True)`;
+    `HookimplMarker.__call__` and its options were not in the catalog (every `_` name was
+    skipped), so "run my hook first" found nothing that takes `tryfirst`. A `__call__`
+    without a docstring (autodoc leaves it out) stays out; the path shown is the public one."""
+    surface = installed(
+        tmp_path,
+        {
+            "pkg/__init__.py": """
+                from pkg._hooks import Marker, Plain
+                __all__ = ["Marker", "Plain"]
+            """,
+            "pkg/_hooks.py": """
+                class Marker:
+                    '''Marks hook implementations.'''
+
+                    def __call__(self, function=None, tryfirst=False):
+                        '''Mark ``function``; with ``tryfirst``, it runs before the others.'''
+
+                class Plain:
+                    '''Nothing to call.'''
+
+                    def __call__(self):
+                        pass
+            """,
+        },
+    )
+    from docmentor.library.find.import_paths import import_path
+
+    call = surface.by_id["pkg._hooks.Marker.__call__"]
+    assert call.kind == "method" and [p.name for p in call.parameters] == ["function", "tryfirst"]
+    assert import_path(call.api_id, call.aliases) == "pkg.Marker.__call__"
+    assert "pkg._hooks.Plain.__call__" not in surface.by_id
+    assert import_path("pkg._core.Thing.__call__", ["pkg._core.Thing.__call__"]) == "pkg._core.Thing.__call__"
+
+
 def test_a_callable_instance_made_at_module_level_is_a_function(tmp_path: Path) -> None:
     """A python-dateutil tour: `rrulestr = _rrulestr()` and `gettz = __get_gettz()` (an
     instance of a class with `__call__`, made in a factory) read statically as attributes

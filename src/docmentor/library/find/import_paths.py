@@ -7,6 +7,14 @@ from collections.abc import Iterable
 from docmentor.library.surface.api_python_shadow import MODULE_SUFFIX
 
 
+def private_path(path: str) -> bool:
+    """Whether a path has a private part (``pkg._core.x``); a special method it ends in is
+    none (``pkg.Marker.__call__``: what calling a ``Marker`` does)."""
+    *parts, last = path.split(".")
+    special = len(last) > 4 and last.startswith("__") and last.endswith("__")
+    return any(part.startswith("_") for part in parts) or (last.startswith("_") and not special)
+
+
 def import_path(api_id: str, aliases: Iterable[str] = ()) -> str:
     """The path users import an API by: the shortest one without a private part
     (``pkg.connect``, not ``pkg.compat.connect`` nor ``pkg._core.connect``), the defining one
@@ -15,7 +23,7 @@ def import_path(api_id: str, aliases: Iterable[str] = ()) -> str:
     definition's own path is private (``pkg.Base.value`` for ``pkg._base.Base.value``, not
     ``pkg.IP.value``); ``api_id`` itself when every path has a private part. A
     shadowed submodule's id ends in ``~module``: its path is shown without it."""
-    public = [p for p in (api_id, *aliases) if not any(part.startswith("_") for part in p.split("."))]
+    public = [p for p in (api_id, *aliases) if not private_path(p)]
     # of as short ones, one through the class (or module) that defines it: `DirtyEquals.value`,
     # not a subclass's `IsIP.value`, though the definition's own path is private
     owner = api_id.rsplit(".", 2)[-2] if api_id.count(".") >= 1 else ""

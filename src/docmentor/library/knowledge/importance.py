@@ -57,7 +57,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 
 from docmentor.library.find.config import DEFAULT, ApiRankingConfig
-from docmentor.library.find.import_paths import import_path
+from docmentor.library.find.import_paths import import_path, private_path
 from docmentor.library.models import ApiEntry, Example
 from docmentor.parse.fences import outside_fences
 
@@ -162,7 +162,7 @@ def _exported(entry: ApiEntry, by_id: Mapping[str, ApiEntry], package: str, memb
 
 
 def _private(path: str) -> bool:
-    return any(part.startswith("_") for part in path.split("."))
+    return private_path(path)
 
 
 def _namespace_path(path: str, package: str) -> bool:

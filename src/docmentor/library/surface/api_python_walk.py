@@ -66,6 +66,12 @@ def _meta_private(obj: Any) -> bool:
     return ":meta private:" in text and any(line.strip() == ":meta private:" for line in text.splitlines())
 
 
+def _documented_call(name: str, member: Any) -> bool:
+    """A class's own ``__call__`` with a docstring: what calling its instances does (pluggy's
+    ``HookimplMarker.__call__`` and its options, autodoc's ``:special-members: __call__``)."""
+    return name == "__call__" and not member.is_alias and _has_docstring(member)
+
+
 def all_modules(mod: Any) -> Iterator[Any]:
     """``mod`` and every module below it (not through aliases)."""
     yield mod
@@ -426,7 +432,7 @@ class Builder:
         self.open_classes.add(cls.path)
         try:
             for name, member in members.items():
-                if name.startswith("_") or _meta_private(member):
+                if (name.startswith("_") and not _documented_call(name, member)) or _meta_private(member):
                     continue
                 target = alias_target(member)
                 if target is None or not self._inside(target):
