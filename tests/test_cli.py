@@ -419,6 +419,11 @@ def _failures(docs: Path, tmp_path: Path) -> list[tuple[list[str], str]]:
         (["search", "widget", "--limit", "0"], "error: --limit must be at least 1"),
         (["get", "w:guide.md", "--limit", "0"], "error: --limit must be at least 1, got 0"),
         (["get", "w:guide.md", "--offset", "-1"], "error: --offset must be at least 0, got -1"),
+        (["get", "w:guide.md", "--offset", "999999"], "error: --offset 999999 is past the end: guide.md has"),
+        (
+            ["get", "w:guide.md", "--lines", "1-2", "--offset", "999"],
+            "error: --offset 999 is past the end: those",
+        ),
         (
             ["add", "ftp://example.com/llms.txt"],
             "error: unsupported URL scheme in 'ftp://example.com/llms.txt'",

@@ -374,6 +374,13 @@ class Lookup(Embedding):
                     f"lines {start}-{end}: {doc.path} has {last} lines", hint=f"ask for lines up to {last}"
                 )
             text = "\n".join(ln for n, ln in numbered if start <= n <= end)
+        if offset > len(text):
+            what = "those lines" if lines is not None else doc.path
+            raise UsageError(
+                f"offset {offset} is past the end: {what} {'have' if lines is not None else 'has'} {len(text)} characters",
+                hint=f"ask for an offset up to {len(text)}",
+                arguments=("offset",),
+            )
         part = text[offset : offset + limit]
         return DocPage(
             source=doc.source,
