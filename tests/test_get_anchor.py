@@ -159,3 +159,25 @@ def test_a_route_a_page_gives_itself_in_front_matter_reads_as_that_page(tmp_path
     assert engine.get("docs:/docs/tutorials/overview").path == "tutorials/intro.md"
     with pytest.raises(NotFoundError):
         engine.get("/docs/overview")  # a relative slug is under its folder
+
+
+def test_a_route_without_number_prefixes_reads_as_the_numbered_page(tmp_path: Path) -> None:
+    """A SvelteKit tour: `20-core-concepts/10-routing.md` is `/docs/kit/routing` on the site
+    (Docusaurus drops number prefixes too), and the docs link `routing`; `get` read neither.
+    A page without number prefixes is still no route's end in another folder."""
+    docs = tmp_path / "docs"
+    (docs / "20-core-concepts").mkdir(parents=True)
+    (docs / "20-core-concepts" / "10-routing.md").write_text(
+        "---\ntitle: Routing\n---\n\n## +page\n\nPages.\n"
+    )
+    (docs / "20-core-concepts" / "20-load.md").write_text("---\ntitle: Loading data\n---\n\nLoad.\n")
+    (docs / "guide").mkdir()
+    (docs / "guide" / "cache.md").write_text("# Cache\n\nCaching.\n")
+    engine = Docmentor(tmp_path / "db", create=True, embeddings=False)
+    engine.add(str(docs), name="kit")
+    assert engine.get("/docs/kit/routing").path == "20-core-concepts/10-routing.md"
+    assert engine.get("kit:routing").path == "20-core-concepts/10-routing.md"
+    assert engine.get("kit:core-concepts/load.md").path == "20-core-concepts/20-load.md"
+    assert engine.get("/docs/kit/routing#page").content.startswith("## +page")
+    with pytest.raises(NotFoundError):
+        engine.get("/docs/kit/server/cache")

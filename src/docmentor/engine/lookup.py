@@ -199,7 +199,12 @@ class Lookup(Embedding):
             # path the docs folder does not have: its page's path is the route's end
             named, _, route = bare.rpartition(":") if not bare.startswith("/") else ("", "", bare)
             if route.startswith("/"):
-                found = self._routed(route, named or source) or self._slugged(route, named or source)
+                within = named or source
+                found = (
+                    self._routed(route, within)
+                    or self._slugged(route, within)
+                    or self._route_tail(route, within)
+                )
                 if found is not None:
                     return found
             raise
@@ -284,6 +289,31 @@ class Lookup(Embedding):
                     return doc
         return None
 
+    def _route_tail(self, route: str, source: str | None) -> StoredDoc | None:
+        """A site that leaves number prefixes (and folders) out of its routes (Docusaurus,
+        SvelteKit's `20-core-concepts/10-routing.md` at `/docs/kit/routing`): the one page
+        whose path, without them, ends with the route's last part; None unless exactly one."""
+        parts = route.strip("/").split("/")
+        names = [source] if source is not None else [row.name for row in self.store.sources()]
+        found = [
+            doc
+            for name in names
+            for suffix in _PAGE_SUFFIXES
+            if (doc := self._numbered_tail(name, parts[-1] + suffix)) is not None
+        ]
+        return found[0] if len({(d.source, d.path) for d in found}) == 1 else None
+
+    def _numbered_tail(self, source: str, name: str) -> StoredDoc | None:
+        """The one page of ``source`` whose path has number prefixes and, without them, ends with
+        ``name`` (a route's end names a page in another folder only where the site drops both)."""
+        tail = "/" + name
+        rows = [
+            row
+            for row in documents_by_path(self.store, source)
+            if (plain := _unnumbered(row.path)) != row.path and ("/" + plain).endswith(tail)
+        ]
+        return self.store.find_document(source=source, path=rows[0].path) if len(rows) == 1 else None
+
     def _slugged(self, route: str, source: str | None) -> StoredDoc | None:
         """The page whose front matter gives it the route's path (Docusaurus' ``slug:
         /server/context``, or a slug relative to the page's folder), under a base path the
@@ -311,7 +341,11 @@ class Lookup(Embedding):
         if not bare or is_url(bare):
             return None
         tail = "/" + bare
-        matches = [row.path for row in documents_by_path(self.store, source) if row.path.endswith(tail)]
+        rows = documents_by_path(self.store, source)
+        matches = [row.path for row in rows if ("/" + row.path).endswith(tail)]
+        if not matches:  # `routing.md` for `20-core-concepts/10-routing.md`, as the site routes it
+            tail = "/" + _unnumbered(bare)
+            matches = [row.path for row in rows if ("/" + _unnumbered(row.path)).endswith(tail)]
         if len(matches) > 1:
             shown = ", ".join(f"{source}:{m}" for m in matches[:5])
             raise UsageError(f"{path!r} is the end of several paths in {source}", hint=f"name one: {shown}")
@@ -484,6 +518,15 @@ class Lookup(Embedding):
             "query": query,
             "excerpts": chunks,
         }
+
+
+_NUMBER_PREFIX = re.compile(r"(^|/)\d+[-_.](?=[^/])")
+
+
+def _unnumbered(path: str) -> str:
+    """A path without its parts' number prefixes (``20-core-concepts/10-routing.md`` →
+    ``core-concepts/routing.md``), as Docusaurus and SvelteKit route their pages."""
+    return _NUMBER_PREFIX.sub(r"\1", path) if any(c.isdigit() for c in path) else path
 
 
 _FRONT_MATTER_CHARS = 4000  # what is read of a page for its front matter's slug
