@@ -6,6 +6,8 @@ through the real ``generate``."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from libtool import generated_kb
@@ -204,3 +206,77 @@ def test_a_member_several_subclasses_define_credits_nothing(used: list[tuple[str
 
 def test_a_block_that_does_not_parse_credits_nothing(used: list[tuple[str, list[str]]]) -> None:
     assert _credits(used, "def test_bad(:") == []
+
+
+MARKERS = {
+    "hk/__init__.py": """
+        '''Hooks.'''
+        __all__ = ["Marker", "Response"]
+
+
+        class Marker:
+            '''Marks hook implementations.'''
+
+            def __init__(self, project: str) -> None:
+                self.project = project
+
+            def __call__(self, function=None, tryfirst: bool = False):
+                '''Mark ``function``; with ``tryfirst`` it runs before the others.'''
+                return function
+
+
+        class Response:
+            '''A response.'''
+
+            def __call__(self, environ, start_response):
+                '''Answer a WSGI call.'''
+    """,
+    "docs/index.rst": """
+        Hooks
+        =====
+
+        .. code-block:: python
+
+            from hk import Marker, Response
+
+            hookimpl = Marker("myproject")
+            response = Response()
+
+        First
+        -----
+
+        .. code-block:: python
+
+            @hookimpl(tryfirst=True)
+            def setup_project(config):
+                return config
+
+        Plain
+        -----
+
+        .. code-block:: python
+
+            @hookimpl
+            def plain(config):
+                return config
+
+        Served
+        ------
+
+        .. code-block:: python
+
+            response(environ, start_response)
+    """,
+}
+
+
+def test_an_instance_used_as_a_decorator_credits_its_call(tmp_path: Path) -> None:
+    """A pluggy tour: `hookimpl = HookimplMarker("p")` in one block, `@hookimpl(tryfirst=True)`
+    and `@hookimpl` in the next: 15 of 29 examples credited nothing. Decorating with an
+    instance calls it: its documented `__call__` is what the block shows. (A plain call of
+    an instance credits nothing more: measured, it cost werkzeug's set 0.0025 MRR.)"""
+    kb = generated_kb(tmp_path, "hk", MARKERS)
+    used = {ex.code.split("\n")[0]: ex.apis_used for ex in kb.examples}
+    assert used["@hookimpl(tryfirst=True)"] == ["hk.Marker.__call__"]
+    assert used["@hookimpl"] == ["hk.Marker.__call__"]
+    assert used["response(environ, start_response)"] == []

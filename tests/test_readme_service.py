@@ -271,8 +271,7 @@ def test_drift_cli_text_and_json(cli: IndexCli, work: Path, lib: Path) -> None:
     rc, out, err = cli("api", "examples", "--api", "minidb.nosuch")
     assert rc == 0 and out.strip() == "no example uses minidb.nosuch"
     assert err.strip() == (
-        "warning: no API named 'minidb.nosuch' in the knowledge base: no task to choose"
-        " examples by for those"
+        "warning: no API named 'minidb.nosuch' in the knowledge base: no task to choose examples by for those"
     )
     found = cli.json("api", "examples", "pitfalls of read-only access, truncate")["examples"]
     (marked,) = [e for e in found if "readonly=True" in e["code"]]

@@ -172,7 +172,11 @@ class PythonAnalysis(Analysis):
         """A function: its decorators, defaults and return annotation now; its body with its
         parameters bound (``self`` of a subclass of a library class: the base's members)."""
         for deco in node.decorator_list:
-            self.ev(deco)
+            value = self.ev(deco)
+            if not isinstance(deco, ast.Call):
+                self.decorate(value)  # `@hookimpl`: the instance called with the function
+            elif isinstance(deco.func, ast.Name):
+                self.decorate(self.lookup(deco.func.id))  # `@hookimpl(tryfirst=True)`
         args = node.args
         for default in (*args.defaults, *args.kw_defaults):
             if default is not None:

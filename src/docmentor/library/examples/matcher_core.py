@@ -443,6 +443,14 @@ class Analysis:
             return _guess(out, value.guessed)
         return None
 
+    def decorate(self, value: Value | None) -> None:
+        """``value`` decorates a function: an instance's documented ``__call__`` is used
+        (``@hookimpl``, ``@hookimpl(tryfirst=True)`` with ``hookimpl = Marker(…)``)."""
+        if value is not None and value.kind in ("instance", "subclass"):
+            called = self.r.member(value.name, "__call__")
+            if called is not None:
+                self.use(called, guessed=value.guessed)
+
     def call(self, value: Value | None) -> Value | None:
         if value is not None and value.kind == "derived":  # User(…): an instance of the subclass
             return Value("subclass", value.name, own=value.own, guessed=value.guessed)
