@@ -73,6 +73,7 @@ TOURS = [
     ("Markdown", "markdown", "3.7", "tour_tasks/markdown_api.jsonl", "docs"),
     ("itsdangerous", "itsdangerous", "2.2.0", "tour_tasks/itsdangerous_api.jsonl", "docs"),
     ("pluggy", "pluggy", "1.5.0", "tour_tasks/pluggy_api.jsonl", "docs"),
+    ("pyparsing", "pyparsing", "3.1.4", "tour_tasks/pyparsing_api.jsonl", "docs"),
 ]
 
 
@@ -117,7 +118,7 @@ def main() -> None:
                         help="venvs and sdists (reused)")  # fmt: skip
     parser.add_argument("--only", action="append", default=[], help="this library only (repeatable)")
     parser.add_argument("--tours", action="store_true",
-                        help="also the tours' dev sets (typer, trio, werkzeug, tenacity, sqlite-utils, cattrs, jsonschema, cachetools, blinker, humanize, dateutil, anyio, packaging, markdown, itsdangerous, pluggy)")  # fmt: skip
+                        help="also the tours' dev sets (typer, trio, werkzeug, tenacity, sqlite-utils, cattrs, jsonschema, cachetools, blinker, humanize, dateutil, anyio, packaging, markdown, itsdangerous, pluggy, pyparsing)")  # fmt: skip
     args = parser.parse_args()
     args.work.mkdir(parents=True, exist_ok=True)
     results: dict[str, Any] = {}
