@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from markdown_it import MarkdownIt
 
-from docmentor.parse.fences import Fence, closes, fence_open
+from docmentor.parse.fences import Fence, as_read_text, closes, fence_open
 
 
 @pytest.mark.parametrize(
@@ -291,3 +291,21 @@ def test_script_and_style_blocks_are_not_read(tmp_path: Path) -> None:
     engine.add(str(docs), name="docs")
     assert [h.path for h in engine.search("redirectlegacy")] == ["redirects.md"]
     assert [h.heading for h in engine.search("blog posts")] == ["Latest posts"]  # no preamble unit
+
+
+def test_link_reference_definitions_are_no_words_of_the_page() -> None:
+    """A Django REST framework tour: `[cite]: https://…` lines (a page's link targets, never
+    shown) were indexed as its last section's words and filled its snippets. A footnote is
+    shown, and code is code."""
+    text = (
+        "Throttling limits requests [see the docs][cite].\n\n"
+        "[cite]: https://example.org/throttling\n"
+        '  [ref-2]: <https://example.org/x> "Title"\n'
+        "[^1]: A footnote the page shows.\n\n"
+        "```ini\n[section]: value\n```\n"
+    )
+    assert as_read_text(text) == (
+        "Throttling limits requests [see the docs][cite].\n\n"
+        "[^1]: A footnote the page shows.\n\n"
+        "```ini\n[section]: value\n```\n"
+    )

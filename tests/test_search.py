@@ -595,6 +595,9 @@ def test_a_snippet_shows_headings_without_their_attr_list() -> None:
     long = "# Deploy\n\n" + "filler words here\n" * 40 + "### Docker Cache {#cache}\n\nThe cache layer.\n"
     got = snippet(long, set(analyze("docker cache layer")))
     assert "### Docker Cache\n" in got and "{#cache}" not in got, got
+    # a link's destination (`[cite]: https://…`, the DRF tour) is not on the page either
+    cited = "## Throttling\n\nLimit the rate [of requests][cite].\n\n[cite]: https://example.org/throttle\n"
+    assert _as_read(cited) == "## Throttling\n\nLimit the rate [of requests][cite]."
 
 
 def test_a_snippet_starts_at_its_paragraph_and_shows_code_as_code() -> None:

@@ -46,7 +46,8 @@ PRUNE_GUARD_MIN = 4
 # partials included; code read as shown (twoslash setup, magic comments); a tag's label read as text
 # p13: a heading inside a site's tab region (`<!-- ::start:framework -->`) is the tab's label
 # p14: front matter YAML refuses read as key: value lines; character references in headings decoded
-PARSE_VERSION = "p14"
+# p15: Markdown link reference definitions (`[cite]: https://…`) neither indexed nor embedded
+PARSE_VERSION = "p15"
 
 
 def content_hash(doc: RawDocument) -> str:

@@ -123,6 +123,13 @@ ATTR_LIST = re.compile(r"(?<![ \t])[ \t]*\{:?[ \t]*[#.][^{}\n]*\}[ \t]*$")  # on
 # a line that is only an HTML comment, at the margin (an indented one is a literal block's);
 # linear: no nested quantifier
 COMMENT_LINE = re.compile(r"<!--(?:[^-]|-(?!->))*-->[ \t]*")
+# a Markdown link reference definition (`[cite]: https://…`, `[x]: <url> "title"`): what a
+# link elsewhere points at, never shown on the rendered page (a footnote `[^1]: …` is shown)
+# (its destination, then at most a quoted title: `[Note]: the API changed` is a paragraph)
+LINK_DEFINITION = re.compile(
+    r" {0,3}\[(?!\^)[^\[\]\n]+\]:[ \t]*(?:<[^<>\n]*>|\S+)"
+    r"(?:[ \t]+(?:\"[^\"\n]*\"|'[^'\n]*'|\([^()\n]*\)))?[ \t]*"
+)
 LABEL_LINE = re.compile(r"[ \t]*(?:\.\.[ \t]+_[^:`\n]+:|\([^()\s]+\)=)[ \t]*")  # either
 
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from docmentor.parse.common import LINK_DEFINITION
 from docmentor.parse.shown_code import code_as_shown, may_hide_code
 
 __all__ = ["Fence", "as_read_text", "closes", "fence_open", "outside_fences", "without_html_comments"]
@@ -87,7 +88,7 @@ def without_html_comments(text: str) -> str:
 def _markup_out(text: str, *, tags: bool) -> str:
     """:func:`without_html_comments`, and with ``tags`` the tags of the prose too, in one pass."""
     shown = tags and may_hide_code(text)
-    if "<!--" not in text and not (tags and "<" in text) and not shown:
+    if "<!--" not in text and not (tags and ("<" in text or "]:" in text)) and not shown:
         return text
     out: list[str] = []
     fence: Fence | None = None
@@ -121,6 +122,8 @@ def _markup_out(text: str, *, tags: bool) -> str:
                 continue
         if "<!--" not in line:
             fence = fence_open(line, any_indent=True)
+            if tags and fence is None and "]:" in line and LINK_DEFINITION.fullmatch(line):
+                continue  # a link's destination, not shown on the page
             out.append(_tags_out(line) if tags and fence is None and "<" in line else line)
             continue
         indent = len(line) - len(line.lstrip(" "))

@@ -10,7 +10,7 @@ from functools import lru_cache
 from typing import Any
 
 from docmentor.models import SearchHit
-from docmentor.parse.common import ATTR_LIST, COMMENT_LINE, LABEL_LINE
+from docmentor.parse.common import ATTR_LIST, COMMENT_LINE, LABEL_LINE, LINK_DEFINITION
 from docmentor.parse.fences import Fence, closes, fence_open, outside_fences
 from docmentor.parse.rst import roles_as_code
 from docmentor.parse.shown_code import code_as_shown, may_hide_code
@@ -332,7 +332,13 @@ def _as_read(window: str) -> str:
     """The window as a reader sees the page: a heading without its attr_list, no line that
     is only an HTML comment (`<!-- ::start:framework -->`: a site's markers), and a reST
     role as Sphinx shows it, as code (`:class:`~cachetools.TTLCache`` → `` `TTLCache` ``)."""
-    if "{" not in window and "<!--" not in window and ":`" not in window and not may_hide_code(window):
+    if (
+        "{" not in window
+        and "<!--" not in window
+        and ":`" not in window
+        and "]:" not in window
+        and not may_hide_code(window)
+    ):
         return window
     lines: list[str] = []
     fence = None
@@ -346,8 +352,10 @@ def _as_read(window: str) -> str:
                 code.append(line)
             continue
         fence = fence_open(line, any_indent=True)
-        if fence is None and COMMENT_LINE.fullmatch(line):
-            continue
+        if fence is None and (
+            COMMENT_LINE.fullmatch(line) or ("]:" in line and LINK_DEFINITION.fullmatch(line))
+        ):
+            continue  # a site's marker, a link's destination: not on the page
         if fence is None and ":`" in line:
             line = roles_as_code(line)
         lines.append(ATTR_LIST.sub("", line) if fence is None and line.lstrip().startswith("#") else line)
