@@ -699,6 +699,36 @@ def test_a_classes_documented_call_is_its_instances_api(tmp_path: Path) -> None:
     assert import_path("pkg._core.Thing.__call__", ["pkg._core.Thing.__call__"]) == "pkg._core.Thing.__call__"
 
 
+def test_a_subpackage_importing_its_package_makes_no_path_through_itself(tmp_path: Path) -> None:
+    """A pyparsing tour: `pyparsing/diagram/__init__.py` does `import pyparsing`, and every
+    API had a second path `pyparsing.diagram.pyparsing.…` (379 aliases of `parse_string`)."""
+    surface = installed(
+        tmp_path,
+        {
+            "pkg/__init__.py": """
+                from pkg.core import Parser
+                __all__ = ["Parser"]
+            """,
+            "pkg/core.py": """
+                class Parser:
+                    '''Parses.'''
+
+                    def parse(self, text):
+                        '''Parse ``text``.'''
+            """,
+            "pkg/diagram/__init__.py": """
+                import pkg
+
+                def draw(parser):
+                    '''Draw a parser's railroad diagram.'''
+            """,
+        },
+    )
+    aliases = {a for e in surface.entries for a in e.aliases}
+    assert not any(a.startswith("pkg.diagram.pkg") for a in aliases), sorted(aliases)
+    assert "pkg.diagram.draw" in {e.api_id for e in surface.entries}
+
+
 def test_a_callable_instance_made_at_module_level_is_a_function(tmp_path: Path) -> None:
     """A python-dateutil tour: `rrulestr = _rrulestr()` and `gettz = __get_gettz()` (an
     instance of a class with `__call__`, made in a factory) read statically as attributes

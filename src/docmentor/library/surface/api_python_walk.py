@@ -383,6 +383,8 @@ class Builder:
                 self.adopted.add(target.path)
             if target is None or not self._inside(target):
                 continue
+            if target.is_module and mod.path.startswith(target.path + "."):
+                continue  # `import pyparsing` in `pyparsing.diagram`: its own package, no path to it
             path = f"{public}.{name}"
             if exports is not None or wildcard or _is_init(mod):
                 self.published.add(target.path)
