@@ -1564,6 +1564,16 @@ def test_review_of_the_late_session_parameter_references_and_lists() -> None:
     assert _markdown_parameters(more) == {"app": "The app.", "kwargs": "Passed on.", "timeout": "Seconds."}
 
 
+def test_a_literal_block_with_two_blank_lines_in_it_stays_out_of_the_prose() -> None:
+    """A pyparsing tour: `Each`'s description ended with its example's printed output, which
+    followed two blank lines inside a `prints::` literal block."""
+    from docmentor.library.surface.docstrings import prose_paragraphs
+
+    output = "\n\n\n    hello world\n    more text"
+    doc = "Summary.\n\nprints::\n\n    first" + output * 2 + "\n\nAfter the output.\n"
+    assert prose_paragraphs(doc) == ["After the output."]
+
+
 def test_parameters_listed_plainly_under_the_summary(tmp_path: Path) -> None:
     from docmentor.library.knowledge.readme import render_readme
     from docmentor.library.surface.docstrings import prose_paragraphs

@@ -36,7 +36,7 @@ MAX_CODE_CHARS = 2000  # longer paragraphs are not parsed to tell code from pros
 # a paragraph that is markup, not prose: an admonition (``!!! note``, ``??? tip``), a reST
 # directive (``.. note::``), an HTML comment, an image or badge
 MARKUP = re.compile(r"^(?:!!!|\?\?\?|\.\.\s|<!--|!\[|\[!\[)")
-PARAGRAPHS = re.compile(r"\n[ \t]*\n")
+PARAGRAPHS = re.compile(r"\n(?:[ \t]*\n)+")  # blank lines, one or more: a paragraph break
 
 
 _STATEMENTS = (
