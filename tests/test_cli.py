@@ -341,6 +341,9 @@ def test_search_limit_source_and_text(indexed: Cli, docs: Path) -> None:
     assert out.splitlines()[0].startswith("1. Widget Guide › Install  [w] guide.md:5-7  (score ")
     assert "   Run `pip install widget` to get the frobnicator." in out.splitlines()
     assert indexed.ok("search", "zzzyzzx") == "no results for 'zzzyzzx'\n"
+    # a limit over the most a search gives says so (the DRF tour: silently 100)
+    rc, out, err = indexed("search", "widget", "--limit", "500")
+    assert rc == 0 and out and err == "note: --limit is at most 100: the best 100 are shown\n"
 
 
 # --------------------------------------------------------------------------------- get

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from docmentor import DEFAULT_REFRESH_DEADLINE, SourceUnavailableError, UsageError
+from docmentor import DEFAULT_REFRESH_DEADLINE, MAX_RESULTS, SourceUnavailableError, UsageError
 from docmentor.cli.app import (
     STATE,
     DocsVersion,
@@ -315,6 +315,8 @@ def search(
         return
     for note in engine.version_scope(source, version).notes:
         print(f"note: {note}", file=sys.stderr)
+    if limit > MAX_RESULTS:
+        print(f"note: --limit is at most {MAX_RESULTS}: the best {MAX_RESULTS} are shown", file=sys.stderr)
     if not hits:
         shown = query if len(query) <= 80 else query[:77] + "…"
         print(f"no results for {shown!r}")

@@ -30,6 +30,7 @@ _LEADING_DIRS = re.compile(r"^(?:\.{1,2}/|/)+")
 
 #: ``excerpt``'s ranges (lowest, highest), a value outside clamped: passages, and characters
 #: around a match
+MAX_RESULTS = 100  # a search's results at most (a larger limit gives these)
 EXCERPT_CHUNKS_RANGE = (1, 20)
 EXCERPT_CONTEXT_RANGE = (50, 5000)
 
@@ -99,7 +100,7 @@ class Lookup(Embedding):
         newest (:meth:`version_scope`); each hit says its ``source_version`` and why."""
         if limit < 1:
             raise UsageError("limit must be at least 1", arguments=("limit",))
-        limit = min(limit, 100)
+        limit = min(limit, MAX_RESULTS)
         scope = self.version_scope(source, version)
         within = scope.sources
         r = ranking or self.ranking
