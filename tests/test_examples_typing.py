@@ -280,3 +280,91 @@ def test_an_instance_used_as_a_decorator_credits_its_call(tmp_path: Path) -> Non
     assert used["@hookimpl(tryfirst=True)"] == ["hk.Marker.__call__"]
     assert used["@hookimpl"] == ["hk.Marker.__call__"]
     assert used["response(environ, start_response)"] == []
+
+
+GRAMMAR = {
+    "gr/__init__.py": """
+        '''Grammars.'''
+        from __future__ import annotations
+        __all__ = ["Element", "Literal", "Forward"]
+
+
+        class Element:
+            '''A grammar element.'''
+
+            def parse(self, text: str) -> list:
+                '''Parse ``text``.'''
+
+            def __add__(self, other: Element) -> Element:
+                return self
+
+            def __radd__(self, other: str) -> Element:
+                return self
+
+            def __or__(self, other: Element) -> Element:
+                return self
+
+            def __invert__(self) -> Element:
+                return self
+
+
+        class Literal(Element):
+            '''A literal string.'''
+
+            def __init__(self, text: str) -> None:
+                self.text = text
+
+
+        class Forward(Element):
+            '''An element defined later.'''
+
+            def __ilshift__(self, other: Element) -> Forward:
+                return self
+    """,
+    "docs/index.rst": """
+        Grammars
+        ========
+
+        .. code-block:: python
+
+            from gr import Literal, Forward
+
+            greeting = Literal("hello") + Literal("world")
+            greeting.parse("hello world")
+
+        .. code-block:: python
+
+            either = (Literal("a") | Literal("b"))
+            either.parse("a")
+
+        .. code-block:: python
+
+            word = "say" + Literal("x")
+            word.parse("say x")
+
+        .. code-block:: python
+
+            expr = Forward()
+            expr <<= Literal("a") + Literal("b")
+            expr.parse("ab")
+
+        .. code-block:: python
+
+            (~Literal("c")).parse("d")
+    """,
+}
+
+
+def test_an_operator_on_library_objects_gives_what_its_special_method_returns(tmp_path: Path) -> None:
+    """A pyparsing tour: grammars are built with `+`, `|`, `~` and `<<=`, and the method then
+    called on the result (`parse_string`) was credited nowhere: it had no example and was
+    left out of README.LLM. An operator's result is what the class's `__add__` (the right
+    operand's `__radd__`, `__ilshift__` for `<<=`) returns."""
+    kb = generated_kb(tmp_path, "gr", GRAMMAR)
+    parse = "gr.Element.parse"
+    credited = {ex.code.strip().split("\n")[-1]: ex.apis_used for ex in kb.examples}
+    assert parse in credited['greeting.parse("hello world")']
+    assert parse in credited['either.parse("a")']
+    assert parse in credited['word.parse("say x")']
+    assert parse in credited['expr.parse("ab")']
+    assert parse in credited['(~Literal("c")).parse("d")']

@@ -59,12 +59,14 @@ import ast
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
+from typing import TypeGuard
 
 from docmentor.library.examples.classify import complexity_of, names_only
 from docmentor.library.examples.code_analysis import JS_LANGUAGES, python_is_async, python_tree
-from docmentor.library.examples.matcher_core import Analysis, ApiSurfaceLike, Resolver, Value
+from docmentor.library.examples.matcher_core import Analysis, ApiSurfaceLike, Resolver, Value, _guess
 from docmentor.library.examples.matcher_js import JsAnalysis
 from docmentor.library.models import ApiEntry, Example
+from docmentor.library.surface.products import OPERATORS
 from docmentor.search.ranking import history_page
 
 __all__ = ["ApiSurfaceLike", "PythonAnalysis", "match_examples"]
@@ -144,8 +146,34 @@ class PythonAnalysis(Analysis):
             self.class_def(node)
         elif isinstance(node, ast.Return):
             self.returns(self.ev(node.value) if node.value is not None else None)
+        elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
+            # `expr <<= a | b`: what its __ilshift__ (else __lshift__) gives, when known
+            before = self.lookup(node.target.id)
+            right = self.ev(node.value)
+            name = OPERATORS.get(type(node.op))
+            after = self.operator(before, None, f"i{name}", reflected=False) if name else None
+            after = after or (self.operator(before, right, name) if name else None)
+            if after is not None:
+                self.bind(node.target.id, after)
         else:
             self.generic(node)
+
+    def operator(
+        self, left: Value | None, right: Value | None, name: str | None, *, reflected: bool = True
+    ) -> Value | None:
+        """What ``left <op> right`` gives: the left's ``__<op>__``, else the right's
+        ``__r<op>__``, when the surface knows the class it returns (``name``: ``add``, ``or``…)."""
+        if name is None:
+            return None
+        if _instance(left):
+            got = self.r.produced(left.name, f"__{name}__")
+            if got is not None:
+                return _guess(got, left.guessed)
+        if reflected and _instance(right):
+            got = self.r.produced(right.name, f"__r{name}__")
+            if got is not None:
+                return _guess(got, right.guessed)
+        return None
 
     def import_(self, node: ast.Import) -> None:
         """``import a.b`` binds ``a``; ``import a.b as c`` binds ``c`` to ``a.b`` (library modules only)."""
@@ -336,6 +364,13 @@ class PythonAnalysis(Analysis):
             return self.call(func)
         if isinstance(node, ast.Await):
             return self.ev(node.value)
+        if isinstance(node, ast.BinOp):  # `a + b`: what the left's __add__ (or the right's __radd__) gives
+            return self.operator(self.ev(node.left), self.ev(node.right), OPERATORS.get(type(node.op)))
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Invert):
+            value = self.ev(node.operand)
+            return (
+                _guess(self.r.produced(value.name, "__invert__"), value.guessed) if _instance(value) else None
+            )
         if isinstance(node, ast.Yield):
             self.returns(self.ev(node.value))
             return None
@@ -365,6 +400,10 @@ class PythonAnalysis(Analysis):
             return None
         self.generic(node)
         return None
+
+
+def _instance(value: Value | None) -> TypeGuard[Value]:
+    return value is not None and value.kind in ("instance", "subclass")
 
 
 def _defined(node: ast.ClassDef) -> frozenset[str]:

@@ -19,10 +19,30 @@ import griffe
 from docmentor.library.models import ApiEntry
 from docmentor.library.surface.api_python_entry import alias_target, class_members
 
-__all__ = ["PRODUCERS", "products"]
+__all__ = ["OPERATORS", "PRODUCERS", "products"]
 
-#: the special methods whose return value is what an instance gives: ``obj[key]``, ``obj(...)``
-PRODUCERS = ("__getitem__", "__call__")
+#: the special methods whose return value is what an instance gives: ``obj[key]``, ``obj(...)``,
+#: and an operator on it (``a + b``, ``a | b``, ``~a``: pyparsing builds its grammars so)
+OPERATORS = {
+    ast.Add: "add",
+    ast.Sub: "sub",
+    ast.Mult: "mul",
+    ast.MatMult: "matmul",
+    ast.Div: "truediv",
+    ast.BitOr: "or",
+    ast.BitAnd: "and",
+    ast.BitXor: "xor",
+    ast.LShift: "lshift",
+    ast.RShift: "rshift",
+}
+PRODUCERS = (
+    "__getitem__",
+    "__call__",
+    "__invert__",
+    *(f"__{n}__" for n in OPERATORS.values()),
+    *(f"__r{n}__" for n in OPERATORS.values()),
+    *(f"__i{n}__" for n in OPERATORS.values()),
+)
 
 _UNION = frozenset({"Union", "Optional"})
 _WRAPPERS = frozenset({"Annotated", "Final", "ClassVar", "Awaitable", "Coroutine", "Required", "NotRequired"})
