@@ -96,7 +96,7 @@ _EXPORTS: dict[str, str] = {
     "DocExcerpts": "docmentor.engine.reports",
     "EXCERPT_CHUNKS_RANGE": "docmentor.engine.lookup",
     "EXCERPT_CONTEXT_RANGE": "docmentor.engine.lookup",
-    "MAX_RESULTS": "docmentor.engine.lookup",
+    "MAX_RESULTS": "docmentor.config",
     "SourceInfo": "docmentor.engine.reports",
     "VersionScope": "docmentor.engine.scope",
     "ReportWarnings": "docmentor.engine.report_warnings",

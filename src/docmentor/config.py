@@ -19,6 +19,7 @@ _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 #: not fetched keeps its last good copy, sources not reached are left as they were); here,
 #: not in the engine, so that the CLI's ``--deadline`` default costs no engine import
 DEFAULT_REFRESH_DEADLINE = 1800.0
+MAX_RESULTS = 100  # a search's results at most (a larger limit gives these)
 
 
 def home() -> Path:

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from docmentor.config import is_url
+from docmentor.config import MAX_RESULTS, is_url
 from docmentor.engine.embedding import Embedding
 from docmentor.engine.reports import DocExcerpts, DocPage, SourceInfo, source_info
 from docmentor.engine.scope import VersionScope, version_scope
@@ -30,7 +30,6 @@ _LEADING_DIRS = re.compile(r"^(?:\.{1,2}/|/)+")
 
 #: ``excerpt``'s ranges (lowest, highest), a value outside clamped: passages, and characters
 #: around a match
-MAX_RESULTS = 100  # a search's results at most (a larger limit gives these)
 EXCERPT_CHUNKS_RANGE = (1, 20)
 EXCERPT_CONTEXT_RANGE = (50, 5000)
 
