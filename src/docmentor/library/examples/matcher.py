@@ -63,7 +63,7 @@ from typing import TypeGuard
 
 from docmentor.library.examples.classify import complexity_of, names_only
 from docmentor.library.examples.code_analysis import JS_LANGUAGES, python_is_async, python_tree
-from docmentor.library.examples.matcher_core import Analysis, ApiSurfaceLike, Resolver, Value, _guess
+from docmentor.library.examples.matcher_core import Analysis, ApiSurfaceLike, Resolver, Value, guessed_as
 from docmentor.library.examples.matcher_js import JsAnalysis
 from docmentor.library.models import ApiEntry, Example
 from docmentor.library.surface.products import OPERATORS
@@ -168,11 +168,11 @@ class PythonAnalysis(Analysis):
         if _instance(left):
             got = self.r.produced(left.name, f"__{name}__")
             if got is not None:
-                return _guess(got, left.guessed)
+                return guessed_as(got, left.guessed)
         if reflected and _instance(right):
             got = self.r.produced(right.name, f"__r{name}__")
             if got is not None:
-                return _guess(got, right.guessed)
+                return guessed_as(got, right.guessed)
         return None
 
     def import_(self, node: ast.Import) -> None:
@@ -369,7 +369,7 @@ class PythonAnalysis(Analysis):
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Invert):
             value = self.ev(node.operand)
             return (
-                _guess(self.r.produced(value.name, "__invert__"), value.guessed) if _instance(value) else None
+                guessed_as(self.r.produced(value.name, "__invert__"), value.guessed) if _instance(value) else None
             )
         if isinstance(node, ast.Yield):
             self.returns(self.ev(node.value))

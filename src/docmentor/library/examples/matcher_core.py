@@ -286,7 +286,7 @@ class _Block:
     env: dict[str, Value | None] = field(default_factory=dict)
 
 
-def _guess(value: Value | None, guessed: bool) -> Value | None:
+def guessed_as(value: Value | None, guessed: bool) -> Value | None:
     """``value``, marked guessed when what it came from was."""
     return replace(value, guessed=True) if guessed and value is not None else value
 
@@ -427,7 +427,7 @@ class Analysis:
         if record:
             self.use(e, guessed=guessed)
         if e.kind in ("property", "attribute"):
-            return _guess(self.r.returns(e, receiver), guessed) or self._unknown(e, guessed)
+            return guessed_as(self.r.returns(e, receiver), guessed) or self._unknown(e, guessed)
         return Value("api", e.api_id, receiver, own=own, guessed=guessed)
 
     def subscript(self, value: Value | None, *, sliced: bool = False) -> Value | None:
@@ -440,7 +440,7 @@ class Analysis:
             return value if sliced else Value("instance", value.name, guessed=value.guessed)
         if value.kind in ("instance", "subclass"):
             out = self.r.produced(value.name, "__getitem__")
-            return _guess(out, value.guessed)
+            return guessed_as(out, value.guessed)
         return None
 
     def decorate(self, value: Value | None) -> None:
@@ -455,7 +455,7 @@ class Analysis:
         if value is not None and value.kind == "derived":  # User(…): an instance of the subclass
             return Value("subclass", value.name, own=value.own, guessed=value.guessed)
         if value is not None and value.kind in ("instance", "subclass"):  # a callable object
-            return _guess(self.r.produced(value.name, "__call__"), value.guessed)
+            return guessed_as(self.r.produced(value.name, "__call__"), value.guessed)
         if value is None or value.kind != "api":
             return None
         e = self.r.entry(value.name)
@@ -463,7 +463,7 @@ class Analysis:
             return None
         if e.kind == "class":
             return Value("instance", e.api_id, guessed=value.guessed)
-        out = _guess(self.r.returns(e, value.receiver), value.guessed)
+        out = guessed_as(self.r.returns(e, value.receiver), value.guessed)
         if out is not None and value.own and out.kind == "instance" and out.name == value.receiver:
             # Self through the example's own subclass (``User.model_validate(…)``): still its
             # instance, whose own fields (``user.id``) are not the library's
