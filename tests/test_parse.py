@@ -820,3 +820,31 @@ def test_front_matter_yaml_refuses_is_read_as_plain_pairs() -> None:
 def test_character_references_in_headings_read_as_shown() -> None:
     doc = parse_markdown("# Head\n\n## &lt;title&gt; and &lt;meta&gt; &amp; more\n\n## Code `&lt;T&gt;`\n")
     assert [s.heading for s in doc.sections[1:]] == ["<title> and <meta> & more", "Code `&lt;T&gt;`"]
+
+
+def test_a_tab_region_ends_only_outside_code_and_before_its_next_start() -> None:
+    """(review) an `::end:` shown in a code block closes nothing; a start whose name starts
+    again before any end is no region (its headings stay headings)."""
+    fenced = "## A\n\n<!-- ::start:framework -->\n\n## Install\n\n```md\n<!-- ::end:framework -->\n```\n"
+    assert [s.heading for s in parse_markdown(fenced).sections] == ["A", "Install"]
+    text = "\n".join(
+        [
+            "## A",
+            "<!-- ::start:framework -->",
+            "## Real section",
+            "text",
+            "<!-- ::start:framework -->",
+            "# React",
+            "tab",
+            "<!-- ::end:framework -->",
+        ]
+    )
+    assert [s.heading for s in parse_markdown(text).sections] == ["A", "Real section"]
+
+
+def test_tab_markers_are_read_in_linear_time() -> None:
+    import time
+
+    started = time.perf_counter()
+    parse_markdown("<!-- ::start:" + "a-" * 40_000 + "\n\n<!-- ::end:x -->\n")
+    assert time.perf_counter() - started < 1

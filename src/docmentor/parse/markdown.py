@@ -36,8 +36,9 @@ _CONTAINER = re.compile(r"^(\s*)(===|!!!|\?\?\?\+?)\s")
 _MDX_IMPORT = re.compile(r"^(import|export)\s")
 # A site's tab region (TanStack's `<!-- ::start:framework -->` … `<!-- ::end:framework -->`,
 # `::start:tabs variant="files"`): each `# React` heading in it names a tab, not a part of the page
-_TAB_START = re.compile(r"[ \t]*<!--[ \t]*::start:([\w-]+)\b[^>]*-->[ \t]*")
-_TAB_END = re.compile(r"[ \t]*<!--[ \t]*::end:([\w-]+)[ \t]*-->[ \t]*")
+# (linear: the name's parts are possessive, and only a blank or `-->` may follow it)
+_TAB_START = re.compile(r"[ \t]*<!--[ \t]*::start:(\w++(?:-\w++)*+)(?:[ \t][^>]*)?-->[ \t]*")
+_TAB_END = re.compile(r"[ \t]*<!--[ \t]*::end:(\w++(?:-\w++)*+)[ \t]*-->[ \t]*")
 _ATX = re.compile(r" {0,3}#{1,6}(?:[ \t]|$)")
 # Patterns on document text run in linear time on any line: link text holds no bracket (the
 # innermost ``[…]`` is the link, as in CommonMark), and a destination or title stops at the
@@ -108,12 +109,13 @@ def _plain_pairs(lines: list[str]) -> dict[str, object]:
 def structure_view(lines: list[str], *, skip: int, mdx: bool) -> tuple[list[str], dict[int, str]]:
     """A copy of ``lines`` for structure detection only; line count is unchanged.
 
-    Also returns the MDX rewrites (line index → served text) that apply to the text too.
+    Also returns the rewrites (line index → served text) that apply to the text too: MDX's
+    (imports, JSX tags) and a site's tab labels (``# React`` in a tab region reads ``React``).
     """
     view = ["" if i < skip else line for i, line in enumerate(lines)]
     mdx_lines: dict[int, str] = {}
     n = len(view)
-    ends = _tab_region_ends(view)
+    regions = _tab_regions(view) if any("::start:" in line for line in view) else {}
     tabs_until = -1  # the line that closes the tab region the scan is in
     fence: Fence | None = None
     i = 0
@@ -128,11 +130,8 @@ def structure_view(lines: list[str], *, skip: int, mdx: bool) -> tuple[list[str]
         if fence is not None:
             i += 1
             continue
-        if ends and "<!--" in line and (start := _TAB_START.fullmatch(line)) is not None:
-            later = ends.get(start.group(1), [])
-            at = bisect.bisect_right(later, i)
-            if at < len(later):
-                tabs_until = max(tabs_until, later[at])
+        if i in regions:
+            tabs_until = max(tabs_until, regions[i])
         if i < tabs_until and _ATX.match(line):
             view[i] = mdx_lines[i] = _tab_label(line)  # read as the tab's name
             i += 1
@@ -173,13 +172,40 @@ def structure_view(lines: list[str], *, skip: int, mdx: bool) -> tuple[list[str]
     return view, mdx_lines
 
 
-def _tab_region_ends(view: list[str]) -> dict[str, list[int]]:
-    """Each tab region name's closing lines (:data:`_TAB_END`), in order."""
+def _tab_regions(view: list[str]) -> dict[int, int]:
+    """Each tab region's opening line → its closing line (:data:`_TAB_START`,
+    :data:`_TAB_END`), outside code blocks: a start is closed by the next end of its name
+    unless another start of that name comes first (then it is no region)."""
+    starts, ends = _tab_markers(view)
+    regions: dict[int, int] = {}
+    for name, opened in starts.items():
+        closing = ends.get(name, [])
+        for k, i in enumerate(opened):
+            at = bisect.bisect_right(closing, i)
+            following = opened[k + 1] if k + 1 < len(opened) else None
+            if at < len(closing) and (following is None or closing[at] < following):
+                regions[i] = closing[at]
+    return regions
+
+
+def _tab_markers(view: list[str]) -> tuple[dict[str, list[int]], dict[str, list[int]]]:
+    """Each tab region name's opening and closing lines, in order, outside code blocks."""
+    starts: dict[str, list[int]] = {}
     ends: dict[str, list[int]] = {}
+    fence: Fence | None = None
     for i, line in enumerate(view):
-        if "::end:" in line and (end := _TAB_END.fullmatch(line)) is not None:
+        if fence is not None:
+            if closes(line, fence, any_indent=True):
+                fence = None
+            continue
+        fence = fence_open(line, any_indent=True)
+        if fence is not None or "<!--" not in line:
+            continue
+        if "::start:" in line and (start := _TAB_START.fullmatch(line)) is not None:
+            starts.setdefault(start.group(1), []).append(i)
+        elif "::end:" in line and (end := _TAB_END.fullmatch(line)) is not None:
             ends.setdefault(end.group(1), []).append(i)
-    return ends
+    return starts, ends
 
 
 def _tab_label(line: str) -> str:
