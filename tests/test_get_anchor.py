@@ -181,3 +181,20 @@ def test_a_route_without_number_prefixes_reads_as_the_numbered_page(tmp_path: Pa
     assert engine.get("/docs/kit/routing#page").content.startswith("## +page")
     with pytest.raises(NotFoundError):
         engine.get("/docs/kit/server/cache")
+
+
+def test_number_prefixes_are_not_versions_or_dates_and_a_numbered_ask_is_exact(tmp_path: Path) -> None:
+    """(review) `changelog/1.2.md` and `2024-01-01-post.md` carry no number prefix; asking for
+    a numbered page that is not there finds no unnumbered one."""
+    from docmentor.engine.lookup import _unnumbered
+
+    assert _unnumbered("changelog/1.2.md") == "changelog/1.2.md"
+    assert _unnumbered("2024-01-01-post.md") == "2024-01-01-post.md"
+    assert _unnumbered("20-core-concepts/10-routing.md") == "core-concepts/routing.md"
+    docs = tmp_path / "docs"
+    (docs / "guide").mkdir(parents=True)
+    (docs / "guide" / "routing.md").write_text("# Routing\n\nRoutes.\n")
+    engine = Docmentor(tmp_path / "db", create=True, embeddings=False)
+    engine.add(str(docs), name="d")
+    with pytest.raises(NotFoundError):
+        engine.get("d:10-routing.md")

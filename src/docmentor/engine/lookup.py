@@ -292,27 +292,19 @@ class Lookup(Embedding):
     def _route_tail(self, route: str, source: str | None) -> StoredDoc | None:
         """A site that leaves number prefixes (and folders) out of its routes (Docusaurus,
         SvelteKit's `20-core-concepts/10-routing.md` at `/docs/kit/routing`): the one page
-        whose path, without them, ends with the route's last part; None unless exactly one."""
-        parts = route.strip("/").split("/")
+        with number prefixes whose path, without them, ends with the route's last part (a
+        page suffix added); None unless exactly one."""
+        tails = tuple("/" + route.strip("/").rsplit("/", 1)[-1] + suffix for suffix in _PAGE_SUFFIXES)
         names = [source] if source is not None else [row.name for row in self.store.sources()]
         found = [
-            doc
+            (name, row.path)
             for name in names
-            for suffix in _PAGE_SUFFIXES
-            if (doc := self._numbered_tail(name, parts[-1] + suffix)) is not None
+            for row in documents_by_path(self.store, name)
+            if (plain := _unnumbered(row.path)) != row.path and ("/" + plain).endswith(tails)
         ]
-        return found[0] if len({(d.source, d.path) for d in found}) == 1 else None
-
-    def _numbered_tail(self, source: str, name: str) -> StoredDoc | None:
-        """The one page of ``source`` whose path has number prefixes and, without them, ends with
-        ``name`` (a route's end names a page in another folder only where the site drops both)."""
-        tail = "/" + name
-        rows = [
-            row
-            for row in documents_by_path(self.store, source)
-            if (plain := _unnumbered(row.path)) != row.path and ("/" + plain).endswith(tail)
-        ]
-        return self.store.find_document(source=source, path=rows[0].path) if len(rows) == 1 else None
+        if len(found) != 1:
+            return None
+        return self.store.find_document(source=found[0][0], path=found[0][1])
 
     def _slugged(self, route: str, source: str | None) -> StoredDoc | None:
         """The page whose front matter gives it the route's path (Docusaurus' ``slug:
@@ -343,7 +335,7 @@ class Lookup(Embedding):
         tail = "/" + bare
         rows = documents_by_path(self.store, source)
         matches = [row.path for row in rows if ("/" + row.path).endswith(tail)]
-        if not matches:  # `routing.md` for `20-core-concepts/10-routing.md`, as the site routes it
+        if not matches and _unnumbered(bare) == bare:  # `routing.md` for `20-core-concepts/10-routing.md`
             tail = "/" + _unnumbered(bare)
             matches = [row.path for row in rows if ("/" + _unnumbered(row.path)).endswith(tail)]
         if len(matches) > 1:
@@ -520,7 +512,8 @@ class Lookup(Embedding):
         }
 
 
-_NUMBER_PREFIX = re.compile(r"(^|/)\d+[-_.](?=[^/])")
+# a number, a dash or underscore, then a name (not a version's `1.2`, nor a date's `2024-01-01`)
+_NUMBER_PREFIX = re.compile(r"(^|/)\d+[-_](?=[^/\d])")
 
 
 def _unnumbered(path: str) -> str:
