@@ -35,8 +35,9 @@ def rank_hits(
     reasons: Mapping[str, str] | None = None,
 ) -> list[SearchHit]:
     """Best first; identical section texts once (with ``collapse``, listing the other places, as
-    near-identical ones are); at most ``per_document`` sections of a document before
-    every other matching document had its turn. ``snippets=False`` leaves ``snippet`` empty
+    near-identical ones are); at most ``per_document`` sections of a document in each
+    ``per_document_window`` of results while other documents match (its further sections lead
+    the next window; when none is left to fill the list, they come after). ``snippets=False`` leaves ``snippet`` empty
     (callers that only need the sections: a third of the time). ``fused``: the hits are
     already scored and ordered (:func:`docmentor.search.hybrid.blend`). ``versions``: each
     source's library version; ``reasons``: why a source's version was chosen among its
@@ -53,6 +54,7 @@ def rank_hits(
                 ),
                 key=lambda h: -h.score,
             )
+    window = max(config.per_document_window, 1)
     seen_text: dict[str, LexicalHit] = {}  # each text's first hit: a copy is listed under it
     picked: list[LexicalHit] = []
     overflow: list[LexicalHit] = []
@@ -102,8 +104,8 @@ def rank_hits(
             continue
         per_doc[doc] = per_doc.get(doc, 0) + 1
         picked.append(hit)
-        if len(picked) % config.per_document_window == 0:
-            per_doc = _next_window(picked, overflow, per_document, config.per_document_window, limit)
+        if len(picked) % window == 0:
+            per_doc = _next_window(picked, overflow, per_document, window, limit)
     ordered = (picked + overflow)[:limit]
     term_set = {t for t, _ in terms}
     out: list[SearchHit] = []

@@ -369,7 +369,9 @@ class PythonAnalysis(Analysis):
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Invert):
             value = self.ev(node.operand)
             return (
-                guessed_as(self.r.produced(value.name, "__invert__"), value.guessed) if _instance(value) else None
+                guessed_as(self.r.produced(value.name, "__invert__"), value.guessed)
+                if _instance(value)
+                else None
             )
         if isinstance(node, ast.Yield):
             self.returns(self.ev(node.value))

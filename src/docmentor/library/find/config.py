@@ -150,8 +150,8 @@ class ApiRankingConfig:
     )
     section_per_document: int = _c(
         3,
-        "Sections of one document the engine returns before every other matching document "
-        "had its turn (the engine's own per_document default).",
+        "Sections of one document in each window of the engine's results while other "
+        "documents match (the engine's own per_document default).",
         NOT_TUNED,
     )
     documents_weight: float = _c(
