@@ -260,6 +260,15 @@ MARKERS = {
             def plain(config):
                 return config
 
+        Inline
+        ------
+
+        .. code-block:: python
+
+            @Marker("other")
+            def inline(config):
+                return config
+
         Served
         ------
 
@@ -279,6 +288,7 @@ def test_an_instance_used_as_a_decorator_credits_its_call(tmp_path: Path) -> Non
     used = {ex.code.split("\n")[0]: ex.apis_used for ex in kb.examples}
     assert used["@hookimpl(tryfirst=True)"] == ["hk.Marker.__call__"]
     assert used["@hookimpl"] == ["hk.Marker.__call__"]
+    assert used['@Marker("other")'] == ["hk.Marker", "hk.Marker.__call__"]  # made, then called
     assert used["response(environ, start_response)"] == []
 
 

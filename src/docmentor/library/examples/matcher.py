@@ -203,8 +203,10 @@ class PythonAnalysis(Analysis):
             value = self.ev(deco)
             if not isinstance(deco, ast.Call):
                 self.decorate(value)  # `@hookimpl`: the instance called with the function
-            elif isinstance(deco.func, ast.Name):
-                self.decorate(self.lookup(deco.func.id))  # `@hookimpl(tryfirst=True)`
+            else:
+                if isinstance(deco.func, ast.Name):
+                    self.decorate(self.lookup(deco.func.id))  # `@hookimpl(tryfirst=True)`
+                self.decorate(value)  # `@Marker("p")`: the instance made, called with the function
         args = node.args
         for default in (*args.defaults, *args.kw_defaults):
             if default is not None:
