@@ -595,6 +595,13 @@ def test_a_snippet_shows_headings_without_their_attr_list() -> None:
     long = "# Deploy\n\n" + "filler words here\n" * 40 + "### Docker Cache {#cache}\n\nThe cache layer.\n"
     got = snippet(long, set(analyze("docker cache layer")))
     assert "### Docker Cache\n" in got and "{#cache}" not in got, got
+    # MkDocs tabs and admonitions read as their labels and titles (the Textual and DRF tours)
+    boxed = '## Install\n\n=== "pip"\n\n    pip install x\n\n!!! warning "Pin it"\n    Pin.\n\n??? tip\n    Tip.\n'
+    assert _as_read(boxed) == "## Install\n\npip\n\n    pip install x\n\nPin it\n    Pin.\n\nTip\n    Tip."
+    assert _as_read("a === b !!! c") == "a === b !!! c"
+    started = time.perf_counter()
+    _as_read("!!! note" + " " * 50_000 + "!\n=== " + " " * 50_000 + "x\n")  # linear
+    assert time.perf_counter() - started < 1
     # a link's destination (`[cite]: https://…`, the DRF tour) is not on the page either
     cited = "## Throttling\n\nLimit the rate [of requests][cite].\n\n[cite]: https://example.org/throttle\n"
     assert _as_read(cited) == "## Throttling\n\nLimit the rate [of requests][cite]."

@@ -332,13 +332,18 @@ def snippet(text: str, terms: set[str], *, size: int = SNIPPET_CHARS) -> str:
 
 def _as_read(window: str) -> str:
     """The window as a reader sees the page: a heading without its attr_list, no line that
-    is only an HTML comment (`<!-- ::start:framework -->`: a site's markers), and a reST
-    role as Sphinx shows it, as code (`:class:`~cachetools.TTLCache`` → `` `TTLCache` ``)."""
+    is only an HTML comment (`<!-- ::start:framework -->`: a site's markers) or a link
+    definition, a reST role as Sphinx shows it, as code (`:class:`~cachetools.TTLCache`` →
+    `` `TTLCache` ``), and a MkDocs tab's or admonition's opening line as its label or title
+    (`=== "pip"` → `pip`, `!!! warning "Pin it"` → `Pin it`)."""
     if (
         "{" not in window
         and "<!--" not in window
         and ":`" not in window
         and "]:" not in window
+        and "===" not in window
+        and "!!!" not in window
+        and "???" not in window
         and not may_hide_code(window)
     ):
         return window
@@ -360,10 +365,36 @@ def _as_read(window: str) -> str:
             continue  # a site's marker, a link's destination: not on the page
         if fence is None and ":`" in line:
             line = roles_as_code(line)
+        if fence is None and ("===" in line or "!!!" in line or "???" in line):
+            line = _block_title(line)
         lines.append(ATTR_LIST.sub("", line) if fence is None and line.lstrip().startswith("#") else line)
     if fence is not None:
         lines += code_as_shown(fence.info, code)
     return "\n".join(lines).strip()
+
+
+# MkDocs' content tab (`=== "npm"`) and admonition (`!!! note "Title"`, `??? tip`) lines:
+# a reader sees the tab's label, the box's title (else its kind); linear, anchored
+_TAB_TITLE = re.compile(r'([ \t]*)===\+?[ \t]+"([^"\n]*)"[ \t]*')
+_ADMONITION_OPEN = re.compile(r"([ \t]*)(?:!!!|\?\?\?\+?)[ \t]+([\w-]+)")
+
+
+def _block_title(line: str) -> str:
+    """A tab's or an admonition's opening line as the page shows it: its label or title
+    (`!!! warning "Careful"` → `Careful`, `!!! note` → `Note`); any other line as it is."""
+    if (tab := _TAB_TITLE.fullmatch(line)) is not None:
+        return tab.group(1) + tab.group(2)
+    box = _ADMONITION_OPEN.match(line)
+    if box is None:
+        return line
+    rest = line[box.end() :].strip()
+    if rest.endswith('"') and rest.count('"') >= 2:  # a title given: `"Careful"`, `inline end "Details"`
+        title = rest[rest.index('"') + 1 : -1]
+    elif not rest or all(w.isidentifier() for w in rest.split()):  # modifiers only: the kind's name
+        title = box.group(2).replace("-", " ").capitalize()
+    else:
+        return line
+    return box.group(1) + title if title else ""
 
 
 def _window(text: str, terms: set[str], size: int) -> str:
