@@ -156,19 +156,15 @@ def _exported(entry: ApiEntry, by_id: Mapping[str, ApiEntry], package: str, memb
         owner = by_id.get(entry.parent)
         if owner is not None and _exported(owner, by_id, package, member) == 1.0:
             return member
-    elif _private(entry.api_id) and any(_namespace_path(p, package) for p in entry.aliases):
+    elif private_path(entry.api_id) and any(_namespace_path(p, package) for p in entry.aliases):
         return member  # a private module's object a public namespace publishes (trio.to_thread.run_sync)
     return 0.0
-
-
-def _private(path: str) -> bool:
-    return private_path(path)
 
 
 def _namespace_path(path: str, package: str) -> bool:
     """``pkg.namespace.name``: a first-level public submodule's name."""
     parts = path.split(".")
-    return len(parts) == 3 and parts[0] == package and not _private(path)
+    return len(parts) == 3 and parts[0] == package and not private_path(path)
 
 
 _NOTHING_RETURNED = {"None", "NoReturn", "Never"}
