@@ -74,7 +74,7 @@ def _top(engine: Docmentor, query: str) -> str:
     "query",
     [
         "avoid duplicate records on insert",
-        "keep the first copy of a record and drop later ones with the same key",
+        "leave existing records untouched when adding new ones",
     ],
 )
 def test_meaning_finds_what_words_miss(at: Callable[..., Docmentor], query: str) -> None:
@@ -779,3 +779,66 @@ def test_a_query_of_code_names_ranks_by_words(index_location: str, tmp_path: Pat
     assert identifiers_only("httpx.get") and identifiers_only("QueryClient setQueryData")
     assert not identifiers_only("how do I cancel") and not identifiers_only("timeout")
     assert not identifiers_only("a_b c_d e_f g_h i_j k_l m_n")  # seven: a question's length
+
+
+def test_flat_lexical_scores_give_meaning_a_larger_share() -> None:
+    from docmentor.search.hybrid import semantic_share
+
+    config = RankingConfig()
+    # one section far ahead on words (a rare term matched): the words keep their lead
+    peaked = semantic_share([1.0] + [0.1] * 12, config)
+    # ten sections about as good as the best: the words do not tell them apart
+    flat = semantic_share([1.0, 0.95, 0.9, 0.9, 0.88, 0.86, 0.85, 0.85, 0.84, 0.8, 0.2], config)
+    assert peaked == pytest.approx(0.4 + 0.2 * (0.1 - 0.5))
+    assert flat == pytest.approx(
+        0.4 + 0.2 * (sum([0.95, 0.9, 0.9, 0.88, 0.86, 0.85, 0.85, 0.84, 0.8]) / 9 - 0.5)
+    )
+    assert peaked < config.semantic_weight < flat
+    # order does not matter; only the 2nd to flatness_depth-th count
+    assert semantic_share([0.1] * 12 + [1.0], config) == pytest.approx(peaked)
+    assert semantic_share([1.0, 0.9, 0.0], RankingConfig(flatness_depth=2)) == pytest.approx(0.4 + 0.2 * 0.4)
+    # a lone candidate has nothing to tell apart; a fixed share and the bounds
+    assert semantic_share([1.0], config) == pytest.approx(0.3)
+    assert semantic_share([1.0, 0.2], RankingConfig(semantic_flatness=0.0)) == 0.4
+    assert semantic_share([1.0, 1.0, 1.0], RankingConfig(semantic_weight=1.0)) == 1.0
+    assert semantic_share([1.0, 0.0], RankingConfig(semantic_weight=0.05, semantic_flatness=0.5)) == 0.0
+
+
+def test_the_blend_leans_on_meaning_when_the_words_tie() -> None:
+    from docmentor.search.hybrid import blend
+    from docmentor.search.lexical import LexicalHit
+
+    def first(ranked: list[LexicalHit]) -> int:
+        return int(ranked[0].fields["section_id"])
+
+    def hits(scores: list[float]) -> list[LexicalHit]:
+        return [
+            LexicalHit(score=s, fields={"section_id": i + 1, "doc_score": 0.0}) for i, s in enumerate(scores)
+        ]
+
+    # section 1 leads on words, section 2 is nearest in meaning (cosine 0.9 against 0.5)
+    cosines = {1: 0.5, 2: 0.9}
+    nearest = lambda sid: cosines.get(sid, 0.3)  # noqa: E731
+    fixed = RankingConfig(semantic_flatness=0.0)
+    # many sections nearly tie on words (0.9 of the best): with the adaptive share, meaning
+    # decides between the two; a fixed share keeps the words' order
+    tie = hits([1.0, 0.585, 0.9, 0.9, 0.9, 0.9, 0.9, 0.9, 0.9, 0.9])
+    assert first(blend(tie, [], nearest, RankingConfig())) == 2
+    assert first(blend(tie, [], nearest, fixed)) == 1
+    # one section far ahead on words: it keeps the lead either way
+    ahead = hits([1.0, 0.585, 0.05, 0.05, 0.05, 0.05, 0.05, 0.05, 0.05, 0.05])
+    assert first(blend(ahead, [], nearest, RankingConfig())) == 1
+
+
+def test_words_far_ahead_keep_their_lead(at: Callable[..., Docmentor]) -> None:
+    # the paraphrase's words ("record", "key", "drop") put "Skipping records" far ahead (the
+    # next section scores 0.58 of it, the rest under 0.4): the adaptive share leans on the
+    # words, where a fixed 0.4 let meaning pick "Insert if not exists" (the price of the
+    # dev suite's gain, see RankingConfig.semantic_flatness)
+    query = "keep the first copy of a record and drop later ones with the same key"
+    fixed = at(ranking=RankingConfig(semantic_flatness=0.0), embeddings=True)
+    assert _top(fixed, query) == "Insert if not exists"
+    assert [h.heading for h in at(embeddings=True).search(query, limit=2)] == [
+        "Skipping records",
+        "Insert if not exists",
+    ]

@@ -1,8 +1,9 @@
 """Hybrid ranking: the lexical score and the embeddings' cosine, blended per query.
 
-Both are scaled by the query's best candidate, then mixed (``semantic_weight`` of the
-cosine). A blend of scores keeps how far apart two candidates are; reciprocal-rank fusion
-throws that away, and measured worse on the dev suite. A candidate without a vector (its
+Both are scaled by the query's best candidate, then mixed: the cosine's share is
+``semantic_weight``, moved by ``semantic_flatness`` with how flat the lexical scores are
+(:func:`semantic_share`). A blend of scores keeps how far apart two candidates are;
+reciprocal-rank fusion throws that away, and measured worse on the dev suite. A candidate without a vector (its
 source is still being embedded) keeps its lexical score alone.
 """
 
@@ -28,9 +29,9 @@ def blend(
     top_lexical = max(h.score for h in candidates) or 1.0
     cosines = [cosine(int(h.fields.get("section_id", 0))) for h in candidates]
     known = [c for c in cosines if c is not None]
-    alpha = config.semantic_weight
-    if not known or alpha <= 0:
+    if not known or config.semantic_weight <= 0:
         return candidates
+    alpha = semantic_share([h.score / top_lexical for h in candidates], config)
     scale = closeness_scale(max(known), config)
     only_meaning = {int(h.fields.get("section_id", 0)) for h in semantic_only}
     out: list[LexicalHit] = []
@@ -46,3 +47,18 @@ def blend(
         out.append(LexicalHit(score=score, fields=hit.fields))
     out.sort(key=lambda h: -h.score)
     return out
+
+
+def semantic_share(lexical: Sequence[float], config: RankingConfig) -> float:
+    """The cosine's share in one query's blend, from its candidates' lexical scores (each
+    relative to the best, any order).
+
+    Flatness is the mean score of the candidates ranked 2nd to ``flatness_depth``th by words:
+    near 1 when many sections match the question's words about as well as the best (the words
+    do not tell them apart: meaning decides more), near 0 when one is far ahead (a rare word
+    matched: the words keep their lead). A single candidate has nothing to tell apart.
+    """
+    ranked = sorted(lexical, reverse=True)[1 : max(config.flatness_depth, 2)]
+    flatness = sum(ranked) / len(ranked) if ranked else 0.0
+    share = config.semantic_weight + config.semantic_flatness * (flatness - 0.5)
+    return min(max(share, 0.0), 1.0)
