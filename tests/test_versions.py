@@ -169,10 +169,29 @@ def test_a_folder_inside_the_docs_folder_reads_the_projects_version(tmp_path: Pa
 def test_version_of_the_installed_package_of_the_same_name(tmp_path: Path) -> None:
     docs = tmp_path / "docs"
     docs.mkdir()
-    (docs / "a.md").write_text("# Specifiers\n\nVersion specifiers.\n", encoding="utf-8")
+    (docs / "a.md").write_text("# Fixtures\n\nHow fixtures work.\n", encoding="utf-8")
     engine = Docmentor(tmp_path / "index")
-    report = engine.add(docs, name="packaging")
-    assert (report.version, report.version_origin) == (metadata.version("packaging"), "installed")
+    report = engine.add(docs, name="pytest")  # installed here (the dev extra), not for docmentor
+    assert (report.version, report.version_origin) == (metadata.version("pytest"), "installed")
+    engine.close()
+
+
+def test_a_package_docmentor_itself_requires_gives_no_version(tmp_path: Path) -> None:
+    """Starlette's docs added beside docmentor: the starlette installed here is the one mcp
+    needs (docmentor's environment), not the version the docs describe (the Starlette tour saw
+    its 0.47.3 docs labelled 1.10.0). Direct and indirect requirements alike."""
+    from docmentor.sources.versions import own_requirements
+
+    assert {"httpx", "pydantic", "starlette", "anyio", "click"} <= own_requirements()
+    assert "pytest" not in own_requirements()  # an extra's requirement is not docmentor's
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "a.md").write_text("# Routing\n\nRoutes.\n", encoding="utf-8")
+    engine = Docmentor(tmp_path / "index")
+    for name in ("starlette", "httpx", "packaging"):
+        metadata.version(name)  # installed
+        report = engine.add(docs, name=name)
+        assert (report.version, report.version_origin) == (None, None), name
     engine.close()
 
 

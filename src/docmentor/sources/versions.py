@@ -15,6 +15,7 @@ import re
 import tomllib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from importlib import metadata
 from pathlib import Path
 from typing import Literal
@@ -175,13 +176,52 @@ def llms_version(text: str) -> str | None:
 
 
 def installed_version(library: str) -> str | None:
-    """The version of the installed distribution named as the library, if there is one."""
+    """The version of the installed distribution named as the library, if there is one and
+    it is not there for docmentor itself: a package docmentor requires (httpx, pydantic,
+    starlette through mcp, …) has the version docmentor's environment resolved, which says
+    nothing of the docs a user adds when docmentor runs in an environment of its own (an
+    installed tool)."""
     if not library or "/" in library:
         return None
     try:
-        return metadata.version(library)
+        version = metadata.version(library)
     except (metadata.PackageNotFoundError, ValueError):
         return None
+    return None if _canonical(library) in own_requirements() else version
+
+
+def _canonical(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+@lru_cache(maxsize=1)
+def own_requirements() -> frozenset[str]:
+    """The distributions docmentor needs to run (its requirements, theirs, and so on; extras
+    only as a requirement names them), canonical names. Empty when docmentor's own metadata is
+    not installed (run from a source tree)."""
+    from packaging.requirements import InvalidRequirement, Requirement
+
+    seen: set[str] = set()
+    todo: list[tuple[str, frozenset[str]]] = [("docmentor", frozenset())]
+    while todo:
+        name, extras = todo.pop()
+        try:
+            requires = metadata.requires(name) or []
+        except (metadata.PackageNotFoundError, ValueError):
+            continue
+        for line in requires:
+            try:
+                req = Requirement(line)
+            except InvalidRequirement:
+                continue
+            wanted = any(
+                req.marker is None or req.marker.evaluate({"extra": extra}) for extra in (*extras, "")
+            )
+            key = _canonical(req.name)
+            if wanted and key not in seen:
+                seen.add(key)
+                todo.append((req.name, frozenset(req.extras)))
+    return frozenset(seen)
 
 
 def beside_other_version(spec: SourceSpec, existing: Mapping[str, tuple[str, str | None]]) -> SourceSpec:
