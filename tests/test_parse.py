@@ -732,6 +732,31 @@ def test_a_markdown_headings_inline_html_is_no_part_of_its_title() -> None:
     assert doc.sections[0].anchor == "data-conversion"
 
 
+def test_a_components_badge_in_a_heading_is_no_part_of_its_title() -> None:
+    """The Vitest tour: `## mockThrow <Version>4.1.0</Version>` read "mockThrow 4.1.0", and 122
+    headings carried such badges (`Fixture Scopes <Version>3.2.0</Version>`, `<Badge
+    type="info">advanced</Badge>`). A site component's text is its badge; an HTML element's is
+    the title's (`<dfn>`), a component in a code span is code."""
+    doc = parse_markdown(
+        '# Trace View <Version>5.0.0</Version> <Badge type="info">advanced</Badge>\n\nx\n\n'
+        '## coverage.instrumenter <Version type="experimental">4.1.5</Version> {#coverage-instrumenter}\n\ny\n\n'
+        "## watch <CRoot /> and <b>bold</b>\n\nz\n\n## The `<Version>1</Version>` tag\n\nw\n"
+    )
+    assert doc.title == "Trace View"
+    assert [s.heading for s in doc.sections] == [
+        "Trace View",
+        "coverage.instrumenter",
+        "watch and bold",
+        "The `<Version>1</Version>` tag",
+    ]
+    assert doc.sections[1].anchor == "coverage-instrumenter"
+    import time
+
+    started = time.perf_counter()
+    parse_markdown("# a " + "<A>" * 30_000 + "x" * 30_000 + "\n\n## b <A " + "a" * 50_000 + "\n\ntext\n")
+    assert time.perf_counter() - started < 2
+
+
 def test_inline_html_in_headings_is_read_in_linear_time() -> None:
     import time
 

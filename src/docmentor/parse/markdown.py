@@ -407,15 +407,20 @@ def _attach_code(
 # an HTML tag in a heading (not `a < b`); linear: the attributes run to the first `<`, `>` or
 # line end
 _INLINE_TAG = re.compile(r"</?[a-z][a-z0-9-]*+(?:[ \t][^<>\n]*+)?/?>", re.IGNORECASE)
+# a site component with its text in a heading (VitePress' `<Version>4.1.0</Version>`,
+# `<Badge type="tip">beta</Badge>`): a badge beside the title, not words of it; each match
+# scans to the next `<` at most: linear
+_COMPONENT = re.compile(r"<(?P<name>[A-Z][\w$.]*+)(?:[ \t][^<>\n]*+)?>[^<\n]*+</(?P=name)[ \t]*+>")
 
 
 def _without_tags(heading: str) -> str:
     """A heading's text without its inline HTML tags, outside code spans (`useQuery<TData>` keeps
-    its type parameter)."""
+    its type parameter); a component's text goes with it (`mockThrow <Version>4.1.0</Version>`
+    reads `mockThrow`), an HTML element's stays (`Data <dfn>conversion</dfn>`)."""
     if "<" not in heading:
         return heading
     parts = heading.split("`")
-    return "`".join(p if k % 2 else _INLINE_TAG.sub("", p) for k, p in enumerate(parts))
+    return "`".join(p if k % 2 else _INLINE_TAG.sub("", _COMPONENT.sub("", p)) for k, p in enumerate(parts))
 
 
 def _entities(heading: str) -> str:
