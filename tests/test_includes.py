@@ -1006,6 +1006,73 @@ def test_vitepress_code_snippets_are_code_blocks_of_their_file(root: Path) -> No
     assert [n for n, line in rows(result) if line == "name: Deploy".rjust(15)] == [5]
 
 
+def test_vitepress_markdown_file_inclusion(root: Path) -> None:
+    """A Vitest tour: `<!--@include: ./cli-generated.md-->` (VitePress' Markdown file
+    inclusion) was shown raw in `guide/cli.md`, its options only found in the partial. The
+    file's text stands there (front matter left out, its own includes read), or its `#region`,
+    or a line range `{a,b}` of it (1-based, inclusive, after the region); `@/` is the root;
+    spaces around `@include:` as VuePress writes it; in a code block it is code; a missing
+    file, a missing region, an escaping path or a cycle leave the line with a warning."""
+    write(root, "docs/guide/cli-generated.md", "---\ntitle: x\n---\n### --coverage\n\nEnable coverage.\n")
+    write(
+        root,
+        "docs/parts/basics.md",
+        "Intro line.\n<!-- #region usage -->\nLine 1\nLine 2\nLine 3\n<!-- #endregion usage -->\nOutro.\n"
+        "<!--@include: ./nested.md-->\n",
+    )
+    write(root, "docs/parts/nested.md", "Nested text.\n")
+    write(root, "docs/parts/loop.md", "<!--@include: ./loop.md-->\n")
+    page = (
+        "# CLI\n\n## Options\n\n<!--@include: ./cli-generated.md-->\n\n"
+        "<!--@include: @/docs/parts/basics.md#usage{2,}-->\n\n"
+        "  <!-- @include: ../parts/basics.md{,1} -->\n\n"
+        "<!--@include: ../parts/basics.md{7-8}-->\n\n"
+        "```md\n<!--@include: ./cli-generated.md-->\n```\n\n"
+        "<!--@include: ./missing.md-->\n<!--@include: ../parts/basics.md#nope-->\n"
+        "<!--@include: ../../../outside.md-->\n<!--@include: ../parts/loop.md-->\n"
+    )
+    result = run(root, "docs/guide/cli.md", page)
+    text = result.text
+    assert "## Options\n\n### --coverage\n\nEnable coverage.\n\nLine 2\nLine 3\n\n  Intro line.\n" in text, (
+        text
+    )
+    assert "title: x" not in text and "#region" not in text
+    assert "\n\nOutro.\nNested text.\n" in text, text  # lines 7-8: its own include read
+    assert "```md\n<!--@include: ./cli-generated.md-->\n```" in text  # shown as code, not read
+    for kept in ("./missing.md-->", "#nope-->", "outside.md-->"):
+        assert kept in text
+    assert any("missing.md" in w for w in result.warnings)
+    assert any("region not found: #nope" in w for w in result.warnings)
+    assert any("outside.md" in w and "refused" in w for w in result.warnings)
+    assert any("cycle" in w for w in result.warnings)
+
+
+def test_terminal_colours_are_left_out_of_pages_and_included_output(tmp_path: Path) -> None:
+    """The Vitest tour: `<<< ./snippets/run.ansi` pasted a test run's colour codes, and
+    snippets and `get` showed `\\x1b[32m✓\\x1b[39m`. A terminal's escape sequences (colours,
+    links, charset switches) are no text of an included file or of a page."""
+    from docmentor.engine import Docmentor
+
+    esc = "\x1b"
+    write(tmp_path, "docs/run.ansi", f" {esc}[32m✓{esc}[39m src/a.test.js {esc}[90m(3 tests){esc}[39m\n")
+    write(
+        tmp_path,
+        "docs/guide.md",
+        f"# Output\n\n<<< ./run.ansi\n\nPasted: {esc}[1mbold{esc}[22m {esc}]8;;https://x{esc}\\link{esc}]8;;{esc}\\ {esc}(Bend\n",
+    )
+    engine = Docmentor(tmp_path / "db", create=True, embeddings=False)
+    try:
+        engine.add(str(tmp_path / "docs"), name="d")
+        page = engine.get("guide.md", source="d").content
+        hits = engine.search("tests", limit=3)
+    finally:
+        engine.close()
+    assert esc not in page, repr(page)
+    assert "```text\n ✓ src/a.test.js (3 tests)\n```" in page, page
+    assert "Pasted: bold link end" in page
+    assert hits and all(esc not in h.snippet and esc not in h.text for h in hits)
+
+
 # -- MDX partials ----------------------------------------------------------------------------
 
 

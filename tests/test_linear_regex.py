@@ -98,7 +98,20 @@ INCLUDE_LINES: dict[str, tuple[str, str]] = {  # name: (file name, line)
     "{% include quotes": ("a.md", '{% include-markdown "' + '\\"' * (N // 2)),
     "{% include args": ("a.md", '{% include "inc.md" ' + "a=" * (N // 2) + " %}"),
     "{% lines": ("a.md", "\n".join(["{% include-markdown"] * 5_000)),
+    "vitepress include dashes": ("a.md", "<!--@include: a" + "-" * N + ">x"),
+    "vitepress include region": ("a.md", "<!--@include: a.md#" + "a-" * (N // 2) + "{1,2}x"),
+    "vitepress include spaces": ("a.md", "<!-- @include:" + " " * N + "a.md{" + " " * N + "1-"),
 }
+
+
+@pytest.mark.parametrize(
+    "line",
+    ["\x1b[" + "0" * N, "\x1b]" + "a" * N + "\x1b[", "\x1b[1" * (N // 3), "\x1b" * N, "\x1b[" + " " * N],
+)
+def test_terminal_escapes(line: str) -> None:
+    from docmentor.parse.common import without_terminal_codes
+
+    assert timed(lambda: without_terminal_codes(line)) < BOUND
 
 
 @pytest.mark.parametrize("name", INCLUDE_LINES)

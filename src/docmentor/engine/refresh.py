@@ -47,7 +47,9 @@ PRUNE_GUARD_MIN = 4
 # p13: a heading inside a site's tab region (`<!-- ::start:framework -->`) is the tab's label
 # p14: front matter YAML refuses read as key: value lines; character references in headings decoded
 # p15: Markdown link reference definitions (`[cite]: https://…`) neither indexed nor embedded
-PARSE_VERSION = "p15"
+# p16: VitePress `<!--@include: -->` files included; a component's badge in a heading
+# (`<Version>4.1.0</Version>`) no part of it; a terminal's escape sequences left out of pages
+PARSE_VERSION = "p16"
 
 
 def content_hash(doc: RawDocument) -> str:

@@ -16,6 +16,18 @@ def normalize_newlines(text: str) -> str:
     return text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text
 
 
+# a terminal's escape sequences (colours in a pasted test run: `\x1b[32m✓\x1b[39m`): CSI, OSC
+# (ended by BEL or ST), and the rest (`\x1b(B`: intermediates, then a final byte);
+# possessive classes: linear
+_TERMINAL = re.compile(r"\x1b(?:\[[0-?]*+[ -/]*+[@-~]|\][^\x07\x1b]*+(?:\x07|\x1b\\)?|[ -/]*+[0-~])?")
+
+
+def without_terminal_codes(text: str) -> str:
+    """``text`` without a terminal's escape sequences: a pasted or included console output
+    (`.ansi` files) reads as the terminal shows it, not as `[32m✓[39m`."""
+    return _TERMINAL.sub("", text) if "\x1b" in text else text
+
+
 def slugify(text: str) -> str:
     """Heading anchor as GitHub and MkDocs (toc) compute it, near enough for links."""
     text = unicodedata.normalize("NFKC", text).strip().lower()

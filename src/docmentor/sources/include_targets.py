@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Literal, NamedTuple
 
 from docmentor._yaml import load_yaml
+from docmentor.parse.common import without_terminal_codes
 
 logger = logging.getLogger(__name__)
 
@@ -125,7 +126,7 @@ def _load(path: Path, max_bytes: int) -> _Loaded | str:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
         text, replaced = data.decode("utf-8", errors="replace"), True
-    lines, _ = split_lines(text.removeprefix("\ufeff"))
+    lines, _ = split_lines(without_terminal_codes(text.removeprefix("\ufeff")))
     markers: dict[int, tuple[str, str, bool]] = {}
     for idx, line in enumerate(lines):
         if "8<" in line and (m := SECTION_MARKER.search(line)):

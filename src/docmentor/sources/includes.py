@@ -32,6 +32,12 @@ Supported forms:
 * VitePress code snippet imports: ``<<< path#region{1,2 lang} [title]`` becomes a fenced code
   block of the file or of its ``#region`` (marker comment lines left out, dedented); ``@/`` is
   the docs root, any other path the page's folder's. Only outside code blocks.
+* VitePress Markdown file inclusion: a line ``<!--@include: path-->`` (spaces around
+  ``@include:`` allowed, as VuePress writes it) gets the file's text, its front matter left
+  out and its own includes read; ``#region`` picks a VS Code region (marker lines left out),
+  ``{3,}`` / ``{,10}`` / ``{2,8}`` (or VuePress' ``{2-8}``) a 1-based inclusive line range,
+  after the region. ``@/`` is the docs root, any other path the page's folder's. Only
+  outside code blocks.
 * MDX partials (Docusaurus): a page that imports a Markdown file as a component
   (``import Setup from './_setup.mdx';``) and renders it on a line of its own
   (``<Setup />``) gets the file's text there, its front matter left out and its own
@@ -123,7 +129,18 @@ logger = logging.getLogger(__name__)
 
 Fmt = Literal["markdown", "rst"]
 DEFAULT_MAX_BYTES = 5_000_000
-_QUICK = ("8<", "{!", "{*", "{%", "include::", "{literalinclude}", "{include}", "{eval-rst}", "<<<")
+_QUICK = (
+    "8<",
+    "{!",
+    "{*",
+    "{%",
+    "include::",
+    "{literalinclude}",
+    "{include}",
+    "{eval-rst}",
+    "<<<",
+    "@include:",
+)
 # an MDX page's partial (Docusaurus): `import Setup from './_setup.mdx';`, then `<Setup />`
 _PARTIAL_IMPORT = re.compile(
     r"import[ \t]++([A-Z][\w$]*+)[ \t]++from[ \t]++(['\"])(\.\.?/[^'\"\n]++)\2[ \t]*+(?:;[ \t]*+)?"
@@ -134,6 +151,12 @@ _COMPONENT_LINE = re.compile(r"(?P<indent>[ \t]*+)<(?P<name>[A-Z][\w$]*+)[ \t]*/
 _VITEPRESS = re.compile(
     r"(?P<indent>[ \t]*+)<<<[ \t]++(?P<path>[^\s#{\[]++)(?:#(?P<region>[\w-]++))?"
     r"(?:[ \t]*+\{(?P<opts>[^{}\n]*+)\})?(?:[ \t]*+\[[^\[\]\n]*+\])?[ \t]*+"
+)
+# VitePress' Markdown file inclusion: `<!--@include: ./parts/basics.md#usage{3,}-->` (a `-` in the
+# path or region unless it starts the closing `-->`); possessive, disjoint alternatives: linear
+_VITEPRESS_MD = re.compile(
+    r"(?P<indent>[ \t]*+)<!--[ \t]*+@include:[ \t]*+(?P<path>(?:[^\s#{}<>-]++|-(?!->))++)(?:#(?P<region>(?:[\w]++|-(?!->))++))?"
+    r"(?:\{[ \t]*+(?P<first>\d*+)[ \t]*+[,-][ \t]*+(?P<last>\d*+)[ \t]*+\})?[ \t]*+-->[ \t]*+"
 )
 # The argument is the rest of the line, stripped by :func:`_arg` (a lazy ``(.*?)[ \t]*$``
 # was cubic on a line of spaces).
@@ -306,6 +329,41 @@ class _Expander(IncludeReader):
         lang = words[0].split(":")[0] if words else ""
         return markdown_code(code, lang or code_language({}, target), m["indent"])
 
+    def vitepress_page(self, m: re.Match[str], at: At) -> list[str] | None:
+        """``<!--@include: path#region{a,b}-->``: the Markdown file's text (front matter left
+        out), or its region, or those lines of it, its own includes read (a cycle refused)."""
+        path = m["path"]
+        if self._remote(path, at):
+            return None
+        raw = (
+            "/" + path[2:]
+            if path.startswith("@/")
+            else path
+            if path.startswith(("./", "../"))
+            else "./" + path
+        )
+        opened = self.open(raw, at, "snippet")
+        if opened is None:
+            return None
+        target, loaded = opened
+        lines, nums = strip_markers(loaded, range(len(loaded.lines)))
+        _, skip = split_front_matter(lines)
+        lines, nums = lines[skip:], nums[skip:]
+        if m["region"]:
+            start = next(
+                (k for k, line in enumerate(lines) if _marker(line) == ("region", m["region"])), None
+            )
+            got = _region(lines, m["region"])
+            if start is None or got is None:
+                self.warn(at, f"include region not found: #{m['region']}: {path}")
+                return None
+            lines, nums = got, list(range(nums[start] + 1, nums[start] + 1 + len(got)))
+        if m["first"] or m["last"]:
+            first = max(int(m["first"] or 1), 1) - 1
+            last = int(m["last"]) if m["last"] else len(lines)
+            lines, nums = lines[first:last], nums[first:last]
+        return indent_text(self.nested(list(lines), list(nums), target, "markdown", at), m["indent"])
+
     def directive(
         self, name: str, arg: str, opts: dict[str, str], indent: str, fmt: Fmt, at: At
     ) -> list[str] | None:
@@ -379,7 +437,8 @@ class _Expander(IncludeReader):
         # Jinja-style tags are read outside code blocks only (a template shown in a fence is
         # an example, not a directive): fences are followed where a page has such a tag
         tags = fmt == "markdown" and any("{%" in x for x in lines)
-        snippets = fmt == "markdown" and any("<<<" in x for x in lines)  # VitePress' imports
+        # VitePress' code imports and Markdown file inclusion
+        snippets = fmt == "markdown" and any("<<<" in x or "@include:" in x for x in lines)
         partials = _partials(lines) if fmt == "markdown" else {}
         # with the plugin enabled in mkdocs.yml, a tag is read in code blocks too (as the plugin
         # reads it: a fenced ```yaml block that includes a file); without, only outside them
@@ -445,10 +504,12 @@ class _Expander(IncludeReader):
         return out, src
 
     def _site_line(self, line: str, at: At, partials: dict[str, str]) -> list[str] | None:
-        """A line a site generator expands, outside code: VitePress' ``<<< path``, or an MDX
-        partial the page imports rendered as ``<Name />``."""
+        """A line a site generator expands, outside code: VitePress' ``<<< path`` or
+        ``<!--@include: path-->``, or an MDX partial the page imports rendered as ``<Name />``."""
         if "<<<" in line and (m := _VITEPRESS.fullmatch(line)):
             return self.vitepress(m, at)
+        if "@include:" in line and (m := _VITEPRESS_MD.fullmatch(line)):
+            return self.vitepress_page(m, at)
         if partials and (c := _COMPONENT_LINE.fullmatch(line)) and c["name"] in partials:
             inc = self.partial(partials[c["name"]], at)
             return None if inc is None else indent_text(inc, c["indent"])

@@ -39,6 +39,7 @@ from pathspec import GitIgnoreSpec
 from docmentor._yaml import load_yaml
 from docmentor.errors import SourceUnavailableError
 from docmentor.models import RawDocument
+from docmentor.parse.common import without_terminal_codes
 from docmentor.sources.include_targets import IncludeBudget, IncludeCache, split_lines
 from docmentor.sources.includes import DEFAULT_MAX_BYTES, resolve_includes
 
@@ -282,7 +283,7 @@ def _read_document(
             warnings.append(f"{rel}: not valid UTF-8, read as Windows-1252 (Latin-1)")
         else:
             warnings.append(f"{rel}: not valid UTF-8, decoded with {bad} replacement character(s)")
-    text = text.removeprefix("\ufeff")
+    text = without_terminal_codes(text.removeprefix("\ufeff"))
     if "\0" in text:  # past the binary probe: a stray byte in a text file, not text to index
         warnings.append(
             f"{rel}: {text.count(chr(0))} NUL byte(s) removed (first at character {text.index(chr(0))})"
