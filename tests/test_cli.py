@@ -358,8 +358,12 @@ def test_get_by_every_kind_of_reference(indexed: Cli, docs: Path) -> None:
         [str(abs_path)],
         [abs_path.as_uri()],
         ["sub/faq.md"],
+        ["w", "sub/faq.md"],  # a source, then the path (the Starlette and Vitest tours' first try)
     ):
         assert indexed.ok("get", *ref) == FAQ, ref
+    err = indexed.fails("get", "w", "sub/faq.md", "--source", "w")
+    assert err.startswith("error: give the source once: 'w' and --source 'w'") and "get w:sub/faq.md" in err
+    assert "unknown source" in indexed.fails("get", "nosuch", "sub/faq.md")
 
 
 def test_get_lines_past_the_end_says_how_many_there_are(indexed: Cli) -> None:
