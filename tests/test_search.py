@@ -607,6 +607,31 @@ def test_a_snippet_shows_headings_without_their_attr_list() -> None:
     assert _as_read(cited) == "## Throttling\n\nLimit the rate [of requests][cite]."
 
 
+def test_a_snippet_shows_prose_without_its_tags_and_headings_without_badges() -> None:
+    """The Starlette and Vitest tours: snippets showed `<p align="center">`, `<div
+    style="padding: 1.5rem">` and `## test.override <Version>4.1.0</Version>`. Prose reads
+    without its tags (a line of only tags is left out, their text stays), a heading without
+    its components' badges; code blocks and code spans as written; linear on long lines."""
+    import time
+
+    from docmentor.search.ranking import _as_read
+
+    page = (
+        '## test.override <Version>4.1.0</Version>\n\n<p align="center">\n  <img src="/x.svg">\n</p>\n\n'
+        "Set a <b>fixture</b> with `<Fixture>` when a < b.\n\n"
+        '<div style="padding: 1.5rem"><h3>Silver Sponsor</h3>\n\n'
+        "```html\n<div>kept</div>\n```\n"
+    )
+    assert _as_read(page) == (
+        "## test.override\n\nSet a fixture with `<Fixture>` when a < b.\n\nSilver Sponsor\n\n"
+        "```html\n<div>kept</div>\n```"
+    )
+    assert _as_read("a < b and c > d") == "a < b and c > d"
+    started = time.perf_counter()
+    _as_read("## a " + "<A>" * 20_000 + "x" * 20_000 + "\n" + "<b " * 30_000 + "\n" + "y  " * 30_000 + "<i>")
+    assert time.perf_counter() - started < 1
+
+
 def test_a_snippet_starts_at_its_paragraph_and_shows_code_as_code() -> None:
     """A uv docs tour: snippets began mid-sentence ("also set the equivalent", the subject
     two lines up) and 32 of 194 held an unbalanced code fence. The window starts at the

@@ -184,6 +184,31 @@ def _inline_comments_out(line: str) -> str:
 _TAG = re.compile(r"</?[A-Za-z][\w.:-]*(?:\s[^<>\n]*)?/?>")
 
 
+# a site component with its text (VitePress' `<Version>4.1.0</Version>`, `<Badge
+# type="tip">beta</Badge>`): in a heading, a badge beside the title; each match scans to the
+# next `<` at most: linear
+COMPONENT = re.compile(r"<(?P<name>[A-Z][\w$.]*+)(?:[ \t][^<>\n]*+)?>[^<\n]*+</(?P=name)[ \t]*+>")
+_SPACES = re.compile(r"(?<=\S)[ \t]{2,}+")
+
+
+def line_as_shown(line: str) -> str:
+    """A line of prose (not code) as the rendered page shows it: without its HTML or JSX
+    tags outside code spans (a tag's ``label`` stays, :func:`as_read_text` reads them so), a
+    heading line also without its components' badges (`## mockThrow <Version>4.1.0</Version>`
+    → `## mockThrow`); the blanks a tag leaves are one. A line of only tags is empty."""
+    if "<" not in line:
+        return line
+    shown = line
+    if line.lstrip().startswith("#"):
+        parts = line.split("`")
+        shown = "`".join(p if k % 2 else COMPONENT.sub("", p) for k, p in enumerate(parts))
+    shown = _tags_out(shown)
+    if shown == line:
+        return line
+    indent = line[: len(line) - len(line.lstrip())]
+    return indent + _SPACES.sub(" ", shown.strip())
+
+
 def as_read_text(text: str) -> str:
     """``text`` as a reader of the rendered page reads it, for the index and the embeddings:
     without its prose's HTML comments (:func:`without_html_comments`) and without the HTML or

@@ -28,7 +28,7 @@ from docmentor.parse.common import (
     map_line,
     normalize_newlines,
 )
-from docmentor.parse.fences import Fence, closes, fence_open
+from docmentor.parse.fences import COMPONENT, Fence, closes, fence_open
 
 log = logging.getLogger(__name__)
 
@@ -407,10 +407,6 @@ def _attach_code(
 # an HTML tag in a heading (not `a < b`); linear: the attributes run to the first `<`, `>` or
 # line end
 _INLINE_TAG = re.compile(r"</?[a-z][a-z0-9-]*+(?:[ \t][^<>\n]*+)?/?>", re.IGNORECASE)
-# a site component with its text in a heading (VitePress' `<Version>4.1.0</Version>`,
-# `<Badge type="tip">beta</Badge>`): a badge beside the title, not words of it; each match
-# scans to the next `<` at most: linear
-_COMPONENT = re.compile(r"<(?P<name>[A-Z][\w$.]*+)(?:[ \t][^<>\n]*+)?>[^<\n]*+</(?P=name)[ \t]*+>")
 
 
 def _without_tags(heading: str) -> str:
@@ -420,7 +416,7 @@ def _without_tags(heading: str) -> str:
     if "<" not in heading:
         return heading
     parts = heading.split("`")
-    return "`".join(p if k % 2 else _INLINE_TAG.sub("", _COMPONENT.sub("", p)) for k, p in enumerate(parts))
+    return "`".join(p if k % 2 else _INLINE_TAG.sub("", COMPONENT.sub("", p)) for k, p in enumerate(parts))
 
 
 def _entities(heading: str) -> str:

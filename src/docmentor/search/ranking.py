@@ -11,7 +11,7 @@ from typing import Any
 
 from docmentor.models import SearchHit
 from docmentor.parse.common import ATTR_LIST, COMMENT_LINE, LABEL_LINE, LINK_DEFINITION
-from docmentor.parse.fences import Fence, closes, fence_open, outside_fences
+from docmentor.parse.fences import Fence, closes, fence_open, line_as_shown, outside_fences
 from docmentor.parse.rst import roles_as_code
 from docmentor.parse.shown_code import code_as_shown, may_hide_code
 from docmentor.search.analyzer import analyze
@@ -334,8 +334,10 @@ def _as_read(window: str) -> str:
     """The window as a reader sees the page: a heading without its attr_list, no line that
     is only an HTML comment (`<!-- ::start:framework -->`: a site's markers) or a link
     definition, a reST role as Sphinx shows it, as code (`:class:`~cachetools.TTLCache`` →
-    `` `TTLCache` ``), and a MkDocs tab's or admonition's opening line as its label or title
-    (`=== "pip"` → `pip`, `!!! warning "Pin it"` → `Pin it`)."""
+    `` `TTLCache` ``), a MkDocs tab's or admonition's opening line as its label or title
+    (`=== "pip"` → `pip`, `!!! warning "Pin it"` → `Pin it`), and prose without its HTML or
+    JSX tags (a line of only tags left out) and a heading without its components' badges
+    (:func:`~docmentor.parse.fences.line_as_shown`)."""
     if (
         "{" not in window
         and "<!--" not in window
@@ -344,6 +346,7 @@ def _as_read(window: str) -> str:
         and "===" not in window
         and "!!!" not in window
         and "???" not in window
+        and "<" not in window
         and not may_hide_code(window)
     ):
         return window
@@ -367,6 +370,13 @@ def _as_read(window: str) -> str:
             line = roles_as_code(line)
         if fence is None and ("===" in line or "!!!" in line or "???" in line):
             line = _block_title(line)
+        if fence is None and "<" in line:
+            shown = line_as_shown(line)
+            if not shown.strip() and line.strip():
+                continue  # only markup (`<p align="center">`, `</div>`): nothing on the page
+            line = shown
+        if lines and not line.strip() and not lines[-1].strip():
+            continue  # one blank line where a tag-only line stood between two
         lines.append(ATTR_LIST.sub("", line) if fence is None and line.lstrip().startswith("#") else line)
     if fence is not None:
         lines += code_as_shown(fence.info, code)
