@@ -364,6 +364,8 @@ def test_get_by_every_kind_of_reference(indexed: Cli, docs: Path) -> None:
     err = indexed.fails("get", "w", "sub/faq.md", "--source", "w")
     assert err.startswith("error: give the source once: 'w' and --source 'w'") and "get w:sub/faq.md" in err
     assert "unknown source" in indexed.fails("get", "nosuch", "sub/faq.md")
+    err = indexed.fails("get", "w:sub/faq.md", "extra")
+    assert err.startswith("error: unexpected extra argument 'extra': 'w:sub/faq.md' is a whole reference")
 
 
 def test_get_lines_past_the_end_says_how_many_there_are(indexed: Cli) -> None:

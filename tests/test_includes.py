@@ -1008,27 +1008,36 @@ def test_vitepress_code_snippets_are_code_blocks_of_their_file(root: Path) -> No
 
 def test_vitepress_markdown_file_inclusion(root: Path) -> None:
     """A Vitest tour: `<!--@include: ./cli-generated.md-->` (VitePress' Markdown file
-    inclusion) was shown raw in `guide/cli.md`, its options only found in the partial. The
-    file's text stands there (front matter left out, its own includes read), or its `#region`,
-    or a line range `{a,b}` of it (1-based, inclusive, after the region); `@/` is the root;
-    spaces around `@include:` as VuePress writes it; in a code block it is code; a missing
-    file, a missing region, an escaping path or a cycle leave the line with a warning."""
+    inclusion) was shown raw in `guide/cli.md`, its options only found in the partial. As
+    VitePress reads it (src/node/markdown/plugins/include.ts): the file's text (front matter
+    left out, its own includes read), or its `#region`, else the section under the heading of
+    that anchor, then lines `{a,b}` of that (1-based, inclusive; a range alone counts the
+    front matter); `@/` and `@` are the root; spaces around `@include:`; in a code block too;
+    a missing file, region or heading, a range out of bounds, an escaping path or a cycle
+    leave the line, with a warning."""
     write(root, "docs/guide/cli-generated.md", "---\ntitle: x\n---\n### --coverage\n\nEnable coverage.\n")
     write(
         root,
         "docs/parts/basics.md",
         "Intro line.\n<!-- #region usage -->\nLine 1\nLine 2\nLine 3\n<!-- #endregion usage -->\nOutro.\n"
-        "<!--@include: ./nested.md-->\n",
+        "<!--@include: ./nested.md-->\n\n## Setup {#set-up}\n\nSet up.\n\n### Deeper\n\nDeep.\n\n"
+        "## Next Steps\n\nNext.\n",
     )
     write(root, "docs/parts/nested.md", "Nested text.\n")
     write(root, "docs/parts/loop.md", "<!--@include: ./loop.md-->\n")
+    write(
+        root, "docs/snippets/example.js", "// #region a.b\nconst a = 1\n// #endregion a.b\nexport default a\n"
+    )
     page = (
         "# CLI\n\n## Options\n\n<!--@include: ./cli-generated.md-->\n\n"
         "<!--@include: @/docs/parts/basics.md#usage{2,}-->\n\n"
         "  <!-- @include: ../parts/basics.md{,1} -->\n\n"
         "<!--@include: ../parts/basics.md{7-8}-->\n\n"
-        "```md\n<!--@include: ./cli-generated.md-->\n```\n\n"
+        "<!--@include: ./cli-generated.md{4,4}-->\n\n"
+        "<!--@include: ../parts/basics.md#set-up-->\n\n<!--@include: ../parts/basics.md#next-steps-->\n\n"
+        "```js\n<!--@include: @docs/snippets/example.js#a.b-->\n```\n\n"
         "<!--@include: ./missing.md-->\n<!--@include: ../parts/basics.md#nope-->\n"
+        "<!--@include: ../parts/basics.md{5,99}-->\n"
         "<!--@include: ../../../outside.md-->\n<!--@include: ../parts/loop.md-->\n"
     )
     result = run(root, "docs/guide/cli.md", page)
@@ -1038,11 +1047,14 @@ def test_vitepress_markdown_file_inclusion(root: Path) -> None:
     )
     assert "title: x" not in text and "#region" not in text
     assert "\n\nOutro.\nNested text.\n" in text, text  # lines 7-8: its own include read
-    assert "```md\n<!--@include: ./cli-generated.md-->\n```" in text  # shown as code, not read
-    for kept in ("./missing.md-->", "#nope-->", "outside.md-->"):
+    assert "\n\n### --coverage\n\n" in text.split("Nested text.")[1]  # line 4 counts the front matter
+    assert "\nSet up.\n\n### Deeper\n\nDeep.\n\n\n" in text and "Next.\n" in text, text  # heading sections
+    assert "```js\nconst a = 1\n```" in text, text  # in a code block too, as VitePress does
+    for kept in ("./missing.md-->", "#nope-->", "{5,99}-->", "outside.md-->"):
         assert kept in text
     assert any("missing.md" in w for w in result.warnings)
-    assert any("region not found: #nope" in w for w in result.warnings)
+    assert any("region or heading not found: #nope" in w for w in result.warnings)
+    assert any("{5,99} is out of bounds" in w for w in result.warnings)
     assert any("outside.md" in w and "refused" in w for w in result.warnings)
     assert any("cycle" in w for w in result.warnings)
 
@@ -1058,7 +1070,8 @@ def test_terminal_colours_are_left_out_of_pages_and_included_output(tmp_path: Pa
     write(
         tmp_path,
         "docs/guide.md",
-        f"# Output\n\n<<< ./run.ansi\n\nPasted: {esc}[1mbold{esc}[22m {esc}]8;;https://x{esc}\\link{esc}]8;;{esc}\\ {esc}(Bend\n",
+        f"# Output\n\n<<< ./run.ansi\n\nPasted: {esc}[1mbold{esc}[22m {esc}]8;;https://x{esc}\\link{esc}]8;;{esc}\\ {esc}(Bend\n"
+        f"\nA title {esc}]0;never closed\nPress {esc} then the rest.\n",
     )
     engine = Docmentor(tmp_path / "db", create=True, embeddings=False)
     try:
@@ -1070,6 +1083,8 @@ def test_terminal_colours_are_left_out_of_pages_and_included_output(tmp_path: Pa
     assert esc not in page, repr(page)
     assert "```text\n ✓ src/a.test.js (3 tests)\n```" in page, page
     assert "Pasted: bold link end" in page
+    # an unclosed sequence ends with its line; a stray ESC takes nothing else with it
+    assert "A title \nPress  then the rest.\n" in page, repr(page)
     assert hits and all(esc not in h.snippet and esc not in h.text for h in hits)
 
 

@@ -764,20 +764,27 @@ def test_a_components_badge_in_a_heading_is_no_part_of_its_title() -> None:
     doc = parse_markdown(
         '# Trace View <Version>5.0.0</Version> <Badge type="info">advanced</Badge>\n\nx\n\n'
         '## coverage.instrumenter <Version type="experimental">4.1.5</Version> {#coverage-instrumenter}\n\ny\n\n'
-        "## watch <CRoot /> and <b>bold</b>\n\nz\n\n## The `<Version>1</Version>` tag\n\nw\n"
+        "## watch <CRoot /> and <b>bold</b>\n\nz\n\n## The `<Version>1</Version>` tag\n\nw\n\n"
+        "## <Trans>Getting started</Trans>\n\nv\n\n## Use <Term>SSR</Term> mode\n\nu\n"
     )
     assert doc.title == "Trace View"
+    # a component that is the whole title, or inside it (Docusaurus' <Trans>, <Term>), is its text
     assert [s.heading for s in doc.sections] == [
         "Trace View",
         "coverage.instrumenter",
         "watch and bold",
         "The `<Version>1</Version>` tag",
+        "Getting started",
+        "Use SSR mode",
     ]
     assert doc.sections[1].anchor == "coverage-instrumenter"
     import time
 
     started = time.perf_counter()
-    parse_markdown("# a " + "<A>" * 30_000 + "x" * 30_000 + "\n\n## b <A " + "a" * 50_000 + "\n\ntext\n")
+    parse_markdown(
+        "# a " + "<A>" * 30_000 + "x" * 30_000 + "\n\n## b <A " + "a" * 50_000 + "\n\n## c" + " " * 60_000
+        + "x</A>\n\n## d " + "<A>x</A>" * 10_000 + "\n\ntext\n"
+    )  # fmt: skip
     assert time.perf_counter() - started < 2
 
 

@@ -627,6 +627,10 @@ def test_a_snippet_shows_prose_without_its_tags_and_headings_without_badges() ->
         "```html\n<div>kept</div>\n```"
     )
     assert _as_read("a < b and c > d") == "a < b and c > d"
+    # a line indented four or more may be code (indented code, a reST literal block): as written
+    assert _as_read("Template:\n\n    <ul>\n      <li>{{ a }}</li>\n    </ul>") == (
+        "Template:\n\n    <ul>\n      <li>{{ a }}</li>\n    </ul>"
+    )
     started = time.perf_counter()
     _as_read("## a " + "<A>" * 20_000 + "x" * 20_000 + "\n" + "<b " * 30_000 + "\n" + "y  " * 30_000 + "<i>")
     assert time.perf_counter() - started < 1

@@ -363,6 +363,11 @@ def get(
 ) -> None:
     """Print a stored document as written, includes resolved."""
     if path is not None:  # `get vitest guide/cli.md`, as two tours first wrote it
+        if ":" in ref:  # a URL or SOURCE:PATH is the whole reference
+            raise UsageError(
+                f"unexpected extra argument {path!r}: {ref!r} is a whole reference",
+                hint="docmentor get SOURCE:PATH, or docmentor get SOURCE PATH",
+            )
         if source is not None:
             raise UsageError(
                 f"give the source once: {ref!r} and --source {source!r}",

@@ -17,9 +17,9 @@ def normalize_newlines(text: str) -> str:
 
 
 # a terminal's escape sequences (colours in a pasted test run: `\x1b[32m✓\x1b[39m`): CSI, OSC
-# (ended by BEL or ST), and the rest (`\x1b(B`: intermediates, then a final byte);
-# possessive classes: linear
-_TERMINAL = re.compile(r"\x1b(?:\[[0-?]*+[ -/]*+[@-~]|\][^\x07\x1b]*+(?:\x07|\x1b\\)?|[ -/]*+[0-~])?")
+# (ended by BEL or ST, at most to the line's end), a character set's choice (`\x1b(B`), a
+# stray ESC alone (not the letter after it); possessive classes: linear
+_TERMINAL = re.compile(r"\x1b(?:\[[0-?]*+[ -/]*+[@-~]|\][^\x07\x1b\n]*+(?:\x07|\x1b\\)?|[()*+][0-~])?")
 
 
 def without_terminal_codes(text: str) -> str:

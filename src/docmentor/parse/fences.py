@@ -184,24 +184,37 @@ def _inline_comments_out(line: str) -> str:
 _TAG = re.compile(r"</?[A-Za-z][\w.:-]*(?:\s[^<>\n]*)?/?>")
 
 
-# a site component with its text (VitePress' `<Version>4.1.0</Version>`, `<Badge
-# type="tip">beta</Badge>`): in a heading, a badge beside the title; each match scans to the
-# next `<` at most: linear
-COMPONENT = re.compile(r"<(?P<name>[A-Z][\w$.]*+)(?:[ \t][^<>\n]*+)?>[^<\n]*+</(?P=name)[ \t]*+>")
+# a site component with its text ending a heading (VitePress' `<Version>4.1.0</Version>`,
+# `<Badge type="tip">beta</Badge>`): a badge beside the title; each try scans to the next `<`
+# at most: linear
+_TRAILING_COMPONENT = re.compile(
+    r"<(?P<name>[A-Z][\w$.]*+)(?:[ \t][^<>\n]*+)?>[^<\n]*+</(?P=name)[ \t]*+>[ \t]*+\Z"
+)
+MAX_BADGES = 4  # components taken off one heading's end (each a search of the heading)
 _SPACES = re.compile(r"(?<=\S)[ \t]{2,}+")
+
+
+def without_badges(heading: str) -> str:
+    """A heading's text without the components that end it (`mockThrow <Version>4.1.0</Version>
+    <Badge>advanced</Badge>` → `mockThrow`): badges beside the title. A component inside the
+    title (`Use <Term>SSR</Term> mode`) or making the whole title is its text, and stays."""
+    for _ in range(MAX_BADGES):
+        m = _TRAILING_COMPONENT.search(heading) if "</" in heading else None
+        if m is None or not heading[: m.start()].strip():
+            break
+        heading = heading[: m.start()].rstrip()
+    return heading
 
 
 def line_as_shown(line: str) -> str:
     """A line of prose (not code) as the rendered page shows it: without its HTML or JSX
     tags outside code spans (a tag's ``label`` stays, :func:`as_read_text` reads them so), a
-    heading line also without its components' badges (`## mockThrow <Version>4.1.0</Version>`
-    → `## mockThrow`); the blanks a tag leaves are one. A line of only tags is empty."""
+    heading line also without the badges that end it (:func:`without_badges`); the blanks a
+    tag leaves are one. A line of only tags is empty."""
     if "<" not in line:
         return line
-    shown = line
-    if line.lstrip().startswith("#"):
-        parts = line.split("`")
-        shown = "`".join(p if k % 2 else COMPONENT.sub("", p) for k, p in enumerate(parts))
+    body = line.lstrip(" #")
+    shown = line[: len(line) - len(body)] + without_badges(body) if line.lstrip().startswith("#") else line
     shown = _tags_out(shown)
     if shown == line:
         return line

@@ -28,7 +28,7 @@ from docmentor.parse.common import (
     map_line,
     normalize_newlines,
 )
-from docmentor.parse.fences import COMPONENT, Fence, closes, fence_open
+from docmentor.parse.fences import Fence, closes, fence_open, without_badges
 
 log = logging.getLogger(__name__)
 
@@ -411,12 +411,13 @@ _INLINE_TAG = re.compile(r"</?[a-z][a-z0-9-]*+(?:[ \t][^<>\n]*+)?/?>", re.IGNORE
 
 def _without_tags(heading: str) -> str:
     """A heading's text without its inline HTML tags, outside code spans (`useQuery<TData>` keeps
-    its type parameter); a component's text goes with it (`mockThrow <Version>4.1.0</Version>`
-    reads `mockThrow`), an HTML element's stays (`Data <dfn>conversion</dfn>`)."""
+    its type parameter); a component ending it goes with its text, a badge
+    (:func:`~docmentor.parse.fences.without_badges`: `mockThrow <Version>4.1.0</Version>` reads
+    `mockThrow`), an HTML element's text stays (`Data <dfn>conversion</dfn>`)."""
     if "<" not in heading:
         return heading
-    parts = heading.split("`")
-    return "`".join(p if k % 2 else _INLINE_TAG.sub("", COMPONENT.sub("", p)) for k, p in enumerate(parts))
+    parts = without_badges(heading).split("`")
+    return "`".join(p if k % 2 else _INLINE_TAG.sub("", p) for k, p in enumerate(parts))
 
 
 def _entities(heading: str) -> str:

@@ -370,7 +370,9 @@ def _as_read(window: str) -> str:
             line = roles_as_code(line)
         if fence is None and ("===" in line or "!!!" in line or "???" in line):
             line = _block_title(line)
-        if fence is None and "<" in line:
+        if fence is None and "<" in line and len(line) - len(line.lstrip()) < 4:
+            # (a line indented four or more is code as often as not: indented code, a reST
+            # literal block; it is shown as written)
             shown = line_as_shown(line)
             if not shown.strip() and line.strip():
                 continue  # only markup (`<p align="center">`, `</div>`): nothing on the page

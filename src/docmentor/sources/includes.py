@@ -32,12 +32,14 @@ Supported forms:
 * VitePress code snippet imports: ``<<< path#region{1,2 lang} [title]`` becomes a fenced code
   block of the file or of its ``#region`` (marker comment lines left out, dedented); ``@/`` is
   the docs root, any other path the page's folder's. Only outside code blocks.
-* VitePress Markdown file inclusion: a line ``<!--@include: path-->`` (spaces around
-  ``@include:`` allowed, as VuePress writes it) gets the file's text, its front matter left
-  out and its own includes read; ``#region`` picks a VS Code region (marker lines left out),
-  ``{3,}`` / ``{,10}`` / ``{2,8}`` (or VuePress' ``{2-8}``) a 1-based inclusive line range,
-  after the region. ``@/`` is the docs root, any other path the page's folder's. Only
-  outside code blocks.
+* VitePress Markdown file inclusion, as VitePress reads it: a line ``<!--@include: path-->``
+  (spaces around ``@include:`` allowed) gets the file's text, its own includes read;
+  ``#name`` picks a VS Code region (marker lines left out), else the section under the
+  heading of that anchor; ``{3,}`` / ``{,10}`` / ``{2,8}`` (or VuePress' ``{2-8}``) a
+  1-based inclusive line range of that (out of bounds: a warning). A Markdown file's front
+  matter is left out first, unless a range alone picks lines (they count it). ``@/`` and
+  ``@`` are the docs root, any other path the page's folder's. In code blocks too (VitePress
+  expands it before the page is parsed); not in the middle of a line.
 * MDX partials (Docusaurus): a page that imports a Markdown file as a component
   (``import Setup from './_setup.mdx';``) and renders it on a line of its own
   (``<Setup />``) gets the file's text there, its front matter left out and its own
@@ -79,6 +81,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from docmentor.parse.common import ATTR_LIST, slugify
 from docmentor.parse.fences import Fence, closes, fence_open
 from docmentor.parse.markdown import split_front_matter
 from docmentor.parse.shown_code import comment_text
@@ -155,9 +158,11 @@ _VITEPRESS = re.compile(
 # VitePress' Markdown file inclusion: `<!--@include: ./parts/basics.md#usage{3,}-->` (a `-` in the
 # path or region unless it starts the closing `-->`); possessive, disjoint alternatives: linear
 _VITEPRESS_MD = re.compile(
-    r"(?P<indent>[ \t]*+)<!--[ \t]*+@include:[ \t]*+(?P<path>(?:[^\s#{}<>-]++|-(?!->))++)(?:#(?P<region>(?:[\w]++|-(?!->))++))?"
+    r"(?P<indent>[ \t]*+)<!--[ \t]*+@include:[ \t]*+(?P<path>(?:[^\s#{}<>-]++|-(?!->))++)"
+    r"(?:#(?P<region>(?:[^\s#{}<>-]++|-(?!->))++))?"
     r"(?:\{[ \t]*+(?P<first>\d*+)[ \t]*+[,-][ \t]*+(?P<last>\d*+)[ \t]*+\})?[ \t]*+-->[ \t]*+"
 )
+_HEADING_ID = re.compile(r"\{[ \t]*+#([\w-]++)[^{}\n]*+\}[ \t]*+$")
 # The argument is the rest of the line, stripped by :func:`_arg` (a lazy ``(.*?)[ \t]*$``
 # was cubic on a line of spaces).
 _RST_DIRECTIVE = re.compile(r"^(?P<indent>[ \t]*+)\.\.[ \t]++(?P<name>literalinclude|include)::(?P<arg>.*)$")
@@ -330,14 +335,18 @@ class _Expander(IncludeReader):
         return markdown_code(code, lang or code_language({}, target), m["indent"])
 
     def vitepress_page(self, m: re.Match[str], at: At) -> list[str] | None:
-        """``<!--@include: path#region{a,b}-->``: the Markdown file's text (front matter left
-        out), or its region, or those lines of it, its own includes read (a cycle refused)."""
+        """``<!--@include: path#region{a,b}-->``, as VitePress reads it: the file's text, or
+        its ``#region`` (else the section under the heading of that anchor), then lines
+        ``{a,b}`` of that (1-based, inclusive); a Markdown file's front matter is left out
+        first unless a range alone picks lines (they count it); its own includes read (a
+        cycle refused)."""
         path = m["path"]
         if self._remote(path, at):
             return None
+        # `@/x` and `@x` are the docs root's; any other path is the page's folder's
         raw = (
-            "/" + path[2:]
-            if path.startswith("@/")
+            "/" + path[1:].lstrip("/\\")
+            if path.startswith("@")
             else path
             if path.startswith(("./", "../"))
             else "./" + path
@@ -347,21 +356,28 @@ class _Expander(IncludeReader):
             return None
         target, loaded = opened
         lines, nums = strip_markers(loaded, range(len(loaded.lines)))
-        _, skip = split_front_matter(lines)
-        lines, nums = lines[skip:], nums[skip:]
+        ranged = bool(m["first"] or m["last"])
+        if target.suffix.lower() == ".md" and (m["region"] or not ranged):
+            _, skip = split_front_matter(lines)
+            lines, nums = lines[skip:], nums[skip:]
         if m["region"]:
-            start = next(
-                (k for k, line in enumerate(lines) if _marker(line) == ("region", m["region"])), None
-            )
-            got = _region(lines, m["region"])
-            if start is None or got is None:
-                self.warn(at, f"include region not found: #{m['region']}: {path}")
+            picked = _region_at(lines, m["region"])
+            if picked is None:
+                picked = _heading_section(lines, m["region"])
+            if picked is None:
+                self.warn(at, f"include region or heading not found: #{m['region']}: {path}")
                 return None
-            lines, nums = got, list(range(nums[start] + 1, nums[start] + 1 + len(got)))
-        if m["first"] or m["last"]:
-            first = max(int(m["first"] or 1), 1) - 1
+            lines, nums = [lines[k] for k in picked], [nums[k] for k in picked]
+        if ranged:
+            first = int(m["first"]) if m["first"] else 1
             last = int(m["last"]) if m["last"] else len(lines)
-            lines, nums = lines[first:last], nums[first:last]
+            if first < 1 or last < first or last > len(lines):
+                self.warn(
+                    at,
+                    f"include range {{{m['first']},{m['last']}}} is out of bounds ({len(lines)} lines): {path}",
+                )
+                return None
+            lines, nums = lines[first - 1 : last], nums[first - 1 : last]
         return indent_text(self.nested(list(lines), list(nums), target, "markdown", at), m["indent"])
 
     def directive(
@@ -437,8 +453,7 @@ class _Expander(IncludeReader):
         # Jinja-style tags are read outside code blocks only (a template shown in a fence is
         # an example, not a directive): fences are followed where a page has such a tag
         tags = fmt == "markdown" and any("{%" in x for x in lines)
-        # VitePress' code imports and Markdown file inclusion
-        snippets = fmt == "markdown" and any("<<<" in x or "@include:" in x for x in lines)
+        snippets = fmt == "markdown" and any("<<<" in x for x in lines)  # VitePress' imports
         partials = _partials(lines) if fmt == "markdown" else {}
         # with the plugin enabled in mkdocs.yml, a tag is read in code blocks too (as the plugin
         # reads it: a fenced ```yaml block that includes a file); without, only outside them
@@ -485,8 +500,8 @@ class _Expander(IncludeReader):
                     got, consumed = self._myst(lines, i, m, at)
             elif fmt == "markdown" and eval_rst is None and "{*" in line and (v := variants_line(line)):
                 got = self.variants(*v, at)
-            elif fmt == "markdown" and eval_rst is None and "{!" in line:
-                got = _unless_picture(self._md_line(line, at), code)
+            elif fmt == "markdown" and eval_rst is None and ("{!" in line or "@include:" in line):
+                got = self._line_include(line, at, code)
             elif code is None and eval_rst is None and (snippets or partials):
                 got = self._site_line(line, at, partials)
             if got is None and tags and (code is None or everywhere) and eval_rst is None and "{%" in line:
@@ -503,13 +518,20 @@ class _Expander(IncludeReader):
             i += consumed
         return out, src
 
-    def _site_line(self, line: str, at: At, partials: dict[str, str]) -> list[str] | None:
-        """A line a site generator expands, outside code: VitePress' ``<<< path`` or
-        ``<!--@include: path-->``, or an MDX partial the page imports rendered as ``<Name />``."""
-        if "<<<" in line and (m := _VITEPRESS.fullmatch(line)):
-            return self.vitepress(m, at)
+    def _line_include(self, line: str, at: At, code: Fence | None) -> list[str] | None:
+        """A line that is VitePress' ``<!--@include: …-->`` (read in code blocks too, as
+        VitePress expands it before parsing), or holds ``{!…!}`` includes."""
         if "@include:" in line and (m := _VITEPRESS_MD.fullmatch(line)):
             return self.vitepress_page(m, at)
+        if "{!" in line:
+            return _unless_picture(self._md_line(line, at), code)
+        return None
+
+    def _site_line(self, line: str, at: At, partials: dict[str, str]) -> list[str] | None:
+        """A line a site generator expands, outside code: VitePress' ``<<< path``, or an MDX
+        partial the page imports rendered as ``<Name />``."""
+        if "<<<" in line and (m := _VITEPRESS.fullmatch(line)):
+            return self.vitepress(m, at)
         if partials and (c := _COMPONENT_LINE.fullmatch(line)) and c["name"] in partials:
             inc = self.partial(partials[c["name"]], at)
             return None if inc is None else indent_text(inc, c["indent"])
@@ -668,19 +690,16 @@ def _partials(lines: Sequence[str]) -> dict[str, str]:
     return found
 
 
-def _region(lines: list[str], name: str) -> list[str] | None:
-    """The lines between ``#region name`` and ``#endregion name`` marker comments (``//``,
-    ``#``, ``/* … */``, ``<!-- … -->``), as VitePress picks a snippet's region: a bare
-    ``#endregion`` closes it too, and nested regions' marker lines are left out; None when
-    the region is not there."""
+def _region_at(lines: Sequence[str], name: str) -> list[int] | None:
+    """The indices of the lines :func:`_region` picks (None when the region is not there)."""
     start = next((k for k, line in enumerate(lines) if _marker(line) == ("region", name)), None)
     if start is None:
         return None
     depth, out = 0, []
-    for line in lines[start + 1 :]:
-        mark = _marker(line)
+    for k in range(start + 1, len(lines)):
+        mark = _marker(lines[k])
         if mark is None:
-            out.append(line)
+            out.append(k)
         elif mark[0] == "region":
             depth += 1
         elif mark[1] == name or (not mark[1] and depth == 0):
@@ -688,6 +707,38 @@ def _region(lines: list[str], name: str) -> list[str] | None:
         else:
             depth = max(depth - 1, 0)
     return out
+
+
+def _heading_section(lines: Sequence[str], anchor: str) -> list[int] | None:
+    """The indices of the lines under the heading whose anchor is ``anchor`` (its ``{#id}``,
+    else its slug), to the next heading of its level or above, outside code blocks: where
+    VitePress looks when no region has the name. None when no heading has it."""
+    fence: Fence | None = None
+    heads: list[tuple[int, int, str]] = []  # (index, level, anchor)
+    for k, line in enumerate(lines):
+        fence = _fence_after(line, fence)
+        if fence is not None or not line.startswith("#"):
+            continue
+        level = len(line) - len(line.lstrip("#"))
+        if level > 6 or (len(line) > level and line[level] not in " \t"):
+            continue
+        text = line[level:].strip()
+        given = _HEADING_ID.search(text)
+        heads.append((k, level, given.group(1) if given else slugify(ATTR_LIST.sub("", text))))
+    for n, (k, level, name) in enumerate(heads):
+        if name == anchor:
+            end = next((j for j, lv, _ in heads[n + 1 :] if lv <= level), len(lines))
+            return list(range(k + 1, end))
+    return None
+
+
+def _region(lines: list[str], name: str) -> list[str] | None:
+    """The lines between ``#region name`` and ``#endregion name`` marker comments (``//``,
+    ``#``, ``/* … */``, ``<!-- … -->``), as VitePress picks a snippet's region: a bare
+    ``#endregion`` closes it too, and nested regions' marker lines are left out; None when
+    the region is not there."""
+    picked = _region_at(lines, name)
+    return None if picked is None else [lines[k] for k in picked]
 
 
 def _marker(line: str) -> tuple[str, str] | None:

@@ -202,9 +202,13 @@ def own_requirements() -> frozenset[str]:
     from packaging.requirements import InvalidRequirement, Requirement
 
     seen: set[str] = set()
+    walked: set[tuple[str, frozenset[str]]] = set()  # a package again with other extras is walked again
     todo: list[tuple[str, frozenset[str]]] = [("docmentor", frozenset())]
     while todo:
         name, extras = todo.pop()
+        if (_canonical(name), extras) in walked:
+            continue
+        walked.add((_canonical(name), extras))
         try:
             requires = metadata.requires(name) or []
         except (metadata.PackageNotFoundError, ValueError):
@@ -217,9 +221,8 @@ def own_requirements() -> frozenset[str]:
             wanted = any(
                 req.marker is None or req.marker.evaluate({"extra": extra}) for extra in (*extras, "")
             )
-            key = _canonical(req.name)
-            if wanted and key not in seen:
-                seen.add(key)
+            if wanted:
+                seen.add(_canonical(req.name))
                 todo.append((req.name, frozenset(req.extras)))
     return frozenset(seen)
 
