@@ -179,7 +179,7 @@ def test_fixture_titles() -> None:
     for raw in scan_folder(CORPUS).documents:
         titles[raw.path] = parse_document(raw).title
     assert titles == {
-        "changelog.md": "Changelog",  # no H1: the file name, as MkDocs titles it
+        "changelog.md": "changelog.md",  # no H1: the file name
         "faq.md": "Frequently asked questions",
         "guide/async.md": "Async support",
         "guide/connection-pool.md": "Connection pooling",
@@ -223,21 +223,19 @@ def first_h1(text: str) -> str | None:
 
 
 def test_httpx_titles_are_the_first_real_h1_or_the_file_name() -> None:
-    from docmentor.parse import title_from_path
-
     docs = scan_folder(HTTPX).documents
     assert len(docs) == 15
     mismatches = {}
     for raw in docs:
-        expected = first_h1(raw.content) or title_from_path(raw.path)
+        expected = first_h1(raw.content) or Path(raw.path).name
         got = parse_document(raw).title
         if got != expected:
             mismatches[raw.path] = (got, expected)
     assert mismatches == {}
     # pages whose only '# ' lines are Python comments in code are titled by their file name
     by_path = {d.path: parse_document(d).title for d in docs}
-    assert by_path["docs/advanced/ssl.md"] == "Ssl"
-    assert by_path["docs/advanced/timeouts.md"] == "Timeouts"
+    assert by_path["docs/advanced/ssl.md"] == "ssl.md"
+    assert by_path["docs/advanced/timeouts.md"] == "timeouts.md"
     assert by_path["docs/quickstart.md"] == "QuickStart"
 
 
@@ -732,28 +730,6 @@ def test_a_markdown_headings_inline_html_is_no_part_of_its_title() -> None:
         "When a < b and c > d",
     ]
     assert doc.sections[0].anchor == "data-conversion"
-
-
-def test_a_page_without_a_title_is_titled_by_its_file_name_as_mkdocs_does() -> None:
-    """The Starlette tour: 21 of 25 pages have no H1, and were titled `applications.md`,
-    `testclient.md`. As MkDocs titles such a page: the file name without its extension,
-    dashes and underscores as spaces, the first letter capital; an index page its folder's
-    name. A front-matter title or an H1 still wins; a name that is no page's stays."""
-    from docmentor.models import RawDocument
-    from docmentor.parse import parse_document, title_from_path
-
-    def raw(path: str, text: str) -> RawDocument:
-        if path.endswith(".rst"):
-            return RawDocument(path=path, url=path, content=text, fmt="rst")
-        return RawDocument(path=path, url=path, content=text)
-
-    assert parse_document(raw("testclient.md", "The test client.\n\n## Usage\n\nx\n")).title == "Testclient"
-    assert parse_document(raw("guide/getting_started-now.md", "Text.\n")).title == "Getting started now"
-    assert parse_document(raw("guide/index.md", "Text.\n")).title == "Guide"
-    assert parse_document(raw("api/README.rst", "Text.\n")).title == "Api"
-    assert parse_document(raw("a.md", "# Real title\n\nx\n")).title == "Real title"
-    assert parse_document(raw("a.md", "---\ntitle: From front matter\n---\nx\n")).title == "From front matter"
-    assert title_from_path("docs/page") == "page" and title_from_path("") == ""
 
 
 def test_a_components_badge_in_a_heading_is_no_part_of_its_title() -> None:

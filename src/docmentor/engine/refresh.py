@@ -48,8 +48,7 @@ PRUNE_GUARD_MIN = 4
 # p14: front matter YAML refuses read as key: value lines; character references in headings decoded
 # p15: Markdown link reference definitions (`[cite]: https://…`) neither indexed nor embedded
 # p16: VitePress `<!--@include: -->` files included; a component's badge in a heading
-# (`<Version>4.1.0</Version>`) no part of it; a terminal's escape sequences left out of pages;
-# a page with no title of its own titled as MkDocs titles it (`testclient.md` → "Testclient")
+# (`<Version>4.1.0</Version>`) no part of it; a terminal's escape sequences left out of pages
 PARSE_VERSION = "p16"
 
 
