@@ -87,11 +87,21 @@ def test_word_lists_and_pinned_requirements_are_no_documentation(
         "Validating\n\nA validator checks an instance against a schema.\nIt says why.\n"
     )
     (docs / "short.txt").write_text("alpha\nbeta\n")
+    # a site's robots.txt (the Vitest tour: `public/robots.txt` was a document); a file of
+    # records with prose values is read
+    (docs / "public").mkdir()
+    (docs / "public" / "robots.txt").write_text(
+        "User-agent: *\nAllow: /\n\n# crawl it\nSitemap: https://x.dev/s.xml\n"
+    )
+    (docs / "terms.txt").write_text(
+        "Validator: an object that checks an instance.\nSchema: what it checks against.\n"
+    )
     cli = Cli(tmp_path / "index", capsys)
     rc, out, err = cli("add", str(docs), "--name", "docs")
     assert rc == 0, err
-    assert out.startswith("docs: 2 documents"), out
+    assert out.startswith("docs: 3 documents"), out
     for name in ("spelling-wordlist.txt", "requirements.txt"):
         assert f"{name}: skipped: a list of single words or pins" in err
+    assert "public/robots.txt: skipped: a list of `Field: value` records" in err
     assert cli.json("search", "validator instance schema")["results"][0]["path"] == "notes.txt"
     assert cli.json("search", "alabaster")["results"] == []

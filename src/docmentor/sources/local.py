@@ -244,6 +244,18 @@ def _word_list(text: str) -> bool:
     return single >= _LIST_SHARE * len(entries)
 
 
+# `User-agent: *`, `Contact: mailto:security@example.org`: a field, then one value without blanks
+_FIELD_RECORD = re.compile(r"[A-Za-z][A-Za-z0-9-]*+:[ \t]*+[^ \t]*+")
+
+
+def _field_records(text: str) -> bool:
+    """A plain-text file whose lines, ``#`` comments aside, are all ``Field: value`` records
+    with one word of value: a site's robots.txt or security.txt (VitePress' `public/`), not
+    documentation. A line of prose (`Note: see the guide`) keeps the file."""
+    entries = [ln.strip() for ln in text.splitlines() if ln.strip() and not ln.lstrip().startswith("#")]
+    return bool(entries) and all(_FIELD_RECORD.fullmatch(ln) for ln in entries)
+
+
 def _read_document(
     root: Path,
     rel: str,
@@ -293,6 +305,9 @@ def _read_document(
     line_map: list[int] | None = None
     if fmt == "text" and _word_list(text):
         scan.skip(rel, "a list of single words or pins (a word list, a requirements file), not prose")
+        return None
+    if fmt == "text" and _field_records(text):
+        scan.skip(rel, "a list of `Field: value` records (robots.txt, security.txt), not prose")
         return None
     if fmt == "text":
         lines, trailing = split_lines(text)
