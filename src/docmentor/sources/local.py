@@ -236,8 +236,7 @@ _LIST_SHARE = 0.8  # of its lines (comments aside) one word each: a list, not pr
 def _word_list(text: str) -> bool:
     """A plain-text file whose lines, ``#`` comments aside, are mostly one word each: a
     spelling word list, pinned requirements (``alabaster==0.7.16``) — no documentation."""
-    lines = [ln.strip() for ln in text.splitlines()]
-    entries = [ln for ln in lines if ln and not ln.startswith("#")]
+    entries = _entries(text)
     if len(entries) < _LIST_MIN_LINES:
         return False
     single = sum(1 for ln in entries if len(ln.split()) == 1)
@@ -252,8 +251,13 @@ def _field_records(text: str) -> bool:
     """A plain-text file whose lines, ``#`` comments aside, are all ``Field: value`` records
     with one word of value: a site's robots.txt or security.txt (VitePress' `public/`), not
     documentation. A line of prose (`Note: see the guide`) keeps the file."""
-    entries = [ln.strip() for ln in text.splitlines() if ln.strip() and not ln.lstrip().startswith("#")]
+    entries = _entries(text)
     return bool(entries) and all(_FIELD_RECORD.fullmatch(ln) for ln in entries)
+
+
+def _entries(text: str) -> list[str]:
+    """A plain-text file's lines, stripped, without blank ones and ``#`` comments."""
+    return [ln for ln in (line.strip() for line in text.splitlines()) if ln and not ln.startswith("#")]
 
 
 def _read_document(
