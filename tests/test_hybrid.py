@@ -637,7 +637,7 @@ def test_add_says_whose_sections_its_embedding_run_took(
     cli.ok("add", str(tmp_path / "one"), "--name", "one")  # embeddings off (the tests' default)
     monkeypatch.setenv("DOCMENTOR_EMBEDDINGS", "1")
     out = cli.ok("add", str(tmp_path / "two"), "--name", "two")
-    assert "sections embedded in" in out and "(with those of one)" in out, out
+    assert "search units embedded in" in out and "(with those of one)" in out, out
     again = cli.json("refresh", "two")["embedding"]
     assert (again["embedded"], again["sources"]) == (0, [])
     # a page the two sources share is one vector for both: the run names both

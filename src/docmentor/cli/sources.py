@@ -43,12 +43,12 @@ def _embedding_line(e: EmbedReport | None, source: str | None = None) -> str | N
     """What an embedding run after ``add`` (of ``source``) or ``refresh`` did, if anything."""
     if e is None or not (e.embedded or e.pending):
         return None
-    line = f"{source + ': ' if source else ''}{e.embedded} sections embedded in {e.seconds:.2f}s"
+    line = f"{source + ': ' if source else ''}{e.embedded} search units embedded in {e.seconds:.2f}s"
     others = [s for s in e.sources if s != source]
     if source and e.embedded and others:  # one run embeds every source's waiting sections
         line += f" ({'with ' if source in e.sources else ''}those of {', '.join(others)})"
     if e.pending:
-        line += f"; {e.pending} sections not embedded yet"
+        line += f"; {e.pending} search units not embedded yet"
     return line
 
 
