@@ -93,6 +93,24 @@ def _distinctive(name: str) -> bool:
     return any(c.isupper() or c.isdigit() or c == "_" for c in name.lstrip("_"))
 
 
+_SENTENCE_MARKS = frozenset(".!?:\n")
+_LOOK_BACK = 8  # spaces and a list marker ("- ", "1. ") between a sentence's end and its first word
+
+
+def _opens_sentence(text: str, start: int, word: str) -> bool:
+    """Whether ``word`` at ``start`` is a capitalised plain word opening a sentence, a line or
+    a list item ("If ``True``, …", "Case matters"): a class named ``If`` or ``Case`` is not
+    mentioned there, any more than ``Table`` is by "Table 2 shows"; a word with more than its
+    first letter capitalised (``ValueError``, ``HTTPError``) is a name wherever it stands."""
+    if not (word[:1].isupper() and word[1:].islower()):
+        return False
+    k = start - 1
+    floor = max(-1, start - 1 - _LOOK_BACK)
+    while k > floor and text[k] in " \t*-+>#(0123456789":
+        k -= 1
+    return k < 0 or text[k] in _SENTENCE_MARKS
+
+
 class _Mentions:
     """Identifier counts over prose: as words, and where they read as code."""
 
@@ -102,7 +120,8 @@ class _Mentions:
         for text in texts:
             for m in _DOTTED.finditer(text):
                 parts = m.group(0).split(".")
-                self.words.update(parts)
+                if len(parts) > 1 or not _opens_sentence(text, m.start(), parts[0]):
+                    self.words.update(parts)
                 called = text.startswith("(", m.end())
                 # ``.name`` and ``name(`` read as code; so does every part after a dot, but
                 # the modules of a path from the package down (``rich.console.Console``:
@@ -187,10 +206,11 @@ def _docstring(entry: ApiEntry) -> float:
 
 
 def _produced(entry: ApiEntry, products: Mapping[str, Sequence[str]]) -> list[str]:
-    """The classes calling (or reading) ``entry`` gives: its return class, a union's classes."""
+    """The classes calling (or reading) ``entry`` gives: its return class, a union's classes,
+    the class of the items it returns (``-> list[Statement]``, ``Iterator[Row]``)."""
     out = list(products.get(entry.api_id, ()))
-    if entry.returns is not None and entry.returns.class_id:
-        out.append(entry.returns.class_id)
+    if entry.returns is not None:
+        out += [c for c in (entry.returns.class_id, entry.returns.item_class_id) if c]
     return out
 
 

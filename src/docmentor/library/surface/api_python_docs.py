@@ -218,6 +218,9 @@ def _field_body(text: str) -> str:
     return text
 
 
+_RTYPE = re.compile(r"^[ \t]*:rtype:[ \t]*(\S[^\n]*)$", re.M)
+
+
 def parse_docstring(docstring: griffe.Docstring | None) -> _Parsed:
     """Parameter descriptions and types, the returns description and type; Google, then
     NumPy, then Sphinx."""
@@ -258,4 +261,7 @@ def parse_docstring(docstring: griffe.Docstring | None) -> _Parsed:
         elif kind == "returns":
             returns += [_returns_text(item, body) for item in section.value if item.description]
             returned += [t for item in section.value if (t := _returned_type(item))]
+    if not returned and parser is griffe.Parser.sphinx:
+        # griffe reads `:rtype:` only beside a `:returns:` field; alone it is still the type
+        returned = [" ".join(m.group(1).split()) for m in _RTYPE.finditer(text)]
     return _Parsed(params, " ".join(returns), types, returned[0] if len(returned) == 1 else None, attributes)

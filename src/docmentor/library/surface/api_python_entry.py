@@ -140,7 +140,8 @@ def alias_target(member: Any) -> Any:
 def api_entry(obj: Any) -> ApiEntry:
     if obj.is_function and "property" not in obj.labels and property_like(obj):
         obj.labels.add("property")  # read as griffe reads `@property` and `@functools.cached_property`
-    entry = _callable_value(obj) or _plain_entry(obj)
+    getter = property_call(obj)
+    entry = _callable_value(obj) or _plain_entry(obj, getter)
     entry.deprecated = deprecation.reason(
         obj,
         obj.docstring.value if obj.docstring else "",  # its own: an inherited note is its base's
@@ -162,6 +163,46 @@ def property_like(function: Any) -> bool:
         if path.rsplit(".", 1)[-1].lower().endswith("property"):
             return True
     return False
+
+
+def property_call(obj: Any) -> Any | None:
+    """The getter of a class attribute made by calling ``property`` (``display_name =
+    property(get_display_name)``, ``property(fget=…, doc="…")``): the attribute is then
+    labelled a property, and takes the call's ``doc`` text, else the getter's docstring, when
+    it has none of its own. None for anything else."""
+    value = getattr(obj, "value", None)
+    if not obj.is_attribute or obj.parent is None or not obj.parent.is_class:
+        return None
+    if not isinstance(value, griffe.ExprCall) or str(value.function) not in ("property", "builtins.property"):
+        return None
+    getter: Any = None
+    doc: Any = None
+    for k, argument in enumerate(value.arguments):
+        if isinstance(argument, griffe.ExprKeyword):
+            getter = argument.value if argument.name == "fget" else getter
+            doc = argument.value if argument.name == "doc" else doc
+        elif k == 0:
+            getter = argument
+        elif k == 3:  # property(fget, fset, fdel, doc)
+            doc = argument
+    function = obj.parent.members.get(str(getter)) if getter is not None else None
+    if function is None or function.is_alias or not function.is_function:
+        return None
+    obj.labels.add("property")
+    if not obj.docstring:
+        text = _string_literal(str(doc)) if doc is not None else None
+        docstring = text or (function.docstring.value if function.docstring else "")
+        if docstring:
+            obj.docstring = griffe.Docstring(docstring, parent=obj)
+    return function
+
+
+def _string_literal(text: str) -> str | None:
+    try:
+        value = ast.literal_eval(text)
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return None
+    return value if isinstance(value, str) else None
 
 
 def _made(cls: Any, init: Any) -> ApiReturn | None:
@@ -551,7 +592,7 @@ def _trailing_doc_comment(line: str) -> str | None:
     return None
 
 
-def _plain_entry(obj: Any) -> ApiEntry:
+def _plain_entry(obj: Any, getter: Any = None) -> ApiEntry:
     docstring = obj.docstring.value if obj.docstring else ""
     commented = doc_comment(obj) if obj.is_attribute and not docstring else None
     descriptions, returns_doc, types, returns_type, attributes = parse_docstring(obj.docstring)
@@ -666,6 +707,8 @@ def _plain_entry(obj: Any) -> ApiEntry:
     # Properties (griffe: attributes, or functions in older versions, labelled "property"),
     # attributes and type aliases.
     annotation = obj.returns if obj.is_function else getattr(obj, "annotation", None)
+    if annotation is None and getter is not None:  # `x = property(get_x)`: what the getter returns
+        annotation = getter.returns
     type_text = str(annotation) if annotation is not None else None
     kind: Literal["property", "attribute"] = "property" if "property" in obj.labels else "attribute"
     signature = f"{obj.name}: {type_text}" if type_text else obj.name

@@ -32,6 +32,7 @@ from docmentor.library.surface.api_python_shadow import (
     local_object,
     shadowed_submodules,
 )
+from docmentor.library.surface.declared_returns import declared_return
 
 _WRAPPERS = {"Optional", "Annotated", "Final", "ClassVar", "Required", "NotRequired", "ReadOnly"}
 # return types that give instances of their first argument to `with … as` or `for`
@@ -270,10 +271,19 @@ class Builder:
             entry.aliases = sorted(self.aliases[api_id] - {api_id}, key=_alias_order(entry.name))
         for api_id, (annotation, scope) in self.annotations.items():
             entry = self.entries[api_id]
-            if entry.returns is not None:
-                entry.returns.class_id = self._class_of(annotation, scope, entry.parent)
-                if entry.returns.class_id is None:
-                    entry.returns.item_class_id = self._item_class_of(annotation, scope, entry.parent)
+            if entry.returns is None:
+                continue
+            if annotation is None:  # what the docstring says it returns, if a class of the package
+                declared = declared_return(entry.returns.type, entry.returns.description)
+                found = None if declared is None else self._class_of(declared.name, scope, entry.parent)
+                if declared is not None and declared.items:
+                    entry.returns.item_class_id = found
+                else:
+                    entry.returns.class_id = found
+                continue
+            entry.returns.class_id = self._class_of(annotation, scope, entry.parent)
+            if entry.returns.class_id is None:
+                entry.returns.item_class_id = self._item_class_of(annotation, scope, entry.parent)
         for api_id, entry in self.entries.items():
             if api_id.split(".")[0] not in self.tops:  # adopted: re-exported from another distribution
                 entry.foreign = True
@@ -357,6 +367,14 @@ class Builder:
         self.present.update(f"{public}.{n}" for n, m in mod.members.items() if getattr(m, "runtime", True))
         exports = _exports(mod)
         names = list(exports) if exports is not None else [n for n in mod.members if not n.startswith("_")]
+        if exports and all(_submodule(mod, n) for n in exports):
+            # an `__all__` of submodules only (`__all__ = ["engine", "sql"]`) says what
+            # `from pkg import *` loads, not that the module's own functions are private
+            names += [
+                n
+                for n, m in mod.members.items()
+                if not m.is_alias and (m.is_function or m.is_class) and n not in names
+            ]
         # Submodules are importable whatever __all__ says.
         names += [n for n, m in mod.members.items() if not m.is_alias and m.is_module and n not in names]
         demo = _main_guard_lines(mod)
@@ -488,7 +506,10 @@ class Builder:
         annotation = _core(annotation)
         if isinstance(annotation, griffe.ExprSubscript):
             head, elements = _subscript(annotation)
-            if head in _CONTAINERS:
+            # a tuple of any length of one type (`tuple[Statement, ...]`); a fixed tuple's
+            # elements are different things, none of them "the" item
+            homogeneous = head in ("tuple", "Tuple") and len(elements) == 2 and str(elements[1]) == "..."
+            if head in _CONTAINERS or homogeneous:
                 return self._class_of(elements[0], scope, parent)
         return None
 
@@ -626,6 +647,18 @@ def _union_members(expr: Any) -> list[Any]:
     if isinstance(expr, griffe.ExprBinOp) and expr.operator == "|":
         return _union_members(expr.left) + _union_members(expr.right)
     return [expr]
+
+
+def _submodule(mod: Any, name: str) -> bool:
+    """Whether ``name`` in ``mod`` is one of its submodules."""
+    member = mod.members.get(name)
+    if member is None:
+        return False
+    try:
+        target = alias_target(member)
+    except Exception:  # griffe failing on a path it cannot follow
+        return False
+    return target is not None and target.is_module and target.path == f"{mod.path}.{name}"
 
 
 def _exports(mod: Any) -> list[str] | None:

@@ -1,0 +1,185 @@
+"""Library shapes a new-user tour met (issue 22): a return class only the docstring names, an
+``__all__`` of submodules only, a property made by calling ``property``, and class names that
+are capitalised English words. On a throwaway package."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from docmentor.library.knowledge.importance import count_mentions, reached_products
+from docmentor.library.models import ApiEntry
+from docmentor.library.surface.api_python import ApiSurface, load_api
+from docmentor.library.surface.declared_returns import Declared, declared_return
+
+FILES = {
+    "__init__.py": '''
+        """A tiny SQL reader."""
+        from tokpkg import sql
+
+        __all__ = ["sql"]
+
+
+        def parse(text, encoding=None):
+            """Parse ``text`` into statements.
+
+            :param text: the SQL.
+            :param encoding: its encoding.
+            :returns: A tuple of :class:`~tokpkg.sql.Statement` instances.
+            """
+            return ()
+
+
+        def first(text):
+            """The first statement of ``text``.
+
+            :param text: the SQL.
+            :rtype: :class:`~tokpkg.sql.Statement`
+            """
+
+
+        def either(text):
+            """A statement or a case.
+
+            :returns: a :class:`~tokpkg.sql.Statement` or a :class:`~tokpkg.sql.Case`.
+            """
+
+
+        def _hidden():
+            """Not an API."""
+        ''',
+    "sql.py": '''
+        """Statements and tokens."""
+        from __future__ import annotations
+
+
+        class Statement:
+            """One statement."""
+
+            def get_type(self) -> str:
+                """SELECT, INSERT, ..."""
+                return "SELECT"
+
+            def get_name(self) -> str:
+                """The statement's name, if it has one."""
+                return ""
+
+            name = property(get_name)
+            label = property(get_name, doc="A label for display.")
+
+
+        class Case:
+            """A CASE expression."""
+
+
+        def tokens(text: str) -> tuple[Statement, ...]:
+            """Every statement."""
+            return ()
+
+
+        def pair(text: str) -> tuple[Statement, Case]:
+            """A statement and a case."""
+            raise NotImplementedError
+        ''',
+}
+
+
+@pytest.fixture(scope="module")
+def surface(tmp_path_factory: pytest.TempPathFactory) -> ApiSurface:
+    root = tmp_path_factory.mktemp("site")
+    (root / "tokpkg").mkdir()
+    for name, text in FILES.items():
+        (root / "tokpkg" / name).write_text(textwrap.dedent(text).lstrip(), encoding="utf-8")
+    return load_api("tokpkg", search_paths=[root])
+
+
+def entry(surface: ApiSurface, api_id: str) -> ApiEntry:
+    found = [e for e in surface.entries if e.api_id == api_id]
+    assert len(found) == 1, (api_id, [e.api_id for e in surface.entries])
+    return found[0]
+
+
+def test_an_all_of_submodules_only_leaves_the_package_functions_public(surface: ApiSurface) -> None:
+    ids = {e.api_id for e in surface.entries}
+    assert {"tokpkg.parse", "tokpkg.first", "tokpkg.either"} <= ids
+    assert entry(surface, "tokpkg.parse").internal is None
+    assert "tokpkg._hidden" not in ids
+
+
+def test_the_class_a_docstring_says_is_returned(surface: ApiSurface) -> None:
+    parse = entry(surface, "tokpkg.parse").returns
+    assert parse is not None and parse.item_class_id == "tokpkg.sql.Statement" and parse.class_id is None
+    first = entry(surface, "tokpkg.first").returns
+    assert first is not None and first.class_id == "tokpkg.sql.Statement"
+    # two classes named: a choice the text explains, no return class
+    either = entry(surface, "tokpkg.either").returns
+    assert either is not None and either.class_id is None and either.item_class_id is None
+
+
+def test_a_tuple_of_one_type_gives_its_items_and_a_fixed_tuple_none(surface: ApiSurface) -> None:
+    tokens = entry(surface, "tokpkg.sql.tokens").returns
+    assert tokens is not None and tokens.item_class_id == "tokpkg.sql.Statement"
+    pair = entry(surface, "tokpkg.sql.pair").returns
+    assert pair is not None and pair.item_class_id is None and pair.class_id is None
+
+
+def test_a_class_reached_through_returned_items_is_a_product(surface: ApiSurface) -> None:
+    reached = reached_products(surface.entries, surface.products, "tokpkg")
+    assert reached.get("tokpkg.sql.Statement") in ("tokpkg.parse", "tokpkg.first")
+
+
+def test_a_property_made_by_calling_property(surface: ApiSurface) -> None:
+    name = entry(surface, "tokpkg.sql.Statement.name")
+    assert name.kind == "property"
+    assert name.signature == "name: str"
+    assert name.description == "The statement's name, if it has one."
+    label = entry(surface, "tokpkg.sql.Statement.label")
+    assert label.kind == "property" and label.description == "A label for display."
+
+
+@pytest.mark.parametrize(
+    ("type_text", "description", "expected"),
+    [
+        (None, "A tuple of :class:`~pkg.sql.Statement` instances.", Declared("pkg.sql.Statement", True)),
+        (None, "the :class:`new table <Table>`", Declared("Table", False)),
+        (None, ":py:class:`pkg.Row` objects, one per line", Declared("pkg.Row", True)),
+        ("list of Statement", None, Declared("Statement", True)),
+        ("list[Statement]", None, Declared("Statement", True)),
+        ("Statement", "anything", Declared("Statement", False)),
+        (None, "A list of strings.", None),
+        (None, "a :class:`A` or a :class:`B`", None),
+        ("a list of every statement the text holds, in order " * 10, None, None),
+    ],
+)
+def test_declared_return(type_text: str | None, description: str | None, expected: Declared | None) -> None:
+    assert declared_return(type_text, description) == expected
+
+
+def _named(api_id: str) -> ApiEntry:
+    return ApiEntry(api_id=api_id, name=api_id.rsplit(".", 1)[-1], kind="class")
+
+
+def test_a_capitalised_word_opening_a_sentence_is_no_mention_of_a_class() -> None:
+    entries = [_named("tokpkg.sql.If"), _named("tokpkg.sql.Table"), _named("tokpkg.sql.ValueFilter")]
+    texts = [
+        "If ``True`` comments are removed.\n\n- If set, the output is indented.\n",
+        "1. Case one. If it fails, try again: If not, stop.\n",
+        "The Table holds rows; a Table is made by `connect`. Table rows are plain.\n",
+        "ValueFilter drops values. Use ValueFilter here.\n",
+        "Wrap it in an If when the condition is known.\n",
+    ]
+    counts = count_mentions(texts, entries)
+    assert counts["tokpkg.sql.If"] == 1  # only "in an If", not the five sentence openings
+    assert counts["tokpkg.sql.Table"] == 2  # "Table rows" opens a sentence
+    assert counts["tokpkg.sql.ValueFilter"] == 2  # a name with inner capitals is one anywhere
+
+
+def test_declared_return_runs_in_linear_time() -> None:
+    import time
+
+    # role openings without an end, and a long title before a `<` that never comes
+    text = ":class:`" * 20_000 + ":class:`" + "x" * 100_000
+    t = time.perf_counter()
+    assert declared_return(text[:80_000], text) is None
+    assert time.perf_counter() - t < 2.0
