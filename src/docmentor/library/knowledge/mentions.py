@@ -8,7 +8,11 @@ the APIs each found section names. A section names an API
   default domain's ``.. data:: request``) or its own heading (``## `Client```): weight
   ``documents_weight`` (1.0) — the section documents that API (:meth:`MentionResolver.documented`);
   so does a section whose own heading *is* the name of a method (two words or more, word for
-  word: "Context Processors") that it uses (:meth:`MentionResolver.titled`);
+  word: "Context Processors") that it uses (:meth:`MentionResolver.titled`). A directive's
+  short name is read in the page's current module, as Sphinx reads it (``parse_pattern``
+  under ``.. module:: pkg.dates``: that one, not ``pkg.numbers.parse_pattern``); a class's
+  directive with ``:members:`` documents those it names, or bare, the members autodoc shows
+  (:meth:`MentionResolver.autodoc_members`), credited as uses;
 - in a code example that the matcher linked to the API (imports, aliases, return types):
   weight ``uses_weight`` (0.6);
 - in an inline code span of its prose (```response.iter_lines()```, ```.aclose()```,
@@ -46,17 +50,23 @@ MAX_TITLE_WORDS = 6  # a longer heading is a sentence, no method's name
 _INLINE = re.compile(r"((?<![\w.:+-]):[\w.:+-]+:|\{[\w.:+-]+\})?`([^`\n]+)`")
 _DIRECTIVE = re.compile(
     r"^[ \t]*(?:(?:\#{1,6}[ \t]+)?:::|(?:\.\.\s+|(?:```+|~~~+|:::+)\{)"  # mkdocstrings (a heading too), reST, MyST
-    r"(?:auto|py:)?(?:class|function|method|classmethod|staticmethod|attribute|property"
+    r"(?:auto|py:)?(?P<kind>class|function|method|classmethod|staticmethod|attribute|property"
     r"|exception|data|decorator)(?:::|\}))"
-    r"\s*([A-Za-z_][\w.]*)",
+    r"\s*(?P<name>[A-Za-z_][\w.]*)",
     re.M,
+)
+_CLASSLIKE = frozenset({"class", "exception"})  # a directive whose nested directives are its members'
+# the line that sets the page's current module from there on (``.. currentmodule:: None``: none)
+_MODULE = re.compile(
+    r"^[ \t]*(?:\.\.[ \t]+|(?:```+|~~~+|:::+)\{)(?:py:)?(?:currentmodule|module|automodule)(?:::|\})"
+    r"[ \t]*([A-Za-z_][\w.]*)?"
 )
 
 
 def directive_names(text: str) -> list[str]:
     """The APIs that mkdocstrings and Sphinx directives in ``text`` name (``::: httpx.Client``,
     ``.. autoclass:: httpx.Client``, ``.. data:: request``), as written."""
-    return _DIRECTIVE.findall(text)
+    return [m.group("name") for m in _DIRECTIVE.finditer(text)]
 
 
 _TARGET = re.compile(r"<([^<>]+)>\s*$")  # a Sphinx reference with a title: `the client <httpx.Client>`
@@ -65,14 +75,16 @@ _DOTTED = re.compile(r"\.?[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
 
 
 _OPTION = re.compile(r"^([ \t]*):([\w-]+):[ \t]*(.*)$")  # a directive's option line
+_OPTION_NAME = re.compile(r"[A-Za-z_]\w*")
 
 
-def _member_option(lines: Sequence[str], start: int, indent: int) -> list[str]:
-    """The names of the ``:members:`` option among the option lines of the directive whose
-    head line (indented ``indent``) is just before ``start``, continuation lines included
-    (``:members: a, b,`` then ``    c``); none when it lists no names (all members)."""
-    names: list[str] = []
-    inside = False
+def _directive_options(lines: Sequence[str], start: int, indent: int) -> dict[str, list[str]]:
+    """The options of the directive whose head line (indented ``indent``) is just before
+    ``start``: each option's name → the names its value lists, continuation lines included
+    (``:members: a, b,`` then ``    c``); an empty list when it lists none (a bare
+    ``:members:``: all of them)."""
+    options: dict[str, list[str]] = {}
+    names: list[str] | None = None  # the value of the option being read
     option_indent = 0
     for line in lines[start:]:
         stripped = line.strip()
@@ -81,15 +93,18 @@ def _member_option(lines: Sequence[str], start: int, indent: int) -> list[str]:
         current = len(line) - len(line.lstrip())
         m = _OPTION.match(line)
         if m is not None and (current > indent or line.startswith(":")):
-            inside = m.group(2) == "members"
+            names = options.setdefault(m.group(2), [])
             option_indent = current
-            if inside:
-                names += re.findall(r"[A-Za-z_]\w*", m.group(3))
-        elif inside and current > option_indent:
-            names += re.findall(r"[A-Za-z_]\w*", stripped)
+            names += _OPTION_NAME.findall(m.group(3))
+        elif names is not None and current > option_indent:
+            names += _OPTION_NAME.findall(stripped)
         else:
             break
-    return names
+    return options
+
+
+def _special(name: str) -> bool:
+    return len(name) > 4 and name.startswith("__") and name.endswith("__")
 
 
 class SectionRef(Protocol):
@@ -156,10 +171,17 @@ class MentionResolver:
         self._members: dict[str, dict[str, str]] = defaultdict(dict)  # class id → name → id
         self._kind: dict[str, str] = {}
         self._roots: set[str] = set()  # the libraries' root packages
+        self._docstrings: set[str] = set()  # the APIs with a docstring (autodoc's :members: shows them)
+        self._owner: dict[str, tuple[str, str]] = {}  # member id → (its class id, its name)
+        self._bases: dict[str, list[str]] = {}  # class id → its bases, as written
         for e in entries:
             if e.kind == "module":
                 continue
             self._kind[e.api_id] = e.kind
+            if e.docstring.strip():
+                self._docstrings.add(e.api_id)
+            if e.bases:
+                self._bases[e.api_id] = list(e.bases)
             self._roots.add(e.api_id.split(".", 1)[0])
             for path in (e.api_id, *e.aliases):
                 self._full.setdefault(path, e.api_id)
@@ -171,6 +193,17 @@ class MentionResolver:
                 self._classes[e.name.lower()].add(e.api_id)
             if e.parent:
                 self._members[e.parent][e.name] = e.api_id
+                self._owner[e.api_id] = (e.parent, e.name)
+        # a name relative to a module → the modules it is a path of (`parse` → `pkg.dates`,
+        # `Locale.parse` → `pkg.core`, `pkg`): what a short name is under `.. currentmodule::`
+        self._homes: dict[str, set[str]] = defaultdict(set)
+        for path in self._full:
+            parts = path.split(".")
+            for i in range(1, len(parts)):
+                prefix = ".".join(parts[:i])
+                if prefix in self._full:
+                    break  # a class (or any API): the rest is a member's name, no module's
+                self._homes[".".join(parts[i:])].add(prefix)
         # the words of class and function names of two words or more, by their first:
         # a heading that spells one ("ASGI Transport", "Bytecode Cache") is about it
         self._spelled: dict[str, list[tuple[tuple[str, ...], str]]] = defaultdict(list)
@@ -275,10 +308,11 @@ class MentionResolver:
         documents, uses = self.config.documents_weight, self.config.uses_weight
         headings = list(section.heading_path)
         context = self._context(headings)
-        give(self.documented(headings, section.text, context), documents)
+        named, members = self.directive_apis(section.text, context)
+        give(self._headed(headings, context) | named, documents)
         # the members a class's directive documents (nested directives, ``:members:``): one
         # section documents them all, so each is credited as a use
-        give(self.directive_apis(section.text, context)[1], uses)
+        give(members, uses)
         # a heading of the section's path that spells an API's name (a section "Example"
         # under "ASGI Transport" is about `ASGITransport`): as a directive would
         for heading in headings:
@@ -338,23 +372,39 @@ class MentionResolver:
         """The APIs a section documents: named in code in its own (last) heading, or by a
         mkdocstrings / Sphinx directive in its text."""
         scope = self._context(headings) if context is None else context
+        return self._headed(headings, scope) | self.directive_apis(text, scope)[0]
+
+    def _headed(self, headings: Sequence[str], scope: set[str]) -> set[str]:
+        """The APIs named in code in the last heading."""
         out: set[str] = set()
         if headings:
             for name in self._spans(headings[-1]):
                 out |= self.resolve(name, scope)
-        out |= self.directive_apis(text, scope)[0]
         return out
 
-    def directive_apis(self, text: str, scope: Iterable[str] = ()) -> tuple[set[str], set[str]]:
+    def directive_apis(
+        self, text: str, scope: Iterable[str] = (), module: str | None = None
+    ) -> tuple[set[str], set[str]]:
         """The APIs the directives in ``text`` name (resolved as written, in ``scope``), and
         the class members that only their class's directive resolves: a directive indented
         under a class's (``.. autoclass:: Template`` then ``    .. automethod:: generate``)
-        and the names of that directive's ``:members:`` option. Sphinx documents them there,
-        so that ``generate`` is ``Template.generate`` however many ``generate`` the library has."""
+        and those of that directive's ``:members:`` option (:meth:`autodoc_members`). Sphinx
+        documents them there, so that ``generate`` is ``Template.generate`` however many
+        ``generate`` the library has.
+
+        A name is read in the current module, as Sphinx does: one that is a path of it
+        (``parse_pattern`` under ``.. module:: pkg.dates``) denotes that API only; any other
+        as written. ``module`` is the current module at the text's start ("": none); None
+        when not known (a section of a page whose ``.. module::`` line is in an earlier
+        section): then the module every name the text's directives write before its own
+        module line is a path of, when they share one (:meth:`_start_modules`). A
+        ``.. module::``, ``.. currentmodule::`` or ``.. automodule::`` line in the text sets
+        it from there on."""
         named: set[str] = set()
         members: set[str] = set()
         classes: list[tuple[int, str]] = []  # the enclosing class directives: (indent, class id)
         lines = text.splitlines()
+        current = self._start_modules(lines) if module is None else {module} - {""}
         for k, line in enumerate(lines):
             if not line.strip():
                 continue
@@ -363,19 +413,136 @@ class MentionResolver:
                 classes.pop()
             m = _DIRECTIVE.match(line)
             if m is None:
+                setter = _MODULE.match(line)
+                if setter is not None:
+                    name = setter.group(1) or "None"
+                    current = set() if name == "None" else {name}
                 continue
-            name = m.group(1)
+            name = m.group("name")
             inner = self.member(classes[-1][1], name) if classes else None
-            found = {inner} if inner is not None else self._target(name, scope)
+            found = {inner} if inner is not None else self._in_modules(name, current, scope)
             named |= found
             if len(found) == 1 and self._kind.get(next(iter(found))) == "class":
                 cls = next(iter(found))
                 classes.append((indent, cls))
-                for name in _member_option(lines, k + 1, indent):
-                    member = self.member(cls, name)
-                    if member is not None:
-                        members.add(member)
+                options = _directive_options(lines, k + 1, indent)
+                if "members" in options:
+                    members |= self.autodoc_members(cls, options)
         return named, members - named
+
+    def _start_modules(self, lines: Sequence[str]) -> set[str]:
+        """The modules a section's text may be read in at its start, when the page's current
+        module is not known: Sphinx imports each name a directive writes (not nested in a
+        class's) from the current module, so that is a module every such name before the
+        text's own module line is a path of (names the library has in no module say nothing);
+        none when they share none."""
+        common: set[str] | None = None
+        classes: list[int] = []  # the indentation of the enclosing class-like directives
+        for line in lines:
+            if not line.strip():
+                continue
+            indent = len(line) - len(line.lstrip())
+            while classes and classes[-1] >= indent:
+                classes.pop()
+            m = _DIRECTIVE.match(line)
+            if m is None:
+                if _MODULE.match(line):
+                    break
+                continue
+            homes = self._homes.get(m.group("name")) if not classes else None
+            if homes:
+                common = set(homes) if common is None else common & homes
+                if not common:
+                    break
+            if m.group("kind") in _CLASSLIKE:
+                classes.append(indent)
+        return common or set()
+
+    def _in_modules(self, name: str, modules: set[str], scope: Iterable[str]) -> set[str]:
+        """What a directive's name denotes read in the current module (one of ``modules``):
+        the API it is a path of there, when one; else as :meth:`_target` reads it."""
+        found = {self._full[f"{m}.{name}"] for m in modules if f"{m}.{name}" in self._full}
+        return found if len(found) == 1 else self._target(name, scope)
+
+    def autodoc_members(self, cls: str, options: dict[str, list[str]]) -> set[str]:
+        """The members of class ``cls`` that an autodoc class directive with ``options``
+        (:func:`_directive_options`; ``members`` among them) documents: those its
+        ``:members:`` names; a bare ``:members:`` documents, as Sphinx does, the class's
+        public members that have a docstring (their own or, autodoc's default, the
+        same-named member's of a base class), those without one too with
+        ``:undoc-members:``, the members its bases define too with ``:inherited-members:``
+        (not past a base it names), ``_private`` ones with ``:private-members:`` and
+        ``__special__`` ones with ``:special-members:`` (all, or those these name), less
+        those ``:exclude-members:`` names."""
+        listed = options.get("members", [])
+        if listed:
+            return {m for name in listed if (m := self.member(cls, name)) is not None}
+        pool = dict(self._members.get(cls, {}))
+        if "inherited-members" in options:
+            for base in self._ancestors(cls, frozenset(options["inherited-members"])):
+                for name, api in self._members.get(base, {}).items():
+                    pool.setdefault(name, api)  # the nearest class's, as the method resolution order
+        excluded = set(options.get("exclude-members", ()))
+        undoc = "undoc-members" in options
+        out: set[str] = set()
+        for name, api in pool.items():
+            if name in excluded:
+                continue
+            if name.startswith("_"):
+                option = "special-members" if _special(name) else "private-members"
+                wanted = options.get(option)
+                if wanted is None or (wanted and name not in wanted):
+                    continue
+            if undoc or self._has_docstring(api):
+                out.add(api)
+        return out
+
+    def _has_docstring(self, api: str) -> bool:
+        """Whether autodoc finds a docstring for ``api``: its own, or a base class's member of
+        the same name's (``autodoc_inherit_docstrings``, on by default)."""
+        if api in self._docstrings:
+            return True
+        owner = self._owner.get(api)
+        if owner is None:
+            return False
+        cls, name = owner
+        return any(self._members.get(base, {}).get(name) in self._docstrings for base in self._ancestors(cls))
+
+    def _ancestors(self, cls: str, stop: frozenset[str] = frozenset()) -> list[str]:
+        """The library's classes ``cls`` derives from, nearest first (depth first, left to
+        right, each once); not a base named in ``stop`` (``:inherited-members: dict``) nor
+        the classes past it."""
+        out: list[str] = []
+        seen = {cls}
+        todo = [cls]
+        while todo:
+            current = todo.pop()
+            if current != cls:
+                out.append(current)
+            found: list[str] = []
+            for written in self._bases.get(current, ()):
+                written = written.split("[", 1)[0].strip()  # Generic[T] is Generic
+                if written in stop or written.rsplit(".", 1)[-1] in stop:
+                    continue
+                base = self._base(current, written)
+                if base is not None and base not in seen:
+                    seen.add(base)
+                    found.append(base)
+            todo += reversed(found)
+        return out
+
+    def _base(self, cls: str, written: str) -> str | None:
+        """The library's class a base written in ``cls``'s definition is: its path or alias,
+        a name of the class's module, or the one class of that name (None: another
+        library's, ``object``)."""
+        module = cls
+        while module in self._full and "." in module:  # a nested class's module is its class's
+            module = module.rsplit(".", 1)[0]
+        found = self._full.get(written) or self._full.get(f"{module}.{written}")
+        if found is None and "." not in written:
+            same = [c for c in self._short.get(written, ()) if self._kind.get(c) == "class"]
+            found = same[0] if len(same) == 1 else None
+        return found if found is not None and self._kind.get(found) == "class" else None
 
     def _target(self, name: str, scope: Iterable[str]) -> set[str]:
         """What a name a section writes denotes: as :meth:`resolve`, but a short name several
