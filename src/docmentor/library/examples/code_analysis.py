@@ -9,13 +9,20 @@ from __future__ import annotations
 
 import ast
 import builtins
+import keyword
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal
 
-from docmentor.clarity.checks.python import parse_python, placeholders_filled, prepare
+from docmentor.clarity.checks.python import (
+    harvest,
+    parse_python,
+    placeholders_filled,
+    prepare,
+    untagged_language,
+)
 
 
 def wordset(text: str) -> frozenset[str]:
@@ -30,34 +37,124 @@ JS_LANGUAGES = frozenset({"typescript", "javascript"})
 _BUILTINS = frozenset({*dir(builtins), "__file__", "__name__", "display", "get_ipython"})
 
 
+# what starts a statement of a session: a ``>>>`` prompt or IPython's ``In [1]:``
+_STATEMENT_PROMPT = re.compile(r">>>(?: |$)|In \[\d*\]:")
+
+
+def leading_comments_blanked(code: str) -> str:
+    """The code with the comment and blank lines before its first other line made blank (the
+    lines stay, so line numbers do not move): what a block is — a ``>>>`` session, a shell
+    session, plain code — is decided by its first line of code, not by a ``# Numbers with
+    decimal places`` above it. A block of nothing but comments is left as it is."""
+    lines = code.split("\n")
+    for k, line in enumerate(lines):
+        s = line.strip()
+        if s and not s.startswith("#"):
+            if k == 0 or not any(x.strip() for x in lines[:k]):
+                return code
+            return "\n" * k + "\n".join(lines[k:])
+    return code
+
+
+def prepare_python(code: str, *, skip_marked: bool = True) -> tuple[str, list[int], bool, str]:
+    """The clarity checks' ``prepare`` of a Python block (source, line offsets, is a session,
+    skip reason), its kind decided by its first line of code (:func:`leading_comments_blanked`)."""
+    if skip_marked and "doctest: +SKIP" in code:
+        return prepare(code, "python")  # skipped, whichever line holds the mark
+    return prepare(leading_comments_blanked(code), "python", skip_marked=skip_marked)
+
+
+_DOES = (ast.Call, ast.Import, ast.ImportFrom, ast.With, ast.AsyncWith)
+
+
+def untagged_python(code: str) -> str:
+    """The language of a code block that names none (the clarity checks'
+    ``untagged_language``: ``"python"`` when it parses and does something, else ``""``),
+    its kind decided by its first line of code; a ``>>>`` session is read a statement at a
+    time (:func:`python_reading`): one that does not parse does not make the others prose."""
+    found = untagged_language(leading_comments_blanked(code))
+    if found or not prepare_python(code, skip_marked=False)[2]:
+        return found
+    tree, how = python_reading(code)
+    if how == "statements dropped" and tree is not None and any(isinstance(n, _DOES) for n in ast.walk(tree)):
+        return "python"
+    return ""
+
+
 def python_tree(code: str) -> ast.Module | None:
     """The parsed example, or None (a shell session, a template, hopelessly broken).
 
     Tolerant: ``>>>`` sessions, magics and ``...`` placeholders are handled as the
-    clarity checks do, and a few lines that still do not parse are blanked.
+    clarity checks do, a session's statements that do not parse are dropped, and a few
+    lines that still do not parse are blanked.
     """
-    return python_parse(code)[0]
+    return python_reading(code)[0]
+
+
+def python_parse(code: str) -> tuple[ast.Module | None, bool]:
+    """(tree, parsed as written): the flag is False when placeholders, dropped statements or
+    blanked lines were needed."""
+    tree, how = python_reading(code)
+    return tree, how == "as written"
+
+
+Reading = Literal["as written", "placeholders filled", "statements dropped", "lines blanked", "skipped"]
 
 
 @lru_cache(maxsize=4096)
-def python_parse(code: str) -> tuple[ast.Module | None, bool]:
-    """(tree, parsed as written): the flag is False when placeholders or blanked lines were needed."""
+def python_reading(code: str) -> tuple[ast.Module | None, Reading]:
+    """(tree, how it was read): as written; with ``...`` placeholders filled; a ``>>>``
+    session without the statements that do not parse on their own (``>>> print name``:
+    each prompt is a statement of its own, as doctest runs them); or with up to five
+    offending lines blanked (what follows them is then read out of context). Line numbers
+    are those of the prepared source (:func:`prepare_python`) in every case."""
     # a `# doctest: +SKIP` block is not run, but what it calls is documented all the same
-    source, _offsets, _session, skipped = prepare(code, "python", skip_marked=False)
+    source, offsets, session, skipped = prepare_python(code, skip_marked=False)
     if skipped:
-        return None, False
+        return None, "skipped"
     tree, error = parse_python(source)
     if tree is not None:
-        return tree, True
+        return tree, "as written"
     source = placeholders_filled(source)
     tree, error = parse_python(source)
+    if tree is not None:
+        return tree, "placeholders filled"
+    if session:
+        kept = _parsing_statements(code, source, offsets)
+        if kept is not None:
+            tree, _ = parse_python(kept)
+            if tree is not None:
+                return tree, "statements dropped"
     lines = source.split("\n")
     for _ in range(5):  # blank the offending line: the rest of the example still counts
         if tree is not None or error is None or not error.lineno or error.lineno > len(lines):
             break
         lines[error.lineno - 1] = ""
         tree, error = parse_python("\n".join(lines))
-    return tree, False
+    return tree, "lines blanked"
+
+
+def _parsing_statements(code: str, source: str, offsets: Sequence[int]) -> str | None:
+    """A session's prepared ``source`` without the statements that do not parse on their own:
+    each is blanked, its first line unbinding the names it appears to bind (``x = None``), so
+    that what later statements read of them is unknown, not an earlier binding's. The lines
+    stay in place. None when every statement parses (the session fails as a whole)."""
+    written = code.split("\n")
+    src = source.split("\n")
+    starts = [
+        i
+        for i, k in enumerate(offsets)
+        if i == 0 or (0 <= k < len(written) and _STATEMENT_PROMPT.match(written[k].strip(" \t")))
+    ]
+    dropped = False
+    for a, b in zip(starts, [*starts[1:], len(offsets)], strict=True):
+        text = "\n".join(src[a:b])
+        if parse_python(text + "\n")[0] is not None:
+            continue
+        dropped = True
+        names = sorted(n for n in harvest(text) if n.isidentifier() and not keyword.iskeyword(n))
+        src[a:b] = [" = ".join([*names, "None"]) if names else ""] + [""] * (b - a - 1)
+    return "\n".join(src) if dropped else None
 
 
 def python_placeholders(tree: ast.Module) -> bool:

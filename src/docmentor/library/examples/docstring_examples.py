@@ -12,7 +12,7 @@ is an :class:`~docmentor.library.models.Example` of the API whose docstring it i
   ``.. doctest::`` directive's body;
 - a fenced Markdown block (```` ```python ````).
 
-Only Python that does something is kept (:func:`untagged_language`): a template, a shell
+Only Python that does something is kept (:func:`untagged_python`): a template, a shell
 line or a bare list of names is no example. The matcher links the other APIs the code
 uses (names the docstring's module defines are bound as if imported from it); the API the
 docstring belongs to is always linked.
@@ -28,8 +28,8 @@ import textwrap
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
-from docmentor.clarity.checks.python import untagged_language
 from docmentor.library.examples.classify import complexity_of, is_complete
+from docmentor.library.examples.code_analysis import leading_comments_blanked, untagged_python
 from docmentor.library.examples.examples import normalize_language
 from docmentor.library.models import ApiEntry, Example
 from docmentor.library.surface.api_python_shadow import MODULE_SUFFIX
@@ -142,7 +142,7 @@ def docstring_code(docstring: str) -> Iterator[DocstringCode]:
 def _python(block: DocstringCode) -> bool:
     if block.language and normalize_language(block.language) != "python":
         return False
-    return untagged_language(block.code) == "python"
+    return untagged_python(block.code) == "python"
 
 
 def docstring_examples(entries: Iterable[ApiEntry]) -> list[Example]:
@@ -232,7 +232,7 @@ def doctest_sessions(examples: Iterable[Example]) -> dict[str, str]:
         if docstring and n.isdigit():
             numbered.append((docstring, int(n), ex))
     for docstring, _, ex in sorted(numbered, key=lambda t: (t[0], t[1])):
-        if not ex.code.lstrip().startswith(">>>"):
+        if not leading_comments_blanked(ex.code).lstrip().startswith(">>>"):
             continue
         before = earlier.setdefault(docstring, [])
         if before:

@@ -45,7 +45,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from docmentor.clarity.checks.python import parse_python, placeholders_filled, prepare
+from docmentor.library.examples.code_analysis import prepare_python, python_reading
 from docmentor.library.examples.drift_arguments import (
     argument_problems,
     closest,
@@ -411,13 +411,13 @@ class _DriftPython(PythonAnalysis):
 
     def check(self, example: Example) -> None:
         self.example = example
-        source, self.offsets, _session, skipped = prepare(example.code, "python", skip_marked=False)
+        _source, self.offsets, _session, _skipped = prepare_python(example.code, skip_marked=False)
         # The matcher blanks lines that do not parse; what follows them is read out of
         # context (a name bound by a broken statement), so such an example only lends its
-        # names to the next blocks and reports nothing.
-        trusted = not skipped and (
-            parse_python(source)[0] is not None or parse_python(placeholders_filled(source))[0] is not None
-        )
+        # names to the next blocks and reports nothing. A session's statement that does not
+        # parse is dropped whole, and the names it binds unbound: its others are checked.
+        tree, how = python_reading(example.code)
+        trusted = tree is not None and how in ("as written", "placeholders filled", "statements dropped")
         self.found = []
         self.run(example)
         if not trusted:

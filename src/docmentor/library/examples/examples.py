@@ -21,7 +21,6 @@ from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from docmentor.clarity.checks.python import prepare, untagged_language
 from docmentor.errors import NotFoundError
 from docmentor.library.examples.classify import (
     code_facts,
@@ -31,6 +30,7 @@ from docmentor.library.examples.classify import (
     prerequisites,
     tags_of,
 )
+from docmentor.library.examples.code_analysis import prepare_python, untagged_python
 from docmentor.library.examples.setup_code import hidden_blocks
 from docmentor.library.knowledge.importance import prose_text
 from docmentor.library.models import Example
@@ -211,7 +211,7 @@ def extract_examples(
         blocks = code_blocks(store, doc.id)
         picked: list[tuple[int, CodeBlockRow, str]] = []
         for n, b in enumerate(blocks, 1):
-            lang = normalize_language(b.language) or untagged_language(b.code)
+            lang = normalize_language(b.language) or untagged_python(b.code)
             if lang and (wanted is None or lang in wanted) and b.code.strip():
                 picked.append((n, b, lang))
         if not picked:
@@ -224,7 +224,7 @@ def extract_examples(
         installs = _installs_by_section(outline(store, doc.id))
         prose_of: dict[int, str] = {}  # section id → its prose
         for n, block, lang in picked:
-            if lang == "python" and prepare(block.code, "python")[3] in ("empty", "shell session"):
+            if lang == "python" and prepare_python(block.code)[3] in ("empty", "shell session"):
                 continue
             heading_path = [h for h in block.heading_path if h]
             k = fence_at.get(block.line)
@@ -279,7 +279,7 @@ def setup_examples(
     for doc, content, line_map in _pages_holding(engine, source, "<!--"):
         for n, block in enumerate(hidden_blocks(content), 1):
             lang = normalize_language(block.info.split()[0] if block.info.split() else "")
-            lang = lang or untagged_language(block.code)
+            lang = lang or untagged_python(block.code)
             if not lang or (wanted is not None and lang not in wanted) or not block.code.strip():
                 continue
             out.append(
