@@ -837,3 +837,11 @@ def test_a_labelled_empty_section_is_still_empty() -> None:
         "T\n=\n\nText.\n\n.. _lbl:\n\nEmpty\n-----\n\nFull\n----\n\nMore.\n", "empty_section", path="p.rst"
     )
     assert len(md) == 1 and len(rst) == 1
+
+
+def test_a_comment_above_a_session_or_a_shell_session_does_not_make_it_code() -> None:
+    source, offsets, session, skipped = prepare("# Numbers\n\n>>> a = 1\n>>> a\n1\n", "python")
+    assert session and not skipped and source == "a = 1\na\n" and offsets == [2, 3]
+    assert prepare("# install it\n$ pip install x\n", "python")[3] == "shell session"
+    page = "# T\n\nText.\n\n```python\n# Decimals\n>>> round(1.25, 1)\n1.2\n```\n"
+    assert found(page, "syntax_error") == []

@@ -113,7 +113,11 @@ def prepare(code: str, language: str, *, skip_marked: bool = True) -> tuple[str,
     if lines and lines[-1] == "":
         lines.pop()
     lines = [("" if SNIPPET_LINE.match(s) else s) for s in lines]
-    first = next((s.strip() for s in lines if s.strip()), "")
+    # what a block is (a session, a shell session, code) is its first line of code, not a
+    # `# Numbers with decimal places` comment above it
+    first = next((s.strip() for s in lines if s.strip() and not s.lstrip().startswith("#")), "") or next(
+        (s.strip() for s in lines if s.strip()), ""
+    )
     # a Jinja/Django template; not a doctest session, whose strings may hold one
     # (``>>> env.from_string('{{ x + y }}')``)
     if not first.startswith(">>>") and _is_template(code):

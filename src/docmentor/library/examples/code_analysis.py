@@ -57,11 +57,9 @@ def leading_comments_blanked(code: str) -> str:
 
 
 def prepare_python(code: str, *, skip_marked: bool = True) -> tuple[str, list[int], bool, str]:
-    """The clarity checks' ``prepare`` of a Python block (source, line offsets, is a session,
-    skip reason), its kind decided by its first line of code (:func:`leading_comments_blanked`)."""
-    if skip_marked and "doctest: +SKIP" in code:
-        return prepare(code, "python")  # skipped, whichever line holds the mark
-    return prepare(leading_comments_blanked(code), "python", skip_marked=skip_marked)
+    """The clarity checks' ``prepare`` of a Python block: (source, line offsets, is a session,
+    skip reason)."""
+    return prepare(code, "python", skip_marked=skip_marked)
 
 
 _DOES = (ast.Call, ast.Import, ast.ImportFrom, ast.With, ast.AsyncWith)
@@ -72,7 +70,7 @@ def untagged_python(code: str) -> str:
     ``untagged_language``: ``"python"`` when it parses and does something, else ``""``),
     its kind decided by its first line of code; a ``>>>`` session is read a statement at a
     time (:func:`python_reading`): one that does not parse does not make the others prose."""
-    found = untagged_language(leading_comments_blanked(code))
+    found = untagged_language(code)
     if found or not prepare_python(code, skip_marked=False)[2]:
         return found
     tree, how = python_reading(code)
