@@ -74,6 +74,8 @@ TOURS = [
     ("itsdangerous", "itsdangerous", "2.2.0", "tour_tasks/itsdangerous_api.jsonl", "docs"),
     ("pluggy", "pluggy", "1.5.0", "tour_tasks/pluggy_api.jsonl", "docs"),
     ("pyparsing", "pyparsing", "3.1.4", "tour_tasks/pyparsing_api.jsonl", "docs"),
+    ("sqlparse", "sqlparse", "0.5.1", "tour_tasks/sqlparse_api.jsonl", "docs/source"),
+    ("babel", "babel", "2.16.0", "tour_tasks/babel_api.jsonl", "docs"),
 ]
 
 
