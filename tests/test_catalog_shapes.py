@@ -9,6 +9,7 @@ import textwrap
 import pytest
 
 from docmentor.library.knowledge.importance import count_mentions, reached_products
+from docmentor.library.knowledge.mentions import MentionResolver
 from docmentor.library.models import ApiEntry
 from docmentor.library.surface.api_python import ApiSurface, load_api
 from docmentor.library.surface.declared_returns import Declared, declared_return
@@ -81,6 +82,33 @@ FILES = {
         def pair(text: str) -> tuple[Statement, Case]:
             """A statement and a case."""
             raise NotImplementedError
+        ''',
+    "checks.py": '''
+        """Checks, each a class, each also by a lower-case name."""
+
+        __all__ = ["Length", "length", "Base", "Strict", "limit"]
+
+
+        class Base:
+            """What every check does."""
+
+            def fix(self, value):
+                """Fix ``value``."""
+
+
+        class Strict(Base):
+            """A check that fails loudly."""
+
+
+        class Length:
+            """The length is within bounds."""
+
+            def __init__(self, low: int = 0, high: int = -1) -> None:
+                self.low, self.high = low, high
+
+
+        length = Length
+        limit: type = Length  # a typed setting that holds a class, not another name for it
         ''',
 }
 
@@ -183,3 +211,18 @@ def test_declared_return_runs_in_linear_time() -> None:
     t = time.perf_counter()
     assert declared_return(text[:80_000], text) is None
     assert time.perf_counter() - t < 2.0
+
+
+def test_a_module_name_bound_to_a_class_is_another_name_for_it(surface: ApiSurface) -> None:
+    ids = {e.api_id for e in surface.entries}
+    assert "tokpkg.checks.length" not in ids  # no data attribute of its own
+    assert "tokpkg.checks.length" in entry(surface, "tokpkg.checks.Length").aliases
+    assert entry(surface, "tokpkg.checks.limit").kind == "attribute"
+
+
+def test_a_member_directive_under_a_subclass_names_the_inherited_member(surface: ApiSurface) -> None:
+    resolver = MentionResolver(surface.entries)
+    assert resolver.member("tokpkg.checks.Strict", "fix") == "tokpkg.checks.Base.fix"
+    assert resolver.member("tokpkg.checks.Strict", "nothing") is None
+    text = ".. class:: Strict\n\n   .. automethod:: fix\n"
+    assert "tokpkg.checks.Base.fix" in resolver.directive_apis(text)[0]

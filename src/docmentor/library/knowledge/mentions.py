@@ -232,8 +232,9 @@ class MentionResolver:
         return name.lower() in self._classes
 
     def member(self, cls: str, name: str) -> str | None:
-        """The api_id of class ``cls``'s member ``name`` (as listed under it), or None."""
-        return self._members.get(cls, {}).get(name)
+        """The api_id of class ``cls``'s member ``name`` (as listed under it; or one it
+        inherits, by the path through ``cls``: ``Form.populate_obj`` is ``BaseForm``'s), or None."""
+        return self._members.get(cls, {}).get(name) or self._full.get(f"{cls}.{name}")
 
     def named(self, name: str) -> set[str]:
         """Every API whose short name is ``name`` (``get``: the function and each method)."""

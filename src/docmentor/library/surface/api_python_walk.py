@@ -170,6 +170,9 @@ class Builder:
             self.documented.add(target.path)
             if target.path in self.entries:
                 continue
+            named = self._class_named(target) if target.is_attribute else None
+            if named is not None:  # `length = Length`: another name for the class
+                target = named
             if target.is_module:
                 self.todo.append((target, path))
             elif target.is_class:
@@ -406,6 +409,9 @@ class Builder:
             path = f"{public}.{name}"
             if exports is not None or wildcard or _is_init(mod):
                 self.published.add(target.path)
+            named = self._class_named(target) if target.is_attribute else None
+            if named is not None:  # `length = Length`: another name for the class
+                target = named
             if target.is_module:
                 self.todo.append((target, path))
                 shadow = self.shadows.get(mod.path, {}).get(name)
@@ -424,6 +430,20 @@ class Builder:
             ):
                 self._add(target, path)
                 self._note_returns(target)
+
+    def _class_named(self, attribute: Any) -> Any | None:
+        """The package's class a module attribute is only another name for (``length =
+        Length``: no annotation, the value a name of the class); None for anything else."""
+        value = getattr(attribute, "value", None)
+        if getattr(attribute, "annotation", None) is not None:
+            return None
+        if not isinstance(value, griffe.ExprName | griffe.ExprAttribute):
+            return None
+        try:
+            found = alias_target(self.collection[value.canonical_path])
+        except Exception:  # KeyError, or griffe failing on a path it cannot follow
+            return None
+        return found if found is not None and found.is_class and self._inside(found) else None
 
     def _bound_over(self, package: Any, shadow: Shadow, public: str) -> None:
         """The object ``package`` binds over its submodule ``shadow.name``: the API by ``public``."""
