@@ -110,6 +110,29 @@ FILES = {
         length = Length
         limit: type = Length  # a typed setting that holds a class, not another name for it
         ''',
+    "locks.py": '''
+        """Locks, where threads exist."""
+
+        __all__ = ["RLock", "fast", "Guard"]
+
+        try:
+            from threading import RLock
+        except ImportError:
+
+            class RLock:
+                """A stand-in for builds without threads."""
+
+        try:
+            from tokpkg._speedups import fast
+        except ImportError:
+
+            def fast(x):
+                """The pure-Python version: this package's own API."""
+
+
+        class Guard:
+            """Holds a lock."""
+        ''',
 }
 
 
@@ -226,3 +249,10 @@ def test_a_member_directive_under_a_subclass_names_the_inherited_member(surface:
     assert resolver.member("tokpkg.checks.Strict", "nothing") is None
     text = ".. class:: Strict\n\n   .. automethod:: fix\n"
     assert "tokpkg.checks.Base.fix" in resolver.directive_apis(text)[0]
+
+
+def test_a_stand_in_defined_when_another_package_import_fails_is_no_api(surface: ApiSurface) -> None:
+    ids = {e.api_id for e in surface.entries}
+    assert "tokpkg.locks.Guard" in ids
+    assert "tokpkg.locks.RLock" not in ids  # at run time it is threading's
+    assert "tokpkg.locks.fast" in ids  # the package's own fallback is its API

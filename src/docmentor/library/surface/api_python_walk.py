@@ -369,30 +369,17 @@ class Builder:
         # a name imported only for type checkers (`if TYPE_CHECKING:`) is not there at run time
         self.present.update(f"{public}.{n}" for n, m in mod.members.items() if getattr(m, "runtime", True))
         exports = _exports(mod)
-        names = list(exports) if exports is not None else [n for n in mod.members if not n.startswith("_")]
-        if exports and all(_submodule(mod, n) for n in exports):
-            # an `__all__` of submodules only (`__all__ = ["engine", "sql"]`) says what
-            # `from pkg import *` loads, not that the module's own functions are private
-            names += [
-                n
-                for n, m in mod.members.items()
-                if not m.is_alias and (m.is_function or m.is_class) and n not in names
-            ]
-        # Submodules are importable whatever __all__ says.
-        names += [n for n, m in mod.members.items() if not m.is_alias and m.is_module and n not in names]
+        names = _listed_names(mod, exports)
         demo = _main_guard_lines(mod)
+        fallbacks = _import_fallbacks(mod, self.tops)
         for name in names:
             member = mod.members.get(name)
-            if member is None or name.startswith("_") or (name.startswith("test_") and _holds_tests(member)):
-                continue
-            if not getattr(member, "runtime", True):  # `if TYPE_CHECKING: from pkg import Markdown`
-                continue
-            if _meta_private(member):
+            if member is None or _not_api(name, member):
                 continue
             if demo and not member.is_alias and any(a <= (member.lineno or 0) <= b for a, b in demo):
                 continue  # defined by the module's `if __name__ == "__main__":` demo, not its API
-            if name in TEST_MODULES and not (name == "test" and _plain_module(member)):
-                continue
+            if not member.is_alias and (name, member.lineno) in fallbacks:
+                continue  # a stand-in for another package's object, defined only when its import fails
             # Without __all__, imported names are part of the API only in __init__ modules,
             # or where a star import brings them (`attrs/validators.py` is `from
             # attr.validators import *`: a module made to re-export)
@@ -600,6 +587,82 @@ def _main_guard_lines(mod: Any) -> list[tuple[int, int]]:
             values = [x.value for x in sides if isinstance(x, ast.Constant)]
             if names == ["__name__"] and values == ["__main__"] and isinstance(node.test.ops[0], ast.Eq):
                 found.append((node.lineno, node.end_lineno or node.lineno))
+    return found
+
+
+def _listed_names(mod: Any, exports: list[str] | None) -> list[str]:
+    """The names of a module to walk: ``__all__``'s (or its public names without one), and
+    its submodules, which are importable whatever ``__all__`` says."""
+    names = list(exports) if exports is not None else [n for n in mod.members if not n.startswith("_")]
+    if exports and all(_submodule(mod, n) for n in exports):
+        # an `__all__` of submodules only (`__all__ = ["engine", "sql"]`) says what
+        # `from pkg import *` loads, not that the module's own functions are private
+        names += [
+            n
+            for n, m in mod.members.items()
+            if not m.is_alias and (m.is_function or m.is_class) and n not in names
+        ]
+    return names + [n for n, m in mod.members.items() if not m.is_alias and m.is_module and n not in names]
+
+
+def _not_api(name: str, member: Any) -> bool:
+    """A module member that is no API whatever its module says: a private name, a test file,
+    a name there only for type checkers, a ``:meta private:`` one, a test suite's module."""
+    if name.startswith("_") or (name.startswith("test_") and _holds_tests(member)):
+        return True
+    if not getattr(member, "runtime", True):  # `if TYPE_CHECKING: from pkg import Markdown`
+        return True
+    if _meta_private(member):
+        return True
+    return name in TEST_MODULES and not (name == "test" and _plain_module(member))
+
+
+def _import_fallbacks(mod: Any, packages: set[str]) -> set[tuple[str, int]]:
+    """(name, line) of the classes and functions a module defines at its top level only when
+    an import of that name from another package fails (``try: from threading import RLock``
+    ``except ImportError: class RLock: …``): at run time the name is the other package's object,
+    so the stand-in is none of this package's API. A stand-in for the package's own module
+    (``from ._speedups import escape``, else ``def escape``) is kept: that is its API."""
+    import ast
+
+    try:
+        path = mod.filepath
+    except griffe.BuiltinModuleError:
+        return set()
+    if not hasattr(path, "read_text") or path.suffix != ".py":
+        return set()
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return set()
+    if "try:" not in text or "import" not in text:
+        return set()
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return set()
+    found: set[tuple[str, int]] = set()
+    for node in tree.body:
+        if not isinstance(node, ast.Try):
+            continue
+        imported: set[str] = set()
+        for stmt in node.body:
+            if isinstance(stmt, ast.ImportFrom) and stmt.level == 0 and stmt.module:
+                if stmt.module.split(".")[0] not in packages:
+                    imported.update((a.asname or a.name) for a in stmt.names)
+            elif isinstance(stmt, ast.Import):
+                imported.update(
+                    (a.asname or a.name).split(".")[0]
+                    for a in stmt.names
+                    if a.name.split(".")[0] not in packages
+                )
+        for handler in node.handlers:
+            for stmt in handler.body:
+                if (
+                    isinstance(stmt, ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef)
+                    and stmt.name in imported
+                ):
+                    found.add((stmt.name, stmt.lineno))
     return found
 
 
