@@ -880,3 +880,33 @@ def test_tab_markers_are_read_in_linear_time() -> None:
     started = time.perf_counter()
     parse_markdown("<!-- ::start:" + "a-" * 40_000 + "\n\n<!-- ::end:x -->\n")
     assert time.perf_counter() - started < 1
+
+
+def test_mdx_component_names_in_code_spans_stay() -> None:
+    text = (
+        "# Tabs\n\nimport { Tabs } from '@astrojs/starlight/components';\n\n"
+        "Wrap `<TabItem>` components in `<Tabs>` to show them. <Tabs>hidden tag</Tabs>\n\n"
+        "## `<Tabs>` Props\n\nThe `<Tabs>` component does not accept any props.\n"
+    )
+    doc = parse_markdown(text, mdx=True)
+    props = next(s for s in doc.sections if s.heading_path[-1].endswith("Props"))
+    assert props.heading_path[-1] == "`<Tabs>` Props"
+    assert "The `<Tabs>` component does not accept any props." in props.text
+    intro = next(s for s in doc.sections if s.heading_path == ["Tabs"])
+    assert "Wrap `<TabItem>` components in `<Tabs>` to show them." in intro.text
+    assert "hidden tag" in intro.text and "<Tabs>hidden" not in intro.text
+
+
+def test_mdx_tab_labels_are_text_and_other_attributes_are_not() -> None:
+    text = (
+        "# Plugins\n\nimport { LinkCard } from 'x';\n\n## Community plugins\n\n<CardGrid>\n"
+        '\t<LinkCard\n\t\thref="https://example.com/links"\n\t\ttitle="links-validator"\n'
+        '\t\tdescription="Check for broken links in your pages."\n\t/>\n'
+        '\t<LinkCard title="Don\'t panic" href="/x/" />\n</CardGrid>\n\n'
+        '<Tabs><TabItem label="npm" value="n">\n\nnpm install\n\n</TabItem></Tabs>\n'
+    )
+    doc = parse_markdown(text, mdx=True)
+    body = next(s for s in doc.sections if s.heading_path[-1] == "Community plugins").text
+    assert " npm " in body and "npm install" in body  # a tab's label is its title
+    assert "href" not in body and "LinkCard" not in body and "https://" not in body
+    assert "links-validator" not in body  # a card's attributes are a link's, not the page's prose

@@ -49,7 +49,9 @@ PRUNE_GUARD_MIN = 4
 # p15: Markdown link reference definitions (`[cite]: https://…`) neither indexed nor embedded
 # p16: VitePress `<!--@include: -->` files included; a component's badge in a heading
 # (`<Version>4.1.0</Version>`) no part of it; a terminal's escape sequences left out of pages
-PARSE_VERSION = "p16"
+# p17: MDX component names in code spans kept; the text a component shows in its attributes
+# (a card's title and description, a tab's label) read as text
+PARSE_VERSION = "p17"
 
 
 def content_hash(doc: RawDocument) -> str:
