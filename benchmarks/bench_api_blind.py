@@ -76,6 +76,8 @@ TOURS = [
     ("pyparsing", "pyparsing", "3.1.4", "tour_tasks/pyparsing_api.jsonl", "docs"),
     ("sqlparse", "sqlparse", "0.5.1", "tour_tasks/sqlparse_api.jsonl", "docs/source"),
     ("babel", "babel", "2.16.0", "tour_tasks/babel_api.jsonl", "docs"),
+    ("WTForms", "wtforms", "3.1.2", "tour_tasks/wtforms_api.jsonl", "docs"),
+    ("boltons", "boltons", "24.0.0", "tour_tasks/boltons_api.jsonl", "docs"),
 ]
 
 
