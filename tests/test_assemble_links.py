@@ -577,3 +577,22 @@ def test_a_linked_copy_of_a_chosen_section_is_not_brought_again(index_location: 
         g = LinkGraph.build(engine.store, ["fx"])
         got = expand([section(engine, "guide.md", "Guide")], graph=g, store=engine.store)
         assert [c.path for c in got] == ["setup.md"]
+
+
+def test_a_repeated_headings_number_is_read_as_any_site_writes_it(
+    index_location: str, tmp_path: Path
+) -> None:
+    root = tmp_path / "docs"
+    root.mkdir()
+    (root / "a.md").write_text("# A\n\n## Footer\n\nfirst\n\n## Footer\n\nsecond\n", encoding="utf-8")
+    engine = Docmentor(index_location)
+    engine.add(str(root), name="s")
+    doc = engine.store.find_document(source="s", path="a.md")
+    assert doc is not None
+    rows = engine.store.sections_of(doc.id)
+    for anchor in ("footer-1", "footer_1"):  # GitHub/Docusaurus/Starlight, MkDocs
+        row = section_for_anchor(rows, anchor)
+        assert row is not None and "second" in row["text"], anchor
+    first = section_for_anchor(rows, "footer")
+    assert first is not None and "first" in first["text"]
+    engine.close()

@@ -142,8 +142,11 @@ def section_for_anchor(rows: list[Any], anchor: str) -> Any | None:
     wanted = unquote(anchor).strip()
     if not wanted:
         return None
+    # a repeated heading's number: `-1` for GitHub, Docusaurus and Starlight, `_1` (stored) for MkDocs
+    stem, dash, number = wanted.rpartition("-")
+    numbered = f"{stem}_{number}" if dash and stem and number.isdigit() else None
     for row in rows:
-        if row["anchor"] and row["anchor"] == wanted:
+        if row["anchor"] and row["anchor"] in (wanted, numbered):
             return row
     low, slug = wanted.lower(), slugify(wanted)
     for row in rows:
