@@ -40,6 +40,13 @@ FILES = {
             """
 
 
+        def made():
+            """A statement made from nothing.
+
+            :rtype: :class:`~tokpkg.sql.Statement`
+            """
+
+
         def either(text):
             """A statement or a case.
 
@@ -66,8 +73,17 @@ FILES = {
                 """The statement's name, if it has one."""
                 return ""
 
+            def set_name(self, value: str) -> None:
+                """Rename it."""
+
+            def get_case(self) -> Case | None:
+                """Its CASE expression, if any."""
+                return None
+
             name = property(get_name)
             label = property(get_name, doc="A label for display.")
+            title = property(get_name, set_name)
+            case = property(get_case)
 
 
         class Case:
@@ -113,7 +129,7 @@ FILES = {
     "locks.py": '''
         """Locks, where threads exist."""
 
-        __all__ = ["RLock", "fast", "Guard"]
+        __all__ = ["RLock", "fast", "Guard", "cached_property"]
 
         try:
             from threading import RLock
@@ -121,6 +137,14 @@ FILES = {
 
             class RLock:
                 """A stand-in for builds without threads."""
+
+        try:
+            from functools import cached_property
+        except ImportError:
+
+            @staticmethod
+            class cached_property:
+                """A decorated stand-in."""
 
         try:
             from tokpkg._speedups import fast
@@ -163,6 +187,8 @@ def test_the_class_a_docstring_says_is_returned(surface: ApiSurface) -> None:
     assert parse is not None and parse.item_class_id == "tokpkg.sql.Statement" and parse.class_id is None
     first = entry(surface, "tokpkg.first").returns
     assert first is not None and first.class_id == "tokpkg.sql.Statement"
+    made = entry(surface, "tokpkg.made").returns  # an `:rtype:` field alone
+    assert made is not None and made.class_id == "tokpkg.sql.Statement"
     # two classes named: a choice the text explains, no return class
     either = entry(surface, "tokpkg.either").returns
     assert either is not None and either.class_id is None and either.item_class_id is None
@@ -176,8 +202,9 @@ def test_a_tuple_of_one_type_gives_its_items_and_a_fixed_tuple_none(surface: Api
 
 
 def test_a_class_reached_through_returned_items_is_a_product(surface: ApiSurface) -> None:
-    reached = reached_products(surface.entries, surface.products, "tokpkg")
-    assert reached.get("tokpkg.sql.Statement") in ("tokpkg.parse", "tokpkg.first")
+    direct = ("tokpkg.first", "tokpkg.made")  # they return the class itself
+    entries = [e for e in surface.entries if e.api_id not in direct]
+    assert reached_products(entries, surface.products, "tokpkg").get("tokpkg.sql.Statement") == "tokpkg.parse"
 
 
 def test_a_property_made_by_calling_property(surface: ApiSurface) -> None:
@@ -187,6 +214,9 @@ def test_a_property_made_by_calling_property(surface: ApiSurface) -> None:
     assert name.description == "The statement's name, if it has one."
     label = entry(surface, "tokpkg.sql.Statement.label")
     assert label.kind == "property" and label.description == "A label for display."
+    assert name.writable is False and entry(surface, "tokpkg.sql.Statement.title").writable is True
+    case = entry(surface, "tokpkg.sql.Statement.case").returns  # the getter's `Case | None`
+    assert case is not None and case.class_id == "tokpkg.sql.Case"
 
 
 @pytest.mark.parametrize(
@@ -200,6 +230,12 @@ def test_a_property_made_by_calling_property(surface: ApiSurface) -> None:
         ("Statement", "anything", Declared("Statement", False)),
         (None, "A list of strings.", None),
         (None, "a :class:`A` or a :class:`B`", None),
+        (None, "The :class:`Config` set from the list.", Declared("Config", False)),
+        (None, "the :class:`Foo`, or :obj:`None`", Declared("Foo", False)),
+        (None, "dict mapping str to :class:`Foo`", None),
+        ("Foo or None", None, Declared("Foo", False)),
+        ("Optional[Foo]", None, Declared("Foo", False)),
+        ("dict[str, Foo]", None, None),
         ("a list of every statement the text holds, in order " * 10, None, None),
     ],
 )
@@ -220,9 +256,15 @@ def test_a_capitalised_word_opening_a_sentence_is_no_mention_of_a_class() -> Non
         "ValueFilter drops values. Use ValueFilter here.\n",
         "Wrap it in an If when the condition is known.\n",
     ]
+    texts += [
+        "Open a table, wrap it in an\nIf and pass the\nTable on.\n",  # lines wrapped mid-sentence
+        "Note: Table objects are plain. Returns:\nIf nothing else.\n",  # a label's colon; a field's
+    ]
     counts = count_mentions(texts, entries)
-    assert counts["tokpkg.sql.If"] == 1  # only "in an If", not the five sentence openings
-    assert counts["tokpkg.sql.Table"] == 2  # "Table rows" opens a sentence
+    # "in an If", wrapped or not, and "again: If" (a colon inside a line ends a label, not a
+    # sentence); none of the sentences, list items and fields it opens
+    assert counts["tokpkg.sql.If"] == 3
+    assert counts["tokpkg.sql.Table"] == 4  # "Table rows" opens a sentence
     assert counts["tokpkg.sql.ValueFilter"] == 2  # a name with inner capitals is one anywhere
 
 
@@ -256,3 +298,4 @@ def test_a_stand_in_defined_when_another_package_import_fails_is_no_api(surface:
     assert "tokpkg.locks.Guard" in ids
     assert "tokpkg.locks.RLock" not in ids  # at run time it is threading's
     assert "tokpkg.locks.fast" in ids  # the package's own fallback is its API
+    assert "tokpkg.locks.cached_property" not in ids  # decorated: griffe's line is the decorator's

@@ -93,22 +93,38 @@ def _distinctive(name: str) -> bool:
     return any(c.isupper() or c.isdigit() or c == "_" for c in name.lstrip("_"))
 
 
-_SENTENCE_MARKS = frozenset(".!?:\n")
+_SENTENCE_ENDS = frozenset(".!?")
+_MARKERS = frozenset("*-+>#(0123456789")  # a list item's or a heading's opening, "1." and "(a)" too
 _LOOK_BACK = 8  # spaces and a list marker ("- ", "1. ") between a sentence's end and its first word
 
 
 def _opens_sentence(text: str, start: int, word: str) -> bool:
-    """Whether ``word`` at ``start`` is a capitalised plain word opening a sentence, a line or
-    a list item ("If ``True``, …", "Case matters"): a class named ``If`` or ``Case`` is not
-    mentioned there, any more than ``Table`` is by "Table 2 shows"; a word with more than its
-    first letter capitalised (``ValueError``, ``HTTPError``) is a name wherever it stands."""
+    """Whether ``word`` at ``start`` is a capitalised plain word opening a sentence, a paragraph
+    or a list item ("If ``True``, …", "- Case matters"): a class named ``If`` or ``Case`` is
+    not mentioned there, any more than ``Table`` is by "Table 2 shows". A line break inside a
+    paragraph (text wrapped at 80 columns) opens nothing, nor does a label's colon ("Note:
+    Session objects …"); a word with more than its first letter capitalised (``ValueError``,
+    ``HTTPError``) is a name wherever it stands."""
     if not (word[:1].isupper() and word[1:].islower()):
         return False
     k = start - 1
     floor = max(-1, start - 1 - _LOOK_BACK)
-    while k > floor and text[k] in " \t*-+>#(0123456789":
+    marked = False
+    while k > floor and (text[k] in " \t" or text[k] in _MARKERS):
+        marked = marked or text[k] in _MARKERS
         k -= 1
-    return k < 0 or text[k] in _SENTENCE_MARKS
+    if k < 0 or text[k] in _SENTENCE_ENDS:
+        return True
+    if text[k] != "\n":
+        return False
+    if marked:  # "- Case one", "## Table": a list item or heading opens with it
+        return True
+    j = k - 1
+    while j >= 0 and text[j] in " \t":
+        j -= 1
+    # a wrapped line continues its sentence; after a blank line, a full stop or a line's
+    # closing colon ("Returns:") a new one starts
+    return j < 0 or text[j] in "\n:" or text[j] in _SENTENCE_ENDS
 
 
 class _Mentions:

@@ -218,14 +218,26 @@ def _field_body(text: str) -> str:
     return text
 
 
-_RTYPE = re.compile(r"^[ \t]*:rtype:[ \t]*(\S[^\n]*)$", re.M)
+# a Sphinx `:rtype:` field, its indented continuation lines too
+_RTYPE = re.compile(r"^[ \t]*:rtype:[ \t]*(\S[^\n]*(?:\n[ \t]+\S[^\n]*)*)", re.M)
+
+
+def _rtype(text: str) -> str | None:
+    """The type of the one `:rtype:` field in ``text`` (griffe reads it only beside a
+    `:returns:` field), on one line; None without one, or with several."""
+    if ":rtype:" not in text:
+        return None
+    found = [" ".join(m.group(1).split()) for m in _RTYPE.finditer(text)]
+    return found[0] if len(found) == 1 else None
 
 
 def parse_docstring(docstring: griffe.Docstring | None) -> _Parsed:
     """Parameter descriptions and types, the returns description and type; Google, then
     NumPy, then Sphinx."""
-    if docstring is None or "\n" not in docstring.value.strip():
+    if docstring is None:
         return _Parsed({}, "", {}, None)
+    if "\n" not in docstring.value.strip():
+        return _Parsed({}, "", {}, _rtype(docstring.value))
     text = docstring.value
     parsers = [griffe.Parser.google]
     if "--" in text:
@@ -244,7 +256,8 @@ def parse_docstring(docstring: griffe.Docstring | None) -> _Parsed:
         if any(str(getattr(s.kind, "value", s.kind)) in _STRUCTURED for s in sections):
             break
     else:
-        return _Parsed({**_listed_parameters(text), **_markdown_parameters(text)}, "", {}, None, attributes)
+        listed = {**_listed_parameters(text), **_markdown_parameters(text)}
+        return _Parsed(listed, "", {}, _rtype(text), attributes)
     params: dict[str, str] = {}
     types: dict[str, str] = {}
     returns: list[str] = []
@@ -261,7 +274,5 @@ def parse_docstring(docstring: griffe.Docstring | None) -> _Parsed:
         elif kind == "returns":
             returns += [_returns_text(item, body) for item in section.value if item.description]
             returned += [t for item in section.value if (t := _returned_type(item))]
-    if not returned and parser is griffe.Parser.sphinx:
-        # griffe reads `:rtype:` only beside a `:returns:` field; alone it is still the type
-        returned = [" ".join(m.group(1).split()) for m in _RTYPE.finditer(text)]
-    return _Parsed(params, " ".join(returns), types, returned[0] if len(returned) == 1 else None, attributes)
+    found = returned[0] if len(returned) == 1 else None
+    return _Parsed(params, " ".join(returns), types, found if returned else _rtype(text), attributes)

@@ -168,8 +168,8 @@ def property_like(function: Any) -> bool:
 def property_call(obj: Any) -> Any | None:
     """The getter of a class attribute made by calling ``property`` (``display_name =
     property(get_display_name)``, ``property(fget=…, doc="…")``): the attribute is then
-    labelled a property, and takes the call's ``doc`` text, else the getter's docstring, when
-    it has none of its own. None for anything else."""
+    labelled a property (writable when a setter is given), and takes the call's ``doc`` text,
+    else the getter's docstring, when it has none of its own. None for anything else."""
     value = getattr(obj, "value", None)
     if not obj.is_attribute or obj.parent is None or not obj.parent.is_class:
         return None
@@ -177,18 +177,24 @@ def property_call(obj: Any) -> Any | None:
         return None
     getter: Any = None
     doc: Any = None
+    setter = False
     for k, argument in enumerate(value.arguments):
         if isinstance(argument, griffe.ExprKeyword):
             getter = argument.value if argument.name == "fget" else getter
             doc = argument.value if argument.name == "doc" else doc
+            setter = setter or (argument.name == "fset" and str(argument.value) != "None")
         elif k == 0:
             getter = argument
-        elif k == 3:  # property(fget, fset, fdel, doc)
+        elif k == 1:  # property(fget, fset, fdel, doc)
+            setter = str(argument) != "None"
+        elif k == 3:
             doc = argument
     function = obj.parent.members.get(str(getter)) if getter is not None else None
     if function is None or function.is_alias or not function.is_function:
         return None
     obj.labels.add("property")
+    if setter:
+        obj.labels.add("writable")
     if not obj.docstring:
         text = _string_literal(str(doc)) if doc is not None else None
         docstring = text or (function.docstring.value if function.docstring else "")

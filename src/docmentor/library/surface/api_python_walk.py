@@ -18,6 +18,7 @@ from docmentor.library.surface.api_python_entry import (
     api_entry,
     class_members,
     constructor,
+    property_call,
 )
 from docmentor.library.surface.api_python_roles import (
     is_instance_attribute,
@@ -173,6 +174,7 @@ class Builder:
             named = self._class_named(target) if target.is_attribute else None
             if named is not None:  # `length = Length`: another name for the class
                 target = named
+                self.published.add(target.path)
             if target.is_module:
                 self.todo.append((target, path))
             elif target.is_class:
@@ -399,6 +401,7 @@ class Builder:
             named = self._class_named(target) if target.is_attribute else None
             if named is not None:  # `length = Length`: another name for the class
                 target = named
+                self.published.add(target.path)
             if target.is_module:
                 self.todo.append((target, path))
                 shadow = self.shadows.get(mod.path, {}).get(name)
@@ -422,8 +425,8 @@ class Builder:
         """The package's class a module attribute is only another name for (``length =
         Length``: no annotation, the value a name of the class); None for anything else."""
         value = getattr(attribute, "value", None)
-        if getattr(attribute, "annotation", None) is not None:
-            return None
+        if getattr(attribute, "annotation", None) is not None or attribute.name.isupper():
+            return None  # a typed setting, or a constant (`DEFAULT_RENDERER = HtmlRenderer`)
         if not isinstance(value, griffe.ExprName | griffe.ExprAttribute):
             return None
         try:
@@ -481,6 +484,9 @@ class Builder:
             )
             source = obj if source is None else source
             returned = source.returns if source.is_function else source.annotation
+            getter = property_call(obj) if returned is None else None
+            if getter is not None:  # `x = property(get_x)`: what the getter returns
+                returned = getter.returns
             self.annotations[obj.path] = (returned, source.parent)
 
     def _class_of(self, annotation: Any, scope: Any, parent: str | None) -> str | None:
@@ -662,7 +668,10 @@ def _import_fallbacks(mod: Any, packages: set[str]) -> set[tuple[str, int]]:
                     isinstance(stmt, ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef)
                     and stmt.name in imported
                 ):
-                    found.add((stmt.name, stmt.lineno))
+                    # griffe's line of a decorated definition is its first decorator's
+                    found.add(
+                        (stmt.name, stmt.decorator_list[0].lineno if stmt.decorator_list else stmt.lineno)
+                    )
     return found
 
 

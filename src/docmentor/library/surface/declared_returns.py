@@ -22,12 +22,20 @@ __all__ = ["Declared", "declared_return"]
 _ROLE = re.compile(r":(?:py:)?(?:class|obj):`(?:[^`<\n]{0,200}<)?[~!]?([A-Za-z_][\w.]*)>?`")
 _NAME = re.compile(r"[~!]?([A-Za-z_][\w.]*)")
 _HOLDERS = "list|tuple|sequence|iterator|iterable|generator|set|collection|array"
-# what holds several of a thing: `list of X`, `tuple of X`, `iterator over X`, `X instances`, `list[X]`
-_ITEMS = re.compile(rf"\b(?:{_HOLDERS})s?\b|\b(?:instances|objects)\b|\[", re.IGNORECASE)
+# what holds several of the class named next: `a list of `, `an iterator over the ` before it …
+_HELD_BEFORE = re.compile(rf"\b(?:{_HOLDERS})s?\s+(?:of|over)\s+(?:(?:a|an|the)\s+)?\Z", re.IGNORECASE)
+# … or ` instances`, ` objects` after it
+_HELD_AFTER = re.compile(r"\A\s*(?:instances|objects)\b", re.IGNORECASE)
 # a type field's container of one named type: `list of Statement`, `list[Statement]`, `tuple[X, ...]`
 _HELD = re.compile(
     rf"(?:{_HOLDERS})(?: (?:of|over) |\[)[~!]?([A-Za-z_][\w.]*)(?:, ?\.\.\.)?\]?", re.IGNORECASE
 )
+# "or None" and its spellings: the class is still what a call gives when it gives something
+_OR_NONE = re.compile(
+    r"\A(?:Optional\[(?P<inner>[^\[\]]{1,200})\]|(?P<left>.{1,200}?)\s*(?:\||\bor\b)\s*(?::\w+:`)?None`?)\Z"
+)
+_MAPPING = re.compile(r"\b(?:dict|dictionary|mapping|map)\b", re.IGNORECASE)  # keyed by another thing
+_NOT_CLASSES = frozenset({"None", "True", "False"})
 _MAX_TYPE = 200  # a longer type field is prose, not a type
 
 
@@ -40,37 +48,38 @@ class Declared(NamedTuple):
 
 def declared_return(type_text: str | None, description: str | None) -> Declared | None:
     """The class a docstring's returns type (``type_text``) or, failing that, its returns
-    description names; None when neither names exactly one class."""
+    description names; None when neither names exactly one class (`None`, `True` and `False`
+    roles are no classes), or when a mapping holds it (``dict mapping str to :class:`Foo```)."""
     if type_text:
         found = _from_type(type_text)
         if found is not None:
             return found
-    if description:
-        names = {m.group(1) for m in _ROLE.finditer(description)}
-        if len(names) == 1:
-            name = names.pop()
-            role = _ROLE.search(description)
-            assert role is not None
-            around = description[: role.start()] + " " + description[role.end() :]
-            return Declared(name, _ITEMS.search(around) is not None)
-    return None
+    return _from_roles(description) if description else None
+
+
+def _from_roles(text: str) -> Declared | None:
+    """The one class the roles of ``text`` name, and whether a container holds it."""
+    roles = [m for m in _ROLE.finditer(text) if m.group(1) not in _NOT_CLASSES]
+    if len({m.group(1) for m in roles}) != 1 or _MAPPING.search(text):
+        return None
+    role = roles[0]
+    held = _HELD_BEFORE.search(text[max(0, role.start() - 60) : role.start()]) is not None
+    return Declared(role.group(1), held or _HELD_AFTER.match(text[role.end() :]) is not None)
 
 
 def _from_type(text: str) -> Declared | None:
-    roles = {m.group(1) for m in _ROLE.finditer(text)}
-    if len(roles) > 1:
-        return None
-    if roles:
-        name = roles.pop()
-        role = _ROLE.search(text)
-        assert role is not None
-        rest = text[: role.start()] + " " + text[role.end() :]
-        return Declared(name, _ITEMS.search(rest) is not None)
     plain = " ".join(text.split())
     if len(plain) > _MAX_TYPE:
         return None
+    if _ROLE.search(plain):
+        return _from_roles(plain)
+    optional = _OR_NONE.match(plain)
+    if optional is not None:
+        plain = (optional.group("inner") or optional.group("left")).strip()
     whole = _NAME.fullmatch(plain)
     if whole is not None:
-        return Declared(whole.group(1), False)
+        return Declared(whole.group(1), False) if whole.group(1) not in _NOT_CLASSES else None
+    if _MAPPING.search(plain):
+        return None
     held = _HELD.fullmatch(plain)
     return Declared(held.group(1), True) if held is not None else None
