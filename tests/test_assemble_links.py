@@ -596,3 +596,11 @@ def test_a_repeated_headings_number_is_read_as_any_site_writes_it(
     first = section_for_anchor(rows, "footer")
     assert first is not None and "first" in first["text"]
     engine.close()
+
+
+def test_an_anchor_as_written_wins_over_its_mkdocs_numbering() -> None:
+    rows = [{"anchor": "foo_1", "heading": "Foo"}, {"anchor": "foo-1", "heading": "Foo 1"}]
+    row = section_for_anchor(rows, "foo-1")
+    assert row is not None and row["heading"] == "Foo 1"
+    row = section_for_anchor(rows[:1], "foo-1")
+    assert row is not None and row["heading"] == "Foo"

@@ -910,3 +910,13 @@ def test_mdx_tab_labels_are_text_and_other_attributes_are_not() -> None:
     assert " npm " in body and "npm install" in body  # a tab's label is its title
     assert "href" not in body and "LinkCard" not in body and "https://" not in body
     assert "links-validator" not in body  # a card's attributes are a link's, not the page's prose
+
+
+def test_mdx_code_spans_pair_backtick_runs_as_commonmark_does() -> None:
+    text = "# T\n\n## ``<Tabs>`` Props <Badge text='x'/>\n\nUse ``<Tabs>``, `` `<TabItem>` `` and ``x` `<Y>` <Z>.\n"
+    doc = parse_markdown(text, mdx=True)
+    props = doc.sections[-1]
+    assert props.heading_path[-1] == "``<Tabs>`` Props"
+    # `` opens a span closed by the next ``; a lone `` is text, then `x`'s single backtick pairs
+    # with the next one (markdown-it: ``x<code> </code><Y>`), so <Y> is a tag, outside code
+    assert "Use ``<Tabs>``, `` `<TabItem>` `` and ``x` `` ." in props.text

@@ -145,9 +145,10 @@ def section_for_anchor(rows: list[Any], anchor: str) -> Any | None:
     # a repeated heading's number: `-1` for GitHub, Docusaurus and Starlight, `_1` (stored) for MkDocs
     stem, dash, number = wanted.rpartition("-")
     numbered = f"{stem}_{number}" if dash and stem and number.isdigit() else None
-    for row in rows:
-        if row["anchor"] and row["anchor"] in (wanted, numbered):
-            return row
+    for anchor_as in (wanted, numbered):  # as written first, then as MkDocs numbers it
+        for row in rows:
+            if anchor_as and row["anchor"] == anchor_as:
+                return row
     low, slug = wanted.lower(), slugify(wanted)
     for row in rows:
         if row["heading"] and (row["anchor"] or "").lower() == low:

@@ -49,8 +49,8 @@ PRUNE_GUARD_MIN = 4
 # p15: Markdown link reference definitions (`[cite]: https://…`) neither indexed nor embedded
 # p16: VitePress `<!--@include: -->` files included; a component's badge in a heading
 # (`<Version>4.1.0</Version>`) no part of it; a terminal's escape sequences left out of pages
-# p17: MDX component names in code spans kept; the text a component shows in its attributes
-# (a card's title and description, a tab's label) read as text
+# p17: MDX component names in code spans kept (CommonMark's pairing of backtick runs); a tab's
+# `label` attribute in MDX read as text, as in Markdown
 PARSE_VERSION = "p17"
 
 

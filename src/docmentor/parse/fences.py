@@ -21,7 +21,15 @@ from dataclasses import dataclass
 from docmentor.parse.common import LINK_DEFINITION
 from docmentor.parse.shown_code import code_as_shown, may_hide_code
 
-__all__ = ["Fence", "as_read_text", "closes", "fence_open", "outside_fences", "without_html_comments"]
+__all__ = [
+    "Fence",
+    "as_read_text",
+    "closes",
+    "code_spans",
+    "fence_open",
+    "outside_fences",
+    "without_html_comments",
+]
 
 _FENCE_CHARS = "`~"
 
@@ -158,6 +166,33 @@ def _raw_block(line: str) -> str:
     return ""
 
 
+_BACKTICKS = re.compile(r"`+")
+
+
+def code_spans(line: str) -> list[tuple[str, bool]]:
+    """``line`` in pieces, each with whether it is a code span: as CommonMark pairs them, a run
+    of backticks closed by the next run of the same length (```` ``<Tabs>`` ````), an unclosed
+    run being text. Linear: each run's closer is found from a table built right to left."""
+    runs = [(m.start(), m.end()) for m in _BACKTICKS.finditer(line)]
+    closer: list[int | None] = [None] * len(runs)
+    last: dict[int, int] = {}
+    for k in range(len(runs) - 1, -1, -1):
+        size = runs[k][1] - runs[k][0]
+        closer[k] = last.get(size)
+        last[size] = k
+    pieces: list[tuple[str, bool]] = []
+    at = k = 0
+    while k < len(runs):
+        end = closer[k]
+        if end is None:
+            k += 1
+            continue
+        pieces += [(line[at : runs[k][0]], False), (line[runs[k][0] : runs[end][1]], True)]
+        at, k = runs[end][1], end + 1
+    pieces.append((line[at:], False))
+    return pieces
+
+
 def _inline_comments_out(line: str) -> str:
     """A line without the comments that open and close in it, outside its code spans."""
     if "<!--" not in line:
@@ -235,10 +270,7 @@ def as_read_text(text: str) -> str:
 def _tags_out(line: str) -> str:
     """A line of prose without its tags, outside its code spans; a tag's ``label`` is the
     text a reader sees (Docusaurus' ``<TabItem value="zod" label="Zod">``: the tab's title)."""
-    parts = line.split("`")
-    for k in range(0, len(parts), 2):  # outside inline code
-        parts[k] = _TAG.sub(_label, parts[k])
-    return "`".join(parts)
+    return "".join(p if code else _TAG.sub(_label, p) for p, code in code_spans(line))
 
 
 def _label(tag: re.Match[str]) -> str:

@@ -28,7 +28,7 @@ from docmentor.parse.common import (
     map_line,
     normalize_newlines,
 )
-from docmentor.parse.fences import Fence, closes, fence_open, without_badges
+from docmentor.parse.fences import Fence, closes, code_spans, fence_open, without_badges
 
 log = logging.getLogger(__name__)
 
@@ -200,8 +200,7 @@ def _jsx_out(line: str) -> str:
     tag's shown attributes (:func:`_shown_attributes`) stay as its text."""
     if "`" not in line:
         return _JSX_TAG.sub(_tag_text, line)
-    parts = line.split("`")
-    return "`".join(p if k % 2 else _JSX_TAG.sub(_tag_text, p) for k, p in enumerate(parts))
+    return "".join(p if code else _JSX_TAG.sub(_tag_text, p) for p, code in code_spans(line))
 
 
 def _tab_regions(view: list[str]) -> dict[int, int]:
@@ -448,8 +447,7 @@ def _without_tags(heading: str) -> str:
     `mockThrow`), an HTML element's text stays (`Data <dfn>conversion</dfn>`)."""
     if "<" not in heading:
         return heading
-    parts = without_badges(heading).split("`")
-    return "`".join(p if k % 2 else _INLINE_TAG.sub("", p) for k, p in enumerate(parts))
+    return "".join(p if code else _INLINE_TAG.sub("", p) for p, code in code_spans(without_badges(heading)))
 
 
 def _entities(heading: str) -> str:
@@ -457,8 +455,7 @@ def _entities(heading: str) -> str:
     outside code spans (where CommonMark shows them as written)."""
     if "&" not in heading:
         return heading
-    parts = heading.split("`")
-    return "`".join(p if k % 2 else html.unescape(p) for k, p in enumerate(parts))
+    return "".join(p if code else html.unescape(p) for p, code in code_spans(heading))
 
 
 _ATTR_ID = re.compile(r"#([\w-]+)")
