@@ -102,7 +102,7 @@ FILES = {
     "checks.py": '''
         """Checks, each a class, each also by a lower-case name."""
 
-        __all__ = ["Length", "length", "Base", "Strict", "limit"]
+        __all__ = ["Length", "length", "LEN", "DEFAULT_CHECK", "Base", "Strict", "limit"]
 
 
         class Base:
@@ -124,6 +124,8 @@ FILES = {
 
 
         length = Length
+        LEN = Length  # an acronym: another name too
+        DEFAULT_CHECK = Length  # a constant's name: a setting that holds the class
         limit: type = Length  # a typed setting that holds a class, not another name for it
         ''',
     "locks.py": '''
@@ -282,7 +284,9 @@ def test_a_module_name_bound_to_a_class_is_another_name_for_it(surface: ApiSurfa
     ids = {e.api_id for e in surface.entries}
     assert "tokpkg.checks.length" not in ids  # no data attribute of its own
     assert "tokpkg.checks.length" in entry(surface, "tokpkg.checks.Length").aliases
+    assert "tokpkg.checks.LEN" in entry(surface, "tokpkg.checks.Length").aliases
     assert entry(surface, "tokpkg.checks.limit").kind == "attribute"
+    assert entry(surface, "tokpkg.checks.DEFAULT_CHECK").kind == "attribute"
 
 
 def test_a_member_directive_under_a_subclass_names_the_inherited_member(surface: ApiSurface) -> None:

@@ -425,8 +425,11 @@ class Builder:
         """The package's class a module attribute is only another name for (``length =
         Length``: no annotation, the value a name of the class); None for anything else."""
         value = getattr(attribute, "value", None)
-        if getattr(attribute, "annotation", None) is not None or attribute.name.isupper():
-            return None  # a typed setting, or a constant (`DEFAULT_RENDERER = HtmlRenderer`)
+        name = attribute.name
+        if getattr(attribute, "annotation", None) is not None or (name.isupper() and "_" in name):
+            # a typed setting, or a constant's (`DEFAULT_RENDERER = HtmlRenderer`); an
+            # acronym is another name for the class (`OMD = OrderedMultiDict`, `URL = Url`)
+            return None
         if not isinstance(value, griffe.ExprName | griffe.ExprAttribute):
             return None
         try:
