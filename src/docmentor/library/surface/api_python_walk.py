@@ -4,6 +4,7 @@ named where it is defined with its public paths as aliases (the API surface of
 
 from __future__ import annotations
 
+import ast
 import re
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
@@ -372,8 +373,9 @@ class Builder:
         self.present.update(f"{public}.{n}" for n, m in mod.members.items() if getattr(m, "runtime", True))
         exports = _exports(mod)
         names = _listed_names(mod, exports)
-        demo = _main_guard_lines(mod)
-        fallbacks = _import_fallbacks(mod, self.tops)
+        body = _top_level(mod)
+        demo = _main_guard_lines(body)
+        fallbacks = _import_fallbacks(body, self.tops)
         for name in names:
             member = mod.members.get(name)
             if member is None or _not_api(name, member):
@@ -563,11 +565,9 @@ def says_internal(docstring: str) -> bool:
     return bool(docstring) and _NOT_FOR_USERS.search(docstring[:2000]) is not None
 
 
-def _main_guard_lines(mod: Any) -> list[tuple[int, int]]:
-    """The line ranges of the module's top-level ``if __name__ == "__main__":`` blocks: what
-    runs when the file is a script (rich's demos define ``Foo``, ``bar``, ``divide`` there)."""
-    import ast
-
+def _top_level(mod: Any) -> list[ast.stmt]:
+    """The top-level statements of a module's source file, read once for the checks below;
+    none when it has no file, or none of what they look for (``__main__``, ``try:``)."""
     try:
         path = mod.filepath
     except griffe.BuiltinModuleError:
@@ -578,14 +578,20 @@ def _main_guard_lines(mod: Any) -> list[tuple[int, int]]:
         text = path.read_text(encoding="utf-8", errors="replace")
     except OSError:
         return []
-    if "__main__" not in text:
+    if "__main__" not in text and "try:" not in text:
         return []
     try:
-        tree = ast.parse(text)
+        return ast.parse(text).body
     except (SyntaxError, ValueError):
         return []
+
+
+def _main_guard_lines(body: list[ast.stmt]) -> list[tuple[int, int]]:
+    """The line ranges of a module's top-level ``if __name__ == "__main__":`` blocks (``body``:
+    :func:`_top_level`): what runs when the file is a script (rich's demos define ``Foo``,
+    ``bar``, ``divide`` there)."""
     found = []
-    for node in tree.body:
+    for node in body:
         if (
             isinstance(node, ast.If)
             and isinstance(node.test, ast.Compare)
@@ -626,32 +632,14 @@ def _not_api(name: str, member: Any) -> bool:
     return name in TEST_MODULES and not (name == "test" and _plain_module(member))
 
 
-def _import_fallbacks(mod: Any, packages: set[str]) -> set[tuple[str, int]]:
+def _import_fallbacks(body: list[ast.stmt], packages: set[str]) -> set[tuple[str, int]]:
     """(name, line) of the classes and functions a module defines at its top level only when
     an import of that name from another package fails (``try: from threading import RLock``
     ``except ImportError: class RLock: …``): at run time the name is the other package's object,
     so the stand-in is none of this package's API. A stand-in for the package's own module
     (``from ._speedups import escape``, else ``def escape``) is kept: that is its API."""
-    import ast
-
-    try:
-        path = mod.filepath
-    except griffe.BuiltinModuleError:
-        return set()
-    if not hasattr(path, "read_text") or path.suffix != ".py":
-        return set()
-    try:
-        text = path.read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return set()
-    if "try:" not in text or "import" not in text:
-        return set()
-    try:
-        tree = ast.parse(text)
-    except (SyntaxError, ValueError):
-        return set()
     found: set[tuple[str, int]] = set()
-    for node in tree.body:
+    for node in body:
         if not isinstance(node, ast.Try):
             continue
         imported: set[str] = set()
