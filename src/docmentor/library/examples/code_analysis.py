@@ -56,12 +56,6 @@ def leading_comments_blanked(code: str) -> str:
     return code
 
 
-def prepare_python(code: str, *, skip_marked: bool = True) -> tuple[str, list[int], bool, str]:
-    """The clarity checks' ``prepare`` of a Python block: (source, line offsets, is a session,
-    skip reason)."""
-    return prepare(code, "python", skip_marked=skip_marked)
-
-
 _DOES = (ast.Call, ast.Import, ast.ImportFrom, ast.With, ast.AsyncWith)
 
 
@@ -71,7 +65,7 @@ def untagged_python(code: str) -> str:
     its kind decided by its first line of code; a ``>>>`` session is read a statement at a
     time (:func:`python_reading`): one that does not parse does not make the others prose."""
     found = untagged_language(code)
-    if found or not prepare_python(code, skip_marked=False)[2]:
+    if found or not prepare(code, "python", skip_marked=False)[2]:
         return found
     tree, how = python_reading(code)
     if how == "statements dropped" and tree is not None and any(isinstance(n, _DOES) for n in ast.walk(tree)):
@@ -105,9 +99,9 @@ def python_reading(code: str) -> tuple[ast.Module | None, Reading]:
     session without the statements that do not parse on their own (``>>> print name``:
     each prompt is a statement of its own, as doctest runs them); or with up to five
     offending lines blanked (what follows them is then read out of context). Line numbers
-    are those of the prepared source (:func:`prepare_python`) in every case."""
+    are those of the clarity checks' prepared source (``prepare``) in every case."""
     # a `# doctest: +SKIP` block is not run, but what it calls is documented all the same
-    source, offsets, session, skipped = prepare_python(code, skip_marked=False)
+    source, offsets, session, skipped = prepare(code, "python", skip_marked=False)
     if skipped:
         return None, "skipped"
     tree, error = parse_python(source)

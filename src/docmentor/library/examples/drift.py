@@ -45,7 +45,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from docmentor.library.examples.code_analysis import prepare_python, python_reading
+from docmentor.clarity.checks.python import prepare
+from docmentor.library.examples.code_analysis import python_reading
 from docmentor.library.examples.drift_arguments import (
     argument_problems,
     closest,
@@ -411,7 +412,7 @@ class _DriftPython(PythonAnalysis):
 
     def check(self, example: Example) -> None:
         self.example = example
-        _source, self.offsets, _session, _skipped = prepare_python(example.code, skip_marked=False)
+        self.offsets = prepare(example.code, "python", skip_marked=False)[1]
         # The matcher blanks lines that do not parse; what follows them is read out of
         # context (a name bound by a broken statement), so such an example only lends its
         # names to the next blocks and reports nothing. A session's statement that does not

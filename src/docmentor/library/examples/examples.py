@@ -21,6 +21,7 @@ from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from docmentor.clarity.checks.python import prepare
 from docmentor.errors import NotFoundError
 from docmentor.library.examples.classify import (
     code_facts,
@@ -30,7 +31,7 @@ from docmentor.library.examples.classify import (
     prerequisites,
     tags_of,
 )
-from docmentor.library.examples.code_analysis import prepare_python, untagged_python
+from docmentor.library.examples.code_analysis import untagged_python
 from docmentor.library.examples.setup_code import hidden_blocks
 from docmentor.library.knowledge.importance import prose_text
 from docmentor.library.models import Example
@@ -224,7 +225,7 @@ def extract_examples(
         installs = _installs_by_section(outline(store, doc.id))
         prose_of: dict[int, str] = {}  # section id → its prose
         for n, block, lang in picked:
-            if lang == "python" and prepare_python(block.code)[3] in ("empty", "shell session"):
+            if lang == "python" and prepare(block.code, "python")[3] in ("empty", "shell session"):
                 continue
             heading_path = [h for h in block.heading_path if h]
             k = fence_at.get(block.line)

@@ -50,11 +50,11 @@ from typing import Any, Literal
 from docmentor.clarity.checks.python import (
     SESSION_PROMPT,  # `>>> ` / `... `, as they read it
     parse_python,
+    prepare,
 )
 from docmentor.errors import UsageError
 from docmentor.library.examples.code_analysis import (
     leading_comments_blanked,
-    prepare_python,
     python_free_names,
 )
 from docmentor.library.models import Example, ExecutionContext
@@ -315,7 +315,7 @@ def validate_examples(
         first = ""
         by_page = setup if example.origin == "docstring" else page_setup if example.origin == "docs" else None
         in_group = example.origin == "docs" and example.doctest_group is not None
-        if example.language == "python" and by_page and (in_group or prepare_python(example.code)[2]):
+        if example.language == "python" and by_page and (in_group or prepare(example.code, "python")[2]):
             first = by_page.get(example.path, "")
         if in_group and grouped.get(example.example_id):
             first = f"{first}\n{grouped[example.example_id]}" if first else grouped[example.example_id]
@@ -451,7 +451,7 @@ def runnable_source(code: str, *, setup: str = "") -> str | None:
     and output, other code dedented; code that awaits at the top level (as an asyncio REPL
     or a notebook allows) run inside ``asyncio.run``; None when there is nothing to run (a
     template, a ``# doctest: +SKIP``). ``setup``: code run first (a docstring's module names)."""
-    source, _offsets, session, skipped = prepare_python(code)
+    source, _offsets, session, skipped = prepare(code, "python")
     if skipped or not source.strip():
         return None
     if session and _TRACEBACK in code:
@@ -538,7 +538,7 @@ def _sleeps_in_a_loop(code: str) -> bool:
     stuck. One long ``sleep(100)`` is no such demo."""
     if "sleep" not in code:
         return False
-    source, _, _, skipped = prepare_python(code, skip_marked=False)
+    source, _, _, skipped = prepare(code, "python", skip_marked=False)
     try:
         tree = ast.parse(source) if source and not skipped else None
     except (SyntaxError, ValueError):
@@ -566,7 +566,7 @@ def _readers_name(code: str, error: str | None) -> str | None:
     if m is None:
         return None
     name = m.group(1)
-    source, _, _, skipped = prepare_python(code, skip_marked=False)
+    source, _, _, skipped = prepare(code, "python", skip_marked=False)
     try:
         tree = ast.parse(source) if source and not skipped else None
     except (SyntaxError, ValueError):
@@ -798,7 +798,7 @@ def _fails_on_purpose(example: Example, script_line: int | None, error: str) -> 
     statement, and another error than the one named is a failure."""
     if script_line is None:
         return False
-    _, offsets, _, _ = prepare_python(example.code)
+    _, offsets, _, _ = prepare(example.code, "python")
     if not offsets or not 1 <= script_line <= len(offsets):
         return False
     lines = example.code.split("\n")
@@ -820,7 +820,7 @@ def _page_line(example: Example, script_line: int) -> int | None:
     """The page line of line ``script_line`` of the program a docs example ran as: its
     statements map back through the session's prompts or the dedent (``prepare``'s offsets);
     None for a program docmentor rewrote (top-level await, expected tracebacks)."""
-    source, offsets, session, _ = prepare_python(example.code)
+    source, offsets, session, _ = prepare(example.code, "python")
     if not offsets or (session and _TRACEBACK in example.code) or _awaits_at_top_level(source):
         return None
     if not 1 <= script_line <= len(offsets):
