@@ -39,6 +39,7 @@ from docmentor.library.find.config import DEFAULT, ApiRankingConfig
 from docmentor.library.knowledge.importance import prose_text
 from docmentor.library.models import ApiEntry, Example
 from docmentor.library.surface.docstrings import PROSE_ROLES, role_name
+from docmentor.library.surface.hierarchy import ClassTree
 
 __all__ = ["MentionResolver", "SectionRef", "directive_names"]
 
@@ -164,6 +165,8 @@ class MentionResolver:
         """``config``: its credits and how ambiguous a name may be (``documents_weight``,
         ``uses_weight``, ``max_candidates``)."""
         self.config = config
+        entries = list(entries)
+        self._tree = ClassTree(entries)  # the bases each class's definition names
         self._full: dict[str, str] = {}
         self._qualified: dict[str, set[str]] = defaultdict(set)
         self._short: dict[str, set[str]] = defaultdict(set)
@@ -173,15 +176,12 @@ class MentionResolver:
         self._roots: set[str] = set()  # the libraries' root packages
         self._docstrings: set[str] = set()  # the APIs with a docstring (autodoc's :members: shows them)
         self._owner: dict[str, tuple[str, str]] = {}  # member id → (its class id, its name)
-        self._bases: dict[str, list[str]] = {}  # class id → its bases, as written
         for e in entries:
             if e.kind == "module":
                 continue
             self._kind[e.api_id] = e.kind
             if e.docstring.strip():
                 self._docstrings.add(e.api_id)
-            if e.bases:
-                self._bases[e.api_id] = list(e.bases)
             self._roots.add(e.api_id.split(".", 1)[0])
             for path in (e.api_id, *e.aliases):
                 self._full.setdefault(path, e.api_id)
@@ -511,7 +511,7 @@ class MentionResolver:
 
     def _ancestors(self, cls: str, stop: frozenset[str] = frozenset()) -> list[str]:
         """The library's classes ``cls`` derives from, nearest first (depth first, left to
-        right, each once); not a base named in ``stop`` (``:inherited-members: dict``) nor
+        right, each once); not a base named in ``stop`` (``:inherited-members: Base``) nor
         the classes past it."""
         out: list[str] = []
         seen = {cls}
@@ -520,30 +520,14 @@ class MentionResolver:
             current = todo.pop()
             if current != cls:
                 out.append(current)
-            found: list[str] = []
-            for written in self._bases.get(current, ()):
-                written = written.split("[", 1)[0].strip()  # Generic[T] is Generic
-                if written in stop or written.rsplit(".", 1)[-1] in stop:
-                    continue
-                base = self._base(current, written)
-                if base is not None and base not in seen:
-                    seen.add(base)
-                    found.append(base)
+            found = [
+                base
+                for base in self._tree.bases.get(current, ())
+                if base not in seen and base not in stop and base.rsplit(".", 1)[-1] not in stop
+            ]
+            seen.update(found)
             todo += reversed(found)
         return out
-
-    def _base(self, cls: str, written: str) -> str | None:
-        """The library's class a base written in ``cls``'s definition is: its path or alias,
-        a name of the class's module, or the one class of that name (None: another
-        library's, ``object``)."""
-        module = cls
-        while module in self._full and "." in module:  # a nested class's module is its class's
-            module = module.rsplit(".", 1)[0]
-        found = self._full.get(written) or self._full.get(f"{module}.{written}")
-        if found is None and "." not in written:
-            same = [c for c in self._short.get(written, ()) if self._kind.get(c) == "class"]
-            found = same[0] if len(same) == 1 else None
-        return found if found is not None and self._kind.get(found) == "class" else None
 
     def _target(self, name: str, scope: Iterable[str]) -> set[str]:
         """What a name a section writes denotes: as :meth:`resolve`, but a short name several

@@ -44,6 +44,8 @@ class ClassTree:
         """api_id of a base class as written in ``cls``'s definition, when it is in the surface."""
         text = text.split("[", 1)[0].strip()
         module = cls.api_id.rpartition(".")[0]
+        while "." in module and self._lookup(module) is not None:  # a nested class's module is its class's
+            module = module.rpartition(".")[0]
         found = self._lookup(text) or self._lookup(f"{module}.{text}")
         if found is None:  # imported under its short name from elsewhere in the library
             same = self.by_short.get(text.rpartition(".")[2], [])
