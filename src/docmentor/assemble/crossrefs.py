@@ -18,7 +18,7 @@ from urllib.parse import unquote
 
 from docmentor.assemble.models import Candidate
 from docmentor.errors import DocmentorError
-from docmentor.parse.common import slugify
+from docmentor.parse.common import mkdocs_numbered, slugify
 
 if TYPE_CHECKING:
     from docmentor.assemble.links import LinkGraph
@@ -142,10 +142,7 @@ def section_for_anchor(rows: list[Any], anchor: str) -> Any | None:
     wanted = unquote(anchor).strip()
     if not wanted:
         return None
-    # a repeated heading's number: `-1` for GitHub, Docusaurus and Starlight, `_1` (stored) for MkDocs
-    stem, dash, number = wanted.rpartition("-")
-    numbered = f"{stem}_{number}" if dash and stem and number.isdigit() else None
-    for anchor_as in (wanted, numbered):  # as written first, then as MkDocs numbers it
+    for anchor_as in (wanted, mkdocs_numbered(wanted)):  # as written first, then as stored
         for row in rows:
             if anchor_as and row["anchor"] == anchor_as:
                 return row

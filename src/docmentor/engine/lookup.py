@@ -16,7 +16,7 @@ from docmentor.engine.reports import DocExcerpts, DocPage, SourceInfo, source_in
 from docmentor.engine.scope import VersionScope, version_scope
 from docmentor.errors import NotFoundError, UsageError
 from docmentor.models import SearchHit
-from docmentor.parse.common import slugify
+from docmentor.parse.common import mkdocs_numbered, slugify
 from docmentor.parse.markdown import split_front_matter
 from docmentor.search.analyzer import analyze_query, compound_terms, identifiers_only
 from docmentor.search.config import RankingConfig
@@ -448,10 +448,9 @@ class Lookup(Embedding):
         # as written, or as another site generator writes it: Docusaurus' slugger keeps a dash
         # per space ("lifetime & subscription" → `lifetime--subscription`), MkDocs' one per run
         wanted = {_dashes(a) for a in (anchor, anchor.lower(), slugify(anchor))}
-        # a repeated heading's number: `-1` for GitHub and Docusaurus, `_1` for MkDocs (stored)
-        stem, dash, number = anchor.rpartition("-")
-        if dash and stem and number.isdigit():
-            wanted.add(_dashes(f"{stem.lower()}_{number}"))
+        numbered = mkdocs_numbered(anchor.lower())  # a repeated heading's `-1`, stored `_1`
+        if numbered is not None:
+            wanted.add(_dashes(numbered))
         at = next((k for k, row in enumerate(sections) if _dashes(str(row["anchor"])) in wanted), None)
         if at is None:
             # VitePress' slugger: each run of punctuation a dash (`server.fs.allow` →

@@ -36,6 +36,13 @@ def slugify(text: str) -> str:
     return re.sub(r"\s+", "-", text).strip("-")
 
 
+def mkdocs_numbered(anchor: str) -> str | None:
+    """A repeated heading's anchor as stored (MkDocs' `footer_1`) for the form GitHub,
+    Docusaurus and Starlight link it by (`footer-1`); None for an anchor without such a number."""
+    stem, dash, number = anchor.rpartition("-")
+    return f"{stem}_{number}" if dash and stem and number.isdigit() else None
+
+
 def map_line(line_map: list[int] | None, line: int) -> int:
     """Original-file line for a 1-based line of the served text."""
     if not line_map:
