@@ -273,11 +273,18 @@ def _tags_out(line: str) -> str:
     return "".join(p if code else _TAG.sub(_label, p) for p, code in code_spans(line))
 
 
+# a tag's `label` attribute, the one a reader sees as text (a tab's title); a quoted value on
+# one line, linear
+_LABEL = re.compile(r"""(?<![\w-])label=(?:"([^"\n]*)"|'([^'\n]*)')""")
+
+
+def tag_label(tag: str) -> str:
+    """The text of a tag's ``label`` attribute (Docusaurus' ``<TabItem value="zod" label="Zod">``,
+    MDX's ``<TabItem label="npm">``: the tab's title), stripped; "" without one."""
+    m = _LABEL.search(tag)
+    return (m.group(1) or m.group(2) or "").strip() if m is not None else ""
+
+
 def _label(tag: re.Match[str]) -> str:
-    text = tag.group(0)
-    at = text.find(" label=")
-    if at < 0 or len(text) < at + 9 or text[at + 7] not in "\"'":
-        return " "
-    quote = text[at + 7]
-    end = text.find(quote, at + 8)
-    return f" {text[at + 8 : end]} " if end > 0 else " "
+    label = tag_label(tag.group(0))
+    return f" {label} " if label else " "

@@ -28,7 +28,7 @@ from docmentor.parse.common import (
     map_line,
     normalize_newlines,
 )
-from docmentor.parse.fences import Fence, closes, code_spans, fence_open, without_badges
+from docmentor.parse.fences import Fence, closes, code_spans, fence_open, tag_label, without_badges
 
 log = logging.getLogger(__name__)
 
@@ -153,10 +153,10 @@ def structure_view(lines: list[str], *, skip: int, mdx: bool) -> tuple[list[str]
                     head, rest = _TAG_END.split(view[j], maxsplit=1)
                     for k in range(i, j):
                         # a tab's label: text, on its line
-                        mdx_lines[k] = _shown_attributes(view[k])
+                        mdx_lines[k] = tag_label(view[k])
                         view[k] = ""
                     view[j] = _jsx_out(rest)
-                    mdx_lines[j] = " ".join(filter(None, [_shown_attributes(head), view[j].strip()]))
+                    mdx_lines[j] = " ".join(filter(None, [tag_label(head), view[j].strip()]))
                     i = j + 1
                     continue
             stripped = _jsx_out(line)
@@ -175,29 +175,17 @@ def structure_view(lines: list[str], *, skip: int, mdx: bool) -> tuple[list[str]
     return view, mdx_lines
 
 
-# the attribute of a component a reader sees as text: a tab's label (`<TabItem label="npm">`,
-# as :func:`~docmentor.parse.fences.as_read_text` reads Markdown's tags); a quoted value on one
-# line, linear. A card's `title` and `description` are not: pages of link cards (community
-# articles, plugin lists) then outranked the guides they point to (the Starlight tour set:
-# doc MRR 0.873 -> 0.848)
-_SHOWN_ATTRIBUTE = re.compile(r"""(?<![\w-])label=(?:"([^"\n]*)"|'([^'\n]*)')""")
-
-
-def _shown_attributes(tag: str) -> str:
-    """The text a component's tag shows (:data:`_SHOWN_ATTRIBUTE`), its values joined."""
-    values = [a or b for a, b in _SHOWN_ATTRIBUTE.findall(tag)]
-    return " — ".join(v.strip() for v in values if v.strip())
-
-
 def _tag_text(tag: re.Match[str]) -> str:
-    shown = _shown_attributes(tag.group(0)) if tag.group(0)[:2] != "</" else ""
+    shown = tag_label(tag.group(0)) if tag.group(0)[:2] != "</" else ""
     return f" {shown} " if shown else ""
 
 
 def _jsx_out(line: str) -> str:
     """A line without its JSX tags and comments, outside its code spans (`` `<Tabs>` `` in prose
     or a heading, ``## `<Tabs>` Props``, is the component's name as the page shows it); a
-    tag's shown attributes (:func:`_shown_attributes`) stay as its text."""
+    tag's ``label`` (:func:`~docmentor.parse.fences.tag_label`) stays as its text. A card's
+    `title` and `description` do not: pages of link cards (community articles, plugin lists)
+    then outranked the guides they point to (the Starlight tour set: doc MRR 0.873 -> 0.848)."""
     if "`" not in line:
         return _JSX_TAG.sub(_tag_text, line)
     return "".join(p if code else _JSX_TAG.sub(_tag_text, p) for p, code in code_spans(line))
