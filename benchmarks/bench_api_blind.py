@@ -78,6 +78,8 @@ TOURS = [
     ("babel", "babel", "2.16.0", "tour_tasks/babel_api.jsonl", "docs"),
     ("WTForms", "wtforms", "3.1.2", "tour_tasks/wtforms_api.jsonl", "docs"),
     ("boltons", "boltons", "24.0.0", "tour_tasks/boltons_api.jsonl", "docs"),
+    ("PyJWT", "jwt", "2.9.0", "tour_tasks/pyjwt_api.jsonl", "docs"),
+    ("watchdog", "watchdog", "4.0.2", "tour_tasks/watchdog_api.jsonl", "docs/source"),
 ]
 
 

@@ -831,20 +831,24 @@ def test_a_class_built_by_new_has_its_parameters(tmp_path: Path) -> None:
     assert api.by_id["pkg.Both"].signature == "Both(name: str)"  # __init__ says it
 
 
-def test_a_method_of_a_module_level_instance_is_a_function(tmp_path: Path) -> None:
+def test_a_method_of_a_module_level_instance_is_that_method_called_as_a_function(tmp_path: Path) -> None:
     """cattrs' ``structure = global_converter.structure`` (``global_converter: Final =
-    Converter()``): a function users call, with the method's parameters without ``self`` and
-    its docstring; a method of another package's instance stays data."""
+    Converter()``), PyJWT's ``encode = _jwt_global_obj.encode``: the API is the method, where
+    ``pkg.structure`` is defined (its ``__qualname__`` is ``Converter.structure``), every name
+    bound to it one of its paths (the PyJWT tour: two entries, the method's without the
+    docs' text and examples, so a task set naming it missed 7 of 20); users call it as a
+    function, with the method's parameters without ``self``. A private class's method keeps
+    the attribute as its own function; a method of another package's instance stays data."""
     api = surface(
         tmp_path,
         {
             "pkg/__init__.py": """
                 import json
                 from typing import Callable, Final
-                from pkg.conv import Converter
+                from pkg.conv import Converter, _Hidden
 
                 __all__ = ["structure", "unstructure", "encode", "global_converter", "Converter", "load", "handler",
-                           "build", "number"]
+                           "build", "number", "hidden"]
 
                 global_converter: Final = Converter()
                 structure = global_converter.structure
@@ -854,6 +858,8 @@ def test_a_method_of_a_module_level_instance_is_a_function(tmp_path: Path) -> No
                 handler: Callable = global_converter.structure  # a typed setting: data
                 build: "_Structure" = global_converter.structure  # the method, typed by its call
                 number: int = global_converter.count  # not a method: data
+                _hidden = _Hidden()
+                hidden = _hidden.run
             """,
             "pkg/conv.py": """
                 class Base:
@@ -870,34 +876,40 @@ def test_a_method_of_a_module_level_instance_is_a_function(tmp_path: Path) -> No
                             obj: the data.
                             cl: the class to build.
                         '''
+
+                class _Hidden:
+                    def run(self, n: int) -> int:
+                        'Run it.'
             """,
         },
     )
-    structure = api.by_id["pkg.structure"]
+    structure = api.by_id["pkg.conv.Converter.structure"]
+    assert "pkg.structure" not in api.by_id
+    assert {"pkg.structure", "pkg.load", "pkg.build", "pkg.Converter.structure"} <= set(structure.aliases)
+    assert "pkg.handler" not in structure.aliases
+    assert api.resolve("pkg.structure") is structure
     assert (structure.kind, structure.parent, structure.signature) == (
-        "function",
-        None,
-        "structure(obj: object, cl: type) -> object",
+        "method",
+        "pkg.conv.Converter",
+        "structure(obj: object, cl: type) -> object",  # called through the instance: no self
     )
     assert [(p.name, p.description) for p in structure.parameters] == [
         ("obj", "the data."),
         ("cl", "the class to build."),
     ]
     assert structure.description == "Convert unstructured data to a structured class."
-    unstructure = api.by_id["pkg.unstructure"]  # inherited by the instance's class
-    assert (unstructure.kind, unstructure.signature) == (
-        "function",
+    assert structure.internal is None  # published by `pkg.structure`
+    unstructure = api.resolve("pkg.unstructure")  # inherited by the instance's class
+    assert unstructure is not None
+    assert (unstructure.api_id, unstructure.signature) == (
+        "pkg.conv.Base.unstructure",
         "unstructure(obj: object, unstructure_as: object = None) -> object",
     )
+    hidden = api.by_id["pkg.hidden"]
+    assert (hidden.kind, hidden.signature) == ("function", "hidden(n: int) -> int")
     assert api.by_id["pkg.encode"].kind == "attribute"  # json's, not this package's
-    assert api.by_id["pkg.load"].signature == "load(obj: object, cl: type) -> object"
     assert api.by_id["pkg.handler"].kind == "attribute"
     assert api.by_id["pkg.global_converter"].kind == "attribute"
-    # blinker's `signal: _PNamespaceSignal = default_namespace.signal`
-    assert (api.by_id["pkg.build"].kind, api.by_id["pkg.build"].signature) == (
-        "function",
-        "build(obj: object, cl: type) -> object",
-    )
     assert api.by_id["pkg.number"].kind == "attribute"
 
 
@@ -1923,7 +1935,8 @@ def test_what_the_docs_document_is_public_though_all_leaves_it_out(tmp_path: Pat
     )
     paths = documented_paths(docs)
     assert paths == [
-        "pkg", "pkg.Renderer", "pkg.dev", "pkg.dev.Column", "pkg.dev.Column.*", "pkg.dev.set_exc_info",
+        "pkg", "pkg.Renderer", "pkg.dev", "pkg.dev.__doc__", "pkg.dev.Column", "pkg.dev.Column.*",
+        "pkg.dev.set_exc_info",
         "pkg._impl.hidden", "pkg.dev.nosuch", "pkg.dev.Column.width", "os.path.join", "pkg.dev",
         "pkg.dev.Thing", "pkg.dev.Thing.undocumented", "pkg.dev.set_exc_info",
     ]  # fmt: skip
@@ -1966,11 +1979,77 @@ def test_the_members_an_automodule_lists_are_documented(tmp_path: Path) -> None:
     )
     paths = documented_paths(docs)
     # a bare `:members:` documents what autodoc shows there: `pkg.*` (the surface says which)
-    assert paths == ["pkg.traceback", "pkg.traceback.Traceback", "pkg.traceback.install", "pkg", "pkg.*"]
+    assert paths == [
+        "pkg.traceback",
+        "pkg.traceback.Traceback",
+        "pkg.traceback.install",
+        "pkg.traceback.__doc__",  # the docstring it shows: the surface reads its directives
+        "pkg",
+        "pkg.*",
+        "pkg.__doc__",
+    ]
     api = load_api("pkg", search_paths=[tmp_path], documented=paths)
     install = api.by_id["pkg.traceback.install"]
     assert install.documented and install.internal is None
     assert api.by_id["pkg.traceback.other"].internal == "helper"
+
+
+def test_the_directives_of_a_module_docstring_an_automodule_shows_document(tmp_path: Path) -> None:
+    """(a watchdog tour) ``.. automodule:: pkg.events`` shows the module's docstring, and
+    that docstring's ``.. autoclass:: Handler`` documents ``pkg.events.Handler`` (read in the
+    module, as Sphinx does): watchdog's classes were "unreached" and ranked down. A ``..
+    module::`` shows no docstring, and a docstring the docs never show documents nothing."""
+    from docmentor.sources.autodoc import documented_paths
+
+    make_package(
+        tmp_path,
+        {
+            "pkg/__init__.py": "",
+            "pkg/events.py": '''
+                """:module: pkg.events
+
+                .. autoclass:: Handler
+                   :members:
+
+                .. autofunction:: pkg.events.dispatch
+                """
+                from pkg.util import Helper  # imported for its own use: no path to it
+
+                class Handler:
+                    """Handles events."""
+                    def on_moved(self, event: object) -> None:
+                        """Called when a file is moved."""
+                def dispatch(event: object) -> None:
+                    """Dispatch an event."""
+            ''',
+            "pkg/polling.py": '''
+                """.. autoclass:: Poller"""
+                class Poller:
+                    """Polls."""
+            ''',
+            "pkg/shown.py": '''
+                """.. autoclass:: Shown"""
+                class Shown:
+                    """Shown."""
+            ''',
+            "pkg/util.py": "class Helper: ...\n",
+        },
+    )
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "api.rst").write_text(
+        ".. automodule:: pkg.events\n\n.. module:: pkg.polling\n\n.. currentmodule:: pkg.shown\n",
+        encoding="utf-8",
+    )
+    paths = documented_paths(docs)
+    assert paths == ["pkg.events", "pkg.events.__doc__", "pkg.polling"]
+    api = load_api("pkg", search_paths=[tmp_path], documented=paths)
+    assert api.by_id["pkg.events.Handler"].documented
+    assert api.by_id["pkg.events.Handler.on_moved"].documented  # its `:members:`
+    assert api.by_id["pkg.events.dispatch"].documented
+    assert not api.by_id["pkg.polling.Poller"].documented  # `.. module::` shows no docstring
+    assert not api.by_id["pkg.shown.Shown"].documented
+    assert "pkg.events.__doc__" not in api.by_id
 
 
 def test_a_module_that_star_imports_re_exports_what_it_brings(tmp_path: Path) -> None:

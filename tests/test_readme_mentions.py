@@ -238,6 +238,26 @@ def test_default_domain_directives_document_apis_and_their_bodies_describe_undoc
         assert docs_summary(one) == "", one
 
 
+def test_a_docs_summary_falls_back_on_a_lead_in_that_says_what_its_list_is() -> None:
+    """(a WTForms tour) an autoclass body that is a lead-in and a list of choices left the
+    class with no description; one that only points ahead, or announces code, stays nothing,
+    and a paragraph of prose after the list still wins."""
+    from docmentor.library.knowledge.enrich import docs_summary
+
+    lead_in = "Select fields take a ``choices`` parameter which is either:"
+    listed = f"{lead_in}\n\n* a list of ``(value, label)`` pairs\n* a callable returning one\n"
+    assert docs_summary(listed) == lead_in  # "either." would not be a sentence
+    assert docs_summary("The field takes one of these values:\n\n1. one\n2. two") == (
+        "The field takes one of these values."
+    )
+    assert docs_summary(f"{listed}\nA select field renders one <select> element.") == (
+        "A select field renders one <select> element."
+    )
+    assert docs_summary("The options are as follows:\n\n* a\n* b") == ""
+    assert docs_summary("Build the field with the choices like so::\n\n    * a\n") == ""
+    assert docs_summary("A form takes these fields:\n\n| a | b |\n") == ""
+
+
 def test_descriptions_from_the_docs_are_only_taken_where_they_surely_describe_the_api() -> None:
     from docmentor.library.knowledge.enrich import describe_from_docs
 
@@ -362,3 +382,51 @@ def test_search_keywords_split_a_name_at_its_capitals() -> None:
     from docmentor.library.knowledge.enrich import _words
 
     assert {"async", "client", "http", "error"} <= set(_words("AsyncClient HTTPError"))
+
+
+def test_a_directive_field_list_describes_the_parameters_its_docstring_does_not() -> None:
+    """(a PyJWT tour) a hand-written ``.. function:: encode(...)`` body says what each
+    parameter is in a field list, typed (``:param json.JSONEncoder json_encoder:``, ``:param
+    Union[str, Iterable] audience:``), one field's description going on over a blank line
+    into a list: the parameters the docstring leaves undescribed get those words, one it
+    describes keeps its own, and none of the fields is prose (``docs_text``)."""
+    from docmentor.library.knowledge.enrich import describe_from_docs
+    from docmentor.library.models import ApiParameter, ApiReturn
+
+    encode = api("pkg._api.encode", "function", "pkg.encode").model_copy(
+        update={
+            "description": "",
+            "parameters": [
+                ApiParameter(name="payload"),
+                ApiParameter(name="key"),
+                ApiParameter(name="json_encoder"),
+                ApiParameter(name="audience", description="Its own words."),
+            ],
+            "returns": ApiReturn(type="str"),
+        }
+    )
+    page = Doc(
+        "API",
+        ".. function:: pkg.encode(payload, key, json_encoder=None, audience=None)\n\n"
+        "    Encode the ``payload`` as a token.\n\n"
+        "    :param dict payload: the claims to sign\n"
+        "    :param str key: a key suitable for the algorithm:\n\n"
+        "        * a PEM private key for asymmetric ones\n"
+        "        * a plain string for symmetric ones\n\n"
+        "    :param json.JSONEncoder json_encoder: custom JSON encoder\n"
+        "    :param Union[str, Iterable] audience: the expected audience\n"
+        "    :rtype: str\n"
+        "    :returns: a JSON Web Token\n\n"
+        "    Tokens are compact.\n",
+    )
+    entries = [encode]
+    assert describe_from_docs(entries, [page], MentionResolver(entries), package="pkg") == 1
+    described = {p.name: p.description for p in encode.parameters}
+    assert described["payload"] == "the claims to sign"
+    assert described["key"].startswith("a key suitable for the algorithm:")
+    assert "a PEM private key" in described["key"]
+    assert described["json_encoder"] == "custom JSON encoder"
+    assert described["audience"] == "Its own words."
+    assert encode.returns is not None and encode.returns.description == "a JSON Web Token"
+    assert encode.description == "Encode the ``payload`` as a token."
+    assert encode.docs_text == "Encode the ``payload`` as a token.\nTokens are compact."

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-__all__ = ["MAX_SCANNED_BYTES", "documented_paths"]
+__all__ = ["DOCSTRING", "MAX_SCANNED_BYTES", "documented_in", "documented_paths"]
 
 # what a page documents: reST / MyST autodoc (`.. autofunction:: name`, ```{autoclass} name```)
 # and mkdocstrings (`::: pkg.name`, or as a heading: `## ::: pkg.name`), and what sets the
@@ -26,6 +26,7 @@ _MEMBER_DIRECTIVES = frozenset(
      "staticmethod"}
 )  # fmt: skip
 MAX_SCANNED_BYTES = 2_000_000  # a page larger than this is not read for directives
+DOCSTRING = "__doc__"  # `pkg.mod.__doc__`: an automodule shows pkg.mod's docstring
 
 
 _OPTION = re.compile(r"[ \t]+:([\w-]+):[ \t]*(.*)")
@@ -68,7 +69,8 @@ def _listed_members(text: str, start: int) -> list[str] | None:
 def documented_paths(docs: Path | None) -> list[str]:
     """The dotted paths the docs' pages document with autodoc or mkdocstrings directives,
     a relative name read in the module the page last set (``.. module::``,
-    ``.. currentmodule::``, ``.. automodule::``). Unreadable pages are skipped: the index
+    ``.. currentmodule::``, ``.. automodule::``); ``pkg.mod.__doc__`` for a module whose
+    docstring an ``.. automodule::`` shows (its directives document too). Unreadable pages are skipped: the index
     reports them."""
     from docmentor.sources.local import document_files
 
@@ -83,36 +85,50 @@ def documented_paths(docs: Path | None) -> list[str]:
             text = path.read_text(encoding="utf-8", errors="replace")
         except OSError:
             continue
-        module = ""
-        owner: tuple[int, str] | None = None  # the last class directive: its indentation, path
-        for m in _DOCUMENTS.finditer(text):
-            kind, target = m["rd"] or m["md"], m["name"]
-            indent = len(m.group(0)) - len(m.group(0).lstrip())
-            if owner is not None and indent <= owner[0]:
-                owner = None  # the class's body is over
-            if m["mk"]:
+        found += documented_in(text)
+    return found
+
+
+def documented_in(text: str, module: str = "") -> list[str]:
+    """The dotted paths one page's directives document (:func:`documented_paths`), relative
+    names read in ``module`` until the page sets another: a module docstring that
+    ``.. automodule::`` renders is read in that module, as Sphinx does (watchdog's
+    ``events.py`` docstring holds its ``.. autoclass::`` directives)."""
+    found: list[str] = []
+    if len(text) > MAX_SCANNED_BYTES:
+        return found
+    owner: tuple[int, str] | None = None  # the last class directive: its indentation, path
+    for m in _DOCUMENTS.finditer(text):
+        kind, target = m["rd"] or m["md"], m["name"]
+        indent = len(m.group(0)) - len(m.group(0).lstrip())
+        if owner is not None and indent <= owner[0]:
+            owner = None  # the class's body is over
+        if m["mk"]:
+            found.append(target)
+        elif kind in _MODULE_SETTERS:
+            module = "" if target == "None" else target  # `.. currentmodule:: None` resets it
+            if kind in ("automodule", "module") and module:
                 found.append(target)
-            elif kind in _MODULE_SETTERS:
-                module = "" if target == "None" else target  # `.. currentmodule:: None` resets it
-                if kind in ("automodule", "module") and module:
-                    found.append(target)
-                if kind == "automodule" and module:
-                    # `:members: Traceback, install`: those it names; a bare `:members:`
-                    # documents every public member (`module.*`: the surface says which)
-                    found += [f"{module}.{name}" for name in _listed_members(text, m.end()) or ()]
-            elif kind in _MEMBER_DIRECTIVES and "." not in target and m.group(0)[:1] in " \t":
-                # `.. method:: expire` inside `.. class:: TTLCache`: that class's member
-                if owner is not None and indent > owner[0]:
-                    found.append(f"{owner[1]}.{target}")
-            elif kind in _AUTODOC:
-                # a name of the current module (`set_exc_info`, `Column.width`); a path
-                # from the package down (`pkg._impl.hidden`) as it is
-                relative = module and target.split(".")[0] != module.split(".")[0]
-                full = f"{module}.{target}" if relative else target
-                found.append(full)
-                if kind in ("autoclass", "autoexception", "class", "exception"):
-                    owner = (indent, full)
-                    # `:members:`: its members too, all (`Table.*`) or those it names
-                    listed = _listed_members(text, m.end()) or ()
-                    found += [f"{full}.{name}" for name in listed]
+            if kind == "automodule" and module:
+                # `:members: Traceback, install`: those it names; a bare `:members:`
+                # documents every public member (`module.*`: the surface says which)
+                found += [f"{module}.{name}" for name in _listed_members(text, m.end()) or ()]
+                # it renders the module's docstring, whose directives document too (the
+                # surface reads them: `module.__doc__`)
+                found.append(f"{module}.{DOCSTRING}")
+        elif kind in _MEMBER_DIRECTIVES and "." not in target and m.group(0)[:1] in " \t":
+            # `.. method:: expire` inside `.. class:: TTLCache`: that class's member
+            if owner is not None and indent > owner[0]:
+                found.append(f"{owner[1]}.{target}")
+        elif kind in _AUTODOC:
+            # a name of the current module (`set_exc_info`, `Column.width`); a path
+            # from the package down (`pkg._impl.hidden`) as it is
+            relative = module and target.split(".")[0] != module.split(".")[0]
+            full = f"{module}.{target}" if relative else target
+            found.append(full)
+            if kind in ("autoclass", "autoexception", "class", "exception"):
+                owner = (indent, full)
+                # `:members:`: its members too, all (`Table.*`) or those it names
+                listed = _listed_members(text, m.end()) or ()
+                found += [f"{full}.{name}" for name in listed]
     return found

@@ -234,6 +234,8 @@ def describe_from_docs(
                 give(api, docs_summary(found.body))
             if api in by_id and found.prose:
                 _add_docs_text(by_id[api], found.prose)
+            if api in by_id and found.fields:
+                _describe_parameters(by_id[api], found.fields)
         named = _heading_api(resolver, section.heading, package)
         if named is None and section.heading:  # "Digest authentication" is DigestAuth
             spelt = spelled.find(_heading_key(section.heading))
@@ -244,6 +246,23 @@ def describe_from_docs(
         if named in wanting:
             give(named, docs_summary(text))
     return filled
+
+
+def _describe_parameters(entry: ApiEntry, fields: str) -> None:
+    """Describe the parameters (and the return) of ``entry`` that have no description with
+    the field list of a directive documenting it, read as a Sphinx docstring: PyJWT's
+    hand-written ``.. function:: jwt.encode(…)`` body says ``:param dict payload: JWT claims``
+    where the method's docstring says nothing."""
+    import griffe
+
+    from docmentor.library.surface.api_python_docs import parse_docstring
+
+    descriptions, returns, *_ = parse_docstring(griffe.Docstring(fields))
+    for p in entry.parameters:
+        if not p.description.strip() and descriptions.get(p.name, "").strip():
+            p.description = descriptions[p.name]
+    if entry.returns is not None and not entry.returns.description.strip() and returns.strip():
+        entry.returns.description = returns
 
 
 def _add_docs_text(entry: ApiEntry, prose: str) -> None:
@@ -296,9 +315,10 @@ def _directive_api(resolver: MentionResolver, found: _Directive, package: str, m
 
 _LIST_OR_TABLE = re.compile(r"^\s*(?:[*+-]\s|\d+[.)]\s|\|)")
 _EMPHASIS = re.compile(r"^([*_]{1,2})(\S(?:.*\S)?)\1$", re.S)
-# a directive's option or a field list's line (`:members:`, `:param x:`), not a role opening a
-# line of prose (":class:`LFUCache` counts …")
-_FIELD_LINE = re.compile(r"^\s*:[\w -]+:(?=\s|$)")
+# a directive's option or a field list's line (`:members:`, `:param x:`, a typed
+# `:param Union[str, Iterable] audience:`), not a role opening a line of prose (":class:`LFUCache`
+# counts …"); possessive: no backtracking on a long line
+_FIELD_LINE = re.compile(r"^\s*+:[\w-]++(?:[ \t][^:\n]*+)?:(?=\s|$)")
 
 
 def _word_count(line: str) -> int:
@@ -316,17 +336,24 @@ def docs_summary(text: str) -> str:
     reST title, a list (an API page's list of members is no description), a table, a
     directive or its options, a field list, an admonition or code; whole-paragraph emphasis
     unwrapped (``*An HTTP response.*``); without a last sentence that announced code
-    ("Here an example::"); at most ~400 characters; "" when there is none of three words."""
+    ("Here an example::"); at most ~400 characters; "" when there is none of three words.
+    When there is none, a paragraph that is all lead-in to a list is the summary if it says
+    what something is ("Select fields take a ``choices`` parameter which is either:"), not
+    when it only points ahead ("The options are as follows:")."""
     from docmentor.library.surface.docstrings import (
         MARKUP,
         PARAGRAPHS,
+        ended,
         is_code,
         is_title,
+        says_nothing,
         summary,
         without_lead_in,
     )
 
-    for para in PARAGRAPHS.split(text.strip()):
+    paras = PARAGRAPHS.split(text.strip())
+    list_lead_in = ""  # the first paragraph that is all lead-in to the list after it
+    for at, para in enumerate(paras):
         stripped = para.strip()
         lines = stripped.split("\n")
         if (
@@ -345,10 +372,20 @@ def docs_summary(text: str) -> str:
         if emphasis is not None:
             line = emphasis.group(2)
         if line.endswith(":"):
-            line = without_lead_in(line)
+            lead_in, line = line, without_lead_in(line)
+            following = paras[at + 1].lstrip("\n") if at + 1 < len(paras) else ""
+            if (
+                not line
+                and not list_lead_in
+                and not lead_in.endswith("::")  # a literal block follows: code, not a list
+                and _LIST_OR_TABLE.match(following)
+                and not following.lstrip().startswith("|")
+                and not says_nothing(lead_in)
+            ):
+                list_lead_in = ended(lead_in)
         if _word_count(line) >= 3:  # "The OS/platform." is three words
             return summary(line)
-    return ""
+    return summary(list_lead_in) if _word_count(list_lead_in) >= 3 else ""
 
 
 @dataclass
@@ -358,6 +395,7 @@ class _Directive:
     enclosing: str | None = None  # the ``.. class::`` it is inside of
     module: str | None = None  # a ``.. currentmodule::`` / ``.. module::`` line: the module
     prose: str = ""  # every paragraph of prose of its body (:class:`_Prose`)
+    fields: str = ""  # its body's field list of parameters and returns (`:param dict payload: …`)
 
 
 _DIRECTIVE_HEAD = re.compile(r"^([ \t]*)\.\.[ \t]+(?:(py|auto):)?([\w-]+)::[ \t]*(.*)$")
@@ -426,6 +464,8 @@ def _directives(text: str) -> list[_Directive]:
 
 
 DOCS_TEXT_CHARS = 1_200  # of a directive's body prose kept for find_api (a page of a class's own words)
+# the fields of a hand-written directive's body that describe its parameters and what it returns
+_DESCRIBING_FIELD = re.compile(r"\s*+:(?:param|parameter|arg|argument|key|keyword|type|returns?|rtype)\b")
 
 
 class _Body:
@@ -439,13 +479,21 @@ class _Body:
         self.current: list[str] = []
         self.paragraphs: list[str] = []
         self.size = 0
+        self.fields: list[str] = []  # the field list's lines (:data:`_DESCRIBING_FIELD`)
+        self.in_field = False  # the open option is such a field: its next lines go on with it
 
     def read(self, stripped: str, depth: int) -> None:
+        if self.option >= 0 and depth > self.option:
+            if self.in_field:  # a parameter's description going on
+                self.fields.append(f"    {stripped}")
+            return  # an option's value going on ("get_template, join_path," under :members:)
+        self.option, self.in_field = -1, False
+        if _FIELD_LINE.match(stripped) and _DESCRIBING_FIELD.match(stripped):
+            self.option, self.in_field = depth, True
+            self.fields.append(stripped)
+            return
         if self.size >= DOCS_TEXT_CHARS:
             return
-        if self.option >= 0 and depth > self.option:
-            return  # an option's value going on ("get_template, join_path," under :members:)
-        self.option = -1
         if self.arguments and not _FIELD_LINE.match(stripped):
             return  # "handler_args=None, client_max_size=1024**2, \\": still the signature
         self.arguments = False
@@ -487,7 +535,9 @@ class _Prose:
     def blank(self) -> None:
         if self._open:
             top = self._open[-1]
-            top.arguments, top.option = False, -1
+            top.arguments = False
+            if not top.in_field:  # a parameter's description may go on after a blank line
+                top.option = -1
             top.close()
 
     def line(self, stripped: str, depth: int) -> None:
@@ -505,6 +555,7 @@ class _Prose:
         body.close()
         if body.directive is not None:
             body.directive.prose = "\n".join(body.paragraphs)[:DOCS_TEXT_CHARS]
+            body.directive.fields = "\n".join(body.fields)
 
 
 def _body(lines: list[str], k: int, indent: int) -> str:

@@ -393,6 +393,14 @@ def _aliased(obj: Any) -> _Alias | None:
     return _Alias(function, bound) if owner is None else None
 
 
+def bound_method(obj: Any) -> Any:
+    """The method a module attribute names on a module-level instance of one of the
+    package's classes (PyJWT's ``encode = _jwt_global_obj.encode``): that method's griffe
+    object, whose path is where ``jwt.encode`` is defined; None for anything else."""
+    found = _aliased(obj) if obj.is_attribute and obj.parent is not None and obj.parent.is_module else None
+    return found.function if found is not None and found.instance else None
+
+
 def _instance_method(obj: Any, value: Any) -> Any:
     """The method ``value`` names on a module-level instance of one of the package's classes
     (``global_converter.structure``, ``global_converter = Converter()`` in ``obj``'s module);

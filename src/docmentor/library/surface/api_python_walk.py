@@ -17,6 +17,7 @@ from docmentor.library.surface.api_python_entry import (
     alias_target,
     aliased_function,
     api_entry,
+    bound_method,
     class_members,
     constructor,
     property_call,
@@ -35,6 +36,7 @@ from docmentor.library.surface.api_python_shadow import (
     shadowed_submodules,
 )
 from docmentor.library.surface.declared_returns import declared_return
+from docmentor.sources.autodoc import DOCSTRING, documented_in
 
 _WRAPPERS = {"Optional", "Annotated", "Final", "ClassVar", "Required", "NotRequired", "ReadOnly"}
 # return types that give instances of their first argument to `with … as` or `for`
@@ -129,6 +131,9 @@ class Builder:
         self.decorated: dict[str, list[str]] = {}  # module → its decorated functions' names
         self.registered: dict[str, str] = {}  # function → the module object it is registered on
         self.instances: dict[str, str] = {}  # module value → the class it is a bare instance of
+        # a method a module attribute names on a module-level instance → that attribute
+        # (`encode = _jwt_global_obj.encode`): the attribute's paths are the method's
+        self.bound_aliases: dict[str, Any] = {}
 
     def build(self) -> None:
         """Walk the modules breadth first: each one once, by its shortest public path.
@@ -154,6 +159,7 @@ class Builder:
         there, the public names the module (or class) defines itself, ``__all__``'s when it
         has one."""
         known = {p: api_id for api_id, paths_ in self.aliases.items() for p in paths_}
+        paths = [*paths, *self._in_docstrings(paths)]
         for path in dict.fromkeys(p for given in paths for p in self._members_of(given)):
             parts = path.split(".")
             if path in known or path in self.entries:
@@ -172,10 +178,7 @@ class Builder:
             self.documented.add(target.path)
             if target.path in self.entries:
                 continue
-            named = self._class_named(target) if target.is_attribute else None
-            if named is not None:  # `length = Length`: another name for the class
-                target = named
-                self.published.add(target.path)
+            target = self._named(target)
             if target.is_module:
                 self.todo.append((target, path))
             elif target.is_class:
@@ -185,6 +188,24 @@ class Builder:
                 self._note_returns(target)
         while self.todo:
             self.module(*self.todo.popleft())
+
+    def _in_docstrings(self, paths: Sequence[str]) -> list[str]:
+        """What the directives in the docstrings of the package's modules an
+        ``.. automodule::`` shows (``pkg.mod.__doc__``) document, read in that module:
+        watchdog's ``events.py`` docstring lists its ``.. autoclass::`` directives."""
+        out: list[str] = []
+        for path in dict.fromkeys(p for p in paths if p.endswith(f".{DOCSTRING}")):
+            module = path.removesuffix(f".{DOCSTRING}")
+            if module.split(".")[0] != self.top:
+                continue
+            try:
+                obj = alias_target(self.collection[module])
+            except Exception:  # KeyError, or griffe failing on a path it cannot follow
+                continue
+            if obj is not None and obj.is_module and obj.docstring is not None:
+                found = documented_in(obj.docstring.value, module=obj.path)
+                out += [p for p in found if not p.endswith(f".{DOCSTRING}")]  # one level
+        return out
 
     def _members_of(self, path: str) -> list[str]:
         """``path`` itself; for ``owner.*``, the paths of what autodoc's bare ``:members:``
@@ -271,6 +292,12 @@ class Builder:
                 and api_id not in self.published
             ):
                 entry.internal = "helper" if entry.kind == "function" else "constant"
+        for api_id, attribute in self.bound_aliases.items():
+            if api_id in self.entries:  # called through the instance: a signature without self
+                entry, bound = self.entries[api_id], api_entry(attribute)
+                entry.signature = bound.signature
+                if not entry.docstring and bound.docstring:  # the attribute's own docstring
+                    entry.docstring, entry.description = bound.docstring, bound.description
         for api_id, entry in self.entries.items():
             # shortest first; of as short ones, those by the object's own name (a short alias,
             # `wait_full_jitter = wait_random_exponential`, is noted, not the heading)
@@ -400,10 +427,7 @@ class Builder:
             path = f"{public}.{name}"
             if exports is not None or wildcard or _is_init(mod):
                 self.published.add(target.path)
-            named = self._class_named(target) if target.is_attribute else None
-            if named is not None:  # `length = Length`: another name for the class
-                target = named
-                self.published.add(target.path)
+            target = self._named(target)
             if target.is_module:
                 self.todo.append((target, path))
                 shadow = self.shadows.get(mod.path, {}).get(name)
@@ -422,6 +446,21 @@ class Builder:
             ):
                 self._add(target, path)
                 self._note_returns(target)
+
+    def _named(self, target: Any) -> Any:
+        """What a module attribute is another name for: the package's class (``length =
+        Length``) or a module-level instance's method (``encode = _jwt_global_obj.encode``,
+        whose path is where ``jwt.encode`` is defined), published; else ``target``."""
+        if not target.is_attribute:
+            return target
+        named = self._class_named(target)
+        if named is None:
+            named = bound_method(target)
+            if named is None or any(part.startswith("_") for part in named.path.split(".")):
+                return target  # a private class's method: the attribute stays its own API
+            self.bound_aliases.setdefault(named.path, target)
+        self.published.add(named.path)
+        return named
 
     def _class_named(self, attribute: Any) -> Any | None:
         """The package's class a module attribute is only another name for (``length =

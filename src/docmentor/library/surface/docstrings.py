@@ -455,7 +455,7 @@ def is_label(lead_in: str) -> bool:
 # a conjunction, a copula)
 _NEEDS_OBJECT = frozenset(
     {"to", "as", "of", "with", "by", "for", "from", "like", "than", "into", "in", "on", "at"}
-    | {"is", "are", "be", "was", "were", "the", "a", "an", "and", "or"}
+    | {"is", "are", "be", "was", "were", "the", "a", "an", "and", "or", "either"}
 )
 
 
