@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from docmentor.errors import NotFoundError, UsageError
+from docmentor.library.find.import_paths import import_path
 from docmentor.library.surface import api_python_env
 from docmentor.library.surface.api_python import ApiSurface, load_api
 
@@ -887,6 +888,14 @@ def test_a_method_of_a_module_level_instance_is_that_method_called_as_a_function
     assert "pkg.structure" not in api.by_id
     assert {"pkg.structure", "pkg.load", "pkg.build", "pkg.Converter.structure"} <= set(structure.aliases)
     assert "pkg.handler" not in structure.aliases
+    # the names that call it on the instance, without self: what users import it by
+    assert sorted(structure.bound_names) == ["pkg.build", "pkg.load", "pkg.structure"]
+    assert import_path(structure.api_id, structure.aliases, structure.bound_names) == "pkg.structure"
+    assert import_path(
+        structure.api_id, ["pkg.Converter.structure", "pkg.conv.structure"], ["pkg.conv.structure"]
+    ) == (
+        "pkg.conv.structure"  # not through the class, which would take the first argument for self
+    )
     assert api.resolve("pkg.structure") is structure
     assert (structure.kind, structure.parent, structure.signature) == (
         "method",

@@ -100,6 +100,10 @@ class ApiEntry(_Model):
     # parameters; or one a decorator registers on a module-level application object that
     # runs it (`@app.command()`, typer): that object's class, the function as it is
     command: str | None = None
+    # a method a module-level instance of its class binds (PyJWT's `encode =
+    # _jwt_global_obj.encode`): its public paths that are those module-level names
+    # (`jwt.encode`), called without self (the signature shows none): what users import it by
+    bound_names: list[str] = Field(default_factory=list)
     # defined in another distribution, which the library's __init__ re-exports explicitly
     # (typer's `from click.utils import echo as echo`): the library's API by its alias; the
     # defining package is no package of the library's

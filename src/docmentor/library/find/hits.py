@@ -24,7 +24,7 @@ class ApiHit:
     def to_dict(self, rank: int) -> dict[str, Any]:
         e = self.entry
         details = self.details if self.details is not None else api_details(e)
-        path = import_path(e.api_id, e.aliases)
+        path = import_path(e.api_id, e.aliases, e.bound_names)
         return {
             "rank": rank,
             "api_id": e.api_id,

@@ -15,15 +15,19 @@ def private_path(path: str) -> bool:
     return any(part.startswith("_") for part in parts) or (last.startswith("_") and not special)
 
 
-def import_path(api_id: str, aliases: Iterable[str] = ()) -> str:
+def import_path(api_id: str, aliases: Iterable[str] = (), bound_names: Iterable[str] = ()) -> str:
     """The path users import an API by: the shortest one without a private part
     (``pkg.connect``, not ``pkg.compat.connect`` nor ``pkg._core.connect``), the defining one
     first among those as short (an inherited method by its class, ``fields.Field.make_error``,
     not ``fields.IP.make_error``), then one through the defining class's name when the
     definition's own path is private (``pkg.Base.value`` for ``pkg._base.Base.value``, not
     ``pkg.IP.value``); ``api_id`` itself when every path has a private part. A
-    shadowed submodule's id ends in ``~module``: its path is shown without it."""
-    public = [p for p in (api_id, *aliases) if not private_path(p)]
+    shadowed submodule's id ends in ``~module``: its path is shown without it. A method
+    that a module-level instance binds is imported by one of those module-level names
+    (``bound_names``) when one is public: ``jwt.api_jwt.decode_complete``, never
+    ``jwt.PyJWT.decode_complete``, which would take the token for self."""
+    public = [p for p in bound_names if not private_path(p)]
+    public = public or [p for p in (api_id, *aliases) if not private_path(p)]
     # of as short ones, one through the class (or module) that defines it: `DirtyEquals.value`,
     # not a subclass's `IsIP.value`, though the definition's own path is private
     owner = api_id.rsplit(".", 2)[-2] if api_id.count(".") >= 1 else ""

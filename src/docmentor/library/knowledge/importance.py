@@ -81,7 +81,7 @@ def public_path(entry: ApiEntry) -> str:
     """The path users import an API by, as find_api gives it (:func:`.import_path`): the
     shortest without a private part, the defining one first among those as short (an
     inherited attribute by the class that defines it, not by one of its subclasses)."""
-    return import_path(entry.api_id, entry.aliases)
+    return import_path(entry.api_id, entry.aliases, entry.bound_names)
 
 
 def prose_text(markdown: str) -> str:

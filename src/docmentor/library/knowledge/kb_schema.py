@@ -55,9 +55,10 @@ ASPECTS: tuple[Aspect, ...] = ("architecture", "quickstart", "concepts")
 # Example.doctest_group — the sphinx.ext.doctest group of a testcode/doctest block; 10:
 # ApiEntry.docs_text — the docs' directive bodies on an API; 11: ApiEntry.abstract and
 # ApiEntry.exception — README.LLM says where an abstract class's instances come from, and
-# that an exception is raised); this one reads every format up to its own (new fields have
-# defaults)
-KB_FORMAT = 11
+# that an exception is raised; 12: ApiEntry.bound_names — the module-level names of a
+# module-level instance's method); this one reads every format up to its own (new fields
+# have defaults)
+KB_FORMAT = 12
 INDEX_PAGES = ("index.md", "readme.md", "index.rst", "readme.rst", "index.mdx")  # a docs home page
 
 

@@ -292,16 +292,18 @@ class Builder:
                 and api_id not in self.published
             ):
                 entry.internal = "helper" if entry.kind == "function" else "constant"
+        for api_id, entry in self.entries.items():
+            # shortest first; of as short ones, those by the object's own name (a short alias,
+            # `wait_full_jitter = wait_random_exponential`, is noted, not the heading)
+            entry.aliases = sorted(self.aliases[api_id] - {api_id}, key=_alias_order(entry.name))
         for api_id, attribute in self.bound_aliases.items():
             if api_id in self.entries:  # called through the instance: a signature without self
                 entry, bound = self.entries[api_id], api_entry(attribute)
                 entry.signature = bound.signature
                 if not entry.docstring and bound.docstring:  # the attribute's own docstring
                     entry.docstring, entry.description = bound.docstring, bound.description
-        for api_id, entry in self.entries.items():
-            # shortest first; of as short ones, those by the object's own name (a short alias,
-            # `wait_full_jitter = wait_random_exponential`, is noted, not the heading)
-            entry.aliases = sorted(self.aliases[api_id] - {api_id}, key=_alias_order(entry.name))
+                # its paths through no class (`jwt.encode`, not `jwt.PyJWT.encode`)
+                entry.bound_names = [p for p in entry.aliases if p.rpartition(".")[0] not in self.class_paths]
         for api_id, (annotation, scope) in self.annotations.items():
             entry = self.entries[api_id]
             if entry.returns is None:
