@@ -1399,3 +1399,20 @@ def test_a_task_no_api_comes_close_to_is_said_to_be_a_weak_match(engine: Docment
     (warning,) = [w for w in far["warnings"] if "close to this task" in w]
     assert warning.startswith("no API of minidb is close to this task (best similarity 0.")
     assert warning.endswith("these are the nearest it has")  # not "by words": meaning found some
+
+
+def test_an_api_is_embedded_under_the_path_users_import_it_by() -> None:
+    """(a watchdog tour) an inherited method's aliases run shortest first, so its first was a
+    subclass's path (``pkg.observers.KqueueObserver.schedule`` for ``BaseObserver.schedule``):
+    the embedded texts name it by its import path (``import_path``), the defining class's."""
+    from docmentor.library.models import ApiEntry
+
+    entry = ApiEntry(
+        api_id="pkg.observers.api.BaseObserver.schedule",
+        aliases=["pkg.observers.Kq.schedule", "pkg.observers.api.Emitter.schedule", "pkg.observers.BaseObserver.schedule"],
+        kind="method", name="schedule", parent="pkg.observers.api.BaseObserver",
+        description="Schedules watching a path and calls the handler's methods.",
+        docstring="Schedules watching a path and calls the handler's methods.\n\nRecursive watching is up to the platform.",
+    )  # fmt: skip
+    assert passage_texts(entry)[0].startswith("pkg.observers.BaseObserver.schedule: ")
+    assert embedding_text(entry, {}).startswith("pkg.observers.BaseObserver.schedule (schedule) method.")

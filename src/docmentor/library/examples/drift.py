@@ -55,6 +55,7 @@ from docmentor.library.examples.drift_arguments import (
 )
 from docmentor.library.examples.matcher import PythonAnalysis
 from docmentor.library.examples.matcher_core import ApiSurfaceLike, Resolver, Value
+from docmentor.library.find.import_paths import import_path
 from docmentor.library.models import ApiEntry, Example
 from docmentor.library.surface.docstrings import display
 from docmentor.library.surface.hierarchy import ClassTree
@@ -300,7 +301,7 @@ def _deprecated_uses(ex: Example, resolver: Resolver, used: Iterable[str]) -> li
         entry = resolver.entry(api_id)
         if entry is None or not entry.deprecated:
             continue
-        public = entry.aliases[0] if entry.aliases else entry.api_id
+        public = import_path(entry.api_id, entry.aliases, entry.bound_names)
         named = re.compile(rf"(?<![\w]){re.escape(entry.name)}(?!\w)")
         at = next((i for i, text in enumerate(lines, 1) if named.search(text.split("#", 1)[0])), None)
         line = ex.page_line(at - 1) if at is not None else ex.line

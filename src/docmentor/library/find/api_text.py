@@ -7,6 +7,7 @@ import re
 from collections.abc import Mapping
 
 from docmentor.library.find.config import DEFAULT, ApiRankingConfig
+from docmentor.library.find.import_paths import import_path
 from docmentor.library.models import ApiEntry, Example
 from docmentor.library.surface.docstrings import MARKUP, plain
 from docmentor.search.analyzer import analyze
@@ -34,7 +35,7 @@ def passage_texts(entry: ApiEntry, config: ApiRankingConfig = DEFAULT) -> list[s
     verb" ~ "method: HTTP method for the new Request") better than the whole API."""
     if entry.kind == "module":
         return []
-    public = entry.aliases[0] if entry.aliases else entry.api_id
+    public = import_path(entry.api_id, entry.aliases, entry.bound_names)
     pieces = (_BULLET.sub("", c.strip()) for c in _PASSAGE_SPLIT.split(entry.docstring or ""))
     least = config.passage_min_chars
     chunks = [c for c in pieces if len(c) >= least and not MARKUP.match(c) and not _LONE_LINK.match(c)]
@@ -68,7 +69,7 @@ def embedding_text(
     """What an API's vector is computed from: public path, name words, kind, summary, and
     the headings and opening prose of the docs' examples that use it (how much of each:
     ``config``'s ``embedded_*`` fields)."""
-    public = entry.aliases[0] if entry.aliases else entry.api_id
+    public = import_path(entry.api_id, entry.aliases, entry.bound_names)
     headings: list[str] = []
     for x in entry.examples[: config.embedded_examples]:
         ex = examples.get(x)
