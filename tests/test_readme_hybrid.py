@@ -1416,3 +1416,21 @@ def test_an_api_is_embedded_under_the_path_users_import_it_by() -> None:
     )  # fmt: skip
     assert passage_texts(entry)[0].startswith("pkg.observers.BaseObserver.schedule: ")
     assert embedding_text(entry, {}).startswith("pkg.observers.BaseObserver.schedule (schedule) method.")
+
+
+def test_a_field_list_is_no_docstring_passage() -> None:
+    """(a watchdog tour) ``BaseObserver.schedule``'s second passage was its whole ``:param
+    …: :type …:`` block, markup and all: its parameters are passages of their own."""
+    from docmentor.library.models import ApiEntry, ApiParameter
+
+    entry = ApiEntry(
+        api_id="pkg.api.Observer.schedule", aliases=["pkg.Observer.schedule"], kind="method", name="schedule",
+        docstring="Schedules watching a path and calls the handler's methods.\n\n"
+        ":param path:\n    Directory path that will be monitored.\n:type path:\n    ``str``\n"
+        ":param recursive:\n    ``True`` if events will be emitted for sub-directories.",
+        parameters=[ApiParameter(name="path", description="Directory path that will be monitored.")],
+    )  # fmt: skip
+    assert passage_texts(entry) == [
+        "pkg.Observer.schedule: Schedules watching a path and calls the handler's methods.",
+        "pkg.Observer.schedule: path: Directory path that will be monitored.",
+    ]

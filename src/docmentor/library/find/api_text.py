@@ -17,6 +17,11 @@ _BULLET = re.compile(r"^[*-]\s+")
 _WORDS = re.compile(r"[A-Za-z][a-z]+|[A-Z]+(?![a-z])")
 _NAMED_ITEM = re.compile(r"^[*`]*(\w+)[*`]*\s*[-–—:]")  # "**auth** - …", "`auth`: …"
 _LONE_LINK = re.compile(r"^\[[^\]]*\]\([^)]*\)\s*$")  # like markup, not a passage
+# a Sphinx field list (`:param path: …`, `:type path: str`): its parameters are passages of
+# their own (`path: …`), the rest is markup
+_FIELDS = re.compile(
+    r":(?:param|parameter|arg|argument|key|keyword|type|returns?|rtype|raises?|yields?|[ic]?var)\b"
+)
 
 
 def api_doc(entry: ApiEntry) -> str:
@@ -38,7 +43,11 @@ def passage_texts(entry: ApiEntry, config: ApiRankingConfig = DEFAULT) -> list[s
     public = import_path(entry.api_id, entry.aliases, entry.bound_names)
     pieces = (_BULLET.sub("", c.strip()) for c in _PASSAGE_SPLIT.split(entry.docstring or ""))
     least = config.passage_min_chars
-    chunks = [c for c in pieces if len(c) >= least and not MARKUP.match(c) and not _LONE_LINK.match(c)]
+    chunks = [
+        c
+        for c in pieces
+        if len(c) >= least and not MARKUP.match(c) and not _LONE_LINK.match(c) and not _FIELDS.match(c)
+    ]
     chunks = chunks[: config.passage_paragraphs]
     # then the docs' words on it (a paragraph a line), within the same count of paragraphs
     told = [c for c in entry.docs_text.split("\n") if len(c) >= least and not MARKUP.match(c)]
