@@ -690,3 +690,51 @@ def test_calling_a_property_is_a_finding(tmp_path: Path) -> None:
     assert (finding.kind, finding.api, finding.line) == (INVALID, "r.json()", 4)  # the page line: 1 + 3
     assert "Response.json is a property (dict), not a method" in finding.message
     assert finding.suggestion == "read it without the call: r.json"
+
+
+def test_a_module_level_instance_method_called_by_its_module_names_is_checked(tmp_path: Path) -> None:
+    """(review) PyJWT's ``encode = _jwt_global_obj.encode`` is the method ``PyJWT.encode``
+    called without self: too many positional arguments through ``pk.encode``, an imported
+    ``encode`` or another name for it are findings, as is a wrong keyword; through the class
+    (``pk.Codec.encode(codec, 1)``) the receiver is explicit and the count is not judged."""
+    write_files(
+        tmp_path,
+        {
+            "pk/__init__.py": '''
+                __all__ = ["Codec", "encode", "dumps"]
+
+
+                class Codec:
+                    """A codec."""
+
+                    def encode(self, x: int, *, strict: bool = False) -> str:
+                        """Encode x."""
+                        return str(x)
+
+
+                _codec = Codec()
+                encode = _codec.encode
+                dumps = _codec.encode
+                ''',
+        },
+    )
+    api = load_api("pk", search_paths=[tmp_path])
+    entry = api.by_id["pk.Codec.encode"]
+    assert entry.signature == "encode(x: int, *, strict: bool = False) -> str"  # not dumps(…)
+    code = (
+        "import pk\nfrom pk import encode\n"
+        "pk.encode(1)\npk.encode(1, 2)\nencode(1, 2, 3)\npk.dumps(1, strict=True)\npk.dumps(1, strikt=True)\n"
+        "codec = pk.Codec()\npk.Codec.encode(codec, 1)\n"
+    )
+    example = Example(
+        example_id="ex",
+        title="ex",
+        code=code,
+        language="python",
+        source="docs",
+        path="g.md",
+        line=1,
+        complete=True,
+    )
+    found = [(f.kind, f.line) for f in drift_report([example], api, library="pk").findings]
+    assert found == [(INVALID, 5), (INVALID, 6), (INVALID, 8)]  # page lines: code line + 1

@@ -922,6 +922,53 @@ def test_a_method_of_a_module_level_instance_is_that_method_called_as_a_function
     assert api.by_id["pkg.number"].kind == "attribute"
 
 
+def test_a_module_level_instance_method_documented_overloaded_and_re_exported(tmp_path: Path) -> None:
+    """(review) the method a bound name is keeps what the docs say of that name (an
+    ``.. autofunction::`` of a module whose ``__all__`` leaves it out), its overloads are
+    shown as called (without self), and a module re-exported under a second path adds no
+    path through the class to ``bound_names``."""
+    from docmentor.sources.autodoc import documented_paths
+
+    make_package(
+        tmp_path,
+        {
+            "pkg/__init__.py": """
+                from pkg import api
+                from pkg.api import Codec
+                from pkg import compat
+                __all__ = ["Codec", "api", "compat"]
+            """,
+            "pkg/compat.py": "from pkg import api\n",
+            "pkg/api.py": """
+                from typing import overload
+                __all__ = ["Codec"]
+
+                class Codec:
+                    '''A codec.'''
+                    @overload
+                    def encode(self, x: int) -> str: ...
+                    @overload
+                    def encode(self, x: str) -> str: ...
+                    def encode(self, x):
+                        '''Encode x.'''
+
+                _codec = Codec()
+                encode = _codec.encode
+            """,
+        },
+    )
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "api.rst").write_text(".. autofunction:: pkg.api.encode\n", encoding="utf-8")
+    api = load_api("pkg", search_paths=[tmp_path], documented=documented_paths(docs))
+    entry = api.by_id["pkg.api.Codec.encode"]
+    assert entry.documented and entry.internal is None
+    assert "pkg.api.encode" in entry.aliases
+    assert [o.split("(")[1].split(")")[0] for o in entry.overloads] == ["x: int", "x: str"]
+    assert all(not p.rpartition(".")[0].endswith("Codec") for p in entry.bound_names), entry.bound_names
+    assert "pkg.api.encode" in entry.bound_names
+
+
 def test_a_context_manager_function_shows_what_with_gives(tmp_path: Path) -> None:
     """anyio's ``@contextmanager def fail_after(...) -> Generator[CancelScope, None, None]`` is
     called in a ``with``: it gives a ``ContextManager[CancelScope]``, and an

@@ -430,3 +430,8 @@ def test_a_directive_field_list_describes_the_parameters_its_docstring_does_not(
     assert encode.returns is not None and encode.returns.description == "a JSON Web Token"
     assert encode.description == "Encode the ``payload`` as a token."
     assert encode.docs_text == "Encode the ``payload`` as a token.\nTokens are compact."
+    # (review) a field list of one field describes too
+    alone = encode.model_copy(update={"parameters": [ApiParameter(name="payload")], "returns": ApiReturn()})
+    one = Doc("API", ".. function:: pkg.encode(payload)\n\n    :param dict payload: the claims to sign\n")
+    describe_from_docs([alone], [one], MentionResolver([alone]), package="pkg")
+    assert alone.parameters[0].description == "the claims to sign"

@@ -644,7 +644,10 @@ class _DriftPython(PythonAnalysis):
             # receiver explicitly: its positional count is not checked, unless it binds
             # the class or nothing (a classmethod, a staticmethod).
             count = entry is not None and (
-                entry.kind != "method" or func.receiver is not None or entry.api_id in self.checker.bindings
+                entry.kind != "method"
+                or func.receiver is not None
+                or entry.api_id in self.checker.bindings
+                or _bound_call(entry, _written(node.func))
             )
             if entry is not None and entry.api_id in self.checker.made_by_metaclass:
                 return  # its metaclass's __call__ decides what constructing it takes
@@ -681,3 +684,11 @@ class _DriftPython(PythonAnalysis):
                 message=problem.message,
                 suggestion=problem.suggestion,
             )
+
+
+def _bound_call(entry: ApiEntry, written: str) -> bool:
+    """Whether a call of a method reaches it by a module-level instance's name for it
+    (``jwt.encode(…)``, ``from jwt import encode as enc``; :attr:`ApiEntry.bound_names`),
+    not through its class (``PyJWT.encode(obj, …)``, which takes the receiver explicitly)."""
+    owner = (entry.parent or "").rpartition(".")[2]
+    return bool(entry.bound_names) and written.split(".")[-2:-1] != [owner]

@@ -257,7 +257,8 @@ def _describe_parameters(entry: ApiEntry, fields: str) -> None:
 
     from docmentor.library.surface.api_python_docs import parse_docstring
 
-    descriptions, returns, *_ = parse_docstring(griffe.Docstring(fields))
+    # after a first line, as a docstring's fields are: one field alone is read as a summary
+    descriptions, returns, *_ = parse_docstring(griffe.Docstring(f"Fields.\n\n{fields}"))
     for p in entry.parameters:
         if not p.description.strip() and descriptions.get(p.name, "").strip():
             p.description = descriptions[p.name]

@@ -174,11 +174,14 @@ class Builder:
                 continue
             if target is None or not self._inside(target):
                 continue
-            self.published.add(target.path)
-            self.documented.add(target.path)
-            if target.path in self.entries:
+            named = self._named(target)  # the class or method an attribute names: its path
+            self.published.add(named.path)
+            self.documented.add(named.path)
+            if named.path in self.entries:
+                if named is not target:  # the docs' name for it is one of its paths
+                    self.aliases[named.path].add(path)
                 continue
-            target = self._named(target)
+            target = named
             if target.is_module:
                 self.todo.append((target, path))
             elif target.is_class:
@@ -296,14 +299,16 @@ class Builder:
             # shortest first; of as short ones, those by the object's own name (a short alias,
             # `wait_full_jitter = wait_random_exponential`, is noted, not the heading)
             entry.aliases = sorted(self.aliases[api_id] - {api_id}, key=_alias_order(entry.name))
+        class_paths = {p for e in self.entries.values() if e.kind == "class" for p in (e.api_id, *e.aliases)}
         for api_id, attribute in self.bound_aliases.items():
             if api_id in self.entries:  # called through the instance: a signature without self
                 entry, bound = self.entries[api_id], api_entry(attribute)
-                entry.signature = bound.signature
+                entry.signature = _renamed(bound.signature, attribute.name, entry.name)
+                entry.overloads = [without_self(o) for o in entry.overloads]
                 if not entry.docstring and bound.docstring:  # the attribute's own docstring
                     entry.docstring, entry.description = bound.docstring, bound.description
                 # its paths through no class (`jwt.encode`, not `jwt.PyJWT.encode`)
-                entry.bound_names = [p for p in entry.aliases if p.rpartition(".")[0] not in self.class_paths]
+                entry.bound_names = [p for p in entry.aliases if p.rpartition(".")[0] not in class_paths]
         for api_id, (annotation, scope) in self.annotations.items():
             entry = self.entries[api_id]
             if entry.returns is None:
@@ -801,3 +806,20 @@ def static_version(root: Any) -> str | None:
     if isinstance(value, str) and len(value) > 2 and value[0] == value[-1] and value[0] in "'\"":
         return value[1:-1]
     return None
+
+
+_SELF = re.compile(r"\(self(?:, |(?=\)))")
+
+
+def without_self(signature: str) -> str:
+    """A method's signature as its instance's bound method is called: ``encode(self, x)`` →
+    ``encode(x)``; one whose first parameter is no ``self`` as it is."""
+    return _SELF.sub("(", signature, count=1)
+
+
+def _renamed(signature: str, name: str, own: str) -> str:
+    """A signature under the method's own name (``dumps = _a.encode``: ``encode(x)``, not
+    ``dumps(x)``), ``async`` kept."""
+    prefix = "async " if signature.startswith("async ") else ""
+    rest = signature[len(prefix) :]
+    return prefix + own + rest[len(name) :] if rest.startswith(f"{name}(") else signature
