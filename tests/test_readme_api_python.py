@@ -908,6 +908,11 @@ def test_a_method_of_a_module_level_instance_is_that_method_called_as_a_function
     ]
     assert structure.description == "Convert unstructured data to a structured class."
     assert structure.internal is None  # published by `pkg.structure`
+    from docmentor.library.knowledge.readme import _description
+
+    assert _description(structure, {e.api_id: e for e in api.entries}).startswith(
+        "pkg.structure is the structure method of a module-level pkg.Converter instance, called as a function."
+    )
     unstructure = api.resolve("pkg.unstructure")  # inherited by the instance's class
     assert unstructure is not None
     assert (unstructure.api_id, unstructure.signature) == (

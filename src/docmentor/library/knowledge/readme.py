@@ -353,7 +353,11 @@ def _description(entry: ApiEntry, by_id: dict[str, ApiEntry], titles: Mapping[st
     path = public_path(entry)
     kind = _shape_word(entry) if _is_interface(entry) else entry.kind
     article = "an" if kind[0] in "aeiou" else "a"
-    if entry.parent and entry.parent in by_id:
+    if entry.bound_names and entry.parent and path in entry.bound_names:
+        # `jwt.encode = _jwt_global_obj.encode`: called as a function, its instance made for it
+        owner = public_path(by_id[entry.parent]) if entry.parent in by_id else entry.parent
+        lead = f"{path} is the {entry.name} method of a module-level {owner} instance, called as a function."
+    elif entry.parent and entry.parent in by_id:
         owner = public_path(by_id[entry.parent])
         lead = f"{path} is {article} {kind} of {owner}."
     else:
