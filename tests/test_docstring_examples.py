@@ -269,16 +269,3 @@ def test_readme_and_get_examples_show_them(built: tuple[KnowledgeBase, Path, Pat
     assert found.examples[0].example_id == "docstring-itr.core.Window.slide-1"
     assert found.examples[0].source.startswith("itr/core.py:")
     assert found.examples[0].to_dict()["origin"] == "docstring"
-
-
-def test_a_docstring_example_is_titled_by_the_path_users_import_its_api_by() -> None:
-    """(a watchdog tour, review) an example was titled by the API's first alias, for an
-    inherited method a subclass's path (``pkg.Kq.schedule`` for ``BaseObserver.schedule``)."""
-    entry = ApiEntry(
-        api_id="pkg.api.BaseObserver.schedule",
-        aliases=["pkg.Kq.schedule", "pkg.BaseObserver.schedule"],
-        kind="method", name="schedule", parent="pkg.api.BaseObserver",
-        docstring="Schedule a watch.\n\n>>> observer.schedule(handler, '.', recursive=True)\n",
-    )  # fmt: skip
-    (example,) = docstring_examples([entry])
-    assert example.title == "pkg.BaseObserver.schedule"

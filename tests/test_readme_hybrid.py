@@ -1399,38 +1399,3 @@ def test_a_task_no_api_comes_close_to_is_said_to_be_a_weak_match(engine: Docment
     (warning,) = [w for w in far["warnings"] if "close to this task" in w]
     assert warning.startswith("no API of minidb is close to this task (best similarity 0.")
     assert warning.endswith("these are the nearest it has")  # not "by words": meaning found some
-
-
-def test_an_api_is_embedded_under_the_path_users_import_it_by() -> None:
-    """(a watchdog tour) an inherited method's aliases run shortest first, so its first was a
-    subclass's path (``pkg.observers.KqueueObserver.schedule`` for ``BaseObserver.schedule``):
-    the embedded texts name it by its import path (``import_path``), the defining class's."""
-    from docmentor.library.models import ApiEntry
-
-    entry = ApiEntry(
-        api_id="pkg.observers.api.BaseObserver.schedule",
-        aliases=["pkg.observers.Kq.schedule", "pkg.observers.api.Emitter.schedule", "pkg.observers.BaseObserver.schedule"],
-        kind="method", name="schedule", parent="pkg.observers.api.BaseObserver",
-        description="Schedules watching a path and calls the handler's methods.",
-        docstring="Schedules watching a path and calls the handler's methods.\n\nRecursive watching is up to the platform.",
-    )  # fmt: skip
-    assert passage_texts(entry)[0].startswith("pkg.observers.BaseObserver.schedule: ")
-    assert embedding_text(entry, {}).startswith("pkg.observers.BaseObserver.schedule (schedule) method.")
-
-
-def test_a_field_list_is_no_docstring_passage() -> None:
-    """(a watchdog tour) ``BaseObserver.schedule``'s second passage was its whole ``:param
-    …: :type …:`` block, markup and all: its parameters are passages of their own."""
-    from docmentor.library.models import ApiEntry, ApiParameter
-
-    entry = ApiEntry(
-        api_id="pkg.api.Observer.schedule", aliases=["pkg.Observer.schedule"], kind="method", name="schedule",
-        docstring="Schedules watching a path and calls the handler's methods.\n\n"
-        ":param path:\n    Directory path that will be monitored.\n:type path:\n    ``str``\n"
-        ":param recursive:\n    ``True`` if events will be emitted for sub-directories.",
-        parameters=[ApiParameter(name="path", description="Directory path that will be monitored.")],
-    )  # fmt: skip
-    assert passage_texts(entry) == [
-        "pkg.Observer.schedule: Schedules watching a path and calls the handler's methods.",
-        "pkg.Observer.schedule: path: Directory path that will be monitored.",
-    ]

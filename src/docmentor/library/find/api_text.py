@@ -7,7 +7,6 @@ import re
 from collections.abc import Mapping
 
 from docmentor.library.find.config import DEFAULT, ApiRankingConfig
-from docmentor.library.find.import_paths import import_path
 from docmentor.library.models import ApiEntry, Example
 from docmentor.library.surface.docstrings import MARKUP, plain
 from docmentor.search.analyzer import analyze
@@ -17,11 +16,6 @@ _BULLET = re.compile(r"^[*-]\s+")
 _WORDS = re.compile(r"[A-Za-z][a-z]+|[A-Z]+(?![a-z])")
 _NAMED_ITEM = re.compile(r"^[*`]*(\w+)[*`]*\s*[-–—:]")  # "**auth** - …", "`auth`: …"
 _LONE_LINK = re.compile(r"^\[[^\]]*\]\([^)]*\)\s*$")  # like markup, not a passage
-# a Sphinx field list (`:param path: …`, `:type path: str`): its parameters are passages of
-# their own (`path: …`), the rest is markup
-_FIELDS = re.compile(
-    r":(?:param|parameter|arg|argument|key|keyword|type|returns?|rtype|raises?|yields?|[ic]?var)\b"
-)
 
 
 def api_doc(entry: ApiEntry) -> str:
@@ -40,14 +34,10 @@ def passage_texts(entry: ApiEntry, config: ApiRankingConfig = DEFAULT) -> list[s
     verb" ~ "method: HTTP method for the new Request") better than the whole API."""
     if entry.kind == "module":
         return []
-    public = import_path(entry.api_id, entry.aliases, entry.bound_names)
+    public = entry.aliases[0] if entry.aliases else entry.api_id
     pieces = (_BULLET.sub("", c.strip()) for c in _PASSAGE_SPLIT.split(entry.docstring or ""))
     least = config.passage_min_chars
-    chunks = [
-        c
-        for c in pieces
-        if len(c) >= least and not MARKUP.match(c) and not _LONE_LINK.match(c) and not _FIELDS.match(c)
-    ]
+    chunks = [c for c in pieces if len(c) >= least and not MARKUP.match(c) and not _LONE_LINK.match(c)]
     chunks = chunks[: config.passage_paragraphs]
     # then the docs' words on it (a paragraph a line), within the same count of paragraphs
     told = [c for c in entry.docs_text.split("\n") if len(c) >= least and not MARKUP.match(c)]
@@ -78,7 +68,7 @@ def embedding_text(
     """What an API's vector is computed from: public path, name words, kind, summary, and
     the headings and opening prose of the docs' examples that use it (how much of each:
     ``config``'s ``embedded_*`` fields)."""
-    public = import_path(entry.api_id, entry.aliases, entry.bound_names)
+    public = entry.aliases[0] if entry.aliases else entry.api_id
     headings: list[str] = []
     for x in entry.examples[: config.embedded_examples]:
         ex = examples.get(x)
