@@ -738,3 +738,42 @@ def test_a_module_level_instance_method_called_by_its_module_names_is_checked(tm
     )
     found = [(f.kind, f.line) for f in drift_report([example], api, library="pk").findings]
     assert found == [(INVALID, 5), (INVALID, 6), (INVALID, 8)]  # page lines: code line + 1
+
+
+def test_a_name_the_package_lacks_but_another_module_has_is_pointed_there(tmp_path: Path) -> None:
+    """(a PyJWT tour) the docs call ``jwt.decode_complete``, which ``jwt`` does not export but
+    ``jwt.api_jwt`` defines: the finding points there, not at the nearest spelling
+    (``jwt.decode``); a name no module has keeps the nearest spelling."""
+    write_files(
+        tmp_path,
+        {
+            "pk/__init__.py": """
+                from pk.api import decode
+                __all__ = ["decode"]
+                """,
+            "pk/api.py": '''
+                def decode(token: str) -> dict:
+                    """Decode a token."""
+                    return {}
+
+
+                def decode_complete(token: str) -> dict:
+                    """Decode a token, its header too."""
+                    return {}
+                ''',
+        },
+    )
+    api = load_api("pk", search_paths=[tmp_path])
+    code = "import pk\npk.decode_complete('t')\npk.decod('t')\n"
+    example = Example(
+        example_id="ex",
+        title="ex",
+        code=code,
+        language="python",
+        source="docs",
+        path="g.md",
+        line=1,
+        complete=True,
+    )
+    found = [(f.kind, f.suggestion) for f in drift_report([example], api, library="pk").findings]
+    assert found == [(MISSING, "did you mean pk.api.decode_complete?"), (MISSING, "did you mean pk.decode?")]

@@ -551,6 +551,7 @@ class _DriftPython(PythonAnalysis):
     def check_name(self, base: Value | None, name: str, node: ast.AST, *, written: str) -> None:
         if base is None or name.startswith("_") or base.guessed:
             return
+        elsewhere: str | None = None  # another module of the library that has the name
         if base.kind == "module":
             q = f"{base.name}.{name}"
             if (
@@ -564,6 +565,9 @@ class _DriftPython(PythonAnalysis):
             ):
                 return
             owner, what, candidates = base.name, f"module {base.name}", self.checker.module_names(base.name)
+            elsewhere = self._module_with(name)
+            if elsewhere is not None:  # PyJWT's docs: `jwt.decode_complete` is jwt.api_jwt's
+                candidates = []
         else:
             if base.kind not in ("api", "instance"):
                 return  # an iterator of instances, or `self` in the example's own subclass
@@ -583,7 +587,9 @@ class _DriftPython(PythonAnalysis):
             candidates = list(dict.fromkeys(n for c in ids for n in self.checker.member_names(c)))
         near = closest(name, candidates)
         suggestion = None
-        if near is not None:
+        if elsewhere is not None:
+            suggestion = f"did you mean {elsewhere}.{name}?"
+        elif near is not None:
             fixed = written[: len(written) - len(name)] + near if written.endswith(name) else near
             suggestion = f"did you mean {fixed}?"
         self.report(
@@ -595,6 +601,18 @@ class _DriftPython(PythonAnalysis):
             message=f"{written}: {what} has no {name!r} in the installed {self.checker.library}",
             suggestion=suggestion,
         )
+
+    def _module_with(self, name: str) -> str | None:
+        """The shortest public module of the library that has ``name`` (another module's
+        function the docs call through the package), None when none has."""
+        found = [
+            module
+            for module, names in self.r.by_module.items()
+            if not any(p.startswith("_") for p in module.split("."))
+            and any(n == name for n, _ in names)
+            and ((entry := self.r.entry(module)) is None or entry.kind == "module")
+        ]
+        return min(found, key=lambda m: (m.count("."), m)) if found else None
 
     def check_property_call(self, base: Value | None, node: ast.Attribute) -> None:
         """``response.json()`` where ``json`` is a property whose type is no callable (werkzeug's
