@@ -236,6 +236,21 @@ def drift(surface: ApiSurface, code: str) -> DriftReport:
     return drift_report([example], surface, library="mx")
 
 
+def page_drift(api: ApiSurface, code: str, library: str = "pk") -> DriftReport:
+    """Drift of one complete example, the code as it is, on a page ``g.md`` at line 1."""
+    example = Example(
+        example_id="ex",
+        title="ex",
+        code=code,
+        language="python",
+        source="docs",
+        path="g.md",
+        line=1,
+        complete=True,
+    )
+    return drift_report([example], api, library=library)
+
+
 MISSING, INVALID = "missing_api", "invalid_api_signature"
 KEEP = "accepted keywords"  # a suggestion that only lists the keywords
 COUNT = "by keyword"  # a positional count's suggestion
@@ -676,17 +691,7 @@ def test_calling_a_property_is_a_finding(tmp_path: Path) -> None:
     )
     api = load_api("pk", search_paths=[tmp_path])
     code = "import pk\nr = pk.get('u')\nobj = r.json()\nr.text()\nr.handler(1)\nr.anything()\nx = r.json\n"
-    example = Example(
-        example_id="ex",
-        title="ex",
-        code=code,
-        language="python",
-        source="docs",
-        path="g.md",
-        line=1,
-        complete=True,
-    )
-    (finding,) = drift_report([example], api, library="pk").findings
+    (finding,) = page_drift(api, code).findings
     assert (finding.kind, finding.api, finding.line) == (INVALID, "r.json()", 4)  # the page line: 1 + 3
     assert "Response.json is a property (dict), not a method" in finding.message
     assert finding.suggestion == "read it without the call: r.json"
@@ -726,17 +731,7 @@ def test_a_module_level_instance_method_called_by_its_module_names_is_checked(tm
         "pk.encode(1)\npk.encode(1, 2)\nencode(1, 2, 3)\npk.dumps(1, strict=True)\npk.dumps(1, strikt=True)\n"
         "codec = pk.Codec()\npk.Codec.encode(codec, 1)\n"
     )
-    example = Example(
-        example_id="ex",
-        title="ex",
-        code=code,
-        language="python",
-        source="docs",
-        path="g.md",
-        line=1,
-        complete=True,
-    )
-    found = [(f.kind, f.line) for f in drift_report([example], api, library="pk").findings]
+    found = [(f.kind, f.line) for f in page_drift(api, code).findings]
     assert found == [(INVALID, 5), (INVALID, 6), (INVALID, 8)]  # page lines: code line + 1
 
 
@@ -765,15 +760,5 @@ def test_a_name_the_package_lacks_but_another_module_has_is_pointed_there(tmp_pa
     )
     api = load_api("pk", search_paths=[tmp_path])
     code = "import pk\npk.decode_complete('t')\npk.decod('t')\n"
-    example = Example(
-        example_id="ex",
-        title="ex",
-        code=code,
-        language="python",
-        source="docs",
-        path="g.md",
-        line=1,
-        complete=True,
-    )
-    found = [(f.kind, f.suggestion) for f in drift_report([example], api, library="pk").findings]
+    found = [(f.kind, f.suggestion) for f in page_drift(api, code).findings]
     assert found == [(MISSING, "did you mean pk.api.decode_complete?"), (MISSING, "did you mean pk.decode?")]
