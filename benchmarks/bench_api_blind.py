@@ -80,6 +80,8 @@ TOURS = [
     ("boltons", "boltons", "24.0.0", "tour_tasks/boltons_api.jsonl", "docs"),
     ("PyJWT", "jwt", "2.9.0", "tour_tasks/pyjwt_api.jsonl", "docs"),
     ("watchdog", "watchdog", "4.0.2", "tour_tasks/watchdog_api.jsonl", "docs/source"),
+    ("semver", "semver", "3.0.2", "tour_tasks/semver_api.jsonl", "docs"),
+    ("bleach", "bleach", "6.1.0", "tour_tasks/bleach_api.jsonl", "docs"),
 ]
 
 

@@ -275,6 +275,13 @@ DOCSTRINGS = {
             :returns: The matching ids.
             """
 
+        def sphinx_args(uri, limit=10):
+            """Search the index.
+
+            :arg uri: Where the index lives.
+            :keyword limit: How many hits.
+            """
+
         def plain(uri, limit=10):
             """Search the index: one line, no sections."""
 
@@ -304,6 +311,16 @@ def test_docstring_styles_fill_parameter_and_return_descriptions(tmp_path: Path,
     limit = "How many hits, at most." if style == "google" else "How many hits."
     assert descriptions == {"uri": "Where the index lives.", "limit": limit}
     assert entry.returns is not None and entry.returns.description == "The matching ids."
+
+
+def test_sphinx_field_aliases_describe_parameters(tmp_path: Path) -> None:
+    """(a bleach tour) ``:arg tags:`` / ``:keyword strip:`` with no ``:param`` nor
+    ``:returns:`` beside them: Sphinx reads them as parameters, so do we."""
+    entry = surface(tmp_path, DOCSTRINGS).by_id["pkg.sphinx_args"]
+    assert {p.name: p.description for p in entry.parameters} == {
+        "uri": "Where the index lives.",
+        "limit": "How many hits.",
+    }
 
 
 def test_plain_docstrings_and_class_docstrings(tmp_path: Path) -> None:
@@ -972,6 +989,47 @@ def test_a_module_level_instance_method_documented_overloaded_and_re_exported(tm
     assert [o.split("(")[1].split(")")[0] for o in entry.overloads] == ["x: int", "x: str"]
     assert all(not p.rpartition(".")[0].endswith("Codec") for p in entry.bound_names), entry.bound_names
     assert "pkg.api.encode" in entry.bound_names
+
+
+def test_a_return_typed_by_a_bound_type_variable_is_its_bound_class(tmp_path: Path) -> None:
+    """(a semver tour) ``T = TypeVar("T", bound="Version")`` and ``def parse(cls: Type[T], …)
+    -> T``: what ``Version.parse(...)`` gives is a ``Version`` (its ``.bump_major()`` calls in
+    the docs were credited to nothing); an unbound type variable names no class."""
+    api = surface(
+        tmp_path,
+        {
+            "pkg/__init__.py": """
+                from typing import Type, TypeVar
+                __all__ = ["Version", "first"]
+
+                T = TypeVar("T", bound="Version")
+                U = TypeVar("U")
+                S = TypeVar("S", bound=str)
+
+                class Version:
+                    '''A version.'''
+                    @classmethod
+                    def parse(cls: Type[T], text: str) -> T:
+                        '''Parse a version.'''
+                    def bump(self: T) -> T:
+                        '''The next version.'''
+                    def label(self, text: S) -> S:
+                        '''Its label.'''
+
+                def first(items: list[U]) -> U:
+                    '''The first item.'''
+            """,
+        },
+    )
+    returned = {
+        n: api.by_id[f"pkg.{n}"].returns for n in ("Version.parse", "Version.bump", "Version.label", "first")
+    }
+    assert {n: r.class_id if r is not None else "-" for n, r in returned.items()} == {
+        "Version.parse": "pkg.Version",
+        "Version.bump": "pkg.Version",
+        "Version.label": None,  # bound to another package's class
+        "first": None,
+    }
 
 
 def test_a_context_manager_function_shows_what_with_gives(tmp_path: Path) -> None:

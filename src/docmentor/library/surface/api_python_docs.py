@@ -242,7 +242,10 @@ def parse_docstring(docstring: griffe.Docstring | None) -> _Parsed:
     parsers = [griffe.Parser.google]
     if "--" in text:
         parsers.append(griffe.Parser.numpy)
-    if re.search(r":(param|returns?|rtype|type|raises)\b", text):
+    # Sphinx's field names, its aliases too (bleach's `:arg tags:`, `:keyword strip:`)
+    if re.search(
+        r":(param|parameter|arg|argument|key|keyword|kwarg|kwparam|returns?|rtype|type|raises?)\b", text
+    ):
         parsers.append(griffe.Parser.sphinx)
     # a Google ``Attributes:`` section, whichever style the rest is in
     attributes = _attributes(docstring) if "Attributes" in text else {}

@@ -577,7 +577,9 @@ class Builder:
                 return self._class_of(elements[0], scope, parent)
         return None
 
-    def _class_id(self, path: str) -> str | None:
+    def _class_id(self, path: str, *, bound: bool = True) -> str | None:
+        """api_id of the public class ``path`` names; a type variable bound to one
+        (``T = TypeVar("T", bound="Version")``: ``Version.parse(cls: Type[T]) -> T``) names it."""
         if path in self.class_paths:
             return self.class_paths[path]
         try:
@@ -585,7 +587,13 @@ class Builder:
             target = obj.final_target if obj.is_alias else obj
         except (KeyError, ValueError, griffe.AliasResolutionError, griffe.CyclicAliasError):
             return None
-        return self.class_paths.get(target.path)
+        found = self.class_paths.get(target.path)
+        if found is None and bound and target.is_attribute and target.parent is not None:
+            name = _type_variable_bound(target)
+            if name is not None:
+                candidates = (name, f"{target.parent.path}.{name}")
+                return next((c for c in (self._class_id(p, bound=False) for p in candidates) if c), None)
+        return found
 
 
 def _alias_order(own: str) -> Callable[[str], tuple[int, bool, int, str]]:
@@ -823,3 +831,16 @@ def _renamed(signature: str, name: str, own: str) -> str:
     prefix = "async " if signature.startswith("async ") else ""
     rest = signature[len(prefix) :]
     return prefix + own + rest[len(name) :] if rest.startswith(f"{name}(") else signature
+
+
+def _type_variable_bound(attribute: Any) -> str | None:
+    """The class a module's type variable is bound to, as written (``T = TypeVar("T",
+    bound="Version")``: ``Version``); None for anything else."""
+    value = getattr(attribute, "value", None)
+    if not isinstance(value, griffe.ExprCall) or str(value.function).rsplit(".", 1)[-1] != "TypeVar":
+        return None
+    for argument in value.arguments:
+        if isinstance(argument, griffe.ExprKeyword) and argument.name == "bound":
+            written = str(argument.value).strip().strip("'\"")
+            return written if re.fullmatch(r"[A-Za-z_][\w.]*", written) else None
+    return None
