@@ -50,29 +50,13 @@ def names_only(code: str, language: str) -> bool:
     """A Python block that only lists names: imports, bare names and dotted paths
     (``retry``, ``pkg.stop_after_attempt``, a tuple of them), constants and ``pass``, and
     calls, assigns or defines nothing (a list of what a page documents, a doctest
-    ``testcode`` of names). It is the example of no API: it shows none in use. A ``>>>``
-    session that shows what a name holds (``>>> semver.SEMVER_SPEC_VERSION`` then
-    ``'2.0.0'``) reads it: a use, not a list."""
+    ``testcode`` of names). It is the example of no API: it shows none in use."""
     if language != "python":
         return False
     tree = python_tree(code)
     if tree is None or not tree.body:
         return False
-    return all(_lists_names(stmt) for stmt in tree.body) and not _shows_output(code)
-
-
-def _shows_output(code: str) -> bool:
-    """Whether a ``>>>`` session prints a value: a line after a prompt that is neither a
-    prompt, its continuation nor blank, nor an object's ``<function a>`` repr (what a name
-    is, as a listing shows it)."""
-    prompted = False
-    for line in code.split("\n"):
-        text = line.strip()
-        if text.startswith((">>>", "...")):
-            prompted = True
-        elif text and prompted and not text.startswith("<"):
-            return True
-    return False
+    return all(_lists_names(stmt) for stmt in tree.body)
 
 
 def _lists_names(stmt: ast.stmt) -> bool:
