@@ -435,3 +435,43 @@ def test_a_directive_field_list_describes_the_parameters_its_docstring_does_not(
     one = Doc("API", ".. function:: pkg.encode(payload)\n\n    :param dict payload: the claims to sign\n")
     describe_from_docs([alone], [one], MentionResolver([alone]), package="pkg")
     assert alone.parameters[0].description == "the claims to sign"
+
+
+def test_a_section_about_one_bare_directive_describes_its_api() -> None:
+    """(a bleach tour) "Allowed tags" says what ``ALLOWED_TAGS`` is, then a bare ``..
+    autodata:: pkg.ALLOWED_TAGS`` with no body of its own: the section's prose before its
+    first directive is that API's docs text and, wanting one, its description. A section
+    with two API directives, or one with a body, gives nothing more."""
+    from docmentor.library.knowledge.enrich import describe_from_docs
+
+    tags = api("pkg.sanitizer.ALLOWED_TAGS", "attribute", "pkg.ALLOWED_TAGS").model_copy(
+        update={"description": ""}
+    )
+    protocols = api("pkg.sanitizer.ALLOWED_PROTOCOLS", "attribute", "pkg.ALLOWED_PROTOCOLS")
+    clean = api("pkg.sanitizer.clean", "function", "pkg.clean").model_copy(update={"description": "Clean."})
+    first = api("pkg.sanitizer.first", "function", "pkg.first").model_copy(update={"description": ""})
+    entries = [tags, protocols, clean, first]
+    pages = [
+        Doc(
+            "Allowed tags",
+            "Allowed tags\n============\n\nThe ``tags`` kwarg specifies the allowed set of HTML tags.\n\n"
+            "For example:\n\n.. doctest::\n\n   >>> pkg.clean('<b>x</b>', tags={'b'})\n\n"
+            "The default is a conservative set.\n\n.. note::\n\n   A note.\n\n.. autodata:: pkg.ALLOWED_TAGS\n",
+        ),
+        Doc(
+            "Two",
+            "Two\n===\n\nThis section documents two things at once.\n\n"
+            ".. autodata:: pkg.ALLOWED_PROTOCOLS\n\n.. autofunction:: pkg.first\n",
+        ),
+        Doc(
+            "Clean",
+            "Clean\n=====\n\nA page about cleaning text.\n\n.. autofunction:: pkg.clean\n\n   Its own body.\n",
+        ),
+    ]
+    describe_from_docs(entries, pages, MentionResolver(entries), package="pkg")
+    assert tags.description == "The ``tags`` kwarg specifies the allowed set of HTML tags."
+    assert tags.docs_text == (
+        "The ``tags`` kwarg specifies the allowed set of HTML tags.\nThe default is a conservative set."
+    )
+    assert (protocols.docs_text, first.docs_text, first.description) == ("", "", "")
+    assert clean.docs_text == "Its own body."
