@@ -223,24 +223,13 @@ def describe_from_docs(
 
     for section in sections:
         current = module.get(section.path, package)
-        directives = _directives(section.text)
-        # a section whose one API directive has no body of its own: its prose is about that
-        # API (bleach's "Allowed tags" section, then a bare `.. autodata:: …ALLOWED_TAGS`)
-        alone = [d for d in directives if d.module is None]
-        bare = alone[0] if len(alone) == 1 and not alone[0].body and not alone[0].prose else None
-        for found in directives:
+        for found in _directives(section.text):
             if found.module is not None:
                 current = module[section.path] = found.module
                 continue
             if package and current.split(".")[0] != package.split(".")[0]:
                 continue  # another package's API, documented here
             api = _directive_api(resolver, found, package, current)
-            if found is bare and not found.fields and api in by_id:
-                lead = _lead_prose(section.text)
-                if api in wanting:
-                    give(api, docs_summary("\n\n".join(lead)))
-                if lead:
-                    _add_docs_text(by_id[api], "\n".join(" ".join(p.split()) for p in lead))
             if api in wanting:
                 give(api, docs_summary(found.body))
             if api in by_id and found.prose:
@@ -257,24 +246,6 @@ def describe_from_docs(
         if named in wanting:
             give(named, docs_summary(text))
     return filled
-
-
-def _lead_prose(text: str) -> list[str]:
-    """The paragraphs of prose (:func:`prose_paragraph`) of a section before its first API
-    directive, without those that only announce what follows ("For example:")."""
-    from docmentor.library.knowledge.mentions import directive_names
-    from docmentor.library.surface.docstrings import PARAGRAPHS, says_nothing
-
-    head = next((m for m in _DIRECTIVE_LINE.finditer(text) if directive_names(m.group(0))), None)
-    before = text[: head.start()] if head is not None else ""
-    return [
-        p
-        for p in PARAGRAPHS.split(before.strip())
-        if prose_paragraph(p) and not (p.rstrip().endswith(":") and says_nothing(p))
-    ]
-
-
-_DIRECTIVE_LINE = re.compile(r"^[ \t]*\.\.[ \t]+(?:(?:py|auto):)?[\w-]+::[^\n]*", re.M)
 
 
 def _describe_parameters(entry: ApiEntry, fields: str) -> None:
@@ -361,25 +332,6 @@ def _word_count(line: str) -> int:
     return count
 
 
-def prose_paragraph(para: str) -> bool:
-    """Whether a paragraph of the docs is prose: not a heading or a reST title, a list, a
-    table, a directive or its options, a field list, an admonition or code."""
-    from docmentor.library.surface.docstrings import MARKUP, is_code, is_title
-
-    stripped = para.strip()
-    lines = stripped.split("\n")
-    return not (
-        not stripped
-        or lines[0].startswith(("#", "```", "~~~", ":::"))
-        or is_title(stripped)
-        or MARKUP.match(stripped)
-        or _LIST_OR_TABLE.match(lines[0])
-        or all(_FIELD_LINE.match(line) for line in lines)
-        or para[:1] in (" ", "\t")  # a directive's body or a literal block
-        or is_code(para)
-    )
-
-
 def docs_summary(text: str) -> str:
     """The first paragraph of prose in a piece of the docs, as one line: not a heading or a
     reST title, a list (an API page's list of members is no description), a table, a
@@ -390,8 +342,11 @@ def docs_summary(text: str) -> str:
     what something is ("Select fields take a ``choices`` parameter which is either:"), not
     when it only points ahead ("The options are as follows:")."""
     from docmentor.library.surface.docstrings import (
+        MARKUP,
         PARAGRAPHS,
         ended,
+        is_code,
+        is_title,
         says_nothing,
         summary,
         without_lead_in,
@@ -400,9 +355,20 @@ def docs_summary(text: str) -> str:
     paras = PARAGRAPHS.split(text.strip())
     list_lead_in = ""  # the first paragraph that is all lead-in to the list after it
     for at, para in enumerate(paras):
-        if not prose_paragraph(para):
+        stripped = para.strip()
+        lines = stripped.split("\n")
+        if (
+            not stripped
+            or lines[0].startswith(("#", "```", "~~~", ":::"))
+            or is_title(stripped)
+            or MARKUP.match(stripped)
+            or _LIST_OR_TABLE.match(lines[0])
+            or all(_FIELD_LINE.match(line) for line in lines)
+            or para[:1] in (" ", "\t")  # a directive's body or a literal block
+            or is_code(para)
+        ):
             continue
-        line = " ".join(para.split())
+        line = " ".join(stripped.split())
         emphasis = _EMPHASIS.match(line)
         if emphasis is not None:
             line = emphasis.group(2)
