@@ -1259,6 +1259,19 @@ def test_a_type_left_at_the_start_of_a_field_is_not_its_description() -> None:
         assert field_text(kept) == kept
 
 
+def test_a_field_ends_where_a_doctest_session_after_it_starts() -> None:
+    """(a semver tour) "Returns: new object with the raised major part >>> ver = …": README.LLM
+    showed the session in the return's text; so with the label announcing it ("Example:", a
+    bleach tour's html5lib docstrings). Prose that only mentions examples stays."""
+    from docmentor.library.surface.docstrings import field_text
+
+    session = "new object with the raised major part\n\n>>> ver = semver.parse('3.4.5')\n>>> ver.bump_major()"
+    assert field_text(session) == "new object with the raised major part"
+    assert field_text("parsed tree\n\nExample:\n\n>>> parse('<p>')") == "parsed tree"
+    assert field_text("Examples of valid values: a, b") == "Examples of valid values: a, b"
+    assert field_text("the value .. versionchanged:: 2.0 x") == "the value"
+
+
 def test_a_sentence_the_left_out_code_interrupted_is_left_out_with_it() -> None:
     """trio.run's docstring: "Calling:: <code> is the equivalent of:: <code> except that run
     can …". With the code left out, its lowercase continuations would read "… and return the

@@ -494,7 +494,12 @@ def without_lead_in(text: str) -> str:
     return f"{body[: ends[-1]]}." if ends else ""
 
 
-_DIRECTIVE_IN_FIELD = re.compile(r"(?:^|\s)\.\.\s+[\w:-]+::")
+# where a field's text ends for a reader: a directive the field list lets trail into its last
+# field, or a doctest session after it (semver's "Returns: new object … >>> ver = …"), with the
+# label that announced it ("Example:")
+_DIRECTIVE_IN_FIELD = re.compile(
+    r"(?:^|\s)(?:(?:for )?examples?:\s+)?(?:\.\.\s+[\w:-]+::|>>>(?:\s|$))", re.IGNORECASE
+)
 
 
 _TYPE_PREFIX = re.compile(
@@ -505,7 +510,7 @@ _TYPE_PREFIX = re.compile(
 def field_text(text: str) -> str:
     """A parameter's or a return's description for a reader: on one line, as
     :func:`display` shows it, without the directives a reST field list lets trail into its
-    last field (``:param x: … .. versionchanged:: 2.0 …``)."""
+    last field (``:param x: … .. versionchanged:: 2.0 …``) nor a doctest session after it."""
     cut = _DIRECTIVE_IN_FIELD.search(text)
     text = " ".join((text[: cut.start()] if cut else text).split())
     # a type the docstring's style left in the text: rich's "Returns: ~ScreenContext: …" and
