@@ -26,12 +26,12 @@ PACKAGE = {
         from typing import Callable
 
         from mx.core import (
-            App, Client, Database, Document, Flexible, Partial, Pipeline, Single, Table, Token, View, Checked, backoff, cached, connect,
+            App, Client, Database, Document, Flexible, Partial, Pipeline, Settings, Single, Table, Token, View, Checked, backoff, cached, connect,
             deco, english, load, tagged,
         )
         from mx.retry import Policy
 
-        __all__ = ["App", "Client", "Database", "Document", "Flexible", "Partial", "Pipeline", "Policy", "Single", "Table", "Token", "Checked",
+        __all__ = ["App", "Client", "Database", "Document", "Flexible", "Partial", "Pipeline", "Policy", "Settings", "Single", "Table", "Token", "Checked",
                    "View", "backoff", "cached", "connect", "deco", "english", "load", "retry", "tagged"]
 
 
@@ -207,6 +207,21 @@ PACKAGE = {
 
         class Checked(metaclass=abc.ABCMeta):
             """An ABCMeta class constructs as any class."""
+
+
+        class _Store(dict):
+            """A private base from outside the package's classes: `dict`'s members are its."""
+
+
+        class _Local:
+            def own(self) -> None:
+                """All of this base is the package's."""
+
+
+        class Settings(_Store, _Local):
+            """Settings: a dict through a private base (tomlkit's TOMLDocument)."""
+            def save(self) -> None:
+                """Write them."""
 
 
         english: Pipeline = Pipeline("en")
@@ -428,6 +443,13 @@ FORMS: dict[str, tuple[str, list[tuple[str, str, str | None]]]] = {
         [(INVALID, "mx.Database", "did you mean timeout=?")],
     ),
     "constructor positional": ("mx.Database('p', 2)", [(INVALID, "mx.Database", COUNT)]),
+    # a private base deriving from a class outside the package (dict): its members are not all
+    # known, so no member is reported missing (tomlkit's `doc.pop`); a wholly local one's are
+    "member through a private base from outside": ("s = mx.Settings()\ns.pop('a')\ns.save()\ns.own()", []),
+    "member misspelt, every base known": (
+        "mx.Document().wrds()",
+        [(MISSING, "mx.Document().wrds", "did you mean mx.Document().words?")],
+    ),
     "constructed by __new__ ok": ("mx.Token('x', strict=True)", []),
     "constructed by __new__ keyword": (
         "mx.Token('x', strct=True)",

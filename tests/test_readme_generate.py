@@ -1952,6 +1952,17 @@ def test_a_docstrings_example_imports_the_names_it_calls_bare() -> None:
     ]
     bound = "from h import clamp\nintword = str\nclamp(1, format=intword)"
     assert with_imports(example, bound, entries) == bound
+    # a name read before the code binds it still needs its import (a tomlkit tour:
+    # `aot = aot()` after `from tomlkit import document` raised NameError)
+    rebound = "d = Delta()\nclamp = clamp(1)"
+    assert with_imports(example, rebound, entries).split("\n")[:2] == [
+        "from h import clamp",
+        "from h.time import Delta",
+    ]
+    augmented = "intword = 1\nintword += clamp(2)"
+    assert with_imports(example, augmented, entries).split("\n")[0] == "from h import clamp"
+    looped = "for clamp in [1]:\n    print(clamp)\ndef f():\n    return intword(Delta)\nintword = Delta = 1"
+    assert with_imports(example, looped, entries) == looped  # the loop's own name; the body runs later
     docs = example.model_copy(update={"origin": "docs"})
     assert with_imports(docs, code, entries) == code
     assert with_imports(example, "clamp(", entries) == "clamp("  # does not parse: as written

@@ -501,6 +501,50 @@ def _function(entry: ApiEntry, by_id: Mapping[str, ApiEntry] | None = None) -> s
 REPEAT_LINES = 10
 
 
+def _bindings(node: ast.AST) -> set[str]:
+    """The names a piece of code binds: imports, definitions, assignment and loop targets."""
+    bound: set[str] = set()
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Import | ast.ImportFrom):
+            bound.update((a.asname or a.name).split(".")[0] for a in sub.names)
+        elif isinstance(sub, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            bound.add(sub.name)
+        elif isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Store):
+            bound.add(sub.id)
+    return bound
+
+
+def _loads(node: ast.AST | None) -> set[str]:
+    return (
+        {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+        if node
+        else set()
+    )
+
+
+def _read_before_bound(tree: ast.Module) -> set[str]:
+    """The names the code reads before it binds them, statement by statement: an assignment
+    reads its value first (``aot = aot()`` needs ``aot`` imported); a compound statement (a
+    loop, a ``with``, a definition) counts what it binds itself as bound, since its own
+    targets are what its body reads."""
+    bound: set[str] = set()
+    unbound: set[str] = set()
+    for statement in tree.body:
+        if isinstance(statement, ast.Assign | ast.AnnAssign | ast.AugAssign):
+            reads = _loads(statement.value)
+            if isinstance(statement, ast.AugAssign) and isinstance(statement.target, ast.Name):
+                reads.add(statement.target.id)  # `x += 1` reads x
+            unbound |= reads - bound
+        elif not isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            unbound |= _loads(statement) - bound - _bindings(statement)
+        bound |= _bindings(statement)
+    # a definition's body runs when called, after the code around it: what the whole example binds
+    for statement in tree.body:
+        if isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            unbound |= _loads(statement) - bound
+    return unbound
+
+
 def with_imports(example: Example, code: str, by_id: Mapping[str, ApiEntry]) -> str:
     """A docstring's example as a program a reader can run: a doctest in a module's docstring
     calls that module's names bare (humanize's ``clamp(123.456)``, ``format=intword``); the
@@ -515,24 +559,14 @@ def with_imports(example: Example, code: str, by_id: Mapping[str, ApiEntry]) -> 
             tree = ast.parse(code)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return code
-    bound: set[str] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import | ast.ImportFrom):
-            bound.update((a.asname or a.name).split(".")[0] for a in node.names)
-        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-            bound.add(node.name)
-        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
-            bound.add(node.id)
-    loaded = {
-        node.id for node in ast.walk(tree) if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)
-    }
+    unbound = _read_before_bound(tree)
     wanted: dict[str, set[str]] = {}
     for api in example.apis_used:
         entry = by_id.get(api)
         if entry is None or entry.kind not in ("function", "class"):
             continue
         module, _, name = public_path(entry).rpartition(".")
-        if module and name in loaded and name not in bound:
+        if module and name in unbound:
             wanted.setdefault(module, set()).add(name)
     imports = [f"from {module} import {', '.join(sorted(names))}" for module, names in sorted(wanted.items())]
     return "\n".join([*imports, code]) if imports else code

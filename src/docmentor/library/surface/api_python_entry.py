@@ -97,6 +97,45 @@ def _constructed_plainly(cls: Any, depth: int = 0) -> bool:
     return True
 
 
+#: bases from outside that add no members a call could use (typing's markers, ``object``)
+_MARKER_BASES = frozenset({"object", "ABC", "Generic", "Protocol", "NamedTuple", "TypedDict"})
+
+
+def _outside_ancestor(cls: Any, depth: int = 0) -> bool:
+    """Whether a class derives, through any base, from a class griffe cannot read (from
+    outside the package: ``dict``, ``MutableMapping``), other than a marker base. Drift
+    takes a private base's members as merged into its public subclass; this says when that
+    list is incomplete (tomlkit's ``TOMLDocument`` has ``pop`` from its private base's
+    ``dict``)."""
+    if depth > 20:
+        return True
+    try:
+        bases = list(cls.resolved_bases)
+    except (griffe.AliasResolutionError, griffe.CyclicAliasError, RecursionError, ValueError):
+        return True
+    named = [str(b).split("[", 1)[0].rsplit(".", 1)[-1] for b in cls.bases]
+    if len(bases) < len([n for n in named if n not in _MARKER_BASES]):
+        return True
+    for base in bases:
+        base = alias_target(base) if getattr(base, "is_alias", False) else base
+        if base is None or not getattr(base, "is_class", False) or _outside_ancestor(base, depth + 1):
+            return True
+    return False
+
+
+def _private_base_opens(cls: Any) -> bool:
+    """Whether a private base of the class derives from a class outside the package."""
+    try:
+        bases = list(cls.resolved_bases)
+    except (griffe.AliasResolutionError, griffe.CyclicAliasError, RecursionError, ValueError):
+        return False
+    for base in bases:
+        base = alias_target(base) if getattr(base, "is_alias", False) else base
+        if base is not None and str(getattr(base, "name", "")).startswith("_") and _outside_ancestor(base):
+            return True
+    return False
+
+
 def _plain_bases(cls: Any, depth: int = 0) -> bool:
     """Whether every base of a class with no ``__init__`` is a class of the package, itself
     undecorated, without ``__init__``, ``__new__`` or a metaclass, and with plain bases: then
@@ -687,7 +726,7 @@ def _plain_entry(obj: Any, getter: Any = None) -> ApiEntry:
             parameters=_parameters(params, descriptions, types, taken),
             description=_summary(docstring),
             bases=bases,
-            open_members=dynamic or protocol,
+            open_members=dynamic or protocol or _private_base_opens(obj),
             abstract=_abstract(members),
             exception=_exception(obj),
             returns=_made(obj, init),
