@@ -132,7 +132,10 @@ def score(knowledge: LibraryKnowledge, questions: list[dict[str, Any]]) -> dict[
         "top1": result.top1,
         "top3": result.top3,
         "mrr": result.mrr,
-        "misses": [{"id": r.id, "rank": r.rank, "top1": r.top[0] if r.top else None} for r in result.misses],
+        "misses": [
+            {"id": r.id, "rank": r.rank, "top1": r.top[0] if r.top else None, "top": list(r.top[:3])}
+            for r in result.misses
+        ],
     }
 
 

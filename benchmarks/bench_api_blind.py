@@ -82,6 +82,8 @@ TOURS = [
     ("watchdog", "watchdog", "4.0.2", "tour_tasks/watchdog_api.jsonl", "docs/source"),
     ("semver", "semver", "3.0.2", "tour_tasks/semver_api.jsonl", "docs"),
     ("bleach", "bleach", "6.1.0", "tour_tasks/bleach_api.jsonl", "docs"),
+    ("tomlkit", "tomlkit", "0.13.2", "tour_tasks/tomlkit_api.jsonl", "docs"),
+    ("urllib3", "urllib3", "2.2.3", "tour_tasks/urllib3_api.jsonl", "docs"),
 ]
 
 
@@ -159,6 +161,7 @@ def main() -> None:
             "generation_seconds": round(seconds, 2),
             **{k: scored[k] for k in ("questions", "top1", "top3", "mrr")},
             "misses": {m["id"]: m["rank"] for m in scored["misses"]},
+            "misses_top": {m["id"]: m["top"] for m in scored["misses"]},
         }
     print(
         "| library | APIs | examples (matched) | from docstrings | generation | tasks | top-1 | top-3 | MRR |"
