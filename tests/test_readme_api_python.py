@@ -2765,6 +2765,55 @@ def test_a_fields_text_stops_at_the_paragraph_after_the_field_list(tmp_path: Pat
     assert level.description == "How loud. Louder levels log more."
 
 
+def test_a_docstring_that_opens_with_fields_is_described_by_the_prose_after_them(tmp_path: Path) -> None:
+    """A urllib3 tour: `HTTPHeaderDict`'s docstring opens with `:param headers:` and `:param
+    kwargs:`, then says what the class is at the margin. It showed as "a class" with no
+    summary, and `**kwargs` held the class's prose; a field list alone still gives none."""
+    from docmentor.library.surface.docstrings import prose
+
+    api = surface(
+        tmp_path,
+        {
+            "pkg/__init__.py": """
+                __all__ = ["Headers", "only_fields"]
+
+                class Headers(dict):
+                    '''
+                    :param headers:
+                        An iterable of field-value pairs.
+
+                    :param kwargs:
+                        Additional field-value pairs.
+
+                    A ``dict`` like container for storing HTTP headers.
+
+                    Field names are compared case-insensitively.
+                    '''
+
+                    def __init__(self, headers=None, **kwargs):
+                        pass
+
+                def only_fields(x):
+                    '''
+                    :param x: The value.
+
+                        More about the value.
+                    '''
+            """,
+        },
+    )
+    headers = api.by_id["pkg.Headers"]
+    assert headers.description == "A ``dict`` like container for storing HTTP headers."
+    assert {p.name: p.description for p in headers.parameters} == {
+        "headers": "An iterable of field-value pairs.",
+        "kwargs": "Additional field-value pairs.",
+    }
+    assert prose(headers.docstring or "") == "Field names are compared case-insensitively."
+    only = api.by_id["pkg.only_fields"]
+    assert only.description == ""
+    assert only.parameters[0].description == "The value. More about the value."
+
+
 def test_review_a_classes_attributes_are_no_keywords_and_new_gives_an_instance(tmp_path: Path) -> None:
     """(review) with `**kwargs`, a class's documented attributes became keyword parameters;
     a base's `__new__ -> Base`, or one typed by a type variable, read as "Returns: Base";

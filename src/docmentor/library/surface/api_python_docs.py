@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import functools
 import logging
 import re
 import textwrap
@@ -13,7 +14,7 @@ from typing import Any, NamedTuple
 
 import griffe
 
-from docmentor.library.surface.docstrings import PARAGRAPHS, is_name_list
+from docmentor.library.surface.docstrings import PARAGRAPHS, after_fields, is_name_list
 
 logger = logging.getLogger(__name__)
 
@@ -218,6 +219,16 @@ def _field_body(text: str) -> str:
     return text
 
 
+def _before_tail(text: str, tail: str) -> str:
+    """A field's text up to the line ``tail`` starts the docstring's prose with (after a blank line)."""
+    text = _field_body(text)
+    lines = text.split("\n")
+    for k in range(1, len(lines)):
+        if lines[k].strip() == tail and not lines[k - 1].strip():
+            return "\n".join(lines[:k]).rstrip()
+    return text
+
+
 # a Sphinx `:rtype:` field, its indented continuation lines too
 _RTYPE = re.compile(r"^[ \t]*:rtype:[ \t]*(\S[^\n]*(?:\n[ \t]+\S[^\n]*)*)", re.M)
 
@@ -266,6 +277,9 @@ def parse_docstring(docstring: griffe.Docstring | None) -> _Parsed:
     returns: list[str] = []
     returned: list[str] = []
     body = _field_body if parser is griffe.Parser.sphinx else str
+    if parser is griffe.Parser.sphinx and (tail := after_fields(text)):
+        # the prose after a leading field list is no field's text: griffe ran the last field on into it
+        body = functools.partial(_before_tail, tail=tail.split("\n", 1)[0].strip())
     for section in sections:
         kind = str(getattr(section.kind, "value", section.kind))
         if kind in ("parameters", "other parameters"):

@@ -274,6 +274,27 @@ _SECTION = re.compile(
 )
 
 
+# a reST field's first line: `:param headers:`, `:raises KeyError:`
+_FIELD_START = re.compile(r":[A-Za-z][^:\n]*:(?:\s|$)")  # one class before the colon: linear
+
+
+def after_fields(docstring: str) -> str:
+    """What follows a reST field list a docstring opens with: the paragraphs at the margin
+    after it (a field's body is indented under it, so a paragraph at the margin after a blank
+    line ends the list). urllib3's ``HTTPHeaderDict`` opens with ``:param headers:`` and
+    ``:param kwargs:``, then says "A ``dict`` like container for storing HTTP Headers." ""
+    for a docstring that does not open with fields, or says nothing after them."""
+    lines = textwrap.dedent(docstring.strip("\n")).split("\n")
+    first = next((line for line in lines if line.strip()), "")
+    if not _FIELD_START.match(first):
+        return ""
+    for k in range(1, len(lines)):
+        line = lines[k]
+        if line[:1] not in ("", " ", "\t") and not lines[k - 1].strip() and not _FIELD_START.match(line):
+            return "\n".join(lines[k:]).strip()
+    return ""
+
+
 def prose(docstring: str, *, skip_summary: bool = True) -> str:
     """The docstring's prose as one paragraph of :func:`display` text (see
     :func:`prose_paragraphs`)."""
@@ -302,6 +323,8 @@ def prose_paragraphs(docstring: str, *, skip_summary: bool = True) -> list[str]:
     word: "except that …"). Parameters, returns and examples have their own places."""
     text = _LINK_DEFINITION.sub("", _without_fences(docstring.strip()))
     end = _SECTION.search(text)
+    if end is not None and end.start() == 0 and (rest := after_fields(text)):
+        return prose_paragraphs(rest, skip_summary=skip_summary)  # fields first, then prose
     if end is not None:
         text = text[: end.start()]
     kept: list[list[Any]] = []  # [text, whether it is the summary]
@@ -529,9 +552,12 @@ def summary(docstring: str) -> str:
     it can). Leading markup paragraphs are skipped with their indented bodies: ``!!! abstract
     "Usage Documentation"`` over a link is not what an API does; so are leading code
     examples. Only markup and code: the first paragraph. The summary ends where the fields
-    start (``:param x:``, ``Args:``); a docstring that opens with them has none."""
+    start (``:param x:``, ``Args:``); a docstring that opens with them has none, unless prose
+    follows the field list (:func:`after_fields`)."""
     text = _without_fences(docstring.strip())
     fields = _SECTION.search(text)
+    if fields is not None and fields.start() == 0 and (rest := after_fields(text)):
+        return summary(rest)
     if fields is not None and fields.start() == 0 and not text.startswith("#"):
         # fields only (`:param db: …`, as an `__init__` docstring a class takes may be): no
         # summary; the parameters have their place
