@@ -383,3 +383,86 @@ def test_a_union_member_one_base_defines_or_only_one_class_implements_is_credite
     found = {f.api for f in drift_report([bad], shared, library="qdb").findings}
     assert any("rows_where" in api for api in found) and any("enable_fts" in api for api in found)
     assert drift_report([example(code, "good")], shared, library="qdb").findings == ()
+
+
+ABSTRACT = {
+    "__init__.py": '''
+        """An HTTP package whose request function is typed by an abstract response."""
+        from hq.api import request
+        from hq.response import BaseResponse, Response
+
+        __all__ = ["BaseResponse", "Response", "request"]
+        ''',
+    "response.py": '''
+        class BaseResponse:
+            """What every response offers."""
+
+            def stream(self, amount: int = 1024):
+                raise NotImplementedError()
+
+            def release(self) -> None:
+                raise NotImplementedError()
+
+
+        class Response(BaseResponse):
+            """The response of a connection pool."""
+
+            def stream(self, amount: int = 1024, *, decode: bool = True):
+                """Yield the body ``amount`` bytes at a time."""
+                yield b""
+
+            def release(self) -> None:
+                """Give the connection back to its pool."""
+                self.pool = None
+        ''',
+    "other.py": '''
+        from hq.response import BaseResponse
+
+
+        class OtherResponse(BaseResponse):
+            """Another back end's response (not exported at the top)."""
+
+            def stream(self, amount: int = 1024):
+                """Stream it."""
+                yield b""
+        ''',
+    "api.py": '''
+        from hq.response import BaseResponse
+
+
+        def request(method: str, url: str) -> BaseResponse:
+            """Make a request."""
+        ''',
+}
+
+
+def test_a_member_an_abstract_return_type_only_declares_is_the_exported_subclass_s(
+    tmp_path: Path,
+) -> None:
+    """A urllib3 tour: `urllib3.request()` is typed `-> BaseHTTPResponse`, whose `stream` and
+    `release_conn` only raise NotImplementedError; the docs' `resp.stream(32)` was credited to
+    that stub, which ranked above `HTTPResponse.stream`. The one public subclass that defines
+    it, or of several the one the package exports at its top, is what runs."""
+    (tmp_path / "hq").mkdir()
+    for name, text in ABSTRACT.items():
+        (tmp_path / "hq" / name).write_text(textwrap.dedent(text).lstrip(), encoding="utf-8")
+    surface = load_api("hq", search_paths=[tmp_path])
+    assert {"hq.response.BaseResponse.stream", "hq.response.BaseResponse.release"} <= surface.stubs
+    code = """
+        import hq
+        resp = hq.request("GET", "https://example.com")
+        for chunk in resp.stream(32):
+            print(chunk)
+        resp.release()
+        """
+    ex = example(code)
+    match_examples([ex], surface, library="hq")
+    assert {"hq.response.Response.stream", "hq.response.Response.release"} <= set(ex.apis_used)
+    assert not {"hq.response.BaseResponse.stream", "hq.response.BaseResponse.release"} & set(ex.apis_used)
+    # drift checks the call against the method that runs (its keyword `decode`)
+    good = example(code.replace("stream(32)", "stream(32, decode=False)"), "good")
+    assert drift_report([good], surface, library="hq").findings == ()
+    bad = example(code.replace("stream(32)", "stream(32, decod=False)"), "bad")
+    assert [f.api_id for f in drift_report([bad], surface, library="hq").findings] == [
+        "hq.response.Response.stream"
+    ]

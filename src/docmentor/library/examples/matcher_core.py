@@ -210,6 +210,38 @@ class Resolver:
         # the subclass defining it, when it is one of them (its own subclasses inherit it)
         return (m.parent if m.parent is not None and m.parent in seen else sub), m
 
+    def implementation(self, cls: str, stub: ApiEntry) -> tuple[str, ApiEntry] | None:
+        """Where a value typed as ``cls`` runs ``stub`` (a member that only declares: ``raise
+        NotImplementedError``): the one public subclass of ``cls`` that defines it, or of
+        several, the one the package exports at its top level. urllib3's ``request()`` is
+        typed ``-> BaseHTTPResponse``, whose ``stream`` raises; ``HTTPResponse.stream`` is
+        what runs and what the docs describe. None when that cannot be told."""
+        self.subclass_member(cls, stub.name)  # builds the subclass map
+        owner = self.entry(cls)
+        if owner is None or self._subclasses is None:
+            return None
+        seen: set[str] = set()
+        todo = list(self._subclasses.get(owner.api_id, []))
+        while todo and len(seen) < 64:
+            sub = todo.pop()
+            if sub not in seen:
+                seen.add(sub)
+                todo.extend(self._subclasses.get(sub, []))
+        found: dict[str, tuple[str, ApiEntry]] = {}
+        for sub in sorted(seen):
+            m = self.member(sub, stub.name)
+            if m is not None and m.api_id != stub.api_id and m.api_id not in self.stubs and m.parent in seen:
+                found.setdefault(m.api_id, (m.parent, m))
+        if len(found) > 1:  # several implement it: the one the package exports at its top
+            top = {
+                k: v
+                for k, v in found.items()
+                if (e := self.entry(v[0])) is not None
+                and any(a.count(".") == 1 for a in (e.api_id, *e.aliases))
+            }
+            found = top
+        return next(iter(found.values())) if len(found) == 1 else None
+
     def entry(self, name: str) -> ApiEntry | None:
         if name not in self._entry:
             e = self.surface.resolve(name)
@@ -396,6 +428,8 @@ class Analysis:
             if len(found) != 1:
                 return None
             cls, m = found[0]
+            if m.api_id in self.r.stubs and (real := self.r.implementation(cls, m)) is not None:
+                cls, m = real  # an abstract return type's member: the subclass that runs it
             return self._reached(m, cls, record=record, guessed=value.guessed, own=value.own)
         if value.kind == "unknown":  # a library value of no known class: a member only it has
             m = self.r.unique_member(name)
