@@ -6,6 +6,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import pytest
+
+from docmentor.library.find.config import DEFAULT
 from docmentor.library.find.retrieval import ApiIndex
 from docmentor.library.models import ApiEntry, Example
 
@@ -127,3 +130,38 @@ def test_a_qualified_name_asked_about_keeps_its_class() -> None:
     index = ApiIndex({"db": ([*ENTRIES, json_dumps, msgpack_dumps], [])})
     assert index.named("MsgpackConverter.dumps", "db") == {msgpack_dumps.api_id}
     assert index.named("converter.dumps", "db") == {msgpack_dumps.api_id, json_dumps.api_id}
+
+
+@dataclass
+class Scored:
+    """A found section with the engine's score."""
+
+    text: str
+    score: float
+    path: str
+    source: str = "db-docs"
+    heading_path: list[str] = field(default_factory=list)
+    line_start: int = 1
+    line_end: int = 9
+
+
+def test_a_section_credit_is_relative_to_the_best_section_not_to_the_best_credited_api() -> None:
+    """A watchdog tour: the quickstart, naming its event-handler class, matched a snapshot task
+    at 0.39 of the best section's score (a platform page naming no API); re-scaled by the best
+    credited API, that weak match took the ranking's full credit, and the handler came first
+    for tasks it has nothing to do with. A weak section's credit now stays weak."""
+    entries = [e.model_copy(deep=True) for e in ENTRIES]
+    found = [
+        Scored("Platforms compare directory snapshots when no native API exists.", 2.0, "install.md"),
+        Scored(".. autoclass:: db.core.Table", 0.78, "api.rst"),
+        Scored("Call `Table.disable_fts()`.", 0.5, "guide.md"),
+    ]
+    index = ApiIndex(
+        {"db": (entries, EXAMPLES)}, docs_sources={"db": "db-docs"}, section_search=lambda q, s: found
+    )
+    credit = {index.entries[i][1].api_id: score for i, score in index._sections("compare snapshots", None)}
+    assert credit["db.core.Table"] == pytest.approx(0.78 / 2.0 * DEFAULT.documents_weight)
+    assert credit["db.core.Table.disable_fts"] == pytest.approx(0.5 / 2.0 * DEFAULT.uses_weight)
+    # when the best section names an API, that API has the ranking's full credit
+    index.section_search = lambda q, s: found[1:]
+    assert max(s for _, s in index._sections("compare snapshots", None)) == DEFAULT.documents_weight == 1.0

@@ -25,13 +25,16 @@ def fuse(rankings: Mapping[str, Ranking], config: ApiRankingConfig = DEFAULT) ->
     return fused
 
 
-def ranked(positions: np.ndarray, scores: np.ndarray, tiebreak: np.ndarray, limit: int) -> Ranking:
-    """The best ``limit`` entries, best first, scores divided by the best; ties go to the more
-    important API, then by id (``tiebreak``: each entry's place among all in that order)."""
+def ranked(
+    positions: np.ndarray, scores: np.ndarray, tiebreak: np.ndarray, limit: int, *, relative: bool = True
+) -> Ranking:
+    """The best ``limit`` entries, best first, scores divided by the best (``relative``; else
+    as given, already in [0, 1]); ties go to the more important API, then by id
+    (``tiebreak``: each entry's place among all in that order)."""
     import numpy
 
     if not positions.size:
         return []
     order = numpy.lexsort((tiebreak[positions], -scores))[:limit]
-    top = float(scores[order[0]]) or 1.0
+    top = (float(scores[order[0]]) or 1.0) if relative else 1.0
     return list(zip(positions[order].tolist(), (scores[order] / top).tolist(), strict=True))

@@ -22,7 +22,9 @@ weak match far down one ranking adds little. Every constant named here is a fiel
 ``sections``
     The engine's own section search over the library's indexed docs; every found section
     credits the APIs it names (:mod:`docmentor.library.knowledge.mentions`): best ``section
-    score × weight`` per API. A task phrased like the docs' prose ("stream the response
+    score × weight`` per API, the score relative to the best section found (not re-scaled
+    by the best credited API: a task whose best sections name no API gives this ranking
+    little to say). A task phrased like the docs' prose ("stream the response
     line by line") finds the section that explains it, and so its API.
 ``semantic``
     Cosine similarity between the task and each API's embedding (all-MiniLM-L6-v2,
@@ -334,7 +336,11 @@ class ApiIndex:
 
         positions = numpy.fromiter(credit, dtype=numpy.intp, count=len(credit))
         values = numpy.fromiter(credit.values(), dtype=numpy.float64, count=len(credit))
-        return ranked(positions, values, self._tiebreak, len(credit))
+        # relative to the best *section*, not to the best credited API: when the sections that
+        # match the task best name no API, a weaker one's credit stays weak (watchdog's
+        # quickstart, naming `FileSystemEventHandler`, at 0.39 of the best section's score,
+        # took full credit for every task its words touched)
+        return ranked(positions, values, self._tiebreak, len(credit), relative=False)
 
     def _query_vector(self, query: str) -> Any:
         assert self.embedder is not None
