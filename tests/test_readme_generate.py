@@ -326,6 +326,18 @@ def test_a_plain_name_many_apis_share_is_shared_among_them() -> None:
     assert counts == {"m.A.reset": 1, "m.B.reset": 1, "m.C.reset": 1, "m.A.HtmlStash": 1}
 
 
+def test_a_shared_name_written_after_its_class_is_a_mention_of_that_one() -> None:
+    """A urllib3 tour: its docs write ``:meth:`~response.HTTPResponse.stream``` and
+    ``HTTPResponse.release_conn``; split among the three ``stream`` methods, 2 // 3 gave the
+    named one no mention at all. Its class written before it says which it is."""
+    names = [("m.HTTPResponse", "stream"), ("m.Other", "stream"), ("m.Third", "stream")]
+    entries = [ApiEntry(api_id=f"{o}.{n}", kind="method", name=n, parent=o) for o, n in names]
+    entries += [ApiEntry(api_id=o, kind="class", name=o.rsplit(".", 1)[-1]) for o, _ in names]
+    text = prose_text("Use :meth:`~response.HTTPResponse.stream`, or `HTTPResponse.stream()` again.")
+    counts = count_mentions([text], entries)
+    assert counts["m.HTTPResponse.stream"] == 2 and counts["m.Other.stream"] == counts["m.Third.stream"] == 0
+
+
 def test_the_modules_of_a_qualified_path_are_no_mentions_of_same_named_members() -> None:
     """rich's docs write ``:class:`~rich.console.Console``` everywhere: the ``console`` there is
     a module, not ``Status.console`` (which ranked 15th in README.LLM by those mentions); the

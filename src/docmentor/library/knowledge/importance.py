@@ -21,7 +21,8 @@ factor                    weight  value
                                   is a word; a plain word (``connect``) only where it reads
                                   as code: ```connect```, ``connect(`` or ``.connect``,
                                   its count split among the APIs of that name (nine
-                                  ``reset`` methods: a ninth each).
+                                  ``reset`` methods: a ninth each), unless its class is
+                                  written before it (``HTTPResponse.stream``: that one's).
 ``docstring``             0.15    the mean of: a summary; every parameter described (or no
                                   parameters); the return value described (or nothing to
                                   return: classes, ``-> None``, attributes with a type).
@@ -133,9 +134,12 @@ class _Mentions:
     def __init__(self, texts: Iterable[str], packages: frozenset[str] = frozenset()) -> None:
         self.words: Counter[str] = Counter()
         self.code: Counter[str] = Counter()
+        self.qualified: Counter[str] = Counter()  # "Class.member" as written (its last two parts)
         for text in texts:
             for m in _DOTTED.finditer(text):
                 parts = m.group(0).split(".")
+                if len(parts) > 1:
+                    self.qualified[".".join(parts[-2:])] += 1
                 if len(parts) > 1 or not _opens_sentence(text, m.start(), parts[0]):
                     self.words.update(parts)
                 called = text.startswith("(", m.end())
@@ -164,8 +168,13 @@ def count_mentions(texts: Iterable[str], entries: Iterable[ApiEntry]) -> dict[st
     mentions = _Mentions(texts, packages)
     shared = Counter(e.name for e in entries if e.kind != "module")
     # a plain name many APIs share (nine `reset` methods) is no mention of each of them
+    # ... but `HTTPResponse.stream`, its class written before it, is a mention of that one
+    class_names = {e.api_id: e.name for e in entries if e.kind == "class"}
     return {
-        e.api_id: max(mentions.of(n) // (1 if _distinctive(n) else shared.get(n, 1) or 1) for n in _names(e))
+        e.api_id: max(
+            max(mentions.of(n) // (1 if _distinctive(n) else shared.get(n, 1) or 1) for n in _names(e)),
+            mentions.qualified[f"{class_names[e.parent]}.{e.name}"] if e.parent in class_names else 0,
+        )
         for e in entries
         if e.kind != "module"
     }
