@@ -269,3 +269,26 @@ def test_readme_and_get_examples_show_them(built: tuple[KnowledgeBase, Path, Pat
     assert found.examples[0].example_id == "docstring-itr.core.Window.slide-1"
     assert found.examples[0].source.startswith("itr/core.py:")
     assert found.examples[0].to_dict()["origin"] == "docstring"
+
+
+def test_a_docstring_binds_the_packages_top_level_names_its_module_lacks() -> None:
+    """A tomlkit tour: `Array.add_line`'s doctest in `items.py` calls `array()`, which
+    `tomlkit.api` defines and the package exports as `tomlkit.array`; nothing bound it, so the
+    example credited nothing and README.LLM showed it without its import. A docstring's bare
+    name is its module's own first, then the package's top-level one."""
+    from docmentor.library.examples.docstring_examples import module_setup
+    from docmentor.library.models import ApiEntry
+
+    def fn(api_id: str, source: str, *aliases: str) -> ApiEntry:
+        return ApiEntry(api_id=api_id, name=api_id.rsplit(".", 1)[-1], kind="function", aliases=list(aliases),
+                        source_file=source)  # fmt: skip
+
+    entries = [
+        fn("tk.api.array", "tk/api.py", "tk.array"),
+        fn("tk.api.item", "tk/api.py", "tk.item"),
+        fn("tk.items.item", "tk/items.py"),  # the module's own `item` comes first
+        fn("tk.items._helper", "tk/items.py"),
+    ]
+    setup = {ex.path: ex.code.split("\n") for ex in module_setup(entries)}
+    assert setup["tk/items.py"] == ["from tk import array", "from tk.items import _helper, item"]
+    assert setup["tk/api.py"] == ["from tk.api import array, item"]

@@ -244,14 +244,26 @@ def doctest_sessions(examples: Iterable[Example]) -> dict[str, str]:
 
 def module_setup(entries: Iterable[ApiEntry]) -> list[Example]:
     """Per source file, code that binds what the docstrings there write unqualified: the
-    module's own names, as if imported from it (never linked, only read for its bindings)."""
+    module's own names, as if imported from it, then the package's top-level names the module
+    has none of (never linked, only read for its bindings)."""
     names: dict[str, dict[str, str]] = {}
+    top: dict[str, str] = {}  # what the package exports at its top level: name → the package
     for e in entries:
         if e.parent or e.kind == "module" or not e.source_file or e.language != "python":
             continue
         module = e.api_id.rpartition(".")[0]
         if module:
             names.setdefault(e.source_file, {}).setdefault(e.name, module)
+        for path in (e.api_id, *e.aliases):
+            package, _, name = path.partition(".")
+            if name and "." not in name:
+                top.setdefault(name, package)
+    # then, where the module has no name of its own so, the package's top-level names: a
+    # docstring shows the package's API as users call it (tomlkit's `Array.add_line` doctest
+    # calls `array()`, defined in `tomlkit.api`, exported as `tomlkit.array`)
+    for bound in names.values():
+        for name, package in top.items():
+            bound.setdefault(name, package)
     out = []
     for path, bound in sorted(names.items()):
         by_module: dict[str, list[str]] = {}
