@@ -84,6 +84,8 @@ TOURS = [
     ("bleach", "bleach", "6.1.0", "tour_tasks/bleach_api.jsonl", "docs"),
     ("tomlkit", "tomlkit", "0.13.2", "tour_tasks/tomlkit_api.jsonl", "docs"),
     ("urllib3", "urllib3", "2.2.3", "tour_tasks/urllib3_api.jsonl", "docs"),
+    ("h11", "h11", "0.14.0", "tour_tasks/h11_api.jsonl", "docs/source"),
+    ("deepdiff", "deepdiff", "8.0.1", "tour_tasks/deepdiff_api.jsonl", "docs"),
 ]
 
 
