@@ -2814,6 +2814,60 @@ def test_a_docstring_that_opens_with_fields_is_described_by_the_prose_after_them
     assert only.parameters[0].description == "The value. More about the value."
 
 
+def test_a_dataclass_with_init_false_is_called_as_its_base_s_init(tmp_path: Path) -> None:
+    """An h11 tour: `@dataclass(init=False)` subclasses of a base with a hand-written
+    `__init__(self, *, headers, status_code, …)` showed as `Response()` (griffe writes an
+    `__init__` for every dataclass), so drift took `Response(headers=…)` for a wrong keyword.
+    Their call is the base's; a dataclass that writes its `__init__` keeps its fields."""
+    api = surface(
+        tmp_path,
+        {
+            "pkg/__init__.py": """
+                from dataclasses import dataclass
+
+                __all__ = ["Response", "Point", "Bare"]
+
+
+                @dataclass(init=False, frozen=True)
+                class _Base:
+                    headers: list
+                    status_code: int
+
+                    def __init__(self, *, headers: list, status_code: int, reason: bytes = b"") -> None:
+                        object.__setattr__(self, "headers", headers)
+
+
+                @dataclass(init=False, frozen=True)
+                class Response(_Base):
+                    '''A response.'''
+
+                    def __post_init__(self) -> None:
+                        pass
+
+
+                @dataclass(frozen=True)
+                class Point:
+                    '''A point.'''
+
+                    x: int
+                    y: int = 0
+
+
+                @dataclass(init=False)
+                class Bare:
+                    '''No __init__ anywhere: object's.'''
+
+                    x: int = 0
+            """,
+        },
+    )
+    response = api.by_id["pkg.Response"]
+    assert response.signature == "Response(*, headers: list, status_code: int, reason: bytes = b'')"
+    assert [p.name for p in response.parameters] == ["headers", "status_code", "reason"]
+    assert api.by_id["pkg.Point"].signature == "Point(x: int, y: int = 0)"
+    assert [p.name for p in api.by_id["pkg.Bare"].parameters] == []
+
+
 def test_review_a_classes_attributes_are_no_keywords_and_new_gives_an_instance(tmp_path: Path) -> None:
     """(review) with `**kwargs`, a class's documented attributes became keyword parameters;
     a base's `__new__ -> Base`, or one typed by a type variable, read as "Returns: Base";

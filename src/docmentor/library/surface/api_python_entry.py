@@ -33,9 +33,45 @@ def class_members(cls: Any) -> dict[str, Any]:
     """A class's members with the inherited ones; its own when the bases cannot be ordered
     (c3 fails, cycles)."""
     try:
-        return dict(cls.all_members)
+        members = dict(cls.all_members)
     except (griffe.AliasResolutionError, griffe.CyclicAliasError, RecursionError, ValueError):
         return dict(cls.members)
+    init = members.get("__init__")
+    if init is not None and getattr(init, "lineno", None) == 0 and _dataclass_without_init(cls):
+        # griffe writes an `__init__` for every @dataclass, `init=False` ones too: the call is
+        # then the nearest base's (h11's `Response`: `_ResponseBase.__init__(*, headers, …)`)
+        inherited = _base_init(cls)
+        if inherited is None:
+            del members["__init__"]
+        else:
+            members["__init__"] = inherited
+    return members
+
+
+_INIT_FALSE = re.compile(r"\binit\s*=\s*False\b")
+
+
+def _dataclass_without_init(cls: Any) -> bool:
+    """Whether a class is decorated ``@dataclass(init=False, …)``."""
+    for decorator in getattr(cls, "decorators", None) or ():
+        text = str(decorator.value)
+        head = text.split("(", 1)[0].rsplit(".", 1)[-1]
+        if head == "dataclass" and _INIT_FALSE.search(text):
+            return True
+    return False
+
+
+def _base_init(cls: Any) -> Any | None:
+    """The ``__init__`` the nearest base that has one defines (the method resolution order)."""
+    try:
+        bases = list(cls.mro())
+    except (griffe.AliasResolutionError, griffe.CyclicAliasError, RecursionError, ValueError):
+        return None
+    for base in bases:
+        init = base.members.get("__init__")
+        if init is not None and getattr(init, "lineno", None) != 0:
+            return init
+    return None
 
 
 _PLAIN_METACLASSES = frozenset({"type", "ABCMeta"})  # they construct as any class does
