@@ -2868,6 +2868,47 @@ def test_a_dataclass_with_init_false_is_called_as_its_base_s_init(tmp_path: Path
     assert [p.name for p in api.by_id["pkg.Bare"].parameters] == []
 
 
+def test_a_class_that_is_its_own_value_is_shown_as_a_sentinel(tmp_path: Path) -> None:
+    """An h11 tour: `class CLIENT(Sentinel, metaclass=Sentinel)` makes the class its own
+    value (`conn.our_role is h11.CLIENT`); README.LLM showed `h11.CLIENT(...)` and "Returns:
+    CLIENT - a new instance". A class whose metaclass is one of its bases is a sentinel."""
+    from docmentor.library.knowledge.readme import _function
+
+    api = surface(
+        tmp_path,
+        {
+            "pkg/__init__.py": """
+                __all__ = ["Sentinel", "CLIENT", "Plain"]
+
+
+                class Sentinel(type):
+                    '''Makes a class its own type.'''
+
+                    def __new__(cls, name, bases, namespace, **kwds):
+                        v = super().__new__(cls, name, bases, namespace, **kwds)
+                        v.__class__ = v
+                        return v
+
+
+                class CLIENT(Sentinel, metaclass=Sentinel):
+                    '''The client role.'''
+
+
+                class Plain:
+                    '''An ordinary class.'''
+            """,
+        },
+    )
+    client = api.by_id["pkg.CLIENT"]
+    assert client.internal == "sentinel"
+    shown = _function(client)
+    assert shown.startswith("pkg.CLIENT\n") and "is pkg.CLIENT" in shown and "a new instance" not in shown
+    assert api.by_id["pkg.Plain"].internal != "sentinel" and "a new instance" in _function(
+        api.by_id["pkg.Plain"]
+    )
+    assert api.by_id["pkg.Sentinel"].internal != "sentinel"
+
+
 def test_review_a_classes_attributes_are_no_keywords_and_new_gives_an_instance(tmp_path: Path) -> None:
     """(review) with `**kwargs`, a class's documented attributes became keyword parameters;
     a base's `__new__ -> Base`, or one typed by a type variable, read as "Returns: Base";

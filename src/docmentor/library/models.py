@@ -87,7 +87,8 @@ class ApiEntry(_Model):
     # "helper" / "constant": a module-level function / value that no __all__, re-export or
     # docs directive makes public; "marker": a class with no public members nor parameters
     # (a sentinel, an action marker); "sentinel": a module value that is `object()` or a bare
-    # instance of a marker class; "type variable": a TypeVar/ParamSpec; "said internal": a
+    # instance of a marker class, or a class that is its own value (its metaclass is one of its
+    # bases: h11's `CLIENT`); "type variable": a TypeVar/ParamSpec; "said internal": a
     # class whose docstring says it is not for users ("not meant for general use"); None: an API
     internal: str | None = None
     # an attribute assigned on self in its class's __init__: an instance's data, never called

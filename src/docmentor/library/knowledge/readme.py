@@ -436,6 +436,8 @@ def _makers(entry: ApiEntry, by_id: Mapping[str, ApiEntry]) -> list[str]:
 
 def _function(entry: ApiEntry, by_id: Mapping[str, ApiEntry] | None = None) -> str:
     path = public_path(entry)
+    if entry.kind == "class" and entry.internal == "sentinel":  # the class is the value itself
+        return f"{path}\n\nUsed as:\n{entry.name} - a sentinel value: compare with `is {path}`; never called"
     sig = entry.signature or entry.name
     is_async = sig.startswith("async ") and entry.language == "python"
     bare = sig[len("async ") :] if is_async else sig

@@ -29,6 +29,7 @@ __all__ = [
     "command_objects",
     "is_instance_attribute",
     "is_marker_class",
+    "is_sentinel_class",
     "make_command",
     "probed_decorators",
     "registry_name",
@@ -50,6 +51,18 @@ def is_instance_attribute(obj: Any) -> bool:
         and "class-attribute" not in obj.labels
         and "property" not in obj.labels
     )
+
+
+def is_sentinel_class(cls: Any) -> bool:
+    """A class that is its own value: its metaclass is one of its bases (h11's ``class
+    CLIENT(Sentinel, metaclass=Sentinel)``, whose metaclass makes the class its own type).
+    Users compare with it (``conn.our_role is h11.CLIENT``); they never call it."""
+    keywords = dict(getattr(cls, "keywords", None) or {})
+    meta = keywords.get("metaclass")
+    if meta is None:
+        return False
+    name = str(meta).rsplit(".", 1)[-1]
+    return any(str(b).split("[", 1)[0].rsplit(".", 1)[-1] == name for b in cls.bases)
 
 
 def is_marker_class(cls: Any, members: dict[str, Any], takes_parameters: bool) -> bool:

@@ -25,6 +25,7 @@ from docmentor.library.surface.api_python_entry import (
 from docmentor.library.surface.api_python_roles import (
     is_instance_attribute,
     is_marker_class,
+    is_sentinel_class,
     probed_decorators,
     registry_name,
     value_role,
@@ -385,6 +386,8 @@ class Builder:
         elif obj.is_class:
             members = class_members(obj)
             entry.internal = "marker" if is_marker_class(obj, members, bool(entry.parameters)) else None
+            if is_sentinel_class(obj):
+                entry.internal = "sentinel"
             if entry.internal is None and says_internal(entry.docstring):
                 entry.internal = "said internal"
         elif probed_decorators(obj):
