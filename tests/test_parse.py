@@ -650,6 +650,21 @@ def test_rst_doctest_blocks_are_code() -> None:
     assert [b.code for b in parse_rst(commented).sections[-1].code_blocks] == [">>> shown()\n"]
 
 
+def test_an_rst_doctest_block_under_a_definition_lists_term_is_code() -> None:
+    """A deepdiff tour: its pages write a term, then the doctest session indented under it
+    ("Search in list for string" / "    >>> ds = obj | grep(item)"): docutils reads the
+    definition as a doctest block, which was dropped (86 sessions on ten pages). A list
+    item's text going on at its indent is still one paragraph."""
+    text = (
+        "Search\n======\n\nSearch in list for string\n    >>> ds = grep(item)\n    >>> print(ds)\n"
+        "    {'matched': 1}\n\n- an item\n  >>> not a block\n\n1. a step\n   >>> nor this\n"
+    )
+    blocks = parse_rst(text).sections[-1].code_blocks
+    assert [(b.language, b.line, b.code) for b in blocks] == [
+        ("python", 4, ">>> ds = grep(item)\n>>> print(ds)\n{'matched': 1}\n")
+    ]
+
+
 def test_sphinx_setup_blocks_of_rest_and_myst_pages() -> None:
     """``.. testsetup::`` bodies (any group, options skipped) and MyST ```` ```{testsetup} ````
     fences: what sphinx.ext.doctest runs first; ``testcleanup`` and the page's code are not."""

@@ -200,6 +200,22 @@ def _is_comment(line: str) -> bool:
     return "::" not in rest and not rest.startswith(("_", "|", "["))
 
 
+# a bullet or enumerated list item's marker: the lines under it at its text's indent go on
+# with the item's paragraph
+_LIST_MARKER = re.compile(r"[-*+•]\s|(?:\d+|[A-Za-z#])[.)]\s|\(\w+\)\s")
+
+
+def _opens_block(before: str, line: str) -> bool:
+    """Whether ``line`` (a ``>>>`` prompt) opens a paragraph of its own after ``before``: after
+    a blank line, or indented under a line that is no list item (a definition list's term:
+    deepdiff's "Search in list for string" over an indented doctest session, which docutils
+    reads as the definition's doctest block)."""
+    if not before.strip():
+        return True
+    indent = len(line) - len(line.lstrip())
+    return len(before) - len(before.lstrip()) < indent and not _LIST_MARKER.match(before.lstrip())
+
+
 def _code_blocks(
     text: str, first_line: int, line_map: list[int] | None, *, setup: bool = False
 ) -> list[CodeBlock]:
@@ -243,7 +259,7 @@ def _code_blocks(
             while i < len(lines) and (not lines[i].strip() or len(lines[i]) - len(lines[i].lstrip()) > base):
                 i += 1
             continue
-        if lines[i].lstrip().startswith(">>>") and (i == 0 or not lines[i - 1].strip()):
+        if lines[i].lstrip().startswith(">>>") and (i == 0 or _opens_block(lines[i - 1], lines[i])):
             # a doctest block: a paragraph that opens with the prompt is code in reST, to
             # the next blank line; its line is the (blank) one before the prompt, as a
             # fence's line is the one before its code
