@@ -374,6 +374,11 @@ def test_a_one_word_class_is_spelled_by_its_plural() -> None:
         spelled.find(_heading_key("Lockers")) == set()
         and spelled.find(_heading_key("Proxy servers")) == set()
     )
+    # a heading that is a run-together name spells it as its words would (a deepdiff tour:
+    # `diff_doc.rst` is headed "DeepDiff", and `DeepDiff`'s docstring is set at import)
+    deep = ApiEntry(api_id="pkg.DeepDiff", kind="class", name="DeepDiff")
+    assert _Spelled(_spelled_classes([deep])).find(_heading_key("DeepDiff")) == {"pkg.DeepDiff"}
+    assert _heading_key("HTTPTransport options") == ("http", "transport", "options")
 
 
 def test_search_keywords_split_a_name_at_its_capitals() -> None:

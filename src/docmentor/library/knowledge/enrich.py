@@ -600,7 +600,10 @@ def _words_of(name: str) -> tuple[str, ...]:
 
 
 def _heading_key(heading: str) -> tuple[str, ...]:
-    return tuple(w.lower() for w in re.findall(r"[A-Za-z]+|\d+", heading))
+    """A heading's words, a run-together name's too: "DeepDiff" is ``deep diff``, as the
+    class's name words are (:func:`_words_of`), so that a heading that is the class's name
+    spells it (deepdiff's ``diff_doc.rst`` is headed "DeepDiff")."""
+    return tuple(w.lower() for w in _NAME_WORDS.findall(heading))
 
 
 def _spelled_classes(entries: Sequence[ApiEntry]) -> dict[tuple[str, ...], set[str]]:
