@@ -2909,6 +2909,57 @@ def test_a_class_that_is_its_own_value_is_shown_as_a_sentinel(tmp_path: Path) ->
     assert api.by_id["pkg.Sentinel"].internal != "sentinel"
 
 
+def test_bold_titles_and_bold_section_headings_in_a_docstring(tmp_path: Path) -> None:
+    """A deepdiff tour: docstrings open with a bold title (`**DeepSearch**`) and head their
+    NumPy-style parameters `**Parameters**` in bold, `name : what it is` with no type. The
+    summary was "**DeepSearch**", the parameter list ran on as prose, and every parameter was
+    undescribed."""
+    from docmentor.library.surface.docstrings import prose
+
+    api = surface(
+        tmp_path,
+        {
+            "pkg/__init__.py": """
+                __all__ = ["Search", "load"]
+
+
+                class Search:
+                    '''
+                    **Search**
+
+                    Search inside objects to find the items matching your criteria.
+
+                    **Parameters**
+
+                    obj : The object to search within
+
+                    verbose_level : int
+                        How much to report.
+                    '''
+
+                    def __init__(self, obj, verbose_level=1):
+                        pass
+
+
+                def load(content):
+                    '''
+                    **load**
+                    Load the pickled content.
+                    '''
+            """,
+        },
+    )
+    search = api.by_id["pkg.Search"]
+    assert search.description == "Search inside objects to find the items matching your criteria."
+    assert prose(search.docstring or "") == ""  # the parameters are no prose
+    described = {p.name: (p.description, p.type) for p in search.parameters}
+    assert described == {
+        "obj": ("The object to search within", None),
+        "verbose_level": ("How much to report.", "int"),
+    }
+    assert api.by_id["pkg.load"].description == "Load the pickled content."
+
+
 def test_review_a_classes_attributes_are_no_keywords_and_new_gives_an_instance(tmp_path: Path) -> None:
     """(review) with `**kwargs`, a class's documented attributes became keyword parameters;
     a base's `__new__ -> Base`, or one typed by a type variable, read as "Returns: Base";

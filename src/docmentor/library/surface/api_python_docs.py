@@ -242,6 +242,12 @@ def _rtype(text: str) -> str | None:
     return found[0] if len(found) == 1 else None
 
 
+# three words or more of plain prose, no type expression ("The object to search within")
+_PHRASE = re.compile(r"[A-Za-z]+(?: [A-Za-z,.'()-]+){2,}")
+# a NumPy section's heading written in bold on a line of its own, as some docstrings do
+_BOLD_SECTION = re.compile(r"^[ \t]*\*\*(Parameters|Returns|Yields|Raises|Attributes)\*\*[ \t]*$", re.M)
+
+
 def parse_docstring(docstring: griffe.Docstring | None) -> _Parsed:
     """Parameter descriptions and types, the returns description and type; Google, then
     NumPy, then Sphinx."""
@@ -250,6 +256,9 @@ def parse_docstring(docstring: griffe.Docstring | None) -> _Parsed:
     if "\n" not in docstring.value.strip():
         return _Parsed({}, "", {}, _rtype(docstring.value))
     text = docstring.value
+    if _BOLD_SECTION.search(text):  # deepdiff's "**Parameters**" over NumPy-style "name : text"
+        text = _BOLD_SECTION.sub(lambda m: f"{m.group(1)}\n{'-' * len(m.group(1))}", text)
+        docstring = griffe.Docstring(text, lineno=docstring.lineno, parent=docstring.parent)
     parsers = [griffe.Parser.google]
     if "--" in text:
         parsers.append(griffe.Parser.numpy)
@@ -285,9 +294,14 @@ def parse_docstring(docstring: griffe.Docstring | None) -> _Parsed:
         if kind in ("parameters", "other parameters"):
             for item in section.value:
                 name = item.name.lstrip("*")
-                params.setdefault(name, " ".join(_before_doctest(body(item.description)).split()))
-                if item.annotation:
-                    types.setdefault(name, " ".join(str(item.annotation).split()))
+                said = " ".join(_before_doctest(body(item.description)).split())
+                annotation = " ".join(str(item.annotation or "").split())
+                if not said and parser is griffe.Parser.numpy and _PHRASE.match(annotation):
+                    # "obj : The object to search within": NumPy's type slot holds the description
+                    said, annotation = annotation, ""
+                params.setdefault(name, said)
+                if annotation:
+                    types.setdefault(name, annotation)
         elif kind == "returns":
             returns += [_returns_text(item, body) for item in section.value if item.description]
             returned += [t for item in section.value if (t := _returned_type(item))]

@@ -266,7 +266,9 @@ _SECTION = re.compile(
     r"|:(?:param|parameter|arg|argument|key|keyword|type|raises?|except|exception|returns?|rtype"
     r"|yields?|ytype|var|ivar|cvar|vartype)\b[^:\n]*:"
     r"|\*\*[A-Z][\w ]*:\*\*[ \t]*$|\*\*[A-Z][\w ]*\*\*:[ \t]*$"
-    r"|\*\*(?:Args|Arguments|Parameters|Params|Returns?|Yields?|Raises|Attributes)\*\*[ \t]*:)"
+    r"|\*\*(?:Args|Arguments|Parameters|Params|Returns?|Yields?|Raises|Attributes)\*\*[ \t]*:"
+    # a bold heading alone on its line (deepdiff's "**Parameters**" over "obj : …" lines)
+    r"|\*\*(?:Args|Arguments|Parameters|Params|Returns?|Yields?|Raises|Attributes|Examples?|Notes?)\*\*[ \t]*$)"
     # unindented only: a decorator or a comment in an indented example is no section
     r"|^(?:@(?:param|returns?|throws|example|see|since|typeParam|template|remarks|deprecated)\b"
     r"|#{1,3}[ \t]+\S)",
@@ -397,9 +399,17 @@ def is_name_list(paragraph: str) -> bool:
     return len(items) >= 2 and all(_NAME_ITEM.match(line) for line in items)
 
 
+# a paragraph that is one bold phrase and nothing else: a title written in bold
+_BOLD_TITLE = re.compile(r"\*\*[^*\n]{1,80}\*\*")
+_BOLD_TITLE_LINE = re.compile(r"\A[ \t]*\*\*[^*\n]{1,80}\*\*[ \t]*\n(?=[ \t]*\S)")
+
+
 def is_title(paragraph: str) -> bool:
     """A reST title: a line of text under (and maybe over) a run of one punctuation
-    character at least as long (``requests.sessions`` over ``~~~~~~~~~~~~~~~~~``)."""
+    character at least as long (``requests.sessions`` over ``~~~~~~~~~~~~~~~~~``); or a
+    bold line alone (deepdiff's docstrings open with ``**DeepSearch**``)."""
+    if _BOLD_TITLE.fullmatch(paragraph.strip()):
+        return True
     lines = [ln.strip() for ln in paragraph.strip().split("\n")]
     if len(lines) == 3 and lines[0] == lines[2]:
         lines = lines[1:]
@@ -581,6 +591,7 @@ def summary(docstring: str) -> str:
             continue
         chosen = para
         break
+    chosen = _BOLD_TITLE_LINE.sub("", chosen, count=1)  # "**pickle_load**" over its text
     if _RENDERS_NOTHING.match(chosen.lstrip()):
         return ""  # a module docstring that only sets up doctests (`.. testsetup::`): nothing said
     text = " ".join(chosen.split())
