@@ -171,10 +171,8 @@ class Resolver:
             }
         return self._unique.get(name)
 
-    def subclass_member(self, cls: str, attr: str) -> tuple[str, ApiEntry] | None:
-        """The member ``attr`` of the one public subclass of ``cls`` (direct or further down)
-        that has it, with that subclass's api_id, when ``cls`` itself lacks it: ``app`` guessed
-        an ``App`` reaches ``Flask.test_client``. None when no subclass, or several, have it."""
+    def _descendants(self, cls: str) -> set[str]:
+        """The public subclasses of class ``cls`` (an api_id), direct or further down."""
         if self._subclasses is None:
             self._subclasses = {}
             classes = [e for e in self.entries if e.kind == "class"]
@@ -193,16 +191,23 @@ class Resolver:
                     b_id = b_id or (next(iter(short)) if len(short) == 1 else None)
                     if b_id is not None and b_id != e.api_id:
                         self._subclasses.setdefault(b_id, []).append(e.api_id)
-        owner = self.entry(cls)
-        if owner is None or self.member(owner.api_id, attr) is not None:
-            return None
         seen: set[str] = set()
-        todo = list(self._subclasses.get(owner.api_id, []))
+        todo = list(self._subclasses.get(cls, []))
         while todo and len(seen) < 64:
             sub = todo.pop()
             if sub not in seen:
                 seen.add(sub)
                 todo.extend(self._subclasses.get(sub, []))
+        return seen
+
+    def subclass_member(self, cls: str, attr: str) -> tuple[str, ApiEntry] | None:
+        """The member ``attr`` of the one public subclass of ``cls`` (direct or further down)
+        that has it, with that subclass's api_id, when ``cls`` itself lacks it: ``app`` guessed
+        an ``App`` reaches ``Flask.test_client``. None when no subclass, or several, have it."""
+        owner = self.entry(cls)
+        if owner is None or self.member(owner.api_id, attr) is not None:
+            return None
+        seen = self._descendants(owner.api_id)
         found = {m.api_id: (sub, m) for sub in sorted(seen) if (m := self.member(sub, attr)) is not None}
         if len(found) != 1:  # defined by several subclasses (or none): which one is unknown
             return None
@@ -216,17 +221,10 @@ class Resolver:
         several, the one the package exports at its top level. urllib3's ``request()`` is
         typed ``-> BaseHTTPResponse``, whose ``stream`` raises; ``HTTPResponse.stream`` is
         what runs and what the docs describe. None when that cannot be told."""
-        self.subclass_member(cls, stub.name)  # builds the subclass map
         owner = self.entry(cls)
-        if owner is None or self._subclasses is None:
+        if owner is None:
             return None
-        seen: set[str] = set()
-        todo = list(self._subclasses.get(owner.api_id, []))
-        while todo and len(seen) < 64:
-            sub = todo.pop()
-            if sub not in seen:
-                seen.add(sub)
-                todo.extend(self._subclasses.get(sub, []))
+        seen = self._descendants(owner.api_id)
         found: dict[str, tuple[str, ApiEntry]] = {}
         for sub in sorted(seen):
             m = self.member(sub, stub.name)

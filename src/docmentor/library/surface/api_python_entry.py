@@ -137,17 +137,23 @@ def _constructed_plainly(cls: Any, depth: int = 0) -> bool:
 _MARKER_BASES = frozenset({"object", "ABC", "Generic", "Protocol", "NamedTuple", "TypedDict"})
 
 
+def _resolved_bases(cls: Any) -> list[Any] | None:
+    """The class's bases griffe found (not those from outside the package); None when they
+    cannot be resolved."""
+    try:
+        return list(cls.resolved_bases)
+    except (griffe.AliasResolutionError, griffe.CyclicAliasError, RecursionError, ValueError):
+        return None
+
+
 def _outside_ancestor(cls: Any, depth: int = 0) -> bool:
     """Whether a class derives, through any base, from a class griffe cannot read (from
     outside the package: ``dict``, ``MutableMapping``), other than a marker base. Drift
     takes a private base's members as merged into its public subclass; this says when that
     list is incomplete (tomlkit's ``TOMLDocument`` has ``pop`` from its private base's
     ``dict``)."""
-    if depth > 20:
-        return True
-    try:
-        bases = list(cls.resolved_bases)
-    except (griffe.AliasResolutionError, griffe.CyclicAliasError, RecursionError, ValueError):
+    bases = _resolved_bases(cls) if depth <= 20 else None
+    if bases is None:
         return True
     named = [str(b).split("[", 1)[0].rsplit(".", 1)[-1] for b in cls.bases]
     if len(bases) < len([n for n in named if n not in _MARKER_BASES]):
@@ -161,11 +167,7 @@ def _outside_ancestor(cls: Any, depth: int = 0) -> bool:
 
 def _private_base_opens(cls: Any) -> bool:
     """Whether a private base of the class derives from a class outside the package."""
-    try:
-        bases = list(cls.resolved_bases)
-    except (griffe.AliasResolutionError, griffe.CyclicAliasError, RecursionError, ValueError):
-        return False
-    for base in bases:
+    for base in _resolved_bases(cls) or ():
         base = alias_target(base) if getattr(base, "is_alias", False) else base
         if base is not None and str(getattr(base, "name", "")).startswith("_") and _outside_ancestor(base):
             return True
