@@ -2960,6 +2960,51 @@ def test_bold_titles_and_bold_section_headings_in_a_docstring(tmp_path: Path) ->
     assert api.by_id["pkg.load"].description == "Load the pickled content."
 
 
+def test_attribute_directives_in_a_class_docstring_describe_its_fields(tmp_path: Path) -> None:
+    """An h11 tour: its event classes describe their fields as `.. attribute:: method` blocks
+    in the class docstring; `Request.method` was "an attribute of Request" and the
+    constructor's `method` was undescribed. The directive's body (options left out)
+    describes both; a parameter's own description stays."""
+    api = surface(
+        tmp_path,
+        {
+            "pkg/__init__.py": """
+                __all__ = ["Request"]
+
+
+                class Request:
+                    '''The beginning of an HTTP request.
+
+                    Fields:
+
+                    .. attribute:: method
+
+                       An HTTP method, e.g. ``b"GET"``.
+                       Always a byte string.
+
+                    .. attribute:: target
+                       :type: bytes
+
+                       The target of the request.
+
+                    :param target: Where it goes.
+                    '''
+
+                    def __init__(self, *, method: bytes, target: bytes) -> None:
+                        self.method = method
+                        self.target = target
+            """,
+        },
+    )
+    described = {p.name: p.description for p in api.by_id["pkg.Request"].parameters}
+    assert described == {
+        "method": 'An HTTP method, e.g. ``b"GET"``. Always a byte string.',
+        "target": "Where it goes.",
+    }
+    assert api.by_id["pkg.Request.method"].description.startswith("An HTTP method")
+    assert api.by_id["pkg.Request"].description == "The beginning of an HTTP request."
+
+
 def test_review_a_classes_attributes_are_no_keywords_and_new_gives_an_instance(tmp_path: Path) -> None:
     """(review) with `**kwargs`, a class's documented attributes became keyword parameters;
     a base's `__new__ -> Base`, or one typed by a type variable, read as "Returns: Base";

@@ -219,6 +219,33 @@ def _field_body(text: str) -> str:
     return text
 
 
+# a reST attribute directive in a docstring: `.. attribute:: method` (`py:attribute` too)
+_ATTRIBUTE_DIRECTIVE = re.compile(r"^([ \t]*)\.\.[ \t]+(?:py:)?attribute::[ \t]+([A-Za-z_]\w*)[ \t]*$")
+
+
+def _attribute_directives(text: str) -> dict[str, str]:
+    """Each ``.. attribute:: name`` directive's body in a docstring, on one line (its options
+    left out): h11's event classes describe their fields so, and the same-named parameters
+    of their constructors take those words when their own docs say nothing."""
+    out: dict[str, str] = {}
+    lines = text.split("\n")
+    for k, line in enumerate(lines):
+        m = _ATTRIBUTE_DIRECTIVE.match(line)
+        if m is None:
+            continue
+        base = len(m.group(1))
+        body: list[str] = []
+        for following in lines[k + 1 :]:
+            if following.strip() and len(following) - len(following.lstrip()) <= base:
+                break
+            if not following.lstrip().startswith(":"):  # `:type: bytes` and other options
+                body.append(following)
+        said = " ".join(" ".join(body).split())
+        if said:
+            out.setdefault(m.group(2), said)
+    return out
+
+
 def _before_tail(text: str, tail: str) -> str:
     """A field's text up to the line ``tail`` starts the docstring's prose with (after a blank line)."""
     text = _field_body(text)
@@ -248,6 +275,23 @@ _PHRASE = re.compile(r"[A-Za-z]+(?: [A-Za-z,.'()-]+){2,}")
 _BOLD_SECTION = re.compile(r"^[ \t]*\*\*(Parameters|Returns|Yields|Raises|Attributes)\*\*[ \t]*$", re.M)
 
 
+def _documented_attributes(docstring: griffe.Docstring) -> dict[str, str]:
+    """The attributes a (class's) docstring describes, name → text: a Google ``Attributes:``
+    section, whichever style the rest is in; Sphinx's ``:ivar name:`` / ``:cvar name:``
+    fields; reST ``.. attribute:: name`` blocks (h11's ``Request``)."""
+    text = docstring.value
+    attributes = _attributes(docstring) if "Attributes" in text else {}
+    if "attribute::" in text:
+        for name, said in _attribute_directives(text).items():
+            attributes.setdefault(name, said)
+    if re.search(r":[ic]?var\b", text):
+        for section in _sections(docstring, griffe.Parser.sphinx):
+            if str(getattr(section.kind, "value", section.kind)) == "attributes":
+                for item in section.value:
+                    attributes.setdefault(item.name, " ".join(item.description.split()))
+    return attributes
+
+
 def parse_docstring(docstring: griffe.Docstring | None) -> _Parsed:
     """Parameter descriptions and types, the returns description and type; Google, then
     NumPy, then Sphinx."""
@@ -267,13 +311,7 @@ def parse_docstring(docstring: griffe.Docstring | None) -> _Parsed:
         r":(param|parameter|arg|argument|key|keyword|kwarg|kwparam|returns?|rtype|type|raises?)\b", text
     ):
         parsers.append(griffe.Parser.sphinx)
-    # a Google ``Attributes:`` section, whichever style the rest is in
-    attributes = _attributes(docstring) if "Attributes" in text else {}
-    if re.search(r":[ic]?var\b", text):  # Sphinx's `:ivar name:` / `:cvar name:` fields
-        for section in _sections(docstring, griffe.Parser.sphinx):
-            if str(getattr(section.kind, "value", section.kind)) == "attributes":
-                for item in section.value:
-                    attributes.setdefault(item.name, " ".join(item.description.split()))
+    attributes = _documented_attributes(docstring)
     for parser in parsers:
         sections = _sections(docstring, parser)
         if any(str(getattr(s.kind, "value", s.kind)) in _STRUCTURED for s in sections):
