@@ -10,8 +10,10 @@ from typing import Any
 
 from docmentor.engine import Docmentor
 from docmentor.library import GenerationResult, generate
+from docmentor.library.examples.drift import DriftReport, drift_report
 from docmentor.library.knowledge.kb_files import load_kb
 from docmentor.library.knowledge.kb_schema import KnowledgeBase
+from docmentor.library.models import Example
 
 
 def write_files(root: Path, files: Mapping[str, str]) -> None:
@@ -47,3 +49,18 @@ def generated(root: Path, library: str, **options: Any) -> GenerationResult:
         )
     finally:
         engine.close()
+
+
+def page_drift(api: Any, code: str, library: str = "pk") -> DriftReport:
+    """Drift of one complete example, the code as it is, on a page ``g.md`` at line 1."""
+    example = Example(
+        example_id="ex",
+        title="ex",
+        code=code,
+        language="python",
+        source="docs",
+        path="g.md",
+        line=1,
+        complete=True,
+    )
+    return drift_report([example], api, library=library)

@@ -18,7 +18,7 @@ import pytest
 from docmentor.library.examples.drift import DriftReport, drift_report
 from docmentor.library.models import Example
 from docmentor.library.surface.api_python import ApiSurface, load_api
-from libtool import generated_kb, write_files
+from libtool import generated_kb, page_drift, write_files
 
 PACKAGE = {
     "mx/__init__.py": '''
@@ -249,21 +249,6 @@ def drift(surface: ApiSurface, code: str) -> DriftReport:
         complete=True,
     )
     return drift_report([example], surface, library="mx")
-
-
-def page_drift(api: ApiSurface, code: str, library: str = "pk") -> DriftReport:
-    """Drift of one complete example, the code as it is, on a page ``g.md`` at line 1."""
-    example = Example(
-        example_id="ex",
-        title="ex",
-        code=code,
-        language="python",
-        source="docs",
-        path="g.md",
-        line=1,
-        complete=True,
-    )
-    return drift_report([example], api, library=library)
 
 
 MISSING, INVALID = "missing_api", "invalid_api_signature"

@@ -2544,21 +2544,10 @@ def test_what_a_package_reexports_explicitly_from_another_is_its_api(tmp_path: P
     assert echo.foreign and not api.by_id["cli.main.run"].foreign
     # drift checks calls through the library's path; the other distribution's own names are
     # not the library's to judge (typer's docs call `click.group`, which typer does not have)
-    from docmentor.library.examples.drift import drift_report
-    from docmentor.library.models import Example
+    from libtool import page_drift
 
     code = "import cli\nimport ext\ncli.echo('hi', colour=True)\next.group()\next.utils.other(1)\ncli.ecko('x')\n"
-    example = Example(
-        example_id="ex",
-        title="ex",
-        code=code,
-        language="python",
-        source="docs",
-        path="g.md",
-        line=1,
-        complete=True,
-    )
-    found = [(f.kind, f.api) for f in drift_report([example], api, library="cli").findings]
+    found = [(f.kind, f.api) for f in page_drift(api, code, library="cli").findings]
     assert ("invalid_api_signature", "cli.echo") in found
     assert ("missing_api", "cli.ecko") in found
     assert not [api_ for _, api_ in found if api_.startswith("ext")]
