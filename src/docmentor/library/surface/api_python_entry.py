@@ -179,11 +179,8 @@ def _plain_bases(cls: Any, depth: int = 0) -> bool:
     undecorated, without ``__init__``, ``__new__`` or a metaclass, and with plain bases: then
     nothing gives it parameters (``NoneAlgorithm()``).
     A base from outside (``Exception``) or one that cannot be resolved may take some."""
-    if depth > 20:
-        return False
-    try:
-        bases = list(cls.resolved_bases)
-    except (griffe.AliasResolutionError, griffe.CyclicAliasError, RecursionError, ValueError):
+    bases = _resolved_bases(cls) if depth <= 20 else None
+    if bases is None:
         return False
     if len(bases) != len(cls.bases):
         return False  # a base griffe could not find: from outside the package
