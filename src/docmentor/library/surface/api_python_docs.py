@@ -235,7 +235,8 @@ def _attribute_directives(text: str) -> dict[str, str]:
             continue
         base = len(m.group(1))
         body: list[str] = []
-        for following in lines[k + 1 :]:
+        for j in range(k + 1, len(lines)):  # to the block's end, no copy of the rest
+            following = lines[j]
             if following.strip() and len(following) - len(following.lstrip()) <= base:
                 break
             if not following.lstrip().startswith(":"):  # `:type: bytes` and other options
