@@ -53,6 +53,10 @@ class ApiEntry(_Model):
     # hand-written body under `.. autoclass:: LFUCache` or `.. function:: wait_readable`):
     # find_api reads it with the docstring
     docs_text: str = ""
+    # for an exception class: what the library's code says of it, one line each: which of
+    # its functions raise it, with what message, and the message its own __init__ builds
+    # (surface/raise_sites.py); find_api reads it with the docstring
+    raised: str = ""
     bases: list[str] = Field(default_factory=list)  # for classes: base classes as written
     # for classes: its instances may have members it does not list (it defines __getattr__,
     # or is a Protocol: a minimum that implementations exceed); drift never calls one missing

@@ -19,11 +19,12 @@ _LONE_LINK = re.compile(r"^\[[^\]]*\]\([^)]*\)\s*$")  # like markup, not a passa
 
 
 def api_doc(entry: ApiEntry) -> str:
-    """What find_api reads as an API's documentation: its docstring (else its description)
-    and the prose the docs' directives write about it (``docs_text``); a description the
-    docs' prose holds already (an API without a docstring is described from it) is read once."""
+    """What find_api reads as an API's documentation: its docstring (else its description),
+    the prose the docs' directives write about it (``docs_text``) and, for an exception,
+    where the code raises it (``raised``); a description the docs' prose holds already (an
+    API without a docstring is described from it) is read once."""
     own = entry.docstring or ("" if entry.description in entry.docs_text else entry.description)
-    return f"{own}\n\n{entry.docs_text}".strip()
+    return f"{own}\n\n{entry.docs_text}\n\n{entry.raised}".strip()
 
 
 def passage_texts(entry: ApiEntry, config: ApiRankingConfig = DEFAULT) -> list[str]:
@@ -40,7 +41,8 @@ def passage_texts(entry: ApiEntry, config: ApiRankingConfig = DEFAULT) -> list[s
     chunks = [c for c in pieces if len(c) >= least and not MARKUP.match(c) and not _LONE_LINK.match(c)]
     chunks = chunks[: config.passage_paragraphs]
     # then the docs' words on it (a paragraph a line), within the same count of paragraphs
-    told = [c for c in entry.docs_text.split("\n") if len(c) >= least and not MARKUP.match(c)]
+    said = f"{entry.docs_text}\n{entry.raised}"
+    told = [c for c in said.split("\n") if len(c) >= least and not MARKUP.match(c)]
     chunks += told[: max(config.passage_paragraphs - len(chunks), 0)]
     # a parameter with a chunk of its own already (a Markdown list item "**auth** - …") once
     own = {m.group(1) for c in chunks if (m := _NAMED_ITEM.match(c))}

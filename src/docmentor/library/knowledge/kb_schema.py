@@ -56,9 +56,9 @@ ASPECTS: tuple[Aspect, ...] = ("architecture", "quickstart", "concepts")
 # ApiEntry.docs_text — the docs' directive bodies on an API; 11: ApiEntry.abstract and
 # ApiEntry.exception — README.LLM says where an abstract class's instances come from, and
 # that an exception is raised; 12: ApiEntry.bound_names — the module-level names of a
-# module-level instance's method); this one reads every format up to its own (new fields
-# have defaults)
-KB_FORMAT = 12
+# module-level instance's method; 13: ApiEntry.raised — where the code raises an exception,
+# with what message); this one reads every format up to its own (new fields have defaults)
+KB_FORMAT = 13
 INDEX_PAGES = ("index.md", "readme.md", "index.rst", "readme.rst", "index.mdx")  # a docs home page
 
 

@@ -70,6 +70,7 @@ _SECTION = re.compile(
     re.M,
 )
 _MAX_DESCRIPTION = 700
+MAX_RAISE_LINES = 3  # of an exception's raise sites shown under "Raised as:"
 _ITEM = re.compile(r"^(?:[-*+]|\d+[.)])\s")  # a list item: what a colon may announce
 
 
@@ -480,6 +481,8 @@ def _function(entry: ApiEntry, by_id: Mapping[str, ApiEntry] | None = None) -> s
     r = entry.returns
     if entry.kind == "class" and entry.exception:  # raised by the library, caught by users
         lines += ["", "Raised as:", f"{entry.name} - an exception: `except {path}:`"]
+        # where the library's code raises it, with what message (surface/raise_sites.py)
+        lines += [f"- {line}" for line in entry.raised.splitlines()[:MAX_RAISE_LINES]]
     elif entry.kind == "class" and entry.abstract:  # `Cls()` raises TypeError
         makers = _makers(entry, by_id or {})
         made = f"; get one from {', '.join(makers)}" if makers else "; subclass it"

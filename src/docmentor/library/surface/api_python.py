@@ -51,6 +51,7 @@ from docmentor.library.surface.api_python_walk import (
 )
 from docmentor.library.surface.call_forms import CallForms, call_forms
 from docmentor.library.surface.products import products
+from docmentor.library.surface.raise_sites import describe_raises
 
 logger = logging.getLogger(__name__)
 
@@ -209,6 +210,7 @@ def load_api(
         deprecation.inherit(entries, lambda api_id: api_id in stubs)
         # reads sources too: before the clear
         forms = call_forms(entries, loader.modules_collection, builder.bound_over)
+        describe_raises(entries, all_modules(root))
     finally:
         deprecation.clear_cache()
     summary = " ".join(str(info.get("summary") or "").split())

@@ -1,0 +1,279 @@
+"""Where a library raises its own exceptions, and with what message: an exception class is
+often documented by one line ("Base class for client errors") or not at all, while the code
+that raises it says when it happens (``raise PyJWKClientConnectionError(f'Fail to fetch data
+from the url, err: "{e}"')`` in ``PyJWKClient.fetch_data``). A task asks "what is raised when
+the key-set URL cannot be reached": that is what the raise sites answer.
+
+Read from the package's module sources once the walk is done (:func:`raise_sites`), with
+:mod:`ast` (no regular expression on source text): every ``raise Name(...)`` /
+``raise module.Name(...)`` whose name is one exception class of the library (a name two of
+its exception classes share counts only where the raising module defines or imports exactly
+one), the function or method it is raised in, and the literal text of its first argument
+(an f-string's literal parts, a ``"…" % x`` or ``"…".format(x)`` template's text). The
+exception's own ``__init__`` may build its message (``message = f'Key "{key}" does not
+exist.'``): those literals count as its message too.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from docmentor.library.models import ApiEntry
+
+__all__ = [
+    "MAX_MESSAGE_CHARS",
+    "MAX_SITES",
+    "RaiseSite",
+    "describe_raises",
+    "init_message",
+    "raise_sites",
+    "raise_text",
+]
+
+MAX_SITES = 6  # raise sites described per exception (the first in module order)
+MAX_MESSAGE_CHARS = 160  # of one site's message
+MAX_SOURCE_BYTES = 2_000_000  # a module larger than this is generated code: not read
+# a printf-style conversion ("%s", "%-5.2f", "%(name)r") and a str.format field ("{}",
+# "{key!r}"): shown as "…" as an f-string's values are; no nesting, linear time
+_PERCENT = re.compile(r"%(?:\([^()]*\))?[-#0 +]*\d*(?:\.\d+)?[a-zA-Z%]")
+_FIELD = re.compile(r"\{[^{}]*\}")
+
+
+@dataclass(frozen=True, slots=True)
+class RaiseSite:
+    """One ``raise`` of a library exception: in which function (api_id-style path) and
+    the literal text of its message ("" when it has none)."""
+
+    raiser: str
+    message: str
+
+
+def raise_sites(entries: Sequence[ApiEntry], trees: Mapping[str, ast.Module]) -> dict[str, list[RaiseSite]]:
+    """Exception api_id → where the library raises it (at most :data:`MAX_SITES`, distinct
+    messages), read from ``trees`` (module path → its parsed source: :func:`module_trees`)."""
+    by_name: dict[str, list[str]] = {}
+    for e in entries:
+        if e.exception and e.kind == "class" and e.language == "python":
+            by_name.setdefault(e.name, []).append(e.api_id)
+    if not by_name:
+        return {}
+    found: dict[str, list[RaiseSite]] = {}
+    for path, tree in trees.items():
+        local = _names_in(tree)
+        for raiser, node in _raises(tree, path):
+            name = _raised_name(node.exc)
+            if name is None or name not in by_name:
+                continue
+            target = node.exc.func if isinstance(node.exc, ast.Call) else node.exc
+            api = _one(by_name[name], path, name, isinstance(target, ast.Name), local)
+            if api is None:
+                continue
+            site = RaiseSite(raiser=raiser, message=_message(node.exc))
+            sites = found.setdefault(api, [])
+            if len(sites) < MAX_SITES and all(s.message != site.message or not s.message for s in sites):
+                sites.append(site)
+    return found
+
+
+def raise_text(sites: Sequence[RaiseSite], entries: Mapping[str, ApiEntry], own: str = "") -> str:
+    """What the raise sites say of an exception, one line each: "Raised by
+    ``PyJWKClient.fetch_data``: Fail to fetch data from the url, err: …" (the raiser by its
+    public path when it is an API, its message when it has one); then its own message
+    (``own``: the literals of its ``__init__``)."""
+    lines: list[str] = []
+    for site in sites:
+        raiser = entries.get(site.raiser)
+        shown = (raiser.aliases[0] if raiser.aliases else raiser.api_id) if raiser is not None else None
+        if shown is not None and site.message:
+            lines.append(f"Raised by {shown}: {site.message}")
+        elif shown is not None:
+            lines.append(f"Raised by {shown}.")
+        elif site.message:
+            lines.append(f"Raised with: {site.message}")
+    if own:
+        lines.append(f"Its message: {own}")
+    return "\n".join(dict.fromkeys(lines))
+
+
+def init_message(entry: ApiEntry, trees: Mapping[str, ast.Module]) -> str:
+    """The literal text an exception class's own ``__init__`` builds its message from
+    (``message = f'Key "{key}" does not exist.'``), "" when it has none. ``trees``: module
+    path → parsed source (the class's module is the longest one its api_id starts with)."""
+    parts = entry.api_id.split(".")
+    cut = next((k for k in range(len(parts) - 1, 0, -1) if ".".join(parts[:k]) in trees), 0)
+    cls = _find_class(trees[".".join(parts[:cut])], parts[cut:]) if cut else None
+    if cls is None:
+        return ""
+    init = next(
+        (
+            n
+            for n in cls.body
+            if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef) and n.name == "__init__"
+        ),
+        None,
+    )
+    if init is None:
+        return ""
+    return _cut(" ".join(t for t in _literals(init) if t.strip()))
+
+
+def module_trees(modules: Iterable[Any]) -> dict[str, ast.Module]:
+    """Module path → its parsed source, for griffe modules (``path``, ``filepath``) whose
+    ``.py`` file can be read and parsed (others are left out)."""
+    trees: dict[str, ast.Module] = {}
+    for module in modules:
+        tree = _parse(getattr(module, "filepath", None))
+        if tree is not None:
+            trees[str(module.path)] = tree
+    return trees
+
+
+# -- reading -------------------------------------------------------------------------------
+
+
+def _parse(filepath: Any) -> ast.Module | None:
+    if not isinstance(filepath, Path) or filepath.suffix != ".py":
+        return None
+    try:
+        if filepath.stat().st_size > MAX_SOURCE_BYTES:
+            return None
+        return ast.parse(filepath.read_bytes())
+    except (OSError, SyntaxError, ValueError):
+        return None
+
+
+def _raises(tree: ast.Module, module: str) -> Iterator[tuple[str, ast.Raise]]:
+    """(path of the enclosing function, the raise) for each ``raise X(...)`` in a function
+    or method (nested functions are read as their enclosing function's)."""
+
+    def visit(
+        node: ast.AST, scope: tuple[str, ...], in_function: str | None
+    ) -> Iterator[tuple[str, ast.Raise]]:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.ClassDef) and in_function is None:
+                yield from visit(child, (*scope, child.name), None)
+            elif isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef):
+                here = in_function or ".".join((module, *scope, child.name))
+                yield from visit(child, (*scope, child.name), here)
+            elif isinstance(child, ast.Raise):
+                if in_function is not None and child.exc is not None:
+                    yield in_function, child
+            else:
+                yield from visit(child, scope, in_function)
+
+    yield from visit(tree, (), None)
+
+
+def _raised_name(exc: ast.expr | None) -> str | None:
+    target = exc.func if isinstance(exc, ast.Call) else exc
+    if isinstance(target, ast.Name):
+        return target.id
+    if isinstance(target, ast.Attribute):
+        return target.attr
+    return None
+
+
+def _names_in(tree: ast.Module) -> set[str]:
+    """The names a module defines at its top level or imports anywhere."""
+    names = {n.name for n in tree.body if isinstance(n, ast.ClassDef)}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom | ast.Import):
+            names.update((a.asname or a.name).split(".")[0] for a in node.names)
+    return names
+
+
+def _one(candidates: list[str], module: str, name: str, bare: bool, local: set[str]) -> str | None:
+    """The exception a raised name denotes: the library's only class of that name (raised
+    bare, the module must define or import it: a builtin ``TimeoutError`` is not the
+    library's), else the one the raising module defines; None when unclear."""
+    if len(candidates) == 1:
+        return candidates[0] if not bare or name in local else None
+    here = [c for c in candidates if c == f"{module}.{name}"]
+    return here[0] if len(here) == 1 else None
+
+
+def _message(exc: ast.expr | None) -> str:
+    if not isinstance(exc, ast.Call) or not exc.args:
+        return ""
+    return _cut(_literal(exc.args[0]))
+
+
+def _literal(node: ast.AST) -> str:
+    """The literal text of a message expression: a string, an f-string's literal parts
+    (each value as "…"), a ``"…" % x`` or ``"…".format(x)`` template, ``"a" + "b"``."""
+    if isinstance(node, ast.Constant):
+        return node.value if isinstance(node.value, str) else ""
+    if isinstance(node, ast.JoinedStr):
+        return "".join(
+            v.value if isinstance(v, ast.Constant) and isinstance(v.value, str) else "…" for v in node.values
+        )
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod):
+        return _PERCENT.sub(lambda m: "%" if m.group() == "%%" else "…", _literal(node.left))
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        return f"{_literal(node.left)}{_literal(node.right)}"
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "format":
+        return _FIELD.sub("…", _literal(node.func.value))
+    return ""
+
+
+def _literals(function: ast.FunctionDef | ast.AsyncFunctionDef) -> Iterator[str]:
+    """The string literals of a function's body, an f-string as one (its docstring and
+    other bare string statements left out)."""
+    for node in ast.walk(function):
+        if isinstance(node, ast.JoinedStr) or (
+            isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)
+        ):
+            continue  # an f-string's parts are read with it; a bare string is no message
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.JoinedStr) or (
+                isinstance(child, ast.Constant)
+                and isinstance(child.value, str)
+                and not isinstance(node, ast.Expr)
+            ):
+                yield _literal(child)
+
+
+def _cut(text: str) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= MAX_MESSAGE_CHARS else text[: MAX_MESSAGE_CHARS - 1].rstrip() + "…"
+
+
+def _find_class(tree: ast.Module, names: list[str]) -> ast.ClassDef | None:
+    body: list[ast.stmt] = tree.body
+    found: ast.ClassDef | None = None
+    for name in names:
+        found = next((n for n in body if isinstance(n, ast.ClassDef) and n.name == name), None)
+        if found is None:
+            return None
+        body = found.body
+    return found
+
+
+def describe_raises(entries: Sequence[ApiEntry], modules: Iterable[Any]) -> int:
+    """Give each exception class of ``entries`` what its raise sites say (:func:`raise_text`)
+    as its ``raised``: its own message only when its docstring does not already say it (an
+    exception whose docstring is its message: httpx's ``ResponseNotRead``). How many got some."""
+    if not any(e.exception for e in entries):
+        return 0
+    by_id = {e.api_id: e for e in entries}
+    trees = module_trees(modules)
+    sites = raise_sites(entries, trees)
+    described = 0
+    for e in entries:
+        if not (e.exception and e.kind == "class" and e.language == "python"):
+            continue
+        own = init_message(e, trees)
+        if own and _words(own) <= _words(f"{e.docstring} {e.description}"):
+            own = ""
+        e.raised = raise_text(sites.get(e.api_id, []), by_id, own=own)
+        described += bool(e.raised)
+    return described
+
+
+def _words(text: str) -> set[str]:
+    return {w.strip(".,:;!?'\"`()…").lower() for w in text.split()} - {""}

@@ -1,0 +1,161 @@
+"""Where a library raises its own exceptions (``surface/raise_sites.py``): an exception class
+documented by one line or not at all is described by the functions that raise it and their
+messages (the PyJWT tour: "what is raised when the key-set URL cannot be reached" is answered
+by ``raise PyJWKClientConnectionError(f'Fail to fetch data from the url, err: …')`` in
+``PyJWKClient.fetch_data``, and by nothing the class's docs say)."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+from types import SimpleNamespace
+
+from docmentor.library.find.api_text import api_doc, passage_texts
+from docmentor.library.find.retrieval import ApiIndex
+from docmentor.library.knowledge.importance import score_importance
+from docmentor.library.models import ApiEntry
+from docmentor.library.surface.api_python import load_api
+from docmentor.library.surface.raise_sites import module_trees, raise_sites
+from libtool import generated, write_files
+
+PACKAGE = {
+    "keys/__init__.py": '''
+        """Key sets."""
+
+        from keys.errors import FetchFailed, KeysError, MissingKey, Stale, TimeoutError
+        from keys.store import Store
+
+        __all__ = ["FetchFailed", "KeysError", "MissingKey", "Stale", "Store", "TimeoutError"]
+    ''',
+    "keys/errors.py": '''
+        class KeysError(Exception):
+            """Base class of this package's errors."""
+
+
+        class MissingKey(KeysError):
+            def __init__(self, key):
+                message = f'Key "{key}" does not exist.'
+                super().__init__(message)
+
+
+        class FetchFailed(KeysError):
+            pass
+
+
+        class Stale(KeysError):
+            """The key set is older than its lifespan allows."""
+
+            def __init__(self):
+                super().__init__("The key set is older than its lifespan allows.")
+
+
+        class TimeoutError(KeysError):
+            """Shares a builtin's name."""
+    ''',
+    "keys/store.py": '''
+        from keys import errors
+        from keys.errors import FetchFailed, MissingKey
+
+
+        class Store:
+            """A key store."""
+
+            def get(self, key):
+                """The value of ``key``."""
+                raise MissingKey(key)
+
+            def fetch(self, url):
+                """Read the keys at ``url``."""
+                try:
+                    return open(url)
+                except OSError as e:
+                    raise FetchFailed(f'Fail to fetch data from the url, err: "{e}"') from e
+
+            def _check(self, body):
+                raise errors.FetchFailed("The endpoint did not return %s (100%%)" % "JSON")
+
+            def refresh(self):
+                """Read the keys again."""
+                raise errors.Stale()
+
+            def wait(self):
+                """Wait for the keys."""
+                raise TimeoutError("the builtin one: this module never imports the package's")
+    ''',
+}
+
+
+def _entries(tmp_path: Path) -> dict[str, ApiEntry]:
+    write_files(tmp_path, PACKAGE)
+    return {e.api_id: e for e in load_api("keys", search_paths=[tmp_path]).entries}
+
+
+def test_an_exception_is_described_by_where_and_how_it_is_raised(tmp_path: Path) -> None:
+    by_id = _entries(tmp_path)
+    fetch_failed = by_id["keys.errors.FetchFailed"]
+    assert fetch_failed.raised.splitlines() == [
+        'Raised by keys.Store.fetch: Fail to fetch data from the url, err: "…"',
+        "Raised with: The endpoint did not return … (100%)",  # a private raiser: its message only
+    ]
+    # the message its own __init__ builds counts as its message
+    assert by_id["keys.errors.MissingKey"].raised.splitlines() == [
+        "Raised by keys.Store.get.",
+        'Its message: Key "…" does not exist.',
+    ]
+    # … but not when its docstring already says it
+    assert by_id["keys.errors.Stale"].raised == "Raised by keys.Store.refresh."
+    # a bare name the raising module never imports is not the library's class (a builtin)
+    assert by_id["keys.errors.TimeoutError"].raised == ""
+    assert by_id["keys.errors.KeysError"].raised == ""
+    assert by_id["keys.store.Store.fetch"].raised == ""
+
+
+def test_find_api_reads_the_raise_sites(tmp_path: Path) -> None:
+    by_id = _entries(tmp_path)
+    fetch_failed = by_id["keys.errors.FetchFailed"]
+    assert "Fail to fetch data from the url" in api_doc(fetch_failed)
+    assert any("Fail to fetch data from the url" in p for p in passage_texts(fetch_failed))
+    entries = list(by_id.values())
+    score_importance(entries, [], {})
+    task = "which error is raised when the url cannot be reached"
+    found = ApiIndex({"keys": (entries, [])}).find(task, limit=3)
+    assert found[0].entry.api_id == "keys.errors.FetchFailed"
+    for e in entries:  # without what the code says, the task's words name nothing of it
+        e.raised = ""
+    found = ApiIndex({"keys": (entries, [])}).find(task, limit=3)
+    assert found[0].entry.api_id != "keys.errors.FetchFailed"
+    assert all("lexical" not in hit.signals for hit in found if hit.entry.api_id == "keys.errors.FetchFailed")
+
+
+def test_a_module_that_cannot_be_read_or_parsed_is_skipped(tmp_path: Path) -> None:
+    broken = tmp_path / "broken.py"
+    broken.write_text("def f(:\n    raise Oops('x')\n", encoding="utf-8")
+    binary = tmp_path / "binary.py"
+    binary.write_bytes(b"\x00\xff\xfe raise")
+    good = tmp_path / "good.py"
+    good.write_text("from x import Oops\n\ndef f():\n    raise Oops('went wrong')\n", encoding="utf-8")
+    modules = [
+        SimpleNamespace(path="pkg.broken", filepath=broken),
+        SimpleNamespace(path="pkg.binary", filepath=binary),
+        SimpleNamespace(path="pkg.gone", filepath=tmp_path / "gone.py"),
+        SimpleNamespace(path="pkg.compiled", filepath=tmp_path / "fast.so"),
+        SimpleNamespace(path="pkg.good", filepath=good),
+    ]
+    trees = module_trees(modules)
+    assert list(trees) == ["pkg.good"] and isinstance(trees["pkg.good"], ast.Module)
+    oops = SimpleNamespace(
+        exception=True, kind="class", language="python", name="Oops", api_id="pkg.errors.Oops"
+    )
+    sites = raise_sites([oops], trees)  # type: ignore[list-item]
+    assert [(s.raiser, s.message) for s in sites["pkg.errors.Oops"]] == [("pkg.good.f", "went wrong")]
+
+
+def test_readme_llm_says_where_an_exception_is_raised(tmp_path: Path) -> None:
+    write_files(tmp_path / "lib", {**PACKAGE, "docs/index.md": "# Keys\n\nRead keys with `Store.fetch`.\n"})
+    generated(tmp_path, "keys")
+    readme = (tmp_path / "out" / "README.LLM").read_text(encoding="utf-8")
+    block = readme[readme.index("FetchFailed - an exception: `except keys.FetchFailed:`") :]
+    assert block.splitlines()[1:3] == [
+        '- Raised by keys.Store.fetch: Fail to fetch data from the url, err: "…"',
+        "- Raised with: The endpoint did not return … (100%)",
+    ]
