@@ -415,6 +415,7 @@ class ApiResult(TypedDict, total=False):
     returns: ApiReturns | None
     examples: list[str]
     deprecated: str | None
+    raised: list[str]  # an exception: where the library raises it ("Raised by …: message")
 
 
 # Keywords that apply to values of one JSON type only: a schema made of them and a "type" takes

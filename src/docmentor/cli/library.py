@@ -255,6 +255,8 @@ def api_find(
             print(f"   deprecated: {r.deprecated}")
         if r.description:
             print(f"   {r.description}")
+        for line in r.raised:  # an exception: where the library raises it
+            print(f"   {line}")
         if r.variants:
             print(f"   also as: {', '.join(r.variants)}")
 

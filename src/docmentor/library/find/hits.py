@@ -9,6 +9,7 @@ from typing import Any
 from docmentor.library.find.import_paths import import_path
 from docmentor.library.models import ApiEntry
 from docmentor.library.surface.docstrings import display, field_text, readable_summary
+from docmentor.library.surface.raise_sites import SHOWN_SITES
 
 
 @dataclass(slots=True)
@@ -43,6 +44,8 @@ class ApiHit:
             "returns": dict(details["returns"]) if details["returns"] else None,
             "examples": list(e.examples[:3]),
             "deprecated": details["deprecated"],
+            # an exception: where the library's code raises it, with what message
+            **({"raised": e.raised.splitlines()[:SHOWN_SITES]} if e.raised else {}),
         }
 
 

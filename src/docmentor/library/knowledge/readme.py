@@ -51,6 +51,7 @@ from docmentor.library.surface.docstrings import (
     says_nothing,
     without_lead_in,
 )
+from docmentor.library.surface.raise_sites import SHOWN_SITES
 from docmentor.library.surface.ref_titles import with_titles
 from docmentor.search.ranking import history_page
 
@@ -70,7 +71,6 @@ _SECTION = re.compile(
     re.M,
 )
 _MAX_DESCRIPTION = 700
-MAX_RAISE_LINES = 3  # of an exception's raise sites shown under "Raised as:"
 _ITEM = re.compile(r"^(?:[-*+]|\d+[.)])\s")  # a list item: what a colon may announce
 
 
@@ -482,7 +482,7 @@ def _function(entry: ApiEntry, by_id: Mapping[str, ApiEntry] | None = None) -> s
     if entry.kind == "class" and entry.exception:  # raised by the library, caught by users
         lines += ["", "Raised as:", f"{entry.name} - an exception: `except {path}:`"]
         # where the library's code raises it, with what message (surface/raise_sites.py)
-        lines += [f"- {line}" for line in entry.raised.splitlines()[:MAX_RAISE_LINES]]
+        lines += [f"- {line}" for line in entry.raised.splitlines()[:SHOWN_SITES]]
     elif entry.kind == "class" and entry.abstract:  # `Cls()` raises TypeError
         makers = _makers(entry, by_id or {})
         made = f"; get one from {', '.join(makers)}" if makers else "; subclass it"

@@ -37,6 +37,8 @@ class ApiMatch:
     returns: Mapping[str, Any] | None
     examples: tuple[str, ...]
     deprecated: str | None  # the library's reason, often the replacement
+    #: an exception: where the library's code raises it, with what message (in the JSON only then)
+    raised: tuple[str, ...] = ()
 
     @classmethod
     def of(cls, hit: ApiHit, rank: int) -> ApiMatch:
@@ -60,6 +62,7 @@ class ApiMatch:
             returns=shown["returns"],
             examples=tuple(shown["examples"]),
             deprecated=shown["deprecated"],
+            raised=tuple(shown.get("raised", ())),
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -81,6 +84,7 @@ class ApiMatch:
             "returns": dict(self.returns) if self.returns is not None else None,
             "examples": list(self.examples),
             "deprecated": self.deprecated,
+            **({"raised": list(self.raised)} if self.raised else {}),
         }
 
 

@@ -36,6 +36,7 @@ __all__ = [
 ]
 
 MAX_SITES = 6  # raise sites described per exception (the first in module order)
+SHOWN_SITES = 3  # of them, what README.LLM and a find_api answer show
 MAX_MESSAGE_CHARS = 160  # of one site's message
 MAX_SOURCE_BYTES = 2_000_000  # a module larger than this is generated code: not read
 # a printf-style conversion ("%s", "%-5.2f", "%(name)r") and a str.format field ("{}",
