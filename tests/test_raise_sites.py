@@ -165,7 +165,9 @@ def test_a_find_api_answer_says_where_an_exception_is_raised(tmp_path: Path) -> 
     by_id = _entries(tmp_path)
     entries = list(by_id.values())
     score_importance(entries, [], {})
-    found = ApiIndex({"keys": (entries, [])}).find("which error is raised when the url cannot be reached", limit=5)
+    found = ApiIndex({"keys": (entries, [])}).find(
+        "which error is raised when the url cannot be reached", limit=5
+    )
     shown = {hit.entry.api_id: hit.to_dict(rank) for rank, hit in enumerate(found, 1)}
     assert shown["keys.errors.FetchFailed"]["raised"] == [
         'Raised by keys.Store.fetch: Fail to fetch data from the url, err: "…"',
