@@ -86,6 +86,8 @@ TOURS = [
     ("urllib3", "urllib3", "2.2.3", "tour_tasks/urllib3_api.jsonl", "docs"),
     ("h11", "h11", "0.14.0", "tour_tasks/h11_api.jsonl", "docs/source"),
     ("deepdiff", "deepdiff", "8.0.1", "tour_tasks/deepdiff_api.jsonl", "docs"),
+    ("beautifulsoup4", "bs4", "4.12.3", "tour_tasks/bs4_api.jsonl", "doc/source"),
+    ("filelock", "filelock", "4.3.1", "tour_tasks/filelock_api.jsonl", "docs"),
 ]
 
 
@@ -110,15 +112,43 @@ def sdist_docs(work: Path, name: str, version: str, docs: str = "docs") -> Path:
     stems = list(dict.fromkeys([f"{name}-{version}", stem, stem.lower()]))
     folders = [work / s for s in stems]
     if not any((f / docs).is_dir() for f in folders):
-        subprocess.run(
+        done = subprocess.run(
             [sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--no-binary", ":all:",
              f"{name}=={version}", "-d", str(work)],
-            check=True, capture_output=True,
+            capture_output=True,
         )  # fmt: skip
+        if done.returncode != 0:  # pip builds an sdist's metadata first; some backends fail here
+            fetch_sdist(work, name, version)
         archive_path = next(p for p in (work / f"{s}.tar.gz" for s in stems) if p.exists())
         with tarfile.open(archive_path) as archive:
             archive.extractall(work, filter="data")
     return next(f / docs for f in folders if (f / docs).is_dir())
+
+
+def fetch_sdist(work: Path, name: str, version: str) -> Path:
+    """The release's sdist straight from PyPI's simple index (PEP 691 JSON), its sha256
+    checked: pip download prepares an sdist's metadata first, which fails when its build
+    backend needs a plugin the index lacks (filelock 4.3.1's python-sbom)."""
+    import hashlib
+
+    import httpx
+
+    index = httpx.get(
+        f"https://pypi.org/simple/{name}/",
+        headers={"Accept": "application/vnd.pypi.simple.v1+json"},
+        timeout=60,
+        follow_redirects=True,
+    ).raise_for_status()
+    wanted = {
+        f"{stem}-{version}.tar.gz" for stem in (name, name.replace("-", "_"), name.replace("-", "_").lower())
+    }
+    sdist = next(f for f in index.json()["files"] if f["filename"] in wanted)
+    data = httpx.get(sdist["url"], timeout=120, follow_redirects=True).raise_for_status().content
+    if hashlib.sha256(data).hexdigest() != sdist["hashes"]["sha256"]:
+        raise RuntimeError(f"{sdist['filename']}: sha256 does not match the index's")
+    path = work / sdist["filename"]
+    path.write_bytes(data)
+    return path
 
 
 def main() -> None:
