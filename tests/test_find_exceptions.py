@@ -46,8 +46,44 @@ def test_a_task_asking_which_exception_lists_the_exception_class_first(tmp_path:
     (tmp_path / "vers" / "__init__.py").write_text(textwrap.dedent(PACKAGE), encoding="utf-8")
     surface = load_api("vers", search_paths=[tmp_path])
     score_importance(surface.entries, [], {})
-    task = "which error is raised when a version string is not a valid version string"
+    task = "which error is raised when I parse a version string that is not a valid version"
     index = ApiIndex({"vers": (surface.entries, [])})
     assert index.find(task, limit=3)[0].entry.name == "InvalidVersion"
     flat = ApiIndex({"vers": (surface.entries, [])}, config=DEFAULT.replace(exception_weight=1.0))
     assert flat.find(task, limit=3)[0].entry.name == "parse_version"  # without it: the test can fail
+
+
+GROUPS = '''
+    """Requirements."""
+
+    __all__ = ["parse_requirement", "InvalidRequirement", "ExceptionGroup"]
+
+
+    class InvalidRequirement(ValueError):
+        """A requirement string that could not be parsed."""
+
+
+    class ExceptionGroup(Exception):
+        """A minimal implementation of the exception group of newer Pythons: one exception
+        that carries several exceptions."""
+
+
+    def parse_requirement(text: str) -> str:
+        """Parse a requirement string."""
+'''
+
+
+def test_an_error_tasks_intent_words_do_not_match_exception_names(tmp_path: Path) -> None:
+    """ "Which exception …" says what kind of answer (the exception classes are lifted for it),
+    not what it is about: an exception class named after exceptions (a compatibility
+    ``ExceptionGroup``) is no better answer for it (a packaging tour task)."""
+    (tmp_path / "reqs").mkdir()
+    (tmp_path / "reqs" / "__init__.py").write_text(textwrap.dedent(GROUPS), encoding="utf-8")
+    surface = load_api("reqs", search_paths=[tmp_path])
+    score_importance(surface.entries, [], {})
+    index = ApiIndex({"reqs": (surface.entries, [])})
+    found = index.find("which exception signals that a requirement text could not be read", limit=3)
+    assert found[0].entry.name == "InvalidRequirement"
+    # the same words asked without that intent still match the class named after them
+    found = index.find("an exception that carries several exceptions", limit=3)
+    assert found[0].entry.name == "ExceptionGroup"

@@ -61,7 +61,7 @@ from docmentor.library.find.fusion import Ranking, fuse, ranked
 from docmentor.library.find.hits import ApiHit, api_details
 from docmentor.library.find.priors import secondary
 from docmentor.library.find.replacements import replacements
-from docmentor.library.find.roles import asks_for_command, asks_for_error, is_data, role_weights
+from docmentor.library.find.roles import ERROR_INTENT, asks_for_command, asks_for_error, is_data, role_weights
 from docmentor.library.find.semantic import semantic_ranking, worker
 from docmentor.library.find.synonyms import synonyms, verb_synonyms
 from docmentor.library.find.twins import editions
@@ -401,7 +401,11 @@ class ApiIndex:
         if not self.entries or not query.strip():
             return []
         libraries = [library] if library is not None else sorted(self._library_number)
-        queries = {lib: self._expanded(query, lib) for lib in libraries}
+        error_task = asks_for_error(query)  # "which exception is raised when …"
+        # its intent words ("which error", "exception raised when") say what kind of answer
+        # (exception_weight lifts those), not what it is about: the words rank by the rest
+        worded = ERROR_INTENT.sub(" ", query) if error_task else query
+        queries = {lib: self._expanded(worded, lib) for lib in libraries}
         semantic: dict[str, tuple[Ranking, float, float]] = {}
         vector: Any = None
         if self.semantic:
@@ -422,7 +426,6 @@ class ApiIndex:
         scored: dict[str, tuple[dict[int, float], dict[str, Ranking]]] = {}
         own = OWN_INTENT.search(query) is not None  # "write my own class that …"
         command_task = asks_for_command(query)  # "… from the command line"
-        error_task = asks_for_error(query)  # "which exception is raised when …"
         for lib in libraries:
             rankings, _ = per_library[lib]
             rankings["semantic"] = semantic.get(lib, ([], 0.0))[0]
