@@ -134,7 +134,16 @@ def test_a_module_that_cannot_be_read_or_parsed_is_skipped(tmp_path: Path) -> No
     binary.write_bytes(b"\x00\xff\xfe raise")
     good = tmp_path / "good.py"
     good.write_text("from x import Oops\n\ndef f():\n    raise Oops('went wrong')\n", encoding="utf-8")
+
+    class Builtin:  # griffe raises for a builtin module's filepath
+        path = "pkg.builtin"
+
+        @property
+        def filepath(self) -> Path:
+            raise RuntimeError("a builtin module has no file")
+
     modules = [
+        Builtin(),
         SimpleNamespace(path="pkg.broken", filepath=broken),
         SimpleNamespace(path="pkg.binary", filepath=binary),
         SimpleNamespace(path="pkg.gone", filepath=tmp_path / "gone.py"),
@@ -174,3 +183,43 @@ def test_a_find_api_answer_says_where_an_exception_is_raised(tmp_path: Path) -> 
         "Raised with: The endpoint did not return … (100%)",
     ]
     assert all("raised" not in answer for api, answer in shown.items() if not by_id[api].raised)
+
+
+LEFT_OUT = {
+    "soup/__init__.py": '''
+        """Soup."""
+
+        __all__ = ["Soup"]
+
+
+        class Soup:
+            """A parsed document."""
+
+            def __init__(self, markup, features=None):
+                if features == "missing":
+                    raise FeatureNotFound(f"Couldn't find a tree builder with the features you requested: {features}.")
+                self.markup = markup
+
+
+        class FeatureNotFound(ValueError):
+            pass
+
+
+        class NeverRaised(ValueError):
+            pass
+    ''',
+}
+
+
+def test_an_exception_a_public_api_raises_is_public_though_all_leaves_it_out(tmp_path: Path) -> None:
+    """bs4's ``__all__ = ['BeautifulSoup']`` left ``FeatureNotFound`` (which ``BeautifulSoup()``
+    raises, and users catch) out of the catalog; a class nothing public raises stays out."""
+    write_files(tmp_path, LEFT_OUT)
+    by_id = {e.api_id: e for e in load_api("soup", search_paths=[tmp_path]).entries}
+    found = by_id["soup.FeatureNotFound"]
+    assert found.exception and found.kind == "class"
+    # raised by the constructor: constructing the class raises it
+    assert found.raised == (
+        "Raised by soup.Soup: Couldn't find a tree builder with the features you requested: …."
+    )
+    assert "soup.NeverRaised" not in by_id

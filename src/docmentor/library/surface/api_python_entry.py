@@ -324,7 +324,7 @@ def _abstract(members: dict[str, Any]) -> bool:
     return False
 
 
-def _exception(obj: Any) -> bool:
+def is_exception(obj: Any) -> bool:
     """Whether a class derives from a built-in exception (through the package's classes)."""
     try:
         classes = [obj, *obj.mro()]
@@ -763,7 +763,7 @@ def _plain_entry(obj: Any, getter: Any = None) -> ApiEntry:
             bases=bases,
             open_members=dynamic or protocol or _private_base_opens(obj),
             abstract=_abstract(members),
-            exception=_exception(obj),
+            exception=is_exception(obj),
             returns=_made(obj, init),
             **common,
         )

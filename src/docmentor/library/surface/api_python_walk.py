@@ -20,6 +20,7 @@ from docmentor.library.surface.api_python_entry import (
     bound_method,
     class_members,
     constructor,
+    is_exception,
     property_call,
 )
 from docmentor.library.surface.api_python_roles import (
@@ -151,6 +152,41 @@ class Builder:
         self.todo.append((self.root, self.root.path))
         while self.todo:
             self.module(*self.todo.popleft())
+
+    def add_raised(self, raised: Sequence[tuple[str, str, bool]]) -> int:
+        """The package's exception classes its public functions and methods raise that the
+        walk did not find public (a name its module's ``__all__`` leaves out: bs4's
+        ``FeatureNotFound``, which ``BeautifulSoup()`` raises): users catch them, so they are
+        added under their own path when it has no private part, else under the raising
+        module's when that module defines or imports the name (``raised``: (module, name as
+        written, whether the module binds it): :func:`~.raise_sites.raised_names`). A name
+        that is no exception class of the package (a builtin's) adds nothing. How many."""
+        added = 0
+        for module, written, bound in raised:
+            if not bound:  # a builtin (`ValueError`), or a name the module never binds
+                continue
+            try:
+                target = alias_target(self.collection[f"{module}.{written}"])
+            except Exception:  # KeyError, or griffe failing on a path it cannot follow
+                continue
+            if target is None or not target.is_class or not self._inside(target) or not is_exception(target):
+                continue
+            if target.path in self.entries:
+                continue
+            public = next(
+                (
+                    p
+                    for p in (target.path, f"{module}.{written}")
+                    if not any(x.startswith("_") for x in p.split("."))
+                ),
+                None,
+            )
+            if public is None or public.split(".")[0] != self.top:
+                continue
+            self.published.add(target.path)
+            self.cls(target, public)
+            added += target.path in self.entries
+        return added
 
     def add_documented(self, paths: Sequence[str]) -> None:
         """The objects the docs document by these paths that the walk did not find public

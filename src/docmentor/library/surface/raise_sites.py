@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Container, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -28,11 +28,14 @@ from docmentor.library.models import ApiEntry
 __all__ = [
     "MAX_MESSAGE_CHARS",
     "MAX_SITES",
+    "SHOWN_SITES",
     "RaiseSite",
     "describe_raises",
     "init_message",
+    "module_trees",
     "raise_sites",
     "raise_text",
+    "raised_names",
 ]
 
 MAX_SITES = 6  # raise sites described per exception (the first in module order)
@@ -43,6 +46,9 @@ MAX_SOURCE_BYTES = 2_000_000  # a module larger than this is generated code: not
 # "{key!r}"): shown as "…" as an f-string's values are; no nesting, linear time
 _PERCENT = re.compile(r"%(?:\([^()]*\))?[-#0 +]*\d*(?:\.\d+)?[a-zA-Z%]")
 _FIELD = re.compile(r"\{[^{}]*\}")
+
+
+_CONSTRUCTORS = frozenset({"__init__", "__new__", "__post_init__"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,7 +94,9 @@ def raise_text(sites: Sequence[RaiseSite], entries: Mapping[str, ApiEntry], own:
     (``own``: the literals of its ``__init__``)."""
     lines: list[str] = []
     for site in sites:
-        raiser = entries.get(site.raiser)
+        owner, _, method = site.raiser.rpartition(".")
+        # a class's constructor raises it: constructing the class does (`BeautifulSoup(…)`)
+        raiser = entries.get(site.raiser) or (entries.get(owner) if method in _CONSTRUCTORS else None)
         shown = (raiser.aliases[0] if raiser.aliases else raiser.api_id) if raiser is not None else None
         if shown is not None and site.message:
             lines.append(f"Raised by {shown}: {site.message}")
@@ -128,10 +136,31 @@ def module_trees(modules: Iterable[Any]) -> dict[str, ast.Module]:
     ``.py`` file can be read and parsed (others are left out)."""
     trees: dict[str, ast.Module] = {}
     for module in modules:
-        tree = _parse(getattr(module, "filepath", None))
+        try:
+            filepath = module.filepath
+        except Exception:  # griffe raises for a builtin or compiled module (BuiltinModuleError)
+            continue
+        tree = _parse(filepath)
         if tree is not None:
             trees[str(module.path)] = tree
     return trees
+
+
+def raised_names(trees: Mapping[str, ast.Module], public: Container[str]) -> list[tuple[str, str, bool]]:
+    """What the public functions and methods raise, in module order: (module path, the
+    raised name as written — ``FeatureNotFound``, ``errors.FetchFailed`` —, whether the
+    module defines or imports it). A raiser is public when it or its class (``__init__``,
+    any method) is in ``public``; the caller resolves the names (any may be a builtin)."""
+    out: list[tuple[str, str, bool]] = []
+    for path, tree in trees.items():
+        local = _names_in(tree)
+        for raiser, node in _raises(tree, path):
+            if raiser not in public and raiser.rsplit(".", 1)[0] not in public:
+                continue
+            written = _written(node.exc)
+            if written is not None:
+                out.append((path, written, written.split(".")[0] in local))
+    return list(dict.fromkeys(out))
 
 
 # -- reading -------------------------------------------------------------------------------
@@ -168,6 +197,18 @@ def _raises(tree: ast.Module, module: str) -> Iterator[tuple[str, ast.Raise]]:
                 yield from visit(child, scope, in_function)
 
     yield from visit(tree, (), None)
+
+
+def _written(exc: ast.expr | None) -> str | None:
+    """A raised class as written (``X``, ``errors.X``), when it is a plain dotted name."""
+    target = exc.func if isinstance(exc, ast.Call) else exc
+    parts: list[str] = []
+    while isinstance(target, ast.Attribute):
+        parts.append(target.attr)
+        target = target.value
+    if not isinstance(target, ast.Name):
+        return None
+    return ".".join([target.id, *reversed(parts)])
 
 
 def _raised_name(exc: ast.expr | None) -> str | None:
@@ -255,14 +296,13 @@ def _find_class(tree: ast.Module, names: list[str]) -> ast.ClassDef | None:
     return found
 
 
-def describe_raises(entries: Sequence[ApiEntry], modules: Iterable[Any]) -> int:
+def describe_raises(entries: Sequence[ApiEntry], trees: Mapping[str, ast.Module]) -> int:
     """Give each exception class of ``entries`` what its raise sites say (:func:`raise_text`)
     as its ``raised``: its own message only when its docstring does not already say it (an
     exception whose docstring is its message: httpx's ``ResponseNotRead``). How many got some."""
     if not any(e.exception for e in entries):
         return 0
     by_id = {e.api_id: e for e in entries}
-    trees = module_trees(modules)
     sites = raise_sites(entries, trees)
     described = 0
     for e in entries:
