@@ -6,7 +6,6 @@ by ``raise PyJWKClientConnectionError(f'Fail to fetch data from the url, err: â€
 
 from __future__ import annotations
 
-import ast
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -15,7 +14,7 @@ from docmentor.library.find.retrieval import ApiIndex
 from docmentor.library.knowledge.importance import score_importance
 from docmentor.library.models import ApiEntry
 from docmentor.library.surface.api_python import load_api
-from docmentor.library.surface.raise_sites import module_trees, raise_sites
+from docmentor.library.surface.raise_sites import raise_sites, read_sources
 from libtool import generated, write_files
 
 PACKAGE = {
@@ -150,12 +149,12 @@ def test_a_module_that_cannot_be_read_or_parsed_is_skipped(tmp_path: Path) -> No
         SimpleNamespace(path="pkg.compiled", filepath=tmp_path / "fast.so"),
         SimpleNamespace(path="pkg.good", filepath=good),
     ]
-    trees = module_trees(modules)
-    assert list(trees) == ["pkg.good"] and isinstance(trees["pkg.good"], ast.Module)
+    facts = read_sources(modules)
+    assert {r.module for r in facts.raises} == {"pkg.good"}
     oops = SimpleNamespace(
         exception=True, kind="class", language="python", name="Oops", api_id="pkg.errors.Oops"
     )
-    sites = raise_sites([oops], trees)  # type: ignore[list-item]
+    sites = raise_sites([oops], facts)  # type: ignore[list-item]
     assert [(s.raiser, s.message) for s in sites["pkg.errors.Oops"]] == [("pkg.good.f", "went wrong")]
 
 

@@ -51,7 +51,7 @@ from docmentor.library.surface.api_python_walk import (
 )
 from docmentor.library.surface.call_forms import CallForms, call_forms
 from docmentor.library.surface.products import products
-from docmentor.library.surface.raise_sites import describe_raises, module_trees, raised_names
+from docmentor.library.surface.raise_sites import describe_raises, raised_names, read_sources
 
 logger = logging.getLogger(__name__)
 
@@ -200,11 +200,11 @@ def load_api(
     explicit = explicit_reexports(root, {name.split(".")[0], *siblings})
     _load_reexported(loader, {module.split(".")[0] for module, _ in explicit.values()})
     builder = Builder(root, loader.modules_collection, siblings, frozenset(explicit))
-    trees = module_trees(all_modules(root))
+    facts = read_sources(all_modules(root))  # one module parsed at a time
     try:
         builder.build()
         builder.add_documented(documented)
-        builder.add_raised(raised_names(trees, builder.entries))
+        builder.add_raised(raised_names(facts, builder.entries))
         builder.note_present(loader.modules_collection, siblings)
         entries = builder.finish()
         _mark_commands(builder, python, paths)
@@ -212,7 +212,7 @@ def load_api(
         deprecation.inherit(entries, lambda api_id: api_id in stubs)
         # reads sources too: before the clear
         forms = call_forms(entries, loader.modules_collection, builder.bound_over)
-        describe_raises(entries, trees)
+        describe_raises(entries, facts)
     finally:
         deprecation.clear_cache()
     summary = " ".join(str(info.get("summary") or "").split())

@@ -12,6 +12,10 @@ one), the function or method it is raised in, and the literal text of its first 
 (an f-string's literal parts, a ``"…" % x`` or ``"…".format(x)`` template's text). The
 exception's own ``__init__`` may build its message (``message = f'Key "{key}" does not
 exist.'``): those literals count as its message too.
+
+Each module is parsed once and only what these need is kept (:class:`SourceFacts`: its raises
+and its classes' ``__init__`` literals, a few strings each): a large package's syntax trees
+would weigh hundreds of megabytes.
 """
 
 from __future__ import annotations
@@ -29,13 +33,15 @@ __all__ = [
     "MAX_MESSAGE_CHARS",
     "MAX_SITES",
     "SHOWN_SITES",
+    "Raise",
     "RaiseSite",
+    "SourceFacts",
     "describe_raises",
     "init_message",
-    "module_trees",
     "raise_sites",
     "raise_text",
     "raised_names",
+    "read_sources",
 ]
 
 MAX_SITES = 6  # raise sites described per exception (the first in module order)
@@ -60,30 +66,72 @@ class RaiseSite:
     message: str
 
 
-def raise_sites(entries: Sequence[ApiEntry], trees: Mapping[str, ast.Module]) -> dict[str, list[RaiseSite]]:
+@dataclass(frozen=True, slots=True)
+class Raise:
+    """One ``raise`` in a function or method of the package."""
+
+    module: str  # the raising module's path
+    raiser: str  # the path of the enclosing function (api_id-style: module + qualified name)
+    written: str  # the raised class as written: ``FeatureNotFound``, ``errors.FetchFailed``
+    bound: bool  # the module defines or imports the written name's first part
+    message: str  # the literal text of its first argument ("" when none)
+
+
+@dataclass(slots=True)
+class SourceFacts:
+    """What the package's sources say about raising: every raise, and the literal text each
+    class's own ``__init__`` holds (class path → text; the classes that have some)."""
+
+    raises: list[Raise]
+    init_messages: dict[str, str]
+
+
+def read_sources(modules: Iterable[Any]) -> SourceFacts:
+    """The :class:`SourceFacts` of griffe modules (``path``, ``filepath``), one module parsed
+    at a time; a module that cannot be read or parsed (a builtin, a compiled one, a syntax
+    error, binary bytes, over :data:`MAX_SOURCE_BYTES`) is skipped."""
+    facts = SourceFacts(raises=[], init_messages={})
+    for module in modules:
+        try:
+            filepath = module.filepath
+        except Exception:  # griffe raises for a builtin or compiled module (BuiltinModuleError)
+            continue
+        tree = _parse(filepath)
+        if tree is None:
+            continue
+        path = str(module.path)
+        local = _names_in(tree)
+        for raiser, node in _raises(tree, path):
+            written = _written(node.exc)
+            if written is not None:
+                bound = written.split(".")[0] in local
+                facts.raises.append(Raise(path, raiser, written, bound, _message(node.exc)))
+        for qualname, init in _inits(tree):
+            text = _cut(" ".join(t for t in _literals(init) if t.strip()))
+            if text:
+                facts.init_messages[f"{path}.{qualname}"] = text
+    return facts
+
+
+def raise_sites(entries: Sequence[ApiEntry], facts: SourceFacts) -> dict[str, list[RaiseSite]]:
     """Exception api_id → where the library raises it (at most :data:`MAX_SITES`, distinct
-    messages), read from ``trees`` (module path → its parsed source: :func:`module_trees`)."""
+    messages)."""
     by_name: dict[str, list[str]] = {}
     for e in entries:
         if e.exception and e.kind == "class" and e.language == "python":
             by_name.setdefault(e.name, []).append(e.api_id)
-    if not by_name:
-        return {}
     found: dict[str, list[RaiseSite]] = {}
-    for path, tree in trees.items():
-        local = _names_in(tree)
-        for raiser, node in _raises(tree, path):
-            name = _raised_name(node.exc)
-            if name is None or name not in by_name:
-                continue
-            target = node.exc.func if isinstance(node.exc, ast.Call) else node.exc
-            api = _one(by_name[name], path, name, isinstance(target, ast.Name), local)
-            if api is None:
-                continue
-            site = RaiseSite(raiser=raiser, message=_message(node.exc))
-            sites = found.setdefault(api, [])
-            if len(sites) < MAX_SITES and all(s.message != site.message or not s.message for s in sites):
-                sites.append(site)
+    for r in facts.raises:
+        name = r.written.rsplit(".", 1)[-1]
+        if name not in by_name:
+            continue
+        api = _one(by_name[name], r.module, name, bare="." not in r.written, bound=r.bound)
+        if api is None:
+            continue
+        site = RaiseSite(raiser=r.raiser, message=r.message)
+        sites = found.setdefault(api, [])
+        if len(sites) < MAX_SITES and all(s.message != site.message or not s.message for s in sites):
+            sites.append(site)
     return found
 
 
@@ -109,57 +157,22 @@ def raise_text(sites: Sequence[RaiseSite], entries: Mapping[str, ApiEntry], own:
     return "\n".join(dict.fromkeys(lines))
 
 
-def init_message(entry: ApiEntry, trees: Mapping[str, ast.Module]) -> str:
+def init_message(entry: ApiEntry, facts: SourceFacts) -> str:
     """The literal text an exception class's own ``__init__`` builds its message from
-    (``message = f'Key "{key}" does not exist.'``), "" when it has none. ``trees``: module
-    path → parsed source (the class's module is the longest one its api_id starts with)."""
-    parts = entry.api_id.split(".")
-    cut = next((k for k in range(len(parts) - 1, 0, -1) if ".".join(parts[:k]) in trees), 0)
-    cls = _find_class(trees[".".join(parts[:cut])], parts[cut:]) if cut else None
-    if cls is None:
-        return ""
-    init = next(
-        (
-            n
-            for n in cls.body
-            if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef) and n.name == "__init__"
-        ),
-        None,
-    )
-    if init is None:
-        return ""
-    return _cut(" ".join(t for t in _literals(init) if t.strip()))
+    (``message = f'Key "{key}" does not exist.'``), "" when it has none."""
+    return facts.init_messages.get(entry.api_id, "")
 
 
-def module_trees(modules: Iterable[Any]) -> dict[str, ast.Module]:
-    """Module path → its parsed source, for griffe modules (``path``, ``filepath``) whose
-    ``.py`` file can be read and parsed (others are left out)."""
-    trees: dict[str, ast.Module] = {}
-    for module in modules:
-        try:
-            filepath = module.filepath
-        except Exception:  # griffe raises for a builtin or compiled module (BuiltinModuleError)
-            continue
-        tree = _parse(filepath)
-        if tree is not None:
-            trees[str(module.path)] = tree
-    return trees
-
-
-def raised_names(trees: Mapping[str, ast.Module], public: Container[str]) -> list[tuple[str, str, bool]]:
+def raised_names(facts: SourceFacts, public: Container[str]) -> list[tuple[str, str, bool]]:
     """What the public functions and methods raise, in module order: (module path, the
     raised name as written — ``FeatureNotFound``, ``errors.FetchFailed`` —, whether the
     module defines or imports it). A raiser is public when it or its class (``__init__``,
     any method) is in ``public``; the caller resolves the names (any may be a builtin)."""
-    out: list[tuple[str, str, bool]] = []
-    for path, tree in trees.items():
-        local = _names_in(tree)
-        for raiser, node in _raises(tree, path):
-            if raiser not in public and raiser.rsplit(".", 1)[0] not in public:
-                continue
-            written = _written(node.exc)
-            if written is not None:
-                out.append((path, written, written.split(".")[0] in local))
+    out = (
+        (r.module, r.written, r.bound)
+        for r in facts.raises
+        if r.raiser in public or r.raiser.rsplit(".", 1)[0] in public
+    )
     return list(dict.fromkeys(out))
 
 
@@ -211,15 +224,6 @@ def _written(exc: ast.expr | None) -> str | None:
     return ".".join([target.id, *reversed(parts)])
 
 
-def _raised_name(exc: ast.expr | None) -> str | None:
-    target = exc.func if isinstance(exc, ast.Call) else exc
-    if isinstance(target, ast.Name):
-        return target.id
-    if isinstance(target, ast.Attribute):
-        return target.attr
-    return None
-
-
 def _names_in(tree: ast.Module) -> set[str]:
     """The names a module defines at its top level or imports anywhere."""
     names = {n.name for n in tree.body if isinstance(n, ast.ClassDef)}
@@ -229,12 +233,12 @@ def _names_in(tree: ast.Module) -> set[str]:
     return names
 
 
-def _one(candidates: list[str], module: str, name: str, bare: bool, local: set[str]) -> str | None:
+def _one(candidates: list[str], module: str, name: str, *, bare: bool, bound: bool) -> str | None:
     """The exception a raised name denotes: the library's only class of that name (raised
     bare, the module must define or import it: a builtin ``TimeoutError`` is not the
     library's), else the one the raising module defines; None when unclear."""
     if len(candidates) == 1:
-        return candidates[0] if not bare or name in local else None
+        return candidates[0] if not bare or bound else None
     here = [c for c in candidates if c == f"{module}.{name}"]
     return here[0] if len(here) == 1 else None
 
@@ -285,30 +289,40 @@ def _cut(text: str) -> str:
     return text if len(text) <= MAX_MESSAGE_CHARS else text[: MAX_MESSAGE_CHARS - 1].rstrip() + "…"
 
 
-def _find_class(tree: ast.Module, names: list[str]) -> ast.ClassDef | None:
-    body: list[ast.stmt] = tree.body
-    found: ast.ClassDef | None = None
-    for name in names:
-        found = next((n for n in body if isinstance(n, ast.ClassDef) and n.name == name), None)
-        if found is None:
-            return None
-        body = found.body
-    return found
+def _inits(tree: ast.Module) -> Iterator[tuple[str, ast.FunctionDef | ast.AsyncFunctionDef]]:
+    """(qualified name of the class, its ``__init__``) for the module's classes, nested ones
+    too (not those inside functions)."""
+
+    def visit(
+        body: list[ast.stmt], scope: tuple[str, ...]
+    ) -> Iterator[tuple[str, ast.FunctionDef | ast.AsyncFunctionDef]]:
+        for node in body:
+            if isinstance(node, ast.ClassDef):
+                here = (*scope, node.name)
+                for member in node.body:
+                    if (
+                        isinstance(member, ast.FunctionDef | ast.AsyncFunctionDef)
+                        and member.name == "__init__"
+                    ):
+                        yield ".".join(here), member
+                yield from visit(node.body, here)
+
+    yield from visit(tree.body, ())
 
 
-def describe_raises(entries: Sequence[ApiEntry], trees: Mapping[str, ast.Module]) -> int:
+def describe_raises(entries: Sequence[ApiEntry], facts: SourceFacts) -> int:
     """Give each exception class of ``entries`` what its raise sites say (:func:`raise_text`)
     as its ``raised``: its own message only when its docstring does not already say it (an
     exception whose docstring is its message: httpx's ``ResponseNotRead``). How many got some."""
     if not any(e.exception for e in entries):
         return 0
     by_id = {e.api_id: e for e in entries}
-    sites = raise_sites(entries, trees)
+    sites = raise_sites(entries, facts)
     described = 0
     for e in entries:
         if not (e.exception and e.kind == "class" and e.language == "python"):
             continue
-        own = init_message(e, trees)
+        own = init_message(e, facts)
         if own and _words(own) <= _words(f"{e.docstring} {e.description}"):
             own = ""
         e.raised = raise_text(sites.get(e.api_id, []), by_id, own=own)
