@@ -4,14 +4,16 @@ that raises it says when it happens (``raise PyJWKClientConnectionError(f'Fail t
 from the url, err: "{e}"')`` in ``PyJWKClient.fetch_data``). A task asks "what is raised when
 the key-set URL cannot be reached": that is what the raise sites answer.
 
-Read from the package's module sources once the walk is done (:func:`raise_sites`), with
-:mod:`ast` (no regular expression on source text): every ``raise Name(...)`` /
+Read from the package's module sources with :mod:`ast` (:func:`read_sources`; no regular
+expression on source text), matched to the catalog once the walk is done
+(:func:`raise_sites`): every ``raise Name(...)`` /
 ``raise module.Name(...)`` whose name is one exception class of the library (a name two of
 its exception classes share counts only where the raising module defines or imports exactly
 one), the function or method it is raised in, and the literal text of its first argument
 (an f-string's literal parts, a ``"…" % x`` or ``"…".format(x)`` template's text). The
 exception's own ``__init__`` may build its message (``message = f'Key "{key}" does not
-exist.'``): those literals count as its message too.
+exist.'``): those literals count as its message too. What the public functions and
+methods raise also makes a class public (:func:`raised_names`, ``Builder.add_raised``).
 
 Each module is parsed once and only what these need is kept (:class:`SourceFacts`: its raises
 and its classes' ``__init__`` literals, a few strings each): a large package's syntax trees
