@@ -102,8 +102,8 @@ def read_sources(modules: Iterable[Any]) -> SourceFacts:
         if tree is None:
             continue
         path = str(module.path)
-        local = _names_in(tree)
-        for raiser, node in _raises(tree, path):
+        local = {n.name for n in tree.body if isinstance(n, ast.ClassDef)}  # and, below, imports
+        for raiser, node in list(_raises(tree, path, local)):
             written = _written(node.exc)
             if written is not None:
                 bound = written.split(".")[0] in local
@@ -192,9 +192,10 @@ def _parse(filepath: Any) -> ast.Module | None:
         return None
 
 
-def _raises(tree: ast.Module, module: str) -> Iterator[tuple[str, ast.Raise]]:
+def _raises(tree: ast.Module, module: str, imported: set[str]) -> Iterator[tuple[str, ast.Raise]]:
     """(path of the enclosing function, the raise) for each ``raise X(...)`` in a function
-    or method (nested functions are read as their enclosing function's)."""
+    or method (nested functions are read as their enclosing function's); the names every
+    import statement of the module binds are added to ``imported`` on the way (one walk)."""
 
     def visit(
         node: ast.AST, scope: tuple[str, ...], in_function: str | None
@@ -208,6 +209,8 @@ def _raises(tree: ast.Module, module: str) -> Iterator[tuple[str, ast.Raise]]:
             elif isinstance(child, ast.Raise):
                 if in_function is not None and child.exc is not None:
                     yield in_function, child
+            elif isinstance(child, ast.Import | ast.ImportFrom):
+                imported.update((a.asname or a.name).split(".")[0] for a in child.names)
             else:
                 yield from visit(child, scope, in_function)
 
@@ -224,15 +227,6 @@ def _written(exc: ast.expr | None) -> str | None:
     if not isinstance(target, ast.Name):
         return None
     return ".".join([target.id, *reversed(parts)])
-
-
-def _names_in(tree: ast.Module) -> set[str]:
-    """The names a module defines at its top level or imports anywhere."""
-    names = {n.name for n in tree.body if isinstance(n, ast.ClassDef)}
-    for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom | ast.Import):
-            names.update((a.asname or a.name).split(".")[0] for a in node.names)
-    return names
 
 
 def _one(candidates: list[str], module: str, name: str, *, bare: bool, bound: bool) -> str | None:
