@@ -87,3 +87,13 @@ def test_an_error_tasks_intent_words_do_not_match_exception_names(tmp_path: Path
     # the same words asked without that intent still match the class named after them
     found = index.find("an exception that carries several exceptions", limit=3)
     assert found[0].entry.name == "ExceptionGroup"
+
+
+def test_a_task_of_intent_words_only_still_lists_exceptions(tmp_path: Path) -> None:
+    """"Which exception?" has no other words: its own words rank, as before."""
+    (tmp_path / "reqs").mkdir()
+    (tmp_path / "reqs" / "__init__.py").write_text(textwrap.dedent(GROUPS), encoding="utf-8")
+    surface = load_api("reqs", search_paths=[tmp_path])
+    score_importance(surface.entries, [], {})
+    found = ApiIndex({"reqs": (surface.entries, [])}).find("which exception?", limit=3)
+    assert found and found[0].entry.exception

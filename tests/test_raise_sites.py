@@ -98,8 +98,8 @@ def test_an_exception_is_described_by_where_and_how_it_is_raised(tmp_path: Path)
     ]
     # the message its own __init__ builds counts as its message
     assert by_id["keys.errors.MissingKey"].raised.splitlines() == [
+        'Its message: Key "…" does not exist.',  # first: answers and README.LLM show three lines
         "Raised by keys.Store.get.",
-        'Its message: Key "…" does not exist.',
     ]
     # … but not when its docstring already says it
     assert by_id["keys.errors.Stale"].raised == "Raised by keys.Store.refresh."
@@ -154,7 +154,8 @@ def test_a_module_that_cannot_be_read_or_parsed_is_skipped(tmp_path: Path) -> No
     oops = SimpleNamespace(
         exception=True, kind="class", language="python", name="Oops", api_id="pkg.errors.Oops"
     )
-    sites = raise_sites([oops], facts)  # type: ignore[list-item]
+    resolve = {"pkg.good.Oops": "pkg.errors.Oops"}.get
+    sites = raise_sites([oops], facts, resolve)  # type: ignore[list-item]
     assert [(s.raiser, s.message) for s in sites["pkg.errors.Oops"]] == [("pkg.good.f", "went wrong")]
 
 
@@ -222,3 +223,110 @@ def test_an_exception_a_public_api_raises_is_public_though_all_leaves_it_out(tmp
         "Raised by soup.Soup: Couldn't find a tree builder with the features you requested: …."
     )
     assert "soup.NeverRaised" not in by_id
+
+
+TRICKY = {
+    "tricky/__init__.py": '''
+        """Tricky raises."""
+
+        import asyncio
+        from concurrent.futures import TimeoutError as FutureTimeout
+
+        from tricky.errors import *
+        from tricky.errors import Hidden
+
+        __all__ = ["run", "Runner", "TimeoutError", "Failed"]
+
+
+        def _(text):
+            return text
+
+
+        def run(flag):
+            """Run."""
+            if flag == 1:
+                raise asyncio.TimeoutError("another library's")  # not tricky.TimeoutError
+            if flag == 2:
+                raise FutureTimeout("imported from elsewhere")
+            if flag == 3:
+                raise Failed(flag, _("Could not run with the flag given."))  # star-imported
+            raise TimeoutError("the package's own, through its star import")
+
+
+        def _helper():
+            raise Hidden("a private helper of a public module publishes nothing")
+
+
+        def _quiet():
+            raise Failed()
+
+
+        class Runner:
+            """Runs."""
+
+            def go(self):
+                """Go."""
+                raise Failed("went wrong %08.3f%%" % 1.0)
+    ''',
+    "tricky/errors.py": '''
+        __all__ = ["TimeoutError", "Failed"]
+
+
+        class TimeoutError(Exception):
+            """The package's own timeout."""
+
+
+        class Failed(Exception):
+            def __init__(self, *args):
+                if args and args[0] == "x":  # a comparison's string is no message
+                    pass
+                self.message = "Failed to run."
+                super().__init__(*args)
+
+
+        class Hidden(Exception):
+            pass
+    ''',
+}
+
+
+def test_a_raise_counts_for_the_class_its_name_denotes(tmp_path: Path) -> None:
+    """The name is resolved as Python does (imports, star imports): another library's
+    exception of the same name counts for nobody (the review's urllib3 ``ssl.SSLError``),
+    a private helper's bare raise shows nothing and takes no place, a private function of a
+    public module makes nothing public, and a message wrapped for translation is read."""
+    write_files(tmp_path, TRICKY)
+    by_id = {e.api_id: e for e in load_api("tricky", search_paths=[tmp_path]).entries}
+    assert by_id["tricky.errors.TimeoutError"].raised == (
+        "Raised by tricky.run: the package's own, through its star import"
+    )
+    assert by_id["tricky.errors.Failed"].raised.splitlines() == [
+        "Its message: Failed to run.",
+        "Raised by tricky.run: Could not run with the flag given.",
+        "Raised by tricky.Runner.go: went wrong …%",
+    ]
+    assert "tricky.errors.Hidden" not in by_id and "tricky.Hidden" not in by_id
+
+
+def test_deeply_nested_or_generated_source_is_skipped(tmp_path: Path) -> None:
+    deep = tmp_path / "deep.py"
+    deep.write_text("def f():\n    raise Oops(" + " + ".join(["'a'"] * 5000) + ")\n", encoding="utf-8")
+    nested = tmp_path / "nested.py"
+    nested.write_text(
+        "def f():\n    x = " + "[" * 1100 + "]" * 1100 + "\n    raise Oops('x')\n", encoding="utf-8"
+    )
+    facts = read_sources(
+        [SimpleNamespace(path="pkg.deep", filepath=deep), SimpleNamespace(path="pkg.nested", filepath=nested)]
+    )
+    assert all(r.module == "pkg.nested" for r in facts.raises)  # read where Python can parse it
+
+
+def test_message_templates_are_read_in_linear_time() -> None:
+    import time
+
+    from docmentor.library.surface.raise_sites import _PERCENT
+
+    line = "%" + "0" * 200_000 + "!"
+    start = time.perf_counter()
+    _PERCENT.sub("…", line)
+    assert time.perf_counter() - start < 1.0  # the quadratic pattern took 4 s at 16,000

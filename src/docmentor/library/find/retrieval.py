@@ -86,6 +86,14 @@ SectionSearch = Callable[[str, str], Sequence[SectionRef]]
 _EXACT = re.compile(r"`?(?P<name>[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)(?:\(\))?`?")
 
 
+# what an error task's intent leaves after ERROR_INTENT's first match: "which error | is
+# raised when", "which exception | do I catch"; fixed words, one pass
+_INTENT_REST = re.compile(
+    r"\b(?:is|are|gets|get|be|being)\s+(?:raised|thrown)\b|\b(?:do|should|can|would)\s+(?:i|we|you)\s+catch\b",
+    re.IGNORECASE,
+)
+
+
 class ApiIndex:
     """Hybrid retrieval over one or more libraries' APIs (see the module docstring)."""
 
@@ -402,9 +410,11 @@ class ApiIndex:
             return []
         libraries = [library] if library is not None else sorted(self._library_number)
         error_task = asks_for_error(query)  # "which exception is raised when …"
-        # its intent words ("which error", "exception raised when") say what kind of answer
+        # its intent words ("which error … is raised when") say what kind of answer
         # (exception_weight lifts those), not what it is about: the words rank by the rest
-        worded = ERROR_INTENT.sub(" ", query) if error_task else query
+        worded = _INTENT_REST.sub(" ", ERROR_INTENT.sub(" ", query)) if error_task else query
+        if not analyze_query(worded):
+            worded = query  # nothing but intent ("which exception?"): the words are all there is
         queries = {lib: self._expanded(worded, lib) for lib in libraries}
         semantic: dict[str, tuple[Ranking, float, float]] = {}
         vector: Any = None

@@ -6,13 +6,14 @@ the key-set URL cannot be reached": that is what the raise sites answer.
 
 Read from the package's module sources with :mod:`ast` (:func:`read_sources`; no regular
 expression on source text), matched to the catalog once the walk is done
-(:func:`raise_sites`): every ``raise Name(...)`` /
-``raise module.Name(...)`` whose name is one exception class of the library (a name two of
-its exception classes share counts only where the raising module defines or imports exactly
-one), the function or method it is raised in, and the literal text of its first argument
-(an f-string's literal parts, a ``"…" % x`` or ``"…".format(x)`` template's text). The
-exception's own ``__init__`` may build its message (``message = f'Key "{key}" does not
-exist.'``): those literals count as its message too. What the public functions and
+(:func:`raise_sites`): every ``raise Name(...)`` / ``raise module.Name(...)`` whose name,
+resolved as Python does in the raising module (imports, star imports; griffe's aliases), is
+one exception class of the library, the function or method it is raised in, and the literal
+text of its first argument that has some (an f-string's literal parts, a ``"…" % x`` or
+``"…".format(x)`` template's text, a message wrapped for translation). The exception's own
+``__init__`` may build its message (``message = f'Key "{key}" does not exist.'``,
+``super().__init__("…")``): that text counts as its message too. A test suite's modules
+are not read. What the public functions and
 methods raise also makes a class public (:func:`raised_names`, ``Builder.add_raised``).
 
 Each module is parsed once and only what these need is kept (:class:`SourceFacts`: its raises
@@ -24,7 +25,7 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Container, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -52,7 +53,7 @@ MAX_MESSAGE_CHARS = 160  # of one site's message
 MAX_SOURCE_BYTES = 2_000_000  # a module larger than this is generated code: not read
 # a printf-style conversion ("%s", "%-5.2f", "%(name)r") and a str.format field ("{}",
 # "{key!r}"): shown as "…" as an f-string's values are; no nesting, linear time
-_PERCENT = re.compile(r"%(?:\([^()]*\))?[-#0 +]*\d*(?:\.\d+)?[a-zA-Z%]")
+_PERCENT = re.compile(r"%(?:\([^()]*\))?[-#0 +]*+\d*+(?:\.\d++)?[a-zA-Z%]")
 _FIELD = re.compile(r"\{[^{}]*\}")
 
 
@@ -91,62 +92,94 @@ class SourceFacts:
 def read_sources(modules: Iterable[Any]) -> SourceFacts:
     """The :class:`SourceFacts` of griffe modules (``path``, ``filepath``), one module parsed
     at a time; a module that cannot be read or parsed (a builtin, a compiled one, a syntax
-    error, binary bytes, over :data:`MAX_SOURCE_BYTES`) is skipped."""
+    error, binary bytes, over :data:`MAX_SOURCE_BYTES`, nested deeper than the interpreter's
+    stack allows) is skipped, and so is a test suite's."""
     facts = SourceFacts(raises=[], init_messages={})
     for module in modules:
         try:
             filepath = module.filepath
         except Exception:  # griffe raises for a builtin or compiled module (BuiltinModuleError)
             continue
-        tree = _parse(filepath)
-        if tree is None:
-            continue
         path = str(module.path)
-        local = {n.name for n in tree.body if isinstance(n, ast.ClassDef)}  # and, below, imports
-        for raiser, node in list(_raises(tree, path, local)):
-            written = _written(node.exc)
-            if written is not None:
-                bound = written.split(".")[0] in local
-                facts.raises.append(Raise(path, raiser, written, bound, _message(node.exc)))
-        for qualname, init in _inits(tree):
-            text = _cut(" ".join(t for t in _literals(init) if t.strip()))
-            if text:
-                facts.init_messages[f"{path}.{qualname}"] = text
+        if _is_test(path):
+            continue  # a test suite's raises are no place users meet the exception
+        try:
+            _read(_parse(filepath), path, facts)
+        except (RecursionError, MemoryError):  # nesting deeper than the interpreter's stack
+            continue
     return facts
 
 
-def raise_sites(entries: Sequence[ApiEntry], facts: SourceFacts) -> dict[str, list[RaiseSite]]:
-    """Exception api_id → where the library raises it (at most :data:`MAX_SITES`, distinct
-    messages)."""
-    by_name: dict[str, list[str]] = {}
-    for e in entries:
-        if e.exception and e.kind == "class" and e.language == "python":
-            by_name.setdefault(e.name, []).append(e.api_id)
+def _read(tree: ast.Module | None, path: str, facts: SourceFacts) -> None:
+    """Add one module's raises and ``__init__`` messages to ``facts`` (all or none of them)."""
+    if tree is None:
+        return
+    local = {n.name for n in tree.body if isinstance(n, ast.ClassDef)}  # and, below, imports
+    raises = [
+        Raise(path, raiser, written, written.split(".")[0] in local, _message(node.exc))
+        for raiser, node in list(_raises(tree, path, local))
+        if (written := _written(node.exc)) is not None
+    ]
+    inits = {f"{path}.{q}": _cut(" ".join(_init_texts(init))) for q, init in _inits(tree)}
+    facts.raises.extend(raises)
+    facts.init_messages.update((k, v) for k, v in inits.items() if v)
+
+
+def _is_test(path: str) -> bool:
+    return any(p in ("tests", "_tests", "test", "testing") or p.startswith("test_") for p in path.split("."))
+
+
+def raise_sites(
+    entries: Sequence[ApiEntry], facts: SourceFacts, resolve: Callable[[str], str | None]
+) -> dict[str, list[RaiseSite]]:
+    """Exception api_id → where the library raises it: at most :data:`MAX_SITES`, each with
+    something to show (its raiser is an API, or it has a message), none twice. ``resolve``
+    gives the path of the object a module's name denotes (``pkg.mod.errors.Failed`` →
+    ``pkg.errors.Failed``; griffe follows imports and star imports), None when it cannot
+    tell: such a raise counts for nobody (another library's ``ssl.SSLError`` is not the
+    library's ``SSLError``)."""
+    exceptions = {e.api_id for e in entries if e.exception and e.kind == "class" and e.language == "python"}
+    callables = {e.api_id: e for e in entries}
+    names = {i.rsplit(".", 1)[-1] for i in exceptions}
     found: dict[str, list[RaiseSite]] = {}
+    seen: set[tuple[str, str, str]] = set()
+    resolved: dict[str, str | None] = {}
     for r in facts.raises:
-        name = r.written.rsplit(".", 1)[-1]
-        if name not in by_name:
+        if r.written.rsplit(".", 1)[-1] not in names:
+            continue  # not a name of the library's exceptions
+        written = f"{r.module}.{r.written}"
+        if written not in resolved:
+            resolved[written] = resolve(written)
+        api = resolved[written]
+        if api not in exceptions:
             continue
-        api = _one(by_name[name], r.module, name, bare="." not in r.written, bound=r.bound)
-        if api is None:
-            continue
-        site = RaiseSite(raiser=r.raiser, message=r.message)
+        shown = _raiser(r.raiser, callables)
+        if shown is None and not r.message:
+            continue  # a private helper's bare raise: nothing to show
+        key = (api, shown.api_id if shown is not None else r.raiser, r.message)
         sites = found.setdefault(api, [])
-        if len(sites) < MAX_SITES and all(s.message != site.message or not s.message for s in sites):
-            sites.append(site)
+        if key in seen or len(sites) >= MAX_SITES:
+            continue
+        seen.add(key)
+        sites.append(RaiseSite(raiser=r.raiser, message=r.message))
     return found
 
 
+def _raiser(raiser: str, entries: Mapping[str, ApiEntry]) -> ApiEntry | None:
+    """The API a raise is shown under: the function or method it is in, or the class whose
+    constructor it is (``BeautifulSoup(…)`` raises what its ``__init__`` raises)."""
+    owner, _, method = raiser.rpartition(".")
+    return entries.get(raiser) or (entries.get(owner) if method in _CONSTRUCTORS else None)
+
+
 def raise_text(sites: Sequence[RaiseSite], entries: Mapping[str, ApiEntry], own: str = "") -> str:
-    """What the raise sites say of an exception, one line each: "Raised by
-    ``PyJWKClient.fetch_data``: Fail to fetch data from the url, err: …" (the raiser by its
-    public path when it is an API, its message when it has one); then its own message
-    (``own``: the literals of its ``__init__``)."""
-    lines: list[str] = []
+    """What the code says of an exception, one line each: its own message first (``own``:
+    the message its ``__init__`` builds), then where it is raised — "Raised by
+    ``jwt.PyJWKClient.fetch_data``: Fail to fetch data from the url, err: …" (the raiser by
+    its public path when it is an API, its message when it has one)."""
+    lines = [f"Its message: {own}"] if own else []
     for site in sites:
-        owner, _, method = site.raiser.rpartition(".")
-        # a class's constructor raises it: constructing the class does (`BeautifulSoup(…)`)
-        raiser = entries.get(site.raiser) or (entries.get(owner) if method in _CONSTRUCTORS else None)
+        raiser = _raiser(site.raiser, entries)
         shown = (raiser.aliases[0] if raiser.aliases else raiser.api_id) if raiser is not None else None
         if shown is not None and site.message:
             lines.append(f"Raised by {shown}: {site.message}")
@@ -154,8 +187,6 @@ def raise_text(sites: Sequence[RaiseSite], entries: Mapping[str, ApiEntry], own:
             lines.append(f"Raised by {shown}.")
         elif site.message:
             lines.append(f"Raised with: {site.message}")
-    if own:
-        lines.append(f"Its message: {own}")
     return "\n".join(dict.fromkeys(lines))
 
 
@@ -165,17 +196,24 @@ def init_message(entry: ApiEntry, facts: SourceFacts) -> str:
     return facts.init_messages.get(entry.api_id, "")
 
 
-def raised_names(facts: SourceFacts, public: Container[str]) -> list[tuple[str, str, bool]]:
+def raised_names(facts: SourceFacts, public: Mapping[str, ApiEntry]) -> list[tuple[str, str, bool]]:
     """What the public functions and methods raise, in module order: (module path, the
     raised name as written — ``FeatureNotFound``, ``errors.FetchFailed`` —, whether the
-    module defines or imports it). A raiser is public when it or its class (``__init__``,
-    any method) is in ``public``; the caller resolves the names (any may be a builtin)."""
-    out = (
-        (r.module, r.written, r.bound)
-        for r in facts.raises
-        if r.raiser in public or r.raiser.rsplit(".", 1)[0] in public
-    )
+    module defines or imports it). A raiser is public when it is in ``public``, or is a
+    method of a class there whose name is not private (its ``__init__`` too); the caller
+    resolves the names (any may be a builtin)."""
+    out: list[tuple[str, str, bool]] = []
+    for r in facts.raises:
+        owner, _, name = r.raiser.rpartition(".")
+        cls = public.get(owner)
+        method = cls is not None and cls.kind == "class" and (_dunder(name) or not name.startswith("_"))
+        if r.raiser in public or method:
+            out.append((r.module, r.written, r.bound))
     return list(dict.fromkeys(out))
+
+
+def _dunder(name: str) -> bool:
+    return name.startswith("__") and name.endswith("__")
 
 
 # -- reading -------------------------------------------------------------------------------
@@ -188,7 +226,7 @@ def _parse(filepath: Any) -> ast.Module | None:
         if filepath.stat().st_size > MAX_SOURCE_BYTES:
             return None
         return ast.parse(filepath.read_bytes())
-    except (OSError, SyntaxError, ValueError):
+    except (OSError, SyntaxError, ValueError, RecursionError, MemoryError):
         return None
 
 
@@ -240,9 +278,15 @@ def _one(candidates: list[str], module: str, name: str, *, bare: bool, bound: bo
 
 
 def _message(exc: ast.expr | None) -> str:
-    if not isinstance(exc, ast.Call) or not exc.args:
+    """The literal text of a raise's first argument that has some (``BadOptionUsage(opt,
+    _("No such option: {name}"))``)."""
+    if not isinstance(exc, ast.Call):
         return ""
-    return _cut(_literal(exc.args[0]))
+    return _cut(next((t for t in map(_literal, exc.args) if t.strip()), ""))
+
+
+# a message wrapped for translation (`_("…")`, `ngettext("…", "…", n)`): its first argument
+_TRANSLATORS = frozenset({"_", "gettext", "ngettext", "lazy_gettext", "gettext_lazy", "ugettext", "pgettext"})
 
 
 def _literal(node: ast.AST) -> str:
@@ -260,24 +304,36 @@ def _literal(node: ast.AST) -> str:
         return f"{_literal(node.left)}{_literal(node.right)}"
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "format":
         return _FIELD.sub("…", _literal(node.func.value))
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in _TRANSLATORS:
+        return _literal(node.args[-1] if node.func.id == "pgettext" else node.args[0]) if node.args else ""
     return ""
 
 
-def _literals(function: ast.FunctionDef | ast.AsyncFunctionDef) -> Iterator[str]:
-    """The string literals of a function's body, an f-string as one (its docstring and
-    other bare string statements left out)."""
-    for node in ast.walk(function):
-        if isinstance(node, ast.JoinedStr) or (
-            isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)
+def _init_texts(init: ast.FunctionDef | ast.AsyncFunctionDef) -> Iterator[str]:
+    """The message an ``__init__`` builds: the literal text of what it passes to a base's
+    ``__init__`` (``super().__init__(f"Key {key} does not exist.")``) and of what it assigns
+    to a name or attribute that says message (``message = …``, ``self.msg = …``)."""
+    for node in ast.walk(init):
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "__init__"
         ):
-            continue  # an f-string's parts are read with it; a bare string is no message
-        for child in ast.iter_child_nodes(node):
-            if isinstance(child, ast.JoinedStr) or (
-                isinstance(child, ast.Constant)
-                and isinstance(child.value, str)
-                and not isinstance(node, ast.Expr)
-            ):
-                yield _literal(child)
+            text = next((t for t in map(_literal, node.args) if t.strip()), "")
+        elif isinstance(node, ast.Assign | ast.AnnAssign) and node.value is not None:
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            names = [
+                t.id if isinstance(t, ast.Name) else t.attr if isinstance(t, ast.Attribute) else ""
+                for t in targets
+            ]
+            text = _literal(node.value) if any(_MESSAGE_NAME.search(n) for n in names) else ""
+        else:
+            continue
+        if text.strip():
+            yield text
+
+
+_MESSAGE_NAME = re.compile(r"(?i)^_*(?:msg|message|text|detail|description|reason)s?$")
 
 
 def _cut(text: str) -> str:
@@ -306,14 +362,17 @@ def _inits(tree: ast.Module) -> Iterator[tuple[str, ast.FunctionDef | ast.AsyncF
     yield from visit(tree.body, ())
 
 
-def describe_raises(entries: Sequence[ApiEntry], facts: SourceFacts) -> int:
-    """Give each exception class of ``entries`` what its raise sites say (:func:`raise_text`)
-    as its ``raised``: its own message only when its docstring does not already say it (an
-    exception whose docstring is its message: httpx's ``ResponseNotRead``). How many got some."""
+def describe_raises(
+    entries: Sequence[ApiEntry], facts: SourceFacts, resolve: Callable[[str], str | None]
+) -> int:
+    """Give each exception class of ``entries`` what the code says of it (:func:`raise_text`;
+    ``resolve``: as for :func:`raise_sites`) as its ``raised``: its own message only when its
+    docstring does not already say it (an exception whose docstring is its message: httpx's
+    ``ResponseNotRead``). How many got some."""
     if not any(e.exception for e in entries):
         return 0
     by_id = {e.api_id: e for e in entries}
-    sites = raise_sites(entries, facts)
+    sites = raise_sites(entries, facts, resolve)
     described = 0
     for e in entries:
         if not (e.exception and e.kind == "class" and e.language == "python"):
