@@ -90,7 +90,7 @@ def test_an_error_tasks_intent_words_do_not_match_exception_names(tmp_path: Path
 
 
 def test_a_task_of_intent_words_only_still_lists_exceptions(tmp_path: Path) -> None:
-    """"Which exception?" has no other words: its own words rank, as before."""
+    """ "Which exception?" has no other words: its own words rank, as before."""
     (tmp_path / "reqs").mkdir()
     (tmp_path / "reqs" / "__init__.py").write_text(textwrap.dedent(GROUPS), encoding="utf-8")
     surface = load_api("reqs", search_paths=[tmp_path])
