@@ -142,8 +142,8 @@ def _resolved_bases(cls: Any) -> list[Any] | None:
     cannot be resolved."""
     try:
         return list(cls.resolved_bases)
-    except (griffe.AliasResolutionError, griffe.CyclicAliasError, RecursionError, ValueError):
-        return None
+    except (griffe.AliasResolutionError, griffe.CyclicAliasError, RecursionError, ValueError, AttributeError):
+        return None  # AttributeError: not a class (a base bound to a module attribute)
 
 
 def _outside_ancestor(cls: Any, depth: int = 0) -> bool:
@@ -169,7 +169,11 @@ def _private_base_opens(cls: Any) -> bool:
     """Whether a private base of the class derives from a class outside the package."""
     for base in _resolved_bases(cls) or ():
         base = alias_target(base) if getattr(base, "is_alias", False) else base
-        if base is not None and str(getattr(base, "name", "")).startswith("_") and _outside_ancestor(base):
+        if base is None or not str(getattr(base, "name", "")).startswith("_"):
+            continue
+        # a private base bound to a value griffe cannot read as a class (setuptools'
+        # `_Command = monkey.get_unpatched(distutils.core.Command)`) is from outside too
+        if not getattr(base, "is_class", False) or _outside_ancestor(base):
             return True
     return False
 
