@@ -33,7 +33,6 @@ import griffe
 from docmentor.errors import NotFoundError, SourceUnavailableError
 from docmentor.library.models import ApiEntry
 from docmentor.library.surface import deprecation
-from docmentor.library.surface.api_python_entry import alias_target
 from docmentor.library.surface.api_python_env import (
     dist_info,
     foreign_root,
@@ -213,7 +212,7 @@ def load_api(
         deprecation.inherit(entries, lambda api_id: api_id in stubs)
         # reads sources too: before the clear
         forms = call_forms(entries, loader.modules_collection, builder.bound_over)
-        describe_raises(entries, facts, lambda path: _resolved_path(loader.modules_collection, path))
+        describe_raises(entries, facts, lambda path: _path_of(builder.lookup(path)))
     finally:
         deprecation.clear_cache()
     summary = " ".join(str(info.get("summary") or "").split())
@@ -230,14 +229,8 @@ def load_api(
     )
 
 
-def _resolved_path(collection: Any, path: str) -> str | None:
-    """The path of the object ``path`` denotes, through imports (griffe's aliases); None
-    when griffe cannot follow it (another package's name, a function's local import)."""
-    try:
-        target = alias_target(collection[path])
-    except Exception:  # KeyError, or griffe failing on an alias it cannot resolve
-        return None
-    return None if target is None else str(target.path)
+def _path_of(obj: Any) -> str | None:
+    return None if obj is None else str(obj.path)
 
 
 def _mark_commands(builder: Builder, python: str | None, paths: list[str]) -> None:

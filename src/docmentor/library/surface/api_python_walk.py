@@ -153,6 +153,14 @@ class Builder:
         while self.todo:
             self.module(*self.todo.popleft())
 
+    def lookup(self, path: str) -> Any:
+        """The object ``path`` names in the collection, through aliases; None when it names
+        nothing griffe can follow (a KeyError, an alias it cannot resolve)."""
+        try:
+            return alias_target(self.collection[path])
+        except Exception:  # KeyError, or griffe failing on a path it cannot follow
+            return None
+
     def add_raised(self, raised: Sequence[tuple[str, str, bool]]) -> int:
         """The package's exception classes its public functions and methods raise that the
         walk did not find public (a name its module's ``__all__`` leaves out: bs4's
@@ -165,10 +173,7 @@ class Builder:
         for module, written, bound in raised:
             if not bound:  # a builtin (`ValueError`), or a name the module never binds
                 continue
-            try:
-                target = alias_target(self.collection[f"{module}.{written}"])
-            except Exception:  # KeyError, or griffe failing on a path it cannot follow
-                continue
+            target = self.lookup(f"{module}.{written}")
             if target is None or not target.is_class or not self._inside(target) or not is_exception(target):
                 continue
             if target.path in self.entries:
@@ -205,10 +210,7 @@ class Builder:
                 continue
             if parts[0] != self.top or any(p.startswith("_") for p in parts):
                 continue
-            try:
-                target = alias_target(self.collection[path])
-            except Exception:  # KeyError, or griffe failing on a path it cannot follow
-                continue
+            target = self.lookup(path)
             if target is None or not self._inside(target):
                 continue
             named = self._named(target)  # the class or method an attribute names: its path
@@ -238,10 +240,7 @@ class Builder:
             module = path.removesuffix(f".{DOCSTRING}")
             if module.split(".")[0] != self.top:
                 continue
-            try:
-                obj = alias_target(self.collection[module])
-            except Exception:  # KeyError, or griffe failing on a path it cannot follow
-                continue
+            obj = self.lookup(module)
             if obj is not None and obj.is_module and obj.docstring is not None:
                 found = documented_in(obj.docstring.value, module=obj.path)
                 out += [p for p in found if not p.endswith(f".{DOCSTRING}")]  # one level
@@ -257,10 +256,7 @@ class Builder:
         owner = path[:-3] if every else path[:-2]
         if owner.split(".")[0] != self.top:
             return []
-        try:
-            obj = alias_target(self.collection[owner])
-        except Exception:  # KeyError, or griffe failing on a path it cannot follow
-            return []
+        obj = self.lookup(owner)
         if obj is None or not (obj.is_module or obj.is_class):
             return []
         listed = getattr(obj, "exports", None) if obj.is_module else None
@@ -368,10 +364,7 @@ class Builder:
 
     def _is_marker(self, path: str) -> bool:
         """Whether ``path`` names a marker class of the package, public or not."""
-        try:
-            cls = alias_target(self.collection[path])
-        except Exception:  # KeyError, or griffe failing on a path it cannot follow
-            return False
+        cls = self.lookup(path)
         if cls is None or not cls.is_class or not self._inside(cls):
             return False
         members = class_members(cls)
@@ -519,21 +512,12 @@ class Builder:
             return None
         if not isinstance(value, griffe.ExprName | griffe.ExprAttribute):
             return None
-        try:
-            found = alias_target(self.collection[value.canonical_path])
-        except Exception:  # KeyError, or griffe failing on a path it cannot follow
-            return None
+        found = self.lookup(value.canonical_path)
         return found if found is not None and found.is_class and self._inside(found) else None
 
     def _bound_over(self, package: Any, shadow: Shadow, public: str) -> None:
         """The object ``package`` binds over its submodule ``shadow.name``: the API by ``public``."""
-        if shadow.target is None:
-            obj = local_object(package, shadow.name)
-        else:
-            try:
-                obj = alias_target(self.collection[shadow.target])
-            except Exception:  # KeyError, or griffe failing on a path it cannot follow
-                obj = None
+        obj = local_object(package, shadow.name) if shadow.target is None else self.lookup(shadow.target)
         if obj is None or obj.is_module or not self._inside(obj):
             return
         self.published.add(obj.path)
