@@ -88,6 +88,8 @@ TOURS = [
     ("deepdiff", "deepdiff", "8.0.1", "tour_tasks/deepdiff_api.jsonl", "docs"),
     ("beautifulsoup4", "bs4", "4.12.3", "tour_tasks/bs4_api.jsonl", "doc/source"),
     ("filelock", "filelock", "4.3.1", "tour_tasks/filelock_api.jsonl", "docs"),
+    ("natsort", "natsort", "8.4.0", "tour_tasks/natsort_api.jsonl", "docs"),
+    ("mistune", "mistune", "3.0.2", "tour_tasks/mistune_api.jsonl", "docs"),
 ]
 
 
@@ -160,7 +162,7 @@ def main() -> None:
                         help="venvs and sdists (reused)")  # fmt: skip
     parser.add_argument("--only", action="append", default=[], help="this library only (repeatable)")
     parser.add_argument("--tours", action="store_true",
-                        help="also the tours' dev sets (typer, trio, werkzeug, tenacity, sqlite-utils, cattrs, jsonschema, cachetools, blinker, humanize, dateutil, anyio, packaging, markdown, itsdangerous, pluggy, pyparsing)")  # fmt: skip
+                        help="also the tours' dev sets (TOURS: every Python library of tour_tasks/)")  # fmt: skip
     args = parser.parse_args()
     args.work.mkdir(parents=True, exist_ok=True)
     results: dict[str, Any] = {}
