@@ -2305,6 +2305,22 @@ def test_a_classes_attributes_section_describes_its_fields_and_a_returns_sentenc
 
                     cancel_scope: object
 
+                import enum
+
+                class Mode(enum.IntEnum):
+                    """How to sort.
+
+                    Attributes
+                    ----------
+                    FLOAT, F
+                        Read numbers as floats.
+                    INT, I (default)
+                        Read numbers as integers.
+                    """
+
+                    FLOAT = F = 1
+                    INT = I = 0
+
                 def get(city: str) -> "Forecast":
                     """Get one.
 
@@ -2328,6 +2344,10 @@ def test_a_classes_attributes_section_describes_its_fields_and_a_returns_sentenc
     assert described["pkg.Group.cancel_scope"] == "the cancel scope inherited by all child tasks"
     # an attribute named with its class (a Python-Markdown tour: `Markdown.htmlStash (…): …`)
     assert described["pkg.Converter.stash"] == "What it keeps aside."
+    # a NumPy item naming several attributes, a remark after them (the natsort tour: `ns`'s
+    # forty flags were described by nothing)
+    assert described["pkg.Mode.FLOAT"] == "Read numbers as floats."  # F: its alias
+    assert described["pkg.Mode.INT"] == "Read numbers as integers."
     error = api.resolve("pkg.SkyError")
     assert error is not None and {p.name: p.description for p in error.parameters}["status"] == (
         "The HTTP status it answered."

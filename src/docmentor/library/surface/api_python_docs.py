@@ -188,11 +188,25 @@ def _attributes(docstring: griffe.Docstring) -> dict[str, str]:
         for section in _sections(docstring, parser):
             if str(getattr(section.kind, "value", section.kind)) == "attributes":
                 for item in section.value:
-                    # `Markdown.htmlStash (util.HtmlStash): …` names its class too
-                    out.setdefault(item.name.rsplit(".", 1)[-1], " ".join(item.description.split()))
+                    said = " ".join(item.description.split())
+                    for name in _item_names(item.name):
+                        out.setdefault(name, said)
         if out:
             break
     return out
+
+
+def _item_names(text: str) -> list[str]:
+    """The attribute names of one section item: NumPy's ``INT, I (default)`` names two that
+    share a description (griffe splits such a line for parameters, not for attributes), and
+    ``Markdown.htmlStash`` (Google's ``name (util.HtmlStash): …``) names its class too."""
+    names: list[str] = []
+    for part in text.split(","):
+        words = part.split()
+        name = words[0].rsplit(".", 1)[-1] if words else ""
+        if name.isidentifier():
+            names.append(name)
+    return names
 
 
 def _before_doctest(text: str) -> str:
