@@ -2361,6 +2361,54 @@ def test_a_classes_attributes_section_describes_its_fields_and_a_returns_sentenc
     assert get.returns.description.startswith("A ") and "Forecast" in get.returns.description
 
 
+def test_an_enumerations_other_names_for_one_member_are_that_members_aliases(tmp_path: Path) -> None:
+    # the natsort tour: `ns` defines IGNORECASE = IC = …, forty entries for twenty flags
+    api = surface(
+        tmp_path,
+        {
+            "pkg/__init__.py": '''
+                import enum
+                import itertools
+
+                _counter = itertools.count(0)
+
+                class Base(enum.IntFlag):
+                    """Flags of the library."""
+
+                class Mode(Base):
+                    """How to sort.
+
+                    Attributes
+                    ----------
+                    INT, I (default)
+                        Read numbers as integers.
+                    IGNORECASE, IC
+                        Ignore case.
+                    """
+
+                    IGNORECASE = IC = 1 << next(_counter)
+                    PATH = P = 1 << next(_counter)
+                    DEFAULT = 0
+                    INT = I = 0
+
+                class Limits:
+                    """Not an enumeration: two settings that start equal."""
+
+                    READ = WRITE = 5
+            ''',
+        },
+    )
+    ids = {e.api_id for e in api.entries}
+    ignore_case, default = api.resolve("pkg.Mode.IGNORECASE"), api.resolve("pkg.Mode.DEFAULT")
+    assert ignore_case is not None and default is not None
+    assert "pkg.Mode.IC" not in ids and "pkg.Mode.IC" in ignore_case.aliases
+    assert "pkg.Mode.P" not in ids and "pkg.Mode.PATH" in ids
+    assert {"pkg.Mode.INT", "pkg.Mode.I"} <= set(default.aliases)  # the same literal, another line
+    assert ignore_case.description == "Ignore case."
+    assert default.description == "Read numbers as integers."  # documented under its other names
+    assert {"pkg.Limits.READ", "pkg.Limits.WRITE"} <= ids  # a plain class's names stay apart
+
+
 def test_a_paragraph_pointing_back_at_code_left_out_is_left_out_too() -> None:
     """humanize's precisedelta: the lead-in "A custom format can be specified:" goes with its
     doctest, and "Instead, the minimum_unit can be changed" after it would then follow the

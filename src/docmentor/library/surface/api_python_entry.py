@@ -342,6 +342,62 @@ def is_exception(obj: Any) -> bool:
     return False
 
 
+def is_enum(obj: Any) -> bool:
+    """Whether a class is an enumeration: one of its classes (through the package's) has an
+    ``enum`` base (``Enum``, ``IntEnum``, ``Flag``…) as written."""
+    try:
+        classes = [obj, *obj.mro()]
+    except Exception:  # bases griffe cannot order or resolve
+        classes = [obj]
+    return any(
+        str(base).split("[", 1)[0].rsplit(".", 1)[-1] in _METACLASSED_BASES
+        for cls in classes
+        for base in getattr(cls, "bases", None) or ()
+    )
+
+
+def enum_aliases(members: dict[str, Any]) -> dict[str, Any]:
+    """An enumeration's aliases, name → the member they are another name of, as Python makes
+    them: a later name for a value an earlier member has. Read statically, a value is known
+    equal when both names are targets of one assignment (``IGNORECASE = IC = 1 << 6``: same
+    line, same value) or when both are the same literal (``INT = 0`` after ``DEFAULT = 0``)."""
+    first: dict[tuple[Any, ...], Any] = {}
+    out: dict[str, Any] = {}
+    for name, member in members.items():
+        if getattr(member, "is_alias", False) or not getattr(member, "is_attribute", False):
+            continue
+        text = str(member.value) if member.value is not None else None
+        if text is None or name.startswith("_"):
+            continue
+        keys: list[tuple[Any, ...]] = [("line", member.lineno, text)]
+        literal = _literal_value(text)
+        if literal is not _NO_VALUE:
+            keys.append(("literal", type(literal), literal))
+        earlier = next((first[k] for k in keys if k in first), None)
+        if earlier is not None:
+            out[name] = earlier
+            continue
+        for k in keys:
+            first[k] = member
+    return out
+
+
+_NO_VALUE = object()
+
+
+def _literal_value(text: str) -> Any:
+    """The value of a short literal (``0``, ``'utf-8'``, ``-1``); :data:`_NO_VALUE` for an
+    expression (``auto()``, ``1 << next(counter)``) or an unhashable one."""
+    if len(text) > 200:
+        return _NO_VALUE
+    try:
+        value = ast.literal_eval(text)
+        hash(value)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return _NO_VALUE
+    return value
+
+
 def _inherited_docstring(obj: Any) -> Any:
     """A class's docstring when neither it nor its ``__init__`` has one: that of its nearest
     base of the same name in the package, the same thing at another layer (Flask's
@@ -818,7 +874,13 @@ def _plain_entry(obj: Any, getter: Any = None) -> ApiEntry:
     description = _summary(docstring)
     if not description and obj.parent is not None and obj.parent.is_class and obj.parent.docstring:
         # no docstring of its own: what its class's ``Attributes:`` section says of it
-        description = parse_docstring(obj.parent.docstring).attributes.get(obj.name, "")
+        documented = parse_docstring(obj.parent.docstring).attributes
+        description = documented.get(obj.name, "")
+        if not description and documented and is_enum(obj.parent):
+            # or of another name of it (natsort's `DEFAULT = 0` is documented as `INT, I`)
+            others = enum_aliases(class_members(obj.parent))
+            said = (documented.get(n, "") for n, m in others.items() if m.path == obj.path)
+            description = next((d for d in said if d), "")
     return ApiEntry(
         kind=kind,
         parent=parent,

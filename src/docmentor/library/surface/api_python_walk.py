@@ -20,6 +20,8 @@ from docmentor.library.surface.api_python_entry import (
     bound_method,
     class_members,
     constructor,
+    enum_aliases,
+    is_enum,
     is_exception,
     property_call,
 )
@@ -533,6 +535,8 @@ class Builder:
         if not self._add(cls, public) or cls.path in self.open_classes:
             return  # seen by this path, or a class inside itself (Outer.Inner.Outer…)
         members = class_members(cls)
+        # `IGNORECASE = IC = …` in an enumeration: IC is IGNORECASE, one API with two paths
+        same = enum_aliases(members) if is_enum(cls) else {}
         self.open_classes.add(cls.path)
         try:
             for name, member in members.items():
@@ -543,6 +547,8 @@ class Builder:
                     continue
                 if target.is_class:
                     self.cls(target, f"{public}.{name}")
+                elif name in same and self._inside(same[name]):
+                    self._add(same[name], f"{public}.{name}")
                 elif target.is_function or target.is_attribute:
                     self._add(target, f"{public}.{name}")
                     self._note_returns(target)
