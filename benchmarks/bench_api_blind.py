@@ -90,6 +90,8 @@ TOURS = [
     ("filelock", "filelock", "4.3.1", "tour_tasks/filelock_api.jsonl", "docs"),
     ("natsort", "natsort", "8.4.0", "tour_tasks/natsort_api.jsonl", "docs"),
     ("mistune", "mistune", "3.0.2", "tour_tasks/mistune_api.jsonl", "docs"),
+    ("invoke", "invoke", "2.2.0", "tour_tasks/invoke_api.jsonl", "sites/docs"),
+    ("pyserial", "serial", "3.5", "tour_tasks/pyserial_api.jsonl", "documentation"),
 ]
 
 
