@@ -2409,6 +2409,50 @@ def test_an_enumerations_other_names_for_one_member_are_that_members_aliases(tmp
     assert {"pkg.Limits.READ", "pkg.Limits.WRITE"} <= ids  # a plain class's names stay apart
 
 
+def test_a_docstring_the_module_assigns_to_an_objects_doc_describes_it(tmp_path: Path) -> None:
+    # the natsort tour: `natsort_key = natsort_keygen()` then `natsort_key.__doc__ = """…"""`
+    api = surface(
+        tmp_path,
+        {
+            "pkg/__init__.py": '''
+                import functools
+                import sys
+                from os.path import join
+
+                def keygen(alg=0):
+                    """Make a sort key."""
+                    return functools.partial(sorted, key=alg)
+
+                key = keygen()
+                key.__doc__ = """key(val)
+                The default natural sorting key.
+
+                It is :func:`keygen` with default values.
+                """
+
+                if sys.platform == "win32":
+                    def browse(path): ...
+                else:
+                    def browse(path): ...
+                browse.__doc__ = """Sort as the file browser does."""
+
+                def own():
+                    """Its own words."""
+                own.__doc__ = """Words assigned later."""
+
+                join.__doc__ = """Not this module's to document."""
+                LIMIT = 3
+                LIMIT.__doc__ = f"computed {LIMIT}"
+            ''',
+        },
+    )
+    described = {e.api_id: e.description for e in api.entries}
+    assert described["pkg.key"] == "The default natural sorting key."  # its signature line left out
+    assert described["pkg.browse"] == "Sort as the file browser does."
+    assert described["pkg.own"] == "Its own words."  # a docstring of its own wins
+    assert described["pkg.LIMIT"] == ""  # no string literal: nothing read
+
+
 def test_a_paragraph_pointing_back_at_code_left_out_is_left_out_too() -> None:
     """humanize's precisedelta: the lead-in "A custom format can be specified:" goes with its
     doctest, and "Instead, the minimum_unit can be changed" after it would then follow the

@@ -33,6 +33,7 @@ import griffe
 from docmentor.errors import NotFoundError, SourceUnavailableError
 from docmentor.library.models import ApiEntry
 from docmentor.library.surface import deprecation
+from docmentor.library.surface.api_python_assigned_docs import add_assigned_docstrings
 from docmentor.library.surface.api_python_env import (
     dist_info,
     foreign_root,
@@ -191,6 +192,7 @@ def load_api(
     except griffe.LoadingError as error:
         raise SourceUnavailableError(f"could not analyse {package!r}: {error}") from error
     add_unpacked(all_modules(root))
+    add_assigned_docstrings(all_modules(root))
     if python is not None:
         inspect_foreign_compiled(python, root, loader, extra)
     inspect_made_classes(python or sys.executable, all_modules(root), paths)

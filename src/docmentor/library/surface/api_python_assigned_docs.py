@@ -1,0 +1,98 @@
+"""Docstrings a module assigns after the fact, which griffe's visitor does not read.
+
+``natsort_key = natsort_keygen()`` then ``natsort_key.__doc__ = \"\"\"The default natural
+sorting key…\"\"\"`` documents an object that has no ``def`` to hold a docstring (a
+``functools.partial``, an instance), or a function defined in several branches of an
+``if``. Sphinx's autodoc reads the attribute at import time; read statically, the API had
+no description and ranked last for its own task. Each such string literal becomes the
+docstring of the module's object it names, unless that object has one of its own.
+"""
+
+from __future__ import annotations
+
+import ast
+import inspect
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+import griffe
+
+__all__ = ["add_assigned_docstrings"]
+
+MAX_SOURCE_BYTES = 2_000_000  # a larger module is generated data, not read for this
+
+
+def add_assigned_docstrings(modules: Iterable[Any]) -> int:
+    """Give each module-level object of ``modules`` without a docstring the string literal
+    its module assigns to its ``__doc__`` at the top level; returns how many got one. A
+    module that cannot be read (no file, binary, too large, not Python) is left as is."""
+    added = 0
+    for mod in modules:
+        text = _source(mod)
+        if text is None or ".__doc__" not in text:
+            continue
+        try:
+            tree = ast.parse(text)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            continue
+        for node in tree.body:
+            found = _assigned_doc(node)
+            if found is None:
+                continue
+            name, doc = found
+            member = mod.members.get(name)
+            if member is None or getattr(member, "is_alias", False) or member.is_module:
+                continue  # another module's object, imported: its own module documents it
+            if member.docstring is not None and member.docstring.value.strip():
+                continue
+            doc = _without_signature_line(doc, name)
+            if doc:
+                member.docstring = griffe.Docstring(
+                    doc, lineno=node.lineno, endlineno=node.end_lineno, parent=member
+                )
+                added += 1
+    return added
+
+
+def _source(mod: Any) -> str | None:
+    try:
+        path = mod.filepath
+    except griffe.BuiltinModuleError:
+        return None
+    if not isinstance(path, Path) or path.suffix not in (".py", ".pyi"):
+        return None
+    try:
+        if path.stat().st_size > MAX_SOURCE_BYTES:
+            return None
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+def _assigned_doc(node: ast.stmt) -> tuple[str, str] | None:
+    """``(name, text)`` of a top-level ``name.__doc__ = "text"`` (one target, a plain string)."""
+    if not isinstance(node, ast.Assign) or len(node.targets) != 1:
+        return None
+    target, value = node.targets[0], node.value
+    if not (
+        isinstance(target, ast.Attribute)
+        and target.attr == "__doc__"
+        and isinstance(target.value, ast.Name)
+        and isinstance(value, ast.Constant)
+        and isinstance(value.value, str)
+    ):
+        return None
+    return target.value.id, inspect.cleandoc(value.value)
+
+
+def _without_signature_line(doc: str, name: str) -> str:
+    """The docstring without a first line that only spells the object's call signature
+    (``natsort_key(val)``, ``f(x) -> int``), as autodoc's ``autodoc_docstring_signature``
+    strips it."""
+    first, _, rest = doc.partition("\n")
+    line = first.strip()
+    call = line.split("->", 1)[0].rstrip()
+    if line.startswith(f"{name}(") and call.endswith(")"):
+        return inspect.cleandoc(rest)
+    return doc
