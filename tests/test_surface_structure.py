@@ -1023,3 +1023,22 @@ def test_a_class_a_factory_call_makes_at_module_level_is_a_class(tmp_path: Path)
     found = {(f.kind, f.api) for f in drift_report([bad], surface, library="pkg").findings}
     assert any("format_checkers" in f.message for f in drift_report([bad], surface, library="pkg").findings)
     assert any(kind == "missing_api" and "iter_error" in api for kind, api in found), found
+
+
+def test_a_path_the_docs_document_an_imported_function_by_is_one_of_its_aliases(tmp_path: Path) -> None:
+    # the pyserial tour: `.. module:: serial.tools.list_ports` / `.. function:: comports()`
+    # documents the function list_ports imports (no __all__) from list_ports_linux
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/linux.py": "def scan():\n    '''List the ports.'''\n",
+        "pkg/ports.py": "from pkg.linux import scan\n",
+    }
+    for rel, text in files.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text, encoding="utf-8")
+    undocumented = load_api("pkg", search_paths=[tmp_path])
+    surface = load_api("pkg", search_paths=[tmp_path], documented=["pkg.ports.scan"])
+    before, scan = undocumented.resolve("pkg.linux.scan"), surface.resolve("pkg.linux.scan")
+    assert before is not None and "pkg.ports.scan" not in before.aliases
+    assert scan is not None and "pkg.ports.scan" in scan.aliases and scan.documented
+    assert surface.resolve("pkg.ports.scan") is scan

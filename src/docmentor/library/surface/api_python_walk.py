@@ -219,7 +219,9 @@ class Builder:
             self.published.add(named.path)
             self.documented.add(named.path)
             if named.path in self.entries:
-                if named is not target:  # the docs' name for it is one of its paths
+                # the docs' name for it is one of its paths: an attribute naming it, or an
+                # import of it the module does not export (`serial.tools.list_ports.comports`)
+                if path != named.path:
                     self.aliases[named.path].add(path)
                 continue
             target = named
