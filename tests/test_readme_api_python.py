@@ -2453,6 +2453,104 @@ def test_a_docstring_the_module_assigns_to_an_objects_doc_describes_it(tmp_path:
     assert described["pkg.LIMIT"] == ""  # no string literal: nothing read
 
 
+def test_a_name_bound_in_several_branches_of_an_if_is_what_the_interpreter_binds(tmp_path: Path) -> None:
+    # the pyserial tour: `serial.Serial` is imported from serialposix, serialwin32 or serialjava
+    # by platform, and static reading took the last branch's (Java) class
+    api = surface(
+        tmp_path,
+        {
+            "pkg/__init__.py": """
+                import sys
+                from pkg.common import parse
+                from pkg.channel import open_channel as open_channel
+
+                if sys.platform != "no-such-platform":
+                    from pkg.posix import Port
+                else:
+                    from pkg.java import Port
+
+                if sys.platform == "no-such-platform":
+                    from pkg.java import open_port
+                elif sys.maxsize > 0:
+                    from pkg.posix import open_port
+                else:
+                    def open_port(): ...
+
+                if sys.version_info >= (3,):
+                    from json import loads
+                else:
+                    from pkg.common import parse as loads
+
+                if sys.platform == "no-such-platform":
+                    from pkg.broken import Broken
+                else:
+                    from pkg.java import Port as Broken
+
+                from typing import TYPE_CHECKING
+
+                def _final_impl(cls):
+                    return cls
+
+                if TYPE_CHECKING:  # static reading's alias of typing's cannot be resolved here
+                    from typing import final
+                else:
+                    final = _final_impl
+            """,
+            "pkg/common.py": """
+                def parse(text):
+                    \"\"\"Parse it.\"\"\"
+            """,
+            "pkg/posix.py": """
+                class Port:
+                    \"\"\"A port on a POSIX system.\"\"\"
+
+                    def read(self, size=1):
+                        \"\"\"Read bytes.\"\"\"
+
+                def open_port():
+                    \"\"\"Open one.\"\"\"
+            """,
+            "pkg/java.py": """
+                class Port:
+                    \"\"\"A port through Java.\"\"\"
+
+                    def read(self, size=1):
+                        \"\"\"Read bytes through Java.\"\"\"
+
+                def open_port():
+                    \"\"\"Open one through Java.\"\"\"
+            """,
+            "pkg/broken.py": "raise RuntimeError('not on this platform')\n",
+            "pkg/channel.py": """
+                import sys
+
+                def _open(size):
+                    \"\"\"Open a channel.\"\"\"
+
+                class _Generic:
+                    def __init__(self, fn):  # as trio's: the module and name it is shown under
+                        self.fn, self.__module__, self.__qualname__ = fn, "pkg", "open_channel"
+
+                if sys.platform == "no-such-platform":
+                    def open_channel(size): ...
+                else:
+                    open_channel = _Generic(_open)
+            """,
+        },
+    )
+    # its `__module__` names where it is re-exported, not where it is defined: read as written
+    assert api.resolve("pkg.channel.open_channel") is not None
+    port, read, opener = api.resolve("pkg.Port"), api.resolve("pkg.Port.read"), api.resolve("pkg.open_port")
+    assert port is not None and port.api_id == "pkg.posix.Port"
+    assert read is not None and read.api_id == "pkg.posix.Port.read"
+    assert opener is not None and opener.api_id == "pkg.posix.open_port"
+    assert api.resolve("pkg.loads") is None  # the standard library's, not the package's
+    broken = api.resolve("pkg.Broken")  # the module the other branch imports cannot be imported
+    assert broken is not None and broken.api_id == "pkg.java.Port"
+    final = api.resolve("pkg.final")  # read, not a crash on the alias static reading made
+    assert final is not None and final.api_id == "pkg._final_impl"
+
+
 def test_a_paragraph_pointing_back_at_code_left_out_is_left_out_too() -> None:
     """humanize's precisedelta: the lead-in "A custom format can be specified:" goes with its
     doctest, and "Instead, the minimum_unit can be changed" after it would then follow the

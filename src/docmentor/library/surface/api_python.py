@@ -41,6 +41,7 @@ from docmentor.library.surface.api_python_env import (
     inspect_made_classes,
     interpreter_info,
 )
+from docmentor.library.surface.api_python_platform import bind_as_run
 from docmentor.library.surface.api_python_roles import command_objects, make_command
 from docmentor.library.surface.api_python_unpacked import add_unpacked
 from docmentor.library.surface.api_python_walk import (
@@ -196,6 +197,7 @@ def load_api(
     if python is not None:
         inspect_foreign_compiled(python, root, loader, extra)
     inspect_made_classes(python or sys.executable, all_modules(root), paths)
+    bind_as_run(python or sys.executable, list(all_modules(root)), paths)
     version: str | None = info.get("version")
     if version is None:
         version = static_version(root)

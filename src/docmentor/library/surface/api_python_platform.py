@@ -1,0 +1,180 @@
+"""Names a module binds in several branches of an ``if``, read as the library's interpreter binds them.
+
+pySerial's ``serial/__init__.py`` imports ``Serial`` from ``serialcli``, ``serialwin32``,
+``serialposix`` or ``serialjava`` by ``sys.platform`` and ``os.name``; ``serial.tools.list_ports``
+picks its ``comports`` the same way. Read statically, the last branch wins: the catalog
+described ``serial.Serial`` as the Java class and its methods, which no user on Linux, macOS or
+Windows ever calls. Each such name (a module-level name bound by an import, a ``def``, a
+``class`` or an assignment in two branches or more of one ``if``/``elif``/``else`` chain) is
+looked up in the library's interpreter after import; when it is a class or function defined
+elsewhere, the name becomes an alias of that definition (one of another package, ``json.loads``
+where the last branch imports the package's own fallback, is then no API of this one). A module that fails to
+import there, a name it lacks, or a probe that fails changes nothing (logged).
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import logging
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+import griffe
+
+from docmentor.errors import UsageError
+from docmentor.library.surface.api_python_env import run_json
+
+__all__ = ["bind_as_run"]
+
+logger = logging.getLogger(__name__)
+
+MAX_SOURCE_BYTES = 2_000_000  # a larger module is generated data, not read for this
+MAX_ASKED = 200  # names asked about at run time, at most
+
+# run by the library's interpreter (stdlib only): where each "module:name" is defined there
+_PROBE = r"""
+import importlib, json, os, sys
+sys.path[:0] = json.loads(sys.argv[1])
+out = {}
+for asked in sys.argv[2:]:
+    mod, _, name = asked.partition(":")
+    try:
+        o = getattr(importlib.import_module(mod), name)
+        home, qualname = getattr(o, "__module__", None), getattr(o, "__qualname__", None)
+        if isinstance(home, str) and isinstance(qualname, str) and "<" not in qualname:
+            out[asked] = home + "." + qualname
+    except BaseException as e:  # the import, or the name: this one tells nothing
+        out[asked] = None
+sys.stdout.write("\n" + json.dumps(out) + "\n")
+sys.stdout.flush()
+os._exit(0)
+"""
+
+
+def bind_as_run(python: str, modules: Iterable[Any], paths: list[str]) -> int:
+    """Rebind each name of ``modules`` bound in several branches of one ``if`` to the
+    definition the library's interpreter (``python``) gives it, when that is another of the
+    package's objects than the one static reading chose; returns how many were rebound."""
+    mods = [m for m in modules if not getattr(m, "is_alias", False)]
+    asked = [(mod, name) for mod in mods for name in sorted(_branch_names(mod))][:MAX_ASKED]
+    if not asked:
+        return 0
+    try:
+        found = run_json(python, _PROBE, json.dumps(paths), *(f"{m.path}:{n}" for m, n in asked))
+    except (UsageError, ValueError) as error:
+        logger.info("could not look at platform-dependent names at run time: %s", error)
+        return 0
+    top = mods[0].path.split(".")[0] if mods else ""
+    rebound = 0
+    for mod, name in asked:
+        target = found.get(f"{mod.path}:{name}") if isinstance(found, dict) else None
+        if not isinstance(target, str) or target == f"{mod.path}.{name}":
+            continue
+        member = mod.members.get(name)
+        now = member.target_path if member is not None and member.is_alias else None
+        if now == target:
+            continue  # read so already
+        if target.split(".")[0] == top:
+            # a definition static reading has there: not a name that only re-exports one (trio
+            # sets its objects' `__module__` to "trio", where they are imports of `trio._channel`'s)
+            found_there = _lookup(mod, target)
+            if found_there is None or found_there.is_alias:
+                continue
+        elif now is None or now.split(".")[0] != top:
+            continue  # another package's (`json.loads`) only in place of an import of the package's own
+        # an alias's own line (its `lineno` is its target's: resolving it may fail)
+        line = None if member is None else member.alias_lineno if member.is_alias else member.lineno
+        alias = griffe.Alias(name, target, lineno=line, parent=mod)
+        try:
+            # out first: griffe's set_member looks at what it replaces, and an alias of another
+            # package's object (trio's `from typing import final` under TYPE_CHECKING) cannot resolve
+            mod.members.pop(name, None)
+            mod.set_member(name, alias)
+        except (griffe.AliasResolutionError, griffe.CyclicAliasError, KeyError, ValueError) as error:
+            logger.info("%s.%s is left as read: %s", mod.path, name, error)
+            if member is not None:
+                mod.members[name] = member
+            continue
+        rebound += 1
+    return rebound
+
+
+def _lookup(mod: Any, path: str) -> Any:
+    """The object ``path`` names in the loaded package, or None."""
+    collection = mod.modules_collection
+    try:
+        return collection[path]
+    except (KeyError, griffe.AliasResolutionError, griffe.CyclicAliasError, ValueError):
+        return None
+
+
+def _branch_names(mod: Any) -> set[str]:
+    """The public names the module's top level binds in two branches or more of one ``if``
+    chain (an ``elif`` is a branch of the chain it continues)."""
+    text = _source(mod)
+    if text is None or "if " not in text:
+        return set()
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return set()
+    out: set[str] = set()
+    for node in tree.body:
+        if isinstance(node, ast.If):
+            seen: dict[str, int] = {}
+            for branch in _branches(node):
+                for name in _bound(branch):
+                    seen[name] = seen.get(name, 0) + 1
+            out |= {n for n, count in seen.items() if count >= 2 and not n.startswith("_")}
+    return out
+
+
+def _branches(node: ast.If) -> list[list[ast.stmt]]:
+    """The statement lists of an ``if``/``elif``/``else`` chain, nested ``if``s of a branch
+    (``else: import os; if os.name == "nt": …``) read as branches of their own."""
+    out: list[list[ast.stmt]] = []
+    todo: list[list[ast.stmt]] = [node.body, node.orelse]
+    while todo:
+        body = todo.pop()
+        plain = [s for s in body if not isinstance(s, ast.If)]
+        if plain:
+            out.append(plain)
+        for s in body:
+            if isinstance(s, ast.If):
+                todo += [s.body, s.orelse]
+    return out
+
+
+def _bound(body: list[ast.stmt]) -> set[str]:
+    """The names a list of statements binds at its level (imports, defs, classes,
+    assignments to a name), ``try`` blocks included."""
+    names: set[str] = set()
+    for s in body:
+        if isinstance(s, ast.Import | ast.ImportFrom):
+            names |= {(a.asname or a.name).split(".")[0] for a in s.names if a.name != "*"}
+        elif isinstance(s, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            names.add(s.name)
+        elif isinstance(s, ast.Assign):
+            names |= {t.id for t in s.targets if isinstance(t, ast.Name)}
+        elif isinstance(s, ast.Try):
+            names |= _bound(s.body) | _bound(s.orelse)
+            for handler in s.handlers:
+                names |= _bound(handler.body)
+    return names
+
+
+def _source(mod: Any) -> str | None:
+    try:
+        path = mod.filepath
+    except griffe.BuiltinModuleError:
+        return None
+    if not isinstance(path, Path) or path.suffix != ".py" or mod.name == "__main__":
+        return None
+    try:
+        if path.stat().st_size > MAX_SOURCE_BYTES:
+            return None
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
