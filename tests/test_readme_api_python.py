@@ -2316,10 +2316,14 @@ def test_a_classes_attributes_section_describes_its_fields_and_a_returns_sentenc
                         Read numbers as floats.
                     INT, I (default)
                         Read numbers as integers.
+                    level (int, default 0)
+                        How loud.
                     """
 
                     FLOAT = F = 1
                     INT = I = 0
+                    level = 3
+                    default = 5
 
                 def get(city: str) -> "Forecast":
                     """Get one.
@@ -2348,6 +2352,7 @@ def test_a_classes_attributes_section_describes_its_fields_and_a_returns_sentenc
     # forty flags were described by nothing)
     assert described["pkg.Mode.FLOAT"] == "Read numbers as floats."  # F: its alias
     assert described["pkg.Mode.INT"] == "Read numbers as integers."
+    assert described["pkg.Mode.level"] == "How loud." and described["pkg.Mode.default"] == ""
     error = api.resolve("pkg.SkyError")
     assert error is not None and {p.name: p.description for p in error.parameters}["status"] == (
         "The HTTP status it answered."
@@ -2395,6 +2400,37 @@ def test_an_enumerations_other_names_for_one_member_are_that_members_aliases(tmp
                     """Not an enumeration: two settings that start equal."""
 
                     READ = WRITE = 5
+
+                class Flag:
+                    """The package's own class of that name, no enumeration."""
+
+                class Switch(Flag):
+                    on = hidden = False
+
+                class Level(enum.Enum):
+                    """Members with attributes of their own."""
+
+                    def __init__(self, value):
+                        self.verbose = False
+                        self.weight = 1
+
+                    QUIET = False
+                    LOW = 1
+                    FIRST = enum.auto(); SECOND = enum.auto()  # noqa: E702
+                    HIGH = 2
+                    LOUD = 2
+                    """The loudest level."""
+
+                class Color(enum.Enum):
+                    """Python's AutoNumber recipe: every member a value of its own."""
+
+                    def __new__(cls):
+                        obj = object.__new__(cls)
+                        obj._value_ = len(cls.__members__) + 1
+                        return obj
+
+                    RED = ()
+                    GREEN = ()
             ''',
         },
     )
@@ -2407,6 +2443,13 @@ def test_an_enumerations_other_names_for_one_member_are_that_members_aliases(tmp
     assert ignore_case.description == "Ignore case."
     assert default.description == "Read numbers as integers."  # documented under its other names
     assert {"pkg.Limits.READ", "pkg.Limits.WRITE"} <= ids  # a plain class's names stay apart
+    assert {"pkg.Switch.on", "pkg.Switch.hidden"} <= ids  # a base merely named Flag
+    # members apart from what __init__ sets on each, and from each other unless Python merges them
+    assert {"pkg.Level.QUIET", "pkg.Level.LOW", "pkg.Level.FIRST", "pkg.Level.SECOND"} <= ids
+    high = api.resolve("pkg.Level.HIGH")
+    assert high is not None and "pkg.Level.LOUD" in high.aliases
+    assert high.description == "The loudest level."  # said under its other name
+    assert {"pkg.Color.RED", "pkg.Color.GREEN"} <= ids  # values made by __new__
 
 
 def test_a_docstring_the_module_assigns_to_an_objects_doc_describes_it(tmp_path: Path) -> None:
@@ -2443,7 +2486,16 @@ def test_a_docstring_the_module_assigns_to_an_objects_doc_describes_it(tmp_path:
                 join.__doc__ = """Not this module's to document."""
                 LIMIT = 3
                 LIMIT.__doc__ = f"computed {LIMIT}"
+                SIZE = 5
+                SIZE.__doc__ = "An int's cannot be set."
+
+                def old(a): ...
+                old.__doc__ = """First words, replaced."""
+                old.__doc__ = """old(a) (deprecated)
+                Use new instead.
+                """
             ''',
+            "pkg/bom.py": '\ufeffdef scan(): ...\n\n\nscan.__doc__ = "Read past a byte-order mark."\n',
         },
     )
     described = {e.api_id: e.description for e in api.entries}
@@ -2451,6 +2503,10 @@ def test_a_docstring_the_module_assigns_to_an_objects_doc_describes_it(tmp_path:
     assert described["pkg.browse"] == "Sort as the file browser does."
     assert described["pkg.own"] == "Its own words."  # a docstring of its own wins
     assert described["pkg.LIMIT"] == ""  # no string literal: nothing read
+    assert described["pkg.SIZE"] == ""  # a literal's __doc__ cannot be set: no words of it
+    # the last assignment holds; a first line that is more than the signature is kept
+    assert described["pkg.old"] == "old(a) (deprecated) Use new instead."
+    assert described["pkg.bom.scan"] == "Read past a byte-order mark."
 
 
 def test_a_name_bound_in_several_branches_of_an_if_is_what_the_interpreter_binds(tmp_path: Path) -> None:
@@ -2549,6 +2605,55 @@ def test_a_name_bound_in_several_branches_of_an_if_is_what_the_interpreter_binds
     assert broken is not None and broken.api_id == "pkg.java.Port"
     final = api.resolve("pkg.final")  # read, not a crash on the alias static reading made
     assert final is not None and final.api_id == "pkg._final_impl"
+
+
+def test_a_rebound_name_reaches_its_re_exports_and_odd_imports_change_nothing(tmp_path: Path) -> None:
+    # a review of the pyserial fix: `pkg.comports`, listed in __all__, kept the last branch's
+    # function; a module that takes stdout, or fails to import, must not cost the others
+    api = surface(
+        tmp_path,
+        {
+            "pkg/__init__.py": """
+                from pkg.ports import comports
+                from pkg import loud
+                __all__ = ["comports"]
+            """,
+            "pkg/ports.py": """
+                import os
+                __all__ = ["comports"]
+                if os.name == "posix":
+                    from pkg._posix import comports
+                else:
+                    from pkg._java import comports
+            """,
+            "pkg/_posix.py": 'def comports():\n    """Ports of a POSIX system."""\n',
+            "pkg/_java.py": 'def comports():\n    """Ports through Java."""\n',
+            "pkg/loud.py": """
+                import io
+                import os
+                import sys
+                sys.stdout = io.StringIO()  # takes what the probe would print
+                if os.name == "posix":
+                    from pkg._posix import comports as scan
+                else:
+                    from pkg._java import comports as scan
+            """,
+            "pkg/fails.py": """
+                import os
+                __all__ = ["scan"]
+                if os.name == "posix":
+                    from pkg._posix import comports as scan
+                    raise ImportError("no such driver here")
+                else:
+                    from pkg._java import comports as scan
+            """,
+        },
+    )
+    for path in ("pkg.comports", "pkg.ports.comports"):  # pkg's import of loud took stdout
+        found = api.resolve(path)
+        assert found is not None and found.api_id == "pkg._posix.comports", path
+    fails = api.resolve("pkg.fails.scan")  # its module cannot be imported: read as written
+    assert fails is not None and fails.api_id == "pkg._java.comports"
 
 
 def test_a_paragraph_pointing_back_at_code_left_out_is_left_out_too() -> None:

@@ -36,14 +36,17 @@ def add_assigned_docstrings(modules: Iterable[Any]) -> int:
             tree = ast.parse(text)
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             continue
+        assigned: dict[str, tuple[str, ast.stmt]] = {}  # the last assignment is the one that holds
         for node in tree.body:
             found = _assigned_doc(node)
-            if found is None:
-                continue
-            name, doc = found
+            if found is not None:
+                assigned[found[0]] = (found[1], node)
+        for name, (doc, node) in assigned.items():
             member = mod.members.get(name)
             if member is None or getattr(member, "is_alias", False) or member.is_module:
                 continue  # another module's object, imported: its own module documents it
+            if member.is_attribute and _literal(member.value):
+                continue  # `LIMIT = 3`: an int's __doc__ cannot be set
             if member.docstring is not None and member.docstring.value.strip():
                 continue
             doc = _without_signature_line(doc, name)
@@ -53,6 +56,17 @@ def add_assigned_docstrings(modules: Iterable[Any]) -> int:
                 )
                 added += 1
     return added
+
+
+def _literal(value: Any) -> bool:
+    """Whether an attribute's value as written is a literal (``3``, ``"x"``, ``None``)."""
+    if value is None:
+        return False
+    try:
+        ast.literal_eval(str(value))
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return False
+    return True
 
 
 def _source(mod: Any) -> str | None:
@@ -65,7 +79,7 @@ def _source(mod: Any) -> str | None:
     try:
         if path.stat().st_size > MAX_SOURCE_BYTES:
             return None
-        return path.read_text(encoding="utf-8")
+        return path.read_text(encoding="utf-8-sig")  # a byte-order mark is no Python
     except (OSError, UnicodeDecodeError):
         return None
 
@@ -92,7 +106,15 @@ def _without_signature_line(doc: str, name: str) -> str:
     strips it."""
     first, _, rest = doc.partition("\n")
     line = first.strip()
-    call = line.split("->", 1)[0].rstrip()
-    if line.startswith(f"{name}(") and call.endswith(")"):
+    if not line.startswith(f"{name}("):
+        return doc
+    depth, end = 0, -1
+    for at, char in enumerate(line):  # the parenthesis that closes the first one
+        depth += (char == "(") - (char == ")")
+        if depth == 0 and char == ")":
+            end = at
+            break
+    after = line[end + 1 :].strip() if end >= 0 else "?"
+    if after == "" or after.startswith("->"):  # `name(args)` or `name(args) -> type`, nothing else
         return inspect.cleandoc(rest)
     return doc

@@ -201,7 +201,8 @@ def _item_names(text: str) -> list[str]:
     share a description (griffe splits such a line for parameters, not for attributes), and
     ``Markdown.htmlStash`` (Google's ``name (util.HtmlStash): …``) names its class too."""
     names: list[str] = []
-    for part in text.split(","):
+    # not the words of a type or remark in brackets (`level (int, default 0)`)
+    for part in text.split("(", 1)[0].split(","):
         words = part.split()
         name = words[0].rsplit(".", 1)[-1] if words else ""
         if name.isidentifier():

@@ -9,6 +9,7 @@ import builtins
 import functools
 import os
 import re
+import textwrap
 from typing import Any, Literal, NamedTuple
 
 import griffe
@@ -343,43 +344,108 @@ def is_exception(obj: Any) -> bool:
 
 
 def is_enum(obj: Any) -> bool:
-    """Whether a class is an enumeration: one of its classes (through the package's) has an
-    ``enum`` base (``Enum``, ``IntEnum``, ``Flag``…) as written."""
+    """Whether a class is an enumeration: one of its classes (through the package's) has a
+    base from the standard library's ``enum`` (``enum.Flag``, ``from enum import IntEnum``),
+    not a class of the package that is merely named so."""
     try:
         classes = [obj, *obj.mro()]
     except Exception:  # bases griffe cannot order or resolve
         classes = [obj]
-    return any(
-        str(base).split("[", 1)[0].rsplit(".", 1)[-1] in _METACLASSED_BASES
-        for cls in classes
-        for base in getattr(cls, "bases", None) or ()
-    )
+    for cls in classes:
+        for base in getattr(cls, "bases", None) or ():
+            path = str(getattr(base, "canonical_path", None) or base).split("[", 1)[0]
+            if path.startswith("enum.") and path.rsplit(".", 1)[-1] in _METACLASSED_BASES:
+                return True
+    return False
 
 
-def enum_aliases(members: dict[str, Any]) -> dict[str, Any]:
+_EXTRA = "docmentor"  # our key in griffe's per-object ``extra`` data
+
+
+def enum_aliases(cls: Any) -> dict[str, Any]:
     """An enumeration's aliases, name → the member they are another name of, as Python makes
-    them: a later name for a value an earlier member has. Read statically, a value is known
-    equal when both names are targets of one assignment (``IGNORECASE = IC = 1 << 6``: same
-    line, same value) or when both are the same literal (``INT = 0`` after ``DEFAULT = 0``)."""
+    them: a later name for a value an earlier member has (``{}`` for a class that is no
+    enumeration). Read statically, a value is known equal when both names are targets of
+    one assignment (``IGNORECASE = IC = 1 << 6``) or both are the same literal (``INT = 0``
+    after ``DEFAULT = 0``); an enumeration whose values its own ``__new__`` makes (Python's
+    "AutoNumber" recipe: ``RED = ()``, ``GREEN = ()``) has none known. Only the class's own
+    class-level names count, not what ``__init__`` sets on each member. Computed once a class."""
+    cached = cls.extra[_EXTRA].get("enum_aliases")
+    if cached is None:
+        cached = cls.extra[_EXTRA]["enum_aliases"] = _enum_aliases(cls) if is_enum(cls) else {}
+    return dict(cached)
+
+
+def _enum_aliases(cls: Any) -> dict[str, Any]:
+    try:
+        classes = [cls, *cls.mro()]
+    except Exception:  # bases griffe cannot order or resolve
+        classes = [cls]
+    if any("__new__" in getattr(c, "members", {}) for c in classes):
+        return {}
+    chained = {name: group[0] for group in _chained_names(cls) for name in group[1:]}
     first: dict[tuple[Any, ...], Any] = {}
+    own: dict[str, Any] = {}
     out: dict[str, Any] = {}
-    for name, member in members.items():
-        if getattr(member, "is_alias", False) or not getattr(member, "is_attribute", False):
+    for name, member in list(cls.members.items()):
+        if (
+            name.startswith("_")
+            or getattr(member, "is_alias", False)
+            or not getattr(member, "is_attribute", False)
+            or "class-attribute" not in member.labels  # set by __init__ on each member
+        ):
             continue
-        text = str(member.value) if member.value is not None else None
-        if text is None or name.startswith("_"):
+        own[name] = member
+        if name in chained and chained[name] in own:
+            out[name] = out.get(chained[name], own[chained[name]])
             continue
-        keys: list[tuple[Any, ...]] = [("line", member.lineno, text)]
-        literal = _literal_value(text)
-        if literal is not _NO_VALUE:
-            keys.append(("literal", type(literal), literal))
-        earlier = next((first[k] for k in keys if k in first), None)
-        if earlier is not None:
-            out[name] = earlier
+        literal = _literal_value(str(member.value)) if member.value is not None else _NO_VALUE
+        if literal is _NO_VALUE:
             continue
-        for k in keys:
-            first[k] = member
+        key = (type(literal), literal)
+        if key in first:
+            out[name] = first[key]
+        else:
+            first[key] = member
     return out
+
+
+def _chained_names(cls: Any) -> list[list[str]]:
+    """The names of each assignment of the class body with several targets (``A = B = …``),
+    in order; none when its source cannot be read."""
+    try:
+        lines = _source_lines(str(cls.filepath))[cls.lineno - 1 : cls.endlineno]
+        tree = ast.parse(textwrap.dedent("\n".join(lines)))
+    except (
+        OSError,
+        ValueError,
+        TypeError,
+        SyntaxError,
+        RecursionError,
+        MemoryError,
+        griffe.BuiltinModuleError,
+    ):
+        return []  # no source file (compiled, inspected), or none ast reads
+    body = next((n.body for n in tree.body if isinstance(n, ast.ClassDef)), [])
+    return [
+        [t.id for t in node.targets if isinstance(t, ast.Name)]
+        for node in body
+        if isinstance(node, ast.Assign) and len(node.targets) > 1
+    ]
+
+
+def _said_of_other_names(member: Any) -> str:
+    """What an enumeration says of a member under its other names: its ``Attributes``
+    section (natsort's `DEFAULT = 0` is documented as `INT, I`), or an alias's own docstring."""
+    cls = member.parent
+    others = [n for n, m in enum_aliases(cls).items() if m.path == member.path]
+    documented = parse_docstring(cls.docstring).attributes if others and cls.docstring else {}
+    for name in others:
+        own = getattr(cls.members.get(name), "docstring", None)
+        said = documented.get(name) or (_summary(own.value) if own is not None else "")
+        if said:
+            return said
+    return ""
 
 
 _NO_VALUE = object()
@@ -874,13 +940,9 @@ def _plain_entry(obj: Any, getter: Any = None) -> ApiEntry:
     description = _summary(docstring)
     if not description and obj.parent is not None and obj.parent.is_class and obj.parent.docstring:
         # no docstring of its own: what its class's ``Attributes:`` section says of it
-        documented = parse_docstring(obj.parent.docstring).attributes
-        description = documented.get(obj.name, "")
-        if not description and documented and is_enum(obj.parent):
-            # or of another name of it (natsort's `DEFAULT = 0` is documented as `INT, I`)
-            others = enum_aliases(class_members(obj.parent))
-            said = (documented.get(n, "") for n, m in others.items() if m.path == obj.path)
-            description = next((d for d in said if d), "")
+        description = parse_docstring(obj.parent.docstring).attributes.get(obj.name, "")
+    if not description and obj.parent is not None and obj.parent.is_class:
+        description = _said_of_other_names(obj)
     return ApiEntry(
         kind=kind,
         parent=parent,

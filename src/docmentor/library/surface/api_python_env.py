@@ -96,6 +96,7 @@ def run_json(python: str, script: str, *args: str, timeout: float = _SUBPROCESS_
         with tempfile.TemporaryDirectory(prefix="docmentor-introspect-") as empty:
             proc = subprocess.run(
                 [python, "-c", script, *args],
+                stdin=subprocess.DEVNULL,  # a module reading stdin on import must not take a server's
                 capture_output=True,
                 text=True,
                 timeout=timeout,

@@ -36,6 +36,7 @@ MAX_ASKED = 200  # names asked about at run time, at most
 # run by the library's interpreter (stdlib only): where each "module:name" is defined there
 _PROBE = r"""
 import importlib, json, os, sys
+answer = os.dup(1)  # a module that replaces or closes sys.stdout on import cannot take it
 sys.path[:0] = json.loads(sys.argv[1])
 out = {}
 for asked in sys.argv[2:]:
@@ -47,8 +48,12 @@ for asked in sys.argv[2:]:
             out[asked] = home + "." + qualname
     except BaseException as e:  # the import, or the name: this one tells nothing
         out[asked] = None
-sys.stdout.write("\n" + json.dumps(out) + "\n")
-sys.stdout.flush()
+try:
+    sys.stdout.flush()
+except BaseException:
+    pass
+with os.fdopen(answer, "w") as channel:
+    channel.write("\n" + json.dumps(out) + "\n")
 os._exit(0)
 """
 
@@ -67,7 +72,7 @@ def bind_as_run(python: str, modules: Iterable[Any], paths: list[str]) -> int:
         logger.info("could not look at platform-dependent names at run time: %s", error)
         return 0
     top = mods[0].path.split(".")[0] if mods else ""
-    rebound = 0
+    rebound: list[str] = []
     for mod, name in asked:
         target = found.get(f"{mod.path}:{name}") if isinstance(found, dict) else None
         if not isinstance(target, str) or target == f"{mod.path}.{name}":
@@ -97,8 +102,36 @@ def bind_as_run(python: str, modules: Iterable[Any], paths: list[str]) -> int:
             if member is not None:
                 mod.members[name] = member
             continue
-        rebound += 1
-    return rebound
+        rebound.append(f"{mod.path}.{name}")
+    if rebound:
+        _renew_aliases(mods, set(rebound))
+    return len(rebound)
+
+
+def _renew_aliases(modules: list[Any], changed: set[str]) -> None:
+    """Replace every module-level alias that leads to a rebound name by a new one: griffe
+    keeps what an alias resolved to (an ``__all__`` listing a re-export is resolved while
+    the package loads), so ``pkg.comports`` would still lead to the last branch's function
+    that ``pkg.ports.comports`` no longer names."""
+    aliases = [
+        (mod, name, member)
+        for mod in modules
+        for name, member in list(mod.members.items())
+        if member.is_alias
+    ]
+    while changed:
+        renewed: set[str] = set()
+        for mod, name, member in aliases:
+            if member.target_path in changed and mod.members.get(name) is member:
+                fresh = griffe.Alias(name, member.target_path, lineno=member.alias_lineno, parent=mod)
+                try:
+                    mod.members.pop(name, None)
+                    mod.set_member(name, fresh)
+                except (griffe.AliasResolutionError, griffe.CyclicAliasError, KeyError, ValueError):
+                    mod.members[name] = member  # as it was
+                    continue
+                renewed.add(f"{mod.path}.{name}")
+        changed = renewed - changed
 
 
 def _lookup(mod: Any, path: str) -> Any:
@@ -175,6 +208,6 @@ def _source(mod: Any) -> str | None:
     try:
         if path.stat().st_size > MAX_SOURCE_BYTES:
             return None
-        return path.read_text(encoding="utf-8")
+        return path.read_text(encoding="utf-8-sig")  # a byte-order mark is no Python
     except (OSError, UnicodeDecodeError):
         return None

@@ -21,7 +21,6 @@ from docmentor.library.surface.api_python_entry import (
     class_members,
     constructor,
     enum_aliases,
-    is_enum,
     is_exception,
     property_call,
 )
@@ -538,7 +537,7 @@ class Builder:
             return  # seen by this path, or a class inside itself (Outer.Inner.Outer…)
         members = class_members(cls)
         # `IGNORECASE = IC = …` in an enumeration: IC is IGNORECASE, one API with two paths
-        same = enum_aliases(members) if is_enum(cls) else {}
+        same = enum_aliases(cls)
         self.open_classes.add(cls.path)
         try:
             for name, member in members.items():
