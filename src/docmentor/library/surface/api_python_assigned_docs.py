@@ -13,14 +13,13 @@ from __future__ import annotations
 import ast
 import inspect
 from collections.abc import Iterable
-from pathlib import Path
 from typing import Any
 
 import griffe
 
-__all__ = ["add_assigned_docstrings"]
+from docmentor.library.surface.module_source import module_text
 
-MAX_SOURCE_BYTES = 2_000_000  # a larger module is generated data, not read for this
+__all__ = ["add_assigned_docstrings"]
 
 
 def add_assigned_docstrings(modules: Iterable[Any]) -> int:
@@ -29,7 +28,7 @@ def add_assigned_docstrings(modules: Iterable[Any]) -> int:
     module that cannot be read (no file, binary, too large, not Python) is left as is."""
     added = 0
     for mod in modules:
-        text = _source(mod)
+        text = module_text(mod)
         if text is None or ".__doc__" not in text:
             continue
         try:
@@ -67,21 +66,6 @@ def _literal(value: Any) -> bool:
     except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
         return False
     return True
-
-
-def _source(mod: Any) -> str | None:
-    try:
-        path = mod.filepath
-    except griffe.BuiltinModuleError:
-        return None
-    if not isinstance(path, Path) or path.suffix not in (".py", ".pyi"):
-        return None
-    try:
-        if path.stat().st_size > MAX_SOURCE_BYTES:
-            return None
-        return path.read_text(encoding="utf-8-sig")  # a byte-order mark is no Python
-    except (OSError, UnicodeDecodeError):
-        return None
 
 
 def _assigned_doc(node: ast.stmt) -> tuple[str, str] | None:

@@ -329,13 +329,17 @@ def _abstract(members: dict[str, Any]) -> bool:
     return False
 
 
+def _with_ancestors(obj: Any) -> list[Any]:
+    """A class and the package's classes it derives from, in method resolution order."""
+    try:
+        return [obj, *obj.mro()]
+    except Exception:  # bases griffe cannot order or resolve
+        return [obj]
+
+
 def is_exception(obj: Any) -> bool:
     """Whether a class derives from a built-in exception (through the package's classes)."""
-    try:
-        classes = [obj, *obj.mro()]
-    except Exception:  # bases griffe cannot order or resolve
-        classes = [obj]
-    for cls in classes:
+    for cls in _with_ancestors(obj):
         for base in getattr(cls, "bases", None) or ():
             found = getattr(builtins, str(base).rsplit(".", 1)[-1], None)
             if isinstance(found, type) and issubclass(found, BaseException):
@@ -347,11 +351,7 @@ def is_enum(obj: Any) -> bool:
     """Whether a class is an enumeration: one of its classes (through the package's) has a
     base from the standard library's ``enum`` (``enum.Flag``, ``from enum import IntEnum``),
     not a class of the package that is merely named so."""
-    try:
-        classes = [obj, *obj.mro()]
-    except Exception:  # bases griffe cannot order or resolve
-        classes = [obj]
-    for cls in classes:
+    for cls in _with_ancestors(obj):
         for base in getattr(cls, "bases", None) or ():
             path = str(getattr(base, "canonical_path", None) or base).split("[", 1)[0]
             if path.startswith("enum.") and path.rsplit(".", 1)[-1] in _METACLASSED_BASES:
@@ -377,11 +377,7 @@ def enum_aliases(cls: Any) -> dict[str, Any]:
 
 
 def _enum_aliases(cls: Any) -> dict[str, Any]:
-    try:
-        classes = [cls, *cls.mro()]
-    except Exception:  # bases griffe cannot order or resolve
-        classes = [cls]
-    if any("__new__" in getattr(c, "members", {}) for c in classes):
+    if any("__new__" in getattr(c, "members", {}) for c in _with_ancestors(cls)):
         return {}
     chained = {name: group[0] for group in _chained_names(cls) for name in group[1:]}
     first: dict[tuple[Any, ...], Any] = {}

@@ -18,19 +18,18 @@ import ast
 import json
 import logging
 from collections.abc import Iterable
-from pathlib import Path
 from typing import Any
 
 import griffe
 
 from docmentor.errors import UsageError
 from docmentor.library.surface.api_python_env import run_json
+from docmentor.library.surface.module_source import module_text
 
 __all__ = ["bind_as_run"]
 
 logger = logging.getLogger(__name__)
 
-MAX_SOURCE_BYTES = 2_000_000  # a larger module is generated data, not read for this
 MAX_ASKED = 200  # names asked about at run time, at most
 
 # run by the library's interpreter (stdlib only): where each "module:name" is defined there
@@ -146,7 +145,7 @@ def _lookup(mod: Any, path: str) -> Any:
 def _branch_names(mod: Any) -> set[str]:
     """The public names the module's top level binds in two branches or more of one ``if``
     chain (an ``elif`` is a branch of the chain it continues)."""
-    text = _source(mod)
+    text = module_text(mod, stubs=False) if mod.name != "__main__" else None
     if text is None or "if " not in text:
         return set()
     try:
@@ -196,18 +195,3 @@ def _bound(body: list[ast.stmt]) -> set[str]:
             for handler in s.handlers:
                 names |= _bound(handler.body)
     return names
-
-
-def _source(mod: Any) -> str | None:
-    try:
-        path = mod.filepath
-    except griffe.BuiltinModuleError:
-        return None
-    if not isinstance(path, Path) or path.suffix != ".py" or mod.name == "__main__":
-        return None
-    try:
-        if path.stat().st_size > MAX_SOURCE_BYTES:
-            return None
-        return path.read_text(encoding="utf-8-sig")  # a byte-order mark is no Python
-    except (OSError, UnicodeDecodeError):
-        return None
