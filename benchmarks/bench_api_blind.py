@@ -92,10 +92,15 @@ TOURS = [
     ("mistune", "mistune", "3.0.2", "tour_tasks/mistune_api.jsonl", "docs"),
     ("invoke", "invoke", "2.2.0", "tour_tasks/invoke_api.jsonl", "sites/docs"),
     ("pyserial", "serial", "3.5", "tour_tasks/pyserial_api.jsonl", "documentation"),
+    ("apispec", "apispec", "6.7.1", "tour_tasks/apispec_api.jsonl", "docs"),
+    ("portalocker", "portalocker", "2.10.1", "tour_tasks/portalocker_api.jsonl", "docs"),
 ]
 
 
 SHARED_DOCS = {"lancedb": ROOT.parent / "shared" / "corpora" / "lancedb" / "docs" / "src"}
+#: extras a tour's tasks need installed (apispec's marshmallow plugin and YAML output,
+#: portalocker's Redis lock: without them those modules do not import)
+EXTRAS = {"apispec": "[marshmallow,yaml]", "portalocker": "[redis]"}
 NO_DEPS = {"lancedb"}  # griffe reads it statically; its dependencies (pyarrow…) are not needed
 
 
@@ -174,7 +179,9 @@ def main() -> None:
     for dist, name, version, tasks, held_out, docs_folder in runs:
         if args.only and dist not in args.only and name not in args.only:
             continue
-        python = venv_with(args.work / f"venv-{name}", f"{dist}=={version}", no_deps=dist in NO_DEPS)
+        python = venv_with(
+            args.work / f"venv-{name}", f"{dist}{EXTRAS.get(dist, '')}=={version}", no_deps=dist in NO_DEPS
+        )
         docs = SHARED_DOCS[dist] if dist in SHARED_DOCS else sdist_docs(args.work, dist, version, docs_folder)
         with tempfile.TemporaryDirectory(prefix=f"bench-{name}-") as tmp:
             db = Path(tmp) / "index"
