@@ -161,6 +161,12 @@ def test_a_bare_members_option_documents_what_autodoc_shows(tmp_path: Path) -> N
     )
     paths = documented_paths(docs)
     assert "conv.preconf.json.*" in paths and "conv.table.Table.*" in paths
+    # docutils allows one space before a directive's colons (portalocker's `.. include ::`)
+    (docs / "spaced.rst").write_text(
+        "Spaced\n======\n\n.. autofunction :: conv.helpers.join\n", encoding="utf-8"
+    )
+    assert "conv.helpers.join" in documented_paths(docs)
+    (docs / "spaced.rst").unlink()
     surface = load_api("conv", search_paths=[tmp_path], documented=paths)
     by_id = {e.api_id: e for e in surface.entries}
     made = by_id["conv.preconf.json.make_converter"]

@@ -423,6 +423,14 @@ def test_rst_include_of_a_document(root: Path) -> None:
     assert result.line_map == [1, 2, 3, 3, 3, 3, 3, 3]
 
 
+def test_rst_directive_with_a_space_before_its_colons(root: Path) -> None:
+    # docutils allows one space between a directive's name and "::" (portalocker's index.rst:
+    # `.. include :: ../README.rst`, which Sphinx renders, was left as text)
+    write(root, "docs/part.rst", "Part\n----\n\n.. literalinclude :: ../src/ex.py\n   :lines: 1\n")
+    result = run(root, "docs/index.rst", "Top\n\n.. include :: part.rst\n", fmt="rst")
+    assert result.text == "Top\n\nPart\n----\n\n.. code-block:: python\n\n   import os\n"
+
+
 def test_rst_standard_include_is_left_alone(root: Path) -> None:
     doc = ".. include:: <isonum.txt>\n"
     result = run(root, "a.rst", doc, fmt="rst")

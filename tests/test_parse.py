@@ -600,6 +600,13 @@ Title
     assert found == [("python", 4, "import pkg"), ("python", 8, ">>> pkg.run()"), ("", 12, "pkg.go()")]
 
 
+def test_rst_code_directive_with_a_space_before_its_colons() -> None:
+    # docutils allows one space between a directive's name and "::"
+    text = "Title\n=====\n\n.. code-block :: python\n\n    import pkg\n"
+    found = [(b.language, b.code.strip()) for b in parse_rst(text).sections[0].code_blocks]
+    assert found == [("python", "import pkg")]
+
+
 def test_rst_doctest_setup_and_cleanup_are_no_code_of_the_page() -> None:
     """sphinx.ext.doctest runs testsetup and testcleanup around the doctests and never shows
     them: a reader sees no such block, so it is no example (a mock set-up was one before)."""

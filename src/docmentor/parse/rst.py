@@ -21,7 +21,7 @@ _FIELD = re.compile(r"^:(\w[\w-]*):\s*(.*)$")
 # whether it parses, as for a literal block)
 _CODE_DIRECTIVE = re.compile(
     r"^(\s*)\.\.\s+(code-block|code|sourcecode|testcode|testsetup|testcleanup|doctest|jupyter-execute|ipython"
-    r"|(?:[\w-]+:)?example)::\s*(\S*)"
+    r"|(?:[\w-]+:)?example) ?::\s*(\S*)"
 )
 _PYTHON_DIRECTIVES = frozenset({"testcode", "doctest", "jupyter-execute", "ipython"})
 # sphinx.ext.doctest's set-up and clean-up code: run around the doctests, never shown to readers

@@ -11,7 +11,7 @@ __all__ = ["DOCSTRING", "MAX_SCANNED_BYTES", "documented_in", "documented_paths"
 # and mkdocstrings (`::: pkg.name`, or as a heading: `## ::: pkg.name`), and what sets the
 # module relative names are in
 _DOCUMENTS = re.compile(
-    r"^[ \t]*(?:(?:\#{1,6}[ \t]+)?(?P<mk>:::)|\.\.\s+(?:py:)?(?P<rd>[a-z]+)::|(?:```+|~~~+|:::+)\{(?:py:)?(?P<md>[a-z]+)\})"
+    r"^[ \t]*(?:(?:\#{1,6}[ \t]+)?(?P<mk>:::)|\.\.\s+(?:py:)?(?P<rd>[a-z]+) ?::|(?:```+|~~~+|:::+)\{(?:py:)?(?P<md>[a-z]+)\})"
     r"[ \t]*(?P<name>[A-Za-z_][\w.]*)",
     re.M,
 )

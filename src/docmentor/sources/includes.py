@@ -138,6 +138,7 @@ _QUICK = (
     "{*",
     "{%",
     "include::",
+    "include ::",  # docutils allows one space before a directive's colons
     "{literalinclude}",
     "{include}",
     "{eval-rst}",
@@ -165,7 +166,9 @@ _VITEPRESS_MD = re.compile(
 _HEADING_ID = re.compile(r"\{[ \t]*+#([\w-]++)[^{}\n]*+\}[ \t]*+$")
 # The argument is the rest of the line, stripped by :func:`_arg` (a lazy ``(.*?)[ \t]*$``
 # was cubic on a line of spaces).
-_RST_DIRECTIVE = re.compile(r"^(?P<indent>[ \t]*+)\.\.[ \t]++(?P<name>literalinclude|include)::(?P<arg>.*)$")
+_RST_DIRECTIVE = re.compile(
+    r"^(?P<indent>[ \t]*+)\.\.[ \t]++(?P<name>literalinclude|include) ?::(?P<arg>.*)$"
+)
 _MYST_OPEN = re.compile(
     r"^(?P<indent>[ \t]*+)(?P<fence>`{3,}+|~{3,}+|:{3,}+)\{(?P<name>literalinclude|include|eval-rst)\}(?P<arg>.*)$"
 )

@@ -25,7 +25,7 @@ from docmentor.parse.markdown import split_front_matter, structure_view
 Kind = Literal["blank", "prose", "heading", "code", "comment", "html", "front"]
 
 # reST explicit markup (linear: fixed prefixes, one run of name characters)
-_RST_DIRECTIVE = re.compile(r"^\s*\.\.\s+(?:\|[^|\n]+\|\s+)?([\w:.+-]+)::(?:\s|$)")
+_RST_DIRECTIVE = re.compile(r"^\s*\.\.\s+(?:\|[^|\n]+\|\s+)?([\w:.+-]+?) ?::(?:\s|$)")
 _RST_EXPLICIT = re.compile(r"^\s*\.\.(?:\s|$)")
 _RST_TARGET = re.compile(r"^\s*\.\.\s+(?:_[^\n]*:|\[[^\]\n]+\])(?:\s|$)")  # `.. _label:`, `.. [1]`
 _RST_OPTION = re.compile(r"^\s+:[\w.+ -]+:(?:\s|$)")

@@ -329,7 +329,7 @@ def sphinx_setup_examples(engine: Docmentor, source: str, global_code: str = "")
 # Sphinx's ``.. module:: jinja2.nativetypes`` / ``.. currentmodule:: x``: the module a page's
 # unqualified names are in (unindented: one shown in a code block or a directive's body is
 # not the page's)
-_CURRENT_MODULE = re.compile(r"^\.\.[ \t]+(?:py:)?(?:current)?module::[ \t]*([A-Za-z_][\w.]*)[ \t]*$", re.M)
+_CURRENT_MODULE = re.compile(r"^\.\.[ \t]+(?:py:)?(?:current)?module ?::[ \t]*([A-Za-z_][\w.]*)[ \t]*$", re.M)
 # a page's current module does not shadow Python's builtins in its code: `open(...)` under
 # `.. module:: fsspec` is still the builtin (Sphinx's current module is for cross-references)
 _BUILTINS = frozenset(dir(builtins))

@@ -399,7 +399,7 @@ class _Directive:
     fields: str = ""  # its body's field list of parameters and returns (`:param dict payload: …`)
 
 
-_DIRECTIVE_HEAD = re.compile(r"^([ \t]*)\.\.[ \t]+(?:(py|auto):)?([\w-]+)::[ \t]*(.*)$")
+_DIRECTIVE_HEAD = re.compile(r"^([ \t]*)\.\.[ \t]+(?:(py|auto):)?([\w-]+) ?::[ \t]*(.*)$")
 _CLASSLIKE = frozenset({"class", "exception", "autoclass", "autoexception"})
 _MAX_BODY_LINES = 40
 

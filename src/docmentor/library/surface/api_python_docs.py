@@ -235,7 +235,7 @@ def _field_body(text: str) -> str:
 
 
 # a reST attribute directive in a docstring: `.. attribute:: method` (`py:attribute` too)
-_ATTRIBUTE_DIRECTIVE = re.compile(r"^([ \t]*)\.\.[ \t]+(?:py:)?attribute::[ \t]+([A-Za-z_]\w*)[ \t]*$")
+_ATTRIBUTE_DIRECTIVE = re.compile(r"^([ \t]*)\.\.[ \t]+(?:py:)?attribute ?::[ \t]+([A-Za-z_]\w*)[ \t]*$")
 
 
 def _attribute_directives(text: str) -> dict[str, str]:
