@@ -2526,6 +2526,11 @@ def test_a_name_bound_in_several_branches_of_an_if_is_what_the_interpreter_binds
                     from pkg.java import Port
 
                 if sys.platform == "no-such-platform":
+                    from pkg.java import Device
+                else:
+                    from pkg.posix import Device
+
+                if sys.platform == "no-such-platform":
                     from pkg.java import open_port
                 elif sys.maxsize > 0:
                     from pkg.posix import open_port
@@ -2555,8 +2560,13 @@ def test_a_name_bound_in_several_branches_of_an_if_is_what_the_interpreter_binds
             "pkg/common.py": """
                 def parse(text):
                     \"\"\"Parse it.\"\"\"
+
+                class PortError(Exception):
+                    \"\"\"A port failed.\"\"\"
             """,
             "pkg/posix.py": """
+                from pkg.common import PortError
+
                 class Port:
                     \"\"\"A port on a POSIX system.\"\"\"
 
@@ -2565,8 +2575,17 @@ def test_a_name_bound_in_several_branches_of_an_if_is_what_the_interpreter_binds
 
                 def open_port():
                     \"\"\"Open one.\"\"\"
+
+                class Device:
+                    \"\"\"A device on POSIX.\"\"\"
+
+                    def open(self):
+                        \"\"\"Open it.\"\"\"
+                        raise PortError("posix open failed")
             """,
             "pkg/java.py": """
+                from pkg.common import PortError
+
                 class Port:
                     \"\"\"A port through Java.\"\"\"
 
@@ -2575,6 +2594,13 @@ def test_a_name_bound_in_several_branches_of_an_if_is_what_the_interpreter_binds
 
                 def open_port():
                     \"\"\"Open one through Java.\"\"\"
+
+                class Device:
+                    \"\"\"A device on Java.\"\"\"
+
+                    def open(self):
+                        \"\"\"Open it.\"\"\"
+                        raise PortError("java open failed")
             """,
             "pkg/broken.py": "raise RuntimeError('not on this platform')\n",
             "pkg/channel.py": """
@@ -2603,6 +2629,18 @@ def test_a_name_bound_in_several_branches_of_an_if_is_what_the_interpreter_binds
     assert api.resolve("pkg.loads") is None  # the standard library's, not the package's
     broken = api.resolve("pkg.Broken")  # the module the other branch imports cannot be imported
     assert broken is not None and broken.api_id == "pkg.java.Port"
+    # what the other branches bind, for another platform: no API users call here, its members
+    # neither; what some name binds at run time (`Broken` is java's Port) stays
+    internal = {e.api_id: e.internal for e in api.entries}
+    assert internal["pkg.java.open_port"] == "other platform"
+    assert internal["pkg.java.Device"] == internal["pkg.java.Device.open"] == "other platform"
+    assert internal["pkg.posix.Device"] is None and internal["pkg.posix.Device.open"] is None
+    error = api.resolve("pkg.common.PortError")  # this platform's raise shown first
+    assert error is not None and error.raised.index("posix open failed") < error.raised.index(
+        "java open failed"
+    )
+    assert internal["pkg.posix.Port"] is None and internal["pkg.posix.Port.read"] is None
+    assert internal["pkg.java.Port"] is None and internal["pkg.java.Port.read"] is None
     final = api.resolve("pkg.final")  # read, not a crash on the alias static reading made
     assert final is not None and final.api_id == "pkg._final_impl"
 

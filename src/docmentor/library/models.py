@@ -93,7 +93,9 @@ class ApiEntry(_Model):
     # (a sentinel, an action marker); "sentinel": a module value that is `object()` or a bare
     # instance of a marker class, or a class that is its own value (its metaclass is one of its
     # bases: h11's `CLIENT`); "type variable": a TypeVar/ParamSpec; "said internal": a
-    # class whose docstring says it is not for users ("not meant for general use"); None: an API
+    # class whose docstring says it is not for users ("not meant for general use"); "other
+    # platform": what another branch of a platform or version `if` binds, and its members
+    # (api_python_platform: pySerial's `serialwin32.Serial` on Linux); None: an API
     internal: str | None = None
     # an attribute assigned on self in its class's __init__: an instance's data, never called
     instance_attribute: bool = False

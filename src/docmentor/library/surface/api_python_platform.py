@@ -18,6 +18,7 @@ import ast
 import json
 import logging
 from collections.abc import Iterable
+from pathlib import Path
 from typing import Any
 
 import griffe
@@ -26,7 +27,7 @@ from docmentor.errors import UsageError
 from docmentor.library.surface.api_python_env import run_json
 from docmentor.library.surface.module_source import module_text
 
-__all__ = ["bind_as_run"]
+__all__ = ["OTHER_PLATFORM", "bind_as_run", "not_taken"]
 
 logger = logging.getLogger(__name__)
 
@@ -62,7 +63,8 @@ def bind_as_run(python: str, modules: Iterable[Any], paths: list[str]) -> int:
     definition the library's interpreter (``python``) gives it, when that is another of the
     package's objects than the one static reading chose; returns how many were rebound."""
     mods = [m for m in modules if not getattr(m, "is_alias", False)]
-    asked = [(mod, name) for mod in mods for name in sorted(_branch_names(mod))][:MAX_ASKED]
+    bindings = {mod.path: _branch_bindings(mod) for mod in mods}
+    asked = [(mod, name) for mod in mods for name in sorted(bindings[mod.path])][:MAX_ASKED]
     if not asked:
         return 0
     try:
@@ -71,10 +73,15 @@ def bind_as_run(python: str, modules: Iterable[Any], paths: list[str]) -> int:
         logger.info("could not look at platform-dependent names at run time: %s", error)
         return 0
     top = mods[0].path.split(".")[0] if mods else ""
+    found = found if isinstance(found, dict) else {}
+    taken = {t for t in found.values() if isinstance(t, str)}  # bound at run time, by some name
     rebound: list[str] = []
     for mod, name in asked:
-        target = found.get(f"{mod.path}:{name}") if isinstance(found, dict) else None
-        if not isinstance(target, str) or target == f"{mod.path}.{name}":
+        target = found.get(f"{mod.path}:{name}")
+        if not isinstance(target, str):
+            continue
+        _mark_not_taken(mod, bindings[mod.path][name] - taken, target)
+        if target == f"{mod.path}.{name}":
             continue
         member = mod.members.get(name)
         now = member.target_path if member is not None and member.is_alias else None
@@ -133,6 +140,32 @@ def _renew_aliases(modules: list[Any], changed: set[str]) -> None:
         changed = renewed - changed
 
 
+OTHER_PLATFORM = "other platform"  # ApiEntry.internal of what another branch would bind
+_EXTRA = "docmentor"  # our key in griffe's per-object ``extra`` data
+
+
+def _mark_not_taken(mod: Any, paths: set[str], taken: str) -> None:
+    """Mark the package's definitions the other branches bind (pySerial's
+    ``serialwin32.Serial`` and ``serialjava.Serial`` where ``serialposix.Serial`` is taken)
+    as what another platform or version would use (:func:`not_taken`)."""
+    for path in paths:
+        found = _lookup(mod, path)
+        if found is not None and not found.is_alias and found.path != taken:
+            found.extra[_EXTRA]["not_taken"] = taken
+
+
+def not_taken(obj: Any) -> str | None:
+    """The path taken in place of ``obj``, or of the class or module it is in, where the
+    library picks one of several by platform or version (:func:`bind_as_run`); else None."""
+    while obj is not None:
+        if not getattr(obj, "is_alias", False):
+            taken = obj.extra.get(_EXTRA, {}).get("not_taken")
+            if taken is not None:
+                return str(taken)
+        obj = getattr(obj, "parent", None)
+    return None
+
+
 def _lookup(mod: Any, path: str) -> Any:
     """The object ``path`` names in the loaded package, or None."""
     collection = mod.modules_collection
@@ -142,24 +175,30 @@ def _lookup(mod: Any, path: str) -> Any:
         return None
 
 
-def _branch_names(mod: Any) -> set[str]:
+def _branch_bindings(mod: Any) -> dict[str, set[str]]:
     """The public names the module's top level binds in two branches or more of one ``if``
-    chain (an ``elif`` is a branch of the chain it continues)."""
+    chain (an ``elif`` is a branch of the chain it continues), each with the paths those
+    branches bind it to by an import or a ``def``/``class`` (an assignment's value is none)."""
     text = module_text(mod, stubs=False) if mod.name != "__main__" else None
     if text is None or "if " not in text:
-        return set()
+        return {}
     try:
         tree = ast.parse(text)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return set()
-    out: set[str] = set()
+        return {}
+    package = Path(str(getattr(mod, "filepath", ""))).name == "__init__.py"
+    out: dict[str, set[str]] = {}
     for node in tree.body:
         if isinstance(node, ast.If):
             seen: dict[str, int] = {}
+            paths: dict[str, set[str]] = {}
             for branch in _branches(node):
-                for name in _bound(branch):
+                for name, targets in _bound(branch, mod.path, package).items():
                     seen[name] = seen.get(name, 0) + 1
-            out |= {n for n, count in seen.items() if count >= 2 and not n.startswith("_")}
+                    paths.setdefault(name, set()).update(targets)
+            for name, count in seen.items():
+                if count >= 2 and not name.startswith("_"):
+                    out.setdefault(name, set()).update(paths[name])
     return out
 
 
@@ -179,19 +218,41 @@ def _branches(node: ast.If) -> list[list[ast.stmt]]:
     return out
 
 
-def _bound(body: list[ast.stmt]) -> set[str]:
+def _bound(body: list[ast.stmt], module: str, package: bool) -> dict[str, set[str]]:
     """The names a list of statements binds at its level (imports, defs, classes,
-    assignments to a name), ``try`` blocks included."""
-    names: set[str] = set()
+    assignments to a name; ``try`` blocks included), each with the paths an import or a
+    definition binds it to."""
+    names: dict[str, set[str]] = {}
     for s in body:
-        if isinstance(s, ast.Import | ast.ImportFrom):
-            names |= {(a.asname or a.name).split(".")[0] for a in s.names if a.name != "*"}
+        if isinstance(s, ast.ImportFrom):
+            source = _absolute(s.module, s.level, module, package)
+            for a in s.names:
+                if a.name != "*":
+                    found = {f"{source}.{a.name}"} if source else set()
+                    names.setdefault(a.asname or a.name, set()).update(found)
+        elif isinstance(s, ast.Import):
+            for a in s.names:
+                names.setdefault((a.asname or a.name).split(".")[0], set())
         elif isinstance(s, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-            names.add(s.name)
+            names.setdefault(s.name, set()).add(f"{module}.{s.name}")
         elif isinstance(s, ast.Assign):
-            names |= {t.id for t in s.targets if isinstance(t, ast.Name)}
+            for t in s.targets:
+                if isinstance(t, ast.Name):
+                    names.setdefault(t.id, set())
         elif isinstance(s, ast.Try):
-            names |= _bound(s.body) | _bound(s.orelse)
-            for handler in s.handlers:
-                names |= _bound(handler.body)
+            for part in (s.body, s.orelse, *(h.body for h in s.handlers)):
+                for name, paths in _bound(part, module, package).items():
+                    names.setdefault(name, set()).update(paths)
     return names
+
+
+def _absolute(source: str | None, level: int, module: str, package: bool) -> str | None:
+    """The module an ``from … import`` reads, as a dotted path (``from .posix import x`` in
+    ``pkg/__init__.py``: ``pkg.posix``); None when it climbs past the top."""
+    if level == 0:
+        return source
+    parts = module.split(".") if package else module.split(".")[:-1]
+    if level - 1 >= len(parts):
+        return None
+    base = parts[: len(parts) - (level - 1)]
+    return ".".join([*base, source] if source else base)

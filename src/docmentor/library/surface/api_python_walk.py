@@ -24,6 +24,7 @@ from docmentor.library.surface.api_python_entry import (
     is_exception,
     property_call,
 )
+from docmentor.library.surface.api_python_platform import OTHER_PLATFORM, not_taken
 from docmentor.library.surface.api_python_roles import (
     is_instance_attribute,
     is_marker_class,
@@ -429,6 +430,9 @@ class Builder:
             if registry is not None:  # `@app.command()`: what `app` is tells what this is
                 self.registered[entry.api_id] = f"{obj.parent.path}.{registry}"
                 names.append(registry)
+        if entry.internal is None and not_taken(obj) is not None:
+            # what another branch of a platform `if` binds (pySerial's `serialwin32.Serial` on Linux)
+            entry.internal = OTHER_PLATFORM
 
     def module(self, mod: Any, public: str) -> None:
         if not self._add(mod, public):

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from docmentor.library.models import ApiEntry
+from docmentor.library.surface.api_python_platform import OTHER_PLATFORM
 
 __all__ = [
     "MAX_MESSAGE_CHARS",
@@ -144,7 +145,12 @@ def raise_sites(
     found: dict[str, list[RaiseSite]] = {}
     seen: set[tuple[str, str, str]] = set()
     resolved: dict[str, str | None] = {}
-    for r in facts.raises:
+
+    def elsewhere(r: Raise) -> bool:  # raised by what another platform's branch binds
+        shown = _raiser(r.raiser, callables)
+        return shown is not None and shown.internal == OTHER_PLATFORM
+
+    for r in sorted(facts.raises, key=elsewhere):  # this platform's first; stable otherwise
         if r.written.rsplit(".", 1)[-1] not in names:
             continue  # not a name of the library's exceptions
         written = f"{r.module}.{r.written}"
