@@ -17,6 +17,7 @@ from typing import Any
 
 import griffe
 
+from docmentor.library.surface.api_python_entry import is_literal
 from docmentor.library.surface.module_source import module_text
 
 __all__ = ["add_assigned_docstrings"]
@@ -44,7 +45,7 @@ def add_assigned_docstrings(modules: Iterable[Any]) -> int:
             member = mod.members.get(name)
             if member is None or getattr(member, "is_alias", False) or member.is_module:
                 continue  # another module's object, imported: its own module documents it
-            if member.is_attribute and _literal(member.value):
+            if member.is_attribute and member.value is not None and is_literal(str(member.value)):
                 continue  # `LIMIT = 3`: an int's __doc__ cannot be set
             if member.docstring is not None and member.docstring.value.strip():
                 continue
@@ -55,17 +56,6 @@ def add_assigned_docstrings(modules: Iterable[Any]) -> int:
                 )
                 added += 1
     return added
-
-
-def _literal(value: Any) -> bool:
-    """Whether an attribute's value as written is a literal (``3``, ``"x"``, ``None``)."""
-    if value is None:
-        return False
-    try:
-        ast.literal_eval(str(value))
-    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
-        return False
-    return True
 
 
 def _assigned_doc(node: ast.stmt) -> tuple[str, str] | None:

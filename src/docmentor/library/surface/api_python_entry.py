@@ -359,7 +359,7 @@ def is_enum(obj: Any) -> bool:
     return False
 
 
-_EXTRA = "docmentor"  # our key in griffe's per-object ``extra`` data
+EXTRA = "docmentor"  # our key in griffe's per-object ``extra`` data
 
 
 def enum_aliases(cls: Any) -> dict[str, Any]:
@@ -370,9 +370,9 @@ def enum_aliases(cls: Any) -> dict[str, Any]:
     after ``DEFAULT = 0``); an enumeration whose values its own ``__new__`` makes (Python's
     "AutoNumber" recipe: ``RED = ()``, ``GREEN = ()``) has none known. Only the class's own
     class-level names count, not what ``__init__`` sets on each member. Computed once a class."""
-    cached = cls.extra[_EXTRA].get("enum_aliases")
+    cached = cls.extra[EXTRA].get("enum_aliases")
     if cached is None:
-        cached = cls.extra[_EXTRA]["enum_aliases"] = _enum_aliases(cls) if is_enum(cls) else {}
+        cached = cls.extra[EXTRA]["enum_aliases"] = _enum_aliases(cls) if is_enum(cls) else {}
     return dict(cached)
 
 
@@ -929,7 +929,7 @@ def _plain_entry(obj: Any, getter: Any = None) -> ApiEntry:
     computed = (
         "instance-attribute" in obj.labels
         and "class-attribute" not in obj.labels
-        and not _literal(str(value))
+        and not is_literal(str(value))
     )
     if kind == "attribute" and value is not None and len(str(value)) <= 80 and not computed:
         signature += f" = {value}"
@@ -951,7 +951,7 @@ def _plain_entry(obj: Any, getter: Any = None) -> ApiEntry:
     )
 
 
-def _literal(text: str) -> bool:
+def is_literal(text: str) -> bool:
     """Whether ``text`` is a Python literal (``3``, ``'x'``, ``(1, 2)``, ``None``)."""
     try:
         ast.literal_eval(text)
@@ -1030,7 +1030,7 @@ def _private_constant(default: Any) -> str | None:
     value = None if value is None else str(value)  # "30", or an expression: `-1`, `(1, 2)`
     if value is None or len(value) > 40:
         return None
-    return value if _literal(value) else None
+    return value if is_literal(value) else None
 
 
 def _typed_overloads(function: Any, prefix: str) -> list[str]:

@@ -18,12 +18,12 @@ import ast
 import json
 import logging
 from collections.abc import Iterable
-from pathlib import Path
 from typing import Any
 
 import griffe
 
 from docmentor.errors import UsageError
+from docmentor.library.surface.api_python_entry import EXTRA
 from docmentor.library.surface.api_python_env import run_json
 from docmentor.library.surface.module_source import module_text
 
@@ -97,18 +97,8 @@ def bind_as_run(python: str, modules: Iterable[Any], paths: list[str]) -> int:
             continue  # another package's (`json.loads`) only in place of an import of the package's own
         # an alias's own line (its `lineno` is its target's: resolving it may fail)
         line = None if member is None else member.alias_lineno if member.is_alias else member.lineno
-        alias = griffe.Alias(name, target, lineno=line, parent=mod)
-        try:
-            # out first: griffe's set_member looks at what it replaces, and an alias of another
-            # package's object (trio's `from typing import final` under TYPE_CHECKING) cannot resolve
-            mod.members.pop(name, None)
-            mod.set_member(name, alias)
-        except (griffe.AliasResolutionError, griffe.CyclicAliasError, KeyError, ValueError) as error:
-            logger.info("%s.%s is left as read: %s", mod.path, name, error)
-            if member is not None:
-                mod.members[name] = member
-            continue
-        rebound.append(f"{mod.path}.{name}")
+        if _replace(mod, name, griffe.Alias(name, target, lineno=line, parent=mod), member):
+            rebound.append(f"{mod.path}.{name}")
     if rebound:
         _renew_aliases(mods, set(rebound))
     return len(rebound)
@@ -130,18 +120,28 @@ def _renew_aliases(modules: list[Any], changed: set[str]) -> None:
         for mod, name, member in aliases:
             if member.target_path in changed and mod.members.get(name) is member:
                 fresh = griffe.Alias(name, member.target_path, lineno=member.alias_lineno, parent=mod)
-                try:
-                    mod.members.pop(name, None)
-                    mod.set_member(name, fresh)
-                except (griffe.AliasResolutionError, griffe.CyclicAliasError, KeyError, ValueError):
-                    mod.members[name] = member  # as it was
-                    continue
-                renewed.add(f"{mod.path}.{name}")
+                if _replace(mod, name, fresh, member):
+                    renewed.add(f"{mod.path}.{name}")
         changed = renewed - changed
 
 
+def _replace(mod: Any, name: str, new: Any, old: Any) -> bool:
+    """Bind ``name`` of ``mod`` to ``new``; False, with ``old`` kept, when griffe refuses.
+    The old member goes out first: griffe's ``set_member`` looks at what it replaces, and an
+    alias of another package's object (trio's ``from typing import final`` under
+    ``TYPE_CHECKING``) cannot resolve."""
+    try:
+        mod.members.pop(name, None)
+        mod.set_member(name, new)
+    except (griffe.AliasResolutionError, griffe.CyclicAliasError, KeyError, ValueError) as error:
+        logger.info("%s.%s is left as read: %s", mod.path, name, error)
+        if old is not None:
+            mod.members[name] = old
+        return False
+    return True
+
+
 OTHER_PLATFORM = "other platform"  # ApiEntry.internal of what another branch would bind
-_EXTRA = "docmentor"  # our key in griffe's per-object ``extra`` data
 
 
 def _mark_not_taken(mod: Any, paths: set[str], taken: str) -> None:
@@ -151,7 +151,7 @@ def _mark_not_taken(mod: Any, paths: set[str], taken: str) -> None:
     for path in paths:
         found = _lookup(mod, path)
         if found is not None and not found.is_alias and found.path != taken:
-            found.extra[_EXTRA]["not_taken"] = taken
+            found.extra[EXTRA]["not_taken"] = taken
 
 
 def not_taken(obj: Any) -> str | None:
@@ -159,7 +159,7 @@ def not_taken(obj: Any) -> str | None:
     library picks one of several by platform or version (:func:`bind_as_run`); else None."""
     while obj is not None:
         if not getattr(obj, "is_alias", False):
-            taken = obj.extra.get(_EXTRA, {}).get("not_taken")
+            taken = obj.extra.get(EXTRA, {}).get("not_taken")
             if taken is not None:
                 return str(taken)
         obj = getattr(obj, "parent", None)
@@ -180,13 +180,13 @@ def _branch_bindings(mod: Any) -> dict[str, set[str]]:
     chain (an ``elif`` is a branch of the chain it continues), each with the paths those
     branches bind it to by an import or a ``def``/``class`` (an assignment's value is none)."""
     text = module_text(mod, stubs=False) if mod.name != "__main__" else None
-    if text is None or "if " not in text:
-        return {}
+    if text is None or not (text.startswith("if ") or "\nif " in text):
+        return {}  # no `if` at the top level: not parsed (most modules)
     try:
         tree = ast.parse(text)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return {}
-    package = Path(str(getattr(mod, "filepath", ""))).name == "__init__.py"
+    package = bool(getattr(mod, "is_init_module", False))
     out: dict[str, set[str]] = {}
     for node in tree.body:
         if isinstance(node, ast.If):
