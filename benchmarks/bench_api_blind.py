@@ -94,6 +94,8 @@ TOURS = [
     ("pyserial", "serial", "3.5", "tour_tasks/pyserial_api.jsonl", "documentation"),
     ("apispec", "apispec", "6.7.1", "tour_tasks/apispec_api.jsonl", "docs"),
     ("portalocker", "portalocker", "2.10.1", "tour_tasks/portalocker_api.jsonl", "docs"),
+    ("psutil", "psutil", "6.1.0", "tour_tasks/psutil_api.jsonl", "docs"),
+    ("lark", "lark", "1.2.2", "tour_tasks/lark_api.jsonl", "docs"),
 ]
 
 
