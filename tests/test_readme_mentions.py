@@ -440,3 +440,29 @@ def test_a_directive_field_list_describes_the_parameters_its_docstring_does_not(
     one = Doc("API", ".. function:: pkg.encode(payload)\n\n    :param dict payload: the claims to sign\n")
     describe_from_docs([alone], [one], MentionResolver([alone]), package="pkg")
     assert alone.parameters[0].description == "the claims to sign"
+
+
+def test_stacked_bodiless_directives_share_the_body_under_the_last() -> None:
+    """(a psutil tour) ``.. data:: STATUS_RUNNING`` … ``.. data:: STATUS_ZOMBIE (Linux)``
+    stacked with nothing between them, one body under the last: it describes each, as the
+    page reads. A blank line between heads still stacks; a label, another kind, an autodoc
+    directive or a directive with its own body does not."""
+    from docmentor.library.knowledge.enrich import describe_from_docs
+
+    names = ["RUNNING", "SLEEPING", "ZOMBIE", "LABELLED", "ALONE", "OWN", "AUTO_A", "AUTO_B", "Fetcher"]
+    entries = [
+        ApiEntry(api_id=f"pkg.{n}", kind="class" if n == "Fetcher" else "attribute", name=n) for n in names
+    ]
+    text = (
+        ".. data:: RUNNING\n.. data:: SLEEPING\n\n.. data:: ZOMBIE (Linux)\n\n"
+        "   Represent a process status.\n\n"
+        ".. data:: ALONE\n.. _label:\n.. data:: LABELLED\n\n   A labelled constant.\n\n"
+        ".. data:: OWN\n\n   Its own words.\n\n.. class:: Fetcher\n\n   A class of things.\n\n"
+        ".. autodata:: AUTO_A\n.. autodata:: AUTO_B\n\n   Only B's words.\n"
+    )
+    assert describe_from_docs(entries, [Doc("Constants", text)], MentionResolver(entries), package="pkg") == 7
+    said = {e.name: e.description for e in entries}
+    assert said["RUNNING"] == said["SLEEPING"] == said["ZOMBIE"] == "Represent a process status."
+    assert said["ALONE"] == "" and said["LABELLED"] == "A labelled constant."
+    assert said["OWN"] == "Its own words." and said["Fetcher"] == "A class of things."
+    assert said["AUTO_A"] == "" and said["AUTO_B"] == "Only B's words."

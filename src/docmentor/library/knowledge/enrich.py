@@ -417,6 +417,7 @@ def _directives(text: str) -> list[_Directive]:
     classes: list[tuple[int, str]] = []  # (indent, name) of the enclosing class directives
     fence: Fence | None = None
     literal = -1  # the indentation of a "::" paragraph whose literal block we are in
+    stacks = _Stacks(lines)
     for k, line in enumerate(lines):
         stripped = line.strip()
         indent = len(line) - len(line.lstrip())
@@ -456,12 +457,44 @@ def _directives(text: str) -> list[_Directive]:
             continue
         name = names[0]
         found = _Directive(name, _body(lines, k, indent), classes[-1][1] if classes else None)
+        stacks.add(found, k, indent, kind if m.group(2) != "auto" and not kind.startswith("auto") else None)
         out.append(found)
         prose.open(indent, found)
         if kind in _CLASSLIKE or (m.group(2) == "py" and kind in ("class", "exception")):
             classes.append((indent, name))
     prose.end()
+    stacks.share()
     return out
+
+
+class _Stacks:
+    """Hand-written directives of one kind stacked with nothing between their heads (psutil's
+    ``.. data:: STATUS_RUNNING`` … ``.. data:: STATUS_ZOMBIE``, one body under the last): that
+    body describes each of them, as the page reads. Autodoc directives never stack (each
+    takes its own docstring)."""
+
+    def __init__(self, lines: list[str]) -> None:
+        self._lines = lines
+        self._stacks: list[list[_Directive]] = []
+        self._last: tuple[int, int, str] | None = None  # (line, indent, kind) of the last head
+
+    def add(self, found: _Directive, k: int, indent: int, kind: str | None) -> None:
+        """``found``'s head on line ``k``; ``kind`` None for an autodoc directive."""
+        last, self._last = self._last, (k, indent, kind) if kind is not None else None
+        if kind is None:
+            return
+        between = self._lines[last[0] + 1 : k] if last is not None else []
+        if last is not None and last[1:] == (indent, kind) and not any(x.strip() for x in between):
+            self._stacks[-1].append(found)
+        else:
+            self._stacks.append([found])
+
+    def share(self) -> None:
+        for stack in self._stacks:
+            said = stack[-1]
+            for bare in stack[:-1]:
+                if not bare.body and not bare.prose and not bare.fields:
+                    bare.body, bare.prose = said.body, said.prose
 
 
 DOCS_TEXT_CHARS = 1_200  # of a directive's body prose kept for find_api (a page of a class's own words)
