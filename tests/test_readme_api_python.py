@@ -1988,6 +1988,145 @@ def test_a_module_attribute_naming_a_function_of_the_package_is_that_function(tm
     assert by_id["pkg.procs.Out.handler"].kind == "attribute"
 
 
+def test_a_package_attribute_rebinding_a_function_by_its_name_is_that_function(tmp_path: Path) -> None:
+    # portalocker's __init__: `unlock = portalocker.unlock` binds the same function again,
+    # as `from .portalocker import unlock` would: one API with two paths, not a wordless
+    # function beside an unpublished "helper"
+    api = surface(
+        tmp_path,
+        {
+            "pkg/__init__.py": """
+                from pkg import locking
+
+                __all__ = ["lock", "unlock", "release", "unlocked", "AlreadyLocked"]
+
+                #: Raised when another process holds the file
+                AlreadyLocked = locking.AlreadyLocked
+
+                #: Unlock a file
+                unlock = locking.unlock
+                lock = locking.lock
+                release = locking.unlock  # another name: an API of its own
+                unlocked: object = locking.unlock  # a typed setting that holds it: data
+            """,
+            "pkg/locking.py": """
+                def unlock(file_: object) -> None:
+                    pass
+
+                def lock(file_: object, flags: int) -> None:
+                    \"\"\"Lock a file.\"\"\"
+
+                class AlreadyLocked(Exception):
+                    pass
+            """,
+        },
+    )
+    by_id = {e.api_id: e for e in api.entries}
+    assert "pkg.unlock" not in by_id and "pkg.lock" not in by_id
+    unlock, lock = by_id["pkg.locking.unlock"], by_id["pkg.locking.lock"]
+    assert unlock.aliases == ["pkg.unlock"] and unlock.internal is None
+    assert unlock.description == "Unlock a file"  # the rebinding's doc comment, the function has none
+    assert lock.aliases == ["pkg.lock"] and lock.description == "Lock a file."  # its own words
+    assert by_id["pkg.release"].kind == "function" and by_id["pkg.unlocked"].kind == "attribute"
+    assert api.resolve("pkg.unlock") is unlock
+    # a class the package binds again by another attribute takes its words too
+    locked = by_id["pkg.locking.AlreadyLocked"]
+    assert (
+        locked.aliases == ["pkg.AlreadyLocked"]
+        and locked.description == "Raised when another process holds the file"
+    )
+
+
+def test_a_wordless_member_named_after_a_constructor_parameter_takes_its_words(tmp_path: Path) -> None:
+    # lark's Tree documents `meta` under its Parameters; the `meta` property has no docstring
+    api = surface(
+        tmp_path,
+        {
+            "pkg/__init__.py": """
+                __all__ = ["Tree", "Node"]
+
+                class Tree:
+                    \"\"\"A parse tree.
+
+                    Parameters:
+                        data: The name of the rule.
+                        meta: Line and column numbers of the match.
+                    \"\"\"
+
+                    data: str
+
+                    def __init__(self, data: str, meta: object = None) -> None:
+                        self.data = data
+                        self._meta = meta
+
+                    @property
+                    def meta(self) -> object:
+                        return self._meta
+
+                class Node:
+                    \"\"\"A node.\"\"\"
+
+                    def __init__(self, label: str, kind: str, size: int = 0) -> None:
+                        \"\"\"Make a node.
+
+                        :param label: What the node shows.
+                        :param kind: What kind of node it is.
+                        \"\"\"
+                        self.label = label
+                        self._kind = kind
+
+                    @property
+                    def kind(self) -> str:
+                        return self._kind
+
+                    @property
+                    def size(self) -> int:
+                        return 0
+            """,
+        },
+    )
+    by_id = {e.api_id: e for e in api.entries}
+    assert by_id["pkg.Tree.meta"].description == "Line and column numbers of the match."
+    assert by_id["pkg.Node.kind"].description == "What kind of node it is."  # the constructor's docstring
+    assert by_id["pkg.Node.size"].description == ""  # a parameter the docstrings do not describe
+    # plain attributes stay without: measured, their words made data rival methods
+    assert by_id["pkg.Tree.data"].description == "" and by_id["pkg.Node.label"].description == ""
+
+
+def test_a_wordless_value_made_by_a_private_class_takes_the_class_words(tmp_path: Path) -> None:
+    # lark's `Discard = _DiscardType()`: the class's docstring says what the value does
+    api = surface(
+        tmp_path,
+        {
+            "pkg/__init__.py": """
+                __all__ = ["Discard", "Keep", "Default", "Shown"]
+
+                class _DiscardType:
+                    \"\"\"Return this from a callback to drop the node.\"\"\"
+
+                    def __repr__(self) -> str:
+                        return "Discard"
+
+                class _Plain:
+                    pass
+
+                class Public:
+                    \"\"\"A public class says what it is, not what its instances are for.\"\"\"
+
+                Discard = _DiscardType()
+                Keep = _Plain()
+                Default = Public()
+                Shown = _DiscardType()
+                \"\"\"Its own words.\"\"\"
+            """,
+        },
+    )
+    by_id = {e.api_id: e for e in api.entries}
+    assert by_id["pkg.Discard"].description == "Return this from a callback to drop the node."
+    assert by_id["pkg.Keep"].description == "" and by_id["pkg.Default"].description == ""
+    assert by_id["pkg.Shown"].description == "Its own words."
+
+
 def test_a_default_naming_a_private_constant_shows_its_literal(tmp_path: Path) -> None:
     api = surface(
         tmp_path,

@@ -20,6 +20,7 @@ from docmentor.library.surface.api_python_entry import (
     bound_method,
     class_members,
     constructor,
+    doc_comment,
     enum_aliases,
     is_exception,
     property_call,
@@ -40,6 +41,7 @@ from docmentor.library.surface.api_python_shadow import (
     shadowed_submodules,
 )
 from docmentor.library.surface.declared_returns import declared_return
+from docmentor.library.surface.docstrings import summary
 from docmentor.sources.autodoc import DOCSTRING, documented_in
 
 _WRAPPERS = {"Optional", "Annotated", "Final", "ClassVar", "Required", "NotRequired", "ReadOnly"}
@@ -138,6 +140,10 @@ class Builder:
         # a method a module attribute names on a module-level instance → that attribute
         # (`encode = _jwt_global_obj.encode`): the attribute's paths are the method's
         self.bound_aliases: dict[str, Any] = {}
+        # the package's class or function → a module attribute that is only another name
+        # for it (``AlreadyLocked = exceptions.AlreadyLocked``, ``unlock = portalocker.unlock``,
+        # `#: Unlock a file` above it): its words describe an object without any
+        self.rebound: dict[str, Any] = {}
 
     def build(self) -> None:
         """Walk the modules breadth first: each one once, by its shortest public path.
@@ -324,6 +330,7 @@ class Builder:
         for api_id, of in self.instances.items():  # `NEVER = _Never()`: an instance of a marker
             if self._is_marker(of):
                 self.entries[api_id].internal = "sentinel"
+            self._said_by_private_class(self.entries[api_id], of)
         for api_id, entry in self.entries.items():
             if (
                 entry.parent is None
@@ -346,6 +353,11 @@ class Builder:
                     entry.docstring, entry.description = bound.docstring, bound.description
                 # its paths through no class (`jwt.encode`, not `jwt.PyJWT.encode`)
                 entry.bound_names = [p for p in entry.aliases if p.rpartition(".")[0] not in class_paths]
+        for api_id, attribute in self.rebound.items():
+            rebound = self.entries.get(api_id)
+            said = _said_of(attribute) if rebound is not None and not rebound.docstring else ""
+            if rebound is not None and said:
+                rebound.docstring, rebound.description = said, summary(said)
         for api_id, (annotation, scope) in self.annotations.items():
             entry = self.entries[api_id]
             if entry.returns is None:
@@ -365,6 +377,18 @@ class Builder:
             if api_id.split(".")[0] not in self.tops:  # adopted: re-exported from another distribution
                 entry.foreign = True
         return list(self.entries.values())
+
+    def _said_by_private_class(self, entry: ApiEntry, of: str) -> None:
+        """A wordless module value made by calling a private class of the package without
+        arguments takes that class's words: the value is what users meet, the class only
+        makes it (lark's ``Discard = _DiscardType()``, whose docstring says what returning
+        ``Discard`` from a callback does)."""
+        if entry.docstring or not of.rsplit(".", 1)[-1].startswith("_"):
+            return
+        cls = self.lookup(of)
+        if cls is None or not cls.is_class or not self._inside(cls) or cls.docstring is None:
+            return
+        entry.docstring, entry.description = cls.docstring.value, summary(cls.docstring.value)
 
     def _is_marker(self, path: str) -> bool:
         """Whether ``path`` names a marker class of the package, public or not."""
@@ -495,12 +519,15 @@ class Builder:
 
     def _named(self, target: Any) -> Any:
         """What a module attribute is another name for: the package's class (``length =
-        Length``) or a module-level instance's method (``encode = _jwt_global_obj.encode``,
+        Length``), its function of the same name (``unlock = portalocker.unlock``) or a
+        module-level instance's method (``encode = _jwt_global_obj.encode``,
         whose path is where ``jwt.encode`` is defined), published; else ``target``."""
         if not target.is_attribute:
             return target
-        named = self._class_named(target)
-        if named is None:
+        named = self._class_named(target) or self._function_rebound(target)
+        if named is not None:  # its words describe an object without any
+            self.rebound.setdefault(named.path, target)
+        else:
             named = bound_method(target)
             if named is None or any(part.startswith("_") for part in named.path.split(".")):
                 return target  # a private class's method: the attribute stays its own API
@@ -521,6 +548,27 @@ class Builder:
             return None
         found = self.lookup(value.canonical_path)
         return found if found is not None and found.is_class and self._inside(found) else None
+
+    def _function_rebound(self, attribute: Any) -> Any | None:
+        """The package's module-level function a module attribute of the same name binds
+        again (portalocker's ``unlock = portalocker.unlock`` in its ``__init__``): the same
+        object by one more path, as ``from .portalocker import unlock`` would bind it; None
+        for anything else. Another name for a function (``getLogger = get_logger``) stays
+        an API of its own (:func:`.api_python_entry.aliased_function`)."""
+        value = getattr(attribute, "value", None)
+        if getattr(attribute, "annotation", None) is not None or not isinstance(value, griffe.ExprAttribute):
+            return None
+        found = self.lookup(value.canonical_path)
+        if (
+            found is None
+            or not found.is_function
+            or found.name != attribute.name
+            or found.path == attribute.path
+        ):
+            return None
+        if found.parent is None or not found.parent.is_module or not self._inside(found):
+            return None
+        return found
 
     def _bound_over(self, package: Any, shadow: Shadow, public: str) -> None:
         """The object ``package`` binds over its submodule ``shadow.name``: the API by ``public``."""
@@ -646,6 +694,14 @@ _NOT_FOR_USERS = re.compile(
     r" (?:class|object) directly|for internal use(?: only)?\b|internal use only|not part of the public api)",
     re.IGNORECASE,
 )
+
+
+def _said_of(attribute: Any) -> str:
+    """What a module attribute's docstring or ``#:`` doc comment says, or ""."""
+    if attribute.docstring is not None and attribute.docstring.value.strip():
+        return str(attribute.docstring.value)
+    comment = doc_comment(attribute)
+    return comment[0] if comment is not None else ""
 
 
 def says_internal(docstring: str) -> bool:
