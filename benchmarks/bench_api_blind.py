@@ -96,13 +96,16 @@ TOURS = [
     ("portalocker", "portalocker", "2.10.1", "tour_tasks/portalocker_api.jsonl", "docs"),
     ("psutil", "psutil", "6.1.0", "tour_tasks/psutil_api.jsonl", "docs"),
     ("lark", "lark", "1.2.2", "tour_tasks/lark_api.jsonl", "docs"),
+    ("tablib", "tablib", "3.7.0", "tour_tasks/tablib_api.jsonl", "docs"),
+    ("peewee", "peewee", "3.17.8", "tour_tasks/peewee_api.jsonl", "docs"),
 ]
 
 
 SHARED_DOCS = {"lancedb": ROOT.parent / "shared" / "corpora" / "lancedb" / "docs" / "src"}
 #: extras a tour's tasks need installed (apispec's marshmallow plugin and YAML output,
-#: portalocker's Redis lock: without them those modules do not import)
-EXTRAS = {"apispec": "[marshmallow,yaml]", "portalocker": "[redis]"}
+#: portalocker's Redis lock: without them those modules do not import; tablib's formats, as
+#: its task set was written with them)
+EXTRAS = {"apispec": "[marshmallow,yaml]", "portalocker": "[redis]", "tablib": "[all]"}
 NO_DEPS = {"lancedb"}  # griffe reads it statically; its dependencies (pyarrow…) are not needed
 
 
