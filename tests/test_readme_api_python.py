@@ -1996,12 +1996,16 @@ def test_a_package_attribute_rebinding_a_function_by_its_name_is_that_function(t
         tmp_path,
         {
             "pkg/__init__.py": """
-                from pkg import locking
+                from pkg import compat, locking
 
-                __all__ = ["lock", "unlock", "release", "unlocked", "AlreadyLocked"]
+                __all__ = ["lock", "unlock", "release", "unlocked", "AlreadyLocked", "LockedError"]
+                __all__ += ["compat", "release_all"]
 
+                #: Deprecated alias of AlreadyLocked
+                LockedError = locking.AlreadyLocked
                 #: Raised when another process holds the file
                 AlreadyLocked = locking.AlreadyLocked
+                release_all = locking.release_all
 
                 #: Unlock a file
                 unlock = locking.unlock
@@ -2018,6 +2022,17 @@ def test_a_package_attribute_rebinding_a_function_by_its_name_is_that_function(t
 
                 class AlreadyLocked(Exception):
                     pass
+
+                def release_all() -> None:
+                    pass
+            """,
+            "pkg/compat.py": """
+                from pkg import locking
+
+                __all__ = ["release_all"]
+
+                #: Release every lock this process holds
+                release_all = locking.release_all
             """,
         },
     )
@@ -2029,12 +2044,13 @@ def test_a_package_attribute_rebinding_a_function_by_its_name_is_that_function(t
     assert lock.aliases == ["pkg.lock"] and lock.description == "Lock a file."  # its own words
     assert by_id["pkg.release"].kind == "function" and by_id["pkg.unlocked"].kind == "attribute"
     assert api.resolve("pkg.unlock") is unlock
-    # a class the package binds again by another attribute takes its words too
+    # a class the package binds again by its name takes that binding's words too; another
+    # name's words are of that name ("Deprecated alias of …" is no class's description)
     locked = by_id["pkg.locking.AlreadyLocked"]
-    assert (
-        locked.aliases == ["pkg.AlreadyLocked"]
-        and locked.description == "Raised when another process holds the file"
-    )
+    assert locked.aliases == ["pkg.AlreadyLocked", "pkg.LockedError"]
+    assert locked.description == "Raised when another process holds the file"
+    # the first binding by its name that has words gives them (review: the first walked had none)
+    assert by_id["pkg.locking.release_all"].description == "Release every lock this process holds"
 
 
 def test_a_wordless_member_named_after_a_constructor_parameter_takes_its_words(tmp_path: Path) -> None:

@@ -440,17 +440,27 @@ def _said_as_parameter(member: Any) -> str:
     data rival the methods a task asks for (2026-11-30, every find_api set: 5 up, 6 down,
     click 0.8467 → 0.8133, watchdog 0.5106 → 0.4814); properties alone moved no set."""
     cls = member.parent
+    said = cls.extra[EXTRA].get("parameter_words")
+    if said is None:  # once a class: parsing its docstrings is what costs
+        said = cls.extra[EXTRA]["parameter_words"] = _parameter_words(cls)
+    return str(said.get(member.name, ""))
+
+
+def _parameter_words(cls: Any) -> dict[str, str]:
+    """The class's constructor parameters → the summary of what the class's docstring, else
+    its constructor's, says of each (only those one of them describes)."""
     try:
         init = constructor(cls, class_members(cls))
     except Exception:  # griffe failing on a base or an alias it cannot follow
-        return ""
-    if init is None or not init.is_function or member.name not in {p.name for p in init.parameters}:
-        return ""
-    for doc in (cls.docstring, init.docstring):
-        said = parse_docstring(doc).params.get(member.name, "") if doc is not None else ""
-        if said:
-            return _summary(said)
-    return ""
+        return {}
+    if init is None or not init.is_function:
+        return {}
+    names = {p.name for p in init.parameters}
+    out: dict[str, str] = {}
+    for doc in (init.docstring, cls.docstring):  # the class's words win
+        if doc is not None:
+            out.update({n: _summary(t) for n, t in parse_docstring(doc).params.items() if n in names and t})
+    return out
 
 
 def _said_of_other_names(member: Any) -> str:

@@ -140,9 +140,9 @@ class Builder:
         # a method a module attribute names on a module-level instance → that attribute
         # (`encode = _jwt_global_obj.encode`): the attribute's paths are the method's
         self.bound_aliases: dict[str, Any] = {}
-        # the package's class or function → a module attribute that is only another name
-        # for it (``AlreadyLocked = exceptions.AlreadyLocked``, ``unlock = portalocker.unlock``,
-        # `#: Unlock a file` above it): its words describe an object without any
+        # the package's class or function → a module attribute of its name that binds it
+        # again (``AlreadyLocked = exceptions.AlreadyLocked``, ``unlock = portalocker.unlock``,
+        # `#: Unlock a file` above it), the first with words: they describe an object without any
         self.rebound: dict[str, Any] = {}
 
     def build(self) -> None:
@@ -355,8 +355,8 @@ class Builder:
                 entry.bound_names = [p for p in entry.aliases if p.rpartition(".")[0] not in class_paths]
         for api_id, attribute in self.rebound.items():
             rebound = self.entries.get(api_id)
-            said = _said_of(attribute) if rebound is not None and not rebound.docstring else ""
-            if rebound is not None and said:
+            if rebound is not None and not rebound.docstring:
+                said = _said_of(attribute)
                 rebound.docstring, rebound.description = said, summary(said)
         for api_id, (annotation, scope) in self.annotations.items():
             entry = self.entries[api_id]
@@ -525,9 +525,13 @@ class Builder:
         if not target.is_attribute:
             return target
         named = self._class_named(target) or self._function_rebound(target)
-        if named is not None:  # its words describe an object without any
-            self.rebound.setdefault(named.path, target)
-        else:
+        if named is not None and named.name == target.name and named.path not in self.rebound:
+            # the same name bound again: its words describe an object without any (the first
+            # such binding that has words; another name's words are of that name: "Deprecated
+            # alias of LockError" above `LockException = LockError`)
+            if _said_of(target):
+                self.rebound[named.path] = target
+        elif named is None:
             named = bound_method(target)
             if named is None or any(part.startswith("_") for part in named.path.split(".")):
                 return target  # a private class's method: the attribute stays its own API
