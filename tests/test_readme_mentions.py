@@ -445,24 +445,28 @@ def test_a_directive_field_list_describes_the_parameters_its_docstring_does_not(
 def test_stacked_bodiless_directives_share_the_body_under_the_last() -> None:
     """(a psutil tour) ``.. data:: STATUS_RUNNING`` … ``.. data:: STATUS_ZOMBIE (Linux)``
     stacked with nothing between them, one body under the last: it describes each, as the
-    page reads. A blank line between heads still stacks; a label, another kind, an autodoc
-    directive or a directive with its own body does not."""
+    page reads. A blank line between heads (trio's bodiless ``current_kqueue()`` before
+    ``wait_kevent``), a label, another kind, an autodoc directive or a directive with its
+    own body does not stack."""
     from docmentor.library.knowledge.enrich import describe_from_docs
 
     names = ["RUNNING", "SLEEPING", "ZOMBIE", "LABELLED", "ALONE", "OWN", "AUTO_A", "AUTO_B", "Fetcher"]
+    names += ["APART", "NEXT"]
     entries = [
         ApiEntry(api_id=f"pkg.{n}", kind="class" if n == "Fetcher" else "attribute", name=n) for n in names
     ]
     text = (
-        ".. data:: RUNNING\n.. data:: SLEEPING\n\n.. data:: ZOMBIE (Linux)\n\n"
+        ".. data:: RUNNING\n.. data:: SLEEPING\n.. data:: ZOMBIE (Linux)\n\n"
         "   Represent a process status.\n\n"
         ".. data:: ALONE\n.. _label:\n.. data:: LABELLED\n\n   A labelled constant.\n\n"
+        ".. data:: APART\n\n.. data:: NEXT\n\n   Words of the next one.\n\n"
         ".. data:: OWN\n\n   Its own words.\n\n.. class:: Fetcher\n\n   A class of things.\n\n"
         ".. autodata:: AUTO_A\n.. autodata:: AUTO_B\n\n   Only B's words.\n"
     )
-    assert describe_from_docs(entries, [Doc("Constants", text)], MentionResolver(entries), package="pkg") == 7
+    assert describe_from_docs(entries, [Doc("Constants", text)], MentionResolver(entries), package="pkg") == 8
     said = {e.name: e.description for e in entries}
     assert said["RUNNING"] == said["SLEEPING"] == said["ZOMBIE"] == "Represent a process status."
     assert said["ALONE"] == "" and said["LABELLED"] == "A labelled constant."
+    assert said["APART"] == "" and said["NEXT"] == "Words of the next one."
     assert said["OWN"] == "Its own words." and said["Fetcher"] == "A class of things."
     assert said["AUTO_A"] == "" and said["AUTO_B"] == "Only B's words."

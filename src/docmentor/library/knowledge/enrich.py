@@ -303,13 +303,21 @@ def _heading_api(resolver: MentionResolver, heading: str, package: str) -> str |
 
 def _directive_api(resolver: MentionResolver, found: _Directive, package: str, module: str) -> str | None:
     if found.enclosing is not None:  # a member documented inside its class's directive
-        owner = _exact(resolver, found.enclosing, package)
-        if len(owner) != 1:
+        owner = _named_in(resolver, found.enclosing, package, module)
+        if owner is None:
             return None  # not the library's class (or not known): its members are not either
-        return resolver.member(next(iter(owner)), found.name.rsplit(".", 1)[-1])
-    ids = _exact(resolver, found.name, package)
-    if len(ids) != 1 and module:  # `.. data:: request` under `.. currentmodule:: flask`
-        exact = resolver.full(f"{module}.{found.name}")
+        return resolver.member(owner, found.name.rsplit(".", 1)[-1])
+    return _named_in(resolver, found.name, package, module)
+
+
+def _named_in(resolver: MentionResolver, name: str, package: str, module: str) -> str | None:
+    """The one API a directive's ``name`` denotes: the library's only API by that name, else
+    the one the current module has by it (``.. data:: request`` under ``.. currentmodule::
+    flask``; ``.. py:class:: Model`` on peewee's page, whose ``Database`` has a ``Model``
+    property too); None when neither says."""
+    ids = _exact(resolver, name, package)
+    if len(ids) != 1 and module:
+        exact = resolver.full(f"{module}.{name}")
         ids = {exact} if exact is not None else ids
     return next(iter(ids)) if len(ids) == 1 else None
 
@@ -417,7 +425,7 @@ def _directives(text: str) -> list[_Directive]:
     classes: list[tuple[int, str]] = []  # (indent, name) of the enclosing class directives
     fence: Fence | None = None
     literal = -1  # the indentation of a "::" paragraph whose literal block we are in
-    stacks = _Stacks(lines)
+    stacks = _Stacks()
     for k, line in enumerate(lines):
         stripped = line.strip()
         indent = len(line) - len(line.lstrip())
@@ -468,13 +476,13 @@ def _directives(text: str) -> list[_Directive]:
 
 
 class _Stacks:
-    """Hand-written directives of one kind stacked with nothing between their heads (psutil's
-    ``.. data:: STATUS_RUNNING`` … ``.. data:: STATUS_ZOMBIE``, one body under the last): that
-    body describes each of them, as the page reads. Autodoc directives never stack (each
-    takes its own docstring)."""
+    """Hand-written directives of one kind whose heads follow each other line by line
+    (psutil's ``.. data:: STATUS_RUNNING`` … ``.. data:: STATUS_ZOMBIE``, one body under the
+    last): that body describes each of them, as the page reads. Heads apart by a blank line
+    are separate entries (trio's bodiless ``.. function:: current_kqueue()`` before
+    ``wait_kevent``); autodoc directives never stack (each takes its own docstring)."""
 
-    def __init__(self, lines: list[str]) -> None:
-        self._lines = lines
+    def __init__(self) -> None:
         self._stacks: list[list[_Directive]] = []
         self._last: tuple[int, int, str] | None = None  # (line, indent, kind) of the last head
 
@@ -483,8 +491,7 @@ class _Stacks:
         last, self._last = self._last, (k, indent, kind) if kind is not None else None
         if kind is None:
             return
-        between = self._lines[last[0] + 1 : k] if last is not None else []
-        if last is not None and last[1:] == (indent, kind) and not any(x.strip() for x in between):
+        if last is not None and last == (k - 1, indent, kind):
             self._stacks[-1].append(found)
         else:
             self._stacks.append([found])
