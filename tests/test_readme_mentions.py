@@ -470,3 +470,22 @@ def test_stacked_bodiless_directives_share_the_body_under_the_last() -> None:
     assert said["APART"] == "" and said["NEXT"] == "Words of the next one."
     assert said["OWN"] == "Its own words." and said["Fetcher"] == "A class of things."
     assert said["AUTO_A"] == "" and said["AUTO_B"] == "Only B's words."
+
+
+def test_a_member_directive_finds_its_class_by_the_current_module_when_the_name_is_ambiguous() -> None:
+    """(a peewee tour) ``.. py:class:: Model`` with its ``.. py:classmethod:: get`` inside,
+    on a page whose module is the package: ``Database`` has a ``Model`` property too, so the
+    short name alone is two APIs; the module's own ``Model`` is the class meant."""
+    from docmentor.library.knowledge.enrich import describe_from_docs
+
+    entries = [
+        ApiEntry(api_id="pkg.Model", kind="class", name="Model"),
+        ApiEntry(api_id="pkg.Model.get", kind="method", name="get", parent="pkg.Model"),
+        ApiEntry(api_id="pkg.Database", kind="class", name="Database"),
+        ApiEntry(api_id="pkg.Database.Model", kind="property", name="Model", parent="pkg.Database"),
+    ]
+    text = (
+        ".. py:class:: Model\n\n    .. py:classmethod:: get(*query)\n\n        Fetch one row of the table.\n"
+    )
+    assert describe_from_docs(entries, [Doc("Model", text)], MentionResolver(entries), package="pkg") == 1
+    assert entries[1].description == "Fetch one row of the table."
