@@ -262,3 +262,56 @@ def test_a_meta_private_field_keeps_a_member_out(tmp_path: Path) -> None:
     ids = {e.api_id for e in load_api("hooks", search_paths=[tmp_path]).entries}
     assert "hooks.result.Result.get_result" in ids
     assert "hooks.result.Result.from_call" not in ids and "hooks.result.build" not in ids
+
+
+def test_what_the_docs_examples_import_is_public_but_not_documented(tmp_path: Path) -> None:
+    """(a tablib tour) ``from tablib.formats import registry`` in a page's example, where
+    ``registry = Registry()`` is no API by the module's own rules (no ``__all__``, no
+    docstring): the docs tell users to import it, so it is one, and ``registry.register``
+    in the example is typed as ``Registry.register``. An import is no page about the
+    object: not marked documented. Private paths, other packages, star and relative
+    imports name nothing."""
+    from docmentor.sources.autodoc import imported_in, imported_paths
+
+    write_files(
+        tmp_path,
+        {
+            "fmt/__init__.py": """
+                '''Formats.'''
+                class Registry:
+                    '''The formats known.'''
+                    def register(self, key, format):
+                        '''Add a format under a key.'''
+
+                registry = Registry()
+                _hidden = Registry()
+            """,
+        },
+    )
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "dev.rst").write_text(
+        "Register your class::\n\n    from fmt import registry\n    registry.register('xxx', X())\n\n"
+        ".. code-block:: pycon\n\n    >>> from fmt import (_hidden, Registry as R)  # private: no\n"
+        "    >>> from os.path import join\n    >>> from . import sibling\n    >>> from fmt import *\n",
+        encoding="utf-8",
+    )
+    paths = imported_paths(docs)
+    assert paths == ["fmt.registry", "fmt._hidden", "fmt.Registry", "os.path.join"]
+    assert imported_in("from a import b, c as d\n") == ["a.b", "a.c"]
+    assert imported_paths(tmp_path / "missing") == []
+    plain = load_api("fmt", search_paths=[tmp_path])
+    assert plain.resolve("fmt.registry") is None
+    surface = load_api("fmt", search_paths=[tmp_path], imported=paths)
+    registry = surface.resolve("fmt.registry")
+    assert registry is not None and registry.kind == "attribute" and not registry.documented
+    assert surface.resolve("fmt._hidden") is None and not surface.by_id["fmt.Registry"].documented
+    from docmentor.library.examples.matcher import match_examples
+    from docmentor.library.models import Example
+
+    code = "from fmt import registry\nregistry.register('xxx', X())\n"
+    used = Example(
+        example_id="e", title="e", code=code, language="python", source="docs", path="dev.rst", line=3
+    )
+    match_examples([used], surface, library="fmt")
+    assert used.apis_used == ["fmt.registry", "fmt.Registry.register"]

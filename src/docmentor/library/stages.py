@@ -209,9 +209,10 @@ def given_docs_folder(docs_path: Path | str | None) -> Path | None:
 
 def read_api(engine: Docmentor, req: Request, run: Run) -> Api:
     """Stage 1: the installed (or ``source``) API, with the paths the docs document."""
-    from docmentor.sources.autodoc import documented_paths
+    from docmentor.sources.autodoc import documented_paths, imported_paths
 
     run.step("reading the API")
+    docs = _docs_folder(engine, req.docs_path, docs_source_name(req.library))
     entries, surfaces, version = _load_surfaces(
         req.library,
         python=req.python,
@@ -219,7 +220,8 @@ def read_api(engine: Docmentor, req: Request, run: Run) -> Api:
         wanted=req.languages,
         search_paths=req.search_paths,
         warnings=run.warnings,
-        documented=documented_paths(_docs_folder(engine, req.docs_path, docs_source_name(req.library))),
+        documented=documented_paths(docs),
+        imported=imported_paths(docs),
     )
     package = (surfaces[0].library if surfaces else req.library).split(".")[0]
     run.step("reading the API", 1)
@@ -691,6 +693,7 @@ def _load_surfaces(
     search_paths: Sequence[Path] | None,
     warnings: list[str],
     documented: Sequence[str] = (),
+    imported: Sequence[str] = (),
 ) -> tuple[list[ApiEntry], list[Any], str | None]:
     from docmentor.errors import NotFoundError
 
@@ -721,7 +724,11 @@ def _load_surfaces(
         from docmentor.library.surface.api_python import load_api
 
         surface = load_api(
-            library, python=python, search_paths=list(search_paths or []) or None, documented=documented
+            library,
+            python=python,
+            search_paths=list(search_paths or []) or None,
+            documented=documented,
+            imported=imported,
         )
         surfaces.insert(0, surface)
         entries = list(surface.entries) + entries

@@ -1,11 +1,20 @@
-"""What a docs folder documents with autodoc and mkdocstrings directives (``documented_paths``)."""
+"""What a docs folder documents with autodoc and mkdocstrings directives (``documented_paths``),
+and what its examples import (``imported_paths``)."""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from pathlib import Path
 
-__all__ = ["DOCSTRING", "MAX_SCANNED_BYTES", "documented_in", "documented_paths"]
+__all__ = [
+    "DOCSTRING",
+    "MAX_SCANNED_BYTES",
+    "documented_in",
+    "documented_paths",
+    "imported_in",
+    "imported_paths",
+]
 
 # what a page documents: reST / MyST autodoc (`.. autofunction:: name`, ```{autoclass} name```)
 # and mkdocstrings (`::: pkg.name`, or as a heading: `## ::: pkg.name`), and what sets the
@@ -66,25 +75,62 @@ def _listed_members(text: str, start: int) -> list[str] | None:
     return names
 
 
+# `from tablib.formats import registry` in a page's code (a doctest's `>>> ` or `... ` too)
+_IMPORT = re.compile(
+    r"^[ \t]*(?:(?:>>>|\.\.\.)[ \t]+)?from[ \t]+(?P<module>[A-Za-z_][\w.]*)[ \t]+import[ \t]+(?P<names>[^\n#]+)",
+    re.M,
+)
+
+
+def imported_paths(docs: Path | None) -> list[str]:
+    """The dotted paths the docs' pages import names by (``from tablib.formats import
+    registry`` → ``tablib.formats.registry``), each once, in the order first seen: what the
+    docs tell users to import. Unreadable and oversized pages are skipped."""
+    found: dict[str, None] = {}
+    for text in _pages(docs):
+        found.update(dict.fromkeys(imported_in(text)))
+    return list(found)
+
+
+def imported_in(text: str) -> list[str]:
+    """The dotted paths one page's ``from … import …`` lines import (:func:`imported_paths`):
+    names separated by commas, ``as`` renamings and parentheses on the line read; a star
+    import or a relative one names nothing."""
+    found: list[str] = []
+    if len(text) > MAX_SCANNED_BYTES:
+        return found
+    for m in _IMPORT.finditer(text):
+        for part in m["names"].strip().strip("()\\").split(","):
+            name = part.split()[0] if part.split() else ""
+            if _NAME.fullmatch(name):
+                found.append(f"{m['module']}.{name}")
+    return found
+
+
+def _pages(docs: Path | None) -> Iterator[str]:
+    """The text of each page of the docs folder that is small enough to scan."""
+    from docmentor.sources.local import document_files
+
+    if docs is None or not docs.is_dir():
+        return
+    for rel in document_files(docs):
+        path = docs / rel
+        try:
+            if path.stat().st_size > MAX_SCANNED_BYTES:
+                continue
+            yield path.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+
+
 def documented_paths(docs: Path | None) -> list[str]:
     """The dotted paths the docs' pages document with autodoc or mkdocstrings directives,
     a relative name read in the module the page last set (``.. module::``,
     ``.. currentmodule::``, ``.. automodule::``); ``pkg.mod.__doc__`` for a module whose
     docstring an ``.. automodule::`` shows (its directives document too). Unreadable pages are skipped: the index
     reports them."""
-    from docmentor.sources.local import document_files
-
     found: list[str] = []
-    if docs is None or not docs.is_dir():
-        return found
-    for rel in document_files(docs):
-        path = docs / rel
-        try:
-            if path.stat().st_size > MAX_SCANNED_BYTES:
-                continue
-            text = path.read_text(encoding="utf-8", errors="replace")
-        except OSError:
-            continue
+    for text in _pages(docs):
         found += documented_in(text)
     return found
 

@@ -144,6 +144,7 @@ def load_api(
     python: str | None = None,
     search_paths: list[Path] | None = None,
     documented: Sequence[str] = (),
+    imported: Sequence[str] = (),
 ) -> ApiSurface:
     """Introspect ``package`` and return its public API surface.
 
@@ -157,6 +158,8 @@ def load_api(
             structlog.dev.set_exc_info``): public too when they name an object of the
             package by a path without private parts, even one its module's ``__all__``
             leaves out.
+        imported: Dotted paths the docs' examples import (``from tablib.formats import
+            registry``): public as ``documented`` ones are, not counted as documented.
 
     Raises:
         NotFoundError: The package is not installed there.
@@ -208,6 +211,7 @@ def load_api(
     try:
         builder.build()
         builder.add_documented(documented)
+        builder.add_imported(imported)
         builder.add_raised(raised_names(facts, builder.entries))
         builder.note_present(loader.modules_collection, siblings)
         entries = builder.finish()

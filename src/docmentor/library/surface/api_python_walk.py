@@ -7,7 +7,7 @@ from __future__ import annotations
 import ast
 import re
 from collections import deque
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 import griffe
@@ -208,13 +208,23 @@ class Builder:
         the package is no API. ``pkg.mod.*`` (a bare ``:members:``): what autodoc documents
         there, the public names the module (or class) defines itself, ``__all__``'s when it
         has one."""
-        known = {p: api_id for api_id, paths_ in self.aliases.items() for p in paths_}
         paths = [*paths, *self._in_docstrings(paths)]
-        for path in dict.fromkeys(p for given in paths for p in self._members_of(given)):
+        self._publish(dict.fromkeys(p for given in paths for p in self._members_of(given)), documented=True)
+
+    def add_imported(self, paths: Sequence[str]) -> None:
+        """The objects the docs' examples import by these paths (``from tablib.formats import
+        registry``): public, as :meth:`add_documented` makes them, without counting as
+        documented (an import is no page about the object)."""
+        self._publish(dict.fromkeys(paths), documented=False)
+
+    def _publish(self, paths: Iterable[str], *, documented: bool) -> None:
+        known = {p: api_id for api_id, paths_ in self.aliases.items() for p in paths_}
+        for path in paths:
             parts = path.split(".")
             if path in known or path in self.entries:
                 self.published.add(known.get(path, path))  # found already, and documented
-                self.documented.add(known.get(path, path))
+                if documented:
+                    self.documented.add(known.get(path, path))
                 continue
             if parts[0] != self.top or any(p.startswith("_") for p in parts):
                 continue
@@ -223,7 +233,8 @@ class Builder:
                 continue
             named = self._named(target)  # the class or method an attribute names: its path
             self.published.add(named.path)
-            self.documented.add(named.path)
+            if documented:
+                self.documented.add(named.path)
             if named.path in self.entries:
                 # the docs' name for it is one of its paths: an attribute naming it, or an
                 # import of it the module does not export (`serial.tools.list_ports.comports`)
