@@ -98,6 +98,8 @@ TOURS = [
     ("lark", "lark", "1.2.2", "tour_tasks/lark_api.jsonl", "docs"),
     ("tablib", "tablib", "3.7.0", "tour_tasks/tablib_api.jsonl", "docs"),
     ("peewee", "peewee", "3.17.8", "tour_tasks/peewee_api.jsonl", "docs"),
+    ("parsel", "parsel", "1.9.1", "tour_tasks/parsel_api.jsonl", "docs"),
+    ("mutagen", "mutagen", "1.47.0", "tour_tasks/mutagen_api.jsonl", "docs"),
 ]
 
 
