@@ -100,6 +100,8 @@ TOURS = [
     ("peewee", "peewee", "3.17.8", "tour_tasks/peewee_api.jsonl", "docs"),
     ("parsel", "parsel", "1.9.1", "tour_tasks/parsel_api.jsonl", "docs"),
     ("mutagen", "mutagen", "1.47.0", "tour_tasks/mutagen_api.jsonl", "docs"),
+    ("python-docx", "docx", "1.1.2", "tour_tasks/docx_api.jsonl", "docs"),
+    ("Pint", "pint", "0.24.4", "tour_tasks/pint_api.jsonl", "docs"),
 ]
 
 
