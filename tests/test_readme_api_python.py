@@ -3658,3 +3658,56 @@ def test_an_attributes_doc_comment_is_its_docstring(tmp_path: Path) -> None:
     assert described["pkg.App.debug"] == ""
     assert described["pkg.App.name"] == "The name of this app."
     assert api.by_id["pkg.LIMIT"].docstring_line == 3
+
+
+def test_classes_named_through_type_aliases_are_those_classes(tmp_path: Path) -> None:
+    """(a pint tour) ``class Quantity(facets.PlainRegistry.Quantity)``, where the registry's
+    ``Quantity: TypeAlias = PlainQuantity[Any]``, and ``pint.Quantity = UnitRegistry.Quantity``,
+    whose ``Quantity: TypeAlias = Quantity`` reads the module's class: Python binds each name
+    to the class; griffe saw attributes, so the class had no base (a "marker", none of its
+    inherited methods) and ``pkg.Quantity`` was a wordless attribute."""
+    api = surface(
+        tmp_path,
+        {
+            "pkg/__init__.py": """
+                from pkg.registry import Settings, UnitRegistry
+                Quantity = UnitRegistry.Quantity
+                Typed = Settings.Quantity
+                __all__ = ["UnitRegistry", "Quantity", "Typed"]
+            """,
+            "pkg/facets.py": """
+                from typing import Any, Generic, TypeAlias, TypeVar
+                T = TypeVar("T")
+
+                class PlainQuantity(Generic[T]):
+                    \"\"\"A number with units.\"\"\"
+                    def to(self, unit: str) -> "PlainQuantity[T]":
+                        \"\"\"Return the quantity in other units.\"\"\"
+
+                class PlainRegistry:
+                    Quantity: TypeAlias = PlainQuantity[Any]
+            """,
+            "pkg/registry.py": """
+                from typing import TypeAlias
+                from pkg import facets
+
+                class Quantity(facets.PlainRegistry.Quantity):
+                    pass
+
+                class UnitRegistry:
+                    \"\"\"The units known.\"\"\"
+                    Quantity: TypeAlias = Quantity
+
+                class Settings:
+                    Quantity: type = Quantity  # a typed setting: no alias
+            """,
+        },
+    )
+    quantity = api.resolve("pkg.Quantity")
+    assert quantity is not None and (quantity.api_id, quantity.kind) == ("pkg.registry.Quantity", "class")
+    assert quantity.internal is None  # its base resolved: no marker
+    to = api.resolve("pkg.Quantity.to")
+    assert to is not None and to.api_id == "pkg.facets.PlainQuantity.to"
+    assert to.description == "Return the quantity in other units."
+    typed = api.resolve("pkg.Typed")
+    assert typed is not None and typed.kind == "attribute"

@@ -43,6 +43,7 @@ from docmentor.library.surface.api_python_env import (
 )
 from docmentor.library.surface.api_python_platform import bind_as_run
 from docmentor.library.surface.api_python_roles import command_objects, make_command
+from docmentor.library.surface.api_python_type_aliases import resolve_alias_bases
 from docmentor.library.surface.api_python_unpacked import add_unpacked
 from docmentor.library.surface.api_python_walk import (
     SELF_RE,
@@ -201,6 +202,7 @@ def load_api(
         inspect_foreign_compiled(python, root, loader, extra)
     inspect_made_classes(python or sys.executable, all_modules(root), paths)
     bind_as_run(python or sys.executable, list(all_modules(root)), paths)
+    resolve_alias_bases(all_modules(root), loader.modules_collection)
     version: str | None = info.get("version")
     if version is None:
         version = static_version(root)

@@ -40,6 +40,7 @@ from docmentor.library.surface.api_python_shadow import (
     local_object,
     shadowed_submodules,
 )
+from docmentor.library.surface.api_python_type_aliases import class_through_alias
 from docmentor.library.surface.declared_returns import declared_return
 from docmentor.library.surface.docstrings import summary
 from docmentor.sources.autodoc import DOCSTRING, documented_in
@@ -562,6 +563,8 @@ class Builder:
         if not isinstance(value, griffe.ExprName | griffe.ExprAttribute):
             return None
         found = self.lookup(value.canonical_path)
+        if found is not None and found.is_attribute:  # `Quantity = UnitRegistry.Quantity`, a type alias
+            found = class_through_alias(found, self.lookup)
         return found if found is not None and found.is_class and self._inside(found) else None
 
     def _function_rebound(self, attribute: Any) -> Any | None:
