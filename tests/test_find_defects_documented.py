@@ -286,6 +286,11 @@ def test_what_the_docs_examples_import_is_public_but_not_documented(tmp_path: Pa
                 registry = Registry()
                 _hidden = Registry()
             """,
+            "fmt/tests/__init__.py": "",
+            "fmt/tests/helpers.py": """
+                def make_fixture():
+                    pass
+            """,
         },
     )
     docs = tmp_path / "docs"
@@ -306,6 +311,12 @@ def test_what_the_docs_examples_import_is_public_but_not_documented(tmp_path: Pa
     registry = surface.resolve("fmt.registry")
     assert registry is not None and registry.kind == "attribute" and not registry.documented
     assert surface.resolve("fmt._hidden") is None and not surface.by_id["fmt.Registry"].documented
+    # (review) a contributing page's import of the test suite's helpers publishes nothing
+    tested = load_api("fmt", search_paths=[tmp_path], imported=["fmt.tests.helpers.make_fixture"])
+    assert tested.resolve("fmt.tests.helpers.make_fixture") is None
+    # a parenthesised list over several lines, a doctest's prompts, a `;` after the names
+    many = "from fmt import (\n    registry,\n    Registry,\n)\n>>> from a import (b,\n...     c)\nfrom d import e; x = 1\n"
+    assert imported_in(many) == ["fmt.registry", "fmt.Registry", "a.b", "a.c", "d.e"]
     from docmentor.library.examples.matcher import match_examples
     from docmentor.library.models import Example
 

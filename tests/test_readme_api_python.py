@@ -3670,10 +3670,17 @@ def test_classes_named_through_type_aliases_are_those_classes(tmp_path: Path) ->
         tmp_path,
         {
             "pkg/__init__.py": """
-                from pkg.registry import Settings, UnitRegistry
+                from pkg.registry import Settings, UnitRegistry, Sub
+                from pkg import settings
                 Quantity = UnitRegistry.Quantity
                 Typed = Settings.Quantity
-                __all__ = ["UnitRegistry", "Quantity", "Typed"]
+                renderer = settings.DEFAULT_RENDERER
+                \"\"\"The renderer used unless another is given.\"\"\"
+                __all__ = ["UnitRegistry", "Quantity", "Typed", "Sub", "renderer"]
+            """,
+            "pkg/settings.py": """
+                from pkg.registry import Quantity as HtmlRenderer
+                DEFAULT_RENDERER = HtmlRenderer
             """,
             "pkg/facets.py": """
                 from typing import Any, Generic, TypeAlias, TypeVar
@@ -3700,6 +3707,15 @@ def test_classes_named_through_type_aliases_are_those_classes(tmp_path: Path) ->
 
                 class Settings:
                     Quantity: type = Quantity  # a typed setting: no alias
+
+                class Outer:
+                    class Quantity:
+                        pass
+                    class Registry:
+                        Quantity: TypeAlias = Quantity  # the module's: no enclosing class's names
+
+                class Sub(Outer.Registry.Quantity):
+                    pass
             """,
         },
     )
@@ -3711,3 +3727,10 @@ def test_classes_named_through_type_aliases_are_those_classes(tmp_path: Path) ->
     assert to.description == "Return the quantity in other units."
     typed = api.resolve("pkg.Typed")
     assert typed is not None and typed.kind == "attribute"
+    # (review) a nested class's alias reads the module's class, as Python does
+    sub_to = api.resolve("pkg.Sub.to")
+    assert sub_to is not None and sub_to.api_id == "pkg.facets.PlainQuantity.to"
+    # (review) a module's constant on the way stays a setting: its words are its own
+    renderer = api.resolve("pkg.renderer")
+    assert renderer is not None and renderer.kind == "attribute"
+    assert renderer.description == "The renderer used unless another is given."

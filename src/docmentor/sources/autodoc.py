@@ -82,6 +82,10 @@ _IMPORT = re.compile(
 )
 
 
+_MAX_IMPORT_CHARS = 2_000  # of a parenthesised import list's further lines read
+_PROMPT = re.compile(r"\n[ \t]*(?:\.\.\.[ \t]*)?")  # a line break, and a doctest's `...` prompt after it
+
+
 def imported_paths(docs: Path | None) -> list[str]:
     """The dotted paths the docs' pages import names by (``from tablib.formats import
     registry`` → ``tablib.formats.registry``), each once, in the order first seen: what the
@@ -94,13 +98,20 @@ def imported_paths(docs: Path | None) -> list[str]:
 
 def imported_in(text: str) -> list[str]:
     """The dotted paths one page's ``from … import …`` lines import (:func:`imported_paths`):
-    names separated by commas, ``as`` renamings and parentheses on the line read; a star
-    import or a relative one names nothing."""
+    names separated by commas, ``as`` renamings, a parenthesised list going on over the next
+    lines (a doctest's ``...`` prompts too; read up to :data:`_MAX_IMPORT_CHARS`), up to a
+    ``;``; a star import or a relative one names nothing."""
     found: list[str] = []
     if len(text) > MAX_SCANNED_BYTES:
         return found
     for m in _IMPORT.finditer(text):
-        for part in m["names"].strip().strip("()\\").split(","):
+        names = m["names"].split(";", 1)[0]
+        if "(" in names and ")" not in names:  # `from pkg import (` … `)` over several lines
+            rest = text[m.end() : m.end() + _MAX_IMPORT_CHARS]
+            close = rest.find(")")
+            if close >= 0:
+                names += _PROMPT.sub(",", rest[:close])
+        for part in names.replace("(", ",").replace(")", ",").split(","):
             name = part.split()[0] if part.split() else ""
             if _NAME.fullmatch(name):
                 found.append(f"{m['module']}.{name}")

@@ -28,16 +28,21 @@ _ALIAS_ANNOTATIONS = frozenset({"TypeAlias", "typing.TypeAlias", "typing_extensi
 def class_through_alias(obj: Any, lookup: Callable[[str], Any]) -> Any | None:
     """The class an attribute is another name for, through other such attributes (at most
     :data:`MAX_LINKS`): its value a name of a class, or of a generic class subscripted
-    (``PlainQuantity[Any]``), unannotated or annotated ``TypeAlias``; None for anything
-    else (a typed setting, a call, an instance). ``lookup``: a path → its object or None."""
+    (``PlainQuantity[Any]``), the attribute a class-level one, unannotated, or one annotated
+    ``TypeAlias``; None for anything else (a typed setting, a call, an instance, a module's
+    constant on the way: ``renderer = settings.DEFAULT_RENDERER`` stays a setting, as
+    ``DEFAULT_RENDERER = HtmlRenderer`` does). ``lookup``: a path → its object or None."""
     for _ in range(MAX_LINKS):
         if obj is None or obj.is_class:
             return obj
         if not obj.is_attribute:
             return None
         annotation = getattr(obj, "annotation", None)
-        if annotation is not None and str(annotation) not in _ALIAS_ANNOTATIONS:
+        alias = annotation is not None and str(annotation) in _ALIAS_ANNOTATIONS
+        if annotation is not None and not alias:
             return None
+        if not alias and (obj.parent is None or not obj.parent.is_class):
+            return None  # a module's value on the way (review): its own setting, not an alias
         value = getattr(obj, "value", None)
         if isinstance(value, griffe.ExprSubscript):
             value = value.left
@@ -57,7 +62,8 @@ def _value_path(obj: Any, value: Any) -> str:
     is not bound yet while its value is computed)."""
     scope = obj.parent
     if isinstance(value, griffe.ExprName) and value.name == obj.name and scope is not None and scope.is_class:
-        return str(scope.parent.resolve(value.name))
+        # the module's: a class body sees no enclosing class's names either (review)
+        return str(obj.module.resolve(value.name))
     return str(value.canonical_path)
 
 
