@@ -209,10 +209,10 @@ def given_docs_folder(docs_path: Path | str | None) -> Path | None:
 
 def read_api(engine: Docmentor, req: Request, run: Run) -> Api:
     """Stage 1: the installed (or ``source``) API, with the paths the docs document."""
-    from docmentor.sources.autodoc import documented_paths, imported_paths
+    from docmentor.sources.autodoc import docs_paths
 
     run.step("reading the API")
-    docs = _docs_folder(engine, req.docs_path, docs_source_name(req.library))
+    documented, imported = docs_paths(_docs_folder(engine, req.docs_path, docs_source_name(req.library)))
     entries, surfaces, version = _load_surfaces(
         req.library,
         python=req.python,
@@ -220,8 +220,8 @@ def read_api(engine: Docmentor, req: Request, run: Run) -> Api:
         wanted=req.languages,
         search_paths=req.search_paths,
         warnings=run.warnings,
-        documented=documented_paths(docs),
-        imported=imported_paths(docs),
+        documented=documented,
+        imported=imported,
     )
     package = (surfaces[0].library if surfaces else req.library).split(".")[0]
     run.step("reading the API", 1)

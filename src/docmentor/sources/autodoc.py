@@ -10,6 +10,7 @@ from pathlib import Path
 __all__ = [
     "DOCSTRING",
     "MAX_SCANNED_BYTES",
+    "docs_paths",
     "documented_in",
     "documented_paths",
     "imported_in",
@@ -90,10 +91,17 @@ def imported_paths(docs: Path | None) -> list[str]:
     """The dotted paths the docs' pages import names by (``from tablib.formats import
     registry`` → ``tablib.formats.registry``), each once, in the order first seen: what the
     docs tell users to import. Unreadable and oversized pages are skipped."""
-    found: dict[str, None] = {}
+    return docs_paths(docs)[1]
+
+
+def docs_paths(docs: Path | None) -> tuple[list[str], list[str]]:
+    """:func:`documented_paths` and :func:`imported_paths` of one read of the pages."""
+    documented: list[str] = []
+    imported: dict[str, None] = {}
     for text in _pages(docs):
-        found.update(dict.fromkeys(imported_in(text)))
-    return list(found)
+        documented += documented_in(text)
+        imported.update(dict.fromkeys(imported_in(text)))
+    return documented, list(imported)
 
 
 def imported_in(text: str) -> list[str]:
@@ -140,10 +148,7 @@ def documented_paths(docs: Path | None) -> list[str]:
     ``.. currentmodule::``, ``.. automodule::``); ``pkg.mod.__doc__`` for a module whose
     docstring an ``.. automodule::`` shows (its directives document too). Unreadable pages are skipped: the index
     reports them."""
-    found: list[str] = []
-    for text in _pages(docs):
-        found += documented_in(text)
-    return found
+    return docs_paths(docs)[0]
 
 
 def documented_in(text: str, module: str = "") -> list[str]:

@@ -213,6 +213,15 @@ def alias_target(member: Any) -> Any:
         return None
 
 
+def object_at(collection: Any, path: str) -> Any:
+    """The object ``path`` names in griffe's ``collection``, through aliases; None when it
+    names nothing griffe can follow (a KeyError, an alias it cannot resolve)."""
+    try:
+        return alias_target(collection[path])
+    except Exception:  # KeyError, or griffe failing on a path it cannot follow
+        return None
+
+
 # --- one entry --------------------------------------------------------------------------------
 
 

@@ -85,6 +85,20 @@ def dist_info(package: str, paths: list[str]) -> dict[str, Any]:
     return {}
 
 
+def probe_names(
+    python: str, script: str, paths: list[str], asked: Iterable[tuple[Any, str]], what: str
+) -> dict[str, Any]:
+    """What ``script`` (a probe run by ``python`` with ``paths`` first on ``sys.path``) says of
+    each (module, name) asked, by ``"module.path:name"``; ``{}`` when the probe fails or
+    answers something else (logged as not being able to look at ``what``)."""
+    try:
+        found = run_json(python, script, json.dumps(paths), *(f"{m.path}:{n}" for m, n in asked))
+    except (UsageError, ValueError) as error:
+        logger.info("could not look at %s at run time: %s", what, error)
+        return {}
+    return found if isinstance(found, dict) else {}
+
+
 def run_json(python: str, script: str, *args: str, timeout: float = _SUBPROCESS_TIMEOUT) -> Any:
     """Run ``python -c script args`` and return the JSON its last output line holds."""
     if not Path(python).exists() and shutil.which(python) is None:
@@ -334,11 +348,7 @@ def inspect_made_classes(python: str, modules: Iterable[Any], paths: list[str]) 
     asked = _module_calls(modules)[:MAX_MADE_CLASSES]
     if not asked:
         return 0
-    try:
-        dumped = run_json(python, _DUMPER, json.dumps(paths), *(f"{m.path}:{n}" for m, n in asked))
-    except (UsageError, ValueError) as error:
-        logger.info("could not look at the module-level calls at run time: %s", error)
-        return 0
+    dumped = probe_names(python, _DUMPER, paths, asked, "the module-level calls")
     made: list[tuple[Any, str, dict[str, Any], frozenset[str]]] = []
     called: list[tuple[Any, str, dict[str, Any]]] = []
     for mod, name in asked:

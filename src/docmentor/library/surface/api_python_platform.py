@@ -15,16 +15,14 @@ import there, a name it lacks, or a probe that fails changes nothing (logged).
 from __future__ import annotations
 
 import ast
-import json
 import logging
 from collections.abc import Iterable
 from typing import Any
 
 import griffe
 
-from docmentor.errors import UsageError
 from docmentor.library.surface.api_python_entry import EXTRA
-from docmentor.library.surface.api_python_env import run_json
+from docmentor.library.surface.api_python_env import probe_names
 from docmentor.library.surface.module_source import module_text
 
 __all__ = ["OTHER_PLATFORM", "bind_as_run", "not_taken"]
@@ -67,13 +65,8 @@ def bind_as_run(python: str, modules: Iterable[Any], paths: list[str]) -> int:
     asked = [(mod, name) for mod in mods for name in sorted(bindings[mod.path])][:MAX_ASKED]
     if not asked:
         return 0
-    try:
-        found = run_json(python, _PROBE, json.dumps(paths), *(f"{m.path}:{n}" for m, n in asked))
-    except (UsageError, ValueError) as error:
-        logger.info("could not look at platform-dependent names at run time: %s", error)
-        return 0
+    found = probe_names(python, _PROBE, paths, asked, "platform-dependent names")
     top = mods[0].path.split(".")[0] if mods else ""
-    found = found if isinstance(found, dict) else {}
     taken = {t for t in found.values() if isinstance(t, str)}  # bound at run time, by some name
     rebound: list[str] = []
     for mod, name in asked:

@@ -16,7 +16,7 @@ from typing import Any
 
 import griffe
 
-from docmentor.library.surface.api_python_entry import alias_target
+from docmentor.library.surface.api_python_entry import object_at
 
 __all__ = ["class_through_alias", "resolve_alias_bases"]
 
@@ -74,10 +74,7 @@ def resolve_alias_bases(modules: Iterable[Any], collection: Any) -> int:
     base griffe resolves already, or that names no class, is left as written."""
 
     def lookup(path: str) -> Any:
-        try:
-            return alias_target(collection[path])
-        except Exception:  # KeyError, or griffe failing on a path it cannot follow
-            return None
+        return object_at(collection, path)
 
     rewritten = 0
     for mod in modules:

@@ -23,6 +23,7 @@ from docmentor.library.surface.api_python_entry import (
     doc_comment,
     enum_aliases,
     is_exception,
+    object_at,
     property_call,
 )
 from docmentor.library.surface.api_python_platform import OTHER_PLATFORM, not_taken
@@ -141,10 +142,11 @@ class Builder:
         # a method a module attribute names on a module-level instance → that attribute
         # (`encode = _jwt_global_obj.encode`): the attribute's paths are the method's
         self.bound_aliases: dict[str, Any] = {}
-        # the package's class or function → a module attribute of its name that binds it
-        # again (``AlreadyLocked = exceptions.AlreadyLocked``, ``unlock = portalocker.unlock``,
-        # `#: Unlock a file` above it), the first with words: they describe an object without any
-        self.rebound: dict[str, Any] = {}
+        # the package's class or function → the words of a module attribute of its name that
+        # binds it again (``AlreadyLocked = exceptions.AlreadyLocked``, ``unlock =
+        # portalocker.unlock``, `#: Unlock a file` above it), the first with words: they
+        # describe an object without any
+        self.rebound: dict[str, str] = {}
 
     def build(self) -> None:
         """Walk the modules breadth first: each one once, by its shortest public path.
@@ -165,10 +167,7 @@ class Builder:
     def lookup(self, path: str) -> Any:
         """The object ``path`` names in the collection, through aliases; None when it names
         nothing griffe can follow (a KeyError, an alias it cannot resolve)."""
-        try:
-            return alias_target(self.collection[path])
-        except Exception:  # KeyError, or griffe failing on a path it cannot follow
-            return None
+        return object_at(self.collection, path)
 
     def add_raised(self, raised: Sequence[tuple[str, str, bool]]) -> int:
         """The package's exception classes its public functions and methods raise that the
@@ -367,10 +366,9 @@ class Builder:
                     entry.docstring, entry.description = bound.docstring, bound.description
                 # its paths through no class (`jwt.encode`, not `jwt.PyJWT.encode`)
                 entry.bound_names = [p for p in entry.aliases if p.rpartition(".")[0] not in class_paths]
-        for api_id, attribute in self.rebound.items():
+        for api_id, said in self.rebound.items():
             rebound = self.entries.get(api_id)
             if rebound is not None and not rebound.docstring:
-                said = _said_of(attribute)
                 rebound.docstring, rebound.description = said, summary(said)
         for api_id, (annotation, scope) in self.annotations.items():
             entry = self.entries[api_id]
@@ -543,8 +541,9 @@ class Builder:
             # the same name bound again: its words describe an object without any (the first
             # such binding that has words; another name's words are of that name: "Deprecated
             # alias of LockError" above `LockException = LockError`)
-            if _said_of(target):
-                self.rebound[named.path] = target
+            said = _said_of(target)
+            if said:
+                self.rebound[named.path] = said
         elif named is None:
             named = bound_method(target)
             if named is None or any(part.startswith("_") for part in named.path.split(".")):
