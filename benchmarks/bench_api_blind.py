@@ -102,6 +102,10 @@ TOURS = [
     ("mutagen", "mutagen", "1.47.0", "tour_tasks/mutagen_api.jsonl", "docs"),
     ("python-docx", "docx", "1.1.2", "tour_tasks/docx_api.jsonl", "docs"),
     ("Pint", "pint", "0.24.4", "tour_tasks/pint_api.jsonl", "docs"),
+    ("APScheduler", "apscheduler", "3.10.4", "tour_tasks/apscheduler_api.jsonl", "docs"),
+    ("pexpect", "pexpect", "4.9.0", "tour_tasks/pexpect_api.jsonl", "doc"),
+    ("Mako", "mako", "1.3.5", "tour_tasks/mako_api.jsonl", "doc/build"),
+    ("yarl", "yarl", "1.9.4", "tour_tasks/yarl_api.jsonl", "docs"),
 ]
 
 
