@@ -849,6 +849,135 @@ def test_a_class_built_by_new_has_its_parameters(tmp_path: Path) -> None:
     assert api.by_id["pkg.Both"].signature == "Both(name: str)"  # __init__ says it
 
 
+def test_a_class_decorator_that_returns_the_class_keeps_its_constructor(tmp_path: Path) -> None:
+    """yarl's ``@rewrite_module`` sets ``__module__`` and returns the class: its ``URL`` is
+    built by its own ``__new__`` (it read ``URL(...)``). A package decorator that returns its
+    first parameter on every path, or the standard library's ``@final``, keeps the class as
+    written; one that returns something else, rebinds its parameter, is called with arguments
+    or is async may build another: unknown."""
+    api = surface(
+        tmp_path,
+        {
+            "pkg/__init__.py": """
+                from typing import final
+                __all__ = ["URL", "Sealed", "Wrapped", "Rebound", "Registered", "Tagged"]
+                REGISTRY = {}
+
+                def rewrite_module(obj: object) -> object:
+                    obj.__module__ = "pkg"
+                    return obj
+
+                def tag(cls):
+                    if cls is None:
+                        return cls
+                    def inner(x):
+                        return x + 1
+                    cls.tag = inner
+                    return cls
+
+                def wrap(cls):
+                    return type(cls.__name__, (cls,), {})
+
+                def rebind(cls):
+                    cls = wrap(cls)
+                    return cls
+
+                def register(name):
+                    def deco(cls):
+                        REGISTRY[name] = cls
+                        return cls
+                    return deco
+
+                @rewrite_module
+                class URL:
+                    def __new__(cls, val: str = "", *, encoded: bool = False):
+                        return object.__new__(cls)
+
+                @final
+                class Sealed:
+                    def __new__(cls, size: int):
+                        return object.__new__(cls)
+
+                @tag
+                class Tagged:
+                    def __new__(cls, size: int):
+                        return object.__new__(cls)
+
+                @wrap
+                class Wrapped:
+                    def __new__(cls, size: int):
+                        return object.__new__(cls)
+
+                @rebind
+                class Rebound:
+                    def __new__(cls, size: int):
+                        return object.__new__(cls)
+
+                @register("r")
+                class Registered:
+                    def __new__(cls, size: int):
+                        return object.__new__(cls)
+            """,
+        },
+    )
+    assert api.by_id["pkg.URL"].signature == "URL(val: str = '', *, encoded: bool = False)"
+    assert api.by_id["pkg.Sealed"].signature == "Sealed(size: int)"
+    assert api.by_id["pkg.Tagged"].signature == "Tagged(size: int)"  # a nested function's return is its own
+    assert api.by_id["pkg.Wrapped"].signature == "Wrapped(...)"
+    assert api.by_id["pkg.Rebound"].signature == "Rebound(...)"
+    assert api.by_id["pkg.Registered"].signature == "Registered(...)"
+
+
+def test_an_undocumented_class_alone_in_its_module_takes_the_module_docstring(tmp_path: Path) -> None:
+    """pexpect's ``popen_spawn`` module says "Provides an interface like pexpect.spawn
+    interface using subprocess.Popen"; its one class ``PopenSpawn`` says nothing: the
+    module's text is the class's. Not when the module defines other public classes or
+    functions, nor over a class's own text."""
+    api = surface(
+        tmp_path,
+        {
+            "pkg/__init__.py": """
+                from pkg.piped import Piped
+                from pkg.several import First, Second
+                from pkg.own import Own
+                __all__ = ["Piped", "First", "Second", "Own"]
+            """,
+            "pkg/piped.py": """
+                \"\"\"Drive a child process through pipes instead of a terminal.\"\"\"
+                import os
+                from os import path as _path
+
+                class Piped:
+                    def __init__(self, cmd: str) -> None:
+                        self.cmd = cmd
+
+                def _helper():
+                    pass
+            """,
+            "pkg/several.py": """
+                \"\"\"Two things.\"\"\"
+
+                class First:
+                    pass
+
+                class Second:
+                    pass
+            """,
+            "pkg/own.py": """
+                \"\"\"The module's words.\"\"\"
+
+                class Own:
+                    \"\"\"The class's own words.\"\"\"
+            """,
+        },
+    )
+    piped = api.by_id["pkg.piped.Piped"]
+    assert piped.description == "Drive a child process through pipes instead of a terminal."
+    assert piped.docstring_line == 1
+    assert api.by_id["pkg.several.First"].description == ""
+    assert api.by_id["pkg.own.Own"].description == "The class's own words."
+
+
 def test_a_method_of_a_module_level_instance_is_that_method_called_as_a_function(tmp_path: Path) -> None:
     """cattrs' ``structure = global_converter.structure`` (``global_converter: Final =
     Converter()``), PyJWT's ``encode = _jwt_global_obj.encode``: the API is the method, where

@@ -17,6 +17,7 @@ import griffe
 from docmentor.library.models import ApiEntry, ApiParameter, ApiReturn
 from docmentor.library.surface import deprecation
 from docmentor.library.surface.api_python_attrs import attrs_parameters
+from docmentor.library.surface.api_python_class_decorators import building_decorators
 from docmentor.library.surface.api_python_docs import parse_docstring
 from docmentor.library.surface.api_python_namedtuple import namedtuple_parameters
 from docmentor.library.surface.docstrings import summary as _summary
@@ -95,7 +96,7 @@ def constructor(cls: Any, members: dict[str, Any]) -> Any | None:
     init = members.get("__init__")
     if init is not None:
         return alias_target(init)
-    if cls.decorators or not _constructed_plainly(cls):
+    if building_decorators(cls) or not _constructed_plainly(cls):
         return None
     new = members.get("__new__")
     new = alias_target(new) if new is not None else None
@@ -194,7 +195,7 @@ def _plain_bases(cls: Any, depth: int = 0) -> bool:
         if (
             base is None
             or not getattr(base, "is_class", False)
-            or base.decorators
+            or building_decorators(base)
             or not _plain_keywords(base)
         ):
             return False
@@ -514,6 +515,23 @@ def _inherited_docstring(obj: Any) -> Any:
         return next((b.docstring for b in obj.mro() if b.name == obj.name and b.docstring), None)
     except Exception:  # bases griffe cannot order or resolve (outside the package, cyclic)
         return None
+
+
+def _sole_class_module_docstring(obj: Any) -> Any:
+    """The docstring of a class's module when the class is all that module defines for
+    users (no other public class or function of its own) and has no text of its own: the
+    module's text is then the class's (pexpect's ``popen_spawn``: "Provides an interface like
+    pexpect.spawn interface using subprocess.Popen" over an undocumented ``PopenSpawn``).
+    None otherwise."""
+    module = obj.parent
+    if module is None or not module.is_module or not module.docstring or not module.docstring.value.strip():
+        return None
+    for name, member in module.members.items():
+        if member is obj or name.startswith("_") or member.is_alias:
+            continue
+        if member.is_class or member.is_function:
+            return None
+    return module.docstring
 
 
 def _source_lines(path: str) -> tuple[str, ...]:
@@ -898,7 +916,7 @@ def _plain_entry(obj: Any, getter: Any = None) -> ApiEntry:
             params = []
             plain = (
                 init is None
-                and not obj.decorators
+                and not building_decorators(obj)
                 and "__new__" not in obj.members
                 and _plain_keywords(obj)  # metaclass=…: its __call__ may take some
                 and _plain_bases(obj)
@@ -910,6 +928,9 @@ def _plain_entry(obj: Any, getter: Any = None) -> ApiEntry:
                 docstring = inherited.value
                 common["docstring_line"] = None  # the base's text, in the base's file
                 descriptions = {**parse_docstring(inherited).params, **descriptions}
+        if not docstring and (said := _sole_class_module_docstring(obj)) is not None:
+            docstring = said.value
+            common["docstring_line"] = _docstring_line(said)
         # a parameter its own docs leave out, the class's ``Attributes:`` may say (the fields
         # of a dataclass, an exception's ``status``)
         taken = set(descriptions)  # what the docs say the call takes (not its attributes)

@@ -19,6 +19,7 @@ import griffe
 
 from docmentor.errors import UsageError
 from docmentor.library.models import ApiEntry, ApiReturn
+from docmentor.library.surface.api_python_class_decorators import building_decorators
 from docmentor.library.surface.api_python_env import run_json
 
 logger = logging.getLogger(__name__)
@@ -76,7 +77,7 @@ def is_marker_class(cls: Any, members: dict[str, Any], takes_parameters: bool) -
     nor a class a decorator builds (its fields are its parameters) or that answers any
     attribute (``__getattr__``), nor one users call, enter, iterate or index (``__call__``,
     ``__enter__``, ``__iter__``, ``__getitem__`` …: a validator, a context manager)."""
-    if cls.decorators or "__getattr__" in members or _caught_or_enumerated(cls):
+    if building_decorators(cls) or "__getattr__" in members or _caught_or_enumerated(cls):
         return False
     if _USED_THROUGH.intersection(members):
         return False  # called, entered, iterated or indexed: a validator, a context manager
