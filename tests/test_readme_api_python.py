@@ -852,19 +852,31 @@ def test_a_class_built_by_new_has_its_parameters(tmp_path: Path) -> None:
 def test_a_class_decorator_that_returns_the_class_keeps_its_constructor(tmp_path: Path) -> None:
     """yarl's ``@rewrite_module`` sets ``__module__`` and returns the class: its ``URL`` is
     built by its own ``__new__`` (it read ``URL(...)``). A package decorator that returns its
-    first parameter on every path, or the standard library's ``@final``, keeps the class as
-    written; one that returns something else, rebinds its parameter, is called with arguments
-    or is async may build another: unknown."""
+    first parameter on every path and only names, tags or registers it, or the standard
+    library's ``@final`` (by its full path), keeps the class as written; one that returns
+    something else, may fall off the end, rebinds its parameter, sets a special method,
+    hands the class to a call that may change it, is called with arguments or is async may
+    build another: unknown."""
     api = surface(
         tmp_path,
         {
+            "pkg/helpers.py": """
+                import functools
+
+                def final(cls):
+                    return functools.partial(cls, 1)
+            """,
             "pkg/__init__.py": """
                 from typing import final
-                __all__ = ["URL", "Sealed", "Wrapped", "Rebound", "Registered", "Tagged"]
+                from pkg import helpers
+                __all__ = ["URL", "Sealed", "Wrapped", "Rebound", "Registered", "Tagged", "Listed",
+                           "AutoInit", "Called", "Fall", "Handed", "Local", "Awaited"]
                 REGISTRY = {}
+                LISTED = []
 
                 def rewrite_module(obj: object) -> object:
                     obj.__module__ = "pkg"
+                    setattr(obj, "__qualname__", "URL")
                     return obj
 
                 def tag(cls):
@@ -873,6 +885,13 @@ def test_a_class_decorator_that_returns_the_class_keeps_its_constructor(tmp_path
                     def inner(x):
                         return x + 1
                     cls.tag = inner
+                    return cls
+
+                def listed(cls):
+                    if not isinstance(cls, type):
+                        raise TypeError(cls)
+                    LISTED.append(cls)
+                    REGISTRY[cls.__name__] = cls
                     return cls
 
                 def wrap(cls):
@@ -888,6 +907,30 @@ def test_a_class_decorator_that_returns_the_class_keeps_its_constructor(tmp_path
                         return cls
                     return deco
 
+                def auto_init(cls):
+                    def __init__(self, *args):
+                        pass
+                    cls.__init__ = __init__
+                    return cls
+
+                def callable_instances(cls):
+                    setattr(cls, "__call__", lambda self: None)
+                    return cls
+
+                def fall(cls):
+                    if cls.__name__:
+                        return cls
+
+                def install(cls):
+                    return cls
+
+                def handed(cls):
+                    install(cls)
+                    return cls
+
+                async def awaited(cls):
+                    return cls
+
                 @rewrite_module
                 class URL:
                     def __new__(cls, val: str = "", *, encoded: bool = False):
@@ -900,6 +943,11 @@ def test_a_class_decorator_that_returns_the_class_keeps_its_constructor(tmp_path
 
                 @tag
                 class Tagged:
+                    def __new__(cls, size: int):
+                        return object.__new__(cls)
+
+                @listed
+                class Listed:
                     def __new__(cls, size: int):
                         return object.__new__(cls)
 
@@ -917,30 +965,72 @@ def test_a_class_decorator_that_returns_the_class_keeps_its_constructor(tmp_path
                 class Registered:
                     def __new__(cls, size: int):
                         return object.__new__(cls)
+
+                @auto_init
+                class AutoInit:
+                    pass
+
+                @callable_instances
+                class Called:
+                    pass
+
+                @fall
+                class Fall:
+                    def __new__(cls, size: int):
+                        return object.__new__(cls)
+
+                @handed
+                class Handed:
+                    def __new__(cls, size: int):
+                        return object.__new__(cls)
+
+                @helpers.final
+                class Local:
+                    def __new__(cls, size: int):
+                        return object.__new__(cls)
+
+                @awaited
+                class Awaited:
+                    def __new__(cls, size: int):
+                        return object.__new__(cls)
             """,
         },
     )
     assert api.by_id["pkg.URL"].signature == "URL(val: str = '', *, encoded: bool = False)"
     assert api.by_id["pkg.Sealed"].signature == "Sealed(size: int)"
     assert api.by_id["pkg.Tagged"].signature == "Tagged(size: int)"  # a nested function's return is its own
-    assert api.by_id["pkg.Wrapped"].signature == "Wrapped(...)"
-    assert api.by_id["pkg.Rebound"].signature == "Rebound(...)"
-    assert api.by_id["pkg.Registered"].signature == "Registered(...)"
+    assert api.by_id["pkg.Listed"].signature == "Listed(size: int)"  # checked and registered
+    for name in ("Wrapped", "Rebound", "Registered", "Fall", "Handed", "Local", "Awaited"):
+        assert api.by_id[f"pkg.{name}"].signature == f"{name}(...)", name
+    # a decorator that writes the class's __init__ or __call__: its call is unknown, and
+    # one users call is no marker class
+    assert api.by_id["pkg.AutoInit"].signature == "AutoInit(...)"
+    assert api.by_id["pkg.Called"].signature == "Called(...)"
+    assert api.by_id["pkg.Called"].internal is None
 
 
 def test_an_undocumented_class_alone_in_its_module_takes_the_module_docstring(tmp_path: Path) -> None:
     """pexpect's ``popen_spawn`` module says "Provides an interface like pexpect.spawn
     interface using subprocess.Popen"; its one class ``PopenSpawn`` says nothing: the
-    module's text is the class's. Not when the module defines other public classes or
-    functions, nor over a class's own text."""
+    module's text is the class's description (not its docstring: the module keeps its
+    examples, and a module's "internal" note does not mark the class). Not when the module
+    defines other public classes, functions or values, lists others in ``__all__``, is a
+    package's ``__init__``, nor over a class's own text."""
     api = surface(
         tmp_path,
         {
             "pkg/__init__.py": """
+                \"\"\"pkg: a library for talking to servers.\"\"\"
                 from pkg.piped import Piped
                 from pkg.several import First, Second
                 from pkg.own import Own
-                __all__ = ["Piped", "First", "Second", "Own"]
+                from pkg.compat import Null
+                from pkg.listing import Listed
+                from pkg._session import Session
+                __all__ = ["Piped", "First", "Second", "Own", "Null", "Listed", "Session", "Warn"]
+
+                class Warn(UserWarning):
+                    pass
             """,
             "pkg/piped.py": """
                 \"\"\"Drive a child process through pipes instead of a terminal.\"\"\"
@@ -969,13 +1059,44 @@ def test_an_undocumented_class_alone_in_its_module_takes_the_module_docstring(tm
                 class Own:
                     \"\"\"The class's own words.\"\"\"
             """,
+            "pkg/compat.py": """
+                \"\"\"Python 2/3 compatibility shims.\"\"\"
+                PY3 = True
+
+                class Null:
+                    pass
+            """,
+            "pkg/listing.py": """
+                \"\"\"Listings and their helpers.\"\"\"
+                from pkg.several import First
+                __all__ = ["Listed", "First"]
+
+                class Listed:
+                    pass
+            """,
+            "pkg/_session.py": """
+                \"\"\"Implementation details for internal use only; import from pkg instead.
+
+                >>> Session()
+                \"\"\"
+
+                class Session:
+                    def __init__(self, url: str) -> None:
+                        self.url = url
+            """,
         },
     )
     piped = api.by_id["pkg.piped.Piped"]
     assert piped.description == "Drive a child process through pipes instead of a terminal."
-    assert piped.docstring_line == 1
+    assert piped.docstring == "" and piped.docstring_line is None  # the module keeps its text
     assert api.by_id["pkg.several.First"].description == ""
     assert api.by_id["pkg.own.Own"].description == "The class's own words."
+    assert api.by_id["pkg.compat.Null"].description == ""  # the module defines a value too
+    assert api.by_id["pkg.listing.Listed"].description == ""  # its __all__ lists another
+    assert api.by_id["pkg.Warn"].description == ""  # a package's text is the package's
+    session = api.by_id["pkg._session.Session"]
+    assert session.description.startswith("Implementation details")
+    assert session.internal is None  # the module's note is not the class's
 
 
 def test_a_method_of_a_module_level_instance_is_that_method_called_as_a_function(tmp_path: Path) -> None:

@@ -517,21 +517,27 @@ def _inherited_docstring(obj: Any) -> Any:
         return None
 
 
-def _sole_class_module_docstring(obj: Any) -> Any:
+def _sole_class_module_docstring(obj: Any) -> str:
     """The docstring of a class's module when the class is all that module defines for
-    users (no other public class or function of its own) and has no text of its own: the
-    module's text is then the class's (pexpect's ``popen_spawn``: "Provides an interface like
+    users: not a package's ``__init__``, no other public class, function or value of its own,
+    nothing else in its ``__all__`` (pexpect's ``popen_spawn``: "Provides an interface like
     pexpect.spawn interface using subprocess.Popen" over an undocumented ``PopenSpawn``).
-    None otherwise."""
+    Only the class's description reads it: its docstring stays empty, so the module keeps
+    its examples and no "internal use" note of the module's marks the class. "" otherwise."""
     module = obj.parent
-    if module is None or not module.is_module or not module.docstring or not module.docstring.value.strip():
-        return None
+    if module is None or not module.is_module or getattr(module, "is_init_module", True):
+        return ""
+    text = module.docstring.value.strip() if module.docstring else ""
+    if not text:
+        return ""
     for name, member in module.members.items():
         if member is obj or name.startswith("_") or member.is_alias:
             continue
-        if member.is_class or member.is_function:
-            return None
-    return module.docstring
+        return ""  # another class, function or value the module defines
+    exports = getattr(module, "exports", None)
+    if exports and any(str(getattr(e, "name", e)) != obj.name for e in exports):
+        return ""
+    return text
 
 
 def _source_lines(path: str) -> tuple[str, ...]:
@@ -928,9 +934,6 @@ def _plain_entry(obj: Any, getter: Any = None) -> ApiEntry:
                 docstring = inherited.value
                 common["docstring_line"] = None  # the base's text, in the base's file
                 descriptions = {**parse_docstring(inherited).params, **descriptions}
-        if not docstring and (said := _sole_class_module_docstring(obj)) is not None:
-            docstring = said.value
-            common["docstring_line"] = _docstring_line(said)
         # a parameter its own docs leave out, the class's ``Attributes:`` may say (the fields
         # of a dataclass, an exception's ``status``)
         taken = set(descriptions)  # what the docs say the call takes (not its attributes)
@@ -944,7 +947,8 @@ def _plain_entry(obj: Any, getter: Any = None) -> ApiEntry:
             parent=parent,
             signature=signature,
             parameters=_parameters(params, descriptions, types, taken),
-            description=_summary(docstring),
+            # no text of its own: its module's, when it is all the module defines for users
+            description=_summary(docstring or _sole_class_module_docstring(obj)),
             bases=bases,
             open_members=dynamic or protocol or _private_base_opens(obj),
             abstract=_abstract(members),
