@@ -155,6 +155,12 @@ def test_fusion_and_priors_read_the_config() -> None:
     rankings = {"a": [(0, 1.0), (1, 0.5)], "b": [(1, 1.0)]}
     assert fuse(rankings) == pytest.approx({0: 1.0 / 41, 1: 0.5 / 42 + 1.0 / 41})
     assert fuse(rankings, DEFAULT.replace(rrf_k=0, depth=1)) == pytest.approx({0: 1.0, 1: 1.0})
+    # each of find_api's three rankings counts × its own weight (another ranking × 1)
+    named = {"lexical": [(0, 1.0)], "sections": [(1, 1.0)], "semantic": [(2, 1.0)], "other": [(3, 1.0)]}
+    weighted = DEFAULT.replace(
+        rrf_k=0, lexical_fusion_weight=1.0, sections_fusion_weight=0.5, semantic_fusion_weight=2.0
+    )
+    assert fuse(named, weighted) == pytest.approx({0: 1.0, 1: 0.5, 2: 2.0, 3: 1.0})
     words = ["parse", "dump", "copy", "load", "merge", "split", "check", "build", "clear", "close"]
     root = [ApiEntry(api_id=f"pkg._c.{w}", aliases=[f"pkg.{w}"], kind="function", name=w) for w in words]
     compat = [ApiEntry(api_id=f"pkg.compat.{w}", kind="function", name=w) for w in words]

@@ -16,12 +16,19 @@ Ranking = list[tuple[int, float]]  # (entry position, score in [0, 1] relative t
 
 
 def fuse(rankings: Mapping[str, Ranking], config: ApiRankingConfig = DEFAULT) -> dict[int, float]:
-    """Each entry's ``Σ score / (rrf_k + rank)`` over the rankings' best ``depth`` (rank 1-based)."""
+    """Each entry's ``Σ weight · score / (rrf_k + rank)`` over the rankings' best ``depth``
+    (rank 1-based; ``weight``: the config's for that ranking, 1.0 for any other)."""
     k, depth = config.rrf_k, config.depth
+    weights = {
+        "lexical": config.lexical_fusion_weight,
+        "sections": config.sections_fusion_weight,
+        "semantic": config.semantic_fusion_weight,
+    }
     fused: dict[int, float] = {}
-    for ranking in rankings.values():
+    for name, ranking in rankings.items():
+        weight = weights.get(name, 1.0)
         for rank, (i, score) in enumerate(ranking[:depth]):
-            fused[i] = fused.get(i, 0.0) + score / (k + rank + 1)
+            fused[i] = fused.get(i, 0.0) + weight * score / (k + rank + 1)
     return fused
 
 
