@@ -112,14 +112,22 @@ def test_a_question_nothing_is_about_finds_nothing(at: Callable[..., Docmentor])
 
 
 def test_words_decide_where_meaning_alone_misses(at: Callable[..., Docmentor]) -> None:
-    # the English model reads Chinese as near-unknown pieces: by meaning alone the timeout page
-    # comes first for "connection pool" and "connection count"; the blend keeps the page
-    # that holds the words
+    # the English model reads Chinese as near-unknown pieces: by meaning alone the pool and
+    # timeout pages are within a few hundredths for "connection pool" and "connection count"
+    # (which comes first depends on the CPU's int8 products: the timeout page for both with
+    # AVX-512 VNNI, for "connection count" with AVX2 alone); the blend keeps the page that
+    # holds the words
     meaning_only = at(ranking=RankingConfig(semantic_weight=1.0), embeddings=True)
     hybrid = at(embeddings=True)
+    missed = 0
     for query in ("连接池", "连接数"):
-        assert meaning_only.search(query, limit=1)[0].path == "zh-timeout.md"
+        best: dict[str, float] = {}
+        for hit in meaning_only.search(query, limit=10):
+            best.setdefault(hit.path, hit.score)
+        assert abs(best["zh-pool.md"] - best["zh-timeout.md"]) < 0.05
+        missed += max(best, key=best.__getitem__) == "zh-timeout.md"
         assert hybrid.search(query, limit=1)[0].path == "zh-pool.md"
+    assert missed >= 1
 
 
 def test_units_found_by_meaning_keep_their_words_score(at: Callable[..., Docmentor]) -> None:

@@ -56,9 +56,12 @@ __all__ = [
 MODEL_ID = "all-MiniLM-L6-v2-onnx-int8"
 DIMENSIONS = 384
 MAX_TOKENS = 256  # sentence-transformers' max_seq_length for this model
-#: the re-quantized model must give these cosines with the wheel's own, or it is not written
+#: the re-quantized model must give these cosines with the wheel's own, or it is not written.
+#: onnxruntime's int8 products differ by CPU: with AVX-512 VNNI every probe agreed above 0.98;
+#: on an AVX2 CPU without VNNI (its u8·s8 instruction saturates) the one-letter "x" gives
+#: 0.975, the sentences 0.99 (2026-11-30, onnxruntime 1.31 and 1.32 alike)
 _PROBES = ("open a database connection", "stream the response body line by line", "x")
-_MIN_AGREEMENT = 0.98
+_MIN_AGREEMENT = 0.97
 
 
 @dataclass(slots=True)
