@@ -14,12 +14,12 @@ from __future__ import annotations
 
 import ast
 import functools
-import os
 import textwrap
-from pathlib import Path
 from typing import Any
 
 import griffe
+
+from docmentor.library.surface.module_source import module_text
 
 # decorators of the standard library that return the class they are given, used bare
 _KEEPING = frozenset(
@@ -60,27 +60,20 @@ def keeps_class(cls: Any, decorator: Any) -> bool:
         return False
     if not getattr(function, "is_function", False) or function.decorators:
         return False
-    filepath, start, end = getattr(function, "filepath", None), function.lineno, function.endlineno
-    if not isinstance(filepath, Path) or filepath.suffix != ".py" or not start or not end:
-        return False  # a stub's declaration says nothing of what it returns
-    try:
-        stamp = os.stat(filepath).st_mtime_ns
-    except OSError:
+    start, end = function.lineno, function.endlineno
+    text = module_text(function, stubs=False)  # a stub's declaration says nothing of what it returns
+    if text is None or not start or not end:
         return False
-    return _returns_first_parameter(str(filepath), stamp, start, end, function.name)
+    return _returns_first_parameter("\n".join(text.splitlines()[start - 1 : end]), function.name)
 
 
 @functools.lru_cache(maxsize=256)
-def _returns_first_parameter(filepath: str, stamp: int, start: int, end: int, name: str) -> bool:
-    """Whether the function ``name`` on lines ``start``–``end`` of the file (as it was at
-    ``stamp``, its modification time) keeps its first parameter (:func:`_keeps_first`);
-    False when the file cannot be read or those lines hold another function."""
+def _returns_first_parameter(source: str, name: str) -> bool:
+    """Whether the function ``name`` whose source is ``source`` keeps its first parameter
+    (:func:`_keeps_first`); False when ``source`` holds another function (a stub's line
+    numbers) or does not parse."""
     try:
-        lines = Path(filepath).read_text(encoding="utf-8", errors="replace").splitlines()
-    except OSError:
-        return False
-    try:
-        tree = ast.parse(textwrap.dedent("\n".join(lines[start - 1 : end])))
+        tree = ast.parse(textwrap.dedent(source))
     except (SyntaxError, ValueError):
         return False
     function = tree.body[0] if tree.body else None
