@@ -25,7 +25,7 @@ def api_doc(entry: ApiEntry) -> str:
     API without a docstring is described from it) is read once."""
     own = entry.docstring or ("" if entry.description in entry.docs_text else entry.description)
     # the raise lines with their leads ("Raised by …"): without them PyJWT −0.05, urllib3
-    # −0.025, httpx −0.003 MRR (BENCHMARKS.md, nineteenth session)
+    # −0.025, httpx −0.003 MRR (BENCHMARKS.md, "Tried and not kept (find_api)")
     return f"{own}\n\n{entry.docs_text}\n\n{entry.raised}".strip()
 
 
