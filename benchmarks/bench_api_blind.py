@@ -106,6 +106,9 @@ TOURS = [
     ("pexpect", "pexpect", "4.9.0", "tour_tasks/pexpect_api.jsonl", "doc"),
     ("Mako", "mako", "1.3.5", "tour_tasks/mako_api.jsonl", "doc/build"),
     ("yarl", "yarl", "1.9.4", "tour_tasks/yarl_api.jsonl", "docs"),
+    ("Pygments", "pygments", "2.18.0", "tour_tasks/pygments_api.jsonl", "doc"),
+    ("glom", "glom", "25.12.0", "tour_tasks/glom_api.jsonl", "docs"),
+    ("simpy", "simpy", "4.1.1", "tour_tasks/simpy_api.jsonl", "docs"),
 ]
 
 
