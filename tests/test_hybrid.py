@@ -249,13 +249,15 @@ def test_search_during_embedding_never_errors(index_location: str, tmp_path: Pat
 
 
 def test_a_kill_during_embedding_leaves_a_searchable_index(tmp_path: Path) -> None:
-    # Embedded only: it watches the index's SQLite file for the first vector, and its 504
-    # sections take 10–40 s by CPU (test_search_during_embedding_never_errors runs on both backends).
+    # Embedded only: it watches the index's SQLite file for the first vector (64 sections a
+    # commit) and kills the add before its last (test_search_during_embedding_never_errors runs
+    # on both backends).
     folder = tmp_path / "docs"
     folder.mkdir()
-    filler = "The report lists every check that ran, how long it took and what it found. " * 8
-    # 504 sections of ~128 tokens: several seconds of embedding (64 per commit), the rest
-    # embedded again by the refresh within the test's time on two busy cores without VNNI
+    filler = "The report lists every check that ran, how long it took and what it found. " * 2
+    # 504 sections of ~50 tokens: ~1 s of embedding on a CPU with AVX-512 VNNI, ~8 s on two busy
+    # cores without it (the model's time grows with a text's tokens; 128-token sections took
+    # ~50 s for this test there), so the kill lands between the first commit and the last
     for i in range(24):
         (folder / f"guide{i}.md").write_text(
             f"# Guide {i}\n\n"
