@@ -169,6 +169,103 @@ def test_inherited_methods_are_named_on_the_defining_class(tmp_path: Path) -> No
     assert api.resolve("pkg.Sync._merge") is None
 
 
+def test_a_class_attribute_set_again_without_words_is_its_bases_api(tmp_path: Path) -> None:
+    # Pygments' 600 lexers each set `name`, `aliases`, `filenames` over `Lexer`'s: 4,000
+    # undocumented "APIs" that crowded the functions users call out of every ranking
+    api = surface(
+        tmp_path,
+        {
+            "pkg/__init__.py": "from ._base import Lexer\nfrom .lexers import PythonLexer, RubyLexer\n",
+            "pkg/_base.py": """
+                class Lexer:
+                    name = None
+                    '''The lexer's full name.'''
+                    aliases = []
+                    def __init__(self):
+                        self.options = {}
+            """,
+            "pkg/lexers.py": """
+                from ._base import Lexer
+                class PythonLexer(Lexer):
+                    name = "Python"
+                    aliases = ["python", "py"]
+                    tabsize = 4
+                    flags = 0
+                    '''How the patterns are compiled: its own words, its own API.'''
+                    def __init__(self):
+                        self.options = {"stripnl": True}
+                class RubyLexer(Lexer):
+                    name = "Ruby"
+                    @property
+                    def aliases(self):
+                        return ["rb"]
+            """,
+        },
+    )
+    name = api.by_id["pkg._base.Lexer.name"]
+    assert api.resolve("pkg.PythonLexer.name") is name
+    assert api.resolve("pkg.RubyLexer.name") is name
+    assert {"pkg.PythonLexer.name", "pkg.RubyLexer.name"} <= set(name.aliases)
+    assert "pkg.lexers.PythonLexer.name" not in api.by_id
+    assert api.resolve("pkg.PythonLexer.aliases") is api.by_id["pkg._base.Lexer.aliases"]
+    # new here, documented here, or no longer an attribute: the subclass's own API
+    assert "pkg.lexers.PythonLexer.tabsize" in api.by_id
+    assert "pkg.lexers.PythonLexer.flags" in api.by_id
+    assert api.by_id["pkg.lexers.RubyLexer.aliases"].kind == "property"
+
+
+def test_a_class_attribute_with_anything_of_its_own_stays_its_own_api(tmp_path: Path) -> None:
+    api = surface(
+        tmp_path,
+        {
+            "pkg/__init__.py": "from .m import Base, Mid, Leaf, Sub, Color, Client, JSONClient\n",
+            "pkg/m.py": """
+                import enum
+                class Response: ...
+                class JSONResponse(Response): ...
+                class Base:
+                    url = None
+                    timeout = 10
+                    display = None
+                    def msg(self, event): ...
+                    info = msg
+                class Mid(Base):
+                    url = "https://mid.example"
+                class Leaf(Mid):
+                    url = "https://leaf.example"
+                class Sub(Base):
+                    #: Sub waits much longer: a minute.
+                    timeout = 60
+                    def _get_display(self):
+                        '''The name shown.'''
+                    display = property(_get_display)
+                    def msg(self, event, *, extra=None): ...
+                    info = msg
+                class Labelled:
+                    label = None
+                class Color(Labelled, enum.Enum):
+                    label = "L"
+                    RED = 1
+                class Client:
+                    last: Response = None
+                class JSONClient(Client):
+                    last: JSONResponse = None
+            """,
+        },
+    )
+    url = api.by_id["pkg.m.Base.url"]
+    # a chain of classes that each set it again: the one API, by every path
+    assert api.resolve("pkg.Mid.url") is url and api.resolve("pkg.Leaf.url") is url
+    assert "pkg.m.Mid.url" not in api.by_id and "pkg.m.Leaf.url" not in api.by_id
+    assert api.resolve("pkg.Sub.timeout").api_id == "pkg.m.Sub.timeout"  # its `#:` words
+    assert api.resolve("pkg.Sub.display").kind == "property"  # property(getter)
+    assert api.resolve("pkg.Sub.info").api_id != "pkg.m.Base.info"  # another name for its own msg
+    assert api.resolve("pkg.Color.label").api_id == "pkg.m.Color.label"  # an enumeration's member
+    assert api.resolve("pkg.JSONClient.last").api_id == "pkg.m.JSONClient.last"  # a narrower type
+    documented = load_api("pkg", search_paths=[tmp_path], documented=["pkg.Leaf.url"])
+    assert documented.resolve("pkg.Leaf.url").api_id == "pkg.m.Leaf.url"  # the docs' words are its own
+
+
 def test_coroutine_functions_say_async_as_their_definition_does(tmp_path: Path) -> None:
     api = surface(
         tmp_path,

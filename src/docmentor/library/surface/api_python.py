@@ -211,6 +211,7 @@ def load_api(
     builder = Builder(root, loader.modules_collection, siblings, frozenset(explicit))
     facts = read_sources(all_modules(root))  # one module parsed at a time
     try:
+        builder.docs_paths = frozenset(documented)
         builder.build()
         builder.add_documented(documented)
         builder.add_imported(imported)
