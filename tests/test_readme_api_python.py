@@ -13,6 +13,7 @@ import pytest
 
 from docmentor.errors import NotFoundError, UsageError
 from docmentor.library.find.import_paths import import_path
+from docmentor.library.models import ApiEntry
 from docmentor.library.surface import api_python_env
 from docmentor.library.surface.api_python import ApiSurface, load_api
 
@@ -257,13 +258,19 @@ def test_a_class_attribute_with_anything_of_its_own_stays_its_own_api(tmp_path: 
     # a chain of classes that each set it again: the one API, by every path
     assert api.resolve("pkg.Mid.url") is url and api.resolve("pkg.Leaf.url") is url
     assert "pkg.m.Mid.url" not in api.by_id and "pkg.m.Leaf.url" not in api.by_id
-    assert api.resolve("pkg.Sub.timeout").api_id == "pkg.m.Sub.timeout"  # its `#:` words
-    assert api.resolve("pkg.Sub.display").kind == "property"  # property(getter)
-    assert api.resolve("pkg.Sub.info").api_id != "pkg.m.Base.info"  # another name for its own msg
-    assert api.resolve("pkg.Color.label").api_id == "pkg.m.Color.label"  # an enumeration's member
-    assert api.resolve("pkg.JSONClient.last").api_id == "pkg.m.JSONClient.last"  # a narrower type
+
+    def found(surface: ApiSurface, path: str) -> ApiEntry:
+        entry = surface.resolve(path)
+        assert entry is not None, path
+        return entry
+
+    assert found(api, "pkg.Sub.timeout").api_id == "pkg.m.Sub.timeout"  # its `#:` words
+    assert found(api, "pkg.Sub.display").kind == "property"  # property(getter)
+    assert found(api, "pkg.Sub.info").api_id != "pkg.m.Base.info"  # another name for its own msg
+    assert found(api, "pkg.Color.label").api_id == "pkg.m.Color.label"  # an enumeration's member
+    assert found(api, "pkg.JSONClient.last").api_id == "pkg.m.JSONClient.last"  # a narrower type
     documented = load_api("pkg", search_paths=[tmp_path], documented=["pkg.Leaf.url"])
-    assert documented.resolve("pkg.Leaf.url").api_id == "pkg.m.Leaf.url"  # the docs' words are its own
+    assert found(documented, "pkg.Leaf.url").api_id == "pkg.m.Leaf.url"  # the docs' words are its own
 
 
 def test_coroutine_functions_say_async_as_their_definition_does(tmp_path: Path) -> None:
