@@ -36,6 +36,9 @@ typecheck: $(BIN)/docmentor
 # repository (../shared, say) fails here as it would on a user's clone. The copy's src/ is
 # imported first (PYTHONPATH); the .venv is this one. PYTEST_ARGS picks tests, e.g.
 # `make unit PYTEST_ARGS="tests/test_fresh_clone.py"`; UNIT_IN_PLACE=1 runs in place.
+# The copy's src/ is compiled to bytecode first (1 s): where PYTHONDONTWRITEBYTECODE is set,
+# as on our machines, each process the tests start (CLI runs, servers, workers) would compile
+# every docmentor module it imports again (0.3–0.5 s each; pytest 591 → 557 s here).
 PYTEST_ARGS ?=
 # The suite runs on every core, up to 4 workers (pytest-xdist; each worker starts its own
 # PostgreSQL); `make unit PYTEST_WORKERS=` runs it in one process.
@@ -49,6 +52,7 @@ else
 	  | tar --null --ignore-failed-read -T - -cf - 2>/dev/null | tar -xf - -C "$$tmp/repo" && \
 	test -f "$$tmp/repo/pyproject.toml" || { echo "make unit: cannot copy the repository's files (is git here?)" >&2; exit 1; }; \
 	echo "running the tests from a copy of the repository in $$tmp/repo (nothing beside it)"; \
+	"$(CURDIR)/$(BIN)/python" -m compileall -q "$$tmp/repo/src" >/dev/null && \
 	cd "$$tmp/repo" && PYTHONPATH="$$tmp/repo/src" "$(CURDIR)/$(BIN)/pytest" -q -p no:cacheprovider $(PYTEST_WORKERS) $(PYTEST_ARGS)
 endif
 
