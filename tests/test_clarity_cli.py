@@ -1040,3 +1040,35 @@ def test_a_page_whose_penalties_pass_ten_points_is_scored(cli: Cli, tmp_path: Pa
     (tmp_path / "bl" / "page.md").write_text(f"# Page\n\nSee {links}.\n", encoding="utf-8")
     (doc,) = cli.json("clarity", "score", str(tmp_path / "bl"))["documents"]
     assert doc["clarity_score"]["overall_score"] == 0.0
+
+
+def test_scoring_a_folder_says_its_first_reading_warnings_then_how_many_more(
+    cli: Cli, tmp_path: Path
+) -> None:
+    """A site whose includes read from outside the folder scored (lancedb's docs: 400 include
+    warnings) gets ten lines and a count with what to do, not a screen of them."""
+    site = tmp_path / "site"
+    site.mkdir()
+    for i in range(14):
+        (site / f"page{i}.md").write_text(
+            f'# Page {i}\n\nUse it so:\n\n```python\n--8<-- "../examples/ex{i}.py"\n```\n', encoding="utf-8"
+        )
+    rc, _out, err = cli("clarity", "score", str(site))
+    lines = err.splitlines()
+    assert rc == 0 and len(lines) == 11, err
+    assert all(line.startswith("warning: page") for line in lines[:10]), err
+    assert lines[10].startswith("warning: … and 4 more (includes a folder outside the one scored reads"), err
+
+
+def test_a_folder_whose_every_page_is_skipped_says_so(cli: Cli, tmp_path: Path) -> None:
+    """A 6 MB page is skipped as `add` skips it; the error said "give .md … files" of an .md."""
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "huge.md").write_bytes(b"# Huge\n\n" + b"many words in a line\n" * 300_000)
+    rc, out, err = cli("clarity", "score", str(site))
+    assert rc == 1 and out == "", err
+    assert err.splitlines() == [
+        "warning: huge.md: skipped: over the size cap of 5.0 MB",
+        "error: no documentation files to score: 1 skipped (the warnings above say why each was "
+        "not read: `add` skips the same files)",
+    ]

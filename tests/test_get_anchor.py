@@ -161,6 +161,27 @@ def test_a_route_a_page_gives_itself_in_front_matter_reads_as_that_page(tmp_path
         engine.get("/docs/overview")  # a relative slug is under its folder
 
 
+def test_a_route_of_a_site_built_from_a_folder_of_the_source_reads_as_its_page(tmp_path: Path) -> None:
+    """A tour added lancedb's docs folder, whose `mkdocs.yml` builds the site from `src/`
+    (`docs_dir: src`): the site's `/search/` is `src/search.md`; `get /search/` found nothing.
+    Two pages the route could be are neither."""
+    docs = tmp_path / "docs"
+    (docs / "src" / "guides").mkdir(parents=True)
+    (docs / "mkdocs.yml").write_text("site_name: x\ndocs_dir: src\n")
+    (docs / "src" / "search.md").write_text("# Search\n\nVector search.\n")
+    (docs / "src" / "guides" / "tables.md").write_text("# Tables\n\nCreate one.\n")
+    (docs / "src" / "faq.md").write_text("# FAQ\n\nAnswers.\n")
+    (docs / "other").mkdir()
+    (docs / "other" / "faq.md").write_text("# Other FAQ\n\nMore answers.\n")
+    engine = Docmentor(tmp_path / "db", create=True, embeddings=False)
+    engine.add(str(docs), name="lancedb")
+    assert engine.get("/search/").path == "src/search.md"
+    assert engine.get("lancedb:/guides/tables").path == "src/guides/tables.md"
+    assert engine.get("/src/search").path == "src/search.md"
+    with pytest.raises(NotFoundError):
+        engine.get("/faq/")  # src/faq.md or other/faq.md: not a guess
+
+
 def test_a_route_without_number_prefixes_reads_as_the_numbered_page(tmp_path: Path) -> None:
     """A SvelteKit tour: `20-core-concepts/10-routing.md` is `/docs/kit/routing` on the site
     (Docusaurus drops number prefixes too), and the docs link `routing`; `get` read neither.

@@ -633,11 +633,12 @@ def test_an_mcp_server_embeds_in_the_background_and_answers_meanwhile(
     assert "also" in later["results"][0]
 
 
-def test_add_says_whose_sections_its_embedding_run_took(
+def test_add_and_refresh_of_one_source_embed_that_sources_sections(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """One run embeds every source's waiting sections: the report of adding ``two`` says when
-    it also embedded those ``one`` was added without."""
+    """``add two`` and ``refresh two`` embed two's sections, not those ``one`` was added
+    without (a user's choice, or a big source that would take minutes); ``refresh`` of every
+    source embeds them. A text two sources share is one vector: the run names both."""
     from clitool import Cli
 
     for name in ("one", "two"):
@@ -649,9 +650,13 @@ def test_add_says_whose_sections_its_embedding_run_took(
     cli.ok("add", str(tmp_path / "one"), "--name", "one")  # embeddings off (the tests' default)
     monkeypatch.setenv("DOCMENTOR_EMBEDDINGS", "1")
     out = cli.ok("add", str(tmp_path / "two"), "--name", "two")
-    assert "search units embedded in" in out and "(with those of one)" in out, out
+    assert "two: 1 search units embedded in" in out and "those of" not in out, out
     again = cli.json("refresh", "two")["embedding"]
     assert (again["embedded"], again["sources"]) == (0, [])
+    counts = {s["name"]: (s["units"], s["embedded"]) for s in cli.json("sources")["sources"]}
+    assert counts == {"one": (1, 0), "two": (1, 1)}, counts
+    every = cli.json("refresh")["embedding"]
+    assert (every["embedded"], every["sources"]) == (1, ["one"])
     # a page the two sources share is one vector for both: the run names both
     (tmp_path / "three").mkdir()
     shared = "# Shared page\n\nThe same words in two places.\n"

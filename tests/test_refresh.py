@@ -369,3 +369,47 @@ def test_a_lexical_index_left_without_its_store_is_cleared(tmp_path: Path) -> No
         assert found(eng, "aardvark") == ["a.md"]
     with closing(Docmentor(fresh, create=False)) as reader:
         assert found(reader, "aardvark") == ["a.md"]
+
+
+def test_a_document_kept_stale_is_marked_where_it_is_served(index_location: str, tmp_path: Path) -> None:
+    """A refresh that would drop most of a folder keeps the documents, marked stale; search
+    (its JSON and the hit) and the digest say so beside the citation: the text may be gone."""
+    from docmentor import assemble_context
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    topics = ["kettle descaling", "lantern wicks", "anchor chains", "saddle leather", "loom shuttles"]
+    for i, topic in enumerate(topics):
+        (docs / f"page{i}.md").write_text(f"# Page {i}\n\n## {topic.title()}\n\nAll about {topic}.\n")
+    with closing(Docmentor(index_location)) as eng:
+        eng.add(docs, name="fx")
+        for i in range(1, 5):  # four of five gone: over the prune guard, so kept and marked
+            (docs / f"page{i}.md").unlink()
+        eng.refresh("fx")
+        (gone,) = eng.search("lantern wicks", limit=1)
+        (kept,) = eng.search("kettle descaling", limit=1)
+        assert (gone.path, gone.stale, gone.to_dict()["stale"]) == ("page1.md", True, True)
+        assert (kept.path, kept.stale, "stale" in kept.to_dict()) == ("page0.md", False, False)
+        digest = assemble_context(eng, "lantern wicks", source="fx", fmt="json")
+        (section,) = [s for s in digest.sections if s.candidate.path == "page1.md"]
+        assert section.to_dict()["stale"] is True
+        text = assemble_context(eng, "lantern wicks", source="fx").markdown
+        (line,) = [x for x in text.splitlines() if x.startswith("**Source:** page1.md:3-5 ")]
+        assert line.endswith("(stale: gone from its origin, kept until `refresh --prune`)"), line
+
+
+def test_a_folder_with_no_documentation_files_says_so(tmp_path: Path) -> None:
+    """A mistyped path or a folder of code alone read as "0 documents" and nothing else."""
+    folder = tmp_path / "code"
+    folder.mkdir()
+    (folder / "main.py").write_text("print('hi')\n", encoding="utf-8")
+    (folder / "node_modules").mkdir()
+    (folder / "node_modules" / "README.md").write_text("# Not ours\n", encoding="utf-8")
+    with closing(Docmentor(tmp_path / "index", embeddings=False)) as eng:
+        report = eng.add(folder, name="code")
+        assert report.documents == 0
+        (warning,) = report.warnings
+        assert warning.startswith(f"no documentation files in {folder} (files ending .md, ")
+        (folder / "guide.md").write_text("# Guide\n\nWords.\n", encoding="utf-8")
+        (again,) = eng.refresh("code")
+        assert (again.documents, again.warnings) == (1, [])

@@ -77,6 +77,8 @@ class SearchResult(TypedDict):
     #: why this version of the library answered: "asked", "pinned" or "newest" (only when
     #: several versions of it are indexed, or one was asked for)
     version_reason: NotRequired[str]
+    #: true when the document is gone from its origin (kept until a refresh with prune)
+    stale: NotRequired[bool]
     also: list[AlsoHit]
 
 
@@ -159,7 +161,7 @@ class Embedding(TypedDict):
     pending: int
     seconds: float
     skipped: str | None
-    sources: list[str]  # whose sections were embedded: a run embeds every source's waiting ones
+    sources: list[str]  # whose sections were embedded (a text sources share: each of them)
 
 
 class RefreshRow(TypedDict):
@@ -211,6 +213,7 @@ class DigestSection(TypedDict, total=False):
     origin: str
     referenced_by: list[str]
     trimmed: bool
+    stale: bool  # only when true: the document is gone from its origin
     tokens: int
     text: str
 

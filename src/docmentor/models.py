@@ -300,6 +300,8 @@ class SearchHit:
     text: str = ""  # the whole section text as the index stored it (not in ``search --json``)
     #: near-identical sections elsewhere (source, path, heading, line_start, line_end), collapsed here
     also: list[dict[str, Any]] = field(default_factory=list)
+    #: its document is gone from its origin (kept until ``refresh --prune``): said when true
+    stale: bool = False
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -317,5 +319,6 @@ class SearchHit:
             "indexed_at": self.indexed_at,
             "source_version": self.source_version,
             **({"version_reason": self.version_reason} if self.version_reason else {}),
+            **({"stale": True} if self.stale else {}),
             "also": list(self.also),
         }

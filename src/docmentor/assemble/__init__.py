@@ -205,6 +205,10 @@ def assemble(
         stats["versions"] = {s: versions.versions.get(s) for s in used}
         stats["version_reasons"] = {s: versions.reasons[s] for s in used if s in versions.reasons}
 
+    gone = store.stale_documents([c.document_id for c in selected + expansions])
+    for c in selected + expansions:  # said beside its citation: the text may no longer be true
+        c.stale = c.document_id in gone
+
     # One selection for every format; the budget counts the text that is printed.
     digest = distill(
         query=query,

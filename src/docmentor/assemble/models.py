@@ -28,6 +28,7 @@ class Candidate:
     origin: Literal["search", "crossref"] = "search"
     referenced_by: list[str] = field(default_factory=list)  # "path:line" of the links that led here
     depth: int = 0  # 0 for search hits, 1 or 2 for cross-references
+    stale: bool = False  # its document is gone from its origin (kept until refresh --prune)
 
     @property
     def key(self) -> tuple[int, int, int]:
@@ -96,6 +97,7 @@ class DistilledSection:
             "origin": c.origin,
             "referenced_by": list(c.referenced_by),
             "trimmed": self.trimmed,
+            **({"stale": True} if c.stale else {}),
             "tokens": self.tokens,
             "text": self.text,
         }

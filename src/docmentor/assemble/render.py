@@ -56,6 +56,8 @@ def section_block(c: Candidate, canonical: float | None, body: str, line_start: 
     source = f"**Source:** {c.path}:{line_start}-{line_end}"
     if canonical is not None:
         source += f" (canonical: {canonical:.2f})"
+    if c.stale:
+        source += " (stale: gone from its origin, kept until `refresh --prune`)"
     out = [head, "", source]
     if c.origin == "crossref" and c.referenced_by:
         out.append(f"**Referenced by:** {', '.join(c.referenced_by)}")

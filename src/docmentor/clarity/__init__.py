@@ -217,10 +217,12 @@ def score_paths(
     drift_of = file_drift(engine) if engine is not None else (lambda _file: None)
     say = warn or (lambda _message: None)
     docs: list[DocumentClarity] = []
+    skipped = 0  # documentation files not read (too large, binary, …): said in the warnings
     for p in paths:
         if p.is_dir():
             files = SiteFiles(p)
             scan = scan_folder(p)
+            skipped += len(scan.skipped)
             for message in scan.warnings:
                 say(message)
             for raw in scan.documents:
@@ -256,6 +258,11 @@ def score_paths(
             )
         else:
             raise NotFoundError(f"no such file or folder: {p}")
+    if not docs and skipped:
+        raise NotFoundError(
+            f"no documentation files to score: {skipped} skipped",
+            hint="the warnings above say why each was not read: `add` skips the same files",
+        )
     return results(docs, rubric=rubric, target=target, now=now)
 
 

@@ -182,14 +182,15 @@ def progress(enabled: bool, describe: Callable[[str], str] = "fetching {}".forma
         yield update
 
 
-def embed_sources(engine: Docmentor, enabled: bool) -> Any:
-    """The embedding run after an add or a refresh, with its own progress bar. Ctrl-C stops
-    it with the index searchable by words; the next refresh embeds the rest."""
+def embed_sources(engine: Docmentor, enabled: bool, sources: list[str] | None = None) -> Any:
+    """The embedding run after an add or a refresh (of ``sources``' units, default all), with
+    its own progress bar. Ctrl-C stops it with the index searchable by words; the next refresh
+    embeds the rest."""
     if not engine.embeddings:
         return None
     try:
         with progress(enabled, describe=lambda _label: "embedding sections") as cb:
-            return engine.embed(progress=cb)
+            return engine.embed(progress=cb, sources=sources)
     except KeyboardInterrupt:
         engine.close()
         raise UsageError(

@@ -22,7 +22,9 @@ ENCODING_CHOICES = ("o200k_base", "cl100k_base", "o200k_harmony", "qwen3.5")
 @app.command(short_help="Assemble the docs for one question within a token budget.")
 def assemble(
     query: Annotated[str, typer.Argument(help="The question or task to assemble documentation for.")],
-    max_tokens: Annotated[int, typer.Option("--max-tokens", help="Token budget of the whole digest.")] = 8000,
+    max_tokens: Annotated[
+        int, typer.Option("--max-tokens", help="Token budget of the whole digest (200 to 200000).")
+    ] = 8000,
     fmt: Annotated[
         str,
         typer.Option(
@@ -87,7 +89,8 @@ def assemble(
         except OSError as exc:
             raise UsageError(f"cannot write {output}: {exc.strerror or exc}") from None
         print(
-            f"wrote {output} ({digest.actual_tokens} tokens, {len(digest.sections)} sections)",
+            f"wrote {output} ({digest.actual_tokens} tokens, {len(digest.sections)} "
+            f"section{'' if len(digest.sections) == 1 else 's'})",
             file=sys.stderr,
         )
     else:
@@ -158,7 +161,9 @@ def eval_search(
 @eval_app.command("assemble", short_help="Assembly quality: expected strings in each digest.")
 def eval_assemble(
     questions: Annotated[Path, typer.Argument(help='JSONL: {"query", "expected_contains": [...]} per line.')],
-    max_tokens: Annotated[int, typer.Option("--max-tokens", help="Token budget per digest.")] = 8000,
+    max_tokens: Annotated[
+        int, typer.Option("--max-tokens", help="Token budget per digest (200 to 200000).")
+    ] = 8000,
     source: Annotated[str | None, typer.Option("--source", "-s", help="Only this source.")] = None,
     depth: Annotated[int, typer.Option("--depth", help="Cross-reference depth.")] = 1,
     as_json: Annotated[

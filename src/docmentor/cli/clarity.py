@@ -78,6 +78,13 @@ def clarity_score(
             report = score_source(open_engine(create=False), source, rubric=rubric, target=target, llm=llm)
         else:
             index = _index_if_readable()  # a page of an indexed folder: its library's drift counts too
+            said: list[str] = []  # a site whose includes read from outside the folder: 400 lines
+
+            def warn(message: str) -> None:
+                said.append(message)
+                if len(said) <= SHOWN_WARNINGS:
+                    print(f"warning: {message}", file=sys.stderr)
+
             try:
                 report = score_paths(
                     list(paths or []),
@@ -85,11 +92,20 @@ def clarity_score(
                     target=target,
                     llm=llm,
                     engine=index,
-                    warn=lambda message: print(f"warning: {message}", file=sys.stderr),
+                    warn=warn,
                 )
             finally:
                 if index is not None:
                     index.close()
+            if len(said) > SHOWN_WARNINGS:
+                includes = sum("include" in m for m in said[SHOWN_WARNINGS:])
+                hint = (
+                    " (includes a folder outside the one scored reads: add the docs with "
+                    "--base-path and score them with --source NAME)"
+                    if includes
+                    else ""
+                )
+                print(f"warning: … and {len(said) - SHOWN_WARNINGS} more{hint}", file=sys.stderr)
     finally:
         if llm is not None:
             llm.close()
@@ -136,6 +152,7 @@ EXPLAINED_DOCUMENTS = 10  # documents below the target explained after the table
 FIXES_SHOWN = 3  # of each one's roadmap
 
 
+SHOWN_WARNINGS = 10  # reading warnings of `clarity score PATH`, then one line with the count
 _COUNT_COLUMNS = ("score", "grade", "critical", "warning", "info", "broken links")
 # penalties the table counts in its own columns; every other one is named in "other penalties"
 _COUNTED_PENALTIES = ("critical_issues", "warning_issues", "info_issues", "broken_links")

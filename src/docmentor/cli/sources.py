@@ -45,7 +45,7 @@ def _embedding_line(e: EmbedReport | None, source: str | None = None) -> str | N
         return None
     line = f"{source + ': ' if source else ''}{e.embedded} search units embedded in {e.seconds:.2f}s"
     others = [s for s in e.sources if s != source]
-    if source and e.embedded and others:  # one run embeds every source's waiting sections
+    if source and e.embedded and others:  # a text two sources share is one vector for both
         line += f" ({'with ' if source in e.sources else ''}those of {', '.join(others)})"
     if e.pending:
         line += f"; {e.pending} search units not embedded yet"
@@ -150,7 +150,7 @@ def add(
         if report.version:  # where it was read: a wrong guess is fixed with --version
             origin = _ORIGINS.get(str(report.version_origin), report.version_origin)
             print(f"{report.source}: version {report.version} ({origin})", file=sys.stderr)
-    report = replace(report, embedding=embed_sources(engine, not as_json))
+    report = replace(report, embedding=embed_sources(engine, not as_json, [report.source]))
     engine.close()
     if as_json:
         emit(report.to_dict())
@@ -227,7 +227,8 @@ def refresh(
                 print(_report_line(r), flush=True)
         if not reports:
             print("no sources: add one with `docmentor add PATH_OR_URL`")
-    embedded = embed_sources(engine, not as_json) if reports else None
+    # `refresh NAME` embeds NAME's sections, not those other sources were added without
+    embedded = embed_sources(engine, not as_json, [name] if name else None) if reports else None
     engine.close()
     if as_json:
         emit(
@@ -291,7 +292,8 @@ def reindex() -> None:
     """Rebuild the search index from the stored documents."""
     require_index()
     n = open_engine(create=True).reindex()
-    print(f"reindexed {n} sections")
+    # units, not sections: tiny sections are searched as part of the one before them
+    print(f"reindexed {n} search units")
 
 
 @app.command()
@@ -324,7 +326,8 @@ def search(
         where = " › ".join(h.heading_path) or h.title
         chosen = f", {h.version_reason}" if h.version_reason else ""
         tag = f"{h.source} {h.source_version}{chosen}" if h.version_reason else h.source
-        print(f"{h.rank}. {where}  [{tag}] {h.path}:{h.line_start}-{h.line_end}  (score {h.score:.2f})")
+        gone = "  (stale: gone from its origin)" if h.stale else ""
+        print(f"{h.rank}. {where}  [{tag}] {h.path}:{h.line_start}-{h.line_end}  (score {h.score:.2f}){gone}")
         for line in h.snippet.splitlines()[:6]:
             print(f"   {line}")
         if h.also:  # the same or near-identical text elsewhere, collapsed into this result

@@ -22,8 +22,16 @@ log = logging.getLogger(__name__)
 class Embedding(IndexCore):
     """Embeds sections (:meth:`embed`) and finds the units nearest a query by meaning."""
 
-    def embed(self, *, progress: Progress | None = None, stop: threading.Event | None = None) -> EmbedReport:
-        """Embed every search unit that has no vector yet (unchanged ones keep theirs).
+    def embed(
+        self,
+        *,
+        progress: Progress | None = None,
+        stop: threading.Event | None = None,
+        sources: Sequence[str] | None = None,
+    ) -> EmbedReport:
+        """Embed every search unit that has no vector yet (unchanged ones keep theirs); only
+        those of ``sources`` when given (``refresh NAME`` embeds that source, not the others'
+        units left without vectors by ``--no-embeddings``).
 
         Each batch commits on its own: ``stop`` (or Ctrl-C) ends the run after the batch in
         hand, and what is still missing is embedded by the next call. Never raises for a
@@ -47,6 +55,7 @@ class Embedding(IndexCore):
             max_tokens=self.ranking.embed_tokens,
             progress=cb,
             stop=stop,
+            sources=sources,
         )
 
     def _vector_cache(self) -> VectorCache | PgVectorSearch | None:

@@ -141,7 +141,13 @@ class Lookup(Embedding):
                 reasons=scope.reasons,
             )
 
-        return self._read_lexical(run)
+        return self._marked_stale(self._read_lexical(run))
+
+    def _marked_stale(self, hits: list[SearchHit]) -> list[SearchHit]:
+        """The hits, those of documents gone from their origin (kept stale until a prune)
+        marked ``stale``: an agent is told the text may no longer be true."""
+        stale = self.store.stale_documents([h.document_id for h in hits]) if hits else set()
+        return [dataclasses.replace(h, stale=True) if h.document_id in stale else h for h in hits]
 
     def candidates(
         self, query: str, *, source: str | None = None, version: str | None = None, limit: int = 200
@@ -175,7 +181,7 @@ class Lookup(Embedding):
                 reasons=scope.reasons,
             )
 
-        return self._read_lexical(run)
+        return self._marked_stale(self._read_lexical(run))
 
     def find(self, ref: str, *, source: str | None = None) -> Any:
         """The stored document a reference names (URL, ``source:path``, path or absolute file).
@@ -202,6 +208,7 @@ class Lookup(Embedding):
                 within = named or source
                 found = (
                     self._routed(route, within)
+                    or self._in_docs_folder(route, within)
                     or self._slugged(route, within)
                     or self._route_tail(route, within)
                 )
@@ -288,6 +295,23 @@ class Lookup(Embedding):
                 if doc is not None:
                     return doc
         return None
+
+    def _in_docs_folder(self, route: str, source: str | None) -> StoredDoc | None:
+        """A route of a site built from one folder of the source (MkDocs' ``docs_dir: src``
+        when the folder added holds ``mkdocs.yml``: ``/search/`` is ``src/search.md``): the one
+        page whose path is a first folder, then the route (a page suffix added); None unless
+        exactly one."""
+        wanted = {route.strip("/") + suffix for suffix in _PAGE_SUFFIXES}
+        names = [source] if source is not None else [row.name for row in self.store.sources()]
+        found = [
+            (name, row.path)
+            for name in names
+            for row in documents_by_path(self.store, name)
+            if "/" in row.path and row.path.split("/", 1)[1] in wanted
+        ]
+        if len(found) != 1:
+            return None
+        return self.store.find_document(source=found[0][0], path=found[0][1])
 
     def _route_tail(self, route: str, source: str | None) -> StoredDoc | None:
         """A site that leaves number prefixes (and folders) out of its routes (Docusaurus,

@@ -40,7 +40,7 @@ class SourceRead:
 
 
 def read_folder(store: Store, spec: SourceSpec) -> SourceRead:
-    from docmentor.sources.local import scan_folder
+    from docmentor.sources.local import DOC_SUFFIXES, scan_folder
 
     root = Path(spec.target)
     if not root.is_dir():
@@ -62,13 +62,20 @@ def read_folder(store: Store, spec: SourceSpec) -> SourceRead:
                 if path == prefix or ((prefix == "" or prefix.endswith("/")) and path.startswith(prefix)):
                     stale[path] = error
                     break
+    warnings = list(scan.warnings)
+    if not scan.documents and not scan.skipped and not scan.unreadable:
+        # a mistyped path, or the docs in another folder: said, not only "0 documents"
+        warnings.append(
+            f"no documentation files in {root} (files ending {', '.join(DOC_SUFFIXES)}, outside "
+            "ignored folders): is it the right folder?"
+        )
     return SourceRead(
         docs=scan.documents,
         stale=stale,
         fresh=[],
         ok_paths=[d.path for d in scan.documents],
         skipped=list(scan.skipped),
-        warnings=list(scan.warnings),
+        warnings=warnings,
     )
 
 

@@ -88,7 +88,7 @@ class Refreshing(Embedding):
         spec = beside_other_version(spec, {r.name: (r.target, r.version) for r in self.store.sources()})
         report = self._refresh_spec(spec, progress=progress)
         if embed:
-            report = replace(report, embedding=self.embed(progress=progress))
+            report = replace(report, embedding=self.embed(progress=progress, sources=[spec.name]))
         return report
 
     @staticmethod
@@ -224,7 +224,7 @@ class Refreshing(Embedding):
             ends=_deadline(deadline),
             raises=bool(name) and not report_errors,
         )
-        return self._with_embedding(reports, progress) if embed else reports
+        return self._with_embedding(reports, progress, [name] if name else None) if embed else reports
 
     def _refresh_rows(
         self,
@@ -279,11 +279,14 @@ class Refreshing(Embedding):
                 )
         return reports
 
-    def _with_embedding(self, reports: list[RefreshReport], progress: Progress | None) -> list[RefreshReport]:
-        """The reports with the embedding run that follows them (none: embeddings are off)."""
+    def _with_embedding(
+        self, reports: list[RefreshReport], progress: Progress | None, sources: Sequence[str] | None = None
+    ) -> list[RefreshReport]:
+        """The reports with the embedding run that follows them (none: embeddings are off);
+        ``sources``: only their units (default: every unit without a vector)."""
         if not reports or not self.embeddings:
             return reports
-        done = self.embed(progress=progress)
+        done = self.embed(progress=progress, sources=sources)
         return [replace(r, embedding=done) for r in reports]
 
     def remove(self, name: str) -> None:
@@ -296,7 +299,8 @@ class Refreshing(Embedding):
             self.store.delete_source(name)
 
     def reindex(self) -> int:
-        """Rebuild the lexical index from the store; returns the number of sections."""
+        """Rebuild the lexical index from the store; returns the number of search units (the
+        sections as search ranks them: :mod:`docmentor.search.units`)."""
         with self.store.write_lock():
             n = self._rebuild_lexical()
             self.store.set_setting("analyzer", self.index_version)

@@ -55,7 +55,7 @@ class EmbedReport:
     pending: int = 0  # units still without a vector (interrupted, or another process is on them)
     seconds: float = 0.0
     skipped: str | None = None  # why nothing ran (turned off, another process embedding …)
-    sources: tuple[str, ...] = ()  # whose sections were embedded: every source's waiting ones are
+    sources: tuple[str, ...] = ()  # whose sections were embedded (a shared text: every source's)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -102,8 +102,10 @@ def embed_pending(
     max_tokens: int,
     progress: Callable[[int, int], None] | None = None,
     stop: threading.Event | None = None,
+    sources: Sequence[str] | None = None,
 ) -> EmbedReport:
-    """Embed every unit that has no vector yet, shortest texts first, a batch per commit."""
+    """Embed every unit that has no vector yet (of ``sources``, when given), shortest texts
+    first, a batch per commit."""
     import numpy as np
 
     t0 = time.perf_counter()
@@ -113,9 +115,9 @@ def embed_pending(
         if not mine:
             return EmbedReport(
                 skipped="another docmentor process is embedding this index",
-                pending=len(pending_units(store, model)),
+                pending=len(pending_units(store, model, sources)),
             )
-        missing = pending_units(store, model)
+        missing = pending_units(store, model, sources)
         if not missing:
             delete_orphan_vectors(store, model)
             return EmbedReport(seconds=time.perf_counter() - t0)
@@ -147,7 +149,7 @@ def embed_pending(
             done_sources |= unit_sources(store, batch)  # a text two sources share: both
             if progress is not None:
                 progress(embedded, total)
-        pending = len(pending_units(store, model))
+        pending = len(pending_units(store, model, sources))
         if not pending:
             delete_orphan_vectors(store, model)
     return EmbedReport(

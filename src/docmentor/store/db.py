@@ -15,7 +15,7 @@ import logging
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import IO
 
@@ -331,6 +331,18 @@ class Store:
         if row is None:
             raise NotFoundError(f"document {doc_id} is gone")
         return str(row[0])
+
+    def stale_documents(self, doc_ids: Sequence[int]) -> set[int]:
+        """Which of these documents are kept stale (gone from their origin, not yet pruned)."""
+        out: set[int] = set()
+        ids = sorted(set(doc_ids))
+        for i in range(0, len(ids), 500):
+            chunk = ids[i : i + 500]
+            rows = self.conn().execute(
+                f"SELECT id FROM documents WHERE stale = 1 AND id IN ({','.join('?' * len(chunk))})", chunk
+            )
+            out.update(int(r[0]) for r in rows)
+        return out
 
     def line_map(self, doc_id: int) -> list[int] | None:
         row = self.conn().execute("SELECT line_map FROM documents WHERE id = ?", (doc_id,)).fetchone()

@@ -82,13 +82,15 @@ def _bump(db: Connection) -> None:
     )
 
 
-def pending_units(store: Store, model: str) -> dict[str, int]:
-    """Hashes of units without a vector for ``model`` → a document that holds one."""
+def pending_units(store: Store, model: str, sources: Sequence[str] | None = None) -> dict[str, int]:
+    """Hashes of units without a vector for ``model`` → a document that holds one (only the
+    units of ``sources``, when given)."""
+    only = f" AND u.source IN ({','.join('?' * len(sources))})" if sources else ""
     rows = store.conn().execute(
-        """SELECT u.hash, MIN(u.document_id) FROM search_units u
+        f"""SELECT u.hash, MIN(u.document_id) FROM search_units u
            LEFT JOIN unit_vectors v ON v.model = ? AND v.hash = u.hash
-           WHERE v.hash IS NULL GROUP BY u.hash""",
-        (model,),
+           WHERE v.hash IS NULL{only} GROUP BY u.hash""",
+        (model, *(sources or ())),
     )
     return {str(h): int(d) for h, d in rows}
 
