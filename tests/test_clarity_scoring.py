@@ -862,7 +862,8 @@ def test_explanation_of_a_score_lowered_only_by_content_penalties() -> None:
     text = explain_score(
         penalties_applied=[{"type": "invalid_api_signatures", "penalty": 2.4}]
     ).human_explanation
-    assert text.startswith("Good documentation with no issues") and "has no issues that should" not in text
+    assert text.startswith("Good documentation with no critical, warning or info issues: what it loses")
+    assert "has no issues that should" not in text
     assert "Content penalties cost 2.4 points" in text
 
 

@@ -121,7 +121,12 @@ def _human(score: float, critical: int, warning: int, info: int, content: list[C
         text = f"Production-ready documentation: {phrase}."
     elif not critical + warning + info and content:  # the score is the content penalties' alone
         label = _LABELS.get(rating, "Unusable")
-        text = f"{label} documentation with no issues: what it loses is its content penalties."
+        # "no issues" read as a contradiction beside a list of broken links (a tour): those are
+        # content penalties, not counted issues
+        text = (
+            f"{label} documentation with no critical, warning or info issues: what it loses is "
+            "its content penalties."
+        )
     elif rating == "excellent":
         text = f"Excellent documentation with only minor polish needed: {phrase}."
     elif rating == "good":
