@@ -271,7 +271,16 @@ def test_drift_cli_text_and_json(cli: IndexCli, work: Path, lib: Path) -> None:
     rc, out, err = cli("api", "examples", "--api", "minidb.nosuch")
     assert rc == 0 and out.strip() == "no example uses minidb.nosuch"
     assert err.strip() == (
-        "warning: no API named 'minidb.nosuch' in the knowledge base: no task to choose examples by for those"
+        "warning: no API named 'minidb.nosuch' in the knowledge base: and no task was given to choose "
+        "examples by"
+    )
+    # a typo in a path of the package is no API, not every API of its last part (a tour's
+    # `httpx.Clinet.get` got AsyncClient.get's examples and no warning)
+    rc, out, err = cli("api", "examples", "--api", "minidb.kore.connect")
+    assert rc == 0 and out.strip() == "no example uses minidb.kore.connect"
+    assert err.strip() == (
+        "warning: no API named 'minidb.kore.connect' in the knowledge base (did you mean "
+        "minidb.core.connect?): and no task was given to choose examples by"
     )
     found = cli.json("api", "examples", "pitfalls of read-only access, truncate")["examples"]
     (marked,) = [e for e in found if "readonly=True" in e["code"]]
@@ -738,7 +747,7 @@ def test_mcp_api_tools(engine: Docmentor, tmp_path: Path, monkeypatch: pytest.Mo
     (warning,) = structured(r["none_such"])["warnings"]
     assert (
         warning
-        == "no API named 'nosuch.api' in the knowledge base: examples chosen by the task alone for those"
+        == "no API named 'nosuch.api' in the knowledge base: the examples are chosen by the task alone"
     )
     overview = structured(r["overview"])
     assert overview["library"] == "minidb" and overview["aspect"] == "architecture" and overview["overview"]

@@ -633,7 +633,8 @@ class ApiIndex:
         an id, a public path, or a short name — the API's own or an alias's
         (``wait_full_jitter`` for ``wait.wait_random_exponential`` exported under both); a
         qualified name no API has, by the paths it ends (``MsgpackConverter.dumps``), else by
-        its last part (``table.upsert``)."""
+        its last part (``table.upsert``: a receiver); not a path from the library's own package
+        no API has (``httpx.Clinet.get``: a typo, not a receiver)."""
         if library not in self._api_names:
             names: dict[str, set[str]] = {}
             for lib, e in self.entries:
@@ -654,8 +655,28 @@ class ApiIndex:
                 for api_id in short
                 if any(p.endswith(tail) for p in (api_id, *self._paths.get(api_id, ())))
             )
+            if not ends and name.partition(".")[0] in self._packages(library):
+                return frozenset()  # a path of the package nothing has: no stand-in by its last part
             return ends or short
         return short
+
+    def _packages(self, library: str | None) -> frozenset[str]:
+        """The top-level packages ``library``'s APIs live in (every library's when None)."""
+        return frozenset(
+            e.api_id.partition(".")[0] for lib, e in self.entries if library is None or lib == library
+        )
+
+    def close_names(self, name: str, library: str | None = None) -> list[str]:
+        """Public paths of ``library`` spelled like ``name`` (a typo's "did you mean"), best first."""
+        import difflib
+
+        self.named(name, library)  # builds the names
+        paths = [
+            n
+            for n in self._api_names[library]
+            if "." in n and not any(p.startswith("_") for p in n.split("."))
+        ]
+        return difflib.get_close_matches(name, paths, n=2, cutoff=0.85)
 
     def unknown_apis(self, apis: Iterable[str], library: str | None = None) -> list[str]:
         """Those of ``apis`` (ids, public paths or short names) that name no API of ``library``

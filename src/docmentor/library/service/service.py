@@ -340,13 +340,16 @@ class LibraryKnowledge:
         versions, warnings = self._version_info(libs, answering)
         unknown = index.unknown_apis(apis_involved or [], lib)
         if unknown:
+            close = [c for a in unknown for c in index.close_names(a, lib)[:1]]
             warnings.append(
                 f"no API named {', '.join(repr(a) for a in unknown)} in the knowledge base"
-                f"{f' of {lib}' if lib else ''}: "
+                f"{f' of {lib}' if lib else ''}"
+                + (f" (did you mean {', '.join(close)}?)" if close else "")
+                + ": "
                 + (
-                    "examples chosen by the task alone for those"
+                    "the examples are chosen by the task alone"
                     if task_description.strip()
-                    else "no task to choose examples by for those"
+                    else "and no task was given to choose examples by"
                 )
             )
         unshown = [
