@@ -229,7 +229,7 @@ def readme_drift(
 def api_find(
     query: Annotated[str, typer.Argument(help="The task, in words.")],
     library: Annotated[str | None, typer.Option("--library", "-l", help="Only this library.")] = None,
-    limit: Annotated[int, typer.Option("--limit", help="How many APIs.")] = 5,
+    limit: Annotated[int, typer.Option("--limit", help="How many APIs (1-50).")] = 5,
     version: KbVersion = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
