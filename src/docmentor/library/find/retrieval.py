@@ -59,6 +59,7 @@ from docmentor.library.find.example_ranking import examples_for
 from docmentor.library.find.extension import OWN_INTENT, extension_points
 from docmentor.library.find.fusion import Ranking, fuse, ranked
 from docmentor.library.find.hits import ApiHit, api_details
+from docmentor.library.find.import_paths import import_path
 from docmentor.library.find.priors import secondary
 from docmentor.library.find.replacements import replacements
 from docmentor.library.find.roles import ERROR_INTENT, asks_for_command, asks_for_error, is_data, role_weights
@@ -600,7 +601,12 @@ class ApiIndex:
             if i not in self._details:
                 self._details[i] = api_details(e)
             signals = {name: positions.get(name, {}).get(i) for name in active}
-            variants = [self.entries[j][1].api_id for j in self._twins.get(i, ())]
+            # by the path users import them by, as the result's own import_path (a tour read
+            # `also as: httpx._client.AsyncClient.get` beside `httpx.Client.get`)
+            variants = [
+                import_path(t.api_id, t.aliases, t.bound_names)
+                for t in (self.entries[j][1] for j in self._twins.get(i, ()))
+            ]
             hits.append(ApiHit(e, lib, fused[i] / top, score / top, signals, self._details[i], variants))
         return hits
 
