@@ -144,6 +144,7 @@ def assemble(
                 line_end=h.line_end,
                 text=h.text or (str(row["text"]) if row is not None else h.snippet),
                 relevance=rel,
+                stale=h.stale,  # said beside its citation: the text may no longer be true
             )
         )
 
@@ -205,8 +206,8 @@ def assemble(
         stats["versions"] = {s: versions.versions.get(s) for s in used}
         stats["version_reasons"] = {s: versions.reasons[s] for s in used if s in versions.reasons}
 
-    gone = store.stale_documents([c.document_id for c in selected + expansions])
-    for c in selected + expansions:  # said beside its citation: the text may no longer be true
+    gone = store.stale_documents([c.document_id for c in expansions])  # search hits say it already
+    for c in expansions:
         c.stale = c.document_id in gone
 
     # One selection for every format; the budget counts the text that is printed.

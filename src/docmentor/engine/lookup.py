@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 import re
 import unicodedata
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -302,12 +303,17 @@ class Lookup(Embedding):
         page whose path is a first folder, then the route (a page suffix added); None unless
         exactly one."""
         wanted = {route.strip("/") + suffix for suffix in _PAGE_SUFFIXES}
+        return self._the_one_page(source, lambda path: "/" in path and path.split("/", 1)[1] in wanted)
+
+    def _the_one_page(self, source: str | None, fits: Callable[[str], bool]) -> StoredDoc | None:
+        """The one page of ``source`` (of every source when None) whose path ``fits``; None
+        when none or several do."""
         names = [source] if source is not None else [row.name for row in self.store.sources()]
         found = [
             (name, row.path)
             for name in names
             for row in documents_by_path(self.store, name)
-            if "/" in row.path and row.path.split("/", 1)[1] in wanted
+            if fits(row.path)
         ]
         if len(found) != 1:
             return None
@@ -319,16 +325,9 @@ class Lookup(Embedding):
         with number prefixes whose path, without them, ends with the route's last part (a
         page suffix added); None unless exactly one."""
         tails = tuple("/" + route.strip("/").rsplit("/", 1)[-1] + suffix for suffix in _PAGE_SUFFIXES)
-        names = [source] if source is not None else [row.name for row in self.store.sources()]
-        found = [
-            (name, row.path)
-            for name in names
-            for row in documents_by_path(self.store, name)
-            if (plain := _unnumbered(row.path)) != row.path and ("/" + plain).endswith(tails)
-        ]
-        if len(found) != 1:
-            return None
-        return self.store.find_document(source=found[0][0], path=found[0][1])
+        return self._the_one_page(
+            source, lambda path: (plain := _unnumbered(path)) != path and ("/" + plain).endswith(tails)
+        )
 
     def _slugged(self, route: str, source: str | None) -> StoredDoc | None:
         """The page whose front matter gives it the route's path (Docusaurus' ``slug:

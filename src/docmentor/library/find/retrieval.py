@@ -218,6 +218,8 @@ class ApiIndex:
         self._details: dict[int, dict[str, Any]] = {}  # entry position → api_details(entry), on first use
         # library → each name of its APIs (id, public paths, short names) → their api_ids
         self._api_names: dict[str | None, dict[str, frozenset[str]]] = {}
+        # the top-level packages of each library's APIs (every library's under None), with the names
+        self._packages: dict[str | None, frozenset[str]] = {}
         self._paths: dict[str, tuple[str, ...]] = {}  # api_id → its public paths (named)
         self.docs_sources = dict(docs_sources or {})
         self.section_search = section_search
@@ -648,6 +650,9 @@ class ApiIndex:
                     for n in (e.api_id, *e.aliases, e.name, *(a.rpartition(".")[2] for a in e.aliases)):
                         names.setdefault(n, set()).add(e.api_id)
             self._api_names[library] = {n: frozenset(ids) for n, ids in names.items()}
+            self._packages[library] = frozenset(
+                e.api_id.partition(".")[0] for lib, e in self.entries if library is None or lib == library
+            )
             self._paths.update((e.api_id, tuple(e.aliases)) for _, e in self.entries)
         names_of = self._api_names[library]
         found = names_of.get(name)
@@ -661,16 +666,10 @@ class ApiIndex:
                 for api_id in short
                 if any(p.endswith(tail) for p in (api_id, *self._paths.get(api_id, ())))
             )
-            if not ends and name.partition(".")[0] in self._packages(library):
+            if not ends and name.partition(".")[0] in self._packages[library]:
                 return frozenset()  # a path of the package nothing has: no stand-in by its last part
             return ends or short
         return short
-
-    def _packages(self, library: str | None) -> frozenset[str]:
-        """The top-level packages ``library``'s APIs live in (every library's when None)."""
-        return frozenset(
-            e.api_id.partition(".")[0] for lib, e in self.entries if library is None or lib == library
-        )
 
     def close_names(self, name: str, library: str | None = None) -> list[str]:
         """Public paths of ``library`` spelled like ``name`` (a typo's "did you mean"), best first."""
