@@ -1,7 +1,8 @@
 """The command line: parse → call the library → format. Nothing else lives here.
 
 `app.py` holds the typer app, the shared helpers and `main()`; the command modules register
-on it when imported, and `docmentor --help` lists commands in registration order.
+on it when imported, and `docmentor --help` lists commands in registration order. `lazy.py`
+turns the app into click commands one at a time: a run builds only the command it runs.
 """
 
 from __future__ import annotations

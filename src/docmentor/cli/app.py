@@ -17,6 +17,7 @@ import click
 import typer
 
 from docmentor import DocmentorError, UsageError, __version__
+from docmentor.cli.lazy import LazyGroup, click_group
 
 if TYPE_CHECKING:
     from docmentor import Docmentor
@@ -30,6 +31,7 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     rich_markup_mode=None,
     context_settings={"help_option_names": ["-h", "--help"]},
+    cls=LazyGroup,  # `main` builds only the command it runs (docmentor.cli.lazy)
 )
 
 
@@ -322,7 +324,7 @@ def _run(argv: list[str] | None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     debug = "--debug" in args or os.environ.get("DOCMENTOR_DEBUG") == "1"
     try:
-        rc = app(args=args, prog_name="docmentor", standalone_mode=False)
+        rc = click_group(app)(args=args, prog_name="docmentor", standalone_mode=False)
     except (click.exceptions.Exit, typer.Exit) as exc:
         return int(exc.exit_code or 0)
     except (click.exceptions.Abort, typer.Abort):

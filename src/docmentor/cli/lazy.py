@@ -1,0 +1,95 @@
+"""The command line's click group, built one command at a time.
+
+typer turns every command's signature into click parameters when the program starts: for
+docmentor's ~35 commands that was ~100 ms of each run (evaluating each annotation), half of a
+CLI ``assemble`` call's time. :func:`click_group` builds the top-level group with only its
+own options; each command or sub-app is built from its typer definition when a run first asks
+for it, so a run builds the one it runs. ``--help`` and a misspelt command build them all
+(the listing and the "did you mean" need every name and summary).
+"""
+
+from __future__ import annotations
+
+import copy
+import functools
+from collections.abc import Callable
+
+import click
+import typer
+import typer.main
+from typer.core import TyperGroup
+
+
+class LazyGroup(TyperGroup):
+    """A typer group that builds a subcommand from :attr:`loaders` when it is first asked for.
+
+    With no loaders (typer's own ``get_command`` builds every command up front) it is a plain
+    :class:`typer.core.TyperGroup`.
+    """
+
+    def __init__(self, **attrs: object) -> None:
+        super().__init__(**attrs)  # type: ignore[arg-type]
+        self.loaders: dict[str, Callable[[], click.Command]] = {}
+
+    def _load(self, name: str) -> None:
+        loader = self.loaders.pop(name, None)
+        if loader is not None:
+            self.commands[name] = loader()
+
+    def _load_all(self) -> None:
+        for name in list(self.loaders):
+            self._load(name)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        self._load(cmd_name)
+        return super().get_command(ctx, cmd_name)
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        names = list(self.commands)
+        return names + [name for name in self.loaders if name not in self.commands]
+
+    def resolve_command(
+        self, ctx: click.Context, args: list[str]
+    ) -> tuple[str | None, click.Command | None, list[str]]:
+        if args and args[0] not in self.commands and args[0] not in self.loaders:
+            self._load_all()  # not a command's name: typer's suggestion reads every name
+        return super().resolve_command(ctx, args)
+
+
+def _name(info: typer.models.CommandInfo) -> str:
+    if info.name:
+        return info.name
+    assert info.callback is not None
+    return typer.main.get_command_name(info.callback.__name__)
+
+
+@functools.cache
+def click_group(app: typer.Typer) -> LazyGroup:
+    """``app`` as a click group whose commands are built when first used (once a process).
+
+    ``app`` must be created with ``cls=LazyGroup`` and have every command registered.
+    """
+    top = copy.copy(app)
+    top.registered_commands = []
+    top.registered_groups = []
+    group = typer.main.get_command(top)
+    if not isinstance(group, LazyGroup):
+        raise TypeError(f"{app.info.name!r} must be a typer.Typer(cls=LazyGroup)")
+    for command in app.registered_commands:
+        group.loaders[_name(command)] = functools.partial(
+            typer.main.get_command_from_info,
+            command,
+            pretty_exceptions_short=app.pretty_exceptions_short,
+            rich_markup_mode=app.rich_markup_mode,
+        )
+    for sub in app.registered_groups:
+        if not sub.name:
+            raise TypeError("every sub-app of the command line is added with a name")
+        group.loaders[sub.name] = functools.partial(
+            typer.main.get_group_from_info,
+            sub,
+            pretty_exceptions_short=app.pretty_exceptions_short,
+            rich_markup_mode=app.rich_markup_mode,
+            suggest_commands=app.suggest_commands,
+        )
+    return group

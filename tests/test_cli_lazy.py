@@ -1,0 +1,120 @@
+"""The command line builds the command it runs, not every command (docmentor.cli.lazy)."""
+
+from __future__ import annotations
+
+import click
+import pytest
+import typer
+import typer.main
+from click.testing import CliRunner
+
+from docmentor.cli import app
+from docmentor.cli.lazy import LazyGroup, click_group
+
+
+def _throwaway() -> tuple[typer.Typer, list[str]]:
+    """A small app: two commands and a sub-app, each noting when typer reads its signature."""
+    built: list[str] = []
+    top = typer.Typer(cls=LazyGroup, add_completion=False, rich_markup_mode=None)
+
+    class Noted(typer.core.TyperCommand):
+        def __init__(self, **attrs: object) -> None:
+            built.append(str(attrs["name"]))
+            super().__init__(**attrs)  # type: ignore[arg-type]
+
+    @top.callback()
+    def _main(verbose: bool = False) -> None:
+        """The throwaway tool."""
+
+    @top.command(cls=Noted)
+    def first(count: int = 1) -> None:
+        """Print FIRST count times."""
+        print("first " * count)
+
+    @top.command(cls=Noted, name="second-one")
+    def second() -> None:
+        """Print SECOND."""
+        print("second")
+
+    sub = typer.Typer(add_completion=False)
+
+    @sub.command(cls=Noted)
+    def inner(word: str) -> None:
+        """Echo WORD."""
+        print(word)
+
+    @sub.command(cls=Noted)
+    def other() -> None:
+        """Nothing."""
+
+    top.add_typer(sub, name="sub", help="A sub-app.")
+    return top, built
+
+
+def test_a_run_builds_only_the_command_it_runs() -> None:
+    top, built = _throwaway()
+    group = click_group(top)
+    assert built == []
+    result = CliRunner().invoke(group, ["first", "--count", "2"])
+    assert result.exit_code == 0, result.output
+    assert result.output.split() == ["first", "first"]
+    assert built == ["first"]
+    result = CliRunner().invoke(group, ["sub", "inner", "hello"])
+    assert (result.exit_code, result.output.strip()) == (0, "hello")
+    assert built == ["first", "inner", "other"]  # a sub-app is built whole
+    assert click_group(top) is group  # once a process
+
+
+def test_help_and_a_misspelt_command_see_every_command_in_order() -> None:
+    top, built = _throwaway()
+    group = click_group(top)
+    result = CliRunner().invoke(group, ["--help"])
+    assert result.exit_code == 0
+    listed = [line.split()[0] for line in result.output.split("Commands:")[1].splitlines() if line.strip()]
+    assert listed == ["first", "second-one", "sub"]
+    assert "Print SECOND." in result.output
+
+    top, built = _throwaway()
+    result = CliRunner().invoke(click_group(top), ["secnd-one"])
+    assert result.exit_code == 2
+    assert "Did you mean 'second-one'?" in result.output
+    assert sorted(built) == ["first", "inner", "other", "second-one"]
+
+
+def test_an_app_that_is_not_lazy_is_refused() -> None:
+    plain = typer.Typer(add_completion=False)
+
+    @plain.callback()
+    def _main() -> None: ...
+
+    @plain.command()
+    def one() -> None: ...
+
+    with pytest.raises(TypeError, match="cls=LazyGroup"):
+        click_group(plain)
+
+
+def _helps(group: click.Group, path: list[str]) -> dict[str, str]:
+    """``--help`` of ``group`` and of every command under it, by command path."""
+    ctx = click.Context(group, info_name="docmentor")
+    out = {" ".join(path): group.get_help(ctx)}
+    for name in group.list_commands(ctx):
+        command = group.get_command(ctx, name)
+        assert command is not None
+        if isinstance(command, click.Group):
+            out.update(_helps(command, [*path, name]))
+        else:
+            out[" ".join([*path, name])] = command.get_help(
+                click.Context(command, info_name=name, parent=ctx)
+            )
+    return out
+
+
+def test_docmentors_lazy_commands_are_typers_own(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every command's help, built lazily, is what typer builds all at once."""
+    monkeypatch.setenv("COLUMNS", "100")
+    eager = typer.main.get_command(app)
+    assert isinstance(eager, click.Group)
+    lazy = _helps(click_group(app), [])
+    assert lazy == _helps(eager, [])
+    assert len(lazy) > 30
