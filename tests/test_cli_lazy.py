@@ -68,6 +68,7 @@ def test_a_run_builds_only_the_command_it_runs() -> None:
 def test_help_and_a_misspelt_command_see_every_command_in_order() -> None:
     top, built = _throwaway()
     group = click_group(top)
+    assert CliRunner().invoke(group, ["second-one"]).exit_code == 0  # built before the others
     result = CliRunner().invoke(group, ["--help"])
     assert result.exit_code == 0
     listed = [line.split()[0] for line in result.output.split("Commands:")[1].splitlines() if line.strip()]

@@ -32,26 +32,28 @@ class LazyGroup(TyperGroup):
         self.loaders: dict[str, Callable[[], click.Command]] = {}
 
     def _load(self, name: str) -> None:
-        loader = self.loaders.pop(name, None)
-        if loader is not None:
+        loader = self.loaders.get(name)
+        if loader is not None and name not in self.commands:
             self.commands[name] = loader()
 
     def _load_all(self) -> None:
-        for name in list(self.loaders):
+        for name in self.loaders:
             self._load(name)
+        order = [*self.loaders, *self.commands]
+        self.commands = {name: self.commands[name] for name in dict.fromkeys(order)}
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         self._load(cmd_name)
         return super().get_command(ctx, cmd_name)
 
     def list_commands(self, ctx: click.Context) -> list[str]:
-        names = list(self.commands)
-        return names + [name for name in self.loaders if name not in self.commands]
+        """Every command in registration order, whichever of them a run has built so far."""
+        return list(self.loaders) + [name for name in self.commands if name not in self.loaders]
 
     def resolve_command(
         self, ctx: click.Context, args: list[str]
     ) -> tuple[str | None, click.Command | None, list[str]]:
-        if args and args[0] not in self.commands and args[0] not in self.loaders:
+        if args and args[0] not in self.loaders and args[0] not in self.commands:
             self._load_all()  # not a command's name: typer's suggestion reads every name
         return super().resolve_command(ctx, args)
 
