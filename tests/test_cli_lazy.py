@@ -8,7 +8,7 @@ import typer
 import typer.main
 from click.testing import CliRunner
 
-from docmentor.cli import app
+from docmentor.cli import app, main
 from docmentor.cli.lazy import LazyGroup, click_group
 
 
@@ -95,9 +95,12 @@ def test_an_app_that_is_not_lazy_is_refused() -> None:
         click_group(plain)
 
 
-def _helps(group: click.Group, path: list[str]) -> dict[str, str]:
-    """``--help`` of ``group`` and of every command under it, by command path."""
-    ctx = click.Context(group, info_name="docmentor")
+def _helps(group: click.Group, path: list[str], parent: click.Context | None = None) -> dict[str, str]:
+    """``--help`` of ``group`` and of every command under it, by command path (each in a
+    context as a run makes it: its settings, its parent's)."""
+    ctx = click.Context(
+        group, info_name=path[-1] if path else "docmentor", parent=parent, **group.context_settings
+    )
     out = {" ".join(path): group.get_help(ctx)}
     for name in group.list_commands(ctx):
         command = group.get_command(ctx, name)
@@ -114,6 +117,7 @@ def _helps(group: click.Group, path: list[str]) -> dict[str, str]:
 def test_docmentors_lazy_commands_are_typers_own(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every command's help, built lazily, is what typer builds all at once."""
     monkeypatch.setenv("COLUMNS", "100")
+    assert main(["sources", "--help"]) == 0  # one built (and its help shown) before the others
     eager = typer.main.get_command(app)
     assert isinstance(eager, click.Group)
     lazy = _helps(click_group(app), [])
