@@ -106,18 +106,18 @@ def _helps(group: click.Group, path: list[str], parent: click.Context | None = N
         command = group.get_command(ctx, name)
         assert command is not None
         if isinstance(command, click.Group):
-            out.update(_helps(command, [*path, name]))
+            out.update(_helps(command, [*path, name], ctx))
         else:
-            out[" ".join([*path, name])] = command.get_help(
-                click.Context(command, info_name=name, parent=ctx)
-            )
+            sub = click.Context(command, info_name=name, parent=ctx, **command.context_settings)
+            out[" ".join([*path, name])] = command.get_help(sub)
     return out
 
 
 def test_docmentors_lazy_commands_are_typers_own(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every command's help, built lazily, is what typer builds all at once."""
     monkeypatch.setenv("COLUMNS", "100")
-    assert main(["sources", "--help"]) == 0  # one built (and its help shown) before the others
+    for run in (["sources", "--help"], ["readme-llm", "generate", "--help"]):
+        assert main(run) == 0  # built (and their help shown) before the others
     eager = typer.main.get_command(app)
     assert isinstance(eager, click.Group)
     lazy = _helps(click_group(app), [])
