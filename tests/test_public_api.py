@@ -235,3 +235,11 @@ def test_typed_results_have_the_keys_their_types_name(tmp_path: Path) -> None:
         assert isinstance(digest, docmentor.Digest) and "timeout=5" in digest.markdown
     finally:
         engine.close()
+
+
+def test_a_server_loads_what_checks_jwts_only_when_it_checks_them() -> None:
+    """``docmentor serve`` over stdio (every MCP client's start) or with bearer tokens does not
+    load httpx and jwt (~0.1–0.2 s of each start); ``--oauth-issuer`` does, when it is given."""
+    loaded = _loaded_after("import docmentor.server, docmentor.cli, docmentor.mcp_auth")
+    assert [m for m in loaded if m.split(".")[0] in ("httpx", "jwt")] == []
+    assert "docmentor.auth.guard" in loaded

@@ -14,7 +14,7 @@ import weakref
 from collections.abc import Sequence
 from contextlib import suppress
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import anyio
 from mcp.server.mcpserver import MCPServer
@@ -26,8 +26,6 @@ from docmentor import (
     BackgroundEmbedder,
     Docmentor,
     DocmentorError,
-    OAuthConfig,
-    OAuthVerifier,
     ReadPolicy,
     RefreshScheduler,
     UnindexedSources,
@@ -61,6 +59,9 @@ from docmentor.mcp_schemas import (
     VERSION_PATTERN,
     DigestFormat,
 )
+
+if TYPE_CHECKING:
+    from docmentor.auth.oauth import OAuthConfig, OAuthVerifier
 
 log = logging.getLogger(__name__)
 
@@ -298,7 +299,10 @@ def run_server(
     else:
         host = host.strip("[]")  # [::1] as in a URL
         token = read_token(token_file) if token_file is not None else None
-        verifier = OAuthVerifier(oauth) if oauth is not None else None  # checks the URLs
+        if oauth is not None:  # httpx and jwt load only for a server that checks JWTs
+            from docmentor.auth.oauth import OAuthVerifier
+
+            verifier = OAuthVerifier(oauth)  # checks the URLs
         stored = engine is not None and has_tokens(engine)
         check_bind(host, authenticated=bool(token or verifier or stored), insecure=insecure)
         _check_port(host, port)  # before anything starts writing

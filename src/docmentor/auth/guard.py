@@ -17,12 +17,12 @@ import logging
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING
 
-from docmentor.auth.oauth import OAuthVerifier
 from docmentor.auth.principal import GRANTS, Principal, TokenRejected
 from docmentor.auth.tokens import TOKEN_PREFIX, has_tokens, record_token_use, verify_token
 from docmentor.errors import DocmentorError
 
 if TYPE_CHECKING:
+    from docmentor.auth.oauth import OAuthVerifier  # httpx and jwt: only a server that checks JWTs
     from docmentor.engine import Docmentor
 
 __all__ = ["Authenticator"]
