@@ -243,3 +243,28 @@ def test_a_server_loads_what_checks_jwts_only_when_it_checks_them() -> None:
     loaded = _loaded_after("import docmentor.server, docmentor.cli, docmentor.mcp_auth")
     assert [m for m in loaded if m.split(".")[0] in ("httpx", "jwt")] == []
     assert "docmentor.auth.guard" in loaded
+
+
+def test_a_search_by_words_loads_only_what_it_reads(tmp_path: Path) -> None:
+    """``docmentor search --no-embeddings`` over an SQLite index (a new process per call for a
+    CLI user) loads neither numpy (the PostgreSQL index's tables), markdown-it (a page's front
+    matter for ``get``) nor the model's runtime."""
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "page.md").write_text("# Wombats\n\nWombats dig burrows.\n", encoding="utf-8")
+    engine = docmentor.Docmentor(tmp_path / "index", embeddings=False)
+    try:
+        engine.add(str(tmp_path / "docs"), name="docs")
+    finally:
+        engine.close()
+    search = f"--db {tmp_path / 'index'} --no-embeddings search burrows --json".split()
+    code = (
+        "import io, contextlib\n"
+        "from docmentor.cli import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()) as out:\n"
+        f"    assert main({search!r}) == 0\n"
+        "assert 'page.md' in out.getvalue(), out.getvalue()"
+    )
+    loaded = _loaded_after(code)
+    assert "docmentor.engine.lookup" in loaded
+    heavy = [m for m in loaded if m.split(".")[0] in ("numpy", "markdown_it", "onnxruntime")]
+    assert heavy + [m for m in loaded if "lexical_pg" in m] == []

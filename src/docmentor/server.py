@@ -61,7 +61,7 @@ from docmentor.mcp_schemas import (
 )
 
 if TYPE_CHECKING:
-    from docmentor.auth.oauth import OAuthConfig, OAuthVerifier
+    from docmentor import OAuthConfig, OAuthVerifier
 
 log = logging.getLogger(__name__)
 
@@ -300,7 +300,7 @@ def run_server(
         host = host.strip("[]")  # [::1] as in a URL
         token = read_token(token_file) if token_file is not None else None
         if oauth is not None:  # httpx and jwt load only for a server that checks JWTs
-            from docmentor.auth.oauth import OAuthVerifier
+            from docmentor import OAuthVerifier
 
             verifier = OAuthVerifier(oauth)  # checks the URLs
         stored = engine is not None and has_tokens(engine)

@@ -23,7 +23,6 @@ from docmentor.search.analyzer import ANALYZER_VERSION
 from docmentor.search.config import DEFAULT as DEFAULT_RANKING
 from docmentor.search.config import RankingConfig
 from docmentor.search.lexical import LexicalIndex, LexicalSearch
-from docmentor.search.lexical_pg import PgLexicalIndex
 from docmentor.search.semantic import VectorCache, write_units
 from docmentor.search.semantic_pg import PgVectorSearch
 from docmentor.search.units import Unit
@@ -140,7 +139,9 @@ class IndexCore:
         return self._lexical
 
     def _open_lexical(self, *, recreate: bool = False) -> LexicalSearch:
-        if self.root is None:
+        if self.root is None:  # PostgreSQL: its module (and numpy) load only for such an index
+            from docmentor.search.lexical_pg import PgLexicalIndex
+
             return PgLexicalIndex(self.store, config=self.ranking)
         return LexicalIndex(self.root / LEXICAL_FOLDER, recreate=recreate, config=self.ranking)
 

@@ -18,7 +18,6 @@ from docmentor.engine.scope import VersionScope, version_scope
 from docmentor.errors import NotFoundError, UsageError
 from docmentor.models import SearchHit
 from docmentor.parse.common import mkdocs_numbered, slugify
-from docmentor.parse.markdown import split_front_matter
 from docmentor.search.analyzer import analyze_query, compound_terms, identifiers_only
 from docmentor.search.config import RankingConfig
 from docmentor.search.lexical import LexicalSearch
@@ -551,6 +550,8 @@ def _front_matter_slug(text: str) -> str | None:
     """The ``slug:`` of a page's front matter, or None."""
     if not text.startswith("---"):
         return None
+    from docmentor.parse.markdown import split_front_matter  # markdown-it: not for every search
+
     slug = split_front_matter(text.split("\n"))[0].get("slug")
     return slug.strip() or None if isinstance(slug, str) else None
 

@@ -16,7 +16,6 @@ import tomllib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
-from importlib import metadata
 from pathlib import Path
 from typing import Literal
 
@@ -183,6 +182,8 @@ def installed_version(library: str) -> str | None:
     installed tool)."""
     if not library or "/" in library:
         return None
+    from importlib import metadata  # ~25 ms: only where a version is looked up
+
     try:
         version = metadata.version(library)
     except (metadata.PackageNotFoundError, ValueError):
@@ -202,6 +203,8 @@ def own_requirements() -> frozenset[str]:
     from packaging.requirements import InvalidRequirement, Requirement
 
     seen: set[str] = set()
+    from importlib import metadata
+
     walked: set[tuple[str, frozenset[str]]] = set()  # a package again with other extras is walked again
     todo: list[tuple[str, frozenset[str]]] = [("docmentor", frozenset())]
     while todo:
