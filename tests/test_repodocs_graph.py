@@ -180,15 +180,19 @@ def test_what_is_skipped_and_the_size_cap(tmp_path: Path) -> None:
     outside = tmp_path.parent / f"{tmp_path.name}-outside.py"
     outside.write_text("def secret():\n    pass\n", encoding="utf-8")
     (tmp_path / "link.py").symlink_to(outside)
+    (tmp_path / "pkg" / "a.py").symlink_to("b.py")  # a loop of links: a problem, not a crash
+    (tmp_path / "pkg" / "b.py").symlink_to("a.py")
     files, problems = discover(tmp_path, max_bytes=1000)
     assert files == ["pkg/__init__.py", "pkg/small.py"]
     assert [(p.path, p.error) for p in problems] == [
         ("link.py", "a symlink to outside the repository"),
+        ("pkg/a.py", "a symlink that never reaches a file (a loop)"),
+        ("pkg/b.py", "a symlink that never reaches a file (a loop)"),
         ("pkg/big.py", "larger than the size cap (1200 > 1000 bytes)"),
     ]
     units = read_repository(tmp_path, max_bytes=1000)
     assert [c.id for c in units.components] == ["pkg.small.g"]
-    assert len(units.problems) == 2
+    assert len(units.problems) == 4
     with pytest.raises(NotADirectoryError):
         read_repository(tmp_path / "notes.txt")
 

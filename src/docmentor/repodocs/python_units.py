@@ -82,11 +82,19 @@ def discover(root: Path, *, max_bytes: int = DEFAULT_MAX_BYTES) -> tuple[list[st
             path = base / name
             rel = path.relative_to(root).as_posix()
             if path.is_symlink():
-                target = path.resolve()
+                try:
+                    target = path.resolve()
+                except (OSError, RuntimeError):  # a loop of links (RuntimeError before 3.13)
+                    problems.append(Problem(rel, "a symlink that never reaches a file (a loop)"))
+                    continue
                 if not target.is_relative_to(root) or not target.is_file():
                     problems.append(Problem(rel, "a symlink to outside the repository"))
                     continue
-            size = path.stat().st_size
+            try:
+                size = path.stat().st_size
+            except OSError as exc:  # gone since the walk listed it, or unreadable
+                problems.append(Problem(rel, f"cannot be read: {exc.strerror or exc}"))
+                continue
             if size > max_bytes:
                 problems.append(Problem(rel, f"larger than the size cap ({size} > {max_bytes} bytes)"))
                 continue
