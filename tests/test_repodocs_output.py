@@ -245,6 +245,25 @@ def test_outside_text_is_escaped_and_the_readme_gives_the_purpose(tmp_path: Path
     assert "\\*the\\* entry point \\<script\\>" in run
 
 
+def test_a_docstring_that_writes_an_include_is_text_when_the_tree_is_indexed(tmp_path: Path) -> None:
+    """The tree is indexed as a docs source: a docstring's ``{!…!}``, ``{% include %}``,
+    ``{*…*}`` or ``--8<--`` is text there, not another page pasted in (a tour: index.md was)."""
+    from docmentor.sources.local import scan_folder
+
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    forms = ["{!index.md!}", '{% include "index.md" %}', "{* index.md *}", '--8<-- "index.md"']
+    doc = "Mentions " + " and ".join(forms) + " in prose."
+    (repo / "m.py").write_text(f'"""{doc}"""\n\n\ndef f() -> None:\n    """{forms[0]} too."""\n', "utf-8")
+    document_repository(repo, tmp_path / "out")
+    scan = scan_folder(tmp_path / "out")
+    assert [w for w in scan.warnings if "include" in w] == []
+    module = next(d for d in scan.documents if d.path == "modules/m.md")
+    role = module.content.split("## Role", 1)[1].split("##", 1)[0]
+    assert "Repository" not in role  # index.md's heading: nothing was pasted in
+    assert role.replace("\\", "").strip() == "> " + doc
+
+
 def test_a_readme_in_any_case_gives_the_purpose(tmp_path: Path) -> None:
     """immer's ``readme.md``: the README is found whatever the case of its name."""
     from docmentor.repodocs.deterministic import readme_paragraph

@@ -12,6 +12,9 @@ _BACKTICKS = re.compile(r"`+")
 # a sentence's end: not the full stop of an abbreviation ("a human-readable size (e.g. 10 kB)")
 _SENTENCE_END = re.compile(r"(?<!\be\.g)(?<!\bi\.e)(?<!\betc)(?<!\bvs)(?<!\bcf)[.!?](?=\s|$)")
 _PLAIN_SPECIAL = re.compile(r"([\\`*_\[\]<>|])")
+# an include a docs reader would expand (markdown-include's and mdx_include's ``{!…!}``,
+# mkdocs-include-markdown-plugin's ``{% … %}``; ``{*…*}`` is escaped with ``*`` above)
+_INCLUDE_OPEN = re.compile(r"\{(?=[!%])")
 _STRUCTURE = re.compile(r"[-=+#~]")  # a line starting with one could be read as structure
 _ORDERED = re.compile(r"(\d+)([.)])")
 
@@ -35,9 +38,11 @@ def fence(text: str, language: str = "") -> str:
 
 def plain(text: str) -> str:
     """One line of outside text (a docstring's, a README's) as literal Markdown: whitespace
-    collapsed, the characters that open emphasis, links, tags, code or tables escaped."""
+    collapsed, the characters that open emphasis, links, tags, code, tables or an include
+    escaped."""
     text = _SPACES.sub(" ", text).strip()
     text = _PLAIN_SPECIAL.sub(r"\\\1", text)
+    text = _INCLUDE_OPEN.sub(r"{\\", text)  # {\! shows {! and is no include
     if _STRUCTURE.match(text):
         return "\\" + text
     ordered = _ORDERED.match(text)
