@@ -123,3 +123,13 @@ def test_docmentors_lazy_commands_are_typers_own(monkeypatch: pytest.MonkeyPatch
     lazy = _helps(click_group(app), [])
     assert lazy == _helps(eager, [])
     assert len(lazy) > 30
+
+
+def test_a_misspelt_command_is_told_its_close_names_once(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["serch", "x"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("Did you mean") == 1 and "'search', 'serve'" in err, err
+    assert err.startswith("error: No such command 'serch'.") and err.count("\n") == 1
+    assert main(["clarity", "scor"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("Did you mean 'score'?") == 1, err

@@ -32,6 +32,7 @@ app = typer.Typer(
     rich_markup_mode=None,
     context_settings={"help_option_names": ["-h", "--help"]},
     cls=LazyGroup,  # `main` builds only the command it runs (docmentor.cli.lazy)
+    suggest_commands=False,  # click suggests close names itself: typer's said them twice
 )
 
 
