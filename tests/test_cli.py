@@ -871,3 +871,23 @@ def test_the_hint_for_refused_includes_names_no_folder_far_above() -> None:
     assert _holding_folder(root / "tmp", far) is None
     absolute = ["/elsewhere/a.md:1: include refused: path escapes the docs root: ../x.py"]
     assert _holding_folder(Path("/tmp"), absolute) is None
+
+
+@pytest.mark.parametrize(
+    ("args", "shown"),
+    [
+        (["add", "docs", "--no-embeddings"], "docmentor --no-embeddings add …"),
+        (["api", "find", "retry", "--db", "idx"], "docmentor --db PATH api find …"),
+    ],
+)
+def test_a_global_option_after_the_command_says_where_it_goes(
+    args: list[str], shown: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from docmentor.cli import main
+
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: No such option '{args[-1] if args[-1].startswith('-') else args[-2]}'.")
+    assert err.rstrip().endswith(f"is an option of docmentor itself: {shown})"), err
+    assert main(["search", "x", "--bogus"]) == 2
+    assert capsys.readouterr().err.rstrip().endswith("(see: docmentor search --help)")

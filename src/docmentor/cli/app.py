@@ -321,6 +321,19 @@ _INTERRUPTED = 130  # the exit code of a command stopped by Ctrl-C (128 + SIGINT
 _INTERRUPTED_MESSAGE = "interrupted (what was already stored is kept)"
 
 
+# the options of `docmentor` itself, written after a command by mistake: their value's name
+_GLOBAL_OPTIONS = {"--db": " PATH", "--no-embeddings": "", "--debug": ""}
+
+
+def _global_option_hint(exc: click.UsageError) -> str:
+    """Where a global option goes, when it was given after a command (`add … --no-embeddings`)."""
+    option = getattr(exc, "option_name", None)
+    if not isinstance(exc, click.NoSuchOption) or option not in _GLOBAL_OPTIONS or exc.ctx is None:
+        return ""
+    command = exc.ctx.command_path.removeprefix("docmentor").strip()
+    return f" ({option} is an option of docmentor itself: docmentor {option}{_GLOBAL_OPTIONS[option]} {command} …)"
+
+
 def _run(argv: list[str] | None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     debug = "--debug" in args or os.environ.get("DOCMENTOR_DEBUG") == "1"
@@ -336,7 +349,7 @@ def _run(argv: list[str] | None) -> int:
         return 2
     except click.UsageError as exc:
         where = f" (see: {exc.ctx.command_path} --help)" if exc.ctx is not None else ""
-        print(f"error: {exc.format_message()}{where}", file=sys.stderr)
+        print(f"error: {exc.format_message()}{_global_option_hint(exc) or where}", file=sys.stderr)
         return 2
     except DocmentorError as exc:
         if debug:
