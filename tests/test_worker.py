@@ -72,6 +72,28 @@ def test_a_job_is_checked_when_queued(tmp_path: Path) -> None:
     engine.close()
 
 
+def test_a_relative_path_is_where_the_job_was_queued_from(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A worker runs in a folder of its own: ``root=proj`` means the queuing folder's proj/."""
+    (tmp_path / "here" / "proj").mkdir(parents=True)
+    (tmp_path / "here" / "proj" / "m.py").write_text('"""A module."""\n', encoding="utf-8")
+    (tmp_path / "elsewhere").mkdir()
+    engine = Docmentor(tmp_path / "index", embeddings=False)
+    monkeypatch.chdir(tmp_path / "here")
+    job, _ = queue_job(engine, "repo-docs", {"root": "proj", "out": "out/docs"})
+    assert job.args == {
+        "root": str(tmp_path / "here" / "proj"),
+        "out": str(tmp_path / "here" / "out" / "docs"),
+    }
+    monkeypatch.chdir(tmp_path / "elsewhere")
+    assert run_worker(engine, "w", once=True) == 1
+    done = get_job(engine, job.id)
+    assert done.status == "done", done.error
+    assert (tmp_path / "here" / "out" / "docs" / "index.md").is_file()
+    engine.close()
+
+
 def test_jobs_and_worker_from_the_command_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     cli = Cli(tmp_path / "index", capsys)
     cli.ok("add", str(_docs(tmp_path)), "--name", "guide")

@@ -11,6 +11,9 @@ Kinds and their arguments:
 - ``readme-llm`` — ``library``, ``out`` (required), ``docs_path``, ``version``.
 - ``repo-docs`` — ``root`` (required), ``out``, ``update`` (bool), ``llm`` (bool: use the model
   configured by the environment, as ``repo-docs generate`` does; default false).
+
+Paths (``root``, ``out``, ``docs_path``) are stored absolute: a relative one is read from the
+folder of the process that queues the job, not from wherever a worker runs.
 """
 
 from __future__ import annotations
@@ -78,6 +81,14 @@ def _check(kind: str, args: Mapping[str, Any]) -> None:
 
 
 _FLAGS = frozenset({"prune", "update", "llm"})  # job arguments that are true or false
+_PATHS = frozenset({"root", "out", "docs_path"})  # job arguments that are paths
+
+
+def _absolute_paths(args: dict[str, Any]) -> None:
+    """A relative path argument as the queuing process means it (its working folder)."""
+    for key in _PATHS & set(args):
+        if isinstance(args[key], str) and args[key].strip():
+            args[key] = str(Path(args[key]).expanduser().absolute())
 
 
 def queue_job(
@@ -91,7 +102,8 @@ def queue_job(
     """Queue a job in ``engine``'s index for a worker; (the job, whether it is new — False
     when the same ``dedupe`` key is queued, running or finished within ``min_interval`` s).
 
-    A refresh names a source the index or the working folder's ``docmentor.toml`` knows.
+    A refresh names a source the index or the working folder's ``docmentor.toml`` knows; a
+    relative path argument is made absolute from this process's working folder.
 
     Raises:
         UsageError: an unknown kind, or arguments it does not take.
@@ -99,6 +111,7 @@ def queue_job(
     """
     data = dict(args or {})
     _check(kind, data)
+    _absolute_paths(data)
     if kind == "refresh":
         source = data.get("source")
         if source is not None:
