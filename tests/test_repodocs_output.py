@@ -264,6 +264,18 @@ def test_a_docstring_that_writes_an_include_is_text_when_the_tree_is_indexed(tmp
     assert role.replace("\\", "").strip() == "> " + doc
 
 
+def test_a_folder_that_is_a_package_is_described_by_its_own_docstring(tmp_path: Path) -> None:
+    """``repo-docs generate src/pkg``: without a README paragraph, pkg/__init__'s docstring is
+    the purpose, not that of its one sub-package (a tour: clarity/ read as clarity/checks/)."""
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "__init__.py").write_text('"""Score documentation."""\n', encoding="utf-8")
+    (tmp_path / "sub" / "__init__.py").write_text('"""Checks, one registry."""\n', encoding="utf-8")
+    (tmp_path / "README.md").write_text("# pkg\n", encoding="utf-8")
+    document_repository(tmp_path, tmp_path / "out")
+    index = (tmp_path / "out" / "index.md").read_text(encoding="utf-8")
+    assert "## Purpose\n\n> Score documentation." in index
+
+
 def test_a_readme_in_any_case_gives_the_purpose(tmp_path: Path) -> None:
     """immer's ``readme.md``: the README is found whatever the case of its name."""
     from docmentor.repodocs.deterministic import readme_paragraph

@@ -463,9 +463,12 @@ class Documenter:
         repo = self.units.repository
         purpose = readme_paragraph(self.root)
         if not purpose:
+            # the folder given is itself a package: its own __init__ speaks for it, before a
+            # sub-package that happens to be its only one
+            init = self.modules.get("__init__")
             tops = [p for p in self.units.packages if p.parent == REPOSITORY_ID and p.python_package]
-            init = self.modules.get(f"{tops[0].id}.__init__") if len(tops) == 1 else None
-            init = init or self.modules.get("__init__")
+            if init is None and len(tops) == 1:
+                init = self.modules.get(f"{tops[0].id}.__init__")
             purpose = first_paragraph(init.docstring) if init else ""
         if purpose:
             sections = [Section("Purpose", quote(purpose))]
