@@ -507,10 +507,16 @@ def test_malformed_bodies_over_http_get_the_same_json_rpc_errors(small: Docmento
                 timeout=10,
             )
             refused.append(response.status_code)
+        # a GET gets 405 at once (stateless: no stream to offer), whatever it accepts
+        gets = []
+        for accept in ("*/*", "text/event-stream"):
+            got = httpx.get(f"http://127.0.0.1:{port}/mcp", headers={"Accept": accept}, timeout=5)
+            gets.append((got.status_code, got.headers.get("allow"), got.json()["error"]["code"]))
     finally:
         proc.terminate()
         proc.wait(timeout=10)
         log.close()
+    assert gets == [(405, "POST", -32600)] * 2
     assert refused == [421, 421]
     assert [(status, a["id"], a["error"]["code"]) for status, a in answers] == [
         (400, None, -32700),

@@ -15,6 +15,7 @@
 from __future__ import annotations
 
 import ipaddress
+import json
 import logging
 import socket
 import sys
@@ -246,6 +247,9 @@ class JsonRpcShape:
         self.refuse = refuse  # a last say on a well-formed message (the write scope's 403)
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope.get("type") == "http" and scope.get("method") == "GET" and scope.get("path") == "/mcp":
+            await _no_stream(send)
+            return
         if scope.get("type") != "http" or scope.get("method") != "POST" or scope.get("path") != "/mcp":
             await self.app(scope, receive, send)
             return
@@ -288,6 +292,29 @@ class JsonRpcShape:
                 await send({"type": "http.response.body", "body": reply})
                 return
         await self.app(scope, replay, send)
+
+
+async def _no_stream(send: Any) -> None:
+    """405 to a GET of /mcp. A stateless server has no messages of its own to stream, and the
+    SDK's answer, an event stream that never sends anything, held each such GET open for good;
+    MCP lets a server say 405 instead (clients then only POST)."""
+    reply = json.dumps(
+        {
+            "jsonrpc": "2.0",
+            "id": None,
+            "error": {
+                "code": -32600,
+                "message": "Method Not Allowed: this server streams nothing; POST requests",
+            },
+        }
+    ).encode()
+    headers = [
+        (b"content-type", b"application/json"),
+        (b"allow", b"POST"),
+        (b"content-length", str(len(reply)).encode()),
+    ]
+    await send({"type": "http.response.start", "status": 405, "headers": headers})
+    await send({"type": "http.response.body", "body": reply})
 
 
 def serve_http(
