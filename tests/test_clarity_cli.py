@@ -958,7 +958,7 @@ def test_a_history_line_without_a_score_is_no_point_of_the_trend(cli: Cli, tmp_p
     doc = cli.json("clarity", "score", guide, "--history", str(history))["documents"][0]
     assert [t["score"] for t in doc["trend"]] == [10.0]
     out = cli.ok("clarity", "score", guide, "--history", str(history))
-    assert "trend: 1 documents scored before, average 10.0 → 10.0 (+0.0); no score changed" in out
+    assert "trend: 1 document scored before, average 10.0 → 10.0 (+0.0); no score changed" in out
 
 
 def test_files_are_scored_without_an_index_that_cannot_be_read(capsys: pytest.CaptureFixture[str]) -> None:

@@ -56,7 +56,7 @@ SEARCH_KEYS = [
     "also",
 ]
 REPORT = re.compile(
-    r"^(?P<name>\S+): (?P<docs>\d+) documents, (?P<secs>\d+) sections \(\+(?P<added>\d+) new, "
+    r"^(?P<name>\S+): (?P<docs>\d+) documents?, (?P<secs>\d+) sections? \(\+(?P<added>\d+) new, "
     r"(?P<updated>\d+) updated, (?P<unchanged>\d+) unchanged, -(?P<removed>\d+) removed\) in \d+\.\d\ds$"
 )
 
@@ -596,7 +596,7 @@ def test_one_configured_source_that_fails_does_not_stop_the_others(
     rc, out, err = cli("refresh")
     assert rc == 1
     (line,) = out.splitlines()  # nothing counted for the source that was never read
-    assert REPORT.match(line) and line.startswith("cfg: 1 documents")
+    assert REPORT.match(line) and line.startswith("cfg: 1 document,")
     lines = err.splitlines()
     assert lines == [
         f"warning: cannot fetch {url}: HTTP 404",
@@ -695,7 +695,7 @@ def test_many_missing_includes_are_summed_up_with_what_to_do(
     (project / "docs" / "src" / "page.md").write_text("# Page\n\n" + lines, encoding="utf-8")
     cli = Cli(tmp_path / "index", capsys)
     rc, out, err = cli("add", str(project / "docs" / "src"), "--name", "p")
-    assert rc == 0 and out.startswith("p: 1 documents")
+    assert rc == 0 and out.startswith("p: 1 document,")
     warnings = err.splitlines()
     assert len(warnings) == 6
     assert all(

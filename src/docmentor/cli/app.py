@@ -202,6 +202,11 @@ def embed_sources(engine: Docmentor, enabled: bool, sources: list[str] | None = 
         ) from None
 
 
+def count(n: int, noun: str) -> str:
+    """``1 document``, ``2 documents``: a count and its noun (a regular plural)."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
 def emit(data: Any) -> None:
     print(json.dumps(data, ensure_ascii=False, indent=2))
 

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from docmentor import UsageError
-from docmentor.cli.app import GateFailed, app, emit, index_exists, open_engine, require_index
+from docmentor.cli.app import GateFailed, app, count, emit, index_exists, open_engine, require_index
 
 log = logging.getLogger(__name__)
 
@@ -216,7 +216,7 @@ def _print_clarity(report: ClarityReport, documents: list[dict[str, Any]]) -> No
     if moved is not None:
         changes = ", ".join(f"{c.path} {c.before:.1f} → {c.after:.1f}" for c in moved.most_changed)
         console.print(
-            f"trend: {moved.compared} documents scored before, average {moved.before:.1f} → {moved.after:.1f} "
+            f"trend: {count(moved.compared, 'document')} scored before, average {moved.before:.1f} → {moved.after:.1f} "
             f"({moved.change:+.1f})" + (f"; most changed: {changes}" if changes else "; no score changed"),
             markup=False,
         )

@@ -16,6 +16,7 @@ from docmentor import NotFoundError, UsageError
 from docmentor.cli.app import (
     GateFailed,
     app,
+    count,
     embed_sources,
     emit,
     index_exists,
@@ -195,7 +196,8 @@ def _tree_summary(result: RepoDocsResult, source: RepoDocsSource | None) -> str:
     problems = len(result.problems)
     unread = f"; {problems} file(s) could not be read (--json lists them)" if problems else ""
     return (
-        f"documented {units} units ({kinds}) without a model in {result.out} ({result.files} files)"
+        f"documented {count(units, 'unit')} ({kinds}) without a model in {result.out} "
+        f"({count(result.files, 'file')})"
         f"{_served(source)}{unread}"
     )
 
@@ -204,7 +206,7 @@ def _served(source: RepoDocsSource | None) -> str:
     if source is None:
         return ""
     how = "refreshed" if source.refreshed else "indexed"
-    return f"; {how} as the docs source {source.name} ({source.documents} documents)"
+    return f"; {how} as the docs source {source.name} ({count(source.documents, 'document')})"
 
 
 @contextlib.contextmanager

@@ -15,6 +15,7 @@ from docmentor.cli.app import (
     STATE,
     DocsVersion,
     app,
+    count,
     embed_sources,
     emit,
     index_exists,
@@ -28,7 +29,7 @@ if TYPE_CHECKING:
 
 
 def _report_line(r: RefreshReport) -> str:
-    parts = [f"{r.source}: {r.documents} documents, {r.sections} sections"]
+    parts = [f"{r.source}: {count(r.documents, 'document')}, {count(r.sections, 'section')}"]
     parts.append(f"(+{r.added} new, {r.updated} updated, {r.unchanged} unchanged, -{r.removed} removed")
     refused = sum(1 for path, _ in r.failed if path in r.refused)  # links the policy refuses
     if len(r.failed) > refused:
@@ -274,7 +275,7 @@ def sources(as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")]
             f"\tversion {s['version']} ({s['version_origin'] or 'origin unknown'})" if s["version"] else ""
         )
         print(
-            f"{s['name']}\t{s['kind']}\t{s['documents']} documents, {s['sections']} sections{stale}\t"
+            f"{s['name']}\t{s['kind']}\t{count(s['documents'], 'document')}, {count(s['sections'], 'section')}{stale}\t"
             f"{s['target']}\trefreshed {s['refreshed_at']}{err}{version}"
         )
 
