@@ -91,6 +91,19 @@ def test_generate_without_a_model_writes_the_tree_and_again_byte_identical(cli: 
     assert not (cli.db).exists()  # no model: no index touched
 
 
+def test_options_for_a_model_and_a_folder_without_code_are_warned_of(cli: Cli, tmp_path: Path) -> None:
+    """Without a model, --update / --fresh / --workers change nothing, and an empty folder is
+    documented as a repository page alone: each is said on stderr; the tree is still written."""
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    rc, out, err = cli("repo-docs", "generate", str(empty), "--no-register", "--update", "--workers", "2")
+    assert rc == 0 and "documented 1 unit (1 repository)" in out
+    assert err.splitlines() == [
+        "warning: --update, --workers: only with a model; this run writes the tree from the code alone",
+        f"warning: no source file to document in {empty.resolve()}: the tree holds the repository's page only",
+    ]
+
+
 def test_no_llm_wins_over_a_configured_endpoint_and_out_is_honoured(
     cli: Cli, repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

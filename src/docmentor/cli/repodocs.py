@@ -98,12 +98,21 @@ def repodocs_generate(
 
     root = _folder(path)
     config = None if no_llm else LLMConfig.from_env()
+    if config is None:
+        idle = [flag for flag, given in (("--update", update), ("--fresh", fresh), ("--workers", workers != 1),
+                                          ("--prices", prices is not None)) if given]  # fmt: skip
+        if idle:
+            print(
+                f"warning: {', '.join(idle)}: only with a model; this run writes the tree from the code alone",
+                file=sys.stderr,
+            )
     if out is not None and out.exists() and not out.is_dir():
         raise UsageError(f"--out {out} is a file", hint="give a new or empty folder, or an earlier output")
     if config is None and no_register:  # the code's tree alone: no index is needed
         from docmentor import generate_repo_docs
 
         tree = generate_repo_docs(None, root, out=out, register=False).tree
+        _warn_if_no_code(tree, root)
         if as_json:
             emit({**tree.to_dict(), "source": None})
         else:
@@ -120,6 +129,7 @@ def repodocs_generate(
         register=not no_register,
         show_progress=not as_json,
     )
+    _warn_if_no_code(generation.tree, root)
     if as_json:
         emit(generation.to_dict())
     elif generation.run is not None and generation.written is not None:
@@ -134,6 +144,14 @@ def repodocs_generate(
         raise GateFailed(
             f"the model did not document every unit: {why}",
             hint="run it again (without --fresh) to go on where it stopped: committed units are kept",
+        )
+
+
+def _warn_if_no_code(tree: RepoDocsResult, root: Path) -> None:
+    if set(tree.documents) <= {"repository"}:
+        print(
+            f"warning: no source file to document in {root}: the tree holds the repository's page only",
+            file=sys.stderr,
         )
 
 
