@@ -139,6 +139,10 @@ def test_bad_paths_and_outputs_are_one_line_errors_and_nothing_is_lost(
 def test_status_and_show_without_any_documentation(any_cli: Cli, repo: Path) -> None:
     err = any_cli.fails("repo-docs", "status", str(repo))
     assert f"no documentation of {repo.resolve()} yet" in err and "repo-docs generate" in err
+    assert err.count("(") == 1  # one plain hint, not a hint in a hint's parentheses
+    err = any_cli.fails("repo-docs", "evaluate", str(repo))
+    assert "no documentation in" in err and "documentation.json is missing" in err, err
+    assert "Errno" not in err and "repo-docs generate PATH" in err
     err = any_cli.fails("repo-docs", "show", "shop.util", "--path", str(repo))
     assert "no documentation of" in err
     Docmentor(any_cli.location).close()  # an index, but no run of this repository and no tree

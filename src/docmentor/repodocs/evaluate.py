@@ -227,8 +227,14 @@ class _Tree:
 def _documents(out: Path) -> _Tree:
     try:
         data = json.loads((out / JSON_NAME).read_text(encoding="utf-8"))
+    except FileNotFoundError as exc:
+        raise EvaluationError(
+            f"no documentation in {out} ({JSON_NAME} is missing)",
+            hint="generate it first: docmentor repo-docs generate PATH (or --out the folder it wrote)",
+        ) from exc
     except (OSError, ValueError) as exc:
-        raise EvaluationError(f"{out / JSON_NAME} cannot be read: {exc}") from exc
+        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+        raise EvaluationError(f"{out / JSON_NAME} cannot be read: {why}") from exc
     entries = data.get("units") if isinstance(data, dict) else None
     if not isinstance(entries, list):
         raise EvaluationError(f"{out / JSON_NAME} has no list of units")

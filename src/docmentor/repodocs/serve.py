@@ -265,7 +265,7 @@ def _latest(engine: Docmentor | None, root: Path, out: Path | None) -> tuple[Pat
     if status is None and tree is None:
         raise NotFoundError(
             f"no documentation of {root} yet",
-            hint="generate it first (repo_docs_generate, or docmentor repo-docs generate PATH)",
+            hint="generate it first: docmentor repo-docs generate PATH, or the MCP tool repo_docs_generate",
         )
     if status is not None and tree is not None:
         if _when(status.run.started_at) >= tree.stat().st_mtime or _tree_run(tree) == status.run.id:
