@@ -255,3 +255,23 @@ def test_a_background_run_that_stopped_says_why_in_its_status(
         status
     )
     assert status["out"] == str(layout["repo"] / ".docmentor-docs") and not status["finished"]
+
+
+def test_the_group_without_a_folder_to_reach_is_warned_of(layout: dict[str, Path], tmp_path: Path) -> None:
+    """``--tools repodocs`` with no ``--allow-path`` starts (its tools say why on each call),
+    with a warning on stderr; ``--tools ""`` names no group: an error, not the default five."""
+    import subprocess
+
+    params = _params(tmp_path, layout["db"], "--tools", "docs,repodocs")
+    done = subprocess.run(
+        [params.command, *params.args], env=params.env, cwd=params.cwd, stdin=subprocess.DEVNULL,
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "warning: --tools repodocs without --allow-path: its tools reach no repository" in done.stderr
+    empty = _params(tmp_path, layout["db"], "--tools", " , ")
+    done = subprocess.run(
+        [empty.command, *empty.args], env=empty.env, cwd=empty.cwd, stdin=subprocess.DEVNULL,
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert done.returncode == 1 and done.stderr.startswith("error: --tools names no tool group"), done.stderr

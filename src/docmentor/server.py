@@ -270,7 +270,12 @@ def run_server(
 
     # stdout belongs to the protocol in stdio mode: logs go to stderr only.
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING, force=False)
-    check_groups(tools)  # before anything is created on disk
+    groups = check_groups(tools)  # before anything is created on disk
+    if "repodocs" in groups and not allow_paths:
+        sys.stderr.write(
+            "docmentor: warning: --tools repodocs without --allow-path: its tools reach no repository "
+            "(add --allow-path FOLDER for each one they may read and write)\n"
+        )
     if refresh_interval_hours < 0:
         raise UsageError("the refresh interval must be 0 (off) or more hours")
     for folder in allow_paths:

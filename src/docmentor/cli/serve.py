@@ -120,6 +120,13 @@ def serve(
     from docmentor.server import run_server
 
     groups = [t.strip() for t in tools.split(",") if t.strip()]
+    if not groups:
+        from docmentor import UsageError
+
+        raise UsageError(
+            "--tools names no tool group",
+            hint="e.g. --tools docs,api (default: docs,api,assemble,clarity,feedback)",
+        )
     oauth = None
     if oauth_issuer is not None or oauth_audience is not None:
         from docmentor import OAuthConfig, UsageError
