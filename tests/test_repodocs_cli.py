@@ -370,7 +370,7 @@ def test_latest_run_run_status_and_unit_document_on_a_real_store(index_location:
             repo_unit_document(store, repo, "a")
         with pytest.raises(NotFoundError) as caught:
             repo_unit_document(store, repo, "zzz")
-        assert caught.value.hint == "unit ids are dotted names such as 'pkg.a'"
+        assert caught.value.hint == "unit ids are dotted names such as 'pkg.a'; the repository's page is '.'"
     finally:
         engine.close()
 

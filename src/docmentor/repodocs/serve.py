@@ -246,7 +246,8 @@ def repo_docs_unit(engine: Docmentor | None, root: Path, unit: str, out: Path | 
     hint = (
         "did you mean " + ", ".join(close) + "?"
         if close
-        else f"unit ids are dotted names such as {next((i for i in ids if '.' in i.strip('.')), ids[0])!r}"
+        else f"unit ids are dotted names such as {next((i for i in ids if '.' in i.strip('.')), ids[0])!r}; "
+        "the repository's page is '.'"
         if ids
         else "it has no units"
     )
