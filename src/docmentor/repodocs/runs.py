@@ -59,6 +59,12 @@ def repo_run_status(store: Store, root: str | Path) -> RepoRunStatus:
     return RepoRunStatus(run, repomem_trace.progress(store, run.id))
 
 
+def unit_ids_hint(ids: list[str]) -> str:
+    """What a unit id looks like, from one of ``ids`` (not empty), and where the repository is."""
+    example = next((i for i in ids if "." in i.strip(".")), ids[0])
+    return f"unit ids are dotted names such as {example!r}; the repository's page is '.'"
+
+
 def repo_unit_document(store: Store, root: str | Path, unit_id: str) -> UnitRow:
     """The unit ``unit_id`` of the latest run of ``root``, committed (its ``document`` set).
     NotFoundError when there is no run, no such unit (the closest ids suggested) or the unit
@@ -73,7 +79,7 @@ def repo_unit_document(store: Store, root: str | Path, unit_id: str) -> UnitRow:
         hint = (
             "did you mean " + ", ".join(close) + "?"
             if close
-            else f"unit ids are dotted names such as {next((i for i in ids if '.' in i.strip('.')), ids[0])!r}"
+            else unit_ids_hint(ids)
             if ids
             else "the run has no units"
         )

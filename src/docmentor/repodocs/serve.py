@@ -17,7 +17,7 @@ from docmentor.config import auto_name
 from docmentor.errors import NotFoundError, UsageError
 from docmentor.repodocs.generate import DEFAULT_OUT, RepoDocsResult
 from docmentor.repodocs.output import JSON_NAME
-from docmentor.repodocs.runs import repo_run_status, repo_unit_document
+from docmentor.repodocs.runs import repo_run_status, repo_unit_document, unit_ids_hint
 from docmentor.store import repomem
 
 if TYPE_CHECKING:
@@ -246,8 +246,7 @@ def repo_docs_unit(engine: Docmentor | None, root: Path, unit: str, out: Path | 
     hint = (
         "did you mean " + ", ".join(close) + "?"
         if close
-        else f"unit ids are dotted names such as {next((i for i in ids if '.' in i.strip('.')), ids[0])!r}; "
-        "the repository's page is '.'"
+        else unit_ids_hint(ids)
         if ids
         else "it has no units"
     )
