@@ -891,3 +891,14 @@ def test_a_global_option_after_the_command_says_where_it_goes(
     assert err.rstrip().endswith(f"is an option of docmentor itself: {shown})"), err
     assert main(["search", "x", "--bogus"]) == 2
     assert capsys.readouterr().err.rstrip().endswith("(see: docmentor search --help)")
+
+
+def test_a_usage_error_is_one_line_even_when_click_writes_several(capsys: pytest.CaptureFixture[str]) -> None:
+    from docmentor.cli import main
+
+    assert main(["token", "create"]) == 2  # click: "Missing option '--scope'. Choose from:\n\tread,\n\twrite"
+    err = capsys.readouterr().err
+    assert (
+        err
+        == "error: Missing option '--scope'. Choose from: read, write (see: docmentor token create --help)\n"
+    )

@@ -354,7 +354,8 @@ def _run(argv: list[str] | None) -> int:
         return 2
     except click.UsageError as exc:
         where = f" (see: {exc.ctx.command_path} --help)" if exc.ctx is not None else ""
-        print(f"error: {exc.format_message()}{_global_option_hint(exc) or where}", file=sys.stderr)
+        message = " ".join(exc.format_message().split())  # one line ("Choose from:\n\tread,\n\twrite")
+        print(f"error: {message}{_global_option_hint(exc) or where}", file=sys.stderr)
         return 2
     except DocmentorError as exc:
         if debug:
