@@ -271,6 +271,17 @@ def test_golden_digest(fx_engine: Docmentor, fx_dir: Path, name: str) -> None:
     assert all(abs(v - d["score"]) <= 0.00505 for (_, v), d in zip(shown, docs, strict=True))
 
 
+def test_candidates_for_assembly_skip_the_snippets_and_keep_the_texts(fx_engine: Docmentor) -> None:
+    """Assembly reads whole sections: its candidates choose no snippet window (a sixth of an
+    assembly's time on 1,000 files), and are otherwise the same hits in the same order."""
+    with_snippets = fx_engine.candidates("deploy the service to production")
+    without = fx_engine.candidates("deploy the service to production", snippets=False)
+    assert len(with_snippets) > 3 and any(h.snippet for h in with_snippets)
+    assert [h.section_id for h in without] == [h.section_id for h in with_snippets]
+    assert [h.score for h in without] == [h.score for h in with_snippets]
+    assert all(h.snippet == "" and h.text for h in without)
+
+
 def test_golden_deploy_reads_as_a_reader_expects(fx_engine: Docmentor) -> None:
     data = render_json(assemble_context(fx_engine, GOLDEN_QUESTIONS["deploy"], depth=1, now=NOW))
     docs = {d["path"]: d for d in data["documents"]}

@@ -109,7 +109,9 @@ def assemble(
     rows = store.sources()
     versions = engine.version_scope(source, version)
     names = versions.names() or [r.name for r in rows]
-    hits = engine.candidates(query, source=source, version=version, limit=max(sections * 10, 200))
+    hits = engine.candidates(
+        query, source=source, version=version, limit=max(sections * 10, 200), snippets=False
+    )
     facts = {int(r["id"]): r for r in store.document_facts(names)}
     if not hits and not allow_empty:
         scope = f" in source {source!r}" if source else ""
@@ -142,7 +144,7 @@ def assemble(
                 anchor=str(row["anchor"]) if row is not None else slugify(h.heading),
                 line_start=h.line_start,
                 line_end=h.line_end,
-                text=h.text or (str(row["text"]) if row is not None else h.snippet),
+                text=h.text or (str(row["text"]) if row is not None else ""),
                 relevance=rel,
                 stale=h.stale,  # said beside its citation: the text may no longer be true
             )

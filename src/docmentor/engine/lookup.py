@@ -150,11 +150,19 @@ class Lookup(Embedding):
         return [dataclasses.replace(h, stale=True) if h.document_id in stale else h for h in hits]
 
     def candidates(
-        self, query: str, *, source: str | None = None, version: str | None = None, limit: int = 200
+        self,
+        query: str,
+        *,
+        source: str | None = None,
+        version: str | None = None,
+        limit: int = 200,
+        snippets: bool = True,
     ) -> list[SearchHit]:
         """Every section matching a query, best first, with no per-document cap (for assembly).
 
         The same analyzer, index, scoring and choice of versions as :meth:`search`.
+        ``snippets=False``: each hit's ``snippet`` is left empty (assembly reads the sections'
+        texts; choosing a window of each of ~200 hits was a sixth of its time).
         """
         scope = self.version_scope(source, version)
         within = scope.sources
@@ -175,6 +183,7 @@ class Lookup(Embedding):
                 limit=len(ranked),
                 per_document=len(ranked),
                 versions=scope.versions,
+                snippets=snippets,
                 config=self.ranking,
                 collapse=False,
                 fused=blended is not None,
