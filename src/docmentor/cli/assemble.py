@@ -10,7 +10,7 @@ import click
 import typer
 
 from docmentor import UsageError
-from docmentor.cli.app import DocsVersion, app, emit, open_engine, open_knowledge, require_index
+from docmentor.cli.app import DocsVersion, app, count, emit, open_engine, open_knowledge, require_index
 
 # fixed values as click choices: a wrong one is a usage error (exit 2) that lists them, and
 # --help shows them; spelled here so `docmentor --help` loads no tokenizer (a test checks
@@ -89,8 +89,7 @@ def assemble(
         except OSError as exc:
             raise UsageError(f"cannot write {output}: {exc.strerror or exc}") from None
         print(
-            f"wrote {output} ({digest.actual_tokens} tokens, {len(digest.sections)} "
-            f"section{'' if len(digest.sections) == 1 else 's'})",
+            f"wrote {output} ({digest.actual_tokens} tokens, {count(len(digest.sections), 'section')})",
             file=sys.stderr,
         )
     else:
