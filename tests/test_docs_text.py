@@ -9,9 +9,9 @@ from dataclasses import dataclass
 
 from docmentor.library.find.api_text import api_doc, passage_texts
 from docmentor.library.find.retrieval import ApiIndex
-from docmentor.library.knowledge.enrich import describe_from_docs
+from docmentor.library.knowledge.enrich import describe_by_returns, describe_from_docs
 from docmentor.library.knowledge.mentions import MentionResolver
-from docmentor.library.models import ApiEntry
+from docmentor.library.models import ApiEntry, ApiReturn
 
 
 @dataclass
@@ -178,3 +178,47 @@ def test_a_paragraph_opening_with_a_role_is_prose() -> None:
     describe_from_docs(entries, [Doc("API", page)], MentionResolver(entries), package="cache")
     lfu = next(e for e in entries if e.name == "LFUCache")
     assert lfu.docs_text == ":class:`LFUCache` counts how often an item is retrieved."
+
+
+def test_a_call_only_its_returns_line_describes_is_described_by_it() -> None:
+    """A peewee tour: `Database.table_exists` is documented only by fields (`:param str
+    table:` and `:returns: ``bool`` indicating whether table exists.`); it had no words
+    for find_api. Its returns line describes it, its own lead dropped; an API with a
+    description, a class, or a call that returns nothing said keeps what it has."""
+    entries = [
+        entry("orm.Database", "class", ""),
+        entry("orm.Database.table_exists", "method", ""),
+        entry("orm.Database.is_closed", "method", ""),
+        entry("orm.Database.connect", "method", "Open a connection."),
+        entry("orm.Database.close", "method", ""),
+    ]
+    page = (
+        ".. py:class:: Database()\n\n"
+        "    .. py:method:: table_exists(table[, schema=None])\n\n"
+        "        :param str table: Table name.\n"
+        "        :returns: ``bool`` indicating whether table exists.\n\n"
+        "    .. py:method:: is_closed()\n\n"
+        "        :returns: return ``True`` if database is closed, ``False`` if open.\n"
+        "        :rtype: bool\n\n"
+        "    .. py:method:: connect()\n\n"
+        "        :returns: whether a connection was opened.\n\n"
+        "    .. py:method:: close()\n\n"
+        "        :param bool force: close even when a transaction is open.\n"
+    )
+    for e in entries[1:]:
+        e.returns = ApiReturn()
+    by_id = {e.api_id: e for e in entries}
+    describe_from_docs(entries, [Doc("Database", page)], MentionResolver(entries), package="orm")
+    assert by_id["orm.Database.table_exists"].description == ""  # fields are no prose
+    assert describe_by_returns(entries) == 2
+    assert (
+        by_id["orm.Database.table_exists"].description == "Returns ``bool`` indicating whether table exists."
+    )
+    assert (
+        by_id["orm.Database.is_closed"].description
+        == "Returns ``True`` if database is closed, ``False`` if open."
+    )
+    assert by_id["orm.Database.connect"].description == "Open a connection."
+    assert by_id["orm.Database.close"].description == ""
+    assert by_id["orm.Database"].description == ""
+    assert "whether table exists" in api_doc(by_id["orm.Database.table_exists"])

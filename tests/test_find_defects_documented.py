@@ -326,3 +326,61 @@ def test_what_the_docs_examples_import_is_public_but_not_documented(tmp_path: Pa
     )
     match_examples([used], surface, library="fmt")
     assert used.apis_used == ["fmt.registry", "fmt.Registry.register"]
+
+
+def test_a_page_that_never_sets_a_module_documents_the_packages_names(tmp_path: Path) -> None:
+    """A peewee tour: its API page writes `.. py:class:: ModelSelect` and its methods with no
+    `.. module::` anywhere, and the module's `__all__` leaves the class out (users get it
+    from `Model.select()`). Sphinx shows the names bare; the docs' descriptions were already
+    read in the package, so the surface reads the names there too: the class and its
+    documented method are APIs, described by the page. A bare name the package does not
+    have (another library's class) adds nothing."""
+    write_files(
+        tmp_path,
+        {
+            "orm.py": """
+                '''An ORM.'''
+                __all__ = ["Model"]
+
+                class Model:
+                    @classmethod
+                    def select(cls, *fields):
+                        return ModelSelect(cls, fields)
+
+                class ModelSelect:
+                    def __init__(self, model, fields):
+                        self.model = model
+
+                    def switch(self, ctx=None):
+                        return self
+
+                    def _internal(self):
+                        return self
+            """
+        },
+    )
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "api.rst").write_text(
+        "API\n===\n\n"
+        ".. py:class:: Model()\n\n"
+        "    .. py:classmethod:: select(*fields)\n\n"
+        "        :returns: :py:class:`ModelSelect` query.\n\n"
+        "        Create a SELECT query.\n\n"
+        ".. py:class:: ModelSelect(model, fields_or_models)\n\n"
+        "    Model-specific implementation of SELECT query.\n\n"
+        "    .. py:method:: switch([ctx=None])\n\n"
+        "        Switch the *join context*: where the next join starts from.\n\n"
+        ".. py:class:: Session()\n\n"
+        "    Another library's class, named here.\n",
+        encoding="utf-8",
+    )
+    documented = documented_paths(docs)
+    assert "ModelSelect.switch" in documented  # bare, as the page writes it
+    surface = load_api("orm", search_paths=[tmp_path], documented=documented)
+    ids = {e.api_id for e in surface.entries}
+    assert {"orm.Model", "orm.Model.select", "orm.ModelSelect", "orm.ModelSelect.switch"} <= ids
+    assert "orm.ModelSelect._internal" not in ids
+    assert not any(i.endswith("Session") for i in ids)
+    switch = next(e for e in surface.entries if e.api_id == "orm.ModelSelect.switch")
+    assert switch.documented

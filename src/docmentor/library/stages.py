@@ -341,7 +341,12 @@ def docstring_stage(req: Request, api: Api, found: Found, run: Run) -> int:
 def rank(api: Api, found: Found) -> None:
     """Stage 4: describe the entries from the docs where they have no docstring, score their
     importance, and enrich them (related_apis, tags, search_keywords)."""
-    from docmentor.library.knowledge.enrich import describe_from_docs, enrich_entries, parameters_by_reference
+    from docmentor.library.knowledge.enrich import (
+        describe_by_returns,
+        describe_from_docs,
+        enrich_entries,
+        parameters_by_reference,
+    )
     from docmentor.library.knowledge.importance import count_mentions, prose_text, score_importance
     from docmentor.library.knowledge.mentions import MentionResolver
     from docmentor.library.surface.ref_titles import label_titles, titled_entries
@@ -355,6 +360,8 @@ def rank(api: Api, found: Found) -> None:
     # an API with no docstring is described by the docs that document it, when they do
     if sections:
         describe_from_docs(entries, sections, resolver, package=api.package)
+    # nor docstring nor docs say more of a call than what it returns: that says what it is for
+    describe_by_returns(entries)
     # the docs' prose; without docs, the library's own docstrings are its prose
     # (click's ":func:`command`" and "`group`" cross-references: its entry points)
     prose = (prose_text(s.text) for s in sections) if sections else (e.docstring or "" for e in entries)

@@ -248,6 +248,27 @@ def describe_from_docs(
     return filled
 
 
+_RETURNS_LEAD = re.compile(r"(?i)^(?:returns?|returning)\b[:\s]*")
+
+
+def describe_by_returns(entries: Sequence[ApiEntry]) -> int:
+    """Describe a function or method that nothing else describes by what it returns: a
+    docstring or a docs directive made only of fields (peewee's ``Database.table_exists``:
+    ``:param str table: …`` and ``:returns: bool indicating whether table exists.``) says
+    what the call is for in its ``:returns:`` line alone. "Returns " and that line's first
+    sentence, its own "Returns"/"return" lead dropped. How many got one."""
+    filled = 0
+    for entry in entries:
+        said = entry.returns.description if entry.returns is not None else ""
+        if entry.kind not in ("function", "method") or entry.description.strip() or not said.strip():
+            continue
+        text = _RETURNS_LEAD.sub("", " ".join(said.split()))
+        if text:
+            entry.description = f"Returns {text}"
+            filled += 1
+    return filled
+
+
 def _describe_parameters(entry: ApiEntry, fields: str) -> None:
     """Describe the parameters (and the return) of ``entry`` that have no description with
     the field list of a directive documenting it, read as a Sphinx docstring: PyJWT's

@@ -231,8 +231,18 @@ class Builder:
         the package is no API. ``pkg.mod.*`` (a bare ``:members:``): what autodoc documents
         there, the public names the module (or class) defines itself, ``__all__``'s when it
         has one."""
-        paths = [*paths, *self._in_docstrings(paths)]
+        paths = [*(self._in_package(p) for p in paths), *self._in_docstrings(paths)]
         self._publish(dict.fromkeys(p for given in paths for p in self._members_of(given)), documented=True)
+
+    def _in_package(self, path: str) -> str:
+        """A name a page documents without ever setting a module (peewee's API page writes
+        ``.. py:class:: ModelSelect`` and no ``.. module::``): Sphinx shows it bare, and the
+        docs' descriptions are read in the package (:func:`~docmentor.library.knowledge.enrich.describe_from_docs`);
+        so is the name, when the package's top module has it. Anything else as it is."""
+        if path.split(".")[0] in self.tops:
+            return path
+        qualified = f"{self.top}.{path}"
+        return qualified if self.lookup(qualified) is not None else path
 
     def add_imported(self, paths: Sequence[str]) -> None:
         """The objects the docs' examples import by these paths (``from tablib.formats import
