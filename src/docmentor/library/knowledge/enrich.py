@@ -255,8 +255,8 @@ def describe_by_returns(entries: Sequence[ApiEntry]) -> int:
     """Describe a function or method that nothing else describes by what it returns: a
     docstring or a docs directive made only of fields (peewee's ``Database.table_exists``:
     ``:param str table: …`` and ``:returns: bool indicating whether table exists.``) says
-    what the call is for in its ``:returns:`` line alone. "Returns " and that line's first
-    sentence, its own "Returns"/"return" lead dropped. How many got one."""
+    what the call is for in its ``:returns:`` line alone. "Returns " and that line, its own
+    "Returns"/"return" lead dropped. How many got one."""
     filled = 0
     for entry in entries:
         said = entry.returns.description if entry.returns is not None else ""
