@@ -859,3 +859,30 @@ def test_words_far_ahead_keep_their_lead(at: Callable[..., Docmentor]) -> None:
         "Skipping records",
         "Insert if not exists",
     ]
+
+
+def test_the_unit_nearest_by_meaning_is_kept_in_sight() -> None:
+    from docmentor.search.hybrid import blend
+    from docmentor.search.lexical import LexicalHit
+
+    # 19 sections share the question's words about equally; the 20th to 30th barely do
+    scores = [1.0 - i * 0.005 for i in range(19)] + [0.2 - i * 0.005 for i in range(11)]
+    hits = [LexicalHit(score=s, fields={"section_id": i + 1, "doc_score": 0.0}) for i, s in enumerate(scores)]
+
+    def order(cosine: Callable[[int], float], config: RankingConfig) -> list[int]:
+        return [int(h.fields["section_id"]) for h in blend(hits, [], cosine, config)]
+
+    # the 20th by words is the one nearest by meaning (cosine 0.6 against 0.45 for the rest):
+    # the blend's share of meaning cannot lift it past the 19; it is moved up to 5th
+    nearest = lambda sid: 0.6 if sid == 20 else 0.45  # noqa: E731
+    unmoved = order(nearest, RankingConfig(rescue_place=0))
+    assert unmoved.index(20) == 19
+    moved = order(nearest, RankingConfig())
+    assert moved == [*unmoved[:4], 20, *[s for s in unmoved[4:] if s != 20]]
+    # within `rescue_after` it is in sight already: the blend's order stands
+    assert order(nearest, RankingConfig(rescue_after=20)) == unmoved
+    # a nearest unit that is near nothing (raw cosine under semantic_only_cosine) stays
+    faint = lambda sid: 0.25 if sid == 20 else 0.1  # noqa: E731
+    assert order(faint, RankingConfig()) == order(faint, RankingConfig(rescue_place=0))
+    # the place is the config's
+    assert order(nearest, RankingConfig(rescue_place=2))[:3] == [unmoved[0], 20, unmoved[1]]

@@ -188,6 +188,28 @@ class RankingConfig:
         "0.0–0.2, so raw cosines would lift every candidate alike.",
     )
 
+    rescue_place: int = _c(
+        5,
+        "The unit nearest the question by meaning, when the blend ranked it past "
+        "`rescue_after` (the words of many sections outweighed it), is moved up to this place "
+        "(1 = first; 0: never). A linear blend gives a unit no query word is in at most the "
+        "cosine's share (0.3–0.5), so the page the model ranks first can end below any result "
+        "page an agent reads: 'alt-tab back into the browser' has the window-focus refetching "
+        "page 1st by meaning (cosine 0.57) and 22nd blended. At 5 only tanstack-query moves "
+        "(doc MRR 0.886 → 0.898, R@5 0.850 → 0.883); 3 and 2 lose a place on vitest and router, "
+        "and moving it without `rescue_after` (to 5th from anywhere below) loses places on "
+        "celery, redux-toolkit, vite and trpc. It fired for 3 of the suite's 90 questions and 6 "
+        "of the tour sets' 280 (2026-11-30).",
+        SUITE + " + the 14 benchmarks/tour_search sets + benchmarks/backstage_search.jsonl",
+    )
+    rescue_after: int = _c(
+        15,
+        "See `rescue_place`: past this many units (1.5 result pages of 10) the nearest by meaning "
+        "is out of sight. 8 / 10 / 12 lose a place on celery, vite, redux-toolkit and trpc; 15 and 20 "
+        "change nothing but the rescued question; at 30 the window-focus page is no longer rescued.",
+        SUITE + " + the 14 benchmarks/tour_search sets + benchmarks/backstage_search.jsonl",
+    )
+
     # -- results -----------------------------------------------------------------------------
     per_document: int = _c(
         3,

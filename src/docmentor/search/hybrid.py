@@ -2,7 +2,8 @@
 
 Both are scaled by the query's best candidate, then mixed: the cosine's share is
 ``semantic_weight``, moved by ``semantic_flatness`` with how flat the lexical scores are
-(:func:`semantic_share`). A blend of scores keeps how far apart two candidates are;
+(:func:`semantic_share`). The unit nearest by meaning is kept in sight when the words of many
+others outweigh it (:func:`_rescued`). A blend of scores keeps how far apart two candidates are;
 reciprocal-rank fusion throws that away, and measured worse on the dev suite. A candidate without a vector (its
 source is still being embedded) keeps its lexical score alone.
 """
@@ -46,6 +47,34 @@ def blend(
         score = lex if closeness is None else (1.0 - alpha) * lex + alpha * closeness
         out.append(LexicalHit(score=score, fields=hit.fields))
     out.sort(key=lambda h: -h.score)
+    return _rescued(
+        out, {int(h.fields.get("section_id", 0)): c for h, c in zip(candidates, cosines, strict=True)}, config
+    )
+
+
+def _rescued(
+    ranked: list[LexicalHit], cosines: dict[int, float | None], config: RankingConfig
+) -> list[LexicalHit]:
+    """``ranked`` with its unit nearest by meaning moved up to ``rescue_place`` when the blend
+    put it past ``rescue_after`` (a linear blend can bury the one page the model ranks first
+    under sections that share the question's words). It takes the score of the unit it
+    displaces, so a later stable sort keeps the order."""
+    place = config.rescue_place
+    if place <= 0 or len(ranked) <= max(place, config.rescue_after):
+        return ranked
+    known = [
+        (c, i)
+        for i, h in enumerate(ranked)
+        if (c := cosines.get(int(h.fields.get("section_id", 0)))) is not None
+    ]
+    if not known:
+        return ranked
+    best, at = max(known, key=lambda pair: (pair[0], -pair[1]))
+    if at < config.rescue_after or best < config.semantic_only_cosine:
+        return ranked
+    out = list(ranked)
+    hit = out.pop(at)
+    out.insert(place - 1, LexicalHit(score=out[place - 1].score, fields=hit.fields))
     return out
 
 
