@@ -879,10 +879,20 @@ def test_the_unit_nearest_by_meaning_is_kept_in_sight() -> None:
     assert unmoved.index(20) == 19
     moved = order(nearest, RankingConfig())
     assert moved == [*unmoved[:4], 20, *[s for s in unmoved[4:] if s != 20]]
-    # within `rescue_after` it is in sight already: the blend's order stands
+    # it takes the score of the unit it displaces: the list stays ordered by score
+    scores_after = [h.score for h in blend(hits, [], nearest, RankingConfig())]
+    assert scores_after == sorted(scores_after, reverse=True) and scores_after[4] == scores_after[5]
+    # `rescue_after` counts the units above it: 19 of them is past 19, not past 20
+    assert order(nearest, RankingConfig(rescue_after=19)) == moved
     assert order(nearest, RankingConfig(rescue_after=20)) == unmoved
-    # a nearest unit that is near nothing (raw cosine under semantic_only_cosine) stays
-    faint = lambda sid: 0.25 if sid == 20 else 0.1  # noqa: E731
+    # a nearest unit that is near nothing (raw cosine under semantic_only_cosine) stays buried
+    faint = lambda sid: 0.28 if sid == 20 else 0.26  # noqa: E731
+    assert order(faint, RankingConfig(rescue_place=0)).index(20) == 19
     assert order(faint, RankingConfig()) == order(faint, RankingConfig(rescue_place=0))
-    # the place is the config's
+    assert order(faint, RankingConfig(semantic_only_cosine=0.27)).index(20) == 4
+    # the place is the config's; a unit above the place is never moved down to it
     assert order(nearest, RankingConfig(rescue_place=2))[:3] == [unmoved[0], 20, unmoved[1]]
+    near_first = lambda sid: 0.6 if sid == 2 else 0.45  # noqa: E731
+    assert order(near_first, RankingConfig(rescue_after=0)) == order(
+        near_first, RankingConfig(rescue_place=0)
+    )

@@ -191,9 +191,10 @@ class RankingConfig:
     rescue_place: int = _c(
         5,
         "The unit nearest the question by meaning, when the blend ranked it past "
-        "`rescue_after` (the words of many sections outweighed it), is moved up to this place "
-        "(1 = first; 0: never). A linear blend gives a unit no query word is in at most the "
-        "cosine's share (0.3–0.5), so the page the model ranks first can end below any result "
+        "`rescue_after` (the words of many sections outweighed it) and its raw cosine is at "
+        "least `semantic_only_cosine`, is moved up to this place (1 = first; 0: never; never "
+        "down). A linear blend gives a unit no query word is in little more than the cosine's "
+        "share (0.3–0.5; its page's words add a little), so the page the model ranks first can end below any result "
         "page an agent reads: 'alt-tab back into the browser' has the window-focus refetching "
         "page 1st by meaning (cosine 0.57) and 22nd blended. At 5 only tanstack-query moves "
         "(doc MRR 0.886 → 0.898, R@5 0.850 → 0.883); 3 and 2 lose a place on vitest and router, "

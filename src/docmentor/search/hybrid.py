@@ -56,9 +56,10 @@ def _rescued(
     ranked: list[LexicalHit], cosines: dict[int, float | None], config: RankingConfig
 ) -> list[LexicalHit]:
     """``ranked`` with its unit nearest by meaning moved up to ``rescue_place`` when the blend
-    put it past ``rescue_after`` (a linear blend can bury the one page the model ranks first
-    under sections that share the question's words). It takes the score of the unit it
-    displaces, so a later stable sort keeps the order."""
+    put it past ``rescue_after`` and its raw cosine is at least ``semantic_only_cosine`` (a
+    linear blend can bury the one page the model ranks first under sections that share the
+    question's words). It takes the score of the unit it displaces, so a later stable sort
+    keeps the order; that score is also the relevance a digest (``assemble``) reads."""
     place = config.rescue_place
     if place <= 0 or len(ranked) <= max(place, config.rescue_after):
         return ranked
@@ -70,8 +71,8 @@ def _rescued(
     if not known:
         return ranked
     best, at = max(known, key=lambda pair: (pair[0], -pair[1]))
-    if at < config.rescue_after or best < config.semantic_only_cosine:
-        return ranked
+    if at < max(config.rescue_after, place) or best < config.semantic_only_cosine:
+        return ranked  # in sight already (never moved down), or near nothing
     out = list(ranked)
     hit = out.pop(at)
     out.insert(place - 1, LexicalHit(score=out[place - 1].score, fields=hit.fields))
