@@ -35,7 +35,7 @@ def blend(
     alpha = semantic_share([h.score / top_lexical for h in candidates], config)
     scale = closeness_scale(max(known), config)
     only_meaning = {int(h.fields.get("section_id", 0)) for h in semantic_only}
-    out: list[LexicalHit] = []
+    out: list[tuple[LexicalHit, float | None]] = []  # each kept candidate, with its cosine
     for hit, cos in zip(candidates, cosines, strict=True):
         lex = hit.score / top_lexical
         closeness = None if cos is None else scale(cos)
@@ -45,38 +45,28 @@ def blend(
         ):
             continue
         score = lex if closeness is None else (1.0 - alpha) * lex + alpha * closeness
-        out.append(LexicalHit(score=score, fields=hit.fields))
-    out.sort(key=lambda h: -h.score)
-    return _rescued(
-        out, {int(h.fields.get("section_id", 0)): c for h, c in zip(candidates, cosines, strict=True)}, config
-    )
+        out.append((LexicalHit(score=score, fields=hit.fields), cos))
+    out.sort(key=lambda pair: -pair[0].score)
+    return _rescued(out, config)
 
 
-def _rescued(
-    ranked: list[LexicalHit], cosines: dict[int, float | None], config: RankingConfig
-) -> list[LexicalHit]:
-    """``ranked`` with its unit nearest by meaning moved up to ``rescue_place`` when the blend
-    put it past ``rescue_after`` and its raw cosine is at least ``semantic_only_cosine`` (a
-    linear blend can bury the one page the model ranks first under sections that share the
-    question's words). It takes the score of the unit it displaces, so a later stable sort
+def _rescued(scored: list[tuple[LexicalHit, float | None]], config: RankingConfig) -> list[LexicalHit]:
+    """The hits of ``scored`` (best first, each with its raw cosine), the unit nearest by
+    meaning moved up to ``rescue_place`` when the blend put it past ``rescue_after`` and its
+    raw cosine is at least ``semantic_only_cosine`` (a linear blend can bury the one page the
+    model ranks first under sections that share the question's words). It takes the score of the unit it displaces, so a later stable sort
     keeps the order; that score is also the relevance a digest (``assemble``) reads."""
+    ranked = [hit for hit, _ in scored]
     place = config.rescue_place
-    if place <= 0 or len(ranked) <= max(place, config.rescue_after):
-        return ranked
-    known = [
-        (c, i)
-        for i, h in enumerate(ranked)
-        if (c := cosines.get(int(h.fields.get("section_id", 0)))) is not None
-    ]
-    if not known:
+    known = [(cos, i) for i, (_, cos) in enumerate(scored) if cos is not None]
+    if place <= 0 or len(ranked) <= max(place, config.rescue_after) or not known:
         return ranked
     best, at = max(known, key=lambda pair: (pair[0], -pair[1]))
     if at < max(config.rescue_after, place) or best < config.semantic_only_cosine:
         return ranked  # in sight already (never moved down), or near nothing
-    out = list(ranked)
-    hit = out.pop(at)
-    out.insert(place - 1, LexicalHit(score=out[place - 1].score, fields=hit.fields))
-    return out
+    hit = ranked.pop(at)
+    ranked.insert(place - 1, LexicalHit(score=ranked[place - 1].score, fields=hit.fields))
+    return ranked
 
 
 def semantic_share(lexical: Sequence[float], config: RankingConfig) -> float:
