@@ -38,12 +38,17 @@ class Cli:
     def json(self, *args: str) -> Any:
         return json.loads(self.ok(*args, "--json"))
 
-    def fails(self, *args: str) -> str:
-        """A command that must fail with one ``error:`` line on stderr and nothing on stdout."""
-        rc, out, err = self(*args)
-        assert rc == 1 and out == "", (rc, out, err)
+    def fails(self, *args: str, rc: int = 1) -> str:
+        """A command that must fail with one ``error:`` line on stderr, nothing on stdout and
+        exit code ``rc`` (1; 2 for a usage error: see :meth:`misused`)."""
+        code, out, err = self(*args)
+        assert code == rc and out == "", (code, out, err)
         assert err.startswith("error: ") and err.count("\n") == 1, err
         return err
+
+    def misused(self, *args: str) -> str:
+        """A usage error (a bad option value or input file): one ``error:`` line, exit 2."""
+        return self.fails(*args, rc=2)
 
     def state(self) -> Any:
         """What is stored, as `sources --json` shows it (None when there is no index)."""

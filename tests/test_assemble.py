@@ -549,7 +549,7 @@ def test_eval_search_labels_relative_to_the_folder_above_the_source(
         encoding="utf-8",
     )
     rc, out, err = cli(capsys, "--db", docs_db, "eval", "search", foreign)
-    assert (rc, out) == (1, "")
+    assert (rc, out) == (2, "")  # a usage error: the labelled set does not fit the index
     assert one_error(err).startswith(
         "error: none of the 1 labelled documents is indexed (first: elsewhere/x.md)"
     )
@@ -667,20 +667,21 @@ def test_cli_allow_empty(capsys: pytest.CaptureFixture[str], fx_db: str) -> None
 
 
 @pytest.mark.parametrize(
-    ("args", "message"),
+    ("args", "message", "code"),
     [
-        (["--source", "nope"], "unknown source 'nope'"),
-        (["--depth", "3"], "--depth must be 0, 1 or 2"),
-        (["--depth", "-1"], "--depth must be 0, 1 or 2"),
-        (["--max-tokens", "50"], "--max-tokens must be between 200 and 200000"),
-        (["--sections", "0"], "--sections must be between 1 and 100"),
+        (["--source", "nope"], "unknown source 'nope'", 1),
+        (["--depth", "3"], "--depth must be 0, 1 or 2", 2),
+        (["--depth", "-1"], "--depth must be 0, 1 or 2", 2),
+        (["--max-tokens", "50"], "--max-tokens must be between 200 and 200000", 2),
+        (["--sections", "0"], "--sections must be between 1 and 100", 2),
     ],
 )
 def test_cli_assemble_errors(
-    capsys: pytest.CaptureFixture[str], fx_db: str, args: list[str], message: str
+    capsys: pytest.CaptureFixture[str], fx_db: str, args: list[str], message: str, code: int
 ) -> None:
+    """A value out of range is a usage error (exit 2); a source that is not there, exit 1."""
     rc, out, err = cli(capsys, "--db", fx_db, "assemble", "deploy", *args)
-    assert (rc, out) == (1, "")
+    assert (rc, out) == (code, "")
     assert message in one_error(err)
 
 
@@ -713,31 +714,32 @@ def test_cli_usage_errors_exit_2(capsys: pytest.CaptureFixture[str], fx_db: str)
 def test_cli_eval_errors(
     capsys: pytest.CaptureFixture[str], fx_db: str, new_index: Callable[[str], str], tmp_path: Path
 ) -> None:
+    """Each fault of the question file is a usage error (exit 2); no index at all is exit 1."""
     missing = tmp_path / "nope.jsonl"
     for kind in ("search", "assemble"):
         rc, out, err = cli(capsys, "--db", fx_db, "eval", kind, missing)
-        assert (rc, out) == (1, "")
+        assert (rc, out) == (2, "")
         assert f"cannot read {missing}" in one_error(err)
     broken = tmp_path / "broken.jsonl"
     broken.write_text('{"query": "deploy", "expected_contains": ["deploy"]}\n{not json\n', encoding="utf-8")
     for kind in ("search", "assemble"):
         rc, out, err = cli(capsys, "--db", fx_db, "eval", kind, broken)
-        assert (rc, out) == (1, "")
+        assert (rc, out) == (2, "")
         assert f"{broken}:2: not JSON" in one_error(err)
     no_query = tmp_path / "no-query.jsonl"
     no_query.write_text('{"question": "deploy"}\n', encoding="utf-8")
     rc, _, err = cli(capsys, "--db", fx_db, "eval", "assemble", no_query)
-    assert rc == 1 and f'{no_query}:1: each line needs a "query" string' in one_error(err)
+    assert rc == 2 and f'{no_query}:1: each line needs a "query" string' in one_error(err)
     unlabelled = tmp_path / "plain.jsonl"
     unlabelled.write_text('{"query": "deploy"}\n\n{"query": "retry"}\n', encoding="utf-8")
     rc, out, err = cli(capsys, "--db", fx_db, "eval", "search", unlabelled)
-    assert (rc, out) == (1, "") and 'no question has "relevant" labels' in one_error(err)
+    assert (rc, out) == (2, "") and 'no question has "relevant" labels' in one_error(err)
     rc, out, err = cli(capsys, "--db", fx_db, "eval", "assemble", unlabelled)
-    assert (rc, out) == (1, "") and 'no question has "expected_contains"' in one_error(err)
+    assert (rc, out) == (2, "") and 'no question has "expected_contains"' in one_error(err)
     empty = tmp_path / "empty.jsonl"
     empty.write_text("\n", encoding="utf-8")
     rc, _, err = cli(capsys, "--db", fx_db, "eval", "assemble", empty)
-    assert rc == 1 and "no questions" in one_error(err)
+    assert rc == 2 and "no questions" in one_error(err)
     # labelled questions but no index
     ok = tmp_path / "ok.jsonl"
     ok.write_text('{"query": "deploy", "expected_contains": ["deploy"]}\n', encoding="utf-8")

@@ -346,11 +346,11 @@ def test_serve_refuses_auth_options_that_cannot_work(
         (("--host", "0.0.0.0"), "error: refusing to serve on 0.0.0.0 without authentication"),
     ):  # fmt: skip
         rc, out, err = cli("serve", "--transport", "http", "--port", port, *argv)
-        assert (rc, out) == (1, ""), (argv, err)
+        assert (rc, out) == (2, ""), (argv, err)
         assert err.startswith(message), (argv, err)
         assert "Traceback" not in err
     rc, _, err = cli("serve", "--oauth-issuer", "https://idp.example", "--oauth-audience", "a")
-    assert rc == 1 and err.startswith("error: --oauth-issuer: only for --transport http"), err
+    assert rc == 2 and err.startswith("error: --oauth-issuer: only for --transport http"), err
     rc, _, err = cli("serve", "--transport", "http", "--host", "0.0.0.0", "--port", port)
     assert "docmentor token create --scope read" in err
     assert json.loads(cli.ok("token", "list", "--json")) == {"tokens": []}

@@ -121,7 +121,7 @@ def test_the_token_commands(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
     assert set(listed[1]) == {"name", "scope", "created_at", "expires_at", "last_used_at", "expired"}
     table = cli.ok("token", "list")
     assert "agent\tread\tcreated " in table and "expires never" in table and token not in table
-    assert cli.fails("token", "create", "--scope", "read", "--name", "agent").startswith(
+    assert cli.misused("token", "create", "--scope", "read", "--name", "agent").startswith(
         "error: a token named 'agent' exists (pick another --name, or revoke it first: docmentor token revoke agent)"
     )
     assert cli.ok("token", "revoke", "agent") == "revoked agent\n"  # token-1 is left: no warning

@@ -328,7 +328,7 @@ def test_bad_rubric_file_is_an_error(cli: Cli, tmp_path: Path, content: str | No
         ("clarity", "rubric", "--rubric", str(rubric)),
     ):
         rc, out, err = cli(*argv)
-        assert (rc, out) == (1, ""), argv
+        assert (rc, out) == (2, ""), argv
         assert message in one_error(err)
 
 
@@ -373,7 +373,7 @@ def test_gates_pass(cli: Cli) -> None:
     cli.ok("clarity", "score", str(DOCS / "howto.md"), "--fail-on-critical")  # warnings only
     cli.ok("clarity", "score", str(DOCS), "--min-score", "7.3")  # the lowest score is not below 7.3
     rc, _, err = cli("clarity", "score", str(DOCS), "--min-score", "11")
-    assert rc == 1 and "--min-score must be between 0 and 10" in one_error(err)
+    assert rc == 2 and "--min-score must be between 0 and 10" in one_error(err)
 
 
 # ------------------------------------------------------------------------------------- 5. history
@@ -689,16 +689,16 @@ def test_score_errors(cli: Cli, docs: Path, tmp_path: Path) -> None:
     rc, out, err = cli("clarity", "score", "--source", "nope")
     assert (rc, out) == (1, "") and "nope" in one_error(err)
     rc, out, err = cli("clarity", "score", str(docs), "--source", "site")
-    assert (rc, out) == (1, "")
+    assert (rc, out) == (2, "")
     assert one_error(err) == "error: give documentation paths or --source NAME (one of them)"
     rc, out, err = cli("clarity", "score")
-    assert (rc, out) == (1, "") and "--source" in one_error(err)
+    assert (rc, out) == (2, "") and "--source" in one_error(err)
     missing = tmp_path / "no-such-dir"
     rc, out, err = cli("clarity", "score", str(missing))
     assert (rc, out) == (1, "") and one_error(err) == f"error: no such file or folder: {missing}"
     (tmp_path / "notes.py").write_text("x = 1\n", encoding="utf-8")
     rc, out, err = cli("clarity", "score", str(tmp_path / "notes.py"))
-    assert (rc, out) == (1, "") and "is not a documentation file" in one_error(err)
+    assert (rc, out) == (2, "") and "is not a documentation file" in one_error(err)
     empty = tmp_path / "empty"
     empty.mkdir()
     rc, out, err = cli("clarity", "score", str(empty))
@@ -799,7 +799,7 @@ def test_llm_without_configuration_is_an_error(cli: Cli, monkeypatch: pytest.Mon
     for name in ("BASE_URL", "MODEL", "API_KEY"):
         monkeypatch.delenv(f"DOCMENTOR_LLM_{name}", raising=False)
     rc, out, err = cli("clarity", "score", str(DOCS / "guide.md"), "--llm")
-    assert (rc, out) == (1, "")
+    assert (rc, out) == (2, "")
     line = one_error(err)
     assert "DOCMENTOR_LLM_BASE_URL" in line and "DOCMENTOR_LLM_MODEL" in line
 

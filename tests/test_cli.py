@@ -283,7 +283,7 @@ def test_add_and_get_an_llms_txt_site(cli: Cli, http_server: HttpServer, tmp_pat
     (local / "docs").mkdir(parents=True)
     (local / "docs" / "a.md").write_text("# Local A\n", encoding="utf-8")
     assert cli("add", str(local), "--name", "loc")[0] == 0
-    err = cli.fails("get", "docs/a.md")
+    err = cli.misused("get", "docs/a.md")
     assert err.startswith(
         "error: 'docs/a.md' is in several sources (name one: loc:docs/a.md, site:/docs/a.md"
     )
@@ -293,7 +293,7 @@ def test_add_and_get_an_llms_txt_site(cli: Cli, http_server: HttpServer, tmp_pat
     (local / "docs" / "sub").mkdir()
     (local / "docs" / "sub" / "a.md").write_text("# Sub A\n", encoding="utf-8")
     cli("refresh", "loc")
-    assert cli.fails("get", "loc:a.md").startswith(
+    assert cli.misused("get", "loc:a.md").startswith(
         "error: 'a.md' is the end of several paths in loc (name one: loc:docs/a.md, loc:docs/sub/a.md"
     )
     assert cli.fails("get", "site:b.md").startswith("error: no indexed document 'site:b.md'")
@@ -361,16 +361,16 @@ def test_get_by_every_kind_of_reference(indexed: Cli, docs: Path) -> None:
         ["w", "sub/faq.md"],  # a source, then the path (the Starlette and Vitest tours' first try)
     ):
         assert indexed.ok("get", *ref) == FAQ, ref
-    err = indexed.fails("get", "w", "sub/faq.md", "--source", "w")
+    err = indexed.misused("get", "w", "sub/faq.md", "--source", "w")
     assert err.startswith("error: give the source once: 'w' and --source 'w'") and "get w:sub/faq.md" in err
     assert "unknown source" in indexed.fails("get", "nosuch", "sub/faq.md")
-    err = indexed.fails("get", "w:sub/faq.md", "extra")
+    err = indexed.misused("get", "w:sub/faq.md", "extra")
     assert err.startswith("error: unexpected extra argument 'extra': 'w:sub/faq.md' is a whole reference")
 
 
 def test_get_lines_past_the_end_says_how_many_there_are(indexed: Cli) -> None:
     n = len(FAQ.splitlines())
-    err = indexed.fails("get", "w:sub/faq.md", "--lines", f"{n + 1}-{n + 50}")
+    err = indexed.misused("get", "w:sub/faq.md", "--lines", f"{n + 1}-{n + 50}")
     assert err == f"error: lines {n + 1}-{n + 50}: sub/faq.md has {n} lines (ask for lines up to {n})\n"
 
 
@@ -413,44 +413,54 @@ def test_get_paginates(indexed: Cli) -> None:
 # ------------------------------------------------------------------------------ errors
 
 
-def _failures(docs: Path, tmp_path: Path) -> list[tuple[list[str], str]]:
+def _failures(docs: Path, tmp_path: Path) -> list[tuple[list[str], str, int]]:
+    """(argv, the error's start, the exit code): 1 for what is not there, 2 for a usage error
+    (a bad value, name or path given)."""
     a_file = tmp_path / "plain.md"
     a_file.write_text("# x\n", encoding="utf-8")
     return [
-        (["search", "widget", "--source", "nope"], "error: unknown source 'nope'"),
-        (["get", "guide.md", "--source", "nope"], "error: unknown source 'nope'"),
-        (["remove", "nope"], "error: unknown source 'nope'"),
-        (["refresh", "nope"], "error: unknown source 'nope'"),
-        (["get", "w:missing.md"], "error: no indexed document 'w:missing.md'"),
-        (["get", "missing.md", "--source", "w"], "error: no indexed document 'missing.md' in source 'w'"),
-        (["add", str(tmp_path / "missing")], "error: no such file or folder:"),
-        (["add", str(a_file)], f"error: {a_file} is a file; add its folder, or an llms.txt file"),
-        (["search", "widget", "--limit", "0"], "error: --limit must be at least 1"),
-        (["get", "w:guide.md", "--limit", "0"], "error: --limit must be at least 1, got 0"),
-        (["get", "w:guide.md", "--offset", "-1"], "error: --offset must be at least 0, got -1"),
-        (["get", "w:guide.md", "--offset", "999999"], "error: --offset 999999 is past the end: guide.md has"),
+        (["search", "widget", "--source", "nope"], "error: unknown source 'nope'", 1),
+        (["get", "guide.md", "--source", "nope"], "error: unknown source 'nope'", 1),
+        (["remove", "nope"], "error: unknown source 'nope'", 1),
+        (["refresh", "nope"], "error: unknown source 'nope'", 1),
+        (["get", "w:missing.md"], "error: no indexed document 'w:missing.md'", 1),
+        (["get", "missing.md", "--source", "w"], "error: no indexed document 'missing.md' in source 'w'", 1),
+        (["add", str(tmp_path / "missing")], "error: no such file or folder:", 1),
+        (["add", str(a_file)], f"error: {a_file} is a file; add its folder, or an llms.txt file", 2),
+        (["search", "widget", "--limit", "0"], "error: --limit must be at least 1", 2),
+        (["get", "w:guide.md", "--limit", "0"], "error: --limit must be at least 1, got 0", 2),
+        (["get", "w:guide.md", "--offset", "-1"], "error: --offset must be at least 0, got -1", 2),
+        (
+            ["get", "w:guide.md", "--offset", "999999"],
+            "error: --offset 999999 is past the end: guide.md has",
+            2,
+        ),
         (
             ["get", "w:guide.md", "--lines", "1-2", "--offset", "999"],
             "error: --offset 999 is past the end: those",
+            2,
         ),
         (
             ["add", "ftp://example.com/llms.txt"],
             "error: unsupported URL scheme in 'ftp://example.com/llms.txt'",
+            2,
         ),
-        (["add", str(docs), "--name", "bad name"], "error: invalid source name 'bad name'"),
-        (["add", str(docs), "--name", "-x"], "error: invalid source name '-x'"),
-        (["add", str(docs), "--name", ""], "error: invalid source name ''"),
-        (["add", str(tmp_path), "--name", "w"], "error: source 'w' already points at"),
-        (["add", str(docs), "--max-bytes", "0"], "error: --max-bytes must be positive"),
+        (["add", str(docs), "--name", "bad name"], "error: invalid source name 'bad name'", 2),
+        (["add", str(docs), "--name", "-x"], "error: invalid source name '-x'", 2),
+        (["add", str(docs), "--name", ""], "error: invalid source name ''", 2),
+        (["add", str(tmp_path), "--name", "w"], "error: source 'w' already points at", 2),
+        (["add", str(docs), "--max-bytes", "0"], "error: --max-bytes must be positive", 2),
     ]  # serve's bad --transport is a usage error (exit 2): tests/test_mcp.py
 
 
-def test_each_error_is_one_line_exit_1_and_changes_nothing(indexed: Cli, docs: Path, tmp_path: Path) -> None:
+def test_each_error_is_one_line_exit_1_or_2_and_changes_nothing(
+    indexed: Cli, docs: Path, tmp_path: Path
+) -> None:
     before = indexed.state()
     hits_before = indexed.json("search", "widget")
-    for argv, prefix in _failures(docs, tmp_path):
+    for argv, prefix, code in _failures(docs, tmp_path):
         rc, out, err = indexed(*argv)
-        assert rc == 1, (argv, err)
+        assert rc == code, (argv, err)
         assert out == "", argv
         assert one_error(err).startswith(prefix), (argv, err)
         assert "Traceback" not in err
@@ -503,7 +513,7 @@ def test_db_pointing_at_a_file(tmp_path: Path, capsys: pytest.CaptureFixture[str
     db = tmp_path / "not-a-folder"
     db.write_text("precious", encoding="utf-8")
     rc, out, err = Cli(db, capsys)(*argv)
-    assert (rc, out) == (1, "")
+    assert (rc, out) == (2, "")
     assert one_error(err) == f"error: --db {db} is a file; it must be a folder docmentor owns"
     assert db.read_text(encoding="utf-8") == "precious"
 
@@ -626,13 +636,13 @@ def test_bad_config_is_one_error(
     (tmp_path / "docmentor.toml").write_text("sources = [", encoding="utf-8")
     monkeypatch.chdir(tmp_path)
     rc, out, err = Cli(tmp_path / "index", capsys)("refresh")
-    assert (rc, out) == (1, "")
+    assert (rc, out) == (2, "")  # a usage error: the configuration file is malformed
     assert one_error(err).startswith(f"error: {tmp_path / 'docmentor.toml'}: not valid TOML")
     # also for commands that only read the index: not a silent switch to the default index
     monkeypatch.setenv("DOCMENTOR_HOME", str(tmp_path / "home"))
     for args in (["sources"], ["search", "zeppelin"], ["get", "intro.md"]):
         rc, out, err = Cli(tmp_path / "index", capsys).raw(*args)
-        assert (rc, out) == (1, ""), args
+        assert (rc, out) == (2, ""), args
         assert one_error(err).startswith(f"error: {tmp_path / 'docmentor.toml'}: not valid TOML"), args
 
 
@@ -680,7 +690,7 @@ def test_console_script(tmp_path: Path, docs: Path) -> None:
         text=True,
         timeout=60,
     )
-    assert (proc.returncode, proc.stdout, proc.stderr) == (1, "", "error: --limit must be at least 1\n")
+    assert (proc.returncode, proc.stdout, proc.stderr) == (2, "", "error: --limit must be at least 1\n")
 
 
 def test_many_missing_includes_are_summed_up_with_what_to_do(

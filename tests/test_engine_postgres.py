@@ -97,7 +97,7 @@ def test_the_cli_takes_a_database_url(
     rc, out, err = cli.raw("--db", postgres_url, "search", "retry failed request", "--json")
     assert rc == 0 and '"path": "retries.md"' in out
     rc, out, err = cli.raw("--db", "mysql://u:pw@db/x", "search", "x")
-    assert rc == 1 and "mysql:// URL" in err and "pw" not in err
+    assert rc == 2 and "mysql:// URL" in err and "pw" not in err
 
 
 def test_replicas_on_one_database_make_each_periodic_refresh_once(tmp_path: Path, postgres_url: str) -> None:

@@ -29,7 +29,7 @@ def test_the_command_line_says_its_options(tmp_path: Path, capsys: pytest.Captur
     db = str(tmp_path / "db")
     assert main(["--db", db, "add", str(tmp_path / "docs")]) == 0
     capsys.readouterr()
-    assert main(["--db", db, "assemble", "widgets", "--max-tokens", "5"]) == 1
+    assert main(["--db", db, "assemble", "widgets", "--max-tokens", "5"]) == 2
     assert capsys.readouterr().err.startswith("error: --max-tokens must be between")
 
 

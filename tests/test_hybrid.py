@@ -573,7 +573,7 @@ def test_a_wrong_embeddings_switch_is_an_error(tmp_path: Path, value: str) -> No
         capture_output=True,
         text=True,
     )
-    assert done.returncode == 1
+    assert done.returncode == 2
     assert done.stderr.startswith("error: DOCMENTOR_EMBEDDINGS=") and done.stderr.count("\n") <= 2
     # the index is as it was
     env["DOCMENTOR_EMBEDDINGS"] = "0"

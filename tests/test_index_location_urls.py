@@ -75,7 +75,7 @@ def test_the_cli_says_so_in_one_line_and_creates_nothing(
         rc = main(["--db", url, "sources"])
         out, err = capsys.readouterr()
         scheme = url.split("://")[0]
-        assert rc == 1 and out == "" and err.startswith(f"error: --db is a {scheme}:// URL"), err
+        assert rc == 2 and out == "" and err.startswith(f"error: --db is a {scheme}:// URL"), err
         assert err.count("\n") == 1 and "s3cret" not in err
     assert os.listdir(tmp_path) == []
 

@@ -637,8 +637,8 @@ def test_serve_options_are_checked_before_anything_starts(
         (("--transport", "carrier-pigeon"), 2, "error: Invalid value for '--transport' / '-t': 'carrier-pigeon' is not one of 'stdio', 'http'."),
         (("--refresh-interval", "-1"), 2, "error: Invalid value for '--refresh-interval': -1.0 is not in the range x>=0."),
         (("--allow-path", str(tmp_path / "nope")), 2, "error: Invalid value for '--allow-path': Directory"),
-        (("--insecure",), 1, "error: --insecure: only for --transport http (drop it, or serve over HTTP)"),
-        (("--token-file", str(tmp_path / "none"), "-t", "http"), 1, f"error: cannot read the token file {tmp_path / 'none'}"),
+        (("--insecure",), 2, "error: --insecure: only for --transport http (drop it, or serve over HTTP)"),
+        (("--token-file", str(tmp_path / "none"), "-t", "http"), 2, f"error: cannot read the token file {tmp_path / 'none'}"),
     ):  # fmt: skip
         rc, out, err = cli.raw("--db", index_location, "serve", *argv)
         assert (rc, out) == (code, ""), (argv, err)

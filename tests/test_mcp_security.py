@@ -241,7 +241,7 @@ def test_a_non_loopback_bind_needs_a_token_or_insecure(tmp_path: Path, engine: D
              "--host", host, "--port", str(_free_port())],
             capture_output=True, text=True, env=_env(tmp_path), cwd=tmp_path, timeout=60,
         )  # fmt: skip
-        assert (proc.returncode, proc.stdout) == (1, ""), proc.stderr
+        assert (proc.returncode, proc.stdout) == (2, ""), proc.stderr
         assert proc.stderr.startswith(f"error: refusing to serve on {host} without authentication"), (
             proc.stderr
         )
@@ -253,7 +253,7 @@ def test_a_non_loopback_bind_needs_a_token_or_insecure(tmp_path: Path, engine: D
          "--host", "0.0.0.0", "--token-file", str(short)],
         capture_output=True, text=True, env=_env(tmp_path), cwd=tmp_path, timeout=60,
     )  # fmt: skip
-    assert proc.returncode == 1 and "must be one word of at least 16 characters" in proc.stderr
+    assert proc.returncode == 2 and "must be one word of at least 16 characters" in proc.stderr
 
 
 def test_a_token_is_required_on_every_request(tmp_path: Path, serve: Any) -> None:

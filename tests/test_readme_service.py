@@ -436,7 +436,7 @@ def test_api_examples_and_overview(kb_cli: IndexCli) -> None:
     # an API's examples need no task in words (a humanize tour: "Missing argument 'TASK'")
     alone = cli.json("api", "examples", "--api", "minidb.query.Query.where")
     assert alone["examples"] and "minidb.query.Query.where" in alone["examples"][0]["apis_used"]
-    assert "empty task" in cli.fails("api", "examples")
+    assert "empty task" in cli.misused("api", "examples")
     assert text.count("### ") == len(examples)
 
     # an API no example uses: what is shown was chosen by the task, and that is said
@@ -459,7 +459,7 @@ def test_api_examples_and_overview(kb_cli: IndexCli) -> None:
 
     # --limit, as `api find` takes it
     assert len(cli.json("api", "examples", "filter rows", "--limit", "1")["examples"]) == 1
-    assert "--limit must be between 1 and 20" in cli.fails("api", "examples", "x", "--limit", "0")
+    assert "--limit must be between 1 and 20" in cli.misused("api", "examples", "x", "--limit", "0")
 
     # a complexity nobody has: nothing, said plainly
     assert cli.json("api", "examples", "filter rows", "--complexity", "advanced")["examples"] == []
@@ -471,7 +471,7 @@ def test_api_examples_and_overview(kb_cli: IndexCli) -> None:
     assert out.startswith("# minidb 1.2.0\n")
     # -l as `api find` and `api examples` take it; two different names are refused
     assert cli.ok("api", "overview", "-l", "minidb", "--aspect", "quickstart") == out
-    assert "two libraries named" in cli.fails("api", "overview", "minidb", "-l", "other")
+    assert "two libraries named" in cli.misused("api", "overview", "minidb", "-l", "other")
     assert "pip install minidb" in out and "minidb.connect(" in out
     ov = cli.json("api", "overview", "minidb", "--aspect", "quickstart")
     assert ov["library"] == "minidb" and ov["aspect"] == "quickstart"
@@ -527,23 +527,23 @@ def test_eval_api_prints_top1_top3_mrr(kb_cli: IndexCli, tmp_path: Path) -> None
     # --limit 1: the second-placed answer counts as not found
     data = kb_cli.json("eval", "api", str(qs), "--limit", "1")
     assert [q["rank"] for q in data["questions"]] == [1, None, None] and data["summary"]["limit"] == 1
-    assert "--limit must be between 1 and 50" in kb_cli.fails("eval", "api", str(qs), "--limit", "0")
+    assert "--limit must be between 1 and 50" in kb_cli.misused("eval", "api", str(qs), "--limit", "0")
     blank = tmp_path / "blank.jsonl"
     blank.write_text(
         '{"query": "open a database", "expected_api": ["minidb.core.Database"]}\n{"query": " "}\n'
     )
-    assert f'{blank}:2: each line needs a "query" string, not a blank one' in kb_cli.fails(
+    assert f'{blank}:2: each line needs a "query" string, not a blank one' in kb_cli.misused(
         "eval", "api", str(blank)
     )
     bad = tmp_path / "nolabels.jsonl"
     bad.write_text('{"query": "x"}\n', encoding="utf-8")
-    assert 'no question has "expected_api"' in kb_cli.fails("eval", "api", str(bad))
+    assert 'no question has "expected_api"' in kb_cli.misused("eval", "api", str(bad))
 
 
 def test_blank_queries_are_refused_not_answered_with_nothing(kb_cli: IndexCli) -> None:
-    assert "empty query" in kb_cli.fails("api", "find", "  ")
-    assert "empty task" in kb_cli.fails("api", "examples", "")
-    assert "empty query" in kb_cli.fails("search", "\t")
+    assert "empty query" in kb_cli.misused("api", "find", "  ")
+    assert "empty task" in kb_cli.misused("api", "examples", "")
+    assert "empty query" in kb_cli.misused("search", "\t")
     # a blank task that names the APIs it involves is a question
     data = kb_cli.json("api", "examples", "", "--api", "minidb.connect")
     assert data["examples"] and all("minidb.core.connect" in e["apis_used"] for e in data["examples"])
@@ -1141,7 +1141,7 @@ def test_generate_base_path_lets_the_docs_include_the_project_readme(
     err = cli("readme-llm", "generate", "--library", "minidb", "--docs-path", str(docs))[2]
     assert "index.md:3: include refused: path escapes the docs root: ../README.md" in err
     before = cli.json("sources")
-    err = cli.fails(
+    err = cli.misused(
         "readme-llm",
         "generate",
         "--library",

@@ -118,18 +118,18 @@ def test_no_llm_wins_over_a_configured_endpoint_and_out_is_honoured(
 def test_bad_paths_and_outputs_are_one_line_errors_and_nothing_is_lost(
     cli: Cli, repo: Path, tmp_path: Path
 ) -> None:
-    err = cli.fails("repo-docs", "generate", str(tmp_path / "missing"))
+    err = cli.misused("repo-docs", "generate", str(tmp_path / "missing"))
     assert "does not exist" in err
-    err = cli.fails("repo-docs", "generate", str(repo / "shop" / "util.py"))
+    err = cli.misused("repo-docs", "generate", str(repo / "shop" / "util.py"))
     assert "is not a folder" in err
     a_file = tmp_path / "notes.txt"
     a_file.write_text("mine\n")
-    err = cli.fails("repo-docs", "generate", str(repo), "--out", str(a_file))
+    err = cli.misused("repo-docs", "generate", str(repo), "--out", str(a_file))
     assert "is a file" in err and a_file.read_text() == "mine\n"
     foreign = tmp_path / "mine"
     foreign.mkdir()
     (foreign / "keep.md").write_text("keep me\n")
-    err = cli.fails("repo-docs", "generate", str(repo), "--out", str(foreign))
+    err = cli.misused("repo-docs", "generate", str(repo), "--out", str(foreign))
     assert "not replaced" in err and "--out" in err
     assert tree(foreign) == {"keep.md": b"keep me\n"}
     rc, out, err = cli("repo-docs", "generate")  # no PATH: a usage error
@@ -278,7 +278,7 @@ def test_generate_with_workers_and_prices_reports_the_cost_of_the_counted_tokens
     openai_server.script(Model())
     monkeypatch.setenv("DOCMENTOR_LLM_BASE_URL", openai_server.base_url)
     monkeypatch.setenv("DOCMENTOR_LLM_MODEL", "scripted")
-    err = any_cli.fails("repo-docs", "generate", str(repo), "--prices", "-1", "2")
+    err = any_cli.misused("repo-docs", "generate", str(repo), "--prices", "-1", "2")
     assert "--prices" in err and openai_server.requests == []
     data = any_cli.json("repo-docs", "generate", str(repo), "--workers", "2", "--prices", "1.5", "6")
     assert data["finished"] and data["prompt_tokens"] > 0 and data["completion_tokens"] > 0
@@ -466,5 +466,5 @@ def test_generate_again_goes_on_with_the_finished_run_and_fresh_starts_anew(
     assert first["committed"] == [] and len(openai_server.requests) == asked  # nothing changed: nothing sent
     fresh = cli.json("repo-docs", "generate", str(repo), "--fresh")
     assert fresh["run_id"] != first["run_id"] and len(openai_server.requests) > asked
-    err = cli.fails("repo-docs", "generate", str(repo), "--fresh", "--update")
+    err = cli.misused("repo-docs", "generate", str(repo), "--fresh", "--update")
     assert "choose one" in err

@@ -194,7 +194,7 @@ def test_the_cli_judges_when_an_endpoint_is_configured(
         monkeypatch.delenv(name, raising=False)
     cli = Cli(tmp_path / "db", capsys)
     assert cli.json("repo-docs", "evaluate", str(repo))["judge"] is None
-    assert "--llm needs a model endpoint" in cli.fails("repo-docs", "evaluate", str(repo), "--llm")
+    assert "--llm needs a model endpoint" in cli.misused("repo-docs", "evaluate", str(repo), "--llm")
     openai_server.script(answers(lambda u: "no score" if u == "." else scores(0.75, 0.5)))
     monkeypatch.setenv("DOCMENTOR_LLM_BASE_URL", openai_server.base_url)
     monkeypatch.setenv("DOCMENTOR_LLM_MODEL", "judge")

@@ -274,4 +274,4 @@ def test_the_group_without_a_folder_to_reach_is_warned_of(layout: dict[str, Path
         [empty.command, *empty.args], env=empty.env, cwd=empty.cwd, stdin=subprocess.DEVNULL,
         capture_output=True, text=True, timeout=60,
     )  # fmt: skip
-    assert done.returncode == 1 and done.stderr.startswith("error: --tools names no tool group"), done.stderr
+    assert done.returncode == 2 and done.stderr.startswith("error: --tools names no tool group"), done.stderr

@@ -79,7 +79,7 @@ def test_a_bad_option_in_docmentor_toml_is_one_clear_error(
 ) -> None:
     _docs(tmp_path)
     _toml(tmp_path, monkeypatch, line)
-    err = cli.fails("refresh")
+    err = cli.misused("refresh")
     assert err.startswith(f"error: {tmp_path / 'docmentor.toml'}: source 'handbook': "), err
     assert says in err
     assert not cli.db.exists()  # nothing was made

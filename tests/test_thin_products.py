@@ -22,6 +22,7 @@ from docmentor import (
     ClarityGate,
     Docmentor,
     DriftReport,
+    NotFoundError,
     UsageError,
     analyze_feedback,
     assemble_context,
@@ -80,7 +81,7 @@ def test_drift_report_reads_the_last_generation(
         assert isinstance(report, DriftReport)
         assert report.to_dict() == json.loads(stored.read_text(encoding="utf-8"))
         assert (report.missing, report.invalid, report.deprecated) == (1, 1, 0)
-        with pytest.raises(UsageError, match="no knowledge base for 'nope'") as exc:
+        with pytest.raises(NotFoundError, match="no knowledge base for 'nope'") as exc:
             drift_report(eng, "nope")
         assert exc.value.hint == "run: docmentor readme-llm generate --library nope"
     cli = Cli(db, capsys)
@@ -94,13 +95,13 @@ def test_drift_report_reads_the_last_generation(
     stored.unlink()
     with (
         closing(Docmentor(db, create=False)) as eng,
-        pytest.raises(UsageError, match="no drift report for 'minidb'"),
+        pytest.raises(NotFoundError, match="no drift report for 'minidb'"),
     ):
         drift_report(eng, "minidb")
     shutil.rmtree(stored.parent)
     with (
         closing(Docmentor(db, create=False)) as eng,
-        pytest.raises(UsageError, match="folder of 'minidb' is gone"),
+        pytest.raises(NotFoundError, match="folder of 'minidb' is gone"),
     ):
         drift_report(eng, "minidb")
 
@@ -208,7 +209,7 @@ def test_each_harness_takes_the_questions_it_measures(
         load_questions(path, harness="assemble")
     assert str(exc.value) == f'{path}: no question has "expected_contains"'
     # the command line says so before it needs an index
-    assert Cli(tmp_path / "none", capsys).fails("eval", "api", str(path)) == (
+    assert Cli(tmp_path / "none", capsys).misused("eval", "api", str(path)) == (
         f'error: {path}: no question has "expected_api"\n'
     )
 
@@ -217,7 +218,7 @@ def test_a_misspelt_library_is_no_empty_feedback_analysis(
     index_location: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
     with closing(Docmentor(index_location)) as eng:
-        with pytest.raises(UsageError, match="no knowledge base and no reports for 'minidbb'") as exc:
+        with pytest.raises(NotFoundError, match="no knowledge base and no reports for 'minidbb'") as exc:
             analyze_feedback(eng.store, "minidbb")
         assert exc.value.hint == "known: none"
         assert analyze_feedback(eng.store).summary.total_issues == 0

@@ -40,7 +40,7 @@ def test_add_flags_are_checked_by_the_options_themselves(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], flags: list[str], says: str
 ) -> None:
     cli = Cli(tmp_path / "index", capsys)
-    err = cli.fails("add", str(_docs(tmp_path)), *flags)
+    err = cli.misused("add", str(_docs(tmp_path)), *flags)
     assert err.splitlines()[0] == says
     assert not (tmp_path / "index").exists()
 
@@ -64,7 +64,7 @@ def test_docmentor_toml_concurrency_has_the_same_range(
         '[[sources]]\nname = "handbook"\npath = "docs"\nconcurrency = 500\n', encoding="utf-8"
     )
     monkeypatch.chdir(tmp_path)
-    err = Cli(tmp_path / "index", capsys).fails("refresh")
+    err = Cli(tmp_path / "index", capsys).misused("refresh")
     assert "concurrency must be a whole number between 1 and 64, not 500" in err
 
 

@@ -456,7 +456,7 @@ def test_cli_errors_name_the_indexed_versions(cli: Cli) -> None:
     assert "no indexed version 7 of tinyhttp" in err and "indexed versions: tinyhttp 1.0.0" in err
     rc, out, err = cli("add", str(V2), "--name", "tinyhttp", "--version", "two point oh")
     assert (
-        rc == 1
+        rc == 2
         and out == ""
         and err
         == "error: --version 'two point oh' is not a release number (for example 0.27, 2.1.0 or 1.0.0-beta.1)\n"

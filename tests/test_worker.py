@@ -110,11 +110,11 @@ def test_jobs_and_worker_from_the_command_line(tmp_path: Path, capsys: pytest.Ca
     assert rc == 0 and f"{queued['id']}\trefresh\tdone" in out and "2 jobs taken: 2 done, 0 failed" in err
     shown = cli.json("jobs", "list")["jobs"][0]
     assert shown["status"] == "done" and shown["result"][0]["source"] == "guide"
-    assert "error: unknown job kind" in cli.fails("jobs", "add", "reboot")
-    assert "KEY=VALUE" in cli.fails("jobs", "add", "refresh", "--arg", "source")
+    assert "error: unknown job kind" in cli.misused("jobs", "add", "reboot")
+    assert "KEY=VALUE" in cli.misused("jobs", "add", "refresh", "--arg", "source")
     assert "no job 99" in cli.fails("jobs", "show", "99")
-    assert "unknown job kind 'nope'" in cli.fails("worker", "--once", "--kind", "nope")
-    assert "unknown job status" in cli.fails("jobs", "list", "--status", "sleeping")
+    assert "unknown job kind 'nope'" in cli.misused("worker", "--once", "--kind", "nope")
+    assert "unknown job status" in cli.misused("jobs", "list", "--status", "sleeping")
 
 
 _WORKER = """

@@ -23,7 +23,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from docmentor import UsageError
+from docmentor import DocmentorError, UsageError
 
 if TYPE_CHECKING:
     from docmentor import Authenticator
@@ -132,7 +132,9 @@ def check_port(host: str, port: int) -> None:
         except OSError as exc:
             in_use = exc.errno == errno.EADDRINUSE
             shown = f"[{host}]" if ":" in host else host
-            raise UsageError(
+            # a port in use is the moment's state (exit 1); a host of another machine, a usage error
+            error = DocmentorError if in_use else UsageError
+            raise error(
                 f"cannot serve on {shown}:{port}: {exc.strerror or exc}",
                 hint="pass another --port" if in_use else "pass a --host of this machine, e.g. 127.0.0.1",
             ) from None

@@ -56,7 +56,7 @@ def generate(engine: Docmentor, jobs: RepoDocsJobs, root: Path, *, no_llm: bool)
     if config is not None:
         run_id = jobs.start(root, config)
         if run_id is None and root in jobs.errors:
-            raise UsageError(f"the documentation run of {root} failed: {jobs.errors[root]}")
+            raise DocmentorError(f"the documentation run of {root} failed: {jobs.errors[root]}")
         return {
             "root": str(root), "mode": "model", "finished": False, "run_id": run_id, "out": None,
             "source": None, "documents": {}, "problems": 0,

@@ -196,7 +196,7 @@ def embed_sources(engine: Docmentor, enabled: bool, sources: list[str] | None = 
             return engine.embed(progress=cb, sources=sources)
     except KeyboardInterrupt:
         engine.close()
-        raise UsageError(
+        raise DocmentorError(
             "interrupted while embedding: the sources are searchable by words, and embedded sections are kept",
             hint="`docmentor refresh` (or `docmentor serve`) embeds the rest",
         ) from None
@@ -361,7 +361,7 @@ def _run(argv: list[str] | None) -> int:
         if debug:
             raise
         print(f"error: {phrase(exc)}", file=sys.stderr)
-        return 1
+        return 2 if isinstance(exc, UsageError) else 1
     except KeyboardInterrupt:
         print(f"error: {_INTERRUPTED_MESSAGE}", file=sys.stderr)
         return _INTERRUPTED

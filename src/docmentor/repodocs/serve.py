@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from docmentor.config import auto_name
-from docmentor.errors import NotFoundError, UsageError
+from docmentor.errors import DocmentorError, NotFoundError, UsageError
 from docmentor.repodocs.generate import DEFAULT_OUT, RepoDocsResult
 from docmentor.repodocs.output import JSON_NAME
 from docmentor.repodocs.runs import repo_run_status, repo_unit_document, unit_ids_hint
@@ -81,7 +81,7 @@ def register_repo_docs(engine: Docmentor, result: RepoDocsResult, *, embed: bool
     name, existed = repo_docs_source_name(engine, out, Path(result.root))
     report = engine.add(out, name=name, embed=embed)
     if report.error:
-        raise UsageError(f"the documentation in {out} could not be indexed: {report.error}")
+        raise DocmentorError(f"the documentation in {out} could not be indexed: {report.error}")
     return RepoDocsSource(name, os.path.abspath(out), existed, len(engine.store.documents(name)))
 
 

@@ -20,7 +20,7 @@ import time
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
-from docmentor.errors import StoreError, UsageError
+from docmentor.errors import DocmentorError, StoreError
 from docmentor.store.dbapi import MissingTable, to_postgres
 
 __all__ = ["PgConnection", "PgRow", "is_postgres_url", "psycopg_module", "redact"]
@@ -48,7 +48,7 @@ def psycopg_module() -> Any:
     try:
         import psycopg
     except ImportError:  # pragma: no cover - the extra is part of the test install
-        raise UsageError(
+        raise DocmentorError(
             "a PostgreSQL index needs psycopg", hint="pip install 'docmentor[postgres]'"
         ) from None
     return psycopg

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any, Literal
 
-from docmentor.errors import UsageError
+from docmentor.errors import NotFoundError, UsageError
 from docmentor.library.service.results import (
     FailingQuery,
     FeedbackAnalysis,
@@ -169,7 +169,7 @@ def analyze(store: Store, library: str | None = None) -> FeedbackAnalysis:
     """The feedback report: summary, top failing queries, gaps, search quality, recommendations.
 
     Raises:
-        UsageError: ``library`` has neither reports nor a knowledge base (a misspelt name
+        NotFoundError: ``library`` has neither reports nor a knowledge base (a misspelt name
             would read as "no issues"); the hint lists the knowledge bases.
     """
     reports = feedback_rows(store, library)
@@ -177,7 +177,7 @@ def analyze(store: Store, library: str | None = None) -> FeedbackAnalysis:
     if library is not None and not total:
         known = sorted({k.library for k in list_kbs(store)})
         if library not in known:
-            raise UsageError(
+            raise NotFoundError(
                 f"no knowledge base and no reports for {library!r}",
                 hint=f"known: {', '.join(known) or 'none'}",
             )

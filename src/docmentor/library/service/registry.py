@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from docmentor.errors import UsageError
+from docmentor.errors import NotFoundError
 from docmentor.store.kb import KbRow, list_kbs, unregister_kb
 
 if TYPE_CHECKING:
@@ -51,13 +51,13 @@ def remove_knowledge_base(engine: Docmentor, library: str) -> RemovedKnowledgeBa
     serving it. Its folder and its docs source stay.
 
     Raises:
-        UsageError: no knowledge base is registered for ``library`` (the hint lists those that are).
+        NotFoundError: no knowledge base is registered for ``library`` (the hint lists those that are).
     """
     from docmentor.library.stages import docs_source_name
 
     known = [r.library for r in list_kbs(engine.store)]
     if library not in known:
-        raise UsageError(
+        raise NotFoundError(
             f"no knowledge base for {library!r}", hint=f"registered: {', '.join(known) or 'none'}"
         )
     row = unregister_kb(engine.store, library)
@@ -75,26 +75,26 @@ def drift_report(engine: Docmentor, library: str) -> DriftReport:
     the documented calls the installed version did not have or accept.
 
     Raises:
-        UsageError: no knowledge base is registered for ``library``, its folder is gone, or
+        NotFoundError: no knowledge base is registered for ``library``, its folder is gone, or
             it has no drift report (generated without Python examples or the package installed).
     """
     from docmentor.library.examples.drift import DriftFinding, DriftReport
 
     rows = {r.library: r for r in list_kbs(engine.store)}
     if library not in rows:
-        raise UsageError(
+        raise NotFoundError(
             f"no knowledge base for {library!r}",
             hint=f"run: docmentor readme-llm generate --library {library}",
         )
     folder = Path(rows[library].path)
     path = folder / "drift.json"
     if not folder.is_dir():
-        raise UsageError(
+        raise NotFoundError(
             f"the knowledge base folder of {library!r} is gone: {folder}",
             hint=f"regenerate it: docmentor readme-llm generate --library {library} --out DIR",
         )
     if not path.is_file():
-        raise UsageError(
+        raise NotFoundError(
             f"no drift report for {library!r}",
             hint="regenerate with Python examples and the package installed",
         )
