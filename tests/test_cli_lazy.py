@@ -113,15 +113,31 @@ def _helps(group: click.Group, path: list[str], parent: click.Context | None = N
     return out
 
 
+def _without_arguments(help_text: str) -> str:
+    """A --help without its list of arguments (typer's "Arguments", click 8.5's "Positional
+    arguments"): the lazy build gives arguments the help typer < 0.26 loses on click 8.3+."""
+    kept: list[str] = []
+    skipping = False
+    for line in help_text.splitlines():
+        if line in ("Arguments:", "Positional arguments:"):
+            skipping = True
+        elif skipping and line and not line.startswith(" "):
+            skipping = False
+        if not skipping:
+            kept.append(line)
+    return "\n".join(kept)
+
+
 def test_docmentors_lazy_commands_are_typers_own(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Every command's help, built lazily, is what typer builds all at once."""
+    """Every command's help, built lazily, is what typer builds all at once (but for the
+    arguments' list: test_every_argument_help_is_shown_once)."""
     monkeypatch.setenv("COLUMNS", "100")
     for run in (["sources", "--help"], ["readme-llm", "generate", "--help"]):
         assert main(run) == 0  # built (and their help shown) before the others
     eager = typer.main.get_command(app)
     assert isinstance(eager, click.Group)
-    lazy = _helps(click_group(app), [])
-    assert lazy == _helps(eager, [])
+    lazy = {k: _without_arguments(v) for k, v in _helps(click_group(app), []).items()}
+    assert lazy == {k: _without_arguments(v) for k, v in _helps(eager, []).items()}
     assert len(lazy) > 30
 
 
@@ -133,3 +149,38 @@ def test_a_misspelt_command_is_told_its_close_names_once(capsys: pytest.CaptureF
     assert main(["clarity", "scor"]) == 2
     err = capsys.readouterr().err
     assert err.count("Did you mean 'score'?") == 1, err
+
+
+def _commands(group: click.Group, ctx: click.Context, path: tuple[str, ...] = ()) -> list[tuple[str, ...]]:
+    out: list[tuple[str, ...]] = []
+    for name in group.list_commands(ctx):
+        command = group.get_command(ctx, name)
+        if isinstance(command, click.Group):
+            out += _commands(command, ctx, (*path, name))
+        elif command is not None:
+            out.append((*path, name))
+    return out
+
+
+def test_every_argument_help_is_shown_once() -> None:
+    """What each positional argument is, in every command's --help (click 8.3+ dropped the help
+    typer < 0.26 gave arguments, and click 8.5 lists them a second time on its own)."""
+    group = click_group(app)
+    commands = _commands(group, click.Context(group))
+    assert len(commands) > 30
+    documented = 0
+    for path in commands:
+        command: click.Command | None = group
+        for name in path:
+            assert isinstance(command, click.Group)
+            command = command.get_command(click.Context(command), name)
+        assert command is not None
+        text = CliRunner().invoke(group, [*path, "--help"], prog_name="docmentor").output
+        assert "Positional arguments" not in text, path
+        for param in command.params:
+            if isinstance(param, typer.core.TyperArgument):
+                assert param.help, (path, param.name)  # every argument says what it is
+                first = " ".join(param.help.split()[:3])
+                assert first in " ".join(text.split()), (path, param.name)
+                documented += 1
+    assert documented > 20

@@ -78,20 +78,65 @@ def click_group(app: typer.Typer) -> LazyGroup:
     if not isinstance(group, LazyGroup):
         raise TypeError(f"{app.info.name!r} must be a typer.Typer(cls=LazyGroup)")
     for command in app.registered_commands:
-        group.loaders[_name(command)] = functools.partial(
-            typer.main.get_command_from_info,
-            command,
-            pretty_exceptions_short=app.pretty_exceptions_short,
-            rich_markup_mode=app.rich_markup_mode,
-        )
+        group.loaders[_name(command)] = functools.partial(_command, command, app)
     for sub in app.registered_groups:
         if not sub.name:
             raise TypeError("every sub-app of the command line is added with a name")
-        group.loaders[sub.name] = functools.partial(
-            typer.main.get_group_from_info,
-            sub,
-            pretty_exceptions_short=app.pretty_exceptions_short,
-            rich_markup_mode=app.rich_markup_mode,
-            suggest_commands=app.suggest_commands,
-        )
+        group.loaders[sub.name] = functools.partial(_group, sub, app)
     return group
+
+
+def _command(info: typer.models.CommandInfo, app: typer.Typer) -> click.Command:
+    command = typer.main.get_command_from_info(
+        info, pretty_exceptions_short=app.pretty_exceptions_short, rich_markup_mode=app.rich_markup_mode
+    )
+    _argument_help(command, info)
+    return command
+
+
+def _group(info: typer.models.TyperInfo, app: typer.Typer) -> click.Command:
+    group = typer.main.get_group_from_info(
+        info,
+        pretty_exceptions_short=app.pretty_exceptions_short,
+        rich_markup_mode=app.rich_markup_mode,
+        suggest_commands=app.suggest_commands,
+    )
+    sub = info.typer_instance
+    if sub is not None and isinstance(group, click.Group):
+        for command in sub.registered_commands:
+            built = group.commands.get(_name(command))
+            if built is not None:
+                _argument_help(built, command)
+    return group
+
+
+def _argument_help(command: click.Command, info: typer.models.CommandInfo) -> None:
+    """Give the command's arguments the help their ``typer.Argument(help=…)`` says.
+
+    typer < 0.26 sets an argument's help before calling click's ``Parameter.__init__``, which
+    since click 8.3 sets ``help`` itself (to None, as typer passes none): ``--help`` then
+    showed ``QUESTIONS  [required]`` without what QUESTIONS is. Read back from the signature.
+    """
+    if info.callback is None:
+        return
+    from typer.core import TyperArgument
+    from typer.models import ArgumentInfo
+    from typer.utils import get_params_from_function
+
+    declared = get_params_from_function(info.callback)
+    for param in command.params:
+        meta = declared.get(param.name or "")
+        if (
+            isinstance(param, TyperArgument)
+            and param.help is None
+            and meta is not None
+            and isinstance(meta.default, ArgumentInfo)
+        ):
+            param.help = meta.default.help
+    # click 8.5 lists documented arguments itself ("Positional arguments"), after typer's
+    # own "Arguments" section has: one list, typer's, as with the click releases before
+    setattr(command, "format_arguments", _no_section)  # noqa: B010 - an instance's method
+
+
+def _no_section(ctx: click.Context, formatter: click.HelpFormatter) -> None:
+    return None
