@@ -505,6 +505,56 @@ def test_no_index_yet(cli: Cli, argv: list[str]) -> None:
     assert not cli.db.exists()
 
 
+def test_blank_names_and_malformed_input_files_are_usage_errors(
+    indexed: Cli, docs: Path, tmp_path: Path
+) -> None:
+    """An empty name (a script's unset variable) is refused, not taken for "every source";
+    a question file of the wrong shape or not text names the line, not a Python exception."""
+    before = indexed.state()
+    assert indexed.misused("refresh", "").startswith("error: empty source name (name one of: w)")
+    assert indexed.state() == before  # nothing re-read (refreshed_at as it was)
+    for argv in (["remove", ""], ["search", "widget", "-s", ""], ["assemble", "widget", "-s", ""]):
+        assert indexed.misused(*argv).startswith("error: empty source name"), argv
+    assert indexed.misused("search", "widget", "--version", " ").startswith("error: empty version")
+    assert indexed.misused("get", "").startswith("error: empty document reference")
+    assert indexed.state() == before
+    shapes: list[tuple[dict[str, object], str]] = [
+        (
+            {"relevant": [{"path": "guide.md", "grade": "high"}]},
+            """a label's "grade" is 0, 1 or 2, not 'high'""",
+        ),
+        ({"relevant": "guide.md"}, '"relevant" must be a list of labels'),
+        ({"relevant": [{"heading": "Install"}]}, 'each "relevant" label needs a "path" string'),
+        ({"expected_contains": "widget"}, '"expected_contains" must be a list of strings'),
+        ({"expected_contains": [1, 2]}, '"expected_contains" must be a list of strings'),
+        ({"expected_api": 7}, '"expected_api" must be an API id or a list of them'),
+    ]
+    for labels, says in shapes:
+        questions = tmp_path / "q.jsonl"
+        questions.write_text(json.dumps({"query": "widget", **labels}) + "\n", encoding="utf-8")
+        for harness in ("search", "assemble"):
+            err = indexed.misused("eval", harness, str(questions))
+            assert err.startswith(f"error: {questions}:1: {says} (for example "), (labels, err)
+    binary = tmp_path / "q.bin"
+    binary.write_bytes(bytes(range(256)) * 4)
+    for harness in ("search", "assemble", "api"):
+        assert indexed.misused("eval", harness, str(binary)) == (
+            f"error: {binary} is not UTF-8 text (give a JSONL file: one JSON object a line)\n"
+        )
+    err = indexed.misused("clarity", "score", str(docs / "guide.md"), "--history", str(binary))
+    assert err.startswith(f"error: {binary} is not a score history (not UTF-8 text)")
+    assert binary.read_bytes() == bytes(range(256)) * 4  # not appended to
+
+
+def test_a_size_cap_under_a_megabyte_is_said_in_its_unit(cli: Cli, tmp_path: Path) -> None:
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "small.md").write_text("# Small\n\nShort.\n", encoding="utf-8")
+    (folder / "big.md").write_text("# Big\n\n" + "words " * 1000, encoding="utf-8")
+    rc, _, err = cli("add", str(folder), "--name", "d", "--max-bytes", "2000")
+    assert rc == 0 and "big.md: skipped: over the size cap of 2.0 KB" in err, err
+
+
 @pytest.mark.parametrize(
     "argv",
     [["sources"], ["search", "widget"], ["add", "."], ["get", "x"], ["refresh"], ["reindex"]],

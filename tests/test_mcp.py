@@ -638,6 +638,7 @@ def test_serve_options_are_checked_before_anything_starts(
         (("--refresh-interval", "-1"), 2, "error: Invalid value for '--refresh-interval': -1.0 is not in the range x>=0."),
         (("--allow-path", str(tmp_path / "nope")), 2, "error: Invalid value for '--allow-path': Directory"),
         (("--insecure",), 2, "error: --insecure: only for --transport http (drop it, or serve over HTTP)"),
+        (("--tools", "docs,bogus"), 2, "error: unknown tool group(s): bogus (choose from "),
         (("--token-file", str(tmp_path / "none"), "-t", "http"), 2, f"error: cannot read the token file {tmp_path / 'none'}"),
     ):  # fmt: skip
         rc, out, err = cli.raw("--db", index_location, "serve", *argv)

@@ -51,6 +51,10 @@ def load_questions(path: Path, *, harness: Harness | None = None) -> list[dict[s
         lines = path.read_text(encoding="utf-8").splitlines()
     except OSError as exc:
         raise UsageError(f"cannot read {path}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError:
+        raise UsageError(
+            f"{path} is not UTF-8 text", hint="give a JSONL file: one JSON object a line"
+        ) from None
     out: list[dict[str, Any]] = []
     for no, line in enumerate(lines, 1):
         if not line.strip():
@@ -59,8 +63,13 @@ def load_questions(path: Path, *, harness: Harness | None = None) -> list[dict[s
             q = json.loads(line)
         except json.JSONDecodeError as exc:
             raise UsageError(f"{path}:{no}: not JSON: {exc.msg}") from None
+        except RecursionError:
+            raise UsageError(f"{path}:{no}: not JSON: nested too deeply") from None
         if not isinstance(q, dict) or not isinstance(q.get("query"), str) or not q["query"].strip():
             raise UsageError(f'{path}:{no}: each line needs a "query" string, not a blank one')
+        problem = _label_problem(q)
+        if problem is not None:
+            raise UsageError(f"{path}:{no}: {problem[0]}", hint=problem[1])
         q.setdefault("id", str(no))
         out.append(q)
     if not out:
@@ -71,6 +80,42 @@ def load_questions(path: Path, *, harness: Harness | None = None) -> list[dict[s
     if not asked:
         raise UsageError(f"{path}: no question has {NEEDS[harness][1]}")
     return asked
+
+
+_RELEVANT = 'for example "relevant": [{"path": "docs/x.md", "heading": "Usage", "grade": 2}]'
+
+
+def _label_problem(question: dict[str, Any]) -> tuple[str, str] | None:
+    """What is wrong with the shape of a question's labels (those it has), with an example
+    of the right shape; None when nothing is."""
+    relevant = question.get("relevant")
+    if relevant is not None:
+        if not isinstance(relevant, list):
+            return '"relevant" must be a list of labels', _RELEVANT
+        for label in relevant:
+            if not isinstance(label, dict) or not isinstance(label.get("path"), str):
+                return 'each "relevant" label needs a "path" string', _RELEVANT
+            grade = label.get("grade", 1)
+            if isinstance(grade, bool) or grade not in (0, 1, 2):
+                return f'a label\'s "grade" is 0, 1 or 2, not {grade!r}', _RELEVANT
+            if not isinstance(label.get("heading"), str | None):
+                return f'a label\'s "heading" is a string or null, not {label["heading"]!r}', _RELEVANT
+    contains = question.get("expected_contains")
+    if contains is not None and (
+        not isinstance(contains, list) or not all(isinstance(s, str) for s in contains)
+    ):
+        return (
+            '"expected_contains" must be a list of strings',
+            'for example "expected_contains": ["timeout="]',
+        )
+    api = question.get("expected_api")
+    if (
+        api is not None
+        and not isinstance(api, str)
+        and (not isinstance(api, list) or not all(isinstance(s, str) for s in api))
+    ):
+        return '"expected_api" must be an API id or a list of them', 'for example "expected_api": "httpx.get"'
+    return None
 
 
 def align_labels(

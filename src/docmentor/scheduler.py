@@ -161,7 +161,7 @@ def refresh_pass(
     config, none when it cannot be read); the ones that could not be indexed are noted in
     ``unindexed``. ``progress``, ``embed``, ``prune`` and ``deadline`` as for the engine's
     calls (here ``embed`` defaults to False: each caller embeds in its own way)."""
-    if name:
+    if name is not None:  # "" too: a blank name is refused, not taken for every source
         return engine.refresh(
             name, progress=progress, embed=embed, prune=prune, deadline=deadline, report_errors=report_errors
         )

@@ -162,7 +162,7 @@ def check_groups(tools: list[str] | None) -> list[str]:
     groups = tools or list(DEFAULT_GROUPS)
     unknown = [g for g in groups if g not in TOOL_GROUPS]
     if unknown:
-        raise DocmentorError(
+        raise UsageError(
             f"unknown tool group(s): {', '.join(unknown)}", hint=f"choose from {', '.join(TOOL_GROUPS)}"
         )
     return groups
@@ -459,7 +459,8 @@ def _docs_tools(server: MCPServer, engine: Docmentor, state: ServerState) -> Non
 
         A document that fails to fetch keeps its last good copy. Takes seconds for large sources.
         """
-        reports = await _run(lambda: refresh_pass(engine, source, unindexed=state.unindexed))
+        # a model's blank source means none given, as search_docs takes it
+        reports = await _run(lambda: refresh_pass(engine, source or None, unindexed=state.unindexed))
         EMBEDDER.wake()  # new sections are searchable by words now, by meaning once embedded
         _update_instructions(server, engine)
         return _structured({"sources": [r.to_dict() for r in reports]})

@@ -168,10 +168,14 @@ def read_history(path: Path) -> dict[str, list[dict[str, Any]]]:
         lines = path.read_text(encoding="utf-8").splitlines()
     except OSError as exc:
         raise UsageError(f"cannot read {path}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError:  # not a history docmentor wrote: appending would mix in JSON lines
+        raise UsageError(
+            f"{path} is not a score history (not UTF-8 text)", hint="give a new file or one --history wrote"
+        ) from None
     for line in lines:
         try:
             entry = json.loads(line)
-        except json.JSONDecodeError:
+        except (json.JSONDecodeError, RecursionError):
             continue
         if isinstance(entry, dict) and isinstance(entry.get("path"), str):
             out.setdefault(entry["path"], []).append(entry)

@@ -229,7 +229,7 @@ def refresh(
         if not reports:
             print("no sources: add one with `docmentor add PATH_OR_URL`")
     # `refresh NAME` embeds NAME's sections, not those other sources were added without
-    embedded = embed_sources(engine, not as_json, [name] if name else None) if reports else None
+    embedded = embed_sources(engine, not as_json, [name] if name is not None else None) if reports else None
     engine.close()
     if as_json:
         emit(

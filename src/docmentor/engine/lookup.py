@@ -410,6 +410,11 @@ class Lookup(Embedding):
             raise UsageError(f"offset must be at least 0, got {offset}", arguments=("offset",))
         if limit < 1:
             raise UsageError(f"limit must be at least 1, got {limit}", arguments=("limit",))
+        if not ref.strip():
+            raise UsageError(
+                "empty document reference",
+                hint="give a path as search results show it, SOURCE:PATH such as docs:guide/install.md, or a URL",
+            )
         with self.store.snapshot():  # the document, its text and line map from one state
             doc, anchor = self._find_anchored(ref, source)
             if anchor is not None and lines is None:

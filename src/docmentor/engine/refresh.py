@@ -222,9 +222,13 @@ class Refreshing(Embedding):
             exclude=exclude,
             prune=prune,
             ends=_deadline(deadline),
-            raises=bool(name) and not report_errors,
+            raises=name is not None and not report_errors,
         )
-        return self._with_embedding(reports, progress, [name] if name else None) if embed else reports
+        return (
+            self._with_embedding(reports, progress, [name] if name is not None else None)
+            if embed
+            else reports
+        )
 
     def _refresh_rows(
         self,
@@ -237,7 +241,9 @@ class Refreshing(Embedding):
         raises: bool = False,
     ) -> list[RefreshReport]:
         rows = (
-            [self.store.source(name)] if name else [r for r in self.store.sources() if r.name not in exclude]
+            [self.store.source(name)]
+            if name is not None  # "" is refused by the store, not taken for every source
+            else [r for r in self.store.sources() if r.name not in exclude]
         )
         reports: list[RefreshReport] = []
         for row in rows:

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from docmentor.errors import NotFoundError
+from docmentor.errors import DocmentorError, NotFoundError, UsageError
 from docmentor.sources.project_files import requirement
 from docmentor.sources.versions import choose_version, docs_source_name, library_of, matches, version_key
 
@@ -49,10 +49,13 @@ class VersionScope:
         }
 
 
-def unknown_source(source: str, known: Iterable[str]) -> NotFoundError:
+def unknown_source(source: str, known: Iterable[str]) -> DocmentorError:
     """The error for a source name no source has: the known ones, and those the name starts
-    (``tenacity`` → ``tenacity-docs``, the source ``readme-llm generate`` indexed)."""
+    (``tenacity`` → ``tenacity-docs``, the source ``readme-llm generate`` indexed). A blank
+    name is a usage error (an empty variable in a script), not a source that is missing."""
     names = sorted(known)
+    if not source.strip():
+        return UsageError("empty source name", hint=f"name one of: {', '.join(names) or 'none'}")
     near = [n for n in names if n.lower().startswith(source.lower()) and n != source]
     hint = f"known sources: {', '.join(names) or 'none'}"
     if near:
@@ -92,7 +95,12 @@ def version_scope(
     Raises:
         NotFoundError: ``source`` names neither a source nor a library; or no source of the
             scope has ``version`` (the hint lists the versions that are indexed).
+        UsageError: ``source`` or ``version`` is blank.
     """
+    if version is not None and not version.strip():
+        raise UsageError(
+            "empty version", hint="give a release number such as 2.1.0, or leave the version out"
+        )
     groups: dict[str, list[str]] = {}
     for name in sorted(versions):
         groups.setdefault(library_of(name), []).append(name)

@@ -30,6 +30,7 @@ from urllib.parse import unquote, urldefrag, urljoin, urlsplit
 
 from docmentor.errors import UsageError
 from docmentor.sources.client import BodyTooLarge, Client, RequestFailure, Response, TransportFailure
+from docmentor.sources.sizes import human_size
 
 logger = logging.getLogger(__name__)
 
@@ -182,12 +183,6 @@ class FetchProblem(Exception):
         super().__init__(reason)
         self.status: Literal["failed", "refused"] = status
         self.reason = reason
-
-
-def human_size(n: int) -> str:
-    if n >= 1_000_000:
-        return f"{n / 1_000_000:.1f} MB"
-    return f"{n / 1000:.1f} KB" if n >= 1000 else f"{n} bytes"
 
 
 _Response = Response  # url is the final URL (after redirects)

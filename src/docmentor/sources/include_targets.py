@@ -18,6 +18,7 @@ from typing import Literal, NamedTuple
 
 from docmentor._yaml import load_yaml
 from docmentor.parse.common import without_terminal_codes
+from docmentor.sources.sizes import human_size
 
 logger = logging.getLogger(__name__)
 
@@ -115,7 +116,7 @@ class IncludeCache:
 def _load(path: Path, max_bytes: int) -> _Loaded | str:
     try:
         if path.stat().st_size > max_bytes:
-            return f"over the size cap of {max_bytes / 1e6:.1f} MB"
+            return f"over the size cap of {human_size(max_bytes)}"
         data = path.read_bytes()
     except OSError as exc:
         return f"cannot read ({exc.strerror or exc})"
@@ -393,7 +394,7 @@ class IncludeReader:
                 problem = f"include refused: {loaded}"
             elif self.pulled + (size := sum(len(x) + 1 for x in loaded.lines)) > self.max_bytes:
                 problem = (
-                    f"include refused: the page would grow over the size cap of {self.max_bytes / 1e6:.1f} MB"
+                    f"include refused: the page would grow over the size cap of {human_size(self.max_bytes)}"
                 )
             else:
                 self.pulled += size

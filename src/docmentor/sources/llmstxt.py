@@ -71,7 +71,6 @@ from docmentor.sources.fetch import (
     FetchSettings,
     PriorDoc,
     fetch_scope,
-    human_size,
     url_origin,
 )
 from docmentor.sources.html import HTML_TYPES, decode_text, is_text, looks_like_html, parse_content_type
@@ -84,6 +83,7 @@ from docmentor.sources.llmstxt_links import (
     url_to_path,
 )
 from docmentor.sources.llmstxt_parse import LlmsLink, ParsedLlmsTxt, parse_llms_txt
+from docmentor.sources.sizes import human_size
 
 if TYPE_CHECKING:
     import httpx

@@ -15,7 +15,7 @@ from typing import Literal
 from urllib.parse import unquote, urlsplit
 
 from docmentor.models import RawDocument
-from docmentor.sources.fetch import Fetcher, FetchProblem, FetchScope, fetch_scope, human_size, url_origin
+from docmentor.sources.fetch import Fetcher, FetchProblem, FetchScope, fetch_scope, url_origin
 from docmentor.sources.html import (
     HTML_TYPES,
     MARKDOWN_TYPES,
@@ -25,6 +25,7 @@ from docmentor.sources.html import (
     parse_content_type,
 )
 from docmentor.sources.llmstxt_parse import LlmsLink
+from docmentor.sources.sizes import human_size
 
 logger = logging.getLogger(__name__)
 

@@ -42,6 +42,7 @@ from docmentor.models import RawDocument
 from docmentor.parse.common import without_terminal_codes
 from docmentor.sources.include_targets import IncludeBudget, IncludeCache, split_lines
 from docmentor.sources.includes import DEFAULT_MAX_BYTES, resolve_includes
+from docmentor.sources.sizes import human_size
 
 logger = logging.getLogger(__name__)
 
@@ -158,8 +159,8 @@ def scan_folder(
     if budget.refused:
         scan.warnings.append(
             f"{budget.refused} include(s) in {len(budget.documents)} document(s) left as written: the "
-            f"folder's includes may add {_size(budget.limit)} to its pages in total, and had added "
-            f"{_size(budget.used)} (first left out: {budget.first}); raise the source option "
+            f"folder's includes may add {human_size(budget.limit)} to its pages in total, and had added "
+            f"{human_size(budget.used)} (first left out: {budget.first}); raise the source option "
             "max_included_bytes to expand them"
         )
     return scan
@@ -192,10 +193,6 @@ def read_file(
         reason = scan.skipped[0][1] if scan.skipped else "cannot read it"
         raise SourceUnavailableError(f"{file}: {reason}", hint="pass a text documentation file")
     return doc, scan.warnings
-
-
-def _size(n: int) -> str:
-    return f"{n / 1e6:.1f} MB" if n >= 100_000 else f"{n / 1e3:.1f} KB"
 
 
 def _total_size(root: Path, files: Sequence[str], max_bytes: int) -> int:
@@ -274,7 +271,7 @@ def _read_document(
     try:
         size = path.stat().st_size
         if size > max_bytes:
-            scan.skip(rel, f"over the size cap of {max_bytes / 1e6:.1f} MB")
+            scan.skip(rel, f"over the size cap of {human_size(max_bytes)}")
             return None
         data = path.read_bytes()
     except OSError as exc:

@@ -19,7 +19,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import IO
 
-from docmentor.errors import NotFoundError, StoreError
+from docmentor.errors import NotFoundError, StoreError, UsageError
 from docmentor.models import SourceSpec
 from docmentor.store.dbapi import Connection, Row, missing_table
 from docmentor.store.migrations import MIGRATIONS
@@ -235,6 +235,8 @@ class Store:
             if row.name == name:
                 return row
         known = ", ".join(r.name for r in self.sources()) or "none"
+        if not name.strip():  # an empty variable in a script: refused, not "not found"
+            raise UsageError("empty source name", hint=f"name one of: {known}")
         raise NotFoundError(f"unknown source {name!r}", hint=f"known sources: {known}")
 
     def source_versions(self) -> dict[str, str | None]:
