@@ -109,6 +109,26 @@ def test_cli_add_stores_the_options_as_given_and_refresh_reads_them_back(
     assert [s["path"] for s in report["skipped"]] == ["big.md"]  # the stored option, read back
 
 
+def test_adding_again_with_other_options_stores_them_when_no_document_changed(
+    any_cli: Cli, tmp_path: Path
+) -> None:
+    """`add` states a source's options: again with others, they are kept even when every
+    document is unchanged (no write of documents), and the next refresh reads them."""
+    docs = _docs(tmp_path)
+    any_cli.ok("add", str(docs), "--name", "k", "--max-bytes", "100000")
+    rc, out, _ = any_cli("add", str(docs), "--name", "k", "--max-bytes", "99999", "--no-optional")
+    assert rc == 0 and "2 unchanged" in out
+    (row,) = any_cli.state()["sources"]
+    assert row["options"] == {"max_bytes": 99999, "include_optional": False}
+    any_cli.ok("add", str(docs), "--name", "k")  # no options given: the defaults again
+    (row,) = any_cli.state()["sources"]
+    assert row["options"] == {}
+    assert any_cli("add", str(docs), "--name", "k", "--max-bytes", "1000")[0] == 0  # big.md goes
+    assert any_cli.state()["sources"][0]["options"] == {"max_bytes": 1000}
+    (report,) = any_cli.json("refresh", "k")["sources"]
+    assert [s["path"] for s in report["skipped"]] == ["big.md"]
+
+
 def test_an_old_stored_row_still_loads(any_cli: Cli, tmp_path: Path) -> None:
     """Rows written before options were typed: any JSON of the known keys (ints for seconds,
     numbers as strings, keys of another version) refreshes as it did."""

@@ -392,7 +392,9 @@ class Refreshing(Embedding):
                 write_units(self.store, units, code_lines=self.ranking.embed_code_lines)
                 self.store.mark_lexical(spec.name, gen)
         else:
-            self.store.set_source_status(spec.name, status="ok", error=None, refreshed=True)
+            options = spec.options.as_dict()  # `add` again with other options: kept, as a write keeps them
+            changed = options if self.store.source(spec.name).options != options else None
+            self.store.set_source_status(spec.name, status="ok", error=None, refreshed=True, options=changed)
             if found is not None and self.store.source_versions().get(spec.name) != found.version:
                 self.store.set_source_version(spec.name, found.version, found.origin)
         unread = [(p, e) for p, e in read.failed if p not in read.refused]

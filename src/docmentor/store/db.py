@@ -17,7 +17,7 @@ import threading
 import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 from docmentor.errors import NotFoundError, StoreError, UsageError
 from docmentor.models import SourceSpec
@@ -254,12 +254,25 @@ class Store:
         return self.conn().execute("SELECT 1 FROM sources WHERE name = ?", (name,)).fetchone() is not None
 
     def set_source_status(
-        self, name: str, *, status: str, error: str | None, refreshed: bool = False
+        self,
+        name: str,
+        *,
+        status: str,
+        error: str | None,
+        refreshed: bool = False,
+        options: dict[str, Any] | None = None,
     ) -> None:
+        """A source's status and error; ``refreshed``: now is its last refresh; ``options``:
+        its options now (an ``add`` again with other options, where no document changed)."""
         with self.transaction() as db:
             db.execute("UPDATE sources SET status = ?, error = ? WHERE name = ?", (status, error, name))
             if refreshed:  # an unchanged refresh is a refresh too
                 db.execute("UPDATE sources SET refreshed_at = ? WHERE name = ?", (now_iso(), name))
+            if options is not None:
+                db.execute(
+                    "UPDATE sources SET options = ? WHERE name = ?",
+                    (json.dumps(options, sort_keys=True), name),
+                )
 
     def generations(self) -> tuple[tuple[str, int, int], ...]:
         """(name, generation, lexical generation) of every source. The two generations differ
