@@ -694,6 +694,18 @@ def test_bad_config_is_one_error(
         rc, out, err = Cli(tmp_path / "index", capsys).raw(*args)
         assert (rc, out) == (2, ""), args
         assert one_error(err).startswith(f"error: {tmp_path / 'docmentor.toml'}: not valid TOML"), args
+    # and where --db names an index: its other settings (embeddings = false) are not dropped
+    broken = (tmp_path / "docmentor.toml").read_text(encoding="utf-8")
+    (tmp_path / "docmentor.toml").unlink()
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "intro.md").write_text("# Intro\n\nThe zeppelin.\n", encoding="utf-8")
+    assert Cli(tmp_path / "named", capsys)("add", str(tmp_path / "docs"))[0] == 0
+    (tmp_path / "docmentor.toml").write_text(broken, encoding="utf-8")
+    monkeypatch.delenv("DOCMENTOR_EMBEDDINGS", raising=False)  # else it, not the file, decides
+    for args in (["sources"], ["search", "zeppelin"], ["get", "intro.md"]):
+        rc, out, err = Cli(tmp_path / "named", capsys)(*args)
+        assert (rc, out) == (2, ""), args
+        assert one_error(err).startswith(f"error: {tmp_path / 'docmentor.toml'}: not valid TOML"), args
 
 
 def test_env_db_beats_the_config_files_db(

@@ -332,3 +332,27 @@ def test_crash_in_reindex_keeps_search_working(tmp_path: Path) -> None:
         eng.refresh("keep")
         assert eng.lexical.num_docs() == 12
     assert _view(db) == (["gone", "keep"], {"gone", "keep"})
+
+
+def test_a_lost_lexical_index_is_rebuilt_from_the_store(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """An index folder copied without ``lexical/`` (or with it removed) found nothing, with no
+    word said; the first reader now rebuilds it from the store, as ``docmentor reindex`` does."""
+    import shutil
+
+    docs = tmp_path / "docs"
+    write_version(docs, "a", 3, 2)
+    with closing(Docmentor(tmp_path / "index")) as eng:
+        eng.add(str(docs), name="v")
+        expected = [(h.path, h.heading) for h in eng.search(WORDS["a"], limit=3)]
+    assert expected
+    shutil.rmtree(tmp_path / "index" / "lexical")
+    with closing(Docmentor(tmp_path / "index", create=False)) as eng:
+        assert [(h.path, h.heading) for h in eng.search(WORDS["a"], limit=3)] == expected
+    assert "search index of" in caplog.text and "rebuilding it from the store" in caplog.text
+    assert (tmp_path / "index" / "lexical" / "meta.json").exists()
+    caplog.clear()
+    with closing(Docmentor(tmp_path / "index", create=False)) as eng:  # once: the next reader finds it
+        assert [(h.path, h.heading) for h in eng.search(WORDS["a"], limit=3)] == expected
+    assert "rebuilding" not in caplog.text

@@ -108,7 +108,8 @@ def embeddings_enabled() -> bool:
     embedded and searched by meaning as well as by words.
 
     Raises:
-        UsageError: another value (a typo must not silently turn a feature on or off).
+        UsageError: another value, or a ``docmentor.toml`` that is not TOML (a typo must not
+            silently turn a feature on or off, also where ``--db`` names the index).
     """
     env = os.environ.get("DOCMENTOR_EMBEDDINGS", "").strip().lower()
     if env:
@@ -122,8 +123,10 @@ def embeddings_enabled() -> bool:
     if path.is_file():
         try:
             value = tomllib.loads(path.read_text(encoding="utf-8")).get("embeddings", True)
-        except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError):
-            return True  # load_config reports a broken file where it matters
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+            raise UsageError(f"{path}: not valid TOML: {exc}") from None
+        except OSError as exc:
+            raise UsageError(f"cannot read {path}: {exc.strerror or exc}") from None
         if not isinstance(value, bool):
             raise UsageError(f"{path}: embeddings must be true or false, not {value!r}")
         return value

@@ -250,11 +250,12 @@ def refresh(
 @app.command(short_help="List the sources, indexed and configured.")
 def sources(as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False) -> None:
     """List the indexed sources, then the configured ones (docmentor.toml) not indexed yet."""
-    from docmentor import configured_sources, not_indexed_yet
+    from docmentor import load_config, not_indexed_yet
 
+    configured = load_config().sources  # a broken docmentor.toml is an error here, not a log line
     engine = open_engine(create=False) if index_exists() else None
     indexed = engine.sources() if engine is not None else []
-    rows: list[Mapping[str, Any]] = [*indexed, *not_indexed_yet(indexed, configured_sources())]
+    rows: list[Mapping[str, Any]] = [*indexed, *not_indexed_yet(indexed, configured)]
     embedding = engine is not None and engine.embeddings
     if as_json:
         emit({"sources": rows})

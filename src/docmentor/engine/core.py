@@ -167,6 +167,8 @@ class IndexCore:
         tried again)."""
         waited: float | None = None
         repaired = False
+        if self._lexical_lost():
+            self._rebuild_lost_lexical()
         while True:
             gens = self.store.generations()
             if all(g == lg for _, g, lg in gens):
@@ -191,6 +193,28 @@ class IndexCore:
             elif time.monotonic() >= waited:
                 return gens, False
             time.sleep(0.01)
+
+    def _lexical_lost(self) -> bool:
+        """Whether the folder's lexical index is gone while its store has documents (a folder
+        copied without ``lexical/``, or that folder removed): searches would find nothing."""
+        return (
+            self._lexical is None
+            and self.root is not None
+            and not (self.root / LEXICAL_FOLDER / "meta.json").exists()
+            and any(row.documents for row in self.store.sources())
+        )
+
+    def _rebuild_lost_lexical(self) -> None:
+        """Rebuild a lost lexical index from the store (what ``docmentor reindex`` does), by
+        the first reader that gets the write lock; the others search what there is meanwhile."""
+        with self.store.try_write_lock() as mine:
+            if mine and self._lexical_lost():
+                log.warning("the search index of %s is missing: rebuilding it from the store", self.root)
+                try:
+                    self._rebuild_lexical()
+                except Exception as exc:  # e.g. a read-only folder: said, and searches go on
+                    self._cannot_repair = True
+                    log.warning("cannot rebuild the search index: %s; run: docmentor reindex", exc)
 
     def _read_lexical(self, run: Callable[[LexicalSearch | None, bool], _T]) -> _T:
         """``run(index, check)`` on a lexical index that matches the store.
