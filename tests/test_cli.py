@@ -517,6 +517,17 @@ def test_blank_names_and_malformed_input_files_are_usage_errors(
         assert indexed.misused(*argv).startswith("error: empty source name"), argv
     assert indexed.misused("search", "widget", "--version", " ").startswith("error: empty version")
     assert indexed.misused("get", "").startswith("error: empty document reference")
+    assert indexed.misused("clarity", "score", "-s", "").startswith("error: --source is empty")
+    rc, out, err = indexed.raw("--db", " ", "sources")
+    assert (rc, out, one_error(err)) == (2, "", "error: --db is empty (give the index folder or a "
+                                         "postgresql:// URL, or leave --db out)")  # fmt: skip
+    missing = tmp_path / "nowhere"
+    assert indexed.misused("add", str(docs), "--name", "w", "--base-path", str(missing)).startswith(
+        f"error: --base-path {missing} is not a folder"
+    )
+    assert indexed.misused("add", str(docs), "--name", "w", "--allow-host", " ") == (
+        "error: --allow-host has an empty entry\n"
+    )
     assert indexed.state() == before
     shapes: list[tuple[dict[str, object], str]] = [
         (
@@ -535,6 +546,10 @@ def test_blank_names_and_malformed_input_files_are_usage_errors(
         for harness in ("search", "assemble"):
             err = indexed.misused("eval", harness, str(questions))
             assert err.startswith(f"error: {questions}:1: {says} (for example "), (labels, err)
+    questions.write_text(json.dumps({"query": "widget", "relevant": [{"path": "guide.md"}]}) + "\n")
+    assert indexed.misused("eval", "search", str(questions), "--root", str(missing)).startswith(
+        f"error: --root {missing} is not a folder"
+    )
     binary = tmp_path / "q.bin"
     binary.write_bytes(bytes(range(256)) * 4)
     for harness in ("search", "assemble", "api"):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -38,3 +39,20 @@ def test_only_whole_words_become_options() -> None:
     assert phrase(exc) == "--out /tmp/out/x is a file (choose another --out folder)"
     paths = UsageError("base_paths docs/base_paths is not a folder", arguments=("base_paths",))
     assert phrase(paths) == "--base-path docs/base_paths is not a folder"
+
+
+def test_an_output_that_cannot_be_written_is_the_paths_fault_unless_the_device_failed(tmp_path: Path) -> None:
+    import errno
+
+    from docmentor import DocmentorError, UsageError, cannot_write
+
+    for code in (errno.EISDIR, errno.ENOENT, errno.EACCES, errno.EROFS):
+        error = cannot_write(tmp_path / "out", OSError(code, os.strerror(code)))
+        assert isinstance(error, UsageError), code  # exit 2: give another path
+        assert str(error).startswith(f"cannot write {tmp_path / 'out'}: {os.strerror(code)}")
+    for code in (errno.ENOSPC, errno.EIO):
+        error = cannot_write(tmp_path / "out", OSError(code, os.strerror(code)))
+        assert type(error) is DocmentorError, code  # exit 1: the same path may work later
+    (tmp_path / "a.md").write_text("# A\n\nA page.\n", encoding="utf-8")
+    page, folder = str(tmp_path / "a.md"), str(tmp_path)
+    assert main(["--db", str(tmp_path / "db"), "clarity", "score", page, "--html", folder]) == 2

@@ -892,7 +892,7 @@ def test_feedback_concurrent_writers_and_analyze(
     assert "no knowledge base and no reports for 'other'" in cli.fails(
         "feedback", "analyze", "--library", "other"
     )
-    err = cli.fails("feedback", "analyze", "--output-report", str(tmp_path / "missing" / "r.json"))
+    err = cli.misused("feedback", "analyze", "--output-report", str(tmp_path / "missing" / "r.json"))
     assert "cannot write" in err
 
 

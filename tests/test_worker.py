@@ -112,6 +112,9 @@ def test_jobs_and_worker_from_the_command_line(tmp_path: Path, capsys: pytest.Ca
     assert shown["status"] == "done" and shown["result"][0]["source"] == "guide"
     assert "error: unknown job kind" in cli.misused("jobs", "add", "reboot")
     assert "KEY=VALUE" in cli.misused("jobs", "add", "refresh", "--arg", "source")
+    assert "--arg source is given twice" in cli.misused(
+        "jobs", "add", "refresh", "--arg", "source=a", "--arg", "source=b"
+    )
     assert "no job 99" in cli.fails("jobs", "show", "99")
     assert "unknown job kind 'nope'" in cli.misused("worker", "--once", "--kind", "nope")
     assert "unknown job status" in cli.misused("jobs", "list", "--status", "sleeping")

@@ -71,7 +71,8 @@ adapters over it.
   (:data:`JOB_KINDS`), :func:`list_jobs`, :func:`get_job`, :func:`wait_for_job` (:class:`JobRow`),
   :func:`run_worker`, :func:`run_one_job`, :func:`worker_name`.
 - **errors** — :class:`DocmentorError` and its subclasses :class:`UsageError`,
-  :class:`NotFoundError`, :class:`SourceUnavailableError`, :class:`StoreError`.
+  :class:`NotFoundError`, :class:`SourceUnavailableError`, :class:`StoreError`;
+  :func:`cannot_write` says which one an output file that could not be written is.
 
 Names are resolved on first use (``__getattr__``), so ``import docmentor`` — and
 ``docmentor --help`` — load none of the engine, tantivy or the embedding model.
@@ -260,6 +261,7 @@ _EXPORTS: dict[str, str] = {
     "NotFoundError": "docmentor.errors",
     "SourceUnavailableError": "docmentor.errors",
     "StoreError": "docmentor.errors",
+    "cannot_write": "docmentor.errors",
 }
 #: public name → the name it has in its module, where the two differ (a generic name there)
 _RENAMED: dict[str, str] = {
@@ -379,6 +381,7 @@ __all__ = [
     "assemble_context",
     "calculate_clarity_score",
     "calculate_dimension_score",
+    "cannot_write",
     "check_labels",
     "configured_sources",
     "create_token",
@@ -495,7 +498,14 @@ if TYPE_CHECKING:
     from docmentor.engine.lookup import EXCERPT_CHUNKS_RANGE, EXCERPT_CONTEXT_RANGE
     from docmentor.engine.report_warnings import ReportWarnings, group_warnings
     from docmentor.engine.scope import VersionScope
-    from docmentor.errors import DocmentorError, NotFoundError, SourceUnavailableError, StoreError, UsageError
+    from docmentor.errors import (
+        DocmentorError,
+        NotFoundError,
+        SourceUnavailableError,
+        StoreError,
+        UsageError,
+        cannot_write,
+    )
     from docmentor.evaluation import (
         ApiEval,
         AssembleEval,

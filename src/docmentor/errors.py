@@ -36,3 +36,19 @@ class SourceUnavailableError(DocmentorError):
 
 class StoreError(DocmentorError):
     """The index on disk is unusable (corrupt, newer schema, locked for too long)."""
+
+
+# a failure of the moment (the disk, not the path given): exit 1; any other, the path's
+_DEVICE_ERRNOS = frozenset({"ENOSPC", "EDQUOT", "EIO", "EFBIG", "EAGAIN"})
+
+
+def cannot_write(path: object, exc: OSError) -> DocmentorError:
+    """The error for an output file that could not be written: a :class:`UsageError` when
+    the path given is at fault (a folder, a missing parent, no permission: as click's own
+    file options say), a plain :class:`DocmentorError` when the device is (full, failing)."""
+    import errno
+
+    message = f"cannot write {path}: {exc.strerror or exc}"
+    if exc.errno is not None and errno.errorcode.get(exc.errno) in _DEVICE_ERRNOS:
+        return DocmentorError(message)
+    return UsageError(message, hint="give a file path in a folder you can write to")

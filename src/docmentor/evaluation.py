@@ -414,6 +414,8 @@ def evaluate_search(
     """Search each question (10 results, ``source`` only when given) and score the hits
     against its labels; section labels are checked against the files in ``root`` (default:
     :func:`source_folder`)."""
+    if root is not None and not root.is_dir():  # each section label would silently miss
+        raise UsageError(f"root {root} is not a folder", hint="give the corpus folder", arguments=("root",))
     folder = root or source_folder(engine, source)
     cache: dict[str, list[str]] = {}
 

@@ -59,6 +59,8 @@ class SourceOptions:
                     raise UsageError(f"{f.name} must be {_range_words(lo, hi)}", arguments=(f.name,))
             elif f.name in SECONDS_OPTIONS and not _positive_seconds(value):
                 raise UsageError(f"{f.name} must be positive", arguments=(f.name,))
+            elif f.name in ("allowed_hosts", "base_paths") and any(not str(v).strip() for v in value):
+                raise UsageError(f"{f.name} has an empty entry", arguments=(f.name,))
 
     @classmethod
     def parse(cls, given: Mapping[str, object], *, where: str = "source options") -> SourceOptions:

@@ -16,7 +16,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from docmentor.errors import DocmentorError, UsageError
+from docmentor.errors import UsageError, cannot_write
 
 _CSS = """
 :root { --fg:#1f2328; --muted:#59636e; --bg:#fff; --line:#d1d9e0; --ok:#1a7f37; --warn:#9a6700; --bad:#cf222e; }
@@ -141,7 +141,7 @@ def write_html(result: dict[str, Any], path: Path) -> None:
     try:
         path.write_text(render_html(result), encoding="utf-8")
     except OSError as exc:
-        raise DocmentorError(f"cannot write {path}: {exc.strerror or exc}") from None
+        raise cannot_write(path, exc) from None
 
 
 def git_commit(folder: Path) -> str | None:
@@ -211,4 +211,4 @@ def append_history(
         with path.open("a", encoding="utf-8") as fh:
             fh.write("".join(line + "\n" for line in lines))
     except OSError as exc:
-        raise DocmentorError(f"cannot write {path}: {exc.strerror or exc}") from None
+        raise cannot_write(path, exc) from None

@@ -101,6 +101,10 @@ def _main(
         bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version and exit.")
     ] = False,
 ) -> None:
+    if db is not None and not db.strip():  # a script's unset variable: not the default index
+        raise UsageError(
+            "--db is empty", hint="give the index folder or a postgresql:// URL, or leave --db out"
+        )
     STATE.db = db
     STATE.debug = debug
     STATE.embeddings = False if no_embeddings else None
@@ -239,7 +243,7 @@ class GateFailed(DocmentorError):
 
 
 # a library argument whose option is not its name with dashes
-_FLAGS = {"base_paths": "--base-path"}
+_FLAGS = {"base_paths": "--base-path", "allowed_hosts": "--allow-host"}
 
 
 def flag(argument: str) -> str:

@@ -9,7 +9,7 @@ from typing import Annotated
 import click
 import typer
 
-from docmentor import DocmentorError, UsageError
+from docmentor import UsageError, cannot_write
 from docmentor.cli.app import DocsVersion, app, count, emit, open_engine, open_knowledge, require_index
 
 # fixed values as click choices: a wrong one is a usage error (exit 2) that lists them, and
@@ -87,7 +87,7 @@ def assemble(
         try:
             output.write_text(text if text.endswith("\n") else text + "\n", encoding="utf-8")
         except OSError as exc:
-            raise DocmentorError(f"cannot write {output}: {exc.strerror or exc}") from None
+            raise cannot_write(output, exc) from None
         print(
             f"wrote {output} ({digest.actual_tokens} tokens, {count(len(digest.sections), 'section')})",
             file=sys.stderr,

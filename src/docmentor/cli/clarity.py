@@ -68,6 +68,8 @@ def clarity_score(
         raise UsageError("--target must be between 0 and 10")
     if min_score is not None and not 0.0 <= min_score <= 10.0:
         raise UsageError("--min-score must be between 0 and 10")
+    if source is not None and not source.strip():
+        raise UsageError("--source is empty", hint="name an indexed source, or give documentation paths")
     if bool(paths) == bool(source):
         raise UsageError("give documentation paths or --source NAME (one of them)")
     rubric = load_rubric(rubric_file) if rubric_file else default_rubric()

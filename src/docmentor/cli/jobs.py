@@ -29,6 +29,8 @@ def _arguments(pairs: list[str]) -> dict[str, Any]:
         key, sep, value = pair.partition("=")
         if not sep or not key:
             raise UsageError(f"--arg takes KEY=VALUE, not {pair!r}")
+        if key in out:  # the last would silently win
+            raise UsageError(f"--arg {key} is given twice", hint="give each KEY once")
         try:
             out[key] = json.loads(value)
         except ValueError:

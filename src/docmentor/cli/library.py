@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Annotated
 import click
 import typer
 
-from docmentor import DocmentorError, UsageError
+from docmentor import UsageError, cannot_write
 from docmentor.cli.app import (
     STATE,
     GateFailed,
@@ -356,7 +356,7 @@ def feedback_analyze(
         try:
             output_report.write_text(json.dumps(data, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
         except OSError as exc:
-            raise DocmentorError(f"cannot write {output_report}: {exc.strerror or exc}") from None
+            raise cannot_write(output_report, exc) from None
     if as_json:
         emit(data)
     else:

@@ -134,7 +134,15 @@ class Refreshing(Embedding):
             if path.is_dir():
                 kind = "folder"
                 if opts.base_paths is not None:
-                    opts = replace(opts, base_paths=tuple(str((path / b).resolve()) for b in opts.base_paths))
+                    bases = tuple(str((path / b).resolve()) for b in opts.base_paths)
+                    opts = replace(opts, base_paths=bases)
+                    missing = [b for b in bases if not Path(b).is_dir()]
+                    if missing:  # includes would be refused there one by one, and nothing said
+                        raise UsageError(
+                            f"base_paths {missing[0]} is not a folder",
+                            hint="give the folders the docs' includes read from",
+                            arguments=("base_paths",),
+                        )
             elif path.name.lower().endswith(".txt"):
                 kind = detect_kind(str(path))
             else:
