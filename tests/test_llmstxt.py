@@ -119,7 +119,7 @@ def test_parse_malformed_lines_and_missing_h1() -> None:
     parsed = parse_llms_txt(text, "http://h/llms.txt")
     assert parsed.title is None
     assert parsed.summary is None
-    assert "no H1 title" in parsed.warnings
+    assert "the llms.txt has no H1 title (its first line should be # NAME)" in parsed.warnings
     assert sum("malformed link" in w for w in parsed.warnings) == 1
     assert sum("without a document URL" in w for w in parsed.warnings) == 1
     # A file with no H2 keeps its list links in an unnamed section.

@@ -195,3 +195,21 @@ def test_parse_and_the_stored_form_round_trip() -> None:
     assert SourceOptions.from_stored(opts.as_dict()) == opts
     assert SourceOptions().as_dict() == {}
     assert SourceOptions.parse({"timeout": None}) == SourceOptions()  # None: not given
+
+
+def test_documents_a_lower_size_cap_leaves_out_are_removed_not_kept_as_gone(
+    any_cli: Cli, tmp_path: Path
+) -> None:
+    """The removal guard keeps documents that vanished from most of a source (a broken
+    listing, an unmounted disk); documents the reader skips as asked (over a new size cap)
+    are there, and go without that suspicion or its "are gone" warning."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    for i in range(1, 7):
+        (docs / f"p{i}.md").write_text(f"# Page {i}\n\n" + "words " * (i * 500), encoding="utf-8")
+    any_cli.ok("add", str(docs), "--name", "cap")
+    rc, out, err = any_cli("add", str(docs), "--name", "cap", "--max-bytes", "4000")
+    assert rc == 0 and "-5 removed" in out, out
+    assert err.count("skipped: over the size cap of 4.0 KB") == 5 and "gone" not in err, err
+    (row,) = any_cli.state()["sources"]
+    assert (row["documents"], row["stale_documents"]) == (1, 0)

@@ -369,7 +369,12 @@ class Refreshing(Embedding):
         listed = set(read.ok_paths) | set(stale)
         delete_paths = [p for p in existing if p not in listed]
         if delete_paths and not prune:
-            delete_paths = _guard_removals(spec, existing, listed, delete_paths, index_path, stale, warnings)
+            # a document the reader skipped (over a lower size cap, binary now) is there and left
+            # out as asked: removed, and not counted among those gone (the guard's suspicion)
+            skipped = {path for path, _ in read.skipped}
+            gone = [p for p in delete_paths if p not in skipped]
+            kept = _guard_removals(spec, existing, listed | skipped, gone, index_path, stale, warnings)
+            delete_paths = [p for p in delete_paths if p in skipped] + kept
         stale = {p: e for p, e in stale.items() if p in existing}
         # how unchanged documents were served, where the store does not know it yet (rows older
         # than the `served` column): recorded once, so an HTML error page is caught next time

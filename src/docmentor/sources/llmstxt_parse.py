@@ -107,7 +107,7 @@ def parse_llms_txt(text: str, base_url: str) -> ParsedLlmsTxt:
         if link is not None:
             (sections[-1][1] if sections else preamble).append(link)
     if title is None:
-        warnings.append("no H1 title")
+        warnings.append("the llms.txt has no H1 title (its first line should be # NAME)")
     built = [LlmsSection(name, tuple(links)) for name, links in sections]
     if not built and preamble:
         built = [LlmsSection("", tuple(preamble))]
