@@ -609,7 +609,7 @@ def test_generate_with_a_missing_docs_folder_fails_before_reading_the_api(
         )
     page = tmp_path / "page.md"
     page.write_text("# A page\n", encoding="utf-8")
-    with pytest.raises(SourceUnavailableError, match=r"page\.md is a file, not a documentation folder"):
+    with pytest.raises(UsageError, match=r"page\.md is a file, not a documentation folder"):
         generate(engine, library="minidb", docs_path=page, out=tmp_path / "out", search_paths=[LIB])
     assert not (tmp_path / "out").exists()
 

@@ -199,8 +199,8 @@ def given_docs_folder(docs_path: Path | str | None) -> Path | None:
     if not folder.is_dir():
         from docmentor.errors import SourceUnavailableError
 
-        if folder.exists():
-            raise SourceUnavailableError(
+        if folder.exists():  # a usage error (exit 2), as --out naming a file is
+            raise UsageError(
                 f"{folder} is a file, not a documentation folder", hint="pass the folder the pages are in"
             )
         raise SourceUnavailableError(f"no documentation folder at {folder}")
