@@ -301,7 +301,7 @@ def test_binary_oversized_and_non_utf8_targets(root: Path) -> None:
     assert result.text == '--8<-- "bin.dat"\n--8<-- "big.md"\ncaf\ufffd\n'
     assert result.warnings == [
         "a.md:1: include refused: binary file: bin.dat",
-        "a.md:2: include refused: over the size cap of 0.0 MB: big.md",
+        "a.md:2: include refused: over the size cap of 100 bytes: big.md",
         "a.md:3: include is not valid UTF-8, decoded with replacements: latin.md",
     ]
 
@@ -643,7 +643,7 @@ def test_variants_missing_binary_oversized_and_bad_ranges_warn(fastapi: Path) ->
     assert result.warnings == [
         "docs/en/docs/a.md:1: include not found: ../../docs_src/missing.py",
         "docs/en/docs/a.md:2: include refused: binary file: ../../docs_src/bin.py",
-        "docs/en/docs/a.md:3: include refused: over the size cap of 0.0 MB: ../../docs_src/big.py",
+        "docs/en/docs/a.md:3: include refused: over the size cap of 100 bytes: ../../docs_src/big.py",
         "docs/en/docs/a.md:4: include line range not understood: ln[1:x]: ../../docs_src/first_steps/tutorial001.py",
     ]
 

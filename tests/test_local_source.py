@@ -121,12 +121,12 @@ def test_binary_oversized_and_undecodable_files(tmp_path: Path, monkeypatch: pyt
     # a Western page saved as Latin-1 is read as such, not lost
     assert by_path(scan, "mostly-latin1.md").content == "café naïve à la crème\n"
     assert scan.skipped == [
-        ("big.md", "over the size cap of 0.0 MB"),
+        ("big.md", "over the size cap of 1.0 KB"),
         ("bin.md", "binary file"),
         ("shift-jis.md", "not valid UTF-8 (10 undecodable characters, first at byte 0)"),
     ]
     assert scan.warnings == [
-        "big.md: skipped: over the size cap of 0.0 MB",
+        "big.md: skipped: over the size cap of 1.0 KB",
         "bin.md: skipped: binary file",
         "mostly-latin1.md: not valid UTF-8, read as Windows-1252 (Latin-1)",
         "one-bad-byte.md: not valid UTF-8, decoded with 1 replacement character(s)",
