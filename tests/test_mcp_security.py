@@ -125,6 +125,18 @@ def test_score_document_reads_indexed_documents_and_allowed_folders_only(
     assert _text(outside).startswith(f"{str(layout['allowed'] / 'draft.md')!r} is not an indexed document")
 
 
+def test_an_indexed_reference_is_read_from_a_working_folder_inside_an_allowed_one(
+    engine: Docmentor, layout: dict[str, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`serve --allow-path .` from the project: SOURCE:PATH is no file there, and is read from
+    the index; what is neither gets one answer naming both."""
+    monkeypatch.chdir(layout["allowed"])
+    indexed, neither, blank = _score(engine, ["d:guide.md", "d:nowhere.md", " "], [layout["allowed"]])
+    assert structured(indexed)["clarity_score"]["overall_score"] <= 10
+    assert _text(neither).startswith("no file d:nowhere.md in the allowed folders, and no indexed document")
+    assert blank.is_error and _text(blank).startswith("empty document reference")
+
+
 def test_serve_allow_path_over_stdio(engine: Docmentor, layout: dict[str, Path], tmp_path: Path) -> None:
     params = StdioServerParameters(
         command=sys.executable,

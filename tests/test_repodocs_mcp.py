@@ -146,9 +146,8 @@ def test_a_path_outside_the_allowed_folders_gets_one_answer(layout: dict[str, Pa
     refs = [ref for ref in refused for _ in range(3)]
     answers = {_text(result).replace(repr(ref), "REF") for ref, result in zip(refs, outside, strict=True)}
     assert answers == {
-        "REF is not an indexed document, nor a file in a folder this server may read. Try: score an "
-        "indexed document: SOURCE:PATH or a URL as search_docs and list_sources show them (the user can "
-        "allow a folder with `docmentor serve --allow-path DIR`)."
+        "REF is not a folder this server may read. Try: give a repository folder inside the allowed "
+        "folders (the user allows one with `docmentor serve --allow-path DIR`)."
     }, answers
     assert not (layout["outside"] / ".docmentor-docs").exists()  # nothing written outside
     assert "no folder" in _text(missing)

@@ -124,6 +124,6 @@ def test_a_symlink_out_of_the_allowed_folder_is_refused(
             return escaped, inside
 
     escaped, inside = anyio.run(go)
-    assert _text(escaped).startswith(f"{str(link)!r} is not an indexed document, nor a file in a folder")
+    assert _text(escaped).startswith(f"{str(link)!r} is not a folder this server may read")
     assert not (outside / ".docmentor-docs").exists()
     assert not inside.is_error and (repo / ".docmentor-docs" / "index.md").is_file()

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
-from docmentor.errors import NotFoundError
+from docmentor.errors import NotFoundError, UsageError
 from docmentor.models import DocFormat, RawDocument
 
 if TYPE_CHECKING:
@@ -49,13 +49,18 @@ class ReadPolicy:
     def resolve(self, engine: Docmentor, ref: str) -> Readable:
         """``ref`` — a file in an allowed folder, an indexed document (SOURCE:PATH, its URL
         or its file) — as what may be read of it; :class:`NotFoundError` for anything else."""
+        if not ref.strip():
+            raise UsageError(
+                "empty document reference", hint="give SOURCE:PATH or a URL as search_docs shows them"
+            )
         local = None if ref.startswith(_URL_SCHEMES) else Path(ref).expanduser()
+        in_allowed = False  # names no file in an allowed folder: an indexed document, perhaps
         if local is not None and self.allowed:
             real = Path(os.path.realpath(local))
             if any(real.is_relative_to(root) for root in self.allowed):
-                if not real.is_file():
-                    raise NotFoundError(f"no file {ref} in the allowed folders", hint="check the path")
-                return Readable(file=local)
+                if real.is_file():
+                    return Readable(file=local)
+                in_allowed = True  # SOURCE:PATH read from a working folder inside one, say
         try:
             with engine.store.snapshot():
                 doc = engine.find(ref)
@@ -68,6 +73,11 @@ class ReadPolicy:
                     line_map=engine.store.line_map(doc.id),
                 )
         except NotFoundError:
+            if in_allowed:
+                raise NotFoundError(
+                    f"no file {ref} in the allowed folders, and no indexed document {ref!r}",
+                    hint="check the path, or give SOURCE:PATH as search_docs shows it",
+                ) from None
             raise NotFoundError(
                 f"{ref!r} is not an indexed document, nor a file in a folder this server may read",
                 hint="score an indexed document: SOURCE:PATH or a URL as search_docs and list_sources show them "

@@ -35,14 +35,21 @@ PATH_HELP = "The repository's folder (in a folder the server was allowed to read
 
 def confined_repository(engine: Docmentor, policy: ReadPolicy, path: str) -> Path:
     """``path`` as a repository folder inside the policy's allowed folders. Anything outside
-    them, existing or not, gets score_document's one answer (:meth:`ReadPolicy.resolve`)."""
+    them, existing or not, gets one answer (as :meth:`ReadPolicy.resolve` gives for files)."""
     if path.strip() and "://" not in path:
         real = Path(os.path.realpath(Path(path).expanduser()))
         if any(real.is_relative_to(root) for root in policy.allowed):
             if not real.is_dir():
                 raise NotFoundError(f"no folder {path} in the allowed folders", hint="check the path")
             return real
-    policy.resolve(engine, path)  # raises the one answer, unless it names an indexed document
+    try:
+        policy.resolve(engine, path)  # an indexed document is said as such; nothing else is
+    except DocmentorError:  # one answer for everything outside, whether or not it exists
+        raise NotFoundError(
+            f"{path!r} is not a folder this server may read",
+            hint="give a repository folder inside the allowed folders "
+            "(the user allows one with `docmentor serve --allow-path DIR`)",
+        ) from None
     raise UsageError(
         f"{path} is an indexed document, not a repository folder", hint="give the repository's folder"
     )
