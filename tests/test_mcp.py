@@ -674,3 +674,36 @@ def test_an_excerpt_cut_from_a_long_section_names_its_own_lines(tmp_path: Path) 
     assert "widget.shutdown()" in best["text"] and best["line_end"] == 40 and best["line_start"] >= 38, best
     assert "\n".join(shown).endswith(best["text"].removeprefix("…").strip()), (shown, best)
     engine.close()
+
+
+def test_an_excerpt_cut_inside_a_code_block_still_names_its_own_lines(tmp_path: Path) -> None:
+    """A window cut inside a long code block is shown as a code block of its own (a fence
+    opened before it): its text is then not the section's, and its lines were the whole
+    section's span; now the lines its text is found on, in order."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    code = "\n".join(f"    value_{i} = compute_weather({i})  # a town nobody visits" for i in range(60))
+    code = code.replace("value_30 = compute_weather(30)", "value_30 = widget.shutdown(30)")
+    page = (
+        f"# Guide\n\n## Setup\n\nThe whole program:\n\n```python\ndef main():\n{code}\n```\n\nThat is all.\n"
+    )
+    (docs / "guide.md").write_text(page, encoding="utf-8")
+    engine = Docmentor(tmp_path / "index", embeddings=False)
+    engine.add(str(docs), name="d")
+    data = structured(
+        call(
+            engine,
+            "get_doc_excerpt",
+            {"url_or_path": "d:guide.md", "query": "shutdown", "context_chars": 120},
+        )
+    )
+    best = data["excerpts"][0]
+    assert best["text"].startswith("```python") and "widget.shutdown(30)" in best["text"], best
+    lines = page.splitlines()
+    assert best["line_end"] - best["line_start"] < 12, best  # not the section's 70 lines
+    shown = "\n".join(lines[best["line_start"] - 1 : best["line_end"]])
+    for piece in best["text"].split("\n"):
+        piece = piece.strip().strip("…").strip()
+        if len(piece) >= 8 and not piece.startswith("```"):
+            assert piece in shown, (piece, best)
+    engine.close()

@@ -525,6 +525,11 @@ class Lookup(Embedding):
         with self.store.snapshot():
             doc = self.find(ref, source=source)
             sections = self.store.sections_of(doc.id)
+            content, line_map = self.store.content(doc.id), self.store.line_map(doc.id)
+        numbered = [  # each stored line with the original line it comes from (includes: their directive's)
+            (line_map[i] if line_map and i < len(line_map) else i + 1, line)
+            for i, line in enumerate(content.split("\n"))
+        ]
         index = self._lexical_to_read()
         found = self._nearest(
             query, doc.source, 1, also=[int(s["id"]) for s in sections]
@@ -536,6 +541,7 @@ class Lookup(Embedding):
             context_chars=max(EXCERPT_CONTEXT_RANGE[0], min(context_chars, EXCERPT_CONTEXT_RANGE[1])),
             cosine=found[1] if found is not None else None,
             config=self.ranking,
+            document_lines=numbered,
         )
         return {
             "source": doc.source,

@@ -578,10 +578,15 @@ def excerpts(
     context_chars: int,
     cosine: Callable[[int], float | None] | None = None,
     config: RankingConfig = DEFAULT,
+    document_lines: Sequence[tuple[int, str]] = (),
 ) -> list[dict[str, Any]]:
     """The best passages of one document's sections for a query: term overlap (IDF-free),
     blended with the sections' cosine to the query as search blends them, when ``cosine``
-    gives one (a short section ranked with its parent gets its parent's)."""
+    gives one (a short section ranked with its parent gets its parent's).
+
+    ``document_lines``: the stored document's lines with the original line each comes from;
+    with them, a passage of a section whose text is not line for line the file's (an
+    admonition or an indented block rewritten) still gets the lines it was cut from."""
     term_set = {t for t, _ in terms}
     lexical: list[tuple[float, int, Any]] = []
     cosines: list[float | None] = []
@@ -622,7 +627,7 @@ def excerpts(
     for score, _, sec in scored[:max_chunks]:
         text = str(sec["text"])
         shown = text if len(text) <= 2 * context_chars else snippet(text, term_set, size=2 * context_chars)
-        first, last = _lines_of(shown, text, int(sec["line_start"]), int(sec["line_end"]))
+        first, last = _lines_of(shown, text, int(sec["line_start"]), int(sec["line_end"]), document_lines)
         out.append(
             {
                 "heading": sec["heading"],
@@ -636,14 +641,39 @@ def excerpts(
     return out
 
 
-def _lines_of(window: str, text: str, start: int, end: int) -> tuple[int, int]:
-    """The original lines a window of a section's text spans: the section's own when its text
-    is not line for line the file's (an include expanded inside it) or the window is not found."""
-    if text.count("\n") != end - start:
-        return start, end
+def _lines_of(
+    window: str, text: str, start: int, end: int, document_lines: Sequence[tuple[int, str]] = ()
+) -> tuple[int, int]:
+    """The original lines a window of a section's text spans. Where the section's text is not
+    line for line the file's, its lines are found, in order, among ``document_lines`` of the
+    section's span; the section's own span when they are not found."""
     core = window.removeprefix("…").removesuffix("…").strip()
-    at = text.find(core) if core else -1
-    if at < 0:
-        return start, end
-    first = start + text.count("\n", 0, at)
-    return first, min(first + core.count("\n"), end)
+    if text.count("\n") == end - start:
+        at = text.find(core) if core else -1
+        if at >= 0:
+            first = start + text.count("\n", 0, at)
+            return first, min(first + core.count("\n"), end)
+    return _found_lines(core, start, end, document_lines) or (start, end)
+
+
+_DISTINCT_LINE = 8  # characters a window's line needs to be looked for (not "```", "Note")
+
+
+def _found_lines(
+    core: str, start: int, end: int, document_lines: Sequence[tuple[int, str]]
+) -> tuple[int, int] | None:
+    """The first and last original lines of ``start``–``end`` that hold the window's
+    distinctive lines, matched in order (each line is looked for after the last match)."""
+    span = [(number, line) for number, line in document_lines if start <= number <= end]
+    matched: list[int] = []
+    at = 0
+    for piece in core.split("\n"):
+        piece = piece.strip().removeprefix("…").removesuffix("…").strip()
+        if len(piece) < _DISTINCT_LINE or piece.startswith(("```", "~~~")):
+            continue  # too common to place, or a fence the window opened itself
+        for k in range(at, len(span)):
+            if piece in span[k][1]:
+                matched.append(span[k][0])
+                at = k + 1
+                break
+    return (min(matched), max(matched)) if matched else None
