@@ -1201,3 +1201,28 @@ def test_generate_says_when_its_docs_are_searched_by_words_only(
     out = capsys.readouterr().out
     assert out.startswith("docs: source minidb-docs (") and "search -s minidb" in out
     assert "by words until `docmentor refresh minidb-docs` embeds them" in out
+
+
+def test_report_issue_suggests_the_tools_that_can_answer(engine: Docmentor, tmp_path: Path) -> None:
+    """With a knowledge base for the library: find_api and its kin; with none (an index of
+    docs alone, or another library), the docs tools, never a tool that would answer
+    "no knowledge base"."""
+    from docmentor.library.service.feedback import report_issue
+
+    known = report_issue(
+        engine.store, query="compact the file", issue_type="missing_example", library="minidb"
+    )
+    assert any("find_api" in s for s in known.suggestions)
+    for issue_type in ("missing_example", "wrong_signature", "error", "unclear_docs"):
+        other = report_issue(
+            engine.store, query="open a pool", issue_type=issue_type, library="poolkit", error_message="boom",
+            apis_tried=["poolkit.Pool"],
+        )  # fmt: skip
+        said = " ".join(other.suggestions)
+        assert "search_docs" in said and "get_doc_excerpt" in said, (issue_type, said)
+        assert "get_library_overview" not in said and "get_examples" not in said.replace(
+            "find_api and get_examples: docmentor readme-llm generate --library poolkit", ""
+        ), said
+    with closing(Docmentor(tmp_path / "docs-only")) as bare:
+        none = report_issue(bare.store, query="stream a download", issue_type="missing_example")
+        assert none.suggestions[0] == "Try search_docs with: stream a download"

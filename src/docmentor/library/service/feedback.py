@@ -122,14 +122,41 @@ def report_issue(
         query=query,
         library=library,
         times_reported=count,
-        suggestions=tuple(suggestions(issue_type, query=query, apis=apis, error=error, library=library)),
+        suggestions=tuple(
+            suggestions(
+                issue_type,
+                query=query,
+                apis=apis,
+                error=error,
+                library=library,
+                knowledge=_knows(store, library),
+            )
+        ),
     )
 
 
+def _knows(store: Store, library: str | None) -> bool:
+    """Whether find_api, get_examples and get_library_overview can answer about ``library``
+    (any library when None): a knowledge base is registered for it."""
+    from docmentor.store.kb import list_kbs
+
+    known = {row.library for row in list_kbs(store)}
+    return bool(known) if library is None else library in known
+
+
 def suggestions(
-    issue_type: str, *, query: str, apis: list[str], error: str | None, library: str | None
+    issue_type: str,
+    *,
+    query: str,
+    apis: list[str],
+    error: str | None,
+    library: str | None,
+    knowledge: bool = True,
 ) -> list[str]:
-    """What the library's owner could do at once about one report (by issue type)."""
+    """What the agent could try at once about one report (by issue type): the library tools
+    when a knowledge base answers for the library (``knowledge``), else the docs tools."""
+    if not knowledge:
+        return _docs_suggestions(issue_type, query=query, apis=apis, error=error, library=library)
     lib = library or "<library>"
     out: list[str] = []
     if issue_type == "error" and error:
@@ -151,6 +178,28 @@ def suggestions(
             "find_api shows the signature introspected from the installed package; trust it over the prose"
         )
     out.append("Use get_library_overview to understand the library's architecture")
+    return out
+
+
+def _docs_suggestions(
+    issue_type: str, *, query: str, apis: list[str], error: str | None, library: str | None
+) -> list[str]:
+    """The suggestions where no knowledge base answers: the indexed docs' tools."""
+    out: list[str] = []
+    if issue_type == "error" and error and ("ModuleNotFoundError" in error or "No module named" in error):
+        out.append(f"Ensure the library is installed: `pip install {library or '<library>'}`")
+    elif issue_type in ("error", "wrong_signature"):
+        out.append(f"Search the docs for the API's real name and signature: search_docs with: {query}")
+        out.append("Check the indexed docs' version against the installed one (list_sources)")
+    elif issue_type == "unclear_docs" and apis:
+        out.append(f"Try search_docs for these APIs: {', '.join(apis)}")
+    else:
+        out.append(f"Try search_docs with: {query}")
+    out.append("Read a page's passages on it (get_doc_excerpt), or a digest of the docs (assemble_context)")
+    if library:  # what would answer it from the code: said once, for the user
+        out.append(
+            f"A knowledge base adds find_api and get_examples: docmentor readme-llm generate --library {library}"
+        )
     return out
 
 
