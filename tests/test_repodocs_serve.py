@@ -127,3 +127,24 @@ def test_a_symlink_out_of_the_allowed_folder_is_refused(
     assert _text(escaped).startswith(f"{str(link)!r} is not a folder this server may read")
     assert not (outside / ".docmentor-docs").exists()
     assert not inside.is_error and (repo / ".docmentor-docs" / "index.md").is_file()
+
+
+def test_an_unknown_unit_is_told_the_ids_it_likely_meant() -> None:
+    """A model writes a unit as Python imports it (``pkg.add``): the id has ``__init__``."""
+    from docmentor.repodocs.runs import close_unit_ids
+
+    ids = [
+        ".",
+        "pkg",
+        "pkg.__init__",
+        "pkg.__init__.add",
+        "pkg.util",
+        "pkg.util.helper",
+        "pkg.util.Helper.run",
+    ]
+    assert close_unit_ids("pkg.add", ids)[0] == "pkg.__init__.add"
+    assert close_unit_ids("pkg.__init__.ad", ids)[0] == "pkg.__init__.add"
+    assert close_unit_ids("add", ids) == ["pkg.__init__.add"]
+    assert close_unit_ids("pkg.utl", ids)[0] == "pkg.util"
+    assert close_unit_ids("Helper.run", ids) == ["pkg.util.Helper.run"]
+    assert close_unit_ids("zzz", ids) == []

@@ -59,6 +59,24 @@ def repo_run_status(store: Store, root: str | Path) -> RepoRunStatus:
     return RepoRunStatus(run, repomem_trace.progress(store, run.id))
 
 
+def close_unit_ids(unit_id: str, ids: list[str]) -> list[str]:
+    """The ids of ``ids`` a mistaken ``unit_id`` most likely meant, best first (at most
+    :data:`SUGGESTED`): the same name as Python imports it (``pkg.add`` for
+    ``pkg.__init__.add``), close spellings, then the ids it ends.
+
+    """
+
+    def importable(i: str) -> str:
+        return i.replace(".__init__", "").removesuffix("__init__")
+
+    wanted = importable(unit_id.strip())
+    same = [i for i in ids if importable(i) == wanted]
+    by_name = {importable(i): i for i in ids}
+    spelled = [by_name[n] for n in difflib.get_close_matches(wanted, list(by_name), n=SUGGESTED, cutoff=0.6)]
+    ending = [i for i in ids if importable(i).endswith("." + wanted) or i.endswith("." + unit_id)]
+    return list(dict.fromkeys([*same, *spelled, *ending]))[:SUGGESTED]
+
+
 def unit_ids_hint(ids: list[str]) -> str:
     """What a unit id looks like, from one of ``ids`` (not empty), and where the repository is."""
     example = next((i for i in ids if "." in i.strip(".")), ids[0])
@@ -72,10 +90,7 @@ def repo_unit_document(store: Store, root: str | Path, unit_id: str) -> UnitRow:
     run = _latest(store, root)
     ids = repomem.unit_ids(store, run.id)
     if unit_id not in ids:
-        close = (
-            difflib.get_close_matches(unit_id, ids, n=SUGGESTED, cutoff=0.6)
-            or [i for i in ids if i.endswith("." + unit_id)][:SUGGESTED]
-        )
+        close = close_unit_ids(unit_id, ids)
         hint = (
             "did you mean " + ", ".join(close) + "?"
             if close

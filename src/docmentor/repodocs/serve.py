@@ -17,7 +17,7 @@ from docmentor.config import auto_name
 from docmentor.errors import DocmentorError, NotFoundError, UsageError
 from docmentor.repodocs.generate import DEFAULT_OUT, RepoDocsResult
 from docmentor.repodocs.output import JSON_NAME
-from docmentor.repodocs.runs import repo_run_status, repo_unit_document, unit_ids_hint
+from docmentor.repodocs.runs import close_unit_ids, repo_run_status, repo_unit_document, unit_ids_hint
 from docmentor.store import repomem
 
 if TYPE_CHECKING:
@@ -242,7 +242,7 @@ def repo_docs_unit(engine: Docmentor | None, root: Path, unit: str, out: Path | 
                 str(root), unit, "no_model", str(entry.get("kind", "")), str(entry.get("text", ""))
             )
     ids = [str(e.get("id")) for e in units]
-    close = [i for i in ids if i.endswith("." + unit)][:3]
+    close = close_unit_ids(unit, ids)
     hint = (
         "did you mean " + ", ".join(close) + "?"
         if close
