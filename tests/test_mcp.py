@@ -707,3 +707,20 @@ def test_an_excerpt_cut_inside_a_code_block_still_names_its_own_lines(tmp_path: 
         if len(piece) >= 8 and not piece.startswith("```"):
             assert piece in shown, (piece, best)
     engine.close()
+
+
+def test_the_instructions_name_every_tool_of_each_group(reader: Docmentor, tmp_path: Path) -> None:
+    """A model reads the instructions before the tool list: each tool a group serves is
+    named there (``--tools jobs`` alone gave empty instructions; score_document was unnamed)."""
+    from docmentor.server import TOOL_GROUPS
+
+    for group in TOOL_GROUPS:
+        extra = {"allow_paths": [tmp_path]} if group == "repodocs" else {}
+
+        async def go(group: str = group, extra: dict[str, Any] = extra) -> tuple[str, list[str]]:
+            async with Client(build_server(reader, tools=[group], **extra)) as client:
+                return client.instructions or "", [t.name for t in (await client.list_tools()).tools]
+
+        text, names = run(go)
+        assert names, group
+        assert [n for n in names if n not in text] == [], (group, text)

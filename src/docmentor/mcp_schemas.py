@@ -536,6 +536,18 @@ class ReportOut(TypedDict):
 RepoDocsMode = Literal["model", "no_model"]
 
 
+Problems = Annotated[
+    int,
+    Field(
+        ge=0, description="Files of the repository that could not be read (listed in the tree's index.md)."
+    ),
+]
+Tokens = Annotated[
+    int, Field(ge=0, description="Tokens the run's model calls used so far (prompt and reply).")
+]
+UnitCount = Annotated[int, Field(ge=0, description="A number of units (functions, classes, modules).")]
+
+
 class RepoDocsGenerateOut(TypedDict):
     root: str
     mode: RepoDocsMode
@@ -544,15 +556,24 @@ class RepoDocsGenerateOut(TypedDict):
     out: str | None
     source: str | None
     documents: dict[str, int]
-    problems: Count
+    problems: Problems
     message: str
 
 
 class RepoDocsUnits(TypedDict):
-    total: Count
-    done: Count
-    failed: Count
-    pending: Count
+    total: UnitCount
+    done: UnitCount
+    failed: UnitCount
+    pending: UnitCount
+
+
+class RepoDocsCode(TypedDict):
+    """The code as it is now against the code documented: what a generate would redo."""
+
+    current: bool
+    changed: list[str]
+    added: list[str]
+    removed: list[str]
 
 
 class RepoDocsStatusOut(TypedDict):
@@ -563,10 +584,11 @@ class RepoDocsStatusOut(TypedDict):
     finished: bool
     running: bool
     units: RepoDocsUnits
-    tokens: Count
+    tokens: Tokens
     current_unit: str | None
     out: str | None
     stopped: str | None  # why a run this server made stopped early (None: it did not, or not its)
+    code: NotRequired[RepoDocsCode | None]  # units changed, added or removed since documented
 
 
 class RepoDocsShowOut(TypedDict):

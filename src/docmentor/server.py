@@ -148,11 +148,20 @@ def instructions(engine: Docmentor, groups: list[str] | None = None) -> str:
             "When an answer was wrong or missing, or code from it failed, report_issue logs it and suggests what to try."
         )
     if "clarity" in groups:
-        parts.append("calculate_clarity_score and get_improvement_roadmap judge how clear a document is.")
+        parts.append(
+            "score_document scores how clear one indexed document is (SOURCE:PATH); "
+            "calculate_clarity_score, calculate_dimension_score, explain_score and get_improvement_roadmap "
+            "work from issue counts and issues you give; get_rubric shows the grades."
+        )
     if "repodocs" in groups:
         parts.append(
             "repo_docs_generate documents a Python repository in an allowed folder; repo_docs_status "
             "follows it, repo_docs_show gives one unit's document."
+        )
+    if "jobs" in groups:
+        parts.append(
+            "queue_refresh queues a refresh of the indexed sources for a `docmentor worker` to do; "
+            "list_jobs follows the queue."
         )
     return "\n".join(parts)[:2000]
 
