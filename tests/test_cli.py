@@ -215,7 +215,7 @@ def test_refresh_all_with_a_vanished_folder_warns_and_keeps_it(indexed: Cli, doc
     # the other sources are refreshed; the failure is reported and the exit code says so
     assert rc == 1
     assert err == (
-        f"warning: the folder {docs} is gone (nothing was changed)\n"
+        f"warning: the folder {docs} is gone; the source's documents are kept as they were (put the folder back, or remove the source: docmentor remove w)\n"
         "error: 1 of 1 sources could not be refreshed: w"
         " (they keep their previous content; see the warnings above)\n"
     )
@@ -229,13 +229,16 @@ def test_refresh_all_with_a_vanished_folder_warns_and_keeps_it(indexed: Cli, doc
     }
     rc, out, err = indexed("refresh", "w")
     assert (rc, out) == (1, "")
-    assert one_error(err) == f"error: the folder {docs} is gone (nothing was changed)"
+    assert (
+        one_error(err)
+        == f"error: the folder {docs} is gone; the source's documents are kept as they were (put the folder back, or remove the source: docmentor remove w)"
+    )
     # --json: that source's report, as refreshing all of them gives it, and the exit code says so
     rc, out, err = indexed("refresh", "--json", "w")
     (report,) = json.loads(out)["sources"]
     assert rc == 1 and (report["source"], report["error"]) == (
         "w",
-        f"the folder {docs} is gone (nothing was changed)",
+        f"the folder {docs} is gone; the source's documents are kept as they were (put the folder back, or remove the source: docmentor remove w)",
     )
     assert (report["documents"], report["sections"]) == (2, 5)
     assert err.endswith("(they keep their previous content; see each source's error in the JSON)\n")

@@ -44,7 +44,10 @@ def read_folder(store: Store, spec: SourceSpec) -> SourceRead:
 
     root = Path(spec.target)
     if not root.is_dir():
-        raise SourceUnavailableError(f"the folder {root} is gone", hint="nothing was changed")
+        raise SourceUnavailableError(
+            f"the folder {root} is gone; the source's documents are kept as they were",
+            hint=f"put the folder back, or remove the source: docmentor remove {spec.name}",
+        )
     opts = spec.options
     scan = scan_folder(
         root,
