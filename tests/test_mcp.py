@@ -328,7 +328,7 @@ def test_refresh_of_a_vanished_folder_is_a_tool_error(engine: Docmentor, docs: P
         f.unlink()
     docs.rmdir()
     text = error_text(call(engine, "refresh_sources", {"source": "w"}))
-    assert "is gone" in text and "nothing was changed" in text
+    assert "is gone; the source's documents are kept as they were" in text and "docmentor remove w" in text
     (src,) = engine.sources()
     assert (src["documents"], src["status"]) == (2, "error")
     assert structured(call(engine, "search_docs", {"query": "gadgets"}))["results"][0]["path"] == "faq.md"
