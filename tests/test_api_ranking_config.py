@@ -55,7 +55,7 @@ def engine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Docmentor]:
     tmp = tmp_path_factory.mktemp("ranking-config")
     lib = tmp / "lib"
     shutil.copytree(LIB, lib, ignore=shutil.ignore_patterns("__pycache__"))
-    eng = Docmentor(tmp / "index")
+    eng = Docmentor(tmp / "index", embeddings=True)  # find_api by meaning too (the tests' env says 0)
     generate(eng, library="minidb", docs_path=lib / "docs", out=tmp / "out", search_paths=[lib])
     yield eng
     eng.close()

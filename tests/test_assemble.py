@@ -697,10 +697,10 @@ def test_cli_assemble_error_no_index_and_unwritable_output(
         assert not (Path(nowhere) / "index.sqlite3").exists()
     bad = tmp_path / "missing-dir" / "out.md"
     rc, out, err = cli(capsys, "--db", fx_db, "assemble", "deploy", "--output", bad)
-    assert (rc, out) == (1, "")
+    assert (rc, out) == (2, "")  # the path given is at fault: a usage error
     assert f"cannot write {bad}" in one_error(err)
     rc, out, err = cli(capsys, "--db", fx_db, "assemble", "deploy", "--output", tmp_path)  # a folder
-    assert (rc, out) == (1, "")
+    assert (rc, out) == (2, "")
     assert "cannot write" in one_error(err)
 
 

@@ -47,7 +47,7 @@ def _generate(
     embeddings: bool = True,
     progress: Callable[[int, int, str], None] | None = None,
 ) -> Docmentor:
-    eng = Docmentor(tmp_path / name)
+    eng = Docmentor(tmp_path / name, embeddings=embeddings)  # the env of the tests says 0
     generate(
         eng,
         library="minidb",

@@ -143,7 +143,7 @@ def kb_location(
             where = str(request.getfixturevalue("module_postgres_url"))
         else:
             where = str(root / "index")
-        with closing(Docmentor(where)) as eng:
+        with closing(Docmentor(where, embeddings=True)) as eng:  # the APIs embedded, as users get them
             generate(eng, library="minidb", docs_path=lib / "docs", out=root / "gen", search_paths=[lib])
         yield where
 
@@ -156,7 +156,7 @@ def kb_cli(kb_location: str, work: Path, capsys: pytest.CaptureFixture[str]) -> 
 
 @pytest.fixture
 def kb_engine(kb_location: str) -> Iterator[Docmentor]:
-    with closing(Docmentor(kb_location)) as eng:
+    with closing(Docmentor(kb_location, embeddings=True)) as eng:  # find_api by meaning too
         yield eng
 
 
@@ -508,7 +508,10 @@ def test_api_without_an_index_or_a_knowledge_base(cli: IndexCli, work: Path, lib
         assert "no library knowledge base is registered" in err or "no knowledge base for 'minidb'" in err
 
 
-def test_eval_api_prints_top1_top3_mrr(kb_cli: IndexCli, tmp_path: Path) -> None:
+def test_eval_api_prints_top1_top3_mrr(
+    kb_cli: IndexCli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("DOCMENTOR_EMBEDDINGS", "1")  # find_api by meaning too, as users run it
     qs = tmp_path / "minidb_api.jsonl"
     rows = [
         {"id": "m-1", "query": "open a database stored at a path", "expected_api": ["minidb.core.connect", "minidb.connect"]},

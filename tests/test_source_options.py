@@ -173,6 +173,9 @@ def test_python_options_are_checked_and_may_be_typed(index_location: str, tmp_pa
         assert engine.sources() == []
         report = engine.add(docs, name="k", options=SourceOptions(max_bytes=1000), embed=False)
         assert [p for p, _ in report.skipped] == ["big.md"]
+        with pytest.raises(UsageError, match=r"base_paths .*sub is not a folder"):
+            Docmentor.make_spec(docs, options={"base_paths": ["sub"]})
+        (docs / "sub").mkdir()
         spec = Docmentor.make_spec(
             docs, options={"base_paths": ["..", Path("sub")], "include_optional": False}
         )

@@ -161,7 +161,9 @@ def generate(
         validate_timeout: seconds per example when validating.
         search_paths: extra folders to find the Python package in (before ``sys.path``).
         embeddings: embed every API (all-MiniLM-L6-v2, offline) for ``find_api``'s
-            semantic ranking; without, ``find_api`` ranks lexically only.
+            semantic ranking; without, ``find_api`` ranks lexically only. An engine that
+            embeds nothing (``Docmentor(embeddings=False)``, ``DOCMENTOR_EMBEDDINGS=0``) embeds
+            no API either.
         progress: called with (done, total, step) as the work goes: ``reading the API``,
             ``indexing the docs``, ``matching examples``, ``embedding APIs`` (per text),
             ``validating examples`` (per example), ``writing outputs``.
@@ -232,7 +234,7 @@ def _run_stages(
     with run.timed("embeddings"):  # 4b. for find_api's semantic ranking
         vectors = (
             embed_apis(api.entries, found.examples, run.warnings, run.step)
-            if embeddings and api.entries
+            if embeddings and engine.embeddings and api.entries  # DOCMENTOR_EMBEDDINGS=0 too
             else None
         )
     with run.timed("docstring_examples"):  # 4c. the docstrings' own examples (shown, not counted)

@@ -233,6 +233,8 @@ def tag_end(line: str, begin: int, quote: str = "") -> tuple[int, str]:
     """Where the ``%}`` that closes a tag starts on ``line`` (from ``begin``), outside quoted
     strings (a ``\\`` escapes the quote), and the quote still open at the end of the line
     (``quote``: the one open at its start); -1 when it does not close here. One pass."""
+    if not quote and line.find('"', begin) < 0 and line.find("'", begin) < 0:
+        return line.find("%}", begin), ""  # no string on it: the first %} (found in C)
     k = begin
     n = len(line)
     while k < n:

@@ -167,6 +167,8 @@ class LibraryKnowledge:
         vectors = {lib: load_vectors(store, r.library) for lib, r in chosen.items()}
         settings = {lib: load_metadata(store, r.library).get("settings", {}) for lib, r in chosen.items()}
         docs = {lib: s.get("docs_source") for lib, s in settings.items()}
+        if not self.engine.embeddings:  # --no-embeddings, DOCMENTOR_EMBEDDINGS=0: by words only
+            vectors = {}
         index = ApiIndex(
             libs,
             vectors={lib: v for lib, v in vectors.items() if v is not None and v.model == MODEL_ID},
