@@ -14,6 +14,7 @@ import re
 import shutil
 import sys
 from collections.abc import Iterator, Sequence
+from contextlib import closing
 from pathlib import Path
 from typing import Any, Literal
 
@@ -1978,3 +1979,24 @@ def test_a_docstrings_example_imports_the_names_it_calls_bare() -> None:
     docs = example.model_copy(update={"origin": "docs"})
     assert with_imports(docs, code, entries) == code
     assert with_imports(example, "clamp(", entries) == "clamp("  # does not parse: as written
+
+
+def test_docs_whose_examples_use_another_library_are_said_to_be(tmp_path: Path) -> None:
+    """--docs-path at another library's docs: generated (nothing refused), with a warning that
+    almost none of the examples use this library's API."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "index.md").write_text(
+        "# Other\n\n"
+        + "".join(
+            f"## Step {i}\n\n```python\nimport json\n\nprint(json.dumps({{'n': {i}}}))\n```\n\n"
+            for i in range(25)
+        ),
+        encoding="utf-8",
+    )
+    with closing(Docmentor(tmp_path / "db")) as engine:
+        result = generate(engine, library="minidb", docs_path=docs, out=tmp_path / "out", search_paths=[LIB])
+    assert (
+        "only 0 of the 25 code examples in the docs use minidb's API: are they minidb's documentation? "
+        "(--docs-path)" in result.warnings
+    ), result.warnings
