@@ -1229,3 +1229,17 @@ def test_report_issue_suggests_the_tools_that_can_answer(engine: Docmentor, tmp_
     with closing(Docmentor(tmp_path / "docs-only")) as bare:
         none = report_issue(bare.store, query="stream a download", issue_type="missing_example")
         assert none.suggestions[0] == "Try search_docs with: stream a download"
+
+
+def test_readme_llm_list_shows_the_registered_knowledge_bases(
+    kb_cli: IndexCli, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (row,) = kb_cli.json("readme-llm", "list")["knowledge_bases"]
+    assert (row["library"], row["version"], row["generation"]) == ("minidb", "1.2.0", 1)
+    assert row["api_count"] > 10 and Path(row["path"]).is_dir()
+    (line,) = kb_cli.ok("readme-llm", "list").splitlines()
+    assert line.startswith(f"minidb\t1.2.0\t{row['api_count']} APIs, ") and line.endswith(row["path"])
+    none = IndexCli(str(tmp_path / "none"), capsys)
+    assert none.ok("readme-llm", "list").startswith("no knowledge bases: make one with")
+    assert none.json("readme-llm", "list") == {"knowledge_bases": []}
+    assert not (tmp_path / "none").exists()  # listing made no index

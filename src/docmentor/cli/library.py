@@ -18,6 +18,7 @@ from docmentor.cli.app import (
     KbVersion,
     app,
     emit,
+    index_exists,
     open_engine,
     open_knowledge,
     progress,
@@ -164,6 +165,26 @@ def readme_generate(
         v = result.validation
         print(
             f"validation: {v.get('passed', 0)} passed, {v.get('failed', 0)} failed, {v.get('skipped', 0)} skipped"
+        )
+
+
+@readme_app.command("list", short_help="The libraries with a knowledge base.")
+def readme_list(as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False) -> None:
+    """The libraries with a registered knowledge base (what find_api, the api commands and the
+    MCP tools answer about): version, APIs, examples, generation and folder."""
+    from docmentor import knowledge_bases
+
+    rows = knowledge_bases(open_engine(create=False)) if index_exists() else []
+    if as_json:
+        emit({"knowledge_bases": [r.to_dict() for r in rows]})
+        return
+    if not rows:
+        print("no knowledge bases: make one with `docmentor readme-llm generate --library NAME`")
+        return
+    for r in rows:
+        print(
+            f"{r.library}\t{r.version or '(version unknown)'}\t{r.api_count} APIs, {r.example_count} examples"
+            f"\tgeneration {r.generation}, {r.generated_at}\t{r.path}"
         )
 
 
