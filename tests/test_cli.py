@@ -553,6 +553,10 @@ def test_blank_names_and_malformed_input_files_are_usage_errors(
     assert indexed.misused("eval", "search", str(questions), "--root", str(missing)).startswith(
         f"error: --root {missing} is not a folder"
     )
+    questions.write_text('["widget", "guide.md"]\n', encoding="utf-8")
+    assert indexed.misused("eval", "search", str(questions)).startswith(
+        f"error: {questions}:1: each line is one JSON object, not list"
+    )
     binary = tmp_path / "q.bin"
     binary.write_bytes(bytes(range(256)) * 4)
     for harness in ("search", "assemble", "api"):

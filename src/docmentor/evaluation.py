@@ -65,7 +65,12 @@ def load_questions(path: Path, *, harness: Harness | None = None) -> list[dict[s
             raise UsageError(f"{path}:{no}: not JSON: {exc.msg}") from None
         except RecursionError:
             raise UsageError(f"{path}:{no}: not JSON: nested too deeply") from None
-        if not isinstance(q, dict) or not isinstance(q.get("query"), str) or not q["query"].strip():
+        if not isinstance(q, dict):
+            raise UsageError(
+                f"{path}:{no}: each line is one JSON object, not {type(q).__name__}",
+                hint='for example {"query": "set a timeout", "expected_api": "httpx.Timeout"}',
+            )
+        if not isinstance(q.get("query"), str) or not q["query"].strip():
             raise UsageError(f'{path}:{no}: each line needs a "query" string, not a blank one')
         problem = _label_problem(q)
         if problem is not None:
