@@ -2000,3 +2000,23 @@ def test_docs_whose_examples_use_another_library_are_said_to_be(tmp_path: Path) 
         "only 0 of the 25 code examples in the docs use minidb's API: are they minidb's documentation? "
         "(--docs-path)" in result.warnings
     ), result.warnings
+
+
+def test_a_budget_that_leaves_no_api_in_readme_llm_is_said(tmp_path: Path) -> None:
+    with closing(Docmentor(tmp_path / "db")) as engine:
+        for budget in range(150, 2000, 50):  # the smallest budget the rules and description fit
+            try:
+                result = generate(
+                    engine, library="minidb", docs_path=DOCS, out=tmp_path / "out", search_paths=[LIB],
+                    max_tokens=budget, output_format="monolithic",
+                )  # fmt: skip
+            except UsageError:
+                continue
+            break
+        assert result.readme_sections == 0
+        assert any(w.startswith("README.LLM holds no API: its ") for w in result.warnings), result.warnings
+        asked = generate(
+            engine, library="minidb", docs_path=DOCS, out=tmp_path / "out", search_paths=[LIB],
+            max_apis=0, output_format="monolithic",
+        )  # fmt: skip
+        assert asked.readme_sections == 0 and not any("holds no API" in w for w in asked.warnings)

@@ -258,6 +258,11 @@ def _run_stages(
             if output_format in ("monolithic", "both")
             else Readme()
         )
+        if readme.path is not None and not readme.sections and api.entries and req.max_apis:
+            run.warnings.append(  # asked for none (--max-apis 0): no warning
+                f"README.LLM holds no API: its {readme.tokens} tokens of rules and description fill "
+                f"--max-tokens {req.max_tokens}: give more, or leave it out"
+            )
     kb_path: Path | None = None
     generation: int | None = None
     if output_format in ("knowledge_base", "both"):
