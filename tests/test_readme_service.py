@@ -1076,7 +1076,7 @@ def test_api_find_names_the_other_editions_of_an_api(cli: IndexCli, work: Path, 
         "   insert(self, table: str, rows: list[dict[str, Any]]) -> int",
         f"   defined as {sync}",
         "   Insert rows into a table, creating the table on first use.",
-        "   also as: minidb.AsyncDatabase.insert",
+        "   the sync edition of: minidb.AsyncDatabase.insert",
     ]
     assert lines[0].startswith("1. minidb.Database.insert  [minidb]")
 

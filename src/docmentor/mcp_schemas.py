@@ -412,7 +412,12 @@ class ApiResult(TypedDict, total=False):
     signals: dict[str, int | None]
     aliases: list[str]
     import_path: str  # the path users import it by (library.find.import_paths.import_path)
-    variants: list[Any]
+    variants: Annotated[
+        list[Any],
+        Field(
+            description="The other editions of it (an async def beside a def): other functions, not aliases."
+        ),
+    ]
     kind: str
     parameters: list[ApiParameter]
     returns: ApiReturns | None

@@ -278,8 +278,10 @@ def api_find(
             print(f"   {r.description}")
         for line in r.raised:  # an exception: where the library raises it
             print(f"   {line}")
-        if r.variants:
-            print(f"   also as: {', '.join(r.variants)}")
+        if r.variants:  # another function (an async def beside a def): not an alias of this one
+            print(
+                f"   the {'async' if r.signature.startswith('async ') else 'sync'} edition of: {', '.join(r.variants)}"
+            )
 
 
 @api_app.command("examples")
