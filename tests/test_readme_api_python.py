@@ -534,6 +534,10 @@ def test_parameters_described_in_a_markdown_list_of_bold_names(tmp_path: Path) -
         "raise_app_exceptions": "Boolean indicating if exceptions should be raised.",
         "root_path": "The root path.",
     }
+    # a fence line ends the last item (httpx's ASGITransport ends its docstring with a stray one)
+    assert _markdown_parameters("Arguments:\n\n* `client` - A two-tuple.\n```\n") == {
+        "client": "A two-tuple."
+    }
     assert {p.name: p.description for p in api.by_id["pkg.request"].parameters} == {
         "method": "HTTP method for the new `Request` object: `GET`, `POST`.",
         "url": "URL for the new `Request` object.",

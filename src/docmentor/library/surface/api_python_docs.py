@@ -44,7 +44,7 @@ def _sections(docstring: griffe.Docstring, parser: griffe.Parser) -> list[Any]:
 _MD_PARAMETER = re.compile(
     r"^([ \t]*)[*-][ \t]+(?:\*\*`?(\w+)`?\*\*[ \t]*(?:[-–—:][ \t]*)?"
     r"|`{1,2}\*{0,2}(\w+)`{1,2}[ \t]*(?:\([^)\n]*\)[ \t]*)?[-–—:][ \t]*)"
-    r"(.*?)(?=^\1[*-][ \t]|\n[ \t]*\n|\Z)",
+    r"(.*?)(?=^\1[*-][ \t]|\n[ \t]*\n|\n[ \t]*(?:```|~~~)|\Z)",  # a fence ends it (httpx's stray one)
     re.M | re.S,
 )
 _OPTIONAL_MARK = re.compile(r"^\*?\(optional\)\*?[ \t]*", re.I)
