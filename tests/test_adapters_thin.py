@@ -38,7 +38,7 @@ def kb_engine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Docmentor]:
     tmp = tmp_path_factory.mktemp("kb")
     lib = tmp / "lib"
     shutil.copytree(LIB, lib, ignore=shutil.ignore_patterns("__pycache__"))
-    eng = Docmentor(tmp / "index")
+    eng = Docmentor(tmp / "index", embeddings=True)  # find_api by meaning too, as users get it
     generate(eng, library="minidb", docs_path=lib / "docs", out=tmp / "gen", search_paths=[lib])
     yield eng
     eng.close()

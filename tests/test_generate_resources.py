@@ -17,7 +17,7 @@ LIB = Path(__file__).parent / "fixtures" / "readme_lib"
 
 
 def run(tmp_path: Path, name: str) -> np.ndarray:
-    engine = Docmentor(tmp_path / name / "db")
+    engine = Docmentor(tmp_path / name / "db", embeddings=True)  # the APIs embedded (the env says 0)
     try:
         result = generate(
             engine,
