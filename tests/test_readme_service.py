@@ -1243,3 +1243,16 @@ def test_readme_llm_list_shows_the_registered_knowledge_bases(
     assert none.ok("readme-llm", "list").startswith("no knowledge bases: make one with")
     assert none.json("readme-llm", "list") == {"knowledge_bases": []}
     assert not (tmp_path / "none").exists()  # listing made no index
+
+
+def test_a_wrong_signature_asks_for_the_signature_checked_not_better_prose(tmp_path: Path) -> None:
+    from docmentor.library.service.feedback import analyze, report_issue
+
+    with closing(Docmentor(tmp_path / "db")) as eng:
+        report_issue(eng.store, query="get a page", issue_type="wrong_signature", apis_tried=["pkg.get"])
+        recs = analyze(eng.store).recommendations
+        assert not any(r.startswith("Improve the descriptions") for r in recs), recs
+        assert any(r.startswith("Re-validate signatures: 1 report(s)") for r in recs), recs
+        report_issue(eng.store, query="post a form", issue_type="unclear_docs", apis_tried=["pkg.post"])
+        recs = analyze(eng.store).recommendations
+        assert "Improve the descriptions of 1 API(s): pkg.post" in recs, recs

@@ -268,10 +268,12 @@ def analyze(store: Store, library: str | None = None) -> FeedbackAnalysis:
     recs = []
     if missing:
         recs.append(f"Add {len(missing)} missing example(s) to the documentation")
-    if unclear:
-        recs.append(
-            f"Improve the descriptions of {len(unclear)} API(s): {', '.join(a for a, _ in unclear_ranked[:5])}"
-        )
+    # a wrong signature asks for the signature to be checked (below), not for better prose
+    described = [a for a, _ in unclear_ranked if any(
+        r.issue_type == "unclear_docs" and a in r.apis_tried for r in reports
+    )]  # fmt: skip
+    if described:
+        recs.append(f"Improve the descriptions of {len(described)} API(s): {', '.join(described[:5])}")
     wrong = sum(r.count for r in reports if r.issue_type == "wrong_signature")
     if wrong:
         recs.append(
