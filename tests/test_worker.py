@@ -172,3 +172,11 @@ def test_the_jobs_tools_over_mcp(tmp_path: Path) -> None:
     (job,) = listed.structured_content["jobs"]
     assert job["status"] == "done" and job["worker"] == "w" and job["result"][0]["source"] == "guide"
     engine.close()
+
+
+def test_a_worker_once_with_no_index_says_so_and_makes_none(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    cli = Cli(tmp_path / "none", capsys)
+    assert cli.fails("worker", "--once").startswith(f"error: no index at {tmp_path / 'none'}")
+    assert not (tmp_path / "none").exists()

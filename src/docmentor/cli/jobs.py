@@ -129,6 +129,8 @@ def worker(
     or on many when the index is in PostgreSQL). Ctrl-C / SIGTERM stop after the current job."""
     from docmentor import run_worker, worker_name
 
+    if once:  # no index, no job: said, and nothing made (a worker that waits makes it)
+        require_index()
     engine = open_engine(create=True)
     stop = threading.Event()
 
