@@ -356,3 +356,13 @@ def test_a_lost_lexical_index_is_rebuilt_from_the_store(
     with closing(Docmentor(tmp_path / "index", create=False)) as eng:  # once: the next reader finds it
         assert [(h.path, h.heading) for h in eng.search(WORDS["a"], limit=3)] == expected
     assert "rebuilding" not in caplog.text
+    # a writer before any reader (serve's refresh at start): it rebuilds the whole index, not
+    # a new one holding only the document it writes
+    shutil.rmtree(tmp_path / "index" / "lexical")
+    changed = sorted(docs.glob("*.md"))[-1]
+    changed.write_text(changed.read_text() + "\nAn added heron.\n")
+    with closing(Docmentor(tmp_path / "index")) as eng:
+        eng.refresh("v")
+    with closing(Docmentor(tmp_path / "index", create=False)) as eng:
+        assert [(h.path, h.heading) for h in eng.search(WORDS["a"], limit=3)] == expected
+        assert eng.search("heron", limit=1)[0].path == changed.name

@@ -2020,3 +2020,26 @@ def test_a_budget_that_leaves_no_api_in_readme_llm_is_said(tmp_path: Path) -> No
             max_apis=0, output_format="monolithic",
         )  # fmt: skip
         assert asked.readme_sections == 0 and not any("holds no API" in w for w in asked.warnings)
+
+
+def test_a_stored_base_path_that_is_gone_is_dropped_with_a_warning(tmp_path: Path) -> None:
+    """The docs source keeps its --base-path between generations; when that folder goes, the
+    next generate goes on without it (said), and is no usage error of a flag not given."""
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    with closing(Docmentor(tmp_path / "db")) as engine:
+        generate(
+            engine,
+            library="minidb",
+            docs_path=DOCS,
+            out=tmp_path / "out",
+            search_paths=[LIB],
+            base_paths=[shared],
+        )
+        shared.rmdir()
+        again = generate(engine, library="minidb", docs_path=DOCS, out=tmp_path / "out", search_paths=[LIB])
+        assert (
+            f"base path {shared.resolve()} is gone: the docs' includes no longer read from it"
+            in again.warnings
+        )
+        assert str(shared.resolve()) not in engine.store.source("minidb-docs").options.get("base_paths", [])

@@ -51,6 +51,7 @@ def jobs_tools(server: MCPServer, engine: Docmentor) -> None:
     ) -> Annotated[CallToolResult, out.QueuedJobOut]:
         """Queue a refresh of one source (or all) for a `docmentor worker`: answers at once;
         follow it with list_jobs. The same refresh is not queued twice while it waits or runs."""
+        source = source or None  # a model's blank source means none given, as refresh_sources takes it
         args = {} if source is None else {"source": source}
         # an unknown source is the caller's error, said so
         job, new = await run(lambda: queue_job(engine, "refresh", args, dedupe=f"refresh:{source or '*'}"))

@@ -199,7 +199,14 @@ class IndexCore:
         copied without ``lexical/``, or that folder removed): searches would find nothing."""
         return (
             self._lexical is None
-            and self.root is not None
+            and not self._cannot_repair  # tried, and this process cannot: not again every search
+            and self._lexical_folder_gone()
+        )
+
+    def _lexical_folder_gone(self) -> bool:
+        """The local lexical index has no ``meta.json`` while the store has documents."""
+        return (
+            self.root is not None
             and not (self.root / LEXICAL_FOLDER / "meta.json").exists()
             and any(row.documents for row in self.store.sources())
         )
@@ -208,11 +215,17 @@ class IndexCore:
         """Rebuild a lost lexical index from the store (what ``docmentor reindex`` does), by
         the first reader that gets the write lock; the others search what there is meanwhile."""
         with self.store.try_write_lock() as mine:
-            if mine and self._lexical_lost():
+            if mine is None:  # a read-only folder: said once, searches go on with what there is
+                self._cannot_repair = True
+                log.warning(
+                    "the search index of %s is missing; run `docmentor reindex` where it can be written",
+                    self.root,
+                )
+            elif mine and self._lexical_lost():
                 log.warning("the search index of %s is missing: rebuilding it from the store", self.root)
                 try:
                     self._rebuild_lexical()
-                except Exception as exc:  # e.g. a read-only folder: said, and searches go on
+                except Exception as exc:  # e.g. a full disk: said once, and searches go on
                     self._cannot_repair = True
                     log.warning("cannot rebuild the search index: %s; run: docmentor reindex", exc)
 
@@ -323,7 +336,14 @@ class IndexCore:
         return n
 
     def _repair(self) -> None:
-        """Bring the lexical index up to the store where a writer died between the two commits."""
+        """Bring the lexical index up to the store where a writer died between the two commits,
+        or rebuild it whole when its folder is gone (a writer that came before any reader would
+        otherwise make a new one holding only what it writes). Under the write lock."""
+        if self._lexical_folder_gone():
+            log.warning("the search index of %s is missing: rebuilding it from the store", self.root)
+            self._lexical = None  # a handle on the folder that went is no index
+            self._rebuild_lexical()
+            return
         for row in self.store.sources():
             if row.lexical_generation != row.generation:
                 log.warning("re-indexing source %s: lexical index behind the store", row.name)

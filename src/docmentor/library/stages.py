@@ -799,6 +799,11 @@ def _index_docs(
             engine.remove(name)
         else:  # the same folder: its options stay (`docmentor add … --base-path` for `../README.md`)
             options = dict(existing.spec.options.as_dict())
+            kept = [b for b in options.get("base_paths", []) if Path(b).is_dir()]
+            for gone in [b for b in options.get("base_paths", []) if b not in kept]:
+                warnings.append(f"base path {gone} is gone: the docs' includes no longer read from it")
+            if "base_paths" in options:
+                options["base_paths"] = kept
     given = [str(Path(b).expanduser().resolve()) for b in base_paths]
     bases = [*given, *(str(b) for b in mkdocs_bases(docs_path))]
     if bases:

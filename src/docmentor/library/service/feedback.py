@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections import Counter, deque
 from collections.abc import Sequence
 from datetime import UTC, datetime
@@ -140,8 +141,11 @@ def _knows(store: Store, library: str | None) -> bool:
     (any library when None): a knowledge base is registered for it."""
     from docmentor.store.kb import list_kbs
 
-    known = {row.library for row in list_kbs(store)}
-    return bool(known) if library is None else library in known
+    def norm(name: str) -> str:  # as find_api takes a library's name: HTTPX, sqlite_utils, httpx@0.28
+        return re.sub(r"[-_.]+", "-", name.split("@", 1)[0].strip()).lower()
+
+    known = {norm(row.library) for row in list_kbs(store)}
+    return bool(known) if library is None else norm(library) in known
 
 
 def suggestions(
