@@ -44,7 +44,7 @@ def confined_repository(engine: Docmentor, policy: ReadPolicy, path: str) -> Pat
             return real
     try:
         policy.resolve(engine, path)  # an indexed document is said as such; nothing else is
-    except DocmentorError:  # one answer for everything outside, whether or not it exists
+    except (NotFoundError, UsageError):  # one answer for everything outside, existing or not
         raise NotFoundError(
             f"{path!r} is not a folder this server may read",
             hint="give a repository folder inside the allowed folders "
