@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 from collections import Counter, deque
 from collections.abc import Sequence
 from datetime import UTC, datetime
@@ -139,13 +138,11 @@ def report_issue(
 def _knows(store: Store, library: str | None) -> bool:
     """Whether find_api, get_examples and get_library_overview can answer about ``library``
     (any library when None): a knowledge base is registered for it."""
+    from docmentor.library.service.registry import name_key, named_keys
     from docmentor.store.kb import list_kbs
 
-    def norm(name: str) -> str:  # as find_api takes a library's name: HTTPX, sqlite_utils, httpx@0.28
-        return re.sub(r"[-_.]+", "-", name.split("@", 1)[0].strip()).lower()
-
-    known = {norm(row.library) for row in list_kbs(store)}
-    return bool(known) if library is None else norm(library) in known
+    known = {name_key(row.library) for row in list_kbs(store)}  # named as find_api takes them
+    return bool(known) if library is None else bool(named_keys(library) & known)
 
 
 def suggestions(

@@ -8,6 +8,7 @@ server's instructions ask of the registry, as library calls over the store's rec
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -20,6 +21,21 @@ if TYPE_CHECKING:
     from docmentor.library.examples.drift import DriftReport
 
 __all__ = ["RemovedKnowledgeBase", "drift_report", "knowledge_bases", "remove_knowledge_base"]
+
+
+def name_key(name: str) -> str:
+    """A library's name as package indexes compare names: ``sqlite-utils`` and
+    ``sqlite_utils`` are one, case aside."""
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def named_keys(library: str) -> set[str]:
+    """The :func:`name_key` values a library name given by a user may mean ("HTTPX", " httpx"
+    and "httpx@0.28" name httpx)."""
+    from docmentor.sources.versions import library_of
+
+    name = library.strip()
+    return {name_key(name), name_key(library_of(name))}
 
 
 def knowledge_bases(engine: Docmentor) -> list[KbRow]:

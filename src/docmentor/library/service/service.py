@@ -9,7 +9,6 @@ Every answer states the library version it describes, and warns when the user's 
 from __future__ import annotations
 
 import logging
-import re
 import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -233,17 +232,13 @@ class LibraryKnowledge:
     def _library(self, library: str | None, answering: _Answering) -> str | None:
         """The library as the index names it ("HTTPX", " httpx" and "httpx@0.28" name httpx;
         "sqlite-utils" and "sqlite_utils" name each other, as package indexes compare names)."""
-        from docmentor.sources.versions import library_of
+        from docmentor.library.service.registry import name_key, named_keys
 
         if library is None:
             return None
         if library not in answering.versions:
-
-            def norm(name: str) -> str:
-                return re.sub(r"[-_.]+", "-", name).lower()
-
-            wanted = {norm(library.strip()), norm(library_of(library.strip()))}
-            same = [name for name in answering.versions if norm(name) in wanted]
+            wanted = named_keys(library)
+            same = [name for name in answering.versions if name_key(name) in wanted]
             if len(same) == 1:
                 return same[0]
             known = ", ".join(sorted(answering.versions)) or "none"
