@@ -164,16 +164,22 @@ class IndexCore:
         reads first. While a writer holds the lock (it is between its commits), this waits
         for it, at most :data:`SETTLE_WAIT` seconds; False when the index is still behind
         then, or cannot be repaired by this process (e.g. a read-only folder: then it is not
-        tried again)."""
+        tried again). A lexical index whose folder is gone is repaired the same way: rebuilt
+        whole from the store."""
         waited: float | None = None
         repaired = False
-        if self._lexical_lost():
-            self._rebuild_lost_lexical()
         while True:
             gens = self.store.generations()
-            if all(g == lg for _, g, lg in gens):
+            # a lexical index whose folder is gone is behind the store too (_repair rebuilds it)
+            if all(g == lg for _, g, lg in gens) and not self._lexical_lost():
                 return gens, True
             with self.store.try_write_lock() as mine:
+                if mine is None and self._lexical_lost():  # a read-only folder: said once
+                    self._cannot_repair = True
+                    log.warning(
+                        "the search index of %s is missing; run `docmentor reindex` where it can be written",
+                        self.root,
+                    )
                 if mine is None or (mine and (repaired or self._cannot_repair)):
                     return gens, False  # nobody to wait for, or nothing more this process can do
                 if mine:
@@ -196,7 +202,8 @@ class IndexCore:
 
     def _lexical_lost(self) -> bool:
         """Whether the folder's lexical index is gone while its store has documents (a folder
-        copied without ``lexical/``, or that folder removed): searches would find nothing."""
+        copied without ``lexical/``, or that folder removed), and this process has not yet
+        found it cannot rebuild it: searches would find nothing."""
         return (
             self._lexical is None
             and not self._cannot_repair  # tried, and this process cannot: not again every search
@@ -210,24 +217,6 @@ class IndexCore:
             and not (self.root / LEXICAL_FOLDER / "meta.json").exists()
             and any(row.documents for row in self.store.sources())
         )
-
-    def _rebuild_lost_lexical(self) -> None:
-        """Rebuild a lost lexical index from the store (what ``docmentor reindex`` does), by
-        the first reader that gets the write lock; the others search what there is meanwhile."""
-        with self.store.try_write_lock() as mine:
-            if mine is None:  # a read-only folder: said once, searches go on with what there is
-                self._cannot_repair = True
-                log.warning(
-                    "the search index of %s is missing; run `docmentor reindex` where it can be written",
-                    self.root,
-                )
-            elif mine and self._lexical_lost():
-                log.warning("the search index of %s is missing: rebuilding it from the store", self.root)
-                try:
-                    self._rebuild_lexical()
-                except Exception as exc:  # e.g. a full disk: said once, and searches go on
-                    self._cannot_repair = True
-                    log.warning("cannot rebuild the search index: %s; run: docmentor reindex", exc)
 
     def _read_lexical(self, run: Callable[[LexicalSearch | None, bool], _T]) -> _T:
         """``run(index, check)`` on a lexical index that matches the store.
