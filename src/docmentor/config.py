@@ -122,9 +122,7 @@ def embeddings_enabled() -> bool:
     path = Path.cwd() / "docmentor.toml"
     if path.is_file():
         try:
-            value = tomllib.loads(path.read_text(encoding="utf-8")).get("embeddings", True)
-        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-            raise UsageError(f"{path}: not valid TOML: {exc}") from None
+            value = _toml(path).get("embeddings", True)
         except OSError as exc:
             raise UsageError(f"cannot read {path}: {exc.strerror or exc}") from None
         if not isinstance(value, bool):
@@ -277,11 +275,16 @@ def _with_defaults(src: ConfiguredSource, cfg: Config) -> dict[str, Any]:
     return options
 
 
-def _from_toml(path: Path, cwd: Path) -> Config:
+def _toml(path: Path) -> dict[str, Any]:
+    """The TOML file ``path``; a :class:`UsageError` naming it when it is not TOML."""
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        return tomllib.loads(path.read_text(encoding="utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise UsageError(f"{path}: not valid TOML: {exc}") from exc
+
+
+def _from_toml(path: Path, cwd: Path) -> Config:
+    data = _toml(path)
     return Config(
         sources=[_source_from(s, str(path), cwd) for s in data.get("sources", [])],
         db=(cwd / local_folder(str(data["db"]), f"db in {path}")).resolve() if "db" in data else None,
