@@ -270,9 +270,8 @@ def analyze(store: Store, library: str | None = None) -> FeedbackAnalysis:
     if missing:
         recs.append(f"Add {len(missing)} missing example(s) to the documentation")
     # a wrong signature asks for the signature to be checked (below), not for better prose
-    described = [a for a, _ in unclear_ranked if any(
-        r.issue_type == "unclear_docs" and a in r.apis_tried for r in reports
-    )]  # fmt: skip
+    said_unclear = {a for r in reports if r.issue_type == "unclear_docs" for a in r.apis_tried}
+    described = [a for a, _ in unclear_ranked if a in said_unclear]
     if described:
         recs.append(f"Improve the descriptions of {len(described)} API(s): {', '.join(described[:5])}")
     wrong = sum(r.count for r in reports if r.issue_type == "wrong_signature")

@@ -163,11 +163,14 @@ class LibraryKnowledge:
             lib: (load_entries(store, r.library), load_examples(store, r.library))
             for lib, r in chosen.items()
         }
-        vectors = {lib: load_vectors(store, r.library) for lib, r in chosen.items()}
+        # --no-embeddings, DOCMENTOR_EMBEDDINGS=0: by words only, the stored vectors not read
+        vectors = (
+            {lib: load_vectors(store, r.library) for lib, r in chosen.items()}
+            if self.engine.embeddings
+            else {}
+        )
         settings = {lib: load_metadata(store, r.library).get("settings", {}) for lib, r in chosen.items()}
         docs = {lib: s.get("docs_source") for lib, s in settings.items()}
-        if not self.engine.embeddings:  # --no-embeddings, DOCMENTOR_EMBEDDINGS=0: by words only
-            vectors = {}
         index = ApiIndex(
             libs,
             vectors={lib: v for lib, v in vectors.items() if v is not None and v.model == MODEL_ID},
