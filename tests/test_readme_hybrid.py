@@ -23,7 +23,7 @@ from docmentor.library.find.config import DEFAULT
 from docmentor.library.find.retrieval import ApiIndex
 from docmentor.library.knowledge.kb_files import load_kb
 from docmentor.library.knowledge.kb_index import load_entries
-from docmentor.library.models import ApiEntry, ApiParameter
+from docmentor.library.models import ApiEntry, ApiParameter, Example
 from docmentor.library.service.service import LibraryKnowledge
 from docmentor.store.kb import load_vectors
 
@@ -1402,3 +1402,58 @@ def test_a_task_no_api_comes_close_to_is_said_to_be_a_weak_match(engine: Docment
     (warning,) = [w for w in far["warnings"] if "close to this task" in w]
     assert warning.startswith("no API of minidb is close to this task (best similarity 0.")
     assert warning.endswith("these are the nearest it has")  # not "by words": meaning found some
+
+
+def test_a_library_without_vectors_beside_one_with_them_is_not_outweighed_by_a_weak_cosine() -> None:
+    """One knowledge base generated with --no-embeddings beside one with them: the other's
+    weak best cosine counted as full marks against the unembedded one's words (a tour: "print
+    colored text" gave httpx's Response.encoding and no click API)."""
+    from docmentor.embeddings import LibraryVectors, get_embedder
+
+    web = [
+        ApiEntry(
+            api_id="web.Response.text",
+            kind="property",
+            name="text",
+            docstring="Text of the response body; print it or parse it.",
+        ),
+        ApiEntry(
+            api_id="web.Response.encoding",
+            kind="property",
+            name="encoding",
+            docstring="The encoding used to decode the response body into text.",
+        ),
+        ApiEntry(
+            api_id="web.iter_text",
+            kind="function",
+            name="iter_text",
+            docstring="Iterate over the decoded text of a response, a chunk of text at a time.",
+        ),
+        ApiEntry(api_id="web.get", kind="function", name="get", docstring="Send a GET request."),
+    ]
+    cli = [
+        ApiEntry(api_id="cli.style", kind="function", name="style",
+                 docstring="Style a string with ANSI colors, bold or underline for the terminal."),
+        ApiEntry(api_id="cli.echo", kind="function", name="echo", docstring="Print a message or text."),
+        ApiEntry(api_id="cli.option", kind="function", name="option", docstring="Attach an option to a command."),
+    ]  # fmt: skip
+    libraries: dict[str, tuple[list[ApiEntry], list[Example]]] = {"web": (web, []), "cli": (cli, [])}
+    embedder = get_embedder()
+    vectors = {  # the web library's knowledge base has vectors, the cli library's has none
+        "web": LibraryVectors(
+            model=MODEL_ID,
+            api_ids=[e.api_id for e in web],
+            matrix=embedder.embed([embedding_text(e, {}) for e in web]),
+        )
+    }
+    index = ApiIndex(libraries, vectors=vectors, embedder=lambda: embedder)
+    report: dict[str, Any] = {}
+    hits = index.find("print colored text", limit=3, report=report)
+    assert hits[0].library == "cli", [(h.library, h.entry.api_id) for h in hits]
+    assert report["unembedded"] == ["cli"]
+    hits = index.find("send a GET request", limit=3)
+    assert (hits[0].library, hits[0].entry.api_id) == ("web", "web.get")
+    # scoped to one library, nothing is said about it
+    scoped: dict[str, Any] = {}
+    index.find("print colored text", limit=3, library="cli", report=scoped)
+    assert "unembedded" not in scoped

@@ -430,10 +430,8 @@ class ApiIndex:
                 self.semantic_error = str(exc)
                 self.embedder = None
             per_library = words.result()
-            if report is not None:  # how close each library's closest API came (the caller's)
-                report["closeness"] = {
-                    lib: found[2] for lib, found in semantic.items() if lib in self.vectors
-                }
+            if report is not None:
+                self._report(report, semantic, libraries)
         else:
             per_library = self._all_word_rankings(queries)
         scored: dict[str, tuple[dict[int, float], dict[str, Ranking]]] = {}
@@ -469,17 +467,7 @@ class ApiIndex:
         if len(scored) == 1:
             fused = next(iter(scored.values()))[0]
         else:
-            # how well each library matches the task: the mean cosine of its 5 closest texts
-            # (one model: comparable across libraries) and its best word score (one index, one
-            # idf), each relative to the best library's, added
-            words_best = max(per_library[lib][1] for lib in scored) or 1.0
-            by_words = {lib: per_library[lib][1] / words_best for lib in scored}
-            close = {lib: semantic[lib][1] for lib in scored if lib in semantic and lib in self.vectors}
-            close_best = max(close.values(), default=0.0) or 1.0
-            # a library without vectors counts its words twice: the same scale as the others
-            strength = {
-                lib: by_words[lib] + close.get(lib, close_best * by_words[lib]) / close_best for lib in scored
-            }
+            strength = self._strength(scored, per_library, semantic)
             best_strength = max(strength.values()) or 1.0
             for lib, (lib_fused, _) in scored.items():
                 weight = (strength[lib] / best_strength) ** self.config.library_weight
@@ -490,6 +478,45 @@ class ApiIndex:
                 return []
         self._exact_first(query, fused, libraries)
         return self._hits(fused, positions, limit)
+
+    def _report(
+        self,
+        report: dict[str, Any],
+        semantic: Mapping[str, tuple[Ranking, float, float]],
+        libraries: list[str],
+    ) -> None:
+        """``closeness``: how close each library's closest API came; ``unembedded``: the
+        libraries matched by words alone beside others matched by meaning too."""
+        report["closeness"] = {lib: found[2] for lib, found in semantic.items() if lib in self.vectors}
+        if len(libraries) > 1 and semantic:
+            report["unembedded"] = [lib for lib in libraries if lib not in self.vectors]
+
+    def _strength(
+        self,
+        scored: Mapping[str, Any],
+        per_library: Mapping[str, tuple[dict[str, Ranking], float]],
+        semantic: Mapping[str, tuple[Ranking, float, float]],
+    ) -> dict[str, float]:
+        """Several libraries, a task naming none: how well each matches the task. The mean
+        cosine of its 5 closest texts (one model: comparable across libraries) and its best
+        word score (one index, one idf), each relative to the best library's, added."""
+        words_best = max(per_library[lib][1] for lib in scored) or 1.0
+        by_words = {lib: per_library[lib][1] / words_best for lib in scored}
+        close = {lib: semantic[lib][1] for lib in scored if lib in semantic and lib in self.vectors}
+        if not close:  # no vectors at all (embeddings off): the words alone
+            strength = by_words
+        else:
+            # a library without vectors (generated with --no-embeddings) has no closeness:
+            # it is taken as just plausible (weak_match), not as close as the best library
+            # scaled by its words (word scores alone route poorly: httpx's docstrings
+            # out-word click's on 9 of click's 15 tasks). Mixed httpx and click knowledge
+            # bases, unscoped (2026-12-01): the unembedded click's tasks routed to click
+            # 7 → 8 of 15, with the embedded one's 30 of 30 kept; the other way round
+            # click's 7 → 14 of 15, httpx's 30 → 29 of 30
+            missing = self.config.weak_match
+            close_best = max(*close.values(), missing if len(close) < len(scored) else 0.0) or 1.0
+            strength = {lib: by_words[lib] + close.get(lib, missing) / close_best for lib in scored}
+        return strength
 
     def _exact_first(self, query: str, fused: dict[int, float], libraries: Sequence[str]) -> None:
         """A task that is only an API's name (``enable_fts``, ``State.seconds_since_start``,

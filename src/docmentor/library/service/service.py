@@ -279,6 +279,12 @@ class LibraryKnowledge:
         shown = libs or ([lib] if lib else sorted(answering.versions))
         versions, warnings = self._version_info(shown, answering)
         closeness = report.get("closeness") or {}
+        if unembedded := report.get("unembedded"):
+            warnings.append(
+                f"no embeddings in the knowledge base of {', '.join(unembedded)}: matched by words "
+                "only beside the other libraries; name the library, or generate it again without "
+                "--no-embeddings"
+            )
         if hits and hits[0].library in closeness and closeness[hits[0].library] < self.ranking.weak_match:
             warnings.append(
                 f"no API of {hits[0].library} is close to this task (best similarity "
