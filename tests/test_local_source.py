@@ -102,6 +102,18 @@ def test_binary_oversized_and_undecodable_files(tmp_path: Path, monkeypatch: pyt
     write(tmp_path, "mostly-latin1.md", "caf\xe9 na\xefve \xe0 la cr\xe8me\n".encode("latin-1"))
     write(tmp_path, "one-bad-byte.md", b"# Title\n" + b"ok text " * 40 + b"\xff\n")
     write(tmp_path, "shift-jis.md", "あいうえお\n".encode("shift_jis"))  # another encoding: skipped
+    # a short UTF-8 page with a stray byte and pasted Windows quotes: 1-3 % of it, kept (a tour:
+    # skipped, where the same bytes in a longer page were kept)
+    write(
+        tmp_path, "short-stray.md", b"# C\n\n" + "caf\u00e9 text. ".encode() * 5 + b"\nbad byte \xff here.\n"
+    )
+    write(
+        tmp_path,
+        "short-quotes.md",
+        "# Q\n\nPlain text pasted from Windows, with a \x93quote\x94 in it, caf\u00e9.\n".encode("utf-8")
+        .replace(b"\xc2\x93", b"\x93")
+        .replace(b"\xc2\x94", b"\x94"),
+    )
     write(tmp_path, "bom.md", "\ufeff# Bom\n".encode())
     read: list[str] = []
     real = Path.read_bytes
@@ -113,7 +125,15 @@ def test_binary_oversized_and_undecodable_files(tmp_path: Path, monkeypatch: pyt
     monkeypatch.setattr(Path, "read_bytes", spy)
     scan = scan_folder(tmp_path, max_bytes=1_000)
     assert "big.md" not in read  # the size is checked before reading
-    assert paths(scan) == ["bom.md", "mostly-latin1.md", "one-bad-byte.md"]
+    assert paths(scan) == [
+        "bom.md",
+        "mostly-latin1.md",
+        "one-bad-byte.md",
+        "short-quotes.md",
+        "short-stray.md",
+    ]
+    assert "bad byte \ufffd here" in by_path(scan, "short-stray.md").content
+    assert "a \ufffdquote\ufffd in it, café" in by_path(scan, "short-quotes.md").content
     assert by_path(scan, "bom.md").content == "# Bom\n"
     kept = by_path(scan, "one-bad-byte.md")
     assert kept.content.endswith("\ufffd\n")
@@ -131,6 +151,8 @@ def test_binary_oversized_and_undecodable_files(tmp_path: Path, monkeypatch: pyt
         "mostly-latin1.md: not valid UTF-8, read as Windows-1252 (Latin-1)",
         "one-bad-byte.md: not valid UTF-8, decoded with 1 replacement character(s)",
         "shift-jis.md: skipped: not valid UTF-8 (10 undecodable characters, first at byte 0)",
+        "short-quotes.md: not valid UTF-8, decoded with 2 replacement character(s)",
+        "short-stray.md: not valid UTF-8, decoded with 1 replacement character(s)",
     ]
 
 

@@ -54,9 +54,19 @@ _BINARY_PROBE = 8192
 # the size of its documents, and at least INCLUDE_BUDGET_MIN characters.
 INCLUDE_BUDGET_FACTOR = 4
 INCLUDE_BUDGET_MIN = 10_000_000
-_MAX_REPLACED = 0.01
+_MAX_REPLACED = 0.01  # a page with up to this share of undecodable characters keeps them as U+FFFD
+# ... and a short one up to this many, when they are at most _SHORT_REPLACED of it: a stub
+# page's stray byte or a pasted Windows quote (\x93) is 1-3 % of 80 characters, where another
+# encoding's page (Shift-JIS, UTF-16) is undecodable almost throughout
+_FEW_REPLACED = 8
+_SHORT_REPLACED = 0.05
 _MIN_WESTERN_LETTERS = 0.7  # of the non-ASCII characters, read as Windows-1252
 _WORD = re.compile(r"[^\W\d_]+")
+
+
+def _few_replaced(bad: int, length: int) -> bool:
+    """Whether ``bad`` undecodable characters of ``length`` are a few stray bytes of a UTF-8 page."""
+    return bad <= _MAX_REPLACED * max(length, 1) or (bad <= _FEW_REPLACED and bad <= _SHORT_REPLACED * length)
 
 
 def _western(data: bytes) -> str | None:
@@ -287,15 +297,15 @@ def _read_document(
     except UnicodeDecodeError as exc:
         text = data.decode("utf-8", errors="replace")
         bad = text.count("\ufffd")
-        if bad > _MAX_REPLACED * max(len(text), 1):
-            western = _western(data)
-            if western is None:
-                scan.skip(rel, f"not valid UTF-8 ({bad} undecodable characters, first at byte {exc.start})")
-                return None
+        western = _western(data) if bad > _MAX_REPLACED * max(len(text), 1) else None
+        if western is not None:
             text = western  # a page saved as Windows-1252 / Latin-1 ("caf\xe9")
             warnings.append(f"{rel}: not valid UTF-8, read as Windows-1252 (Latin-1)")
-        else:
+        elif _few_replaced(bad, len(text)):
             warnings.append(f"{rel}: not valid UTF-8, decoded with {bad} replacement character(s)")
+        else:
+            scan.skip(rel, f"not valid UTF-8 ({bad} undecodable characters, first at byte {exc.start})")
+            return None
     text = without_terminal_codes(text.removeprefix("\ufeff"))
     if "\0" in text:  # past the binary probe: a stray byte in a text file, not text to index
         warnings.append(
