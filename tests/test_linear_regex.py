@@ -49,6 +49,10 @@ LLMS_LINES = {
     "h1 spaces and hashes": "# " + " #" * (N // 2) + "x",
     "link spaces": "- [a]( " + " " * N + "}",
     "link title spaces": '- [a](u "' + " " * N,
+    "link text brackets": "- [" + "[a]" * (N // 3) + "](x",
+    "link text open brackets": "- [" + "[" * N,
+    "link URL parentheses": "- [a](" + "(b)" * (N // 3),
+    "link URL open parentheses": "- [a](" + "(" * N,
     "indent": " " * N + "x",
     "list marks": "1" * N + "x",
 }

@@ -131,6 +131,25 @@ def test_parse_malformed_lines_and_missing_h1() -> None:
     assert parse_llms_txt("", "http://h/llms.txt").sections == ()
 
 
+def test_parse_balanced_brackets_in_link_text_and_parentheses_in_urls() -> None:
+    """CommonMark allows both; a tour's llms.txt fetched ``page_(v2`` and dropped
+    ``[Nested [brackets]]`` as malformed."""
+    text = (
+        "# Site\n\n## Docs\n\n"
+        "- [Paren](page_(v2).md): wiki-style\n"
+        "- [Nested [brackets]](nest.md)\n"
+        '- [`List[int]`](api/list_(int).md "title"): typed\n'
+        "- [Unbalanced](page_(v2.md)\n"
+    )
+    parsed = parse_llms_txt(text, "http://h/llms.txt")
+    assert [(link.title, link.url, link.notes) for link in parsed.links] == [
+        ("Paren", "http://h/page_(v2).md", "wiki-style"),
+        ("Nested [brackets]", "http://h/nest.md", None),
+        ("`List[int]`", "http://h/api/list_(int).md", "typed"),
+    ]
+    assert parsed.warnings == ("line 8: malformed link skipped: - [Unbalanced](page_(v2.md)",)
+
+
 def test_detect_kind() -> None:
     assert detect_kind("https://h/llms-full.txt") == "llms_full"
     assert detect_kind("https://h/docs/llms-ctx-full.txt") == "llms_full"

@@ -17,9 +17,12 @@ from docmentor.parse.fences import Fence, closes, fence_open
 # two quantifiers can trade the same characters (possessive ``*+`` where they could), and
 # the headings are read with string methods (the pattern ``^#\s+(.+?)\s*#*\s*$`` was cubic
 # on a line of spaces).
+# CommonMark allows balanced brackets in a link's text and balanced parentheses in its URL
+# (``[Array[T]](array.md)``, ``page_(v2).md``): one level of each is read. Each repetition's
+# alternatives start with different characters and are possessive: linear time.
 _LINK = re.compile(
-    r"^\s*+(?:(?:[-*+]|\d++[.)])\s*+)?\[(?P<title>[^\]]*+)\]"
-    r"\(\s*+(?:(?P<url><[^>]*+>|[^)\s]++)(?:\s++(?:\"[^\"]*+\"|'[^']*+'))?|(?<=\s)(?:\"[^\"]*+\"|'[^']*+'))?"
+    r"^\s*+(?:(?:[-*+]|\d++[.)])\s*+)?\[(?P<title>(?:[^\[\]]|\[[^\[\]]*+\])*+)\]"
+    r"\(\s*+(?:(?P<url><[^>]*+>|(?:[^()\s]|\([^()\s]*+\))++)(?:\s++(?:\"[^\"]*+\"|'[^']*+'))?|(?<=\s)(?:\"[^\"]*+\"|'[^']*+'))?"
     r"\s*+\)(?P<rest>.*)$"
 )
 _LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
