@@ -73,7 +73,7 @@ def test_word_lists_and_pinned_requirements_are_no_documentation(
 ) -> None:
     """jsonschema's docs/ holds spelling-wordlist.txt and requirements.txt: their words came
     out as the library's "Core Concepts". A .txt file of one word per line is skipped, said
-    so; a prose .txt file, or a short one, is read."""
+    so (from two lines); a prose .txt file, or one of a single line, is read."""
     docs = tmp_path / "docs"
     docs.mkdir()
     (docs / "spelling-wordlist.txt").write_text(
@@ -86,7 +86,9 @@ def test_word_lists_and_pinned_requirements_are_no_documentation(
     (docs / "notes.txt").write_text(
         "Validating\n\nA validator checks an instance against a schema.\nIt says why.\n"
     )
-    (docs / "short.txt").write_text("alpha\nbeta\n")
+    (docs / "short.txt").write_text("alpha\n")  # one line: read whatever its shape
+    # Read the Docs' usual two pins (a tour: a three-line requirements file answered `pydantic`)
+    (docs / "rtd-requirements.txt").write_text("sphinx\nfuro\n")
     # a site's robots.txt (the Vitest tour: `public/robots.txt` was a document); a file of
     # records with prose values is read
     (docs / "public").mkdir()
@@ -100,7 +102,7 @@ def test_word_lists_and_pinned_requirements_are_no_documentation(
     rc, out, err = cli("add", str(docs), "--name", "docs")
     assert rc == 0, err
     assert out.startswith("docs: 3 documents"), out
-    for name in ("spelling-wordlist.txt", "requirements.txt"):
+    for name in ("spelling-wordlist.txt", "requirements.txt", "rtd-requirements.txt"):
         assert f"{name}: skipped: a list of single words or pins" in err
     assert "public/robots.txt: skipped: a list of `Field: value` records" in err
     assert cli.json("search", "validator instance schema")["results"][0]["path"] == "notes.txt"

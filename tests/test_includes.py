@@ -1032,6 +1032,8 @@ def test_vitepress_markdown_file_inclusion(root: Path) -> None:
         "## Next Steps\n\nNext.\n",
     )
     write(root, "docs/parts/nested.md", "Nested text.\n")
+    # an MDX page's front matter is left out too (a tour: its closing `---` made a heading)
+    write(root, "docs/parts/setup.mdx", "---\ntitle: Installing\nsidebar_position: 1\n---\nInstall it.\n")
     write(root, "docs/parts/loop.md", "<!--@include: ./loop.md-->\n")
     write(
         root, "docs/snippets/example.js", "// #region a.b\nconst a = 1\n// #endregion a.b\nexport default a\n"
@@ -1044,6 +1046,7 @@ def test_vitepress_markdown_file_inclusion(root: Path) -> None:
         "<!--@include: ./cli-generated.md{4,4}-->\n\n"
         "<!--@include: ../parts/basics.md#set-up-->\n\n<!--@include: ../parts/basics.md#next-steps-->\n\n"
         "```js\n<!--@include: @docs/snippets/example.js#a.b-->\n```\n\n"
+        "<!--@include: ../parts/setup.mdx-->\n\n"
         "<!--@include: ./missing.md-->\n<!--@include: ../parts/basics.md#nope-->\n"
         "<!--@include: ../parts/basics.md{5,99}-->\n"
         "<!--@include: ../../../outside.md-->\n<!--@include: ../parts/loop.md-->\n"
@@ -1054,6 +1057,7 @@ def test_vitepress_markdown_file_inclusion(root: Path) -> None:
         text
     )
     assert "title: x" not in text and "#region" not in text
+    assert "Install it.\n" in text and "sidebar_position" not in text and "title: Installing" not in text
     assert "\n\nOutro.\nNested text.\n" in text, text  # lines 7-8: its own include read
     assert "\n\n### --coverage\n\n" in text.split("Nested text.")[1]  # line 4 counts the front matter
     assert "\nSet up.\n\n### Deeper\n\nDeep.\n\n\n" in text and "Next.\n" in text, text  # heading sections

@@ -33,6 +33,7 @@ from docmentor.parse.fences import Fence, closes, code_spans, fence_open, tag_la
 log = logging.getLogger(__name__)
 
 _CONTAINER = re.compile(r"^(\s*)(===|!!!|\?\?\?\+?)\s")
+MARKDOWN_SUFFIXES = (".md", ".mdx", ".markdown")  # the file names of Markdown pages
 _MDX_IMPORT = re.compile(r"^(import|export)\s")
 # A site's tab region (TanStack's `<!-- ::start:framework -->` … `<!-- ::end:framework -->`,
 # `::start:tabs variant="files"`): each `# React` heading in it names a tab, not a part of the page

@@ -19,6 +19,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Literal
 
 from docmentor.parse.fences import Fence, closes, fence_open
+from docmentor.parse.markdown import MARKDOWN_SUFFIXES
 
 if TYPE_CHECKING:  # bs4 and markdownify load only when a page is HTML (they cost ~70 ms)
     from bs4 import BeautifulSoup, Tag
@@ -39,7 +40,6 @@ __all__ = [
 
 HTML_TYPES = frozenset({"text/html", "application/xhtml+xml"})
 MARKDOWN_TYPES = frozenset({"text/markdown", "text/x-markdown"})
-_MD_SUFFIXES = (".md", ".mdx", ".markdown")
 _HTML_SUFFIXES = (".html", ".htm", ".xhtml")
 _MD_HEADING = re.compile(r"^#{1,6}\s+\S", re.M)
 _TEXT_APP = re.compile(r"^application/(?:.*[+/])?(?:json|xml|yaml|x-yaml|toml|javascript|x-sh)$")
@@ -168,7 +168,7 @@ def decode_body(data: bytes, content_type: str | None, *, name: str = "") -> Dec
         raise NotTextError(f"not a text document ({ctype or 'binary content'})")
     warnings: list[str] = []
     text = decode_text(data, charset, warnings)
-    markdown = ctype in MARKDOWN_TYPES or lower.endswith(_MD_SUFFIXES) or _MD_HEADING.search(text)
+    markdown = ctype in MARKDOWN_TYPES or lower.endswith(MARKDOWN_SUFFIXES) or _MD_HEADING.search(text)
     return DecodedBody(text, "markdown" if markdown else "text", None, warnings)
 
 

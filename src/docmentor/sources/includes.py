@@ -83,7 +83,7 @@ from typing import Literal
 
 from docmentor.parse.common import ATTR_LIST, slugify
 from docmentor.parse.fences import Fence, closes, fence_open
-from docmentor.parse.markdown import split_front_matter
+from docmentor.parse.markdown import MARKDOWN_SUFFIXES, split_front_matter
 from docmentor.parse.shown_code import comment_text
 from docmentor.sources.include_targets import (
     SECTION_MARKER,
@@ -360,7 +360,7 @@ class _Expander(IncludeReader):
         target, loaded = opened
         lines, nums = strip_markers(loaded, range(len(loaded.lines)))
         ranged = bool(m["first"] or m["last"])
-        if target.suffix.lower() == ".md" and (m["region"] or not ranged):
+        if target.suffix.lower() in MARKDOWN_SUFFIXES and (m["region"] or not ranged):
             _, skip = split_front_matter(lines)
             lines, nums = lines[skip:], nums[skip:]
         if m["region"]:

@@ -40,13 +40,14 @@ from docmentor._yaml import load_yaml
 from docmentor.errors import SourceUnavailableError
 from docmentor.models import RawDocument
 from docmentor.parse.common import without_terminal_codes
+from docmentor.parse.markdown import MARKDOWN_SUFFIXES
 from docmentor.sources.include_targets import IncludeBudget, IncludeCache, split_lines
 from docmentor.sources.includes import DEFAULT_MAX_BYTES, resolve_includes
 from docmentor.sources.sizes import human_size
 
 logger = logging.getLogger(__name__)
 
-DOC_SUFFIXES = (".md", ".mdx", ".markdown", ".rst", ".txt")
+DOC_SUFFIXES = (*MARKDOWN_SUFFIXES, ".rst", ".txt")
 SKIP_DIRS = frozenset({"node_modules", "__pycache__", "site-packages", "_build"})
 IGNORE_FILE = ".docmentorignore"
 _BINARY_PROBE = 8192
@@ -236,7 +237,9 @@ def _fmt(rel: str) -> Literal["markdown", "rst", "text"]:
     return "rst" if suffix == ".rst" else "text" if suffix == ".txt" else "markdown"
 
 
-_LIST_MIN_LINES = 5  # a shorter .txt file is read whatever its shape
+# a .txt file of one line is read whatever its shape; from two, one word each is a list (a
+# tour's three-line requirements.txt was indexed and answered a search for `pydantic`)
+_LIST_MIN_LINES = 2
 _LIST_SHARE = 0.8  # of its lines (comments aside) one word each: a list, not prose
 
 
