@@ -463,7 +463,11 @@ def test_index_redirects(http_server: HttpServer, http_server_factory: Any) -> N
     http_server.redirect("/moved/llms.txt", other.url("/llms.txt"))
     with pytest.raises(SourceUnavailableError, match="redirect to another host refused") as info:
         load_llms_source(http_server.url("/moved/llms.txt"), settings=fast())
-    assert info.value.hint == "add the host to allowed_hosts"
+    host = other.url("/").split("/")[2]
+    assert info.value.hint == (
+        f"to follow it, add the source again with --allow-host {host} "
+        "(allowed_hosts in docmentor.toml, serve --allow-host)"
+    )
 
 
 def test_conditional_requests(http_server: HttpServer) -> None:

@@ -395,7 +395,7 @@ def test_a_document_kept_stale_is_marked_where_it_is_served(index_location: str,
         assert section.to_dict()["stale"] is True
         text = assemble_context(eng, "lantern wicks", source="fx").markdown
         (line,) = [x for x in text.splitlines() if x.startswith("**Source:** page1.md:3-5 ")]
-        assert line.endswith("(stale: gone from its origin, kept until `refresh --prune`)"), line
+        assert line.endswith("(stale: the last good copy; the last refresh could not update it)"), line
 
 
 def test_a_folder_with_no_documentation_files_says_so(tmp_path: Path) -> None:

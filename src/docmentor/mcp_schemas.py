@@ -77,7 +77,8 @@ class SearchResult(TypedDict):
     #: why this version of the library answered: "asked", "pinned" or "newest" (only when
     #: several versions of it are indexed, or one was asked for)
     version_reason: NotRequired[str]
-    #: true when the document is gone from its origin (kept until a refresh with prune)
+    #: true when the last refresh could not update the document (a failed fetch, or gone from
+    #: its origin and kept until a refresh with prune): this is its last good copy
     stale: NotRequired[bool]
     also: list[AlsoHit]
 
@@ -213,7 +214,7 @@ class DigestSection(TypedDict, total=False):
     origin: str
     referenced_by: list[str]
     trimmed: bool
-    stale: bool  # only when true: the document is gone from its origin
+    stale: bool  # only when true: the last refresh could not update the document
     tokens: int
     text: str
 

@@ -302,7 +302,8 @@ class SearchHit:
     text: str = ""  # the whole section text as the index stored it (not in ``search --json``)
     #: near-identical sections elsewhere (source, path, heading, line_start, line_end), collapsed here
     also: list[dict[str, Any]] = field(default_factory=list)
-    #: its document is gone from its origin (kept until ``refresh --prune``): said when true
+    #: the last refresh could not update its document (a failed fetch, or gone from its origin
+    #: and kept until ``refresh --prune``): said when true
     stale: bool = False
 
     def to_dict(self) -> dict[str, object]:

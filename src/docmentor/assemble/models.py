@@ -28,7 +28,7 @@ class Candidate:
     origin: Literal["search", "crossref"] = "search"
     referenced_by: list[str] = field(default_factory=list)  # "path:line" of the links that led here
     depth: int = 0  # 0 for search hits, 1 or 2 for cross-references
-    stale: bool = False  # its document is gone from its origin (kept until refresh --prune)
+    stale: bool = False  # the last refresh could not update its document (its last good copy)
 
     @property
     def key(self) -> tuple[int, int, int]:

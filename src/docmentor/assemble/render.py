@@ -57,7 +57,7 @@ def section_block(c: Candidate, canonical: float | None, body: str, line_start: 
     if canonical is not None:
         source += f" (canonical: {canonical:.2f})"
     if c.stale:
-        source += " (stale: gone from its origin, kept until `refresh --prune`)"
+        source += " (stale: the last good copy; the last refresh could not update it)"
     out = [head, "", source]
     if c.origin == "crossref" and c.referenced_by:
         out.append(f"**Referenced by:** {', '.join(c.referenced_by)}")

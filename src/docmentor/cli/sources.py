@@ -328,7 +328,7 @@ def search(
         where = " › ".join(h.heading_path) or h.title
         chosen = f", {h.version_reason}" if h.version_reason else ""
         tag = f"{h.source} {h.source_version}{chosen}" if h.version_reason else h.source
-        gone = "  (stale: gone from its origin)" if h.stale else ""
+        gone = "  (stale: the last refresh could not update it; get --json says why)" if h.stale else ""
         print(f"{h.rank}. {where}  [{tag}] {h.path}:{h.line_start}-{h.line_end}  (score {h.score:.2f}){gone}")
         for line in h.snippet.splitlines()[:6]:
             print(f"   {line}")

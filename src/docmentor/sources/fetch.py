@@ -179,10 +179,13 @@ def fetch_scope(own_urls: list[str], settings: FetchSettings, *, folder: bool = 
 
 
 class FetchProblem(Exception):
-    def __init__(self, status: Literal["failed", "refused"], reason: str) -> None:
+    def __init__(
+        self, status: Literal["failed", "refused"], reason: str, *, target: str | None = None
+    ) -> None:
         super().__init__(reason)
         self.status: Literal["failed", "refused"] = status
         self.reason = reason
+        self.target = target  # the URL refused (a redirect's), when there is one
 
 
 _Response = Response  # url is the final URL (after redirects)
@@ -255,7 +258,7 @@ class Fetcher:
             target = urldefrag(urljoin(current, location.strip())).url
             reason = scope.refusal(target)
             if reason is not None:
-                raise FetchProblem("refused", f"redirect {reason} refused: {target}")
+                raise FetchProblem("refused", f"redirect {reason} refused: {target}", target=target)
             logger.debug("redirect %s -> %s", current, target)
             current = target
         raise FetchProblem("failed", f"too many redirects (more than {MAX_REDIRECTS})")

@@ -137,7 +137,8 @@ def _index_text(data: bytes, content_type: str | None, where: str, kind: Kind) -
     ctype, charset = parse_content_type(content_type)
     if looks_like_html(data) or (kind == "llms_txt" and ctype in HTML_TYPES and b"](" not in data):
         raise SourceUnavailableError(
-            f"{where} is an HTML page, not an llms.txt", hint="check the address of the llms.txt"
+            f"{where} is an HTML page, not an llms.txt",
+            hint="check the address of the llms.txt; the source was left as it was",
         )
     if not is_text("text/plain" if ctype in HTML_TYPES else ctype, charset, data):
         raise SourceUnavailableError(f"{where} is not a text file ({ctype or 'binary content'})")
@@ -157,7 +158,13 @@ async def _load_remote(url: str, kind: Kind, fetcher: Fetcher, progress: _Progre
     try:
         response = await fetcher.fetch(url, index_scope, {})
     except FetchProblem as problem:
-        hint = "add the host to allowed_hosts" if problem.status == "refused" else None
+        hint = None
+        if problem.status == "refused":
+            host = urlsplit(problem.target).netloc if problem.target else "HOST"
+            hint = (
+                f"to follow it, add the source again with --allow-host {host} "
+                "(allowed_hosts in docmentor.toml, serve --allow-host)"
+            )
         raise SourceUnavailableError(f"cannot fetch {url}: {problem.reason}", hint=hint) from None
     if not 200 <= response.status < 300:
         raise SourceUnavailableError(f"cannot fetch {url}: unexpected HTTP {response.status}")
