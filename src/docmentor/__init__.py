@@ -71,7 +71,8 @@ adapters over it.
   (:data:`JOB_KINDS`), :func:`list_jobs`, :func:`get_job`, :func:`wait_for_job` (:class:`JobRow`),
   :func:`run_worker`, :func:`run_one_job`, :func:`worker_name`.
 - **errors** — :class:`DocmentorError` and its subclasses :class:`UsageError`,
-  :class:`NotFoundError`, :class:`SourceUnavailableError`, :class:`StoreError`;
+  :class:`NotFoundError`, :class:`SourceUnavailableError`, :class:`StoreError` (and its
+  :class:`IndexUnavailable`: the database cannot be reached now);
   :func:`cannot_write` says which one an output file that could not be written is.
 
 Names are resolved on first use (``__getattr__``), so ``import docmentor`` — and
@@ -261,6 +262,7 @@ _EXPORTS: dict[str, str] = {
     "NotFoundError": "docmentor.errors",
     "SourceUnavailableError": "docmentor.errors",
     "StoreError": "docmentor.errors",
+    "IndexUnavailable": "docmentor.errors",
     "cannot_write": "docmentor.errors",
 }
 #: public name → the name it has in its module, where the two differ (a generic name there)
@@ -323,6 +325,7 @@ __all__ = [
     "FoundApis",
     "FoundExamples",
     "GenerationResult",
+    "IndexUnavailable",
     "JobRow",
     "KbRow",
     "LLMClient",
@@ -500,6 +503,7 @@ if TYPE_CHECKING:
     from docmentor.engine.scope import VersionScope
     from docmentor.errors import (
         DocmentorError,
+        IndexUnavailable,
         NotFoundError,
         SourceUnavailableError,
         StoreError,

@@ -38,6 +38,11 @@ class StoreError(DocmentorError):
     """The index on disk is unusable (corrupt, newer schema, locked for too long)."""
 
 
+class IndexUnavailable(StoreError):
+    """The index's database cannot be reached (PostgreSQL down, restarting, or the URL wrong):
+    a server or worker that reached it before tries again later."""
+
+
 # a failure of the moment (the disk, not the path given): exit 1; any other, the path's
 _DEVICE_ERRNOS = frozenset({"ENOSPC", "EDQUOT", "EIO", "EFBIG", "EAGAIN"})
 

@@ -12,7 +12,9 @@ and the health endpoints a load balancer polls.
   ``Authorization: Bearer TOKEN``: none gets 401 ``WWW-Authenticate: Bearer realm=…`` (with
   ``resource_metadata`` under OAuth), a refused token 401 with ``error="invalid_token"``
   (503 while the issuer's keys cannot be fetched), a token without the read scope 403
-  ``insufficient_scope``.
+  ``insufficient_scope``. While the index's database cannot be read (a PostgreSQL restart),
+  a request whose token it would check — or any, when only it can say whether tokens are
+  needed — gets 503 ``temporarily_unavailable`` with ``Retry-After``.
 - Scopes (RFC 6750): a caller without the write scope sees only the tools annotated
   read-only in tools/list, and its tools/call of another tool gets HTTP 403 with
   ``WWW-Authenticate: Bearer error="insufficient_scope", scope="write"`` before the server
@@ -210,7 +212,17 @@ class AuthGate:
         ):
             await send_json(send, 200, self.metadata(scope))
             return
-        if not await anyio.to_thread.run_sync(self.auth.required):
+        requirement = await anyio.to_thread.run_sync(self.auth.requirement)
+        if requirement is None:
+            await self.refuse(
+                scope,
+                send,
+                503,
+                "temporarily_unavailable",
+                "the index cannot be read now, so tokens cannot be checked: try again later",
+            )
+            return
+        if not requirement:
             await self.app(scope, receive, send)
             return
         given = _header(scope, b"authorization")

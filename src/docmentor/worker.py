@@ -27,7 +27,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from docmentor.errors import NotFoundError, UsageError
+from docmentor.errors import IndexUnavailable, NotFoundError, UsageError
 from docmentor.store import jobs as job_table
 from docmentor.store.jobs import JobRow
 
@@ -46,6 +46,7 @@ __all__ = [
 ]
 
 log = logging.getLogger(__name__)
+MAX_UNAVAILABLE_WAIT = 60.0  # seconds between looks at an index that went away, at most
 
 #: kind → (required arguments, optional arguments)
 JOB_KINDS: Mapping[str, tuple[frozenset[str], frozenset[str]]] = {
@@ -224,8 +225,9 @@ def run_worker(
 ) -> int:
     """Do queued jobs until ``stop`` is set (or, with ``once``, until none waits, or after
     ``max_jobs``); waits ``poll`` seconds between looks at an empty queue; ``on_start`` is
-    called once the arguments are checked. Returns the number of jobs done (failed ones
-    included)."""
+    called once the arguments are checked. An index that went away after the worker reached
+    it (a database restart) is waited for, looking again after ``poll`` seconds, doubling up
+    to :data:`MAX_UNAVAILABLE_WAIT`. Returns the number of jobs done (failed ones included)."""
     if poll <= 0:
         raise UsageError("the poll interval must be positive")
     unknown = sorted(set(kinds) - set(JOB_KINDS))
@@ -235,8 +237,20 @@ def run_worker(
         on_start()
     stop = stop or threading.Event()
     done = 0
+    reached, wait = False, poll
     while not stop.is_set() and (max_jobs is None or done < max_jobs):
-        job = run_one_job(engine, name, kinds=kinds)
+        try:
+            job = run_one_job(engine, name, kinds=kinds)
+        except IndexUnavailable as exc:
+            if once or not reached:  # never reached: the URL or the server is wrong, say so
+                raise
+            # the database went away after the worker reached it (a restart): wait for it,
+            # as the replicas do, instead of leaving the queue without a worker
+            log.warning("the index cannot be reached (%s); trying again in %.1f s", exc, wait)
+            stop.wait(wait)
+            wait = min(wait * 2, MAX_UNAVAILABLE_WAIT)
+            continue
+        reached, wait = True, poll
         if job is None:
             if once:
                 break

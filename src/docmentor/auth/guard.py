@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 from docmentor.auth.principal import GRANTS, Principal, TokenRejected
 from docmentor.auth.tokens import TOKEN_PREFIX, has_tokens, record_token_use, verify_token
-from docmentor.errors import DocmentorError
+from docmentor.errors import DocmentorError, StoreError
 
 if TYPE_CHECKING:
     from docmentor.auth.oauth import OAuthVerifier  # httpx and jwt: only a server that checks JWTs
@@ -56,13 +56,18 @@ class Authenticator:
         now or at any time since the server started (revoking the last token does not open
         the server). An index that cannot say counts as having tokens (refuse rather than
         open up)."""
+        return self.requirement() is not False
+
+    def requirement(self) -> bool | None:
+        """:meth:`required`, or None when the index cannot say now (its database is down):
+        a request is then refused as unavailable, not as missing a token nobody has."""
         if self._latched or self._file_token is not None or self.oauth is not None:
             return True
         try:
             self._latched = has_tokens(self.engine)
         except Exception as exc:  # the index is unreadable: fail closed
-            log.warning("cannot read the stored tokens (%s): requiring one", exc)
-            return True
+            log.warning("cannot read the stored tokens (%s): refusing requests", exc)
+            return None
         return self._latched
 
     def verify(self, token: str) -> Principal:
@@ -77,7 +82,14 @@ class Authenticator:
         if self._file_token is not None and hmac.compare_digest(token.encode("utf-8"), self._file_token):
             return Principal(name="token-file", scopes=GRANTS["write"], kind="file")
         if token.startswith(TOKEN_PREFIX):
-            principal = verify_token(self.engine, token)
+            try:
+                principal = verify_token(self.engine, token)
+            except StoreError as exc:  # the database is down: the token may well be good
+                log.warning("cannot check a stored token: %s", exc)
+                raise TokenRejected(
+                    "the index cannot be read now, so the token cannot be checked: try again later",
+                    reason="unavailable",
+                ) from None
             self._uses.submit(self._record, token)
             return principal
         if self.oauth is not None and token.count(".") == 2:

@@ -15,17 +15,19 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import logging
 import threading
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
-from docmentor.errors import DocmentorError, StoreError
+from docmentor.errors import DocmentorError, IndexUnavailable, StoreError
 from docmentor.store.dbapi import MissingTable, to_postgres
 
 __all__ = ["PgConnection", "PgRow", "is_postgres_url", "psycopg_module", "redact"]
 
 _SCHEMES = ("postgresql://", "postgres://")
+log = logging.getLogger(__name__)
 
 
 def is_postgres_url(location: str) -> bool:
@@ -111,8 +113,9 @@ class _Cursor:
 class PgConnection:
     """A psycopg connection with the :class:`sqlite3.Connection` calls the store makes."""
 
-    def __init__(self, raw: Any) -> None:
+    def __init__(self, raw: Any, url: str | None = None) -> None:
         self.raw = raw
+        self.url = url  # to connect again when the server dropped this connection
         self._psycopg = psycopg_module()
         self.extra_schema: str | None = None  # a schema added to the search path (pgvector's)
 
@@ -124,11 +127,38 @@ class PgConnection:
     def execute(self, sql: str, parameters: Sequence[Any] = (), /) -> _Cursor:
         params = list(parameters)
         statement = to_postgres(sql, params=bool(params))
+        idle = not self.in_transaction
         try:
-            cursor = self.raw.execute(statement, params if params else None)
+            try:
+                cursor = self.raw.execute(statement, params if params else None)
+            except self._psycopg.OperationalError as exc:
+                if not self.raw.closed:
+                    raise
+                if not idle or self.url is None:  # the transaction it was in is gone
+                    raise IndexUnavailable(
+                        f"the connection to the PostgreSQL index was lost: {' '.join(str(exc).split())}",
+                        hint="nothing of the interrupted change was kept; try again",
+                    ) from None
+                # the server restarted (or dropped idle connections) since this thread's last
+                # statement: outside a transaction nothing is lost, so connect again and run
+                # it once more (a tour: every replica thread's next request failed, once each)
+                self._reconnect()
+                cursor = self.raw.execute(statement, params if params else None)
         except self._psycopg.errors.UndefinedTable as exc:
             raise MissingTable(str(exc)) from exc
         return _Cursor(cursor)
+
+    def _reconnect(self) -> None:
+        assert self.url is not None
+        log.info("the PostgreSQL connection was closed by the server; connecting again")
+        fresh = connect(self.url)
+        if self.extra_schema is not None:
+            fresh.raw.execute(
+                "SELECT set_config('search_path', current_setting('search_path') || ', ' || "
+                "quote_ident(%s), false)",
+                (self.extra_schema,),
+            )
+        self.raw = fresh.raw
 
     def executemany(self, sql: str, parameters: Any, /) -> _Cursor:
         rows = [list(p) for p in parameters]
@@ -152,16 +182,16 @@ class PgConnection:
 
 
 def connect(url: str) -> PgConnection:
-    """A new autocommit connection to ``url``; StoreError when it cannot be made."""
+    """A new autocommit connection to ``url``; IndexUnavailable when it cannot be made."""
     psycopg = psycopg_module()
     try:
         raw = psycopg.connect(url, autocommit=True, row_factory=_row_factory, connect_timeout=10)
     except psycopg.Error as exc:
-        raise StoreError(
+        raise IndexUnavailable(
             f"cannot connect to the PostgreSQL index {redact(url)}: {' '.join(str(exc).split())}",
             hint="check the URL, that the server runs and that the user may connect",
         ) from None
-    return PgConnection(raw)
+    return PgConnection(raw, url)
 
 
 def lock_key(name: str) -> int:
