@@ -236,6 +236,13 @@ def test_a_password_is_never_shown() -> None:
     assert redact("postgresql://u:pw@db:5432/x") == "postgresql://u:***@db:5432/x"
     assert redact("postgresql://u@db/x") == "postgresql://u@db/x"
     assert redact("postgresql:///x?host=/run") == "postgresql:///x?host=/run"
+    # libpq reads a password parameter too (a team tour saw it printed in clear)
+    assert redact("postgresql:///x?host=/run&user=u&password=S3cret") == (
+        "postgresql:///x?host=/run&user=u&password=***"
+    )
+    assert redact("postgresql://u:pw@db/x?Password=a&sslmode=require") == (
+        "postgresql://u:***@db/x?password=***&sslmode=require"
+    )
 
 
 def test_a_store_nobody_closed_closes_its_sessions_when_collected(postgres_url: str) -> None:

@@ -36,13 +36,19 @@ def is_postgres_url(location: str) -> bool:
 
 
 def redact(url: str) -> str:
-    """``url`` with its password replaced by ``***`` (for messages and logs)."""
-    scheme, sep, rest = url.partition("://")
-    if not sep or "@" not in rest.split("/", 1)[0]:
-        return url
-    userinfo, _, host = rest.partition("@")
-    user = userinfo.split(":", 1)[0]
-    return f"{scheme}://{user}:***@{host}" if ":" in userinfo else url
+    """``url`` with its password replaced by ``***`` (for messages and logs): the one in
+    ``user:password@`` and a ``password=`` parameter (libpq reads both)."""
+    base, qmark, query = url.partition("?")
+    if qmark:
+        query = "&".join(
+            "password=***" if part.lower().startswith("password=") else part for part in query.split("&")
+        )
+    scheme, sep, rest = base.partition("://")
+    if sep and "@" in rest.split("/", 1)[0]:
+        userinfo, _, host = rest.partition("@")
+        if ":" in userinfo:
+            base = f"{scheme}://{userinfo.split(':', 1)[0]}:***@{host}"
+    return base + qmark + query
 
 
 def psycopg_module() -> Any:
