@@ -132,9 +132,17 @@ def test_docs_path_is_needed_the_first_time_only(
     # neither --docs-path nor an indexed minidb-docs: the API alone, and a warning says so
     rc, out, err = cli(*base, "--out", "o1")
     assert rc == 0 and "0 examples" in out
-    assert "warning: no documentation: pass --docs-path" in err
+    assert "warning: no documentation: no source 'minidb-docs' nor 'minidb' is indexed" in err
     # with it, then without it: the indexed source is reused
     rc, out, err = cli(*base, "--out", "o2", "--docs-path", str(lib / "docs"))
     assert (rc, err) == (0, "") and " 8 examples" in out
     rc, out, err = cli(*base, "--out", "o3")
     assert (rc, err) == (0, "") and " 8 examples" in out
+    # docs added by hand under the library's own name (the team guide's `add DOCS --name
+    # httpx`; a tour's readme-llm job then read none): read, and said so
+    other = Cli(tmp_path / "index2", capsys)
+    assert other("--no-embeddings", "add", str(lib / "docs"), "--name", "minidb")[0] == 0
+    rc, out, err = other(*base, "--out", "o4")
+    assert rc == 0 and " 8 examples" in out, err
+    assert "no source 'minidb-docs': the docs of source 'minidb' are read" in err
+    assert [s["name"] for s in other.json("sources")["sources"]] == ["minidb"]  # no second copy
