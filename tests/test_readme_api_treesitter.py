@@ -324,6 +324,36 @@ def test_language_detection_and_names(tmp_path: Path) -> None:
         load_source_api(tmp_path / "missing", library="lib")
 
 
+def test_an_npm_package_is_read_from_its_declarations_not_its_compiled_javascript(tmp_path: Path) -> None:
+    """A package as npm ships it: compiled JavaScript (``.js``, ``.mjs``) beside its ``.d.ts``
+    types (a tour read zod's lib/*.js: untyped signatures, every API two to four times)."""
+    lib = tmp_path / "package" / "lib"
+    lib.mkdir(parents=True)
+    (lib / "index.mjs").write_text(
+        "export class Schema { parse(data) { return data; } }\nexport const a = 1;\n"
+    )
+    (lib / "index.js").write_text(
+        '"use strict";\nclass Schema { parse(data) { return data; } }\nexports.Schema = Schema;\n'
+    )
+    (lib / "types.js").write_text("function email(message) {}\nexports.email = email;\n")
+    (lib / "index.d.ts").write_text(
+        "/** A schema. */\nexport declare class Schema<T> {\n  /** Parse data. */\n  parse(data: unknown): T;\n}\n"
+        'export * from "./types";\n'
+    )
+    (lib / "types.d.ts").write_text(
+        "/** Check an email address. */\nexport declare function email(message?: string): boolean;\n"
+    )
+    assert detect_source_language(tmp_path / "package") == "typescript"
+    entries = by_id(load_source_api(tmp_path / "package", library="pkg"))
+    assert {e.language for e in entries.values()} == {"typescript"}
+    assert entries["pkg.lib.Schema.parse"].signature == "parse(data: unknown): T"
+    assert entries["pkg.lib.types.email"].aliases == ["pkg.lib.email"]
+    # JavaScript without declarations is still JavaScript
+    (lib / "index.d.ts").unlink()
+    (lib / "types.d.ts").unlink()
+    assert detect_source_language(tmp_path / "package") == "javascript"
+
+
 def test_one_file_tests_and_broken_sources(tmp_path: Path) -> None:
     one = load_source_api(FIXTURES / "ts" / "src" / "table.ts", library="lib")
     assert "lib.table.Table" in by_id(one)

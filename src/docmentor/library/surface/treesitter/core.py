@@ -76,12 +76,28 @@ def detect_source_language(source_path: Path) -> SourceLanguage | None:
     return detect_language(Path(source_path), False)
 
 
+_DECLARATION = re.compile(r"\.d\.[cm]?ts$")
+_COMPILED_JS = re.compile(r"\.[cm]?js$")
+
+
 def detect_language(source_path: Path, tests: bool) -> SourceLanguage | None:
+    """The language most files are written in; a JavaScript file beside its own declaration
+    file (``index.mjs`` and ``index.d.ts``: an npm package's build and its types) counts as
+    the TypeScript the declaration is, not twice (a tour read zod's compiled ``lib/*.js``:
+    untyped signatures, every API two to four times)."""
     counts: Counter[SourceLanguage] = Counter()
-    for n, (_, lang) in enumerate(source_files(source_path, tests=tests)):
-        counts[lang] += 1
+    declared: set[str] = set()  # folder/stem of each declaration file
+    files = []
+    for n, (path, lang) in enumerate(source_files(source_path, tests=tests)):
+        files.append((path, lang))
+        if _DECLARATION.search(path.name):
+            declared.add(str(path.parent / _DECLARATION.sub("", path.name)))
         if n >= 20_000:
             break
+    for path, lang in files:
+        if lang == "javascript" and str(path.parent / _COMPILED_JS.sub("", path.name)) in declared:
+            continue
+        counts[lang] += 1
     if not counts:
         return None
     return max(LANGUAGES, key=lambda lang: (counts[lang], -LANGUAGES.index(lang)))
