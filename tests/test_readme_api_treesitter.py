@@ -257,6 +257,42 @@ def test_rust_pub_use_becomes_aliases(rust: dict[str, ApiEntry]) -> None:
     assert rust["lib.connection.Connection"].aliases == ["lib.Conn"]  # `Connection as Conn`
 
 
+def test_rust_api_is_what_users_can_name_and_exported_macros(tmp_path: Path) -> None:
+    """A tour on anyhow: 49 of 70 APIs sat in private modules or `#[doc(hidden)]` ones, and its
+    `bail!` / `anyhow!` macros were missing."""
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "lib.rs").write_text(
+        "mod ptr;\nmod error;\npub mod public_mod;\npub use crate::error::Error;\n"
+        "#[doc(hidden)]\npub mod __private {\n    pub fn format_err() {}\n}\n"
+        "/// Return early with an error.\n#[macro_export]\nmacro_rules! bail {\n"
+        "    ($msg:literal $(,)?) => {};\n    ($err:expr $(,)?) => {};\n}\n"
+        "#[doc(hidden)]\n#[macro_export]\nmacro_rules! __hidden {\n    () => {};\n}\n"
+        "macro_rules! local_only {\n    () => {};\n}\n"
+        "#[doc(hidden)]\npub fn hidden_fn() {}\n/// Shown.\npub fn shown() {}\n"
+    )
+    (src / "ptr.rs").write_text("pub struct Own;\nimpl Own {\n    pub fn new() -> Own { Own }\n}\n")
+    (src / "error.rs").write_text(
+        "/// The error.\npub struct Error;\nimpl Error {\n    /// Its causes.\n    pub fn chain(&self) {}\n}\n"
+    )
+    (src / "public_mod.rs").write_text("pub fn f() {}\n")
+    entries = by_id(load_source_api(tmp_path, library="lib"))
+    assert set(entries) == {
+        "lib.bail",
+        "lib.shown",
+        "lib.public_mod.f",
+        "lib.error.Error",  # defined in a private module, published by `pub use`
+        "lib.error.Error.chain",
+    }
+    assert entries["lib.error.Error"].aliases == ["lib.Error"]
+    bail = entries["lib.bail"]
+    assert (bail.kind, bail.signature, bail.description) == (
+        "function",
+        "bail!($msg:literal $(,)?)",
+        "Return early with an error.",
+    )
+
+
 # -- the surface --------------------------------------------------------------------------------
 
 

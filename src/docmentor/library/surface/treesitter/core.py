@@ -332,6 +332,9 @@ class Collector:
         self.imports: dict[str, dict[str, tuple[list[str], str]]] = {}  # module → local → (modules, name)
         # module → module-level variable → the class it is an instance of (`const immer = new Immer()`)
         self.instances: dict[str, dict[str, str]] = {}
+        # Rust: modules users cannot name (`mod ptr;` without pub, `#[doc(hidden)] pub mod
+        # __private`): what is defined there is API only through a `pub use` elsewhere
+        self.hidden_modules: set[str] = set()
 
     def qualify(self, *parts: str) -> str:
         return ".".join(p for p in (self.library, *parts) if p)

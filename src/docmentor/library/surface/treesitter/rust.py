@@ -4,7 +4,7 @@ re-exports, ``///`` and ``/** */`` doc comments."""
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING
 
 from docmentor.library.models import ApiParameter
 from docmentor.library.surface.treesitter.core import (
@@ -46,6 +46,34 @@ def _pub(node: Node) -> bool:
     return any(ch.type == "visibility_modifier" and node_text(ch) == "pub" for ch in node.children)
 
 
+def _attributes(node: Node) -> list[str]:
+    """The ``#[…]`` attributes written right above ``node`` (their inside, spaces removed:
+    ``doc(hidden)``, ``macro_export``)."""
+    out = []
+    prev = node.prev_named_sibling
+    while prev is not None and prev.type in ("attribute_item", "line_comment", "block_comment"):
+        if prev.type == "attribute_item":
+            out.append("".join(node_text(prev).removeprefix("#[").removesuffix("]").split()))
+        prev = prev.prev_named_sibling
+    return out
+
+
+def _macro(c: Collector, f: SourceFile, node: Node) -> None:
+    """A ``#[macro_export] macro_rules! name`` is the crate root's ``name!``, whatever module
+    defines it (anyhow's ``bail!``, ``ensure!``: the crate's main API, a tour found missing)."""
+    name = node_text(node.child_by_field_name("name"))
+    rules = [squash_space(node_text(r.child_by_field_name("left")))[1:-1].strip() for r in node.named_children
+             if r.type == "macro_rule" and r.child_by_field_name("left") is not None]  # fmt: skip
+    c.add(
+        SourceFile(f.rel, "", f.language, f.source),
+        node,
+        name=name,
+        kind="function",
+        docstring=_rust_doc(node),
+        signature=f"{name}!({rules[0] if rules else '...'})"[:300],
+    )
+
+
 def _rust_params(node: Node | None) -> list[ApiParameter]:
     out = []
     for p in node.named_children if node is not None else []:
@@ -76,6 +104,23 @@ def collect_rust_items(c: Collector, f: SourceFile, container: Node, module: str
     mf = SourceFile(f.rel, module, f.language, f.source)  # inline `pub mod` items live in a submodule
     for node in container.named_children:
         t = node.type
+        attributes = _attributes(node)
+        if t == "macro_definition":
+            if "macro_export" in attributes and "doc(hidden)" not in attributes:
+                _macro(c, f, node)
+            continue
+        if t == "mod_item":
+            sub = ".".join(p for p in (module, node_text(node.child_by_field_name("name"))) if p)
+            if not _pub(node) or "doc(hidden)" in attributes:
+                # `mod ptr;`, `#[doc(hidden)] pub mod __private`: what it defines reaches users
+                # only through a `pub use` elsewhere (a tour: 49 of anyhow's 70 "APIs" were such)
+                c.hidden_modules.add(sub)
+            body = node.child_by_field_name("body")
+            if body is not None:
+                collect_rust_items(c, f, body, sub)
+            continue
+        if "doc(hidden)" in attributes:
+            continue
         if t == "impl_item":
             _rust_impl(c, mf, node, module)
         elif t == "use_declaration" and _pub(node):
@@ -133,9 +178,30 @@ def collect_rust_items(c: Collector, f: SourceFile, container: Node, module: str
                 docstring=_rust_doc(node),
                 returns=api_return(squash_space(node_text(type_node)) or None),
             )
-        elif t == "mod_item" and node.child_by_field_name("body") is not None:
-            sub = ".".join(p for p in (module, node_text(node.child_by_field_name("name"))) if p)
-            collect_rust_items(c, f, cast("Node", node.child_by_field_name("body")), sub)
+
+
+def drop_unreachable(c: Collector) -> None:
+    """Leave out what users cannot name: an item of a hidden module (:attr:`Collector.hidden_modules`)
+    with no public path through a ``pub use`` (an alias outside them), and its members."""
+    hidden = c.hidden_modules
+    if not hidden:
+        return
+    prefix = c.library + "."
+
+    def inside(module: str) -> bool:
+        return any(module == h or module.startswith(h + ".") for h in hidden)
+
+    def reachable(entry_id: str) -> bool:
+        e = c.entries.get(entry_id)
+        if e is None:
+            return False
+        if e.parent is not None:
+            return reachable(e.parent)
+        paths = [a.removeprefix(prefix).rpartition(".")[0] for a in e.aliases if a.startswith(prefix)]
+        return not inside(c.module.get(entry_id, "")) or any(not inside(m) for m in paths)
+
+    for api_id in [k for k in c.entries if not reachable(k)]:
+        del c.entries[api_id]
 
 
 def _rust_impl(c: Collector, f: SourceFile, node: Node, module: str) -> None:

@@ -24,7 +24,7 @@ from docmentor.library.surface.treesitter.core import (
     source_files,
 )
 from docmentor.library.surface.treesitter.go import collect_go_file
-from docmentor.library.surface.treesitter.rust import collect_rust_items
+from docmentor.library.surface.treesitter.rust import collect_rust_items, drop_unreachable
 from docmentor.library.surface.treesitter.typescript import JsCollector
 
 logger = logging.getLogger(__name__)
@@ -47,6 +47,8 @@ def _finish(c: Collector, language: SourceLanguage) -> list[ApiEntry]:
     _add_aliases(c)
     if language in ("typescript", "javascript"):
         _underscored_helpers(c)
+    if language == "rust":
+        drop_unreachable(c)
     return list(c.entries.values())
 
 
