@@ -65,6 +65,7 @@ from docmentor.library.examples.classify import complexity_of, names_only
 from docmentor.library.examples.code_analysis import JS_LANGUAGES, python_is_async, python_tree
 from docmentor.library.examples.matcher_core import Analysis, ApiSurfaceLike, Resolver, Value, guessed_as
 from docmentor.library.examples.matcher_js import JsAnalysis
+from docmentor.library.examples.matcher_native import NATIVE_LANGUAGES, NativeMatcher
 from docmentor.library.models import ApiEntry, Example
 from docmentor.library.surface.products import OPERATORS
 from docmentor.search.ranking import history_page
@@ -527,6 +528,7 @@ def match_examples(
         return JsAnalysis(resolvers[family], library, js_packages)
 
     analyses: dict[str, Analysis] = {}  # fresh per page and family
+    native: NativeMatcher | None = None  # Go and Rust (matcher_native): by the names written
     page: tuple[str, str] | None = None
     hidden = {id(ex) for ex in context}
     for ex in sorted([*examples, *context], key=lambda x: (x.source, x.path, x.line)):
@@ -536,6 +538,11 @@ def match_examples(
             family = "python"
         elif ex.language in JS_LANGUAGES and families & JS_LANGUAGES:
             family = "js"
+        elif ex.language in NATIVE_LANGUAGES and ex.language in families:
+            if id(ex) not in hidden:
+                native = native or NativeMatcher(surface, library)
+                _link(ex, native.uses(ex.code, ex.language), by_id)
+            continue
         else:
             continue
         if family not in analyses:
@@ -550,13 +557,17 @@ def match_examples(
             continue
         if id(ex) in hidden:  # page context: its names bind, it credits nothing
             continue
-        ex.apis_used = used
-        if names_only(ex.code, ex.language):  # its imports still bind names for the next blocks
-            ex.apis_used = []
-        if ex.apis_used:
-            ex.complexity = complexity_of(ex.code, ex.language, api_count=len(ex.apis_used))
-        for api_id in ex.apis_used:
-            entry = by_id.get(api_id)
-            if entry is not None and ex.example_id not in entry.examples:
-                entry.examples.append(ex.example_id)
+        # a block of names only: its imports still bind names for the next blocks, it credits none
+        _link(ex, [] if names_only(ex.code, ex.language) else used, by_id)
     _history_last(examples, by_id.values())
+
+
+def _link(ex: Example, used: list[str], by_id: dict[str, ApiEntry]) -> None:
+    """``ex`` uses ``used``: its ``apis_used``, its complexity, and each API's examples."""
+    ex.apis_used = used
+    if used:
+        ex.complexity = complexity_of(ex.code, ex.language, api_count=len(used))
+    for api_id in used:
+        entry = by_id.get(api_id)
+        if entry is not None and ex.example_id not in entry.examples:
+            entry.examples.append(ex.example_id)

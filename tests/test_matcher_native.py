@@ -1,0 +1,128 @@
+"""Go and Rust examples linked to the APIs they name (a tour: cobra's 74 and anyhow's 6 examples
+matched none, so README.LLM had no examples and left out `Command.Execute` and `AddCommand`)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from docmentor.library.examples.matcher import match_examples
+from docmentor.library.models import Example
+from docmentor.library.surface.treesitter.surface import load_source_surface
+
+GO_CODE = {
+    "cli/command.go": """package cli
+
+// Command is a command.
+type Command struct {
+	// Use is its one-line usage.
+	Use string
+}
+
+// AddCommand adds sub-commands.
+func (c *Command) AddCommand(cmds ...*Command) {}
+
+// Execute runs it.
+func (c *Command) Execute() error { return nil }
+
+// NewCommand makes one.
+func NewCommand(use string) *Command { return &Command{Use: use} }
+""",
+    "cli/doc/gen.go": """package doc
+
+import "example.com/cli"
+
+// GenMarkdown writes a command's page.
+func GenMarkdown(cmd *cli.Command) error { return nil }
+""",
+}
+
+RUST_CODE = {
+    "src/lib.rs": """mod error;
+pub use crate::error::Error;
+/// A result.
+pub type Result<T, E = Error> = core::result::Result<T, E>;
+/// Add context.
+pub trait Context<T> {
+    /// With context.
+    fn with_context(self) -> Result<T>;
+}
+/// Return early with an error.
+#[macro_export]
+macro_rules! bail {
+    ($msg:literal) => {};
+}
+""",
+    "src/error.rs": """/// The error.
+pub struct Error;
+impl Error {
+    /// A message error.
+    pub fn msg(m: &str) -> Error { Error }
+    /// Downcast it.
+    pub fn downcast_ref(&self) {}
+}
+""",
+}
+
+
+def _write(root: Path, files: dict[str, str]) -> Path:
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text, encoding="utf-8")
+    return root
+
+
+def _used(root: Path, library: str, language: str, blocks: list[str]) -> list[list[str]]:
+    surface = load_source_surface(root, library=library, language=language)
+    examples = [
+        Example(example_id=f"e{i}", title="t", code=code, language=language, source="s", path="p.md", line=i)
+        for i, code in enumerate(blocks, 1)
+    ]
+    match_examples(examples, surface, library=library)
+    return [ex.apis_used for ex in examples]
+
+
+def test_go_examples_name_their_packages_types_and_methods(tmp_path: Path) -> None:
+    root = _write(tmp_path, {k.removeprefix("cli/"): v for k, v in GO_CODE.items()})
+    used = _used(
+        root,
+        "cli",
+        "go",
+        [
+            'import (\n\t"fmt"\n\tc "example.com/cli"\n)\n\nfunc main() {\n'
+            '\troot := &c.Command{Use: "app"}\n\tsub := c.NewCommand("sub")\n'
+            '\troot.AddCommand(sub)\n\t// root.Execute() in a comment is no use\n\tfmt.Println("x.Execute()")\n}\n',
+            "func run(cmd *cli.Command) {\n\tcmd.Execute()\n}\n",  # no import: the library's name
+            "out := new(bytes.Buffer)\nerr := doc.GenMarkdown(cmd)\n",  # its subpackage, no import
+            'import "example.com/other"\n\nfunc main() { other.Execute() }\n',  # another library
+        ],
+    )
+    assert used == [
+        ["cli.Command", "cli.NewCommand", "cli.Command.AddCommand"],
+        ["cli.Command", "cli.Command.Execute"],
+        ["cli.doc.GenMarkdown"],
+        [],
+    ]
+
+
+def test_rust_examples_name_their_uses_paths_macros_and_methods(tmp_path: Path) -> None:
+    root = _write(tmp_path, RUST_CODE)
+    used = _used(
+        root,
+        "anyhow",
+        "rust",
+        [
+            "use anyhow::{Context, Result};\n\nfn main() -> Result<()> {\n"
+            '    let s = read().with_context(|| "reading")?;\n    Ok(())\n}\n',
+            'fn f() -> anyhow::Result<()> {\n    Err(anyhow::Error::msg("no"))\n}\n',
+            'bail!("Missing attribute: {}", missing);\n',  # a fragment: the documented crate's
+            "match e.downcast_ref::<MyError>() {\n    _ => {}\n}\n",
+            'use thiserror::Error;\n\n#[derive(Error, Debug)]\npub enum E { A }\nbail!("x");\n',  # another crate's
+        ],
+    )
+    assert used == [
+        ["anyhow.Result", "anyhow.Context.with_context"],
+        ["anyhow.Result", "anyhow.error.Error.msg"],
+        ["anyhow.bail"],
+        ["anyhow.error.Error.downcast_ref"],
+        [],
+    ]
