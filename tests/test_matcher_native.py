@@ -97,7 +97,8 @@ def test_go_examples_name_their_packages_types_and_methods(tmp_path: Path) -> No
         ],
     )
     assert used == [
-        ["cli.Command", "cli.NewCommand", "cli.Command.AddCommand"],
+        # the fields a composite literal sets are used too (cobra's `PersistentPreRun: func…`)
+        ["cli.Command", "cli.NewCommand", "cli.Command.AddCommand", "cli.Command.Use"],
         ["cli.Command", "cli.Command.Execute"],
         ["cli.doc.GenMarkdown"],
         [],
@@ -126,3 +127,41 @@ def test_rust_examples_name_their_uses_paths_macros_and_methods(tmp_path: Path) 
         ["anyhow.error.Error.downcast_ref"],
         [],
     ]
+
+
+def test_adversarial_code_is_read_in_linear_time(tmp_path: Path) -> None:
+    import time
+
+    from docmentor.library.examples.matcher_native import NativeMatcher
+
+    matchers = {
+        "rust": NativeMatcher(
+            load_source_surface(_write(tmp_path / "r", RUST_CODE), library="anyhow"), "anyhow"
+        ),
+        "go": NativeMatcher(
+            load_source_surface(
+                _write(tmp_path / "g", {k.removeprefix("cli/"): v for k, v in GO_CODE.items()}), library="cli"
+            ),
+            "cli",
+        ),
+    }
+    n = 48_000
+    codes = [
+        "/*" * n,
+        '"' + "\\" * n,
+        "a." * n,
+        "anyhow::" * n,
+        "use anyhow::" + "a::" * n,
+        "use anyhow::{" + "a, " * n,
+        "x := &cli.Command{" + "{" * n,
+        "cli.Command{" * (n // 12),
+        'import "example.com/cli"\n' + "x := &cli.Command{A: " * (n // 20),
+        "cli.Command{" + "A: 1, " * n,
+        "bail!" * n,
+        ".m::<" * n,
+    ]
+    for language in ("go", "rust"):
+        for code in codes:
+            start = time.perf_counter()
+            matchers[language].uses(code, language)
+            assert time.perf_counter() - start < 2.0, (language, code[:20])

@@ -38,6 +38,9 @@ _GO_IMPORT_LINE = re.compile(r"(?:([A-Za-z_]\w*+|\.)\s++)?\"([^\"\n]++)\"")
 _GO_SELECTOR = re.compile(r"\b([A-Za-z_]\w*+)\.([A-Z]\w*+)")
 # `cmd := &cobra.Command{`, `var cmd = cobra.Command{`, `cmd *cobra.Command`, `c := cobra.NewX(`
 _GO_TYPED = re.compile(r"\b([A-Za-z_]\w*+)\s*+(?::=|=)?\s*+[&*]?\s*+([A-Za-z_]\w*+)\.([A-Z]\w*+)\s*+([{(]?)")
+_GO_LITERAL = re.compile(r"\b([A-Za-z_]\w*+)\.([A-Z]\w*+)\s*+\{")
+_GO_KEY = re.compile(r"\b([A-Z]\w*+)\s*+:(?!=)")
+_MAX_PATH = 8  # segments of a Rust path looked up (an API is named by far fewer)
 _GO_METHOD = re.compile(r"\b([A-Za-z_]\w*+)\.([A-Z]\w*+)\s*+\(")
 _RUST_USE = re.compile(
     r"\buse\s++([A-Za-z_]\w*+(?:::[A-Za-z_]\w*+)*+)(?:::\{([^{}]*+)\})?(?:\s++as\s++(\w++))?\s*+;"
@@ -105,6 +108,13 @@ class NativeMatcher:
                 found.add(self._go_entry(packages, pkg, name))
             elif pkg in types:
                 found.add(self.surface.resolve(f"{types[pkg]}.{name}"))
+        literals: dict[int, str] = {}  # `&cobra.Command{Use: …, PersistentPreRun: …}`: brace → class
+        for m in _GO_LITERAL.finditer(code):
+            entry = self._go_entry(packages, m.group(1), m.group(2))
+            if entry is not None and entry.kind == "class":
+                literals[m.end() - 1] = entry.api_id
+        for cls, key in _literal_keys(code, literals):
+            found.add(self.surface.resolve(f"{cls}.{key}"))
         for m in _GO_METHOD.finditer(code):
             var, name = m.groups()
             if var not in packages and var not in types and name in self.unique_methods:
@@ -182,11 +192,33 @@ class NativeMatcher:
     def _rust_longest(self, path: list[str]) -> ApiEntry | None:
         """The API of the longest prefix of ``path`` that names one (``Error::msg`` → the method;
         ``Error::from_thing`` of no such method → ``Error``)."""
+        path = path[:_MAX_PATH]
         for end in range(len(path), 0, -1):
             entry = self.surface.resolve(".".join([self.library, *path[:end]]))
             if entry is not None:
                 return entry
         return None
+
+
+def _literal_keys(code: str, literals: dict[int, str]) -> list[tuple[str, str]]:
+    """(class, field) of each field a composite literal sets at its own level, ``literals``
+    giving the class of each literal's opening brace: one pass over the code."""
+    if not literals:
+        return []
+    keys = iter(_GO_KEY.finditer(code))
+    key = next(keys, None)
+    stack: list[str | None] = []  # the class of each open bracket (None: not a literal's)
+    out = []
+    for i, ch in enumerate(code):
+        while key is not None and key.start() < i:
+            if stack and stack[-1] is not None:
+                out.append((stack[-1], key.group(1)))
+            key = next(keys, None)
+        if ch in "{([":
+            stack.append(literals.get(i) if ch == "{" else None)
+        elif ch in "})]" and stack:
+            stack.pop()
+    return out
 
 
 class _Found:
