@@ -58,7 +58,8 @@ def test_cli_refresh_caps_what_includes_add(
     grown = len(pages[full[0]]) - len(pages[kept[0]])  # what one include adds to its page
     expanded, left = len(full), len(kept)
     assert expanded == -(-1_000_000 // grown)  # the include that crosses the budget is the last one
-    assert f"{left} include(s) in {left} document(s) left as written" in warnings[0]
+    assert f"{left} include(s) in {left} document(s) (page{expanded:02d}.md, " in warnings[0]
+    assert f"and {left - 5} more) left as written" in warnings[0]  # the documents it left, named
     assert "may add 1.0 MB" in warnings[0] and "max_included_bytes" in warnings[0]
     assert f"page{expanded:02d}.md:5: snippets/big.py" in warnings[0]  # the first one left out
     assert sum(len(t) for t in pages.values()) < 1_000_000 + SNIPPET + 10_000

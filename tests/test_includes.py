@@ -306,6 +306,19 @@ def test_binary_oversized_and_non_utf8_targets(root: Path) -> None:
     ]
 
 
+def test_the_page_own_text_counts_toward_its_size_cap(root: Path) -> None:
+    """A SQLAlchemy tour: changelog_14.rst (2.4 MB of its own) stored at 7.4 MB under the
+    5 MB cap, which counted only what its includes pulled in."""
+    (root / "part.md").write_text("p" * 39 + "\n")
+    page = "x" * 50 + '\n--8<-- "part.md"\n'
+    assert "p" * 39 in run(root, "a.md", page, max_bytes=200).text
+    result = run(root, "a.md", page, max_bytes=100)  # 50 + 16 of its own, + 40 included > 100
+    assert "p" * 39 not in result.text
+    assert result.warnings == [
+        "a.md:2: include refused: the page would grow over the size cap of 100 bytes: part.md"
+    ]
+
+
 def test_cache_reads_each_target_once(root: Path, opened: list[Path]) -> None:
     cache = IncludeCache()
     doc = '--8<-- "src/ex.py:inner"\n' * 50

@@ -256,8 +256,9 @@ class IncludeReader:
     cache: IncludeCache
     warnings: list[str] = field(default_factory=list)
     included: dict[Path, None] = field(default_factory=dict)
-    # Text pulled in so far for this document: a few small files including each other many
-    # times must not grow one page without bound (10 files × 10 includes each, 8 deep …).
+    # The document's size so far, its own text and what its includes pulled in: a few small
+    # files including each other many times must not grow one page without bound (10 files ×
+    # 10 includes each, 8 deep …), nor a large page past the size cap.
     pulled: int = 0
     budget: IncludeBudget | None = None  # the source's, shared by its documents
 

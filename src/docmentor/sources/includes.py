@@ -824,6 +824,7 @@ def resolve_includes(
         dedent=dedent_subsections,
         cache=cache if cache is not None else IncludeCache(),
         budget=budget,
+        pulled=len(text),  # the page's own text counts toward its cap (a tour: 7.4 MB stored under 5 MB)
     )
     out, line_map = expander.expand(lines, identity, At(file, 0, 0, (file.resolve(),)), fmt)
     for warning in expander.warnings:

@@ -168,8 +168,10 @@ def scan_folder(
         if doc is not None:
             scan.documents.append(doc)
     if budget.refused:
+        names = list(budget.documents)
+        shown = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
         scan.warnings.append(
-            f"{budget.refused} include(s) in {len(budget.documents)} document(s) left as written: the "
+            f"{budget.refused} include(s) in {len(budget.documents)} document(s) ({shown}) left as written: the "
             f"folder's includes may add {human_size(budget.limit)} to its pages in total, and had added "
             f"{human_size(budget.used)} (first left out: {budget.first}); raise the source option "
             "max_included_bytes to expand them"
