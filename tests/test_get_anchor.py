@@ -219,3 +219,26 @@ def test_number_prefixes_are_not_versions_or_dates_and_a_numbered_ask_is_exact(t
     engine.add(str(docs), name="d")
     with pytest.raises(NotFoundError):
         engine.get("d:10-routing.md")
+
+
+def test_a_rest_label_names_the_section_below_it(tmp_path: Path) -> None:
+    """A SQLAlchemy tour: its docs link `pooling.html#pool-disconnects-pessimistic`, the label
+    `.. _pool_disconnects_pessimistic:` above the heading "Disconnect Handling - Pessimistic"."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "pooling.rst").write_text(
+        "Pooling\n=======\n\nIntro.\n\n.. _pool_disconnects_pessimistic:\n\n"
+        "Disconnect Handling - Pessimistic\n---------------------------------\n\nPing first.\n\n"
+        "Other\n-----\n\nElse.\n"
+    )
+    engine = Docmentor(tmp_path / "db", create=True, embeddings=False)
+    engine.add(str(docs), name="docs")
+    for anchor in ("pool_disconnects_pessimistic", "pool-disconnects-pessimistic"):
+        page = engine.get(f"pooling.rst#{anchor}")
+        # the section as the page has it: its label, its heading, its text
+        assert page.content.startswith(".. _pool_disconnects_pessimistic:\n\nDisconnect Handling"), (
+            page.content
+        )
+        assert "Ping first." in page.content and "Else." not in page.content
+    with pytest.raises(NotFoundError):
+        engine.get("pooling.rst#pool_nothing")

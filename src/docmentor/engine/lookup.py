@@ -6,7 +6,7 @@ from __future__ import annotations
 import dataclasses
 import re
 import unicodedata
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -496,6 +496,8 @@ class Lookup(Embedding):
                 (k for k, row in enumerate(sections) if loose and _loose(str(row["heading"])) == loose), None
             )
         if at is None:
+            at = self._labelled(doc, sections, anchor)
+        if at is None:
             known = [f"#{row['anchor']}" for row in sections if row["anchor"]]
             shown = ", ".join(known[:8]) + (", …" if len(known) > 8 else "")
             raise NotFoundError(
@@ -511,6 +513,21 @@ class Lookup(Embedding):
                 break
             end = max(end, int(row["line_end"]))
         return int(first["line_start"]), end
+
+    def _labelled(self, doc: StoredDoc, sections: Sequence[Any], anchor: str) -> int | None:
+        """The section a reST label names (``.. _pool_disconnects_pessimistic:`` above its
+        heading; Sphinx's URLs write it with dashes): the first section starting at or after
+        the label's line. A tour asked for a SQLAlchemy page by the label its docs link to."""
+        key = _loose(anchor)
+        if not key or ".. _" not in (content := self.store.content(doc.id)):
+            return None
+        line_map = self.store.line_map(doc.id)
+        for i, line in enumerate(content.split("\n")):
+            label = _REST_LABEL.fullmatch(line)
+            if label is not None and _loose(label.group(1)) == key:
+                at_line = line_map[i] if line_map and i < len(line_map) else i + 1
+                return next((k for k, row in enumerate(sections) if int(row["line_start"]) >= at_line), None)
+        return None
 
     def excerpt(
         self,
@@ -590,6 +607,9 @@ def _loose(text: str) -> str:
     decomposed = unicodedata.normalize("NFKD", text)
     plain = "".join(c for c in decomposed if not unicodedata.combining(c))
     return _PUNCTUATION_RUN.sub("-", plain.lower()).strip("-")
+
+
+_REST_LABEL = re.compile(r"[ \t]*+\.\.[ \t]++_([^:`\n]++):[ \t]*+")  # `.. _label:` (linear)
 
 
 def _dashes(anchor: str) -> str:
