@@ -322,3 +322,11 @@ def test_a_cyrillic_page_in_a_single_byte_encoding_is_skipped_not_read_as_latin1
     assert paths(scan) == ["de.md"]
     assert by_path(scan, "de.md").content.startswith("# Größe")
     assert [p for p, _ in scan.skipped] == ["ru.md"]
+
+
+def test_an_include_problem_met_again_through_another_page_is_said_once(tmp_path: Path) -> None:
+    """A SQLAlchemy tour: changelog pages including each other printed each refusal twice."""
+    write(tmp_path, "a.rst", b"T\n=\n\n.. include:: ../../../etc/passwd\n")
+    write(tmp_path, "b.rst", b"Big\n===\n\n.. include:: a.rst\n")
+    scan = scan_folder(tmp_path)
+    assert scan.warnings == ["a.rst:4: include refused: path escapes the docs root: ../../../etc/passwd"]

@@ -714,3 +714,17 @@ def test_which_pages_record_changes() -> None:
         assert history_page(path), path
     for path in ("docs/migration.md", "release.md", "docs/guide/timeouts.md", "upgrading.rst"):
         assert not history_page(path), path
+
+
+def test_a_label_line_is_not_shown_in_a_snippet_nor_a_digest() -> None:
+    """A SQLAlchemy tour: snippets and digests kept `.. _tutorial_inserting_orm:` lines; a
+    label is a link target (reST `.. _x:`, MyST `(x)=`), nothing a reader of the page sees."""
+    from docmentor.assemble.blocks import prepare
+    from docmentor.assemble.models import Candidate
+    from docmentor.search.ranking import snippet
+
+    text = ".. _tutorial_x:\n\nInserting\n---------\n\n(my-label)=\nUse :class:`~sqlalchemy.Insert` here.\n"
+    assert snippet(text, {"insert"}) == "Inserting\n---------\n\nUse `Insert` here."
+    c = Candidate(1, 1, "s", "a.rst", "", "A", "Inserting", ["Inserting"], "inserting", 1, 7, text, 1.0)
+    shown = prepare(c, None).body
+    assert "tutorial_x" not in shown and "my-label" not in shown and "Insert" in shown

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from docmentor.assemble.models import Candidate
-from docmentor.parse.common import COMMENT_LINE
+from docmentor.parse.common import COMMENT_LINE, LABEL_LINE
 from docmentor.parse.fences import Fence, closes, fence_open
 from docmentor.parse.shown_code import code_as_shown
 
@@ -102,7 +102,8 @@ def _split_blocks(lines: list[str], start: int, own_level: int | None) -> list[B
             flush()
             i += 1
             continue
-        if COMMENT_LINE.fullmatch(line):  # a line only an HTML comment: nothing a reader sees
+        if COMMENT_LINE.fullmatch(line) or (("_" in line or ")=" in line) and LABEL_LINE.fullmatch(line)):
+            # a line only an HTML comment, a label (`.. _x:`, `(x)=`): nothing a reader sees
             flush()  # (a paragraph around it ends there: its lines stay the ones it shows)
             i += 1
             continue

@@ -17,7 +17,7 @@ from docmentor.engine.reports import DocExcerpts, DocPage, SourceInfo, source_in
 from docmentor.engine.scope import VersionScope, version_scope
 from docmentor.errors import NotFoundError, UsageError
 from docmentor.models import SearchHit
-from docmentor.parse.common import mkdocs_numbered, slugify
+from docmentor.parse.common import LABEL_LINE, mkdocs_numbered, slugify
 from docmentor.search.analyzer import analyze_query, compound_terms, identifiers_only
 from docmentor.search.config import RankingConfig
 from docmentor.search.lexical import LexicalSearch
@@ -515,16 +515,17 @@ class Lookup(Embedding):
         return int(first["line_start"]), end
 
     def _labelled(self, doc: StoredDoc, sections: Sequence[Any], anchor: str) -> int | None:
-        """The section a reST label names (``.. _pool_disconnects_pessimistic:`` above its
-        heading; Sphinx's URLs write it with dashes): the first section starting at or after
-        the label's line. A tour asked for a SQLAlchemy page by the label its docs link to."""
+        """The section a label names (reST's ``.. _pool_disconnects_pessimistic:`` or MyST's
+        ``(label)=`` above its heading; Sphinx's URLs write it with dashes): the first section
+        starting at or after the label's line. A tour asked for a SQLAlchemy page by the label its docs link to."""
         key = _loose(anchor)
-        if not key or ".. _" not in (content := self.store.content(doc.id)):
+        content = self.store.content(doc.id)
+        if not key or (".. _" not in content and ")=" not in content):
             return None
         line_map = self.store.line_map(doc.id)
         for i, line in enumerate(content.split("\n")):
-            label = _REST_LABEL.fullmatch(line)
-            if label is not None and _loose(label.group(1)) == key:
+            label = LABEL_LINE.fullmatch(line)
+            if label is not None and _loose(label.group(1) or label.group(2)) == key:
                 at_line = line_map[i] if line_map and i < len(line_map) else i + 1
                 return next((k for k, row in enumerate(sections) if int(row["line_start"]) >= at_line), None)
         return None
@@ -607,9 +608,6 @@ def _loose(text: str) -> str:
     decomposed = unicodedata.normalize("NFKD", text)
     plain = "".join(c for c in decomposed if not unicodedata.combining(c))
     return _PUNCTUATION_RUN.sub("-", plain.lower()).strip("-")
-
-
-_REST_LABEL = re.compile(r"[ \t]*+\.\.[ \t]++_([^:`\n]++):[ \t]*+")  # `.. _label:` (linear)
 
 
 def _dashes(anchor: str) -> str:

@@ -149,7 +149,9 @@ LINK_DEFINITION = re.compile(
     r" {0,3}\[(?!\^)[^\[\]\n]+\]:[ \t]*(?:<[^<>\n]*>|\S+)"
     r"(?:[ \t]+(?:\"[^\"\n]*\"|'[^'\n]*'|\([^()\n]*\)))?[ \t]*"
 )
-LABEL_LINE = re.compile(r"[ \t]*(?:\.\.[ \t]+_[^:`\n]+:|\([^()\s]+\)=)[ \t]*")  # either
+# a label line, reST's `.. _tutorial_inserting_orm:` or MyST's `(label)=` (the name: group 1 or 2):
+# a link target, not text
+LABEL_LINE = re.compile(r"[ \t]*+(?:\.\.[ \t]++_([^:`\n]++):|\(([^()\s]++)\)=)[ \t]*+")
 
 
 def labelled_start(lines: Sequence[str], start: int, floor: int, label: re.Pattern[str]) -> int:

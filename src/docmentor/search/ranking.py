@@ -341,6 +341,8 @@ def _as_read(window: str) -> str:
     if (
         "{" not in window
         and "<!--" not in window
+        and ".. _" not in window
+        and ")=" not in window
         and ":`" not in window
         and "]:" not in window
         and "===" not in window
@@ -363,9 +365,11 @@ def _as_read(window: str) -> str:
             continue
         fence = fence_open(line, any_indent=True)
         if fence is None and (
-            COMMENT_LINE.fullmatch(line) or ("]:" in line and LINK_DEFINITION.fullmatch(line))
+            COMMENT_LINE.fullmatch(line)
+            or ("]:" in line and LINK_DEFINITION.fullmatch(line))
+            or (("_" in line or ")=" in line) and LABEL_LINE.fullmatch(line))
         ):
-            continue  # a site's marker, a link's destination: not on the page
+            continue  # a site's marker, a link's destination, a reST label: not on the page
         if fence is None and ":`" in line:
             line = roles_as_code(line)
         if fence is None and ("===" in line or "!!!" in line or "???" in line):

@@ -176,6 +176,8 @@ def scan_folder(
             f"{human_size(budget.used)} (first left out: {budget.first}); raise the source option "
             "max_included_bytes to expand them"
         )
+    # a page's include problem is met again where another page includes that page: said once
+    scan.warnings = list(dict.fromkeys(scan.warnings))
     return scan
 
 
