@@ -1748,6 +1748,36 @@ def test_a_typescript_interface_is_no_class_to_construct() -> None:
     assert "ParseContext - a new instance" in _function(made)
 
 
+@pytest.mark.parametrize(
+    ("language", "kind", "signature", "word"),
+    [
+        ("go", "class", "type Command struct", "a struct"),
+        ("go", "class", "type SliceValue interface", "an interface"),
+        ("go", "class", "type PositionalArgs func(cmd *Command, args []string) error", "a function type"),
+        ("go", "class", "type ShellCompDirective int", "a type"),
+        ("go", "property", "Use string", "a field"),
+        ("rust", "class", "pub trait Context<T, E>: context::private::Sealed", "a trait"),
+        ("rust", "class", "pub struct Error", "a struct"),
+        ("rust", "class", "pub enum Kind", "an enum"),
+        ("rust", "attribute", "pub type Result<T, E = Error> = core::result::Result<T, E>", "a type alias"),
+        ("rust", "attribute", "pub const MAX: usize = 3", "a constant"),
+    ],
+)
+def test_go_and_rust_types_are_named_in_their_own_words(
+    language: str, kind: str, signature: str, word: str
+) -> None:
+    """A tour read "cobra.SliceValue is a class" of an interface and "Returns: Context - a new
+    instance" of a Rust trait: Go and Rust have no classes, and their types are not called."""
+    from docmentor.library.knowledge.readme import _description, _function
+
+    entry = ApiEntry.model_validate(
+        {"api_id": "lib.Thing", "kind": kind, "name": "Thing", "language": language, "signature": signature,
+         "description": "What it is."}
+    )  # fmt: skip
+    assert _description(entry, {}).startswith(f"lib.Thing is {word}.")
+    assert "a new instance" not in _function(entry)
+
+
 def test_concepts_read_ref_labels_by_their_titles_and_drop_substitutions() -> None:
     """sqlite-utils' docs: a CLI page says "See :ref:`cli_query`.", its index page opens with
     "sqlite-utils |version|" and a line of badge substitutions; Sphinx shows the label's

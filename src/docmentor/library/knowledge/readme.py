@@ -344,6 +344,34 @@ def _is_interface(entry: ApiEntry) -> bool:
     )
 
 
+_GO_TYPE = re.compile(r"type\s++\w++(?:\[[^\]\n]*+\])?\s++(?P<kind>struct|interface|func)?")
+_RUST_ITEM = re.compile(r"(?:pub(?:\([^)\n]*+\))?\s++)?(?P<kind>struct|enum|trait|union|type|const|static)\b")
+_RUST_WORDS = {"type": "type alias", "const": "constant"}
+_GO_WORDS = {"struct": "struct", "interface": "interface", "func": "function type"}
+
+
+def _kind_word(entry: ApiEntry) -> str:
+    """What the entry is, in its language's words: a Go or Rust type is no "class" (a tour read
+    "cobra.SliceValue is a class" of an interface, "anyhow.Context is a class" of a trait)."""
+    if _is_interface(entry):
+        return _shape_word(entry)
+    if entry.language in ("go", "rust") and entry.kind == "property":
+        return "field"
+    if entry.language == "go" and entry.kind == "class":
+        m = _GO_TYPE.match(entry.signature)
+        return _GO_WORDS.get(m.group("kind") or "", "type") if m else "type"
+    if entry.language == "rust" and entry.kind in ("class", "attribute"):
+        m = _RUST_ITEM.match(entry.signature)
+        return _RUST_WORDS.get(m.group("kind"), m.group("kind")) if m else entry.kind
+    return entry.kind
+
+
+def _constructed(entry: ApiEntry) -> bool:
+    """A class whose call makes an instance: not a TypeScript interface, nor a Go or Rust type
+    (made by a literal or a constructor function of its own)."""
+    return entry.language not in ("go", "rust") and not _is_interface(entry)
+
+
 def _shape_word(entry: ApiEntry) -> str:
     """ "type" for an object type alias (``type KyInstance = {…}``), "interface" for an interface."""
     m = _INTERFACE.match(entry.signature)
@@ -352,7 +380,7 @@ def _shape_word(entry: ApiEntry) -> str:
 
 def _description(entry: ApiEntry, by_id: dict[str, ApiEntry], titles: Mapping[str, str] | None = None) -> str:
     path = public_path(entry)
-    kind = _shape_word(entry) if _is_interface(entry) else entry.kind
+    kind = _kind_word(entry)
     article = "an" if kind[0] in "aeiou" else "a"
     if entry.bound_names and entry.parent and path in entry.bound_names:
         # `jwt.encode = _jwt_global_obj.encode`: called as a function, its instance made for it
@@ -490,7 +518,7 @@ def _function(entry: ApiEntry, by_id: Mapping[str, ApiEntry] | None = None) -> s
     elif entry.kind == "class" and r is not None and r.type:  # its __new__ gives something else
         said = field_text(r.description) if r.description.strip() else ""
         lines += ["", "Returns:", f"{r.type} - {said}" if said else r.type]
-    elif entry.kind == "class" and not _is_interface(entry):
+    elif entry.kind == "class" and _constructed(entry):
         lines += ["", "Returns:", f"{entry.name} - a new instance"]
     elif r is not None and (r.type or r.description.strip()):
         text = r.type or ""
