@@ -564,3 +564,19 @@ def test_several_sources_filter_without_changing_scores(both: Docmentor, tmp_pat
     within = both.lexical.search(terms, source=("notes", "tinyhttp@2.0.0"), limit=50)
     assert {h.fields["source"] for h in within} == {"notes", "tinyhttp@2.0.0"}
     assert all(h.score == pytest.approx(everything[h.fields["section_id"]]) for h in within)
+
+
+def test_a_rust_crates_version_is_its_cargo_toml(tmp_path: Path) -> None:
+    """A tour generated anyhow's knowledge base from its sources: "version unknown", though its
+    Cargo.toml says 1.0.104; a workspace-inherited version says nothing."""
+    from docmentor.sources.versions import folder_version
+
+    crate = tmp_path / "anyhow"
+    crate.mkdir()
+    (crate / "Cargo.toml").write_text('[package]\nname = "anyhow"\nversion = "1.0.104"\n', encoding="utf-8")
+    found = folder_version(crate)
+    assert found is not None and (found.version, found.origin) == ("1.0.104", "Cargo.toml")
+    (crate / "Cargo.toml").write_text(
+        '[package]\nname = "anyhow"\nversion.workspace = true\n', encoding="utf-8"
+    )
+    assert folder_version(crate) is None

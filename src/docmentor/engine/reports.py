@@ -33,7 +33,7 @@ class RefreshReport:
     refused: set[str] = field(default_factory=set)  # of ``failed``, links refused by policy
     embedding: EmbedReport | None = None  # the embedding run that followed, if any
     version: str | None = None  # the library version the source describes, when known
-    #: where ``version`` was read ("given", "pyproject.toml", "package.json", "setup.cfg", "PKG-INFO",
+    #: where ``version`` was read ("given", "pyproject.toml", "package.json", "setup.cfg", "Cargo.toml", "PKG-INFO",
     #: "llms.txt", "installed")
     version_origin: str | None = None
 
@@ -103,7 +103,7 @@ class SourceInfo(TypedDict):
     target: str
     title: str | None
     version: str | None
-    #: where ``version`` was read: "given", "pyproject.toml", "package.json", "setup.cfg", "PKG-INFO",
+    #: where ``version`` was read: "given", "pyproject.toml", "package.json", "setup.cfg", "Cargo.toml", "PKG-INFO",
     #: "llms.txt", "installed"; None: no version known
     version_origin: str | None
     library: str  # the library the source documents: its name without "@VERSION"

@@ -740,7 +740,7 @@ def _load_surfaces(
         except ImportError as exc:
             raise NotFoundError(
                 "reading a source folder needs the tree-sitter grammars",
-                hint="pip install 'docmentor[treesitter]'",
+                hint="pip install 'docmentor[languages]'",
             ) from exc
         language = next((x for x in wanted or () if x != "python"), None)
         surface: Any = treesitter.load_source_surface(Path(source), language=language, library=library)

@@ -24,7 +24,7 @@ from docmentor.sources.project_files import ProjectRequirement, same_version
 
 #: where a source's version was read
 VersionOrigin = Literal[
-    "given", "pyproject.toml", "package.json", "setup.cfg", "PKG-INFO", "llms.txt", "installed"
+    "given", "pyproject.toml", "package.json", "setup.cfg", "Cargo.toml", "PKG-INFO", "llms.txt", "installed"
 ]
 #: why one version of a library answered: asked for, the project's requirement, the newest
 VersionReason = Literal["asked", "pinned", "newest"]
@@ -97,7 +97,7 @@ def detect_version(
 
 def folder_version(folder: Path) -> FoundVersion | None:
     """The version in the package metadata of the project a docs folder belongs to: a
-    pyproject.toml, package.json or setup.cfg in the folder itself or in its parent (the
+    pyproject.toml, package.json, setup.cfg or Cargo.toml in the folder itself or in its parent (the
     project root of ``project/docs``; for a folder inside the docs folder, ``docs/source`` or
     ``doc/en``, the one above), else the PKG-INFO of an unpacked sdist there (where
     the version the others leave dynamic is written out). Dynamic and placeholder versions
@@ -110,6 +110,7 @@ def folder_version(folder: Path) -> FoundVersion | None:
             ("pyproject.toml", _pyproject),
             ("package.json", _package_json),
             ("setup.cfg", _setup_cfg),
+            ("Cargo.toml", _cargo_toml),
             ("PKG-INFO", _pkg_info),
         ):
             path = root / name
@@ -132,6 +133,14 @@ def _pyproject(path: Path) -> str | None:
     poetry = data.get("tool", {}).get("poetry") if isinstance(data.get("tool"), dict) else None
     if isinstance(poetry, dict) and isinstance(poetry.get("version"), str):
         return str(poetry["version"]).strip()
+    return None
+
+
+def _cargo_toml(path: Path) -> str | None:
+    """A Rust crate's ``[package] version`` (a workspace-inherited one says nothing)."""
+    package = tomllib.loads(path.read_text(encoding="utf-8")).get("package")
+    if isinstance(package, dict) and isinstance(package.get("version"), str):
+        return str(package["version"]).strip()
     return None
 
 
