@@ -2073,3 +2073,18 @@ def test_a_stored_base_path_that_is_gone_is_dropped_with_a_warning(tmp_path: Pat
             in again.warnings
         )
         assert str(shared.resolve()) not in engine.store.source("minidb-docs").options.get("base_paths", [])
+
+
+def test_generic_types_in_code_survive_and_entities_in_prose_are_read() -> None:
+    """A tour on anyhow and zod: "Use `Result `" where the README says `Result<T, anyhow::Error>`
+    (a type's brackets taken for an HTML tag), and a raw `&mdash;` in the overview."""
+    from docmentor.library.knowledge.doc_text import first_sentences
+
+    text = (
+        "- Use `Result<T, anyhow::Error>`, or equivalently `anyhow::Result<T>`, as the return type "
+        "of any fallible function &mdash; always.<br> Types such as `Record<string, number>` work."
+    )
+    said = first_sentences(text, 400)
+    assert "`Result<T, anyhow::Error>`" in said and "`anyhow::Result<T>`" in said
+    assert "`Record<string, number>`" in said
+    assert "function — always." in said and "<br>" not in said and "&mdash;" not in said

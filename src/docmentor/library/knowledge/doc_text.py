@@ -6,6 +6,7 @@ images, HTML tags and link targets, for the overview's concepts and a library's 
 
 from __future__ import annotations
 
+import html
 import re
 
 from docmentor.library.knowledge.importance import prose_text
@@ -194,7 +195,10 @@ def first_sentences(text: str, limit: int = 240, *, rest: bool = False) -> str:
             joined = outside_code(joined, lambda part: _TEMPLATE.sub(" ", part))  # read; in code, shown
         if rest and "<" in joined:  # `validate <pkg.validate>`: the title, not a tag after it
             joined = _TITLED_REFERENCE.sub(lambda m: f"`{m.group(1).strip()}`", joined)
-        flat = " ".join(plain(_LINK.sub(r"\1", _HTML_TAG.sub(" ", _IMAGE.sub(" ", joined)))).split())
+        # tags and entities are the page's markup, in prose only: `Result<T, anyhow::Error>` in
+        # code is a type (a tour read "Use `Result `"), `&mdash;` outside it a dash
+        joined = outside_code(_IMAGE.sub(" ", joined), _without_markup)
+        flat = " ".join(plain(_LINK.sub(r"\1", joined)).split())
         if rest and "_" in flat:
             flat = word_references(flat)
         if len(flat.split()) < 3:
@@ -221,6 +225,13 @@ def first_sentences(text: str, limit: int = 240, *, rest: bool = False) -> str:
 
 
 # |pypi|, |release|: a reST substitution, standing as a word (not int|str|None, x|y|z)
+def _without_markup(prose: str) -> str:
+    """Prose without its HTML tags (each a space) and with its character entities read."""
+    if "<" in prose:
+        prose = _HTML_TAG.sub(" ", prose)
+    return html.unescape(prose) if "&" in prose else prose
+
+
 _SUBSTITUTION = re.compile(r"(?<![^\s*_(])\|[\w-]+\|(?=[\s.,;:!?)*_]|$)")
 _EMPTY_MARKUP = re.compile(r"(\*{1,2}|_)\s*\1|\(\s*\)")  # what a substitution stood in: "** **", "( )"
 
