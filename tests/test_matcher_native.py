@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from docmentor.library.examples.matcher import match_examples
 from docmentor.library.models import Example
 from docmentor.library.surface.treesitter.surface import load_source_surface
@@ -165,3 +167,31 @@ def test_adversarial_code_is_read_in_linear_time(tmp_path: Path) -> None:
             start = time.perf_counter()
             matchers[language].uses(code, language)
             assert time.perf_counter() - start < 2.0, (language, code[:20])
+
+
+def test_generate_on_go_links_its_examples_and_says_drift_did_not_read_them(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Through the CLI: the Go example credits its APIs, and generate's drift line says the
+    examples were not checked instead of "0 missing APIs" (a tour read it as a clean bill)."""
+    from clitool import Cli
+
+    src = _write(tmp_path / "cli", {k.removeprefix("cli/"): v for k, v in GO_CODE.items()})
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "guide.md").write_text(
+        "# Guide\n\n## Sub-commands\n\nAdd one to the root:\n\n```go\n"
+        'import "example.com/cli"\n\nroot := &cli.Command{Use: "app"}\nroot.AddCommand(cli.NewCommand("sub"))\n'
+        "root.Execute()\n```\n",
+        encoding="utf-8",
+    )
+    cli = Cli(tmp_path / "index", capsys)
+    rc, out, err = cli(
+        "--no-embeddings", "readme-llm", "generate", "-l", "cli", "--source-path", str(src),
+        "--docs-path", str(docs), "--out", str(tmp_path / "out"),
+    )  # fmt: skip
+    assert rc == 0, err
+    assert "1 examples (1 matched to APIs)" in out or "1 example (1 matched to APIs)" in out, out
+    assert "drift: not checked (1 examples in other languages; drift reads Python examples only)" in out
+    readme = (tmp_path / "out" / "README.LLM").read_text(encoding="utf-8")
+    assert "root.AddCommand(cli.NewCommand" in readme

@@ -201,6 +201,8 @@ def test_generate_cli_json_formats_and_errors(cli: IndexCli, work: Path, lib: Pa
         "missing_api": 0,
         "invalid_api_signature": 0,
         "deprecated_api": 0,
+        "examples_checked": 8,
+        "examples_not_checked": 0,
     }
     assert Path(data["readme_path"]) == Path("o1/README.LLM") and (work / "o1" / "README.LLM").is_file()
     assert data["warnings"] == []

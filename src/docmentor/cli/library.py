@@ -155,7 +155,13 @@ def readme_generate(
         print(f"knowledge base: {result.kb_path} (registered, generation {result.generation})")
     if result.docs_source:
         _say_docs_search(engine, result.docs_source, library)
-    if result.drift:
+    if result.drift and not result.drift.get("examples_checked") and result.drift.get("examples_not_checked"):
+        # no Python example to check: "0 missing APIs" would read as a clean bill (a tour)
+        print(
+            f"drift: not checked ({result.drift['examples_not_checked']} examples in other languages; "
+            "drift reads Python examples only)"
+        )
+    elif result.drift:
         print(
             f"drift: {result.drift.get('missing_api', 0)} missing APIs, "
             f"{result.drift.get('invalid_api_signature', 0)} invalid signatures, "

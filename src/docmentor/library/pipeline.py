@@ -298,7 +298,13 @@ def _run_stages(
         languages=found.languages,
         generation=generation,
         validation=validation,
-        drift=drift["counts"] if drift else None,
+        drift={
+            **drift["counts"],
+            "examples_checked": drift["examples_checked"],
+            "examples_not_checked": drift["examples_not_checked"],
+        }
+        if drift
+        else None,
         timings=run.timings,
         warnings=run.warnings,
         docs_warnings=docs_warnings,
