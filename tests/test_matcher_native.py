@@ -195,3 +195,23 @@ def test_generate_on_go_links_its_examples_and_says_drift_did_not_read_them(
     assert "drift: not checked (1 examples in other languages; drift reads Python examples only)" in out
     readme = (tmp_path / "out" / "README.LLM").read_text(encoding="utf-8")
     assert "root.AddCommand(cli.NewCommand" in readme
+
+
+def test_a_source_folder_without_sources_is_one_clear_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A tour: a log line (WARNING docmentor.library.surface…) came before the error, and a
+    Python package gave no word of --python."""
+    from clitool import Cli
+
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "a.py").write_text("x = 1\n", encoding="utf-8")
+    cli = Cli(tmp_path / "index", capsys)
+    rc, out, err = cli(
+        "--no-embeddings", "readme-llm", "generate", "-l", "pkg", "--source-path", str(tmp_path / "pkg")
+    )
+    assert (rc, out) == (1, "")
+    assert err.splitlines() == [
+        f"error: no TypeScript, JavaScript, Go or Rust source file in {tmp_path / 'pkg'} "
+        "(a Python library is read where it is installed: --python INTERPRETER)"
+    ]

@@ -745,7 +745,16 @@ def _load_surfaces(
         language = next((x for x in wanted or () if x != "python"), None)
         surface: Any = treesitter.load_source_surface(Path(source), language=language, library=library)
         if not surface.entries:
-            raise NotFoundError(f"no exported API found in {source}")
+            readable = treesitter.detect_source_language(Path(source)) is not None
+            raise NotFoundError(
+                f"no exported API found in {source}"
+                if readable
+                else f"no TypeScript, JavaScript, Go or Rust source file in {source}",
+                hint=None
+                if readable
+                else "a Python library is read where it is installed: --python INTERPRETER",
+                arguments=("source_path",),
+            )
         surfaces.append(surface)
         entries += list(surface.entries)
         version = getattr(surface, "version", None)

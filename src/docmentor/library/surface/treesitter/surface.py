@@ -293,7 +293,7 @@ def load_source_api(
         )
     lang = normalize_source_language(language) if language else detect_language(root, include_tests)
     if lang is None:
-        logger.warning("no TypeScript, JavaScript, Go or Rust sources under %s", root)
+        logger.debug("no TypeScript, JavaScript, Go or Rust sources under %s", root)  # the caller says so
         return []
     c = Collector(library)
     base = root.parent if root.is_file() else root
