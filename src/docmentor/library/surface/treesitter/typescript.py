@@ -100,6 +100,7 @@ class JsCollector:
         self.c, self.f = c, f
         self.locals: dict[str, tuple[Node, Node]] = {}  # name → (declaration, doc anchor)
         self.imports: dict[str, tuple[list[str], str]] = {}  # local → (modules, imported name)
+        self.namespaces: dict[str, list[str]] = {}  # `import * as z from "./external"`: z → its modules
 
     def run(self, root: Node) -> None:
         exports: list[tuple[str, str]] = []  # (local, exported) from `export { a as b }`
@@ -122,6 +123,8 @@ class JsCollector:
             elif local in self.imports:
                 targets, imported = self.imports[local]
                 self.reexport(targets, imported, exported)
+            elif local in self.namespaces:  # `export { z }` of `import * as z`
+                self.namespace_export(self.namespaces[local], exported)
 
     def note_instance(self, name: str, decl: Node) -> None:
         """Record a module-level ``const x = new X()``: ``x.method`` is then X's method."""
@@ -148,8 +151,20 @@ class JsCollector:
         name = node.child_by_field_name("name")
         return [(node_text(name), node)] if name is not None else []
 
+    def namespace_export(self, targets: list[str], name: str) -> None:
+        """A module exported as a namespace (zod's ``z``): its names are this module's
+        ``name.X`` too (``z.string``, which the docs call)."""
+        if targets and name != "default":
+            self.c.reexports.append(
+                Reexport(".".join(p for p in (self.f.module, name) if p), targets, "*", "*")
+            )
+
     def record_import(self, node: Node) -> None:
         targets = self.targets(node_text(node.child_by_field_name("source")).strip("\"'`"))
+        for ns in descendants(node, "namespace_import"):
+            name = next((node_text(ch) for ch in ns.named_children if ch.type == "identifier"), "")
+            if name:
+                self.namespaces[name] = targets
         for spec_node in descendants(node, "import_specifier"):
             imported = node_text(spec_node.child_by_field_name("name"))
             local = node_text(spec_node.child_by_field_name("alias")) or imported
@@ -180,8 +195,15 @@ class JsCollector:
         if source is not None:
             spec = self.targets(node_text(source).strip("\"'`"))
             clause = next((ch for ch in node.named_children if ch.type == "export_clause"), None)
-            if clause is None and not any(ch.type == "namespace_export" for ch in node.named_children):
+            namespace = next((ch for ch in node.named_children if ch.type == "namespace_export"), None)
+            if clause is None and namespace is None:
                 self.reexport(spec, "*", "*")
+            elif namespace is not None:  # `export * as z from "./external"`
+                name = next(
+                    (node_text(ch) for ch in namespace.named_children if ch.type in ("identifier", "string")),
+                    "",
+                )
+                self.namespace_export(spec, name.strip("\"'"))
             for s in descendants(clause, "export_specifier") if clause is not None else []:
                 name = node_text(s.child_by_field_name("name"))
                 self.reexport(spec, name, node_text(s.child_by_field_name("alias")) or name)
