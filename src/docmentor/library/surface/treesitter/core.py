@@ -335,6 +335,9 @@ class Collector:
         # Rust: modules users cannot name (`mod ptr;` without pub, `#[doc(hidden)] pub mod
         # __private`): what is defined there is API only through a `pub use` elsewhere
         self.hidden_modules: set[str] = set()
+        # TypeScript: module → namespace it exports (`export { z }` of `import * as z`) → the
+        # module path its names take (`lib.z`); an `export *` of that module passes it on
+        self.namespaces: dict[str, dict[str, str]] = {}
 
     def qualify(self, *parts: str) -> str:
         return ".".join(p for p in (self.library, *parts) if p)

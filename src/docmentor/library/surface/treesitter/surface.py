@@ -133,6 +133,16 @@ def _follow_reexports(c: Collector, language: SourceLanguage) -> None:
             table = names.setdefault(r.module, {})
             if r.name == "*":
                 pairs = [(n, a) for n, a in source.items() if n != "default" and n not in table]
+                target = next(t for t in r.targets if t in names)
+                for ns, path in list(c.namespaces.get(target, {}).items()):  # `export *` passes `z` on
+                    here = ".".join(p for p in (r.module, ns) if p)
+                    if c.namespaces.setdefault(r.module, {}).get(ns) != here:
+                        c.namespaces[r.module][ns] = here
+                        changed = True
+                    sub = names.setdefault(here, {})
+                    for n, a in names.get(path, {}).items():
+                        if sub.get(n) != a:
+                            sub[n], changed = a, True
             else:
                 pairs = [(r.local, source[r.name])] if r.name in source else []
             for local, api_id in pairs:

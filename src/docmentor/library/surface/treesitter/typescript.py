@@ -155,9 +155,9 @@ class JsCollector:
         """A module exported as a namespace (zod's ``z``): its names are this module's
         ``name.X`` too (``z.string``, which the docs call)."""
         if targets and name != "default":
-            self.c.reexports.append(
-                Reexport(".".join(p for p in (self.f.module, name) if p), targets, "*", "*")
-            )
+            path = ".".join(p for p in (self.f.module, name) if p)
+            self.c.reexports.append(Reexport(path, targets, "*", "*"))
+            self.c.namespaces.setdefault(self.f.module, {})[name] = path
 
     def record_import(self, node: Node) -> None:
         targets = self.targets(node_text(node.child_by_field_name("source")).strip("\"'`"))
