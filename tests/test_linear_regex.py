@@ -53,6 +53,8 @@ LLMS_LINES = {
     "link text open brackets": "- [" + "[" * N,
     "link URL parentheses": "- [a](" + "(b)" * (N // 3),
     "link URL open parentheses": "- [a](" + "(" * N,
+    "link text escapes": "- [" + "\\[" * (N // 2),
+    "link text open bracket then plain": "- [" + "[" + "a" * N + "](",
     "indent": " " * N + "x",
     "list marks": "1" * N + "x",
 }

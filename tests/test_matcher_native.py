@@ -96,6 +96,8 @@ def test_go_examples_name_their_packages_types_and_methods(tmp_path: Path) -> No
             "func run(cmd *cli.Command) {\n\tcmd.Execute()\n}\n",  # no import: the library's name
             "out := new(bytes.Buffer)\nerr := doc.GenMarkdown(cmd)\n",  # its subpackage, no import
             'import "example.com/other"\n\nfunc main() { other.Execute() }\n',  # another library
+            # a `/*` in a string is no comment (a review: the rest of the block was lost)
+            'r.GET("/static/*filepath", h)\ncmd := &cli.Command{}\ncmd.Execute()\n',
         ],
     )
     assert used == [
@@ -104,6 +106,7 @@ def test_go_examples_name_their_packages_types_and_methods(tmp_path: Path) -> No
         ["cli.Command", "cli.Command.Execute"],
         ["cli.doc.GenMarkdown"],
         [],
+        ["cli.Command", "cli.Command.Execute"],
     ]
 
 
@@ -161,6 +164,9 @@ def test_adversarial_code_is_read_in_linear_time(tmp_path: Path) -> None:
         "cli.Command{" + "A: 1, " * n,
         "bail!" * n,
         ".m::<" * n,
+        "import(" * (n // 7),
+        "import (\n\t" * (n // 10),
+        '"/*' * n,
     ]
     for language in ("go", "rust"):
         for code in codes:

@@ -204,3 +204,31 @@ def test_a_replica_answers_503_while_the_database_is_down_and_serves_again_after
         proc.terminate()
         proc.wait(30)
         engine.close()
+
+
+def test_a_jobs_end_is_recorded_once_the_database_is_back(
+    relay: Relay, postgres_url: str, tmp_path: Path
+) -> None:
+    """A review: a job that ended while the database was away lost its result (and was run
+    again once stale). Its end is recorded when the database returns, within half the stale time."""
+    from docmentor import get_job
+    from docmentor.store import jobs as job_table
+    from docmentor.worker import _finish
+
+    url = relayed_url(postgres_url, relay)
+    engine = Docmentor(url, embeddings=False)
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "a.md").write_text("# A\n\nText.\n", encoding="utf-8")
+    engine.add(str(docs), name="d")
+    queued, _ = queue_job(engine, "refresh", {"source": "d"})
+    claimed = job_table.claim_job(engine.store, "w", kinds=(), stale_after=120)
+    assert claimed is not None and claimed.id == queued.id
+    relay.stop()
+    threading.Timer(1.5, relay.start).start()  # the database comes back while _finish waits
+    try:
+        _finish(engine, queued.id, "w", 120.0, result={"ok": True})
+        assert get_job(engine, queued.id).status == "done"
+    finally:
+        time.sleep(0.1)
+        engine.close()

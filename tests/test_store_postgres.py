@@ -243,6 +243,10 @@ def test_a_password_is_never_shown() -> None:
     assert redact("postgresql://u:pw@db/x?Password=a&sslmode=require") == (
         "postgresql://u:***@db/x?password=***&sslmode=require"
     )
+    # a `?` in the password (libpq reads `u:p?w@db`), a percent-encoded parameter name (a review)
+    assert redact("postgresql://u:p?w@db/x") == "postgresql://u:***@db/x"
+    assert redact("postgresql://u:p?w@db") == "postgresql://u:***@db"
+    assert redact("postgresql:///x?host=/run&%70assword=S") == "postgresql:///x?host=/run&password=***"
 
 
 def test_a_store_nobody_closed_closes_its_sessions_when_collected(postgres_url: str) -> None:

@@ -190,8 +190,11 @@ def run_one_job(
 
     def beat() -> None:
         while not stop.wait(beat_every):
-            if not job_table.heartbeat(engine.store, job.id, name):
-                return
+            try:
+                if not job_table.heartbeat(engine.store, job.id, name):
+                    return
+            except IndexUnavailable as exc:  # the database is away: beat again once it is back
+                log.warning("job %s: heartbeat not recorded (%s)", job.id, exc)
 
     beater = threading.Thread(target=beat, name=f"job-{job.id}-heartbeat", daemon=True)
     beater.start()
@@ -201,14 +204,31 @@ def run_one_job(
     except Exception as exc:  # a job's failure is its record, not the worker's end
         log.warning("job %s (%s) failed: %s", job.id, job.kind, exc)
         stop.set()
-        job_table.finish_job(engine.store, job.id, name, error=f"{type(exc).__name__}: {exc}")
+        _finish(engine, job.id, name, stale_after, error=f"{type(exc).__name__}: {exc}")
     else:
         stop.set()
-        job_table.finish_job(engine.store, job.id, name, result=result)
+        _finish(engine, job.id, name, stale_after, result=result)
     finally:
         stop.set()
         beater.join()
     return job_table.get_job(engine.store, job.id)
+
+
+def _finish(engine: Docmentor, job_id: int, name: str, stale_after: float, **outcome: Any) -> None:
+    """Record a job's end; while the database is away, try again for up to half the time after
+    which another worker would take the job again (its result is not lost to a restart)."""
+    deadline = time.monotonic() + stale_after / 2
+    wait = 1.0
+    while True:
+        try:
+            job_table.finish_job(engine.store, job_id, name, **outcome)
+            return
+        except IndexUnavailable as exc:
+            if time.monotonic() + wait > deadline:
+                raise
+            log.warning("job %s: its end not recorded yet (%s); trying again in %.0f s", job_id, exc, wait)
+            time.sleep(wait)
+            wait = min(wait * 2, 15.0)
 
 
 def run_worker(

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 from docmentor.auth.principal import GRANTS, Principal, TokenRejected
 from docmentor.auth.tokens import TOKEN_PREFIX, has_tokens, record_token_use, verify_token
-from docmentor.errors import DocmentorError, StoreError
+from docmentor.errors import DocmentorError, IndexUnavailable
 
 if TYPE_CHECKING:
     from docmentor.auth.oauth import OAuthVerifier  # httpx and jwt: only a server that checks JWTs
@@ -59,15 +59,19 @@ class Authenticator:
         return self.requirement() is not False
 
     def requirement(self) -> bool | None:
-        """:meth:`required`, or None when the index cannot say now (its database is down):
+        """:meth:`required`, or None when the index cannot say now (its database cannot be
+        reached; any other unreadable index counts as requiring a token):
         a request is then refused as unavailable, not as missing a token nobody has."""
         if self._latched or self._file_token is not None or self.oauth is not None:
             return True
         try:
             self._latched = has_tokens(self.engine)
-        except Exception as exc:  # the index is unreadable: fail closed
+        except IndexUnavailable as exc:  # the database is away (a restart): unavailable, not open
             log.warning("cannot read the stored tokens (%s): refusing requests", exc)
             return None
+        except Exception as exc:  # the index is unreadable: fail closed
+            log.warning("cannot read the stored tokens (%s): requiring one", exc)
+            return True
         return self._latched
 
     def verify(self, token: str) -> Principal:
@@ -84,7 +88,7 @@ class Authenticator:
         if token.startswith(TOKEN_PREFIX):
             try:
                 principal = verify_token(self.engine, token)
-            except StoreError as exc:  # the database is down: the token may well be good
+            except IndexUnavailable as exc:  # the database is down: the token may well be good
                 log.warning("cannot check a stored token: %s", exc)
                 raise TokenRejected(
                     "the index cannot be read now, so the token cannot be checked: try again later",

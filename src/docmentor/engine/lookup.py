@@ -520,7 +520,7 @@ class Lookup(Embedding):
         starting at or after the label's line. A tour asked for a SQLAlchemy page by the label its docs link to."""
         key = _loose(anchor)
         content = self.store.content(doc.id)
-        if not key or (".. _" not in content and ")=" not in content):
+        if not key or ((".." not in content or "_" not in content) and ")=" not in content):
             return None
         line_map = self.store.line_map(doc.id)
         for i, line in enumerate(content.split("\n")):

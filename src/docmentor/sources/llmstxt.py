@@ -159,8 +159,9 @@ async def _load_remote(url: str, kind: Kind, fetcher: Fetcher, progress: _Progre
         response = await fetcher.fetch(url, index_scope, {})
     except FetchProblem as problem:
         hint = None
-        if problem.status == "refused":
-            host = urlsplit(problem.target).netloc if problem.target else "HOST"
+        if problem.status == "refused" and "to another host" in problem.reason:  # not a scheme, credentials
+            parts = urlsplit(problem.target or "")
+            host = (parts.hostname or "HOST") + (f":{parts.port}" if parts.port else "")
             hint = (
                 f"to follow it, add the source again with --allow-host {host} "
                 "(allowed_hosts in docmentor.toml, serve --allow-host)"

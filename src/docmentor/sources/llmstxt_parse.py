@@ -21,8 +21,15 @@ from docmentor.parse.fences import Fence, closes, fence_open
 # (``[Array[T]](array.md)``, ``page_(v2).md``): one level of each is read. Each repetition's
 # alternatives start with different characters and are possessive: linear time.
 _LINK = re.compile(
-    r"^\s*+(?:(?:[-*+]|\d++[.)])\s*+)?\[(?P<title>(?:[^\[\]]|\[[^\[\]]*+\])*+)\]"
+    r"^\s*+(?:(?:[-*+]|\d++[.)])\s*+)?\[(?P<title>(?:[^\[\]\\]|\\.|\[[^\[\]]*+\])*+)\]"
     r"\(\s*+(?:(?P<url><[^>]*+>|(?:[^()\s]|\([^()\s]*+\))++)(?:\s++(?:\"[^\"]*+\"|'[^']*+'))?|(?<=\s)(?:\"[^\"]*+\"|'[^']*+'))?"
+    r"\s*+\)(?P<rest>.*)$"
+)
+# what the pattern before read, tried when _LINK does not match: an unbalanced `[` in the text
+# (`- [a [b](x.md)`), which that one took as text (a review: such pages were no longer fetched)
+_LINK_PLAIN = re.compile(
+    r"^\s*+(?:(?:[-*+]|\d++[.)])\s*+)?\[(?P<title>[^\]]*+)\]"
+    r"\(\s*+(?:(?P<url><[^>]*+>|[^)\s]++)(?:\s++(?:\"[^\"]*+\"|'[^']*+'))?|(?<=\s)(?:\"[^\"]*+\"|'[^']*+'))?"
     r"\s*+\)(?P<rest>.*)$"
 )
 _LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
@@ -145,7 +152,7 @@ def _heading(line: str, level: int) -> str | None:
 def _parse_link_line(
     line: str, lineno: int, base_url: str, section: str, warnings: list[str]
 ) -> LlmsLink | None:
-    match = _LINK.match(line)
+    match = _LINK.match(line) or _LINK_PLAIN.match(line)
     if match is None:
         if _LIST_ITEM.match(line) and ("](" in line or line.split(maxsplit=1)[-1].startswith("[")):
             warnings.append(f"line {lineno}: malformed link skipped: {line.strip()[:80]}")

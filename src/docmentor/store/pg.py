@@ -37,18 +37,28 @@ def is_postgres_url(location: str) -> bool:
 
 def redact(url: str) -> str:
     """``url`` with its password replaced by ``***`` (for messages and logs): the one in
-    ``user:password@`` and a ``password=`` parameter (libpq reads both)."""
-    base, qmark, query = url.partition("?")
+    ``user:password@`` (a ``?`` in it included: libpq reads ``u:p?w@db``) and a ``password=``
+    parameter (libpq reads both)."""
+    scheme, sep, rest = url.partition("://")
+    if not sep:
+        return url
+    authority = rest.split("/", 1)[0]
+    at = authority.rfind("@")
+    prefix, tail = f"{scheme}://", rest
+    if at >= 0:
+        userinfo, tail = rest[:at], rest[at + 1 :]
+        prefix += f"{userinfo.split(':', 1)[0]}:***@" if ":" in userinfo else f"{userinfo}@"
+    base, qmark, query = tail.partition("?")
     if qmark:
-        query = "&".join(
-            "password=***" if part.lower().startswith("password=") else part for part in query.split("&")
-        )
-    scheme, sep, rest = base.partition("://")
-    if sep and "@" in rest.split("/", 1)[0]:
-        userinfo, _, host = rest.partition("@")
-        if ":" in userinfo:
-            base = f"{scheme}://{userinfo.split(':', 1)[0]}:***@{host}"
-    return base + qmark + query
+        query = "&".join("password=***" if _key(part) == "password" else part for part in query.split("&"))
+    return prefix + base + qmark + query
+
+
+def _key(parameter: str) -> str:
+    """A URL parameter's name as libpq reads it (percent-decoded, any case)."""
+    from urllib.parse import unquote
+
+    return unquote(parameter.partition("=")[0]).strip().lower()
 
 
 def psycopg_module() -> Any:
@@ -141,47 +151,73 @@ class PgConnection:
                 if not self.raw.closed:
                     raise
                 if not idle or self.url is None:  # the transaction it was in is gone
-                    raise IndexUnavailable(
-                        f"the connection to the PostgreSQL index was lost: {' '.join(str(exc).split())}",
-                        hint="nothing of the interrupted change was kept; try again",
-                    ) from None
+                    raise self._lost(exc, committing=statement.strip().upper() == "COMMIT") from None
                 # the server restarted (or dropped idle connections) since this thread's last
                 # statement: outside a transaction nothing is lost, so connect again and run
                 # it once more (a tour: every replica thread's next request failed, once each)
                 self._reconnect()
-                cursor = self.raw.execute(statement, params if params else None)
+                try:
+                    cursor = self.raw.execute(statement, params if params else None)
+                except self._psycopg.OperationalError as again:
+                    if not self.raw.closed:
+                        raise
+                    raise self._lost(again) from None
         except self._psycopg.errors.UndefinedTable as exc:
             raise MissingTable(str(exc)) from exc
         return _Cursor(cursor)
+
+    def _lost(self, exc: Exception, *, committing: bool = False) -> IndexUnavailable:
+        """The error of a statement whose connection the server closed."""
+        return IndexUnavailable(
+            f"the connection to the PostgreSQL index was lost: {' '.join(str(exc).split())}",
+            # a COMMIT may have taken effect before the connection went: say so, not "try again"
+            hint="the change may have been kept: check before trying again"
+            if committing
+            else "nothing of the interrupted change was kept; try again",
+        )
 
     def _reconnect(self) -> None:
         assert self.url is not None
         log.info("the PostgreSQL connection was closed by the server; connecting again")
         fresh = connect(self.url)
         if self.extra_schema is not None:
-            fresh.raw.execute(
-                "SELECT set_config('search_path', current_setting('search_path') || ', ' || "
-                "quote_ident(%s), false)",
-                (self.extra_schema,),
-            )
+            try:
+                fresh.raw.execute(
+                    "SELECT set_config('search_path', current_setting('search_path') || ', ' || "
+                    "quote_ident(%s), false)",
+                    (self.extra_schema,),
+                )
+            except self._psycopg.Error as exc:
+                fresh.close()
+                raise self._lost(exc) from None
         self.raw = fresh.raw
 
     def executemany(self, sql: str, parameters: Any, /) -> _Cursor:
         rows = [list(p) for p in parameters]
         cursor = self.raw.cursor()
         if rows:
-            cursor.executemany(to_postgres(sql), rows)
+            try:
+                cursor.executemany(to_postgres(sql), rows)
+            except self._psycopg.OperationalError as exc:
+                if not self.raw.closed:
+                    raise
+                raise self._lost(exc) from None
         return _Cursor(cursor)
 
     def copy_rows(self, table: str, columns: Sequence[str], rows: Iterable[Sequence[Any]]) -> None:
         """Bulk rows into ``table`` with COPY (several times executemany's speed); ``table``
         and ``columns`` are the store's own names, never input."""
-        with (
-            self.raw.cursor() as cursor,
-            cursor.copy(f"COPY {table} ({', '.join(columns)}) FROM STDIN") as copy,
-        ):
-            for row in rows:
-                copy.write_row(row)
+        try:
+            with (
+                self.raw.cursor() as cursor,
+                cursor.copy(f"COPY {table} ({', '.join(columns)}) FROM STDIN") as copy,
+            ):
+                for row in rows:
+                    copy.write_row(row)
+        except self._psycopg.OperationalError as exc:
+            if not self.raw.closed:
+                raise
+            raise self._lost(exc) from None
 
     def close(self) -> None:
         self.raw.close()

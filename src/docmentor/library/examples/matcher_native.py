@@ -29,11 +29,17 @@ __all__ = ["NATIVE_LANGUAGES", "NativeMatcher"]
 
 NATIVE_LANGUAGES = frozenset({"go", "rust"})
 
-_COMMENT = re.compile(r"//[^\n]*+|/\*(?:[^*]|\*(?!/))*+(?:\*/)?")
-_STRING = re.compile(r"\"(?:[^\"\\\n]|\\.)*+\"?|`[^`]*+`?")
-_RUST_CHAR = re.compile(r"'(?:[^'\\\n]|\\.)'")
+# comments and string literals in one left-to-right pass: a `/*` inside a string is the
+# string's (a router's "/static/*filepath"), a quote inside a comment the comment's
+_GO_NOISE = re.compile(
+    r"(?P<comment>//[^\n]*+|/\*(?:[^*]|\*(?!/))*+(?:\*/)?)|(?P<string>\"(?:[^\"\\\n]|\\.)*+\"?|`[^`]*+`?)"
+)
+_RUST_NOISE = re.compile(
+    r"(?P<comment>//[^\n]*+|/\*(?:[^*]|\*(?!/))*+(?:\*/)?)|(?P<string>\"(?:[^\"\\]|\\.)*+\"?)"
+    r"|(?P<char>'(?:[^'\\\n]|\\.)')"
+)
 _GO_IMPORT_ONE = re.compile(r"\bimport\s++(?:([A-Za-z_]\w*+|\.)\s++)?\"([^\"\n]++)\"")
-_GO_IMPORT_BLOCK = re.compile(r"\bimport\s*+\(([^)]*+)\)")
+_GO_IMPORT_BLOCK = re.compile(r"\bimport\s*+\(([^)]*+)\)?")  # unclosed: to the end, once (linear)
 _GO_IMPORT_LINE = re.compile(r"(?:([A-Za-z_]\w*+|\.)\s++)?\"([^\"\n]++)\"")
 _GO_SELECTOR = re.compile(r"\b([A-Za-z_]\w*+)\.([A-Z]\w*+)")
 # `cmd := &cobra.Command{`, `var cmd = cobra.Command{`, `cmd *cobra.Command`, `c := cobra.NewX(`
@@ -81,9 +87,8 @@ class NativeMatcher:
 
     # -- Go --------------------------------------------------------------------------------
     def _go(self, code: str) -> list[str]:
-        code = _COMMENT.sub(" ", code)
-        packages = dict(self._go_imports(code))
-        code = _STRING.sub('""', code)
+        packages = dict(self._go_imports(_without(_GO_NOISE, code, strings=False)))
+        code = _without(_GO_NOISE, code)
         if not packages:  # a snippet without its imports: the library's packages by their names
             packages = {
                 name: module
@@ -142,8 +147,7 @@ class NativeMatcher:
 
     # -- Rust ------------------------------------------------------------------------------
     def _rust(self, code: str) -> list[str]:
-        code = _RUST_CHAR.sub("' '", _COMMENT.sub(" ", code))
-        code = _STRING.sub('""', code)
+        code = _without(_RUST_NOISE, code)
         found = _Found()
         imported: dict[str, str] = {}  # local name → its path under the crate ("Context", "error.Error")
         for m in _RUST_USE.finditer(code):
@@ -198,6 +202,17 @@ class NativeMatcher:
             if entry is not None:
                 return entry
         return None
+
+
+def _without(noise: re.Pattern[str], code: str, *, strings: bool = True) -> str:
+    """``code`` with its comments blanked and (``strings``) its string and char literals emptied."""
+
+    def blank(m: re.Match[str]) -> str:
+        if m.group("comment") is not None:
+            return " "
+        return ('""' if m.group("string") is not None else "' '") if strings else m.group(0)
+
+    return noise.sub(blank, code)
 
 
 def _literal_keys(code: str, literals: dict[int, str]) -> list[tuple[str, str]]:

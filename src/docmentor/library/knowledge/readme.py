@@ -345,7 +345,9 @@ def _is_interface(entry: ApiEntry) -> bool:
 
 
 _GO_TYPE = re.compile(r"type\s++\w++(?:\[[^\]\n]*+\])?\s++(?P<kind>struct|interface|func)?")
-_RUST_ITEM = re.compile(r"(?:pub(?:\([^)\n]*+\))?\s++)?(?P<kind>struct|enum|trait|union|type|const|static)\b")
+_RUST_ITEM = re.compile(
+    r"(?:pub(?:\([^)\n]*+\))?\s++)?(?:unsafe\s++|auto\s++)*+(?P<kind>struct|enum|trait|union|type|const|static)\b"
+)
 _RUST_WORDS = {"type": "type alias", "const": "constant"}
 _GO_WORDS = {"struct": "struct", "interface": "interface", "func": "function type"}
 

@@ -281,9 +281,9 @@ class LibraryKnowledge:
         closeness = report.get("closeness") or {}
         if unembedded := report.get("unembedded"):
             warnings.append(
-                f"no embeddings in the knowledge base of {', '.join(unembedded)}: matched by words "
-                "only beside the other libraries; name the library, or generate it again without "
-                "--no-embeddings"
+                f"no usable embeddings in the knowledge base of {', '.join(unembedded)} (generated "
+                "with --no-embeddings, or by another model): matched by words only beside the other "
+                "libraries; name the library, or generate it again"
             )
         if hits and hits[0].library in closeness and closeness[hits[0].library] < self.ranking.weak_match:
             warnings.append(

@@ -105,13 +105,14 @@ def collect_rust_items(c: Collector, f: SourceFile, container: Node, module: str
     for node in container.named_children:
         t = node.type
         attributes = _attributes(node)
+        hidden = any("doc(hidden)" in a for a in attributes)  # `cfg_attr(docsrs, doc(hidden))` too
         if t == "macro_definition":
-            if "macro_export" in attributes and "doc(hidden)" not in attributes:
+            if "macro_export" in attributes and not hidden:
                 _macro(c, f, node)
             continue
         if t == "mod_item":
             sub = ".".join(p for p in (module, node_text(node.child_by_field_name("name"))) if p)
-            if not _pub(node) or "doc(hidden)" in attributes:
+            if not _pub(node) or hidden:
                 # `mod ptr;`, `#[doc(hidden)] pub mod __private`: what it defines reaches users
                 # only through a `pub use` elsewhere (a tour: 49 of anyhow's 70 "APIs" were such)
                 c.hidden_modules.add(sub)
@@ -119,7 +120,7 @@ def collect_rust_items(c: Collector, f: SourceFile, container: Node, module: str
             if body is not None:
                 collect_rust_items(c, f, body, sub)
             continue
-        if "doc(hidden)" in attributes:
+        if hidden:
             continue
         if t == "impl_item":
             _rust_impl(c, mf, node, module)
