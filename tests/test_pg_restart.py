@@ -36,6 +36,16 @@ def relay(postgres_server: str) -> Iterator[Relay]:
     relay.stop()
 
 
+def _indexed(url: str, tmp_path: Path, text: str = "Text.") -> Docmentor:
+    """An engine on ``url`` with one source ``d`` of one page."""
+    engine = Docmentor(url, embeddings=False)
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "a.md").write_text(f"# A\n\n{text}\n", encoding="utf-8")
+    engine.add(str(docs), name="d")
+    return engine
+
+
 def _terminate(server: str, pid: int) -> None:
     with psycopg.connect(server, autocommit=True) as admin:
         admin.execute("SELECT pg_terminate_backend(%s)", (pid,))
@@ -67,11 +77,7 @@ def test_tokens_while_the_database_is_down_are_unavailable_not_refused(
     relay: Relay, postgres_url: str, tmp_path: Path
 ) -> None:
     url = relayed_url(postgres_url, relay)
-    engine = Docmentor(url, embeddings=False)
-    docs = tmp_path / "docs"
-    docs.mkdir()
-    (docs / "a.md").write_text("# A\n\nText.\n", encoding="utf-8")
-    engine.add(str(docs), name="d")
+    engine = _indexed(url, tmp_path)
     no_tokens = Authenticator(engine)
     assert no_tokens.requirement() is False
     relay.stop()
@@ -101,11 +107,7 @@ def test_a_worker_waits_for_a_database_that_went_away(
     relay: Relay, postgres_url: str, tmp_path: Path
 ) -> None:
     url = relayed_url(postgres_url, relay)
-    engine = Docmentor(url, embeddings=False)
-    docs = tmp_path / "docs"
-    docs.mkdir()
-    (docs / "a.md").write_text("# A\n\nText.\n", encoding="utf-8")
-    engine.add(str(docs), name="d")
+    engine = _indexed(url, tmp_path)
     stop = threading.Event()
     done: list[JobRow] = []
     failed: list[BaseException] = []
@@ -159,11 +161,7 @@ def test_a_replica_answers_503_while_the_database_is_down_and_serves_again_after
     from test_auth_http import LIST, Served, _env, _free_port
 
     url = relayed_url(postgres_url, relay)
-    engine = Docmentor(url, embeddings=False)
-    docs = tmp_path / "docs"
-    docs.mkdir()
-    (docs / "a.md").write_text("# A\n\nThe frobnicator frobs.\n", encoding="utf-8")
-    engine.add(str(docs), name="d")
+    engine = _indexed(url, tmp_path, "The frobnicator frobs.")
     port, log = _free_port(), tmp_path / "serve.log"
     with log.open("w") as out:
         proc = subprocess.Popen(
@@ -216,11 +214,7 @@ def test_a_jobs_end_is_recorded_once_the_database_is_back(
     from docmentor.worker import _finish
 
     url = relayed_url(postgres_url, relay)
-    engine = Docmentor(url, embeddings=False)
-    docs = tmp_path / "docs"
-    docs.mkdir()
-    (docs / "a.md").write_text("# A\n\nText.\n", encoding="utf-8")
-    engine.add(str(docs), name="d")
+    engine = _indexed(url, tmp_path)
     queued, _ = queue_job(engine, "refresh", {"source": "d"})
     claimed = job_table.claim_job(engine.store, "w", kinds=(), stale_after=120)
     assert claimed is not None and claimed.id == queued.id
