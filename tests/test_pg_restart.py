@@ -11,6 +11,7 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import psycopg
 import pytest
@@ -226,3 +227,50 @@ def test_a_jobs_end_is_recorded_once_the_database_is_back(
     finally:
         time.sleep(0.1)
         engine.close()
+
+
+def test_a_running_jobs_heartbeat_outlives_the_database_going_away(
+    relay: Relay, postgres_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A review: the heartbeat thread ended at the first beat the database missed, so a job
+    that outlived a restart went stale and was taken again. A refresh of an llms.txt site (a
+    local server that answers slowly) runs while the database is away, then beats again."""
+    import httpserver
+    from docmentor.store import jobs as job_table
+    from docmentor.worker import run_one_job
+
+    beats: list[tuple[float, bool]] = []
+    real = job_table.heartbeat
+
+    def counted(*args: object, **kwargs: object) -> bool:
+        try:
+            done = real(*args, **kwargs)  # type: ignore[arg-type]
+        except Exception:
+            beats.append((time.monotonic(), False))
+            raise
+        beats.append((time.monotonic(), True))
+        return done
+
+    monkeypatch.setattr(job_table, "heartbeat", counted)
+    with httpserver.HttpServer() as site:
+        site.add("/llms.txt", "# Site\n\n## Docs\n\n- [A](a.md)\n")
+        site.add("/a.md", "# A\n\nText.\n")
+        engine = Docmentor(relayed_url(postgres_url, relay), embeddings=False)
+        try:
+            engine.add(site.url("/llms.txt"), name="site")
+            site.add("/llms.txt", "# Site\n\n## Docs\n\n- [A](a.md)\n", delay=3.0)  # the refresh waits
+            queue_job(engine, "refresh", {"source": "site"})
+            ran: list[Any] = []
+            job = threading.Thread(target=lambda: ran.append(run_one_job(engine, "w", beat_every=0.1)))
+            job.start()
+            time.sleep(0.5)
+            relay.stop()
+            time.sleep(0.8)
+            back = time.monotonic()
+            relay.start()
+            job.join(60)
+            assert ran and ran[0] is not None and ran[0].status == "done", ran
+            assert any(not ok for _, ok in beats)  # beats were missed while the database was away
+            assert any(ok and at > back for at, ok in beats)  # and it beat again afterwards
+        finally:
+            engine.close()
