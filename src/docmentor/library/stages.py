@@ -259,7 +259,7 @@ def index_docs_stage(
                 f"source {default!r} are read; pass --docs-path for this version's own"
             )
             return default, []
-        if engine.store.has_source(req.library):
+        if _own_docs_source(engine, req.library) == req.library:
             # docs added by hand under the library's own name (`add DOCS --name httpx`, as
             # the team guide does): theirs, said so (a tour's job read no docs at all)
             run.warnings.append(

@@ -182,15 +182,19 @@ class PgConnection:
         fresh = connect(self.url)
         if self.extra_schema is not None:
             try:
-                fresh.raw.execute(
-                    "SELECT set_config('search_path', current_setting('search_path') || ', ' || "
-                    "quote_ident(%s), false)",
-                    (self.extra_schema,),
-                )
+                fresh.use_schema(self.extra_schema)
             except self._psycopg.Error as exc:
                 fresh.close()
                 raise self._lost(exc) from None
         self.raw = fresh.raw
+
+    def use_schema(self, schema: str) -> None:
+        """Add ``schema`` (pgvector's) to this connection's search path."""
+        self.raw.execute(
+            "SELECT set_config('search_path', current_setting('search_path') || ', ' || quote_ident(%s), false)",
+            (schema,),
+        )
+        self.extra_schema = schema
 
     def executemany(self, sql: str, parameters: Any, /) -> _Cursor:
         rows = [list(p) for p in parameters]

@@ -117,11 +117,7 @@ class PgStore(Store):
                 self._all.append(db)
         schema = self._vector_schema
         if schema is not None and db.extra_schema != schema:
-            db.execute(
-                "SELECT set_config('search_path', current_setting('search_path') || ', ' || quote_ident(?), false)",
-                (schema,),
-            )
-            db.extra_schema = schema
+            db.use_schema(schema)
         return db
 
     def close(self) -> None:
