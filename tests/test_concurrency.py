@@ -366,3 +366,58 @@ def test_a_lost_lexical_index_is_rebuilt_from_the_store(
     with closing(Docmentor(tmp_path / "index", create=False)) as eng:
         assert [(h.path, h.heading) for h in eng.search(WORDS["a"], limit=3)] == expected
         assert eng.search("heron", limit=1)[0].path == changed.name
+
+
+def _overtaken_by(monkeypatch: pytest.MonkeyPatch, before_write: Any) -> dict[str, int]:
+    """Run ``before_write`` (another engine's refresh) once, after the refresh under test has
+    read and compared its documents and before it takes the write lock."""
+    import docmentor.engine.refresh as refresh_module
+
+    real = refresh_module.parse_many
+    calls = {"n": 0}
+
+    def parse_then_overtake(*args: Any, **kwargs: Any) -> Any:
+        calls["n"] += 1
+        out = real(*args, **kwargs)
+        if calls["n"] == 1:
+            before_write()
+        return out
+
+    monkeypatch.setattr(refresh_module, "parse_many", parse_then_overtake)
+    return calls
+
+
+def test_a_second_add_overtaken_by_the_first_counts_what_it_wrote(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    docs = tmp_path / "docs"
+    write_version(docs, "a", 6, 2)
+    db = tmp_path / "idx"
+    with closing(Docmentor(db)) as first, closing(Docmentor(db)) as second:
+        _overtaken_by(monkeypatch, lambda: first.add(docs, name="v"))
+        report = second.add(docs, name="v")
+        # the first add wrote every document while the second was reading: nothing new is left
+        assert (report.added, report.updated, report.unchanged) == (0, 0, 6)
+        assert report.documents == 6
+        assert len({h.path for h in second.search("alpha", limit=50)}) == 6
+
+
+def test_an_overtaken_refresh_never_writes_back_what_it_read_before(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    docs = tmp_path / "docs"
+    write_version(docs, "a", 3, 0)
+    db = tmp_path / "idx"
+    with closing(Docmentor(db)) as first, closing(Docmentor(db)) as second:
+        first.add(docs, name="v")
+        (docs / "a0000.md").write_text("# Alpha 0\n\nalpha first edit\n")
+
+        def edit_and_refresh() -> None:  # a later edit, refreshed by the other engine first
+            (docs / "a0000.md").write_text("# Alpha 0\n\nalpha second edit\n")
+            first.refresh("v")
+
+        _overtaken_by(monkeypatch, edit_and_refresh)
+        (report,) = second.refresh("v")
+        assert (report.added, report.updated, report.unchanged) == (0, 0, 3)
+        text = second.get("v:a0000.md").content
+        assert "second edit" in text and "first edit" not in text

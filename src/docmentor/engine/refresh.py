@@ -325,7 +325,29 @@ class Refreshing(Embedding):
         self, spec: SourceSpec, *, progress: Progress | None, prune: bool = False, ends: float | None = None
     ) -> RefreshReport:
         t0 = time.perf_counter()
-        existing = self.store.documents(spec.name) if self.store.has_source(spec.name) else {}
+        try:
+            return self._refresh_once(spec, progress=progress, prune=prune, ends=ends, t0=t0, recheck=True)
+        except _Overtaken:
+            # another writer (a second `add`, a server's refresh) committed this source while we
+            # read it: what we compared against is gone, so read again against what it wrote
+            log.info("%s: another writer refreshed it meanwhile; reading it again", spec.name)
+            return self._refresh_once(spec, progress=progress, prune=prune, ends=ends, t0=t0, recheck=False)
+
+    def _generation(self, name: str) -> int | None:
+        return next((gen for n, gen, _ in self.store.generations() if n == name), None)
+
+    def _refresh_once(
+        self,
+        spec: SourceSpec,
+        *,
+        progress: Progress | None,
+        prune: bool,
+        ends: float | None,
+        t0: float,
+        recheck: bool,
+    ) -> RefreshReport:
+        read_at = self._generation(spec.name)  # None: not registered yet
+        existing = self.store.documents(spec.name) if read_at is not None else {}
         if existing:
             old = self.store.source(spec.name)
             if old.target != spec.target:
@@ -383,6 +405,8 @@ class Refreshing(Embedding):
         # a writer that died between the two commits left some source behind: repair it now
         if needs_write or any(r.lexical_generation != r.generation for r in self.store.sources()):
             with self.store.write_lock():
+                if recheck and self._generation(spec.name) != read_at:
+                    raise _Overtaken(spec.name)
                 self._repair()
                 gen, written, dropped = self.store.apply(
                     spec,
@@ -444,6 +468,10 @@ class Refreshing(Embedding):
             version=row.version,
             version_origin=row.version_origin if row.version else None,
         )
+
+
+class _Overtaken(Exception):
+    """Another writer committed the source between a refresh's read and its write lock."""
 
 
 def _version_of(spec: SourceSpec, read: SourceRead, index_path: str | None) -> FoundVersion | None:
