@@ -175,6 +175,144 @@ def test_mkdocs_directory_url_links_resolve_from_the_page_url(tmp_path: Path) ->
     assert check_document(tmp_path / "guide" / "usage.md", path="guide/usage.md", root=tmp_path).issues == []
 
 
+def test_sphinx_cross_references_are_no_broken_links(tmp_path: Path) -> None:
+    (tmp_path / "conf.py").write_text("project = 'x'\n", encoding="utf-8")
+    (tmp_path / "api.rst").write_text(
+        "API\n===\n\n.. _api-validators:\n\nValidators\n----------\n", encoding="utf-8"
+    )
+    (tmp_path / "loggers.md").write_text(
+        "# Loggers\n\n(filtering)=\n\n## Filtering\n\nText.\n", encoding="utf-8"
+    )
+    page = """
+    # Guide
+
+    See [the filters](filtering), [validators](api-validators), [the API page](api),
+    [](pkg.processors.TimeStamper), [the index](genindex) and [search](search).
+
+    But [a page](missing-page), [a file](gone.md) and [a label](nolabel) are broken.
+    """
+    (tmp_path / "guide.md").write_text(md(page), encoding="utf-8")
+    bad = check_document(tmp_path / "guide.md", path="guide.md", root=tmp_path).issues
+    assert sorted(i.message for i in bad if i.type == "broken_link") == [
+        "Link target `gone.md` does not exist",
+        "Link target `missing-page` does not exist",
+        "Link target `nolabel` does not exist",
+    ]
+    # a dotted name is a Python object only in a Sphinx project: elsewhere it is a missing file
+    (tmp_path / "conf.py").unlink()
+    bad = check_document(tmp_path / "guide.md", path="guide.md", root=tmp_path).issues
+    assert "Link target `pkg.processors.TimeStamper` does not exist" in {i.message for i in bad}
+    assert "Link target `filtering` does not exist" not in {i.message for i in bad}
+
+
+def test_myst_directives_that_hold_no_code_are_no_code_blocks() -> None:
+    page = """
+    # Directives
+
+    Some text about them.
+
+    ```{toctree}
+    :maxdepth: 2
+
+    getting-started
+    ```
+
+    ## Setup
+
+    ```{note}
+    :class: tip
+
+    Configure it once.
+    ```
+
+    ## Warning
+
+    ````{warning}
+    ```python
+    import os
+    os.getcwd()
+    ```
+    ````
+
+    ```{versionadded} 2.1
+    ```
+    """
+    result = check_document(md(page), path="page.md")
+    # the admonition's text explains nothing of its own code: it has none but the python fence,
+    # and that fence is the page's one code block
+    assert result.metrics.total_code_blocks == 1
+    assert result.metrics.executable_examples == 1
+    assert [i.line for i in result.issues if i.type == "missing_explanation"] == [22]
+
+
+def test_an_untagged_fence_that_imports_defines_for_the_tagged_ones_after_it() -> None:
+    page = """
+    # Setup
+
+    Import it:
+
+    ```
+    import structlog
+    ```
+
+    Then call it:
+
+    ```python
+    structlog.configure()
+    ```
+
+    A later one uses what only a later untagged fence imports:
+
+    ```python
+    logging.getLogger()
+    ```
+
+    ```
+    import logging
+    ```
+    """
+    issues = found(page)
+    assert {
+        (i.type, i.message.split("`")[1]) for i in issues if "name" in i.type or "reference" in i.type
+    } == {("forward_reference", "logging")}
+
+
+def test_rest_links_and_images_are_checked_as_markdown_ones_are(tmp_path: Path) -> None:
+    (tmp_path / "here.rst").write_text("Here\n====\n", encoding="utf-8")
+    page = """
+    Title
+    =====
+
+    See `Other <other.rst>`_, `Here <here.rst>`_, :doc:`missing-page`, :doc:`here` and
+    ``code `x <y.rst>`_`` (a literal, not a link).
+
+    .. image:: a.png
+
+    .. |logo| image:: logo.png
+       :alt: The logo
+
+    .. figure:: f.png
+
+       A caption says what it shows.
+
+    .. figure:: g.png
+       :width: 200
+    """
+    (tmp_path / "page.rst").write_text(md(page), encoding="utf-8")
+    issues = check_document(tmp_path / "page.rst", path="page.rst", root=tmp_path).issues
+    assert sorted((i.type, i.line) for i in issues) == [
+        ("broken_link", 4),
+        ("broken_link", 4),
+        ("missing_alt_text", 7),
+        ("missing_alt_text", 16),
+    ]
+    assert {i.message for i in issues if i.type == "broken_link"} == {
+        "Link target `other.rst` does not exist",
+        "Link target `missing-page` does not exist",
+    }
+    assert all(":alt:" in i.suggested_fix for i in issues if i.type == "missing_alt_text")
+
+
 def test_no_link_is_checked_on_disk_without_a_root() -> None:
     assert found("# T\n\n[x](nowhere.md)\n", "broken_link") == []
 
@@ -845,3 +983,24 @@ def test_a_comment_above_a_session_or_a_shell_session_does_not_make_it_code() ->
     assert prepare("# install it\n$ pip install x\n", "python")[3] == "shell session"
     page = "# T\n\nText.\n\n```python\n# Decimals\n>>> round(1.25, 1)\n1.2\n```\n"
     assert found(page, "syntax_error") == []
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "``a`" * 12_000,  # reST literals that never close
+        ".. |" + "x" * 48_000,  # a substitution that never closes before image::
+        "a." * 24_000 + "-",  # a dotted name that fails at its end
+    ],
+)
+def test_new_link_and_image_patterns_run_in_linear_time(line: str, tmp_path: Path) -> None:
+    from docmentor.clarity.checks._page import strip_rst_literals
+    from docmentor.clarity.checks.links import _DOTTED, _RST_IMAGE
+
+    start = time.perf_counter()
+    strip_rst_literals(line)
+    _RST_IMAGE.match(line)
+    _DOTTED.fullmatch(line)
+    (tmp_path / "p.rst").write_text(f"T\n=\n\n{line}\n", encoding="utf-8")
+    check_document(tmp_path / "p.rst", path="p.rst", root=tmp_path)
+    assert time.perf_counter() - start < 2.0

@@ -542,6 +542,18 @@ click.echo("five")
 ```{note}
 Not code.
 ```
+
+````{warning}
+Text, then its own code:
+
+```python
+click.echo("six")
+```
+````
+
+```{toctree}
+getting-started
+```
 """
 
 
@@ -563,7 +575,8 @@ def test_myst_directive_fences_and_eval_rst_give_their_code_blocks() -> None:
         ),  # told by parsing
         ("python", at("```{jupyter-execute}"), 'click.echo("four")'),
         ("ipython3", at("```{code-cell} ipython3"), 'click.echo("five")'),  # its YAML options are no code
-        ("note", at("```{note}"), "Not code."),
+        # an admonition is text: its code is its own fences; a toctree holds none
+        ("python", at("```python"), 'click.echo("six")'),
     ]
 
 

@@ -62,6 +62,8 @@ class CheckedDocument:
     root: Path | None = None  # the docs folder links are resolved in (None: no link checks on disk)
     known_files: frozenset[str] = frozenset()  # POSIX paths (relative to root) of files that exist
     anchors_of: Any = None  # callable(relative_path) -> set[str] of heading anchors in that file
+    labels: Any = None  # callable() -> frozenset[str]: the cross-reference labels of every page, lowercased
+    sphinx: bool = False  # the docs are a Sphinx project (a conf.py): links may name Python objects
     # served line i+1 of ``text`` comes from original line line_map[i] (includes expanded); None: identity
     line_map: list[int] | None = None
 

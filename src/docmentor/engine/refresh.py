@@ -51,7 +51,9 @@ PRUNE_GUARD_MIN = 4
 # (`<Version>4.1.0</Version>`) no part of it; a terminal's escape sequences left out of pages
 # p17: MDX component names in code spans kept (CommonMark's pairing of backtick runs); a tab's
 # `label` attribute in MDX read as text, as in Markdown
-PARSE_VERSION = "p17"
+# p18: a MyST directive fence holds code only when it is a code directive ({code-block},
+# {doctest} …) or a diagram; an admonition's ({note}) code is its own fences; {toctree} none
+PARSE_VERSION = "p18"
 
 
 def content_hash(doc: RawDocument) -> str:

@@ -350,6 +350,34 @@ _MYST_PYTHON = frozenset({"testcode", "doctest", "jupyter-execute", "ipython"})
 # sphinx.ext.doctest's set-up and clean-up code: never shown to readers, no code of the page
 _MYST_HIDDEN = frozenset({"testsetup", "testcleanup"})
 _MYST_OPTION = re.compile(r"^[ \t]*:[\w-]+:")  # MyST strips the indent: `    :options: +SKIP`
+# MyST directives whose body is Markdown text (admonitions, version notes, dropdowns, tabs,
+# cards): their fences inside are code, the rest prose. Every other directive that is no code
+# ({toctree}, {include}, {image}, {autofunction}, {towncrier-draft-entries} …) is markup.
+MYST_TEXT_DIRECTIVES = frozenset(
+    {
+        "note", "warning", "tip", "important", "hint", "caution", "danger", "error", "attention",
+        "seealso", "admonition", "versionadded", "versionchanged", "deprecated", "versionremoved",
+        "dropdown", "tab-set", "tab-item", "tab", "card", "grid", "grid-item", "grid-item-card",
+        "topic", "sidebar", "margin", "epigraph", "pull-quote", "highlights", "div", "container",
+        "only", "todo", "rubric",
+    }
+)  # fmt: skip
+# diagrams written as code: kept as code blocks, as a ```mermaid fence is
+_MYST_DIAGRAMS = frozenset({"mermaid", "graphviz", "plantuml"})
+
+
+def myst_directive(info: str) -> str | None:
+    """The directive a MyST fence opens (```` ```{note} ```` → ``note``); None for a code
+    fence (```` ```python ````, pandoc's ```` ```{.python} ````)."""
+    first = info.strip().split(maxsplit=1)[0] if info.strip() else ""
+    if len(first) > 2 and first.startswith("{") and first.endswith("}") and not first.startswith("{."):
+        return first[1:-1]
+    return None
+
+
+def myst_is_code(name: str) -> bool:
+    """Whether a MyST directive's body is code (or reST holding code: ``{eval-rst}``)."""
+    return name in _MYST_CODE or name in _MYST_PYTHON or name in _MYST_DIAGRAMS or name == "eval-rst"
 
 
 def setup_blocks(text: str) -> list[CodeBlock]:
@@ -377,9 +405,18 @@ def _fence_blocks(line0: int, info: str, content: str) -> list[tuple[int, str, s
     ``{eval-rst}`` fence (``.. code-block:: python``, ``.. click:example::``)."""
     words = info.strip().split(maxsplit=1)
     first = words[0] if words else ""
-    if not (first.startswith("{") and first.endswith("}")) or first.startswith("{."):  # {.python}: pandoc's
+    name = myst_directive(info)
+    if name is None:  # a code fence ({.python}: pandoc's)
         return [(line0, first.strip("{}."), content)]
-    name = first[1:-1]
+    if name in MYST_TEXT_DIRECTIVES:  # Markdown text: the code is its fences
+        return [
+            block
+            for tok in _md().parse(content, {})
+            if tok.type == "fence" and tok.map
+            for block in _fence_blocks(line0 + 1 + tok.map[0], tok.info, tok.content)
+        ]
+    if not myst_is_code(name):  # {toctree}, {include}, {image} …: markup, no code
+        return []
     argument = words[1].split()[0] if len(words) > 1 and words[1].split() else ""
     if name in _MYST_HIDDEN:
         return []

@@ -21,6 +21,7 @@ from docmentor.clarity.models import CheckedDocument, CheckResult, ContentMetric
 from docmentor.errors import NotFoundError
 from docmentor.models import RawDocument
 from docmentor.parse import parse_document
+from docmentor.parse.common import LABEL_LINE
 from docmentor.parse.markdown import parse_markdown
 from docmentor.sources.includes import resolve_includes
 from docmentor.sources.local import SKIP_DIRS, mkdocs_base_dirs, read_file
@@ -83,6 +84,33 @@ class SiteFiles:
         self.root = root
         self.known_files = _walk_files(root, max_files)
         self._anchors: dict[str, set[str] | None] = {}
+        self._labels: frozenset[str] | None = None
+        # a Sphinx project: its conf.py in the docs folder, a folder below it, or the one above
+        self.sphinx = (
+            any(f == "conf.py" or (f.endswith("/conf.py") and f.count("/") == 1) for f in self.known_files)
+            or (root.parent / "conf.py").is_file()
+        )
+
+    def labels(self) -> frozenset[str]:
+        """Every cross-reference label the site's pages define (MyST ``(name)=``, reST
+        ``.. _name:``), lowercased as Sphinx compares them; read once, when first asked."""
+        if self._labels is None:
+            found: set[str] = set()
+            for rel in sorted(self.known_files):
+                if not rel.lower().endswith((".md", ".mdx", ".markdown", ".rst", ".txt")):
+                    continue
+                try:
+                    text = (self.root / rel).read_text(encoding="utf-8", errors="replace")
+                except OSError:
+                    continue
+                if ")=" not in text and ".. _" not in text:
+                    continue
+                for line in text.splitlines():
+                    m = LABEL_LINE.fullmatch(line)
+                    if m is not None:
+                        found.add(" ".join((m.group(1) or m.group(2)).split()).lower())
+            self._labels = frozenset(found)
+        return self._labels
 
     def anchors_of(self, rel: str) -> set[str] | None:
         """Anchors of the Markdown page ``rel`` (root-relative), ``None`` when unknown."""
@@ -139,6 +167,8 @@ def checked_document(
         root=root,
         known_files=files.known_files if files is not None else frozenset(),
         anchors_of=files.anchors_of if files is not None else None,
+        labels=files.labels if files is not None else None,
+        sphinx=files.sphinx if files is not None else False,
         line_map=raw.line_map,
     )
 

@@ -20,7 +20,13 @@ from markdown_it import MarkdownIt
 from docmentor.clarity.models import CheckedDocument, Issue, Severity
 from docmentor.models import CodeBlock
 from docmentor.parse.common import code_start_line, map_line, normalize_newlines
-from docmentor.parse.markdown import split_front_matter, structure_view
+from docmentor.parse.markdown import (
+    MYST_TEXT_DIRECTIVES,
+    myst_directive,
+    myst_is_code,
+    split_front_matter,
+    structure_view,
+)
 
 Kind = Literal["blank", "prose", "heading", "code", "comment", "html", "front"]
 
@@ -29,6 +35,7 @@ _RST_DIRECTIVE = re.compile(r"^\s*\.\.\s+(?:\|[^|\n]+\|\s+)?([\w:.+-]+?) ?::(?:\
 _RST_EXPLICIT = re.compile(r"^\s*\.\.(?:\s|$)")
 _RST_TARGET = re.compile(r"^\s*\.\.\s+(?:_[^\n]*:|\[[^\]\n]+\])(?:\s|$)")  # `.. _label:`, `.. [1]`
 _RST_OPTION = re.compile(r"^\s+:[\w.+ -]+:(?:\s|$)")
+_MYST_OPTION_LINE = re.compile(r"^\s*:[\w.+-]+:(?:\s|$)")  # `:class: tip` opening a MyST directive
 # directives whose body is code (or machine text), not prose
 _RST_CODE_DIRECTIVES = frozenset(
     {
@@ -51,10 +58,17 @@ def _rst_body_end(lines: list[str], start: int, indent: int) -> int:
     return j
 
 
+def _markup_directive(name: str) -> bool:
+    """A MyST directive the checks read as markup, not as one code block: any that holds no
+    code, and ``{eval-rst}`` (reST: autodoc directives more often than code)."""
+    return name == "eval-rst" or not myst_is_code(name)
+
+
 Effort = Literal["low", "medium", "high"]
 
 _HEADING_LINK = re.compile(r"!?\[([^\]\n]*)\](?:\([^)\n]*\)|\[[^\]\n]*\])")
 _INLINE_CODE = re.compile(r"(`+)(?!`)(.+?)(?<!`)\1(?!`)")
+_RST_LITERAL = re.compile(r"``[^`\n]++(?:`[^`\n]++)*+``")
 _HTML_COMMENT = re.compile(r"<!--.*?(?:-->|$)")
 _HTML_TAG = re.compile(r"</?[A-Za-z][^<>]*>")
 _LINK_TARGET = re.compile(r"\]\([^)]*\)")
@@ -98,6 +112,14 @@ def strip_inline_code(line: str) -> str:
     if "`" not in line:
         return line
     return _INLINE_CODE.sub(lambda m: " " * len(m.group(0)), line)
+
+
+def strip_rst_literals(line: str) -> str:
+    """A reST line with its ````inline literals```` blanked (same length); single backticks
+    are links and roles there (`` `Other <other.rst>`_ ``, ``:doc:`page```), not code."""
+    if "``" not in line:
+        return line
+    return _RST_LITERAL.sub(lambda m: " " * len(m.group(0)), line)
 
 
 def clean_prose(line: str) -> str:
@@ -167,7 +189,9 @@ class Page:
             if not tok.map:
                 continue
             a, b = tok.map[0], min(tok.map[1], n)
-            if tok.type in ("fence", "code_block"):
+            if tok.type == "fence" and (name := myst_directive(tok.info)) and _markup_directive(name):
+                self._classify_directive(name, a, b, tok.content)
+            elif tok.type in ("fence", "code_block"):
                 for i in range(a, b):
                     self.kinds[i] = "code"
                 if tok.type == "fence":
@@ -187,6 +211,33 @@ class Page:
                     self.kinds[i] = "heading"
                 if text:
                     self.headings.append((a, int(tok.tag[1]), text))
+
+    def _classify_directive(self, name: str, a: int, b: int, content: str) -> None:
+        """A MyST directive fence that holds no code (lines ``a`` to ``b``): its fence lines
+        and options are markup; an admonition's (a tab's, a card's) body is prose with its own
+        fences as code; any other directive's body ({toctree}'s pages, {include}'s path) markup."""
+        n = len(self.lines)
+        for i in range(a, min(b, n)):
+            if self.kinds[i] != "blank":
+                self.kinds[i] = "html"
+        if name not in MYST_TEXT_DIRECTIVES:
+            return
+        first = a + 1
+        while first < min(b, n) and _MYST_OPTION_LINE.match(self.lines[first]):
+            first += 1
+        for i in range(first, min(b - 1, n)):
+            if self.kinds[i] != "blank":
+                self.kinds[i] = "prose"
+        for tok in _md().parse(content):
+            if tok.type != "fence" or not tok.map:
+                continue
+            c, d = a + 1 + tok.map[0], min(a + 1 + tok.map[1], n)
+            if (inner := myst_directive(tok.info)) and _markup_directive(inner):
+                self._classify_directive(inner, c, d, tok.content)
+                continue
+            for i in range(c, d):
+                self.kinds[i] = "code"
+            self.fences.append(Fence(c, d, tok.info, fence_language(tok.info), tok.content, self.orig(c)))
 
     def _classify_rst(self) -> None:
         """reStructuredText's lines: code directives (``code-block``, ``testcode``, …), ``::``
@@ -298,6 +349,10 @@ class Page:
             self.cache["served"] = first
         found: int | None = first.get(line)
         return found
+
+    def without_code_spans(self, line: str) -> str:
+        """``line`` with its inline code blanked, as the page's format writes it."""
+        return strip_inline_code(line) if self.markdown else strip_rst_literals(line)
 
     def section_at(self, line: int) -> str:
         """Heading path (``A > B``) of the section holding original line ``line``."""

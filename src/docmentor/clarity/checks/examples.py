@@ -13,7 +13,13 @@ from dataclasses import dataclass
 
 from docmentor.clarity.checks._page import Page, page_of
 from docmentor.clarity.checks._registry import check
-from docmentor.clarity.checks.python import WILDCARD, PyExample, analyse, hidden_definitions
+from docmentor.clarity.checks.python import (
+    WILDCARD,
+    PyExample,
+    analyse,
+    hidden_definitions,
+    untagged_definitions,
+)
 from docmentor.clarity.models import CheckedDocument, Issue
 
 _FRAGMENT_NAMES_SHOWN = 5
@@ -34,20 +40,27 @@ def name_findings(page: Page) -> list[NameFinding]:
         return cached
     examples = [ex for ex in analyse(page) if not ex.skipped]
     defined = hidden_definitions(page)
+    untagged = untagged_definitions(page)  # by block index: read in order, never checked
     last_def: dict[str, int] = {}  # the last block defining each name (linear, not a set per block)
-    for k, ex in enumerate(examples):
+    for ex in examples:
         for name in ex.defines:
-            last_def[name] = k
+            last_def[name] = ex.index
+    for index, names in untagged.items():
+        for name in names:
+            last_def[name] = max(last_def.get(name, -1), index)
     findings: list[NameFinding] = []
     seen: set[str] = set()
     wildcard = WILDCARD in defined  # set-up code's `from typing import *`
-    for k, ex in enumerate(examples):
+    before = sorted(untagged)
+    for ex in examples:
+        while before and before[0] < ex.index:
+            defined |= untagged[before.pop(0)]
         if not (wildcard or ex.opaque or ex.wildcard):  # after ``import *`` anything may be defined
             for name, line in sorted(ex.uses.items(), key=lambda t: (t[1], t[0])):
                 if name in defined or name in seen:
                     continue
                 seen.add(name)
-                findings.append(NameFinding(name, ex, line, forward=last_def.get(name, -1) > k))
+                findings.append(NameFinding(name, ex, line, forward=last_def.get(name, -1) > ex.index))
         defined |= ex.defines
         wildcard = wildcard or ex.wildcard
     page.cache["names"] = findings
@@ -57,9 +70,13 @@ def name_findings(page: Page) -> list[NameFinding]:
 def executable_examples(page: Page) -> int:
     """How many Python blocks are complete programs (see the module docstring)."""
     defined = hidden_definitions(page)
+    untagged = untagged_definitions(page)
+    before = sorted(untagged)
     wildcard = WILDCARD in defined
     count = 0
     for ex in analyse(page):
+        while before and before[0] < ex.index:
+            defined |= untagged[before.pop(0)]
         if ex.skipped:
             continue
         does_something = ex.tree is not None and (ex.imports or ex.has_call)

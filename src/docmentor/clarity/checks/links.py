@@ -35,10 +35,17 @@ _ATTR_ID = re.compile(r"\s*\{\s*:?[^{}]*?#([\w\-:.]+)[^{}]*\}\s*$")
 _HTML_ID = re.compile(r"<[A-Za-z][^<>]*?\s(?:id|name)\s*=\s*[\"']([^\"']+)[\"']")
 _HTML_TAG = re.compile(r"</?[A-Za-z][^<>]*>")
 _DIRECTIVE = re.compile(r"^\s*:::\s*\S", re.M)
+_RST_IMAGE = re.compile(r"[ \t]*+\.\.[ \t]++(?:\|[^|\n]++\|[ \t]++)?(image|figure)::")
+_RST_IMAGE_OPTION = re.compile(r"[ \t]++:[\w-]++:")
 _MD_IMAGE = re.compile(r"!\[([^\]\n]*)\](?:\([^)\n]*\)?|\[[^\]\n]*\]?)")
 _HTML_IMG = re.compile(r"<img\b[^>]*>", re.IGNORECASE | re.S)
 _ALT = re.compile(r"\balt\s*=", re.IGNORECASE)
 DOC_SUFFIXES = (".md", ".mdx", ".markdown")
+# pages Sphinx builds itself, named by links in its projects
+_SPHINX_PAGES = frozenset({"genindex", "modindex", "py-modindex", "search"})
+# a Python object's dotted path (``structlog.processors.TimeStamper``): linear, one character class
+_DOTTED = re.compile(r"[A-Za-z_]\w*+(?:\.[A-Za-z_]\w*+)++")
+_PAGE_SUFFIXES = frozenset({"md", "mdx", "markdown", "rst", "txt", "html", "htm"})
 _ASSET = re.compile(
     r"\.(png|jpe?g|gif|svg|webp|ico|bmp|tiff?|avif|mp[34]|webm|mov|wav|ogg|pdf|zip|t?gz|tar|whl|drawio"
     r"|excalidraw|ipynb|woff2?|ttf|eot)$",
@@ -168,9 +175,16 @@ def page_location(doc: CheckedDocument) -> str:
 def _candidates(path: str, *, trailing_slash: bool) -> list[str]:
     name = path.rsplit("/", 1)[-1]
     suffix = name.rsplit(".", 1)[-1].lower() if "." in name else ""
-    if trailing_slash or not suffix:
+    if trailing_slash or not suffix:  # `[x](api)` in a Sphinx site is api.rst
         stems = [f"{path}/index.md", f"{path}/README.md", f"{path}/readme.md", f"{path}/index.mdx"]
-        return [*([] if trailing_slash else [path]), f"{path}.md", f"{path}.mdx", *stems]
+        return [
+            *([] if trailing_slash else [path]),
+            f"{path}.md",
+            f"{path}.mdx",
+            f"{path}.rst",
+            *stems,
+            f"{path}/index.rst",
+        ]
     if suffix in ("html", "htm"):
         base = path.rsplit(".", 1)[0]
         extra = [f"{base[: -len('index')].rstrip('/')}/index.md"] if name.lower().startswith("index.") else []
@@ -214,7 +228,7 @@ def _in_code(page: Page, link: Link) -> bool:
     idx = _served_lines(page, link.line)
     lines = [page.lines[i] for i in idx]
     stripped = page.cache.setdefault("stripped", {})  # one strip per line, not one per link on it
-    visible = any(needle in stripped.setdefault(i, strip_inline_code(page.lines[i])) for i in idx)
+    visible = any(needle in stripped.setdefault(i, page.without_code_spans(page.lines[i])) for i in idx)
     return not visible and any(needle in s for s in lines)
 
 
@@ -262,7 +276,7 @@ def broken_links(doc: CheckedDocument) -> Iterator[Issue]:
         if _ASSET.search(target.rstrip("/")):
             continue
         exists, md_file = resolve_target(doc, target)
-        if not exists:
+        if not exists and not _sphinx_reference(doc, link, target):
             yield _broken(page, link, f"Link target `{link.target}` does not exist")
             continue
         if link.anchor and md_file and callable(doc.anchors_of):
@@ -272,6 +286,22 @@ def broken_links(doc: CheckedDocument) -> Iterator[Issue]:
                 anchors = None
             if anchors is not None and not _anchor_ok(link.anchor, anchors):
                 yield _broken(page, link, f"Anchor `#{link.anchor}` matches no heading in `{md_file}`")
+
+
+def _sphinx_reference(doc: CheckedDocument, link: Link, target: str) -> bool:
+    """Whether a link target that names no file is what Sphinx resolves by name: a label
+    (MyST's ``(label)=``, reST's ``.. _label:``) on any page of the docs, a page Sphinx builds
+    (``genindex``), or in a Sphinx project (a ``conf.py``) a Python object (``[](pkg.Class)``)."""
+    if "/" in target or link.anchor:
+        return False
+    name = target.strip()
+    if name.lower() in _SPHINX_PAGES:
+        return True
+    labels = doc.labels() if callable(doc.labels) else frozenset()
+    if name.lower() in labels:
+        return True
+    dotted = _DOTTED.fullmatch(name) is not None and name.rsplit(".", 1)[-1].lower() not in _PAGE_SUFFIXES
+    return dotted and doc.sphinx
 
 
 def _broken(page: Page, link: Link, message: str) -> Issue:
@@ -297,6 +327,7 @@ def missing_alt_text(doc: CheckedDocument) -> Iterator[Issue]:
     """
     page = page_of(doc)
     if not page.markdown:
+        yield from _rst_images_without_alt(page)
         return
     rows = [
         strip_inline_code(s) if page.kinds[i] in ("prose", "heading", "html") else ""
@@ -316,6 +347,34 @@ def missing_alt_text(doc: CheckedDocument) -> Iterator[Issue]:
             yield _alt_issue(page, masked.count("\n", 0, m.start()), m.group(0))
 
 
+def _rst_images_without_alt(page: Page) -> Iterator[Issue]:
+    """reST ``.. image::`` (also as a ``|substitution|``) without an ``:alt:`` option, and a
+    ``.. figure::`` with neither ``:alt:`` nor a caption."""
+    if not page.doc.path.lower().endswith(".rst"):
+        return
+    lines = page.lines
+    for i, line in enumerate(lines):
+        if page.kinds[i] == "code" or "::" not in line:
+            continue
+        m = _RST_IMAGE.match(line)
+        if m is None:
+            continue
+        indent = len(line) - len(line.lstrip())
+        j, alt = i + 1, False
+        while j < len(lines) and _RST_IMAGE_OPTION.match(lines[j]) and _indent(lines[j]) > indent:
+            alt = alt or lines[j].lstrip().startswith(":alt:")
+            j += 1
+        while j < len(lines) and not lines[j].strip():
+            j += 1
+        caption = m.group(1) == "figure" and j < len(lines) and _indent(lines[j]) > indent
+        if not alt and not caption:
+            yield _alt_issue(page, i, line.strip())
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip())
+
+
 def _alt_issue(page: Page, served: int, quote: str) -> Issue:
     return page.issue(
         type="missing_alt_text",
@@ -323,7 +382,11 @@ def _alt_issue(page: Page, served: int, quote: str) -> Issue:
         dimensions=["completeness"],
         line=page.orig(served),
         message="Image has no alt text",
-        suggested_fix="Describe the image in its alt text: ![What the image shows](path).",
+        suggested_fix=(
+            "Describe the image in its alt text: ![What the image shows](path)."
+            if page.markdown
+            else "Describe the image in an :alt: option under its directive (:alt: What the image shows)."
+        ),
         quote=quote,
         effort="low",
         counts_as="missing_alt_text",

@@ -220,6 +220,28 @@ def analyse(page: Page) -> list[PyExample]:
 _STATEMENTS = (ast.Call, ast.Import, ast.ImportFrom, ast.With, ast.AsyncWith)
 
 
+def untagged_definitions(page: Page) -> dict[int, set[str]]:
+    """What the page's untagged Markdown fences that read as Python define, by their index
+    in ``Page.code_blocks`` (cached). Such a fence is not checked itself (JavaScript parses as
+    Python too), but a reader runs its ``import structlog`` before the tagged blocks after it."""
+    cached = page.cache.get("untagged")
+    if cached is not None:
+        return cached
+    found: dict[int, set[str]] = {}
+    if page.markdown:
+        for i, block in enumerate(page.code_blocks):
+            if block.language or untagged_language(block.code) != "python":
+                continue
+            source, offsets, session, _ = prepare(block.code, "python", skip_marked=False)
+            ex = PyExample(index=i, source=source, offsets=offsets, session=session)
+            ex.tree, _ = parse_python(source)
+            if ex.tree is not None:
+                _names(ex, ex.tree)
+                found[i] = ex.defines
+    page.cache["untagged"] = found
+    return found
+
+
 def untagged_language(code: str) -> str:
     """The language of a code block that names none: ``"python"`` when it parses as Python
     and does something (a call, an import, a ``with``), else ``""``.
