@@ -358,6 +358,25 @@ def test_a_trimmed_section_does_not_end_on_what_only_introduces_the_cut_code() -
     assert not s.trimmed and s.text.endswith("See the next section:")
 
 
+def test_rest_directive_bodies_and_literal_blocks_are_never_cut() -> None:
+    """A reST directive's indented body (blank lines inside it) and a ``::`` paragraph's
+    literal block are kept whole, as fenced code is; the label above the section's title is
+    no part of its text, and the title is not printed again."""
+    session = "\n\n".join(f"   >>> step_{i}(with_some_arguments={i})\n   {i}" for i in range(40))
+    text = (
+        ".. _validators:\n\nValidators\n----------\n\nFirst paragraph explains things.\n\n"
+        f".. doctest::\n\n{session}\n\nAfter the doctest.\n"
+    )
+    (s,) = run([cand(1, 1, "docs/api.rst", "Validators", text, 10)], DOCS, 1000).sections
+    assert s.trimmed and s.text == f"First paragraph explains things.\n\n{TRIM_MARKER}"
+    literal = "\n\n".join(f"    step_{i}(with_some_arguments={i})" for i in range(120))
+    text = f"Usage\n=====\n\nIt does things.\n\nCall it like this::\n\n{literal}\n\nThat is all.\n"
+    (s,) = run([cand(1, 1, "docs/usage.rst", "Usage", text, 1)], DOCS, 1000).sections
+    assert s.trimmed and s.text == f"It does things.\n\n{TRIM_MARKER}"
+    (s,) = run([cand(1, 1, "docs/usage.rst", "Usage", text, 1)], DOCS, 4000).sections
+    assert not s.trimmed and s.text == f"It does things.\n\nCall it like this::\n\n{literal}\n\nThat is all."
+
+
 def test_long_paragraph_is_cut_at_a_sentence() -> None:
     sentences = [f"Sentence number {i} says something useful about deployments." for i in range(120)]
     text = "## Notes\n\nIntro line.\n\n" + " ".join(sentences)

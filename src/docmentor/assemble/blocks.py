@@ -17,6 +17,7 @@ from docmentor.parse.shown_code import code_as_shown
 _ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
 _SETEXT = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
 _RST_ADORN = re.compile(r"^([=\-~^\"'`#*+:._<>])\1+[ \t]*$")
+_RST_EXPLICIT = re.compile(r"[ \t]*+\.\.(?:[ \t]|$)")  # a directive, comment or target: `.. note::`
 _NOT_HEADING_TEXT = re.compile(r"^\s*(?:[-*+>|]|\d+[.)])(?:\s|$)")
 _LIST_LINE = re.compile(r"[ \t]*(?:[-*+>|]|\d+[.)])\s")
 _SENTENCE_END = re.compile(r"[.!?…][\"'’”)\]*_]*(?=\s)")
@@ -51,7 +52,8 @@ def _find_close(lines: list[str], start: int, fence: Fence) -> int | None:
 def _own_heading(lines: list[str], heading: str) -> tuple[int, int | None]:
     """Index of the first body line after the section's own heading, and that heading's level."""
     i = 0
-    while i < len(lines) and not lines[i].strip():
+    # blank lines, and the labels that name the section (`.. _helpers:`, `(helpers)=`) above it
+    while i < len(lines) and (not lines[i].strip() or LABEL_LINE.fullmatch(lines[i])):
         i += 1
     if i >= len(lines):
         return i, None
@@ -82,8 +84,25 @@ def _demoted(text: str, level: int, offset: int) -> str:
     return f"{'#' * min(6, max(4, level + offset))} {text.strip()}"
 
 
-def _split_blocks(lines: list[str], start: int, own_level: int | None) -> list[Block]:
-    """Cut the body into blocks; headings inside it are demoted below the digest's ``###``."""
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip())
+
+
+def _rst_body_end(lines: list[str], start: int, indent: int) -> int:
+    """The index after the lines from ``start`` that are blank or indented deeper than
+    ``indent`` (a reST directive's or literal block's body), trailing blank lines left out."""
+    j = start
+    while j < len(lines) and (not lines[j].strip() or _indent(lines[j]) > indent):
+        j += 1
+    while j > start and not lines[j - 1].strip():
+        j -= 1
+    return j
+
+
+def _split_blocks(lines: list[str], start: int, own_level: int | None, *, rst: bool = False) -> list[Block]:
+    """Cut the body into blocks; headings inside it are demoted below the digest's ``###``.
+    In reST (``rst``) a directive with its indented body (``.. doctest::``, ``.. note::``) and a
+    literal block after a paragraph ending ``::`` are kept whole, as fenced code is."""
     offset = 3 - (own_level if own_level is not None else 0)
     blocks: list[Block] = []
     para: list[tuple[int, str]] = []
@@ -96,9 +115,12 @@ def _split_blocks(lines: list[str], start: int, own_level: int | None) -> list[B
             para.clear()
 
     i, n = start, len(lines)
+    literal_after: int | None = None  # reST: the indent of a paragraph that ended with "::"
     while i < n:
         line = lines[i]
         if not line.strip():
+            if para and para[-1][1].rstrip().endswith("::"):
+                literal_after = _indent(para[0][1])
             flush()
             i += 1
             continue
@@ -107,6 +129,18 @@ def _split_blocks(lines: list[str], start: int, own_level: int | None) -> list[B
             flush()  # (a paragraph around it ends there: its lines stay the ones it shows)
             i += 1
             continue
+        explicit = rst and _RST_EXPLICIT.match(line) is not None
+        if explicit or (rst and literal_after is not None and not para and _indent(line) > literal_after):
+            # a directive and its body, or a `::` paragraph's literal block: one block, never cut
+            flush()
+            end = _rst_body_end(
+                lines, i + 1, _indent(line) if explicit or literal_after is None else literal_after
+            )
+            blocks.append(Block("code", "\n".join(lines[i:end]), i, end - 1))
+            literal_after = None
+            i = end
+            continue
+        literal_after = None
         fence = fence_open(line, any_indent=True)
         if fence is not None:
             close = _find_close(lines, i + 1, fence)
@@ -159,7 +193,7 @@ def _split_blocks(lines: list[str], start: int, own_level: int | None) -> list[B
 def prepare(c: Candidate, canonical: float | None) -> Prepared:
     lines = c.text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
     start, level = _own_heading(lines, c.heading)
-    blocks = _split_blocks(lines, start, level)
+    blocks = _split_blocks(lines, start, level, rst=c.path.lower().endswith((".rst", ".rest")))
     while blocks and blocks[-1].kind == "heading":
         blocks.pop()  # a trailing heading introduces nothing
     return Prepared(c, blocks, "\n\n".join(b.text for b in blocks), canonical)
