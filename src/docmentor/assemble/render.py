@@ -48,10 +48,13 @@ def _section_title(c: Candidate) -> str:
 
 def section_block(c: Candidate, canonical: float | None, body: str, line_start: int, line_end: int) -> str:
     title = _section_title(c)
+    # the source named with the path (`httpx:docs/index.md`), as get_doc takes it: two sources
+    # may hold the same path, and the digest may draw on both
+    where = f"{c.source}:{c.path}" if c.source else c.path
     head = (
-        f"### Cross-Reference: {title} (from {c.path})"
+        f"### Cross-Reference: {title} (from {where})"
         if c.origin == "crossref"
-        else f"### {title} (from {c.path})"
+        else f"### {title} (from {where})"
     )
     source = f"**Source:** {c.path}:{line_start}-{line_end}"
     if canonical is not None:
