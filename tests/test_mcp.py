@@ -709,6 +709,43 @@ def test_an_excerpt_cut_inside_a_code_block_still_names_its_own_lines(tmp_path: 
     engine.close()
 
 
+def test_an_excerpt_holds_a_code_block_it_would_cut_whole(tmp_path: Path) -> None:
+    """An agent copies the code an excerpt shows: a window that would stop inside a short
+    block grows to its closing fence (a tour's download loop was cut after ``as progress:``
+    and closed by a fence of the excerpt's own), and names the lines it shows; a block too
+    long to grow shows a ``…`` line where the cut is."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    prose = " ".join(f"Sentence {i} about monitoring progress of large downloads." for i in range(12))
+    loop = "\n".join(f"        progress.update(chunk_{i})" for i in range(8))
+    page = (
+        f"# Clients\n\n## Progress\n\n{prose}\n\n```python\nwith httpx.stream('GET', url) as response:\n"
+        f"    with tqdm(total=total) as progress:\n{loop}\n        download_file.write(chunk)\n```\n\n"
+        "After the loop.\n"
+    )
+    (docs / "clients.md").write_text(page, encoding="utf-8")
+    huge = "\n".join(
+        f"    step_{i}(download, progress)  # one more line of a long program" for i in range(200)
+    )
+    (docs / "huge.md").write_text(
+        f"# Huge\n\n## Program\n\n{prose}\n\n```python\ndef main():\n{huge}\n```\n", encoding="utf-8"
+    )
+    engine = Docmentor(tmp_path / "index", embeddings=False)
+    engine.add(str(docs), name="d")
+    best = engine.excerpt("d:clients.md", "monitoring progress of large downloads", context_chars=400)[
+        "excerpts"
+    ][0]
+    assert best["text"].rstrip().endswith("download_file.write(chunk)\n```"), best["text"]
+    lines = page.splitlines()
+    assert lines[best["line_end"] - 1] == "```" and "download_file.write" in lines[best["line_end"] - 2]
+    assert lines[best["line_start"] - 1].strip() in best["text"]
+    cut = engine.excerpt("d:huge.md", "monitoring progress of large downloads", context_chars=400)[
+        "excerpts"
+    ][0]
+    assert "def main():" in cut["text"] and cut["text"].rstrip().endswith("…\n```"), cut["text"]
+    engine.close()
+
+
 def test_the_instructions_name_every_tool_of_each_group(reader: Docmentor, tmp_path: Path) -> None:
     """A model reads the instructions before the tool list: each tool a group serves is
     named there (``--tools jobs`` alone gave empty instructions; score_document was unnamed)."""

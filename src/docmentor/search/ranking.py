@@ -413,7 +413,9 @@ def _block_title(line: str) -> str:
     return box.group(1) + title if title else ""
 
 
-def _window(text: str, terms: set[str], size: int) -> str:
+def _window(text: str, terms: set[str], size: int, *, mark: bool = False) -> str:
+    """The best window (see :func:`snippet`); ``mark``: a ``…`` line inside the code where
+    the window cuts a block (an excerpt's code must not pass for whole)."""
     if len(text) <= size:
         return text.strip()
     lines = text[:MAX_SNIPPET_CHARS].split("\n")[:MAX_SNIPPET_LINES]
@@ -449,7 +451,7 @@ def _window(text: str, terms: set[str], size: int) -> str:
         # window, when its place holds more of the query than the best scanned line
         later = _later_window(text, len(scanned), _probe(frozenset(t[:4] for t in missing if t)), terms, size)
         if later is not None and later[1] > best_score:
-            return _fenced(later[0], _fence_at(text[: later[2]].split("\n"), None))
+            return _fenced(later[0], _fence_at(text[: later[2]].split("\n"), None), mark=mark)
     start = _paragraph_start(lines, best, size)
     opened = _fence_at(lines, start)  # the code block the window starts in, if any
     out: list[str] = []
@@ -470,7 +472,7 @@ def _window(text: str, terms: set[str], size: int) -> str:
     if len(result) > size:
         result = result[: size - 1].rstrip() + "…"
     # code shown as code: a window that starts or ends inside a block gets its fence lines
-    result = _fenced(result, opened)
+    result = _fenced(result, opened, mark=mark)
     return result
 
 
@@ -516,13 +518,16 @@ def _paragraph_start(lines: list[str], best: int, size: int) -> int:
 _ITEM = re.compile(r"[ \t]*(?:[*+-]|\d{1,9}[.)])[ \t]")
 
 
-def _fenced(window: str, opened: Fence | None) -> str:
-    """``window`` with the fence lines of a code block it starts or ends inside of."""
+def _fenced(window: str, opened: Fence | None, *, mark: bool = False) -> str:
+    """``window`` with the fence lines of a code block it starts or ends inside of (and,
+    with ``mark``, a ``…`` line where it cuts the code)."""
     fence = _fence_after(window.split("\n"), opened)
     if opened is not None and window:
-        window = f"{opened.indent}{opened.char * opened.length}{opened.info}\n{window}"
+        cut = f"{opened.indent}…\n" if mark else ""
+        window = f"{opened.indent}{opened.char * opened.length}{opened.info}\n{cut}{window}"
     if fence is not None and window:
-        window = f"{window}\n{fence.indent}{fence.char * fence.length}"
+        cut = f"\n{fence.indent}…" if mark else ""
+        window = f"{window}{cut}\n{fence.indent}{fence.char * fence.length}"
     return window
 
 
@@ -630,8 +635,20 @@ def excerpts(
     out: list[dict[str, Any]] = []
     for score, _, sec in scored[:max_chunks]:
         text = str(sec["text"])
-        shown = text if len(text) <= 2 * context_chars else snippet(text, term_set, size=2 * context_chars)
-        first, last = _lines_of(shown, text, int(sec["line_start"]), int(sec["line_end"]), document_lines)
+        start, end = int(sec["line_start"]), int(sec["line_end"])
+        whole = (
+            None if len(text) <= 2 * context_chars else _whole_code_window(text, term_set, 2 * context_chars)
+        )
+        if whole is not None and text.count("\n") == end - start:
+            shown, first, last = whole[0], start + whole[1], start + whole[2]
+        else:
+            # a window that cuts a block too long to grow marks the cut inside the code
+            shown = (
+                text
+                if len(text) <= 2 * context_chars
+                else _as_read(_window(text, term_set, 2 * context_chars, mark=True))
+            )
+            first, last = _lines_of(shown, text, start, end, document_lines)
         out.append(
             {
                 "heading": sec["heading"],
@@ -643,6 +660,59 @@ def excerpts(
             }
         )
     return out
+
+
+#: how much longer than the asked window an excerpt grows to hold a code block whole
+EXCERPT_CODE_GROWTH = 3
+_WINDOW_GAP = 8  # lines (blank, or not shown to a reader) between two of a window's lines, at most
+
+
+def _whole_code_window(text: str, terms: set[str], size: int) -> tuple[str, int, int] | None:
+    """An excerpt's window that neither starts nor ends inside a fenced code block: the best
+    window (:func:`snippet`'s) grown to the blocks it cuts, as the page shows it, with its first
+    and last line in ``text`` (0-based). None when the window cuts no block, or when the grown
+    window would pass :data:`EXCERPT_CODE_GROWTH` times ``size`` (the snippet then marks the
+    cut inside the code with a ``…`` line)."""
+    window = _window(text, terms, size)
+    lines = text.split("\n")
+    core = [w for w in window.split("\n") if w.strip() and not fence_open(w, any_indent=True)]
+    if not core:
+        return None
+    # the window is a run of the text's lines (its fences added, its ends trimmed): find it
+    want = [w.removeprefix("…").removesuffix("…").strip() for w in core]
+    i0 = i1 = None
+    for k in (k for k, line in enumerate(lines) if want[0] in line):
+        at = k  # the window's lines in order from here (blank lines between them)
+        for w in want[1:]:
+            at = next((j for j in range(at + 1, min(at + 1 + _WINDOW_GAP, len(lines))) if w in lines[j]), -1)
+            if at < 0:
+                break
+        if at >= 0:
+            i0, i1 = k, at
+            break
+    if i0 is None or i1 is None:
+        return None
+    opened = None  # the fence open at each line, read once from the top
+    a, b = i0, i1
+    for k, line in enumerate(lines):
+        if k == i0 and opened is not None:
+            a = opened[0]
+        if opened is None:
+            fence = fence_open(line, any_indent=True)
+            opened = (k, fence) if fence is not None else None
+        elif closes(line, opened[1], any_indent=True):
+            opened = None
+        if k == i1:
+            if opened is None:
+                break
+            b = next(
+                (j for j in range(k + 1, len(lines)) if closes(lines[j], opened[1], any_indent=True)),
+                len(lines) - 1,
+            )
+            break
+    if (a, b) == (i0, i1) or sum(len(line) + 1 for line in lines[a : b + 1]) > EXCERPT_CODE_GROWTH * size:
+        return None
+    return _as_read("\n".join(lines[a : b + 1])), a, b
 
 
 def _lines_of(
