@@ -101,3 +101,30 @@ def test_processes_opening_a_new_index_together_all_succeed(tmp_path: Path) -> N
         results = [(p.communicate(timeout=60)[1], p.returncode) for p in procs]
         errors = [err for err, code in results if code != 0]
         assert errors == [], errors[0]
+
+
+def test_rows_read_when_the_store_closed_are_dropped_quietly(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ctrl-C inside a write leaves the lexical rows' generator half read; the CLI then closes
+    the store. Collecting the generator afterwards must not print a traceback ("Exception
+    ignored in: <generator object Store.lexical_rows>"): it closed the cursor on a closed
+    connection."""
+    import gc
+    import sys
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    for i in range(3):
+        (docs / f"p{i}.md").write_text(f"# Page {i}\n\nText {i}.\n\n## More\n\nMore {i}.\n", encoding="utf-8")
+    engine = Docmentor(tmp_path / "idx")
+    engine.add(docs, name="d")
+    ids = [int(r["id"]) for r in engine.store.conn().execute("SELECT id FROM documents")]
+    rows = engine.store.lexical_rows(ids)
+    next(rows)
+    unraisable: list[object] = []
+    monkeypatch.setattr(sys, "unraisablehook", unraisable.append)
+    engine.close()
+    del rows
+    gc.collect()
+    assert unraisable == []

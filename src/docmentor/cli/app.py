@@ -200,10 +200,15 @@ def embed_sources(engine: Docmentor, enabled: bool, sources: list[str] | None = 
             return engine.embed(progress=cb, sources=sources)
     except KeyboardInterrupt:
         engine.close()
-        raise DocmentorError(
+        raise _InterruptedEmbedding(
             "interrupted while embedding: the sources are searchable by words, and embedded sections are kept",
             hint="`docmentor refresh` (or `docmentor serve`) embeds the rest",
         ) from None
+
+
+class _InterruptedEmbedding(DocmentorError):
+    """Ctrl-C during the embedding after an add or a refresh: said as an error, ended with
+    Ctrl-C's exit code (130) as an interrupted write is."""
 
 
 def count(n: int, noun: str) -> str:
@@ -365,6 +370,8 @@ def _run(argv: list[str] | None) -> int:
         if debug:
             raise
         print(f"error: {phrase(exc)}", file=sys.stderr)
+        if isinstance(exc, _InterruptedEmbedding):
+            return _INTERRUPTED
         return 2 if isinstance(exc, UsageError) else 1
     except KeyboardInterrupt:
         print(f"error: {_INTERRUPTED_MESSAGE}", file=sys.stderr)

@@ -400,13 +400,17 @@ class Store:
         for i in range(0, len(doc_ids), 500):
             chunk = doc_ids[i : i + 500]
             marks = ",".join("?" * len(chunk))
-            yield from db.execute(
+            # `for … yield`, not `yield from`: a generator closed after the store (Ctrl-C in the
+            # middle of a write) would close the cursor on a closed connection, and print it
+            rows = db.execute(
                 f"""SELECT x.id AS section_id, x.heading, x.heading_path, x.level, x.line_start, x.line_end,
                            x.text, d.id AS document_id, d.source, d.path, d.url, d.title, d.indexed_at
                     FROM sections x JOIN documents d ON d.id = x.document_id
                     WHERE d.id IN ({marks}) AND d.searchable = 1 ORDER BY d.id, x.ord""",
                 chunk,
             )
+            for row in rows:  # noqa: UP028 (see above)
+                yield row
 
     # -- the one write path ------------------------------------------------------
     def apply(
