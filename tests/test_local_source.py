@@ -324,6 +324,27 @@ def test_a_cyrillic_page_in_a_single_byte_encoding_is_skipped_not_read_as_latin1
     assert [p for p, _ in scan.skipped] == ["ru.md"]
 
 
+def test_a_page_with_a_utf16_or_utf32_byte_order_mark_is_read_in_that_encoding(tmp_path: Path) -> None:
+    """Windows editors save UTF-16 with a byte-order mark: it was skipped as a binary file."""
+    page = "# Größe\n\nDie Größe der Datei — 日本語 too.\n"
+    write(tmp_path, "le.md", page.encode("utf-16"))  # Python writes the mark, little-endian here
+    write(tmp_path, "be.md", b"\xfe\xff" + page.encode("utf-16-be"))
+    write(tmp_path, "u32.md", page.encode("utf-32"))
+    write(tmp_path, "odd.md", b"\xff\xfe" + "# Odd\n".encode("utf-16-le") + b"\x00")  # an odd byte out
+    write(tmp_path, "blob.md", b"\x00\x01binary" * 50)
+    scan = scan_folder(tmp_path)
+    assert paths(scan) == ["be.md", "le.md", "u32.md"]
+    assert all(by_path(scan, p).content == page for p in ("be.md", "le.md", "u32.md"))
+    assert sorted(w for w in scan.warnings if "byte-order mark says so" in w) == [
+        "be.md: read as UTF-16 (its byte-order mark says so)",
+        "le.md: read as UTF-16 (its byte-order mark says so)",
+        "u32.md: read as UTF-32 (its byte-order mark says so)",
+    ]
+    skipped = dict(scan.skipped)
+    assert skipped["blob.md"] == "binary file"
+    assert skipped["odd.md"].startswith("starts with a UTF-16 byte-order mark but is not UTF-16")
+
+
 def test_an_include_problem_met_again_through_another_page_is_said_once(tmp_path: Path) -> None:
     """A SQLAlchemy tour: changelog pages including each other printed each refusal twice."""
     write(tmp_path, "a.rst", b"T\n=\n\n.. include:: ../../../etc/passwd\n")

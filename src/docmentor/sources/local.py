@@ -16,7 +16,8 @@ of one page does not stop one large snippet included by many pages): at most
 10 MB). Includes past it are left as written in their pages and reported once for the
 folder, with counts.
 
-Encoding policy: files are read as UTF-8 (a BOM is dropped). A file that is not valid
+Encoding policy: files are read as UTF-8 (a BOM is dropped); a file that starts with a UTF-16
+or UTF-32 byte-order mark is read in that encoding, with a warning. A file that is not valid
 UTF-8 is decoded with replacement characters and kept with a warning, unless more than
 1% of its characters had to be replaced: then it is most likely in another encoding. If its
 non-ASCII characters read as Windows-1252 are mostly letters, it is a Western page saved as
@@ -274,6 +275,31 @@ def _entries(text: str) -> list[str]:
     return [ln for ln in (line.strip() for line in text.splitlines()) if ln and not ln.startswith("#")]
 
 
+# byte-order marks of the encodings a text file announces that way (UTF-32's first: its
+# little-endian mark begins with UTF-16's)
+_BOMS = (
+    (b"\xff\xfe\x00\x00", "UTF-32"),
+    (b"\x00\x00\xfe\xff", "UTF-32"),
+    (b"\xff\xfe", "UTF-16"),
+    (b"\xfe\xff", "UTF-16"),
+)
+
+
+def _byte_order_marked(data: bytes) -> tuple[str | None, str] | None:
+    """A file that starts with a UTF-16 or UTF-32 byte-order mark: (its encoding, its text),
+    or (None, why it is skipped) when it does not decode so; None for any other file."""
+    for mark, encoding in _BOMS:
+        if data.startswith(mark):
+            try:
+                return encoding, data.decode(encoding.lower().replace("-", ""))
+            except UnicodeDecodeError as exc:
+                return (
+                    None,
+                    f"starts with a {encoding} byte-order mark but is not {encoding} (at byte {exc.start})",
+                )
+    return None
+
+
 def _read_document(
     root: Path,
     rel: str,
@@ -295,10 +321,18 @@ def _read_document(
         scan.skip(rel, f"cannot read ({exc.strerror or exc})")
         scan.unreadable[rel] = f"cannot read ({exc.strerror or exc})"
         return None
+    warnings: list[str] = []
+    unicode = _byte_order_marked(data)  # UTF-16/32 with a byte-order mark: text, NULs and all
+    if unicode is not None:
+        encoding, text_or_error = unicode
+        if encoding is None:
+            scan.skip(rel, text_or_error)
+            return None
+        data = text_or_error.encode("utf-8")
+        warnings.append(f"{rel}: read as {encoding} (its byte-order mark says so)")
     if b"\0" in data[:_BINARY_PROBE]:
         scan.skip(rel, "binary file")
         return None
-    warnings: list[str] = []
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
