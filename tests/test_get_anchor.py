@@ -242,3 +242,21 @@ def test_a_rest_label_names_the_section_below_it(tmp_path: Path) -> None:
         assert "Ping first." in page.content and "Else." not in page.content
     with pytest.raises(NotFoundError):
         engine.get("pooling.rst#pool_nothing")
+
+
+def test_a_file_named_from_the_current_folder_or_a_citation_with_its_lines(
+    dm: Docmentor, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A tour: `get ../repo/docs/index.md` (the folder added relative to another) was "no
+    indexed document" while the absolute path worked; get_examples cites `path:LINE`, which
+    get_doc refused."""
+    elsewhere = tmp_path / "work"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    assert dm.get("../docs/concepts/cache.md").path == "concepts/cache.md"
+    assert dm.get("docs:concepts/cache.md:5").path == "concepts/cache.md"
+    assert dm.get("concepts/cache.md:5-9").path == "concepts/cache.md"
+    with pytest.raises(NotFoundError):
+        dm.get("../docs/concepts/missing.md")
+    with pytest.raises(NotFoundError):
+        dm.get("concepts/cache.md:five")

@@ -201,6 +201,12 @@ class Lookup(Embedding):
         try:
             return self._find(ref, source=source)
         except NotFoundError:
+            page = _cited_page(ref.strip())
+            if page is not None:  # `docs/clients.md:187`, `httpx:docs/clients.md:12-30`: a citation's page
+                try:
+                    return self._find(page, source=source)
+                except NotFoundError:
+                    pass
             bare = ref.strip().rstrip("/")
             last = bare.rsplit("/", 1)[-1].rsplit(":", 1)[-1]
             if not last or "." in last or is_url(bare) or bare.startswith("file://"):
@@ -254,6 +260,9 @@ class Lookup(Embedding):
             if doc is None and (is_url(ref) or ref.startswith("file://")):
                 doc = st.find_document(url=ref) or self._listed(ref)
             if doc is None and ref.startswith("/"):
+                doc = st.find_document(url=Path(ref).resolve().as_uri())
+            if doc is None and not is_url(ref) and _local_file(ref):
+                # an indexed file named relative to the current folder (`../repo/docs/index.md`)
                 doc = st.find_document(url=Path(ref).resolve().as_uri())
             if doc is None:
                 # every source holding the reference in any of its forms: one, or ask which
@@ -569,6 +578,24 @@ class Lookup(Embedding):
             "query": query,
             "excerpts": chunks,
         }
+
+
+def _cited_page(ref: str) -> str | None:
+    """The page of a citation with its lines, as get_examples and assemble write them
+    (``docs/clients.md:187``, ``httpx:docs/clients.md:12-30``); None for any other reference."""
+    page, sep, lines = ref.rpartition(":")
+    first, _, last = lines.partition("-")
+    if not sep or not first.isdigit() or (last and not last.isdigit()):
+        return None
+    return page if "." in page.rsplit("/", 1)[-1] else None
+
+
+def _local_file(ref: str) -> bool:
+    """Whether ``ref`` names a file on disk from the current folder (a page, not a folder)."""
+    try:
+        return bool(Path(ref).suffix) and Path(ref).is_file()
+    except (OSError, ValueError):
+        return False
 
 
 # a number, a dash or underscore, then a name (not a version's `1.2`, nor a date's `2024-01-01`)
