@@ -29,6 +29,7 @@ from mcp_types import TextContent
 
 from clitool import Cli
 from docmentor.engine import Docmentor
+from docmentor.errors import NotFoundError
 from docmentor.library import generate
 from docmentor.library.knowledge.kb_index import load_entries
 from docmentor.library.service.feedback import ISSUE_TYPES, analyze
@@ -1258,3 +1259,21 @@ def test_a_wrong_signature_asks_for_the_signature_checked_not_better_prose(tmp_p
         report_issue(eng.store, query="post a form", issue_type="unclear_docs", apis_tried=["pkg.post"])
         recs = analyze(eng.store).recommendations
         assert "Improve the descriptions of 1 API(s): pkg.post" in recs, recs
+
+
+def test_a_library_without_a_knowledge_base_but_with_indexed_docs_is_pointed_at_them(
+    engine: Docmentor, tmp_path: Path
+) -> None:
+    """An MCP tour: find_api(library="pydantic") answered "no knowledge base", naming the
+    libraries that have one, while pydantic's docs were indexed and search could answer."""
+    docs = tmp_path / "otherdocs"
+    docs.mkdir()
+    (docs / "index.md").write_text("# Other\n\nAbout the other library.\n", encoding="utf-8")
+    engine.add(docs, name="other-lib-docs")
+    knowledge = LibraryKnowledge(engine)
+    with pytest.raises(NotFoundError) as caught:
+        knowledge.find_api("x", library="Other_Lib")
+    assert caught.value.hint.startswith("its docs are indexed: search them (source 'other-lib-docs'); ")
+    with pytest.raises(NotFoundError) as caught:
+        knowledge.find_api("x", library="nope")
+    assert caught.value.hint.startswith("libraries with one: minidb")

@@ -245,11 +245,25 @@ class LibraryKnowledge:
             if len(same) == 1:
                 return same[0]
             known = ", ".join(sorted(answering.versions)) or "none"
+            docs = self._docs_of(library)
+            search = f"its docs are indexed: search them (source {docs!r}); " if docs else ""
             raise NotFoundError(
                 f"no knowledge base for {library!r}",
-                hint=f"libraries with one: {known}; readme-llm generate makes one for another",
+                hint=f"{search}libraries with one: {known}; readme-llm generate makes one for another",
             )
         return library
+
+    def _docs_of(self, library: str) -> str | None:
+        """The indexed docs source of a library without a knowledge base (named after it, or
+        ``LIB-docs``), which the docs tools can still answer from; None when there is none."""
+        from docmentor.library.service.registry import name_key
+
+        wanted = {name_key(library), name_key(f"{library}-docs")}
+        try:
+            names = [row.name for row in self.engine.store.sources()]
+        except Exception:  # the hint is a courtesy: an unreadable list gives none
+            return None
+        return next((n for n in names if name_key(n.partition("@")[0]) in wanted), None)
 
     def _require_any(self, answering: _Answering) -> None:
         if not answering.versions:
