@@ -246,7 +246,9 @@ def test_assemble_context_returns_the_digest_in_structured_content(kb_engine: Do
     data = md.structured_content
     assert data["format"] == "markdown" and data["digest"].startswith('# Context Digest for: "insert rows"')
     assert data["sections_selected"] == len(data["sections"]) > 0
-    assert all(s["text"] and s["path"] and s["line_start"] for s in data["sections"])
+    # the passages are in the digest once, not again as each section's text (an MCP tour:
+    # structured content was three times the budget)
+    assert all(s["path"] and s["line_start"] and "text" not in s for s in data["sections"])
     for section in data["sections"]:  # every selected passage is in the digest text too
         assert f"{section['path']}:{section['line_start']}-{section['line_end']}" in data["digest"]
     parsed = js.structured_content

@@ -513,8 +513,8 @@ def _assemble_tools(server: MCPServer, engine: Docmentor) -> None:
         Use it before answering a how-to or design question, instead of many search_docs calls:
         canonical sources come first, linked sections (and ADRs) are followed, every passage
         says its source path and lines. The structured result holds the selected documents and
-        sections; with format "markdown" also the digest as text (digest), with "json" the
-        JSON digest itself.
+        sections; with format "markdown" also the digest as text (digest; the sections then
+        carry no text of their own), with "json" the JSON digest itself.
         """
         from docmentor import assemble_context  # assembly loads on the first call
 
@@ -541,7 +541,12 @@ def _assemble_tools(server: MCPServer, engine: Docmentor) -> None:
             data = {**digest.to_dict(), "format": "json"}  # json_text's data
         else:
             text = digest.markdown + (f"\n\n{note}\n" if note else "")
-            data = {**digest.to_dict(), "format": "markdown", "digest": text}
+            data = digest.to_dict()
+            # the passages are in the digest once: the sections list where each came from, not
+            # their text again (a client that hands structured content to its model read the
+            # budget three times over: digest, sections' text, and the text content)
+            data["sections"] = [{k: v for k, v in s.items() if k != "text"} for s in data["sections"]]
+            data.update(format="markdown", digest=text)
         if note:
             data["note"] = note
         return _structured(data, text=text)
