@@ -340,13 +340,33 @@ def test_a_server_searches_by_words_until_the_model_is_loaded(at: Callable[..., 
     emb._shared.clear()  # as a new process: the model not loaded yet
     try:
         first = engine.search("avoid duplicate records on insert", limit=1)
-        assert first[0].heading == "Skipping records"  # by words, without waiting
+        assert first[0].heading == "Skipping records"  # by words, without waiting (model_wait 0)
         deadline = time.monotonic() + 60
         while not emb.embedder_loaded() and time.monotonic() < deadline:
             time.sleep(0.05)
         assert (
             engine.search("avoid duplicate records on insert", limit=1)[0].heading == "Insert if not exists"
         )
+    finally:
+        emb._shared.update(loaded)
+
+
+def test_a_servers_first_search_waits_a_moment_for_the_model_it_is_loading(
+    at: Callable[..., Docmentor],
+) -> None:
+    """An MCP tour: the agent's first question, asked right after the server started, was
+    answered by words while the model loaded (~1 s), and the same question asked again got
+    another first result. The server waits ``model_wait`` seconds for the load under way."""
+    engine = at(embeddings=True)
+    engine.wait_for_model = False
+    engine.model_wait = 120.0  # the test's bound; the server's is MODEL_WAIT_SECONDS
+    import docmentor.embeddings as emb
+
+    loaded = dict(emb._shared)
+    emb._shared.clear()  # as a new process: the model not loaded yet
+    try:
+        first = engine.search("avoid duplicate records on insert", limit=1)
+        assert first[0].heading == "Insert if not exists"  # by meaning, at the first question
     finally:
         emb._shared.update(loaded)
 

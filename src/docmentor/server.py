@@ -325,6 +325,7 @@ def run_server(
     if engine is None:
         engine = Docmentor(db, create=True, embeddings=embeddings)
     engine.wait_for_model = False
+    engine.model_wait = MODEL_WAIT_SECONDS
     server = build_server(engine, tools=tools, allow_paths=allow_paths)
     EMBEDDER.start(engine)
     _background(engine, server, configured=True, interval_hours=refresh_interval_hours)
@@ -367,6 +368,9 @@ def _join_warming() -> None:
 
 
 EMBEDDER = BackgroundEmbedder()
+#: how long a search waits for the query model the server is loading (it loads in ~1 s at
+#: start; past this the search answers by words): the first question is often the agent's key one
+MODEL_WAIT_SECONDS = 2.0
 
 
 def _docs_tools(server: MCPServer, engine: Docmentor, state: ServerState) -> None:

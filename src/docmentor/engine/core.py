@@ -117,8 +117,10 @@ class IndexCore:
         self._lexical: LexicalSearch | None = None
         self._vectors: VectorCache | PgVectorSearch | None = None
         #: a search waits for the embedding model to load (the CLI); False: it searches by
-        #: words until a background load is done (a server)
+        #: words until a background load is done (a server), after waiting ``model_wait``
+        #: seconds at most for it (the server's first question is its agent's first)
         self.wait_for_model = True
+        self.model_wait = 0.0
         self._model_failed = False
         self._loading: threading.Thread | None = None  # the background model load, once
         self._open_lock = threading.Lock()

@@ -85,7 +85,11 @@ class Embedding(IndexCore):
             return None
         if not self.wait_for_model and not embedder_loaded():
             self.load_model_in_background()
-            return None
+            loading = self._loading
+            if self.model_wait > 0 and loading is not None:
+                loading.join(timeout=self.model_wait)  # a load under way is ~1 s: worth the wait
+            if not embedder_loaded():
+                return None
         try:
             return get_embedder().embed_one(query)
         except EmbeddingUnavailable as exc:
