@@ -1277,3 +1277,18 @@ def test_a_library_without_a_knowledge_base_but_with_indexed_docs_is_pointed_at_
     with pytest.raises(NotFoundError) as caught:
         knowledge.find_api("x", library="nope")
     assert caught.value.hint.startswith("libraries with one: minidb")
+
+
+def test_examples_asked_for_by_the_ids_find_api_lists_come_first(kb_engine: Docmentor) -> None:
+    """An MCP tour: find_api lists "ids of examples that use them", and no tool took them
+    (get_examples warned "no API named 'docs-advanced-transports-12'" and left it out)."""
+    knowledge = LibraryKnowledge(kb_engine)
+    found = knowledge.find_api("open a database").to_dict()
+    ids = [x for r in found["results"] for x in r.get("examples", [])]
+    assert len(ids) >= 2, found
+    wanted = [ids[-1], f"minidb:{ids[0]}"]
+    got = knowledge.get_examples("something else entirely", apis_involved=wanted).to_dict()
+    assert [e["example_id"] for e in got["examples"][:2]] == [ids[-1], ids[0]]
+    assert got["warnings"] == []
+    unknown = knowledge.get_examples("open a database", apis_involved=["no-such-example-7"]).to_dict()
+    assert unknown["warnings"][0].startswith("no API named 'no-such-example-7'")

@@ -75,7 +75,8 @@ def api_tools(server: MCPServer, engine: Docmentor, *, api: bool, feedback: bool
         ) -> Annotated[CallToolResult, out.FindApiOut]:
             """Find the library functions, classes and methods that do a task, with their real
             signatures (introspected from the installed package), parameters, return types and
-            ids of examples that use them. Describe the task in words ("stream a large download").
+            ids of examples that use them (get_examples takes them in apis_involved and shows
+            those examples first). Describe the task in words ("stream a large download").
             Use it before writing code against a library, instead of guessing names. An API
             the library marks deprecated says so ("deprecated": the reason, often the
             replacement) and comes after what replaces it."""
@@ -93,7 +94,10 @@ def api_tools(server: MCPServer, engine: Docmentor, *, api: bool, feedback: bool
             task_description: Annotated[str, Field(description="The task in words.")],
             apis_involved: Annotated[
                 list[str] | None,
-                Field(description="API ids or names (from find_api) the examples should use."),
+                Field(
+                    description="API ids or names (from find_api) the examples should use, or "
+                    "example ids (find_api's examples) to show first."
+                ),
             ] = None,
             complexity: Annotated[Complexity, Field(description="How involved an example.")] = "any",
             library: Annotated[str | None, Field(description="Only this library.")] = None,

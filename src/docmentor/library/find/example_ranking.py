@@ -33,8 +33,11 @@ def examples_for(
 
     c = index.config
 
+    asked = list(dict.fromkeys(a.strip() for a in apis if a.strip()))
+    # examples asked for by their id (find_api lists the ids of an API's examples): first, as asked
+    pinned = index.examples_named(asked, library)
     # each API asked about → the api_ids it names (an alias's short name included)
-    wanted = [index.named(a, library) or frozenset({a}) for a in dict.fromkeys(a for a in apis if a)]
+    wanted = [index.named(a, library) or frozenset({a}) for a in asked if not index.is_example_id(a, library)]
     # the task's match with each example: BM25 over its title, headings, prose and code,
     # plus over its title and headings alone ("Add data to a table" says what it does),
     # relative to the best example's
@@ -95,7 +98,9 @@ def examples_for(
     # reference pages' blocks) is one answer: the best-placed copy
     shown: set[tuple[str, str]] = set()
     out: list[tuple[str, Example, float]] = []
-    for s, lib, ex in scored:
+    first = [(1.0 + max((sc for sc, _, _ in scored), default=0.0), lib, ex) for lib, ex in pinned]
+    keys = {(lib, ex.example_id) for lib, ex in pinned}
+    for s, lib, ex in [*first, *(t for t in scored if (t[1], t[2].example_id) not in keys)]:
         code = (lib, " ".join(ex.code.split()))
         if code in shown:
             continue

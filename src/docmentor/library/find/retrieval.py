@@ -121,6 +121,7 @@ class ApiIndex:
         k1, b = config.bm25_k1, config.bm25_b
         self.entries: list[tuple[str, ApiEntry]] = []
         self.examples: dict[str, tuple[str, Example]] = {}
+        self._by_example_id: dict[str, list[tuple[str, tuple[str, Example]]]] | None = None
         # an API's name, signature and docstring: one BM25F document
         several = len(libraries) > 1
         self.text = ShardedBM25(config.field_weights(), pooled=several, k1=k1, b=b)
@@ -712,8 +713,37 @@ class ApiIndex:
 
     def unknown_apis(self, apis: Iterable[str], library: str | None = None) -> list[str]:
         """Those of ``apis`` (ids, public paths or short names) that name no API of ``library``
-        (of any library when None)."""
-        return [a for a in apis if a.strip() and not self.named(a, library)]
+        (of any library when None), nor an example by its id."""
+        return [
+            a for a in apis if a.strip() and not self.named(a, library) and not self.is_example_id(a, library)
+        ]
+
+    def examples_named(self, ids: Iterable[str], library: str | None = None) -> list[tuple[str, Example]]:
+        """The examples of ``library`` (any when None) ``ids`` name by their example id (as
+        find_api lists them, or ``library:id``), in the order given."""
+        out: list[tuple[str, Example]] = []
+        for wanted in ids:
+            for _key, (lib, ex) in self._examples_by_id().get(wanted.strip(), ()):
+                if (library is None or lib == library) and (lib, ex) not in out:
+                    out.append((lib, ex))
+        return out
+
+    def is_example_id(self, name: str, library: str | None = None) -> bool:
+        """Whether ``name`` is an example's id (of ``library``, or of any when None)."""
+        return any(
+            library is None or lib == library
+            for _, (lib, _ex) in self._examples_by_id().get(name.strip(), ())
+        )
+
+    def _examples_by_id(self) -> dict[str, list[tuple[str, tuple[str, Example]]]]:
+        """Each example under its id and under ``library:id``, built once."""
+        if self._by_example_id is None:
+            by: dict[str, list[tuple[str, tuple[str, Example]]]] = {}
+            for key, (lib, ex) in self.examples.items():
+                by.setdefault(ex.example_id, []).append((key, (lib, ex)))
+                by.setdefault(key, []).append((key, (lib, ex)))
+            self._by_example_id = by
+        return self._by_example_id
 
     def examples_for(
         self,

@@ -377,6 +377,7 @@ class LibraryKnowledge:
             for a in dict.fromkeys(a for a in apis_involved or [] if a.strip())
             if examples
             and a not in unknown
+            and not index.is_example_id(a, lib)  # an example asked for by its id: shown first
             and not any(index.named(a, lib) & set(e.apis_used) for e in examples)
         ]
         if unshown:
