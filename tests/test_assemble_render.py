@@ -377,6 +377,24 @@ def test_rest_directive_bodies_and_literal_blocks_are_never_cut() -> None:
     assert not s.trimmed and s.text == f"It does things.\n\nCall it like this::\n\n{literal}\n\nThat is all."
 
 
+def test_doctest_setup_blocks_are_not_shown() -> None:
+    """sphinx.ext.doctest's ``testsetup`` / ``testcleanup`` run around a page's doctests and
+    no reader sees them (a tour: structlog's contextvars.md showed its set-up code)."""
+    md_text = (
+        "## Context\n\nBind values:\n\n```{testsetup}\nimport structlog\nstructlog.reset_defaults()\n```\n\n"
+        "```{doctest}\n>>> structlog.contextvars.bind_contextvars(a=1)\n```\n\n"
+        "```{testcleanup}\nstructlog.reset_defaults()\n```\n"
+    )
+    (s,) = run([cand(1, 1, "docs/contextvars.md", "Context", md_text, 1)], DOCS, 4000).sections
+    assert "reset_defaults" not in s.text and "bind_contextvars(a=1)" in s.text
+    rst_text = (
+        "Context\n=======\n\nBind values:\n\n.. testsetup::\n\n   import structlog\n\n"
+        ".. doctest::\n\n   >>> structlog.contextvars.bind_contextvars(a=1)\n"
+    )
+    (s,) = run([cand(1, 1, "docs/contextvars.rst", "Context", rst_text, 1)], DOCS, 4000).sections
+    assert "testsetup" not in s.text and "import structlog" not in s.text and ".. doctest::" in s.text
+
+
 def test_long_paragraph_is_cut_at_a_sentence() -> None:
     sentences = [f"Sentence number {i} says something useful about deployments." for i in range(120)]
     text = "## Notes\n\nIntro line.\n\n" + " ".join(sentences)

@@ -12,11 +12,15 @@ from typing import Literal
 from docmentor.assemble.models import Candidate
 from docmentor.parse.common import COMMENT_LINE, LABEL_LINE
 from docmentor.parse.fences import Fence, closes, fence_open
+from docmentor.parse.markdown import myst_directive
 from docmentor.parse.shown_code import code_as_shown
 
 _ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
 _SETEXT = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
 _RST_ADORN = re.compile(r"^([=\-~^\"'`#*+:._<>])\1+[ \t]*$")
+_RST_DIRECTIVE_NAME = re.compile(r"[ \t]*+\.\.[ \t]++([\w-]++)::")
+#: sphinx.ext.doctest's set-up and clean-up code: run around the page's doctests, never shown
+HIDDEN_DIRECTIVES = frozenset({"testsetup", "testcleanup"})
 _RST_EXPLICIT = re.compile(r"[ \t]*+\.\.(?:[ \t]|$)")  # a directive, comment or target: `.. note::`
 _NOT_HEADING_TEXT = re.compile(r"^\s*(?:[-*+>|]|\d+[.)])(?:\s|$)")
 _LIST_LINE = re.compile(r"[ \t]*(?:[-*+>|]|\d+[.)])\s")
@@ -136,7 +140,13 @@ def _split_blocks(lines: list[str], start: int, own_level: int | None, *, rst: b
             end = _rst_body_end(
                 lines, i + 1, _indent(line) if explicit or literal_after is None else literal_after
             )
-            blocks.append(Block("code", "\n".join(lines[i:end]), i, end - 1))
+            hidden = (
+                explicit
+                and (m := _RST_DIRECTIVE_NAME.match(line)) is not None
+                and m.group(1) in HIDDEN_DIRECTIVES
+            )
+            if not hidden:  # a `.. testsetup::` is never shown
+                blocks.append(Block("code", "\n".join(lines[i:end]), i, end - 1))
             literal_after = None
             i = end
             continue
@@ -159,6 +169,9 @@ def _split_blocks(lines: list[str], start: int, own_level: int | None, *, rst: b
                 continue
             flush()
             end = close if close is not None else n - 1
+            if myst_directive(fence.info) in HIDDEN_DIRECTIVES:
+                i = end + 1  # sphinx.ext.doctest's set-up: run before the page's doctests, never shown
+                continue
             # the code as the page shows it: no twoslash setup above `// ---cut---`, no
             # `// highlight-next-line` (parse.shown_code)
             inside = code_as_shown(fence.info, lines[i + 1 : end if close is not None else n])
