@@ -461,6 +461,23 @@ def test_history_outside_git_records_no_commit(
     )
 
 
+def test_history_follows_the_document_not_the_path_shown(cli: Cli, docs: Path, tmp_path: Path) -> None:
+    """A tour: two folders' `api.rst` scored into one history were one trend ("most changed:
+    api.rst 10.0 → 7.0" compared two libraries), and a page scored alone started a new trend."""
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "guide.md").write_text("# Guide\n\nTODO: write it.\n", encoding="utf-8")
+    history = tmp_path / "h.jsonl"
+    cli.ok("clarity", "score", str(docs), "--history", str(history))
+    out = cli.ok("clarity", "score", str(other), "--history", str(history))
+    assert "trend:" not in out  # the other folder's guide.md was never scored before
+    alone = cli.json("clarity", "score", str(docs / "guide.md"), "--history", str(history))
+    (doc,) = alone["documents"]
+    assert [t["score"] for t in doc["trend"]] == [10.0, 10.0]  # the folder's run, then this one
+    entries = [json.loads(line) for line in history.read_text(encoding="utf-8").splitlines()]
+    assert all(e["url"].startswith("file://") for e in entries)
+
+
 # ------------------------------------------------------------------------- 6. HTML in a browser
 
 CHROMIUM = "/usr/bin/chromium"

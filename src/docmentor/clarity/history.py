@@ -51,12 +51,21 @@ def record_history(result: dict[str, Any], path: Path, *, commit: str | None) ->
     """Give every document of a clarity ``result`` its ``trend`` from the history file at
     ``path`` (missing: no earlier runs), then append this run's lines to it."""
     earlier = read_history(path)
+    by_url: dict[str, list[dict[str, Any]]] = {}
+    for entries in earlier.values():
+        for entry in entries:
+            if isinstance(entry.get("url"), str):
+                by_url.setdefault(entry["url"], []).append(entry)
+    for entries in by_url.values():  # one file scored from a folder and alone: in date order
+        entries.sort(key=lambda e: str(e.get("date") or ""))
     for doc in result["documents"]:
-        doc["trend"] = trend(
-            earlier.get(doc["path"], []),
-            date=result["generated_at"],
-            score=doc["clarity_score"]["overall_score"],
-        )
+        # the document itself (its file or URL), not the path shown: `api.rst` of two scored
+        # folders is two documents, and a page scored alone or in its folder is one
+        url = doc.get("url")
+        past = by_url.get(url, []) if isinstance(url, str) and url else []
+        if not past:  # lines written before the history recorded URLs: by the path shown
+            past = [e for e in earlier.get(doc["path"], []) if not e.get("url")]
+        doc["trend"] = trend(past, date=result["generated_at"], score=doc["clarity_score"]["overall_score"])
     append_history(path, result["documents"], commit=commit)
 
 

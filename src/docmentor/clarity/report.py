@@ -196,6 +196,7 @@ def append_history(
                     "date": stamp,
                     "commit": commit,
                     "path": d["path"],
+                    "url": d.get("url") or None,  # the document itself: what its trend is keyed by
                     "score": cs["overall_score"],
                     "grade": cs["grade"],
                     "critical": sm["critical_clarity_issues"],
