@@ -478,6 +478,27 @@ def test_history_follows_the_document_not_the_path_shown(cli: Cli, docs: Path, t
     assert all(e["url"].startswith("file://") for e in entries)
 
 
+def test_a_folder_scored_by_path_is_read_as_its_indexed_source_reads_it(cli: Cli, tmp_path: Path) -> None:
+    """A tour: a page including ../README.md scored by path refused the include ("path escapes
+    the docs root"), while the same folder added with --base-path read it: two scores for one
+    page. Scored by path, an indexed folder is read with its source's base paths."""
+    project = tmp_path / "project"
+    (project / "docs").mkdir(parents=True)
+    (project / "README.md").write_text("Install it with pip.\n\n![](logo.png)\n", encoding="utf-8")
+    (project / "docs" / "index.md").write_text(
+        "# Project\n\nIntro.\n\n```{include} ../README.md\n```\n", encoding="utf-8"
+    )
+    rc, _out, err = cli("clarity", "score", str(project / "docs"))
+    assert rc == 0 and "include refused" in err, err
+    cli.ok("add", str(project / "docs"), "--name", "proj", "--base-path", str(project))
+    rc, out, err = cli("clarity", "score", str(project / "docs"), "--json")
+    assert rc == 0 and "include refused" not in err, err
+    (doc,) = json.loads(out)["documents"]
+    assert any(i["type"] == "missing_alt_text" for i in doc["issues"])  # the README's image, included
+    by_source = cli.json("clarity", "score", "--source", "proj")["documents"][0]
+    assert by_source["clarity_score"]["overall_score"] == doc["clarity_score"]["overall_score"]
+
+
 # ------------------------------------------------------------------------- 6. HTML in a browser
 
 CHROMIUM = "/usr/bin/chromium"

@@ -221,7 +221,7 @@ def score_paths(
     for p in paths:
         if p.is_dir():
             files = SiteFiles(p)
-            scan = scan_folder(p)
+            scan = scan_folder(p, **(_read_as_indexed(engine, p) if engine is not None else {}))
             skipped += len(scan.skipped)
             for message in scan.warnings:
                 say(message)
@@ -264,6 +264,25 @@ def score_paths(
             hint="the warnings above say why each was not read: `add` skips the same files",
         )
     return results(docs, rubric=rubric, target=target, now=now)
+
+
+def _read_as_indexed(engine: Docmentor, folder: Path) -> dict[str, Any]:
+    """How ``add`` reads ``folder`` when it is an indexed folder source (its base paths for
+    includes outside it, its size caps, .gitignore): ``scan_folder``'s arguments; {} when it
+    is not one. The same pages then score the same by path and by ``--source``."""
+    real = folder.resolve()
+    for row in engine.store.sources():
+        if row.kind == "folder" and Path(row.target).resolve() == real:
+            opts = row.spec.options
+            found: dict[str, Any] = {
+                "base_dirs": [Path(b) for b in opts.base_paths or ()],
+                "use_gitignore": opts.use_gitignore is not False,
+                "max_included_bytes": opts.max_included_bytes,
+            }
+            if opts.max_bytes:
+                found["max_bytes"] = opts.max_bytes
+            return found
+    return {}
 
 
 def score_source(
