@@ -627,3 +627,11 @@ def test_custom_transport_is_used_for_every_request() -> None:
         "https://docs.example/b.md",
         "https://docs.example/llms.txt",
     ]
+
+
+def test_the_count_of_documents_not_fetched_is_worded_for_one_and_many() -> None:
+    """A tour read "1 documents not fetched keep their last good copy"."""
+    from docmentor.sources.llmstxt import _not_fetched
+
+    assert _not_fetched(1) == "1 document not fetched keeps its last good copy"
+    assert _not_fetched(6) == "6 documents not fetched keep their last good copy"

@@ -239,12 +239,12 @@ async def _finish(
         n = sum(1 for e in errors if "429" in e)
         fetcher.warnings.append(
             f"the site answered HTTP 429 (too many requests) {fetcher.throttled} times in a row: gave up "
-            f"on it for this refresh; {n} documents not fetched keep their last good copy (try again later)"
+            f"on it for this refresh; {_not_fetched(n)} (try again later)"
         )
     if "deadline" in fetcher.gave_up:
         n = sum(1 for e in errors if "time limit" in e)
         fetcher.warnings.append(
-            f"the time limit of this refresh passed: {n} documents not fetched keep their last good copy "
+            f"the time limit of this refresh passed: {_not_fetched(n)} "
             "(refresh --deadline SECONDS sets the limit)"
         )
     warnings = list(dict.fromkeys([*parsed.warnings, *fetcher.warnings]))
@@ -348,3 +348,10 @@ def load_llms_source(
 
     asyncio.run(run())
     return out[0]
+
+
+def _not_fetched(n: int) -> str:
+    """``1 document not fetched keeps its last good copy``, ``2 documents … keep their …``."""
+    if n == 1:
+        return "1 document not fetched keeps its last good copy"
+    return f"{n} documents not fetched keep their last good copy"
