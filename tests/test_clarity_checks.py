@@ -1004,3 +1004,12 @@ def test_new_link_and_image_patterns_run_in_linear_time(line: str, tmp_path: Pat
     (tmp_path / "p.rst").write_text(f"T\n=\n\n{line}\n", encoding="utf-8")
     check_document(tmp_path / "p.rst", path="p.rst", root=tmp_path)
     assert time.perf_counter() - start < 2.0
+
+
+def test_a_block_that_does_not_parse_says_its_names_are_not_checked_yet() -> None:
+    """A tour fixed a roadmap's one syntax error expecting 8.8 and got 7.3: the fixed block's
+    names (never checked while it did not parse) were undefined. The finding says so."""
+    (issue,) = found(
+        "# T\n\nRun:\n\n```python\nconfigure(processors=[Adapter(Renderer()])\n```\n", "syntax_error"
+    )
+    assert issue.message.endswith("; its names are checked once it parses")

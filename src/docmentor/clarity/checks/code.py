@@ -122,7 +122,10 @@ def syntax_errors(doc: CheckedDocument) -> Iterator[Issue]:
             severity="critical",
             dimensions=["instruction_clarity"],
             line=page.code_line(ex.index, offset),
-            message=f"Python example does not parse: {err.msg} (line {offset + 1} of the block)",
+            message=(
+                f"Python example does not parse: {err.msg} (line {offset + 1} of the block); its names "
+                "are checked once it parses"
+            ),
             suggested_fix=_SYNTAX_FIX,
             quote=quote,
             effort="low",
