@@ -675,6 +675,10 @@ def test_html_report_renders_in_a_real_browser(cli: Cli, docs: Path, tmp_path: P
     assert trends == [" → ".join(f"{e['score']:.1f}" for e in d["trend"]) for d in docs_]
     assert "7.3 → 7.3" in trends
     assert "edge.md" in [d["path"] for d in docs_]  # its quote holds <!--<script> and </script>
+    # the roadmap's scores read as scores (a tour: "Roadmap to 8 (estimated 8, …)"), and an
+    # issue's link opens its file (a file: URL has no #L line anchor)
+    assert re.search(r"Roadmap to 8\.0 \(estimated \d+\.\d, ", dom), dom[:2000]
+    assert "#L" not in "".join(re.findall(r'href="file:[^"]*"', dom))
 
 
 @pytest.mark.parametrize(

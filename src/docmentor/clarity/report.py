@@ -93,7 +93,7 @@ _SCRIPT = r"""
     });
     out.push(`</table>`);
     if (rm.priority_fixes && rm.priority_fixes.length) {
-      out.push(`<h3>Roadmap to ${rm.target_score} (estimated ${rm.estimated_new_score}, ${esc(rm.estimated_total_effort)})</h3>
+      out.push(`<h3>Roadmap to ${Number(rm.target_score).toFixed(1)} (estimated ${Number(rm.estimated_new_score).toFixed(1)}, ${esc(rm.estimated_total_effort)})</h3>
         <ul class="checklist">`);
       rm.priority_fixes.forEach((f) => out.push(`<li><span class="sev-${esc(f.severity)}">${esc(f.severity)}</span>
         ${esc(f.message)} — <i>${esc(f.location)}</i>, impact ${esc(f.impact)}, effort ${esc(f.estimated_effort)}</li>`));
@@ -106,7 +106,8 @@ _SCRIPT = r"""
       out.push(`<h3>Issues</h3><table class="issues"><thead><tr><th>Line</th><th>Severity</th><th>Type</th>
         <th>Message</th><th>Fix</th></tr></thead><tbody>`);
       d.issues.forEach((it) => {
-        const href = d.url ? `${d.url}#L${it.line}` : `#doc-${i}`;
+        // a file: URL opens the file (a browser has no line anchor in it); a web page's #L
+        const href = !d.url ? `#doc-${i}` : d.url.startsWith("file:") ? d.url : `${d.url}#L${it.line}`;
         out.push(`<tr><td><a href="${esc(href)}">${esc(d.path)}:${it.line}</a></td>
           <td class="sev-${esc(it.severity)}">${esc(it.severity)}</td><td>${esc(it.type)}</td>
           <td>${esc(it.message)}</td><td>${esc(it.suggested_fix)}</td></tr>`);
