@@ -1292,3 +1292,14 @@ def test_examples_asked_for_by_the_ids_find_api_lists_come_first(kb_engine: Docm
     assert got["warnings"] == []
     unknown = knowledge.get_examples("open a database", apis_involved=["no-such-example-7"]).to_dict()
     assert unknown["warnings"][0].startswith("no API named 'no-such-example-7'")
+
+
+def test_generate_takes_the_library_as_its_first_argument(cli: IndexCli, work: Path, lib: Path) -> None:
+    """A tour: `readme-llm generate httpx` said "Missing option '--library'" while `api
+    overview httpx` takes the name first."""
+    out = cli.ok("readme-llm", "generate", "minidb", "--docs-path", str(lib / "docs"), "--no-embeddings")
+    assert "(registered, generation 1)" in out
+    assert "two libraries named: 'minidb' and --library 'other'" in cli.misused(
+        "readme-llm", "generate", "minidb", "--library", "other"
+    )
+    assert "name the library" in cli.misused("readme-llm", "generate")

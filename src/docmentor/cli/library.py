@@ -57,7 +57,12 @@ ASPECT_CHOICES = ("architecture", "quickstart", "concepts", "all")
 
 @readme_app.command("generate", short_help="Generate README.LLM and the knowledge base.")
 def readme_generate(
-    library: Annotated[str, typer.Option("--library", "-l", help="The library (its Python import name).")],
+    name: Annotated[
+        str | None, typer.Argument(metavar="[LIBRARY]", help="The library (as --library), named first.")
+    ] = None,
+    library: Annotated[
+        str | None, typer.Option("--library", "-l", help="The library (its Python import name).")
+    ] = None,
     docs_path: Annotated[
         Path | None,
         typer.Option(
@@ -118,6 +123,13 @@ def readme_generate(
     """Generate README.LLM and the knowledge base, and register it in the index."""
     from docmentor import generate
 
+    if name and library and name != library:
+        raise UsageError(f"two libraries named: {name!r} and --library {library!r}", hint="name one")
+    library = library or name
+    if not library:
+        raise UsageError(
+            "name the library", hint="docmentor readme-llm generate LIBRARY (or --library LIBRARY)"
+        )
     engine = open_engine(create=True)
     with progress(not as_json, describe=str) as update:
         result = generate(
