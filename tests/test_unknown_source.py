@@ -41,11 +41,12 @@ def test_a_library_named_with_a_dash_or_an_underscore_is_the_same_library() -> N
     from docmentor.library.service.service import LibraryKnowledge
 
     answering: Any = SimpleNamespace(versions={"sqlite-utils": "3.37", "httpx": "0.28"})
+    me: Any = SimpleNamespace(_docs_of=lambda _library: None)  # no docs source of it indexed
     pick = LibraryKnowledge._library
-    assert pick(Any, "sqlite_utils", answering) == "sqlite-utils"  # type: ignore[arg-type]
-    assert pick(Any, "SQLite.Utils", answering) == "sqlite-utils"  # type: ignore[arg-type]
+    assert pick(me, "sqlite_utils", answering) == "sqlite-utils"
+    assert pick(me, "SQLite.Utils", answering) == "sqlite-utils"
     with pytest.raises(NotFoundError):
-        pick(Any, "sqliteutils", answering)  # type: ignore[arg-type]
+        pick(me, "sqliteutils", answering)
 
 
 def test_a_librarys_name_reads_every_version_generate_indexed(tmp_path: Path) -> None:

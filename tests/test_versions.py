@@ -333,6 +333,40 @@ def test_get_and_assemble_follow_the_version(both: Docmentor, project: Path) -> 
     assert all(c.source == "tinyhttp@2.0.0" for c in both.candidates("timeout", version="2"))
 
 
+def test_a_library_read_by_name_follows_the_version_as_a_search_does(
+    index_location: str, project: Path
+) -> None:
+    """A tour: with the first version added under the library's bare name (its version read
+    from the docs) and the next as NAME@VERSION, `get --source LIB` always served the bare
+    one, whatever the pin; and `LIB:PATH` named no page once every version had an @."""
+    engine = Docmentor(index_location)
+    engine.project = project
+    engine.add(V1, name="tinyhttp")  # its version read from the docs' project: the name kept
+    engine.add(V2, name="tinyhttp")  # named tinyhttp@2.0.0 beside it
+    try:
+        assert sorted(by_name(engine)) == ["tinyhttp", "tinyhttp@2.0.0"]
+        assert engine.get("timeouts.md", source="tinyhttp").source == "tinyhttp@2.0.0"  # the newest
+        assert engine.get("tinyhttp:timeouts.md").source == "tinyhttp@2.0.0"
+        (project / "requirements.txt").write_text("tinyhttp==1.0.0\n", encoding="utf-8")
+        assert engine.get("timeouts.md", source="tinyhttp").to_dict()["source_version"] == "1.0.0"
+        assert engine.get("tinyhttp:timeouts.md").to_dict()["source_version"] == "1.0.0"
+    finally:
+        engine.close()
+
+
+def test_a_pin_no_version_fits_is_said_in_json_and_over_mcp_too(
+    both: Docmentor, project: Path, capsys: pytest.CaptureFixture[str], index_location: str
+) -> None:
+    """A tour: the note reached the terminal only; search --json and search_docs said
+    "newest" and nothing of the pin."""
+    (project / "requirements.txt").write_text("tinyhttp==1.5.0\n", encoding="utf-8")
+    data = structured(call(both, "search_docs", {"query": "timeout"}))
+    (note,) = data["notes"]
+    assert "tinyhttp==1.5.0" in note and "1.0.0, 2.0.0" in note
+    (project / "requirements.txt").write_text("tinyhttp==1.0.0\n", encoding="utf-8")
+    assert "notes" not in structured(call(both, "search_docs", {"query": "timeout"}))
+
+
 def test_candidates_carry_the_version(both: Docmentor) -> None:
     hits = both.candidates("timeout")
     assert hits and {(h.source_version, h.version_reason) for h in hits} == {("2.0.0", "newest")}

@@ -86,6 +86,7 @@ class SearchResult(TypedDict):
 class SearchOut(TypedDict):
     query: str
     results: Annotated[list[SearchResult], FlatSchema()]  # checked by the client on every call
+    notes: NotRequired[list[str]]  # what the version choice passed over (a pin no version fits)
 
 
 class DocPageOut(TypedDict):

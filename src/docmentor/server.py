@@ -14,7 +14,7 @@ import weakref
 from collections.abc import Sequence
 from contextlib import suppress
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import anyio
 from mcp.server.mcpserver import MCPServer
@@ -373,6 +373,17 @@ EMBEDDER = BackgroundEmbedder()
 MODEL_WAIT_SECONDS = 2.0
 
 
+def _version_notes(engine: Docmentor, source: str | None, version: str | None, hits: list[Any]) -> list[str]:
+    """What a search's version choice passed over (a pin no indexed version fits), when a hit
+    says a choice was made: the agent reads it, as a terminal user reads the CLI's note."""
+    if not any(h.version_reason for h in hits):
+        return []
+    try:
+        return list(engine.version_scope(source, version).notes)
+    except DocmentorError:
+        return []
+
+
 def _docs_tools(server: MCPServer, engine: Docmentor, state: ServerState) -> None:
     @tool(server, annotations=READ_ONLY, title="Search documentation")
     async def search_docs(
@@ -396,7 +407,10 @@ def _docs_tools(server: MCPServer, engine: Docmentor, state: ServerState) -> Non
         if not query.strip():  # as the CLI: a blank query is a mistake, not a search for nothing
             raise _tool_error(UsageError("empty query", hint="ask in words, or with an identifier"))
         hits = _now(lambda: engine.search(query, source=source or None, version=version or None, limit=limit))
-        return _structured({"query": query, "results": [h.to_dict() for h in hits]})
+        data: dict[str, Any] = {"query": query, "results": [h.to_dict() for h in hits]}
+        if notes := _version_notes(engine, source or None, version or None, hits):
+            data["notes"] = notes
+        return _structured(data)
 
     @tool(server, annotations=READ_ONLY, title="Read a document")
     async def get_doc(

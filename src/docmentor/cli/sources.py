@@ -314,10 +314,11 @@ def search(
         raise UsageError("empty query", hint="search for words, an identifier or a question")
     engine = open_engine(create=False)
     hits = engine.search(query, source=source, version=version, limit=limit)
+    notes = list(engine.version_scope(source, version).notes)  # a pin no indexed version fits
     if as_json:
-        emit({"query": query, "results": [h.to_dict() for h in hits]})
+        emit({"query": query, "results": [h.to_dict() for h in hits], **({"notes": notes} if notes else {})})
         return
-    for note in engine.version_scope(source, version).notes:
+    for note in notes:
         print(f"note: {note}", file=sys.stderr)
     if limit > MAX_RESULTS:
         print(f"note: --limit is at most {MAX_RESULTS}: the best {MAX_RESULTS} are shown", file=sys.stderr)

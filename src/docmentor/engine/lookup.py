@@ -15,7 +15,7 @@ from docmentor.config import MAX_RESULTS, is_url
 from docmentor.engine.embedding import Embedding
 from docmentor.engine.reports import DocExcerpts, DocPage, SourceInfo, source_info
 from docmentor.engine.scope import VersionScope, version_scope
-from docmentor.errors import NotFoundError, UsageError
+from docmentor.errors import DocmentorError, NotFoundError, UsageError
 from docmentor.models import SearchHit
 from docmentor.parse.common import LABEL_LINE, mkdocs_numbered, slugify
 from docmentor.search.analyzer import analyze_query, compound_terms, identifiers_only
@@ -232,7 +232,9 @@ class Lookup(Embedding):
             raise
 
     def _find(self, ref: str, *, source: str | None = None) -> Any:
-        if source is not None and not self.store.has_source(source):
+        if source is not None and (not self.store.has_source(source) or "@" not in source):
+            # a library (every version of it, one source named as the library among them):
+            # the version a search would answer from, asked or pinned or the newest
             names = self.version_scope(source).names() or []
             source = names[0] if len(names) == 1 else source
         self._known_source(source)
@@ -255,8 +257,12 @@ class Lookup(Embedding):
                 doc = st.find_document(url=ref) or self._listed(ref, source)
         else:
             head, sep, rest = ref.partition(":")
-            if sep and not rest.startswith("//") and st.has_source(head):
+            if sep and not rest.startswith("//") and st.has_source(head) and "@" in head:
                 doc = in_source(head, rest)
+            elif sep and not rest.startswith("//") and head and "/" not in head:
+                chosen = self._library_source(head)  # LIBRARY:PATH, the version a search reads
+                if chosen is not None:
+                    doc = in_source(chosen, rest)
             if doc is None and (is_url(ref) or ref.startswith("file://")):
                 doc = st.find_document(url=ref) or self._listed(ref)
             if doc is None and ref.startswith("/"):
@@ -294,6 +300,15 @@ class Lookup(Embedding):
                 hint="use a URL, or a path as search results show it (SOURCE:PATH, e.g. docs:guide/install.md)",
             )
         return doc
+
+    def _library_source(self, name: str) -> str | None:
+        """The one source a read of ``name`` (a source, or a library with several versions)
+        answers from; None when ``name`` names neither, or the choice is not one source."""
+        try:
+            names = self.version_scope(name).names() or []
+        except DocmentorError:
+            return None
+        return names[0] if len(names) == 1 else None
 
     def _routed(self, route: str, source: str | None) -> StoredDoc | None:
         """The page a site-absolute link names (``/docs/server/context``) under a base path the
