@@ -1429,6 +1429,14 @@ def test_review_two_purpose_comments_and_plurals() -> None:
         )
     ]
     assert _purpose("pkg", [], release, "") == "Asynchronous HTTP Client/Server for asyncio and Python."
+    # and with a note in parentheses after it, whose "?" would end a sentence inside it (attrs)
+    noted = [
+        page(
+            "index.rst",
+            "Release v\\ |release| (`What's new? <changelog>`).\n\nattrs brings back the joy of writing classes.\n",
+        )
+    ]
+    assert _purpose("pkg", [], noted, "") == "attrs brings back the joy of writing classes."
     # the README's description ends a summary with a full stop, turns a colon into one, and
     # adds none after an ellipsis
     for purpose, shown in (("It provides:", "It provides."), ("Does things…", "Does things…")):

@@ -233,6 +233,8 @@ def _without_markup(prose: str) -> str:
 
 
 _SUBSTITUTION = re.compile(r"(?<![^\s*_(])\|[\w-]+\|(?=[\s.,;:!?)*_]|$)")
+_PARENTHESIZED = re.compile(r"\([^()]*\)")  # one level: linear
+_NOTED_SUBSTITUTION = re.compile("(" + _SUBSTITUTION.pattern + r")[ \t]*+\([^()\n]*+\)")
 _EMPTY_MARKUP = re.compile(r"(\*{1,2}|_)\s*\1|\(\s*\)")  # what a substitution stood in: "** **", "( )"
 
 
@@ -241,11 +243,17 @@ def without_substitutions(text: str) -> str:
     goes too ("Current version is |release|.")."""
     if not _SUBSTITUTION.search(text):
         return text
+    # a note in parentheses right after a substitution goes with it ("|release| (`What's new?
+    # <changelog>`)"): its own "?" would end a sentence inside it
+    text = _NOTED_SUBSTITUTION.sub(r"\1", text)
     kept = []
     for sentence in re.split(r"(?<=[.!?])\s+", text):
         if _SUBSTITUTION.search(sentence):
             sentence = " ".join(_EMPTY_MARKUP.sub(" ", _SUBSTITUTION.sub(" ", sentence)).split())
-            if len(re.findall(r"\w+", sentence)) < 4:
+            # its own words: not a link in parentheses ("Release v\ |release| (`What's new?
+            # <changelog>`)." says nothing once the version is gone)
+            own = _PARENTHESIZED.sub(" ", sentence.replace("\\ ", " "))
+            if len(re.findall(r"\w{2,}", own)) < 4:
                 continue
         kept.append(sentence)
     return " ".join(kept)
