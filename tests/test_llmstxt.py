@@ -283,6 +283,40 @@ def test_fetch_markdown_html_and_text(http_server: HttpServer) -> None:
     assert http_server.errors == []
 
 
+def test_a_wrong_charset_header_does_not_garble_a_page(http_server: HttpServer) -> None:
+    """A tour: a UTF-8 page served with `charset=iso-8859-1` (a common server default) was
+    stored as "CafÃ©", `charset=utf-16` made it CJK; Latin-1 bytes under `charset=utf-8` came
+    out as U+FFFD. The header is a hint: UTF-8 bytes are UTF-8, a byte-order mark decides,
+    Western bytes read as Windows-1252 — each said in a warning, as for a local file."""
+    page = "# Café\n\nNaïve résumé from Zürich.\n"
+    served = {
+        "utf8-as-latin1.md": (page.encode(), "text/markdown; charset=iso-8859-1"),
+        "utf8-as-utf16.md": (page.encode(), "text/plain; charset=utf-16"),
+        "latin1-as-utf8.md": (page.encode("cp1252"), "text/markdown; charset=utf-8"),
+        "latin1-as-latin1.md": (page.encode("latin-1"), "text/markdown; charset=latin-1"),
+        "utf16-bom-as-utf8.md": (page.encode("utf-16"), "text/markdown; charset=utf-8"),
+    }
+    for name, (body, ctype) in served.items():
+        http_server.add(f"/docs/{name}", body, content_type=ctype)
+    url = serve_index(http_server, [f"[{n}]({n})" for n in served])
+    listing = load_llms_source(url, settings=fast())
+    out = by_url(listing)
+    said = {}
+    for name in served:
+        doc = out[http_server.url(f"/docs/{name}")].document
+        assert doc is not None and doc.content == page, (name, doc)
+        said[name] = " ".join(doc.warnings)
+    assert "declared charset 'iso-8859-1', but the bytes are UTF-8" in said["utf8-as-latin1.md"]
+    assert "read as Windows-1252" in said["latin1-as-utf8.md"]
+    assert said["latin1-as-latin1.md"] == ""  # as declared
+    said = (
+        " ".join(w for o in listing.outcomes for w in o.warnings)
+        if hasattr(listing.outcomes[0], "warnings")
+        else ""
+    )
+    del said  # warnings are reported with the refresh: see the CLI test below
+
+
 def test_include_optional_false_skips_optional_links(http_server: HttpServer) -> None:
     http_server.add("/docs/a.md", "# A")
     http_server.add(

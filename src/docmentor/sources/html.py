@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Literal
 
 from docmentor.parse.fences import Fence, closes, fence_open
 from docmentor.parse.markdown import MARKDOWN_SUFFIXES
+from docmentor.sources.encodings import byte_order_marked, western_text
 
 if TYPE_CHECKING:  # bs4 and markdownify load only when a page is HTML (they cost ~70 ms)
     from bs4 import BeautifulSoup, Tag
@@ -112,26 +113,46 @@ def is_text(ctype: str, charset: str | None, data: bytes) -> bool:
     if not (known or ctype.startswith("text/") or _TEXT_APP.match(ctype)):
         return False
     wide = charset is not None and charset.lower().replace("-", "").startswith(("utf16", "utf32"))
-    return wide or b"\x00" not in data[:8192]
+    marked = data.startswith((b"\xff\xfe", b"\xfe\xff", b"\x00\x00\xfe\xff"))  # UTF-16/32 by its mark
+    return wide or marked or b"\x00" not in data[:8192]
 
 
 def decode_text(data: bytes, charset: str | None, warnings: list[str]) -> str:
-    """Decode exactly (declared charset, else UTF-8; a BOM is dropped); bad bytes → U+FFFD;
-    NUL characters (a text body with stray binary bytes) are removed, with a warning."""
+    """Decode a fetched text body as a local file is read, the declared charset a hint only:
+    a UTF-16/32 byte-order mark decides; bytes that are valid UTF-8 are UTF-8 whatever the
+    header says (a server's default ``charset=iso-8859-1`` on a UTF-8 page made "CafÃ©", and
+    kept it: an unchanged page is not fetched again); other bytes are read in the declared
+    charset, else as Windows-1252 when they read as Western letters, else as UTF-8 with
+    U+FFFD for bad bytes — each with a warning. NUL characters are removed, with a warning."""
     codec = "utf-8"
     if charset:
         try:
             codec = codecs.lookup(charset).name
         except LookupError:
             warnings.append(f"unknown charset {charset!r}, decoded as UTF-8")
-    if codec == "utf-8":
-        codec = "utf-8-sig"
+    marked = byte_order_marked(data)
+    if marked is not None and marked[0] is not None:
+        return _without_nuls(marked[1], warnings)
     try:
-        text = data.decode(codec)
+        text = data.decode("utf-8-sig")
     except UnicodeDecodeError:
-        warnings.append(f"invalid {codec} bytes replaced")
-        text = data.decode(codec, errors="replace")
-    return _without_nuls(text, warnings)
+        text = None
+    if text is not None:
+        if codec not in ("utf-8", "ascii") and not data.isascii():
+            warnings.append(f"declared charset {charset!r}, but the bytes are UTF-8: read as UTF-8")
+        return _without_nuls(text, warnings)
+    if codec not in ("utf-8", "ascii"):
+        try:
+            return _without_nuls(data.decode(codec), warnings)
+        except UnicodeDecodeError:
+            warnings.append(f"invalid {codec} bytes replaced")
+            return _without_nuls(data.decode(codec, errors="replace"), warnings)
+    western = western_text(data)
+    if western is not None:
+        warnings.append("not valid UTF-8, read as Windows-1252 (Latin-1)")
+        return _without_nuls(western, warnings)
+    warnings.append("invalid utf-8 bytes replaced")
+    return _without_nuls(data.decode("utf-8", errors="replace"), warnings)
 
 
 def _without_nuls(text: str, warnings: list[str]) -> str:

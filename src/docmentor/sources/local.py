@@ -42,6 +42,7 @@ from docmentor.errors import SourceUnavailableError
 from docmentor.models import RawDocument
 from docmentor.parse.common import without_terminal_codes
 from docmentor.parse.markdown import MARKDOWN_SUFFIXES
+from docmentor.sources.encodings import byte_order_marked, western_text
 from docmentor.sources.include_targets import IncludeBudget, IncludeCache, split_lines
 from docmentor.sources.includes import DEFAULT_MAX_BYTES, resolve_includes
 from docmentor.sources.sizes import human_size
@@ -62,32 +63,11 @@ _MAX_REPLACED = 0.01  # a page with up to this share of undecodable characters k
 # encoding's page (Shift-JIS, UTF-16) is undecodable almost throughout
 _FEW_REPLACED = 8
 _SHORT_REPLACED = 0.05
-_MIN_WESTERN_LETTERS = 0.7  # of the non-ASCII characters, read as Windows-1252
-_WORD = re.compile(r"[^\W\d_]+")
 
 
 def _few_replaced(bad: int, length: int) -> bool:
     """Whether ``bad`` undecodable characters of ``length`` are a few stray bytes of a UTF-8 page."""
     return bad <= _MAX_REPLACED * max(length, 1) or (bad <= _FEW_REPLACED and bad <= _SHORT_REPLACED * length)
-
-
-def _western(data: bytes) -> str | None:
-    """The text of a page saved as Windows-1252 / Latin-1, or None when it is not one: its
-    non-ASCII characters, read so, are mostly letters (é, ï, ß), not the symbols another
-    encoding's bytes turn into (Shift-JIS ``\x82\xa0`` → ``‚\xa0``)."""
-    try:
-        text = data.decode("cp1252")
-    except UnicodeDecodeError:
-        text = data.decode("latin-1")
-    high = [c for c in text if ord(c) > 0x7F]
-    if not high or sum(c.isalpha() for c in high) < _MIN_WESTERN_LETTERS * len(high):
-        return None
-    # a Western word has an accented letter or two among plain ones (été, Größe); a Cyrillic
-    # or Greek word read this way is accented throughout (Óñòàíîâêà)
-    words = [w for w in _WORD.findall(text) if len(w) >= 3 and not w.isascii()]
-    if words and sum(all(ord(c) > 0x7F for c in w) for w in words) > 0.5 * len(words):
-        return None
-    return text
 
 
 _MKDOCS_FILES = ("mkdocs.yml", "mkdocs.yaml", "docs/mkdocs.yml", "docs/mkdocs.yaml")
@@ -275,31 +255,6 @@ def _entries(text: str) -> list[str]:
     return [ln for ln in (line.strip() for line in text.splitlines()) if ln and not ln.startswith("#")]
 
 
-# byte-order marks of the encodings a text file announces that way (UTF-32's first: its
-# little-endian mark begins with UTF-16's)
-_BOMS = (
-    (b"\xff\xfe\x00\x00", "UTF-32"),
-    (b"\x00\x00\xfe\xff", "UTF-32"),
-    (b"\xff\xfe", "UTF-16"),
-    (b"\xfe\xff", "UTF-16"),
-)
-
-
-def _byte_order_marked(data: bytes) -> tuple[str | None, str] | None:
-    """A file that starts with a UTF-16 or UTF-32 byte-order mark: (its encoding, its text),
-    or (None, why it is skipped) when it does not decode so; None for any other file."""
-    for mark, encoding in _BOMS:
-        if data.startswith(mark):
-            try:
-                return encoding, data.decode(encoding.lower().replace("-", ""))
-            except UnicodeDecodeError as exc:
-                return (
-                    None,
-                    f"starts with a {encoding} byte-order mark but is not {encoding} (at byte {exc.start})",
-                )
-    return None
-
-
 def _read_document(
     root: Path,
     rel: str,
@@ -322,7 +277,7 @@ def _read_document(
         scan.unreadable[rel] = f"cannot read ({exc.strerror or exc})"
         return None
     warnings: list[str] = []
-    unicode = _byte_order_marked(data)  # UTF-16/32 with a byte-order mark: text, NULs and all
+    unicode = byte_order_marked(data)  # UTF-16/32 with a byte-order mark: text, NULs and all
     if unicode is not None:
         encoding, text_or_error = unicode
         if encoding is None:
@@ -338,7 +293,7 @@ def _read_document(
     except UnicodeDecodeError as exc:
         text = data.decode("utf-8", errors="replace")
         bad = text.count("\ufffd")
-        western = _western(data) if bad > _MAX_REPLACED * max(len(text), 1) else None
+        western = western_text(data) if bad > _MAX_REPLACED * max(len(text), 1) else None
         if western is not None:
             text = western  # a page saved as Windows-1252 / Latin-1 ("caf\xe9")
             warnings.append(f"{rel}: not valid UTF-8, read as Windows-1252 (Latin-1)")
