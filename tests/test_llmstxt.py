@@ -504,8 +504,7 @@ def test_index_redirects(http_server: HttpServer, http_server_factory: Any) -> N
         load_llms_source(http_server.url("/moved/llms.txt"), settings=fast())
     host = other.url("/").split("/")[2]
     assert info.value.hint == (
-        f"to follow it, add the source again with --allow-host {host} "
-        "(allowed_hosts in docmentor.toml, serve --allow-host)"
+        f"to follow it, add the source again with --allow-host {host} (allowed_hosts in docmentor.toml)"
     )
 
 
@@ -669,3 +668,29 @@ def test_the_count_of_documents_not_fetched_is_worded_for_one_and_many() -> None
 
     assert _not_fetched(1) == "1 document not fetched keeps its last good copy"
     assert _not_fetched(6) == "6 documents not fetched keep their last good copy"
+
+
+def test_a_site_moved_to_another_host_is_fetched_conditionally_again(
+    tmp_path: Path, http_server: HttpServer, http_server_factory: Any
+) -> None:
+    """A tour: after the llms.txt moved to another host, every refresh downloaded every page
+    in full (no If-None-Match: the stored URLs were the old host's), and citations kept the
+    old host. The same text from its new address is written once with its new URL."""
+    from docmentor.engine import Docmentor
+
+    other = http_server_factory()
+    index = "# Site\n\n## Docs\n\n- [A](a.md)\n"
+    for server in (http_server, other):
+        server.add("/docs/a.md", "# A\n\nAlpha page.\n", content_type=MD, etag='"a1"')
+        server.add("/docs/llms.txt", index, content_type="text/plain; charset=utf-8")
+    engine = Docmentor(tmp_path / "idx", embeddings=False)
+    engine.add(http_server.url("/docs/llms.txt"), name="site", options={"allowed_hosts": [other.url("/")]})
+    http_server.redirect("/docs/llms.txt", other.url("/docs/llms.txt"), status=301)
+    (moved,) = engine.refresh("site")
+    assert (moved.updated, moved.failed) == (2, [])  # the llms.txt and its page, from their new host
+    assert engine.get("site:/docs/a.md").url == other.url("/docs/a.md")
+    (again,) = engine.refresh("site")
+    assert again.updated == 0
+    last = other.requests_for("/docs/a.md")[-1]
+    assert last.headers.get("if-none-match") == '"a1"'
+    engine.close()

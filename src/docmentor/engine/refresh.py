@@ -374,7 +374,9 @@ class Refreshing(Embedding):
         for raw in read.docs:
             h = content_hash(raw)
             prev = existing.get(raw.path)
-            if prev is not None and prev.content_hash == h:
+            # the same text served from another address (a site moved to another host) is
+            # written again: its URL is what conditional requests and citations use
+            if prev is not None and prev.content_hash == h and (not raw.url or raw.url == prev.url):
                 unchanged += 1
                 if prev.stale:
                     fresh.append(raw.path)

@@ -164,7 +164,7 @@ async def _load_remote(url: str, kind: Kind, fetcher: Fetcher, progress: _Progre
             host = (parts.hostname or "HOST") + (f":{parts.port}" if parts.port else "")
             hint = (
                 f"to follow it, add the source again with --allow-host {host} "
-                "(allowed_hosts in docmentor.toml, serve --allow-host)"
+                "(allowed_hosts in docmentor.toml)"
             )
         raise SourceUnavailableError(f"cannot fetch {url}: {problem.reason}", hint=hint) from None
     if not 200 <= response.status < 300:
