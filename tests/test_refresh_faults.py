@@ -382,6 +382,16 @@ def test_an_html_page_labelled_markdown_keeps_the_last_good_copy(cli: Cli, raw_s
     ]
     kept = page(cli, "site:/docs/page.md")
     assert ("kestrel" in kept["content"], kept["stale"]) == (True, True)
+    # every read says so (a tour: get's text and get_doc_excerpt did not)
+    rc, out, err = cli("get", "site:/docs/page.md")
+    assert (
+        rc == 0 and "kestrel" in out and err.startswith("note: stale: the last refresh could not update it")
+    )
+    from docmentor.engine import Docmentor
+
+    with closing(Docmentor(cli.location, create=False)) as engine:
+        excerpts = engine.excerpt("site:/docs/page.md", "kestrel")
+    assert excerpts["stale"] is True and "HTML page" in (excerpts["error"] or "")
 
 
 def test_a_site_that_serves_html_may_change_its_html(cli: Cli, raw_site: RawSite) -> None:

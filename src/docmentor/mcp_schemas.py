@@ -121,6 +121,8 @@ class ExcerptOut(TypedDict):
     title: str
     query: str
     excerpts: list[Excerpt]
+    stale: NotRequired[bool]  # only when true: the last refresh could not update the document
+    error: NotRequired[str | None]  # why, then
 
 
 class SourceRow(TypedDict):

@@ -393,6 +393,11 @@ def get(
     sys.stdout.write(page.content)
     if not page.content.endswith("\n"):
         sys.stdout.write("\n")
+    if page.stale:  # the last good copy: said where a reader sees it, not only in --json
+        print(
+            f"note: stale: the last refresh could not update it ({page.error or 'see get --json'})",
+            file=sys.stderr,
+        )
     if page.has_more:
         left = (page.span_length or page.total_length) - page.offset - page.length
         print(f"\n… {left} more characters: --offset {page.offset + page.length}", file=sys.stderr)

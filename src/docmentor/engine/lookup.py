@@ -585,7 +585,7 @@ class Lookup(Embedding):
             config=self.ranking,
             document_lines=numbered,
         )
-        return {
+        out: DocExcerpts = {
             "source": doc.source,
             "path": doc.path,
             "url": doc.url,
@@ -593,6 +593,9 @@ class Lookup(Embedding):
             "query": query,
             "excerpts": chunks,
         }
+        if doc.stale:  # its last good copy: an agent quoting it should know
+            out["stale"], out["error"] = True, doc.error
+        return out
 
 
 def _cited_page(ref: str) -> str | None:

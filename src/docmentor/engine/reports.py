@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, TypedDict
+from typing import Any, NotRequired, TypedDict
 
 from docmentor.search.semantic import EmbedReport
 from docmentor.store.rows import SourceRow
@@ -129,6 +129,9 @@ class DocExcerpts(TypedDict):
     query: str
     #: each: heading, heading_path, line_start, line_end, text, score
     excerpts: list[dict[str, Any]]
+    #: only when true: the last refresh could not update the document (its last good copy), and why
+    stale: NotRequired[bool]
+    error: NotRequired[str | None]
 
 
 def source_info(r: SourceRow, units: int, embedded: int) -> SourceInfo:
