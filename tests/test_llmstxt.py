@@ -622,9 +622,15 @@ def test_local_index_errors(tmp_path: Path) -> None:
 
 
 def test_llms_full_is_one_document(http_server: HttpServer, tmp_path: Path) -> None:
-    body = "# Everything\n\n> All docs in one file.\n\n## Part\n\n- [Link](a.md)\n\nText.\n"
+    # a list item of prose with a link in it reads as a malformed link to the llms.txt parser:
+    # in an llms-full.txt it is text, and no warning (a tour: ten on every refresh)
+    body = (
+        "# Everything\n\n> All docs in one file.\n\n## Part\n\n- [Link](a.md)\n\n"
+        "* A broadly [requests-compatible API](compatibility.md).\n\nText.\n"
+    )
     http_server.add("/docs/llms-full.txt", body)
     listing = load_llms_source(http_server.url("/docs/llms-full.txt"), settings=fast())
+    assert listing.warnings == []
     assert (listing.kind, listing.title, listing.summary) == (
         "llms_full",
         "Everything",

@@ -247,7 +247,10 @@ async def _finish(
             f"the time limit of this refresh passed: {_not_fetched(n)} "
             "(refresh --deadline SECONDS sets the limit)"
         )
-    warnings = list(dict.fromkeys([*parsed.warnings, *fetcher.warnings]))
+    # an llms-full.txt is one document, not a list of links: what reads as a malformed link
+    # in its text (prose with a link in a list item) is no problem of it
+    link_warnings = parsed.warnings if kind == "llms_txt" else []
+    warnings = list(dict.fromkeys([*link_warnings, *fetcher.warnings]))
     return LlmsListing(index_url, kind, title, parsed.summary, index_doc, outcomes, warnings)
 
 
