@@ -330,6 +330,10 @@ class RefreshScheduler:
             for r in reports:
                 if r.error:
                     log.warning("source %s not refreshed: %s", r.source, r.error)
+                elif r.failed:  # its other documents were refreshed; these keep their last copy
+                    path, error = r.failed[0]
+                    more = f" (and {len(r.failed) - 1} more)" if len(r.failed) > 1 else ""
+                    log.warning("source %s: %s could not be read: %s%s", r.source, path, error, more)
         except DocmentorError as exc:
             log.warning("background refresh failed: %s", exc)
         except Exception:
