@@ -143,6 +143,19 @@ def test_cli_api_version(index: str, tmp_path: Path, capsys: pytest.CaptureFixtu
     assert "describes version 9" in err and "1.0.0, 2.0.0" in err
 
 
+def test_drift_reads_the_version_find_api_answers_from(
+    index: str, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A tour: `readme-llm drift -l attrs` gave the bare-named knowledge base's report, not
+    the newest nor the pinned one, and had no --version."""
+    monkeypatch.chdir(tmp_path)
+    cli = Cli(index, capsys)
+    assert cli.json("readme-llm", "drift", "-l", "minidb")["version"] == "2.0.0"  # the newest
+    assert cli.json("readme-llm", "drift", "-l", "minidb", "--version", "1.0.0")["version"] == "1.0.0"
+    (tmp_path / "requirements.txt").write_text("minidb==1.0.0\n", encoding="utf-8")
+    assert cli.json("readme-llm", "drift", "-l", "minidb")["version"] == "1.0.0"  # the pinned
+
+
 def test_mcp_api_tools_take_a_version(engine: Docmentor) -> None:
     async def go() -> list[Any]:
         async with Client(build_server(engine)) as client:

@@ -240,12 +240,15 @@ def readme_drift(
         bool,
         typer.Option("--check", help="Exit 1 when a documented call is missing or rejected (for CI)."),
     ] = False,
+    version: KbVersion = None,
 ) -> None:
     """Documented calls that the installed version does not have or accept (from the last generation)."""
-    from docmentor import drift_report
+    from docmentor import LibraryKnowledge, drift_report
 
     require_index()
-    report = drift_report(open_engine(create=False), library)
+    engine = open_engine(create=False)
+    # of several versions' knowledge bases: the one find_api answers from (asked, pinned, newest)
+    report = drift_report(engine, LibraryKnowledge(engine).registered_name(library, version))
     if as_json:
         emit(report.to_dict())
     else:

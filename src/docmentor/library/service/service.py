@@ -102,6 +102,20 @@ class LibraryKnowledge:
                 self._distributions = dict(built.distributions)
             return answering
 
+    def registered_name(self, library: str, version: str | None = None) -> str:
+        """The knowledge base that answers for ``library`` (``attrs@24.2.0``): ``version``,
+        else the project's pin, else the newest, as find_api chooses it; ``library`` as given
+        when no registered knowledge base is of it (the caller's lookup says so)."""
+        from docmentor.sources.versions import library_of
+        from docmentor.store.kb import list_kbs
+
+        rows = list_kbs(self.engine.store)
+        if "@" in library or not any(library_of(r.library) == library_of(library) for r in rows):
+            return library
+        chosen, _reasons, _notes = self._select(rows, library, version)
+        row = chosen.get(library_of(library))
+        return row.library if row is not None else library
+
     def _select(
         self, rows: list[KbRow], library: str | None, version: str | None
     ) -> tuple[dict[str, KbRow], dict[str, str], list[str]]:
