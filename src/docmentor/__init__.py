@@ -11,7 +11,8 @@ adapters over it.
   :class:`SourceInfo`, :class:`EmbedReport`, :class:`VersionScope` (which versions of a
   library answer: asked, pinned, newest); a report's warnings grouped for a reader
   (:func:`group_warnings` → :class:`ReportWarnings`); :class:`SourceSpec` (:class:`SourceOptions`);
-  ``docmentor.toml`` through :func:`load_config`;
+  ``docmentor.toml`` through :func:`load_config` (its defaults for a source's options:
+  :func:`with_defaults`);
   the index's default folder (:func:`default_db`), whether one holds an index
   (:func:`index_exists`, where: :func:`index_root`) and a first add that leaves none when it fails
   (:func:`index_removed_on_failure`), a ``NAME:TARGET`` source argument
@@ -110,6 +111,7 @@ _EXPORTS: dict[str, str] = {
     "ConfiguredSource": "docmentor.config",
     "Config": "docmentor.config",
     "load_config": "docmentor.config",
+    "with_defaults": "docmentor.config",
     "default_db": "docmentor.config",
     "index_exists": "docmentor.engine.core",
     "index_removed_on_failure": "docmentor.engine.core",
@@ -441,6 +443,7 @@ __all__ = [
     "trend_summary",
     "verify_token",
     "wait_for_job",
+    "with_defaults",
     "worker_name",
     "write_agent_tree",
     "write_html",
@@ -495,6 +498,7 @@ if TYPE_CHECKING:
         default_db,
         load_config,
         split_named,
+        with_defaults,
     )
     from docmentor.engine import DocExcerpts, Docmentor, DocPage, RefreshReport, SourceInfo
     from docmentor.engine.core import index_exists, index_removed_on_failure, index_root

@@ -218,6 +218,32 @@ class Config:
     refresh_interval_hours: float | None = None
     origin: str | None = None
 
+    def defaults(self, *, llms: bool) -> dict[str, Any]:
+        """The file-wide options a source takes where it sets none of its own: ``max_bytes``,
+        and for an llms.txt source (``llms``) the ``[fetch]`` settings."""
+        out = {k: v for k, v in self.fetch.items() if k in FETCH_DEFAULTS} if llms else {}
+        if self.max_bytes is not None:
+            out["max_bytes"] = self.max_bytes
+        return out
+
+
+#: the ``[fetch]`` settings, defaults of every llms.txt source
+FETCH_DEFAULTS = ("concurrency", "timeout", "retries", "allowed_hosts", "include_optional")
+
+
+def with_defaults(options: SourceOptions, cfg: Config, *, llms: bool) -> tuple[SourceOptions, dict[str, Any]]:
+    """``options`` with ``cfg``'s file-wide defaults for the options not given (a given one
+    wins), and the defaults so taken (empty: none applied), as ``docmentor add`` reads them.
+
+    Raises:
+        UsageError: a default of the wrong kind, naming the file.
+    """
+    taken = {k: v for k, v in cfg.defaults(llms=llms).items() if getattr(options, k) is None}
+    if not taken:
+        return options, {}
+    parsed = SourceOptions.parse(taken, where=cfg.origin or "the configuration")
+    return replace(options, **{k: getattr(parsed, k) for k in taken}), taken
+
 
 def _source_from(item: Any, origin: str, base: Path) -> ConfiguredSource:
     if isinstance(item, str):
@@ -265,14 +291,7 @@ def load_config(cwd: Path | None = None) -> Config:
 
 def _with_defaults(src: ConfiguredSource, cfg: Config) -> dict[str, Any]:
     """``src``'s options with the file-wide defaults it does not set (a source's own win)."""
-    options = dict(src.options)
-    if is_url(src.target) or src.target.endswith(".txt"):
-        for key in ("concurrency", "timeout", "retries", "allowed_hosts", "include_optional"):
-            if key in cfg.fetch:
-                options.setdefault(key, cfg.fetch[key])
-    if cfg.max_bytes is not None:
-        options.setdefault("max_bytes", cfg.max_bytes)
-    return options
+    return {**cfg.defaults(llms=is_url(src.target) or src.target.endswith(".txt")), **src.options}
 
 
 def _toml(path: Path) -> dict[str, Any]:

@@ -13,7 +13,15 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from docmentor.config import DEFAULT_REFRESH_DEADLINE, ConfiguredSource, auto_name, is_url, validate_name
+from docmentor.config import (
+    DEFAULT_REFRESH_DEADLINE,
+    ConfiguredSource,
+    auto_name,
+    is_url,
+    load_config,
+    validate_name,
+    with_defaults,
+)
 from docmentor.engine.embedding import Embedding
 from docmentor.engine.read_source import SourceRead, read_folder, read_llms, set_updated_times
 from docmentor.engine.reports import Progress, RefreshReport
@@ -82,11 +90,16 @@ class Refreshing(Embedding):
         source is then named ``NAME@VERSION`` and sits beside the library's other versions.
         Without it the version is read from the docs (package metadata, llms.txt) or the
         installed package, and the name stays, unless another version of the library holds it.
+        The options not given take the defaults of the working folder's ``docmentor.toml``
+        (``max_bytes``, ``[fetch]`` for an llms.txt), and are stored with the source: its
+        refreshes read them back.
         The source is searchable by words once its lexical index is committed; then, unless
         ``embed=False`` or embeddings are off, its new sections are embedded (:meth:`embed`)."""
         from docmentor.sources.versions import beside_other_version
 
         spec = self.make_spec(target, name=name, options=options, version=version)
+        opts, _ = with_defaults(spec.options, load_config(), llms=spec.kind != "folder")
+        spec = replace(spec, options=opts)
         spec = beside_other_version(spec, {r.name: (r.target, r.version) for r in self.store.sources()})
         report = self._refresh_spec(spec, progress=progress)
         if embed:

@@ -1,0 +1,86 @@
+"""docmentor.toml as docs/configuration.md describes it, followed literally (a new-user tour):
+its defaults reach `add`, `base_paths` is read from its folder, an edited entry reaches
+`refresh`, a wrong value names the file and the key, a configured source answers to its name."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import httpserver
+from clitool import Cli
+from docmentor.engine import Docmentor
+from httpserver import HttpServer
+
+http_server = httpserver.http_server
+
+
+@pytest.fixture
+def cli(tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> Cli:
+    """The CLI on an index in ``tmp_path``, run from ``tmp_path`` (where docmentor.toml is)."""
+    monkeypatch.chdir(tmp_path)
+    return Cli(tmp_path / "index", capsys)
+
+
+def docs_folder(tmp_path: Path, name: str = "docs") -> Path:
+    docs = tmp_path / name
+    docs.mkdir()
+    (docs / "small.md").write_text("# Small\n\nThe kestrel hovers.\n", encoding="utf-8")
+    (docs / "big.md").write_text(
+        "# Big\n\nThe osprey dives.\n" + "filler words here\n" * 200, encoding="utf-8"
+    )
+    return docs
+
+
+def write_toml(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "docmentor.toml"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def site(http_server: HttpServer) -> str:
+    http_server.add("/docs/a.md", "# A\n\nThe avocet.\n", content_type="text/markdown")
+    http_server.add("/docs/llms.txt", "# S\n\n## Docs\n\n- [A](a.md)\n")
+    return http_server.url("/docs/llms.txt")
+
+
+# -- 1. the file-wide defaults reach `add` --------------------------------------------------
+
+
+def test_add_takes_the_fetch_defaults_and_max_bytes_of_docmentor_toml(
+    cli: Cli, tmp_path: Path, http_server: HttpServer
+) -> None:
+    toml = write_toml(tmp_path, "max_bytes = 1000\n\n[fetch]\nconcurrency = 3\ntimeout = 5\nretries = 1\n")
+    url = site(http_server)
+    rc, _, err = cli("add", url, "--name", "site", "--concurrency", "2")
+    assert rc == 0, err
+    assert f"note: options from {toml}: timeout = 5, retries = 1, max_bytes = 1000" in err
+    (row,) = cli.state()["sources"]  # stored with the source: its refreshes read them back
+    assert row["options"] == {"concurrency": 2, "timeout": 5, "retries": 1, "max_bytes": 1000}
+    rc, _, err = cli("add", str(docs_folder(tmp_path)), "--name", "k")
+    assert rc == 0 and "big.md: skipped: over the size cap" in err, err
+    assert "timeout" not in err  # [fetch] is for llms.txt sources only
+    assert cli.state()["sources"][0]["options"] == {"max_bytes": 1000}
+    (report,) = cli.json("refresh", "k")["sources"]
+    assert [s["path"] for s in report["skipped"]] == ["big.md"]
+
+
+def test_an_explicit_flag_wins_over_docmentor_toml(cli: Cli, tmp_path: Path) -> None:
+    write_toml(tmp_path, "max_bytes = 1000\n")
+    docs = docs_folder(tmp_path)
+    rc, _, err = cli("add", str(docs), "--name", "k", "--max-bytes", "100000")
+    assert (rc, err) == (0, ""), err  # nothing taken from the file: nothing said
+    assert cli.state()["sources"][0]["options"] == {"max_bytes": 100000}
+
+
+def test_the_library_add_takes_the_defaults_too(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    write_toml(tmp_path, "max_bytes = 1000\n")
+    engine = Docmentor(tmp_path / "index")
+    try:
+        report = engine.add(docs_folder(tmp_path), name="k", embed=False)
+        assert [p for p, _ in report.skipped] == ["big.md"]
+        assert engine.sources()[0]["options"] == {"max_bytes": 1000}
+    finally:
+        engine.close()
