@@ -84,3 +84,31 @@ def test_the_library_add_takes_the_defaults_too(tmp_path: Path, monkeypatch: pyt
         assert engine.sources()[0]["options"] == {"max_bytes": 1000}
     finally:
         engine.close()
+
+
+# -- 2. base_paths is read from docmentor.toml's folder, as path is -----------------------
+
+
+def test_base_paths_are_read_from_the_config_files_folder(cli: Cli, tmp_path: Path) -> None:
+    """configuration.md: `path = "docs"  # relative to this file's folder`, then
+    `base_paths = ["."]`: the file's folder, not the docs folder."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "a.md").write_text('# A\n\nThe avocet.\n\n--8<-- "shared/note.md"\n', encoding="utf-8")
+    (tmp_path / "shared").mkdir()
+    (tmp_path / "shared" / "note.md").write_text("The wandering albatross glides.\n", encoding="utf-8")
+    write_toml(tmp_path, '[[sources]]\nname = "handbook"\npath = "docs"\nbase_paths = ["."]\n')
+    rc, _, err = cli("refresh")
+    assert (rc, err) == (0, ""), err
+    (row,) = cli.state()["sources"]
+    assert row["options"] == {"base_paths": [str(tmp_path.resolve())]}
+    assert [r["path"] for r in cli.json("search", "albatross")["results"]] == ["a.md"]
+
+
+def test_a_missing_base_path_is_a_warning_naming_the_source_and_the_folder(cli: Cli, tmp_path: Path) -> None:
+    docs_folder(tmp_path)
+    write_toml(tmp_path, '[[sources]]\nname = "handbook"\npath = "docs"\nbase_paths = ["nope"]\n')
+    rc, out, err = cli("refresh")
+    assert rc == 1 and out == ""
+    missing = tmp_path.resolve() / "nope"
+    assert f"warning: handbook: not indexed: base_paths {missing} is not a folder" in err, err

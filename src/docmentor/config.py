@@ -259,11 +259,22 @@ def _source_from(item: Any, origin: str, base: Path) -> ConfiguredSource:
         )
     if not is_url(target):
         target = str((base / Path(target).expanduser()).resolve())
+    if "base_paths" in options:
+        options["base_paths"] = _from_folder(options["base_paths"], base)
     return ConfiguredSource(
         name=validate_name(str(name)) if name is not None else auto_name(target),
         target=target,
         options=options,
     )
+
+
+def _from_folder(paths: Any, base: Path) -> Any:
+    """A source's ``base_paths`` as written in a config file, read from the file's folder
+    ``base`` (as its ``path`` is): absolute paths. Another kind of value is left as it is,
+    for :meth:`SourceOptions.parse` to refuse with the file's name."""
+    if not isinstance(paths, list) or not all(isinstance(p, str) and p.strip() for p in paths):
+        return paths
+    return [str((base / Path(p).expanduser()).resolve()) for p in paths]
 
 
 def load_config(cwd: Path | None = None) -> Config:

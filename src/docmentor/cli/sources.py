@@ -239,9 +239,11 @@ def refresh(
         )
     if not as_json:  # said before the embedding run: what changed is searchable by words already
         for r in reports:
+            if r.error and r.kind == "configured":  # a configured source never read: nothing to count
+                print(f"warning: {r.source}: not indexed: {r.error}", file=sys.stderr)
+                continue
             _warn(r, targets.get(r.source))
-            if not (r.error and r.kind == "configured"):  # a configured source never read: nothing to count
-                print(_report_line(r), flush=True)
+            print(_report_line(r), flush=True)
         if not reports:
             print("no sources: add one with `docmentor add PATH_OR_URL`")
     # `refresh NAME` embeds NAME's sections, not those other sources were added without
