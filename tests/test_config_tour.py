@@ -112,3 +112,49 @@ def test_a_missing_base_path_is_a_warning_naming_the_source_and_the_folder(cli: 
     assert rc == 1 and out == ""
     missing = tmp_path.resolve() / "nope"
     assert f"warning: handbook: not indexed: base_paths {missing} is not a folder" in err, err
+
+
+# -- 3. an edited [[sources]] entry reaches refresh -----------------------------------------
+
+
+def test_edited_options_of_an_indexed_configured_source_are_applied(
+    cli: Cli, tmp_path: Path, http_server: HttpServer
+) -> None:
+    docs_folder(tmp_path)
+    url = site(http_server)
+    entries = f'[[sources]]\nname = "handbook"\npath = "docs"\n\n[[sources]]\nname = "site"\nurl = "{url}"\n'
+    write_toml(tmp_path, entries)
+    cli.ok("refresh")
+    assert {r["name"]: r["options"] for r in cli.state()["sources"]} == {"handbook": {}, "site": {}}
+    write_toml(tmp_path, "max_bytes = 1000\n\n[fetch]\ntimeout = 5\n\n" + entries)
+    rc, out, err = cli("refresh")
+    assert rc == 0 and "big.md: skipped: over the size cap" in err, err
+    assert "handbook: 1 document" in out, out
+    options = {r["name"]: r["options"] for r in cli.state()["sources"]}
+    assert options == {"handbook": {"max_bytes": 1000}, "site": {"timeout": 5, "max_bytes": 1000}}
+    write_toml(tmp_path, entries)  # and back: the defaults again
+    cli("refresh")
+    assert {r["name"]: r["options"] for r in cli.state()["sources"]} == {"handbook": {}, "site": {}}
+    assert [r["path"] for r in cli.json("search", "osprey")["results"]] == ["big.md"]
+
+
+def test_an_entry_pointing_elsewhere_is_a_warning_saying_how_to_move_it(cli: Cli, tmp_path: Path) -> None:
+    """The name may hold a source added by hand: a refresh does not replace it on its own."""
+    docs_folder(tmp_path)
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "h.md").write_text("# H\n\nThe heron waits.\n", encoding="utf-8")
+    write_toml(tmp_path, '[[sources]]\nname = "handbook"\npath = "docs"\n')
+    cli.ok("refresh")
+    write_toml(tmp_path, '[[sources]]\nname = "handbook"\npath = "other"\n')
+    rc, out, err = cli("refresh")
+    assert rc == 0 and "handbook: 2 documents" in out, (out, err)
+    docs, moved = tmp_path.resolve() / "docs", other.resolve()
+    assert err == (
+        f"warning: handbook is configured as {moved} but indexed from {docs}: refreshed from {docs}; "
+        f"to index {moved} instead: docmentor remove handbook, then docmentor refresh\n"
+    )
+    cli.ok("remove", "handbook")
+    cli.ok("refresh")
+    assert cli.state()["sources"][0]["target"] == str(moved)
+    assert [r["path"] for r in cli.json("search", "heron")["results"]] == ["h.md"]

@@ -32,7 +32,7 @@ from docmentor.search.lexical import section_terms
 from docmentor.search.semantic import write_units
 from docmentor.search.units import Unit
 from docmentor.sources.versions import indexed_name
-from docmentor.store.rows import DocChange
+from docmentor.store.rows import DocChange, SourceRow
 
 if TYPE_CHECKING:
     from docmentor.sources.versions import FoundVersion
@@ -184,15 +184,27 @@ class Refreshing(Embedding):
         """Index the configured sources that are not in the index yet, each on its own (one
         that cannot be read is a report with its ``error``, kind ``configured``), then
         refresh every other source (``configured``: ``docmentor.toml``'s sources, :func:`load_config`).
+        A configured source already indexed is refreshed with its entry's options when they
+        were edited since; one whose entry now points elsewhere is refreshed from where it
+        was indexed, with a warning saying how to move it (:meth:`configured_change`).
         ``prune`` and ``deadline`` (seconds for the whole call) as for :meth:`refresh`."""
         reports: list[RefreshReport] = []
         added: set[str] = set()
+        edited: dict[str, SourceSpec] = {}  # indexed configured sources whose options were edited
+        notes: dict[str, str] = {}  # … and those whose entry points elsewhere now
         ends = _deadline(deadline)
         with self.adding_configured:  # one thread of this process adds them, the others wait
-            known = {r.name for r in self.store.sources()}
+            known = {r.name: r for r in self.store.sources()}
             for src in configured:
                 indexed = indexed_name(src.name, src.settings.version)
-                if indexed in known or indexed in added:
+                if indexed in known:
+                    spec, note = self.configured_change(src, known[indexed])
+                    if spec is not None:
+                        edited[indexed] = spec
+                    if note is not None:
+                        notes[indexed] = note
+                    continue
+                if indexed in added:
                     continue
                 added.add(indexed)
                 began = time.perf_counter()
@@ -211,8 +223,40 @@ class Refreshing(Embedding):
                         seconds=time.perf_counter() - began,
                     )
                     reports.append(failed)
-        reports.extend(self._refresh_rows(None, progress=progress, exclude=added, prune=prune, ends=ends))
+        rest = self._refresh_rows(
+            None, progress=progress, exclude=added, prune=prune, ends=ends, specs=edited
+        )
+        reports.extend(_noted(r, notes.get(r.source)) for r in rest)
         return self._with_embedding(reports, progress) if embed else reports
+
+    def configured_change(
+        self, src: ConfiguredSource, row: SourceRow
+    ) -> tuple[SourceSpec | None, str | None]:
+        """How the configured source ``src``, indexed as ``row``, is refreshed now that its
+        entry may have been edited: the spec to refresh it with when its options differ from
+        those indexed (None: as indexed), and a warning when its entry cannot be used.
+
+        An entry pointing elsewhere (its ``path`` or ``url`` edited) is not followed: the
+        name may hold a source someone added by hand (``add --name``), which a refresh must
+        not replace; the warning says how to move it (remove it, then refresh)."""
+        try:
+            spec = self.make_spec(src.target, name=src.name, options=src.settings)
+        except DocmentorError as exc:
+            return None, (
+                f"{row.name}: its configured entry cannot be read ({exc}); refreshed as indexed, "
+                f"from {row.target}"
+            )
+        if spec.target != row.target:
+            return None, (
+                f"{row.name} is configured as {spec.target} but indexed from {row.target}: refreshed "
+                f"from {row.target}; to index {spec.target} instead: docmentor remove {row.name}, "
+                "then docmentor refresh"
+            )
+        try:
+            same = spec.options == row.spec.options
+        except DocmentorError:  # stored options this version cannot read: the entry's then
+            same = False
+        return (None if same else replace(spec, name=row.name)), None
 
     def refresh(
         self,
@@ -262,7 +306,10 @@ class Refreshing(Embedding):
         prune: bool,
         ends: float | None,
         raises: bool = False,
+        specs: Mapping[str, SourceSpec] | None = None,
     ) -> list[RefreshReport]:
+        """Refresh the source ``name``, or every one but ``exclude``, each as indexed, or as
+        ``specs`` (by name) has it."""
         rows = (
             [self.store.source(name)]
             if name is not None  # "" is refused by the store, not taken for every source
@@ -278,7 +325,8 @@ class Refreshing(Embedding):
                         hint="it keeps its documents; refresh it on its own, or with a longer deadline",
                         arguments=("deadline",),
                     )
-                reports.append(self._refresh_spec(row.spec, progress=progress, prune=prune, ends=ends))
+                spec = (specs or {}).get(row.name) or row.spec
+                reports.append(self._refresh_spec(spec, progress=progress, prune=prune, ends=ends))
             except Exception as exc:  # any failure of one source is that source's, not the others'
                 message = _failure(row.name, exc)
                 try:
@@ -507,6 +555,11 @@ def _version_of(spec: SourceSpec, read: SourceRead, index_path: str | None) -> F
     return detect_version(
         given=spec.options.version, folder=None, llms_text=text, library=library_of(spec.name)
     )
+
+
+def _noted(report: RefreshReport, note: str | None) -> RefreshReport:
+    """``report`` with the warning ``note`` first (None: as it is)."""
+    return report if note is None else replace(report, warnings=[note, *report.warnings])
 
 
 def _deadline(seconds: float | None) -> float | None:
