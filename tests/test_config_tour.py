@@ -158,3 +158,54 @@ def test_an_entry_pointing_elsewhere_is_a_warning_saying_how_to_move_it(cli: Cli
     cli.ok("refresh")
     assert cli.state()["sources"][0]["target"] == str(moved)
     assert [r["path"] for r in cli.json("search", "heron")["results"]] == ["h.md"]
+
+
+# -- 4. a wrong value in docmentor.toml is an error naming the file and the key -------------
+
+SITE = 'url = "https://docs.example/llms.txt"'
+
+
+@pytest.mark.parametrize(
+    ("text", "says"),
+    [
+        ("db = 5", "db must be a folder path, not 5"),
+        (f'[[sources]]\nname = "both"\n{SITE}\npath = "docs"', "source 'both': both url and path are given"),
+        (
+            f'[[sources]]\nname = "a"\n{SITE}\n\n[[sources]]\nname = "a"\npath = "docs"',
+            "two sources are named 'a'",
+        ),
+        ('max_bytes = "big"', "max_bytes must be a whole number of at least 1, not 'big'"),
+        (f'[[sources]]\nname = "has space"\n{SITE}', "invalid source name 'has space'"),
+        ('sources = "handbook"', "sources must be a list, not 'handbook'"),
+        ("embedings = false", "unknown key 'embedings' (did you mean 'embeddings'? the keys are db, "),
+        ("max_byte = 5", "unknown key 'max_byte' (did you mean 'max_bytes'?"),
+        ("[fetch]\nconcurency = 3", "[fetch]: unknown key 'concurency' (did you mean 'concurrency'?"),
+        ('[fetch]\ntimeout = "soon"', "[fetch]: timeout must be a positive number of seconds, not 'soon'"),
+        ('embeddings = "no"', "embeddings must be true or false, not 'no'"),
+        (
+            "refresh_interval_hours = 24",
+            "unknown key 'refresh_interval_hours' (a server's background refresh is ",
+        ),
+    ],
+)
+def test_a_wrong_value_in_docmentor_toml_names_the_file_and_the_key(
+    cli: Cli, tmp_path: Path, text: str, says: str
+) -> None:
+    docs_folder(tmp_path)
+    toml = write_toml(tmp_path, text + "\n")
+    for args in (("sources",), ("refresh",)):  # no --db: the file's db is not passed over either
+        rc, out, err = cli.raw(*args)
+        assert (rc, out) == (2, ""), (args, rc, out, err)
+        assert err.startswith(f"error: {toml}: ") and err.count("\n") == 1, err
+        assert says in err, err
+    assert not (tmp_path / "5").exists() and not cli.db.exists()
+
+
+def test_llmdoc_json_sources_are_checked_as_the_tomls_are(cli: Cli, tmp_path: Path) -> None:
+    path = tmp_path / "llmdoc.json"
+    path.write_text('{"refresh_interval_hours": -1}', encoding="utf-8")
+    assert "refresh_interval_hours must be a number of hours (0: off), not -1" in cli.misused("sources")
+    path.write_text('{"sources": "handbook"}', encoding="utf-8")
+    assert cli.misused("sources").startswith(f"error: {path}: sources must be a list, not 'handbook'")
+    path.write_text('{"sources": ["a:https://a.example/llms.txt", "a:docs"]}', encoding="utf-8")
+    assert "two sources are named 'a'" in cli.misused("sources")

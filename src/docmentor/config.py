@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from docmentor.errors import UsageError
+from docmentor.errors import UsageError, did_you_mean
 from docmentor.models import SourceOptions
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
@@ -131,6 +131,12 @@ def embeddings_enabled() -> bool:
     return True
 
 
+def indexed_name(name: str, version: str | None) -> str:
+    """The name a source given as ``name`` with the ``version`` option (None: none) is
+    indexed under: ``httpx`` at 0.27 is ``httpx@0.27`` (as ``Docmentor.make_spec`` names it)."""
+    return f"{name}@{version}" if version else name
+
+
 def is_url(target: str) -> bool:
     return target.startswith(("http://", "https://"))
 
@@ -245,14 +251,17 @@ def with_defaults(options: SourceOptions, cfg: Config, *, llms: bool) -> tuple[S
     return replace(options, **{k: getattr(parsed, k) for k in taken}), taken
 
 
+#: the keys of a ``[[sources]]`` table that say what the source is (one of them, once)
+_TARGET_KEYS = ("url", "path", "target")
+
+
 def _source_from(item: Any, origin: str, base: Path) -> ConfiguredSource:
     if isinstance(item, str):
         name, target = split_named(item)
         options: dict[str, Any] = {}
-    elif isinstance(item, dict) and ("url" in item or "target" in item or "path" in item):
-        target = str(item.get("url") or item.get("target") or item.get("path"))
-        name = item.get("name")
-        options = {k: v for k, v in item.items() if k not in {"name", "url", "target", "path"}}
+    elif isinstance(item, dict) and any(k in item for k in _TARGET_KEYS):
+        name, target = item.get("name"), _target_of(item, origin)
+        options = {k: v for k, v in item.items() if k not in {"name", *_TARGET_KEYS}}
     else:
         raise UsageError(
             f"{origin}: a source must be 'name:url' or a table with name and url/path, got {item!r}"
@@ -262,10 +271,57 @@ def _source_from(item: Any, origin: str, base: Path) -> ConfiguredSource:
     if "base_paths" in options:
         options["base_paths"] = _from_folder(options["base_paths"], base)
     return ConfiguredSource(
-        name=validate_name(str(name)) if name is not None else auto_name(target),
+        name=_valid_name(name, origin) if name is not None else auto_name(target),
         target=target,
         options=options,
     )
+
+
+def _target_of(item: dict[str, Any], origin: str) -> str:
+    """What a ``[[sources]]`` table indexes: its one ``url`` or ``path`` (or ``target``)."""
+    where = f"{origin}: source {item['name']!r}" if isinstance(item.get("name"), str) else origin
+    given = [k for k in _TARGET_KEYS if k in item]
+    if len(given) > 1:
+        raise UsageError(
+            f"{where}: both {given[0]} and {given[1]} are given",
+            hint="a source is one llms.txt URL (url) or one folder or file (path): keep one",
+        )
+    value = item[given[0]]
+    if not isinstance(value, str) or not value.strip():
+        raise UsageError(f"{where}: {given[0]} must be a URL or a path, not {value!r}")
+    return value.strip()
+
+
+def _valid_name(name: object, origin: str) -> str:
+    """A configured source's name, checked as ``--name`` is; the error names the file."""
+    try:
+        return validate_name(name if isinstance(name, str) else repr(name))
+    except UsageError as exc:
+        raise UsageError(f"{origin}: {exc.message}", hint=exc.hint) from None
+
+
+def _source_list(value: Any, origin: str, base: Path) -> list[ConfiguredSource]:
+    """A config file's ``sources``: a list of tables or ``name:target`` strings, each name once."""
+    if not isinstance(value, list):
+        raise UsageError(
+            f"{origin}: sources must be a list, not {value!r}",
+            hint='write one [[sources]] table per source, or sources = ["name:url", "folder"]',
+        )
+    return [_source_from(item, origin, base) for item in value]
+
+
+def _names_once(sources: list[ConfiguredSource], origin: str) -> None:
+    """Each source of ``origin`` is indexed under its own name (two versions of one library,
+    ``version = …`` in each, are two names)."""
+    seen: set[str] = set()
+    for src in sources:
+        name = indexed_name(src.name, src.settings.version)
+        if name in seen:
+            raise UsageError(
+                f"{origin}: two sources are named {name!r}",
+                hint="give each source its own name (or version): the second would be ignored",
+            )
+        seen.add(name)
 
 
 def _from_folder(paths: Any, base: Path) -> Any:
@@ -287,17 +343,21 @@ def load_config(cwd: Path | None = None) -> Config:
         cfg = _from_json(json_path, cwd)
     else:
         cfg = Config()
-    sources = list(cfg.sources)
     env = os.environ.get("DOCMENTOR_SOURCES", "").strip()
-    if env:
-        sources.extend(_source_from(s, "DOCMENTOR_SOURCES", cwd) for s in env.split(",") if s.strip())
+    from_env = [_source_from(s, "DOCMENTOR_SOURCES", cwd) for s in env.split(",") if s.strip()]
     where = cfg.origin or "DOCMENTOR_SOURCES"
-    configured = []
-    for src in sources:
-        options = _with_defaults(src, cfg)
-        settings = SourceOptions.parse(options, where=f"{where}: source {src.name!r}")
-        configured.append(replace(src, options=options, settings=settings))
-    return replace(cfg, sources=configured)
+    configured = [_settled(src, cfg, where) for src in cfg.sources]
+    _names_once(configured, where)
+    from_env = [_settled(src, cfg, "DOCMENTOR_SOURCES") for src in from_env]
+    _names_once(from_env, "DOCMENTOR_SOURCES")
+    return replace(cfg, sources=configured + from_env)
+
+
+def _settled(src: ConfiguredSource, cfg: Config, where: str) -> ConfiguredSource:
+    """``src`` with the file-wide defaults it does not set, its options parsed and checked."""
+    options = _with_defaults(src, cfg)
+    settings = SourceOptions.parse(options, where=f"{where}: source {src.name!r}")
+    return replace(src, options=options, settings=settings)
 
 
 def _with_defaults(src: ConfiguredSource, cfg: Config) -> dict[str, Any]:
@@ -313,16 +373,64 @@ def _toml(path: Path) -> dict[str, Any]:
         raise UsageError(f"{path}: not valid TOML: {exc}") from exc
 
 
+#: what a ``docmentor.toml`` may set at its top level (``[fetch]``: :data:`FETCH_DEFAULTS`)
+TOML_KEYS = ("db", "embeddings", "fetch", "max_bytes", "sources")
+#: keys of other tools' files a docmentor.toml does not take, and where the setting is made
+_ELSEWHERE = {
+    "refresh_interval_hours": "a server's background refresh is docmentor serve --refresh-interval HOURS"
+}
+
+
 def _from_toml(path: Path, cwd: Path) -> Config:
-    data = _toml(path)
+    data, where = _toml(path), str(path)
+    _known_keys(data, TOML_KEYS, where, "the keys are")
+    fetch = data.get("fetch", {})
+    if not isinstance(fetch, dict):
+        raise UsageError(f"{where}: fetch must be a table ([fetch]), not {fetch!r}")
+    _known_keys(fetch, FETCH_DEFAULTS, f"{where}: [fetch]", "its keys are")
+    SourceOptions.parse(fetch, where=f"{where}: [fetch]")  # a wrong value: this file's error
+    max_bytes = SourceOptions.parse({"max_bytes": data.get("max_bytes")}, where=where).max_bytes
+    embeddings = data.get("embeddings", True)
+    if not isinstance(embeddings, bool):
+        raise UsageError(f"{where}: embeddings must be true or false, not {embeddings!r}")
     return Config(
-        sources=[_source_from(s, str(path), cwd) for s in data.get("sources", [])],
-        db=(cwd / local_folder(str(data["db"]), f"db in {path}")).resolve() if "db" in data else None,
-        fetch=dict(data.get("fetch", {})),
-        max_bytes=data.get("max_bytes"),
-        refresh_interval_hours=data.get("refresh_interval_hours"),
-        origin=str(path),
+        sources=_source_list(data.get("sources", []), where, cwd),
+        db=_db_folder(data, "db", where, cwd),
+        fetch=dict(fetch),
+        max_bytes=max_bytes,
+        origin=where,
     )
+
+
+def _known_keys(table: dict[str, Any], known: tuple[str, ...], where: str, listing: str) -> None:
+    """Every key of ``table`` is one of ``known``: a typo is an error, not a setting ignored."""
+    for key in table:
+        if key not in known:
+            raise UsageError(
+                f"{where}: unknown key {key!r}",
+                hint=_ELSEWHERE.get(key) or f"{did_you_mean(key, known)}{listing} {', '.join(known)}",
+            )
+
+
+def _db_folder(data: dict[str, Any], key: str, where: str, cwd: Path) -> Path | None:
+    """The index folder a config file names (``db``, ``db_path``), read from its folder."""
+    value = data.get(key)
+    if value is None:  # llmdoc.json's null too
+        return None
+    if not isinstance(value, str) or not value.strip():
+        raise UsageError(
+            f"{where}: {key} must be a folder path, not {value!r}",
+            hint=f'for example {key} = ".docmentor"',
+        )
+    return (cwd / local_folder(value, f"{key} in {where}")).resolve()
+
+
+def _hours(value: Any, where: str) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value < float("inf"):
+        raise UsageError(f"{where}: refresh_interval_hours must be a number of hours (0: off), not {value!r}")
+    return float(value)
 
 
 def _from_json(path: Path, cwd: Path) -> Config:
@@ -334,15 +442,17 @@ def _from_json(path: Path, cwd: Path) -> Config:
         raise UsageError(f"{path}: not valid JSON: {exc}") from exc
     if not isinstance(data, dict):
         raise UsageError(f"{path}: expected a JSON object")
-    sources = [_source_from(s, str(path), cwd) for s in data.get("sources", [])]
-    db = local_folder(str(data["db_path"]), f"db_path in {path}") if data.get("db_path") else None
+    where = str(path)
     fetch: dict[str, Any] = {}
     if data.get("max_concurrent_fetches"):
-        fetch["concurrency"] = int(data["max_concurrent_fetches"])
+        given = {"concurrency": data["max_concurrent_fetches"]}
+        fetch["concurrency"] = SourceOptions.parse(
+            given, where=f"{where} (max_concurrent_fetches)"
+        ).concurrency
     return Config(
-        sources=sources,
-        db=db,
+        sources=_source_list(data.get("sources", []), where, cwd),
+        db=_db_folder(data, "db_path", where, cwd),
         fetch=fetch,
-        refresh_interval_hours=data.get("refresh_interval_hours"),
-        origin=str(path),
+        refresh_interval_hours=_hours(data.get("refresh_interval_hours"), where),
+        origin=where,
     )

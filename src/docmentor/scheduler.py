@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from docmentor.config import DEFAULT_REFRESH_DEADLINE
+from docmentor.config import DEFAULT_REFRESH_DEADLINE, indexed_name
 from docmentor.errors import DocmentorError
 
 if TYPE_CHECKING:
@@ -73,7 +73,6 @@ def not_indexed_yet(
     indexed: Sequence[Mapping[str, Any]], configured: Iterable[ConfiguredSource]
 ) -> list[dict[str, Any]]:
     """The configured sources no indexed source answers for, as rows (status "not indexed")."""
-    from docmentor.sources.versions import indexed_name
 
     names = {r["name"] for r in indexed}
     return [
@@ -107,7 +106,6 @@ class UnindexedSources:
     def indexing(self, sources: Iterable[ConfiguredSource]) -> None:
         """Configured sources a server starts indexing: listed until they are indexed (a server
         that indexes them at start answered ``list_sources`` with none of them before)."""
-        from docmentor.sources.versions import indexed_name
 
         with self._lock:
             for src in sources:
@@ -272,7 +270,6 @@ class RefreshScheduler:
     def index_configured(self) -> None:
         """Index the configured sources that are not indexed yet (not while another thread
         of this process does: ``Docmentor.adding_configured``)."""
-        from docmentor.sources.versions import indexed_name
 
         engine = self.engine
         with engine.adding_configured:

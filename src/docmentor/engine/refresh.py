@@ -17,6 +17,7 @@ from docmentor.config import (
     DEFAULT_REFRESH_DEADLINE,
     ConfiguredSource,
     auto_name,
+    indexed_name,
     is_url,
     load_config,
     validate_name,
@@ -31,7 +32,6 @@ from docmentor.parse.batch import parse_many
 from docmentor.search.lexical import section_terms
 from docmentor.search.semantic import write_units
 from docmentor.search.units import Unit
-from docmentor.sources.versions import indexed_name
 from docmentor.store.rows import DocChange, SourceRow
 
 if TYPE_CHECKING:
