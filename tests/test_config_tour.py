@@ -4,7 +4,9 @@ its defaults reach `add`, `base_paths` is read from its folder, an edited entry 
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -209,3 +211,68 @@ def test_llmdoc_json_sources_are_checked_as_the_tomls_are(cli: Cli, tmp_path: Pa
     assert cli.misused("sources").startswith(f"error: {path}: sources must be a list, not 'handbook'")
     path.write_text('{"sources": ["a:https://a.example/llms.txt", "a:docs"]}', encoding="utf-8")
     assert "two sources are named 'a'" in cli.misused("sources")
+
+
+# -- 5. a configured source not indexed yet answers to its name ------------------------------
+
+
+def two_configured(tmp_path: Path) -> Path:
+    docs_folder(tmp_path, "conc")
+    slow = tmp_path / "slow"
+    slow.mkdir()
+    (slow / "s.md").write_text("# S\n\nThe sloth hangs.\n", encoding="utf-8")
+    return write_toml(
+        tmp_path,
+        '[[sources]]\nname = "conc"\npath = "conc"\n\n[[sources]]\nname = "slow"\npath = "slow"\n',
+    )
+
+
+def test_refresh_name_indexes_a_configured_source_not_indexed_yet(cli: Cli, tmp_path: Path) -> None:
+    toml = two_configured(tmp_path)
+    out = cli.ok("refresh", "slow")  # before any index exists
+    assert out.startswith("slow: 1 document"), out
+    assert [s["name"] for s in cli.state()["sources"]] == ["slow", "conc"]  # conc: configured
+    err = cli.fails("remove", "conc")
+    assert err == (
+        f"error: 'conc' is configured in {toml} but not indexed yet (`docmentor refresh conc` indexes it)\n"
+    )
+    err = cli.fails("remove", "nope")
+    assert "known sources: slow; configured, not indexed yet: conc" in err, err
+    cli.ok("refresh", "conc")
+    cli.ok("remove", "conc")
+    assert [r["path"] for r in cli.json("search", "sloth")["results"]] == ["s.md"]
+
+
+def test_refresh_name_of_a_configured_source_that_fails_says_why(cli: Cli, tmp_path: Path) -> None:
+    write_toml(tmp_path, '[[sources]]\nname = "gone"\nurl = "http://127.0.0.1:9/llms.txt"\n')
+    err = cli.fails("refresh", "gone")
+    assert "127.0.0.1:9" in err and "unknown source" not in err, err
+    rc, out, err = cli("refresh", "gone", "--json")
+    (report,) = json.loads(out)["sources"]
+    assert rc == 1 and (report["source"], report["kind"]) == ("gone", "configured"), report
+    assert "127.0.0.1:9" in report["error"]
+
+
+def test_mcp_refresh_sources_indexes_a_configured_source_by_name(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The MCP tool goes through the same library call (scheduler.refresh_pass)."""
+    import anyio
+    from mcp import Client
+
+    from docmentor.server import build_server
+    from mcptool import structured
+
+    two_configured(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    engine = Docmentor(tmp_path / "index", create=True)
+
+    async def go() -> Any:
+        async with Client(build_server(engine, tools=["docs"])) as client:
+            return structured(await client.call_tool("refresh_sources", {"source": "slow"}))
+
+    try:
+        (report,) = anyio.run(go)["sources"]
+        assert (report["source"], report["documents"], report["error"]) == ("slow", 1, None)
+    finally:
+        engine.close()

@@ -19,7 +19,7 @@ adapters over it.
   (:func:`split_named`), a MkDocs project's snippet folders (:func:`mkdocs_bases`).
 - **background work** of a long-running process — :class:`RefreshScheduler`,
   :class:`BackgroundEmbedder`, :class:`UnindexedSources`, :func:`configured_sources` (those not
-  indexed yet: :func:`not_indexed_yet`); one
+  indexed yet: :func:`not_indexed_yet`; the one a name names: :func:`configured_named`); one
   refresh as every caller runs it, :func:`refresh_pass`.
 - **assembly** — :func:`assemble_context` (an engine and one question) returns a :class:`Digest`
   (:class:`DocumentScore`, :class:`DistilledSection`); its budget range :data:`MAX_TOKENS_RANGE`.
@@ -123,6 +123,7 @@ _EXPORTS: dict[str, str] = {
     "BackgroundEmbedder": "docmentor.scheduler",
     "UnindexedSources": "docmentor.scheduler",
     "configured_sources": "docmentor.scheduler",
+    "configured_named": "docmentor.scheduler",
     "not_indexed_yet": "docmentor.scheduler",
     "refresh_pass": "docmentor.scheduler",
     # assembly
@@ -388,6 +389,7 @@ __all__ = [
     "calculate_dimension_score",
     "cannot_write",
     "check_labels",
+    "configured_named",
     "configured_sources",
     "create_token",
     "default_db",
@@ -577,6 +579,7 @@ if TYPE_CHECKING:
         BackgroundEmbedder,
         RefreshScheduler,
         UnindexedSources,
+        configured_named,
         configured_sources,
         not_indexed_yet,
         refresh_pass,

@@ -210,6 +210,12 @@ class ConfiguredSource:
     target: str
     options: dict[str, Any] = field(default_factory=dict)
     settings: SourceOptions = field(default_factory=SourceOptions)
+    origin: str | None = None  # the file that configures it, or DOCMENTOR_SOURCES
+
+    @property
+    def indexed_name(self) -> str:
+        """The name it is indexed under (``NAME@VERSION`` with a ``version`` option)."""
+        return indexed_name(self.name, self.settings.version)
 
 
 @dataclass(frozen=True)
@@ -315,7 +321,7 @@ def _names_once(sources: list[ConfiguredSource], origin: str) -> None:
     ``version = …`` in each, are two names)."""
     seen: set[str] = set()
     for src in sources:
-        name = indexed_name(src.name, src.settings.version)
+        name = src.indexed_name
         if name in seen:
             raise UsageError(
                 f"{origin}: two sources are named {name!r}",
@@ -357,7 +363,7 @@ def _settled(src: ConfiguredSource, cfg: Config, where: str) -> ConfiguredSource
     """``src`` with the file-wide defaults it does not set, its options parsed and checked."""
     options = _with_defaults(src, cfg)
     settings = SourceOptions.parse(options, where=f"{where}: source {src.name!r}")
-    return replace(src, options=options, settings=settings)
+    return replace(src, options=options, settings=settings, origin=where)
 
 
 def _with_defaults(src: ConfiguredSource, cfg: Config) -> dict[str, Any]:

@@ -219,10 +219,11 @@ def refresh(
     as_json: Annotated[bool, typer.Option("--json", help="Print the reports as JSON.")] = False,
 ) -> None:
     """Re-read sources and index what changed. Unchanged documents are skipped, vanished ones removed, failures keep the old copy."""
-    from docmentor import load_config, refresh_pass
+    from docmentor import configured_named, load_config, refresh_pass
 
     configured = load_config().sources
-    if not index_exists() and (name is not None or not configured):
+    wanted = configured if name is None else [s for s in [configured_named(name, configured)] if s]
+    if not index_exists() and not wanted:
         require_index()  # nothing to refresh: say so without creating an index
     engine = open_engine(create=True)
     targets = {str(s["name"]): str(s["target"]) for s in engine.sources()}
@@ -247,7 +248,8 @@ def refresh(
         if not reports:
             print("no sources: add one with `docmentor add PATH_OR_URL`")
     # `refresh NAME` embeds NAME's sections, not those other sources were added without
-    embedded = embed_sources(engine, not as_json, [name] if name is not None else None) if reports else None
+    only = [r.source for r in reports] if name is not None else None
+    embedded = embed_sources(engine, not as_json, only) if reports else None
     engine.close()
     if as_json:
         emit(

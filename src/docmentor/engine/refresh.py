@@ -196,7 +196,7 @@ class Refreshing(Embedding):
         with self.adding_configured:  # one thread of this process adds them, the others wait
             known = {r.name: r for r in self.store.sources()}
             for src in configured:
-                indexed = indexed_name(src.name, src.settings.version)
+                indexed = src.indexed_name
                 if indexed in known:
                     spec, note = self.configured_change(src, known[indexed])
                     if spec is not None:
@@ -207,27 +207,70 @@ class Refreshing(Embedding):
                 if indexed in added:
                     continue
                 added.add(indexed)
-                began = time.perf_counter()
-                try:
-                    if ends is not None and time.monotonic() >= ends:
-                        raise SourceUnavailableError(f"not added: the time limit of {deadline:g} s passed")
-                    spec = self.make_spec(src.target, name=src.name, options=src.settings)
-                    reports.append(self._refresh_spec(spec, progress=progress, ends=ends))
-                except Exception as exc:  # this one is not indexed; the others still are
-                    message = _failure(src.name, exc)
-                    failed = RefreshReport(
-                        source=src.name,
-                        kind="configured",
-                        error=message,
-                        warnings=[message],
-                        seconds=time.perf_counter() - began,
-                    )
-                    reports.append(failed)
+                reports.append(self._add_configured(src, progress=progress, ends=ends, raises=False))
         rest = self._refresh_rows(
             None, progress=progress, exclude=added, prune=prune, ends=ends, specs=edited
         )
         reports.extend(_noted(r, notes.get(r.source)) for r in rest)
         return self._with_embedding(reports, progress) if embed else reports
+
+    def refresh_configured(
+        self,
+        src: ConfiguredSource,
+        *,
+        progress: Progress | None = None,
+        embed: bool = True,
+        prune: bool = False,
+        deadline: float | None = DEFAULT_REFRESH_DEADLINE,
+        report_errors: bool = False,
+    ) -> list[RefreshReport]:
+        """The configured source ``src`` alone, as :meth:`refresh_with_config` takes it:
+        indexed when it is not yet (``refresh NAME`` of a source docmentor.toml names), else
+        refreshed with its entry's options (:meth:`configured_change`). Its failure is raised,
+        or with ``report_errors`` its report's (kind ``configured`` when it was never indexed).
+        ``prune`` and ``deadline`` as for :meth:`refresh`."""
+        ends = _deadline(deadline)
+        name = src.indexed_name
+        with self.adding_configured:
+            row = next((r for r in self.store.sources() if r.name == name), None)
+            if row is None:
+                reports = [self._add_configured(src, progress=progress, ends=ends, raises=not report_errors)]
+                return self._with_embedding(reports, progress, [name]) if embed else reports
+        spec, note = self.configured_change(src, row)
+        rows = self._refresh_rows(
+            name,
+            progress=progress,
+            exclude=(),
+            prune=prune,
+            ends=ends,
+            raises=not report_errors,
+            specs={name: spec} if spec is not None else None,
+        )
+        reports = [_noted(r, note) for r in rows]
+        return self._with_embedding(reports, progress, [name]) if embed else reports
+
+    def _add_configured(
+        self, src: ConfiguredSource, *, progress: Progress | None, ends: float | None, raises: bool
+    ) -> RefreshReport:
+        """Index the configured source ``src`` (not in the index yet). A failure is raised,
+        or (not ``raises``) its report's: kind ``configured``, nothing counted."""
+        began = time.perf_counter()
+        try:
+            if ends is not None and time.monotonic() >= ends:
+                raise SourceUnavailableError("not added: the time limit of this refresh passed")
+            spec = self.make_spec(src.target, name=src.name, options=src.settings)
+            return self._refresh_spec(spec, progress=progress, ends=ends)
+        except Exception as exc:  # this one is not indexed; the others still are
+            if raises:
+                raise
+            message = _failure(src.name, exc)
+            return RefreshReport(
+                source=src.name,
+                kind="configured",
+                error=message,
+                warnings=[message],
+                seconds=time.perf_counter() - began,
+            )
 
     def configured_change(
         self, src: ConfiguredSource, row: SourceRow
@@ -283,6 +326,8 @@ class Refreshing(Embedding):
         ``deadline``: seconds for the whole call (None: no limit); llms.txt documents not
         fetched by then keep their last good copy, sources not reached are left as they were.
         """
+        if name is not None:  # unknown: said with the configured sources not indexed yet
+            self._known_source(name)
         reports = self._refresh_rows(
             name,
             progress=progress,
@@ -367,7 +412,7 @@ class Refreshing(Embedding):
         return [replace(r, embedding=done) for r in reports]
 
     def remove(self, name: str) -> None:
-        self.store.source(name)  # raises NotFoundError
+        self._known_source(name)  # NotFoundError, telling a configured source not indexed yet
         with self.store.write_lock():
             # lexical first, marked behind: a writer dying in between leaves a source the next
             # writer re-indexes, never search results from a source the store no longer has
