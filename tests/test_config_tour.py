@@ -276,3 +276,55 @@ def test_mcp_refresh_sources_indexes_a_configured_source_by_name(
         assert (report["source"], report["documents"], report["error"]) == ("slow", 1, None)
     finally:
         engine.close()
+
+
+# -- 6. a bad DOCMENTOR_* value is an error, a switch is read as DOCMENTOR_EMBEDDINGS is ----
+
+
+@pytest.mark.parametrize(
+    ("variable", "value", "says"),
+    [
+        (
+            "DOCMENTOR_EMBED_THREADS",
+            "abc",
+            "DOCMENTOR_EMBED_THREADS='abc' is not a whole number of at least 1",
+        ),
+        ("DOCMENTOR_EMBED_THREADS", "0", "DOCMENTOR_EMBED_THREADS='0' is not a whole number of at least 1"),
+        ("DOCMENTOR_EMBED_THREADS", "-3", "DOCMENTOR_EMBED_THREADS='-3' is not a whole number of at least 1"),
+        ("DOCMENTOR_PARALLEL", "abc", "DOCMENTOR_PARALLEL='abc' is not a switch"),
+    ],
+)
+def test_a_bad_environment_value_is_an_error_when_the_index_is_opened(
+    cli: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, variable: str, value: str, says: str
+) -> None:
+    docs = docs_folder(tmp_path)
+    monkeypatch.setenv(variable, value)
+    assert says in cli.misused("add", str(docs))
+    assert not cli.db.exists()  # nothing made
+
+
+def test_embed_threads_takes_ascii_whole_numbers(monkeypatch: pytest.MonkeyPatch) -> None:
+    from docmentor.embeddings import default_threads
+    from docmentor.errors import UsageError
+
+    monkeypatch.setenv("DOCMENTOR_EMBED_THREADS", " 3 ")
+    assert default_threads() == 3
+    monkeypatch.setenv("DOCMENTOR_EMBED_THREADS", "٣")  # a digit, not an ASCII one
+    with pytest.raises(UsageError, match="not a whole number"):
+        default_threads()
+
+
+@pytest.mark.parametrize(
+    ("value", "forks"),
+    [("", True), ("1", True), ("on", True), ("0", False), ("false", False), ("OFF", False), ("no", False)],
+)
+def test_parallel_parsing_is_a_switch_like_embeddings(
+    monkeypatch: pytest.MonkeyPatch, value: str, forks: bool
+) -> None:
+    from docmentor.parse import batch
+
+    monkeypatch.setattr(batch.sys, "platform", "linux")
+    monkeypatch.setattr(batch.os, "sched_getaffinity", lambda _: {0, 1}, raising=False)
+    monkeypatch.setattr(batch.os, "listdir", lambda _: ["1"])  # one thread: forking is safe
+    monkeypatch.setenv("DOCMENTOR_PARALLEL", value)
+    assert batch._may_fork() is forks

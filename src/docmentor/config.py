@@ -111,14 +111,9 @@ def embeddings_enabled() -> bool:
         UsageError: another value, or a ``docmentor.toml`` that is not TOML (a typo must not
             silently turn a feature on or off, also where ``--db`` names the index).
     """
-    env = os.environ.get("DOCMENTOR_EMBEDDINGS", "").strip().lower()
-    if env:
-        if env not in _OFF | _ON:
-            raise UsageError(
-                f"DOCMENTOR_EMBEDDINGS={env!r} is not a switch",
-                hint="set it to 0 or 1, false or true, off or on",
-            )
-        return env in _ON
+    env = env_switch("DOCMENTOR_EMBEDDINGS")
+    if env is not None:
+        return env
     path = Path.cwd() / "docmentor.toml"
     if path.is_file():
         try:
@@ -135,6 +130,49 @@ def indexed_name(name: str, version: str | None) -> str:
     """The name a source given as ``name`` with the ``version`` option (None: none) is
     indexed under: ``httpx`` at 0.27 is ``httpx@0.27`` (as ``Docmentor.make_spec`` names it)."""
     return f"{name}@{version}" if version else name
+
+
+def env_switch(variable: str) -> bool | None:
+    """The environment variable ``variable`` as a switch: ``0``/``false``/``no``/``off`` or
+    ``1``/``true``/``yes``/``on`` (any case); None when it is unset or blank.
+
+    Raises:
+        UsageError: another value (a typo must not silently turn a feature on or off).
+    """
+    value = os.environ.get(variable, "").strip().lower()
+    if not value:
+        return None
+    if value not in _OFF | _ON:
+        raise UsageError(
+            f"{variable}={value!r} is not a switch", hint="set it to 0 or 1, false or true, off or on"
+        )
+    return value in _ON
+
+
+def env_count(variable: str) -> int | None:
+    """The environment variable ``variable`` as a whole number of at least 1 (a count of
+    threads); None when it is unset or blank.
+
+    Raises:
+        UsageError: another value (``abc``, ``0``, ``-3``): not silently the default.
+    """
+    value = os.environ.get(variable, "").strip()
+    if not value:
+        return None
+    if not (value.isascii() and value.isdigit()) or int(value) < 1:
+        raise UsageError(
+            f"{variable}={value!r} is not a whole number of at least 1",
+            hint=f"set it to 2, say, or unset {variable}",
+        )
+    return int(value)
+
+
+def check_environment() -> None:
+    """Read every ``DOCMENTOR_*`` setting read later, deep in a refresh or an embedding run,
+    so that a bad value is an error when an index is opened (a command, a server's start),
+    not a setting silently ignored or a failure in a server's background thread."""
+    env_switch("DOCMENTOR_PARALLEL")
+    env_count("DOCMENTOR_EMBED_THREADS")
 
 
 def is_url(target: str) -> bool:

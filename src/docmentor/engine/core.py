@@ -16,7 +16,13 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
 
-from docmentor.config import default_location, embeddings_enabled, index_location, load_config
+from docmentor.config import (
+    check_environment,
+    default_location,
+    embeddings_enabled,
+    index_location,
+    load_config,
+)
 from docmentor.engine.scope import unknown_source
 from docmentor.errors import DocmentorError, NotFoundError, StoreError, UsageError
 from docmentor.search.analyzer import ANALYZER_VERSION
@@ -105,6 +111,7 @@ class IndexCore:
     ) -> None:
         self.ranking = ranking or DEFAULT_RANKING
         #: sections embedded and searched by meaning too (``--no-embeddings``, ``DOCMENTOR_EMBEDDINGS=0``)
+        check_environment()  # a bad DOCMENTOR_* value: an error now, not in a background thread
         self.embeddings = embeddings_enabled() if embeddings is None else embeddings
         where = index_root(db)
         #: the index folder; None for an index in PostgreSQL (``self.store.location`` says where)
