@@ -328,3 +328,32 @@ def test_parallel_parsing_is_a_switch_like_embeddings(
     monkeypatch.setattr(batch.os, "listdir", lambda _: ["1"])  # one thread: forking is safe
     monkeypatch.setenv("DOCMENTOR_PARALLEL", value)
     assert batch._may_fork() is forks
+
+
+# -- 7. NAME:TARGET with a malformed name is the name's error, as --name gives ---------------
+
+
+def test_a_malformed_name_before_the_colon_is_a_name_error(cli: Cli, tmp_path: Path) -> None:
+    docs = docs_folder(tmp_path)
+    by_flag = cli.misused("add", str(docs), "--name", "has space")
+    by_colon = cli.misused("add", f"has space:{docs}")
+    assert by_colon == by_flag and by_colon.startswith("error: invalid source name 'has space'"), by_colon
+    assert not cli.db.exists()
+    # the whole string an existing path: a folder with a colon and a space in its name
+    odd = tmp_path / "odd name:v2"
+    odd.mkdir()
+    (odd / "o.md").write_text("# O\n\nThe owl.\n", encoding="utf-8")
+    assert cli.json("add", str(odd))["documents"] == 1
+    assert cli.json("add", "odd name:v2")["documents"] == 1  # relative, from the working folder
+
+
+def test_split_named_tells_a_name_from_a_path_with_a_colon() -> None:
+    from docmentor.config import split_named
+    from docmentor.errors import UsageError
+
+    assert split_named("./my docs:v2") == (None, "./my docs:v2")
+    assert split_named("~/a b:c") == (None, "~/a b:c")
+    assert split_named("C:\\docs") == (None, "C:\\docs")
+    assert split_named("ok:docs") == ("ok", "docs")
+    with pytest.raises(UsageError, match="invalid source name 'has space'"):
+        split_named("has space:/docs")

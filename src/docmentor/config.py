@@ -189,17 +189,27 @@ def validate_name(name: str) -> str:
 
 
 def split_named(spec: str) -> tuple[str | None, str]:
-    """LLMDoc's ``name:url`` form; a bare URL or path has no name."""
+    """LLMDoc's ``name:url`` form; a bare URL or path has no name.
+
+    Raises:
+        UsageError: the part before the colon is meant as a name (no ``/`` or ``\\`` in it,
+            not starting with ``.`` or ``~``) and is not a valid one (``name with space:docs``,
+            ``:docs``).
+    """
     spec = spec.strip()
     if is_url(spec):
         return None, spec
     head, sep, rest = spec.partition(":")
-    if sep and not head and rest:  # ":url": a name left empty, not a folder named so
-        validate_name(head)
     windows_drive = len(head) == 1 and rest.startswith(("\\", "/"))
-    if sep and rest and _NAME.match(head) and not rest.startswith("//") and not windows_drive:
+    if not (sep and rest) or rest.startswith("//") or windows_drive:
+        return None, spec
+    if _NAME.match(head):
         return head, rest
-    return None, spec
+    if not (head.startswith((".", "~")) or "/" in head or "\\" in head):
+        # "name with space:/docs" (as a caller checks first, no such path): a name, malformed,
+        # said as --name says it, not "no such file or folder"; ":url", a name left empty
+        validate_name(head)
+    return None, spec  # "./we:ird", "~/a:b": a path with a colon
 
 
 # the VERSION of a folder named NAME-VERSION, as sdists and GitHub archives unpack (PEP 440;
