@@ -179,6 +179,8 @@ SITE = 'url = "https://docs.example/llms.txt"'
         ('max_bytes = "big"', "max_bytes must be a whole number of at least 1, not 'big'"),
         (f'[[sources]]\nname = "has space"\n{SITE}', "invalid source name 'has space'"),
         ('sources = "handbook"', "sources must be a list, not 'handbook'"),
+        (f"[[sources]]\nname = 5\n{SITE}", "a source's name must be text, not 5"),
+        ('[[sources]]\nname = "n"\nurl = 5', "source 'n': url must be a URL or a path, not 5"),
         ("embedings = false", "unknown key 'embedings' (did you mean 'embeddings'? the keys are db, "),
         ("max_byte = 5", "unknown key 'max_byte' (did you mean 'max_bytes'?"),
         ("[fetch]\nconcurency = 3", "[fetch]: unknown key 'concurency' (did you mean 'concurrency'?"),

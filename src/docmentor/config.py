@@ -348,8 +348,12 @@ def _target_of(item: dict[str, Any], origin: str) -> str:
 
 def _valid_name(name: object, origin: str) -> str:
     """A configured source's name, checked as ``--name`` is; the error names the file."""
+    if not isinstance(name, str):
+        raise UsageError(
+            f"{origin}: a source's name must be text, not {name!r}", hint='for example name = "handbook"'
+        )
     try:
-        return validate_name(name if isinstance(name, str) else repr(name))
+        return validate_name(name)
     except UsageError as exc:
         raise UsageError(f"{origin}: {exc.message}", hint=exc.hint) from None
 
