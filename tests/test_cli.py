@@ -681,7 +681,7 @@ def test_one_configured_source_that_fails_does_not_stop_the_others(
     assert REPORT.match(line) and line.startswith("cfg: 1 document,")
     lines = err.splitlines()
     assert lines == [
-        f"warning: cannot fetch {url}: HTTP 404",
+        f"warning: bad: not indexed: cannot fetch {url}: HTTP 404",  # the source named
         "error: 1 of 2 sources could not be refreshed: bad (they keep their previous content; see the warnings above)",
     ]
     assert cli.json("search", "zeppelin")["results"][0]["source"] == "cfg"

@@ -64,7 +64,7 @@ def _toml(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, source_lines: str) ->
     [
         (
             "max_byte = 100",
-            "unknown source option 'max_byte' (the source options are allowed_hosts, base_paths",
+            "unknown source option 'max_byte' (did you mean 'max_bytes'? the source options are allowed_hosts, base_paths",
         ),
         ('max_bytes = "lots"', "max_bytes must be a whole number of at least 1, not 'lots'"),
         ("max_bytes = 0", "max_bytes must be a whole number of at least 1, not 0"),

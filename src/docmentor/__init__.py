@@ -11,14 +11,15 @@ adapters over it.
   :class:`SourceInfo`, :class:`EmbedReport`, :class:`VersionScope` (which versions of a
   library answer: asked, pinned, newest); a report's warnings grouped for a reader
   (:func:`group_warnings` → :class:`ReportWarnings`); :class:`SourceSpec` (:class:`SourceOptions`);
-  ``docmentor.toml`` through :func:`load_config`;
+  ``docmentor.toml`` through :func:`load_config` (its defaults for a source's options:
+  :func:`with_defaults`);
   the index's default folder (:func:`default_db`), whether one holds an index
   (:func:`index_exists`, where: :func:`index_root`) and a first add that leaves none when it fails
   (:func:`index_removed_on_failure`), a ``NAME:TARGET`` source argument
   (:func:`split_named`), a MkDocs project's snippet folders (:func:`mkdocs_bases`).
 - **background work** of a long-running process — :class:`RefreshScheduler`,
   :class:`BackgroundEmbedder`, :class:`UnindexedSources`, :func:`configured_sources` (those not
-  indexed yet: :func:`not_indexed_yet`); one
+  indexed yet: :func:`not_indexed_yet`; the one a name names: :func:`configured_named`); one
   refresh as every caller runs it, :func:`refresh_pass`.
 - **assembly** — :func:`assemble_context` (an engine and one question) returns a :class:`Digest`
   (:class:`DocumentScore`, :class:`DistilledSection`); its budget range :data:`MAX_TOKENS_RANGE`.
@@ -110,6 +111,7 @@ _EXPORTS: dict[str, str] = {
     "ConfiguredSource": "docmentor.config",
     "Config": "docmentor.config",
     "load_config": "docmentor.config",
+    "with_defaults": "docmentor.config",
     "default_db": "docmentor.config",
     "index_exists": "docmentor.engine.core",
     "index_removed_on_failure": "docmentor.engine.core",
@@ -121,6 +123,7 @@ _EXPORTS: dict[str, str] = {
     "BackgroundEmbedder": "docmentor.scheduler",
     "UnindexedSources": "docmentor.scheduler",
     "configured_sources": "docmentor.scheduler",
+    "configured_named": "docmentor.scheduler",
     "not_indexed_yet": "docmentor.scheduler",
     "refresh_pass": "docmentor.scheduler",
     # assembly
@@ -386,6 +389,7 @@ __all__ = [
     "calculate_dimension_score",
     "cannot_write",
     "check_labels",
+    "configured_named",
     "configured_sources",
     "create_token",
     "default_db",
@@ -441,6 +445,7 @@ __all__ = [
     "trend_summary",
     "verify_token",
     "wait_for_job",
+    "with_defaults",
     "worker_name",
     "write_agent_tree",
     "write_html",
@@ -495,6 +500,7 @@ if TYPE_CHECKING:
         default_db,
         load_config,
         split_named,
+        with_defaults,
     )
     from docmentor.engine import DocExcerpts, Docmentor, DocPage, RefreshReport, SourceInfo
     from docmentor.engine.core import index_exists, index_removed_on_failure, index_root
@@ -573,6 +579,7 @@ if TYPE_CHECKING:
         BackgroundEmbedder,
         RefreshScheduler,
         UnindexedSources,
+        configured_named,
         configured_sources,
         not_indexed_yet,
         refresh_pass,

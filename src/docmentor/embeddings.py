@@ -88,11 +88,11 @@ class EmbeddingUnavailable(DocmentorError):
 
 
 def default_threads() -> int:
-    """``DOCMENTOR_EMBED_THREADS``, else up to 2: how many texts are embedded at once."""
-    value = os.environ.get("DOCMENTOR_EMBED_THREADS", "").strip()
-    if value.isdigit() and int(value) > 0:
-        return int(value)
-    return min(2, os.cpu_count() or 1)
+    """``DOCMENTOR_EMBED_THREADS``, else up to 2: how many texts are embedded at once (a
+    value that is no whole number of at least 1 is a :class:`UsageError`)."""
+    from docmentor.config import env_count
+
+    return env_count("DOCMENTOR_EMBED_THREADS") or min(2, os.cpu_count() or 1)
 
 
 def _session_options(onnxruntime: Any, threads: int) -> Any:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 
 class DocmentorError(Exception):
     """Base class for every error docmentor raises on purpose.
@@ -57,3 +59,12 @@ def cannot_write(path: object, exc: OSError) -> DocmentorError:
     if exc.errno is not None and errno.errorcode.get(exc.errno) in _DEVICE_ERRNOS:
         return DocmentorError(message)
     return UsageError(message, hint="give a file path in a folder you can write to")
+
+
+def did_you_mean(word: str, choices: Iterable[str]) -> str:
+    """``"did you mean 'x'? "`` for the choice spelled most like ``word`` (a typo), else ``""``:
+    the start of a hint that goes on to list the choices."""
+    import difflib
+
+    close = difflib.get_close_matches(word, sorted(choices), n=1, cutoff=0.6)
+    return f"did you mean {close[0]!r}? " if close else ""

@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from typing import Any, Literal
 
-from docmentor.errors import UsageError
+from docmentor.errors import UsageError, did_you_mean
 
 DocFormat = Literal["markdown", "rst", "text"]  # what parse reads a document as
 
@@ -75,7 +75,7 @@ class SourceOptions:
             if key not in known:
                 raise UsageError(
                     f"{where}: unknown source option {key!r}",
-                    hint=f"the source options are {', '.join(sorted(known))}",
+                    hint=f"{did_you_mean(key, known)}the source options are {', '.join(sorted(known))}",
                 )
         return cls._read(given, where)
 

@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from docmentor.config import DEFAULT_REFRESH_DEADLINE
+from docmentor.config import DEFAULT_REFRESH_DEADLINE, indexed_name
 from docmentor.errors import DocmentorError
 
 if TYPE_CHECKING:
@@ -73,7 +73,6 @@ def not_indexed_yet(
     indexed: Sequence[Mapping[str, Any]], configured: Iterable[ConfiguredSource]
 ) -> list[dict[str, Any]]:
     """The configured sources no indexed source answers for, as rows (status "not indexed")."""
-    from docmentor.sources.versions import indexed_name
 
     names = {r["name"] for r in indexed}
     return [
@@ -107,7 +106,6 @@ class UnindexedSources:
     def indexing(self, sources: Iterable[ConfiguredSource]) -> None:
         """Configured sources a server starts indexing: listed until they are indexed (a server
         that indexes them at start answered ``list_sources`` with none of them before)."""
-        from docmentor.sources.versions import indexed_name
 
         with self._lock:
             for src in sources:
@@ -160,18 +158,54 @@ def refresh_pass(
     ``configured``: those sources (default: :func:`configured_sources`, the working folder's
     config, none when it cannot be read); the ones that could not be indexed are noted in
     ``unindexed``. ``progress``, ``embed``, ``prune`` and ``deadline`` as for the engine's
-    calls (here ``embed`` defaults to False: each caller embeds in its own way)."""
-    if name is not None:  # "" too: a blank name is refused, not taken for every source
-        return engine.refresh(
-            name, progress=progress, embed=embed, prune=prune, deadline=deadline, report_errors=report_errors
-        )
+    calls (here ``embed`` defaults to False: each caller embeds in its own way).
+
+    ``name`` may be a configured source not indexed yet: it is indexed
+    (``Docmentor.refresh_configured``), as a refresh of every source would; a configured
+    source indexed is refreshed with its entry's options."""
     wanted = list(configured_sources() if configured is None else configured)
+    if name is not None:  # "" too: a blank name is refused, not taken for every source
+        src = configured_named(name, wanted)
+        if src is None or (src.indexed_name != name and engine.store.has_source(name)):
+            return engine.refresh(
+                name,
+                progress=progress,
+                embed=embed,
+                prune=prune,
+                deadline=deadline,
+                report_errors=report_errors,
+            )
+        try:
+            one = engine.refresh_configured(
+                src,
+                progress=progress,
+                embed=embed,
+                prune=prune,
+                deadline=deadline,
+                report_errors=report_errors,
+            )
+        except Exception as exc:
+            if unindexed is not None and not engine.store.has_source(src.indexed_name):
+                unindexed.failed(src.name, src.target, src.options, str(exc) or type(exc).__name__)
+            raise
+        if unindexed is not None:
+            unindexed.note([src], one)
+        return one
     reports = engine.refresh_with_config(
         wanted, progress=progress, embed=embed, prune=prune, deadline=deadline
     )
     if unindexed is not None:
         unindexed.note(wanted, reports)
     return reports
+
+
+def configured_named(name: str, configured: Iterable[ConfiguredSource]) -> ConfiguredSource | None:
+    """The configured source ``name`` names: the one indexed under that name, else the one
+    source of that name (``httpx`` for ``httpx@0.27`` when no other version is configured)."""
+    sources = list(configured)
+    exact = [s for s in sources if s.indexed_name == name]
+    named = [s for s in sources if s.name == name]
+    return exact[0] if exact else named[0] if len(named) == 1 else None
 
 
 class BackgroundEmbedder:
@@ -272,7 +306,6 @@ class RefreshScheduler:
     def index_configured(self) -> None:
         """Index the configured sources that are not indexed yet (not while another thread
         of this process does: ``Docmentor.adding_configured``)."""
-        from docmentor.sources.versions import indexed_name
 
         engine = self.engine
         with engine.adding_configured:

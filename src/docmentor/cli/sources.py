@@ -25,7 +25,7 @@ from docmentor.cli.app import (
 )
 
 if TYPE_CHECKING:
-    from docmentor import EmbedReport, RefreshReport
+    from docmentor import EmbedReport, RefreshReport, SourceSpec
 
 
 def _report_line(r: RefreshReport) -> str:
@@ -136,7 +136,8 @@ def add(
         timeout=timeout,
         version=version.strip() if version is not None else None,
     )
-    Docmentor.make_spec(target, name=name, options=options)  # a bad target fails before an index is made
+    # a bad target, or a bad default in docmentor.toml, fails before an index is made
+    defaults = _config_defaults(Docmentor.make_spec(target, name=name, options=options))
     with index_removed_on_failure(STATE.db):  # a failed command changes nothing: not even an empty index
         engine = open_engine(create=True)
         try:
@@ -148,6 +149,8 @@ def add(
     if not as_json:  # said before the embedding run: the source is searchable by words already
         _warn(report, target)
         print(_report_line(report), flush=True)
+        if defaults is not None:  # what the flags did not say came from there: say so
+            print(f"note: {defaults}", file=sys.stderr)
         if report.version:  # where it was read: a wrong guess is fixed with --version
             origin = _ORIGINS.get(str(report.version_origin), report.version_origin)
             print(f"{report.source}: version {report.version} ({origin})", file=sys.stderr)
@@ -158,6 +161,19 @@ def add(
     elif (line := _embedding_line(report.embedding, report.source)) is not None:
         print(line)
     STATE.finished = True
+
+
+def _config_defaults(spec: SourceSpec) -> str | None:
+    """Which options ``add`` takes from the working folder's docmentor.toml (those no flag
+    gave), in words; None: none. Raises its error when a default there is malformed."""
+    from docmentor import load_config, with_defaults
+
+    cfg = load_config()
+    _, taken = with_defaults(spec.options, cfg, llms=spec.kind != "folder")
+    if not taken:
+        return None
+    given = ", ".join(f"{k} = {v!r}" for k, v in taken.items())
+    return f"options from {cfg.origin}: {given} (a flag given to add wins)"
 
 
 #: how ``sources`` and ``add`` say where a version was read
@@ -203,10 +219,11 @@ def refresh(
     as_json: Annotated[bool, typer.Option("--json", help="Print the reports as JSON.")] = False,
 ) -> None:
     """Re-read sources and index what changed. Unchanged documents are skipped, vanished ones removed, failures keep the old copy."""
-    from docmentor import load_config, refresh_pass
+    from docmentor import configured_named, load_config, refresh_pass
 
     configured = load_config().sources
-    if not index_exists() and (name is not None or not configured):
+    wanted = configured if name is None else [s for s in [configured_named(name, configured)] if s]
+    if not index_exists() and not wanted:
         require_index()  # nothing to refresh: say so without creating an index
     engine = open_engine(create=True)
     targets = {str(s["name"]): str(s["target"]) for s in engine.sources()}
@@ -223,13 +240,16 @@ def refresh(
         )
     if not as_json:  # said before the embedding run: what changed is searchable by words already
         for r in reports:
+            if r.error and r.kind == "configured":  # a configured source never read: nothing to count
+                print(f"warning: {r.source}: not indexed: {r.error}", file=sys.stderr)
+                continue
             _warn(r, targets.get(r.source))
-            if not (r.error and r.kind == "configured"):  # a configured source never read: nothing to count
-                print(_report_line(r), flush=True)
+            print(_report_line(r), flush=True)
         if not reports:
             print("no sources: add one with `docmentor add PATH_OR_URL`")
     # `refresh NAME` embeds NAME's sections, not those other sources were added without
-    embedded = embed_sources(engine, not as_json, [name] if name is not None else None) if reports else None
+    only = [r.source for r in reports] if name is not None else None
+    embedded = embed_sources(engine, not as_json, only) if reports else None
     engine.close()
     if as_json:
         emit(

@@ -12,13 +12,19 @@ import logging
 import shutil
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
 
-from docmentor.config import default_location, embeddings_enabled, index_location
+from docmentor.config import (
+    check_environment,
+    default_location,
+    embeddings_enabled,
+    index_location,
+    load_config,
+)
 from docmentor.engine.scope import unknown_source
-from docmentor.errors import NotFoundError, StoreError, UsageError
+from docmentor.errors import DocmentorError, NotFoundError, StoreError, UsageError
 from docmentor.search.analyzer import ANALYZER_VERSION
 from docmentor.search.config import DEFAULT as DEFAULT_RANKING
 from docmentor.search.config import RankingConfig
@@ -105,6 +111,7 @@ class IndexCore:
     ) -> None:
         self.ranking = ranking or DEFAULT_RANKING
         #: sections embedded and searched by meaning too (``--no-embeddings``, ``DOCMENTOR_EMBEDDINGS=0``)
+        check_environment()  # a bad DOCMENTOR_* value: an error now, not in a background thread
         self.embeddings = embeddings_enabled() if embeddings is None else embeddings
         where = index_root(db)
         #: the index folder; None for an index in PostgreSQL (``self.store.location`` says where)
@@ -363,4 +370,21 @@ class IndexCore:
 
     def _known_source(self, source: str | None) -> None:
         if source is not None and not self.store.has_source(source):
-            raise unknown_source(source, (r.name for r in self.store.sources()))
+            known = [r.name for r in self.store.sources()]
+            raise unknown_source(source, known, configured_not_indexed(known))
+
+
+def configured_not_indexed(indexed: Iterable[str]) -> dict[str, str]:
+    """The working folder's configured sources that no name of ``indexed`` holds, by the
+    name each is indexed under: the file that configures it (none when the configuration
+    cannot be read: its own error is said where it is read)."""
+    try:
+        configured = load_config().sources
+    except DocmentorError:
+        return {}
+    names = set(indexed)
+    return {
+        src.indexed_name: src.origin or "DOCMENTOR_SOURCES"
+        for src in configured
+        if src.indexed_name not in names
+    }

@@ -13,7 +13,16 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from docmentor.config import DEFAULT_REFRESH_DEADLINE, ConfiguredSource, auto_name, is_url, validate_name
+from docmentor.config import (
+    DEFAULT_REFRESH_DEADLINE,
+    ConfiguredSource,
+    auto_name,
+    indexed_name,
+    is_url,
+    load_config,
+    validate_name,
+    with_defaults,
+)
 from docmentor.engine.embedding import Embedding
 from docmentor.engine.read_source import SourceRead, read_folder, read_llms, set_updated_times
 from docmentor.engine.reports import Progress, RefreshReport
@@ -23,8 +32,7 @@ from docmentor.parse.batch import parse_many
 from docmentor.search.lexical import section_terms
 from docmentor.search.semantic import write_units
 from docmentor.search.units import Unit
-from docmentor.sources.versions import indexed_name
-from docmentor.store.rows import DocChange
+from docmentor.store.rows import DocChange, SourceRow
 
 if TYPE_CHECKING:
     from docmentor.sources.versions import FoundVersion
@@ -82,11 +90,16 @@ class Refreshing(Embedding):
         source is then named ``NAME@VERSION`` and sits beside the library's other versions.
         Without it the version is read from the docs (package metadata, llms.txt) or the
         installed package, and the name stays, unless another version of the library holds it.
+        The options not given take the defaults of the working folder's ``docmentor.toml``
+        (``max_bytes``, ``[fetch]`` for an llms.txt), and are stored with the source: its
+        refreshes read them back.
         The source is searchable by words once its lexical index is committed; then, unless
         ``embed=False`` or embeddings are off, its new sections are embedded (:meth:`embed`)."""
         from docmentor.sources.versions import beside_other_version
 
         spec = self.make_spec(target, name=name, options=options, version=version)
+        opts, _ = with_defaults(spec.options, load_config(), llms=spec.kind != "folder")
+        spec = replace(spec, options=opts)
         spec = beside_other_version(spec, {r.name: (r.target, r.version) for r in self.store.sources()})
         report = self._refresh_spec(spec, progress=progress)
         if embed:
@@ -171,35 +184,122 @@ class Refreshing(Embedding):
         """Index the configured sources that are not in the index yet, each on its own (one
         that cannot be read is a report with its ``error``, kind ``configured``), then
         refresh every other source (``configured``: ``docmentor.toml``'s sources, :func:`load_config`).
+        A configured source already indexed is refreshed with its entry's options when they
+        were edited since; one whose entry now points elsewhere is refreshed from where it
+        was indexed, with a warning saying how to move it (:meth:`configured_change`).
         ``prune`` and ``deadline`` (seconds for the whole call) as for :meth:`refresh`."""
         reports: list[RefreshReport] = []
         added: set[str] = set()
+        edited: dict[str, SourceSpec] = {}  # indexed configured sources whose options were edited
+        notes: dict[str, str] = {}  # … and those whose entry points elsewhere now
         ends = _deadline(deadline)
         with self.adding_configured:  # one thread of this process adds them, the others wait
-            known = {r.name for r in self.store.sources()}
+            known = {r.name: r for r in self.store.sources()}
             for src in configured:
-                indexed = indexed_name(src.name, src.settings.version)
-                if indexed in known or indexed in added:
+                indexed = src.indexed_name
+                if indexed in known:
+                    spec, note = self.configured_change(src, known[indexed])
+                    if spec is not None:
+                        edited[indexed] = spec
+                    if note is not None:
+                        notes[indexed] = note
+                    continue
+                if indexed in added:
                     continue
                 added.add(indexed)
-                began = time.perf_counter()
-                try:
-                    if ends is not None and time.monotonic() >= ends:
-                        raise SourceUnavailableError(f"not added: the time limit of {deadline:g} s passed")
-                    spec = self.make_spec(src.target, name=src.name, options=src.settings)
-                    reports.append(self._refresh_spec(spec, progress=progress, ends=ends))
-                except Exception as exc:  # this one is not indexed; the others still are
-                    message = _failure(src.name, exc)
-                    failed = RefreshReport(
-                        source=src.name,
-                        kind="configured",
-                        error=message,
-                        warnings=[message],
-                        seconds=time.perf_counter() - began,
-                    )
-                    reports.append(failed)
-        reports.extend(self._refresh_rows(None, progress=progress, exclude=added, prune=prune, ends=ends))
+                reports.append(self._add_configured(src, progress=progress, ends=ends, raises=False))
+        rest = self._refresh_rows(
+            None, progress=progress, exclude=added, prune=prune, ends=ends, specs=edited
+        )
+        reports.extend(_noted(r, notes.get(r.source)) for r in rest)
         return self._with_embedding(reports, progress) if embed else reports
+
+    def refresh_configured(
+        self,
+        src: ConfiguredSource,
+        *,
+        progress: Progress | None = None,
+        embed: bool = True,
+        prune: bool = False,
+        deadline: float | None = DEFAULT_REFRESH_DEADLINE,
+        report_errors: bool = False,
+    ) -> list[RefreshReport]:
+        """The configured source ``src`` alone, as :meth:`refresh_with_config` takes it:
+        indexed when it is not yet (``refresh NAME`` of a source docmentor.toml names), else
+        refreshed with its entry's options (:meth:`configured_change`). Its failure is raised,
+        or with ``report_errors`` its report's (kind ``configured`` when it was never indexed).
+        ``prune`` and ``deadline`` as for :meth:`refresh`."""
+        ends = _deadline(deadline)
+        name = src.indexed_name
+        with self.adding_configured:
+            row = next((r for r in self.store.sources() if r.name == name), None)
+            if row is None:
+                reports = [self._add_configured(src, progress=progress, ends=ends, raises=not report_errors)]
+                return self._with_embedding(reports, progress, [name]) if embed else reports
+        spec, note = self.configured_change(src, row)
+        rows = self._refresh_rows(
+            name,
+            progress=progress,
+            exclude=(),
+            prune=prune,
+            ends=ends,
+            raises=not report_errors,
+            specs={name: spec} if spec is not None else None,
+        )
+        reports = [_noted(r, note) for r in rows]
+        return self._with_embedding(reports, progress, [name]) if embed else reports
+
+    def _add_configured(
+        self, src: ConfiguredSource, *, progress: Progress | None, ends: float | None, raises: bool
+    ) -> RefreshReport:
+        """Index the configured source ``src`` (not in the index yet). A failure is raised,
+        or (not ``raises``) its report's: kind ``configured``, nothing counted."""
+        began = time.perf_counter()
+        try:
+            if ends is not None and time.monotonic() >= ends:
+                raise SourceUnavailableError("not added: the time limit of this refresh passed")
+            spec = self.make_spec(src.target, name=src.name, options=src.settings)
+            return self._refresh_spec(spec, progress=progress, ends=ends)
+        except Exception as exc:  # this one is not indexed; the others still are
+            if raises:
+                raise
+            message = _failure(src.name, exc)
+            return RefreshReport(
+                source=src.name,
+                kind="configured",
+                error=message,
+                warnings=[message],
+                seconds=time.perf_counter() - began,
+            )
+
+    def configured_change(
+        self, src: ConfiguredSource, row: SourceRow
+    ) -> tuple[SourceSpec | None, str | None]:
+        """How the configured source ``src``, indexed as ``row``, is refreshed now that its
+        entry may have been edited: the spec to refresh it with when its options differ from
+        those indexed (None: as indexed), and a warning when its entry cannot be used.
+
+        An entry pointing elsewhere (its ``path`` or ``url`` edited) is not followed: the
+        name may hold a source someone added by hand (``add --name``), which a refresh must
+        not replace; the warning says how to move it (remove it, then refresh)."""
+        try:
+            spec = self.make_spec(src.target, name=src.name, options=src.settings)
+        except DocmentorError as exc:
+            return None, (
+                f"{row.name}: its configured entry cannot be read ({exc}); refreshed as indexed, "
+                f"from {row.target}"
+            )
+        if spec.target != row.target:
+            return None, (
+                f"{row.name} is configured as {spec.target} but indexed from {row.target}: refreshed "
+                f"from {row.target}; to index {spec.target} instead: docmentor remove {row.name}, "
+                "then docmentor refresh"
+            )
+        try:
+            same = spec.options == row.spec.options
+        except DocmentorError:  # stored options this version cannot read: the entry's then
+            same = False
+        return (None if same else replace(spec, name=row.name)), None
 
     def refresh(
         self,
@@ -226,6 +326,8 @@ class Refreshing(Embedding):
         ``deadline``: seconds for the whole call (None: no limit); llms.txt documents not
         fetched by then keep their last good copy, sources not reached are left as they were.
         """
+        if name is not None:  # unknown: said with the configured sources not indexed yet
+            self._known_source(name)
         reports = self._refresh_rows(
             name,
             progress=progress,
@@ -249,7 +351,10 @@ class Refreshing(Embedding):
         prune: bool,
         ends: float | None,
         raises: bool = False,
+        specs: Mapping[str, SourceSpec] | None = None,
     ) -> list[RefreshReport]:
+        """Refresh the source ``name``, or every one but ``exclude``, each as indexed, or as
+        ``specs`` (by name) has it."""
         rows = (
             [self.store.source(name)]
             if name is not None  # "" is refused by the store, not taken for every source
@@ -265,7 +370,8 @@ class Refreshing(Embedding):
                         hint="it keeps its documents; refresh it on its own, or with a longer deadline",
                         arguments=("deadline",),
                     )
-                reports.append(self._refresh_spec(row.spec, progress=progress, prune=prune, ends=ends))
+                spec = (specs or {}).get(row.name) or row.spec
+                reports.append(self._refresh_spec(spec, progress=progress, prune=prune, ends=ends))
             except Exception as exc:  # any failure of one source is that source's, not the others'
                 message = _failure(row.name, exc)
                 try:
@@ -306,7 +412,7 @@ class Refreshing(Embedding):
         return [replace(r, embedding=done) for r in reports]
 
     def remove(self, name: str) -> None:
-        self.store.source(name)  # raises NotFoundError
+        self._known_source(name)  # NotFoundError, telling a configured source not indexed yet
         with self.store.write_lock():
             # lexical first, marked behind: a writer dying in between leaves a source the next
             # writer re-indexes, never search results from a source the store no longer has
@@ -496,6 +602,11 @@ def _version_of(spec: SourceSpec, read: SourceRead, index_path: str | None) -> F
     return detect_version(
         given=spec.options.version, folder=None, llms_text=text, library=library_of(spec.name)
     )
+
+
+def _noted(report: RefreshReport, note: str | None) -> RefreshReport:
+    """``report`` with the warning ``note`` first (None: as it is)."""
+    return report if note is None else replace(report, warnings=[note, *report.warnings])
 
 
 def _deadline(seconds: float | None) -> float | None:

@@ -49,15 +49,26 @@ class VersionScope:
         }
 
 
-def unknown_source(source: str, known: Iterable[str]) -> DocmentorError:
+def unknown_source(
+    source: str, known: Iterable[str], configured: Mapping[str, str] | None = None
+) -> DocmentorError:
     """The error for a source name no source has: the known ones, and those the name starts
     (``tenacity`` → ``tenacity-docs``, the source ``readme-llm generate`` indexed). A blank
-    name is a usage error (an empty variable in a script), not a source that is missing."""
-    names = sorted(known)
+    name is a usage error (an empty variable in a script), not a source that is missing.
+    ``configured``: the configured sources not indexed yet (name → the file configuring it):
+    one of them is told as such, with how to index it."""
+    names, waiting = sorted(known), dict(configured or {})
     if not source.strip():
         return UsageError("empty source name", hint=f"name one of: {', '.join(names) or 'none'}")
+    if source in waiting:
+        return NotFoundError(
+            f"{source!r} is configured in {waiting[source]} but not indexed yet",
+            hint=f"`docmentor refresh {source}` indexes it",
+        )
     near = [n for n in names if n.lower().startswith(source.lower()) and n != source]
     hint = f"known sources: {', '.join(names) or 'none'}"
+    if waiting:
+        hint += f"; configured, not indexed yet: {', '.join(sorted(waiting))}"
     if near:
         hint = f"did you mean {' or '.join(repr(n) for n in near[:3])}? {hint}"
     return NotFoundError(f"unknown source {source!r}", hint=hint)

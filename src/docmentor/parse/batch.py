@@ -31,6 +31,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from docmentor.config import env_switch
 from docmentor.models import CodeBlock, Link, ParsedDocument, RawDocument, Section
 from docmentor.parse import parse_document
 
@@ -90,7 +91,7 @@ def _split(docs: Sequence[RawDocument]) -> tuple[list[int], list[int]]:
 
 
 def _may_fork() -> bool:
-    if sys.platform != "linux" or os.environ.get("DOCMENTOR_PARALLEL", "1") == "0":
+    if sys.platform != "linux" or env_switch("DOCMENTOR_PARALLEL") is False:  # 0, false, off, no
         return False
     try:
         if len(os.sched_getaffinity(0)) < 2:

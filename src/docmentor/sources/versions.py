@@ -68,12 +68,6 @@ def versioned_name(library: str, version: str) -> str:
     return f"{library_of(library)}@{version}"
 
 
-def indexed_name(name: str, version: str | None) -> str:
-    """The name a source given as ``name`` with the ``version`` option (None: none) is
-    indexed under: ``httpx`` at 0.27 is ``httpx@0.27`` (as ``Docmentor.make_spec`` names it)."""
-    return f"{name}@{version}" if version else name
-
-
 # -- reading the version -----------------------------------------------------------------------
 
 
