@@ -69,3 +69,15 @@ def test_a_librarys_name_reads_every_version_generate_indexed(tmp_path: Path) ->
         version_scope(versions, source="httpx", project=tmp_path).sources == "httpx-0.28-docs"
     )  # the newest
     assert version_scope(versions, source="flask", project=tmp_path).sources == "flask-docs"
+
+
+def test_a_misspelled_source_names_the_ones_close_in_spelling() -> None:
+    """`-s htpx` (a tour) was told every source but not the one it misspells."""
+    from docmentor.engine.scope import unknown_source
+
+    known = ["httpx", "pydantic", "tanstack-query"]
+    assert unknown_source("htpx", known).hint == (
+        "did you mean 'httpx'? known sources: httpx, pydantic, tanstack-query"
+    )
+    assert unknown_source("Pydantik", known).hint.startswith("did you mean 'pydantic'?")
+    assert unknown_source("flask", known).hint == "known sources: httpx, pydantic, tanstack-query"

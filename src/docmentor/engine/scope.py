@@ -8,6 +8,7 @@ was: the source given, or every source.
 
 from __future__ import annotations
 
+import difflib
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -53,7 +54,8 @@ def unknown_source(
     source: str, known: Iterable[str], configured: Mapping[str, str] | None = None
 ) -> DocmentorError:
     """The error for a source name no source has: the known ones, and those the name starts
-    (``tenacity`` → ``tenacity-docs``, the source ``readme-llm generate`` indexed). A blank
+    (``tenacity`` → ``tenacity-docs``, the source ``readme-llm generate`` indexed) or, failing
+    that, those it misspells (``htpx`` → ``httpx``). A blank
     name is a usage error (an empty variable in a script), not a source that is missing.
     ``configured``: the configured sources not indexed yet (name → the file configuring it):
     one of them is told as such, with how to index it."""
@@ -66,6 +68,9 @@ def unknown_source(
             hint=f"`docmentor refresh {source}` indexes it",
         )
     near = [n for n in names if n.lower().startswith(source.lower()) and n != source]
+    if not near:  # a typo ("htpx"): the names close in spelling
+        lowered = {n.lower(): n for n in names}
+        near = [lowered[n] for n in difflib.get_close_matches(source.lower(), lowered, n=3, cutoff=0.75)]
     hint = f"known sources: {', '.join(names) or 'none'}"
     if waiting:
         hint += f"; configured, not indexed yet: {', '.join(sorted(waiting))}"
