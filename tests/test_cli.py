@@ -131,6 +131,7 @@ def test_add_json_report(cli: Cli, docs: Path) -> None:
         "unchanged": 0,
         "removed": 0,
         "failed": [],
+        "nothing_read": False,
         "skipped": [],
         "warnings": [],
         "documents": 2,

@@ -161,6 +161,14 @@ def add(
     elif (line := _embedding_line(report.embedding, report.source)) is not None:
         print(line)
     STATE.finished = True
+    if report.nothing_read:  # added, but with nothing to search: a script must not read it as done
+        where = "the failed documents in the JSON" if as_json else "the warnings above"
+        raise SourceUnavailableError(
+            f"not one linked document of {report.source} could be read; the source is added "
+            "with its llms.txt alone",
+            hint=f"see {where}; `docmentor refresh {report.source}` tries again, "
+            f"`docmentor remove {report.source}` drops it",
+        )
 
 
 def _config_defaults(spec: SourceSpec) -> str | None:
@@ -264,6 +272,13 @@ def refresh(
         raise SourceUnavailableError(
             f"{len(failed)} of {len(reports)} sources could not be refreshed: {', '.join(failed)}",
             hint=f"they keep their previous content; see {where}",
+        )
+    unread = [r.source for r in reports if r.nothing_read]
+    if unread:  # every page an llms.txt links failed: a cron job must not read that as success
+        where = "each source's failed documents in the JSON" if as_json else "the warnings above"
+        raise SourceUnavailableError(
+            f"not one linked document of {', '.join(unread)} could be read",
+            hint=f"what was read before stays, marked with the error; see {where}",
         )
 
 

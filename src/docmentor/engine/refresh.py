@@ -577,6 +577,7 @@ class Refreshing(Embedding):
             refused=read.refused,
             version=row.version,
             version_origin=row.version_origin if row.version else None,
+            nothing_read=bool(unread) and not any(p != index_path for p in read.ok_paths),
         )
 
 

@@ -36,6 +36,9 @@ class RefreshReport:
     #: where ``version`` was read ("given", "pyproject.toml", "package.json", "setup.cfg", "Cargo.toml", "PKG-INFO",
     #: "llms.txt", "installed")
     version_origin: str | None = None
+    #: documents were listed and not one could be read (an llms.txt whose every link failed):
+    #: the source keeps its last good copies, and a command-line refresh says it failed
+    nothing_read: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -47,6 +50,7 @@ class RefreshReport:
             "unchanged": self.unchanged,
             "removed": self.removed,
             "failed": [{"path": p, "error": e} for p, e in self.failed],
+            "nothing_read": self.nothing_read,
             "skipped": [{"path": p, "reason": r} for p, r in self.skipped],
             "warnings": self.warnings,
             "documents": self.documents,
