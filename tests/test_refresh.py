@@ -413,3 +413,26 @@ def test_a_folder_with_no_documentation_files_says_so(tmp_path: Path) -> None:
         (folder / "guide.md").write_text("# Guide\n\nWords.\n", encoding="utf-8")
         (again,) = eng.refresh("code")
         assert (again.documents, again.warnings) == (1, [])
+
+
+def test_the_llms_txt_itself_is_asked_for_conditionally(engine: Docmentor, http_server: HttpServer) -> None:
+    """A refresh asks for an unchanged llms.txt (or llms-full.txt) with its validators and,
+    on a 304, reads the links of the stored copy (a tour: the index was downloaded in full on
+    every refresh though each page it links was asked for conditionally)."""
+    serve_site(http_server, etag='"p1"')
+    url = set_index(http_server, list(PAGES), etag='"i1"')
+    engine.add(url, name="site", options=FAST)
+    http_server.reset_stats()
+    (report,) = engine.refresh("site")
+    (asked,) = http_server.requests_for("/docs/llms.txt")
+    assert asked.headers.get("if-none-match") == '"i1"'
+    assert (report.unchanged, report.failed, report.removed, report.documents) == (4, [], 0, 4)
+    assert found(engine, "capybara") == ["/docs/api.md"]
+    # the llms.txt changes: read in full, its new link fetched, its new validator kept
+    http_server.add("/docs/new.md", "# New\n\nThe echidna.\n", content_type=MD)
+    set_index(http_server, [*PAGES, "new.md"], etag='"i2"')
+    (report,) = engine.refresh("site")
+    assert (report.added, report.updated) == (1, 1) and found(engine, "echidna") == ["/docs/new.md"]
+    http_server.reset_stats()
+    engine.refresh("site")
+    assert http_server.requests_for("/docs/llms.txt")[0].headers.get("if-none-match") == '"i2"'

@@ -82,6 +82,18 @@ def read_folder(store: Store, spec: SourceSpec) -> SourceRead:
     )
 
 
+def _stored_index(store: Store, target: str, existing: dict[str, Any]) -> Any:
+    """The prior of an llms.txt at ``target`` whose last good copy is stored, with its text
+    (a PriorDoc); None when there is none or it is stale (asked for in full again)."""
+    from docmentor.sources.fetch import PriorDoc, url_origin
+    from docmentor.sources.llmstxt_links import url_doc_path
+
+    doc = existing.get(url_doc_path(target, url_origin(target)))
+    if doc is None or doc.stale or not (doc.etag or doc.last_modified):
+        return None
+    return PriorDoc(etag=doc.etag, last_modified=doc.last_modified, text=store.content(doc.id))
+
+
 def read_llms(
     store: Store,
     spec: SourceSpec,
@@ -115,6 +127,8 @@ def read_llms(
     prior = {
         u: PriorDoc(etag=d.etag, last_modified=d.last_modified, served=d.served) for u, d in by_url.items()
     }
+    if is_url(spec.target) and (index := _stored_index(store, spec.target, existing)) is not None:
+        prior[spec.target] = index  # the llms.txt asked for conditionally: a 304 reads the stored one
     cb = (lambda done, total: progress(done, total, spec.name)) if progress else None
     listing = load_llms_source(spec.target, prior=prior, settings=settings, progress=cb)
     linked_before = [d for d in existing.values() if d.path != listing.index_document.path]

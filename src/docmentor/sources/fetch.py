@@ -65,11 +65,14 @@ class FetchSettings:
 class PriorDoc:
     """What the store already has for a link URL (``FetchOutcome.url``): validators for
     conditional GETs, and whether the last good copy was served as HTML ("html") or as
-    Markdown / plain text ("text"; None: not known)."""
+    Markdown / plain text ("text"; None: not known). The llms.txt itself is asked for
+    conditionally too, when its stored text is given."""
 
     etag: str | None
     last_modified: str | None
     served: str | None = None
+    #: the llms.txt's own stored text (its prior only): what a 304 for it stands for
+    text: str | None = None
 
 
 # --------------------------------------------------------------------------- scope

@@ -155,8 +155,15 @@ async def _load_remote(url: str, kind: Kind, fetcher: Fetcher, progress: _Progre
     reason = index_scope.refusal(url)
     if reason is not None:
         raise UsageError(f"cannot fetch {url}: a URL {reason} is not supported")
+    stored = fetcher.prior.get(url)
+    ask: dict[str, str] = {}
+    if stored is not None and stored.text is not None:  # asked for again only when it changed
+        if stored.etag:
+            ask["If-None-Match"] = stored.etag
+        if stored.last_modified:
+            ask["If-Modified-Since"] = stored.last_modified
     try:
-        response = await fetcher.fetch(url, index_scope, {})
+        response = await fetcher.fetch(url, index_scope, ask)
     except FetchProblem as problem:
         hint = None
         if problem.status == "refused" and "to another host" in problem.reason:  # not a scheme, credentials
@@ -167,21 +174,27 @@ async def _load_remote(url: str, kind: Kind, fetcher: Fetcher, progress: _Progre
                 "(allowed_hosts in docmentor.toml)"
             )
         raise SourceUnavailableError(f"cannot fetch {url}: {problem.reason}", hint=hint) from None
-    if not 200 <= response.status < 300:
-        raise SourceUnavailableError(f"cannot fetch {url}: unexpected HTTP {response.status}")
     headers = response.headers
-    if not response.content.strip():
-        raise SourceUnavailableError(
-            f"cannot fetch {url}: HTTP {response.status} with an empty body",
-            hint="the source was left as it was; try again later",
-        )
-    text = _index_text(response.content, headers.get("content-type"), url, kind)
+    if response.status == 304 and ask and stored is not None and stored.text is not None:
+        text = stored.text  # unchanged: its stored text, its validators unless new ones came
+        etag = headers.get("etag") or stored.etag
+        last_modified = headers.get("last-modified") or stored.last_modified
+    else:
+        if not 200 <= response.status < 300:
+            raise SourceUnavailableError(f"cannot fetch {url}: unexpected HTTP {response.status}")
+        if not response.content.strip():
+            raise SourceUnavailableError(
+                f"cannot fetch {url}: HTTP {response.status} with an empty body",
+                hint="the source was left as it was; try again later",
+            )
+        text = _index_text(response.content, headers.get("content-type"), url, kind)
+        etag, last_modified = headers.get("etag"), headers.get("last-modified")
     index_doc = RawDocument(
         path=url_doc_path(url, url_origin(url)),
         url=response.url,
         content=text,
-        etag=headers.get("etag"),
-        last_modified=headers.get("last-modified"),
+        etag=etag,
+        last_modified=last_modified,
     )
     parsed = parse_llms_txt(text, response.url)
     scope, origin = fetch_scope([url, response.url], fetcher.settings), url_origin(response.url)
@@ -190,7 +203,7 @@ async def _load_remote(url: str, kind: Kind, fetcher: Fetcher, progress: _Progre
         return await fetch_link(fetcher, link, scope, origin)
 
     listing = await _finish(url, kind, parsed, index_doc, {url, response.url}, one, fetcher, progress)
-    listing.index_framed = framed(headers)
+    listing.index_framed = response.status == 304 or framed(headers)  # a 304 has no body to cut
     return listing
 
 
