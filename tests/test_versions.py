@@ -240,6 +240,17 @@ def test_search_without_a_pin_answers_from_the_newest(both: Docmentor) -> None:
     assert hits[0].to_dict()["version_reason"] == "newest"
 
 
+def test_a_pre_release_answers_only_when_no_release_is_indexed(both: Docmentor) -> None:
+    """Docs of 3.0.0rc1 beside 2.0.0: with no pin the release answers, as pip installs it
+    (a versions tour: the release candidate won as "newest"); asked for, the candidate."""
+    both.add(V2, name="tinyhttp", version="3.0.0rc1")
+    assert {h.source for h in both.search("timeout seconds")} == {"tinyhttp@2.0.0"}
+    assert {h.source for h in both.search("timeout seconds", version="3.0.0rc1")} == {"tinyhttp@3.0.0rc1"}
+    both.remove("tinyhttp@2.0.0")
+    both.remove("tinyhttp@1.0.0")
+    assert {h.version_reason for h in both.search("timeout seconds")} == {None}  # the only version
+
+
 @pytest.mark.parametrize(
     ("name", "text"),
     [

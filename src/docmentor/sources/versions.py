@@ -276,6 +276,22 @@ def newest(versions: Iterable[str | None]) -> str | None:
     return max(versions, key=version_key, default=None)
 
 
+def newest_release(versions: Iterable[str | None]) -> str | None:
+    """The newest of ``versions`` that is no pre-release or development release, as pip
+    installs by default (``1.9`` over ``2.0rc1``); the newest of all when every one is."""
+    known = list(versions)
+    return newest(v for v in known if not _prerelease(v)) or newest(known)
+
+
+def _prerelease(version: str | None) -> bool:
+    from packaging.version import InvalidVersion, Version
+
+    try:
+        return bool(version) and Version(str(version)).is_prerelease
+    except InvalidVersion:
+        return False
+
+
 def matches(indexed: str | None, asked: str) -> bool:
     """Whether an indexed version is the one asked for: equal (``0.27`` is ``0.27.0``), or
     within it (``0.27`` asked, ``0.27.2`` indexed)."""
@@ -322,7 +338,8 @@ def choose_version(
 ) -> VersionChoice | None:
     """Which of a library's indexed ``versions`` answers: the one ``asked`` for (the newest
     of those it names: ``0.27`` names ``0.27.2``; None when none does), else the one the
-    project's ``requirement`` pins or allows (the newest it allows), else the newest."""
+    project's ``requirement`` pins or allows (the newest it allows), else the newest release
+    (a pre-release only when no release is indexed)."""
     known = [v for v in versions if v]
     if asked is not None:
         fitting = [v for v in known if matches(v, asked)]
@@ -335,8 +352,8 @@ def choose_version(
             f"your project requires {requirement.name}{requirement.specifier}, which no indexed "
             f"version of {library} fits ({', '.join(sorted(known, key=version_key)) or 'none'})"
         )
-        return VersionChoice(newest(versions), "newest", note)
-    return VersionChoice(newest(versions), "newest")
+        return VersionChoice(newest_release(versions), "newest", note)
+    return VersionChoice(newest_release(versions), "newest")
 
 
 def _pinned(known: Sequence[str], requirement: ProjectRequirement) -> str | None:
