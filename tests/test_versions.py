@@ -269,6 +269,20 @@ def test_the_projects_pin_chooses_the_version(both: Docmentor, project: Path, na
     assert 'tinyhttp.get("https://example.org", timeout=5)' in hits[0].text
 
 
+def test_the_pin_is_read_from_the_project_above_a_subfolder(both: Docmentor, project: Path) -> None:
+    """A server started in ``project/src`` reads ``project``'s pin, as uv and npm look upward
+    (a versions tour: the pin was not found and the newest answered); not past a repository's
+    root: a checkout inside another project reads only its own."""
+    (project / "requirements.txt").write_text("tinyhttp==1.0.0\n", encoding="utf-8")
+    both.project = project / "src" / "app"
+    both.project.mkdir(parents=True)
+    assert {(h.source, h.version_reason) for h in both.search("timeout seconds")} == {
+        ("tinyhttp@1.0.0", "pinned")
+    }
+    (project / "src" / ".git").mkdir()  # src is a repository of its own, with no pin
+    assert {h.version_reason for h in both.search("timeout seconds")} == {"newest"}
+
+
 def test_a_pin_nobody_indexed_falls_back_to_the_newest_with_a_note(both: Docmentor, project: Path) -> None:
     (project / "requirements.txt").write_text("tinyhttp==1.5.0\n", encoding="utf-8")
     assert {h.version_reason for h in both.search("timeout")} == {"newest"}

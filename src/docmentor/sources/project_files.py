@@ -107,8 +107,27 @@ def _names_key(names: str | Iterable[str]) -> tuple[str, ...]:
     return tuple(sorted({normalize_name(n) for n in ([names] if isinstance(names, str) else names) if n}))
 
 
+_MARKERS = ("pyproject.toml", "uv.lock", "poetry.lock", "package.json", "requirements.txt")
+
+
+def project_folder(folder: Path) -> Path:
+    """The folder whose project files describe ``folder``: itself when it has one, else the
+    nearest folder above it that has (as uv and npm look upward from a subfolder: a server
+    started in ``project/src``), not past a repository's root (``.git``) or the home folder;
+    ``folder`` itself when none has."""
+    here = folder
+    for _ in range(64):
+        if any((here / m).is_file() for m in _MARKERS) or any(here.glob("requirements*.txt")):
+            return here
+        if (here / ".git").exists() or here == Path.home() or here.parent == here:
+            return folder
+        here = here.parent
+    return folder
+
+
 def requirement_cached(folder: Path, names: str | Iterable[str]) -> bool:
     """Whether :func:`requirement` would answer from its cache (no file to parse)."""
+    folder = project_folder(folder)
     cached = _CACHE.get((str(folder), _names_key(names)))
     return cached is not None and cached[0] == _stamp(folder)
 
@@ -119,7 +138,9 @@ def requirement(folder: Path, names: str | Iterable[str]) -> ProjectRequirement 
     version first, then pyproject.toml's dependencies (PEP 621, then Poetry's), then
     requirements*.txt, then package.json's dependencies, then pyproject.toml's optional
     dependencies and groups. Files that cannot be read, or are of the wrong shape, are passed
-    over. Cached while the files stay."""
+    over. ``folder`` or the project folder above it (:func:`project_folder`). Cached while
+    the files stay."""
+    folder = project_folder(folder)
     stamp = _stamp(folder)
     key = (str(folder), _names_key(names))
     cached = _CACHE.get(key)
