@@ -359,3 +359,16 @@ def test_split_named_tells_a_name_from_a_path_with_a_colon() -> None:
     assert split_named("ok:docs") == ("ok", "docs")
     with pytest.raises(UsageError, match="invalid source name 'has space'"):
         split_named("has space:/docs")
+
+
+def test_add_again_takes_the_files_values_of_the_day_and_keeps_earlier_flags(
+    cli: Cli, tmp_path: Path, http_server: HttpServer
+) -> None:
+    """`add` of the same docs again: docmentor.toml's defaults as they are now, then what
+    flags gave before (kept), then nothing (the reader's default)."""
+    url = site(http_server)
+    write_toml(tmp_path, "[fetch]\ntimeout = 5\n")
+    cli("add", url, "--name", "site", "--concurrency", "2")
+    write_toml(tmp_path, "[fetch]\ntimeout = 9\n")
+    cli("add", url, "--name", "site")
+    assert cli.state()["sources"][0]["options"] == {"concurrency": 2, "timeout": 9}

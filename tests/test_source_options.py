@@ -112,21 +112,25 @@ def test_cli_add_stores_the_options_as_given_and_refresh_reads_them_back(
 def test_adding_again_with_other_options_stores_them_when_no_document_changed(
     any_cli: Cli, tmp_path: Path
 ) -> None:
-    """`add` states a source's options: again with others, they are kept even when every
-    document is unchanged (no write of documents), and the next refresh reads them."""
+    """`add` again with other options stores them even when every document is unchanged (no
+    write of documents), over those it was added with, and the next refresh reads them."""
     docs = _docs(tmp_path)
     any_cli.ok("add", str(docs), "--name", "k", "--max-bytes", "100000")
     rc, out, _ = any_cli("add", str(docs), "--name", "k", "--max-bytes", "99999", "--no-optional")
     assert rc == 0 and "2 unchanged" in out
     (row,) = any_cli.state()["sources"]
     assert row["options"] == {"max_bytes": 99999, "include_optional": False}
-    any_cli.ok("add", str(docs), "--name", "k")  # no options given: the defaults again
+    # no options given: those it was added with are kept (a tour: `add` again dropped them)
+    any_cli.ok("add", str(docs), "--name", "k")
     (row,) = any_cli.state()["sources"]
-    assert row["options"] == {}
+    assert row["options"] == {"max_bytes": 99999, "include_optional": False}
     assert any_cli("add", str(docs), "--name", "k", "--max-bytes", "1000")[0] == 0  # big.md goes
-    assert any_cli.state()["sources"][0]["options"] == {"max_bytes": 1000}
+    assert any_cli.state()["sources"][0]["options"] == {"max_bytes": 1000, "include_optional": False}
     (report,) = any_cli.json("refresh", "k")["sources"]
     assert [s["path"] for s in report["skipped"]] == ["big.md"]
+    any_cli.ok("remove", "k")  # how an option is dropped: added anew
+    any_cli("add", str(docs), "--name", "k")
+    assert any_cli.state()["sources"][0]["options"] == {}
 
 
 def test_an_old_stored_row_still_loads(any_cli: Cli, tmp_path: Path) -> None:

@@ -9,7 +9,7 @@ import logging
 import os
 import time
 from collections.abc import Collection, Mapping, Sequence
-from dataclasses import replace
+from dataclasses import fields, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -91,7 +91,8 @@ class Refreshing(Embedding):
         Without it the version is read from the docs (package metadata, llms.txt) or the
         installed package, and the name stays, unless another version of the library holds it.
         The options not given take the defaults of the working folder's ``docmentor.toml``
-        (``max_bytes``, ``[fetch]`` for an llms.txt), and are stored with the source: its
+        (``max_bytes``, ``[fetch]`` for an llms.txt), else keep what they were when the same
+        docs were added under this name before; they are stored with the source: its
         refreshes read them back.
         The source is searchable by words once its lexical index is committed; then, unless
         ``embed=False`` or embeddings are off, its new sections are embedded (:meth:`embed`)."""
@@ -100,11 +101,25 @@ class Refreshing(Embedding):
         spec = self.make_spec(target, name=name, options=options, version=version)
         opts, _ = with_defaults(spec.options, load_config(), llms=spec.kind != "folder")
         spec = replace(spec, options=opts)
+        spec = replace(spec, options=self._kept_options(spec))
         spec = beside_other_version(spec, {r.name: (r.target, r.version) for r in self.store.sources()})
         report = self._refresh_spec(spec, progress=progress)
         if embed:
             report = replace(report, embedding=self.embed(progress=progress, sources=[spec.name]))
         return report
+
+    def _kept_options(self, spec: SourceSpec) -> SourceOptions:
+        """``spec``'s options over those its source was added with, when the same docs are
+        added again under the same name: what was given then is kept, an option given now
+        (or a default of docmentor.toml) replaces its own (a tour: ``add`` again dropped
+        ``--allow-host`` and the rest)."""
+        if not self.store.has_source(spec.name):
+            return spec.options
+        row = self.store.source(spec.name)
+        if row.target != spec.target or not row.options:
+            return spec.options
+        given = {f.name: v for f in fields(spec.options) if (v := getattr(spec.options, f.name)) is not None}
+        return replace(SourceOptions.from_stored(row.options), **given)
 
     @staticmethod
     def make_spec(
