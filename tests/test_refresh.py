@@ -436,3 +436,19 @@ def test_the_llms_txt_itself_is_asked_for_conditionally(engine: Docmentor, http_
     http_server.reset_stats()
     engine.refresh("site")
     assert http_server.requests_for("/docs/llms.txt")[0].headers.get("if-none-match") == '"i2"'
+
+
+def test_how_a_fetched_pages_bytes_were_read_is_in_the_report(
+    engine: Docmentor, http_server: HttpServer
+) -> None:
+    """A page whose charset was guessed (Windows-1252 bytes said to be UTF-8) or read by its
+    byte-order mark is named in the refresh's warnings, as a local file is (a review: the
+    warnings were made and dropped)."""
+    page = "# Café\n\nThe café opens at nine.\n"
+    http_server.add("/docs/a.md", page.encode("cp1252"), content_type=MD)
+    http_server.add("/docs/b.md", page.encode("utf-16"), content_type=MD)
+    report = engine.add(set_index(http_server, ["a.md", "b.md"]), name="site", options=FAST)
+    said = "\n".join(report.warnings)
+    assert f"{http_server.url('/docs/a.md')}: " in said and "read as Windows-1252" in said, said
+    assert f"{http_server.url('/docs/b.md')}: read as UTF-16 (its byte-order mark says so)" in said, said
+    assert engine.get("site:/docs/b.md").content == page

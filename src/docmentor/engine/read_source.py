@@ -156,6 +156,7 @@ def read_llms(
     unchanged = 0
     failed: list[tuple[str, str]] = []
     refused: set[str] = set()
+    said: list[str] = [f"{listing.index_document.url}: {w}" for w in listing.index_document.warnings]
     served[listing.index_document.path] = "text"
     for out in listing.outcomes:
         prev = by_url.get(out.url)
@@ -171,6 +172,7 @@ def read_llms(
             served[doc.path] = "html" if out.html else "text"
             docs.append(doc)
             ok_paths.append(doc.path)
+            said.extend(f"{doc.url}: {w}" for w in doc.warnings)  # how its bytes were read
         elif out.status == "not_modified":
             if prev is not None:
                 ok_paths.append(prev.path)
@@ -191,7 +193,7 @@ def read_llms(
         title=listing.title,
         unchanged=unchanged,
         failed=failed,
-        warnings=list(listing.warnings),
+        warnings=[*listing.warnings, *said],
         refused=refused,
     )
 

@@ -132,6 +132,8 @@ def decode_text(data: bytes, charset: str | None, warnings: list[str]) -> str:
             warnings.append(f"unknown charset {charset!r}, decoded as UTF-8")
     marked = byte_order_marked(data)
     if marked is not None and marked[0] is not None:
+        if codec.replace("_", "-") != marked[0].lower():
+            warnings.append(f"read as {marked[0]} (its byte-order mark says so)")
         return _without_nuls(marked[1], warnings)
     try:
         text = data.decode("utf-8-sig")
