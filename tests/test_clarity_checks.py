@@ -189,14 +189,17 @@ def test_sphinx_cross_references_are_no_broken_links(tmp_path: Path) -> None:
     See [the filters](filtering), [validators](api-validators), [the API page](api),
     [](pkg.processors.TimeStamper), [the index](genindex) and [search](search).
 
-    But [a page](missing-page), [a file](gone.md) and [a label](nolabel) are broken.
+    But [a page](missing-page), [a file](gone.md) and [a label](nolabel) are broken, and so
+    are [the settings](settings.yaml) and [the script](install.sh) (files, not objects).
     """
     (tmp_path / "guide.md").write_text(md(page), encoding="utf-8")
     bad = check_document(tmp_path / "guide.md", path="guide.md", root=tmp_path).issues
     assert sorted(i.message for i in bad if i.type == "broken_link") == [
         "Link target `gone.md` does not exist",
+        "Link target `install.sh` does not exist",
         "Link target `missing-page` does not exist",
         "Link target `nolabel` does not exist",
+        "Link target `settings.yaml` does not exist",
     ]
     # a dotted name is a Python object only in a Sphinx project: elsewhere it is a missing file
     (tmp_path / "conf.py").unlink()

@@ -46,6 +46,38 @@ _SPHINX_PAGES = frozenset({"genindex", "modindex", "py-modindex", "search"})
 # a Python object's dotted path (``structlog.processors.TimeStamper``): linear, one character class
 _DOTTED = re.compile(r"[A-Za-z_]\w*+(?:\.[A-Za-z_]\w*+)++")
 _PAGE_SUFFIXES = frozenset({"md", "mdx", "markdown", "rst", "txt", "html", "htm"})
+# what ends a file's name, not a Python object's (``settings.yaml``, ``install.sh``): such a
+# target of two parts is a file, checked as one
+_FILE_SUFFIXES = _PAGE_SUFFIXES | frozenset(
+    {
+        "yaml",
+        "yml",
+        "json",
+        "toml",
+        "cfg",
+        "ini",
+        "conf",
+        "env",
+        "lock",
+        "sh",
+        "bash",
+        "bat",
+        "ps1",
+        "py",
+        "pyi",
+        "js",
+        "mjs",
+        "ts",
+        "jsx",
+        "tsx",
+        "css",
+        "scss",
+        "csv",
+        "tsv",
+        "xml",
+        "sql",
+    }
+)
 _ASSET = re.compile(
     r"\.(png|jpe?g|gif|svg|webp|ico|bmp|tiff?|avif|mp[34]|webm|mov|wav|ogg|pdf|zip|t?gz|tar|whl|drawio"
     r"|excalidraw|ipynb|woff2?|ttf|eot)$",
@@ -300,8 +332,11 @@ def _sphinx_reference(doc: CheckedDocument, link: Link, target: str) -> bool:
     labels = doc.labels() if callable(doc.labels) else frozenset()
     if name.lower() in labels:
         return True
-    dotted = _DOTTED.fullmatch(name) is not None and name.rsplit(".", 1)[-1].lower() not in _PAGE_SUFFIXES
-    return dotted and doc.sphinx
+    if not doc.sphinx or _DOTTED.fullmatch(name) is None:
+        return False
+    parts = name.split(".")
+    suffixes = _FILE_SUFFIXES if len(parts) == 2 else _PAGE_SUFFIXES  # settings.yaml; pkg.mod.Class
+    return parts[-1].lower() not in suffixes
 
 
 def _broken(page: Page, link: Link, message: str) -> Issue:
