@@ -220,3 +220,10 @@ def test_documents_a_lower_size_cap_leaves_out_are_removed_not_kept_as_gone(
     assert err.count("skipped: over the size cap of 4.0 KB") == 5 and "gone" not in err, err
     (row,) = any_cli.state()["sources"]
     assert (row["documents"], row["stale_documents"]) == (1, 0)
+
+
+def test_a_bad_size_option_is_told_a_sensible_size() -> None:
+    """`max_bytes = 0` was told "for example max_bytes = 10", a cap that skips every page."""
+    with pytest.raises(UsageError) as caught:
+        SourceOptions.parse({"max_bytes": 0}, where="docmentor.toml")
+    assert caught.value.hint == "for example max_bytes = 5000000"

@@ -129,6 +129,8 @@ WHOLE_RANGES: dict[str, tuple[int, int | None]] = {
 }
 #: the options in seconds: positive, finite numbers
 SECONDS_OPTIONS = ("timeout", "deadline")
+#: a sensible value of each whole-number option, told with its error (a size in bytes: 5 MB)
+WHOLE_EXAMPLES = {"max_bytes": 5_000_000, "max_included_bytes": 5_000_000, "concurrency": 8, "retries": 2}
 
 
 def _in_range(value: object, lo: int, hi: int | None) -> bool:
@@ -160,7 +162,7 @@ def _whole(where: str, key: str, value: object) -> int:
         bound = f"of at least {lo}" if hi is None else f"between {lo} and {hi}"
         raise UsageError(
             f"{where}: {key} must be a whole number {bound}, not {value!r}",
-            hint=f"for example {key} = {max(lo, 1) * 10}",
+            hint=f"for example {key} = {WHOLE_EXAMPLES.get(key, max(lo, 1) * 10)}",
         )
     return number
 

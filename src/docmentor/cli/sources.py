@@ -267,19 +267,20 @@ def refresh(
         print(line)
     STATE.finished = True
     failed = [r.source for r in reports if r.error]
-    if failed:  # the others were refreshed; these were left as they were
-        where = "each source's error in the JSON" if as_json else "the warnings above"
-        raise SourceUnavailableError(
-            f"{len(failed)} of {len(reports)} sources could not be refreshed: {', '.join(failed)}",
-            hint=f"they keep their previous content; see {where}",
-        )
-    unread = [r.source for r in reports if r.nothing_read]
-    if unread:  # every page an llms.txt links failed: a cron job must not read that as success
-        where = "each source's failed documents in the JSON" if as_json else "the warnings above"
-        raise SourceUnavailableError(
-            f"not one linked document of {', '.join(unread)} could be read",
-            hint=f"what was read before stays, marked with the error; see {where}",
-        )
+    # and those whose every linked page failed: a cron job must not read that as success
+    unread = [r.source for r in reports if r.nothing_read and not r.error]
+    if failed or unread:  # the others were refreshed; these keep what they had
+        said = []
+        if failed:
+            said.append(
+                f"{len(failed)} of {len(reports)} sources could not be refreshed: {', '.join(failed)}"
+            )
+        if unread:
+            said.append(f"not one linked document of {', '.join(unread)} could be read")
+        where = "the warnings above"
+        if as_json:
+            where = "each source's error" + (" and failed documents" if unread else "") + " in the JSON"
+        raise SourceUnavailableError("; ".join(said), hint=f"they keep their previous content; see {where}")
 
 
 @app.command(short_help="List the sources, indexed and configured.")
