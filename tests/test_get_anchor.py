@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from docmentor.engine import Docmentor
-from docmentor.errors import NotFoundError
+from docmentor.errors import NotFoundError, UsageError
 
 PAGE = """\
 # Caching
@@ -260,3 +260,18 @@ def test_a_file_named_from_the_current_folder_or_a_citation_with_its_lines(
         dm.get("../docs/concepts/missing.md")
     with pytest.raises(NotFoundError):
         dm.get("concepts/cache.md:five")
+
+
+def test_a_citation_reads_its_lines_or_the_section_of_its_line(dm: Docmentor) -> None:
+    """`path:12-30` reads those lines, `path:LINE` (get_examples' citation of an example's
+    first line) the innermost section holding it; a line past the end is an error, not the
+    whole page (a review: the lines of a citation were dropped)."""
+    assert dm.get("concepts/cache.md:5-7").content.splitlines() == [
+        "## Clearing the cache",
+        "",
+        "Use `uv cache clean`.",
+    ]
+    assert dm.get("docs:concepts/cache.md:11").content.startswith("### Pruning\n\nUse `uv cache prune`.")
+    assert "Intro words." not in dm.get("concepts/cache.md:11").content
+    with pytest.raises(UsageError, match="lines 999-999"):
+        dm.get("concepts/cache.md:999")

@@ -439,10 +439,13 @@ class Lookup(Embedding):
                 "empty document reference",
                 hint="give a path as search results show it, SOURCE:PATH such as docs:guide/install.md, or a URL",
             )
+        cited = _cited_lines(ref.strip()) if lines is None and not is_url(ref.strip()) else None
         with self.store.snapshot():  # the document, its text and line map from one state
             doc, anchor = self._find_anchored(ref, source)
             if anchor is not None and lines is None:
                 lines = self._anchor_lines(doc, anchor)
+            elif cited is not None:  # `docs/clients.md:12-30`: those lines; `:187`: its section
+                lines = cited if cited[0] != cited[1] else self._section_at(doc, cited[0])
             text = self.store.content(doc.id)
             line_map = self.store.line_map(doc.id) if lines is not None else None
         whole = len(text)  # total_length: the document's, also when only some lines are asked for
@@ -538,6 +541,16 @@ class Lookup(Embedding):
             end = max(end, int(row["line_end"]))
         return int(first["line_start"]), end
 
+    def _section_at(self, doc: StoredDoc, line: int) -> tuple[int, int]:
+        """The lines of the innermost section holding ``line`` (a citation of one line, as
+        get_examples writes an example's first line); the line alone when none holds it."""
+        holding = [
+            (int(r["line_start"]), int(r["line_end"]))
+            for r in self.store.sections_of(doc.id)
+            if int(r["line_start"]) <= line <= int(r["line_end"])
+        ]
+        return min(holding, key=lambda span: span[1] - span[0], default=(line, line))
+
     def _labelled(self, doc: StoredDoc, sections: Sequence[Any], anchor: str) -> int | None:
         """The section a label names (reST's ``.. _pool_disconnects_pessimistic:`` or MyST's
         ``(label)=`` above its heading; Sphinx's URLs write it with dashes): the first section
@@ -606,6 +619,15 @@ def _cited_page(ref: str) -> str | None:
     if not sep or not first.isdigit() or (last and not last.isdigit()):
         return None
     return page if "." in page.rsplit("/", 1)[-1] else None
+
+
+def _cited_lines(ref: str) -> tuple[int, int] | None:
+    """The lines of a citation (``docs/clients.md:187`` → (187, 187), ``…:12-30`` → (12, 30));
+    None for any other reference."""
+    if _cited_page(ref) is None:
+        return None
+    first, _, last = ref.rpartition(":")[2].partition("-")
+    return int(first), int(last or first)
 
 
 def _local_file(ref: str) -> bool:
