@@ -67,10 +67,12 @@ def unknown_source(
             f"{source!r} is configured in {waiting[source]} but not indexed yet",
             hint=f"`docmentor refresh {source}` indexes it",
         )
-    near = [n for n in names if n.lower().startswith(source.lower()) and n != source]
+    candidates = [*names, *sorted(waiting)]
+    near = [n for n in candidates if n.lower().startswith(source.lower()) and n != source]
     if not near:  # a typo ("htpx"): the names close in spelling
-        lowered = {n.lower(): n for n in names}
-        near = [lowered[n] for n in difflib.get_close_matches(source.lower(), lowered, n=3, cutoff=0.75)]
+        lowered = {n.lower(): n for n in candidates}
+        cutoff = 0.75 if len(source) > 3 else 0.6  # one letter of three wrong ("enk")
+        near = [lowered[n] for n in difflib.get_close_matches(source.lower(), lowered, n=3, cutoff=cutoff)]
     hint = f"known sources: {', '.join(names) or 'none'}"
     if waiting:
         hint += f"; configured, not indexed yet: {', '.join(sorted(waiting))}"
