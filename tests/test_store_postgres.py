@@ -271,3 +271,51 @@ def test_a_store_nobody_closed_closes_its_sessions_when_collected(postgres_url: 
         del store, worker
         gc.collect()
     assert all(c.raw.closed for c in opened)
+
+
+def test_a_thread_that_ended_leaves_its_connection_to_the_next_thread(postgres_url: str) -> None:
+    """A server's worker threads come and go: a new thread takes the idle connection of one
+    that ended instead of opening its own (a team tour: each new thread opened one, every
+    ended one kept its own, and after three bursts PostgreSQL refused everyone). Threads alive
+    at once each have their own; one left inside a transaction is closed, not handed on."""
+    store = PgStore(postgres_url)
+
+    def backend(out: list[int], hold: threading.Barrier | None = None) -> None:
+        out.append(store.conn().raw.info.backend_pid)
+        if hold is not None:
+            hold.wait()
+
+    def run(n: int, together: bool) -> list[int]:
+        out: list[int] = []
+        hold = threading.Barrier(n) if together else None
+        threads = [threading.Thread(target=backend, args=(out, hold)) for _ in range(n)]
+        for t in threads:
+            t.start()
+            if not together:
+                t.join()
+        for t in threads:
+            t.join()
+        return out
+
+    try:
+        one_by_one = run(6, together=False)
+        assert len(set(one_by_one)) == 1, one_by_one  # each thread after the last: one session
+        at_once = run(4, together=True)
+        assert len(set(at_once)) == 4 and one_by_one[0] in at_once
+        assert set(run(4, together=True)) == set(at_once)  # the same four again, none new
+
+        def left_in_a_transaction(out: list[int]) -> None:
+            db = store.conn()
+            db.execute("BEGIN")
+            out.append(db.raw.info.backend_pid)
+
+        left: list[int] = []
+        t = threading.Thread(target=left_in_a_transaction, args=(left,))
+        t.start()
+        t.join()
+        later = run(5, together=True)
+        assert left[0] not in later and len(set(later)) == 5
+        # what the store keeps open: those five and the main thread's (it opened the index)
+        assert len(store._all) == 6
+    finally:
+        store.close_all()

@@ -65,6 +65,7 @@ class PgStore(Store):
         self._vector_size = 0  # the dimensions of unit_embeddings' vectors
         self._pgvector_lock = threading.Lock()
         self._all: list[PgConnection] = []  # every thread's connection, closed by close_all
+        self._owners: dict[int, threading.Thread] = {}  # id of a connection in _all → its thread
         self._all_lock = threading.Lock()
         # a store dropped without close_all (an engine nobody closed) closes its sessions when
         # it is collected, instead of leaving them open to the server until the process ends
@@ -111,14 +112,41 @@ class PgStore(Store):
     def conn(self) -> Connection:
         db: PgConnection | None = getattr(self._local, "db", None)
         if db is None or db.raw.closed:
-            db = connect(self.url)
+            db = self._adopted()
+            if db is None:
+                db = connect(self.url)
+                with self._all_lock:
+                    self._all.append(db)
+                    self._owners[id(db)] = threading.current_thread()
             self._local.db = db
-            with self._all_lock:
-                self._all.append(db)
         schema = self._vector_schema
         if schema is not None and db.extra_schema != schema:
             db.use_schema(schema)
         return db
+
+    def _adopted(self) -> PgConnection | None:
+        """An idle connection whose thread has ended, for this thread; the closed ones and
+        those a thread left inside a transaction are closed and forgotten. A server's worker
+        threads come and go (anyio retires an idle one after 10 s): without this, each new
+        thread opened a connection and every ended one kept its own open, until PostgreSQL
+        refused everyone (a team tour: 97 idle sessions after three bursts of requests)."""
+        with self._all_lock:
+            found: PgConnection | None = None
+            keep: list[PgConnection] = []
+            for db in self._all:
+                owner = self._owners.get(id(db))
+                if owner is not None and owner.is_alive():
+                    keep.append(db)  # its thread's
+                elif db.raw.closed or db.in_transaction:
+                    db.close()
+                    self._owners.pop(id(db), None)
+                else:  # idle: this thread's, or the next new thread's
+                    found = found or db
+                    keep.append(db)
+            self._all[:] = keep
+            if found is not None:  # this thread's now, under the lock: no other thread takes it
+                self._owners[id(found)] = threading.current_thread()
+            return found
 
     def close(self) -> None:
         db: PgConnection | None = getattr(self._local, "db", None)
@@ -129,6 +157,7 @@ class PgStore(Store):
     def close_all(self) -> None:
         """Close every thread's connection (a server shutting down, a test's end)."""
         _close_every(self._all, self._all_lock)
+        self._owners.clear()
         self._local = threading.local()
 
     # -- locks and transactions --------------------------------------------------
