@@ -281,7 +281,7 @@ def test_a_thread_that_ended_leaves_its_connection_to_the_next_thread(postgres_u
     store = PgStore(postgres_url)
 
     def backend(out: list[int], hold: threading.Barrier | None = None) -> None:
-        out.append(store.conn().raw.info.backend_pid)
+        out.append(store.conn().raw.info.backend_pid)  # type: ignore[attr-defined]
         if hold is not None:
             hold.wait()
 
@@ -307,7 +307,7 @@ def test_a_thread_that_ended_leaves_its_connection_to_the_next_thread(postgres_u
         def left_in_a_transaction(out: list[int]) -> None:
             db = store.conn()
             db.execute("BEGIN")
-            out.append(db.raw.info.backend_pid)
+            out.append(db.raw.info.backend_pid)  # type: ignore[attr-defined]
 
         left: list[int] = []
         t = threading.Thread(target=left_in_a_transaction, args=(left,))
