@@ -56,7 +56,11 @@ def extension_schema(store: Store) -> str | None:
     try:
         db.execute("CREATE EXTENSION IF NOT EXISTS vector SCHEMA public")
     except Exception as exc:  # not installed on the server, or no right to create it
-        log.warning("pgvector is not available (%s): vectors are searched in memory", str(exc).strip())
+        log.warning(
+            "pgvector is not available (%s): vectors are searched in memory; to search them in "
+            "the database, run once as a superuser: CREATE EXTENSION vector SCHEMA public",
+            str(exc).strip(),
+        )
         return None
     row = db.execute(
         """SELECT n.nspname FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace
