@@ -297,6 +297,7 @@ def test_tool_errors_are_results_written_for_the_model(reader: Docmentor, shared
                 ("refresh_sources", {"source": "nope"}),
                 ("search_docs", {"query": 5}),
                 ("search_docs", {}),
+                ("search_docs", {"query": "widget", "source": "ww"}),
             ):
                 out.append((name, await client.call_tool(name, args)))
             # the session survives every error
@@ -312,6 +313,8 @@ def test_tool_errors_are_results_written_for_the_model(reader: Docmentor, shared
     assert "unknown source 'nope'" in texts[4]
     assert texts[5] == "query must be a string, got 5. Try: pass a string.", texts[5]
     assert texts[6] == "search_docs needs the argument 'query'. Try: pass query.", texts[6]
+    # a hint that asks is said as a question, not after "Try:" (a team tour)
+    assert texts[7] == "unknown source 'ww'. Did you mean 'w'? known sources: w.", texts[7]
     for text in texts:
         assert (
             "pydantic" not in text

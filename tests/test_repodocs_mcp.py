@@ -114,7 +114,7 @@ def test_generate_status_show_over_stdio(layout: dict[str, Path], tmp_path: Path
     show = structured(r["show"])
     assert show["unit"] == "shop.pricing.discounted" and show["kind"] == "function"
     assert "discounted" in show["document"]
-    assert _text(r["unknown"]).endswith("did you mean shop.pricing.discounted?")  # no "?."
+    assert _text(r["unknown"]).endswith(". Did you mean shop.pricing.discounted?")  # no "?.", no "Try:"
     hits = structured(r["search"])["results"]
     assert hits and hits[0]["path"] == "modules/shop.pricing.md"
     assert structured(r["again"])["source"] == "repo-sample"

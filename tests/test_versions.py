@@ -240,6 +240,22 @@ def test_search_without_a_pin_answers_from_the_newest(both: Docmentor) -> None:
     assert hits[0].to_dict()["version_reason"] == "newest"
 
 
+def test_a_librarys_name_refreshes_and_queues_every_version(both: Docmentor) -> None:
+    """`refresh tinyhttp` (and a queued refresh of it) with only tinyhttp@1.0.0 and @2.0.0
+    indexed refreshes both, as `--source tinyhttp` searches both (a team tour: "unknown
+    source 'httpx'" after the walkthrough's `add --name httpx --version 0.28.1`)."""
+    from docmentor import queue_job
+
+    reports = both.refresh("tinyhttp")
+    assert [r.source for r in reports] == ["tinyhttp@1.0.0", "tinyhttp@2.0.0"]
+    assert all(r.error is None and r.unchanged for r in reports)
+    job, new = queue_job(both, "refresh", {"source": "tinyhttp"})
+    assert new and job.args == {"source": "tinyhttp"}
+    with pytest.raises(NotFoundError, match=r"did you mean 'tinyhttp@1\.0\.0' or 'tinyhttp@2\.0\.0'"):
+        both.refresh("tinyhtt")
+    assert both.sources_named("tinyhttp@2.0.0") == ["tinyhttp@2.0.0"]
+
+
 def test_a_pre_release_answers_only_when_no_release_is_indexed(both: Docmentor) -> None:
     """Docs of 3.0.0rc1 beside 2.0.0: with no pin the release answers, as pip installs it
     (a versions tour: the release candidate won as "newest"); asked for, the candidate."""

@@ -60,8 +60,13 @@ def tool(server: MCPServer, **options: Any) -> Callable[[F], F]:
 
 def tool_error(exc: DocmentorError) -> ToolError:
     """Our error as the model reads it: the message, then what to try (in the tools' words)."""
-    # a hint that ends a sentence itself ("did you mean x.y?") gets no second full stop
-    hint = f" Try: {exc.hint}{'' if exc.hint.endswith(('.', '?', '!')) else '.'}" if exc.hint else ""
+    # a hint that ends a sentence itself ("did you mean x.y?") gets no second full stop, and
+    # one that asks ("did you mean 'httpx'? known sources: …") no "Try:" before its question
+    hint = ""
+    if exc.hint:
+        lead = " " if exc.hint.startswith("did you mean") else " Try: "
+        said = exc.hint[0].upper() + exc.hint[1:] if lead == " " else exc.hint
+        hint = f"{lead}{said}{'' if exc.hint.endswith(('.', '?', '!')) else '.'}"
     return ToolError(f"{exc.message}.{hint}")
 
 

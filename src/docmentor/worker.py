@@ -124,7 +124,7 @@ def _known_source(engine: Docmentor, name: str) -> None:
     from docmentor.config import load_config
 
     try:
-        engine.check_source(name)
+        engine.sources_named(name)  # a source, or a library's versions
     except NotFoundError:
         if name not in {c.name for c in load_config().sources}:  # configured, not added yet: fine
             raise

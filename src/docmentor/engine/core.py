@@ -368,6 +368,21 @@ class IndexCore:
         them (None: every source, always fine)."""
         self._known_source(source)
 
+    def sources_named(self, name: str) -> list[str]:
+        """The sources ``name`` names: itself when it is one, else the versions of the
+        library so named (``httpx`` → ``httpx@0.27``, ``httpx@0.28``), as ``--source`` reads
+        it; :class:`NotFoundError` naming the indexed sources when it names none."""
+        from docmentor.sources.versions import library_of
+
+        if self.store.has_source(name):
+            return [name]
+        versions = sorted(
+            r.name for r in self.store.sources() if "@" in r.name and library_of(r.name) == name
+        )
+        if not versions:
+            self._known_source(name)
+        return versions
+
     def _known_source(self, source: str | None) -> None:
         if source is not None and not self.store.has_source(source):
             known = [r.name for r in self.store.sources()]

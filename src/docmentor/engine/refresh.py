@@ -327,7 +327,8 @@ class Refreshing(Embedding):
         deadline: float | None = DEFAULT_REFRESH_DEADLINE,
         report_errors: bool = False,
     ) -> list[RefreshReport]:
-        """Re-read one source, or all but ``exclude``.
+        """Re-read one source (or every version of the library ``name`` names), or all but
+        ``exclude``.
 
         A source that cannot be read, or whose refresh fails in any way, is left as it was:
         with ``name`` the error is raised (with ``report_errors``, it is the report's, as for
@@ -341,21 +342,25 @@ class Refreshing(Embedding):
         ``deadline``: seconds for the whole call (None: no limit); llms.txt documents not
         fetched by then keep their last good copy, sources not reached are left as they were.
         """
-        if name is not None:  # unknown: said with the configured sources not indexed yet
-            self._known_source(name)
-        reports = self._refresh_rows(
-            name,
-            progress=progress,
-            exclude=exclude,
-            prune=prune,
-            ends=_deadline(deadline),
-            raises=name is not None and not report_errors,
-        )
-        return (
-            self._with_embedding(reports, progress, [name] if name is not None else None)
-            if embed
-            else reports
-        )
+        # unknown: said with the configured sources not indexed yet; a library: its versions
+        names = self.sources_named(name) if name is not None else None
+        ends = _deadline(deadline)
+        if names is None or names == [name]:
+            reports = self._refresh_rows(
+                name,
+                progress=progress,
+                exclude=exclude,
+                prune=prune,
+                ends=ends,
+                raises=name is not None and not report_errors,
+            )
+        else:  # each version on its own, as every source is refreshed
+            reports = [
+                r
+                for n in names
+                for r in self._refresh_rows(n, progress=progress, exclude=(), prune=prune, ends=ends)
+            ]
+        return self._with_embedding(reports, progress, names) if embed else reports
 
     def _refresh_rows(
         self,
