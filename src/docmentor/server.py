@@ -324,6 +324,8 @@ def run_server(
             sys.stderr.write(f"docmentor: warning: {warning}\n")
     if engine is None:
         engine = Docmentor(db, create=True, embeddings=embeddings)
+    if transport != "stdio":  # a replica's log says what its background work did
+        logging.getLogger("docmentor.scheduler").setLevel(logging.INFO)
     engine.wait_for_model = False
     engine.model_wait = MODEL_WAIT_SECONDS
     server = build_server(engine, tools=tools, allow_paths=allow_paths)
