@@ -452,6 +452,21 @@ def test_data_blocks_that_do_not_parse(language: str, bad: str, good: str) -> No
     assert found(page.format(lang=language, code=good), "syntax_error") == []
 
 
+def test_json_with_comments_is_told_how_to_mark_it() -> None:
+    """A `json` block that is JSON once its comments and trailing commas go (a fragment of a
+    package.json with a `// comment`, an MDX tour) says so and names `jsonc`; other errors
+    say only what the parser said."""
+    page = '# T\n\nText.\n\n```json\n"packages": [\n  "packages/*", // the apps\n  "plugins/*",\n],\n```\n'
+    (issue,) = found(page, "syntax_error")
+    assert issue.message.startswith(
+        "JSON does not parse: comments and trailing commas are not JSON (a block of JSON with comments is `jsonc`)"
+    )
+
+    (other,) = found('# T\n\nText.\n\n```json\n{"a": "// x" 1}\n```\n', "syntax_error")
+    assert "jsonc" not in other.message
+    assert found(page.replace("```json", "```jsonc"), "syntax_error") == []
+
+
 def test_elided_and_templated_data_blocks_are_skipped() -> None:
     for language, code in [("json", '{"a": 1, ...}'), ("yaml", "a: {{ value }}\n  b"), ("toml", "a = …")]:
         assert found(f"# T\n\nText.\n\n```{language}\n{code}\n```\n", "syntax_error") == []
@@ -778,6 +793,18 @@ def test_mkdocs_syntax_is_not_reported(tmp_path: Path) -> None:
     issues = check_document(tmp_path / "page.md", path="page.md", root=tmp_path).issues
     # the only problem is the real one: the unclosed call inside the admonition
     assert [(i.type, i.line) for i in issues] == [("syntax_error", 20)]
+
+
+def test_a_docusaurus_admonition_leaves_the_anchors_checked() -> None:
+    """Only mkdocstrings' `::: package.module` makes a page's anchors unknowable; `:::note`,
+    `:::tip Title` and `::: warning` are admonitions (an MDX tour: any admonition turned
+    every anchor check of its page off)."""
+    for opening in (":::note", ":::tip Careful", "::: warning"):
+        page = f"# T\n\nText.\n\n{opening}\n\nBe careful.\n\n:::\n\nSee [x](#no-such-anchor) and [t](#t).\n"
+        assert [i.message for i in found(page, "broken_link")] == [
+            "Anchor `#no-such-anchor` matches no heading on this page"
+        ], opening
+    assert found("# T\n\n::: pkg.mod\n\nSee [x](#pkg.mod.thing).\n", "broken_link") == []
 
 
 # -- fuzz ---------------------------------------------------------------------------------

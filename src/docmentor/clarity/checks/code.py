@@ -49,6 +49,14 @@ def _data_error(language: str, code: str) -> tuple[str, int] | None:
         except json.JSONDecodeError as exc:
             if _json_lines(code) or _json_member(code):
                 return None
+            plain = _without_comments(code)  # JSON with comments (tsconfig, VS Code settings)
+            if plain != code and (_parses(plain) or _json_member(plain)):
+                # valid once its comments and trailing commas go: say so, and how to mark it
+                return (
+                    "JSON does not parse: comments and trailing commas are not JSON (a block of "
+                    "JSON with comments is `jsonc`)",
+                    exc.lineno,
+                )
             return f"JSON does not parse: {exc.msg}", exc.lineno
         except (ValueError, RecursionError):
             return None
@@ -74,6 +82,50 @@ def _data_error(language: str, code: str) -> tuple[str, int] | None:
         except (ValueError, RecursionError):
             return None
     return None
+
+
+def _parses(code: str) -> bool:
+    try:
+        json.loads(code)
+    except (ValueError, RecursionError):
+        return False
+    return True
+
+
+def _without_comments(code: str) -> str:
+    """``code`` without ``//`` and ``/* */`` comments outside strings, and without the commas
+    before a closing bracket they leave (JSONC, as tsconfig.json and docs excerpts write it).
+    One pass over the text."""
+    out: list[str] = []
+    i, n, in_string = 0, len(code), False
+    while i < n:
+        c = code[i]
+        if in_string:
+            out.append(c)
+            if c == "\\" and i + 1 < n:
+                out.append(code[i + 1])
+                i += 1
+            elif c == '"':
+                in_string = False
+        elif c == '"':
+            in_string = True
+            out.append(c)
+        elif code.startswith("//", i):
+            end = code.find("\n", i)
+            i = n if end < 0 else end
+            continue
+        elif code.startswith("/*", i):
+            end = code.find("*/", i + 2)
+            i = n if end < 0 else end + 2
+            continue
+        else:
+            out.append(c)
+        i += 1
+    return _TRAILING_COMMA.sub(r"\1", "".join(out))
+
+
+# a comma before a closing bracket (whitespace between): linear, one character class each
+_TRAILING_COMMA = re.compile(r",[ \t\r\n]*+([\]}])")
 
 
 def _json_member(code: str) -> bool:

@@ -34,7 +34,12 @@ _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*:|^//")
 _ATTR_ID = re.compile(r"\s*\{\s*:?[^{}]*?#([\w\-:.]+)[^{}]*\}\s*$")
 _HTML_ID = re.compile(r"<[A-Za-z][^<>]*?\s(?:id|name)\s*=\s*[\"']([^\"']+)[\"']")
 _HTML_TAG = re.compile(r"</?[A-Za-z][^<>]*>")
-_DIRECTIVE = re.compile(r"^\s*:::\s*\S", re.M)
+# mkdocstrings' `::: package.module` (anchors made from the code: unknowable here), not a
+# Docusaurus admonition (`:::note`, `:::tip Title`, `::: warning`) or a closing `:::`
+_DIRECTIVE = re.compile(r"^[ \t]*+:::[ \t]++([A-Za-z_][\w.]*+)", re.M)
+_ADMONITIONS = frozenset(
+    {"note", "tip", "info", "warning", "danger", "caution", "important", "success", "secondary", "details"}
+)
 _RST_IMAGE = re.compile(r"[ \t]*+\.\.[ \t]++(?:\|[^|\n]++\|[ \t]++)?(image|figure)::")
 _RST_IMAGE_OPTION = re.compile(r"[ \t]++:[\w-]++:")
 _MD_IMAGE = re.compile(r"!\[([^\]\n]*)\](?:\([^)\n]*\)?|\[[^\]\n]*\]?)")
@@ -123,7 +128,7 @@ def heading_slugs(heading: str) -> tuple[str | None, set[str]]:
 
 def document_anchors(parsed: ParsedDocument, text: str) -> set[str] | None:
     """Every anchor a link may use on a page (lowercased), or ``None`` when unknowable."""
-    if ":::" in text and _DIRECTIVE.search(text):
+    if ":::" in text and any(m.group(1).lower() not in _ADMONITIONS for m in _DIRECTIVE.finditer(text)):
         return None
     anchors: set[str] = set()
     seen: dict[str, int] = {}
