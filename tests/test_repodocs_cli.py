@@ -47,6 +47,14 @@ def any_cli(index_location: str, capsys: pytest.CaptureFixture[str], monkeypatch
     return Cli(index_location, capsys)
 
 
+def generated(cli: Cli, *args: str) -> str:
+    """``cli.ok`` for ``repo-docs generate``: the sample repository's problem files (broken.py,
+    blob.py, latin.py) are named on stderr as warnings, nothing else."""
+    rc, out, err = cli(*args)
+    assert rc == 0 and all(line.startswith("warning: ") for line in err.splitlines()), err
+    return out
+
+
 def has_index(location: str) -> bool:
     """Whether an index was made there: the folder exists, or the schema holds tables."""
     if not location.startswith("postgresql"):
@@ -75,11 +83,14 @@ def test_help_lists_repo_docs(cli: Cli) -> None:
 
 
 def test_generate_without_a_model_writes_the_tree_and_again_byte_identical(cli: Cli, repo: Path) -> None:
-    out = cli.ok("repo-docs", "generate", str(repo), "--no-register")
+    rc, out, err = cli("repo-docs", "generate", str(repo), "--no-register")
     target = repo / ".docmentor-docs"
-    assert (target / "index.md").is_file() and (target / "documentation.json").is_file()
+    assert rc == 0 and (target / "index.md").is_file() and (target / "documentation.json").is_file()
     assert out.count("\n") == 1 and "without a model" in out and str(target) in out
-    assert "could not be read" in out  # broken.py, blob.py, latin.py
+    assert "3 file(s) could not be read (named above)" in out  # broken.py, blob.py, latin.py
+    # each named, with why (a tour: the text output only counted them)
+    warned = sorted(line.split(":")[1].strip() for line in err.splitlines() if line.startswith("warning: "))
+    assert warned == ["blob.py", "broken.py", "latin.py"], err
     first = tree(target)
     data = cli.json("repo-docs", "generate", str(repo), "--no-register")
     assert set(data) == {"root", "out", "documents", "files", "problems", "source"} and data["source"] is None
@@ -89,6 +100,24 @@ def test_generate_without_a_model_writes_the_tree_and_again_byte_identical(cli: 
     assert any(p["path"] == "broken.py" for p in data["problems"])
     assert tree(target) == first  # a second run: byte-identical
     assert not (cli.db).exists()  # no model: no index touched
+
+
+def test_a_page_of_the_tree_the_index_leaves_out_is_said(
+    cli: Cli, repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A generated page over the size cap (a module of thousands of functions, against the
+    5 MB default; here a cap of 3,000 bytes from docmentor.toml) is named on stderr and in
+    the JSON, not left out of the index without a word (a tour)."""
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "docmentor.toml").write_text("max_bytes = 3000\n", encoding="utf-8")
+    monkeypatch.chdir(work)
+    rc, _, err = cli("repo-docs", "generate", str(repo))
+    left = [line for line in err.splitlines() if ": not indexed: " in line]
+    assert rc == 0 and left, err
+    assert left[0].startswith("warning: repo-sample:") and "over the size cap" in left[0]
+    data = cli.json("repo-docs", "generate", str(repo))
+    assert data["source"]["skipped"] and "over the size cap" in data["source"]["skipped"][0]["reason"]
 
 
 def test_options_for_a_model_and_a_folder_without_code_are_warned_of(cli: Cli, tmp_path: Path) -> None:
@@ -154,7 +183,7 @@ def test_status_and_show_read_a_tree_written_without_a_model_with_or_without_an_
     any_cli: Cli, repo: Path, tmp_path: Path
 ) -> None:
     out = tmp_path / "docs"
-    any_cli.ok("repo-docs", "generate", str(repo), "--no-register", "--out", str(out))
+    generated(any_cli, "repo-docs", "generate", str(repo), "--no-register", "--out", str(out))
     assert not has_index(any_cli.location)
     err = any_cli.fails("repo-docs", "status", str(repo))  # the tree is not where status looks
     assert "no documentation of" in err
@@ -170,7 +199,7 @@ def test_status_and_show_read_a_tree_written_without_a_model_with_or_without_an_
     assert "## Signature" in shown and "clamp(" in shown
     row = any_cli.json("repo-docs", "show", "shop.util.clamp", "--path", str(repo), "--out", str(out))
     assert row["mode"] == "no_model" and row["kind"] == "function" and row["document"].startswith(shown)
-    any_cli.ok("repo-docs", "generate", str(repo))  # the default folder, indexed: an index now
+    generated(any_cli, "repo-docs", "generate", str(repo))  # the default folder, indexed: an index now
     assert any_cli.json("repo-docs", "status", str(repo))["mode"] == "no_model"
     err = any_cli.fails("repo-docs", "show", "shop.util.clam", "--path", str(repo))
     assert "no unit 'shop.util.clam'" in err and "did you mean shop.util.clamp" in err  # as with a model
@@ -201,7 +230,7 @@ def generate_with_the_model(
     openai_server.script(Model())
     monkeypatch.setenv("DOCMENTOR_LLM_BASE_URL", openai_server.base_url)
     monkeypatch.setenv("DOCMENTOR_LLM_MODEL", "scripted")
-    return cli.ok("repo-docs", "generate", str(repo))
+    return generated(cli, "repo-docs", "generate", str(repo))
 
 
 def test_generate_with_a_model_then_status_and_show(model_run: tuple[Cli, str], repo: Path) -> None:
@@ -238,7 +267,7 @@ def test_status_says_which_units_changed_since_they_were_documented(
     if mode == "model":
         generate_with_the_model(cli, repo, openai_server, monkeypatch)
     else:
-        cli.ok("repo-docs", "generate", str(repo), "--no-register")
+        generated(cli, "repo-docs", "generate", str(repo), "--no-register")
     util = repo / "shop" / "util.py"
     text = util.read_text(encoding="utf-8")
     text = text.replace("return round(x, 2)", "return round(x, 3)")
@@ -285,7 +314,7 @@ def test_generate_with_workers_and_prices_reports_the_cost_of_the_counted_tokens
     expected = (data["prompt_tokens"] * 1.5 + data["completion_tokens"] * 6) / 1_000_000
     assert data["cost"] == pytest.approx(expected)
     # nothing changed
-    text = any_cli.ok("repo-docs", "generate", str(repo), "--update", "--prices", "1.5", "6")
+    text = generated(any_cli, "repo-docs", "generate", str(repo), "--update", "--prices", "1.5", "6")
     assert "0 units committed" in text and "0 tokens (0 prompt, 0 completion), cost 0.0000" in text
 
 
@@ -294,21 +323,21 @@ def test_generate_update_sends_the_model_only_what_the_edit_made_stale(
 ) -> None:
     cli, _ = model_run
     asked = len(openai_server.requests)
-    out = cli.ok("repo-docs", "generate", str(repo), "--update")  # nothing changed: nothing to do
+    out = generated(cli, "repo-docs", "generate", str(repo), "--update")  # nothing changed: nothing to do
     assert f"0 units committed, 0 failed, {len(UNITS)} already done" in out
     assert len(openai_server.requests) == asked
     clamp = repo / "shop" / "util.py"
     clamp.write_text(
         clamp.read_text(encoding="utf-8") + "\n\ndef spare() -> int:\n    return 1\n", encoding="utf-8"
     )
-    out = cli.ok("repo-docs", "generate", str(repo), "--update")
+    out = generated(cli, "repo-docs", "generate", str(repo), "--update")
     done = int(out.split(" units committed")[0].split(": ")[-1])
     assert 0 < done < len(UNITS)  # the new function, its module, package and the repository
     assert len(openai_server.requests) > asked
 
 
 def test_evaluate_scores_the_tree_and_names_what_fails(cli: Cli, repo: Path) -> None:
-    cli.ok("repo-docs", "generate", str(repo), "--no-llm")
+    generated(cli, "repo-docs", "generate", str(repo), "--no-llm")
     data = cli.json("repo-docs", "evaluate", str(repo))
     assert {m: data["metrics"][m]["value"] for m in data["metrics"]} == {
         "sections": 1.0,
@@ -395,7 +424,7 @@ def test_a_terminal_gets_a_progress_bar_of_units_and_tokens_on_stderr(
 
 
 def test_generate_registers_the_tree_as_a_source_and_refreshes_it(any_cli: Cli, repo: Path) -> None:
-    out = any_cli.ok("repo-docs", "generate", str(repo))
+    out = generated(any_cli, "repo-docs", "generate", str(repo))
     assert "indexed as the docs source repo-sample" in out and out.count("\n") == 1
     (src,) = any_cli.json("sources")["sources"]
     assert src["name"] == "repo-sample" and src["target"] == str(repo / ".docmentor-docs")
@@ -426,6 +455,7 @@ def test_generate_takes_a_free_name_when_repo_name_serves_another_folder(
         "out": str(tmp_path / "tree"),
         "refreshed": False,
         "documents": data["files"] - 1,  # every page but documentation.json
+        "skipped": [],
     }
 
 
@@ -452,7 +482,7 @@ def test_evaluate_says_when_a_metric_had_nothing_to_check(cli: Cli, tmp_path: Pa
     """A package with no function has no signature to check: not a perfect 1.000 (0/0)."""
     (tmp_path / "tiny" / "pkg").mkdir(parents=True)
     (tmp_path / "tiny" / "pkg" / "__init__.py").write_text('"""A tiny package."""\n', encoding="utf-8")
-    cli.ok("repo-docs", "generate", str(tmp_path / "tiny"), "--no-llm", "--no-register")
+    generated(cli, "repo-docs", "generate", str(tmp_path / "tiny"), "--no-llm", "--no-register")
     text = cli.ok("repo-docs", "evaluate", str(tmp_path / "tiny"))
     assert "signatures: nothing to check" in text and "(0/0)" not in text, text
 

@@ -36,9 +36,12 @@ def _tree(folder: Path) -> dict[str, bytes]:
 def test_generate_and_evaluate_score_every_metric_one(cli: Cli, tmp_path: Path, name: str) -> None:
     repo = tmp_path / name
     shutil.copytree(FIXTURES / name, repo)
-    cli.ok("repo-docs", "generate", str(repo), "--no-llm", "--no-register")
-    first = _tree(repo / ".docmentor-docs")
-    cli.ok("repo-docs", "generate", str(repo), "--no-llm", "--no-register")
+    first: dict[str, bytes] = {}
+    for run in range(2):  # each fixture's broken file is named on stderr, nothing else
+        rc, _, err = cli("repo-docs", "generate", str(repo), "--no-llm", "--no-register")
+        assert rc == 0 and all(line.startswith("warning: ") for line in err.splitlines()), err
+        if run == 0:
+            first = _tree(repo / ".docmentor-docs")
     assert _tree(repo / ".docmentor-docs") == first  # byte-identical
     data = cli.json("repo-docs", "evaluate", str(repo))
     values = {m: data["metrics"][m]["value"] for m in data["metrics"]}

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -116,6 +116,7 @@ def repodocs_generate(
         if as_json:
             emit({**tree.to_dict(), "source": None})
         else:
+            _warn_problems(tree.problems, None)
             print(_tree_summary(tree, None))
         return
     agent = _agent_config(workers, prices)
@@ -133,8 +134,10 @@ def repodocs_generate(
     if as_json:
         emit(generation.to_dict())
     elif generation.run is not None and generation.written is not None:
+        _warn_problems((), generation.source)
         print(_agent_summary(root, generation.run, generation.written, generation.source))
     else:
+        _warn_problems(generation.tree.problems, generation.source)
         print(_tree_summary(generation.tree, generation.source))
     run = generation.run
     # the report is printed; a script sees the run fail when it stopped early or the model
@@ -153,6 +156,22 @@ def _warn_if_no_code(tree: RepoDocsResult, root: Path) -> None:
             f"warning: no source file to document in {root}: the tree holds the repository's page only",
             file=sys.stderr,
         )
+
+
+#: problems named one by one on stderr before a count (--json lists them all)
+_SHOWN_PROBLEMS = 10
+
+
+def _warn_problems(problems: Sequence[Any], source: RepoDocsSource | None) -> None:
+    """The files that could not be read, and the tree's pages the index left out, named on
+    stderr (a tour: the text output only counted them)."""
+    said = [f"{p.path}: {p.error}" + ("" if p.skipped else " (the rest of it was read)") for p in problems]
+    if source is not None:
+        said += [f"{source.name}:{path}: not indexed: {reason}" for path, reason in source.skipped]
+    for line in said[:_SHOWN_PROBLEMS]:
+        print(f"warning: {line}", file=sys.stderr)
+    if len(said) > _SHOWN_PROBLEMS:
+        print(f"warning: … and {len(said) - _SHOWN_PROBLEMS} more (--json lists them all)", file=sys.stderr)
 
 
 def _folder(path: Path) -> Path:
@@ -212,7 +231,7 @@ def _tree_summary(result: RepoDocsResult, source: RepoDocsSource | None) -> str:
     units = sum(result.documents.values())
     kinds = ", ".join(f"{n} {kind}" for kind, n in sorted(result.documents.items()))
     problems = len(result.problems)
-    unread = f"; {problems} file(s) could not be read (--json lists them)" if problems else ""
+    unread = f"; {problems} file(s) could not be read (named above)" if problems else ""
     return (
         f"documented {count(units, 'unit')} ({kinds}) without a model in {result.out} "
         f"({count(result.files, 'file')})"

@@ -48,9 +48,17 @@ class RepoDocsSource:
     out: str
     refreshed: bool
     documents: int
+    #: pages of the tree the index left out, and why (one over the size cap: a huge module's)
+    skipped: tuple[tuple[str, str], ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
-        return {"name": self.name, "out": self.out, "refreshed": self.refreshed, "documents": self.documents}
+        return {
+            "name": self.name,
+            "out": self.out,
+            "refreshed": self.refreshed,
+            "documents": self.documents,
+            "skipped": [{"path": p, "reason": r} for p, r in self.skipped],
+        }
 
 
 def repo_docs_source_name(engine: Docmentor, out: Path, root: Path) -> tuple[str, bool]:
@@ -82,7 +90,9 @@ def register_repo_docs(engine: Docmentor, result: RepoDocsResult, *, embed: bool
     report = engine.add(out, name=name, embed=embed)
     if report.error:
         raise DocmentorError(f"the documentation in {out} could not be indexed: {report.error}")
-    return RepoDocsSource(name, os.path.abspath(out), existed, len(engine.store.documents(name)))
+    return RepoDocsSource(
+        name, os.path.abspath(out), existed, len(engine.store.documents(name)), tuple(report.skipped)
+    )
 
 
 # -- the latest documentation of a repository ---------------------------------------------------
