@@ -254,6 +254,46 @@ def test_ids_are_qualified_when_two_roots_share_a_name_and_duplicates_are_number
     assert {m.id: m for m in units.modules}["pkg.climb"].imports[0].target == "..."
 
 
+def test_overload_stubs_are_the_overloads_of_their_implementation(tmp_path: Path) -> None:
+    """`@overload` stubs are listed on the function implemented after them, not units of
+    their own; a class's constructor is the implementation's; stubs with no implementation
+    (a stub file, a Protocol) stay units (a repo-docs tour: six units, the implementation
+    `#6`, the constructor the first stub's signature)."""
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text(
+        "import typing as t\nfrom typing import overload\n\n"
+        "class S:\n"
+        "    @t.overload\n    def __init__(self, key: str) -> None: ...\n"
+        "    @t.overload\n    def __init__(self, key: bytes, salt: str) -> None: ...\n"
+        "    def __init__(self, key, salt=None):\n        self.key = key\n\n"
+        "@overload\ndef make(x: int) -> int: ...\n@overload\ndef make(x: str) -> str: ...\n"
+        "def make(x):\n    return x\n\n"
+        "def user():\n    return make(1)\n\n"
+        "class P(t.Protocol):\n    @overload\n    def get(self, i: int) -> int: ...\n"
+        "    @overload\n    def get(self, i: str) -> str: ...\n",
+        encoding="utf-8",
+    )
+    units = read_repository(tmp_path)
+    found = components(units)
+    assert set(found) == {
+        "pkg.__init__.S", "pkg.__init__.S.__init__", "pkg.__init__.make", "pkg.__init__.user",
+        "pkg.__init__.P", "pkg.__init__.P.get", "pkg.__init__.P.get#2",
+    }  # fmt: skip
+    make = found["pkg.__init__.make"]
+    assert make.signature == "def make(x)" and make.decorators == ()
+    assert make.overloads == ("def make(x: int) -> int", "def make(x: str) -> str")
+    assert (make.line_start, make.line_end) == (12, 17)  # from the first stub: editing one changes it
+    assert found["pkg.__init__.S"].init_signature == "(key, salt=None)"
+    assert len(found["pkg.__init__.S.__init__"].overloads) == 2
+    assert ("pkg.__init__.user", "pkg.__init__.make") in edges(build_graph(units), "calls")
+    from docmentor import generate_repo_docs
+
+    generate_repo_docs(None, tmp_path, out=tmp_path / "tree", register=False)
+    page = (tmp_path / "tree" / "modules" / "pkg.__init__.md").read_text(encoding="utf-8")
+    assert "#### Overloads\n\n```python\ndef make(x: int) -> int\ndef make(x: str) -> str\n```" in page
+
+
 def test_files_given_by_the_caller_are_checked(tmp_path: Path) -> None:
     (tmp_path / "pkg" / "mod").mkdir(parents=True)
     (tmp_path / "pkg" / "__init__.py").write_text("", encoding="utf-8")

@@ -285,6 +285,8 @@ class Documenter:
             sections.append(Section("Description", quote(description)))
         signature = "\n".join([*(f"@{d}" for d in c.decorators), c.signature])
         sections.append(Section("Signature", fence(signature, fence_language(c.path))))
+        if c.overloads:  # the @overload stubs: the calls type checkers accept
+            sections.append(Section("Overloads", fence("\n".join(c.overloads), fence_language(c.path))))
         if c.kind == "class":
             sections += self._class_sections(c)
         else:

@@ -118,31 +118,65 @@ class ModuleReader:
         return unit_id if count == 1 else f"{unit_id}#{count}"
 
     def _body(self, body: list[ast.stmt], scope: _Scope) -> list[str]:
-        """The ids of the definitions in a module or class body (in its blocks too)."""
+        """The ids of the definitions in a module or class body (in its blocks too). The
+        ``@overload`` stubs of a function implemented after them are its ``overloads``, not
+        units (a tour: each stub was a unit, the implementation ``#6``, the class's
+        constructor the first stub's)."""
         ids: list[str] = []
-        for node in _definitions(body):
+        defs = list(_definitions(body))
+        implemented = {n.name for n in defs if not isinstance(n, ast.ClassDef) and not self._is_overload(n)}
+        stubs: dict[str, list[str]] = {}
+        since: dict[str, int] = {}  # the first stub's first line: the unit's span starts there
+        for node in defs:
             if isinstance(node, ast.ClassDef):
                 ids.append(self._class(node, scope))
+            elif node.name in implemented and self._is_overload(node):
+                stubs.setdefault(node.name, []).append(self._signature(node)[0])
+                since.setdefault(node.name, self._span(node)[0])
             else:
-                ids.append(self._function(node, scope))
+                overloads = tuple(stubs.pop(node.name, ()))
+                ids.append(self._function(node, scope, overloads, since.pop(node.name, None)))
         return ids
+
+    def _is_overload(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+        """Whether ``node`` is a ``typing.overload`` stub (``@overload``, ``@typing.overload``,
+        ``@t.overload``)."""
+        return any(self.source.segment(d).rpartition(".")[2] == "overload" for d in node.decorator_list)
+
+    def _signature(
+        self, node: ast.FunctionDef | ast.AsyncFunctionDef
+    ) -> tuple[str, tuple[Parameter, ...], str | None]:
+        """``def name(params) -> return`` (``async def``), its parameters and its return."""
+        params = _parameters(node.args, self.source)
+        returns = self.source.segment(node.returns) if node.returns else None
+        prefix = "async def" if isinstance(node, ast.AsyncFunctionDef) else "def"
+        text = f"{prefix} {node.name}({format_parameters(params)})" + (f" -> {returns}" if returns else "")
+        return text, params, returns
 
     def _span(self, node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> tuple[int, int, str]:
         start = min([node.lineno, *(d.lineno for d in node.decorator_list)])
         end = node.end_lineno or node.lineno
         return start, end, sha256_text("\n".join(self.lines[start - 1 : end]))
 
-    def _function(self, node: ast.FunctionDef | ast.AsyncFunctionDef, scope: _Scope) -> str:
+    def _function(
+        self,
+        node: ast.FunctionDef | ast.AsyncFunctionDef,
+        scope: _Scope,
+        overloads: tuple[str, ...] = (),
+        since: int | None = None,
+    ) -> str:
+        """A function's unit; ``overloads`` and ``since``: its ``@overload`` stubs' signatures
+        and the first line of the first (a stub edited is the function changed)."""
         qualname = f"{scope.qualname}{node.name}"
         unit_id = self._unique(f"{self.id}.{qualname}")
         start, end, digest = self._span(node)
+        if since is not None and since < start:
+            start, digest = since, sha256_text("\n".join(self.lines[since - 1 : end]))
         decorators = tuple(self.source.segment(d) for d in node.decorator_list)
-        params = _parameters(node.args, self.source)
+        signature, params, returns = self._signature(node)
         in_class = scope.class_id is not None
         method_kind = _method_kind(decorators) if in_class else None
         receiver = params[0].name if in_class and method_kind != "static" and params else None
-        returns = self.source.segment(node.returns) if node.returns else None
-        prefix = "async def" if isinstance(node, ast.AsyncFunctionDef) else "def"
         inside = [*node.body, *node.args.defaults, *(d for d in node.args.kw_defaults if d is not None)]
         self.components.append(
             Component(
@@ -155,8 +189,7 @@ class ModuleReader:
                 path=self.rel,
                 line_start=start,
                 line_end=end,
-                signature=f"{prefix} {node.name}({format_parameters(params)})"
-                + (f" -> {returns}" if returns else ""),
+                signature=signature,
                 docstring=ast.get_docstring(node),
                 content_hash=digest,
                 decorators=decorators,
@@ -168,6 +201,7 @@ class ModuleReader:
                 imports=tuple(self._imports(_walk_all(node.body))),
                 method_kind=method_kind,
                 public=self._public(node.name, scope),
+                overloads=overloads,
             )
         )
         return unit_id
@@ -181,14 +215,13 @@ class ModuleReader:
         bases = tuple(self.source.segment(b) for b in node.bases)
         bases += tuple(self.source.segment(k) for k in node.keywords)
         decorators = tuple(self.source.segment(d) for d in node.decorator_list)
-        init = next(
-            (
-                d
-                for d in _definitions(node.body)
-                if isinstance(d, ast.FunctionDef | ast.AsyncFunctionDef) and d.name == "__init__"
-            ),
-            None,
-        )
+        inits = [
+            d
+            for d in _definitions(node.body)
+            if isinstance(d, ast.FunctionDef | ast.AsyncFunctionDef) and d.name == "__init__"
+        ]
+        # the implementation's, not an @overload stub's before it
+        init = next((d for d in inits if not self._is_overload(d)), inits[0] if inits else None)
         params: tuple[Parameter, ...] = ()
         init_signature: str | None = None
         if init is not None:

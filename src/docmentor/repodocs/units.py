@@ -178,6 +178,9 @@ class Component:
     attributes: tuple[str, ...] = ()
     method_kind: MethodKind | None = None
     public: bool | None = None  # the language's rule, set by its reader; None: the name's
+    #: a Python function's ``@overload`` stubs before it, their signatures: the stubs are no
+    #: units of their own (an implementation's callers and its documentation are one unit's)
+    overloads: tuple[str, ...] = ()
 
 
 def is_public(component: Component) -> bool:
