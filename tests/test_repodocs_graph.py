@@ -294,6 +294,38 @@ def test_overload_stubs_are_the_overloads_of_their_implementation(tmp_path: Path
     assert "#### Overloads\n\n```python\ndef make(x: int) -> int\ndef make(x: str) -> str\n```" in page
 
 
+def test_a_packages_all_re_exports_are_linked_to_their_definitions(tmp_path: Path) -> None:
+    """`from ._client import *` and `from ._models import Request` with an `__all__` naming
+    them: the module page and its package's list what `__all__` re-exports, in its order,
+    linked to where each is defined (a repo-docs tour on httpx: its package page named no
+    API, its `__init__` only its fallback `main`)."""
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text(
+        "from ._client import *\nfrom ._models import Request as Request\n\n"
+        '__all__ = ["Client", "Request", "main", "Missing"]\n\ndef main():\n    pass\n',
+        encoding="utf-8",
+    )
+    (pkg / "_client.py").write_text(
+        '__all__ = ["Client"]\n\nclass Client:\n    """A client."""\n', encoding="utf-8"
+    )
+    (pkg / "_models.py").write_text('class Request:\n    """A request."""\n', encoding="utf-8")
+    units = read_repository(tmp_path)
+    graph = build_graph(units)
+    assert graph.exports == {
+        "pkg.__init__": (("Client", "pkg._client.Client"), ("Request", "pkg._models.Request"))
+    }
+    from docmentor import generate_repo_docs
+
+    generate_repo_docs(None, tmp_path, out=tmp_path / "tree", register=False)
+    module = (tmp_path / "tree" / "modules" / "pkg.__init__.md").read_text(encoding="utf-8")
+    assert (
+        "## Re-exported\n\n- Client: [`pkg._client.Client`](../modules/pkg._client.md#c-Client)\n" in module
+    )
+    package = (tmp_path / "tree" / "packages" / "pkg.md").read_text(encoding="utf-8")
+    assert "## Public API\n\nWhat `pkg.__init__` re-exports:\n\n- Client:" in package
+
+
 def test_files_given_by_the_caller_are_checked(tmp_path: Path) -> None:
     (tmp_path / "pkg" / "mod").mkdir(parents=True)
     (tmp_path / "pkg" / "__init__.py").write_text("", encoding="utf-8")

@@ -405,6 +405,9 @@ class Documenter:
         if public:
             lines = [self.listed(c, m.id, self._kind_label(self.components[c])) for c in public]
             sections.append(Section("Public API", "\n".join(lines)))
+        reexported = self._reexported(m.id, m.id)
+        if reexported:
+            sections.append(Section("Re-exported", reexported))
         if private:
             lines = [self.listed(c, m.id, self._kind_label(self.components[c])) for c in private]
             sections.append(Section("Private definitions", "\n".join(lines)))
@@ -419,6 +422,14 @@ class Documenter:
             sections.append(Section("Diagram", diagram))
         sections.append(self.source(m.path, m.line_start, m.line_end))
         return self.document(m, sections, f"Module {code(m.id)}")
+
+    def _reexported(self, module_id: str, from_id: str) -> str:
+        """The names a module's ``__all__`` re-exports, each linked to what it names: the
+        public names its users import (``httpx.Client``, defined in ``httpx._client``)."""
+        return "\n".join(
+            f"- {plain(name)}: {self.link(unit, from_id)}"
+            for name, unit in self.graph.exports.get(module_id, ())
+        )
 
     def _dependencies(self, m: Module) -> str:
         inside = self.targets(m.id, "imports")
@@ -455,6 +466,8 @@ class Documenter:
                 "built from the code.)"
             )
             sections = [Section("Summary", text)]
+        if init is not None and (reexported := self._reexported(init.id, p.id)):
+            sections.append(Section("Public API", f"What {code(init.id)} re-exports:\n\n{reexported}"))
         if modules:
             sections.append(Section("Modules", "\n".join(self.listed(c, p.id) for c in modules)))
         if subpackages:

@@ -71,6 +71,9 @@ class Graph:
     units: dict[str, Unit]
     edges: tuple[Edge, ...]
     external: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    #: module id → (name, unit id) of the names its ``__all__`` lists that it imports from
+    #: elsewhere in the repository (``httpx/__init__.py``'s ``Client``): its re-exports
+    exports: dict[str, tuple[tuple[str, str], ...]] = field(default_factory=dict)
 
     def dependencies(self, unit_id: str) -> list[Edge]:
         """The edges from ``unit_id``: what it depends on (one pass over the edges)."""
@@ -156,7 +159,24 @@ class _Builder:
                 self._bases(c)
         edges = tuple(sorted(Edge(s, t, k, line) for (s, t, k), line in self.edges.items()))
         external = {u: tuple(sorted(names)) for u, names in sorted(self.external.items()) if names}
-        return Graph(self.units, edges, external)
+        return Graph(self.units, edges, external, self._exports())
+
+    def _exports(self) -> dict[str, tuple[tuple[str, str], ...]]:
+        """Each module's re-exports: the names of its ``__all__`` it does not define, found
+        through its imports (star imports too) at a unit of the repository."""
+        out: dict[str, tuple[tuple[str, str], ...]] = {}
+        for m in self.repo.modules:
+            own = self.members.get(m.id, {})
+            found = []
+            for name in m.exports:
+                if name in own:
+                    continue
+                at = self._resolve(m.id, name, {})
+                if at is not None and at.unit is not None and at.unit != m.id:
+                    found.append((name, at.unit))
+            if found:
+                out[m.id] = tuple(found)
+        return out
 
     def _edge(self, source: str, target: str, kind: EdgeKind, line: int) -> None:
         key = (source, target, kind)

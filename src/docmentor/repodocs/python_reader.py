@@ -86,6 +86,7 @@ class ModuleReader:
         self.components: list[Component] = []
         self.seen: dict[str, int] = {}
         self.exported = _literal_all(tree.body)  # the module's `__all__`, when it is a literal
+        self._exported = frozenset(self.exported or ())
 
     def read(self) -> tuple[Module, list[Component]]:
         top = self._body(self.tree.body, _Scope())
@@ -102,6 +103,7 @@ class ModuleReader:
             aliases=tuple(_aliases(self.tree.body)),
             calls=tuple(_calls(_outside_defs(self.tree.body), None)),
             components=tuple(top),
+            exports=tuple(self.exported or ()),
         )
         return module, self.components
 
@@ -110,7 +112,7 @@ class ModuleReader:
         it (humanize's ``time.Unit`` is left out of it); None: the name's rule."""
         if self.exported is None or scope.class_id is not None:
             return None
-        return name in self.exported
+        return name in self._exported
 
     def _unique(self, unit_id: str) -> str:
         count = self.seen.get(unit_id, 0) + 1
@@ -374,9 +376,10 @@ def _own_statements(body: list[ast.stmt]) -> Iterator[ast.AST]:
             todo.extend(ast.iter_child_nodes(node))
 
 
-def _literal_all(body: list[ast.stmt]) -> frozenset[str] | None:
-    """The names of a module's ``__all__ = [...]`` (or a tuple), when it is a literal of strings."""
-    names: set[str] | None = None
+def _literal_all(body: list[ast.stmt]) -> tuple[str, ...] | None:
+    """The names of a module's ``__all__ = [...]`` (or a tuple), when it is a literal of
+    strings, in its order (each once)."""
+    names: dict[str, None] | None = None
     for node in body:
         if isinstance(node, ast.Assign):
             targets = node.targets
@@ -392,9 +395,9 @@ def _literal_all(body: list[ast.stmt]) -> frozenset[str] | None:
             and all(isinstance(e, ast.Constant) and isinstance(e.value, str) for e in value.elts)
         ):
             return None  # built some other way: the names' rule
-        found = {str(e.value) for e in value.elts if isinstance(e, ast.Constant)}
-        names = (names or set()) | found if isinstance(node, ast.AugAssign) else found
-    return frozenset(names) if names is not None else None
+        found = dict.fromkeys(str(e.value) for e in value.elts if isinstance(e, ast.Constant))
+        names = {**(names or {}), **found} if isinstance(node, ast.AugAssign) else found
+    return tuple(names) if names is not None else None
 
 
 def _aliases(body: list[ast.stmt]) -> Iterator[tuple[str, str]]:

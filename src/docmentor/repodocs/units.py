@@ -211,6 +211,8 @@ class Module:
     calls: tuple[CallSite, ...] = ()
     components: tuple[str, ...] = ()
     kind: Literal["module"] = "module"
+    #: the names its literal ``__all__`` lists (Python), its own and those it re-exports
+    exports: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
