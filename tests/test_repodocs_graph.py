@@ -326,6 +326,46 @@ def test_a_packages_all_re_exports_are_linked_to_their_definitions(tmp_path: Pat
     assert "## Public API\n\nWhat `pkg.__init__` re-exports:\n\n- Client:" in package
 
 
+def test_calls_on_objects_whose_type_the_code_states(tmp_path: Path) -> None:
+    """A call on a parameter or a local whose type the code states — an annotation, a class
+    called, a function or method whose return is annotated, `with X() as x` — is the
+    method's call (a repo-docs tour on httpx: `transport.handle_request(request)` after
+    `transport = self._transport_for_url(url)` was in no call list); a name bound two ways,
+    or a container's annotation, says nothing."""
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("", encoding="utf-8")
+    (pkg / "transports.py").write_text(
+        "class Transport:\n    def handle(self, request):\n        return request\n\n"
+        "class Mock(Transport):\n    pass\n",
+        encoding="utf-8",
+    )
+    (pkg / "client.py").write_text(
+        "from typing import Optional\n"
+        "from .transports import Transport, Mock\n\n"
+        "def make() -> 'Transport':\n    return Transport()\n\n"
+        "class Client:\n"
+        "    def _pick(self, url) -> Optional[Transport]:\n        return Transport()\n\n"
+        "    def send(self, request):\n        transport = self._pick(request)\n        return transport.handle(request)\n\n"
+        "    def close(self):\n        pass\n\n"
+        "    def __enter__(self):\n        return self\n\n"
+        "    def __exit__(self, *args):\n        pass\n\n"
+        "def by_param(t: Transport | None, r):\n    return t.handle(r)\n\n"
+        "def by_factory(r):\n    t = make()\n    return t.handle(r)\n\n"
+        "def by_class(r):\n    m = Mock()\n    return m.handle(r)\n\n"
+        "def by_with():\n    with Client() as c:\n        c.close()\n\n"
+        "def two_ways(r, flag):\n    t = Mock()\n    if flag:\n        t = object()\n    return t.handle(r)\n\n"
+        "def listed(ts: list[Transport], r):\n    return ts.handle(r)\n",
+        encoding="utf-8",
+    )
+    calls = edges(build_graph(read_repository(tmp_path)), "calls")
+    handle = "pkg.transports.Transport.handle"
+    for caller in ("Client.send", "by_param", "by_factory", "by_class"):
+        assert (f"pkg.client.{caller}", handle) in calls, caller  # Mock inherits it
+    assert ("pkg.client.by_with", "pkg.client.Client.close") in calls
+    assert not {c for c, t in calls if t == handle and c in ("pkg.client.two_ways", "pkg.client.listed")}
+
+
 def test_files_given_by_the_caller_are_checked(tmp_path: Path) -> None:
     (tmp_path / "pkg" / "mod").mkdir(parents=True)
     (tmp_path / "pkg" / "__init__.py").write_text("", encoding="utf-8")

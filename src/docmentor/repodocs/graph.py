@@ -244,7 +244,55 @@ class _Builder:
             if cls is not None and owner is not None and on_self:
                 self._self_call(source, cls, owner, call)
                 continue
+            if owner is not None and self._typed_call(source, owner, call, local):
+                continue
             self._named(source, module, call.name, call.line, local)
+
+    def _typed_call(self, source: str, owner: Component, call: CallSite, local: dict[str, ImportRef]) -> bool:
+        """``x.method()`` where the code states what ``x`` holds — a parameter's or a
+        local's annotation, a class called, a function whose return is annotated (a tour:
+        httpx's ``transport.handle_request(request)`` after ``transport =
+        self._transport_for_url(url)`` was in no call list): the method's call edge."""
+        head, _, rest = call.name.partition(".")
+        if not rest or "." in rest:
+            return False
+        spec = dict(owner.local_types).get(head)
+        if spec is None:
+            spec = next((p.annotation for p in owner.parameters if p.name == head and p.annotation), None)
+        class_id = self._class_of(owner, spec, local) if spec else None
+        target = self._lookup(class_id, rest, set()) if class_id is not None else None
+        if target is None:
+            return False
+        self._call_edge(source, target, call.line)
+        return True
+
+    def _class_of(self, owner: Component, spec: str, local: dict[str, ImportRef]) -> str | None:
+        """The in-repo class a ``local_types`` entry or an annotation names, if it names one."""
+        if not spec.startswith("call:"):
+            return self._class_named(owner.module, spec, local)
+        callee = spec.removeprefix("call:")
+        cls = self._enclosing_class(owner)
+        if callee.startswith("self.") and cls is not None:
+            unit = (
+                self._lookup(cls.id, callee.removeprefix("self."), set()) if callee.count(".") == 1 else None
+            )
+        else:
+            found = self._resolve(owner.module, callee, local)
+            unit = found.unit if found is not None else None
+        target = self.components.get(unit) if unit is not None else None
+        if target is None:
+            return None
+        if target.kind == "class":
+            return target.id
+        if not target.returns:
+            return None
+        return self._class_named(target.module, target.returns, {i.bound: i for i in target.imports})
+
+    def _class_named(self, module: str, annotation: str, local: dict[str, ImportRef]) -> str | None:
+        name = _annotated_class(annotation)
+        found = self._resolve(module, name, local) if name is not None else None
+        unit = self.components.get(found.unit) if found is not None and found.unit is not None else None
+        return unit.id if unit is not None and unit.kind == "class" else None
 
     def _named(self, source: str, module: str, name: str, line: int, local: dict[str, ImportRef]) -> None:
         found = self._resolve(module, name, local)
@@ -421,6 +469,22 @@ class _Builder:
                 return _Found(unit=module)
             return self._resolve(module, rest, {}, hops + 1)
         return None
+
+
+_OPTIONAL = re.compile(r"(?:[A-Za-z_][\w.]*\.)?Optional\[([^\[\]]*+)\]")
+
+
+def _annotated_class(annotation: str) -> str | None:
+    """The dotted name an annotation holds an instance of: ``Client``, ``"Client"``,
+    ``Client | None``, ``Optional[Client]``; None for anything else (``list[Client]``)."""
+    text = annotation.strip().strip("'\"").strip()
+    optional = _OPTIONAL.fullmatch(text)
+    if optional is not None:
+        text = optional.group(1).strip()
+    if "|" in text:
+        kept = [p.strip() for p in text.split("|") if p.strip() not in ("None", "")]
+        text = kept[0] if len(kept) == 1 else ""
+    return text if _DOTTED.fullmatch(text) else None
 
 
 def _imported(ref: ImportRef, rest: str) -> str:

@@ -204,6 +204,7 @@ class ModuleReader:
                 method_kind=method_kind,
                 public=self._public(node.name, scope),
                 overloads=overloads,
+                local_types=_local_types(_walk_all(node.body), receiver, self.source),
             )
         )
         return unit_id
@@ -326,6 +327,35 @@ def _dotted(expr: ast.expr) -> str | None:
     else:
         return None
     return ".".join(reversed(parts))
+
+
+def _local_types(
+    nodes: Iterable[ast.AST], receiver: str | None, source: _Source
+) -> tuple[tuple[str, str], ...]:
+    """The local names whose type the code states (``Component.local_types``), by name."""
+    found: dict[str, str | None] = {}
+
+    def bind(target: ast.expr | None, how: str | None) -> None:
+        if isinstance(target, ast.Name) and how is not None:
+            found[target.id] = how if found.get(target.id, how) == how else None  # bound otherwise: unknown
+
+    def called(value: ast.expr | None) -> str | None:
+        if not isinstance(value, ast.Call) or (name := _dotted(value.func)) is None:
+            return None
+        head, _, rest = name.partition(".")
+        return "call:" + (
+            "self" + (f".{rest}" if rest else "") if receiver is not None and head == receiver else name
+        )
+
+    for node in nodes:
+        if isinstance(node, ast.AnnAssign):
+            bind(node.target, source.segment(node.annotation))
+        elif isinstance(node, ast.Assign) and len(node.targets) == 1:
+            bind(node.targets[0], called(node.value))
+        elif isinstance(node, ast.With | ast.AsyncWith):
+            for item in node.items:
+                bind(item.optional_vars, called(item.context_expr))
+    return tuple((n, how) for n, how in found.items() if how is not None and n != receiver)
 
 
 def _calls(nodes: Iterable[ast.AST], receiver: str | None) -> Iterator[CallSite]:

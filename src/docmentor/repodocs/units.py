@@ -181,6 +181,11 @@ class Component:
     #: a Python function's ``@overload`` stubs before it, their signatures: the stubs are no
     #: units of their own (an implementation's callers and its documentation are one unit's)
     overloads: tuple[str, ...] = ()
+    #: a function's local names whose type its code states, name → what says it: an
+    #: annotation's text (``x: Client``), or ``call:`` and the callee whose result it holds
+    #: (``x = Client()``, ``with Client() as x``, ``x = self._transport_for(url)``); a name bound
+    #: two different ways is left out. The graph follows the calls made on them.
+    local_types: tuple[tuple[str, str], ...] = ()
 
 
 def is_public(component: Component) -> bool:
