@@ -186,7 +186,7 @@ def test_status_and_show_read_a_tree_written_without_a_model_with_or_without_an_
     generated(any_cli, "repo-docs", "generate", str(repo), "--no-register", "--out", str(out))
     assert not has_index(any_cli.location)
     err = any_cli.fails("repo-docs", "status", str(repo))  # the tree is not where status looks
-    assert "no documentation of" in err
+    assert "no documentation of" in err and "a tree written elsewhere is read with the same --out" in err
     status = any_cli.json("repo-docs", "status", str(repo), "--out", str(out))
     units = json.loads((out / "documentation.json").read_text(encoding="utf-8"))["units"]
     assert status["mode"] == "no_model" and status["finished"] and status["out"] == str(out)

@@ -273,9 +273,11 @@ def _latest(engine: Docmentor | None, root: Path, out: Path | None) -> tuple[Pat
     except NotFoundError:
         status = None
     if status is None and tree is None:
+        where = f" in {json_path.parent}" if out is not None else ""
         raise NotFoundError(
-            f"no documentation of {root} yet",
-            hint="generate it first: docmentor repo-docs generate PATH, or the MCP tool repo_docs_generate",
+            f"no documentation of {root}{where} yet",
+            hint="generate it first: docmentor repo-docs generate PATH, or the MCP tool repo_docs_generate"
+            + ("" if out is not None else "; a tree written elsewhere is read with the same --out"),
         )
     if status is not None and tree is not None:
         if _when(status.run.started_at) >= tree.stat().st_mtime or _tree_run(tree) == status.run.id:
