@@ -795,6 +795,27 @@ def test_mkdocs_syntax_is_not_reported(tmp_path: Path) -> None:
     assert [(i.type, i.line) for i in issues] == [("syntax_error", 20)]
 
 
+def test_docusaurus_routes_name_pages_by_id_and_without_number_prefixes(tmp_path: Path) -> None:
+    """`[x](./install)` is `installation-guide.md` whose front matter says `id: install`, and
+    `[x](./introduction)` is `01-introduction.md`, as Docusaurus routes them (an MDX tour:
+    both reported broken); a route nothing has is still broken, and anchors are checked in
+    the page routed to."""
+    (tmp_path / "installation-guide.md").write_text(
+        "---\nid: install\ntitle: Install\n---\n\n# Install\n\n## Pip\n\nText.\n", encoding="utf-8"
+    )
+    (tmp_path / "01-introduction.mdx").write_text("# Intro\n\nText.\n", encoding="utf-8")
+    page = (
+        "# Guide\n\nSee [a](./install), [b](./introduction), [c](install#pip), [d](./install#nope) "
+        "and [e](./nowhere).\n"
+    )
+    (tmp_path / "guide.md").write_text(page, encoding="utf-8")
+    bad = check_document(tmp_path / "guide.md", path="guide.md", root=tmp_path).issues
+    assert sorted(i.message for i in bad if i.type == "broken_link") == [
+        "Anchor `#nope` matches no heading in `installation-guide.md`",
+        "Link target `./nowhere` does not exist",
+    ]
+
+
 def test_a_docusaurus_admonition_leaves_the_anchors_checked() -> None:
     """Only mkdocstrings' `::: package.module` makes a page's anchors unknowable; `:::note`,
     `:::tip Title` and `::: warning` are admonitions (an MDX tour: any admonition turned

@@ -3,7 +3,9 @@
 Link targets are resolved relative to the page, the way MkDocs, Docusaurus and GitHub
 do, leniently: ``other/`` means ``other/index.md`` / ``other/README.md`` / ``other.md``
 (also from the page's own directory URL), ``page.html`` means ``page.md``, a target
-without a suffix may be a ``.md``/``.mdx`` file or a folder. Not checked: URLs with a
+without a suffix may be a ``.md``/``.mdx`` file or a folder, or a page of that folder whose
+name without its number prefix (``01-intro.md``) or whose front matter ``id`` it is, as
+Docusaurus routes them. Not checked: URLs with a
 scheme (``http:``, ``mailto:`` …), site-absolute ``/paths`` (their mapping to files
 is the site generator's), templated targets, and links to media and other binary assets
 (images, PDFs, notebooks — they are often not checked out with the docs). Images are
@@ -17,6 +19,7 @@ mkdocstrings/mkautodoc ``:::`` directives has anchors we cannot know: not checke
 
 from __future__ import annotations
 
+import os
 import posixpath
 import re
 import unicodedata
@@ -178,6 +181,7 @@ class _Files:
             for k in range(1, len(parts) + 1):
                 dirs.add("/".join(parts[:k]))
         self.dirs = dirs
+        self._routes: dict[str, dict[str, str]] = {}
 
     def is_file(self, rel: str) -> bool:
         # the disk decides what the walk skipped (hidden folders) or never saw (outside the root)
@@ -185,6 +189,52 @@ class _Files:
 
     def is_dir(self, rel: str) -> bool:
         return rel in ("", ".") or rel in self.dirs or (self.root / rel).is_dir()
+
+    def routes(self, folder: str) -> dict[str, str]:
+        """The pages of a folder by the routes Docusaurus gives them besides their file name:
+        the name without its number prefix (``01-intro.md`` is ``intro``) and the front
+        matter's ``id`` (lowercased) → the root-relative file."""
+        cached = self._routes.get(folder)
+        if cached is not None:
+            return cached
+        names = [f for f in self.known if posixpath.dirname(f) == folder]
+        if not names:
+            try:
+                names = [
+                    posixpath.join(folder, e.name) for e in os.scandir(self.root / folder) if e.is_file()
+                ]
+            except OSError:
+                names = []
+        cached = {}
+        for rel in sorted(names):
+            stem, ext = posixpath.splitext(posixpath.basename(rel))
+            if ext.lower() not in (".md", ".mdx"):
+                continue
+            cached.setdefault(_NUMBER_PREFIX.sub("", stem).lower(), rel)
+            page_id = _front_matter_id(self.root / rel)
+            if page_id:
+                cached.setdefault(page_id.lower(), rel)
+        self._routes[folder] = cached
+        return cached
+
+
+# Docusaurus drops a number prefix from a file's route (`01-intro.md` → `intro`)
+_NUMBER_PREFIX = re.compile(r"^\d+[-_.]")
+_FRONT_ID = re.compile(r"^id:[ \t]*+['\"]?([^'\"\s]+)", re.M)
+
+
+def _front_matter_id(path: Path) -> str | None:
+    """The ``id:`` of a page's front matter (its first 4 KB), if it has one."""
+    try:
+        with path.open("rb") as fh:
+            head = fh.read(4096).decode("utf-8", errors="replace")
+    except OSError:
+        return None
+    if not head.startswith("---"):
+        return None
+    end = head.find("\n---", 3)
+    found = _FRONT_ID.search(head[3 : end if end > 0 else len(head)])
+    return found.group(1) if found else None
 
 
 _FILES_CACHE: list[tuple[Path, frozenset[str], _Files]] = []
@@ -251,6 +301,11 @@ def resolve_target(doc: CheckedDocument, target: str) -> tuple[bool, str | None]
                 return True, cand if cand.lower().endswith(DOC_SUFFIXES) else None
         if files.is_dir(joined):
             return True, None
+    if not trailing and "." not in name and target.strip("/"):  # a Docusaurus route: id, number prefix
+        joined = posixpath.normpath(posixpath.join(folder, target))
+        routed = files.routes(posixpath.dirname(joined)).get(posixpath.basename(joined).lower())
+        if routed is not None:
+            return True, routed
     return False, None
 
 
