@@ -364,6 +364,12 @@ def test_fail_on_critical_gate(cli: Cli, tmp_path: Path) -> None:
     assert line.startswith(f"error: 1 critical issue(s), first {broken}:10 syntax_error: ")
     assert "broken.md" in out and "7.6" in out
     assert report.is_file()
+    # both gates failing: both said, in one line
+    rc, _, err = cli("clarity", "score", broken, "--fail-on-critical", "--min-score", "9")
+    line = one_error(err)
+    assert rc == 1 and line.startswith(
+        f"error: 1 document(s) below --min-score 9: {broken} (7.6); 1 critical issue(s), first "
+    )
 
 
 def test_gates_pass(cli: Cli) -> None:
@@ -1114,3 +1120,21 @@ def test_a_folder_whose_every_page_is_skipped_says_so(cli: Cli, tmp_path: Path) 
         "error: no documentation files to score: 1 skipped (the warnings above say why each was "
         "not read: `add` skips the same files)",
     ]
+
+
+def test_a_page_over_the_default_size_cap_is_scored_under_docmentor_tomls(
+    cli: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`max_bytes` in the working folder's docmentor.toml is the size cap of `clarity score`
+    too, as of `add` (a tour: a large page could not be scored whatever the file said)."""
+    page = tmp_path / "big.md"
+    page.write_text("# Big\n\n" + "A sentence of the page.\n" * 400, encoding="utf-8")  # ~9.6 KB
+    work = tmp_path / "work"
+    work.mkdir()
+    monkeypatch.chdir(work)
+    (work / "docmentor.toml").write_text("max_bytes = 2000\n", encoding="utf-8")
+    rc, _, err = cli("clarity", "score", str(page))
+    assert rc == 1 and "over the size cap" in err, err
+    (work / "docmentor.toml").write_text("max_bytes = 20000\n", encoding="utf-8")
+    rc, out, err = cli("clarity", "score", str(page))
+    assert rc == 0 and "1 document, average" in out, err

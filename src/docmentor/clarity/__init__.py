@@ -212,16 +212,21 @@ def score_paths(
     Raises:
         SourceUnavailableError: a file named alone cannot be read as a document."""
     from docmentor.clarity.checks import SiteFiles, checked_document, run_checks
+    from docmentor.config import load_config
     from docmentor.sources.local import read_file, scan_folder
 
     drift_of = file_drift(engine) if engine is not None else (lambda _file: None)
     say = warn or (lambda _message: None)
     docs: list[DocumentClarity] = []
     skipped = 0  # documentation files not read (too large, binary, …): said in the warnings
+    # the size cap `add` takes from the working folder's docmentor.toml, for what no indexed
+    # source's own options read (a tour: a 6 MB page could not be scored whatever it said)
+    cap = load_config().max_bytes
+    capped: dict[str, Any] = {"max_bytes": cap} if cap else {}
     for p in paths:
         if p.is_dir():
             files = SiteFiles(p)
-            scan = scan_folder(p, **(_read_as_indexed(engine, p) if engine is not None else {}))
+            scan = scan_folder(p, **((_read_as_indexed(engine, p) if engine is not None else {}) or capped))
             skipped += len(scan.skipped)
             for message in scan.warnings:
                 say(message)
@@ -237,7 +242,7 @@ def score_paths(
                 raise UsageError(
                     f"{p} is not a documentation file", hint=f"expected one of {', '.join(DOC_SUFFIXES)}"
                 )
-            raw, warnings = read_file(p)
+            raw, warnings = read_file(p, **capped)
             for message in warnings:
                 say(message)
             folder = p.absolute().parent.resolve()  # as check_document reads a file: read once here

@@ -244,15 +244,18 @@ def _print_clarity(report: ClarityReport, documents: list[dict[str, Any]]) -> No
 def _clarity_gates(report: ClarityReport, *, min_score: float | None, fail_on_critical: bool) -> None:
     gate = report.gate(min_score=min_score, fail_on_critical=fail_on_critical)
     low, crit = gate.below_min, gate.critical
+    failed: list[str] = []  # both gates, when both fail (a tour: only --min-score's was said)
     if low:
         names = ", ".join(f"{d.path} ({d.score.overall_score:.1f})" for d in low[:5])
         more = f" and {len(low) - 5} more" if len(low) > 5 else ""
-        raise GateFailed(f"{len(low)} document(s) below --min-score {min_score:g}: {names}{more}")
+        failed.append(f"{len(low)} document(s) below --min-score {min_score:g}: {names}{more}")
     if crit:
         path, first = crit[0]
-        raise GateFailed(
+        failed.append(
             f"{len(crit)} critical issue(s), first {path}:{first.line} {first.type}: {first.message}"
         )
+    if failed:
+        raise GateFailed("; ".join(failed))
 
 
 @clarity_app.command("rubric", short_help="Print the scoring rubric: tiers, criteria and weights.")
