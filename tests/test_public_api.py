@@ -18,6 +18,7 @@ import dataclasses
 import importlib
 import inspect
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -269,3 +270,29 @@ def test_a_search_by_words_loads_only_what_it_reads(tmp_path: Path) -> None:
     assert "docmentor.engine.lookup" in loaded
     heavy = [m for m in loaded if m.split(".")[0] in ("numpy", "markdown_it", "onnxruntime")]
     assert heavy + [m for m in loaded if "lexical_pg" in m] == []
+
+
+def test_the_package_is_typed_for_its_users(tmp_path: Path) -> None:
+    """py.typed ships in the package (PEP 561), so a user's mypy reads docmentor's types
+    instead of "missing library stubs or py.typed marker" and Any everywhere (a tour)."""
+    import importlib.resources
+    import subprocess
+    import sys
+
+    assert importlib.resources.files("docmentor").joinpath("py.typed").is_file()
+    program = tmp_path / "use.py"
+    program.write_text(
+        "from docmentor import Docmentor\n\n"
+        "def first(engine: Docmentor) -> str:\n"
+        "    return engine.search('timeout', limit=1)[0].path\n",
+        encoding="utf-8",
+    )
+    env = {k: v for k, v in os.environ.items() if k != "MYPYPATH"}
+    done = subprocess.run(
+        [sys.executable, "-m", "mypy", "--strict", "--no-incremental", str(program)],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=env,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
