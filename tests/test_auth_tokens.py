@@ -47,6 +47,7 @@ def test_a_token_is_shown_once_and_only_its_hash_is_stored(engine: Docmentor, tm
     assert stored, list((tmp_path / "index").iterdir())
     assert made.token.encode() not in stored  # never the token …
     assert hashlib.sha256(made.token.encode()).hexdigest().encode() in stored  # … its hash
+    engine = Docmentor(tmp_path / "index", embeddings=False)  # closed above: opened again
     (listed,) = list_tokens(engine)
     assert listed == made.info
     assert "token" not in listed.to_dict() and made.token not in json.dumps(listed.to_dict())
@@ -57,6 +58,7 @@ def test_a_token_is_shown_once_and_only_its_hash_is_stored(engine: Docmentor, tm
     assert verify_token(engine, writer.token).scopes == frozenset({"read", "write"})
     assert create_token(engine, scope="read").info.name == "token-2"
     assert made.token != writer.token
+    engine.close()
 
 
 def test_unknown_revoked_and_expired_tokens_are_refused(engine: Docmentor) -> None:

@@ -19,6 +19,7 @@ import importlib
 import inspect
 import json
 import os
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -296,3 +297,99 @@ def test_the_package_is_typed_for_its_users(tmp_path: Path) -> None:
         env=env,
     )
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_close_closes_every_threads_connection_and_the_engine_is_a_context_manager(
+    index_location: str, tmp_path: Path
+) -> None:
+    """Searches from a thread pool, then close(): no connection of any thread stays open, and
+    using the engine afterwards is an error, not a silent reopening (a library tour: ten
+    handles on index.sqlite3 stayed open); `with Docmentor(...)` closes it."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "a.md").write_text("# Timeouts\n\nSet a timeout.\n", encoding="utf-8")
+    with docmentor.Docmentor(index_location, embeddings=False) as engine:
+        engine.add(docs, name="d")
+        with ThreadPoolExecutor(4) as pool:
+            assert all(pool.map(lambda q: engine.search(q), ["timeout"] * 16))
+        store = engine.store
+        opened = list(getattr(store, "_conns", None) or getattr(store, "_all", []))
+        assert opened
+    for entry in opened:
+        db = entry[0] if isinstance(entry, tuple) else entry.raw
+        if isinstance(db, sqlite3.Connection):
+            with pytest.raises(sqlite3.ProgrammingError):
+                db.execute("SELECT 1")
+        else:
+            assert db.closed
+    with pytest.raises(docmentor.StoreError, match="was closed"):
+        engine.search("timeout")
+
+
+def test_a_new_thread_takes_the_idle_connection_an_ended_thread_left(tmp_path: Path) -> None:
+    """The embedded index's threads come and go in a server: a thread that ended leaves its
+    connection to the next one instead of keeping it open until close()."""
+    import threading
+
+    from docmentor.store.db import Store
+
+    store = Store(tmp_path / "db" / "index.sqlite3")
+    seen: list[int] = []
+
+    def use() -> None:
+        seen.append(id(store.conn()))
+
+    for _ in range(5):
+        t = threading.Thread(target=use)
+        t.start()
+        t.join()
+    assert len(set(seen)) == 1 and len(store._conns) == 2  # the main thread's (it migrated) and one
+    store.close_all()
+
+
+_READ_ONLY_PROGRAM = """
+import sys
+from docmentor import Docmentor, StoreError
+with Docmentor(sys.argv[1], create=False, embeddings=False) as engine:
+    hits = engine.search("timeout")
+    print(hits[0].path, engine.get("d:a.md").content.splitlines()[0])
+    for write in (lambda: engine.refresh(), lambda: engine.add(sys.argv[2], name="e")):
+        try:
+            write()
+        except StoreError as exc:
+            print("refused:", str(exc).split(":")[0])
+"""
+
+
+def test_an_index_on_a_read_only_file_system_is_searched_and_read_not_written(tmp_path: Path) -> None:
+    """An index folder mounted read-only (a volume shared with replicas): search and get work
+    (SQLite read as it is, the search index through a copy), a refresh or an add is one clear
+    error (a library tour: 'attempt to write a readonly database', nothing could be opened).
+    The file system is made read-only with a bind mount in a user and mount namespace
+    (util-linux's unshare)."""
+    import shutil
+    import subprocess
+    import sys
+
+    assert shutil.which("unshare"), "util-linux's unshare is needed (Makefile system packages)"
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "a.md").write_text("# Timeouts\n\nSet a timeout.\n", encoding="utf-8")
+    db = tmp_path / "index"
+    with docmentor.Docmentor(db, embeddings=False) as engine:
+        engine.add(docs, name="d")
+    program = tmp_path / "read.py"
+    program.write_text(_READ_ONLY_PROGRAM, encoding="utf-8")
+    script = (
+        f'mount --bind "{db}" "{db}" && mount -o remount,bind,ro "{db}" && '
+        f'"{sys.executable}" "{program}" "{db}" "{docs}"'
+    )
+    done = subprocess.run(["unshare", "-rm", "sh", "-c", script], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == [
+        "a.md # Timeouts",
+        f"refused: the index {db} cannot be written (Read-only file system)",
+        f"refused: the index {db} cannot be written (Read-only file system)",
+    ], done.stdout + done.stderr

@@ -14,7 +14,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Self, TypeVar
 
 from docmentor.config import (
     check_environment,
@@ -358,10 +358,15 @@ class IndexCore:
                 self.store.mark_lexical(row.name, row.generation)
 
     def close(self) -> None:
-        if isinstance(self.store, PgStore):
-            self.store.close_all()  # every thread's connection: a server's too
-        else:
-            self.store.close()
+        """Close the index: every thread's connection to it (a server's too). Using the
+        engine afterwards is a :class:`StoreError`; open it again instead."""
+        self.store.close_all()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
     def check_source(self, source: str | None) -> None:
         """:class:`NotFoundError` naming the indexed sources when ``source`` is not one of

@@ -98,6 +98,7 @@ class Refreshing(Embedding):
         ``embed=False`` or embeddings are off, its new sections are embedded (:meth:`embed`)."""
         from docmentor.sources.versions import beside_other_version
 
+        self.store.check_writable()
         spec = self.make_spec(target, name=name, options=options, version=version)
         opts, _ = with_defaults(spec.options, load_config(), llms=spec.kind != "folder")
         spec = replace(spec, options=opts)
@@ -203,6 +204,7 @@ class Refreshing(Embedding):
         were edited since; one whose entry now points elsewhere is refreshed from where it
         was indexed, with a warning saying how to move it (:meth:`configured_change`).
         ``prune`` and ``deadline`` (seconds for the whole call) as for :meth:`refresh`."""
+        self.store.check_writable()  # a read-only index: said once, not as each source's failure
         reports: list[RefreshReport] = []
         added: set[str] = set()
         edited: dict[str, SourceSpec] = {}  # indexed configured sources whose options were edited
@@ -342,6 +344,7 @@ class Refreshing(Embedding):
         ``deadline``: seconds for the whole call (None: no limit); llms.txt documents not
         fetched by then keep their last good copy, sources not reached are left as they were.
         """
+        self.store.check_writable()  # a read-only index: said once, not as each source's failure
         # unknown: said with the configured sources not indexed yet; a library: its versions
         names = self.sources_named(name) if name is not None else None
         ends = _deadline(deadline)

@@ -13,7 +13,9 @@ import json
 import logging
 import os
 import shutil
+import tempfile
 import threading
+import weakref
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -223,11 +225,28 @@ class LexicalIndex:
         try:
             self.index = tantivy.Index(_schema(), path=str(path), reuse=True)
         except ValueError as exc:
-            raise StoreError(
-                f"the lexical index at {path} is unusable: {exc}", hint="run: docmentor reindex"
-            ) from exc
+            if "Read-only file system" not in str(exc) or os.access(path, os.W_OK):
+                raise StoreError(
+                    f"the lexical index at {path} is unusable: {exc}", hint="run: docmentor reindex"
+                ) from exc
+            self.index = self._read_only_copy()
         self._meta_stamp = self._stamp()
         self._searcher = self.index.searcher()
+
+    def _read_only_copy(self) -> tantivy.Index:
+        """The index on a read-only file system (a volume mounted read-only): tantivy takes a
+        lock file even to read, so a copy in a temporary folder is searched (removed when
+        this object is); the store is read in place."""
+        copy = Path(tempfile.mkdtemp(prefix="docmentor-lexical-"))
+        weakref.finalize(self, shutil.rmtree, copy, ignore_errors=True)
+        shutil.copytree(self.path, copy, dirs_exist_ok=True)
+        log.warning(
+            "the search index %s is on a read-only file system: searching a copy in %s", self.path, copy
+        )
+        try:
+            return tantivy.Index(_schema(), path=str(copy), reuse=True)
+        except ValueError as exc:
+            raise StoreError(f"the lexical index at {self.path} is unusable: {exc}") from exc
 
     def _stamp(self) -> tuple[float, int]:
         try:

@@ -12,9 +12,11 @@ import contextlib
 import fcntl
 import json
 import logging
+import os
 import sqlite3
 import threading
 import time
+import urllib.parse
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import IO, Any
@@ -38,6 +40,11 @@ class Store:
         self.path = path
         self.readonly = readonly
         self._local = threading.local()
+        # every thread's connection with its thread: closed by close_all; one whose thread
+        # ended is handed to the next new thread (a server's worker threads come and go)
+        self._conns: list[tuple[sqlite3.Connection, threading.Thread]] = []
+        self._all_lock = threading.Lock()
+        self._closed = False
         self._lock_path = path.parent / "write.lock"  # remove_files names it too
         if not readonly:
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -68,23 +75,88 @@ class Store:
     def conn(self) -> Connection:
         db: sqlite3.Connection | None = getattr(self._local, "db", None)
         if db is None:
-            try:
-                db = sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=False)
-                db.row_factory = sqlite3.Row
-                _wal(db)
-                db.execute("PRAGMA synchronous=NORMAL")
-                db.execute("PRAGMA foreign_keys=ON")
-                db.execute("PRAGMA busy_timeout=30000")
-            except sqlite3.DatabaseError as exc:
-                raise StoreError(f"cannot open the index {self.path}: {exc}") from exc
+            if self._closed:
+                raise StoreError(f"the index {self.path.parent} was closed", hint="open it again to use it")
+            db = self._adopt_idle()
+            if db is None:
+                try:
+                    db = sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=False)
+                    db.row_factory = sqlite3.Row
+                    _wal(db)
+                    db.execute("PRAGMA synchronous=NORMAL")
+                    db.execute("PRAGMA foreign_keys=ON")
+                    db.execute("PRAGMA busy_timeout=30000")
+                except sqlite3.DatabaseError as exc:
+                    db = self._read_only_connection(exc)
+                with self._all_lock:
+                    if self._closed:  # closed while this thread connected: not kept open
+                        db.close()
+                        raise StoreError(
+                            f"the index {self.path.parent} was closed", hint="open it again to use it"
+                        )
+                    self._conns.append((db, threading.current_thread()))
             self._local.db = db
         return db
 
+    def _read_only_connection(self, error: sqlite3.DatabaseError) -> sqlite3.Connection:
+        """A connection to an index on a read-only file system (a volume mounted read-only),
+        or the StoreError of ``error``: WAL needs its -shm file, which cannot be made there,
+        so the file is read as it is (SQLite's ``immutable``: nobody can write it through
+        this mount)."""
+        if not self.path.is_file() or os.access(self.path.parent, os.W_OK):
+            raise StoreError(f"cannot open the index {self.path}: {error}") from error
+        uri = "file:" + urllib.parse.quote(str(self.path)) + "?mode=ro&immutable=1"
+        try:
+            db = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False)
+            db.row_factory = sqlite3.Row
+            db.execute("PRAGMA query_only=ON")
+            db.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchall()
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(f"cannot open the index {self.path}: {error}") from exc
+        return db
+
+    def _adopt_idle(self) -> sqlite3.Connection | None:
+        """An idle connection whose thread has ended, now this thread's; those a thread left
+        inside a transaction are closed and forgotten."""
+        me = threading.current_thread()
+        found: sqlite3.Connection | None = None
+        with self._all_lock:
+            keep: list[tuple[sqlite3.Connection, threading.Thread]] = []
+            for db, owner in self._conns:
+                if owner.is_alive():
+                    keep.append((db, owner))
+                    continue
+                try:
+                    busy = db.in_transaction
+                except sqlite3.ProgrammingError:  # closed
+                    continue
+                if busy:
+                    db.close()
+                elif found is None:
+                    found = db
+                    keep.append((db, me))
+                else:
+                    keep.append((db, owner))
+            self._conns[:] = keep
+        return found
+
     def close(self) -> None:
+        """Close this thread's connection (the next call of the thread opens one again)."""
         db = getattr(self._local, "db", None)
         if db is not None:
             db.close()
             self._local.db = None
+            with self._all_lock:
+                self._conns[:] = [(d, o) for d, o in self._conns if d is not db]
+
+    def close_all(self) -> None:
+        """Close every thread's connection; the store cannot be used after it."""
+        with self._all_lock:
+            self._closed = True
+            for db, _owner in self._conns:
+                db.close()
+            self._conns.clear()
+        self._local = threading.local()
 
     @staticmethod
     def remove_files(path: Path) -> None:
@@ -97,7 +169,7 @@ class Store:
     def write_lock(self, timeout: float = 600.0) -> Iterator[None]:
         """Exclusive across processes: one writer at a time for SQLite and the lexical index."""
         self._lock_path.parent.mkdir(parents=True, exist_ok=True)
-        with open(self._lock_path, "a+") as fh:
+        with self._lock_file(self._lock_path) as fh:
             deadline = time.monotonic() + timeout
             while True:
                 try:
@@ -130,8 +202,28 @@ class Store:
     def try_named_lock(self, name: str) -> Iterator[bool]:
         """A lock of its own (``name``: e.g. "embed") if no other process holds it now; False
         at once otherwise (a second embedder skips, it does not wait)."""
-        with open(self.path.parent / f"{name}.lock", "a+") as fh, _flock_now(fh) as mine:
+        with self._lock_file(self.path.parent / f"{name}.lock") as fh, _flock_now(fh) as mine:
             yield mine
+
+    def check_writable(self) -> None:
+        """The StoreError of an index that cannot be written (a read-only file system), said
+        before a refresh reads anything; nothing when it can be."""
+        if self.path.parent.is_dir() and not os.access(self.path.parent, os.W_OK):
+            self._lock_file(self._lock_path).close()
+
+    def _lock_file(self, path: Path) -> IO[str]:
+        """A lock file opened for flock, or the StoreError of an index that cannot be
+        written (a read-only file system: it can be searched and read, not changed)."""
+        try:
+            return open(path, "a+")  # noqa: SIM115 - the caller closes it
+        except OSError as exc:
+            if os.access(path.parent, os.W_OK):
+                raise
+            raise StoreError(
+                f"the index {path.parent} cannot be written ({exc.strerror or exc}): it can be searched "
+                "and read here, not changed",
+                hint="refresh it where it can be written",
+            ) from None
 
     @contextlib.contextmanager
     def transaction(self) -> Iterator[Connection]:

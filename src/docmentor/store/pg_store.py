@@ -66,6 +66,7 @@ class PgStore(Store):
         self._pgvector_lock = threading.Lock()
         self._all: list[PgConnection] = []  # every thread's connection, closed by close_all
         self._owners: dict[int, threading.Thread] = {}  # id of a connection in _all → its thread
+        self._closed = False  # close_all was called: the store cannot be used any more
         self._all_lock = threading.Lock()
         # a store dropped without close_all (an engine nobody closed) closes its sessions when
         # it is collected, instead of leaving them open to the server until the process ends
@@ -112,10 +113,17 @@ class PgStore(Store):
     def conn(self) -> Connection:
         db: PgConnection | None = getattr(self._local, "db", None)
         if db is None or db.raw.closed:
+            if self._closed:
+                raise StoreError(f"the index in {self.location} was closed", hint="open it again to use it")
             db = self._adopted()
             if db is None:
                 db = connect(self.url)
                 with self._all_lock:
+                    if self._closed:  # closed while this thread connected: not kept open
+                        db.close()
+                        raise StoreError(
+                            f"the index in {self.location} was closed", hint="open it again to use it"
+                        )
                     self._all.append(db)
                     self._owners[id(db)] = threading.current_thread()
             self._local.db = db
@@ -156,9 +164,13 @@ class PgStore(Store):
 
     def close_all(self) -> None:
         """Close every thread's connection (a server shutting down, a test's end)."""
+        self._closed = True
         _close_every(self._all, self._all_lock)
         self._owners.clear()
         self._local = threading.local()
+
+    def check_writable(self) -> None:
+        """A database is written through its connection: nothing to check here."""
 
     # -- locks and transactions --------------------------------------------------
     @contextlib.contextmanager
