@@ -215,7 +215,7 @@ class Store:
         """A lock file opened for flock, or the StoreError of an index that cannot be
         written (a read-only file system: it can be searched and read, not changed)."""
         try:
-            return open(path, "a+")  # noqa: SIM115 - the caller closes it
+            return open(path, "a+")
         except OSError as exc:
             if os.access(path.parent, os.W_OK):
                 raise
