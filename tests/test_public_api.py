@@ -393,3 +393,14 @@ def test_an_index_on_a_read_only_file_system_is_searched_and_read_not_written(tm
         f"refused: the index {db} cannot be written (Read-only file system)",
         f"refused: the index {db} cannot be written (Read-only file system)",
     ], done.stdout + done.stderr
+
+
+def test_a_result_count_is_checked_alike_by_search_and_candidates(tmp_path: Path) -> None:
+    """`candidates(limit=0)` answered seven hits and `search(limit="3")` a TypeError (a
+    library tour): both are UsageErrors naming the argument, as `search(limit=0)` was."""
+    with docmentor.Docmentor(tmp_path / "db", embeddings=False) as engine:
+        for call in (engine.search, engine.candidates):
+            for bad in (0, -5, "3", 2.5, True):
+                with pytest.raises(docmentor.UsageError) as caught:
+                    call("timeout", limit=bad)  # type: ignore[arg-type]
+                assert caught.value.arguments == ("limit",)

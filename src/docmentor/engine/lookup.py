@@ -97,9 +97,7 @@ class Lookup(Embedding):
         version of it (of every library without ``source``). Where several versions of a
         library are indexed and none is asked for, the project's pinned one answers, else the
         newest (:meth:`version_scope`); each hit says its ``source_version`` and why."""
-        if limit < 1:
-            raise UsageError("limit must be at least 1", arguments=("limit",))
-        limit = min(limit, MAX_RESULTS)
+        limit = min(_whole_limit(limit), MAX_RESULTS)
         scope = self.version_scope(source, version)
         within = scope.sources
         r = ranking or self.ranking
@@ -164,6 +162,7 @@ class Lookup(Embedding):
         ``snippets=False``: each hit's ``snippet`` is left empty (assembly reads the sections'
         texts; choosing a window of each of ~200 hits was a sixth of its time).
         """
+        limit = _whole_limit(limit)
         scope = self.version_scope(source, version)
         within = scope.sources
 
@@ -609,6 +608,16 @@ class Lookup(Embedding):
         if doc.stale:  # its last good copy: an agent quoting it should know
             out["stale"], out["error"] = True, doc.error
         return out
+
+
+def _whole_limit(limit: object) -> int:
+    """A result count as given: a whole number of at least 1, else a UsageError (a library
+    tour: ``candidates(limit=0)`` answered seven hits, ``search(limit="3")`` a TypeError)."""
+    if isinstance(limit, bool) or not isinstance(limit, int):
+        raise UsageError(f"limit must be a whole number, not {limit!r}", arguments=("limit",))
+    if limit < 1:
+        raise UsageError("limit must be at least 1", arguments=("limit",))
+    return limit
 
 
 def _cited_page(ref: str) -> str | None:
