@@ -28,8 +28,17 @@ class Docmentor(Refreshing, Lookup):
             ``$DOCMENTOR_DB``, else ``db`` in the working folder's ``docmentor.toml``, else
             ``$DOCMENTOR_HOME``, else ``~/.docmentor``.
         create: create the index if it does not exist (writers); readers get
-            :class:`NotFoundError` instead.
+            :class:`NotFoundError` instead. It does not make the engine read-only: an index
+            on a read-only file system is (its writes are :class:`StoreError`).
         ranking: the ranking constants (default :data:`docmentor.search.config.DEFAULT`).
+        embeddings: embed sections and search by meaning too (default: on, unless
+            ``DOCMENTOR_EMBEDDINGS=0`` or ``embeddings = false`` in ``docmentor.toml``).
+
+    One engine may be shared by threads (each gets its own connection) and called from
+    asyncio code through ``asyncio.to_thread``. ``close()``, or leaving a ``with`` block,
+    closes every thread's connection; the engine cannot be used after it. ``project``: the
+    folder whose requirements choose among indexed versions of a library (default: the
+    working folder; docs/versions.md).
     """
 
 

@@ -435,6 +435,8 @@ class Refreshing(Embedding):
         return [replace(r, embedding=done) for r in reports]
 
     def remove(self, name: str) -> None:
+        """Remove the source ``name`` and everything indexed from it (NotFoundError, naming
+        the known sources, when there is none so named)."""
         self._known_source(name)  # NotFoundError, telling a configured source not indexed yet
         with self.store.write_lock():
             # lexical first, marked behind: a writer dying in between leaves a source the next
