@@ -694,3 +694,20 @@ def test_a_site_moved_to_another_host_is_fetched_conditionally_again(
     last = other.requests_for("/docs/a.md")[-1]
     assert last.headers.get("if-none-match") == '"a1"'
     engine.close()
+
+
+def test_a_body_that_does_not_decode_fails_at_once_without_retries(http_server: HttpServer) -> None:
+    """A page whose gzip body is corrupt is the server's answer, not a failure of the moment:
+    it fails on the first try, saying so, instead of being asked for again and again (a
+    tour: each such page cost every retry's back-off)."""
+    http_server.add(
+        "/docs/broken.md", b"\x1f\x8b\x08\x00garbage, not gzip", headers={"Content-Encoding": "gzip"}
+    )
+    http_server.add("/docs/fine.md", "# Fine\n\nText.\n", content_type="text/markdown")
+    url = serve_index(http_server, ["[Broken](broken.md)", "[Fine](fine.md)"])
+    listing = load_llms_source(url, settings=fast(retries=3))
+    broken = by_url(listing)[http_server.url("/docs/broken.md")]
+    assert broken.status == "failed" and broken.error is not None
+    assert broken.error.startswith("the response body is broken: gzip data does not decode"), broken.error
+    assert http_server.hits("/docs/broken.md") == 1
+    assert by_url(listing)[http_server.url("/docs/fine.md")].status == "ok"

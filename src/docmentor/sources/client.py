@@ -97,6 +97,11 @@ class RequestFailure(Exception):
     """The request cannot be made (a malformed URL, an unsupported scheme); not retried."""
 
 
+class UndecodableBody(RequestFailure):
+    """The body does not decode as its Content-Encoding says (corrupt gzip): the server's
+    answer, not a failure of the moment, so not retried."""
+
+
 class BodyTooLarge(Exception):
     """The (decoded) body is over the cap; ``declared`` is the Content-Length when that told."""
 
@@ -229,7 +234,7 @@ class _Stage:
             if first and self.coding == "deflate":  # raw deflate, without the zlib header
                 self._z = zlib.decompressobj(-zlib.MAX_WBITS)
                 return self.decode(data, room)
-            raise TransportFailure(f"DecodingError: {exc}") from None
+            raise UndecodableBody(f"{self.coding} data does not decode: {exc}") from None
         while True:
             out.append(piece)
             size += len(piece)
@@ -240,13 +245,13 @@ class _Stage:
             try:
                 piece = self._z.decompress(self._z.unconsumed_tail, room + 1 - size)
             except zlib.error as exc:
-                raise TransportFailure(f"DecodingError: {exc}") from None
+                raise UndecodableBody(f"{self.coding} data does not decode: {exc}") from None
 
     def flush(self) -> bytes:
         try:
             return bytes(self._z.flush())
         except zlib.error as exc:
-            raise TransportFailure(f"DecodingError: {exc}") from None
+            raise UndecodableBody(f"{self.coding} data does not decode: {exc}") from None
 
 
 class H11Client:

@@ -29,7 +29,14 @@ from typing import Literal
 from urllib.parse import unquote, urldefrag, urljoin, urlsplit
 
 from docmentor.errors import UsageError
-from docmentor.sources.client import BodyTooLarge, Client, RequestFailure, Response, TransportFailure
+from docmentor.sources.client import (
+    BodyTooLarge,
+    Client,
+    RequestFailure,
+    Response,
+    TransportFailure,
+    UndecodableBody,
+)
 from docmentor.sources.sizes import human_size
 
 logger = logging.getLogger(__name__)
@@ -283,6 +290,8 @@ class Fetcher:
                 problem = "timed out"
             except TransportFailure as exc:
                 problem = f"connection failed ({exc})"
+            except UndecodableBody as exc:  # the server's answer: asking again gets the same
+                raise FetchProblem("failed", f"the response body is broken: {exc}") from exc
             except (RequestFailure, ValueError) as exc:
                 raise FetchProblem("failed", f"request failed ({type(exc).__name__}: {exc})") from exc
             else:
