@@ -240,6 +240,15 @@ def test_search_without_a_pin_answers_from_the_newest(both: Docmentor) -> None:
     assert hits[0].to_dict()["version_reason"] == "newest"
 
 
+def test_a_version_added_from_the_folder_of_another_is_warned_of(both: Docmentor) -> None:
+    """Docs added as 3.0.0 from the folder 2.0.0 was added from hold the same docs, and each
+    refresh reads what the folder holds then: said (a versions tour)."""
+    report = both.add(V2, name="tinyhttp", version="3.0.0")
+    (said,) = [w for w in report.warnings if "reads the same folder" in w]
+    assert said.startswith(f"tinyhttp@2.0.0 reads the same folder ({V2})")
+    assert not [w for w in both.add(V1, name="other", version="1.0").warnings if "same folder" in w]
+
+
 def test_a_librarys_name_refreshes_and_queues_every_version(both: Docmentor) -> None:
     """`refresh tinyhttp` (and a queued refresh of it) with only tinyhttp@1.0.0 and @2.0.0
     indexed refreshes both, as `--source tinyhttp` searches both (a team tour: "unknown

@@ -105,9 +105,34 @@ class Refreshing(Embedding):
         spec = replace(spec, options=self._kept_options(spec))
         spec = beside_other_version(spec, {r.name: (r.target, r.version) for r in self.store.sources()})
         report = self._refresh_spec(spec, progress=progress)
+        shared = self._same_docs_as(spec)
+        if shared:
+            report = replace(report, warnings=[*report.warnings, shared])
         if embed:
             report = replace(report, embedding=self.embed(progress=progress, sources=[spec.name]))
         return report
+
+    def _same_docs_as(self, spec: SourceSpec) -> str | None:
+        """A warning when another version of the library reads the same folder or llms.txt:
+        the two hold the same docs now, and each refresh of either reads what is there then
+        (a versions tour: a checkout moved to 2.0 added beside 1.0 from the same folder)."""
+        from docmentor.sources.versions import library_of
+
+        if "@" not in spec.name:
+            return None
+        others = sorted(
+            r.name
+            for r in self.store.sources()
+            if r.name != spec.name and r.target == spec.target and library_of(r.name) == library_of(spec.name)
+        )
+        if not others:
+            return None
+        what = "folder" if spec.kind == "folder" else "llms.txt"
+        return (
+            f"{', '.join(others)} reads the same {what} ({spec.target}): both versions hold the docs "
+            f"it holds now, and each refresh reads it again; give each version a {what} of its own "
+            "(a copy, or a worktree at its tag)"
+        )
 
     def _kept_options(self, spec: SourceSpec) -> SourceOptions:
         """``spec``'s options over those its source was added with, when the same docs are
