@@ -393,6 +393,12 @@ def test_an_index_on_a_read_only_file_system_is_searched_and_read_not_written(tm
         f"refused: the index {db} cannot be written (Read-only file system)",
         f"refused: the index {db} cannot be written (Read-only file system)",
     ], done.stdout + done.stderr
+    # commits left in the WAL (a writer killed, a volume copied): read as-is they would be
+    # left out while the search index has them: refused, saying how to fold them in
+    wal = db / "index.sqlite3-wal"
+    wal.write_bytes(b"\0" * 4096)
+    done = subprocess.run(["unshare", "-rm", "sh", "-c", script], capture_output=True, text=True, timeout=120)
+    assert done.returncode != 0 and "with commits still in index.sqlite3-wal" in done.stderr, done.stderr
 
 
 def test_a_result_count_is_checked_alike_by_search_and_candidates(tmp_path: Path) -> None:

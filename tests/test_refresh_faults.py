@@ -599,6 +599,9 @@ def test_a_site_whose_every_page_fails_is_an_error_and_keeps_its_pages(
     rc, out, err = cli("add", url, "--name", "other", "--json")
     assert rc == 1 and json.loads(out)["nothing_read"], (out, err)
     assert "`docmentor remove other` drops it" in err
+    http_server.add("/docs/doc1.md", Reply(status=404))
+    rc, _, err = cli("add", url, "--name", "site")  # added before: its pages stay, no "remove"
+    assert rc == 1 and "what was read before stays" in err and "remove" not in err, err
 
 
 def test_a_site_that_throttles_for_a_moment_is_fetched_whole(cli: Cli, http_server: HttpServer) -> None:

@@ -355,6 +355,8 @@ def test_calls_on_objects_whose_type_the_code_states(tmp_path: Path) -> None:
         "def by_class(r):\n    m = Mock()\n    return m.handle(r)\n\n"
         "def by_with():\n    with Client() as c:\n        c.close()\n\n"
         "def two_ways(r, flag):\n    t = Mock()\n    if flag:\n        t = object()\n    return t.handle(r)\n\n"
+        "def rebound(r, other):\n    t = Mock()\n    if r:\n        t = other\n    return t.handle(r)\n\n"
+        "def looped(ts, r):\n    t = Mock()\n    for t in ts:\n        pass\n    return t.handle(r)\n\n"
         "def listed(ts: list[Transport], r):\n    return ts.handle(r)\n",
         encoding="utf-8",
     )
@@ -363,7 +365,8 @@ def test_calls_on_objects_whose_type_the_code_states(tmp_path: Path) -> None:
     for caller in ("Client.send", "by_param", "by_factory", "by_class"):
         assert (f"pkg.client.{caller}", handle) in calls, caller  # Mock inherits it
     assert ("pkg.client.by_with", "pkg.client.Client.close") in calls
-    assert not {c for c, t in calls if t == handle and c in ("pkg.client.two_ways", "pkg.client.listed")}
+    unknown = ("pkg.client.two_ways", "pkg.client.listed", "pkg.client.rebound", "pkg.client.looped")
+    assert not {c for c, t in calls if t == handle and c in unknown}
 
 
 def test_files_given_by_the_caller_are_checked(tmp_path: Path) -> None:

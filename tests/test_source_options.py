@@ -227,3 +227,23 @@ def test_a_bad_size_option_is_told_a_sensible_size() -> None:
     with pytest.raises(UsageError) as caught:
         SourceOptions.parse({"max_bytes": 0}, where="docmentor.toml")
     assert caught.value.hint == "for example max_bytes = 5000000"
+
+
+def test_adding_again_keeps_the_options_of_a_source_renamed_beside_another_version(
+    any_cli: Cli, tmp_path: Path
+) -> None:
+    """`add` of docs whose version is read (2.0) beside the library's other version is stored
+    as lib@2.0; adding them again keeps its options (a review: they were looked up as `lib`
+    before the rename, found nothing and were dropped)."""
+    v1 = tmp_path / "v1"
+    v1.mkdir()
+    (v1 / "a.md").write_text("# A\n\nOne.\n", encoding="utf-8")
+    project = tmp_path / "proj2"
+    (project / "docs").mkdir(parents=True)
+    (project / "pyproject.toml").write_text('[project]\nname = "lib"\nversion = "2.0"\n', encoding="utf-8")
+    (project / "docs" / "a.md").write_text("# A\n\nTwo.\n", encoding="utf-8")
+    any_cli("add", str(v1), "--name", "lib")
+    any_cli("add", str(project / "docs"), "--name", "lib", "--max-bytes", "5000")
+    any_cli("add", str(project / "docs"), "--name", "lib")
+    rows = {r["name"]: r for r in any_cli.state()["sources"]}
+    assert rows["lib@2.0"]["options"] == {"max_bytes": 5000}, rows

@@ -240,6 +240,23 @@ def test_search_without_a_pin_answers_from_the_newest(both: Docmentor) -> None:
     assert hits[0].to_dict()["version_reason"] == "newest"
 
 
+def test_a_range_or_an_asked_series_prefers_a_release_too() -> None:
+    """As pip installs: a range (`>=1.0`) or an asked series (`2`) answers from the newest
+    release in it, a pre-release only when no release fits (a review: 3.0.0rc1 answered a
+    `>=1.0` pin beside 2.0.0)."""
+    from docmentor.sources.project_files import ProjectRequirement
+    from docmentor.sources.versions import choose_version
+
+    def chosen(versions: list[str], **how: Any) -> str | None:
+        choice = choose_version("tinyhttp", versions, **how)
+        return choice.version if choice is not None else None
+
+    assert chosen(["2.0.0", "3.0.0rc1"], requirement=ProjectRequirement("tinyhttp", ">=1.0")) == "2.0.0"
+    only = ProjectRequirement("tinyhttp", ">=3.0.0rc1")  # only the pre-release fits
+    assert chosen(["1.0.0", "3.0.0rc1"], requirement=only) == "3.0.0rc1"
+    assert chosen(["2.0.0", "2.1.0rc1"], asked="2") == "2.0.0"
+
+
 def test_a_version_added_from_the_folder_of_another_is_warned_of(both: Docmentor) -> None:
     """Docs added as 3.0.0 from the folder 2.0.0 was added from hold the same docs, and each
     refresh reads what the folder holds then: said (a versions tour)."""

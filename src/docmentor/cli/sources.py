@@ -161,8 +161,13 @@ def add(
     elif (line := _embedding_line(report.embedding, report.source)) is not None:
         print(line)
     STATE.finished = True
-    if report.nothing_read:  # added, but with nothing to search: a script must not read it as done
+    if report.nothing_read:  # a script must not read it as done
         where = "the failed documents in the JSON" if as_json else "the warnings above"
+        if report.documents > 1:  # added before: its pages keep their last good copies
+            raise SourceUnavailableError(
+                f"not one linked document of {report.source} could be read",
+                hint=f"what was read before stays, marked with the error; see {where}",
+            )
         raise SourceUnavailableError(
             f"not one linked document of {report.source} could be read; the source is added "
             "with its llms.txt alone",

@@ -625,7 +625,7 @@ def _cited_page(ref: str) -> str | None:
     (``docs/clients.md:187``, ``httpx:docs/clients.md:12-30``); None for any other reference."""
     page, sep, lines = ref.rpartition(":")
     first, _, last = lines.partition("-")
-    if not sep or not first.isdigit() or (last and not last.isdigit()):
+    if not sep or not _digits(first) or (last and not _digits(last)):
         return None
     return page if "." in page.rsplit("/", 1)[-1] else None
 
@@ -637,6 +637,11 @@ def _cited_lines(ref: str) -> tuple[int, int] | None:
         return None
     first, _, last = ref.rpartition(":")[2].partition("-")
     return int(first), int(last or first)
+
+
+def _digits(text: str) -> bool:
+    """Whether ``text`` is a line number: ASCII digits (``²`` is a digit to ``str.isdigit``)."""
+    return text.isascii() and text.isdigit()
 
 
 def _local_file(ref: str) -> bool:

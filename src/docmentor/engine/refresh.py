@@ -102,8 +102,8 @@ class Refreshing(Embedding):
         spec = self.make_spec(target, name=name, options=options, version=version)
         opts, _ = with_defaults(spec.options, load_config(), llms=spec.kind != "folder")
         spec = replace(spec, options=opts)
-        spec = replace(spec, options=self._kept_options(spec))
         spec = beside_other_version(spec, {r.name: (r.target, r.version) for r in self.store.sources()})
+        spec = replace(spec, options=self._kept_options(spec))  # by the name it is stored under
         report = self._refresh_spec(spec, progress=progress)
         shared = self._same_docs_as(spec)
         if shared:

@@ -336,8 +336,14 @@ def _local_types(
     found: dict[str, str | None] = {}
 
     def bind(target: ast.expr | None, how: str | None) -> None:
-        if isinstance(target, ast.Name) and how is not None:
-            found[target.id] = how if found.get(target.id, how) == how else None  # bound otherwise: unknown
+        """``how`` the name is bound; bound another way (or a way that says no type, None):
+        unknown."""
+        if isinstance(target, ast.Name):
+            found[target.id] = how if how is not None and found.get(target.id, how) == how else None
+        elif isinstance(target, ast.Tuple | ast.List | ast.Starred):
+            for name in ast.walk(target):  # unpacking: each name's type is unknown
+                if isinstance(name, ast.Name):
+                    found[name.id] = None
 
     def called(value: ast.expr | None) -> str | None:
         if not isinstance(value, ast.Call) or (name := _dotted(value.func)) is None:
@@ -350,11 +356,14 @@ def _local_types(
     for node in nodes:
         if isinstance(node, ast.AnnAssign):
             bind(node.target, source.segment(node.annotation))
-        elif isinstance(node, ast.Assign) and len(node.targets) == 1:
-            bind(node.targets[0], called(node.value))
+        elif isinstance(node, ast.Assign):
+            for target in node.targets:
+                bind(target, called(node.value) if len(node.targets) == 1 else None)
         elif isinstance(node, ast.With | ast.AsyncWith):
             for item in node.items:
                 bind(item.optional_vars, called(item.context_expr))
+        elif isinstance(node, ast.For | ast.AsyncFor | ast.comprehension | ast.AugAssign | ast.NamedExpr):
+            bind(node.target, None)  # bound by a loop or an operator: its type is not stated
     return tuple((n, how) for n, how in found.items() if how is not None and n != receiver)
 
 

@@ -113,10 +113,12 @@ _MARKERS = ("pyproject.toml", "uv.lock", "poetry.lock", "package.json", "require
 def project_folder(folder: Path) -> Path:
     """The folder whose project files describe ``folder``: itself when it has one, else the
     nearest folder above it that has (as uv and npm look upward from a subfolder: a server
-    started in ``project/src``), not past a repository's root (``.git``) or the home folder;
-    ``folder`` itself when none has."""
+    started in ``project/src``), not past a repository's root (``.git``) or the home folder,
+    nor to the file system's root; ``folder`` itself when none has."""
     here = folder
     for _ in range(64):
+        if here != folder and here.parent == here:  # not the file system's root (a container's `/`)
+            return folder
         if any((here / m).is_file() for m in _MARKERS) or any(here.glob("requirements*.txt")):
             return here
         if (here / ".git").exists() or here == Path.home() or here.parent == here:

@@ -343,7 +343,7 @@ def choose_version(
     known = [v for v in versions if v]
     if asked is not None:
         fitting = [v for v in known if matches(v, asked)]
-        return VersionChoice(newest(fitting), "asked") if fitting else None
+        return VersionChoice(newest_release(fitting), "asked") if fitting else None
     if requirement is not None:
         pinned = _pinned(known, requirement)
         if pinned is not None:
@@ -367,7 +367,7 @@ def _pinned(known: Sequence[str], requirement: ProjectRequirement) -> str | None
         if within:
             return max(within, key=lambda v: len(_release(v)))
     allowed = [v for v in known if not requirement.excludes(v)]
-    return newest(allowed) if allowed and _readable(requirement) else None
+    return newest_release(allowed) if allowed and _readable(requirement) else None
 
 
 def _readable(requirement: ProjectRequirement) -> bool:

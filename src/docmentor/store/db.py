@@ -77,7 +77,7 @@ class Store:
         if db is None:
             if self._closed:
                 raise StoreError(f"the index {self.path.parent} was closed", hint="open it again to use it")
-            db = self._adopt_idle()
+            db = self._adopt_idle()  # None once closed: then the check below raises
             if db is None:
                 try:
                     db = sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=False)
@@ -105,6 +105,13 @@ class Store:
         this mount)."""
         if not self.path.is_file() or os.access(self.path.parent, os.W_OK):
             raise StoreError(f"cannot open the index {self.path}: {error}") from error
+        wal = self.path.with_name(self.path.name + "-wal")
+        if wal.is_file() and wal.stat().st_size > 0:  # commits read as-is would leave out
+            raise StoreError(
+                f"the index {self.path.parent} is on a read-only file system with commits still in "
+                f"{wal.name} that cannot be folded in here",
+                hint="open it once where it can be written (any docmentor command does), then mount it again",
+            ) from error
         uri = "file:" + urllib.parse.quote(str(self.path)) + "?mode=ro&immutable=1"
         try:
             db = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False)
@@ -121,6 +128,8 @@ class Store:
         me = threading.current_thread()
         found: sqlite3.Connection | None = None
         with self._all_lock:
+            if self._closed:
+                return None
             keep: list[tuple[sqlite3.Connection, threading.Thread]] = []
             for db, owner in self._conns:
                 if owner.is_alive():

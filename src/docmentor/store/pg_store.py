@@ -139,6 +139,8 @@ class PgStore(Store):
         thread opened a connection and every ended one kept its own open, until PostgreSQL
         refused everyone (a team tour: 97 idle sessions after three bursts of requests)."""
         with self._all_lock:
+            if self._closed:  # closed meanwhile: conn() connects and refuses under the lock
+                return None
             found: PgConnection | None = None
             keep: list[PgConnection] = []
             for db in self._all:
