@@ -1138,3 +1138,8 @@ def test_a_page_over_the_default_size_cap_is_scored_under_docmentor_tomls(
     (work / "docmentor.toml").write_text("max_bytes = 20000\n", encoding="utf-8")
     rc, out, err = cli("clarity", "score", str(page))
     assert rc == 0 and "1 document, average" in out, err
+    # a page of an indexed folder source: the cap that source was read with (a review)
+    (work / "docmentor.toml").unlink()
+    rc, _, err = cli("add", str(tmp_path), "--name", "t", "--max-bytes", "2000")
+    rc, _, err = cli("clarity", "score", str(page))
+    assert rc == 1 and "over the size cap" in err, err

@@ -242,7 +242,8 @@ def score_paths(
                 raise UsageError(
                     f"{p} is not a documentation file", hint=f"expected one of {', '.join(DOC_SUFFIXES)}"
                 )
-            raw, warnings = read_file(p, **capped)
+            own = _cap_of_source_holding(engine, p) if engine is not None else None
+            raw, warnings = read_file(p, **({"max_bytes": own} if own else capped))
             for message in warnings:
                 say(message)
             folder = p.absolute().parent.resolve()  # as check_document reads a file: read once here
@@ -269,6 +270,20 @@ def score_paths(
             hint="the warnings above say why each was not read: `add` skips the same files",
         )
     return results(docs, rubric=rubric, target=target, now=now)
+
+
+def _cap_of_source_holding(engine: Docmentor, file: Path) -> int | None:
+    """The size cap of the indexed folder source holding ``file`` (the innermost), if it
+    has one of its own: a page scores under the cap its source was read with."""
+    real = file.resolve()
+    best: tuple[int, int | None] | None = None
+    for row in engine.store.sources():
+        if row.kind != "folder":
+            continue
+        root = Path(row.target).resolve()
+        if real.is_relative_to(root) and (best is None or len(root.parts) > best[0]):
+            best = (len(root.parts), row.spec.options.max_bytes)
+    return best[1] if best is not None else None
 
 
 def _read_as_indexed(engine: Docmentor, folder: Path) -> dict[str, Any]:
