@@ -278,3 +278,19 @@ def test_a_citation_reads_its_lines_or_the_section_of_its_line(dm: Docmentor) ->
     for odd in ("concepts/cache.md:²", "concepts/cache.md:1-²"):  # digits to str.isdigit, not line numbers
         with pytest.raises(NotFoundError):
             dm.get(odd)
+
+
+def test_an_excerpt_looks_in_the_part_an_anchor_or_a_citation_names(dm: Docmentor) -> None:
+    """get_doc_excerpt takes the references get_doc takes: `#anchor` (it was "no indexed
+    document") and a citation's lines (they were ignored), and looks only there (an agent
+    tour)."""
+    found = dm.excerpt("concepts/cache.md#pruning", "uv cache")
+    assert found["excerpts"] and all(
+        e["line_start"] >= 9 and e["line_end"] <= 12 for e in found["excerpts"]
+    ), found
+    cited = dm.excerpt("concepts/cache.md:5-7", "uv cache")
+    assert cited["excerpts"] and all(
+        e["line_start"] >= 5 and e["line_start"] <= 8 for e in cited["excerpts"]
+    ), cited
+    whole = dm.excerpt("concepts/cache.md", "uv cache")
+    assert {e["line_start"] for e in whole["excerpts"]} - {e["line_start"] for e in cited["excerpts"]}

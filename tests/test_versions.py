@@ -398,6 +398,17 @@ def test_get_and_assemble_follow_the_version(both: Docmentor, project: Path) -> 
     assert {d.source for d in asked.documents} == {"tinyhttp@2.0.0"}
     assert asked.stats["version_reasons"] == {"tinyhttp@2.0.0": "asked"}
     assert all(c.source == "tinyhttp@2.0.0" for c in both.candidates("timeout", version="2"))
+    # a bare path, as a digest cites it (`**Source:** timeouts.md:3-9`), is the pinned
+    # version's page, not "in several sources" (an agent tour with two versions indexed)
+    assert both.get("timeouts.md").source == "tinyhttp@1.0.0"
+    assert both.get("timeouts.md:1-3").source == "tinyhttp@1.0.0"
+    (project / "requirements.txt").unlink()
+    assert both.get("timeouts.md").source == "tinyhttp@2.0.0"  # no pin: the newest
+    # a page only the other version has, read as the library's: said where it is
+    (project / "requirements.txt").write_text("tinyhttp==1.0.0\n", encoding="utf-8")
+    with pytest.raises(NotFoundError, match=r"'retries\.md' is not in tinyhttp@1\.0\.0") as caught:
+        both.get("tinyhttp:retries.md")
+    assert caught.value.hint == "another version has it: tinyhttp@2.0.0:retries.md"
 
 
 def test_a_library_read_by_name_follows_the_version_as_a_search_does(

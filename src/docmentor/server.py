@@ -419,8 +419,10 @@ def _docs_tools(server: MCPServer, engine: Docmentor, state: ServerState) -> Non
         url_or_path: Annotated[
             str,
             Field(
-                description="A URL or path from search results, or SOURCE:PATH; with #anchor (as "
-                "the docs link: page.md#usage) only that section."
+                description="A URL or path from search results, SOURCE:PATH, or LIBRARY:PATH (the "
+                "version a search answers from); with #anchor (as the docs link: page.md#usage) only "
+                "that section; a citation page.md:12-30 (as digests cite) only those lines, page.md:12 "
+                "the section holding line 12."
             ),
         ],
         offset: Annotated[int, Field(ge=0, description="First character of the page.")] = 0,
@@ -447,7 +449,13 @@ def _docs_tools(server: MCPServer, engine: Docmentor, state: ServerState) -> Non
 
     @tool(server, annotations=READ_ONLY, title="Excerpts of a document")
     async def get_doc_excerpt(
-        url_or_path: Annotated[str, Field(description="A URL or path from search results, or SOURCE:PATH.")],
+        url_or_path: Annotated[
+            str,
+            Field(
+                description="A URL or path from search results, SOURCE:PATH or LIBRARY:PATH; with "
+                "#anchor or a citation's :12-30, only that part of the page is searched."
+            ),
+        ],
         query: Annotated[str, Field(description="What the passages should be about.")],
         max_chunks: Annotated[int, Field(ge=1, le=MAX_CHUNKS, description="How many passages.")] = 5,
         context_chars: Annotated[

@@ -272,6 +272,7 @@ class Lookup(Embedding):
             if doc is None:
                 # every source holding the reference in any of its forms: one, or ask which
                 owners = [(o, c) for c in paths(ref) for o in st.sources_with_path(c)]
+                owners = self._one_version(owners)
                 if len({o for o, _ in owners}) > 1:
                     choices = ", ".join(f"{o}:{c}" for o, c in owners)
                     raise UsageError(
@@ -294,11 +295,31 @@ class Lookup(Embedding):
                 # SOURCE:PATH with a source (or library) this index does not have: say so, as
                 # --source does
                 self.version_scope(head)
+                chosen = self._library_source(head)
+                elsewhere = [f"{o}:{c}" for c in paths(rest) for o in st.sources_with_path(c) if o != chosen]
+                if chosen is not None and elsewhere:  # another version has it (an agent tour)
+                    raise NotFoundError(
+                        f"{rest!r} is not in {chosen}, the version of {head} read here",
+                        hint=f"another version has it: {', '.join(elsewhere[:3])}",
+                    )
             raise NotFoundError(
                 f"no indexed document {ref!r}" + (f" in source {source!r}" if source else ""),
                 hint="use a URL, or a path as search results show it (SOURCE:PATH, e.g. docs:guide/install.md)",
             )
         return doc
+
+    def _one_version(self, owners: list[tuple[str, str]]) -> list[tuple[str, str]]:
+        """The sources holding a bare path, narrowed to the version a search answers from
+        when they are all versions of one library (a digest cites ``advanced/timeouts.md:41``
+        without its source: with 0.27 and 0.28 indexed, it was "in several sources")."""
+        from docmentor.sources.versions import library_of
+
+        libraries = {library_of(o) for o, _ in owners}
+        if len({o for o, _ in owners}) < 2 or len(libraries) != 1:
+            return owners
+        chosen = self._library_source(libraries.pop())
+        mine = [(o, c) for o, c in owners if o == chosen]
+        return mine or owners
 
     def _library_source(self, name: str) -> str | None:
         """The one source a read of ``name`` (a source, or a library with several versions)
@@ -575,10 +596,19 @@ class Lookup(Embedding):
         max_chunks: int = 5,
         context_chars: int = 500,
     ) -> DocExcerpts:
-        """The passages of one document that best match a query."""
+        """The passages of one document that best match a query. A reference with an anchor
+        (``page.md#usage``) or a citation's lines (``page.md:12-30``) looks only in that part
+        of the page, as :meth:`get` reads it."""
+        cited = _cited_lines(ref.strip()) if not is_url(ref.strip()) else None
         with self.store.snapshot():
-            doc = self.find(ref, source=source)
+            doc, anchor = self._find_anchored(ref, source)
             sections = self.store.sections_of(doc.id)
+            span = self._anchor_lines(doc, anchor) if anchor is not None else cited
+            if span is not None:  # the sections overlapping that part (all when none does)
+                part = [
+                    r for r in sections if int(r["line_start"]) <= span[1] and int(r["line_end"]) >= span[0]
+                ]
+                sections = part or sections
             content, line_map = self.store.content(doc.id), self.store.line_map(doc.id)
         numbered = [  # each stored line with the original line it comes from (includes: their directive's)
             (line_map[i] if line_map and i < len(line_map) else i + 1, line)
