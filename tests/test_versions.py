@@ -367,8 +367,11 @@ def test_other_libraries_are_searched_as_before(both: Docmentor, tmp_path: Path)
     hits = both.search("timeout", limit=20)
     assert {h.source for h in hits} == {"notes", "tinyhttp@2.0.0"}
     assert {h.version_reason for h in hits if h.source == "notes"} == {None}
-    # a version asked for without a source: only the sources of that version
+    # a version asked for without a source: only the sources of that version, and a note
+    # naming what it left out (an agent tour: the other library's answers vanished unsaid)
     assert {h.source for h in both.search("timeout", version="1.0.0")} == {"tinyhttp@1.0.0"}
+    (note,) = both.version_scope(version="1.0.0").notes
+    assert note.startswith("version 1.0.0 left out notes, which has no such version indexed")
 
 
 def test_one_version_indexed_searches_exactly_as_before(tmp_path: Path) -> None:

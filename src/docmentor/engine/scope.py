@@ -143,6 +143,7 @@ def version_scope(
     allowed: list[str] = []
     reasons: dict[str, str] = {}
     notes: list[str] = []
+    left_out: list[str] = []  # libraries without the version asked for (no source named)
     for lib, members in wanted.items():
         if version is None and len(members) == 1:
             allowed += members
@@ -150,6 +151,7 @@ def version_scope(
         pin = requirement(project or Path.cwd(), lib) if version is None else None
         choice = choose_version(lib, [versions[m] for m in members], asked=version, requirement=pin)
         if choice is None:
+            left_out.append(lib)
             continue
         picked = [m for m in members if versions[m] == choice.version]
         allowed += picked
@@ -160,6 +162,11 @@ def version_scope(
         raise NotFoundError(
             f"no indexed version {version} of {source}" if source else f"no source has version {version}",
             hint=f"indexed versions: {indexed_versions(versions, wanted)}",
+        )
+    if left_out:  # an agent tour: pydantic's answers vanished for a version meant for httpx
+        notes.append(
+            f"version {version} left out {', '.join(left_out)}, which {'has' if len(left_out) == 1 else 'have'} "
+            "no such version indexed: name the library with source to search it alone"
         )
     return VersionScope(
         sources=allowed[0] if len(allowed) == 1 else tuple(allowed),
