@@ -412,6 +412,8 @@ def test_get_and_assemble_follow_the_version(both: Docmentor, project: Path) -> 
     with pytest.raises(NotFoundError, match=r"'retries\.md' is not in tinyhttp@1\.0\.0") as caught:
         both.get("tinyhttp:retries.md")
     assert caught.value.hint == "another version has it: tinyhttp@2.0.0:retries.md"
+    found = both.excerpt("tinyhttp:timeouts.md", "timeout")  # which version's words, as get says
+    assert (found["source"], found.get("source_version")) == ("tinyhttp@1.0.0", "1.0.0")
 
 
 def test_a_library_read_by_name_follows_the_version_as_a_search_does(

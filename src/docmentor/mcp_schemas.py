@@ -123,6 +123,7 @@ class ExcerptOut(TypedDict):
     excerpts: list[Excerpt]
     stale: NotRequired[bool]  # only when true: the last refresh could not update the document
     error: NotRequired[str | None]  # why, then
+    source_version: NotRequired[str]  # only when known: the library version the source describes
 
 
 class SourceRow(TypedDict):

@@ -637,6 +637,9 @@ class Lookup(Embedding):
         }
         if doc.stale:  # its last good copy: an agent quoting it should know
             out["stale"], out["error"] = True, doc.error
+        version = self.store.source_versions().get(doc.source)
+        if version:  # which version's words these are, as get_doc says (an agent tour)
+            out["source_version"] = version
         return out
 
 

@@ -136,6 +136,8 @@ class DocExcerpts(TypedDict):
     #: only when true: the last refresh could not update the document (its last good copy), and why
     stale: NotRequired[bool]
     error: NotRequired[str | None]
+    #: only when known: the library version the document's source describes (as get's)
+    source_version: NotRequired[str]
 
 
 def source_info(r: SourceRow, units: int, embedded: int) -> SourceInfo:
