@@ -116,7 +116,7 @@ def repodocs_generate(
         if as_json:
             emit({**tree.to_dict(), "source": None})
         else:
-            _warn_problems(tree.problems, None)
+            _warn_problems(_problem_lines(tree.problems), None)
             print(_tree_summary(tree, None))
         return
     agent = _agent_config(workers, prices)
@@ -134,10 +134,10 @@ def repodocs_generate(
     if as_json:
         emit(generation.to_dict())
     elif generation.run is not None and generation.written is not None:
-        _warn_problems((), generation.source)
+        _warn_problems(generation.run.problems, generation.source)
         print(_agent_summary(root, generation.run, generation.written, generation.source))
     else:
-        _warn_problems(generation.tree.problems, generation.source)
+        _warn_problems(_problem_lines(generation.tree.problems), generation.source)
         print(_tree_summary(generation.tree, generation.source))
     run = generation.run
     # the report is printed; a script sees the run fail when it stopped early or the model
@@ -162,10 +162,14 @@ def _warn_if_no_code(tree: RepoDocsResult, root: Path) -> None:
 _SHOWN_PROBLEMS = 10
 
 
-def _warn_problems(problems: Sequence[Any], source: RepoDocsSource | None) -> None:
-    """The files that could not be read, and the tree's pages the index left out, named on
-    stderr (a tour: the text output only counted them)."""
-    said = [f"{p.path}: {p.error}" + ("" if p.skipped else " (the rest of it was read)") for p in problems]
+def _problem_lines(problems: Sequence[Any]) -> list[str]:
+    return [f"{p.path}: {p.error}" + ("" if p.skipped else " (the rest of it was read)") for p in problems]
+
+
+def _warn_problems(problems: Sequence[str], source: RepoDocsSource | None) -> None:
+    """The files that could not be read (``path: why``), and the tree's pages the index left
+    out, named on stderr (a tour: the text output only counted them)."""
+    said = list(problems)
     if source is not None:
         said += [f"{source.name}:{path}: not indexed: {reason}" for path, reason in source.skipped]
     for line in said[:_SHOWN_PROBLEMS]:
@@ -298,7 +302,7 @@ def _agent_summary(
         f"docmentor repo-docs show UNIT --path {root} prints one unit's document from the index",
     ]
     if report.problems:
-        lines.append(f"{len(report.problems)} file(s) could not be read (--json lists them)")
+        lines.append(f"{len(report.problems)} file(s) could not be read (named above)")
     return "\n".join(lines)
 
 
