@@ -1017,3 +1017,25 @@ def test_a_cross_reference_comes_only_with_the_section_that_links_to_it(tmp_path
             assert link.line_start <= 3 <= link.line_end, (budget, digest.sections)
         assert shown <= {("retries.md", "search"), ("setup.md", "crossref")}, shown
     engine.close()
+
+
+def test_the_top_documents_of_a_digest_over_several_sources_name_their_source(tmp_path: Path) -> None:
+    """Pages of two libraries in one digest are listed as SOURCE:PATH, the reference get_doc
+    takes (an agent tour: another library's pages sat among the first one's, unnamed); a
+    digest of one source lists bare paths as before."""
+    from docmentor.engine import Docmentor
+
+    for name, word in (("alpha", "retries"), ("beta", "retries")):
+        docs = tmp_path / name
+        docs.mkdir()
+        (docs / "guide.md").write_text(
+            f"# Guide\n\nConfigure {word} with a policy of {name}.\n", encoding="utf-8"
+        )
+    with Docmentor(tmp_path / "db", embeddings=False) as engine:
+        engine.add(tmp_path / "alpha", name="alpha")
+        engine.add(tmp_path / "beta", name="beta")
+        both = assemble_context(engine, "configure retries", max_tokens=3000).markdown
+        assert "**alpha:guide.md**" in both and "**beta:guide.md**" in both, both
+        engine.remove("beta")
+        one = assemble_context(engine, "configure retries", max_tokens=3000).markdown
+        assert "1. **guide.md**" in one, one

@@ -99,7 +99,10 @@ class _Distiller:
         ]
         self.full_tokens = count_many(full_blocks, encoding)
         wide = max(len(prepared), 1)
-        entries = [doc_entry(len(documents), replace(doc, sections_included=wide)) for doc in documents]
+        named = len({doc.source for doc in documents}) > 1  # as rendered (at most: an upper bound)
+        entries = [
+            doc_entry(len(documents), replace(doc, sections_included=wide), named=named) for doc in documents
+        ]
         self.entry_tokens = dict(zip(self.order, count_many(entries, encoding), strict=True))
         # Which sections a budget takes first: search hits by their document's rank, then the
         # more relevant sections of a document before the less (they are shown in reading

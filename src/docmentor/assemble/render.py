@@ -68,10 +68,14 @@ def section_block(c: Candidate, canonical: float | None, body: str, line_start: 
     return "\n".join(out)
 
 
-def doc_entry(rank: int, d: DocumentScore) -> str:
+def doc_entry(rank: int, d: DocumentScore, *, named: bool = False) -> str:
+    """One line of the top documents; ``named``: with its source (``httpx:docs/api.md``), as a
+    digest over several sources lists them (an agent tour: pydantic's pages sat among httpx's
+    unnamed)."""
     updated = d.updated_at[:10] if d.updated_at else "unknown"
+    where = f"{d.source}:{d.path}" if named and d.source else d.path
     return (
-        f"{rank}. **{d.path}** (score: {d.combined:.2f}, canonical: {d.canonicality:.2f})\n"
+        f"{rank}. **{where}** (score: {d.combined:.2f}, canonical: {d.canonicality:.2f})\n"
         f"   - Last updated: {updated}\n"
         f"   - Status: {d.status}\n"
         f"   - Sections included: {d.sections_included}\n\n"
@@ -100,7 +104,8 @@ def render_digest(d: Digest, actual: int) -> str:
     ]
     if d.documents:
         parts.append(DOCS_HEADING)
-        parts += [doc_entry(i, doc) for i, doc in enumerate(d.documents, 1)]
+        several = len({doc.source for doc in d.documents}) > 1
+        parts += [doc_entry(i, doc, named=several) for i, doc in enumerate(d.documents, 1)]
         parts.append("---\n\n")
     elif d.layout == "full":
         none = "matched the question" if nothing_matched else "fit within the token budget"
