@@ -412,6 +412,16 @@ def test_get_and_assemble_follow_the_version(both: Docmentor, project: Path) -> 
     with pytest.raises(NotFoundError, match=r"'retries\.md' is not in tinyhttp@1\.0\.0") as caught:
         both.get("tinyhttp:retries.md")
     assert caught.value.hint == "another version has it: tinyhttp@2.0.0:retries.md"
+    # a page only the other version has, by its bare path: served, and said whose it is
+    other = both.get("retries.md")
+    assert other.source == "tinyhttp@2.0.0"
+    assert (
+        other.note
+        == "read from tinyhttp@2.0.0: the page is not in tinyhttp@1.0.0, the version of tinyhttp searches answer from"
+    )
+    assert other.to_dict()["note"] == other.note
+    assert both.get("tinyhttp@2.0.0:retries.md").note is None  # the version named: nothing to say
+    assert both.get("timeouts.md").note is None and "note" not in both.get("timeouts.md").to_dict()
     found = both.excerpt("tinyhttp:timeouts.md", "timeout")  # which version's words, as get says
     assert (found["source"], found.get("source_version")) == ("tinyhttp@1.0.0", "1.0.0")
 

@@ -103,6 +103,7 @@ class DocPageOut(TypedDict):
     error: str | None
     indexed_at: str
     source_version: NotRequired[str | None]  # the library version of the document's source
+    note: NotRequired[str]  # only when the page is read from another version than searches answer from
 
 
 class Excerpt(TypedDict):

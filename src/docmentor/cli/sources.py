@@ -439,6 +439,8 @@ def get(
             f"note: stale: the last refresh could not update it ({page.error or 'see get --json'})",
             file=sys.stderr,
         )
+    if page.note:  # another version of the library than searches answer from
+        print(f"note: {page.note}", file=sys.stderr)
     if page.has_more:
         left = (page.span_length or page.total_length) - page.offset - page.length
         print(f"\n… {left} more characters: --offset {page.offset + page.length}", file=sys.stderr)

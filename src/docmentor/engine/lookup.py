@@ -506,7 +506,22 @@ class Lookup(Embedding):
             indexed_at=doc.indexed_at,
             span_length=len(text),
             source_version=self.store.source_versions().get(doc.source),
+            note=self._other_version_note(doc.source, source, ref),
         )
+
+    def _other_version_note(self, read: str, asked: str | None, ref: str) -> str | None:
+        """A note when ``read`` is another version of its library than the one searches
+        answer from, and nobody named that version (an agent tour: a 0.28-only page was
+        served to a project pinned to 0.27 without a word)."""
+        from docmentor.sources.versions import library_of
+
+        if asked == read or ref.strip().startswith(f"{read}:"):
+            return None  # the version was named
+        library = library_of(read)
+        chosen = self._library_source(library)
+        if chosen is None or chosen == read:
+            return None
+        return f"read from {read}: the page is not in {chosen}, the version of {library} searches answer from"
 
     def _find_anchored(self, ref: str, source: str | None) -> tuple[StoredDoc, str | None]:
         """:meth:`find`, and the anchor of a reference that ends with one (``page.md#usage``):

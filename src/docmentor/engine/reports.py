@@ -80,6 +80,9 @@ class DocPage:
     #: ``has_more`` and the next ``offset`` count in it (not in the JSON)
     span_length: int | None = None
     source_version: str | None = None  # the library version the document's source describes
+    #: said when the page is read from another version of its library than the one searches
+    #: answer from (a page only that version has, asked for by its bare path)
+    note: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -96,6 +99,7 @@ class DocPage:
             "error": self.error,
             "indexed_at": self.indexed_at,
             "source_version": self.source_version,
+            **({"note": self.note} if self.note else {}),
         }
 
 
