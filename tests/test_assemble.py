@@ -497,6 +497,20 @@ def test_eval_assemble_on_labelled_questions(
     assert out.splitlines()[0].startswith("lost\t0.50\tFAIL\t")
     assert out.splitlines()[0].endswith("\tmissing: zqxj-not-in-httpx")
     assert out.splitlines()[-1] == "passed 0/1 (0%), mean coverage 0.50"
+    # words of the question alone are no coverage: the digest's header and usage note repeat
+    # the question, its documentation does not hold them (a tour: they always passed)
+    one.write_text(
+        json.dumps(
+            {
+                "id": "echo",
+                "query": "use the flux capacitor quantum mode",
+                "expected_contains": ["flux capacitor"],
+            }
+        ),
+        encoding="utf-8",
+    )
+    rc, out, err = cli(capsys, "--db", httpx_db, "eval", "assemble", one, "--max-tokens", "2000")
+    assert rc == 0 and out.splitlines()[0].startswith("echo\t0.00\tFAIL\t"), out
 
 
 def test_eval_search_scores_what_search_returns(
@@ -529,6 +543,24 @@ def test_eval_search_scores_what_search_returns(
     assert data["summary"]["document"]["mrr"] == pytest.approx(float(doc_line[1]), abs=1e-3)
     assert data["summary"]["section"]["mrr"] == pytest.approx(float(sec_line[1]), abs=1e-3)
     assert [q["id"] for q in data["questions"]] == [f"slice-{i}" for i in range(1, 7)]
+
+
+def test_eval_search_warns_of_a_labelled_heading_its_document_does_not_have(
+    capsys: pytest.CaptureFixture[str], httpx_db: str, tmp_path: Path
+) -> None:
+    """A label whose heading was renamed (or misspelt) can only miss: said, as a label whose
+    path is not indexed is (a tour: section MRR fell to 0 without a word)."""
+    first = json.loads(QUESTIONS.read_text(encoding="utf-8").splitlines()[0])
+    label = next(lab for lab in first["relevant"] if lab.get("heading"))
+    wrong = {**first, "relevant": [{**label, "heading": "A Heading Nobody Wrote"}]}
+    path = tmp_path / "renamed.jsonl"
+    path.write_text(json.dumps(wrong) + "\n", encoding="utf-8")
+    rc, _, err = cli(capsys, "--db", httpx_db, "eval", "search", path)
+    assert rc == 0 and err.startswith(
+        f"warning: 1 labelled heading(s) not in their document, scored as misses: {label['path']}#A Heading Nobody Wrote"
+    ), err
+    rc, _, err = cli(capsys, "--db", httpx_db, "eval", "search", QUESTIONS)
+    assert (rc, err) == (0, ""), err  # the fixture's own headings are all there
 
 
 def test_eval_search_labels_relative_to_the_folder_above_the_source(
@@ -988,6 +1020,12 @@ def test_eval_search_without_grades_counts_every_labelled_section() -> None:
     assert score_search(q, [other, hit], lambda _path: [])["section"]["mrr"] == 0.5
     graded = {**q, "relevant": [*q["relevant"], {"path": "other.md", "heading": "Other", "grade": 2}]}
     assert score_search(graded, [hit, other], lambda _path: [])["section"]["mrr"] == 0.5  # grade 2 first
+    # grade 0 says "not relevant": never an answer, and labels all 0 score 0 (it divided by zero)
+    zero = {**q, "relevant": [{"path": "other.md", "heading": "Other", "grade": 0}]}
+    row = score_search(zero, [other], lambda _path: [])
+    assert row["doc"] == {"mrr": 0.0, "r@1": 0.0, "r@5": 0.0, "r@10": 0.0, "ndcg": 0.0}
+    mixed = {**q, "relevant": [*q["relevant"], {"path": "other.md", "heading": "Other", "grade": 0}]}
+    assert score_search(mixed, [other, hit], lambda _path: [])["doc"]["mrr"] == 0.5
 
 
 def test_a_cross_reference_comes_only_with_the_section_that_links_to_it(tmp_path: Path) -> None:

@@ -225,18 +225,21 @@ def score_search(
     for h in hits:
         if h.get("path") not in docs:
             docs.append(str(h.get("path")))
-    answers = {p for p, g in doc_grade.items() if g == 2} or set(doc_grade)
+    # the answers: the grade-2 documents, or every relevant one (grade 1) when none is graded
+    # 2; a grade-0 label says a document is not relevant (a tour: it counted as an answer)
+    answers = {p for p, g in doc_grade.items() if g == 2} or {p for p, g in doc_grade.items() if g >= 1}
     first = next((i + 1 for i, p in enumerate(docs[:10]) if p in answers), None)
     ideal = sorted((2**g - 1 for g in doc_grade.values()), reverse=True)[:10]
+    best = _dcg(ideal)  # 0 when every label is grade 0 (a tour: a division by zero)
     doc = {
         "mrr": 1 / first if first else 0.0,
         **{f"r@{k}": len(answers & set(docs[:k])) / len(answers) if answers else 0.0 for k in (1, 5, 10)},
-        "ndcg": _dcg(2 ** doc_grade.get(p, 0) - 1 for p in docs[:10]) / _dcg(ideal) if ideal else 0.0,
+        "ndcg": _dcg(2 ** doc_grade.get(p, 0) - 1 for p in docs[:10]) / best if best else 0.0,
     }
-    # the answers are the grade-2 labels, or every label when none is graded 2 (as above)
-    answer_ids = [i for i, lab in enumerate(labels) if int(lab.get("grade", 1)) == 2] or list(
-        range(len(labels))
-    )
+    # the answers are the grade-2 labels, or every relevant label when none is graded 2 (as above)
+    answer_ids = [i for i, lab in enumerate(labels) if int(lab.get("grade", 1)) == 2] or [
+        i for i, lab in enumerate(labels) if int(lab.get("grade", 1)) >= 1
+    ]
     used: set[int] = set()
     found_at: dict[int, int] = {}
     sec_first, gains = None, []
@@ -252,12 +255,13 @@ def score_search(
                 break
         gains.append(gain)
     sec_ideal = sorted((2 ** int(lab.get("grade", 1)) - 1 for lab in labels), reverse=True)[:10]
+    sec_best = _dcg(sec_ideal)
     sec = {
         "mrr": 1 / sec_first if sec_first else 0.0,
         "r@5": len([i for i in answer_ids if found_at.get(i, 99) <= 5]) / len(answer_ids)
         if answer_ids
         else 0.0,
-        "ndcg": _dcg(gains) / _dcg(sec_ideal) if sec_ideal else 0.0,
+        "ndcg": _dcg(gains) / sec_best if sec_best else 0.0,
     }
     return {"id": q.get("id"), "query": q["query"], "doc": doc, "section": sec, "top": docs[:3]}
 
@@ -376,6 +380,9 @@ class Labels:
     renamed: dict[str, str]
     unmatched: tuple[str, ...]
     labelled: int
+    #: labelled ``path#heading`` whose document has no section of that heading (renamed, or a
+    #: typo): each such label can only miss
+    headings_missing: tuple[str, ...] = ()
 
     @property
     def none_indexed(self) -> bool:
@@ -392,7 +399,32 @@ def check_labels(
     indexed = {path for name in names for path in engine.store.documents(name)}
     aligned, renamed, unmatched = align_labels([q for q in questions if asks(q, "search")], indexed)
     labelled = {str(lab.get("path")) for q in aligned for lab in q["relevant"]}
-    return Labels(tuple(aligned), renamed, tuple(unmatched), len(labelled))
+    return Labels(
+        tuple(aligned), renamed, tuple(unmatched), len(labelled), _missing_headings(engine, names, aligned)
+    )
+
+
+def _missing_headings(
+    engine: Docmentor, names: list[str], questions: list[dict[str, Any]]
+) -> tuple[str, ...]:
+    """``path#heading`` of the labels whose indexed document has no heading so named (any
+    level; compared as the scoring compares them)."""
+    headings: dict[str, set[str]] = {}
+    missing: list[str] = []
+    stored = [engine.store.documents(name) for name in names]
+    for q in questions:
+        for lab in q.get("relevant") or []:
+            path, want = str(lab.get("path")), _norm(lab.get("heading"))
+            if not want:
+                continue
+            if path not in headings:
+                docs = [d for held in stored if (d := held.get(path)) is not None]
+                headings[path] = {
+                    _norm(str(r["heading"])) for d in docs for r in engine.store.sections_of(d.id)
+                }
+            if headings[path] and want not in headings[path]:
+                missing.append(f"{path}#{lab.get('heading')}")
+    return tuple(dict.fromkeys(missing))
 
 
 @dataclass(frozen=True, slots=True)
@@ -503,7 +535,10 @@ def evaluate_assemble(
         digest = assemble(
             engine, q["query"], max_tokens=max_tokens, source=source, depth=depth, allow_empty=True
         )
-        cov, missing = coverage(digest.markdown, list(q["expected_contains"]))
+        # the documentation the digest holds, not its header and usage note, which repeat the
+        # question (a tour: a string of the question alone always passed)
+        found = "\n\n".join(f"{s.candidate.heading}\n{s.text}" for s in digest.sections)
+        cov, missing = coverage(found, list(q["expected_contains"]))
         rows.append(
             AssembleQuestion(
                 id=q["id"],

@@ -142,6 +142,14 @@ def eval_search(
             + (" …" if len(unmatched) > 3 else ""),
             file=sys.stderr,
         )
+    if labels.headings_missing:  # a renamed heading or a typo: those labels can only miss
+        gone = labels.headings_missing
+        print(
+            f"warning: {len(gone)} labelled heading(s) not in their document, scored as misses: "
+            + ", ".join(gone[:3])
+            + (" …" if len(gone) > 3 else ""),
+            file=sys.stderr,
+        )
     run = evaluate_search(engine, labels, source=source, root=root)
     rows, summary = list(run.questions), run.summary()
     if as_json:
