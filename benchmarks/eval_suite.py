@@ -111,7 +111,9 @@ def _via_library(
         rows.append(score_search(q, [h.to_dict() for h in hits], read_lines))
         if assemble and q.get("expected_contains"):
             digest = assemble_context(engine, q["query"], max_tokens=8000, source=corpus)
-            text = digest.markdown if hasattr(digest, "markdown") else str(digest)
+            # the distilled sections, as `docmentor eval assemble` reads them (not the header
+            # and usage note, which repeat the question)
+            text = "\n\n".join(f"{s.candidate.heading}\n{s.text}" for s in digest.sections)
             covered.append(coverage(text, q["expected_contains"])[0])
     engine.close()
     out = _summary(rows)
