@@ -1077,3 +1077,26 @@ def test_the_top_documents_of_a_digest_over_several_sources_name_their_source(tm
         engine.remove("beta")
         one = assemble_context(engine, "configure retries", max_tokens=3000).markdown
         assert "1. **guide.md**" in one, one
+
+
+def test_a_labelled_heading_with_a_link_is_found_as_the_scoring_finds_it(tmp_path: Path) -> None:
+    """A heading written with a link (``## The `Client` [link](x.md)``) is stored as its words;
+    a label that copies the markup is that heading, not a missing one (a review)."""
+    from docmentor import check_labels
+    from docmentor.engine import Docmentor
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "page.md").write_text(
+        "# P\n\n## The `Client` [link](x.md)\n\nText about the client.\n", encoding="utf-8"
+    )
+    with Docmentor(tmp_path / "db", embeddings=False) as engine:
+        engine.add(docs, name="d")
+        q = {
+            "id": "q",
+            "query": "client",
+            "relevant": [{"path": "page.md", "heading": "The `Client` [link](x.md)"}],
+        }
+        assert check_labels(engine, [q]).headings_missing == ()
+        gone = {**q, "relevant": [{"path": "page.md", "heading": "Nowhere"}]}
+        assert check_labels(engine, [gone]).headings_missing == ("page.md#Nowhere",)

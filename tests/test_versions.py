@@ -412,6 +412,26 @@ def test_get_and_assemble_follow_the_version(both: Docmentor, project: Path) -> 
     with pytest.raises(NotFoundError, match=r"'retries\.md' is not in tinyhttp@1\.0\.0") as caught:
         both.get("tinyhttp:retries.md")
     assert caught.value.hint == "another version has it: tinyhttp@2.0.0:retries.md"
+    # the same with a citation's lines or an anchor (a review: they fell back to "no document")
+    for ref in ("tinyhttp:retries.md:3", "tinyhttp:retries.md#retries"):
+        with pytest.raises(NotFoundError, match=r"is not in tinyhttp@1\.0\.0"):
+            both.get(ref)
+    # a page another library (or an unversioned source) has is no other version
+    notes_dir = project.parent / "notes"
+    notes_dir.mkdir()
+    (notes_dir / "retries.md").write_text("# Our retries\n\nNone.\n", encoding="utf-8")
+    (notes_dir / "only-notes.md").write_text("# Notes\n\nText.\n", encoding="utf-8")
+    both.add(notes_dir, name="notes")
+    with pytest.raises(NotFoundError) as caught:
+        both.get("tinyhttp:only-notes.md")
+    assert "another version" not in str(caught.value)
+    with pytest.raises(NotFoundError) as caught:
+        both.get("notes:timeouts.md")
+    assert "another version" not in str(caught.value)
+    # a URL naming a version's own file: no note when the pinned version has the page too
+    url = both.get("tinyhttp@2.0.0:timeouts.md").url
+    assert both.get(url).note is None
+    both.remove("notes")
     # a page only the other version has, by its bare path: served, and said whose it is
     other = both.get("retries.md")
     assert other.source == "tinyhttp@2.0.0"
@@ -707,3 +727,24 @@ def test_a_rust_crates_version_is_its_cargo_toml(tmp_path: Path) -> None:
         '[package]\nname = "anyhow"\nversion.workspace = true\n', encoding="utf-8"
     )
     assert folder_version(crate) is None
+
+
+def test_a_page_of_the_version_that_kept_the_bare_name_is_suggested_by_its_url(
+    index_location: str, project: Path
+) -> None:
+    """With the first version under the library's bare name, `LIB:PATH` reads the newest:
+    a page only the bare-named one has is suggested by its URL, since `LIB:PATH` would
+    read the newest again (a review)."""
+    with Docmentor(index_location) as engine:
+        engine.project = project
+        engine.add(V2, name="tinyhttp")  # 2.0.0, read from its project: the bare name kept
+        engine.add(V1, name="tinyhttp", version="0.9")  # an older one beside it
+        with pytest.raises(NotFoundError) as caught:
+            engine.get("tinyhttp@0.9:retries.md")
+        with pytest.raises(NotFoundError) as caught:
+            engine.version_scope("tinyhttp")
+            engine.project = project
+            (project / "requirements.txt").write_text("tinyhttp==0.9\n", encoding="utf-8")
+            engine.get("tinyhttp:retries.md")
+        hint = str(caught.value.hint)
+        assert "another version has it: file://" in hint and "tinyhttp:retries.md" not in hint, hint

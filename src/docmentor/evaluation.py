@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import statistics
 from collections import Counter
 from collections.abc import Callable, Iterable
@@ -404,6 +405,14 @@ def check_labels(
     )
 
 
+# a Markdown link's words (`[text](url)` → `text`): one class per part, linear
+_LINK = re.compile(r"\[([^\[\]\n]*)\]\([^()\n]*\)")
+
+
+def _unlinked(text: str) -> str:
+    return _LINK.sub(r"\1", text) if "](" in text else text
+
+
 def _missing_headings(
     engine: Docmentor, names: list[str], questions: list[dict[str, Any]]
 ) -> tuple[str, ...]:
@@ -422,7 +431,13 @@ def _missing_headings(
                 headings[path] = {
                     _norm(str(r["heading"])) for d in docs for r in engine.store.sections_of(d.id)
                 }
-            if headings[path] and want not in headings[path]:
+            # as the stored headings read (a link's words, not its markup), as the scoring
+            # also matches the file's own heading lines
+            if (
+                headings[path]
+                and want not in headings[path]
+                and _norm(_unlinked(str(lab.get("heading")))) not in headings[path]
+            ):
                 missing.append(f"{path}#{lab.get('heading')}")
     return tuple(dict.fromkeys(missing))
 

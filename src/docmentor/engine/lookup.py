@@ -204,6 +204,8 @@ class Lookup(Embedding):
             if page is not None:  # `docs/clients.md:187`, `httpx:docs/clients.md:12-30`: a citation's page
                 try:
                     return self._find(page, source=source)
+                except NotInThisVersion:
+                    raise  # the cited page is in another version: said so, not "no document"
                 except NotFoundError:
                     pass
             bare = ref.strip().rstrip("/")
@@ -241,10 +243,7 @@ class Lookup(Embedding):
         st = self.store
         doc = None
 
-        def paths(p: str) -> tuple[str, ...]:
-            # as given, without ./, and with the leading / of an llms.txt source's URL paths
-            bare = p.lstrip("./")
-            return tuple(dict.fromkeys((p, bare, "/" + bare) if bare else (p,)))
+        paths = _path_forms
 
         def in_source(name: str, p: str) -> StoredDoc | None:
             found = next((d for d in (st.find_document(source=name, path=c) for c in paths(p)) if d), None)
@@ -296,9 +295,9 @@ class Lookup(Embedding):
                 # --source does
                 self.version_scope(head)
                 chosen = self._library_source(head)
-                elsewhere = [f"{o}:{c}" for c in paths(rest) for o in st.sources_with_path(c) if o != chosen]
-                if chosen is not None and elsewhere:  # another version has it (an agent tour)
-                    raise NotFoundError(
+                elsewhere = self._other_versions_of(head, chosen, rest) if chosen is not None else []
+                if elsewhere:  # another version has it (an agent tour)
+                    raise NotInThisVersion(
                         f"{rest!r} is not in {chosen}, the version of {head} read here",
                         hint=f"another version has it: {', '.join(elsewhere[:3])}",
                     )
@@ -307,6 +306,24 @@ class Lookup(Embedding):
                 hint="use a URL, or a path as search results show it (SOURCE:PATH, e.g. docs:guide/install.md)",
             )
         return doc
+
+    def _other_versions_of(self, library: str, chosen: str, path: str) -> list[str]:
+        """References to ``path`` in the other versions of ``library`` than ``chosen``: as
+        ``NAME@VERSION:PATH``, or by URL for the version that kept the library's bare name
+        (``LIB:PATH`` would read ``chosen`` again)."""
+        from docmentor.sources.versions import library_of
+
+        st = self.store
+        found: list[str] = []
+        for c in _path_forms(path):
+            for o in st.sources_with_path(c):
+                if o == chosen or library_of(o) != library_of(chosen):
+                    continue
+                if o != library:
+                    found.append(f"{o}:{c}")
+                elif (doc := st.find_document(source=o, path=c)) is not None:
+                    found.append(doc.url)
+        return list(dict.fromkeys(found))
 
     def _one_version(self, owners: list[tuple[str, str]]) -> list[tuple[str, str]]:
         """The sources holding a bare path, narrowed to the version a search answers from
@@ -506,10 +523,10 @@ class Lookup(Embedding):
             indexed_at=doc.indexed_at,
             span_length=len(text),
             source_version=self.store.source_versions().get(doc.source),
-            note=self._other_version_note(doc.source, source, ref),
+            note=self._other_version_note(doc.source, source, ref, doc.path),
         )
 
-    def _other_version_note(self, read: str, asked: str | None, ref: str) -> str | None:
+    def _other_version_note(self, read: str, asked: str | None, ref: str, path: str) -> str | None:
         """A note when ``read`` is another version of its library than the one searches
         answer from, and nobody named that version (an agent tour: a 0.28-only page was
         served to a project pinned to 0.27 without a word)."""
@@ -519,8 +536,8 @@ class Lookup(Embedding):
             return None  # the version was named
         library = library_of(read)
         chosen = self._library_source(library)
-        if chosen is None or chosen == read:
-            return None
+        if chosen is None or chosen == read or self.store.find_document(source=chosen, path=path) is not None:
+            return None  # the version searches answer from, or it has the page too (a URL named this one)
         return f"read from {read}: the page is not in {chosen}, the version of {library} searches answer from"
 
     def _find_anchored(self, ref: str, source: str | None) -> tuple[StoredDoc, str | None]:
@@ -534,6 +551,8 @@ class Lookup(Embedding):
                 raise
             try:
                 return self.find(base, source=source), anchor
+            except NotInThisVersion:
+                raise  # the page is in another version: said so, not "no document"
             except NotFoundError:
                 pass
             raise
@@ -656,6 +675,16 @@ class Lookup(Embedding):
         if version:  # which version's words these are, as get_doc says (an agent tour)
             out["source_version"] = version
         return out
+
+
+def _path_forms(p: str) -> tuple[str, ...]:
+    """A path as given, without ./, and with the leading / of an llms.txt source's URL paths."""
+    bare = p.lstrip("./")
+    return tuple(dict.fromkeys((p, bare, "/" + bare) if bare else (p,)))
+
+
+class NotInThisVersion(NotFoundError):
+    """``LIB:PATH`` names a page the version of LIB read here lacks and another version has."""
 
 
 def _whole_limit(limit: object) -> int:
