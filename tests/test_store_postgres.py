@@ -319,3 +319,22 @@ def test_a_thread_that_ended_leaves_its_connection_to_the_next_thread(postgres_u
         assert len(store._all) == 6
     finally:
         store.close_all()
+
+
+def test_a_connection_closed_with_its_store_is_not_connected_again(
+    postgres_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A thread still at work when the store closes (a server's background load) gets an
+    error on its next statement, not a new session nobody would close (the suite saw one
+    garbage-collected open: a ResourceWarning in whichever test ran then). The race is made
+    certain: the statement found its connection idle, then the store closed it."""
+    from docmentor.errors import IndexUnavailable
+    from docmentor.store.pg import PgConnection
+
+    store = PgStore(postgres_url)
+    db: Any = store.conn()
+    store.close_all()
+    monkeypatch.setattr(PgConnection, "in_transaction", property(lambda _self: False))
+    with pytest.raises(IndexUnavailable):
+        db.execute("SELECT 1")
+    assert db.raw.closed

@@ -159,11 +159,16 @@ class Store:
                 self._conns[:] = [(d, o) for d, o in self._conns if d is not db]
 
     def close_all(self) -> None:
-        """Close every thread's connection; the store cannot be used after it."""
+        """Close every thread's connection; the store cannot be used after it. A connection
+        another live thread holds is left to that thread (closing it under a statement
+        running there is not safe): it closes when the thread ends, and the thread opens no
+        other."""
+        me = threading.current_thread()
         with self._all_lock:
             self._closed = True
-            for db, _owner in self._conns:
-                db.close()
+            for db, owner in self._conns:
+                if owner is me or not owner.is_alive():
+                    db.close()
             self._conns.clear()
         self._local = threading.local()
 

@@ -29,6 +29,9 @@ _TRANSACTION_LOCK = "docmentor:transaction"
 def _close_every(connections: list[PgConnection], lock: threading.Lock) -> None:
     with lock:
         for db in connections:
+            # never connected again by a thread still at work on it (a closed connection is
+            # otherwise replaced on its next statement: a session nobody closes, a leak)
+            db.url = None
             db.close()
         connections.clear()
 
