@@ -36,7 +36,7 @@ class Docmentor(Refreshing, Lookup):
 
     One engine may be shared by threads (each gets its own connection) and called from
     asyncio code through ``asyncio.to_thread``. ``close()``, or leaving a ``with`` block,
-    closes every thread's connection; the engine cannot be used after it. ``project``: the
+    closes its threads' connections; the engine cannot be used after it. ``project``: the
     folder whose requirements choose among indexed versions of a library (default: the
     working folder; docs/versions.md).
     """

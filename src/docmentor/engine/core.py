@@ -358,8 +358,9 @@ class IndexCore:
                 self.store.mark_lexical(row.name, row.generation)
 
     def close(self) -> None:
-        """Close the index: every thread's connection to it (a server's too). Using the
-        engine afterwards is a :class:`StoreError`; open it again instead."""
+        """Close the index: its threads' connections to it (a server's too; on the embedded
+        index a thread still at work keeps its own until it ends). Using the engine afterwards
+        is a :class:`StoreError`; open it again instead."""
         self.store.close_all()
 
     def __enter__(self) -> Self:
