@@ -75,7 +75,7 @@ def _via_library(
 ) -> dict[str, Any]:
     from docmentor import assemble_context
     from docmentor.engine import Docmentor
-    from docmentor.evaluation import coverage, load_questions, score_search
+    from docmentor.evaluation import coverage, distilled_text, load_questions, score_search
 
     root = shared / "corpora" / corpus
     questions = load_questions(shared / "eval" / f"{corpus}.jsonl")
@@ -111,10 +111,7 @@ def _via_library(
         rows.append(score_search(q, [h.to_dict() for h in hits], read_lines))
         if assemble and q.get("expected_contains"):
             digest = assemble_context(engine, q["query"], max_tokens=8000, source=corpus)
-            # the distilled sections, as `docmentor eval assemble` reads them (not the header
-            # and usage note, which repeat the question)
-            text = "\n\n".join(f"{s.candidate.heading}\n{s.text}" for s in digest.sections)
-            covered.append(coverage(text, q["expected_contains"])[0])
+            covered.append(coverage(distilled_text(digest), q["expected_contains"])[0])  # as eval assemble
     engine.close()
     out = _summary(rows)
     out.update(index_s=index_s, p50_ms=statistics.median(lat) * 1000, rows=rows)

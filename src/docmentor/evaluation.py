@@ -267,6 +267,12 @@ def score_search(
     return {"id": q.get("id"), "query": q["query"], "doc": doc, "section": sec, "top": docs[:3]}
 
 
+def distilled_text(digest: Any) -> str:
+    """What a digest holds of the documentation: its sections' headings and texts, not its
+    header and usage note (they repeat the question). What ``eval assemble`` checks."""
+    return "\n\n".join(f"{s.candidate.heading}\n{s.text}" for s in digest.sections)
+
+
 def coverage(text: str, expected: list[str]) -> tuple[float, list[str]]:
     """Share of expected strings found in ``text`` (case-insensitive, whitespace-normalised)."""
     hay = " ".join(text.lower().split())
@@ -552,8 +558,7 @@ def evaluate_assemble(
         )
         # the documentation the digest holds, not its header and usage note, which repeat the
         # question (a tour: a string of the question alone always passed)
-        found = "\n\n".join(f"{s.candidate.heading}\n{s.text}" for s in digest.sections)
-        cov, missing = coverage(found, list(q["expected_contains"]))
+        cov, missing = coverage(distilled_text(digest), list(q["expected_contains"]))
         rows.append(
             AssembleQuestion(
                 id=q["id"],

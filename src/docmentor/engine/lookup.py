@@ -535,6 +535,8 @@ class Lookup(Embedding):
         if asked == read or ref.strip().startswith(f"{read}:"):
             return None  # the version was named
         library = library_of(read)
+        if not any(n != read and library_of(n) == library for n in self.store.source_versions()):
+            return None  # the library's only source: no version choice to read (every get)
         chosen = self._library_source(library)
         if chosen is None or chosen == read or self.store.find_document(source=chosen, path=path) is not None:
             return None  # the version searches answer from, or it has the page too (a URL named this one)

@@ -82,6 +82,17 @@ class PriorDoc:
     text: str | None = None
 
 
+def conditional_headers(prior: PriorDoc | None) -> dict[str, str]:
+    """The validators of what the store holds as request headers (``If-None-Match``,
+    ``If-Modified-Since``): a 304 answers them when nothing changed; {} without a prior."""
+    headers: dict[str, str] = {}
+    if prior is not None and prior.etag:
+        headers["If-None-Match"] = prior.etag
+    if prior is not None and prior.last_modified:
+        headers["If-Modified-Since"] = prior.last_modified
+    return headers
+
+
 # --------------------------------------------------------------------------- scope
 
 

@@ -70,6 +70,7 @@ from docmentor.sources.fetch import (
     FetchProblem,
     FetchSettings,
     PriorDoc,
+    conditional_headers,
     fetch_scope,
     url_origin,
 )
@@ -156,12 +157,8 @@ async def _load_remote(url: str, kind: Kind, fetcher: Fetcher, progress: _Progre
     if reason is not None:
         raise UsageError(f"cannot fetch {url}: a URL {reason} is not supported")
     stored = fetcher.prior.get(url)
-    ask: dict[str, str] = {}
-    if stored is not None and stored.text is not None:  # asked for again only when it changed
-        if stored.etag:
-            ask["If-None-Match"] = stored.etag
-        if stored.last_modified:
-            ask["If-Modified-Since"] = stored.last_modified
+    # asked for again only when it changed, when its text is stored to stand for a 304
+    ask = conditional_headers(stored) if stored is not None and stored.text is not None else {}
     try:
         response = await fetcher.fetch(url, index_scope, ask)
     except FetchProblem as problem:

@@ -15,7 +15,14 @@ from typing import Literal
 from urllib.parse import unquote, urlsplit
 
 from docmentor.models import RawDocument
-from docmentor.sources.fetch import Fetcher, FetchProblem, FetchScope, fetch_scope, url_origin
+from docmentor.sources.fetch import (
+    Fetcher,
+    FetchProblem,
+    FetchScope,
+    conditional_headers,
+    fetch_scope,
+    url_origin,
+)
 from docmentor.sources.html import (
     HTML_TYPES,
     MARKDOWN_TYPES,
@@ -96,11 +103,7 @@ async def fetch_link(
         if reason is not None:
             raise FetchProblem("refused", f"link {reason} refused")
         prior = fetcher.prior.get(link.url)
-        headers: dict[str, str] = {}
-        if prior is not None and prior.etag:
-            headers["If-None-Match"] = prior.etag
-        if prior is not None and prior.last_modified:
-            headers["If-Modified-Since"] = prior.last_modified
+        headers = conditional_headers(prior)
         async with fetcher.semaphore:
             response = await fetcher.fetch(link.url, scope, headers)
         if response.status == 304 and headers:
