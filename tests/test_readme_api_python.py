@@ -4092,3 +4092,134 @@ def test_classes_named_through_type_aliases_are_those_classes(tmp_path: Path) ->
     renderer = api.resolve("pkg.renderer")
     assert renderer is not None and renderer.kind == "attribute"
     assert renderer.description == "The renderer used unless another is given."
+
+
+def test_a_taken_definition_without_words_is_described_by_the_other_branchs(tmp_path: Path) -> None:
+    # the wcwidth tour: `width` is the C extension's when it loads (its stub has no
+    # docstring), the pure-Python fallback's otherwise, and only the fallback says what it does
+    api = surface(
+        tmp_path,
+        {
+            "pkg/__init__.py": """
+                try:
+                    from pkg import _speedups
+                except ImportError:
+                    _speedups = None
+
+                if _speedups is not None:
+                    from pkg._speedups import width, height
+                else:
+                    from pkg._pure import width, height
+            """,
+            "pkg/_speedups.py": """
+                def width(text): ...
+
+                def height(text):
+                    \"\"\"Rows, fast.\"\"\"
+            """,
+            "pkg/_pure.py": """
+                def width(text):
+                    \"\"\"Columns the text takes in a terminal.
+
+                    :param text: what is printed.
+                    \"\"\"
+
+                def height(text):
+                    \"\"\"Rows the text takes.\"\"\"
+            """,
+        },
+    )
+    width, height = api.resolve("pkg.width"), api.resolve("pkg.height")
+    assert width is not None and width.api_id == "pkg._speedups.width"
+    assert width.description == "Columns the text takes in a terminal."
+    assert width.parameters[0].description == "what is printed."
+    assert height is not None and height.description == "Rows, fast."  # its own words win
+
+
+def test_a_word_reference_of_a_sphinx_docstring_reads_as_its_word(tmp_path: Path) -> None:
+    # the wcwidth tour: "such as from XTVERSION_, ENQ_" is how Sphinx links words to targets
+    # the docs define; a reader sees the words, not the underscores
+    api = surface(
+        tmp_path,
+        {
+            "pkg/__init__.py": '''
+                def detect(term_program=True):
+                    """Width as the terminal_ draws it, per Unicode__.
+
+                    :param term_program: a terminal's name, such as from XTVERSION_, ENQ_, or
+                        ``TERM_PROGRAM``; ``class_`` is code and stays.
+                    :returns: columns, as XTVERSION_ says.
+                    """
+
+                def markdown(class_=None):
+                    """Pick the class_ of an element.
+
+                    Args:
+                        class_: the class_ attribute, as written.
+                    """
+            ''',
+        },
+    )
+    detect, markdown = api.resolve("pkg.detect"), api.resolve("pkg.markdown")
+    assert detect is not None and markdown is not None
+    assert detect.description == "Width as the terminal draws it, per Unicode."
+    assert detect.parameters[0].description == (
+        "a terminal's name, such as from XTVERSION, ENQ, or ``TERM_PROGRAM``; ``class_`` is code and stays."
+    )
+    assert detect.returns is not None and detect.returns.description == "columns, as XTVERSION says."
+    # not written for Sphinx: a trailing underscore may be a Python name's
+    assert markdown.description == "Pick the class_ of an element."
+    assert markdown.parameters[0].description == "the class_ attribute, as written."
+
+
+def test_a_field_of_a_generated_constructor_takes_its_class_docstrings_parameter_words(
+    tmp_path: Path,
+) -> None:
+    # the wcwidth tour: HyperlinkParams documents its fields as `:param url:`, the named
+    # tuple's generated constructor takes them, and each field was listed without words
+    api = surface(
+        tmp_path,
+        {
+            "pkg/__init__.py": '''
+                import typing
+                import attr
+
+                class Params(typing.NamedTuple):
+                    """Parsed parameters of a link.
+
+                    :param url: The hyperlink URL.
+                    :param params: Colon-separated metadata.
+                    """
+
+                    url: str
+                    params: str = ""
+                    terminator: str = "\\\\x07"
+
+                @attr.s(auto_attribs=True)
+                class Scope:
+                    """A cancel scope.
+
+                    Args:
+                        deadline: When it is cancelled.
+                    """
+
+                    deadline: float = 0.0
+
+                class Plain:
+                    """A plain class.
+
+                    :param label: What it is called.
+                    """
+
+                    def __init__(self, label):
+                        self.label = label
+            ''',
+        },
+    )
+    described = {e.api_id: e.description for e in api.entries}
+    assert described["pkg.Params.url"] == "The hyperlink URL."
+    assert described["pkg.Params.params"] == "Colon-separated metadata."
+    assert described["pkg.Params.terminator"] == ""  # not documented: no words
+    assert described["pkg.Scope.deadline"] == "When it is cancelled."
+    # a plain attribute may hold something else than the parameter it is named after
+    assert described.get("pkg.Plain.label", "") == ""

@@ -53,6 +53,7 @@ from docmentor.library.surface.api_python_walk import (
     static_version,
 )
 from docmentor.library.surface.call_forms import CallForms, call_forms
+from docmentor.library.surface.docstrings import word_references, written_for_sphinx
 from docmentor.library.surface.products import products
 from docmentor.library.surface.raise_sites import describe_raises, raised_names, read_sources
 
@@ -224,6 +225,7 @@ def load_api(
         # reads sources too: before the clear
         forms = call_forms(entries, loader.modules_collection, builder.bound_over)
         describe_raises(entries, facts, lambda path: _path_of(builder.lookup(path)))
+        _sphinx_word_references(entries)
     finally:
         deprecation.clear_cache()
     summary = " ".join(str(info.get("summary") or "").split())
@@ -238,6 +240,20 @@ def load_api(
         call_forms=forms,
         stubs=stubs,
     )
+
+
+def _sphinx_word_references(entries: Sequence[ApiEntry]) -> None:
+    """The descriptions of an API whose docstring is written for Sphinx read as Sphinx shows
+    them: a named reference by a word (``from XTVERSION_, ENQ_``) is its word; in a docstring
+    of another style a trailing ``_`` may be part of a name, and it is kept."""
+    for entry in entries:
+        if not (written_for_sphinx(entry.docstring) or written_for_sphinx(entry.init_docstring)):
+            continue
+        entry.description = word_references(entry.description)
+        for parameter in entry.parameters:
+            parameter.description = word_references(parameter.description)
+        if entry.returns is not None:
+            entry.returns.description = word_references(entry.returns.description)
 
 
 def _path_of(obj: Any) -> str | None:

@@ -456,6 +456,34 @@ def _said_as_parameter(member: Any) -> str:
     return str(said.get(member.name, ""))
 
 
+def _said_of_field(member: Any) -> str:
+    """What the class's docstring says of a field of a named tuple or an attrs class, whose
+    generated constructor takes it as the parameter the docstring documents (wcwidth's
+    ``HyperlinkParams``: ``:param url: The hyperlink URL.`` over ``url: str``). Only such
+    fields: a plain attribute named as a parameter may hold anything (see
+    :func:`_said_as_parameter`)."""
+    cls = member.parent
+    said = cls.extra[EXTRA].get("field_words")
+    if said is None:  # once a class
+        said = cls.extra[EXTRA]["field_words"] = _field_words(cls)
+    return str(said.get(member.name, ""))
+
+
+def _field_words(cls: Any) -> dict[str, str]:
+    """A named tuple's or attrs class's fields → the summary of what its docstring says of
+    each as a parameter (only those it describes)."""
+    if cls.docstring is None or "__init__" in cls.members:
+        return {}
+    try:
+        fields = attrs_parameters(cls) or namedtuple_parameters(cls)
+    except Exception:  # griffe failing on a base or an alias it cannot follow
+        return {}
+    names = {p.name for p in fields or ()}
+    if not names:
+        return {}
+    return {n: _summary(t) for n, t in parse_docstring(cls.docstring).params.items() if n in names and t}
+
+
 def _parameter_words(cls: Any) -> dict[str, str]:
     """The class's constructor parameters → the summary of what the class's docstring, else
     its constructor's, says of each (only those one of them describes)."""
@@ -1005,7 +1033,9 @@ def _plain_entry(obj: Any, getter: Any = None) -> ApiEntry:
         # no docstring of its own: what its class's ``Attributes:`` section says of it
         description = parse_docstring(obj.parent.docstring).attributes.get(obj.name, "")
     if not description and obj.parent is not None and obj.parent.is_class:
-        description = _said_of_other_names(obj) or (_said_as_parameter(obj) if kind == "property" else "")
+        description = _said_of_other_names(obj) or (
+            _said_as_parameter(obj) if kind == "property" else _said_of_field(obj)
+        )
     return ApiEntry(
         kind=kind,
         parent=parent,

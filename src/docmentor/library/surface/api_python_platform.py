@@ -9,7 +9,9 @@ Windows ever calls. Each such name (a module-level name bound by an import, a ``
 looked up in the library's interpreter after import; when it is a class or function defined
 elsewhere, the name becomes an alias of that definition (one of another package, ``json.loads``
 where the last branch imports the package's own fallback, is then no API of this one). A module that fails to
-import there, a name it lacks, or a probe that fails changes nothing (logged).
+import there, a name it lacks, or a probe that fails changes nothing (logged). A taken
+definition without a docstring (a compiled function's stub) takes the words of another branch's
+definition of the name (the pure-Python fallback documenting the same API).
 """
 
 from __future__ import annotations
@@ -74,6 +76,7 @@ def bind_as_run(python: str, modules: Iterable[Any], paths: list[str]) -> int:
         if not isinstance(target, str):
             continue
         _mark_not_taken(mod, bindings[mod.path][name] - taken, target)
+        _lend_docstring(mod, target, bindings[mod.path][name] - {target})
         if target == f"{mod.path}.{name}":
             continue
         member = mod.members.get(name)
@@ -145,6 +148,28 @@ def _mark_not_taken(mod: Any, paths: set[str], taken: str) -> None:
         found = _lookup(mod, path)
         if found is not None and not found.is_alias and found.path != taken:
             found.extra[EXTRA]["not_taken"] = taken
+
+
+def _lend_docstring(mod: Any, taken: str, others: set[str]) -> None:
+    """Describe the taken definition, when it says nothing, by the words another branch's
+    definition of the name has: a compiled function's stub (wcwidth's ``_wcwidth_c.width``,
+    bound when the C extension loads) has no docstring where the pure-Python fallback of the
+    other branch documents the same API in full."""
+    found = _lookup(mod, taken)
+    if found is None or found.is_alias or (found.docstring is not None and found.docstring.value.strip()):
+        return
+    for path in sorted(others):
+        other = _lookup(mod, path)
+        if other is not None and other.is_alias:
+            try:
+                other = other.final_target
+            except (griffe.AliasResolutionError, griffe.CyclicAliasError):
+                continue
+        if other is None or other.kind is not found.kind or other.path == found.path:
+            continue
+        if other.docstring is not None and other.docstring.value.strip():
+            found.docstring = griffe.Docstring(other.docstring.value, parent=found)
+            return
 
 
 def not_taken(obj: Any) -> str | None:

@@ -233,6 +233,21 @@ def word_references(text: str) -> str:
     return outside_code(text, lambda part: _WORD_REFERENCE.sub(r"\1", part))
 
 
+# what only a docstring written for Sphinx holds: a field (`:param x:`, `:returns:`), a role
+# (`:func:`), a directive (`.. versionadded::`); each a literal start, linear
+_SPHINX_MARK = re.compile(
+    r":(?:param|parameter|arg|argument|key|keyword|type|returns?|rtype|raises?|ivar|cvar|var)\b"
+    r"|:[a-z]+:`|^[ \t]*\.\.[ \t]+[a-z][\w:-]*::",
+    re.M,
+)
+
+
+def written_for_sphinx(docstring: str) -> bool:
+    """Whether a docstring is reST for Sphinx (a field list, a role, a directive), so that a
+    word with a trailing ``_`` in its prose is a reference (:func:`word_references`)."""
+    return ":" in docstring and _SPHINX_MARK.search(docstring) is not None
+
+
 _CODE_SPAN = re.compile(r"(``[^`\n]+``|`[^`\n]+`)")
 _LITERAL = re.compile(r"(?<!`)``([^`\n]+)``(?!`)")  # reST inline literal → inline code
 _ESCAPED_SPACE = re.compile(r"(?<=[^\s`]`)\\ ?(?=\S)")  # only after a closing backtick
