@@ -214,6 +214,26 @@ def test_each_harness_takes_the_questions_it_measures(
     )
 
 
+def test_two_questions_with_one_id_are_refused_naming_both_lines(tmp_path: Path) -> None:
+    # results are reported by id: two questions under one would be told apart by nobody
+    path = tmp_path / "q.jsonl"
+    path.write_text(
+        '{"id": "t1", "query": "a", "expected_api": "x.a"}\n'
+        '{"query": "b", "expected_api": "x.b"}\n'
+        '{"id": "t1", "query": "c", "expected_api": "x.c"}\n',
+        encoding="utf-8",
+    )
+    with pytest.raises(UsageError) as exc:
+        load_questions(path)
+    assert exc.value.message == f"{path}:3: the id 't1' is also line 1's"
+    assert exc.value.hint is not None and "an id of its own" in exc.value.hint
+    path.write_text(
+        '{"query": "a", "expected_api": "x.a"}\n{"id": "1", "query": "b", "expected_api": "x.b"}\n'
+    )
+    with pytest.raises(UsageError, match="the id '1' is also line 1's"):
+        load_questions(path)  # a line without an id is named by its number
+
+
 def test_a_misspelt_library_is_no_empty_feedback_analysis(
     index_location: str, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -57,6 +57,7 @@ def load_questions(path: Path, *, harness: Harness | None = None) -> list[dict[s
             f"{path} is not UTF-8 text", hint="give a JSONL file: one JSON object a line"
         ) from None
     out: list[dict[str, Any]] = []
+    ids: dict[str, int] = {}  # a question's id → its line: results are reported by id
     for no, line in enumerate(lines, 1):
         if not line.strip():
             continue
@@ -77,6 +78,12 @@ def load_questions(path: Path, *, harness: Harness | None = None) -> list[dict[s
         if problem is not None:
             raise UsageError(f"{path}:{no}: {problem[0]}", hint=problem[1])
         q.setdefault("id", str(no))
+        first = ids.setdefault(str(q["id"]), no)
+        if first != no:
+            raise UsageError(
+                f"{path}:{no}: the id {q['id']!r} is also line {first}'s",
+                hint="give each question an id of its own (a line without one is named by its number)",
+            )
         out.append(q)
     if not out:
         raise UsageError(f"{path}: no questions")
