@@ -294,3 +294,15 @@ def test_an_excerpt_looks_in_the_part_an_anchor_or_a_citation_names(dm: Docmento
     ), cited
     whole = dm.excerpt("concepts/cache.md", "uv cache")
     assert {e["line_start"] for e in whole["excerpts"]} - {e["line_start"] for e in cited["excerpts"]}
+
+
+def test_a_backwards_citation_is_an_error_in_an_excerpt_as_in_get(dm: Docmentor) -> None:
+    """`page.md:30-12` (a review: the excerpt looked through the whole page instead)."""
+    for read in (
+        lambda: dm.get("concepts/cache.md:7-5"),
+        lambda: dm.excerpt("concepts/cache.md:7-5", "uv cache"),
+    ):
+        with pytest.raises(UsageError, match="bad line range 7-5"):
+            read()
+    with pytest.raises(UsageError, match="bad line range 0-3"):
+        dm.excerpt("concepts/cache.md:0-3", "uv cache")

@@ -636,6 +636,9 @@ class Lookup(Embedding):
         (``page.md#usage``) or a citation's lines (``page.md:12-30``) looks only in that part
         of the page, as :meth:`get` reads it."""
         cited = _cited_lines(ref.strip()) if not is_url(ref.strip()) else None
+        if cited is not None and (cited[0] < 1 or cited[1] < cited[0]):  # as get says of them
+            start, end = cited
+            raise UsageError(f"bad line range {start}-{end}", hint="use START-END, 1-based, START <= END")
         with self.store.snapshot():
             doc, anchor = self._find_anchored(ref, source)
             sections = self.store.sections_of(doc.id)
