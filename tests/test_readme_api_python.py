@@ -4223,3 +4223,75 @@ def test_a_field_of_a_generated_constructor_takes_its_class_docstrings_parameter
     assert described["pkg.Scope.deadline"] == "When it is cancelled."
     # a plain attribute may hold something else than the parameter it is named after
     assert described.get("pkg.Plain.label", "") == ""
+
+
+def test_a_google_section_with_a_blank_line_under_its_heading_is_read(tmp_path: Path) -> None:
+    # the boltons tour: "Args:", a blank line, then the items (napoleon reads them; griffe's
+    # Google parser skipped the section, and every parameter lost its words and type)
+    api = surface(
+        tmp_path,
+        {
+            "pkg/__init__.py": '''
+                def backoff(start, stop):
+                    """Delays that grow.
+
+                    Args:
+
+                        start (float): Positive number for baseline.
+                        stop (float): Positive number for maximum.
+
+                    Returns:
+
+                        list: the delays.
+                    """
+            ''',
+        },
+    )
+    backoff = api.resolve("pkg.backoff")
+    assert backoff is not None
+    assert [(p.name, p.description, p.type) for p in backoff.parameters] == [
+        ("start", "Positive number for baseline.", "float"),
+        ("stop", "Positive number for maximum.", "float"),
+    ]
+    assert backoff.returns is not None and backoff.returns.description == "the delays."
+    assert backoff.description == "Delays that grow."
+
+
+def test_a_class_derived_from_a_standard_library_exception_is_an_exception(tmp_path: Path) -> None:
+    # the boltons tour: socketutils' errors derive from socket.error and socket.timeout, which
+    # are no builtins' names: they were listed as classes returning "a new instance"
+    api = surface(
+        tmp_path,
+        {
+            "pkg/__init__.py": '''
+                import socket
+                from concurrent.futures import TimeoutError as FutureTimeout
+
+                class Error(socket.error):
+                    """A socket failed."""
+
+                class Timeout(socket.timeout, Error):
+                    """Too slow."""
+
+                class Late(FutureTimeout):
+                    """A future was late."""
+
+                class Thing(socket.socket):
+                    """A socket, not an exception."""
+
+                class Odd(antigravity.Fly):
+                    """A base never imported to be looked at."""
+            ''',
+        },
+    )
+    exception = {e.api_id: e.exception for e in api.entries if e.kind == "class"}
+    assert {e.api_id: e.internal for e in api.entries if e.exception} == dict.fromkeys(
+        ("pkg.Error", "pkg.Timeout", "pkg.Late")
+    )  # caught by users: no marker class
+    assert exception == {
+        "pkg.Error": True,
+        "pkg.Timeout": True,
+        "pkg.Late": True,
+        "pkg.Thing": False,
+        "pkg.Odd": False,
+    }

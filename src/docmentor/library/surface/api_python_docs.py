@@ -291,6 +291,15 @@ _PHRASE = re.compile(r"[A-Za-z]+(?: [A-Za-z,.'()-]+){2,}")
 _BOLD_SECTION = re.compile(r"^[ \t]*\*\*(Parameters|Returns|Yields|Raises|Attributes)\*\*[ \t]*$", re.M)
 
 
+# a Google section's heading with blank lines before its indented items: napoleon reads the
+# items, griffe's Google parser skips the section (boltons' `backoff_iter`, `remap`)
+_SPACED_SECTION = re.compile(
+    r"^([ \t]*)(Args|Arguments|Params|Parameters|Keyword Args|Keyword Arguments|Other Parameters"
+    r"|Returns|Return|Yields|Raises|Attributes):[ \t]*\n(?:[ \t]*\n)+(?=\1[ \t]+\S)",
+    re.M,
+)
+
+
 def _documented_attributes(docstring: griffe.Docstring) -> dict[str, str]:
     """The attributes a (class's) docstring describes, name → text: a Google ``Attributes:``
     section, whichever style the rest is in; Sphinx's ``:ivar name:`` / ``:cvar name:``
@@ -318,6 +327,9 @@ def parse_docstring(docstring: griffe.Docstring | None) -> _Parsed:
     text = docstring.value
     if _BOLD_SECTION.search(text):  # deepdiff's "**Parameters**" over NumPy-style "name : text"
         text = _BOLD_SECTION.sub(lambda m: f"{m.group(1)}\n{'-' * len(m.group(1))}", text)
+        docstring = griffe.Docstring(text, lineno=docstring.lineno, parent=docstring.parent)
+    if ":\n" in text and _SPACED_SECTION.search(text):  # boltons' "Args:", a blank line, the items
+        text = _SPACED_SECTION.sub(r"\1\2:\n", text)
         docstring = griffe.Docstring(text, lineno=docstring.lineno, parent=docstring.parent)
     parsers = [griffe.Parser.google]
     if "--" in text:

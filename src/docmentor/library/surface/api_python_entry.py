@@ -7,8 +7,10 @@ from __future__ import annotations
 import ast
 import builtins
 import functools
+import importlib
 import os
 import re
+import sys
 import textwrap
 from typing import Any, Literal, NamedTuple
 
@@ -348,13 +350,36 @@ def _with_ancestors(obj: Any) -> list[Any]:
 
 
 def is_exception(obj: Any) -> bool:
-    """Whether a class derives from a built-in exception (through the package's classes)."""
+    """Whether a class derives from a built-in exception or one of the standard library's
+    (``socket.timeout``, ``concurrent.futures.TimeoutError``), through the package's classes."""
     for cls in _with_ancestors(obj):
         for base in getattr(cls, "bases", None) or ():
             found = getattr(builtins, str(base).rsplit(".", 1)[-1], None)
+            if not (isinstance(found, type) and issubclass(found, BaseException)):
+                found = standard_class(str(getattr(base, "canonical_path", None) or base))
             if isinstance(found, type) and issubclass(found, BaseException):
                 return not issubclass(found, Warning)  # a warning is issued, not raised
     return False
+
+
+# standard modules whose import does something besides defining names (opens a browser,
+# prints, starts a GUI): never imported to look a class up
+_UNIMPORTED = frozenset({"antigravity", "this", "idlelib", "tkinter", "turtle", "turtledemo", "__main__"})
+
+
+@functools.lru_cache(maxsize=512)
+def standard_class(path: str) -> type | None:
+    """The standard library's class a dotted path names (``socket.timeout``), imported in
+    this process; None for any other path, or one that does not import here."""
+    module, _, name = path.split("[", 1)[0].rpartition(".")
+    top = module.split(".", 1)[0]
+    if not module or top not in sys.stdlib_module_names or top in _UNIMPORTED or not name.isidentifier():
+        return None
+    try:
+        found = getattr(importlib.import_module(module), name, None)
+    except Exception:  # a platform's module (`winreg`), a failing import: not known
+        return None
+    return found if isinstance(found, type) else None
 
 
 def is_enum(obj: Any) -> bool:

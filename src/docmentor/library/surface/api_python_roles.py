@@ -154,7 +154,11 @@ def _caught_or_enumerated(cls: Any) -> bool:
         names += [str(b).rsplit(".", 1)[-1] for m in cls.mro() for b in m.bases]
     except Exception:  # bases griffe cannot order or resolve: those written are all there is
         pass
-    return any(n.endswith(_EXCEPTION_ENDINGS) or n == "BaseException" for n in names)
+    if any(n.endswith(_EXCEPTION_ENDINGS) or n == "BaseException" for n in names):
+        return True
+    from docmentor.library.surface.api_python_entry import is_exception
+
+    return is_exception(cls)  # a standard library's by another name: `socket.error`, `socket.timeout`
 
 
 _TYPE_VARIABLES = frozenset({"TypeVar", "ParamSpec", "TypeVarTuple"})
