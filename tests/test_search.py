@@ -596,8 +596,20 @@ def test_a_snippet_shows_headings_without_their_attr_list() -> None:
     got = snippet(long, set(analyze("docker cache layer")))
     assert "### Docker Cache\n" in got and "{#cache}" not in got, got
     # MkDocs tabs and admonitions read as their labels and titles (the Textual and DRF tours)
+    # (their bodies dedented under them: left indented, the body read as an indented code block,
+    # a mkdocs-material tour)
     boxed = '## Install\n\n=== "pip"\n\n    pip install x\n\n!!! warning "Pin it"\n    Pin.\n\n??? tip\n    Tip.\n'
-    assert _as_read(boxed) == "## Install\n\npip\n\n    pip install x\n\nPin it\n    Pin.\n\nTip\n    Tip."
+    assert _as_read(boxed) == "## Install\n\npip\n\npip install x\n\nPin it\nPin.\n\nTip\nTip."
+    nested = (
+        '!!! note "Outer"\n\n    Outer text.\n\n    === "npm"\n\n        ```bash\n        npm i x\n        ```\n\n'
+        "    Back in the outer box.\n\nAfter the boxes.\n\n    indented code after them\n"
+    )
+    assert _as_read(nested) == (
+        "Outer\n\nOuter text.\n\nnpm\n\n```bash\nnpm i x\n```\n\nBack in the outer box.\n\n"
+        "After the boxes.\n\n    indented code after them"
+    )
+    listed = '- Install it:\n\n    === "pip"\n\n        pip install x\n'  # a box in a list item
+    assert _as_read(listed) == "- Install it:\n\n    pip\n\n    pip install x"
     assert _as_read("a === b !!! c") == "a === b !!! c"
     started = time.perf_counter()
     _as_read("!!! note" + " " * 50_000 + "!\n=== " + " " * 50_000 + "x\n")  # linear
@@ -728,3 +740,47 @@ def test_a_label_line_is_not_shown_in_a_snippet_nor_a_digest() -> None:
     c = Candidate(1, 1, "s", "a.rst", "", "A", "Inserting", ["Inserting"], "inserting", 1, 7, text, 1.0)
     shown = prepare(c, None).body
     assert "tutorial_x" not in shown and "my-label" not in shown and "Insert" in shown
+
+
+def test_a_rest_snippet_reads_titles_as_titles_and_its_lines_keep_their_indentation(tmp_path: Path) -> None:
+    """A Flask tour: a reST title underlined with `~` opened a "code fence" in the snippet (the
+    title dropped, the text fenced as code, its roles raw); a window starting on an indented
+    line lost that line's indentation only (`location / {` flush left over lines indented 12)."""
+    from docmentor.search.analyzer import analyze
+    from docmentor.search.ranking import snippet
+
+    filler = "Unrelated words about other things go here.\n" * 12
+    page = (
+        f"Security\n========\n\n{filler}\nSet-Cookie options\n~~~~~~~~~~~~~~~~~~\n"
+        "Set :data:`SESSION_COOKIE_SAMESITE` on the session cookie.\n\nMore.\n"
+    )
+    got = snippet(page, set(analyze("samesite session cookie")), rest=True)
+    assert got == "Set-Cookie options\nSet `SESSION_COOKIE_SAMESITE` on the session cookie.\n\nMore.", got
+    # a window inside an indented block: all its lines dedented together
+    item = f"# Steps\n\n{filler}\n1. Start\n\n    Run the zanzibar command first.\n    Then check it.\n"
+    got = snippet(item, set(analyze("zanzibar command")))
+    assert got == "Run the zanzibar command first.\nThen check it.", got
+    # one that runs out of the block keeps the block's indentation
+    block = f"Errors\n======\n\n{filler}\n.. code-block:: text\n\n    RuntimeError: outside of zanzibar context.\n\n"
+    block += "    Attempted to use it.\n\nThis happens in tests.\n"
+    got = snippet(block, set(analyze("zanzibar context")), rest=True)
+    assert got.startswith(
+        "    RuntimeError: outside of zanzibar context.\n\n    Attempted to use it.\n\nThis"
+    ), got
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    long = "Filler sentence about routing and other topics here.\n" * 30
+    (docs / "web.rst").write_text(
+        f"Web\n===\n\n{long}\nSet-Cookie options\n~~~~~~~~~~~~~~~~~~\n\n"
+        "Set :data:`SESSION_COOKIE_SAMESITE` on the session cookie to limit it.\n\n" + long,
+        encoding="utf-8",
+    )
+    with Docmentor(tmp_path / "db", create=True, embeddings=False) as eng:
+        eng.add(str(docs), name="web")
+        hit = eng.search("samesite session cookie", limit=1)[0]
+        assert "~~~" not in hit.snippet and "```" not in hit.snippet, hit.snippet
+        assert "`SESSION_COOKIE_SAMESITE`" in hit.snippet, hit.snippet
+        found = eng.excerpt("web.rst", "samesite session cookie", context_chars=200)["excerpts"][0]
+        assert "~~~" not in found["text"] and "```" not in found["text"], found
+        assert "`SESSION_COOKIE_SAMESITE`" in found["text"], found

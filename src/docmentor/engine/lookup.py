@@ -665,6 +665,7 @@ class Lookup(Embedding):
             cosine=found[1] if found is not None else None,
             config=self.ranking,
             document_lines=numbered,
+            rest=doc.fmt == "rst",
         )
         out: DocExcerpts = {
             "source": doc.source,

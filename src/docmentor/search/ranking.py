@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import textwrap
 from collections.abc import Callable, Mapping, Sequence
 from functools import lru_cache
 from typing import Any
@@ -124,7 +125,9 @@ def rank_hits(
                 line_start=int(f.get("line_start", 1)),
                 line_end=int(f.get("line_end", 1)),
                 score=hit.score,
-                snippet=snippet(str(f.get("s_text", "")), term_set) if snippets else "",
+                snippet=snippet(str(f.get("s_text", "")), term_set, rest=is_rest(str(f.get("s_path", ""))))
+                if snippets
+                else "",
                 indexed_at=str(f.get("s_indexed_at", "")),
                 source_version=versions.get(source),
                 version_reason=reasons.get(source),
@@ -324,20 +327,36 @@ MAX_SNIPPET_LINES = 400
 MAX_SNIPPET_CHARS = 8_000  # the window is looked for this far into a section
 
 
-def snippet(text: str, terms: set[str], *, size: int = SNIPPET_CHARS) -> str:
+def snippet(text: str, terms: set[str], *, size: int = SNIPPET_CHARS, rest: bool = False) -> str:
     """The window of a section's text with the most query terms, on line boundaries; its
-    headings as a reader sees them (not their attr_list: `## Docker Cache { #docker-cache }`)."""
-    return _as_read(_window(text, terms, size))
+    headings as a reader sees them (not their attr_list: `## Docker Cache { #docker-cache }`).
+    ``rest``: the text is reStructuredText (:func:`is_rest`), where ``~~~`` and backtick
+    lines underline headings and fence no code."""
+    return _as_read(_window(text, terms, size, rest=rest), rest=rest)
 
 
-def _as_read(window: str) -> str:
+def is_rest(path: str) -> bool:
+    """Whether a document's path names reStructuredText (as a folder source reads it)."""
+    return path.lower().endswith(".rst")
+
+
+# a reST section title's underline or overline (or a transition): one punctuation character
+# repeated, three times at least (linear: one character class, then its repeats)
+_ADORNMENT = re.compile(r"[ \t]*([=\-`:'\"~^_*+#<>.])\1{2,}[ \t]*")
+
+
+def _as_read(window: str, *, rest: bool = False) -> str:
     """The window as a reader sees the page: a heading without its attr_list, no line that
     is only an HTML comment (`<!-- ::start:framework -->`: a site's markers) or a link
     definition, a reST role as Sphinx shows it, as code (`:class:`~cachetools.TTLCache`` →
     `` `TTLCache` ``), a MkDocs tab's or admonition's opening line as its label or title
     (`=== "pip"` → `pip`, `!!! warning "Pin it"` → `Pin it`), and prose without its HTML or
     JSX tags (a line of only tags left out) and a heading without its components' badges
-    (:func:`~docmentor.parse.fences.line_as_shown`)."""
+    (:func:`~docmentor.parse.fences.line_as_shown`). A tab's or admonition's body is
+    dedented under its label, as the page shows it in the box. ``rest``: reStructuredText, whose
+    section titles lose their underlines and which has no fences."""
+    if rest:
+        return _rest_as_read(window)
     if (
         "{" not in window
         and "<!--" not in window
@@ -355,7 +374,13 @@ def _as_read(window: str) -> str:
     lines: list[str] = []
     fence = None
     code: list[str] = []  # the open block's lines so far
+    bodies: list[int] = []  # the indentation of each tab's or admonition's body the line is in
     for line in window.split("\n"):
+        indent = len(line) - len(line.lstrip(" "))
+        if bodies and line.strip():
+            while bodies and indent < bodies[-1]:
+                bodies.pop()  # the box ended
+            line = line[4 * len(bodies) :]
         if fence is not None:  # code as the page shows it (a `# comment` stays; parse.shown_code)
             if closes(line, fence, any_indent=True):
                 lines += [*code_as_shown(fence.info, code), line]
@@ -373,7 +398,10 @@ def _as_read(window: str) -> str:
         if fence is None and ":`" in line:
             line = roles_as_code(line)
         if fence is None and ("===" in line or "!!!" in line or "???" in line):
-            line = _block_title(line)
+            titled = _block_title(line)
+            if titled != line:  # a box opens: its body, indented under it, is shown under its label
+                bodies.append(indent + 4)
+            line = titled
         if fence is None and "<" in line and len(line) - len(line.lstrip()) < 4:
             # (a line indented four or more is code as often as not: indented code, a reST
             # literal block; it is shown as written)
@@ -387,6 +415,19 @@ def _as_read(window: str) -> str:
     if fence is not None:
         lines += code_as_shown(fence.info, code)
     return "\n".join(lines).strip()
+
+
+def _rest_as_read(window: str) -> str:
+    """A reStructuredText window as a reader sees it: no title underlines or overlines, no
+    reST label lines, roles as code."""
+    lines: list[str] = []
+    for line in window.split("\n"):
+        if _ADORNMENT.fullmatch(line) or (("_" in line or ")=" in line) and LABEL_LINE.fullmatch(line)):
+            continue
+        if lines and not line.strip() and not lines[-1].strip():
+            continue
+        lines.append(roles_as_code(line) if ":`" in line else line)
+    return "\n".join(lines).strip("\n")
 
 
 # MkDocs' content tab (`=== "npm"`) and admonition (`!!! note "Title"`, `??? tip`) lines:
@@ -413,9 +454,11 @@ def _block_title(line: str) -> str:
     return box.group(1) + title if title else ""
 
 
-def _window(text: str, terms: set[str], size: int, *, mark: bool = False) -> str:
+def _window(text: str, terms: set[str], size: int, *, mark: bool = False, rest: bool = False) -> str:
     """The best window (see :func:`snippet`); ``mark``: a ``…`` line inside the code where
-    the window cuts a block (an excerpt's code must not pass for whole)."""
+    the window cuts a block (an excerpt's code must not pass for whole); ``rest``: the text
+    is reStructuredText (no fences). Its lines keep their indentation relative to each other
+    (a window inside an indented block is dedented as a whole, not its first line alone)."""
     if len(text) <= size:
         return text.strip()
     lines = text[:MAX_SNIPPET_CHARS].split("\n")[:MAX_SNIPPET_LINES]
@@ -451,9 +494,11 @@ def _window(text: str, terms: set[str], size: int, *, mark: bool = False) -> str
         # window, when its place holds more of the query than the best scanned line
         later = _later_window(text, len(scanned), _probe(frozenset(t[:4] for t in missing if t)), terms, size)
         if later is not None and later[1] > best_score:
+            if rest:
+                return later[0]
             return _fenced(later[0], _fence_at(text[: later[2]].split("\n"), None), mark=mark)
-    start = _paragraph_start(lines, best, size)
-    opened = _fence_at(lines, start)  # the code block the window starts in, if any
+    start = _paragraph_start(lines, best, size, rest=rest)
+    opened = None if rest else _fence_at(lines, start)  # the code block the window starts in, if any
     out: list[str] = []
     length = 0
     for at, line in enumerate(lines[start:], start):
@@ -464,13 +509,19 @@ def _window(text: str, terms: set[str], size: int, *, mark: bool = False) -> str
         out.append(line)
         length += len(line) + 1
     while len(out) > 1 and (
-        not out[-1].strip() or _opens_block(out[-1]) or fence_open(out[-1], any_indent=True)
+        not out[-1].strip()
+        or _opens_block(out[-1])
+        or (not rest and fence_open(out[-1], any_indent=True))
+        or (rest and _ADORNMENT.fullmatch(out[-1]) is not None)
     ):
         out.pop()  # a block whose content the window cuts off (`:::note`, an opening fence): not shown
-    # code keeps its first line's indentation
-    result = "\n".join(out).lstrip("\n").rstrip() if opened is not None else "\n".join(out).strip()
+    # code keeps its first line's indentation; elsewhere the lines are dedented together
+    joined = "\n".join(out)
+    result = (joined if opened is not None else textwrap.dedent(joined)).lstrip("\n").rstrip()
     if len(result) > size:
         result = result[: size - 1].rstrip() + "…"
+    if rest:
+        return result
     # code shown as code: a window that starts or ends inside a block gets its fence lines
     result = _fenced(result, opened, mark=mark)
     return result
@@ -492,16 +543,27 @@ def _opens_block(line: str) -> bool:
 MAX_LEAD_LINES = 4  # lines a window reaches back to start at its paragraph's first
 
 
-def _paragraph_start(lines: list[str], best: int, size: int) -> int:
+def _paragraph_start(lines: list[str], best: int, size: int, *, rest: bool = False) -> int:
     """Where a window around line ``best`` starts: the first line of its paragraph (a wrapped
     sentence read from its start, not from "also set the equivalent"), at most
     :data:`MAX_LEAD_LINES` lines and half the window back; a heading or an opening
-    fence ends the walk. A line right under a heading gets the heading."""
+    fence ends the walk. A line right under a heading gets the heading (a reST one with its
+    underline)."""
     start = best
     budget = size // 2
+    if rest and start > 0 and _ADORNMENT.fullmatch(lines[start]) and lines[start - 1].strip():
+        return start - 1  # the underline of a title: the title with it
     while start > 0 and best - start < MAX_LEAD_LINES:
         before = lines[start - 1]
-        if not before.strip() or before.lstrip().startswith("#") or fence_open(before, any_indent=True):
+        if rest and _ADORNMENT.fullmatch(before):
+            if start > 1 and lines[start - 2].strip() and start == best:
+                start -= 2  # a title right above, as a reader meets the line
+            break
+        if (
+            not before.strip()
+            or (not rest and before.lstrip().startswith("#"))
+            or (not rest and fence_open(before, any_indent=True))
+        ):
             break
         budget -= len(before) + 1
         if budget < 0:
@@ -510,7 +572,7 @@ def _paragraph_start(lines: list[str], best: int, size: int) -> int:
         if start < best and _ITEM.match(lines[start + 1]):
             start += 1  # a list item starts its own paragraph
             break
-    if start == best and start > 0 and lines[start - 1].lstrip().startswith("#"):
+    if not rest and start == best and start > 0 and lines[start - 1].lstrip().startswith("#"):
         start -= 1  # the heading right above, as a reader meets the line
     return start
 
@@ -588,6 +650,7 @@ def excerpts(
     cosine: Callable[[int], float | None] | None = None,
     config: RankingConfig = DEFAULT,
     document_lines: Sequence[tuple[int, str]] = (),
+    rest: bool = False,
 ) -> list[dict[str, Any]]:
     """The best passages of one document's sections for a query: term overlap (IDF-free),
     blended with the sections' cosine to the query as search blends them, when ``cosine``
@@ -595,7 +658,8 @@ def excerpts(
 
     ``document_lines``: the stored document's lines with the original line each comes from;
     with them, a passage of a section whose text is not line for line the file's (an
-    admonition or an indented block rewritten) still gets the lines it was cut from."""
+    admonition or an indented block rewritten) still gets the lines it was cut from.
+    ``rest``: the document is reStructuredText (:func:`snippet`)."""
     term_set = {t for t, _ in terms}
     lexical: list[tuple[float, int, Any]] = []
     cosines: list[float | None] = []
@@ -637,7 +701,9 @@ def excerpts(
         text = str(sec["text"])
         start, end = int(sec["line_start"]), int(sec["line_end"])
         whole = (
-            None if len(text) <= 2 * context_chars else _whole_code_window(text, term_set, 2 * context_chars)
+            None
+            if len(text) <= 2 * context_chars or rest
+            else _whole_code_window(text, term_set, 2 * context_chars)
         )
         if whole is not None and text.count("\n") == end - start:
             shown, first, last = whole[0], start + whole[1], start + whole[2]
@@ -646,7 +712,7 @@ def excerpts(
             shown = (
                 text
                 if len(text) <= 2 * context_chars
-                else _as_read(_window(text, term_set, 2 * context_chars, mark=True))
+                else _as_read(_window(text, term_set, 2 * context_chars, mark=True, rest=rest), rest=rest)
             )
             first, last = _lines_of(shown, text, start, end, document_lines)
         out.append(
