@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -9,6 +10,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from docmentor.clarity import score_paths
+from docmentor.engine import Docmentor
 from docmentor.models import DocFormat, ParsedDocument, RawDocument, Section
 from docmentor.parse import parse_document
 from docmentor.parse.common import normalize_newlines
@@ -750,6 +753,38 @@ def test_a_markdown_headings_attr_list_is_no_part_of_its_title() -> None:
         "numpydoc-options",
         "sets-x",
     ]  # the id, as MkDocs
+
+
+def test_an_attr_list_of_keys_and_values_is_no_part_of_its_headings_title(tmp_path: Path) -> None:
+    """A mkdocs-material tour: `{ id=navigation-path }`, `{ id="9.5.15" }`, `{ data-search-exclude }`
+    and `{ data-toc-label="Version" #extension }` leaked into titles, and their ids were no
+    anchors (634 changelog headings); a bare word in braces stays a title's words."""
+    doc = parse_markdown(
+        '# Navigation path { id=navigation-path }\n\nx\n\n## 9.5.15 { id="9.5.15" }\n\ny\n\n'
+        "## Hidden { data-search-exclude }\n\nz\n\n"
+        '## Version { data-toc-label="Version" #extension }\n\nw\n\n## Release {#9.5.16}\n\nv\n\n'
+        "## Use {name}\n\nu\n"
+    )
+    assert [(s.heading, s.anchor) for s in doc.sections] == [
+        ("Navigation path", "navigation-path"),
+        ("9.5.15", "9.5.15"),
+        ("Hidden", "hidden"),
+        ("Version", "extension"),
+        ("Release", "9.5.16"),
+        ("Use {name}", "use-name"),
+    ]
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "setup.md").write_text(
+        "# Setup\n\nIntro.\n\n## Navigation path { id=navigation-path }\n\nBreadcrumbs above the title.\n\n"
+        "## Other\n\nSee [the path](#navigation-path), not [this](#nowhere).\n",
+        encoding="utf-8",
+    )
+    with Docmentor(tmp_path / "db", create=True, embeddings=False) as eng:
+        eng.add(str(docs), name="site")
+        assert eng.get("setup.md#navigation-path").content.startswith("## Navigation path")
+    report = json.dumps(score_paths([docs / "setup.md"]).to_dict())
+    assert "#nowhere" in report and "#navigation-path" not in report  # the link to the id is no broken anchor
 
 
 def test_a_markdown_headings_inline_html_is_no_part_of_its_title() -> None:

@@ -61,7 +61,9 @@ PRUNE_GUARD_MIN = 4
 # `label` attribute in MDX read as text, as in Markdown
 # p18: a MyST directive fence holds code only when it is a code directive ({code-block},
 # {doctest} …) or a diagram; an admonition's ({note}) code is its own fences; {toctree} none
-PARSE_VERSION = "p18"
+# p19: a heading's attr_list of keys and values (`{ id=navigation-path }`, `{ data-search-exclude }`)
+# no part of its title, its `id=` the section's anchor
+PARSE_VERSION = "p19"
 
 
 def content_hash(doc: RawDocument) -> str:

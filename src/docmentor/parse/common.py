@@ -137,8 +137,24 @@ def _trim(block: list[str], offset: int) -> tuple[int, int]:
 # a label line that names the section after it: reST's `.. _calling-retry:`, MyST's `(upserts)=`
 REST_LABEL = re.compile(r"[ \t]*\.\.[ \t]+_[^:`\n]+:[ \t]*")
 MYST_LABEL = re.compile(r"[ \t]*\([^()\s]+\)=[ \t]*")
-# Python-Markdown's attr_list at a heading's end: `{#id}`, `{: #id .class }`, `{ .lg .middle }`
-ATTR_LIST = re.compile(r"(?<![ \t])[ \t]*\{:?[ \t]*[#.][^{}\n]*\}[ \t]*$")  # one start per run of blanks
+# Python-Markdown's attr_list at a heading's end: `{#id}`, `{: #id .class }`, `{ .lg .middle }`,
+# `{ id=navigation-path }`, `{ data-toc-label="Version" #x }`, `{ data-search-exclude }` (a
+# bare word only when hyphenated: `## Use {name}` stays a title's words)
+ATTR_LIST = re.compile(
+    r"(?<![ \t])[ \t]*\{:?[ \t]*(?:[#.]|[A-Za-z][\w-]*=|[A-Za-z]\w*-[\w-]*[ \t}])[^{}\n]*\}[ \t]*$"
+)  # one start per run of blanks
+# the id an attr_list gives: `#id` (`#9.5.15` too) or `id=value`, quoted or not
+_ATTR_ID = re.compile(r"""(?<![^\s{:])(?:#([\w.:-]+)|id=(?:"([^"\n]*)"|'([^'\n]*)'|([^\s}"']+)))""")
+
+
+def attr_list_id(attrs: str) -> str | None:
+    """The id an attr_list (:data:`ATTR_LIST`'s match) gives the heading, if any."""
+    m = _ATTR_ID.search(attrs)
+    if m is None:
+        return None
+    return next((g for g in m.groups() if g), None)
+
+
 # a line that is only an HTML comment, at the margin (an indented one is a literal block's);
 # linear: no nested quantifier
 COMMENT_LINE = re.compile(r"<!--(?:[^-]|-(?!->))*-->[ \t]*")

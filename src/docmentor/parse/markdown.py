@@ -23,6 +23,7 @@ from docmentor.models import CodeBlock, Link, ParsedDocument, Section
 from docmentor.parse.common import (
     ATTR_LIST,
     MYST_LABEL,
+    attr_list_id,
     build_sections,
     labelled_start,
     map_line,
@@ -281,8 +282,8 @@ def parse_markdown(
             # the id is the section's anchor, as MkDocs makes it
             raw = _HEADING_LINK.sub(r"\1", inline.content)
             attrs = ATTR_LIST.search(raw)
-            if attrs is not None and (given := _ATTR_ID.search(attrs.group(0))) is not None:
-                ids[tok.map[0]] = given.group(1)
+            if attrs is not None and (given := attr_list_id(attrs.group(0))) is not None:
+                ids[tok.map[0]] = given
             # inline HTML is markup too: `Data <dfn title="…">conversion</dfn>` reads "Data conversion"
             heading = " ".join(_entities(_without_tags(ATTR_LIST.sub("", raw))).split())
             if heading:
@@ -482,9 +483,6 @@ def _entities(heading: str) -> str:
     if "&" not in heading:
         return heading
     return "".join(p if code else html.unescape(p) for p, code in code_spans(heading))
-
-
-_ATTR_ID = re.compile(r"#([\w-]+)")
 
 
 def _given_anchors(sections: list[Section], heads: list[tuple[int, int, str]], ids: dict[int, str]) -> None:

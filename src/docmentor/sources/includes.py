@@ -81,7 +81,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from docmentor.parse.common import ATTR_LIST, slugify
+from docmentor.parse.common import ATTR_LIST, attr_list_id, slugify
 from docmentor.parse.fences import Fence, closes, fence_open
 from docmentor.parse.markdown import MARKDOWN_SUFFIXES, split_front_matter
 from docmentor.parse.shown_code import comment_text
@@ -163,7 +163,6 @@ _VITEPRESS_MD = re.compile(
     r"(?:#(?P<region>(?:[^\s#{}<>-]++|-(?!->))++))?"
     r"(?:\{[ \t]*+(?P<first>\d*+)[ \t]*+[,-][ \t]*+(?P<last>\d*+)[ \t]*+\})?[ \t]*+-->[ \t]*+"
 )
-_HEADING_ID = re.compile(r"\{[ \t]*+#([\w-]++)[^{}\n]*+\}[ \t]*+$")
 # The argument is the rest of the line, stripped by :func:`_arg` (a lazy ``(.*?)[ \t]*$``
 # was cubic on a line of spaces).
 _RST_DIRECTIVE = re.compile(
@@ -726,8 +725,9 @@ def _heading_section(lines: Sequence[str], anchor: str) -> list[int] | None:
         if level > 6 or (len(line) > level and line[level] not in " \t"):
             continue
         text = line[level:].strip()
-        given = _HEADING_ID.search(text)
-        heads.append((k, level, given.group(1) if given else slugify(ATTR_LIST.sub("", text))))
+        attrs = ATTR_LIST.search(text)
+        given = attr_list_id(attrs.group(0)) if attrs is not None else None
+        heads.append((k, level, given or slugify(ATTR_LIST.sub("", text))))
     for n, (k, level, name) in enumerate(heads):
         if name == anchor:
             end = next((j for j, lv, _ in heads[n + 1 :] if lv <= level), len(lines))

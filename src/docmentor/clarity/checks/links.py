@@ -31,10 +31,9 @@ from docmentor.clarity.checks._page import Page, page_of, strip_inline_code
 from docmentor.clarity.checks._registry import check
 from docmentor.clarity.models import CheckedDocument, Issue
 from docmentor.models import Link, ParsedDocument
-from docmentor.parse.common import slugify
+from docmentor.parse.common import ATTR_LIST, attr_list_id, slugify
 
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*:|^//")
-_ATTR_ID = re.compile(r"\s*\{\s*:?[^{}]*?#([\w\-:.]+)[^{}]*\}\s*$")
 _HTML_ID = re.compile(r"<[A-Za-z][^<>]*?\s(?:id|name)\s*=\s*[\"']([^\"']+)[\"']")
 _HTML_TAG = re.compile(r"</?[A-Za-z][^<>]*>")
 # mkdocstrings' `::: package.module` (anchors made from the code: unknowable here), not a
@@ -112,9 +111,9 @@ def _mkdocs_slug(text: str, *, ascii_only: bool) -> str:
 def heading_slugs(heading: str) -> tuple[str | None, set[str]]:
     """(explicit ``{#id}``, every slug the heading may get) for one heading text."""
     explicit = None
-    m = _ATTR_ID.search(heading)
+    m = ATTR_LIST.search(heading)
     if m:
-        explicit = m.group(1)
+        explicit = attr_list_id(m.group(0))
         heading = heading[: m.start()]
     heading = _HTML_TAG.sub("", heading)
     plain = re.sub(r"`|\*\*|__|(?<!\w)[*_]|[*_](?!\w)", "", heading)
