@@ -829,6 +829,28 @@ def test_includes_refused_as_outside_are_summed_up_too(
     assert warned[5].startswith("warning: … and 3 more includes not read") and "--base-path" in warned[5]
 
 
+def test_a_few_refused_includes_get_the_hint_too(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Flask's shape (a tour): `changes.rst` includes `../CHANGES.rst`, `license.rst`
+    `../LICENSE.txt`; two warnings and no word of what to do (the hint came only after five).
+    An include of a file that is nowhere gets no hint: there is no folder to name."""
+    project = tmp_path / "flask"
+    docs = project / "docs"
+    docs.mkdir(parents=True)
+    (project / "CHANGES.rst").write_text("Version 3.1\n-----------\n\nFixed.\n", encoding="utf-8")
+    (docs / "changes.rst").write_text("Changes\n=======\n\n.. include:: ../CHANGES.rst\n", encoding="utf-8")
+    cli = Cli(tmp_path / "index", capsys)
+    rc, _, err = cli("add", str(docs), "--name", "flask")
+    assert rc == 0, err
+    assert err.splitlines() == [
+        "warning: changes.rst:4: include refused: path escapes the docs root: ../CHANGES.rst",
+        f"hint: includes not read; they lead to files in {project.resolve()}: "
+        f"add the source again with --base-path {project.resolve()}",
+    ]
+    (docs / "changes.rst").write_text("Changes\n=======\n\n.. include:: nowhere.rst\n", encoding="utf-8")
+    rc, _, err = cli("refresh", "flask")
+    assert rc == 0 and err.splitlines() == ["warning: changes.rst:4: include not found: nowhere.rst"], err
+
+
 def test_the_hint_for_refused_includes_names_the_folder_that_holds_their_files(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -72,6 +72,8 @@ def _warn(report: RefreshReport, target: str | None = None) -> None:
             f"warning: … and {more} more includes not read (not found, or outside the folders it may read){said.include_hint}",
             file=sys.stderr,
         )
+    elif said.include_hint:  # a few, each shown above: what to do about them all the same
+        print(f"hint: includes not read{said.include_hint}", file=sys.stderr)
     for path, err in said.failed:
         print(f"warning: {path}: {err}", file=sys.stderr)
     if said.more_failed:  # a 429 storm on a big site: not a thousand lines

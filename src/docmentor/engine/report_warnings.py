@@ -17,7 +17,8 @@ from docmentor.sources.mkdocs import mkdocs_bases
 @dataclass(frozen=True, slots=True)
 class ReportWarnings:
     """What to tell a reader about one refresh report, in this order: ``warnings``; then,
-    when ``more_missing_includes``, that many more includes not read (not found, or refused: outside) and ``include_hint``;
+    when ``more_missing_includes``, that many more includes not read (not found, or refused:
+    outside); ``include_hint`` (what to pass) whenever an include was not read;
     then ``failed`` (path, error); then, when ``more_failed``, that many more documents that
     could not be read."""
 
@@ -50,35 +51,46 @@ def group_warnings(
     return ReportWarnings(
         warnings=tuple(shown),
         more_missing_includes=more_missing,
-        include_hint=include_hint(target, report.warnings) if more_missing else "",
+        include_hint=(
+            include_hint(target, report.warnings)
+            if more_missing
+            else include_hint(target, report.warnings, general=False)
+            if missing
+            else ""
+        ),
         failed=tuple(unsaid[:shown_failed]),
         more_failed=max(0, len(unsaid) - shown_failed),
     )
 
 
 def include_hint(
-    target: str | None, warnings: Iterable[str] = (), *, again: str = "add the source again"
+    target: str | None,
+    warnings: Iterable[str] = (),
+    *,
+    again: str = "add the source again",
+    general: bool = True,
 ) -> str:
     """What to pass when a source's includes are not found, as a clause to follow a warning:
     the folder that holds the docs folder and the files its refused includes lead to, when
     they are there (FastAPI's pages include ``../../docs_src/…`` from their ``mkdocs.yml``'s
     folder: the repository's root); else the MkDocs project's base folder when the docs
     folder is inside one; else the folder above it that the includes not found are found
-    from; else ``--base-path`` in general."""
+    from; else ``--base-path`` in general (with ``general=False``, only a folder the files
+    are found in is named: nothing else)."""
     folder = Path(target) if target else None
     if folder is None or not folder.is_dir():
-        return " (includes are read from the docs folder and the --base-path folders)"
+        return " (includes are read from the docs folder and the --base-path folders)" if general else ""
     warnings = list(warnings)
     holding = _holding_folder(folder.resolve(), warnings)
     if holding is not None:
         return f"; they lead to files in {holding}: {again} with --base-path {holding}"
-    bases = [b for b in mkdocs_bases(folder) if b != folder.resolve()]
+    bases = [b for b in mkdocs_bases(folder) if b != folder.resolve()] if general else []
     if bases:
         return f"; this folder is inside a MkDocs project: {again} with --base-path {bases[0]}"
     start = _resolving_start(folder.resolve(), warnings)
     if start is not None:
         return f"; they are found from {start}: {again} with --base-path {start}"
-    return f"; if they are relative to another folder, {again} with --base-path FOLDER"
+    return f"; if they are relative to another folder, {again} with --base-path FOLDER" if general else ""
 
 
 # "FILE:LINE: include not found: RAW" or "FILE:LINE: include not found (REASON): RAW"
