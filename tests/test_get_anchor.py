@@ -275,6 +275,9 @@ def test_a_citation_reads_its_lines_or_the_section_of_its_line(dm: Docmentor) ->
     assert "Intro words." not in dm.get("concepts/cache.md:11").content
     with pytest.raises(UsageError, match="lines 999-999"):
         dm.get("concepts/cache.md:999")
+    # as grep -n writes it (a tour: "no indexed document")
+    assert dm.get("concepts/cache.md:5-7:").content == dm.get("concepts/cache.md:5-7").content
+    assert dm.get("concepts/cache.md:11:").content == dm.get("concepts/cache.md:11").content
     for odd in ("concepts/cache.md:²", "concepts/cache.md:1-²"):  # digits to str.isdigit, not line numbers
         with pytest.raises(NotFoundError):
             dm.get(odd)

@@ -705,8 +705,9 @@ def _whole_limit(limit: object) -> int:
 
 def _cited_page(ref: str) -> str | None:
     """The page of a citation with its lines, as get_examples and assemble write them
-    (``docs/clients.md:187``, ``httpx:docs/clients.md:12-30``); None for any other reference."""
-    page, sep, lines = ref.rpartition(":")
+    (``docs/clients.md:187``, ``httpx:docs/clients.md:12-30``; grep's ``docs/clients.md:187:``
+    too); None for any other reference."""
+    page, sep, lines = _without_grep_colon(ref).rpartition(":")
     first, _, last = lines.partition("-")
     if not sep or not _digits(first) or (last and not _digits(last)):
         return None
@@ -718,8 +719,17 @@ def _cited_lines(ref: str) -> tuple[int, int] | None:
     None for any other reference."""
     if _cited_page(ref) is None:
         return None
-    first, _, last = ref.rpartition(":")[2].partition("-")
+    first, _, last = _without_grep_colon(ref).rpartition(":")[2].partition("-")
     return int(first), int(last or first)
+
+
+def _without_grep_colon(ref: str) -> str:
+    """A citation as ``grep -n`` writes it (``docs/clients.md:187:``) without its last colon."""
+    if ref.endswith(":"):
+        first, _, last = ref[:-1].rpartition(":")[2].partition("-")
+        if _digits(first) and (not last or _digits(last)):
+            return ref[:-1]
+    return ref
 
 
 def _digits(text: str) -> bool:
