@@ -153,6 +153,34 @@ def test_a_session_that_shows_an_error_passes_when_that_statement_raises(tmp_pat
     assert by_id["other"].status == "failed" and "AttributeError" in (by_id["other"].error or "")
 
 
+def test_a_session_passes_only_when_it_prints_what_it_shows(tmp_path: Path) -> None:
+    """A tour on packaging and boltons: a docstring showing another message than the code
+    raises, and Python 2 reprs (`[u'a']`), passed --validate and were published as validated.
+    Each statement's output is compared as doctest compares it (ELLIPSIS and
+    NORMALIZE_WHITESPACE, the statement's own `# doctest:` options, memory addresses equal);
+    a statement with no output shown is not checked."""
+    right = (
+        ">>> words = ['a', 'b']\n>>> words\n['a', 'b']\n>>> print(len(words))\n2\n"
+        ">>> list(range(30))\n[0, 1, ..., 29]\n>>> object()  # doctest: +ELLIPSIS\n<object object at 0x10f>\n"
+        ">>> print('a  b')\na b\n>>> words.append('c')\n>>> len(words)\n3\n"
+    )
+    wrong = ">>> words = ['val1']\n>>> words\n[u'val1']\n>>> len(words)\n1\n"
+    strict = ">>> print('a  b')  # doctest: -NORMALIZE_WHITESPACE\na b\n"
+    report = validate_examples(
+        [example(right, example_id="right"), example(wrong, example_id="wrong", line=20),
+         example(strict, example_id="strict")],
+        library="json",
+    )  # fmt: skip
+    by_id = {r.example_id: r for r in report.results}
+    assert by_id["right"].status == "passed", by_id["right"].error
+    assert by_id["wrong"].status == "failed"
+    assert (by_id["wrong"].error or "").startswith(
+        "AssertionError: the example shows \"[u'val1']\" under line 2; it printed \"['val1']\""
+    ), by_id["wrong"].error
+    assert by_id["wrong"].line == 22  # the statement whose output differs, on the page (block at 20)
+    assert by_id["strict"].status == "failed", by_id["strict"].error
+
+
 def test_an_example_with_placeholders_is_not_complete() -> None:
     from docmentor.library.examples.classify import is_complete
 

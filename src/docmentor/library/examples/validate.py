@@ -321,7 +321,8 @@ def validate_examples(
             first = f"{first}\n{grouped[example.example_id]}" if first else grouped[example.example_id]
         if not (example.complete or first) or example.language != "python":
             return ExampleResult(example.example_id, "skipped")
-        source = runnable_source(example.code, setup=first)
+        exact = example.origin == "docstring"  # doctest's rule; a page's is sphinx.ext.doctest's
+        source = runnable_source(example.code, setup=first, exact_errors=exact)
         if source is None:
             return ExampleResult(example.example_id, "skipped")
         result = _run_one(example.example_id, source, interpreter, timeout, sandboxed=found.sandboxed)
@@ -329,7 +330,7 @@ def validate_examples(
         if earlier and result.status == "failed" and (result.error or "").startswith("NameError"):
             # a name an earlier session of its docstring binds (doctest runs them in one
             # namespace): run again after those sessions, as doctest would
-            again = runnable_source(f"{earlier}\n{example.code}", setup=first)
+            again = runnable_source(f"{earlier}\n{example.code}", setup=first, exact_errors=exact)
             if again is not None:
                 result = _run_one(example.example_id, again, interpreter, timeout, sandboxed=found.sandboxed)
         if result.script_line is not None and example.origin == "docs" and not first:
@@ -410,7 +411,7 @@ def _group_chains(examples: Sequence[Example]) -> dict[str, str]:
     ]
     for ex in sorted(grouped, key=lambda ex: (ex.source, ex.path, ex.line)):
         before = earlier.setdefault((ex.source, ex.path, ex.doctest_group or ""), [])
-        source = runnable_source(ex.code)
+        source = runnable_source(ex.code, checked=False)  # the names it binds are read from it
         binds, needs = _names_of(source or "")
         if before and needs:
             wanted, chosen = set(needs), []
@@ -446,15 +447,22 @@ def _names_of(source: str) -> tuple[frozenset[str], frozenset[str]]:
     return frozenset(binds), frozenset(python_free_names(tree))
 
 
-def runnable_source(code: str, *, setup: str = "") -> str | None:
+def runnable_source(
+    code: str, *, setup: str = "", checked: bool = True, exact_errors: bool = False
+) -> str | None:
     """The program an example spells: a doctest session's statements without their prompts
     and output, other code dedented; code that awaits at the top level (as an asyncio REPL
     or a notebook allows) run inside ``asyncio.run``; None when there is nothing to run (a
-    template, a ``# doctest: +SKIP``). ``setup``: code run first (a docstring's module names)."""
-    source, _offsets, session, skipped = prepare(code, "python")
+    template, a ``# doctest: +SKIP``). ``setup``: code run first (a docstring's module names).
+    A session that shows output is checked as doctest checks it (:func:`_checked_session`;
+    ``exact_errors``: an error's message too), unless ``checked`` is false (the plain
+    statements, whose names other blocks read)."""
+    source, offsets, session, skipped = prepare(code, "python")
     if skipped or not source.strip():
         return None
-    if session and _TRACEBACK in code:
+    if session and checked and not _awaits_at_top_level(source):
+        source = _checked_session(code, offsets, exact_errors=exact_errors) or source
+    elif session and _TRACEBACK in code:
         source = _expected_errors_caught(code) or source
     if setup:  # after the session's own ``from __future__`` lines, which must come first
         lines = source.split("\n")
@@ -475,6 +483,81 @@ def runnable_source(code: str, *, setup: str = "") -> str | None:
 
 
 _TRACEBACK = "Traceback (most recent call last):"
+
+# run first by a checked session (:func:`_checked_session`): each statement as doctest runs it
+# (compiled "single", its value displayed), the output compared with what the docs show under
+# it; its lines padded so that a traceback names the statement's line of the plain program
+_CHECKER = """import doctest as _docmentor_doctest
+import re as _docmentor_re
+import sys as _docmentor_sys
+from io import StringIO as _DocmentorOutput
+
+_docmentor_address = _docmentor_re.compile(r"0x[0-9a-fA-F]+")
+
+
+def _docmentor_shows(source, line, want, error, flags, message=None):
+    shown, was = _DocmentorOutput(), _docmentor_sys.stdout
+    _docmentor_sys.stdout = shown
+    try:
+        exec(compile("\\n" * (line - 1) + source, "example.py", "single"), globals())
+    except BaseException as raised:
+        if error is None or type(raised).__name__ != error:
+            raise
+        if message is not None:
+            import traceback
+
+            got = traceback.format_exception_only(type(raised), raised)[-1]
+            if not _docmentor_doctest.OutputChecker().check_output(message, got, flags):
+                said = "the example shows %r under line %d; it raised %r" % (message.strip(), line, got.strip())
+                exec(compile("\\n" * (line - 1) + "raise AssertionError(said)", "example.py", "exec"), {"said": said})
+        return
+    finally:
+        _docmentor_sys.stdout = was
+    got = shown.getvalue()
+    same = _docmentor_doctest.OutputChecker().check_output
+    if want and not same(_docmentor_address.sub("0x", want), _docmentor_address.sub("0x", got), flags):
+        said = "the example shows %r under line %d; it printed %r" % (want.strip(), line, got.strip())
+        exec(compile("\\n" * (line - 1) + "raise AssertionError(said)", "example.py", "exec"), {"said": said})
+"""
+
+
+def _checked_session(code: str, offsets: Sequence[int], *, exact_errors: bool = False) -> str | None:
+    """A plain ``>>>`` session that shows output or an error, as a program that checks each
+    statement's output as doctest does (``ELLIPSIS`` and ``NORMALIZE_WHITESPACE`` on, the
+    statement's ``# doctest:`` options applied, memory addresses equal): a value or print the
+    docs show wrongly fails the example (packaging's ``InvalidLicenseExpression`` message,
+    boltons' Python 2 reprs `[u'a']`). A statement without output shown is not checked; one
+    showing a traceback may raise that exception, by its class name (as
+    :func:`_expected_errors_caught`), with ``exact_errors`` by its message too (as doctest
+    runs a docstring; sphinx.ext.doctest ignores the detail by default). None when the
+    session is not one doctest reads as ``prepare`` does, or shows nothing to check.
+    ``offsets``: ``prepare``'s."""
+    import doctest
+
+    try:
+        examples = doctest.DocTestParser().get_examples(textwrap.dedent(leading_comments_blanked(code)))
+    except ValueError:  # inconsistent indentation, a prompt without its space
+        return None
+    if not any(ex.want or ex.exc_msg for ex in examples):
+        return None
+    calls: list[str] = []
+    for ex in examples:
+        if ex.lineno not in offsets:
+            return None  # read otherwise than prepare reads it: the plain program
+        error = None
+        if ex.exc_msg is not None:
+            error = ex.exc_msg.split(":", 1)[0].strip().rsplit(".", 1)[-1]
+            if not error.isidentifier():
+                return None
+        flags = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
+        for flag, on in ex.options.items():
+            flags = flags | flag if on else flags & ~flag
+        line = list(offsets).index(ex.lineno) + 1
+        want = "" if ex.exc_msg is not None else ex.want
+        exact = ex.exc_msg if exact_errors and not ex.options.get(doctest.IGNORE_EXCEPTION_DETAIL) else None
+        calls.append(f"_docmentor_shows({ex.source!r}, {line}, {want!r}, {error!r}, {flags}, {exact!r})")
+    program = _CHECKER + "\n" + "\n".join(calls) + "\n"
+    return program if parse_python(program)[0] is not None else None
 
 
 def _expected_errors_caught(code: str) -> str | None:
