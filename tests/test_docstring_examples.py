@@ -103,6 +103,29 @@ def test_only_python_that_does_something_becomes_an_example() -> None:
     assert "Split items" in first.use_case
 
 
+def test_a_session_that_only_sets_up_is_shown_and_run_with_the_next(tmp_path: Path) -> None:
+    """The boltons tour: `>>> class Flag(object): …` (it calls nothing), prose, then the sessions
+    that use Flag. The first was no example, so the next was shown without its set-up and
+    failed --validate on a NameError."""
+    from docmentor.library.examples.validate import validate_examples
+
+    docstring = (
+        "Render a repr.\n\n>>> class Flag(object):\n...    def __init__(self, length):\n"
+        "...        self.length = length\n...\n\nThat's our Flag object:\n\n>>> flag = Flag(5)\n"
+        ">>> print(flag.length)\n5\n\nAnd a definition alone at the end:\n\n>>> def unused(): pass\n"
+    )
+    entry = ApiEntry(api_id="fu.shown", kind="function", name="shown", docstring=docstring,
+                     source_file="fu.py", line=3, docstring_line=4)  # fmt: skip
+    examples = docstring_examples([entry])
+    assert [ex.code for ex in examples] == [
+        ">>> class Flag(object):\n...    def __init__(self, length):\n...        self.length = length\n...\n"
+        ">>> flag = Flag(5)\n>>> print(flag.length)\n5"
+    ]
+    assert examples[0].line == 6  # where the set-up starts
+    report = validate_examples(examples)
+    assert [r.status for r in report.results] == ["passed"], report.results
+
+
 def test_malformed_docstrings_give_no_examples_and_no_error() -> None:
     odd = [
         "::",  # a literal block with nothing under it

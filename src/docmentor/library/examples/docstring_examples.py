@@ -29,7 +29,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 from docmentor.library.examples.classify import complexity_of, is_complete
-from docmentor.library.examples.code_analysis import leading_comments_blanked, untagged_python
+from docmentor.library.examples.code_analysis import leading_comments_blanked, python_reading, untagged_python
 from docmentor.library.examples.examples import normalize_language
 from docmentor.library.models import ApiEntry, Example
 from docmentor.library.surface.api_python_shadow import MODULE_SUFFIX
@@ -139,6 +139,16 @@ def docstring_code(docstring: str) -> Iterator[DocstringCode]:
         k += 1
 
 
+def _sets_up(block: DocstringCode) -> bool:
+    """Whether a block is a ``>>>`` session of Python that calls nothing (it defines a class or
+    a function, binds names): the set-up of the sessions after it, no example of its own."""
+    return (
+        not block.language
+        and block.code.lstrip().startswith(">>>")
+        and python_reading(block.code)[0] is not None
+    )
+
+
 def _python(block: DocstringCode) -> bool:
     if block.language and normalize_language(block.language) != "python":
         return False
@@ -163,11 +173,21 @@ def docstring_examples(entries: Iterable[ApiEntry]) -> list[Example]:
         texts = [(entry.docstring, entry.docstring_line)]
         if entry.init_docstring:
             texts.append((entry.init_docstring, entry.init_docstring_line))
+        setup: tuple[int | None, DocstringCode] | None = None  # a session that only sets up
         for first_line, block in ((f, b) for t, f in texts for b in docstring_code(t)):
             if n >= MAX_EXAMPLES:
                 break
             if not _python(block):
+                # boltons' `format_exp_repr`: `>>> class Flag(object): …`, prose, then the
+                # sessions that use Flag: shown (and run) with them
+                setup = (first_line, block) if _sets_up(block) else None
                 continue
+            if setup is not None and block.code.lstrip().startswith(">>>"):
+                first_line, block = (
+                    setup[0],
+                    DocstringCode(setup[1].line, f"{setup[1].code}\n{block.code}", ""),
+                )
+            setup = None
             code = "\n".join(block.code.split("\n")[:MAX_LINES])
             n += 1
             out.append(
