@@ -4295,3 +4295,39 @@ def test_a_class_derived_from_a_standard_library_exception_is_an_exception(tmp_p
         "pkg.Thing": False,
         "pkg.Odd": False,
     }
+
+
+def test_a_name_the_module_deletes_is_no_api(tmp_path: Path) -> None:
+    # the boltons tour: statsutils makes its functions in a loop, then `del attr, func`; the
+    # catalog listed `statsutils.func`, which the module no longer has
+    api = surface(
+        tmp_path,
+        {
+            "pkg/__init__.py": '''
+                def _make(name):
+                    def made(values):
+                        return values
+                    return made
+
+                for attr in ("mean", "median"):
+                    func = _make(attr)
+                    func.__doc__ = "Made."
+                    globals()[attr] = func
+                del attr
+                del func
+
+                def kept():
+                    """Stays."""
+
+                LIMIT = 3
+                del LIMIT
+                LIMIT = 4
+            ''',
+        },
+    )
+    assert api.resolve("pkg.func") is None and api.resolve("pkg.attr") is None
+    assert api.resolve("pkg.kept") is not None
+    assert api.resolve("pkg.LIMIT") is not None  # bound again after its del
+    # whatever would list it: the docs' `.. automodule:: pkg` with `:members:`
+    documented = load_api("pkg", search_paths=[tmp_path], documented=["pkg.func", "pkg.kept"])
+    assert documented.resolve("pkg.func") is None and documented.resolve("pkg.kept") is not None

@@ -50,6 +50,7 @@ from docmentor.library.surface.api_python_walk import (
     TEST_MODULES,
     Builder,
     all_modules,
+    drop_deleted,
     static_version,
 )
 from docmentor.library.surface.call_forms import CallForms, call_forms
@@ -199,6 +200,7 @@ def load_api(
         raise SourceUnavailableError(f"could not analyse {package!r}: {error}") from error
     add_unpacked(all_modules(root))
     add_assigned_docstrings(all_modules(root))
+    drop_deleted(all_modules(root))  # after: a deleted name's assigned docstring is no reason to keep it
     if python is not None:
         inspect_foreign_compiled(python, root, loader, extra)
     inspect_made_classes(python or sys.executable, all_modules(root), paths)

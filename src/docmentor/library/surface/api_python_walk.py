@@ -811,7 +811,7 @@ def says_internal(docstring: str) -> bool:
 
 def _top_level(mod: Any) -> list[ast.stmt]:
     """The top-level statements of a module's source file, read once for the checks below;
-    none when it has no file, or none of what they look for (``__main__``, ``try:``)."""
+    none when it has no file, or none of what they look for (``__main__``, ``try:``, ``del``)."""
     try:
         path = mod.filepath
     except griffe.BuiltinModuleError:
@@ -822,12 +822,45 @@ def _top_level(mod: Any) -> list[ast.stmt]:
         text = path.read_text(encoding="utf-8", errors="replace")
     except OSError:
         return []
-    if "__main__" not in text and "try:" not in text:
+    if "__main__" not in text and "try:" not in text and "del " not in text:
         return []
     try:
         return ast.parse(text).body
     except (SyntaxError, ValueError):
         return []
+
+
+def drop_deleted(modules: Iterable[Any]) -> int:
+    """Take out of each module the names its top level deletes after binding them (boltons'
+    statsutils: `func = …` in a loop, then `del func`): at run time the module has no such
+    name, whatever reaches it (``__all__``, an automodule's ``:members:``). Returns how many."""
+    dropped = 0
+    for mod in modules:
+        if getattr(mod, "is_alias", False):
+            continue
+        deleted = _deleted_names(_top_level(mod))
+        for name, at in deleted.items():
+            member = mod.members.get(name)
+            if member is None:
+                continue
+            line = (member.alias_lineno if member.is_alias else member.lineno) or 0
+            if line < at:  # (one bound again after its del stays)
+                mod.members.pop(name, None)
+                dropped += 1
+    return dropped
+
+
+def _deleted_names(body: list[ast.stmt]) -> dict[str, int]:
+    """The names a module's top level deletes (``del attr, func`` after the loop that used
+    them), each with the line of its last ``del`` (``body``: :func:`_top_level`)."""
+    found: dict[str, int] = {}
+    for node in body:
+        if isinstance(node, ast.Delete):
+            for target in node.targets:
+                for name in target.elts if isinstance(target, ast.Tuple | ast.List) else [target]:
+                    if isinstance(name, ast.Name):
+                        found[name.id] = node.lineno
+    return found
 
 
 def _main_guard_lines(body: list[ast.stmt]) -> list[tuple[int, int]]:
