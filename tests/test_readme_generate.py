@@ -382,12 +382,38 @@ def test_an_api_a_public_namespace_publishes_counts_by_that_path() -> None:
     hidden = ApiEntry(api_id="p._impl.helper_fn", kind="function", name="helper_fn", description="Help.")
     counts = count_mentions(["Call `run_sync` or trio.to_thread.run_sync( in a thread."], [published])
     assert counts == {"p._threads.to_thread_run_sync": 2}
-    score_importance([published, own_module, hidden], [], counts, package="p")
+    top = ApiEntry(api_id="p._api.connect", aliases=["p.connect"], kind="function", name="connect")
+    score_importance([published, own_module, hidden, top], [], counts, package="p")
     from docmentor.library.find.config import DEFAULT
 
     member = DEFAULT.member_of_exported
     assert published.importance_factors["exported"] == member
     assert own_module.importance_factors["exported"] == 0.0 == hidden.importance_factors["exported"]
+    assert top.importance_factors["exported"] == 1.0
+
+
+def test_a_package_that_exports_only_modules_exports_their_objects() -> None:
+    """The boltons tour: an empty ``__init__``, the API in ``boltons.iterutils`` and the other
+    modules (users import ``boltons.iterutils.chunked``); every object scored as unexported
+    and README.LLM was made of classes with documented parameters, not the functions users
+    call. A package that exports nothing but modules exports its modules' objects; their
+    private modules' objects stay unexported."""
+    chunked = ApiEntry(api_id="p.iterutils.chunked", kind="function", name="chunked", description="Chunks.")
+    method = ApiEntry(api_id="p.cache.LRU.get", kind="method", name="get", parent="p.cache.LRU")
+    cls = ApiEntry(api_id="p.cache.LRU", kind="class", name="LRU")
+    hidden = ApiEntry(api_id="p._impl.helper", kind="function", name="helper")
+    module = ApiEntry(api_id="p.iterutils", kind="module", name="iterutils")
+    score_importance([chunked, method, cls, hidden, module], [], {}, package="p")
+    from docmentor.library.find.config import DEFAULT
+
+    exported = {e.api_id: e.importance_factors["exported"] for e in (chunked, method, cls, hidden, module)}
+    assert exported == {
+        "p.iterutils.chunked": 1.0,
+        "p.cache.LRU.get": DEFAULT.member_of_exported,
+        "p.cache.LRU": 1.0,
+        "p._impl.helper": 0.0,
+        "p.iterutils": 1.0,
+    }
 
 
 # -- the knowledge base -------------------------------------------------------------------------
@@ -2096,3 +2122,18 @@ def test_generic_types_in_code_survive_and_entities_in_prose_are_read() -> None:
     assert "`Result<T, anyhow::Error>`" in said and "`anyhow::Result<T>`" in said
     assert "`Record<string, number>`" in said
     assert "function — always." in said and "<br>" not in said and "&mdash;" not in said
+
+
+def test_a_docstring_that_describes_parameters_and_return_in_prose_is_complete() -> None:
+    """The boltons tour: "Returns a list of *count* chunks, each with *size* elements" (no
+    ``Args:``) scored a third as a docstring, below every class, whose return needs no words."""
+    prose = ApiEntry(
+        api_id="p.m.chunked", kind="function", name="chunked", description="Chunks.",
+        docstring="Returns a list of *count* chunks, each with *size* elements.",
+        parameters=[ApiParameter(name="src"), ApiParameter(name="size"), ApiParameter(name="count")],
+        returns=ApiReturn(type="list"),
+    )  # fmt: skip
+    silent = prose.model_copy(update={"api_id": "p.m.other", "docstring": "Chunks."})
+    score_importance([prose, silent], [], {}, package="p")
+    assert prose.importance_factors["docstring"] == pytest.approx((1 + 2 / 3 + 1) / 3, abs=1e-3)
+    assert silent.importance_factors["docstring"] == pytest.approx(1 / 3, abs=1e-3)
