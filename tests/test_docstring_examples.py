@@ -101,6 +101,11 @@ def test_only_python_that_does_something_becomes_an_example() -> None:
     borrowed = entry.model_copy(update={"api_id": "itr.sub.chunk", "docstring_line": None})
     assert {ex.apis_used[0] for ex in docstring_examples([borrowed, entry])} == {"itr.core.chunk"}
     assert "Split items" in first.use_case
+    # titled by the path users import it by: its own name, not an alias another module re-exports
+    aliased = entry.model_copy(
+        update={"api_id": "itr.dicts.OrderedMultiDict", "aliases": ["itr.urls.OMD", "itr.dicts.OMD"]}
+    )
+    assert {ex.title for ex in docstring_examples([aliased])} == {"itr.dicts.OrderedMultiDict"}
 
 
 def test_a_session_that_only_sets_up_is_shown_and_run_with_the_next(tmp_path: Path) -> None:

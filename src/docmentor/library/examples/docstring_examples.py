@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from docmentor.library.examples.classify import complexity_of, is_complete
 from docmentor.library.examples.code_analysis import leading_comments_blanked, python_reading, untagged_python
 from docmentor.library.examples.examples import normalize_language
+from docmentor.library.find.import_paths import import_path
 from docmentor.library.models import ApiEntry, Example
 from docmentor.library.surface.api_python_shadow import MODULE_SUFFIX
 from docmentor.library.surface.docstrings import prose_paragraphs
@@ -166,7 +167,9 @@ def docstring_examples(entries: Iterable[ApiEntry]) -> list[Example]:
         if not entry.docstring or entry.language != "python" or entry.docstring in seen:
             continue
         seen.add(entry.docstring)
-        name = entry.aliases[0] if entry.aliases else entry.api_id
+        # the path users import it by (its own name before an alias another module re-exports:
+        # boltons' OrderedMultiDict, not `boltons.urlutils.OMD`)
+        name = import_path(entry.api_id, entry.aliases, entry.bound_names)
         context = " ".join(prose_paragraphs(entry.docstring))[:CONTEXT_CHARS] or entry.description
         n = 0
         # a class's own docstring, then its __init__'s (shown together, as mkdocstrings merges them)
