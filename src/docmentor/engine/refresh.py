@@ -62,7 +62,8 @@ PRUNE_GUARD_MIN = 4
 # p18: a MyST directive fence holds code only when it is a code directive ({code-block},
 # {doctest} …) or a diagram; an admonition's ({note}) code is its own fences; {toctree} none
 # p19: a heading's attr_list of keys and values (`{ id=navigation-path }`, `{ data-search-exclude }`)
-# no part of its title, its `id=` the section's anchor
+# no part of its title, its `id=` the section's anchor; Material for MkDocs' code annotation
+# markers (`# (1)!`) no words of the code
 PARSE_VERSION = "p19"
 
 

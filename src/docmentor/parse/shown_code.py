@@ -10,7 +10,9 @@ Documentation sites mark up code with comments their renderer acts on and never 
   ``// highlight-start`` or ``// highlight-end`` (or ``#``, ``/* */``, ``{/* */}``,
   ``<!-- -->`` around it) highlights the code, and is not shown;
 * Shiki's notation: ``// [!code ++]``, ``# [!code focus]``, ``<!-- [!code highlight] -->``
-  at a line's end style that line; the comment is not shown.
+  at a line's end style that line; the comment is not shown;
+* Material for MkDocs' code annotations: ``# (1)!`` or ``// (2)`` at a line's end is the
+  bubble that opens the annotation listed under the block; the marker is not shown as text.
 
 Readers of the index (the words of a page), snippets and digests read code as shown: an
 agent copies what the page shows, not ``import 'vite/client'`` from above a cut. Plain
@@ -31,7 +33,37 @@ _WRAPPERS = (("{/*", "*/}"), ("/*", "*/"), ("<!--", "-->"), ("//", ""), ("#", ""
 
 def may_hide_code(text: str) -> bool:
     """Whether ``text`` may hold code its page does not show (a quick test before a walk)."""
-    return "twoslash" in text or "highlight-" in text or "[!code " in text
+    return (
+        "twoslash" in text
+        or "highlight-" in text
+        or "[!code " in text
+        or (")" in text and any(_marker_at(line) is not None for line in text.split("\n") if ")" in line))
+    )
+
+
+_OPENERS = ("<!--", "//", "/*", "--", "#")
+
+
+def _marker_at(line: str) -> int | None:
+    """Where a code annotation marker at the line's end starts (``# (1)!``, ``// (2)``,
+    ``/* (3) */``, ``<!-- (4) -->``), the blanks before it included; None without one. Read
+    from the line's end, by string tests: linear."""
+    end = line.rstrip(" \t")
+    for closer in ("*/", "-->"):
+        if end.endswith(closer):
+            end = end[: -len(closer)].rstrip(" \t")
+            break
+    end = end.removesuffix("!")
+    if not end.endswith(")"):
+        return None
+    opening = end.rfind("(", max(0, len(end) - 5))
+    if opening < 0 or not end[opening + 1 : -1].isdigit() or not end[opening + 1 : -1].isascii():
+        return None
+    head = end[:opening].rstrip(" \t")
+    for opener in _OPENERS:
+        if head.endswith(opener):
+            return len(head[: -len(opener)].rstrip(" \t"))
+    return None
 
 
 def comment_text(line: str) -> str | None:
@@ -56,7 +88,15 @@ def code_as_shown(info: str, lines: Sequence[str]) -> list[str]:
         out = [line for line in out if not _twoslash_note(line)]
     if any("highlight-" in line or "[!code " in line for line in out):
         out = [_without_notation(line) for line in out if not _magic(line)]
+    if any(")" in line for line in out):
+        out = [_without_marker(line) for line in out]
     return out
+
+
+def _without_marker(line: str) -> str:
+    """A line without the code annotation marker at its end (``x = 1  # (1)!`` → ``x = 1``)."""
+    at = _marker_at(line) if ")" in line else None
+    return line if at is None else line[:at]
 
 
 def _twoslash_note(line: str) -> bool:
