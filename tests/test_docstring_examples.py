@@ -297,6 +297,18 @@ def test_readme_and_get_examples_show_them(built: tuple[KnowledgeBase, Path, Pat
     assert found.examples[0].example_id == "docstring-itr.core.Window.slide-1"
     assert found.examples[0].source.startswith("itr/core.py:")
     assert found.examples[0].to_dict()["origin"] == "docstring"
+    # as README.LLM shows it: the program the prompts spell, the names it calls bare imported
+    # (a boltons tour: `>>> chunk(…)` with no import, where README.LLM showed one that runs)
+    engine = Docmentor(index, create=False)
+    try:
+        shown = LibraryKnowledge(engine).get_examples("", apis_involved=["itr.chunk"], limit=5).examples
+    finally:
+        engine.close()
+    (chunked,) = [ex for ex in shown if ex.example_id == "docstring-itr.core.chunk-1"]
+    assert [ex.code for ex in shown if ex.example_id == "guide-1"] == [
+        "import itr\nitr.flatten(itr.chunk([1, 2, 3], 2))\n"
+    ]  # the docs' as written
+    assert chunked.code == "from itr import chunk\nchunk([1, 2, 3], 2)\n# [[1, 2], [3]]", chunked.code
 
 
 def test_a_docstring_binds_the_packages_top_level_names_its_module_lacks() -> None:

@@ -251,6 +251,11 @@ class ApiIndex:
             if library in self._resolvers and len(rows) == len(lv.matrix):
                 self.vectors[library] = (lv, numpy.asarray(rows, dtype=numpy.intp))
 
+    def entry(self, library: str, api_id: str) -> ApiEntry | None:
+        """The API ``api_id`` of ``library``, or None."""
+        at = self._position.get((library, api_id))
+        return self.entries[at][1] if at is not None else None
+
     def deprecated_in(self, library: str, ex: Example) -> dict[str, str]:
         """The deprecated APIs an example uses: api_id → the library's reason."""
         out = {}

@@ -31,6 +31,7 @@ from docmentor.sources.project_files import pinned_version, requirement, require
 
 if TYPE_CHECKING:
     from docmentor.engine import Docmentor
+    from docmentor.library.models import Example
     from docmentor.store.kb import KbRow
 
 log = logging.getLogger(__name__)
@@ -356,7 +357,7 @@ class LibraryKnowledge:
                 example_id=ex.example_id,
                 library=name,
                 title=ex.title,
-                code=ex.code,
+                code=_as_shown(index, name, ex),
                 language=ex.language,
                 apis_used=tuple(ex.apis_used),
                 complexity=ex.complexity,
@@ -468,6 +469,19 @@ class LibraryKnowledge:
     def _pin_names(self, library: str) -> list[str]:
         """The names a project's requirements may give the library: its own and its distribution's."""
         return _pin_names(library, self._distributions)
+
+
+def _as_shown(index: ApiIndex, library: str, example: Example) -> str:
+    """An example's code as README.LLM shows it: a docstring's doctest as the program its
+    prompts spell, with the imports of the library's names it calls bare (a tour: get_examples
+    gave `>>> chunked(range(10), 3)` where README.LLM gave a program that runs); the docs'
+    examples as written."""
+    if example.origin != "docstring":
+        return example.code
+    from docmentor.library.knowledge.readme import example_code, with_imports
+
+    by_id = {a: e for a in example.apis_used if (e := index.entry(library, a)) is not None}
+    return with_imports(example, example_code(example), by_id)
 
 
 def _pin_names(library: str, distributions: Mapping[str, str]) -> list[str]:
