@@ -545,6 +545,40 @@ def test_eval_search_scores_what_search_returns(
     assert [q["id"] for q in data["questions"]] == [f"slice-{i}" for i in range(1, 7)]
 
 
+def test_eval_holds_a_run_to_minimum_figures(
+    capsys: pytest.CaptureFixture[str], httpx_db: str, tmp_path: Path
+) -> None:
+    """`--min NAME=VALUE` (repeatable): exit 1 after the results, naming the figures below
+    their minimum, so CI can gate on labelled questions; a name the harness has not, or a
+    value that is no share, is a usage error before anything runs."""
+    rc, out, err = cli(
+        capsys, "--db", httpx_db, "eval", "search", QUESTIONS, "--min", "mrr=0.5", "--min", "section.r@5=0"
+    )
+    assert (rc, err) == (0, ""), err
+    label = json.loads(QUESTIONS.read_text(encoding="utf-8").splitlines()[0])["relevant"][0]
+    missed = tmp_path / "missed.jsonl"  # a question its labelled page does not answer
+    missed.write_text(
+        json.dumps({"query": "zqxv flux capacitor", "relevant": [{**label, "grade": 2}]}) + "\n"
+    )
+    rc, out, err = cli(
+        capsys, "--db", httpx_db, "eval", "search", missed, "--json", "--min", "mrr=0.5", "--min", "r@10=0"
+    )
+    assert json.loads(out)["summary"]["document"]["mrr"] == 0  # the results are written all the same
+    assert rc == 1 and err == "error: below the minimum: mrr 0.0000 < 0.5\n", err
+    rc, _, err = cli(capsys, "--db", httpx_db, "eval", "search", QUESTIONS, "--min", "mmr=0.5")
+    assert rc == 2 and err.startswith("error: --min: search has no figure 'mmr'; did you mean 'mrr'?"), err
+    rc, _, err = cli(capsys, "--db", httpx_db, "eval", "search", QUESTIONS, "--min", "mrr=80")
+    assert rc == 2 and "a number from 0 to 1" in err, err
+    one = tmp_path / "one.jsonl"
+    one.write_text(json.dumps({"query": "flux capacitor", "expected_contains": ["flux capacitor"]}) + "\n")
+    rc, _, err = cli(
+        capsys, "--db", httpx_db, "eval", "assemble", one, "--max-tokens", "2000", "--min", "pass_rate=1"
+    )
+    assert rc == 1 and err.startswith("error: below the minimum: pass_rate 0.0000 < 1"), err
+    rc, _, err = cli(capsys, "--db", httpx_db, "eval", "api", one, "--min", "recall=1")
+    assert rc == 2 and "known: top1, top3, mrr" in err, err
+
+
 def test_eval_search_warns_of_a_labelled_heading_its_document_does_not_have(
     capsys: pytest.CaptureFixture[str], httpx_db: str, tmp_path: Path
 ) -> None:

@@ -47,7 +47,8 @@ adapters over it.
   :func:`write_html`; the optional LLM finder's client (:class:`LLMClient`, :class:`LLMConfig`).
 - **evaluation** — :func:`load_questions`, :func:`check_labels`, :func:`evaluate_search`,
   :func:`evaluate_assemble`, :func:`evaluate_api` (:class:`SearchRun`, :class:`Labels`,
-  :class:`AssembleEval`, :class:`ApiEval`).
+  :class:`AssembleEval`, :class:`ApiEval`); :func:`parse_minimums` and :func:`below_minimums`
+  hold a run to minimum figures (a CI gate).
 - **repository documentation** (being built) — :func:`generate_repo_docs`
   (:class:`RepoDocsGeneration`) does a whole generation, with or without a model, the tree
   written and indexed; its parts: :func:`document_repository`
@@ -204,6 +205,8 @@ _EXPORTS: dict[str, str] = {
     "evaluate_search": "docmentor.evaluation",
     "evaluate_assemble": "docmentor.evaluation",
     "evaluate_api": "docmentor.evaluation",
+    "parse_minimums": "docmentor.evaluation",
+    "below_minimums": "docmentor.evaluation",
     "SearchRun": "docmentor.evaluation",
     "Labels": "docmentor.evaluation",
     "AssembleEval": "docmentor.evaluation",
@@ -385,6 +388,7 @@ __all__ = [
     "__version__",
     "analyze_feedback",
     "assemble_context",
+    "below_minimums",
     "calculate_clarity_score",
     "calculate_dimension_score",
     "cannot_write",
@@ -421,6 +425,7 @@ __all__ = [
     "load_rubric",
     "mkdocs_bases",
     "not_indexed_yet",
+    "parse_minimums",
     "queue_job",
     "record_history",
     "record_token_use",
@@ -521,11 +526,13 @@ if TYPE_CHECKING:
         AssembleEval,
         Labels,
         SearchRun,
+        below_minimums,
         check_labels,
         evaluate_api,
         evaluate_assemble,
         evaluate_search,
         load_questions,
+        parse_minimums,
     )
     from docmentor.library import GenerationResult, generate
     from docmentor.library.examples.drift import DriftFinding, DriftReport

@@ -13,12 +13,13 @@ Question files are JSON Lines (the format, with an example: docs/evaluation.md):
 
 from __future__ import annotations
 
+import difflib
 import json
 import math
 import re
 import statistics
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol
@@ -579,3 +580,57 @@ def evaluate_assemble(
     if not rows:
         raise UsageError('no question has "expected_contains"')
     return AssembleEval(tuple(rows), max_tokens)
+
+
+# the figures a harness can be held to (``docmentor eval … --min NAME=VALUE``), as its summary
+# names them; a search's bare names are the document-level ones
+GATED: dict[Harness, tuple[str, ...]] = {
+    "search": (
+        "mrr", "r@1", "r@5", "r@10", "ndcg",
+        "document.mrr", "document.r@1", "document.r@5", "document.r@10", "document.ndcg",
+        "section.mrr", "section.r@5", "section.ndcg",
+    ),
+    "assemble": ("pass_rate", "mean_coverage"),
+    "api": ("top1", "top3", "mrr"),
+}  # fmt: skip
+
+
+def parse_minimums(values: Iterable[str], harness: Harness) -> dict[str, float]:
+    """``NAME=VALUE`` minimums (``mrr=0.8``, ``section.r@5=0.9``) for ``harness``'s figures;
+    a UsageError naming the known figures for a name it has not, or a value that is no number
+    from 0 to 1."""
+    known = GATED[harness]
+    out: dict[str, float] = {}
+    for value in values:
+        name, sep, number = value.partition("=")
+        name = name.strip().lower()
+        if not sep or not name:
+            raise UsageError(f"--min {value!r}: give NAME=VALUE", hint=f"for example --min {known[0]}=0.8")
+        if name not in known:
+            close = difflib.get_close_matches(name, known, n=1)
+            raise UsageError(
+                f"--min: {harness} has no figure {name!r}"
+                + (f"; did you mean {close[0]!r}?" if close else ""),
+                hint=f"known: {', '.join(known)}",
+            )
+        try:
+            floor = float(number)
+        except ValueError:
+            floor = -1.0
+        if not 0.0 <= floor <= 1.0:
+            raise UsageError(f"--min {value!r}: the value is a number from 0 to 1")
+        out[name] = floor
+    return out
+
+
+def below_minimums(summary: Mapping[str, Any], minimums: Mapping[str, float]) -> list[str]:
+    """The figures of a harness's ``summary`` below their ``minimums`` (:func:`parse_minimums`),
+    each as ``name figure < minimum``; empty when every one is met."""
+    out = []
+    for name, floor in minimums.items():
+        part, _, key = name.rpartition(".")
+        table = summary[part] if part else summary if key in summary else summary["document"]
+        figure = float(table[key])
+        if figure < floor:
+            out.append(f"{name} {figure:.4f} < {floor:g}")
+    return out

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import click
 import typer
@@ -119,10 +119,19 @@ def eval_search(
     as_json: Annotated[
         bool, typer.Option("--json", help="Per-question results and the summary as JSON.")
     ] = False,
+    minimum: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--min",
+            metavar="NAME=VALUE",
+            help="Exit 1 when a figure is below VALUE (repeatable; mrr, r@5, section.mrr …).",
+        ),
+    ] = None,
 ) -> None:
     """Search quality: document- and section-level MRR@10, Recall@k and nDCG@10."""
-    from docmentor import check_labels, evaluate_search, load_questions
+    from docmentor import check_labels, evaluate_search, load_questions, parse_minimums
 
+    minimums = parse_minimums(minimum or [], "search")
     qs = load_questions(questions, harness="search")
     require_index()
     engine = open_engine(create=False)
@@ -154,15 +163,16 @@ def eval_search(
     rows, summary = list(run.questions), run.summary()
     if as_json:
         emit({"summary": summary, "questions": rows})
-        return
-    for r in rows:
-        print(
-            f"{r['id']}\tdoc MRR {r['doc']['mrr']:.2f}\tsection MRR {r['section']['mrr']:.2f}\t{r['query'][:70]}"
-        )
-    d, s_ = summary["document"], summary["section"]
-    print(f"questions={summary['questions']}")
-    print("document " + " ".join(f"{k}={v:.3f}" for k, v in d.items()))
-    print("section  " + " ".join(f"{k}={v:.3f}" for k, v in s_.items()))
+    else:
+        for r in rows:
+            print(
+                f"{r['id']}\tdoc MRR {r['doc']['mrr']:.2f}\tsection MRR {r['section']['mrr']:.2f}\t{r['query'][:70]}"
+            )
+        d, s_ = summary["document"], summary["section"]
+        print(f"questions={summary['questions']}")
+        print("document " + " ".join(f"{k}={v:.3f}" for k, v in d.items()))
+        print("section  " + " ".join(f"{k}={v:.3f}" for k, v in s_.items()))
+    _gate(summary, minimums)
 
 
 @eval_app.command("assemble", short_help="Assembly quality: expected strings in each digest.")
@@ -176,10 +186,19 @@ def eval_assemble(
     as_json: Annotated[
         bool, typer.Option("--json", help="Per-question results and the summary as JSON.")
     ] = False,
+    minimum: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--min",
+            metavar="NAME=VALUE",
+            help="Exit 1 when a figure is below VALUE (repeatable; pass_rate, mean_coverage).",
+        ),
+    ] = None,
 ) -> None:
     """Assembly quality: share of expected strings in each digest; a question passes at ≥ 0.8."""
-    from docmentor import evaluate_assemble, load_questions
+    from docmentor import evaluate_assemble, load_questions, parse_minimums
 
+    minimums = parse_minimums(minimum or [], "assemble")
     qs = load_questions(questions, harness="assemble")
     require_index()
     result = evaluate_assemble(
@@ -189,15 +208,16 @@ def eval_assemble(
     passed = result.passed
     if as_json:
         emit({"summary": summary, "questions": rows})
-        return
-    for r in rows:
-        miss = f"\tmissing: {', '.join(r['missing'])}" if r["missing"] else ""
+    else:
+        for r in rows:
+            miss = f"\tmissing: {', '.join(r['missing'])}" if r["missing"] else ""
+            print(
+                f"{r['id']}\t{r['coverage']:.2f}\t{'pass' if r['passed'] else 'FAIL'}\t{r['tokens']} tokens{miss}"
+            )
         print(
-            f"{r['id']}\t{r['coverage']:.2f}\t{'pass' if r['passed'] else 'FAIL'}\t{r['tokens']} tokens{miss}"
+            f"passed {passed}/{len(rows)} ({summary['pass_rate']:.0%}), mean coverage {summary['mean_coverage']:.2f}"
         )
-    print(
-        f"passed {passed}/{len(rows)} ({summary['pass_rate']:.0%}), mean coverage {summary['mean_coverage']:.2f}"
-    )
+    _gate(summary, minimums)
 
 
 @eval_app.command("api", short_help="API lookup quality: top-1, top-3 and MRR of find_api.")
@@ -210,22 +230,42 @@ def eval_api(
     as_json: Annotated[
         bool, typer.Option("--json", help="Per-question results and the summary as JSON.")
     ] = False,
+    minimum: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--min",
+            metavar="NAME=VALUE",
+            help="Exit 1 when a figure is below VALUE (repeatable; top1, top3, mrr).",
+        ),
+    ] = None,
 ) -> None:
     """API lookup quality: top-1, top-3 and MRR of find_api (a hit equals any expected id or alias)."""
     if not 1 <= limit <= 50:
         raise UsageError("--limit must be between 1 and 50")
-    from docmentor import evaluate_api, load_questions
+    from docmentor import evaluate_api, load_questions, parse_minimums
 
+    minimums = parse_minimums(minimum or [], "api")
     qs = load_questions(questions, harness="api")
     result = evaluate_api(open_knowledge(), qs, limit=limit, library=library)
     summary = result.summary()
     if as_json:
         emit({"summary": summary, "questions": [q.to_dict() for q in result.questions]})
-        return
-    print(f"id\trank ('-': not in the first {limit})\tquery")
-    for r in result.questions:
-        print(f"{r.id}\t{r.rank or '-'}\t{r.query[:70]}")
-    print(
-        f"questions={summary['questions']} top1={summary['top1']:.3f} top3={summary['top3']:.3f} "
-        f"mrr={summary['mrr']:.4f}"
-    )
+    else:
+        print(f"id\trank ('-': not in the first {limit})\tquery")
+        for r in result.questions:
+            print(f"{r.id}\t{r.rank or '-'}\t{r.query[:70]}")
+        print(
+            f"questions={summary['questions']} top1={summary['top1']:.3f} top3={summary['top3']:.3f} "
+            f"mrr={summary['mrr']:.4f}"
+        )
+    _gate(summary, minimums)
+
+
+def _gate(summary: dict[str, Any], minimums: dict[str, float]) -> None:
+    """Exit 1, naming them, when figures are below their ``--min`` (after the results)."""
+    from docmentor import below_minimums
+
+    failed = below_minimums(summary, minimums)
+    if failed:
+        print(f"error: below the minimum: {'; '.join(failed)}", file=sys.stderr)
+        raise typer.Exit(1)
