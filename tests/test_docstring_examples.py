@@ -127,6 +127,15 @@ def test_a_session_that_only_sets_up_is_shown_and_run_with_the_next(tmp_path: Pa
         ">>> flag = Flag(5)\n>>> print(flag.length)\n5"
     ]
     assert examples[0].line == 6  # where the set-up starts
+    # two set-up sessions before it: both (a review)
+    twice = entry.model_copy(
+        update={
+            "docstring": "Doc.\n\n>>> class Base(object): pass\n\nThen:\n\n>>> class Flag(Base): a = 5\n\n>>> Flag().a\n5\n"
+        }
+    )
+    assert [ex.code for ex in docstring_examples([twice])] == [
+        ">>> class Base(object): pass\n>>> class Flag(Base): a = 5\n>>> Flag().a\n5"
+    ]
     report = validate_examples(examples)
     assert [r.status for r in report.results] == ["passed"], report.results
 

@@ -763,7 +763,8 @@ def test_an_attr_list_of_keys_and_values_is_no_part_of_its_headings_title(tmp_pa
         '# Navigation path { id=navigation-path }\n\nx\n\n## 9.5.15 { id="9.5.15" }\n\ny\n\n'
         "## Hidden { data-search-exclude }\n\nz\n\n"
         '## Version { data-toc-label="Version" #extension }\n\nw\n\n## Release {#9.5.16}\n\nv\n\n'
-        "## Use {name}\n\nu\n"
+        "## Use {name}\n\nu\n\n## Glued {data-search-exclude}\n\nt\n\n## Last {#a id=b}\n\ns\n\n"
+        '## Quoted { title="see #c" }\n\nr\n'
     )
     assert [(s.heading, s.anchor) for s in doc.sections] == [
         ("Navigation path", "navigation-path"),
@@ -772,6 +773,9 @@ def test_an_attr_list_of_keys_and_values_is_no_part_of_its_headings_title(tmp_pa
         ("Version", "extension"),
         ("Release", "9.5.16"),
         ("Use {name}", "use-name"),
+        ("Glued", "glued"),  # (a review: no blank before the brace)
+        ("Last", "b"),  # the last id, as Python-Markdown keeps it
+        ("Quoted", "quoted"),  # a `#` inside another key's quoted value is no id
     ]
     docs = tmp_path / "docs"
     docs.mkdir()

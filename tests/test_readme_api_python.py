@@ -4331,3 +4331,24 @@ def test_a_name_the_module_deletes_is_no_api(tmp_path: Path) -> None:
     # whatever would list it: the docs' `.. automodule:: pkg` with `:members:`
     documented = load_api("pkg", search_paths=[tmp_path], documented=["pkg.func", "pkg.kept"])
     assert documented.resolve("pkg.func") is None and documented.resolve("pkg.kept") is not None
+
+
+def test_a_submodule_the_package_deletes_its_name_of_is_still_api(tmp_path: Path) -> None:
+    # a review: `from . import utils` … `del utils` only unbinds the name; `pkg.utils` imports
+    api = surface(
+        tmp_path,
+        {
+            "pkg/__init__.py": "from . import utils\nfrom .utils import helper\n\ndel utils\n",
+            "pkg/utils.py": 'def helper():\n    """Helps."""\n\ndef other():\n    """Other."""\n',
+        },
+    )
+    assert api.resolve("pkg.utils.other") is not None and api.resolve("pkg.helper") is not None
+
+
+def test_a_base_path_from_the_library_never_imports_a_main_module() -> None:
+    # a review: `class Boom(unittest.__main__.X)` ran unittest's discovery in docmentor itself
+    from docmentor.library.surface.api_python_entry import standard_class
+
+    assert standard_class("unittest.__main__.TestProgram") is None
+    assert standard_class("venv.__main__.X") is None and standard_class("email._policybase.Policy") is None
+    assert standard_class("socket.timeout") is TimeoutError

@@ -403,7 +403,8 @@ def test_a_package_that_exports_only_modules_exports_their_objects() -> None:
     cls = ApiEntry(api_id="p.cache.LRU", kind="class", name="LRU")
     hidden = ApiEntry(api_id="p._impl.helper", kind="function", name="helper")
     module = ApiEntry(api_id="p.iterutils", kind="module", name="iterutils")
-    score_importance([chunked, method, cls, hidden, module], [], {}, package="p")
+    version = ApiEntry(api_id="p.VERSION", kind="attribute", name="VERSION")  # a value: still "only modules"
+    score_importance([chunked, method, cls, hidden, module, version], [], {}, package="p")
     from docmentor.library.find.config import DEFAULT
 
     exported = {e.api_id: e.importance_factors["exported"] for e in (chunked, method, cls, hidden, module)}

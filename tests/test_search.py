@@ -784,3 +784,35 @@ def test_a_rest_snippet_reads_titles_as_titles_and_its_lines_keep_their_indentat
         found = eng.excerpt("web.rst", "samesite session cookie", context_chars=200)["excerpts"][0]
         assert "~~~" not in found["text"] and "```" not in found["text"], found
         assert "`SESSION_COOKIE_SAMESITE`" in found["text"], found
+
+
+def test_a_window_that_starts_in_a_box_and_leaves_it_reads_as_the_page_shows_it() -> None:
+    """A review: a window starting in a `=== "pip"` tab's body and running into the next tab
+    showed its first line at the margin and the body's fence indented (literal backticks)."""
+    from docmentor.search.analyzer import analyze
+    from docmentor.search.ranking import snippet
+
+    filler = "Unrelated words about other things go here.\n" * 12
+    page = (
+        f'# Install\n\n{filler}\n=== "pip"\n\n    Install frobnicate with pip and then configure the zanzibar option.\n\n'
+        '    ```bash\n    pip install frobnicate\n    ```\n\n=== "conda"\n\n    conda install frobnicate\n'
+    )
+    assert snippet(page, set(analyze("zanzibar frobnicate pip"))) == (
+        "Install frobnicate with pip and then configure the zanzibar option.\n\n```bash\npip install frobnicate\n```"
+        "\n\nconda\n\nconda install frobnicate"
+    )
+
+
+def test_a_rest_snippet_keeps_indented_lines_that_look_like_underlines() -> None:
+    """A review: a docstring's quotes, `...` and YAML's `---` inside a literal block were
+    dropped as title underlines; a title is never indented."""
+    from docmentor.search.ranking import _as_read
+
+    text = (
+        "Reading\n=======\n\n.. code-block:: python\n\n    def read(n):\n        '''\n        Read n bytes.\n"
+        "        '''\n        ...\n\n.. code-block:: yaml\n\n    ---\n    key: 1\n    ---\n"
+    )
+    assert _as_read(text, rest=True) == (
+        "Reading\n\n.. code-block:: python\n\n    def read(n):\n        '''\n        Read n bytes.\n"
+        "        '''\n        ...\n\n.. code-block:: yaml\n\n    ---\n    key: 1\n    ---"
+    )

@@ -40,13 +40,23 @@ def test_magic_comments_and_notation_are_not_shown() -> None:
 def test_material_code_annotation_markers_are_not_shown() -> None:
     """Material for MkDocs opens an annotation (listed under the block) from a marker at a
     line's end: `# (1)!`, `// (2)`; the site shows a bubble, not the comment (a tour: they stayed
-    in snippets and digests). Code that only looks alike stays."""
-    lines = ["app = FastAPI()  # (1)!", "x = f(1) // (2)", "w = 1 /* (3) */", "<b>x</b> <!-- (4) -->",
-             "y = (3)", "print('(1)')", "z = g(2)  # (12)", "  # (5)", "n = 1  # (1234)"]  # fmt: skip
-    assert code_as_shown("python", lines) == [
-        "app = FastAPI()", "x = f(1)", "w = 1", "<b>x</b>", "y = (3)", "print('(1)')", "z = g(2)", "",
-        "n = 1  # (1234)",
+    in snippets and digests). Only in the comments of the block's language (a review: Python's
+    `size // (2)` is code); code that only looks alike stays."""
+    python = ["app = FastAPI()  # (1)!", "half = size // (2)", "y = (3)", "print('(1)')", "z = g(2)  # (12)",
+              "  # (5)", "n = 1  # (1234)", "x = 5 --(1)"]  # fmt: skip
+    assert code_as_shown("python", python) == [
+        "app = FastAPI()", "half = size // (2)", "y = (3)", "print('(1)')", "z = g(2)", "", "n = 1  # (1234)",
+        "x = 5 --(1)",
     ]  # fmt: skip
+    assert code_as_shown("ts", ["x = f(1) // (2)", "w = 1 /* (3) */", "c # (4)"]) == [
+        "x = f(1)",
+        "w = 1",
+        "c # (4)",
+    ]
+    assert code_as_shown("html", ["<b>x</b> <!-- (4) -->"]) == ["<b>x</b>"]
+    assert code_as_shown("sql", ["SELECT 1 -- (1)"]) == ["SELECT 1"]
+    assert code_as_shown("{.yaml .annotate}", ["site_name: x  # (1)!"]) == ["site_name: x"]
+    assert code_as_shown("brainfuck", ["+  # (1)"]) == ["+  # (1)"]  # a language not known: as written
 
 
 def test_long_lines_take_linear_time() -> None:

@@ -141,18 +141,24 @@ MYST_LABEL = re.compile(r"[ \t]*\([^()\s]+\)=[ \t]*")
 # `{ id=navigation-path }`, `{ data-toc-label="Version" #x }`, `{ data-search-exclude }` (a
 # bare word only when hyphenated: `## Use {name}` stays a title's words)
 ATTR_LIST = re.compile(
-    r"(?<![ \t])[ \t]*\{:?[ \t]*(?:[#.]|[A-Za-z][\w-]*=|[A-Za-z]\w*-[\w-]*[ \t}])[^{}\n]*\}[ \t]*$"
+    r"(?<![ \t])[ \t]*\{:?[ \t]*(?:[#.]|[A-Za-z][\w-]*=|[A-Za-z]\w*-[\w-]*(?=[ \t}]))[^{}\n]*\}[ \t]*$"
 )  # one start per run of blanks
-# the id an attr_list gives: `#id` (`#9.5.15` too) or `id=value`, quoted or not
-_ATTR_ID = re.compile(r"""(?<![^\s{:])(?:#([\w.:-]+)|id=(?:"([^"\n]*)"|'([^'\n]*)'|([^\s}"']+)))""")
+# the id an attr_list gives: `#id` (`#9.5.15` too) or `id=value`, quoted or not; a quoted value
+# of another key (`title="see #b"`) is read whole, so that its words give no id
+_ATTR_ID = re.compile(
+    r"""(?<![^\s{:])(?:#([\w.:-]+)|id=(?:"([^"\n]*)"|'([^'\n]*)'|([^\s}"']+)))|[\w-]+=(?:"[^"\n]*"|'[^'\n]*')"""
+)
 
 
 def attr_list_id(attrs: str) -> str | None:
-    """The id an attr_list (:data:`ATTR_LIST`'s match) gives the heading, if any."""
-    m = _ATTR_ID.search(attrs)
-    if m is None:
-        return None
-    return next((g for g in m.groups() if g), None)
+    """The id an attr_list (:data:`ATTR_LIST`'s match) gives the heading, if any: the last
+    one, as Python-Markdown keeps it (`{#a id=b}` is `b`)."""
+    found = None
+    for m in _ATTR_ID.finditer(attrs):
+        given = next((g for g in m.groups() if g), None)
+        if given is not None:
+            found = given
+    return found
 
 
 # a line that is only an HTML comment, at the margin (an indented one is a literal block's);

@@ -37,14 +37,45 @@ def may_hide_code(text: str) -> bool:
         "twoslash" in text
         or "highlight-" in text
         or "[!code " in text
-        or (")" in text and any(_marker_at(line) is not None for line in text.split("\n") if ")" in line))
+        or (
+            ")" in text
+            and any(_marker_at(line, _ANY) is not None for line in text.split("\n") if ")" in line)
+        )
     )
 
 
-_OPENERS = ("<!--", "//", "/*", "--", "#")
+# the comments a code annotation marker may be written in, by the block's language (`//` is
+# Python's floor division: `size // (2)` is code); an untagged block's, any language's
+_HASH = ("#",)
+_SLASHES = ("//", "/*")
+_OPENERS_OF: dict[str, tuple[str, ...]] = {
+    **dict.fromkeys(
+        ("python", "py", "python3", "pycon", "bash", "sh", "shell", "console", "zsh", "yaml", "yml", "toml",
+         "ruby", "rb", "r", "perl", "make", "makefile", "dockerfile", "ini", "cfg", "conf", "powershell",
+         "ps1", "text", "txt", "nginx", "properties", "cmake", "elixir", "julia", "nim", "crystal"),
+        _HASH,
+    ),
+    **dict.fromkeys(
+        ("js", "javascript", "ts", "typescript", "jsx", "tsx", "mjs", "cjs", "c", "h", "cpp", "c++", "cc",
+         "hpp", "java", "kotlin", "kt", "go", "golang", "rust", "rs", "swift", "scala", "dart", "php", "cs",
+         "csharp", "json", "jsonc", "json5", "groovy", "gradle", "css", "scss", "less", "proto", "zig"),
+        _SLASHES,
+    ),
+    **dict.fromkeys(("html", "xml", "svg", "vue", "svelte", "md", "markdown", "mdx", "xhtml"), ("<!--",)),
+    **dict.fromkeys(("sql", "psql", "mysql", "plpgsql", "lua", "haskell", "hs", "elm", "ada"), ("--",)),
+}  # fmt: skip
+_ANY = ("<!--", "//", "/*", "--", "#")
 
 
-def _marker_at(line: str) -> int | None:
+def _openers(info: str) -> tuple[str, ...]:
+    """The comment openers a marker may follow in a block whose info string is ``info``
+    (``python title="app.py"``, ``{.python .annotate}``); none for a language not known."""
+    words = info.replace("{", " ").replace("}", " ").split()
+    language = words[0].lstrip(".").lower() if words else ""
+    return _OPENERS_OF.get(language, _ANY if not language else ())
+
+
+def _marker_at(line: str, openers: tuple[str, ...]) -> int | None:
     """Where a code annotation marker at the line's end starts (``# (1)!``, ``// (2)``,
     ``/* (3) */``, ``<!-- (4) -->``), the blanks before it included; None without one. Read
     from the line's end, by string tests: linear."""
@@ -60,7 +91,7 @@ def _marker_at(line: str) -> int | None:
     if opening < 0 or not end[opening + 1 : -1].isdigit() or not end[opening + 1 : -1].isascii():
         return None
     head = end[:opening].rstrip(" \t")
-    for opener in _OPENERS:
+    for opener in openers:
         if head.endswith(opener):
             return len(head[: -len(opener)].rstrip(" \t"))
     return None
@@ -88,14 +119,15 @@ def code_as_shown(info: str, lines: Sequence[str]) -> list[str]:
         out = [line for line in out if not _twoslash_note(line)]
     if any("highlight-" in line or "[!code " in line for line in out):
         out = [_without_notation(line) for line in out if not _magic(line)]
-    if any(")" in line for line in out):
-        out = [_without_marker(line) for line in out]
+    openers = _openers(info)
+    if openers and any(")" in line for line in out):
+        out = [_without_marker(line, openers) for line in out]
     return out
 
 
-def _without_marker(line: str) -> str:
+def _without_marker(line: str, openers: tuple[str, ...]) -> str:
     """A line without the code annotation marker at its end (``x = 1  # (1)!`` → ``x = 1``)."""
-    at = _marker_at(line) if ")" in line else None
+    at = _marker_at(line, openers) if ")" in line else None
     return line if at is None else line[:at]
 
 

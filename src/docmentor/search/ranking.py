@@ -342,7 +342,7 @@ def is_rest(path: str) -> bool:
 
 # a reST section title's underline or overline (or a transition): one punctuation character
 # repeated, three times at least (linear: one character class, then its repeats)
-_ADORNMENT = re.compile(r"[ \t]*([=\-`:'\"~^_*+#<>.])\1{2,}[ \t]*")
+_ADORNMENT = re.compile(r"([=\-`:'\"~^_*+#<>.])\1{2,}[ \t]*")  # at the margin: a title is never indented
 
 
 def _as_read(window: str, *, rest: bool = False) -> str:
@@ -414,7 +414,7 @@ def _as_read(window: str, *, rest: bool = False) -> str:
         lines.append(ATTR_LIST.sub("", line) if fence is None and line.lstrip().startswith("#") else line)
     if fence is not None:
         lines += code_as_shown(fence.info, code)
-    return "\n".join(lines).strip()
+    return "\n".join(lines).strip("\n").rstrip()  # a first line's indentation is what it is
 
 
 def _rest_as_read(window: str) -> str:
@@ -515,8 +515,10 @@ def _window(text: str, terms: set[str], size: int, *, mark: bool = False, rest: 
         or (rest and _ADORNMENT.fullmatch(out[-1]) is not None)
     ):
         out.pop()  # a block whose content the window cuts off (`:::note`, an opening fence): not shown
-    # code keeps its first line's indentation; elsewhere the lines are dedented together
-    joined = "\n".join(out)
+    # code keeps its first line's indentation; elsewhere the lines are dedented together, and in
+    # Markdown a window that starts inside a box's body (a tab, an admonition) and runs past its
+    # end has that part dedented as the page shows it under the box's label
+    joined = "\n".join(out if rest or opened is not None else _box_prefix_dedented(out))
     result = (joined if opened is not None else textwrap.dedent(joined)).lstrip("\n").rstrip()
     if len(result) > size:
         result = result[: size - 1].rstrip() + "…"
@@ -525,6 +527,22 @@ def _window(text: str, terms: set[str], size: int, *, mark: bool = False, rest: 
     # code shown as code: a window that starts or ends inside a block gets its fence lines
     result = _fenced(result, opened, mark=mark)
     return result
+
+
+def _box_prefix_dedented(lines: list[str]) -> list[str]:
+    """``lines`` with their first run indented deeper than a later line (a window that starts in
+    an indented body and leaves it) dedented by that run's indentation."""
+    first = next((line for line in lines if line.strip()), "")
+    indent = len(first) - len(first.lstrip(" "))
+    if not indent:
+        return lines
+    end = next(
+        (k for k, line in enumerate(lines) if line.strip() and len(line) - len(line.lstrip(" ")) < indent),
+        len(lines),
+    )
+    if end == len(lines):
+        return lines  # all of it is indented: dedented together
+    return [line[indent:] if line.strip() else line for line in lines[:end]] + lines[end:]
 
 
 # a line that opens a block of what follows: an admonition (`:::note`, `!!! tip`, `??? info`),

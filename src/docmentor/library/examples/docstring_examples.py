@@ -176,21 +176,19 @@ def docstring_examples(entries: Iterable[ApiEntry]) -> list[Example]:
         texts = [(entry.docstring, entry.docstring_line)]
         if entry.init_docstring:
             texts.append((entry.init_docstring, entry.init_docstring_line))
-        setup: tuple[int | None, DocstringCode] | None = None  # a session that only sets up
+        setup: list[tuple[int | None, DocstringCode]] = []  # sessions that only set up, in order
         for first_line, block in ((f, b) for t, f in texts for b in docstring_code(t)):
             if n >= MAX_EXAMPLES:
                 break
             if not _python(block):
                 # boltons' `format_exp_repr`: `>>> class Flag(object): …`, prose, then the
                 # sessions that use Flag: shown (and run) with them
-                setup = (first_line, block) if _sets_up(block) else None
+                setup = [*setup, (first_line, block)] if _sets_up(block) else []
                 continue
-            if setup is not None and block.code.lstrip().startswith(">>>"):
-                first_line, block = (
-                    setup[0],
-                    DocstringCode(setup[1].line, f"{setup[1].code}\n{block.code}", ""),
-                )
-            setup = None
+            if setup and block.code.lstrip().startswith(">>>"):
+                joined = "\n".join([*(b.code for _, b in setup), block.code])
+                first_line, block = setup[0][0], DocstringCode(setup[0][1].line, joined, "")
+            setup = []
             code = "\n".join(block.code.split("\n")[:MAX_LINES])
             n += 1
             out.append(

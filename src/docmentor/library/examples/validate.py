@@ -460,8 +460,13 @@ def runnable_source(
     source, offsets, session, skipped = prepare(code, "python")
     if skipped or not source.strip():
         return None
-    if session and checked and not _awaits_at_top_level(source):
-        source = _checked_session(code, offsets, exact_errors=exact_errors) or source
+    checked_source = (
+        _checked_session(code, offsets, exact_errors=exact_errors)
+        if session and checked and not _awaits_at_top_level(source)
+        else None
+    )
+    if checked_source is not None:
+        source = checked_source
     elif session and _TRACEBACK in code:
         source = _expected_errors_caught(code) or source
     if setup:  # after the session's own ``from __future__`` lines, which must come first
@@ -493,10 +498,17 @@ import sys as _docmentor_sys
 from io import StringIO as _DocmentorOutput
 
 _docmentor_address = _docmentor_re.compile(r"0x[0-9a-fA-F]+")
+_docmentor_shown = _DocmentorOutput()  # one for the session, as doctest's: `csv.writer(sys.stdout)` keeps it
+
+
+def _docmentor_fail(line, said):
+    exec(compile("\\n" * (line - 1) + "raise AssertionError(said)", "example.py", "exec"), {"said": said})
 
 
 def _docmentor_shows(source, line, want, error, flags, message=None):
-    shown, was = _DocmentorOutput(), _docmentor_sys.stdout
+    shown, was = _docmentor_shown, _docmentor_sys.stdout
+    shown.seek(0)
+    shown.truncate()
     _docmentor_sys.stdout = shown
     try:
         exec(compile("\\n" * (line - 1) + source, "example.py", "single"), globals())
@@ -508,16 +520,16 @@ def _docmentor_shows(source, line, want, error, flags, message=None):
 
             got = traceback.format_exception_only(type(raised), raised)[-1]
             if not _docmentor_doctest.OutputChecker().check_output(message, got, flags):
-                said = "the example shows %r under line %d; it raised %r" % (message.strip(), line, got.strip())
-                exec(compile("\\n" * (line - 1) + "raise AssertionError(said)", "example.py", "exec"), {"said": said})
+                _docmentor_fail(line, "the example shows %r under line %d; it raised %r" % (message.strip(), line, got.strip()))
         return
     finally:
         _docmentor_sys.stdout = was
+    if error is not None:
+        _docmentor_fail(line, "the example shows %s raised by line %d; nothing was" % (error, line))
     got = shown.getvalue()
     same = _docmentor_doctest.OutputChecker().check_output
     if want and not same(_docmentor_address.sub("0x", want), _docmentor_address.sub("0x", got), flags):
-        said = "the example shows %r under line %d; it printed %r" % (want.strip(), line, got.strip())
-        exec(compile("\\n" * (line - 1) + "raise AssertionError(said)", "example.py", "exec"), {"said": said})
+        _docmentor_fail(line, "the example shows %r under line %d; it printed %r" % (want.strip(), line, got.strip()))
 """
 
 
@@ -542,6 +554,8 @@ def _checked_session(code: str, offsets: Sequence[int], *, exact_errors: bool = 
         return None
     calls: list[str] = []
     for ex in examples:
+        if ex.options.get(doctest.SKIP):
+            continue  # `# doctest: +SKIP`: doctest neither runs nor checks it
         if ex.lineno not in offsets:
             return None  # read otherwise than prepare reads it: the plain program
         error = None

@@ -215,13 +215,14 @@ def _exported(
 
 def export_depth(entries: Sequence[ApiEntry], package: str) -> int:
     """How deep the package's API is exported: 1 (``pkg.name``), or 2 (``pkg.module.name``)
-    when its top level exports nothing but modules (boltons' empty ``__init__``: users import
-    ``boltons.iterutils.chunked``, and every API of it scored as unexported)."""
+    when its top level exports no function or class, only modules and values at most
+    (boltons' empty ``__init__``: users import ``boltons.iterutils.chunked``, and every API of
+    it scored as unexported)."""
     for e in entries:
         paths = (e.api_id, *e.aliases)
         if (
             e.parent is None
-            and e.kind != "module"
+            and e.kind in ("function", "class")
             and any(p.count(".") == 1 and p.split(".")[0] == package for p in paths)
         ):
             return 1

@@ -370,14 +370,22 @@ _UNIMPORTED = frozenset({"antigravity", "this", "idlelib", "tkinter", "turtle", 
 @functools.lru_cache(maxsize=512)
 def standard_class(path: str) -> type | None:
     """The standard library's class a dotted path names (``socket.timeout``), imported in
-    this process; None for any other path, or one that does not import here."""
+    this process; None for any other path, or one that does not import here. The path comes
+    from the library read: never a ``__main__`` module (``unittest.__main__`` runs tests on
+    import), a private one, or one of :data:`_UNIMPORTED`."""
     module, _, name = path.split("[", 1)[0].rpartition(".")
-    top = module.split(".", 1)[0]
-    if not module or top not in sys.stdlib_module_names or top in _UNIMPORTED or not name.isidentifier():
+    parts = module.split(".")
+    if (
+        not module
+        or parts[0] not in sys.stdlib_module_names
+        or parts[0] in _UNIMPORTED
+        or any(p.startswith("_") or not p.isidentifier() for p in parts)
+        or not name.isidentifier()
+    ):
         return None
     try:
         found = getattr(importlib.import_module(module), name, None)
-    except Exception:  # a platform's module (`winreg`), a failing import: not known
+    except (Exception, SystemExit):  # a platform's module (`winreg`), a failing import: not known
         return None
     return found if isinstance(found, type) else None
 

@@ -822,7 +822,7 @@ def _top_level(mod: Any) -> list[ast.stmt]:
         text = path.read_text(encoding="utf-8", errors="replace")
     except OSError:
         return []
-    if "__main__" not in text and "try:" not in text and "del " not in text:
+    if "__main__" not in text and "try:" not in text and "del " not in text and "del(" not in text:
         return []
     try:
         return ast.parse(text).body
@@ -841,13 +841,25 @@ def drop_deleted(modules: Iterable[Any]) -> int:
         deleted = _deleted_names(_top_level(mod))
         for name, at in deleted.items():
             member = mod.members.get(name)
-            if member is None:
-                continue
+            if member is None or _names_module(member):
+                continue  # `from . import utils` … `del utils`: `pkg.utils` is still imported so
             line = (member.alias_lineno if member.is_alias else member.lineno) or 0
             if line < at:  # (one bound again after its del stays)
                 mod.members.pop(name, None)
                 dropped += 1
     return dropped
+
+
+def _names_module(member: Any) -> bool:
+    """Whether a module member is a module, or an alias of one (resolving it where it can)."""
+    if member.is_module:
+        return True
+    if not member.is_alias:
+        return False
+    try:
+        return bool(member.final_target.is_module)
+    except (griffe.AliasResolutionError, griffe.CyclicAliasError):
+        return False
 
 
 def _deleted_names(body: list[ast.stmt]) -> dict[str, int]:
