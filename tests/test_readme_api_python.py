@@ -4352,3 +4352,30 @@ def test_a_base_path_from_the_library_never_imports_a_main_module() -> None:
     assert standard_class("unittest.__main__.TestProgram") is None
     assert standard_class("venv.__main__.X") is None and standard_class("email._policybase.Policy") is None
     assert standard_class("socket.timeout") is TimeoutError
+
+
+def test_a_sentence_that_opens_with_deprecated_marks_the_api(tmp_path: Path) -> None:
+    # the pyee tour: "An exception internal to pyee. Deprecated in favor of PyeeError." was
+    # no deprecation (only "… is deprecated …" was read)
+    api = surface(
+        tmp_path,
+        {
+            "pkg/__init__.py": '''
+                class PyeeException(Exception):
+                    """An exception internal to pyee. Deprecated in favor of PyeeError."""
+
+                class Loud:
+                    """DEPRECATED: use Quiet."""
+
+                def undeprecated():
+                    """Deprecated things are listed by this function."""
+
+                class Quiet:
+                    """Says nothing about deprecation."""
+            ''',
+        },
+    )
+    said = {e.api_id: e.deprecated for e in api.entries}
+    assert said["pkg.PyeeException"] == "Deprecated in favor of PyeeError."
+    assert said["pkg.Loud"] == "DEPRECATED: use Quiet."
+    assert said["pkg.Quiet"] is None and said["pkg.undeprecated"] is None

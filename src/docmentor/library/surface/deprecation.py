@@ -56,6 +56,12 @@ _USAGE = re.compile(
     r"|calling\b(?:(?!deprecat)[^.;\n]){0,80}?\b(?:with|without|positionally|passing)\b)",
     re.I,
 )
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+# a sentence that says so first: "Deprecated in favor of X", "DEPRECATED: use X", "Deprecated
+# since 2.0" (not "Deprecated options are listed here")
+_OPENS_DEPRECATED = re.compile(
+    r"\s*deprecated\b[ \t]*(?:[:;,.!(—–-]|$|(?:in|since|as|for|and|use|please|from|by)\b)", re.I
+)
 _NOT_A_CLAIM = re.compile(r"^\s*(?:whether|true if|if|returns?|check|flag)\b", re.I)
 
 
@@ -134,8 +140,12 @@ def _docstring_reason(docstring: str, parameters: set[str], takes_kwargs: bool =
             continue
         return text or "deprecated"
     first = PARAGRAPHS.split(docstring.strip(), 1)[0]
-    for sentence in _PROSE.finditer(first):
-        claim = " ".join(sentence.group(0).split())
+    # "… is deprecated …", or a sentence that opens with the word: "Deprecated in favor of
+    # PyeeError." (pyee's PyeeException), "DEPRECATED: use X."
+    opening = [s for s in _SENTENCE_END.split(first) if _OPENS_DEPRECATED.match(s)]
+    for claim in [" ".join(m.group(0).split()) for m in _PROSE.finditer(first)] + [
+        " ".join(s.split()) for s in opening
+    ]:
         if (
             not _NOT_A_CLAIM.match(claim)
             and not _USAGE.match(claim)
