@@ -352,9 +352,12 @@ def test_remove_unregisters_a_knowledge_base_and_drift_says_when_its_folder_is_g
     shutil.move(str(work / "kb1"), str(work / "moved"))
     err = cli.fails("readme-llm", "drift", "--library", "minidb")
     assert "the knowledge base folder of 'minidb' is gone" in err and "regenerate" in err
+    # named as package indexes name it (a tour: `drift -l dirty-equals` for dirty_equals)
+    err = cli.fails("readme-llm", "drift", "--library", "MiniDB")
+    assert "the knowledge base folder of 'minidb' is gone" in err
     assert cli.json("api", "find", "open a database")["results"]  # served from the index still
 
-    data = cli.json("readme-llm", "remove", "--library", "minidb")
+    data = cli.json("readme-llm", "remove", "--library", "MINIDB")
     assert data["removed"] == "minidb" and data["docs_source"] == "minidb-docs"
     err = cli.fails("api", "find", "open a database")
     assert "no library knowledge base is registered" in err

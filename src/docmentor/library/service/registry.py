@@ -38,6 +38,16 @@ def named_keys(library: str) -> set[str]:
     return {name_key(name), name_key(library_of(name))}
 
 
+def registered_name(known: list[str], library: str) -> str | None:
+    """The registered library ``library`` names: that name, else the one name it is as package
+    indexes compare names (``dirty-equals`` is ``dirty_equals``, case aside); None for none,
+    or for several."""
+    if library in known:
+        return library
+    same = [name for name in known if name_key(name) == name_key(library.strip())]
+    return same[0] if len(same) == 1 else None
+
+
 def knowledge_bases(engine: Docmentor) -> list[KbRow]:
     """Every knowledge base registered in ``engine``'s index, by library name."""
     return list_kbs(engine.store)
@@ -72,10 +82,12 @@ def remove_knowledge_base(engine: Docmentor, library: str) -> RemovedKnowledgeBa
     from docmentor.library.stages import docs_source_name
 
     known = [r.library for r in list_kbs(engine.store)]
-    if library not in known:
+    named = registered_name(known, library)
+    if named is None:
         raise NotFoundError(
             f"no knowledge base for {library!r}", hint=f"registered: {', '.join(known) or 'none'}"
         )
+    library = named
     row = unregister_kb(engine.store, library)
     docs = docs_source_name(library)
     return RemovedKnowledgeBase(
@@ -97,11 +109,13 @@ def drift_report(engine: Docmentor, library: str) -> DriftReport:
     from docmentor.library.examples.drift import DriftFinding, DriftReport
 
     rows = {r.library: r for r in list_kbs(engine.store)}
-    if library not in rows:
+    named = registered_name(list(rows), library)
+    if named is None:
         raise NotFoundError(
             f"no knowledge base for {library!r}",
             hint=f"run: docmentor readme-llm generate --library {library}",
         )
+    library = named
     folder = Path(rows[library].path)
     path = folder / "drift.json"
     if not folder.is_dir():
