@@ -193,6 +193,23 @@ def test_a_session_passes_only_when_it_prints_what_it_shows(tmp_path: Path) -> N
     assert by_id["strict"].status == "failed", by_id["strict"].error
 
 
+def test_a_test_function_an_example_defines_is_run_as_pytest_runs_it(tmp_path: Path) -> None:
+    """A dirty-equals tour: `def test_partial_dict(): assert …` passed --validate without a line
+    of it running. A top-level test function the example does not call, that needs no
+    argument a fixture would give, is called after the program."""
+    failing = "def test_partial_dict():\n    assert {'a': 1} == {'a': 2}\n"
+    passing = "def test_sum():\n    assert sum([1, 2]) == 3\n\ndef test_with_fixture(client):\n    raise SystemExit(3)\n"
+    called = "def test_once():\n    print('ran')\n\ntest_once()\n"
+    report = validate_examples(
+        [example(failing, example_id="failing"), example(passing, example_id="passing"),
+         example(called, example_id="called")],
+        library="json",
+    )  # fmt: skip
+    by_id = {r.example_id: r for r in report.results}
+    assert by_id["failing"].status == "failed" and "AssertionError" in (by_id["failing"].error or "")
+    assert by_id["passing"].status == by_id["called"].status == "passed", report.results
+
+
 def test_an_example_with_placeholders_is_not_complete() -> None:
     from docmentor.library.examples.classify import is_complete
 

@@ -469,6 +469,8 @@ def runnable_source(
         source = checked_source
     elif session and _TRACEBACK in code:
         source = _expected_errors_caught(code) or source
+    elif not session:
+        source += _uncalled_tests(source)
     if setup:  # after the session's own ``from __future__`` lines, which must come first
         lines = source.split("\n")
         future = [line for line in lines if line.startswith("from __future__ import")]
@@ -612,6 +614,32 @@ def _expected_errors_caught(code: str) -> str | None:
             out += lines
     program = "\n".join(out) + "\n"
     return program if parse_python(program)[0] is not None else None
+
+
+def _uncalled_tests(source: str) -> str:
+    """The calls pytest would make of a program's test functions: an example that defines
+    ``def test_partial_dict(): assert …`` and never calls it passed without running a line of
+    it (a dirty-equals tour). Top-level ``test_*`` functions that take no argument a caller
+    must give (not a fixture's) and that the program does not call itself; "" for none."""
+    tree = parse_python(source)[0]
+    if tree is None:
+        return ""
+    called = {
+        node.func.id
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+    }
+    names = [
+        node.name
+        for node in tree.body
+        if isinstance(node, ast.FunctionDef)
+        and node.name.startswith("test")
+        and node.name not in called
+        and not node.args.posonlyargs
+        and len(node.args.args) == len(node.args.defaults)
+        and all(d is not None for d in node.args.kw_defaults)
+    ]
+    return "".join(f"{name}()\n" for name in names)
 
 
 def _awaits_at_top_level(source: str) -> bool:
