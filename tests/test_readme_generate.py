@@ -2138,3 +2138,13 @@ def test_a_docstring_that_describes_parameters_and_return_in_prose_is_complete()
     score_importance([prose, silent], [], {}, package="p")
     assert prose.importance_factors["docstring"] == pytest.approx((1 + 2 / 3 + 1) / 3, abs=1e-3)
     assert silent.importance_factors["docstring"] == pytest.approx(1 / 3, abs=1e-3)
+
+
+def test_an_example_is_shown_without_its_code_annotation_markers() -> None:
+    """A dirty-equals tour: `IsListOrTuple(...)  # (1)!` in README.LLM, its annotation (listed
+    under the block on the page) nowhere: the marker is a bubble on the page, no text."""
+    from docmentor.library.knowledge.readme import example_code
+
+    ex = Example(example_id="e", title="t", code="from d import IsList\n\nassert [1] == IsList(1)  # (1)!\n",
+                 language="python", source="docs", path="p.md", line=3)  # fmt: skip
+    assert example_code(ex) == "from d import IsList\n\nassert [1] == IsList(1)"

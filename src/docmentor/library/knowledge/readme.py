@@ -53,6 +53,7 @@ from docmentor.library.surface.docstrings import (
 )
 from docmentor.library.surface.raise_sites import SHOWN_SITES
 from docmentor.library.surface.ref_titles import with_titles
+from docmentor.parse.shown_code import code_as_shown
 from docmentor.search.ranking import history_page
 
 __all__ = [
@@ -88,8 +89,9 @@ def example_code(example: Example) -> str:
 
 @lru_cache(maxsize=4096)
 def _shown_code(code: str, language: str) -> str:
-    """:func:`example_code`'s work, once per code (ranking asks for it several times)."""
-    code = textwrap.dedent(code).strip("\n")
+    """:func:`example_code`'s work, once per code (ranking asks for it several times): the
+    code as its page shows it (no twoslash set-up, magic comments, annotation markers)."""
+    code = "\n".join(code_as_shown(language, textwrap.dedent(code).strip("\n").split("\n")))
     if language == "python" and _is_session(code):
         return _session_program(code)
     return code

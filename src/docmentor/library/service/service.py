@@ -475,9 +475,11 @@ def _as_shown(index: ApiIndex, library: str, example: Example) -> str:
     """An example's code as README.LLM shows it: a docstring's doctest as the program its
     prompts spell, with the imports of the library's names it calls bare (a tour: get_examples
     gave `>>> chunked(range(10), 3)` where README.LLM gave a program that runs); the docs'
-    examples as written."""
-    if example.origin != "docstring":
-        return example.code
+    examples as their page shows them."""
+    if example.origin != "docstring":  # as written, as its page shows it (no annotation markers)
+        from docmentor.parse.shown_code import code_as_shown
+
+        return "\n".join(code_as_shown(example.language, example.code.split("\n")))
     from docmentor.library.knowledge.readme import example_code, with_imports
 
     by_id = {a: e for a in example.apis_used if (e := index.entry(library, a)) is not None}
