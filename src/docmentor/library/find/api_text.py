@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from docmentor.library.find.config import DEFAULT, ApiRankingConfig
 from docmentor.library.models import ApiEntry, Example
 from docmentor.library.surface.docstrings import MARKUP, plain
+from docmentor.parse.fences import outside_fences
 from docmentor.search.analyzer import analyze
 
 _PASSAGE_SPLIT = re.compile(r"\n\s*\n|\n\s*[*-]\s+")
@@ -38,9 +39,20 @@ def passage_texts(entry: ApiEntry, config: ApiRankingConfig = DEFAULT) -> list[s
     if entry.kind == "module":
         return []
     public = entry.aliases[0] if entry.aliases else entry.api_id
-    pieces = (_BULLET.sub("", c.strip()) for c in _PASSAGE_SPLIT.split(entry.docstring or ""))
+    # prose: not a fenced block's code nor a doctest (a dirty-equals tour: 80 of 284 passages
+    # were code, and filled the paragraphs' budget)
+    text = (
+        outside_fences(entry.docstring)
+        if "```" in entry.docstring or "~~~" in entry.docstring
+        else entry.docstring
+    )
+    pieces = (_BULLET.sub("", c.strip()) for c in _PASSAGE_SPLIT.split(text or ""))
     least = config.passage_min_chars
-    chunks = [c for c in pieces if len(c) >= least and not MARKUP.match(c) and not _LONE_LINK.match(c)]
+    chunks = [
+        c
+        for c in pieces
+        if len(c) >= least and not MARKUP.match(c) and not _LONE_LINK.match(c) and not c.startswith(">>>")
+    ]
     chunks = chunks[: config.passage_paragraphs]
     # then the docs' words on it (a paragraph a line), within the same count of paragraphs
     said = f"{entry.docs_text}\n{entry.raised}"
