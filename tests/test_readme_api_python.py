@@ -4379,3 +4379,15 @@ def test_a_sentence_that_opens_with_deprecated_marks_the_api(tmp_path: Path) -> 
     assert said["pkg.PyeeException"] == "Deprecated in favor of PyeeError."
     assert said["pkg.Loud"] == "DEPRECATED: use Quiet."
     assert said["pkg.Quiet"] is None and said["pkg.undeprecated"] is None
+
+
+def test_a_deleted_name_bound_to_what_cannot_be_resolved_is_read(tmp_path: Path) -> None:
+    # the trio bench: `from typing import TYPE_CHECKING` … `del TYPE_CHECKING` (an alias griffe
+    # cannot resolve) stopped generate with an AliasResolutionError
+    api = surface(
+        tmp_path,
+        {
+            "pkg/__init__.py": 'from typing import TYPE_CHECKING\n\ndef run():\n    """Runs."""\n\ndel TYPE_CHECKING\n'
+        },
+    )
+    assert api.resolve("pkg.run") is not None and api.resolve("pkg.TYPE_CHECKING") is None

@@ -851,11 +851,10 @@ def drop_deleted(modules: Iterable[Any]) -> int:
 
 
 def _names_module(member: Any) -> bool:
-    """Whether a module member is a module, or an alias of one (resolving it where it can)."""
-    if member.is_module:
-        return True
+    """Whether a module member is a module, or an alias of one (resolving it where it can:
+    trio's ``from typing import TYPE_CHECKING`` cannot be)."""
     if not member.is_alias:
-        return False
+        return bool(member.is_module)
     try:
         return bool(member.final_target.is_module)
     except (griffe.AliasResolutionError, griffe.CyclicAliasError):
