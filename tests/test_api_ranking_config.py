@@ -214,3 +214,15 @@ def test_passages_are_the_docstrings_prose_not_its_code() -> None:
         "pkg.AnyThing: A type which matches any value.",
         "pkg.AnyThing: Use it where the value does not matter to the comparison.",
     ]
+    # a Google "Examples:" section over a session: no passage; a reST title's `~~~` underline
+    # is no fence (a review)
+    google = entry.model_copy(
+        update={
+            "docstring": "Chunk things into lists of a given size.\n\nExamples:\n    >>> list(chunked([1, 2], 1))\n"
+            "    [[1], [2]]\n\nRetries\n~~~~~~~\n\nThe request is retried three times before it fails for good."
+        }
+    )
+    assert passage_texts(google) == [
+        "pkg.AnyThing: Chunk things into lists of a given size.",
+        "pkg.AnyThing: The request is retried three times before it fails for good.",
+    ]

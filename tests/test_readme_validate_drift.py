@@ -200,14 +200,18 @@ def test_a_test_function_an_example_defines_is_run_as_pytest_runs_it(tmp_path: P
     failing = "def test_partial_dict():\n    assert {'a': 1} == {'a': 2}\n"
     passing = "def test_sum():\n    assert sum([1, 2]) == 3\n\ndef test_with_fixture(client):\n    raise SystemExit(3)\n"
     called = "def test_once():\n    print('ran')\n\ntest_once()\n"
+    # a decorated one is pytest's to call or not (a fixture, a skip or xfail mark): not called
+    marked = "import functools\n\n@functools.lru_cache\ndef test_cached():\n    raise SystemExit(4)\n"
     report = validate_examples(
         [example(failing, example_id="failing"), example(passing, example_id="passing"),
-         example(called, example_id="called")],
+         example(called, example_id="called"), example(marked, example_id="marked")],
         library="json",
     )  # fmt: skip
     by_id = {r.example_id: r for r in report.results}
     assert by_id["failing"].status == "failed" and "AssertionError" in (by_id["failing"].error or "")
-    assert by_id["passing"].status == by_id["called"].status == "passed", report.results
+    assert by_id["passing"].status == by_id["called"].status == by_id["marked"].status == "passed", (
+        report.results
+    )
 
 
 def test_an_example_with_placeholders_is_not_complete() -> None:

@@ -152,6 +152,9 @@ def test_drift_reads_the_version_find_api_answers_from(
     cli = Cli(index, capsys)
     assert cli.json("readme-llm", "drift", "-l", "minidb")["version"] == "2.0.0"  # the newest
     assert cli.json("readme-llm", "drift", "-l", "minidb", "--version", "1.0.0")["version"] == "1.0.0"
+    # spelt otherwise, as package indexes compare names: the same choice (a review)
+    assert cli.json("readme-llm", "drift", "-l", "MiniDB")["version"] == "2.0.0"
+    assert cli.json("readme-llm", "drift", "-l", "MiniDB", "--version", "1.0.0")["version"] == "1.0.0"
     (tmp_path / "requirements.txt").write_text("minidb==1.0.0\n", encoding="utf-8")
     assert cli.json("readme-llm", "drift", "-l", "minidb")["version"] == "1.0.0"  # the pinned
 

@@ -619,8 +619,9 @@ def _expected_errors_caught(code: str) -> str | None:
 def _uncalled_tests(source: str) -> str:
     """The calls pytest would make of a program's test functions: an example that defines
     ``def test_partial_dict(): assert …`` and never calls it passed without running a line of
-    it (a dirty-equals tour). Top-level ``test_*`` functions that take no argument a caller
-    must give (not a fixture's) and that the program does not call itself; "" for none."""
+    it (a dirty-equals tour). Top-level undecorated ``test*`` functions that take no argument
+    a caller must give (not a fixture's) and that the program does not call itself; "" for
+    none."""
     tree = parse_python(source)[0]
     if tree is None:
         return ""
@@ -634,6 +635,7 @@ def _uncalled_tests(source: str) -> str:
         for node in tree.body
         if isinstance(node, ast.FunctionDef)
         and node.name.startswith("test")
+        and not node.decorator_list  # a fixture, a skip or xfail mark, a command: not pytest's plain call
         and node.name not in called
         and not node.args.posonlyargs
         and len(node.args.args) == len(node.args.defaults)

@@ -41,18 +41,11 @@ def passage_texts(entry: ApiEntry, config: ApiRankingConfig = DEFAULT) -> list[s
     public = entry.aliases[0] if entry.aliases else entry.api_id
     # prose: not a fenced block's code nor a doctest (a dirty-equals tour: 80 of 284 passages
     # were code, and filled the paragraphs' budget)
-    text = (
-        outside_fences(entry.docstring)
-        if "```" in entry.docstring or "~~~" in entry.docstring
-        else entry.docstring
-    )
-    pieces = (_BULLET.sub("", c.strip()) for c in _PASSAGE_SPLIT.split(text or ""))
+    # (backtick fences only: a `~~~` line under a reST title is its underline)
+    text = outside_fences(entry.docstring) if "```" in entry.docstring else entry.docstring
+    pieces = (_BULLET.sub("", _before_session(c).strip()) for c in _PASSAGE_SPLIT.split(text or ""))
     least = config.passage_min_chars
-    chunks = [
-        c
-        for c in pieces
-        if len(c) >= least and not MARKUP.match(c) and not _LONE_LINK.match(c) and not c.startswith(">>>")
-    ]
+    chunks = [c for c in pieces if len(c) >= least and not MARKUP.match(c) and not _LONE_LINK.match(c)]
     chunks = chunks[: config.passage_paragraphs]
     # then the docs' words on it (a paragraph a line), within the same count of paragraphs
     said = f"{entry.docs_text}\n{entry.raised}"
@@ -65,6 +58,16 @@ def passage_texts(entry: ApiEntry, config: ApiRankingConfig = DEFAULT) -> list[s
     ]
     cut = config.passage_chars
     return [f"{public}: {' '.join(plain(c).split())}"[:cut] for c in chunks[: config.max_passages]]
+
+
+def _before_session(chunk: str) -> str:
+    """A chunk up to its first doctest prompt (Google's "Examples:" over ``>>>`` lines: the
+    heading alone is left, too short to be a passage)."""
+    if ">>>" not in chunk:
+        return chunk
+    lines = chunk.split("\n")
+    k = next((i for i, line in enumerate(lines) if line.lstrip().startswith(">>>")), len(lines))
+    return "\n".join(lines[:k])
 
 
 def api_name_terms(e: ApiEntry) -> list[str]:

@@ -90,7 +90,8 @@ def example_code(example: Example) -> str:
 @lru_cache(maxsize=4096)
 def _shown_code(code: str, language: str) -> str:
     """:func:`example_code`'s work, once per code (ranking asks for it several times): the
-    code as its page shows it (no twoslash set-up, magic comments, annotation markers)."""
+    code as its page shows it (no magic comments nor annotation markers; a twoslash set-up
+    stays: an example keeps its block's language, not its info string)."""
     code = "\n".join(code_as_shown(language, textwrap.dedent(code).strip("\n").split("\n")))
     if language == "python" and _is_session(code):
         return _session_program(code)

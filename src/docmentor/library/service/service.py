@@ -107,10 +107,17 @@ class LibraryKnowledge:
         """The knowledge base that answers for ``library`` (``attrs@24.2.0``): ``version``,
         else the project's pin, else the newest, as find_api chooses it; ``library`` as given
         when no registered knowledge base is of it (the caller's lookup says so)."""
+        from docmentor.library.service.registry import name_key
         from docmentor.sources.versions import library_of
         from docmentor.store.kb import list_kbs
 
         rows = list_kbs(self.engine.store)
+        if "@" not in library and not any(library_of(r.library) == library_of(library) for r in rows):
+            # spelt as package indexes compare names (`dirty-equals` for `dirty_equals`): that one
+            spelt = {
+                library_of(r.library) for r in rows if name_key(library_of(r.library)) == name_key(library)
+            }
+            library = spelt.pop() if len(spelt) == 1 else library
         if "@" in library or not any(library_of(r.library) == library_of(library) for r in rows):
             return library
         chosen, _reasons, _notes = self._select(rows, library, version)

@@ -48,7 +48,10 @@ _CALLED_ARGUMENT = re.compile(
 )
 _ADVICE = re.compile(r"^\s*(?:(?:since\s+)?v?[\d.]+:?\s+)?(?:use|call|see|prefer|instead)\b", re.I)
 _VERSION = re.compile(r"v?\d+(?:\.\d+)*(?:[-.]?\w+)?")
-_PROSE = re.compile(r"[^.\n]*\b(?:is|are|now|was|has been|have been) deprecated\b[^.\n]*\.?", re.I)
+# "… is deprecated …": looked for in each run of text between periods and line ends (one
+# pattern spanning the run would be quadratic on a long run: a review timed 57 s)
+_PROSE = re.compile(r"\b(?:is|are|now|was|has been|have been) deprecated\b", re.I)
+_RUN = re.compile(r"[^.\n]+")
 # a deprecation of one way of using it, not of the API: "Calling this function with a second
 # schema argument is deprecated", "Subclassing validator classes now warns" (jsonschema)
 _USAGE = re.compile(
@@ -60,7 +63,7 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 # a sentence that says so first: "Deprecated in favor of X", "DEPRECATED: use X", "Deprecated
 # since 2.0" (not "Deprecated options are listed here")
 _OPENS_DEPRECATED = re.compile(
-    r"\s*deprecated\b[ \t]*(?:[:;,.!(—–-]|$|(?:in|since|as|for|and|use|please|from|by)\b)", re.I
+    r"\s*deprecated\b[ \t]*(?:[:;.!—–-]|$|(?:in favou?r of|since|as of|alias|use|please|in v?\d)\b)", re.I
 )
 _NOT_A_CLAIM = re.compile(r"^\s*(?:whether|true if|if|returns?|check|flag)\b", re.I)
 
@@ -143,9 +146,12 @@ def _docstring_reason(docstring: str, parameters: set[str], takes_kwargs: bool =
     # "… is deprecated …", or a sentence that opens with the word: "Deprecated in favor of
     # PyeeError." (pyee's PyeeException), "DEPRECATED: use X."
     opening = [s for s in _SENTENCE_END.split(first) if _OPENS_DEPRECATED.match(s)]
-    for claim in [" ".join(m.group(0).split()) for m in _PROSE.finditer(first)] + [
-        " ".join(s.split()) for s in opening
-    ]:
+    said = [
+        run.group(0) + ("." if first[run.end() : run.end() + 1] == "." else "")
+        for run in _RUN.finditer(first)
+        if _PROSE.search(run.group(0))
+    ]
+    for claim in [" ".join(c.split()) for c in said] + [" ".join(s.split()) for s in opening]:
         if (
             not _NOT_A_CLAIM.match(claim)
             and not _USAGE.match(claim)
