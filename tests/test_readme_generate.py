@@ -2125,21 +2125,6 @@ def test_generic_types_in_code_survive_and_entities_in_prose_are_read() -> None:
     assert "function — always." in said and "<br>" not in said and "&mdash;" not in said
 
 
-def test_a_docstring_that_describes_parameters_and_return_in_prose_is_complete() -> None:
-    """The boltons tour: "Returns a list of *count* chunks, each with *size* elements" (no
-    ``Args:``) scored a third as a docstring, below every class, whose return needs no words."""
-    prose = ApiEntry(
-        api_id="p.m.chunked", kind="function", name="chunked", description="Chunks.",
-        docstring="Returns a list of *count* chunks, each with *size* elements.",
-        parameters=[ApiParameter(name="src"), ApiParameter(name="size"), ApiParameter(name="count")],
-        returns=ApiReturn(type="list"),
-    )  # fmt: skip
-    silent = prose.model_copy(update={"api_id": "p.m.other", "docstring": "Chunks."})
-    score_importance([prose, silent], [], {}, package="p")
-    assert prose.importance_factors["docstring"] == pytest.approx((1 + 2 / 3 + 1) / 3, abs=1e-3)
-    assert silent.importance_factors["docstring"] == pytest.approx(1 / 3, abs=1e-3)
-
-
 def test_an_example_is_shown_without_its_code_annotation_markers() -> None:
     """A dirty-equals tour: `IsListOrTuple(...)  # (1)!` in README.LLM, its annotation (listed
     under the block on the page) nowhere: the marker is a bubble on the page, no text."""

@@ -236,31 +236,20 @@ def _namespace_path(path: str, package: str) -> bool:
 
 
 _NOTHING_RETURNED = {"None", "NoReturn", "Never"}
-_WORD = re.compile(r"[A-Za-z_]\w*")
-
-
-# a docstring that says what a call returns in its prose ("Returns a list of *count* chunks")
-_SAYS_RETURNS = re.compile(r"(?i)\b(?:returns?|yields?)\b")
 
 
 def _docstring(entry: ApiEntry) -> float:
     """How completely the docstring describes the API: its summary, its parameters, what it
-    returns, a third each. A parameter counts as described by its field, or by its name in the
-    prose (boltons' "Returns a list of *count* chunks, each with *size* elements": no
-    ``Args:``); a return by its field, or by "returns"/"yields" in the prose."""
+    returns, a third each, by their fields. (Parameters and a return counted as described by
+    their names, or "returns", in the prose: 5 sets up and 5 down on 2026-12-01 (glom
+    0.5044 → 0.4539, psutil 0.7917 → 0.8313); not kept.)"""
     summary = 1.0 if entry.description.strip() else 0.0
     params = [p for p in entry.parameters if p.name not in ("self", "cls")]
-    words = set(_WORD.findall(entry.docstring)) if params else set()
-    documented = (
-        1.0
-        if not params
-        else sum(bool(p.description.strip()) or p.name.lstrip("*") in words for p in params) / len(params)
-    )
+    documented = 1.0 if not params else sum(bool(p.description.strip()) for p in params) / len(params)
     if entry.kind in ("function", "method"):
         r = entry.returns
         nothing = r is None or (r.type or "").strip() in _NOTHING_RETURNED
-        said = (r is not None and r.description.strip()) or _SAYS_RETURNS.search(entry.docstring[:2000])
-        returns = 1.0 if nothing or said else 0.0
+        returns = 1.0 if nothing or (r is not None and r.description.strip()) else 0.0
     elif entry.kind in ("property", "attribute"):
         r = entry.returns
         returns = 1.0 if r is not None and (r.type or r.description.strip()) else 0.0
