@@ -194,35 +194,3 @@ def test_what_is_embedded_reads_the_config() -> None:
     whole = embedding_text(entry, {})
     assert whole.startswith("pkg.Client.send (send) method. Send a request.")
     assert embedding_text(entry, {}, DEFAULT.replace(embedded_chars=15)) == whole[:15]
-
-
-def test_passages_are_the_docstrings_prose_not_its_code() -> None:
-    """A dirty-equals tour: a Markdown docstring's fenced example, split at its blank lines,
-    made passages of code (80 of 284), and a doctest was a passage too."""
-    from docmentor.library.find.api_text import passage_texts
-
-    entry = ApiEntry(
-        api_id="pkg.AnyThing",
-        kind="class",
-        name="AnyThing",
-        description="A type which matches any value.",
-        docstring='A type which matches any value.\n\n```py title="AnyThing"\nfrom pkg import AnyThing\n\n'
-        "assert 1 == AnyThing\nassert 'foobar' == AnyThing\n```\n\n>>> AnyThing == [1, 2, 3, 4]\nTrue\n\n"
-        "Use it where the value does not matter to the comparison.",
-    )
-    assert passage_texts(entry) == [
-        "pkg.AnyThing: A type which matches any value.",
-        "pkg.AnyThing: Use it where the value does not matter to the comparison.",
-    ]
-    # a Google "Examples:" section over a session: no passage; a reST title's `~~~` underline
-    # is no fence (a review)
-    google = entry.model_copy(
-        update={
-            "docstring": "Chunk things into lists of a given size.\n\nExamples:\n    >>> list(chunked([1, 2], 1))\n"
-            "    [[1], [2]]\n\nRetries\n~~~~~~~\n\nThe request is retried three times before it fails for good."
-        }
-    )
-    assert passage_texts(google) == [
-        "pkg.AnyThing: Chunk things into lists of a given size.",
-        "pkg.AnyThing: The request is retried three times before it fails for good.",
-    ]

@@ -392,34 +392,6 @@ def test_an_api_a_public_namespace_publishes_counts_by_that_path() -> None:
     assert top.importance_factors["exported"] == 1.0
 
 
-def test_a_package_that_exports_only_modules_exports_their_objects() -> None:
-    """The boltons tour: an empty ``__init__``, the API in ``boltons.iterutils`` and the other
-    modules (users import ``boltons.iterutils.chunked``); every object scored as unexported
-    and README.LLM was made of classes with documented parameters, not the functions users
-    call. A package that exports nothing but modules exports its modules' objects; their
-    private modules' objects stay unexported."""
-    chunked = ApiEntry(api_id="p.iterutils.chunked", kind="function", name="chunked", description="Chunks.")
-    method = ApiEntry(api_id="p.cache.LRU.get", kind="method", name="get", parent="p.cache.LRU")
-    cls = ApiEntry(api_id="p.cache.LRU", kind="class", name="LRU")
-    hidden = ApiEntry(api_id="p._impl.helper", kind="function", name="helper")
-    module = ApiEntry(api_id="p.iterutils", kind="module", name="iterutils")
-    version = ApiEntry(api_id="p.VERSION", kind="attribute", name="VERSION")  # a value: still "only modules"
-    score_importance([chunked, method, cls, hidden, module, version], [], {}, package="p")
-    from docmentor.library.find.config import DEFAULT
-
-    exported = {e.api_id: e.importance_factors["exported"] for e in (chunked, method, cls, hidden, module)}
-    assert exported == {
-        "p.iterutils.chunked": 1.0,
-        "p.cache.LRU.get": DEFAULT.member_of_exported,
-        "p.cache.LRU": 1.0,
-        "p._impl.helper": 0.0,
-        "p.iterutils": 1.0,
-    }
-
-
-# -- the knowledge base -------------------------------------------------------------------------
-
-
 def test_kb_round_trip(generated_each: tuple[Docmentor, GenerationResult]) -> None:
     _, result = generated_each
     assert result.kb_path is not None

@@ -9,7 +9,6 @@ from collections.abc import Mapping
 from docmentor.library.find.config import DEFAULT, ApiRankingConfig
 from docmentor.library.models import ApiEntry, Example
 from docmentor.library.surface.docstrings import MARKUP, plain
-from docmentor.parse.fences import outside_fences
 from docmentor.search.analyzer import analyze
 
 _PASSAGE_SPLIT = re.compile(r"\n\s*\n|\n\s*[*-]\s+")
@@ -39,11 +38,7 @@ def passage_texts(entry: ApiEntry, config: ApiRankingConfig = DEFAULT) -> list[s
     if entry.kind == "module":
         return []
     public = entry.aliases[0] if entry.aliases else entry.api_id
-    # prose: not a fenced block's code nor a doctest (a dirty-equals tour: 80 of 284 passages
-    # were code, and filled the paragraphs' budget)
-    # (backtick fences only: a `~~~` line under a reST title is its underline)
-    text = outside_fences(entry.docstring) if "```" in entry.docstring else entry.docstring
-    pieces = (_BULLET.sub("", _before_session(c).strip()) for c in _PASSAGE_SPLIT.split(text or ""))
+    pieces = (_BULLET.sub("", c.strip()) for c in _PASSAGE_SPLIT.split(entry.docstring or ""))
     least = config.passage_min_chars
     chunks = [c for c in pieces if len(c) >= least and not MARKUP.match(c) and not _LONE_LINK.match(c)]
     chunks = chunks[: config.passage_paragraphs]
@@ -58,16 +53,6 @@ def passage_texts(entry: ApiEntry, config: ApiRankingConfig = DEFAULT) -> list[s
     ]
     cut = config.passage_chars
     return [f"{public}: {' '.join(plain(c).split())}"[:cut] for c in chunks[: config.max_passages]]
-
-
-def _before_session(chunk: str) -> str:
-    """A chunk up to its first doctest prompt (Google's "Examples:" over ``>>>`` lines: the
-    heading alone is left, too short to be a passage)."""
-    if ">>>" not in chunk:
-        return chunk
-    lines = chunk.split("\n")
-    k = next((i for i, line in enumerate(lines) if line.lstrip().startswith(">>>")), len(lines))
-    return "\n".join(lines[:k])
 
 
 def api_name_terms(e: ApiEntry) -> list[str]:

@@ -192,41 +192,17 @@ def _scaled(n: int, top: int, floor: int) -> float:
     return min(1.0, math.log1p(n) / math.log1p(max(top, floor)))
 
 
-def _exported(
-    entry: ApiEntry, by_id: Mapping[str, ApiEntry], package: str, member: float, depth: int = 1
-) -> float:
-    """1.0 for an API the package exports (``pkg.name``; ``depth`` 2: ``pkg.module.name``, in
-    a package that exports its API from its modules), ``member`` for a member of an exported
-    class or a private module's object a namespace publishes, else 0."""
+def _exported(entry: ApiEntry, by_id: Mapping[str, ApiEntry], package: str, member: float) -> float:
     paths = [entry.api_id, *entry.aliases]
-    if any(
-        p.split(".")[0] == package and (p.count(".") == 1 or (p.count(".") <= depth and not private_path(p)))
-        for p in paths
-    ):
+    if any(p.count(".") == 1 and p.split(".")[0] == package for p in paths):
         return 1.0
     if entry.parent is not None:
         owner = by_id.get(entry.parent)
-        if owner is not None and _exported(owner, by_id, package, member, depth) == 1.0:
+        if owner is not None and _exported(owner, by_id, package, member) == 1.0:
             return member
     elif private_path(entry.api_id) and any(_namespace_path(p, package) for p in entry.aliases):
         return member  # a private module's object a public namespace publishes (trio.to_thread.run_sync)
     return 0.0
-
-
-def export_depth(entries: Sequence[ApiEntry], package: str) -> int:
-    """How deep the package's API is exported: 1 (``pkg.name``), or 2 (``pkg.module.name``)
-    when its top level exports no function or class, only modules and values at most
-    (boltons' empty ``__init__``: users import ``boltons.iterutils.chunked``, and every API of
-    it scored as unexported)."""
-    for e in entries:
-        paths = (e.api_id, *e.aliases)
-        if (
-            e.parent is None
-            and e.kind in ("function", "class")
-            and any(p.count(".") == 1 and p.split(".")[0] == package for p in paths)
-        ):
-            return 1
-    return 2
 
 
 def _namespace_path(path: str, package: str) -> bool:
@@ -239,10 +215,6 @@ _NOTHING_RETURNED = {"None", "NoReturn", "Never"}
 
 
 def _docstring(entry: ApiEntry) -> float:
-    """How completely the docstring describes the API: its summary, its parameters, what it
-    returns, a third each, by their fields. (Parameters and a return counted as described by
-    their names, or "returns", in the prose: 5 sets up and 5 down on 2026-12-01 (glom
-    0.5044 → 0.4539, psutil 0.7917 → 0.8313); not kept.)"""
     summary = 1.0 if entry.description.strip() else 0.0
     params = [p for p in entry.parameters if p.name not in ("self", "cls")]
     documented = 1.0 if not params else sum(bool(p.description.strip()) for p in params) / len(params)
@@ -278,8 +250,7 @@ def reached_products(
         if e.parent is not None:
             members.setdefault(e.parent, []).append(e)
     # exported, or a member of an exported class (whatever weight the config gives members)
-    depth = export_depth(entries, package)
-    exported = {e.api_id for e in entries if _exported(e, by_id, package, 1.0, depth) > 0}
+    exported = {e.api_id for e in entries if _exported(e, by_id, package, 1.0) > 0}
     reached: dict[str, str] = {}
     todo = [e for e in entries if e.api_id in exported]
     while todo:
@@ -331,11 +302,10 @@ def score_importance(
     weights = config.importance_weights()
     member = config.member_of_exported
     reached = reached_products(surface_entries, products or {}, package)
-    depth = export_depth(surface_entries, package)
     factors: dict[str, dict[str, float]] = {}
     base: dict[str, float] = {}
     for e in surface_entries:
-        exported = _exported(e, by_id, package, member, depth)
+        exported = _exported(e, by_id, package, member)
         if e.parent in reached or e.api_id in reached:  # a class users get from a factory, its members
             exported = max(exported, member)
         f = {
