@@ -519,7 +519,9 @@ def _window(text: str, terms: set[str], size: int, *, mark: bool = False, rest: 
     # Markdown a window that starts inside a box's body (a tab, an admonition) and runs past its
     # end has that part dedented as the page shows it under the box's label
     joined = "\n".join(out if rest or opened is not None else _box_prefix_dedented(out))
-    result = (joined if opened is not None else textwrap.dedent(joined)).lstrip("\n").rstrip()
+    lead = next((line for line in out if line.strip()), "")
+    indented = opened is None and lead[:1] in (" ", "\t")  # else there is nothing to dedent
+    result = (textwrap.dedent(joined) if indented else joined).lstrip("\n").rstrip()
     if len(result) > size:
         result = result[: size - 1].rstrip() + "…"
     if rest:
