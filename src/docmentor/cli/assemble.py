@@ -96,6 +96,13 @@ def assemble(
         sys.stdout.write(text if text.endswith("\n") else text + "\n")
 
 
+def _minimum_option(names: str) -> Any:
+    """``--min NAME=VALUE`` of an eval command, naming its figures."""
+    return typer.Option(
+        "--min", metavar="NAME=VALUE", help=f"Exit 1 when a figure is below VALUE (repeatable; {names})."
+    )
+
+
 eval_app = typer.Typer(
     help="Measure search and assembly on your own labelled questions (JSONL).",
     short_help="Measure search and assembly on labelled questions.",
@@ -119,14 +126,7 @@ def eval_search(
     as_json: Annotated[
         bool, typer.Option("--json", help="Per-question results and the summary as JSON.")
     ] = False,
-    minimum: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--min",
-            metavar="NAME=VALUE",
-            help="Exit 1 when a figure is below VALUE (repeatable; mrr, r@5, section.mrr …).",
-        ),
-    ] = None,
+    minimum: Annotated[list[str] | None, _minimum_option("mrr, r@5, section.mrr …")] = None,
 ) -> None:
     """Search quality: document- and section-level MRR@10, Recall@k and nDCG@10."""
     from docmentor import check_labels, evaluate_search, load_questions, parse_minimums
@@ -186,14 +186,7 @@ def eval_assemble(
     as_json: Annotated[
         bool, typer.Option("--json", help="Per-question results and the summary as JSON.")
     ] = False,
-    minimum: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--min",
-            metavar="NAME=VALUE",
-            help="Exit 1 when a figure is below VALUE (repeatable; pass_rate, mean_coverage).",
-        ),
-    ] = None,
+    minimum: Annotated[list[str] | None, _minimum_option("pass_rate, mean_coverage")] = None,
 ) -> None:
     """Assembly quality: share of expected strings in each digest; a question passes at ≥ 0.8."""
     from docmentor import evaluate_assemble, load_questions, parse_minimums
@@ -230,14 +223,7 @@ def eval_api(
     as_json: Annotated[
         bool, typer.Option("--json", help="Per-question results and the summary as JSON.")
     ] = False,
-    minimum: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--min",
-            metavar="NAME=VALUE",
-            help="Exit 1 when a figure is below VALUE (repeatable; top1, top3, mrr).",
-        ),
-    ] = None,
+    minimum: Annotated[list[str] | None, _minimum_option("top1, top3, mrr")] = None,
 ) -> None:
     """API lookup quality: top-1, top-3 and MRR of find_api (a hit equals any expected id or alias)."""
     if not 1 <= limit <= 50:
