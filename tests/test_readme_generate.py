@@ -1890,6 +1890,13 @@ def test_readme_shows_a_whole_program_before_a_fragment_under_a_heading_naming_t
         "prog", "from pkg import retry\n\n@retry\ndef work():\n    return 1\n\nwork()\n", "Basic use", True
     )
     assert best_example(entry, [fragment, program], validated=False) is program
+    # a docstring's whole program before a fragment of the docs (a dirty-equals tour: IsJson
+    # showed the docs' `def test_user_endpoint(client, db_conn)`); the docs' first between programs
+    own = program.model_copy(
+        update={"example_id": "docstring-pkg.retry-1", "source": "docstring", "origin": "docstring"}
+    )
+    assert best_example(entry, [fragment, own], validated=False) is own
+    assert best_example(entry, [own, program], validated=False) is program
 
 
 def test_readme_gives_one_api_under_two_names_one_context() -> None:

@@ -195,10 +195,10 @@ def best_example(
     page that records changes (a changelog's "previously you called it like this"), then one that
     imports no package beyond the library and the standard library (the truststore
     recipe is no example of ``Client``), then one that uses the API itself (a
-    class's example may use only its members: ``tbl.search(...)`` shows ``Table``), then one
-    of the docs rather than of a docstring (those fill the gaps the docs leave), then
+    class's example may use only its members: ``tbl.search(...)`` shows ``Table``), then
     complete programs that import the library (a callback that names nothing is no program
-    of it; a reader can run one, not a fragment of undefined names), then one under a
+    of it; a reader can run one, not a fragment of undefined names), then one of the docs
+    rather than of a docstring (those fill the gaps the docs leave), then one under a
     heading that names it, then one not shown yet for
     another API, then the one most about it (the largest part of its API uses are the API
     or its members), then a docstring's first block before its later ones, then the
@@ -230,8 +230,11 @@ def best_example(
             history_page(ex.path),  # release notes show how it was, or how it changed
             ex.language == "python" and bool(_imported(example_code(ex)) - own - _STDLIB),
             entry.api_id not in ex.apis_used,
-            ex.origin != "docs",  # the docs' examples first: a docstring's fills a gap
+            # a program a reader can run before a fragment, wherever it is written (a tour:
+            # IsJson showed the docs' `def test_user_endpoint(client, db_conn)` over its
+            # docstring's whole example); then the docs' examples: a docstring's fills a gap
             not (ex.complete and (ex.language != "python" or bool(_imported(example_code(ex)) & own))),
+            ex.origin != "docs",
             not _names(ex, words, names),
             ex.example_id in seen,
             -_share(ex, entry.api_id, member),
