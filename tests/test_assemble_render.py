@@ -377,6 +377,22 @@ def test_rest_directive_bodies_and_literal_blocks_are_never_cut() -> None:
     assert not s.trimmed and s.text == f"It does things.\n\nCall it like this::\n\n{literal}\n\nThat is all."
 
 
+def test_a_rest_role_reads_as_sphinx_shows_it_in_a_digest() -> None:
+    """A Flask tour: digests kept ``:func:`~flask.abort``` where search snippets showed
+    `` `abort` ``; a role in code stays as written."""
+    text = (
+        "Errors\n======\n\nCall :func:`~flask.abort` to stop, see :ref:`the guide <errors>`.\n\n"
+        ".. code-block:: rst\n\n   :func:`kept`\n"
+    )
+    (s,) = run([cand(1, 1, "docs/errors.rst", "Errors", text, 1)], DOCS, 4000).sections
+    assert "Call `abort` to stop, see `the guide`." in s.text, s.text  # as snippets show it
+    assert "   :func:`kept`" in s.text
+    (md,) = run(
+        [cand(1, 1, "docs/errors.md", "Errors", "## Errors\n\nSee :func:`x` here.\n", 1)], DOCS, 4000
+    ).sections
+    assert ":func:`x`" in md.text  # Markdown: not a role of its page
+
+
 def test_doctest_setup_blocks_are_not_shown() -> None:
     """sphinx.ext.doctest's ``testsetup`` / ``testcleanup`` run around a page's doctests and
     no reader sees them (a tour: structlog's contextvars.md showed its set-up code)."""

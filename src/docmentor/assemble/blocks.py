@@ -13,6 +13,7 @@ from docmentor.assemble.models import Candidate
 from docmentor.parse.common import COMMENT_LINE, LABEL_LINE
 from docmentor.parse.fences import Fence, closes, fence_open
 from docmentor.parse.markdown import myst_directive
+from docmentor.parse.rst import roles_as_code
 from docmentor.parse.shown_code import code_as_shown
 
 _ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
@@ -113,7 +114,8 @@ def _split_blocks(lines: list[str], start: int, own_level: int | None, *, rst: b
 
     def flush() -> None:
         if para:
-            texts = [t for _, t in para]
+            # a reST role as Sphinx shows it, as snippets show it (`:func:`~flask.abort`` → `abort`)
+            texts = [roles_as_code(t) if rst and ":`" in t else t for _, t in para]
             code_like = all(t.startswith(("    ", "\t")) for t in texts) or texts[0].lstrip().startswith("|")
             blocks.append(Block("para", "\n".join(texts), para[0][0], para[-1][0], cuttable=not code_like))
             para.clear()
