@@ -14,7 +14,9 @@ import textwrap
 from docmentor.models import CodeBlock, Link, ParsedDocument
 from docmentor.parse.common import REST_LABEL, build_sections, labelled_start, map_line, normalize_newlines
 
-_ADORN = re.compile(r"^([!-/:-@\[-`{-~])\1{2,}\s*$")
+# a section title's underline or overline (or a transition): one punctuation character
+# repeated, at the margin (a title is never indented); snippets read it too
+ADORNMENT = re.compile(r"^([!-/:-@\[-`{-~])\1{2,}\s*$")
 _FIELD = re.compile(r"^:(\w[\w-]*):\s*(.*)$")
 # directives whose body is code: ``code-block:: lang``; Sphinx's doctest and Jupyter ones
 # (Python); a documentation extension's example (``click:example``: its language is told by
@@ -52,8 +54,8 @@ def parse_rst(text: str, *, line_map: list[int] | None = None, fallback_title: s
     skip = i
     while i < n:
         line = lines[i]
-        over = _ADORN.match(line)
-        if over and i + 2 < n and lines[i + 1].strip() and _ADORN.match(lines[i + 2]):
+        over = ADORNMENT.match(line)
+        if over and i + 2 < n and lines[i + 1].strip() and ADORNMENT.match(lines[i + 2]):
             title = lines[i + 1].strip()
             if lines[i + 2].strip()[0] == line.strip()[0] and len(line.rstrip()) >= len(title):
                 level = _level(styles, (line.strip()[0], True))
@@ -64,9 +66,9 @@ def parse_rst(text: str, *, line_map: list[int] | None = None, fallback_title: s
             line.strip()
             and not line[0].isspace()
             and i + 1 < n
-            and _ADORN.match(lines[i + 1])
+            and ADORNMENT.match(lines[i + 1])
             and len(lines[i + 1].rstrip()) >= len(line.rstrip())
-            and not _ADORN.match(line)
+            and not ADORNMENT.match(line)
         ):
             level = _level(styles, (lines[i + 1].strip()[0], False))
             heads.append((i, level, _plain(line.strip())))

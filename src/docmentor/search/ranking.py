@@ -13,7 +13,7 @@ from typing import Any
 from docmentor.models import SearchHit
 from docmentor.parse.common import ATTR_LIST, COMMENT_LINE, LABEL_LINE, LINK_DEFINITION
 from docmentor.parse.fences import Fence, closes, fence_open, line_as_shown, outside_fences
-from docmentor.parse.rst import roles_as_code
+from docmentor.parse.rst import ADORNMENT, roles_as_code
 from docmentor.parse.shown_code import code_as_shown, may_hide_code
 from docmentor.search.analyzer import analyze
 from docmentor.search.config import DEFAULT, RankingConfig
@@ -340,11 +340,6 @@ def is_rest(path: str) -> bool:
     return path.lower().endswith(".rst")
 
 
-# a reST section title's underline or overline (or a transition): one punctuation character
-# repeated, three times at least (linear: one character class, then its repeats)
-_ADORNMENT = re.compile(r"([=\-`:'\"~^_*+#<>.])\1{2,}[ \t]*")  # at the margin: a title is never indented
-
-
 def _as_read(window: str, *, rest: bool = False) -> str:
     """The window as a reader sees the page: a heading without its attr_list, no line that
     is only an HTML comment (`<!-- ::start:framework -->`: a site's markers) or a link
@@ -422,7 +417,7 @@ def _rest_as_read(window: str) -> str:
     reST label lines, roles as code."""
     lines: list[str] = []
     for line in window.split("\n"):
-        if _ADORNMENT.fullmatch(line) or (("_" in line or ")=" in line) and LABEL_LINE.fullmatch(line)):
+        if ADORNMENT.match(line) or (("_" in line or ")=" in line) and LABEL_LINE.fullmatch(line)):
             continue
         if lines and not line.strip() and not lines[-1].strip():
             continue
@@ -512,7 +507,7 @@ def _window(text: str, terms: set[str], size: int, *, mark: bool = False, rest: 
         not out[-1].strip()
         or _opens_block(out[-1])
         or (not rest and fence_open(out[-1], any_indent=True))
-        or (rest and _ADORNMENT.fullmatch(out[-1]) is not None)
+        or (rest and ADORNMENT.match(out[-1]) is not None)
     ):
         out.pop()  # a block whose content the window cuts off (`:::note`, an opening fence): not shown
     # code keeps its first line's indentation; elsewhere the lines are dedented together, and in
@@ -571,11 +566,11 @@ def _paragraph_start(lines: list[str], best: int, size: int, *, rest: bool = Fal
     underline)."""
     start = best
     budget = size // 2
-    if rest and start > 0 and _ADORNMENT.fullmatch(lines[start]) and lines[start - 1].strip():
+    if rest and start > 0 and ADORNMENT.match(lines[start]) and lines[start - 1].strip():
         return start - 1  # the underline of a title: the title with it
     while start > 0 and best - start < MAX_LEAD_LINES:
         before = lines[start - 1]
-        if rest and _ADORNMENT.fullmatch(before):
+        if rest and ADORNMENT.match(before):
             if start > 1 and lines[start - 2].strip() and start == best:
                 start -= 2  # a title right above, as a reader meets the line
             break
