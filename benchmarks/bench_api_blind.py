@@ -113,6 +113,7 @@ TOURS = [
     ("Pygments", "pygments", "2.18.0", "tour_tasks/pygments_api.jsonl", "doc"),
     ("glom", "glom", "25.12.0", "tour_tasks/glom_api.jsonl", "docs"),
     ("simpy", "simpy", "4.1.1", "tour_tasks/simpy_api.jsonl", "docs"),
+    ("typeguard", "typeguard", "4.6.1", "tour_tasks/typeguard_api.jsonl", "docs"),
 ]
 
 
