@@ -716,6 +716,22 @@ def test_a_snippet_holds_its_best_line_even_when_a_short_line_opens_its_paragrap
         assert len(got) <= 320, len(got)  # the window
 
 
+def test_a_snippet_under_a_heading_shows_the_long_line_below_it() -> None:
+    """A Pinia tour: the best line was the heading and the paragraph under it was one line longer
+    than the window, so the snippet was the heading alone (`## TypeScript`). The paragraph is
+    shown, cut at the window; in reST too, where the title's adornment is no paragraph."""
+    from docmentor.search.analyzer import analyze
+    from docmentor.search.ranking import snippet
+
+    para = "Stores infer their types from the state you return, so no annotation is needed. " * 6
+    got = snippet(f"## TypeScript\n\n{para}\n", set(analyze("typescript")))
+    assert got.startswith("## TypeScript\n\nStores infer") and got.endswith("…"), got
+    got = snippet(f"TypeScript\n==========\n\n{para}\n", set(analyze("typescript")), rest=True)
+    assert got.startswith("TypeScript\n\nStores infer") and got.endswith("…"), got
+    # a short line under the heading: the window ends before the long one, as before
+    assert snippet(f"## TypeScript\n\nShort.\n\n{para}\n", set(analyze("typescript"))) == "## TypeScript\n\nShort."
+
+
 def test_which_pages_record_changes() -> None:
     """Changelogs, release notes and release announcements; not a migration guide, nor a page
     on how to release (review: ``release.md``), and a version's ``v`` is no word."""

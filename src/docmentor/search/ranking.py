@@ -498,8 +498,10 @@ def _window(text: str, terms: set[str], size: int, *, mark: bool = False, rest: 
     length = 0
     for at, line in enumerate(lines[start:], start):
         if length + len(line) > size and out:
-            if at <= best:
-                out.append(line)  # the best line (under a short one): shown, cut below
+            if at <= best or not _holds_words(out, rest=rest):
+                # the best line (under a short one), or the first line under a heading (a
+                # paragraph written on one long line): shown, cut below
+                out.append(line)
             break
         out.append(line)
         length += len(line) + 1
@@ -524,6 +526,19 @@ def _window(text: str, terms: set[str], size: int, *, mark: bool = False, rest: 
     # code shown as code: a window that starts or ends inside a block gets its fence lines
     result = _fenced(result, opened, mark=mark)
     return result
+
+
+def _holds_words(lines: list[str], *, rest: bool) -> bool:
+    """Whether the lines hold more than headings (a reST title: its line and adornments)."""
+    for k, line in enumerate(lines):
+        if not line.strip() or (not rest and line.lstrip().startswith("#")):
+            continue
+        if rest and (
+            ADORNMENT.match(line) or (k + 1 < len(lines) and ADORNMENT.match(lines[k + 1]) is not None)
+        ):
+            continue
+        return True
+    return False
 
 
 def _box_prefix_dedented(lines: list[str]) -> list[str]:
