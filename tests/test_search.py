@@ -729,7 +729,10 @@ def test_a_snippet_under_a_heading_shows_the_long_line_below_it() -> None:
     got = snippet(f"TypeScript\n==========\n\n{para}\n", set(analyze("typescript")), rest=True)
     assert got.startswith("TypeScript\n\nStores infer") and got.endswith("…"), got
     # a short line under the heading: the window ends before the long one, as before
-    assert snippet(f"## TypeScript\n\nShort.\n\n{para}\n", set(analyze("typescript"))) == "## TypeScript\n\nShort."
+    assert (
+        snippet(f"## TypeScript\n\nShort.\n\n{para}\n", set(analyze("typescript")))
+        == "## TypeScript\n\nShort."
+    )
 
 
 def test_which_pages_record_changes() -> None:
