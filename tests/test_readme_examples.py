@@ -415,6 +415,40 @@ def test_python_rebinding_forgets_the_type_and_other_libraries_are_ignored() -> 
     assert used(ex(code)) == [["lancedb.connect"]]
 
 
+def test_an_else_branch_and_a_function_body_do_not_see_an_import_they_shadow() -> None:
+    """A typeguard tour: a page's fallback (`if …: from typeguard import typechecked` / `else:
+    def typechecked(target): return … typechecked`) was credited to `typechecked` through its
+    own body: the `else` saw the `if`'s import, and the function's name in its body was the
+    import, not the function. Each branch starts from the names bound before; after the `if`,
+    a name one branch imports from the library is the library's."""
+    fallback = """
+        import sys
+        if "pytest" in sys.modules:
+            from lancedb import connect
+        else:
+            def connect(uri):
+                return connect
+        """
+    assert used(ex(fallback)) == [[]]
+    after = fallback.rstrip(" ") + "        connect('x')\n"
+    assert used(ex(after)) == [["lancedb.connect"]]
+    recursive = """
+        from lancedb import connect
+        def connect(uri):
+            return connect(uri)
+        """
+    assert used(ex(recursive)) == [[]]
+    guarded = """
+        try:
+            from lancedb import connect
+        except ImportError:
+            connect = None
+        db = connect('x')
+        db.table_names()
+        """
+    assert used(ex(guarded)) == [["lancedb.connect", "lancedb.db.DBConnection.table_names"]]
+
+
 def test_an_object_the_page_made_stays_typed_when_the_reader_imports_it_from_their_own_module() -> None:
     """rich's console page: ``console = Console()``, then ``from my_project.console import
     console`` ("import it from where you made it"), then ``console.print``: the name keeps the

@@ -143,6 +143,15 @@ class PythonAnalysis(Analysis):
             self.body(node.orelse)
         elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
             self.function_def(node)
+        elif isinstance(node, ast.If):
+            self.ev(node.test)
+            self.branches([node.body, node.orelse])
+        elif isinstance(node, ast.Try | ast.TryStar):
+            self.branches(
+                [[*node.body, *node.orelse], *([h] for h in node.handlers)],
+                group=isinstance(node, ast.TryStar),
+            )
+            self.body(node.finalbody)
         elif isinstance(node, ast.ClassDef):
             self.class_def(node)
         elif isinstance(node, ast.Return):
@@ -220,6 +229,9 @@ class PythonAnalysis(Analysis):
         # a pytest test's or fixture's parameters are fixtures: the page's of that name
         pytest_params = this is None and (fixture is not None or node.name.startswith("test_"))
         self.returned.append([])
+        # its name is the function itself in its body (a call there runs after the def bound it:
+        # `def typechecked(f): return … typechecked` is no use of an import of that name)
+        self.bind(node.name, None)
         with self.scoped(a.arg for a in params), self.in_class(None):  # its own functions are no methods
             for a in params:
                 if a.annotation:
@@ -282,6 +294,45 @@ class PythonAnalysis(Analysis):
         for s in stmts:
             self.stmt(s)
 
+    def branches(
+        self, branches: Sequence[Sequence[ast.stmt | ast.ExceptHandler]], *, group: bool = False
+    ) -> None:
+        """Alternative blocks (an ``if``'s and its ``else``'s; a ``try``'s and its handlers'): each
+        read from the names bound before it, as only one of them runs (an ``else`` that defines
+        a fallback ``typechecked`` does not see the ``if``'s import of it); afterwards a name is
+        what some branch bound it to, the library's where one branch binds it so and another
+        to something of the page's own. ``group``: the handlers are ``except*``'s."""
+        env = self.block.env
+        before = dict(env)
+        after: dict[str, Value | None] = {}
+        for branch in branches:
+            env.clear()
+            env.update(before)
+            for node in branch:
+                if isinstance(node, ast.ExceptHandler):
+                    self.handler(node, group=group)
+                else:
+                    self.stmt(node)
+            for name, value in env.items():
+                if name in before and before[name] is value:
+                    continue  # not bound by this branch
+                if name not in after or (after[name] is None and value is not None):
+                    after[name] = value
+        env.clear()
+        env.update(before)
+        env.update(after)
+
+    def handler(self, node: ast.ExceptHandler, *, group: bool = False) -> None:
+        """An ``except`` clause: ``as`` binds an instance of what it catches, only inside."""
+        caught = self.annotation(node.type) if node.type is not None else None
+        with self.scoped([node.name] if node.name else []):  # unbound after the handler
+            if node.name:  # `except httpx.HTTPStatusError as exc`: an instance of it
+                self.bind(
+                    node.name,
+                    Value("caught", caught.name, guessed=caught.guessed) if caught and not group else None,
+                )
+            self.body(node.body)
+
     def generic(self, node: ast.AST) -> None:
         for child in ast.iter_child_nodes(node):
             if isinstance(child, ast.stmt):
@@ -289,17 +340,7 @@ class PythonAnalysis(Analysis):
             elif isinstance(child, ast.expr):
                 self.ev(child)
             elif isinstance(child, ast.ExceptHandler):
-                caught = self.annotation(child.type) if child.type is not None else None
-                with self.scoped([child.name] if child.name else []):  # unbound after the handler
-                    if child.name:  # `except httpx.HTTPStatusError as exc`: an instance of it
-                        group = isinstance(node, ast.TryStar)  # `except*`: an ExceptionGroup
-                        self.bind(
-                            child.name,
-                            Value("caught", caught.name, guessed=caught.guessed)
-                            if caught and not group
-                            else None,
-                        )
-                    self.body(child.body)
+                self.handler(child, group=isinstance(node, ast.TryStar))  # `except*`: an ExceptionGroup
             else:
                 self.generic(child)
 
