@@ -6,7 +6,7 @@ import hashlib
 import json
 import re
 import textwrap
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import lru_cache
 from typing import Any
 
@@ -299,6 +299,7 @@ _HISTORY_WORDS = frozenset(
         "whatsnew",
         "whats",
         "new",
+        "version",
     }
 )
 _HISTORY_KEYS = frozenset({"changelog", "changes", "history", "releases", "news", "whatsnew", "whats"})
@@ -314,12 +315,29 @@ def history_page(path: str) -> bool:
     version or ``notes`` (``release.md`` may be how to release)."""
     *folders, name = path.lower().split("/")
     stem = name.rsplit(".", 1)[0] if "." in name else name
-    words = set(_NAME_WORDS.findall(stem))
+    words = set(glued_words(_NAME_WORDS.findall(stem), _HISTORY_WORDS))
     numbered = any(c.isdigit() for c in stem)
     key = bool(words & _HISTORY_KEYS) or ("release" in words and (numbered or "notes" in words))
     if words and words <= _HISTORY_WORDS and key:
         return True
     return any(f in _HISTORY_FOLDERS for f in folders) and (key or not words or numbered)
+
+
+def glued_words(words: Iterable[str], vocabulary: frozenset[str]) -> list[str]:
+    """The words, each one written as two of ``vocabulary`` run together split in two
+    (``versionhistory`` → ``version``, ``history``; ``releasenotes``), the others as they are."""
+    out: list[str] = []
+    for word in words:
+        if word not in vocabulary:
+            split = next(
+                (k for k in range(2, len(word) - 1) if word[:k] in vocabulary and word[k:] in vocabulary),
+                None,
+            )
+            if split is not None:
+                out += [word[:split], word[split:]]
+                continue
+        out.append(word)
+    return out
 
 
 _HEADING_LINE = re.compile(r"^[ \t]*#", re.MULTILINE)

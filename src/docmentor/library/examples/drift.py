@@ -59,6 +59,7 @@ from docmentor.library.find.import_paths import import_path
 from docmentor.library.models import ApiEntry, Example
 from docmentor.library.surface.docstrings import display
 from docmentor.library.surface.hierarchy import ClassTree
+from docmentor.search.ranking import glued_words
 
 __all__ = ["DriftFinding", "DriftReport", "clarity_counts", "drift_report"]
 
@@ -219,7 +220,9 @@ def historical_page(path: str) -> bool:
     *folders, name = path.lower().split("/")
     if any(f in _HISTORICAL_FOLDERS for f in folders):
         return True
-    words = [w for w in _TOKEN.findall(name.rsplit(".", 1)[0]) if not w.isdigit()]
+    words = glued_words(
+        (w for w in _TOKEN.findall(name.rsplit(".", 1)[0]) if not w.isdigit()), _HISTORICAL_WORDS
+    )
     return bool(words) and set(words) <= _HISTORICAL_WORDS and bool(set(words) & _HISTORICAL_KEYS)
 
 
