@@ -114,6 +114,7 @@ TOURS = [
     ("glom", "glom", "25.12.0", "tour_tasks/glom_api.jsonl", "docs"),
     ("simpy", "simpy", "4.1.1", "tour_tasks/simpy_api.jsonl", "docs"),
     ("typeguard", "typeguard", "4.6.1", "tour_tasks/typeguard_api.jsonl", "docs"),
+    ("pydash", "pydash", "8.1.0", "tour_tasks/pydash_api.jsonl", "docs"),
 ]
 
 
