@@ -912,6 +912,27 @@ def test_install_commands_are_the_librarys_own_first() -> None:
     ]
 
 
+def test_a_rest_literal_block_is_code_not_the_sections_prose() -> None:
+    """A typeguard tour: a reST section opening with a short lead-in (`Usage::`, or a `::`
+    line) had its literal block, the indented lines under it, read as its first sentences
+    ("from minipkg import checked @checked def total…"). In Markdown an indented block is
+    read as before."""
+    from docmentor.library.knowledge.doc_text import first_sentences
+
+    page = (
+        "Usage::\n\n    from minipkg import checked\n    checked(total)\n\nIt checks every call it wraps.\n"
+    )
+    assert first_sentences(page, rest=True) == "It checks every call it wraps."
+    page = "Wrap the function you want checked at runtime::\n\n    @checked\n    def total(x): ...\n"
+    assert "@checked" not in first_sentences(page, rest=True)
+    page = "The checks run on each call.\n\n::\n\n    checked(total)\n\nNothing else is needed here.\n"
+    assert first_sentences(page, rest=True) == "The checks run on each call. Nothing else is needed here."
+    # under a list item, a paragraph ending in "::" that is not announced: the item goes on
+    assert first_sentences("Some words here ok.\n\n    indented text stays prose here.\n", rest=True) == (
+        "Some words here ok. indented text stays prose here."
+    )
+
+
 def test_a_section_whose_only_prose_leads_in_to_its_example_keeps_it() -> None:
     from docmentor.library.knowledge.doc_text import first_sentences
 

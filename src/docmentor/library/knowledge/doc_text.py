@@ -46,13 +46,24 @@ _LEAD_IN = (":", "...", "…")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z`*_\[(])")
 
 
-def _paragraphs(text: str) -> list[tuple[str, bool]]:
-    """A section's paragraphs outside code fences, each with whether a code block follows it."""
+def _paragraphs(text: str, *, rest: bool = False) -> list[tuple[str, bool]]:
+    """A section's paragraphs outside code fences, each with whether a code block follows it.
+    ``rest``: reStructuredText, where a paragraph ending in ``::`` announces a literal block,
+    the lines indented under it (code, not a paragraph)."""
     blocks: list[tuple[str, str]] = []
     current: list[str] = []
     fence: Fence | None = None
     previous = ""
+    literal: int | None = None  # the indentation of the paragraph whose literal block this is
     for line in text.split("\n"):
+        if literal is not None:
+            if not line.strip():
+                continue
+            if len(line) - len(line.lstrip()) > literal:
+                if blocks[-1][0] != "code":
+                    blocks.append(("code", ""))
+                continue
+            literal = None
         if fence is not None:
             if closes(line, fence, any_indent=True):
                 fence = None
@@ -65,6 +76,8 @@ def _paragraphs(text: str) -> list[tuple[str, bool]]:
             current.append(line)
         elif current:
             blocks.append(("p", "\n".join(current)))
+            if rest and current[-1].rstrip().endswith("::"):
+                literal = len(current[0]) - len(current[0].lstrip())
             current = []
         previous = line
     if current and fence is None:
@@ -165,7 +178,7 @@ def first_sentences(text: str, limit: int = 240, *, rest: bool = False) -> str:
     reads "mutable mapping")."""
     kept: list[str] = []
     lead_ins: list[str] = []  # the fall-back when the section has nothing else to say
-    for body, before_code in _paragraphs(_without_comments(text)):
+    for body, before_code in _paragraphs(_without_comments(text), rest=rest):
         raw = prose_text(body).split("\n")
         # a title is the line over its adornment (reST ====, ~~~~ at least as long; a
         # Markdown setext === or ---); both go
