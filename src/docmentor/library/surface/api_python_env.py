@@ -147,7 +147,7 @@ def interpreter_info(python: str, package: str) -> dict[str, Any]:
 # A pure-stdlib dumper of compiled modules, run by the other interpreter: it imports each
 # module there and prints what ``inspect`` sees, in a shape _griffe_object() rebuilds.
 _DUMPER = r"""
-import importlib, inspect, json, os, sys
+import importlib, inspect, json, os, re, sys
 KINDS = ["positional-only", "positional or keyword", "variadic positional", "keyword-only", "variadic keyword"]
 def ann(a):
     if a is inspect.Parameter.empty:
@@ -158,13 +158,18 @@ def ann(a):
 def doc(o):
     d = getattr(o, "__doc__", None)
     return inspect.cleandoc(d) if isinstance(d, str) and d.strip() else None
+def shown(v):
+    # a default as the signature shows it, the same on every run: an object's repr without its
+    # address (`<Unset object at 0x7f…>` → `<Unset object>`)
+    r = repr(v)
+    return re.sub(r" at 0x[0-9a-fA-F]+", "", r) if " at 0x" in r else r
 def sig(o):
     try:
         s = inspect.signature(o)
     except (TypeError, ValueError):
         return None
     return {"params": [{"name": p.name, "kind": KINDS[int(p.kind)], "annotation": ann(p.annotation),
-                        "default": None if p.default is p.empty else repr(p.default)} for p in s.parameters.values()],
+                        "default": None if p.default is p.empty else shown(p.default)} for p in s.parameters.values()],
             "returns": ann(s.return_annotation)}
 def elsewhere(o, home, mod):
     # Defined in another module that really holds it (pyo3 classes often claim "builtins").
