@@ -1048,3 +1048,58 @@ def test_a_path_the_docs_document_an_imported_function_by_is_one_of_its_aliases(
     assert before is not None and "pkg.ports.scan" not in before.aliases
     assert scan is not None and "pkg.ports.scan" in scan.aliases and scan.documented
     assert surface.resolve("pkg.ports.scan") is scan
+
+
+def test_a_member_only_a_stub_declares_is_located_in_the_stub(tmp_path: Path) -> None:
+    """A pydash tour: `AllFuncs.nest`, declared only in `all_funcs.pyi` beside `all_funcs.py`
+    (the class forwards its calls with `__getattr__`), was located in the `.py` file at the
+    stub's line, past the module's end. A member the module defines stays in the module, at
+    its line."""
+    surface = installed(
+        tmp_path,
+        {
+            "pkg/__init__.py": """
+                '''Wrappers.'''
+                from pkg.wrap import Wrapper
+                __all__ = ["Wrapper"]
+            """,
+            "pkg/wrap.py": """
+                '''Wrapper.'''
+
+                class Wrapper:
+                    '''Wraps a value and forwards every call.'''
+
+                    def real(self):
+                        '''A real method.'''
+                        return self
+
+                    def __getattr__(self, name):
+                        return lambda *a: self
+            """,
+            "pkg/wrap.pyi": """
+                from typing import Any
+                #
+                #
+                #
+                #
+                #
+                #
+                #
+                class Wrapper:
+                    def __getattr__(self, name: str) -> Any: ...
+                    def frobnicate(self, x: int) -> "Wrapper": ...
+                    def real(self) -> "Wrapper": ...
+            """,
+        },
+    )
+    stub_only = surface.resolve("pkg.wrap.Wrapper.frobnicate")
+    assert stub_only is not None
+    assert (stub_only.source_file, stub_only.line) == ("pkg/wrap.pyi", 11), (
+        stub_only.source_file,
+        stub_only.line,
+    )
+    real = surface.resolve("pkg.wrap.Wrapper.real")
+    assert real is not None and real.source_file == "pkg/wrap.py" and real.line == 6, (
+        real.source_file,
+        real.line,
+    )

@@ -12,6 +12,7 @@ import os
 import re
 import sys
 import textwrap
+from pathlib import Path
 from typing import Any, Literal, NamedTuple
 
 import griffe
@@ -601,6 +602,39 @@ def _sole_class_module_docstring(obj: Any) -> str:
     return text
 
 
+def _file_of(obj: Any) -> str | None:
+    """The file, relative to its package, that defines ``obj`` where its line is: the ``.pyi``
+    stub beside a module for a member only the stub declares (griffe merges a stub's members
+    into the module's objects, each with its line in the stub: pydash's `AllFuncs.nest`, at a
+    line of `all_funcs.pyi` past the end of `all_funcs.py`)."""
+    try:
+        relative = obj.relative_package_filepath
+        path = obj.filepath
+    except (ValueError, griffe.BuiltinModuleError, AttributeError):
+        return None
+    line = getattr(obj, "lineno", None)
+    if (
+        isinstance(path, Path)
+        and path.suffix == ".py"
+        and not obj.is_module
+        and line
+        and path.with_suffix(".pyi").is_file()
+        and not _named_near(str(path), line, obj.name)
+    ):
+        return str(Path(relative).with_suffix(".pyi"))
+    return str(relative)
+
+
+def _named_near(path: str, line: int, name: str) -> bool:
+    """Whether the source's line ``line``, or one of the few below it (under decorators), names
+    ``name``."""
+    try:
+        lines = _source_lines(path)
+    except OSError:
+        return True
+    return any(name in text for text in lines[line - 1 : line + 10])
+
+
 def _source_lines(path: str) -> tuple[str, ...]:
     """A source file's lines (the loader keeps no source: entries are built module by module,
     so a few files are read again at most; a changed file is read anew)."""
@@ -822,10 +856,7 @@ def _callable_value(obj: Any) -> ApiEntry | None:
     doc = obj.docstring or function.docstring
     descriptions, returns_doc, types, returns_type, _ = parse_docstring(function.docstring or doc)
     returns = str(function.returns) if function.returns is not None else None
-    try:
-        source_file: str | None = str(obj.relative_package_filepath)
-    except (ValueError, griffe.BuiltinModuleError, AttributeError):
-        source_file = None
+    source_file = _file_of(obj)
     docstring = own or (doc.value if doc else "")
     prefix = "async " if "async" in function.labels else ""
     # a method's signature as written (with self), its parameters without it, as for methods;
@@ -933,10 +964,7 @@ def _plain_entry(obj: Any, getter: Any = None) -> ApiEntry:
     docstring = obj.docstring.value if obj.docstring else ""
     commented = doc_comment(obj) if obj.is_attribute and not docstring else None
     descriptions, returns_doc, types, returns_type, attributes = parse_docstring(obj.docstring)
-    try:
-        source_file: str | None = str(obj.relative_package_filepath)
-    except (ValueError, griffe.BuiltinModuleError, AttributeError):
-        source_file = None
+    source_file = _file_of(obj)
     common: dict[str, Any] = {
         "api_id": obj.path,
         "name": obj.name,
