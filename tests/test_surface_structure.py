@@ -1103,3 +1103,70 @@ def test_a_member_only_a_stub_declares_is_located_in_the_stub(tmp_path: Path) ->
         real.source_file,
         real.line,
     )
+
+
+def test_a_class_a_public_function_returns_is_api_though_all_leaves_it_out(tmp_path: Path) -> None:
+    """A pydash tour: `chain()` returns a `Chain` that the module's `__all__` leaves out, so
+    `Chain` and its `plant`, `commit` and `value` were no APIs (a task on `plant` could not be
+    answered) and `chain()`'s return named nothing. A class a public call is annotated to
+    return is added with its members, and so is what their methods return in turn; a private
+    class, or one of another package, is not."""
+    surface = installed(
+        tmp_path,
+        {
+            "pkg/__init__.py": """
+                '''Pipelines.'''
+                from pkg.core import build
+                __all__ = ["build"]
+            """,
+            "pkg/core.py": """
+                '''Core.'''
+                from __future__ import annotations
+                from typing import Optional
+                import fractions
+
+                __all__ = ["build", "ratio", "hidden"]
+
+                class Result:
+                    '''What a finished pipeline gives.'''
+                    def rows(self) -> int:
+                        '''How many rows it wrote.'''
+                        return 0
+
+                class Builder:
+                    '''Accumulates steps lazily.'''
+                    def finish(self) -> Optional[Result]:
+                        '''Run the steps and give their result.'''
+                        return Result()
+
+                    def rebase(self, value) -> Builder:
+                        '''Replay the steps on a new value.'''
+                        return self
+
+                class _Secret:
+                    def peek(self):
+                        return 1
+
+                def build(value) -> Builder:
+                    '''Start a lazy builder around value.'''
+                    return Builder()
+
+                def ratio(a, b) -> fractions.Fraction:
+                    '''A fraction.'''
+                    return fractions.Fraction(a, b)
+
+                def hidden() -> _Secret:
+                    '''A private thing.'''
+                    return _Secret()
+            """,
+        },
+    )
+    for api_id in ("pkg.core.Builder", "pkg.core.Builder.finish", "pkg.core.Builder.rebase", "pkg.core.Result",
+                   "pkg.core.Result.rows"):  # fmt: skip
+        assert surface.resolve(api_id) is not None, api_id
+    build = surface.resolve("pkg.core.build")
+    assert build is not None and build.returns is not None and build.returns.class_id == "pkg.core.Builder"
+    finish = surface.resolve("pkg.core.Builder.finish")
+    assert finish is not None and finish.returns is not None and finish.returns.class_id == "pkg.core.Result"
+    ids = {e.api_id for e in surface.entries}
+    assert not any("_Secret" in i or "Fraction" in i for i in ids), sorted(ids)
