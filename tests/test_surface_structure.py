@@ -1170,3 +1170,42 @@ def test_a_class_a_public_function_returns_is_api_though_all_leaves_it_out(tmp_p
     assert finish is not None and finish.returns is not None and finish.returns.class_id == "pkg.core.Result"
     ids = {e.api_id for e in surface.entries}
     assert not any("_Secret" in i or "Fraction" in i for i in ids), sorted(ids)
+
+
+def test_what_a_module_says_is_not_for_users_is_internal(tmp_path: Path) -> None:
+    """A pydash tour: `pydash.helpers` ("Generic utility methods not part of main API.") and
+    its classes were listed as key modules and classes, and `helpers.base_set` ranked for a
+    task. A module whose docstring says so is internal with what it defines, but what the
+    package publishes elsewhere (a re-export at its top) stays API."""
+    surface = installed(
+        tmp_path,
+        {
+            "pkg/__init__.py": """
+                '''Tools.'''
+                from pkg.helpers import merge_maps
+                __all__ = ["merge_maps"]
+            """,
+            "pkg/helpers.py": """
+                '''Generic utility methods not part of main API.'''
+                __all__ = ["merge_maps", "base_set", "Unset"]
+
+                class Unset:
+                    '''Represents an unset value.'''
+                    def reset(self):
+                        '''Reset it.'''
+
+                def merge_maps(a, b):
+                    '''Merge b into a.'''
+                    return a
+
+                def base_set(obj, key, value):
+                    '''Set a key on obj.'''
+                    return obj
+            """,
+        },
+    )
+    for api_id in ("pkg.helpers", "pkg.helpers.base_set", "pkg.helpers.Unset", "pkg.helpers.Unset.reset"):
+        entry = surface.resolve(api_id)
+        assert entry is not None and entry.internal == "said internal", (api_id, entry and entry.internal)
+    merge = surface.resolve("pkg.helpers.merge_maps")
+    assert merge is not None and merge.internal is None

@@ -438,6 +438,7 @@ class Builder:
             # shortest first; of as short ones, those by the object's own name (a short alias,
             # `wait_full_jitter = wait_random_exponential`, is noted, not the heading)
             entry.aliases = sorted(self.aliases[api_id] - {api_id}, key=_alias_order(entry.name))
+        self._said_internal_modules()
         class_paths = {p for e in self.entries.values() if e.kind == "class" for p in (e.api_id, *e.aliases)}
         for api_id, attribute in self.bound_aliases.items():
             if api_id in self.entries:  # called through the instance: a signature without self
@@ -471,6 +472,24 @@ class Builder:
             if api_id.split(".")[0] not in self.tops:  # adopted: re-exported from another distribution
                 entry.foreign = True
         return list(self.entries.values())
+
+    def _said_internal_modules(self) -> None:
+        """A module whose docstring says it is not for users (pydash's ``helpers``: "Generic
+        utility methods not part of main API."): it and what it defines are internal, unless
+        a path outside it publishes them (a re-export at the top level)."""
+        said = [
+            api_id.removesuffix(MODULE_SUFFIX)
+            for api_id, e in self.entries.items()
+            if e.kind == "module" and says_internal(e.docstring)
+        ]
+        for module in said:
+            inside = (module, module + MODULE_SUFFIX)
+            for api_id, entry in self.entries.items():
+                if entry.internal is not None or not (api_id in inside or api_id.startswith(module + ".")):
+                    continue
+                if any(not (p in inside or p.startswith(module + ".")) for p in entry.aliases):
+                    continue  # published elsewhere too
+                entry.internal = "said internal"
 
     def _said_by_private_class(self, entry: ApiEntry, of: str) -> None:
         """A wordless module value made by calling a private class of the package without
@@ -840,7 +859,7 @@ def _alias_order(own: str) -> Callable[[str], tuple[int, bool, int, str]]:
 # meant for general use"; typer's DefaultPlaceholder: "You shouldn't use this class directly")
 _NOT_FOR_USERS = re.compile(
     r"\b(?:not meant for (?:general|public) use|(?:shouldn't|should not|must not|do not|don't) use this"
-    r" (?:class|object) directly|for internal use(?: only)?\b|internal use only|not part of the public api)",
+    r" (?:class|object) directly|for internal use(?: only)?\b|internal use only|not part of (?:the )?(?:main|public) api)",
     re.IGNORECASE,
 )
 
