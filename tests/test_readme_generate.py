@@ -1760,6 +1760,25 @@ def test_a_list_inlined_keeps_its_code_and_hyphens() -> None:
     assert _inline_list("- one - with `x - y` - two") == "one, with `x - y`, two."
 
 
+def test_a_numbered_list_inlined_loses_its_markers() -> None:
+    """A typeguard tour: `suppress_type_checks` read "…based on how it's used: #. as a context
+    manager … #. as a decorator". A numbered list (reST's `#.`, or `1.` `2.` in turn) reads
+    as a sentence of its items, as a bulleted one does; a number that is not the next one,
+    or one in code, stays in its item."""
+    from docmentor.library.knowledge.readme import _description
+
+    entry = ApiEntry(
+        api_id="pkg.suppress", kind="function", name="suppress", description="Disable type checks.",
+        docstring="Disable type checks.\n\nIt works in two ways:\n\n#. as a context manager\n"
+        "#. as a decorator\n",
+    )  # fmt: skip
+    assert _description(entry, {}).endswith("It works in two ways: as a context manager, as a decorator.")
+    entry = entry.model_copy(
+        update={"docstring": "Disable type checks.\n\n1. open it with `f(2. x)`\n2. use version 4. only\n"}
+    )
+    assert _description(entry, {}).endswith("open it with `f(2. x)`, use version 4. only.")
+
+
 def test_a_typescript_interface_is_no_class_to_construct() -> None:
     """zod's ``ParseContext`` is an interface: README.LLM calls it one and promises no new
     instance; a class still returns one."""

@@ -415,6 +415,8 @@ def _description(entry: ApiEntry, by_id: dict[str, ApiEntry], titles: Mapping[st
     for paragraph in paragraphs:
         if paragraph[:2] in _BULLETS:  # a bulleted list, flattened: its items as a sentence
             paragraph = _inline_list(paragraph)
+        elif paragraph[:3] in _NUMBERS:  # a numbered one (reST's `#.`, `1.`): the same
+            paragraph = _inline_numbered(paragraph)
         if len(body) + len(paragraph) >= _MAX_DESCRIPTION:
             break
         # a summary without its full stop ("An active LanceDB connection") ends before the next
@@ -425,6 +427,31 @@ def _description(entry: ApiEntry, by_id: dict[str, ApiEntry], titles: Mapping[st
 
 
 _BULLETS = ("* ", "- ", "+ ")
+_NUMBERS = ("#. ", "1. ", "1) ")
+
+
+def _inline_numbered(paragraph: str) -> str:
+    """A flattened numbered list (reST's ``#. as a context manager #. as a decorator``, or
+    ``1. … 2. …``) as one sentence, its items split at their markers (``#.``, or the next
+    number in turn) between spaces, outside code spans."""
+    auto = paragraph.startswith("#.")
+    suffix = paragraph[1]
+    items: list[str] = []
+    start, number, in_code = 3, 2, False
+    for i, c in enumerate(paragraph):
+        if c == "`":
+            in_code = not in_code
+            continue
+        if in_code or i == 0 or paragraph[i - 1] != " ":
+            continue
+        marker = "#" + suffix if auto else f"{number}{suffix}"
+        if paragraph.startswith(marker + " ", i):
+            items.append(paragraph[start:i])
+            start = i + len(marker) + 1
+            number += 1
+    items.append(paragraph[start:])
+    cleaned = [item.strip().rstrip(".;,") for item in items if item.strip()]
+    return ", ".join(cleaned) + "." if len(cleaned) > 1 else paragraph
 
 
 def _inline_list(paragraph: str) -> str:
