@@ -1209,3 +1209,42 @@ def test_what_a_module_says_is_not_for_users_is_internal(tmp_path: Path) -> None
         assert entry is not None and entry.internal == "said internal", (api_id, entry and entry.internal)
     merge = surface.resolve("pkg.helpers.merge_maps")
     assert merge is not None and merge.internal is None
+
+
+def test_an_enumeration_is_shown_by_its_members_not_as_a_call(tmp_path: Path) -> None:
+    """A typeguard tour: `ForwardRefPolicy` (an `Enum`) was shown as `typeguard.ForwardRefPolicy(...)`
+    returning "a new instance", its members as `ForwardRefPolicy.WARN = auto()`. An
+    enumeration is one (ApiEntry.enum): README.LLM lists its members and says a member is
+    passed; a member says whose it is; a plain class is shown as before."""
+    from docmentor.library.knowledge.readme import _description, _function
+
+    surface = installed(
+        tmp_path,
+        {
+            "pkg/__init__.py": """
+                '''Checks.'''
+                from enum import Enum, auto
+
+                class Policy(Enum):
+                    '''What to do when a reference cannot be resolved.'''
+                    ERROR = auto()
+                    WARN = "warn"
+
+                class Checker:
+                    '''Checks values.'''
+                    def __init__(self, policy: Policy = Policy.WARN):
+                        self.policy = policy
+            """,
+        },
+    )
+    by_id = {e.api_id: e for e in surface.entries}
+    policy, checker = by_id["pkg.Policy"], by_id["pkg.Checker"]
+    assert policy.enum and not checker.enum
+    shown = _function(policy, by_id)
+    assert shown.startswith("pkg.Policy\n") and "(" not in shown.splitlines()[0], shown
+    assert "- pkg.Policy.ERROR\n- pkg.Policy.WARN = 'warn'" in shown, shown
+    assert "an enumeration: pass a member (`pkg.Policy.ERROR`)" in shown and "a new instance\n" not in shown
+    assert _description(policy, by_id).startswith("pkg.Policy is an enumeration.")
+    member = _function(by_id["pkg.Policy.ERROR"], by_id)
+    assert member == "pkg.Policy.ERROR\n\nUsed as:\nERROR - a member of the enumeration pkg.Policy", member
+    assert "Checker - a new instance" in _function(checker, by_id)

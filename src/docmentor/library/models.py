@@ -65,6 +65,9 @@ class ApiEntry(_Model):
     # get one from the library or subclass it: never `Cls()`), or it is an exception
     abstract: bool = False
     exception: bool = False
+    # for Python classes: an enumeration (a class of the standard library's ``enum``): users
+    # pass its members (``Policy.WARN``), never call it to make one
+    enum: bool = False
     # a Python property: whether it has a setter (`Client.timeout = …`); None: not known
     # (another kind, another language, a knowledge base from before it was recorded)
     writable: bool | None = None

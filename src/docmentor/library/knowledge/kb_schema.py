@@ -57,8 +57,9 @@ ASPECTS: tuple[Aspect, ...] = ("architecture", "quickstart", "concepts")
 # ApiEntry.exception — README.LLM says where an abstract class's instances come from, and
 # that an exception is raised; 12: ApiEntry.bound_names — the module-level names of a
 # module-level instance's method; 13: ApiEntry.raised — where the code raises an exception,
-# with what message); this one reads every format up to its own (new fields have defaults)
-KB_FORMAT = 13
+# with what message; 14: ApiEntry.enum — README.LLM shows an enumeration's members, not a
+# call); this one reads every format up to its own (new fields have defaults)
+KB_FORMAT = 14
 INDEX_PAGES = ("index.md", "readme.md", "index.rst", "readme.rst", "index.mdx")  # a docs home page
 
 

@@ -371,6 +371,8 @@ def _kind_word(entry: ApiEntry) -> str:
     if entry.language == "rust" and entry.kind in ("class", "attribute"):
         m = _RUST_ITEM.match(entry.signature)
         return _RUST_WORDS.get(m.group("kind"), m.group("kind")) if m else entry.kind
+    if entry.kind == "class" and entry.enum:
+        return "enumeration"
     return entry.kind
 
 
@@ -498,10 +500,50 @@ def _makers(entry: ApiEntry, by_id: Mapping[str, ApiEntry]) -> list[str]:
     return [f"{public_path(e)}()" for e in found[:3]]
 
 
+SHOWN_MEMBERS = 12  # an enumeration's members listed in its context at most
+
+
+def _enumeration(entry: ApiEntry, path: str, by_id: Mapping[str, ApiEntry]) -> str:
+    """An enumeration's context: its members (its values, as the code writes them), and how it
+    is used: a member passed, not a call that makes an instance."""
+    members = [
+        e
+        for e in by_id.values()
+        if e.parent == entry.api_id and e.kind == "attribute" and not e.name.startswith("_")
+    ]
+    members.sort(key=lambda e: (e.line or 0, e.name))
+    lines = [path]
+    if members:
+        lines += ["", "Members:"]
+        for member in members[:SHOWN_MEMBERS]:
+            value = member.signature.partition(" = ")[2]
+            lines.append(f"- {path}.{member.name}" + (f" = {value}" if value and value != "auto()" else ""))
+        if len(members) > SHOWN_MEMBERS:
+            lines.append(f"- … {len(members) - SHOWN_MEMBERS} more")
+    example = f"`{path}.{members[0].name}`" if members else "one of its members"
+    lines += ["", "Used as:", f"{entry.name} - an enumeration: pass a member ({example}), not a new instance"]
+    return "\n".join(lines)
+
+
+def _enumerated(entry: ApiEntry, path: str, by_id: Mapping[str, ApiEntry]) -> str | None:
+    """The context of an enumeration or of one of its members; None for anything else."""
+    if entry.kind == "class" and entry.enum:  # users pass its members; a call only looks one up
+        return _enumeration(entry, path, by_id)
+    owner = by_id.get(entry.parent) if entry.kind == "attribute" and entry.parent else None
+    if owner is None or not owner.enum:
+        return None
+    value = entry.signature.partition(" = ")[2]
+    shown = f"{path} = {value}" if value and value != "auto()" else path
+    return f"{shown}\n\nUsed as:\n{entry.name} - a member of the enumeration {public_path(owner)}"
+
+
 def _function(entry: ApiEntry, by_id: Mapping[str, ApiEntry] | None = None) -> str:
     path = public_path(entry)
     if entry.kind == "class" and entry.internal == "sentinel":  # the class is the value itself
         return f"{path}\n\nUsed as:\n{entry.name} - a sentinel value: compare with `is {path}`; never called"
+    enumerated = _enumerated(entry, path, by_id or {})
+    if enumerated is not None:
+        return enumerated
     sig = entry.signature or entry.name
     is_async = sig.startswith("async ") and entry.language == "python"
     bare = sig[len("async ") :] if is_async else sig

@@ -1042,6 +1042,7 @@ def _plain_entry(obj: Any, getter: Any = None) -> ApiEntry:
             open_members=dynamic or protocol or _private_base_opens(obj),
             abstract=_abstract(members),
             exception=is_exception(obj),
+            enum=is_enum(obj),
             returns=_made(obj, init),
             **common,
         )
