@@ -769,6 +769,29 @@ def test_extract_examples_from_an_indexed_page(tmp_path: Path) -> None:
     ]
 
 
+def test_an_example_a_page_includes_is_one_example_of_the_page_it_is_on(tmp_path: Path) -> None:
+    """A pydash tour: `index.rst` includes `quickstart.rst`, and each of its examples was
+    extracted twice, once cited at the include's line: its APIs counted one example as two.
+    The page that shows the code as its own keeps it; an include of a file no page holds
+    (a snippet) keeps its example; two pages that show one block each still show it."""
+    quick = "Quickstart\n==========\n\n.. code-block:: python\n\n    import lancedb\n    db = lancedb.connect('x')\n"
+    engine = index(
+        tmp_path,
+        {
+            "index.rst": "Welcome\n=======\n\n.. include:: quickstart.rst\n\n.. include:: snippet.inc\n",
+            "quickstart.rst": quick,
+            "other.rst": quick.replace("Quickstart", "Again     "),
+            "snippet.inc": ".. code-block:: python\n\n    import lancedb\n    lancedb.connect('y')\n",
+        },
+    )
+    examples = extract_examples(engine, "lib")
+    assert sorted((e.path, e.line) for e in examples) == [
+        ("index.rst", 6),
+        ("other.rst", 4),
+        ("quickstart.rst", 4),
+    ], [(e.path, e.line, e.code) for e in examples]
+
+
 def test_complexity_levels_from_a_page(tmp_path: Path) -> None:
     engine = index(tmp_path, {"service.md": ADVANCED})
     (example,) = extract_examples(engine, "lib")

@@ -202,6 +202,7 @@ def extract_examples(
     docs = documents_by_path(store, source)
     slugs: set[str] = set()
     examples: list[Example] = []
+    included: set[int] = set()  # positions in examples of blocks a page's include pasted in
     for doc in docs:
         slug = _slug(doc.path)
         if slug in slugs:
@@ -220,6 +221,7 @@ def extract_examples(
         content = store.content(doc.id)
         lines = content.split("\n")
         line_map = store.line_map(doc.id)
+        pasted = Counter(line_map or ())  # page line → the stored lines at it (an include: many)
         stored_at = None if line_map is None else {o: k for k, o in reversed(list(enumerate(line_map)))}
         fence_at = _fence_lines(lines, line_map)
         installs = _installs_by_section(outline(store, doc.id))
@@ -239,6 +241,8 @@ def extract_examples(
             code_lines = (
                 _page_lines(line_map, k, block.code) if line_map is not None and k is not None else None
             )
+            if pasted[block.line] > 1:
+                included.add(len(examples))  # many stored lines at its page line: an include's
             examples.append(
                 Example(
                     example_id=f"{slug}-{n}",
@@ -261,7 +265,22 @@ def extract_examples(
                     context=_section_prose(store, block.section_id, prose_of),
                 )
             )
-    return examples
+    return _without_included_copies(examples, included)
+
+
+def _without_included_copies(examples: list[Example], included: set[int]) -> list[Example]:
+    """The examples without those a page's include pasted in (Sphinx's ``.. include::
+    quickstart.rst`` in ``index.rst``) that another page shows as its own: one example in
+    one place, not two that count twice (a pydash tour: each quickstart API had its one
+    example twice, cited at the include's line)."""
+    if not included:
+        return examples
+    own = {(ex.language, ex.code.strip()): ex.path for k, ex in enumerate(examples) if k not in included}
+    return [
+        ex
+        for k, ex in enumerate(examples)
+        if k not in included or own.get((ex.language, ex.code.strip()), ex.path) == ex.path
+    ]
 
 
 def setup_examples(
