@@ -466,3 +466,51 @@ def test_a_member_an_abstract_return_type_only_declares_is_the_exported_subclass
     assert [f.api_id for f in drift_report([bad], surface, library="hq").findings] == [
         "hq.response.Response.stream"
     ]
+
+
+def test_what_an_upgrade_guide_or_changelog_names_is_no_prose_mention(tmp_path: Path) -> None:
+    """A pydash tour: an upgrading page's "new in v3" lists made five rarely used functions
+    important enough for README.LLM (prose mentions), over those only the API page shows.
+    A changelog's or an upgrade guide's mentions name what changed: not counted; a guide's
+    are, as before."""
+    site = tmp_path / "site"
+    (site / "toolz").mkdir(parents=True)
+    (site / "toolz" / "__init__.py").write_text(
+        textwrap.dedent(
+            '''
+            """Tools."""
+            __all__ = ["merge_maps", "rare_tool", "pick"]
+
+            def merge_maps(a, b):
+                """Merge b into a."""
+                return a
+
+            def rare_tool(x):
+                """Do an obscure thing."""
+                return x
+
+            def pick(obj, *keys):
+                """Pick keys."""
+                return obj
+            '''
+        ).lstrip(),
+        encoding="utf-8",
+    )
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "upgrading.rst").write_text(
+        "Upgrading\n=========\n\nNew in v3: ``rare_tool`` joins. ``rare_tool`` is faster.\n"
+        "Renamed ``rare_tool`` from ``odd_tool``.\n",
+        encoding="utf-8",
+    )
+    (docs / "guide.rst").write_text(
+        "Guide\n=====\n\nUse ``pick`` to pick the keys you need.\n", encoding="utf-8"
+    )
+    result = generate(
+        Docmentor(tmp_path / "db"), library="toolz", docs_path=docs, out=tmp_path / "out",
+        search_paths=[site], embeddings=False,
+    )  # fmt: skip
+    assert result.kb_path is not None
+    factors = {e.api_id: e.importance_factors for e in load_kb(result.kb_path).entries}
+    assert factors["toolz.rare_tool"]["prose"] == 0.0, factors["toolz.rare_tool"]
+    assert factors["toolz.pick"]["prose"] > 0.0

@@ -368,6 +368,7 @@ def docstring_stage(req: Request, api: Api, found: Found, run: Run) -> int:
 def rank(api: Api, found: Found) -> None:
     """Stage 4: describe the entries from the docs where they have no docstring, score their
     importance, and enrich them (related_apis, tags, search_keywords)."""
+    from docmentor.library.examples.drift import historical_page
     from docmentor.library.knowledge.enrich import (
         describe_by_returns,
         describe_from_docs,
@@ -391,7 +392,13 @@ def rank(api: Api, found: Found) -> None:
     describe_by_returns(entries)
     # the docs' prose; without docs, the library's own docstrings are its prose
     # (click's ":func:`command`" and "`group`" cross-references: its entry points)
-    prose = (prose_text(s.text) for s in sections) if sections else (e.docstring or "" for e in entries)
+    # (a changelog's or an upgrade guide's lists name what changed, not what users call: pydash's
+    # "new in v3" lists put five rarely used functions in README.LLM; not counted)
+    prose = (
+        (prose_text(s.text) for s in sections if not historical_page(s.path))
+        if sections
+        else (e.docstring or "" for e in entries)
+    )
     mentions = count_mentions(prose, entries)
     products = getattr(api.surfaces[0], "products", None) if api.surfaces else None
     score_importance(entries, found.examples, mentions, package=api.package, products=products)
