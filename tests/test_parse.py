@@ -120,12 +120,36 @@ def test_fenced_code_stays_whole_in_its_section_with_language_and_line() -> None
 
 def test_fence_info_string_gives_the_language() -> None:
     text = '# A\n\n```{.python}\nx\n```\n\n```ts title="a.ts"\ny\n```\n\n```\nz\n```\n'
+    # VitePress line marks and options right after the language (a Pinia tour: `ts{3,15-17}`)
+    text += "\n```ts{3,15-17}\nw\n```\n\n```vue:line-numbers {1}\nv\n```\n"
     blocks = parse_markdown(text).sections[0].code_blocks
     assert [(b.language, b.line, b.code) for b in blocks] == [
         ("python", 3, "x\n"),
         ("ts", 7, "y\n"),
         ("", 11, "z\n"),
+        ("ts", 15, "w\n"),
+        ("vue", 19, "v\n"),
     ]
+
+
+def test_a_heading_reads_its_emphasis_and_escapes_as_a_reader_sees_them() -> None:
+    """A Pinia tour: TypeDoc and hand-written headings kept their inline Markdown (`When should
+    I **not** use a Store`, `Why _Pinia_`, `DefineStoreOptions\\<Id, S\\>`), and an escaped
+    identifier (`\\_ExtractState\\_Keys`) was split at its backslashes. Emphasis markers go,
+    escapes are read, code spans stay as written; the anchor is the rendered heading's."""
+    text = (
+        "# When should I **not** use a Store\n\ntext\n\n## Why _Pinia_\n\ntext\n\n"
+        "## Type Alias: \\_ExtractState\\_Keys\\<SS\\>\n\ntext\n\n"
+        "## The `__init__` and `a*b` of snake_case_name\n\ntext\n"
+    )
+    parsed = parse_markdown(text)
+    assert [s.heading for s in parsed.sections] == [
+        "When should I not use a Store",
+        "Why Pinia",
+        "Type Alias: _ExtractState_Keys<SS>",
+        "The `__init__` and `a*b` of snake_case_name",
+    ]
+    assert parsed.sections[0].anchor == "when-should-i-not-use-a-store"
 
 
 def test_mkdocs_tabs_and_admonitions_expose_indented_headings_and_fences() -> None:

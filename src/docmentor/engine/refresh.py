@@ -64,7 +64,9 @@ PRUNE_GUARD_MIN = 4
 # p19: a heading's attr_list of keys and values (`{ id=navigation-path }`, `{ data-search-exclude }`)
 # no part of its title, its `id=` the section's anchor; Material for MkDocs' code annotation
 # markers (`# (1)!`) no words of the code
-PARSE_VERSION = "p19"
+# p20: a heading's emphasis and backslash escapes read as rendered (`**not**` → not, `\_Keys` →
+# `_Keys`); a fence's language without VitePress's line marks (`ts{3,15-17}` → ts)
+PARSE_VERSION = "p20"
 
 
 def content_hash(doc: RawDocument) -> str:

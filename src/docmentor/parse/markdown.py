@@ -74,6 +74,28 @@ def _md() -> MarkdownIt:
     return MarkdownIt("commonmark", {"html": True}).enable("table").disable("inline")
 
 
+@lru_cache(maxsize=1)
+def _inline_md() -> MarkdownIt:
+    # emphasis, backslash escapes and code spans only: links, tags and entities are read before
+    return MarkdownIt("commonmark").disable(["link", "image", "autolink", "html_inline", "entity"])
+
+
+def emphasis_as_read(text: str) -> str:
+    """Inline Markdown as a reader sees it: emphasis without its markers (`When should I
+    **not** use a Store`, `Why _Pinia_`), backslash escapes read (`\\_Keys\\<T\\>` →
+    `_Keys<T>`), code spans kept as written (`` `__init__` ``); CommonMark's rules, linear."""
+    tokens = _inline_md().parseInline(text)
+    out: list[str] = []
+    for tok in tokens[0].children or () if tokens else ():
+        if tok.type == "code_inline":
+            out.append(f"{tok.markup}{tok.content}{tok.markup}")
+        elif tok.type in ("softbreak", "hardbreak"):
+            out.append(" ")
+        elif tok.type in ("text", "text_special"):
+            out.append(tok.content)
+    return " ".join("".join(out).split())
+
+
 def split_front_matter(lines: list[str]) -> tuple[dict[str, object], int]:
     """Front matter as a dict and the number of lines it takes (0 when absent)."""
     if not lines or lines[0].strip() != "---":
@@ -286,6 +308,8 @@ def parse_markdown(
                 ids[tok.map[0]] = given
             # inline HTML is markup too: `Data <dfn title="…">conversion</dfn>` reads "Data conversion"
             heading = " ".join(_entities(_without_tags(ATTR_LIST.sub("", raw))).split())
+            if "\\" in heading or "*" in heading or "_" in heading:
+                heading = emphasis_as_read(heading)
             if heading:
                 heads.append((tok.map[0], int(tok.tag[1]), heading))
         elif tok.type == "fence" and tok.map:
@@ -401,6 +425,14 @@ def setup_blocks(text: str) -> list[CodeBlock]:
     return out
 
 
+def fence_language(word: str) -> str:
+    """The language a fence's first info word names: pandoc's ``{.python}``, and VitePress's
+    line marks and options after it (``ts{3,15-17}``, ``js:line-numbers``) left out."""
+    language = word.strip("{}.")
+    cut = min((k for k in (language.find("{"), language.find(":")) if k > 0), default=len(language))
+    return language[:cut]
+
+
 def _fence_blocks(line0: int, info: str, content: str) -> list[tuple[int, str, str]]:
     """(0-based line, language, code) of a fence: itself, or the code blocks inside a MyST
     ``{eval-rst}`` fence (``.. code-block:: python``, ``.. click:example::``)."""
@@ -408,7 +440,7 @@ def _fence_blocks(line0: int, info: str, content: str) -> list[tuple[int, str, s
     first = words[0] if words else ""
     name = myst_directive(info)
     if name is None:  # a code fence ({.python}: pandoc's)
-        return [(line0, first.strip("{}."), content)]
+        return [(line0, fence_language(first), content)]
     if name in MYST_TEXT_DIRECTIVES:  # Markdown text: the code is its fences
         return [
             block
