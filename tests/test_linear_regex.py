@@ -262,6 +262,12 @@ INVISIBLE_LINES = {
     "import blanks": 'import "' + " " * N + "x",
     "spacers": "&nbsp; " * (N // 7) + "x",
     "spacer blanks": "&nbsp;" + " " * N + "x",
+    # thematic breaks and breadcrumb trails (a Pinia tour: TypeDoc's preambles)
+    "break": "* " * (N // 2) + "x",
+    "break blanks": "*" + " " * N + "*x",
+    "crumbs": "[a](b) / " * (N // 9) + "x y z w",
+    "open crumbs": "[a](b" * (N // 5),
+    "brackets": "[" * N + "](x)",
 }
 
 

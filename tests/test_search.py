@@ -206,6 +206,25 @@ def test_a_preamble_a_reader_never_sees_is_no_result(tmp_path: Path) -> None:
         "import Tabs from '@theme/Tabs';\nimport TabItem from \"@theme/TabItem\"\n\n&nbsp;\n"
     )
     assert not renders_nothing("import the data first, then call `load()`.")
+    # a TypeDoc page's breadcrumb trails and thematic break before its title (a Pinia tour: 77
+    # such units, one 5th for a type's name); a preamble that links in a sentence is prose
+    crumbs = (
+        "[**API Documentation**](../../index.md) • **Docs**\n\n***\n\n"
+        "[API Documentation](../../index.md) / [pinia](../index.md) / MutationType\n"
+    )
+    assert renders_nothing(crumbs)
+    assert renders_nothing("[Home](/) › [Guide](/guide) › Install the client")
+    assert not renders_nothing("See [the guide](guide.md) to configure the client before you start.")
+    from docmentor.assemble.crossrefs import introduction
+
+    rows = [
+        {"heading": "", "text": crumbs},
+        {
+            "heading": "Enumeration: MutationType",
+            "text": "# Enumeration: MutationType\n\nHow a store changed.",
+        },
+    ]
+    assert introduction(rows) is rows[1]
 
 
 def test_a_long_query_works(dm: Docmentor) -> None:

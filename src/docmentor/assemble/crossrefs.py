@@ -19,6 +19,7 @@ from urllib.parse import unquote
 from docmentor.assemble.models import Candidate
 from docmentor.errors import DocmentorError
 from docmentor.parse.common import mkdocs_numbered, slugify
+from docmentor.search.units import renders_nothing
 
 if TYPE_CHECKING:
     from docmentor.assemble.links import LinkGraph
@@ -158,10 +159,13 @@ def section_for_anchor(rows: list[Any], anchor: str) -> Any | None:
 
 def introduction(rows: list[Any]) -> Any | None:
     """A document's introduction: its first section with text besides its heading (the preamble or
-    the H1 section), else its first section."""
+    the H1 section), else its first section. A preamble a reader does not read (markup, a
+    breadcrumb trail: :func:`~docmentor.search.units.renders_nothing`) is none."""
     for row in rows:
         text = str(row["text"])
         body = text.split("\n", 1)[1] if row["heading"] and "\n" in text else ("" if row["heading"] else text)
+        if not row["heading"] and renders_nothing(text):
+            continue
         if body.strip():
             return row
     return rows[0] if rows else None

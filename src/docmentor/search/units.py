@@ -102,11 +102,35 @@ _INVISIBLE = re.compile(
 def renders_nothing(text: str) -> bool:
     """Whether a page's text before its first heading is only markup a reader never sees
     (:data:`_INVISIBLE`, and what :func:`~docmentor.parse.fences.as_read_text` leaves out:
-    tags, comments, a ``<script setup>`` block): such a preamble, ``.. _options:`` above the title, is no answer,
+    tags, comments, a ``<script setup>`` block), thematic breaks and navigation (a breadcrumb
+    trail: TypeDoc's pages open with two): such a preamble, ``.. _options:`` above the title, is no answer,
     and tiny, it outranked the page's real sections on the title's words. (An index built
     before keeps such a unit until its page is indexed again, or ``docmentor reindex``: the
     analyzer version was not raised for it, so readers of older indexes go on working.)"""
-    return all(_INVISIBLE.fullmatch(line) for line in as_read_text(text).split("\n") if line.strip())
+    return all(
+        _INVISIBLE.fullmatch(line) or _BREAK.fullmatch(line) or _navigation(line)
+        for line in as_read_text(text).split("\n")
+        if line.strip()
+    )
+
+
+_BREAK = re.compile(r"[ \t]*(?:\*[ \t]*){3,}|[ \t]*(?:-[ \t]*){3,}|[ \t]*(?:_[ \t]*){3,}")  # a thematic break
+_LINK_TEXT = re.compile(r"!?\[([^\[\]\n]*)\]\([^()\n]*\)")  # [text](url), linear
+_CRUMB_SEPARATORS = frozenset("•·/|>›»→←<‹«-–—:")
+MAX_CRUMB_WORDS = 3  # a breadcrumb's words besides its links: the page it is on
+
+
+def _navigation(line: str) -> bool:
+    """Whether a line is a breadcrumb trail or a page's navigation: links (at least one) and
+    separators, and a few words besides (TypeDoc's ``[API Documentation](../index.md) /
+    [pinia](../index.md) / MutationType``, ``[**API Documentation**](…) • **Docs**``)."""
+    if "](" not in line:
+        return False
+    rest, links = _LINK_TEXT.subn(" ", line)
+    if not links:
+        return False
+    words = [w for w in rest.replace("*", " ").replace("_", " ").split() if not set(w) <= _CRUMB_SEPARATORS]
+    return len(words) <= MAX_CRUMB_WORDS
 
 
 def build_units(rows: Iterable[Any], *, stub_chars: int) -> Iterator[Unit]:
