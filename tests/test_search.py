@@ -785,6 +785,27 @@ def test_a_label_line_is_not_shown_in_a_snippet_nor_a_digest() -> None:
     assert "tutorial_x" not in shown and "my-label" not in shown and "Insert" in shown
 
 
+def test_a_comment_over_several_lines_is_not_shown_in_a_snippet_nor_a_digest() -> None:
+    """A Pinia tour: the first snippet for "how do actions work" was the heading and a
+    commented-out `<VueSchoolLink …/>` over three lines, with no prose. A comment over several
+    lines is not on the page: not shown; one that never closes, or text after its end, is
+    shown as written, and so is a comment in code."""
+    from docmentor.assemble.blocks import prepare
+    from docmentor.assemble.models import Candidate
+    from docmentor.search.ranking import snippet
+
+    text = (
+        '# Actions\n\n<!--\n<VueSchoolLink href="x" title="Learn actions" />\n-->\n\n'
+        "Actions are the methods of a store.\n\n```html\n<!--\nkept in code\n-->\n```\n"
+    )
+    got = snippet(text, {"action"}, size=2000)
+    assert "VueSchoolLink" not in got and "Actions are the methods" in got and "kept in code" in got, got
+    c = Candidate(1, 1, "s", "a.md", "", "A", "Actions", ["Actions"], "actions", 1, 12, text, 1.0)
+    shown = prepare(c, None).body
+    assert "VueSchoolLink" not in shown and "Actions are the methods" in shown and "kept in code" in shown
+    assert "never closed" in snippet("# A\n\n<!--\nnever closed, a reader sees it\n", {"closed"})
+
+
 def test_a_rest_snippet_reads_titles_as_titles_and_its_lines_keep_their_indentation(tmp_path: Path) -> None:
     """A Flask tour: a reST title underlined with `~` opened a "code fence" in the snippet (the
     title dropped, the text fenced as code, its roles raw); a window starting on an indented

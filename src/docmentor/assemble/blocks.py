@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from docmentor.assemble.models import Candidate
-from docmentor.parse.common import COMMENT_LINE, LABEL_LINE
+from docmentor.parse.common import COMMENT_LINE, LABEL_LINE, comment_span
 from docmentor.parse.fences import Fence, closes, fence_open
 from docmentor.parse.markdown import myst_directive
 from docmentor.parse.rst import roles_as_code
@@ -134,6 +134,10 @@ def _split_blocks(lines: list[str], start: int, own_level: int | None, *, rst: b
             # a line only an HTML comment, a label (`.. _x:`, `(x)=`): nothing a reader sees
             flush()  # (a paragraph around it ends there: its lines stay the ones it shows)
             i += 1
+            continue
+        if not rst and "<!--" in line and (span := comment_span(lines, i)):
+            flush()  # a comment over several lines (commented-out components): not on the page
+            i += span
             continue
         explicit = rst and _RST_EXPLICIT.match(line) is not None
         if explicit or (rst and literal_after is not None and not para and _indent(line) > literal_after):

@@ -164,6 +164,24 @@ def attr_list_id(attrs: str) -> str | None:
 # a line that is only an HTML comment, at the margin (an indented one is a literal block's);
 # linear: no nested quantifier
 COMMENT_LINE = re.compile(r"<!--(?:[^-]|-(?!->))*-->[ \t]*")
+MAX_COMMENT_LINES = 200  # an HTML comment over more lines than this is read as text
+
+
+def comment_span(lines: Sequence[str], i: int) -> int:
+    """How many lines an HTML comment opening at the margin of ``lines[i]`` and closing on a
+    later line takes (a page's commented-out components: `<!--` / `<VueSchoolLink …/>` /
+    `-->`): 0 when none opens there, it closes on its own line (:data:`COMMENT_LINE`), it
+    never closes within :data:`MAX_COMMENT_LINES`, or text follows its end."""
+    line = lines[i]
+    if not line.startswith("<!--") or "-->" in line[4:]:
+        return 0
+    for j in range(i + 1, min(len(lines), i + MAX_COMMENT_LINES)):
+        end = lines[j].find("-->")
+        if end >= 0:
+            return j - i + 1 if not lines[j][end + 3 :].strip() else 0
+    return 0
+
+
 # a Markdown link reference definition (`[cite]: https://…`, `[x]: <url> "title"`): what a
 # link elsewhere points at, never shown on the rendered page (a footnote `[^1]: …` is shown)
 # (its destination, then at most a quoted title: `[Note]: the API changed` is a paragraph)

@@ -11,7 +11,7 @@ from functools import lru_cache
 from typing import Any
 
 from docmentor.models import SearchHit
-from docmentor.parse.common import ATTR_LIST, COMMENT_LINE, LABEL_LINE, LINK_DEFINITION
+from docmentor.parse.common import ATTR_LIST, COMMENT_LINE, LABEL_LINE, LINK_DEFINITION, comment_span
 from docmentor.parse.fences import Fence, closes, fence_open, line_as_shown, outside_fences
 from docmentor.parse.rst import ADORNMENT, roles_as_code
 from docmentor.parse.shown_code import code_as_shown, may_hide_code
@@ -388,7 +388,11 @@ def _as_read(window: str, *, rest: bool = False) -> str:
     fence = None
     code: list[str] = []  # the open block's lines so far
     bodies: list[int] = []  # the indentation of each tab's or admonition's body the line is in
-    for line in window.split("\n"):
+    all_lines = window.split("\n")
+    hidden_until = 0  # the lines of a comment over several lines: not on the page
+    for k, line in enumerate(all_lines):
+        if k < hidden_until:
+            continue
         indent = len(line) - len(line.lstrip(" "))
         if bodies and line.strip():
             while bodies and indent < bodies[-1]:
@@ -402,6 +406,9 @@ def _as_read(window: str, *, rest: bool = False) -> str:
                 code.append(line)
             continue
         fence = fence_open(line, any_indent=True)
+        if fence is None and "<!--" in line and (span := comment_span(all_lines, k)):
+            hidden_until = k + span
+            continue
         if fence is None and (
             COMMENT_LINE.fullmatch(line)
             or ("]:" in line and LINK_DEFINITION.fullmatch(line))
