@@ -31,6 +31,7 @@ class SourceOptions:
     use_gitignore: bool | None = None  # folders: skip what .gitignore ignores (default true)
     max_bytes: int | None = None  # files and responses larger than this are skipped
     max_included_bytes: int | None = None  # folders: what includes may add in total
+    translations: bool | None = None  # folders: index the trees that translate the docs (default false)
     allowed_hosts: tuple[str, ...] | None = None  # llms.txt: other hosts it may link to
     include_optional: bool | None = None  # llms.txt: fetch its "## Optional" links (default true)
     concurrency: int | None = None  # llms.txt: documents fetched at once
@@ -97,6 +98,7 @@ class SourceOptions:
             use_gitignore=get("use_gitignore", _flag),
             max_bytes=get("max_bytes", _whole),
             max_included_bytes=get("max_included_bytes", _whole),
+            translations=get("translations", _flag),
             allowed_hosts=get("allowed_hosts", _strings),
             include_optional=get("include_optional", _flag),
             concurrency=get("concurrency", _whole),

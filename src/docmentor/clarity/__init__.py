@@ -298,6 +298,7 @@ def _read_as_indexed(engine: Docmentor, folder: Path) -> dict[str, Any]:
                 "base_dirs": [Path(b) for b in opts.base_paths or ()],
                 "use_gitignore": opts.use_gitignore is not False,
                 "max_included_bytes": opts.max_included_bytes,
+                "translations": opts.translations is True,
             }
             if opts.max_bytes:
                 found["max_bytes"] = opts.max_bytes

@@ -107,6 +107,14 @@ def add(
     no_optional: Annotated[
         bool, typer.Option("--no-optional", help="Skip the llms.txt '## Optional' links.")
     ] = False,
+    translations: Annotated[
+        bool,
+        typer.Option(
+            "--translations",
+            help="Folders: also index the trees that translate the docs (zh/, ja/ … beside the "
+            "pages they translate; left out by default).",
+        ),
+    ] = False,
     concurrency: Annotated[
         int | None, typer.Option("--concurrency", help="llms.txt: documents fetched at once (default 8).")
     ] = None,
@@ -134,6 +142,7 @@ def add(
         allowed_hosts=tuple(allow_host) if allow_host else None,
         max_bytes=max_bytes,
         include_optional=False if no_optional else None,
+        translations=True if translations else None,
         concurrency=concurrency,
         timeout=timeout,
         version=version.strip() if version is not None else None,

@@ -55,6 +55,7 @@ def read_folder(store: Store, spec: SourceSpec) -> SourceRead:
         base_dirs=[Path(b) for b in opts.base_paths or ()],
         use_gitignore=opts.use_gitignore is not False,
         max_included_bytes=opts.max_included_bytes,
+        translations=opts.translations is True,
     )
     # A file or folder that could not be read this time keeps what the index has of it.
     stale: dict[str, str] = {}

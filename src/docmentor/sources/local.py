@@ -96,6 +96,50 @@ class LocalScan:
         self.warnings.append(f"{rel}: skipped: {reason}")
 
 
+# locales sites translate their docs into, as folder names (`zh/`, `pt-BR/`, `zh-hans/`): a
+# folder so named is a translation only when it mirrors the pages beside it (translated_trees)
+_LOCALES = frozenset(
+    {"ar", "bg", "bn", "ca", "cs", "da", "de", "el", "es", "et", "fa", "fi", "fr", "he", "hi", "hr", "hu",
+     "id", "it", "ja", "ko", "lt", "lv", "ms", "nb", "nl", "no", "pl", "pt", "ro", "ru", "sk", "sl", "sr",
+     "sv", "th", "tr", "uk", "ur", "vi", "zh"}
+)  # fmt: skip
+_REGION = re.compile(r"[A-Za-z]{2,4}")
+# a translated tree mirrors at least this many pages, and a quarter of its own (a translation
+# lags: Pinia's zh/ has 22 of its 47 pages where the English ones are)
+MIN_MIRRORED = 3
+MIRRORED_SHARE = 0.25
+
+
+def _locale(name: str) -> bool:
+    language, _, region = name.replace("_", "-").partition("-")
+    return language.lower() in _LOCALES and (not region or _REGION.fullmatch(region) is not None)
+
+
+def translated_trees(files: Sequence[str]) -> dict[str, int]:
+    """The folders that translate the docs beside them (VitePress's and MkDocs i18n's `zh/`,
+    `ja/`): named by a locale, with at least :data:`MIN_MIRRORED` of their pages, and a quarter
+    of them, at the same place under their parent folder (`zh/guide/x.md` beside `guide/x.md`).
+    A folder named so that mirrors nothing (`id/`, a page tree of its own) is none. Each → how
+    many pages it holds."""
+    present = set(files)
+    held: dict[str, int] = {}
+    mirrored: dict[str, int] = {}
+    for rel in files:
+        parts = rel.split("/")
+        for depth in range(len(parts) - 1):
+            if not _locale(parts[depth]):
+                continue
+            folder = "/".join(parts[: depth + 1])
+            held[folder] = held.get(folder, 0) + 1
+            if "/".join(parts[:depth] + parts[depth + 1 :]) in present:
+                mirrored[folder] = mirrored.get(folder, 0) + 1
+    return {
+        folder: n
+        for folder, n in held.items()
+        if mirrored.get(folder, 0) >= max(MIN_MIRRORED, MIRRORED_SHARE * n)
+    }
+
+
 def scan_folder(
     root: Path,
     *,
@@ -104,6 +148,7 @@ def scan_folder(
     use_gitignore: bool = True,
     suffixes: Sequence[str] = DOC_SUFFIXES,
     max_included_bytes: int | None = None,
+    translations: bool = False,
 ) -> LocalScan:
     """Read every document of a folder, with includes expanded.
 
@@ -120,6 +165,9 @@ def scan_folder(
         max_included_bytes: What includes may add to all documents together (characters);
             None: ``INCLUDE_BUDGET_FACTOR`` times the documents' size, at least
             ``INCLUDE_BUDGET_MIN``. Includes past it are left as written, with one warning.
+        translations: Read the folders that translate the docs (:func:`translated_trees`)
+            too; by default they are left out, with one warning each: a search in one
+            language would otherwise meet every answer again in the others.
 
     Raises:
         SourceUnavailableError: ``root`` is not a readable folder.
@@ -136,6 +184,8 @@ def scan_folder(
     )
     scan = LocalScan()
     files = _walk(real_root, scan, use_gitignore=use_gitignore, suffixes=suffixes)
+    if not translations:
+        files = _without_translations(files, scan)
     cache = IncludeCache()
     if max_included_bytes is None:
         max_included_bytes = max(
@@ -160,6 +210,21 @@ def scan_folder(
     # a page's include problem is met again where another page includes that page: said once
     scan.warnings = list(dict.fromkeys(scan.warnings))
     return scan
+
+
+def _without_translations(files: list[str], scan: LocalScan) -> list[str]:
+    """The files outside the translated trees; one warning per tree left out."""
+    trees = translated_trees(files)
+    if not trees:
+        return files
+    outer = [t for t in trees if not any(t != o and t.startswith(o + "/") for o in trees)]
+    for tree in sorted(outer):
+        held = sum(1 for rel in files if rel.startswith(tree + "/"))
+        scan.warnings.append(
+            f"{tree}/: {held} page(s) that translate the docs beside them not indexed "
+            "(add --translations, or translations = true in docmentor.toml, to index them)"
+        )
+    return [rel for rel in files if not any(rel.startswith(t + "/") for t in outer)]
 
 
 def read_file(
