@@ -152,6 +152,22 @@ def test_a_heading_reads_its_emphasis_and_escapes_as_a_reader_sees_them() -> Non
     assert parsed.sections[0].anchor == "when-should-i-not-use-a-store"
 
 
+def test_a_component_tag_over_several_lines_in_markdown_is_no_text() -> None:
+    """A Pinia tour: VitePress pages write Vue components in Markdown over several lines
+    (`<CourseLink` / `  title="Learn everything about …"` / `/>`), and their attributes were
+    indexed: three pages matched "SSR best practices" only through a `title=`. Such a tag is
+    dropped from the text, as in MDX; an HTML tag over several lines (`<img` / `alt=…`) is
+    read as before."""
+    text = (
+        '# Actions\n\n<CourseLink\n  href="https://x"\n  title="Learn everything about zorblax"\n/>\n\n'
+        "Actions are methods.\n"
+    )
+    section = parse_markdown(text).sections[0]
+    assert "zorblax" not in section.text and "Actions are methods." in section.text
+    img = parse_markdown('# A\n\n<img\n  src="a.png"\n  alt="a diagram"\n>\n').sections[0]
+    assert "a diagram" in img.text
+
+
 def test_mkdocs_tabs_and_admonitions_expose_indented_headings_and_fences() -> None:
     doc, lines = fixture("tutorials/tabs.md")
     parsed = parse_document(doc)

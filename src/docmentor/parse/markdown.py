@@ -160,29 +160,30 @@ def structure_view(lines: list[str], *, skip: int, mdx: bool) -> tuple[list[str]
             view[i] = mdx_lines[i] = _tab_label(line)  # read as the tab's name
             i += 1
             continue
-        if mdx:
-            if _MDX_IMPORT.match(line):
-                j = _esm_end(view, i)
-                for k in range(i, j + 1):
+        if mdx and _MDX_IMPORT.match(line):
+            j = _esm_end(view, i)
+            for k in range(i, j + 1):
+                view[k] = ""
+                mdx_lines[k] = ""
+            i = j + 1
+            continue
+        if "<" in line and _JSX_OPEN.match(line):
+            # a component tag whose attributes run over several lines, in MDX or in a VitePress
+            # page's Markdown (`<CourseLink` / `  title="…"` / `/>`): dropped up to its ``>``
+            j = i + 1
+            while j < n and view[j].strip() and not _TAG_END.search(view[j]):
+                j += 1
+            if j < n and view[j].strip():
+                head, rest = _TAG_END.split(view[j], maxsplit=1)
+                for k in range(i, j):
+                    # a tab's label: text, on its line
+                    mdx_lines[k] = tag_label(view[k])
                     view[k] = ""
-                    mdx_lines[k] = ""
+                view[j] = _jsx_out(rest) if mdx else rest
+                mdx_lines[j] = " ".join(filter(None, [tag_label(head), view[j].strip()]))
                 i = j + 1
                 continue
-            if _JSX_OPEN.match(line):
-                # a component tag whose attributes run over several lines: drop up to its ``>``
-                j = i + 1
-                while j < n and view[j].strip() and not _TAG_END.search(view[j]):
-                    j += 1
-                if j < n and view[j].strip():
-                    head, rest = _TAG_END.split(view[j], maxsplit=1)
-                    for k in range(i, j):
-                        # a tab's label: text, on its line
-                        mdx_lines[k] = tag_label(view[k])
-                        view[k] = ""
-                    view[j] = _jsx_out(rest)
-                    mdx_lines[j] = " ".join(filter(None, [tag_label(head), view[j].strip()]))
-                    i = j + 1
-                    continue
+        if mdx:
             stripped = _jsx_out(line)
             if stripped != line:
                 view[i] = mdx_lines[i] = stripped
