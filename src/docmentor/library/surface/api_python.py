@@ -219,7 +219,6 @@ def load_api(
         builder.add_documented(documented)
         builder.add_imported(imported)
         builder.add_raised(raised_names(facts, builder.entries))
-        builder.add_returned()
         builder.note_present(loader.modules_collection, siblings)
         entries = builder.finish()
         _mark_commands(builder, python, paths)

@@ -224,55 +224,6 @@ class Builder:
             added += target.path in self.entries
         return added
 
-    def add_returned(self, rounds: int = 5) -> int:
-        """The package's classes that its public functions and methods are annotated to return
-        and that the walk did not find public (a name its module's ``__all__`` leaves out:
-        pydash's ``Chain``, which ``chain()`` returns): users get them from those calls and
-        call their methods, so they are added under their own path, with their members, when
-        it has no private part. The added classes' methods may return more (``rounds`` at
-        most). How many."""
-        added = 0
-        seen: set[str] = set()
-        for _ in range(rounds):
-            found: dict[str, Any] = {}
-            for api_id, (annotation, _scope) in list(self.annotations.items()):
-                if api_id in seen:
-                    continue
-                seen.add(api_id)
-                target = self._returned_class(annotation)
-                if target is not None and target.path not in self.class_paths:
-                    found.setdefault(target.path, target)
-            if not found:
-                break
-            for path, target in found.items():
-                self.published.add(path)
-                self.cls(target, path)
-                added += path in self.entries
-        return added
-
-    def _returned_class(self, annotation: Any) -> Any | None:
-        """The package's class an annotation names (Optional/Union/None unwrapped, a generic's
-        class), if its path has no private part; else None."""
-        annotation = _core(annotation)
-        if isinstance(annotation, griffe.ExprSubscript) and _subscript(annotation)[0] not in _CONTAINERS:
-            annotation = _core(annotation.left)
-        if not isinstance(annotation, griffe.ExprName | griffe.ExprAttribute):
-            return None
-        try:
-            obj = self.collection[annotation.canonical_path]
-            target = obj.final_target if obj.is_alias else obj
-        except (KeyError, ValueError, griffe.AliasResolutionError, griffe.CyclicAliasError):
-            return None
-        parts = target.path.split(".")
-        if (
-            not target.is_class
-            or parts[0] != self.top
-            or not self._inside(target)
-            or any(p.startswith("_") for p in parts)
-        ):
-            return None
-        return target
-
     def add_documented(self, paths: Sequence[str]) -> None:
         """The objects the docs document by these paths that the walk did not find public
         (a name its module's ``__all__`` leaves out): added under that path, a class with
