@@ -1099,10 +1099,8 @@ def test_a_member_only_a_stub_declares_is_located_in_the_stub(tmp_path: Path) ->
         stub_only.line,
     )
     real = surface.resolve("pkg.wrap.Wrapper.real")
-    assert real is not None and real.source_file == "pkg/wrap.py" and real.line == 6, (
-        real.source_file,
-        real.line,
-    )
+    assert real is not None
+    assert (real.source_file, real.line) == ("pkg/wrap.py", 6)
 
 
 def test_what_a_module_says_is_not_for_users_is_internal(tmp_path: Path) -> None:
