@@ -1143,3 +1143,21 @@ def test_a_page_over_the_default_size_cap_is_scored_under_docmentor_tomls(
     rc, _, err = cli("add", str(tmp_path), "--name", "t", "--max-bytes", "2000")
     rc, _, err = cli("clarity", "score", str(page))
     assert rc == 1 and "over the size cap" in err, err
+
+
+def test_a_history_line_is_dated_as_its_report(tmp_path: Path) -> None:
+    """Under load the run's report and its history lines were stamped apart (a second boundary
+    between them failed the test above once): the lines take the report's date."""
+    from docmentor.clarity.history import record_history
+
+    doc = {
+        "path": "a.md",
+        "url": "file:///a.md",
+        "clarity_score": {"overall_score": 7.0, "grade": "B"},
+        "summary": {"critical_clarity_issues": 0, "warning_clarity_issues": 1, "info_clarity_issues": 0},
+    }
+    result = {"generated_at": "2020-01-02T03:04:05Z", "documents": [doc]}
+    history = tmp_path / "history.jsonl"
+    record_history(result, history, commit=None)
+    (line,) = history.read_text(encoding="utf-8").splitlines()
+    assert json.loads(line)["date"] == "2020-01-02T03:04:05Z"

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -66,7 +67,13 @@ def record_history(result: dict[str, Any], path: Path, *, commit: str | None) ->
         if not past:  # lines written before the history recorded URLs: by the path shown
             past = [e for e in earlier.get(doc["path"], []) if not e.get("url")]
         doc["trend"] = trend(past, date=result["generated_at"], score=doc["clarity_score"]["overall_score"])
-    append_history(path, result["documents"], commit=commit)
+    # the lines' date is the report's (a second stamped apart from it could differ under load)
+    generated = str(result.get("generated_at") or "")
+    try:
+        now = datetime.fromisoformat(generated.replace("Z", "+00:00")) if generated else None
+    except ValueError:
+        now = None
+    append_history(path, result["documents"], commit=commit, now=now)
 
 
 def trend_summary(
