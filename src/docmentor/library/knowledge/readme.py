@@ -515,9 +515,7 @@ def _enumeration(entry: ApiEntry, path: str, by_id: Mapping[str, ApiEntry]) -> s
     lines = [path]
     if members:
         lines += ["", "Members:"]
-        for member in members[:SHOWN_MEMBERS]:
-            value = member.signature.partition(" = ")[2]
-            lines.append(f"- {path}.{member.name}" + (f" = {value}" if value and value != "auto()" else ""))
+        lines += [f"- {path}.{member.name}{_member_value(member)}" for member in members[:SHOWN_MEMBERS]]
         if len(members) > SHOWN_MEMBERS:
             lines.append(f"- … {len(members) - SHOWN_MEMBERS} more")
     example = f"`{path}.{members[0].name}`" if members else "one of its members"
@@ -532,9 +530,13 @@ def _enumerated(entry: ApiEntry, path: str, by_id: Mapping[str, ApiEntry]) -> st
     owner = by_id.get(entry.parent) if entry.kind == "attribute" and entry.parent else None
     if owner is None or not owner.enum:
         return None
-    value = entry.signature.partition(" = ")[2]
-    shown = f"{path} = {value}" if value and value != "auto()" else path
-    return f"{shown}\n\nUsed as:\n{entry.name} - a member of the enumeration {public_path(owner)}"
+    return f"{path}{_member_value(entry)}\n\nUsed as:\n{entry.name} - a member of the enumeration {public_path(owner)}"
+
+
+def _member_value(member: ApiEntry) -> str:
+    """`` = VALUE`` of an enumeration's member as the code writes it; "" for ``auto()`` or none."""
+    value = member.signature.partition(" = ")[2]
+    return f" = {value}" if value and value != "auto()" else ""
 
 
 def _function(entry: ApiEntry, by_id: Mapping[str, ApiEntry] | None = None) -> str:
