@@ -65,9 +65,10 @@ PRUNE_GUARD_MIN = 4
 # no part of its title, its `id=` the section's anchor; Material for MkDocs' code annotation
 # markers (`# (1)!`) no words of the code
 # p20: a heading's emphasis and backslash escapes read as rendered (`**not**` → not, `\_Keys` →
-# `_Keys`); a fence's language without VitePress's line marks (`ts{3,15-17}` → ts); a component
-# tag over several lines in Markdown (`<CourseLink` / `title="…"` / `/>`) dropped, as in MDX
-PARSE_VERSION = "p20"
+# `_Keys`); a fence's language without VitePress's line marks (`ts{3,15-17}` → ts)
+# p21: a component tag over several lines in Markdown (`<CourseLink` / `title="…"` / `/>`)
+# dropped, as in MDX
+PARSE_VERSION = "p21"
 
 
 def content_hash(doc: RawDocument) -> str:
