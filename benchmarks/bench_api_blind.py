@@ -115,6 +115,7 @@ TOURS = [
     ("simpy", "simpy", "4.1.1", "tour_tasks/simpy_api.jsonl", "docs"),
     ("typeguard", "typeguard", "4.6.1", "tour_tasks/typeguard_api.jsonl", "docs"),
     ("pydash", "pydash", "8.1.0", "tour_tasks/pydash_api.jsonl", "docs"),
+    ("funcy", "funcy", "1.18", "tour_tasks/funcy_api.jsonl", "docs"),
 ]
 
 
