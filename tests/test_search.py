@@ -227,6 +227,42 @@ def test_a_preamble_a_reader_never_sees_is_no_result(tmp_path: Path) -> None:
     assert introduction(rows) is rows[1]
 
 
+def test_a_heading_with_nothing_under_it_but_its_sections_is_no_result(tmp_path: Path) -> None:
+    """``# Getting Started`` right above ``## Installation`` says nothing of its own: it is
+    no search unit (its sections keep its words in their heading path), in Markdown and in
+    reST (over- and underlines are no text of a section's own). A heading with text, or an
+    empty one with no section under it, still is one."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "start.md").write_text(
+        "# Getting Started\n\n## Installation\n\nInstall the store package with npm.\n\n"
+        "## Usage\n\nDefine a store and use it in components.\n"
+    )
+    (docs / "tour.rst").write_text(
+        "=====\nTour\n=====\n\nFirst steps\n-----------\n\nOpen the tour page and follow it.\n"
+    )
+    (docs / "empty.md").write_text("# Roadmap\n")
+    (docs / "faq.md").write_text("# FAQ\n\nAnswers to common questions.\n\n## Why\n\nBecause.\n")
+    dm = Docmentor(tmp_path / "index", embeddings=False)
+    dm.add(docs, name="d")
+    headings = {(h.path, h.heading) for h in dm.search("getting started tour roadmap faq", limit=20)}
+    assert ("start.md", "Getting Started") not in headings
+    assert ("start.md", "Installation") in headings
+    assert ("tour.rst", "Tour") not in headings and ("tour.rst", "First steps") in headings
+    assert ("empty.md", "Roadmap") in headings  # nothing follows it: the page keeps a result
+    assert ("faq.md", "FAQ") in headings  # it has text of its own
+    hits = dm.search("getting started", limit=3)
+    assert (hits[0].path, hits[0].heading_path) == ("start.md", ["Getting Started", "Installation"])
+    dm.close()
+
+    from docmentor.search.units import is_stub, own_text
+
+    assert own_text("Tour\n====\n\nText.", "Tour") == "Text."
+    assert own_text("====\nTour\n====\nText.", "Tour") == "Text."
+    assert own_text("## Tour\n\n---\n\nText.", "Tour") == "---\n\nText."  # a break, not an underline
+    assert is_stub("Returns\n-------\n\n``int``", "Returns", 80)
+
+
 def test_a_long_query_works(dm: Docmentor) -> None:
     hits = dm.search("create_fts_index() " * 500)
     assert top(hits, 1) == [("reference/search-index.rst", "Creating an index")]

@@ -58,12 +58,26 @@ class Unit:
 
 
 def own_text(text: str, heading: str) -> str:
-    """A section's text after its heading line."""
+    """A section's text after its heading line (and the line of ``=`` or ``-`` under it, or
+    over and under it, that marks a reST or setext heading)."""
     if heading:
-        first, _, rest = text.partition("\n")
-        if heading in first:
-            return rest.strip()
+        lines = text.lstrip("\n").split("\n")
+        start = 1 if lines and _adornment(lines[0]) else 0
+        if start < len(lines) and heading in lines[start]:
+            start += 1
+            if start < len(lines) and _adornment(lines[start]):
+                start += 1
+            return "\n".join(lines[start:]).strip()
     return text.strip()
+
+
+def _adornment(line: str) -> bool:
+    """A line of one punctuation character repeated: a reST heading's under- or overline."""
+    mark = line.strip()
+    return len(mark) >= 2 and len(set(mark)) == 1 and mark[0] in _ADORNMENT_MARKS
+
+
+_ADORNMENT_MARKS = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
 
 
 _SENTENCE_END = re.compile(r"[.!?](?:\s|$)|[。！？]")  # Chinese and Japanese stops need no space
@@ -135,7 +149,8 @@ def _navigation(line: str) -> bool:
 
 def build_units(rows: Iterable[Any], *, stub_chars: int) -> Iterator[Unit]:
     """Units of rows ordered by document, then section order (``Store.lexical_rows``); a
-    preamble that renders nothing (:func:`renders_nothing`) is no unit."""
+    preamble that renders nothing (:func:`renders_nothing`) is no unit, nor a heading with
+    nothing of its own above its first subsection (:func:`_only_opens`)."""
     current: Unit | None = None
     for row in rows:
         stored = row["heading_path"]
@@ -155,7 +170,7 @@ def build_units(rows: Iterable[Any], *, stub_chars: int) -> Iterator[Unit]:
             current.texts.append(text)
             current.line_end = max(current.line_end, int(row["line_end"]))
             continue
-        if current is not None:
+        if current is not None and not _only_opens(current, row, heading_path, level):
             yield current
         current = Unit(
             section_id=int(row["section_id"]),
@@ -174,6 +189,21 @@ def build_units(rows: Iterable[Any], *, stub_chars: int) -> Iterator[Unit]:
         )
     if current is not None:
         yield current
+
+
+def _only_opens(unit: Unit, row: Any, heading_path: list[str], level: int) -> bool:
+    """Whether a unit is a heading with nothing under it but the sections that follow
+    (``# Getting Started`` right above ``## Installation``): no answer on its own, and with
+    the heading's words alone it outranked its sections on them, which keep those words in
+    their heading path."""
+    return (
+        len(unit.texts) == 1
+        and unit.level >= 1
+        and unit.document_id == int(row["document_id"])
+        and level > unit.level
+        and unit.heading_path == heading_path[: len(unit.heading_path)]
+        and renders_nothing(own_text(unit.texts[0], unit.heading))
+    )
 
 
 def _cut_code(text: str, code_lines: int) -> str:
