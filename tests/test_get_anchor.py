@@ -212,6 +212,8 @@ def test_number_prefixes_are_not_versions_or_dates_and_a_numbered_ask_is_exact(t
     assert _unnumbered("changelog/1.2.md") == "changelog/1.2.md"
     assert _unnumbered("2024-01-01-post.md") == "2024-01-01-post.md"
     assert _unnumbered("20-core-concepts/10-routing.md") == "core-concepts/routing.md"
+    assert _unnumbered("1.getting-started/10.data-fetching.md") == "getting-started/data-fetching.md"
+    assert _unnumbered("changelog/2.0-release.md") == "changelog/2.0-release.md"
     docs = tmp_path / "docs"
     (docs / "guide").mkdir(parents=True)
     (docs / "guide" / "routing.md").write_text("# Routing\n\nRoutes.\n")

@@ -745,13 +745,14 @@ def _local_file(ref: str) -> bool:
         return False
 
 
-# a number, a dash or underscore, then a name (not a version's `1.2`, nor a date's `2024-01-01`)
-_NUMBER_PREFIX = re.compile(r"(^|/)\d+[-_](?=[^/\d])")
+# a number, a dash, underscore or dot, then a name (not a version's `1.2`, nor a date's
+# `2024-01-01`): Docusaurus' `10-routing.md`, Nuxt Content's `10.data-fetching.md`
+_NUMBER_PREFIX = re.compile(r"(^|/)\d+[-_.](?=[^/\d])")
 
 
 def _unnumbered(path: str) -> str:
     """A path without its parts' number prefixes (``20-core-concepts/10-routing.md`` →
-    ``core-concepts/routing.md``), as Docusaurus and SvelteKit route their pages."""
+    ``core-concepts/routing.md``), as Docusaurus, SvelteKit and Nuxt Content route their pages."""
     return _NUMBER_PREFIX.sub(r"\1", path) if any(c.isdigit() for c in path) else path
 
 

@@ -68,7 +68,9 @@ PRUNE_GUARD_MIN = 4
 # `_Keys`); a fence's language without VitePress's line marks (`ts{3,15-17}` → ts)
 # p21: a component tag over several lines in Markdown (`<CourseLink` / `title="…"` / `/>`)
 # dropped, as in MDX
-PARSE_VERSION = "p21"
+# p22: MDC components (`::note` … `::`, their YAML props, `:badge[v4.3]`, `:read-more{to=…}`)
+# are markup, their `to` targets links
+PARSE_VERSION = "p22"
 
 
 def content_hash(doc: RawDocument) -> str:

@@ -20,6 +20,7 @@ from typing import Any
 from markdown_it import MarkdownIt
 
 from docmentor.models import CodeBlock, Link, ParsedDocument, Section
+from docmentor.parse import mdc
 from docmentor.parse.common import (
     ATTR_LIST,
     MYST_LABEL,
@@ -130,11 +131,15 @@ def _plain_pairs(lines: list[str]) -> dict[str, object]:
     return pairs
 
 
-def structure_view(lines: list[str], *, skip: int, mdx: bool) -> tuple[list[str], dict[int, str]]:
+def structure_view(
+    lines: list[str], *, skip: int, mdx: bool, links: list[tuple[int, str]] | None = None
+) -> tuple[list[str], dict[int, str]]:
     """A copy of ``lines`` for structure detection only; line count is unchanged.
 
     Also returns the rewrites (line index → served text) that apply to the text too: MDX's
-    (imports, JSX tags) and a site's tab labels (``# React`` in a tab region reads ``React``).
+    (imports, JSX tags), MDC components' (:mod:`~docmentor.parse.mdc`: their markup lines,
+    inline components) and a site's tab labels (``# React`` in a tab region reads ``React``).
+    The targets MDC components link to are added to ``links`` (line index, target).
     """
     view = ["" if i < skip else line for i, line in enumerate(lines)]
     mdx_lines: dict[int, str] = {}
@@ -142,6 +147,7 @@ def structure_view(lines: list[str], *, skip: int, mdx: bool) -> tuple[list[str]
     regions = _tab_regions(view) if any("::start:" in line for line in view) else {}
     tabs_until = -1  # the line that closes the tab region the scan is in
     fence: Fence | None = None
+    blocks = mdc.Blocks()
     i = 0
     while i < n:
         line = view[i]
@@ -150,10 +156,16 @@ def structure_view(lines: list[str], *, skip: int, mdx: bool) -> tuple[list[str]
                 fence = None
             i += 1
             continue
+        if blocks.open and (depth := blocks.indent()) and line[:depth].isspace():
+            view[i] = line = line[depth:]  # a component's body, as its renderer reads it
         fence = fence_open(line, any_indent=True)
         if fence is not None:
             i += 1
             continue
+        if _mdc_markup(view, i, blocks, mdx_lines, links):
+            i += 1
+            continue
+        line = view[i]
         if i in regions:
             tabs_until = max(tabs_until, regions[i])
         if i < tabs_until and _ATX.match(line):
@@ -187,17 +199,44 @@ def structure_view(lines: list[str], *, skip: int, mdx: bool) -> tuple[list[str]
             stripped = _jsx_out(line)
             if stripped != line:
                 view[i] = mdx_lines[i] = stripped
-        c = _CONTAINER.match(view[i])
-        if c:
-            indent = len(c.group(1))
-            j = i + 1
-            while j < n and (not view[j].strip() or _indent(view[j]) >= indent + 4):
-                j += 1
-            for k in range(i + 1, j):
-                if view[k].strip():
-                    view[k] = view[k][:indent] + view[k][indent + 4 :]
+        _dedent_container(view, i)
         i += 1
     return view, mdx_lines
+
+
+def _dedent_container(view: list[str], i: int) -> None:
+    """The body of the MkDocs container line ``i`` opens (``=== "Tab"``, ``!!! note``), if
+    any, dedented in the view: headings and fences inside are seen as such."""
+    c = _CONTAINER.match(view[i])
+    if c:
+        indent = len(c.group(1))
+        j = i + 1
+        while j < len(view) and (not view[j].strip() or _indent(view[j]) >= indent + 4):
+            j += 1
+        for k in range(i + 1, j):
+            if view[k].strip():
+                view[k] = view[k][:indent] + view[k][indent + 4 :]
+
+
+def _mdc_markup(
+    view: list[str], i: int, blocks: mdc.Blocks, rewrites: dict[int, str], links: list[tuple[int, str]] | None
+) -> bool:
+    """Reads line ``i`` of the view for MDC components: a block component's markup line is
+    rewritten to what shows of it (True: nothing more to read on it); a line's inline
+    components are rewritten to their labels. Their link targets are added to ``links``."""
+    line = view[i]
+    if (":" in line or blocks.open) and (shown := blocks.markup(view, i)) is not None:
+        if links is not None:
+            links += [(i, target) for target in mdc.component_links(line)]
+        view[i] = rewrites[i] = shown
+        return True
+    if ":" in line or "`{" in line:
+        shown = mdc.inline_out(line, heading=_ATX.match(line) is not None)
+        if shown != line:
+            if links is not None:
+                links += [(i, target) for target in mdc.inline_links(line)]
+            view[i] = rewrites[i] = shown
+    return False
 
 
 def _tag_text(tag: re.Match[str]) -> str:
@@ -289,7 +328,8 @@ def parse_markdown(
     text = normalize_newlines(text)
     lines = text.split("\n")
     meta, skip = split_front_matter(lines)
-    view, mdx_lines = structure_view(lines, skip=skip, mdx=mdx)
+    component_links: list[tuple[int, str]] = []
+    view, mdx_lines = structure_view(lines, skip=skip, mdx=mdx, links=component_links)
     env: dict[str, Any] = {}
     tokens = _md().parse("\n".join(view), env)
     refs: dict[str, Any] = env.get("references") or {}
@@ -335,6 +375,9 @@ def parse_markdown(
                         )
                     )
 
+    for i, href in component_links:
+        target, _, anchor = href.partition("#")
+        links.append(Link(target=target, anchor=anchor or None, text="", line=map_line(line_map, i + 1)))
     title = ""
     fm_title = meta.get("title")
     if isinstance(fm_title, str | int | float) and str(fm_title).strip():
