@@ -228,10 +228,10 @@ def test_a_preamble_a_reader_never_sees_is_no_result(tmp_path: Path) -> None:
 
 
 def test_a_heading_with_nothing_under_it_but_its_sections_is_no_result(tmp_path: Path) -> None:
-    """``# Getting Started`` right above ``## Installation`` says nothing of its own: it is
-    no search unit (its sections keep its words in their heading path), in Markdown and in
-    reST (over- and underlines are no text of a section's own). A heading with text, or an
-    empty one with no section under it, still is one."""
+    """A page's title ``# Getting Started`` right above ``## Installation`` says nothing of
+    its own: it is no search unit (its sections keep its words as title words), in Markdown
+    and in reST (over- and underlines are no text of a section's own). A title with text, an
+    empty one with no section under it, or a deeper bare heading still is one."""
     docs = tmp_path / "docs"
     docs.mkdir()
     (docs / "start.md").write_text(
@@ -243,6 +243,10 @@ def test_a_heading_with_nothing_under_it_but_its_sections_is_no_result(tmp_path:
     )
     (docs / "empty.md").write_text("# Roadmap\n")
     (docs / "faq.md").write_text("# FAQ\n\nAnswers to common questions.\n\n## Why\n\nBecause.\n")
+    (docs / "ref.md").write_text(
+        "# Reference\n\nThe API.\n\n### `make` (function)\n\n#### Summary\n\nMakes an item.\n\n"
+        "### `total` (function)\n\n#### Summary\n\nAdds the prices up.\n"
+    )
     dm = Docmentor(tmp_path / "index", embeddings=False)
     dm.add(docs, name="d")
     headings = {(h.path, h.heading) for h in dm.search("getting started tour roadmap faq", limit=20)}
@@ -251,6 +255,8 @@ def test_a_heading_with_nothing_under_it_but_its_sections_is_no_result(tmp_path:
     assert ("tour.rst", "Tour") not in headings and ("tour.rst", "First steps") in headings
     assert ("empty.md", "Roadmap") in headings  # nothing follows it: the page keeps a result
     assert ("faq.md", "FAQ") in headings  # it has text of its own
+    # a deeper bare heading keeps its unit: a reference page's member, what its name asks for
+    assert [(h.path, h.heading) for h in dm.search("total", limit=1)] == [("ref.md", "`total` (function)")]
     hits = dm.search("getting started", limit=3)
     assert (hits[0].path, hits[0].heading_path) == ("start.md", ["Getting Started", "Installation"])
     dm.close()
