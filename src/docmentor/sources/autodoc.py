@@ -4,7 +4,7 @@ and what its examples import (``imported_paths``)."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 __all__ = [
@@ -92,6 +92,36 @@ def imported_paths(docs: Path | None) -> list[str]:
     registry`` → ``tablib.formats.registry``), each once, in the order first seen: what the
     docs tell users to import. Unreadable and oversized pages are skipped."""
     return docs_paths(docs)[1]
+
+
+# a line opening a further signature of a hand-written directive: a name, then a call or nothing
+_SIGNATURE_START = re.compile(r"[ \t]+([A-Za-z_]\w*+)[ \t]*+(?:\(|$)")
+MAX_SIGNATURES = 8  # further signatures read under one directive head
+_SIGNATURES_WINDOW = 2_000  # characters read after a directive's head for them
+
+
+def more_signatures(lines: Sequence[str], k: int, indent: int) -> list[str]:
+    """The names of the further signatures of the hand-written directive whose head is line
+    ``k`` (indented ``indent``): as Sphinx reads them, each line right below the head (no
+    blank line between) indented past it that opens a new call is another signature of the
+    same entry (funcy's ``.. function:: pluck(key, mappings)`` then ``lpluck(key, mappings)``);
+    a line going on with a signature (after a ``\\`` or an unclosed parenthesis) or an option
+    (``:noindex:``) opens none. An autodoc directive has none."""
+    head = lines[k]
+    if "auto" in head.split("::", 1)[0]:
+        return []
+    out: list[str] = []
+    depth = head.count("(") - head.count(")")
+    going_on = head.rstrip().endswith("\\")
+    for line in lines[k + 1 : k + 1 + MAX_SIGNATURES]:
+        stripped = line.strip()
+        if not stripped or len(line) - len(line.lstrip()) <= indent or stripped.startswith(":"):
+            break
+        if depth <= 0 and not going_on and (m := _SIGNATURE_START.match(line)) is not None:
+            out.append(m.group(1))
+        depth = max(depth, 0) + line.count("(") - line.count(")")
+        going_on = line.rstrip().endswith("\\")
+    return out
 
 
 def docs_paths(docs: Path | None) -> tuple[list[str], list[str]]:
@@ -188,6 +218,9 @@ def documented_in(text: str, module: str = "") -> list[str]:
             relative = module and target.split(".")[0] != module.split(".")[0]
             full = f"{module}.{target}" if relative else target
             found.append(full)
+            if m["rd"] and not kind.startswith("auto"):  # `lpluck(…)` below `.. function:: pluck(…)`
+                window = text[m.start() : m.start() + _SIGNATURES_WINDOW].split("\n")
+                found += [f"{module}.{n}" if relative else n for n in more_signatures(window, 0, indent)]
             if kind in ("autoclass", "autoexception", "class", "exception"):
                 owner = (indent, full)
                 # `:members:`: its members too, all (`Table.*`) or those it names

@@ -439,6 +439,7 @@ def _directives(text: str) -> list[_Directive]:
     none inside a Markdown fence or a ``::`` literal block. One pass, each body read up to
     its first paragraph of prose (at most :data:`_MAX_BODY_LINES` lines)."""
     from docmentor.library.knowledge.mentions import directive_names
+    from docmentor.sources.autodoc import more_signatures
 
     lines = text.split("\n")
     out: list[_Directive] = []
@@ -447,6 +448,7 @@ def _directives(text: str) -> list[_Directive]:
     fence: Fence | None = None
     literal = -1  # the indentation of a "::" paragraph whose literal block we are in
     stacks = _Stacks()
+    sharing: list[tuple[_Directive, _Directive]] = []  # a further signature, and its head
     for k, line in enumerate(lines):
         stripped = line.strip()
         indent = len(line) - len(line.lstrip())
@@ -489,10 +491,15 @@ def _directives(text: str) -> list[_Directive]:
         stacks.add(found, k, indent, kind if m.group(2) != "auto" and not kind.startswith("auto") else None)
         out.append(found)
         prose.open(indent, found)
+        for other in more_signatures(lines, k, indent):  # `lpluck(…)` below `pluck(…)`: one body
+            out.append(_Directive(other, found.body, found.enclosing))
+            sharing.append((out[-1], found))
         if kind in _CLASSLIKE or (m.group(2) == "py" and kind in ("class", "exception")):
             classes.append((indent, name))
     prose.end()
     stacks.share()
+    for further, head in sharing:
+        further.prose, further.fields = head.prose, head.fields
     return out
 
 

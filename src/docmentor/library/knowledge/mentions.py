@@ -40,6 +40,7 @@ from docmentor.library.knowledge.importance import prose_text
 from docmentor.library.models import ApiEntry, Example
 from docmentor.library.surface.docstrings import PROSE_ROLES, role_name
 from docmentor.library.surface.hierarchy import ClassTree
+from docmentor.sources.autodoc import more_signatures
 
 __all__ = ["MentionResolver", "SectionRef", "directive_names"]
 
@@ -423,6 +424,9 @@ class MentionResolver:
             inner = self.member(classes[-1][1], name) if classes else None
             found = {inner} if inner is not None else self._in_modules(name, current, scope)
             named |= found
+            for other in more_signatures(lines, k, indent):  # `lpluck(…)` below `pluck(…)`'s head
+                more = self.member(classes[-1][1], other) if classes else None
+                named |= {more} if more is not None else self._in_modules(other, current, scope)
             if len(found) == 1 and self._kind.get(next(iter(found))) == "class":
                 cls = next(iter(found))
                 classes.append((indent, cls))

@@ -41,6 +41,7 @@ from docmentor.library.surface.api_python_env import (
     inspect_made_classes,
     interpreter_info,
 )
+from docmentor.library.surface.api_python_exports import computed_exports
 from docmentor.library.surface.api_python_platform import bind_as_run
 from docmentor.library.surface.api_python_roles import command_objects, make_command
 from docmentor.library.surface.api_python_type_aliases import resolve_alias_bases
@@ -201,6 +202,9 @@ def load_api(
     add_unpacked(all_modules(root))
     add_assigned_docstrings(all_modules(root))
     drop_deleted(all_modules(root))  # after: a deleted name's assigned docstring is no reason to keep it
+    computed_exports(
+        python or sys.executable, list(all_modules(root)), paths, loader.modules_collection.__getitem__
+    )
     if python is not None:
         inspect_foreign_compiled(python, root, loader, extra)
     inspect_made_classes(python or sys.executable, all_modules(root), paths)
