@@ -2152,3 +2152,18 @@ def test_an_example_is_shown_without_its_code_annotation_markers() -> None:
     ex = Example(example_id="e", title="t", code="from d import IsList\n\nassert [1] == IsList(1)  # (1)!\n",
                  language="python", source="docs", path="p.md", line=3)  # fmt: skip
     assert example_code(ex) == "from d import IsList\n\nassert [1] == IsList(1)"
+
+
+def test_a_short_lead_in_ends_the_opening_it_follows() -> None:
+    """A funcy tour: the landing page's sentence, then "Essays:" and a list of links, read as
+    "Funcy is designed to be … - Why Every Language Needs Its Underscore - …"."""
+    from docmentor.library.knowledge.doc_text import first_sentences
+
+    page = (
+        "Welcome!\n========\n\nFunky is a layer of functional tools over python.\n\nEssays:\n\n"
+        "- `Why Every Language Needs Its Underscore <https://x.example/a>`_\n"
+        "- `Painless Decorators <https://x.example/b>`_\n"
+    )
+    assert first_sentences(page, limit=400, rest=True) == "Funky is a layer of functional tools over python."
+    # a lead-in with nothing before it still gives way to what it leads in to
+    assert first_sentences("Note:\n\nThe pool is shared by every client.\n") == "The pool is shared by every client."
