@@ -215,7 +215,7 @@ def first_sentences(text: str, limit: int = 240, *, rest: bool = False) -> str:
         if rest and "_" in flat:
             flat = word_references(flat)
         if len(flat.split()) < 3:
-            if kept and flat.endswith(_LEAD_IN):
+            if kept and flat.endswith(_LEAD_IN) and flat.rstrip(":").strip():  # not reST's bare "::"
                 break  # "Essays:": what follows is what it leads in to (a list of links), not more of this
             continue
         if before_code or flat.endswith(_LEAD_IN):
