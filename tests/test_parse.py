@@ -291,8 +291,12 @@ def test_front_matter_is_metadata_not_text() -> None:
     assert "title: Acme" not in every_text
     assert "Not a heading" not in every_text
     assert [s.heading for s in parsed.sections] == ["", "Welcome to Acme", "Installation", "Features"]
-    # the HTML comment before the H1 is the preamble; its '# TODO' is no heading
-    assert outline(parsed)[0] == (0, 7, 9, [])
+    # the preamble opens with the page's description, on its own line (the summary Nuxt Content
+    # shows as the lead paragraph), then the HTML comment before the H1, whose '# TODO' is no heading
+    assert outline(parsed)[0] == (0, 3, 9, [])
+    assert parsed.sections[0].text.startswith("A friendly HTTP client for Python.")
+    folded = parse_markdown("---\ndescription: >\n  Two\n  lines\n---\n# T\n\nText.\n")
+    assert [(s.heading, s.text.split("\n")[0]) for s in folded.sections] == [("", "Two lines"), ("T", "# T")]
 
 
 def test_broken_front_matter_never_raises() -> None:

@@ -57,7 +57,8 @@ Slots are named
 
 def test_component_markup_is_no_heading_and_no_text() -> None:
     doc = parse_markdown(PAGE)
-    assert [s.heading for s in doc.sections] == ["Setup", "Cursor", "Server Alias"]
+    assert [s.heading for s in doc.sections] == ["", "Setup", "Cursor", "Server Alias"]
+    assert doc.sections[0].text.strip() == "Connect AI assistants to the docs."  # the description
     text = "\n".join(s.text for s in doc.sections)
     for markup in ("::", "icon", "i-lucide", "#title", ":badge", ":read-more", "{lang=ts}", "title="):
         assert markup not in text, markup

@@ -2166,4 +2166,7 @@ def test_a_short_lead_in_ends_the_opening_it_follows() -> None:
     )
     assert first_sentences(page, limit=400, rest=True) == "Funky is a layer of functional tools over python."
     # a lead-in with nothing before it still gives way to what it leads in to
-    assert first_sentences("Note:\n\nThe pool is shared by every client.\n") == "The pool is shared by every client."
+    assert (
+        first_sentences("Note:\n\nThe pool is shared by every client.\n")
+        == "The pool is shared by every client."
+    )

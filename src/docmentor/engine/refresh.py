@@ -70,7 +70,8 @@ PRUNE_GUARD_MIN = 4
 # dropped, as in MDX
 # p22: MDC components (`::note` … `::`, their YAML props, `:badge[v4.3]`, `:read-more{to=…}`)
 # are markup, their `to` targets links
-PARSE_VERSION = "p22"
+# p23: a front matter's one-line `description:` is the page's opening text, on its own line
+PARSE_VERSION = "p23"
 
 
 def content_hash(doc: RawDocument) -> str:
