@@ -85,6 +85,26 @@ def dist_info(package: str, paths: list[str]) -> dict[str, Any]:
     return {}
 
 
+# The opening and closing of a probe script run by the library's interpreter (stdlib only):
+# the answer goes to a copy of stdout taken before any import (a module that replaces or
+# closes sys.stdout on import cannot take it), as JSON on its own last line, ``out``.
+PROBE_OPEN = r"""
+import importlib, json, os, sys
+answer = os.dup(1)
+sys.path[:0] = json.loads(sys.argv[1])
+out = {}
+"""
+PROBE_CLOSE = r"""
+try:
+    sys.stdout.flush()
+except BaseException:
+    pass
+with os.fdopen(answer, "w") as channel:
+    channel.write("\n" + json.dumps(out) + "\n")
+os._exit(0)
+"""
+
+
 def probe_names(
     python: str, script: str, paths: list[str], asked: Iterable[tuple[Any, str]], what: str
 ) -> dict[str, Any]:

@@ -23,7 +23,7 @@ from typing import Any
 import griffe
 
 from docmentor.errors import UsageError
-from docmentor.library.surface.api_python_env import run_json
+from docmentor.library.surface.api_python_env import PROBE_CLOSE, PROBE_OPEN, run_json
 from docmentor.library.surface.module_source import module_text
 
 __all__ = ["computed_exports"]
@@ -35,11 +35,9 @@ MAX_NAMES = 5000  # names of one module's run-time __all__ taken, at most
 # run by the library's interpreter (stdlib only): each "module:source1,source2" asked → that
 # module's __all__ after import, and for each name the first source module (one its import
 # imported) binding the same object
-_PROBE = r"""
-import importlib, json, os, sys
-answer = os.dup(1)  # a module that replaces or closes sys.stdout on import cannot take it
-sys.path[:0] = json.loads(sys.argv[1])
-out = {}
+_PROBE = (
+    PROBE_OPEN
+    + r"""
 for asked in sys.argv[2:]:
     mod, _, sources = asked.partition(":")
     try:
@@ -58,14 +56,9 @@ for asked in sys.argv[2:]:
                 homes[n] = source
                 break
     out[mod] = {"names": names, "from": homes}
-try:
-    sys.stdout.flush()
-except BaseException:
-    pass
-with os.fdopen(answer, "w") as channel:
-    channel.write("\n" + json.dumps(out) + "\n")
-os._exit(0)
 """.replace("MAX_NAMES", str(MAX_NAMES))
+    + PROBE_CLOSE
+)
 
 
 def computed_exports(python: str, modules: Iterable[Any], paths: list[str], lookup: Any) -> int:

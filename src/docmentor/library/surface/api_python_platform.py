@@ -24,7 +24,7 @@ from typing import Any
 import griffe
 
 from docmentor.library.surface.api_python_entry import EXTRA
-from docmentor.library.surface.api_python_env import probe_names
+from docmentor.library.surface.api_python_env import PROBE_CLOSE, PROBE_OPEN, probe_names
 from docmentor.library.surface.module_source import module_text
 
 __all__ = ["OTHER_PLATFORM", "bind_as_run", "not_taken"]
@@ -34,11 +34,9 @@ logger = logging.getLogger(__name__)
 MAX_ASKED = 200  # names asked about at run time, at most
 
 # run by the library's interpreter (stdlib only): where each "module:name" is defined there
-_PROBE = r"""
-import importlib, json, os, sys
-answer = os.dup(1)  # a module that replaces or closes sys.stdout on import cannot take it
-sys.path[:0] = json.loads(sys.argv[1])
-out = {}
+_PROBE = (
+    PROBE_OPEN
+    + r"""
 for asked in sys.argv[2:]:
     mod, _, name = asked.partition(":")
     try:
@@ -48,14 +46,9 @@ for asked in sys.argv[2:]:
             out[asked] = home + "." + qualname
     except BaseException as e:  # the import, or the name: this one tells nothing
         out[asked] = None
-try:
-    sys.stdout.flush()
-except BaseException:
-    pass
-with os.fdopen(answer, "w") as channel:
-    channel.write("\n" + json.dumps(out) + "\n")
-os._exit(0)
 """
+    + PROBE_CLOSE
+)
 
 
 def bind_as_run(python: str, modules: Iterable[Any], paths: list[str]) -> int:
