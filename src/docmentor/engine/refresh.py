@@ -71,7 +71,9 @@ PRUNE_GUARD_MIN = 4
 # p22: MDC components (`::note` … `::`, their YAML props, `:badge[v4.3]`, `:read-more{to=…}`)
 # are markup, their `to` targets links
 # p23: a front matter's one-line `description:` is the page's opening text, on its own line
-PARSE_VERSION = "p23"
+# p24: mdBook's `{{#include}}` / `{{#rustdoc_include}}` / `{{#playground}}` expanded; a page that
+# is only a table of contents (mdBook's SUMMARY.md) kept for `get`, left out of search
+PARSE_VERSION = "p24"
 
 
 def content_hash(doc: RawDocument) -> str:

@@ -104,6 +104,7 @@ class IncludeCache:
         self.paths: dict[tuple[str, str, Path], Path | str] = {}
         self.conf_dirs: dict[Path, Path | None] = {}
         self.mkdocs: dict[Path, _MkDocs | None] = {}
+        self.books: dict[Path, bool] = {}
 
     def load(self, path: Path, max_bytes: int) -> _Loaded | str:
         """The decoded lines of ``path``, or the reason it cannot be included."""
@@ -198,8 +199,9 @@ class At(NamedTuple):
 
 
 # snippet: pymdownx.snippets; sphinx: literalinclude / include; mdx: ``{!…!}``;
-# variants: ``{*…*}`` (markdown-include-variants)
-_Kind = Literal["snippet", "sphinx", "mdx", "variants", "plugin"]
+# variants: ``{*…*}`` (markdown-include-variants); plugin: mkdocs-include-markdown-plugin;
+# mdbook: ``{{#include …}}`` (the including file's folder only)
+_Kind = Literal["snippet", "sphinx", "mdx", "variants", "plugin", "mdbook"]
 _Opened = tuple[Path, "_Loaded"]
 
 
@@ -313,6 +315,24 @@ class IncludeReader:
             self.cache.mkdocs[folder] = found
         return self.cache.mkdocs[folder]
 
+    def in_book(self, file: Path) -> bool:
+        """Whether an mdBook ``book.toml`` is in the folder of ``file`` or above it: inside the
+        root, in a base folder, or up to two folders above the root (the book whose ``src`` is
+        the root). Only whether the file is there is checked: it is never read."""
+        folder = file.parent
+        if folder not in self.cache.books:
+            found = False
+            for candidate in (folder, *folder.parents):
+                inside = candidate.is_relative_to(self.shown_root) or candidate.is_relative_to(self.root)
+                near = len(candidate.parts) >= len(self.root.parts) - _ABOVE_ROOT
+                if not (inside or near or candidate in self.base_dirs):
+                    break
+                if (candidate / "book.toml").is_file():
+                    found = True
+                    break
+            self.cache.books[folder] = found
+        return self.cache.books[folder]
+
     def locate(self, raw: str, file: Path, kind: _Kind) -> Path | str:
         key = (kind, raw, file.parent)
         if key not in self.cache.paths:
@@ -337,6 +357,10 @@ class IncludeReader:
                 rest = [*self.base_dirs, self.shown_root, here]
             bases = [*first, *rest]
             telling = set(first) or None
+        elif kind == "mdbook":  # mdBook joins the path to the including file's folder
+            if rel.startswith("~") or Path(rel).is_absolute():
+                return "include refused: absolute path"
+            bases = [here]
         elif kind == "plugin":
             # mkdocs-include-markdown-plugin: ./ and ../ from the including file's folder, any
             # other path from docs_dir (the mkdocs.yml's, else the docs folder indexed)

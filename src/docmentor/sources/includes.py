@@ -44,6 +44,14 @@ Supported forms:
   (``import Setup from './_setup.mdx';``) and renders it on a line of its own
   (``<Setup />``) gets the file's text there, its front matter left out and its own
   partials read; not in code blocks.
+* mdBook's ``{{#include path}}`` (``:3``, ``:3:10``, ``::10``, ``:3:``, ``:anchor``),
+  ``{{#rustdoc_include …}}``, ``{{#playground path attrs}}``, ``{{#title …}}`` and the escaped
+  ``\\{{#…}}``, anywhere on a line (what precedes the expression on its line is repeated on
+  every included line, as mdBook does): paths from the including file's folder, the included
+  text's own expressions read from its folder. In code blocks too (where books use them) when
+  a ``book.toml`` is at or above the page (or up to two folders above the root); elsewhere
+  only outside code. Their syntax and line picking live in
+  ``docmentor.sources.mdbook_includes``.
 * Sphinx ``.. literalinclude::`` and ``.. include::`` (reST files, ``{eval-rst}`` fences)
   and their MyST fence forms (```` ```{literalinclude} path ````). Their option parsing,
   filters and code-block rendering live in ``docmentor.sources.sphinx_includes``.
@@ -95,6 +103,7 @@ from docmentor.sources.include_targets import (
     split_lines,
     strip_markers,
 )
+from docmentor.sources.mdbook_includes import OPEN, Link, find_links, shown
 from docmentor.sources.mkdocs_includes import (
     ABOVE,
     BELOW,
@@ -144,6 +153,7 @@ _QUICK = (
     "{eval-rst}",
     "<<<",
     "@include:",
+    OPEN,  # mdBook's {{#include …}}
 )
 # an MDX page's partial (Docusaurus): `import Setup from './_setup.mdx';`, then `<Setup />`
 _PARTIAL_IMPORT = re.compile(
@@ -382,6 +392,29 @@ class _Expander(IncludeReader):
             lines, nums = lines[first - 1 : last], nums[first - 1 : last]
         return indent_text(self.nested(list(lines), list(nums), target, "markdown", at), m["indent"])
 
+    def mdbook(self, link: Link, text: str, at: At) -> list[str] | None:
+        """One mdBook expression (``text``): the lines it shows, nested expressions read from
+        the included file's folder; None leaves it as written (a warning says why)."""
+        if link.kind == "escaped":
+            return [text[1:]]
+        if link.kind == "title":
+            return []  # the browser's title: nothing on the page
+        if self._remote(link.path if link.spec is None else f"{link.path}:{link.spec}", at):
+            return None
+        opened = self.open(link.path, at, "mdbook")
+        if opened is None:
+            return None
+        target, loaded = opened
+        picked = shown(loaded.lines, link.spec, every=link.kind == "rustdoc_include")
+        if picked is None:
+            self.warn(at, f"include anchor not found: {link.spec}: {link.path}")
+            return []  # mdBook shows nothing
+        lines = [loaded.lines[k] for k in picked]
+        got = self.nested(lines, [k + 1 for k in picked], target, "markdown", at)
+        if link.kind == "playground":
+            return markdown_code(got, ",".join(("rust", *link.attrs)), "")
+        return got
+
     def directive(
         self, name: str, arg: str, opts: dict[str, str], indent: str, fmt: Fmt, at: At
     ) -> list[str] | None:
@@ -463,13 +496,16 @@ class _Expander(IncludeReader):
         # a pasted SVG file is an image outside code (a diagram), its source inside a fence:
         # code blocks are followed on pages that paste files
         pastes = fmt == "markdown" and any("8<" in x or "{!" in x for x in lines)
+        # mdBook's expressions: in code blocks too where a book.toml says the page is a book's
+        books = fmt == "markdown" and any(OPEN in x for x in lines)
+        book = books and self.in_book(doc.file)
         code: Fence | None = None
         i, n = 0, len(lines)
         while i < n:
             line = lines[i]
             if eval_rst is not None and closes(line, eval_rst, any_indent=True):
                 eval_rst = None
-            if tags or snippets or partials or pastes:
+            if tags or snippets or partials or pastes or books:
                 code = _fence_after(line, code)
             if not any(q in line for q in _QUICK) and not (partials and "/>" in line):
                 out.append(line)
@@ -502,10 +538,14 @@ class _Expander(IncludeReader):
                     got, consumed = self._myst(lines, i, m, at)
             elif fmt == "markdown" and eval_rst is None and "{*" in line and (v := variants_line(line)):
                 got = self.variants(*v, at)
-            elif fmt == "markdown" and eval_rst is None and ("{!" in line or "@include:" in line):
-                got = self._line_include(line, at, code)
-            elif code is None and eval_rst is None and (snippets or partials):
-                got = self._site_line(line, at, partials)
+            elif (
+                fmt == "markdown"
+                and eval_rst is None
+                and ("{!" in line or "@include:" in line or (books and OPEN in line))
+            ):
+                got = self._line_include(line, at, code, book or code is None)
+            if got is None and consumed == 1 and code is None and eval_rst is None and (snippets or partials):
+                got = self._site_line(line, at, partials)  # after the line forms: `{{ x }}` is no include
             if got is None and tags and (code is None or everywhere) and eval_rst is None and "{%" in line:
                 got, consumed = self._tag(lines, i, at)
             if got is None:
@@ -520,14 +560,38 @@ class _Expander(IncludeReader):
             i += consumed
         return out, src
 
-    def _line_include(self, line: str, at: At, code: Fence | None) -> list[str] | None:
+    def _line_include(self, line: str, at: At, code: Fence | None, book: bool) -> list[str] | None:
         """A line that is VitePress' ``<!--@include: …-->`` (read in code blocks too, as
-        VitePress expands it before parsing), or holds ``{!…!}`` includes."""
+        VitePress expands it before parsing), or holds ``{!…!}`` includes, or mdBook
+        expressions (read there when ``book``)."""
         if "@include:" in line and (m := _VITEPRESS_MD.fullmatch(line)):
             return self.vitepress_page(m, at)
-        if "{!" in line:
-            return _unless_picture(self._md_line(line, at), code)
+        if "{!" in line and (got := _unless_picture(self._md_line(line, at), code)) is not None:
+            return got
+        if book and OPEN in line and (links := find_links(line)):
+            return self._book_line(line, links, at)
         return None
+
+    def _book_line(self, line: str, links: Sequence[Link], at: At) -> list[str] | None:
+        """A line with mdBook expressions, each replaced by what it shows; as mdBook does, the
+        text before an expression on its line starts every line it adds. None: none read."""
+        out = [""]
+        pos = 0
+        changed = False
+        for link in links:
+            before = line[pos : link.start]
+            text = line[link.start : link.end]
+            got = self.mdbook(link, text, at)
+            if got is None:
+                out[-1] += before + text
+            else:
+                prefix = out[-1] + before
+                out[-1] += before + (got[0] if got else "")
+                out.extend(prefix + x for x in got[1:])
+                changed = True
+            pos = link.end
+        out[-1] += line[pos:]
+        return out if changed else None
 
     def _site_line(self, line: str, at: At, partials: dict[str, str]) -> list[str] | None:
         """A line a site generator expands, outside code: VitePress' ``<<< path``, or an MDX

@@ -42,6 +42,7 @@ from docmentor.errors import SourceUnavailableError
 from docmentor.models import RawDocument
 from docmentor.parse.common import without_terminal_codes
 from docmentor.parse.markdown import MARKDOWN_SUFFIXES
+from docmentor.parse.toc import table_of_contents
 from docmentor.sources.encodings import byte_order_marked, western_text
 from docmentor.sources.include_targets import IncludeBudget, IncludeCache, split_lines
 from docmentor.sources.includes import DEFAULT_MAX_BYTES, resolve_includes
@@ -401,7 +402,14 @@ def _read_document(
             line_map = result.line_map
     scan.warnings.extend(warnings)
     return RawDocument(
-        path=rel, url=path.as_uri(), content=text, fmt=fmt, line_map=line_map, warnings=warnings
+        path=rel,
+        url=path.as_uri(),
+        content=text,
+        fmt=fmt,
+        line_map=line_map,
+        warnings=warnings,
+        # a table of contents (SUMMARY.md): `get` serves it, search skips it
+        searchable=fmt != "markdown" or not table_of_contents(text),
     )
 
 

@@ -1,0 +1,37 @@
+"""A Markdown page that is only a table of contents: mdBook's and GitBook's ``SUMMARY.md``, a
+folder's index that lists its pages and says nothing else.
+
+Such a page holds every page's title and none of their text: searched, it answers a question
+with a list of links to the answer (a tour of the Rust book: ``SUMMARY.md`` ranked first for
+"get the text a user types into a variable", above the chapter that shows it). It is kept for
+``get`` and left out of search, as an llms.txt's own table of contents is.
+"""
+
+from __future__ import annotations
+
+import re
+
+from docmentor.parse.markdown import split_front_matter
+
+#: links a page lists, at the least, to be a table of contents (a short "see also" list is not)
+MIN_LINKS = 5
+# a line that is one link, in a list item or bare: `- [Title](page.md)`, `1. [Title]()`,
+# `[Foreword](foreword.md)`; possessive, disjoint parts: linear
+_LINK_LINE = re.compile(r"[ \t]*+(?:[-*+]|\d{1,9}[.)])?+[ \t]*+\[[^\[\]\n]*+\]\([^()\s]*+\)[ \t]*+")
+_HEADING = re.compile(r" {0,3}#{1,6}(?:[ \t]|$)")
+_BREAK = re.compile(r" {0,3}(?:(?:-[ \t]*+){3,}+|(?:\*[ \t]*+){3,}+|(?:_[ \t]*+){3,}+)")
+
+
+def table_of_contents(text: str) -> bool:
+    """Whether the page, past its front matter, is headings, thematic breaks and at least
+    :data:`MIN_LINKS` lines that are each one link, and nothing else."""
+    lines = text.splitlines()
+    _, skip = split_front_matter(lines)
+    links = 0
+    for line in lines[skip:]:
+        if not line.strip() or _HEADING.match(line) or _BREAK.fullmatch(line):
+            continue
+        if _LINK_LINE.fullmatch(line) is None:
+            return False
+        links += 1
+    return links >= MIN_LINKS
