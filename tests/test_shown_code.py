@@ -59,6 +59,20 @@ def test_material_code_annotation_markers_are_not_shown() -> None:
     assert code_as_shown("brainfuck", ["+  # (1)"]) == ["+  # (1)"]  # a language not known: as written
 
 
+def test_rustdoc_hidden_lines_are_not_shown() -> None:
+    """mdBook and rustdoc hide a Rust block's `# ` lines (an mdBook tour: the guide's
+    `#     println!("I am hidden! …")` was in its words and snippets)."""
+    lines = ["# fn main() {", "let x = 5;", "#", "    # let hidden = 1;", "#[derive(Debug)]",
+             "#![allow(unused)]", '##[doc = "x"]', "    ## not hidden", "# }"]  # fmt: skip
+    shown = ["let x = 5;", "#[derive(Debug)]", "#![allow(unused)]", '#[doc = "x"]', "    # not hidden"]
+    assert code_as_shown("rust", lines) == shown
+    assert code_as_shown("rust,ignore", lines) == shown
+    assert code_as_shown("Rust editable", lines) == shown
+    # other languages' `# ` lines are comments the page shows
+    assert code_as_shown("python", lines) == lines
+    assert code_as_shown("rustc-output", lines) == lines
+
+
 def test_long_lines_take_linear_time() -> None:
     from docmentor.parse.shown_code import may_hide_code
 

@@ -72,7 +72,8 @@ PRUNE_GUARD_MIN = 4
 # are markup, their `to` targets links
 # p23: a front matter's one-line `description:` is the page's opening text, on its own line
 # p24: mdBook's `{{#include}}` / `{{#rustdoc_include}}` / `{{#playground}}` expanded; a page that
-# is only a table of contents (mdBook's SUMMARY.md) kept for `get`, left out of search
+# is only a table of contents (mdBook's SUMMARY.md) kept for `get`, left out of search; a Rust
+# block's rustdoc hidden lines (`# fn main() {`) not shown
 PARSE_VERSION = "p24"
 
 

@@ -12,7 +12,10 @@ Documentation sites mark up code with comments their renderer acts on and never 
 * Shiki's notation: ``// [!code ++]``, ``# [!code focus]``, ``<!-- [!code highlight] -->``
   at a line's end style that line; the comment is not shown;
 * Material for MkDocs' code annotations: ``# (1)!`` or ``// (2)`` at a line's end is the
-  bubble that opens the annotation listed under the block; the marker is not shown as text.
+  bubble that opens the annotation listed under the block; the marker is not shown as text;
+* rustdoc's and mdBook's hidden lines: in a ``rust`` block (``rust,ignore``, ``rust editable``),
+  a line that is ``#`` or starts with ``# `` (after its indentation) compiles with the example
+  and is hidden (``# fn main() {``); ``##`` at a line's start is a shown ``#``.
 
 Readers of the index (the words of a page), snippets and digests read code as shown: an
 agent copies what the page shows, not ``import 'vite/client'`` from above a cut. Plain
@@ -36,6 +39,7 @@ def may_hide_code(text: str) -> bool:
     """Whether ``text`` may hold code its page does not show (a quick test before a walk)."""
     return (
         "twoslash" in text
+        or ("rust" in text and "#" in text)
         or "highlight-" in text
         or "[!code " in text
         or (
@@ -131,6 +135,8 @@ def code_as_shown(info: str, lines: Sequence[str]) -> list[str]:
         out = [line for line in out if not _twoslash_note(line)]
     if any("highlight-" in line or "[!code " in line for line in out):
         out = [_without_notation(line) for line in out if not _magic(line)]
+    if _rust(info) and any("#" in line for line in out):
+        out = [_unescaped(line) for line in out if not _rust_hidden(line)]
     openers = _openers(info)
     if openers and _may_end_in_marker("\n".join(out)):
         out = [_without_marker(line, openers) for line in out]
@@ -141,6 +147,24 @@ def _without_marker(line: str, openers: tuple[str, ...]) -> str:
     """A line without the code annotation marker at its end (``x = 1  # (1)!`` → ``x = 1``)."""
     at = _marker_at(line, openers) if ")" in line else None
     return line if at is None else line[:at]
+
+
+def _rust(info: str) -> bool:
+    """Whether a block's info string says Rust (``rust``, ``rust,ignore``, ``rust editable``)."""
+    words = info.replace(",", " ").split(maxsplit=1)
+    return bool(words) and words[0].lower() == "rust"
+
+
+def _rust_hidden(line: str) -> bool:
+    """A rustdoc hidden line: ``#`` alone or ``# …``, after the indentation."""
+    text = line.strip()
+    return text == "#" or text.startswith("# ")
+
+
+def _unescaped(line: str) -> str:
+    """``##`` at a line's start (after its indentation) is rustdoc's escape of a shown ``#``."""
+    text = line.lstrip()
+    return line[: len(line) - len(text)] + text[1:] if text.startswith("##") else line
 
 
 def _twoslash_note(line: str) -> bool:
