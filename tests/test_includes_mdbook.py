@@ -240,6 +240,53 @@ def test_adversarial_lines_take_linear_time(tmp_path: Path, line: str) -> None:
     assert time.perf_counter() - start < 1.0
 
 
+def test_a_line_of_many_expressions_takes_linear_time(book: Path) -> None:
+    """(review) Each expression once copied the line built so far: 1.6 MB took 5.9 s."""
+    write(book, "src/two.txt", "a\nb\n")
+    start = time.perf_counter()
+    result = expand(book, "src/a.md", ("y" * 20 + "{{#title a}}") * 50_000 + "\n")
+    assert time.perf_counter() - start < 1.0
+    assert result.text == "y" * 1_000_000 + "\n"
+    # each two-line include repeats the line so far: the later ones would pass the size cap
+    start = time.perf_counter()
+    result = expand(book, "src/a.md", ("y" * 20 + "{{#include two.txt}}") * 2_000 + "\n")
+    assert time.perf_counter() - start < 1.0
+    assert "would grow over the size cap" in result.warnings[-1]
+
+
+def test_the_repeated_text_before_an_expression_counts_toward_the_size_cap(book: Path) -> None:
+    write(book, "src/many.txt", "x\n" * 1_000)
+    doc = "p" * 20_000 + " {{#include many.txt}}\n"
+    path = write(book, "src/a.md", doc)
+    result = resolve_includes(doc, path=path, root=book, max_bytes=1_000_000)
+    assert result.text == doc  # 20 MB of repeated text refused: the expression stays
+    assert "would grow over the size cap" in result.warnings[0]
+
+
+def test_included_text_reads_only_mdbook_expressions(book: Path) -> None:
+    """(review) mdBook runs only its links preprocessor on what it includes: a template's
+    `{% include %}` or a `{!…!}` in an included file is shown as written."""
+    write(book, "src/nav.html", "<nav>NAV</nav>\n")
+    write(book, "src/page.html", '<body>\n{% include "nav.html" %}\n{!nav.html!}\n</body>\n')
+    result = expand(book, "src/a.md", "```html\n{{#include page.html}}\n```\n")
+    assert lines(result)[1:5] == ["<body>", '{% include "nav.html" %}', "{!nav.html!}", "</body>"]
+
+
+def test_without_a_book_toml_code_spans_are_left_alone(tmp_path: Path) -> None:
+    write(tmp_path, "docs/a.txt", "included\n")
+    doc = "Write `{{#include a.txt}}` or ``{{#include file.rs}}``; {{#include a.txt}} here.\n"
+    result = expand(tmp_path, "docs/page.md", doc)
+    assert lines(result) == ["Write `{{#include a.txt}}` or ``{{#include file.rs}}``; included here."]
+    assert result.warnings == []
+
+
+def test_a_playground_path_takes_no_range_and_a_plus_sign_is_a_number(book: Path) -> None:
+    write(book, "src/a.rs", "fn one() {}\nfn two() {}\n")
+    result = expand(book, "src/a.md", "{{#playground a.rs:2}}\n{{#include a.rs:+2}}\n")
+    assert lines(result) == ["{{#playground a.rs:2}}", "fn two() {}"]  # as mdBook: no file `a.rs:2`
+    assert "include not found: a.rs:2" in result.warnings[0]
+
+
 # -- SUMMARY.md: a table of contents --------------------------------------------------------
 
 SUMMARY = textwrap.dedent(
@@ -268,6 +315,8 @@ def test_table_of_contents_is_a_page_of_links_and_nothing_else() -> None:
     assert not table_of_contents(SUMMARY + "\nSome prose about the book.\n")
     assert not table_of_contents("- [A](a.md)\n- [B](b.md)\n")  # a short "see also" list
     assert not table_of_contents("- [A](a.md): what A does\n" * 6)  # links with words of their own
+    # (review) a FAQ whose questions are headings, each answered by a link, says something
+    assert not table_of_contents("## How do I retry?\n\n[Retries](retry.md)\n\n" * 6)
     start = time.perf_counter()
     table_of_contents("- [" + "[" * 48_000 + "\n" + "1" * 48_000 + "\n" + "- " * 24_000)
     assert time.perf_counter() - start < 1.0

@@ -22,17 +22,21 @@ _BREAK = re.compile(r" {0,3}(?:(?:-[ \t]*+){3,}+|(?:\*[ \t]*+){3,}+|(?:_[ \t]*+)
 
 def table_of_contents(text: str) -> bool:
     """Whether the page, past its front matter, is headings, thematic breaks and at least
-    :data:`MIN_LINKS` lines that are each one link, and nothing else."""
+    :data:`MIN_LINKS` lines that are each one link (twice as many as its headings: a FAQ whose
+    questions are headings, each answered by a link, says something), and nothing else."""
     lines = text.splitlines()
     skip = _front_matter_end(lines)
-    links = 0
+    links = headings = 0
     for line in lines[skip:]:
-        if not line.strip() or _HEADING.match(line) or _BREAK.fullmatch(line):
+        if not line.strip() or _BREAK.fullmatch(line):
             continue
-        if _LINK_LINE.fullmatch(line) is None:
+        if _HEADING.match(line):
+            headings += 1
+        elif _LINK_LINE.fullmatch(line) is None:
             return False
-        links += 1
-    return links >= MIN_LINKS
+        else:
+            links += 1
+    return links >= max(MIN_LINKS, 2 * headings)
 
 
 def _front_matter_end(lines: list[str]) -> int:

@@ -47,11 +47,11 @@ Supported forms:
 * mdBook's ``{{#include path}}`` (``:3``, ``:3:10``, ``::10``, ``:3:``, ``:anchor``),
   ``{{#rustdoc_include …}}``, ``{{#playground path attrs}}``, ``{{#title …}}`` and the escaped
   ``\\{{#…}}``, anywhere on a line (what precedes the expression on its line is repeated on
-  every included line, as mdBook does): paths from the including file's folder, the included
-  text's own expressions read from its folder. In code blocks too (where books use them) when
-  a ``book.toml`` is at or above the page (or up to two folders above the root); elsewhere
-  only outside code. Their syntax and line picking live in
-  ``docmentor.sources.mdbook_includes``.
+  every included line, as mdBook does, within the page's size cap): paths from the including
+  file's folder, the included text's own expressions (and no other form) read from its
+  folder. In code blocks too (where books use them) when a ``book.toml`` is at or above the
+  page (or up to two folders above the root); elsewhere only outside fenced code blocks and
+  code spans. Their syntax and line picking live in ``docmentor.sources.mdbook_includes``.
 * Sphinx ``.. literalinclude::`` and ``.. include::`` (reST files, ``{eval-rst}`` fences)
   and their MyST fence forms (```` ```{literalinclude} path ````). Their option parsing,
   filters and code-block rendering live in ``docmentor.sources.sphinx_includes``.
@@ -90,7 +90,7 @@ from pathlib import Path
 from typing import Literal
 
 from docmentor.parse.common import ATTR_LIST, attr_list_id, slugify
-from docmentor.parse.fences import Fence, closes, fence_open
+from docmentor.parse.fences import Fence, closes, code_spans, fence_open
 from docmentor.parse.markdown import MARKDOWN_SUFFIXES, split_front_matter
 from docmentor.parse.shown_code import comment_text
 from docmentor.sources.include_targets import (
@@ -125,6 +125,7 @@ from docmentor.sources.mkdocs_includes import (
     unescape,
     variants_line,
 )
+from docmentor.sources.sizes import human_size
 from docmentor.sources.sphinx_includes import (
     OptionError,
     code_language,
@@ -410,7 +411,7 @@ class _Expander(IncludeReader):
             self.warn(at, f"include anchor not found: {link.spec}: {link.path}")
             return []  # mdBook shows nothing
         lines = [loaded.lines[k] for k in picked]
-        got = self.nested(lines, [k + 1 for k in picked], target, "markdown", at)
+        got = self._book_nested(lines, [k + 1 for k in picked], target, at)
         if link.kind == "playground":
             return markdown_code(got, ",".join(("rust", *link.attrs)), "")
         return got
@@ -543,7 +544,7 @@ class _Expander(IncludeReader):
                 and eval_rst is None
                 and ("{!" in line or "@include:" in line or (books and OPEN in line))
             ):
-                got = self._line_include(line, at, code, book or code is None)
+                got = self._line_include(line, at, code, book)
             if got is None and consumed == 1 and code is None and eval_rst is None and (snippets or partials):
                 got = self._site_line(line, at, partials)  # after the line forms: `{{ x }}` is no include
             if got is None and tags and (code is None or everywhere) and eval_rst is None and "{%" in line:
@@ -563,35 +564,63 @@ class _Expander(IncludeReader):
     def _line_include(self, line: str, at: At, code: Fence | None, book: bool) -> list[str] | None:
         """A line that is VitePress' ``<!--@include: …-->`` (read in code blocks too, as
         VitePress expands it before parsing), or holds ``{!…!}`` includes, or mdBook
-        expressions (read there when ``book``)."""
+        expressions (anywhere in a ``book``; elsewhere outside code blocks and code spans)."""
         if "@include:" in line and (m := _VITEPRESS_MD.fullmatch(line)):
             return self.vitepress_page(m, at)
         if "{!" in line and (got := _unless_picture(self._md_line(line, at), code)) is not None:
             return got
-        if book and OPEN in line and (links := find_links(line)):
-            return self._book_line(line, links, at)
+        if OPEN in line and (book or code is None) and (links := find_links(line)):
+            if not book and "`" in line:
+                links = _outside_code_spans(line, links)
+            return self._book_line(line, links, at) if links else None
         return None
 
     def _book_line(self, line: str, links: Sequence[Link], at: At) -> list[str] | None:
         """A line with mdBook expressions, each replaced by what it shows; as mdBook does, the
-        text before an expression on its line starts every line it adds. None: none read."""
-        out = [""]
+        text before an expression on its line starts every line it adds (that repeated text
+        counts toward the page's size cap: an expression after a long line is left as
+        written). None: none read. Pieces are joined once per line: linear in what is made."""
+        done: list[str] = []
+        cur: list[str] = []  # the pieces of the line being built
         pos = 0
         changed = False
         for link in links:
             before = line[pos : link.start]
             text = line[link.start : link.end]
             got = self.mdbook(link, text, at)
+            if got is not None and len(got) > 1:
+                prefix = "".join([*cur, before])
+                repeated = len(prefix) * (len(got) - 1)
+                if repeated and self.pulled + repeated > self.max_bytes:
+                    self.warn(
+                        at,
+                        "include refused: the page would grow over the size cap of "
+                        f"{human_size(self.max_bytes)}: {text}",
+                    )
+                    got = None
+                else:
+                    self.pulled += repeated
+                    done += ["".join([prefix, got[0]]), *(prefix + x for x in got[1:-1])]
+                    cur = [prefix + got[-1]]
+            elif got is not None:
+                cur += [before, *got]
             if got is None:
-                out[-1] += before + text
-            else:
-                prefix = out[-1] + before
-                out[-1] += before + (got[0] if got else "")
-                out.extend(prefix + x for x in got[1:])
-                changed = True
+                cur += [before, text]
+            changed = changed or got is not None
             pos = link.end
-        out[-1] += line[pos:]
-        return out if changed else None
+        cur.append(line[pos:])
+        return [*done, "".join(cur)] if changed else None
+
+    def _book_nested(self, lines: list[str], nums: list[int], target: Path, at: At) -> list[str]:
+        """Included text with its own mdBook expressions read (from its folder), and no other
+        form: mdBook runs only its links preprocessor on what it includes."""
+        doc = At(target, 0, at.depth + 1, (*at.stack, target))
+        out: list[str] = []
+        for line, num in zip(lines, nums, strict=True):
+            links = find_links(line) if OPEN in line else []
+            got = self._book_line(line, links, doc._replace(num=num)) if links else None
+            out.extend([line] if got is None else got)
+        return out
 
     def _site_line(self, line: str, at: At, partials: dict[str, str]) -> list[str] | None:
         """A line a site generator expands, outside code: VitePress' ``<<< path``, or an MDX
@@ -675,22 +704,27 @@ class _Expander(IncludeReader):
         if len(matches) == 1 and not line[: first.start()].strip() and not line[first.end() :].strip():
             inc = self.md_include(first, at)
             return None if inc is None else indent_text(inc, line[: first.start()])
-        out = [""]
+        done: list[str] = []  # the lines finished, then the pieces of the line being built
+        cur: list[str] = []  # (pieces joined once: a line of many includes stays linear)
         pos = 0
         changed = False
         for m in matches:
             before = line[pos : m.start()]
             inc = self.md_include(m, at)
             if inc is None:
-                out[-1] += before + m[0]
+                cur += [before, m[0]]
             elif m["apply"] and m is first and inc:  # {!> …!}: what precedes it, on every line
-                out = indent_text(inc, before) if not before.strip() else [before + x for x in inc]
+                lines = indent_text(inc, before) if not before.strip() else [before + x for x in inc]
+                done, cur = lines[:-1], [lines[-1]]
             else:
-                out[-1] += before + (inc[0] if inc else "")
-                out.extend(inc[1:])
+                cur += [before, inc[0] if inc else ""]
+                if len(inc) > 1:
+                    done += ["".join(cur), *inc[1:-1]]
+                    cur = [inc[-1]]
             changed = changed or inc is not None
             pos = m.end()
-        out[-1] += line[pos:]
+        cur.append(line[pos:])
+        out = [*done, "".join(cur)]
         return out if changed else None
 
     def _rst(
@@ -741,6 +775,24 @@ def _picked(
         out_nums.append(nums[min(max(row, 0), len(nums) - 1)] if nums else 1)
         at += len(line) + 1
     return out, out_nums
+
+
+def _outside_code_spans(line: str, links: Sequence[Link]) -> list[Link]:
+    """The ``links`` of ``line`` that no code span holds (a page showing `` `{{#include a}}` ``)."""
+    spans: list[tuple[int, int]] = []
+    at = 0
+    for piece, code in code_spans(line):
+        if code:
+            spans.append((at, at + len(piece)))
+        at += len(piece)
+    k = 0
+    kept: list[Link] = []
+    for link in links:  # both in order: one pass
+        while k < len(spans) and spans[k][1] <= link.start:
+            k += 1
+        if k == len(spans) or link.end <= spans[k][0]:
+            kept.append(link)
+    return kept
 
 
 def _partials(lines: Sequence[str]) -> dict[str, str]:

@@ -85,6 +85,9 @@ def find_links(line: str) -> list[Link]:
         if kind == "title":
             links.append(Link(at, close + 2, kind, body.strip()))
             continue
+        if kind == "playground":  # its path takes no range: `a.rs:2` is a file's name
+            links.append(Link(at, close + 2, kind, words[0], None, tuple(words[1:])))
+            continue
         path, colon, spec = words[0].partition(":")
         links.append(Link(at, close + 2, kind, path, spec if colon else None, tuple(words[1:])))
     return links
@@ -122,7 +125,9 @@ def shown(lines: Sequence[str], spec: str | None, *, every: bool = False) -> lis
 
 
 def _number(text: str) -> bool:
-    return text.isascii() and text.isdigit()
+    """Whether ``text`` reads as a line number as Rust's ``usize`` parse reads it (``3``, ``+3``)."""
+    digits = text.removeprefix("+")
+    return digits.isascii() and digits.isdigit()
 
 
 def _anchored(lines: Sequence[str], name: str, every: bool) -> list[int] | None:
