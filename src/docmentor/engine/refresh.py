@@ -73,7 +73,7 @@ PRUNE_GUARD_MIN = 4
 # p23: a front matter's one-line `description:` is the page's opening text, on its own line
 # p24: mdBook's `{{#include}}` / `{{#rustdoc_include}}` / `{{#playground}}` expanded; a page that
 # is only a table of contents (mdBook's SUMMARY.md) kept for `get`, left out of search; a Rust
-# block's rustdoc hidden lines (`# fn main() {`) not shown
+# block's rustdoc hidden lines (`# fn main() {`) not shown; Hugo shortcodes read as markup
 PARSE_VERSION = "p24"
 
 

@@ -20,7 +20,7 @@ from typing import Any
 from markdown_it import MarkdownIt
 
 from docmentor.models import CodeBlock, Link, ParsedDocument, Section
-from docmentor.parse import mdc
+from docmentor.parse import hugo, mdc
 from docmentor.parse.common import (
     ATTR_LIST,
     MYST_LABEL,
@@ -154,6 +154,8 @@ def structure_view(
         if fence is not None:
             if closes(line, fence, any_indent=True):
                 fence = None
+            elif "/*" in line and (shown := hugo.examples_shown(line)) != line:
+                view[i] = mdx_lines[i] = shown  # a Hugo shortcode shown as an example
             i += 1
             continue
         if blocks.open and (depth := blocks.indent()) and line[:depth].isspace():
@@ -166,6 +168,8 @@ def structure_view(
             i += 1
             continue
         line = view[i]
+        if hugo.has_shortcode(line) and (shown := hugo.shortcodes_out(line)) != line:
+            view[i] = mdx_lines[i] = line = shown  # Hugo shortcodes: what they print, no markup
         if i in regions:
             tabs_until = max(tabs_until, regions[i])
         if i < tabs_until and _ATX.match(line):
