@@ -101,7 +101,7 @@ def test_search_and_get_read_a_hugo_page_as_shown(tmp_path: Path) -> None:
     try:
         engine.add(tmp_path / "docs", name="site")
         hits = engine.search("placeholder page production", source="site")
-        snippet = hits[0].to_dict()["snippet"]
+        snippet = hits[0].snippet
         assert "This is a placeholder page." in snippet
         assert 'title="Warning"' not in snippet and "glossary_tooltip" not in snippet  # markup
         assert not engine.search("glossary_tooltip term_id", source="site")  # markup: no words
