@@ -20,7 +20,8 @@ from docmentor.parse.fences import code_spans
 
 __all__ = ["examples_shown", "has_shortcode", "shortcodes_out"]
 
-_OPENERS = ("{{<", "{{%")
+# `{{<` or `{{%`: searched from a position that only moves on, so each character is read once
+_OPENER = re.compile(r"\{\{[<%]")
 # a named argument whose value the reader sees where the shortcode stands
 _SHOWN_ARGUMENT = re.compile(r"""(?<![\w-])text=(?:"([^"\n]*+)"|'([^'\n]*+)')""")
 # the first argument of ref / relref: the page it names, quoted or not
@@ -52,13 +53,10 @@ def shortcodes_out(line: str) -> str:
 def _prose_out(line: str) -> str:
     out: list[str] = []
     pos = 0
-    openers = _Openers(line)
-    while True:
-        at = openers.next(pos)
-        if at == -1:
-            break
+    while (m := _OPENER.search(line, pos)) is not None:
+        at = m.start()
         kind = line[at + 2]
-        close = line.find(">}}" if kind == "<" else "%}}", at + 3)
+        close = line.find(_CLOSER[kind] + "}}", at + 3)
         if close == -1:
             break  # no tag closes on this line: text as written
         out.append(line[pos:at])
@@ -79,8 +77,8 @@ def examples_shown(line: str) -> str:
         return line
     out: list[str] = []
     pos = 0
-    openers = _Openers(line)
-    while (at := openers.next(pos)) != -1:
+    while (m := _OPENER.search(line, pos)) is not None:
+        at = m.start()
         kind = line[at + 2]
         if not line.startswith("/*", at + 3):
             out.append(line[pos : at + 3])
@@ -93,22 +91,6 @@ def examples_shown(line: str) -> str:
         pos = close + 5
     out.append(line[pos:])
     return "".join(out)
-
-
-class _Openers:
-    """The next ``{{<`` or ``{{%`` of a line at or after a position that only moves on: each
-    kind's last find is kept until the position passes it (every character scanned once)."""
-
-    def __init__(self, line: str) -> None:
-        self.line = line
-        self.found = [-2, -2]  # per opener: where it was last found (-1: none further on)
-
-    def next(self, pos: int) -> int:
-        for k, opener in enumerate(_OPENERS):
-            if self.found[k] != -1 and self.found[k] < pos:
-                self.found[k] = self.line.find(opener, pos)
-        live = [at for at in self.found if at != -1]
-        return min(live) if live else -1
 
 
 def _printed(inner: str) -> str:
